@@ -1,0 +1,11 @@
+#!/usr/bin/env node
+// The `switchboard` executable: runs the compiled CLI (built by `npm ci` / `npm run build`).
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+const cli = fileURLToPath(new URL("../dist/app/cli.js", import.meta.url));
+if (!existsSync(cli)) {
+  console.error("switchboard: dist/ is missing. Run `npm run build` (npm ci does it for you).");
+  process.exit(1);
+}
+await import(cli);

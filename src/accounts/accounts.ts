@@ -1,0 +1,177 @@
+// Accounts: who may send, with what limits. Creation funds the wallets through the ledger.
+import { accountCredentialsChanged } from "../auth/authenticator.js";
+import { hashPassword } from "../auth/passwords.js";
+import type { Clock } from "../core/clock.js";
+import { type Wallet, WALLETS, toMilli } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
+import type { Db, Store } from "../store/store.js";
+import { creditWallet } from "./ledger.js";
+
+const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{2,63}$/;
+export const ACCOUNT_STATUSES: readonly AccountStatus[] = ["active", "inactive", "blocked"];
+
+export interface NewAccountInput {
+  username: string;
+  password: string;
+  role?: AccountRole;
+  /** Opening balances in credits, per wallet. */
+  credits?: Partial<Record<Wallet, number>>;
+  timeZone?: string;
+  floodLimit?: number;
+}
+
+export function assertValidUsername(username: string): void {
+  if (!USERNAME.test(username)) {
+    throw new GatewayError(
+      "invalid_request",
+      "Username must be 3 to 64 characters: letters, digits, and _ . @ - (starting with a letter or digit).",
+    );
+  }
+}
+
+export function assertValidPassword(password: string): void {
+  if (password.length < 8 || password.length > 256) {
+    throw new GatewayError("invalid_request", "Password must be 8 to 256 characters long.");
+  }
+}
+
+export function assertValidTimeZone(timeZone: string): void {
+  try {
+    new Intl.DateTimeFormat("en", { timeZone });
+  } catch {
+    throw new GatewayError("invalid_request", `Unknown time zone "${timeZone}"; use an IANA name such as Asia/Kolkata.`);
+  }
+}
+
+export async function createAccount(store: Store, clock: Clock, input: NewAccountInput): Promise<Account> {
+  assertValidUsername(input.username);
+  assertValidPassword(input.password);
+  if (input.timeZone) assertValidTimeZone(input.timeZone);
+  const passwordHash = await hashPassword(input.password);
+  const now = clock.now().getTime();
+  return store.transaction(async (trx) => {
+    const existing = await trx.selectFrom("accounts").select("id").where("username", "=", input.username).executeTakeFirst();
+    if (existing) throw new GatewayError("conflict", `An account named "${input.username}" already exists.`);
+    const account = await trx
+      .insertInto("accounts")
+      .values({
+        username: input.username,
+        password_hash: passwordHash,
+        role: input.role ?? "customer",
+        status: "active",
+        time_zone: input.timeZone ?? "Asia/Kolkata",
+        flood_limit: input.floodLimit ?? 0,
+        get_api_enabled: 0,
+        international_enabled: 0,
+        failed_logins: 0,
+        locked_until: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await trx
+      .insertInto("wallets")
+      .values(WALLETS.map((wallet) => ({ account_id: account.id, wallet, balance: 0 })))
+      .execute();
+    for (const wallet of WALLETS) {
+      const credits = input.credits?.[wallet];
+      if (credits === undefined || credits === 0) continue;
+      if (!(credits > 0)) throw new GatewayError("invalid_request", `Opening ${wallet} credits must be positive.`);
+      await creditWallet(trx, clock, {
+        accountId: account.id,
+        wallet,
+        amount: toMilli(credits),
+        kind: "topup",
+        note: "opening balance",
+      });
+    }
+    return account;
+  });
+}
+
+export async function findAccountByUsername(db: Db, username: string): Promise<Account | undefined> {
+  return db.selectFrom("accounts").selectAll().where("username", "=", username).executeTakeFirst();
+}
+
+export async function requireAccount(db: Db, username: string): Promise<Account> {
+  const account = await findAccountByUsername(db, username);
+  if (!account) throw new GatewayError("not_found", `No account named "${username}".`);
+  return account;
+}
+
+export async function getAccount(db: Db, id: number): Promise<Account | undefined> {
+  return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function listAccounts(db: Db): Promise<Account[]> {
+  return db.selectFrom("accounts").selectAll().orderBy("id").execute();
+}
+
+export interface AccountChanges {
+  status?: AccountStatus;
+  password?: string;
+  timeZone?: string;
+  floodLimit?: number;
+  getApiEnabled?: boolean;
+  internationalEnabled?: boolean;
+  /** Clears a login lock. */
+  unlock?: boolean;
+}
+
+export async function updateAccount(store: Store, clock: Clock, username: string, changes: AccountChanges): Promise<Account> {
+  const account = await requireAccount(store.db, username);
+  const set: Partial<Account> = { updated_at: clock.now().getTime() };
+  if (changes.status !== undefined) {
+    if (!ACCOUNT_STATUSES.includes(changes.status)) {
+      throw new GatewayError("invalid_request", "Status must be active, inactive or blocked.");
+    }
+    set.status = changes.status;
+  }
+  if (changes.password !== undefined) {
+    assertValidPassword(changes.password);
+    set.password_hash = await hashPassword(changes.password);
+  }
+  if (changes.timeZone !== undefined) {
+    assertValidTimeZone(changes.timeZone);
+    set.time_zone = changes.timeZone;
+  }
+  if (changes.floodLimit !== undefined) {
+    if (!Number.isSafeInteger(changes.floodLimit) || changes.floodLimit < 0) {
+      throw new GatewayError("invalid_request", "Flood limit must be a whole number, 0 for no limit.");
+    }
+    set.flood_limit = changes.floodLimit;
+  }
+  if (changes.getApiEnabled !== undefined) set.get_api_enabled = changes.getApiEnabled ? 1 : 0;
+  if (changes.internationalEnabled !== undefined) set.international_enabled = changes.internationalEnabled ? 1 : 0;
+  if (changes.unlock) {
+    set.locked_until = null;
+    set.failed_logins = 0;
+  }
+  const updated = await store.db
+    .updateTable("accounts")
+    .set(set)
+    .where("id", "=", account.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  await accountCredentialsChanged(store, account.id);
+  return updated;
+}
+
+/** The public view of an account (never the password hash). */
+export function describeAccount(account: Account, balances?: Record<string, number>) {
+  return {
+    id: account.id,
+    username: account.username,
+    role: account.role,
+    status: account.status,
+    time_zone: account.time_zone,
+    flood_limit: account.flood_limit,
+    get_api_enabled: account.get_api_enabled === 1,
+    international_enabled: account.international_enabled === 1,
+    locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
+    created_at: new Date(account.created_at).toISOString(),
+    ...(balances ? { balances } : {}),
+  };
+}

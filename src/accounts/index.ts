@@ -1,0 +1,3 @@
+export * from "./accounts.js";
+export * from "./ledger.js";
+export * from "./sender-ids.js";

@@ -1,0 +1,142 @@
+// The credit ledger. A wallet's balance is the sum of its ledger entries; the `wallets` row
+// keeps that sum ready so a debit is one conditional UPDATE that can never overdraw, and the
+// unique (account, kind, ref) index makes charging or refunding the same thing twice impossible.
+import { sql } from "kysely";
+import type { Clock } from "../core/clock.js";
+import type { Wallet } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import type { LedgerKind } from "../store/schema.js";
+import type { Db, Store } from "../store/store.js";
+
+export interface LedgerMove {
+  accountId: number;
+  wallet: Wallet;
+  /** Milli-credits, always positive; the kind decides the sign. */
+  amount: number;
+  kind: LedgerKind;
+  ref?: string | null;
+  note?: string | null;
+}
+
+const CREDIT_KINDS: ReadonlySet<LedgerKind> = new Set(["topup", "refund", "transfer_in", "adjustment"]);
+
+function assertAmount(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new GatewayError("invalid_request", "Amount must be a positive number of credits.");
+  }
+}
+
+/** Adds credits to a wallet and records the entry. Returns the new balance. */
+export async function creditWallet(trx: Db, clock: Clock, move: LedgerMove): Promise<number> {
+  assertAmount(move.amount);
+  if (!CREDIT_KINDS.has(move.kind)) throw new Error(`ledger kind ${move.kind} does not add credits`);
+  const row = await trx
+    .insertInto("wallets")
+    .values({ account_id: move.accountId, wallet: move.wallet, balance: move.amount })
+    .onConflict((oc) =>
+      oc.columns(["account_id", "wallet"]).doUpdateSet({ balance: sql`wallets.balance + ${move.amount}` }),
+    )
+    .returning("balance")
+    .executeTakeFirstOrThrow();
+  await recordEntry(trx, clock, move, move.amount, row.balance);
+  return row.balance;
+}
+
+/**
+ * Takes credits from a wallet if, and only if, the balance covers them. Returns the new
+ * balance, or undefined when the wallet is short (nothing is written then).
+ */
+export async function tryDebitWallet(trx: Db, clock: Clock, move: LedgerMove): Promise<number | undefined> {
+  assertAmount(move.amount);
+  if (CREDIT_KINDS.has(move.kind)) throw new Error(`ledger kind ${move.kind} does not take credits`);
+  const row = await trx
+    .updateTable("wallets")
+    .set({ balance: sql`balance - ${move.amount}` })
+    .where("account_id", "=", move.accountId)
+    .where("wallet", "=", move.wallet)
+    .where("balance", ">=", move.amount)
+    .returning("balance")
+    .executeTakeFirst();
+  if (!row) return undefined;
+  await recordEntry(trx, clock, move, -move.amount, row.balance);
+  return row.balance;
+}
+
+async function recordEntry(trx: Db, clock: Clock, move: LedgerMove, signed: number, balanceAfter: number) {
+  await trx
+    .insertInto("ledger_entries")
+    .values({
+      account_id: move.accountId,
+      wallet: move.wallet,
+      amount: signed,
+      balance_after: balanceAfter,
+      kind: move.kind,
+      ref: move.ref ?? null,
+      note: move.note ?? null,
+      created_at: clock.now().getTime(),
+    })
+    .execute();
+}
+
+/** Current balance of one wallet in milli-credits (0 when the wallet was never funded). */
+export async function walletBalance(db: Db, accountId: number, wallet: Wallet): Promise<number> {
+  const row = await db
+    .selectFrom("wallets")
+    .select("balance")
+    .where("account_id", "=", accountId)
+    .where("wallet", "=", wallet)
+    .executeTakeFirst();
+  return row?.balance ?? 0;
+}
+
+export async function walletBalances(db: Db, accountId: number): Promise<Record<string, number>> {
+  const rows = await db.selectFrom("wallets").select(["wallet", "balance"]).where("account_id", "=", accountId).execute();
+  return Object.fromEntries(rows.map((r) => [r.wallet, r.balance]));
+}
+
+/** The audit figure: the sum of all ledger entries of a wallet, independent of the cached balance. */
+export async function ledgerSum(db: Db, accountId: number, wallet: Wallet): Promise<number> {
+  const row = await db
+    .selectFrom("ledger_entries")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("amount"), sql<number>`0`).as("total"))
+    .where("account_id", "=", accountId)
+    .where("wallet", "=", wallet)
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+export interface Transfer {
+  fromAccountId: number;
+  toAccountId: number;
+  wallet: Wallet;
+  amount: number;
+  ref: string;
+  note?: string | null;
+}
+
+/** Moves credits between accounts as two entries in one transaction. */
+export async function transferCredits(store: Store, clock: Clock, transfer: Transfer): Promise<number> {
+  if (transfer.fromAccountId === transfer.toAccountId) {
+    throw new GatewayError("invalid_request", "Credits cannot be transferred to the same account.");
+  }
+  return store.transaction(async (trx) => {
+    const after = await tryDebitWallet(trx, clock, {
+      accountId: transfer.fromAccountId,
+      wallet: transfer.wallet,
+      amount: transfer.amount,
+      kind: "transfer_out",
+      ref: transfer.ref,
+      note: transfer.note ?? null,
+    });
+    if (after === undefined) throw new GatewayError("insufficient_credits");
+    await creditWallet(trx, clock, {
+      accountId: transfer.toAccountId,
+      wallet: transfer.wallet,
+      amount: transfer.amount,
+      kind: "transfer_in",
+      ref: transfer.ref,
+      note: transfer.note ?? null,
+    });
+    return after;
+  });
+}

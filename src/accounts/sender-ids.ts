@@ -1,0 +1,89 @@
+// Sender IDs (SMS headers) an account may send from; the operator approves them.
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus, SenderIdRow } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+
+/** Alphanumeric headers of 3 to 11 characters (India uses 6 letters), or a numeric sender of up to 15 digits. */
+const SENDER_ID = /^(?:[A-Za-z0-9]{3,11}|\d{3,15})$/;
+
+export function normalizeSenderId(sender: string): string {
+  const trimmed = sender.trim();
+  if (!SENDER_ID.test(trimmed)) {
+    throw new GatewayError(
+      "invalid_sender_id",
+      "A sender ID is 3 to 11 letters or digits (6 letters in India), or a number of up to 15 digits.",
+    );
+  }
+  return /^\d+$/.test(trimmed) ? trimmed : trimmed.toUpperCase();
+}
+
+export async function addSenderId(
+  db: Db,
+  clock: Clock,
+  accountId: number,
+  sender: string,
+  options: { approve?: boolean; note?: string | null } = {},
+): Promise<SenderIdRow> {
+  const normalized = normalizeSenderId(sender);
+  const now = clock.now().getTime();
+  const status: ApprovalStatus = options.approve ? "approved" : "pending";
+  return db
+    .insertInto("sender_ids")
+    .values({
+      account_id: accountId,
+      sender: normalized,
+      status,
+      note: options.note ?? null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(["account_id", "sender"])
+        .doUpdateSet(options.approve ? { status: "approved", updated_at: now } : { updated_at: now }),
+    )
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function setSenderIdStatus(
+  db: Db,
+  clock: Clock,
+  id: number,
+  status: ApprovalStatus,
+): Promise<SenderIdRow | undefined> {
+  return db
+    .updateTable("sender_ids")
+    .set({ status, updated_at: clock.now().getTime() })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function listSenderIds(db: Db, accountId: number, status?: ApprovalStatus): Promise<SenderIdRow[]> {
+  let query = db.selectFrom("sender_ids").selectAll().where("account_id", "=", accountId);
+  if (status) query = query.where("status", "=", status);
+  return query.orderBy("id").execute();
+}
+
+export async function isSenderApproved(db: Db, accountId: number, sender: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("sender_ids")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("sender", "=", sender.trim().toUpperCase())
+    .where("status", "=", "approved")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function describeSenderId(row: SenderIdRow) {
+  return {
+    id: row.id,
+    sender_id: row.sender,
+    status: row.status,
+    note: row.note,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}

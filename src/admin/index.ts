@@ -1,0 +1,2 @@
+export * from "./operations.js";
+export { registerAdminRoutes } from "./routes.js";

@@ -1,0 +1,120 @@
+// Operator actions, shared by the operator API and the CLI so both behave the same.
+import {
+  addSenderId,
+  createAccount,
+  creditWallet,
+  describeAccount,
+  requireAccount,
+  walletBalances,
+} from "../accounts/index.js";
+import { apiKeyRevoked, createApiKey, revokeApiKey } from "../auth/index.js";
+import type { Clock } from "../core/clock.js";
+import { type Wallet, WALLETS, fromMilli, isWallet, toMilli } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import type { AccountRole } from "../store/schema.js";
+import type { Store } from "../store/store.js";
+
+export interface OperatorDeps {
+  store: Store;
+  clock: Clock;
+}
+
+/** Parses `sms=1000,whatsapp=50` into opening balances. */
+export function parseCreditList(text: string): Partial<Record<Wallet, number>> {
+  const credits: Partial<Record<Wallet, number>> = {};
+  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const [wallet, amount] = part.split("=").map((s) => s.trim());
+    if (!wallet || !isWallet(wallet)) {
+      throw new GatewayError("invalid_request", `Unknown wallet "${wallet ?? ""}"; use ${WALLETS.join(", ")}.`);
+    }
+    const value = Number(amount);
+    if (amount === undefined || amount === "" || !Number.isFinite(value) || value < 0) {
+      throw new GatewayError("invalid_request", `Credits for ${wallet} must be a number of 0 or more (got "${amount ?? ""}").`);
+    }
+    credits[wallet] = value;
+  }
+  return credits;
+}
+
+export function parseWallet(value: string): Wallet {
+  if (!isWallet(value)) throw new GatewayError("invalid_request", `Unknown wallet "${value}"; use ${WALLETS.join(", ")}.`);
+  return value;
+}
+
+export function parseRateLimit(value: unknown): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new GatewayError("invalid_request", "Rate limit must be a whole number of requests per minute (0 = unlimited).");
+  }
+  return n;
+}
+
+export async function createAccountWithKey(
+  deps: OperatorDeps,
+  input: {
+    username: string;
+    password: string;
+    role?: AccountRole;
+    credits?: Partial<Record<Wallet, number>>;
+    rateLimit?: number;
+  },
+) {
+  const account = await createAccount(deps.store, deps.clock, input);
+  const key = await createApiKey(deps.store.db, deps.clock, account.id, {
+    name: "default",
+    ...(input.rateLimit !== undefined ? { rateLimit: input.rateLimit } : {}),
+  });
+  return { id: account.id, username: account.username, api_key: key.key };
+}
+
+export async function accountSummary(deps: OperatorDeps, username: string) {
+  const account = await requireAccount(deps.store.db, username);
+  const balances = await walletBalances(deps.store.db, account.id);
+  return describeAccount(
+    account,
+    Object.fromEntries(WALLETS.map((w) => [w, fromMilli(balances[w] ?? 0)])),
+  );
+}
+
+export async function createKeyFor(deps: OperatorDeps, username: string, options: { name?: string; rateLimit?: number }) {
+  const account = await requireAccount(deps.store.db, username);
+  const key = await createApiKey(deps.store.db, deps.clock, account.id, options);
+  return { id: key.id, account: account.username, api_key: key.key, prefix: key.prefix, rate_limit: key.rateLimit };
+}
+
+export async function revokeKey(deps: OperatorDeps, keyId: number) {
+  const revoked = await revokeApiKey(deps.store.db, deps.clock, keyId);
+  if (!revoked) throw new GatewayError("not_found", `No active API key with id ${keyId}.`);
+  await apiKeyRevoked(deps.store, revoked.keyHash);
+  return { id: keyId, revoked: true };
+}
+
+export async function addCredits(
+  deps: OperatorDeps,
+  input: { username: string; wallet: string; amount: number; note?: string },
+) {
+  const wallet = parseWallet(input.wallet);
+  if (!(Number.isFinite(input.amount) && input.amount > 0)) {
+    throw new GatewayError("invalid_request", "Amount must be a positive number of credits.");
+  }
+  const account = await requireAccount(deps.store.db, input.username);
+  const balance = await deps.store.transaction((trx) =>
+    creditWallet(trx, deps.clock, {
+      accountId: account.id,
+      wallet,
+      amount: toMilli(input.amount),
+      kind: "topup",
+      note: input.note ?? "operator top-up",
+    }),
+  );
+  return { account: account.username, wallet, balance: fromMilli(balance) };
+}
+
+export async function addSenderIdFor(
+  deps: OperatorDeps,
+  input: { username: string; sender: string; approve?: boolean },
+) {
+  const account = await requireAccount(deps.store.db, input.username);
+  const row = await addSenderId(deps.store.db, deps.clock, account.id, input.sender, { approve: input.approve ?? false });
+  return { id: row.id, account: account.username, sender_id: row.sender, status: row.status };
+}

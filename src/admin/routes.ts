@@ -1,0 +1,263 @@
+// The operator API under /admin/api: everything the CLI does, authenticated with an operator key.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import {
+  describeSenderId,
+  listAccounts,
+  listSenderIds,
+  requireAccount,
+  setSenderIdStatus,
+  updateAccount,
+} from "../accounts/index.js";
+import type { AppContext } from "../app/context.js";
+import { sendJsonError } from "../app/http-errors.js";
+import { extractV2ApiKey } from "../auth/http.js";
+import { listApiKeys, setApiKeyRateLimit, apiKeyRevoked } from "../auth/index.js";
+import { WALLETS, fromMilli } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import {
+  accountSummary,
+  addCredits,
+  addSenderIdFor,
+  createAccountWithKey,
+  createKeyFor,
+  parseRateLimit,
+  revokeKey,
+} from "./operations.js";
+
+const Username = Type.Object({ username: Type.String() });
+const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Credits = Type.Partial(Type.Record(Type.Union(WALLETS.map((w) => Type.Literal(w))), Type.Number({ minimum: 0 })));
+
+export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContext): Promise<void> {
+  const deps = { store: ctx.store, clock: ctx.clock };
+  admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
+  admin.addHook("preValidation", async (request) => {
+    const key = extractV2ApiKey(request);
+    if (!key) throw new GatewayError("unauthorized", "Missing operator API key: send Authorization: Bearer <key>.");
+    const principal = await ctx.authenticator.byApiKey(key);
+    if (principal.role !== "operator" || principal.status !== "active") throw new GatewayError("operator_only");
+    request.principal = principal;
+  });
+  const ok = (data: unknown) => ({ status: "success", data });
+
+  admin.get("/accounts", async () => {
+    const accounts = await listAccounts(ctx.store.db);
+    return ok(await Promise.all(accounts.map((a) => accountSummary(deps, a.username))));
+  });
+
+  admin.post(
+    "/accounts",
+    {
+      schema: {
+        body: Type.Object(
+          {
+            username: Type.String(),
+            password: Type.String(),
+            role: Type.Optional(Type.Union([Type.Literal("customer"), Type.Literal("operator")])),
+            credits: Type.Optional(Credits),
+            rate_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as {
+        username: string;
+        password: string;
+        role?: "customer" | "operator";
+        credits?: Record<string, number>;
+        rate_limit?: number;
+      };
+      const created = await createAccountWithKey(deps, {
+        username: body.username,
+        password: body.password,
+        ...(body.role ? { role: body.role } : {}),
+        ...(body.credits ? { credits: body.credits } : {}),
+        ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
+      });
+      return reply.code(201).send(ok(created));
+    },
+  );
+
+  admin.get("/accounts/:username", { schema: { params: Username } }, async (request) =>
+    ok(await accountSummary(deps, (request.params as { username: string }).username)),
+  );
+
+  admin.patch(
+    "/accounts/:username",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object(
+          {
+            status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("inactive"), Type.Literal("blocked")])),
+            password: Type.Optional(Type.String()),
+            time_zone: Type.Optional(Type.String()),
+            flood_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+            get_api_enabled: Type.Optional(Type.Boolean()),
+            international_enabled: Type.Optional(Type.Boolean()),
+            unlock: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const { username } = request.params as { username: string };
+      const body = request.body as Record<string, unknown>;
+      await updateAccount(ctx.store, ctx.clock, username, {
+        status: body.status as "active" | "inactive" | "blocked" | undefined,
+        password: body.password as string | undefined,
+        timeZone: body.time_zone as string | undefined,
+        floodLimit: body.flood_limit as number | undefined,
+        getApiEnabled: body.get_api_enabled as boolean | undefined,
+        internationalEnabled: body.international_enabled as boolean | undefined,
+        unlock: body.unlock as boolean | undefined,
+      });
+      return ok(await accountSummary(deps, username));
+    },
+  );
+
+  admin.get("/accounts/:username/keys", { schema: { params: Username } }, async (request) => {
+    const account = await requireAccount(ctx.store.db, (request.params as { username: string }).username);
+    const keys = await listApiKeys(ctx.store.db, account.id);
+    return ok(
+      keys.map((k) => ({
+        id: k.id,
+        prefix: k.prefix,
+        name: k.name,
+        rate_limit: k.rate_limit,
+        created_at: new Date(k.created_at).toISOString(),
+        revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
+      })),
+    );
+  });
+
+  admin.post(
+    "/accounts/:username/keys",
+    {
+      schema: {
+        params: Username,
+        body: Type.Optional(
+          Type.Object(
+            { name: Type.Optional(Type.String({ maxLength: 100 })), rate_limit: Type.Optional(Type.Integer({ minimum: 0 })) },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as { name?: string; rate_limit?: number };
+      const key = await createKeyFor(deps, (request.params as { username: string }).username, {
+        ...(body.name ? { name: body.name } : {}),
+        ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
+      });
+      return reply.code(201).send(ok(key));
+    },
+  );
+
+  admin.delete("/keys/:id", { schema: { params: Id } }, async (request) =>
+    ok(await revokeKey(deps, (request.params as { id: number }).id)),
+  );
+
+  admin.patch(
+    "/keys/:id",
+    {
+      schema: {
+        params: Id,
+        body: Type.Object({ rate_limit: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: number };
+      const rateLimit = parseRateLimit((request.body as { rate_limit: number }).rate_limit);
+      const keyHash = await setApiKeyRateLimit(ctx.store.db, id, rateLimit);
+      if (!keyHash) throw new GatewayError("not_found", `No API key with id ${id}.`);
+      await apiKeyRevoked(ctx.store, keyHash);
+      return ok({ id, rate_limit: rateLimit });
+    },
+  );
+
+  admin.post(
+    "/accounts/:username/credits",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object(
+          { wallet: Type.String(), amount: Type.Number({ exclusiveMinimum: 0 }), note: Type.Optional(Type.String({ maxLength: 500 })) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const body = request.body as { wallet: string; amount: number; note?: string };
+      return ok(await addCredits(deps, { username: (request.params as { username: string }).username, ...body }));
+    },
+  );
+
+  admin.get(
+    "/accounts/:username/ledger",
+    {
+      schema: {
+        params: Username,
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+      },
+    },
+    async (request) => {
+      const account = await requireAccount(ctx.store.db, (request.params as { username: string }).username);
+      const limit = (request.query as { limit?: number }).limit ?? 100;
+      const rows = await ctx.store.db
+        .selectFrom("ledger_entries")
+        .selectAll()
+        .where("account_id", "=", account.id)
+        .orderBy("id", "desc")
+        .limit(limit)
+        .execute();
+      return ok(
+        rows.map((r) => ({
+          id: r.id,
+          wallet: r.wallet,
+          amount: fromMilli(r.amount),
+          balance_after: fromMilli(r.balance_after),
+          kind: r.kind,
+          ref: r.ref,
+          note: r.note,
+          created_at: new Date(r.created_at).toISOString(),
+        })),
+      );
+    },
+  );
+
+  admin.get("/accounts/:username/sender-ids", { schema: { params: Username } }, async (request) => {
+    const account = await requireAccount(ctx.store.db, (request.params as { username: string }).username);
+    return ok((await listSenderIds(ctx.store.db, account.id)).map(describeSenderId));
+  });
+
+  admin.post(
+    "/accounts/:username/sender-ids",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object({ sender: Type.String(), approve: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { sender: string; approve?: boolean };
+      const created = await addSenderIdFor(deps, { username: (request.params as { username: string }).username, ...body });
+      return reply.code(201).send(ok(created));
+    },
+  );
+
+  for (const [action, status] of [
+    ["approve", "approved"],
+    ["reject", "rejected"],
+  ] as const) {
+    admin.post(`/sender-ids/:id/${action}`, { schema: { params: Id } }, async (request) => {
+      const row = await setSenderIdStatus(ctx.store.db, ctx.clock, (request.params as { id: number }).id, status);
+      if (!row) throw new GatewayError("not_found", "No such sender ID request.");
+      return ok(describeSenderId(row));
+    });
+  }
+}

@@ -1,0 +1,68 @@
+// First start on an empty database: an operator login and a demo account that can send
+// right away (API key, approved sender ID, credits). Printed once; never created again.
+import { randomBytes } from "node:crypto";
+import { addSenderId } from "../accounts/index.js";
+import { createAccountWithKey } from "../admin/index.js";
+import type { Clock } from "../core/clock.js";
+import { isGatewayError } from "../core/errors.js";
+import type { Store } from "../store/store.js";
+
+export const DEMO_SENDER_ID = "SWBRD";
+
+export interface BootstrapCredentials {
+  operator: { username: string; password: string; api_key: string };
+  demo: { username: string; password: string; api_key: string; sender_id: string };
+}
+
+function password(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+/** Seeds an empty database; returns the credentials, or undefined when accounts already exist. */
+export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<BootstrapCredentials | undefined> {
+  const any = await store.db.selectFrom("accounts").select("id").limit(1).executeTakeFirst();
+  if (any) return undefined;
+  const deps = { store, clock };
+  try {
+    const operatorPassword = password();
+    const operator = await createAccountWithKey(deps, { username: "admin", password: operatorPassword, role: "operator", rateLimit: 0 });
+    const demoPassword = password();
+    const demo = await createAccountWithKey(deps, {
+      username: "demo",
+      password: demoPassword,
+      credits: { sms: 10_000, international: 1_000, whatsapp: 1_000, email: 1_000, voice: 1_000 },
+      rateLimit: 0,
+    });
+    await addSenderId(store.db, clock, demo.id, DEMO_SENDER_ID, { approve: true });
+    return {
+      operator: { username: operator.username, password: operatorPassword, api_key: operator.api_key },
+      demo: { username: demo.username, password: demoPassword, api_key: demo.api_key, sender_id: DEMO_SENDER_ID },
+    };
+  } catch (error) {
+    // Another process seeded the same empty database a moment earlier.
+    if (isGatewayError(error) && error.code === "conflict") return undefined;
+    throw error;
+  }
+}
+
+export function credentialsBanner(creds: BootstrapCredentials, baseUrl: string): string {
+  return [
+    "",
+    "================ Switchboard first start ================",
+    "Operator (operator API /admin/api, CLI):",
+    `  username: ${creds.operator.username}`,
+    `  password: ${creds.operator.password}`,
+    `  api key:  ${creds.operator.api_key}`,
+    "Demo account (send with it now):",
+    `  username:  ${creds.demo.username}`,
+    `  password:  ${creds.demo.password}`,
+    `  api key:   ${creds.demo.api_key}`,
+    `  sender id: ${creds.demo.sender_id} (approved)`,
+    "  credits:   10000 SMS, 1000 each of international, WhatsApp, email, voice",
+    "Try:",
+    `  curl -s ${baseUrl}/api/v2/balance -H "Authorization: Bearer ${creds.demo.api_key}"`,
+    "These are shown once; keep them.",
+    "=========================================================",
+    "",
+  ].join("\n");
+}

@@ -1,0 +1,245 @@
+// The `switchboard` command: run the gateway by role, migrate, and operator commands that
+// work on the configured database directly (no running server needed).
+import { Command, InvalidArgumentError } from "commander";
+import {
+  addCredits,
+  addSenderIdFor,
+  accountSummary,
+  createAccountWithKey,
+  createKeyFor,
+  parseCreditList,
+  parseRateLimit,
+  revokeKey,
+} from "../admin/index.js";
+import { listAccounts, setSenderIdStatus, updateAccount } from "../accounts/index.js";
+import { systemClock } from "../core/clock.js";
+import { isGatewayError } from "../core/errors.js";
+import { openStore, type Store } from "../store/store.js";
+import { bootstrapIfEmpty, credentialsBanner } from "./bootstrap.js";
+import { ConfigError, loadConfig } from "./config.js";
+import { type Role, startGateway } from "./gateway.js";
+
+function onOff(value: string): boolean {
+  if (/^(on|true|yes|1)$/i.test(value)) return true;
+  if (/^(off|false|no|0)$/i.test(value)) return false;
+  throw new InvalidArgumentError("use on or off");
+}
+
+function wholeNumber(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("use a whole number");
+  return Number(value);
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("use a positive number");
+  return n;
+}
+
+async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const store = await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous });
+  try {
+    await store.migrate();
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function print(value: unknown, json: boolean | undefined, human: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+}
+
+async function run(roles: readonly Role[], seed: boolean): Promise<void> {
+  const config = loadConfig();
+  const gateway = await startGateway({ config, roles });
+  const { ctx } = gateway;
+  if (seed) {
+    const creds = await bootstrapIfEmpty(ctx.store, ctx.clock);
+    const baseUrl = (gateway.url ?? `http://127.0.0.1:${config.port}`).replace("0.0.0.0", "127.0.0.1");
+    if (creds) process.stdout.write(credentialsBanner(creds, baseUrl));
+  }
+  ctx.logger.info({ roles, url: gateway.url, engine: ctx.store.engine }, "switchboard running");
+  const shutdown = (signal: string) => {
+    ctx.logger.info({ signal }, "shutting down");
+    gateway
+      .stop()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        ctx.logger.error({ err: error }, "shutdown failed");
+        process.exit(1);
+      });
+  };
+  process.once("SIGINT", () => shutdown("SIGINT"));
+  process.once("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+const program = new Command()
+  .name("switchboard")
+  .description("Self-hostable messaging gateway. Settings come from environment variables (see README).")
+  .showHelpAfterError();
+
+program.command("start").description("run everything in one process (API, workers, simulated carriers)").action(() => run(["api", "worker"], true));
+program.command("api").description("run only the HTTP API (scale out with PostgreSQL)").action(() => run(["api"], true));
+program.command("worker").description("run only the workers: dispatcher, scheduler, webhook sender").action(() => run(["worker"], false));
+program
+  .command("migrate")
+  .description("create or upgrade the database schema")
+  .action(() =>
+    withStore(async () => {
+      process.stdout.write("migrations applied\n");
+    }),
+  );
+
+const accounts = program.command("accounts").description("manage accounts");
+accounts
+  .command("create")
+  .requiredOption("--username <username>")
+  .requiredOption("--password <password>")
+  .option("--credits <list>", "opening balances, e.g. sms=1000,whatsapp=50,email=100,voice=10,international=5")
+  .option("--operator", "create an operator account")
+  .option("--rate-limit <n>", "requests per minute of the first API key (0 = unlimited)", wholeNumber)
+  .option("--json", "print JSON")
+  .action((opts) =>
+    withStore(async (store) => {
+      const created = await createAccountWithKey(
+        { store, clock: systemClock },
+        {
+          username: opts.username,
+          password: opts.password,
+          ...(opts.operator ? { role: "operator" as const } : {}),
+          ...(opts.credits ? { credits: parseCreditList(opts.credits) } : {}),
+          ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
+        },
+      );
+      print(created, opts.json, () => `created account ${created.username} (id ${created.id})\napi key: ${created.api_key}`);
+    }),
+  );
+accounts
+  .command("list")
+  .option("--json", "print JSON")
+  .action((opts) =>
+    withStore(async (store) => {
+      const all = await Promise.all((await listAccounts(store.db)).map((a) => accountSummary({ store, clock: systemClock }, a.username)));
+      print(all, opts.json, () => all.map((a) => `${a.id}\t${a.username}\t${a.role}\t${a.status}\tsms=${a.balances?.sms}`).join("\n"));
+    }),
+  );
+accounts
+  .command("show")
+  .argument("<username>")
+  .option("--json", "print JSON")
+  .action((username: string, opts) =>
+    withStore(async (store) => {
+      const summary = await accountSummary({ store, clock: systemClock }, username);
+      print(summary, opts.json, () => JSON.stringify(summary, null, 2));
+    }),
+  );
+accounts
+  .command("set")
+  .requiredOption("--username <username>")
+  .option("--status <status>", "active, inactive or blocked")
+  .option("--password <password>")
+  .option("--time-zone <zone>", "IANA time zone, e.g. Asia/Kolkata")
+  .option("--flood-limit <n>", "SMS per day (0 = no limit)", wholeNumber)
+  .option("--international <on|off>", "international SMS", onOff)
+  .option("--get-api <on|off>", "GET variant of the v2 send", onOff)
+  .option("--unlock", "clear a login lock")
+  .option("--json", "print JSON")
+  .action((opts) =>
+    withStore(async (store) => {
+      await updateAccount(store, systemClock, opts.username, {
+        status: opts.status,
+        password: opts.password,
+        timeZone: opts.timeZone,
+        floodLimit: opts.floodLimit,
+        internationalEnabled: opts.international,
+        getApiEnabled: opts.getApi,
+        unlock: opts.unlock,
+      });
+      const summary = await accountSummary({ store, clock: systemClock }, opts.username);
+      print(summary, opts.json, () => `updated ${opts.username}`);
+    }),
+  );
+
+const keys = program.command("keys").description("manage API keys");
+keys
+  .command("create")
+  .requiredOption("--account <username>")
+  .option("--name <name>")
+  .option("--rate-limit <n>", "requests per minute (0 = unlimited, default 60)", wholeNumber)
+  .option("--json", "print JSON")
+  .action((opts) =>
+    withStore(async (store) => {
+      const key = await createKeyFor({ store, clock: systemClock }, opts.account, {
+        ...(opts.name ? { name: opts.name } : {}),
+        ...(opts.rateLimit !== undefined ? { rateLimit: parseRateLimit(opts.rateLimit) } : {}),
+      });
+      print(key, opts.json, () => `api key ${key.id} for ${key.account}: ${key.api_key}`);
+    }),
+  );
+keys
+  .command("revoke")
+  .requiredOption("--id <id>", "key id", wholeNumber)
+  .option("--json", "print JSON")
+  .action((opts) =>
+    withStore(async (store) => {
+      const result = await revokeKey({ store, clock: systemClock }, opts.id);
+      print(result, opts.json, () => `revoked key ${opts.id}`);
+    }),
+  );
+
+program
+  .command("credits")
+  .description("manage credits")
+  .command("add")
+  .requiredOption("--account <username>")
+  .requiredOption("--wallet <wallet>", "sms, international, whatsapp, email or voice")
+  .requiredOption("--amount <credits>", "credits to add", positiveNumber)
+  .option("--note <text>")
+  .option("--json", "print JSON")
+  .action((opts) =>
+    withStore(async (store) => {
+      const result = await addCredits({ store, clock: systemClock }, {
+        username: opts.account,
+        wallet: opts.wallet,
+        amount: opts.amount,
+        ...(opts.note ? { note: opts.note } : {}),
+      });
+      print(result, opts.json, () => `${result.account} ${result.wallet} balance: ${result.balance}`);
+    }),
+  );
+
+const senderIds = program.command("sender-ids").description("manage sender IDs");
+senderIds
+  .command("add")
+  .requiredOption("--account <username>")
+  .requiredOption("--sender <sender>")
+  .option("--approve", "approve it at once")
+  .option("--json", "print JSON")
+  .action((opts) =>
+    withStore(async (store) => {
+      const result = await addSenderIdFor({ store, clock: systemClock }, { username: opts.account, sender: opts.sender, approve: Boolean(opts.approve) });
+      print(result, opts.json, () => `sender ID ${result.sender_id} for ${result.account}: ${result.status}`);
+    }),
+  );
+senderIds
+  .command("approve")
+  .requiredOption("--id <id>", "sender ID request id", wholeNumber)
+  .action((opts) =>
+    withStore(async (store) => {
+      const row = await setSenderIdStatus(store.db, systemClock, opts.id, "approved");
+      if (!row) throw new Error(`no sender ID request with id ${opts.id}`);
+      process.stdout.write(`approved sender ID ${row.sender}\n`);
+    }),
+  );
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`switchboard: ${error.message}\n`);
+    process.exit(2);
+  }
+  const message = isGatewayError(error) || error instanceof Error ? error.message : String(error);
+  process.stderr.write(`switchboard: ${message}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,147 @@
+// Every setting Switchboard reads from the environment, declared, validated and documented once.
+import path from "node:path";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export type DatabaseTarget =
+  | { engine: "sqlite"; file: string }
+  | { engine: "postgres"; url: string };
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseTarget;
+  redisUrl: string | undefined;
+  logLevel: LogLevel;
+  /** SQLite `synchronous` pragma: FULL makes an answered send survive a power cut. */
+  sqliteSynchronous: "FULL" | "NORMAL";
+  /** Seconds a verified username+password pair is remembered (0 turns the cache off). */
+  passwordCacheSeconds: number;
+  /** Failed logins in a row that lock an account, and for how long. */
+  loginLockThreshold: number;
+  loginLockMinutes: number;
+  /** Seed of the simulated carriers; the same seed replays the same outcomes. */
+  simulatorSeed: number;
+  /** Milliseconds the simulated SMS carrier takes to report delivery. */
+  simulatorLatencyMs: number;
+  /** Share of simulated SMS that fail, 0 to 1. */
+  simulatorFailureRate: number;
+}
+
+/** Each variable: its description (README lists these) and how to read it. */
+export const SETTINGS = {
+  PORT: "HTTP port to listen on. Default 8080; 0 picks a free port.",
+  HOST: "Address to bind. Default 127.0.0.1; use 0.0.0.0 to serve other machines.",
+  DATABASE_URL:
+    "Where data lives. Default sqlite:./data/switchboard.db. `sqlite:/path/file.db` picks another SQLite file; `postgres://user@host:5432/db` selects PostgreSQL.",
+  REDIS_URL: "Optional redis://host:6379. When set, rate-limit counters are shared between processes.",
+  LOG_LEVEL: "fatal, error, warn, info (default), debug, trace or silent.",
+  SQLITE_SYNCHRONOUS: "FULL (default: durable across power loss) or NORMAL (durable across process crashes only).",
+  PASSWORD_CACHE_SECONDS: "How long a verified username+password pair is remembered in memory. Default 300; 0 disables.",
+  LOGIN_LOCK_THRESHOLD: "Failed logins in a row that lock an account. Default 10; 0 never locks.",
+  LOGIN_LOCK_MINUTES: "How long a locked account stays locked. Default 15.",
+  SIMULATOR_SEED: "Seed of the simulated carriers. Default 42.",
+  SIMULATOR_LATENCY_MS: "Delay before the simulated SMS carrier reports delivery. Default 200.",
+  SIMULATOR_FAILURE_RATE: "Share of simulated SMS that fail, 0 to 1. Default 0.02.",
+} as const;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config {
+  const problems: string[] = [];
+  const read = (name: keyof typeof SETTINGS): string | undefined => {
+    const value = env[name]?.trim();
+    return value === "" ? undefined : value;
+  };
+
+  const int = (name: keyof typeof SETTINGS, fallback: number, min: number, max: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max} (got "${raw}"). ${SETTINGS[name]}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+
+  const ratio = (name: keyof typeof SETTINGS, fallback: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = Number(raw);
+    if (!Number.isFinite(value) || value < 0 || value > 1) {
+      problems.push(`${name} must be a number from 0 to 1 (got "${raw}"). ${SETTINGS[name]}`);
+      return fallback;
+    }
+    return value;
+  };
+
+  const port = int("PORT", 8080, 0, 65535);
+  const host = read("HOST") ?? "127.0.0.1";
+
+  const database = parseDatabaseUrl(read("DATABASE_URL"), cwd, problems);
+
+  const redisUrl = read("REDIS_URL");
+  if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
+    problems.push(`REDIS_URL must look like redis://127.0.0.1:6379 (got "${redisUrl}"). Leave it unset to keep counters in memory.`);
+  }
+
+  const logLevelRaw = read("LOG_LEVEL") ?? "info";
+  if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${logLevelRaw}").`);
+  }
+
+  const syncRaw = (read("SQLITE_SYNCHRONOUS") ?? "FULL").toUpperCase();
+  if (syncRaw !== "FULL" && syncRaw !== "NORMAL") {
+    problems.push(`SQLITE_SYNCHRONOUS must be FULL or NORMAL (got "${syncRaw}").`);
+  }
+
+  const config: Config = {
+    port,
+    host,
+    database,
+    redisUrl,
+    logLevel: logLevelRaw as LogLevel,
+    sqliteSynchronous: syncRaw === "NORMAL" ? "NORMAL" : "FULL",
+    passwordCacheSeconds: int("PASSWORD_CACHE_SECONDS", 300, 0, 86_400),
+    loginLockThreshold: int("LOGIN_LOCK_THRESHOLD", 10, 0, 1_000),
+    loginLockMinutes: int("LOGIN_LOCK_MINUTES", 15, 1, 10_080),
+    simulatorSeed: int("SIMULATOR_SEED", 42, 0, 2 ** 31 - 1),
+    simulatorLatencyMs: int("SIMULATOR_LATENCY_MS", 200, 0, 600_000),
+    simulatorFailureRate: ratio("SIMULATOR_FAILURE_RATE", 0.02),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function parseDatabaseUrl(raw: string | undefined, cwd: string, problems: string[]): DatabaseTarget {
+  if (raw === undefined) return { engine: "sqlite", file: path.resolve(cwd, "data", "switchboard.db") };
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    try {
+      new URL(raw);
+      return { engine: "postgres", url: raw };
+    } catch {
+      problems.push(`DATABASE_URL is not a valid PostgreSQL URL (got "${raw}"). Example: postgres://postgres@127.0.0.1:5432/switchboard`);
+      return { engine: "postgres", url: raw };
+    }
+  }
+  if (raw.startsWith("sqlite:")) {
+    const file = raw.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
+    if (file === "") {
+      problems.push('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/switchboard.db');
+      return { engine: "sqlite", file: path.resolve(cwd, "data", "switchboard.db") };
+    }
+    return { engine: "sqlite", file: file === ":memory:" ? file : path.resolve(cwd, file) };
+  }
+  problems.push(
+    `DATABASE_URL must start with sqlite: or postgres:// (got "${raw}"). Leave it unset for the embedded SQLite file ./data/switchboard.db.`,
+  );
+  return { engine: "sqlite", file: path.resolve(cwd, "data", "switchboard.db") };
+}

@@ -1,0 +1,16 @@
+// What every part of a running gateway receives: its dependencies, passed explicitly.
+import type { Logger } from "pino";
+import type { Authenticator } from "../auth/authenticator.js";
+import type { Clock } from "../core/clock.js";
+import type { Store } from "../store/store.js";
+import type { Config } from "./config.js";
+import type { Metrics } from "./metrics.js";
+
+export interface AppContext {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  authenticator: Authenticator;
+}

@@ -1,0 +1,101 @@
+// Maps whatever went wrong in a request to a GatewayError, and renders it in each family's
+// dialect. Fastify's own errors (bad JSON, schema validation, body too large) become catalogue codes.
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { GatewayError, isGatewayError } from "../core/errors.js";
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+  keyword?: string;
+}
+
+function describeValidation(issues: ValidationIssue[], context: string | undefined): string {
+  const issue = issues[0];
+  if (!issue) return "The request is not valid.";
+  const where = context ?? "body";
+  const field = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
+  if (issue.keyword === "required" && typeof issue.params?.requiredProperty === "string") {
+    const parent = field ? `${field}.` : "";
+    return `Missing required field "${parent}${issue.params.requiredProperty}" in ${where}.`;
+  }
+  if (issue.keyword === "additionalProperties" && typeof issue.params?.additionalProperty === "string") {
+    return `Unknown field "${issue.params.additionalProperty}" in ${where}.`;
+  }
+  const subject = field ? `Field "${field}"` : `The ${where}`;
+  return `${subject} ${issue.message ?? "is not valid"}.`;
+}
+
+export function toGatewayError(error: unknown): GatewayError {
+  if (isGatewayError(error)) return error;
+  const fe = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
+  if (fe.validation) {
+    return new GatewayError("invalid_request", describeValidation(fe.validation, fe.validationContext));
+  }
+  switch (fe.code) {
+    case "FST_ERR_CTP_INVALID_JSON_BODY":
+    case "FST_ERR_CTP_EMPTY_JSON_BODY":
+      return new GatewayError("invalid_json", `The request body is not valid JSON: ${fe.message ?? ""}`.trim());
+    case "FST_ERR_CTP_BODY_TOO_LARGE":
+      return new GatewayError("invalid_request", "The request body is larger than the gateway accepts.", { http: 413 });
+    case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
+      return new GatewayError("invalid_request", "Unsupported Content-Type; send application/json.", { http: 415 });
+    case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
+    case "FST_ERR_CTP_INVALID_TYPE":
+      return new GatewayError("invalid_request", fe.message);
+  }
+  if (typeof fe.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new GatewayError("invalid_request", fe.message ?? "The request is not valid.", { http: fe.statusCode });
+  }
+  return new GatewayError("internal_error");
+}
+
+/** HTTP status for an error: the catalogue's, unless the conversion fixed a more precise one. */
+export function statusOf(error: GatewayError): number {
+  const override = error.details?.http;
+  return typeof override === "number" ? override : error.httpStatus;
+}
+
+function errorBody(error: GatewayError, request: FastifyRequest) {
+  const { http: _http, ...details } = error.details ?? {};
+  return {
+    code: error.code,
+    ...(error.legacyCode !== undefined ? { legacy_code: error.legacyCode } : {}),
+    ...details,
+    request_id: request.id,
+  };
+}
+
+export type JsonEnvelope = "success" | "status";
+
+/** Renders an error as JSON: `{success:false,…}` for SMS calls, `{status:"error",…}` for resource calls. */
+export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw: unknown, envelope: JsonEnvelope) {
+  const error = toGatewayError(raw);
+  logIfInternal(request, raw, error);
+  const status = statusOf(error);
+  if (status === 429 && error.details?.retry_after !== undefined) {
+    reply.header("retry-after", String(error.details.retry_after));
+  }
+  const head = envelope === "success" ? { success: false } : { status: "error" };
+  return reply.code(status).send({ ...head, message: error.message, error: errorBody(error, request) });
+}
+
+/**
+ * Renders an error the legacy way: HTTP 200 with the negative code as plain text (429 when
+ * throttled). `fallback` is the family's code for errors without a legacy number of their own.
+ */
+export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, raw: unknown, fallback = -14) {
+  const error = toGatewayError(raw);
+  logIfInternal(request, raw, error);
+  const status = error.code === "rate_limited" ? 429 : 200;
+  return reply
+    .code(status)
+    .type("text/plain; charset=utf-8")
+    .send(String(error.legacyCode ?? fallback));
+}
+
+function logIfInternal(request: FastifyRequest, raw: unknown, error: GatewayError) {
+  if (error.code === "internal_error" || statusOf(error) >= 500) {
+    request.log.error({ err: raw }, "request failed");
+  }
+}

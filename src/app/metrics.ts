@@ -1,0 +1,81 @@
+// Prometheus metrics. One registry per gateway instance (tests run several in one process).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+
+export interface Metrics {
+  registry: Registry;
+  httpDuration: Histogram<"method" | "route" | "status">;
+  messagesAccepted: Counter<"channel">;
+  messagesDispatched: Counter<"channel" | "connector">;
+  messagesDelivered: Counter<"channel">;
+  messagesFailed: Counter<"channel" | "stage">;
+  acceptSeconds: Histogram<"channel">;
+  endToEndSeconds: Histogram<"channel">;
+  queueDepth: Gauge<"lane">;
+  acceptBatchSize: Histogram;
+}
+
+export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) collectDefaultMetrics({ register: registry, prefix: "switchboard_" });
+  const registers = [registry];
+  return {
+    registry,
+    httpDuration: new Histogram({
+      name: "switchboard_http_request_duration_seconds",
+      help: "HTTP request duration by route",
+      labelNames: ["method", "route", "status"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers,
+    }),
+    messagesAccepted: new Counter({
+      name: "switchboard_messages_accepted_total",
+      help: "Messages accepted (durably stored and charged)",
+      labelNames: ["channel"],
+      registers,
+    }),
+    messagesDispatched: new Counter({
+      name: "switchboard_messages_dispatched_total",
+      help: "Messages handed to a connector",
+      labelNames: ["channel", "connector"],
+      registers,
+    }),
+    messagesDelivered: new Counter({
+      name: "switchboard_messages_delivered_total",
+      help: "Messages reported delivered",
+      labelNames: ["channel"],
+      registers,
+    }),
+    messagesFailed: new Counter({
+      name: "switchboard_messages_failed_total",
+      help: "Messages that failed, by stage (submit or delivery)",
+      labelNames: ["channel", "stage"],
+      registers,
+    }),
+    acceptSeconds: new Histogram({
+      name: "switchboard_accept_seconds",
+      help: "Time from a send request reaching the pipeline to its durable acceptance",
+      labelNames: ["channel"],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers,
+    }),
+    endToEndSeconds: new Histogram({
+      name: "switchboard_end_to_end_seconds",
+      help: "Time from acceptance to the final delivery report",
+      labelNames: ["channel"],
+      buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers,
+    }),
+    queueDepth: new Gauge({
+      name: "switchboard_queue_depth",
+      help: "Messages waiting to be dispatched, by lane",
+      labelNames: ["lane"],
+      registers,
+    }),
+    acceptBatchSize: new Histogram({
+      name: "switchboard_accept_batch_size",
+      help: "Sends committed together in one transaction (group commit)",
+      buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500],
+      registers,
+    }),
+  };
+}

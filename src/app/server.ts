@@ -1,0 +1,103 @@
+// Assembles the HTTP server: shared plumbing (ids, logs, errors, docs, metrics) and each
+// API family mounted under its prefixes.
+import { randomUUID } from "node:crypto";
+import formbody from "@fastify/formbody";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { registerAdminRoutes } from "../admin/index.js";
+import { GatewayError } from "../core/errors.js";
+import { registerLegacyRoutes } from "../sms/index.js";
+import type { AppContext } from "./context.js";
+import { collectDiscovery } from "./discovery.js";
+import { sendJsonError } from "./http-errors.js";
+import { registerOpsRoutes } from "./ops-routes.js";
+import { registerV2Family } from "./v2.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Error envelope of a JSON route: `success` (SMS calls) or `status` (resource calls). */
+    envelope?: "success" | "status";
+    /** The route needs no credentials. */
+    public?: boolean;
+  }
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export type App = FastifyInstance;
+
+export async function buildServer(ctx: AppContext, options: { isReady?: () => boolean } = {}): Promise<App> {
+  const app = Fastify({
+    loggerInstance: ctx.logger as FastifyBaseLogger,
+    // Per-request log lines would dominate at thousands of requests/s; failures are logged below.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 16 * 1024 * 1024,
+    requestIdHeader: "x-request-id",
+    genReqId: (request) => {
+      const given = request.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+    keepAliveTimeout: 65_000,
+  });
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+
+  app.addHook("onRequest", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.routeOptions.url ?? "unmatched";
+    ctx.metrics.httpDuration
+      .labels(request.method, route, String(reply.statusCode))
+      .observe(reply.elapsedTime / 1000);
+    if (reply.statusCode >= 500) request.log.warn({ url: request.url, status: reply.statusCode }, "request failed");
+  });
+
+  await app.register(formbody, { bodyLimit: 4 * 1024 * 1024 });
+  await app.register(swagger, {
+    openapi: {
+      openapi: "3.1.0",
+      info: {
+        title: "Switchboard Advanced API v2",
+        version: "2.0.0",
+        description: "SMS, WhatsApp and account resources. Authenticate with an API key.",
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: "http", scheme: "bearer" },
+          apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
+          apiKeyQuery: { type: "apiKey", in: "query", name: "api_key" },
+        },
+      },
+      security: [{ bearer: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }],
+    },
+    transform: ({ schema, url }) => ({
+      schema: url.startsWith("/api/v2/") ? schema : { ...(schema ?? {}), hide: true },
+      url,
+    }),
+  });
+  await app.register(swaggerUi, { routePrefix: "/docs", staticCSP: false });
+
+  app.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
+  app.setNotFoundHandler((request, reply) => {
+    const envelope = /^\/api\/v2\/(sms|balance|sender-ids)/i.test(request.url) ? "success" : "status";
+    return sendJsonError(
+      request,
+      reply,
+      new GatewayError("not_found", `No endpoint ${request.method} ${request.url.split("?")[0]}.`),
+      envelope,
+    );
+  });
+
+  collectDiscovery(app);
+  registerOpsRoutes(app, ctx, options.isReady ?? (() => true));
+  app.get("/api/v2/openapi.json", { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+
+  await app.register(async (v2) => registerV2Family(v2, ctx), { prefix: "/api/v2" });
+  await registerLegacyRoutes(app, ctx);
+  await app.register(async (admin) => registerAdminRoutes(admin, ctx), { prefix: "/admin/api" });
+
+  return app;
+}

@@ -1,0 +1,77 @@
+// API keys: high-entropy random strings, shown once, stored as SHA-256 (argon2 is for
+// passwords; a 256-bit key needs no stretching), several per account, each with its own rate.
+import { createHash, randomBytes } from "node:crypto";
+import type { Clock } from "../core/clock.js";
+import type { Db } from "../store/store.js";
+
+const KEY_PREFIX = "sb_";
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export interface CreatedApiKey {
+  id: number;
+  /** The only time the plain key exists outside the client. */
+  key: string;
+  prefix: string;
+  rateLimit: number;
+}
+
+export const DEFAULT_RATE_LIMIT = 60;
+
+export async function createApiKey(
+  db: Db,
+  clock: Clock,
+  accountId: number,
+  options: { name?: string | null; rateLimit?: number } = {},
+): Promise<CreatedApiKey> {
+  const key = `${KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
+  const prefix = key.slice(0, 10);
+  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
+  const row = await db
+    .insertInto("api_keys")
+    .values({
+      account_id: accountId,
+      prefix,
+      key_hash: hashApiKey(key),
+      name: options.name ?? null,
+      rate_limit: rateLimit,
+      created_at: clock.now().getTime(),
+      revoked_at: null,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return { id: row.id, key, prefix, rateLimit };
+}
+
+export async function listApiKeys(db: Db, accountId: number) {
+  return db
+    .selectFrom("api_keys")
+    .select(["id", "prefix", "name", "rate_limit", "created_at", "revoked_at"])
+    .where("account_id", "=", accountId)
+    .orderBy("id")
+    .execute();
+}
+
+/** Marks a key revoked; returns the owning account id, or undefined when no such live key exists. */
+export async function revokeApiKey(db: Db, clock: Clock, keyId: number): Promise<{ accountId: number; keyHash: string } | undefined> {
+  const row = await db
+    .updateTable("api_keys")
+    .set({ revoked_at: clock.now().getTime() })
+    .where("id", "=", keyId)
+    .where("revoked_at", "is", null)
+    .returning(["account_id", "key_hash"])
+    .executeTakeFirst();
+  return row ? { accountId: row.account_id, keyHash: row.key_hash } : undefined;
+}
+
+export async function setApiKeyRateLimit(db: Db, keyId: number, rateLimit: number): Promise<string | undefined> {
+  const row = await db
+    .updateTable("api_keys")
+    .set({ rate_limit: rateLimit })
+    .where("id", "=", keyId)
+    .returning("key_hash")
+    .executeTakeFirst();
+  return row?.key_hash;
+}

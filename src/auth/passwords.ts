@@ -1,0 +1,69 @@
+// Username+password logins for the legacy families. An argon2 check costs tens of ms of CPU,
+// and legacy clients send the password on every request, so a verified pair is remembered
+// for a short time under a keyed hash (never the password itself). Changing the password or
+// locking the account drops it.
+import { createHmac, randomBytes } from "node:crypto";
+import { hash, verify } from "@node-rs/argon2";
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+export async function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}
+
+/** Remembers verified username+password pairs for `ttlMs`; keyed by an HMAC with a per-process secret. */
+export class VerifiedPairCache {
+  private readonly secret = randomBytes(32);
+  private readonly entries = new Map<string, { accountId: number; expires: number }>();
+  private readonly byAccount = new Map<number, Set<string>>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 100_000,
+  ) {}
+
+  private keyOf(username: string, password: string): string {
+    return createHmac("sha256", this.secret).update(username).update("\0").update(password).digest("base64url");
+  }
+
+  lookup(username: string, password: string, now: number): number | undefined {
+    if (this.ttlMs === 0) return undefined;
+    const key = this.keyOf(username, password);
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expires <= now) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return entry.accountId;
+  }
+
+  remember(username: string, password: string, accountId: number, now: number): void {
+    if (this.ttlMs === 0) return;
+    if (this.entries.size >= this.maxEntries) this.clear();
+    const key = this.keyOf(username, password);
+    this.entries.set(key, { accountId, expires: now + this.ttlMs });
+    let keys = this.byAccount.get(accountId);
+    if (!keys) {
+      keys = new Set();
+      this.byAccount.set(accountId, keys);
+    }
+    keys.add(key);
+  }
+
+  forgetAccount(accountId: number): void {
+    for (const key of this.byAccount.get(accountId) ?? []) this.entries.delete(key);
+    this.byAccount.delete(accountId);
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.byAccount.clear();
+  }
+}

@@ -1,0 +1,88 @@
+// One error type for every refusal. Each API family renders a code in its own dialect:
+// v2 as an HTTP status plus `error.code`, legacy/XML/email/voice as the negative `legacy` number.
+
+export interface ErrorSpec {
+  /** HTTP status on the JSON (v2, admin) families. */
+  http: number;
+  /** Negative code of the legacy, XML, email and voice families; undefined where none applies. */
+  legacy?: number;
+  /** Default human message; callers may give a more specific one. */
+  message: string;
+}
+
+/** The catalogue. A code keeps its meaning forever: add new codes, never repurpose one. */
+export const ERROR_CATALOGUE = {
+  invalid_request: { http: 400, message: "The request is not valid." },
+  invalid_json: { http: 400, message: "The request body is not valid JSON." },
+  missing_api_key: { http: 401, legacy: -1, message: "Missing user ID or API key." },
+  missing_password: { http: 401, legacy: -2, message: "Missing password." },
+  unauthorized: { http: 401, legacy: -7, message: "Authentication failed: missing or invalid API key." },
+  account_locked: { http: 403, legacy: -16, message: "User account locked." },
+  account_inactive: { http: 403, legacy: -7, message: "The account is not active." },
+  forbidden: { http: 403, message: "This operation is not allowed for this account." },
+  operator_only: { http: 403, message: "This endpoint needs an operator API key." },
+  missing_sender_id: { http: 400, legacy: -4, message: "Missing sender ID." },
+  invalid_recipient: { http: 422, legacy: -5, message: "Missing or invalid mobile number." },
+  missing_message: { http: 400, legacy: -6, message: "Missing message text." },
+  content_not_allowed: { http: 422, legacy: -8, message: "Content not allowed." },
+  malformed_xml: { http: 400, legacy: -9, message: "Malformed XML received." },
+  invalid_sender_id: { http: 422, legacy: -10, message: "Invalid sender ID or route." },
+  dnd_blocked: { http: 422, legacy: -11, message: "Mobile number in DND." },
+  insufficient_credits: { http: 402, legacy: -12, message: "Credit not available." },
+  flood_limit_exceeded: { http: 429, legacy: -13, message: "Flood limit not sufficient." },
+  internal_error: { http: 500, legacy: -14, message: "Internal error." },
+  not_found: { http: 404, legacy: -15, message: "Not found." },
+  invalid_route: { http: 422, legacy: -17, message: "Invalid route ID (T, P, PS, I, V)." },
+  route_sender_mismatch: { http: 422, legacy: -18, message: "Invalid route or sender ID mapping." },
+  route_not_approved: { http: 403, legacy: -19, message: "Route or sender ID not approved." },
+  international_disabled: { http: 403, legacy: -20, message: "International SMS not enabled." },
+  insufficient_international_credits: { http: 402, legacy: -21, message: "International credit not available." },
+  promo_sender_disabled: { http: 403, legacy: -22, message: "Promo with sender ID not enabled." },
+  dlt_entity_not_whitelisted: { http: 422, legacy: -31, message: "DLT entity ID not white-listed." },
+  dlt_header_not_whitelisted: { http: 422, legacy: -32, message: "DLT header ID not white-listed." },
+  unicode_not_allowed: {
+    http: 422,
+    legacy: -40,
+    message: "Unicode not allowed in message; use text, or type=2 with UTF-16BE hex.",
+  },
+  message_too_long: { http: 422, legacy: -6, message: "The message is longer than the gateway accepts." },
+  invalid_schedule: { http: 400, message: "The schedule time is not valid." },
+  conflict: { http: 409, message: "The request conflicts with the current state." },
+  idempotency_conflict: {
+    http: 409,
+    message: "This Idempotency-Key was used with a different request body.",
+  },
+  rate_limited: { http: 429, legacy: -13, message: "Too many requests." },
+  upstream_error: { http: 502, legacy: -14, message: "Upstream provider error." },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class GatewayError extends Error {
+  readonly spec: ErrorSpec;
+
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    /** Extra fields for the JSON answer, e.g. the offending field name. */
+    readonly details?: Record<string, unknown>,
+  ) {
+    const spec: ErrorSpec = ERROR_CATALOGUE[code];
+    super(message ?? spec.message);
+    this.name = "GatewayError";
+    this.spec = spec;
+  }
+
+  get httpStatus(): number {
+    return this.spec.http;
+  }
+
+  /** The legacy negative code; codes with none fall back to -14 (internal) only when truly internal. */
+  get legacyCode(): number | undefined {
+    return this.spec.legacy;
+  }
+}
+
+export function isGatewayError(error: unknown): error is GatewayError {
+  return error instanceof GatewayError;
+}

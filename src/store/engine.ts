@@ -1,0 +1,1 @@
+export type Engine = "sqlite" | "postgres";

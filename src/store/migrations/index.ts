@@ -1,0 +1,14 @@
+// The ordered list of migrations; both engines run the same ones.
+import type { Migration, MigrationProvider } from "kysely";
+import type { Engine } from "../engine.js";
+import { accountsAndLedger } from "./0001_accounts_and_ledger.js";
+
+export function migrationProvider(engine: Engine): MigrationProvider {
+  return {
+    async getMigrations(): Promise<Record<string, Migration>> {
+      return {
+        "0001_accounts_and_ledger": accountsAndLedger(engine),
+      };
+    },
+  };
+}

@@ -1,0 +1,199 @@
+// Opens the database (SQLite or PostgreSQL) behind one Kysely interface, runs migrations,
+// and offers write transactions and cross-process wake-up signals.
+import { EventEmitter } from "node:events";
+import fs from "node:fs";
+import path from "node:path";
+import BetterSqlite3 from "better-sqlite3";
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import pg from "pg";
+import type { DatabaseTarget } from "../app/config.js";
+import type { Engine } from "./engine.js";
+import { migrationProvider } from "./migrations/index.js";
+import type { Database } from "./schema.js";
+
+export type Db = Kysely<Database>;
+
+/** Wake-up signals between the parts of the gateway (and between processes on PostgreSQL). */
+export interface Signals {
+  notify(channel: string, payload?: string): Promise<void>;
+  listen(channel: string, handler: (payload: string) => void): () => void;
+}
+
+export interface Store {
+  readonly engine: Engine;
+  readonly db: Db;
+  readonly signals: Signals;
+  /** Runs `fn` in one write transaction; SQLite takes the write lock up front (BEGIN IMMEDIATE). */
+  transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  migrate(): Promise<void>;
+  /** True when the database answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  sqliteSynchronous?: "FULL" | "NORMAL";
+  /** PostgreSQL schema to use instead of `public` (tests give every file its own). */
+  pgSchema?: string;
+  pgPoolSize?: number;
+}
+
+export async function openStore(target: DatabaseTarget, options: StoreOptions = {}): Promise<Store> {
+  return target.engine === "sqlite" ? openSqlite(target.file, options) : openPostgres(target.url, options);
+}
+
+function openSqlite(file: string, options: StoreOptions): Store {
+  if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
+  const raw = new BetterSqlite3(file);
+  raw.pragma("journal_mode = WAL");
+  raw.pragma(`synchronous = ${options.sqliteSynchronous ?? "FULL"}`);
+  raw.pragma("foreign_keys = ON");
+  raw.pragma("busy_timeout = 10000");
+  raw.pragma("cache_size = -65536");
+  raw.pragma("temp_store = MEMORY");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+  const bus = new EventEmitter();
+  bus.setMaxListeners(0);
+
+  const signals: Signals = {
+    async notify(channel, payload = "") {
+      bus.emit(channel, payload);
+    },
+    listen(channel, handler) {
+      bus.on(channel, handler);
+      return () => bus.off(channel, handler);
+    },
+  };
+
+  return {
+    engine: "sqlite",
+    db,
+    signals,
+    transaction: (fn) =>
+      db.connection().execute(async (conn) => {
+        await sql`begin immediate`.execute(conn);
+        try {
+          const result = await fn(conn);
+          await sql`commit`.execute(conn);
+          return result;
+        } catch (error) {
+          await sql`rollback`.execute(conn);
+          throw error;
+        }
+      }),
+    migrate: () => runMigrations(db, "sqlite"),
+    ping: async () => {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
+
+function pgTypes(): pg.CustomTypesConfig {
+  // int8 (20) and numeric (1700) arrive as strings by default; our values fit in a double.
+  return {
+    getTypeParser: (oid: number, format?: "text" | "binary") =>
+      oid === 20 || oid === 1700 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format),
+  } as pg.CustomTypesConfig;
+}
+
+function openPostgres(url: string, options: StoreOptions): Store {
+  const schemaOption = options.pgSchema ? `-c search_path=${options.pgSchema}` : undefined;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pgPoolSize ?? 10,
+    types: pgTypes(),
+    ...(schemaOption ? { options: schemaOption } : {}),
+  });
+  pool.on("error", () => {
+    // An idle client lost its connection; the pool replaces it on the next checkout.
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+
+  const bus = new EventEmitter();
+  bus.setMaxListeners(0);
+  let listener: pg.Client | undefined;
+  let listening: Promise<void> | undefined;
+  const subscribed = new Set<string>();
+  let closed = false;
+
+  const ensureListener = async (channel: string) => {
+    if (!listening) {
+      listening = (async () => {
+        const client = new pg.Client({ connectionString: url, ...(schemaOption ? { options: schemaOption } : {}) });
+        client.on("notification", (msg) => bus.emit(msg.channel, msg.payload ?? ""));
+        client.on("error", () => {
+          // Wake-ups are an optimisation: the pollers still find due work without them.
+        });
+        await client.connect();
+        listener = client;
+      })();
+    }
+    await listening;
+    if (!subscribed.has(channel) && listener && !closed) {
+      subscribed.add(channel);
+      await listener.query(`LISTEN ${pgChannel(channel, options.pgSchema)}`);
+    }
+  };
+
+  const signals: Signals = {
+    async notify(channel, payload = "") {
+      await sql`select pg_notify(${pgChannel(channel, options.pgSchema)}, ${payload})`.execute(db);
+    },
+    listen(channel, handler) {
+      const name = pgChannel(channel, options.pgSchema);
+      bus.on(name, handler);
+      ensureListener(channel).catch(() => {
+        // See the error handler above: polling covers a missing listener.
+      });
+      return () => bus.off(name, handler);
+    },
+  };
+
+  return {
+    engine: "postgres",
+    db,
+    signals,
+    transaction: (fn) => db.transaction().execute(fn),
+    migrate: () => runMigrations(db, "postgres"),
+    ping: async () => {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      closed = true;
+      if (listening) await listening.catch(() => undefined);
+      await listener?.end().catch(() => undefined);
+      await db.destroy();
+    },
+  };
+}
+
+/** Channel names are scoped by schema so parallel test schemas never wake each other. */
+function pgChannel(channel: string, schema: string | undefined): string {
+  return (schema ? `${schema}_${channel}` : `switchboard_${channel}`).replace(/[^a-z0-9_]/gi, "_").toLowerCase();
+}
+
+async function runMigrations(db: Db, engine: Engine): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider(engine),
+    migrationTableName: "schema_migrations",
+    migrationLockTableName: "schema_migrations_lock",
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    const cause = error instanceof Error ? error.message : String(error ?? "");
+    throw new Error(`Database migration ${failed?.migrationName ?? ""} failed: ${cause}`.trim());
+  }
+}
