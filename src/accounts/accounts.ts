@@ -2,7 +2,7 @@
 import { accountCredentialsChanged } from "../auth/authenticator.js";
 import { hashPassword } from "../auth/passwords.js";
 import type { Clock } from "../core/clock.js";
-import { type Wallet, WALLETS, toMilli } from "../core/credits.js";
+import { toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
@@ -40,7 +40,10 @@ export function assertValidTimeZone(timeZone: string): void {
   try {
     new Intl.DateTimeFormat("en", { timeZone });
   } catch {
-    throw new GatewayError("invalid_request", `Unknown time zone "${timeZone}"; use an IANA name such as Asia/Kolkata.`);
+    throw new GatewayError(
+      "invalid_request",
+      `Unknown time zone "${timeZone}"; use an IANA name such as Asia/Kolkata.`,
+    );
   }
 }
 
@@ -51,7 +54,11 @@ export async function createAccount(store: Store, clock: Clock, input: NewAccoun
   const passwordHash = await hashPassword(input.password);
   const now = clock.now().getTime();
   return store.transaction(async (trx) => {
-    const existing = await trx.selectFrom("accounts").select("id").where("username", "=", input.username).executeTakeFirst();
+    const existing = await trx
+      .selectFrom("accounts")
+      .select("id")
+      .where("username", "=", input.username)
+      .executeTakeFirst();
     if (existing) throw new GatewayError("conflict", `An account named "${input.username}" already exists.`);
     const account = await trx
       .insertInto("accounts")
@@ -120,7 +127,12 @@ export interface AccountChanges {
   unlock?: boolean;
 }
 
-export async function updateAccount(store: Store, clock: Clock, username: string, changes: AccountChanges): Promise<Account> {
+export async function updateAccount(
+  store: Store,
+  clock: Clock,
+  username: string,
+  changes: AccountChanges,
+): Promise<Account> {
   const account = await requireAccount(store.db, username);
   const set: Partial<Account> = { updated_at: clock.now().getTime() };
   if (changes.status !== undefined) {

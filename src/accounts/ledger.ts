@@ -90,7 +90,11 @@ export async function walletBalance(db: Db, accountId: number, wallet: Wallet): 
 }
 
 export async function walletBalances(db: Db, accountId: number): Promise<Record<string, number>> {
-  const rows = await db.selectFrom("wallets").select(["wallet", "balance"]).where("account_id", "=", accountId).execute();
+  const rows = await db
+    .selectFrom("wallets")
+    .select(["wallet", "balance"])
+    .where("account_id", "=", accountId)
+    .execute();
   return Object.fromEntries(rows.map((r) => [r.wallet, r.balance]));
 }
 

@@ -9,7 +9,7 @@ import {
 } from "../accounts/index.js";
 import { apiKeyRevoked, createApiKey, revokeApiKey } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
-import { type Wallet, WALLETS, fromMilli, isWallet, toMilli } from "../core/credits.js";
+import { fromMilli, isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import type { AccountRole } from "../store/schema.js";
 import type { Store } from "../store/store.js";
@@ -22,14 +22,20 @@ export interface OperatorDeps {
 /** Parses `sms=1000,whatsapp=50` into opening balances. */
 export function parseCreditList(text: string): Partial<Record<Wallet, number>> {
   const credits: Partial<Record<Wallet, number>> = {};
-  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [wallet, amount] = part.split("=").map((s) => s.trim());
     if (!wallet || !isWallet(wallet)) {
       throw new GatewayError("invalid_request", `Unknown wallet "${wallet ?? ""}"; use ${WALLETS.join(", ")}.`);
     }
     const value = Number(amount);
     if (amount === undefined || amount === "" || !Number.isFinite(value) || value < 0) {
-      throw new GatewayError("invalid_request", `Credits for ${wallet} must be a number of 0 or more (got "${amount ?? ""}").`);
+      throw new GatewayError(
+        "invalid_request",
+        `Credits for ${wallet} must be a number of 0 or more (got "${amount ?? ""}").`,
+      );
     }
     credits[wallet] = value;
   }
@@ -37,14 +43,18 @@ export function parseCreditList(text: string): Partial<Record<Wallet, number>> {
 }
 
 export function parseWallet(value: string): Wallet {
-  if (!isWallet(value)) throw new GatewayError("invalid_request", `Unknown wallet "${value}"; use ${WALLETS.join(", ")}.`);
+  if (!isWallet(value))
+    throw new GatewayError("invalid_request", `Unknown wallet "${value}"; use ${WALLETS.join(", ")}.`);
   return value;
 }
 
 export function parseRateLimit(value: unknown): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 0) {
-    throw new GatewayError("invalid_request", "Rate limit must be a whole number of requests per minute (0 = unlimited).");
+    throw new GatewayError(
+      "invalid_request",
+      "Rate limit must be a whole number of requests per minute (0 = unlimited).",
+    );
   }
   return n;
 }
@@ -70,13 +80,14 @@ export async function createAccountWithKey(
 export async function accountSummary(deps: OperatorDeps, username: string) {
   const account = await requireAccount(deps.store.db, username);
   const balances = await walletBalances(deps.store.db, account.id);
-  return describeAccount(
-    account,
-    Object.fromEntries(WALLETS.map((w) => [w, fromMilli(balances[w] ?? 0)])),
-  );
+  return describeAccount(account, Object.fromEntries(WALLETS.map((w) => [w, fromMilli(balances[w] ?? 0)])));
 }
 
-export async function createKeyFor(deps: OperatorDeps, username: string, options: { name?: string; rateLimit?: number }) {
+export async function createKeyFor(
+  deps: OperatorDeps,
+  username: string,
+  options: { name?: string; rateLimit?: number },
+) {
   const account = await requireAccount(deps.store.db, username);
   const key = await createApiKey(deps.store.db, deps.clock, account.id, options);
   return { id: key.id, account: account.username, api_key: key.key, prefix: key.prefix, rate_limit: key.rateLimit };
@@ -115,6 +126,8 @@ export async function addSenderIdFor(
   input: { username: string; sender: string; approve?: boolean },
 ) {
   const account = await requireAccount(deps.store.db, input.username);
-  const row = await addSenderId(deps.store.db, deps.clock, account.id, input.sender, { approve: input.approve ?? false });
+  const row = await addSenderId(deps.store.db, deps.clock, account.id, input.sender, {
+    approve: input.approve ?? false,
+  });
   return { id: row.id, account: account.username, sender_id: row.sender, status: row.status };
 }

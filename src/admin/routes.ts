@@ -12,8 +12,8 @@ import {
 import type { AppContext } from "../app/context.js";
 import { sendJsonError } from "../app/http-errors.js";
 import { extractV2ApiKey } from "../auth/http.js";
-import { listApiKeys, setApiKeyRateLimit, apiKeyRevoked } from "../auth/index.js";
-import { WALLETS, fromMilli } from "../core/credits.js";
+import { apiKeyRevoked, listApiKeys, setApiKeyRateLimit } from "../auth/index.js";
+import { fromMilli, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import {
   accountSummary,
@@ -92,7 +92,9 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
         params: Username,
         body: Type.Object(
           {
-            status: Type.Optional(Type.Union([Type.Literal("active"), Type.Literal("inactive"), Type.Literal("blocked")])),
+            status: Type.Optional(
+              Type.Union([Type.Literal("active"), Type.Literal("inactive"), Type.Literal("blocked")]),
+            ),
             password: Type.Optional(Type.String()),
             time_zone: Type.Optional(Type.String()),
             flood_limit: Type.Optional(Type.Integer({ minimum: 0 })),
@@ -142,7 +144,10 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
         params: Username,
         body: Type.Optional(
           Type.Object(
-            { name: Type.Optional(Type.String({ maxLength: 100 })), rate_limit: Type.Optional(Type.Integer({ minimum: 0 })) },
+            {
+              name: Type.Optional(Type.String({ maxLength: 100 })),
+              rate_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+            },
             { additionalProperties: false },
           ),
         ),
@@ -186,7 +191,11 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
       schema: {
         params: Username,
         body: Type.Object(
-          { wallet: Type.String(), amount: Type.Number({ exclusiveMinimum: 0 }), note: Type.Optional(Type.String({ maxLength: 500 })) },
+          {
+            wallet: Type.String(),
+            amount: Type.Number({ exclusiveMinimum: 0 }),
+            note: Type.Optional(Type.String({ maxLength: 500 })),
+          },
           { additionalProperties: false },
         ),
       },
@@ -240,12 +249,18 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
     {
       schema: {
         params: Username,
-        body: Type.Object({ sender: Type.String(), approve: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+        body: Type.Object(
+          { sender: Type.String(), approve: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
       },
     },
     async (request, reply) => {
       const body = request.body as { sender: string; approve?: boolean };
-      const created = await addSenderIdFor(deps, { username: (request.params as { username: string }).username, ...body });
+      const created = await addSenderIdFor(deps, {
+        username: (request.params as { username: string }).username,
+        ...body,
+      });
       return reply.code(201).send(ok(created));
     },
   );

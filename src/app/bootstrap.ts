@@ -25,7 +25,12 @@ export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<Boot
   const deps = { store, clock };
   try {
     const operatorPassword = password();
-    const operator = await createAccountWithKey(deps, { username: "admin", password: operatorPassword, role: "operator", rateLimit: 0 });
+    const operator = await createAccountWithKey(deps, {
+      username: "admin",
+      password: operatorPassword,
+      role: "operator",
+      rateLimit: 0,
+    });
     const demoPassword = password();
     const demo = await createAccountWithKey(deps, {
       username: "demo",

@@ -1,17 +1,17 @@
 // The `switchboard` command: run the gateway by role, migrate, and operator commands that
 // work on the configured database directly (no running server needed).
 import { Command, InvalidArgumentError } from "commander";
+import { listAccounts, setSenderIdStatus, updateAccount } from "../accounts/index.js";
 import {
+  accountSummary,
   addCredits,
   addSenderIdFor,
-  accountSummary,
   createAccountWithKey,
   createKeyFor,
   parseCreditList,
   parseRateLimit,
   revokeKey,
 } from "../admin/index.js";
-import { listAccounts, setSenderIdStatus, updateAccount } from "../accounts/index.js";
 import { systemClock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
 import { openStore, type Store } from "../store/store.js";
@@ -80,9 +80,18 @@ const program = new Command()
   .description("Self-hostable messaging gateway. Settings come from environment variables (see README).")
   .showHelpAfterError();
 
-program.command("start").description("run everything in one process (API, workers, simulated carriers)").action(() => run(["api", "worker"], true));
-program.command("api").description("run only the HTTP API (scale out with PostgreSQL)").action(() => run(["api"], true));
-program.command("worker").description("run only the workers: dispatcher, scheduler, webhook sender").action(() => run(["worker"], false));
+program
+  .command("start")
+  .description("run everything in one process (API, workers, simulated carriers)")
+  .action(() => run(["api", "worker"], true));
+program
+  .command("api")
+  .description("run only the HTTP API (scale out with PostgreSQL)")
+  .action(() => run(["api"], true));
+program
+  .command("worker")
+  .description("run only the workers: dispatcher, scheduler, webhook sender")
+  .action(() => run(["worker"], false));
 program
   .command("migrate")
   .description("create or upgrade the database schema")
@@ -113,7 +122,11 @@ accounts
           ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
         },
       );
-      print(created, opts.json, () => `created account ${created.username} (id ${created.id})\napi key: ${created.api_key}`);
+      print(
+        created,
+        opts.json,
+        () => `created account ${created.username} (id ${created.id})\napi key: ${created.api_key}`,
+      );
     }),
   );
 accounts
@@ -121,8 +134,12 @@ accounts
   .option("--json", "print JSON")
   .action((opts) =>
     withStore(async (store) => {
-      const all = await Promise.all((await listAccounts(store.db)).map((a) => accountSummary({ store, clock: systemClock }, a.username)));
-      print(all, opts.json, () => all.map((a) => `${a.id}\t${a.username}\t${a.role}\t${a.status}\tsms=${a.balances?.sms}`).join("\n"));
+      const all = await Promise.all(
+        (await listAccounts(store.db)).map((a) => accountSummary({ store, clock: systemClock }, a.username)),
+      );
+      print(all, opts.json, () =>
+        all.map((a) => `${a.id}\t${a.username}\t${a.role}\t${a.status}\tsms=${a.balances?.sms}`).join("\n"),
+      );
     }),
   );
 accounts
@@ -200,12 +217,15 @@ program
   .option("--json", "print JSON")
   .action((opts) =>
     withStore(async (store) => {
-      const result = await addCredits({ store, clock: systemClock }, {
-        username: opts.account,
-        wallet: opts.wallet,
-        amount: opts.amount,
-        ...(opts.note ? { note: opts.note } : {}),
-      });
+      const result = await addCredits(
+        { store, clock: systemClock },
+        {
+          username: opts.account,
+          wallet: opts.wallet,
+          amount: opts.amount,
+          ...(opts.note ? { note: opts.note } : {}),
+        },
+      );
       print(result, opts.json, () => `${result.account} ${result.wallet} balance: ${result.balance}`);
     }),
   );
@@ -219,7 +239,10 @@ senderIds
   .option("--json", "print JSON")
   .action((opts) =>
     withStore(async (store) => {
-      const result = await addSenderIdFor({ store, clock: systemClock }, { username: opts.account, sender: opts.sender, approve: Boolean(opts.approve) });
+      const result = await addSenderIdFor(
+        { store, clock: systemClock },
+        { username: opts.account, sender: opts.sender, approve: Boolean(opts.approve) },
+      );
       print(result, opts.json, () => `sender ID ${result.sender_id} for ${result.account}: ${result.status}`);
     }),
   );

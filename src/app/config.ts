@@ -4,9 +4,7 @@ import path from "node:path";
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-export type DatabaseTarget =
-  | { engine: "sqlite"; file: string }
-  | { engine: "postgres"; url: string };
+export type DatabaseTarget = { engine: "sqlite"; file: string } | { engine: "postgres"; url: string };
 
 export interface Config {
   port: number;
@@ -38,7 +36,8 @@ export const SETTINGS = {
   REDIS_URL: "Optional redis://host:6379. When set, rate-limit counters are shared between processes.",
   LOG_LEVEL: "fatal, error, warn, info (default), debug, trace or silent.",
   SQLITE_SYNCHRONOUS: "FULL (default: durable across power loss) or NORMAL (durable across process crashes only).",
-  PASSWORD_CACHE_SECONDS: "How long a verified username+password pair is remembered in memory. Default 300; 0 disables.",
+  PASSWORD_CACHE_SECONDS:
+    "How long a verified username+password pair is remembered in memory. Default 300; 0 disables.",
   LOGIN_LOCK_THRESHOLD: "Failed logins in a row that lock an account. Default 10; 0 never locks.",
   LOGIN_LOCK_MINUTES: "How long a locked account stays locked. Default 15.",
   SIMULATOR_SEED: "Seed of the simulated carriers. Default 42.",
@@ -90,7 +89,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const redisUrl = read("REDIS_URL");
   if (redisUrl !== undefined && !/^rediss?:\/\/\S+$/.test(redisUrl)) {
-    problems.push(`REDIS_URL must look like redis://127.0.0.1:6379 (got "${redisUrl}"). Leave it unset to keep counters in memory.`);
+    problems.push(
+      `REDIS_URL must look like redis://127.0.0.1:6379 (got "${redisUrl}"). Leave it unset to keep counters in memory.`,
+    );
   }
 
   const logLevelRaw = read("LOG_LEVEL") ?? "info";
@@ -128,7 +129,9 @@ function parseDatabaseUrl(raw: string | undefined, cwd: string, problems: string
       new URL(raw);
       return { engine: "postgres", url: raw };
     } catch {
-      problems.push(`DATABASE_URL is not a valid PostgreSQL URL (got "${raw}"). Example: postgres://postgres@127.0.0.1:5432/switchboard`);
+      problems.push(
+        `DATABASE_URL is not a valid PostgreSQL URL (got "${raw}"). Example: postgres://postgres@127.0.0.1:5432/switchboard`,
+      );
       return { engine: "postgres", url: raw };
     }
   }

@@ -51,7 +51,9 @@ export function collectDiscovery(app: FastifyInstance): void {
       authentication: family.auth,
       documentation: "/docs",
       ...(family.root === "/api/v2" ? { openapi: "/api/v2/openapi.json" } : {}),
-      endpoints: [...(endpoints.get(family.root) ?? [])].sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method)),
+      endpoints: [...(endpoints.get(family.root) ?? [])].sort(
+        (a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method),
+      ),
     }));
   }
 }

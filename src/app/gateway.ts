@@ -36,9 +36,7 @@ export function createLogger(config: Pick<Config, "logLevel">): Logger {
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
   const logger = options.logger ?? createLogger(config);
-  const store =
-    options.store ??
-    (await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous }));
+  const store = options.store ?? (await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous }));
   await store.migrate();
   const clock = options.clock ?? systemClock;
   const ctx: AppContext = {

@@ -1,5 +1,5 @@
 // Prometheus metrics. One registry per gateway instance (tests run several in one process).
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 export interface Metrics {
   registry: Registry;

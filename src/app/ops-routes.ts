@@ -8,7 +8,9 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady
   app.get("/readyz", { schema: { hide: true } }, async (_request, reply) => {
     const database = await ctx.store.ping();
     const ready = database && isReady();
-    return reply.code(ready ? 200 : 503).send({ status: ready ? "ready" : "not_ready", database: database ? "ok" : "down" });
+    return reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? "ready" : "not_ready", database: database ? "ok" : "down" });
   });
 
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {

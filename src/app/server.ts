@@ -49,9 +49,7 @@ export async function buildServer(ctx: AppContext, options: { isReady?: () => bo
   });
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
-    ctx.metrics.httpDuration
-      .labels(request.method, route, String(reply.statusCode))
-      .observe(reply.elapsedTime / 1000);
+    ctx.metrics.httpDuration.labels(request.method, route, String(reply.statusCode)).observe(reply.elapsedTime / 1000);
     if (reply.statusCode >= 500) request.log.warn({ url: request.url, status: reply.statusCode }, "request failed");
   });
 

@@ -55,7 +55,11 @@ export async function listApiKeys(db: Db, accountId: number) {
 }
 
 /** Marks a key revoked; returns the owning account id, or undefined when no such live key exists. */
-export async function revokeApiKey(db: Db, clock: Clock, keyId: number): Promise<{ accountId: number; keyHash: string } | undefined> {
+export async function revokeApiKey(
+  db: Db,
+  clock: Clock,
+  keyId: number,
+): Promise<{ accountId: number; keyHash: string } | undefined> {
   const row = await db
     .updateTable("api_keys")
     .set({ revoked_at: clock.now().getTime() })

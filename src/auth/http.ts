@@ -77,7 +77,10 @@ export function legacyParams(request: FastifyRequest): Record<string, string> {
  * Legacy credentials: `api_key`/`apikey`, or `username`+`password`.
  * Missing user and key: -1; missing password: -2; wrong: -7; locked: -16.
  */
-export async function authenticateLegacy(params: Record<string, string>, authenticator: Authenticator): Promise<Principal> {
+export async function authenticateLegacy(
+  params: Record<string, string>,
+  authenticator: Authenticator,
+): Promise<Principal> {
   const key = (params.api_key ?? params.apikey)?.trim();
   if (key) return authenticator.byApiKey(key);
   const username = params.username?.trim();

@@ -13,7 +13,13 @@ export const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
 type LegacyHandler = (params: Record<string, string>, principal: Principal, request: FastifyRequest) => Promise<string>;
 
 /** Registers a legacy call at `paths` for GET and POST; the handler returns the plain-text answer. */
-export function legacyRoute(app: FastifyInstance, ctx: AppContext, paths: readonly string[], summary: string, handler: LegacyHandler) {
+export function legacyRoute(
+  app: FastifyInstance,
+  ctx: AppContext,
+  paths: readonly string[],
+  summary: string,
+  handler: LegacyHandler,
+) {
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     try {
       const params = legacyParams(request);

@@ -9,31 +9,27 @@ import { fromMilli } from "../core/credits.js";
 const sms = { envelope: "success" } as const;
 
 export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void {
-  v2.get(
-    "/balance",
-    { config: sms, schema: { summary: "SMS credit balance", tags: ["sms"] } },
-    async (request) => {
-      const principal = request.principal!;
-      const balance = await walletBalance(ctx.store.db, principal.accountId, "sms");
-      const last = await ctx.store.db
-        .selectFrom("ledger_entries")
-        .select("created_at")
-        .where("account_id", "=", principal.accountId)
-        .where("wallet", "=", "sms")
-        .orderBy("id", "desc")
-        .limit(1)
-        .executeTakeFirst();
-      return {
-        success: true,
-        message: "Balance retrieved",
-        data: {
-          balance: fromMilli(balance),
-          currency: "credits",
-          last_updated: isoUtc(last ? new Date(last.created_at) : ctx.clock.now()),
-        },
-      };
-    },
-  );
+  v2.get("/balance", { config: sms, schema: { summary: "SMS credit balance", tags: ["sms"] } }, async (request) => {
+    const principal = request.principal!;
+    const balance = await walletBalance(ctx.store.db, principal.accountId, "sms");
+    const last = await ctx.store.db
+      .selectFrom("ledger_entries")
+      .select("created_at")
+      .where("account_id", "=", principal.accountId)
+      .where("wallet", "=", "sms")
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return {
+      success: true,
+      message: "Balance retrieved",
+      data: {
+        balance: fromMilli(balance),
+        currency: "credits",
+        last_updated: isoUtc(last ? new Date(last.created_at) : ctx.clock.now()),
+      },
+    };
+  });
 
   v2.get(
     "/sender-ids",
@@ -43,7 +39,9 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
         summary: "Sender IDs of the account",
         tags: ["sms"],
         querystring: Type.Object({
-          status: Type.Optional(Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")])),
+          status: Type.Optional(
+            Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]),
+          ),
         }),
       },
     },
