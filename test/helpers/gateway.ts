@@ -1,0 +1,122 @@
+// Starts a real gateway (HTTP on an ephemeral 127.0.0.1 port) on a throwaway database, and
+// builds accounts for tests. Every test file gets its own database.
+import { afterAll, beforeAll } from "vitest";
+import { addSenderId } from "../../src/accounts/index.js";
+import { createAccountWithKey } from "../../src/admin/index.js";
+import { type Config, loadConfig } from "../../src/app/config.js";
+import { createLogger, type Gateway, type Role, startGateway } from "../../src/app/gateway.js";
+import { type Clock, systemClock } from "../../src/core/clock.js";
+import type { Wallet } from "../../src/core/credits.js";
+import type { Engine } from "../../src/store/engine.js";
+import { createTestDatabase, type TestDatabase } from "./engines.js";
+
+export interface TestGateway {
+  db: TestDatabase;
+  gateway: Gateway;
+  url: string;
+  clock: Clock;
+  config: Config;
+}
+
+export function testConfig(db: TestDatabase, env: Record<string, string> = {}): Config {
+  return loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", DATABASE_URL: db.url, ...env });
+}
+
+export async function startTestGateway(
+  engine: Engine,
+  options: { clock?: Clock; env?: Record<string, string>; roles?: Role[] } = {},
+): Promise<TestGateway> {
+  const db = await createTestDatabase(engine);
+  const config = testConfig(db, options.env);
+  const clock = options.clock ?? systemClock;
+  const gateway = await startGateway({
+    config,
+    roles: options.roles ?? ["api", "worker"],
+    clock,
+    store: db.store,
+    logger: createLogger({ logLevel: "silent" }),
+  });
+  return { db, gateway, url: gateway.url ?? "", clock, config };
+}
+
+/** A gateway for the whole test file: started before the first test, stopped and dropped after the last. */
+export function useTestGateway(
+  engine: Engine,
+  options: Parameters<typeof startTestGateway>[1] = {},
+): () => TestGateway {
+  let current: TestGateway | undefined;
+  beforeAll(async () => {
+    current = await startTestGateway(engine, options);
+  });
+  afterAll(async () => {
+    await current?.gateway.stop();
+    await current?.db.drop();
+  });
+  return () => {
+    if (!current) throw new Error("the test gateway is not running");
+    return current;
+  };
+}
+
+let counter = 0;
+
+export interface TestAccount {
+  id: number;
+  username: string;
+  password: string;
+  apiKey: string;
+}
+
+/** buildAccount(): a funded customer account with an API key (unlimited rate) and an approved sender ID. */
+export async function buildAccount(
+  t: TestGateway,
+  options: { credits?: Partial<Record<Wallet, number>>; sender?: string | null; role?: "customer" | "operator" } = {},
+): Promise<TestAccount> {
+  counter += 1;
+  const username = `user${counter}_${Math.random().toString(36).slice(2, 8)}`;
+  const password = `pw-${Math.random().toString(36).slice(2)}`;
+  const created = await createAccountWithKey(
+    { store: t.db.store, clock: t.clock },
+    {
+      username,
+      password,
+      credits: options.credits ?? { sms: 1000 },
+      rateLimit: 0,
+      ...(options.role ? { role: options.role } : {}),
+    },
+  );
+  const sender = options.sender === undefined ? "SWBRD" : options.sender;
+  if (sender) await addSenderId(t.db.store.db, t.clock, created.id, sender, { approve: true });
+  return { id: created.id, username, password, apiKey: created.api_key };
+}
+
+export interface JsonResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+/** A real HTTP request to the test gateway; parses JSON bodies when they are JSON. */
+export async function call(
+  t: TestGateway,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; json?: unknown; body?: string } = {},
+): Promise<JsonResponse> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  let body: string | undefined = init.body;
+  if (init.json !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(init.json);
+  }
+  const response = await fetch(`${t.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return { status: response.status, headers: response.headers, body: parsed, text };
+}
