@@ -8,7 +8,7 @@ describeEachEngine("v2 API key authentication", (engine) => {
   it("accepts the key as Bearer, X-API-Key and query api_key", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 250 } });
-    const placements = [
+    const placements: Array<{ path: string; headers: Record<string, string> }> = [
       { path: "/api/v2/balance", headers: { authorization: `Bearer ${account.apiKey}` } },
       { path: "/api/v2/balance", headers: { "x-api-key": account.apiKey } },
       { path: `/api/v2/balance?api_key=${encodeURIComponent(account.apiKey)}`, headers: {} },
