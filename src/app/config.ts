@@ -96,12 +96,13 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
 
   const logLevelRaw = read("LOG_LEVEL") ?? "info";
   if (!LOG_LEVELS.includes(logLevelRaw as LogLevel)) {
-    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${logLevelRaw}").`);
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${logLevelRaw}"). Leave it unset for info.`);
   }
 
-  const syncRaw = (read("SQLITE_SYNCHRONOUS") ?? "FULL").toUpperCase();
+  const syncGiven = read("SQLITE_SYNCHRONOUS") ?? "FULL";
+  const syncRaw = syncGiven.toUpperCase();
   if (syncRaw !== "FULL" && syncRaw !== "NORMAL") {
-    problems.push(`SQLITE_SYNCHRONOUS must be FULL or NORMAL (got "${syncRaw}").`);
+    problems.push(`SQLITE_SYNCHRONOUS must be FULL or NORMAL (got "${syncGiven}"). ${SETTINGS.SQLITE_SYNCHRONOUS}`);
   }
 
   const config: Config = {

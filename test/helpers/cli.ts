@@ -1,0 +1,135 @@
+// Runs the real `switchboard` executable (bin/ → dist/, which `npm test` builds first) as child
+// processes, with only the environment a test gives it, and kills whatever is left at the end.
+import { type ChildProcess, spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { afterAll } from "vitest";
+
+export const BIN = fileURLToPath(new URL("../../bin/switchboard.js", import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The child's environment: the test's variables only, so a developer's PORT or DATABASE_URL never leaks in. */
+function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env };
+}
+
+const running = new Set<ChildProcess>();
+
+afterAll(() => {
+  for (const child of running) child.kill("SIGKILL");
+  running.clear();
+});
+
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: childEnv(env),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    running.add(child);
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`switchboard ${args.join(" ")} did not finish in time.\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      running.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Runs a command that must succeed and returns its stdout. */
+export async function cliOk(args: string[], env: Record<string, string>): Promise<string> {
+  const result = await runCli(args, env);
+  if (result.code !== 0) {
+    throw new Error(
+      `switchboard ${args.join(" ")} exited ${result.code}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+    );
+  }
+  return result.stdout;
+}
+
+export interface ServerProcess {
+  /** http://127.0.0.1:port the server listens on. */
+  url: string;
+  output(): string;
+  /** Sends `signal` and resolves with the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts a long-running role (`start`, `api`) on an ephemeral port and resolves once it
+ * logs that it is running (its JSON log line carries the URL).
+ */
+export function startServer(
+  role: "start" | "api",
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<ServerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, role], {
+      env: childEnv({ PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" }),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    running.add(child);
+    let output = "";
+    let started = false;
+    const exited = new Promise<number | null>((done) => {
+      child.on("exit", (code) => {
+        running.delete(child);
+        done(code);
+      });
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`switchboard ${role} did not start in time:\n${output}`));
+    }, options.timeoutMs ?? 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk;
+      if (started) return;
+      const match = /"url":"(http:\/\/[^"]+)"[^\n]*"msg":"switchboard running"/.exec(output);
+      if (!match?.[1]) return;
+      started = true;
+      clearTimeout(timer);
+      resolve({
+        url: match[1],
+        output: () => output,
+        stop: (signal = "SIGTERM") => {
+          child.kill(signal);
+          return exited;
+        },
+      });
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("error", reject);
+    exited.then((code) => {
+      if (started) return;
+      clearTimeout(timer);
+      reject(new Error(`switchboard ${role} exited with ${code} before it was running:\n${output}`));
+    });
+  });
+}
+
+/** A stack trace line, which an operator should never see for a mistake in their input. */
+export const STACK_TRACE = /^\s+at\s/m;
