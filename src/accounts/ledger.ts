@@ -123,24 +123,29 @@ export async function transferCredits(store: Store, clock: Clock, transfer: Tran
   if (transfer.fromAccountId === transfer.toAccountId) {
     throw new GatewayError("invalid_request", "Credits cannot be transferred to the same account.");
   }
-  return store.transaction(async (trx) => {
-    const after = await tryDebitWallet(trx, clock, {
-      accountId: transfer.fromAccountId,
-      wallet: transfer.wallet,
-      amount: transfer.amount,
-      kind: "transfer_out",
-      ref: transfer.ref,
-      note: transfer.note ?? null,
-    });
+  const note = transfer.note ?? null;
+  const out = {
+    accountId: transfer.fromAccountId,
+    wallet: transfer.wallet,
+    amount: transfer.amount,
+    ref: transfer.ref,
+  };
+  const debit = async (trx: Db) => {
+    const after = await tryDebitWallet(trx, clock, { ...out, kind: "transfer_out", note });
     if (after === undefined) throw new GatewayError("insufficient_credits");
-    await creditWallet(trx, clock, {
-      accountId: transfer.toAccountId,
-      wallet: transfer.wallet,
-      amount: transfer.amount,
-      kind: "transfer_in",
-      ref: transfer.ref,
-      note: transfer.note ?? null,
-    });
     return after;
+  };
+  const credit = (trx: Db) =>
+    creditWallet(trx, clock, { ...out, accountId: transfer.toAccountId, kind: "transfer_in", note });
+  return store.transaction(async (trx) => {
+    // Both wallet rows are locked in account-id order: A→B and B→A at the same moment would
+    // otherwise each hold one row and wait for the other (a PostgreSQL deadlock).
+    if (transfer.fromAccountId < transfer.toAccountId) {
+      const after = await debit(trx);
+      await credit(trx);
+      return after;
+    }
+    await credit(trx);
+    return debit(trx);
   });
 }
