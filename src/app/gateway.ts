@@ -1,14 +1,17 @@
 // Starts and stops a gateway process in one or more roles: `api` (HTTP) and `worker`
 // (dispatcher, scheduler, webhook sender). `start` is both, in one process.
+import { sql } from "kysely";
 import pino, { type Logger } from "pino";
 import { Authenticator } from "../auth/index.js";
 import { type Clock, systemClock } from "../core/clock.js";
+import { QUEUED_SIGNAL } from "../dispatch/index.js";
+import { Acceptor } from "../messages/index.js";
 import { openStore, type Store } from "../store/store.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { createMetrics } from "./metrics.js";
 import { type App, buildServer } from "./server.js";
-import { startWorkers } from "./workers.js";
+import { startWorkers, type Workers } from "./workers.js";
 
 export type Role = "api" | "worker";
 
@@ -23,6 +26,7 @@ export interface GatewayOptions {
 
 export interface Gateway {
   ctx: AppContext;
+  workers?: Workers;
   app?: App;
   /** http://host:port of the API role. */
   url?: string;
@@ -39,17 +43,42 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const store = options.store ?? (await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous }));
   await store.migrate();
   const clock = options.clock ?? systemClock;
+  const metrics = createMetrics();
+  const acceptor = new Acceptor(store, clock, {
+    committed: (accepted, groupSize) => {
+      metrics.acceptBatchSize.observe(groupSize);
+      let count = 0;
+      for (const item of accepted) {
+        count += item.count;
+        metrics.messagesAccepted.inc({ channel: item.channel }, item.count);
+        metrics.acceptSeconds.observe({ channel: item.channel }, item.waitedMs / 1000);
+      }
+      if (count > 0) {
+        store.signals
+          .notify(QUEUED_SIGNAL)
+          .catch((error: unknown) => logger.warn({ err: error }, "wake-up signal failed"));
+      }
+    },
+  });
   const ctx: AppContext = {
     config,
     store,
     clock,
     logger,
-    metrics: createMetrics(),
+    metrics,
     authenticator: new Authenticator(store, clock, config),
+    acceptor,
   };
 
   let stopping = false;
-  const stopWorkers = options.roles.includes("worker") ? await startWorkers(ctx) : async () => undefined;
+  let workers: Workers | undefined;
+  if (options.roles.includes("worker")) {
+    if (store.engine === "sqlite") {
+      // SQLite runs one worker process: whatever it had claimed before a crash is free again.
+      await releaseAllLeases(store);
+    }
+    workers = await startWorkers(ctx);
+  }
 
   let app: App | undefined;
   let url: string | undefined;
@@ -60,15 +89,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   return {
     ctx,
+    ...(workers ? { workers } : {}),
     ...(app ? { app } : {}),
     ...(url ? { url } : {}),
     async stop() {
       if (stopping) return;
       stopping = true;
       await app?.close();
-      await stopWorkers();
+      await workers?.stop();
       ctx.authenticator.close();
       if (!options.store) await store.close();
     },
   };
+}
+
+async function releaseAllLeases(store: Store): Promise<void> {
+  await sql`update messages set status = 'queued', lease_until = null where status = 'dispatching'`.execute(store.db);
 }

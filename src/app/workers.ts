@@ -1,13 +1,44 @@
-// The background parts of the `worker` role. Each returns a stop function that waits for
-// in-flight work to finish.
+// The background parts of the `worker` role: connectors, the dispatcher, delivery-report
+// ingestion and queue housekeeping. Each stops after finishing the work in hand.
+import { Dispatcher, ReportIngester, Router, SimulatorConnector, startHousekeeping } from "../dispatch/index.js";
 import type { AppContext } from "./context.js";
 
 export type StopFn = () => Promise<void>;
 
-export async function startWorkers(ctx: AppContext): Promise<StopFn> {
-  const stops: StopFn[] = [];
-  ctx.logger.debug({ workers: stops.length }, "workers started");
-  return async () => {
-    for (const stop of stops.reverse()) await stop();
+export interface Workers {
+  dispatcher: Dispatcher;
+  simulator: SimulatorConnector;
+  stop: StopFn;
+}
+
+export async function startWorkers(ctx: AppContext): Promise<Workers> {
+  const { config } = ctx;
+  const simulator = new SimulatorConnector({
+    seed: config.simulatorSeed,
+    latencyMs: config.simulatorLatencyMs,
+    failureRate: config.simulatorFailureRate,
+    now: () => ctx.clock.now().getTime(),
+  });
+  const connectors = [simulator];
+  const reports = new ReportIngester(ctx);
+  for (const connector of connectors) {
+    connector.onReports((batch) => reports.push(batch));
+    await connector.start?.();
+  }
+  reports.start();
+
+  const dispatcher = new Dispatcher(ctx, new Router(connectors));
+  dispatcher.start();
+  const housekeeping = startHousekeeping(ctx, dispatcher, simulator);
+
+  return {
+    dispatcher,
+    simulator,
+    async stop() {
+      await housekeeping.stop();
+      await dispatcher.stop();
+      for (const connector of connectors) await connector.stop?.();
+      await reports.stop();
+    },
   };
 }

@@ -73,6 +73,60 @@ export interface SettingsTable {
   value: string;
 }
 
+export type MessageStatus = "scheduled" | "queued" | "dispatching" | "submitted" | "delivered" | "failed" | "cancelled";
+
+export interface MessagesTable {
+  /** Queue id: `q` + ULID. */
+  id: string;
+  account_id: number;
+  channel: string;
+  broadcast_id: string;
+  recipient: string;
+  sender: string;
+  body: string;
+  encoding: string | null;
+  segments: number;
+  flash: number;
+  /** transactional, promotional, promotional_sender, international, voice. */
+  route: string;
+  /** 0 is served before 1: transactional traffic never waits behind promotional. */
+  lane: number;
+  wallet: string;
+  /** Milli-credits charged for this message. */
+  credits: number;
+  status: MessageStatus;
+  /** When the message may be dispatched (schedule, or retry back-off). */
+  due_at: number;
+  /** While `dispatching`: until when the claiming worker owns it. */
+  lease_until: number | null;
+  attempts: number;
+  connector: string | null;
+  upstream_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  dlt_entity_id: string | null;
+  dlt_template_id: string | null;
+  /** Channel-specific JSON. */
+  meta: string | null;
+  created_at: number;
+  submitted_at: number | null;
+  /** When the message reached delivered, failed or cancelled. */
+  done_at: number | null;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  request_hash: string;
+  response: string;
+  created_at: number;
+}
+
+export interface SequencesTable {
+  name: string;
+  value: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   wallets: WalletsTable;
@@ -80,6 +134,9 @@ export interface Database {
   api_keys: ApiKeysTable;
   sender_ids: SenderIdsTable;
   settings: SettingsTable;
+  messages: MessagesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  sequences: SequencesTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -87,3 +144,5 @@ export type NewAccount = Insertable<AccountsTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type LedgerEntry = Selectable<LedgerEntriesTable>;
 export type SenderIdRow = Selectable<SenderIdsTable>;
+export type MessageRow = Selectable<MessagesTable>;
+export type NewMessage = Insertable<MessagesTable>;

@@ -2,12 +2,14 @@
 import type { Migration, MigrationProvider } from "kysely";
 import type { Engine } from "../engine.js";
 import { accountsAndLedger } from "./0001_accounts_and_ledger.js";
+import { messages } from "./0002_messages.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
       return {
         "0001_accounts_and_ledger": accountsAndLedger(engine),
+        "0002_messages": messages(engine),
       };
     },
   };

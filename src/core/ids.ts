@@ -1,0 +1,20 @@
+// Identifiers: queue ids are `q` + a monotonic ULID (time-sortable, unique across processes);
+// broadcast ids are `<account_id>_<yyyymmdd>_<sequence>`.
+import { monotonicFactory } from "ulid";
+
+const ulid = monotonicFactory();
+
+export function newQueueId(now: number = Date.now()): string {
+  return `q${ulid(now)}`;
+}
+
+export function isQueueId(id: string): boolean {
+  return /^q[0-9A-HJKMNP-TV-Z]{26}$/i.test(id);
+}
+
+export const BROADCAST_ID = /^(\d+)_(\d{8})_(\d+)$/;
+
+/** `day` is the account-local date as yyyymmdd. */
+export function formatBroadcastId(accountId: number, day: string, sequence: number): string {
+  return `${accountId}_${day}_${String(sequence).padStart(6, "0")}`;
+}

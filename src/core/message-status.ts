@@ -1,0 +1,50 @@
+// The message state machine, shared by every channel. A transition not listed here is a
+// bug: `assertTransition` throws, and the SQL that applies a transition only matches rows
+// in one of the allowed source states, so two writers can never both move a message.
+//
+//   scheduled ─► queued ─► dispatching ─► submitted ─► delivered
+//       │          │  ▲          │  │                 └► failed
+//       ▼          ▼  └──────────┘  └► failed (rejected before the carrier: refunded)
+//   cancelled  cancelled  (retry)
+import type { MessageStatus } from "../store/schema.js";
+
+const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
+  scheduled: ["queued", "cancelled"],
+  queued: ["dispatching", "cancelled", "failed"],
+  dispatching: ["submitted", "queued", "failed"],
+  submitted: ["delivered", "failed"],
+  delivered: [],
+  failed: [],
+  cancelled: [],
+};
+
+export const FINAL_STATUSES: readonly MessageStatus[] = ["delivered", "failed", "cancelled"];
+
+export class IllegalTransitionError extends Error {
+  constructor(
+    readonly from: MessageStatus,
+    readonly to: MessageStatus,
+    readonly messageId?: string,
+  ) {
+    super(`illegal message transition ${from} -> ${to}${messageId ? ` (${messageId})` : ""}`);
+    this.name = "IllegalTransitionError";
+  }
+}
+
+export function canTransition(from: MessageStatus, to: MessageStatus): boolean {
+  return NEXT[from].includes(to);
+}
+
+export function assertTransition(from: MessageStatus, to: MessageStatus, messageId?: string): void {
+  if (!canTransition(from, to)) throw new IllegalTransitionError(from, to, messageId);
+}
+
+/** The states a message must be in for `to` to apply (used in the WHERE of the UPDATE). */
+export function sourcesOf(to: MessageStatus): MessageStatus[] {
+  return (Object.keys(NEXT) as MessageStatus[]).filter((from) => NEXT[from].includes(to));
+}
+
+/** What clients see: internal `dispatching` is still `queued` to them. */
+export function publicStatus(status: MessageStatus): string {
+  return status === "dispatching" ? "queued" : status;
+}

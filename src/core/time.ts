@@ -1,0 +1,31 @@
+// Account-local time: schedules (`YYYY-MM-DD HH:MM:SS`) and report dates are read in the
+// account's IANA zone; everything is stored in UTC.
+import { DateTime } from "luxon";
+
+/** Parses `YYYY-MM-DD HH:MM:SS` (seconds optional) in `zone`; undefined when it is not a real time. */
+export function parseLocalDateTime(text: string, zone: string): Date | undefined {
+  const trimmed = text.trim();
+  if (!/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(trimmed)) return undefined;
+  const normalized = trimmed.replace("T", " ");
+  const format = normalized.length === 16 ? "yyyy-MM-dd HH:mm" : "yyyy-MM-dd HH:mm:ss";
+  const parsed = DateTime.fromFormat(normalized, format, { zone });
+  return parsed.isValid ? parsed.toJSDate() : undefined;
+}
+
+/** Parses a `YYYYMMDD` day in `zone` into its [start, end) UTC range. */
+export function localDayRange(day: string, zone: string): [Date, Date] | undefined {
+  if (!/^\d{8}$/.test(day)) return undefined;
+  const start = DateTime.fromFormat(day, "yyyyMMdd", { zone });
+  if (!start.isValid) return undefined;
+  return [start.toJSDate(), start.plus({ days: 1 }).toJSDate()];
+}
+
+/** The account-local calendar day of an instant, as yyyymmdd. */
+export function localDay(date: Date, zone: string): string {
+  return DateTime.fromJSDate(date, { zone }).toFormat("yyyyMMdd");
+}
+
+/** ISO 8601 with the zone's offset, e.g. 2026-11-22T12:00:00+05:30. */
+export function isoWithOffset(date: Date, zone: string): string {
+  return DateTime.fromJSDate(date, { zone }).toISO({ suppressMilliseconds: true }) ?? date.toISOString();
+}

@@ -1,0 +1,166 @@
+// The dispatcher: claims due messages with a lease, hands them to connectors through the
+// router, and records each outcome (submitted, retry later, or failed and refunded) in one
+// transaction per batch. Several dispatchers (processes) can run against PostgreSQL: the
+// claim uses FOR UPDATE SKIP LOCKED, so each message goes to exactly one of them.
+import type { AppContext } from "../app/context.js";
+import type { Failure, Retry, Submitted } from "../messages/transitions.js";
+import { claimDueMessages, failBeforeCarrier, markSubmitted, requeueForRetry } from "../messages/transitions.js";
+import type { MessageRow } from "../store/schema.js";
+import type { SubmitResult } from "./connector.js";
+import type { Router } from "./router.js";
+
+export interface DispatcherOptions {
+  batchSize: number;
+  leaseMs: number;
+  /** Poll interval when no wake-up signal arrives. */
+  idleMs: number;
+  /** Submit attempts before a retryable failure becomes final. */
+  maxAttempts: number;
+}
+
+export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
+  batchSize: 500,
+  leaseMs: 60_000,
+  idleMs: 1_000,
+  maxAttempts: 8,
+};
+
+export const QUEUED_SIGNAL = "messages_queued";
+
+/** Back-off before attempt n+1: 1 s, 2 s, 4 s ... capped at 5 minutes, with ±20 % jitter. */
+export function retryDelayMs(attempts: number): number {
+  const base = Math.min(1000 * 2 ** Math.max(0, attempts - 1), 300_000);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics">;
+
+export class Dispatcher {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private pendingWake = false;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly router: Router,
+    private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.deps.store.signals.listen(QUEUED_SIGNAL, () => this.wake());
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.wake();
+    await this.loop;
+  }
+
+  wake(): void {
+    this.pendingWake = true;
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        this.pendingWake = false;
+        const claimed = await claimDueMessages(
+          this.deps.store,
+          this.deps.clock.now().getTime(),
+          this.options.batchSize,
+          this.options.leaseMs,
+        );
+        if (claimed.length > 0) {
+          await this.dispatch(claimed);
+          continue;
+        }
+      } catch (error) {
+        this.deps.logger.error({ err: error }, "dispatch round failed");
+      }
+      if (!this.pendingWake && this.running) await this.sleep(this.options.idleMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = undefined;
+        done();
+      };
+    });
+  }
+
+  /** Submits one claimed batch and records every outcome in one transaction. */
+  async dispatch(claimed: MessageRow[]): Promise<void> {
+    const groups = new Map<string, MessageRow[]>();
+    const failures: Failure[] = [];
+    const now = () => this.deps.clock.now().getTime();
+    for (const message of claimed) {
+      try {
+        const connector = this.router.pick(message);
+        const list = groups.get(connector.name) ?? [];
+        list.push(message);
+        groups.set(connector.name, list);
+      } catch (error) {
+        failures.push({ id: message.id, code: "no_route", message: String((error as Error).message), at: now() });
+      }
+    }
+
+    const submitted: Submitted[] = [];
+    const retries: Retry[] = [];
+    await Promise.all(
+      [...groups].map(async ([name, messages]) => {
+        const connector = this.router.connectors.find((c) => c.name === name)!;
+        let results: SubmitResult[];
+        try {
+          results = await connector.submit(messages);
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : String(error);
+          results = messages.map(() => ({ ok: false, retryable: true, code: "connector_error", message: reason }));
+        }
+        messages.forEach((message, index) => {
+          const result = results[index] ?? {
+            ok: false,
+            retryable: true,
+            code: "no_result",
+            message: "Connector gave no result.",
+          };
+          if (result.ok) {
+            submitted.push({ id: message.id, connector: name, upstreamId: result.upstreamId, at: now() });
+          } else if (result.retryable && message.attempts < this.options.maxAttempts) {
+            retries.push({
+              id: message.id,
+              dueAt: now() + retryDelayMs(message.attempts),
+              code: result.code,
+              message: result.message,
+            });
+          } else {
+            failures.push({ id: message.id, code: result.code, message: result.message, at: now() });
+          }
+        });
+      }),
+    );
+
+    const failed = await this.deps.store.transaction(async (trx) => {
+      if (submitted.length > 0) await markSubmitted(trx, submitted);
+      if (retries.length > 0) await requeueForRetry(trx, retries);
+      return failures.length > 0 ? failBeforeCarrier(trx, this.deps.clock, failures) : [];
+    });
+
+    const { metrics } = this.deps;
+    for (const item of submitted) metrics.messagesDispatched.inc({ channel: "sms", connector: item.connector });
+    for (const row of failed) metrics.messagesFailed.inc({ channel: row.channel, stage: "submit" });
+  }
+}

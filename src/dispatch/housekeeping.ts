@@ -1,0 +1,72 @@
+// Periodic upkeep of the queue: releases scheduled messages when due, returns messages whose
+// worker died (expired lease) to the queue, re-asks the simulator for reports it lost in a
+// crash, and keeps the queue-depth gauge current.
+import { sql } from "kysely";
+import type { AppContext } from "../app/context.js";
+import { releaseDueScheduled, requeueExpiredLeases } from "../messages/transitions.js";
+import type { Dispatcher } from "./dispatcher.js";
+import type { SimulatorConnector } from "./simulator.js";
+
+type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics">;
+
+export interface Housekeeping {
+  runOnce(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const STALE_GRACE_MS = 5_000;
+
+export function startHousekeeping(
+  deps: Deps,
+  dispatcher: Dispatcher,
+  simulator: SimulatorConnector | undefined,
+  intervalMs = 1_000,
+): Housekeeping {
+  let running: Promise<void> | undefined;
+  let rounds = 0;
+
+  const runOnce = async () => {
+    const now = deps.clock.now().getTime();
+    const released = await releaseDueScheduled(deps.store, now);
+    const requeued = await requeueExpiredLeases(deps.store, now);
+    if (released + requeued > 0) {
+      if (requeued > 0) deps.logger.warn({ requeued }, "requeued messages whose dispatch lease expired");
+      dispatcher.wake();
+    }
+    if (simulator) {
+      const stale = await deps.store.db
+        .selectFrom("messages")
+        .select(["id", "recipient", "upstream_id"])
+        .where("status", "=", "submitted")
+        .where("connector", "=", simulator.name)
+        .where("submitted_at", "<", now - simulator.maxLatencyMs - STALE_GRACE_MS)
+        .limit(5000)
+        .execute();
+      if (stale.length > 0) simulator.resend(stale);
+    }
+    if (rounds++ % 5 === 0) {
+      const depth = await sql<{ lane: number; n: number }>`
+        select lane, count(*) as n from messages where status = 'queued' group by lane`.execute(deps.store.db);
+      deps.metrics.queueDepth.reset();
+      for (const row of depth.rows) deps.metrics.queueDepth.set({ lane: String(row.lane) }, Number(row.n));
+    }
+  };
+
+  const timer = setInterval(() => {
+    if (running) return;
+    running = runOnce()
+      .catch((error: unknown) => deps.logger.error({ err: error }, "housekeeping round failed"))
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+
+  return {
+    runOnce,
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

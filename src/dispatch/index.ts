@@ -1,0 +1,6 @@
+export type { Connector, SubmitResult } from "./connector.js";
+export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL, retryDelayMs } from "./dispatcher.js";
+export { startHousekeeping } from "./housekeeping.js";
+export { ReportIngester } from "./reports.js";
+export { Router } from "./router.js";
+export { SimulatorConnector } from "./simulator.js";

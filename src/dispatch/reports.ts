@@ -1,0 +1,131 @@
+// Delivery reports from connectors, applied in groups (one transaction per tick). A report
+// can overtake the record of its own submit (the carrier answers faster than we commit), so
+// a report that matches no submitted message is retried for a while before it is dropped.
+import type { Logger } from "pino";
+import type { Metrics } from "../app/metrics.js";
+import type { Clock } from "../core/clock.js";
+import { applyDeliveryReports, type DeliveryReport } from "../messages/transitions.js";
+import type { Store } from "../store/store.js";
+
+const RETRY_UNMATCHED_MS = 60_000;
+const MAX_GROUP = 2000;
+
+interface Waiting {
+  report: DeliveryReport;
+  firstSeen: number;
+}
+
+export class ReportIngester {
+  private queue: Waiting[] = [];
+  private flushing = false;
+  private idle: Promise<void> = Promise.resolve();
+  private markIdle: () => void = () => undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private unmatched: Waiting[] = [];
+
+  constructor(private readonly deps: { store: Store; clock: Clock; logger: Logger; metrics: Metrics }) {}
+
+  push(reports: DeliveryReport[]): void {
+    const now = Date.now();
+    for (const report of reports) this.queue.push({ report, firstSeen: now });
+    this.kick();
+  }
+
+  start(): void {
+    this.retryTimer = setInterval(() => {
+      if (this.unmatched.length === 0) return;
+      this.queue.push(...this.unmatched);
+      this.unmatched = [];
+      this.kick();
+    }, 250);
+    this.retryTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.retryTimer) clearInterval(this.retryTimer);
+    await this.idle;
+  }
+
+  private kick(): void {
+    if (this.flushing) return;
+    this.flushing = true;
+    this.idle = new Promise((resolve) => {
+      this.markIdle = resolve;
+    });
+    setImmediate(() => void this.flush());
+  }
+
+  private async flush(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const group = this.queue.splice(0, MAX_GROUP);
+        try {
+          const changed = await this.deps.store.transaction((trx) =>
+            applyDeliveryReports(
+              trx,
+              group.map((w) => w.report),
+            ),
+          );
+          this.record(changed);
+          this.keepUnmatched(group, changed.length);
+        } catch (error) {
+          this.deps.logger.error({ err: error, reports: group.length }, "applying delivery reports failed; retrying");
+          this.unmatched.push(...group);
+        }
+      }
+    } finally {
+      this.flushing = false;
+      this.markIdle();
+    }
+  }
+
+  private record(changed: Awaited<ReturnType<typeof applyDeliveryReports>>): void {
+    const now = this.deps.clock.now().getTime();
+    for (const row of changed) {
+      if (row.status === "delivered") this.deps.metrics.messagesDelivered.inc({ channel: row.channel });
+      else this.deps.metrics.messagesFailed.inc({ channel: row.channel, stage: "delivery" });
+      this.deps.metrics.endToEndSeconds.observe({ channel: row.channel }, Math.max(0, now - row.created_at) / 1000);
+    }
+  }
+
+  /**
+   * Reports that changed nothing: when a message carries the upstream id, the report is a
+   * duplicate or arrived after a final state, and is dropped; when none does yet, the submit
+   * is not recorded yet and the report is retried until RETRY_UNMATCHED_MS.
+   */
+  private keepUnmatched(group: Waiting[], changedCount: number): void {
+    if (changedCount === group.length) return;
+    void this.findUnmatched(group).then((left) => {
+      const now = Date.now();
+      for (const waiting of left) {
+        if (now - waiting.firstSeen < RETRY_UNMATCHED_MS) this.unmatched.push(waiting);
+        else this.deps.logger.warn({ report: waiting.report }, "delivery report matches no message; dropped");
+      }
+    });
+  }
+
+  private async findUnmatched(group: Waiting[]): Promise<Waiting[]> {
+    const byConnector = new Map<string, Waiting[]>();
+    for (const waiting of group) {
+      const list = byConnector.get(waiting.report.connector) ?? [];
+      list.push(waiting);
+      byConnector.set(waiting.report.connector, list);
+    }
+    const left: Waiting[] = [];
+    for (const [connector, list] of byConnector) {
+      const known = await this.deps.store.db
+        .selectFrom("messages")
+        .select(["upstream_id", "status"])
+        .where("connector", "=", connector)
+        .where(
+          "upstream_id",
+          "in",
+          list.map((w) => w.report.upstreamId),
+        )
+        .execute();
+      const recorded = new Set(known.map((k) => k.upstream_id));
+      for (const waiting of list) if (!recorded.has(waiting.report.upstreamId)) left.push(waiting);
+    }
+    return left;
+  }
+}

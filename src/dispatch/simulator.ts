@@ -1,0 +1,126 @@
+// The simulated SMS carrier: accepts every submit, and reports delivered or failed after a
+// configurable latency. Outcomes are a pure function of (seed, message id), so a seed replays
+// the same run. Magic recipients make tests deterministic:
+//   ...0001 → delivery fails (UNDELIV)   ...0002 → submit rejected (refunded)
+//   ...0003 → first submit attempt throttled (retryable), then accepted
+import type { DeliveryReport } from "../messages/transitions.js";
+import type { MessageRow } from "../store/schema.js";
+import type { Connector, SubmitResult } from "./connector.js";
+
+export interface SimulatorOptions {
+  seed: number;
+  latencyMs: number;
+  failureRate: number;
+  now?: () => number;
+}
+
+function hash32(text: string, seed: number): number {
+  let h = seed ^ 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Uniform in [0, 1), determined by the seed and the text. */
+function unit(text: string, seed: number): number {
+  return hash32(text, seed) / 4294967296;
+}
+
+interface PendingReport {
+  dueAt: number;
+  report: DeliveryReport;
+}
+
+export class SimulatorConnector implements Connector {
+  readonly name = "simulator";
+  readonly channel = "sms";
+  private sink: ((reports: DeliveryReport[]) => void) | undefined;
+  private pending: PendingReport[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly options: SimulatorOptions) {
+    this.now = options.now ?? Date.now;
+  }
+
+  onReports(sink: (reports: DeliveryReport[]) => void): void {
+    this.sink = sink;
+  }
+
+  async start(): Promise<void> {
+    this.timer = setInterval(() => this.release(), 10);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
+    const now = this.now();
+    return messages.map((message) => {
+      const suffix = message.recipient.slice(-4);
+      if (suffix === "0002") {
+        return { ok: false, retryable: false, code: "rejected", message: "Simulated carrier rejected the message." };
+      }
+      if (suffix === "0003" && message.attempts <= 1) {
+        return { ok: false, retryable: true, code: "throttled", message: "Simulated carrier throttled the submit." };
+      }
+      const upstreamId = `SIM${hash32(message.id, this.options.seed).toString(16).toUpperCase()}${message.id.slice(-6)}`;
+      this.schedule(message, upstreamId, now);
+      return { ok: true, upstreamId };
+    });
+  }
+
+  /** Re-reports messages whose report was lost (for example when the process died). */
+  resend(messages: Pick<MessageRow, "id" | "recipient" | "upstream_id">[]): void {
+    const now = this.now();
+    for (const message of messages) {
+      if (message.upstream_id)
+        this.pending.push({ dueAt: now, report: this.outcome(message, message.upstream_id, now) });
+    }
+  }
+
+  /** The longest a report can take, so lost ones can be told from late ones. */
+  get maxLatencyMs(): number {
+    return Math.ceil(this.options.latencyMs * 1.5);
+  }
+
+  private schedule(message: MessageRow, upstreamId: string, now: number): void {
+    const jitter = 0.5 + unit(`${message.id}:latency`, this.options.seed);
+    const dueAt = now + Math.round(this.options.latencyMs * jitter);
+    this.pending.push({ dueAt, report: this.outcome(message, upstreamId, dueAt) });
+  }
+
+  private outcome(message: Pick<MessageRow, "id" | "recipient">, upstreamId: string, at: number): DeliveryReport {
+    const fails =
+      message.recipient.endsWith("0001") || unit(`${message.id}:outcome`, this.options.seed) < this.options.failureRate;
+    return fails
+      ? {
+          connector: this.name,
+          upstreamId,
+          status: "failed",
+          at,
+          code: "UNDELIV",
+          message: "Simulated: not delivered to handset.",
+        }
+      : { connector: this.name, upstreamId, status: "delivered", at };
+  }
+
+  private release(): void {
+    if (this.pending.length === 0 || !this.sink) return;
+    const now = this.now();
+    const due: DeliveryReport[] = [];
+    const later: PendingReport[] = [];
+    for (const item of this.pending) {
+      if (item.dueAt <= now) due.push(item.report);
+      else later.push(item);
+    }
+    if (due.length === 0) return;
+    this.pending = later;
+    this.sink(due);
+  }
+}

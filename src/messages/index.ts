@@ -1,0 +1,4 @@
+export * from "./accept.js";
+export * from "./lookup.js";
+export * from "./sequence.js";
+export * from "./transitions.js";

@@ -1,0 +1,198 @@
+// Batched message state changes. Each statement moves only rows that are in a legal source
+// state for the target (see core/message-status.ts), so concurrent workers and duplicate
+// reports can never move a message twice or backwards.
+import { type RawBuilder, sql } from "kysely";
+import { refundMany } from "../accounts/refunds.js";
+import type { Clock } from "../core/clock.js";
+import type { Wallet } from "../core/credits.js";
+import { assertTransition, sourcesOf } from "../core/message-status.js";
+import type { MessageRow, MessageStatus } from "../store/schema.js";
+import type { Db, Store } from "../store/store.js";
+
+const MAX_ROWS = 500;
+
+function chunks<T>(items: T[], size = MAX_ROWS): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+function inList(statuses: MessageStatus[]): RawBuilder<unknown> {
+  return sql.join(statuses.map((s) => sql`${s}`));
+}
+
+/** Claims up to `limit` due queued messages for this worker until `now + leaseMs`, transactional lane first. */
+export async function claimDueMessages(
+  store: Store,
+  now: number,
+  limit: number,
+  leaseMs: number,
+): Promise<MessageRow[]> {
+  const lock = store.engine === "postgres" ? sql`for update skip locked` : sql``;
+  const result = await sql<MessageRow>`
+    update messages
+       set status = 'dispatching', lease_until = ${now + leaseMs}, attempts = attempts + 1
+     where id in (select id from messages
+                   where status = 'queued' and due_at <= ${now}
+                   order by lane, due_at
+                   limit ${limit} ${lock})
+       and status = 'queued'
+    returning *`.execute(store.db);
+  return result.rows.sort((a, b) => a.lane - b.lane || a.due_at - b.due_at);
+}
+
+export interface Submitted {
+  id: string;
+  connector: string;
+  upstreamId: string;
+  at: number;
+}
+
+export async function markSubmitted(trx: Db, items: Submitted[]): Promise<number> {
+  assertTransition("dispatching", "submitted");
+  let changed = 0;
+  for (const part of chunks(items)) {
+    const values = sql.join(part.map((i) => sql`(${i.id}, ${i.connector}, ${i.upstreamId}, cast(${i.at} as bigint))`));
+    const result = await sql`
+      with v(mid, v_connector, v_upstream, v_at) as (values ${values})
+      update messages
+         set status = 'submitted', connector = v.v_connector, upstream_id = v.v_upstream,
+             submitted_at = v.v_at, lease_until = null
+        from v
+       where messages.id = v.mid and messages.status = 'dispatching'`.execute(trx);
+    changed += Number(result.numAffectedRows ?? 0);
+  }
+  return changed;
+}
+
+export interface Retry {
+  id: string;
+  dueAt: number;
+  code: string;
+  message: string;
+}
+
+export async function requeueForRetry(trx: Db, items: Retry[]): Promise<number> {
+  assertTransition("dispatching", "queued");
+  let changed = 0;
+  for (const part of chunks(items)) {
+    const values = sql.join(part.map((i) => sql`(${i.id}, cast(${i.dueAt} as bigint), ${i.code}, ${i.message})`));
+    const result = await sql`
+      with v(mid, v_due, v_code, v_message) as (values ${values})
+      update messages
+         set status = 'queued', due_at = v.v_due, lease_until = null, error_code = v.v_code, error_message = v.v_message
+        from v
+       where messages.id = v.mid and messages.status = 'dispatching'`.execute(trx);
+    changed += Number(result.numAffectedRows ?? 0);
+  }
+  return changed;
+}
+
+export interface Failure {
+  id: string;
+  code: string;
+  message: string;
+  at: number;
+}
+
+interface ChargedRow {
+  id: string;
+  account_id: number;
+  wallet: string;
+  credits: number;
+  channel: string;
+  created_at: number;
+}
+
+/** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
+export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[]): Promise<ChargedRow[]> {
+  const failed: ChargedRow[] = [];
+  const sources = inList(["queued", "dispatching"]);
+  for (const part of chunks(items)) {
+    const values = sql.join(part.map((i) => sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint))`));
+    const result = await sql<ChargedRow>`
+      with v(mid, v_code, v_message, v_at) as (values ${values})
+      update messages
+         set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null
+        from v
+       where messages.id = v.mid and messages.status in (${sources})
+      returning id, account_id, wallet, credits, channel, created_at`.execute(trx);
+    failed.push(...result.rows);
+  }
+  await refundMany(
+    trx,
+    clock,
+    failed.map((row) => ({
+      accountId: row.account_id,
+      wallet: row.wallet as Wallet,
+      amount: row.credits,
+      ref: row.id,
+      note: "refund: not delivered to a carrier",
+    })),
+  );
+  return failed;
+}
+
+export interface DeliveryReport {
+  connector: string;
+  upstreamId: string;
+  status: "delivered" | "failed";
+  at: number;
+  code?: string | null;
+  message?: string | null;
+}
+
+export interface ReportedRow {
+  id: string;
+  account_id: number;
+  channel: string;
+  status: MessageStatus;
+  created_at: number;
+}
+
+/** Applies carrier delivery reports; reports for unknown or already final messages change nothing. */
+export async function applyDeliveryReports(trx: Db, reports: DeliveryReport[]): Promise<ReportedRow[]> {
+  const changed: ReportedRow[] = [];
+  const unique = new Map<string, DeliveryReport>();
+  for (const report of reports) unique.set(`${report.connector}\u0000${report.upstreamId}`, report);
+  // Both final states are reached from `submitted` only.
+  const sources = inList(sourcesOf("delivered"));
+  for (const part of chunks([...unique.values()])) {
+    const values = sql.join(
+      part.map(
+        (r) =>
+          sql`(${r.connector}, ${r.upstreamId}, ${r.status}, cast(${r.at} as bigint), ${r.code ?? null}, ${r.message ?? null})`,
+      ),
+    );
+    const result = await sql<ReportedRow>`
+      with v(v_connector, v_upstream, v_status, v_at, v_code, v_message) as (values ${values})
+      update messages
+         set status = v.v_status, done_at = v.v_at,
+             error_code = coalesce(v.v_code, messages.error_code),
+             error_message = coalesce(v.v_message, messages.error_message)
+        from v
+       where messages.connector = v.v_connector and messages.upstream_id = v.v_upstream
+         and messages.status in (${sources})
+      returning id, account_id, channel, status, created_at`.execute(trx);
+    changed.push(...result.rows);
+  }
+  return changed;
+}
+
+/** Scheduled messages whose time has come become queued. */
+export async function releaseDueScheduled(store: Store, now: number, limit = 5000): Promise<number> {
+  assertTransition("scheduled", "queued");
+  const result = await sql`
+    update messages set status = 'queued'
+     where id in (select id from messages where status = 'scheduled' and due_at <= ${now} limit ${limit})
+       and status = 'scheduled'`.execute(store.db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/** Messages claimed by a worker that died (lease expired) go back to the queue. */
+export async function requeueExpiredLeases(store: Store, now: number): Promise<number> {
+  const result = await sql`
+    update messages set status = 'queued', lease_until = null
+     where status = 'dispatching' and lease_until < ${now}`.execute(store.db);
+  return Number(result.numAffectedRows ?? 0);
+}

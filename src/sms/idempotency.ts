@@ -1,0 +1,37 @@
+// Idempotency-Key support for sends: a retried request with the same key and body gets the
+// first answer again, with no second message or charge; the same key with another body is a 409.
+import { createHash } from "node:crypto";
+import { GatewayError } from "../core/errors.js";
+import type { Db } from "../store/store.js";
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export function idempotencyKeyOf(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined) return undefined;
+  if (!KEY.test(value)) {
+    throw new GatewayError("invalid_request", "Idempotency-Key must be 1 to 255 visible ASCII characters.");
+  }
+  return value;
+}
+
+export function requestHash(route: string, body: unknown): string {
+  return createHash("sha256")
+    .update(route)
+    .update("\0")
+    .update(JSON.stringify(body ?? null))
+    .digest("hex");
+}
+
+/** The stored answer for a key, or undefined; throws when the key was used for another request. */
+export async function storedAnswer(db: Db, accountId: number, key: string, hash: string): Promise<unknown | undefined> {
+  const row = await db
+    .selectFrom("idempotency_keys")
+    .select(["request_hash", "response"])
+    .where("account_id", "=", accountId)
+    .where("key", "=", key)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  if (row.request_hash !== hash) throw new GatewayError("idempotency_conflict");
+  return JSON.parse(row.response);
+}

@@ -1,0 +1,26 @@
+// The v2 delivery report of one message, as the spec's "Message delivery report" table shows it.
+import { isoUtc } from "../core/clock.js";
+import { fromMilli } from "../core/credits.js";
+import { publicStatus } from "../core/message-status.js";
+import type { MessageRow } from "../store/schema.js";
+
+export function deliveryReport(row: MessageRow) {
+  const final = row.status === "delivered" || row.status === "failed" || row.status === "cancelled";
+  return {
+    message_id: row.id,
+    broadcast_id: row.broadcast_id,
+    mobile: row.recipient,
+    status: publicStatus(row.status),
+    delivery_time: row.status === "delivered" && row.done_at !== null ? isoUtc(new Date(row.done_at)) : null,
+    sent_time: row.submitted_at !== null ? isoUtc(new Date(row.submitted_at)) : null,
+    sender_id: row.sender,
+    credit: fromMilli(row.credits),
+    route: row.route,
+    segments: row.segments,
+    encoding: row.encoding,
+    vendor_message_id: row.upstream_id,
+    created_at: isoUtc(new Date(row.created_at)),
+    ...(row.status === "scheduled" ? { scheduled_at: isoUtc(new Date(row.due_at)) } : {}),
+    ...(final && row.error_code ? { error: { code: row.error_code, message: row.error_message } } : {}),
+  };
+}

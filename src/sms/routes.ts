@@ -1,0 +1,36 @@
+// SMS routes: what the v2 names and the legacy codes mean, which lane they ride and what
+// they cost per segment.
+import { GatewayError } from "../core/errors.js";
+
+export type SmsRoute = "transactional" | "promotional" | "promotional_sender" | "international";
+
+const BY_NAME: Record<string, SmsRoute> = {
+  transactional: "transactional",
+  promotional: "promotional",
+  t: "transactional",
+  p: "promotional",
+  ps: "promotional_sender",
+  i: "international",
+};
+
+export function parseRoute(raw: string | undefined, fallback: SmsRoute = "transactional"): SmsRoute {
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const route = BY_NAME[raw.trim().toLowerCase()];
+  if (!route) {
+    throw new GatewayError(
+      "invalid_route",
+      `Unknown route "${raw}": use transactional or promotional (legacy codes T, P, PS, I, V).`,
+    );
+  }
+  return route;
+}
+
+/** Transactional traffic (OTPs, alerts) is lane 0 and always dispatched before promotional. */
+export function laneOf(route: SmsRoute): number {
+  return route === "transactional" ? 0 : 1;
+}
+
+/** Credits per segment, in milli-credits. */
+export function pricePerSegment(_route: SmsRoute): number {
+  return 1000;
+}

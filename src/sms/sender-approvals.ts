@@ -1,0 +1,31 @@
+// Sender-ID approval lookups on the send path, remembered for two seconds: an operator's
+// approval or rejection takes effect within that time, and a busy account costs one query
+// per sender every two seconds instead of one per message.
+import type { ApprovalStatus } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+
+const TTL_MS = 2_000;
+const MAX_ENTRIES = 50_000;
+
+export class SenderApprovals {
+  private readonly cache = new Map<string, { status: ApprovalStatus | undefined; expires: number }>();
+
+  constructor(private readonly db: Db) {}
+
+  async status(accountId: number, sender: string): Promise<ApprovalStatus | undefined> {
+    const normalized = sender.trim().toUpperCase();
+    const key = `${accountId}:${normalized}`;
+    const now = Date.now();
+    const hit = this.cache.get(key);
+    if (hit && hit.expires > now) return hit.status;
+    const row = await this.db
+      .selectFrom("sender_ids")
+      .select("status")
+      .where("account_id", "=", accountId)
+      .where("sender", "=", normalized)
+      .executeTakeFirst();
+    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
+    this.cache.set(key, { status: row?.status, expires: now + TTL_MS });
+    return row?.status;
+  }
+}

@@ -1,0 +1,50 @@
+import { SegmentedMessage } from "sms-segments-calculator";
+import { describe, expect, it } from "vitest";
+import { segmentInfo } from "../../src/sms/segments.js";
+
+const GSM =
+  "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
+const EXT = "\f^{}\\[~]|€";
+
+function seeded(seed: number) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe("SMS segments", () => {
+  it("counts the documented boundaries", () => {
+    expect(segmentInfo("a".repeat(160))).toMatchObject({ encoding: "gsm7", segments: 1 });
+    expect(segmentInfo("a".repeat(161))).toMatchObject({ encoding: "gsm7", segments: 2 });
+    expect(segmentInfo("a".repeat(306))).toMatchObject({ segments: 2 });
+    expect(segmentInfo("a".repeat(307))).toMatchObject({ segments: 3 });
+    expect(segmentInfo("€".repeat(80))).toMatchObject({ encoding: "gsm7", segments: 1 });
+    expect(segmentInfo("€".repeat(81))).toMatchObject({ encoding: "gsm7", segments: 2 });
+    expect(segmentInfo("न".repeat(70))).toMatchObject({ encoding: "ucs2", segments: 1 });
+    expect(segmentInfo("न".repeat(71))).toMatchObject({ encoding: "ucs2", segments: 2 });
+    expect(segmentInfo("hello", true)).toMatchObject({ encoding: "ucs2", segments: 1 });
+    expect(segmentInfo("नमस्ते").nonGsm.length).toBeGreaterThan(0);
+  });
+
+  it("agrees with sms-segments-calculator on random GSM-7 and mixed texts", () => {
+    const random = seeded(7);
+    const alphabet = [...GSM, ...EXT, ..."नमस्ते😀ü€"];
+    for (let i = 0; i < 3000; i++) {
+      const length = Math.floor(random() * 400);
+      const pool = random() < 0.7 ? [...GSM, ...EXT] : alphabet;
+      let text = "";
+      for (let j = 0; j < length; j++) text += pool[Math.floor(random() * pool.length)];
+      const ours = segmentInfo(text);
+      const reference = new SegmentedMessage(text);
+      expect({ text, encoding: ours.encoding, segments: ours.segments }).toEqual({
+        text,
+        encoding: reference.encodingName === "GSM-7" ? "gsm7" : "ucs2",
+        segments: Math.max(1, reference.segmentsCount),
+      });
+    }
+  });
+});
