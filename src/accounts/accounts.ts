@@ -2,7 +2,7 @@
 import { accountCredentialsChanged } from "../auth/authenticator.js";
 import { hashPassword } from "../auth/passwords.js";
 import type { Clock } from "../core/clock.js";
-import { toMilli, WALLETS, type Wallet } from "../core/credits.js";
+import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
@@ -47,55 +47,79 @@ export function assertValidTimeZone(timeZone: string): void {
   }
 }
 
+/** Opening balances in milli-credits, checked before anything is written. */
+function openingBalances(credits: NewAccountInput["credits"] = {}): [Wallet, number][] {
+  const opening: [Wallet, number][] = [];
+  for (const [wallet, amount] of Object.entries(credits)) {
+    if (!isWallet(wallet)) {
+      throw new GatewayError("invalid_request", `Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`);
+    }
+    if (amount === undefined || amount === 0) continue;
+    if (!(amount > 0)) throw new GatewayError("invalid_request", `Opening ${wallet} credits must be positive.`);
+    opening.push([wallet, toMilli(amount)]);
+  }
+  return opening;
+}
+
+/** A unique index refused the row: SQLite and PostgreSQL name it differently. */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
+}
+
 export async function createAccount(store: Store, clock: Clock, input: NewAccountInput): Promise<Account> {
   assertValidUsername(input.username);
   assertValidPassword(input.password);
   if (input.timeZone) assertValidTimeZone(input.timeZone);
+  const opening = openingBalances(input.credits);
   const passwordHash = await hashPassword(input.password);
   const now = clock.now().getTime();
-  return store.transaction(async (trx) => {
-    const existing = await trx
-      .selectFrom("accounts")
-      .select("id")
-      .where("username", "=", input.username)
-      .executeTakeFirst();
-    if (existing) throw new GatewayError("conflict", `An account named "${input.username}" already exists.`);
-    const account = await trx
-      .insertInto("accounts")
-      .values({
-        username: input.username,
-        password_hash: passwordHash,
-        role: input.role ?? "customer",
-        status: "active",
-        time_zone: input.timeZone ?? "Asia/Kolkata",
-        flood_limit: input.floodLimit ?? 0,
-        get_api_enabled: 0,
-        international_enabled: 0,
-        failed_logins: 0,
-        locked_until: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    await trx
-      .insertInto("wallets")
-      .values(WALLETS.map((wallet) => ({ account_id: account.id, wallet, balance: 0 })))
-      .execute();
-    for (const wallet of WALLETS) {
-      const credits = input.credits?.[wallet];
-      if (credits === undefined || credits === 0) continue;
-      if (!(credits > 0)) throw new GatewayError("invalid_request", `Opening ${wallet} credits must be positive.`);
-      await creditWallet(trx, clock, {
-        accountId: account.id,
-        wallet,
-        amount: toMilli(credits),
-        kind: "topup",
-        note: "opening balance",
-      });
-    }
-    return account;
-  });
+  const taken = () => new GatewayError("conflict", `An account named "${input.username}" already exists.`);
+  return store
+    .transaction(async (trx) => {
+      const existing = await trx
+        .selectFrom("accounts")
+        .select("id")
+        .where("username", "=", input.username)
+        .executeTakeFirst();
+      if (existing) throw taken();
+      const account = await trx
+        .insertInto("accounts")
+        .values({
+          username: input.username,
+          password_hash: passwordHash,
+          role: input.role ?? "customer",
+          status: "active",
+          time_zone: input.timeZone ?? "Asia/Kolkata",
+          flood_limit: input.floodLimit ?? 0,
+          get_api_enabled: 0,
+          international_enabled: 0,
+          failed_logins: 0,
+          locked_until: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returningAll()
+        .executeTakeFirstOrThrow();
+      await trx
+        .insertInto("wallets")
+        .values(WALLETS.map((wallet) => ({ account_id: account.id, wallet, balance: 0 })))
+        .execute();
+      for (const [wallet, amount] of opening) {
+        await creditWallet(trx, clock, {
+          accountId: account.id,
+          wallet,
+          amount,
+          kind: "topup",
+          note: "opening balance",
+        });
+      }
+      return account;
+    })
+    .catch((error: unknown) => {
+      // Two creations of one name at once: the loser's check above saw nothing, the index did.
+      throw isUniqueViolation(error) ? taken() : error;
+    });
 }
 
 export async function findAccountByUsername(db: Db, username: string): Promise<Account | undefined> {

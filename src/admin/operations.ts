@@ -48,12 +48,15 @@ export function parseWallet(value: string): Wallet {
   return value;
 }
 
+/** Requests per minute a key may be given; the column is a 32-bit integer on PostgreSQL. */
+export const MAX_RATE_LIMIT = 1_000_000;
+
 export function parseRateLimit(value: unknown): number {
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) {
+  if (!Number.isSafeInteger(n) || n < 0 || n > MAX_RATE_LIMIT) {
     throw new GatewayError(
       "invalid_request",
-      "Rate limit must be a whole number of requests per minute (0 = unlimited).",
+      `Rate limit must be a whole number of requests per minute from 0 (unlimited) to ${MAX_RATE_LIMIT}.`,
     );
   }
   return n;
@@ -69,10 +72,11 @@ export async function createAccountWithKey(
     rateLimit?: number;
   },
 ) {
+  const rateLimit = input.rateLimit === undefined ? undefined : parseRateLimit(input.rateLimit);
   const account = await createAccount(deps.store, deps.clock, input);
   const key = await createApiKey(deps.store.db, deps.clock, account.id, {
     name: "default",
-    ...(input.rateLimit !== undefined ? { rateLimit: input.rateLimit } : {}),
+    ...(rateLimit !== undefined ? { rateLimit } : {}),
   });
   return { id: account.id, username: account.username, api_key: key.key };
 }
@@ -89,7 +93,10 @@ export async function createKeyFor(
   options: { name?: string; rateLimit?: number },
 ) {
   const account = await requireAccount(deps.store.db, username);
-  const key = await createApiKey(deps.store.db, deps.clock, account.id, options);
+  const key = await createApiKey(deps.store.db, deps.clock, account.id, {
+    ...(options.name !== undefined ? { name: options.name } : {}),
+    ...(options.rateLimit !== undefined ? { rateLimit: parseRateLimit(options.rateLimit) } : {}),
+  });
   return { id: key.id, account: account.username, api_key: key.key, prefix: key.prefix, rate_limit: key.rateLimit };
 }
 
@@ -108,12 +115,13 @@ export async function addCredits(
   if (!(Number.isFinite(input.amount) && input.amount > 0)) {
     throw new GatewayError("invalid_request", "Amount must be a positive number of credits.");
   }
+  const amount = toMilli(input.amount);
   const account = await requireAccount(deps.store.db, input.username);
   const balance = await deps.store.transaction((trx) =>
     creditWallet(trx, deps.clock, {
       accountId: account.id,
       wallet,
-      amount: toMilli(input.amount),
+      amount,
       kind: "topup",
       note: input.note ?? "operator top-up",
     }),

@@ -13,7 +13,7 @@ import type { AppContext } from "../app/context.js";
 import { sendJsonError } from "../app/http-errors.js";
 import { extractV2ApiKey } from "../auth/http.js";
 import { apiKeyRevoked, listApiKeys, setApiKeyRateLimit } from "../auth/index.js";
-import { fromMilli, WALLETS } from "../core/credits.js";
+import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import {
   accountSummary,
@@ -21,13 +21,18 @@ import {
   addSenderIdFor,
   createAccountWithKey,
   createKeyFor,
+  MAX_RATE_LIMIT,
   parseRateLimit,
   revokeKey,
 } from "./operations.js";
 
 const Username = Type.Object({ username: Type.String() });
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
-const Credits = Type.Partial(Type.Record(Type.Union(WALLETS.map((w) => Type.Literal(w))), Type.Number({ minimum: 0 })));
+const Credits = Type.Object(
+  Object.fromEntries(WALLETS.map((w) => [w, Type.Optional(Type.Number({ minimum: 0, maximum: MAX_CREDITS }))])),
+  { additionalProperties: false },
+);
+const RateLimit = Type.Integer({ minimum: 0, maximum: MAX_RATE_LIMIT });
 
 export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContext): Promise<void> {
   const deps = { store: ctx.store, clock: ctx.clock };
@@ -56,7 +61,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
             password: Type.String(),
             role: Type.Optional(Type.Union([Type.Literal("customer"), Type.Literal("operator")])),
             credits: Type.Optional(Credits),
-            rate_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+            rate_limit: Type.Optional(RateLimit),
           },
           { additionalProperties: false },
         ),
@@ -140,21 +145,23 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
   admin.post(
     "/accounts/:username/keys",
     {
+      // Every field has a default, so a POST without a body is a valid request for a key.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         params: Username,
-        body: Type.Optional(
-          Type.Object(
-            {
-              name: Type.Optional(Type.String({ maxLength: 100 })),
-              rate_limit: Type.Optional(Type.Integer({ minimum: 0 })),
-            },
-            { additionalProperties: false },
-          ),
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ maxLength: 100 })),
+            rate_limit: Type.Optional(RateLimit),
+          },
+          { additionalProperties: false },
         ),
       },
     },
     async (request, reply) => {
-      const body = (request.body ?? {}) as { name?: string; rate_limit?: number };
+      const body = request.body as { name?: string; rate_limit?: number };
       const key = await createKeyFor(deps, (request.params as { username: string }).username, {
         ...(body.name ? { name: body.name } : {}),
         ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
@@ -172,7 +179,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
     {
       schema: {
         params: Id,
-        body: Type.Object({ rate_limit: Type.Integer({ minimum: 0 }) }, { additionalProperties: false }),
+        body: Type.Object({ rate_limit: RateLimit }, { additionalProperties: false }),
       },
     },
     async (request) => {
@@ -193,7 +200,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
         body: Type.Object(
           {
             wallet: Type.String(),
-            amount: Type.Number({ exclusiveMinimum: 0 }),
+            amount: Type.Number({ exclusiveMinimum: 0, maximum: MAX_CREDITS }),
             note: Type.Optional(Type.String({ maxLength: 500 })),
           },
           { additionalProperties: false },
