@@ -1,6 +1,7 @@
 // Turns credentials (an API key, or username+password) into the calling account.
 // Lookups are cached in memory; revoking a key, changing a password or an account's state
 // signals every process (NOTIFY on PostgreSQL) to drop what it remembers at once.
+import { sql } from "kysely";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { AccountRole, AccountStatus } from "../store/schema.js";
@@ -29,11 +30,20 @@ export interface AuthSettings {
 const AUTH_CHANNEL = "auth_changed";
 const KEY_CACHE_MS = 30_000;
 const KEY_CACHE_MAX = 50_000;
+/** How often a SQLite gateway looks for writes by other processes (the CLI), which send it no signal. */
+const SQLITE_EXTERNAL_WRITES_POLL_MS = 200;
+
+/**
+ * The authenticators of this process, by store. A change made here is forgotten here before
+ * the call that made it returns; PostgreSQL's NOTIFY reaches this process a moment later.
+ */
+const localAuthenticators = new WeakMap<Store, Set<Authenticator>>();
 
 export class Authenticator {
   private readonly keyCache = new Map<string, { principal: Principal; expires: number }>();
   private readonly pairs: VerifiedPairCache;
   private readonly unsubscribe: () => void;
+  private readonly externalWritesTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -42,10 +52,47 @@ export class Authenticator {
   ) {
     this.pairs = new VerifiedPairCache(settings.passwordCacheSeconds * 1000);
     this.unsubscribe = store.signals.listen(AUTH_CHANNEL, (payload) => this.forget(payload));
+    let local = localAuthenticators.get(store);
+    if (!local) {
+      local = new Set();
+      localAuthenticators.set(store, local);
+    }
+    local.add(this);
+    if (store.engine === "sqlite") this.externalWritesTimer = this.watchExternalWrites();
   }
 
   close(): void {
     this.unsubscribe();
+    clearInterval(this.externalWritesTimer);
+    localAuthenticators.get(this.store)?.delete(this);
+  }
+
+  /**
+   * SQLite's data_version changes when another connection commits, e.g. `switchboard keys revoke`
+   * run next to a running gateway. Everything cached is dropped then.
+   */
+  private watchExternalWrites(): NodeJS.Timeout {
+    let seen: number | undefined;
+    let checking = false;
+    const timer = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      sql<{ data_version: number }>`pragma data_version`
+        .execute(this.store.db)
+        .then(({ rows }) => {
+          const version = rows[0]?.data_version;
+          if (seen !== undefined && version !== seen) this.forget("");
+          seen = version;
+        })
+        .catch(() => {
+          // The store is closing; the next tick (if any) tries again.
+        })
+        .finally(() => {
+          checking = false;
+        });
+    }, SQLITE_EXTERNAL_WRITES_POLL_MS);
+    timer.unref();
+    return timer;
   }
 
   /** Resolves an API key; throws `unauthorized` for unknown or revoked keys. */
@@ -109,12 +156,15 @@ export class Authenticator {
       status: account.status,
       timeZone: account.time_zone,
     };
-    if (this.pairs.lookup(username, password, Date.now()) === account.id) return principal;
-
-    if (!(await passwordMatches(account.password_hash, password))) {
-      await this.recordFailedLogin(account.id, account.failed_logins + 1, now);
-      throw new GatewayError("unauthorized", "Authentication failed: wrong username or password.");
+    const remembered = this.pairs.lookup(username, password, account.password_hash, Date.now()) === account.id;
+    if (!remembered) {
+      if (!(await passwordMatches(account.password_hash, password))) {
+        await this.recordFailedLogin(account.id, now);
+        throw new GatewayError("unauthorized", "Authentication failed: wrong username or password.");
+      }
+      this.pairs.remember(username, password, account.password_hash, account.id, Date.now());
     }
+    // Failures count only in a row: any success, remembered or verified, starts the count again.
     if (account.failed_logins > 0 || account.locked_until !== null) {
       await this.store.db
         .updateTable("accounts")
@@ -122,25 +172,29 @@ export class Authenticator {
         .where("id", "=", account.id)
         .execute();
     }
-    this.pairs.remember(username, password, account.id, Date.now());
     return principal;
   }
 
-  private async recordFailedLogin(accountId: number, failures: number, now: number): Promise<void> {
+  private async recordFailedLogin(accountId: number, now: number): Promise<void> {
+    // Incremented in the database: failures checked in parallel each count, so a burst of
+    // guesses locks the account like the same guesses one after another.
+    const row = await this.store.db
+      .updateTable("accounts")
+      .set((eb) => ({ failed_logins: eb("failed_logins", "+", 1) }))
+      .where("id", "=", accountId)
+      .returning("failed_logins")
+      .executeTakeFirst();
     const threshold = this.settings.loginLockThreshold;
-    const lock = threshold > 0 && failures >= threshold;
+    if (!row || threshold === 0 || row.failed_logins < threshold) return;
     await this.store.db
       .updateTable("accounts")
-      .set(
-        lock
-          ? { failed_logins: 0, locked_until: now + this.settings.loginLockMinutes * 60_000 }
-          : { failed_logins: failures },
-      )
+      .set({ failed_logins: 0, locked_until: now + this.settings.loginLockMinutes * 60_000 })
       .where("id", "=", accountId)
       .execute();
   }
 
-  private forget(payload: string): void {
+  /** Drops cached credentials: `key:<hash>`, `account:<id>`, anything else drops everything. */
+  forget(payload: string): void {
     const [kind, value] = payload.split(":", 2);
     if (kind === "key" && value) {
       this.keyCache.delete(value);
@@ -159,11 +213,16 @@ export class Authenticator {
   }
 }
 
+async function authChanged(store: Store, payload: string): Promise<void> {
+  for (const authenticator of localAuthenticators.get(store) ?? []) authenticator.forget(payload);
+  await store.signals.notify(AUTH_CHANNEL, payload);
+}
+
 /** Tells every Authenticator (all processes on PostgreSQL) to forget an account's cached credentials. */
 export async function accountCredentialsChanged(store: Store, accountId: number): Promise<void> {
-  await store.signals.notify(AUTH_CHANNEL, `account:${accountId}`);
+  await authChanged(store, `account:${accountId}`);
 }
 
 export async function apiKeyRevoked(store: Store, keyHash: string): Promise<void> {
-  await store.signals.notify(AUTH_CHANNEL, `key:${keyHash}`);
+  await authChanged(store, `key:${keyHash}`);
 }

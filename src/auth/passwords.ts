@@ -1,7 +1,7 @@
 // Username+password logins for the legacy families. An argon2 check costs tens of ms of CPU,
 // and legacy clients send the password on every request, so a verified pair is remembered
-// for a short time under a keyed hash (never the password itself). Changing the password or
-// locking the account drops it.
+// for a short time under a keyed hash (never the password itself). The stored password hash is
+// part of that key, so a password changed anywhere (even by another process) misses at once.
 import { createHmac, randomBytes } from "node:crypto";
 import { hash, verify } from "@node-rs/argon2";
 
@@ -28,13 +28,20 @@ export class VerifiedPairCache {
     private readonly maxEntries = 100_000,
   ) {}
 
-  private keyOf(username: string, password: string): string {
-    return createHmac("sha256", this.secret).update(username).update("\0").update(password).digest("base64url");
+  private keyOf(username: string, password: string, passwordHash: string): string {
+    return createHmac("sha256", this.secret)
+      .update(username)
+      .update("\0")
+      .update(password)
+      .update("\0")
+      .update(passwordHash)
+      .digest("base64url");
   }
 
-  lookup(username: string, password: string, now: number): number | undefined {
+  /** The account a pair was verified for, while `passwordHash` is still the account's stored hash. */
+  lookup(username: string, password: string, passwordHash: string, now: number): number | undefined {
     if (this.ttlMs === 0) return undefined;
-    const key = this.keyOf(username, password);
+    const key = this.keyOf(username, password, passwordHash);
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.expires <= now) {
@@ -44,10 +51,10 @@ export class VerifiedPairCache {
     return entry.accountId;
   }
 
-  remember(username: string, password: string, accountId: number, now: number): void {
+  remember(username: string, password: string, passwordHash: string, accountId: number, now: number): void {
     if (this.ttlMs === 0) return;
     if (this.entries.size >= this.maxEntries) this.clear();
-    const key = this.keyOf(username, password);
+    const key = this.keyOf(username, password, passwordHash);
     this.entries.set(key, { accountId, expires: now + this.ttlMs });
     let keys = this.byAccount.get(accountId);
     if (!keys) {
