@@ -1,0 +1,243 @@
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../helpers/cli.js";
+import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+
+/** Polls a request until it answers `status`: a change made by another process reaches a running server shortly after. */
+async function eventually(request: () => Promise<Response>, status: number): Promise<Response> {
+  const deadline = Date.now() + 3_000;
+  for (;;) {
+    const response = await request();
+    if (response.status === status || Date.now() > deadline) return response;
+    await response.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describeEachEngine("switchboard CLI", (engine) => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let server: ServerProcess | undefined;
+  /** The key `accounts create` printed for cli-user. */
+  let apiKey: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    env = { DATABASE_URL: db.url, SQLITE_SYNCHRONOUS: "NORMAL" };
+  });
+  afterAll(async () => {
+    await server?.stop("SIGKILL");
+    await db.drop();
+  });
+
+  const runningServer = async (): Promise<ServerProcess> => {
+    server ??= await startServer("api", env);
+    return server;
+  };
+  const balance = async (apiKey: string) =>
+    fetch(`${(await runningServer()).url}/api/v2/balance`, { headers: { authorization: `Bearer ${apiKey}` } });
+
+  it("creates an account with opening credits whose key works against a server on the same database", async () => {
+    const stdout = await cliOk(
+      [
+        "accounts",
+        "create",
+        "--username",
+        "cli-user",
+        "--password",
+        "cli-password",
+        "--credits",
+        "sms=100,whatsapp=5",
+        "--json",
+      ],
+      env,
+    );
+    const created = JSON.parse(stdout);
+    expect(created).toEqual({ id: expect.any(Number), username: "cli-user", api_key: expect.stringMatching(/^sb_/) });
+    expect(Object.keys(created)).toEqual(["id", "username", "api_key"]);
+    apiKey = created.api_key;
+
+    const response = await balance(created.api_key);
+    expect(response.status).toBe(200);
+    expect((await response.json()).data.balance).toBe(100);
+    const shown = JSON.parse(await cliOk(["accounts", "show", "cli-user", "--json"], env));
+    expect(shown.balances).toEqual({ sms: 100, international: 0, whatsapp: 5, email: 0, voice: 0 });
+  });
+
+  it("creates more keys, with their own rate limit, that work at once", async () => {
+    const plain = JSON.parse(await cliOk(["keys", "create", "--account", "cli-user", "--json"], env));
+    expect(plain).toMatchObject({ id: expect.any(Number), account: "cli-user", rate_limit: 60 });
+    const limited = JSON.parse(
+      await cliOk(["keys", "create", "--account", "cli-user", "--rate-limit", "7", "--name", "reports", "--json"], env),
+    );
+    expect(limited).toMatchObject({ account: "cli-user", rate_limit: 7, api_key: expect.stringMatching(/^sb_/) });
+    expect(limited.api_key).not.toBe(plain.api_key);
+    expect((await balance(limited.api_key)).status).toBe(200);
+  });
+
+  it("adds credits to a wallet", async () => {
+    expect(await cliOk(["credits", "add", "--account", "cli-user", "--wallet", "sms", "--amount", "50"], env)).toBe(
+      "cli-user sms balance: 150\n",
+    );
+    const json = JSON.parse(
+      await cliOk(["credits", "add", "--account", "cli-user", "--wallet", "voice", "--amount", "2.5", "--json"], env),
+    );
+    expect(json).toEqual({ account: "cli-user", wallet: "voice", balance: 2.5 });
+    expect((await (await balance(apiKey)).json()).data.balance).toBe(150);
+  });
+
+  it("adds an approved sender ID that the account sees", async () => {
+    expect(await cliOk(["sender-ids", "add", "--account", "cli-user", "--sender", "ABCDEF", "--approve"], env)).toBe(
+      "sender ID ABCDEF for cli-user: approved\n",
+    );
+    const response = await fetch(`${(await runningServer()).url}/api/v2/sender-ids`, {
+      headers: { "x-api-key": apiKey },
+    });
+    expect((await response.json()).data).toEqual([
+      { sender_id: "ABCDEF", status: "approved", created_at: expect.stringMatching(/Z$/) },
+    ]);
+  });
+
+  it("blocks an account, and the running server refuses its key", async () => {
+    const key = apiKey;
+    expect((await balance(key)).status).toBe(200);
+    const blocked = JSON.parse(
+      await cliOk(["accounts", "set", "--username", "cli-user", "--status", "blocked", "--json"], env),
+    );
+    expect(blocked).toMatchObject({ username: "cli-user", status: "blocked" });
+    const refused = await eventually(() => balance(key), 403);
+    expect(refused.status).toBe(403);
+    expect((await refused.json()).error.code).toBe("account_inactive");
+    await cliOk(["accounts", "set", "--username", "cli-user", "--status", "active"], env);
+    expect((await eventually(() => balance(key), 200)).status).toBe(200);
+  });
+
+  it("revokes a key, and the running server refuses it", async () => {
+    const key = JSON.parse(await cliOk(["keys", "create", "--account", "cli-user", "--json"], env));
+    expect((await balance(key.api_key)).status).toBe(200);
+    expect(await cliOk(["keys", "revoke", "--id", String(key.id)], env)).toBe(`revoked key ${key.id}\n`);
+    expect((await eventually(() => balance(key.api_key), 401)).status).toBe(401);
+    const again = await runCli(["keys", "revoke", "--id", String(key.id)], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`switchboard: No active API key with id ${key.id}.\n`);
+  });
+
+  // Each case is its own process and changes nothing, so they run side by side.
+  it.concurrent.for<[string, string[], RegExp]>([
+    [
+      "an unknown account",
+      ["keys", "create", "--account", "nobody-here"],
+      /^switchboard: No account named "nobody-here"\.$/,
+    ],
+    [
+      "an unknown account for credits",
+      ["credits", "add", "--account", "nobody-here", "--wallet", "sms", "--amount", "5"],
+      /^switchboard: No account named "nobody-here"\.$/,
+    ],
+    [
+      "a bad wallet",
+      ["credits", "add", "--account", "cli-user", "--wallet", "gold", "--amount", "5"],
+      /^switchboard: Unknown wallet "gold"; use sms, international, whatsapp, email, voice\.$/,
+    ],
+    [
+      "a negative amount",
+      ["credits", "add", "--account", "cli-user", "--wallet", "sms", "--amount", "-5"],
+      /argument '-5' is invalid\. use a positive number/,
+    ],
+    [
+      "a duplicate username",
+      ["accounts", "create", "--username", "cli-user", "--password", "another-password"],
+      /^switchboard: An account named "cli-user" already exists\.$/,
+    ],
+    [
+      "an unknown wallet in --credits",
+      ["accounts", "create", "--username", "cli-new1", "--password", "cli-password", "--credits", "sms=5,gold=1"],
+      /^switchboard: Unknown wallet "gold"; use sms, /,
+    ],
+    [
+      "a non-number in --credits",
+      ["accounts", "create", "--username", "cli-new2", "--password", "cli-password", "--credits", "sms=lots"],
+      /^switchboard: Credits for sms must be a number of 0 or more \(got "lots"\)\.$/,
+    ],
+    [
+      "a wallet without an amount in --credits",
+      ["accounts", "create", "--username", "cli-new3", "--password", "cli-password", "--credits", "sms"],
+      /^switchboard: Credits for sms must be a number/,
+    ],
+    [
+      "a bad status",
+      ["accounts", "set", "--username", "cli-user", "--status", "gone"],
+      /^switchboard: Status must be active, inactive or blocked\.$/,
+    ],
+    [
+      "a bad sender ID",
+      ["sender-ids", "add", "--account", "cli-user", "--sender", "!"],
+      /^switchboard: A sender ID is /,
+    ],
+    ["a missing required option", ["credits", "add", "--account", "cli-user"], /required option '--wallet <wallet>'/],
+  ])(
+    "refuses %s with a non-zero exit and one clear line, never a stack trace",
+    async ([, args, message], { expect }) => {
+      const result = await runCli(args, env);
+      expect(result.code).not.toBe(0);
+      expect(result.stderr.split("\n")[0]).toMatch(message);
+      expect(result.stderr).not.toMatch(STACK_TRACE);
+      expect(result.stdout).toBe("");
+    },
+  );
+
+  it("created nothing for the refused commands", async () => {
+    const names = JSON.parse(await cliOk(["accounts", "list", "--json"], env)).map(
+      (a: { username: string }) => a.username,
+    );
+    expect(names).toEqual(["cli-user"]);
+    const shown = JSON.parse(await cliOk(["accounts", "show", "cli-user", "--json"], env));
+    expect(shown.balances).toMatchObject({ sms: 150, voice: 2.5 });
+  });
+});
+
+describeEachEngine("switchboard on an empty database", (engine) => {
+  let empty: EmptyDatabase;
+  beforeAll(async () => {
+    empty = await createEmptyDatabase(engine);
+  });
+  afterAll(() => empty.drop());
+
+  it("migrate creates the schema, and running it again changes nothing", async () => {
+    expect(await empty.tables()).toEqual([]);
+    expect(await cliOk(["migrate"], { DATABASE_URL: empty.url })).toBe("migrations applied\n");
+    const tables = await empty.tables();
+    expect(tables).toEqual(expect.arrayContaining(["accounts", "wallets", "ledger_entries", "api_keys", "sender_ids"]));
+    expect(await cliOk(["migrate"], { DATABASE_URL: empty.url })).toBe("migrations applied\n");
+    expect(await empty.tables()).toEqual(tables);
+  });
+
+  it("start prints the operator and demo credentials once, serves /healthz, and exits 0 on SIGTERM", async () => {
+    const first = await startServer("start", { DATABASE_URL: empty.url });
+    const banner = first.output();
+    expect(banner).toContain("Switchboard first start");
+    const operatorKey = /Operator[\s\S]*?api key:\s+(sb_\S+)/.exec(banner)?.[1];
+    const demoKey = /Demo account[\s\S]*?api key:\s+(sb_\S+)/.exec(banner)?.[1];
+    expect(banner).toMatch(/Operator[\s\S]*?username: admin\n\s+password: \S{12,}/);
+    expect(banner).toMatch(/Demo account[\s\S]*?username:\s+demo\n\s+password:\s+\S{12,}/);
+    expect(banner).toMatch(/sender id: SWBRD \(approved\)/);
+    expect(banner).toContain(`curl -s ${first.url}/api/v2/balance`);
+    expect(operatorKey).toBeDefined();
+    expect(demoKey).toBeDefined();
+
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    const balance = await fetch(`${first.url}/api/v2/balance`, { headers: { authorization: `Bearer ${demoKey}` } });
+    expect((await balance.json()).data.balance).toBe(10_000);
+    const senders = await fetch(`${first.url}/api/v2/sender-ids`, { headers: { "x-api-key": demoKey! } });
+    expect((await senders.json()).data).toEqual([expect.objectContaining({ sender_id: "SWBRD", status: "approved" })]);
+    const accounts = await fetch(`${first.url}/admin/api/accounts`, {
+      headers: { authorization: `Bearer ${operatorKey}` },
+    });
+    expect(accounts.status).toBe(200);
+    expect(await first.stop("SIGTERM")).toBe(0);
+
+    const second = await startServer("start", { DATABASE_URL: empty.url });
+    expect(second.output()).not.toContain("first start");
+    expect(await second.stop("SIGINT")).toBe(0);
+  });
+});
