@@ -2,6 +2,12 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import type { JsonResponse } from "../helpers/gateway.js";
+
+/** The parsed JSON of an answer, as loosely typed as the assertions that read it. */
+async function bodyOf(response: Response): Promise<JsonResponse["body"]> {
+  return response.json();
+}
 
 /** Polls a request until it answers `status`: a change made by another process reaches a running server shortly after. */
 async function eventually(request: () => Promise<Response>, status: number): Promise<Response> {
@@ -59,7 +65,7 @@ describeEachEngine("switchboard CLI", (engine) => {
 
     const response = await balance(created.api_key);
     expect(response.status).toBe(200);
-    expect((await response.json()).data.balance).toBe(100);
+    expect((await bodyOf(response)).data.balance).toBe(100);
     const shown = JSON.parse(await cliOk(["accounts", "show", "cli-user", "--json"], env));
     expect(shown.balances).toEqual({ sms: 100, international: 0, whatsapp: 5, email: 0, voice: 0 });
   });
@@ -83,7 +89,7 @@ describeEachEngine("switchboard CLI", (engine) => {
       await cliOk(["credits", "add", "--account", "cli-user", "--wallet", "voice", "--amount", "2.5", "--json"], env),
     );
     expect(json).toEqual({ account: "cli-user", wallet: "voice", balance: 2.5 });
-    expect((await (await balance(apiKey)).json()).data.balance).toBe(150);
+    expect((await bodyOf(await balance(apiKey))).data.balance).toBe(150);
   });
 
   it("adds an approved sender ID that the account sees", async () => {
@@ -93,7 +99,7 @@ describeEachEngine("switchboard CLI", (engine) => {
     const response = await fetch(`${(await runningServer()).url}/api/v2/sender-ids`, {
       headers: { "x-api-key": apiKey },
     });
-    expect((await response.json()).data).toEqual([
+    expect((await bodyOf(response)).data).toEqual([
       { sender_id: "ABCDEF", status: "approved", created_at: expect.stringMatching(/Z$/) },
     ]);
   });
@@ -107,7 +113,7 @@ describeEachEngine("switchboard CLI", (engine) => {
     expect(blocked).toMatchObject({ username: "cli-user", status: "blocked" });
     const refused = await eventually(() => balance(key), 403);
     expect(refused.status).toBe(403);
-    expect((await refused.json()).error.code).toBe("account_inactive");
+    expect((await bodyOf(refused)).error.code).toBe("account_inactive");
     await cliOk(["accounts", "set", "--username", "cli-user", "--status", "active"], env);
     expect((await eventually(() => balance(key), 200)).status).toBe(200);
   });
@@ -227,9 +233,9 @@ describeEachEngine("switchboard on an empty database", (engine) => {
 
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
     const balance = await fetch(`${first.url}/api/v2/balance`, { headers: { authorization: `Bearer ${demoKey}` } });
-    expect((await balance.json()).data.balance).toBe(10_000);
+    expect((await bodyOf(balance)).data.balance).toBe(10_000);
     const senders = await fetch(`${first.url}/api/v2/sender-ids`, { headers: { "x-api-key": demoKey! } });
-    expect((await senders.json()).data).toEqual([expect.objectContaining({ sender_id: "SWBRD", status: "approved" })]);
+    expect((await bodyOf(senders)).data).toEqual([expect.objectContaining({ sender_id: "SWBRD", status: "approved" })]);
     const accounts = await fetch(`${first.url}/admin/api/accounts`, {
       headers: { authorization: `Bearer ${operatorKey}` },
     });
