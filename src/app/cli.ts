@@ -17,7 +17,7 @@ import { isGatewayError } from "../core/errors.js";
 import { openStore, type Store } from "../store/store.js";
 import { bootstrapIfEmpty, credentialsBanner } from "./bootstrap.js";
 import { ConfigError, loadConfig } from "./config.js";
-import { type Role, startGateway } from "./gateway.js";
+import { type Gateway, type Role, startGateway } from "./gateway.js";
 
 function onOff(value: string): boolean {
   if (/^(on|true|yes|1)$/i.test(value)) return true;
@@ -53,26 +53,36 @@ function print(value: unknown, json: boolean | undefined, human: () => string): 
 
 async function run(roles: readonly Role[], seed: boolean): Promise<void> {
   const config = loadConfig();
-  const gateway = await startGateway({ config, roles });
-  const { ctx } = gateway;
-  if (seed) {
-    const creds = await bootstrapIfEmpty(ctx.store, ctx.clock);
-    const baseUrl = (gateway.url ?? `http://127.0.0.1:${config.port}`).replace("0.0.0.0", "127.0.0.1");
-    if (creds) process.stdout.write(credentialsBanner(creds, baseUrl));
-  }
-  ctx.logger.info({ roles, url: gateway.url, engine: ctx.store.engine }, "switchboard running");
+  // Signals are handled from the start: a supervisor may stop the gateway the moment it says
+  // it is running, and an unhandled SIGTERM would kill it without a clean shutdown.
+  let gateway: Gateway | undefined;
+  let signalled: string | undefined;
   const shutdown = (signal: string) => {
-    ctx.logger.info({ signal }, "shutting down");
-    gateway
+    signalled = signal;
+    const stopping = gateway;
+    if (!stopping) return;
+    stopping.ctx.logger.info({ signal }, "shutting down");
+    stopping
       .stop()
       .then(() => process.exit(0))
       .catch((error: unknown) => {
-        ctx.logger.error({ err: error }, "shutdown failed");
+        stopping.ctx.logger.error({ err: error }, "shutdown failed");
         process.exit(1);
       });
   };
   process.once("SIGINT", () => shutdown("SIGINT"));
   process.once("SIGTERM", () => shutdown("SIGTERM"));
+
+  const started = await startGateway({ config, roles });
+  gateway = started;
+  const { ctx } = started;
+  if (seed) {
+    const creds = await bootstrapIfEmpty(ctx.store, ctx.clock);
+    const baseUrl = (started.url ?? `http://127.0.0.1:${config.port}`).replace("0.0.0.0", "127.0.0.1");
+    if (creds) process.stdout.write(credentialsBanner(creds, baseUrl));
+  }
+  ctx.logger.info({ roles, url: started.url, engine: ctx.store.engine }, "switchboard running");
+  if (signalled) shutdown(signalled);
 }
 
 const program = new Command()
