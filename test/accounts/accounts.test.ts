@@ -1,9 +1,15 @@
 import pg from "pg";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, findAccountByUsername, ledgerSum, walletBalances } from "../../src/accounts/index.js";
 import { systemClock } from "../../src/core/clock.js";
 import { isGatewayError } from "../../src/core/errors.js";
-import { createTestDatabase, describeEachEngine, TEST_POSTGRES_URL, type TestDatabase } from "../helpers/engines.js";
+import {
+  createTestDatabase,
+  describeEachEngine,
+  postgresAvailable,
+  TEST_POSTGRES_URL,
+  type TestDatabase,
+} from "../helpers/engines.js";
 
 const code = (error: unknown) => (isGatewayError(error) ? error.code : error);
 
@@ -39,32 +45,38 @@ describeEachEngine("accounts", (engine) => {
     expect(await findAccountByUsername(db.store.db, "golden")).toBeUndefined();
     expect(await findAccountByUsername(db.store.db, "huge")).toBeUndefined();
   });
+});
 
-  it.runIf(engine === "postgres")(
-    "answers conflict when another transaction takes the username between the check and the insert",
-    async () => {
-      // A second session inserts the name and holds its transaction open, so createAccount's
-      // existence check sees nothing and its insert waits on the unique index.
-      const other = new pg.Client({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${db.schema}` });
-      await other.connect();
-      try {
-        await other.query("begin");
-        await other.query(
-          "insert into accounts (username, password_hash, created_at, updated_at) values ('contested', 'x', 0, 0)",
-        );
-        const creating = createAccount(db.store, systemClock, { username: "contested", password: "password-1" });
-        const settled = creating.then(
-          () => "created",
-          (error: unknown) => code(error),
-        );
-        await waitForLockWait(other);
-        await other.query("commit");
-        expect(await settled).toBe("conflict");
-      } finally {
-        await other.end();
-      }
-    },
-  );
+// Only PostgreSQL can interleave two transactions here: SQLite takes its write lock up front.
+(postgresAvailable ? describe : describe.skip)("accounts under concurrent writers [postgres]", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+  });
+  afterAll(() => db.drop());
+
+  it("answers conflict when another transaction takes the username between the check and the insert", async () => {
+    // A second session inserts the name and holds its transaction open, so createAccount's
+    // existence check sees nothing and its insert waits on the unique index.
+    const other = new pg.Client({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${db.schema}` });
+    await other.connect();
+    try {
+      await other.query("begin");
+      await other.query(
+        "insert into accounts (username, password_hash, created_at, updated_at) values ('contested', 'x', 0, 0)",
+      );
+      const creating = createAccount(db.store, systemClock, { username: "contested", password: "password-1" });
+      const settled = creating.then(
+        () => "created",
+        (error: unknown) => code(error),
+      );
+      await waitForLockWait(other);
+      await other.query("commit");
+      expect(await settled).toBe("conflict");
+    } finally {
+      await other.end();
+    }
+  });
 });
 
 /** Resolves once some session waits on a lock, i.e. createAccount reached its insert. */
