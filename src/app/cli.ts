@@ -15,7 +15,7 @@ import {
 import { systemClock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
 import { openStore, type Store } from "../store/store.js";
-import { bootstrapIfEmpty, credentialsBanner } from "./bootstrap.js";
+import { credentialsBanner } from "./bootstrap.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { type Gateway, type Role, startGateway } from "./gateway.js";
 
@@ -73,13 +73,12 @@ async function run(roles: readonly Role[], seed: boolean): Promise<void> {
   process.once("SIGINT", () => shutdown("SIGINT"));
   process.once("SIGTERM", () => shutdown("SIGTERM"));
 
-  const started = await startGateway({ config, roles });
+  const started = await startGateway({ config, roles, bootstrap: seed });
   gateway = started;
   const { ctx } = started;
-  if (seed) {
-    const creds = await bootstrapIfEmpty(ctx.store, ctx.clock);
+  if (started.bootstrapped) {
     const baseUrl = (started.url ?? `http://127.0.0.1:${config.port}`).replace("0.0.0.0", "127.0.0.1");
-    if (creds) process.stdout.write(credentialsBanner(creds, baseUrl));
+    process.stdout.write(credentialsBanner(started.bootstrapped, baseUrl));
   }
   ctx.logger.info({ roles, url: started.url, engine: ctx.store.engine }, "switchboard running");
   if (signalled) shutdown(signalled);

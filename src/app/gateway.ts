@@ -7,6 +7,7 @@ import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
 import { Acceptor } from "../messages/index.js";
 import { openStore, type Store } from "../store/store.js";
+import { type BootstrapCredentials, bootstrapIfEmpty } from "./bootstrap.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { createMetrics } from "./metrics.js";
@@ -22,6 +23,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** An already open store (tests); otherwise one is opened from the config. */
   store?: Store;
+  /** Seed an empty database with the operator and demo accounts before serving requests. */
+  bootstrap?: boolean;
 }
 
 export interface Gateway {
@@ -30,6 +33,8 @@ export interface Gateway {
   app?: App;
   /** http://host:port of the API role. */
   url?: string;
+  /** Credentials created by the first start on an empty database. */
+  bootstrapped?: BootstrapCredentials;
   stop(): Promise<void>;
 }
 
@@ -39,6 +44,12 @@ export function createLogger(config: Pick<Config, "logLevel">): Logger {
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
+  if (config.database.engine === "sqlite" && options.roles.includes("worker") && !options.roles.includes("api")) {
+    // With SQLite the single dispatcher claims without leases (see messages/transitions.ts).
+    throw new Error(
+      "The worker role on its own needs PostgreSQL (DATABASE_URL=postgres://…). With SQLite run `switchboard start`, which is API and worker in one process.",
+    );
+  }
   const logger = options.logger ?? createLogger(config);
   const store = options.store ?? (await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous }));
   await store.migrate();
@@ -80,6 +91,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     workers = await startWorkers(ctx);
   }
 
+  const bootstrapped = options.bootstrap ? await bootstrapIfEmpty(store, clock) : undefined;
+
   let app: App | undefined;
   let url: string | undefined;
   if (options.roles.includes("api")) {
@@ -92,6 +105,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ...(workers ? { workers } : {}),
     ...(app ? { app } : {}),
     ...(url ? { url } : {}),
+    ...(bootstrapped ? { bootstrapped } : {}),
     async stop() {
       if (stopping) return;
       stopping = true;

@@ -34,7 +34,8 @@ export async function buildServer(ctx: AppContext, options: { isReady?: () => bo
     // Per-request log lines would dominate at thousands of requests/s; failures are logged below.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
-    requestIdHeader: "x-request-id",
+    // genReqId reads and checks the header itself; Fastify would otherwise echo any value.
+    requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();

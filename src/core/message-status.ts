@@ -3,14 +3,14 @@
 // in one of the allowed source states, so two writers can never both move a message.
 //
 //   scheduled ─► queued ─► dispatching ─► submitted ─► delivered
-//       │          │  ▲          │  │                 └► failed
+//       │          │  ▲          │  │        ▲        └► failed
 //       ▼          ▼  └──────────┘  └► failed (rejected before the carrier: refunded)
-//   cancelled  cancelled  (retry)
+//   cancelled  cancelled  (retry)   queued ───┘ (SQLite: one dispatcher, no lease needed)
 import type { MessageStatus } from "../store/schema.js";
 
 const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
   scheduled: ["queued", "cancelled"],
-  queued: ["dispatching", "cancelled", "failed"],
+  queued: ["dispatching", "submitted", "cancelled", "failed"],
   dispatching: ["submitted", "queued", "failed"],
   submitted: ["delivered", "failed"],
   delivered: [],

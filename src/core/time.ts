@@ -20,9 +20,19 @@ export function localDayRange(day: string, zone: string): [Date, Date] | undefin
   return [start.toJSDate(), start.plus({ days: 1 }).toJSDate()];
 }
 
-/** The account-local calendar day of an instant, as yyyymmdd. */
+const dayCache = new Map<string, { day: string; from: number; until: number }>();
+
+/** The account-local calendar day of an instant, as yyyymmdd (memoised per zone: it is on the send path). */
 export function localDay(date: Date, zone: string): string {
-  return DateTime.fromJSDate(date, { zone }).toFormat("yyyyMMdd");
+  const t = date.getTime();
+  const hit = dayCache.get(zone);
+  if (hit && t >= hit.from && t < hit.until) return hit.day;
+  const local = DateTime.fromJSDate(date, { zone });
+  const day = local.toFormat("yyyyMMdd");
+  const start = local.startOf("day");
+  if (dayCache.size > 1000) dayCache.clear();
+  dayCache.set(zone, { day, from: start.toMillis(), until: start.plus({ days: 1 }).toMillis() });
+  return day;
 }
 
 /** ISO 8601 with the zone's offset, e.g. 2026-11-22T12:00:00+05:30. */

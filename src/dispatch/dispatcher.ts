@@ -138,13 +138,20 @@ export class Dispatcher {
             message: "Connector gave no result.",
           };
           if (result.ok) {
-            submitted.push({ id: message.id, connector: name, upstreamId: result.upstreamId, at: now() });
+            submitted.push({
+              id: message.id,
+              connector: name,
+              upstreamId: result.upstreamId,
+              at: now(),
+              attempts: message.attempts,
+            });
           } else if (result.retryable && message.attempts < this.options.maxAttempts) {
             retries.push({
               id: message.id,
               dueAt: now() + retryDelayMs(message.attempts),
               code: result.code,
               message: result.message,
+              attempts: message.attempts,
             });
           } else {
             failures.push({ id: message.id, code: result.code, message: result.message, at: now() });

@@ -1,7 +1,7 @@
 // Accepting sends: debit, message rows and ledger entry in one transaction, with concurrent
 // sends grouped into one transaction per tick (group commit). With SQLite synchronous=FULL an
 // fsync per send would cap throughput at a few hundred per second; one fsync per group does not.
-import { tryDebitWallet } from "../accounts/ledger.js";
+import { type Debit, debitAllOrNothing } from "../accounts/ledger-batch.js";
 import type { Clock } from "../core/clock.js";
 import type { Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -207,12 +207,15 @@ export class Acceptor {
     this.hooks.committed?.(accepted, group.length);
   }
 
-  /** Inside one transaction: per send, claim the idempotency key, debit, and collect rows. */
+  /**
+   * Inside one transaction: claim each send's idempotency key, debit each account once for all
+   * its sends in the group (one by one only when the total does not fit), insert the messages.
+   */
   private async applyGroup(trx: Db, group: Pending[]): Promise<Array<AcceptOutcome | GatewayError>> {
-    const outcomes: Array<AcceptOutcome | GatewayError> = [];
-    const rows: NewMessage[] = [];
+    const outcomes: Array<AcceptOutcome | GatewayError> = new Array(group.length);
     const now = this.clock.now().getTime();
-    for (const pending of group) {
+    const byWallet = new Map<string, number[]>();
+    for (const [index, pending] of group.entries()) {
       const { order, prepared } = pending;
       const idem = order.idempotency;
       if (idem) {
@@ -229,35 +232,55 @@ export class Acceptor {
           .returning("key")
           .executeTakeFirst();
         if (!claimed) {
-          outcomes.push({ kind: "duplicate" });
+          outcomes[index] = { kind: "duplicate" };
           continue;
         }
       }
-      const after = await tryDebitWallet(trx, this.clock, {
+      const key = `${order.accountId}:${order.wallet}`;
+      const list = byWallet.get(key) ?? [];
+      list.push(index);
+      byWallet.set(key, list);
+    }
+
+    const debitOf = (index: number): Debit => {
+      const { order, prepared } = group[index]!;
+      const count = prepared.messages.length;
+      return {
         accountId: order.accountId,
         wallet: order.wallet,
         amount: prepared.credits,
-        kind: "debit",
         ref: prepared.broadcastId,
-        note: `${order.channel} ${prepared.messages.length === 1 ? "message" : `broadcast of ${prepared.messages.length}`}`,
-      });
-      if (after === undefined) {
-        if (idem) {
+        note: `${order.channel} ${count === 1 ? "message" : `broadcast of ${count}`}`,
+      };
+    };
+    const rows: NewMessage[] = [];
+    const accept = (index: number) => {
+      const pending = group[index]!;
+      rows.push(...pending.rows);
+      outcomes[index] = { kind: "accepted", send: pending.prepared };
+    };
+    for (const indexes of byWallet.values()) {
+      if (await debitAllOrNothing(trx, this.clock, indexes.map(debitOf))) {
+        indexes.forEach(accept);
+        continue;
+      }
+      for (const index of indexes) {
+        if (await debitAllOrNothing(trx, this.clock, [debitOf(index)])) {
+          accept(index);
+          continue;
+        }
+        const { order } = group[index]!;
+        if (order.idempotency) {
           await trx
             .deleteFrom("idempotency_keys")
             .where("account_id", "=", order.accountId)
-            .where("key", "=", idem.key)
+            .where("key", "=", order.idempotency.key)
             .execute();
         }
-        outcomes.push(
-          new GatewayError(
-            order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
-          ),
+        outcomes[index] = new GatewayError(
+          order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
         );
-        continue;
       }
-      rows.push(...pending.rows);
-      outcomes.push({ kind: "accepted", send: prepared });
     }
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       await trx

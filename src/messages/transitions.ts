@@ -2,7 +2,7 @@
 // state for the target (see core/message-status.ts), so concurrent workers and duplicate
 // reports can never move a message twice or backwards.
 import { type RawBuilder, sql } from "kysely";
-import { refundMany } from "../accounts/refunds.js";
+import { refundMany } from "../accounts/ledger-batch.js";
 import type { Clock } from "../core/clock.js";
 import type { Wallet } from "../core/credits.js";
 import { assertTransition, sourcesOf } from "../core/message-status.js";
@@ -21,21 +21,37 @@ function inList(statuses: MessageStatus[]): RawBuilder<unknown> {
   return sql.join(statuses.map((s) => sql`${s}`));
 }
 
-/** Claims up to `limit` due queued messages for this worker until `now + leaseMs`, transactional lane first. */
+/**
+ * Claims up to `limit` due queued messages, transactional lane first. PostgreSQL: leased to
+ * this worker until `now + leaseMs` (FOR UPDATE SKIP LOCKED, so concurrent workers never share
+ * a message). SQLite has one process and one dispatcher, which records each outcome before it
+ * claims again, so a plain read is the claim and no lease write is needed.
+ */
 export async function claimDueMessages(
   store: Store,
   now: number,
   limit: number,
   leaseMs: number,
 ): Promise<MessageRow[]> {
-  const lock = store.engine === "postgres" ? sql`for update skip locked` : sql``;
+  if (store.engine === "sqlite") {
+    const rows = await store.db
+      .selectFrom("messages")
+      .selectAll()
+      .where("status", "=", "queued")
+      .where("due_at", "<=", now)
+      .orderBy("lane")
+      .orderBy("due_at")
+      .limit(limit)
+      .execute();
+    return rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
+  }
   const result = await sql<MessageRow>`
     update messages
        set status = 'dispatching', lease_until = ${now + leaseMs}, attempts = attempts + 1
      where id in (select id from messages
                    where status = 'queued' and due_at <= ${now}
                    order by lane, due_at
-                   limit ${limit} ${lock})
+                   limit ${limit} for update skip locked)
        and status = 'queued'
     returning *`.execute(store.db);
   return result.rows.sort((a, b) => a.lane - b.lane || a.due_at - b.due_at);
@@ -46,20 +62,29 @@ export interface Submitted {
   connector: string;
   upstreamId: string;
   at: number;
+  attempts: number;
 }
+
+/** Claimed messages: `dispatching` (PostgreSQL, leased) or still `queued` (SQLite). */
+const CLAIMED = inList(["dispatching", "queued"]);
 
 export async function markSubmitted(trx: Db, items: Submitted[]): Promise<number> {
   assertTransition("dispatching", "submitted");
+  assertTransition("queued", "submitted");
   let changed = 0;
   for (const part of chunks(items)) {
-    const values = sql.join(part.map((i) => sql`(${i.id}, ${i.connector}, ${i.upstreamId}, cast(${i.at} as bigint))`));
+    const values = sql.join(
+      part.map(
+        (i) => sql`(${i.id}, ${i.connector}, ${i.upstreamId}, cast(${i.at} as bigint), cast(${i.attempts} as integer))`,
+      ),
+    );
     const result = await sql`
-      with v(mid, v_connector, v_upstream, v_at) as (values ${values})
+      with v(mid, v_connector, v_upstream, v_at, v_attempts) as (values ${values})
       update messages
          set status = 'submitted', connector = v.v_connector, upstream_id = v.v_upstream,
-             submitted_at = v.v_at, lease_until = null
+             submitted_at = v.v_at, lease_until = null, attempts = v.v_attempts
         from v
-       where messages.id = v.mid and messages.status = 'dispatching'`.execute(trx);
+       where messages.id = v.mid and messages.status in (${CLAIMED})`.execute(trx);
     changed += Number(result.numAffectedRows ?? 0);
   }
   return changed;
@@ -70,19 +95,25 @@ export interface Retry {
   dueAt: number;
   code: string;
   message: string;
+  attempts: number;
 }
 
 export async function requeueForRetry(trx: Db, items: Retry[]): Promise<number> {
   assertTransition("dispatching", "queued");
   let changed = 0;
   for (const part of chunks(items)) {
-    const values = sql.join(part.map((i) => sql`(${i.id}, cast(${i.dueAt} as bigint), ${i.code}, ${i.message})`));
+    const values = sql.join(
+      part.map(
+        (i) => sql`(${i.id}, cast(${i.dueAt} as bigint), ${i.code}, ${i.message}, cast(${i.attempts} as integer))`,
+      ),
+    );
     const result = await sql`
-      with v(mid, v_due, v_code, v_message) as (values ${values})
+      with v(mid, v_due, v_code, v_message, v_attempts) as (values ${values})
       update messages
-         set status = 'queued', due_at = v.v_due, lease_until = null, error_code = v.v_code, error_message = v.v_message
+         set status = 'queued', due_at = v.v_due, lease_until = null, error_code = v.v_code,
+             error_message = v.v_message, attempts = v.v_attempts
         from v
-       where messages.id = v.mid and messages.status = 'dispatching'`.execute(trx);
+       where messages.id = v.mid and messages.status in (${CLAIMED})`.execute(trx);
     changed += Number(result.numAffectedRows ?? 0);
   }
   return changed;
@@ -107,7 +138,7 @@ interface ChargedRow {
 /** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
 export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[]): Promise<ChargedRow[]> {
   const failed: ChargedRow[] = [];
-  const sources = inList(["queued", "dispatching"]);
+  const sources = CLAIMED;
   for (const part of chunks(items)) {
     const values = sql.join(part.map((i) => sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint))`));
     const result = await sql<ChargedRow>`

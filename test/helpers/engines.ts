@@ -69,7 +69,13 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
   await admin.end();
   const target: DatabaseTarget = { engine: "postgres", url: TEST_POSTGRES_URL };
   const store = await openStore(target, { pgSchema: name });
-  await store.migrate();
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    await dropSchema(name);
+    throw error;
+  }
   const url = new URL(TEST_POSTGRES_URL);
   url.searchParams.set("options", `-c search_path=${name}`);
   return {
@@ -80,12 +86,16 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
     schema: name,
     drop: async () => {
       await store.close().catch(() => undefined);
-      const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${name} cascade`);
-      await client.end();
+      await dropSchema(name);
     },
   };
+}
+
+async function dropSchema(name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await client.connect();
+  await client.query(`drop schema if exists ${name} cascade`);
+  await client.end();
 }
 
 let warned = false;

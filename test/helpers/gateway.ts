@@ -93,6 +93,7 @@ export async function buildAccount(
 export interface JsonResponse {
   status: number;
   headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read JSON bodies field by field and assert them
   body: any;
   text: string;
 }

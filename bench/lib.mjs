@@ -1,0 +1,87 @@
+// Shared pieces of the benchmarks: start a real gateway process on a fresh database, read the
+// demo credentials it prints, and wait for conditions.
+import { spawn, spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const bin = path.join(root, "bin", "switchboard.js");
+
+export function freshSqliteUrl() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-bench-"));
+  return {
+    url: `sqlite:${path.join(dir, "bench.db")}`,
+    cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export function cli(env, ...args) {
+  const result = spawnSync(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, encoding: "utf8" });
+  if (result.status !== 0) throw new Error(`switchboard ${args.join(" ")} failed: ${result.stderr}`);
+  return result.stdout;
+}
+
+/**
+ * Starts `switchboard <role>` and waits until it serves /healthz (the API roles) or a moment
+ * has passed (worker). Resolves with the process and the demo key printed on first start.
+ */
+export async function startServer(role, env) {
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), bin, role],
+    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
+  );
+  let out = "";
+  let exited;
+  child.stdout.on("data", (chunk) => {
+    out += chunk;
+  });
+  child.on("exit", (code) => {
+    exited = code;
+  });
+  process.on("exit", () => child.kill("SIGKILL"));
+  const port = env.PORT;
+  await waitFor(
+    async () => {
+      if (exited !== undefined) throw new Error(`switchboard ${role} exited with ${exited}: ${out}`);
+      if (role === "worker") return true;
+      if (role === "start" && env.EXPECT_BANNER !== "0" && !out.includes("These are shown once")) return false;
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+      } catch {
+        return false;
+      }
+    },
+    { timeoutMs: 30_000, intervalMs: 100 },
+  );
+  const key = /Demo account[\s\S]*?api key:\s+(\S+)/.exec(out)?.[1];
+  return { child, demoKey: key, output: () => out };
+}
+
+export async function waitFor(check, { timeoutMs = 120_000, intervalMs = 250 } = {}) {
+  const started = Date.now();
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() - started > timeoutMs) throw new Error("timed out waiting");
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export async function metric(url, name, labels = "") {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  let total = 0;
+  for (const line of text.split("\n")) {
+    if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) {
+      if (labels && !line.includes(labels)) continue;
+      total += Number(line.slice(line.lastIndexOf(" ") + 1));
+    }
+  }
+  return total;
+}
+
+export function machine() {
+  return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+}
