@@ -25,6 +25,8 @@ export interface Config {
   simulatorLatencyMs: number;
   /** Share of simulated SMS that fail, 0 to 1. */
   simulatorFailureRate: number;
+  /** When set, the simulated carrier appends every submitted message to this JSON-lines file. */
+  simulatorCaptureFile: string | undefined;
 }
 
 /** Each variable: its description (README lists these) and how to read it. */
@@ -43,6 +45,8 @@ export const SETTINGS = {
   SIMULATOR_SEED: "Seed of the simulated carriers. Default 42.",
   SIMULATOR_LATENCY_MS: "Delay before the simulated SMS carrier reports delivery. Default 200.",
   SIMULATOR_FAILURE_RATE: "Share of simulated SMS that fail, 0 to 1. Default 0.02.",
+  SIMULATOR_CAPTURE_FILE:
+    "Optional file path: the simulated SMS carrier appends every message it receives as one JSON line (what a real carrier would have been sent).",
 } as const;
 
 export class ConfigError extends Error {
@@ -118,6 +122,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     simulatorSeed: int("SIMULATOR_SEED", 42, 0, 2 ** 31 - 1),
     simulatorLatencyMs: int("SIMULATOR_LATENCY_MS", 200, 0, 600_000),
     simulatorFailureRate: ratio("SIMULATOR_FAILURE_RATE", 0.02),
+    simulatorCaptureFile: read("SIMULATOR_CAPTURE_FILE"),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

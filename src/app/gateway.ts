@@ -30,9 +30,9 @@ export interface GatewayOptions {
 export interface Gateway {
   ctx: AppContext;
   workers?: Workers;
-  app?: App;
-  /** http://host:port of the API role. */
-  url?: string;
+  app: App;
+  /** http://host:port this process serves (the APIs, or only the operations endpoints for a worker). */
+  url: string;
   /** Credentials created by the first start on an empty database. */
   bootstrapped?: BootstrapCredentials;
   stop(): Promise<void>;
@@ -93,23 +93,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   const bootstrapped = options.bootstrap ? await bootstrapIfEmpty(store, clock) : undefined;
 
-  let app: App | undefined;
-  let url: string | undefined;
-  if (options.roles.includes("api")) {
-    app = await buildServer(ctx, { isReady: () => !stopping });
-    url = await app.listen({ port: config.port, host: config.host });
-  }
+  // A worker serves only /healthz, /readyz and /metrics, so it can be probed and scraped too.
+  const app = await buildServer(ctx, { isReady: () => !stopping, apis: options.roles.includes("api") });
+  const url = await app.listen({ port: config.port, host: config.host });
 
   return {
     ctx,
     ...(workers ? { workers } : {}),
-    ...(app ? { app } : {}),
-    ...(url ? { url } : {}),
+    app,
+    url,
     ...(bootstrapped ? { bootstrapped } : {}),
     async stop() {
       if (stopping) return;
       stopping = true;
-      await app?.close();
+      await app.close();
       await workers?.stop();
       ctx.authenticator.close();
       if (!options.store) await store.close();

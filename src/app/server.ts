@@ -28,7 +28,13 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export type App = FastifyInstance;
 
-export async function buildServer(ctx: AppContext, options: { isReady?: () => boolean } = {}): Promise<App> {
+export interface ServerOptions {
+  isReady?: () => boolean;
+  /** false: only the operations endpoints (a worker process serving /healthz, /readyz, /metrics). */
+  apis?: boolean;
+}
+
+export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     // Per-request log lines would dominate at thousands of requests/s; failures are logged below.
@@ -90,8 +96,9 @@ export async function buildServer(ctx: AppContext, options: { isReady?: () => bo
     );
   });
 
-  collectDiscovery(app);
   registerOpsRoutes(app, ctx, options.isReady ?? (() => true));
+  if (options.apis === false) return app;
+  collectDiscovery(app);
   app.get("/api/v2/openapi.json", { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 
   await app.register(async (v2) => registerV2Family(v2, ctx), { prefix: "/api/v2" });

@@ -17,6 +17,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     seed: config.simulatorSeed,
     latencyMs: config.simulatorLatencyMs,
     failureRate: config.simulatorFailureRate,
+    captureFile: config.simulatorCaptureFile,
     now: () => ctx.clock.now().getTime(),
   });
   const connectors = [simulator];

@@ -20,7 +20,8 @@ export interface DispatcherOptions {
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   batchSize: 500,
-  leaseMs: 60_000,
+  // A crashed worker's claims return to the queue after this long; a batch takes far less.
+  leaseMs: 15_000,
   idleMs: 1_000,
   maxAttempts: 8,
 };

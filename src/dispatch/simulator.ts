@@ -3,6 +3,7 @@
 // the same run. Magic recipients make tests deterministic:
 //   ...0001 → delivery fails (UNDELIV)   ...0002 → submit rejected (refunded)
 //   ...0003 → first submit attempt throttled (retryable), then accepted
+import fs from "node:fs";
 import type { DeliveryReport } from "../messages/transitions.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Connector, SubmitResult } from "./connector.js";
@@ -12,6 +13,8 @@ export interface SimulatorOptions {
   latencyMs: number;
   failureRate: number;
   now?: () => number;
+  /** Appends every accepted submit as a JSON line: the carrier's own record of what it received. */
+  captureFile?: string | undefined;
 }
 
 function hash32(text: string, seed: number): number {
@@ -61,7 +64,7 @@ export class SimulatorConnector implements Connector {
 
   async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
     const now = this.now();
-    return messages.map((message) => {
+    const results = messages.map((message): SubmitResult => {
       const suffix = message.recipient.slice(-4);
       if (suffix === "0002") {
         return { ok: false, retryable: false, code: "rejected", message: "Simulated carrier rejected the message." };
@@ -73,6 +76,20 @@ export class SimulatorConnector implements Connector {
       this.schedule(message, upstreamId, now);
       return { ok: true, upstreamId };
     });
+    if (this.options.captureFile) this.capture(messages, results, now);
+    return results;
+  }
+
+  private capture(messages: MessageRow[], results: SubmitResult[], at: number): void {
+    const lines = messages
+      .map((message, index) => {
+        const result = results[index];
+        if (!result?.ok) return "";
+        const { id, recipient, sender, body, encoding, segments, flash } = message;
+        return `${JSON.stringify({ id, upstream_id: result.upstreamId, recipient, sender, body, encoding, segments, flash, at })}\n`;
+      })
+      .join("");
+    if (lines) fs.appendFileSync(this.options.captureFile!, lines);
   }
 
   /** Re-reports messages whose report was lost (for example when the process died). */

@@ -15,12 +15,14 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
   return value;
 }
 
+/** The request's identity: its route and its body with object members sorted (JSON gives them no order). */
 export function requestHash(route: string, body: unknown): string {
-  return createHash("sha256")
-    .update(route)
-    .update("\0")
-    .update(JSON.stringify(body ?? null))
-    .digest("hex");
+  const canonical = JSON.stringify(body ?? null, (_name, value: unknown) =>
+    value !== null && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+  return createHash("sha256").update(route).update("\0").update(canonical).digest("hex");
 }
 
 /** The stored answer for a key, or undefined; throws when the key was used for another request. */

@@ -5,7 +5,9 @@ import { publicStatus } from "../core/message-status.js";
 import type { MessageRow } from "../store/schema.js";
 
 export function deliveryReport(row: MessageRow) {
-  const final = row.status === "delivered" || row.status === "failed" || row.status === "cancelled";
+  // A delivered message may still hold the error of an attempt that was retried; only an
+  // unsuccessful final state carries an error.
+  const unsuccessful = row.status === "failed" || row.status === "cancelled";
   return {
     message_id: row.id,
     broadcast_id: row.broadcast_id,
@@ -21,6 +23,6 @@ export function deliveryReport(row: MessageRow) {
     vendor_message_id: row.upstream_id,
     created_at: isoUtc(new Date(row.created_at)),
     ...(row.status === "scheduled" ? { scheduled_at: isoUtc(new Date(row.due_at)) } : {}),
-    ...(final && row.error_code ? { error: { code: row.error_code, message: row.error_message } } : {}),
+    ...(unsuccessful && row.error_code ? { error: { code: row.error_code, message: row.error_message } } : {}),
   };
 }

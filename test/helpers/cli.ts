@@ -77,11 +77,11 @@ export interface ServerProcess {
 }
 
 /**
- * Starts a long-running role (`start`, `api`) on an ephemeral port and resolves once it
+ * Starts a long-running role (`start`, `api`, `worker`) on an ephemeral port and resolves once it
  * logs that it is running (its JSON log line carries the URL).
  */
 export function startServer(
-  role: "start" | "api",
+  role: "start" | "api" | "worker",
   env: Record<string, string>,
   options: { cwd?: string; timeoutMs?: number } = {},
 ): Promise<ServerProcess> {

@@ -1,0 +1,108 @@
+// Delivery reports against the real store: duplicates and late contradictions change nothing,
+// and a report that overtakes the record of its submit is applied once the submit is recorded.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createAccountWithKey } from "../../src/admin/index.js";
+import { createLogger } from "../../src/app/gateway.js";
+import { createMetrics } from "../../src/app/metrics.js";
+import { systemClock } from "../../src/core/clock.js";
+import { ReportIngester } from "../../src/dispatch/index.js";
+import { Acceptor, applyDeliveryReports, claimDueMessages, markSubmitted } from "../../src/messages/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+
+describeEachEngine("delivery reports", (engine) => {
+  let db: TestDatabase;
+  let accountId: number;
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    const account = await createAccountWithKey(
+      { store: db.store, clock: systemClock },
+      {
+        username: "dlr",
+        password: "dlr-password",
+        credits: { sms: 100 },
+      },
+    );
+    accountId = account.id;
+  });
+  afterAll(async () => db?.drop());
+
+  async function acceptOne(recipient: string): Promise<string> {
+    const acceptor = new Acceptor(db.store, systemClock);
+    const outcome = await acceptor.accept({
+      accountId,
+      timeZone: "Asia/Kolkata",
+      channel: "sms",
+      wallet: "sms",
+      drafts: [
+        {
+          recipient,
+          sender: "SWBRD",
+          body: "hi",
+          encoding: "gsm7",
+          segments: 1,
+          flash: false,
+          route: "transactional",
+          lane: 0,
+          credits: 1000,
+          dueAt: Date.now(),
+        },
+      ],
+    });
+    if (outcome.kind !== "accepted") throw new Error("not accepted");
+    return outcome.send.messages[0]!.id;
+  }
+
+  async function statusOf(id: string) {
+    return await db.store.db
+      .selectFrom("messages")
+      .select(["status", "done_at"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+  }
+
+  it("applies delivered once and ignores a later failed or a duplicate", async () => {
+    const id = await acceptOne("9811111111");
+    const [claimed] = await claimDueMessages(db.store, Date.now(), 10, 15_000);
+    expect(claimed?.id).toBe(id);
+    await db.store.transaction((trx) =>
+      markSubmitted(trx, [{ id, connector: "test", upstreamId: "U1", at: Date.now(), attempts: 1 }]),
+    );
+
+    const first = await db.store.transaction((trx) =>
+      applyDeliveryReports(trx, [{ connector: "test", upstreamId: "U1", status: "delivered", at: 1000 }]),
+    );
+    expect(first.map((r) => r.id)).toEqual([id]);
+    const again = await db.store.transaction((trx) =>
+      applyDeliveryReports(trx, [
+        { connector: "test", upstreamId: "U1", status: "failed", at: 2000, code: "LATE" },
+        { connector: "other", upstreamId: "U1", status: "failed", at: 2000 },
+      ]),
+    );
+    expect(again).toEqual([]);
+    expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 1000 });
+  });
+
+  it("holds a report that arrives before its submit is recorded, then applies it", async () => {
+    const id = await acceptOne("9822222222");
+    const ingester = new ReportIngester({
+      store: db.store,
+      clock: systemClock,
+      logger: createLogger({ logLevel: "silent" }),
+      metrics: createMetrics({ defaultMetrics: false }),
+    });
+    ingester.start();
+    ingester.push([{ connector: "test", upstreamId: "EARLY", status: "delivered", at: 5000 }]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await statusOf(id)).status).toBe("queued");
+
+    await claimDueMessages(db.store, Date.now(), 10, 15_000);
+    await db.store.transaction((trx) =>
+      markSubmitted(trx, [{ id, connector: "test", upstreamId: "EARLY", at: Date.now(), attempts: 1 }]),
+    );
+    const deadline = Date.now() + 5000;
+    while ((await statusOf(id)).status !== "delivered" && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    await ingester.stop();
+    expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 5000 });
+  });
+});
