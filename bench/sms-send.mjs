@@ -50,11 +50,15 @@ console.log(
   `latency ms: p50 ${result.latency.p50} p90 ${result.latency.p90} p99 ${result.latency.p99} max ${result.latency.max}`,
 );
 
-// autocannon stops counting at the deadline; up to one request per connection was still in flight.
-const acceptedByServer = await waitFor(async () => {
+// autocannon stops counting at the deadline; up to one request per connection was still in
+// flight. Wait until the server's own count stops moving, then audit against it.
+let acceptedByServer = -1;
+for (let stable = 0; stable < 4; ) {
+  await new Promise((r) => setTimeout(r, 250));
   const n = await metric(base, "switchboard_messages_accepted_total");
-  return n >= accepted ? n : 0;
-});
+  stable = n === acceptedByServer ? stable + 1 : 0;
+  acceptedByServer = n;
+}
 console.log(`server accepted ${acceptedByServer} (${acceptedByServer - accepted} answered after the deadline)`);
 const drainStarted = Date.now();
 await waitFor(async () => (await metric(base, "switchboard_messages_delivered_total")) >= acceptedByServer, {
