@@ -99,7 +99,7 @@ program
   .action(() => run(["api"], true));
 program
   .command("worker")
-  .description("run only the workers: dispatcher, scheduler, webhook sender")
+  .description("run only the workers (dispatcher, delivery reports, housekeeping); needs PostgreSQL")
   .action(() => run(["worker"], false));
 program
   .command("migrate")

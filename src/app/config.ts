@@ -43,7 +43,10 @@ export const SETTINGS = {
   LOGIN_LOCK_THRESHOLD: "Failed logins in a row that lock an account. Default 10; 0 never locks.",
   LOGIN_LOCK_MINUTES: "How long a locked account stays locked. Default 15.",
   SIMULATOR_SEED: "Seed of the simulated carriers. Default 42.",
-  SIMULATOR_LATENCY_MS: "Delay before the simulated SMS carrier reports delivery. Default 200.",
+  SIMULATOR_LATENCY_MS:
+    "Typical delay before the simulated SMS carrier reports delivery; each report takes 0.5 to 1.5 times this. Default 200.",
+  SWITCHBOARD_SQL_PROFILE:
+    "Diagnostics: 1 makes a SQLite gateway print its 15 most expensive statements (total time, calls) on exit.",
   SIMULATOR_FAILURE_RATE: "Share of simulated SMS that fail, 0 to 1. Default 0.02.",
   SIMULATOR_CAPTURE_FILE:
     "Optional file path: the simulated SMS carrier appends every message it receives as one JSON line (what a real carrier would have been sent).",

@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { Authenticator } from "../auth/authenticator.js";
 import type { Clock } from "../core/clock.js";
-import type { Acceptor } from "../messages/accept.js";
+import type { Acceptor } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 import type { Config } from "./config.js";
 import type { Metrics } from "./metrics.js";

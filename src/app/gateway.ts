@@ -6,6 +6,7 @@ import { Authenticator } from "../auth/index.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
 import { Acceptor } from "../messages/index.js";
+import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore, type Store } from "../store/store.js";
 import { type BootstrapCredentials, bootstrapIfEmpty } from "./bootstrap.js";
 import type { Config } from "./config.js";
@@ -83,7 +84,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
 
   let stopping = false;
   let workers: Workers | undefined;
+  let releaseLock: (() => void) | undefined;
   if (options.roles.includes("worker")) {
+    if (config.database.engine === "sqlite" && config.database.file !== ":memory:") {
+      releaseLock = acquireWorkerLock(config.database.file);
+    }
     if (store.engine === "sqlite") {
       // SQLite runs one worker process: whatever it had claimed before a crash is free again.
       await releaseAllLeases(store);
@@ -108,6 +113,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       stopping = true;
       await app.close();
       await workers?.stop();
+      releaseLock?.();
       ctx.authenticator.close();
       if (!options.store) await store.close();
     },

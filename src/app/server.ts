@@ -46,7 +46,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       const given = request.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false },
+    // Long ids reach the route schema (and its error in the family's dialect) instead of a bare 414.
+    routerOptions: { ignoreTrailingSlash: true, caseSensitive: false, maxParamLength: 1000 },
     keepAliveTimeout: 65_000,
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);

@@ -1,6 +1,6 @@
 // The connector interface: how the dispatcher hands messages to an upstream (simulator,
 // SMPP, HTTP, SMTP, ...) and how delivery reports come back.
-import type { DeliveryReport } from "../messages/transitions.js";
+import type { DeliveryReport } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 
 export type SubmitResult =

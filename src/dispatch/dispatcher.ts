@@ -3,8 +3,8 @@
 // transaction per batch. Several dispatchers (processes) can run against PostgreSQL: the
 // claim uses FOR UPDATE SKIP LOCKED, so each message goes to exactly one of them.
 import type { AppContext } from "../app/context.js";
-import type { Failure, Retry, Submitted } from "../messages/transitions.js";
-import { claimDueMessages, failBeforeCarrier, markSubmitted, requeueForRetry } from "../messages/transitions.js";
+import type { Failure, Retry, Submitted } from "../messages/index.js";
+import { claimDueMessages, failBeforeCarrier, markSubmitted, requeueForRetry } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 import type { SubmitResult } from "./connector.js";
 import type { Router } from "./router.js";
@@ -23,7 +23,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   // A crashed worker's claims return to the queue after this long; a batch takes far less.
   leaseMs: 15_000,
   idleMs: 1_000,
-  maxAttempts: 8,
+  // 1+2+4+…+256 s: a carrier may be down for about eight and a half minutes before messages fail.
+  maxAttempts: 10,
 };
 
 export const QUEUED_SIGNAL = "messages_queued";
@@ -168,7 +169,10 @@ export class Dispatcher {
     });
 
     const { metrics } = this.deps;
-    for (const item of submitted) metrics.messagesDispatched.inc({ channel: "sms", connector: item.connector });
+    const channelOf = new Map(claimed.map((m) => [m.id, m.channel]));
+    for (const item of submitted) {
+      metrics.messagesDispatched.inc({ channel: channelOf.get(item.id) ?? "unknown", connector: item.connector });
+    }
     for (const row of failed) metrics.messagesFailed.inc({ channel: row.channel, stage: "submit" });
   }
 }

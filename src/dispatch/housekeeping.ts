@@ -1,9 +1,9 @@
 // Periodic upkeep of the queue: releases scheduled messages when due, returns messages whose
 // worker died (expired lease) to the queue, re-asks the simulator for reports it lost in a
-// crash, and keeps the queue-depth gauge current.
+// crash, forgets idempotency keys after a day, and keeps the queue-depth gauge current.
 import { sql } from "kysely";
 import type { AppContext } from "../app/context.js";
-import { releaseDueScheduled, requeueExpiredLeases } from "../messages/transitions.js";
+import { releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
 import type { Dispatcher } from "./dispatcher.js";
 import type { SimulatorConnector } from "./simulator.js";
 
@@ -15,6 +15,7 @@ export interface Housekeeping {
 }
 
 const STALE_GRACE_MS = 5_000;
+const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 export function startHousekeeping(
   deps: Deps,
@@ -43,6 +44,13 @@ export function startHousekeeping(
         .limit(5000)
         .execute();
       if (stale.length > 0) simulator.resend(stale);
+    }
+    if (rounds % 60 === 0) {
+      // A client retries within minutes; a day keeps every realistic retry safe.
+      await deps.store.db
+        .deleteFrom("idempotency_keys")
+        .where("created_at", "<", now - IDEMPOTENCY_TTL_MS)
+        .execute();
     }
     if (rounds++ % 5 === 0) {
       const depth = await sql<{ lane: number; n: number }>`

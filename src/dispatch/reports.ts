@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import type { Metrics } from "../app/metrics.js";
 import type { Clock } from "../core/clock.js";
-import { applyDeliveryReports, type DeliveryReport } from "../messages/transitions.js";
+import { applyDeliveryReports, type DeliveryReport } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 
 const RETRY_UNMATCHED_MS = 60_000;

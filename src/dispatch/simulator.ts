@@ -4,7 +4,7 @@
 //   ...0001 → delivery fails (UNDELIV)   ...0002 → submit rejected (refunded)
 //   ...0003 → first submit attempt throttled (retryable), then accepted
 import fs from "node:fs";
-import type { DeliveryReport } from "../messages/transitions.js";
+import type { DeliveryReport } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Connector, SubmitResult } from "./connector.js";
 

@@ -1,7 +1,7 @@
 // Accepting sends: debit, message rows and ledger entry in one transaction, with concurrent
 // sends grouped into one transaction per tick (group commit). With SQLite synchronous=FULL an
 // fsync per send would cap throughput at a few hundred per second; one fsync per group does not.
-import { type Debit, debitAllOrNothing } from "../accounts/ledger-batch.js";
+import { type Debit, debitAllOrNothing } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import type { Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -25,6 +25,8 @@ export interface MessageDraft {
   dueAt: number;
   dltEntityId?: string | null;
   dltTemplateId?: string | null;
+  /** The approved template the content matched. */
+  templateId?: number | null;
   meta?: Record<string, unknown> | null;
 }
 
@@ -127,6 +129,7 @@ export class Acceptor {
         dlt_entity_id: draft.dltEntityId ?? null,
         dlt_template_id: draft.dltTemplateId ?? null,
         meta: draft.meta ? JSON.stringify(draft.meta) : null,
+        template_id: draft.templateId ?? null,
         created_at: now.getTime(),
         submitted_at: null,
         done_at: null,

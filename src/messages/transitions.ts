@@ -2,7 +2,7 @@
 // state for the target (see core/message-status.ts), so concurrent workers and duplicate
 // reports can never move a message twice or backwards.
 import { type RawBuilder, sql } from "kysely";
-import { refundMany } from "../accounts/ledger-batch.js";
+import { refundMany } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import type { Wallet } from "../core/credits.js";
 import { assertTransition, sourcesOf } from "../core/message-status.js";

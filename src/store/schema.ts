@@ -17,6 +17,11 @@ export interface AccountsTable {
   international_enabled: number;
   failed_logins: number;
   locked_until: number | null;
+  /** Transactional content must match an approved template (operator switch, on by default). */
+  dlt_scrubbing: Generated<number>;
+  promo_sender_enabled: Generated<number>;
+  /** Route codes the account may use, comma-separated: T, P, PS, I. */
+  routes: Generated<string>;
   created_at: number;
   updated_at: number;
 }
@@ -108,6 +113,8 @@ export interface MessagesTable {
   dlt_template_id: string | null;
   /** Channel-specific JSON. */
   meta: string | null;
+  /** The approved template the content matched (DLT scrubbing). */
+  template_id: number | null;
   created_at: number;
   submitted_at: number | null;
   /** When the message reached delivered, failed or cancelled. */
@@ -127,6 +134,48 @@ export interface SequencesTable {
   value: number;
 }
 
+export interface TemplatesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  content: string;
+  dlt_template_id: string | null;
+  entity_id: string | null;
+  sender: string | null;
+  status: ApprovalStatus;
+  notes: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DltEntitiesTable {
+  id: Generated<number>;
+  account_id: number;
+  entity_id: string;
+  status: ApprovalStatus;
+  created_at: number;
+}
+
+export interface DltHeadersTable {
+  id: Generated<number>;
+  account_id: number;
+  header: string;
+  status: ApprovalStatus;
+  created_at: number;
+}
+
+export interface DndNumbersTable {
+  /** The 10-digit Indian mobile number as an integer. */
+  number: number;
+}
+
+export interface FloodCountersTable {
+  account_id: number;
+  /** Account-local day, yyyymmdd. */
+  day: string;
+  count: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   wallets: WalletsTable;
@@ -137,6 +186,11 @@ export interface Database {
   messages: MessagesTable;
   idempotency_keys: IdempotencyKeysTable;
   sequences: SequencesTable;
+  templates: TemplatesTable;
+  dlt_entities: DltEntitiesTable;
+  dlt_headers: DltHeadersTable;
+  dnd_numbers: DndNumbersTable;
+  flood_counters: FloodCountersTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -146,3 +200,4 @@ export type LedgerEntry = Selectable<LedgerEntriesTable>;
 export type SenderIdRow = Selectable<SenderIdsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type NewMessage = Insertable<MessagesTable>;
+export type TemplateRow = Selectable<TemplatesTable>;

@@ -3,6 +3,7 @@ import type { Migration, MigrationProvider } from "kysely";
 import type { Engine } from "../engine.js";
 import { accountsAndLedger } from "./0001_accounts_and_ledger.js";
 import { messages } from "./0002_messages.js";
+import { smsRules } from "./0003_sms_rules.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -10,6 +11,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
       return {
         "0001_accounts_and_ledger": accountsAndLedger(engine),
         "0002_messages": messages(engine),
+        "0003_sms_rules": smsRules(engine),
       };
     },
   };
