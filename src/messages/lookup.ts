@@ -11,6 +11,8 @@ export async function findMessages(
   accountId: number,
   id: string,
 ): Promise<{ kind: LookupKind; rows: MessageRow[] }> {
+  // No id holds U+0000, and PostgreSQL refuses it in a query parameter.
+  if (id.includes("\u0000")) return { kind: "queue", rows: [] };
   const base = db.selectFrom("messages").selectAll().where("account_id", "=", accountId);
   if (isQueueId(id)) {
     return { kind: "queue", rows: await base.where("id", "=", id).execute() };

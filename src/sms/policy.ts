@@ -4,7 +4,7 @@ import type { Principal } from "../auth/authenticator.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { parseLocalDateTime } from "../core/time.js";
-import type { MessageDraft, SendOrder } from "../messages/accept.js";
+import type { MessageDraft, SendOrder } from "../messages/index.js";
 import type { Db } from "../store/store.js";
 import { normalizeIndianMobile } from "./recipients.js";
 import { laneOf, parseRoute, pricePerSegment } from "./routes.js";
@@ -13,6 +13,9 @@ import { SenderApprovals } from "./sender-approvals.js";
 
 /** Longest accepted text, in segments (GSM-7: 1,530 characters; UCS-2: 670). */
 export const MAX_SEGMENTS = 10;
+
+/** U+0000 is in no real SMS field, and PostgreSQL text cannot store it. */
+const NUL = "\u0000";
 
 export interface SmsSendInput {
   senderId?: string | undefined;
@@ -50,8 +53,16 @@ export class SmsPolicy {
       throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
     const sender = input.senderId?.trim();
     if (!sender) throw new GatewayError("missing_sender_id");
+    if (sender.includes(NUL)) throw new GatewayError("invalid_sender_id", "A sender ID cannot contain U+0000.");
     const text = input.message ?? "";
     if (text.trim() === "") throw new GatewayError("missing_message");
+    if (text.includes(NUL)) throw new GatewayError("content_not_allowed", "The message cannot contain U+0000.");
+    for (const [name, value] of [
+      ["DLT entity ID", input.dltEntityId],
+      ["DLT template ID", input.dltTemplateId],
+    ] as const) {
+      if (value?.includes(NUL)) throw new GatewayError("invalid_request", `The ${name} cannot contain U+0000.`);
+    }
     const route = parseRoute(input.route);
 
     const rejected: SmsDecision["rejected"] = [];

@@ -1,0 +1,256 @@
+import { expect, it } from "vitest";
+import { addSenderId } from "../../src/accounts/index.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import {
+  buildAccount,
+  call,
+  type JsonResponse,
+  type TestAccount,
+  type TestGateway,
+  useTestGateway,
+} from "../helpers/gateway.js";
+import { balanceOf, FAST_SIMULATOR, keyOf, sendSms } from "../helpers/sms.js";
+
+const VALID = { sender_id: "SWBRD", recipient: "9876543210", message: "hello" };
+
+function without(field: keyof typeof VALID): Record<string, unknown> {
+  const { [field]: _dropped, ...rest } = VALID;
+  return rest;
+}
+
+interface Refusal {
+  name: string;
+  body: unknown;
+  status: number;
+  code: string;
+  /** The catalogue's legacy number; undefined where the catalogue has none (the answer must omit it). */
+  legacy?: number;
+  /** A word the human message must contain (e.g. the offending field). */
+  mentions?: string;
+}
+
+const REFUSALS: Refusal[] = [
+  { name: "missing sender_id", body: without("sender_id"), status: 400, code: "missing_sender_id", legacy: -4 },
+  { name: "blank sender_id", body: { ...VALID, sender_id: "  " }, status: 400, code: "missing_sender_id", legacy: -4 },
+  { name: "missing message", body: without("message"), status: 400, code: "missing_message", legacy: -6 },
+  { name: "empty message", body: { ...VALID, message: "" }, status: 400, code: "missing_message", legacy: -6 },
+  { name: "blank message", body: { ...VALID, message: " \n " }, status: 400, code: "missing_message", legacy: -6 },
+  { name: "missing recipient", body: without("recipient"), status: 422, code: "invalid_recipient", legacy: -5 },
+  { name: "empty recipient", body: { ...VALID, recipient: "" }, status: 422, code: "invalid_recipient", legacy: -5 },
+  ...["987654321", "98765432101", "919876543", "+9198765432", "98765abcde", "phone", "+1 9876543210"].map(
+    (recipient) => ({
+      name: `recipient "${recipient}"`,
+      body: { ...VALID, recipient },
+      status: 422,
+      code: "invalid_recipient",
+      legacy: -5,
+      mentions: recipient,
+    }),
+  ),
+  ...["1876543210", "2876543210", "3876543210", "4876543210", "5876543210", "0876543210"].map((recipient) => ({
+    name: `recipient starting ${recipient[0]}`,
+    body: { ...VALID, recipient },
+    status: 422,
+    code: "invalid_recipient",
+    legacy: -5,
+  })),
+  {
+    name: "unknown sender",
+    body: { ...VALID, sender_id: "NOSUCH" },
+    status: 422,
+    code: "invalid_sender_id",
+    legacy: -10,
+    mentions: "NOSUCH",
+  },
+  {
+    name: "pending sender",
+    body: { ...VALID, sender_id: "PENDNG" },
+    status: 403,
+    code: "route_not_approved",
+    legacy: -19,
+    mentions: "PENDNG",
+  },
+  {
+    name: "more than 10 segments",
+    body: { ...VALID, message: "a".repeat(1531) },
+    status: 422,
+    code: "message_too_long",
+    legacy: -6,
+  },
+  { name: "unknown route", body: { ...VALID, route: "bulk" }, status: 422, code: "invalid_route", legacy: -17 },
+  {
+    name: "recipient as a number",
+    body: { ...VALID, recipient: 9876543210 },
+    status: 400,
+    code: "invalid_request",
+    mentions: "recipient",
+  },
+  {
+    name: "unicode as a string",
+    body: { ...VALID, unicode: "yes" },
+    status: 400,
+    code: "invalid_request",
+    mentions: "unicode",
+  },
+  { name: "flash as 1", body: { ...VALID, flash: 1 }, status: 400, code: "invalid_request", mentions: "flash" },
+  {
+    name: "message as an array",
+    body: { ...VALID, message: ["hello"] },
+    status: 400,
+    code: "invalid_request",
+    mentions: "message",
+  },
+  {
+    name: "unknown extra field",
+    body: { ...VALID, priority: "high" },
+    status: 400,
+    code: "invalid_request",
+    mentions: "priority",
+  },
+  ...["tomorrow", "2026-13-01 10:00:00", "2026-02-30 10:00:00", "2026-01-01 10:60:00", "01-02-2026 10:00:00"].map(
+    (schedule_at) => ({
+      name: `schedule_at "${schedule_at}"`,
+      body: { ...VALID, schedule_at },
+      status: 400,
+      code: "invalid_schedule",
+      mentions: schedule_at,
+    }),
+  ),
+  // PostgreSQL text cannot hold U+0000: each field that reaches the database must refuse it first.
+  {
+    name: "NUL in sender_id",
+    body: { ...VALID, sender_id: "SWB\u0000" },
+    status: 422,
+    code: "invalid_sender_id",
+    legacy: -10,
+  },
+  {
+    name: "NUL in a unicode message",
+    body: { ...VALID, message: "a\u0000b", unicode: true },
+    status: 422,
+    code: "content_not_allowed",
+    legacy: -8,
+  },
+  {
+    name: "NUL in dlt_entity_id",
+    body: { ...VALID, dlt_entity_id: "1\u0000" },
+    status: 400,
+    code: "invalid_request",
+    mentions: "DLT entity ID",
+  },
+  {
+    name: "NUL in dlt_template_id",
+    body: { ...VALID, dlt_template_id: "1\u0000" },
+    status: 400,
+    code: "invalid_request",
+    mentions: "DLT template ID",
+  },
+  {
+    name: "NUL in recipient",
+    body: { ...VALID, recipient: "98765\u000043210" },
+    status: 422,
+    code: "invalid_recipient",
+    legacy: -5,
+  },
+  { name: "NUL in route", body: { ...VALID, route: "t\u0000" }, status: 422, code: "invalid_route", legacy: -17 },
+  {
+    name: "NUL in schedule_at",
+    body: { ...VALID, schedule_at: "2030-01-01 10:00:00\u0000" },
+    status: 400,
+    code: "invalid_schedule",
+  },
+  { name: "JSON array body", body: [VALID], status: 400, code: "invalid_request" },
+  { name: "JSON string body", body: "hello", status: 400, code: "invalid_request" },
+  { name: "JSON number body", body: 42, status: 400, code: "invalid_request" },
+  { name: "JSON null body", body: null, status: 400, code: "invalid_request" },
+];
+
+function expectRefusal(response: JsonResponse, status: number, code: string, legacy?: number) {
+  expect(response.status).toBe(status);
+  expect(response.body).toMatchObject({ success: false, message: expect.any(String), error: { code } });
+  expect(response.body.error.legacy_code).toBe(legacy);
+  expect(response.body.error.request_id).toBe(response.headers.get("x-request-id"));
+}
+
+async function storedMessages(t: TestGateway, account: TestAccount): Promise<number> {
+  const rows = await t.db.store.db.selectFrom("messages").select("id").where("account_id", "=", account.id).execute();
+  return rows.length;
+}
+
+describeEachEngine("v2 SMS send refusals", (engine) => {
+  const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
+
+  it("refuses each bad input with its own status and code, never a 500, and charges nothing", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 50 } });
+    await addSenderId(t.db.store.db, t.clock, account.id, "PENDNG");
+    for (const refusal of REFUSALS) {
+      const response = await sendSms(t, account, refusal.body);
+      expect.soft(response.status, `${refusal.name}: ${response.text}`).toBe(refusal.status);
+      expect.soft(response.body?.error?.code, refusal.name).toBe(refusal.code);
+      expect.soft(response.body?.error?.legacy_code, refusal.name).toBe(refusal.legacy);
+      expect.soft(response.body?.success, refusal.name).toBe(false);
+      if (refusal.mentions) expect.soft(response.body?.message, refusal.name).toContain(refusal.mentions);
+    }
+    expect(await balanceOf(t, account)).toBe(50);
+    expect(await storedMessages(t, account)).toBe(0);
+  });
+
+  it("answers 400 invalid_json for malformed or empty JSON", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    for (const body of ['{"sender_id": "SWBRD", ', "{sender_id: 'SWBRD'}", "", "undefined"]) {
+      const response = await call(t, "POST", "/api/v2/sms/send", {
+        headers: { ...keyOf(account), "content-type": "application/json" },
+        body,
+      });
+      expectRefusal(response, 400, "invalid_json");
+    }
+  });
+
+  it("answers 402 with no credits, and stores and charges nothing", async () => {
+    const t = gateway();
+    const empty = await buildAccount(t, { credits: { sms: 0 } });
+    expectRefusal(await sendSms(t, empty, VALID), 402, "insufficient_credits", -12);
+    expect(await balanceOf(t, empty)).toBe(0);
+    expect(await storedMessages(t, empty)).toBe(0);
+
+    const short = await buildAccount(t, { credits: { sms: 1 } });
+    expectRefusal(await sendSms(t, short, { ...VALID, message: "a".repeat(161) }), 402, "insufficient_credits", -12);
+    expect(await balanceOf(t, short)).toBe(1);
+    expect(await storedMessages(t, short)).toBe(0);
+    const debits = await t.db.store.db
+      .selectFrom("ledger_entries")
+      .select("kind")
+      .where("account_id", "=", short.id)
+      .where("kind", "=", "debit")
+      .execute();
+    expect(debits).toEqual([]);
+    expect((await sendSms(t, short, VALID)).status).toBe(200);
+    expect(await balanceOf(t, short)).toBe(0);
+  });
+
+  it("answers 401 on every v2 SMS endpoint without a valid key", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const sent = await sendSms(t, account, VALID);
+    const id = sent.body.data.message_id;
+    const requests: Array<[string, string, unknown]> = [
+      ["POST", "/api/v2/sms/send", VALID],
+      ["GET", `/api/v2/sms/status/${id}`, undefined],
+      ["GET", "/api/v2/balance", undefined],
+      ["GET", "/api/v2/sender-ids", undefined],
+    ];
+    for (const [method, path, json] of requests) {
+      const init = json === undefined ? {} : { json };
+      expectRefusal(await call(t, method, path, init), 401, "unauthorized", -7);
+      expectRefusal(
+        await call(t, method, path, { ...init, headers: { authorization: "Bearer sb_not-a-key" } }),
+        401,
+        "unauthorized",
+        -7,
+      );
+    }
+    expect(await storedMessages(t, account)).toBe(1);
+  });
+});
