@@ -10,6 +10,9 @@ import { creditWallet } from "./ledger.js";
 
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{2,63}$/;
 export const ACCOUNT_STATUSES: readonly AccountStatus[] = ["active", "inactive", "blocked"];
+/** SMS route codes an account can be given, in the order they are stored. */
+export const ACCOUNT_ROUTES = ["T", "P", "PS", "I"] as const;
+export type AccountRoute = (typeof ACCOUNT_ROUTES)[number];
 
 export interface NewAccountInput {
   username: string;
@@ -147,8 +150,43 @@ export interface AccountChanges {
   floodLimit?: number;
   getApiEnabled?: boolean;
   internationalEnabled?: boolean;
+  /** Transactional content must match an approved template. */
+  dltScrubbing?: boolean;
+  /** May send promotional SMS with its own sender ID (route PS). */
+  promoSenderEnabled?: boolean;
+  /** SMS routes the account may use: a subset of T, P, PS, I. */
+  routes?: string[];
   /** Clears a login lock. */
   unlock?: boolean;
+}
+
+/** Route codes, checked, without repeats, in canonical order (T, P, PS, I). */
+export function normalizeRoutes(routes: readonly string[]): AccountRoute[] {
+  const wanted = new Set<string>();
+  for (const route of routes) {
+    const code = String(route).trim().toUpperCase();
+    if (!(ACCOUNT_ROUTES as readonly string[]).includes(code)) {
+      throw new GatewayError("invalid_request", `Unknown route "${route}"; routes are ${ACCOUNT_ROUTES.join(", ")}.`);
+    }
+    wanted.add(code);
+  }
+  if (wanted.size === 0) {
+    throw new GatewayError(
+      "invalid_request",
+      "Give at least one route (T, P, PS, I); block the account to stop it sending.",
+    );
+  }
+  return ACCOUNT_ROUTES.filter((code) => wanted.has(code));
+}
+
+/** Parses `T,P,PS` as given on the command line. */
+export function parseRouteList(text: string): AccountRoute[] {
+  return normalizeRoutes(text.split(",").filter((part) => part.trim() !== ""));
+}
+
+/** The account's routes as stored (comma-separated). */
+export function accountRoutes(account: Pick<Account, "routes">): AccountRoute[] {
+  return ACCOUNT_ROUTES.filter((code) => account.routes.split(",").includes(code));
 }
 
 export async function updateAccount(
@@ -181,6 +219,9 @@ export async function updateAccount(
   }
   if (changes.getApiEnabled !== undefined) set.get_api_enabled = changes.getApiEnabled ? 1 : 0;
   if (changes.internationalEnabled !== undefined) set.international_enabled = changes.internationalEnabled ? 1 : 0;
+  if (changes.dltScrubbing !== undefined) set.dlt_scrubbing = changes.dltScrubbing ? 1 : 0;
+  if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
+  if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
   if (changes.unlock) {
     set.locked_until = null;
     set.failed_logins = 0;
@@ -206,6 +247,9 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     flood_limit: account.flood_limit,
     get_api_enabled: account.get_api_enabled === 1,
     international_enabled: account.international_enabled === 1,
+    dlt_scrubbing: account.dlt_scrubbing === 1,
+    promo_sender_enabled: account.promo_sender_enabled === 1,
+    routes: accountRoutes(account),
     locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
     created_at: new Date(account.created_at).toISOString(),
     ...(balances ? { balances } : {}),

@@ -1,4 +1,7 @@
 export * from "./accounts.js";
+export * from "./dlt.js";
+export * from "./dnd.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
 export * from "./sender-ids.js";
+export * from "./templates.js";

@@ -1,0 +1,116 @@
+// DLT registrations of an account: the entity IDs (principal entities) and headers the
+// operator has white-listed on India's DLT platform. Sends naming others are refused.
+import type { Selectable } from "kysely";
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { DltEntitiesTable, DltHeadersTable } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+
+export type DltEntityRow = Selectable<DltEntitiesTable>;
+export type DltHeaderRow = Selectable<DltHeadersTable>;
+
+/** Signal sent (payload: the account id) after an account's DLT entity IDs or headers change. */
+export const DLT_CHANGED = "dlt_changed";
+
+const ENTITY_ID = /^[A-Za-z0-9]{1,30}$/;
+const HEADER = /^[A-Za-z0-9]{3,11}$/;
+
+export function normalizeDltEntityId(entityId: string): string {
+  const trimmed = entityId.trim();
+  if (!ENTITY_ID.test(trimmed)) {
+    throw new GatewayError("invalid_request", "A DLT entity ID is 1 to 30 letters or digits (usually 19 digits).");
+  }
+  return trimmed.toUpperCase();
+}
+
+export function normalizeDltHeader(header: string): string {
+  const trimmed = header.trim();
+  if (!HEADER.test(trimmed)) {
+    throw new GatewayError("invalid_request", "A DLT header is 3 to 11 letters or digits (6 letters in India).");
+  }
+  return trimmed.toUpperCase();
+}
+
+/** White-lists an entity ID for the account; adding one again approves it again. */
+export async function addDltEntity(db: Db, clock: Clock, accountId: number, entityId: string): Promise<DltEntityRow> {
+  const entity = normalizeDltEntityId(entityId);
+  return db
+    .insertInto("dlt_entities")
+    .values({ account_id: accountId, entity_id: entity, status: "approved", created_at: clock.now().getTime() })
+    .onConflict((oc) => oc.columns(["account_id", "entity_id"]).doUpdateSet({ status: "approved" }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+/** White-lists a header (sender ID as registered on DLT); adding one again approves it again. */
+export async function addDltHeader(db: Db, clock: Clock, accountId: number, header: string): Promise<DltHeaderRow> {
+  const normalized = normalizeDltHeader(header);
+  return db
+    .insertInto("dlt_headers")
+    .values({ account_id: accountId, header: normalized, status: "approved", created_at: clock.now().getTime() })
+    .onConflict((oc) => oc.columns(["account_id", "header"]).doUpdateSet({ status: "approved" }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function listDltEntities(db: Db, accountId: number): Promise<DltEntityRow[]> {
+  return db.selectFrom("dlt_entities").selectAll().where("account_id", "=", accountId).orderBy("id").execute();
+}
+
+export async function listDltHeaders(db: Db, accountId: number): Promise<DltHeaderRow[]> {
+  return db.selectFrom("dlt_headers").selectAll().where("account_id", "=", accountId).orderBy("id").execute();
+}
+
+/** True when the entity ID was registered for the account (and is now removed). */
+export async function removeDltEntity(db: Db, accountId: number, entityId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom("dlt_entities")
+    .where("account_id", "=", accountId)
+    .where("entity_id", "=", normalizeDltEntityId(entityId))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function removeDltHeader(db: Db, accountId: number, header: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom("dlt_headers")
+    .where("account_id", "=", accountId)
+    .where("header", "=", normalizeDltHeader(header))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export async function isEntityWhitelisted(db: Db, accountId: number, entityId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("dlt_entities")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("entity_id", "=", entityId.trim().toUpperCase())
+    .where("status", "=", "approved")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function isHeaderWhitelisted(db: Db, accountId: number, header: string): Promise<boolean> {
+  const row = await db
+    .selectFrom("dlt_headers")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("header", "=", header.trim().toUpperCase())
+    .where("status", "=", "approved")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export function describeDltEntity(row: DltEntityRow) {
+  return {
+    id: row.id,
+    entity_id: row.entity_id,
+    status: row.status,
+    created_at: new Date(row.created_at).toISOString(),
+  };
+}
+
+export function describeDltHeader(row: DltHeaderRow) {
+  return { id: row.id, header: row.header, status: row.status, created_at: new Date(row.created_at).toISOString() };
+}

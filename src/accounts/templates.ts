@@ -1,0 +1,168 @@
+// Content templates (DLT): the texts an account may send on the transactional route, with
+// {#var#} placeholders. The operator approves them; only approved ones are matched.
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus, TemplateRow } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import { normalizeDltEntityId, normalizeDltHeader } from "./dlt.js";
+
+/** Signal sent (payload: the account id) after an account's templates change, so caches of them drop it. */
+export const TEMPLATES_CHANGED = "templates_changed";
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ["pending", "approved", "rejected"];
+export const MAX_TEMPLATE_NAME = 100;
+export const MAX_TEMPLATE_CONTENT = 2000;
+const MAX_NOTES = 500;
+const DLT_TEMPLATE_ID = /^[A-Za-z0-9]{1,30}$/;
+/** PostgreSQL text cannot hold U+0000, and no real template has it. */
+const NUL = "\u0000";
+
+export interface NewTemplateInput {
+  name: string;
+  content: string;
+  dltTemplateId?: string | null;
+  entityId?: string | null;
+  sender?: string | null;
+  notes?: string | null;
+  /** Approve at once (the operator creating it); otherwise it waits as pending. */
+  approve?: boolean;
+}
+
+/** An optional text field: blank means absent. */
+function optional(value: string | null | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+function checkedInput(input: NewTemplateInput) {
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > MAX_TEMPLATE_NAME || name.includes(NUL)) {
+    throw new GatewayError("invalid_request", `A template name is 1 to ${MAX_TEMPLATE_NAME} characters.`);
+  }
+  const content = input.content;
+  if (content.trim() === "" || content.length > MAX_TEMPLATE_CONTENT || content.includes(NUL)) {
+    throw new GatewayError(
+      "invalid_request",
+      `Template content is 1 to ${MAX_TEMPLATE_CONTENT} characters and not blank; mark variable parts with {#var#}.`,
+    );
+  }
+  const dltTemplateId = optional(input.dltTemplateId);
+  if (dltTemplateId !== null && !DLT_TEMPLATE_ID.test(dltTemplateId)) {
+    throw new GatewayError("invalid_request", "A DLT template ID is 1 to 30 letters or digits (usually 19 digits).");
+  }
+  const entityId = optional(input.entityId);
+  const sender = optional(input.sender);
+  const notes = optional(input.notes);
+  if (notes !== null && (notes.length > MAX_NOTES || notes.includes(NUL))) {
+    throw new GatewayError("invalid_request", `Template notes are at most ${MAX_NOTES} characters.`);
+  }
+  return {
+    name,
+    content,
+    dlt_template_id: dltTemplateId,
+    entity_id: entityId === null ? null : normalizeDltEntityId(entityId),
+    sender: sender === null ? null : normalizeDltHeader(sender),
+    notes,
+  };
+}
+
+export async function createTemplate(
+  db: Db,
+  clock: Clock,
+  accountId: number,
+  input: NewTemplateInput,
+): Promise<TemplateRow> {
+  const values = checkedInput(input);
+  const now = clock.now().getTime();
+  return db
+    .insertInto("templates")
+    .values({
+      account_id: accountId,
+      ...values,
+      status: input.approve ? "approved" : "pending",
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export function assertApprovalStatus(status: string): asserts status is ApprovalStatus {
+  if (!APPROVAL_STATUSES.includes(status as ApprovalStatus)) {
+    throw new GatewayError("invalid_request", "Status must be pending, approved or rejected.");
+  }
+}
+
+export async function setTemplateStatus(
+  db: Db,
+  clock: Clock,
+  id: number,
+  status: ApprovalStatus,
+): Promise<TemplateRow | undefined> {
+  assertApprovalStatus(status);
+  return db
+    .updateTable("templates")
+    .set({ status, updated_at: clock.now().getTime() })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** One template of the account; another account's id reads as unknown. */
+export async function getTemplate(db: Db, accountId: number, id: number): Promise<TemplateRow | undefined> {
+  return db
+    .selectFrom("templates")
+    .selectAll()
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+}
+
+export async function listTemplates(
+  db: Db,
+  accountId: number,
+  options: { status?: ApprovalStatus | undefined; page: number; perPage: number },
+): Promise<{ rows: TemplateRow[]; total: number }> {
+  const { page, perPage } = options;
+  if (!Number.isSafeInteger(page) || page < 1 || !Number.isSafeInteger(perPage) || perPage < 1 || perPage > 1000) {
+    throw new GatewayError("invalid_request", "Page starts at 1; per page is 1 to 1000.");
+  }
+  if (options.status !== undefined) assertApprovalStatus(options.status);
+  let query = db.selectFrom("templates").where("account_id", "=", accountId);
+  if (options.status !== undefined) query = query.where("status", "=", options.status);
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy("id")
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.total) };
+}
+
+/** Every approved template of the account: what content scrubbing matches against. */
+export async function approvedTemplates(db: Db, accountId: number): Promise<TemplateRow[]> {
+  return db
+    .selectFrom("templates")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("status", "=", "approved")
+    .orderBy("id")
+    .execute();
+}
+
+export function describeTemplate(row: TemplateRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    content: row.content,
+    dlt_template_id: row.dlt_template_id,
+    entity_id: row.entity_id,
+    sender_id: row.sender,
+    status: row.status,
+    notes: row.notes,
+    created_at: new Date(row.created_at).toISOString(),
+    updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
