@@ -1,17 +1,39 @@
 // Operator actions, shared by the operator API and the CLI so both behave the same.
 import {
+  addDltEntity,
+  addDltHeader,
+  addDnd,
   addSenderId,
   createAccount,
+  createTemplate,
   creditWallet,
+  DLT_CHANGED,
+  type DndImportResult,
   describeAccount,
+  describeDltEntity,
+  describeDltHeader,
+  describeTemplate,
+  dndCount,
+  importDnd,
+  isDnd,
+  listDltEntities,
+  listDltHeaders,
+  listTemplates,
+  type NewTemplateInput,
+  parseDndNumber,
+  removeDltEntity,
+  removeDltHeader,
+  removeDnd,
   requireAccount,
+  setTemplateStatus,
+  TEMPLATES_CHANGED,
   walletBalances,
 } from "../accounts/index.js";
 import { apiKeyRevoked, createApiKey, revokeApiKey } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { fromMilli, isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
-import type { AccountRole } from "../store/schema.js";
+import type { AccountRole, ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 
 export interface OperatorDeps {
@@ -138,4 +160,112 @@ export async function addSenderIdFor(
     approve: input.approve ?? false,
   });
   return { id: row.id, account: account.username, sender_id: row.sender, status: row.status };
+}
+
+// The SMS rule set: templates, DLT registrations, the DND registry. Each change of templates or
+// DLT registrations is announced so that caches of them (content scrubbing) drop the account.
+
+export async function addTemplateFor(deps: OperatorDeps, input: { username: string } & NewTemplateInput) {
+  const { username, ...template } = input;
+  const account = await requireAccount(deps.store.db, username);
+  const row = await createTemplate(deps.store.db, deps.clock, account.id, template);
+  await deps.store.signals.notify(TEMPLATES_CHANGED, String(account.id));
+  return { ...describeTemplate(row), account: account.username };
+}
+
+export async function setTemplateStatusFor(deps: OperatorDeps, id: number, status: ApprovalStatus) {
+  const row = await setTemplateStatus(deps.store.db, deps.clock, id, status);
+  if (!row) throw new GatewayError("not_found", `No template with id ${id}.`);
+  await deps.store.signals.notify(TEMPLATES_CHANGED, String(row.account_id));
+  return describeTemplate(row);
+}
+
+export async function listTemplatesFor(
+  deps: OperatorDeps,
+  username: string,
+  options: { status?: ApprovalStatus | undefined; page?: number | undefined; perPage?: number | undefined } = {},
+) {
+  const account = await requireAccount(deps.store.db, username);
+  const page = options.page ?? 1;
+  const perPage = options.perPage ?? 100;
+  const { rows, total } = await listTemplates(deps.store.db, account.id, { status: options.status, page, perPage });
+  return {
+    templates: rows.map(describeTemplate),
+    meta: { page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },
+  };
+}
+
+export type DltKind = "entity" | "header";
+
+export async function addDltFor(deps: OperatorDeps, username: string, kind: DltKind, value: string) {
+  const account = await requireAccount(deps.store.db, username);
+  const described =
+    kind === "entity"
+      ? describeDltEntity(await addDltEntity(deps.store.db, deps.clock, account.id, value))
+      : describeDltHeader(await addDltHeader(deps.store.db, deps.clock, account.id, value));
+  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  return { ...described, account: account.username };
+}
+
+export async function removeDltFor(deps: OperatorDeps, username: string, kind: DltKind, value: string) {
+  const account = await requireAccount(deps.store.db, username);
+  const removed =
+    kind === "entity"
+      ? await removeDltEntity(deps.store.db, account.id, value)
+      : await removeDltHeader(deps.store.db, account.id, value);
+  const what = kind === "entity" ? "DLT entity ID" : "DLT header";
+  if (!removed) throw new GatewayError("not_found", `${what} "${value}" is not registered for ${account.username}.`);
+  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  return {
+    account: account.username,
+    [kind === "entity" ? "entity_id" : "header"]: value.trim().toUpperCase(),
+    removed,
+  };
+}
+
+export async function dltRegistrationsOf(deps: OperatorDeps, username: string) {
+  const account = await requireAccount(deps.store.db, username);
+  const [entities, headers] = await Promise.all([
+    listDltEntities(deps.store.db, account.id),
+    listDltHeaders(deps.store.db, account.id),
+  ]);
+  return {
+    account: account.username,
+    entities: entities.map(describeDltEntity),
+    headers: headers.map(describeDltHeader),
+  };
+}
+
+export function describeDndImport(result: DndImportResult) {
+  return {
+    added: result.added,
+    duplicates: result.duplicates,
+    invalid_count: result.invalidCount,
+    invalid: result.invalid,
+  };
+}
+
+export async function importDndFor(
+  deps: OperatorDeps,
+  input: NodeJS.ReadableStream | string,
+  options: { replace?: boolean } = {},
+) {
+  return describeDndImport(await importDnd(deps.store, input, options));
+}
+
+export async function addDndNumbers(deps: OperatorDeps, numbers: string[]) {
+  return addDnd(deps.store, numbers);
+}
+
+export async function removeDndNumbers(deps: OperatorDeps, numbers: string[]) {
+  return { removed: await removeDnd(deps.store.db, numbers) };
+}
+
+export async function dndStatusOf(deps: OperatorDeps, number: string) {
+  const mobile = parseDndNumber(number);
+  return { number: mobile, dnd: await isDnd(deps.store.db, mobile) };
+}
+
+export async function dndSummary(deps: OperatorDeps) {
+  return { count: await dndCount(deps.store.db) };
 }

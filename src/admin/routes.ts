@@ -25,6 +25,7 @@ import {
   parseRateLimit,
   revokeKey,
 } from "./operations.js";
+import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
 const Username = Type.Object({ username: Type.String() });
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
@@ -105,6 +106,9 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
             flood_limit: Type.Optional(Type.Integer({ minimum: 0 })),
             get_api_enabled: Type.Optional(Type.Boolean()),
             international_enabled: Type.Optional(Type.Boolean()),
+            dlt_scrubbing: Type.Optional(Type.Boolean()),
+            promo_sender_enabled: Type.Optional(Type.Boolean()),
+            routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
             unlock: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },
@@ -121,6 +125,9 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
         floodLimit: body.flood_limit as number | undefined,
         getApiEnabled: body.get_api_enabled as boolean | undefined,
         internationalEnabled: body.international_enabled as boolean | undefined,
+        dltScrubbing: body.dlt_scrubbing as boolean | undefined,
+        promoSenderEnabled: body.promo_sender_enabled as boolean | undefined,
+        routes: body.routes as string[] | undefined,
         unlock: body.unlock as boolean | undefined,
       });
       return ok(await accountSummary(deps, username));
@@ -282,4 +289,6 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
       return ok(describeSenderId(row));
     });
   }
+
+  await registerSmsRuleRoutes(admin, ctx);
 }

@@ -1,17 +1,32 @@
 // First start on an empty database: an operator login and a demo account that can send
-// right away (API key, approved sender ID, credits). Printed once; never created again.
+// right away (API key, approved sender ID, DLT registrations, an approved OTP template,
+// credits). Printed once; never created again.
 import { randomBytes } from "node:crypto";
-import { addSenderId } from "../accounts/index.js";
+import { addDltEntity, addDltHeader, addSenderId, createTemplate } from "../accounts/index.js";
 import { createAccountWithKey } from "../admin/index.js";
 import type { Clock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
 import type { Store } from "../store/store.js";
 
 export const DEMO_SENDER_ID = "SWBRD";
+/** The demo account's DLT registration: a transactional OTP passes the rules as the README sends it. */
+export const DEMO_DLT_ENTITY_ID = "1101160000000000001";
+export const DEMO_TEMPLATE = {
+  name: "otp",
+  content: "Your OTP is {#var#}. Do not share it with anyone.",
+  dltTemplateId: "1107160000000000001",
+};
 
 export interface BootstrapCredentials {
   operator: { username: string; password: string; api_key: string };
-  demo: { username: string; password: string; api_key: string; sender_id: string };
+  demo: {
+    username: string;
+    password: string;
+    api_key: string;
+    sender_id: string;
+    dlt_entity_id: string;
+    template: { id: number; content: string; dlt_template_id: string };
+  };
 }
 
 function password(): string {
@@ -39,9 +54,24 @@ export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<Boot
       rateLimit: 0,
     });
     await addSenderId(store.db, clock, demo.id, DEMO_SENDER_ID, { approve: true });
+    await addDltEntity(store.db, clock, demo.id, DEMO_DLT_ENTITY_ID);
+    await addDltHeader(store.db, clock, demo.id, DEMO_SENDER_ID);
+    const template = await createTemplate(store.db, clock, demo.id, {
+      ...DEMO_TEMPLATE,
+      entityId: DEMO_DLT_ENTITY_ID,
+      sender: DEMO_SENDER_ID,
+      approve: true,
+    });
     return {
       operator: { username: operator.username, password: operatorPassword, api_key: operator.api_key },
-      demo: { username: demo.username, password: demoPassword, api_key: demo.api_key, sender_id: DEMO_SENDER_ID },
+      demo: {
+        username: demo.username,
+        password: demoPassword,
+        api_key: demo.api_key,
+        sender_id: DEMO_SENDER_ID,
+        dlt_entity_id: DEMO_DLT_ENTITY_ID,
+        template: { id: template.id, content: template.content, dlt_template_id: DEMO_TEMPLATE.dltTemplateId },
+      },
     };
   } catch (error) {
     // Another process seeded the same empty database a moment earlier.
@@ -62,10 +92,13 @@ export function credentialsBanner(creds: BootstrapCredentials, baseUrl: string):
     `  username:  ${creds.demo.username}`,
     `  password:  ${creds.demo.password}`,
     `  api key:   ${creds.demo.api_key}`,
-    `  sender id: ${creds.demo.sender_id} (approved)`,
+    `  sender id: ${creds.demo.sender_id} (approved; DLT header and entity ${creds.demo.dlt_entity_id} white-listed)`,
+    `  template:  ${creds.demo.template.content} (approved, DLT template ${creds.demo.template.dlt_template_id})`,
     "  credits:   10000 SMS, 1000 each of international, WhatsApp, email, voice",
     "Try:",
     `  curl -s ${baseUrl}/api/v2/balance -H "Authorization: Bearer ${creds.demo.api_key}"`,
+    `  curl -s ${baseUrl}/api/v2/sms/send -H "Authorization: Bearer ${creds.demo.api_key}" -H "Content-Type: application/json" \\`,
+    `    -d '{"sender_id":"${creds.demo.sender_id}","recipient":"9876543210","message":"${creds.demo.template.content.replace("{#var#}", "482913")}"}'`,
     "These are shown once; keep them.",
     "=========================================================",
     "",

@@ -1,7 +1,7 @@
 // The `switchboard` command: run the gateway by role, migrate, and operator commands that
 // work on the configured database directly (no running server needed).
-import { Command, InvalidArgumentError } from "commander";
-import { listAccounts, setSenderIdStatus, updateAccount } from "../accounts/index.js";
+import { Command } from "commander";
+import { listAccounts, parseRouteList, setSenderIdStatus, updateAccount } from "../accounts/index.js";
 import {
   accountSummary,
   addCredits,
@@ -14,42 +14,11 @@ import {
 } from "../admin/index.js";
 import { systemClock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
-import { openStore, type Store } from "../store/store.js";
 import { credentialsBanner } from "./bootstrap.js";
+import { addSmsRuleCommands } from "./cli-sms-rules.js";
+import { onOff, positiveNumber, print, wholeNumber, withStore } from "./cli-support.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { type Gateway, type Role, startGateway } from "./gateway.js";
-
-function onOff(value: string): boolean {
-  if (/^(on|true|yes|1)$/i.test(value)) return true;
-  if (/^(off|false|no|0)$/i.test(value)) return false;
-  throw new InvalidArgumentError("use on or off");
-}
-
-function wholeNumber(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError("use a whole number");
-  return Number(value);
-}
-
-function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("use a positive number");
-  return n;
-}
-
-async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const store = await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous });
-  try {
-    await store.migrate();
-    return await fn(store);
-  } finally {
-    await store.close();
-  }
-}
-
-function print(value: unknown, json: boolean | undefined, human: () => string): void {
-  process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
-}
 
 async function run(roles: readonly Role[], seed: boolean): Promise<void> {
   const config = loadConfig();
@@ -170,6 +139,9 @@ accounts
   .option("--flood-limit <n>", "SMS per day (0 = no limit)", wholeNumber)
   .option("--international <on|off>", "international SMS", onOff)
   .option("--get-api <on|off>", "GET variant of the v2 send", onOff)
+  .option("--dlt-scrubbing <on|off>", "transactional content must match an approved template", onOff)
+  .option("--promo-sender <on|off>", "promotional SMS with the account's own sender ID (route PS)", onOff)
+  .option("--routes <list>", "SMS routes the account may use, e.g. T,P,PS,I")
   .option("--unlock", "clear a login lock")
   .option("--json", "print JSON")
   .action((opts) =>
@@ -181,6 +153,9 @@ accounts
         floodLimit: opts.floodLimit,
         internationalEnabled: opts.international,
         getApiEnabled: opts.getApi,
+        dltScrubbing: opts.dltScrubbing,
+        promoSenderEnabled: opts.promoSender,
+        routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
         unlock: opts.unlock,
       });
       const summary = await accountSummary({ store, clock: systemClock }, opts.username);
@@ -265,6 +240,8 @@ senderIds
       process.stdout.write(`approved sender ID ${row.sender}\n`);
     }),
   );
+
+addSmsRuleCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError) {

@@ -1,0 +1,180 @@
+// Operator API for the SMS rule set: content templates, DLT entity IDs and headers, and the
+// DND registry. Thin adapters over admin/operations.ts, which the CLI uses too.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import {
+  addDltFor,
+  addDndNumbers,
+  addTemplateFor,
+  type DltKind,
+  dltRegistrationsOf,
+  dndStatusOf,
+  dndSummary,
+  importDndFor,
+  listTemplatesFor,
+  removeDltFor,
+  removeDndNumbers,
+  setTemplateStatusFor,
+} from "./operations.js";
+
+const Username = Type.Object({ username: Type.String() });
+const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Status = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
+const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
+/** Numbers per JSON request; a registry of millions comes as a CSV import instead. */
+const MAX_NUMBERS = 10_000;
+const Numbers = Type.Object(
+  { numbers: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: MAX_NUMBERS }) },
+  { additionalProperties: false },
+);
+
+function isStream(body: unknown): body is NodeJS.ReadableStream {
+  return typeof (body as { pipe?: unknown } | null)?.pipe === "function";
+}
+
+export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: AppContext): Promise<void> {
+  const deps = { store: ctx.store, clock: ctx.clock };
+  const ok = (data: unknown) => ({ status: "success", data });
+
+  // A DND file can have tens of millions of lines: the route reads the request as a stream
+  // instead of buffering it (the body limit applies only to buffered bodies).
+  admin.addContentTypeParser("text/csv", (_request, payload, done) => done(null, payload));
+
+  admin.post(
+    "/accounts/:username/templates",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object(
+          {
+            name: Type.String(),
+            content: Type.String(),
+            dlt_template_id: OptionalText(30),
+            entity_id: OptionalText(30),
+            sender: OptionalText(11),
+            notes: OptionalText(500),
+            approve: Type.Optional(Type.Boolean()),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as {
+        name: string;
+        content: string;
+        dlt_template_id?: string | null;
+        entity_id?: string | null;
+        sender?: string | null;
+        notes?: string | null;
+        approve?: boolean;
+      };
+      const created = await addTemplateFor(deps, {
+        username: (request.params as { username: string }).username,
+        name: body.name,
+        content: body.content,
+        dltTemplateId: body.dlt_template_id ?? null,
+        entityId: body.entity_id ?? null,
+        sender: body.sender ?? null,
+        notes: body.notes ?? null,
+        approve: body.approve === true,
+      });
+      return reply.code(201).send(ok(created));
+    },
+  );
+
+  admin.get(
+    "/accounts/:username/templates",
+    {
+      schema: {
+        params: Username,
+        querystring: Type.Object({
+          status: Type.Optional(Status),
+          page: Type.Optional(Type.Integer({ minimum: 1 })),
+          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
+      },
+    },
+    async (request) => {
+      const query = request.query as { status?: ApprovalStatus; page?: number; per_page?: number };
+      const { templates, meta } = await listTemplatesFor(deps, (request.params as { username: string }).username, {
+        status: query.status,
+        page: query.page,
+        perPage: query.per_page,
+      });
+      return { status: "success", data: templates, meta };
+    },
+  );
+
+  for (const [action, status] of [
+    ["approve", "approved"],
+    ["reject", "rejected"],
+  ] as const) {
+    admin.post(`/templates/:id/${action}`, { schema: { params: Id } }, async (request) =>
+      ok(await setTemplateStatusFor(deps, (request.params as { id: number }).id, status)),
+    );
+  }
+
+  for (const [path, kind, field] of [
+    ["entities", "entity", "entity_id"],
+    ["headers", "header", "header"],
+  ] as const satisfies readonly (readonly [string, DltKind, string])[]) {
+    const Body = Type.Object({ [field]: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
+    const registered = (body: unknown) => (body as Record<string, string>)[field] ?? "";
+
+    admin.get(`/accounts/:username/dlt/${path}`, { schema: { params: Username } }, async (request) => {
+      const registrations = await dltRegistrationsOf(deps, (request.params as { username: string }).username);
+      return ok(kind === "entity" ? registrations.entities : registrations.headers);
+    });
+    admin.post(
+      `/accounts/:username/dlt/${path}`,
+      { schema: { params: Username, body: Body } },
+      async (request, reply) => {
+        const added = await addDltFor(
+          deps,
+          (request.params as { username: string }).username,
+          kind,
+          registered(request.body),
+        );
+        return reply.code(201).send(ok(added));
+      },
+    );
+    admin.delete(`/accounts/:username/dlt/${path}`, { schema: { params: Username, body: Body } }, async (request) =>
+      ok(await removeDltFor(deps, (request.params as { username: string }).username, kind, registered(request.body))),
+    );
+  }
+
+  admin.post(
+    "/dnd/import",
+    { schema: { querystring: Type.Object({ replace: Type.Optional(Type.Boolean()) }) } },
+    async (request) => {
+      const body = request.body;
+      if (!isStream(body) && typeof body !== "string") {
+        throw new GatewayError("invalid_request", "Send the DND list as a CSV body with Content-Type: text/csv.", {
+          http: 415,
+        });
+      }
+      const { replace } = request.query as { replace?: boolean };
+      return ok(await importDndFor(deps, body, { replace: replace === true }));
+    },
+  );
+
+  admin.get("/dnd", async () => ok(await dndSummary(deps)));
+
+  admin.get(
+    "/dnd/:number",
+    { schema: { params: Type.Object({ number: Type.String({ maxLength: 32 }) }) } },
+    async (request) => ok(await dndStatusOf(deps, (request.params as { number: string }).number)),
+  );
+
+  admin.post("/dnd", { schema: { body: Numbers } }, async (request) =>
+    ok(await addDndNumbers(deps, (request.body as { numbers: string[] }).numbers)),
+  );
+
+  admin.delete("/dnd", { schema: { body: Numbers } }, async (request) =>
+    ok(await removeDndNumbers(deps, (request.body as { numbers: string[] }).numbers)),
+  );
+}

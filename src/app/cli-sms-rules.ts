@@ -1,0 +1,227 @@
+// CLI commands for the SMS rule set: content templates, DLT entity IDs and headers, and the
+// DND registry. They call admin/operations.ts, as the operator API does.
+import fs from "node:fs";
+import { type Command, Option } from "commander";
+import {
+  addDltFor,
+  addDndNumbers,
+  addTemplateFor,
+  dltRegistrationsOf,
+  dndStatusOf,
+  dndSummary,
+  importDndFor,
+  listTemplatesFor,
+  removeDltFor,
+  removeDndNumbers,
+  setTemplateStatusFor,
+} from "../admin/index.js";
+import { systemClock } from "../core/clock.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import type { Store } from "../store/store.js";
+import { print, wholeNumber, withStore } from "./cli-support.js";
+
+/** Invalid lines of an import shown in the text output; --json carries the full list. */
+const SHOWN_INVALID = 20;
+
+const deps = (store: Store) => ({ store, clock: systemClock });
+
+/** Opens the file before the database, so a typo is one clear line instead of a stream error. */
+function openCsv(file: string): NodeJS.ReadableStream {
+  if (file === "-") return process.stdin;
+  try {
+    const stat = fs.statSync(file);
+    if (!stat.isFile()) throw new Error(`${file} is not a file`);
+    fs.accessSync(file, fs.constants.R_OK);
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (error as Error).message;
+    throw new Error(`cannot read ${file}: ${reason}`);
+  }
+  return fs.createReadStream(file);
+}
+
+function addTemplateCommands(program: Command): void {
+  const templates = program.command("templates").description("manage DLT content templates");
+  templates
+    .command("add")
+    .requiredOption("--account <username>")
+    .requiredOption("--name <name>")
+    .requiredOption("--content <text>", "template text; mark variable parts with {#var#}")
+    .option("--dlt-template-id <id>", "template ID registered on DLT")
+    .option("--entity-id <id>", "DLT entity ID the template belongs to")
+    .option("--sender <header>", "DLT header the template is registered with")
+    .option("--notes <text>")
+    .option("--approve", "approve it at once")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const created = await addTemplateFor(deps(store), {
+          username: opts.account,
+          name: opts.name,
+          content: opts.content,
+          dltTemplateId: opts.dltTemplateId ?? null,
+          entityId: opts.entityId ?? null,
+          sender: opts.sender ?? null,
+          notes: opts.notes ?? null,
+          approve: Boolean(opts.approve),
+        });
+        print(
+          created,
+          opts.json,
+          () => `template ${created.id} "${created.name}" for ${created.account}: ${created.status}`,
+        );
+      }),
+    );
+  for (const [action, status] of [
+    ["approve", "approved"],
+    ["reject", "rejected"],
+  ] as const) {
+    templates
+      .command(action)
+      .requiredOption("--id <id>", "template id", wholeNumber)
+      .option("--json", "print JSON")
+      .action((opts) =>
+        withStore(async (store) => {
+          const row = await setTemplateStatusFor(deps(store), opts.id, status);
+          print(row, opts.json, () => `${status} template ${row.id} "${row.name}"`);
+        }),
+      );
+  }
+  templates
+    .command("list")
+    .requiredOption("--account <username>")
+    .addOption(new Option("--status <status>").choices(["pending", "approved", "rejected"]))
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const all: Awaited<ReturnType<typeof listTemplatesFor>>["templates"] = [];
+        for (let page = 1; ; page++) {
+          const { templates: rows, meta } = await listTemplatesFor(deps(store), opts.account, {
+            status: opts.status as ApprovalStatus | undefined,
+            page,
+            perPage: 1000,
+          });
+          all.push(...rows);
+          if (page >= meta.last_page) break;
+        }
+        print(all, opts.json, () =>
+          all.map((t) => `${t.id}\t${t.status}\t${t.dlt_template_id ?? "-"}\t${t.name}\t${t.content}`).join("\n"),
+        );
+      }),
+    );
+}
+
+function addDltCommands(program: Command): void {
+  const dlt = program.command("dlt").description("manage DLT entity IDs and headers white-listed per account");
+  for (const [group, kind, flag, label] of [
+    ["entities", "entity", "--entity-id <id>", "DLT entity ID"],
+    ["headers", "header", "--header <header>", "DLT header"],
+  ] as const) {
+    const command = dlt.command(group).description(`manage ${label}s`);
+    const given = (opts: { entityId?: string; header?: string }) =>
+      (kind === "entity" ? opts.entityId : opts.header) ?? "";
+    command
+      .command("add")
+      .requiredOption("--account <username>")
+      .requiredOption(flag)
+      .option("--json", "print JSON")
+      .action((opts) =>
+        withStore(async (store) => {
+          const added = await addDltFor(deps(store), opts.account, kind, given(opts));
+          const value = "entity_id" in added ? added.entity_id : added.header;
+          print(added, opts.json, () => `${label} ${value} for ${added.account}: ${added.status}`);
+        }),
+      );
+    command
+      .command("remove")
+      .requiredOption("--account <username>")
+      .requiredOption(flag)
+      .option("--json", "print JSON")
+      .action((opts) =>
+        withStore(async (store) => {
+          const removed = await removeDltFor(deps(store), opts.account, kind, given(opts));
+          print(removed, opts.json, () => `removed ${label} ${given(opts).trim().toUpperCase()} of ${opts.account}`);
+        }),
+      );
+  }
+  dlt
+    .command("list")
+    .requiredOption("--account <username>")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const registered = await dltRegistrationsOf(deps(store), opts.account);
+        print(registered, opts.json, () =>
+          [
+            `entities: ${registered.entities.map((e) => e.entity_id).join(", ") || "none"}`,
+            `headers:  ${registered.headers.map((h) => h.header).join(", ") || "none"}`,
+          ].join("\n"),
+        );
+      }),
+    );
+}
+
+function addDndCommands(program: Command): void {
+  const dnd = program.command("dnd").description("manage the DND registry promotional routes must not reach");
+  dnd
+    .command("import")
+    .argument("<file>", "CSV whose first column is the mobile number (- reads standard input)")
+    .option("--replace", "empty the registry first")
+    .option("--json", "print JSON")
+    .action((file: string, opts) => {
+      const input = openCsv(file);
+      return withStore(async (store) => {
+        const result = await importDndFor(deps(store), input, { replace: Boolean(opts.replace) });
+        print(result, opts.json, () => {
+          const lines = [`added ${result.added}, duplicates ${result.duplicates}, invalid ${result.invalid_count}`];
+          for (const bad of result.invalid.slice(0, SHOWN_INVALID)) lines.push(`  line ${bad.line}: ${bad.value}`);
+          if (result.invalid_count > SHOWN_INVALID) lines.push(`  … ${result.invalid_count - SHOWN_INVALID} more`);
+          return lines.join("\n");
+        });
+      });
+    });
+  dnd
+    .command("add")
+    .argument("<numbers...>")
+    .option("--json", "print JSON")
+    .action((numbers: string[], opts) =>
+      withStore(async (store) => {
+        const result = await addDndNumbers(deps(store), numbers);
+        print(result, opts.json, () => `added ${result.added}, duplicates ${result.duplicates}`);
+      }),
+    );
+  dnd
+    .command("remove")
+    .argument("<numbers...>")
+    .option("--json", "print JSON")
+    .action((numbers: string[], opts) =>
+      withStore(async (store) => {
+        const result = await removeDndNumbers(deps(store), numbers);
+        print(result, opts.json, () => `removed ${result.removed}`);
+      }),
+    );
+  dnd
+    .command("check")
+    .argument("<number>")
+    .option("--json", "print JSON")
+    .action((number: string, opts) =>
+      withStore(async (store) => {
+        const result = await dndStatusOf(deps(store), number);
+        print(result, opts.json, () => `${result.number}: ${result.dnd ? "in the DND registry" : "not in DND"}`);
+      }),
+    );
+  dnd
+    .command("count")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const result = await dndSummary(deps(store));
+        print(result, opts.json, () => String(result.count));
+      }),
+    );
+}
+
+export function addSmsRuleCommands(program: Command): void {
+  addTemplateCommands(program);
+  addDltCommands(program);
+  addDndCommands(program);
+}
