@@ -5,13 +5,19 @@ import formbody from "@fastify/formbody";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
 import { registerAdminRoutes } from "../admin/index.js";
 import { GatewayError } from "../core/errors.js";
 import { registerLegacyRoutes } from "../sms/index.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
-import { sendJsonError } from "./http-errors.js";
+import { sendJsonError, statusOf, toGatewayError } from "./http-errors.js";
 import { registerOpsRoutes } from "./ops-routes.js";
 import { registerV2Family } from "./v2.js";
 
@@ -27,6 +33,21 @@ declare module "fastify" {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export type App = FastifyInstance;
+
+const LEGACY_PATH = /^\/(httpapi|api\/secure_api|xmlapi|api\/getcredits|voicecall|httpemailapi)/i;
+const SMS_CALL_PATH = /^\/api\/v2\/(sms|balance|sender-ids)/i;
+
+/**
+ * An error outside any route (unknown path, unparsable URL). The legacy families get the HTTP
+ * status with a plain-text explanation: no negative code means "this URL does not exist".
+ */
+function renderUnrouted(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
+  if (LEGACY_PATH.test(request.url)) {
+    const error = toGatewayError(raw);
+    return reply.code(statusOf(error)).type("text/plain; charset=utf-8").send(error.message);
+  }
+  return sendJsonError(request, reply, raw, SMS_CALL_PATH.test(request.url) ? "success" : "status");
+}
 
 export interface ServerOptions {
   isReady?: () => boolean;
@@ -49,6 +70,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // Long ids reach the route schema (and its error in the family's dialect) instead of a bare 414.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false, maxParamLength: 1000 },
     keepAliveTimeout: 65_000,
+    // Errors before routing (a badly encoded URL, a path too long) answer in the family's dialect too.
+    frameworkErrors: (error, request, reply) => renderUnrouted(request, reply, error),
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
 
@@ -87,15 +110,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(swaggerUi, { routePrefix: "/docs", staticCSP: false });
 
   app.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
-  app.setNotFoundHandler((request, reply) => {
-    const envelope = /^\/api\/v2\/(sms|balance|sender-ids)/i.test(request.url) ? "success" : "status";
-    return sendJsonError(
+  app.setNotFoundHandler((request, reply) =>
+    renderUnrouted(
       request,
       reply,
       new GatewayError("not_found", `No endpoint ${request.method} ${request.url.split("?")[0]}.`),
-      envelope,
-    );
-  });
+    ),
+  );
 
   registerOpsRoutes(app, ctx, options.isReady ?? (() => true));
   if (options.apis === false) return app;

@@ -18,7 +18,7 @@ export const ERROR_CATALOGUE = {
   missing_password: { http: 401, legacy: -2, message: "Missing password." },
   unauthorized: { http: 401, legacy: -7, message: "Authentication failed: missing or invalid API key." },
   account_locked: { http: 403, legacy: -16, message: "User account locked." },
-  account_inactive: { http: 403, legacy: -7, message: "The account is not active." },
+  account_inactive: { http: 403, legacy: -16, message: "The account is not active." },
   forbidden: { http: 403, message: "This operation is not allowed for this account." },
   operator_only: { http: 403, message: "This endpoint needs an operator API key." },
   missing_sender_id: { http: 400, legacy: -4, message: "Missing sender ID." },
@@ -40,12 +40,17 @@ export const ERROR_CATALOGUE = {
   promo_sender_disabled: { http: 403, legacy: -22, message: "Promo with sender ID not enabled." },
   dlt_entity_not_whitelisted: { http: 422, legacy: -31, message: "DLT entity ID not white-listed." },
   dlt_header_not_whitelisted: { http: 422, legacy: -32, message: "DLT header ID not white-listed." },
+  dlt_template_mismatch: {
+    http: 422,
+    legacy: -8,
+    message: "The message does not match an approved DLT template of the account.",
+  },
   unicode_not_allowed: {
     http: 422,
     legacy: -40,
     message: "Unicode not allowed in message; use text, or type=2 with UTF-16BE hex.",
   },
-  message_too_long: { http: 422, legacy: -6, message: "The message is longer than the gateway accepts." },
+  message_too_long: { http: 422, legacy: -8, message: "The message is longer than the gateway accepts." },
   invalid_schedule: { http: 400, message: "The schedule time is not valid." },
   conflict: { http: 409, message: "The request conflicts with the current state." },
   idempotency_conflict: {

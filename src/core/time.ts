@@ -5,7 +5,8 @@ import { DateTime } from "luxon";
 /** Parses `YYYY-MM-DD HH:MM:SS` (seconds optional) in `zone`; undefined when it is not a real time. */
 export function parseLocalDateTime(text: string, zone: string): Date | undefined {
   const trimmed = text.trim();
-  if (!/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2})?$/.test(trimmed)) return undefined;
+  // Hours 00-23 only: luxon would read 24:00:00 as the next day's midnight.
+  if (!/^\d{4}-\d{2}-\d{2}[ T]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/.test(trimmed)) return undefined;
   const normalized = trimmed.replace("T", " ");
   const format = normalized.length === 16 ? "yyyy-MM-dd HH:mm" : "yyyy-MM-dd HH:mm:ss";
   const parsed = DateTime.fromFormat(normalized, format, { zone });

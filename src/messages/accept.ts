@@ -1,6 +1,7 @@
 // Accepting sends: debit, message rows and ledger entry in one transaction, with concurrent
 // sends grouped into one transaction per tick (group commit). With SQLite synchronous=FULL an
 // fsync per send would cap throughput at a few hundred per second; one fsync per group does not.
+import { sql } from "kysely";
 import { type Debit, debitAllOrNothing } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import type { Wallet } from "../core/credits.js";
@@ -39,6 +40,8 @@ export interface SendOrder {
   /** Status the messages start in: queued, or scheduled when due later. */
   status?: Extract<MessageStatus, "queued" | "scheduled">;
   idempotency?: { key: string; requestHash: string; respond: (accepted: AcceptedSend) => string };
+  /** SMS accepted per account-local day may not exceed this (0 = no limit); counted either way. */
+  floodLimit?: number;
 }
 
 export interface AcceptedMessage {
@@ -262,26 +265,49 @@ export class Acceptor {
       rows.push(...pending.rows);
       outcomes[index] = { kind: "accepted", send: pending.prepared };
     };
+    const refuse = async (index: number, error: GatewayError) => {
+      const { order } = group[index]!;
+      if (order.idempotency) {
+        await trx
+          .deleteFrom("idempotency_keys")
+          .where("account_id", "=", order.accountId)
+          .where("key", "=", order.idempotency.key)
+          .execute();
+      }
+      outcomes[index] = error;
+    };
+    const day = (index: number) => localDay(new Date(now), group[index]!.order.timeZone);
     for (const indexes of byWallet.values()) {
-      if (await debitAllOrNothing(trx, this.clock, indexes.map(debitOf))) {
+      const first = group[indexes[0]!]!.order;
+      const limited = (first.floodLimit ?? 0) > 0;
+      const total = indexes.reduce((sum, i) => sum + group[i]!.rows.length, 0);
+      // The common case: no flood limit, or the whole group fits it and the wallet covers it.
+      const counted = await countFlood(trx, first.accountId, day(indexes[0]!), total, limited ? first.floodLimit! : 0);
+      if (counted && (await debitAllOrNothing(trx, this.clock, indexes.map(debitOf)))) {
         indexes.forEach(accept);
         continue;
       }
+      // Give the group's count back and decide send by send, in arrival order.
+      if (counted) await countFlood(trx, first.accountId, day(indexes[0]!), -total, 0);
       for (const index of indexes) {
+        const { order, rows } = group[index]!;
+        if (!(await countFlood(trx, order.accountId, day(index), rows.length, order.floodLimit ?? 0))) {
+          await refuse(
+            index,
+            new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${order.floodLimit} is reached.`),
+          );
+          continue;
+        }
         if (await debitAllOrNothing(trx, this.clock, [debitOf(index)])) {
           accept(index);
           continue;
         }
-        const { order } = group[index]!;
-        if (order.idempotency) {
-          await trx
-            .deleteFrom("idempotency_keys")
-            .where("account_id", "=", order.accountId)
-            .where("key", "=", order.idempotency.key)
-            .execute();
-        }
-        outcomes[index] = new GatewayError(
-          order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
+        await countFlood(trx, order.accountId, day(index), -rows.length, 0);
+        await refuse(
+          index,
+          new GatewayError(
+            order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
+          ),
         );
       }
     }
@@ -293,4 +319,24 @@ export class Acceptor {
     }
     return outcomes;
   }
+}
+
+/**
+ * Adds `n` to the account's counter for `day`. With a limit, only if the total stays within
+ * it; returns whether the count was taken. A negative `n` gives back a count taken earlier.
+ */
+async function countFlood(trx: Db, accountId: number, day: string, n: number, limit: number): Promise<boolean> {
+  await trx
+    .insertInto("flood_counters")
+    .values({ account_id: accountId, day, count: 0 })
+    .onConflict((oc) => oc.columns(["account_id", "day"]).doNothing())
+    .execute();
+  let update = trx
+    .updateTable("flood_counters")
+    .set({ count: sql`count + ${n}` })
+    .where("account_id", "=", accountId)
+    .where("day", "=", day);
+  if (limit > 0 && n > 0) update = update.where(sql<boolean>`count + ${n} <= ${limit}`);
+  const result = await update.executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }

@@ -82,7 +82,8 @@ export async function markSubmitted(trx: Db, items: Submitted[]): Promise<number
       with v(mid, v_connector, v_upstream, v_at, v_attempts) as (values ${values})
       update messages
          set status = 'submitted', connector = v.v_connector, upstream_id = v.v_upstream,
-             submitted_at = v.v_at, lease_until = null, attempts = v.v_attempts
+             submitted_at = v.v_at, lease_until = null, attempts = v.v_attempts,
+             error_code = null, error_message = null
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})`.execute(trx);
     changed += Number(result.numAffectedRows ?? 0);

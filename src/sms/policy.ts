@@ -1,18 +1,23 @@
 // The SMS rules, in one place for every family: a family adapter parses its own request into
-// an SmsSendInput, and this decides what is sent, how, at what price, or why not.
+// an SmsSendInput, and this decides what is sent, how, at what price, or why not. The checks
+// run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
 import type { Principal } from "../auth/authenticator.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { parseLocalDateTime } from "../core/time.js";
 import type { MessageDraft, SendOrder } from "../messages/index.js";
-import type { Db } from "../store/store.js";
-import { normalizeIndianMobile } from "./recipients.js";
-import { laneOf, parseRoute, pricePerSegment } from "./routes.js";
-import { segmentInfo } from "./segments.js";
+import type { Store } from "../store/store.js";
+import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
+import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
+import { laneOf, parseRoute, pricePerSegment, routeCode, type SmsRoute } from "./routes.js";
+import { type SegmentInfo, segmentInfo } from "./segments.js";
 import { SenderApprovals } from "./sender-approvals.js";
 
 /** Longest accepted text, in segments (GSM-7: 1,530 characters; UCS-2: 670). */
 export const MAX_SEGMENTS = 10;
+
+/** The sender ID that means "the operator's generic promotional header" on route P. */
+export const PROMOTIONAL_SENDER = "PROMOTIONAL";
 
 /** U+0000 is in no real SMS field, and PostgreSQL text cannot store it. */
 const NUL = "\u0000";
@@ -21,8 +26,15 @@ export interface SmsSendInput {
   senderId?: string | undefined;
   recipients: string[];
   message?: string | undefined;
+  /** Per-recipient texts (the XML API); when given, `recipients` and `message` are ignored. */
+  items?: { recipient: string; message: string }[] | undefined;
   route?: string | undefined;
+  /** Legacy families must name a route; v2 defaults to transactional. */
+  requireRoute?: boolean;
+  /** The client declared Unicode (v2 `unicode`, legacy `type=2`): always UCS-2. */
   unicode?: boolean | undefined;
+  /** Encode as UCS-2 only if the text needs it (legacy `text`, hybrid mode). */
+  unicodeIfNeeded?: boolean | undefined;
   flash?: boolean | undefined;
   dltEntityId?: string | undefined;
   dltTemplateId?: string | undefined;
@@ -34,62 +46,183 @@ export interface SmsSendInput {
 
 export interface SmsDecision {
   order: SendOrder;
-  /** Recipients left out, with the reason (a bulk send goes on without them). */
+  /** Recipients left out, with the reason (a multi-recipient send goes on without them). */
   rejected: { recipient: string; error: GatewayError }[];
+}
+
+interface Content {
+  info: SegmentInfo;
+  template: MatchedTemplate | undefined;
 }
 
 export class SmsPolicy {
   private readonly senders: SenderApprovals;
+  private readonly accounts: AccountRulesCache;
 
   constructor(
-    db: Db,
+    private readonly store: Store,
     private readonly clock: Clock,
   ) {
-    this.senders = new SenderApprovals(db);
+    this.senders = new SenderApprovals(store.db);
+    this.accounts = new AccountRulesCache(store);
   }
 
   async decide(principal: Principal, input: SmsSendInput): Promise<SmsDecision> {
-    if (principal.status !== "active")
-      throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
+    if (principal.status !== "active") {
+      throw new GatewayError("account_inactive", `The account is ${principal.status}; it cannot send.`);
+    }
     const sender = input.senderId?.trim();
     if (!sender) throw new GatewayError("missing_sender_id");
     if (sender.includes(NUL)) throw new GatewayError("invalid_sender_id", "A sender ID cannot contain U+0000.");
-    const text = input.message ?? "";
-    if (text.trim() === "") throw new GatewayError("missing_message");
-    if (text.includes(NUL)) throw new GatewayError("content_not_allowed", "The message cannot contain U+0000.");
+    const items = input.items ?? input.recipients.map((recipient) => ({ recipient, message: input.message ?? "" }));
+    if (items.length === 0 && (input.message ?? "").trim() === "") throw new GatewayError("missing_message");
+    for (const item of items) {
+      if (item.message.trim() === "") throw new GatewayError("missing_message");
+      if (item.message.includes(NUL))
+        throw new GatewayError("content_not_allowed", "The message cannot contain U+0000.");
+    }
     for (const [name, value] of [
       ["DLT entity ID", input.dltEntityId],
       ["DLT template ID", input.dltTemplateId],
     ] as const) {
       if (value?.includes(NUL)) throw new GatewayError("invalid_request", `The ${name} cannot contain U+0000.`);
     }
+    if (input.requireRoute && !input.route?.trim()) {
+      throw new GatewayError("invalid_route", "Missing route: use T, P, PS or I.");
+    }
     const route = parseRoute(input.route);
+    const rules = await this.accounts.rulesFor(principal.accountId);
+    this.checkRouteEnabled(route, rules);
 
     const rejected: SmsDecision["rejected"] = [];
-    const recipients: string[] = [];
-    for (const raw of input.recipients) {
-      const mobile = normalizeIndianMobile(raw);
-      if (mobile) recipients.push(mobile);
-      else
-        rejected.push({
-          recipient: raw,
-          error: new GatewayError("invalid_recipient", `"${raw}" is not a 10-digit Indian mobile number.`),
-        });
+    const valid: { recipient: string; message: string }[] = [];
+    for (const item of items) {
+      const normalized =
+        route === "international" ? normalizeInternational(item.recipient) : normalizeIndianMobile(item.recipient);
+      if (normalized) valid.push({ recipient: normalized, message: item.message });
+      else rejected.push({ recipient: item.recipient, error: invalidRecipient(item.recipient, route) });
     }
-    if (recipients.length === 0) {
-      throw rejected[0]?.error ?? new GatewayError("invalid_recipient", "No recipient given.");
-    }
+    if (valid.length === 0) throw rejected[0]?.error ?? new GatewayError("invalid_recipient", "No recipient given.");
 
-    const approval = await this.senders.status(principal.accountId, sender);
+    const header = await this.checkSender(principal.accountId, sender, route);
+    const deliverable = await this.withoutDnd(valid, route, rejected);
+
+    const contents = new Map<string, Content>();
+    for (const { message } of deliverable) {
+      if (!contents.has(message))
+        contents.set(message, await this.checkContent(principal.accountId, message, input, route, rules));
+    }
+    const entityId = this.checkDlt(header, route, rules, input, [...contents.values()]);
+    const dueAt = this.dueAt(principal, input);
+    const now = this.clock.now().getTime();
+
+    const drafts: MessageDraft[] = deliverable.map(({ recipient, message }) => {
+      const { info, template } = contents.get(message)!;
+      return {
+        recipient,
+        sender: header,
+        body: message,
+        encoding: info.encoding,
+        segments: info.segments,
+        flash: input.flash === true,
+        route,
+        lane: laneOf(route),
+        credits: info.segments * pricePerSegment(route),
+        dueAt,
+        dltEntityId: entityId ?? null,
+        dltTemplateId: template?.dltTemplateId ?? input.dltTemplateId ?? null,
+        templateId: template?.id ?? null,
+      };
+    });
+    return {
+      order: {
+        accountId: principal.accountId,
+        timeZone: principal.timeZone,
+        channel: "sms",
+        wallet: route === "international" ? "international" : "sms",
+        drafts,
+        status: dueAt > now + 1000 ? "scheduled" : "queued",
+        floodLimit: rules.floodLimit,
+      },
+      rejected,
+    };
+  }
+
+  private checkRouteEnabled(route: SmsRoute, rules: AccountRules): void {
+    if (route === "international") {
+      if (!rules.internationalEnabled) throw new GatewayError("international_disabled");
+      return;
+    }
+    if (route === "promotional_sender") {
+      if (!rules.promoSenderEnabled) throw new GatewayError("promo_sender_disabled");
+      return;
+    }
+    if (!rules.routes.has(routeCode(route))) {
+      throw new GatewayError("route_not_approved", `Route ${routeCode(route)} is not enabled for this account.`);
+    }
+  }
+
+  /** Returns the header to send from. */
+  private async checkSender(accountId: number, sender: string, route: SmsRoute): Promise<string> {
+    const upper = sender.toUpperCase();
+    if (upper === PROMOTIONAL_SENDER) {
+      if (route !== "promotional") {
+        throw new GatewayError("route_sender_mismatch", `Sender ID ${PROMOTIONAL_SENDER} is only for route P.`);
+      }
+      return PROMOTIONAL_SENDER;
+    }
+    if ((route === "transactional" || route === "promotional_sender") && /^\d+$/.test(sender)) {
+      throw new GatewayError(
+        "route_sender_mismatch",
+        `Route ${routeCode(route)} needs an alphabetic sender ID (header), not the number ${sender}.`,
+      );
+    }
+    const approval = await this.senders.status(accountId, sender);
     if (approval === undefined) {
       throw new GatewayError("invalid_sender_id", `Sender ID "${sender}" is not registered for this account.`);
     }
     if (approval !== "approved") {
       throw new GatewayError("route_not_approved", `Sender ID "${sender}" is ${approval}, not approved.`);
     }
+    return upper;
+  }
 
+  /** Promotional routes skip numbers on the DND registry; the send fails only when none is left. */
+  private async withoutDnd(
+    items: { recipient: string; message: string }[],
+    route: SmsRoute,
+    rejected: SmsDecision["rejected"],
+  ): Promise<{ recipient: string; message: string }[]> {
+    if (route !== "promotional" && route !== "promotional_sender") return items;
+    const listed = await dndSet(
+      this.store,
+      items.map((i) => i.recipient),
+    );
+    if (listed.size === 0) return items;
+    const kept = items.filter((item) => {
+      if (!listed.has(item.recipient)) return true;
+      rejected.push({
+        recipient: item.recipient,
+        error: new GatewayError(
+          "dnd_blocked",
+          `${item.recipient} is on the DND registry; promotional SMS is not allowed.`,
+        ),
+      });
+      return false;
+    });
+    if (kept.length === 0) throw rejected[rejected.length - 1]!.error;
+    return kept;
+  }
+
+  private async checkContent(
+    accountId: number,
+    text: string,
+    input: SmsSendInput,
+    route: SmsRoute,
+    rules: AccountRules,
+  ): Promise<Content> {
     const info = segmentInfo(text, input.unicode === true);
-    if (info.encoding === "ucs2" && input.unicode !== true) {
+    if (info.encoding === "ucs2" && input.unicode !== true && input.unicodeIfNeeded !== true) {
       throw new GatewayError(
         "unicode_not_allowed",
         `The message has characters outside GSM-7 (${info.nonGsm.slice(0, 5).join(" ")}); send it as Unicode.`,
@@ -101,48 +234,102 @@ export class SmsPolicy {
         `The message needs ${info.segments} parts; at most ${MAX_SEGMENTS} are accepted.`,
       );
     }
-
-    const now = this.clock.now().getTime();
-    let dueAt = now;
-    if (input.scheduleAt !== undefined && input.scheduleAt.trim() !== "") {
-      const at = parseLocalDateTime(input.scheduleAt, principal.timeZone);
-      if (!at) {
-        throw new GatewayError(
-          "invalid_schedule",
-          `Schedule "${input.scheduleAt}" is not a date-time in the form YYYY-MM-DD HH:MM:SS (${principal.timeZone}).`,
-        );
-      }
-      if (input.requireFutureSchedule && at.getTime() < now - 60_000) {
-        throw new GatewayError("invalid_schedule", "The schedule time is in the past.");
-      }
-      dueAt = Math.max(now, at.getTime());
+    const scrub = rules.dltScrubbing && route === "transactional";
+    const template = scrub || rules.dltScrubbing ? await this.accounts.matchTemplate(accountId, text) : undefined;
+    if (scrub && !template) {
+      throw new GatewayError(
+        "dlt_template_mismatch",
+        "Transactional content must match an approved template ({#var#} stands for up to 30 characters).",
+      );
     }
-
-    const credits = info.segments * pricePerSegment(route);
-    const drafts: MessageDraft[] = recipients.map((recipient) => ({
-      recipient,
-      sender: sender.toUpperCase(),
-      body: text,
-      encoding: info.encoding,
-      segments: info.segments,
-      flash: input.flash === true,
-      route,
-      lane: laneOf(route),
-      credits,
-      dueAt,
-      dltEntityId: input.dltEntityId ?? null,
-      dltTemplateId: input.dltTemplateId ?? null,
-    }));
-    return {
-      order: {
-        accountId: principal.accountId,
-        timeZone: principal.timeZone,
-        channel: "sms",
-        wallet: route === "international" ? "international" : "sms",
-        drafts,
-        status: dueAt > now + 1000 ? "scheduled" : "queued",
-      },
-      rejected,
-    };
+    if (
+      scrub &&
+      template &&
+      input.dltTemplateId &&
+      template.dltTemplateId &&
+      input.dltTemplateId !== template.dltTemplateId
+    ) {
+      throw new GatewayError(
+        "dlt_template_mismatch",
+        `The message matches template ${template.dltTemplateId}, not the dlt_template_id ${input.dltTemplateId} given.`,
+      );
+    }
+    return { info, template };
   }
+
+  /** DLT on Indian routes when the account scrubs: the header and the entity must be white-listed. */
+  private checkDlt(
+    header: string,
+    route: SmsRoute,
+    rules: AccountRules,
+    input: SmsSendInput,
+    contents: Content[],
+  ): string | undefined {
+    const entityId =
+      input.dltEntityId?.trim() || contents.find((c) => c.template?.entityId)?.template?.entityId || undefined;
+    if (!rules.dltScrubbing || route === "international") return entityId;
+    if (header !== PROMOTIONAL_SENDER && !rules.headers.has(header)) {
+      throw new GatewayError(
+        "dlt_header_not_whitelisted",
+        `Header ${header} is not white-listed for DLT on this account.`,
+      );
+    }
+    if (!entityId) {
+      throw new GatewayError(
+        "dlt_entity_not_whitelisted",
+        "No DLT entity ID: pass dlt_entity_id, or register the template with one.",
+      );
+    }
+    if (!rules.entities.has(entityId)) {
+      throw new GatewayError(
+        "dlt_entity_not_whitelisted",
+        `DLT entity ID ${entityId} is not white-listed for this account.`,
+      );
+    }
+    return entityId;
+  }
+
+  private dueAt(principal: Principal, input: SmsSendInput): number {
+    const now = this.clock.now().getTime();
+    if (input.scheduleAt === undefined || input.scheduleAt.trim() === "") return now;
+    const at = parseLocalDateTime(input.scheduleAt, principal.timeZone);
+    if (!at) {
+      throw new GatewayError(
+        "invalid_schedule",
+        `Schedule "${input.scheduleAt}" is not a date-time in the form YYYY-MM-DD HH:MM:SS (${principal.timeZone}).`,
+      );
+    }
+    if (input.requireFutureSchedule && at.getTime() < now - 60_000) {
+      throw new GatewayError("invalid_schedule", "The schedule time is in the past.");
+    }
+    return Math.max(now, at.getTime());
+  }
+}
+
+function invalidRecipient(raw: string, route: SmsRoute): GatewayError {
+  return new GatewayError(
+    "invalid_recipient",
+    route === "international"
+      ? `"${raw}" is not a valid international number with its country code (Indian numbers use routes T, P, PS).`
+      : `"${raw}" is not a 10-digit Indian mobile number.`,
+  );
+}
+
+/** Which of these 10-digit numbers are on the DND registry (one indexed query per 500). */
+async function dndSet(store: Store, mobiles: string[]): Promise<Set<string>> {
+  const listed = new Set<string>();
+  const unique = [...new Set(mobiles)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await store.db
+      .selectFrom("dnd_numbers")
+      .select("number")
+      .where(
+        "number",
+        "in",
+        unique.slice(i, i + 500).map((m) => Number(m)),
+      )
+      .execute();
+    for (const row of rows) listed.add(String(row.number));
+  }
+  return listed;
 }

@@ -1,3 +1,5 @@
+import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+
 // Indian mobile numbers: 10 digits starting 6-9, also accepted written +91…, 91…, 0…,
 // with spaces or hyphens. Stored and reported as the bare 10 digits.
 const INDIAN_MOBILE = /^(?:\+91|91|0)?([6-9]\d{9})$/;
@@ -5,4 +7,18 @@ const INDIAN_MOBILE = /^(?:\+91|91|0)?([6-9]\d{9})$/;
 export function normalizeIndianMobile(raw: string): string | undefined {
   const compact = raw.replace(/[\s-]/g, "");
   return INDIAN_MOBILE.exec(compact)?.[1];
+}
+
+/**
+ * An international number for route I: digits with the country code (a leading + or 00 is
+ * fine), valid for its country by libphonenumber's full metadata, and not Indian (Indian
+ * numbers go on the domestic routes). Answered in E.164 without the +.
+ */
+export function normalizeInternational(raw: string): string | undefined {
+  const compact = raw.replace(/[\s()-]/g, "").replace(/^00/, "+");
+  const withPlus = compact.startsWith("+") ? compact : `+${compact}`;
+  if (!/^\+\d{6,15}$/.test(withPlus)) return undefined;
+  const parsed = parsePhoneNumberFromString(withPlus);
+  if (!parsed?.isValid() || parsed.country === "IN") return undefined;
+  return parsed.number.slice(1);
 }

@@ -13,13 +13,31 @@ const BY_NAME: Record<string, SmsRoute> = {
   i: "international",
 };
 
+const CODES: Record<SmsRoute, string> = {
+  transactional: "T",
+  promotional: "P",
+  promotional_sender: "PS",
+  international: "I",
+};
+
+/** The legacy letter code of a route (what accounts.routes lists). */
+export function routeCode(route: SmsRoute): string {
+  return CODES[route];
+}
+
 export function parseRoute(raw: string | undefined, fallback: SmsRoute = "transactional"): SmsRoute {
   if (raw === undefined || raw.trim() === "") return fallback;
+  if (raw.trim().toLowerCase() === "v") {
+    throw new GatewayError(
+      "route_not_approved",
+      "Route V (voice) is not available on the SMS API; use /voicecall/v1/send.",
+    );
+  }
   const route = BY_NAME[raw.trim().toLowerCase()];
   if (!route) {
     throw new GatewayError(
       "invalid_route",
-      `Unknown route "${raw}": use transactional or promotional (legacy codes T, P, PS, I, V).`,
+      `Unknown route "${raw}": use transactional or promotional (legacy codes T, P, PS, I).`,
     );
   }
   return route;

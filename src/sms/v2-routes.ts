@@ -8,8 +8,8 @@ import type { Principal } from "../auth/authenticator.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
-import type { AcceptedSend } from "../messages/accept.js";
-import { findMessages } from "../messages/lookup.js";
+import type { AcceptedSend } from "../messages/index.js";
+import { findMessages } from "../messages/index.js";
 import { idempotencyKeyOf, requestHash, storedAnswer } from "./idempotency.js";
 import { SmsPolicy, type SmsSendInput } from "./policy.js";
 import { deliveryReport } from "./report-format.js";
@@ -61,7 +61,7 @@ export function sendAnswer(send: AcceptedSend) {
 }
 
 export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void {
-  const policy = new SmsPolicy(ctx.store.db, ctx.clock);
+  const policy = new SmsPolicy(ctx.store, ctx.clock);
 
   /** Accepts one SMS send, honouring Idempotency-Key; shared by POST and the GET variant. */
   async function acceptSms(request: FastifyRequest, principal: Principal, body: SendBody) {

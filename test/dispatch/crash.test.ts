@@ -30,12 +30,15 @@ describeEachEngine("crash during a stream of sends", (engine) => {
       rateLimit: 0,
     });
     await addSenderIdFor(deps, { username: "crash", sender: "SWBRD", approve: true });
+    // This tests the pipeline, not the DLT rules.
+    await db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", account.id).execute();
     const env = { DATABASE_URL: db.url, SIMULATOR_LATENCY_MS: "30", SIMULATOR_FAILURE_RATE: "0" };
 
     server = await startServer("start", env);
     const url = server.url;
     const answered: string[] = [];
     let killed = false;
+    let refused: string | undefined;
     let sequence = 0;
     const stream = async () => {
       while (!killed) {
@@ -51,15 +54,19 @@ describeEachEngine("crash during a stream of sends", (engine) => {
               message: `Crash ${i}`,
             }),
           });
-          if (response.status === 200)
-            answered.push(((await response.json()) as { data: { message_id: string } }).data.message_id);
+          if (response.status !== 200) {
+            refused = `${response.status} ${await response.text()}`;
+            break;
+          }
+          answered.push(((await response.json()) as { data: { message_id: string } }).data.message_id);
         } catch {
           // The connection died with the process: this send was never answered.
         }
       }
     };
     const streams = Array.from({ length: 20 }, stream);
-    while (answered.length < 1500) await new Promise((r) => setTimeout(r, 20));
+    while (answered.length < 1500 && !refused) await new Promise((r) => setTimeout(r, 20));
+    expect(refused).toBeUndefined();
     await server.stop("SIGKILL");
     killed = true;
     await Promise.all(streams);

@@ -39,6 +39,8 @@ suite("api + 2 workers on PostgreSQL", () => {
       rateLimit: 0,
     });
     await addSenderIdFor(deps, { username: "scale", sender: "SWBRD", approve: true });
+    // This tests the pipeline, not the DLT rules.
+    await db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", account.id).execute();
 
     const common = { DATABASE_URL: db.url, SIMULATOR_LATENCY_MS: "20", SIMULATOR_FAILURE_RATE: "0" };
     servers.push(await startServer("api", common));

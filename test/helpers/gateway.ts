@@ -70,7 +70,13 @@ export interface TestAccount {
 /** buildAccount(): a funded customer account with an API key (unlimited rate) and an approved sender ID. */
 export async function buildAccount(
   t: TestGateway,
-  options: { credits?: Partial<Record<Wallet, number>>; sender?: string | null; role?: "customer" | "operator" } = {},
+  options: {
+    credits?: Partial<Record<Wallet, number>>;
+    sender?: string | null;
+    role?: "customer" | "operator";
+    /** DLT scrubbing is on for real accounts; tests of other things turn it off unless they ask. */
+    dltScrubbing?: boolean;
+  } = {},
 ): Promise<TestAccount> {
   counter += 1;
   const username = `user${counter}_${Math.random().toString(36).slice(2, 8)}`;
@@ -85,6 +91,9 @@ export async function buildAccount(
       ...(options.role ? { role: options.role } : {}),
     },
   );
+  if (options.dltScrubbing !== true) {
+    await t.db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", created.id).execute();
+  }
   const sender = options.sender === undefined ? "SWBRD" : options.sender;
   if (sender) await addSenderId(t.db.store.db, t.clock, created.id, sender, { approve: true });
   return { id: created.id, username, password, apiKey: created.api_key };

@@ -75,7 +75,7 @@ const REFUSALS: Refusal[] = [
     body: { ...VALID, message: "a".repeat(1531) },
     status: 422,
     code: "message_too_long",
-    legacy: -6,
+    legacy: -8,
   },
   { name: "unknown route", body: { ...VALID, route: "bulk" }, status: 422, code: "invalid_route", legacy: -17 },
   {

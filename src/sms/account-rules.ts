@@ -1,0 +1,103 @@
+// What the SMS rules need to know about an account, remembered briefly on the send path:
+// its switches (routes, DLT scrubbing, promo sender, international, flood limit), its
+// whitelisted DLT entities and headers, and an index of its approved templates. Template and
+// DLT changes signal every process to drop the account's entry at once; switches and
+// whitelists otherwise refresh within TTL_MS.
+import { approvedTemplates, DLT_CHANGED, TEMPLATES_CHANGED } from "../accounts/index.js";
+import type { Store } from "../store/store.js";
+import { TemplateIndex } from "./dlt-matcher.js";
+
+const TTL_MS = 2_000;
+const TEMPLATE_TTL_MS = 60_000;
+const MAX_ACCOUNTS = 10_000;
+
+export interface AccountRules {
+  routes: Set<string>;
+  dltScrubbing: boolean;
+  promoSenderEnabled: boolean;
+  internationalEnabled: boolean;
+  floodLimit: number;
+  entities: Set<string>;
+  headers: Set<string>;
+}
+
+export interface MatchedTemplate {
+  id: number;
+  dltTemplateId: string | null;
+  entityId: string | null;
+}
+
+export class AccountRulesCache {
+  private readonly rules = new Map<number, { value: AccountRules; expires: number }>();
+  private readonly templates = new Map<number, { value: Promise<TemplateIndex<MatchedTemplate>>; expires: number }>();
+
+  constructor(private readonly store: Store) {
+    const drop = (payload: string) => {
+      const accountId = Number(payload);
+      this.rules.delete(accountId);
+      this.templates.delete(accountId);
+    };
+    store.signals.listen(TEMPLATES_CHANGED, drop);
+    store.signals.listen(DLT_CHANGED, drop);
+  }
+
+  async rulesFor(accountId: number): Promise<AccountRules> {
+    const now = Date.now();
+    const hit = this.rules.get(accountId);
+    if (hit && hit.expires > now) return hit.value;
+    const db = this.store.db;
+    const [account, entities, headers] = await Promise.all([
+      db
+        .selectFrom("accounts")
+        .select(["routes", "dlt_scrubbing", "promo_sender_enabled", "international_enabled", "flood_limit"])
+        .where("id", "=", accountId)
+        .executeTakeFirstOrThrow(),
+      db
+        .selectFrom("dlt_entities")
+        .select("entity_id")
+        .where("account_id", "=", accountId)
+        .where("status", "=", "approved")
+        .execute(),
+      db
+        .selectFrom("dlt_headers")
+        .select("header")
+        .where("account_id", "=", accountId)
+        .where("status", "=", "approved")
+        .execute(),
+    ]);
+    const value: AccountRules = {
+      routes: new Set(account.routes.split(",").map((r) => r.trim().toUpperCase())),
+      dltScrubbing: account.dlt_scrubbing === 1,
+      promoSenderEnabled: account.promo_sender_enabled === 1,
+      internationalEnabled: account.international_enabled === 1,
+      floodLimit: account.flood_limit,
+      entities: new Set(entities.map((e) => e.entity_id)),
+      headers: new Set(headers.map((h) => h.header)),
+    };
+    if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();
+    this.rules.set(accountId, { value, expires: now + TTL_MS });
+    return value;
+  }
+
+  /** The approved template `text` matches, if any (index built once per account and reused). */
+  async matchTemplate(accountId: number, text: string): Promise<MatchedTemplate | undefined> {
+    const now = Date.now();
+    let hit = this.templates.get(accountId);
+    if (!hit || hit.expires <= now) {
+      const value = approvedTemplates(this.store.db, accountId).then(
+        (rows) =>
+          new TemplateIndex(
+            rows.map((row) => ({
+              content: row.content,
+              value: { id: row.id, dltTemplateId: row.dlt_template_id, entityId: row.entity_id },
+            })),
+          ),
+      );
+      if (this.templates.size >= MAX_ACCOUNTS) this.templates.clear();
+      hit = { value, expires: now + TEMPLATE_TTL_MS };
+      this.templates.set(accountId, hit);
+      value.catch(() => this.templates.delete(accountId));
+    }
+    return (await hit.value).match(text);
+  }
+}

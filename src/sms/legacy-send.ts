@@ -1,0 +1,40 @@
+// The legacy send's parameters, translated into the shared SmsSendInput: the adapter decides
+// nothing itself. `message` must be GSM-7 unless `type=2` (then it is UTF-16BE hex); `text`
+// (hybrid mode) takes URL-encoded Unicode as it is.
+import { GatewayError } from "../core/errors.js";
+import type { SmsSendInput } from "./policy.js";
+import { decodeUtf16BeHex } from "./ucs2-hex.js";
+
+export function legacySendInput(params: Record<string, string>): SmsSendInput {
+  const base = common(params);
+  const message = params.message;
+  if (message !== undefined && message !== "") {
+    if (params.type !== "2") return { ...base, message };
+    const decoded = decodeUtf16BeHex(message);
+    if (decoded === undefined) {
+      throw new GatewayError(
+        "unicode_not_allowed",
+        "With type=2 the message must be UTF-16BE hex (4 hex digits a character).",
+      );
+    }
+    return { ...base, message: decoded, unicode: true };
+  }
+  if (params.text !== undefined && params.text !== "") return { ...base, message: params.text, unicodeIfNeeded: true };
+  return { ...base, message };
+}
+
+function common(params: Record<string, string>): Omit<SmsSendInput, "message"> {
+  const numbers = params.phonenumber ?? params.mobile ?? "";
+  return {
+    senderId: params.sender_id ?? params.senderid,
+    recipients: numbers
+      .split(",")
+      .map((n) => n.trim())
+      .filter((n) => n !== ""),
+    route: params.route ?? "",
+    requireRoute: true,
+    scheduleAt: params.schedule,
+    dltEntityId: params.dlt_entity_id ?? params.entityid,
+    dltTemplateId: params.dlt_template_id ?? params.templateid,
+  };
+}
