@@ -27,6 +27,8 @@ export interface Config {
   simulatorFailureRate: number;
   /** When set, the simulated carrier appends every submitted message to this JSON-lines file. */
   simulatorCaptureFile: string | undefined;
+  /** Legacy/XML requests per second per account (0 = unlimited); separate from the v2 key rate. */
+  legacyThrottlePerSecond: number;
 }
 
 /** Each variable: its description (README lists these) and how to read it. */
@@ -48,6 +50,8 @@ export const SETTINGS = {
   SWITCHBOARD_SQL_PROFILE:
     "Diagnostics: 1 makes a SQLite gateway print its 15 most expensive statements (total time, calls) on exit.",
   SIMULATOR_FAILURE_RATE: "Share of simulated SMS that fail, 0 to 1. Default 0.02.",
+  LEGACY_THROTTLE_PER_SECOND:
+    "Requests per second one account may make to the legacy and XML APIs (over it: HTTP 429, body -13). Default 100; 0 = unlimited.",
   SIMULATOR_CAPTURE_FILE:
     "Optional file path: the simulated SMS carrier appends every message it receives as one JSON line (what a real carrier would have been sent).",
 } as const;
@@ -126,6 +130,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     simulatorLatencyMs: int("SIMULATOR_LATENCY_MS", 200, 0, 600_000),
     simulatorFailureRate: ratio("SIMULATOR_FAILURE_RATE", 0.02),
     simulatorCaptureFile: read("SIMULATOR_CAPTURE_FILE"),
+    legacyThrottlePerSecond: int("LEGACY_THROTTLE_PER_SECOND", 100, 0, 1_000_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

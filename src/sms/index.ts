@@ -1,2 +1,2 @@
-export { LEGACY_PREFIXES, legacyRoute, registerLegacyRoutes } from "./legacy-routes.js";
+export { LEGACY_PREFIXES, registerLegacyRoutes } from "./legacy-routes.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";

@@ -1,43 +1,202 @@
 // The legacy HTTP family: plain-text answers and negative codes, served under /httpapi and
-// /api/secure_api/httpapi with identical parameters, GET and POST (form).
+// /api/secure_api/httpapi with identical parameters, GET and POST (form). Each call only
+// translates: sends go through the same SmsPolicy and Acceptor as v2.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { walletBalance } from "../accounts/index.js";
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { approvedTemplates, createTemplate, walletBalance } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
 import { sendLegacyError } from "../app/http-errors.js";
 import { authenticateLegacy, legacyParams } from "../auth/http.js";
 import type { Principal } from "../auth/index.js";
+import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import { publicStatus } from "../core/message-status.js";
+import { localDayRange } from "../core/time.js";
+import { legacySendInput } from "./legacy-send.js";
+import { SmsPolicy } from "./policy.js";
+import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
+import { parseXmlSend, type XmlSend } from "./xml-send.js";
 
 export const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
 
-type LegacyHandler = (params: Record<string, string>, principal: Principal, request: FastifyRequest) => Promise<string>;
+type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, context: C) => Promise<string>;
+/** Finds the caller; may hand the handler something it parsed on the way (the XML document). */
+type LegacyAuth<C> = (params: Record<string, string>) => Promise<{ principal: Principal; context: C }>;
 
-/** Registers a legacy call at `paths` for GET and POST; the handler returns the plain-text answer. */
-export function legacyRoute(
-  app: FastifyInstance,
-  ctx: AppContext,
-  paths: readonly string[],
-  summary: string,
-  handler: LegacyHandler,
-) {
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+/** The legacy throttle: per account and second, separate from the v2 key rate. */
+function legacyThrottle(ctx: AppContext) {
+  const perSecond = ctx.config.legacyThrottlePerSecond;
+  if (perSecond === 0) return async (_principal: Principal) => undefined;
+  const limiter = new RateLimiterMemory({ points: perSecond, duration: 1 });
+  return async (principal: Principal) => {
     try {
-      const params = legacyParams(request);
-      const principal = await authenticateLegacy(params, ctx.authenticator);
-      const answer = await handler(params, principal, request);
-      return reply.type("text/plain; charset=utf-8").send(answer);
-    } catch (error) {
-      return sendLegacyError(request, reply, error);
+      await limiter.consume(String(principal.accountId));
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) {
+        throw new GatewayError("rate_limited", "Too many requests for this account; slow down.", {
+          retry_after: Math.ceil(rejection.msBeforeNext / 1000),
+        });
+      }
+      throw rejection;
     }
   };
-  for (const url of paths) {
-    app.route({ method: ["GET", "POST"], url, schema: { summary, hide: true }, handler: handle });
-  }
 }
 
 export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
-  legacyRoute(app, ctx, ["/api/getcredits"], "SMS credit balance as a plain number", async (_params, principal) => {
+  const throttle = legacyThrottle(ctx);
+  const policy = new SmsPolicy(ctx.store, ctx.clock);
+
+  const defaultAuth: LegacyAuth<undefined> = async (params) => ({
+    principal: await authenticateLegacy(params, ctx.authenticator),
+    context: undefined,
+  });
+
+  /** Registers a legacy call at `paths` for GET and POST; the handler returns the plain-text answer. */
+  function route<C = undefined>(
+    paths: readonly string[],
+    summary: string,
+    handler: LegacyHandler<C>,
+    authenticate: LegacyAuth<C> = defaultAuth as unknown as LegacyAuth<C>,
+  ) {
+    const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        const params = legacyParams(request);
+        const { principal, context } = await authenticate(params);
+        await throttle(principal);
+        const answer = await handler(params, principal, context);
+        return reply.type("text/plain; charset=utf-8").send(answer);
+      } catch (error) {
+        if (error instanceof GatewayError && error.code === "rate_limited") {
+          reply.header("retry-after", String(error.details?.retry_after ?? 1));
+        }
+        return sendLegacyError(request, reply, error);
+      }
+    };
+    for (const url of paths) {
+      app.route({ method: ["GET", "POST"], url, schema: { summary, hide: true }, handler: handle });
+    }
+  }
+  const both = (path: string) => LEGACY_PREFIXES.map((prefix) => `${prefix}${path}`);
+
+  const accept = async (principal: Principal, input: Parameters<SmsPolicy["decide"]>[1]) => {
+    const { order } = await policy.decide(principal, input);
+    const outcome = await ctx.acceptor.accept(order);
+    if (outcome.kind !== "accepted") throw new GatewayError("internal_error");
+    return outcome.send.broadcastId;
+  };
+
+  route(["/api/getcredits"], "SMS credit balance as a plain number", async (_params, principal) => {
     const balance = await walletBalance(ctx.store.db, principal.accountId, "sms");
     return String(fromMilli(balance));
   });
+
+  route(both("/send"), "Send SMS; answers the broadcast id or a negative code", async (params, principal) =>
+    accept(principal, legacySendInput(params)),
+  );
+
+  route(
+    both("/dlr"),
+    "Delivery report of one number of a broadcast: delivered, submitted, failed or -15",
+    async (params, principal) => {
+      const broadcastId = params.broadcastid?.trim();
+      const raw = params.phonenumber?.trim() ?? "";
+      const mobile = normalizeIndianMobile(raw) ?? normalizeInternational(raw);
+      if (!broadcastId || !mobile) throw new GatewayError("not_found");
+      let query = ctx.store.db
+        .selectFrom("messages")
+        .select("status")
+        .where("account_id", "=", principal.accountId)
+        .where("broadcast_id", "=", broadcastId)
+        .where("recipient", "=", mobile);
+      if (params.date) {
+        const range = localDayRange(params.date.trim(), principal.timeZone);
+        if (!range) throw new GatewayError("not_found");
+        query = query.where("created_at", ">=", range[0].getTime()).where("created_at", "<", range[1].getTime());
+      }
+      const row = await query.orderBy("id").limit(1).executeTakeFirst();
+      if (!row) throw new GatewayError("not_found");
+      if (row.status === "delivered") return "delivered";
+      return row.status === "failed" || row.status === "cancelled" ? "failed" : "submitted";
+    },
+  );
+
+  route(both("/templates"), "Approved templates as a JSON array", async (_params, principal) => {
+    const rows = await approvedTemplates(ctx.store.db, principal.accountId);
+    return JSON.stringify(
+      rows.map((row) => ({
+        template_id: `${principal.accountId}_${row.id}`,
+        template_name: row.name,
+        template_message: row.content,
+        dlt_template_id: row.dlt_template_id,
+        sender_id: row.sender,
+        status: row.status,
+      })),
+    );
+  });
+
+  route(
+    both("/addtemplate"),
+    "Create a template (pending approval); answers <user_id>_<template_id>",
+    async (params, principal) => {
+      if (!params.sender_id?.trim()) throw new GatewayError("missing_sender_id");
+      if (!params.template_message?.trim() || !params.template_name?.trim()) {
+        throw new GatewayError("missing_message", "template_name and template_message are required.");
+      }
+      const row = await createTemplate(ctx.store.db, ctx.clock, principal.accountId, {
+        name: params.template_name,
+        content: params.template_message,
+        dltTemplateId: params.dlt_template_id ?? null,
+        sender: params.sender_id,
+        notes: params.notes ?? null,
+      });
+      return `${principal.accountId}_${row.id}`;
+    },
+  );
+
+  route(
+    both("/accountstatus"),
+    "Account status: active, inactive or blocked",
+    async (_params, principal) => principal.status,
+  );
+
+  route(both("/mis"), "Message records, newest first, as a JSON array", async (params, principal) => {
+    const limit = Math.min(Math.max(Number.parseInt(params.limit ?? "100", 10) || 100, 1), 1000);
+    const offset = Math.max(Number.parseInt(params.offset ?? "0", 10) || 0, 0);
+    let query = ctx.store.db.selectFrom("messages").selectAll().where("account_id", "=", principal.accountId);
+    if (params.sender_id?.trim()) query = query.where("sender", "=", params.sender_id.trim().toUpperCase());
+    const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute();
+    return JSON.stringify(
+      rows.map((row) => ({
+        message_id: row.id,
+        broadcast_id: row.broadcast_id,
+        mobile: row.recipient,
+        sender_id: row.sender,
+        message: row.body,
+        route: row.route,
+        status: publicStatus(row.status),
+        credits: fromMilli(row.credits),
+        created_at: isoUtc(new Date(row.created_at)),
+        sent_time: row.submitted_at === null ? null : isoUtc(new Date(row.submitted_at)),
+        delivery_time: row.status === "delivered" && row.done_at !== null ? isoUtc(new Date(row.done_at)) : null,
+        error_code: row.status === "failed" ? row.error_code : null,
+      })),
+    );
+  });
+
+  // The XML API: one broadcast for the whole document; the credentials live inside it.
+  route<XmlSend>(
+    ["/xmlapi/send"],
+    "Send SMS from an XML document in the form field xmlstring",
+    async (_params, principal, doc) =>
+      accept(principal, { senderId: doc.senderId, recipients: [], items: doc.messages, route: doc.route ?? "T" }),
+    async (params) => {
+      const doc = parseXmlSend(params.xmlstring);
+      const credentials: Record<string, string> = {};
+      if (doc.username !== undefined) credentials.username = doc.username;
+      if (doc.password !== undefined) credentials.password = doc.password;
+      if (doc.apiKey !== undefined) credentials.api_key = doc.apiKey;
+      return { principal: await authenticateLegacy(credentials, ctx.authenticator), context: doc };
+    },
+  );
 }
