@@ -158,7 +158,18 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: AppCont
         });
       }
       const { replace } = request.query as { replace?: boolean };
-      return ok(await importDndFor(deps, body, { replace: replace === true }));
+      try {
+        return ok(await importDndFor(deps, body, { replace: replace === true }));
+      } catch (error) {
+        // A client that hangs up mid-upload is not a server failure (nor worth a 500 in the logs).
+        if (request.raw.readableAborted) {
+          throw new GatewayError(
+            "invalid_request",
+            "The CSV upload ended before the end of the file; import the whole file again.",
+          );
+        }
+        throw error;
+      }
     },
   );
 

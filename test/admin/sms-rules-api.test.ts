@@ -1,8 +1,18 @@
-import { Readable } from "node:stream";
+import { Readable, Writable } from "node:stream";
+import pino from "pino";
 import { beforeAll, expect, it } from "vitest";
 import { TEMPLATES_CHANGED } from "../../src/accounts/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type JsonResponse, type TestAccount, useTestGateway } from "../helpers/gateway.js";
+import { startGateway } from "../../src/app/gateway.js";
+import { systemClock } from "../../src/core/clock.js";
+import { createTestDatabase, describeEachEngine } from "../helpers/engines.js";
+import {
+  buildAccount,
+  call,
+  type JsonResponse,
+  type TestAccount,
+  testConfig,
+  useTestGateway,
+} from "../helpers/gateway.js";
 
 /** Every SMS-rule route of the operator API with a valid-looking request. */
 const ROUTES: [string, string, unknown?][] = [
@@ -366,5 +376,63 @@ describeEachEngine("operator API: templates, DLT, DND", (engine) => {
       body: "9876543210\n",
     });
     expect(plain.status).toBe(200);
+  });
+});
+
+describeEachEngine("operator API: a DND upload cut off by the client", (engine) => {
+  it("is the client's failure: nothing is logged as a failed request", async () => {
+    const db = await createTestDatabase(engine);
+    const logged: string[] = [];
+    const logger = pino(
+      { level: "info" },
+      new Writable({
+        write(chunk, _encoding, done) {
+          logged.push(String(chunk));
+          done();
+        },
+      }),
+    );
+    const gateway = await startGateway({
+      config: testConfig(db),
+      roles: ["api"],
+      clock: systemClock,
+      store: db.store,
+      logger,
+    });
+    try {
+      const t = { db, gateway, url: gateway.url ?? "", clock: systemClock, config: testConfig(db) };
+      const operator = await buildAccount(t, { role: "operator", sender: null });
+      const controller = new AbortController();
+      let chunks = 0;
+      const body = new ReadableStream<Uint8Array>({
+        async pull(stream) {
+          chunks += 1;
+          if (chunks > 3) {
+            // Hang up once the server has read and imported a few chunks.
+            await new Promise((r) => setTimeout(r, 300));
+            controller.abort();
+            return;
+          }
+          const lines = Array.from({ length: 1000 }, (_, i) => String(6_100_000_000 + chunks * 1000 + i));
+          stream.enqueue(new TextEncoder().encode(`${lines.join("\n")}\n`));
+        },
+      });
+      const upload = fetch(`${t.url}/admin/api/dnd/import`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${operator.apiKey}`, "content-type": "text/csv" },
+        body,
+        duplex: "half",
+        signal: controller.signal,
+      } as RequestInit);
+      await expect(upload).rejects.toThrow(/abort/i);
+      // The server notices the hang-up a moment after the client.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(logged.filter((line) => /"level":(50|60)/.test(line))).toEqual([]);
+      const count = await call(t, "GET", "/admin/api/dnd", { headers: { authorization: `Bearer ${operator.apiKey}` } });
+      expect(count.status).toBe(200);
+    } finally {
+      await gateway.stop();
+      await db.drop();
+    }
   });
 });
