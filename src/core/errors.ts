@@ -51,7 +51,8 @@ export const ERROR_CATALOGUE = {
     message: "Unicode not allowed in message; use text, or type=2 with UTF-16BE hex.",
   },
   message_too_long: { http: 422, legacy: -8, message: "The message is longer than the gateway accepts." },
-  invalid_schedule: { http: 400, message: "The schedule time is not valid." },
+  // No legacy number means "bad schedule"; -8 (content not allowed) is the closest, never -14.
+  invalid_schedule: { http: 400, legacy: -8, message: "The schedule time is not valid." },
   conflict: { http: 409, message: "The request conflicts with the current state." },
   idempotency_conflict: {
     http: 409,
