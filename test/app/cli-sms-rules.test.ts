@@ -283,16 +283,15 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
       ["accounts", "set", "--username", "rules-user", "--dlt-scrubbing", "maybe"],
       /argument 'maybe' is invalid\. use on or off/,
     ],
-  ])(
-    "refuses %s with a non-zero exit and one clear line, never a stack trace",
-    async ([, args, message], { expect }) => {
-      const result = await runCli(args, env);
-      expect(result.code).not.toBe(0);
-      expect(result.stderr.split("\n")[0]).toMatch(message);
-      expect(result.stderr).not.toMatch(STACK_TRACE);
-      expect(result.stdout).toBe("");
-    },
-  );
+  ])("refuses %s with a non-zero exit and one clear line, never a stack trace", async ([, args, message], {
+    expect,
+  }) => {
+    const result = await runCli(args, env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.split("\n")[0]).toMatch(message);
+    expect(result.stderr).not.toMatch(STACK_TRACE);
+    expect(result.stdout).toBe("");
+  });
 
   it("stops a DND import at an unclosed quote with the line number", async () => {
     const file = csvFile("broken.csv", '9876543230\n9876543231\n"9876543232\n9876543233\n');

@@ -181,16 +181,15 @@ describeEachEngine("switchboard CLI", (engine) => {
       /^switchboard: A sender ID is /,
     ],
     ["a missing required option", ["credits", "add", "--account", "cli-user"], /required option '--wallet <wallet>'/],
-  ])(
-    "refuses %s with a non-zero exit and one clear line, never a stack trace",
-    async ([, args, message], { expect }) => {
-      const result = await runCli(args, env);
-      expect(result.code).not.toBe(0);
-      expect(result.stderr.split("\n")[0]).toMatch(message);
-      expect(result.stderr).not.toMatch(STACK_TRACE);
-      expect(result.stdout).toBe("");
-    },
-  );
+  ])("refuses %s with a non-zero exit and one clear line, never a stack trace", async ([, args, message], {
+    expect,
+  }) => {
+    const result = await runCli(args, env);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.split("\n")[0]).toMatch(message);
+    expect(result.stderr).not.toMatch(STACK_TRACE);
+    expect(result.stdout).toBe("");
+  });
 
   it("created nothing for the refused commands", async () => {
     const names = JSON.parse(await cliOk(["accounts", "list", "--json"], env)).map(
