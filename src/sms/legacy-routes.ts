@@ -16,9 +16,10 @@ import { localDayRange } from "../core/time.js";
 import { legacySendInput } from "./legacy-send.js";
 import { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
-import { parseXmlSend, type XmlSend } from "./xml-send.js";
+import { MAX_XML_BYTES, parseXmlSend, type XmlSend } from "./xml-send.js";
 
 export const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
+const MAX_MIS_OFFSET = 2 ** 31 - 1;
 
 type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, context: C) => Promise<string>;
 /** Finds the caller; may hand the handler something it parsed on the way (the XML document). */
@@ -52,12 +53,17 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
     context: undefined,
   });
 
-  /** Registers a legacy call at `paths` for GET and POST; the handler returns the plain-text answer. */
+  /**
+   * Registers a legacy call at `paths` for GET and POST; the handler returns the plain-text answer.
+   * `bodyError` renders a request the framework could not read (too large, not a form) in the
+   * call's own dialect; without it such a request keeps the server's default answer.
+   */
   function route<C = undefined>(
     paths: readonly string[],
     summary: string,
     handler: LegacyHandler<C>,
     authenticate: LegacyAuth<C> = defaultAuth as unknown as LegacyAuth<C>,
+    bodyError?: (error: unknown) => GatewayError,
   ) {
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
@@ -74,7 +80,18 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
       }
     };
     for (const url of paths) {
-      app.route({ method: ["GET", "POST"], url, schema: { summary, hide: true }, handler: handle });
+      app.route({
+        method: ["GET", "POST"],
+        url,
+        schema: { summary, hide: true },
+        handler: handle,
+        ...(bodyError
+          ? {
+              errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+                sendLegacyError(request, reply, bodyError(error)),
+            }
+          : {}),
+      });
     }
   }
   const both = (path: string) => LEGACY_PREFIXES.map((prefix) => `${prefix}${path}`);
@@ -162,7 +179,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
 
   route(both("/mis"), "Message records, newest first, as a JSON array", async (params, principal) => {
     const limit = Math.min(Math.max(Number.parseInt(params.limit ?? "100", 10) || 100, 1), 1000);
-    const offset = Math.max(Number.parseInt(params.offset ?? "0", 10) || 0, 0);
+    // Bounded so a huge offset reads as "past the end", not as a number the database refuses.
+    const offset = Math.min(Math.max(Number.parseInt(params.offset ?? "0", 10) || 0, 0), MAX_MIS_OFFSET);
     let query = ctx.store.db.selectFrom("messages").selectAll().where("account_id", "=", principal.accountId);
     if (params.sender_id?.trim()) query = query.where("sender", "=", params.sender_id.trim().toUpperCase());
     const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute();
@@ -198,5 +216,14 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
       if (doc.apiKey !== undefined) credentials.api_key = doc.apiKey;
       return { principal: await authenticateLegacy(credentials, ctx.authenticator), context: doc };
     },
+    // The document arrives in a form field: a body over the form limit is an oversized document,
+    // and a body that is not a form (raw text/xml) carries no xmlstring.
+    (error) =>
+      new GatewayError(
+        "malformed_xml",
+        (error as { code?: string }).code === "FST_ERR_CTP_BODY_TOO_LARGE"
+          ? `Malformed XML received: the document is larger than ${MAX_XML_BYTES} bytes.`
+          : "Malformed XML received: send the document in the form field xmlstring (application/x-www-form-urlencoded).",
+      ),
   );
 }

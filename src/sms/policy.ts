@@ -265,8 +265,11 @@ export class SmsPolicy {
     input: SmsSendInput,
     contents: Content[],
   ): string | undefined {
+    // White-listed entity IDs are stored upper-case (normalizeDltEntityId): compare the same way.
     const entityId =
-      input.dltEntityId?.trim() || contents.find((c) => c.template?.entityId)?.template?.entityId || undefined;
+      input.dltEntityId?.trim().toUpperCase() ||
+      contents.find((c) => c.template?.entityId)?.template?.entityId ||
+      undefined;
     if (!rules.dltScrubbing || route === "international") return entityId;
     if (header !== PROMOTIONAL_SENDER && !rules.headers.has(header)) {
       throw new GatewayError(

@@ -1,5 +1,5 @@
 // Legacy `type=2` messages: the text arrives as UTF-16BE code units written in hex
-// ("0928092E0938094D0924" is नमस्ते). Malformed input (odd length, non-hex digits, an unpaired
+// ("0928092E0938094D09240947" is नमस्ते). Malformed input (odd length, non-hex digits, an unpaired
 // surrogate) decodes to undefined, never throws.
 const HEX_UNITS = /^(?:[0-9a-fA-F]{4})+$/;
 

@@ -2,7 +2,9 @@
 //   <pushsms><username/><password/><senderid/><route/>?
 //     <messages><message pno="9876543210" msg="text"/>…</messages></pushsms>
 // Parsed with tag and attribute values kept as text (numbers keep leading zeros and "+"),
-// never with a DOCTYPE (no entity expansion), and only up to MAX_XML_BYTES.
+// never with a DOCTYPE (no entity expansion), and only up to MAX_XML_BYTES. Character
+// references (`&#10;`, `&#x20AC;`) are decoded as XML defines them; anything the parser
+// cannot read is malformed (-9), never an internal error.
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { GatewayError } from "../core/errors.js";
 
@@ -17,6 +19,40 @@ export interface XmlSend {
   messages: { recipient: string; message: string }[];
 }
 
+function malformed(why: string): GatewayError {
+  return new GatewayError("malformed_xml", `Malformed XML received: ${why}.`);
+}
+
+const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
+const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,8})|#x([0-9a-fA-F]{1,8}));/g;
+
+/** Whether XML 1.0 allows the code point in a document (its `Char` production). */
+function isXmlChar(cp: number): boolean {
+  return (
+    cp === 0x9 ||
+    cp === 0xa ||
+    cp === 0xd ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
+}
+
+/**
+ * The five predefined entities and character references, in one pass (so `&amp;#10;` stays
+ * the text `&#10;`). The parser's own decoder leaves character references undecoded unless
+ * HTML entities are switched on. Other names (`&nbsp;`) are left as they are.
+ */
+function decodeReferences(text: string): string {
+  if (!text.includes("&")) return text;
+  return text.replace(REFERENCE, (_whole, name: string | undefined, decimal: string | undefined, hex?: string) => {
+    if (name) return PREDEFINED[name]!;
+    const cp = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex!, 16);
+    if (!isXmlChar(cp)) throw malformed(`&#${decimal ?? `x${hex}`}; is not a character XML allows`);
+    return String.fromCodePoint(cp);
+  });
+}
+
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: "@",
@@ -24,12 +60,29 @@ const parser = new XMLParser({
   parseAttributeValue: false,
   trimValues: true,
   processEntities: true,
+  entityDecoder: {
+    decode: decodeReferences,
+    // No DOCTYPE gets this far, so there are never entities of the document's own.
+    setExternalEntities: () => undefined,
+    addInputEntities: () => undefined,
+    reset: () => undefined,
+    setXmlVersion: () => undefined,
+  },
   isArray: (name) => name === "message",
 });
 
-function malformed(why: string): GatewayError {
-  return new GatewayError("malformed_xml", `Malformed XML received: ${why}.`);
+/** The parser also refuses what passes validation: reserved names (`__proto__`), deep nesting. */
+function parse(xml: string): Record<string, unknown> {
+  try {
+    return parser.parse(xml) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof GatewayError) throw error;
+    throw malformed(error instanceof Error ? error.message.replace(/\.$/, "") : "the parser refused it");
+  }
 }
+
+/** Elements of <pushsms> that may appear once: two usernames or two sender IDs are ambiguous. */
+const SINGLE_ELEMENTS = ["username", "password", "apikey", "api_key", "senderid", "sender_id", "route", "messages"];
 
 function text(value: unknown): string | undefined {
   if (typeof value === "string") return value;
@@ -43,9 +96,17 @@ export function parseXmlSend(xml: string | undefined): XmlSend {
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw malformed("DOCTYPE and entity declarations are not accepted");
   const valid = XMLValidator.validate(xml);
   if (valid !== true) throw malformed(valid.err.msg.replace(/\.$/, ""));
-  const doc = parser.parse(xml) as Record<string, unknown>;
+  const doc = parse(xml);
+  // The validator lets several top-level elements through; a document has exactly one.
+  const roots = Object.keys(doc).filter((name) => !name.startsWith("?"));
+  if (roots.length !== 1 || roots[0] !== "pushsms" || Array.isArray(doc.pushsms)) {
+    throw malformed("the document must have one root element, <pushsms>");
+  }
   const root = doc.pushsms as Record<string, unknown> | undefined;
-  if (!root || typeof root !== "object") throw malformed("the root element must be <pushsms>");
+  if (!root || typeof root !== "object") throw malformed("<pushsms> holds no elements");
+  for (const name of SINGLE_ELEMENTS) {
+    if (Array.isArray(root[name])) throw malformed(`<${name}> appears more than once`);
+  }
   const messagesNode = root.messages as Record<string, unknown> | undefined;
   const list = (messagesNode && typeof messagesNode === "object" ? messagesNode.message : undefined) as
     | Record<string, unknown>[]

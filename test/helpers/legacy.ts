@@ -1,0 +1,99 @@
+// Legacy HTTP and XML calls for tests: plain-text answers, GET (query) or POST (form), and
+// the operator API used to set accounts up the way an operator would.
+import { expect } from "vitest";
+import { BROADCAST_ID } from "../../src/core/ids.js";
+import { call, type JsonResponse, type TestAccount, type TestGateway } from "./gateway.js";
+
+export interface TextResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+}
+
+/** A parameter given as undefined is left out of the request. */
+export type Params = Record<string, string | undefined>;
+
+function encode(params: Params): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) search.append(name, value);
+  return search.toString();
+}
+
+/** A legacy call: GET with the parameters in the query, or POST with them as a form. */
+export async function legacy(
+  t: TestGateway,
+  path: string,
+  params: Params,
+  method: "GET" | "POST" = "GET",
+): Promise<TextResponse> {
+  const query = encode(params);
+  const response =
+    method === "GET"
+      ? await fetch(`${t.url}${path}${query ? `?${query}` : ""}`)
+      : await fetch(`${t.url}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: query,
+        });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** POST /xmlapi/send with the document in the form field `xmlstring` (undefined: no field at all). */
+export function xmlSend(t: TestGateway, xml: string | undefined): Promise<TextResponse> {
+  return legacy(t, "/xmlapi/send", xml === undefined ? {} : { xmlstring: xml }, "POST");
+}
+
+export function credentials(account: TestAccount): { username: string; password: string } {
+  return { username: account.username, password: account.password };
+}
+
+/** Escapes a value for an XML attribute or element. */
+export function xmlEscape(text: string): string {
+  return text
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/"/g, "&quot;")
+    .replace(/'/g, "&apos;");
+}
+
+/** A `pushsms` document; `route` is left out when not given. */
+export function pushsms(
+  account: { username: string; password: string },
+  options: { sender?: string; route?: string; messages: { pno: string; msg: string }[] },
+): string {
+  const messages = options.messages
+    .map((m) => `<message pno="${xmlEscape(m.pno)}" msg="${xmlEscape(m.msg)}"/>`)
+    .join("");
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?><pushsms>` +
+    `<username>${xmlEscape(account.username)}</username><password>${xmlEscape(account.password)}</password>` +
+    `<senderid>${xmlEscape(options.sender ?? "SWBRD")}</senderid>` +
+    (options.route === undefined ? "" : `<route>${xmlEscape(options.route)}</route>`) +
+    `<messages>${messages}</messages></pushsms>`
+  );
+}
+
+/** The legacy answer of a successful send: a broadcast id of this account. */
+export function expectBroadcastId(response: TextResponse, account: TestAccount, what = ""): string {
+  expect(response.status, `${what} ${response.text}`).toBe(200);
+  expect(response.text, what).toMatch(/^\d+_\d{8}_\d+$/);
+  expect(BROADCAST_ID.exec(response.text)?.[1], what).toBe(String(account.id));
+  return response.text;
+}
+
+/** A call to the operator API (/admin/api) with an operator key; fails the test unless it succeeds. */
+export async function operatorCall(
+  t: TestGateway,
+  operator: TestAccount,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<JsonResponse> {
+  const response = await call(t, method, `/admin/api${path}`, {
+    headers: { authorization: `Bearer ${operator.apiKey}` },
+    ...(json !== undefined ? { json } : {}),
+  });
+  expect(response.status, `${method} ${path}: ${response.text}`).toBeLessThan(300);
+  return response;
+}

@@ -1,0 +1,320 @@
+// The legacy calls besides send: credits, delivery report, templates, template creation,
+// account status and the MIS report, each under both legacy prefixes (GET and POST form),
+// answering plain text or a JSON array exactly as integrations of the earlier platform read them.
+import { DateTime } from "luxon";
+import { beforeAll, expect, it } from "vitest";
+import { describeEachEngine } from "../helpers/engines.js";
+import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import {
+  credentials,
+  expectBroadcastId,
+  legacy,
+  operatorCall,
+  type Params,
+  type TextResponse,
+} from "../helpers/legacy.js";
+import { FAST_SIMULATOR, statusOf } from "../helpers/sms.js";
+
+const PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
+const METHODS = ["GET", "POST"] as const;
+const ENTITY = "1101160000000000002";
+
+function expectText(response: TextResponse, text: string, what = ""): void {
+  expect({ status: response.status, text: response.text }, what).toEqual({ status: 200, text });
+}
+
+function sendParams(account: TestAccount, changes: Params = {}): Params {
+  return {
+    ...credentials(account),
+    sender_id: "SWBRD",
+    route: "T",
+    phonenumber: "9876543210",
+    message: "Hello from Switchboard",
+    ...changes,
+  };
+}
+
+/** Waits until every message of the broadcast is delivered or failed. */
+async function waitForFinal(t: TestGateway, account: TestAccount, broadcastId: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const status = await statusOf(t, account, broadcastId);
+    const states: string[] = status.body.data.messages.map((m: { status: string }) => m.status);
+    if (states.every((s) => s === "delivered" || s === "failed")) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`broadcast ${broadcastId} did not reach final states in time`);
+}
+
+describeEachEngine("legacy calls: credits, dlr, templates, addtemplate, accountstatus, mis", (engine) => {
+  const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, LEGACY_THROTTLE_PER_SECOND: "0" } });
+  let operator: TestAccount;
+
+  beforeAll(async () => {
+    operator = await buildAccount(gateway(), { role: "operator", sender: null });
+  });
+
+  it("GET /api/getcredits answers the SMS balance as a plain number, by password or key, GET or POST", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 1000, international: 50 } });
+    const { apiKey } = account;
+    for (const method of METHODS) {
+      expectText(await legacy(t, "/api/getcredits", credentials(account), method), "1000", method);
+      expectText(await legacy(t, "/api/getcredits", { api_key: apiKey }, method), "1000", method);
+      expectText(await legacy(t, "/api/getcredits", { apikey: apiKey }, method), "1000", method);
+    }
+    // A two-part message costs two credits.
+    expectBroadcastId(await legacy(t, "/httpapi/send", sendParams(account, { message: "a".repeat(161) })), account);
+    expectText(await legacy(t, "/api/getcredits", credentials(account)), "998");
+
+    expectText(await legacy(t, "/api/getcredits", {}), "-1");
+    expectText(await legacy(t, "/api/getcredits", { username: account.username }), "-2");
+    expectText(await legacy(t, "/api/getcredits", { ...credentials(account), password: "wrong-one" }), "-7");
+    expectText(await legacy(t, "/api/getcredits", { api_key: "sb_nope" }), "-7");
+  });
+
+  it("dlr answers delivered, failed or submitted per number of a broadcast, and -15 for anything unknown", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const stranger = await buildAccount(t);
+    // The simulated carrier fails numbers ending 0001.
+    const id = expectBroadcastId(
+      await legacy(t, "/httpapi/send", sendParams(account, { phonenumber: "9876543210,9876540001" })),
+      account,
+    );
+    await waitForFinal(t, account, id);
+    const later = DateTime.now().setZone("Asia/Kolkata").plus({ days: 2 }).toFormat("yyyy-MM-dd HH:mm:ss");
+    const scheduled = expectBroadcastId(
+      await legacy(t, "/httpapi/send", sendParams(account, { phonenumber: "9123456789", schedule: later })),
+      account,
+    );
+
+    for (const prefix of PREFIXES) {
+      for (const method of METHODS) {
+        const dlr = (broadcastid: string, phonenumber: string, extra: Params = {}) =>
+          legacy(t, `${prefix}/dlr`, { ...credentials(account), broadcastid, phonenumber, ...extra }, method);
+        const where = `${method} ${prefix}`;
+        expectText(await dlr(id, "9876543210"), "delivered", where);
+        expectText(await dlr(id, "+919876543210"), "delivered", where);
+        expectText(await dlr(id, "9876540001"), "failed", where);
+        expectText(await dlr(scheduled, "9123456789"), "submitted", where);
+        expectText(await dlr(id, "9123456789"), "-15", where);
+        expectText(await dlr(scheduled, "9876543210"), "-15", where);
+        expectText(await dlr(`${account.id}_20200101_000001`, "9876543210"), "-15", where);
+        expectText(await dlr("not-a-broadcast", "9876543210"), "-15", where);
+        expectText(await dlr(id, "not-a-number"), "-15", where);
+        // Another account's broadcast is unknown to this one, and the reverse.
+        const foreign = await legacy(
+          t,
+          `${prefix}/dlr`,
+          { ...credentials(stranger), broadcastid: id, phonenumber: "9876543210" },
+          method,
+        );
+        expectText(foreign, "-15", where);
+        expectText(
+          await legacy(t, `${prefix}/dlr`, { ...credentials(account), password: "wrong-one", broadcastid: id }, method),
+          "-7",
+          where,
+        );
+      }
+    }
+  });
+
+  it("dlr with date=YYYYMMDD reads the day in the account's time zone", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    // UTC+14: the local day differs from the UTC day for ten hours of every day.
+    const zone = "Pacific/Kiritimati";
+    await operatorCall(t, operator, "PATCH", `/accounts/${account.username}`, { time_zone: zone });
+    const id = expectBroadcastId(await legacy(t, "/httpapi/send", sendParams(account)), account);
+    await waitForFinal(t, account, id);
+    const today = DateTime.now().setZone(zone);
+    // The broadcast id carries the account-local day too.
+    expect(id.split("_")[1]).toBe(today.toFormat("yyyyMMdd"));
+
+    for (const prefix of PREFIXES) {
+      const dlr = (date: string | undefined) =>
+        legacy(t, `${prefix}/dlr`, { ...credentials(account), broadcastid: id, phonenumber: "9876543210", date });
+      expectText(await dlr(today.toFormat("yyyyMMdd")), "delivered", prefix);
+      expectText(await dlr(undefined), "delivered", prefix);
+      expectText(await dlr(today.minus({ days: 1 }).toFormat("yyyyMMdd")), "-15", prefix);
+      expectText(await dlr(today.plus({ days: 1 }).toFormat("yyyyMMdd")), "-15", prefix);
+      for (const bad of [today.toFormat("yyyy-MM-dd"), "20261340", "yesterday"]) expectText(await dlr(bad), "-15", bad);
+    }
+  });
+
+  it("templates lists the approved templates as a JSON array; addtemplate answers <user_id>_<template_id>, pending until approved", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { dltScrubbing: true });
+    await operatorCall(t, operator, "POST", `/accounts/${account.username}/dlt/headers`, { header: "SWBRD" });
+    await operatorCall(t, operator, "POST", `/accounts/${account.username}/dlt/entities`, { entity_id: ENTITY });
+    for (const prefix of PREFIXES) expectText(await legacy(t, `${prefix}/templates`, credentials(account)), "[]");
+
+    const created: string[] = [];
+    for (const prefix of PREFIXES) {
+      for (const method of METHODS) {
+        const answer = await legacy(
+          t,
+          `${prefix}/addtemplate`,
+          {
+            ...credentials(account),
+            sender_id: "SWBRD",
+            template_name: `order ${prefix} ${method}`,
+            template_message: `Order {#var#} shipped via ${method}.`,
+            dlt_template_id: "1107160000000000099",
+            notes: "created by the test",
+          },
+          method,
+        );
+        expect(answer.status).toBe(200);
+        expect(answer.text).toMatch(new RegExp(`^${account.id}_\\d+$`));
+        created.push(answer.text);
+      }
+    }
+    expect(new Set(created).size).toBe(4);
+    // Pending: neither listed nor usable for a transactional send.
+    for (const prefix of PREFIXES) expectText(await legacy(t, `${prefix}/templates`, credentials(account)), "[]");
+    const matching = sendParams(account, { message: "Order 42 shipped via GET.", dlt_entity_id: ENTITY });
+    expectText(await legacy(t, "/httpapi/send", matching), "-8");
+
+    const [first, ...rest] = created.map((id) => Number(id.split("_")[1]));
+    await operatorCall(t, operator, "POST", `/templates/${first}/approve`);
+    await operatorCall(t, operator, "POST", `/templates/${rest[0]}/reject`);
+    for (const prefix of PREFIXES) {
+      for (const method of METHODS) {
+        const listed = await legacy(t, `${prefix}/templates`, credentials(account), method);
+        expect(listed.status).toBe(200);
+        expect(JSON.parse(listed.text)).toEqual([
+          {
+            template_id: created[0],
+            template_name: "order /httpapi GET",
+            template_message: "Order {#var#} shipped via GET.",
+            dlt_template_id: "1107160000000000099",
+            sender_id: "SWBRD",
+            status: "approved",
+          },
+        ]);
+      }
+    }
+    expectBroadcastId(await legacy(t, "/httpapi/send", matching), account);
+
+    // Another account sees none of them.
+    const other = await buildAccount(t);
+    expectText(await legacy(t, "/httpapi/templates", credentials(other)), "[]");
+  });
+
+  it("addtemplate refuses missing fields with the legacy codes", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const valid = {
+      ...credentials(account),
+      sender_id: "SWBRD",
+      template_name: "otp",
+      template_message: "Your OTP is {#var#}.",
+    };
+    for (const prefix of PREFIXES) {
+      const add = (changes: Params) => legacy(t, `${prefix}/addtemplate`, { ...valid, ...changes });
+      expectText(await add({ sender_id: undefined }), "-4", prefix);
+      expectText(await add({ sender_id: " " }), "-4", prefix);
+      expectText(await add({ template_message: undefined }), "-6", prefix);
+      expectText(await add({ template_message: "  " }), "-6", prefix);
+      expectText(await add({ template_name: undefined }), "-6", prefix);
+      expectText(await add({ username: undefined, password: undefined }), "-1", prefix);
+      expectText(await add({ password: undefined }), "-2", prefix);
+      expectText(await add({ password: "wrong-one" }), "-7", prefix);
+    }
+    const rows = await t.db.store.db
+      .selectFrom("templates")
+      .select("id")
+      .where("account_id", "=", account.id)
+      .execute();
+    expect(rows).toEqual([]);
+  });
+
+  it("accountstatus answers active, inactive or blocked; blocked and inactive accounts still get their status", async () => {
+    const t = gateway();
+    const [active, inactive, blocked] = await Promise.all([buildAccount(t), buildAccount(t), buildAccount(t)]);
+    await operatorCall(t, operator, "PATCH", `/accounts/${inactive.username}`, { status: "inactive" });
+    await operatorCall(t, operator, "PATCH", `/accounts/${blocked.username}`, { status: "blocked" });
+    for (const prefix of PREFIXES) {
+      for (const method of METHODS) {
+        const where = `${method} ${prefix}`;
+        expectText(await legacy(t, `${prefix}/accountstatus`, credentials(active), method), "active", where);
+        expectText(await legacy(t, `${prefix}/accountstatus`, { api_key: active.apiKey }, method), "active", where);
+        expectText(await legacy(t, `${prefix}/accountstatus`, credentials(inactive), method), "inactive", where);
+        expectText(await legacy(t, `${prefix}/accountstatus`, credentials(blocked), method), "blocked", where);
+        expectText(await legacy(t, `${prefix}/accountstatus`, { apikey: blocked.apiKey }, method), "blocked", where);
+        expectText(
+          await legacy(t, `${prefix}/accountstatus`, { ...credentials(blocked), password: "wrong-one" }, method),
+          "-7",
+          where,
+        );
+      }
+    }
+    // A blocked account reads its status but cannot send.
+    expectText(await legacy(t, "/httpapi/send", sendParams(blocked)), "-16");
+    await operatorCall(t, operator, "PATCH", `/accounts/${blocked.username}`, { status: "active" });
+    expectText(await legacy(t, "/httpapi/accountstatus", credentials(blocked)), "active");
+    expectBroadcastId(await legacy(t, "/httpapi/send", sendParams(blocked)), blocked);
+  });
+
+  it("mis lists the account's messages newest first, with limit, offset and a sender_id filter", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const other = await buildAccount(t);
+    await operatorCall(t, operator, "POST", `/accounts/${account.username}/sender-ids`, {
+      sender: "OTHERS",
+      approve: true,
+    });
+    const ids: string[] = [];
+    for (const [sender, message] of [
+      ["SWBRD", "first"],
+      ["SWBRD", "second"],
+      ["OTHERS", "third"],
+      ["SWBRD", "fourth"],
+    ] as const) {
+      ids.push(
+        expectBroadcastId(
+          await legacy(t, "/httpapi/send", sendParams(account, { sender_id: sender, message })),
+          account,
+        ),
+      );
+    }
+    expectBroadcastId(await legacy(t, "/httpapi/send", sendParams(other, { message: "not yours" })), other);
+
+    for (const prefix of PREFIXES) {
+      for (const method of METHODS) {
+        const mis = async (query: Params) => {
+          const response = await legacy(t, `${prefix}/mis`, { ...credentials(account), ...query }, method);
+          expect(response.status).toBe(200);
+          return JSON.parse(response.text) as Record<string, unknown>[];
+        };
+        const all = await mis({});
+        expect(all.map((r) => r.message)).toEqual(["fourth", "third", "second", "first"]);
+        expect(all[0]).toMatchObject({
+          message_id: expect.stringMatching(/^q[0-9A-Z]{26}$/),
+          broadcast_id: ids[3],
+          mobile: "9876543210",
+          sender_id: "SWBRD",
+          message: "fourth",
+          route: "transactional",
+          status: expect.any(String),
+          credits: 1,
+          created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+        });
+        expect((await mis({ limit: "2" })).map((r) => r.message)).toEqual(["fourth", "third"]);
+        expect((await mis({ limit: "2", offset: "2" })).map((r) => r.message)).toEqual(["second", "first"]);
+        expect((await mis({ offset: "4" })).map((r) => r.message)).toEqual([]);
+        expect((await mis({ sender_id: "others" })).map((r) => [r.message, r.sender_id])).toEqual([
+          ["third", "OTHERS"],
+        ]);
+        expect((await mis({ sender_id: "SWBRD", limit: "1", offset: "1" })).map((r) => r.message)).toEqual(["second"]);
+        expect(await mis({ sender_id: "NOSUCH" })).toEqual([]);
+        // Nonsense paging falls back to the defaults instead of failing; a huge offset is past the end.
+        expect(await mis({ limit: "abc", offset: "-3" })).toHaveLength(4);
+        expect(await mis({ offset: "99999999999999999999" })).toEqual([]);
+      }
+    }
+    expectText(await legacy(t, "/httpapi/mis", { ...credentials(account), password: "wrong-one" }), "-7");
+  });
+});
