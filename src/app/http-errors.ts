@@ -80,14 +80,20 @@ export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw:
   return reply.code(status).send({ ...head, message: error.message, error: errorBody(error, request) });
 }
 
+/** Legacy answer for a client error without a number of its own: -14 would tell the client to retry. */
+const LEGACY_CLIENT_ERROR = -8;
+const LEGACY_INTERNAL_ERROR = -14;
+
 /**
  * Renders an error the legacy way: HTTP 200 with the negative code as plain text (429 when
- * throttled). `fallback` is the family's code for errors without a legacy number of their own.
+ * throttled). A code without a legacy number answers -8 when the request was at fault and
+ * -14 only for a real internal failure.
  */
-export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, raw: unknown, fallback = -14) {
+export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
   const error = toGatewayError(raw);
   logIfInternal(request, raw, error);
   const status = error.code === "rate_limited" ? 429 : 200;
+  const fallback = statusOf(error) < 500 ? LEGACY_CLIENT_ERROR : LEGACY_INTERNAL_ERROR;
   return reply
     .code(status)
     .type("text/plain; charset=utf-8")

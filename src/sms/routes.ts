@@ -11,6 +11,7 @@ const BY_NAME: Record<string, SmsRoute> = {
   p: "promotional",
   ps: "promotional_sender",
   i: "international",
+  international: "international",
 };
 
 const CODES: Record<SmsRoute, string> = {
@@ -37,7 +38,7 @@ export function parseRoute(raw: string | undefined, fallback: SmsRoute = "transa
   if (!route) {
     throw new GatewayError(
       "invalid_route",
-      `Unknown route "${raw}": use transactional or promotional (legacy codes T, P, PS, I).`,
+      `Unknown route "${raw}": use transactional, promotional or international (legacy codes T, P, PS, I).`,
     );
   }
   return route;
