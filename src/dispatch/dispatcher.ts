@@ -28,6 +28,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 };
 
 export const QUEUED_SIGNAL = "messages_queued";
+const CLAIM_LINGER_MS = 10;
 
 /** Back-off before attempt n+1: 1 s, 2 s, 4 s ... capped at 5 minutes, with ±20 % jitter. */
 export function retryDelayMs(attempts: number): number {
@@ -81,6 +82,11 @@ export class Dispatcher {
         );
         if (claimed.length > 0) {
           await this.dispatch(claimed);
+          // A small claim means the queue is nearly empty: wait a moment so the next claim
+          // carries more, instead of reading and committing a few messages at a time.
+          if (claimed.length < this.options.batchSize / 4 && this.running) {
+            await new Promise((resolve) => setTimeout(resolve, CLAIM_LINGER_MS));
+          }
           continue;
         }
       } catch (error) {
