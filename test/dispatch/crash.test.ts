@@ -6,6 +6,7 @@ import { addSenderIdFor, createAccountWithKey } from "../../src/admin/index.js";
 import { systemClock } from "../../src/core/clock.js";
 import { type ServerProcess, startServer } from "../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { waitUntilAllFinal } from "../helpers/messages.js";
 
 const CREDITS = 100_000;
 
@@ -72,17 +73,7 @@ describeEachEngine("crash during a stream of sends", (engine) => {
     await Promise.all(streams);
 
     server = await startServer("start", env);
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const open = await db.store.db
-        .selectFrom("messages")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("status", "not in", ["delivered", "failed"])
-        .executeTakeFirstOrThrow();
-      if (Number(open.n) === 0) break;
-      if (Date.now() > deadline) throw new Error(`${open.n} messages never reached a final state after the restart`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntilAllFinal(db.store);
 
     const stored = await db.store.db.selectFrom("messages").select(["id", "status"]).execute();
     const byId = new Map(stored.map((m) => [m.id, m.status]));

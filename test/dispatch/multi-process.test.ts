@@ -10,6 +10,7 @@ import { addSenderIdFor, createAccountWithKey } from "../../src/admin/index.js";
 import { systemClock } from "../../src/core/clock.js";
 import { type ServerProcess, startServer } from "../helpers/cli.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
+import { waitUntilAllFinal } from "../helpers/messages.js";
 
 const MESSAGES = 5000;
 const suite = postgresAvailable ? describe : describe.skip;
@@ -71,17 +72,7 @@ suite("api + 2 workers on PostgreSQL", () => {
     );
     expect(accepted).toHaveLength(MESSAGES);
 
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      const open = await db.store.db
-        .selectFrom("messages")
-        .select((eb) => eb.fn.countAll<number>().as("n"))
-        .where("status", "not in", ["delivered", "failed"])
-        .executeTakeFirstOrThrow();
-      if (Number(open.n) === 0) break;
-      if (Date.now() > deadline) throw new Error(`${open.n} messages still not final`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await waitUntilAllFinal(db.store);
 
     const captured = [1, 2].flatMap((n) => {
       const file = path.join(dir, `carrier-${n}.jsonl`);

@@ -47,6 +47,18 @@ export function credentials(account: TestAccount): { username: string; password:
   return { username: account.username, password: account.password };
 }
 
+/** A legacy send that passes every rule for a buildAccount() account with scrubbing off; `changes` override. */
+export function sendParams(account: TestAccount, changes: Params = {}): Params {
+  return {
+    ...credentials(account),
+    sender_id: "SWBRD",
+    route: "T",
+    phonenumber: "9876543210",
+    message: "Hello from Switchboard",
+    ...changes,
+  };
+}
+
 /** Escapes a value for an XML attribute or element. */
 export function xmlEscape(text: string): string {
   return text

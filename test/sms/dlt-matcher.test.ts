@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { normalizeWhitespace, TemplateIndex, templateRegExp, VAR_MAX } from "../../src/sms/dlt-matcher.js";
-
-function seeded(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../helpers/random.js";
 
 describe("DLT template matching", () => {
   const index = new TemplateIndex([
@@ -38,7 +29,7 @@ describe("DLT template matching", () => {
   });
 
   it("agrees with the regular-expression definition on random templates and texts", () => {
-    const random = seeded(11);
+    const random = seededRandom(11);
     const words = ["Dear", "OTP", "is", "your", "code", ".", ",", "Rs", "a", "b", " ", "x y"];
     const pick = () => words[Math.floor(random() * words.length)]!;
     for (let round = 0; round < 400; round++) {

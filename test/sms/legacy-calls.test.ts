@@ -11,6 +11,7 @@ import {
   legacy,
   operatorCall,
   type Params,
+  sendParams,
   type TextResponse,
 } from "../helpers/legacy.js";
 import { FAST_SIMULATOR, statusOf } from "../helpers/sms.js";
@@ -21,17 +22,6 @@ const ENTITY = "1101160000000000002";
 
 function expectText(response: TextResponse, text: string, what = ""): void {
   expect({ status: response.status, text: response.text }, what).toEqual({ status: 200, text });
-}
-
-function sendParams(account: TestAccount, changes: Params = {}): Params {
-  return {
-    ...credentials(account),
-    sender_id: "SWBRD",
-    route: "T",
-    phonenumber: "9876543210",
-    message: "Hello from Switchboard",
-    ...changes,
-  };
 }
 
 /** Waits until every message of the broadcast is delivered or failed. */

@@ -13,6 +13,7 @@ import {
   legacy,
   operatorCall,
   type Params,
+  sendParams,
   type TextResponse,
   xmlSend,
 } from "../helpers/legacy.js";
@@ -126,16 +127,6 @@ const REFUSALS: Refusal[] = [
 ];
 
 /** A valid transactional send for `account`, with `changes` applied (undefined removes one). */
-function sendParams(account: TestAccount, changes: Params = {}): Params {
-  return {
-    ...credentials(account),
-    sender_id: "SWBRD",
-    route: "T",
-    phonenumber: "9876543210",
-    message: "Hello from Switchboard",
-    ...changes,
-  };
-}
 
 /** Every answer of this file: none may be -3 (reserved), -14 or an HTTP 5xx. */
 const answers: { what: string; response: TextResponse }[] = [];

@@ -1,20 +1,11 @@
 import { SegmentedMessage } from "sms-segments-calculator";
 import { describe, expect, it } from "vitest";
 import { segmentInfo } from "../../src/sms/segments.js";
+import { seededRandom } from "../helpers/random.js";
 
 const GSM =
   "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";
 const EXT = "\f^{}\\[~]|€";
-
-function seeded(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe("SMS segments", () => {
   it("counts the documented boundaries", () => {
@@ -31,7 +22,7 @@ describe("SMS segments", () => {
   });
 
   it("agrees with sms-segments-calculator on random GSM-7 and mixed texts", () => {
-    const random = seeded(7);
+    const random = seededRandom(7);
     const alphabet = [...GSM, ...EXT, ..."नमस्ते😀ü€"];
     for (let i = 0; i < 3000; i++) {
       const length = Math.floor(random() * 400);

@@ -1,15 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { decodeUtf16BeHex, encodeUtf16BeHex } from "../../src/sms/ucs2-hex.js";
-
-function seeded(seed: number) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from "../helpers/random.js";
 
 describe("UTF-16BE hex (type=2)", () => {
   it("decodes Devanagari, emoji surrogate pairs and ASCII", () => {
@@ -25,7 +16,7 @@ describe("UTF-16BE hex (type=2)", () => {
   });
 
   it("round-trips random text and never throws on random strings", () => {
-    const random = seeded(5);
+    const random = seededRandom(5);
     for (let i = 0; i < 2000; i++) {
       let text = "";
       const length = Math.floor(random() * 40);
