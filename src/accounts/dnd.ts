@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises";
 import { parse } from "csv-parse";
 import { sql } from "kysely";
 import { GatewayError } from "../core/errors.js";
-import { normalizeIndianMobile } from "../sms/recipients.js";
+import { normalizeIndianMobile } from "../core/indian-mobile.js";
 import type { Engine } from "../store/engine.js";
 import type { Db, Store } from "../store/store.js";
 
