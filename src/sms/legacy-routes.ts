@@ -85,12 +85,9 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
         url,
         schema: { summary, hide: true },
         handler: handle,
-        ...(bodyError
-          ? {
-              errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
-                sendLegacyError(request, reply, bodyError(error)),
-            }
-          : {}),
+        // Failures before the handler (body too large, unsupported type) answer in plain text too.
+        errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+          sendLegacyError(request, reply, bodyError ? bodyError(error) : error),
       });
     }
   }
