@@ -1,5 +1,6 @@
 // The v2 family: API-key auth for every route, errors in the v2 envelope.
 import type { FastifyInstance } from "fastify";
+import { registerV2AccountRoutes } from "../accounts/v2-routes.js";
 import { authenticateV2 } from "../auth/http.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import type { AppContext } from "./context.js";
@@ -14,4 +15,5 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
     await authenticateV2(request, ctx.authenticator);
   });
   registerV2SmsRoutes(v2, ctx);
+  registerV2AccountRoutes(v2, ctx);
 }

@@ -1,0 +1,478 @@
+// v2 account resources: templates, account status, one-message delivery report, credit
+// detail and history, credit transfer, sender-ID requests. Answers use the `status` envelope.
+import { randomUUID } from "node:crypto";
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { sql } from "kysely";
+import { DateTime } from "luxon";
+import type { AppContext } from "../app/context.js";
+import { isoUtc } from "../core/clock.js";
+import { fromMilli, toMilli } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import { isoWithOffset, localDay } from "../core/time.js";
+import { findMessages } from "../messages/index.js";
+import { deliveryReport } from "../sms/report-format.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import { findAccountByUsername, getAccount } from "./accounts.js";
+import { transferCredits, walletBalance } from "./ledger.js";
+import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
+import { APPROVAL_STATUSES, createTemplate, describeTemplate, getTemplate, listTemplates } from "./templates.js";
+
+const resource = { envelope: "status" } as const;
+const TEMPLATES_PER_PAGE = 25;
+const TEMPLATES_MAX_PER_PAGE = 100;
+const HISTORY_DAYS = 30;
+const HISTORY_MAX_DAYS = 90;
+const RECENT_CREDITS = 10;
+const MAX_DESCRIPTION = 200;
+const MAX_NOTE = 500;
+/** Wallets whose spending counts as "credits used" for SMS (debits net of refunds). */
+const SPENDING_WALLETS = ["sms", "international"];
+const NUL = "\u0000";
+
+/** A whole number from the query string, within [min, max]; `fallback` when absent. */
+function queryInt(value: string | undefined, name: string, fallback: number, min: number, max?: number): number {
+  if (value === undefined || value === "") return fallback;
+  const text = value.trim();
+  const parsed = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min || (max !== undefined && parsed > max)) {
+    const range = max === undefined ? `at least ${min}` : `${min} to ${max}`;
+    throw new GatewayError("invalid_request", `Query parameter "${name}" must be a whole number ${range}.`, {
+      field: name,
+    });
+  }
+  return parsed;
+}
+
+function approvalStatus(value: string | undefined): ApprovalStatus | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!APPROVAL_STATUSES.includes(value as ApprovalStatus)) {
+    throw new GatewayError("invalid_request", 'Query parameter "status" must be pending, approved or rejected.', {
+      field: "status",
+    });
+  }
+  return value as ApprovalStatus;
+}
+
+/** Milli-credits spent in [from, until): debits minus refunds on the SMS wallets. */
+async function creditsUsed(db: Db, accountId: number, from: number, until: number): Promise<number> {
+  const row = await db
+    .selectFrom("ledger_entries")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("amount"), sql<number>`0`).as("total"))
+    .where("account_id", "=", accountId)
+    .where("wallet", "in", SPENDING_WALLETS)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", until)
+    .where("kind", "in", ["debit", "refund"])
+    .executeTakeFirstOrThrow();
+  return Math.max(0, -Number(row.total));
+}
+
+async function messageCount(db: Db, accountId: number, from: number, until: number): Promise<number> {
+  const row = await db
+    .selectFrom("messages")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", until)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+function describeLedgerEntry(row: {
+  id: number;
+  wallet: string;
+  amount: number;
+  kind: string;
+  note: string | null;
+  created_at: number;
+  balance_after: number;
+}) {
+  return {
+    id: row.id,
+    wallet: row.wallet,
+    amount: fromMilli(row.amount),
+    kind: row.kind,
+    note: row.note,
+    created_at: isoUtc(new Date(row.created_at)),
+    balance_after: fromMilli(row.balance_after),
+  };
+}
+
+export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.store.db;
+
+  /** The calling account's current row (status and limits can change after the key was cached). */
+  async function accountOf(accountId: number) {
+    const account = await getAccount(db, accountId);
+    if (!account) throw new GatewayError("unauthorized");
+    return account;
+  }
+
+  function today(zone: string) {
+    const local = DateTime.fromJSDate(ctx.clock.now(), { zone }).startOf("day");
+    return { start: local, from: local.toMillis(), until: local.plus({ days: 1 }).toMillis() };
+  }
+
+  // ---- Templates ------------------------------------------------------------------------
+
+  v2.get(
+    "/templates",
+    {
+      config: resource,
+      schema: {
+        summary: "Templates of the account, oldest first, paginated",
+        tags: ["account"],
+        querystring: Type.Object({
+          per_page: Type.Optional(Type.String({ maxLength: 20 })),
+          page: Type.Optional(Type.String({ maxLength: 20 })),
+          status: Type.Optional(Type.String({ maxLength: 20 })),
+        }),
+      },
+    },
+    async (request) => {
+      const query = request.query as { per_page?: string; page?: string; status?: string };
+      const perPage = queryInt(query.per_page, "per_page", TEMPLATES_PER_PAGE, 1, TEMPLATES_MAX_PER_PAGE);
+      const page = queryInt(query.page, "page", 1, 1, 1_000_000);
+      const status = approvalStatus(query.status);
+      const { rows, total } = await listTemplates(db, request.principal!.accountId, { status, page, perPage });
+      return {
+        status: "success",
+        data: rows.map(describeTemplate),
+        meta: { page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },
+      };
+    },
+  );
+
+  v2.get(
+    "/templates/:id",
+    {
+      config: resource,
+      schema: {
+        summary: "One template of the account",
+        tags: ["account"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const numeric = /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
+      const row = Number.isSafeInteger(numeric)
+        ? await getTemplate(db, request.principal!.accountId, numeric)
+        : undefined;
+      if (!row) throw new GatewayError("not_found", `No template with id "${id}" in this account.`);
+      return { status: "success", data: describeTemplate(row) };
+    },
+  );
+
+  v2.post(
+    "/templates",
+    {
+      config: resource,
+      schema: {
+        summary: "Create a template (pending operator approval)",
+        tags: ["account"],
+        body: Type.Object(
+          {
+            name: Type.String({ maxLength: 200 }),
+            content: Type.String({ maxLength: 10_000 }),
+            dlt_template_id: Type.Optional(Type.Union([Type.String({ maxLength: 60 }), Type.Null()])),
+            entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 60 }), Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as {
+        name: string;
+        content: string;
+        dlt_template_id?: string | null;
+        entity_id?: string | null;
+      };
+      const row = await createTemplate(db, ctx.clock, request.principal!.accountId, {
+        name: body.name,
+        content: body.content,
+        dltTemplateId: body.dlt_template_id ?? null,
+        entityId: body.entity_id ?? null,
+      });
+      return reply.code(201).send({ status: "success", data: describeTemplate(row) });
+    },
+  );
+
+  // ---- Account status and the one-message report ------------------------------------------
+
+  v2.get(
+    "/account/status",
+    {
+      config: resource,
+      schema: { summary: "Account status: balance, today's traffic, pending items", tags: ["account"] },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const account = await accountOf(principal.accountId);
+      const zone = account.time_zone;
+      const { from, until } = today(zone);
+      const [balance, counts, used, pendingTemplates, pendingSenders] = await Promise.all([
+        walletBalance(db, account.id, "sms"),
+        db
+          .selectFrom("messages")
+          .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+          .where("account_id", "=", account.id)
+          .where("created_at", ">=", from)
+          .where("created_at", "<", until)
+          .groupBy("status")
+          .execute(),
+        creditsUsed(db, account.id, from, until),
+        db
+          .selectFrom("templates")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("account_id", "=", account.id)
+          .where("status", "=", "pending")
+          .executeTakeFirstOrThrow(),
+        db
+          .selectFrom("sender_ids")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("account_id", "=", account.id)
+          .where("status", "=", "pending")
+          .executeTakeFirstOrThrow(),
+      ]);
+      const byStatus = new Map(counts.map((row) => [row.status, Number(row.n)]));
+      const totalSent = [...byStatus.values()].reduce((sum, n) => sum + n, 0);
+      return {
+        status: "success",
+        data: {
+          credit_balance: fromMilli(balance),
+          today: {
+            total_sent: totalSent,
+            delivered: byStatus.get("delivered") ?? 0,
+            failed: byStatus.get("failed") ?? 0,
+            credits_used: fromMilli(used),
+          },
+          pending: { templates: Number(pendingTemplates.n), sender_ids: Number(pendingSenders.n) },
+          account_status: account.status,
+          // Whole seconds: `2026-11-22T15:07:28+05:30`.
+          server_time: isoWithOffset(new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000), zone),
+        },
+      };
+    },
+  );
+
+  v2.get(
+    "/reports/:messageId",
+    {
+      config: resource,
+      schema: {
+        summary: "Delivery report of one message",
+        tags: ["account"],
+        params: Type.Object({ messageId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      },
+    },
+    async (request) => {
+      const { messageId } = request.params as { messageId: string };
+      const { kind, rows } = await findMessages(db, request.principal!.accountId, messageId);
+      const row = kind === "broadcast" ? undefined : rows[0];
+      if (!row) throw new GatewayError("not_found", `No message with id "${messageId}" in this account.`);
+      return { status: "success", data: deliveryReport(row) };
+    },
+  );
+
+  // ---- Credits --------------------------------------------------------------------------
+
+  v2.get("/credits", { config: resource, schema: { summary: "Credit detail", tags: ["account"] } }, async (request) => {
+    const account = await accountOf(request.principal!.accountId);
+    const zone = account.time_zone;
+    const now = ctx.clock.now();
+    const { start, from, until } = today(zone);
+    const monthFrom = start.startOf("month").toMillis();
+    const [balance, international, todayUsed, monthUsed, flood, recent] = await Promise.all([
+      walletBalance(db, account.id, "sms"),
+      walletBalance(db, account.id, "international"),
+      creditsUsed(db, account.id, from, until),
+      creditsUsed(db, account.id, monthFrom, until),
+      db
+        .selectFrom("flood_counters")
+        .select("count")
+        .where("account_id", "=", account.id)
+        .where("day", "=", localDay(now, zone))
+        .executeTakeFirst(),
+      db
+        .selectFrom("ledger_entries")
+        .select(["id", "wallet", "amount", "kind", "note", "created_at", "balance_after"])
+        .where("account_id", "=", account.id)
+        .orderBy("id", "desc")
+        .limit(RECENT_CREDITS)
+        .execute(),
+    ]);
+    return {
+      status: "success",
+      data: {
+        balance: fromMilli(balance),
+        international_credit: fromMilli(international),
+        today_used: fromMilli(todayUsed),
+        month_used: fromMilli(monthUsed),
+        flood_current: Number(flood?.count ?? 0),
+        flood_limit: account.flood_limit,
+        recent_credits: recent.map(describeLedgerEntry),
+      },
+    };
+  });
+
+  v2.get(
+    "/credits/history",
+    {
+      config: resource,
+      schema: {
+        summary: "Daily credit usage, one entry per account-local day, oldest first",
+        tags: ["account"],
+        querystring: Type.Object({ days: Type.Optional(Type.String({ maxLength: 20 })) }),
+      },
+    },
+    async (request) => {
+      const { days: raw } = request.query as { days?: string };
+      const days = queryInt(raw, "days", HISTORY_DAYS, 1, HISTORY_MAX_DAYS);
+      const account = await accountOf(request.principal!.accountId);
+      const { start } = today(account.time_zone);
+      const entries = [];
+      // Oldest first; a day is account-local, so its length follows the zone (DST included).
+      for (let back = days - 1; back >= 0; back -= 1) {
+        const dayStart = start.minus({ days: back });
+        const from = dayStart.toMillis();
+        const until = dayStart.plus({ days: 1 }).toMillis();
+        const [used, messages] = await Promise.all([
+          creditsUsed(db, account.id, from, until),
+          messageCount(db, account.id, from, until),
+        ]);
+        entries.push({ date: dayStart.toFormat("yyyy-MM-dd"), credits_used: fromMilli(used), messages });
+      }
+      return { status: "success", data: entries };
+    },
+  );
+
+  v2.post(
+    "/credits/transfer",
+    {
+      config: resource,
+      schema: {
+        summary: "Transfer SMS credits to another user",
+        tags: ["account"],
+        body: Type.Object(
+          {
+            recipient_username: Type.String({ minLength: 1, maxLength: 64 }),
+            amount: Type.Number(),
+            description: Type.Optional(Type.Union([Type.String({ maxLength: MAX_DESCRIPTION }), Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const body = request.body as { recipient_username: string; amount: number; description?: string | null };
+      if (!Number.isFinite(body.amount) || body.amount <= 0) {
+        throw new GatewayError("invalid_request", "The amount must be a positive number of credits.", {
+          field: "amount",
+        });
+      }
+      const amount = toMilli(body.amount);
+      if (amount <= 0) {
+        throw new GatewayError("invalid_request", "The amount must be at least 0.001 credits.", { field: "amount" });
+      }
+      const description = body.description?.trim() || null;
+      if (description?.includes(NUL)) {
+        throw new GatewayError("invalid_request", "The description cannot contain U+0000.", { field: "description" });
+      }
+      const username = body.recipient_username.trim();
+      const recipient = username.includes(NUL) ? undefined : await findAccountByUsername(db, username);
+      if (!recipient) throw new GatewayError("not_found", `No user named "${username}".`);
+      if (recipient.id === principal.accountId) {
+        throw new GatewayError("invalid_request", "Credits cannot be transferred to your own account.", {
+          field: "recipient_username",
+        });
+      }
+      if (recipient.status !== "active") {
+        throw new GatewayError(
+          "recipient_inactive",
+          `The user "${username}" is ${recipient.status}; credits can only go to an active user.`,
+        );
+      }
+      const ref = `transfer_${randomUUID()}`;
+      const balance = await transferCredits(ctx.store, ctx.clock, {
+        fromAccountId: principal.accountId,
+        toAccountId: recipient.id,
+        wallet: "sms",
+        amount,
+        ref,
+        note: description ?? `transfer ${principal.username} -> ${recipient.username}`,
+      }).catch(async (error: unknown) => {
+        if (error instanceof GatewayError && error.code === "insufficient_credits") {
+          const available = await walletBalance(db, principal.accountId, "sms");
+          throw new GatewayError(
+            "insufficient_credits",
+            `The balance (${fromMilli(available)} credits) does not cover a transfer of ${fromMilli(amount)} credits.`,
+          );
+        }
+        throw error;
+      });
+      return {
+        status: "success",
+        data: {
+          transfer_id: ref,
+          recipient_username: recipient.username,
+          amount: fromMilli(amount),
+          description,
+          balance: fromMilli(balance),
+        },
+      };
+    },
+  );
+
+  // ---- Sender-ID requests ---------------------------------------------------------------
+
+  v2.get(
+    "/sender-id-requests",
+    { config: resource, schema: { summary: "Sender IDs requested by the account and their state", tags: ["account"] } },
+    async (request) => {
+      const rows = await listSenderIds(db, request.principal!.accountId);
+      return { status: "success", data: rows.map(describeSenderId) };
+    },
+  );
+
+  v2.post(
+    "/sender-id-requests",
+    {
+      config: resource,
+      schema: {
+        summary: "Request a sender ID (pending operator approval)",
+        tags: ["account"],
+        body: Type.Object(
+          {
+            sender_id: Type.String({ minLength: 1, maxLength: 20 }),
+            note: Type.Optional(Type.Union([Type.String({ maxLength: MAX_NOTE }), Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const accountId = request.principal!.accountId;
+      const body = request.body as { sender_id: string; note?: string | null };
+      const sender = normalizeSenderId(body.sender_id);
+      const note = body.note?.trim() || null;
+      if (note?.includes(NUL)) {
+        throw new GatewayError("invalid_request", "The note cannot contain U+0000.", { field: "note" });
+      }
+      // Asking again answers the current state: an approved or rejected sender ID stays so.
+      const existing = await db
+        .selectFrom("sender_ids")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where("sender", "=", sender)
+        .executeTakeFirst();
+      if (existing) return reply.code(200).send({ status: "success", data: describeSenderId(existing) });
+      const row = await addSenderId(db, ctx.clock, accountId, sender, { note });
+      return reply.code(201).send({ status: "success", data: describeSenderId(row) });
+    },
+  );
+}
