@@ -1,6 +1,7 @@
 // What every part of a running gateway receives: its dependencies, passed explicitly.
 import type { Logger } from "pino";
 import type { Authenticator } from "../auth/authenticator.js";
+import type { RateLimits } from "../auth/rate-limits.js";
 import type { Clock } from "../core/clock.js";
 import type { Acceptor } from "../messages/index.js";
 import type { Store } from "../store/store.js";
@@ -14,6 +15,8 @@ export interface AppContext {
   logger: Logger;
   metrics: Metrics;
   authenticator: Authenticator;
+  /** Requests per minute per API key (v2). */
+  rateLimits: RateLimits;
   /** Durable acceptance of sends (group commit). */
   acceptor: Acceptor;
 }

@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import pino, { type Logger } from "pino";
 import { Authenticator } from "../auth/index.js";
+import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/rate-limits.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
 import { Acceptor } from "../messages/index.js";
@@ -24,6 +25,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** An already open store (tests); otherwise one is opened from the config. */
   store?: Store;
+  /** Prefix of the rate-limit counters in Redis (tests sharing one Redis use their own). */
+  rateLimitKeyPrefix?: string;
   /** Seed an empty database with the operator and demo accounts before serving requests. */
   bootstrap?: boolean;
 }
@@ -72,6 +75,12 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       }
     },
   });
+  const redis = config.redisUrl ? await connectRateLimitRedis(config.redisUrl, logger) : undefined;
+  const rateLimits = new RateLimits({
+    logger,
+    ...(redis ? { redis } : {}),
+    ...(options.rateLimitKeyPrefix ? { keyPrefix: options.rateLimitKeyPrefix } : {}),
+  });
   const ctx: AppContext = {
     config,
     store,
@@ -79,6 +88,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     metrics,
     authenticator: new Authenticator(store, clock, config),
+    rateLimits,
     acceptor,
   };
 
@@ -115,6 +125,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       await workers?.stop();
       releaseLock?.();
       ctx.authenticator.close();
+      if (redis) await closeRateLimitRedis(redis);
       if (!options.store) await store.close();
     },
   };

@@ -1,7 +1,9 @@
-// The v2 family: API-key auth for every route, errors in the v2 envelope.
-import type { FastifyInstance } from "fastify";
+// The v2 family: API-key auth for every route, then the key's rate limit; errors in the v2 envelope.
+import type { FastifyInstance, FastifyReply } from "fastify";
 import { registerV2AccountRoutes } from "../accounts/v2-routes.js";
 import { authenticateV2 } from "../auth/http.js";
+import type { RateLimitOutcome } from "../auth/rate-limits.js";
+import { GatewayError } from "../core/errors.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import type { AppContext } from "./context.js";
 import { sendJsonError } from "./http-errors.js";
@@ -10,10 +12,28 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   v2.setErrorHandler((error, request, reply) =>
     sendJsonError(request, reply, error, request.routeOptions.config.envelope ?? "status"),
   );
-  v2.addHook("preValidation", async (request) => {
+  v2.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.public) return;
-    await authenticateV2(request, ctx.authenticator);
+    const principal = await authenticateV2(request, ctx.authenticator);
+    // Every v2 request counts once, whatever it carries (a bulk send of many recipients too).
+    if (principal.keyId === undefined || !principal.rateLimit) return;
+    const outcome = await ctx.rateLimits.consume(principal.keyId, principal.rateLimit);
+    if (!outcome) return;
+    setRateLimitHeaders(reply, outcome);
+    if (!outcome.allowed) {
+      throw new GatewayError(
+        "rate_limited",
+        `Rate limit of ${outcome.limit} requests per minute exceeded for this API key; retry in ${outcome.resetSeconds} s.`,
+        { retry_after: outcome.resetSeconds },
+      );
+    }
   });
   registerV2SmsRoutes(v2, ctx);
   registerV2AccountRoutes(v2, ctx);
+}
+
+function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {
+  reply.header("x-ratelimit-limit", String(outcome.limit));
+  reply.header("x-ratelimit-remaining", String(outcome.remaining));
+  reply.header("x-ratelimit-reset", String(outcome.resetSeconds));
 }
