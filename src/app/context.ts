@@ -4,6 +4,7 @@ import type { Authenticator } from "../auth/authenticator.js";
 import type { RateLimits } from "../auth/rate-limits.js";
 import type { Clock } from "../core/clock.js";
 import type { Acceptor } from "../messages/index.js";
+import type { SmsPolicy } from "../sms/index.js";
 import type { Store } from "../store/store.js";
 import type { Config } from "./config.js";
 import type { Metrics } from "./metrics.js";
@@ -19,4 +20,6 @@ export interface AppContext {
   rateLimits: RateLimits;
   /** Durable acceptance of sends (group commit). */
   acceptor: Acceptor;
+  /** The SMS rules, one instance so every family shares its per-account caches. */
+  smsPolicy: SmsPolicy;
 }

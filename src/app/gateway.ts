@@ -7,6 +7,7 @@ import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/
 import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
 import { Acceptor } from "../messages/index.js";
+import { SmsPolicy } from "../sms/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore, type Store } from "../store/store.js";
 import { type BootstrapCredentials, bootstrapIfEmpty } from "./bootstrap.js";
@@ -88,6 +89,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     metrics,
     authenticator: new Authenticator(store, clock, config),
+    smsPolicy: new SmsPolicy(store, clock),
     rateLimits,
     acceptor,
   };

@@ -139,7 +139,6 @@ interface ChargedRow {
 /** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
 export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[]): Promise<ChargedRow[]> {
   const failed: ChargedRow[] = [];
-  const sources = CLAIMED;
   for (const part of chunks(items)) {
     const values = sql.join(part.map((i) => sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint))`));
     const result = await sql<ChargedRow>`
@@ -147,7 +146,7 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
       update messages
          set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null
         from v
-       where messages.id = v.mid and messages.status in (${sources})
+       where messages.id = v.mid and messages.status in (${CLAIMED})
       returning id, account_id, wallet, credits, channel, created_at`.execute(trx);
     failed.push(...result.rows);
   }

@@ -1,2 +1,3 @@
 export { LEGACY_PREFIXES, registerLegacyRoutes } from "./legacy-routes.js";
+export { SmsPolicy } from "./policy.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";

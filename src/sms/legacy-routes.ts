@@ -14,7 +14,7 @@ import { GatewayError } from "../core/errors.js";
 import { publicStatus } from "../core/message-status.js";
 import { localDayRange } from "../core/time.js";
 import { legacySendInput } from "./legacy-send.js";
-import { SmsPolicy } from "./policy.js";
+import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { MAX_XML_BYTES, parseXmlSend, type XmlSend } from "./xml-send.js";
 
@@ -46,7 +46,7 @@ function legacyThrottle(ctx: AppContext) {
 
 export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   const throttle = legacyThrottle(ctx);
-  const policy = new SmsPolicy(ctx.store, ctx.clock);
+  const policy = ctx.smsPolicy;
 
   const defaultAuth: LegacyAuth<undefined> = async (params) => ({
     principal: await authenticateLegacy(params, ctx.authenticator),

@@ -235,7 +235,8 @@ export class SmsPolicy {
       );
     }
     const scrub = rules.dltScrubbing && route === "transactional";
-    const template = scrub || rules.dltScrubbing ? await this.accounts.matchTemplate(accountId, text) : undefined;
+    // With scrubbing on, every Indian-route message records the template it matches.
+    const template = rules.dltScrubbing ? await this.accounts.matchTemplate(accountId, text) : undefined;
     if (scrub && !template) {
       throw new GatewayError(
         "dlt_template_mismatch",

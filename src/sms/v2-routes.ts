@@ -11,7 +11,7 @@ import { GatewayError } from "../core/errors.js";
 import type { AcceptedSend } from "../messages/index.js";
 import { findMessages } from "../messages/index.js";
 import { idempotencyKeyOf, requestHash, storedAnswer } from "./idempotency.js";
-import { SmsPolicy, type SmsSendInput } from "./policy.js";
+import type { SmsSendInput } from "./policy.js";
 import { deliveryReport } from "./report-format.js";
 
 const sms = { envelope: "success" } as const;
@@ -61,7 +61,7 @@ export function sendAnswer(send: AcceptedSend) {
 }
 
 export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void {
-  const policy = new SmsPolicy(ctx.store, ctx.clock);
+  const policy = ctx.smsPolicy;
 
   /** Accepts one SMS send, honouring Idempotency-Key; shared by POST and the GET variant. */
   async function acceptSms(request: FastifyRequest, principal: Principal, body: SendBody) {
