@@ -15,6 +15,7 @@ import { extractV2ApiKey } from "../auth/http.js";
 import { apiKeyRevoked, listApiKeys, setApiKeyRateLimit } from "../auth/index.js";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
+import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
 import {
   accountSummary,
   addCredits,
@@ -291,4 +292,5 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
   }
 
   await registerSmsRuleRoutes(admin, ctx);
+  registerInboundAdminRoutes(admin, ctx);
 }

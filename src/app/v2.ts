@@ -3,7 +3,9 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import { registerV2AccountRoutes } from "../accounts/v2-routes.js";
 import { authenticateV2 } from "../auth/http.js";
 import type { RateLimitOutcome } from "../auth/rate-limits.js";
+import { registerV2ContactRoutes } from "../contacts/v2-routes.js";
 import { GatewayError } from "../core/errors.js";
+import { registerV2InboundRoutes } from "../inbound/v2-routes.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import type { AppContext } from "./context.js";
 import { sendJsonError } from "./http-errors.js";
@@ -30,6 +32,8 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   });
   registerV2SmsRoutes(v2, ctx);
   registerV2AccountRoutes(v2, ctx);
+  registerV2ContactRoutes(v2, ctx);
+  registerV2InboundRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

@@ -28,6 +28,11 @@ export const ERROR_CATALOGUE = {
   malformed_xml: { http: 400, legacy: -9, message: "Malformed XML received." },
   invalid_sender_id: { http: 422, legacy: -10, message: "Invalid sender ID or route." },
   dnd_blocked: { http: 422, legacy: -11, message: "Mobile number in DND." },
+  recipient_opted_out: {
+    http: 422,
+    legacy: -11,
+    message: "The recipient opted out (STOP) of this account's promotional SMS.",
+  },
   insufficient_credits: { http: 402, legacy: -12, message: "Credit not available." },
   flood_limit_exceeded: { http: 429, legacy: -13, message: "Flood limit not sufficient." },
   internal_error: { http: 500, legacy: -14, message: "Internal error." },

@@ -115,6 +115,8 @@ export interface MessagesTable {
   meta: string | null;
   /** The approved template the content matched (DLT scrubbing). */
   template_id: number | null;
+  /** The bulk job the message belongs to. */
+  job_id: number | null;
   created_at: number;
   submitted_at: number | null;
   /** When the message reached delivered, failed or cancelled. */
@@ -176,6 +178,95 @@ export interface FloodCountersTable {
   count: number;
 }
 
+export type BulkJobStatus = "queued" | "processing" | "completed";
+
+export interface BulkJobsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Broadcast id shared by every message of the job. */
+  batch_id: string;
+  status: BulkJobStatus;
+  route: string;
+  sender: string;
+  group_id: number | null;
+  /** Messages accepted into the job. */
+  total: number;
+  /** Recipients refused one by one (invalid, DND, opted out). */
+  rejected: number;
+  delivered: number;
+  failed: number;
+  cancelled: number;
+  /** Milli-credits charged for the job. */
+  credits: number;
+  scheduled_at: number | null;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+}
+
+export interface ContactGroupsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  description: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ContactsTable {
+  id: Generated<number>;
+  group_id: number;
+  /** Normalised 10-digit Indian mobile number. */
+  number: string;
+  name: string | null;
+  created_at: number;
+}
+
+export interface InboundNumbersTable {
+  id: Generated<number>;
+  account_id: number;
+  /** The virtual number as the carrier delivers it (digits). */
+  number: string;
+  created_at: number;
+}
+
+export interface KeywordsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Stored upper-case; matched against the first word of an inbound message. */
+  key: string;
+  response_type: string;
+  static_message: string | null;
+  status: ApprovalStatus;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface InboundMessagesTable {
+  id: Generated<number>;
+  account_id: number;
+  /** The virtual number it arrived on. */
+  number: string;
+  /** Who sent it. */
+  sender: string;
+  body: string;
+  keyword_id: number | null;
+  connector: string | null;
+  upstream_id: string | null;
+  /** The static keyword reply sent back, if any. */
+  reply_message_id: string | null;
+  received_at: number;
+}
+
+export interface SuppressionsTable {
+  account_id: number;
+  number: string;
+  /** What put it there, e.g. "inbound STOP". */
+  reason: string;
+  created_at: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   wallets: WalletsTable;
@@ -191,6 +282,13 @@ export interface Database {
   dlt_headers: DltHeadersTable;
   dnd_numbers: DndNumbersTable;
   flood_counters: FloodCountersTable;
+  bulk_jobs: BulkJobsTable;
+  contact_groups: ContactGroupsTable;
+  contacts: ContactsTable;
+  inbound_numbers: InboundNumbersTable;
+  keywords: KeywordsTable;
+  inbound_messages: InboundMessagesTable;
+  suppressions: SuppressionsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -201,3 +299,7 @@ export type SenderIdRow = Selectable<SenderIdsTable>;
 export type MessageRow = Selectable<MessagesTable>;
 export type NewMessage = Insertable<MessagesTable>;
 export type TemplateRow = Selectable<TemplatesTable>;
+export type BulkJobRow = Selectable<BulkJobsTable>;
+export type ContactGroupRow = Selectable<ContactGroupsTable>;
+export type KeywordRow = Selectable<KeywordsTable>;
+export type InboundMessageRow = Selectable<InboundMessagesTable>;

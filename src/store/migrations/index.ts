@@ -4,6 +4,7 @@ import type { Engine } from "../engine.js";
 import { accountsAndLedger } from "./0001_accounts_and_ledger.js";
 import { messages } from "./0002_messages.js";
 import { smsRules } from "./0003_sms_rules.js";
+import { campaignsAndInbound } from "./0004_campaigns_and_inbound.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -12,6 +13,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0001_accounts_and_ledger": accountsAndLedger(engine),
         "0002_messages": messages(engine),
         "0003_sms_rules": smsRules(engine),
+        "0004_campaigns_and_inbound": campaignsAndInbound(engine),
       };
     },
   };

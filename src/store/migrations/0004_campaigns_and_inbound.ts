@@ -1,0 +1,105 @@
+// Bulk jobs, contact groups, inbound SMS (virtual numbers, keywords, received messages) and
+// the per-account suppression list (STOP and other opt-out words).
+import { type Kysely, sql } from "kysely";
+import type { Engine } from "../engine.js";
+import { withId } from "./columns.js";
+
+export function campaignsAndInbound(engine: Engine) {
+  return {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // A bulk job: its messages share the job's batch id (their broadcast id) and job_id.
+      // Counters are moved in the same transaction as the message state they count.
+      await withId(db, engine, "bulk_jobs")
+        .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
+        .addColumn("batch_id", "text", (c) => c.notNull().unique())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("route", "text", (c) => c.notNull())
+        .addColumn("sender", "text", (c) => c.notNull())
+        .addColumn("group_id", "bigint")
+        .addColumn("total", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("rejected", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("delivered", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("failed", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("cancelled", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("credits", "bigint", (c) => c.notNull().defaultTo(0))
+        .addColumn("scheduled_at", "bigint")
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .addColumn("started_at", "bigint")
+        .addColumn("completed_at", "bigint")
+        .execute();
+      await db.schema.createIndex("bulk_jobs_by_account").on("bulk_jobs").columns(["account_id", "id"]).execute();
+      await db.schema.alterTable("messages").addColumn("job_id", "bigint").execute();
+
+      await withId(db, engine, "contact_groups")
+        .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
+        .addColumn("name", "text", (c) => c.notNull())
+        .addColumn("description", "text")
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .addUniqueConstraint("contact_groups_name_once", ["account_id", "name"])
+        .execute();
+      await withId(db, engine, "contacts")
+        .addColumn("group_id", "bigint", (c) => c.notNull().references("contact_groups.id").onDelete("cascade"))
+        .addColumn("number", "text", (c) => c.notNull())
+        .addColumn("name", "text")
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addUniqueConstraint("contacts_number_once", ["group_id", "number"])
+        .execute();
+
+      await withId(db, engine, "inbound_numbers")
+        .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
+        .addColumn("number", "text", (c) => c.notNull().unique())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .execute();
+      await withId(db, engine, "keywords")
+        .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("response_type", "text", (c) => c.notNull())
+        .addColumn("static_message", "text")
+        .addColumn("status", "text", (c) => c.notNull().defaultTo("pending"))
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addColumn("updated_at", "bigint", (c) => c.notNull())
+        .addUniqueConstraint("keywords_key_once", ["account_id", "key"])
+        .execute();
+      await withId(db, engine, "inbound_messages")
+        .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
+        .addColumn("number", "text", (c) => c.notNull())
+        .addColumn("sender", "text", (c) => c.notNull())
+        .addColumn("body", "text", (c) => c.notNull())
+        .addColumn("keyword_id", "bigint")
+        .addColumn("connector", "text")
+        .addColumn("upstream_id", "text")
+        .addColumn("reply_message_id", "text")
+        .addColumn("received_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("inbound_messages_by_account")
+        .on("inbound_messages")
+        .columns(["account_id", "received_at"])
+        .execute();
+      await db.schema
+        .createIndex("inbound_messages_by_keyword")
+        .on("inbound_messages")
+        .columns(["keyword_id", "received_at"])
+        .execute();
+      // A connector may deliver the same inbound message twice; it is stored once.
+      await db.schema
+        .createIndex("inbound_messages_upstream_once")
+        .on("inbound_messages")
+        .columns(["connector", "upstream_id"])
+        .unique()
+        .where(sql.ref("upstream_id"), "is not", null)
+        .execute();
+
+      await db.schema
+        .createTable("suppressions")
+        .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
+        .addColumn("number", "text", (c) => c.notNull())
+        .addColumn("reason", "text", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("suppressions_pk", ["account_id", "number"])
+        .execute();
+    },
+  };
+}
