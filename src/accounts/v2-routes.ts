@@ -6,6 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import type { AppContext } from "../app/context.js";
+import { pageMeta, pageOf, queryInt } from "../app/query-params.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli, toMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -30,20 +31,6 @@ const MAX_NOTE = 500;
 /** Wallets whose spending counts as "credits used" for SMS (debits net of refunds). */
 const SPENDING_WALLETS = ["sms", "international"];
 const NUL = "\u0000";
-
-/** A whole number from the query string, within [min, max]; `fallback` when absent. */
-function queryInt(value: string | undefined, name: string, fallback: number, min: number, max?: number): number {
-  if (value === undefined || value === "") return fallback;
-  const text = value.trim();
-  const parsed = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < min || (max !== undefined && parsed > max)) {
-    const range = max === undefined ? `at least ${min}` : `${min} to ${max}`;
-    throw new GatewayError("invalid_request", `Query parameter "${name}" must be a whole number ${range}.`, {
-      field: name,
-    });
-  }
-  return parsed;
-}
 
 function approvalStatus(value: string | undefined): ApprovalStatus | undefined {
   if (value === undefined || value === "") return undefined;
@@ -133,15 +120,10 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
     },
     async (request) => {
       const query = request.query as { per_page?: string; page?: string; status?: string };
-      const perPage = queryInt(query.per_page, "per_page", TEMPLATES_PER_PAGE, 1, TEMPLATES_MAX_PER_PAGE);
-      const page = queryInt(query.page, "page", 1, 1, 1_000_000);
+      const paging = pageOf(query, TEMPLATES_PER_PAGE, TEMPLATES_MAX_PER_PAGE);
       const status = approvalStatus(query.status);
-      const { rows, total } = await listTemplates(db, request.principal!.accountId, { status, page, perPage });
-      return {
-        status: "success",
-        data: rows.map(describeTemplate),
-        meta: { page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) },
-      };
+      const { rows, total } = await listTemplates(db, request.principal!.accountId, { status, ...paging });
+      return { status: "success", data: rows.map(describeTemplate), meta: pageMeta(paging, total) };
     },
   );
 

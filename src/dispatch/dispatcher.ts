@@ -4,7 +4,13 @@
 // claim uses FOR UPDATE SKIP LOCKED, so each message goes to exactly one of them.
 import type { AppContext } from "../app/context.js";
 import type { Failure, Retry, Submitted } from "../messages/index.js";
-import { claimDueMessages, failBeforeCarrier, markSubmitted, requeueForRetry } from "../messages/index.js";
+import {
+  claimDueMessages,
+  failBeforeCarrier,
+  markJobsStarted,
+  markSubmitted,
+  requeueForRetry,
+} from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 import type { SubmitResult } from "./connector.js";
 import type { Router } from "./router.js";
@@ -169,7 +175,14 @@ export class Dispatcher {
     );
 
     const failed = await this.deps.store.transaction(async (trx) => {
-      if (submitted.length > 0) await markSubmitted(trx, submitted);
+      if (submitted.length > 0) {
+        await markSubmitted(trx, submitted);
+        await markJobsStarted(
+          trx,
+          claimed.map((m) => m.job_id),
+          now(),
+        );
+      }
       if (retries.length > 0) await requeueForRetry(trx, retries);
       return failures.length > 0 ? failBeforeCarrier(trx, this.deps.clock, failures) : [];
     });

@@ -31,6 +31,19 @@ export interface MessageDraft {
   meta?: Record<string, unknown> | null;
 }
 
+/** Put the messages of a send into a bulk job: a new one, or one the client is still filling. */
+export type JobRequest =
+  | {
+      kind: "create";
+      route: string;
+      sender: string;
+      groupId: number | null;
+      scheduledAt: number | null;
+      /** Recipients refused before acceptance (counted on the job, not sent). */
+      rejected: number;
+    }
+  | { kind: "append"; id: number; batchId: string; rejected: number };
+
 export interface SendOrder {
   accountId: number;
   timeZone: string;
@@ -42,6 +55,8 @@ export interface SendOrder {
   idempotency?: { key: string; requestHash: string; respond: (accepted: AcceptedSend) => string };
   /** SMS accepted per account-local day may not exceed this (0 = no limit); counted either way. */
   floodLimit?: number;
+  /** The bulk job these messages belong to. */
+  job?: JobRequest;
 }
 
 export interface AcceptedMessage {
@@ -53,6 +68,8 @@ export interface AcceptedMessage {
 
 export interface AcceptedSend {
   broadcastId: string;
+  /** The bulk job, when the order asked for one. */
+  jobId?: number;
   messages: AcceptedMessage[];
   credits: number;
 }
@@ -83,6 +100,7 @@ export class Acceptor {
   private queue: Pending[] = [];
   private flushing = false;
   private readonly broadcasts: SequenceAllocator;
+  private readonly jobs: SequenceAllocator;
 
   constructor(
     private readonly store: Store,
@@ -90,14 +108,26 @@ export class Acceptor {
     private readonly hooks: AcceptorHooks = {},
   ) {
     this.broadcasts = new SequenceAllocator(store, "broadcast");
+    this.jobs = new SequenceAllocator(store, "bulk_job", 20);
   }
 
   /** Resolves once the send is durably stored (or refused); never before the commit. */
   async accept(order: SendOrder): Promise<AcceptOutcome> {
     if (order.drafts.length === 0) throw new GatewayError("invalid_recipient", "No valid recipient in the request.");
-    await this.broadcasts.reserve(1);
     const now = this.clock.now();
-    const broadcastId = formatBroadcastId(order.accountId, localDay(now, order.timeZone), this.broadcasts.take());
+    let broadcastId: string;
+    let jobId: number | undefined;
+    if (order.job?.kind === "append") {
+      broadcastId = order.job.batchId;
+      jobId = order.job.id;
+    } else {
+      await this.broadcasts.reserve(1);
+      broadcastId = formatBroadcastId(order.accountId, localDay(now, order.timeZone), this.broadcasts.take());
+      if (order.job) {
+        await this.jobs.reserve(1);
+        jobId = this.jobs.take();
+      }
+    }
     const status = order.status ?? "queued";
     const messages: AcceptedMessage[] = [];
     const rows: NewMessage[] = [];
@@ -133,12 +163,13 @@ export class Acceptor {
         dlt_template_id: draft.dltTemplateId ?? null,
         meta: draft.meta ? JSON.stringify(draft.meta) : null,
         template_id: draft.templateId ?? null,
+        job_id: jobId ?? null,
         created_at: now.getTime(),
         submitted_at: null,
         done_at: null,
       });
     }
-    const prepared: AcceptedSend = { broadcastId, messages, credits };
+    const prepared: AcceptedSend = { broadcastId, messages, credits, ...(jobId === undefined ? {} : { jobId }) };
     return new Promise<AcceptOutcome>((resolve, reject) => {
       this.queue.push({ order, prepared, rows, enqueuedAt: performance.now(), resolve, reject });
       if (!this.flushing) {
@@ -311,6 +342,9 @@ export class Acceptor {
         );
       }
     }
+    for (const [index, outcome] of outcomes.entries()) {
+      if (!(outcome instanceof GatewayError) && outcome?.kind === "accepted") await recordJob(trx, group[index]!, now);
+    }
     for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
       await trx
         .insertInto("messages")
@@ -319,6 +353,50 @@ export class Acceptor {
     }
     return outcomes;
   }
+}
+
+/** Creates the bulk job of an accepted send, or adds the send to the job it extends. */
+async function recordJob(trx: Db, pending: Pending, now: number): Promise<void> {
+  const { order, prepared, rows } = pending;
+  const job = order.job;
+  if (!job || prepared.jobId === undefined) return;
+  if (job.kind === "create") {
+    await trx
+      .insertInto("bulk_jobs")
+      .values({
+        id: prepared.jobId,
+        account_id: order.accountId,
+        batch_id: prepared.broadcastId,
+        status: "queued",
+        route: job.route,
+        sender: job.sender,
+        group_id: job.groupId,
+        total: rows.length,
+        rejected: job.rejected,
+        delivered: 0,
+        failed: 0,
+        cancelled: 0,
+        credits: prepared.credits,
+        scheduled_at: job.scheduledAt,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return;
+  }
+  // A job that completed while this part was on its way opens again: its new messages are pending.
+  await trx
+    .updateTable("bulk_jobs")
+    .set({
+      total: sql`total + ${rows.length}`,
+      rejected: sql`rejected + ${job.rejected}`,
+      credits: sql`credits + ${prepared.credits}`,
+      status: sql`case when status = 'completed' then 'processing' else status end`,
+      completed_at: null,
+      updated_at: now,
+    })
+    .where("id", "=", job.id)
+    .execute();
 }
 
 /**

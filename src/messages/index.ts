@@ -1,4 +1,5 @@
 export * from "./accept.js";
+export * from "./jobs.js";
 export * from "./lookup.js";
 export * from "./sequence.js";
 export * from "./transitions.js";

@@ -8,6 +8,7 @@ import type { Wallet } from "../core/credits.js";
 import { assertTransition, sourcesOf } from "../core/message-status.js";
 import type { MessageRow, MessageStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
+import { countJobOutcomes } from "./jobs.js";
 
 const MAX_ROWS = 500;
 
@@ -134,6 +135,7 @@ interface ChargedRow {
   credits: number;
   channel: string;
   created_at: number;
+  job_id: number | null;
 }
 
 /** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
@@ -147,7 +149,7 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
          set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
-      returning id, account_id, wallet, credits, channel, created_at`.execute(trx);
+      returning id, account_id, wallet, credits, channel, created_at, job_id`.execute(trx);
     failed.push(...result.rows);
   }
   await refundMany(
@@ -161,7 +163,51 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
       note: "refund: not delivered to a carrier",
     })),
   );
+  const now = clock.now().getTime();
+  await countJobOutcomes(
+    trx,
+    failed.map((row) => ({ job_id: row.job_id, status: "failed" })),
+    now,
+  );
   return failed;
+}
+
+/**
+ * Cancels scheduled messages of an account that are not released yet and refunds them;
+ * returns the messages cancelled (a message already queued or sent is left alone).
+ */
+export async function cancelScheduled(trx: Db, clock: Clock, accountId: number, ids: string[]): Promise<ChargedRow[]> {
+  assertTransition("scheduled", "cancelled");
+  const now = clock.now().getTime();
+  const cancelled: ChargedRow[] = [];
+  for (const part of chunks(ids)) {
+    const rows = await trx
+      .updateTable("messages")
+      .set({ status: "cancelled", done_at: now, error_code: "cancelled", error_message: "Cancelled by the client." })
+      .where("account_id", "=", accountId)
+      .where("id", "in", part)
+      .where("status", "=", "scheduled")
+      .returning(["id", "account_id", "wallet", "credits", "channel", "created_at", "job_id"])
+      .execute();
+    cancelled.push(...rows);
+  }
+  await refundMany(
+    trx,
+    clock,
+    cancelled.map((row) => ({
+      accountId: row.account_id,
+      wallet: row.wallet as Wallet,
+      amount: row.credits,
+      ref: row.id,
+      note: "refund: scheduled message cancelled",
+    })),
+  );
+  await countJobOutcomes(
+    trx,
+    cancelled.map((row) => ({ job_id: row.job_id, status: "cancelled" })),
+    now,
+  );
+  return cancelled;
 }
 
 export interface DeliveryReport {
@@ -179,6 +225,7 @@ export interface ReportedRow {
   channel: string;
   status: MessageStatus;
   created_at: number;
+  job_id: number | null;
 }
 
 /** Applies carrier delivery reports; reports for unknown or already final messages change nothing. */
@@ -204,9 +251,10 @@ export async function applyDeliveryReports(trx: Db, reports: DeliveryReport[]): 
         from v
        where messages.connector = v.v_connector and messages.upstream_id = v.v_upstream
          and messages.status in (${sources})
-      returning id, account_id, channel, status, created_at`.execute(trx);
+      returning id, account_id, channel, status, created_at, job_id`.execute(trx);
     changed.push(...result.rows);
   }
+  await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));
   return changed;
 }
 

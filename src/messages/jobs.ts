@@ -1,0 +1,53 @@
+// Bulk-job bookkeeping. A job's counters move in the same transaction as the message states
+// they count, so its delivery summary is exact at every moment: total = delivered + failed +
+// cancelled + pending. A job is `queued` until its first message reaches a carrier,
+// `processing` while any message is not final, and `completed` when none is left pending.
+import { sql } from "kysely";
+import type { Db } from "../store/store.js";
+
+/** A final message of a job, as returned by the statements that finalise messages. */
+export interface JobOutcome {
+  job_id: number | null;
+  status: string;
+}
+
+/** Jobs whose messages were just submitted to a carrier move from queued to processing. */
+export async function markJobsStarted(trx: Db, jobIds: Iterable<number | null>, now: number): Promise<void> {
+  const ids = [...new Set([...jobIds].filter((id): id is number => id !== null))];
+  if (ids.length === 0) return;
+  await trx
+    .updateTable("bulk_jobs")
+    .set({ status: "processing", started_at: now, updated_at: now })
+    .where("id", "in", ids)
+    .where("status", "=", "queued")
+    .execute();
+}
+
+/** Adds messages that reached delivered, failed or cancelled to their jobs' counters. */
+export async function countJobOutcomes(trx: Db, rows: readonly JobOutcome[], now: number): Promise<void> {
+  const byJob = new Map<number, { delivered: number; failed: number; cancelled: number }>();
+  for (const row of rows) {
+    if (row.job_id === null) continue;
+    const counts = byJob.get(row.job_id) ?? { delivered: 0, failed: 0, cancelled: 0 };
+    if (row.status === "delivered") counts.delivered++;
+    else if (row.status === "cancelled") counts.cancelled++;
+    else counts.failed++;
+    byJob.set(row.job_id, counts);
+  }
+  for (const [id, c] of byJob) {
+    const done = sql<number>`delivered + failed + cancelled + ${c.delivered + c.failed + c.cancelled}`;
+    await trx
+      .updateTable("bulk_jobs")
+      .set({
+        delivered: sql`delivered + ${c.delivered}`,
+        failed: sql`failed + ${c.failed}`,
+        cancelled: sql`cancelled + ${c.cancelled}`,
+        status: sql`case when ${done} >= total then 'completed' else status end`,
+        completed_at: sql`case when ${done} >= total then ${now} else completed_at end`,
+        started_at: sql`coalesce(started_at, ${now})`,
+        updated_at: now,
+      })
+      .where("id", "=", id)
+      .execute();
+  }
+}
