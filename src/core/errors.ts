@@ -58,6 +58,7 @@ export const ERROR_CATALOGUE = {
   message_too_long: { http: 422, legacy: -8, message: "The message is longer than the gateway accepts." },
   // No legacy number means "bad schedule"; -8 (content not allowed) is the closest, never -14.
   invalid_schedule: { http: 400, legacy: -8, message: "The schedule time is not valid." },
+  duplicate_recipient: { http: 422, message: "The number appears more than once in this request; it is sent once." },
   recipient_inactive: { http: 422, message: "The recipient account is not active." },
   conflict: { http: 409, message: "The request conflicts with the current state." },
   idempotency_conflict: {

@@ -82,6 +82,8 @@ export type AcceptOutcome =
 interface Pending {
   order: SendOrder;
   prepared: AcceptedSend;
+  /** The ledger reference of the debit: the broadcast id, made unique for a job's later parts. */
+  debitRef: string;
   rows: NewMessage[];
   enqueuedAt: number;
   resolve: (outcome: AcceptOutcome) => void;
@@ -171,7 +173,9 @@ export class Acceptor {
     }
     const prepared: AcceptedSend = { broadcastId, messages, credits, ...(jobId === undefined ? {} : { jobId }) };
     return new Promise<AcceptOutcome>((resolve, reject) => {
-      this.queue.push({ order, prepared, rows, enqueuedAt: performance.now(), resolve, reject });
+      // A job's later parts share its batch id; the first message id tells their debits apart.
+      const debitRef = order.job?.kind === "append" ? `${broadcastId}/${messages[0]!.id}` : broadcastId;
+      this.queue.push({ order, prepared, debitRef, rows, enqueuedAt: performance.now(), resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -280,13 +284,13 @@ export class Acceptor {
     }
 
     const debitOf = (index: number): Debit => {
-      const { order, prepared } = group[index]!;
+      const { order, prepared, debitRef } = group[index]!;
       const count = prepared.messages.length;
       return {
         accountId: order.accountId,
         wallet: order.wallet,
         amount: prepared.credits,
-        ref: prepared.broadcastId,
+        ref: debitRef,
         note: `${order.channel} ${count === 1 ? "message" : `broadcast of ${count}`}`,
       };
     };

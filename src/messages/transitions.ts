@@ -173,24 +173,30 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
 }
 
 /**
- * Cancels scheduled messages of an account that are not released yet and refunds them;
- * returns the messages cancelled (a message already queued or sent is left alone).
+ * Cancels the scheduled messages of an account that are not released yet (one message by
+ * queue id, or every message of a broadcast or bulk job) and refunds them; returns what was
+ * cancelled. A message already queued or sent is left alone.
  */
-export async function cancelScheduled(trx: Db, clock: Clock, accountId: number, ids: string[]): Promise<ChargedRow[]> {
+export async function cancelScheduled(
+  trx: Db,
+  clock: Clock,
+  accountId: number,
+  target: { queueId: string } | { broadcastId: string },
+): Promise<ChargedRow[]> {
   assertTransition("scheduled", "cancelled");
   const now = clock.now().getTime();
-  const cancelled: ChargedRow[] = [];
-  for (const part of chunks(ids)) {
-    const rows = await trx
-      .updateTable("messages")
-      .set({ status: "cancelled", done_at: now, error_code: "cancelled", error_message: "Cancelled by the client." })
-      .where("account_id", "=", accountId)
-      .where("id", "in", part)
-      .where("status", "=", "scheduled")
-      .returning(["id", "account_id", "wallet", "credits", "channel", "created_at", "job_id"])
-      .execute();
-    cancelled.push(...rows);
-  }
+  let update = trx
+    .updateTable("messages")
+    .set({ status: "cancelled", done_at: now, error_code: "cancelled", error_message: "Cancelled by the client." })
+    .where("account_id", "=", accountId)
+    .where("status", "=", "scheduled");
+  update =
+    "queueId" in target
+      ? update.where("id", "=", target.queueId)
+      : update.where("broadcast_id", "=", target.broadcastId);
+  const cancelled = await update
+    .returning(["id", "account_id", "wallet", "credits", "channel", "created_at", "job_id"])
+    .execute();
   await refundMany(
     trx,
     clock,

@@ -4,15 +4,16 @@ import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { listSenderIds, walletBalance } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
-import type { Principal } from "../auth/authenticator.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
+import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import type { AcceptedSend } from "../messages/index.js";
-import { findMessages } from "../messages/index.js";
-import { idempotencyKeyOf, requestHash, storedAnswer } from "./idempotency.js";
+import { cancelScheduled, findMessages } from "../messages/index.js";
+import { registerBulkRoutes } from "./bulk-routes.js";
 import type { SmsSendInput } from "./policy.js";
 import { deliveryReport } from "./report-format.js";
+import { acceptIdempotent } from "./v2-accept.js";
 
 const sms = { envelope: "success" } as const;
 /** What the answer promises for delivery: dispatch time plus a typical carrier delay. */
@@ -44,6 +45,31 @@ type SendBody = {
   flash?: boolean;
 };
 
+const { schedule_at: _scheduleAt, ...sendFields } = SendBody.properties;
+const ScheduleBody = Type.Object(
+  { ...sendFields, scheduled_at: Type.Optional(Type.String({ maxLength: 30 })) },
+  { additionalProperties: false },
+);
+
+const GetSendQuery = Type.Object({
+  ...Object.fromEntries(
+    Object.entries(SendBody.properties).map(([name, schema]) => [
+      name,
+      name === "unicode" || name === "flash" ? Type.Optional(Type.String({ maxLength: 10 })) : schema,
+    ]),
+  ),
+  api_key: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export function scheduleAnswer(send: AcceptedSend) {
+  const answer = sendAnswer(send);
+  return {
+    ...answer,
+    message: "Message scheduled successfully",
+    data: { ...answer.data, status: "scheduled", scheduled_at: isoUtc(new Date(send.messages[0]!.dueAt)) },
+  };
+}
+
 export function sendAnswer(send: AcceptedSend) {
   const first = send.messages[0]!;
   return {
@@ -60,44 +86,151 @@ export function sendAnswer(send: AcceptedSend) {
   };
 }
 
+function sendInput(body: SendBody, scheduleAt: string | undefined): SmsSendInput {
+  return {
+    senderId: body.sender_id,
+    recipients: body.recipient === undefined ? [] : [body.recipient],
+    message: body.message,
+    route: body.route,
+    unicode: body.unicode,
+    flash: body.flash,
+    dltEntityId: body.dlt_entity_id,
+    dltTemplateId: body.dlt_template_id,
+    scheduleAt,
+  };
+}
+
+/** Query-string booleans of the GET variant: true/false, 1/0, yes/no. */
+function queryBoolean(value: string | undefined, name: string): boolean | undefined {
+  if (value === undefined || value === "") return undefined;
+  const v = value.trim().toLowerCase();
+  if (["true", "1", "yes"].includes(v)) return true;
+  if (["false", "0", "no"].includes(v)) return false;
+  throw new GatewayError("invalid_request", `Query parameter "${name}" must be true or false.`, { field: name });
+}
+
 export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void {
   const policy = ctx.smsPolicy;
 
-  /** Accepts one SMS send, honouring Idempotency-Key; shared by POST and the GET variant. */
-  async function acceptSms(request: FastifyRequest, principal: Principal, body: SendBody) {
-    const key = idempotencyKeyOf(request.headers["idempotency-key"]);
-    const hash = key ? requestHash("sms/send", body) : "";
-    if (key) {
-      const stored = await storedAnswer(ctx.store.db, principal.accountId, key, hash);
-      if (stored !== undefined) return stored;
-    }
-    const input: SmsSendInput = {
-      senderId: body.sender_id,
-      recipients: body.recipient === undefined ? [] : [body.recipient],
-      message: body.message,
-      route: body.route,
-      unicode: body.unicode,
-      flash: body.flash,
-      dltEntityId: body.dlt_entity_id,
-      dltTemplateId: body.dlt_template_id,
-      scheduleAt: body.schedule_at,
-    };
-    const { order } = await policy.decide(principal, input);
-    if (key) order.idempotency = { key, requestHash: hash, respond: (send) => JSON.stringify(sendAnswer(send)) };
-    const outcome = await ctx.acceptor.accept(order);
-    if (outcome.kind === "accepted") return sendAnswer(outcome.send);
-    // A concurrent request with the same key committed first: answer what it answered.
-    const stored = key ? await storedAnswer(ctx.store.db, principal.accountId, key, hash) : undefined;
-    if (stored === undefined)
-      throw new GatewayError("conflict", "A concurrent request with this Idempotency-Key is in progress.");
-    return stored;
-  }
+  const acceptSms = (request: FastifyRequest, route: string, body: SendBody, input: SmsSendInput) =>
+    acceptIdempotent(ctx, request, request.principal!, route, body, async () => ({
+      order: (await policy.decide(request.principal!, input)).order,
+      answer: sendAnswer,
+    }));
 
   v2.post(
     "/sms/send",
     { config: sms, schema: { summary: "Send one SMS", tags: ["sms"], body: SendBody } },
-    async (request) => acceptSms(request, request.principal!, (request.body ?? {}) as SendBody),
+    async (request) => {
+      const body = (request.body ?? {}) as SendBody;
+      return acceptSms(request, "sms/send", body, sendInput(body, body.schedule_at));
+    },
   );
+
+  v2.get(
+    "/sms/send",
+    {
+      config: sms,
+      schema: {
+        summary: "Send one SMS with query parameters (only when GET access is enabled for the account)",
+        tags: ["sms"],
+        querystring: GetSendQuery,
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const account = await ctx.store.db
+        .selectFrom("accounts")
+        .select("get_api_enabled")
+        .where("id", "=", principal.accountId)
+        .executeTakeFirst();
+      if (account?.get_api_enabled !== 1) {
+        throw new GatewayError(
+          "forbidden",
+          "GET access is not enabled for this account: use POST /api/v2/sms/send, or ask the operator to enable it.",
+        );
+      }
+      const { unicode, flash, api_key: _key, ...rest } = request.query as Record<string, string | undefined>;
+      const body: SendBody = {
+        ...(rest as Omit<SendBody, "unicode" | "flash">),
+        ...(queryBoolean(unicode, "unicode") === undefined ? {} : { unicode: queryBoolean(unicode, "unicode") }),
+        ...(queryBoolean(flash, "flash") === undefined ? {} : { flash: queryBoolean(flash, "flash") }),
+      };
+      return acceptSms(request, "sms/send", body, sendInput(body, body.schedule_at));
+    },
+  );
+
+  v2.post(
+    "/sms/schedule",
+    {
+      config: sms,
+      schema: {
+        summary: "Schedule one SMS (scheduled_at in the account's time zone)",
+        tags: ["sms"],
+        body: ScheduleBody,
+      },
+    },
+    async (request) => {
+      const { scheduled_at, ...rest } = (request.body ?? {}) as SendBody & { scheduled_at?: string };
+      if (!scheduled_at?.trim()) {
+        throw new GatewayError(
+          "invalid_schedule",
+          "scheduled_at is required (YYYY-MM-DD HH:MM:SS, account time zone).",
+          {
+            field: "scheduled_at",
+          },
+        );
+      }
+      const input = { ...sendInput(rest, scheduled_at), requireFutureSchedule: true };
+      return acceptIdempotent(ctx, request, request.principal!, "sms/schedule", request.body, async () => ({
+        order: (await policy.decide(request.principal!, input)).order,
+        answer: scheduleAnswer,
+      }));
+    },
+  );
+
+  v2.delete(
+    "/sms/schedule/:id",
+    {
+      config: sms,
+      schema: {
+        summary: "Cancel a scheduled SMS (queue id) or every message of a scheduled broadcast or bulk job, with refund",
+        tags: ["sms"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const accountId = request.principal!.accountId;
+      const target = isQueueId(id) ? { queueId: id } : BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
+      const exists =
+        target &&
+        (await ctx.store.db
+          .selectFrom("messages")
+          .select("status")
+          .where("account_id", "=", accountId)
+          .where("queueId" in target ? "id" : "broadcast_id", "=", id)
+          .limit(1)
+          .executeTakeFirst());
+      if (!target || !exists)
+        throw new GatewayError("not_found", `No scheduled message with id "${id}" in this account.`);
+      const cancelled = await ctx.store.transaction((trx) => cancelScheduled(trx, ctx.clock, accountId, target));
+      if (cancelled.length === 0) {
+        throw new GatewayError("conflict", `Nothing to cancel: "${id}" was already released for sending or is final.`);
+      }
+      return {
+        success: true,
+        message: `${cancelled.length} scheduled message${cancelled.length === 1 ? "" : "s"} cancelled and refunded`,
+        data: {
+          cancelled: cancelled.length,
+          refunded_credits: fromMilli(cancelled.reduce((sum, row) => sum + row.credits, 0)),
+          message_ids: cancelled.slice(0, 1000).map((row) => row.id),
+        },
+      };
+    },
+  );
+
+  registerBulkRoutes(v2, ctx);
 
   v2.get(
     "/sms/status/:id",

@@ -1,0 +1,281 @@
+// v2 bulk sends and bulk jobs. One call sends one text to many recipients (a list, or a contact
+// group) as one job: numbers that fail a rule are refused one by one in the answer, the others
+// are charged and stored in one transaction. A large campaign can arrive in several calls that
+// extend the same job (`job_id`). The job's delivery summary moves with its messages' states.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { pageMeta, pageOf } from "../app/query-params.js";
+import { isoUtc } from "../core/clock.js";
+import { fromMilli } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import type { AcceptedSend, JobRequest } from "../messages/index.js";
+import type { BulkJobRow } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import type { SmsSendInput } from "./policy.js";
+import { acceptIdempotent } from "./v2-accept.js";
+
+/** Recipients in one bulk call; a larger campaign is sent in several calls into one job. */
+export const MAX_BULK_RECIPIENTS = 100_000;
+/** Refused recipients listed in an answer (the count is always exact). */
+const MAX_LISTED_REJECTIONS = 1_000;
+const JOBS_PER_PAGE = 25;
+const JOBS_MAX_PER_PAGE = 100;
+
+const sms = { envelope: "success" } as const;
+const resource = { envelope: "status" } as const;
+
+const BulkBody = Type.Object(
+  {
+    sender_id: Type.Optional(Type.String({ maxLength: 20 })),
+    recipients: Type.Optional(Type.Array(Type.String({ maxLength: 20 }), { maxItems: MAX_BULK_RECIPIENTS })),
+    group_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    job_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    message: Type.Optional(Type.String({ maxLength: 10_000 })),
+    route: Type.Optional(Type.String({ maxLength: 20 })),
+    dlt_entity_id: Type.Optional(Type.String({ maxLength: 30 })),
+    dlt_template_id: Type.Optional(Type.String({ maxLength: 30 })),
+    schedule_at: Type.Optional(Type.String({ maxLength: 30 })),
+    unicode: Type.Optional(Type.Boolean()),
+    flash: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+interface BulkBody {
+  sender_id?: string;
+  recipients?: string[];
+  group_id?: number;
+  job_id?: number;
+  message?: string;
+  route?: string;
+  dlt_entity_id?: string;
+  dlt_template_id?: string;
+  schedule_at?: string;
+  unicode?: boolean;
+  flash?: boolean;
+}
+
+interface Rejection {
+  recipient: string;
+  error: { code: string; message: string; legacy_code?: number };
+}
+
+export function describeJob(job: BulkJobRow) {
+  return {
+    id: job.id,
+    batch_id: job.batch_id,
+    status: job.status,
+    route: job.route,
+    sender_id: job.sender,
+    group_id: job.group_id,
+    total: job.total,
+    rejected: job.rejected,
+    credits: fromMilli(job.credits),
+    scheduled_at: job.scheduled_at === null ? null : isoUtc(new Date(job.scheduled_at)),
+    created_at: isoUtc(new Date(job.created_at)),
+    started_at: job.started_at === null ? null : isoUtc(new Date(job.started_at)),
+    completed_at: job.completed_at === null ? null : isoUtc(new Date(job.completed_at)),
+  };
+}
+
+/** total = delivered + failed + cancelled + pending, exact at every moment. */
+export function deliverySummary(job: BulkJobRow) {
+  return {
+    total: job.total,
+    delivered: job.delivered,
+    failed: job.failed,
+    cancelled: job.cancelled,
+    pending: job.total - job.delivered - job.failed - job.cancelled,
+  };
+}
+
+async function findJob(db: Db, accountId: number, id: number): Promise<BulkJobRow | undefined> {
+  return db
+    .selectFrom("bulk_jobs")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+/** The numbers of a contact group, in the order they were added; undefined when it is not the account's. */
+async function groupNumbers(db: Db, accountId: number, groupId: number): Promise<string[] | undefined> {
+  const group = await db
+    .selectFrom("contact_groups")
+    .select("id")
+    .where("id", "=", groupId)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  if (!group) return undefined;
+  const rows = await db.selectFrom("contacts").select("number").where("group_id", "=", groupId).orderBy("id").execute();
+  return rows.map((row) => row.number);
+}
+
+export function registerBulkRoutes(v2: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.store.db;
+
+  v2.post(
+    "/sms/bulk",
+    {
+      config: sms,
+      schema: {
+        summary: `Send one text to many recipients (up to ${MAX_BULK_RECIPIENTS} per call, or a contact group) as a bulk job`,
+        tags: ["sms"],
+        body: BulkBody,
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const body = (request.body ?? {}) as BulkBody;
+      if ((body.recipients === undefined) === (body.group_id === undefined)) {
+        throw new GatewayError(
+          "invalid_request",
+          "Give either recipients (an array of numbers) or group_id, not both.",
+          {
+            field: "recipients",
+          },
+        );
+      }
+      return acceptIdempotent(ctx, request, principal, "sms/bulk", body, async () => {
+        let append: BulkJobRow | undefined;
+        if (body.job_id !== undefined) {
+          append = await findJob(db, principal.accountId, body.job_id);
+          if (!append) throw new GatewayError("not_found", `No bulk job ${body.job_id} in this account.`);
+          if (append.status === "completed") {
+            throw new GatewayError("conflict", `Bulk job ${append.id} is completed; send the rest as a new job.`);
+          }
+        }
+        let recipients = body.recipients ?? [];
+        if (body.group_id !== undefined) {
+          const numbers = await groupNumbers(db, principal.accountId, body.group_id);
+          if (!numbers) throw new GatewayError("not_found", `No contact group ${body.group_id} in this account.`);
+          if (numbers.length === 0)
+            throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
+          recipients = numbers;
+        }
+        if (recipients.length === 0) throw new GatewayError("invalid_recipient", "recipients is empty.");
+        const input: SmsSendInput = {
+          senderId: body.sender_id,
+          recipients,
+          message: body.message,
+          route: body.route,
+          unicode: body.unicode,
+          flash: body.flash,
+          dltEntityId: body.dlt_entity_id,
+          dltTemplateId: body.dlt_template_id,
+          scheduleAt: body.schedule_at,
+        };
+        const { order, rejected } = await ctx.smsPolicy.decide(principal, input);
+        const rejections: Rejection[] = rejected.map(({ recipient, error }) => ({
+          recipient,
+          error: {
+            code: error.code,
+            message: error.message,
+            ...(error.legacyCode === undefined ? {} : { legacy_code: error.legacyCode }),
+          },
+        }));
+        // A number given twice is sent once: the later copies are refused, not charged.
+        const seen = new Set<string>();
+        order.drafts = order.drafts.filter((draft) => {
+          if (!seen.has(draft.recipient)) {
+            seen.add(draft.recipient);
+            return true;
+          }
+          rejections.push({
+            recipient: draft.recipient,
+            error: { code: "duplicate_recipient", message: `${draft.recipient} is already in this request.` },
+          });
+          return false;
+        });
+        const first = order.drafts[0]!;
+        const job: JobRequest = append
+          ? { kind: "append", id: append.id, batchId: append.batch_id, rejected: rejections.length }
+          : {
+              kind: "create",
+              route: first.route,
+              sender: first.sender,
+              groupId: body.group_id ?? null,
+              scheduledAt: order.status === "scheduled" ? first.dueAt : null,
+              rejected: rejections.length,
+            };
+        order.job = job;
+        return {
+          order,
+          answer: (send: AcceptedSend) => ({
+            success: true,
+            message: `Bulk job accepted: ${send.messages.length} of ${recipients.length} recipients queued`,
+            data: {
+              job_id: send.jobId,
+              batch_id: send.broadcastId,
+              total: recipients.length,
+              accepted: send.messages.length,
+              rejected: rejections.slice(0, MAX_LISTED_REJECTIONS),
+              rejected_count: rejections.length,
+              status: append ? append.status : "queued",
+              credits: fromMilli(send.credits),
+              ...(order.status === "scheduled" ? { scheduled_at: isoUtc(new Date(first.dueAt)) } : {}),
+            },
+          }),
+        };
+      });
+    },
+  );
+
+  v2.get(
+    "/bulk-jobs",
+    {
+      config: resource,
+      schema: {
+        summary: "Bulk jobs of the account, newest first, paginated",
+        tags: ["account"],
+        querystring: Type.Object({
+          per_page: Type.Optional(Type.String({ maxLength: 20 })),
+          page: Type.Optional(Type.String({ maxLength: 20 })),
+        }),
+      },
+    },
+    async (request) => {
+      const accountId = request.principal!.accountId;
+      const paging = pageOf(request.query as { page?: string; per_page?: string }, JOBS_PER_PAGE, JOBS_MAX_PER_PAGE);
+      const [rows, count] = await Promise.all([
+        db
+          .selectFrom("bulk_jobs")
+          .selectAll()
+          .where("account_id", "=", accountId)
+          .orderBy("id", "desc")
+          .limit(paging.perPage)
+          .offset((paging.page - 1) * paging.perPage)
+          .execute(),
+        db
+          .selectFrom("bulk_jobs")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("account_id", "=", accountId)
+          .executeTakeFirstOrThrow(),
+      ]);
+      return {
+        status: "success",
+        data: rows.map((job) => ({ ...describeJob(job), delivery_summary: deliverySummary(job) })),
+        meta: pageMeta(paging, Number(count.n)),
+      };
+    },
+  );
+
+  v2.get(
+    "/bulk-jobs/:id",
+    {
+      config: resource,
+      schema: {
+        summary: "One bulk job with its delivery summary",
+        tags: ["account"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const numeric = /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
+      const job = Number.isSafeInteger(numeric) ? await findJob(db, request.principal!.accountId, numeric) : undefined;
+      if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
+      return { status: "success", data: { job: describeJob(job), delivery_summary: deliverySummary(job) } };
+    },
+  );
+}
