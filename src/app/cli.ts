@@ -15,6 +15,7 @@ import {
 import { systemClock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
 import { credentialsBanner } from "./bootstrap.js";
+import { addInboundCommands } from "./cli-inbound.js";
 import { addSmsRuleCommands } from "./cli-sms-rules.js";
 import { onOff, positiveNumber, print, wholeNumber, withStore } from "./cli-support.js";
 import { ConfigError, loadConfig } from "./config.js";
@@ -242,6 +243,7 @@ senderIds
   );
 
 addSmsRuleCommands(program);
+addInboundCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError) {

@@ -29,6 +29,8 @@ export interface Config {
   simulatorCaptureFile: string | undefined;
   /** Legacy/XML requests per second per account (0 = unlimited); separate from the v2 key rate. */
   legacyThrottlePerSecond: number;
+  /** Upper-case first words of an inbound SMS that put its sender on the account's suppression list. */
+  optOutWords: ReadonlySet<string>;
 }
 
 /** Each variable: its description (README lists these) and how to read it. */
@@ -54,7 +56,12 @@ export const SETTINGS = {
     "Requests per second one account may make to the legacy and XML APIs (over it: HTTP 429, body -13). Default 100; 0 = unlimited.",
   SIMULATOR_CAPTURE_FILE:
     "Optional file path: the simulated SMS carrier appends every message it receives as one JSON line (what a real carrier would have been sent).",
+  OPT_OUT_WORDS:
+    "Comma-separated words that, as the first word of an inbound SMS (any case), put the sender on the account's suppression list, which promotional sends refuse. Default STOP,STOPALL,UNSUBSCRIBE,CANCEL,END,QUIT. START (the whole message) takes the sender off again.",
 } as const;
+
+/** Opt-out words unless OPT_OUT_WORDS says otherwise. */
+export const DEFAULT_OPT_OUT_WORDS = ["STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT"] as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -131,9 +138,26 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     simulatorFailureRate: ratio("SIMULATOR_FAILURE_RATE", 0.02),
     simulatorCaptureFile: read("SIMULATOR_CAPTURE_FILE"),
     legacyThrottlePerSecond: int("LEGACY_THROTTLE_PER_SECOND", 100, 0, 1_000_000),
+    optOutWords: parseOptOutWords(read("OPT_OUT_WORDS"), problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function parseOptOutWords(raw: string | undefined, problems: string[]): ReadonlySet<string> {
+  if (raw === undefined) return new Set(DEFAULT_OPT_OUT_WORDS);
+  const words = raw
+    .split(",")
+    .map((word) => word.trim().toUpperCase())
+    .filter((word) => word !== "");
+  const bad = words.filter((word) => !/^[A-Z0-9]{1,30}$/.test(word) || word === "START");
+  if (words.length === 0 || bad.length > 0) {
+    problems.push(
+      `OPT_OUT_WORDS must be comma-separated words of 1 to 30 letters or digits, not START (got "${raw}"). ${SETTINGS.OPT_OUT_WORDS}`,
+    );
+    return new Set(DEFAULT_OPT_OUT_WORDS);
+  }
+  return new Set(words);
 }
 
 function parseDatabaseUrl(raw: string | undefined, cwd: string, problems: string[]): DatabaseTarget {

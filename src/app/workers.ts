@@ -1,6 +1,7 @@
-// The background parts of the `worker` role: connectors, the dispatcher, delivery-report
-// ingestion and queue housekeeping. Each stops after finishing the work in hand.
+// The background parts of the `worker` role: connectors, the dispatcher, delivery-report and
+// inbound-SMS ingestion and queue housekeeping. Each stops after finishing the work in hand.
 import { Dispatcher, ReportIngester, Router, SimulatorConnector, startHousekeeping } from "../dispatch/index.js";
+import { InboundIngester } from "../inbound/index.js";
 import type { AppContext } from "./context.js";
 
 export type StopFn = () => Promise<void>;
@@ -22,8 +23,10 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   });
   const connectors = [simulator];
   const reports = new ReportIngester(ctx);
+  const inbound = new InboundIngester(ctx);
   for (const connector of connectors) {
     connector.onReports((batch) => reports.push(batch));
+    connector.onInbound?.((batch) => inbound.push(batch));
     await connector.start?.();
   }
   reports.start();
@@ -40,6 +43,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
       await dispatcher.stop();
       for (const connector of connectors) await connector.stop?.();
       await reports.stop();
+      await inbound.stop();
     },
   };
 }

@@ -1,5 +1,5 @@
 // The connector interface: how the dispatcher hands messages to an upstream (simulator,
-// SMPP, HTTP, SMTP, ...) and how delivery reports come back.
+// SMPP, HTTP, SMTP, ...) and how delivery reports and inbound messages come back.
 import type { DeliveryReport } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 
@@ -8,13 +8,32 @@ export type SubmitResult =
   /** `retryable`: the dispatcher backs off and tries again; otherwise the message fails (and is refunded). */
   | { ok: false; retryable: boolean; code: string; message: string };
 
+/** An SMS a carrier delivered to one of our virtual numbers (src/inbound ingests it). */
+export interface InboundSms {
+  /** The virtual number it was sent to, as the carrier writes it. */
+  to: string;
+  /** The handset that sent it. */
+  from: string;
+  message: string;
+  connector: string;
+  /** The carrier's id for it: a message delivered twice with the same id is stored once. */
+  upstreamId?: string | undefined;
+  /** Epoch ms; the time of ingestion when absent. */
+  receivedAt?: number | undefined;
+}
+
 export interface Connector {
   readonly name: string;
   readonly channel: string;
   /** Submits a batch; the result array matches the input order. */
   submit(messages: MessageRow[]): Promise<SubmitResult[]>;
-  /** Registers the sink for delivery reports (and, later, inbound messages). */
+  /** Registers the sink for delivery reports. */
   onReports(sink: (reports: DeliveryReport[]) => void): void;
+  /**
+   * Registers the sink for inbound messages, for connectors that receive them. The sink resolves
+   * once they are stored (rejects when one could not be): acknowledge the carrier after that.
+   */
+  onInbound?(sink: (messages: InboundSms[]) => Promise<void>): void;
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

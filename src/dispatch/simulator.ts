@@ -3,10 +3,13 @@
 // the same run. Magic recipients make tests deterministic:
 //   ...0001 → delivery fails (UNDELIV)   ...0002 → submit rejected (refunded)
 //   ...0003 → first submit attempt throttled (retryable), then accepted
+//   ...0005 → delivered, then the handset answers "STOP" to the sender, when the sender is a
+//             number (a virtual number's keyword reply): an inbound message, through onInbound
+// generateInbound() makes any handset send an inbound message to a virtual number.
 import fs from "node:fs";
 import type { DeliveryReport } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
-import type { Connector, SubmitResult } from "./connector.js";
+import type { Connector, InboundSms, SubmitResult } from "./connector.js";
 
 export interface SimulatorOptions {
   seed: number;
@@ -34,12 +37,16 @@ function unit(text: string, seed: number): number {
 interface PendingReport {
   dueAt: number;
   report: DeliveryReport;
+  /** What the handset answers once the message is delivered (magic recipient 0005). */
+  answer?: InboundSms;
 }
 
 export class SimulatorConnector implements Connector {
   readonly name = "simulator";
   readonly channel = "sms";
   private sink: ((reports: DeliveryReport[]) => void) | undefined;
+  private inboundSink: ((messages: InboundSms[]) => Promise<void>) | undefined;
+  private inboundCount = 0;
   private pending: PendingReport[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
@@ -50,6 +57,31 @@ export class SimulatorConnector implements Connector {
 
   onReports(sink: (reports: DeliveryReport[]) => void): void {
     this.sink = sink;
+  }
+
+  onInbound(sink: (messages: InboundSms[]) => Promise<void>): void {
+    this.inboundSink = sink;
+  }
+
+  /** A handset sends `message` from `from` to the virtual number `to`; resolves once the gateway stored it. */
+  async generateInbound(input: {
+    to: string;
+    from: string;
+    message: string;
+    upstreamId?: string;
+  }): Promise<InboundSms> {
+    if (!this.inboundSink) throw new Error("The simulator has no inbound sink: start the workers first.");
+    this.inboundCount += 1;
+    const inbound: InboundSms = {
+      to: input.to,
+      from: input.from,
+      message: input.message,
+      connector: this.name,
+      upstreamId: input.upstreamId ?? `SIMIN${this.now().toString(36).toUpperCase()}${this.inboundCount}`,
+      receivedAt: this.now(),
+    };
+    await this.inboundSink([inbound]);
+    return inbound;
   }
 
   async start(): Promise<void> {
@@ -109,7 +141,21 @@ export class SimulatorConnector implements Connector {
   private schedule(message: MessageRow, upstreamId: string, now: number): void {
     const jitter = 0.5 + unit(`${message.id}:latency`, this.options.seed);
     const dueAt = now + Math.round(this.options.latencyMs * jitter);
-    this.pending.push({ dueAt, report: this.outcome(message, upstreamId, dueAt) });
+    const report = this.outcome(message, upstreamId, dueAt);
+    this.pending.push({ dueAt, report, answer: this.answerOf(message, report) });
+  }
+
+  /** Recipient 0005 answers STOP to a numeric sender once the message reached it. */
+  private answerOf(message: MessageRow, report: DeliveryReport): InboundSms | undefined {
+    if (!message.recipient.endsWith("0005") || report.status !== "delivered" || !/\d/.test(message.sender)) return;
+    return {
+      to: message.sender,
+      from: message.recipient,
+      message: "STOP",
+      connector: this.name,
+      upstreamId: `SIMSTOP${message.id}`,
+      receivedAt: report.at,
+    };
   }
 
   private outcome(message: Pick<MessageRow, "id" | "recipient">, upstreamId: string, at: number): DeliveryReport {
@@ -131,13 +177,19 @@ export class SimulatorConnector implements Connector {
     if (this.pending.length === 0 || !this.sink) return;
     const now = this.now();
     const due: DeliveryReport[] = [];
+    const answers: InboundSms[] = [];
     const later: PendingReport[] = [];
     for (const item of this.pending) {
-      if (item.dueAt <= now) due.push(item.report);
-      else later.push(item);
+      if (item.dueAt > now) later.push(item);
+      else {
+        due.push(item.report);
+        if (item.answer) answers.push(item.answer);
+      }
     }
     if (due.length === 0) return;
     this.pending = later;
     this.sink(due);
+    // The sink logs what it could not store; a simulated handset does not send again.
+    if (answers.length > 0) this.inboundSink?.(answers).catch(() => undefined);
   }
 }

@@ -1,5 +1,213 @@
-// Operator API for inbound numbers, keywords and injection (placeholder until the inbound work lands).
+// Operator API for inbound SMS: virtual numbers, keyword approval, suppression lists, and a
+// test endpoint that injects an inbound message. Thin adapters over operations.ts and ingest.ts.
+import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { getAccount } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
+import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import { type IngestOutcome, ingestInbound } from "./ingest.js";
+import {
+  addSuppressionsFor,
+  assignNumberFor,
+  keywordsOf,
+  numbersOf,
+  removeNumberFor,
+  removeSuppressionsFor,
+  setKeywordStatusFor,
+  suppressionsOf,
+} from "./operations.js";
 
-export function registerInboundAdminRoutes(_admin: FastifyInstance, _ctx: AppContext): void {}
+/** The connector name of messages injected through the operator API. */
+export const OPERATOR_CONNECTOR = "operator";
+
+const Username = Type.Object({ username: Type.String() });
+const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
+const Status = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
+const Page = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+};
+const MAX_NUMBERS = 10_000;
+const ISO_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d{1,3})?)?(?:Z|[+-]\d\d:\d\d)$/;
+const Numbers = Type.Object(
+  {
+    numbers: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: MAX_NUMBERS }),
+    reason: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+  const deps = { store: ctx.store, clock: ctx.clock };
+  const ok = (data: unknown) => ({ status: "success", data });
+  const username = (params: unknown) => (params as { username: string }).username;
+
+  // ---- Virtual numbers --------------------------------------------------------------------
+
+  admin.get("/accounts/:username/inbound-numbers", { schema: { params: Username } }, async (request) =>
+    ok(await numbersOf(deps, username(request.params))),
+  );
+
+  admin.post(
+    "/accounts/:username/inbound-numbers",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object({ number: Type.String({ maxLength: 32 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request, reply) => {
+      const { number } = request.body as { number: string };
+      const assigned = await assignNumberFor(deps, username(request.params), number);
+      return reply.code(assigned.created ? 201 : 200).send(ok(assigned.number));
+    },
+  );
+
+  admin.delete(
+    "/accounts/:username/inbound-numbers/:number",
+    { schema: { params: Type.Object({ username: Type.String(), number: Type.String({ maxLength: 32 }) }) } },
+    async (request) => {
+      const { number } = request.params as { number: string };
+      return ok(await removeNumberFor(deps, username(request.params), number));
+    },
+  );
+
+  // ---- Keywords -----------------------------------------------------------------------------
+
+  admin.get(
+    "/accounts/:username/keywords",
+    { schema: { params: Username, querystring: Type.Object({ status: Type.Optional(Status), ...Page }) } },
+    async (request) => {
+      const query = request.query as { status?: ApprovalStatus; page?: number; per_page?: number };
+      const { keywords, meta } = await keywordsOf(deps, username(request.params), {
+        status: query.status,
+        page: query.page,
+        perPage: query.per_page,
+      });
+      return { status: "success", data: keywords, meta };
+    },
+  );
+
+  for (const [action, status] of [
+    ["approve", "approved"],
+    ["reject", "rejected"],
+  ] as const) {
+    admin.post(`/keywords/:id/${action}`, { schema: { params: Id } }, async (request) =>
+      ok(await setKeywordStatusFor(deps, (request.params as { id: number }).id, status)),
+    );
+  }
+
+  // ---- Suppression lists ------------------------------------------------------------------
+
+  admin.get(
+    "/accounts/:username/suppressions",
+    { schema: { params: Username, querystring: Type.Object(Page) } },
+    async (request) => {
+      const query = request.query as { page?: number; per_page?: number };
+      const { suppressions, meta } = await suppressionsOf(
+        deps,
+        username(request.params),
+        query.page ?? 1,
+        query.per_page ?? 100,
+      );
+      return { status: "success", data: suppressions, meta };
+    },
+  );
+
+  admin.post("/accounts/:username/suppressions", { schema: { params: Username, body: Numbers } }, async (request) => {
+    const body = request.body as { numbers: string[]; reason?: string };
+    return ok(
+      await addSuppressionsFor(deps, username(request.params), body.numbers, body.reason?.trim() || "operator"),
+    );
+  });
+
+  admin.delete(
+    "/accounts/:username/suppressions",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object(
+          { numbers: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: MAX_NUMBERS }) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) =>
+      ok(await removeSuppressionsFor(deps, username(request.params), (request.body as { numbers: string[] }).numbers)),
+  );
+
+  // ---- Test injection -----------------------------------------------------------------------
+
+  // Straight to ingestion, not through a connector: the API process may run without workers
+  // (api and worker roles apart on PostgreSQL), and the answer can then tell what happened.
+  admin.post(
+    "/inbound",
+    {
+      schema: {
+        body: Type.Object(
+          {
+            to: Type.String({ minLength: 1, maxLength: 32 }),
+            from: Type.String({ minLength: 1, maxLength: 32 }),
+            message: Type.String({ maxLength: 2_000 }),
+            upstream_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+            received_at: Type.Optional(Type.String({ maxLength: 40 })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as {
+        to: string;
+        from: string;
+        message: string;
+        upstream_id?: string;
+        received_at?: string;
+      };
+      const receivedAt = body.received_at === undefined ? undefined : Date.parse(body.received_at);
+      if (receivedAt !== undefined && (!ISO_DATE_TIME.test(body.received_at ?? "") || !Number.isFinite(receivedAt))) {
+        throw new GatewayError("invalid_request", "received_at must be an ISO 8601 date-time.", {
+          field: "received_at",
+        });
+      }
+      const outcome = await ingestInbound(ctx, {
+        to: body.to,
+        from: body.from,
+        message: body.message,
+        connector: OPERATOR_CONNECTOR,
+        upstreamId: body.upstream_id,
+        receivedAt,
+      });
+      if (outcome.kind === "unknown_number") {
+        throw new GatewayError("not_found", `No account has the inbound number ${outcome.number || body.to}.`);
+      }
+      if (outcome.kind === "invalid") throw new GatewayError("invalid_request", outcome.message, { field: "from" });
+      const account = await getAccount(ctx.store.db, outcome.inbound.account_id);
+      return reply.code(outcome.kind === "stored" ? 201 : 200).send(ok(describeOutcome(outcome, account?.username)));
+    },
+  );
+}
+
+function describeOutcome(outcome: Extract<IngestOutcome, { inbound: unknown }>, account: string | undefined) {
+  const { inbound } = outcome;
+  const stored = outcome.kind === "stored" ? outcome : undefined;
+  return {
+    id: inbound.id,
+    account: account ?? null,
+    from: inbound.sender,
+    to: inbound.number,
+    message: inbound.body,
+    received_at: new Date(inbound.received_at).toISOString(),
+    duplicate: outcome.kind === "duplicate",
+    keyword_id: inbound.keyword_id,
+    keyword: stored?.keyword?.key ?? null,
+    reply_message_id: inbound.reply_message_id,
+    opt_out: stored?.optOut ?? null,
+    reply: !stored
+      ? null
+      : stored.reply.status === "sent"
+        ? { status: "sent", message_id: stored.reply.messageId }
+        : stored.reply,
+  };
+}

@@ -1,5 +1,146 @@
-// v2 keywords and inbound SMS (placeholder until the inbound work lands).
+// v2 keywords and received (inbound) SMS of the calling account. Answers use the `status`
+// envelope; lists are paginated with `meta`.
+import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { APPROVAL_STATUSES } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
+import { pageMeta, pageOf } from "../app/query-params.js";
+import { isoUtc } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import { createKeyword, describeKeyword, getKeyword, listKeywords } from "./keywords.js";
+import { listInbound } from "./messages.js";
 
-export function registerV2InboundRoutes(_v2: FastifyInstance, _ctx: AppContext): void {}
+const resource = { envelope: "status" } as const;
+const KEYWORDS_PER_PAGE = 25;
+const KEYWORDS_MAX_PER_PAGE = 100;
+const INBOUND_PER_PAGE = 50;
+const INBOUND_MAX_PER_PAGE = 200;
+const PageQuery = {
+  per_page: Type.Optional(Type.String({ maxLength: 20 })),
+  page: Type.Optional(Type.String({ maxLength: 20 })),
+};
+const time = (ms: number) => isoUtc(new Date(ms));
+
+function statusFilter(value: string | undefined): ApprovalStatus | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!APPROVAL_STATUSES.includes(value as ApprovalStatus)) {
+    throw new GatewayError("invalid_request", 'Query parameter "status" must be pending, approved or rejected.', {
+      field: "status",
+    });
+  }
+  return value as ApprovalStatus;
+}
+
+/** A whole-number id from the path; anything else names no keyword (404, like an unknown one). */
+function idOf(raw: string): number | undefined {
+  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
+}
+
+export function registerV2InboundRoutes(v2: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.store.db;
+
+  v2.get(
+    "/keywords",
+    {
+      config: resource,
+      schema: {
+        summary: "Keywords of the account, oldest first, paginated",
+        tags: ["inbound"],
+        querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ maxLength: 20 })) }),
+      },
+    },
+    async (request) => {
+      const query = request.query as { per_page?: string; page?: string; status?: string };
+      const page = pageOf(query, KEYWORDS_PER_PAGE, KEYWORDS_MAX_PER_PAGE);
+      const { rows, total } = await listKeywords(db, request.principal!.accountId, {
+        status: statusFilter(query.status),
+        ...page,
+      });
+      return { status: "success", data: rows.map((row) => describeKeyword(row, time)), meta: pageMeta(page, total) };
+    },
+  );
+
+  v2.get(
+    "/keywords/:id",
+    {
+      config: resource,
+      schema: {
+        summary: "One keyword with the messages it matched, newest first, paginated",
+        tags: ["inbound"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
+        querystring: Type.Object(PageQuery),
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const accountId = request.principal!.accountId;
+      const page = pageOf(
+        request.query as { per_page?: string; page?: string },
+        INBOUND_PER_PAGE,
+        INBOUND_MAX_PER_PAGE,
+      );
+      const keywordId = idOf(id);
+      const row = keywordId === undefined ? undefined : await getKeyword(db, accountId, keywordId);
+      if (!row) throw new GatewayError("not_found", `No keyword with id "${id}" in this account.`);
+      const { entries, total } = await listInbound(db, accountId, { keywordId: row.id, ...page }, time);
+      return {
+        status: "success",
+        data: { ...describeKeyword(row, time), received_total: total, received: entries },
+        meta: pageMeta(page, total),
+      };
+    },
+  );
+
+  v2.post(
+    "/keywords",
+    {
+      config: resource,
+      schema: {
+        summary: "Create a keyword (pending operator approval)",
+        tags: ["inbound"],
+        body: Type.Object(
+          {
+            key: Type.String({ maxLength: 100 }),
+            response_type: Type.String({ maxLength: 30 }),
+            static_message: Type.Optional(Type.Union([Type.String({ maxLength: 2_000 }), Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { key: string; response_type: string; static_message?: string | null };
+      const row = await createKeyword(
+        db,
+        ctx.clock,
+        request.principal!.accountId,
+        { key: body.key, responseType: body.response_type, staticMessage: body.static_message },
+        ctx.config.optOutWords,
+      );
+      return reply.code(201).send({ status: "success", data: describeKeyword(row, time) });
+    },
+  );
+
+  v2.get(
+    "/inbound",
+    {
+      config: resource,
+      schema: {
+        summary: "SMS received on the account's inbound numbers, newest first, paginated",
+        tags: ["inbound"],
+        querystring: Type.Object(PageQuery),
+      },
+    },
+    async (request) => {
+      const page = pageOf(
+        request.query as { per_page?: string; page?: string },
+        INBOUND_PER_PAGE,
+        INBOUND_MAX_PER_PAGE,
+      );
+      const { entries, total } = await listInbound(db, request.principal!.accountId, page, time);
+      return { status: "success", data: entries, meta: pageMeta(page, total) };
+    },
+  );
+}

@@ -5,6 +5,7 @@ import type { Principal } from "../auth/authenticator.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { parseLocalDateTime } from "../core/time.js";
+import { SuppressionList } from "../inbound/suppression.js";
 import type { MessageDraft, SendOrder } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
@@ -58,6 +59,7 @@ interface Content {
 export class SmsPolicy {
   private readonly senders: SenderApprovals;
   private readonly accounts: AccountRulesCache;
+  private readonly suppressions: SuppressionList;
 
   constructor(
     private readonly store: Store,
@@ -65,6 +67,7 @@ export class SmsPolicy {
   ) {
     this.senders = new SenderApprovals(store.db);
     this.accounts = new AccountRulesCache(store);
+    this.suppressions = new SuppressionList(store);
   }
 
   async decide(principal: Principal, input: SmsSendInput): Promise<SmsDecision> {
@@ -105,7 +108,12 @@ export class SmsPolicy {
     if (valid.length === 0) throw rejected[0]?.error ?? new GatewayError("invalid_recipient", "No recipient given.");
 
     const header = await this.checkSender(principal.accountId, sender, route);
-    const deliverable = await this.withoutDnd(valid, route, rejected);
+    const deliverable = await this.withoutOptedOut(
+      principal.accountId,
+      await this.withoutDnd(valid, route, rejected),
+      route,
+      rejected,
+    );
 
     const contents = new Map<string, Content>();
     for (const { message } of deliverable) {
@@ -206,6 +214,34 @@ export class SmsPolicy {
         error: new GatewayError(
           "dnd_blocked",
           `${item.recipient} is on the DND registry; promotional SMS is not allowed.`,
+        ),
+      });
+      return false;
+    });
+    if (kept.length === 0) throw rejected[rejected.length - 1]!.error;
+    return kept;
+  }
+
+  /** Promotional routes skip numbers that sent the account STOP; the send fails only when none is left. */
+  private async withoutOptedOut(
+    accountId: number,
+    items: { recipient: string; message: string }[],
+    route: SmsRoute,
+    rejected: SmsDecision["rejected"],
+  ): Promise<{ recipient: string; message: string }[]> {
+    if (route !== "promotional" && route !== "promotional_sender") return items;
+    const listed = await this.suppressions.among(
+      accountId,
+      items.map((i) => i.recipient),
+    );
+    if (listed.size === 0) return items;
+    const kept = items.filter((item) => {
+      if (!listed.has(item.recipient)) return true;
+      rejected.push({
+        recipient: item.recipient,
+        error: new GatewayError(
+          "recipient_opted_out",
+          `${item.recipient} opted out (STOP) of this account's promotional SMS.`,
         ),
       });
       return false;

@@ -1,0 +1,135 @@
+// CLI commands for inbound SMS: virtual numbers, keyword approval and suppression lists. They
+// call inbound/operations.ts, as the operator API does.
+import { type Command, Option } from "commander";
+import { systemClock } from "../core/clock.js";
+import {
+  addSuppressionsFor,
+  assignNumberFor,
+  keywordsOf,
+  numbersOf,
+  removeNumberFor,
+  removeSuppressionsFor,
+  setKeywordStatusFor,
+} from "../inbound/index.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import type { Store } from "../store/store.js";
+import { print, wholeNumber, withStore } from "./cli-support.js";
+
+const deps = (store: Store) => ({ store, clock: systemClock });
+
+function addNumberCommands(program: Command): void {
+  const numbers = program
+    .command("inbound-numbers")
+    .description("manage the virtual numbers whose inbound SMS an account receives");
+  numbers
+    .command("add")
+    .requiredOption("--account <username>")
+    .requiredOption("--number <number>", "the virtual number (digits; an Indian mobile may have +91, 91 or 0)")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const { number, created } = await assignNumberFor(deps(store), opts.account, opts.number);
+        print(
+          number,
+          opts.json,
+          () => `${number.number} ${created ? "assigned to" : "already belongs to"} ${number.account}`,
+        );
+      }),
+    );
+  numbers
+    .command("remove")
+    .requiredOption("--account <username>")
+    .requiredOption("--number <number>")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const removed = await removeNumberFor(deps(store), opts.account, opts.number);
+        print(removed, opts.json, () => `removed ${removed.number} from ${removed.account}`);
+      }),
+    );
+  numbers
+    .command("list")
+    .requiredOption("--account <username>")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = await numbersOf(deps(store), opts.account);
+        print(rows, opts.json, () => rows.map((row) => row.number).join("\n") || "no inbound numbers");
+      }),
+    );
+}
+
+function addKeywordCommands(program: Command): void {
+  const keywords = program.command("keywords").description("review the keywords accounts create");
+  for (const [action, status] of [
+    ["approve", "approved"],
+    ["reject", "rejected"],
+  ] as const) {
+    keywords
+      .command(action)
+      .requiredOption("--id <id>", "keyword id", wholeNumber)
+      .option("--json", "print JSON")
+      .action((opts) =>
+        withStore(async (store) => {
+          const row = await setKeywordStatusFor(deps(store), opts.id, status);
+          print(row, opts.json, () => `${status} keyword ${row.id} ${row.key}`);
+        }),
+      );
+  }
+  keywords
+    .command("list")
+    .requiredOption("--account <username>")
+    .addOption(new Option("--status <status>").choices(["pending", "approved", "rejected"]))
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const all: Awaited<ReturnType<typeof keywordsOf>>["keywords"] = [];
+        for (let page = 1; ; page++) {
+          const { keywords: rows, meta } = await keywordsOf(deps(store), opts.account, {
+            status: opts.status as ApprovalStatus | undefined,
+            page,
+            perPage: 1000,
+          });
+          all.push(...rows);
+          if (page >= meta.last_page) break;
+        }
+        print(all, opts.json, () =>
+          all.map((k) => `${k.id}\t${k.status}\t${k.key}\t${k.response_type}\t${k.static_message ?? ""}`).join("\n"),
+        );
+      }),
+    );
+}
+
+function addSuppressionCommands(program: Command): void {
+  const suppressions = program
+    .command("suppressions")
+    .description("manage an account's suppression list (numbers that opted out of its promotional SMS)");
+  suppressions
+    .command("add")
+    .requiredOption("--account <username>")
+    .argument("<numbers...>")
+    .option("--json", "print JSON")
+    .action((numbers: string[], opts) =>
+      withStore(async (store) => {
+        const result = await addSuppressionsFor(deps(store), opts.account, numbers);
+        print(result, opts.json, () => `added ${result.added}, duplicates ${result.duplicates}`);
+      }),
+    );
+  suppressions
+    .command("remove")
+    .requiredOption("--account <username>")
+    .argument("<numbers...>")
+    .option("--json", "print JSON")
+    .action((numbers: string[], opts) =>
+      withStore(async (store) => {
+        const result = await removeSuppressionsFor(deps(store), opts.account, numbers);
+        print(result, opts.json, () => `removed ${result.removed}`);
+      }),
+    );
+}
+
+export function addInboundCommands(program: Command): void {
+  addNumberCommands(program);
+  addKeywordCommands(program);
+  addSuppressionCommands(program);
+}

@@ -1,0 +1,6 @@
+export * from "./ingest.js";
+export * from "./keywords.js";
+export * from "./messages.js";
+export * from "./numbers.js";
+export * from "./operations.js";
+export { SUPPRESSIONS_CHANGED, SuppressionList } from "./suppression.js";

@@ -1,0 +1,101 @@
+// Operator actions on inbound SMS, shared by the operator API and the CLI: virtual numbers,
+// keyword approval, and the suppression lists. Accounts are named by username.
+import { requireAccount } from "../accounts/index.js";
+import { pageMeta } from "../app/query-params.js";
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import type { Store } from "../store/store.js";
+import { describeKeyword, listKeywords, setKeywordStatus } from "./keywords.js";
+import { assignInboundNumber, listInboundNumbers, normalizePhoneNumber, removeInboundNumber } from "./numbers.js";
+import { listSuppressions, parseSuppressedNumber, suppress, suppressionsChanged, unsuppress } from "./suppression.js";
+
+export interface InboundOperatorDeps {
+  store: Store;
+  clock: Clock;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export async function assignNumberFor(deps: InboundOperatorDeps, username: string, number: string) {
+  const account = await requireAccount(deps.store.db, username);
+  const { view, created } = await assignInboundNumber(deps.store.db, deps.clock, account.id, number);
+  return { created, number: { ...view, account: account.username } };
+}
+
+export async function numbersOf(deps: InboundOperatorDeps, username: string) {
+  const account = await requireAccount(deps.store.db, username);
+  return (await listInboundNumbers(deps.store.db, account.id)).map((view) => ({ ...view, account: account.username }));
+}
+
+export async function removeNumberFor(deps: InboundOperatorDeps, username: string, number: string) {
+  const account = await requireAccount(deps.store.db, username);
+  if (!(await removeInboundNumber(deps.store.db, account.id, number))) {
+    throw new GatewayError("not_found", `The account ${account.username} has no inbound number ${number}.`);
+  }
+  return { account: account.username, number: normalizePhoneNumber(number), removed: true };
+}
+
+export async function keywordsOf(
+  deps: InboundOperatorDeps,
+  username: string,
+  options: { status?: ApprovalStatus | undefined; page?: number | undefined; perPage?: number | undefined } = {},
+) {
+  const account = await requireAccount(deps.store.db, username);
+  const page = options.page ?? 1;
+  const perPage = options.perPage ?? 100;
+  const { rows, total } = await listKeywords(deps.store.db, account.id, { status: options.status, page, perPage });
+  return {
+    keywords: rows.map((row) => ({ ...describeKeyword(row, iso), account: account.username })),
+    meta: pageMeta({ page, perPage }, total),
+  };
+}
+
+export async function setKeywordStatusFor(deps: InboundOperatorDeps, id: number, status: ApprovalStatus) {
+  const row = await setKeywordStatus(deps.store.db, deps.clock, id, status);
+  if (!row) throw new GatewayError("not_found", `No keyword with id ${id}.`);
+  return describeKeyword(row, iso);
+}
+
+export async function suppressionsOf(deps: InboundOperatorDeps, username: string, page: number, perPage: number) {
+  const account = await requireAccount(deps.store.db, username);
+  const { rows, total } = await listSuppressions(deps.store.db, account.id, { page, perPage });
+  return { suppressions: rows, meta: pageMeta({ page, perPage }, total) };
+}
+
+/** Refuses the whole list when a number is not a phone number, like the DND calls. */
+function parseNumbers(raw: readonly string[]): string[] {
+  const numbers: string[] = [];
+  const invalid: string[] = [];
+  for (const value of raw) {
+    try {
+      numbers.push(parseSuppressedNumber(value));
+    } catch {
+      invalid.push(String(value).slice(0, 40));
+    }
+  }
+  if (invalid.length > 0) {
+    throw new GatewayError("invalid_request", `Not a phone number: ${invalid.slice(0, 5).join(", ")}.`, { invalid });
+  }
+  return [...new Set(numbers)];
+}
+
+export async function addSuppressionsFor(
+  deps: InboundOperatorDeps,
+  username: string,
+  raw: readonly string[],
+  reason = "operator",
+) {
+  const account = await requireAccount(deps.store.db, username);
+  const numbers = parseNumbers(raw);
+  const added = await suppress(deps.store.db, deps.clock, account.id, numbers, reason);
+  if (added > 0) await suppressionsChanged(deps.store, account.id);
+  return { account: account.username, added, duplicates: raw.length - added };
+}
+
+export async function removeSuppressionsFor(deps: InboundOperatorDeps, username: string, raw: readonly string[]) {
+  const account = await requireAccount(deps.store.db, username);
+  const removed = await unsuppress(deps.store.db, account.id, parseNumbers(raw));
+  if (removed > 0) await suppressionsChanged(deps.store, account.id);
+  return { account: account.username, removed };
+}
