@@ -1,5 +1,141 @@
-// v2 contact groups and their contacts (placeholder until the contacts work lands).
-import type { FastifyInstance } from "fastify";
+// v2 contact groups and their contacts: list, create and delete groups, list a group's contacts
+// a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
+import { GatewayError } from "../core/errors.js";
+import { describeContact, listContacts } from "./contacts.js";
+import {
+  createGroup,
+  deleteGroup,
+  describeGroup,
+  groupExists,
+  groupNotFound,
+  listGroups,
+  MAX_GROUP_DESCRIPTION,
+  MAX_GROUP_NAME,
+  parseGroupId,
+} from "./groups.js";
+import { registerV2ContactUpload } from "./v2-upload.js";
 
-export function registerV2ContactRoutes(_v2: FastifyInstance, _ctx: AppContext): void {}
+const resource = { envelope: "status" } as const;
+const tags = ["contacts"];
+const GROUPS_PER_PAGE = 25;
+const GROUPS_MAX_PER_PAGE = 100;
+const CONTACTS_PER_PAGE = 50;
+const CONTACTS_MAX_PER_PAGE = 200;
+const MAX_PAGE = 1_000_000;
+
+const GroupId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
+const Paging = Type.Object({
+  per_page: Type.Optional(Type.String({ maxLength: 20 })),
+  page: Type.Optional(Type.String({ maxLength: 20 })),
+});
+
+/** A whole number from the query string, within [min, max]; `fallback` when absent (as on /templates). */
+function queryInt(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined || value === "") return fallback;
+  const text = value.trim();
+  const parsed = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
+    throw new GatewayError("invalid_request", `Query parameter "${name}" must be a whole number ${min} to ${max}.`, {
+      field: name,
+    });
+  }
+  return parsed;
+}
+
+function paging(request: FastifyRequest, perPageDefault: number, perPageMax: number) {
+  const query = request.query as { per_page?: string; page?: string };
+  return {
+    perPage: queryInt(query.per_page, "per_page", perPageDefault, 1, perPageMax),
+    page: queryInt(query.page, "page", 1, 1, MAX_PAGE),
+  };
+}
+
+function pageMeta(page: number, perPage: number, total: number) {
+  return { page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) };
+}
+
+export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.store.db;
+
+  v2.get(
+    "/groups",
+    {
+      config: resource,
+      schema: {
+        summary: "Contact groups of the account with their contact counts, oldest first, paginated",
+        tags,
+        querystring: Paging,
+      },
+    },
+    async (request) => {
+      const { page, perPage } = paging(request, GROUPS_PER_PAGE, GROUPS_MAX_PER_PAGE);
+      const { rows, total } = await listGroups(db, request.principal!.accountId, { page, perPage });
+      return { status: "success", data: rows.map(describeGroup), meta: pageMeta(page, perPage, total) };
+    },
+  );
+
+  v2.post(
+    "/groups",
+    {
+      config: resource,
+      schema: {
+        summary: "Create a contact group (the name is unique in the account)",
+        tags,
+        body: Type.Object(
+          {
+            name: Type.String({ maxLength: MAX_GROUP_NAME }),
+            description: Type.Optional(Type.Union([Type.String({ maxLength: MAX_GROUP_DESCRIPTION }), Type.Null()])),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { name: string; description?: string | null };
+      const group = await createGroup(db, ctx.clock, request.principal!.accountId, body);
+      return reply.code(201).send({ status: "success", data: describeGroup(group) });
+    },
+  );
+
+  v2.delete(
+    "/groups/:id",
+    {
+      config: resource,
+      schema: { summary: "Delete a contact group and its contacts", tags, params: GroupId },
+    },
+    async (request) => {
+      const groupId = parseGroupId((request.params as { id: string }).id);
+      const deleted = await deleteGroup(ctx.store, ctx.clock, request.principal!.accountId, groupId);
+      if (!deleted) throw groupNotFound(groupId);
+      return {
+        status: "success",
+        data: { id: deleted.group.id, name: deleted.group.name, deleted: true, contacts_deleted: deleted.contacts },
+      };
+    },
+  );
+
+  v2.get(
+    "/groups/:id/contacts",
+    {
+      config: resource,
+      schema: {
+        summary: "Contacts of a group, ordered by number, paginated",
+        tags,
+        params: GroupId,
+        querystring: Paging,
+      },
+    },
+    async (request) => {
+      const groupId = parseGroupId((request.params as { id: string }).id);
+      const { page, perPage } = paging(request, CONTACTS_PER_PAGE, CONTACTS_MAX_PER_PAGE);
+      if (!(await groupExists(db, request.principal!.accountId, groupId))) throw groupNotFound(groupId);
+      const { rows, total } = await listContacts(db, groupId, { page, perPage });
+      return { status: "success", data: rows.map(describeContact), meta: pageMeta(page, perPage, total) };
+    },
+  );
+
+  registerV2ContactUpload(v2, ctx);
+}

@@ -1,0 +1,161 @@
+// Contact groups: named lists of an account's mobile numbers, which a bulk send can target.
+// Another account's group reads as unknown everywhere, exactly like an id that does not exist.
+import { type Clock, isoUtc } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { ContactGroupRow } from "../store/schema.js";
+import type { Db, Store } from "../store/store.js";
+
+export const MAX_GROUP_NAME = 100;
+export const MAX_GROUP_DESCRIPTION = 500;
+/** PostgreSQL text cannot hold U+0000. */
+const NUL = "\u0000";
+
+export type GroupWithCount = ContactGroupRow & { contacts: number };
+
+function isId(value: number): boolean {
+  return Number.isSafeInteger(value) && value > 0;
+}
+
+export function groupNotFound(id: string | number): GatewayError {
+  return new GatewayError("not_found", `No contact group with id "${id}" in this account.`);
+}
+
+/** A group id from a path; one that cannot be an id is unknown (404), like an absent one. */
+export function parseGroupId(raw: string): number {
+  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!isId(id)) throw groupNotFound(raw);
+  return id;
+}
+
+/** True when the group exists and belongs to the account (what a send to `group_id` checks first). */
+export async function groupExists(db: Db, accountId: number, groupId: number): Promise<boolean> {
+  if (!isId(groupId)) return false;
+  const row = await db
+    .selectFrom("contact_groups")
+    .select("id")
+    .where("id", "=", groupId)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+function withContactCount(db: Db) {
+  return db
+    .selectFrom("contact_groups")
+    .selectAll("contact_groups")
+    .select((eb) =>
+      eb
+        .selectFrom("contacts")
+        .select((inner) => inner.fn.countAll<number>().as("n"))
+        .whereRef("contacts.group_id", "=", "contact_groups.id")
+        .as("contacts"),
+    );
+}
+
+function counted(row: ContactGroupRow & { contacts: number | string | null }): GroupWithCount {
+  return { ...row, contacts: Number(row.contacts ?? 0) };
+}
+
+export async function getGroup(db: Db, accountId: number, groupId: number): Promise<GroupWithCount | undefined> {
+  if (!isId(groupId)) return undefined;
+  const row = await withContactCount(db)
+    .where("contact_groups.id", "=", groupId)
+    .where("contact_groups.account_id", "=", accountId)
+    .executeTakeFirst();
+  return row ? counted(row) : undefined;
+}
+
+/** The account's groups, oldest first, with the number of contacts in each. */
+export async function listGroups(
+  db: Db,
+  accountId: number,
+  options: { page: number; perPage: number },
+): Promise<{ rows: GroupWithCount[]; total: number }> {
+  const { page, perPage } = options;
+  const [rows, count] = await Promise.all([
+    withContactCount(db)
+      .where("contact_groups.account_id", "=", accountId)
+      .orderBy("contact_groups.id")
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute(),
+    db
+      .selectFrom("contact_groups")
+      .select((eb) => eb.fn.countAll<number>().as("total"))
+      .where("account_id", "=", accountId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map(counted), total: Number(count.total) };
+}
+
+/** Creates a group; a name the account already uses is a conflict (409), whatever its contacts. */
+export async function createGroup(
+  db: Db,
+  clock: Clock,
+  accountId: number,
+  input: { name: string; description?: string | null | undefined },
+): Promise<GroupWithCount> {
+  const name = input.name.trim();
+  if (name.length < 1 || name.length > MAX_GROUP_NAME || name.includes(NUL)) {
+    throw new GatewayError("invalid_request", `A group name is 1 to ${MAX_GROUP_NAME} characters, not blank.`, {
+      field: "name",
+    });
+  }
+  const description = input.description?.trim() || null;
+  if (description !== null && (description.length > MAX_GROUP_DESCRIPTION || description.includes(NUL))) {
+    throw new GatewayError("invalid_request", `A group description is at most ${MAX_GROUP_DESCRIPTION} characters.`, {
+      field: "description",
+    });
+  }
+  const now = clock.now().getTime();
+  // ON CONFLICT instead of a look-up first: two requests racing for one name get one group and one 409.
+  const row = await db
+    .insertInto("contact_groups")
+    .values({ account_id: accountId, name, description, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(["account_id", "name"]).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) {
+    throw new GatewayError("conflict", `The account already has a group named "${name}".`, { field: "name" });
+  }
+  return { ...row, contacts: 0 };
+}
+
+/**
+ * Deletes a group and its contacts in one transaction; answers the group and how many contacts
+ * went with it, or undefined when the account has no such group.
+ */
+export async function deleteGroup(
+  store: Store,
+  clock: Clock,
+  accountId: number,
+  groupId: number,
+): Promise<{ group: ContactGroupRow; contacts: number } | undefined> {
+  if (!isId(groupId)) return undefined;
+  return store.transaction(async (trx) => {
+    // Locks the row (PostgreSQL), so an upload to this group waits and then finds it gone.
+    const group = await trx
+      .updateTable("contact_groups")
+      .set({ updated_at: clock.now().getTime() })
+      .where("id", "=", groupId)
+      .where("account_id", "=", accountId)
+      .returningAll()
+      .executeTakeFirst();
+    if (!group) return undefined;
+    // The foreign key cascades too; deleting them first gives the exact count.
+    const contacts = await trx.deleteFrom("contacts").where("group_id", "=", groupId).executeTakeFirst();
+    await trx.deleteFrom("contact_groups").where("id", "=", groupId).execute();
+    return { group, contacts: Number(contacts.numDeletedRows) };
+  });
+}
+
+export function describeGroup(row: GroupWithCount) {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    contacts: row.contacts,
+    created_at: isoUtc(new Date(row.created_at)),
+    updated_at: isoUtc(new Date(row.updated_at)),
+  };
+}

@@ -1,0 +1,147 @@
+// `POST /api/v2/groups/{id}/contacts`: contacts as a JSON list, or as a CSV body read as a
+// stream (hundreds of thousands of lines in one upload, memory bounded by a chunk).
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { GatewayError } from "../core/errors.js";
+import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
+import { csvContacts } from "./csv.js";
+import { groupExists, groupNotFound, parseGroupId } from "./groups.js";
+
+/** Contacts per JSON request; longer lists come as CSV, which is streamed. */
+export const MAX_JSON_CONTACTS = 10_000;
+/** A streamed CSV upload: 500,000 lines with a name and a few more columns each fit many times over. */
+export const MAX_CSV_BYTES = 256 * 1024 * 1024;
+const CSV_TYPES = ["text/csv", "application/csv"];
+
+const PhoneNumber = Type.Union([Type.String(), Type.Number()], {
+  description: "Indian mobile: 10 digits, or with +91, 91 or 0 in front",
+});
+const ContactList = Type.Array(
+  Type.Union([
+    PhoneNumber,
+    Type.Object(
+      { number: PhoneNumber, name: Type.Optional(Type.Union([Type.String(), Type.Null()])) },
+      { additionalProperties: false },
+    ),
+  ]),
+  { minItems: 1, maxItems: MAX_JSON_CONTACTS },
+);
+const JsonContacts = Type.Union([ContactList, Type.Object({ contacts: ContactList }, { additionalProperties: false })]);
+type JsonContact = string | number | { number: string | number; name?: string | null };
+
+function isStream(body: unknown): body is NodeJS.ReadableStream {
+  return typeof (body as { pipe?: unknown } | null)?.pipe === "function";
+}
+
+function jsonEntries(body: JsonContact[] | { contacts: JsonContact[] }): ContactEntry[] {
+  const list = Array.isArray(body) ? body : body.contacts;
+  return list.map((item, at) =>
+    typeof item === "object" ? { at, value: String(item.number), name: item.name } : { at, value: String(item) },
+  );
+}
+
+/** The upload report; `at` is named `line` for a CSV (1 = first line) and `index` for JSON (from 0). */
+function describeReport(groupId: number, report: ContactImportReport, at: "line" | "index") {
+  return {
+    group_id: groupId,
+    received: report.received,
+    added: report.added,
+    duplicates: report.duplicates,
+    invalid: report.invalid,
+    duplicate_entries: report.duplicateEntries.map((entry) => ({ [at]: entry.at, number: entry.number })),
+    invalid_entries: report.invalidEntries.map((entry) => ({
+      [at]: entry.at,
+      value: entry.value,
+      reason: entry.reason,
+    })),
+  };
+}
+
+function tooLarge(): GatewayError {
+  return new GatewayError(
+    "invalid_request",
+    `The CSV is larger than ${MAX_CSV_BYTES / 1024 / 1024} MiB; split it into several uploads.`,
+    { http: 413 },
+  );
+}
+
+/**
+ * The upload route in a scope of its own: CSV bodies reach it as the raw request stream
+ * (Fastify's body limit applies only to buffered bodies), and other types are refused with a
+ * message that names the two accepted.
+ */
+export function registerV2ContactUpload(v2: FastifyInstance, ctx: AppContext): void {
+  v2.register(async (upload) => {
+    upload.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
+    upload.addContentTypeParser(CSV_TYPES, (_request, payload, done) => done(null, payload));
+    upload.addContentTypeParser("*", (_request, _payload, done) =>
+      done(
+        new GatewayError("invalid_request", "Send contacts as application/json or text/csv.", { http: 415 }),
+        undefined,
+      ),
+    );
+    upload.post(
+      "/groups/:id/contacts",
+      {
+        config: { envelope: "status" },
+        schema: {
+          summary: "Add contacts to a group: a JSON list, or a CSV file (streamed; hundreds of thousands of lines)",
+          description:
+            `JSON: an array (or \`{ "contacts": [...] }\`) of up to ${MAX_JSON_CONTACTS} numbers or ` +
+            `\`{ "number", "name" }\` objects. CSV (\`text/csv\`): number, then name (up to ${MAX_CONTACT_NAME} ` +
+            "characters); an optional header line; up to 256 MiB. Duplicates and invalid entries are reported " +
+            "with their line (CSV) or index (JSON).",
+          tags: ["contacts"],
+          params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
+          body: {
+            content: {
+              "application/json": { schema: JsonContacts },
+              "text/csv": { schema: Type.Unknown({ description: "CSV: number[,name] per line" }) },
+            },
+          },
+        },
+      },
+      async (request) => {
+        const groupId = parseGroupId((request.params as { id: string }).id);
+        const accountId = request.principal!.accountId;
+        const body = request.body;
+        if (body === undefined || body === null) {
+          throw new GatewayError("invalid_request", "Send the contacts as a JSON list or a text/csv body.");
+        }
+        if (isStream(body)) return uploadCsv(ctx, request, body, accountId, groupId);
+        if (!(await groupExists(ctx.store.db, accountId, groupId))) throw groupNotFound(groupId);
+        const entries = jsonEntries(body as JsonContact[] | { contacts: JsonContact[] });
+        const report = await addContacts(ctx.store, ctx.clock, accountId, groupId, entries);
+        return { status: "success", data: describeReport(groupId, report, "index") };
+      },
+    );
+  });
+}
+
+async function uploadCsv(
+  ctx: AppContext,
+  request: FastifyRequest,
+  body: NodeJS.ReadableStream,
+  accountId: number,
+  groupId: number,
+) {
+  const raw = request.raw;
+  try {
+    if (Number(request.headers["content-length"] ?? 0) > MAX_CSV_BYTES) throw tooLarge();
+    if (!(await groupExists(ctx.store.db, accountId, groupId))) throw groupNotFound(groupId);
+    const entries = csvContacts(body, { maxBytes: MAX_CSV_BYTES, tooLarge });
+    const report = await addContacts(ctx.store, ctx.clock, accountId, groupId, entries);
+    return { status: "success", data: describeReport(groupId, report, "line") };
+  } catch (error) {
+    // A client that hangs up mid-upload is not a server failure (nor worth a 500 in the logs).
+    if (raw.readableAborted) {
+      throw new GatewayError("invalid_request", "The CSV upload ended before the end of the file; upload it again.");
+    }
+    throw error;
+  } finally {
+    // Refused before the end of the body: read the rest and drop it, so the answer reaches the
+    // client and the connection stays usable.
+    if (!raw.complete) raw.resume();
+  }
+}
