@@ -1,9 +1,9 @@
 // v2 contact groups and their contacts: list, create and delete groups, list a group's contacts
 // a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope.
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { GatewayError } from "../core/errors.js";
+import { pageMeta, pageOf } from "../app/query-params.js";
 import { describeContact, listContacts } from "./contacts.js";
 import {
   createGroup,
@@ -24,38 +24,13 @@ const GROUPS_PER_PAGE = 25;
 const GROUPS_MAX_PER_PAGE = 100;
 const CONTACTS_PER_PAGE = 50;
 const CONTACTS_MAX_PER_PAGE = 200;
-const MAX_PAGE = 1_000_000;
 
 const GroupId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
+type PageQuery = { page?: string; per_page?: string };
 const Paging = Type.Object({
   per_page: Type.Optional(Type.String({ maxLength: 20 })),
   page: Type.Optional(Type.String({ maxLength: 20 })),
 });
-
-/** A whole number from the query string, within [min, max]; `fallback` when absent (as on /templates). */
-function queryInt(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined || value === "") return fallback;
-  const text = value.trim();
-  const parsed = /^\d{1,9}$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(parsed) || parsed < min || parsed > max) {
-    throw new GatewayError("invalid_request", `Query parameter "${name}" must be a whole number ${min} to ${max}.`, {
-      field: name,
-    });
-  }
-  return parsed;
-}
-
-function paging(request: FastifyRequest, perPageDefault: number, perPageMax: number) {
-  const query = request.query as { per_page?: string; page?: string };
-  return {
-    perPage: queryInt(query.per_page, "per_page", perPageDefault, 1, perPageMax),
-    page: queryInt(query.page, "page", 1, 1, MAX_PAGE),
-  };
-}
-
-function pageMeta(page: number, perPage: number, total: number) {
-  return { page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) };
-}
 
 export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): void {
   const db = ctx.store.db;
@@ -71,9 +46,9 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): v
       },
     },
     async (request) => {
-      const { page, perPage } = paging(request, GROUPS_PER_PAGE, GROUPS_MAX_PER_PAGE);
-      const { rows, total } = await listGroups(db, request.principal!.accountId, { page, perPage });
-      return { status: "success", data: rows.map(describeGroup), meta: pageMeta(page, perPage, total) };
+      const page = pageOf(request.query as PageQuery, GROUPS_PER_PAGE, GROUPS_MAX_PER_PAGE);
+      const { rows, total } = await listGroups(db, request.principal!.accountId, page);
+      return { status: "success", data: rows.map(describeGroup), meta: pageMeta(page, total) };
     },
   );
 
@@ -130,10 +105,10 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): v
     },
     async (request) => {
       const groupId = parseGroupId((request.params as { id: string }).id);
-      const { page, perPage } = paging(request, CONTACTS_PER_PAGE, CONTACTS_MAX_PER_PAGE);
+      const page = pageOf(request.query as PageQuery, CONTACTS_PER_PAGE, CONTACTS_MAX_PER_PAGE);
       if (!(await groupExists(db, request.principal!.accountId, groupId))) throw groupNotFound(groupId);
-      const { rows, total } = await listContacts(db, groupId, { page, perPage });
-      return { status: "success", data: rows.map(describeContact), meta: pageMeta(page, perPage, total) };
+      const { rows, total } = await listContacts(db, groupId, page);
+      return { status: "success", data: rows.map(describeContact), meta: pageMeta(page, total) };
     },
   );
 
