@@ -30,6 +30,16 @@ export function campaignsAndInbound(engine: Engine) {
         .execute();
       await db.schema.createIndex("bulk_jobs_by_account").on("bulk_jobs").columns(["account_id", "id"]).execute();
       await db.schema.alterTable("messages").addColumn("job_id", "bigint").execute();
+      // Reports are matched on (connector, upstream_id). With an index on upstream_id alone,
+      // SQLite preferred the partial index of submitted messages (connector = ?), which scans
+      // every submitted message per report: fine with a short backlog, quadratic behind a bulk
+      // job (216 ms per 500 reports at 100,000 submitted). Two equality terms win the choice.
+      await db.schema.dropIndex("messages_by_upstream").execute();
+      await db.schema
+        .createIndex("messages_by_upstream")
+        .on("messages")
+        .columns(["upstream_id", "connector"])
+        .execute();
 
       await withId(db, engine, "contact_groups")
         .addColumn("account_id", "bigint", (c) => c.notNull().references("accounts.id"))
