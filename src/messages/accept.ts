@@ -96,7 +96,6 @@ export interface AcceptorHooks {
 }
 
 const MAX_GROUP_MESSAGES = 2000;
-const INSERT_CHUNK = 500;
 
 export class Acceptor {
   private queue: Pending[] = [];
@@ -349,12 +348,7 @@ export class Acceptor {
     for (const [index, outcome] of outcomes.entries()) {
       if (!(outcome instanceof GatewayError) && outcome?.kind === "accepted") await recordJob(trx, group[index]!, now);
     }
-    for (let i = 0; i < rows.length; i += INSERT_CHUNK) {
-      await trx
-        .insertInto("messages")
-        .values(rows.slice(i, i + INSERT_CHUNK))
-        .execute();
-    }
+    await this.store.insertMany(trx, "messages", rows);
     return outcomes;
   }
 }

@@ -4,7 +4,7 @@ import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { type Insertable, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { DatabaseTarget } from "../app/config.js";
 import type { Engine } from "./engine.js";
@@ -31,6 +31,13 @@ export interface Store {
    * sqlite-group-commit.ts). Never call it from inside another transaction.
    */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Inserts many rows of one shape (every row has the first row's columns) inside `trx`, the
+   * fastest way each engine offers: on SQLite one prepared single-row statement run per row
+   * (no SQL to build or parse per row: 100,000 messages in about 0.4 s instead of 1.5 s with
+   * 500-row statements), on PostgreSQL multi-row statements.
+   */
+  insertMany<T extends keyof Database & string>(trx: Db, table: T, rows: Insertable<Database[T]>[]): Promise<void>;
   migrate(): Promise<void>;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
@@ -90,11 +97,30 @@ function openSqlite(file: string, options: StoreOptions): Store {
     },
   };
 
+  const inserts = new Map<string, BetterSqlite3.Statement>();
   return {
     engine: "sqlite",
     db,
     signals,
     transaction: groupCommitTransactions(db),
+    // The caller is inside a transaction on this same (only) connection, so the raw statements
+    // run inside it: better-sqlite3 is synchronous and nothing else can interleave.
+    async insertMany(_trx, table, rows) {
+      const first = rows[0];
+      if (!first) return;
+      const columns = Object.keys(first);
+      const text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) values (${columns.map(() => "?").join(", ")})`;
+      let statement = inserts.get(text);
+      if (!statement) {
+        statement = raw.prepare(text);
+        inserts.set(text, statement);
+      }
+      const values: unknown[] = new Array(columns.length);
+      for (const row of rows as Record<string, unknown>[]) {
+        for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!] ?? null;
+        statement.run(values);
+      }
+    },
     migrate: () => runMigrations(db, "sqlite"),
     ping: async () => {
       try {
@@ -174,6 +200,15 @@ function openPostgres(url: string, options: StoreOptions): Store {
     db,
     signals,
     transaction: (fn) => db.transaction().execute(fn),
+    async insertMany(trx, table, rows) {
+      // 500 rows x a few dozen columns stays far below PostgreSQL's 65,535 parameters.
+      for (let i = 0; i < rows.length; i += 500) {
+        await trx
+          .insertInto(table)
+          .values(rows.slice(i, i + 500) as never)
+          .execute();
+      }
+    },
     migrate: () => runMigrations(db, "postgres"),
     ping: async () => {
       try {
