@@ -1,6 +1,13 @@
-// The background parts of the `worker` role: connectors, the dispatcher, delivery-report and
+// The background parts of the `worker` role: connectors, the bulk expander, the dispatcher, delivery-report and
 // inbound-SMS ingestion and queue housekeeping. Each stops after finishing the work in hand.
-import { Dispatcher, ReportIngester, Router, SimulatorConnector, startHousekeeping } from "../dispatch/index.js";
+import {
+  BulkExpander,
+  Dispatcher,
+  ReportIngester,
+  Router,
+  SimulatorConnector,
+  startHousekeeping,
+} from "../dispatch/index.js";
 import { InboundIngester } from "../inbound/index.js";
 import type { AppContext } from "./context.js";
 
@@ -33,6 +40,8 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
 
   const dispatcher = new Dispatcher(ctx, new Router(connectors));
   dispatcher.start();
+  const expander = new BulkExpander(ctx);
+  expander.start();
   const housekeeping = startHousekeeping(ctx, dispatcher, simulator);
 
   return {
@@ -40,6 +49,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     simulator,
     async stop() {
       await housekeeping.stop();
+      await expander.stop();
       await dispatcher.stop();
       for (const connector of connectors) await connector.stop?.();
       await reports.stop();

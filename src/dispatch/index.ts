@@ -1,3 +1,4 @@
+export { BulkExpander, DEFAULT_EXPANDER_OPTIONS } from "./bulk-expander.js";
 export type { Connector, SubmitResult } from "./connector.js";
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL, retryDelayMs } from "./dispatcher.js";
 export { startHousekeeping } from "./housekeeping.js";

@@ -8,7 +8,7 @@ import type { Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { formatBroadcastId, newQueueId } from "../core/ids.js";
 import { localDay } from "../core/time.js";
-import type { MessageStatus, NewMessage } from "../store/schema.js";
+import type { MessageStatus, NewBulkPart, NewMessage } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { SequenceAllocator } from "./sequence.js";
 
@@ -68,6 +68,8 @@ export interface AcceptedMessage {
 
 export interface AcceptedSend {
   broadcastId: string;
+  /** Messages accepted (for a bulk job, `messages` is empty: they are created by the expander). */
+  accepted: number;
   /** The bulk job, when the order asked for one. */
   jobId?: number;
   messages: AcceptedMessage[];
@@ -84,6 +86,9 @@ interface Pending {
   prepared: AcceptedSend;
   /** The ledger reference of the debit: the broadcast id, made unique for a job's later parts. */
   debitRef: string;
+  /** Messages in the send (rows, or recipients of the part). */
+  count: number;
+  part: NewBulkPart | undefined;
   rows: NewMessage[];
   enqueuedAt: number;
   resolve: (outcome: AcceptOutcome) => void;
@@ -133,48 +138,60 @@ export class Acceptor {
     const messages: AcceptedMessage[] = [];
     const rows: NewMessage[] = [];
     let credits = 0;
-    for (const draft of order.drafts) {
-      const id = newQueueId(now.getTime());
-      credits += draft.credits;
-      messages.push({ id, recipient: draft.recipient, dueAt: draft.dueAt, status });
-      rows.push({
-        id,
-        account_id: order.accountId,
-        channel: order.channel,
-        broadcast_id: broadcastId,
-        recipient: draft.recipient,
-        sender: draft.sender,
-        body: draft.body,
-        encoding: draft.encoding,
-        segments: draft.segments,
-        flash: draft.flash ? 1 : 0,
-        route: draft.route,
-        lane: draft.lane,
-        wallet: order.wallet,
-        credits: draft.credits,
-        status,
-        due_at: draft.dueAt,
-        lease_until: null,
-        attempts: 0,
-        connector: null,
-        upstream_id: null,
-        error_code: null,
-        error_message: null,
-        dlt_entity_id: draft.dltEntityId ?? null,
-        dlt_template_id: draft.dltTemplateId ?? null,
-        meta: draft.meta ? JSON.stringify(draft.meta) : null,
-        template_id: draft.templateId ?? null,
-        job_id: jobId ?? null,
-        created_at: now.getTime(),
-        submitted_at: null,
-        done_at: null,
-      });
+    for (const draft of order.drafts) credits += draft.credits;
+    // A bulk job's recipients are stored as one part and become messages in the expander.
+    const part =
+      order.job && jobId !== undefined ? bulkPart(order, broadcastId, jobId, status, now.getTime()) : undefined;
+    if (!part) {
+      for (const draft of order.drafts) {
+        const id = newQueueId(now.getTime());
+        messages.push({ id, recipient: draft.recipient, dueAt: draft.dueAt, status });
+        rows.push({
+          id,
+          account_id: order.accountId,
+          channel: order.channel,
+          broadcast_id: broadcastId,
+          recipient: draft.recipient,
+          sender: draft.sender,
+          body: draft.body,
+          encoding: draft.encoding,
+          segments: draft.segments,
+          flash: draft.flash ? 1 : 0,
+          route: draft.route,
+          lane: draft.lane,
+          wallet: order.wallet,
+          credits: draft.credits,
+          status,
+          due_at: draft.dueAt,
+          lease_until: null,
+          attempts: 0,
+          connector: null,
+          upstream_id: null,
+          error_code: null,
+          error_message: null,
+          dlt_entity_id: draft.dltEntityId ?? null,
+          dlt_template_id: draft.dltTemplateId ?? null,
+          meta: draft.meta ? JSON.stringify(draft.meta) : null,
+          template_id: draft.templateId ?? null,
+          job_id: jobId ?? null,
+          created_at: now.getTime(),
+          submitted_at: null,
+          done_at: null,
+        });
+      }
     }
-    const prepared: AcceptedSend = { broadcastId, messages, credits, ...(jobId === undefined ? {} : { jobId }) };
+    const count = order.drafts.length;
+    const prepared: AcceptedSend = {
+      broadcastId,
+      messages,
+      accepted: count,
+      credits,
+      ...(jobId === undefined ? {} : { jobId }),
+    };
     return new Promise<AcceptOutcome>((resolve, reject) => {
-      // A job's later parts share its batch id; the first message id tells their debits apart.
-      const debitRef = order.job?.kind === "append" ? `${broadcastId}/${messages[0]!.id}` : broadcastId;
-      this.queue.push({ order, prepared, debitRef, rows, enqueuedAt: performance.now(), resolve, reject });
+      // A job's later parts share its batch id; a fresh id tells their debits apart.
+      const debitRef = order.job?.kind === "append" ? `${broadcastId}/${newQueueId(now.getTime())}` : broadcastId;
+      this.queue.push({ order, prepared, debitRef, rows, count, part, enqueuedAt: performance.now(), resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
         setImmediate(() => void this.flush());
@@ -238,7 +255,7 @@ export class Acceptor {
       if (outcome?.kind === "accepted") {
         accepted.push({
           channel: pending.order.channel,
-          count: pending.rows.length,
+          count: pending.count,
           waitedMs: now - pending.enqueuedAt,
         });
       }
@@ -284,7 +301,7 @@ export class Acceptor {
 
     const debitOf = (index: number): Debit => {
       const { order, prepared, debitRef } = group[index]!;
-      const count = prepared.messages.length;
+      const count = prepared.accepted;
       return {
         accountId: order.accountId,
         wallet: order.wallet,
@@ -314,7 +331,7 @@ export class Acceptor {
     for (const indexes of byWallet.values()) {
       const first = group[indexes[0]!]!.order;
       const limited = (first.floodLimit ?? 0) > 0;
-      const total = indexes.reduce((sum, i) => sum + group[i]!.rows.length, 0);
+      const total = indexes.reduce((sum, i) => sum + group[i]!.count, 0);
       // The common case: no flood limit, or the whole group fits it and the wallet covers it.
       const counted = await countFlood(trx, first.accountId, day(indexes[0]!), total, limited ? first.floodLimit! : 0);
       if (counted && (await debitAllOrNothing(trx, this.clock, indexes.map(debitOf)))) {
@@ -324,8 +341,8 @@ export class Acceptor {
       // Give the group's count back and decide send by send, in arrival order.
       if (counted) await countFlood(trx, first.accountId, day(indexes[0]!), -total, 0);
       for (const index of indexes) {
-        const { order, rows } = group[index]!;
-        if (!(await countFlood(trx, order.accountId, day(index), rows.length, order.floodLimit ?? 0))) {
+        const { order, count } = group[index]!;
+        if (!(await countFlood(trx, order.accountId, day(index), count, order.floodLimit ?? 0))) {
           await refuse(
             index,
             new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${order.floodLimit} is reached.`),
@@ -336,7 +353,7 @@ export class Acceptor {
           accept(index);
           continue;
         }
-        await countFlood(trx, order.accountId, day(index), -rows.length, 0);
+        await countFlood(trx, order.accountId, day(index), -count, 0);
         await refuse(
           index,
           new GatewayError(
@@ -355,9 +372,21 @@ export class Acceptor {
 
 /** Creates the bulk job of an accepted send, or adds the send to the job it extends. */
 async function recordJob(trx: Db, pending: Pending, now: number): Promise<void> {
-  const { order, prepared, rows } = pending;
+  const { order, prepared, count, part } = pending;
   const job = order.job;
   if (!job || prepared.jobId === undefined) return;
+  await recordJobRow(trx, order, prepared, job, count, now);
+  if (part) await trx.insertInto("bulk_parts").values(part).execute();
+}
+
+async function recordJobRow(
+  trx: Db,
+  order: SendOrder,
+  prepared: AcceptedSend,
+  job: JobRequest,
+  count: number,
+  now: number,
+): Promise<void> {
   if (job.kind === "create") {
     await trx
       .insertInto("bulk_jobs")
@@ -369,7 +398,7 @@ async function recordJob(trx: Db, pending: Pending, now: number): Promise<void> 
         route: job.route,
         sender: job.sender,
         group_id: job.groupId,
-        total: rows.length,
+        total: count,
         rejected: job.rejected,
         delivered: 0,
         failed: 0,
@@ -386,7 +415,7 @@ async function recordJob(trx: Db, pending: Pending, now: number): Promise<void> 
   await trx
     .updateTable("bulk_jobs")
     .set({
-      total: sql`total + ${rows.length}`,
+      total: sql`total + ${count}`,
       rejected: sql`rejected + ${job.rejected}`,
       credits: sql`credits + ${prepared.credits}`,
       status: sql`case when status = 'completed' then 'processing' else status end`,
@@ -415,4 +444,46 @@ async function countFlood(trx: Db, accountId: number, day: string, n: number, li
   if (limit > 0 && n > 0) update = update.where(sql<boolean>`count + ${n} <= ${limit}`);
   const result = await update.executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** The part of a bulk job: what every message shares, and the recipients in one column. */
+function bulkPart(order: SendOrder, broadcastId: string, jobId: number, status: string, now: number): NewBulkPart {
+  const first = order.drafts[0]!;
+  for (const draft of order.drafts) {
+    if (
+      draft.body !== first.body ||
+      draft.sender !== first.sender ||
+      draft.credits !== first.credits ||
+      draft.dueAt !== first.dueAt ||
+      draft.route !== first.route ||
+      draft.templateId !== first.templateId
+    ) {
+      throw new Error("a bulk job's messages must share everything but the recipient");
+    }
+  }
+  return {
+    job_id: jobId,
+    account_id: order.accountId,
+    broadcast_id: broadcastId,
+    status: "pending",
+    recipients: order.drafts.map((d) => d.recipient).join(","),
+    count: order.drafts.length,
+    next_index: 0,
+    channel: order.channel,
+    sender: first.sender,
+    body: first.body,
+    encoding: first.encoding,
+    segments: first.segments,
+    flash: first.flash ? 1 : 0,
+    route: first.route,
+    lane: first.lane,
+    wallet: order.wallet,
+    credits: first.credits,
+    dlt_entity_id: first.dltEntityId ?? null,
+    dlt_template_id: first.dltTemplateId ?? null,
+    template_id: first.templateId ?? null,
+    // A scheduled part waits here until it is due; the expander then queues its messages.
+    due_at: status === "scheduled" ? first.dueAt : Math.min(first.dueAt, now),
+    created_at: now,
+  };
 }

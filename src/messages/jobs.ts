@@ -9,6 +9,8 @@ import type { Db } from "../store/store.js";
 export interface JobOutcome {
   job_id: number | null;
   status: string;
+  /** How many messages this stands for (a cancelled bulk part: all its remaining recipients). */
+  count?: number;
 }
 
 /** Jobs whose messages were just submitted to a carrier move from queued to processing. */
@@ -29,9 +31,10 @@ export async function countJobOutcomes(trx: Db, rows: readonly JobOutcome[], now
   for (const row of rows) {
     if (row.job_id === null) continue;
     const counts = byJob.get(row.job_id) ?? { delivered: 0, failed: 0, cancelled: 0 };
-    if (row.status === "delivered") counts.delivered++;
-    else if (row.status === "cancelled") counts.cancelled++;
-    else counts.failed++;
+    const n = row.count ?? 1;
+    if (row.status === "delivered") counts.delivered += n;
+    else if (row.status === "cancelled") counts.cancelled += n;
+    else counts.failed += n;
     byJob.set(row.job_id, counts);
   }
   for (const [id, c] of byJob) {

@@ -2,13 +2,13 @@
 // state for the target (see core/message-status.ts), so concurrent workers and duplicate
 // reports can never move a message twice or backwards.
 import { type RawBuilder, sql } from "kysely";
-import { refundMany } from "../accounts/index.js";
+import { type Refund, refundMany } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import type { Wallet } from "../core/credits.js";
 import { assertTransition, sourcesOf } from "../core/message-status.js";
 import type { MessageRow, MessageStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
-import { countJobOutcomes } from "./jobs.js";
+import { countJobOutcomes, type JobOutcome } from "./jobs.js";
 
 const MAX_ROWS = 500;
 
@@ -172,17 +172,27 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
   return failed;
 }
 
+export interface Cancellation {
+  /** Messages cancelled, including a bulk job's recipients that were not messages yet. */
+  count: number;
+  /** Milli-credits refunded. */
+  credits: number;
+  /** Queue ids of the cancelled message rows. */
+  ids: string[];
+}
+
 /**
  * Cancels the scheduled messages of an account that are not released yet (one message by
- * queue id, or every message of a broadcast or bulk job) and refunds them; returns what was
- * cancelled. A message already queued or sent is left alone.
+ * queue id, or everything still scheduled of a broadcast or bulk job, including the parts the
+ * expander has not turned into messages) and refunds them. A message already queued or sent
+ * is left alone.
  */
 export async function cancelScheduled(
   trx: Db,
   clock: Clock,
   accountId: number,
   target: { queueId: string } | { broadcastId: string },
-): Promise<ChargedRow[]> {
+): Promise<Cancellation> {
   assertTransition("scheduled", "cancelled");
   const now = clock.now().getTime();
   let update = trx
@@ -194,26 +204,43 @@ export async function cancelScheduled(
     "queueId" in target
       ? update.where("id", "=", target.queueId)
       : update.where("broadcast_id", "=", target.broadcastId);
-  const cancelled = await update
-    .returning(["id", "account_id", "wallet", "credits", "channel", "created_at", "job_id"])
-    .execute();
-  await refundMany(
-    trx,
-    clock,
-    cancelled.map((row) => ({
-      accountId: row.account_id,
-      wallet: row.wallet as Wallet,
-      amount: row.credits,
-      ref: row.id,
-      note: "refund: scheduled message cancelled",
-    })),
-  );
-  await countJobOutcomes(
-    trx,
-    cancelled.map((row) => ({ job_id: row.job_id, status: "cancelled" })),
-    now,
-  );
-  return cancelled;
+  const rows = await update.returning(["id", "account_id", "wallet", "credits", "job_id"]).execute();
+  const parts =
+    "broadcastId" in target
+      ? await trx
+          .updateTable("bulk_parts")
+          .set({ status: "cancelled" })
+          .where("account_id", "=", accountId)
+          .where("broadcast_id", "=", target.broadcastId)
+          .where("status", "=", "pending")
+          .where("due_at", ">", now)
+          .returning(["id", "job_id", "wallet", "credits", "count", "next_index"])
+          .execute()
+      : [];
+  const refunds: Refund[] = rows.map((row) => ({
+    accountId: row.account_id,
+    wallet: row.wallet as Wallet,
+    amount: row.credits,
+    ref: row.id,
+    note: "refund: scheduled message cancelled",
+  }));
+  const outcomes: JobOutcome[] = rows.map((row) => ({ job_id: row.job_id, status: "cancelled" }));
+  let count = rows.length;
+  for (const part of parts) {
+    const left = part.count - part.next_index;
+    count += left;
+    refunds.push({
+      accountId,
+      wallet: part.wallet as Wallet,
+      amount: left * part.credits,
+      ref: `bulk_part:${part.id}`,
+      note: `refund: ${left} scheduled messages of a bulk job cancelled`,
+    });
+    outcomes.push({ job_id: part.job_id, status: "cancelled", count: left });
+  }
+  await refundMany(trx, clock, refunds);
+  await countJobOutcomes(trx, outcomes, now);
+  return { count, credits: refunds.reduce((sum, r) => sum + r.amount, 0), ids: rows.map((row) => row.id) };
 }
 
 export interface DeliveryReport {

@@ -203,12 +203,12 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: AppContext): void {
           order,
           answer: (send: AcceptedSend) => ({
             success: true,
-            message: `Bulk job accepted: ${send.messages.length} of ${recipients.length} recipients queued`,
+            message: `Bulk job accepted: ${send.accepted} of ${recipients.length} recipients queued`,
             data: {
               job_id: send.jobId,
               batch_id: send.broadcastId,
               total: recipients.length,
-              accepted: send.messages.length,
+              accepted: send.accepted,
               rejected: rejections.slice(0, MAX_LISTED_REJECTIONS),
               rejected_count: rejections.length,
               status: append ? append.status : "queued",

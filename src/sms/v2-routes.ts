@@ -205,26 +205,33 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
       const target = isQueueId(id) ? { queueId: id } : BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
       const exists =
         target &&
-        (await ctx.store.db
+        ((await ctx.store.db
           .selectFrom("messages")
           .select("status")
           .where("account_id", "=", accountId)
           .where("queueId" in target ? "id" : "broadcast_id", "=", id)
           .limit(1)
-          .executeTakeFirst());
+          .executeTakeFirst()) ??
+          (await ctx.store.db
+            .selectFrom("bulk_parts")
+            .select("status")
+            .where("account_id", "=", accountId)
+            .where("broadcast_id", "=", id)
+            .limit(1)
+            .executeTakeFirst()));
       if (!target || !exists)
         throw new GatewayError("not_found", `No scheduled message with id "${id}" in this account.`);
       const cancelled = await ctx.store.transaction((trx) => cancelScheduled(trx, ctx.clock, accountId, target));
-      if (cancelled.length === 0) {
+      if (cancelled.count === 0) {
         throw new GatewayError("conflict", `Nothing to cancel: "${id}" was already released for sending or is final.`);
       }
       return {
         success: true,
-        message: `${cancelled.length} scheduled message${cancelled.length === 1 ? "" : "s"} cancelled and refunded`,
+        message: `${cancelled.count} scheduled message${cancelled.count === 1 ? "" : "s"} cancelled and refunded`,
         data: {
-          cancelled: cancelled.length,
-          refunded_credits: fromMilli(cancelled.reduce((sum, row) => sum + row.credits, 0)),
-          message_ids: cancelled.slice(0, 1000).map((row) => row.id),
+          cancelled: cancelled.count,
+          refunded_credits: fromMilli(cancelled.credits),
+          message_ids: cancelled.ids.slice(0, 1000),
         },
       };
     },

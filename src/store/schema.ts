@@ -205,6 +205,38 @@ export interface BulkJobsTable {
   completed_at: number | null;
 }
 
+export type BulkPartStatus = "pending" | "done" | "cancelled";
+
+/** One bulk call's recipients, fanned out into messages by the expander (see dispatch/bulk-expander.ts). */
+export interface BulkPartsTable {
+  id: Generated<number>;
+  job_id: number;
+  account_id: number;
+  broadcast_id: string;
+  status: BulkPartStatus;
+  /** Normalised recipients, comma-separated, in the order they were accepted. */
+  recipients: string;
+  count: number;
+  /** Recipients [0, next_index) are message rows already. */
+  next_index: number;
+  channel: string;
+  sender: string;
+  body: string;
+  encoding: string | null;
+  segments: number;
+  flash: number;
+  route: string;
+  lane: number;
+  wallet: string;
+  /** Milli-credits per message. */
+  credits: number;
+  dlt_entity_id: string | null;
+  dlt_template_id: string | null;
+  template_id: number | null;
+  due_at: number;
+  created_at: number;
+}
+
 export interface ContactGroupsTable {
   id: Generated<number>;
   account_id: number;
@@ -283,6 +315,7 @@ export interface Database {
   dnd_numbers: DndNumbersTable;
   flood_counters: FloodCountersTable;
   bulk_jobs: BulkJobsTable;
+  bulk_parts: BulkPartsTable;
   contact_groups: ContactGroupsTable;
   contacts: ContactsTable;
   inbound_numbers: InboundNumbersTable;
@@ -303,3 +336,5 @@ export type BulkJobRow = Selectable<BulkJobsTable>;
 export type ContactGroupRow = Selectable<ContactGroupsTable>;
 export type KeywordRow = Selectable<KeywordsTable>;
 export type InboundMessageRow = Selectable<InboundMessagesTable>;
+export type BulkPartRow = Selectable<BulkPartsTable>;
+export type NewBulkPart = Insertable<BulkPartsTable>;

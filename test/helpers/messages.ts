@@ -10,7 +10,13 @@ export async function waitUntilAllFinal(store: Store, timeoutMs = 60_000): Promi
       .select((eb) => eb.fn.countAll<number>().as("n"))
       .where("status", "not in", ["delivered", "failed", "cancelled"])
       .executeTakeFirstOrThrow();
-    if (Number(open.n) === 0) return;
+    // Bulk-job recipients the expander has not turned into messages yet are not final either.
+    const parts = await store.db
+      .selectFrom("bulk_parts")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("status", "=", "pending")
+      .executeTakeFirstOrThrow();
+    if (Number(open.n) === 0 && Number(parts.n) === 0) return;
     if (Date.now() > deadline) throw new Error(`${open.n} messages still not final after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -30,15 +30,52 @@ export function campaignsAndInbound(engine: Engine) {
         .execute();
       await db.schema.createIndex("bulk_jobs_by_account").on("bulk_jobs").columns(["account_id", "id"]).execute();
       await db.schema.alterTable("messages").addColumn("job_id", "bigint").execute();
+      // A bulk call is stored as one part (its recipients in one column) and fanned out into
+      // message rows by the expander in chunks, as the queue makes room: a 100,000-recipient
+      // call is one row to write at acceptance, and the queue never holds a million rows.
+      await withId(db, engine, "bulk_parts")
+        .addColumn("job_id", "bigint", (c) => c.notNull().references("bulk_jobs.id"))
+        .addColumn("account_id", "bigint", (c) => c.notNull())
+        .addColumn("broadcast_id", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("recipients", "text", (c) => c.notNull())
+        .addColumn("count", "integer", (c) => c.notNull())
+        .addColumn("next_index", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("channel", "text", (c) => c.notNull())
+        .addColumn("sender", "text", (c) => c.notNull())
+        .addColumn("body", "text", (c) => c.notNull())
+        .addColumn("encoding", "text")
+        .addColumn("segments", "integer", (c) => c.notNull())
+        .addColumn("flash", "integer", (c) => c.notNull())
+        .addColumn("route", "text", (c) => c.notNull())
+        .addColumn("lane", "integer", (c) => c.notNull())
+        .addColumn("wallet", "text", (c) => c.notNull())
+        .addColumn("credits", "bigint", (c) => c.notNull())
+        .addColumn("dlt_entity_id", "text")
+        .addColumn("dlt_template_id", "text")
+        .addColumn("template_id", "bigint")
+        .addColumn("due_at", "bigint", (c) => c.notNull())
+        .addColumn("created_at", "bigint", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("bulk_parts_pending")
+        .on("bulk_parts")
+        .columns(["due_at", "id"])
+        .where(sql.ref("status"), "=", "pending")
+        .execute();
+      await db.schema.createIndex("bulk_parts_by_broadcast").on("bulk_parts").column("broadcast_id").execute();
       // Reports are matched on (connector, upstream_id). With an index on upstream_id alone,
       // SQLite preferred the partial index of submitted messages (connector = ?), which scans
       // every submitted message per report: fine with a short backlog, quadratic behind a bulk
       // job (216 ms per 500 reports at 100,000 submitted). Two equality terms win the choice.
+      // Partial: a message has no upstream id until it is submitted, so accepting one adds
+      // nothing to this index (an equality on upstream_id implies IS NOT NULL to both planners).
       await db.schema.dropIndex("messages_by_upstream").execute();
       await db.schema
         .createIndex("messages_by_upstream")
         .on("messages")
         .columns(["upstream_id", "connector"])
+        .where(sql.ref("upstream_id"), "is not", null)
         .execute();
 
       await withId(db, engine, "contact_groups")

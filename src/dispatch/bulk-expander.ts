@@ -1,0 +1,186 @@
+// The bulk expander: turns the parts of bulk jobs (one row holding up to 100,000 recipients)
+// into message rows, a chunk at a time, only while the queue has room. Accepting a campaign
+// is then one small write, and the queue holds at most MAX_BACKLOG queued messages whatever
+// the campaign's size, so memory and claim cost stay flat and other traffic is not buried.
+// Each chunk inserts its messages and advances the part's next_index in one transaction,
+// conditional on next_index: after a crash or with several workers, every recipient becomes
+// exactly one message. Parts of different accounts are served in turn.
+import { sql } from "kysely";
+import type { AppContext } from "../app/context.js";
+import { newQueueId } from "../core/ids.js";
+import type { BulkPartRow, NewMessage } from "../store/schema.js";
+import { QUEUED_SIGNAL } from "./dispatcher.js";
+
+type Deps = Pick<AppContext, "store" | "clock" | "logger">;
+
+export interface ExpanderOptions {
+  /** Messages created per part per round. */
+  chunk: number;
+  /** No expansion while this many messages are queued and due. */
+  maxBacklog: number;
+  idleMs: number;
+}
+
+export const DEFAULT_EXPANDER_OPTIONS: ExpanderOptions = { chunk: 1_000, maxBacklog: 20_000, idleMs: 500 };
+
+/** Parts in progress, with their recipients split once (bounded: a few parts at a time). */
+const MAX_CACHED_PARTS = 8;
+
+export class BulkExpander {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private readonly recipients = new Map<number, string[]>();
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: ExpanderOptions = DEFAULT_EXPANDER_OPTIONS,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.deps.store.signals.listen(QUEUED_SIGNAL, () => this.wake());
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.wake();
+    await this.loop;
+  }
+
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let created = 0;
+      try {
+        created = await this.expandOnce();
+      } catch (error) {
+        this.deps.logger.error({ err: error }, "bulk expansion round failed");
+      }
+      if (created > 0) {
+        await this.deps.store.signals.notify(QUEUED_SIGNAL).catch(() => undefined);
+        continue;
+      }
+      if (this.running) await this.sleep(this.options.idleMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+
+  /** One round: a chunk of each due part (one part per account), if the queue has room. Returns messages created. */
+  async expandOnce(): Promise<number> {
+    const { store, clock } = this.deps;
+    const now = clock.now().getTime();
+    const due = await store.db
+      .selectFrom("bulk_parts")
+      .select(["id", "account_id"])
+      .where("status", "=", "pending")
+      .where("due_at", "<=", now)
+      .orderBy("due_at")
+      .orderBy("id")
+      .limit(100)
+      .execute();
+    if (due.length === 0) return 0;
+    const backlog = await sql<{ n: number }>`
+      select count(*) as n from (select 1 from messages where status = 'queued' and due_at <= ${now}
+                                 limit ${this.options.maxBacklog}) q`.execute(store.db);
+    const room = this.options.maxBacklog - Number(backlog.rows[0]?.n ?? 0);
+    if (room <= 0) return 0;
+    // The oldest due part of each account, accounts in turn, as far as the room goes.
+    const picked: number[] = [];
+    const accounts = new Set<number>();
+    for (const part of due) {
+      if (accounts.has(part.account_id)) continue;
+      accounts.add(part.account_id);
+      picked.push(part.id);
+    }
+    const parts = await store.db.selectFrom("bulk_parts").selectAll().where("id", "in", picked).execute();
+    const perPart = Math.max(1, Math.min(this.options.chunk, Math.ceil(room / parts.length)));
+    const created = await store.transaction(async (trx) => {
+      let total = 0;
+      for (const part of parts) {
+        const take = Math.min(perPart, part.count - part.next_index);
+        const advanced = await trx
+          .updateTable("bulk_parts")
+          .set({
+            next_index: part.next_index + take,
+            status: part.next_index + take >= part.count ? "done" : "pending",
+          })
+          .where("id", "=", part.id)
+          .where("next_index", "=", part.next_index)
+          .where("status", "=", "pending")
+          .executeTakeFirst();
+        // Another worker took this chunk, or the part was cancelled meanwhile.
+        if (Number(advanced.numUpdatedRows) === 0) continue;
+        await store.insertMany(trx, "messages", this.messagesOf(part, take, now));
+        total += take;
+      }
+      return total;
+    });
+    for (const part of parts) if (part.next_index + perPart >= part.count) this.recipients.delete(part.id);
+    return created;
+  }
+
+  private messagesOf(part: BulkPartRow, take: number, now: number): NewMessage[] {
+    let list = this.recipients.get(part.id);
+    if (!list) {
+      if (this.recipients.size >= MAX_CACHED_PARTS) this.recipients.delete(this.recipients.keys().next().value!);
+      list = part.recipients.split(",");
+      this.recipients.set(part.id, list);
+    }
+    const rows: NewMessage[] = [];
+    for (let i = part.next_index; i < part.next_index + take; i++) {
+      rows.push({
+        id: newQueueId(now),
+        account_id: part.account_id,
+        channel: part.channel,
+        broadcast_id: part.broadcast_id,
+        recipient: list[i]!,
+        sender: part.sender,
+        body: part.body,
+        encoding: part.encoding,
+        segments: part.segments,
+        flash: part.flash,
+        route: part.route,
+        lane: part.lane,
+        wallet: part.wallet,
+        credits: part.credits,
+        status: "queued",
+        due_at: Math.max(part.due_at, part.created_at),
+        lease_until: null,
+        attempts: 0,
+        connector: null,
+        upstream_id: null,
+        error_code: null,
+        error_message: null,
+        dlt_entity_id: part.dlt_entity_id,
+        dlt_template_id: part.dlt_template_id,
+        meta: null,
+        template_id: part.template_id,
+        job_id: part.job_id,
+        // Accepted when the part was: end-to-end times and account listings count from then.
+        created_at: part.created_at,
+        submitted_at: null,
+        done_at: null,
+      });
+    }
+    return rows;
+  }
+}
