@@ -75,11 +75,20 @@ const drainStarted = Date.now();
 const sampler = setInterval(() => {
   peak = Math.max(peak, rss());
 }, 500);
-await waitFor(async () => (await metric(base, "switchboard_messages_delivered_total")) >= accepted, {
-  timeoutMs: 1_800_000,
-  intervalMs: 1000,
-});
+// Memory at each tenth of the job delivered: flat if the dispatch of a job is bounded.
+const timeline = [];
+await waitFor(
+  async () => {
+    const delivered = await metric(base, "switchboard_messages_delivered_total");
+    const heap = (await metric(base, "switchboard_nodejs_heap_size_used_bytes")) / 1024 / 1024;
+    const tenth = Math.floor((10 * delivered) / accepted);
+    if (tenth > timeline.length && tenth <= 10) timeline.push(`${tenth * 10}%: rss ${rss().toFixed(0)} MB heap ${heap.toFixed(0)} MB`);
+    return delivered >= accepted;
+  },
+  { timeoutMs: 1_800_000, intervalMs: 1000 },
+);
 clearInterval(sampler);
+console.log(`memory while the job was dispatched: ${timeline.join("; ")}`);
 const drainSeconds = (Date.now() - drainStarted) / 1000;
 console.log(
   `all ${accepted} delivered ${drainSeconds.toFixed(1)} s after acceptance (${(accepted / drainSeconds).toFixed(0)}/s); ` +

@@ -21,7 +21,7 @@ export interface ExpanderOptions {
   idleMs: number;
 }
 
-export const DEFAULT_EXPANDER_OPTIONS: ExpanderOptions = { chunk: 1_000, maxBacklog: 20_000, idleMs: 500 };
+export const DEFAULT_EXPANDER_OPTIONS: ExpanderOptions = { chunk: 1_000, maxBacklog: 5_000, idleMs: 500 };
 
 /** Parts in progress, with their recipients split once (bounded: a few parts at a time). */
 const MAX_CACHED_PARTS = 8;
