@@ -38,7 +38,8 @@ const key = JSON.parse(cli(env, "keys", "create", "--account", "demo", "--rate-l
 const headers = { "content-type": "application/json", authorization: `Bearer ${key}` };
 const text = "Your OTP is 482913. Do not share it with anyone.";
 
-const rss = () => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+const rss = () =>
+  Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.child.pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 const rssBefore = rss();
 
 let jobId;
@@ -82,7 +83,8 @@ await waitFor(
     const delivered = await metric(base, "switchboard_messages_delivered_total");
     const heap = (await metric(base, "switchboard_nodejs_heap_size_used_bytes")) / 1024 / 1024;
     const tenth = Math.floor((10 * delivered) / accepted);
-    if (tenth > timeline.length && tenth <= 10) timeline.push(`${tenth * 10}%: rss ${rss().toFixed(0)} MB heap ${heap.toFixed(0)} MB`);
+    if (tenth > timeline.length && tenth <= 10)
+      timeline.push(`${tenth * 10}%: rss ${rss().toFixed(0)} MB heap ${heap.toFixed(0)} MB`);
     return delivered >= accepted;
   },
   { timeoutMs: 1_800_000, intervalMs: 1000 },
@@ -102,7 +104,9 @@ const expected = 10_000 + credits - accepted;
 console.log(
   `charged ${charged}; balance ${balance.data.balance}, expected ${expected}: ${balance.data.balance === expected && charged === accepted ? "exact" : "MISMATCH"}`,
 );
-console.log(`machine: ${machine()}; database: ${values.database ? "postgres" : `sqlite (WAL, synchronous=${env.SQLITE_SYNCHRONOUS})`}`);
+console.log(
+  `machine: ${machine()}; database: ${values.database ? "postgres" : `sqlite (WAL, synchronous=${env.SQLITE_SYNCHRONOUS})`}`,
+);
 
 server.child.kill("SIGTERM");
 await new Promise((r) => server.child.on("exit", r));
