@@ -31,6 +31,8 @@ export interface Config {
   legacyThrottlePerSecond: number;
   /** Upper-case first words of an inbound SMS that put its sender on the account's suppression list. */
   optOutWords: ReadonlySet<string>;
+  /** Webhooks may target loopback, private and link-local addresses, and plain http (tests, private networks). */
+  allowPrivateWebhooks: boolean;
 }
 
 /** Each variable: its description (README lists these) and how to read it. */
@@ -58,6 +60,8 @@ export const SETTINGS = {
     "Optional file path: the simulated SMS carrier appends every message it receives as one JSON line (what a real carrier would have been sent).",
   OPT_OUT_WORDS:
     "Comma-separated words that, as the first word of an inbound SMS (any case), put the sender on the account's suppression list, which promotional sends refuse. Default STOP,STOPALL,UNSUBSCRIBE,CANCEL,END,QUIT. START (the whole message) takes the sender off again.",
+  SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS:
+    "1 or true lets webhook URLs use plain http and reach loopback, private, link-local and cloud metadata addresses. Default off: https to public addresses only. For tests and closed networks.",
 } as const;
 
 /** Opt-out words unless OPT_OUT_WORDS says otherwise. */
@@ -100,6 +104,14 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     return value;
   };
 
+  const flag = (name: keyof typeof SETTINGS): boolean => {
+    const raw = read(name)?.toLowerCase();
+    if (raw === undefined || raw === "0" || raw === "false") return false;
+    if (raw === "1" || raw === "true") return true;
+    problems.push(`${name} must be 1, true, 0 or false (got "${read(name)}"). ${SETTINGS[name]}`);
+    return false;
+  };
+
   const port = int("PORT", 8080, 0, 65535);
   const host = read("HOST") ?? "127.0.0.1";
 
@@ -139,6 +151,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     simulatorCaptureFile: read("SIMULATOR_CAPTURE_FILE"),
     legacyThrottlePerSecond: int("LEGACY_THROTTLE_PER_SECOND", 100, 0, 1_000_000),
     optOutWords: parseOptOutWords(read("OPT_OUT_WORDS"), problems),
+    allowPrivateWebhooks: flag("SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS"),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
