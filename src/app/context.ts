@@ -6,6 +6,7 @@ import type { Clock } from "../core/clock.js";
 import type { Acceptor } from "../messages/index.js";
 import type { SmsPolicy } from "../sms/index.js";
 import type { Store } from "../store/store.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { Config } from "./config.js";
 import type { Metrics } from "./metrics.js";
 
@@ -22,4 +23,6 @@ export interface AppContext {
   acceptor: Acceptor;
   /** The SMS rules, one instance so every family shares its per-account caches. */
   smsPolicy: SmsPolicy;
+  /** Writes webhook events into the outbox, inside the transaction of the change they report. */
+  webhooks: WebhookOutbox;
 }

@@ -6,6 +6,7 @@ import { Authenticator } from "../auth/index.js";
 import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/rate-limits.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
+import { WebhookOutbox } from "../webhooks/outbox.js";
 import { Acceptor } from "../messages/index.js";
 import { SmsPolicy } from "../sms/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
@@ -90,6 +91,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     authenticator: new Authenticator(store, clock, config),
     smsPolicy: new SmsPolicy(store, clock),
+    webhooks: new WebhookOutbox(store),
     rateLimits,
     acceptor,
   };

@@ -1,5 +1,6 @@
-// The background parts of the `worker` role: connectors, the bulk expander, the dispatcher, delivery-report and
-// inbound-SMS ingestion and queue housekeeping. Each stops after finishing the work in hand.
+// The background parts of the `worker` role: connectors, the bulk expander, the dispatcher,
+// the webhook sender, delivery-report and inbound-SMS ingestion and queue housekeeping. Each
+// stops after finishing the work in hand.
 import {
   BulkExpander,
   Dispatcher,
@@ -9,6 +10,7 @@ import {
   startHousekeeping,
 } from "../dispatch/index.js";
 import { InboundIngester } from "../inbound/index.js";
+import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../webhooks/sender.js";
 import type { AppContext } from "./context.js";
 
 export type StopFn = () => Promise<void>;
@@ -43,12 +45,18 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   const expander = new BulkExpander(ctx);
   expander.start();
   const housekeeping = startHousekeeping(ctx, dispatcher, simulator);
+  const webhooks = new WebhookSender(ctx, {
+    ...DEFAULT_SENDER_OPTIONS,
+    allowPrivate: ctx.config.allowPrivateWebhooks,
+  });
+  webhooks.start();
 
   return {
     dispatcher,
     simulator,
     async stop() {
       await housekeeping.stop();
+      await webhooks.stop();
       await expander.stop();
       await dispatcher.stop();
       for (const connector of connectors) await connector.stop?.();

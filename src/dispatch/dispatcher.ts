@@ -12,6 +12,8 @@ import {
   requeueForRetry,
 } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import { type ReportedMessage, WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import type { SubmitResult } from "./connector.js";
 import type { Router } from "./router.js";
 
@@ -42,7 +44,7 @@ export function retryDelayMs(attempts: number): number {
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics">;
+type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics"> & Partial<Pick<AppContext, "webhooks">>;
 
 export class Dispatcher {
   private running = false;
@@ -174,6 +176,7 @@ export class Dispatcher {
       }),
     );
 
+    let events = 0;
     const failed = await this.deps.store.transaction(async (trx) => {
       if (submitted.length > 0) {
         await markSubmitted(trx, submitted);
@@ -184,8 +187,11 @@ export class Dispatcher {
         );
       }
       if (retries.length > 0) await requeueForRetry(trx, retries);
-      return failures.length > 0 ? failBeforeCarrier(trx, this.deps.clock, failures) : [];
+      const failedRows = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
+      if (this.deps.webhooks) events = await this.reportEvents(trx, claimed, submitted, failedRows);
+      return failedRows;
     });
+    if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
 
     const { metrics } = this.deps;
     const channelOf = new Map(claimed.map((m) => [m.id, m.channel]));
@@ -193,5 +199,32 @@ export class Dispatcher {
       metrics.messagesDispatched.inc({ channel: channelOf.get(item.id) ?? "unknown", connector: item.connector });
     }
     for (const row of failed) metrics.messagesFailed.inc({ channel: row.channel, stage: "submit" });
+  }
+
+  /** `submitted` and `failed` delivery_report events, written with the states they report. */
+  private async reportEvents(
+    trx: Db,
+    claimed: MessageRow[],
+    submitted: Submitted[],
+    failed: { id: string; account_id: number; recipient: string; channel: string; done_at: number }[],
+  ): Promise<number> {
+    const byId = new Map(claimed.map((m) => [m.id, m]));
+    const events: ReportedMessage[] = [];
+    for (const item of submitted) {
+      const message = byId.get(item.id);
+      if (message?.channel === "sms") {
+        events.push({
+          id: item.id,
+          account_id: message.account_id,
+          recipient: message.recipient,
+          status: "submitted",
+          at: item.at,
+        });
+      }
+    }
+    for (const row of failed) {
+      if (row.channel === "sms") events.push({ ...row, status: "failed", at: row.done_at });
+    }
+    return events.length > 0 ? this.deps.webhooks!.deliveryReports(trx, events, this.deps.clock.now().getTime()) : 0;
   }
 }

@@ -6,6 +6,7 @@ import type { Metrics } from "../app/metrics.js";
 import type { Clock } from "../core/clock.js";
 import { applyDeliveryReports, type DeliveryReport } from "../messages/index.js";
 import type { Store } from "../store/store.js";
+import { type WebhookOutbox, WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
 const MAX_GROUP = 2000;
@@ -23,7 +24,9 @@ export class ReportIngester {
   private retryTimer: NodeJS.Timeout | undefined;
   private unmatched: Waiting[] = [];
 
-  constructor(private readonly deps: { store: Store; clock: Clock; logger: Logger; metrics: Metrics }) {}
+  constructor(
+    private readonly deps: { store: Store; clock: Clock; logger: Logger; metrics: Metrics; webhooks?: WebhookOutbox },
+  ) {}
 
   push(reports: DeliveryReport[]): void {
     const now = Date.now();
@@ -60,12 +63,23 @@ export class ReportIngester {
       while (this.queue.length > 0) {
         const group = this.queue.splice(0, MAX_GROUP);
         try {
-          const changed = await this.deps.store.transaction((trx) =>
-            applyDeliveryReports(
+          let events = 0;
+          const changed = await this.deps.store.transaction(async (trx) => {
+            const rows = await applyDeliveryReports(
               trx,
               group.map((w) => w.report),
-            ),
-          );
+            );
+            // The delivery_report webhooks, in the same transaction as the states they report.
+            if (this.deps.webhooks) {
+              events = await this.deps.webhooks.deliveryReports(
+                trx,
+                rows.filter((row) => row.channel === "sms").map((row) => ({ ...row, at: row.done_at })),
+                this.deps.clock.now().getTime(),
+              );
+            }
+            return rows;
+          });
+          if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
           this.record(changed);
           this.keepUnmatched(group, changed.length);
         } catch (error) {

@@ -12,12 +12,14 @@ import type { SendOrder } from "../messages/index.js";
 import { laneOf, pricePerSegment } from "../sms/routes.js";
 import { segmentInfo } from "../sms/segments.js";
 import type { InboundMessageRow, KeywordRow } from "../store/schema.js";
+import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import { approvedKeyword, firstWord, isOptIn } from "./keywords.js";
 import { inboundMetrics } from "./metrics.js";
 import { findNumberOwner, MAX_DIGITS, normalizePhoneNumber } from "./numbers.js";
 import { suppress, suppressionsChanged, unsuppress } from "./suppression.js";
 
-export type InboundDeps = Pick<AppContext, "store" | "clock" | "logger" | "acceptor" | "metrics"> & {
+export type InboundDeps = Pick<AppContext, "store" | "clock" | "logger" | "acceptor" | "metrics"> &
+  Partial<Pick<AppContext, "webhooks">> & {
   config: Pick<Config, "optOutWords">;
 };
 
@@ -97,8 +99,16 @@ export async function ingestInbound(deps: InboundDeps, sms: InboundSms): Promise
     } else if (optIn) {
       listed = (await unsuppress(trx, accountId, [from])) > 0 ? "removed" : "not_listed";
     }
-    // The inbound_sms webhook event (issue 6) is written to the outbox here, in this transaction.
-    return { inbound, keyword, listed };
+    // The inbound_sms webhook, in the same transaction as the message it reports.
+    const events = deps.webhooks
+      ? await deps.webhooks.inboundSms(
+          trx,
+          { accountId, from, to, message: body, receivedAt },
+          `inbound:${inbound.id}`,
+          clock.now().getTime(),
+        )
+      : 0;
+    return { inbound, keyword, listed, events };
   });
 
   if (!stored) {
@@ -112,7 +122,8 @@ export async function ingestInbound(deps: InboundDeps, sms: InboundSms): Promise
     return { kind: "duplicate", inbound };
   }
   metrics.inbound.inc({ outcome: "stored" });
-  const { inbound, keyword, listed } = stored;
+  const { inbound, keyword, listed, events } = stored;
+  if (events > 0) await store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
   if (listed === "added" || listed === "removed") await suppressionsChanged(store, accountId);
 
   if (keyword?.response_type !== "static" || !keyword.static_message) {

@@ -136,6 +136,8 @@ interface ChargedRow {
   channel: string;
   created_at: number;
   job_id: number | null;
+  recipient: string;
+  done_at: number;
 }
 
 /** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
@@ -149,7 +151,7 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
          set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
-      returning id, account_id, wallet, credits, channel, created_at, job_id`.execute(trx);
+      returning id, account_id, wallet, credits, channel, created_at, job_id, recipient, done_at`.execute(trx);
     failed.push(...result.rows);
   }
   await refundMany(
@@ -259,6 +261,8 @@ export interface ReportedRow {
   status: MessageStatus;
   created_at: number;
   job_id: number | null;
+  recipient: string;
+  done_at: number;
 }
 
 /** Applies carrier delivery reports; reports for unknown or already final messages change nothing. */
@@ -284,7 +288,7 @@ export async function applyDeliveryReports(trx: Db, reports: DeliveryReport[]): 
         from v
        where messages.connector = v.v_connector and messages.upstream_id = v.v_upstream
          and messages.status in (${sources})
-      returning id, account_id, channel, status, created_at, job_id`.execute(trx);
+      returning id, account_id, channel, status, created_at, job_id, recipient, done_at`.execute(trx);
     changed.push(...result.rows);
   }
   await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));

@@ -1,8 +1,12 @@
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 import type { JsonResponse } from "../helpers/gateway.js";
+
+// Every step spawns a CLI process (a second of Node start-up each); on two busy cores a test
+// of several steps can pass 30 s without anything being wrong.
+vi.setConfig({ testTimeout: 120_000 });
 
 /** The parsed JSON of an answer, as loosely typed as the assertions that read it. */
 async function bodyOf(response: Response): Promise<JsonResponse["body"]> {

@@ -5,6 +5,7 @@ import { accountsAndLedger } from "./0001_accounts_and_ledger.js";
 import { messages } from "./0002_messages.js";
 import { smsRules } from "./0003_sms_rules.js";
 import { campaignsAndInbound } from "./0004_campaigns_and_inbound.js";
+import { webhooks } from "./0005_webhooks.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -14,6 +15,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0002_messages": messages(engine),
         "0003_sms_rules": smsRules(engine),
         "0004_campaigns_and_inbound": campaignsAndInbound(engine),
+        "0005_webhooks": webhooks(engine),
       };
     },
   };

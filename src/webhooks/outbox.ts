@@ -1,0 +1,136 @@
+// The webhook outbox: an event becomes a delivery row in the same transaction as the state
+// change it reports, so an event is never lost (the change committed) nor invented (it did
+// not). Only accounts with a URL for the event get rows; which accounts have one is held in
+// memory per account, dropped on every process when an account's settings change.
+import { monotonicFactory } from "ulid";
+import { isoUtc } from "../core/clock.js";
+import type { NewWebhookDelivery, WebhookEvent } from "../store/schema.js";
+import type { Db, Store } from "../store/store.js";
+
+/** Signal sent (payload: the account id) after an account's webhook settings change. */
+export const WEBHOOKS_CHANGED = "webhooks_changed";
+/** Signal sent after deliveries were written, to wake the sender. */
+export const WEBHOOKS_QUEUED = "webhooks_queued";
+const TTL_MS = 2_000;
+const MAX_ACCOUNTS = 10_000;
+const ulid = monotonicFactory();
+
+export function newWebhookId(now: number): string {
+  return `msg_${ulid(now)}`;
+}
+
+/** A message whose state a delivery report tells. */
+export interface ReportedMessage {
+  id: string;
+  account_id: number;
+  recipient: string;
+  status: string;
+  /** When it reached that state (epoch ms). */
+  at: number;
+}
+
+export interface InboundEvent {
+  accountId: number;
+  from: string;
+  to: string;
+  message: string;
+  receivedAt: number;
+}
+
+type Urls = Partial<Record<WebhookEvent, string>>;
+
+export class WebhookOutbox {
+  private readonly urls = new Map<number, { value: Promise<Urls>; expires: number }>();
+
+  constructor(private readonly store: Store) {
+    store.signals.listen(WEBHOOKS_CHANGED, (payload) => this.urls.delete(Number(payload)));
+  }
+
+  /** The account's URL per event (cached briefly; dropped on WEBHOOKS_CHANGED). */
+  async urlsOf(db: Db, accountId: number): Promise<Urls> {
+    const now = Date.now();
+    const hit = this.urls.get(accountId);
+    if (hit && hit.expires > now) return hit.value;
+    const value = db
+      .selectFrom("webhook_endpoints")
+      .select(["event", "url"])
+      .where("account_id", "=", accountId)
+      .execute()
+      .then((rows) => Object.fromEntries(rows.map((r) => [r.event, r.url])) as Urls);
+    if (this.urls.size >= MAX_ACCOUNTS) this.urls.clear();
+    this.urls.set(accountId, { value, expires: now + TTL_MS });
+    value.catch(() => this.urls.delete(accountId));
+    return value;
+  }
+
+  /** Inside the transaction that changed the messages: one `delivery_report` per message. */
+  async deliveryReports(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<number> {
+    const rows: NewWebhookDelivery[] = [];
+    const byAccount = new Map<number, ReportedMessage[]>();
+    for (const message of messages) {
+      const list = byAccount.get(message.account_id) ?? [];
+      list.push(message);
+      byAccount.set(message.account_id, list);
+    }
+    for (const [accountId, list] of byAccount) {
+      const url = (await this.urlsOf(trx, accountId)).delivery_report;
+      if (!url) continue;
+      for (const message of list) {
+        rows.push(
+          delivery(accountId, "delivery_report", message.id, url, now, {
+            event: "delivery_report",
+            message_id: message.id,
+            status: message.status,
+            delivered_at: isoUtc(new Date(message.at)),
+            recipient: message.recipient,
+          }),
+        );
+      }
+    }
+    await this.store.insertMany(trx, "webhook_deliveries", rows);
+    return rows.length;
+  }
+
+  /** Inside the transaction that stored the inbound message. */
+  async inboundSms(trx: Db, event: InboundEvent, orderKey: string, now: number): Promise<number> {
+    const url = (await this.urlsOf(trx, event.accountId)).inbound_sms;
+    if (!url) return 0;
+    await this.store.insertMany(trx, "webhook_deliveries", [
+      delivery(event.accountId, "inbound_sms", orderKey, url, now, {
+        event: "inbound_sms",
+        from: event.from,
+        to: event.to,
+        message: event.message,
+        received_at: isoUtc(new Date(event.receivedAt)),
+      }),
+    ]);
+    return 1;
+  }
+}
+
+function delivery(
+  accountId: number,
+  event: WebhookEvent,
+  orderKey: string,
+  url: string,
+  now: number,
+  payload: Record<string, unknown>,
+): NewWebhookDelivery {
+  return {
+    account_id: accountId,
+    event,
+    order_key: orderKey,
+    webhook_id: newWebhookId(now),
+    url,
+    payload: JSON.stringify(payload),
+    status: "pending",
+    attempts: 0,
+    next_attempt_at: now,
+    lease_until: null,
+    last_status: null,
+    last_error: null,
+    redelivery_of: null,
+    created_at: now,
+    done_at: null,
+  };
+}

@@ -1,0 +1,285 @@
+// The webhook sender: claims due deliveries with a lease, POSTs each as JSON signed the
+// Standard Webhooks way, and records every attempt. A 2xx answer delivers; anything else, a
+// time-out or a connection error retries with exponential back-off and jitter until the
+// delivery is RETRY_FOR old, then it fails. Deliveries with the same order key (one message's
+// events) go out one at a time in order; each account has a cap on deliveries in flight, so a
+// slow or dead endpoint only ever waits on its own account's slots.
+import type { LookupFunction } from "node:net";
+import { sql } from "kysely";
+import { Webhook } from "standardwebhooks";
+import { Agent, request } from "undici";
+import type { AppContext } from "../app/context.js";
+import type { WebhookDeliveryRow } from "../store/schema.js";
+import { WEBHOOKS_QUEUED } from "./outbox.js";
+import { activeSecrets } from "./settings.js";
+import { checkWebhookUrl, resolveWebhookTarget } from "./url-guard.js";
+
+type Deps = Pick<AppContext, "store" | "clock" | "logger">;
+
+export interface SenderOptions {
+  /** Deliveries in flight in this process. */
+  concurrency: number;
+  /** Deliveries in flight per account. */
+  perAccount: number;
+  timeoutMs: number;
+  leaseMs: number;
+  idleMs: number;
+  /** Retries go on for at least this long after the event, then the delivery fails. */
+  retryForMs: number;
+  /** First retry delay; doubled each attempt up to maxDelayMs. */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: loopback/private targets and plain http allowed. */
+  allowPrivate: boolean;
+}
+
+export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
+  concurrency: 256,
+  perAccount: 32,
+  timeoutMs: 10_000,
+  leaseMs: 60_000,
+  idleMs: 1_000,
+  retryForMs: 24 * 60 * 60 * 1000,
+  baseDelayMs: 5_000,
+  maxDelayMs: 60 * 60 * 1000,
+  allowPrivate: false,
+};
+
+/** Delay before attempt n+1 after n failed attempts: base·2^(n-1), capped, ±20 % jitter. */
+export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOptions, "baseDelayMs" | "maxDelayMs">) {
+  const base = Math.min(options.baseDelayMs * 2 ** Math.max(0, attempts - 1), options.maxDelayMs);
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+interface Outcome {
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+export class WebhookSender {
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private readonly inFlight = new Map<number, number>();
+  private total = 0;
+  private readonly pending = new Set<Promise<void>>();
+  private readonly agent: Agent;
+
+  constructor(
+    private readonly deps: Deps,
+    private readonly options: SenderOptions = DEFAULT_SENDER_OPTIONS,
+  ) {
+    // Keep-alive connections per origin, reused across deliveries. Every connection's DNS answer
+    // goes through the SSRF guard, and the socket connects to the address the guard checked.
+    const allowPrivate = options.allowPrivate;
+    const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
+      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+      resolveWebhookTarget(new URL(`https://${host}/`), { allowPrivate }).then(
+        ({ address, family }) =>
+          lookupOptions.all ? callback(null, [{ address, family }]) : callback(null, address, family),
+        (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
+      );
+    };
+    this.agent = new Agent({ connections: 64, keepAliveTimeout: 30_000, pipelining: 1, connect: { lookup } });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.unsubscribe = this.deps.store.signals.listen(WEBHOOKS_QUEUED, () => this.wake());
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.unsubscribe?.();
+    this.wake();
+    await this.loop;
+    await Promise.allSettled([...this.pending]);
+    await this.agent.close();
+  }
+
+  wake(): void {
+    this.wakeUp?.();
+  }
+
+  private async run(): Promise<void> {
+    let round = 0;
+    while (this.running) {
+      let claimed = 0;
+      try {
+        if (round++ % 20 === 0) await this.releaseExpiredLeases();
+        claimed = await this.claimAndSend();
+      } catch (error) {
+        this.deps.logger.error({ err: error }, "webhook round failed");
+      }
+      if (claimed > 0 && this.total < this.options.concurrency) continue;
+      if (this.running) await this.sleep(this.options.idleMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.wakeUp = done;
+    });
+  }
+
+  private async releaseExpiredLeases(): Promise<void> {
+    await this.deps.store.transaction((trx) =>
+      trx
+        .updateTable("webhook_deliveries")
+        .set({ status: "pending", lease_until: null })
+        .where("status", "=", "delivering")
+        .where("lease_until", "<", this.deps.clock.now().getTime())
+        .execute(),
+    );
+  }
+
+  /** Claims what this process has room for and starts sending it; returns how many. */
+  async claimAndSend(): Promise<number> {
+    const room = this.options.concurrency - this.total;
+    if (room <= 0) return 0;
+    const claimed = await this.claim(room);
+    for (const delivery of claimed) {
+      const n = this.inFlight.get(delivery.account_id) ?? 0;
+      this.inFlight.set(delivery.account_id, n + 1);
+      this.total++;
+      const sending = this.send(delivery).finally(() => {
+        this.pending.delete(sending);
+        const left = (this.inFlight.get(delivery.account_id) ?? 1) - 1;
+        if (left === 0) this.inFlight.delete(delivery.account_id);
+        else this.inFlight.set(delivery.account_id, left);
+        this.total--;
+        this.wake();
+      });
+      this.pending.add(sending);
+    }
+    return claimed.length;
+  }
+
+  /**
+   * Picks due deliveries, at most `perAccount` per account minus what the account has in flight
+   * here, oldest first; an earlier delivery with the same key still open holds later ones
+   * back. The UPDATE re-checks `pending`, so two workers never both take one delivery.
+   */
+  private async claim(limit: number): Promise<WebhookDeliveryRow[]> {
+    const { store, clock } = this.deps;
+    const now = clock.now().getTime();
+    const perAccount = this.options.perAccount;
+    const candidates = await sql<{ id: number; account_id: number }>`
+      select id, account_id from (
+        select d.id, d.account_id, d.next_attempt_at,
+               row_number() over (partition by d.account_id order by d.next_attempt_at, d.id) as n
+          from webhook_deliveries d
+         where d.status = 'pending' and d.next_attempt_at <= ${now}
+           and not exists (select 1 from webhook_deliveries e
+                            where e.order_key = d.order_key and e.id < d.id
+                              and e.status in ('pending', 'delivering'))
+      ) c
+      where c.n <= ${perAccount}
+      order by c.next_attempt_at, c.id
+      limit ${limit * 4}`.execute(store.db);
+    const taken = new Map<number, number>();
+    const ids: number[] = [];
+    for (const { id, account_id } of candidates.rows) {
+      if (ids.length >= limit) break;
+      const used = (this.inFlight.get(account_id) ?? 0) + (taken.get(account_id) ?? 0);
+      if (used >= perAccount) continue;
+      taken.set(account_id, (taken.get(account_id) ?? 0) + 1);
+      ids.push(id);
+    }
+    if (ids.length === 0) return [];
+    return store.transaction((trx) =>
+      trx
+        .updateTable("webhook_deliveries")
+        .set({ status: "delivering", lease_until: now + this.options.leaseMs, attempts: sql`attempts + 1` })
+        .where("id", "in", ids)
+        .where("status", "=", "pending")
+        .returningAll()
+        .execute(),
+    );
+  }
+
+  private async send(delivery: WebhookDeliveryRow): Promise<void> {
+    const outcome = await this.post(delivery);
+    await this.record(delivery, outcome);
+  }
+
+  private async post(delivery: WebhookDeliveryRow): Promise<Outcome> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      // An IP-literal host is never looked up: check it (and the scheme) here.
+      checkWebhookUrl(delivery.url, { allowPrivate: this.options.allowPrivate });
+      const secrets = await activeSecrets(this.deps.store, delivery.account_id, this.deps.clock.now().getTime());
+      const at = this.deps.clock.now();
+      const signature = secrets.map((secret) => new Webhook(secret).sign(delivery.webhook_id, at, delivery.payload));
+      const response = await request(delivery.url, {
+        method: "POST",
+        dispatcher: this.agent,
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "Switchboard-Webhooks/1",
+          "webhook-id": delivery.webhook_id,
+          "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+          "webhook-signature": signature.join(" "),
+        },
+        body: delivery.payload,
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      // The answer's body is not ours to keep; read it away so the connection can be reused.
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      const ok = response.statusCode >= 200 && response.statusCode < 300;
+      return {
+        statusCode: response.statusCode,
+        error: ok ? null : `HTTP ${response.statusCode}`,
+        latencyMs: elapsed(),
+      };
+    } catch (error) {
+      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      return { statusCode: null, error: message.slice(0, 500), latencyMs: elapsed() };
+    }
+  }
+
+  private async record(delivery: WebhookDeliveryRow, outcome: Outcome): Promise<void> {
+    const now = this.deps.clock.now().getTime();
+    const delivered = outcome.error === null;
+    const giveUp = !delivered && now - delivery.created_at >= this.options.retryForMs;
+    await this.deps.store.transaction(async (trx) => {
+      await trx
+        .insertInto("webhook_attempts")
+        .values({
+          delivery_id: delivery.id,
+          attempt: delivery.attempts,
+          status_code: outcome.statusCode,
+          latency_ms: outcome.latencyMs,
+          error: outcome.error,
+          at: now,
+        })
+        .execute();
+      await trx
+        .updateTable("webhook_deliveries")
+        .set({
+          status: delivered ? "delivered" : giveUp ? "failed" : "pending",
+          lease_until: null,
+          last_status: outcome.statusCode,
+          last_error: outcome.error,
+          next_attempt_at: delivered || giveUp ? now : now + webhookRetryDelayMs(delivery.attempts, this.options),
+          done_at: delivered || giveUp ? now : null,
+        })
+        .where("id", "=", delivery.id)
+        .where("status", "=", "delivering")
+        .execute();
+    });
+  }
+}

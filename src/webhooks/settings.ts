@@ -1,0 +1,107 @@
+// An account's webhook settings: a URL per event and the signing secret. Rotating the secret
+// keeps the old one signing (both signatures sent) for a grace period, so receivers can
+// switch without losing events.
+import { randomBytes } from "node:crypto";
+import type { Clock } from "../core/clock.js";
+import type { WebhookEvent } from "../store/schema.js";
+import type { Store } from "../store/store.js";
+import { WEBHOOKS_CHANGED } from "./outbox.js";
+
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ["delivery_report", "inbound_sms"];
+/** How long a rotated-out secret still signs. */
+export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
+
+/** A Standard Webhooks secret: `whsec_` + 32 random bytes in base64. */
+export function newWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+export interface WebhookSettings {
+  urls: Partial<Record<WebhookEvent, string>>;
+  /** The current secret (the one a receiver should verify with). */
+  secret: string | undefined;
+}
+
+export async function webhookSettings(store: Store, accountId: number, now: number): Promise<WebhookSettings> {
+  const [urls, secrets] = await Promise.all([
+    store.db.selectFrom("webhook_endpoints").select(["event", "url"]).where("account_id", "=", accountId).execute(),
+    activeSecrets(store, accountId, now),
+  ]);
+  return { urls: Object.fromEntries(urls.map((u) => [u.event, u.url])), secret: secrets[0] };
+}
+
+/** Secrets that sign now, current first. */
+export async function activeSecrets(store: Store, accountId: number, now: number): Promise<string[]> {
+  const rows = await store.db
+    .selectFrom("webhook_secrets")
+    .select(["secret", "expires_at"])
+    .where("account_id", "=", accountId)
+    .where((eb) => eb.or([eb("expires_at", "is", null), eb("expires_at", ">", now)]))
+    .orderBy("id", "desc")
+    .execute();
+  return rows.sort((a, b) => Number(a.expires_at !== null) - Number(b.expires_at !== null)).map((r) => r.secret);
+}
+
+/** Sets (or, with null, removes) URLs per event; makes the account's secret if it has none. */
+export async function setWebhookUrls(
+  store: Store,
+  clock: Clock,
+  accountId: number,
+  urls: Partial<Record<WebhookEvent, string | null>>,
+): Promise<WebhookSettings> {
+  const now = clock.now().getTime();
+  await store.transaction(async (trx) => {
+    for (const [event, url] of Object.entries(urls) as [WebhookEvent, string | null][]) {
+      await trx
+        .deleteFrom("webhook_endpoints")
+        .where("account_id", "=", accountId)
+        .where("event", "=", event)
+        .execute();
+      if (url) {
+        await trx
+          .insertInto("webhook_endpoints")
+          .values({ account_id: accountId, event, url, created_at: now, updated_at: now })
+          .execute();
+      }
+    }
+    const current = await trx
+      .selectFrom("webhook_secrets")
+      .select("id")
+      .where("account_id", "=", accountId)
+      .where("expires_at", "is", null)
+      .executeTakeFirst();
+    if (!current) {
+      await trx
+        .insertInto("webhook_secrets")
+        .values({ account_id: accountId, secret: newWebhookSecret(), created_at: now, expires_at: null })
+        .execute();
+    }
+  });
+  await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
+  return webhookSettings(store, accountId, now);
+}
+
+/** A new current secret; the old one keeps signing for `graceMs`. Answers the new secret. */
+export async function rotateWebhookSecret(
+  store: Store,
+  clock: Clock,
+  accountId: number,
+  graceMs = SECRET_GRACE_MS,
+): Promise<string> {
+  const now = clock.now().getTime();
+  const secret = newWebhookSecret();
+  await store.transaction(async (trx) => {
+    await trx
+      .updateTable("webhook_secrets")
+      .set({ expires_at: now + graceMs })
+      .where("account_id", "=", accountId)
+      .where("expires_at", "is", null)
+      .execute();
+    await trx
+      .insertInto("webhook_secrets")
+      .values({ account_id: accountId, secret, created_at: now, expires_at: null })
+      .execute();
+  });
+  await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
+  return secret;
+}

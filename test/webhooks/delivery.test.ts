@@ -1,0 +1,308 @@
+import { Webhook } from "standardwebhooks";
+import { afterEach, expect, it } from "vitest";
+import { createLogger } from "../../src/app/gateway.js";
+import { WebhookOutbox } from "../../src/webhooks/outbox.js";
+import { DEFAULT_SENDER_OPTIONS, WebhookSender, webhookRetryDelayMs } from "../../src/webhooks/sender.js";
+import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../src/webhooks/settings.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { buildAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { FAST_SIMULATOR, sendSms, waitForStatus } from "../helpers/sms.js";
+import { Receiver } from "./receiver.js";
+
+const receivers: Receiver[] = [];
+async function receiver(): Promise<Receiver> {
+  const r = await new Receiver().start();
+  receivers.push(r);
+  return r;
+}
+afterEach(async () => {
+  for (const r of receivers.splice(0)) await r.stop();
+});
+
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Verified by the standardwebhooks package: throws when the signature or timestamp is wrong. */
+function verify(secret: string, r: { headers: Record<string, unknown>; body: string }) {
+  return new Webhook(secret).verify(r.body, {
+    "webhook-id": String(r.headers["webhook-id"]),
+    "webhook-timestamp": String(r.headers["webhook-timestamp"]),
+    "webhook-signature": String(r.headers["webhook-signature"]),
+  });
+}
+
+describeEachEngine("webhooks through the running gateway", (engine) => {
+  const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
+
+  it("posts submitted then delivered for an SMS, signed, with exactly the spec's fields", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    const { secret } = await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    const sent = await sendSms(t, account, { sender_id: "SWBRD", recipient: "9876543210", message: "Hello" });
+    const id = sent.body.data.message_id;
+    await waitForStatus(t, account, id);
+    await until(() => hook.received.length >= 2);
+    expect(hook.bodies().map((b) => b.status)).toEqual(["submitted", "delivered"]);
+    for (const [index, request] of hook.received.entries()) {
+      expect(request.headers["content-type"]).toBe("application/json");
+      expect(verify(secret!, request)).toEqual(hook.bodies()[index]);
+      const body = hook.bodies()[index]!;
+      expect(Object.keys(body).sort()).toEqual(["delivered_at", "event", "message_id", "recipient", "status"]);
+      expect(body).toMatchObject({ event: "delivery_report", message_id: id, recipient: "9876543210" });
+      expect(body.delivered_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    }
+    expect(new Set(hook.received.map((r) => r.headers["webhook-id"])).size).toBe(2);
+    // A wrong secret does not verify.
+    expect(() => verify(`whsec_${Buffer.alloc(32, 1).toString("base64")}`, hook.received[0]!)).toThrow();
+    // Another account's messages never reach this URL.
+    const other = await buildAccount(t, { credits: { sms: 10 } });
+    const otherSent = await sendSms(t, other, { sender_id: "SWBRD", recipient: "9876543211", message: "Hi" });
+    await waitForStatus(t, other, otherSent.body.data.message_id);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(hook.received).toHaveLength(2);
+  });
+
+  it("posts inbound_sms for a message on the account's virtual number", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    const { secret } = await setWebhookUrls(t.db.store, t.clock, account.id, { inbound_sms: hook.url });
+    await t.db.store.db
+      .insertInto("inbound_numbers")
+      .values({ account_id: account.id, number: "9220501001", created_at: Date.now() })
+      .execute();
+    const { ingestInbound } = await import("../../src/inbound/index.js");
+    const ctx = t.gateway.ctx;
+    await ingestInbound(ctx, {
+      to: "919220501001",
+      from: "+91 98765 43210",
+      message: "Hello there",
+      connector: "test",
+    });
+    await until(() => hook.received.length >= 1);
+    const body = verify(secret!, hook.received[0]!) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(["event", "from", "message", "received_at", "to"]);
+    expect(body).toMatchObject({
+      event: "inbound_sms",
+      from: "9876543210",
+      // The virtual number as stored: the carrier's 91 prefix is normalised away.
+      to: "9220501001",
+      message: "Hello there",
+    });
+  });
+});
+
+describeEachEngine("webhook sender", (engine) => {
+  // API only: each test drives its own sender.
+  const gateway = useTestGateway(engine, { roles: ["api"] });
+  const fast = { ...DEFAULT_SENDER_OPTIONS, allowPrivate: true, baseDelayMs: 40, maxDelayMs: 200, idleMs: 20 };
+
+  function senderFor(t: TestGateway, options: Partial<typeof fast> = {}) {
+    return new WebhookSender(
+      { store: t.db.store, clock: t.clock, logger: createLogger({ logLevel: "silent" }) },
+      { ...fast, ...options },
+    );
+  }
+
+  async function enqueue(t: TestGateway, accountId: number, ids: string[]) {
+    const outbox = new WebhookOutbox(t.db.store);
+    await t.db.store.transaction((trx) =>
+      outbox.deliveryReports(
+        trx,
+        ids.map((id) => ({ id, account_id: accountId, recipient: "9876543210", status: "delivered", at: Date.now() })),
+        Date.now(),
+      ),
+    );
+  }
+
+  async function deliveries(t: TestGateway, accountId: number) {
+    return t.db.store.db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy("id")
+      .execute();
+  }
+
+  it("retries a failing endpoint with back-off, the same webhook-id each time, and records every attempt", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    hook.answer = (_r, i) => (i < 2 ? 503 : 200);
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    await enqueue(t, account.id, ["q1"]);
+    const sender = senderFor(t);
+    sender.start();
+    try {
+      await until(async () => (await deliveries(t, account.id))[0]?.status === "delivered");
+    } finally {
+      await sender.stop();
+    }
+    expect(hook.received).toHaveLength(3);
+    expect(new Set(hook.received.map((r) => r.headers["webhook-id"])).size).toBe(1);
+    // Back-off: the gaps grow (40 ms ±20 %, then 80 ms ±20 %).
+    const gaps = [hook.received[1]!.at - hook.received[0]!.at, hook.received[2]!.at - hook.received[1]!.at];
+    expect(gaps[0]).toBeGreaterThanOrEqual(30);
+    expect(gaps[1]).toBeGreaterThanOrEqual(60);
+    const [delivery] = await deliveries(t, account.id);
+    const attempts = await t.db.store.db
+      .selectFrom("webhook_attempts")
+      .selectAll()
+      .where("delivery_id", "=", delivery!.id)
+      .orderBy("attempt")
+      .execute();
+    expect(attempts.map((a) => [a.attempt, a.status_code, a.error])).toEqual([
+      [1, 503, "HTTP 503"],
+      [2, 503, "HTTP 503"],
+      [3, 200, null],
+    ]);
+    for (const a of attempts) expect(a.latency_ms).toBeGreaterThanOrEqual(0);
+  });
+
+  it("gives up after the retry period and marks the delivery failed", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    hook.answer = () => 500;
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    await enqueue(t, account.id, ["q1"]);
+    const sender = senderFor(t, { retryForMs: 300 });
+    sender.start();
+    try {
+      await until(async () => (await deliveries(t, account.id))[0]?.status === "failed");
+    } finally {
+      await sender.stop();
+    }
+    const [delivery] = await deliveries(t, account.id);
+    expect(delivery!.done_at! - delivery!.created_at).toBeGreaterThanOrEqual(300);
+    expect(delivery!.last_error).toBe("HTTP 500");
+    expect(hook.received.length).toBe(delivery!.attempts);
+    expect(hook.received.length).toBeGreaterThan(1);
+  });
+
+  it("schedules retries for at least 24 hours by default, with growing, capped, jittered delays", () => {
+    const delays = Array.from({ length: 30 }, (_, i) => webhookRetryDelayMs(i + 1, DEFAULT_SENDER_OPTIONS));
+    expect(delays[0]).toBeGreaterThanOrEqual(4_000);
+    expect(delays[0]).toBeLessThanOrEqual(6_000);
+    expect(delays[3]).toBeGreaterThanOrEqual(32_000);
+    for (const d of delays) expect(d).toBeLessThanOrEqual(72 * 60 * 1000);
+    expect(DEFAULT_SENDER_OPTIONS.retryForMs).toBeGreaterThanOrEqual(24 * 60 * 60 * 1000);
+  });
+
+  it("a receiver that is down for a while then recovers gets every event exactly once, in order per message", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const port = hook.port;
+    await hook.stop();
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: `http://127.0.0.1:${port}/hook` });
+    // Two messages, three events each (ordered by message), interleaved in the outbox.
+    for (const status of ["submitted", "delivered", "failed"]) {
+      const outbox = new WebhookOutbox(t.db.store);
+      await t.db.store.transaction((trx) =>
+        outbox.deliveryReports(
+          trx,
+          ["qA", "qB"].map((id) => ({ id, account_id: account.id, recipient: "9876543210", status, at: Date.now() })),
+          Date.now(),
+        ),
+      );
+    }
+    const sender = senderFor(t);
+    sender.start();
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      await hook.start(port);
+      await until(async () => (await deliveries(t, account.id)).every((d) => d.status === "delivered"));
+    } finally {
+      await sender.stop();
+    }
+    const ids = hook.received.map((r) => r.headers["webhook-id"]);
+    expect(ids).toHaveLength(6);
+    expect(new Set(ids).size).toBe(6);
+    for (const message of ["qA", "qB"]) {
+      const statuses = hook
+        .bodies()
+        .filter((b) => b.message_id === message)
+        .map((b) => b.status);
+      expect(statuses).toEqual(["submitted", "delivered", "failed"]);
+    }
+  });
+
+  it("a receiver that hangs does not hold back another account's webhooks", async () => {
+    const t = gateway();
+    const slow = await receiver();
+    slow.answer = () => "hang";
+    const quick = await receiver();
+    const stuck = await buildAccount(t);
+    const fine = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, stuck.id, { delivery_report: slow.url });
+    await setWebhookUrls(t.db.store, t.clock, fine.id, { delivery_report: quick.url });
+    await enqueue(
+      t,
+      stuck.id,
+      Array.from({ length: 20 }, (_, i) => `qs${i}`),
+    );
+    await enqueue(
+      t,
+      fine.id,
+      Array.from({ length: 20 }, (_, i) => `qf${i}`),
+    );
+    const sender = senderFor(t, { perAccount: 4, concurrency: 16, timeoutMs: 5_000 });
+    const started = Date.now();
+    sender.start();
+    try {
+      await until(() => quick.received.length >= 20, 3_000);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      // The stuck account uses at most its own slots.
+      expect(slow.received.length).toBeLessThanOrEqual(4);
+    } finally {
+      await slow.stop();
+      await sender.stop();
+    }
+  });
+
+  it("signs with both secrets during a rotation's grace period", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t);
+    const { secret: old } = await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    const fresh = await rotateWebhookSecret(t.db.store, t.clock, account.id);
+    expect(fresh).not.toBe(old);
+    expect((await webhookSettings(t.db.store, account.id, Date.now())).secret).toBe(fresh);
+    await enqueue(t, account.id, ["q1"]);
+    const sender = senderFor(t);
+    sender.start();
+    try {
+      await until(() => hook.received.length >= 1);
+    } finally {
+      await sender.stop();
+    }
+    expect(String(hook.received[0]!.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    expect(verify(old!, hook.received[0]!)).toMatchObject({ message_id: "q1" });
+    expect(verify(fresh, hook.received[0]!)).toMatchObject({ message_id: "q1" });
+  });
+
+  it("refuses to post to a private address unless the operator allows it", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    await enqueue(t, account.id, ["q1"]);
+    const sender = senderFor(t, { allowPrivate: false });
+    sender.start();
+    try {
+      await until(async () => ((await deliveries(t, account.id))[0]?.attempts ?? 0) >= 1);
+    } finally {
+      await sender.stop();
+    }
+    expect(hook.received).toHaveLength(0);
+    const [delivery] = await deliveries(t, account.id);
+    expect(delivery!.last_error).toMatch(/loopback|private|http/i);
+  });
+});

@@ -1,0 +1,58 @@
+// A real local HTTP receiver for webhook tests: records every request, answers what the test
+// says (a status, or never), and can be stopped and restarted on the same port.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  at: number;
+}
+
+export type Answer = number | "hang";
+
+export class Receiver {
+  readonly received: Received[] = [];
+  answer: (request: Received, index: number) => Answer = () => 200;
+  private server: http.Server | undefined;
+  private readonly sockets = new Set<import("node:net").Socket>();
+  port = 0;
+
+  async start(port = 0): Promise<this> {
+    this.server = http.createServer((req, res) => {
+      let body = "";
+      req.setEncoding("utf8");
+      req.on("data", (chunk: string) => {
+        body += chunk;
+      });
+      req.on("end", () => {
+        const entry = { headers: req.headers, body, at: Date.now() };
+        this.received.push(entry);
+        const answer = this.answer(entry, this.received.length - 1);
+        if (answer === "hang") return;
+        res.writeHead(answer, { "content-type": "text/plain" }).end("ok");
+      });
+    });
+    this.server.on("connection", (socket) => {
+      this.sockets.add(socket);
+      socket.on("close", () => this.sockets.delete(socket));
+    });
+    await new Promise<void>((resolve) => this.server!.listen(port, "127.0.0.1", resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hook`;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    this.server = undefined;
+  }
+
+  bodies(): Record<string, unknown>[] {
+    return this.received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+  }
+}
