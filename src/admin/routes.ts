@@ -16,6 +16,7 @@ import { apiKeyRevoked, listApiKeys, setApiKeyRateLimit } from "../auth/index.js
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
+import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
 import {
   accountSummary,
   addCredits,
@@ -293,4 +294,5 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
 
   await registerSmsRuleRoutes(admin, ctx);
   registerInboundAdminRoutes(admin, ctx);
+  registerWebhookAdminRoutes(admin, ctx);
 }
