@@ -10,7 +10,7 @@ import { Webhook } from "standardwebhooks";
 import { Agent, request } from "undici";
 import type { AppContext } from "../app/context.js";
 import type { WebhookDeliveryRow } from "../store/schema.js";
-import { WEBHOOKS_QUEUED } from "./outbox.js";
+import { WEBHOOKS_CHANGED, WEBHOOKS_QUEUED } from "./outbox.js";
 import { activeSecrets } from "./settings.js";
 import { checkWebhookUrl, resolveWebhookTarget } from "./url-guard.js";
 
@@ -51,6 +51,13 @@ export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOption
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
+/** How long outcomes gather before they are recorded together. */
+const RECORD_LINGER_MS = 10;
+/** Due deliveries looked at per claim (oldest first), whatever the backlog. */
+const CLAIM_WINDOW = 2_000;
+/** A rotated-out secret stops signing at its expiry; this is how late that can be noticed. */
+const SIGNERS_TTL_MS = 5_000;
+
 interface Outcome {
   statusCode: number | null;
   error: string | null;
@@ -66,6 +73,12 @@ export class WebhookSender {
   private total = 0;
   private readonly pending = new Set<Promise<void>>();
   private readonly agent: Agent;
+  /** Each account's signers (current secret first), briefly; dropped when its settings change. */
+  private readonly checkedUrls = new Set<string>();
+  private readonly signers = new Map<number, { value: Promise<Webhook[]>; expires: number }>();
+  /** Outcomes waiting to be recorded, in one transaction per tick. */
+  private results: { delivery: WebhookDeliveryRow; outcome: Outcome }[] = [];
+  private recording: Promise<void> | undefined;
 
   constructor(
     private readonly deps: Deps,
@@ -82,13 +95,25 @@ export class WebhookSender {
         (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
       );
     };
-    this.agent = new Agent({ connections: 64, keepAliveTimeout: 30_000, pipelining: 1, connect: { lookup } });
+    this.agent = new Agent({
+      connections: 64,
+      keepAliveTimeout: 30_000,
+      pipelining: 1,
+      connect: { lookup, timeout: options.timeoutMs },
+    });
   }
 
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.unsubscribe = this.deps.store.signals.listen(WEBHOOKS_QUEUED, () => this.wake());
+    const unsubscribeQueued = this.deps.store.signals.listen(WEBHOOKS_QUEUED, () => this.wake());
+    const unsubscribeChanged = this.deps.store.signals.listen(WEBHOOKS_CHANGED, (payload) =>
+      this.signers.delete(Number(payload)),
+    );
+    this.unsubscribe = () => {
+      unsubscribeQueued();
+      unsubscribeChanged();
+    };
     this.loop = this.run();
   }
 
@@ -115,7 +140,7 @@ export class WebhookSender {
       } catch (error) {
         this.deps.logger.error({ err: error }, "webhook round failed");
       }
-      if (claimed > 0 && this.total < this.options.concurrency) continue;
+      if (claimed > 0 && this.total <= (this.options.concurrency * 3) / 4) continue;
       if (this.running) await this.sleep(this.options.idleMs);
     }
   }
@@ -158,7 +183,9 @@ export class WebhookSender {
         if (left === 0) this.inFlight.delete(delivery.account_id);
         else this.inFlight.set(delivery.account_id, left);
         this.total--;
-        this.wake();
+        // Claim again once a quarter of the slots are free, not after every answer: one
+        // claim of many costs the database about what one claim of a few does.
+        if (this.total <= (this.options.concurrency * 3) / 4 || this.total === 0) this.wake();
       });
       this.pending.add(sending);
     }
@@ -174,19 +201,25 @@ export class WebhookSender {
     const { store, clock } = this.deps;
     const now = clock.now().getTime();
     const perAccount = this.options.perAccount;
+    // Accounts already at their cap here are left out of the scan, so a slow endpoint's
+    // backlog never fills the window the others are picked from.
+    const saturated = [...this.inFlight].filter(([, n]) => n >= perAccount).map(([id]) => id);
+    const excluded = saturated.length > 0 ? sql`and account_id not in (${sql.join(saturated)})` : sql``;
     const candidates = await sql<{ id: number; account_id: number }>`
       select id, account_id from (
         select d.id, d.account_id, d.next_attempt_at,
                row_number() over (partition by d.account_id order by d.next_attempt_at, d.id) as n
-          from webhook_deliveries d
-         where d.status = 'pending' and d.next_attempt_at <= ${now}
-           and not exists (select 1 from webhook_deliveries e
+          from (select id, account_id, order_key, next_attempt_at from webhook_deliveries
+                 where status = 'pending' and next_attempt_at <= ${now} ${excluded}
+                 order by next_attempt_at, id
+                 limit ${Math.min(CLAIM_WINDOW, limit * 4)}) d
+         where not exists (select 1 from webhook_deliveries e
                             where e.order_key = d.order_key and e.id < d.id
                               and e.status in ('pending', 'delivering'))
       ) c
       where c.n <= ${perAccount}
       order by c.next_attempt_at, c.id
-      limit ${limit * 4}`.execute(store.db);
+      limit ${limit}`.execute(store.db);
     const taken = new Map<number, number>();
     const ids: number[] = [];
     for (const { id, account_id } of candidates.rows) {
@@ -213,15 +246,36 @@ export class WebhookSender {
     await this.record(delivery, outcome);
   }
 
+  /** checkWebhookUrl, remembered per URL (the same few URLs carry almost every delivery). */
+  private checkUrl(url: string): void {
+    if (this.checkedUrls.has(url)) return;
+    checkWebhookUrl(url, { allowPrivate: this.options.allowPrivate });
+    if (this.checkedUrls.size >= 10_000) this.checkedUrls.clear();
+    this.checkedUrls.add(url);
+  }
+
+  private signersOf(accountId: number): Promise<Webhook[]> {
+    const now = Date.now();
+    const hit = this.signers.get(accountId);
+    if (hit && hit.expires > now) return hit.value;
+    const value = activeSecrets(this.deps.store, accountId, this.deps.clock.now().getTime()).then((secrets) =>
+      secrets.map((secret) => new Webhook(secret)),
+    );
+    if (this.signers.size >= 10_000) this.signers.clear();
+    this.signers.set(accountId, { value, expires: now + SIGNERS_TTL_MS });
+    value.catch(() => this.signers.delete(accountId));
+    return value;
+  }
+
   private async post(delivery: WebhookDeliveryRow): Promise<Outcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
       // An IP-literal host is never looked up: check it (and the scheme) here.
-      checkWebhookUrl(delivery.url, { allowPrivate: this.options.allowPrivate });
-      const secrets = await activeSecrets(this.deps.store, delivery.account_id, this.deps.clock.now().getTime());
+      this.checkUrl(delivery.url);
+      const signers = await this.signersOf(delivery.account_id);
       const at = this.deps.clock.now();
-      const signature = secrets.map((secret) => new Webhook(secret).sign(delivery.webhook_id, at, delivery.payload));
+      const signature = signers.map((signer) => signer.sign(delivery.webhook_id, at, delivery.payload));
       const response = await request(delivery.url, {
         method: "POST",
         dispatcher: this.agent,
@@ -235,7 +289,6 @@ export class WebhookSender {
         body: delivery.payload,
         headersTimeout: this.options.timeoutMs,
         bodyTimeout: this.options.timeoutMs,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       // The answer's body is not ours to keep; read it away so the connection can be reused.
       await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -251,35 +304,57 @@ export class WebhookSender {
     }
   }
 
-  private async record(delivery: WebhookDeliveryRow, outcome: Outcome): Promise<void> {
+  /** Queues the outcome; outcomes of RECORD_LINGER_MS are recorded in one transaction. */
+  private record(delivery: WebhookDeliveryRow, outcome: Outcome): Promise<void> {
+    this.results.push({ delivery, outcome });
+    // A few milliseconds of patience: each recording is a commit (an fsync on SQLite).
+    this.recording ??= new Promise<void>((resolve) => setTimeout(resolve, RECORD_LINGER_MS)).then(() =>
+      this.flushResults(),
+    );
+    return this.recording;
+  }
+
+  private async flushResults(): Promise<void> {
+    const batch = this.results;
+    this.results = [];
+    this.recording = undefined;
     const now = this.deps.clock.now().getTime();
-    const delivered = outcome.error === null;
-    const giveUp = !delivered && now - delivery.created_at >= this.options.retryForMs;
-    await this.deps.store.transaction(async (trx) => {
-      await trx
-        .insertInto("webhook_attempts")
-        .values({
-          delivery_id: delivery.id,
-          attempt: delivery.attempts,
-          status_code: outcome.statusCode,
-          latency_ms: outcome.latencyMs,
-          error: outcome.error,
-          at: now,
-        })
-        .execute();
-      await trx
-        .updateTable("webhook_deliveries")
-        .set({
-          status: delivered ? "delivered" : giveUp ? "failed" : "pending",
-          lease_until: null,
-          last_status: outcome.statusCode,
-          last_error: outcome.error,
-          next_attempt_at: delivered || giveUp ? now : now + webhookRetryDelayMs(delivery.attempts, this.options),
-          done_at: delivered || giveUp ? now : null,
-        })
-        .where("id", "=", delivery.id)
-        .where("status", "=", "delivering")
-        .execute();
-    });
+    try {
+      await this.deps.store.transaction(async (trx) => {
+        await this.deps.store.insertMany(
+          trx,
+          "webhook_attempts",
+          batch.map(({ delivery, outcome }) => ({
+            delivery_id: delivery.id,
+            attempt: delivery.attempts,
+            status_code: outcome.statusCode,
+            latency_ms: outcome.latencyMs,
+            error: outcome.error,
+            at: now,
+          })),
+        );
+        for (const { delivery, outcome } of batch) {
+          const delivered = outcome.error === null;
+          const giveUp = !delivered && now - delivery.created_at >= this.options.retryForMs;
+          await trx
+            .updateTable("webhook_deliveries")
+            .set({
+              status: delivered ? "delivered" : giveUp ? "failed" : "pending",
+              lease_until: null,
+              last_status: outcome.statusCode,
+              last_error: outcome.error,
+              next_attempt_at: delivered || giveUp ? now : now + webhookRetryDelayMs(delivery.attempts, this.options),
+              done_at: delivered || giveUp ? now : null,
+            })
+            .where("id", "=", delivery.id)
+            .where("status", "=", "delivering")
+            .execute();
+        }
+      });
+    } catch (error) {
+      // The leases run out and the deliveries are tried again: a receiver may see one twice,
+      // which its webhook-id lets it recognise.
+      this.deps.logger.error({ err: error, deliveries: batch.length }, "recording webhook attempts failed");
+    }
   }
 }

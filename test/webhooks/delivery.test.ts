@@ -1,6 +1,7 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
+import { ManualClock } from "../../src/core/clock.js";
 import { WebhookOutbox } from "../../src/webhooks/outbox.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender, webhookRetryDelayMs } from "../../src/webhooks/sender.js";
 import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../src/webhooks/settings.js";
@@ -184,6 +185,60 @@ describeEachEngine("webhook sender", (engine) => {
     expect(delivery!.last_error).toBe("HTTP 500");
     expect(hook.received.length).toBe(delivery!.attempts);
     expect(hook.received.length).toBeGreaterThan(1);
+  });
+
+  it("follows the retry schedule on a controllable clock: 5 s doubling to the 1 h cap, failed after 24 h", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    hook.answer = () => 500;
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    const clock = new ManualClock(new Date());
+    const outbox = new WebhookOutbox(t.db.store);
+    const created = clock.now().getTime();
+    await t.db.store.transaction((trx) =>
+      outbox.deliveryReports(
+        trx,
+        [{ id: "qclock", account_id: account.id, recipient: "9876543210", status: "delivered", at: created }],
+        created,
+      ),
+    );
+    const sender = new WebhookSender(
+      { store: t.db.store, clock, logger: createLogger({ logLevel: "silent" }) },
+      { ...DEFAULT_SENDER_OPTIONS, allowPrivate: true, idleMs: 10 },
+    );
+    const row = async () => (await deliveries(t, account.id))[0]!;
+    sender.start();
+    try {
+      const waits: number[] = [];
+      for (let attempt = 1; ; attempt++) {
+        await until(async () => (await row()).attempts === attempt && (await row()).status !== "delivering");
+        const current = await row();
+        if (current.status === "failed") break;
+        waits.push(current.next_attempt_at - clock.now().getTime());
+        // Nothing is sent before the delay is up...
+        clock.advance(Math.max(0, current.next_attempt_at - clock.now().getTime() - 1_000));
+        sender.wake();
+        await new Promise((r) => setTimeout(r, 50));
+        expect((await row()).attempts).toBe(attempt);
+        // ...and the next attempt goes once it is.
+        clock.advance(1_000);
+        sender.wake();
+      }
+      // 5 s, 10 s, 20 s ... each ±20 %, capped at 1 h ±20 %.
+      for (const [i, wait] of waits.entries()) {
+        const base = Math.min(5_000 * 2 ** i, 3_600_000);
+        expect(wait, `wait ${i + 1}`).toBeGreaterThanOrEqual(base * 0.8 - 1);
+        expect(wait, `wait ${i + 1}`).toBeLessThanOrEqual(base * 1.2 + 1);
+      }
+      const final = await row();
+      expect(final.done_at! - final.created_at).toBeGreaterThanOrEqual(24 * 60 * 60 * 1000);
+      expect(final.done_at! - final.created_at).toBeLessThan(26 * 60 * 60 * 1000);
+      expect(hook.received).toHaveLength(final.attempts);
+      expect(final.attempts).toBeGreaterThan(20);
+    } finally {
+      await sender.stop();
+    }
   });
 
   it("schedules retries for at least 24 hours by default, with growing, capped, jittered delays", () => {
