@@ -1,5 +1,18 @@
-// Operator API for accounts' webhooks (placeholder until the webhook API lands).
+// Operator API for an account's webhooks, under /admin/api/accounts/{username}/webhooks: the
+// same routes as v2, for the account named in the path.
+import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { requireAccount } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
+import { registerWebhookRoutes } from "./routes.js";
 
-export function registerWebhookAdminRoutes(_admin: FastifyInstance, _ctx: AppContext): void {}
+export function registerWebhookAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+  registerWebhookRoutes(admin, ctx, {
+    base: "/accounts/:username/webhooks",
+    params: { username: Type.String({ maxLength: 64 }) },
+    accountOf: async (request) =>
+      (await requireAccount(ctx.store.db, (request.params as { username: string }).username)).id,
+    iso: (ms) => new Date(ms).toISOString(),
+    tags: ["operator"],
+  });
+}

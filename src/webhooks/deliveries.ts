@@ -1,0 +1,268 @@
+// Reading and re-queuing an account's webhook deliveries: the list with every attempt, the
+// test event, and redelivery of one delivery or of a time range. Shared by the v2 and operator APIs.
+import { monotonicFactory } from "ulid";
+import { isoUtc } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type {
+  NewWebhookDelivery,
+  WebhookAttemptsTable,
+  WebhookDeliveryRow,
+  WebhookDeliveryStatus,
+  WebhookEvent,
+} from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import type { WebhookApiDeps } from "./operations.js";
+import { newWebhookId, WEBHOOKS_QUEUED } from "./outbox.js";
+
+/** Deliveries re-queued by one time-range call at most. */
+export const MAX_REDELIVERIES = 10_000;
+export const DELIVERY_STATUSES: readonly WebhookDeliveryStatus[] = ["pending", "delivering", "delivered", "failed"];
+/** What a time-range redelivery matches: `any` is every finished delivery. */
+export type RedeliverStatus = "failed" | "delivered" | "any";
+
+type Iso = (ms: number) => string;
+type AttemptRow = Omit<WebhookAttemptsTable, "id">;
+const ulid = monotonicFactory();
+
+export function describeDelivery(row: WebhookDeliveryRow, attempts: readonly AttemptRow[], iso: Iso) {
+  const open = row.status === "pending" || row.status === "delivering";
+  return {
+    id: row.id,
+    webhook_id: row.webhook_id,
+    event: row.event,
+    url: row.url,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: open ? iso(row.next_attempt_at) : null,
+    created_at: iso(row.created_at),
+    done_at: row.done_at === null ? null : iso(row.done_at),
+    last_status: row.last_status,
+    last_error: row.last_error,
+    redelivery_of: row.redelivery_of,
+    payload: JSON.parse(row.payload) as unknown,
+    attempts_log: attempts.map((a) => ({
+      attempt: a.attempt,
+      status_code: a.status_code,
+      latency_ms: a.latency_ms,
+      error: a.error,
+      at: iso(a.at),
+    })),
+  };
+}
+
+export interface DeliveryFilter {
+  status?: WebhookDeliveryStatus | undefined;
+  event?: WebhookEvent | undefined;
+  page: number;
+  perPage: number;
+}
+
+/** The account's deliveries, newest first, each with its attempts in order. */
+export async function listDeliveries(db: Db, accountId: number, filter: DeliveryFilter, iso: Iso) {
+  let query = db.selectFrom("webhook_deliveries").where("account_id", "=", accountId);
+  if (filter.status) query = query.where("status", "=", filter.status);
+  if (filter.event) query = query.where("event", "=", filter.event);
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy("id", "desc")
+      .limit(filter.perPage)
+      .offset((filter.page - 1) * filter.perPage)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+  ]);
+  const attempts =
+    rows.length === 0
+      ? []
+      : await db
+          .selectFrom("webhook_attempts")
+          .select(["delivery_id", "attempt", "status_code", "latency_ms", "error", "at"])
+          .where(
+            "delivery_id",
+            "in",
+            rows.map((r) => r.id),
+          )
+          .orderBy("delivery_id")
+          .orderBy("attempt")
+          .orderBy("id")
+          .execute();
+  const byDelivery = new Map<number, AttemptRow[]>();
+  for (const attempt of attempts) {
+    const list = byDelivery.get(attempt.delivery_id) ?? [];
+    list.push(attempt);
+    byDelivery.set(attempt.delivery_id, list);
+  }
+  return {
+    deliveries: rows.map((row) => describeDelivery(row, byDelivery.get(row.id) ?? [], iso)),
+    total: Number(count.n),
+  };
+}
+
+async function currentUrl(db: Db, accountId: number, event: WebhookEvent): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("webhook_endpoints")
+    .select("url")
+    .where("account_id", "=", accountId)
+    .where("event", "=", event)
+    .executeTakeFirst();
+  return row?.url;
+}
+
+function noUrl(event: WebhookEvent): GatewayError {
+  return new GatewayError(
+    "conflict",
+    `No ${event} webhook URL is set for this account; set one with PUT /webhooks first.`,
+    { field: "event" },
+  );
+}
+
+function queued(
+  source: Pick<NewWebhookDelivery, "account_id" | "event" | "order_key" | "payload"> & { redelivery_of: number | null },
+  url: string,
+  webhookId: string,
+  now: number,
+): NewWebhookDelivery {
+  return {
+    account_id: source.account_id,
+    event: source.event,
+    order_key: source.order_key,
+    webhook_id: webhookId,
+    url,
+    payload: source.payload,
+    status: "pending",
+    attempts: 0,
+    next_attempt_at: now,
+    lease_until: null,
+    last_status: null,
+    last_error: null,
+    redelivery_of: source.redelivery_of,
+    created_at: now,
+    done_at: null,
+  };
+}
+
+async function insertOne(deps: WebhookApiDeps, row: NewWebhookDelivery): Promise<WebhookDeliveryRow> {
+  const inserted = await deps.store.transaction((trx) =>
+    trx.insertInto("webhook_deliveries").values(row).returningAll().executeTakeFirstOrThrow(),
+  );
+  await deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+  return inserted;
+}
+
+/**
+ * Queues a sample event to the account's URL for it. The payload has exactly the spec's fields
+ * (a receiver that validates the shape strictly accepts it); what marks it as a test is its
+ * `webhook-id` (`msg_test_…`) and a message id that names no message.
+ */
+export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, event: WebhookEvent, iso: Iso) {
+  const db = deps.store.db;
+  const url = await currentUrl(db, accountId, event);
+  if (!url) throw noUrl(event);
+  const now = deps.clock.now().getTime();
+  const at = isoUtc(new Date(now));
+  let payload: Record<string, unknown>;
+  if (event === "delivery_report") {
+    payload = { event, message_id: `q${ulid(now)}`, status: "delivered", delivered_at: at, recipient: "9876543210" };
+  } else {
+    const number = await db
+      .selectFrom("inbound_numbers")
+      .select("number")
+      .where("account_id", "=", accountId)
+      .orderBy("id")
+      .executeTakeFirst();
+    payload = { event, from: "9876543210", to: number?.number ?? "0000000000", message: "Test", received_at: at };
+  }
+  const webhookId = newWebhookId(now).replace(/^msg_/, "msg_test_");
+  const row = await insertOne(
+    deps,
+    queued(
+      { account_id: accountId, event, order_key: webhookId, payload: JSON.stringify(payload), redelivery_of: null },
+      url,
+      webhookId,
+      now,
+    ),
+  );
+  return describeDelivery(row, [], iso);
+}
+
+/**
+ * A new delivery of the same event to the account's current URL for it, with a new webhook-id:
+ * receivers deduplicate by webhook-id, and a manual redelivery is meant to be processed again.
+ */
+export async function redeliverOne(deps: WebhookApiDeps, accountId: number, id: number, iso: Iso) {
+  const db = deps.store.db;
+  const original = await db
+    .selectFrom("webhook_deliveries")
+    .selectAll()
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+  if (!original) throw new GatewayError("not_found", `No webhook delivery with id ${id} in this account.`);
+  if (original.status === "pending" || original.status === "delivering") {
+    throw new GatewayError(
+      "conflict",
+      `Webhook delivery ${id} is still ${original.status} and will be retried; redeliver it once it has finished.`,
+    );
+  }
+  const url = await currentUrl(db, accountId, original.event);
+  if (!url) throw noUrl(original.event);
+  const now = deps.clock.now().getTime();
+  const row = await insertOne(deps, queued({ ...original, redelivery_of: original.id }, url, newWebhookId(now), now));
+  return describeDelivery(row, [], iso);
+}
+
+export interface RedeliverRange {
+  from: number;
+  to: number;
+  status: RedeliverStatus;
+  event?: WebhookEvent | undefined;
+}
+
+/**
+ * Re-queues the finished deliveries created in [from, to), oldest first (so a message's events
+ * keep their order), at most MAX_REDELIVERIES per call, in one transaction. Deliveries of an
+ * event that has no URL now are left out.
+ */
+export async function redeliverRange(deps: WebhookApiDeps, accountId: number, range: RedeliverRange) {
+  const db = deps.store.db;
+  const urls = new Map(
+    (
+      await db.selectFrom("webhook_endpoints").select(["event", "url"]).where("account_id", "=", accountId).execute()
+    ).map((r) => [r.event, r.url]),
+  );
+  if (range.event && !urls.has(range.event)) throw noUrl(range.event);
+  const events = range.event ? [range.event] : [...urls.keys()];
+  if (events.length === 0) {
+    throw new GatewayError("conflict", "No webhook URL is set for this account; set one with PUT /webhooks first.");
+  }
+  const statuses: WebhookDeliveryStatus[] = range.status === "any" ? ["delivered", "failed"] : [range.status];
+  const now = deps.clock.now().getTime();
+  const result = await deps.store.transaction(async (trx) => {
+    const originals = await trx
+      .selectFrom("webhook_deliveries")
+      .select(["id", "account_id", "event", "order_key", "payload", "created_at"])
+      .where("account_id", "=", accountId)
+      .where("status", "in", statuses)
+      .where("event", "in", events)
+      .where("created_at", ">=", range.from)
+      .where("created_at", "<", range.to)
+      .orderBy("created_at")
+      .orderBy("id")
+      .limit(MAX_REDELIVERIES + 1)
+      .execute();
+    const taken = originals.slice(0, MAX_REDELIVERIES);
+    await deps.store.insertMany(
+      trx,
+      "webhook_deliveries",
+      taken.map((o) => queued({ ...o, redelivery_of: o.id }, urls.get(o.event) ?? "", newWebhookId(now), now)),
+    );
+    return { count: taken.length, next: originals[MAX_REDELIVERIES] };
+  });
+  if (result.count > 0) await deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+  return {
+    count: result.count,
+    more: result.next !== undefined,
+    // Milliseconds, so that calling again from here skips exactly what this call re-queued.
+    next_from: result.next ? new Date(result.next.created_at).toISOString() : null,
+  };
+}

@@ -1,0 +1,58 @@
+// An account's webhook settings as the APIs show and change them: URLs checked against the SSRF
+// guard before they are stored, and the signing secret with its rotation.
+import type { Clock } from "../core/clock.js";
+import { GatewayError, isGatewayError } from "../core/errors.js";
+import type { WebhookEvent } from "../store/schema.js";
+import type { Store } from "../store/store.js";
+import { rotateWebhookSecret, setWebhookUrls, type WebhookSettings, webhookSettings } from "./settings.js";
+import { checkWebhookUrl } from "./url-guard.js";
+
+export interface WebhookApiDeps {
+  store: Store;
+  clock: Clock;
+  /** SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS. */
+  allowPrivate: boolean;
+}
+
+export type WebhookUrlChanges = Partial<Record<WebhookEvent, string | null>>;
+
+function describeSettings(settings: WebhookSettings) {
+  return {
+    delivery_report: settings.urls.delivery_report ?? null,
+    inbound_sms: settings.urls.inbound_sms ?? null,
+    secret: settings.secret ?? null,
+  };
+}
+
+export async function webhookSettingsOf(deps: WebhookApiDeps, accountId: number) {
+  return describeSettings(await webhookSettings(deps.store, accountId, deps.clock.now().getTime()));
+}
+
+/** Sets or (null) removes URLs; every URL is checked first, and nothing changes if one is refused. */
+export async function changeWebhookUrls(deps: WebhookApiDeps, accountId: number, changes: WebhookUrlChanges) {
+  for (const [event, url] of Object.entries(changes)) {
+    if (url === null || url === undefined) continue;
+    try {
+      checkWebhookUrl(url, { allowPrivate: deps.allowPrivate });
+    } catch (error) {
+      if (!isGatewayError(error)) throw error;
+      // The guard names its field `url`; here the offending field is the event's.
+      throw new GatewayError(error.code, `${event}: ${error.message}`, { ...error.details, field: event });
+    }
+  }
+  return describeSettings(await setWebhookUrls(deps.store, deps.clock, accountId, changes));
+}
+
+/** A new current secret; the one it replaces keeps signing until `previous_valid_until`. */
+export async function rotateSecretOf(deps: WebhookApiDeps, accountId: number, iso: (ms: number) => string) {
+  const secret = await rotateWebhookSecret(deps.store, deps.clock, accountId);
+  const previous = await deps.store.db
+    .selectFrom("webhook_secrets")
+    .select((eb) => eb.fn.max("expires_at").as("until"))
+    .where("account_id", "=", accountId)
+    .where("expires_at", "is not", null)
+    .where("expires_at", ">", deps.clock.now().getTime())
+    .executeTakeFirst();
+  const until = previous?.until === null || previous?.until === undefined ? null : Number(previous.until);
+  return { secret, previous_valid_until: until === null ? null : iso(until) };
+}

@@ -1,0 +1,208 @@
+// The webhook routes, mounted twice: under /api/v2/webhooks for the calling account and under
+// /admin/api/accounts/{username}/webhooks for the operator. Only how the account is found and
+// how times are written differ; everything else is this one table over operations.ts and deliveries.ts.
+import { type TProperties, Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { pageMeta, pageOf } from "../app/query-params.js";
+import { GatewayError } from "../core/errors.js";
+import type { WebhookDeliveryStatus, WebhookEvent } from "../store/schema.js";
+import {
+  DELIVERY_STATUSES,
+  listDeliveries,
+  queueTestEvent,
+  type RedeliverStatus,
+  redeliverOne,
+  redeliverRange,
+} from "./deliveries.js";
+import { changeWebhookUrls, rotateSecretOf, type WebhookUrlChanges, webhookSettingsOf } from "./operations.js";
+import { WEBHOOK_EVENTS } from "./settings.js";
+
+export interface WebhookMount {
+  /** Path of the account's webhook resource, e.g. `/webhooks`. */
+  base: string;
+  /** Path parameters `base` declares (besides a delivery's `id`). */
+  params: TProperties;
+  accountOf(request: FastifyRequest): Promise<number>;
+  /** How times are written in this family's answers. */
+  iso(ms: number): string;
+  tags: string[];
+}
+
+const DELIVERIES_PER_PAGE = 25;
+const DELIVERIES_MAX_PER_PAGE = 100;
+const ISO_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d{1,3})?)?(?:Z|[+-]\d\d:\d\d)$/;
+const Url = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+const Event = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));
+const resource = { envelope: "status" } as const;
+
+function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!allowed.includes(value as T)) {
+    throw new GatewayError("invalid_request", `Query parameter "${name}" must be one of ${allowed.join(", ")}.`, {
+      field: name,
+    });
+  }
+  return value as T;
+}
+
+function instant(value: string, name: string): number {
+  const ms = ISO_DATE_TIME.test(value) ? Date.parse(value) : Number.NaN;
+  if (!Number.isFinite(ms)) {
+    throw new GatewayError("invalid_request", `"${name}" must be an ISO 8601 date-time such as 2026-11-22T07:00:00Z.`, {
+      field: name,
+    });
+  }
+  return ms;
+}
+
+/** A whole-number delivery id; anything else names no delivery (404, like an unknown one). */
+function deliveryId(raw: string): number {
+  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(id) || id < 1) {
+    throw new GatewayError("not_found", `No webhook delivery with id "${raw}" in this account.`);
+  }
+  return id;
+}
+
+export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mount: WebhookMount): void {
+  const deps = { store: ctx.store, clock: ctx.clock, allowPrivate: ctx.config.allowPrivateWebhooks };
+  const { base, iso, tags } = mount;
+  const params = Object.keys(mount.params).length > 0 ? Type.Object(mount.params) : undefined;
+  const withId = Type.Object({ ...mount.params, id: Type.String({ minLength: 1, maxLength: 30 }) });
+  const ok = (data: unknown) => ({ status: "success", data });
+
+  app.get(
+    base,
+    { config: resource, schema: { summary: "Webhook URLs per event and the signing secret", tags, params } },
+    async (request) => ok(await webhookSettingsOf(deps, await mount.accountOf(request))),
+  );
+
+  app.put(
+    base,
+    {
+      config: resource,
+      schema: {
+        summary: "Set (or, with null, remove) webhook URLs; answers the settings with the signing secret",
+        tags,
+        params,
+        body: Type.Object(
+          { delivery_report: Type.Optional(Url), inbound_sms: Type.Optional(Url) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const accountId = await mount.accountOf(request);
+      return ok(await changeWebhookUrls(deps, accountId, request.body as WebhookUrlChanges));
+    },
+  );
+
+  app.post(
+    `${base}/rotate-secret`,
+    {
+      config: resource,
+      schema: { summary: "New signing secret; the previous one keeps signing for 24 hours", tags, params },
+    },
+    async (request) => ok(await rotateSecretOf(deps, await mount.accountOf(request), iso)),
+  );
+
+  app.post(
+    `${base}/test`,
+    {
+      config: resource,
+      schema: {
+        summary: "Queue a sample event to the URL set for it",
+        tags,
+        params,
+        body: Type.Object({ event: Type.Optional(Event) }, { additionalProperties: false }),
+      },
+      // The body is optional: a POST without one asks for the default event.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const accountId = await mount.accountOf(request);
+      const event = (request.body as { event?: WebhookEvent }).event ?? "delivery_report";
+      return reply.code(202).send(ok(await queueTestEvent(deps, accountId, event, iso)));
+    },
+  );
+
+  app.get(
+    `${base}/deliveries`,
+    {
+      config: resource,
+      schema: {
+        summary: "Webhook deliveries, newest first, with every attempt; paginated",
+        tags,
+        params,
+        querystring: Type.Object({
+          per_page: Type.Optional(Type.String({ maxLength: 20 })),
+          page: Type.Optional(Type.String({ maxLength: 20 })),
+          status: Type.Optional(Type.String({ maxLength: 20 })),
+          event: Type.Optional(Type.String({ maxLength: 30 })),
+        }),
+      },
+    },
+    async (request) => {
+      const query = request.query as { per_page?: string; page?: string; status?: string; event?: string };
+      const paging = pageOf(query, DELIVERIES_PER_PAGE, DELIVERIES_MAX_PER_PAGE);
+      const filter = {
+        status: oneOf<WebhookDeliveryStatus>(query.status, DELIVERY_STATUSES, "status"),
+        event: oneOf<WebhookEvent>(query.event, WEBHOOK_EVENTS, "event"),
+        ...paging,
+      };
+      const { deliveries, total } = await listDeliveries(ctx.store.db, await mount.accountOf(request), filter, iso);
+      return { status: "success", data: deliveries, meta: pageMeta(paging, total) };
+    },
+  );
+
+  app.post(
+    `${base}/deliveries/:id/redeliver`,
+    {
+      config: resource,
+      schema: { summary: "Deliver a finished delivery again, with a new webhook-id", tags, params: withId },
+    },
+    async (request, reply) => {
+      const accountId = await mount.accountOf(request);
+      const id = deliveryId((request.params as { id: string }).id);
+      return reply.code(202).send(ok(await redeliverOne(deps, accountId, id, iso)));
+    },
+  );
+
+  app.post(
+    `${base}/deliveries/redeliver`,
+    {
+      config: resource,
+      schema: {
+        summary: "Deliver again the finished deliveries created in a time range",
+        tags,
+        params,
+        body: Type.Object(
+          {
+            from: Type.String({ maxLength: 40 }),
+            to: Type.String({ maxLength: 40 }),
+            status: Type.Optional(Type.Union([Type.Literal("failed"), Type.Literal("delivered"), Type.Literal("any")])),
+            event: Type.Optional(Event),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { from: string; to: string; status?: RedeliverStatus; event?: WebhookEvent };
+      const from = instant(body.from, "from");
+      const to = instant(body.to, "to");
+      if (from >= to) throw new GatewayError("invalid_request", '"from" must be before "to".', { field: "from" });
+      const accountId = await mount.accountOf(request);
+      const result = await redeliverRange(deps, accountId, {
+        from,
+        to,
+        status: body.status ?? "failed",
+        event: body.event,
+      });
+      return reply.code(202).send(ok(result));
+    },
+  );
+}
