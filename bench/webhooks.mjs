@@ -90,7 +90,7 @@ async function main() {
   const started = performance.now();
   sender.start();
   for (;;) {
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 500));
     const left = await store.db
       .selectFrom("webhook_deliveries")
       .select((eb) => eb.fn.countAll().as("n"))

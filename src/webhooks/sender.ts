@@ -34,8 +34,8 @@ export interface SenderOptions {
 }
 
 export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
-  concurrency: 256,
-  perAccount: 32,
+  concurrency: 512,
+  perAccount: 64,
   timeoutMs: 10_000,
   leaseMs: 60_000,
   idleMs: 1_000,
@@ -52,7 +52,7 @@ export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOption
 }
 
 /** How long outcomes gather before they are recorded together. */
-const RECORD_LINGER_MS = 10;
+const RECORD_LINGER_MS = 25;
 /** Due deliveries looked at per claim (oldest first), whatever the backlog. */
 const CLAIM_WINDOW = 2_000;
 /** A rotated-out secret stops signing at its expiry; this is how late that can be noticed. */
@@ -140,7 +140,7 @@ export class WebhookSender {
       } catch (error) {
         this.deps.logger.error({ err: error }, "webhook round failed");
       }
-      if (claimed > 0 && this.total <= (this.options.concurrency * 3) / 4) continue;
+      if (claimed > 0 && this.total <= this.options.concurrency / 2) continue;
       if (this.running) await this.sleep(this.options.idleMs);
     }
   }
@@ -183,9 +183,9 @@ export class WebhookSender {
         if (left === 0) this.inFlight.delete(delivery.account_id);
         else this.inFlight.set(delivery.account_id, left);
         this.total--;
-        // Claim again once a quarter of the slots are free, not after every answer: one
+        // Claim again once half of the slots are free, not after every answer: one
         // claim of many costs the database about what one claim of a few does.
-        if (this.total <= (this.options.concurrency * 3) / 4 || this.total === 0) this.wake();
+        if (this.total <= this.options.concurrency / 2 || this.total === 0) this.wake();
       });
       this.pending.add(sending);
     }
@@ -333,22 +333,23 @@ export class WebhookSender {
             at: now,
           })),
         );
-        for (const { delivery, outcome } of batch) {
-          const delivered = outcome.error === null;
-          const giveUp = !delivered && now - delivery.created_at >= this.options.retryForMs;
-          await trx
-            .updateTable("webhook_deliveries")
-            .set({
-              status: delivered ? "delivered" : giveUp ? "failed" : "pending",
-              lease_until: null,
-              last_status: outcome.statusCode,
-              last_error: outcome.error,
-              next_attempt_at: delivered || giveUp ? now : now + webhookRetryDelayMs(delivery.attempts, this.options),
-              done_at: delivered || giveUp ? now : null,
-            })
-            .where("id", "=", delivery.id)
-            .where("status", "=", "delivering")
-            .execute();
+        // One statement per 500 outcomes.
+        for (let k = 0; k < batch.length; k += 500) {
+          const values = batch.slice(k, k + 500).map(({ delivery, outcome }) => {
+            const delivered = outcome.error === null;
+            const giveUp = !delivered && now - delivery.created_at >= this.options.retryForMs;
+            const status = delivered ? "delivered" : giveUp ? "failed" : "pending";
+            const next = delivered || giveUp ? now : now + webhookRetryDelayMs(delivery.attempts, this.options);
+            const done = delivered || giveUp ? now : null;
+            return sql`(cast(${delivery.id} as bigint), ${status}, cast(${outcome.statusCode} as integer), ${outcome.error}, cast(${next} as bigint), cast(${done} as bigint))`;
+          });
+          await sql`
+            with v(v_id, v_status, v_code, v_error, v_next, v_done) as (values ${sql.join(values)})
+            update webhook_deliveries
+               set status = v.v_status, lease_until = null, last_status = v.v_code, last_error = v.v_error,
+                   next_attempt_at = v.v_next, done_at = v.v_done
+              from v
+             where webhook_deliveries.id = v.v_id and webhook_deliveries.status = 'delivering'`.execute(trx);
         }
       });
     } catch (error) {
