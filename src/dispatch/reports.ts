@@ -6,7 +6,7 @@ import type { Metrics } from "../app/metrics.js";
 import type { Clock } from "../core/clock.js";
 import { applyDeliveryReports, type DeliveryReport } from "../messages/index.js";
 import type { Store } from "../store/store.js";
-import { type WebhookOutbox, WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
 const MAX_GROUP = 2000;

@@ -20,8 +20,8 @@ import { suppress, suppressionsChanged, unsuppress } from "./suppression.js";
 
 export type InboundDeps = Pick<AppContext, "store" | "clock" | "logger" | "acceptor" | "metrics"> &
   Partial<Pick<AppContext, "webhooks">> & {
-  config: Pick<Config, "optOutWords">;
-};
+    config: Pick<Config, "optOutWords">;
+  };
 
 export type ReplyOutcome =
   /** No keyword matched, or its response type sends nothing. */
