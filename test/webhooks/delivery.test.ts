@@ -289,6 +289,42 @@ describeEachEngine("webhook sender", (engine) => {
     }
   });
 
+  it("two senders (two worker processes) deliver each event exactly once, in order per message", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    const outbox = new WebhookOutbox(t.db.store);
+    const messages = Array.from({ length: 200 }, (_, i) => `qm${i}`);
+    for (const status of ["submitted", "delivered"]) {
+      await t.db.store.transaction((trx) =>
+        outbox.deliveryReports(
+          trx,
+          messages.map((id) => ({ id, account_id: account.id, recipient: "9876543210", status, at: Date.now() })),
+          Date.now(),
+        ),
+      );
+    }
+    const senders = [senderFor(t, { concurrency: 32 }), senderFor(t, { concurrency: 32 })];
+    for (const sender of senders) sender.start();
+    try {
+      await until(async () => (await deliveries(t, account.id)).every((d) => d.status === "delivered"), 20_000);
+    } finally {
+      for (const sender of senders) await sender.stop();
+    }
+    const ids = hook.received.map((r) => r.headers["webhook-id"]);
+    expect(ids).toHaveLength(400);
+    expect(new Set(ids).size).toBe(400);
+    for (const id of messages) {
+      expect(
+        hook
+          .bodies()
+          .filter((b) => b.message_id === id)
+          .map((b) => b.status),
+      ).toEqual(["submitted", "delivered"]);
+    }
+  });
+
   it("a receiver that hangs does not hold back another account's webhooks", async () => {
     const t = gateway();
     const slow = await receiver();
