@@ -26,6 +26,8 @@ export interface SenderOptions {
   idleMs: number;
   /** Retries go on for at least this long after the event, then the delivery fails. */
   retryForMs: number;
+  /** Finished deliveries (and their attempts) are deleted this long after they finished. */
+  retentionMs: number;
   /** First retry delay; doubled each attempt up to maxDelayMs. */
   baseDelayMs: number;
   maxDelayMs: number;
@@ -40,6 +42,7 @@ export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   leaseMs: 60_000,
   idleMs: 1_000,
   retryForMs: 24 * 60 * 60 * 1000,
+  retentionMs: 30 * 24 * 60 * 60 * 1000,
   baseDelayMs: 5_000,
   maxDelayMs: 60 * 60 * 1000,
   allowPrivate: false,
@@ -61,6 +64,8 @@ export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOption
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
+/** Finished deliveries deleted per upkeep round, once past the retention period. */
+const PRUNE_BATCH = 5_000;
 /** How long outcomes gather before they are recorded together. */
 const RECORD_LINGER_MS = 25;
 /** Due deliveries looked at per claim (oldest first), whatever the backlog. */
@@ -145,7 +150,7 @@ export class WebhookSender {
     while (this.running) {
       let claimed = 0;
       try {
-        if (round++ % 20 === 0) await this.releaseExpiredLeases();
+        if (round++ % 20 === 0) await this.upkeep();
         claimed = await this.claimAndSend();
       } catch (error) {
         this.deps.logger.error({ err: error }, "webhook round failed");
@@ -167,15 +172,34 @@ export class WebhookSender {
     });
   }
 
-  private async releaseExpiredLeases(): Promise<void> {
-    await this.deps.store.transaction((trx) =>
-      trx
+  /**
+   * Deliveries whose sender died (lease expired) go back to pending; finished deliveries past
+   * the retention period are deleted with their attempts, at most PRUNE_BATCH a round.
+   */
+  async upkeep(): Promise<void> {
+    const now = this.deps.clock.now().getTime();
+    await this.deps.store.transaction(async (trx) => {
+      await trx
         .updateTable("webhook_deliveries")
         .set({ status: "pending", lease_until: null })
         .where("status", "=", "delivering")
-        .where("lease_until", "<", this.deps.clock.now().getTime())
-        .execute(),
-    );
+        .where("lease_until", "<", now)
+        .execute();
+      const old = await trx
+        .selectFrom("webhook_deliveries")
+        .select("id")
+        .where("done_at", "is not", null)
+        .where("done_at", "<", now - this.options.retentionMs)
+        .limit(PRUNE_BATCH)
+        .execute();
+      if (old.length === 0) return;
+      const ids = old.map((row) => row.id);
+      for (let i = 0; i < ids.length; i += 500) {
+        const part = ids.slice(i, i + 500);
+        await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", part).execute();
+        await trx.deleteFrom("webhook_deliveries").where("id", "in", part).execute();
+      }
+    });
   }
 
   /** Claims what this process has room for and starts sending it; returns how many. */

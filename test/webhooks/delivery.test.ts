@@ -325,6 +325,62 @@ describeEachEngine("webhook sender", (engine) => {
     }
   });
 
+  it("deletes finished deliveries and their attempts after the retention period, and returns expired leases", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const now = Date.now();
+    const day = 24 * 60 * 60 * 1000;
+    const row = (webhookId: string, status: "delivered" | "failed" | "delivering", doneAt: number | null) => ({
+      account_id: account.id,
+      event: "delivery_report" as const,
+      order_key: webhookId,
+      webhook_id: webhookId,
+      url: "http://127.0.0.1:9/hook",
+      payload: "{}",
+      status,
+      attempts: 1,
+      next_attempt_at: now,
+      lease_until: status === "delivering" ? now - 1 : null,
+      last_status: null,
+      last_error: null,
+      redelivery_of: null,
+      created_at: now - 40 * day,
+      done_at: doneAt,
+    });
+    const inserted = await t.db.store.db
+      .insertInto("webhook_deliveries")
+      .values([
+        row("msg_old", "delivered", now - 31 * day),
+        row("msg_old_failed", "failed", now - 31 * day),
+        row("msg_recent", "delivered", now - 29 * day),
+        row("msg_leased", "delivering", null),
+      ])
+      .returning(["id", "webhook_id"])
+      .execute();
+    await t.db.store.db
+      .insertInto("webhook_attempts")
+      .values(
+        inserted.map((d) => ({ delivery_id: d.id, attempt: 1, status_code: 200, latency_ms: 1, error: null, at: now })),
+      )
+      .execute();
+    await senderFor(t).upkeep();
+    const left = await deliveries(t, account.id);
+    expect(left.map((d) => [d.webhook_id, d.status])).toEqual([
+      ["msg_recent", "delivered"],
+      ["msg_leased", "pending"],
+    ]);
+    const attempts = await t.db.store.db
+      .selectFrom("webhook_attempts")
+      .select("delivery_id")
+      .where(
+        "delivery_id",
+        "in",
+        inserted.map((d) => d.id),
+      )
+      .execute();
+    expect(attempts).toHaveLength(2);
+  });
+
   it("a receiver that hangs does not hold back another account's webhooks", async () => {
     const t = gateway();
     const slow = await receiver();

@@ -56,6 +56,13 @@ export function webhooks(engine: Engine) {
         .column("lease_until")
         .where(sql.ref("status"), "=", "delivering")
         .execute();
+      // Finished deliveries, for pruning after the retention period.
+      await db.schema
+        .createIndex("webhook_deliveries_done")
+        .on("webhook_deliveries")
+        .column("done_at")
+        .where(sql.ref("done_at"), "is not", null)
+        .execute();
       await db.schema
         .createIndex("webhook_deliveries_by_key")
         .on("webhook_deliveries")
