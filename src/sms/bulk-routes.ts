@@ -14,6 +14,7 @@ import type { BulkJobRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import type { SmsSendInput } from "./policy.js";
 import { acceptIdempotent } from "./v2-accept.js";
+import { SEND_FIELDS, type SendFields } from "./v2-schemas.js";
 
 /** Recipients in one bulk call; a larger campaign is sent in several calls into one job. */
 export const MAX_BULK_RECIPIENTS = 100_000;
@@ -29,33 +30,14 @@ const resource = { envelope: "status" } as const;
 
 const BulkBody = Type.Object(
   {
-    sender_id: Type.Optional(Type.String({ maxLength: 20 })),
+    ...SEND_FIELDS,
     recipients: Type.Optional(Type.Array(Type.String({ maxLength: 20 }), { maxItems: MAX_BULK_RECIPIENTS })),
     group_id: Type.Optional(Type.Integer({ minimum: 1 })),
     job_id: Type.Optional(Type.Integer({ minimum: 1 })),
-    message: Type.Optional(Type.String({ maxLength: 10_000 })),
-    route: Type.Optional(Type.String({ maxLength: 20 })),
-    dlt_entity_id: Type.Optional(Type.String({ maxLength: 30 })),
-    dlt_template_id: Type.Optional(Type.String({ maxLength: 30 })),
-    schedule_at: Type.Optional(Type.String({ maxLength: 30 })),
-    unicode: Type.Optional(Type.Boolean()),
-    flash: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
-interface BulkBody {
-  sender_id?: string;
-  recipients?: string[];
-  group_id?: number;
-  job_id?: number;
-  message?: string;
-  route?: string;
-  dlt_entity_id?: string;
-  dlt_template_id?: string;
-  schedule_at?: string;
-  unicode?: boolean;
-  flash?: boolean;
-}
+type BulkBody = SendFields & { recipients?: string[]; group_id?: number; job_id?: number };
 
 interface Rejection {
   recipient: string;

@@ -14,36 +14,11 @@ import { registerBulkRoutes } from "./bulk-routes.js";
 import type { SmsSendInput } from "./policy.js";
 import { deliveryReport } from "./report-format.js";
 import { acceptIdempotent } from "./v2-accept.js";
+import { SendBody } from "./v2-schemas.js";
 
 const sms = { envelope: "success" } as const;
 /** What the answer promises for delivery: dispatch time plus a typical carrier delay. */
 const TYPICAL_DELIVERY_MS = 5_000;
-
-const SendBody = Type.Object(
-  {
-    sender_id: Type.Optional(Type.String({ maxLength: 20 })),
-    recipient: Type.Optional(Type.String({ maxLength: 20 })),
-    message: Type.Optional(Type.String({ maxLength: 10_000 })),
-    route: Type.Optional(Type.String({ maxLength: 20 })),
-    dlt_entity_id: Type.Optional(Type.String({ maxLength: 30 })),
-    dlt_template_id: Type.Optional(Type.String({ maxLength: 30 })),
-    schedule_at: Type.Optional(Type.String({ maxLength: 30 })),
-    unicode: Type.Optional(Type.Boolean()),
-    flash: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: false },
-);
-type SendBody = {
-  sender_id?: string;
-  recipient?: string;
-  message?: string;
-  route?: string;
-  dlt_entity_id?: string;
-  dlt_template_id?: string;
-  schedule_at?: string;
-  unicode?: boolean;
-  flash?: boolean;
-};
 
 const { schedule_at: _scheduleAt, ...sendFields } = SendBody.properties;
 const ScheduleBody = Type.Object(

@@ -1,5 +1,4 @@
-import { Webhook } from "standardwebhooks";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../../src/webhooks/sender.js";
 import { describeEachEngine } from "../helpers/engines.js";
@@ -12,33 +11,9 @@ import {
   useTestGateway,
 } from "../helpers/gateway.js";
 import { FAST_SIMULATOR, ISO_UTC } from "../helpers/sms.js";
-import { type Received, Receiver } from "./receiver.js";
+import { receiver, until, useReceivers, verify } from "./receiver.js";
 
-const receivers: Receiver[] = [];
-async function receiver(): Promise<Receiver> {
-  const r = await new Receiver().start();
-  receivers.push(r);
-  return r;
-}
-afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.stop();
-});
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-function verify(secret: string, r: Received) {
-  return new Webhook(secret).verify(r.body, {
-    "webhook-id": String(r.headers["webhook-id"]),
-    "webhook-timestamp": String(r.headers["webhook-timestamp"]),
-    "webhook-signature": String(r.headers["webhook-signature"]),
-  });
-}
+useReceivers();
 
 function api(t: TestGateway, account: TestAccount) {
   return (method: string, path: string, json?: unknown): Promise<JsonResponse> =>

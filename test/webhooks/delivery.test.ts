@@ -1,5 +1,4 @@
-import { Webhook } from "standardwebhooks";
-import { afterEach, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { WebhookOutbox } from "../../src/webhooks/outbox.js";
@@ -8,34 +7,9 @@ import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../src/
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { FAST_SIMULATOR, sendSms, waitForStatus } from "../helpers/sms.js";
-import { Receiver } from "./receiver.js";
+import { receiver, until, useReceivers, verify } from "./receiver.js";
 
-const receivers: Receiver[] = [];
-async function receiver(): Promise<Receiver> {
-  const r = await new Receiver().start();
-  receivers.push(r);
-  return r;
-}
-afterEach(async () => {
-  for (const r of receivers.splice(0)) await r.stop();
-});
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-/** Verified by the standardwebhooks package: throws when the signature or timestamp is wrong. */
-function verify(secret: string, r: { headers: Record<string, unknown>; body: string }) {
-  return new Webhook(secret).verify(r.body, {
-    "webhook-id": String(r.headers["webhook-id"]),
-    "webhook-timestamp": String(r.headers["webhook-timestamp"]),
-    "webhook-signature": String(r.headers["webhook-signature"]),
-  });
-}
+useReceivers();
 
 describeEachEngine("webhooks through the running gateway", (engine) => {
   const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });

@@ -1,7 +1,11 @@
 // A real local HTTP receiver for webhook tests: records every request, answers what the test
-// says (a status, or never), and can be stopped and restarted on the same port.
+// says (a status, or never), and can be stopped and restarted on the same port. Also the
+// helpers every webhook test file uses: receivers stopped after each test, polling, and
+// signature verification by the standardwebhooks package.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { Webhook } from "standardwebhooks";
+import { afterEach } from "vitest";
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -55,4 +59,36 @@ export class Receiver {
   bodies(): Record<string, unknown>[] {
     return this.received.map((r) => JSON.parse(r.body) as Record<string, unknown>);
   }
+}
+
+const started: Receiver[] = [];
+
+/** A started receiver, stopped after the test (call useReceivers() once per file). */
+export async function receiver(): Promise<Receiver> {
+  const r = await new Receiver().start();
+  started.push(r);
+  return r;
+}
+
+export function useReceivers(): void {
+  afterEach(async () => {
+    for (const r of started.splice(0)) await r.stop();
+  });
+}
+
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Verified by the standardwebhooks package: throws when the signature or timestamp is wrong. */
+export function verify(secret: string, r: { headers: Record<string, unknown>; body: string }): unknown {
+  return new Webhook(secret).verify(r.body, {
+    "webhook-id": String(r.headers["webhook-id"]),
+    "webhook-timestamp": String(r.headers["webhook-timestamp"]),
+    "webhook-signature": String(r.headers["webhook-signature"]),
+  });
 }
