@@ -8,6 +8,7 @@
 import { sql } from "kysely";
 import type { AppContext } from "../app/context.js";
 import { newQueueId } from "../core/ids.js";
+import { WorkerLoop } from "../core/worker-loop.js";
 import type { BulkPartRow, NewMessage } from "../store/schema.js";
 import { QUEUED_SIGNAL } from "./dispatcher.js";
 
@@ -26,62 +27,27 @@ export const DEFAULT_EXPANDER_OPTIONS: ExpanderOptions = { chunk: 1_000, maxBack
 /** Parts in progress, with their recipients split once (bounded: a few parts at a time). */
 const MAX_CACHED_PARTS = 8;
 
-export class BulkExpander {
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
-  private unsubscribe: (() => void) | undefined;
+export class BulkExpander extends WorkerLoop {
   private readonly recipients = new Map<number, string[]>();
 
   constructor(
     private readonly deps: Deps,
     private readonly options: ExpanderOptions = DEFAULT_EXPANDER_OPTIONS,
-  ) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.unsubscribe = this.deps.store.signals.listen(QUEUED_SIGNAL, () => this.wake());
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    this.unsubscribe?.();
-    this.wake();
-    await this.loop;
-  }
-
-  wake(): void {
-    this.wakeUp?.();
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let created = 0;
-      try {
-        created = await this.expandOnce();
-      } catch (error) {
-        this.deps.logger.error({ err: error }, "bulk expansion round failed");
-      }
-      if (created > 0) {
-        await this.deps.store.signals.notify(QUEUED_SIGNAL).catch(() => undefined);
-        continue;
-      }
-      if (this.running) await this.sleep(this.options.idleMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = done;
+  ) {
+    super({
+      name: "bulk expansion",
+      logger: deps.logger,
+      signals: deps.store.signals,
+      channel: QUEUED_SIGNAL,
+      idleMs: options.idleMs,
     });
+  }
+
+  protected async round(): Promise<boolean> {
+    const created = await this.expandOnce();
+    if (created === 0) return false;
+    await this.deps.store.signals.notify(QUEUED_SIGNAL).catch(() => undefined);
+    return true;
   }
 
   /** One round: a chunk of each due part (one part per account), if the queue has room. Returns messages created. */

@@ -3,6 +3,7 @@
 // transaction per batch. Several dispatchers (processes) can run against PostgreSQL: the
 // claim uses FOR UPDATE SKIP LOCKED, so each message goes to exactly one of them.
 import type { AppContext } from "../app/context.js";
+import { WorkerLoop } from "../core/worker-loop.js";
 import type { Failure, Retry, Submitted } from "../messages/index.js";
 import {
   claimDueMessages,
@@ -46,76 +47,36 @@ export function retryDelayMs(attempts: number): number {
 
 type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics"> & Partial<Pick<AppContext, "webhooks">>;
 
-export class Dispatcher {
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
-  private pendingWake = false;
-  private unsubscribe: (() => void) | undefined;
-
+export class Dispatcher extends WorkerLoop {
   constructor(
     private readonly deps: Deps,
     private readonly router: Router,
     private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
-  ) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.unsubscribe = this.deps.store.signals.listen(QUEUED_SIGNAL, () => this.wake());
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<void> {
-    this.running = false;
-    this.unsubscribe?.();
-    this.wake();
-    await this.loop;
-  }
-
-  wake(): void {
-    this.pendingWake = true;
-    this.wakeUp?.();
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      try {
-        this.pendingWake = false;
-        const claimed = await claimDueMessages(
-          this.deps.store,
-          this.deps.clock.now().getTime(),
-          this.options.batchSize,
-          this.options.leaseMs,
-        );
-        if (claimed.length > 0) {
-          await this.dispatch(claimed);
-          // A small claim means the queue is nearly empty: wait a moment so the next claim
-          // carries more, instead of reading and committing a few messages at a time.
-          if (claimed.length < this.options.batchSize / 4 && this.running) {
-            await new Promise((resolve) => setTimeout(resolve, CLAIM_LINGER_MS));
-          }
-          continue;
-        }
-      } catch (error) {
-        this.deps.logger.error({ err: error }, "dispatch round failed");
-      }
-      if (!this.pendingWake && this.running) await this.sleep(this.options.idleMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = undefined;
-        done();
-      };
+  ) {
+    super({
+      name: "dispatch",
+      logger: deps.logger,
+      signals: deps.store.signals,
+      channel: QUEUED_SIGNAL,
+      idleMs: options.idleMs,
     });
+  }
+
+  protected async round(): Promise<boolean> {
+    const claimed = await claimDueMessages(
+      this.deps.store,
+      this.deps.clock.now().getTime(),
+      this.options.batchSize,
+      this.options.leaseMs,
+    );
+    if (claimed.length === 0) return false;
+    await this.dispatch(claimed);
+    // A small claim means the queue is nearly empty: wait a moment so the next claim
+    // carries more, instead of reading and committing a few messages at a time.
+    if (claimed.length < this.options.batchSize / 4 && this.isRunning) {
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_LINGER_MS));
+    }
+    return true;
   }
 
   /** Submits one claimed batch and records every outcome in one transaction. */

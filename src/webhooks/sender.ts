@@ -9,6 +9,7 @@ import type { LookupFunction } from "node:net";
 import { sql } from "kysely";
 import { Agent, request } from "undici";
 import type { AppContext } from "../app/context.js";
+import { WorkerLoop } from "../core/worker-loop.js";
 import type { WebhookDeliveryRow } from "../store/schema.js";
 import { WEBHOOKS_CHANGED, WEBHOOKS_QUEUED } from "./outbox.js";
 import { activeSecrets } from "./settings.js";
@@ -79,11 +80,9 @@ interface Outcome {
   latencyMs: number;
 }
 
-export class WebhookSender {
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
-  private unsubscribe: (() => void) | undefined;
+export class WebhookSender extends WorkerLoop {
+  private unsubscribeChanged: (() => void) | undefined;
+  private rounds = 0;
   private readonly inFlight = new Map<number, number>();
   private total = 0;
   private readonly pending = new Set<Promise<void>>();
@@ -99,6 +98,13 @@ export class WebhookSender {
     private readonly deps: Deps,
     private readonly options: SenderOptions = DEFAULT_SENDER_OPTIONS,
   ) {
+    super({
+      name: "webhook",
+      logger: deps.logger,
+      signals: deps.store.signals,
+      channel: WEBHOOKS_QUEUED,
+      idleMs: options.idleMs,
+    });
     // Keep-alive connections per origin, reused across deliveries. Every connection's DNS answer
     // goes through the SSRF guard, and the socket connects to the address the guard checked.
     const allowPrivate = options.allowPrivate;
@@ -118,58 +124,25 @@ export class WebhookSender {
     });
   }
 
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    const unsubscribeQueued = this.deps.store.signals.listen(WEBHOOKS_QUEUED, () => this.wake());
-    const unsubscribeChanged = this.deps.store.signals.listen(WEBHOOKS_CHANGED, (payload) =>
+  override start(): void {
+    this.unsubscribeChanged ??= this.deps.store.signals.listen(WEBHOOKS_CHANGED, (payload) =>
       this.signers.delete(Number(payload)),
     );
-    this.unsubscribe = () => {
-      unsubscribeQueued();
-      unsubscribeChanged();
-    };
-    this.loop = this.run();
+    super.start();
   }
 
-  async stop(): Promise<void> {
-    this.running = false;
-    this.unsubscribe?.();
-    this.wake();
-    await this.loop;
+  /** Stops claiming, waits for the deliveries in flight and records them. */
+  override async stop(): Promise<void> {
+    await super.stop();
+    this.unsubscribeChanged?.();
     await Promise.allSettled([...this.pending]);
     await this.agent.close();
   }
 
-  wake(): void {
-    this.wakeUp?.();
-  }
-
-  private async run(): Promise<void> {
-    let round = 0;
-    while (this.running) {
-      let claimed = 0;
-      try {
-        if (round++ % 20 === 0) await this.upkeep();
-        claimed = await this.claimAndSend();
-      } catch (error) {
-        this.deps.logger.error({ err: error }, "webhook round failed");
-      }
-      if (claimed > 0 && this.total <= this.options.concurrency / 2) continue;
-      if (this.running) await this.sleep(this.options.idleMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.wakeUp = done;
-    });
+  protected async round(): Promise<boolean> {
+    if (this.rounds++ % 20 === 0) await this.upkeep();
+    const claimed = await this.claimAndSend();
+    return claimed > 0 && this.total <= this.options.concurrency / 2;
   }
 
   /**
