@@ -232,6 +232,9 @@ function pgChannel(channel: string, schema: string | undefined): string {
   return (schema ? `${schema}_${channel}` : `switchboard_${channel}`).replace(/[^a-z0-9_]/gi, "_").toLowerCase();
 }
 
+/** PostgreSQL "invalid_schema_name": raised by catalog introspection racing another schema's DROP. */
+const INVALID_SCHEMA_NAME = "3F000";
+
 async function runMigrations(db: Db, engine: Engine): Promise<void> {
   // Without an explicit schema Kysely looks for its bookkeeping tables in every schema, and
   // another schema's tables would make it skip creating ours.
@@ -239,16 +242,30 @@ async function runMigrations(db: Db, engine: Engine): Promise<void> {
     engine === "postgres"
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
+  const provider = migrationProvider(engine);
+  // Already at the latest migration (every start after the first): nothing to do. This also
+  // keeps a restart away from Kysely's catalog introspection, which reads every schema of the
+  // database and fails when another schema is dropped at that moment.
+  const wanted = Object.keys(await provider.getMigrations());
+  const applied = await sql<{ name: string }>`select name from schema_migrations`
+    .execute(db)
+    .then((result) => new Set(result.rows.map((row) => row.name)))
+    .catch(() => new Set<string>());
+  if (wanted.every((name) => applied.has(name))) return;
   const migrator = new Migrator({
     db,
-    provider: migrationProvider(engine),
+    provider,
     migrationTableName: "schema_migrations",
     migrationLockTableName: "schema_migrations_lock",
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === "Error");
-  if (error || failed) {
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    const failed = results?.find((r) => r.status === "Error");
+    if (!error && !failed) return;
+    // The introspection race above, on a first start: the migrations themselves are
+    // transactional and idempotent under Kysely's lock, so running them again is safe.
+    if ((error as { code?: string } | undefined)?.code === INVALID_SCHEMA_NAME && attempt < 3) continue;
     const cause = error instanceof Error ? error.message : String(error ?? "");
     throw new Error(`Database migration ${failed?.migrationName ?? ""} failed: ${cause}`.trim());
   }

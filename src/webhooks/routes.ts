@@ -68,13 +68,14 @@ function deliveryId(raw: string): number {
 export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mount: WebhookMount): void {
   const deps = { store: ctx.store, clock: ctx.clock, allowPrivate: ctx.config.allowPrivateWebhooks };
   const { base, iso, tags } = mount;
-  const params = Object.keys(mount.params).length > 0 ? Type.Object(mount.params) : undefined;
+  // No `params` key at all where the path has none (an undefined one makes Fastify warn).
+  const params = Object.keys(mount.params).length > 0 ? { params: Type.Object(mount.params) } : {};
   const withId = Type.Object({ ...mount.params, id: Type.String({ minLength: 1, maxLength: 30 }) });
   const ok = (data: unknown) => ({ status: "success", data });
 
   app.get(
     base,
-    { config: resource, schema: { summary: "Webhook URLs per event and the signing secret", tags, params } },
+    { config: resource, schema: { summary: "Webhook URLs per event and the signing secret", tags, ...params } },
     async (request) => ok(await webhookSettingsOf(deps, await mount.accountOf(request))),
   );
 
@@ -85,7 +86,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
       schema: {
         summary: "Set (or, with null, remove) webhook URLs; answers the settings with the signing secret",
         tags,
-        params,
+        ...params,
         body: Type.Object(
           { delivery_report: Type.Optional(Url), inbound_sms: Type.Optional(Url) },
           { additionalProperties: false },
@@ -102,7 +103,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
     `${base}/rotate-secret`,
     {
       config: resource,
-      schema: { summary: "New signing secret; the previous one keeps signing for 24 hours", tags, params },
+      schema: { summary: "New signing secret; the previous one keeps signing for 24 hours", tags, ...params },
     },
     async (request) => ok(await rotateSecretOf(deps, await mount.accountOf(request), iso)),
   );
@@ -114,7 +115,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
       schema: {
         summary: "Queue a sample event to the URL set for it",
         tags,
-        params,
+        ...params,
         body: Type.Object({ event: Type.Optional(Event) }, { additionalProperties: false }),
       },
       // The body is optional: a POST without one asks for the default event.
@@ -136,7 +137,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
       schema: {
         summary: "Webhook deliveries, newest first, with every attempt; paginated",
         tags,
-        params,
+        ...params,
         querystring: Type.Object({
           per_page: Type.Optional(Type.String({ maxLength: 20 })),
           page: Type.Optional(Type.String({ maxLength: 20 })),
@@ -178,7 +179,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
       schema: {
         summary: "Deliver again the finished deliveries created in a time range",
         tags,
-        params,
+        ...params,
         body: Type.Object(
           {
             from: Type.String({ maxLength: 40 }),
