@@ -87,7 +87,13 @@ export async function listDeliveries(db: Db, accountId: number, filter: Delivery
           .orderBy("id")
           .execute();
   const byDelivery = new Map<number, AttemptRow[]>();
+  const deliveryOf = new Map(rows.map((row) => [row.id, row]));
   for (const attempt of attempts) {
+    // The two reads are not one snapshot: an attempt recorded between them belongs to a
+    // delivery row read as still `delivering`. Show only attempts the row already counts as done.
+    const delivery = deliveryOf.get(attempt.delivery_id)!;
+    const finished = delivery.status === "delivering" ? delivery.attempts - 1 : delivery.attempts;
+    if (attempt.attempt > finished) continue;
     const list = byDelivery.get(attempt.delivery_id) ?? [];
     list.push(attempt);
     byDelivery.set(attempt.delivery_id, list);
