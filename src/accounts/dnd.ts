@@ -3,8 +3,8 @@
 // it holds one batch of numbers at a time, and a lookup is one primary-key probe.
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { parse } from "csv-parse";
 import { sql } from "kysely";
+import { CsvLines, csvLineParser } from "../core/csv-lines.js";
 import { GatewayError } from "../core/errors.js";
 import { normalizeIndianMobile } from "../core/indian-mobile.js";
 import type { Engine } from "../store/engine.js";
@@ -16,12 +16,6 @@ export const DND_BATCH = 5_000;
 export const MAX_REPORTED_INVALID = 1_000;
 /** A longer line is not a phone number: cut it in the report. */
 const MAX_REPORTED_VALUE = 64;
-/**
- * A stray quote makes the CSV parser read on to the next quote; this bounds the memory such a
- * "record" can take before the import stops with the line number.
- */
-const MAX_RECORD_BYTES = 64 * 1024;
-const UNCLOSED_QUOTE = new Set(["CSV_QUOTE_NOT_CLOSED", "CSV_MAX_RECORD_SIZE"]);
 
 export interface DndImportResult {
   added: number;
@@ -127,12 +121,6 @@ export async function removeDnd(db: Db, mobiles: string[]): Promise<number> {
   return removed;
 }
 
-function newlines(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
-  return count;
-}
-
 /**
  * Imports CSV whose first column is a mobile number (`9876543210`, `+91…`, `91…`, `0…`; other
  * columns are ignored). `input` is a stream of the file, or its whole text. A first line
@@ -163,32 +151,14 @@ export async function importDnd(
     result.duplicates += keys.length - added;
   };
 
-  // Blank lines are not skipped by the parser: one record per line keeps the line count exact
-  // without its per-record info objects, which triple the parsing time.
-  const parser = parse({
-    bom: true,
-    delimiter: [",", ";", "\t"],
-    relax_column_count: true,
-    relax_quotes: true,
-    skip_empty_lines: false,
-    max_record_size: MAX_RECORD_BYTES,
-  });
-  let line = 0;
-  /** Line breaks inside quoted values read so far: the lines beyond one per record. */
-  let spannedLines = 0;
+  const parser = csvLineParser();
+  const lines = new CsvLines();
   let seenRecord = false;
   const source = typeof input === "string" ? Readable.from([input]) : input;
   try {
     await pipeline(source, parser, async (records: AsyncIterable<string[]>) => {
       for await (const record of records) {
-        line += 1;
-        const start = line;
-        for (const field of record) {
-          if (!field.includes("\n")) continue;
-          const extra = newlines(field);
-          line += extra;
-          spannedLines += extra;
-        }
+        const start = lines.next(record);
         const value = (record[0] ?? "").trim();
         if (value === "" && record.every((field) => field.trim() === "")) continue;
         const mobile = normalizeIndianMobile(value);
@@ -206,19 +176,13 @@ export async function importDnd(
       }
     });
   } catch (error) {
-    const csv = error as { code?: unknown; records?: unknown; message?: string };
-    if (typeof csv.code === "string" && csv.code.startsWith("CSV_")) {
-      // The parser runs ahead of this loop; it counts the records it completed (one per line,
-      // blank ones too), so the one it could not finish starts on the line after them.
-      const at = typeof csv.records === "number" ? csv.records + 1 + spannedLines : line + 1;
-      const what = UNCLOSED_QUOTE.has(csv.code) ? "a quote opens a value and is never closed" : csv.message;
-      throw new GatewayError(
-        "invalid_request",
-        `The CSV is malformed at line ${at}: ${what}. ${result.added} numbers were added before the import ` +
-          "stopped; fix the line and import the file again (numbers already there count as duplicates).",
-      );
-    }
-    throw error;
+    const malformed = lines.malformed(error);
+    if (!malformed) throw error;
+    throw new GatewayError(
+      "invalid_request",
+      `The CSV is malformed at line ${malformed.line}: ${malformed.what}. ${result.added} numbers were added before the import ` +
+        "stopped; fix the line and import the file again (numbers already there count as duplicates).",
+    );
   }
   if (batch.length > 0 || pendingClear) await flush();
   return result;

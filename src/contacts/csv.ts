@@ -1,16 +1,10 @@
 // Reads contacts from a CSV stream one record at a time (an upload can have hundreds of
 // thousands of lines), with the line number of each, as the DND import does.
 import { Readable } from "node:stream";
-import { parse } from "csv-parse";
+import { CsvLines, csvLineParser } from "../core/csv-lines.js";
 import { GatewayError } from "../core/errors.js";
 import type { ContactEntry } from "./contacts.js";
 
-/**
- * A stray quote makes the parser read on to the next quote; this bounds the memory such a
- * "record" can take before the upload stops with its line number.
- */
-const MAX_RECORD_BYTES = 64 * 1024;
-const UNCLOSED_QUOTE = new Set(["CSV_QUOTE_NOT_CLOSED", "CSV_MAX_RECORD_SIZE"]);
 /** Header names (lower case, letters only) of the number column and of the name column. */
 const NUMBER_HEADERS = new Set([
   "number",
@@ -43,12 +37,6 @@ function columnsOf(header: string[]): Columns {
   return { number, name: name === -1 ? undefined : name };
 }
 
-function newlines(text: string): number {
-  let count = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
-  return count;
-}
-
 /**
  * The contacts of a CSV body. Columns: number, then an optional name (other columns are
  * ignored). The first line is a header when it has no digit; a header names its columns
@@ -60,16 +48,7 @@ export async function* csvContacts(
   input: NodeJS.ReadableStream | string,
   options: { maxBytes: number; tooLarge: () => Error },
 ): AsyncGenerator<ContactEntry> {
-  const parser = parse({
-    bom: true,
-    delimiter: [",", ";", "\t"],
-    relax_column_count: true,
-    relax_quotes: true,
-    // Blank lines stay records: one record per line keeps the line count exact without the
-    // parser's per-record info objects, which triple the parsing time.
-    skip_empty_lines: false,
-    max_record_size: MAX_RECORD_BYTES,
-  });
+  const parser = csvLineParser();
   const source = typeof input === "string" ? Readable.from([input]) : input;
   let bytes = 0;
   const count = (chunk: Buffer | string) => {
@@ -81,20 +60,11 @@ export async function* csvContacts(
   source.on("error", fail);
   source.pipe(parser);
 
-  let line = 0;
-  /** Line breaks inside quoted values read so far: the lines beyond one per record. */
-  let spannedLines = 0;
+  const lines = new CsvLines();
   let columns: Columns | undefined;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
-      line += 1;
-      const start = line;
-      for (const field of record) {
-        if (!field.includes("\n")) continue;
-        const extra = newlines(field);
-        line += extra;
-        spannedLines += extra;
-      }
+      const start = lines.next(record);
       if (record.every((field) => field.trim() === "")) continue;
       if (!columns) {
         const isHeader = record.every((field) => !/\d/.test(field));
@@ -106,15 +76,11 @@ export async function* csvContacts(
       yield { at: start, value, name };
     }
   } catch (error) {
-    const csv = error as { code?: unknown; records?: unknown; message?: string };
-    if (typeof csv.code === "string" && csv.code.startsWith("CSV_")) {
-      // The parser runs ahead of this loop; it counts the records it completed (one per line,
-      // blank ones too), so the one it could not finish starts on the line after them.
-      const at = typeof csv.records === "number" ? csv.records + 1 + spannedLines : line + 1;
-      const what = UNCLOSED_QUOTE.has(csv.code) ? "a quote opens a value and is never closed" : csv.message;
-      throw new GatewayError("invalid_request", `The CSV is malformed at line ${at}: ${what}.`, { line: at });
-    }
-    throw error;
+    const malformed = lines.malformed(error);
+    if (!malformed) throw error;
+    throw new GatewayError("invalid_request", `The CSV is malformed at line ${malformed.line}: ${malformed.what}.`, {
+      line: malformed.line,
+    });
   } finally {
     source.off("data", count);
     source.off("error", fail);
