@@ -13,7 +13,7 @@ import {
 } from "../inbound/index.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
-import { print, wholeNumber, withStore } from "./cli-support.js";
+import { allPages, print, wholeNumber, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
 
@@ -83,16 +83,14 @@ function addKeywordCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const all: Awaited<ReturnType<typeof keywordsOf>>["keywords"] = [];
-        for (let page = 1; ; page++) {
+        const all = await allPages(async (page, perPage) => {
           const { keywords: rows, meta } = await keywordsOf(deps(store), opts.account, {
             status: opts.status as ApprovalStatus | undefined,
             page,
-            perPage: 1000,
+            perPage,
           });
-          all.push(...rows);
-          if (page >= meta.last_page) break;
-        }
+          return { rows, meta };
+        });
         print(all, opts.json, () =>
           all.map((k) => `${k.id}\t${k.status}\t${k.key}\t${k.response_type}\t${k.static_message ?? ""}`).join("\n"),
         );

@@ -18,7 +18,7 @@ import {
 import { systemClock } from "../core/clock.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
-import { print, wholeNumber, withStore } from "./cli-support.js";
+import { allPages, print, wholeNumber, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */
 const SHOWN_INVALID = 20;
@@ -93,16 +93,14 @@ function addTemplateCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const all: Awaited<ReturnType<typeof listTemplatesFor>>["templates"] = [];
-        for (let page = 1; ; page++) {
+        const all = await allPages(async (page, perPage) => {
           const { templates: rows, meta } = await listTemplatesFor(deps(store), opts.account, {
             status: opts.status as ApprovalStatus | undefined,
             page,
-            perPage: 1000,
+            perPage,
           });
-          all.push(...rows);
-          if (page >= meta.last_page) break;
-        }
+          return { rows, meta };
+        });
         print(all, opts.json, () =>
           all.map((t) => `${t.id}\t${t.status}\t${t.dlt_template_id ?? "-"}\t${t.name}\t${t.content}`).join("\n"),
         );

@@ -35,3 +35,16 @@ export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T>
 export function print(value: unknown, json: boolean | undefined, human: () => string): void {
   process.stdout.write(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
 }
+
+/** Every row of a paginated list, read `perPage` at a time (a CLI listing prints them all). */
+export async function allPages<T>(
+  read: (page: number, perPage: number) => Promise<{ rows: T[]; meta: { last_page: number } }>,
+  perPage = 1000,
+): Promise<T[]> {
+  const all: T[] = [];
+  for (let page = 1; ; page++) {
+    const { rows, meta } = await read(page, perPage);
+    all.push(...rows);
+    if (page >= meta.last_page) return all;
+  }
+}
