@@ -6,7 +6,7 @@ import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import type { AppContext } from "../app/context.js";
-import { pageMeta, pageOf, queryInt } from "../app/query-params.js";
+import { pageMeta, pageOf, pathId, queryInt } from "../app/query-params.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli, toMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -139,10 +139,8 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
     },
     async (request) => {
       const { id } = request.params as { id: string };
-      const numeric = /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
-      const row = Number.isSafeInteger(numeric)
-        ? await getTemplate(db, request.principal!.accountId, numeric)
-        : undefined;
+      const numeric = pathId(id);
+      const row = numeric === undefined ? undefined : await getTemplate(db, request.principal!.accountId, numeric);
       if (!row) throw new GatewayError("not_found", `No template with id "${id}" in this account.`);
       return { status: "success", data: describeTemplate(row) };
     },

@@ -1,4 +1,5 @@
-// Query-string values shared by the JSON families: whole numbers within bounds, and pages.
+// Query-string and path values shared by the JSON families: whole numbers within bounds,
+// pages, and row ids.
 import { GatewayError } from "../core/errors.js";
 
 /** A whole number from the query string, within [min, max]; `fallback` when absent. */
@@ -35,4 +36,10 @@ export function pageOf(
 /** The `meta` of a paginated answer; a page past the end answers an empty list with this meta. */
 export function pageMeta({ page, perPage }: PageRequest, total: number) {
   return { page, per_page: perPage, total, last_page: Math.max(1, Math.ceil(total / perPage)) };
+}
+
+/** A row id from the path; undefined when the text cannot be one (callers answer 404, as for an unknown id). */
+export function pathId(raw: string): number | undefined {
+  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
+  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }

@@ -1,5 +1,6 @@
 // Contact groups: named lists of an account's mobile numbers, which a bulk send can target.
 // Another account's group reads as unknown everywhere, exactly like an id that does not exist.
+import { pathId } from "../app/query-params.js";
 import { type Clock, isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ContactGroupRow } from "../store/schema.js";
@@ -22,8 +23,8 @@ export function groupNotFound(id: string | number): GatewayError {
 
 /** A group id from a path; one that cannot be an id is unknown (404), like an absent one. */
 export function parseGroupId(raw: string): number {
-  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!isId(id)) throw groupNotFound(raw);
+  const id = pathId(raw);
+  if (id === undefined) throw groupNotFound(raw);
   return id;
 }
 

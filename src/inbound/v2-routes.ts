@@ -4,7 +4,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { APPROVAL_STATUSES } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
-import { pageMeta, pageOf } from "../app/query-params.js";
+import { pageMeta, pageOf, pathId } from "../app/query-params.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus } from "../store/schema.js";
@@ -30,12 +30,6 @@ function statusFilter(value: string | undefined): ApprovalStatus | undefined {
     });
   }
   return value as ApprovalStatus;
-}
-
-/** A whole-number id from the path; anything else names no keyword (404, like an unknown one). */
-function idOf(raw: string): number | undefined {
-  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
-  return Number.isSafeInteger(id) && id > 0 ? id : undefined;
 }
 
 export function registerV2InboundRoutes(v2: FastifyInstance, ctx: AppContext): void {
@@ -81,7 +75,7 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: AppContext): v
         INBOUND_PER_PAGE,
         INBOUND_MAX_PER_PAGE,
       );
-      const keywordId = idOf(id);
+      const keywordId = pathId(id);
       const row = keywordId === undefined ? undefined : await getKeyword(db, accountId, keywordId);
       if (!row) throw new GatewayError("not_found", `No keyword with id "${id}" in this account.`);
       const { entries, total } = await listInbound(db, accountId, { keywordId: row.id, ...page }, time);

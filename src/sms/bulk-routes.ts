@@ -5,7 +5,7 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { pageMeta, pageOf } from "../app/query-params.js";
+import { pageMeta, pageOf, pathId } from "../app/query-params.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -263,8 +263,8 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: AppContext): void {
     },
     async (request) => {
       const { id } = request.params as { id: string };
-      const numeric = /^\d{1,15}$/.test(id) ? Number(id) : Number.NaN;
-      const job = Number.isSafeInteger(numeric) ? await findJob(db, request.principal!.accountId, numeric) : undefined;
+      const numeric = pathId(id);
+      const job = numeric === undefined ? undefined : await findJob(db, request.principal!.accountId, numeric);
       if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
       return { status: "success", data: { job: describeJob(job), delivery_summary: deliverySummary(job) } };
     },

@@ -4,7 +4,7 @@
 import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { pageMeta, pageOf } from "../app/query-params.js";
+import { pageMeta, pageOf, pathId } from "../app/query-params.js";
 import { GatewayError } from "../core/errors.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../store/schema.js";
 import {
@@ -58,8 +58,8 @@ function instant(value: string, name: string): number {
 
 /** A whole-number delivery id; anything else names no delivery (404, like an unknown one). */
 function deliveryId(raw: string): number {
-  const id = /^\d{1,15}$/.test(raw) ? Number(raw) : Number.NaN;
-  if (!Number.isSafeInteger(id) || id < 1) {
+  const id = pathId(raw);
+  if (id === undefined) {
     throw new GatewayError("not_found", `No webhook delivery with id "${raw}" in this account.`);
   }
   return id;
