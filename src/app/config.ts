@@ -33,6 +33,26 @@ export interface Config {
   optOutWords: ReadonlySet<string>;
   /** Webhooks may target loopback, private and link-local addresses, and plain http (tests, private networks). */
   allowPrivateWebhooks: boolean;
+  whatsapp: WhatsAppConfig;
+  // voice settings (issue 9) go here
+}
+
+export interface WhatsAppConfig {
+  /** Connector of accounts that do not name one: `simulator` (offline) or `whatsapp-cloud`. */
+  connector: "simulator" | "whatsapp-cloud";
+  /** Base URL of Meta's Graph API (a local fake in tests). */
+  graphUrl: string;
+  graphVersion: string;
+  /** Meta app secret: callbacks must carry X-Hub-Signature-256 made with it. */
+  appSecret: string | undefined;
+  /** The token Meta echoes when the callback URL is verified. */
+  verifyToken: string | undefined;
+  /** Milliseconds a Graph API call may take before the send answers 502. */
+  timeoutMs: number;
+  /** Seconds a synced template list is used before the listing syncs again. */
+  templateSyncSeconds: number;
+  /** Milliseconds the simulated WhatsApp upstream takes between sent, delivered and read. */
+  simulatorLatencyMs: number;
 }
 
 /** Each variable: its description (README lists these) and how to read it. */
@@ -62,6 +82,20 @@ export const SETTINGS = {
     "Comma-separated words that, as the first word of an inbound SMS (any case), put the sender on the account's suppression list, which promotional sends refuse. Default STOP,STOPALL,UNSUBSCRIBE,CANCEL,END,QUIT. START (the whole message) takes the sender off again.",
   SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS:
     "1 or true lets webhook URLs use plain http and reach loopback, private, link-local and cloud metadata addresses. Default off: https to public addresses only. For tests and closed networks.",
+  WHATSAPP_CONNECTOR:
+    "Connector of accounts that do not name their own: simulator (default; offline, simulated statuses) or whatsapp-cloud (Meta's Graph API).",
+  WHATSAPP_GRAPH_URL: "Base URL of Meta's Graph API. Default https://graph.facebook.com.",
+  WHATSAPP_GRAPH_VERSION: "Graph API version in request paths. Default v21.0.",
+  WHATSAPP_APP_SECRET:
+    "Secret of the Meta app whose webhook points at /webhooks/whatsapp; callbacks without a valid X-Hub-Signature-256 made with it are refused. Unset: every callback is refused.",
+  WHATSAPP_VERIFY_TOKEN:
+    "Token you type into Meta's webhook settings; GET /webhooks/whatsapp answers Meta's challenge only when it matches. Unset: verification is refused.",
+  WHATSAPP_TIMEOUT_MS:
+    "Milliseconds a Graph API call may take before the send answers 502 (nothing charged). Default 15000.",
+  WHATSAPP_TEMPLATE_SYNC_SECONDS:
+    "Seconds a synced WhatsApp template list is reused before GET /api/v2/whatsapp/templates syncs it again from the business account. Default 300.",
+  WHATSAPP_SIMULATOR_LATENCY_MS:
+    "Milliseconds the simulated WhatsApp upstream waits between sent, delivered and read. Default 500.",
 } as const;
 
 /** Opt-out words unless OPT_OUT_WORDS says otherwise. */
@@ -152,9 +186,46 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     legacyThrottlePerSecond: int("LEGACY_THROTTLE_PER_SECOND", 100, 0, 1_000_000),
     optOutWords: parseOptOutWords(read("OPT_OUT_WORDS"), problems),
     allowPrivateWebhooks: flag("SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS"),
+    whatsapp: {
+      connector: whatsappConnector(read("WHATSAPP_CONNECTOR"), problems),
+      graphUrl: httpUrl("WHATSAPP_GRAPH_URL", read("WHATSAPP_GRAPH_URL") ?? "https://graph.facebook.com", problems),
+      graphVersion: graphVersion(read("WHATSAPP_GRAPH_VERSION") ?? "v21.0", problems),
+      appSecret: read("WHATSAPP_APP_SECRET"),
+      verifyToken: read("WHATSAPP_VERIFY_TOKEN"),
+      timeoutMs: int("WHATSAPP_TIMEOUT_MS", 15_000, 100, 600_000),
+      templateSyncSeconds: int("WHATSAPP_TEMPLATE_SYNC_SECONDS", 300, 0, 86_400),
+      simulatorLatencyMs: int("WHATSAPP_SIMULATOR_LATENCY_MS", 500, 0, 600_000),
+    },
+    // voice settings (issue 9) go here
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+function whatsappConnector(raw: string | undefined, problems: string[]): WhatsAppConfig["connector"] {
+  if (raw === undefined || raw === "simulator") return "simulator";
+  if (raw === "whatsapp-cloud") return raw;
+  problems.push(
+    `WHATSAPP_CONNECTOR must be simulator or whatsapp-cloud (got "${raw}"). ${SETTINGS.WHATSAPP_CONNECTOR}`,
+  );
+  return "simulator";
+}
+
+function httpUrl(name: keyof typeof SETTINGS, raw: string, problems: string[]): string {
+  try {
+    const url = new URL(raw);
+    if (url.protocol === "http:" || url.protocol === "https:") return raw.replace(/\/+$/, "");
+  } catch {
+    // reported below
+  }
+  problems.push(`${name} must be an http(s) URL (got "${raw}"). ${SETTINGS[name]}`);
+  return raw;
+}
+
+function graphVersion(raw: string, problems: string[]): string {
+  if (/^v\d{1,2}\.\d$/.test(raw)) return raw;
+  problems.push(`WHATSAPP_GRAPH_VERSION must look like v21.0 (got "${raw}"). ${SETTINGS.WHATSAPP_GRAPH_VERSION}`);
+  return "v21.0";
 }
 
 function parseOptOutWords(raw: string | undefined, problems: string[]): ReadonlySet<string> {

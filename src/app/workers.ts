@@ -10,6 +10,7 @@ import {
   startHousekeeping,
 } from "../dispatch/index.js";
 import { InboundIngester } from "../inbound/index.js";
+import { voiceConnectors } from "../voice/index.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../webhooks/sender.js";
 import type { AppContext } from "./context.js";
 
@@ -30,7 +31,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     captureFile: config.simulatorCaptureFile,
     now: () => ctx.clock.now().getTime(),
   });
-  const connectors = [simulator];
+  const connectors = [simulator, ...voiceConnectors(ctx)];
   const reports = new ReportIngester(ctx);
   const inbound = new InboundIngester(ctx);
   for (const connector of connectors) {

@@ -67,6 +67,18 @@ export const ERROR_CATALOGUE = {
   },
   rate_limited: { http: 429, legacy: -13, message: "Too many requests." },
   upstream_error: { http: 502, legacy: -14, message: "Upstream provider error." },
+  // WhatsApp (v2): the spec's error table, code for code.
+  module_disabled: { http: 403, message: "Module disabled: WhatsApp is not enabled for this account." },
+  template_not_found: { http: 404, message: "Template not found or not approved." },
+  no_business_account: {
+    http: 409,
+    message: "No business account connected: WhatsApp onboarding is incomplete for this account.",
+  },
+  template_required: {
+    http: 422,
+    message: "The 24-hour window is closed: the recipient has not messaged in 24 hours, so send a template instead.",
+  },
+  template_not_sendable: { http: 422, message: "The template cannot be sent from the current sender." },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -16,6 +16,11 @@ const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
   delivered: [],
   failed: [],
   cancelled: [],
+  // WhatsApp's own machine (sending → sent → delivered → read, or failed) lives in
+  // whatsapp/status.ts; none of its states is reachable on this one.
+  sending: [],
+  sent: [],
+  read: [],
 };
 
 export const FINAL_STATUSES: readonly MessageStatus[] = ["delivered", "failed", "cancelled"];

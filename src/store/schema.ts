@@ -1,6 +1,7 @@
 // The table shapes, as Kysely sees them. Times are epoch milliseconds (UTC); credits are
 // integer milli-credits (see core/credits.ts); booleans are 0/1 on both engines.
 import type { Generated, Insertable, Selectable } from "kysely";
+import type { VoiceTables } from "./schema-voice.js";
 
 export type AccountRole = "customer" | "operator";
 export type AccountStatus = "active" | "inactive" | "blocked";
@@ -30,6 +31,8 @@ export interface WalletsTable {
   account_id: number;
   wallet: string;
   balance: number;
+  /** Milli-credits held for sends waiting on a synchronous upstream (WhatsApp); spendable = balance - held. */
+  held: Generated<number>;
 }
 
 export type LedgerKind = "topup" | "debit" | "refund" | "transfer_in" | "transfer_out" | "adjustment";
@@ -78,7 +81,18 @@ export interface SettingsTable {
   value: string;
 }
 
-export type MessageStatus = "scheduled" | "queued" | "dispatching" | "submitted" | "delivered" | "failed" | "cancelled";
+export type MessageStatus =
+  | "scheduled"
+  | "queued"
+  | "dispatching"
+  | "submitted"
+  | "delivered"
+  | "failed"
+  | "cancelled"
+  // WhatsApp: `sending` while the synchronous upstream call is in flight, then sent → delivered → read.
+  | "sending"
+  | "sent"
+  | "read";
 
 export interface MessagesTable {
   /** Queue id: `q` + ULID. */
@@ -121,6 +135,9 @@ export interface MessagesTable {
   submitted_at: number | null;
   /** When the message reached delivered, failed or cancelled. */
   done_at: number | null;
+  /** WhatsApp: when the upstream reported delivered / read (kept when reports arrive out of order). */
+  delivered_at: number | null;
+  read_at: number | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -299,7 +316,7 @@ export interface SuppressionsTable {
   created_at: number;
 }
 
-export type WebhookEvent = "delivery_report" | "inbound_sms";
+export type WebhookEvent = "delivery_report" | "inbound_sms" | "inbound_whatsapp";
 export type WebhookDeliveryStatus = "pending" | "delivering" | "delivered" | "failed";
 
 export interface WebhookEndpointsTable {
@@ -352,7 +369,62 @@ export interface WebhookAttemptsTable {
   at: number;
 }
 
-export interface Database {
+export interface WhatsAppAccountsTable {
+  account_id: number;
+  enabled: number;
+  /** Null: the gateway's default connector. */
+  connector: string | null;
+  phone_number_id: string | null;
+  display_phone_number: string | null;
+  waba_id: string | null;
+  access_token: string | null;
+  sandbox: number;
+  /** JSON array of digits-with-country-code numbers. */
+  test_numbers: string;
+  templates_synced_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface WhatsAppTemplatesTable {
+  id: Generated<number>;
+  account_id: number;
+  upstream_id: string | null;
+  name: string;
+  language: string;
+  category: string;
+  status: string;
+  body: string;
+  param_count: number;
+  header_format: string;
+  header_param_count: number;
+  /** Meta's components (JSON). */
+  components: string;
+  reason: string | null;
+  test_only: number;
+  synced_at: number;
+}
+
+export interface WhatsAppSessionsTable {
+  account_id: number;
+  wa_id: string;
+  last_inbound_at: number;
+}
+
+export interface WhatsAppInboundTable {
+  id: Generated<number>;
+  account_id: number;
+  upstream_id: string;
+  from_number: string;
+  to_number: string;
+  type: string;
+  text: string | null;
+  media_id: string | null;
+  received_at: number;
+  created_at: number;
+}
+
+export interface Database extends VoiceTables {
   accounts: AccountsTable;
   wallets: WalletsTable;
   ledger_entries: LedgerEntriesTable;
@@ -379,6 +451,10 @@ export interface Database {
   webhook_secrets: WebhookSecretsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  whatsapp_accounts: WhatsAppAccountsTable;
+  whatsapp_templates: WhatsAppTemplatesTable;
+  whatsapp_sessions: WhatsAppSessionsTable;
+  whatsapp_inbound: WhatsAppInboundTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -7,7 +7,7 @@ import type { WebhookEvent } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_CHANGED } from "./outbox.js";
 
-export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ["delivery_report", "inbound_sms"];
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ["delivery_report", "inbound_sms", "inbound_whatsapp"];
 /** How long a rotated-out secret still signs. */
 export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 

@@ -6,6 +6,8 @@ import { messages } from "./0002_messages.js";
 import { smsRules } from "./0003_sms_rules.js";
 import { campaignsAndInbound } from "./0004_campaigns_and_inbound.js";
 import { webhooks } from "./0005_webhooks.js";
+import { whatsapp } from "./0006_whatsapp.js";
+import { voice } from "./0007_voice.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -16,6 +18,8 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0003_sms_rules": smsRules(engine),
         "0004_campaigns_and_inbound": campaignsAndInbound(engine),
         "0005_webhooks": webhooks(engine),
+        "0006_whatsapp": whatsapp(engine),
+        "0007_voice": voice(engine),
       };
     },
   };
