@@ -7,6 +7,8 @@ import { createAccountWithKey } from "../admin/index.js";
 import type { Clock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
 import type { Store } from "../store/store.js";
+import { setUpVoiceDemo } from "../voice/index.js";
+import { setUpWhatsAppDemo } from "../whatsapp/index.js";
 
 export const DEMO_SENDER_ID = "SWBRD";
 /** The demo account's DLT registration: a transactional OTP passes the rules as the README sends it. */
@@ -26,6 +28,8 @@ export interface BootstrapCredentials {
     sender_id: string;
     dlt_entity_id: string;
     template: { id: number; content: string; dlt_template_id: string };
+    /** What the other channels set up for the demo, as banner lines. */
+    channels: string[];
   };
 }
 
@@ -62,6 +66,10 @@ export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<Boot
       sender: DEMO_SENDER_ID,
       approve: true,
     });
+    const channels = [
+      ...(await setUpWhatsAppDemo(store, clock, demo.id)),
+      ...(await setUpVoiceDemo(store, clock, demo.id)),
+    ];
     return {
       operator: { username: operator.username, password: operatorPassword, api_key: operator.api_key },
       demo: {
@@ -71,6 +79,7 @@ export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<Boot
         sender_id: DEMO_SENDER_ID,
         dlt_entity_id: DEMO_DLT_ENTITY_ID,
         template: { id: template.id, content: template.content, dlt_template_id: DEMO_TEMPLATE.dltTemplateId },
+        channels,
       },
     };
   } catch (error) {
@@ -95,6 +104,7 @@ export function credentialsBanner(creds: BootstrapCredentials, baseUrl: string):
     `  sender id: ${creds.demo.sender_id} (approved; DLT header and entity ${creds.demo.dlt_entity_id} white-listed)`,
     `  template:  ${creds.demo.template.content} (approved, DLT template ${creds.demo.template.dlt_template_id})`,
     "  credits:   10000 SMS, 1000 each of international, WhatsApp, email, voice",
+    ...creds.demo.channels.map((line) => `  ${line}`),
     "Try:",
     `  curl -s ${baseUrl}/api/v2/balance -H "Authorization: Bearer ${creds.demo.api_key}"`,
     `  curl -s ${baseUrl}/api/v2/sms/send -H "Authorization: Bearer ${creds.demo.api_key}" -H "Content-Type: application/json" \\`,
