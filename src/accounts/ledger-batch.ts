@@ -40,7 +40,8 @@ export async function debitAllOrNothing(trx: Db, clock: Clock, debits: Debit[]):
     .set({ balance: sql`balance - ${total}` })
     .where("account_id", "=", first.accountId)
     .where("wallet", "=", first.wallet)
-    .where("balance", ">=", total)
+    // Credits held for in-flight synchronous sends (WhatsApp) are not spendable.
+    .where(sql<boolean>`balance - held >= ${total}`)
     .returning("balance")
     .executeTakeFirst();
   if (!row) return false;

@@ -54,12 +54,61 @@ export async function tryDebitWallet(trx: Db, clock: Clock, move: LedgerMove): P
     .set({ balance: sql`balance - ${move.amount}` })
     .where("account_id", "=", move.accountId)
     .where("wallet", "=", move.wallet)
-    .where("balance", ">=", move.amount)
+    .where(sql<boolean>`balance - held >= ${move.amount}`)
     .returning("balance")
     .executeTakeFirst();
   if (!row) return undefined;
   await recordEntry(trx, clock, move, -move.amount, row.balance);
   return row.balance;
+}
+
+/**
+ * Holds credits for a send that waits on a synchronous upstream (WhatsApp): they stop being
+ * spendable, but nothing enters the ledger. Returns false (nothing written) when the spendable
+ * balance is short. Settle the hold when the upstream accepted, release it when it did not.
+ */
+export async function holdCredits(trx: Db, hold: { accountId: number; wallet: Wallet; amount: number }) {
+  assertAmount(hold.amount);
+  const row = await trx
+    .updateTable("wallets")
+    .set({ held: sql`held + ${hold.amount}` })
+    .where("account_id", "=", hold.accountId)
+    .where("wallet", "=", hold.wallet)
+    .where(sql<boolean>`balance - held >= ${hold.amount}`)
+    .returning("held")
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Turns a hold into a debit: the ledger entry is written now, and the balance drops by the held amount. */
+export async function settleHold(trx: Db, clock: Clock, move: LedgerMove): Promise<number> {
+  assertAmount(move.amount);
+  if (move.kind !== "debit") throw new Error(`a hold settles as a debit, not ${move.kind}`);
+  const row = await trx
+    .updateTable("wallets")
+    .set({ balance: sql`balance - ${move.amount}`, held: sql`held - ${move.amount}` })
+    .where("account_id", "=", move.accountId)
+    .where("wallet", "=", move.wallet)
+    .where("held", ">=", move.amount)
+    .returning("balance")
+    .executeTakeFirst();
+  if (!row) throw new Error(`no hold of ${move.amount} on ${move.wallet} of account ${move.accountId}`);
+  await recordEntry(trx, clock, move, -move.amount, row.balance);
+  return row.balance;
+}
+
+/** Gives held credits back (the upstream refused, or its answer never came): no ledger entry, nothing was charged. */
+export async function releaseHold(trx: Db, hold: { accountId: number; wallet: Wallet; amount: number }) {
+  assertAmount(hold.amount);
+  const row = await trx
+    .updateTable("wallets")
+    .set({ held: sql`held - ${hold.amount}` })
+    .where("account_id", "=", hold.accountId)
+    .where("wallet", "=", hold.wallet)
+    .where("held", ">=", hold.amount)
+    .returning("held")
+    .executeTakeFirst();
+  if (!row) throw new Error(`no hold of ${hold.amount} on ${hold.wallet} of account ${hold.accountId}`);
 }
 
 async function recordEntry(trx: Db, clock: Clock, move: LedgerMove, signed: number, balanceAfter: number) {

@@ -17,6 +17,7 @@ import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
 import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
+import { registerWhatsAppAdminRoutes } from "../whatsapp/admin-routes.js";
 import {
   accountSummary,
   addCredits,
@@ -295,4 +296,5 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
   await registerSmsRuleRoutes(admin, ctx);
   registerInboundAdminRoutes(admin, ctx);
   registerWebhookAdminRoutes(admin, ctx);
+  registerWhatsAppAdminRoutes(admin, ctx);
 }

@@ -7,6 +7,7 @@ import type { Acceptor } from "../messages/index.js";
 import type { SmsPolicy } from "../sms/index.js";
 import type { Store } from "../store/store.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
+import type { WhatsApp } from "../whatsapp/index.js";
 import type { Config } from "./config.js";
 import type { Metrics } from "./metrics.js";
 
@@ -25,4 +26,6 @@ export interface AppContext {
   smsPolicy: SmsPolicy;
   /** Writes webhook events into the outbox, inside the transaction of the change they report. */
   webhooks: WebhookOutbox;
+  /** WhatsApp sends, templates and Meta's events (the synchronous upstream lives in the API process). */
+  whatsapp: WhatsApp;
 }

@@ -11,6 +11,7 @@ import { SmsPolicy } from "../sms/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore, type Store } from "../store/store.js";
 import { WebhookOutbox } from "../webhooks/outbox.js";
+import { WhatsApp } from "../whatsapp/index.js";
 import { type BootstrapCredentials, bootstrapIfEmpty } from "./bootstrap.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
@@ -83,6 +84,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ...(redis ? { redis } : {}),
     ...(options.rateLimitKeyPrefix ? { keyPrefix: options.rateLimitKeyPrefix } : {}),
   });
+  const webhooks = new WebhookOutbox(store);
   const ctx: AppContext = {
     config,
     store,
@@ -91,7 +93,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     metrics,
     authenticator: new Authenticator(store, clock, config),
     smsPolicy: new SmsPolicy(store, clock),
-    webhooks: new WebhookOutbox(store),
+    webhooks,
+    whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp }),
     rateLimits,
     acceptor,
   };
@@ -127,6 +130,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       stopping = true;
       await app.close();
       await workers?.stop();
+      await ctx.whatsapp.close();
       releaseLock?.();
       ctx.authenticator.close();
       if (redis) await closeRateLimitRedis(redis);

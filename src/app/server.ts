@@ -16,6 +16,7 @@ import { registerAdminRoutes } from "../admin/index.js";
 import { GatewayError } from "../core/errors.js";
 import { registerLegacyRoutes } from "../sms/index.js";
 import { registerVoiceRoutes } from "../voice/index.js";
+import { registerMetaWebhookRoutes } from "../whatsapp/meta-routes.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
 import { sendJsonError, statusOf, toGatewayError } from "./http-errors.js";
@@ -127,6 +128,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (v2) => registerV2Family(v2, ctx), { prefix: "/api/v2" });
   await registerLegacyRoutes(app, ctx);
   await registerVoiceRoutes(app, ctx);
+  await registerMetaWebhookRoutes(app, ctx);
   await app.register(async (admin) => registerAdminRoutes(admin, ctx), { prefix: "/admin/api" });
 
   return app;

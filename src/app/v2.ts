@@ -8,6 +8,7 @@ import { GatewayError } from "../core/errors.js";
 import { registerV2InboundRoutes } from "../inbound/v2-routes.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import { registerV2WebhookRoutes } from "../webhooks/v2-routes.js";
+import { registerV2WhatsAppRoutes } from "../whatsapp/v2-routes.js";
 import type { AppContext } from "./context.js";
 import { sendJsonError } from "./http-errors.js";
 
@@ -36,6 +37,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2ContactRoutes(v2, ctx);
   registerV2InboundRoutes(v2, ctx);
   registerV2WebhookRoutes(v2, ctx);
+  registerV2WhatsAppRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

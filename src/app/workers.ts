@@ -12,6 +12,7 @@ import {
 import { InboundIngester } from "../inbound/index.js";
 import { voiceConnectors } from "../voice/index.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../webhooks/sender.js";
+import { startWhatsAppUpkeep } from "../whatsapp/index.js";
 import type { AppContext } from "./context.js";
 
 export type StopFn = () => Promise<void>;
@@ -51,12 +52,14 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     allowPrivate: ctx.config.allowPrivateWebhooks,
   });
   webhooks.start();
+  const whatsappUpkeep = startWhatsAppUpkeep(ctx);
 
   return {
     dispatcher,
     simulator,
     async stop() {
       await housekeeping.stop();
+      await whatsappUpkeep.stop();
       await webhooks.stop();
       await expander.stop();
       await dispatcher.stop();

@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from "libphonenumber-js/max";
+import { parseE164 } from "../core/e164.js";
 
 export { normalizeIndianMobile } from "../core/indian-mobile.js";
 
@@ -8,10 +8,6 @@ export { normalizeIndianMobile } from "../core/indian-mobile.js";
  * numbers go on the domestic routes). Answered in E.164 without the +.
  */
 export function normalizeInternational(raw: string): string | undefined {
-  const compact = raw.replace(/[\s()-]/g, "").replace(/^00/, "+");
-  const withPlus = compact.startsWith("+") ? compact : `+${compact}`;
-  if (!/^\+\d{6,15}$/.test(withPlus)) return undefined;
-  const parsed = parsePhoneNumberFromString(withPlus);
-  if (!parsed?.isValid() || parsed.country === "IN") return undefined;
-  return parsed.number.slice(1);
+  const parsed = parseE164(raw);
+  return parsed === undefined || parsed.country === "IN" ? undefined : parsed.digits;
 }

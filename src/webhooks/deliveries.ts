@@ -12,7 +12,7 @@ import type {
 } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import type { WebhookApiDeps } from "./operations.js";
-import { newWebhookId, WEBHOOKS_QUEUED } from "./outbox.js";
+import { inboundWhatsAppPayload, newWebhookId, WEBHOOKS_QUEUED } from "./outbox.js";
 
 /** Deliveries re-queued by one time-range call at most. */
 export const MAX_REDELIVERIES = 10_000;
@@ -169,6 +169,16 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
   let payload: Record<string, unknown>;
   if (event === "delivery_report") {
     payload = { event, message_id: `q${ulid(now)}`, status: "delivered", delivered_at: at, recipient: "9876543210" };
+  } else if (event === "inbound_whatsapp") {
+    payload = inboundWhatsAppPayload({
+      accountId,
+      from: "919876543210",
+      to: "15550001234",
+      message: "Test",
+      type: "text",
+      messageId: `wamid.test_${ulid(now)}`,
+      receivedAt: now,
+    });
   } else {
     const number = await db
       .selectFrom("inbound_numbers")

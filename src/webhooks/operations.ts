@@ -20,6 +20,7 @@ function describeSettings(settings: WebhookSettings) {
   return {
     delivery_report: settings.urls.delivery_report ?? null,
     inbound_sms: settings.urls.inbound_sms ?? null,
+    inbound_whatsapp: settings.urls.inbound_whatsapp ?? null,
     secret: settings.secret ?? null,
   };
 }

@@ -27,6 +27,10 @@ export interface ReportedMessage {
   status: string;
   /** When it reached that state (epoch ms). */
   at: number;
+  /** The id the client knows it by, when not the queue id (WhatsApp: the upstream wamid). */
+  messageId?: string;
+  /** Channel-specific fields added to the payload (WhatsApp: channel, id, error). */
+  extra?: Record<string, unknown>;
 }
 
 export interface InboundEvent {
@@ -35,6 +39,36 @@ export interface InboundEvent {
   to: string;
   message: string;
   receivedAt: number;
+}
+
+/** A WhatsApp message a customer sent to the account's business number. */
+export interface InboundWhatsAppEvent {
+  accountId: number;
+  /** The customer's WhatsApp id (digits with country code). */
+  from: string;
+  /** The business number it was sent to. */
+  to: string;
+  /** Text, caption, button or reply title; empty for media without a caption. */
+  message: string;
+  type: string;
+  messageId: string;
+  mediaId?: string | undefined;
+  profileName?: string | undefined;
+  receivedAt: number;
+}
+
+export function inboundWhatsAppPayload(event: InboundWhatsAppEvent): Record<string, unknown> {
+  return {
+    event: "inbound_whatsapp",
+    from: event.from,
+    to: event.to,
+    message: event.message,
+    type: event.type,
+    message_id: event.messageId,
+    media_id: event.mediaId ?? null,
+    profile_name: event.profileName ?? null,
+    received_at: isoUtc(new Date(event.receivedAt)),
+  };
 }
 
 type Urls = Partial<Record<WebhookEvent, string>>;
@@ -79,10 +113,11 @@ export class WebhookOutbox {
         rows.push(
           delivery(accountId, "delivery_report", message.id, url, now, {
             event: "delivery_report",
-            message_id: message.id,
+            message_id: message.messageId ?? message.id,
             status: message.status,
             delivered_at: isoUtc(new Date(message.at)),
             recipient: message.recipient,
+            ...message.extra,
           }),
         );
       }
@@ -93,17 +128,27 @@ export class WebhookOutbox {
 
   /** Inside the transaction that stored the inbound message. */
   async inboundSms(trx: Db, event: InboundEvent, orderKey: string, now: number): Promise<number> {
-    const url = (await this.urlsOf(trx, event.accountId)).inbound_sms;
+    return this.enqueue(trx, event.accountId, "inbound_sms", orderKey, now, {
+      event: "inbound_sms",
+      from: event.from,
+      to: event.to,
+      message: event.message,
+      received_at: isoUtc(new Date(event.receivedAt)),
+    });
+  }
+
+  /** One event for one account, inside the transaction of the change it reports; 0 when the account has no URL for it. */
+  async enqueue(
+    trx: Db,
+    accountId: number,
+    event: WebhookEvent,
+    orderKey: string,
+    now: number,
+    payload: Record<string, unknown>,
+  ): Promise<number> {
+    const url = (await this.urlsOf(trx, accountId))[event];
     if (!url) return 0;
-    await this.store.insertMany(trx, "webhook_deliveries", [
-      delivery(event.accountId, "inbound_sms", orderKey, url, now, {
-        event: "inbound_sms",
-        from: event.from,
-        to: event.to,
-        message: event.message,
-        received_at: isoUtc(new Date(event.receivedAt)),
-      }),
-    ]);
+    await this.store.insertMany(trx, "webhook_deliveries", [delivery(accountId, event, orderKey, url, now, payload)]);
     return 1;
   }
 }

@@ -88,7 +88,11 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
         tags,
         ...params,
         body: Type.Object(
-          { delivery_report: Type.Optional(Url), inbound_sms: Type.Optional(Url) },
+          {
+            delivery_report: Type.Optional(Url),
+            inbound_sms: Type.Optional(Url),
+            inbound_whatsapp: Type.Optional(Url),
+          },
           { additionalProperties: false },
         ),
       },

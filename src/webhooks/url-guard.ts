@@ -75,16 +75,23 @@ export function checkWebhookUrl(raw: string, options: WebhookGuardOptions): URL 
   if (url.hostname === "") refuse("has no host");
   if (url.port !== "" && Number(url.port) < 1) refuse(`has port ${url.port}; use a port from 1 to 65535`);
   if (options.allowPrivate) return url;
+  const problem = publicHostProblem(url);
+  if (problem !== undefined) refuse(`${problem}. ${HOW_TO_ALLOW}`);
+  return url;
+}
 
+/**
+ * Why a URL's host, as written, is not a public internet host ("points at 10.0.0.1, a
+ * private-network address"), or undefined. Names are judged without resolving them.
+ */
+export function publicHostProblem(url: URL): string | undefined {
   const literal = ipLiteral(url.hostname);
   if (literal !== undefined) {
     const reason = forbiddenReason(literal);
-    if (reason !== undefined) refuse(`points at ${literal.toString()}, ${reason}. ${HOW_TO_ALLOW}`);
-    return url;
+    return reason === undefined ? undefined : `points at ${literal.toString()}, ${reason}`;
   }
   const nameReason = forbiddenNameReason(url.hostname);
-  if (nameReason !== undefined) refuse(`points at ${url.hostname}, ${nameReason}. ${HOW_TO_ALLOW}`);
-  return url;
+  return nameReason === undefined ? undefined : `points at ${url.hostname}, ${nameReason}`;
 }
 
 /**

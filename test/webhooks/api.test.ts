@@ -40,7 +40,10 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     const v2 = api(t, await buildAccount(t));
     const empty = await v2("GET", "/webhooks");
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ status: "success", data: { delivery_report: null, inbound_sms: null, secret: null } });
+    expect(empty.body).toEqual({
+      status: "success",
+      data: { delivery_report: null, inbound_sms: null, inbound_whatsapp: null, secret: null },
+    });
 
     const set = await v2("PUT", "/webhooks", {
       delivery_report: "http://127.0.0.1:9/reports",
@@ -56,7 +59,12 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     expect((await v2("GET", "/webhooks")).body.data).toEqual(set.body.data);
 
     const removed = await v2("PUT", "/webhooks", { inbound_sms: null });
-    expect(removed.body.data).toEqual({ delivery_report: "http://127.0.0.1:9/reports", inbound_sms: null, secret });
+    expect(removed.body.data).toEqual({
+      delivery_report: "http://127.0.0.1:9/reports",
+      inbound_sms: null,
+      inbound_whatsapp: null,
+      secret,
+    });
     expect((await v2("GET", "/webhooks")).body.data).toEqual(removed.body.data);
   });
 

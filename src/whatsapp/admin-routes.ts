@@ -1,0 +1,157 @@
+// Operator API for an account's WhatsApp, under /admin/api/accounts/{username}/whatsapp:
+// module switch, connector, business-account connection, test numbers; template sync and the
+// test-only mark; and, on the simulator, a customer message (which opens the 24-hour window).
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { ulid } from "ulid";
+import { requireAccount } from "../accounts/index.js";
+import type { AppContext } from "../app/context.js";
+import { parseE164 } from "../core/e164.js";
+import { GatewayError } from "../core/errors.js";
+import {
+  describeWhatsAppSettings,
+  senderOf,
+  updateWhatsAppSettings,
+  WHATSAPP_CONNECTORS,
+  type WhatsAppSettingsChange,
+  whatsAppSettingsOf,
+} from "./settings.js";
+import { describeTemplate, listedTemplates, setTemplateTestOnly } from "./templates.js";
+
+const tags = ["operator"];
+const Username = { username: Type.String({ maxLength: 64 }) };
+const NullableId = Type.Union([Type.String({ minLength: 1, maxLength: 64, pattern: "^[0-9]+$" }), Type.Null()]);
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const SettingsBody = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean()),
+    connector: Type.Optional(Type.Union([...WHATSAPP_CONNECTORS.map((c) => Type.Literal(c)), Type.Null()])),
+    phone_number_id: Type.Optional(NullableId),
+    display_phone_number: Type.Optional(Type.Union([Type.String({ maxLength: 20, pattern: "^[0-9]+$" }), Type.Null()])),
+    waba_id: Type.Optional(NullableId),
+    access_token: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()])),
+    sandbox: Type.Optional(Type.Boolean()),
+    test_numbers: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.store.db;
+  const base = "/accounts/:username/whatsapp";
+  const accountOf = async (request: FastifyRequest) =>
+    (await requireAccount(db, (request.params as { username: string }).username)).id;
+  const settingsOf = (accountId: number) => whatsAppSettingsOf(db, accountId, ctx.config.whatsapp.connector);
+  const ok = (data: unknown) => ({ status: "success", data });
+
+  admin.get(
+    base,
+    { schema: { summary: "An account's WhatsApp settings", tags, params: Type.Object(Username) } },
+    async (request) => ok(describeWhatsAppSettings(await settingsOf(await accountOf(request)), iso)),
+  );
+
+  admin.put(
+    base,
+    {
+      schema: {
+        summary: "Change an account's WhatsApp settings (null clears a field; the access token is never shown)",
+        tags,
+        params: Type.Object(Username),
+        body: SettingsBody,
+      },
+    },
+    async (request) => {
+      const accountId = await accountOf(request);
+      await updateWhatsAppSettings(db, ctx.clock, accountId, request.body as WhatsAppSettingsChange);
+      return ok(describeWhatsAppSettings(await settingsOf(accountId), iso));
+    },
+  );
+
+  admin.post(
+    `${base}/templates/sync`,
+    {
+      schema: {
+        summary: "Sync the account's templates from its business account now",
+        tags,
+        params: Type.Object(Username),
+      },
+    },
+    async (request) => {
+      const settings = await settingsOf(await accountOf(request));
+      const sender = senderOf(settings);
+      if (!sender) throw new GatewayError("no_business_account");
+      await ctx.whatsapp.catalog.sync(settings, sender);
+      const rows = await listedTemplates(db, settings.accountId);
+      return ok(rows.map((row) => describeTemplate(row, settings.sandbox)));
+    },
+  );
+
+  admin.put(
+    `${base}/templates/:name`,
+    {
+      schema: {
+        summary: "Mark a template (every language) test-only: only the account's test numbers may receive it",
+        tags,
+        params: Type.Object({ ...Username, name: Type.String({ maxLength: 512 }) }),
+        body: Type.Object({ test_only: Type.Boolean() }, { additionalProperties: false }),
+      },
+    },
+    async (request) => {
+      const accountId = await accountOf(request);
+      const { name } = request.params as { name: string };
+      const changed = await setTemplateTestOnly(
+        db,
+        accountId,
+        name,
+        (request.body as { test_only: boolean }).test_only,
+      );
+      if (changed === 0) throw new GatewayError("not_found", `No synced template "${name}" in this account.`);
+      return ok({ name, test_only: (request.body as { test_only: boolean }).test_only, languages: changed });
+    },
+  );
+
+  admin.post(
+    `${base}/inbound`,
+    {
+      schema: {
+        summary: "Simulator only: a customer's message to the account's business number (opens the 24-hour window)",
+        tags,
+        params: Type.Object(Username),
+        body: Type.Object(
+          { from: Type.String({ maxLength: 32 }), text: Type.String({ minLength: 1, maxLength: 4096 }) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const settings = await settingsOf(await accountOf(request));
+      const sender = senderOf(settings);
+      if (!sender) throw new GatewayError("no_business_account");
+      if (settings.connector !== "simulator") {
+        throw new GatewayError(
+          "conflict",
+          "The account uses the whatsapp-cloud connector: its customers' messages come from Meta's webhook only.",
+        );
+      }
+      const body = request.body as { from: string; text: string };
+      const from = parseE164(body.from);
+      if (!from)
+        throw new GatewayError("invalid_request", `"from" must be digits with a country code.`, { field: "from" });
+      const at = ctx.clock.now().getTime();
+      const messageId = `wamid.SIMIN${ulid(at)}`;
+      await ctx.whatsapp.events.applyInbound([
+        {
+          phoneNumberId: sender.phoneNumberId,
+          displayPhoneNumber: settings.displayPhoneNumber ?? sender.phoneNumberId,
+          messageId,
+          from: from.digits,
+          at,
+          type: "text",
+          text: body.text,
+        },
+      ]);
+      return reply.code(201).send(ok({ message_id: messageId, from: from.digits, received_at: iso(at) }));
+    },
+  );
+}

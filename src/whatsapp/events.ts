@@ -1,0 +1,286 @@
+// What WhatsApp tells us after a send: message statuses, customers' messages (which open the
+// 24-hour window) and template status changes. Meta's webhook and the simulator both end here.
+//
+// A message's status only moves forward: sent → delivered → read, or to failed from sent or
+// delivered. Each move is one conditional UPDATE whose WHERE lists the states it may leave,
+// so a late or repeated event changes nothing; a `delivered` after `read` only records its time.
+import type { Logger } from "pino";
+import type { Metrics } from "../app/metrics.js";
+import type { Clock } from "../core/clock.js";
+import type { MessageStatus } from "../store/schema.js";
+import type { Db, Store } from "../store/store.js";
+import {
+  type InboundWhatsAppEvent,
+  inboundWhatsAppPayload,
+  type ReportedMessage,
+  WEBHOOKS_QUEUED,
+  type WebhookOutbox,
+} from "../webhooks/outbox.js";
+import type { InboundMessageEvent, ParsedMetaWebhook, StatusEvent, TemplateStatusEvent } from "./meta-webhook.js";
+import { accountOfPhoneNumber } from "./settings.js";
+import { applyTemplateStatus } from "./templates.js";
+import { recordCustomerMessage } from "./window.js";
+
+export interface WhatsAppEventDeps {
+  store: Store;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  webhooks: WebhookOutbox;
+}
+
+/** The states each status may move a message from. */
+const SOURCES: Record<"delivered" | "read" | "failed", MessageStatus[]> = {
+  delivered: ["sent"],
+  read: ["sent", "delivered"],
+  failed: ["sent", "delivered"],
+};
+
+/** Delays before a status for a message we do not know yet is tried again (its send may not have committed). */
+const UNKNOWN_RETRY_MS = [1_000, 5_000];
+
+interface MovedMessage {
+  id: string;
+  account_id: number;
+  recipient: string;
+  broadcast_id: string;
+  upstream_id: string | null;
+}
+
+export class WhatsAppEvents {
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(private readonly deps: WhatsAppEventDeps) {}
+
+  /** Applies one callback's events; resolves once they are stored. */
+  async apply(parsed: ParsedMetaWebhook): Promise<void> {
+    if (parsed.statuses.length > 0) await this.applyStatuses(parsed.statuses, 0);
+    if (parsed.messages.length > 0) await this.applyInbound(parsed.messages);
+    for (const change of parsed.templates) await this.applyTemplate(change);
+  }
+
+  async applyStatuses(events: readonly StatusEvent[], round: number): Promise<void> {
+    const { store, clock, webhooks } = this.deps;
+    const now = clock.now().getTime();
+    const unknown: StatusEvent[] = [];
+    const reported: ReportedMessage[] = [];
+    await store.transaction(async (trx) => {
+      for (const event of events) {
+        // `sent` is what the send itself recorded; Meta's copy of it changes nothing.
+        if (event.status === "sent") continue;
+        const found = await trx
+          .selectFrom("messages")
+          .select("id")
+          .where("upstream_id", "=", event.messageId)
+          .where("channel", "=", "whatsapp")
+          .executeTakeFirst();
+        if (!found) {
+          unknown.push(event);
+          continue;
+        }
+        const moved = await move(trx, found.id, event);
+        if (moved) reported.push(reportOf(moved, event));
+      }
+      if (reported.length > 0) await webhooks.deliveryReports(trx, reported, now);
+    });
+    for (const message of reported) {
+      if (message.status === "failed") this.deps.metrics.messagesFailed.inc({ channel: "whatsapp", stage: "delivery" });
+      if (message.status === "delivered") this.deps.metrics.messagesDelivered.inc({ channel: "whatsapp" });
+    }
+    if (reported.length > 0) store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+    if (unknown.length > 0) this.retryUnknown(unknown, round);
+  }
+
+  private retryUnknown(events: StatusEvent[], round: number): void {
+    const delay = UNKNOWN_RETRY_MS[round];
+    if (delay === undefined || this.closed) {
+      this.deps.logger.warn(
+        { count: events.length, ids: events.slice(0, 5).map((e) => e.messageId) },
+        "WhatsApp statuses for messages this gateway did not send; ignored",
+      );
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.applyStatuses(events, round + 1).catch((error: unknown) =>
+        this.deps.logger.error({ err: error }, "applying WhatsApp statuses failed"),
+      );
+    }, delay);
+    timer.unref?.();
+    this.timers.add(timer);
+  }
+
+  async applyInbound(events: readonly InboundMessageEvent[]): Promise<number> {
+    const { store, clock, webhooks, logger } = this.deps;
+    const now = clock.now().getTime();
+    const accounts = new Map<string, number | undefined>();
+    for (const event of events) {
+      if (!accounts.has(event.phoneNumberId)) {
+        accounts.set(event.phoneNumberId, await accountOfPhoneNumber(store.db, event.phoneNumberId));
+      }
+    }
+    let stored = 0;
+    await store.transaction(async (trx) => {
+      for (const event of events) {
+        const accountId = accounts.get(event.phoneNumberId);
+        if (accountId === undefined) {
+          logger.warn({ phoneNumberId: event.phoneNumberId }, "WhatsApp message to a phone number no account has");
+          continue;
+        }
+        // Meta's time, but never ahead of ours: the window must not outlive 24 hours by clock skew.
+        const at = Math.min(event.at, now);
+        const inserted = await trx
+          .insertInto("whatsapp_inbound")
+          .values({
+            account_id: accountId,
+            upstream_id: event.messageId,
+            from_number: event.from,
+            to_number: event.displayPhoneNumber || event.phoneNumberId,
+            type: event.type,
+            text: event.text ?? null,
+            media_id: event.mediaId ?? null,
+            received_at: at,
+            created_at: now,
+          })
+          .onConflict((oc) => oc.column("upstream_id").doNothing())
+          .returning("id")
+          .executeTakeFirst();
+        // Meta delivers a callback again when our answer was late: the repeat is stored once.
+        if (!inserted) continue;
+        stored++;
+        await recordCustomerMessage(trx, accountId, event.from, at);
+        await webhooks.enqueue(
+          trx,
+          accountId,
+          "inbound_whatsapp",
+          `wa:${event.from}`,
+          now,
+          inboundWhatsAppPayload(inboundEvent(accountId, event, at)),
+        );
+      }
+    });
+    if (stored > 0) store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+    return stored;
+  }
+
+  private async applyTemplate(change: TemplateStatusEvent): Promise<void> {
+    const db = this.deps.store.db;
+    const accounts = await db
+      .selectFrom("whatsapp_accounts")
+      .select("account_id")
+      .where("waba_id", "=", change.wabaId)
+      .execute();
+    for (const { account_id } of accounts) {
+      const changed = await applyTemplateStatus(db, account_id, change);
+      // A template this account has not synced yet (newly approved): sync on the next look.
+      if (!changed) {
+        await db
+          .updateTable("whatsapp_accounts")
+          .set({ templates_synced_at: null })
+          .where("account_id", "=", account_id)
+          .execute();
+      }
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+}
+
+async function move(trx: Db, id: string, event: StatusEvent): Promise<MovedMessage | undefined> {
+  const returning = ["id", "account_id", "recipient", "broadcast_id", "upstream_id"] as const;
+  const at = event.at;
+  if (event.status === "delivered") {
+    const moved = await trx
+      .updateTable("messages")
+      .set({ status: "delivered", delivered_at: at, done_at: at })
+      .where("id", "=", id)
+      .where("status", "in", SOURCES.delivered)
+      .returning(returning)
+      .executeTakeFirst();
+    if (!moved) {
+      // Read came first (and stood in for the delivery time): keep the real one, without moving back.
+      await trx
+        .updateTable("messages")
+        .set({ delivered_at: at })
+        .where("id", "=", id)
+        .where("status", "=", "read")
+        .where((eb) => eb.or([eb("delivered_at", "is", null), eb("delivered_at", ">", at)]))
+        .execute();
+    }
+    return moved;
+  }
+  if (event.status === "read") {
+    return trx
+      .updateTable("messages")
+      .set((eb) => ({
+        status: "read",
+        read_at: at,
+        delivered_at: eb.fn.coalesce("delivered_at", eb.val(at)),
+        done_at: eb.fn.coalesce("done_at", eb.val(at)),
+      }))
+      .where("id", "=", id)
+      .where("status", "in", SOURCES.read)
+      .returning(returning)
+      .executeTakeFirst();
+  }
+  const error = event.errors[0];
+  return trx
+    .updateTable("messages")
+    .set({
+      status: "failed",
+      error_code: error ? String(error.code) : "failed",
+      error_message: error ? describeMetaError(error) : "The upstream reported the message failed.",
+      done_at: at,
+    })
+    .where("id", "=", id)
+    .where("status", "in", SOURCES.failed)
+    .returning(returning)
+    .executeTakeFirst();
+}
+
+export function describeMetaError(error: {
+  title: string;
+  message?: string | undefined;
+  details?: string | undefined;
+}) {
+  const head = error.message && error.message !== error.title ? `${error.title}: ${error.message}` : error.title;
+  return error.details ? `${head} (${error.details})` : head;
+}
+
+function reportOf(message: MovedMessage, event: StatusEvent): ReportedMessage {
+  const error = event.errors[0];
+  return {
+    id: message.id,
+    account_id: message.account_id,
+    recipient: message.recipient,
+    status: event.status,
+    at: event.at,
+    messageId: message.upstream_id ?? message.id,
+    extra: {
+      channel: "whatsapp",
+      id: Number(message.broadcast_id),
+      ...(event.status === "failed"
+        ? { error: { code: error?.code ?? null, title: error?.title ?? null, details: error?.details ?? null } }
+        : {}),
+    },
+  };
+}
+
+function inboundEvent(accountId: number, event: InboundMessageEvent, at: number): InboundWhatsAppEvent {
+  return {
+    accountId,
+    from: event.from,
+    to: event.displayPhoneNumber || event.phoneNumberId,
+    message: event.text ?? "",
+    type: event.type,
+    messageId: event.messageId,
+    mediaId: event.mediaId,
+    profileName: event.profileName,
+    receivedAt: at,
+  };
+}

@@ -1,0 +1,67 @@
+// A WhatsApp send whose process died between holding the credit and hearing the upstream
+// leaves a `sending` row past its lease. Upkeep fails it and releases the hold: the client
+// never got an answer, so nothing is charged (if WhatsApp did deliver it, that one is on us).
+import type { Logger } from "pino";
+import { releaseHold } from "../accounts/index.js";
+import type { Clock } from "../core/clock.js";
+import type { Store } from "../store/store.js";
+import { forgetKey } from "./send.js";
+
+const BATCH = 500;
+
+export async function releaseStaleSends(store: Store, clock: Clock): Promise<number> {
+  const now = clock.now().getTime();
+  const stale = await store.db
+    .selectFrom("messages")
+    .select(["id", "account_id", "credits", "meta"])
+    .where("status", "=", "sending")
+    .where("lease_until", "<", now)
+    .limit(BATCH)
+    .execute();
+  let released = 0;
+  for (const row of stale) {
+    await store.transaction(async (trx) => {
+      const failed = await trx
+        .updateTable("messages")
+        .set({
+          status: "failed",
+          error_code: "upstream_unknown",
+          error_message: "The gateway stopped before WhatsApp answered; the message was not charged.",
+          lease_until: null,
+          done_at: now,
+        })
+        .where("id", "=", row.id)
+        .where("status", "=", "sending")
+        .executeTakeFirst();
+      if (Number(failed.numUpdatedRows) === 0) return;
+      await releaseHold(trx, { accountId: row.account_id, wallet: "whatsapp", amount: row.credits });
+      const key = (JSON.parse(row.meta ?? "{}") as { idempotency_key?: string }).idempotency_key;
+      if (key) await forgetKey(trx, row.account_id, key);
+      released++;
+    });
+  }
+  return released;
+}
+
+export function startWhatsAppUpkeep(deps: { store: Store; clock: Clock; logger: Logger }, intervalMs = 5_000) {
+  let running: Promise<void> | undefined;
+  const tick = () => {
+    running ??= releaseStaleSends(deps.store, deps.clock)
+      .then((count) => {
+        if (count > 0) deps.logger.warn({ count }, "released WhatsApp sends whose process stopped mid-call");
+      })
+      .catch((error: unknown) => deps.logger.error({ err: error }, "WhatsApp upkeep failed"))
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  const timer = setInterval(tick, intervalMs);
+  timer.unref?.();
+  return {
+    runOnce: () => releaseStaleSends(deps.store, deps.clock),
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

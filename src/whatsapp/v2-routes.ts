@@ -1,0 +1,143 @@
+// /api/v2/whatsapp: send, templates, status, and the account's WhatsApp settings. Answers use
+// the `status` envelope; errors carry the spec's codes (module_disabled, template_required, ...).
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { isoUtc } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { MessageRow } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import { HEADER_MEDIA_TYPES, MEDIA_TYPES, type WhatsAppSendRequest } from "./send.js";
+import { describeWhatsAppSettings, senderOf, whatsAppSettingsOf } from "./settings.js";
+import { describeTemplate } from "./templates.js";
+
+const resource = { envelope: "status" } as const;
+const tags = ["whatsapp"];
+const time = (ms: number | null) => (ms === null ? null : isoUtc(new Date(ms)));
+const Value = Type.Union([Type.String({ maxLength: 4096 }), Type.Number()]);
+
+export const WhatsAppSendBody = Type.Object(
+  {
+    to: Type.Union([Type.String({ maxLength: 64 }), Type.Integer({ minimum: 0 })], {
+      description: "Digits with country code, e.g. 919876543210",
+    }),
+    template: Type.Optional(Type.String({ maxLength: 512, description: "Approved template name" })),
+    params: Type.Optional(Type.Array(Value, { maxItems: 100, description: "Ordered values for {{1}}, {{2}} ..." })),
+    language: Type.Optional(Type.String({ minLength: 2, maxLength: 16 })),
+    message: Type.Optional(Type.String({ maxLength: 20_000, description: "Free text, at most 4096 characters" })),
+    media_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    media_type: Type.Optional(Type.Union(MEDIA_TYPES.map((t) => Type.Literal(t)))),
+    caption: Type.Optional(Type.String({ maxLength: 4096 })),
+    header_media_url: Type.Optional(Type.String({ maxLength: 2048 })),
+    header_media_type: Type.Optional(Type.Union(HEADER_MEDIA_TYPES.map((t) => Type.Literal(t)))),
+    header_filename: Type.Optional(Type.String({ minLength: 1, maxLength: 240 })),
+    header_params: Type.Optional(Type.Array(Value, { maxItems: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: AppContext): void {
+  const { whatsapp } = ctx;
+
+  v2.post(
+    "/whatsapp/send",
+    {
+      config: resource,
+      schema: {
+        summary: "Send a WhatsApp template, session text or media message (1 WhatsApp credit)",
+        tags,
+        body: WhatsAppSendBody,
+      },
+    },
+    async (request) => {
+      const data = await whatsapp.sends.send(
+        request.principal!.accountId,
+        request.body as WhatsAppSendRequest,
+        request.headers["idempotency-key"],
+      );
+      return { status: "success", data };
+    },
+  );
+
+  v2.get(
+    "/whatsapp/templates",
+    { config: resource, schema: { summary: "Approved templates of the connected business account", tags } },
+    async (request) => {
+      const settings = await whatsAppSettingsOf(
+        ctx.store.db,
+        request.principal!.accountId,
+        ctx.config.whatsapp.connector,
+      );
+      if (!settings.enabled) throw new GatewayError("module_disabled");
+      const sender = senderOf(settings);
+      if (!sender) throw new GatewayError("no_business_account");
+      const rows = await whatsapp.catalog.list(settings, sender);
+      return { status: "success", data: rows.map((row) => describeTemplate(row, settings.sandbox)) };
+    },
+  );
+
+  v2.get(
+    "/whatsapp/status/:id",
+    {
+      config: resource,
+      schema: {
+        summary: "Status of a WhatsApp message, by its numeric id or its upstream message id",
+        tags,
+        params: Type.Object({ id: Type.String({ maxLength: 256 }) }),
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const row = await findWhatsAppMessage(ctx.store.db, request.principal!.accountId, id);
+      if (!row) throw new GatewayError("not_found", `No WhatsApp message ${id} in this account.`);
+      return { status: "success", data: describeWhatsAppMessage(row) };
+    },
+  );
+
+  v2.get(
+    "/whatsapp/account",
+    { config: resource, schema: { summary: "The account's WhatsApp settings (never the access token)", tags } },
+    async (request) => {
+      const settings = await whatsAppSettingsOf(
+        ctx.store.db,
+        request.principal!.accountId,
+        ctx.config.whatsapp.connector,
+      );
+      return { status: "success", data: describeWhatsAppSettings(settings, (ms) => isoUtc(new Date(ms))) };
+    },
+  );
+}
+
+/** A message of the account by numeric id (all digits) or upstream id (wamid). */
+export async function findWhatsAppMessage(db: Db, accountId: number, id: string): Promise<MessageRow | undefined> {
+  const query = db
+    .selectFrom("messages")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("channel", "=", "whatsapp");
+  if (/^\d{1,15}$/.test(id)) return query.where("broadcast_id", "=", String(Number(id))).executeTakeFirst();
+  return query.where("upstream_id", "=", id).executeTakeFirst();
+}
+
+export function describeWhatsAppMessage(row: MessageRow) {
+  const meta = JSON.parse(row.meta ?? "{}") as { type?: string; template?: string; language?: string };
+  const failed = row.status === "failed";
+  return {
+    id: Number(row.broadcast_id),
+    message_id: row.upstream_id,
+    to: row.recipient,
+    type: meta.type ?? null,
+    template: meta.template ?? null,
+    language: meta.language ?? null,
+    // `sending` is the moment between holding the credit and WhatsApp's answer.
+    status: row.status,
+    error: failed ? { code: row.error_code, message: row.error_message } : null,
+    created_at: time(row.created_at),
+    sent_at: time(row.submitted_at),
+    delivered_at: time(row.delivered_at),
+    read_at: time(row.read_at),
+    failed_at: failed ? time(row.done_at) : null,
+    // Charged once WhatsApp accepted it, whatever happened after.
+    credits: row.submitted_at !== null ? 1 : 0,
+  };
+}
