@@ -34,7 +34,33 @@ export interface Config {
   /** Webhooks may target loopback, private and link-local addresses, and plain http (tests, private networks). */
   allowPrivateWebhooks: boolean;
   whatsapp: WhatsAppConfig;
-  // voice settings (issue 9) go here
+  voice: VoiceConfig;
+}
+
+export interface VoiceConfig {
+  /** Where calls go: `simulator` (offline) or `voice-http` (a Twilio-compatible call API). */
+  connector: "simulator" | "voice-http";
+  /** Base URL of the call API (a local fake in tests); no trailing slash. */
+  httpUrl: string;
+  accountSid: string | undefined;
+  /** Signs our requests (HTTP Basic with the account SID) and the provider's status callbacks. */
+  authToken: string | undefined;
+  /** The gateway's public base URL as the provider reaches it; status callbacks go to a path under it. */
+  callbackUrl: string | undefined;
+  /** Milliseconds a create-call request may take. */
+  timeoutMs: number;
+  /** Create-call requests in flight at once (the keep-alive pool's size). */
+  concurrency: number;
+  /** Seconds of estimated speech one call unit covers. */
+  secondsPerUnit: number;
+  /** `language` of the spoken text (Devanagari text is spoken as hi-IN). */
+  sayLanguage: string;
+  /** `voice` of the spoken text; the provider's default when undefined. */
+  sayVoice: string | undefined;
+  /** Typical milliseconds between the simulated call's steps (ringing, answered, hung up). */
+  simulatorLatencyMs: number;
+  /** Share of simulated calls that end busy, unanswered or failed, 0 to 1. */
+  simulatorFailureRate: number;
 }
 
 export interface WhatsAppConfig {
@@ -96,6 +122,25 @@ export const SETTINGS = {
     "Seconds a synced WhatsApp template list is reused before GET /api/v2/whatsapp/templates syncs it again from the business account. Default 300.",
   WHATSAPP_SIMULATOR_LATENCY_MS:
     "Milliseconds the simulated WhatsApp upstream waits between sent, delivered and read. Default 500.",
+  VOICE_CONNECTOR:
+    "Where voice calls go: simulator (default; offline, simulated call progress) or voice-http (a Twilio-compatible call API; needs VOICE_HTTP_ACCOUNT_SID, VOICE_HTTP_AUTH_TOKEN and VOICE_CALLBACK_URL).",
+  VOICE_HTTP_URL: "Base URL of the Twilio-compatible call API. Default https://api.twilio.com.",
+  VOICE_HTTP_ACCOUNT_SID: "Account SID at the call provider: the user of HTTP Basic and part of every request path.",
+  VOICE_HTTP_AUTH_TOKEN:
+    "Auth token at the call provider: the password of HTTP Basic and the key of the X-Twilio-Signature every status callback must carry. Unset: every callback is refused.",
+  VOICE_CALLBACK_URL:
+    "Public base URL of this gateway as the call provider reaches it, e.g. https://sms.example.com; status callbacks go to {VOICE_CALLBACK_URL}/voicecall/v1/status-callback, and their signature is checked against exactly that URL.",
+  VOICE_HTTP_TIMEOUT_MS:
+    "Milliseconds a create-call request may take (100 to 10000). A call whose request timed out is failed and refunded, never sent again: the provider may have placed it. Default 8000.",
+  VOICE_HTTP_CONCURRENCY: "Create-call requests in flight at once, over one keep-alive pool. Default 16.",
+  VOICE_SECONDS_PER_UNIT:
+    "Seconds of estimated speech (15 characters a second) one voice credit pays for; a call costs one credit per started period, at least one. Default 30.",
+  VOICE_SAY_LANGUAGE: "language of <Say>. Default en-IN; text with Devanagari letters is spoken as hi-IN.",
+  VOICE_SAY_VOICE: "Optional voice of <Say>, e.g. Polly.Aditi. Unset: the provider's default voice for the language.",
+  VOICE_SIMULATOR_LATENCY_MS:
+    "Typical milliseconds between the simulated call's steps (ringing, answered, hung up); each takes 0.5 to 1.5 times this. Default 1500.",
+  VOICE_SIMULATOR_FAILURE_RATE:
+    "Share of simulated calls, 0 to 1, that end busy (30 %), unanswered (60 %) or failed (10 %) instead of completed. Default 0.1.",
 } as const;
 
 /** Opt-out words unless OPT_OUT_WORDS says otherwise. */
@@ -196,8 +241,26 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       templateSyncSeconds: int("WHATSAPP_TEMPLATE_SYNC_SECONDS", 300, 0, 86_400),
       simulatorLatencyMs: int("WHATSAPP_SIMULATOR_LATENCY_MS", 500, 0, 600_000),
     },
-    // voice settings (issue 9) go here
+    voice: {
+      connector: voiceConnector(read("VOICE_CONNECTOR"), problems),
+      httpUrl: httpUrl("VOICE_HTTP_URL", read("VOICE_HTTP_URL") ?? "https://api.twilio.com", problems),
+      accountSid: read("VOICE_HTTP_ACCOUNT_SID"),
+      authToken: read("VOICE_HTTP_AUTH_TOKEN"),
+      callbackUrl: optionalHttpUrl("VOICE_CALLBACK_URL", read("VOICE_CALLBACK_URL"), problems),
+      timeoutMs: int("VOICE_HTTP_TIMEOUT_MS", 8_000, 100, 10_000),
+      concurrency: int("VOICE_HTTP_CONCURRENCY", 16, 1, 256),
+      secondsPerUnit: int("VOICE_SECONDS_PER_UNIT", 30, 1, 3_600),
+      sayLanguage: sayLanguage(read("VOICE_SAY_LANGUAGE") ?? "en-IN", problems),
+      sayVoice: read("VOICE_SAY_VOICE"),
+      simulatorLatencyMs: int("VOICE_SIMULATOR_LATENCY_MS", 1_500, 0, 600_000),
+      simulatorFailureRate: ratio("VOICE_SIMULATOR_FAILURE_RATE", 0.1),
+    },
   };
+  if (config.voice.connector === "voice-http") {
+    for (const name of ["VOICE_HTTP_ACCOUNT_SID", "VOICE_HTTP_AUTH_TOKEN", "VOICE_CALLBACK_URL"] as const) {
+      if (read(name) === undefined) problems.push(`VOICE_CONNECTOR=voice-http needs ${name}. ${SETTINGS[name]}`);
+    }
+  }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
 }
@@ -209,6 +272,23 @@ function whatsappConnector(raw: string | undefined, problems: string[]): WhatsAp
     `WHATSAPP_CONNECTOR must be simulator or whatsapp-cloud (got "${raw}"). ${SETTINGS.WHATSAPP_CONNECTOR}`,
   );
   return "simulator";
+}
+
+function voiceConnector(raw: string | undefined, problems: string[]): VoiceConfig["connector"] {
+  if (raw === undefined || raw === "simulator") return "simulator";
+  if (raw === "voice-http") return raw;
+  problems.push(`VOICE_CONNECTOR must be simulator or voice-http (got "${raw}"). ${SETTINGS.VOICE_CONNECTOR}`);
+  return "simulator";
+}
+
+function optionalHttpUrl(name: keyof typeof SETTINGS, raw: string | undefined, problems: string[]): string | undefined {
+  return raw === undefined ? undefined : httpUrl(name, raw, problems);
+}
+
+function sayLanguage(raw: string, problems: string[]): string {
+  if (/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(raw)) return raw;
+  problems.push(`VOICE_SAY_LANGUAGE must be a language tag like en-IN (got "${raw}"). ${SETTINGS.VOICE_SAY_LANGUAGE}`);
+  return "en-IN";
 }
 
 function httpUrl(name: keyof typeof SETTINGS, raw: string, problems: string[]): string {

@@ -1,2 +1,15 @@
 // The voice family's tables (issue 9), as Kysely sees them; `Database` extends this.
-export type VoiceTables = Record<never, never>;
+import type { Generated } from "kysely";
+
+/** A number an operator approved as the caller (`from`) of an account's voice calls. */
+export interface VoiceCallerIdsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** E.164 with the +, e.g. +918047110000. */
+  number: string;
+  created_at: number;
+}
+
+export interface VoiceTables {
+  voice_caller_ids: VoiceCallerIdsTable;
+}
