@@ -124,12 +124,15 @@ export class TemplateCatalog {
   }
 }
 
-/** One translation: the language asked for; else the only one, an approved one, English first. */
+/**
+ * One translation: the language asked for; else the only one, else English first among those
+ * ever approved. A paused English one is not swapped for another language behind the client's back.
+ */
 function pick(rows: WhatsAppTemplateRow[], language: string | undefined): WhatsAppTemplateRow | undefined {
   if (language !== undefined) return rows.find((r) => r.language.toLowerCase() === language.toLowerCase());
   if (rows.length <= 1) return rows[0];
-  const approved = rows.filter((r) => r.status === "APPROVED");
-  const pool = approved.length > 0 ? approved : rows;
+  const listed = rows.filter((r) => (LISTED_STATUSES as readonly string[]).includes(r.status));
+  const pool = listed.length > 0 ? listed : rows;
   return pool.find((r) => r.language === "en_US") ?? pool.find((r) => r.language === "en") ?? pool[0];
 }
 
