@@ -18,6 +18,7 @@ import { credentialsBanner } from "./bootstrap.js";
 import { addInboundCommands } from "./cli-inbound.js";
 import { addSmsRuleCommands } from "./cli-sms-rules.js";
 import { onOff, positiveNumber, print, wholeNumber, withStore } from "./cli-support.js";
+import { addVoiceCommands } from "./cli-voice.js";
 import { ConfigError, loadConfig } from "./config.js";
 import { type Gateway, type Role, startGateway } from "./gateway.js";
 
@@ -244,6 +245,7 @@ senderIds
 
 addSmsRuleCommands(program);
 addInboundCommands(program);
+addVoiceCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError) {

@@ -37,6 +37,8 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 };
 
 export const QUEUED_SIGNAL = "messages_queued";
+/** Channels whose message states are told by `delivery_report` webhooks. */
+export const REPORTED_CHANNELS: ReadonlySet<string> = new Set(["sms", "voice"]);
 const CLAIM_LINGER_MS = 10;
 
 /** Back-off before attempt n+1: 1 s, 2 s, 4 s ... capped at 5 minutes, with ±20 % jitter. */
@@ -173,7 +175,7 @@ export class Dispatcher extends WorkerLoop {
     const events: ReportedMessage[] = [];
     for (const item of submitted) {
       const message = byId.get(item.id);
-      if (message?.channel === "sms") {
+      if (message && REPORTED_CHANNELS.has(message.channel)) {
         events.push({
           id: item.id,
           account_id: message.account_id,
@@ -184,7 +186,7 @@ export class Dispatcher extends WorkerLoop {
       }
     }
     for (const row of failed) {
-      if (row.channel === "sms") events.push({ ...row, status: "failed", at: row.done_at });
+      if (REPORTED_CHANNELS.has(row.channel)) events.push({ ...row, status: "failed", at: row.done_at });
     }
     return events.length > 0 ? this.deps.webhooks!.deliveryReports(trx, events, this.deps.clock.now().getTime()) : 0;
   }

@@ -7,6 +7,7 @@ import type { Clock } from "../core/clock.js";
 import { applyDeliveryReports, type DeliveryReport } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
+import { REPORTED_CHANNELS } from "./dispatcher.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
 const MAX_GROUP = 2000;
@@ -73,7 +74,7 @@ export class ReportIngester {
             if (this.deps.webhooks) {
               events = await this.deps.webhooks.deliveryReports(
                 trx,
-                rows.filter((row) => row.channel === "sms").map((row) => ({ ...row, at: row.done_at })),
+                rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
                 this.deps.clock.now().getTime(),
               );
             }

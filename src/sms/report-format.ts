@@ -3,6 +3,7 @@ import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { publicStatus } from "../core/message-status.js";
 import type { MessageRow } from "../store/schema.js";
+import { callReport } from "../voice/index.js";
 
 export function deliveryReport(row: MessageRow) {
   // A delivered message may still hold the error of an attempt that was retried; only an
@@ -23,6 +24,8 @@ export function deliveryReport(row: MessageRow) {
     vendor_message_id: row.upstream_id,
     created_at: isoUtc(new Date(row.created_at)),
     ...(row.status === "scheduled" ? { scheduled_at: isoUtc(new Date(row.due_at)) } : {}),
+    // A voice call: its progress (ringing, in-progress), duration and units.
+    ...(row.channel === "voice" ? { call: callReport(row) } : {}),
     ...(unsuccessful && row.error_code ? { error: { code: row.error_code, message: row.error_message } } : {}),
   };
 }

@@ -1,20 +1,77 @@
 // The voice family (issue 9): text-to-speech calls over /voicecall/v1, its connectors and
-// the provider's status callbacks.
+// the provider's status callbacks. A call is a message (channel voice, wallet voice, route
+// voice) accepted, dispatched and reported by the shared pipeline.
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
 import type { Clock } from "../core/clock.js";
-import type { Connector } from "../dispatch/connector.js";
+import type { Connector } from "../dispatch/index.js";
 import type { Store } from "../store/store.js";
+import { registerVoiceAdminRoutes } from "./admin-routes.js";
+import { CallStatusIngester } from "./call-status.js";
+import { VoiceHttpConnector } from "./http-connector.js";
+import { registerVoiceSendRoutes } from "./send-routes.js";
+import { VoiceSimulatorConnector } from "./simulator.js";
+import { registerStatusCallbackRoute, statusCallbackUrl } from "./status-callback.js";
+
+export { callReport } from "./call-meta.js";
+export { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
+
+/** The demo account's caller number (a Bengaluru landline form); the simulator never dials it. */
+export const DEMO_CALLER_ID = "+918047110000";
 
 /** Connectors of the voice channel, started by the worker role with the others. */
-export function voiceConnectors(_ctx: AppContext): Connector[] {
-  return [];
+export function voiceConnectors(ctx: AppContext): Connector[] {
+  const voice = ctx.config.voice;
+  if (voice.connector === "voice-http") {
+    // loadConfig refuses voice-http without these.
+    return [
+      new VoiceHttpConnector(
+        {
+          baseUrl: voice.httpUrl,
+          accountSid: voice.accountSid!,
+          authToken: voice.authToken!,
+          statusCallbackUrl: statusCallbackUrl(voice.callbackUrl!),
+          timeoutMs: voice.timeoutMs,
+          concurrency: voice.concurrency,
+          say: { language: voice.sayLanguage, voice: voice.sayVoice },
+        },
+        ctx.logger,
+      ),
+    ];
+  }
+  return [
+    new VoiceSimulatorConnector(
+      {
+        seed: ctx.config.simulatorSeed,
+        latencyMs: voice.simulatorLatencyMs,
+        failureRate: voice.simulatorFailureRate,
+        now: () => ctx.clock.now().getTime(),
+      },
+      new CallStatusIngester(ctx),
+      ctx,
+    ),
+  ];
 }
 
-/** Mounts /voicecall/v1/… and the provider's status-callback endpoint. */
-export async function registerVoiceRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+/** Mounts /voicecall/v1/…, the provider's status-callback endpoint and the operator's caller-number routes. */
+export async function registerVoiceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await registerVoiceSendRoutes(app, ctx);
+  const ingester = new CallStatusIngester(ctx);
+  ingester.start();
+  app.addHook("onClose", async () => ingester.stop());
+  registerStatusCallbackRoute(app, ctx, ingester);
+  await app.register(async (admin) => registerVoiceAdminRoutes(admin, ctx), { prefix: "/admin/api" });
+}
 
-/** First start: makes the demo account able to place calls; returns lines for the credentials banner. */
-export async function setUpVoiceDemo(_store: Store, _clock: Clock, _accountId: number): Promise<string[]> {
-  return [];
+/** First start: approves a caller number for the demo account; returns lines for the credentials banner. */
+export async function setUpVoiceDemo(store: Store, clock: Clock, accountId: number): Promise<string[]> {
+  await store.db
+    .insertInto("voice_caller_ids")
+    .values({ account_id: accountId, number: DEMO_CALLER_ID, created_at: clock.now().getTime() })
+    .onConflict((oc) => oc.columns(["account_id", "number"]).doNothing())
+    .execute();
+  return [
+    `voice:     caller number ${DEMO_CALLER_ID} approved; calls go to the simulated provider`,
+    `           GET /voicecall/v1/send?apikey=<api key>&from=%2B918047110000&to=9876543210&text=Hello+from+Switchboard`,
+  ];
 }

@@ -1,0 +1,54 @@
+// CLI commands for voice: the caller numbers an account may place calls from. They call
+// voice/caller-ids.ts, as the operator API does.
+import type { Command } from "commander";
+import { systemClock } from "../core/clock.js";
+import type { Store } from "../store/store.js";
+import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "../voice/index.js";
+import { print, withStore } from "./cli-support.js";
+
+const deps = (store: Store) => ({ store, clock: systemClock });
+
+export function addVoiceCommands(program: Command): void {
+  const callerIds = program
+    .command("voice-caller-ids")
+    .description("manage the caller numbers (from) an account may place voice calls from");
+  callerIds
+    .command("approve")
+    .requiredOption("--account <username>")
+    .requiredOption(
+      "--number <number>",
+      "the caller number, with its country code (+918047110000) or as an Indian number",
+    )
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const { callerId, created } = await approveCallerIdFor(deps(store), opts.account, opts.number);
+        print(
+          callerId,
+          opts.json,
+          () => `${callerId.number} ${created ? "approved" : "was already approved"} for ${callerId.account}`,
+        );
+      }),
+    );
+  callerIds
+    .command("remove")
+    .requiredOption("--account <username>")
+    .requiredOption("--number <number>")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const removed = await removeCallerIdFor(deps(store), opts.account, opts.number);
+        print(removed, opts.json, () => `removed ${removed.number} from ${removed.account}`);
+      }),
+    );
+  callerIds
+    .command("list")
+    .requiredOption("--account <username>")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = await callerIdsOf(deps(store), opts.account);
+        print(rows, opts.json, () => rows.map((row) => row.number).join("\n") || "no approved caller numbers");
+      }),
+    );
+}

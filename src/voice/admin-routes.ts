@@ -1,0 +1,55 @@
+// Operator API for voice: the caller numbers an account may call from, under
+// /admin/api/accounts/{username}/voice/caller-ids. Thin adapters over caller-ids.ts.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { sendJsonError } from "../app/http-errors.js";
+import { extractV2ApiKey } from "../auth/http.js";
+import { GatewayError } from "../core/errors.js";
+import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
+
+const Username = Type.Object({ username: Type.String() });
+
+export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+  const deps = { store: ctx.store, clock: ctx.clock };
+  const ok = (data: unknown) => ({ status: "success", data });
+  const username = (params: unknown) => (params as { username: string }).username;
+
+  admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
+  // The operator check of the rest of /admin/api (admin/routes.ts): an active operator's key.
+  admin.addHook("preValidation", async (request) => {
+    const key = extractV2ApiKey(request);
+    if (!key) throw new GatewayError("unauthorized", "Missing operator API key: send Authorization: Bearer <key>.");
+    const principal = await ctx.authenticator.byApiKey(key);
+    if (principal.role !== "operator" || principal.status !== "active") throw new GatewayError("operator_only");
+    request.principal = principal;
+  });
+
+  admin.get("/accounts/:username/voice/caller-ids", { schema: { params: Username } }, async (request) =>
+    ok(await callerIdsOf(deps, username(request.params))),
+  );
+
+  admin.post(
+    "/accounts/:username/voice/caller-ids",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object({ number: Type.String({ maxLength: 32 }) }, { additionalProperties: false }),
+      },
+    },
+    async (request, reply) => {
+      const { number } = request.body as { number: string };
+      const { created, callerId } = await approveCallerIdFor(deps, username(request.params), number);
+      return reply.code(created ? 201 : 200).send(ok(callerId));
+    },
+  );
+
+  admin.delete(
+    "/accounts/:username/voice/caller-ids/:number",
+    { schema: { params: Type.Object({ username: Type.String(), number: Type.String({ maxLength: 32 }) }) } },
+    async (request) => {
+      const { number } = request.params as { number: string };
+      return ok(await removeCallerIdFor(deps, username(request.params), number));
+    },
+  );
+}

@@ -1,0 +1,135 @@
+// The rules of a voice call, in a fixed order so the same bad request always gets the same
+// answer: what is missing first (from, to, text), then whether the caller number is approved,
+// the callee callable and the text speakable, and last (in the Acceptor) the voice wallet.
+import type { VoiceConfig } from "../app/config.js";
+import type { Principal } from "../auth/index.js";
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { SendOrder } from "../messages/index.js";
+import type { Store } from "../store/store.js";
+import { callCredits, callUnits, MAX_TEXT_CHARS, speechSeconds, textLength } from "./billing.js";
+import type { CallMeta } from "./call-meta.js";
+import { isApprovedCaller } from "./caller-ids.js";
+import { parseCallNumber } from "./numbers.js";
+import { MAX_TWIML_CHARS, sayDocument } from "./twiml.js";
+
+export interface VoiceCallInput {
+  from?: string | undefined;
+  to?: string | undefined;
+  text?: string | undefined;
+}
+
+/** Route and lane of every call: voice calls are transactional (OTPs, alerts). */
+export const VOICE_ROUTE = "voice";
+const VOICE_LANE = 0;
+
+/** Characters no speech engine reads and XML cannot carry: C0/C1 controls other than tab and line breaks. */
+function hasUnspeakable(text: string): boolean {
+  for (const char of text) {
+    const c = char.codePointAt(0)!;
+    if (
+      (c < 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) ||
+      (c >= 0x7f && c <= 0x9f) ||
+      c === 0xfffe ||
+      c === 0xffff
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+export class VoicePolicy {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly config: VoiceConfig,
+  ) {}
+
+  async decide(principal: Principal, input: VoiceCallInput): Promise<SendOrder> {
+    if (principal.status !== "active") {
+      throw new GatewayError("account_inactive", `The account is ${principal.status}; it cannot place calls.`);
+    }
+    const from = input.from?.trim();
+    if (!from) throw new GatewayError("missing_sender_id", "Missing sender (from): give an approved caller number.");
+    const to = input.to?.trim();
+    if (!to) throw new GatewayError("invalid_recipient", "Missing number (to).");
+    const text = input.text ?? "";
+    if (text.trim() === "") throw new GatewayError("missing_message", "Missing message text (text).");
+
+    const caller = parseCallNumber(from);
+    if (!caller || !(await isApprovedCaller(this.store.db, principal.accountId, caller.e164))) {
+      throw new GatewayError(
+        "invalid_sender_id",
+        `"${from.slice(0, 40)}" is not an approved caller number of this account.`,
+      );
+    }
+    const callee = parseCallNumber(to);
+    if (!callee) {
+      throw new GatewayError(
+        "invalid_recipient",
+        `"${to.slice(0, 40)}" is not a phone number: give one Indian number, or one number with its country code (+…).`,
+      );
+    }
+    if (callee.premium) throw new GatewayError("invalid_recipient", `${callee.e164} is a premium-rate number.`);
+    if (callee.country !== "IN" && !(await this.internationalEnabled(principal.accountId))) {
+      throw new GatewayError("international_disabled", "International calls are not enabled for this account.");
+    }
+    this.checkText(text);
+
+    const seconds = speechSeconds(text);
+    const units = callUnits(seconds, this.config.secondsPerUnit);
+    const meta: CallMeta = { units, speech_seconds: seconds };
+    return {
+      accountId: principal.accountId,
+      timeZone: principal.timeZone,
+      channel: "voice",
+      wallet: "voice",
+      drafts: [
+        {
+          recipient: callee.recipient,
+          sender: caller.e164,
+          body: text.trim(),
+          encoding: null,
+          // The billed parts, as for SMS: here the call units.
+          segments: units,
+          flash: false,
+          route: VOICE_ROUTE,
+          lane: VOICE_LANE,
+          credits: callCredits(units),
+          dueAt: this.clock.now().getTime(),
+          meta: { ...meta },
+        },
+      ],
+    };
+  }
+
+  private checkText(text: string): void {
+    if (hasUnspeakable(text) || !text.isWellFormed()) {
+      throw new GatewayError("content_not_allowed", "The text contains control characters, which cannot be spoken.");
+    }
+    const length = textLength(text);
+    if (length > MAX_TEXT_CHARS) {
+      throw new GatewayError(
+        "message_too_long",
+        `The text has ${length} characters; a call speaks at most ${MAX_TEXT_CHARS}.`,
+      );
+    }
+    const document = sayDocument(text, { language: this.config.sayLanguage, voice: this.config.sayVoice });
+    if (document.length > MAX_TWIML_CHARS) {
+      throw new GatewayError(
+        "message_too_long",
+        `The text is too long once &, < and > are escaped for the provider (${document.length} of ${MAX_TWIML_CHARS} characters).`,
+      );
+    }
+  }
+
+  private async internationalEnabled(accountId: number): Promise<boolean> {
+    const row = await this.store.db
+      .selectFrom("accounts")
+      .select("international_enabled")
+      .where("id", "=", accountId)
+      .executeTakeFirst();
+    return Number(row?.international_enabled ?? 0) === 1;
+  }
+}

@@ -1,0 +1,125 @@
+// The voice family: GET /voicecall/v1/send (query), POST /voicecall/v1/post/send (form) and
+// POST /voicecall/v1/jpost/send (JSON), with apikey, from, to and text. The answer is plain
+// text: the broadcast id, or a code of the spec's short set (-1, -4, -5, -6, -7, -10, -12,
+// -14), always with HTTP 200. A body the gateway cannot read counts as no body.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { toGatewayError } from "../app/http-errors.js";
+import { type ErrorCode, GatewayError } from "../core/errors.js";
+import { VoicePolicy } from "./call-policy.js";
+
+export const VOICE_SEND_PATHS = {
+  query: "/voicecall/v1/send",
+  form: "/voicecall/v1/post/send",
+  json: "/voicecall/v1/jpost/send",
+} as const;
+
+/** Far above any accepted text (1,000 characters, at most 12 KB URL-encoded); larger bodies answer -6. */
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** Each refusal in the family's words. */
+const VOICE_CODES: Partial<Record<ErrorCode, number>> = {
+  missing_api_key: -1,
+  unauthorized: -7,
+  account_inactive: -7,
+  account_locked: -7,
+  missing_sender_id: -4,
+  invalid_recipient: -5,
+  missing_message: -6,
+  message_too_long: -6,
+  content_not_allowed: -6,
+  invalid_sender_id: -10,
+  international_disabled: -10,
+  insufficient_credits: -12,
+};
+const INTERNAL_ERROR = -14;
+
+/** The voice answer for an error: its code of the short set, -14 for anything else. */
+export function voiceCode(error: GatewayError): number {
+  return VOICE_CODES[error.code] ?? INTERNAL_ERROR;
+}
+
+type Params = Record<string, string>;
+
+/** Query and body merged (body wins), names lower-cased; JSON numbers count as text (a `to` written 9876543210). */
+function voiceParams(request: FastifyRequest): Params {
+  const out: Params = {};
+  for (const source of [request.query, request.body]) {
+    if (source === null || typeof source !== "object" || Array.isArray(source)) continue;
+    for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
+      const first = Array.isArray(value) ? value[0] : value;
+      if (typeof first === "string") out[name.toLowerCase()] = first;
+      else if (typeof first === "number" && Number.isFinite(first)) out[name.toLowerCase()] = String(first);
+    }
+  }
+  return out;
+}
+
+function answer(reply: FastifyReply, text: string) {
+  return reply.code(200).type("text/plain; charset=utf-8").send(text);
+}
+
+function sendVoiceError(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
+  const error =
+    (raw as { code?: string }).code === "FST_ERR_CTP_BODY_TOO_LARGE"
+      ? new GatewayError("message_too_long", `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
+      : toGatewayError(raw);
+  const code = voiceCode(error);
+  if (code === INTERNAL_ERROR) request.log.error({ err: raw }, "voice call failed");
+  return answer(reply, String(code));
+}
+
+export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  const policy = new VoicePolicy(ctx.store, ctx.clock, ctx.config.voice);
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      const params = voiceParams(request);
+      const key = (params.apikey ?? params.api_key)?.trim();
+      if (!key) throw new GatewayError("missing_api_key", "Missing API key (apikey).");
+      const principal = await ctx.authenticator.byApiKey(key);
+      const order = await policy.decide(principal, { from: params.from, to: params.to, text: params.text });
+      const outcome = await ctx.acceptor.accept(order);
+      if (outcome.kind !== "accepted") throw new GatewayError("internal_error");
+      return answer(reply, outcome.send.broadcastId);
+    } catch (error) {
+      return sendVoiceError(request, reply, error);
+    }
+  };
+
+  await app.register(async (voice) => {
+    // This family's own body readers: an unreadable or unexpected body is no body, so the
+    // answer is the code of what is then missing, never a JSON error page.
+    voice.removeAllContentTypeParsers();
+    voice.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+      try {
+        done(null, JSON.parse(body as string));
+      } catch {
+        done(null, undefined);
+      }
+    });
+    voice.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) => {
+      const params: Params = {};
+      for (const [name, value] of new URLSearchParams(body as string)) if (!(name in params)) params[name] = value;
+      done(null, params);
+    });
+    voice.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => done(null, undefined));
+
+    const routes = [
+      ["GET", VOICE_SEND_PATHS.query, "Place a text-to-speech call (query parameters)"],
+      ["POST", VOICE_SEND_PATHS.form, "Place a text-to-speech call (form parameters)"],
+      ["POST", VOICE_SEND_PATHS.json, "Place a text-to-speech call (JSON body)"],
+    ] as const;
+    for (const [method, url, summary] of routes) {
+      voice.route({
+        method,
+        url,
+        bodyLimit: MAX_BODY_BYTES,
+        schema: { summary, hide: true },
+        handler: handle,
+        errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+          sendVoiceError(request, reply, error),
+      });
+    }
+  });
+}

@@ -1,0 +1,189 @@
+// The simulated call provider (the default connector): places every call and walks it through
+// the statuses a real one reports, 0.5 to 1.5 × the latency apart, through the same status
+// path as the provider's callbacks. Outcomes are a pure function of (seed, message id); a
+// share `failureRate` ends busy (30 %), no-answer (60 %) or failed (10 %). Magic callees make
+// tests deterministic (last four digits):
+//   0001 → failed            0002 → create refused (4xx: failed before the carrier, refunded)
+//   0003 → first create throttled (429, retried), then completed
+//   0004 → busy              0006 → rings, not answered (no-answer)
+// Calls a crashed process was walking are walked again from the start of their outcome.
+import type { Logger } from "pino";
+import type { Connector, SubmitResult } from "../dispatch/index.js";
+import type { MessageRow } from "../store/schema.js";
+import type { Store } from "../store/store.js";
+import type { CallStatus } from "./call-meta.js";
+import type { CallStatusIngester, CallStatusUpdate } from "./call-status.js";
+
+export const VOICE_SIMULATOR_CONNECTOR = "voice-simulator";
+
+export interface VoiceSimulatorOptions {
+  seed: number;
+  latencyMs: number;
+  failureRate: number;
+  now: () => number;
+}
+
+interface Step {
+  dueAt: number;
+  update: CallStatusUpdate;
+}
+
+const LOST_CHECK_MS = 5_000;
+
+function hash32(text: string, seed: number): number {
+  let h = seed ^ 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+function unit(text: string, seed: number): number {
+  return hash32(text, seed) / 4294967296;
+}
+
+export class VoiceSimulatorConnector implements Connector {
+  readonly name = VOICE_SIMULATOR_CONNECTOR;
+  readonly channel = "voice";
+  private steps: Step[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private lostTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: VoiceSimulatorOptions,
+    /** Where the statuses go: the same ingestion as the provider's callbacks. */
+    private readonly ingester: Pick<CallStatusIngester, "apply" | "start" | "stop">,
+    private readonly deps: { store: Store; logger: Logger },
+  ) {}
+
+  /** Statuses go to the call-status ingester; nothing is reported through the SMS path. */
+  onReports(): void {}
+
+  async start(): Promise<void> {
+    this.ingester.start();
+    this.timer = setInterval(() => this.release(), 10);
+    this.timer.unref();
+    this.lostTimer = setInterval(() => void this.walkLostCalls(), LOST_CHECK_MS);
+    this.lostTimer.unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    clearInterval(this.lostTimer);
+    await this.ingester.stop();
+  }
+
+  async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
+    const now = this.options.now();
+    return messages.map((message): SubmitResult => {
+      const suffix = message.recipient.slice(-4);
+      if (suffix === "0002") {
+        return {
+          ok: false,
+          retryable: false,
+          code: "rejected",
+          message: "HTTP 400: Simulated provider refused the call.",
+        };
+      }
+      if (suffix === "0003" && message.attempts <= 1) {
+        return { ok: false, retryable: true, code: "throttled", message: "HTTP 429: Simulated provider is busy." };
+      }
+      const callSid = this.callSidOf(message.id);
+      this.steps.push(...this.plan(message, callSid, now));
+      return { ok: true, upstreamId: callSid };
+    });
+  }
+
+  /** The longest a simulated call takes from placement to its final status. */
+  get maxCallMs(): number {
+    return Math.ceil(this.options.latencyMs * 4.5);
+  }
+
+  private callSidOf(messageId: string): string {
+    return `SIMCA${hash32(messageId, this.options.seed).toString(16).toUpperCase().padStart(8, "0")}${messageId.slice(-8)}`;
+  }
+
+  private outcome(message: Pick<MessageRow, "id" | "recipient">): CallStatus {
+    const suffix = message.recipient.slice(-4);
+    if (suffix === "0001") return "failed";
+    if (suffix === "0004") return "busy";
+    if (suffix === "0006") return "no-answer";
+    if (unit(`${message.id}:outcome`, this.options.seed) >= this.options.failureRate) return "completed";
+    const which = unit(`${message.id}:failure`, this.options.seed);
+    return which < 0.3 ? "busy" : which < 0.9 ? "no-answer" : "failed";
+  }
+
+  private plan(message: Pick<MessageRow, "id" | "recipient" | "meta">, callSid: string, start: number): Step[] {
+    const { latencyMs, seed } = this.options;
+    const gap = (n: number) => Math.round(latencyMs * (0.5 + unit(`${message.id}:${n}`, seed)));
+    const step = (after: number, status: CallStatus, durationSeconds?: number): Step => ({
+      dueAt: start + after,
+      update: { connector: this.name, callSid, status, at: start + after, durationSeconds },
+    });
+    const ring = gap(1);
+    switch (this.outcome(message)) {
+      case "busy":
+        return [step(0, "initiated"), step(ring, "busy", 0)];
+      case "failed":
+        return [step(0, "initiated"), step(ring, "failed", 0)];
+      case "no-answer":
+        return [step(0, "initiated"), step(ring, "ringing"), step(ring + 2 * gap(2), "no-answer", 0)];
+      default: {
+        const answered = ring + gap(2);
+        return [
+          step(0, "initiated"),
+          step(ring, "ringing"),
+          step(answered, "in-progress"),
+          step(answered + gap(3), "completed", speechSecondsOf(message.meta)),
+        ];
+      }
+    }
+  }
+
+  private release(): void {
+    if (this.steps.length === 0) return;
+    const now = this.options.now();
+    const due: CallStatusUpdate[] = [];
+    const later: Step[] = [];
+    for (const item of this.steps) {
+      if (item.dueAt <= now) due.push(item.update);
+      else later.push(item);
+    }
+    if (due.length === 0) return;
+    this.steps = later;
+    this.ingester
+      .apply(due)
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, "storing simulated call statuses failed"));
+  }
+
+  /** Submitted calls of this simulator that nobody is walking (their process died) are walked again. */
+  private async walkLostCalls(): Promise<void> {
+    const now = this.options.now();
+    try {
+      const rows = await this.deps.store.db
+        .selectFrom("messages")
+        .select(["id", "recipient", "meta", "upstream_id"])
+        .where("status", "=", "submitted")
+        .where("connector", "=", this.name)
+        .where("submitted_at", "<", now - this.maxCallMs - LOST_CHECK_MS)
+        .limit(500)
+        .execute();
+      const walking = new Set(this.steps.map((s) => s.update.callSid));
+      for (const row of rows) {
+        if (row.upstream_id && !walking.has(row.upstream_id)) this.steps.push(...this.plan(row, row.upstream_id, now));
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, "looking for lost simulated calls failed");
+    }
+  }
+}
+
+function speechSecondsOf(meta: string | null): number {
+  try {
+    const value = (JSON.parse(meta ?? "{}") as { speech_seconds?: unknown }).speech_seconds;
+    return typeof value === "number" ? value : 1;
+  } catch {
+    return 1;
+  }
+}
