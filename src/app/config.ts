@@ -35,6 +35,24 @@ export interface Config {
   allowPrivateWebhooks: boolean;
   whatsapp: WhatsAppConfig;
   voice: VoiceConfig;
+  email: EmailConfig;
+}
+
+export interface EmailConfig {
+  /** Where email goes: `simulator` (a captured inbox) or `smtp` (a relay). */
+  connector: "simulator" | "smtp";
+  /** smtp://user:pass@host:587 or smtps://…:465 (the relay). */
+  smtpUrl: string | undefined;
+  /** Connections kept open to the relay. */
+  smtpPoolSize: number;
+  /** Milliseconds an SMTP conversation may stall before the send is retried. */
+  smtpTimeoutMs: number;
+  /** Domain of the envelope sender (VERP: bounces+<message id>@this domain); bounces come back to it. */
+  bounceDomain: string;
+  /** Public base URL of this gateway for tracking pixels and click links; http://localhost:PORT when unset. */
+  trackingUrl: string | undefined;
+  /** Port of the SMTP listener that takes bounces back (0: off). */
+  bouncePort: number;
 }
 
 export interface VoiceConfig {
@@ -141,6 +159,18 @@ export const SETTINGS = {
     "Typical milliseconds between the simulated call's steps (ringing, answered, hung up); each takes 0.5 to 1.5 times this. Default 1500.",
   VOICE_SIMULATOR_FAILURE_RATE:
     "Share of simulated calls, 0 to 1, that end busy (30 %), unanswered (60 %) or failed (10 %) instead of completed. Default 0.1.",
+  EMAIL_CONNECTOR:
+    "Where email goes: simulator (default; every message is captured in an inbox the operator reads) or smtp (the relay in SMTP_URL).",
+  SMTP_URL:
+    "The relay for EMAIL_CONNECTOR=smtp: smtp://user:password@host:587 (STARTTLS when offered) or smtps://user:password@host:465.",
+  SMTP_POOL_SIZE: "Connections kept open to the relay. Default 5.",
+  SMTP_TIMEOUT_MS: "Milliseconds an SMTP conversation may stall before the message is retried. Default 30000.",
+  EMAIL_BOUNCE_DOMAIN:
+    "Domain of the envelope sender: each message goes out from bounces+<message id>@this domain, so a bounce names its message. Point its MX at EMAIL_BOUNCE_PORT. Default bounces.switchboard.local.",
+  EMAIL_TRACKING_URL:
+    "Public base URL of this gateway, used in tracking pixels and click links (e.g. https://mail.example.com). Default http://localhost:PORT.",
+  EMAIL_BOUNCE_PORT:
+    "Port of the SMTP listener that receives bounces (DSNs) addressed to EMAIL_BOUNCE_DOMAIN. Default 0: off.",
 } as const;
 
 /** Opt-out words unless OPT_OUT_WORDS says otherwise. */
@@ -255,7 +285,19 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       simulatorLatencyMs: int("VOICE_SIMULATOR_LATENCY_MS", 1_500, 0, 600_000),
       simulatorFailureRate: ratio("VOICE_SIMULATOR_FAILURE_RATE", 0.1),
     },
+    email: {
+      connector: emailConnector(read("EMAIL_CONNECTOR"), problems),
+      smtpUrl: smtpUrl(read("SMTP_URL"), problems),
+      smtpPoolSize: int("SMTP_POOL_SIZE", 5, 1, 100),
+      smtpTimeoutMs: int("SMTP_TIMEOUT_MS", 30_000, 1_000, 600_000),
+      bounceDomain: (read("EMAIL_BOUNCE_DOMAIN") ?? "bounces.switchboard.local").toLowerCase(),
+      trackingUrl: optionalHttpUrl("EMAIL_TRACKING_URL", read("EMAIL_TRACKING_URL"), problems),
+      bouncePort: int("EMAIL_BOUNCE_PORT", 0, 0, 65535),
+    },
   };
+  if (config.email.connector === "smtp" && config.email.smtpUrl === undefined) {
+    problems.push(`EMAIL_CONNECTOR=smtp needs SMTP_URL. ${SETTINGS.SMTP_URL}`);
+  }
   if (config.voice.connector === "voice-http") {
     for (const name of ["VOICE_HTTP_ACCOUNT_SID", "VOICE_HTTP_AUTH_TOKEN", "VOICE_CALLBACK_URL"] as const) {
       if (read(name) === undefined) problems.push(`VOICE_CONNECTOR=voice-http needs ${name}. ${SETTINGS[name]}`);
@@ -306,6 +348,25 @@ function graphVersion(raw: string, problems: string[]): string {
   if (/^v\d{1,2}\.\d$/.test(raw)) return raw;
   problems.push(`WHATSAPP_GRAPH_VERSION must look like v21.0 (got "${raw}"). ${SETTINGS.WHATSAPP_GRAPH_VERSION}`);
   return "v21.0";
+}
+
+function emailConnector(raw: string | undefined, problems: string[]): EmailConfig["connector"] {
+  if (raw === undefined || raw === "simulator") return "simulator";
+  if (raw === "smtp") return raw;
+  problems.push(`EMAIL_CONNECTOR must be simulator or smtp (got "${raw}"). ${SETTINGS.EMAIL_CONNECTOR}`);
+  return "simulator";
+}
+
+function smtpUrl(raw: string | undefined, problems: string[]): string | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const url = new URL(raw);
+    if ((url.protocol === "smtp:" || url.protocol === "smtps:") && url.hostname !== "") return raw;
+  } catch {
+    // reported below
+  }
+  problems.push(`SMTP_URL must look like smtp://user:password@host:587 (got "${raw.replace(/:[^:@/]*@/, ":***@")}").`);
+  return undefined;
 }
 
 function parseOptOutWords(raw: string | undefined, problems: string[]): ReadonlySet<string> {

@@ -13,6 +13,7 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { registerAdminRoutes } from "../admin/index.js";
+import { registerEmailRoutes } from "../email/index.js";
 import { GatewayError } from "../core/errors.js";
 import { registerLegacyRoutes } from "../sms/index.js";
 import { registerVoiceRoutes } from "../voice/index.js";
@@ -129,6 +130,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await registerLegacyRoutes(app, ctx);
   await registerVoiceRoutes(app, ctx);
   await registerMetaWebhookRoutes(app, ctx);
+  await registerEmailRoutes(app, ctx);
   await app.register(async (admin) => registerAdminRoutes(admin, ctx), { prefix: "/admin/api" });
 
   return app;

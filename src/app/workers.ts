@@ -9,6 +9,7 @@ import {
   SimulatorConnector,
   startHousekeeping,
 } from "../dispatch/index.js";
+import { emailConnectors } from "../email/index.js";
 import { InboundIngester } from "../inbound/index.js";
 import { voiceConnectors } from "../voice/index.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../webhooks/sender.js";
@@ -32,7 +33,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     captureFile: config.simulatorCaptureFile,
     now: () => ctx.clock.now().getTime(),
   });
-  const connectors = [simulator, ...voiceConnectors(ctx)];
+  const connectors = [simulator, ...voiceConnectors(ctx), ...emailConnectors(ctx)];
   const reports = new ReportIngester(ctx);
   const inbound = new InboundIngester(ctx);
   for (const connector of connectors) {

@@ -424,6 +424,85 @@ export interface WhatsAppInboundTable {
   created_at: number;
 }
 
+export interface EmailDomainsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Lower case. */
+  domain: string;
+  status: ApprovalStatus;
+  dkim_selector: string;
+  /** PEM (PKCS#8). */
+  dkim_private_key: string;
+  /** PEM (SPKI); its base64 body is the DNS TXT record's p= value. */
+  dkim_public_key: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EmailTemplatesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  subject: string;
+  html: string;
+  text: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface EmailContentsTable {
+  id: Generated<number>;
+  account_id: number;
+  broadcast_id: string;
+  from_address: string;
+  from_name: string | null;
+  subject: string;
+  html: string;
+  text: string | null;
+  reply_to: string | null;
+  /** JSON arrays of addresses: the visible To and Cc headers. */
+  to_list: string;
+  cc_list: string;
+  track_opens: number;
+  track_clicks: number;
+  notify_url: string | null;
+  callback_data: string | null;
+  created_at: number;
+}
+
+export interface EmailAttachmentsTable {
+  id: Generated<number>;
+  content_id: number;
+  filename: string;
+  content_type: string;
+  size: number;
+  data: Buffer;
+}
+
+export type EmailEventKind = "opened" | "clicked" | "bounced";
+
+export interface EmailEventsTable {
+  id: Generated<number>;
+  message_id: string;
+  account_id: number;
+  kind: EmailEventKind;
+  /** The clicked URL, or the bounce's diagnostic. */
+  detail: string | null;
+  at: number;
+}
+
+export interface EmailCapturedTable {
+  id: Generated<number>;
+  message_id: string;
+  account_id: number;
+  envelope_from: string;
+  recipient: string;
+  subject: string;
+  /** The whole message as it would have gone to a relay (RFC 5322). */
+  raw: string;
+  created_at: number;
+}
+
 export interface Database extends VoiceTables {
   accounts: AccountsTable;
   wallets: WalletsTable;
@@ -455,6 +534,12 @@ export interface Database extends VoiceTables {
   whatsapp_templates: WhatsAppTemplatesTable;
   whatsapp_sessions: WhatsAppSessionsTable;
   whatsapp_inbound: WhatsAppInboundTable;
+  email_domains: EmailDomainsTable;
+  email_templates: EmailTemplatesTable;
+  email_contents: EmailContentsTable;
+  email_attachments: EmailAttachmentsTable;
+  email_events: EmailEventsTable;
+  email_captured: EmailCapturedTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -8,6 +8,7 @@ import { campaignsAndInbound } from "./0004_campaigns_and_inbound.js";
 import { webhooks } from "./0005_webhooks.js";
 import { whatsapp } from "./0006_whatsapp.js";
 import { voice } from "./0007_voice.js";
+import { email } from "./0008_email.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -20,6 +21,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0005_webhooks": webhooks(engine),
         "0006_whatsapp": whatsapp(engine),
         "0007_voice": voice(engine),
+        "0008_email": email(engine),
       };
     },
   };
