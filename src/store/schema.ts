@@ -138,6 +138,8 @@ export interface MessagesTable {
   /** WhatsApp: when the upstream reported delivered / read (kept when reports arrive out of order). */
   delivered_at: number | null;
   read_at: number | null;
+  /** Email: the email_contents row this recipient's message shares with the rest of its send. */
+  content_id: Generated<number | null>;
 }
 
 export interface IdempotencyKeysTable {

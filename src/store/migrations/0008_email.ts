@@ -57,6 +57,8 @@ export function email(engine: Engine) {
         .addColumn("created_at", "bigint", (c) => c.notNull())
         .execute();
       await db.schema.createIndex("email_contents_by_broadcast").on("email_contents").column("broadcast_id").execute();
+      // A recipient's message row names the content it shares with the send's other recipients.
+      await db.schema.alterTable("messages").addColumn("content_id", "bigint").execute();
 
       await withId(db, engine, "email_attachments")
         .addColumn("content_id", "bigint", (c) => c.notNull())
