@@ -43,6 +43,8 @@ export interface VoiceHttpOptions {
   timeoutMs: number;
   concurrency: number;
   say: SayOptions;
+  /** How long into a batch new requests may start (default START_WINDOW_MS). */
+  startWindowMs?: number;
 }
 
 export class VoiceHttpConnector implements Connector {
@@ -84,7 +86,7 @@ export class VoiceHttpConnector implements Connector {
       while (next < messages.length) {
         const index = next++;
         results[index] =
-          Date.now() - started > START_WINDOW_MS
+          Date.now() - started > (this.options.startWindowMs ?? START_WINDOW_MS)
             ? { ok: false, retryable: true, code: "deferred", message: "Not placed in this round; queued again." }
             : await this.placeCall(messages[index]!);
       }

@@ -21,6 +21,8 @@ export interface VoiceSimulatorOptions {
   latencyMs: number;
   failureRate: number;
   now: () => number;
+  /** How often to look for calls a crashed process was walking (default LOST_CHECK_MS). */
+  lostCheckMs?: number;
 }
 
 interface Step {
@@ -64,7 +66,7 @@ export class VoiceSimulatorConnector implements Connector {
     this.ingester.start();
     this.timer = setInterval(() => this.release(), 10);
     this.timer.unref();
-    this.lostTimer = setInterval(() => void this.walkLostCalls(), LOST_CHECK_MS);
+    this.lostTimer = setInterval(() => void this.walkLostCalls(), this.options.lostCheckMs ?? LOST_CHECK_MS);
     this.lostTimer.unref();
   }
 
@@ -166,7 +168,7 @@ export class VoiceSimulatorConnector implements Connector {
         .select(["id", "recipient", "meta", "upstream_id"])
         .where("status", "=", "submitted")
         .where("connector", "=", this.name)
-        .where("submitted_at", "<", now - this.maxCallMs - LOST_CHECK_MS)
+        .where("submitted_at", "<", now - this.maxCallMs - (this.options.lostCheckMs ?? LOST_CHECK_MS))
         .limit(500)
         .execute();
       const walking = new Set(this.steps.map((s) => s.update.callSid));

@@ -1,0 +1,181 @@
+// The simulated call provider, the default connector: each magic callee's outcome through the
+// real pipeline, the outcome mix a seed replays, and calls a crashed process was walking.
+import { expect, it } from "vitest";
+import { createLogger } from "../../src/app/gateway.js";
+import type { MessageRow } from "../../src/store/schema.js";
+import type { CallStatusUpdate } from "../../src/voice/call-status.js";
+import { VoiceSimulatorConnector } from "../../src/voice/simulator.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { useTestGateway } from "../helpers/gateway.js";
+import { until } from "../webhooks/receiver.js";
+import {
+  buildVoiceAccount,
+  callParams,
+  expectBroadcastId,
+  FAST_VOICE_SIMULATOR,
+  placeCall,
+  voiceBalance,
+  waitForCall,
+} from "./helpers.js";
+
+const FINAL = ["delivered", "failed"];
+
+describeEachEngine("simulated call provider", (engine) => {
+  const gateway = useTestGateway(engine, { env: FAST_VOICE_SIMULATOR });
+
+  it("gives each magic callee its outcome; only the refused create is refunded", async () => {
+    const t = gateway();
+    const account = await buildVoiceAccount(t, { voice: 20 });
+    const cases = [
+      // callee, status, error code, call status, refunded
+      ["9876500000", "delivered", undefined, "completed", false],
+      ["9876500001", "failed", "failed", "failed", false],
+      ["9876500002", "failed", "rejected", null, true],
+      ["9876500003", "delivered", undefined, "completed", false],
+      ["9876500004", "failed", "busy", "busy", false],
+      ["9876500006", "failed", "no-answer", "no-answer", false],
+    ] as const;
+    const ids = [];
+    for (const [to] of cases)
+      ids.push(expectBroadcastId(await placeCall(t, "GET", callParams(account, { to })), account));
+    for (const [index, [to, status, code, callStatus, refunded]] of cases.entries()) {
+      const report = await waitForCall(t, account, ids[index]!, (r) => FINAL.includes(r.status), 8_000);
+      expect(report.status, to).toBe(status);
+      expect(report.error?.code, to).toBe(code);
+      expect(report.call.status, to).toBe(callStatus);
+      expect(report.sent_time === null, to).toBe(refunded);
+      if (status === "delivered") expect(report.call.duration_seconds, to).toBe(2);
+    }
+    // Six calls of one unit, the refused one given back.
+    expect(await voiceBalance(t, account)).toBe(15);
+    const throttled = await t.db.store.db
+      .selectFrom("messages")
+      .select("attempts")
+      .where("broadcast_id", "=", ids[3]!)
+      .executeTakeFirstOrThrow();
+    expect(throttled.attempts).toBe(2);
+  });
+
+  it("shows the call ringing and answered before it completes", async () => {
+    const t = gateway();
+    const account = await buildVoiceAccount(t);
+    const id = expectBroadcastId(await placeCall(t, "JSON", callParams(account)), account);
+    const seen = new Set<string>();
+    await waitForCall(t, account, id, (r) => {
+      if (r.call.status) seen.add(`${r.status}/${r.call.status}`);
+      return r.status === "delivered";
+    });
+    // Each step is 10 to 30 ms apart: polling sees at least one of them on the way.
+    expect(
+      [...seen].some((s) => ["submitted/ringing", "submitted/in-progress", "submitted/initiated"].includes(s)),
+    ).toBe(true);
+  });
+});
+
+describeEachEngine("simulated call provider on its own", (engine) => {
+  const gateway = useTestGateway(engine, { roles: ["api"] });
+
+  function simulator(failureRate: number, deliver: (updates: CallStatusUpdate[]) => void, lostCheckMs?: number) {
+    const t = gateway();
+    return new VoiceSimulatorConnector(
+      { seed: 42, latencyMs: 5, failureRate, now: Date.now, ...(lostCheckMs ? { lostCheckMs } : {}) },
+      {
+        apply: async (updates) => deliver([...updates]),
+        start: () => undefined,
+        stop: async () => undefined,
+      },
+      { store: t.db.store, logger: createLogger({ logLevel: "silent" }) },
+    );
+  }
+
+  /** Callees ending 1000 and up: no magic outcome. */
+  const row = (n: number, recipient = `98765${11_000 + n}`) =>
+    ({ id: `q01SIMMIX${String(n).padStart(17, "0")}`, recipient, attempts: 1, meta: null }) as MessageRow;
+
+  it("ends a share failureRate of calls busy, unanswered or failed, the same way for the same seed", async () => {
+    const finals: CallStatusUpdate[] = [];
+    const voice = simulator(0.3, (updates) =>
+      finals.push(
+        ...updates.filter((u) => u.status !== "initiated" && u.status !== "ringing" && u.status !== "in-progress"),
+      ),
+    );
+    await voice.start();
+    try {
+      const messages = Array.from({ length: 400 }, (_, n) => row(n));
+      const results = await voice.submit(messages);
+      expect(results.every((r) => r.ok)).toBe(true);
+      await until(() => finals.length === 400);
+      const count = (status: string) => finals.filter((u) => u.status === status).length;
+      expect(count("completed")).toBeGreaterThan(240);
+      expect(count("completed")).toBeLessThan(320);
+      expect(count("no-answer")).toBeGreaterThan(count("busy"));
+      expect(count("busy")).toBeGreaterThan(count("failed"));
+      // The same seed and ids give the same outcomes.
+      const again: CallStatusUpdate[] = [];
+      const replay = simulator(0.3, (updates) =>
+        again.push(...updates.filter((u) => finals.some((f) => f.callSid === u.callSid && f.status === u.status))),
+      );
+      await replay.start();
+      await replay.submit(messages);
+      await until(() => again.length === 400);
+      await replay.stop();
+    } finally {
+      await voice.stop();
+    }
+  });
+
+  it("walks again a submitted call that no simulator is walking (its process died)", async () => {
+    const t = gateway();
+    const account = await buildVoiceAccount(t);
+    const now = Date.now();
+    await t.db.store.db
+      .insertInto("messages")
+      .values({
+        ...row(1),
+        id: "q01SIMLOST0000000000000001",
+        account_id: account.id,
+        channel: "voice",
+        broadcast_id: `${account.id}_20261122_999999`,
+        sender: "+918047110000",
+        body: "Lost call",
+        encoding: null,
+        segments: 1,
+        flash: 0,
+        route: "voice",
+        lane: 0,
+        wallet: "voice",
+        credits: 1000,
+        status: "submitted",
+        due_at: now - 60_000,
+        lease_until: null,
+        connector: "voice-simulator",
+        upstream_id: "SIMCALOST",
+        error_code: null,
+        error_message: null,
+        dlt_entity_id: null,
+        dlt_template_id: null,
+        meta: JSON.stringify({ units: 1, speech_seconds: 3 }),
+        template_id: null,
+        job_id: null,
+        created_at: now - 60_000,
+        submitted_at: now - 60_000,
+        done_at: null,
+      })
+      .execute();
+    const updates: CallStatusUpdate[] = [];
+    const voice = simulator(0, (batch) => updates.push(...batch), 50);
+    await voice.start();
+    try {
+      await until(() => updates.some((u) => u.status === "completed"));
+      expect(updates.filter((u) => u.callSid === "SIMCALOST").map((u) => u.status)).toEqual([
+        "initiated",
+        "ringing",
+        "in-progress",
+        "completed",
+      ]);
+      expect(updates.at(-1)?.durationSeconds).toBe(3);
+    } finally {
+      await voice.stop();
+    }
+  });
+});
