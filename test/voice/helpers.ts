@@ -28,7 +28,7 @@ export type VoiceParams = Record<string, string | number | undefined>;
 /** A call on one of the three paths: GET with a query, POST with a form, POST with JSON. */
 export async function placeCall(t: TestGateway, path: VoicePath, params: VoiceParams): Promise<VoiceResponse> {
   const given = Object.entries(params).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
-  const form = new URLSearchParams(given.map(([name, value]) => [name, String(value)])).toString();
+  const form = new URLSearchParams(given.map(([name, value]): [string, string] => [name, String(value)])).toString();
   const response =
     path === "GET"
       ? await fetch(`${t.url}/voicecall/v1/send?${form}`)
