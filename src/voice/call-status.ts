@@ -83,6 +83,8 @@ async function recordCallStatus(trx: Db, update: CallStatusUpdate): Promise<bool
 type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics" | "webhooks">;
 
 const RETRY_EVERY_MS = 250;
+/** Statuses held for a retry at most; beyond it the oldest are dropped (and logged). */
+const MAX_WAITING = 10_000;
 
 export class CallStatusIngester {
   private waiting: { update: CallStatusUpdate; firstSeen: number }[] = [];
@@ -115,6 +117,13 @@ export class CallStatusIngester {
     const unmatched = await this.store(updates);
     const now = Date.now();
     for (const update of unmatched) this.waiting.push({ update, firstSeen: now });
+    if (this.waiting.length > MAX_WAITING) {
+      const dropped = this.waiting.splice(0, this.waiting.length - MAX_WAITING);
+      this.deps.logger.warn(
+        { dropped: dropped.length },
+        "too many voice call statuses for unknown calls; oldest dropped",
+      );
+    }
   }
 
   /** Stores what it can; answers the updates whose call was not found. */

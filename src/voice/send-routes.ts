@@ -114,6 +114,8 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: AppCont
       voice.route({
         method,
         url,
+        // A HEAD (a link checker, a monitor) must not place a call.
+        exposeHeadRoute: false,
         bodyLimit: MAX_BODY_BYTES,
         schema: { summary, hide: true },
         handler: handle,

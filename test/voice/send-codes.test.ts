@@ -176,6 +176,17 @@ describeEachEngine("voice send: the short code set on every path", (engine) => {
     }
   });
 
+  it("places no call for a HEAD request", async () => {
+    const t = gateway();
+    const query = new URLSearchParams(callParams(f.caller) as Record<string, string>).toString();
+    const calls = () =>
+      t.db.store.db.selectFrom("messages").select("id").where("account_id", "=", f.caller.id).execute();
+    const before = (await calls()).length;
+    const head = await fetch(`${t.url}/voicecall/v1/send?${query}`, { method: "HEAD" });
+    expect(head.status).toBe(404);
+    expect(await calls()).toHaveLength(before);
+  });
+
   it("reads a JSON body it cannot parse, or a body of another type, as no body", async () => {
     const t = gateway();
     const post = (path: string, type: string, body: string, query = "") =>

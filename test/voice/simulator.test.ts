@@ -55,21 +55,6 @@ describeEachEngine("simulated call provider", (engine) => {
       .executeTakeFirstOrThrow();
     expect(throttled.attempts).toBe(2);
   });
-
-  it("shows the call ringing and answered before it completes", async () => {
-    const t = gateway();
-    const account = await buildVoiceAccount(t);
-    const id = expectBroadcastId(await placeCall(t, "JSON", callParams(account)), account);
-    const seen = new Set<string>();
-    await waitForCall(t, account, id, (r) => {
-      if (r.call.status) seen.add(`${r.status}/${r.call.status}`);
-      return r.status === "delivered";
-    });
-    // Each step is 10 to 30 ms apart: polling sees at least one of them on the way.
-    expect(
-      [...seen].some((s) => ["submitted/ringing", "submitted/in-progress", "submitted/initiated"].includes(s)),
-    ).toBe(true);
-  });
 });
 
 describeEachEngine("simulated call provider on its own", (engine) => {
@@ -91,6 +76,36 @@ describeEachEngine("simulated call provider on its own", (engine) => {
   /** Callees ending 1000 and up: no magic outcome. */
   const row = (n: number, recipient = `98765${11_000 + n}`) =>
     ({ id: `q01SIMMIX${String(n).padStart(17, "0")}`, recipient, attempts: 1, meta: null }) as MessageRow;
+
+  it("walks each call through the statuses a provider reports, in order", async () => {
+    const updates: CallStatusUpdate[] = [];
+    const voice = simulator(0, (batch) => updates.push(...batch));
+    await voice.start();
+    try {
+      const calls = { completed: "9876511000", failed: "9876510001", busy: "9876510004", "no-answer": "9876510006" };
+      const results = await voice.submit(Object.values(calls).map((to, n) => row(n, to)));
+      await until(
+        () => updates.filter((u) => ["completed", "failed", "busy", "no-answer"].includes(u.status)).length === 4,
+      );
+      const statusesOf = (index: number) => {
+        const result = results[index]!;
+        return updates.filter((u) => result.ok && u.callSid === result.upstreamId).map((u) => u.status);
+      };
+      expect([0, 1, 2, 3].map(statusesOf)).toEqual([
+        ["initiated", "ringing", "in-progress", "completed"],
+        ["initiated", "failed"],
+        ["initiated", "busy"],
+        ["initiated", "ringing", "no-answer"],
+      ]);
+      for (const [index, update] of updates.entries()) {
+        if (index > 0 && update.callSid === updates[index - 1]!.callSid) {
+          expect(update.at).toBeGreaterThanOrEqual(updates[index - 1]!.at);
+        }
+      }
+    } finally {
+      await voice.stop();
+    }
+  });
 
   it("ends a share failureRate of calls busy, unanswered or failed, the same way for the same seed", async () => {
     const finals: CallStatusUpdate[] = [];
