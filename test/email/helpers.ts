@@ -1,0 +1,253 @@
+// Email transport tests: a relay that speaks real SMTP on loopback (smtp-server) and records
+// what it was given, sends stored the way the email family stores them, message rows of
+// their recipients, and DKIM verification against the domain's published key.
+import { randomBytes } from "node:crypto";
+import { dkimVerify } from "mailauth";
+import { simpleParser } from "mailparser";
+import { SMTPServer } from "smtp-server";
+import { createAccount } from "../../src/accounts/index.js";
+import { createLogger } from "../../src/app/gateway.js";
+import { systemClock } from "../../src/core/clock.js";
+import { newQueueId } from "../../src/core/ids.js";
+import { generateDkimKey } from "../../src/email/content.js";
+import type { Tracker } from "../../src/email/mime.js";
+import type { ApprovalStatus, MessageRow } from "../../src/store/schema.js";
+import type { Db, Store } from "../../src/store/store.js";
+
+export const BOUNCE_DOMAIN = "bounces.gateway.test";
+export const silentLogger = createLogger({ logLevel: "silent" });
+
+export interface Received {
+  from: string;
+  to: string[];
+  raw: Buffer;
+  /** The conversation had switched to TLS (STARTTLS) before the message. */
+  secure: boolean;
+}
+
+/** How the relay answers a recipient or a message: an SMTP code and its text. */
+export interface Answer {
+  code: number;
+  text: string;
+}
+
+/** A relay on 127.0.0.1 that offers STARTTLS (smtp-server's own test certificate) and records every message. */
+export class FakeRelay {
+  readonly received: Received[] = [];
+  /** Answers to RCPT TO by address (lower case); accepted when absent. */
+  readonly recipientAnswers = new Map<string, Answer>();
+  /** Answer to the end of DATA for messages to these recipients. */
+  readonly dataAnswers = new Map<string, Answer>();
+  private count = 0;
+  private server: SMTPServer | undefined;
+  port = 0;
+
+  get url(): string {
+    return `smtp://127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const server = new SMTPServer({
+      authOptional: true,
+      logger: false,
+      onRcptTo: (address, _session, callback) => {
+        const answer = this.recipientAnswers.get(address.address.toLowerCase());
+        callback(answer ? Object.assign(new Error(answer.text), { responseCode: answer.code }) : undefined);
+      },
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+        stream.on("end", () => {
+          const to = session.envelope.rcptTo.map((r) => r.address);
+          const answer = to.map((address) => this.dataAnswers.get(address.toLowerCase())).find(Boolean);
+          if (answer) return callback(Object.assign(new Error(answer.text), { responseCode: answer.code }));
+          const from = session.envelope.mailFrom ? session.envelope.mailFrom.address : "";
+          this.received.push({ from, to, raw: Buffer.concat(chunks), secure: session.secure });
+          this.count += 1;
+          callback(null, `2.0.0 Ok: queued as RELAY${String(this.count).padStart(4, "0")}`);
+        });
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.server.address();
+    this.port = typeof address === "object" && address ? address.port : 0;
+    this.server = server;
+  }
+
+  async stop(): Promise<void> {
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+
+  /** The message the relay took for `recipient` (its envelope names only that recipient). */
+  for(recipient: string): Received {
+    const found = this.received.filter((r) => r.to.includes(recipient));
+    if (found.length !== 1) throw new Error(`${found.length} messages for ${recipient} at the relay`);
+    return found[0]!;
+  }
+}
+
+/** A port nothing listens on: a server is opened on it and closed again. */
+export async function closedPort(): Promise<number> {
+  const server = new SMTPServer({ logger: false });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : 1;
+}
+
+let accounts = 0;
+
+export async function buildEmailAccount(store: Store): Promise<number> {
+  accounts += 1;
+  const account = await createAccount(store, systemClock, {
+    username: `mail${accounts}_${randomBytes(3).toString("hex")}`,
+    password: "correct horse battery",
+  });
+  return account.id;
+}
+
+/** A sending domain of the account with a fresh DKIM key; returns the DNS TXT record to publish. */
+export async function addSendingDomain(
+  db: Db,
+  accountId: number,
+  domain: string,
+  status: ApprovalStatus = "approved",
+  selector = "sb2025",
+): Promise<string> {
+  const key = generateDkimKey();
+  await db
+    .insertInto("email_domains")
+    .values({
+      account_id: accountId,
+      domain,
+      status,
+      dkim_selector: selector,
+      dkim_private_key: key.privateKey,
+      dkim_public_key: key.publicKey,
+      created_at: Date.now(),
+      updated_at: Date.now(),
+    })
+    .execute();
+  return key.dnsTxt;
+}
+
+export interface StoredSend {
+  from?: string;
+  fromName?: string | null;
+  subject?: string;
+  html?: string;
+  text?: string | null;
+  replyTo?: string | null;
+  to?: string[];
+  cc?: string[];
+  trackOpens?: boolean;
+  trackClicks?: boolean;
+  attachments?: { filename: string; contentType: string; data: Buffer }[];
+}
+
+/** An email_contents row (and its attachments) as the email family stores a send; returns its id. */
+export async function storeContent(db: Db, accountId: number, send: StoredSend = {}): Promise<number> {
+  const row = await db
+    .insertInto("email_contents")
+    .values({
+      account_id: accountId,
+      broadcast_id: `${accountId}_20250113_${randomBytes(3).toString("hex")}`,
+      from_address: send.from ?? "news@shop.example.com",
+      from_name: send.fromName === undefined ? "Shop News" : send.fromName,
+      subject: send.subject ?? "Your order has shipped",
+      html: send.html ?? "<html><body><p>Hello</p></body></html>",
+      text: send.text === undefined ? "Hello" : send.text,
+      reply_to: send.replyTo ?? null,
+      to_list: JSON.stringify(send.to ?? ["ann@example.org"]),
+      cc_list: JSON.stringify(send.cc ?? []),
+      track_opens: send.trackOpens ? 1 : 0,
+      track_clicks: send.trackClicks ? 1 : 0,
+      notify_url: null,
+      callback_data: null,
+      created_at: Date.now(),
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  for (const a of send.attachments ?? []) {
+    await db
+      .insertInto("email_attachments")
+      .values({
+        content_id: row.id,
+        filename: a.filename,
+        content_type: a.contentType,
+        size: a.data.length,
+        data: a.data,
+      })
+      .execute();
+  }
+  return row.id;
+}
+
+/** The message row of one recipient of a send, as the dispatcher hands it to a connector. */
+export function emailRow(
+  accountId: number,
+  contentId: number | null,
+  recipient: string,
+  changes: Partial<MessageRow> = {},
+): MessageRow {
+  const now = Date.now();
+  return {
+    id: newQueueId(now),
+    account_id: accountId,
+    channel: "email",
+    broadcast_id: `${accountId}_20250113_000001`,
+    recipient,
+    sender: "news@shop.example.com",
+    body: "Your order has shipped",
+    encoding: null,
+    segments: 1,
+    flash: 0,
+    route: "email",
+    lane: 0,
+    wallet: "email",
+    credits: 1000,
+    status: "queued",
+    due_at: now,
+    lease_until: null,
+    attempts: 1,
+    connector: null,
+    upstream_id: null,
+    error_code: null,
+    error_message: null,
+    dlt_entity_id: null,
+    dlt_template_id: null,
+    meta: JSON.stringify({ kind: "to" }),
+    template_id: null,
+    job_id: null,
+    created_at: now,
+    submitted_at: null,
+    done_at: null,
+    delivered_at: null,
+    read_at: null,
+    content_id: contentId,
+    ...changes,
+  };
+}
+
+/** Tracking URLs that show what they stand for. */
+export const testTracker: Tracker = {
+  openPixelUrl: (messageId) => `https://t.gateway.test/o/${messageId}.gif`,
+  clickUrl: (messageId, url) => `https://t.gateway.test/c/${messageId}?u=${encodeURIComponent(url)}&x=1`,
+};
+
+/** DKIM results of a raw message, with `dnsTxt` published at `<selector>._domainkey.<domain>`. */
+export async function verifyDkim(raw: Buffer, records: Record<string, string>) {
+  const result = await dkimVerify(raw, {
+    resolver: async (name: string, type: string) => {
+      const record = records[name.toLowerCase()];
+      if (type !== "TXT" || record === undefined)
+        throw Object.assign(new Error(`no ${type} record for ${name}`), { code: "ENOTFOUND" });
+      return [[record]];
+    },
+  });
+  return result.results;
+}
+
+export function parseMail(raw: Buffer) {
+  return simpleParser(raw, { skipTextToHtml: true, skipTextLinks: true });
+}
