@@ -251,3 +251,93 @@ export async function verifyDkim(raw: Buffer, records: Record<string, string>) {
 export function parseMail(raw: Buffer) {
   return simpleParser(raw, { skipTextToHtml: true, skipTextLinks: true });
 }
+
+export interface DsnSpec {
+  /** The DSN's To header: the returned message's envelope sender. */
+  to: string;
+  recipient: string;
+  action?: string;
+  status?: string;
+  /** Diagnostic-Code text after "smtp; "; long ones are folded as Postfix folds them. */
+  diagnostic?: string;
+  /** The returned part: the original's headers (Postfix's default), the whole message, or none. */
+  returned?: "headers" | "message" | "none";
+  /** Header lines of the returned message. */
+  originalHeaders?: string[];
+}
+
+/** A DSN as Postfix writes one (multipart/report; report-type=delivery-status), CRLF line ends. */
+export function postfixDsn(spec: DsnSpec): string {
+  const boundary = "3F2A41C0.1736762401/mx.example.org";
+  const action = spec.action ?? "failed";
+  const status = spec.status ?? "5.1.1";
+  const diagnostic =
+    spec.diagnostic ??
+    `550 5.1.1 <${spec.recipient}>: Recipient address rejected: User unknown in virtual mailbox table`;
+  // Postfix folds at a space past column 60 or so.
+  const fold = diagnostic.indexOf(" ", 50);
+  const folded = fold > 0 ? `${diagnostic.slice(0, fold)}\r\n    ${diagnostic.slice(fold + 1)}` : diagnostic;
+  const returned = spec.returned ?? "headers";
+  const original = spec.originalHeaders ?? [];
+  return [
+    "Return-Path: <>",
+    "Received: by mx.example.org (Postfix) id 3F2A41C0; Mon, 13 Jan 2025 10:00:01 +0000 (UTC)",
+    "Date: Mon, 13 Jan 2025 10:00:01 +0000 (UTC)",
+    "From: MAILER-DAEMON@mx.example.org (Mail Delivery System)",
+    action === "failed"
+      ? "Subject: Undelivered Mail Returned to Sender"
+      : "Subject: Delayed Mail (still being retried)",
+    `To: ${spec.to}`,
+    "Auto-Submitted: auto-replied",
+    "MIME-Version: 1.0",
+    "Content-Type: multipart/report; report-type=delivery-status;",
+    `\tboundary="${boundary}"`,
+    "Content-Transfer-Encoding: 7bit",
+    "Message-Id: <20250113100001.3F2A41C0@mx.example.org>",
+    "",
+    "This is a MIME-encapsulated message.",
+    "",
+    `--${boundary}`,
+    "Content-Description: Notification",
+    "Content-Type: text/plain; charset=us-ascii",
+    "",
+    "This is the mail system at host mx.example.org.",
+    "",
+    "I'm sorry to have to inform you that your message could not",
+    "be delivered to one or more recipients. It's attached below.",
+    "",
+    `<${spec.recipient}>: host mx.example.org[192.0.2.1] said: ${diagnostic} (in reply to RCPT TO command)`,
+    "",
+    `--${boundary}`,
+    "Content-Description: Delivery report",
+    "Content-Type: message/delivery-status",
+    "",
+    "Reporting-MTA: dns; mx.example.org",
+    "X-Postfix-Queue-ID: 3F2A41C0",
+    `X-Postfix-Sender: rfc822; ${spec.to}`,
+    "Arrival-Date: Mon, 13 Jan 2025 10:00:00 +0000 (UTC)",
+    "",
+    `Final-Recipient: rfc822; ${spec.recipient}`,
+    `Original-Recipient: rfc822;${spec.recipient}`,
+    `Action: ${action}`,
+    `Status: ${status}`,
+    "Remote-MTA: dns; mx.example.org",
+    `Diagnostic-Code: smtp; ${folded}`,
+    "",
+    ...(returned === "none"
+      ? []
+      : [
+          `--${boundary}`,
+          returned === "headers"
+            ? "Content-Description: Undelivered Message Headers"
+            : "Content-Description: Undelivered Message",
+          returned === "headers" ? "Content-Type: text/rfc822-headers" : "Content-Type: message/rfc822",
+          "",
+          ...original,
+          ...(returned === "message" ? ["", "The original body."] : []),
+          "",
+        ]),
+    `--${boundary}--`,
+    "",
+  ].join("\r\n");
+}
