@@ -42,14 +42,23 @@ export class FakeRelay {
   private server: SMTPServer | undefined;
   port = 0;
 
+  /** With a login, the relay takes mail only from user "gateway" with this password. */
+  constructor(private readonly login?: { password: string }) {}
+
   get url(): string {
     return `smtp://127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
+    const login = this.login;
     const server = new SMTPServer({
-      authOptional: true,
+      authOptional: login === undefined,
       logger: false,
+      onAuth: (auth, _session, callback) => {
+        if (login && auth.username === "gateway" && auth.password === login.password)
+          return callback(null, { user: "gateway" });
+        callback(Object.assign(new Error("5.7.8 Authentication credentials invalid"), { responseCode: 535 }));
+      },
       onRcptTo: (address, _session, callback) => {
         const answer = this.recipientAnswers.get(address.address.toLowerCase());
         callback(answer ? Object.assign(new Error(answer.text), { responseCode: answer.code }) : undefined);

@@ -252,6 +252,27 @@ describeEachEngine("smtp connector", (engine) => {
     }
   });
 
+  it("logs in to a relay that wants it, and retries when the relay refuses the login", async () => {
+    const guarded = new FakeRelay({ password: "s3cret" });
+    await guarded.start();
+    try {
+      const contentId = await storeContent(t.store.db, account);
+      const url = (password: string) => `smtp://gateway:${password}@127.0.0.1:${guarded.port}`;
+      const [accepted] = await connector({ url: url("s3cret") }).smtp.submit([
+        emailRow(account, contentId, "kai@example.org"),
+      ]);
+      expect(accepted).toMatchObject({ ok: true });
+      expect(guarded.for("kai@example.org").secure).toBe(true);
+      const [refused] = await connector({ url: url("wrong") }).smtp.submit([
+        emailRow(account, contentId, "lia@example.org"),
+      ]);
+      expect(refused).toMatchObject({ ok: false, retryable: true, code: "smtp_temporary" });
+      expect(refused).toMatchObject({ message: expect.stringMatching(/^Login refused: 535 /) });
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it("fails a message whose content is gone, and sends the rest of the batch", async () => {
     const contentId = await storeContent(t.store.db, account);
     const results = await connector().smtp.submit([
