@@ -83,6 +83,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
       app.route({
         method: ["GET", "POST"],
         url,
+        // A HEAD (a link checker, a monitor) must not send or change anything.
+        exposeHeadRoute: false,
         schema: { summary, hide: true },
         handler: handle,
         // Failures before the handler (body too large, unsupported type) answer in plain text too.

@@ -105,6 +105,8 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
   v2.get(
     "/sms/send",
     {
+      // A HEAD (a link checker, a monitor) must not send.
+      exposeHeadRoute: false,
       config: sms,
       schema: {
         summary: "Send one SMS with query parameters (only when GET access is enabled for the account)",

@@ -31,6 +31,7 @@ interface Step {
 }
 
 const LOST_CHECK_MS = 5_000;
+const RETRY_MS = 200;
 
 function hash32(text: string, seed: number): number {
   let h = seed ^ 0x811c9dc5;
@@ -146,17 +147,19 @@ export class VoiceSimulatorConnector implements Connector {
   private release(): void {
     if (this.steps.length === 0) return;
     const now = this.options.now();
-    const due: CallStatusUpdate[] = [];
+    const due: Step[] = [];
     const later: Step[] = [];
     for (const item of this.steps) {
-      if (item.dueAt <= now) due.push(item.update);
+      if (item.dueAt <= now) due.push(item);
       else later.push(item);
     }
     if (due.length === 0) return;
     this.steps = later;
-    this.ingester
-      .apply(due)
-      .catch((error: unknown) => this.deps.logger.error({ err: error }, "storing simulated call statuses failed"));
+    this.ingester.apply(due.map((item) => item.update)).catch((error: unknown) => {
+      // A failed transaction (a busy database) must not lose the call's progress: try again shortly.
+      this.deps.logger.warn({ err: error }, "storing simulated call statuses failed; retrying");
+      this.steps.push(...due.map((item) => ({ ...item, dueAt: now + RETRY_MS })));
+    });
   }
 
   /** Submitted calls of this simulator that nobody is walking (their process died) are walked again. */

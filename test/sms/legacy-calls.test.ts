@@ -63,6 +63,28 @@ describeEachEngine("legacy calls: credits, dlr, templates, addtemplate, accounts
     expectText(await legacy(t, "/api/getcredits", { api_key: "sb_nope" }), "-7");
   });
 
+  it("a HEAD request (a link checker, a monitor) sends nothing on the GET send paths", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const query = new URLSearchParams(sendParams(account, { phonenumber: "9876543210" }) as Record<string, string>);
+    for (const path of ["/httpapi/send", "/api/secure_api/httpapi/send"]) {
+      const head = await fetch(`${t.url}${path}?${query}`, { method: "HEAD" });
+      expect(head.status).toBe(404);
+    }
+    await t.db.store.db.updateTable("accounts").set({ get_api_enabled: 1 }).where("id", "=", account.id).execute();
+    const v2 = new URLSearchParams({
+      api_key: account.apiKey,
+      sender_id: "SWBRD",
+      recipient: "9876543210",
+      message: "Hi",
+    });
+    expect((await fetch(`${t.url}/api/v2/sms/send?${v2}`, { method: "HEAD" })).status).toBe(404);
+    const rows = await t.db.store.db.selectFrom("messages").select("id").where("account_id", "=", account.id).execute();
+    expect(rows).toHaveLength(0);
+    // The GET itself still sends.
+    expectBroadcastId(await legacy(t, "/httpapi/send", sendParams(account, { phonenumber: "9876543210" })), account);
+  });
+
   it("dlr answers delivered, failed or submitted per number of a broadcast, and -15 for anything unknown", async () => {
     const t = gateway();
     const account = await buildAccount(t);
