@@ -15,6 +15,7 @@ import { extractV2ApiKey } from "../auth/http.js";
 import { apiKeyRevoked, listApiKeys, setApiKeyRateLimit } from "../auth/index.js";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
+import { registerEmailAdminRoutes } from "../email/resource-routes.js";
 import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
 import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
 import { registerWhatsAppAdminRoutes } from "../whatsapp/admin-routes.js";
@@ -297,4 +298,5 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
   registerInboundAdminRoutes(admin, ctx);
   registerWebhookAdminRoutes(admin, ctx);
   registerWhatsAppAdminRoutes(admin, ctx);
+  registerEmailAdminRoutes(admin, ctx);
 }

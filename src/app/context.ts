@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { Authenticator } from "../auth/authenticator.js";
 import type { RateLimits } from "../auth/rate-limits.js";
 import type { Clock } from "../core/clock.js";
+import type { EmailTracker } from "../email/tracking.js";
 import type { Acceptor } from "../messages/index.js";
 import type { SmsPolicy } from "../sms/index.js";
 import type { Store } from "../store/store.js";
@@ -28,4 +29,6 @@ export interface AppContext {
   webhooks: WebhookOutbox;
   /** WhatsApp sends, templates and Meta's events (the synchronous upstream lives in the API process). */
   whatsapp: WhatsApp;
+  /** Signs and checks the email open pixels and click links. */
+  emailTracker: EmailTracker;
 }

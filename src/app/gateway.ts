@@ -6,6 +6,7 @@ import { Authenticator } from "../auth/index.js";
 import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/rate-limits.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
+import { EmailTracker, trackingSecret } from "../email/tracking.js";
 import { Acceptor } from "../messages/index.js";
 import { SmsPolicy } from "../sms/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
@@ -85,6 +86,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ...(options.rateLimitKeyPrefix ? { keyPrefix: options.rateLimitKeyPrefix } : {}),
   });
   const webhooks = new WebhookOutbox(store);
+  const emailTracker = new EmailTracker(
+    await trackingSecret(store),
+    config.email.trackingUrl ?? `http://localhost:${config.port}`,
+  );
   const ctx: AppContext = {
     config,
     store,
@@ -95,6 +100,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     smsPolicy: new SmsPolicy(store, clock),
     webhooks,
     whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp }),
+    emailTracker,
     rateLimits,
     acceptor,
   };
@@ -118,6 +124,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // A worker serves only /healthz, /readyz and /metrics, so it can be probed and scraped too.
   const app = await buildServer(ctx, { isReady: () => !stopping, apis: options.roles.includes("api") });
   const url = await app.listen({ port: config.port, host: config.host });
+  // Without a public URL, tracking links name the address this server actually listens on.
+  if (config.email.trackingUrl === undefined) emailTracker.setBaseUrl(url);
 
   return {
     ctx,

@@ -5,6 +5,7 @@ import { authenticateV2 } from "../auth/http.js";
 import type { RateLimitOutcome } from "../auth/rate-limits.js";
 import { registerV2ContactRoutes } from "../contacts/v2-routes.js";
 import { GatewayError } from "../core/errors.js";
+import { registerV2EmailRoutes } from "../email/resource-routes.js";
 import { registerV2InboundRoutes } from "../inbound/v2-routes.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import { registerV2WebhookRoutes } from "../webhooks/v2-routes.js";
@@ -38,6 +39,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2InboundRoutes(v2, ctx);
   registerV2WebhookRoutes(v2, ctx);
   registerV2WhatsAppRoutes(v2, ctx);
+  registerV2EmailRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

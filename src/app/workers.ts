@@ -9,7 +9,7 @@ import {
   SimulatorConnector,
   startHousekeeping,
 } from "../dispatch/index.js";
-import { emailConnectors } from "../email/index.js";
+import { emailConnectors, startEmailBounces } from "../email/index.js";
 import { InboundIngester } from "../inbound/index.js";
 import { voiceConnectors } from "../voice/index.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../webhooks/sender.js";
@@ -54,6 +54,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   });
   webhooks.start();
   const whatsappUpkeep = startWhatsAppUpkeep(ctx);
+  const bounces = await startEmailBounces(ctx);
 
   return {
     dispatcher,
@@ -61,6 +62,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     async stop() {
       await housekeeping.stop();
       await whatsappUpkeep.stop();
+      await bounces?.close();
       await webhooks.stop();
       await expander.stop();
       await dispatcher.stop();

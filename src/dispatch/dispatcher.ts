@@ -38,7 +38,7 @@ export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
 
 export const QUEUED_SIGNAL = "messages_queued";
 /** Channels whose message states are told by `delivery_report` webhooks. */
-export const REPORTED_CHANNELS: ReadonlySet<string> = new Set(["sms", "voice"]);
+export const REPORTED_CHANNELS: ReadonlySet<string> = new Set(["sms", "voice", "email"]);
 const CLAIM_LINGER_MS = 10;
 
 /** Back-off before attempt n+1: 1 s, 2 s, 4 s ... capped at 5 minutes, with ±20 % jitter. */
@@ -182,6 +182,7 @@ export class Dispatcher extends WorkerLoop {
           recipient: message.recipient,
           status: "submitted",
           at: item.at,
+          channel: message.channel,
         });
       }
     }

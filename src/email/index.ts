@@ -3,11 +3,51 @@
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
 import type { Connector } from "../dispatch/connector.js";
+import { type BounceListener, startBounceListener } from "./bounce-listener.js";
+import { EmailContentCache } from "./content.js";
+import { applyReturnedBounce } from "./events.js";
+import { registerEmailFamilyRoutes } from "./routes.js";
+import { EmailSimulator } from "./simulator.js";
+import { SmtpConnector } from "./smtp-connector.js";
 
-/** Connectors of the email channel, started by the worker role with the others. */
-export function emailConnectors(_ctx: AppContext): Connector[] {
-  return [];
+/** The email channel's connector (the relay in SMTP_URL, or the simulator's captured inbox), for the worker role. */
+export function emailConnectors(ctx: AppContext): Connector[] {
+  const { email } = ctx.config;
+  const common = {
+    contents: new EmailContentCache(ctx.store.db),
+    bounceDomain: email.bounceDomain,
+    tracker: ctx.emailTracker,
+    logger: ctx.logger,
+    now: () => ctx.clock.now().getTime(),
+  };
+  if (email.connector === "smtp" && email.smtpUrl) {
+    return [
+      new SmtpConnector({
+        ...common,
+        url: email.smtpUrl,
+        poolSize: email.smtpPoolSize,
+        timeoutMs: email.smtpTimeoutMs,
+      }),
+    ];
+  }
+  return [new EmailSimulator({ ...common, db: ctx.store.db })];
+}
+
+/** The SMTP listener for bounces (EMAIL_BOUNCE_PORT), in the worker role; undefined when off. */
+export async function startEmailBounces(ctx: AppContext): Promise<BounceListener | undefined> {
+  if (ctx.config.email.bouncePort === 0) return undefined;
+  return startBounceListener({
+    port: ctx.config.email.bouncePort,
+    host: ctx.config.host,
+    bounceDomain: ctx.config.email.bounceDomain,
+    logger: ctx.logger,
+    onBounce: async (bounce) => {
+      await applyReturnedBounce(ctx, { messageId: bounce.messageId, diagnostic: bounce.diagnostic });
+    },
+  });
 }
 
 /** Mounts the email family's paths and the tracking endpoints. */
-export async function registerEmailRoutes(_app: FastifyInstance, _ctx: AppContext): Promise<void> {}
+export async function registerEmailRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await registerEmailFamilyRoutes(app, ctx);
+}

@@ -57,6 +57,11 @@ export interface SendOrder {
   floodLimit?: number;
   /** The bulk job these messages belong to. */
   job?: JobRequest;
+  /**
+   * Writes what the messages share (an email's content and attachments) inside the transaction
+   * that accepts them, once accepted; its answer is set on every message row (`content_id`).
+   */
+  attach?: (trx: Db, send: AcceptedSend) => Promise<{ content_id: number }>;
 }
 
 export interface AcceptedMessage {
@@ -177,6 +182,8 @@ export class Acceptor {
           created_at: now.getTime(),
           submitted_at: null,
           done_at: null,
+          // Every row of a group has the same columns (a multi-row insert takes them from the first).
+          content_id: null,
         });
       }
     }
@@ -332,17 +339,21 @@ export class Acceptor {
       const first = group[indexes[0]!]!.order;
       const limited = (first.floodLimit ?? 0) > 0;
       const total = indexes.reduce((sum, i) => sum + group[i]!.count, 0);
+      // The flood counter is the SMS day's: calls and emails neither count nor are limited by it.
+      const sms = first.channel === "sms";
+      const flood = (day: string, n: number, limit: number) =>
+        sms ? countFlood(trx, first.accountId, day, n, limit) : Promise.resolve(true);
       // The common case: no flood limit, or the whole group fits it and the wallet covers it.
-      const counted = await countFlood(trx, first.accountId, day(indexes[0]!), total, limited ? first.floodLimit! : 0);
+      const counted = await flood(day(indexes[0]!), total, limited ? first.floodLimit! : 0);
       if (counted && (await debitAllOrNothing(trx, this.clock, indexes.map(debitOf)))) {
         indexes.forEach(accept);
         continue;
       }
       // Give the group's count back and decide send by send, in arrival order.
-      if (counted) await countFlood(trx, first.accountId, day(indexes[0]!), -total, 0);
+      if (counted) await flood(day(indexes[0]!), -total, 0);
       for (const index of indexes) {
         const { order, count } = group[index]!;
-        if (!(await countFlood(trx, order.accountId, day(index), count, order.floodLimit ?? 0))) {
+        if (!(await flood(day(index), count, order.floodLimit ?? 0))) {
           await refuse(
             index,
             new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${order.floodLimit} is reached.`),
@@ -353,7 +364,7 @@ export class Acceptor {
           accept(index);
           continue;
         }
-        await countFlood(trx, order.accountId, day(index), -count, 0);
+        await flood(day(index), -count, 0);
         await refuse(
           index,
           new GatewayError(
@@ -363,7 +374,13 @@ export class Acceptor {
       }
     }
     for (const [index, outcome] of outcomes.entries()) {
-      if (!(outcome instanceof GatewayError) && outcome?.kind === "accepted") await recordJob(trx, group[index]!, now);
+      if (outcome instanceof GatewayError || outcome?.kind !== "accepted") continue;
+      const pending = group[index]!;
+      await recordJob(trx, pending, now);
+      if (pending.order.attach) {
+        const shared = await pending.order.attach(trx, pending.prepared);
+        for (const row of pending.rows) row.content_id = shared.content_id;
+      }
     }
     await this.store.insertMany(trx, "messages", rows);
     return outcomes;

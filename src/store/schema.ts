@@ -318,7 +318,8 @@ export interface SuppressionsTable {
   created_at: number;
 }
 
-export type WebhookEvent = "delivery_report" | "inbound_sms" | "inbound_whatsapp";
+/** `email`: a notification to a send's notifyurl (not an account-level URL). */
+export type WebhookEvent = "delivery_report" | "inbound_sms" | "inbound_whatsapp" | "email";
 export type WebhookDeliveryStatus = "pending" | "delivering" | "delivered" | "failed";
 
 export interface WebhookEndpointsTable {

@@ -31,7 +31,25 @@ export interface ReportedMessage {
   messageId?: string;
   /** Channel-specific fields added to the payload (WhatsApp: channel, id, error). */
   extra?: Record<string, unknown>;
+  /** Email messages notify their send's notifyurl, when it has one, instead of delivery_report. */
+  channel?: string;
 }
+
+/** What an email recipient's notification says (sent, delivered, bounced, opened, clicked). */
+export interface EmailNotification {
+  status: "sent" | "delivered" | "bounced" | "opened" | "clicked";
+  at: number;
+  /** The clicked URL. */
+  url?: string;
+  /** Why it bounced (the SMTP answer or the DSN's diagnostic). */
+  reason?: string | null;
+}
+
+const EMAIL_STATUS: Record<string, EmailNotification["status"]> = {
+  submitted: "sent",
+  delivered: "delivered",
+  failed: "bounced",
+};
 
 export interface InboundEvent {
   accountId: number;
@@ -101,6 +119,13 @@ export class WebhookOutbox {
   async deliveryReports(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<number> {
     const rows: NewWebhookDelivery[] = [];
     const byAccount = new Map<number, ReportedMessage[]>();
+    let notified = 0;
+    const emails = messages.filter((m) => m.channel === "email");
+    if (emails.length > 0) {
+      const others = new Set(await this.emailNotificationsFor(trx, emails, now));
+      notified = emails.length - others.size;
+      messages = messages.filter((m) => m.channel !== "email" || others.has(m.id));
+    }
     for (const message of messages) {
       const list = byAccount.get(message.account_id) ?? [];
       list.push(message);
@@ -123,7 +148,57 @@ export class WebhookOutbox {
       }
     }
     await this.store.insertMany(trx, "webhook_deliveries", rows);
-    return rows.length;
+    return rows.length + notified;
+  }
+
+  /**
+   * Email messages whose send has a notifyurl get a notification there; returns the ids of those
+   * without one (they get the account's delivery_report like any message).
+   */
+  private async emailNotificationsFor(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<string[]> {
+    const targets = await emailTargets(
+      trx,
+      messages.map((m) => m.id),
+    );
+    const rest: string[] = [];
+    for (const message of messages) {
+      const target = targets.get(message.id);
+      const status = EMAIL_STATUS[message.status];
+      if (!target?.notify_url || !status) {
+        rest.push(message.id);
+        continue;
+      }
+      await this.enqueueTo(trx, message.account_id, target.notify_url, message.id, now, {
+        ...emailPayload(target, message.recipient, {
+          status,
+          at: message.at,
+          ...(status === "bounced" ? { reason: target.error_message } : {}),
+        }),
+      });
+    }
+    return rest;
+  }
+
+  /** An email notification for one recipient's message (opens, clicks, bounces received back). */
+  async emailNotification(trx: Db, messageId: string, notification: EmailNotification, now: number): Promise<number> {
+    const target = (await emailTargets(trx, [messageId])).get(messageId);
+    if (!target?.notify_url) return 0;
+    await this.enqueueTo(trx, target.account_id, target.notify_url, messageId, now, {
+      ...emailPayload(target, target.recipient, notification),
+    });
+    return 1;
+  }
+
+  /** One event to a URL the request named (an email's notifyurl), signed and retried like the rest. */
+  private async enqueueTo(
+    trx: Db,
+    accountId: number,
+    url: string,
+    orderKey: string,
+    now: number,
+    payload: Record<string, unknown>,
+  ): Promise<void> {
+    await this.store.insertMany(trx, "webhook_deliveries", [delivery(accountId, "email", orderKey, url, now, payload)]);
   }
 
   /** Inside the transaction that stored the inbound message. */
@@ -151,6 +226,49 @@ export class WebhookOutbox {
     await this.store.insertMany(trx, "webhook_deliveries", [delivery(accountId, event, orderKey, url, now, payload)]);
     return 1;
   }
+}
+
+interface EmailTarget {
+  id: string;
+  account_id: number;
+  recipient: string;
+  broadcast_id: string;
+  error_message: string | null;
+  notify_url: string | null;
+  callback_data: string | null;
+}
+
+async function emailTargets(trx: Db, ids: readonly string[]): Promise<Map<string, EmailTarget>> {
+  if (ids.length === 0) return new Map();
+  const rows = await trx
+    .selectFrom("messages")
+    .innerJoin("email_contents", "email_contents.id", "messages.content_id")
+    .select([
+      "messages.id",
+      "messages.account_id",
+      "messages.recipient",
+      "messages.broadcast_id",
+      "messages.error_message",
+      "email_contents.notify_url",
+      "email_contents.callback_data",
+    ])
+    .where("messages.id", "in", [...ids])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+function emailPayload(target: EmailTarget, recipient: string, notification: EmailNotification) {
+  return {
+    event: "email",
+    status: notification.status,
+    email: recipient,
+    message_id: target.id,
+    broadcast_id: target.broadcast_id,
+    at: isoUtc(new Date(notification.at)),
+    callbackdata: target.callback_data,
+    ...(notification.url !== undefined ? { url: notification.url } : {}),
+    ...(notification.reason !== undefined ? { reason: notification.reason } : {}),
+  };
 }
 
 function delivery(

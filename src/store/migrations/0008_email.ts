@@ -67,7 +67,11 @@ export function email(engine: Engine) {
         .addColumn("size", "integer", (c) => c.notNull())
         .addColumn("data", blob, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex("email_attachments_by_content").on("email_attachments").column("content_id").execute();
+      await db.schema
+        .createIndex("email_attachments_by_content")
+        .on("email_attachments")
+        .column("content_id")
+        .execute();
 
       // Opens, clicks and bounces, per recipient message.
       await withId(db, engine, "email_events")
@@ -89,7 +93,11 @@ export function email(engine: Engine) {
         .addColumn("raw", "text", (c) => c.notNull())
         .addColumn("created_at", "bigint", (c) => c.notNull())
         .execute();
-      await db.schema.createIndex("email_captured_by_account").on("email_captured").columns(["account_id", "id"]).execute();
+      await db.schema
+        .createIndex("email_captured_by_account")
+        .on("email_captured")
+        .columns(["account_id", "id"])
+        .execute();
     },
   };
 }

@@ -1,0 +1,119 @@
+// Sending domains: an account asks for a domain, gets the DKIM record to publish, and an
+// operator approves it; `from` must be an address on one of the account's approved domains,
+// and mail from it is DKIM-signed with the domain's key.
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus, EmailDomainsTable } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import { generateDkimKey } from "./content.js";
+
+export type EmailDomainRow = Omit<EmailDomainsTable, "id"> & { id: number };
+
+const DOMAIN = /^(?=.{3,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
+/** Selector of the DKIM keys this gateway makes: the record goes at `<selector>._domainkey.<domain>`. */
+export const DKIM_SELECTOR = "switchboard";
+
+export function normalizeDomain(raw: string): string {
+  const domain = raw.trim().toLowerCase().replace(/\.$/, "");
+  if (!DOMAIN.test(domain) || /^\d+(\.\d+)*$/.test(domain)) {
+    throw new GatewayError("invalid_request", `"${raw.slice(0, 80)}" is not a domain name such as mail.example.com.`, {
+      field: "domain",
+    });
+  }
+  return domain;
+}
+
+/** Adds a domain to the account (pending, with a fresh DKIM key); 409 when it has it already. */
+export async function addEmailDomain(
+  db: Db,
+  clock: Clock,
+  accountId: number,
+  raw: string,
+  options: { approve?: boolean } = {},
+): Promise<EmailDomainRow> {
+  const domain = normalizeDomain(raw);
+  const existing = await findDomain(db, accountId, domain);
+  if (existing) throw new GatewayError("conflict", `The account already has the domain ${domain}.`);
+  const key = generateDkimKey();
+  const now = clock.now().getTime();
+  return db
+    .insertInto("email_domains")
+    .values({
+      account_id: accountId,
+      domain,
+      status: options.approve ? "approved" : "pending",
+      dkim_selector: DKIM_SELECTOR,
+      dkim_private_key: key.privateKey,
+      dkim_public_key: key.publicKey,
+      created_at: now,
+      updated_at: now,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findDomain(db: Db, accountId: number, domain: string): Promise<EmailDomainRow | undefined> {
+  return db
+    .selectFrom("email_domains")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("domain", "=", domain)
+    .executeTakeFirst();
+}
+
+export async function listEmailDomains(db: Db, accountId: number): Promise<EmailDomainRow[]> {
+  return db.selectFrom("email_domains").selectAll().where("account_id", "=", accountId).orderBy("domain").execute();
+}
+
+export async function setEmailDomainStatus(
+  db: Db,
+  clock: Clock,
+  accountId: number,
+  raw: string,
+  status: ApprovalStatus,
+): Promise<EmailDomainRow> {
+  const domain = normalizeDomain(raw);
+  const row = await db
+    .updateTable("email_domains")
+    .set({ status, updated_at: clock.now().getTime() })
+    .where("account_id", "=", accountId)
+    .where("domain", "=", domain)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new GatewayError("not_found", `The account has no domain ${domain}.`);
+  return row;
+}
+
+export async function removeEmailDomain(db: Db, accountId: number, raw: string): Promise<void> {
+  const domain = normalizeDomain(raw);
+  const result = await db
+    .deleteFrom("email_domains")
+    .where("account_id", "=", accountId)
+    .where("domain", "=", domain)
+    .executeTakeFirst();
+  if (Number(result.numDeletedRows) === 0) throw new GatewayError("not_found", `The account has no domain ${domain}.`);
+}
+
+/** Whether the account may send from this address's domain. */
+export async function isApprovedSender(db: Db, accountId: number, address: string): Promise<boolean> {
+  const domain = address.slice(address.lastIndexOf("@") + 1).toLowerCase();
+  const row = await findDomain(db, accountId, domain);
+  return row?.status === "approved";
+}
+
+/** The domain as the APIs show it, with the DNS record to publish for DKIM. */
+export function describeEmailDomain(row: EmailDomainRow, iso: (ms: number) => string) {
+  const body = row.dkim_public_key.replace(/-----(BEGIN|END) PUBLIC KEY-----/g, "").replace(/\s+/g, "");
+  return {
+    domain: row.domain,
+    status: row.status,
+    dkim: {
+      selector: row.dkim_selector,
+      record_name: `${row.dkim_selector}._domainkey.${row.domain}`,
+      record_type: "TXT",
+      record_value: `v=DKIM1; k=rsa; p=${body}`,
+    },
+    created_at: iso(row.created_at),
+    updated_at: iso(row.updated_at),
+  };
+}

@@ -1,0 +1,335 @@
+// Email resources. v2 (the account's API key): sending domains with their DKIM record,
+// stored templates, and the per-recipient status of a send. Operator (/admin/api): an
+// account's domains and their approval, and the simulator's captured inbox.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { APPROVAL_STATUSES, requireAccount } from "../accounts/index.js";
+import type { AppContext } from "../app/context.js";
+import { pageMeta, pageOf, pathId } from "../app/query-params.js";
+import { isoUtc } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import {
+  addEmailDomain,
+  describeEmailDomain,
+  listEmailDomains,
+  removeEmailDomain,
+  setEmailDomainStatus,
+} from "./domains.js";
+import { getCaptured, listCaptured } from "./simulator.js";
+import {
+  createEmailTemplate,
+  deleteEmailTemplate,
+  describeEmailTemplate,
+  getEmailTemplate,
+  listEmailTemplates,
+  MAX_TEMPLATE_HTML,
+  updateEmailTemplate,
+} from "./templates.js";
+
+const resource = { envelope: "status" } as const;
+const tags = ["email"];
+const iso = (ms: number) => isoUtc(new Date(ms));
+const ok = (data: unknown) => ({ status: "success", data });
+const DomainBody = Type.Object(
+  { domain: Type.String({ minLength: 3, maxLength: 253 }) },
+  { additionalProperties: false },
+);
+const TemplateFields = {
+  name: Type.String({ minLength: 1, maxLength: 100 }),
+  subject: Type.String({ minLength: 1, maxLength: 998 }),
+  html: Type.String({ minLength: 1, maxLength: MAX_TEMPLATE_HTML }),
+  text: Type.Optional(Type.Union([Type.String({ maxLength: MAX_TEMPLATE_HTML }), Type.Null()])),
+};
+const PageQuery = Type.Object({
+  per_page: Type.Optional(Type.String({ maxLength: 20 })),
+  page: Type.Optional(Type.String({ maxLength: 20 })),
+});
+
+function templateId(raw: string): number {
+  const id = pathId(raw);
+  if (id === undefined) throw new GatewayError("not_found", `No email template ${raw.slice(0, 40)} in this account.`);
+  return id;
+}
+
+export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.store.db;
+  const accountOf = (request: FastifyRequest) => request.principal!.accountId;
+
+  v2.get(
+    "/email/domains",
+    { config: resource, schema: { summary: "Sending domains and their DKIM records", tags } },
+    async (request) => ok((await listEmailDomains(db, accountOf(request))).map((row) => describeEmailDomain(row, iso))),
+  );
+
+  v2.post(
+    "/email/domains",
+    {
+      config: resource,
+      schema: { summary: "Ask for a sending domain (pending until an operator approves it)", tags, body: DomainBody },
+    },
+    async (request, reply) => {
+      const row = await addEmailDomain(db, ctx.clock, accountOf(request), (request.body as { domain: string }).domain);
+      return reply.code(201).send(ok(describeEmailDomain(row, iso)));
+    },
+  );
+
+  v2.delete(
+    "/email/domains/:domain",
+    {
+      config: resource,
+      schema: {
+        summary: "Remove a sending domain",
+        tags,
+        params: Type.Object({ domain: Type.String({ maxLength: 253 }) }),
+      },
+    },
+    async (request) => {
+      const { domain } = request.params as { domain: string };
+      await removeEmailDomain(db, accountOf(request), domain);
+      return ok({ domain, deleted: true });
+    },
+  );
+
+  v2.get(
+    "/email/templates",
+    {
+      config: resource,
+      schema: { summary: "Stored email templates, oldest first, paginated", tags, querystring: PageQuery },
+    },
+    async (request) => {
+      const page = pageOf(request.query as { per_page?: string; page?: string }, 25, 100);
+      const { rows, total } = await listEmailTemplates(db, accountOf(request), page);
+      return { ...ok(rows.map((row) => describeEmailTemplate(row, iso))), meta: pageMeta(page, total) };
+    },
+  );
+
+  v2.post(
+    "/email/templates",
+    {
+      config: resource,
+      schema: {
+        summary: "Store a template: {{name}} placeholders (HTML-escaped in html; {{{name}}} raw)",
+        tags,
+        body: Type.Object(TemplateFields, { additionalProperties: false }),
+      },
+    },
+    async (request, reply) => {
+      const row = await createEmailTemplate(db, ctx.clock, accountOf(request), request.body as never);
+      return reply.code(201).send(ok(describeEmailTemplate(row, iso)));
+    },
+  );
+
+  const IdParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
+  v2.get(
+    "/email/templates/:id",
+    { config: resource, schema: { summary: "One email template", tags, params: IdParams } },
+    async (request) => {
+      const id = templateId((request.params as { id: string }).id);
+      const row = await getEmailTemplate(db, accountOf(request), id);
+      if (!row) throw new GatewayError("not_found", `No email template ${id} in this account.`);
+      return ok(describeEmailTemplate(row, iso));
+    },
+  );
+
+  v2.put(
+    "/email/templates/:id",
+    {
+      config: resource,
+      schema: {
+        summary: "Change an email template",
+        tags,
+        params: IdParams,
+        body: Type.Object(
+          {
+            name: Type.Optional(TemplateFields.name),
+            subject: Type.Optional(TemplateFields.subject),
+            html: Type.Optional(TemplateFields.html),
+            text: TemplateFields.text,
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const id = templateId((request.params as { id: string }).id);
+      return ok(
+        describeEmailTemplate(
+          await updateEmailTemplate(db, ctx.clock, accountOf(request), id, request.body as never),
+          iso,
+        ),
+      );
+    },
+  );
+
+  v2.delete(
+    "/email/templates/:id",
+    { config: resource, schema: { summary: "Delete an email template", tags, params: IdParams } },
+    async (request) => {
+      const id = templateId((request.params as { id: string }).id);
+      await deleteEmailTemplate(db, accountOf(request), id);
+      return ok({ id, deleted: true });
+    },
+  );
+
+  v2.get(
+    "/email/status/:broadcastId",
+    {
+      config: resource,
+      schema: {
+        summary: "Every recipient of an email send: status, bounce reason, opens and clicks",
+        tags,
+        params: Type.Object({ broadcastId: Type.String({ maxLength: 64 }) }),
+      },
+    },
+    async (request) => {
+      const { broadcastId } = request.params as { broadcastId: string };
+      const recipients = await sendStatus(db, accountOf(request), broadcastId);
+      if (recipients.length === 0) throw new GatewayError("not_found", `No email send ${broadcastId} in this account.`);
+      return ok({ broadcast_id: broadcastId, recipients });
+    },
+  );
+}
+
+async function sendStatus(db: Db, accountId: number, broadcastId: string) {
+  const messages = await db
+    .selectFrom("messages")
+    .select(["id", "recipient", "status", "meta", "error_message", "submitted_at", "done_at", "created_at", "due_at"])
+    .where("account_id", "=", accountId)
+    .where("broadcast_id", "=", broadcastId)
+    .where("channel", "=", "email")
+    .orderBy("id")
+    .execute();
+  if (messages.length === 0) return [];
+  const events = await db
+    .selectFrom("email_events")
+    .select(["message_id", "kind", "detail", "at"])
+    .where(
+      "message_id",
+      "in",
+      messages.map((m) => m.id),
+    )
+    .orderBy("id")
+    .execute();
+  return messages.map((m) => {
+    const mine = events.filter((e) => e.message_id === m.id);
+    const status =
+      m.status === "dispatching"
+        ? "queued"
+        : m.status === "failed"
+          ? "bounced"
+          : m.status === "submitted"
+            ? "sent"
+            : m.status;
+    return {
+      message_id: m.id,
+      email: m.recipient,
+      kind: (JSON.parse(m.meta ?? "{}") as { kind?: string }).kind ?? "to",
+      status,
+      reason: m.status === "failed" ? m.error_message : null,
+      scheduled_for: m.status === "scheduled" ? iso(m.due_at) : null,
+      sent_at: m.submitted_at === null ? null : iso(m.submitted_at),
+      opens: mine.filter((e) => e.kind === "opened").length,
+      clicks: mine.filter((e) => e.kind === "clicked").map((e) => ({ url: e.detail, at: iso(e.at) })),
+    };
+  });
+}
+
+export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.store.db;
+  const Username = { username: Type.String({ maxLength: 64 }) };
+  const account = async (request: FastifyRequest) =>
+    (await requireAccount(db, (request.params as { username: string }).username)).id;
+  const operatorIso = (ms: number) => new Date(ms).toISOString();
+
+  admin.get(
+    "/accounts/:username/email/domains",
+    { schema: { summary: "An account's sending domains", tags: ["operator"], params: Type.Object(Username) } },
+    async (request) =>
+      ok((await listEmailDomains(db, await account(request))).map((r) => describeEmailDomain(r, operatorIso))),
+  );
+
+  admin.post(
+    "/accounts/:username/email/domains",
+    {
+      schema: {
+        summary: "Add a sending domain to an account (approve: true to approve it at once)",
+        tags: ["operator"],
+        params: Type.Object(Username),
+        body: Type.Object(
+          { domain: Type.String({ minLength: 3, maxLength: 253 }), approve: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { domain: string; approve?: boolean };
+      const row = await addEmailDomain(db, ctx.clock, await account(request), body.domain, {
+        approve: body.approve === true,
+      });
+      return reply.code(201).send(ok(describeEmailDomain(row, operatorIso)));
+    },
+  );
+
+  admin.put(
+    "/accounts/:username/email/domains/:domain",
+    {
+      schema: {
+        summary: "Approve or reject a sending domain",
+        tags: ["operator"],
+        params: Type.Object({ ...Username, domain: Type.String({ maxLength: 253 }) }),
+        body: Type.Object(
+          { status: Type.Union(APPROVAL_STATUSES.map((s) => Type.Literal(s))) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const { domain } = request.params as { domain: string };
+      const { status } = request.body as { status: ApprovalStatus };
+      return ok(
+        describeEmailDomain(
+          await setEmailDomainStatus(db, ctx.clock, await account(request), domain, status),
+          operatorIso,
+        ),
+      );
+    },
+  );
+
+  admin.get(
+    "/email/inbox",
+    {
+      schema: {
+        summary: "The simulator's captured inbox, newest first (every account, or ?account=<username>)",
+        tags: ["operator"],
+        querystring: Type.Object({
+          account: Type.Optional(Type.String({ maxLength: 64 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+          before_id: Type.Optional(Type.Integer({ minimum: 1 })),
+        }),
+      },
+    },
+    async (request) => {
+      const query = request.query as { account?: string; limit?: number; before_id?: number };
+      const accountId = query.account ? (await requireAccount(db, query.account)).id : undefined;
+      return ok(await listCaptured(db, accountId, { limit: query.limit ?? 50, beforeId: query.before_id }));
+    },
+  );
+
+  admin.get(
+    "/email/inbox/:id",
+    {
+      schema: {
+        summary: "One captured message with its raw source (RFC 5322)",
+        tags: ["operator"],
+        params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+      },
+    },
+    async (request) => {
+      const row = await getCaptured(db, (request.params as { id: number }).id);
+      if (!row) throw new GatewayError("not_found", "No such captured message.");
+      return ok(row);
+    },
+  );
+}

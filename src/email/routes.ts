@@ -1,0 +1,167 @@
+// The email family: /httpemailapi/v1/send (recommended), /httpemailapiv2/send and
+// /httpemailapi/send, GET and POST (query, form, or multipart with `attachment` files). The
+// answer is plain text with HTTP 200: the broadcast id, or -7 (authentication failed), -11
+// (validation failed: missing or bad field, unapproved sender, not enough email credits) or
+// -14 (internal error). Also the tracking endpoints the pixel and the links point at.
+import multipart from "@fastify/multipart";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { toGatewayError } from "../app/http-errors.js";
+import { authenticateLegacy } from "../auth/http.js";
+import { type ErrorCode, GatewayError } from "../core/errors.js";
+import { recordEngagement } from "./events.js";
+import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, sendEmail, type UploadedFile } from "./send.js";
+import { CLICK_PATH, OPEN_PATH } from "./tracking.js";
+
+export const EMAIL_SEND_PATHS = ["/httpemailapi/v1/send", "/httpemailapiv2/send", "/httpemailapi/send"] as const;
+
+const AUTH_CODES: ReadonlySet<ErrorCode> = new Set([
+  "missing_api_key",
+  "missing_password",
+  "unauthorized",
+  "account_locked",
+  "account_inactive",
+]);
+const VALIDATION_CODES: ReadonlySet<ErrorCode> = new Set([
+  "invalid_request",
+  "invalid_json",
+  "insufficient_credits",
+  "invalid_recipient",
+]);
+
+/** The email answer for an error: -7, -11, or -14 for anything unexpected. */
+export function emailCode(error: GatewayError): number {
+  if (AUTH_CODES.has(error.code)) return -7;
+  if (VALIDATION_CODES.has(error.code)) return -11;
+  return -14;
+}
+
+// A transparent 1×1 GIF.
+const PIXEL = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
+const MESSAGE_ID = /^q[0-9A-HJKMNP-TV-Z]{26}$/;
+
+export async function registerEmailFamilyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  await app.register(async (scope) => {
+    await scope.register(multipart, {
+      limits: {
+        fileSize: MAX_ATTACHMENT_BYTES,
+        files: MAX_ATTACHMENTS + 1,
+        fields: 50,
+        fieldSize: 3 * 1024 * 1024,
+        parts: 100,
+      },
+    });
+    const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+      try {
+        const { params, files } = await readRequest(request);
+        const principal = await authenticateLegacy(params, ctx.authenticator);
+        const broadcastId = await sendEmail(
+          {
+            store: ctx.store,
+            clock: ctx.clock,
+            acceptor: ctx.acceptor,
+            allowPrivateWebhooks: ctx.config.allowPrivateWebhooks,
+          },
+          principal,
+          params,
+          files,
+        );
+        return answer(reply, broadcastId);
+      } catch (error) {
+        return refuse(request, reply, error);
+      }
+    };
+    for (const url of EMAIL_SEND_PATHS) {
+      scope.route({
+        method: ["GET", "POST"],
+        url,
+        // A HEAD (a link checker, a monitor) must not send.
+        exposeHeadRoute: false,
+        schema: { summary: "Send an email; answers the broadcast id, -7 or -11", hide: true },
+        handler: handle,
+        // A body the server could not read (too large, not a form) is a validation failure.
+        errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
+          refuse(request, reply, isInternal(error) ? error : new GatewayError("invalid_request", String(error))),
+      });
+    }
+  });
+
+  app.get(`${OPEN_PATH}/:id/:mac`, { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
+    const { id, mac } = request.params as { id: string; mac: string };
+    const token = mac.replace(/\.gif$/, "");
+    if (MESSAGE_ID.test(id) && ctx.emailTracker.verifyOpen(id, token)) {
+      await recordEngagement(ctx, id, "opened").catch((error: unknown) =>
+        request.log.warn({ err: error }, "recording an email open failed"),
+      );
+    }
+    // Always the pixel: a mail client shows nothing either way.
+    return reply.header("cache-control", "no-store, max-age=0").type("image/gif").send(PIXEL);
+  });
+
+  app.get(`${CLICK_PATH}/:id/:mac`, { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
+    const { id, mac } = request.params as { id: string; mac: string };
+    const url = (request.query as { u?: unknown }).u;
+    if (typeof url !== "string" || !MESSAGE_ID.test(id) || !ctx.emailTracker.verifyClick(id, url, mac)) {
+      // Only a link this gateway signed for this message redirects: no open redirect.
+      return reply.code(404).type("text/plain; charset=utf-8").send("This link is not valid.");
+    }
+    await recordEngagement(ctx, id, "clicked", url).catch((error: unknown) =>
+      request.log.warn({ err: error }, "recording an email click failed"),
+    );
+    return reply.header("cache-control", "no-store").redirect(url, 302);
+  });
+}
+
+async function readRequest(
+  request: FastifyRequest,
+): Promise<{ params: Record<string, string>; files: UploadedFile[] }> {
+  const params: Record<string, string> = {};
+  const take = (source: unknown) => {
+    if (source === null || typeof source !== "object" || Array.isArray(source)) return;
+    for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
+      const first = Array.isArray(value) ? value[0] : value;
+      if (typeof first === "string") params[name.toLowerCase()] = first;
+      else if (typeof first === "number" || typeof first === "boolean") params[name.toLowerCase()] = String(first);
+    }
+  };
+  take(request.query);
+  const files: UploadedFile[] = [];
+  if (request.isMultipart()) {
+    for await (const part of request.parts()) {
+      if (part.type === "file") {
+        const content = await part.toBuffer();
+        // An empty file input (no file chosen) is no attachment.
+        if (part.filename === "" && content.length === 0) continue;
+        if (part.fieldname.toLowerCase() !== "attachment" && !part.fieldname.toLowerCase().startsWith("attachment")) {
+          throw new GatewayError("invalid_request", `Unexpected file field ${part.fieldname}; use attachment.`);
+        }
+        files.push({
+          filename: part.filename || "attachment",
+          contentType: part.mimetype || "application/octet-stream",
+          content,
+        });
+      } else {
+        params[part.fieldname.toLowerCase()] = String(part.value);
+      }
+    }
+  } else {
+    take(request.body);
+  }
+  return { params, files };
+}
+
+function answer(reply: FastifyReply, text: string) {
+  return reply.code(200).type("text/plain; charset=utf-8").send(text);
+}
+
+function isInternal(error: unknown): boolean {
+  const code = (error as { statusCode?: number }).statusCode;
+  return typeof code === "number" && code >= 500;
+}
+
+function refuse(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
+  const error = toGatewayError(raw);
+  const code = emailCode(error);
+  if (code === -14) request.log.error({ err: raw }, "email send failed");
+  return answer(reply, String(code));
+}

@@ -1,0 +1,261 @@
+// An email send: its parameters checked (the family answers -11 for any of these), the
+// content stored once and one message per recipient (to + cc + bcc, de-duplicated), charged 1
+// email credit each, all in the Acceptor's transaction. The answer is the broadcast id.
+import type { Principal } from "../auth/authenticator.js";
+import type { Clock } from "../core/clock.js";
+import { MILLI } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import { parseLocalDateTime } from "../core/time.js";
+import type { Acceptor, MessageDraft } from "../messages/index.js";
+import type { Db } from "../store/store.js";
+import { checkWebhookUrl } from "../webhooks/url-guard.js";
+import { type Mailbox, parseMailbox, parseMailboxes } from "./addresses.js";
+import { isApprovedSender } from "./domains.js";
+import { fill, getEmailTemplate, parsePlaceholders } from "./templates.js";
+
+export const MAX_RECIPIENTS = 1_000;
+export const MAX_SUBJECT = 998;
+export const MAX_HTML = 2 * 1024 * 1024;
+export const MAX_ATTACHMENTS = 10;
+export const MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024;
+export const MAX_CALLBACK_DATA = 1_000;
+const CREDIT = 1 * MILLI;
+
+export interface UploadedFile {
+  filename: string;
+  contentType: string;
+  content: Buffer;
+}
+
+export type RecipientKind = "to" | "cc" | "bcc";
+
+export interface EmailSendDeps {
+  store: { db: Db };
+  clock: Clock;
+  acceptor: Acceptor;
+  allowPrivateWebhooks: boolean;
+}
+
+interface Recipient {
+  address: string;
+  kind: RecipientKind;
+}
+
+const TRUE = new Set(["true", "1", "yes", "on"]);
+const FALSE = new Set(["false", "0", "no", "off", ""]);
+
+function flag(params: Record<string, string>, name: string): boolean {
+  const raw = params[name]?.trim().toLowerCase();
+  if (raw === undefined) return false;
+  if (TRUE.has(raw)) return true;
+  if (FALSE.has(raw)) return false;
+  throw new GatewayError("invalid_request", `${name} must be true or false.`, { field: name });
+}
+
+function required(params: Record<string, string>, name: string): string {
+  const value = params[name];
+  if (value === undefined || value.trim() === "") {
+    throw new GatewayError("invalid_request", `Missing ${name}.`, { field: name });
+  }
+  return value;
+}
+
+/** Sends one email to its recipients; resolves with the broadcast id once it is stored and charged. */
+export async function sendEmail(
+  deps: EmailSendDeps,
+  principal: Principal,
+  params: Record<string, string>,
+  files: UploadedFile[],
+): Promise<string> {
+  const db = deps.store.db;
+  const from = parseMailbox(required(params, "from"), "from");
+  const recipients = collectRecipients(params);
+
+  const templateRaw = params.templateid?.trim();
+  let subject = params.subject;
+  let html = params.html;
+  let text = params.text;
+  if (templateRaw) {
+    const id = /^\d{1,12}$/.test(templateRaw) ? Number(templateRaw) : Number.NaN;
+    const template = Number.isNaN(id) ? undefined : await getEmailTemplate(db, principal.accountId, id);
+    if (!template) {
+      throw new GatewayError("invalid_request", `No email template ${templateRaw.slice(0, 40)} in this account.`, {
+        field: "templateid",
+      });
+    }
+    // The request's own fields win over the template's.
+    subject = subject?.trim() ? subject : template.subject;
+    html = html?.trim() ? html : template.html;
+    text = text?.trim() ? text : (template.text ?? undefined);
+  }
+  const values = parsePlaceholders(params.defaultplaceholders);
+  if (subject === undefined || subject.trim() === "") {
+    throw new GatewayError("invalid_request", "Missing subject.", { field: "subject" });
+  }
+  if (html === undefined || html.trim() === "")
+    throw new GatewayError("invalid_request", "Missing html.", { field: "html" });
+  subject = fill(subject, values, false).replace(/[\r\n]+/g, " ");
+  html = fill(html, values, true);
+  text = text?.trim() ? fill(text, values, false) : undefined;
+  if ([...subject].length > MAX_SUBJECT) {
+    throw new GatewayError("invalid_request", `subject is longer than ${MAX_SUBJECT} characters.`, {
+      field: "subject",
+    });
+  }
+  if (Buffer.byteLength(html) > MAX_HTML) {
+    throw new GatewayError("invalid_request", `html is larger than ${MAX_HTML / 1024 / 1024} MB.`, { field: "html" });
+  }
+
+  const replyTo = params.replyto?.trim() ? parseMailbox(params.replyto, "replyto") : undefined;
+  const trackOpens = flag(params, "trackopens");
+  const trackClicks = flag(params, "trackclicks");
+  const notifyUrl = params.notifyurl?.trim() ? params.notifyurl.trim() : undefined;
+  if (notifyUrl) {
+    try {
+      checkWebhookUrl(notifyUrl, { allowPrivate: deps.allowPrivateWebhooks });
+    } catch (error) {
+      const reason = error instanceof GatewayError ? error.message.replace(/^The webhook URL/, "notifyurl") : "";
+      throw new GatewayError("invalid_request", reason || "notifyurl is not valid.", { field: "notifyurl" });
+    }
+  }
+  const callbackData = params.callbackdata;
+  if (callbackData !== undefined && callbackData.length > MAX_CALLBACK_DATA) {
+    throw new GatewayError("invalid_request", `callbackdata is longer than ${MAX_CALLBACK_DATA} characters.`, {
+      field: "callbackdata",
+    });
+  }
+  checkAttachments(files);
+
+  const now = deps.clock.now().getTime();
+  let dueAt = now;
+  if (params.sendat?.trim()) {
+    const at = parseLocalDateTime(params.sendat, principal.timeZone);
+    if (!at) {
+      throw new GatewayError("invalid_request", "sendat must be YYYY-MM-DD HH:MM:SS in the account's time zone.", {
+        field: "sendat",
+      });
+    }
+    // A past time means now.
+    dueAt = Math.max(now, at.getTime());
+  }
+
+  if (!(await isApprovedSender(db, principal.accountId, from.address))) {
+    throw new GatewayError(
+      "invalid_request",
+      `The sender domain ${from.address.split("@")[1]} is not an approved sending domain of this account.`,
+      { field: "from" },
+    );
+  }
+
+  // Many recipients are a campaign: they wait behind one-to-one mail of other accounts.
+  const lane = recipients.length > 1 ? 1 : 0;
+  const drafts: MessageDraft[] = recipients.map((r) => ({
+    recipient: r.address,
+    sender: from.address,
+    body: subject as string,
+    encoding: null,
+    segments: 1,
+    flash: false,
+    route: "email",
+    lane,
+    credits: CREDIT,
+    dueAt,
+    meta: { kind: r.kind },
+  }));
+  const visible = (kind: RecipientKind) =>
+    JSON.stringify(recipients.filter((r) => r.kind === kind).map((r) => r.address));
+  const outcome = await deps.acceptor.accept({
+    accountId: principal.accountId,
+    timeZone: principal.timeZone,
+    channel: "email",
+    wallet: "email",
+    drafts,
+    status: dueAt > now ? "scheduled" : "queued",
+    attach: async (trx, send) => {
+      const content = await trx
+        .insertInto("email_contents")
+        .values({
+          account_id: principal.accountId,
+          broadcast_id: send.broadcastId,
+          from_address: from.address,
+          from_name: from.name,
+          subject: subject as string,
+          html: html as string,
+          text: text ?? null,
+          reply_to: replyTo ? formatMailbox(replyTo) : null,
+          to_list: visible("to"),
+          cc_list: visible("cc"),
+          track_opens: trackOpens ? 1 : 0,
+          track_clicks: trackClicks ? 1 : 0,
+          notify_url: notifyUrl ?? null,
+          callback_data: callbackData ?? null,
+          created_at: now,
+        })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      for (const file of files) {
+        await trx
+          .insertInto("email_attachments")
+          .values({
+            content_id: content.id,
+            filename: file.filename,
+            content_type: file.contentType,
+            size: file.content.length,
+            data: file.content,
+          })
+          .execute();
+      }
+      return { content_id: content.id };
+    },
+  });
+  if (outcome.kind !== "accepted") throw new GatewayError("conflict", "The send was not accepted.");
+  return outcome.send.broadcastId;
+}
+
+/** to, cc and bcc, each address once (the first list naming it wins), at most MAX_RECIPIENTS. */
+function collectRecipients(params: Record<string, string>): Recipient[] {
+  const to = parseMailboxes(required(params, "to"), "to");
+  if (to.length === 0) throw new GatewayError("invalid_request", "Missing to.", { field: "to" });
+  const lists: Array<[RecipientKind, Mailbox[]]> = [
+    ["to", to],
+    ["cc", params.cc?.trim() ? parseMailboxes(params.cc, "cc") : []],
+    ["bcc", params.bcc?.trim() ? parseMailboxes(params.bcc, "bcc") : []],
+  ];
+  const seen = new Set<string>();
+  const out: Recipient[] = [];
+  for (const [kind, list] of lists) {
+    for (const mailbox of list) {
+      const key = mailbox.address.toLowerCase();
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push({ address: mailbox.address, kind });
+    }
+  }
+  if (out.length > MAX_RECIPIENTS) {
+    throw new GatewayError("invalid_request", `At most ${MAX_RECIPIENTS} recipients (to + cc + bcc) per send.`, {
+      field: "to",
+    });
+  }
+  return out;
+}
+
+function checkAttachments(files: UploadedFile[]): void {
+  if (files.length > MAX_ATTACHMENTS) {
+    throw new GatewayError("invalid_request", `At most ${MAX_ATTACHMENTS} attachments.`, { field: "attachment" });
+  }
+  const total = files.reduce((sum, file) => sum + file.content.length, 0);
+  if (total > MAX_ATTACHMENT_BYTES) {
+    throw new GatewayError("invalid_request", `Attachments are larger than ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB.`, {
+      field: "attachment",
+    });
+  }
+  for (const file of files) {
+    if (file.content.length === 0) {
+      throw new GatewayError("invalid_request", `Attachment ${file.filename} is empty.`, { field: "attachment" });
+    }
+  }
+}
+
+function formatMailbox(mailbox: Mailbox): string {
+  return mailbox.name ? `"${mailbox.name.replace(/["\\]/g, "\\$&")}" <${mailbox.address}>` : mailbox.address;
+}

@@ -1,0 +1,70 @@
+// Open and click tracking. The pixel and every rewritten link carry the recipient's message id
+// and an HMAC of what they stand for, keyed by this installation's secret (kept in the
+// `settings` table, made on first use): a click redirects only to the URL that was signed for
+// that message, so the endpoint is no open redirect, and an event cannot be forged for
+// another message.
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Store } from "../store/store.js";
+
+const SECRET_KEY = "email_tracking_secret";
+const MAC_BYTES = 16;
+export const OPEN_PATH = "/e/o";
+export const CLICK_PATH = "/e/c";
+
+/** The tracking secret of this installation; created once, shared by every process. */
+export async function trackingSecret(store: Store): Promise<Buffer> {
+  const fresh = randomBytes(32).toString("base64url");
+  await store.db
+    .insertInto("settings")
+    .values({ key: SECRET_KEY, value: fresh })
+    .onConflict((oc) => oc.column("key").doNothing())
+    .execute();
+  const row = await store.db
+    .selectFrom("settings")
+    .select("value")
+    .where("key", "=", SECRET_KEY)
+    .executeTakeFirstOrThrow();
+  return Buffer.from(row.value, "base64url");
+}
+
+export class EmailTracker {
+  private base: string;
+
+  constructor(
+    private readonly secret: Buffer,
+    base: string,
+  ) {
+    this.base = base.replace(/\/+$/, "");
+  }
+
+  /** Where tracking links point (set after the server knows its address when no public URL is configured). */
+  setBaseUrl(base: string): void {
+    this.base = base.replace(/\/+$/, "");
+  }
+
+  openPixelUrl(messageId: string): string {
+    return `${this.base}${OPEN_PATH}/${messageId}/${this.mac(`o\n${messageId}`)}.gif`;
+  }
+
+  clickUrl(messageId: string, url: string): string {
+    return `${this.base}${CLICK_PATH}/${messageId}/${this.mac(`c\n${messageId}\n${url}`)}?u=${encodeURIComponent(url)}`;
+  }
+
+  verifyOpen(messageId: string, mac: string): boolean {
+    return this.check(`o\n${messageId}`, mac);
+  }
+
+  verifyClick(messageId: string, url: string, mac: string): boolean {
+    return this.check(`c\n${messageId}\n${url}`, mac);
+  }
+
+  private mac(data: string): string {
+    return createHmac("sha256", this.secret).update(data).digest().subarray(0, MAC_BYTES).toString("base64url");
+  }
+
+  private check(data: string, given: string): boolean {
+    const expected = Buffer.from(this.mac(data), "base64url");
+    const actual = Buffer.from(given, "base64url");
+    return actual.length === expected.length && timingSafeEqual(actual, expected);
+  }
+}
