@@ -47,6 +47,8 @@ export interface EmailConfig {
   smtpPoolSize: number;
   /** Milliseconds an SMTP conversation may stall before the send is retried. */
   smtpTimeoutMs: number;
+  /** False accepts a relay's self-signed certificate (private networks, tests). */
+  smtpTlsRejectUnauthorized: boolean;
   /** Domain of the envelope sender (VERP: bounces+<message id>@this domain); bounces come back to it. */
   bounceDomain: string;
   /** Public base URL of this gateway for tracking pixels and click links; http://localhost:PORT when unset. */
@@ -164,7 +166,10 @@ export const SETTINGS = {
   SMTP_URL:
     "The relay for EMAIL_CONNECTOR=smtp: smtp://user:password@host:587 (STARTTLS when offered) or smtps://user:password@host:465.",
   SMTP_POOL_SIZE: "Connections kept open to the relay. Default 5.",
-  SMTP_TIMEOUT_MS: "Milliseconds an SMTP conversation may stall before the message is retried. Default 30000.",
+  SMTP_TIMEOUT_MS:
+    "Milliseconds an SMTP conversation may stall before the message is retried. Default 10000 (inside the dispatcher's 15 s lease).",
+  SMTP_TLS_INSECURE:
+    "1 or true accepts a relay certificate that does not verify (self-signed, private networks, tests). Default off.",
   EMAIL_BOUNCE_DOMAIN:
     "Domain of the envelope sender: each message goes out from bounces+<message id>@this domain, so a bounce names its message. Point its MX at EMAIL_BOUNCE_PORT. Default bounces.switchboard.local.",
   EMAIL_TRACKING_URL:
@@ -289,7 +294,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       connector: emailConnector(read("EMAIL_CONNECTOR"), problems),
       smtpUrl: smtpUrl(read("SMTP_URL"), problems),
       smtpPoolSize: int("SMTP_POOL_SIZE", 5, 1, 100),
-      smtpTimeoutMs: int("SMTP_TIMEOUT_MS", 30_000, 1_000, 600_000),
+      // Well inside the dispatcher's 15 s lease, so a stalled relay never has a batch sent twice.
+      smtpTimeoutMs: int("SMTP_TIMEOUT_MS", 10_000, 1_000, 600_000),
+      smtpTlsRejectUnauthorized: read("SMTP_TLS_INSECURE") === undefined ? true : !flag("SMTP_TLS_INSECURE"),
       bounceDomain: (read("EMAIL_BOUNCE_DOMAIN") ?? "bounces.switchboard.local").toLowerCase(),
       trackingUrl: optionalHttpUrl("EMAIL_TRACKING_URL", read("EMAIL_TRACKING_URL"), problems),
       bouncePort: int("EMAIL_BOUNCE_PORT", 0, 0, 65535),

@@ -27,6 +27,7 @@ export function emailConnectors(ctx: AppContext): Connector[] {
         url: email.smtpUrl,
         poolSize: email.smtpPoolSize,
         timeoutMs: email.smtpTimeoutMs,
+        tlsRejectUnauthorized: email.smtpTlsRejectUnauthorized,
       }),
     ];
   }

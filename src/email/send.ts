@@ -38,6 +38,7 @@ export interface EmailSendDeps {
 
 interface Recipient {
   address: string;
+  name: string | null;
   kind: RecipientKind;
 }
 
@@ -162,8 +163,9 @@ export async function sendEmail(
     dueAt,
     meta: { kind: r.kind },
   }));
+  // The To and Cc headers as written, display names kept ("Asha <asha@example.org>").
   const visible = (kind: RecipientKind) =>
-    JSON.stringify(recipients.filter((r) => r.kind === kind).map((r) => r.address));
+    JSON.stringify(recipients.filter((r) => r.kind === kind).map((r) => formatMailbox(r)));
   const outcome = await deps.acceptor.accept({
     accountId: principal.accountId,
     timeZone: principal.timeZone,
@@ -228,7 +230,7 @@ function collectRecipients(params: Record<string, string>): Recipient[] {
       const key = mailbox.address.toLowerCase();
       if (seen.has(key)) continue;
       seen.add(key);
-      out.push({ address: mailbox.address, kind });
+      out.push({ address: mailbox.address, name: mailbox.name, kind });
     }
   }
   if (out.length > MAX_RECIPIENTS) {
