@@ -173,7 +173,7 @@ export const SETTINGS = {
   EMAIL_BOUNCE_DOMAIN:
     "Domain of the envelope sender: each message goes out from bounces+<message id>@this domain, so a bounce names its message. Point its MX at EMAIL_BOUNCE_PORT. Default bounces.switchboard.local.",
   EMAIL_TRACKING_URL:
-    "Public base URL of this gateway, used in tracking pixels and click links (e.g. https://mail.example.com). Default http://localhost:PORT.",
+    "Public base URL of this gateway, used in tracking pixels and click links (e.g. https://mail.example.com). Default: the address the process that composes the mail listens on; set it when api and worker run apart or behind a proxy.",
   EMAIL_BOUNCE_PORT:
     "Port of the SMTP listener that receives bounces (DSNs) addressed to EMAIL_BOUNCE_DOMAIN. Default 0: off.",
 } as const;

@@ -7,7 +7,8 @@ import { MILLI } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { parseLocalDateTime } from "../core/time.js";
 import type { Acceptor, MessageDraft } from "../messages/index.js";
-import type { Db } from "../store/store.js";
+import type { Store } from "../store/store.js";
+import { ensureWebhookSecret } from "../webhooks/settings.js";
 import { checkWebhookUrl } from "../webhooks/url-guard.js";
 import { type Mailbox, parseMailbox, parseMailboxes } from "./addresses.js";
 import { isApprovedSender } from "./domains.js";
@@ -30,7 +31,7 @@ export interface UploadedFile {
 export type RecipientKind = "to" | "cc" | "bcc";
 
 export interface EmailSendDeps {
-  store: { db: Db };
+  store: Store;
   clock: Clock;
   acceptor: Acceptor;
   allowPrivateWebhooks: boolean;
@@ -69,6 +70,10 @@ export async function sendEmail(
   files: UploadedFile[],
 ): Promise<string> {
   const db = deps.store.db;
+  // The legacy credentials check does not look at the account's state; the email family answers -7.
+  if (principal.status !== "active") {
+    throw new GatewayError("account_inactive", `The account is ${principal.status}; it cannot send email.`);
+  }
   const from = parseMailbox(required(params, "from"), "from");
   const recipients = collectRecipients(params);
 
@@ -147,6 +152,9 @@ export async function sendEmail(
       { field: "from" },
     );
   }
+
+  // Notifications are signed with the account's webhook secret: make one if it has none yet.
+  if (notifyUrl) await ensureWebhookSecret(deps.store, deps.clock, principal.accountId);
 
   // Many recipients are a campaign: they wait behind one-to-one mail of other accounts.
   const lane = recipients.length > 1 ? 1 : 0;

@@ -220,7 +220,8 @@ export async function redeliverOne(deps: WebhookApiDeps, accountId: number, id: 
       `Webhook delivery ${id} is still ${original.status} and will be retried; redeliver it once it has finished.`,
     );
   }
-  const url = await currentUrl(db, accountId, original.event);
+  // An email notification goes to its send's notifyurl, not to an account-level URL.
+  const url = original.event === "email" ? original.url : await currentUrl(db, accountId, original.event);
   if (!url) throw noUrl(original.event);
   const now = deps.clock.now().getTime();
   const row = await insertOne(deps, queued({ ...original, redelivery_of: original.id }, url, newWebhookId(now), now));
@@ -246,7 +247,8 @@ export async function redeliverRange(deps: WebhookApiDeps, accountId: number, ra
       await db.selectFrom("webhook_endpoints").select(["event", "url"]).where("account_id", "=", accountId).execute()
     ).map((r) => [r.event, r.url]),
   );
-  if (range.event && !urls.has(range.event)) throw noUrl(range.event);
+  if (range.event && range.event !== "email" && !urls.has(range.event)) throw noUrl(range.event);
+  // Email notifications are redelivered to their send's notifyurl, when asked for by name.
   const events = range.event ? [range.event] : [...urls.keys()];
   if (events.length === 0) {
     throw new GatewayError("conflict", "No webhook URL is set for this account; set one with PUT /webhooks first.");
@@ -256,7 +258,7 @@ export async function redeliverRange(deps: WebhookApiDeps, accountId: number, ra
   const result = await deps.store.transaction(async (trx) => {
     const originals = await trx
       .selectFrom("webhook_deliveries")
-      .select(["id", "account_id", "event", "order_key", "payload", "created_at"])
+      .select(["id", "account_id", "event", "order_key", "payload", "created_at", "url"])
       .where("account_id", "=", accountId)
       .where("status", "in", statuses)
       .where("event", "in", events)
@@ -270,7 +272,14 @@ export async function redeliverRange(deps: WebhookApiDeps, accountId: number, ra
     await deps.store.insertMany(
       trx,
       "webhook_deliveries",
-      taken.map((o) => queued({ ...o, redelivery_of: o.id }, urls.get(o.event) ?? "", newWebhookId(now), now)),
+      taken.map(({ url, ...o }) =>
+        queued(
+          { ...o, redelivery_of: o.id },
+          o.event === "email" ? url : (urls.get(o.event) ?? ""),
+          newWebhookId(now),
+          now,
+        ),
+      ),
     );
     return { count: taken.length, next: originals[MAX_REDELIVERIES] };
   });

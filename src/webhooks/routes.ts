@@ -16,7 +16,7 @@ import {
   redeliverRange,
 } from "./deliveries.js";
 import { changeWebhookUrls, rotateSecretOf, type WebhookUrlChanges, webhookSettingsOf } from "./operations.js";
-import { WEBHOOK_EVENTS } from "./settings.js";
+import { DELIVERY_EVENTS, WEBHOOK_EVENTS } from "./settings.js";
 
 export interface WebhookMount {
   /** Path of the account's webhook resource, e.g. `/webhooks`. */
@@ -34,6 +34,7 @@ const DELIVERIES_MAX_PER_PAGE = 100;
 const ISO_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d{1,3})?)?(?:Z|[+-]\d\d:\d\d)$/;
 const Url = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 const Event = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));
+const DeliveryEvent = Type.Union(DELIVERY_EVENTS.map((e) => Type.Literal(e)));
 const resource = { envelope: "status" } as const;
 
 function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
@@ -155,7 +156,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
       const paging = pageOf(query, DELIVERIES_PER_PAGE, DELIVERIES_MAX_PER_PAGE);
       const filter = {
         status: oneOf<WebhookDeliveryStatus>(query.status, DELIVERY_STATUSES, "status"),
-        event: oneOf<WebhookEvent>(query.event, WEBHOOK_EVENTS, "event"),
+        event: oneOf<WebhookEvent>(query.event, DELIVERY_EVENTS, "event"),
         ...paging,
       };
       const { deliveries, total } = await listDeliveries(ctx.store.db, await mount.accountOf(request), filter, iso);
@@ -189,7 +190,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
             from: Type.String({ maxLength: 40 }),
             to: Type.String({ maxLength: 40 }),
             status: Type.Optional(Type.Union([Type.Literal("failed"), Type.Literal("delivered"), Type.Literal("any")])),
-            event: Type.Optional(Event),
+            event: Type.Optional(DeliveryEvent),
           },
           { additionalProperties: false },
         ),

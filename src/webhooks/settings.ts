@@ -4,10 +4,12 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import type { WebhookEvent } from "../store/schema.js";
-import type { Store } from "../store/store.js";
+import type { Db, Store } from "../store/store.js";
 import { WEBHOOKS_CHANGED } from "./outbox.js";
 
 export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ["delivery_report", "inbound_sms", "inbound_whatsapp"];
+/** What a delivery can be: an account-level event, or an email notification (to its send's notifyurl). */
+export const DELIVERY_EVENTS: readonly WebhookEvent[] = [...WEBHOOK_EVENTS, "email"];
 /** How long a rotated-out secret still signs. */
 export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
@@ -64,21 +66,31 @@ export async function setWebhookUrls(
           .execute();
       }
     }
-    const current = await trx
-      .selectFrom("webhook_secrets")
-      .select("id")
-      .where("account_id", "=", accountId)
-      .where("expires_at", "is", null)
-      .executeTakeFirst();
-    if (!current) {
-      await trx
-        .insertInto("webhook_secrets")
-        .values({ account_id: accountId, secret: newWebhookSecret(), created_at: now, expires_at: null })
-        .execute();
-    }
+    await ensureSecret(trx, accountId, now);
   });
   await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
   return webhookSettings(store, accountId, now);
+}
+
+/** Makes the account's signing secret if it has none (an email's notifyurl needs one too). */
+export async function ensureWebhookSecret(store: Store, clock: Clock, accountId: number): Promise<void> {
+  const made = await store.transaction((trx) => ensureSecret(trx, accountId, clock.now().getTime()));
+  if (made) await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
+}
+
+async function ensureSecret(trx: Db, accountId: number, now: number): Promise<boolean> {
+  const current = await trx
+    .selectFrom("webhook_secrets")
+    .select("id")
+    .where("account_id", "=", accountId)
+    .where("expires_at", "is", null)
+    .executeTakeFirst();
+  if (current) return false;
+  await trx
+    .insertInto("webhook_secrets")
+    .values({ account_id: accountId, secret: newWebhookSecret(), created_at: now, expires_at: null })
+    .execute();
+  return true;
 }
 
 /** A new current secret; the old one keeps signing for `graceMs`. Answers the new secret. */
