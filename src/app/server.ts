@@ -13,8 +13,8 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { registerAdminRoutes } from "../admin/index.js";
-import { registerEmailRoutes } from "../email/index.js";
 import { GatewayError } from "../core/errors.js";
+import { registerEmailRoutes } from "../email/index.js";
 import { registerLegacyRoutes } from "../sms/index.js";
 import { registerVoiceRoutes } from "../voice/index.js";
 import { registerMetaWebhookRoutes } from "../whatsapp/meta-routes.js";
