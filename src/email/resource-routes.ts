@@ -313,7 +313,8 @@ export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: AppContext
     async (request) => {
       const query = request.query as { account?: string; limit?: number; before_id?: number };
       const accountId = query.account ? (await requireAccount(db, query.account)).id : undefined;
-      return ok(await listCaptured(db, accountId, { limit: query.limit ?? 50, beforeId: query.before_id }));
+      const rows = await listCaptured(db, accountId, { limit: query.limit ?? 50, beforeId: query.before_id });
+      return ok(rows.map((row) => ({ ...row, created_at: operatorIso(row.created_at) })));
     },
   );
 
@@ -329,7 +330,7 @@ export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: AppContext
     async (request) => {
       const row = await getCaptured(db, (request.params as { id: number }).id);
       if (!row) throw new GatewayError("not_found", "No such captured message.");
-      return ok(row);
+      return ok({ ...row, created_at: operatorIso(row.created_at) });
     },
   );
 }

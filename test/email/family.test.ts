@@ -86,6 +86,23 @@ describeEachEngine("email API", (engine) => {
       "ravi@example.org",
     ]);
     for (const mail of mails) expect(mail.raw).not.toMatch(/^bcc:/im);
+    // The operator reads the simulator's inbox over the API.
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const inbox = await call(t, "GET", `/admin/api/email/inbox?account=${account.username}&limit=2`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+    });
+    expect(inbox.status).toBe(200);
+    expect(inbox.body.data).toHaveLength(2);
+    expect(inbox.body.data[0].created_at).toMatch(/Z$/);
+    expect(inbox.body.data[0].raw).toBeUndefined();
+    const one = await call(t, "GET", `/admin/api/email/inbox/${inbox.body.data[0].id}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+    });
+    expect(one.body.data.raw).toContain("Subject: Your order");
+    const denied = await call(t, "GET", "/admin/api/email/inbox", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
+    expect(denied.status).toBe(403);
 
     const alias = await post(t, "/httpemailapiv2/send", base(account));
     expect(alias.text).toMatch(/^\d+_\d{8}_\d+$/);
