@@ -1,0 +1,96 @@
+// Delivery receipts: the SMSC's deliver_sm with esm_class "receipt" whose text is
+// `id:… sub:… dlvrd:… submit date:YYMMDDhhmm done date:YYMMDDhhmm stat:DELIVRD err:000 text:…`
+// (SMPP 3.4 appendix B, which SMSCs follow loosely), and the receipted_message_id (0x001E) and
+// message_state (0x0427) TLVs, which win when present.
+
+export type ReceiptStatus = "delivered" | "failed" | "other";
+
+export interface Receipt {
+  /** The message_id the SMSC gave in submit_sm_resp (one part's id). */
+  upstreamId: string;
+  status: ReceiptStatus;
+  /** The stat word as sent (DELIVRD, UNDELIV, ...), upper case; from message_state when only the TLV says it. */
+  stat: string;
+  /** The carrier's error code (`err:`), or null. */
+  err: string | null;
+  /** Epoch ms of `done date` read as UTC, or null when absent or unreadable. */
+  doneAt: number | null;
+}
+
+export interface ReceiptFields {
+  text?: string | Buffer | undefined;
+  receiptedMessageId?: string | undefined;
+  messageState?: number | undefined;
+}
+
+const FINAL_STATS: Record<string, ReceiptStatus> = {
+  DELIVRD: "delivered",
+  DELIVERED: "delivered",
+  EXPIRED: "failed",
+  DELETED: "failed",
+  UNDELIV: "failed",
+  UNDELIVERABLE: "failed",
+  REJECTD: "failed",
+  REJECTED: "failed",
+  FAILED: "failed",
+};
+
+/** message_state values (SMPP 3.4 §5.3.2.35) as their stat words. */
+const MESSAGE_STATES: Record<number, string> = {
+  1: "ENROUTE",
+  2: "DELIVRD",
+  3: "EXPIRED",
+  4: "DELETED",
+  5: "UNDELIV",
+  6: "ACCEPTD",
+  7: "UNKNOWN",
+  8: "REJECTD",
+};
+
+function field(head: string, name: string): string | null {
+  const match = new RegExp(`(?:^|\\s)${name}:\\s*(\\S+)`, "i").exec(head);
+  return match?.[1] ?? null;
+}
+
+/** YYMMDDhhmm[ss] as UTC; SMSCs rarely say their zone. */
+export function parseReceiptDate(value: string | null): number | null {
+  const match = value ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?$/.exec(value) : null;
+  if (!match) return null;
+  const [, yy, mo, dd, hh, mi, ss] = match.map((digits) => Number(digits ?? 0));
+  const at = Date.UTC(2000 + yy!, mo! - 1, dd!, hh!, mi!, ss);
+  const check = new Date(at);
+  return check.getUTCMonth() === mo! - 1 && check.getUTCDate() === dd && hh! < 24 && mi! < 60 ? at : null;
+}
+
+export function statusOfStat(stat: string): ReceiptStatus {
+  return FINAL_STATS[stat.toUpperCase()] ?? "other";
+}
+
+/** Reads a receipt, or null when neither the text nor the TLVs name the message it is about. */
+export function parseReceipt(fields: ReceiptFields): Receipt | null {
+  const text = Buffer.isBuffer(fields.text) ? fields.text.toString("latin1") : (fields.text ?? "");
+  // `text:` quotes the message, which may itself contain "id:" or "stat:".
+  const head = text.split(/(?:^|\s)text:/i)[0] ?? "";
+  const upstreamId = fields.receiptedMessageId?.trim() || field(head, "id");
+  if (!upstreamId) return null;
+  const fromState = fields.messageState !== undefined ? MESSAGE_STATES[fields.messageState] : undefined;
+  const stat = (fromState ?? field(head, "stat") ?? "UNKNOWN").toUpperCase();
+  return {
+    upstreamId,
+    status: statusOfStat(stat),
+    stat,
+    err: field(head, "err"),
+    doneAt: parseReceiptDate(field(head, "done date")),
+  };
+}
+
+/**
+ * Whether a receipt's id names a submitted part: SMSCs that answer submit_sm_resp with a hex id
+ * often write it in decimal in the receipt (and some pad it with zeros).
+ */
+export function receiptIdMatches(receiptId: string, messageId: string): boolean {
+  if (receiptId.toLowerCase() === messageId.toLowerCase()) return true;
+  if (!/^\d+$/.test(receiptId)) return false;
+  if (/^\d+$/.test(messageId) && BigInt(messageId) === BigInt(receiptId)) return true;
+  return /^[0-9a-f]+$/i.test(messageId) && BigInt(`0x${messageId}`) === BigInt(receiptId);
+}
