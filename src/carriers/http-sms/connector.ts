@@ -1,0 +1,147 @@
+// The http-sms connector: sends each SMS as one HTTP request to an aggregator described by
+// its configuration (config.ts), over a keep-alive pool, at most `rate_per_second`.
+//
+// What is retried: 429 and 5xx answers (or the configured `retryable_statuses`), and requests
+// that were never handed to a connected socket (refused or timed-out connections, DNS
+// failures, a reset before the request was written). A request that was written may have
+// made the aggregator send the SMS even when no answer came back, so a time-out or a broken
+// connection after that fails the message for good (and refunds it) rather than risk a
+// duplicate SMS. A 2xx answer without a readable message id also fails for good.
+import type { Logger } from "pino";
+import { Pool } from "undici";
+import type { Connector, SubmitResult } from "../../dispatch/index.js";
+import type { DeliveryReport } from "../../messages/index.js";
+import type { MessageRow } from "../../store/schema.js";
+import { readAnswer } from "./answer.js";
+import type { HttpSmsConfig } from "./config.js";
+import { type Exchange, exchange } from "./exchange.js";
+import { placeholderValues, RenderError, type RenderedRequest, renderRequest } from "./request.js";
+import { TokenBucket } from "./token-bucket.js";
+
+/**
+ * New requests start only this long into a batch. With requests capped at 10 s (timeout_ms),
+ * a batch returns within 14 s, inside the dispatcher's 15 s lease; messages not started in
+ * time (a slow rate cap, a slow aggregator) go back to the queue.
+ */
+const START_WINDOW_MS = 4_000;
+
+export interface HttpSmsConnectorOptions {
+  /** The value of {callback_url}: where this aggregator should send delivery reports. */
+  callbackUrl?: string;
+  /** How long into a batch new requests may start (default START_WINDOW_MS). */
+  startWindowMs?: number;
+  logger?: Logger;
+}
+
+export class HttpSmsConnector implements Connector {
+  readonly name: string;
+  readonly channel = "sms";
+  private readonly pool: Pool;
+  private readonly origin: string;
+  private readonly bucket: TokenBucket;
+  private reportSink: ((reports: DeliveryReport[]) => void) | undefined;
+
+  /** `config` must have passed parseHttpSmsConfig. */
+  constructor(
+    private readonly config: HttpSmsConfig,
+    private readonly options: HttpSmsConnectorOptions = {},
+  ) {
+    this.name = config.name;
+    this.origin = new URL(config.url.replace(/\{[a-z0-9_]+\}/g, "x")).origin;
+    this.pool = new Pool(this.origin, {
+      connections: config.max_connections,
+      headersTimeout: config.timeout_ms,
+      bodyTimeout: config.timeout_ms,
+      keepAliveTimeout: 30_000,
+      connect: { timeout: Math.min(config.timeout_ms, 5_000) },
+    });
+    this.bucket = new TokenBucket(config.rate_per_second);
+  }
+
+  /** Reports arrive at the DLR route (dlr.ts), which hands them to `report`. */
+  onReports(sink: (reports: DeliveryReport[]) => void): void {
+    this.reportSink = sink;
+  }
+
+  report(reports: DeliveryReport[]): void {
+    this.reportSink?.(reports);
+  }
+
+  async stop(): Promise<void> {
+    await this.pool.close();
+  }
+
+  async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
+    const results: SubmitResult[] = new Array(messages.length);
+    const startedAt = performance.now();
+    const latestStart = startedAt + (this.options.startWindowMs ?? START_WINDOW_MS);
+    let next = 0;
+    const lane = async () => {
+      while (next < messages.length) {
+        const index = next++;
+        const wait = performance.now() > latestStart ? undefined : this.bucket.reserve(latestStart);
+        if (wait === undefined) {
+          results[index] = {
+            ok: false,
+            retryable: true,
+            code: "deferred",
+            message: "Not sent in this round; queued again.",
+          };
+          continue;
+        }
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        results[index] = await this.send(messages[index]!);
+      }
+    };
+    const lanes = Math.min(this.config.max_connections, messages.length);
+    await Promise.all(Array.from({ length: lanes }, lane));
+    return results;
+  }
+
+  private async send(message: MessageRow): Promise<SubmitResult> {
+    let request: RenderedRequest;
+    try {
+      request = renderRequest(this.config, placeholderValues(message, this.options.callbackUrl ?? ""));
+      if (request.origin !== this.origin) throw new RenderError(`The URL's origin changed to ${request.origin}.`);
+    } catch (error) {
+      return { ok: false, retryable: false, code: "bad_request", message: (error as Error).message };
+    }
+    const outcome = await exchange(this.pool, request, this.config.timeout_ms);
+    if (outcome.kind === "error") return this.failure(outcome);
+    if (outcome.status === 401 || outcome.status === 403) {
+      this.options.logger?.error(
+        { connector: this.name, status: outcome.status },
+        "the SMS aggregator refused the gateway's credentials; check the connector's auth",
+      );
+    }
+    return readAnswer(this.config, outcome.status, outcome.text);
+  }
+
+  private failure(outcome: Extract<Exchange, { kind: "error" }>): SubmitResult {
+    const { error, written } = outcome;
+    const code = error.code ?? (error.cause as { code?: string } | undefined)?.code ?? "";
+    const detail = `${code ? `${code}: ` : ""}${error.message}`.slice(0, 300);
+    if (!written) {
+      return {
+        ok: false,
+        retryable: true,
+        code: "connect_failed",
+        message: `Could not reach ${this.name} (${detail}).`,
+      };
+    }
+    if (code === "deadline" || code === "UND_ERR_HEADERS_TIMEOUT" || code === "UND_ERR_BODY_TIMEOUT") {
+      return {
+        ok: false,
+        retryable: false,
+        code: "timeout",
+        message: `No answer from ${this.name} within ${this.config.timeout_ms} ms; not resent, as the SMS may have been sent.`,
+      };
+    }
+    return {
+      ok: false,
+      retryable: false,
+      code: "unknown_outcome",
+      message: `The request to ${this.name} broke off (${detail}); not resent, as the SMS may have been sent.`,
+    };
+  }
+}

@@ -1,0 +1,66 @@
+// Renders one message into the aggregator's request: every placeholder value is encoded for
+// where it lands (URL and form: percent-encoded; JSON body: JSON-escaped), never pasted raw.
+import type { MessageRow } from "../../store/schema.js";
+import { fillTemplate, type HttpSmsConfig, jsonEscape, type Placeholder } from "./config.js";
+
+export interface RenderedRequest {
+  method: "GET" | "POST";
+  /** The origin the pool is bound to. */
+  origin: string;
+  /** Path and query. */
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/** The placeholder values of one message. A 10-digit recipient is Indian (+91); others are E.164 digits. */
+export function placeholderValues(message: MessageRow, callbackUrl: string): Record<Placeholder, string> {
+  const digits = /^\d{10}$/.test(message.recipient) ? `91${message.recipient}` : message.recipient.replace(/^\+/, "");
+  return {
+    to: message.recipient,
+    to_e164: `+${digits}`,
+    to_digits: digits,
+    from: message.sender,
+    text: message.body,
+    unicode: message.encoding === "ucs2" ? "1" : "0",
+    dlt_entity_id: message.dlt_entity_id ?? "",
+    dlt_template_id: message.dlt_template_id ?? "",
+    message_id: message.id,
+    callback_url: callbackUrl,
+  };
+}
+
+export class RenderError extends Error {
+  override readonly name = "RenderError";
+}
+
+export function renderRequest(config: HttpSmsConfig, values: Record<Placeholder, string>): RenderedRequest {
+  const url = new URL(fillTemplate(config.url, values, encodeURIComponent));
+  const headers: Record<string, string> = {};
+  for (const [name, template] of Object.entries(config.headers ?? {})) {
+    const value = fillTemplate(template, values, (v) => v);
+    // A header cannot carry line breaks; a message text in a header would otherwise split it.
+    if (/[\r\n\0]/.test(value)) throw new RenderError(`Header ${name} would contain a line break.`);
+    headers[name.toLowerCase()] = value;
+  }
+  const auth = config.auth;
+  if (auth.type === "basic") {
+    headers.authorization = `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString("base64")}`;
+  } else if (auth.type === "bearer") {
+    headers.authorization = `Bearer ${auth.token}`;
+  } else if (auth.type === "header") {
+    headers[auth.name.toLowerCase()] = auth.value;
+  }
+  let path = `${url.pathname}${url.search}`;
+  if (auth.type === "query") {
+    // Appended by hand: URLSearchParams would re-encode the rendered query (%20 becoming +).
+    path += `${url.search ? "&" : "?"}${encodeURIComponent(auth.name)}=${encodeURIComponent(auth.value)}`;
+  }
+  let body: string | undefined;
+  if (config.method === "POST" && config.body) {
+    const json = config.body.content_type === "application/json";
+    body = fillTemplate(config.body.template, values, json ? jsonEscape : encodeURIComponent);
+    headers["content-type"] = json ? "application/json; charset=utf-8" : "application/x-www-form-urlencoded";
+  }
+  return { method: config.method, origin: url.origin, path, headers, body };
+}
