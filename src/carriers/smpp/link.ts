@@ -1,0 +1,270 @@
+// One bound SMPP connection to an SMSC: connect, bind, keep alive with enquire_link, and
+// reconnect with exponential back-off and jitter after a drop or a refused bind. Requests are
+// numbered here and matched to their responses with a time-out; a request that was unanswered
+// when the link dropped or timed out fails as retryable and its late response is ignored.
+
+import type { Pdu, Session } from "smpp";
+import smpp from "smpp";
+
+export type BindMode = "transceiver" | "transmitter" | "receiver";
+
+export interface LinkOptions {
+  host: string;
+  port: number;
+  systemId: string;
+  password: string;
+  systemType?: string;
+  /** Seconds of silence before we send enquire_link (default 30). */
+  enquireLinkSeconds?: number;
+  /** How long a request waits for its response (default 10 s). */
+  responseTimeoutMs?: number;
+  /** Reconnect back-off: first delay and cap (defaults 1 s and 60 s), times a jitter of 0.5–1. */
+  reconnectInitialMs?: number;
+  reconnectMaxMs?: number;
+  random?: () => number;
+  log?: (level: "info" | "warn", message: string, details?: Record<string, unknown>) => void;
+}
+
+/** A request that got no response: the SMSC may or may not have acted on it. */
+export class LinkError extends Error {
+  constructor(
+    readonly code: "timeout" | "connection_lost" | "not_bound" | "stopped",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const errorNames = new Map(Object.entries(smpp.errors).map(([name, status]) => [status, name]));
+
+export function statusName(status: number): string {
+  return errorNames.get(status) ?? `0x${status.toString(16).padStart(8, "0")}`;
+}
+
+interface Pending {
+  resolve: (pdu: Pdu) => void;
+  reject: (error: LinkError) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class SmppLink {
+  private session: Session | null = null;
+  private bound = false;
+  private stopping = false;
+  private sequence = 0;
+  private readonly pending = new Map<number, Pending>();
+  private failures = 0;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private enquireTimer: NodeJS.Timeout | null = null;
+  private boundWaiters: Array<() => void> = [];
+  /** Why the last connection or bind failed, for `waitBound` and status pages. */
+  lastError: string | null = null;
+  binds = 0;
+
+  constructor(
+    private readonly options: LinkOptions,
+    readonly mode: BindMode,
+    /** Answers a request the SMSC sends (deliver_sm, ...) with a command_status, once it is handled. */
+    private readonly onRequest: (pdu: Pdu) => Promise<number>,
+    private readonly onBoundChange: (bound: boolean) => void,
+  ) {}
+
+  get isBound(): boolean {
+    return this.bound;
+  }
+
+  get outstanding(): number {
+    return this.pending.size;
+  }
+
+  start(): void {
+    this.stopping = false;
+    if (!this.session && !this.reconnectTimer) this.connect();
+  }
+
+  /** Resolves once bound; rejects with the last failure after `timeoutMs`. */
+  waitBound(timeoutMs: number): Promise<void> {
+    if (this.bound) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.boundWaiters = this.boundWaiters.filter((waiter) => waiter !== done);
+        reject(new Error(`SMPP ${this.mode} bind to ${this.where()} not up after ${timeoutMs} ms: ${this.lastError}`));
+      }, timeoutMs);
+      this.boundWaiters.push(done);
+    });
+  }
+
+  /** Sends a request and resolves with its response PDU (whatever its command_status). */
+  request(command: string, fields: Record<string, unknown>, timeoutMs?: number): Promise<Pdu> {
+    const session = this.session;
+    if (!session || (!this.bound && !command.startsWith("bind_"))) {
+      return Promise.reject(new LinkError("not_bound", `SMPP ${this.mode} link to ${this.where()} is not bound`));
+    }
+    this.sequence = (this.sequence % 0x7fffffff) + 1;
+    const sequence = this.sequence;
+    const pdu = new smpp.PDU(command, { ...fields, sequence_number: sequence });
+    return new Promise((resolve, reject) => {
+      const wait = timeoutMs ?? this.options.responseTimeoutMs ?? 10_000;
+      const timer = setTimeout(() => {
+        this.pending.delete(sequence);
+        reject(new LinkError("timeout", `no ${command}_resp from ${this.where()} within ${wait} ms`));
+      }, wait);
+      this.pending.set(sequence, { resolve, reject, timer });
+      if (!session.send(pdu)) this.settle(sequence, new LinkError("connection_lost", "the socket is not writable"));
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+    const session = this.session;
+    if (session && this.bound) await this.request("unbind", {}, 2_000).catch(() => {});
+    this.setBound(false);
+    if (session) await new Promise<void>((resolve) => session.destroy(resolve));
+    this.failPending("stopped", "the SMPP link was stopped");
+  }
+
+  private where(): string {
+    return `${this.options.host}:${this.options.port}`;
+  }
+
+  private connect(): void {
+    this.reconnectTimer = null;
+    const session = smpp.connect({ host: this.options.host, port: this.options.port });
+    this.session = session;
+    session.on("connect", () => void this.bind(session));
+    session.on("pdu", (pdu: Pdu) => this.receive(session, pdu));
+    session.on("error", (error: Error) => {
+      this.lastError = error.message;
+      session.destroy();
+    });
+    session.on("close", () => this.dropped(session));
+  }
+
+  private async bind(session: Session): Promise<void> {
+    try {
+      const response = await this.request(`bind_${this.mode}`, {
+        system_id: this.options.systemId,
+        password: this.options.password,
+        system_type: this.options.systemType ?? "",
+        interface_version: 0x34,
+      });
+      if (session !== this.session) return;
+      if (response.command_status !== 0) {
+        this.lastError = `bind refused: ${statusName(response.command_status)}`;
+        this.options.log?.("warn", "SMPP bind refused", { mode: this.mode, status: this.lastError });
+        session.destroy();
+        return;
+      }
+      this.failures = 0;
+      this.binds++;
+      this.lastError = null;
+      this.setBound(true);
+      this.scheduleEnquireLink();
+      this.options.log?.("info", "SMPP bound", { mode: this.mode, smsc: this.where() });
+    } catch (error) {
+      this.lastError = `bind: ${(error as Error).message}`;
+      session.destroy();
+    }
+  }
+
+  private receive(session: Session, pdu: Pdu): void {
+    if (session !== this.session) return;
+    this.scheduleEnquireLink();
+    if (pdu.isResponse()) {
+      this.settle(pdu.sequence_number, pdu);
+      return;
+    }
+    switch (pdu.command) {
+      case "enquire_link":
+        session.send(pdu.response());
+        return;
+      case "unbind":
+        session.send(pdu.response(), () => session.destroy());
+        this.setBound(false);
+        return;
+      case "deliver_sm":
+      case "data_sm":
+        this.onRequest(pdu).then(
+          (status) => session.send(pdu.response({ command_status: status })),
+          () => session.send(pdu.response({ command_status: smpp.errors.ESME_RX_T_APPN })),
+        );
+        return;
+      case "alert_notification":
+        return; // has no response
+      default: {
+        const nack = { sequence_number: pdu.sequence_number, command_status: smpp.errors.ESME_RINVCMDID };
+        session.send(new smpp.PDU("generic_nack", nack));
+      }
+    }
+  }
+
+  private settle(sequence: number, outcome: Pdu | LinkError): void {
+    const pending = this.pending.get(sequence);
+    if (!pending) return; // timed out already: a late response is ignored
+    this.pending.delete(sequence);
+    clearTimeout(pending.timer);
+    if (outcome instanceof LinkError) pending.reject(outcome);
+    else pending.resolve(outcome);
+  }
+
+  private failPending(code: LinkError["code"], message: string): void {
+    for (const sequence of [...this.pending.keys()]) this.settle(sequence, new LinkError(code, message));
+  }
+
+  private setBound(bound: boolean): void {
+    if (this.bound === bound) return;
+    this.bound = bound;
+    if (bound) for (const waiter of this.boundWaiters.splice(0)) waiter();
+    this.onBoundChange(bound);
+  }
+
+  private dropped(session: Session): void {
+    if (session !== this.session) return;
+    this.session = null;
+    if (this.enquireTimer) clearTimeout(this.enquireTimer);
+    this.enquireTimer = null;
+    const wasBound = this.bound;
+    this.setBound(false);
+    this.failPending("connection_lost", `the connection to ${this.where()} dropped before the response`);
+    if (this.stopping) return;
+    if (wasBound) this.lastError = "connection dropped";
+    const initial = this.options.reconnectInitialMs ?? 1_000;
+    const cap = this.options.reconnectMaxMs ?? 60_000;
+    const delay =
+      Math.min(cap, initial * 2 ** Math.min(this.failures, 20)) * (0.5 + 0.5 * (this.options.random ?? Math.random)());
+    this.failures++;
+    this.options.log?.("warn", "SMPP connection lost, reconnecting", {
+      mode: this.mode,
+      smsc: this.where(),
+      delayMs: Math.round(delay),
+      reason: this.lastError,
+    });
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /** enquire_link after `enquireLinkSeconds` without traffic; no answer means a dead link. */
+  private scheduleEnquireLink(): void {
+    if (this.enquireTimer) clearTimeout(this.enquireTimer);
+    if (!this.bound) return;
+    this.enquireTimer = setTimeout(
+      () => {
+        const session = this.session;
+        this.request("enquire_link", {}).then(
+          () => {},
+          (error: LinkError) => {
+            if (error.code !== "timeout" || session !== this.session) return;
+            this.lastError = "enquire_link unanswered";
+            session?.destroy();
+          },
+        );
+      },
+      (this.options.enquireLinkSeconds ?? 30) * 1000,
+    );
+  }
+}

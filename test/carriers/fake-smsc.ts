@@ -1,0 +1,238 @@
+// A scriptable SMSC on 127.0.0.1 for the SMPP session tests, built on the smpp package's server:
+// it checks binds, records every submit_sm (UDH, text, TLVs) and how many were awaiting their
+// response at once, answers with generated message ids or whatever the next script step says
+// (an error status, no answer, a dropped connection), and sends receipts and MO messages.
+import type { AddressInfo } from "node:net";
+import type { Pdu, Session } from "smpp";
+import smpp from "smpp";
+import { encodeGsm7, encodeUcs2 } from "../../src/carriers/smpp/encoding.js";
+
+export type SubmitAction = "ok" | "throttle" | "queue_full" | "hang" | "drop" | { status: number };
+
+export interface RecordedSubmit {
+  connection: number;
+  messageId: string | null;
+  source: string;
+  sourceTon: number;
+  destination: string;
+  dataCoding: number;
+  esmClass: number;
+  registeredDelivery: number;
+  /** The whole UDH (length byte included), or null. */
+  udh: Buffer | null;
+  text: string;
+  /** Vendor TLVs by tag, as text. */
+  tlvs: Record<number, string>;
+  answer: SubmitAction;
+  receivedAt: number;
+}
+
+export interface BindAttempt {
+  connection: number;
+  mode: string;
+  systemId: string;
+  accepted: boolean;
+}
+
+interface Connection {
+  id: number;
+  session: Session;
+  mode: string | null;
+  waiting: number;
+}
+
+export class FakeSmsc {
+  readonly submits: RecordedSubmit[] = [];
+  readonly binds: BindAttempt[] = [];
+  /** Answers of the ESME to our deliver_sm, by command_status. */
+  readonly deliverAnswers: number[] = [];
+  enquireLinks = 0;
+  unbinds = 0;
+  /** The most submit_sm one connection had awaiting a response at once. */
+  peakWaiting = 0;
+  /** Delay before each submit_sm_resp (ms). */
+  responseDelayMs = 0;
+  private readonly server = smpp.createServer({}, (session) => this.accept(session));
+  private readonly connections = new Set<Connection>();
+  private readonly script: SubmitAction[] = [];
+  private nextConnection = 1;
+  private nextId = 0x5a000;
+
+  constructor(
+    readonly systemId = "switchboard",
+    readonly password = "secret",
+  ) {}
+
+  async start(): Promise<number> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    return this.port;
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get boundConnections(): number {
+    return [...this.connections].filter((connection) => connection.mode).length;
+  }
+
+  /** The next `count` submits get `action` (after any steps already scripted). */
+  next(count: number, action: SubmitAction): this {
+    for (let i = 0; i < count; i++) this.script.push(action);
+    return this;
+  }
+
+  /** Closes every connection without an unbind, as a crashing SMSC or a broken network does. */
+  dropAll(): void {
+    for (const connection of this.connections) connection.session.destroy();
+  }
+
+  async stop(): Promise<void> {
+    this.dropAll();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Sends a delivery receipt for one submitted part on a connection that takes deliveries. */
+  sendReceipt(
+    messageId: string,
+    options: { stat?: string; err?: string; withTlvs?: boolean; messageState?: number } = {},
+  ): void {
+    const stat = options.stat ?? "DELIVRD";
+    const done = "2611221431";
+    const text = `id:${messageId} sub:001 dlvrd:${stat === "DELIVRD" ? "001" : "000"} submit date:2611221430 done date:${done} stat:${stat} err:${options.err ?? "000"} text:`;
+    const fields: Record<string, unknown> = {
+      source_addr: "919800000001",
+      destination_addr: "SWITCH",
+      esm_class: 0x04,
+      data_coding: 0,
+      short_message: Buffer.from(text, "latin1"),
+    };
+    if (options.withTlvs) {
+      fields.receipted_message_id = messageId;
+      fields.message_state = options.messageState ?? (stat === "DELIVRD" ? 2 : 5);
+    }
+    this.deliver(fields);
+  }
+
+  /** Sends an MO message, in `parts` concatenated parts when given more than one. */
+  sendMo(from: string, to: string, text: string, options: { ucs2?: boolean; parts?: number; reference?: number } = {}) {
+    const chars = [...text];
+    const count = options.parts ?? 1;
+    const size = Math.ceil(chars.length / count);
+    for (let i = 0; i < count; i++) {
+      const piece = chars.slice(i * size, (i + 1) * size).join("");
+      const body = options.ucs2 ? encodeUcs2(piece) : encodeGsm7(piece);
+      const udh = count > 1 ? Buffer.from([5, 0, 3, options.reference ?? 42, count, i + 1]) : Buffer.alloc(0);
+      this.deliver({
+        source_addr: from,
+        destination_addr: to,
+        esm_class: count > 1 ? 0x40 : 0,
+        data_coding: options.ucs2 ? 8 : 0,
+        short_message: Buffer.concat([udh, body]),
+      });
+    }
+  }
+
+  async waitFor(condition: () => boolean, timeoutMs = 10_000, what = "the condition"): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > until) throw new Error(`fake SMSC: ${what} not met within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  private deliver(fields: Record<string, unknown>): void {
+    const target = [...this.connections].find((c) => c.mode === "transceiver" || c.mode === "receiver");
+    if (!target) throw new Error("fake SMSC: no bound transceiver or receiver to deliver to");
+    target.session.send(new smpp.PDU("deliver_sm", fields));
+  }
+
+  private accept(session: Session): void {
+    const connection: Connection = { id: this.nextConnection++, session, mode: null, waiting: 0 };
+    this.connections.add(connection);
+    session.on("error", () => {});
+    session.on("close", () => this.connections.delete(connection));
+    session.on("pdu", (pdu: Pdu) => this.receive(connection, pdu));
+  }
+
+  private receive(connection: Connection, pdu: Pdu): void {
+    const { session } = connection;
+    switch (pdu.command) {
+      case "bind_transceiver":
+      case "bind_transmitter":
+      case "bind_receiver": {
+        const accepted = pdu.system_id === this.systemId && pdu.password === this.password;
+        const mode = pdu.command.slice("bind_".length);
+        this.binds.push({ connection: connection.id, mode, systemId: String(pdu.system_id), accepted });
+        if (accepted) connection.mode = mode;
+        session.send(pdu.response({ command_status: accepted ? 0 : smpp.errors.ESME_RINVPASWD, system_id: "FAKE" }));
+        return;
+      }
+      case "enquire_link":
+        this.enquireLinks++;
+        session.send(pdu.response());
+        return;
+      case "unbind":
+        this.unbinds++;
+        connection.mode = null;
+        session.send(pdu.response(), () => session.close());
+        return;
+      case "deliver_sm_resp":
+        this.deliverAnswers.push(pdu.command_status);
+        return;
+      case "submit_sm":
+        this.submit(connection, pdu);
+        return;
+    }
+  }
+
+  private submit(connection: Connection, pdu: Pdu): void {
+    const answer = this.script.shift() ?? "ok";
+    const message = pdu.short_message as { message: string; udh?: Buffer[] };
+    const udh = message.udh?.length ? Buffer.concat([Buffer.from([0]), ...message.udh]) : null;
+    if (udh) udh[0] = udh.length - 1;
+    const tlvs: Record<number, string> = {};
+    for (const [key, value] of Object.entries(pdu)) {
+      const tag = /^tlv_0x([0-9a-f]{4})$/.exec(key)?.[1] ?? (/^\d+$/.test(key) ? Number(key).toString(16) : null);
+      if (tag) tlvs[Number.parseInt(tag, 16)] = Buffer.isBuffer(value) ? value.toString("latin1") : String(value);
+    }
+    const record: RecordedSubmit = {
+      connection: connection.id,
+      messageId: null,
+      source: String(pdu.source_addr),
+      sourceTon: Number(pdu.source_addr_ton),
+      destination: String(pdu.destination_addr),
+      dataCoding: Number(pdu.data_coding),
+      esmClass: Number(pdu.esm_class),
+      registeredDelivery: Number(pdu.registered_delivery),
+      udh,
+      text: message.message,
+      tlvs,
+      answer,
+      receivedAt: Date.now(),
+    };
+    this.submits.push(record);
+    connection.waiting++;
+    this.peakWaiting = Math.max(this.peakWaiting, connection.waiting);
+    if (answer === "hang") return;
+    if (answer === "drop") {
+      connection.session.destroy();
+      return;
+    }
+    setTimeout(() => {
+      connection.waiting--;
+      if (answer === "ok") {
+        record.messageId = (this.nextId++).toString(16);
+        connection.session.send(pdu.response({ message_id: record.messageId }));
+        return;
+      }
+      const status =
+        answer === "throttle"
+          ? smpp.errors.ESME_RTHROTTLED
+          : answer === "queue_full"
+            ? smpp.errors.ESME_RMSGQFUL
+            : answer.status;
+      connection.session.send(pdu.response({ command_status: status }));
+    }, this.responseDelayMs);
+  }
+}
