@@ -196,6 +196,7 @@ export function parseHttpSmsConfig(input: unknown): HttpSmsConfig {
       fail(`${where} uses unknown placeholder(s) {${unknown.join("}, {")}}; known: {${PLACEHOLDERS.join("}, {")}}.`);
     }
   }
+  if (/^[a-z]+:\/\/[^/]*\{/i.test(config.url)) fail("url's scheme, host and port cannot hold placeholders.");
   let url: URL | undefined;
   try {
     url = new URL(fillTemplate(config.url, SAMPLE, encodeURIComponent));
@@ -203,7 +204,6 @@ export function parseHttpSmsConfig(input: unknown): HttpSmsConfig {
     fail("url is not an absolute URL.");
   }
   if (url && url.protocol !== "http:" && url.protocol !== "https:") fail("url must be http or https.");
-  if (/^[a-z]+:\/\/[^/]*\{/i.test(config.url)) fail("url's scheme, host and port cannot hold placeholders.");
   if (config.method === "GET" && config.body) fail("a GET request has no body; remove `body` or use POST.");
   if (config.method === "POST" && !config.body) fail("a POST request needs `body`.");
   if (config.body?.content_type === "application/json") {
