@@ -44,6 +44,8 @@ export class FakeAggregator {
     status: 200,
     json: { status: "success", data: { message_id: `up-${index + 1}` } },
   });
+  /** Resets every new connection as soon as it is accepted, before any request on it is read. */
+  resetConnections = false;
   private server: http.Server | undefined;
   private readonly sockets = new Map<Socket, number>();
   private socketCount = 0;
@@ -57,6 +59,10 @@ export class FakeAggregator {
       req.on("end", () => this.handle(req, res, Buffer.concat(chunks).toString("utf8"), at));
     });
     this.server.on("connection", (socket) => {
+      if (this.resetConnections) {
+        socket.resetAndDestroy();
+        return;
+      }
       this.sockets.set(socket, ++this.socketCount);
       socket.on("close", () => this.sockets.delete(socket));
     });
@@ -75,6 +81,7 @@ export class FakeAggregator {
 
   reset(): void {
     this.requests.length = 0;
+    this.resetConnections = false;
     this.answer = new FakeAggregator().answer;
   }
 

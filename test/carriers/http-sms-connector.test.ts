@@ -236,6 +236,16 @@ describe("http-sms connector", () => {
       expect((result as { message: string }).message).toContain("ECONNREFUSED");
     });
 
+    it("a connection reset before the request was written is retried", async () => {
+      // In one process the server's accept (and reset) runs before the client's connect completes,
+      // so undici reports "connect ECONNRESET" without having written the request.
+      aggregator.resetConnections = true;
+      const [result] = await connector().submit([smsRow()]);
+      expect(result).toMatchObject({ ok: false, retryable: true, code: "connect_failed" });
+      expect((result as { message: string }).message).toContain("ECONNRESET");
+      expect(aggregator.requests).toHaveLength(0);
+    });
+
     it("a connection reset after the request arrived is final and not resent", async () => {
       aggregator.answer = () => "reset";
       const [result] = await connector().submit([smsRow()]);
