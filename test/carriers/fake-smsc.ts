@@ -50,6 +50,7 @@ export class FakeSmsc {
   unbinds = 0;
   /** The most submit_sm one connection had awaiting a response at once. */
   peakWaiting = 0;
+  answerEnquireLink = true;
   /** Delay before each submit_sm_resp (ms). */
   responseDelayMs = 0;
   private readonly server = smpp.createServer({}, (session) => this.accept(session));
@@ -133,6 +134,15 @@ export class FakeSmsc {
     }
   }
 
+  /** Sends enquire_link to the first bound connection and resolves with the answer's status. */
+  enquireLink(): Promise<number> {
+    const target = [...this.connections].find((connection) => connection.mode);
+    if (!target) throw new Error("fake SMSC: no bound connection");
+    return new Promise((resolve) =>
+      target.session.send(new smpp.PDU("enquire_link"), (response) => resolve(response.command_status)),
+    );
+  }
+
   async waitFor(condition: () => boolean, timeoutMs = 10_000, what = "the condition"): Promise<void> {
     const until = Date.now() + timeoutMs;
     while (!condition()) {
@@ -150,6 +160,7 @@ export class FakeSmsc {
   private accept(session: Session): void {
     const connection: Connection = { id: this.nextConnection++, session, mode: null, waiting: 0 };
     this.connections.add(connection);
+    session.socket.setNoDelay(true);
     session.on("error", () => {});
     session.on("close", () => this.connections.delete(connection));
     session.on("pdu", (pdu: Pdu) => this.receive(connection, pdu));
@@ -170,7 +181,7 @@ export class FakeSmsc {
       }
       case "enquire_link":
         this.enquireLinks++;
-        session.send(pdu.response());
+        if (this.answerEnquireLink) session.send(pdu.response());
         return;
       case "unbind":
         this.unbinds++;

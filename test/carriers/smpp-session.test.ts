@@ -1,6 +1,8 @@
 // The SMPP session against the fake SMSC over TCP: binds, the window and the throughput cap,
 // time-outs, reconnects, throttling, concatenated and UCS-2 parts, DLT TLVs, receipts and MO.
 import { describe, expect, it } from "vitest";
+import { decodeText } from "../../src/carriers/smpp/encoding.js";
+import type { InboundSmppMessage } from "../../src/carriers/smpp/inbound.js";
 import type { Receipt } from "../../src/carriers/smpp/receipt.js";
 import type { PartResult } from "../../src/carriers/smpp/session.js";
 import { boundSession, fakeSmsc, sessionTo } from "./smpp-helpers.js";
@@ -54,5 +56,200 @@ describe("bind", () => {
     const { smsc, session } = await boundSession();
     await session.stop();
     expect(smsc.unbinds).toBe(1);
+  });
+});
+
+describe("flow control", () => {
+  it("never has more submit_sm outstanding than the window", async () => {
+    const { smsc, session } = await boundSession({ window: 4 });
+    smsc.responseDelayMs = 100;
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, n) => session.submit(sms(`window ${n}`, n))));
+    expect(outcomes.every((outcome) => idOf(outcome.parts[0]))).toBe(true);
+    expect(smsc.submits).toHaveLength(30);
+    expect(smsc.peakWaiting).toBe(4);
+    expect(session.peakOutstanding).toBe(4);
+  });
+
+  it("keeps to the throughput cap: 100 submits at 50/s take about 2 s", async () => {
+    const { smsc, session } = await boundSession({ window: 20, throughputPerSecond: 50 });
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 100 }, (_, n) => session.submit(sms(`cap ${n}`, n))));
+    const elapsed = Date.now() - started;
+    expect(smsc.submits).toHaveLength(100);
+    expect(elapsed).toBeGreaterThanOrEqual(1_900);
+    const spans = smsc.submits.slice(1).map((submit, i) => submit.receivedAt - smsc.submits[0]!.receivedAt - i);
+    expect(Math.max(...spans.slice(0, 50))).toBeLessThan(20_000);
+  });
+
+  it("fails a PDU that gets no answer as retryable and ignores the late response", async () => {
+    const { smsc, session } = await boundSession({ responseTimeoutMs: 300 });
+    smsc.next(1, "hang");
+    const [hung, next] = await Promise.all([session.submit(sms("hung")), session.submit(sms("next", 1))]);
+    expect(hung.parts).toEqual([{ error: "timeout", message: expect.stringContaining("300 ms"), retryable: true }]);
+    expect(idOf(next.parts[0])).toBeTruthy();
+    expect(session.status()).toMatchObject({ bound: true, outstanding: 0 });
+  });
+
+  it("retries throttled and queue-full answers after a back-off, in order", async () => {
+    const { smsc, session } = await boundSession({ window: 1, throttleBackoffMs: 100 });
+    smsc.next(2, "throttle").next(1, "ok").next(1, "queue_full");
+    const outcomes = await Promise.all(["a", "b", "c"].map((text, n) => session.submit(sms(text, n))));
+    expect(outcomes.map((outcome) => idOf(outcome.parts[0]))).toEqual(
+      smsc.submits.filter((submit) => submit.messageId).map((submit) => submit.messageId),
+    );
+    expect(smsc.submits.map((submit) => `${submit.text}:${submit.answer}`)).toEqual([
+      "a:throttle",
+      "a:throttle",
+      "a:ok",
+      "b:queue_full",
+      "b:ok",
+      "c:ok",
+    ]);
+  });
+
+  it("gives up on a part throttled too often, as retryable", async () => {
+    const { smsc, session } = await boundSession({ throttleBackoffMs: 20, maxThrottleRetries: 2 });
+    smsc.next(3, "throttle");
+    const outcome = await session.submit(sms("busy"));
+    expect(outcome.parts).toEqual([{ error: "ESME_RTHROTTLED", message: expect.any(String), retryable: true }]);
+    expect(smsc.submits).toHaveLength(3);
+  });
+
+  it("fails a refused message as final and a system error as retryable", async () => {
+    const { smsc, session } = await boundSession();
+    smsc.next(1, { status: 0x0b }).next(1, { status: 0x08 });
+    const refused = await session.submit(sms("bad address"));
+    const broken = await session.submit(sms("system error"));
+    expect(refused.parts).toEqual([{ error: "ESME_RINVDSTADR", message: expect.any(String), retryable: false }]);
+    expect(broken.parts).toEqual([{ error: "ESME_RSYSERR", message: expect.any(String), retryable: true }]);
+  });
+});
+
+describe("reconnect", () => {
+  it("loses no PDU when the SMSC drops mid-window, then rebinds and sends the rest", async () => {
+    const { smsc, session } = await boundSession({ window: 5, responseTimeoutMs: 5_000 });
+    smsc.responseDelayMs = 50;
+    smsc.next(7, "ok").next(1, "drop");
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, n) => session.submit(sms(`m${n}`, n))));
+    const parts = outcomes.map((outcome) => outcome.parts[0]!);
+    const acknowledged = parts.filter((part) => "messageId" in part);
+    const retryable = parts.filter((part) => "retryable" in part && part.retryable);
+    expect(acknowledged.length + retryable.length).toBe(20);
+    expect(retryable.length).toBeGreaterThan(0);
+    expect(retryable.every((part) => "error" in part && part.error === "connection_lost")).toBe(true);
+    // Every id handed back is one the SMSC issued; nothing acknowledged was reported failed.
+    const issued = new Set(smsc.submits.map((submit) => submit.messageId).filter(Boolean));
+    expect(acknowledged.every((part) => issued.has(idOf(part)))).toBe(true);
+    expect(smsc.binds.filter((bind) => bind.accepted).length).toBe(2);
+    const after = await session.submit(sms("after"));
+    expect(idOf(after.parts[0])).toBeTruthy();
+  });
+
+  it("sends enquire_link when the link is quiet and reconnects when it goes unanswered", async () => {
+    const { smsc, session } = await boundSession({ enquireLinkSeconds: 0.2, responseTimeoutMs: 300 });
+    await smsc.waitFor(() => smsc.enquireLinks >= 2, 5_000, "two enquire_link");
+    expect(smsc.binds).toHaveLength(1);
+    smsc.answerEnquireLink = false;
+    await smsc.waitFor(() => smsc.binds.length >= 2, 5_000, "a second bind");
+    await session.waitBound(5_000);
+    expect(session.status().binds).toBe(2);
+  });
+
+  it("answers the SMSC's enquire_link", async () => {
+    const { smsc } = await boundSession();
+    expect(await smsc.enquireLink()).toBe(0);
+  });
+});
+
+describe("long messages and DLT", () => {
+  it("splits long GSM text into parts with a shared reference that reassemble", async () => {
+    const { smsc, session } = await boundSession();
+    const text = `${"Your order [#42] is ready. ".repeat(12)}€`;
+    const outcome = await session.submit({ ...sms(text), reference: 0x33 });
+    expect(outcome.reference).toBe(0x33);
+    expect(outcome.parts).toHaveLength(3);
+    expect(smsc.submits.map((submit) => submit.udh?.toString("hex"))).toEqual([
+      "050003330301",
+      "050003330302",
+      "050003330303",
+    ]);
+    expect(smsc.submits.every((submit) => submit.esmClass === 0x40 && submit.dataCoding === 0)).toBe(true);
+    expect(smsc.submits.map((submit) => submit.text).join("")).toBe(text);
+    expect(outcome.parts.map(idOf)).toEqual(smsc.submits.map((submit) => submit.messageId));
+  });
+
+  it("sends UCS-2 text with data_coding 8, emoji kept whole", async () => {
+    const { smsc, session } = await boundSession();
+    const text = `नमस्ते 😀 ${"आपका ऑर्डर तैयार है। ".repeat(5)}`;
+    const outcome = await session.submit(sms(text));
+    expect(outcome.dataCoding).toBe(8);
+    expect(outcome.parts.length).toBe(smsc.submits.length);
+    expect(smsc.submits.length).toBeGreaterThan(1);
+    expect(smsc.submits.every((submit) => submit.dataCoding === 8)).toBe(true);
+    expect(smsc.submits.map((submit) => submit.text).join("")).toBe(text);
+    expect(decodeText(Buffer.from("0905", "hex"), 8)).toBe("अ");
+  });
+
+  it("puts the DLT entity and template ids on every part, under the configured tags", async () => {
+    const { smsc, session } = await boundSession({ dltTags: { entityId: 0x1400, templateId: 0x1401 } });
+    await session.submit({ ...sms("x".repeat(200)), dltEntityId: "1201159100000000001", dltTemplateId: "1207161" });
+    expect(smsc.submits).toHaveLength(2);
+    for (const submit of smsc.submits) {
+      expect(submit.tlvs).toEqual({ 5120: "1201159100000000001", 5121: "1207161" });
+    }
+    await session.submit({
+      ...sms("other tags"),
+      dltEntityId: "E",
+      dltTemplateId: "T",
+      tlvTags: { templateId: 0x1402 },
+    });
+    expect(smsc.submits[2]?.tlvs).toEqual({ 5120: "E", 5122: "T" });
+    await session.submit(sms("no DLT"));
+    expect(smsc.submits[3]?.tlvs).toEqual({});
+  });
+});
+
+describe("receipts and MO", () => {
+  it("hands each part's receipt over, in any order, with its part id", async () => {
+    const { smsc, session } = await boundSession();
+    const receipts: Receipt[] = [];
+    session.onReceipt((receipt) => void receipts.push(receipt));
+    const outcome = await session.submit(sms("y".repeat(400)));
+    const ids = outcome.parts.map(idOf) as string[];
+    expect(ids).toHaveLength(3);
+    smsc.sendReceipt(ids[2]!, { stat: "DELIVRD" });
+    smsc.sendReceipt(ids[0]!, { stat: "UNDELIV", err: "034", withTlvs: true });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    smsc.sendReceipt(ids[1]!, { stat: "DELIVRD", withTlvs: true });
+    await smsc.waitFor(() => receipts.length === 3, 5_000, "three receipts");
+    expect(receipts.map((receipt) => [receipt.upstreamId, receipt.status, receipt.err])).toEqual([
+      [ids[2], "delivered", "000"],
+      [ids[0], "failed", "034"],
+      [ids[1], "delivered", "000"],
+    ]);
+    expect(smsc.deliverAnswers).toEqual([0, 0, 0]);
+  });
+
+  it("answers a receipt the sink could not take with a temporary error, so the SMSC sends it again", async () => {
+    const { smsc, session } = await boundSession();
+    session.onReceipt(() => Promise.reject(new Error("database down")));
+    smsc.sendReceipt("abc");
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 1);
+    expect(smsc.deliverAnswers).toEqual([0x64]);
+  });
+
+  it("delivers MO messages, concatenated ones reassembled, and acknowledges them once stored", async () => {
+    const { smsc, session } = await boundSession();
+    const inbound: InboundSmppMessage[] = [];
+    session.onInbound(async (message) => {
+      inbound.push(message);
+    });
+    smsc.sendMo("919812345678", "919000000001", "STOP {all}");
+    smsc.sendMo("919812345678", "919000000001", `नमस्ते ${"दुनिया ".repeat(20)}`, { ucs2: true, parts: 3 });
+    await smsc.waitFor(() => inbound.length === 2, 5_000, "two MO messages");
+    expect(inbound[0]).toMatchObject({ from: "919812345678", to: "919000000001", text: "STOP {all}", parts: 1 });
+    expect(inbound[1]).toMatchObject({ text: `नमस्ते ${"दुनिया ".repeat(20)}`, dataCoding: 8, parts: 3 });
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 4);
+    expect(smsc.deliverAnswers).toEqual([0, 0, 0, 0]);
   });
 });

@@ -137,6 +137,8 @@ export class SmppLink {
     this.reconnectTimer = null;
     const session = smpp.connect({ host: this.options.host, port: this.options.port });
     this.session = session;
+    // Small PDUs in a window: without this, Nagle holds each behind the previous one's ACK.
+    session.socket.setNoDelay(true);
     session.on("connect", () => void this.bind(session));
     session.on("pdu", (pdu: Pdu) => this.receive(session, pdu));
     session.on("error", (error: Error) => {
