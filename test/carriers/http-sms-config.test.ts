@@ -24,6 +24,7 @@ describe("parseHttpSmsConfig", () => {
     ["an unknown field", { ...valid, extra: 1 }, "must not have additional properties"],
     ["a time-out beyond the lease", { ...valid, timeout_ms: 20_000 }, "/timeout_ms"],
     ["an unknown auth kind", { ...valid, auth: { type: "digest" } }, "/auth"],
+    ["a header name with a space", { ...valid, headers: { "X Key": "v" } }, "must not have additional properties"],
     ["an unknown placeholder", { ...valid, url: "https://a.example/s?to={phone}" }, "unknown placeholder(s) {phone}"],
     ["a placeholder in the host", { ...valid, url: "https://{from}.example/s" }, "cannot hold placeholders"],
     ["a relative URL", { ...valid, url: "/send?to={to}" }, "not an absolute URL"],

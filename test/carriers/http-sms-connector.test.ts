@@ -114,9 +114,13 @@ describe("http-sms connector", () => {
       });
     });
 
-    it("a header template that would carry a line break fails the message without sending it", async () => {
-      const results = await connector({ headers: { "X-Text": "{text}" } }).submit([smsRow({ body: "a\r\nX-Evil: 1" })]);
-      expect(results[0]).toMatchObject({ ok: false, retryable: false, code: "bad_request" });
+    it("a header template that would carry a line break or non-Latin-1 text fails the message unsent", async () => {
+      const c = connector({ headers: { "X-Text": "{text}" }, max_connections: 1 });
+      const results = await c.submit([smsRow({ body: "a\r\nX-Evil: 1" }), smsRow({ body: "नमस्ते" }, 1)]);
+      expect(results).toEqual([
+        expect.objectContaining({ ok: false, retryable: false, code: "bad_request" }),
+        expect.objectContaining({ ok: false, retryable: false, code: "bad_request" }),
+      ]);
       expect(aggregator.requests).toHaveLength(0);
     });
   });

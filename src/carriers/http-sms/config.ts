@@ -22,6 +22,8 @@ export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 const PLACEHOLDER = /\{([a-z0-9_]+)\}/g;
 
+const HeaderName = Type.String({ pattern: "^[A-Za-z0-9-]{1,100}$", description: "An HTTP header name." });
+
 const text = (description: string, options: { minLength?: number; maxLength?: number } = {}) =>
   Type.String({ description, maxLength: 4_000, ...options });
 
@@ -34,7 +36,7 @@ const DlrSecret = Type.Union([
   Type.Object(
     {
       type: Type.Literal("header"),
-      header: text("Header that must equal `value`.", { minLength: 1, maxLength: 100 }),
+      header: HeaderName,
       value: text("The shared secret.", { minLength: 8 }),
     },
     { additionalProperties: false },
@@ -42,7 +44,7 @@ const DlrSecret = Type.Union([
   Type.Object(
     {
       type: Type.Literal("hmac_sha256"),
-      header: text("Header holding the hex HMAC-SHA256 of the raw body.", { minLength: 1, maxLength: 100 }),
+      header: HeaderName,
       secret: text("The HMAC key.", { minLength: 8 }),
     },
     { additionalProperties: false },
@@ -100,10 +102,7 @@ const Auth = Type.Union([
     { additionalProperties: false },
   ),
   Type.Object({ type: Type.Literal("bearer"), token: text("", { minLength: 1 }) }, { additionalProperties: false }),
-  Type.Object(
-    { type: Type.Literal("header"), name: text("", { minLength: 1, maxLength: 100 }), value: text("") },
-    { additionalProperties: false },
-  ),
+  Type.Object({ type: Type.Literal("header"), name: HeaderName, value: text("") }, { additionalProperties: false }),
   Type.Object(
     { type: Type.Literal("query"), name: text("", { minLength: 1, maxLength: 100 }), value: text("") },
     { additionalProperties: false },
@@ -129,7 +128,7 @@ export const HttpSmsConfigSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    headers: Type.Optional(Type.Record(Type.String({ pattern: "^[A-Za-z0-9-]{1,100}$" }), text(""))),
+    headers: Type.Optional(Type.Record(HeaderName, text("Header value template."), { additionalProperties: false })),
     auth: Auth,
     response: Type.Union([JsonResponse, TextResponse]),
     retryable_statuses: Type.Optional(

@@ -121,6 +121,14 @@ export class HttpSmsConnector implements Connector {
     const { error, written } = outcome;
     const code = error.code ?? (error.cause as { code?: string } | undefined)?.code ?? "";
     const detail = `${code ? `${code}: ` : ""}${error.message}`.slice(0, 300);
+    if (code === "UND_ERR_INVALID_ARG") {
+      return {
+        ok: false,
+        retryable: false,
+        code: "bad_request",
+        message: `The request was not valid HTTP (${detail}).`,
+      };
+    }
     if (!written) {
       return {
         ok: false,

@@ -39,36 +39,40 @@ export function exchange(pool: Dispatcher, request: RenderedRequest, timeoutMs: 
       // Still waiting for a connection: nothing was written, and onRequestStart aborts it if one comes.
       else finish({ kind: "error", error: deadline(), written: false });
     }, timeoutMs);
-    pool.dispatch(
-      {
-        method: request.method,
-        path: request.path,
-        headers: request.headers,
-        body: request.body ?? null,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+    const options: Dispatcher.DispatchOptions = {
+      method: request.method,
+      path: request.path,
+      headers: request.headers,
+      body: request.body ?? null,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    };
+    const handler: Dispatcher.DispatchHandler = {
+      onRequestStart(ctrl) {
+        controller = ctrl;
+        // Aborting here keeps undici from writing the request (client-h1 checks right after).
+        if (expired) ctrl.abort(deadline());
+        else written = true;
       },
-      {
-        onRequestStart(ctrl) {
-          controller = ctrl;
-          // Aborting here keeps undici from writing the request (client-h1 checks right after).
-          if (expired) ctrl.abort(deadline());
-          else written = true;
-        },
-        onResponseStart(_ctrl, statusCode) {
-          status = statusCode;
-        },
-        onResponseData(_ctrl, chunk) {
-          size += chunk.length;
-          if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
-        },
-        onResponseEnd() {
-          finish({ kind: "answer", status, text: Buffer.concat(chunks).toString("utf8") });
-        },
-        onResponseError(_ctrl, error) {
-          finish({ kind: "error", error, written });
-        },
+      onResponseStart(_ctrl, statusCode) {
+        status = statusCode;
       },
-    );
+      onResponseData(_ctrl, chunk) {
+        size += chunk.length;
+        if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
+      },
+      onResponseEnd() {
+        finish({ kind: "answer", status, text: Buffer.concat(chunks).toString("utf8") });
+      },
+      onResponseError(_ctrl, error) {
+        finish({ kind: "error", error, written });
+      },
+    };
+    try {
+      pool.dispatch(options, handler);
+    } catch (error) {
+      // undici refuses some requests (an invalid header) before queueing them.
+      finish({ kind: "error", error: error as Error, written: false });
+    }
   });
 }

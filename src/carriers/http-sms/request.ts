@@ -39,8 +39,10 @@ export function renderRequest(config: HttpSmsConfig, values: Record<Placeholder,
   const headers: Record<string, string> = {};
   for (const [name, template] of Object.entries(config.headers ?? {})) {
     const value = fillTemplate(template, values, (v) => v);
-    // A header cannot carry line breaks; a message text in a header would otherwise split it.
-    if (/[\r\n\0]/.test(value)) throw new RenderError(`Header ${name} would contain a line break.`);
+    // A header carries no line breaks (a message text would split it) and only Latin-1 text.
+    if (/[^\t\x20-\x7e\x80-\xff]/.test(value)) {
+      throw new RenderError(`Header ${name} would contain a line break or a character HTTP headers cannot carry.`);
+    }
     headers[name.toLowerCase()] = value;
   }
   const auth = config.auth;
