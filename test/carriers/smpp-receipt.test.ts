@@ -1,7 +1,12 @@
 // Delivery receipt text and TLVs as SMSCs send them: the standard layout, other cases and
 // spacing, missing fields, TLVs that override the text, and ids written in decimal.
 import { describe, expect, it } from "vitest";
-import { parseReceipt, parseReceiptDate, receiptIdMatches } from "../../src/carriers/smpp/receipt.js";
+import {
+  messageStatusFromParts,
+  parseReceipt,
+  parseReceiptDate,
+  receiptIdMatches,
+} from "../../src/carriers/smpp/receipt.js";
 
 const standard =
   "id:0123456789 sub:001 dlvrd:001 submit date:2611221430 done date:2611221431 stat:DELIVRD err:000 text:Hello";
@@ -73,5 +78,15 @@ describe("receiptIdMatches", () => {
     expect(receiptIdMatches("0000012345", "12345")).toBe(true);
     expect(receiptIdMatches("12346", "12345")).toBe(false);
     expect(receiptIdMatches("xyz", "abc")).toBe(false);
+  });
+});
+
+describe("messageStatusFromParts", () => {
+  it("is delivered when every part is, failed when any part failed, pending otherwise", () => {
+    expect(messageStatusFromParts(["delivered", "delivered", "delivered"])).toBe("delivered");
+    expect(messageStatusFromParts(["delivered", null, "failed"])).toBe("failed");
+    expect(messageStatusFromParts(["delivered", null])).toBeNull();
+    expect(messageStatusFromParts(["delivered", "other"])).toBeNull();
+    expect(messageStatusFromParts([])).toBeNull();
   });
 });

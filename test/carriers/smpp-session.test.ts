@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeText } from "../../src/carriers/smpp/encoding.js";
 import type { InboundSmppMessage } from "../../src/carriers/smpp/inbound.js";
+import { SmppSessionPool } from "../../src/carriers/smpp/pool.js";
 import type { Receipt } from "../../src/carriers/smpp/receipt.js";
 import type { PartResult } from "../../src/carriers/smpp/session.js";
 import { boundSession, fakeSmsc, sessionTo } from "./smpp-helpers.js";
@@ -251,5 +252,32 @@ describe("receipts and MO", () => {
     expect(inbound[1]).toMatchObject({ text: `नमस्ते ${"दुनिया ".repeat(20)}`, dataCoding: 8, parts: 3 });
     await smsc.waitFor(() => smsc.deliverAnswers.length === 4);
     expect(smsc.deliverAnswers).toEqual([0, 0, 0, 0]);
+  });
+});
+
+describe("several connections", () => {
+  it("binds every connection and spreads messages over them, each within its own window", async () => {
+    const smsc = await fakeSmsc();
+    smsc.responseDelayMs = 50;
+    const pool = new SmppSessionPool(
+      { host: "127.0.0.1", port: smsc.port, systemId: smsc.systemId, password: smsc.password, window: 2 },
+      3,
+    );
+    pool.start();
+    try {
+      await Promise.all(pool.sessions.map((session) => session.waitBound(10_000)));
+      expect(smsc.boundConnections).toBe(3);
+      const receipts: Receipt[] = [];
+      pool.onReceipt((receipt) => void receipts.push(receipt));
+      const outcomes = await Promise.all(Array.from({ length: 24 }, (_, n) => pool.submit(sms(`pool ${n}`, n))));
+      expect(outcomes.every((outcome) => idOf(outcome.parts[0]))).toBe(true);
+      expect(new Set(smsc.submits.map((submit) => submit.connection)).size).toBe(3);
+      expect(smsc.peakWaiting).toBeLessThanOrEqual(2);
+      smsc.sendReceipt(idOf(outcomes[5]!.parts[0])!);
+      await smsc.waitFor(() => receipts.length === 1);
+    } finally {
+      await pool.stop();
+    }
+    expect(smsc.unbinds).toBe(3);
   });
 });

@@ -94,3 +94,12 @@ export function receiptIdMatches(receiptId: string, messageId: string): boolean 
   if (/^\d+$/.test(messageId) && BigInt(messageId) === BigInt(receiptId)) return true;
   return /^[0-9a-f]+$/i.test(messageId) && BigInt(`0x${messageId}`) === BigInt(receiptId);
 }
+
+/**
+ * A concatenated message's state from its parts' receipts (null: no receipt yet): failed as soon
+ * as one part failed, delivered once every part is, otherwise still pending (null).
+ */
+export function messageStatusFromParts(parts: Array<ReceiptStatus | null>): "delivered" | "failed" | null {
+  if (parts.includes("failed")) return "failed";
+  return parts.length > 0 && parts.every((status) => status === "delivered") ? "delivered" : null;
+}

@@ -1,0 +1,27 @@
+// SMPP 3.4 client layer (issue 10): sessions and pools over the `smpp` package, the encoding and
+// splitting of text into parts, and delivery receipt parsing. Not wired into the dispatcher yet.
+export {
+  type DataCoding,
+  decodeText,
+  encodeGsm7,
+  encodeUcs2,
+  type SplitMessage,
+  splitMessage,
+} from "./encoding.js";
+export type { InboundSmppMessage } from "./inbound.js";
+export { SmppSessionPool } from "./pool.js";
+export {
+  messageStatusFromParts,
+  parseReceipt,
+  type Receipt,
+  type ReceiptStatus,
+  receiptIdMatches,
+} from "./receipt.js";
+export {
+  type DltTags,
+  type PartResult,
+  SmppSession,
+  type SmppSessionOptions,
+  type SubmitOutcome,
+  type SubmitRequest,
+} from "./session.js";
