@@ -1,5 +1,6 @@
 // The SMPP session against the fake SMSC over TCP: binds, the window and the throughput cap,
 // time-outs, reconnects, throttling, concatenated and UCS-2 parts, DLT TLVs, receipts and MO.
+import smpp from "smpp";
 import { describe, expect, it } from "vitest";
 import { decodeText } from "../../src/carriers/smpp/encoding.js";
 import type { InboundSmppMessage } from "../../src/carriers/smpp/inbound.js";
@@ -163,6 +164,16 @@ describe("reconnect", () => {
 });
 
 describe("long messages and DLT", () => {
+  it("sends a 1,000-character text the library could not take whole as seven parts", async () => {
+    expect(() => new smpp.PDU("submit_sm", { short_message: Buffer.alloc(300) }).toBuffer()).toThrow(RangeError);
+    const { smsc, session } = await boundSession();
+    const text = "0123456789".repeat(100);
+    const outcome = await session.submit(sms(text));
+    expect(outcome.parts.map(idOf).every(Boolean)).toBe(true);
+    expect(smsc.submits.map((submit) => submit.udh?.[5])).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    expect(smsc.submits.map((submit) => submit.text).join("")).toBe(text);
+  });
+
   it("splits long GSM text into parts with a shared reference that reassemble", async () => {
     const { smsc, session } = await boundSession();
     const text = `${"Your order [#42] is ready. ".repeat(12)}€`;

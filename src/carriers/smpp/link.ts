@@ -41,6 +41,15 @@ export function statusName(status: number): string {
   return errorNames.get(status) ?? `0x${status.toString(16).padStart(8, "0")}`;
 }
 
+/** Destroys the socket and waits for its close (at once when it has closed already). */
+function closed(session: Session): Promise<void> {
+  return new Promise((resolve) => {
+    if (session.socket.closed) return resolve();
+    session.socket.once("close", () => resolve());
+    session.socket.destroy();
+  });
+}
+
 interface Pending {
   resolve: (pdu: Pdu) => void;
   reject: (error: LinkError) => void;
@@ -125,7 +134,7 @@ export class SmppLink {
     const session = this.session;
     if (session && this.bound) await this.request("unbind", {}, 2_000).catch(() => {});
     this.setBound(false);
-    if (session) await new Promise<void>((resolve) => session.destroy(resolve));
+    if (session) await closed(session);
     this.failPending("stopped", "the SMPP link was stopped");
   }
 

@@ -13,6 +13,8 @@ declare module "smpp" {
     [field: string]: unknown;
     isResponse(): boolean;
     response(fields?: Record<string, unknown>): Pdu;
+    /** Encodes the PDU; throws a RangeError for a short_message over 255 bytes. */
+    toBuffer(): Buffer;
   }
 
   export const PDU: new (command: string, fields?: Record<string, unknown>) => Pdu;
