@@ -115,8 +115,13 @@ export class FakeSmsc {
     this.deliver(fields);
   }
 
-  /** Sends an MO message, in `parts` concatenated parts when given more than one. */
-  sendMo(from: string, to: string, text: string, options: { ucs2?: boolean; parts?: number; reference?: number } = {}) {
+  /** Sends an MO message, in `parts` concatenated parts when given more than one (`spread`: each on another connection). */
+  sendMo(
+    from: string,
+    to: string,
+    text: string,
+    options: { ucs2?: boolean; parts?: number; reference?: number; spread?: boolean } = {},
+  ) {
     const chars = [...text];
     const count = options.parts ?? 1;
     const size = Math.ceil(chars.length / count);
@@ -124,13 +129,16 @@ export class FakeSmsc {
       const piece = chars.slice(i * size, (i + 1) * size).join("");
       const body = options.ucs2 ? encodeUcs2(piece) : encodeGsm7(piece);
       const udh = count > 1 ? Buffer.from([5, 0, 3, options.reference ?? 42, count, i + 1]) : Buffer.alloc(0);
-      this.deliver({
-        source_addr: from,
-        destination_addr: to,
-        esm_class: count > 1 ? 0x40 : 0,
-        data_coding: options.ucs2 ? 8 : 0,
-        short_message: Buffer.concat([udh, body]),
-      });
+      this.deliver(
+        {
+          source_addr: from,
+          destination_addr: to,
+          esm_class: count > 1 ? 0x40 : 0,
+          data_coding: options.ucs2 ? 8 : 0,
+          short_message: Buffer.concat([udh, body]),
+        },
+        options.spread ? i : 0,
+      );
     }
   }
 
@@ -151,8 +159,9 @@ export class FakeSmsc {
     }
   }
 
-  private deliver(fields: Record<string, unknown>): void {
-    const target = [...this.connections].find((c) => c.mode === "transceiver" || c.mode === "receiver");
+  private deliver(fields: Record<string, unknown>, nth = 0): void {
+    const receivers = [...this.connections].filter((c) => c.mode === "transceiver" || c.mode === "receiver");
+    const target = receivers[nth % Math.max(1, receivers.length)];
     if (!target) throw new Error("fake SMSC: no bound transceiver or receiver to deliver to");
     target.session.send(new smpp.PDU("deliver_sm", fields));
   }

@@ -291,6 +291,11 @@ describe("several connections", () => {
       expect(smsc.peakWaiting).toBeLessThanOrEqual(2);
       smsc.sendReceipt(idOf(outcomes[5]!.parts[0])!);
       await smsc.waitFor(() => receipts.length === 1);
+      const inbound: InboundSmppMessage[] = [];
+      pool.onInbound((message) => void inbound.push(message));
+      smsc.sendMo("919812345678", "919000000001", "first half, second half", { parts: 2, spread: true });
+      await smsc.waitFor(() => inbound.length === 1, 5_000, "the MO message");
+      expect(inbound[0]).toMatchObject({ text: "first half, second half", parts: 2 });
     } finally {
       await pool.stop();
     }

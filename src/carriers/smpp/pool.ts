@@ -1,18 +1,21 @@
 // Several SMPP connections to one carrier account (carriers grant a number of binds, each with
 // its own window and throughput cap): a message goes whole to the bound connection with the
 // least work waiting, and receipts and MO messages from any of them reach the same sinks.
-import type { InboundSmppMessage } from "./inbound.js";
+import { InboundAssembler, type InboundSmppMessage } from "./inbound.js";
 import type { Receipt } from "./receipt.js";
 import { SmppSession, type SmppSessionOptions, type SubmitOutcome, type SubmitRequest } from "./session.js";
 
 export class SmppSessionPool {
   readonly sessions: SmppSession[];
+  private readonly assembler: InboundAssembler;
+  private inboundSink: (message: InboundSmppMessage) => void | Promise<void> = () => {};
 
   constructor(options: SmppSessionOptions, connections: number) {
     if (!Number.isInteger(connections) || connections < 1) {
       throw new Error(`an SMPP carrier needs at least one connection, not ${connections}`);
     }
-    this.sessions = Array.from({ length: connections }, () => new SmppSession(options));
+    this.assembler = new InboundAssembler((message) => this.inboundSink(message));
+    this.sessions = Array.from({ length: connections }, () => new SmppSession(options, this.assembler));
   }
 
   onReceipt(sink: (receipt: Receipt) => void | Promise<void>): void {
@@ -20,7 +23,7 @@ export class SmppSessionPool {
   }
 
   onInbound(sink: (message: InboundSmppMessage) => void | Promise<void>): void {
-    for (const session of this.sessions) session.onInbound(sink);
+    this.inboundSink = sink;
   }
 
   start(): void {

@@ -112,7 +112,11 @@ export class SmppSession {
   /** The most submit_sm that were ever awaiting a response at once. */
   peakOutstanding = 0;
 
-  constructor(private readonly options: SmppSessionOptions) {
+  /** `assembler`: one shared by the connections of a pool, as a message's parts may come over any of them. */
+  constructor(
+    private readonly options: SmppSessionOptions,
+    assembler?: InboundAssembler,
+  ) {
     const modes: BindMode[] = options.bind === "transmitter+receiver" ? ["transmitter", "receiver"] : ["transceiver"];
     this.links = modes.map(
       (mode) =>
@@ -125,7 +129,7 @@ export class SmppSession {
     );
     this.submitLink = this.links[0]!;
     this.cap = new ThroughputCap(options.throughputPerSecond ?? 0, options.throughputBurst ?? 1);
-    this.assembler = new InboundAssembler((message) => this.inboundSink(message));
+    this.assembler = assembler ?? new InboundAssembler((message) => this.inboundSink(message));
   }
 
   onReceipt(sink: Sink<Receipt>): void {
