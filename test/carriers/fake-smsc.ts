@@ -7,7 +7,8 @@ import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
 import { encodeGsm7, encodeUcs2 } from "../../src/carriers/smpp/encoding.js";
 
-export type SubmitAction = "ok" | "throttle" | "queue_full" | "hang" | "drop" | { status: number };
+/** How to answer one submit_sm: `late` answers ok after that many ms instead of responseDelayMs. */
+export type SubmitAction = "ok" | "throttle" | "queue_full" | "hang" | "drop" | { status: number } | { late: number };
 
 export interface RecordedSubmit {
   connection: number;
@@ -142,6 +143,13 @@ export class FakeSmsc {
     }
   }
 
+  /** Asks every bound connection to unbind, as an SMSC going down for maintenance does. */
+  unbindAll(): void {
+    for (const connection of this.connections) {
+      if (connection.mode) connection.session.send(new smpp.PDU("unbind"));
+    }
+  }
+
   /** Sends enquire_link to the first bound connection and resolves with the answer's status. */
   enquireLink(): Promise<number> {
     const target = [...this.connections].find((connection) => connection.mode);
@@ -239,20 +247,24 @@ export class FakeSmsc {
       connection.session.destroy();
       return;
     }
-    setTimeout(() => {
-      connection.waiting--;
-      if (answer === "ok") {
-        record.messageId = (this.nextId++).toString(16);
-        connection.session.send(pdu.response({ message_id: record.messageId }));
-        return;
-      }
-      const status =
-        answer === "throttle"
-          ? smpp.errors.ESME_RTHROTTLED
-          : answer === "queue_full"
-            ? smpp.errors.ESME_RMSGQFUL
-            : answer.status;
-      connection.session.send(pdu.response({ command_status: status }));
-    }, this.responseDelayMs);
+    const late = typeof answer === "object" && "late" in answer;
+    setTimeout(
+      () => {
+        connection.waiting--;
+        if (answer === "ok" || late) {
+          record.messageId = (this.nextId++).toString(16);
+          connection.session.send(pdu.response({ message_id: record.messageId }));
+          return;
+        }
+        const status =
+          answer === "throttle"
+            ? smpp.errors.ESME_RTHROTTLED
+            : answer === "queue_full"
+              ? smpp.errors.ESME_RMSGQFUL
+              : answer.status;
+        connection.session.send(pdu.response({ command_status: status }));
+      },
+      late ? answer.late : this.responseDelayMs,
+    );
   }
 }

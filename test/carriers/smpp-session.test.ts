@@ -92,6 +92,18 @@ describe("flow control", () => {
     expect(session.status()).toMatchObject({ bound: true, outstanding: 0 });
   });
 
+  it("ignores a response that comes after the time-out", async () => {
+    const { smsc, session } = await boundSession({ responseTimeoutMs: 200 });
+    smsc.next(1, { late: 600 });
+    const late = await session.submit(sms("late"));
+    expect(late.parts).toEqual([{ error: "timeout", message: expect.any(String), retryable: true }]);
+    await smsc.waitFor(() => smsc.submits[0]!.messageId !== null, 5_000, "the late answer");
+    const next = await session.submit(sms("next"));
+    expect(idOf(next.parts[0])).toBe(smsc.submits[1]!.messageId);
+    expect(idOf(next.parts[0])).not.toBe(smsc.submits[0]!.messageId);
+    expect(session.status()).toMatchObject({ bound: true, binds: 1, outstanding: 0 });
+  });
+
   it("retries throttled and queue-full answers after a back-off, in order", async () => {
     const { smsc, session } = await boundSession({ window: 1, throttleBackoffMs: 100 });
     smsc.next(2, "throttle").next(1, "ok").next(1, "queue_full");
@@ -160,6 +172,15 @@ describe("reconnect", () => {
     await smsc.waitFor(() => smsc.binds.length >= 2, 5_000, "a second bind");
     await session.waitBound(5_000);
     expect(session.status().binds).toBe(2);
+  });
+
+  it("answers the SMSC's unbind and binds again", async () => {
+    const { smsc, session } = await boundSession();
+    smsc.unbindAll();
+    await smsc.waitFor(() => smsc.binds.length === 2, 5_000, "a second bind");
+    await session.waitBound(5_000);
+    const outcome = await session.submit(sms("after unbind"));
+    expect(idOf(outcome.parts[0])).toBe(smsc.submits[0]!.messageId);
   });
 
   it("answers the SMSC's enquire_link", async () => {
