@@ -142,6 +142,12 @@ describe("flow control", () => {
     expect(refused.parts).toEqual([{ error: "ESME_RINVDSTADR", message: expect.any(String), retryable: false }]);
     expect(broken.parts).toEqual([{ error: "ESME_RSYSERR", message: expect.any(String), retryable: true }]);
   });
+  it("fails a part the library cannot encode as final, and goes on", async () => {
+    const { smsc, session } = await boundSession();
+    const outcome = await session.submit({ ...sms("x"), dltEntityId: "1".repeat(70_000), dltTemplateId: "1" });
+    expect(outcome.parts).toEqual([{ error: "unencodable", message: expect.any(String), retryable: false }]);
+    expect(idOf((await session.submit(sms("fine"))).parts[0])).toBe(smsc.submits[0]!.messageId);
+  });
 });
 
 describe("reconnect", () => {

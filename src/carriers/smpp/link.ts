@@ -123,7 +123,14 @@ export class SmppLink {
         reject(new LinkError("timeout", `no ${command}_resp from ${this.where()} within ${wait} ms`));
       }, wait);
       this.pending.set(sequence, { resolve, reject, timer });
-      if (!session.send(pdu)) this.settle(sequence, new LinkError("connection_lost", "the socket is not writable"));
+      try {
+        if (!session.send(pdu)) this.settle(sequence, new LinkError("connection_lost", "the socket is not writable"));
+      } catch (error) {
+        // The library could not encode it (a field too long for its type): no use sending it again.
+        clearTimeout(timer);
+        this.pending.delete(sequence);
+        reject(error);
+      }
     });
   }
 

@@ -8,7 +8,7 @@ import type { Pdu } from "smpp";
 import smpp from "smpp";
 import { type DataCoding, splitMessage } from "./encoding.js";
 import { InboundAssembler, type InboundSmppMessage, readDeliver } from "./inbound.js";
-import { type BindMode, type LinkError, type LinkOptions, SmppLink, statusName } from "./link.js";
+import { type BindMode, LinkError, type LinkOptions, SmppLink, statusName } from "./link.js";
 import { parseReceipt, type Receipt } from "./receipt.js";
 import { ThroughputCap } from "./throughput.js";
 
@@ -271,7 +271,12 @@ export class SmppSession {
   private send(job: Job): void {
     const request = this.submitLink.request("submit_sm", job.fields).then(
       (response) => this.answered(job, response),
-      (error: LinkError) => job.resolve({ error: error.code, message: error.message, retryable: true }),
+      (error: Error) =>
+        job.resolve(
+          error instanceof LinkError
+            ? { error: error.code, message: error.message, retryable: true }
+            : { error: "unencodable", message: error.message, retryable: false },
+        ),
     );
     this.peakOutstanding = Math.max(this.peakOutstanding, this.submitLink.outstanding);
     this.inFlight.add(request);
