@@ -269,15 +269,19 @@ export class SmppSession {
   }
 
   private send(job: Job): void {
-    const request = this.submitLink.request("submit_sm", job.fields).then(
-      (response) => this.answered(job, response),
-      (error: Error) =>
-        job.resolve(
-          error instanceof LinkError
-            ? { error: error.code, message: error.message, retryable: true }
-            : { error: "unencodable", message: error.message, retryable: false },
-        ),
-    );
+    const request = this.submitLink
+      .request("submit_sm", job.fields)
+      .then(
+        (response) => this.answered(job, response),
+        (error: Error) =>
+          job.resolve(
+            error instanceof LinkError
+              ? { error: error.code, message: error.message, retryable: true }
+              : { error: "unencodable", message: error.message, retryable: false },
+          ),
+      )
+      // A bug of ours must not leave the submit waiting forever (a settled promise ignores this).
+      .catch((error: Error) => job.resolve({ error: "internal", message: error.message, retryable: true }));
     this.peakOutstanding = Math.max(this.peakOutstanding, this.submitLink.outstanding);
     this.inFlight.add(request);
     void request.finally(() => {
