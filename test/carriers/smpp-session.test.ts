@@ -54,10 +54,17 @@ describe("bind", () => {
     expect(smsc.submits).toHaveLength(0);
   });
 
-  it("unbinds on stop", async () => {
-    const { smsc, session } = await boundSession();
+  it("on stop, waits for the responses outstanding, fails the parts not sent as retryable, and unbinds", async () => {
+    const { smsc, session } = await boundSession({ window: 2 });
+    smsc.responseDelayMs = 200;
+    const pending = Array.from({ length: 5 }, (_, n) => session.submit(sms(`stop ${n}`, n)));
+    await smsc.waitFor(() => smsc.submits.length === 2);
     await session.stop();
+    const parts = (await Promise.all(pending)).map((outcome) => outcome.parts[0]);
+    expect(parts.slice(0, 2).map(idOf)).toEqual(smsc.submits.map((submit) => submit.messageId));
+    expect(parts.slice(2)).toEqual(Array(3).fill({ error: "stopped", message: expect.any(String), retryable: true }));
     expect(smsc.unbinds).toBe(1);
+    expect(await session.submit(sms("late"))).toMatchObject({ parts: [{ error: "stopped", retryable: true }] });
   });
 });
 
