@@ -33,7 +33,10 @@ function gsmSegments(septets: number): number {
 export function segmentInfo(text: string, forceUnicode = false): SegmentInfo {
   if (!forceUnicode && isGsm7(text)) {
     const extended = text.match(EXTENDED)?.length ?? 0;
-    return { encoding: "gsm7", segments: gsmSegments(text.length + extended), nonGsm: [] };
+    // An extension character (escape + char) is never split across parts, so with any of them
+    // the parts can hold fewer than 153 septets: only plain text is counted arithmetically.
+    if (extended === 0) return { encoding: "gsm7", segments: gsmSegments(text.length), nonGsm: [] };
+    if (text.length + extended <= 160) return { encoding: "gsm7", segments: 1, nonGsm: [] };
   }
   const message = new SegmentedMessage(text, forceUnicode ? "UCS-2" : "auto");
   return {

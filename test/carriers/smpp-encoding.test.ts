@@ -117,16 +117,15 @@ describe("splitMessage", () => {
         expect(split.parts.length, text).toBeLessThanOrEqual(charged.segments);
         expect(split.parts.length, text).toBeGreaterThanOrEqual(text.length <= 70 ? 1 : Math.ceil(text.length / 67));
       } else {
-        // An escape pair is never cut, which the arithmetic fast path of segments.ts ignores: at most one more.
-        expect(split.parts.length - charged.segments, text).toBeGreaterThanOrEqual(0);
-        expect(split.parts.length - charged.segments, text).toBeLessThanOrEqual(1);
+        // GSM-7: exactly the parts charged (an escape pair is never cut, in either count).
+        expect(split.parts.length, text).toBe(charged.segments);
       }
     }
   });
 
-  it("needs one part more than segments.ts charges when an extension character straddles a boundary", () => {
-    const text = `${"a".repeat(152)}€${"c".repeat(152)}`; // 306 septets: 2 × 153 by arithmetic
-    expect(segmentInfo(text).segments).toBe(2);
+  it("charges the part an extension character straddling a boundary needs", () => {
+    const text = `${"a".repeat(152)}€${"c".repeat(152)}`; // 306 septets, yet 3 parts: € is not cut
+    expect(segmentInfo(text).segments).toBe(3);
     expect(new SegmentedMessage(text, "auto").segmentsCount).toBe(3);
     expect(splitMessage(text).parts).toHaveLength(3);
   });

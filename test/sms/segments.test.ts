@@ -15,6 +15,8 @@ describe("SMS segments", () => {
     expect(segmentInfo("a".repeat(307))).toMatchObject({ segments: 3 });
     expect(segmentInfo("€".repeat(80))).toMatchObject({ encoding: "gsm7", segments: 1 });
     expect(segmentInfo("€".repeat(81))).toMatchObject({ encoding: "gsm7", segments: 2 });
+    // An extension character is never split across parts: this one pushes the text into a third part.
+    expect(segmentInfo(`${"a".repeat(152)}€${"c".repeat(152)}`)).toMatchObject({ encoding: "gsm7", segments: 3 });
     expect(segmentInfo("न".repeat(70))).toMatchObject({ encoding: "ucs2", segments: 1 });
     expect(segmentInfo("न".repeat(71))).toMatchObject({ encoding: "ucs2", segments: 2 });
     expect(segmentInfo("hello", true)).toMatchObject({ encoding: "ucs2", segments: 1 });
