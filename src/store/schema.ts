@@ -506,6 +506,21 @@ export interface EmailCapturedTable {
   created_at: number;
 }
 
+export type MessagePartStatus = "pending" | "delivered" | "failed";
+
+/** One part of a carrier message (an SMPP submit_sm): its id at the carrier and its receipt. */
+export interface MessagePartsTable {
+  message_id: string;
+  part_index: number;
+  connector: string;
+  upstream_id: string;
+  status: MessagePartStatus;
+  /** The receipt's stat (and err) when the part failed. */
+  error_code: string | null;
+  done_at: number | null;
+  created_at: number;
+}
+
 export interface Database extends VoiceTables {
   accounts: AccountsTable;
   wallets: WalletsTable;
@@ -543,6 +558,7 @@ export interface Database extends VoiceTables {
   email_attachments: EmailAttachmentsTable;
   email_events: EmailEventsTable;
   email_captured: EmailCapturedTable;
+  message_parts: MessagePartsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

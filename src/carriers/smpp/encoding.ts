@@ -107,8 +107,9 @@ export function concatenationHeaders(reference: number, total: number): Buffer[]
   return Array.from({ length: total }, (_, i) => Buffer.from([0x05, 0x00, 0x03, reference & 0xff, total, i + 1]));
 }
 
-export function splitMessage(text: string, options: { reference?: number } = {}): SplitMessage {
-  const gsm = isGsm7(text);
+/** `ucs2`: send as UCS-2 even a text GSM-7 could carry (the message was charged as UCS-2). */
+export function splitMessage(text: string, options: { reference?: number; ucs2?: boolean } = {}): SplitMessage {
+  const gsm = !options.ucs2 && isGsm7(text);
   // Code points, so a surrogate pair (an emoji) is one unit and never cut in two. Graphemes are
   // not kept whole: that packs tightest, so a part count never exceeds the charged one.
   const units = [...text].map((char) => (gsm ? encodeGsm7(char) : encodeUcs2(char)));

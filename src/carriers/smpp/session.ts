@@ -51,6 +51,8 @@ export interface SubmitRequest {
   tlvTags?: Partial<DltTags>;
   /** The concatenation reference to use (0–255), e.g. to resend the parts of one message. */
   reference?: number;
+  /** Send as UCS-2 even when the text is GSM-7. */
+  ucs2?: boolean;
 }
 
 export type PartResult = { messageId: string } | { error: string; message: string; retryable: boolean };
@@ -170,7 +172,10 @@ export class SmppSession {
   }
 
   async submit(request: SubmitRequest): Promise<SubmitOutcome> {
-    const split = splitMessage(request.text, request.reference === undefined ? {} : { reference: request.reference });
+    const split = splitMessage(request.text, {
+      ...(request.reference === undefined ? {} : { reference: request.reference }),
+      ...(request.ucs2 ? { ucs2: true } : {}),
+    });
     const source = addressOf(request.source, this.options.sourceTon, this.options.sourceNpi);
     const destination = addressOf(request.destination, this.options.destinationTon, this.options.destinationNpi);
     const tags = { ...DEFAULT_DLT_TAGS, ...this.options.dltTags, ...request.tlvTags };

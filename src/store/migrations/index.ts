@@ -9,6 +9,7 @@ import { webhooks } from "./0005_webhooks.js";
 import { whatsapp } from "./0006_whatsapp.js";
 import { voice } from "./0007_voice.js";
 import { email } from "./0008_email.js";
+import { carrierParts } from "./0009_carrier_parts.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -22,6 +23,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0006_whatsapp": whatsapp(engine),
         "0007_voice": voice(engine),
         "0008_email": email(engine),
+        "0009_carrier_parts": carrierParts(engine),
       };
     },
   };
