@@ -1,5 +1,13 @@
 // SMPP 3.4 client layer (issue 10): sessions and pools over the `smpp` package, the encoding and
-// splitting of text into parts, and delivery receipt parsing. Not wired into the dispatcher yet.
+// splitting of text into parts, delivery receipt parsing, and the connector the dispatcher will
+// call (parts stored in message_parts, one report per message). Not wired into the router yet.
+export {
+  concatenationReference,
+  receiptIdCandidates,
+  SmppConnector,
+  type SmppConnectorOptions,
+  smppDestination,
+} from "./connector.js";
 export {
   type DataCoding,
   decodeText,

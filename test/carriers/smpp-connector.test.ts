@@ -1,0 +1,330 @@
+// The smpp connector against the fake SMSC over TCP, on both engines: what the dispatcher's
+// submit sends (parts, DLT TLVs, data coding, destination) and gets back, the parts stored in
+// message_parts, receipts per part turned into one report per message (in any order, before the
+// parts are stored, after a restart), throttling, a dropped connection, MO messages.
+import smpp from "smpp";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import {
+  concatenationReference,
+  SmppConnector,
+  type SmppConnectorOptions,
+  type SmppSessionOptions,
+} from "../../src/carriers/smpp/index.js";
+import type { InboundSms, SubmitResult } from "../../src/dispatch/connector.js";
+import type { DeliveryReport } from "../../src/messages/index.js";
+import type { MessageRow } from "../../src/store/schema.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import type { FakeSmsc } from "./fake-smsc.js";
+import { smsRow } from "./http-sms-helpers.js";
+import { fakeSmsc } from "./smpp-helpers.js";
+
+const ENTITY = "1101234567890123456";
+const TEMPLATE = "1107161234567890123";
+const LONG = "Your parcel is on its way. ".repeat(15).trim(); // 404 GSM-7 characters: 3 parts
+
+let serial = 0;
+/** A claimed SMS with an id no other test uses (the database is shared by a suite's tests). */
+const row = (changes: Partial<MessageRow> = {}): MessageRow =>
+  smsRow({ dlt_entity_id: ENTITY, dlt_template_id: TEMPLATE, ...changes }, 1_000 + serial++);
+
+const idOf = (result: SubmitResult | undefined): string => {
+  if (!result?.ok) throw new Error(`not submitted: ${JSON.stringify(result)}`);
+  return result.upstreamId;
+};
+
+describeEachEngine("smpp connector", (engine) => {
+  let db: TestDatabase;
+  const connectors: SmppConnector[] = [];
+
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+  });
+
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  afterEach(async () => {
+    for (const connector of connectors.splice(0).reverse()) await connector.stop();
+  });
+
+  interface Started {
+    smsc: FakeSmsc;
+    connector: SmppConnector;
+    reports: DeliveryReport[];
+  }
+
+  type Options = Partial<Omit<SmppConnectorOptions, "session">> & { session?: Partial<SmppSessionOptions> };
+
+  async function connectTo(smsc: FakeSmsc, options: Options = {}): Promise<Started> {
+    const { session, ...rest } = options;
+    const connector = new SmppConnector({
+      // A name of its own: every fake SMSC numbers its message ids from the same start.
+      name: `smsc-${serial++}`,
+      store: db.store,
+      receiptRetryMs: [50, 100, 200, 400],
+      session: {
+        host: "127.0.0.1",
+        port: smsc.port,
+        systemId: smsc.systemId,
+        password: smsc.password,
+        reconnectInitialMs: 30,
+        reconnectMaxMs: 200,
+        ...session,
+      },
+      ...rest,
+    });
+    connectors.push(connector);
+    const reports: DeliveryReport[] = [];
+    connector.onReports((batch) => reports.push(...batch));
+    await connector.start();
+    await connector.waitBound(10_000);
+    return { smsc, connector, reports };
+  }
+
+  async function started(options: Options = {}): Promise<Started> {
+    return connectTo(await fakeSmsc(), options);
+  }
+
+  const partsOf = (messageId: string) =>
+    db.store.db
+      .selectFrom("message_parts")
+      .selectAll()
+      .where("message_id", "=", messageId)
+      .orderBy("part_index")
+      .execute();
+
+  it("submits a short and a 3-part message with their parts, DLT TLVs and data coding, and stores every part", async () => {
+    const { smsc, connector } = await started();
+    const short = row({ recipient: "9876543210", body: "Your OTP is 123456" });
+    const long = row({ recipient: "+447700900123", body: LONG });
+    const results = await connector.submit([short, long]);
+    expect(results.every((result) => result.ok)).toBe(true);
+    expect(smsc.submits).toHaveLength(4);
+
+    const first = smsc.submits.find((submit) => submit.destination === "919876543210");
+    const rest = smsc.submits.filter((submit) => submit !== first);
+    expect(rest.map((submit) => submit.destination)).toEqual(Array(3).fill("447700900123"));
+    expect(first).toMatchObject({ destination: "919876543210", source: "SWBTST", dataCoding: 0, udh: null });
+    expect(first?.text).toBe("Your OTP is 123456");
+    expect(idOf(results[0])).toBe(first?.messageId);
+
+    const reference = concatenationReference(long.id);
+    rest.sort((a, b) => a.udh![5]! - b.udh![5]!);
+    expect(rest.map((submit) => [...submit.udh!])).toEqual([1, 2, 3].map((seq) => [5, 0, 3, reference, 3, seq]));
+    expect(rest.map((submit) => submit.text).join("")).toBe(LONG);
+    for (const submit of smsc.submits) {
+      expect(submit.tlvs).toEqual({ 5120: ENTITY, 5121: TEMPLATE });
+      expect(submit.registeredDelivery).toBe(1);
+      expect(submit.dataCoding).toBe(0);
+    }
+
+    expect(idOf(results[1])).toBe(rest[0]?.messageId);
+    expect(await partsOf(long.id)).toEqual(
+      rest.map((submit, index) => ({
+        message_id: long.id,
+        part_index: index,
+        connector: connector.name,
+        upstream_id: submit.messageId,
+        status: "pending",
+        error_code: null,
+        done_at: null,
+        created_at: expect.any(Number),
+      })),
+    );
+    expect((await partsOf(short.id)).map((part) => part.upstream_id)).toEqual([first?.messageId]);
+  });
+
+  it("sends a message charged as UCS-2 as UCS-2, even when its text is GSM-7", async () => {
+    const { smsc, connector } = await started();
+    const [result] = await connector.submit([row({ body: "Hello in UCS-2", encoding: "ucs2" })]);
+    expect(result?.ok).toBe(true);
+    expect(smsc.submits).toHaveLength(1);
+    expect(smsc.submits[0]).toMatchObject({ dataCoding: 8, text: "Hello in UCS-2" });
+  });
+
+  it("turns receipts for all parts, in reverse order, into exactly one delivered report", async () => {
+    const { smsc, connector, reports } = await started();
+    const message = row({ body: LONG });
+    const upstreamId = idOf((await connector.submit([message]))[0]);
+    const ids = (await partsOf(message.id)).map((part) => part.upstream_id);
+    expect(ids).toHaveLength(3);
+    expect(ids[0]).toBe(upstreamId);
+    // The last one in decimal, as SMSCs that answer with hex ids often write receipts.
+    smsc.sendReceipt(ids[2]!);
+    smsc.sendReceipt(ids[1]!, { withTlvs: true });
+    smsc.sendReceipt(BigInt(`0x${ids[0]}`).toString());
+    await smsc.waitFor(() => reports.length > 0, 5_000, "a report");
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 3, 5_000, "the receipts answered");
+    expect(smsc.deliverAnswers).toEqual([0, 0, 0]);
+    // A receipt sent again changes nothing.
+    smsc.sendReceipt(ids[1]!);
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 4, 5_000, "the repeated receipt answered");
+    expect(reports).toEqual([{ connector: connector.name, upstreamId, status: "delivered", at: expect.any(Number) }]);
+    expect((await partsOf(message.id)).map((part) => part.status)).toEqual(["delivered", "delivered", "delivered"]);
+  });
+
+  it("reports a message with one failed part as failed, once, with the receipt's stat and err", async () => {
+    const { smsc, connector, reports } = await started();
+    const message = row({ body: LONG });
+    const upstreamId = idOf((await connector.submit([message]))[0]);
+    const ids = (await partsOf(message.id)).map((part) => part.upstream_id);
+    smsc.sendReceipt(ids[0]!);
+    smsc.sendReceipt(ids[1]!, { stat: "UNDELIV", err: "034" });
+    smsc.sendReceipt(ids[2]!);
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 3, 5_000, "the receipts answered");
+    await smsc.waitFor(() => reports.length > 0, 5_000, "a report");
+    expect(reports).toEqual([
+      {
+        connector: connector.name,
+        upstreamId,
+        status: "failed",
+        at: Date.UTC(2026, 10, 22, 14, 31),
+        code: "UNDELIV",
+        message: "The carrier reported UNDELIV (err 034) for part 2 of 3.",
+      },
+    ]);
+    expect((await partsOf(message.id)).map((part) => [part.status, part.error_code])).toEqual([
+      ["delivered", null],
+      ["failed", "UNDELIV/034"],
+      ["delivered", null],
+    ]);
+  });
+
+  it("maps a receipt that arrives before its parts are stored, and one that arrives after a restart", async () => {
+    const smsc = await fakeSmsc();
+    const first = await connectTo(smsc);
+    // The fake SMSC numbers its message ids from 0x5a000: the receipt for the first one overtakes the submit.
+    smsc.sendReceipt((0x5a000).toString(16));
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 1, 5_000, "the early receipt answered");
+    const early = row();
+    const upstreamId = idOf((await first.connector.submit([early]))[0]);
+    expect(upstreamId).toBe("5a000");
+    await smsc.waitFor(() => first.reports.length === 1, 5_000, "the early receipt's report");
+    expect(first.reports[0]).toMatchObject({ upstreamId, status: "delivered" });
+
+    const late = row({ body: LONG });
+    const lateId = idOf((await first.connector.submit([late]))[0]);
+    await first.connector.stop();
+    // Another process (or this one restarted) binds and gets the receipts: the parts are in the database.
+    const second = await connectTo(smsc, { name: first.connector.name });
+    for (const part of await partsOf(late.id)) smsc.sendReceipt(part.upstream_id);
+    await smsc.waitFor(() => second.reports.length === 1, 5_000, "the late receipts' report");
+    expect(second.reports).toEqual([
+      { connector: first.connector.name, upstreamId: lateId, status: "delivered", at: expect.any(Number) },
+    ]);
+  });
+
+  it("gives up on a receipt for a part it never stored after a few looks, answering it at once", async () => {
+    const { smsc, connector, reports } = await started({ receiptRetryMs: [20, 20] });
+    smsc.sendReceipt("ffff01");
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 1, 5_000, "the receipt answered");
+    expect(smsc.deliverAnswers).toEqual([0]);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    expect(reports).toEqual([]);
+    expect(await connector.submit([row()])).toMatchObject([{ ok: true }]);
+  });
+
+  it("retries a part refused with ESME_RTHROTTLED and keeps the parts' ids in order", async () => {
+    const { smsc, connector, reports } = await started({ session: { throttleBackoffMs: 20 } });
+    smsc.next(1, "ok").next(1, "throttle");
+    const message = row({ body: LONG });
+    const upstreamId = idOf((await connector.submit([message]))[0]);
+    expect(smsc.submits).toHaveLength(4);
+    expect(smsc.submits.filter((submit) => submit.answer === "throttle")).toHaveLength(1);
+    const answered = smsc.submits.filter((submit) => submit.messageId).sort((a, b) => a.udh![5]! - b.udh![5]!);
+    const parts = await partsOf(message.id);
+    expect(parts.map((part) => part.upstream_id)).toEqual(answered.map((submit) => submit.messageId));
+    expect(upstreamId).toBe(answered[0]?.messageId);
+    for (const part of parts) smsc.sendReceipt(part.upstream_id);
+    await smsc.waitFor(() => reports.length === 1, 5_000, "the report");
+    expect(reports[0]).toMatchObject({ upstreamId, status: "delivered" });
+  });
+
+  it("fails a message for good when a part is refused for good", async () => {
+    const { smsc, connector } = await started();
+    smsc.next(1, "ok").next(1, { status: 0x0b }); // ESME_RINVDSTADR
+    const message = row({ body: LONG });
+    const [result] = await connector.submit([message]);
+    expect(result).toEqual({
+      ok: false,
+      retryable: false,
+      code: "ESME_RINVDSTADR",
+      message: expect.stringContaining("part 2 of 3"),
+    });
+    expect(await partsOf(message.id)).toEqual([]);
+  });
+
+  it("answers retryable for the messages caught by a dropped connection, loses none, and sends them after the rebind", async () => {
+    const { smsc, connector } = await started({ session: { window: 4 } });
+    smsc.responseDelayMs = 30;
+    smsc.next(3, "ok").next(1, "drop");
+    const messages = Array.from({ length: 8 }, () => row());
+    const results = await connector.submit(messages);
+    const sent = messages.filter((_, i) => results[i]?.ok);
+    const again = messages.filter((_, i) => !results[i]?.ok);
+    expect(again.length).toBeGreaterThan(0);
+    for (const [i, result] of results.entries()) {
+      if (!result.ok) expect(result, `message ${i}`).toMatchObject({ retryable: true });
+    }
+    // Every message taken is stored under the id the SMSC gave; none of the others is.
+    const answeredIds = new Set(smsc.submits.map((submit) => submit.messageId).filter(Boolean));
+    for (const message of sent) {
+      const parts = await partsOf(message.id);
+      expect(parts).toHaveLength(1);
+      expect(answeredIds.has(parts[0]!.upstream_id)).toBe(true);
+    }
+    for (const message of again) expect(await partsOf(message.id)).toEqual([]);
+
+    await connector.waitBound(5_000);
+    const retried = await connector.submit(again);
+    expect(retried.every((result) => result.ok)).toBe(true);
+    for (const message of again) expect(await partsOf(message.id)).toHaveLength(1);
+  });
+
+  it("defers the messages it could not start within the start window", async () => {
+    const { smsc, connector } = await started({ startWindowMs: 50, concurrency: 1 });
+    smsc.responseDelayMs = 80;
+    const results = await connector.submit([row(), row(), row()]);
+    expect(results[0]).toMatchObject({ ok: true });
+    expect(results.slice(1)).toEqual(
+      Array(2).fill({ ok: false, retryable: true, code: "deferred", message: expect.any(String) }),
+    );
+    expect(smsc.submits).toHaveLength(1);
+  });
+
+  it("hands MO messages to the inbound sink and answers the SMSC only once the sink has stored them", async () => {
+    const { smsc, connector } = await started();
+    const inbound: InboundSms[] = [];
+    let release: () => void = () => {};
+    const stored = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    connector.onInbound(async (messages) => {
+      inbound.push(...messages);
+      await stored;
+    });
+    smsc.sendMo("919812345678", "919000000001", "STOP");
+    await smsc.waitFor(() => inbound.length === 1, 5_000, "the MO message");
+    expect(inbound[0]).toEqual({
+      to: "919000000001",
+      from: "919812345678",
+      message: "STOP",
+      connector: connector.name,
+      receivedAt: expect.any(Number),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(smsc.deliverAnswers).toEqual([]);
+    release();
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 1, 5_000, "the answer");
+    expect(smsc.deliverAnswers).toEqual([0]);
+
+    // A sink that could not store it: a temporary error, so the SMSC delivers it again.
+    connector.onInbound(async () => {
+      throw new Error("database down");
+    });
+    smsc.sendMo("919812345678", "919000000001", "again");
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 2, 5_000, "the second answer");
+    expect(smsc.deliverAnswers[1]).toBe(smpp.errors.ESME_RX_T_APPN);
+  });
+});
