@@ -4,14 +4,19 @@
 // parts are stored, after a restart), throttling, a dropped connection, MO messages.
 import smpp from "smpp";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { createAccountWithKey } from "../../src/admin/index.js";
+import { createLogger } from "../../src/app/gateway.js";
+import { createMetrics } from "../../src/app/metrics.js";
 import {
   concatenationReference,
   SmppConnector,
   type SmppConnectorOptions,
   type SmppSessionOptions,
 } from "../../src/carriers/smpp/index.js";
+import { systemClock } from "../../src/core/clock.js";
 import type { InboundSms, SubmitResult } from "../../src/dispatch/connector.js";
-import type { DeliveryReport } from "../../src/messages/index.js";
+import { ReportIngester } from "../../src/dispatch/index.js";
+import { Acceptor, claimDueMessages, type DeliveryReport, markSubmitted } from "../../src/messages/index.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 import type { FakeSmsc } from "./fake-smsc.js";
@@ -291,6 +296,64 @@ describeEachEngine("smpp connector", (engine) => {
       Array(2).fill({ ok: false, retryable: true, code: "deferred", message: expect.any(String) }),
     );
     expect(smsc.submits).toHaveLength(1);
+  });
+
+  it("delivers a claimed message end to end: submitted, recorded, its parts' receipts applied by the ReportIngester", async () => {
+    const account = await createAccountWithKey(
+      { store: db.store, clock: systemClock },
+      { username: "smpp-e2e", password: "smpp-e2e-password", credits: { sms: 100 } },
+    );
+    const accepted = await new Acceptor(db.store, systemClock).accept({
+      accountId: account.id,
+      timeZone: "Asia/Kolkata",
+      channel: "sms",
+      wallet: "sms",
+      drafts: [
+        {
+          recipient: "9811111111",
+          sender: "SWBRD",
+          body: LONG,
+          encoding: "gsm7",
+          segments: 3,
+          flash: false,
+          route: "transactional",
+          lane: 0,
+          credits: 3000,
+          dueAt: Date.now(),
+        },
+      ],
+    });
+    if (accepted.kind !== "accepted") throw new Error("not accepted");
+    const id = accepted.send.messages[0]!.id;
+    const claimed = await claimDueMessages(db.store, Date.now(), 10, 15_000);
+    expect(claimed.map((message) => message.id)).toEqual([id]);
+
+    const { smsc, connector } = await started();
+    const ingester = new ReportIngester({
+      store: db.store,
+      clock: systemClock,
+      logger: createLogger({ logLevel: "silent" }),
+      metrics: createMetrics({ defaultMetrics: false }),
+    });
+    ingester.start();
+    connector.onReports((reports) => ingester.push(reports));
+    try {
+      const upstreamId = idOf((await connector.submit(claimed))[0]);
+      expect(smsc.submits.map((submit) => submit.destination)).toEqual(Array(3).fill("919811111111"));
+      await db.store.transaction((trx) =>
+        markSubmitted(trx, [{ id, connector: connector.name, upstreamId, at: Date.now(), attempts: 1 }]),
+      );
+      for (const part of (await partsOf(id)).reverse()) smsc.sendReceipt(part.upstream_id);
+      const status = () =>
+        db.store.db.selectFrom("messages").select("status").where("id", "=", id).executeTakeFirstOrThrow();
+      const until = Date.now() + 5_000;
+      while ((await status()).status !== "delivered" && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect((await status()).status).toBe("delivered");
+    } finally {
+      await ingester.stop();
+    }
   });
 
   it("hands MO messages to the inbound sink and answers the SMSC only once the sink has stored them", async () => {
