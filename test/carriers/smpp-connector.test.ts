@@ -3,12 +3,14 @@
 // message_parts, receipts per part turned into one report per message (in any order, before the
 // parts are stored, after a restart), throttling, a dropped connection, MO messages.
 import smpp from "smpp";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccountWithKey } from "../../src/admin/index.js";
 import { createLogger } from "../../src/app/gateway.js";
 import { createMetrics } from "../../src/app/metrics.js";
 import {
   concatenationReference,
+  receiptIdCandidates,
+  receiptIdMatches,
   SmppConnector,
   type SmppConnectorOptions,
   type SmppSessionOptions,
@@ -36,6 +38,23 @@ const idOf = (result: SubmitResult | undefined): string => {
   if (!result?.ok) throw new Error(`not submitted: ${JSON.stringify(result)}`);
   return result.upstreamId;
 };
+
+describe("receipt ids", () => {
+  it("looks a receipt up under the forms its part's id may have been stored in", () => {
+    const stored = ["5a000", "5A000", "0005a000", "000000000005a000", "368640"];
+    for (const id of stored) {
+      expect(receiptIdCandidates("368640"), id).toContain(id);
+      expect(receiptIdMatches("368640", id), id).toBe(true);
+    }
+    expect(receiptIdCandidates("ab12")).toEqual(["ab12", "AB12"]);
+  });
+
+  it("gives a message the same concatenation reference on every attempt", () => {
+    expect(concatenationReference("q01A")).toBe(concatenationReference("q01A"));
+    expect(concatenationReference("q01A")).toBeGreaterThanOrEqual(0);
+    expect(concatenationReference("q01A")).toBeLessThan(256);
+  });
+});
 
 describeEachEngine("smpp connector", (engine) => {
   let db: TestDatabase;

@@ -69,8 +69,12 @@ export function receiptIdCandidates(id: string): string[] {
   if (/^\d+$/.test(id)) {
     const value = BigInt(id);
     candidates.add(value.toString());
-    candidates.add(value.toString(16));
-    candidates.add(value.toString(16).toUpperCase());
+    // Some SMSCs pad their hex ids with zeros to a fixed width.
+    for (const width of [0, 8, 10, 16]) {
+      const hex = value.toString(16).padStart(width, "0");
+      candidates.add(hex);
+      candidates.add(hex.toUpperCase());
+    }
   }
   return [...candidates];
 }
