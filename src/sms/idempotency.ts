@@ -25,7 +25,16 @@ export function requestHash(route: string, body: unknown): string {
   return createHash("sha256").update(route).update("\0").update(canonical).digest("hex");
 }
 
-/** The stored answer for a key, or undefined; throws when the key was used for another request. */
+/**
+ * The answer stored while a send whose answer is not known yet (a synchronous upstream call)
+ * holds its key; a retry meanwhile is told to wait.
+ */
+export const PENDING_ANSWER = "";
+
+/**
+ * The stored answer for a key, or undefined; throws when the key was used for another request,
+ * or (409 `conflict`) while the first request is still in progress.
+ */
 export async function storedAnswer(db: Db, accountId: number, key: string, hash: string): Promise<unknown | undefined> {
   const row = await db
     .selectFrom("idempotency_keys")
@@ -35,5 +44,18 @@ export async function storedAnswer(db: Db, accountId: number, key: string, hash:
     .executeTakeFirst();
   if (!row) return undefined;
   if (row.request_hash !== hash) throw new GatewayError("idempotency_conflict");
+  if (row.response === PENDING_ANSWER) {
+    throw new GatewayError("conflict", "A request with this Idempotency-Key is in progress; retry it shortly.");
+  }
   return JSON.parse(row.response);
+}
+
+/** Frees a key held by a send that ended without an answer (refused upstream, or its process died). */
+export async function forgetPendingKey(trx: Db, accountId: number, key: string): Promise<void> {
+  await trx
+    .deleteFrom("idempotency_keys")
+    .where("account_id", "=", accountId)
+    .where("key", "=", key)
+    .where("response", "=", PENDING_ANSWER)
+    .execute();
 }

@@ -17,8 +17,8 @@ import { parseE164 } from "../core/e164.js";
 import { GatewayError } from "../core/errors.js";
 import { newQueueId } from "../core/ids.js";
 import { SequenceAllocator } from "../messages/index.js";
-import { idempotencyKeyOf, requestHash } from "../sms/idempotency.js";
-import type { Db, Store } from "../store/store.js";
+import { forgetPendingKey, idempotencyKeyOf, PENDING_ANSWER, requestHash, storedAnswer } from "../sms/idempotency.js";
+import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 import { publicHostProblem } from "../webhooks/url-guard.js";
 import type { TemplateCatalog } from "./catalog.js";
@@ -116,7 +116,7 @@ export class WhatsAppSendService {
     const key = idempotencyKeyOf(idempotencyHeader);
     const hash = key ? requestHash("whatsapp.send", request) : "";
     if (key) {
-      const stored = await storedResult(store.db, accountId, key, hash);
+      const stored = (await storedAnswer(store.db, accountId, key, hash)) as WhatsAppSendResult | undefined;
       if (stored) return stored;
     }
     const prepared = await this.prepare(settings, sender, to, request);
@@ -342,7 +342,7 @@ export class WhatsAppSendService {
             account_id: accountId,
             key: idempotency.key,
             request_hash: idempotency.hash,
-            response: "",
+            response: PENDING_ANSWER,
             created_at: now,
           })
           .onConflict((oc) => oc.columns(["account_id", "key"]).doNothing())
@@ -415,7 +415,7 @@ export class WhatsAppSendService {
           .where("id", "=", id)
           .where("status", "=", "sending")
           .execute();
-        if (idempotency) await forgetKey(trx, accountId, idempotency.key);
+        if (idempotency) await forgetPendingKey(trx, accountId, idempotency.key);
       });
       metrics.messagesFailed.inc({ channel: "whatsapp", stage: "submit" });
       if (refusal.templatesStale) this.deps.catalog.markStale(accountId);
@@ -614,28 +614,4 @@ function refusalOf(error: unknown, timeoutMs: number): Refusal {
     upstreamCode: code,
     templatesStale: false,
   };
-}
-
-async function storedResult(db: Db, accountId: number, key: string, hash: string) {
-  const row = await db
-    .selectFrom("idempotency_keys")
-    .select(["request_hash", "response"])
-    .where("account_id", "=", accountId)
-    .where("key", "=", key)
-    .executeTakeFirst();
-  if (!row) return undefined;
-  if (row.request_hash !== hash) throw new GatewayError("idempotency_conflict");
-  if (row.response === "") {
-    throw new GatewayError("conflict", "A request with this Idempotency-Key is in progress; retry it shortly.");
-  }
-  return JSON.parse(row.response) as WhatsAppSendResult;
-}
-
-export async function forgetKey(trx: Db, accountId: number, key: string): Promise<void> {
-  await trx
-    .deleteFrom("idempotency_keys")
-    .where("account_id", "=", accountId)
-    .where("key", "=", key)
-    .where("response", "=", "")
-    .execute();
 }

@@ -4,8 +4,8 @@
 import type { Logger } from "pino";
 import { releaseHold } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
+import { forgetPendingKey } from "../sms/idempotency.js";
 import type { Store } from "../store/store.js";
-import { forgetKey } from "./send.js";
 
 const BATCH = 500;
 
@@ -36,7 +36,7 @@ export async function releaseStaleSends(store: Store, clock: Clock): Promise<num
       if (Number(failed.numUpdatedRows) === 0) return;
       await releaseHold(trx, { accountId: row.account_id, wallet: "whatsapp", amount: row.credits });
       const key = (JSON.parse(row.meta ?? "{}") as { idempotency_key?: string }).idempotency_key;
-      if (key) await forgetKey(trx, row.account_id, key);
+      if (key) await forgetPendingKey(trx, row.account_id, key);
       released++;
     });
   }
