@@ -17,6 +17,7 @@ import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { registerEmailAdminRoutes } from "../email/resource-routes.js";
 import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
+import { registerVoiceAdminRoutes } from "../voice/admin-routes.js";
 import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
 import { registerWhatsAppAdminRoutes } from "../whatsapp/admin-routes.js";
 import {
@@ -299,4 +300,5 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
   registerWebhookAdminRoutes(admin, ctx);
   registerWhatsAppAdminRoutes(admin, ctx);
   registerEmailAdminRoutes(admin, ctx);
+  registerVoiceAdminRoutes(admin, ctx);
 }

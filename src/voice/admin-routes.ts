@@ -1,11 +1,9 @@
 // Operator API for voice: the caller numbers an account may call from, under
-// /admin/api/accounts/{username}/voice/caller-ids. Thin adapters over caller-ids.ts.
+// /admin/api/accounts/{username}/voice/caller-ids (mounted by admin/routes.ts, behind its
+// operator check). Thin adapters over caller-ids.ts.
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { sendJsonError } from "../app/http-errors.js";
-import { extractV2ApiKey } from "../auth/http.js";
-import { GatewayError } from "../core/errors.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
 
 const Username = Type.Object({ username: Type.String() });
@@ -14,16 +12,6 @@ export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: AppContext
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
   const username = (params: unknown) => (params as { username: string }).username;
-
-  admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
-  // The operator check of the rest of /admin/api (admin/routes.ts): an active operator's key.
-  admin.addHook("preValidation", async (request) => {
-    const key = extractV2ApiKey(request);
-    if (!key) throw new GatewayError("unauthorized", "Missing operator API key: send Authorization: Bearer <key>.");
-    const principal = await ctx.authenticator.byApiKey(key);
-    if (principal.role !== "operator" || principal.status !== "active") throw new GatewayError("operator_only");
-    request.principal = principal;
-  });
 
   admin.get("/accounts/:username/voice/caller-ids", { schema: { params: Username } }, async (request) =>
     ok(await callerIdsOf(deps, username(request.params))),

@@ -6,7 +6,6 @@ import type { AppContext } from "../app/context.js";
 import type { Clock } from "../core/clock.js";
 import type { Connector } from "../dispatch/index.js";
 import type { Store } from "../store/store.js";
-import { registerVoiceAdminRoutes } from "./admin-routes.js";
 import { CallStatusIngester } from "./call-status.js";
 import { VoiceHttpConnector } from "./http-connector.js";
 import { registerVoiceSendRoutes } from "./send-routes.js";
@@ -53,14 +52,13 @@ export function voiceConnectors(ctx: AppContext): Connector[] {
   ];
 }
 
-/** Mounts /voicecall/v1/…, the provider's status-callback endpoint and the operator's caller-number routes. */
+/** Mounts /voicecall/v1/… and the provider's status-callback endpoint (caller numbers: admin/routes.ts). */
 export async function registerVoiceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await registerVoiceSendRoutes(app, ctx);
   const ingester = new CallStatusIngester(ctx);
   ingester.start();
   app.addHook("onClose", async () => ingester.stop());
   registerStatusCallbackRoute(app, ctx, ingester);
-  await app.register(async (admin) => registerVoiceAdminRoutes(admin, ctx), { prefix: "/admin/api" });
 }
 
 /** First start: approves a caller number for the demo account; returns lines for the credentials banner. */
