@@ -7,6 +7,7 @@
 //             number (a virtual number's keyword reply): an inbound message, through onInbound
 // generateInbound() makes any handset send an inbound message to a virtual number.
 import fs from "node:fs";
+import { hash32, unit } from "../core/seeded.js";
 import type { DeliveryReport } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Connector, InboundSms, SubmitResult } from "./connector.js";
@@ -18,20 +19,6 @@ export interface SimulatorOptions {
   now?: () => number;
   /** Appends every accepted submit as a JSON line: the carrier's own record of what it received. */
   captureFile?: string | undefined;
-}
-
-function hash32(text: string, seed: number): number {
-  let h = seed ^ 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** Uniform in [0, 1), determined by the seed and the text. */
-function unit(text: string, seed: number): number {
-  return hash32(text, seed) / 4294967296;
 }
 
 interface PendingReport {

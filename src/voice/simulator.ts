@@ -8,6 +8,7 @@
 //   0004 → busy              0006 → rings, not answered (no-answer)
 // Calls a crashed process was walking are walked again from the start of their outcome.
 import type { Logger } from "pino";
+import { hash32, unit } from "../core/seeded.js";
 import type { Connector, SubmitResult } from "../dispatch/index.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Store } from "../store/store.js";
@@ -32,19 +33,6 @@ interface Step {
 
 const LOST_CHECK_MS = 5_000;
 const RETRY_MS = 200;
-
-function hash32(text: string, seed: number): number {
-  let h = seed ^ 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    h ^= text.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-function unit(text: string, seed: number): number {
-  return hash32(text, seed) / 4294967296;
-}
 
 export class VoiceSimulatorConnector implements Connector {
   readonly name = VOICE_SIMULATOR_CONNECTOR;
