@@ -22,10 +22,9 @@ import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 import { publicHostProblem } from "../webhooks/url-guard.js";
 import type { TemplateCatalog } from "./catalog.js";
-import type { GraphComponent } from "./graph.js";
 import { GraphError } from "./graph.js";
 import { senderOf, type WhatsAppSender, type WhatsAppSettings, whatsAppSettingsOf } from "./settings.js";
-import { MEDIA_HEADERS, sendabilityOf, shapeOf } from "./templates.js";
+import { MEDIA_HEADERS, sendabilityOf } from "./templates.js";
 import type { Upstreams, WhatsAppUpstream } from "./upstream.js";
 import { windowClosesAt } from "./window.js";
 
@@ -225,10 +224,7 @@ export class WhatsAppSendService {
         `Template "${name}" is restricted to the account's test numbers, and ${to} is not one.`,
       );
     }
-    const shape = shapeOf({
-      category: template.category,
-      components: JSON.parse(template.components) as GraphComponent[],
-    });
+    const { shape } = sendability;
     const params = texts(request.params ?? [], "params");
     if (params.length !== shape.paramCount) {
       throw new GatewayError(

@@ -93,6 +93,8 @@ export interface Sendability {
   sendable: boolean;
   testOnly: boolean;
   reason: string | null;
+  /** What a send must give it (read off the stored components once). */
+  shape: TemplateShape;
 }
 
 /** Whether the template can be sent from the account's current sender, and why not. */
@@ -109,7 +111,7 @@ export function sendabilityOf(row: WhatsAppTemplateRow, sandbox: boolean): Senda
   } else if (shape.unsupported) {
     reason = shape.unsupported;
   }
-  return { sendable: reason === null, testOnly, reason };
+  return { sendable: reason === null, testOnly, reason, shape };
 }
 
 export function describeTemplate(row: WhatsAppTemplateRow, sandbox: boolean) {
