@@ -12,7 +12,7 @@ import type {
 } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import type { WebhookApiDeps } from "./operations.js";
-import { inboundWhatsAppPayload, newWebhookId, WEBHOOKS_QUEUED } from "./outbox.js";
+import { inboundWhatsAppPayload, newWebhookId, queuedDelivery, WEBHOOKS_QUEUED } from "./outbox.js";
 
 /** Deliveries re-queued by one time-range call at most. */
 export const MAX_REDELIVERIES = 10_000;
@@ -122,31 +122,6 @@ function noUrl(event: WebhookEvent): GatewayError {
   );
 }
 
-function queued(
-  source: Pick<NewWebhookDelivery, "account_id" | "event" | "order_key" | "payload"> & { redelivery_of: number | null },
-  url: string,
-  webhookId: string,
-  now: number,
-): NewWebhookDelivery {
-  return {
-    account_id: source.account_id,
-    event: source.event,
-    order_key: source.order_key,
-    webhook_id: webhookId,
-    url,
-    payload: source.payload,
-    status: "pending",
-    attempts: 0,
-    next_attempt_at: now,
-    lease_until: null,
-    last_status: null,
-    last_error: null,
-    redelivery_of: source.redelivery_of,
-    created_at: now,
-    done_at: null,
-  };
-}
-
 async function insertOne(deps: WebhookApiDeps, row: NewWebhookDelivery): Promise<WebhookDeliveryRow> {
   const inserted = await deps.store.transaction((trx) =>
     trx.insertInto("webhook_deliveries").values(row).returningAll().executeTakeFirstOrThrow(),
@@ -191,7 +166,7 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
   const webhookId = newWebhookId(now).replace(/^msg_/, "msg_test_");
   const row = await insertOne(
     deps,
-    queued(
+    queuedDelivery(
       { account_id: accountId, event, order_key: webhookId, payload: JSON.stringify(payload), redelivery_of: null },
       url,
       webhookId,
@@ -224,7 +199,10 @@ export async function redeliverOne(deps: WebhookApiDeps, accountId: number, id: 
   const url = original.event === "email" ? original.url : await currentUrl(db, accountId, original.event);
   if (!url) throw noUrl(original.event);
   const now = deps.clock.now().getTime();
-  const row = await insertOne(deps, queued({ ...original, redelivery_of: original.id }, url, newWebhookId(now), now));
+  const row = await insertOne(
+    deps,
+    queuedDelivery({ ...original, redelivery_of: original.id }, url, newWebhookId(now), now),
+  );
   return describeDelivery(row, [], iso);
 }
 
@@ -273,7 +251,7 @@ export async function redeliverRange(deps: WebhookApiDeps, accountId: number, ra
       trx,
       "webhook_deliveries",
       taken.map(({ url, ...o }) =>
-        queued(
+        queuedDelivery(
           { ...o, redelivery_of: o.id },
           o.event === "email" ? url : (urls.get(o.event) ?? ""),
           newWebhookId(now),
