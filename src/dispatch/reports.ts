@@ -104,9 +104,11 @@ export class ReportIngester {
   }
 
   /**
-   * Reports that changed nothing: when a message carries the upstream id, the report is a
-   * duplicate or arrived after a final state, and is dropped; when none does yet, the submit
-   * is not recorded yet and the report is retried until RETRY_UNMATCHED_MS.
+   * Reports that changed nothing: when the message with the upstream id is past `submitted`,
+   * the report is a duplicate or arrived after a final state, and is dropped; when none carries
+   * the id yet, or the message is still awaiting its report (its submit committed between the
+   * UPDATE and this look: connectors that report at once hit this), it is retried until
+   * RETRY_UNMATCHED_MS.
    */
   private keepUnmatched(group: Waiting[], changedCount: number): void {
     if (changedCount === group.length) return;
@@ -138,8 +140,8 @@ export class ReportIngester {
           list.map((w) => w.report.upstreamId),
         )
         .execute();
-      const recorded = new Set(known.map((k) => k.upstream_id));
-      for (const waiting of list) if (!recorded.has(waiting.report.upstreamId)) left.push(waiting);
+      const settled = new Set(known.filter((k) => k.status !== "submitted").map((k) => k.upstream_id));
+      for (const waiting of list) if (!settled.has(waiting.report.upstreamId)) left.push(waiting);
     }
     return left;
   }
