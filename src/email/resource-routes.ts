@@ -212,8 +212,15 @@ async function sendStatus(db: Db, accountId: number, broadcastId: string) {
     )
     .orderBy("id")
     .execute();
+  // Grouped once: a send has up to 1,000 recipients, each with any number of opens and clicks.
+  const byMessage = new Map<string, typeof events>();
+  for (const event of events) {
+    const list = byMessage.get(event.message_id);
+    if (list) list.push(event);
+    else byMessage.set(event.message_id, [event]);
+  }
   return messages.map((m) => {
-    const mine = events.filter((e) => e.message_id === m.id);
+    const mine = byMessage.get(m.id) ?? [];
     const status =
       m.status === "dispatching"
         ? "queued"
