@@ -267,9 +267,13 @@ export class SmppConnector implements Connector {
         .where("upstream_id", "in", receiptIdCandidates(receipt.upstreamId))
         .execute();
       const matching = found.filter((row) => receiptIdMatches(receipt.upstreamId, row.upstream_id));
+      // The id as the SMSC gave it wins: hex id "10" is not the part whose hex id is "a" (decimal 10).
+      const exact = matching.filter((row) => row.upstream_id.toLowerCase() === receipt.upstreamId.toLowerCase());
       // An id the SMSC reused (its counter restarted): the part still waiting, the newest one first.
       const waiting = (row: { status: string }) => (row.status === "pending" ? 0 : 1);
-      const part = matching.sort((a, b) => waiting(a) - waiting(b) || b.created_at - a.created_at)[0];
+      const part = (exact.length > 0 ? exact : matching).sort(
+        (a, b) => waiting(a) - waiting(b) || b.created_at - a.created_at,
+      )[0];
       if (!part) return { outcome: "unknown" as const, report: null };
       // Locks the message's parts, so of two receipts applied at once only the later sees all final.
       const parts = await this.partsOf(trx, part.message_id, true);
