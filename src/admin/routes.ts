@@ -13,6 +13,7 @@ import type { AppContext } from "../app/context.js";
 import { sendJsonError } from "../app/http-errors.js";
 import { extractV2ApiKey } from "../auth/http.js";
 import { apiKeyRevoked, listApiKeys, setApiKeyRateLimit } from "../auth/index.js";
+import { registerCarrierAdminRoutes } from "../carriers/admin-routes.js";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { registerEmailAdminRoutes } from "../email/resource-routes.js";
@@ -301,4 +302,5 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
   registerWhatsAppAdminRoutes(admin, ctx);
   registerEmailAdminRoutes(admin, ctx);
   registerVoiceAdminRoutes(admin, ctx);
+  registerCarrierAdminRoutes(admin, ctx);
 }

@@ -33,6 +33,10 @@ export interface Config {
   optOutWords: ReadonlySet<string>;
   /** Webhooks may target loopback, private and link-local addresses, and plain http (tests, private networks). */
   allowPrivateWebhooks: boolean;
+  /** A JSON or YAML file of SMS connectors and routes applied at start (see carriers/config-file.ts). */
+  carriersFile: string | undefined;
+  /** Public base URL of this gateway as SMS aggregators reach it, for their delivery-report callbacks. */
+  carrierCallbackUrl: string | undefined;
   whatsapp: WhatsAppConfig;
   voice: VoiceConfig;
   email: EmailConfig;
@@ -128,6 +132,10 @@ export const SETTINGS = {
     "Comma-separated words that, as the first word of an inbound SMS (any case), put the sender on the account's suppression list, which promotional sends refuse. Default STOP,STOPALL,UNSUBSCRIBE,CANCEL,END,QUIT. START (the whole message) takes the sender off again.",
   SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS:
     "1 or true lets webhook URLs use plain http and reach loopback, private, link-local and cloud metadata addresses. Default off: https to public addresses only. For tests and closed networks.",
+  SWITCHBOARD_CARRIERS_FILE:
+    "Optional path of a JSON or YAML file with SMS connectors (smpp, http-sms) and routes, applied at every start: its connectors are added or replaced by name, and its routes, when given, replace all routes. The operator API and CLI change the same configuration. See docs/carriers.md.",
+  CARRIER_CALLBACK_URL:
+    "Public base URL of this gateway as SMS aggregators reach it, e.g. https://sms.example.com: an http-sms connector's {callback_url} is {CARRIER_CALLBACK_URL}/carriers/http-sms/<name>/dlr. Default http://localhost:PORT.",
   WHATSAPP_CONNECTOR:
     "Connector of accounts that do not name their own: simulator (default; offline, simulated statuses) or whatsapp-cloud (Meta's Graph API).",
   WHATSAPP_GRAPH_URL: "Base URL of Meta's Graph API. Default https://graph.facebook.com.",
@@ -266,6 +274,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     legacyThrottlePerSecond: int("LEGACY_THROTTLE_PER_SECOND", 100, 0, 1_000_000),
     optOutWords: parseOptOutWords(read("OPT_OUT_WORDS"), problems),
     allowPrivateWebhooks: flag("SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS"),
+    carriersFile: read("SWITCHBOARD_CARRIERS_FILE"),
+    carrierCallbackUrl: optionalHttpUrl("CARRIER_CALLBACK_URL", read("CARRIER_CALLBACK_URL"), problems),
     whatsapp: {
       connector: whatsappConnector(read("WHATSAPP_CONNECTOR"), problems),
       graphUrl: httpUrl("WHATSAPP_GRAPH_URL", read("WHATSAPP_GRAPH_URL") ?? "https://graph.facebook.com", problems),

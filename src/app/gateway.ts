@@ -4,6 +4,7 @@ import { sql } from "kysely";
 import pino, { type Logger } from "pino";
 import { Authenticator } from "../auth/index.js";
 import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/rate-limits.js";
+import { applyCarriersFile } from "../carriers/config-file.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
 import { EmailTracker, trackingSecret } from "../email/tracking.js";
@@ -105,6 +106,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     acceptor,
   };
 
+  if (config.carriersFile) {
+    const applied = await applyCarriersFile({ store, clock }, config.carriersFile);
+    logger.info({ file: config.carriersFile, ...applied }, "carriers file applied");
+  }
+
   let stopping = false;
   let workers: Workers | undefined;
   let releaseLock: (() => void) | undefined;
@@ -126,6 +132,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const url = await app.listen({ port: config.port, host: config.host });
   // Without a public URL, tracking links name the address this server actually listens on.
   if (config.email.trackingUrl === undefined) emailTracker.setBaseUrl(url);
+  if (config.carrierCallbackUrl === undefined && workers) workers.carriers.callbackBase = url;
 
   return {
     ctx,

@@ -12,6 +12,10 @@ export interface Metrics {
   endToEndSeconds: Histogram<"channel">;
   queueDepth: Gauge<"lane">;
   acceptBatchSize: Histogram;
+  connectorUp: Gauge<"connector" | "type">;
+  connectorSessions: Gauge<"connector" | "state">;
+  connectorResults: Counter<"connector" | "outcome">;
+  connectorFailovers: Counter<"from" | "to">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -75,6 +79,30 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_accept_batch_size",
       help: "Sends committed together in one transaction (group commit)",
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500],
+      registers,
+    }),
+    connectorUp: new Gauge({
+      name: "switchboard_connector_up",
+      help: "1 while a connector takes traffic, 0.5 degraded (some binds down), 0 down",
+      labelNames: ["connector", "type"],
+      registers,
+    }),
+    connectorSessions: new Gauge({
+      name: "switchboard_connector_sessions",
+      help: "SMPP connections of a connector, by state (bound, unbound)",
+      labelNames: ["connector", "state"],
+      registers,
+    }),
+    connectorResults: new Counter({
+      name: "switchboard_connector_results_total",
+      help: "Messages a connector was handed, by outcome (ok, retryable, failed, deferred)",
+      labelNames: ["connector", "outcome"],
+      registers,
+    }),
+    connectorFailovers: new Counter({
+      name: "switchboard_connector_failovers_total",
+      help: "Messages moved to the next connector of their route after a retryable failure",
+      labelNames: ["from", "to"],
       registers,
     }),
   };

@@ -13,6 +13,7 @@ import Fastify, {
   LogController,
 } from "fastify";
 import { registerAdminRoutes } from "../admin/index.js";
+import { registerCarrierCallbackRoutes } from "../carriers/callback-routes.js";
 import { GatewayError } from "../core/errors.js";
 import { registerEmailRoutes } from "../email/index.js";
 import { registerLegacyRoutes } from "../sms/index.js";
@@ -131,6 +132,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await registerVoiceRoutes(app, ctx);
   await registerMetaWebhookRoutes(app, ctx);
   await registerEmailRoutes(app, ctx);
+  registerCarrierCallbackRoutes(app, ctx);
   await app.register(async (admin) => registerAdminRoutes(admin, ctx), { prefix: "/admin/api" });
 
   return app;

@@ -1,16 +1,18 @@
 // The background parts of the `worker` role: connectors, the bulk expander, the dispatcher,
 // the webhook sender, delivery-report and inbound-SMS ingestion and queue housekeeping. Each
 // stops after finishing the work in hand.
+import { CarrierRegistry } from "../carriers/registry.js";
 import {
   BulkExpander,
   Dispatcher,
+  type InboundSms,
   ReportIngester,
-  Router,
   SimulatorConnector,
   startHousekeeping,
 } from "../dispatch/index.js";
 import { emailConnectors, startEmailBounces } from "../email/index.js";
 import { InboundIngester } from "../inbound/index.js";
+import type { DeliveryReport } from "../messages/index.js";
 import { voiceConnectors } from "../voice/index.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../webhooks/sender.js";
 import { startWhatsAppUpkeep } from "../whatsapp/index.js";
@@ -21,6 +23,8 @@ export type StopFn = () => Promise<void>;
 export interface Workers {
   dispatcher: Dispatcher;
   simulator: SimulatorConnector;
+  /** The configured carriers (SMPP, HTTP aggregators), their router and health. */
+  carriers: CarrierRegistry;
   stop: StopFn;
 }
 
@@ -36,14 +40,20 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   const connectors = [simulator, ...voiceConnectors(ctx), ...emailConnectors(ctx)];
   const reports = new ReportIngester(ctx);
   const inbound = new InboundIngester(ctx);
+  const sinks = {
+    reports: (batch: DeliveryReport[]) => reports.push(batch),
+    inbound: (batch: InboundSms[]) => inbound.push(batch),
+  };
   for (const connector of connectors) {
-    connector.onReports((batch) => reports.push(batch));
-    connector.onInbound?.((batch) => inbound.push(batch));
+    connector.onReports(sinks.reports);
+    connector.onInbound?.(sinks.inbound);
     await connector.start?.();
   }
   reports.start();
+  const carriers = new CarrierRegistry(ctx, connectors, sinks);
+  await carriers.start();
 
-  const dispatcher = new Dispatcher(ctx, new Router(connectors));
+  const dispatcher = new Dispatcher(ctx, carriers);
   dispatcher.start();
   const expander = new BulkExpander(ctx);
   expander.start();
@@ -59,6 +69,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   return {
     dispatcher,
     simulator,
+    carriers,
     async stop() {
       await housekeeping.stop();
       await whatsappUpkeep.stop();
@@ -66,6 +77,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
       await webhooks.stop();
       await expander.stop();
       await dispatcher.stop();
+      await carriers.stop();
       for (const connector of connectors) await connector.stop?.();
       await reports.stop();
       await inbound.stop();

@@ -15,8 +15,8 @@ import {
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { type ReportedMessage, WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
-import type { SubmitResult } from "./connector.js";
-import type { Router } from "./router.js";
+import type { Connector, SubmitResult } from "./connector.js";
+import { Router } from "./router.js";
 
 export interface DispatcherOptions {
   batchSize: number;
@@ -47,12 +47,27 @@ export function retryDelayMs(attempts: number): number {
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
+interface Outcomes {
+  submitted: Submitted[];
+  retries: Retry[];
+  failures: Failure[];
+}
+
+/** Where the dispatcher gets its router (the carrier registry swaps it when routes change) and reports results. */
+export interface Routing {
+  router(): Router;
+  /** Every connector's results, for its health. */
+  observe?(connector: string, results: readonly SubmitResult[]): void;
+}
+
 type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics"> & Partial<Pick<AppContext, "webhooks">>;
 
 export class Dispatcher extends WorkerLoop {
+  private readonly routing: Routing;
+
   constructor(
     private readonly deps: Deps,
-    private readonly router: Router,
+    routing: Router | Routing,
     private readonly options: DispatcherOptions = DEFAULT_DISPATCHER_OPTIONS,
   ) {
     super({
@@ -62,6 +77,7 @@ export class Dispatcher extends WorkerLoop {
       channel: QUEUED_SIGNAL,
       idleMs: options.idleMs,
     });
+    this.routing = routing instanceof Router ? { router: () => routing } : routing;
   }
 
   protected async round(): Promise<boolean> {
@@ -81,64 +97,58 @@ export class Dispatcher extends WorkerLoop {
     return true;
   }
 
-  /** Submits one claimed batch and records every outcome in one transaction. */
+  /**
+   * Submits one claimed batch and records every outcome in one transaction. A message its
+   * connector refused with a retryable error (or could not send) goes to the next connector of
+   * its plan within the same batch; only when every one of them failed so is it queued again.
+   */
   async dispatch(claimed: MessageRow[]): Promise<void> {
-    const groups = new Map<string, MessageRow[]>();
-    const failures: Failure[] = [];
+    const router = this.routing.router();
     const now = () => this.deps.clock.now().getTime();
+    const started = now();
+    const outcomes: Outcomes = { failures: [], retries: [], submitted: [] };
+    const plans = new Map<string, Connector[]>();
+    let pending: MessageRow[] = [];
     for (const message of claimed) {
-      try {
-        const connector = this.router.pick(message);
-        const list = groups.get(connector.name) ?? [];
-        list.push(message);
-        groups.set(connector.name, list);
-      } catch (error) {
-        failures.push({ id: message.id, code: "no_route", message: String((error as Error).message), at: now() });
+      const plan = router.plan(message);
+      if (plan.ok) {
+        plans.set(message.id, plan.connectors);
+        pending.push(message);
+      } else {
+        // no_route fails now; connectors_down waits like any retryable failure.
+        this.settle(message, { ...plan, ok: false }, "", outcomes, now);
       }
     }
-
-    const submitted: Submitted[] = [];
-    const retries: Retry[] = [];
-    await Promise.all(
-      [...groups].map(async ([name, messages]) => {
-        const connector = this.router.connectors.find((c) => c.name === name)!;
-        let results: SubmitResult[];
-        try {
-          results = await connector.submit(messages);
-        } catch (error) {
-          const reason = error instanceof Error ? error.message : String(error);
-          results = messages.map(() => ({ ok: false, retryable: true, code: "connector_error", message: reason }));
-        }
-        messages.forEach((message, index) => {
-          const result = results[index] ?? {
-            ok: false,
-            retryable: true,
-            code: "no_result",
-            message: "Connector gave no result.",
-          };
-          if (result.ok) {
-            submitted.push({
-              id: message.id,
-              connector: name,
-              upstreamId: result.upstreamId,
-              at: now(),
-              attempts: message.attempts,
-            });
-          } else if (result.retryable && message.attempts < this.options.maxAttempts) {
-            retries.push({
-              id: message.id,
-              dueAt: now() + retryDelayMs(message.attempts),
-              code: result.code,
-              message: result.message,
-              attempts: message.attempts,
-            });
-          } else {
-            failures.push({ id: message.id, code: result.code, message: result.message, at: now() });
-          }
-        });
-      }),
-    );
-
+    while (pending.length > 0) {
+      const groups = new Map<Connector, MessageRow[]>();
+      for (const message of pending) {
+        const connector = plans.get(message.id)![0]!;
+        const list = groups.get(connector) ?? [];
+        list.push(message);
+        groups.set(connector, list);
+      }
+      const again: MessageRow[] = [];
+      await Promise.all(
+        [...groups].map(async ([connector, messages]) => {
+          const results = await this.submitTo(connector, messages);
+          this.routing.observe?.(connector.name, results);
+          messages.forEach((message, index) => {
+            const result = results[index]!;
+            const plan = plans.get(message.id)!;
+            if (!result.ok && result.retryable && result.code !== "deferred" && plan.length > 1) {
+              plan.shift();
+              this.deps.metrics.connectorFailovers.inc({ from: connector.name, to: plan[0]!.name });
+              again.push(message);
+              return;
+            }
+            this.settle(message, result, connector.name, outcomes, now);
+          });
+        }),
+      );
+      pending = again;
+      if (pending.length > 0) await this.extendLeases(pending, now() - started);
+    }
+    const { submitted, retries, failures } = outcomes;
     let events = 0;
     const failed = await this.deps.store.transaction(async (trx) => {
       if (submitted.length > 0) {
@@ -162,6 +172,64 @@ export class Dispatcher extends WorkerLoop {
       metrics.messagesDispatched.inc({ channel: channelOf.get(item.id) ?? "unknown", connector: item.connector });
     }
     for (const row of failed) metrics.messagesFailed.inc({ channel: row.channel, stage: "submit" });
+  }
+
+  /** The connector's results for `messages`; a connector that throws has failed them all, retryably. */
+  private async submitTo(connector: Connector, messages: MessageRow[]): Promise<SubmitResult[]> {
+    let results: SubmitResult[];
+    try {
+      results = await connector.submit(messages);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      results = messages.map(() => ({ ok: false, retryable: true, code: "connector_error", message: reason }));
+    }
+    return messages.map(
+      (_message, index) =>
+        results[index] ?? { ok: false, retryable: true, code: "no_result", message: "Connector gave no result." },
+    );
+  }
+
+  /** Files one message's final outcome of this batch: submitted, queued again after a back-off, or failed. */
+  private settle(message: MessageRow, result: SubmitResult, connector: string, outcomes: Outcomes, now: () => number) {
+    if (result.ok) {
+      outcomes.submitted.push({
+        id: message.id,
+        connector,
+        upstreamId: result.upstreamId,
+        at: now(),
+        attempts: message.attempts,
+      });
+    } else if (result.retryable && message.attempts < this.options.maxAttempts) {
+      outcomes.retries.push({
+        id: message.id,
+        dueAt: now() + retryDelayMs(message.attempts),
+        code: result.code,
+        message: result.message,
+        attempts: message.attempts,
+      });
+    } else {
+      outcomes.failures.push({ id: message.id, code: result.code, message: result.message, at: now() });
+    }
+  }
+
+  /**
+   * Before a failover round: on PostgreSQL the claims are leased, and a round can take as long as
+   * the first, so the lease of the messages going on is renewed (SQLite's one dispatcher holds
+   * no leases).
+   */
+  private async extendLeases(messages: MessageRow[], elapsedMs: number): Promise<void> {
+    if (this.deps.store.engine !== "postgres" || elapsedMs < this.options.leaseMs / 5) return;
+    const until = this.deps.clock.now().getTime() + this.options.leaseMs;
+    await this.deps.store.db
+      .updateTable("messages")
+      .set({ lease_until: until })
+      .where(
+        "id",
+        "in",
+        messages.map((m) => m.id),
+      )
+      .where("status", "=", "dispatching")
+      .execute();
   }
 
   /** `submitted` and `failed` delivery_report events, written with the states they report. */

@@ -15,6 +15,8 @@ const MAX_GROUP = 2000;
 interface Waiting {
   report: DeliveryReport;
   firstSeen: number;
+  /** pushAndWait's promise: settled once the report's group is committed (or failed). */
+  settle?: (error?: Error) => void;
 }
 
 export class ReportIngester {
@@ -33,6 +35,23 @@ export class ReportIngester {
     const now = Date.now();
     for (const report of reports) this.queue.push({ report, firstSeen: now });
     this.kick();
+  }
+
+  /**
+   * Like push, resolving once the reports' transaction committed (a report that matched no
+   * message yet is then kept for retries in memory); rejects when it failed. For callers that
+   * acknowledge a carrier's callback only after the report is stored.
+   */
+  pushAndWait(reports: DeliveryReport[]): Promise<void> {
+    const now = Date.now();
+    const settled = reports.map(
+      (report) =>
+        new Promise<void>((resolve, reject) => {
+          this.queue.push({ report, firstSeen: now, settle: (error) => (error ? reject(error) : resolve()) });
+        }),
+    );
+    this.kick();
+    return Promise.all(settled).then(() => undefined);
   }
 
   start(): void {
@@ -81,11 +100,13 @@ export class ReportIngester {
             return rows;
           });
           if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+          for (const waiting of group) waiting.settle?.();
           this.record(changed);
           this.keepUnmatched(group, changed.length);
         } catch (error) {
           this.deps.logger.error({ err: error, reports: group.length }, "applying delivery reports failed; retrying");
-          this.unmatched.push(...group);
+          for (const waiting of group) waiting.settle?.(error as Error);
+          this.unmatched.push(...group.map(({ settle: _settled, ...waiting }) => waiting));
         }
       }
     } finally {

@@ -1,21 +1,142 @@
-// Picks the connector for a message. Today: the first connector serving the message's
-// channel; route- and prefix-based rules with failover arrive with the carrier connectors.
-import { GatewayError } from "../core/errors.js";
+// Picks the connectors for a message, in the order to try them.
+//
+// SMS and voice follow the operator's routes (carriers/definitions.ts): a route names a route
+// code (T, P, PS, I, V or * for any) and a number prefix (digits with the country code, "" for
+// every number) and lists connectors with weights. The route for a message is the one with its
+// own route code before *, then the longest matching prefix. Within it, traffic is shared by
+// weight (smooth weighted round robin: 70/30 sends exactly 7 of every 10 to the first) among
+// the connectors that are up; the others of the list follow in list order as failover, and
+// standbys (weight 0) come last. Connectors that are down are left out.
+//
+// With no SMS route configured, SMS go to the simulator (the developer default); once any SMS
+// route exists, an SMS no route matches fails with no_route (and is refunded). Email and
+// WhatsApp go to their channel's one connector; voice to its connector unless a V route matches.
+import type { RouteCode, RouteDefinition } from "../carriers/definitions.js";
+import { internationalDigits } from "../core/indian-mobile.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Connector } from "./connector.js";
 
-export class Router {
-  private readonly byChannel = new Map<string, Connector>();
+export type RoutedMessage = Pick<MessageRow, "channel" | "route" | "recipient">;
 
-  constructor(readonly connectors: readonly Connector[]) {
+export type Plan =
+  | { ok: true; connectors: Connector[] }
+  | { ok: false; retryable: boolean; code: "no_route" | "connectors_down"; message: string };
+
+export interface RouterOptions {
+  /** Routes of SMS (T, P, PS, I, *) and voice (V). */
+  routes?: readonly RouteDefinition[];
+  /** Whether a connector takes traffic now (health); every connector is up when absent. */
+  isUp?: (name: string) => boolean;
+}
+
+const ROUTE_CODES: Record<string, RouteCode> = {
+  transactional: "T",
+  promotional: "P",
+  promotional_sender: "PS",
+  international: "I",
+};
+
+/** The route code a message travels under: V for voice, T/P/PS/I for SMS ("" when it has none). */
+export function routeCodeOf(message: Pick<MessageRow, "channel" | "route">): RouteCode | "" {
+  if (message.channel === "voice") return "V";
+  return ROUTE_CODES[message.route] ?? "";
+}
+
+interface CompiledRoute {
+  code: RouteCode;
+  prefix: string;
+  entries: { connector: Connector; weight: number; current: number }[];
+}
+
+export class Router {
+  private readonly byName = new Map<string, Connector>();
+  private readonly firstOfChannel = new Map<string, Connector>();
+  private readonly routes: CompiledRoute[];
+  private readonly hasSmsRoutes: boolean;
+  private readonly isUp: (name: string) => boolean;
+
+  constructor(
+    readonly connectors: readonly Connector[],
+    options: RouterOptions = {},
+  ) {
     for (const connector of connectors) {
-      if (!this.byChannel.has(connector.channel)) this.byChannel.set(connector.channel, connector);
+      this.byName.set(connector.name, connector);
+      if (!this.firstOfChannel.has(connector.channel)) this.firstOfChannel.set(connector.channel, connector);
     }
+    this.isUp = options.isUp ?? (() => true);
+    this.routes = (options.routes ?? [])
+      .map((route) => ({
+        code: route.route,
+        prefix: route.prefix,
+        entries: route.connectors.flatMap((entry) => {
+          const connector = this.byName.get(entry.name);
+          return connector ? [{ connector, weight: entry.weight ?? 1, current: 0 }] : [];
+        }),
+      }))
+      // Own route code before *, then the longest prefix first: the first match wins.
+      .sort((a, b) => Number(a.code === "*") - Number(b.code === "*") || b.prefix.length - a.prefix.length);
+    this.hasSmsRoutes = this.routes.some((route) => route.code !== "V");
   }
 
-  pick(message: Pick<MessageRow, "channel" | "route" | "recipient">): Connector {
-    const connector = this.byChannel.get(message.channel);
-    if (!connector) throw new GatewayError("internal_error", `No connector serves the ${message.channel} channel.`);
-    return connector;
+  /** The connector by name (the dispatcher groups a batch by it). */
+  connector(name: string): Connector | undefined {
+    return this.byName.get(name);
+  }
+
+  /** The connectors to try for `message`, first choice first. */
+  plan(message: RoutedMessage): Plan {
+    const code = routeCodeOf(message);
+    if (message.channel !== "sms" && message.channel !== "voice") return this.channelDefault(message.channel);
+    const number = internationalDigits(message.recipient);
+    const route = this.routes.find(
+      (r) => (r.code === code || (r.code === "*" && message.channel === "sms")) && number.startsWith(r.prefix),
+    );
+    if (!route) {
+      if (message.channel === "voice" || !this.hasSmsRoutes) return this.channelDefault(message.channel);
+      return {
+        ok: false,
+        retryable: false,
+        code: "no_route",
+        message: `No route for route code ${code || "(none)"} and number ${number}.`,
+      };
+    }
+    const connectors = this.order(route);
+    if (connectors.length > 0) return { ok: true, connectors };
+    const names = route.entries.map((entry) => entry.connector.name).join(", ");
+    return {
+      ok: false,
+      retryable: true,
+      code: "connectors_down",
+      message: `Every connector of the route ${route.code}/${route.prefix || "*"} is down (${names}).`,
+    };
+  }
+
+  private channelDefault(channel: string): Plan {
+    const connector = this.firstOfChannel.get(channel);
+    if (connector) return { ok: true, connectors: [connector] };
+    return { ok: false, retryable: false, code: "no_route", message: `No connector serves the ${channel} channel.` };
+  }
+
+  /** The weighted choice among the route's up connectors, then the rest in list order, standbys last. */
+  private order(route: CompiledRoute): Connector[] {
+    const up = route.entries.filter((entry) => this.isUp(entry.connector.name));
+    const weighted = up.filter((entry) => entry.weight > 0);
+    if (weighted.length === 0) return up.map((entry) => entry.connector);
+    // Smooth weighted round robin (as nginx's upstream balancer): each pick raises every entry by
+    // its weight and lowers the chosen one by the total, which spreads picks evenly by weight.
+    let total = 0;
+    let best = weighted[0]!;
+    for (const entry of weighted) {
+      entry.current += entry.weight;
+      total += entry.weight;
+      if (entry.current > best.current) best = entry;
+    }
+    best.current -= total;
+    const rest = up.filter((entry) => entry !== best);
+    return [
+      best.connector,
+      ...rest.filter((entry) => entry.weight > 0).map((entry) => entry.connector),
+      ...rest.filter((entry) => entry.weight === 0).map((entry) => entry.connector),
+    ];
   }
 }

@@ -521,6 +521,37 @@ export interface MessagePartsTable {
   created_at: number;
 }
 
+/** An SMS connector an operator configured (issue 10). */
+export interface CarriersTable {
+  name: string;
+  type: "smpp" | "http-sms";
+  /** The definition as JSON. */
+  config: string;
+  enabled: Generated<number>;
+  source: "api" | "file";
+  created_at: number;
+  updated_at: number;
+}
+
+/** Which connectors carry the SMS of a route code and number prefix. */
+export interface SmsRoutesTable {
+  id: Generated<number>;
+  route: string;
+  prefix: string;
+  /** JSON [{ name, weight }] in failover order. */
+  connectors: string;
+  created_at: number;
+}
+
+/** A worker's last look at one connector. */
+export interface ConnectorHealthTable {
+  connector: string;
+  worker: string;
+  state: "up" | "degraded" | "down";
+  detail: string;
+  updated_at: number;
+}
+
 export interface Database extends VoiceTables {
   accounts: AccountsTable;
   wallets: WalletsTable;
@@ -559,6 +590,9 @@ export interface Database extends VoiceTables {
   email_events: EmailEventsTable;
   email_captured: EmailCapturedTable;
   message_parts: MessagePartsTable;
+  carriers: CarriersTable;
+  sms_routes: SmsRoutesTable;
+  connector_health: ConnectorHealthTable;
 }
 
 export type Account = Selectable<AccountsTable>;

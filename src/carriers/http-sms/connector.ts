@@ -26,8 +26,8 @@ import { TokenBucket } from "./token-bucket.js";
 const START_WINDOW_MS = 4_000;
 
 export interface HttpSmsConnectorOptions {
-  /** The value of {callback_url}: where this aggregator should send delivery reports. */
-  callbackUrl?: string;
+  /** The value of {callback_url}: where this aggregator should send delivery reports (read at each send). */
+  callbackUrl?: string | (() => string);
   /** How long into a batch new requests may start (default START_WINDOW_MS). */
   startWindowMs?: number;
   logger?: Logger;
@@ -101,7 +101,9 @@ export class HttpSmsConnector implements Connector {
   private async send(message: MessageRow): Promise<SubmitResult> {
     let request: RenderedRequest;
     try {
-      request = renderRequest(this.config, placeholderValues(message, this.options.callbackUrl ?? ""));
+      const { callbackUrl = "" } = this.options;
+      const callback = typeof callbackUrl === "function" ? callbackUrl() : callbackUrl;
+      request = renderRequest(this.config, placeholderValues(message, callback));
       if (request.origin !== this.origin) throw new RenderError(`The URL's origin changed to ${request.origin}.`);
     } catch (error) {
       return { ok: false, retryable: false, code: "bad_request", message: (error as Error).message };

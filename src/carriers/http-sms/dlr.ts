@@ -102,7 +102,7 @@ export function parseDlr(config: HttpSmsConfig, request: DlrRequest, now: number
 export function registerHttpSmsDlrRoute(
   app: FastifyInstance,
   path: string,
-  configsByName: ReadonlyMap<string, HttpSmsConfig>,
+  configsByName: ReadonlyMap<string, HttpSmsConfig> | ((name: string) => Promise<HttpSmsConfig | undefined>),
   sink: (reports: DeliveryReport[]) => void | Promise<void>,
 ): void {
   if (!path.includes(":name")) throw new Error(`The DLR route path must name the connector with :name (got ${path}).`);
@@ -117,7 +117,7 @@ export function registerHttpSmsDlrRoute(
       schema: { hide: true },
       handler: async (request, reply) => {
         const { name } = request.params as { name: string };
-        const config = configsByName.get(name);
+        const config = typeof configsByName === "function" ? await configsByName(name) : configsByName.get(name);
         if (!config) return reply.code(404).type("text/plain").send(`No http-sms connector named ${name}.`);
         const outcome = parseDlr(config, {
           method: request.method,

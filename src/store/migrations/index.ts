@@ -10,6 +10,7 @@ import { whatsapp } from "./0006_whatsapp.js";
 import { voice } from "./0007_voice.js";
 import { email } from "./0008_email.js";
 import { carrierParts } from "./0009_carrier_parts.js";
+import { carriers } from "./0010_carriers.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -24,6 +25,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0007_voice": voice(engine),
         "0008_email": email(engine),
         "0009_carrier_parts": carrierParts(engine),
+        "0010_carriers": carriers(engine),
       };
     },
   };

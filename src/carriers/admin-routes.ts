@@ -1,0 +1,120 @@
+// Operator API for carriers, under /admin/api (mounted by admin/routes.ts behind its operator
+// check): SMS connectors (smpp, http-sms) with their health, and the routes that pick them.
+// Thin adapters over catalog.ts; the workers pick every change up within a second or two.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { GatewayError } from "../core/errors.js";
+import {
+  describeCarrier,
+  describeRoute,
+  listCarriers,
+  listRoutes,
+  readConnectorHealth,
+  removeCarrier,
+  removeRoute,
+  requireCarrier,
+  saveCarrier,
+  saveRoute,
+  setCarrierEnabled,
+} from "./catalog.js";
+import { CONNECTOR_NAME, ROUTE_CODES } from "./definitions.js";
+
+const Name = Type.Object({ name: Type.String({ pattern: CONNECTOR_NAME }) });
+// Definitions are checked by catalog.ts, which names the wrong field in the family's dialect.
+const Definition = Type.Object({}, { additionalProperties: true });
+
+export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+  const deps = { store: ctx.store, clock: ctx.clock };
+  const ok = (data: unknown) => ({ status: "success", data });
+  const nameOf = (params: unknown) => (params as { name: string }).name;
+  const healthOf = async () => {
+    const views = await readConnectorHealth(ctx.store.db, ctx.clock.now().getTime());
+    return new Map(views.map((view) => [view.connector, view]));
+  };
+  const withHealth = (carrier: Parameters<typeof describeCarrier>[0], health: Awaited<ReturnType<typeof healthOf>>) => {
+    const view = health.get(carrier.name);
+    return {
+      ...describeCarrier(carrier),
+      health: view ? { state: view.state, workers: view.workers } : { state: "unknown", workers: [] },
+    };
+  };
+
+  admin.get("/carriers", async () => {
+    const [carriers, health] = await Promise.all([listCarriers(ctx.store.db), healthOf()]);
+    return ok(carriers.map((carrier) => withHealth(carrier, health)));
+  });
+
+  /** Every connector the workers run (the simulators and built-ins too), as they last saw it. */
+  admin.get("/carriers/health", async () => ok([...(await healthOf()).values()]));
+
+  admin.get("/carriers/:name", { schema: { params: Name } }, async (request) =>
+    ok(withHealth(await requireCarrier(ctx.store.db, nameOf(request.params)), await healthOf())),
+  );
+
+  admin.post("/carriers", { schema: { body: Definition } }, async (request, reply) => {
+    const name = (request.body as { name?: unknown }).name;
+    if (typeof name === "string" && (await listCarriers(ctx.store.db)).some((c) => c.name === name)) {
+      throw new GatewayError(
+        "conflict",
+        `A connector named ${name} exists; PUT /admin/api/carriers/${name} replaces it.`,
+      );
+    }
+    const { carrier } = await saveCarrier(deps, request.body);
+    return reply.code(201).send(ok(describeCarrier(carrier)));
+  });
+
+  admin.put("/carriers/:name", { schema: { params: Name, body: Definition } }, async (request, reply) => {
+    const name = nameOf(request.params);
+    const body = request.body as { name?: unknown };
+    if (body.name !== undefined && body.name !== name) {
+      throw new GatewayError("invalid_request", `The body names ${String(body.name)}, the path ${name}.`);
+    }
+    const { created, carrier } = await saveCarrier(deps, { ...body, name });
+    return reply.code(created ? 201 : 200).send(ok(describeCarrier(carrier)));
+  });
+
+  admin.patch(
+    "/carriers/:name",
+    {
+      schema: {
+        params: Name,
+        body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
+      },
+    },
+    async (request) => {
+      const { enabled } = request.body as { enabled: boolean };
+      return ok(describeCarrier(await setCarrierEnabled(deps, nameOf(request.params), enabled)));
+    },
+  );
+
+  admin.delete("/carriers/:name", { schema: { params: Name } }, async (request) =>
+    ok(describeCarrier(await removeCarrier(deps, nameOf(request.params)))),
+  );
+
+  admin.get("/routes", async () => ok((await listRoutes(ctx.store.db)).map(describeRoute)));
+
+  admin.put("/routes", { schema: { body: Definition } }, async (request, reply) => {
+    const { created, route } = await saveRoute(deps, request.body);
+    return reply.code(created ? 201 : 200).send(ok(describeRoute(route)));
+  });
+
+  admin.delete(
+    "/routes",
+    {
+      schema: {
+        querystring: Type.Object(
+          {
+            route: Type.Union(ROUTE_CODES.map((code) => Type.Literal(code))),
+            prefix: Type.Optional(Type.String({ pattern: "^\\d{0,15}$" })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const { route, prefix } = request.query as { route: string; prefix?: string };
+      return ok(describeRoute(await removeRoute(deps, route, prefix ?? "")));
+    },
+  );
+}

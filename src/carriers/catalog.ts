@@ -1,0 +1,376 @@
+// The stored carrier configuration: connectors (carriers table) and SMS routes (sms_routes).
+// The operator API, the CLI and the carriers file all change it through these functions; each
+// change bumps a version in `settings` and signals CARRIERS_CHANGED, and the workers rebuild
+// their connectors and router from it (registry.ts).
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { Db, Store } from "../store/store.js";
+import { VOICE_HTTP_CONNECTOR } from "../voice/http-connector.js";
+import { VOICE_SIMULATOR_CONNECTOR } from "../voice/simulator.js";
+import {
+  CarrierConfigError,
+  type CarrierDefinition,
+  keepMaskedSecrets,
+  maskSecrets,
+  parseCarrierDefinition,
+  parseRoute,
+  type RouteDefinition,
+} from "./definitions.js";
+
+export const CARRIERS_CHANGED = "carriers_changed";
+const VERSION_KEY = "carriers_version";
+
+type Deps = { store: Store; clock: Clock };
+
+export interface Carrier {
+  name: string;
+  type: CarrierDefinition["type"];
+  enabled: boolean;
+  source: "api" | "file";
+  definition: CarrierDefinition;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StoredRoute extends RouteDefinition {
+  id: number;
+  created_at: number;
+}
+
+/** What the operator API and CLI show: the definition with its secrets masked. */
+export function describeCarrier(carrier: Carrier) {
+  return {
+    name: carrier.name,
+    type: carrier.type,
+    enabled: carrier.enabled,
+    source: carrier.source,
+    definition: maskSecrets(carrier.definition),
+    created_at: new Date(carrier.created_at).toISOString(),
+    updated_at: new Date(carrier.updated_at).toISOString(),
+  };
+}
+
+export function describeRoute(route: StoredRoute) {
+  return { id: route.id, route: route.route, prefix: route.prefix, connectors: route.connectors };
+}
+
+type CarrierRow = {
+  name: string;
+  type: string;
+  config: string;
+  enabled: number;
+  source: string;
+  created_at: number | string;
+  updated_at: number | string;
+};
+
+function toCarrier(row: CarrierRow): Carrier {
+  return {
+    name: row.name,
+    type: row.type as Carrier["type"],
+    enabled: Number(row.enabled) === 1,
+    source: row.source as Carrier["source"],
+    definition: JSON.parse(row.config) as CarrierDefinition,
+    created_at: Number(row.created_at),
+    updated_at: Number(row.updated_at),
+  };
+}
+
+export async function listCarriers(db: Db): Promise<Carrier[]> {
+  const rows = await db.selectFrom("carriers").selectAll().orderBy("name").execute();
+  return rows.map(toCarrier);
+}
+
+export async function findCarrier(db: Db, name: string): Promise<Carrier | undefined> {
+  const row = await db.selectFrom("carriers").selectAll().where("name", "=", name).executeTakeFirst();
+  return row ? toCarrier(row) : undefined;
+}
+
+export async function requireCarrier(db: Db, name: string): Promise<Carrier> {
+  const carrier = await findCarrier(db, name);
+  if (!carrier) throw new GatewayError("not_found", `No connector named ${name}.`);
+  return carrier;
+}
+
+export async function listRoutes(db: Db): Promise<StoredRoute[]> {
+  const rows = await db.selectFrom("sms_routes").selectAll().orderBy("route").orderBy("prefix").execute();
+  return rows.map((row) => ({
+    id: Number(row.id),
+    route: row.route as RouteDefinition["route"],
+    prefix: row.prefix,
+    connectors: JSON.parse(row.connectors) as RouteDefinition["connectors"],
+    created_at: Number(row.created_at),
+  }));
+}
+
+/** The version workers compare to know the configuration changed. */
+export async function carriersVersion(db: Db): Promise<string> {
+  const row = await db.selectFrom("settings").select("value").where("key", "=", VERSION_KEY).executeTakeFirst();
+  return row?.value ?? "0";
+}
+
+async function bumpVersion(trx: Db, now: number): Promise<void> {
+  const value = `${now}-${Math.random().toString(36).slice(2, 10)}`;
+  await trx
+    .insertInto("settings")
+    .values({ key: VERSION_KEY, value })
+    .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
+    .execute();
+}
+
+/** Runs a change and tells the workers. */
+async function change<T>(deps: Deps, fn: (trx: Db, now: number) => Promise<T>): Promise<T> {
+  const now = deps.clock.now().getTime();
+  const result = await deps.store.transaction(async (trx) => {
+    const value = await fn(trx, now);
+    await bumpVersion(trx, now);
+    return value;
+  });
+  await deps.store.signals.notify(CARRIERS_CHANGED).catch(() => undefined);
+  return result;
+}
+
+function invalid(error: unknown): never {
+  if (error instanceof CarrierConfigError) throw new GatewayError("invalid_request", error.message);
+  throw error;
+}
+
+/** Validates a connector definition (secrets sent back masked keep the stored ones). */
+export async function checkedDefinition(db: Db, input: unknown): Promise<CarrierDefinition> {
+  const name = (input as { name?: unknown } | null)?.name;
+  const stored = typeof name === "string" ? await findCarrier(db, name) : undefined;
+  try {
+    return parseCarrierDefinition(keepMaskedSecrets(input, stored?.definition));
+  } catch (error) {
+    return invalid(error);
+  }
+}
+
+async function upsertCarrier(trx: Db, definition: CarrierDefinition, source: Carrier["source"], now: number) {
+  const existing = await trx
+    .selectFrom("carriers")
+    .select(["type"])
+    .where("name", "=", definition.name)
+    .executeTakeFirst();
+  if (existing && existing.type !== definition.type) {
+    throw new GatewayError(
+      "conflict",
+      `The connector ${definition.name} is of type ${existing.type}; remove it first to make it ${definition.type}.`,
+    );
+  }
+  const config = JSON.stringify(definition);
+  if (existing) {
+    await trx
+      .updateTable("carriers")
+      .set({ config, source, updated_at: now })
+      .where("name", "=", definition.name)
+      .execute();
+  } else {
+    await trx
+      .insertInto("carriers")
+      .values({
+        name: definition.name,
+        type: definition.type,
+        config,
+        source,
+        enabled: 1,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  }
+  return !existing;
+}
+
+/** Adds a connector or replaces its definition; `created` tells which. */
+export async function saveCarrier(
+  deps: Deps,
+  input: unknown,
+  source: Carrier["source"] = "api",
+): Promise<{ created: boolean; carrier: Carrier }> {
+  const definition = await checkedDefinition(deps.store.db, input);
+  const created = await change(deps, (trx, now) => upsertCarrier(trx, definition, source, now));
+  return { created, carrier: await requireCarrier(deps.store.db, definition.name) };
+}
+
+export async function setCarrierEnabled(deps: Deps, name: string, enabled: boolean): Promise<Carrier> {
+  await requireCarrier(deps.store.db, name);
+  await change(deps, (trx, now) =>
+    trx
+      .updateTable("carriers")
+      .set({ enabled: enabled ? 1 : 0, updated_at: now })
+      .where("name", "=", name)
+      .execute(),
+  );
+  return requireCarrier(deps.store.db, name);
+}
+
+/** Removes a connector no route names; its messages in flight keep their reports (message_parts). */
+export async function removeCarrier(deps: Deps, name: string): Promise<Carrier> {
+  const carrier = await requireCarrier(deps.store.db, name);
+  const users = (await listRoutes(deps.store.db)).filter((route) => route.connectors.some((c) => c.name === name));
+  if (users.length > 0) {
+    const where = users.map((route) => `${route.route}/${route.prefix || "*"}`).join(", ");
+    throw new GatewayError("conflict", `The connector ${name} is used by route(s) ${where}; change them first.`);
+  }
+  await change(deps, async (trx) => {
+    await trx.deleteFrom("carriers").where("name", "=", name).execute();
+    await trx.deleteFrom("connector_health").where("connector", "=", name).execute();
+  });
+  return carrier;
+}
+
+/** Connector names a route may list: configured carriers serve SMS; `builtIn` names their channels. */
+async function checkRoute(trx: Db, route: RouteDefinition, builtIn: ReadonlyMap<string, string>): Promise<void> {
+  const carriers = new Set((await trx.selectFrom("carriers").select("name").execute()).map((row) => row.name));
+  const channel = route.route === "V" ? "voice" : "sms";
+  for (const { name } of route.connectors) {
+    const serves = carriers.has(name) ? "sms" : builtIn.get(name);
+    if (serves === undefined) throw new GatewayError("invalid_request", `Invalid route: no connector named ${name}.`);
+    if (serves !== channel) {
+      throw new GatewayError(
+        "invalid_request",
+        `Invalid route: ${name} carries ${serves}, and route ${route.route} carries ${channel}.`,
+      );
+    }
+  }
+}
+
+/** The connectors the gateway builds itself, by the channel they carry (routes may name them). */
+export const BUILT_IN_CONNECTORS: ReadonlyMap<string, string> = new Map([
+  ["simulator", "sms"],
+  [VOICE_SIMULATOR_CONNECTOR, "voice"],
+  [VOICE_HTTP_CONNECTOR, "voice"],
+]);
+
+function parsedRoute(input: unknown): RouteDefinition {
+  try {
+    return parseRoute(input);
+  } catch (error) {
+    return invalid(error);
+  }
+}
+
+/** Adds the route for (route code, prefix) or replaces its connectors. */
+export async function saveRoute(deps: Deps, input: unknown): Promise<{ created: boolean; route: StoredRoute }> {
+  const route = parsedRoute(input);
+  const created = await change(deps, async (trx, now) => {
+    await checkRoute(trx, route, BUILT_IN_CONNECTORS);
+    return upsertRoute(trx, route, now);
+  });
+  const stored = (await listRoutes(deps.store.db)).find((r) => r.route === route.route && r.prefix === route.prefix)!;
+  return { created, route: stored };
+}
+
+async function upsertRoute(trx: Db, route: RouteDefinition, now: number): Promise<boolean> {
+  const connectors = JSON.stringify(route.connectors);
+  const updated = await trx
+    .updateTable("sms_routes")
+    .set({ connectors })
+    .where("route", "=", route.route)
+    .where("prefix", "=", route.prefix)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) > 0) return false;
+  await trx
+    .insertInto("sms_routes")
+    .values({ route: route.route, prefix: route.prefix, connectors, created_at: now })
+    .execute();
+  return true;
+}
+
+export async function removeRoute(deps: Deps, code: string, prefix: string): Promise<StoredRoute> {
+  const route = (await listRoutes(deps.store.db)).find((r) => r.route === code && r.prefix === prefix);
+  if (!route) throw new GatewayError("not_found", `No route ${code} with prefix "${prefix}".`);
+  await change(deps, (trx) => trx.deleteFrom("sms_routes").where("id", "=", route.id).execute());
+  return route;
+}
+
+export interface CarriersDocument {
+  connectors?: unknown[];
+  routes?: unknown[];
+}
+
+/**
+ * Applies a whole configuration (the carriers file) in one transaction: its connectors are
+ * added or replaced by name, and when it has `routes` they replace every route. Connectors it
+ * does not name are kept. Everything is checked before anything is written.
+ */
+export async function applyCarriersDocument(
+  deps: Deps,
+  document: CarriersDocument,
+): Promise<{ connectors: number; routes: number | null }> {
+  const definitions: CarrierDefinition[] = [];
+  for (const [index, input] of (document.connectors ?? []).entries()) {
+    try {
+      definitions.push(parseCarrierDefinition(input));
+    } catch (error) {
+      if (error instanceof CarrierConfigError) {
+        throw new GatewayError("invalid_request", `connectors[${index}]: ${error.message}`);
+      }
+      throw error;
+    }
+  }
+  const names = definitions.map((d) => d.name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice) throw new GatewayError("invalid_request", `connectors: ${twice} is defined twice.`);
+  const routes = document.routes?.map((input, index) => {
+    try {
+      return parseRoute(input);
+    } catch (error) {
+      if (error instanceof CarrierConfigError) {
+        throw new GatewayError("invalid_request", `routes[${index}]: ${error.message}`);
+      }
+      throw error;
+    }
+  });
+  await change(deps, async (trx, now) => {
+    for (const definition of definitions) await upsertCarrier(trx, definition, "file", now);
+    if (routes) {
+      await trx.deleteFrom("sms_routes").execute();
+      for (const route of routes) {
+        await checkRoute(trx, route, BUILT_IN_CONNECTORS);
+        if (!(await upsertRoute(trx, route, now))) {
+          throw new GatewayError("invalid_request", `routes: ${route.route}/${route.prefix || "*"} is defined twice.`);
+        }
+      }
+    }
+  });
+  return { connectors: definitions.length, routes: routes?.length ?? null };
+}
+
+/** A health row is current when a worker wrote it within this long (workers write every 5 s). */
+export const HEALTH_FRESH_MS = 30_000;
+
+export interface ConnectorHealthView {
+  connector: string;
+  /** The best state any worker sees: up, degraded, down, or unknown when no worker runs it. */
+  state: "up" | "degraded" | "down" | "unknown";
+  workers: (Record<string, unknown> & { worker: string; state: string; updated_at: string })[];
+}
+
+const RANK = { up: 3, degraded: 2, down: 1, unknown: 0 } as const;
+
+/** Every connector's health as the running workers last wrote it. */
+export async function readConnectorHealth(db: Db, now: number): Promise<ConnectorHealthView[]> {
+  const rows = await db
+    .selectFrom("connector_health")
+    .selectAll()
+    .where("updated_at", ">=", now - HEALTH_FRESH_MS)
+    .orderBy("connector")
+    .orderBy("worker")
+    .execute();
+  const views = new Map<string, ConnectorHealthView>();
+  for (const row of rows) {
+    const view = views.get(row.connector) ?? { connector: row.connector, state: "unknown", workers: [] };
+    const { connector: _connector, ...detail } = JSON.parse(row.detail) as Record<string, unknown>;
+    view.workers.push({
+      ...detail,
+      worker: row.worker,
+      state: row.state,
+      updated_at: new Date(Number(row.updated_at)).toISOString(),
+    });
+    if (RANK[row.state] > RANK[view.state]) view.state = row.state;
+    views.set(row.connector, view);
+  }
+  return [...views.values()];
+}

@@ -1,0 +1,86 @@
+// The carriers file (SWITCHBOARD_CARRIERS_FILE): SMS connectors and routes for deployments that
+// keep configuration in files. JSON, or YAML when the name ends in .yaml/.yml:
+//
+//   connectors:
+//     - { name: airtel-t, type: smpp, host: smsc.example.in, port: 2775,
+//         system_id: acme, password: ${AIRTEL_SMPP_PASSWORD}, connections: 2, window: 20 }
+//   routes:
+//     - { route: T, prefix: "", connectors: [{ name: airtel-t, weight: 1 }] }
+//
+// `${NAME}` in any string is replaced by the environment variable NAME (unset: an error), so
+// secrets need not sit in the file. Applied at every start (catalog.ts applyCarriersDocument).
+import fs from "node:fs/promises";
+import { parse as parseYaml } from "yaml";
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { Store } from "../store/store.js";
+import { applyCarriersDocument, type CarriersDocument } from "./catalog.js";
+
+export class CarriersFileError extends Error {
+  override readonly name = "CarriersFileError";
+}
+
+function substitute(value: unknown, env: Record<string, string | undefined>, where: string): unknown {
+  if (typeof value === "string") {
+    return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
+      const found = env[name];
+      if (found === undefined) throw new CarriersFileError(`${where} uses \${${name}}, which is not set.`);
+      return found;
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, index) => substitute(item, env, `${where}[${index}]`));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, substitute(item, env, `${where}.${key}`)]),
+    );
+  }
+  return value;
+}
+
+/** Reads and parses the file; the error names the file and what is wrong. */
+export async function readCarriersFile(
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<CarriersDocument> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (error) {
+    throw new CarriersFileError(`Cannot read the carriers file ${file}: ${(error as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = /\.ya?ml$/i.test(file) ? parseYaml(text) : JSON.parse(text);
+  } catch (error) {
+    throw new CarriersFileError(`The carriers file ${file} does not parse: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    throw new CarriersFileError(`The carriers file ${file} must hold an object with connectors and routes.`);
+  }
+  const unknown = Object.keys(parsed).filter((key) => key !== "connectors" && key !== "routes");
+  if (unknown.length > 0) {
+    throw new CarriersFileError(`The carriers file ${file} has unknown key(s) ${unknown.join(", ")}.`);
+  }
+  const document = substitute(parsed, env, file) as Record<string, unknown>;
+  for (const key of ["connectors", "routes"] as const) {
+    if (document[key] !== undefined && !Array.isArray(document[key])) {
+      throw new CarriersFileError(`In the carriers file ${file}, ${key} must be a list.`);
+    }
+  }
+  return document as CarriersDocument;
+}
+
+/** Reads the file and applies it; configuration errors become CarriersFileError naming the file. */
+export async function applyCarriersFile(
+  deps: { store: Store; clock: Clock },
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<{ connectors: number; routes: number | null }> {
+  const document = await readCarriersFile(file, env);
+  try {
+    return await applyCarriersDocument(deps, document);
+  } catch (error) {
+    if (error instanceof GatewayError) throw new CarriersFileError(`The carriers file ${file}: ${error.message}`);
+    throw error;
+  }
+}
