@@ -18,6 +18,8 @@ const TEMPLATE = "1107161234567890123";
 const LONG = "Your parcel is on its way. ".repeat(15).trim(); // 404 GSM-7 characters: 153 + 153 + 98
 const ESME_RBINDFAIL = 0x0d;
 const ESME_RX_T_APPN = 0x64;
+/** An MO message: from a handset to one of our numbers. */
+const MO = { source: "919812345678", destination: "919000000001" };
 
 const hex = (text: string, encoding: BufferEncoding = "latin1") => Buffer.from(text, encoding).toString("hex");
 const ucs2 = (text: string) => Buffer.from(text, "utf16le").swap16();
@@ -122,18 +124,9 @@ function suite(engine: Engine): void {
   it("binds a transceiver with the account's credentials; a wrong password gets ESME_RBINDFAIL", async () => {
     const smsc = await PerlSmsc.start();
     await connect(smsc);
+    const bind = { event: "pdu", conn: 1, command: "bind_transceiver", seq: 1, status: 0, answer: 0 };
     expect(await smsc.awaitReceived("bind_transceiver", 1)).toEqual([
-      {
-        event: "pdu",
-        conn: 1,
-        command: "bind_transceiver",
-        seq: 1,
-        status: 0,
-        system_id: "switchboard",
-        system_type: "",
-        interface_version: 0x34,
-        answer: 0,
-      },
+      { ...bind, system_id: "switchboard", system_type: "", interface_version: 0x34 },
     ]);
 
     const { connector } = await connect(smsc, { session: { password: "wrong" } }, false);
@@ -198,12 +191,8 @@ function suite(engine: Engine): void {
     ]);
     expect(results.map(idOf)).toEqual([submits[0]?.message_id, submits[1]?.message_id]);
     await smsc.waitFor(() => reports.length === 2, "both reports");
-    expect(reports.map((report) => [report.upstreamId, report.status]).sort()).toEqual(
-      [
-        [submits[0]?.message_id, "delivered"],
-        [submits[1]?.message_id, "delivered"],
-      ].sort(),
-    );
+    const delivered = reports.filter((report) => report.status === "delivered").map((report) => report.upstreamId);
+    expect(delivered.sort()).toEqual([submits[0]?.message_id, submits[1]?.message_id].sort());
   });
 
   it("splits a long message into parts with one UDH reference, and turns the 3 receipts into ONE delivered report", async () => {
@@ -305,7 +294,7 @@ function suite(engine: Engine): void {
     expect(reports).toMatchObject([{ upstreamId, status: "delivered" }]);
     expect(smsc.sent("receipt").map((receipt) => receipt.conn)).toEqual([receiver]);
 
-    smsc.sendMo({ source: "919812345678", destination: "919000000001", shortMessage: Buffer.from("HELP") });
+    smsc.sendMo({ ...MO, shortMessage: Buffer.from("HELP") });
     await smsc.waitFor(() => inbound.length === 1, "the MO message");
     expect(inbound[0]).toMatchObject({ from: "919812345678", to: "919000000001", message: "HELP" });
     expect(smsc.sent("mo").map((mo) => mo.conn)).toEqual([receiver]);
@@ -348,7 +337,7 @@ function suite(engine: Engine): void {
 
   it("turns MO messages into inbound SMS, a concatenated UCS-2 one into one message, a failing sink into a temporary error", async () => {
     const { smsc, connector, inbound } = await started();
-    smsc.sendMo({ source: "919812345678", destination: "919000000001", shortMessage: Buffer.from("STOP") });
+    smsc.sendMo({ ...MO, shortMessage: Buffer.from("STOP") });
     await smsc.waitFor(() => inbound.length === 1, "the MO message");
     expect(inbound).toEqual([
       {
@@ -363,13 +352,7 @@ function suite(engine: Engine): void {
       Buffer.concat([Buffer.from([5, 0, 3, 7, 2, i + 1]), ucs2(piece)]),
     );
     for (const part of [first!, second!]) {
-      smsc.sendMo({
-        source: "919812345678",
-        destination: "919000000001",
-        shortMessage: part,
-        dataCoding: 8,
-        esmClass: 0x40,
-      });
+      smsc.sendMo({ ...MO, shortMessage: part, dataCoding: 8, esmClass: 0x40 });
     }
     await smsc.waitFor(() => inbound.length === 2, "the concatenated MO message");
     expect(inbound[1]).toMatchObject({ from: "919812345678", message: "नमस्ते दुनिया" });
@@ -379,7 +362,7 @@ function suite(engine: Engine): void {
     connector.onInbound(async () => {
       throw new Error("database down");
     });
-    smsc.sendMo({ source: "919812345678", destination: "919000000001", shortMessage: Buffer.from("again") });
+    smsc.sendMo({ ...MO, shortMessage: Buffer.from("again") });
     await smsc.waitFor(() => smsc.received("deliver_sm_resp").length === 4, "the 4th answer");
     expect(smsc.received("deliver_sm_resp")[3]?.status).toBe(ESME_RX_T_APPN);
   });
