@@ -1,0 +1,407 @@
+// Carriers through the real server, on both engines: connectors and routes set over the operator
+// API, SMS sent with POST /api/v2/sms/send reaching scriptable SMSCs (our fake, over real SMPP)
+// and an HTTP aggregator, receipts and DLR callbacks coming back as delivered/failed, weights
+// shared exactly, failover on a retryable refusal and around a connector that is down, health
+// in /metrics and the operator API, and every bad configuration refused with a 400 naming it.
+import { afterEach, expect, it } from "vitest";
+import { listCarriers, listRoutes, removeCarrier, removeRoute } from "../../src/carriers/catalog.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { balanceOf, sendSms, waitForStatus } from "../helpers/sms.js";
+import { until } from "../webhooks/receiver.js";
+import { FakeAggregator } from "./fake-aggregator.js";
+import { FakeSmsc } from "./fake-smsc.js";
+
+const ENTITY = "1101234567890123456";
+const TEMPLATE = "1107161234567890123";
+
+const running: Array<{ stop(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const thing of running.splice(0)) await thing.stop();
+});
+
+async function smsc(): Promise<FakeSmsc> {
+  const server = new FakeSmsc();
+  await server.start();
+  running.push(server);
+  return server;
+}
+
+function smppDefinition(name: string, server: FakeSmsc, extra: Record<string, unknown> = {}) {
+  return {
+    name,
+    type: "smpp",
+    host: "127.0.0.1",
+    port: server.port,
+    system_id: server.systemId,
+    password: server.password,
+    reconnect_initial_ms: 50,
+    reconnect_max_ms: 300,
+    ...extra,
+  };
+}
+
+describeEachEngine("carriers through the gateway", (engine) => {
+  const gateway = useTestGateway(engine, { env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
+  let operator: TestAccount | undefined;
+
+  const admin = async (method: string, path: string, json?: unknown) => {
+    const t = gateway();
+    operator ??= await buildAccount(t, { role: "operator" });
+    return call(t, method, `/admin/api${path}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+      ...(json !== undefined ? { json } : {}),
+    });
+  };
+  /** Waits until the worker runs the configuration the API just wrote. */
+  const applied = () => gateway().gateway.workers!.carriers.reload();
+
+  afterEach(async () => {
+    const t = gateway();
+    const deps = { store: t.db.store, clock: t.clock };
+    for (const route of await listRoutes(t.db.store.db)) await removeRoute(deps, route.route, route.prefix);
+    for (const carrier of await listCarriers(t.db.store.db)) await removeCarrier(deps, carrier.name);
+    await applied();
+  });
+
+  const customer = (credits = 100) => buildAccount(gateway(), { credits: { sms: credits } });
+  const send = (account: TestAccount, fields: Record<string, unknown> = {}) =>
+    sendSms(gateway(), account, {
+      sender_id: "SWBRD",
+      recipient: "9876543210",
+      message: "Your OTP is 4321",
+      dlt_entity_id: ENTITY,
+      dlt_template_id: TEMPLATE,
+      ...fields,
+    });
+
+  const healthOf = async (name: string) => (await admin("GET", `/carriers/${name}`)).body.data.health.state;
+
+  it("sends through an SMPP carrier set up over the operator API and turns its receipts into delivered and failed", async () => {
+    const t = gateway();
+    const server = await smsc();
+    const created = await admin("POST", "/carriers", smppDefinition("smsc-a", server));
+    expect(created.status).toBe(201);
+    expect(created.body.data.definition.password).toBe("********");
+    expect(created.body.data).toMatchObject({ name: "smsc-a", type: "smpp", enabled: true, source: "api" });
+    const route = await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "smsc-a" }] });
+    expect(route.status).toBe(201);
+    expect(route.body.data).toMatchObject({ route: "T", prefix: "", connectors: [{ name: "smsc-a", weight: 1 }] });
+    await applied();
+    await until(async () => (await healthOf("smsc-a")) === "up", 10_000);
+
+    const account = await customer(20);
+    const short = await send(account);
+    expect(short.status).toBe(200);
+    const long = await send(account, { message: "Your parcel is on its way. ".repeat(15).trim() });
+    expect(long.body.data.credits).toBe(3);
+    await until(() => server.submits.length === 4, 10_000);
+
+    const single = server.submits.find((s) => s.udh === null)!;
+    expect(single).toMatchObject({
+      destination: "919876543210",
+      source: "SWBRD",
+      dataCoding: 0,
+      text: "Your OTP is 4321",
+    });
+    expect(single.tlvs).toEqual({ 5120: ENTITY, 5121: TEMPLATE });
+    const parts = server.submits.filter((s) => s.udh !== null);
+    expect(parts.map((p) => p.udh![5])).toEqual([1, 2, 3]);
+
+    // Receipts of the long message's parts out of order, one of them failed: the message fails once.
+    server.sendReceipt(single.messageId!);
+    server.sendReceipt(parts[2]!.messageId!);
+    server.sendReceipt(parts[0]!.messageId!, { stat: "UNDELIV", err: "001" });
+    const delivered = await waitForStatus(t, account, short.body.data.message_id);
+    expect(delivered.status).toBe("delivered");
+    // Still waiting for part 2.
+    const pending = await call(t, "GET", `/api/v2/sms/status/${long.body.data.message_id}`, {
+      headers: { "x-api-key": account.apiKey },
+    });
+    expect(pending.body.data.status).toBe("submitted");
+    server.sendReceipt(parts[1]!.messageId!);
+    const failed = await waitForStatus(t, account, long.body.data.message_id);
+    expect(failed.status).toBe("failed");
+    // A carrier failure after submission is charged: 1 + 3 of 20.
+    expect(await balanceOf(t, account)).toBe(16);
+    const stored = await t.db.store.db
+      .selectFrom("messages")
+      .select(["connector", "upstream_id"])
+      .where("id", "=", long.body.data.message_id)
+      .executeTakeFirstOrThrow();
+    expect(stored).toEqual({ connector: "smsc-a", upstream_id: parts[0]!.messageId });
+
+    const metrics = await call(t, "GET", "/metrics");
+    expect(metrics.text).toContain('switchboard_connector_up{connector="smsc-a",type="smpp"} 1');
+    expect(metrics.text).toContain('switchboard_connector_sessions{connector="smsc-a",state="bound"} 1');
+    expect(metrics.text).toMatch(/switchboard_connector_results_total\{connector="smsc-a",outcome="ok"\} 2/);
+  });
+
+  it("shares a route by weight exactly and keeps a standby out until it is needed", async () => {
+    const [a, b, c] = [await smsc(), await smsc(), await smsc()];
+    for (const [name, server] of [
+      ["wa", a],
+      ["wb", b],
+      ["wc", c],
+    ] as const) {
+      expect((await admin("POST", "/carriers", smppDefinition(name, server))).status).toBe(201);
+    }
+    const route = {
+      route: "T",
+      prefix: "91",
+      connectors: [
+        { name: "wa", weight: 3 },
+        { name: "wb", weight: 1 },
+        { name: "wc", weight: 0 },
+      ],
+    };
+    expect((await admin("PUT", "/routes", route)).status).toBe(201);
+    await applied();
+    for (const name of ["wa", "wb", "wc"]) await until(async () => (await healthOf(name)) === "up", 10_000);
+
+    const account = await customer();
+    for (let i = 0; i < 40; i++)
+      expect((await send(account, { recipient: `98765${String(10000 + i)}` })).status).toBe(200);
+    await until(() => a.submits.length + b.submits.length === 40, 15_000);
+    expect([a.submits.length, b.submits.length, c.submits.length]).toEqual([30, 10, 0]);
+  });
+
+  it("fails a message over to the next connector when the first refuses it with a retryable error, and around one that is down", async () => {
+    const t = gateway();
+    const [a, b] = [await smsc(), await smsc()];
+    await admin("POST", "/carriers", smppDefinition("fa", a));
+    await admin("POST", "/carriers", smppDefinition("fb", b));
+    await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "fa" }, { name: "fb", weight: 0 }] });
+    await applied();
+    await until(async () => (await healthOf("fa")) === "up" && (await healthOf("fb")) === "up", 10_000);
+
+    const account = await customer();
+    a.next(3, { status: 0x08 }); // ESME_RSYSERR: worth trying again
+    const sent = [];
+    for (let i = 0; i < 3; i++) sent.push((await send(account, { recipient: `987654321${i}` })).body.data.message_id);
+    await until(() => b.submits.length === 3, 10_000);
+    expect(a.submits.length).toBe(3);
+    for (const submit of b.submits) b.sendReceipt(submit.messageId!);
+    for (const id of sent) expect((await waitForStatus(t, account, id)).status).toBe("delivered");
+    const metrics = await call(t, "GET", "/metrics");
+    expect(metrics.text).toContain('switchboard_connector_failovers_total{from="fa",to="fb"} 3');
+
+    // fa's SMSC goes away: it is down at once (no bind), and traffic goes straight to fb.
+    await a.stop();
+    await until(async () => (await healthOf("fa")) === "down", 10_000);
+    const health = await admin("GET", "/carriers/health");
+    const fa = health.body.data.find((h: { connector: string }) => h.connector === "fa");
+    expect(fa.workers[0].sessions).toMatchObject({ total: 1, bound: 0 });
+    expect((await call(t, "GET", "/metrics")).text).toContain('switchboard_connector_up{connector="fa",type="smpp"} 0');
+    const before = a.submits.length;
+    const id = (await send(account)).body.data.message_id;
+    await until(() => b.submits.length === 4, 10_000);
+    expect(a.submits.length).toBe(before);
+    b.sendReceipt(b.submits[3]!.messageId!);
+    expect((await waitForStatus(t, account, id)).status).toBe("delivered");
+  });
+
+  it("fails and refunds an SMS no route matches once routes exist, and sends others to the simulator before", async () => {
+    const t = gateway();
+    const account = await customer(10);
+    // No routes: the simulator carries SMS (the developer default).
+    const viaSimulator = await send(account);
+    expect((await waitForStatus(t, account, viaSimulator.body.data.message_id)).status).toMatch(/delivered|failed/);
+    const server = await smsc();
+    await admin("POST", "/carriers", smppDefinition("only-98", server));
+    await admin("PUT", "/routes", { route: "T", prefix: "9198", connectors: [{ name: "only-98" }] });
+    await applied();
+    const unrouted = await send(account, { recipient: "8765432109" });
+    const report = await waitForStatus(t, account, unrouted.body.data.message_id);
+    expect(report.status).toBe("failed");
+    const row = await t.db.store.db
+      .selectFrom("messages")
+      .select(["error_code", "error_message"])
+      .where("id", "=", unrouted.body.data.message_id)
+      .executeTakeFirstOrThrow();
+    expect(row.error_code).toBe("no_route");
+    expect(row.error_message).toContain("918765432109");
+    // 10 − 1 (simulator) − 0 (refunded).
+    await until(async () => (await balanceOf(t, account)) === 9);
+  });
+
+  it("sends through an http-sms aggregator and takes its delivery report on the callback URL it was given", async () => {
+    const t = gateway();
+    const aggregator = await new FakeAggregator().start();
+    running.push(aggregator);
+    const definition = {
+      name: "agg-in",
+      type: "http-sms",
+      method: "GET",
+      url: `${aggregator.url}/api/send?to={to}&text={text}&pe={dlt_entity_id}&dlr={callback_url}`,
+      auth: { type: "bearer", token: "tok-123456" },
+      response: { type: "json", id_path: "data.message_id" },
+      timeout_ms: 2_000,
+      max_connections: 2,
+      rate_per_second: 100,
+      dlr: {
+        method: "GET",
+        source: "query",
+        id_field: "id",
+        status_field: "status",
+        delivered_values: ["DELIVRD"],
+        failed_values: ["UNDELIV"],
+      },
+    };
+    expect((await admin("PUT", "/carriers/agg-in", definition)).status).toBe(201);
+    expect((await admin("PUT", "/routes", { route: "*", prefix: "", connectors: [{ name: "agg-in" }] })).status).toBe(
+      201,
+    );
+    await applied();
+    const account = await customer(5);
+    const sent = await send(account);
+    await until(() => aggregator.requests.length === 1, 10_000);
+    const request = aggregator.requests[0]!;
+    expect(request.query.get("to")).toBe("9876543210");
+    expect(request.query.get("pe")).toBe(ENTITY);
+    expect(request.headers.authorization).toBe("Bearer tok-123456");
+    const callback = request.query.get("dlr")!;
+    expect(callback).toBe(`${t.url}/carriers/http-sms/agg-in/dlr`);
+    await waitForStatus(t, account, sent.body.data.message_id, { until: (s) => s === "submitted" });
+    const answer = await aggregator.callback(callback, { method: "GET", query: { id: "up-1", status: "DELIVRD" } });
+    expect(answer.status).toBe(200);
+    expect((await waitForStatus(t, account, sent.body.data.message_id)).status).toBe("delivered");
+    // An unknown connector and a bad callback are refused in plain words.
+    expect(
+      (await aggregator.callback(`${t.url}/carriers/http-sms/nobody/dlr`, { method: "GET", query: {} })).status,
+    ).toBe(404);
+    expect((await aggregator.callback(callback, { method: "GET", query: { status: "DELIVRD" } })).status).toBe(400);
+  });
+
+  it("refuses bad connector and route definitions with a 400 that names what is wrong", async () => {
+    const server = await smsc();
+    const good = smppDefinition("bad-cases", server);
+    const cases: Array<[unknown, RegExp]> = [
+      [{ ...good, type: undefined }, /type/],
+      [{ ...good, type: "kannel" }, /type/],
+      [{ ...good, password: "longer-than-8" }, /password/],
+      [{ ...good, system_id: "" }, /system_id/],
+      [{ ...good, port: 0 }, /port/],
+      [{ ...good, port: "2775" }, /port/],
+      [{ ...good, name: "Bad Name" }, /name/],
+      [{ ...good, name: "simulator" }, /reserved/],
+      [{ ...good, window: 0 }, /window/],
+      [{ ...good, connections: 100 }, /connections/],
+      [{ ...good, bind: "receiver" }, /bind/],
+      [{ ...good, dlt_tags: { entity_id: 0x1400, template_id: 0x1400 } }, /differ/],
+      [{ ...good, dlt_tags: { entity_id: 0x0100, template_id: 0x1401 } }, /entity_id/],
+      [{ ...good, reconnect_initial_ms: 5_000, reconnect_max_ms: 1_000 }, /reconnect/],
+      [{ ...good, extra: 1 }, /extra|additional/i],
+      [
+        {
+          name: "h",
+          type: "http-sms",
+          method: "GET",
+          url: "http://127.0.0.1/{nope}",
+          auth: { type: "none" },
+          response: { type: "json", id_path: "id" },
+          timeout_ms: 1000,
+          max_connections: 1,
+          rate_per_second: 1,
+        },
+        /nope/,
+      ],
+    ];
+    for (const [body, problem] of cases) {
+      const answer = await admin("POST", "/carriers", body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.message, JSON.stringify(body)).toMatch(problem);
+    }
+    expect((await admin("GET", "/carriers")).body.data).toEqual([]);
+
+    expect((await admin("POST", "/carriers", good)).status).toBe(201);
+    expect((await admin("POST", "/carriers", good)).status).toBe(409);
+    expect((await admin("PUT", "/carriers/bad-cases", { ...good, type: "http-sms" })).status).toBe(400);
+    expect((await admin("PUT", "/carriers/other", good)).status).toBe(400);
+    // The masked password sent back keeps the stored one.
+    const shown = (await admin("GET", "/carriers/bad-cases")).body.data.definition;
+    expect((await admin("PUT", "/carriers/bad-cases", { ...shown, window: 20 })).status).toBe(200);
+    const t = gateway();
+    const row = await t.db.store.db
+      .selectFrom("carriers")
+      .select("config")
+      .where("name", "=", "bad-cases")
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(row.config)).toMatchObject({ password: server.password, window: 20 });
+
+    const routeCases: Array<[unknown, RegExp]> = [
+      [{ route: "X", prefix: "", connectors: [{ name: "bad-cases" }] }, /route/],
+      [{ route: "T", prefix: "+91", connectors: [{ name: "bad-cases" }] }, /prefix/],
+      [{ route: "T", prefix: "", connectors: [] }, /connectors/],
+      [{ route: "T", prefix: "", connectors: [{ name: "ghost" }] }, /no connector named ghost/],
+      [{ route: "T", prefix: "", connectors: [{ name: "bad-cases", weight: 0 }] }, /weight above 0/],
+      [{ route: "T", prefix: "", connectors: [{ name: "bad-cases" }, { name: "bad-cases" }] }, /twice/],
+      [{ route: "V", prefix: "", connectors: [{ name: "bad-cases" }] }, /carries sms/],
+      [{ route: "T", prefix: "", connectors: [{ name: "voice-simulator" }] }, /carries voice/],
+    ];
+    for (const [body, problem] of routeCases) {
+      const answer = await admin("PUT", "/routes", body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.message, JSON.stringify(body)).toMatch(problem);
+    }
+    expect(
+      (await admin("PUT", "/routes", { route: "P", prefix: "91", connectors: [{ name: "bad-cases" }] })).status,
+    ).toBe(201);
+    expect(
+      (await admin("PUT", "/routes", { route: "P", prefix: "91", connectors: [{ name: "simulator" }] })).status,
+    ).toBe(200);
+    expect(
+      (await admin("PUT", "/routes", { route: "PS", prefix: "", connectors: [{ name: "bad-cases" }] })).status,
+    ).toBe(201);
+    const inUse = await admin("DELETE", "/carriers/bad-cases");
+    expect(inUse.status).toBe(409);
+    expect(inUse.body.message).toContain("PS/*");
+    expect((await admin("DELETE", "/routes?route=PS")).status).toBe(200);
+    expect((await admin("DELETE", "/routes?route=PS")).status).toBe(404);
+    expect((await admin("DELETE", "/carriers/bad-cases")).status).toBe(200);
+    expect((await admin("DELETE", "/carriers/bad-cases")).status).toBe(404);
+
+    const customerAccount = await customer();
+    const refused = await call(t, "GET", "/admin/api/carriers", {
+      headers: { authorization: `Bearer ${customerAccount.apiKey}` },
+    });
+    expect(refused.status).toBe(403);
+    expect((await call(t, "GET", "/admin/api/routes")).status).toBe(401);
+  });
+
+  it("stops using a disabled connector and picks a changed one up without a restart", async () => {
+    const t = gateway();
+    const [a, b] = [await smsc(), await smsc()];
+    await admin("POST", "/carriers", smppDefinition("dis-a", a));
+    await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "dis-a" }] });
+    await applied();
+    await until(async () => (await healthOf("dis-a")) === "up", 10_000);
+    const account = await customer();
+    await send(account);
+    await until(() => a.submits.length === 1, 10_000);
+
+    // Point the connector at another SMSC: the worker unbinds from the first and binds to the second.
+    expect((await admin("PUT", "/carriers/dis-a", { ...smppDefinition("dis-a", b) })).status).toBe(200);
+    await applied();
+    await until(() => b.boundConnections === 1 && a.boundConnections === 0, 10_000);
+    await send(account);
+    await until(() => b.submits.length === 1, 10_000);
+
+    expect((await admin("PATCH", "/carriers/dis-a", { enabled: false })).body.data.enabled).toBe(false);
+    await applied();
+    await until(() => b.boundConnections === 0, 10_000);
+    const id = (await send(account)).body.data.message_id;
+    // Its route has no connector left: the message waits (retryable), it is not lost or failed.
+    await until(async () => {
+      const row = await t.db.store.db
+        .selectFrom("messages")
+        .select(["error_code", "status"])
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow();
+      return row.error_code === "connectors_down" && row.status === "queued";
+    }, 10_000);
+    await admin("PATCH", "/carriers/dis-a", { enabled: true });
+    await applied();
+    await until(() => b.submits.length === 2, 15_000);
+  });
+});
