@@ -6,7 +6,7 @@
 import { afterEach, expect, it } from "vitest";
 import { listCarriers, listRoutes, removeCarrier, removeRoute } from "../../src/carriers/catalog.js";
 import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
 import { balanceOf, sendSms, waitForStatus } from "../helpers/sms.js";
 import { until } from "../webhooks/receiver.js";
 import { FakeAggregator } from "./fake-aggregator.js";
