@@ -68,10 +68,17 @@ export type RouteCode = (typeof ROUTE_CODES)[number];
 export const RouteSchema = Type.Object(
   {
     route: Type.Union(
-      ROUTE_CODES.map((code) => Type.Literal(code)),
+      [
+        Type.Literal("T"),
+        Type.Literal("P"),
+        Type.Literal("PS"),
+        Type.Literal("I"),
+        Type.Literal("V"),
+        Type.Literal("*"),
+      ],
       {
         description:
-          "T transactional, P promotional, PS promotional with sender ID, I international, V voice, * any route.",
+          "T transactional, P promotional, PS promotional with sender ID, I international, V voice, * any SMS route.",
       },
     ),
     prefix: Type.String({

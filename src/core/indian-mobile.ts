@@ -9,10 +9,11 @@ export function normalizeIndianMobile(raw: string): string | undefined {
 }
 
 /**
- * A stored recipient as digits with its country code, the form carriers and routes use: a bare
- * 10-digit Indian mobile number gets 91, an international one (stored as its digits) stays.
+ * A stored SMS recipient as digits with its country code, the form carriers and routes use: an
+ * Indian one (stored as its 10 digits) gets 91; an international one is stored with its country
+ * code already, and may itself be 10 digits (Singapore's 65 9123 4567), so it stays as it is.
  */
-export function internationalDigits(recipient: string): string {
+export function internationalDigits(recipient: string, route: string): string {
   const digits = recipient.replace(/[\s()+-]/g, "");
-  return /^[6-9]\d{9}$/.test(digits) ? `91${digits}` : digits;
+  return route !== "international" && /^[6-9]\d{9}$/.test(digits) ? `91${digits}` : digits;
 }

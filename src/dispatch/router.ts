@@ -87,7 +87,7 @@ export class Router {
   plan(message: RoutedMessage): Plan {
     const code = routeCodeOf(message);
     if (message.channel !== "sms" && message.channel !== "voice") return this.channelDefault(message.channel);
-    const number = internationalDigits(message.recipient);
+    const number = internationalDigits(message.recipient, message.route);
     const route = this.routes.find(
       (r) => (r.code === code || (r.code === "*" && message.channel === "sms")) && number.startsWith(r.prefix),
     );
