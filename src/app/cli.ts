@@ -15,6 +15,7 @@ import {
 import { systemClock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
 import { credentialsBanner } from "./bootstrap.js";
+import { addCarrierCommands } from "./cli-carriers.js";
 import { addInboundCommands } from "./cli-inbound.js";
 import { addSmsRuleCommands } from "./cli-sms-rules.js";
 import { onOff, positiveNumber, print, wholeNumber, withStore } from "./cli-support.js";
@@ -246,6 +247,7 @@ senderIds
 addSmsRuleCommands(program);
 addInboundCommands(program);
 addVoiceCommands(program);
+addCarrierCommands(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof ConfigError) {

@@ -37,11 +37,8 @@ function substitute(value: unknown, env: Record<string, string | undefined>, whe
   return value;
 }
 
-/** Reads and parses the file; the error names the file and what is wrong. */
-export async function readCarriersFile(
-  file: string,
-  env: Record<string, string | undefined> = process.env,
-): Promise<CarriersDocument> {
+/** A JSON or YAML file as an object, with ${NAME} filled in from `env`. */
+async function readObject(file: string, env: Record<string, string | undefined>): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await fs.readFile(file, "utf8");
@@ -55,19 +52,37 @@ export async function readCarriersFile(
     throw new CarriersFileError(`The carriers file ${file} does not parse: ${(error as Error).message}`);
   }
   if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-    throw new CarriersFileError(`The carriers file ${file} must hold an object with connectors and routes.`);
+    throw new CarriersFileError(`The carriers file ${file} must hold an object.`);
   }
-  const unknown = Object.keys(parsed).filter((key) => key !== "connectors" && key !== "routes");
+  return substitute(parsed, env, file) as Record<string, unknown>;
+}
+
+/** Reads and parses a carriers file (connectors and routes); the error names the file and what is wrong. */
+export async function readCarriersFile(
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<CarriersDocument> {
+  const document = await readObject(file, env);
+  const unknown = Object.keys(document).filter((key) => key !== "connectors" && key !== "routes");
   if (unknown.length > 0) {
-    throw new CarriersFileError(`The carriers file ${file} has unknown key(s) ${unknown.join(", ")}.`);
+    throw new CarriersFileError(
+      `The carriers file ${file} has unknown key(s) ${unknown.join(", ")}; it holds connectors and routes.`,
+    );
   }
-  const document = substitute(parsed, env, file) as Record<string, unknown>;
   for (const key of ["connectors", "routes"] as const) {
     if (document[key] !== undefined && !Array.isArray(document[key])) {
       throw new CarriersFileError(`In the carriers file ${file}, ${key} must be a list.`);
     }
   }
   return document as CarriersDocument;
+}
+
+/** One connector's definition from a JSON or YAML file (the CLI's `carriers add --file`). */
+export function readDefinitionFile(
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): Promise<Record<string, unknown>> {
+  return readObject(file, env);
 }
 
 /** Reads the file and applies it; configuration errors become CarriersFileError naming the file. */

@@ -1,0 +1,184 @@
+// CLI commands for carriers: SMS connectors (smpp, http-sms), their routes and health. They call
+// carriers/catalog.ts and config-file.ts, as the operator API and SWITCHBOARD_CARRIERS_FILE do; a
+// running worker picks every change up within two seconds.
+import { type Command, InvalidArgumentError } from "commander";
+import {
+  applyCarriersDocument,
+  describeCarrier,
+  describeRoute,
+  listCarriers,
+  listRoutes,
+  readConnectorHealth,
+  removeCarrier,
+  removeRoute,
+  requireCarrier,
+  saveCarrier,
+  saveRoute,
+  setCarrierEnabled,
+} from "../carriers/catalog.js";
+import { readCarriersFile, readDefinitionFile } from "../carriers/config-file.js";
+import { systemClock } from "../core/clock.js";
+import type { Store } from "../store/store.js";
+import { print, withStore } from "./cli-support.js";
+
+const deps = (store: Store) => ({ store, clock: systemClock });
+
+/** `a:70,b:30,c:0` (weight 1 when left out) as a route's connector list. */
+export function connectorList(value: string): { name: string; weight: number }[] {
+  return value.split(",").map((item) => {
+    const match = /^([a-z0-9][a-z0-9_-]*)(?::(\d+))?$/.exec(item.trim());
+    if (!match) throw new InvalidArgumentError(`"${item}" is not name or name:weight`);
+    return { name: match[1]!, weight: match[2] === undefined ? 1 : Number(match[2]) };
+  });
+}
+
+export function addCarrierCommands(program: Command): void {
+  const carriers = program
+    .command("carriers")
+    .description("manage SMS connectors (smpp, http-sms): add, replace, enable, remove, health");
+  carriers
+    .command("list")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = (await listCarriers(store.db)).map(describeCarrier);
+        print(
+          rows,
+          opts.json,
+          () =>
+            rows.map((c) => `${c.name}\t${c.type}\t${c.enabled ? "enabled" : "disabled"}\t${c.source}`).join("\n") ||
+            "no connectors",
+        );
+      }),
+    );
+  carriers
+    .command("show")
+    .argument("<name>")
+    .option("--json", "print JSON")
+    .action((name: string, opts) =>
+      withStore(async (store) => {
+        const carrier = describeCarrier(await requireCarrier(store.db, name));
+        print(carrier, opts.json, () => JSON.stringify(carrier, null, 2));
+      }),
+    );
+  carriers
+    .command("add")
+    .description("add a connector, or replace the one of the same name")
+    .requiredOption("--file <file>", "its definition, JSON or YAML (${NAME} takes an environment variable)")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const { created, carrier } = await saveCarrier(deps(store), await readDefinitionFile(opts.file));
+        const shown = describeCarrier(carrier);
+        print(shown, opts.json, () => `${created ? "added" : "replaced"} ${carrier.type} connector ${carrier.name}`);
+      }),
+    );
+  for (const [command, enabled] of [
+    ["enable", true],
+    ["disable", false],
+  ] as const) {
+    carriers
+      .command(command)
+      .argument("<name>")
+      .option("--json", "print JSON")
+      .action((name: string, opts) =>
+        withStore(async (store) => {
+          const carrier = describeCarrier(await setCarrierEnabled(deps(store), name, enabled));
+          print(carrier, opts.json, () => `${name} ${enabled ? "enabled" : "disabled"}`);
+        }),
+      );
+  }
+  carriers
+    .command("remove")
+    .argument("<name>")
+    .option("--json", "print JSON")
+    .action((name: string, opts) =>
+      withStore(async (store) => {
+        const carrier = describeCarrier(await removeCarrier(deps(store), name));
+        print(carrier, opts.json, () => `removed ${name}`);
+      }),
+    );
+  carriers
+    .command("apply")
+    .description("apply a carriers file (as SWITCHBOARD_CARRIERS_FILE does at start)")
+    .requiredOption("--file <file>", "JSON or YAML with connectors and routes")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const applied = await applyCarriersDocument(deps(store), await readCarriersFile(opts.file));
+        print(
+          applied,
+          opts.json,
+          () =>
+            `applied ${applied.connectors} connector(s)${applied.routes === null ? "" : ` and ${applied.routes} route(s)`}`,
+        );
+      }),
+    );
+  carriers
+    .command("health")
+    .description("every connector as the running workers last saw it")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const views = await readConnectorHealth(store.db, Date.now());
+        print(
+          views,
+          opts.json,
+          () => views.map((v) => `${v.connector}\t${v.state}`).join("\n") || "no worker is running connectors",
+        );
+      }),
+    );
+
+  const routes = program.command("routes").description("manage SMS routes: route code + number prefix → connectors");
+  routes
+    .command("list")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = (await listRoutes(store.db)).map(describeRoute);
+        print(
+          rows,
+          opts.json,
+          () =>
+            rows
+              .map(
+                (r) =>
+                  `${r.route}\t${r.prefix || "(any)"}\t${r.connectors.map((c) => `${c.name}:${c.weight}`).join(",")}`,
+              )
+              .join("\n") || "no routes: SMS go to the simulator",
+        );
+      }),
+    );
+  routes
+    .command("set")
+    .description("add the route for a route code and prefix, or replace its connectors")
+    .requiredOption("--route <code>", "T, P, PS, I, V or * (any SMS route)")
+    .option("--prefix <digits>", "leading digits with the country code (9198); every number when left out", "")
+    .requiredOption("--connectors <list>", "name[:weight],… in failover order; weight 0 is a standby", connectorList)
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const { created, route } = await saveRoute(deps(store), {
+          route: opts.route,
+          prefix: opts.prefix,
+          connectors: opts.connectors,
+        });
+        print(
+          describeRoute(route),
+          opts.json,
+          () => `${created ? "added" : "replaced"} route ${route.route}/${route.prefix || "(any)"}`,
+        );
+      }),
+    );
+  routes
+    .command("remove")
+    .requiredOption("--route <code>")
+    .option("--prefix <digits>", "", "")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const route = describeRoute(await removeRoute(deps(store), opts.route, opts.prefix));
+        print(route, opts.json, () => `removed route ${route.route}/${route.prefix || "(any)"}`);
+      }),
+    );
+}

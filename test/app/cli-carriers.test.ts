@@ -1,0 +1,92 @@
+// `switchboard carriers …` and `switchboard routes …` against a real database, and a running
+// server (`switchboard start`) picking a route set by the CLI up without a restart.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { cliOk, runCli, STACK_TRACE } from "../helpers/cli.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+
+vi.setConfig({ testTimeout: 120_000 });
+
+describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
+  let db: TestDatabase;
+  let env: Record<string, string>;
+  let dir: string;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    env = { DATABASE_URL: db.url, SQLITE_SYNCHRONOUS: "NORMAL", SB_CLI_SMSC_PASSWORD: "s3cret" };
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-cli-carriers-"));
+  });
+  afterAll(async () => {
+    await db.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const write = (name: string, text: string) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    return file;
+  };
+
+  it("adds, shows, replaces, disables and removes connectors, sets and removes routes", async () => {
+    const definition = write(
+      "smsc.yaml",
+      "name: cli-smsc\ntype: smpp\nhost: 127.0.0.1\nport: 2775\nsystem_id: acme\npassword: ${SB_CLI_SMSC_PASSWORD}\nconnections: 2\n",
+    );
+    expect(await cliOk(["carriers", "add", "--file", definition], env)).toBe("added smpp connector cli-smsc\n");
+    expect(await cliOk(["carriers", "add", "--file", definition], env)).toBe("replaced smpp connector cli-smsc\n");
+    const shown = JSON.parse(await cliOk(["carriers", "show", "cli-smsc", "--json"], env));
+    expect(shown).toMatchObject({
+      name: "cli-smsc",
+      type: "smpp",
+      enabled: true,
+      definition: { password: "********", connections: 2 },
+    });
+    expect(await cliOk(["carriers", "list"], env)).toBe("cli-smsc\tsmpp\tenabled\tapi\n");
+
+    expect(
+      await cliOk(["routes", "set", "--route", "T", "--prefix", "91", "--connectors", "cli-smsc:3,simulator:0"], env),
+    ).toBe("added route T/91\n");
+    expect(await cliOk(["routes", "list"], env)).toBe("T\t91\tcli-smsc:3,simulator:0\n");
+
+    // Refusals say what is wrong, exit 1, and print no stack trace.
+    const refusals: Array<[string[], RegExp]> = [
+      [["routes", "set", "--route", "T", "--connectors", "ghost"], /no connector named ghost/],
+      [["routes", "set", "--route", "Q", "--connectors", "cli-smsc"], /route/],
+      [["routes", "set", "--route", "T", "--connectors", "Bad Name"], /name or name:weight/],
+      [["carriers", "remove", "cli-smsc"], /used by route\(s\) T\/91/],
+      [["carriers", "show", "nobody"], /No connector named nobody/],
+      [["carriers", "add", "--file", write("bad.json", '{"name":"x","type":"smpp"}')], /Invalid smpp connector/],
+      [["carriers", "add", "--file", write("env.yaml", "password: ${SB_UNSET_FOR_TEST}\n")], /SB_UNSET_FOR_TEST/],
+    ];
+    for (const [args, problem] of refusals) {
+      const result = await runCli(args, env);
+      expect(result.code, args.join(" ")).not.toBe(0);
+      expect(result.stderr, args.join(" ")).toMatch(problem);
+      expect(result.stderr).not.toMatch(STACK_TRACE);
+    }
+
+    expect(await cliOk(["carriers", "disable", "cli-smsc"], env)).toBe("cli-smsc disabled\n");
+    expect(await cliOk(["carriers", "list"], env)).toBe("cli-smsc\tsmpp\tdisabled\tapi\n");
+    expect(await cliOk(["routes", "remove", "--route", "T", "--prefix", "91"], env)).toBe("removed route T/91\n");
+    expect(await cliOk(["carriers", "remove", "cli-smsc"], env)).toBe("removed cli-smsc\n");
+    expect(await cliOk(["carriers", "list"], env)).toBe("no connectors\n");
+    expect(await cliOk(["routes", "list"], env)).toBe("no routes: SMS go to the simulator\n");
+  });
+
+  it("applies a carriers file as the start does", async () => {
+    const file = write(
+      "carriers.json",
+      JSON.stringify({
+        connectors: [{ name: "file-smsc", type: "smpp", host: "127.0.0.1", port: 2775, system_id: "a", password: "b" }],
+        routes: [{ route: "*", prefix: "", connectors: [{ name: "file-smsc" }] }],
+      }),
+    );
+    expect(await cliOk(["carriers", "apply", "--file", file], env)).toBe("applied 1 connector(s) and 1 route(s)\n");
+    expect(await cliOk(["carriers", "list"], env)).toBe("file-smsc\tsmpp\tenabled\tfile\n");
+    expect(await cliOk(["routes", "list"], env)).toBe("*\t(any)\tfile-smsc:1\n");
+    expect(await cliOk(["carriers", "health"], env)).toBe("no worker is running connectors\n");
+  });
+});
