@@ -273,6 +273,59 @@ describeEachEngine("carriers through the gateway", (engine) => {
     expect((await aggregator.callback(callback, { method: "GET", query: { status: "DELIVRD" } })).status).toBe(400);
   });
 
+  it("fails an aggregator's 503s over to an SMSC, then leaves the aggregator out while its circuit is open", async () => {
+    const t = gateway();
+    const aggregator = await new FakeAggregator().start();
+    running.push(aggregator);
+    aggregator.answer = () => ({ status: 503, text: "busy" });
+    const server = await smsc();
+    await admin("POST", "/carriers", {
+      name: "agg-503",
+      type: "http-sms",
+      method: "GET",
+      url: `${aggregator.url}/send?to={to}&text={text}`,
+      auth: { type: "none" },
+      response: { type: "json", id_path: "id" },
+      timeout_ms: 2_000,
+      max_connections: 4,
+      rate_per_second: 1_000,
+    });
+    await admin("POST", "/carriers", smppDefinition("backup", server));
+    await admin("PUT", "/routes", {
+      route: "T",
+      prefix: "",
+      connectors: [
+        { name: "agg-503", weight: 1 },
+        { name: "backup", weight: 0 },
+      ],
+    });
+    await applied();
+    await until(async () => (await healthOf("backup")) === "up", 10_000);
+    const account = await customer();
+    for (let i = 0; i < 12; i++) await send(account, { recipient: `98765000${String(i).padStart(2, "0")}` });
+    await until(() => server.submits.length === 12, 15_000);
+    // 10 retryable failures in a row open the circuit; the messages after it skip the aggregator.
+    expect(aggregator.requests.length).toBeGreaterThanOrEqual(10);
+    expect(aggregator.requests.length).toBeLessThanOrEqual(12);
+    await until(async () => (await healthOf("agg-503")) === "down", 10_000);
+    const shown = (await admin("GET", "/carriers/agg-503")).body.data.health.workers[0];
+    expect(shown).toMatchObject({ state: "down", last_error: { code: "upstream_unavailable" } });
+    expect(Date.parse(shown.retry_at)).toBeGreaterThan(Date.now());
+    const asked = aggregator.requests.length;
+    await send(account);
+    await until(() => server.submits.length === 13, 10_000);
+    expect(aggregator.requests.length).toBe(asked);
+    for (const submit of server.submits) server.sendReceipt(submit.messageId!);
+    await until(async () => {
+      const rows = await t.db.store.db
+        .selectFrom("messages")
+        .select("status")
+        .where("account_id", "=", account.id)
+        .execute();
+      return rows.length === 13 && rows.every((row) => row.status === "delivered");
+    }, 10_000);
+  });
+
   it("refuses bad connector and route definitions with a 400 that names what is wrong", async () => {
     const server = await smsc();
     const good = smppDefinition("bad-cases", server);
