@@ -179,7 +179,12 @@ function perlSuite(engine: Engine): void {
     const fields = { sender_id: "SWBRD", dlt_entity_id: "1101234567890123456", dlt_template_id: "1107161234567890123" };
     const sent = [
       await sendSms(t, account, { ...fields, recipient: "9876543210", message: "Your OTP is 4321" }),
-      await sendSms(t, account, { ...fields, recipient: "9876543211", message: "Namaste 🙏 आपका OTP 4321 है", unicode: true }),
+      await sendSms(t, account, {
+        ...fields,
+        recipient: "9876543211",
+        message: "Namaste 🙏 आपका OTP 4321 है",
+        unicode: true,
+      }),
       await sendSms(t, account, { ...fields, recipient: "9876543212", message: "Long text. ".repeat(40).trim() }),
       await sendSms(t, account, { ...fields, recipient: "9876543666", message: "Your OTP is 9999" }),
     ];
