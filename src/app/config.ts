@@ -135,7 +135,7 @@ export const SETTINGS = {
   SWITCHBOARD_CARRIERS_FILE:
     "Optional path of a JSON or YAML file with SMS connectors (smpp, http-sms) and routes, applied at every start: its connectors are added or replaced by name, and its routes, when given, replace all routes. The operator API and CLI change the same configuration. See docs/carriers.md.",
   CARRIER_CALLBACK_URL:
-    "Public base URL of this gateway as SMS aggregators reach it, e.g. https://sms.example.com: an http-sms connector's {callback_url} is {CARRIER_CALLBACK_URL}/carriers/http-sms/<name>/dlr. Default http://localhost:PORT.",
+    "Public base URL of this gateway as SMS aggregators reach it, e.g. https://sms.example.com: an http-sms connector's {callback_url} is {CARRIER_CALLBACK_URL}/carriers/http-sms/<name>/dlr. Default: the address the process that sends listens on; set it when api and worker run apart (the API role serves the callback) or behind a proxy.",
   WHATSAPP_CONNECTOR:
     "Connector of accounts that do not name their own: simulator (default; offline, simulated statuses) or whatsapp-cloud (Meta's Graph API).",
   WHATSAPP_GRAPH_URL: "Base URL of Meta's Graph API. Default https://graph.facebook.com.",

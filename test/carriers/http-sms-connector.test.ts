@@ -55,10 +55,15 @@ describe("http-sms connector", () => {
       await c.submit([
         smsRow({ body: text, encoding: "ucs2", recipient: "447700900123" }),
         smsRow({ body: "plain", recipient: "9876543210" }, 1),
+        // Singapore: 10 digits with its country code, on the international route: not Indian.
+        smsRow({ body: "Singapore", recipient: "6591234567", route: "international" }, 2),
       ]);
-      const [first, second] = [...aggregator.requests].sort((a, b) =>
-        a.query.get("text")! < b.query.get("text")! ? 1 : -1,
-      );
+      const singapore = aggregator.requests.find((r) => r.query.get("text") === "Singapore");
+      expect(singapore!.query.get("to")).toBe("+6591234567");
+      expect(singapore!.query.get("digits")).toBe("6591234567");
+      const [first, second] = aggregator.requests
+        .filter((r) => r !== singapore)
+        .sort((a, b) => (a.query.get("text")! < b.query.get("text")! ? 1 : -1));
       expect(first!.query.get("text")).toBe(text);
       expect(first!.query.get("unicode")).toBe("1");
       expect(first!.query.get("to")).toBe("+447700900123");

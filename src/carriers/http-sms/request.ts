@@ -1,5 +1,6 @@
 // Renders one message into the aggregator's request: every placeholder value is encoded for
 // where it lands (URL and form: percent-encoded; JSON body: JSON-escaped), never pasted raw.
+import { internationalDigits } from "../../core/indian-mobile.js";
 import type { MessageRow } from "../../store/schema.js";
 import { fillTemplate, type HttpSmsConfig, jsonEscape, type Placeholder } from "./config.js";
 
@@ -13,9 +14,9 @@ export interface RenderedRequest {
   body: string | undefined;
 }
 
-/** The placeholder values of one message. A 10-digit recipient is Indian (+91); others are E.164 digits. */
+/** The placeholder values of one message: an Indian recipient gets 91, an international one is E.164 digits already. */
 export function placeholderValues(message: MessageRow, callbackUrl: string): Record<Placeholder, string> {
-  const digits = /^\d{10}$/.test(message.recipient) ? `91${message.recipient}` : message.recipient.replace(/^\+/, "");
+  const digits = internationalDigits(message.recipient, message.route);
   return {
     to: message.recipient,
     to_e164: `+${digits}`,
