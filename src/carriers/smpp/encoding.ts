@@ -29,7 +29,6 @@ const GSM_EXTENSION: Record<string, number> = {
   "€": 0x65,
 };
 const ESCAPE = 0x1b;
-const BASIC = new Map([...GSM_TABLE].map((char, code) => [char, code]));
 const EXTENSION_BY_CODE = new Map(Object.entries(GSM_EXTENSION).map(([char, code]) => [code, char]));
 
 const SINGLE_GSM = 160;
@@ -37,17 +36,31 @@ const PART_GSM = 153;
 const SINGLE_UCS2 = 70;
 const PART_UCS2 = 67;
 
-/** The septets of one character: one byte, or ESC + byte for the extension table. */
-function gsmSeptets(char: string): number[] {
-  const basic = BASIC.get(char);
-  if (basic !== undefined && basic !== ESCAPE) return [basic];
-  const extension = GSM_EXTENSION[char];
-  if (extension !== undefined) return [ESCAPE, extension];
-  throw new Error(`${JSON.stringify(char)} is not in the GSM 03.38 alphabet: send the text as UCS-2`);
-}
+/** The septets of each UTF-16 code unit: its code, ESCAPE << 8 | code for the extension table, -1 outside the alphabet. */
+const GSM_CODES = (() => {
+  const table = new Int32Array(0x10000).fill(-1);
+  for (let code = 0; code < GSM_TABLE.length; code++) {
+    if (code !== ESCAPE) table[GSM_TABLE.charCodeAt(code)] = code;
+  }
+  for (const [char, code] of Object.entries(GSM_EXTENSION)) table[char.charCodeAt(0)] = (ESCAPE << 8) | code;
+  return table;
+})();
 
 export function encodeGsm7(text: string): Buffer {
-  return Buffer.from([...text].flatMap(gsmSeptets));
+  const bytes = Buffer.allocUnsafe(text.length * 2);
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const septets = GSM_CODES[text.charCodeAt(i)]!;
+    if (septets < 0) {
+      const char = String.fromCodePoint(text.codePointAt(i)!);
+      throw new Error(`${JSON.stringify(char)} is not in the GSM 03.38 alphabet: send the text as UCS-2`);
+    }
+    if (septets > 0xff) {
+      bytes[length++] = ESCAPE;
+      bytes[length++] = septets & 0xff;
+    } else bytes[length++] = septets;
+  }
+  return bytes.subarray(0, length);
 }
 
 /** Unpacked septets back to text; an unknown code reads as a space, as handsets show it. */
@@ -66,9 +79,8 @@ export function decodeGsm7(bytes: Buffer): string {
 }
 
 export function encodeUcs2(text: string): Buffer {
-  const bytes = Buffer.alloc(text.length * 2);
-  for (let i = 0; i < text.length; i++) bytes.writeUInt16BE(text.charCodeAt(i), i * 2);
-  return bytes;
+  // UTF-16LE keeps every code unit (lone surrogates too); swapping makes it big-endian.
+  return Buffer.from(text, "utf16le").swap16();
 }
 
 export function decodeUcs2(bytes: Buffer): string {
@@ -81,23 +93,28 @@ export function decodeText(bytes: Buffer, dataCoding: number): string {
   return (dataCoding & 0x0f) === 8 ? decodeUcs2(bytes) : decodeGsm7(bytes);
 }
 
-/** Cuts `units` (each a character's encoding) into runs of at most `limit` bytes, never splitting a unit. */
-function pack(units: Buffer[], limit: number): Buffer[] {
+/**
+ * Cuts encoded text into parts of at most `limit` bytes without splitting a character: in GSM-7
+ * an escape (0x1B, only ever the first byte of an extension pair) stays with its code; in UCS-2 a
+ * high surrogate stays with the low one after it.
+ */
+function cut(bytes: Buffer, limit: number, gsm: boolean): Buffer[] {
   const parts: Buffer[] = [];
-  let current: Buffer[] = [];
-  let size = 0;
-  for (const unit of units) {
-    if (size + unit.length > limit) {
-      parts.push(Buffer.concat(current));
-      current = [];
-      size = 0;
+  for (let start = 0; start < bytes.length; ) {
+    let end = Math.min(start + limit, bytes.length);
+    if (end < bytes.length) {
+      if (gsm && bytes[end - 1] === ESCAPE) end--;
+      else if (!gsm && isHighSurrogate(bytes.readUInt16BE(end - 2)) && isLowSurrogate(bytes.readUInt16BE(end)))
+        end -= 2;
     }
-    current.push(unit);
-    size += unit.length;
+    parts.push(bytes.subarray(start, end));
+    start = end;
   }
-  parts.push(Buffer.concat(current));
   return parts;
 }
+
+const isHighSurrogate = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLowSurrogate = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
 
 let nextReference = Math.floor(Math.random() * 256);
 
@@ -110,14 +127,13 @@ export function concatenationHeaders(reference: number, total: number): Buffer[]
 /** `ucs2`: send as UCS-2 even a text GSM-7 could carry (the message was charged as UCS-2). */
 export function splitMessage(text: string, options: { reference?: number; ucs2?: boolean } = {}): SplitMessage {
   const gsm = !options.ucs2 && isGsm7(text);
-  // Code points, so a surrogate pair (an emoji) is one unit and never cut in two. Graphemes are
-  // not kept whole: that packs tightest, so a part count never exceeds the charged one.
-  const units = [...text].map((char) => (gsm ? encodeGsm7(char) : encodeUcs2(char)));
-  const whole = Buffer.concat(units);
+  const whole = gsm ? encodeGsm7(text) : encodeUcs2(text);
   const dataCoding: DataCoding = gsm ? 0 : 8;
   const single = gsm ? SINGLE_GSM : SINGLE_UCS2 * 2;
   if (whole.length <= single) return { dataCoding, parts: [whole], udh: null };
-  const parts = pack(units, gsm ? PART_GSM : PART_UCS2 * 2);
+  // A surrogate pair (an emoji) is never cut in two. Graphemes are not kept whole: that packs
+  // tightest, so a part count never exceeds the charged one.
+  const parts = cut(whole, gsm ? PART_GSM : PART_UCS2 * 2, gsm);
   const reference = options.reference ?? nextReference++ & 0xff;
   return { dataCoding, parts, udh: concatenationHeaders(reference, parts.length) };
 }
