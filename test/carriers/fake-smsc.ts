@@ -54,6 +54,8 @@ export class FakeSmsc {
   answerEnquireLink = true;
   /** Delay before each submit_sm_resp (ms). */
   responseDelayMs = 0;
+  /** When set, every part answered ok gets its DELIVRD receipt this many ms after its response. */
+  receiptAfterMs: number | null = null;
   private readonly server = smpp.createServer({}, (session) => this.accept(session));
   private readonly connections = new Set<Connection>();
   private readonly script: SubmitAction[] = [];
@@ -252,8 +254,10 @@ export class FakeSmsc {
       () => {
         connection.waiting--;
         if (answer === "ok" || late) {
-          record.messageId = (this.nextId++).toString(16);
-          connection.session.send(pdu.response({ message_id: record.messageId }));
+          const messageId = (this.nextId++).toString(16);
+          record.messageId = messageId;
+          connection.session.send(pdu.response({ message_id: messageId }));
+          if (this.receiptAfterMs !== null) setTimeout(() => this.sendReceipt(messageId), this.receiptAfterMs);
           return;
         }
         const status =

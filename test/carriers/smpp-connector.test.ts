@@ -15,6 +15,8 @@ import {
   type SmppConnectorOptions,
   type SmppSessionOptions,
 } from "../../src/carriers/smpp/index.js";
+import { applyReceipts, storeParts } from "../../src/carriers/smpp/message-parts.js";
+import type { Receipt } from "../../src/carriers/smpp/receipt.js";
 import { systemClock } from "../../src/core/clock.js";
 import type { InboundSms, SubmitResult } from "../../src/dispatch/connector.js";
 import { ReportIngester } from "../../src/dispatch/index.js";
@@ -271,6 +273,70 @@ describeEachEngine("smpp connector", (engine) => {
     smsc.sendReceipt("a");
     await smsc.waitFor(() => reports.length === 2, 5_000, "the second report");
     expect(reports[1]).toMatchObject({ upstreamId: "a", status: "delivered" });
+  });
+
+  it("applies a group of receipts in one transaction: one report for two parts, a repeat in the group a duplicate", async () => {
+    const message = row();
+    const other = row();
+    const connector = `group-${serial++}`;
+    await db.store.transaction((trx) =>
+      storeParts(
+        db.store,
+        trx,
+        connector,
+        [
+          { messageId: message.id, upstreamIds: ["c1", "c2"] },
+          { messageId: other.id, upstreamIds: ["c3"] },
+        ],
+        Date.now(),
+      ),
+    );
+    const receipt = (upstreamId: string, stat = "DELIVRD"): Receipt => ({
+      upstreamId,
+      status: stat === "DELIVRD" ? "delivered" : "failed",
+      stat,
+      err: null,
+      doneAt: 1_000,
+    });
+    const group = [receipt("c2"), receipt("c1"), receipt("c2"), receipt("c9"), receipt("C3", "UNDELIV")];
+    const { outcomes, reports } = await db.store.transaction((trx) =>
+      applyReceipts(db.store, trx, connector, group, Date.now()),
+    );
+    expect(outcomes).toEqual(["applied", "applied", "duplicate", "unknown", "applied"]);
+    expect(reports).toEqual([
+      { connector, upstreamId: "c1", status: "delivered", at: 1_000 },
+      {
+        connector,
+        upstreamId: "c3",
+        status: "failed",
+        at: 1_000,
+        code: "UNDELIV",
+        message: "The carrier reported UNDELIV.",
+      },
+    ]);
+    // The next group finds them final: nothing is reported twice.
+    const again = await db.store.transaction((trx) =>
+      applyReceipts(db.store, trx, connector, [receipt("c1"), receipt("c3")], Date.now()),
+    );
+    expect(again).toEqual({ outcomes: ["duplicate", "duplicate"], reports: [] });
+    expect((await partsOf(message.id)).map((part) => part.status)).toEqual(["delivered", "delivered"]);
+  });
+
+  it("matches receipts that overtake the commit of their parts as soon as the parts are stored, each reported once", async () => {
+    // A retry timer far beyond the test's wait: only the look after the parts' write can match them.
+    const { smsc, connector, reports } = await started({ receiptRetryMs: [20_000] });
+    smsc.receiptAfterMs = 0;
+    const messages = Array.from({ length: 40 }, (_, n) => row({ body: n % 4 === 0 ? LONG : `Your OTP is ${n}` }));
+    const results = await connector.submit(messages);
+    expect(results.every((result) => result.ok)).toBe(true);
+    await smsc.waitFor(() => reports.length === 40, 5_000, "40 reports");
+    expect(new Set(reports.map((report) => report.upstreamId))).toEqual(new Set(results.map(idOf)));
+    expect(reports.every((report) => report.status === "delivered")).toBe(true);
+    await smsc.waitFor(() => smsc.deliverAnswers.length === smsc.submits.length, 5_000, "every receipt answered");
+    expect(smsc.deliverAnswers.every((status) => status === 0)).toBe(true);
+    for (const message of messages) {
+      expect((await partsOf(message.id)).every((part) => part.status === "delivered")).toBe(true);
+    }
   });
 
   it("gives up on a receipt for a part it never stored after a few looks, answering it at once", async () => {

@@ -2,12 +2,12 @@
 // turns the SMSC's per-part delivery receipts into one delivery report per message.
 //
 // A long text goes out as several submit_sm, each with its own message_id and its own receipt.
-// Once every part of a message has its id, the parts are stored in message_parts (one
-// transaction) and the message's upstream id is its first part's. A receipt is looked up by
-// (connector, part id) there; when the last part of a message becomes final, one report goes to
-// the report sink: delivered when every part was, failed when any part failed. A receipt can
-// overtake the commit of its own parts, so one that names no stored part is tried again a few
-// times before it is logged and dropped.
+// Once every part of a message has its id, the parts are stored in message_parts and the
+// message's upstream id is its first part's; the messages answered in the same moment share one
+// transaction, and submit() returns once all of its batch's are stored. Receipts are applied in
+// groups too (message-parts.ts), one transaction each, and acknowledged to the SMSC after the
+// commit. A receipt can overtake the commit of its own parts: one that names no stored part is
+// tried again once those writes are done, then a few times later, before it is logged and dropped.
 //
 // What is retried: a part the SMSC refused with a temporary status (throttled, queue full,
 // system error), or that got no answer (time-out, lost connection, not bound in time). A resend
@@ -17,10 +17,12 @@ import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import type { Connector, InboundSms, SubmitResult } from "../../dispatch/connector.js";
 import type { DeliveryReport } from "../../messages/index.js";
-import type { MessagePartsTable, MessageRow } from "../../store/schema.js";
-import type { Db, Store } from "../../store/store.js";
+import type { MessageRow } from "../../store/schema.js";
+import type { Store } from "../../store/store.js";
+import { GroupedWrites } from "./grouped-writes.js";
+import { applyReceipts, type ReceiptOutcome, type SentMessage, storeParts } from "./message-parts.js";
 import { SmppSessionPool } from "./pool.js";
-import { type Receipt, receiptIdMatches } from "./receipt.js";
+import type { Receipt } from "./receipt.js";
 import type { PartResult, SmppSessionOptions } from "./session.js";
 
 /**
@@ -63,24 +65,6 @@ export function concatenationReference(messageId: string): number {
   return createHash("sha1").update(messageId).digest()[0]!;
 }
 
-/** The ids under which a receipt's id may have been stored (SMSCs write hex ids in decimal). */
-export function receiptIdCandidates(id: string): string[] {
-  const candidates = new Set([id, id.toLowerCase(), id.toUpperCase()]);
-  if (/^\d+$/.test(id)) {
-    const value = BigInt(id);
-    candidates.add(value.toString());
-    // Some SMSCs pad their hex ids with zeros to a fixed width.
-    for (const width of [0, 8, 10, 16]) {
-      const hex = value.toString(16).padStart(width, "0");
-      candidates.add(hex);
-      candidates.add(hex.toUpperCase());
-    }
-  }
-  return [...candidates];
-}
-
-type ReceiptOutcome = "applied" | "duplicate" | "unknown";
-
 export class SmppConnector implements Connector {
   readonly name: string;
   readonly channel = "sms";
@@ -89,6 +73,14 @@ export class SmppConnector implements Connector {
   private inboundSink: ((messages: InboundSms[]) => Promise<void>) | undefined;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly receiptWork = new Set<Promise<unknown>>();
+  private readonly partWrites: GroupedWrites<SentMessage, undefined>;
+  private readonly receiptWrites: GroupedWrites<Receipt, ReceiptOutcome>;
+  /**
+   * Each message being sent, by the order it started in, until its parts are stored: what a
+   * receipt that names no stored part may be waiting for.
+   */
+  private readonly sending = new Map<number, Promise<unknown>>();
+  private started = 0;
   private readonly now: () => number;
   private stopped = false;
 
@@ -100,6 +92,18 @@ export class SmppConnector implements Connector {
       responseTimeoutMs: DEFAULT_RESPONSE_TIMEOUT_MS,
       ...options.session,
     };
+    const { store } = options;
+    this.partWrites = new GroupedWrites(async (sent) => {
+      await store.transaction((trx) => storeParts(store, trx, this.name, sent, this.now()));
+      return sent.map(() => undefined);
+    });
+    this.receiptWrites = new GroupedWrites(async (receipts) => {
+      const { outcomes, reports } = await store.transaction((trx) =>
+        applyReceipts(store, trx, this.name, receipts, this.now()),
+      );
+      if (reports.length > 0) this.reportSink?.(reports);
+      return outcomes;
+    });
     this.pool = new SmppSessionPool(session, options.connections ?? 1);
     this.pool.onReceipt((receipt) => this.receipt(receipt));
     this.pool.onInbound(async (message) => {
@@ -141,6 +145,8 @@ export class SmppConnector implements Connector {
     this.retryTimers.clear();
     await this.pool.stop();
     await Promise.allSettled([...this.receiptWork]);
+    await this.partWrites.idle();
+    await this.receiptWrites.idle();
   }
 
   async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
@@ -149,21 +155,39 @@ export class SmppConnector implements Connector {
     const startWindow = this.options.startWindowMs ?? START_WINDOW_MS;
     const window = this.options.session.window ?? 10;
     const concurrency = this.options.concurrency ?? window * (this.options.connections ?? 1) * 2;
+    const writes: Promise<void>[] = [];
     let next = 0;
     const lane = async () => {
       while (next < messages.length) {
         const index = next++;
-        results[index] =
-          performance.now() - started > startWindow
-            ? { ok: false, retryable: true, code: "deferred", message: "Not sent in this round; queued again." }
-            : await this.send(messages[index]!);
+        if (performance.now() - started > startWindow) {
+          results[index] = {
+            ok: false,
+            retryable: true,
+            code: "deferred",
+            message: "Not sent in this round; queued again.",
+          };
+          continue;
+        }
+        const sent = this.send(messages[index]!);
+        const order = this.started++;
+        const stored = sent.then((outcome) => outcome.stored);
+        this.sending.set(order, stored);
+        void stored.finally(() => this.sending.delete(order));
+        const outcome = await sent;
+        results[index] = outcome.result;
+        if (outcome.stored) writes.push(outcome.stored);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, messages.length) }, lane));
+    // The parts go on being stored while the lanes send: the dispatcher learns of a submit only
+    // once its parts are, so their receipts find them.
+    await Promise.all(writes);
     return results;
   }
 
-  private async send(message: MessageRow): Promise<SubmitResult> {
+  /** Sends a message's parts; once all are taken, `stored` is the write that stores them. */
+  private async send(message: MessageRow): Promise<{ result: SubmitResult; stored?: Promise<void> }> {
     let parts: PartResult[];
     try {
       const outcome = await this.pool.submit({
@@ -178,7 +202,8 @@ export class SmppConnector implements Connector {
       parts = outcome.parts;
     } catch (error) {
       // Raised before any part was sent (a text that cannot be split, a bad TLV tag).
-      return { ok: false, retryable: false, code: "unencodable", message: (error as Error).message.slice(0, 300) };
+      const reason = (error as Error).message.slice(0, 300);
+      return { result: { ok: false, retryable: false, code: "unencodable", message: reason } };
     }
     const ids: string[] = [];
     let retryable: SubmitResult | null = null;
@@ -189,47 +214,51 @@ export class SmppConnector implements Connector {
       }
       const where = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : "";
       const failure = { ok: false as const, code: part.error, message: `${part.message}${where}`.slice(0, 300) };
-      if (!part.retryable) return { ...failure, retryable: false };
+      if (!part.retryable) return { result: { ...failure, retryable: false } };
       retryable ??= { ...failure, retryable: true };
     }
-    if (retryable) return retryable;
-    const now = this.now();
-    const rows: MessagePartsTable[] = ids.map((upstreamId, index) => ({
-      message_id: message.id,
-      part_index: index,
-      connector: this.name,
-      upstream_id: upstreamId,
-      status: "pending",
-      error_code: null,
-      done_at: null,
-      created_at: now,
-    }));
-    try {
-      await this.options.store.transaction(async (trx) => {
-        // A message sent again (its earlier attempt's outcome unknown to the dispatcher) keeps its latest parts.
-        await trx.deleteFrom("message_parts").where("message_id", "=", message.id).execute();
-        await trx.insertInto("message_parts").values(rows).execute();
-      });
-    } catch (error) {
-      // The SMSC took the message: failing or retrying it would charge or send it twice.
-      this.options.logger?.error(
-        { connector: this.name, messageId: message.id, error: (error as Error).message },
-        "SMPP parts not stored: their receipts will not be matched",
-      );
-    }
-    return { ok: true, upstreamId: ids[0]! };
+    if (retryable) return { result: retryable };
+    return {
+      result: { ok: true, upstreamId: ids[0]! },
+      stored: this.storeParts({ messageId: message.id, upstreamIds: ids }),
+    };
+  }
+
+  private storeParts(sent: SentMessage): Promise<void> {
+    return this.partWrites.add(sent).then(
+      () => undefined,
+      (error: Error) => {
+        // The SMSC took the message: failing or retrying it would charge or send it twice.
+        this.options.logger?.error(
+          { connector: this.name, messageId: sent.messageId, error: error.message },
+          "SMPP parts not stored: their receipts will not be matched",
+        );
+      },
+    );
   }
 
   private receipt(receipt: Receipt): Promise<void> {
     if (receipt.status === "other") return Promise.resolve(); // ENROUTE, ACCEPTD, ...: not final
-    return this.tryReceipt(receipt, 0, true);
+    // The messages being sent when it came: it may be for one of them, its parts not stored yet.
+    return this.tryReceipt(receipt, 0, this.sending.size > 0 ? this.started : null);
   }
 
-  /** Applies a receipt; an unmatched one is looked up again later (`first`: a failure rejects, so the SMSC resends it). */
-  private async tryReceipt(receipt: Receipt, attempt: number, first: boolean): Promise<void> {
+  /**
+   * Applies a receipt. One that names no stored part is looked up again once the messages that
+   * were being sent when it came (`sentBefore`: those started before that) have their parts
+   * stored, as a part's receipt can come before the other parts of its message are answered;
+   * then a few times later. On the first attempt a failure rejects, so the SMSC resends it.
+   */
+  private async tryReceipt(receipt: Receipt, attempt: number, sentBefore: number | null): Promise<void> {
+    const first = attempt === 0;
     let outcome: ReceiptOutcome;
     try {
-      outcome = await this.applyReceipt(receipt);
+      outcome = await this.receiptWrites.add(receipt);
+      // Even when they are all stored by now: the look may have run just before the last write.
+      if (outcome === "unknown" && sentBefore !== null) {
+        await Promise.allSettled([...this.sending].filter(([order]) => order < sentBefore).map(([, stored]) => stored));
+        outcome = await this.receiptWrites.add(receipt);
+      }
     } catch (error) {
       if (first) throw error;
       outcome = "unknown";
@@ -250,74 +279,11 @@ export class SmppConnector implements Connector {
     }
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
-      const work = this.tryReceipt(receipt, attempt + 1, false);
+      const work = this.tryReceipt(receipt, attempt + 1, null);
       this.receiptWork.add(work);
       void work.finally(() => this.receiptWork.delete(work));
     }, delay);
     timer.unref();
     this.retryTimers.add(timer);
-  }
-
-  private async applyReceipt(receipt: Receipt): Promise<ReceiptOutcome> {
-    const { outcome, report } = await this.options.store.transaction(async (trx) => {
-      const found = await trx
-        .selectFrom("message_parts")
-        .selectAll()
-        .where("connector", "=", this.name)
-        .where("upstream_id", "in", receiptIdCandidates(receipt.upstreamId))
-        .execute();
-      const matching = found.filter((row) => receiptIdMatches(receipt.upstreamId, row.upstream_id));
-      // The id as the SMSC gave it wins: hex id "10" is not the part whose hex id is "a" (decimal 10).
-      const exact = matching.filter((row) => row.upstream_id.toLowerCase() === receipt.upstreamId.toLowerCase());
-      // An id the SMSC reused (its counter restarted): the part still waiting, the newest one first.
-      const waiting = (row: { status: string }) => (row.status === "pending" ? 0 : 1);
-      const part = (exact.length > 0 ? exact : matching).sort(
-        (a, b) => waiting(a) - waiting(b) || b.created_at - a.created_at,
-      )[0];
-      if (!part) return { outcome: "unknown" as const, report: null };
-      // Locks the message's parts, so of two receipts applied at once only the later sees all final.
-      const parts = await this.partsOf(trx, part.message_id, true);
-      const current = parts.find((row) => row.part_index === part.part_index);
-      if (current?.status !== "pending") return { outcome: "duplicate" as const, report: null };
-      const status = receipt.status === "delivered" ? "delivered" : "failed";
-      const doneAt = receipt.doneAt ?? this.now();
-      const errorCode = status === "failed" ? `${receipt.stat}${receipt.err ? `/${receipt.err}` : ""}` : null;
-      await trx
-        .updateTable("message_parts")
-        .set({ status, error_code: errorCode, done_at: doneAt })
-        .where("message_id", "=", part.message_id)
-        .where("part_index", "=", part.part_index)
-        .execute();
-      Object.assign(current, { status, error_code: errorCode, done_at: doneAt });
-      return { outcome: "applied" as const, report: this.reportOf(parts) };
-    });
-    if (report) this.reportSink?.([report]);
-    return outcome;
-  }
-
-  private async partsOf(trx: Db, messageId: string, lock: boolean) {
-    let query = trx.selectFrom("message_parts").selectAll().where("message_id", "=", messageId).orderBy("part_index");
-    // SQLite's write transactions are serial already (BEGIN IMMEDIATE).
-    if (lock && this.options.store.engine === "postgres") query = query.forUpdate();
-    return query.execute();
-  }
-
-  /** The message's report once every part is final, else null. */
-  private reportOf(parts: MessagePartsTable[]): DeliveryReport | null {
-    if (parts.length === 0 || parts.some((row) => row.status === "pending")) return null;
-    const at = Math.max(...parts.map((row) => row.done_at ?? 0)) || this.now();
-    const upstreamId = parts[0]!.upstream_id;
-    const failed = parts.find((row) => row.status === "failed");
-    if (!failed) return { connector: this.name, upstreamId, status: "delivered", at };
-    const [stat, err] = (failed.error_code ?? "UNDELIV").split("/");
-    const where = parts.length > 1 ? ` for part ${failed.part_index + 1} of ${parts.length}` : "";
-    return {
-      connector: this.name,
-      upstreamId,
-      status: "failed",
-      at,
-      code: stat ?? "UNDELIV",
-      message: `The carrier reported ${stat}${err ? ` (err ${err})` : ""}${where}.`,
-    };
   }
 }

@@ -3,7 +3,6 @@
 // call (parts stored in message_parts, one report per message). Not wired into the router yet.
 export {
   concatenationReference,
-  receiptIdCandidates,
   SmppConnector,
   type SmppConnectorOptions,
   smppDestination,
@@ -17,6 +16,7 @@ export {
   splitMessage,
 } from "./encoding.js";
 export type { InboundSmppMessage } from "./inbound.js";
+export { receiptIdCandidates } from "./message-parts.js";
 export { SmppSessionPool } from "./pool.js";
 export {
   messageStatusFromParts,

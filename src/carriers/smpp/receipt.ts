@@ -47,9 +47,12 @@ const MESSAGE_STATES: Record<number, string> = {
   8: "REJECTD",
 };
 
-function field(head: string, name: string): string | null {
-  const match = new RegExp(`(?:^|\\s)${name}:\\s*(\\S+)`, "i").exec(head);
-  return match?.[1] ?? null;
+const FIELDS = new Map(
+  ["id", "stat", "err", "done date"].map((name) => [name, new RegExp(`(?:^|\\s)${name}:\\s*(\\S+)`, "i")]),
+);
+
+function field(head: string, name: "id" | "stat" | "err" | "done date"): string | null {
+  return FIELDS.get(name)!.exec(head)?.[1] ?? null;
 }
 
 /** YYMMDDhhmm[ss] as UTC; SMSCs rarely say their zone. */

@@ -1,0 +1,225 @@
+// The parts of SMPP messages in message_parts: storing the ids a message's submit_sm got, and
+// applying a group of delivery receipts in one transaction. A receipt names one part by the
+// SMSC's id; a message's report is due when the group makes its last pending part final
+// (delivered when every part was, failed when any failed), so each message is reported once.
+import { sql } from "kysely";
+import type { DeliveryReport } from "../../messages/index.js";
+import type { MessagePartsTable } from "../../store/schema.js";
+import type { Db, Store } from "../../store/store.js";
+import { type Receipt, receiptIdMatches } from "./receipt.js";
+
+/** Rows per statement: far below both engines' parameter limits. */
+const CHUNK = 500;
+
+export type ReceiptOutcome = "applied" | "duplicate" | "unknown";
+
+export interface SentMessage {
+  messageId: string;
+  /** The submit_sm_resp message_id of each part, in order. */
+  upstreamIds: string[];
+}
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
+}
+
+/** The ids under which a receipt's id may have been stored (SMSCs write hex ids in decimal). */
+export function receiptIdCandidates(id: string): string[] {
+  const candidates = new Set([id, id.toLowerCase(), id.toUpperCase()]);
+  if (/^\d+$/.test(id)) {
+    const value = BigInt(id);
+    candidates.add(value.toString());
+    // Some SMSCs pad their hex ids with zeros to a fixed width.
+    for (const width of [0, 8, 10, 16]) {
+      const hex = value.toString(16).padStart(width, "0");
+      candidates.add(hex);
+      candidates.add(hex.toUpperCase());
+    }
+  }
+  return [...candidates];
+}
+
+/** Stores the parts of sent messages; a message sent again (its earlier outcome unknown to the dispatcher) keeps only its latest parts. */
+export async function storeParts(store: Store, trx: Db, connector: string, sent: SentMessage[], now: number) {
+  for (const chunk of chunks(sent)) {
+    await trx
+      .deleteFrom("message_parts")
+      .where(
+        "message_id",
+        "in",
+        chunk.map((message) => message.messageId),
+      )
+      .execute();
+  }
+  const rows: MessagePartsTable[] = [];
+  for (const message of sent) {
+    message.upstreamIds.forEach((upstreamId, index) => {
+      rows.push({
+        message_id: message.messageId,
+        part_index: index,
+        connector,
+        upstream_id: upstreamId,
+        status: "pending",
+        error_code: null,
+        done_at: null,
+        created_at: now,
+      });
+    });
+  }
+  await store.insertMany(trx, "message_parts", rows);
+}
+
+/** Every part of the messages that have a part of `connector` stored under one of `upstreamIds`, locked on PostgreSQL. */
+async function partsOfMessagesWith(store: Store, trx: Db, connector: string, upstreamIds: string[]) {
+  const rows: MessagePartsTable[] = [];
+  for (const chunk of chunks(upstreamIds)) {
+    let query = trx
+      .selectFrom("message_parts")
+      .selectAll()
+      .where("message_id", "in", (eb) =>
+        eb
+          .selectFrom("message_parts")
+          .select("message_id")
+          .where("connector", "=", connector)
+          .where("upstream_id", "in", chunk),
+      )
+      .orderBy("message_id")
+      .orderBy("part_index");
+    // Of two receipts for one message applied at once (two processes), only the later sees every
+    // part final. SQLite's write transactions are serial already (BEGIN IMMEDIATE).
+    if (store.engine === "postgres") query = query.forUpdate();
+    rows.push(...(await query.execute()));
+  }
+  return rows;
+}
+
+/** What a group of receipts found: each message's parts, and the parts by their lower-case id. */
+class FoundParts {
+  readonly byMessage = new Map<string, MessagePartsTable[]>();
+  readonly byId = new Map<string, MessagePartsTable[]>();
+
+  constructor(private readonly connector: string) {}
+
+  add(rows: MessagePartsTable[]): void {
+    for (const row of rows) {
+      const parts = this.byMessage.get(row.message_id) ?? [];
+      if (parts.some((part) => part.part_index === row.part_index)) continue;
+      parts.push(row);
+      parts.sort((a, b) => a.part_index - b.part_index);
+      this.byMessage.set(row.message_id, parts);
+      if (row.connector !== this.connector) continue;
+      const key = row.upstream_id.toLowerCase();
+      const same = this.byId.get(key) ?? [];
+      same.push(row);
+      this.byId.set(key, same);
+    }
+  }
+
+  /** Parts stored under the receipt's id as it is (any case). */
+  exact(id: string): MessagePartsTable[] {
+    return this.byId.get(id.toLowerCase()) ?? [];
+  }
+
+  /** Parts whose id the receipt's may be written for (decimal for hex, padded). */
+  converted(id: string): MessagePartsTable[] {
+    const found = new Set<MessagePartsTable>();
+    for (const candidate of receiptIdCandidates(id)) {
+      for (const row of this.byId.get(candidate.toLowerCase()) ?? []) {
+        if (receiptIdMatches(id, row.upstream_id)) found.add(row);
+      }
+    }
+    return [...found];
+  }
+}
+
+/** The part a receipt is for: its id as given wins over a converted reading; then the one still waiting, the newest first (an id the SMSC reused). */
+function partFor(found: FoundParts, id: string): MessagePartsTable | undefined {
+  const exact = found.exact(id);
+  const pool = exact.length > 0 ? exact : found.converted(id);
+  const waiting = (row: MessagePartsTable) => (row.status === "pending" ? 0 : 1);
+  return pool.sort((a, b) => waiting(a) - waiting(b) || b.created_at - a.created_at)[0];
+}
+
+/**
+ * Applies final receipts (delivered or failed) inside `trx`: the parts they name become final,
+ * and each message whose last pending part they made final gets its report. A receipt for a part
+ * already final is a duplicate; one that names no stored part is unknown (its parts may not be
+ * stored yet).
+ */
+export async function applyReceipts(
+  store: Store,
+  trx: Db,
+  connector: string,
+  receipts: Receipt[],
+  now: number,
+): Promise<{ outcomes: ReceiptOutcome[]; reports: DeliveryReport[] }> {
+  const found = new FoundParts(connector);
+  found.add(await partsOfMessagesWith(store, trx, connector, [...new Set(receipts.map((r) => r.upstreamId))]));
+  const unmatched = receipts.filter((receipt) => found.exact(receipt.upstreamId).length === 0);
+  if (unmatched.length > 0) {
+    const candidates = new Set(unmatched.flatMap((receipt) => receiptIdCandidates(receipt.upstreamId)));
+    found.add(await partsOfMessagesWith(store, trx, connector, [...candidates]));
+  }
+
+  const outcomes: ReceiptOutcome[] = [];
+  const changed: MessagePartsTable[] = [];
+  for (const receipt of receipts) {
+    const part = partFor(found, receipt.upstreamId);
+    if (!part) {
+      outcomes.push("unknown");
+      continue;
+    }
+    if (part.status !== "pending") {
+      outcomes.push("duplicate");
+      continue;
+    }
+    part.status = receipt.status === "delivered" ? "delivered" : "failed";
+    part.done_at = receipt.doneAt ?? now;
+    part.error_code = part.status === "failed" ? `${receipt.stat}${receipt.err ? `/${receipt.err}` : ""}` : null;
+    changed.push(part);
+    outcomes.push("applied");
+  }
+
+  for (const chunk of chunks(changed)) {
+    const values = sql.join(
+      chunk.map(
+        (part) =>
+          sql`(${part.message_id}, cast(${part.part_index} as integer), ${part.status}, ${part.error_code}, cast(${part.done_at} as bigint))`,
+      ),
+    );
+    await sql`
+      with v(v_message, v_index, v_status, v_error, v_done) as (values ${values})
+      update message_parts
+         set status = v.v_status, error_code = v.v_error, done_at = v.v_done
+        from v
+       where message_parts.message_id = v.v_message and message_parts.part_index = v.v_index`.execute(trx);
+  }
+
+  const reports: DeliveryReport[] = [];
+  for (const messageId of new Set(changed.map((part) => part.message_id))) {
+    const report = reportOf(connector, found.byMessage.get(messageId)!, now);
+    if (report) reports.push(report);
+  }
+  return { outcomes, reports };
+}
+
+/** The message's report once every part is final, else null. */
+export function reportOf(connector: string, parts: MessagePartsTable[], now: number): DeliveryReport | null {
+  if (parts.length === 0 || parts.some((row) => row.status === "pending")) return null;
+  const at = Math.max(...parts.map((row) => row.done_at ?? 0)) || now;
+  const upstreamId = parts[0]!.upstream_id;
+  const failed = parts.find((row) => row.status === "failed");
+  if (!failed) return { connector, upstreamId, status: "delivered", at };
+  const [stat, err] = (failed.error_code ?? "UNDELIV").split("/");
+  const where = parts.length > 1 ? ` for part ${failed.part_index + 1} of ${parts.length}` : "";
+  return {
+    connector,
+    upstreamId,
+    status: "failed",
+    at,
+    code: stat ?? "UNDELIV",
+    message: `The carrier reported ${stat}${err ? ` (err ${err})` : ""}${where}.`,
+  };
+}
