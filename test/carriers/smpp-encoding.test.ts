@@ -1,6 +1,8 @@
 // GSM-7 and UCS-2 bytes for SMPP and the split of long text into concatenated parts: every part
 // fits, no extension character or surrogate pair is cut, the UDH numbers the parts, the parts
-// reassemble to the text, and the part count is the one we charged (src/sms/segments.ts).
+// reassemble to the text, and the part count is the one we charged (src/sms/segments.ts). And
+// the PDUs our codec writes and reads, checked against the `smpp` package's own codec.
+import smpp from "smpp";
 import { SegmentedMessage } from "sms-segments-calculator";
 import { describe, expect, it } from "vitest";
 import {
@@ -11,6 +13,8 @@ import {
   encodeUcs2,
   splitMessage,
 } from "../../src/carriers/smpp/encoding.js";
+import { readDeliver } from "../../src/carriers/smpp/inbound.js";
+import { COMMAND, encodePdu, type Pdu, PduReader, readMessageId, submitSmBody } from "../../src/carriers/smpp/pdu.js";
 import { segmentInfo } from "../../src/sms/segments.js";
 import { seededRandom } from "../helpers/random.js";
 
@@ -128,5 +132,113 @@ describe("splitMessage", () => {
     expect(segmentInfo(text).segments).toBe(3);
     expect(new SegmentedMessage(text, "auto").segmentsCount).toBe(3);
     expect(splitMessage(text).parts).toHaveLength(3);
+  });
+});
+
+describe("PDUs", () => {
+  const submit = (changes: Partial<Parameters<typeof submitSmBody>[0]> = {}) =>
+    submitSmBody({
+      serviceType: "",
+      source: { ton: 5, npi: 0, addr: "SWBRD" },
+      destination: { ton: 1, npi: 1, addr: "919876543210" },
+      esmClass: 0x40,
+      registeredDelivery: 1,
+      dataCoding: 0,
+      shortMessage: Buffer.concat([Buffer.from([5, 0, 3, 0x2a, 2, 1]), encodeGsm7("Hello @ world")]),
+      tlvs: [
+        [0x1400, Buffer.from("1101234567890123456")],
+        [0x1401, Buffer.from("1107161234567890123")],
+      ],
+      ...changes,
+    });
+
+  /** What the package's decoder reads from a whole PDU we wrote. */
+  const asPackage = (bytes: Buffer) => new smpp.PDU(bytes);
+
+  it("writes a submit_sm the smpp package reads field for field, vendor TLVs included", () => {
+    const decoded = asPackage(encodePdu(COMMAND.submit_sm, 77, 0, submit()));
+    expect(decoded).toMatchObject({
+      command: "submit_sm",
+      sequence_number: 77,
+      source_addr_ton: 5,
+      source_addr: "SWBRD",
+      dest_addr_ton: 1,
+      dest_addr_npi: 1,
+      destination_addr: "919876543210",
+      esm_class: 0x40,
+      registered_delivery: 1,
+      data_coding: 0,
+    });
+    const message = decoded.short_message as { message: string; udh: Buffer[] };
+    expect(message.message).toBe("Hello @ world");
+    expect(message.udh.map((element) => [...element])).toEqual([[0, 3, 0x2a, 2, 1]]);
+    expect(String(decoded[0x1400])).toBe("1101234567890123456");
+    expect(String(decoded[0x1401])).toBe("1107161234567890123");
+  });
+
+  it("refuses what does not fit in its field instead of writing a broken PDU", () => {
+    expect(() => submit({ shortMessage: Buffer.alloc(255) })).toThrow(RangeError);
+    expect(() => submit({ tlvs: [[0x1400, Buffer.alloc(70_000)]] })).toThrow(RangeError);
+    expect(() => submit({ destination: { ton: 1, npi: 1, addr: "9".repeat(70) } })).toThrow(RangeError);
+  });
+
+  it("reads the PDUs of a stream however it is cut, and stops at a length no PDU has", () => {
+    const pdus = [
+      new smpp.PDU("submit_sm_resp", { sequence_number: 1, message_id: "5a000" }).toBuffer(),
+      new smpp.PDU("enquire_link", { sequence_number: 2 }).toBuffer(),
+      new smpp.PDU("submit_sm_resp", { sequence_number: 3, command_status: 0x58 }).toBuffer(),
+    ];
+    const stream = Buffer.concat(pdus);
+    for (let cut = 1; cut < stream.length; cut++) {
+      const reader = new PduReader();
+      const read = [...reader.push(stream.subarray(0, cut)), ...reader.push(stream.subarray(cut))];
+      expect(read.map((pdu) => [pdu.command, pdu.sequence, pdu.status])).toEqual([
+        ["submit_sm_resp", 1, 0],
+        ["enquire_link", 2, 0],
+        ["submit_sm_resp", 3, 0x58],
+      ]);
+      expect(readMessageId(read[0]!.body)).toBe("5a000");
+    }
+    const broken = Buffer.from(stream);
+    broken.writeUInt32BE(8, 0);
+    expect(() => new PduReader().push(broken)).toThrow(/broken/);
+  });
+
+  const deliver = (fields: Record<string, unknown>): Pdu =>
+    new PduReader().push(new smpp.PDU("deliver_sm", { sequence_number: 9, ...fields }).toBuffer())[0]!;
+
+  it("reads a receipt the package wrote: its text as ASCII, and the receipted_message_id and message_state TLVs", () => {
+    const text = "id:ab_12@x sub:001 dlvrd:001 submit date:2611221430 done date:2611221431 stat:DELIVRD err:000 text:";
+    const { receipt } = readDeliver(
+      deliver({
+        source_addr: "919876543210",
+        destination_addr: "SWBRD",
+        esm_class: 0x04,
+        short_message: Buffer.from(text, "latin1"),
+        receipted_message_id: "ab_12@x",
+        message_state: 2,
+      }),
+    );
+    expect(receipt).toEqual({ text, receiptedMessageId: "ab_12@x", messageState: 2 });
+  });
+
+  it("reads an MO part the package wrote: addresses, UCS-2 text and its concatenation UDH", () => {
+    const { receipt, message } = readDeliver(
+      deliver({
+        source_addr: "919812345678",
+        destination_addr: "919000000001",
+        esm_class: 0x40,
+        data_coding: 8,
+        short_message: Buffer.concat([Buffer.from([5, 0, 3, 42, 3, 2]), encodeUcs2("नमस्ते")]),
+      }),
+    );
+    expect(receipt).toBeNull();
+    expect(message).toEqual({
+      from: "919812345678",
+      to: "919000000001",
+      text: "नमस्ते",
+      dataCoding: 8,
+      concatenation: { reference: 42, total: 3, sequence: 2 },
+    });
   });
 });

@@ -1,8 +1,13 @@
 // What the SMSC delivers: a deliver_sm (or data_sm) is either a delivery receipt (esm_class
 // message type bits set) or an MO message, which may come in concatenated parts that are
 // reassembled here before they reach the inbound sink.
-import type { Pdu } from "smpp";
+import { decodeGsm7, decodeUcs2 } from "./encoding.js";
+import { type Pdu, readDeliverSm } from "./pdu.js";
 import type { ReceiptFields } from "./receipt.js";
+
+const MESSAGE_PAYLOAD = 0x0424;
+const RECEIPTED_MESSAGE_ID = 0x001e;
+const MESSAGE_STATE = 0x0427;
 
 export interface InboundSmppMessage {
   /** The handset that sent it. */
@@ -30,15 +35,25 @@ export interface DeliverPart {
   concatenation: Concatenation | null;
 }
 
-/** The library decodes short_message / message_payload to `{ message, udh }` (udh: its information elements). */
-function decoded(value: unknown): { text: string; udh: Buffer[] } {
-  if (typeof value === "string") return { text: value, udh: [] };
-  if (Buffer.isBuffer(value)) return { text: value.toString("latin1"), udh: [] };
-  if (value && typeof value === "object" && "message" in value) {
-    const { message, udh } = value as { message: unknown; udh?: Buffer[] };
-    return { text: Buffer.isBuffer(message) ? message.toString("latin1") : String(message ?? ""), udh: udh ?? [] };
+/** The UDH of a message whose esm_class says it has one: its information elements, and the text after it. */
+function splitUdh(bytes: Buffer, hasUdh: boolean): { udh: Buffer[]; text: Buffer } {
+  if (!hasUdh || bytes.length === 0) return { udh: [], text: bytes };
+  const end = Math.min(bytes.length, bytes[0]! + 1);
+  const udh: Buffer[] = [];
+  for (let at = 1; at + 1 < end; at += bytes[at + 1]! + 2) udh.push(bytes.subarray(at, at + bytes[at + 1]! + 2));
+  return { udh, text: bytes.subarray(end) };
+}
+
+/** A message's text by its data_coding: UCS-2, IA5/Latin-1/binary as bytes, else the GSM default alphabet. */
+function decodeMessage(bytes: Buffer, dataCoding: number): string {
+  switch (dataCoding & 0x0f) {
+    case 8:
+      return decodeUcs2(bytes);
+    case 0:
+      return decodeGsm7(bytes);
+    default:
+      return bytes.toString("latin1");
   }
-  return { text: "", udh: [] };
 }
 
 function concatenationOf(udh: Buffer[]): Concatenation | null {
@@ -54,23 +69,33 @@ function concatenationOf(udh: Buffer[]): Concatenation | null {
 }
 
 export function readDeliver(pdu: Pdu): { receipt: ReceiptFields | null; message: DeliverPart } {
-  const body = decoded(pdu.message_payload ?? pdu.short_message);
-  const esmClass = Number(pdu.esm_class ?? 0);
-  const message: DeliverPart = {
-    from: String(pdu.source_addr ?? ""),
-    to: String(pdu.destination_addr ?? ""),
-    text: body.text,
-    dataCoding: Number(pdu.data_coding ?? 0),
-    concatenation: esmClass & 0x40 ? concatenationOf(body.udh) : null,
-  };
+  const fields = readDeliverSm(pdu);
+  const bytes = fields.tlvs.get(MESSAGE_PAYLOAD) ?? fields.shortMessage;
+  const { esmClass, dataCoding } = fields;
+  const { udh, text } = splitUdh(bytes, (esmClass & 0x40) !== 0);
   // Bits 2–5 of esm_class: 0x04 SMSC delivery receipt, 0x08/0x10 acknowledgements, 0x20 intermediate notification.
-  if ((esmClass & 0x3c) === 0) return { receipt: null, message };
-  const receipt: ReceiptFields = {
-    text: body.text,
-    receiptedMessageId: typeof pdu.receipted_message_id === "string" ? pdu.receipted_message_id : undefined,
-    messageState: typeof pdu.message_state === "number" ? pdu.message_state : undefined,
+  if ((esmClass & 0x3c) !== 0) {
+    // Receipt text is ASCII whatever the data_coding says (ids may hold "_" or "@", which GSM-7 reads otherwise).
+    const receiptedId = fields.tlvs.get(RECEIPTED_MESSAGE_ID);
+    const state = fields.tlvs.get(MESSAGE_STATE);
+    const receipt: ReceiptFields = {
+      text: (dataCoding & 0x0f) === 8 ? decodeUcs2(text) : text.toString("latin1"),
+      receiptedMessageId: receiptedId ? receiptedId.toString("latin1").replace(/\0.*$/s, "") : undefined,
+      messageState: state && state.length > 0 ? state[0] : undefined,
+    };
+    return {
+      receipt,
+      message: { from: fields.source.addr, to: fields.destination.addr, text: "", dataCoding, concatenation: null },
+    };
+  }
+  const message: DeliverPart = {
+    from: fields.source.addr,
+    to: fields.destination.addr,
+    text: decodeMessage(text, dataCoding),
+    dataCoding,
+    concatenation: esmClass & 0x40 ? concatenationOf(udh) : null,
   };
-  return { receipt, message };
+  return { receipt: null, message };
 }
 
 interface Pending {

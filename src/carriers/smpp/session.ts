@@ -4,11 +4,11 @@
 // delivery receipts and MO messages to the sinks. Long text goes as concatenated parts, each its
 // own submit_sm with its own message_id (and receipt).
 
-import type { Pdu } from "smpp";
 import smpp from "smpp";
 import { type DataCoding, splitMessage } from "./encoding.js";
 import { InboundAssembler, type InboundSmppMessage, readDeliver } from "./inbound.js";
 import { type BindMode, LinkError, type LinkOptions, SmppLink, statusName } from "./link.js";
+import { type Address, type Pdu, readMessageId, type SubmitSmFields, submitSmBody } from "./pdu.js";
 import { parseReceipt, type Receipt } from "./receipt.js";
 import { ThroughputCap } from "./throughput.js";
 
@@ -69,7 +69,8 @@ type Sink<T> = (value: T) => void | Promise<void>;
 
 interface Job {
   order: number;
-  fields: Record<string, unknown>;
+  /** The submit_sm body, encoded once (a throttled part goes again as it is). */
+  body: Buffer;
   throttled: number;
   deadline: number;
   resolve: (result: PartResult) => void;
@@ -80,17 +81,15 @@ const RETRYABLE = new Set([0x04, 0x08, 0x14, 0x58, 0x64]);
 const THROTTLED = new Set([smpp.errors.ESME_RTHROTTLED, smpp.errors.ESME_RMSGQFUL]);
 const DEFAULT_DLT_TAGS: DltTags = { entityId: 0x1400, templateId: 0x1401 };
 
-/** The library only writes named TLVs: a vendor tag (0x1400–0x3FFF) is registered once under its number. */
-export function tlvName(tag: number): string {
+/** DLT ids go in vendor TLVs (0x1400–0x3FFF), as ASCII without a NUL. */
+function vendorTlv(tag: number, value: string): [number, Buffer] {
   if (!Number.isInteger(tag) || tag < 0x1400 || tag > 0x3fff) {
     throw new Error(`TLV tag 0x${tag.toString(16)} is not in the vendor range 0x1400–0x3FFF`);
   }
-  const name = `tlv_0x${tag.toString(16).padStart(4, "0")}`;
-  if (!smpp.tlvs[name]) smpp.addTLV(name, { id: tag, type: smpp.types.tlv.string });
-  return name;
+  return [tag, Buffer.from(value, "latin1")];
 }
 
-function addressOf(address: string, ton?: number, npi?: number): { addr: string; ton: number; npi: number } {
+function addressOf(address: string, ton?: number, npi?: number): Address {
   if (/[^+\d]/.test(address)) return { addr: address, ton: ton ?? 5, npi: npi ?? 0 };
   const digits = address.replace(/^\+/, "");
   const international = address.startsWith("+") || digits.length > 8;
@@ -108,6 +107,7 @@ export class SmppSession {
   private throttledInARow = 0;
   private pausedUntil = 0;
   private pumpTimer: NodeJS.Timeout | null = null;
+  private pumpAt = 0;
   private stopped = false;
   private receiptSink: Sink<Receipt> = () => {};
   private inboundSink: Sink<InboundSmppMessage> = () => {};
@@ -179,25 +179,29 @@ export class SmppSession {
     const source = addressOf(request.source, this.options.sourceTon, this.options.sourceNpi);
     const destination = addressOf(request.destination, this.options.destinationTon, this.options.destinationNpi);
     const tags = { ...DEFAULT_DLT_TAGS, ...this.options.dltTags, ...request.tlvTags };
-    const fields: Record<string, unknown> = {
-      service_type: this.options.serviceType ?? "",
-      source_addr_ton: source.ton,
-      source_addr_npi: source.npi,
-      source_addr: source.addr,
-      dest_addr_ton: destination.ton,
-      dest_addr_npi: destination.npi,
-      destination_addr: destination.addr,
-      registered_delivery: this.options.registeredDelivery ?? 1,
-      data_coding: split.dataCoding,
-    };
-    if (request.dltEntityId) fields[tlvName(tags.entityId)] = request.dltEntityId;
-    if (request.dltTemplateId) fields[tlvName(tags.templateId)] = request.dltTemplateId;
+    const tlvs: SubmitSmFields["tlvs"] = [];
+    if (request.dltEntityId) tlvs.push(vendorTlv(tags.entityId, request.dltEntityId));
+    if (request.dltTemplateId) tlvs.push(vendorTlv(tags.templateId, request.dltTemplateId));
     const parts = await Promise.all(
       split.parts.map((bytes, i) => {
         const udh = split.udh?.[i];
-        // A Buffer goes out as it is: the library would re-encode a string and pick data_coding itself.
-        const message = udh ? Buffer.concat([udh, bytes]) : bytes;
-        return this.enqueue({ ...fields, esm_class: udh ? 0x40 : 0, short_message: message });
+        let body: Buffer;
+        try {
+          body = submitSmBody({
+            serviceType: this.options.serviceType ?? "",
+            source,
+            destination,
+            esmClass: udh ? 0x40 : 0,
+            registeredDelivery: this.options.registeredDelivery ?? 1,
+            dataCoding: split.dataCoding,
+            shortMessage: udh ? Buffer.concat([udh, bytes]) : bytes,
+            tlvs,
+          });
+        } catch (error) {
+          // A field too long for its PDU: no use sending it again.
+          return { error: "unencodable", message: (error as Error).message, retryable: false };
+        }
+        return this.enqueue(body);
       }),
     );
     return { dataCoding: split.dataCoding, reference: split.udh ? split.udh[0]![3]! : null, parts };
@@ -207,6 +211,7 @@ export class SmppSession {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    this.pumpTimer = null;
     for (const job of this.queue.splice(0)) {
       job.resolve({ error: "stopped", message: "the SMPP session stopped before this part was sent", retryable: true });
     }
@@ -215,13 +220,13 @@ export class SmppSession {
     await Promise.all(this.links.map((link) => link.stop()));
   }
 
-  private enqueue(fields: Record<string, unknown>): Promise<PartResult> {
+  private enqueue(body: Buffer): Promise<PartResult> {
     if (this.stopped) {
       return Promise.resolve({ error: "stopped", message: "the SMPP session is stopped", retryable: true });
     }
     return new Promise((resolve) => {
       const deadline = Date.now() + (this.options.queueTimeoutMs ?? 10_000);
-      this.insert({ order: this.order++, fields, throttled: 0, deadline, resolve });
+      this.insert({ order: this.order++, body, throttled: 0, deadline, resolve });
       this.pump();
     });
   }
@@ -233,8 +238,14 @@ export class SmppSession {
     this.queue.splice(at, 0, job);
   }
 
+  /** Pumps again by `delay` from now; a timer already due by then stays (every response pumps, so no re-arming per PDU). */
   private schedulePump(delay: number): void {
-    if (this.pumpTimer) clearTimeout(this.pumpTimer);
+    const at = Date.now() + delay;
+    if (this.pumpTimer) {
+      if (this.pumpAt <= at) return;
+      clearTimeout(this.pumpTimer);
+    }
+    this.pumpAt = at;
     this.pumpTimer = setTimeout(() => {
       this.pumpTimer = null;
       this.pump();
@@ -275,14 +286,14 @@ export class SmppSession {
 
   private send(job: Job): void {
     const request = this.submitLink
-      .request("submit_sm", job.fields)
+      .request("submit_sm", job.body)
       .then(
         (response) => this.answered(job, response),
         (error: Error) =>
           job.resolve(
             error instanceof LinkError
               ? { error: error.code, message: error.message, retryable: true }
-              : { error: "unencodable", message: error.message, retryable: false },
+              : { error: "internal", message: error.message, retryable: true },
           ),
       )
       // A bug of ours must not leave the submit waiting forever (a settled promise ignores this).
@@ -296,10 +307,10 @@ export class SmppSession {
   }
 
   private answered(job: Job, response: Pdu): void {
-    const status = response.command_status;
+    const status = response.status;
     if (status === 0) {
       this.throttledInARow = 0;
-      job.resolve({ messageId: String(response.message_id ?? "") });
+      job.resolve({ messageId: readMessageId(response.body) });
       return;
     }
     const name = statusName(status);

@@ -1,5 +1,5 @@
-// The part of the `smpp` package (0.5, plain CommonJS without types) that the session layer and
-// the test SMSC use.
+// The part of the `smpp` package (0.5, plain CommonJS without types) that we use: its table of
+// command_status names, and the server and codec of the test SMSC (pdu.ts is our own codec).
 declare module "smpp" {
   import type { EventEmitter } from "node:events";
   import type { Server as NetServer, Socket } from "node:net";
@@ -17,7 +17,8 @@ declare module "smpp" {
     toBuffer(): Buffer;
   }
 
-  export const PDU: new (command: string, fields?: Record<string, unknown>) => Pdu;
+  /** A PDU to send, or (given the bytes of a whole PDU) one read. */
+  export const PDU: new (command: string | Buffer, fields?: Record<string, unknown>) => Pdu;
 
   export interface Session extends EventEmitter {
     socket: Socket;
