@@ -322,6 +322,41 @@ describeEachEngine("smpp connector", (engine) => {
     expect((await partsOf(message.id)).map((part) => part.status)).toEqual(["delivered", "delivered"]);
   });
 
+  it("reports each message once when two processes apply receipts for its parts at the same moment", async () => {
+    // Two gateways bound to one SMSC account get the receipts of one message's parts over
+    // different binds, and an SMSC may send a one-part receipt twice, to each of them.
+    const connector = `twice-${serial++}`;
+    const long = Array.from({ length: 30 }, () => row());
+    const short = Array.from({ length: 30 }, () => row());
+    await db.store.transaction((trx) =>
+      storeParts(
+        db.store,
+        trx,
+        connector,
+        [
+          ...long.map((message, n) => ({ messageId: message.id, upstreamIds: [`l${n}a`, `l${n}b`] })),
+          ...short.map((message, n) => ({ messageId: message.id, upstreamIds: [`s${n}`] })),
+        ],
+        Date.now(),
+      ),
+    );
+    const delivered = (upstreamId: string): Receipt => ({
+      upstreamId,
+      status: "delivered",
+      stat: "DELIVRD",
+      err: null,
+      doneAt: 1_000,
+    });
+    const apply = (ids: string[]) =>
+      db.store.transaction((trx) => applyReceipts(db.store, trx, connector, ids.map(delivered), Date.now()));
+    const results = await Promise.all(long.flatMap((_, n) => [apply([`l${n}a`, `s${n}`]), apply([`l${n}b`, `s${n}`])]));
+    const reported = results.flatMap((result) => result.reports.map((report) => report.upstreamId));
+    expect(reported.sort()).toEqual([...long.map((_, n) => `l${n}a`), ...short.map((_, n) => `s${n}`)].sort());
+    const outcomes = results.flatMap((result) => result.outcomes);
+    expect(outcomes.filter((outcome) => outcome === "applied")).toHaveLength(90);
+    expect(outcomes.filter((outcome) => outcome === "duplicate")).toHaveLength(30);
+  });
+
   it("matches receipts that overtake the commit of their parts as soon as the parts are stored, each reported once", async () => {
     // A retry timer far beyond the test's wait: only the look after the parts' write can match them.
     const { smsc, connector, reports } = await started({ receiptRetryMs: [20_000] });
