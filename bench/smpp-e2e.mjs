@@ -1,0 +1,300 @@
+// SMS end to end through a real SMPP connector: POST /api/v2/sms/send (autocannon, as
+// bench/sms-send.mjs) into a real gateway process (`switchboard start`) whose only SMS route
+// goes, by SWITCHBOARD_CARRIERS_FILE, to the `smpp` connector `bench-smsc`, bound to
+// bench/smsc.mjs in its own process on loopback, which answers every submit_sm at once and sends
+// each part's DELIVRD receipt after --receipt-delay-ms. Samples every second what was accepted,
+// submitted at the SMSC and delivered, and the queue (messages not yet submitted, and submitted
+// but not yet delivered) to show whether it grows; then waits for every accepted message to be
+// delivered and checks: SMSC submits == accepted, every message delivered once (messages and
+// message_parts), and the ledger charged exactly the messages accepted.
+// Usage: npm run build && node bench/smpp-e2e.mjs [--seconds 30] [--connections 100]
+//        [--binds 4] [--window 50] [--receipt-delay-ms 200] [--database postgres://…]
+// PostgreSQL: a schema of its own in that database, dropped at the end. BENCH_SERVER_NODE_ARGS
+// (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the gateway's node.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import autocannon from "autocannon";
+import BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
+import { cli, freshSqliteUrl, machine, metric, startServer, waitFor } from "./lib.mjs";
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "30" },
+    connections: { type: "string", default: "100" },
+    database: { type: "string" },
+    port: { type: "string", default: "18090" },
+    binds: { type: "string", default: "4" },
+    window: { type: "string", default: "50" },
+    "receipt-delay-ms": { type: "string", default: "200" },
+    text: { type: "string", default: "Your OTP is 482913. Do not share it with anyone." },
+  },
+});
+const seconds = Number(values.seconds);
+const base = `http://127.0.0.1:${values.port}`;
+
+const smsc = await startSmsc(["--receipt-delay-ms", values["receipt-delay-ms"]]);
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-smpp-e2e-"));
+const carriersFile = path.join(dir, "carriers.json");
+fs.writeFileSync(
+  carriersFile,
+  JSON.stringify({
+    connectors: [
+      {
+        name: "bench-smsc",
+        type: "smpp",
+        host: "127.0.0.1",
+        port: smsc.port,
+        system_id: "bench",
+        password: "bench",
+        connections: Number(values.binds),
+        window: Number(values.window),
+      },
+    ],
+    routes: [{ route: "*", prefix: "", connectors: [{ name: "bench-smsc", weight: 1 }] }],
+  }),
+);
+
+const db = await freshDatabase();
+const env = {
+  SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? "FULL",
+  DATABASE_URL: db.url,
+  PORT: values.port,
+  LOG_LEVEL: "warn",
+  SWITCHBOARD_CARRIERS_FILE: carriersFile,
+};
+const server = await startServer("start", env);
+cli(env, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
+await waitFor(() => smsc.last().binds >= Number(values.binds), { timeoutMs: 15_000, intervalMs: 100 });
+
+const request = {
+  url: `${base}/api/v2/sms/send`,
+  method: "POST",
+  headers: { "content-type": "application/json", authorization: `Bearer ${server.demoKey}` },
+  body: JSON.stringify({ sender_id: "SWBRD", recipient: "9876543210", message: values.text }),
+};
+const probe = await fetch(request.url, request);
+if (!probe.ok) throw new Error(`the send is refused: ${await probe.text()}`);
+await waitFor(async () => (await metric(base, "switchboard_messages_delivered_total")) >= 1, { timeoutMs: 15_000 });
+
+const pids = { gateway: server.child.pid, smsc: smsc.child.pid, driver: process.pid };
+const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
+const postgresBefore = postgresCpuSeconds();
+/** The gateway's message counters (one /metrics read) and the SMSC's latest. */
+const counters = async () => {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const sum = (name) =>
+    text
+      .split("\n")
+      .filter((line) => line.startsWith(`${name}{`) || line.startsWith(`${name} `))
+      .reduce((total, line) => total + Number(line.slice(line.lastIndexOf(" ") + 1)), 0);
+  return {
+    accepted: sum("switchboard_messages_accepted_total"),
+    dispatched: sum("switchboard_messages_dispatched_total"),
+    delivered: sum("switchboard_messages_delivered_total"),
+    failed: sum("switchboard_messages_failed_total"),
+    ...smsc.last(),
+    at: Date.now(),
+  };
+};
+
+// Every second: what happened in it, and the queue at its end.
+const samples = [];
+let previous = await counters();
+const loadStarted = Date.now();
+console.log("   t  accepted/s  smsc submits/s  delivered/s  not yet submitted  submitted, not delivered");
+const sampler = setInterval(async () => {
+  const now = await counters();
+  const t = ((now.at - loadStarted) / 1000).toFixed(0).padStart(4);
+  const perSecond = (key) => Math.round(((now[key] - previous[key]) * 1000) / (now.at - previous.at));
+  const waiting = now.accepted - now.dispatched;
+  const inFlight = now.dispatched - now.delivered - now.failed;
+  samples.push({ t: Number(t), waiting, inFlight });
+  console.log(
+    `${t}  ${String(perSecond("accepted")).padStart(10)}  ${String(perSecond("submits")).padStart(14)}  ${String(perSecond("delivered")).padStart(11)}  ${String(waiting).padStart(17)}  ${String(inFlight).padStart(24)}`,
+  );
+  previous = now;
+}, 1000);
+
+const result = await autocannon({ ...request, connections: Number(values.connections), duration: seconds });
+const loadEnded = Date.now();
+
+// autocannon stops counting at the deadline with up to one request per connection in flight:
+// settle on the server's own count (it includes the probe).
+let accepted = -1;
+for (let stable = 0; stable < 4; ) {
+  await new Promise((r) => setTimeout(r, 250));
+  const n = await metric(base, "switchboard_messages_accepted_total");
+  stable = n === accepted ? stable + 1 : 0;
+  accepted = n;
+}
+let lastDelivered = Date.now();
+for (let seen = -1, quietSince = Date.now(); ; ) {
+  const done =
+    (await metric(base, "switchboard_messages_delivered_total")) +
+    (await metric(base, "switchboard_messages_failed_total"));
+  if (done > seen) [seen, quietSince, lastDelivered] = [done, Date.now(), Date.now()];
+  if (done >= accepted) break;
+  if (Date.now() - quietSince > 60_000) {
+    console.error(`nothing delivered for 60 s: ${done} of ${accepted}`);
+    break;
+  }
+  await new Promise((r) => setTimeout(r, 100));
+}
+clearInterval(sampler);
+const cpu = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid) - cpuBefore[name]]));
+const postgresCpu = postgresCpuSeconds() - postgresBefore;
+// The SMSC prints its counters every second: wait for a line written after the last receipt.
+const smscSeen = smsc.last().t;
+await waitFor(() => smsc.last().t > smscSeen + 1, { timeoutMs: 5_000, intervalMs: 50 });
+const final = await counters();
+const balance = await (
+  await fetch(`${base}/api/v2/balance`, { headers: { authorization: `Bearer ${server.demoKey}` } })
+).json();
+const audit = await db.audit();
+
+const duringLoad = accepted - 1;
+const drainSeconds = (lastDelivered - loadEnded) / 1000;
+const endToEnd = (lastDelivered - loadStarted) / 1000;
+console.log(
+  `\naccepted ${result["2xx"]} answered in ${seconds} s (non-2xx ${result.non2xx}, errors ${result.errors}, timeouts ${result.timeouts}); latency ms p50 ${result.latency.p50} p99 ${result.latency.p99} max ${result.latency.max}`,
+);
+console.log(`server accepted ${duringLoad} during the load: ${(duringLoad / seconds).toFixed(0)}/s durably accepted`);
+console.log(
+  `SMSC: ${final.submits} submit_sm (${((final.submits - 1) / seconds).toFixed(0)}/s over the load), ${final.receiptsAcked} receipts acknowledged, ${final.receiptsRefused} refused`,
+);
+console.log(
+  `delivered ${final.delivered}, failed ${final.failed}: first accept to last delivered ${endToEnd.toFixed(1)} s = ${(final.delivered / endToEnd).toFixed(0)}/s; last delivered ${drainSeconds.toFixed(1)} s after the load stopped`,
+);
+const peak = (key) => Math.max(0, ...samples.filter((s) => s.t <= seconds).map((s) => s[key]));
+const lastThird = samples.filter((s) => s.t > (seconds * 2) / 3 && s.t <= seconds);
+console.log(
+  `queue during the load: not yet submitted peak ${peak("waiting")}, last third ${lastThird.map((s) => s.waiting).join(" ")}; submitted, not delivered peak ${peak("inFlight")}`,
+);
+console.log(
+  `CPU seconds over the run: gateway ${cpu.gateway.toFixed(1)}, SMSC ${cpu.smsc.toFixed(1)}, driver+autocannon ${cpu.driver.toFixed(1)}${values.database ? `, PostgreSQL server ${postgresCpu.toFixed(1)}` : ""} (of ${(2 * ((lastDelivered - loadStarted) / 1000)).toFixed(1)} on 2 cores); gateway ${((cpu.gateway * 1e6) / final.delivered).toFixed(0)} µs per message`,
+);
+const expectedBalance = 10_000 + 100_000_000 - accepted;
+const checks = {
+  "SMSC submits == accepted": final.submits === accepted,
+  "every accepted message delivered": audit.delivered === accepted && final.delivered === accepted,
+  "one part each, all delivered, no receipt twice": audit.parts === accepted && audit.partsDelivered === accepted,
+  "receipts acknowledged == submits": final.receiptsAcked === final.submits,
+  "ledger exact": balance.data.balance === expectedBalance,
+};
+console.log(
+  `messages by status: ${JSON.stringify(audit.byStatus)}; balance ${balance.data.balance}, expected ${expectedBalance}`,
+);
+for (const [check, ok] of Object.entries(checks)) console.log(`${ok ? "ok  " : "FAIL"} ${check}`);
+console.log(
+  `machine: ${machine()}; database: ${values.database ? "postgres" : "sqlite (WAL, synchronous=FULL)"}; ${values.binds} binds x window ${values.window}, receipts after ${values["receipt-delay-ms"]} ms, ${values.connections} HTTP connections`,
+);
+
+server.child.kill("SIGTERM");
+await new Promise((r) => server.child.on("exit", r));
+smsc.child.kill("SIGTERM");
+await db.cleanup();
+fs.rmSync(dir, { recursive: true, force: true });
+process.exit(Object.values(checks).every(Boolean) ? 0 : 1);
+
+/** A fresh SQLite file, or a fresh schema in the given PostgreSQL database; `audit` reads the outcome. */
+async function freshDatabase() {
+  const queries = {
+    byStatus: "select status, count(*) as n from messages group by status",
+    parts: "select count(*) as n from message_parts",
+    partsDelivered: "select count(*) as n from message_parts where status = 'delivered'",
+  };
+  const summarise = (rows) => ({
+    byStatus: Object.fromEntries(rows.byStatus.map((r) => [r.status, Number(r.n)])),
+    delivered: Number(rows.byStatus.find((r) => r.status === "delivered")?.n ?? 0),
+    parts: Number(rows.parts[0].n),
+    partsDelivered: Number(rows.partsDelivered[0].n),
+  });
+  if (!values.database) {
+    const sqlite = freshSqliteUrl();
+    const file = sqlite.url.slice("sqlite:".length);
+    return {
+      url: sqlite.url,
+      audit: async () => {
+        const raw = new BetterSqlite3(file, { readonly: true });
+        const rows = Object.fromEntries(Object.entries(queries).map(([key, text]) => [key, raw.prepare(text).all()]));
+        raw.close();
+        return summarise(rows);
+      },
+      cleanup: async () => sqlite.cleanup(),
+    };
+  }
+  const schema = `bench_e2e_${randomBytes(4).toString("hex")}`;
+  const url = new URL(values.database);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  const query = async (connectionString, texts) => {
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      const rows = {};
+      for (const [key, text] of Object.entries(texts)) rows[key] = (await client.query(text)).rows;
+      return rows;
+    } finally {
+      await client.end();
+    }
+  };
+  await query(values.database, { create: `create schema ${schema}` });
+  return {
+    url: url.toString(),
+    audit: async () => summarise(await query(url.toString(), queries)),
+    cleanup: () => query(values.database, { drop: `drop schema ${schema} cascade` }),
+  };
+}
+
+/** utime + stime of a process in seconds (Linux). */
+function cpuSeconds(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of every process named postgres on this machine (the server and its backends). */
+function postgresCpuSeconds() {
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return total;
+}
+
+/** Starts bench/smsc.mjs on a free port and follows its JSON counters. */
+async function startSmsc(args) {
+  const child = spawn(
+    process.execPath,
+    [
+      new URL("./smsc.mjs", import.meta.url).pathname,
+      ...["--port", "0", "--json", "--system-id", "bench", "--password", "bench"],
+      ...args,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  process.on("exit", () => child.kill("SIGKILL"));
+  let port = 0;
+  let last = { binds: 0, submits: 0, receiptsAcked: 0, receiptsRefused: 0, t: 0 };
+  let buffered = "";
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines) {
+      const parsed = JSON.parse(line);
+      if (parsed.listening) port = parsed.listening;
+      else last = parsed;
+    }
+  });
+  await waitFor(() => port > 0, { timeoutMs: 10_000, intervalMs: 20 });
+  return { child, port, last: () => last };
+}
