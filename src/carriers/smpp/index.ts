@@ -1,6 +1,6 @@
-// SMPP 3.4 client layer (issue 10): sessions and pools over the `smpp` package, the encoding and
-// splitting of text into parts, delivery receipt parsing, and the connector the dispatcher will
-// call (parts stored in message_parts, one report per message). Not wired into the router yet.
+// SMPP 3.4 client layer (issue 10): sessions and pools over our own PDU codec (pdu.ts), the
+// encoding and splitting of text into parts, delivery receipt parsing, and the connector the
+// dispatcher calls (parts stored in message_parts, one report per message).
 export {
   concatenationReference,
   SmppConnector,
