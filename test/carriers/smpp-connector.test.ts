@@ -510,6 +510,68 @@ describeEachEngine("smpp connector", (engine) => {
     }
   });
 
+  it("reports at start a message whose receipts were applied but whose report was lost in a crash", async () => {
+    const account = await createAccountWithKey(
+      { store: db.store, clock: systemClock },
+      { username: "smpp-lost", password: "smpp-lost-password", credits: { sms: 100 } },
+    );
+    const accepted = await new Acceptor(db.store, systemClock).accept({
+      accountId: account.id,
+      timeZone: "Asia/Kolkata",
+      channel: "sms",
+      wallet: "sms",
+      drafts: [
+        {
+          recipient: "9811111112",
+          sender: "SWBRD",
+          body: "Your OTP is 1234",
+          encoding: "gsm7",
+          segments: 1,
+          flash: false,
+          route: "transactional",
+          lane: 0,
+          credits: 1000,
+          dueAt: Date.now(),
+        },
+      ],
+    });
+    if (accepted.kind !== "accepted") throw new Error("not accepted");
+    const id = accepted.send.messages[0]!.id;
+    const claimed = (await claimDueMessages(db.store, Date.now(), 100, 15_000)).filter((m) => m.id === id);
+    const name = `smsc-lost-${serial++}`;
+    // The first process applies the receipt, then "crashes" before its report is stored.
+    const first = await started({ name });
+    const upstreamId = idOf((await first.connector.submit(claimed))[0]);
+    await db.store.transaction((trx) =>
+      markSubmitted(trx, [{ id, connector: name, upstreamId, at: Date.now() - 1, attempts: 1 }]),
+    );
+    first.smsc.sendReceipt(upstreamId);
+    const deadline = Date.now() + 5_000;
+    while ((await partsOf(id))[0]?.status !== "delivered" && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(first.reports).toHaveLength(1);
+    const message = await db.store.db.selectFrom("messages").select("status").where("id", "=", id).executeTakeFirst();
+    expect(message?.status).toBe("submitted");
+    await first.connector.stop();
+
+    // The next start finds it: every part final, the message still submitted.
+    const second = await connectTo(first.smsc, { name });
+    const waitFor = async (count: number) => {
+      const until = Date.now() + 5_000;
+      while (second.reports.length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    };
+    await waitFor(1);
+    expect(second.reports).toEqual([{ connector: name, upstreamId, status: "delivered", at: expect.any(Number) }]);
+  });
+
+  it("sends an international number of 10 digits (Singapore) as it is, without India's 91", async () => {
+    const { smsc, connector } = await started();
+    const [result] = await connector.submit([row({ recipient: "6591234567", route: "international" })]);
+    expect(result?.ok).toBe(true);
+    expect(smsc.submits.map((submit) => submit.destination)).toEqual(["6591234567"]);
+  });
+
   it("hands MO messages to the inbound sink and answers the SMSC only once the sink has stored them", async () => {
     const { smsc, connector } = await started();
     const inbound: InboundSms[] = [];

@@ -15,12 +15,19 @@
 // parts twice still joins them. A part refused for good fails the whole message.
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
+import { internationalDigits } from "../../core/indian-mobile.js";
 import type { Connector, InboundSms, SubmitResult } from "../../dispatch/connector.js";
 import type { DeliveryReport } from "../../messages/index.js";
 import type { MessageRow } from "../../store/schema.js";
 import type { Store } from "../../store/store.js";
 import { GroupedWrites } from "./grouped-writes.js";
-import { applyReceipts, type ReceiptOutcome, type SentMessage, storeParts } from "./message-parts.js";
+import {
+  applyReceipts,
+  type ReceiptOutcome,
+  type SentMessage,
+  storeParts,
+  unreportedMessages,
+} from "./message-parts.js";
 import { SmppSessionPool } from "./pool.js";
 import type { Receipt } from "./receipt.js";
 import type { PartResult, SmppSessionOptions } from "./session.js";
@@ -54,10 +61,12 @@ export interface SmppConnectorOptions {
   now?: () => number;
 }
 
-/** What we send to: a 10-digit Indian number gets its country code, anything else its digits. */
-export function smppDestination(recipient: string): string {
-  const digits = recipient.replace(/[\s()-]/g, "").replace(/^\+/, "");
-  return /^\d{10}$/.test(digits) ? `91${digits}` : digits;
+/**
+ * What we send to: an Indian number gets its country code; an international one (route
+ * `international`) is stored with its own already, even when it is 10 digits (Singapore).
+ */
+export function smppDestination(recipient: string, route = ""): string {
+  return internationalDigits(recipient, route);
 }
 
 /** The UDH reference of a message: the same on every attempt, so resent parts join the first ones. */
@@ -132,6 +141,34 @@ export class SmppConnector implements Connector {
   async start(): Promise<void> {
     this.stopped = false;
     this.pool.start();
+    const sweep = this.reportLost().catch((error: unknown) =>
+      this.options.logger?.error(
+        { connector: this.name, error: (error as Error).message },
+        "looking for messages whose report was lost failed",
+      ),
+    );
+    this.receiptWork.add(sweep);
+    void sweep.finally(() => this.receiptWork.delete(sweep));
+  }
+
+  /**
+   * Once at start: messages whose parts all have their receipts but which were never reported
+   * (the process stopped between a receipt's commit and the report's) get their report now.
+   */
+  private async reportLost(): Promise<void> {
+    const before = this.now();
+    let after: { submittedAt: number; id: string } | null = null;
+    let found = 0;
+    do {
+      if (this.stopped) return;
+      const page = await unreportedMessages(this.options.store.db, this.name, before, after, 2_000, this.now());
+      if (page.reports.length > 0) this.reportSink?.(page.reports);
+      found += page.reports.length;
+      after = page.next;
+    } while (after);
+    if (found > 0) {
+      this.options.logger?.warn({ connector: this.name, messages: found }, "reported messages whose report was lost");
+    }
   }
 
   /** Resolves once at least one connection is bound. */
@@ -192,7 +229,7 @@ export class SmppConnector implements Connector {
     try {
       const outcome = await this.pool.submit({
         source: message.sender,
-        destination: smppDestination(message.recipient),
+        destination: smppDestination(message.recipient, message.route),
         text: message.body,
         dltEntityId: message.dlt_entity_id,
         dltTemplateId: message.dlt_template_id,

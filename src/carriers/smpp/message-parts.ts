@@ -208,6 +208,7 @@ export async function applyReceipts(
       continue;
     }
     if (part.status !== "pending") {
+      // A report lost with a crash after this part's commit is sent by the next start (unreportedMessages).
       outcomes.push("duplicate");
       continue;
     }
@@ -249,6 +250,65 @@ export async function applyReceipts(
     if (report) reports.push(report);
   }
   return { outcomes, reports };
+}
+
+/**
+ * Reports of messages this connector submitted whose parts are all final but which are still
+ * `submitted`: their report was lost (a crash between a receipt's commit and the report's).
+ * Read a page at a time by submitted_at, for messages submitted before `before`.
+ */
+export async function unreportedMessages(
+  db: Db,
+  connector: string,
+  before: number,
+  after: { submittedAt: number; id: string } | null,
+  limit: number,
+  now: number,
+): Promise<{ reports: DeliveryReport[]; next: { submittedAt: number; id: string } | null }> {
+  let query = db
+    .selectFrom("messages")
+    .select(["id", "submitted_at"])
+    .where("status", "=", "submitted")
+    .where("connector", "=", connector)
+    .where("submitted_at", "<", before)
+    .orderBy("submitted_at")
+    .orderBy("id")
+    .limit(limit);
+  if (after) {
+    const { submittedAt, id } = after;
+    query = query.where((eb) =>
+      eb.or([eb("submitted_at", ">", submittedAt), eb.and([eb("submitted_at", "=", submittedAt), eb("id", ">", id)])]),
+    );
+  }
+  const page = await query.execute();
+  if (page.length === 0) return { reports: [], next: null };
+  const parts = await db
+    .selectFrom("message_parts")
+    .selectAll()
+    .where(
+      "message_id",
+      "in",
+      page.map((row) => row.id),
+    )
+    .orderBy("message_id")
+    .orderBy("part_index")
+    .execute();
+  const byMessage = new Map<string, MessagePartsTable[]>();
+  for (const part of parts) {
+    const list = byMessage.get(part.message_id) ?? [];
+    list.push(part);
+    byMessage.set(part.message_id, list);
+  }
+  const reports: DeliveryReport[] = [];
+  for (const list of byMessage.values()) {
+    const report = reportOf(connector, list, now);
+    if (report) reports.push(report);
+  }
+  const last = page.at(-1)!;
+  return {
+    reports,
+    next: page.length < limit ? null : { submittedAt: Number(last.submitted_at), id: last.id },
+  };
 }
 
 /** The message's report once every part is final, else null. */
