@@ -48,6 +48,11 @@ export const SmppDefinitionSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    dlt_format: Type.Optional(
+      Type.Union([Type.Literal("octets"), Type.Literal("cstring")], {
+        description: "The DLT ids as their ASCII digits alone (octets, default) or with a NUL at the end (cstring).",
+      }),
+    ),
     service_type: Type.Optional(Type.String({ maxLength: 5 })),
     source_ton: Type.Optional(int(0, 6, "TON of the sender; default 5 (alphanumeric) or 1/0 by its digits.")),
     source_npi: Type.Optional(int(0, 18, "NPI of the sender.")),
@@ -184,6 +189,7 @@ export function smppSessionOptions(definition: SmppDefinition): SmppSessionOptio
   if (definition.dlt_tags) {
     options.dltTags = { entityId: definition.dlt_tags.entity_id, templateId: definition.dlt_tags.template_id };
   }
+  if (definition.dlt_format === "cstring") options.dltNulTerminated = true;
   if (definition.service_type !== undefined) options.serviceType = definition.service_type;
   if (definition.source_ton !== undefined) options.sourceTon = definition.source_ton;
   if (definition.source_npi !== undefined) options.sourceNpi = definition.source_npi;

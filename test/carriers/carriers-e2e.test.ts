@@ -344,6 +344,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
       [{ ...good, dlt_tags: { entity_id: 0x1400, template_id: 0x1400 } }, /differ/],
       [{ ...good, dlt_tags: { entity_id: 0x0100, template_id: 0x1401 } }, /entity_id/],
       [{ ...good, reconnect_initial_ms: 5_000, reconnect_max_ms: 1_000 }, /reconnect/],
+      [{ ...good, dlt_format: "nul" }, /dlt_format/],
       [{ ...good, extra: 1 }, /extra|additional/i],
       [
         {

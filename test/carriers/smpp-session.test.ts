@@ -258,6 +258,12 @@ describe("long messages and DLT", () => {
     await session.submit(sms("no DLT"));
     expect(smsc.submits[3]?.tlvs).toEqual({});
   });
+
+  it("ends the DLT ids with a NUL for a carrier that wants C-Octet Strings", async () => {
+    const { smsc, session } = await boundSession({ dltNulTerminated: true });
+    await session.submit({ ...sms("hello"), dltEntityId: "1201159100000000001", dltTemplateId: "1207161" });
+    expect(smsc.submits[0]?.tlvs).toEqual({ 5120: "1201159100000000001\0", 5121: "1207161\0" });
+  });
 });
 
 describe("receipts and MO", () => {

@@ -32,6 +32,8 @@ export interface SmppSessionOptions extends LinkOptions {
   maxThrottleRetries?: number;
   /** TLV tags of the Indian DLT entity and template ids (default 0x1400 and 0x1401). */
   dltTags?: DltTags;
+  /** Whether the DLT ids end in a NUL (C-Octet String), as some carriers ask (default false: the digits alone). */
+  dltNulTerminated?: boolean;
   serviceType?: string;
   sourceTon?: number;
   sourceNpi?: number;
@@ -81,12 +83,12 @@ const RETRYABLE = new Set([0x04, 0x08, 0x14, 0x58, 0x64]);
 const THROTTLED = new Set([smpp.errors.ESME_RTHROTTLED, smpp.errors.ESME_RMSGQFUL]);
 const DEFAULT_DLT_TAGS: DltTags = { entityId: 0x1400, templateId: 0x1401 };
 
-/** DLT ids go in vendor TLVs (0x1400–0x3FFF), as ASCII without a NUL. */
-function vendorTlv(tag: number, value: string): [number, Buffer] {
+/** DLT ids go in vendor TLVs (0x1400–0x3FFF), as ASCII, with a NUL at the end when the carrier wants one. */
+function vendorTlv(tag: number, value: string, nul: boolean): [number, Buffer] {
   if (!Number.isInteger(tag) || tag < 0x1400 || tag > 0x3fff) {
     throw new Error(`TLV tag 0x${tag.toString(16)} is not in the vendor range 0x1400–0x3FFF`);
   }
-  return [tag, Buffer.from(value, "latin1")];
+  return [tag, Buffer.from(nul ? `${value}\0` : value, "latin1")];
 }
 
 function addressOf(address: string, ton?: number, npi?: number): Address {
@@ -180,8 +182,9 @@ export class SmppSession {
     const destination = addressOf(request.destination, this.options.destinationTon, this.options.destinationNpi);
     const tags = { ...DEFAULT_DLT_TAGS, ...this.options.dltTags, ...request.tlvTags };
     const tlvs: SubmitSmFields["tlvs"] = [];
-    if (request.dltEntityId) tlvs.push(vendorTlv(tags.entityId, request.dltEntityId));
-    if (request.dltTemplateId) tlvs.push(vendorTlv(tags.templateId, request.dltTemplateId));
+    const nul = this.options.dltNulTerminated ?? false;
+    if (request.dltEntityId) tlvs.push(vendorTlv(tags.entityId, request.dltEntityId, nul));
+    if (request.dltTemplateId) tlvs.push(vendorTlv(tags.templateId, request.dltTemplateId, nul));
     const parts = await Promise.all(
       split.parts.map((bytes, i) => {
         const udh = split.udh?.[i];
