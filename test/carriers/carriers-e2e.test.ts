@@ -5,6 +5,7 @@
 // in /metrics and the operator API, and every bad configuration refused with a 400 naming it.
 import { afterEach, expect, it } from "vitest";
 import { listCarriers, listRoutes, removeCarrier, removeRoute } from "../../src/carriers/catalog.js";
+import { assignInboundNumber } from "../../src/inbound/numbers.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
 import { balanceOf, sendSms, waitForStatus } from "../helpers/sms.js";
@@ -135,6 +136,32 @@ describeEachEngine("carriers through the gateway", (engine) => {
     expect(metrics.text).toContain('switchboard_connector_up{connector="smsc-a",type="smpp"} 1');
     expect(metrics.text).toContain('switchboard_connector_sessions{connector="smsc-a",state="bound"} 1');
     expect(metrics.text).toMatch(/switchboard_connector_results_total\{connector="smsc-a",outcome="ok"\} 2/);
+  });
+
+  it("stores an SMS a handset sent through an SMPP carrier as the inbound SMS of the account owning the number", async () => {
+    const t = gateway();
+    const server = await smsc();
+    await admin("POST", "/carriers", smppDefinition("mo-smsc", server));
+    await applied();
+    await until(async () => (await healthOf("mo-smsc")) === "up", 10_000);
+    const account = await customer();
+    await assignInboundNumber(t.db.store.db, t.clock, account.id, "9220500300");
+    server.sendMo("919812345678", "919220500300", "Hello from a handset, in two parts ".repeat(6).trim(), {
+      parts: 2,
+    });
+    const stored = async () =>
+      t.db.store.db.selectFrom("inbound_messages").selectAll().where("account_id", "=", account.id).execute();
+    await until(async () => (await stored()).length === 1, 10_000);
+    const [message] = await stored();
+    expect(message).toMatchObject({
+      number: "9220500300",
+      body: "Hello from a handset, in two parts ".repeat(6).trim(),
+      connector: "mo-smsc",
+    });
+    expect(message!.sender).toContain("9812345678");
+    // Answered once stored: ESME_ROK for both parts.
+    await until(() => server.deliverAnswers.length === 2, 10_000);
+    expect(server.deliverAnswers).toEqual([0, 0]);
   });
 
   it("shares a route by weight exactly and keeps a standby out until it is needed", async () => {
