@@ -85,3 +85,46 @@ export async function metric(url, name, labels = "") {
 export function machine() {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }
+
+/** utime + stime of a process in seconds (Linux). */
+export function cpuSeconds(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of every process named postgres on this machine (the server and its backends). */
+export function postgresCpuSeconds() {
+  let total = 0;
+  for (const entry of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return total;
+}
+
+/** Starts bench/smsc.mjs (a loopback SMSC) on a free port with `args`, and follows its JSON counters. */
+export async function startSmsc(args) {
+  const child = spawn(process.execPath, [path.join(root, "bench", "smsc.mjs"), "--port", "0", "--json", ...args], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  process.on("exit", () => child.kill("SIGKILL"));
+  let port = 0;
+  let last = { binds: 0, submits: 0, receiptsAcked: 0, receiptsRefused: 0, t: 0 };
+  let buffered = "";
+  child.stdout.on("data", (chunk) => {
+    buffered += chunk;
+    const lines = buffered.split("\n");
+    buffered = lines.pop() ?? "";
+    for (const line of lines) {
+      const parsed = JSON.parse(line);
+      if (parsed.listening) port = parsed.listening;
+      else last = parsed;
+    }
+  });
+  await waitFor(() => port > 0, { timeoutMs: 10_000, intervalMs: 20 });
+  return { child, port, last: () => last };
+}

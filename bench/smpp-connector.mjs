@@ -7,14 +7,13 @@
 // Usage: npm run build && node bench/smpp-connector.mjs [--messages 100000] [--batch 500]
 //        [--connections 4] [--window 50] [--receipt-delay-ms 100] [--database postgres://…]
 //        [--text "…"] [--decimal-receipt-ids]
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
-import { machine, waitFor } from "./lib.mjs";
+import { cpuSeconds, machine, postgresCpuSeconds, startSmsc, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -35,7 +34,11 @@ const { openStore } = await import(`${dist}store/store.js`);
 const { SmppConnector } = await import(`${dist}carriers/smpp/index.js`);
 const { createLogger } = await import(`${dist}app/gateway.js`);
 
-const smsc = await startSmsc(["--receipt-delay-ms", values["receipt-delay-ms"]]);
+const smsc = await startSmsc([
+  "--receipt-delay-ms",
+  values["receipt-delay-ms"],
+  ...(values["decimal-receipt-ids"] ? ["--decimal-receipt-ids"] : []),
+]);
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-smpp-"));
 const schema = `bench_smpp_${randomBytes(4).toString("hex")}`;
@@ -187,52 +190,4 @@ async function adminQuery(text) {
   await client.connect();
   await client.query(text);
   await client.end();
-}
-
-/** utime + stime of a process in seconds (Linux). */
-function cpuSeconds(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** CPU seconds of every process named postgres on this machine (the server and its backends). */
-function postgresCpuSeconds() {
-  let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return total;
-}
-
-/** Starts bench/smsc.mjs on a free port and follows its JSON counters. */
-async function startSmsc(args) {
-  const extra = values["decimal-receipt-ids"] ? ["--decimal-receipt-ids"] : [];
-  const child = spawn(
-    process.execPath,
-    [new URL("./smsc.mjs", import.meta.url).pathname, "--port", "0", "--json", ...extra, ...args],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
-  );
-  process.on("exit", () => child.kill("SIGKILL"));
-  let port = 0;
-  let last = {};
-  let buffered = "";
-  child.stdout.on("data", (chunk) => {
-    buffered += chunk;
-    const lines = buffered.split("\n");
-    buffered = lines.pop() ?? "";
-    for (const line of lines) {
-      const parsed = JSON.parse(line);
-      if (parsed.listening) port = parsed.listening;
-      else last = parsed;
-    }
-  });
-  await waitFor(() => port > 0, { timeoutMs: 10_000, intervalMs: 20 });
-  return { child, port, last: () => last };
 }

@@ -11,7 +11,6 @@
 //        [--binds 4] [--window 50] [--receipt-delay-ms 200] [--database postgres://…]
 // PostgreSQL: a schema of its own in that database, dropped at the end. BENCH_SERVER_NODE_ARGS
 // (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the gateway's node.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -20,7 +19,17 @@ import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import { cli, freshSqliteUrl, machine, metric, startServer, waitFor } from "./lib.mjs";
+import {
+  cli,
+  cpuSeconds,
+  freshSqliteUrl,
+  machine,
+  metric,
+  postgresCpuSeconds,
+  startServer,
+  startSmsc,
+  waitFor,
+} from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -37,7 +46,14 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const base = `http://127.0.0.1:${values.port}`;
 
-const smsc = await startSmsc(["--receipt-delay-ms", values["receipt-delay-ms"]]);
+const smsc = await startSmsc([
+  "--system-id",
+  "bench",
+  "--password",
+  "bench",
+  "--receipt-delay-ms",
+  values["receipt-delay-ms"],
+]);
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-smpp-e2e-"));
 const carriersFile = path.join(dir, "carriers.json");
 fs.writeFileSync(
@@ -248,53 +264,4 @@ async function freshDatabase() {
     audit: async () => summarise(await query(url.toString(), queries)),
     cleanup: () => query(values.database, { drop: `drop schema ${schema} cascade` }),
   };
-}
-
-/** utime + stime of a process in seconds (Linux). */
-function cpuSeconds(pid) {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/** CPU seconds of every process named postgres on this machine (the server and its backends). */
-function postgresCpuSeconds() {
-  let total = 0;
-  for (const entry of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(entry));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  return total;
-}
-
-/** Starts bench/smsc.mjs on a free port and follows its JSON counters. */
-async function startSmsc(args) {
-  const child = spawn(
-    process.execPath,
-    [
-      new URL("./smsc.mjs", import.meta.url).pathname,
-      ...["--port", "0", "--json", "--system-id", "bench", "--password", "bench"],
-      ...args,
-    ],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  process.on("exit", () => child.kill("SIGKILL"));
-  let port = 0;
-  let last = { binds: 0, submits: 0, receiptsAcked: 0, receiptsRefused: 0, t: 0 };
-  let buffered = "";
-  child.stdout.on("data", (chunk) => {
-    buffered += chunk;
-    const lines = buffered.split("\n");
-    buffered = lines.pop() ?? "";
-    for (const line of lines) {
-      const parsed = JSON.parse(line);
-      if (parsed.listening) port = parsed.listening;
-      else last = parsed;
-    }
-  });
-  await waitFor(() => port > 0, { timeoutMs: 10_000, intervalMs: 20 });
-  return { child, port, last: () => last };
 }
