@@ -112,6 +112,36 @@ describeEachEngine("smpp connector", (engine) => {
     return connectTo(await fakeSmsc(), options);
   }
 
+  /** A transactional SMS accepted (stored, charged, queued) for a new account: its id. */
+  async function acceptedSms(username: string, recipient: string, body: string, segments: number): Promise<string> {
+    const account = await createAccountWithKey(
+      { store: db.store, clock: systemClock },
+      { username, password: `${username}-password`, credits: { sms: 100 } },
+    );
+    const accepted = await new Acceptor(db.store, systemClock).accept({
+      accountId: account.id,
+      timeZone: "Asia/Kolkata",
+      channel: "sms",
+      wallet: "sms",
+      drafts: [
+        {
+          recipient,
+          sender: "SWBRD",
+          body,
+          encoding: "gsm7",
+          segments,
+          flash: false,
+          route: "transactional",
+          lane: 0,
+          credits: segments * 1000,
+          dueAt: Date.now(),
+        },
+      ],
+    });
+    if (accepted.kind !== "accepted") throw new Error("not accepted");
+    return accepted.send.messages[0]!.id;
+  }
+
   const partsOf = (messageId: string) =>
     db.store.db
       .selectFrom("message_parts")
@@ -453,32 +483,7 @@ describeEachEngine("smpp connector", (engine) => {
   });
 
   it("delivers a claimed message end to end: submitted, recorded, its parts' receipts applied by the ReportIngester", async () => {
-    const account = await createAccountWithKey(
-      { store: db.store, clock: systemClock },
-      { username: "smpp-e2e", password: "smpp-e2e-password", credits: { sms: 100 } },
-    );
-    const accepted = await new Acceptor(db.store, systemClock).accept({
-      accountId: account.id,
-      timeZone: "Asia/Kolkata",
-      channel: "sms",
-      wallet: "sms",
-      drafts: [
-        {
-          recipient: "9811111111",
-          sender: "SWBRD",
-          body: LONG,
-          encoding: "gsm7",
-          segments: 3,
-          flash: false,
-          route: "transactional",
-          lane: 0,
-          credits: 3000,
-          dueAt: Date.now(),
-        },
-      ],
-    });
-    if (accepted.kind !== "accepted") throw new Error("not accepted");
-    const id = accepted.send.messages[0]!.id;
+    const id = await acceptedSms("smpp-e2e", "9811111111", LONG, 3);
     const claimed = await claimDueMessages(db.store, Date.now(), 10, 15_000);
     expect(claimed.map((message) => message.id)).toEqual([id]);
 
@@ -511,32 +516,7 @@ describeEachEngine("smpp connector", (engine) => {
   });
 
   it("reports at start a message whose receipts were applied but whose report was lost in a crash", async () => {
-    const account = await createAccountWithKey(
-      { store: db.store, clock: systemClock },
-      { username: "smpp-lost", password: "smpp-lost-password", credits: { sms: 100 } },
-    );
-    const accepted = await new Acceptor(db.store, systemClock).accept({
-      accountId: account.id,
-      timeZone: "Asia/Kolkata",
-      channel: "sms",
-      wallet: "sms",
-      drafts: [
-        {
-          recipient: "9811111112",
-          sender: "SWBRD",
-          body: "Your OTP is 1234",
-          encoding: "gsm7",
-          segments: 1,
-          flash: false,
-          route: "transactional",
-          lane: 0,
-          credits: 1000,
-          dueAt: Date.now(),
-        },
-      ],
-    });
-    if (accepted.kind !== "accepted") throw new Error("not accepted");
-    const id = accepted.send.messages[0]!.id;
+    const id = await acceptedSms("smpp-lost", "9811111112", "Your OTP is 1234", 1);
     const claimed = (await claimDueMessages(db.store, Date.now(), 100, 15_000)).filter((m) => m.id === id);
     const name = `smsc-lost-${serial++}`;
     // The first process applies the receipt, then "crashes" before its report is stored.
