@@ -8,6 +8,17 @@ export type SubmitResult =
   /** `retryable`: the dispatcher backs off and tries again; otherwise the message fails (and is refunded). */
   | { ok: false; retryable: boolean; code: string; message: string };
 
+/**
+ * What a connector answers for a message it did not start within its batch's start window: it
+ * goes back to the queue (the router does not fail it over; the connector is busy, not broken).
+ */
+export const DEFERRED: SubmitResult = Object.freeze({
+  ok: false,
+  retryable: true,
+  code: "deferred",
+  message: "Not sent in this round; queued again.",
+});
+
 /** An SMS a carrier delivered to one of our virtual numbers (src/inbound ingests it). */
 export interface InboundSms {
   /** The virtual number it was sent to, as the carrier writes it. */

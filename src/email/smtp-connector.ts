@@ -7,7 +7,7 @@
 // that fails or stalls, and a broken login are tried again by the dispatcher.
 import nodemailer, { type Transporter } from "nodemailer";
 import type { Logger } from "pino";
-import type { Connector, SubmitResult } from "../dispatch/index.js";
+import { type Connector, DEFERRED, type SubmitResult } from "../dispatch/index.js";
 import type { DeliveryReport } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 import { contentsOfRows, type EmailContent, type EmailContentCache } from "./content.js";
@@ -103,12 +103,7 @@ export class SmtpConnector implements Connector {
         if ("failure" in item) {
           results[index] = item.failure;
         } else if (this.now() - started > (this.options.startWindowMs ?? START_WINDOW_MS)) {
-          results[index] = {
-            ok: false,
-            retryable: true,
-            code: "deferred",
-            message: "Not sent in this round; queued again.",
-          };
+          results[index] = DEFERRED;
         } else {
           const result = await this.send(rows[index]!, item.content);
           results[index] = result;

@@ -9,7 +9,7 @@
 // duplicate SMS. A 2xx answer without a readable message id also fails for good.
 import type { Logger } from "pino";
 import { Pool } from "undici";
-import type { Connector, SubmitResult } from "../../dispatch/index.js";
+import { type Connector, DEFERRED, type SubmitResult } from "../../dispatch/index.js";
 import type { DeliveryReport } from "../../messages/index.js";
 import type { MessageRow } from "../../store/schema.js";
 import { readAnswer } from "./answer.js";
@@ -81,12 +81,7 @@ export class HttpSmsConnector implements Connector {
         const index = next++;
         const wait = performance.now() > latestStart ? undefined : this.bucket.reserve(latestStart);
         if (wait === undefined) {
-          results[index] = {
-            ok: false,
-            retryable: true,
-            code: "deferred",
-            message: "Not sent in this round; queued again.",
-          };
+          results[index] = DEFERRED;
           continue;
         }
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));

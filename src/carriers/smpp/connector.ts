@@ -16,7 +16,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { internationalDigits } from "../../core/indian-mobile.js";
-import type { Connector, InboundSms, SubmitResult } from "../../dispatch/connector.js";
+import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/connector.js";
 import type { DeliveryReport } from "../../messages/index.js";
 import type { MessageRow } from "../../store/schema.js";
 import type { Store } from "../../store/store.js";
@@ -198,12 +198,7 @@ export class SmppConnector implements Connector {
       while (next < messages.length) {
         const index = next++;
         if (performance.now() - started > startWindow) {
-          results[index] = {
-            ok: false,
-            retryable: true,
-            code: "deferred",
-            message: "Not sent in this round; queued again.",
-          };
+          results[index] = DEFERRED;
           continue;
         }
         const sent = this.send(messages[index]!);
