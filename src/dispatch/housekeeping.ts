@@ -1,8 +1,10 @@
 // Periodic upkeep of the queue: releases scheduled messages when due, returns messages whose
 // worker died (expired lease) to the queue, re-asks the simulator for reports it lost in a
-// crash, forgets idempotency keys after a day, and keeps the queue-depth gauge current.
+// crash, forgets idempotency keys after a day and carrier message parts after a week or a month, and keeps
+// the queue-depth gauge current.
 import { sql } from "kysely";
 import type { AppContext } from "../app/context.js";
+import { pruneParts } from "../carriers/smpp/message-parts.js";
 import { releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
 import type { Dispatcher } from "./dispatcher.js";
 import type { SimulatorConnector } from "./simulator.js";
@@ -51,6 +53,8 @@ export function startHousekeeping(
         .deleteFrom("idempotency_keys")
         .where("created_at", "<", now - IDEMPOTENCY_TTL_MS)
         .execute();
+      // Carrier message parts: a week after they were sent once their message is reported, else a month.
+      await pruneParts(deps.store.db, now);
     }
     if (rounds++ % 5 === 0) {
       const depth = await sql<{ lane: number; n: number }>`

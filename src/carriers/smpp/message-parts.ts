@@ -311,6 +311,54 @@ export async function unreportedMessages(
   };
 }
 
+/** How long the parts of a reported message are kept: receipts come within the SMSC's validity period (48–72 h at most). */
+export const PARTS_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** After this long a part's receipt will never come: its parts go even when the message never got a report. */
+export const PARTS_MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/**
+ * Deletes, at most `limit` messages' worth a call, the parts of messages sent more than
+ * PARTS_RETENTION_MS ago whose parts are all final and which are no longer `submitted` (one
+ * still waiting for its report keeps them for the start-up sweep), and every part older than
+ * PARTS_MAX_AGE_MS. Answers how many messages' parts went.
+ */
+export async function pruneParts(db: Db, now: number, limit = 2_000): Promise<number> {
+  const expired = await db
+    .selectFrom("message_parts")
+    .select("message_id")
+    .distinct()
+    .where("created_at", "<", now - PARTS_MAX_AGE_MS)
+    .limit(limit)
+    .execute();
+  const reported = await db
+    .selectFrom("message_parts")
+    .select("message_id")
+    .where("created_at", "<", now - PARTS_RETENTION_MS)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom("messages")
+            .select("messages.id")
+            .whereRef("messages.id", "=", "message_parts.message_id")
+            .where("messages.status", "=", "submitted"),
+        ),
+      ),
+    )
+    .groupBy("message_id")
+    .having((eb) => eb.fn.sum(eb.case().when("status", "=", "pending").then(1).else(0).end()), "=", 0)
+    .limit(limit)
+    .execute();
+  const gone = [...new Set([...expired, ...reported].map((row) => row.message_id))];
+  for (let i = 0; i < gone.length; i += CHUNK) {
+    await db
+      .deleteFrom("message_parts")
+      .where("message_id", "in", gone.slice(i, i + CHUNK))
+      .execute();
+  }
+  return gone.length;
+}
+
 /** The message's report once every part is final, else null. */
 export function reportOf(connector: string, parts: MessagePartsTable[], now: number): DeliveryReport | null {
   if (parts.length === 0 || parts.some((row) => row.status === "pending")) return null;

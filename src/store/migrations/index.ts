@@ -11,6 +11,7 @@ import { voice } from "./0007_voice.js";
 import { email } from "./0008_email.js";
 import { carrierParts } from "./0009_carrier_parts.js";
 import { carriers } from "./0010_carriers.js";
+import { messagePartsAge } from "./0011_message_parts_age.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -26,6 +27,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0008_email": email(engine),
         "0009_carrier_parts": carrierParts(engine),
         "0010_carriers": carriers(engine),
+        "0011_message_parts_age": messagePartsAge(engine),
       };
     },
   };
