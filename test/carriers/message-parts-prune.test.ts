@@ -33,8 +33,7 @@ describeEachEngine("message parts pruning", (engine) => {
   /** A message in `status` with parts sent `age` ago, each part pending or delivered. */
   async function message(status: MessageStatus, age: number, parts: Array<"pending" | "delivered">): Promise<string> {
     const row = smsRow({ account_id: accountId, status, connector: "smsc" }, 500 + serial++);
-    const { content_id: _content, ...values } = row as typeof row & { content_id?: unknown };
-    await db.store.db.insertInto("messages").values(values).execute();
+    await db.store.db.insertInto("messages").values(row).execute();
     const rows: MessagePartsTable[] = parts.map((state, index) => ({
       message_id: row.id,
       part_index: index,

@@ -13,6 +13,7 @@ import { generateDkimKey } from "../../src/email/content.js";
 import type { Tracker } from "../../src/email/mime.js";
 import type { ApprovalStatus, MessageRow } from "../../src/store/schema.js";
 import type { Db, Store } from "../../src/store/store.js";
+import { messageRow } from "../helpers/message-row.js";
 
 export const BOUNCE_DOMAIN = "bounces.gateway.test";
 export const silentLogger = createLogger({ logLevel: "silent" });
@@ -200,7 +201,7 @@ export function emailRow(
   changes: Partial<MessageRow> = {},
 ): MessageRow {
   const now = Date.now();
-  return {
+  return messageRow({
     id: newQueueId(now),
     account_id: accountId,
     channel: "email",
@@ -208,34 +209,14 @@ export function emailRow(
     recipient,
     sender: "news@shop.example.com",
     body: "Your order has shipped",
-    encoding: null,
-    segments: 1,
-    flash: 0,
     route: "email",
-    lane: 0,
     wallet: "email",
-    credits: 1000,
-    status: "queued",
     due_at: now,
-    lease_until: null,
-    attempts: 1,
-    connector: null,
-    upstream_id: null,
-    error_code: null,
-    error_message: null,
-    dlt_entity_id: null,
-    dlt_template_id: null,
     meta: JSON.stringify({ kind: "to" }),
-    template_id: null,
-    job_id: null,
     created_at: now,
-    submitted_at: null,
-    done_at: null,
-    delivered_at: null,
-    read_at: null,
     content_id: contentId,
     ...changes,
-  };
+  });
 }
 
 /** Tracking URLs that show what they stand for. */

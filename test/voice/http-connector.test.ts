@@ -7,47 +7,24 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import { VoiceHttpConnector, type VoiceHttpOptions } from "../../src/voice/http-connector.js";
+import { messageRow } from "../helpers/message-row.js";
 import { FakeCallProvider } from "./fake-provider.js";
 
 const logger = createLogger({ logLevel: "silent" });
 
 /** A claimed call as the dispatcher hands it over (the columns the connector reads, the rest empty). */
 function callRow(recipient: string, n = 0): MessageRow {
-  const row: Partial<MessageRow> = {
+  return messageRow({
     id: `q01TESTCALL${String(n).padStart(15, "0")}`,
-    account_id: 1,
     channel: "voice",
     broadcast_id: `1_20261122_${String(n).padStart(6, "0")}`,
     recipient,
     sender: "+918047110000",
     body: "Your code is 1 2 3 4.",
-    encoding: null,
-    segments: 1,
-    flash: 0,
     route: "voice",
-    lane: 0,
     wallet: "voice",
-    credits: 1000,
-    status: "queued",
-    due_at: 0,
-    lease_until: null,
-    attempts: 1,
-    connector: null,
-    upstream_id: null,
-    error_code: null,
-    error_message: null,
-    dlt_entity_id: null,
-    dlt_template_id: null,
     meta: JSON.stringify({ units: 1, speech_seconds: 2 }),
-    template_id: null,
-    job_id: null,
-    created_at: 0,
-    submitted_at: null,
-    done_at: null,
-    delivered_at: null,
-    read_at: null,
-  };
-  return row as MessageRow;
+  });
 }
 
 describe("voice-http connector", () => {

@@ -10,6 +10,7 @@ import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
 import { releaseStaleSends } from "../../src/whatsapp/upkeep.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { messageRow } from "../helpers/message-row.js";
 import { until } from "../webhooks/receiver.js";
 import { expectError, whatsappWallet } from "./helpers.js";
 
@@ -132,40 +133,25 @@ describeEachEngine("WhatsApp demo and upkeep", (engine) => {
         .execute();
       await trx
         .insertInto("messages")
-        .values({
-          id,
-          account_id: account.id,
-          channel: "whatsapp",
-          broadcast_id: "987654",
-          recipient: "919876543210",
-          sender: "15550001234",
-          body: "x",
-          encoding: null,
-          segments: 1,
-          flash: 0,
-          route: "whatsapp",
-          lane: 0,
-          wallet: "whatsapp",
-          credits: 1000,
-          status: "sending",
-          due_at: now,
-          lease_until: now - 1,
-          attempts: 1,
-          connector: "whatsapp-cloud",
-          upstream_id: null,
-          error_code: null,
-          error_message: null,
-          dlt_entity_id: null,
-          dlt_template_id: null,
-          meta: JSON.stringify({ type: "text", idempotency_key: "k-crash" }),
-          template_id: null,
-          job_id: null,
-          created_at: now,
-          submitted_at: null,
-          done_at: null,
-          delivered_at: null,
-          read_at: null,
-        })
+        .values(
+          messageRow({
+            id,
+            account_id: account.id,
+            channel: "whatsapp",
+            broadcast_id: "987654",
+            recipient: "919876543210",
+            sender: "15550001234",
+            body: "x",
+            route: "whatsapp",
+            wallet: "whatsapp",
+            status: "sending",
+            due_at: now,
+            lease_until: now - 1,
+            connector: "whatsapp-cloud",
+            meta: JSON.stringify({ type: "text", idempotency_key: "k-crash" }),
+            created_at: now,
+          }),
+        )
         .execute();
     });
     expect(await whatsappWallet(t, account.id)).toEqual({ balance: 3, held: 1 });
