@@ -8,6 +8,7 @@ import { GatewayError } from "../core/errors.js";
 import {
   describeCarrier,
   describeRoute,
+  findCarrier,
   listCarriers,
   listRoutes,
   readConnectorHealth,
@@ -54,7 +55,7 @@ export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: AppConte
 
   admin.post("/carriers", { schema: { body: Definition } }, async (request, reply) => {
     const name = (request.body as { name?: unknown }).name;
-    if (typeof name === "string" && (await listCarriers(ctx.store.db)).some((c) => c.name === name)) {
+    if (typeof name === "string" && (await findCarrier(ctx.store.db, name))) {
       throw new GatewayError(
         "conflict",
         `A connector named ${name} exists; PUT /admin/api/carriers/${name} replaces it.`,

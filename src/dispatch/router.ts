@@ -49,18 +49,15 @@ interface CompiledRoute {
 }
 
 export class Router {
-  private readonly byName = new Map<string, Connector>();
   private readonly firstOfChannel = new Map<string, Connector>();
   private readonly routes: CompiledRoute[];
   private readonly hasSmsRoutes: boolean;
   private readonly isUp: (name: string) => boolean;
 
-  constructor(
-    readonly connectors: readonly Connector[],
-    options: RouterOptions = {},
-  ) {
+  constructor(connectors: readonly Connector[], options: RouterOptions = {}) {
+    const byName = new Map<string, Connector>();
     for (const connector of connectors) {
-      this.byName.set(connector.name, connector);
+      byName.set(connector.name, connector);
       if (!this.firstOfChannel.has(connector.channel)) this.firstOfChannel.set(connector.channel, connector);
     }
     this.isUp = options.isUp ?? (() => true);
@@ -69,18 +66,13 @@ export class Router {
         code: route.route,
         prefix: route.prefix,
         entries: route.connectors.flatMap((entry) => {
-          const connector = this.byName.get(entry.name);
+          const connector = byName.get(entry.name);
           return connector ? [{ connector, weight: entry.weight ?? 1, current: 0 }] : [];
         }),
       }))
       // Own route code before *, then the longest prefix first: the first match wins.
       .sort((a, b) => Number(a.code === "*") - Number(b.code === "*") || b.prefix.length - a.prefix.length);
     this.hasSmsRoutes = this.routes.some((route) => route.code !== "V");
-  }
-
-  /** The connector by name (the dispatcher groups a batch by it). */
-  connector(name: string): Connector | undefined {
-    return this.byName.get(name);
   }
 
   /** The connectors to try for `message`, first choice first. */

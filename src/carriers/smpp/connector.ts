@@ -61,14 +61,6 @@ export interface SmppConnectorOptions {
   now?: () => number;
 }
 
-/**
- * What we send to: an Indian number gets its country code; an international one (route
- * `international`) is stored with its own already, even when it is 10 digits (Singapore).
- */
-export function smppDestination(recipient: string, route = ""): string {
-  return internationalDigits(recipient, route);
-}
-
 /** The UDH reference of a message: the same on every attempt, so resent parts join the first ones. */
 export function concatenationReference(messageId: string): number {
   return createHash("sha1").update(messageId).digest()[0]!;
@@ -224,7 +216,8 @@ export class SmppConnector implements Connector {
     try {
       const outcome = await this.pool.submit({
         source: message.sender,
-        destination: smppDestination(message.recipient, message.route),
+        // With its country code: an Indian number gets 91, an international one has its own already.
+        destination: internationalDigits(message.recipient, message.route),
         text: message.body,
         dltEntityId: message.dlt_entity_id,
         dltTemplateId: message.dlt_template_id,

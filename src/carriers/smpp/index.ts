@@ -5,7 +5,6 @@ export {
   concatenationReference,
   SmppConnector,
   type SmppConnectorOptions,
-  smppDestination,
 } from "./connector.js";
 export {
   type DataCoding,
