@@ -20,9 +20,10 @@ import type { Receipt } from "../../src/carriers/smpp/receipt.js";
 import { systemClock } from "../../src/core/clock.js";
 import type { InboundSms, SubmitResult } from "../../src/dispatch/connector.js";
 import { ReportIngester } from "../../src/dispatch/index.js";
-import { Acceptor, claimDueMessages, type DeliveryReport, markSubmitted } from "../../src/messages/index.js";
+import { claimDueMessages, type DeliveryReport, markSubmitted } from "../../src/messages/index.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { acceptSms } from "../helpers/message-row.js";
 import type { FakeSmsc } from "./fake-smsc.js";
 import { smsRow } from "./http-sms-helpers.js";
 import { fakeSmsc } from "./smpp-helpers.js";
@@ -118,28 +119,7 @@ describeEachEngine("smpp connector", (engine) => {
       { store: db.store, clock: systemClock },
       { username, password: `${username}-password`, credits: { sms: 100 } },
     );
-    const accepted = await new Acceptor(db.store, systemClock).accept({
-      accountId: account.id,
-      timeZone: "Asia/Kolkata",
-      channel: "sms",
-      wallet: "sms",
-      drafts: [
-        {
-          recipient,
-          sender: "SWBRD",
-          body,
-          encoding: "gsm7",
-          segments,
-          flash: false,
-          route: "transactional",
-          lane: 0,
-          credits: segments * 1000,
-          dueAt: Date.now(),
-        },
-      ],
-    });
-    if (accepted.kind !== "accepted") throw new Error("not accepted");
-    return accepted.send.messages[0]!.id;
+    return acceptSms(db.store, account.id, { recipient, body, segments });
   }
 
   const partsOf = (messageId: string) =>

@@ -1,6 +1,10 @@
 // A messages row with every column, for tests that hand a row to a connector or store one
-// directly: the columns a test does not care about hold a queued SMS's neutral values.
+// directly: the columns a test does not care about hold a queued SMS's neutral values. And an
+// SMS accepted the real way, for tests that need one stored and charged.
+import { systemClock } from "../../src/core/clock.js";
+import { Acceptor } from "../../src/messages/index.js";
 import type { MessageRow } from "../../src/store/schema.js";
+import type { Store } from "../../src/store/store.js";
 
 export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">): MessageRow {
   return {
@@ -38,4 +42,35 @@ export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">
     content_id: null,
     ...changes,
   };
+}
+
+/** A transactional SMS accepted for `accountId` through the Acceptor (stored, charged, queued): its id. */
+export async function acceptSms(
+  store: Store,
+  accountId: number,
+  draft: { recipient: string; body?: string; segments?: number },
+): Promise<string> {
+  const segments = draft.segments ?? 1;
+  const outcome = await new Acceptor(store, systemClock).accept({
+    accountId,
+    timeZone: "Asia/Kolkata",
+    channel: "sms",
+    wallet: "sms",
+    drafts: [
+      {
+        recipient: draft.recipient,
+        sender: "SWBRD",
+        body: draft.body ?? "hi",
+        encoding: "gsm7",
+        segments,
+        flash: false,
+        route: "transactional",
+        lane: 0,
+        credits: segments * 1000,
+        dueAt: Date.now(),
+      },
+    ],
+  });
+  if (outcome.kind !== "accepted") throw new Error("not accepted");
+  return outcome.send.messages[0]!.id;
 }

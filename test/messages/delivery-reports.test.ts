@@ -6,8 +6,9 @@ import { createLogger } from "../../src/app/gateway.js";
 import { createMetrics } from "../../src/app/metrics.js";
 import { systemClock } from "../../src/core/clock.js";
 import { ReportIngester } from "../../src/dispatch/index.js";
-import { Acceptor, applyDeliveryReports, claimDueMessages, markSubmitted } from "../../src/messages/index.js";
+import { applyDeliveryReports, claimDueMessages, markSubmitted } from "../../src/messages/index.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { acceptSms } from "../helpers/message-row.js";
 
 describeEachEngine("delivery reports", (engine) => {
   let db: TestDatabase;
@@ -26,31 +27,7 @@ describeEachEngine("delivery reports", (engine) => {
   });
   afterAll(async () => db?.drop());
 
-  async function acceptOne(recipient: string): Promise<string> {
-    const acceptor = new Acceptor(db.store, systemClock);
-    const outcome = await acceptor.accept({
-      accountId,
-      timeZone: "Asia/Kolkata",
-      channel: "sms",
-      wallet: "sms",
-      drafts: [
-        {
-          recipient,
-          sender: "SWBRD",
-          body: "hi",
-          encoding: "gsm7",
-          segments: 1,
-          flash: false,
-          route: "transactional",
-          lane: 0,
-          credits: 1000,
-          dueAt: Date.now(),
-        },
-      ],
-    });
-    if (outcome.kind !== "accepted") throw new Error("not accepted");
-    return outcome.send.messages[0]!.id;
-  }
+  const acceptOne = (recipient: string) => acceptSms(db.store, accountId, { recipient });
 
   async function statusOf(id: string) {
     return await db.store.db
