@@ -3,7 +3,7 @@
 // say (a circuit breaker: after `threshold` retryable failures in a row it is down for
 // `cooldownMs`; then it gets traffic again, and one more failure opens it again while one
 // success closes it). The router leaves out connectors that are down.
-import type { SubmitResult } from "../dispatch/connector.js";
+import { type Outcome, outcomeOf, type SubmitResult } from "../dispatch/connector.js";
 
 export type HealthState = "up" | "degraded" | "down";
 
@@ -19,7 +19,7 @@ export interface ConnectorHealth {
   state: HealthState;
   reason: string | null;
   sessions: NativeHealth["sessions"] | null;
-  results: { ok: number; retryable: number; failed: number; deferred: number };
+  results: Record<Outcome, number>;
   last_error: { code: string; message: string; at: string } | null;
   /** While the circuit is open: when traffic is tried again. */
   retry_at: string | null;
@@ -36,7 +36,7 @@ export interface HealthOptions {
 export class HealthTracker {
   private consecutive = 0;
   private openUntil = 0;
-  private readonly counts = { ok: 0, retryable: 0, failed: 0, deferred: 0 };
+  private readonly counts: Record<Outcome, number> = { ok: 0, retryable: 0, failed: 0, deferred: 0 };
   private lastError: { code: string; message: string; at: number } | null = null;
   private readonly threshold: number;
   private readonly cooldownMs: number;
@@ -55,24 +55,18 @@ export class HealthTracker {
 
   observe(results: readonly SubmitResult[]): void {
     for (const result of results) {
+      const outcome = outcomeOf(result);
+      this.counts[outcome]++;
       if (result.ok) {
-        this.counts.ok++;
         this.consecutive = 0;
         this.openUntil = 0;
         continue;
       }
       // Not started within the batch's time: says the connector is busy, not broken.
-      if (result.code === "deferred") {
-        this.counts.deferred++;
-        continue;
-      }
+      if (outcome === "deferred") continue;
       this.lastError = { code: result.code, message: result.message, at: this.now() };
-      if (!result.retryable) {
-        // Refused for good: the message was wrong for this carrier, not the carrier down.
-        this.counts.failed++;
-        continue;
-      }
-      this.counts.retryable++;
+      // Refused for good: the message was wrong for this carrier, not the carrier down.
+      if (outcome === "failed") continue;
       this.consecutive++;
       if (this.consecutive >= this.threshold) this.openUntil = this.now() + this.cooldownMs;
     }

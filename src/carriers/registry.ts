@@ -5,7 +5,7 @@
 // API (which may run in another process).
 import os from "node:os";
 import type { AppContext } from "../app/context.js";
-import type { Connector, InboundSms, SubmitResult } from "../dispatch/connector.js";
+import { type Connector, type InboundSms, outcomeOf, type SubmitResult } from "../dispatch/connector.js";
 import type { Routing } from "../dispatch/dispatcher.js";
 import { Router } from "../dispatch/router.js";
 import type { DeliveryReport } from "../messages/index.js";
@@ -96,13 +96,7 @@ export class CarrierRegistry implements Routing {
     tracker?.observe(results);
     const counts = new Map<string, number>();
     for (const result of results) {
-      const outcome = result.ok
-        ? "ok"
-        : result.code === "deferred"
-          ? "deferred"
-          : result.retryable
-            ? "retryable"
-            : "failed";
+      const outcome = outcomeOf(result);
       counts.set(outcome, (counts.get(outcome) ?? 0) + 1);
     }
     for (const [outcome, count] of counts) this.ctx.metrics.connectorResults.inc({ connector: name, outcome }, count);

@@ -12,12 +12,21 @@ export type SubmitResult =
  * What a connector answers for a message it did not start within its batch's start window: it
  * goes back to the queue (the router does not fail it over; the connector is busy, not broken).
  */
-export const DEFERRED: SubmitResult = Object.freeze({
+export const DEFERRED: Extract<SubmitResult, { ok: false }> = Object.freeze({
   ok: false,
   retryable: true,
   code: "deferred",
   message: "Not sent in this round; queued again.",
 });
+
+export type Outcome = "ok" | "retryable" | "failed" | "deferred";
+
+/** What a connector's answer for one message says: sent, worth another try, refused for good, or not started. */
+export function outcomeOf(result: SubmitResult): Outcome {
+  if (result.ok) return "ok";
+  if (result.code === DEFERRED.code) return "deferred";
+  return result.retryable ? "retryable" : "failed";
+}
 
 /** An SMS a carrier delivered to one of our virtual numbers (src/inbound ingests it). */
 export interface InboundSms {

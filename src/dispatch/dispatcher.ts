@@ -15,7 +15,7 @@ import {
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { type ReportedMessage, WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
-import type { Connector, SubmitResult } from "./connector.js";
+import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
 import { Router } from "./router.js";
 
 export interface DispatcherOptions {
@@ -135,7 +135,7 @@ export class Dispatcher extends WorkerLoop {
           messages.forEach((message, index) => {
             const result = results[index]!;
             const plan = plans.get(message.id)!;
-            if (!result.ok && result.retryable && result.code !== "deferred" && plan.length > 1) {
+            if (outcomeOf(result) === "retryable" && plan.length > 1) {
               plan.shift();
               this.deps.metrics.connectorFailovers.inc({ from: connector.name, to: plan[0]!.name });
               again.push(message);
