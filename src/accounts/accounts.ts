@@ -4,6 +4,7 @@ import { hashPassword } from "../auth/passwords.js";
 import type { Clock } from "../core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
+import { usernameIs } from "../core/usernames.js";
 import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { creditWallet } from "./ledger.js";
@@ -77,13 +78,15 @@ export async function createAccount(store: Store, clock: Clock, input: NewAccoun
   const opening = openingBalances(input.credits);
   const passwordHash = await hashPassword(input.password);
   const now = clock.now().getTime();
-  const taken = () => new GatewayError("conflict", `An account named "${input.username}" already exists.`);
+  // Names are unique case aside: `DEMO` beside `demo` would make every look-up ambiguous.
+  const taken = () =>
+    new GatewayError("conflict", `An account named "${input.username}" already exists (usernames ignore case).`);
   return store
     .transaction(async (trx) => {
       const existing = await trx
         .selectFrom("accounts")
         .select("id")
-        .where("username", "=", input.username)
+        .where(usernameIs(input.username))
         .executeTakeFirst();
       if (existing) throw taken();
       const account = await trx
@@ -125,8 +128,9 @@ export async function createAccount(store: Store, clock: Clock, input: NewAccoun
     });
 }
 
+/** The account of that name, case aside (`DEMO` finds `demo`). */
 export async function findAccountByUsername(db: Db, username: string): Promise<Account | undefined> {
-  return db.selectFrom("accounts").selectAll().where("username", "=", username).executeTakeFirst();
+  return db.selectFrom("accounts").selectAll().where(usernameIs(username)).executeTakeFirst();
 }
 
 export async function requireAccount(db: Db, username: string): Promise<Account> {

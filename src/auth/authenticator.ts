@@ -4,6 +4,7 @@
 import { sql } from "kysely";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { usernameIs } from "../core/usernames.js";
 import type { AccountRole, AccountStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import { hashApiKey } from "./api-keys.js";
@@ -141,7 +142,7 @@ export class Authenticator {
     const account = await this.store.db
       .selectFrom("accounts")
       .select(["id", "username", "password_hash", "role", "status", "time_zone", "failed_logins", "locked_until"])
-      .where("username", "=", username)
+      .where(usernameIs(username))
       .executeTakeFirst();
     if (!account) throw new GatewayError("unauthorized", "Authentication failed: wrong username or password.");
 

@@ -12,6 +12,7 @@ import { email } from "./0008_email.js";
 import { carrierParts } from "./0009_carrier_parts.js";
 import { carriers } from "./0010_carriers.js";
 import { messagePartsAge } from "./0011_message_parts_age.js";
+import { usernamesCaseInsensitive } from "./0012_usernames_case_insensitive.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -28,6 +29,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0009_carrier_parts": carrierParts(engine),
         "0010_carriers": carriers(engine),
         "0011_message_parts_age": messagePartsAge(engine),
+        "0012_usernames_case_insensitive": usernamesCaseInsensitive(engine),
       };
     },
   };
