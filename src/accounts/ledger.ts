@@ -3,7 +3,7 @@
 // unique (account, kind, ref) index makes charging or refunding the same thing twice impossible.
 import { sql } from "kysely";
 import type { Clock } from "../core/clock.js";
-import type { Wallet } from "../core/credits.js";
+import { fromMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import type { LedgerKind } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
@@ -145,6 +145,15 @@ export async function walletBalances(db: Db, accountId: number): Promise<Record<
     .where("account_id", "=", accountId)
     .execute();
   return Object.fromEntries(rows.map((r) => [r.wallet, r.balance]));
+}
+
+/** Every wallet's balance in credits, each wallet named even when it holds nothing (as clients read them). */
+export async function walletCredits(db: Db, accountId: number): Promise<Record<Wallet, number>> {
+  const balances = await walletBalances(db, accountId);
+  return Object.fromEntries(WALLETS.map((wallet) => [wallet, fromMilli(balances[wallet] ?? 0)])) as Record<
+    Wallet,
+    number
+  >;
 }
 
 /** The audit figure: the sum of all ledger entries of a wallet, independent of the cached balance. */

@@ -16,7 +16,7 @@ import { deliveryReport } from "../sms/report-format.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { findAccountByUsername, getAccount } from "./accounts.js";
-import { transferCredits, walletBalance } from "./ledger.js";
+import { transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
 import { APPROVAL_STATUSES, createTemplate, describeTemplate, getTemplate, listTemplates } from "./templates.js";
 
@@ -266,9 +266,8 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
     const now = ctx.clock.now();
     const { start, from, until } = today(zone);
     const monthFrom = start.startOf("month").toMillis();
-    const [balance, international, todayUsed, monthUsed, flood, recent] = await Promise.all([
-      walletBalance(db, account.id, "sms"),
-      walletBalance(db, account.id, "international"),
+    const [wallets, todayUsed, monthUsed, flood, recent] = await Promise.all([
+      walletCredits(db, account.id),
       creditsUsed(db, account.id, from, until),
       creditsUsed(db, account.id, monthFrom, until),
       db
@@ -288,13 +287,14 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
     return {
       status: "success",
       data: {
-        balance: fromMilli(balance),
-        international_credit: fromMilli(international),
+        balance: wallets.sms,
+        international_credit: wallets.international,
         today_used: fromMilli(todayUsed),
         month_used: fromMilli(monthUsed),
         flood_current: Number(flood?.count ?? 0),
         flood_limit: account.flood_limit,
         recent_credits: recent.map(describeLedgerEntry),
+        wallets,
       },
     };
   });

@@ -27,7 +27,7 @@ import {
   requireAccount,
   setTemplateStatus,
   TEMPLATES_CHANGED,
-  walletBalances,
+  walletCredits,
 } from "../accounts/index.js";
 import { apiKeyRevoked, createApiKey, revokeApiKey } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
@@ -105,8 +105,7 @@ export async function createAccountWithKey(
 
 export async function accountSummary(deps: OperatorDeps, username: string) {
   const account = await requireAccount(deps.store.db, username);
-  const balances = await walletBalances(deps.store.db, account.id);
-  return describeAccount(account, Object.fromEntries(WALLETS.map((w) => [w, fromMilli(balances[w] ?? 0)])));
+  return describeAccount(account, await walletCredits(deps.store.db, account.id));
 }
 
 export async function createKeyFor(

@@ -2,7 +2,7 @@
 // rules are in policy.ts and acceptance in messages/accept.ts.
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { listSenderIds, walletBalance } from "../accounts/index.js";
+import { listSenderIds, walletCredits } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
@@ -242,27 +242,33 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
     },
   );
 
-  v2.get("/balance", { config: sms, schema: { summary: "SMS credit balance", tags: ["sms"] } }, async (request) => {
-    const principal = request.principal!;
-    const balance = await walletBalance(ctx.store.db, principal.accountId, "sms");
-    const last = await ctx.store.db
-      .selectFrom("ledger_entries")
-      .select("created_at")
-      .where("account_id", "=", principal.accountId)
-      .where("wallet", "=", "sms")
-      .orderBy("id", "desc")
-      .limit(1)
-      .executeTakeFirst();
-    return {
-      success: true,
-      message: "Balance retrieved",
-      data: {
-        balance: fromMilli(balance),
-        currency: "credits",
-        last_updated: isoUtc(last ? new Date(last.created_at) : ctx.clock.now()),
-      },
-    };
-  });
+  v2.get(
+    "/balance",
+    { config: sms, schema: { summary: "Credit balance: SMS, and every wallet", tags: ["sms"] } },
+    async (request) => {
+      const principal = request.principal!;
+      const wallets = await walletCredits(ctx.store.db, principal.accountId);
+      const last = await ctx.store.db
+        .selectFrom("ledger_entries")
+        .select("created_at")
+        .where("account_id", "=", principal.accountId)
+        .where("wallet", "=", "sms")
+        .orderBy("id", "desc")
+        .limit(1)
+        .executeTakeFirst();
+      return {
+        success: true,
+        message: "Balance retrieved",
+        data: {
+          // `balance` is the SMS wallet, as the spec has it; `wallets` adds the other channels.
+          balance: wallets.sms,
+          currency: "credits",
+          last_updated: isoUtc(last ? new Date(last.created_at) : ctx.clock.now()),
+          wallets,
+        },
+      };
+    },
+  );
 
   v2.get(
     "/sender-ids",
