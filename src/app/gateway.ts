@@ -14,6 +14,7 @@ import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore, type Store } from "../store/store.js";
 import { WebhookOutbox } from "../webhooks/outbox.js";
 import { WhatsApp } from "../whatsapp/index.js";
+import { registerBacklogGauges } from "./backlog-metrics.js";
 import { type BootstrapCredentials, bootstrapIfEmpty } from "./bootstrap.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
@@ -64,6 +65,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   await store.migrate();
   const clock = options.clock ?? systemClock;
   const metrics = createMetrics();
+  registerBacklogGauges(metrics.registry, { store, clock, logger });
   const acceptor = new Acceptor(store, clock, {
     committed: (accepted, groupSize) => {
       metrics.acceptBatchSize.observe(groupSize);

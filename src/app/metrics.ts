@@ -1,4 +1,5 @@
 // Prometheus metrics. One registry per gateway instance (tests run several in one process).
+// The gauges of what waits in the database are in backlog-metrics.ts.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 export interface Metrics {
@@ -10,12 +11,13 @@ export interface Metrics {
   messagesFailed: Counter<"channel" | "stage">;
   acceptSeconds: Histogram<"channel">;
   endToEndSeconds: Histogram<"channel">;
-  queueDepth: Gauge<"lane">;
   acceptBatchSize: Histogram;
   connectorUp: Gauge<"connector" | "type">;
   connectorSessions: Gauge<"connector" | "state">;
   connectorResults: Counter<"connector" | "outcome">;
   connectorFailovers: Counter<"from" | "to">;
+  connectorSubmitSeconds: Histogram<"connector">;
+  webhookAttempts: Counter<"event" | "result">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -69,12 +71,6 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
       registers,
     }),
-    queueDepth: new Gauge({
-      name: "switchboard_queue_depth",
-      help: "Messages waiting to be dispatched, by lane",
-      labelNames: ["lane"],
-      registers,
-    }),
     acceptBatchSize: new Histogram({
       name: "switchboard_accept_batch_size",
       help: "Sends committed together in one transaction (group commit)",
@@ -103,6 +99,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_connector_failovers_total",
       help: "Messages moved to the next connector of their route after a retryable failure",
       labelNames: ["from", "to"],
+      registers,
+    }),
+    connectorSubmitSeconds: new Histogram({
+      name: "switchboard_connector_submit_seconds",
+      help: "Time a connector took to answer one submit call of the dispatcher (a batch of messages)",
+      labelNames: ["connector"],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    webhookAttempts: new Counter({
+      name: "switchboard_webhook_attempts_total",
+      help: "Webhook delivery attempts, by event and result (delivered; retrying: failed, tried again later; failed: given up)",
+      labelNames: ["event", "result"],
       registers,
     }),
   };

@@ -177,12 +177,17 @@ export class Dispatcher extends WorkerLoop {
   /** The connector's results for `messages`; a connector that throws has failed them all, retryably. */
   private async submitTo(connector: Connector, messages: MessageRow[]): Promise<SubmitResult[]> {
     let results: SubmitResult[];
+    const started = performance.now();
     try {
       results = await connector.submit(messages);
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       results = messages.map(() => ({ ok: false, retryable: true, code: "connector_error", message: reason }));
     }
+    this.deps.metrics.connectorSubmitSeconds.observe(
+      { connector: connector.name },
+      (performance.now() - started) / 1000,
+    );
     return messages.map(
       (_message, index) =>
         results[index] ?? { ok: false, retryable: true, code: "no_result", message: "Connector gave no result." },

@@ -1,15 +1,13 @@
 // Periodic upkeep of the queue: releases scheduled messages when due, returns messages whose
 // worker died (expired lease) to the queue, re-asks the simulator for reports it lost in a
-// crash, forgets idempotency keys after a day and carrier message parts after a week or a month, and keeps
-// the queue-depth gauge current.
-import { sql } from "kysely";
+// crash, and forgets idempotency keys after a day and carrier message parts after a week or a month.
 import type { AppContext } from "../app/context.js";
 import { pruneParts } from "../carriers/smpp/message-parts.js";
 import { releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
 import type { Dispatcher } from "./dispatcher.js";
 import type { SimulatorConnector } from "./simulator.js";
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics">;
+type Deps = Pick<AppContext, "store" | "clock" | "logger">;
 
 export interface Housekeeping {
   runOnce(): Promise<void>;
@@ -56,12 +54,7 @@ export function startHousekeeping(
       // Carrier message parts: a week after they were sent once their message is reported, else a month.
       await pruneParts(deps.store.db, now);
     }
-    if (rounds++ % 5 === 0) {
-      const depth = await sql<{ lane: number; n: number }>`
-        select lane, count(*) as n from messages where status = 'queued' group by lane`.execute(deps.store.db);
-      deps.metrics.queueDepth.reset();
-      for (const row of depth.rows) deps.metrics.queueDepth.set({ lane: String(row.lane) }, Number(row.n));
-    }
+    rounds++;
   };
 
   const timer = setInterval(() => {

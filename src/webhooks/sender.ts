@@ -15,7 +15,7 @@ import { WEBHOOKS_CHANGED, WEBHOOKS_QUEUED } from "./outbox.js";
 import { activeSecrets } from "./settings.js";
 import { checkWebhookUrl, resolveWebhookTarget } from "./url-guard.js";
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger">;
+type Deps = Pick<AppContext, "store" | "clock" | "logger"> & Partial<Pick<AppContext, "metrics">>;
 
 export interface SenderOptions {
   /** Deliveries in flight in this process. */
@@ -327,6 +327,10 @@ export class WebhookSender extends WorkerLoop {
     this.results = [];
     this.recording = undefined;
     const now = this.deps.clock.now().getTime();
+    const statuses = batch.map(({ delivery, outcome }) => {
+      if (outcome.error === null) return "delivered";
+      return now - delivery.created_at >= this.options.retryForMs ? "failed" : "pending";
+    });
     try {
       await this.deps.store.transaction(async (trx) => {
         await this.deps.store.insertMany(
@@ -343,12 +347,10 @@ export class WebhookSender extends WorkerLoop {
         );
         // One statement per 500 outcomes.
         for (let k = 0; k < batch.length; k += 500) {
-          const values = batch.slice(k, k + 500).map(({ delivery, outcome }) => {
-            const delivered = outcome.error === null;
-            const giveUp = !delivered && now - delivery.created_at >= this.options.retryForMs;
-            const status = delivered ? "delivered" : giveUp ? "failed" : "pending";
-            const next = delivered || giveUp ? now : now + webhookRetryDelayMs(delivery.attempts, this.options);
-            const done = delivered || giveUp ? now : null;
+          const values = batch.slice(k, k + 500).map(({ delivery, outcome }, index) => {
+            const status = statuses[k + index]!;
+            const done = status === "pending" ? null : now;
+            const next = done ?? now + webhookRetryDelayMs(delivery.attempts, this.options);
             return sql`(cast(${delivery.id} as bigint), ${status}, cast(${outcome.statusCode} as integer), ${outcome.error}, cast(${next} as bigint), cast(${done} as bigint))`;
           });
           await sql`
@@ -359,6 +361,10 @@ export class WebhookSender extends WorkerLoop {
               from v
              where webhook_deliveries.id = v.v_id and webhook_deliveries.status = 'delivering'`.execute(trx);
         }
+      });
+      batch.forEach(({ delivery }, index) => {
+        const result = statuses[index] === "pending" ? "retrying" : statuses[index]!;
+        this.deps.metrics?.webhookAttempts.inc({ event: delivery.event, result });
       });
     } catch (error) {
       // The leases run out and the deliveries are tried again: a receiver may see one twice,

@@ -1,0 +1,91 @@
+// Gauges of what waits: messages queued for dispatch (per channel and lane) and webhook
+// deliveries not yet delivered, read from the database when /metrics is scraped, so every
+// process (an `api` alone too) reports them. Each read is bounded: the partial indexes of the
+// live states are walked for at most BACKLOG_CAP rows, never the whole table, and scrapes
+// within SNAPSHOT_TTL_MS of each other share one read.
+
+import { sql } from "kysely";
+import type { Logger } from "pino";
+import { Gauge, type Registry } from "prom-client";
+import type { Clock } from "../core/clock.js";
+import type { Store } from "../store/store.js";
+
+/** Rows counted at most per read: a gauge at this value means at least this many wait. */
+export const BACKLOG_CAP = 100_000;
+const SNAPSHOT_TTL_MS = 1_000;
+
+interface Backlog {
+  queued: { channel: string; lane: number; n: number }[];
+  webhooksPending: number;
+  /** How long the most overdue pending delivery has been due (ms), 0 when none is. */
+  webhooksOverdueMs: number;
+}
+
+async function readBacklog(store: Store, now: number): Promise<Backlog> {
+  const queued = await sql<{ channel: string; lane: number; n: number }>`
+    select channel, lane, count(*) as n
+      from (select channel, lane from messages where status = 'queued' limit ${BACKLOG_CAP}) q
+     group by channel, lane`.execute(store.db);
+  const pending = await sql<{ n: number }>`
+    select count(*) as n
+      from (select id from webhook_deliveries where status = 'pending' limit ${BACKLOG_CAP}) d`.execute(store.db);
+  const due = await store.db
+    .selectFrom("webhook_deliveries")
+    .select("next_attempt_at")
+    .where("status", "=", "pending")
+    .orderBy("next_attempt_at")
+    .limit(1)
+    .executeTakeFirst();
+  return {
+    queued: queued.rows.map((row) => ({ channel: row.channel, lane: Number(row.lane), n: Number(row.n) })),
+    webhooksPending: Number(pending.rows[0]?.n ?? 0),
+    webhooksOverdueMs: due ? Math.max(0, now - Number(due.next_attempt_at)) : 0,
+  };
+}
+
+/** Registers the backlog gauges on `registry`; their values are read at scrape time. */
+export function registerBacklogGauges(registry: Registry, deps: { store: Store; clock: Clock; logger: Logger }): void {
+  let snapshot: { at: number; value: Promise<Backlog | undefined> } | undefined;
+  const current = (): Promise<Backlog | undefined> => {
+    const at = Date.now();
+    if (snapshot && at - snapshot.at < SNAPSHOT_TTL_MS) return snapshot.value;
+    const value = readBacklog(deps.store, deps.clock.now().getTime()).catch((error: unknown) => {
+      deps.logger.warn({ err: error }, "reading the backlog gauges failed");
+      return undefined;
+    });
+    snapshot = { at, value };
+    return value;
+  };
+  const registers = [registry];
+
+  new Gauge({
+    name: "switchboard_queue_depth",
+    help: `Messages queued for dispatch, by channel and lane (counted up to ${BACKLOG_CAP})`,
+    labelNames: ["channel", "lane"],
+    registers,
+    async collect() {
+      const backlog = await current();
+      if (!backlog) return;
+      this.reset();
+      for (const row of backlog.queued) this.set({ channel: row.channel, lane: String(row.lane) }, row.n);
+    },
+  });
+  new Gauge({
+    name: "switchboard_webhook_deliveries_pending",
+    help: `Webhook deliveries waiting for their next attempt (counted up to ${BACKLOG_CAP})`,
+    registers,
+    async collect() {
+      const backlog = await current();
+      if (backlog) this.set(backlog.webhooksPending);
+    },
+  });
+  new Gauge({
+    name: "switchboard_webhook_overdue_seconds",
+    help: "How long the most overdue pending webhook delivery has been due (0: the sender keeps up)",
+    registers,
+    async collect() {
+      const backlog = await current();
+      if (backlog) this.set(backlog.webhooksOverdueMs / 1000);
+    },
+  });
+}
