@@ -116,7 +116,8 @@ describeEachEngine("v2 balance and sender IDs", (engine) => {
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(["data", "message", "success"]);
     expect(response.body.success).toBe(true);
-    expect(Object.keys(response.body.data).sort()).toEqual(["balance", "currency", "last_updated"]);
+    // The spec's three fields, and `wallets` (issue 16): every wallet of the account.
+    expect(Object.keys(response.body.data).sort()).toEqual(["balance", "currency", "last_updated", "wallets"]);
     expect(response.body.data).toMatchObject({ balance: 12.5, currency: "credits" });
     expect(response.body.data.last_updated).toMatch(ISO_UTC);
 
