@@ -23,6 +23,7 @@ import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
 import { sendJsonError, statusOf, toGatewayError } from "./http-errors.js";
 import { registerOpsRoutes } from "./ops-routes.js";
+import { drainUnreadBodies } from "./unread-body.js";
 import { registerV2Family } from "./v2.js";
 
 declare module "fastify" {
@@ -82,6 +83,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
+  drainUnreadBodies(app);
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
     ctx.metrics.httpDuration.labels(request.method, route, String(reply.statusCode)).observe(reply.elapsedTime / 1000);

@@ -22,10 +22,22 @@ export function normalizeAddress(raw: string): string | undefined {
   return `${local}@${domain}`;
 }
 
+/**
+ * C0 and C1 controls and DEL. A line break in an address field would start a header of its own
+ * (`to=a@x.org\r\nBcc: b@evil.example`), and the address parser reads it as a separator, so the
+ * whole field is refused rather than cleaned.
+ */
+const CONTROL = /\p{Cc}/u;
+
 /** Parses a comma-separated list; throws `invalid_request` naming the first bad entry. */
 export function parseMailboxes(raw: string, field: string): Mailbox[] {
   if (raw.length > 100_000) {
     throw new GatewayError("invalid_request", `${field} is too long.`, { field });
+  }
+  if (CONTROL.test(raw)) {
+    throw new GatewayError("invalid_request", `${field} contains a control character (a line break, NUL, …).`, {
+      field,
+    });
   }
   const out: Mailbox[] = [];
   for (const entry of flatten(addressparser(raw))) {

@@ -39,6 +39,8 @@ export function emailCode(error: GatewayError): number {
 // A transparent 1×1 GIF.
 const PIXEL = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
 const MESSAGE_ID = /^q[0-9A-HJKMNP-TV-Z]{26}$/;
+/** A non-empty boundary parameter (quoted or not): without one, nothing in the body can be read. */
+const MULTIPART_BOUNDARY = /;\s*boundary=("[^"]+"|[^\s";]+)/i;
 
 export async function registerEmailFamilyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   await app.register(async (scope) => {
@@ -115,7 +117,8 @@ export async function registerEmailFamilyRoutes(app: FastifyInstance, ctx: AppCo
 async function readRequest(
   request: FastifyRequest,
 ): Promise<{ params: Record<string, string>; files: UploadedFile[] }> {
-  const params: Record<string, string> = {};
+  // Null prototype: a field named `constructor` or `__proto__` is a field, not Object's member.
+  const params: Record<string, string> = Object.create(null);
   const take = (source: unknown) => {
     if (source === null || typeof source !== "object" || Array.isArray(source)) return;
     for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
@@ -125,29 +128,73 @@ async function readRequest(
     }
   };
   take(request.query);
-  const files: UploadedFile[] = [];
-  if (request.isMultipart()) {
-    for await (const part of request.parts()) {
-      if (part.type === "file") {
-        const content = await part.toBuffer();
-        // An empty file input (no file chosen) is no attachment.
-        if (part.filename === "" && content.length === 0) continue;
-        if (part.fieldname.toLowerCase() !== "attachment" && !part.fieldname.toLowerCase().startsWith("attachment")) {
-          throw new GatewayError("invalid_request", `Unexpected file field ${part.fieldname}; use attachment.`);
-        }
-        files.push({
-          filename: part.filename || "attachment",
-          contentType: part.mimetype || "application/octet-stream",
-          content,
-        });
-      } else {
-        params[part.fieldname.toLowerCase()] = String(part.value);
-      }
-    }
-  } else {
+  if (!request.isMultipart()) {
     take(request.body);
+    return { params, files: [] };
   }
-  return { params, files };
+  const boundary = MULTIPART_BOUNDARY.exec(request.headers["content-type"] ?? "")?.[1]?.replace(/^"|"$/g, "");
+  if (!boundary) throw new GatewayError("invalid_request", "A multipart body needs a boundary in its Content-Type.");
+  // The multipart reader takes a body cut short (or with no part at all) as a complete one.
+  const closed = watchFor(request.raw, `--${boundary}--`);
+  try {
+    const files = await readParts(request, params);
+    if (!closed()) throw new GatewayError("invalid_request", "The multipart body ends before its closing boundary.");
+    return { params, files };
+  } catch (error) {
+    // Everything the multipart reader throws (no boundary, a cut part, a limit) is about the body.
+    if (error instanceof GatewayError) throw error;
+    throw new GatewayError("invalid_request", `The multipart body cannot be read: ${(error as Error).message}`);
+  }
+}
+
+/** Whether `marker` went by in the stream so far (across chunk edges). */
+function watchFor(stream: NodeJS.ReadableStream, marker: string): () => boolean {
+  const wanted = Buffer.from(marker);
+  let carry = Buffer.alloc(0);
+  let seen = false;
+  const look = (chunk: Buffer) => {
+    const window = Buffer.concat([carry, chunk]);
+    if (window.includes(wanted)) {
+      seen = true;
+      stream.off("data", look);
+    }
+    carry = window.subarray(Math.max(0, window.length - wanted.length + 1));
+  };
+  stream.on("data", look);
+  return () => {
+    stream.off("data", look);
+    return seen;
+  };
+}
+
+async function readParts(request: FastifyRequest, params: Record<string, string>): Promise<UploadedFile[]> {
+  const files: UploadedFile[] = [];
+  for await (const part of request.parts()) {
+    const isAttachment = part.fieldname.toLowerCase().startsWith("attachment");
+    if (part.type === "field") {
+      // A part without a file name arrives as a field: it must not be dropped while the send is charged.
+      if (isAttachment) {
+        throw new GatewayError("invalid_request", `The ${part.fieldname} part has no file name; name the file.`, {
+          field: "attachment",
+        });
+      }
+      params[part.fieldname.toLowerCase()] = String(part.value);
+      continue;
+    }
+    const content = await part.toBuffer();
+    // An empty file input (no file chosen) is no attachment.
+    if (part.filename === "" && content.length === 0) continue;
+    if (!isAttachment) {
+      throw new GatewayError("invalid_request", `Unexpected file field ${part.fieldname}; use attachment.`);
+    }
+    if (part.filename.trim() === "") {
+      throw new GatewayError("invalid_request", `The ${part.fieldname} part has no file name; name the file.`, {
+        field: "attachment",
+      });
+    }
+    files.push({ filename: part.filename, contentType: part.mimetype || "application/octet-stream", content });
+  }
+  return files;
 }
 
 function answer(reply: FastifyReply, text: string) {

@@ -120,14 +120,15 @@ export function placeholdersOf(text: string): string[] {
   return [...names];
 }
 
-export type Placeholders = Record<string, string>;
+/** Values by name, own properties only: `{{constructor}}` is a name like any other, never Object's. */
+export type Placeholders = Readonly<Record<string, string>>;
 
 /**
  * Reads `defaultplaceholders`: a JSON object whose values are strings, numbers or booleans.
  * Throws `invalid_request` (the family answers -11) otherwise.
  */
 export function parsePlaceholders(raw: string | undefined): Placeholders {
-  if (raw === undefined || raw.trim() === "") return {};
+  if (raw === undefined || raw.trim() === "") return Object.create(null);
   let value: unknown;
   try {
     value = JSON.parse(raw);
@@ -141,7 +142,7 @@ export function parsePlaceholders(raw: string | undefined): Placeholders {
       field: "defaultplaceholders",
     });
   }
-  const out: Placeholders = {};
+  const out: Record<string, string> = Object.create(null);
   for (const [key, item] of Object.entries(value)) {
     if (typeof item === "string" || typeof item === "number" || typeof item === "boolean") out[key] = String(item);
     else {
@@ -157,8 +158,8 @@ export function parsePlaceholders(raw: string | undefined): Placeholders {
 export function fill(text: string, values: Placeholders, html: boolean): string {
   return text.replace(PLACEHOLDER, (whole, raw: string | undefined, escaped: string | undefined) => {
     const name = (raw ?? escaped) as string;
-    const value = values[name];
-    if (value === undefined) return whole;
+    if (!Object.hasOwn(values, name)) return whole;
+    const value = values[name] as string;
     return html && escaped !== undefined ? escapeHtml(value) : value;
   });
 }

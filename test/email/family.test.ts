@@ -6,16 +6,11 @@ import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
 import { addEmailDomain } from "../../src/email/domains.js";
 import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { receiver, until, useReceivers, verify } from "../webhooks/receiver.js";
+import { base, emailAccount, storedContent } from "./helpers.js";
 
 useReceivers();
-
-async function emailAccount(t: TestGateway, credits = 20) {
-  const account = await buildAccount(t, { credits: { email: credits }, sender: null });
-  await addEmailDomain(t.db.store.db, t.clock, account.id, "shop.example.com", { approve: true });
-  return account;
-}
 
 function form(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
@@ -45,16 +40,6 @@ async function captured(t: TestGateway, accountId: number) {
     .where("account_id", "=", accountId)
     .orderBy("id")
     .execute();
-}
-
-function base(account: TestAccount): Record<string, string> {
-  return {
-    api_key: account.apiKey,
-    from: "Shop <news@shop.example.com>",
-    to: "asha@example.org",
-    subject: "Your order",
-    html: "<p>Hello</p>",
-  };
 }
 
 describeEachEngine("email API", (engine) => {
@@ -253,11 +238,7 @@ describeEachEngine("email API", (engine) => {
       defaultplaceholders: JSON.stringify({ name: "Asha <3", banner: "<b>Sale</b>" }),
     });
     expect(answer.text).toMatch(/^\d+_\d{8}_\d+$/);
-    const content = await t.db.store.db
-      .selectFrom("email_contents")
-      .select(["subject", "html", "text"])
-      .where("broadcast_id", "=", answer.text)
-      .executeTakeFirstOrThrow();
+    const content = await storedContent(t, answer.text);
     expect(content).toEqual({
       subject: "Welcome, Asha <3",
       html: "<p>Hi Asha &lt;3</p><b>Sale</b><p>{{missing}}</p>",

@@ -10,9 +10,11 @@ import { createLogger } from "../../src/app/gateway.js";
 import { systemClock } from "../../src/core/clock.js";
 import { newQueueId } from "../../src/core/ids.js";
 import { generateDkimKey } from "../../src/email/content.js";
+import { addEmailDomain } from "../../src/email/domains.js";
 import type { Tracker } from "../../src/email/mime.js";
 import type { ApprovalStatus, MessageRow } from "../../src/store/schema.js";
 import type { Db, Store } from "../../src/store/store.js";
+import { buildAccount, type TestAccount, type TestGateway } from "../helpers/gateway.js";
 import { messageRow } from "../helpers/message-row.js";
 
 export const BOUNCE_DOMAIN = "bounces.gateway.test";
@@ -330,4 +332,31 @@ export function postfixDsn(spec: DsnSpec): string {
     `--${boundary}--`,
     "",
   ].join("\r\n");
+}
+
+/** A customer account with email credits and the approved sending domain shop.example.com. */
+export async function emailAccount(t: TestGateway, credits = 20): Promise<TestAccount> {
+  const account = await buildAccount(t, { credits: { email: credits }, sender: null });
+  await addEmailDomain(t.db.store.db, t.clock, account.id, "shop.example.com", { approve: true });
+  return account;
+}
+
+/** The fields of a valid one-recipient send from that domain. */
+export function base(account: TestAccount): Record<string, string> {
+  return {
+    api_key: account.apiKey,
+    from: "Shop <news@shop.example.com>",
+    to: "asha@example.org",
+    subject: "Your order",
+    html: "<p>Hello</p>",
+  };
+}
+
+/** The subject, HTML and text stored for a send. */
+export function storedContent(t: TestGateway, broadcastId: string) {
+  return t.db.store.db
+    .selectFrom("email_contents")
+    .select(["subject", "html", "text"])
+    .where("broadcast_id", "=", broadcastId)
+    .executeTakeFirstOrThrow();
 }
