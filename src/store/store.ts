@@ -158,27 +158,37 @@ function openPostgres(url: string, options: StoreOptions): Store {
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
   let listener: pg.Client | undefined;
-  let listening: Promise<void> | undefined;
   const subscribed = new Set<string>();
   let closed = false;
+  // A pg client runs one query at a time (pg 9 refuses a second one in flight), and the workers
+  // ask for their channels all at once: connecting and each LISTEN take their turn on one chain.
+  let listenerQueue: Promise<void> = Promise.resolve();
 
-  const ensureListener = async (channel: string) => {
-    if (!listening) {
-      listening = (async () => {
-        const client = new pg.Client({ connectionString: url, ...(schemaOption ? { options: schemaOption } : {}) });
-        client.on("notification", (msg) => bus.emit(msg.channel, msg.payload ?? ""));
-        client.on("error", () => {
-          // Wake-ups are an optimisation: the pollers still find due work without them.
-        });
-        await client.connect();
-        listener = client;
-      })();
-    }
-    await listening;
-    if (!subscribed.has(channel) && listener && !closed) {
-      subscribed.add(channel);
-      await listener.query(`LISTEN ${pgChannel(channel, options.pgSchema)}`);
-    }
+  const connectListener = async (): Promise<pg.Client> => {
+    if (listener) return listener;
+    const client = new pg.Client({ connectionString: url, ...(schemaOption ? { options: schemaOption } : {}) });
+    client.on("notification", (msg) => bus.emit(msg.channel, msg.payload ?? ""));
+    client.on("error", () => {
+      // Wake-ups are an optimisation: the pollers still find due work without them.
+    });
+    listener = client;
+    await client.connect();
+    return client;
+  };
+
+  const ensureListener = (channel: string): Promise<void> => {
+    if (subscribed.has(channel)) return listenerQueue;
+    subscribed.add(channel);
+    listenerQueue = listenerQueue
+      .then(async () => {
+        if (closed) return;
+        const client = await connectListener();
+        if (!closed) await client.query(`LISTEN ${pgChannel(channel, options.pgSchema)}`);
+      })
+      .catch(() => {
+        // See the error handler above: polling covers a missing listener.
+      });
+    return listenerQueue;
   };
 
   const signals: Signals = {
@@ -188,9 +198,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
     listen(channel, handler) {
       const name = pgChannel(channel, options.pgSchema);
       bus.on(name, handler);
-      ensureListener(channel).catch(() => {
-        // See the error handler above: polling covers a missing listener.
-      });
+      void ensureListener(channel);
       return () => bus.off(name, handler);
     },
   };
@@ -220,7 +228,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
     },
     close: async () => {
       closed = true;
-      if (listening) await listening.catch(() => undefined);
+      await listenerQueue;
       await listener?.end().catch(() => undefined);
       await db.destroy();
     },
