@@ -4,7 +4,7 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { sql } from "kysely";
-import { CsvLines, csvLineParser } from "../core/csv-lines.js";
+import { CsvLines, csvLineGuard, csvLineParser } from "../core/csv-lines.js";
 import { GatewayError } from "../core/errors.js";
 import { normalizeIndianMobile } from "../core/indian-mobile.js";
 import type { Engine } from "../store/engine.js";
@@ -156,7 +156,7 @@ export async function importDnd(
   let seenRecord = false;
   const source = typeof input === "string" ? Readable.from([input]) : input;
   try {
-    await pipeline(source, parser, async (records: AsyncIterable<string[]>) => {
+    await pipeline(source, csvLineGuard(), parser, async (records: AsyncIterable<string[]>) => {
       for await (const record of records) {
         const start = lines.next(record);
         const value = (record[0] ?? "").trim();

@@ -29,6 +29,8 @@ export interface Config {
   simulatorCaptureFile: string | undefined;
   /** Legacy/XML requests per second per account (0 = unlimited); separate from the v2 key rate. */
   legacyThrottlePerSecond: number;
+  /** Bytes a contacts CSV upload may have; a larger one is refused (413). */
+  contactsUploadMaxBytes: number;
   /** Upper-case first words of an inbound SMS that put its sender on the account's suppression list. */
   optOutWords: ReadonlySet<string>;
   /** Webhooks may target loopback, private and link-local addresses, and plain http (tests, private networks). */
@@ -126,6 +128,8 @@ export const SETTINGS = {
   SIMULATOR_FAILURE_RATE: "Share of simulated SMS that fail, 0 to 1. Default 0.02.",
   LEGACY_THROTTLE_PER_SECOND:
     "Requests per second one account may make to the legacy and XML APIs (over it: HTTP 429, body -13). Default 100; 0 = unlimited.",
+  CONTACTS_UPLOAD_MAX_MB:
+    "Largest contacts CSV upload, in MiB (a line of number and name is ~30 bytes: 64 MiB is about 2 million contacts). Default 64; at most 1024.",
   SIMULATOR_CAPTURE_FILE:
     "Optional file path: the simulated SMS carrier appends every message it receives as one JSON line (what a real carrier would have been sent).",
   OPT_OUT_WORDS:
@@ -272,6 +276,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     simulatorFailureRate: ratio("SIMULATOR_FAILURE_RATE", 0.02),
     simulatorCaptureFile: read("SIMULATOR_CAPTURE_FILE"),
     legacyThrottlePerSecond: int("LEGACY_THROTTLE_PER_SECOND", 100, 0, 1_000_000),
+    contactsUploadMaxBytes: int("CONTACTS_UPLOAD_MAX_MB", 64, 1, 1024) * 1024 * 1024,
     optOutWords: parseOptOutWords(read("OPT_OUT_WORDS"), problems),
     allowPrivateWebhooks: flag("SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS"),
     carriersFile: read("SWITCHBOARD_CARRIERS_FILE"),

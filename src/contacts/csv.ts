@@ -1,7 +1,7 @@
 // Reads contacts from a CSV stream one record at a time (an upload can have hundreds of
 // thousands of lines), with the line number of each, as the DND import does.
 import { Readable } from "node:stream";
-import { CsvLines, csvLineParser } from "../core/csv-lines.js";
+import { CsvLines, csvLineGuard, csvLineParser } from "../core/csv-lines.js";
 import { GatewayError } from "../core/errors.js";
 import type { ContactEntry } from "./contacts.js";
 
@@ -49,6 +49,7 @@ export async function* csvContacts(
   options: { maxBytes: number; tooLarge: () => Error },
 ): AsyncGenerator<ContactEntry> {
   const parser = csvLineParser();
+  const guard = csvLineGuard();
   const source = typeof input === "string" ? Readable.from([input]) : input;
   let bytes = 0;
   const count = (chunk: Buffer | string) => {
@@ -58,7 +59,8 @@ export async function* csvContacts(
   const fail = (error: unknown) => parser.destroy(error instanceof Error ? error : new Error(String(error)));
   source.on("data", count);
   source.on("error", fail);
-  source.pipe(parser);
+  guard.on("error", fail);
+  source.pipe(guard).pipe(parser);
 
   const lines = new CsvLines();
   let columns: Columns | undefined;
@@ -84,7 +86,8 @@ export async function* csvContacts(
   } finally {
     source.off("data", count);
     source.off("error", fail);
-    source.unpipe(parser);
+    source.unpipe(guard);
+    guard.destroy();
     parser.destroy();
   }
 }

@@ -1,5 +1,6 @@
 // Reading CSV uploads line by line with exact line numbers (the DND import, contact uploads):
 // the parser settings, the line a record starts on, and where a malformed record is.
+import { Transform, type TransformCallback } from "node:stream";
 import { type Parser, parse } from "csv-parse";
 
 /**
@@ -8,6 +9,80 @@ import { type Parser, parse } from "csv-parse";
  */
 const MAX_RECORD_BYTES = 64 * 1024;
 const UNCLOSED_QUOTE = new Set(["CSV_QUOTE_NOT_CLOSED", "CSV_MAX_RECORD_SIZE"]);
+/**
+ * A line of these files is a number and a few columns. The parser's work grows with a line's
+ * fields (a line of 10 MiB of commas took seconds of one event loop turn), so a longer line,
+ * or one with more separators, stops the read before the parser sees it.
+ */
+export const MAX_LINE_BYTES = 16 * 1024;
+export const MAX_FIELDS = 1_000;
+const LF = 0x0a;
+const SEPARATORS = new Set([0x2c, 0x3b, 0x09]);
+
+/** A line the guard stopped: the parser's `code` convention, with the line number. */
+export class CsvLineError extends Error {
+  constructor(
+    readonly code: "CSV_LINE_TOO_LONG" | "CSV_TOO_MANY_FIELDS",
+    readonly line: number,
+    readonly what: string,
+  ) {
+    super(what);
+  }
+}
+
+/**
+ * The parser works through what it is given in one turn of the event loop: a 64 KiB chunk of
+ * short fields is ~60 ms of it. Slices of this size, one per turn, keep each turn short.
+ */
+const SLICE_BYTES = 8 * 1024;
+
+/**
+ * Passes bytes through in slices, one per turn of the event loop, counting each line's length
+ * and separators (a few ns a byte).
+ */
+class CsvLineGuard extends Transform {
+  private line = 1;
+  private length = 0;
+  private separators = 0;
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    const problem = this.check(chunk);
+    if (problem) return done(problem);
+    const pushFrom = (from: number) => {
+      if (this.destroyed) return done();
+      this.push(chunk.subarray(from, from + SLICE_BYTES));
+      if (from + SLICE_BYTES >= chunk.length) return done();
+      setImmediate(pushFrom, from + SLICE_BYTES);
+    };
+    pushFrom(0);
+  }
+
+  private check(chunk: Buffer): CsvLineError | undefined {
+    for (let at = 0; at < chunk.length; at++) {
+      const byte = chunk[at] as number;
+      if (byte === LF) {
+        this.line += 1;
+        this.length = 0;
+        this.separators = 0;
+        continue;
+      }
+      this.length += 1;
+      if (SEPARATORS.has(byte)) this.separators += 1;
+      if (this.length > MAX_LINE_BYTES) {
+        return new CsvLineError("CSV_LINE_TOO_LONG", this.line, `the line is longer than ${MAX_LINE_BYTES} bytes`);
+      }
+      if (this.separators >= MAX_FIELDS) {
+        return new CsvLineError("CSV_TOO_MANY_FIELDS", this.line, `the line has more than ${MAX_FIELDS} fields`);
+      }
+    }
+    return undefined;
+  }
+}
+
+/** The guard goes between the bytes and csvLineParser(): source → guard → parser. */
+export function csvLineGuard(): Transform {
+  return new CsvLineGuard();
+}
 
 /** A parser for `,`, `;` or tab separated files, with a BOM or not, tolerant of ragged rows. */
 export function csvLineParser(): Parser {
@@ -50,6 +125,7 @@ export class CsvLines {
 
   /** For a parser error: the line of the record it could not read, and why; undefined for other errors. */
   malformed(error: unknown): { line: number; what: string } | undefined {
+    if (error instanceof CsvLineError) return { line: error.line, what: error.what };
     const csv = error as { code?: unknown; records?: unknown; message?: string };
     if (typeof csv.code !== "string" || !csv.code.startsWith("CSV_")) return undefined;
     // The parser runs ahead of the reader; it counts the records it completed (one per line,

@@ -153,7 +153,8 @@ describeEachEngine("v2 contacts as JSON", (engine) => {
     });
     expect(answer.status).toBe(413);
     expect(JSON.parse(answer.body)).toMatchObject({ status: "error", error: { code: "invalid_request" } });
-    expect(JSON.parse(answer.body).message).toContain("256 MiB");
+    // The default CONTACTS_UPLOAD_MAX_MB.
+    expect(JSON.parse(answer.body).message).toContain("64 MiB");
     expect(await contactsOf(t, account, group)).toEqual([]);
   });
 });
