@@ -157,7 +157,12 @@ describeEachEngine("switchboard CLI", (engine) => {
     [
       "a duplicate username",
       ["accounts", "create", "--username", "cli-user", "--password", "another-password"],
-      /^switchboard: An account named "cli-user" already exists\.$/,
+      /^switchboard: An account named "cli-user" already exists \(usernames ignore case\)\.$/,
+    ],
+    [
+      "a username that differs from an existing one only in case",
+      ["accounts", "create", "--username", "CLI-User", "--password", "another-password"],
+      /^switchboard: An account named "CLI-User" already exists \(usernames ignore case\)\.$/,
     ],
     [
       "an unknown wallet in --credits",
