@@ -47,12 +47,14 @@ class CsvLineGuard extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     const problem = this.check(chunk);
-    if (problem) return done(problem);
+    if (problem) {
+      done(problem);
+      return;
+    }
     const pushFrom = (from: number) => {
-      if (this.destroyed) return done();
-      this.push(chunk.subarray(from, from + SLICE_BYTES));
-      if (from + SLICE_BYTES >= chunk.length) return done();
-      setImmediate(pushFrom, from + SLICE_BYTES);
+      if (!this.destroyed) this.push(chunk.subarray(from, from + SLICE_BYTES));
+      if (this.destroyed || from + SLICE_BYTES >= chunk.length) done();
+      else setImmediate(pushFrom, from + SLICE_BYTES);
     };
     pushFrom(0);
   }
