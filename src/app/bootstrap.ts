@@ -37,10 +37,20 @@ function password(): string {
   return randomBytes(12).toString("base64url");
 }
 
+/** How an operator who lost the printed credentials makes new ones (README: Quick start). */
+export const NEW_CREDENTIALS_HELP = [
+  "Lost them? New ones, on the same DATABASE_URL, server running or not:",
+  "  npx switchboard keys create --account demo                 (a new API key; admin for the operator)",
+  "  npx switchboard accounts set --username demo --password P  (a new password)",
+].join("\n");
+
+export async function hasAccounts(store: Store): Promise<boolean> {
+  return (await store.db.selectFrom("accounts").select("id").limit(1).executeTakeFirst()) !== undefined;
+}
+
 /** Seeds an empty database; returns the credentials, or undefined when accounts already exist. */
 export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<BootstrapCredentials | undefined> {
-  const any = await store.db.selectFrom("accounts").select("id").limit(1).executeTakeFirst();
-  if (any) return undefined;
+  if (await hasAccounts(store)) return undefined;
   const deps = { store, clock };
   try {
     const operatorPassword = password();
@@ -110,6 +120,7 @@ export function credentialsBanner(creds: BootstrapCredentials, baseUrl: string):
     `  curl -s ${baseUrl}/api/v2/sms/send -H "Authorization: Bearer ${creds.demo.api_key}" -H "Content-Type: application/json" \\`,
     `    -d '{"sender_id":"${creds.demo.sender_id}","recipient":"9876543210","message":"${creds.demo.template.content.replace("{#var#}", "482913")}"}'`,
     "These are shown once; keep them.",
+    NEW_CREDENTIALS_HELP,
     "=========================================================",
     "",
   ].join("\n");

@@ -15,9 +15,10 @@ import { openStore, type Store } from "../store/store.js";
 import { WebhookOutbox } from "../webhooks/outbox.js";
 import { WhatsApp } from "../whatsapp/index.js";
 import { registerBacklogGauges } from "./backlog-metrics.js";
-import { type BootstrapCredentials, bootstrapIfEmpty } from "./bootstrap.js";
+import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./bootstrap.js";
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
+import { listenFailure } from "./listen-failure.js";
 import { createMetrics } from "./metrics.js";
 import { type App, buildServer } from "./server.js";
 import { startWorkers, type Workers } from "./workers.js";
@@ -127,11 +128,29 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     workers = await startWorkers(ctx);
   }
 
-  const bootstrapped = options.bootstrap ? await bootstrapIfEmpty(store, clock) : undefined;
-
   // A worker serves only /healthz, /readyz and /metrics, so it can be probed and scraped too.
   const app = await buildServer(ctx, { isReady: () => !stopping, apis: options.roles.includes("api") });
-  const url = await app.listen({ port: config.port, host: config.host });
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await app.close();
+    await workers?.stop();
+    await ctx.whatsapp.close();
+    releaseLock?.();
+    ctx.authenticator.close();
+    if (redis) await closeRateLimitRedis(redis);
+    if (!options.store) await store.close();
+  };
+  let url: string;
+  try {
+    url = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    const seeded = await hasAccounts(store).catch(() => false);
+    await stop();
+    throw listenFailure(error, config, seeded);
+  }
+  // Seeded only once listening: credentials printed by a start that then failed would be lost.
+  const bootstrapped = options.bootstrap ? await bootstrapIfEmpty(store, clock) : undefined;
   // Without a public URL, tracking links name the address this server actually listens on.
   if (config.email.trackingUrl === undefined) emailTracker.setBaseUrl(url);
   if (config.carrierCallbackUrl === undefined && workers) workers.carriers.callbackBase = url;
@@ -142,17 +161,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     app,
     url,
     ...(bootstrapped ? { bootstrapped } : {}),
-    async stop() {
-      if (stopping) return;
-      stopping = true;
-      await app.close();
-      await workers?.stop();
-      await ctx.whatsapp.close();
-      releaseLock?.();
-      ctx.authenticator.close();
-      if (redis) await closeRateLimitRedis(redis);
-      if (!options.store) await store.close();
-    },
+    stop,
   };
 }
 
