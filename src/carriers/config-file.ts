@@ -23,7 +23,8 @@ export class CarriersFileError extends Error {
 function substitute(value: unknown, env: Record<string, string | undefined>, where: string): unknown {
   if (typeof value === "string") {
     return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_whole, name: string) => {
-      const found = env[name];
+      // Own variables only: `${constructor}` is not Object's.
+      const found = Object.hasOwn(env, name) ? env[name] : undefined;
       if (found === undefined) throw new CarriersFileError(`${where} uses \${${name}}, which is not set.`);
       return found;
     });

@@ -51,6 +51,9 @@ describe("the carriers file", () => {
       ["keys.yaml", "carriers: []\n", /unknown key\(s\) carriers/],
       ["shape.yaml", "connectors: { name: x }\n", /connectors must be a list/],
       ["unset.yaml", "connectors:\n  - { password: '${SB_NOT_SET_ANYWHERE}' }\n", /SB_NOT_SET_ANYWHERE.*not set/],
+      // A name of Object.prototype is not a variable (it substituted "function Object() { … }").
+      ["proto.yaml", "connectors:\n  - { password: '${constructor}' }\n", /constructor.*not set/],
+      ["proto2.yaml", "connectors:\n  - { password: '${toString}' }\n", /toString.*not set/],
     ];
     for (const [name, text, problem] of cases) {
       const where = await file(name, text);
