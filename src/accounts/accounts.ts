@@ -227,8 +227,11 @@ export async function updateAccount(
   if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
   if (changes.unlock) {
+    // The account's own lock and those of its source addresses (auth/login-locks.ts).
     set.locked_until = null;
     set.failed_logins = 0;
+    set.address_locks_until = null;
+    await store.db.deleteFrom("login_failures").where("account_id", "=", account.id).execute();
   }
   const updated = await store.db
     .updateTable("accounts")

@@ -21,6 +21,7 @@ import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
 import { registerVoiceAdminRoutes } from "../voice/admin-routes.js";
 import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
 import { registerWhatsAppAdminRoutes } from "../whatsapp/admin-routes.js";
+import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import {
   accountSummary,
   addCredits,
@@ -296,6 +297,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
     });
   }
 
+  registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
   registerInboundAdminRoutes(admin, ctx);
   registerWebhookAdminRoutes(admin, ctx);

@@ -12,6 +12,7 @@ import {
   parseRateLimit,
   revokeKey,
 } from "../admin/index.js";
+import { clearLoginLocks, listLoginLocks } from "../auth/index.js";
 import { systemClock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
 import { credentialsBanner } from "./bootstrap.js";
@@ -241,6 +242,31 @@ senderIds
       const row = await setSenderIdStatus(store.db, systemClock, opts.id, "approved");
       if (!row) throw new Error(`no sender ID request with id ${opts.id}`);
       process.stdout.write(`approved sender ID ${row.sender}\n`);
+    }),
+  );
+
+const loginLocks = program.command("login-locks").description("password logins locked after repeated failures");
+loginLocks
+  .command("list")
+  .option("--json", "print JSON")
+  .action((opts) =>
+    withStore(async (store) => {
+      const locks = await listLoginLocks(store.db, systemClock.now().getTime());
+      print(locks, opts.json, () =>
+        locks.length === 0
+          ? "no login locks"
+          : locks.map((l) => `${l.username}\t${l.scope}\t${l.address ?? "-"}\tuntil ${l.locked_until}`).join("\n"),
+      );
+    }),
+  );
+loginLocks
+  .command("clear")
+  .argument("<username>")
+  .option("--address <address>", "only this source address's lock (default: all, and the account's own)")
+  .action((username: string, opts) =>
+    withStore(async (store) => {
+      const { cleared } = await clearLoginLocks(store, username, systemClock.now().getTime(), opts.address);
+      process.stdout.write(`cleared ${cleared} login lock(s) of ${username}\n`);
     }),
   );
 

@@ -16,9 +16,11 @@ export interface Config {
   sqliteSynchronous: "FULL" | "NORMAL";
   /** Seconds a verified username+password pair is remembered (0 turns the cache off). */
   passwordCacheSeconds: number;
-  /** Failed logins in a row that lock an account, and for how long. */
+  /** Failed logins in a row from one address that lock it out of an account, and for how long. */
   loginLockThreshold: number;
   loginLockMinutes: number;
+  /** Addresses locked out of one account at the same time that lock the whole account. */
+  loginLockAddresses: number;
   /** Seed of the simulated carriers; the same seed replays the same outcomes. */
   simulatorSeed: number;
   /** Milliseconds the simulated SMS carrier takes to report delivery. */
@@ -118,8 +120,11 @@ export const SETTINGS = {
   SQLITE_SYNCHRONOUS: "FULL (default: durable across power loss) or NORMAL (durable across process crashes only).",
   PASSWORD_CACHE_SECONDS:
     "How long a verified username+password pair is remembered in memory. Default 300; 0 disables.",
-  LOGIN_LOCK_THRESHOLD: "Failed logins in a row that lock an account. Default 10; 0 never locks.",
-  LOGIN_LOCK_MINUTES: "How long a locked account stays locked. Default 15.",
+  LOGIN_LOCK_THRESHOLD:
+    "Failed password logins in a row from one source address that lock that address out of the account (others still log in). Default 10; 0 never locks.",
+  LOGIN_LOCK_MINUTES: "How long a locked address or account stays locked. Default 15.",
+  LOGIN_LOCK_ADDRESSES:
+    "Source addresses locked out of one account at the same time that lock the whole account (a guess spread over many machines). Default 10; 0 never locks the whole account.",
   SIMULATOR_SEED: "Seed of the simulated carriers. Default 42.",
   SIMULATOR_LATENCY_MS:
     "Typical delay before the simulated SMS carrier reports delivery; each report takes 0.5 to 1.5 times this. Default 200.",
@@ -271,6 +276,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     passwordCacheSeconds: int("PASSWORD_CACHE_SECONDS", 300, 0, 86_400),
     loginLockThreshold: int("LOGIN_LOCK_THRESHOLD", 10, 0, 1_000),
     loginLockMinutes: int("LOGIN_LOCK_MINUTES", 15, 1, 10_080),
+    loginLockAddresses: int("LOGIN_LOCK_ADDRESSES", 10, 0, 100_000),
     simulatorSeed: int("SIMULATOR_SEED", 42, 0, 2 ** 31 - 1),
     simulatorLatencyMs: int("SIMULATOR_LATENCY_MS", 200, 0, 600_000),
     simulatorFailureRate: ratio("SIMULATOR_FAILURE_RATE", 0.02),

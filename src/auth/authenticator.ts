@@ -8,7 +8,8 @@ import { usernameIs } from "../core/usernames.js";
 import type { AccountRole, AccountStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import { hashApiKey } from "./api-keys.js";
-import { passwordMatches, VerifiedPairCache } from "./passwords.js";
+import { isAddressLocked, type LoginLockPolicy, recordFailedLogin, recordSuccessfulLogin } from "./login-locks.js";
+import { dummyPasswordHash, passwordMatches, VerifiedPairCache } from "./passwords.js";
 
 export interface Principal {
   accountId: number;
@@ -22,11 +23,14 @@ export interface Principal {
   rateLimit?: number;
 }
 
-export interface AuthSettings {
+export interface AuthSettings extends LoginLockPolicy {
   passwordCacheSeconds: number;
-  loginLockThreshold: number;
-  loginLockMinutes: number;
 }
+
+/** Checks a password against a stored argon2 hash (injected by tests that count the checks). */
+export type PasswordVerifier = (passwordHash: string, password: string) => Promise<boolean>;
+
+const WRONG_CREDENTIALS = "Authentication failed: wrong username or password.";
 
 const AUTH_CHANNEL = "auth_changed";
 const KEY_CACHE_MS = 30_000;
@@ -50,6 +54,7 @@ export class Authenticator {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly settings: AuthSettings,
+    private readonly verify: PasswordVerifier = passwordMatches,
   ) {
     this.pairs = new VerifiedPairCache(settings.passwordCacheSeconds * 1000);
     this.unsubscribe = store.signals.listen(AUTH_CHANNEL, (payload) => this.forget(payload));
@@ -135,19 +140,39 @@ export class Authenticator {
   }
 
   /**
-   * Checks a username+password. Repeated failures lock the account for a while
-   * (`account_locked`, -16); a locked account is refused even with the right password.
+   * Checks a username+password from a source address. Repeated failures from one address lock
+   * that address out of the account (`account_locked`, -16), failures from many addresses the
+   * whole account (auth/login-locks.ts); a locked login is refused even with the right password.
+   * An unknown username costs an argon2 check like a wrong password, so the answer's time does
+   * not tell whether the username exists.
    */
-  async byPassword(username: string, password: string): Promise<Principal> {
+  async byPassword(username: string, password: string, address: string): Promise<Principal> {
     const account = await this.store.db
       .selectFrom("accounts")
-      .select(["id", "username", "password_hash", "role", "status", "time_zone", "failed_logins", "locked_until"])
+      .select([
+        "id",
+        "username",
+        "password_hash",
+        "role",
+        "status",
+        "time_zone",
+        "failed_logins",
+        "locked_until",
+        "address_locks_until",
+      ])
       .where(usernameIs(username))
       .executeTakeFirst();
-    if (!account) throw new GatewayError("unauthorized", "Authentication failed: wrong username or password.");
+    if (!account) {
+      await this.verify(await dummyPasswordHash(), password);
+      throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
+    }
 
     const now = this.clock.now().getTime();
-    if (account.locked_until !== null && account.locked_until > now) {
+    const addressMayBeLocked = account.address_locks_until !== null && account.address_locks_until > now;
+    if (
+      (account.locked_until !== null && account.locked_until > now) ||
+      (addressMayBeLocked && (await isAddressLocked(this.store.db, account.id, address, now)))
+    ) {
       throw new GatewayError("account_locked", "User account locked after repeated failed logins; try again later.");
     }
     const principal: Principal = {
@@ -159,39 +184,17 @@ export class Authenticator {
     };
     const remembered = this.pairs.lookup(username, password, account.password_hash, Date.now()) === account.id;
     if (!remembered) {
-      if (!(await passwordMatches(account.password_hash, password))) {
-        await this.recordFailedLogin(account.id, now);
-        throw new GatewayError("unauthorized", "Authentication failed: wrong username or password.");
+      if (!(await this.verify(account.password_hash, password))) {
+        await recordFailedLogin(this.store.db, this.settings, account.id, address, now);
+        throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
       }
       this.pairs.remember(username, password, account.password_hash, account.id, Date.now());
     }
     // Failures count only in a row: any success, remembered or verified, starts the count again.
     if (account.failed_logins > 0 || account.locked_until !== null) {
-      await this.store.db
-        .updateTable("accounts")
-        .set({ failed_logins: 0, locked_until: null })
-        .where("id", "=", account.id)
-        .execute();
+      await recordSuccessfulLogin(this.store.db, account.id, address);
     }
     return principal;
-  }
-
-  private async recordFailedLogin(accountId: number, now: number): Promise<void> {
-    // Incremented in the database: failures checked in parallel each count, so a burst of
-    // guesses locks the account like the same guesses one after another.
-    const row = await this.store.db
-      .updateTable("accounts")
-      .set((eb) => ({ failed_logins: eb("failed_logins", "+", 1) }))
-      .where("id", "=", accountId)
-      .returning("failed_logins")
-      .executeTakeFirst();
-    const threshold = this.settings.loginLockThreshold;
-    if (!row || threshold === 0 || row.failed_logins < threshold) return;
-    await this.store.db
-      .updateTable("accounts")
-      .set({ failed_logins: 0, locked_until: now + this.settings.loginLockMinutes * 60_000 })
-      .where("id", "=", accountId)
-      .execute();
   }
 
   /** Drops cached credentials: `key:<hash>`, `account:<id>`, anything else drops everything. */

@@ -80,6 +80,8 @@ export function legacyParams(request: FastifyRequest): Record<string, string> {
 export async function authenticateLegacy(
   params: Record<string, string>,
   authenticator: Authenticator,
+  /** The caller's address: failed logins lock it out before they lock the account. */
+  address: string,
 ): Promise<Principal> {
   const key = (params.api_key ?? params.apikey)?.trim();
   if (key) return authenticator.byApiKey(key);
@@ -87,5 +89,5 @@ export async function authenticateLegacy(
   if (!username) throw new GatewayError("missing_api_key");
   const password = params.password;
   if (!password) throw new GatewayError("missing_password");
-  return authenticator.byPassword(username, password);
+  return authenticator.byPassword(username, password, address);
 }

@@ -1,3 +1,4 @@
 export * from "./api-keys.js";
 export * from "./authenticator.js";
+export * from "./login-locks.js";
 export * from "./passwords.js";

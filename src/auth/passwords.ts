@@ -17,6 +17,17 @@ export async function passwordMatches(passwordHash: string, password: string): P
   }
 }
 
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * The hash an unknown username's password is checked against, made once per process from
+ * random bytes (so no password matches it), with the same parameters as real hashes.
+ */
+export function dummyPasswordHash(): Promise<string> {
+  dummyHash ??= hash(randomBytes(32).toString("base64url"));
+  return dummyHash;
+}
+
 /** Remembers verified username+password pairs for `ttlMs`; keyed by an HMAC with a per-process secret. */
 export class VerifiedPairCache {
   private readonly secret = randomBytes(32);

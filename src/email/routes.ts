@@ -56,7 +56,7 @@ export async function registerEmailFamilyRoutes(app: FastifyInstance, ctx: AppCo
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const { params, files } = await readRequest(request);
-        const principal = await authenticateLegacy(params, ctx.authenticator);
+        const principal = await authenticateLegacy(params, ctx.authenticator, request.ip);
         const broadcastId = await sendEmail(
           {
             store: ctx.store,

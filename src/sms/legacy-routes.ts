@@ -23,7 +23,7 @@ const MAX_MIS_OFFSET = 2 ** 31 - 1;
 
 type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, context: C) => Promise<string>;
 /** Finds the caller; may hand the handler something it parsed on the way (the XML document). */
-type LegacyAuth<C> = (params: Record<string, string>) => Promise<{ principal: Principal; context: C }>;
+type LegacyAuth<C> = (params: Record<string, string>, address: string) => Promise<{ principal: Principal; context: C }>;
 
 /** The legacy throttle: per account and second, separate from the v2 key rate. */
 function legacyThrottle(ctx: AppContext) {
@@ -48,8 +48,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
   const throttle = legacyThrottle(ctx);
   const policy = ctx.smsPolicy;
 
-  const defaultAuth: LegacyAuth<undefined> = async (params) => ({
-    principal: await authenticateLegacy(params, ctx.authenticator),
+  const defaultAuth: LegacyAuth<undefined> = async (params, address) => ({
+    principal: await authenticateLegacy(params, ctx.authenticator, address),
     context: undefined,
   });
 
@@ -68,7 +68,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const params = legacyParams(request);
-        const { principal, context } = await authenticate(params);
+        const { principal, context } = await authenticate(params, request.ip);
         await throttle(principal);
         const answer = await handler(params, principal, context);
         return reply.type("text/plain; charset=utf-8").send(answer);
@@ -207,13 +207,13 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
     "Send SMS from an XML document in the form field xmlstring",
     async (_params, principal, doc) =>
       accept(principal, { senderId: doc.senderId, recipients: [], items: doc.messages, route: doc.route ?? "T" }),
-    async (params) => {
+    async (params, address) => {
       const doc = parseXmlSend(params.xmlstring);
       const credentials: Record<string, string> = {};
       if (doc.username !== undefined) credentials.username = doc.username;
       if (doc.password !== undefined) credentials.password = doc.password;
       if (doc.apiKey !== undefined) credentials.api_key = doc.apiKey;
-      return { principal: await authenticateLegacy(credentials, ctx.authenticator), context: doc };
+      return { principal: await authenticateLegacy(credentials, ctx.authenticator, address), context: doc };
     },
     // The document arrives in a form field: a body over the form limit is an oversized document,
     // and a body that is not a form (raw text/xml) carries no xmlstring.

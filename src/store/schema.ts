@@ -16,14 +16,28 @@ export interface AccountsTable {
   flood_limit: number;
   get_api_enabled: number;
   international_enabled: number;
+  /** Failed logins in a row from any address; reset by a success. */
   failed_logins: number;
+  /** The whole account is locked (failures from many addresses); see auth/login-locks.ts. */
   locked_until: number | null;
+  /** The latest lock of one of its source addresses (login_failures); null when none was ever set. */
+  address_locks_until: Generated<number | null>;
   /** Transactional content must match an approved template (operator switch, on by default). */
   dlt_scrubbing: Generated<number>;
   promo_sender_enabled: Generated<number>;
   /** Route codes the account may use, comma-separated: T, P, PS, I. */
   routes: Generated<string>;
   created_at: number;
+  updated_at: number;
+}
+
+/** Failed logins of one account from one source address, and that address's lock. */
+export interface LoginFailuresTable {
+  account_id: number;
+  address: string;
+  /** Failures in a row from this address since its last success or lock. */
+  failures: number;
+  locked_until: number | null;
   updated_at: number;
 }
 
@@ -554,6 +568,7 @@ export interface ConnectorHealthTable {
 
 export interface Database extends VoiceTables {
   accounts: AccountsTable;
+  login_failures: LoginFailuresTable;
   wallets: WalletsTable;
   ledger_entries: LedgerEntriesTable;
   api_keys: ApiKeysTable;

@@ -13,6 +13,7 @@ import { carrierParts } from "./0009_carrier_parts.js";
 import { carriers } from "./0010_carriers.js";
 import { messagePartsAge } from "./0011_message_parts_age.js";
 import { usernamesCaseInsensitive } from "./0012_usernames_case_insensitive.js";
+import { loginLocks } from "./0013_login_locks.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -30,6 +31,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0010_carriers": carriers(engine),
         "0011_message_parts_age": messagePartsAge(engine),
         "0012_usernames_case_insensitive": usernamesCaseInsensitive(engine),
+        "0013_login_locks": loginLocks(engine),
       };
     },
   };

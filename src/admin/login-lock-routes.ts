@@ -1,0 +1,37 @@
+// The operator's view of login locks (auth/login-locks.ts): which addresses and accounts are
+// locked out of password logins, and clearing them before they expire.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { clearLoginLocks, listLoginLocks } from "../auth/index.js";
+
+export function registerLoginLockRoutes(admin: FastifyInstance, ctx: AppContext): void {
+  admin.get(
+    "/login-locks",
+    { schema: { summary: "Login locks in force: accounts and source addresses" } },
+    async () => ({
+      status: "success",
+      data: await listLoginLocks(ctx.store.db, ctx.clock.now().getTime()),
+    }),
+  );
+
+  admin.delete(
+    "/accounts/:username/login-locks",
+    {
+      schema: {
+        summary: "Clear an account's login locks: one source address's (?address=), or all with the account's own",
+        params: Type.Object({ username: Type.String() }),
+        querystring: Type.Object(
+          { address: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const { username } = request.params as { username: string };
+      const { address } = request.query as { address?: string };
+      const result = await clearLoginLocks(ctx.store, username, ctx.clock.now().getTime(), address);
+      return { status: "success", data: result };
+    },
+  );
+}
