@@ -7,6 +7,7 @@ import { GatewayError } from "../core/errors.js";
 import { usernameIs } from "../core/usernames.js";
 import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
+import { DLT_CHANGED, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
 
 const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{2,63}$/;
@@ -162,6 +163,8 @@ export interface AccountChanges {
   routes?: string[];
   /** Clears a login lock. */
   unlock?: boolean;
+  /** The DLT entity of sends that name none, among several white-listed; null clears it. */
+  defaultDltEntityId?: string | null;
 }
 
 /** Route codes, checked, without repeats, in canonical order (T, P, PS, I). */
@@ -233,6 +236,12 @@ export async function updateAccount(
     set.address_locks_until = null;
     await store.db.deleteFrom("login_failures").where("account_id", "=", account.id).execute();
   }
+  if (changes.defaultDltEntityId !== undefined) {
+    set.default_dlt_entity_id =
+      changes.defaultDltEntityId === null
+        ? null
+        : await requireWhitelistedEntity(store.db, account, changes.defaultDltEntityId);
+  }
   const updated = await store.db
     .updateTable("accounts")
     .set(set)
@@ -240,6 +249,7 @@ export async function updateAccount(
     .returningAll()
     .executeTakeFirstOrThrow();
   await accountCredentialsChanged(store, account.id);
+  if (changes.defaultDltEntityId !== undefined) await store.signals.notify(DLT_CHANGED, String(account.id));
   return updated;
 }
 
@@ -257,6 +267,7 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     dlt_scrubbing: account.dlt_scrubbing === 1,
     promo_sender_enabled: account.promo_sender_enabled === 1,
     routes: accountRoutes(account),
+    default_dlt_entity_id: account.default_dlt_entity_id,
     locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
     created_at: new Date(account.created_at).toISOString(),
     ...(balances ? { balances } : {}),

@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { DltEntitiesTable, DltHeadersTable } from "../store/schema.js";
 import type { Db } from "../store/store.js";
+import { registrationFixes } from "./registrations.js";
 
 export type DltEntityRow = Selectable<DltEntitiesTable>;
 export type DltHeaderRow = Selectable<DltHeadersTable>;
@@ -61,14 +62,37 @@ export async function listDltHeaders(db: Db, accountId: number): Promise<DltHead
   return db.selectFrom("dlt_headers").selectAll().where("account_id", "=", accountId).orderBy("id").execute();
 }
 
-/** True when the entity ID was registered for the account (and is now removed). */
+/** True when the entity ID was registered for the account (and is now removed, and no longer its default). */
 export async function removeDltEntity(db: Db, accountId: number, entityId: string): Promise<boolean> {
+  const entity = normalizeDltEntityId(entityId);
   const result = await db
     .deleteFrom("dlt_entities")
     .where("account_id", "=", accountId)
-    .where("entity_id", "=", normalizeDltEntityId(entityId))
+    .where("entity_id", "=", entity)
     .executeTakeFirst();
+  await db
+    .updateTable("accounts")
+    .set({ default_dlt_entity_id: null })
+    .where("id", "=", accountId)
+    .where("default_dlt_entity_id", "=", entity)
+    .execute();
   return Number(result.numDeletedRows) > 0;
+}
+
+/** The entity ID, normalised, if it is white-listed for the account; refuses it otherwise, saying how to add it. */
+export async function requireWhitelistedEntity(
+  db: Db,
+  account: { id: number; username: string },
+  entityId: string,
+): Promise<string> {
+  const entity = normalizeDltEntityId(entityId);
+  if (!(await isEntityWhitelisted(db, account.id, entity))) {
+    throw new GatewayError(
+      "invalid_request",
+      `DLT entity ID ${entity} is not white-listed for the account ${account.username}; white-list it first: \`${registrationFixes.dltEntity(account.username, entity).command}\`.`,
+    );
+  }
+  return entity;
 }
 
 export async function removeDltHeader(db: Db, accountId: number, header: string): Promise<boolean> {

@@ -210,7 +210,7 @@ export async function removeDltFor(deps: OperatorDeps, username: string, kind: D
   const account = await requireAccount(deps.store.db, username);
   const removed =
     kind === "entity"
-      ? await removeDltEntity(deps.store.db, account.id, value)
+      ? await deps.store.transaction((trx) => removeDltEntity(trx, account.id, value))
       : await removeDltHeader(deps.store.db, account.id, value);
   const what = kind === "entity" ? "DLT entity ID" : "DLT header";
   if (!removed) throw new GatewayError("not_found", `${what} "${value}" is not registered for ${account.username}.`);

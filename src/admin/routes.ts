@@ -117,6 +117,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
             promo_sender_enabled: Type.Optional(Type.Boolean()),
             routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
             unlock: Type.Optional(Type.Boolean()),
+            default_dlt_entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
           },
           { additionalProperties: false },
         ),
@@ -136,6 +137,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
         promoSenderEnabled: body.promo_sender_enabled as boolean | undefined,
         routes: body.routes as string[] | undefined,
         unlock: body.unlock as boolean | undefined,
+        defaultDltEntityId: body.default_dlt_entity_id as string | null | undefined,
       });
       return ok(await accountSummary(deps, username));
     },

@@ -147,6 +147,8 @@ accounts
   .option("--promo-sender <on|off>", "promotional SMS with the account's own sender ID (route PS)", onOff)
   .option("--routes <list>", "SMS routes the account may use, e.g. T,P,PS,I")
   .option("--unlock", "clear a login lock")
+  .option("--dlt-entity <id>", "the white-listed DLT entity ID of sends that name none (needed with several)")
+  .option("--no-dlt-entity", "clear that default")
   .option("--json", "print JSON")
   .action((opts) =>
     withStore(async (store) => {
@@ -161,6 +163,7 @@ accounts
         promoSenderEnabled: opts.promoSender,
         routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
         unlock: opts.unlock,
+        defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
       });
       const summary = await accountSummary({ store, clock: systemClock }, opts.username);
       print(summary, opts.json, () => `updated ${opts.username}`);

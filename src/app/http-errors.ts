@@ -84,10 +84,16 @@ export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw:
 const LEGACY_CLIENT_ERROR = -8;
 const LEGACY_INTERNAL_ERROR = -14;
 
+/** A message as a header value: printable ASCII only (no header can be split), bounded. */
+function headerText(message: string): string {
+  return message.replace(/[^\x20-\x7e]/g, "?").slice(0, 500);
+}
+
 /**
  * Renders an error the legacy way: HTTP 200 with the negative code as plain text (429 when
  * throttled). A code without a legacy number answers -8 when the request was at fault and
- * -14 only for a real internal failure.
+ * -14 only for a real internal failure. The body is the bare code clients parse; the
+ * `X-Error-Message` header says why, and what fixes it, for whoever looks.
  */
 export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
   const error = toGatewayError(raw);
@@ -96,6 +102,7 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, ra
   const fallback = statusOf(error) < 500 ? LEGACY_CLIENT_ERROR : LEGACY_INTERNAL_ERROR;
   return reply
     .code(status)
+    .header("x-error-message", headerText(error.message))
     .type("text/plain; charset=utf-8")
     .send(String(error.legacyCode ?? fallback));
 }

@@ -18,6 +18,8 @@ export interface AccountRules {
   internationalEnabled: boolean;
   floodLimit: number;
   entities: Set<string>;
+  /** The operator's choice among several entities (see dlt-entity.ts for how it is used). */
+  defaultEntity: string | null;
   headers: Set<string>;
 }
 
@@ -49,7 +51,14 @@ export class AccountRulesCache {
     const [account, entities, headers] = await Promise.all([
       db
         .selectFrom("accounts")
-        .select(["routes", "dlt_scrubbing", "promo_sender_enabled", "international_enabled", "flood_limit"])
+        .select([
+          "routes",
+          "dlt_scrubbing",
+          "promo_sender_enabled",
+          "international_enabled",
+          "flood_limit",
+          "default_dlt_entity_id",
+        ])
         .where("id", "=", accountId)
         .executeTakeFirstOrThrow(),
       db
@@ -72,6 +81,7 @@ export class AccountRulesCache {
       internationalEnabled: account.international_enabled === 1,
       floodLimit: account.flood_limit,
       entities: new Set(entities.map((e) => e.entity_id)),
+      defaultEntity: account.default_dlt_entity_id,
       headers: new Set(headers.map((h) => h.header)),
     };
     if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();

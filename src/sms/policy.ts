@@ -1,6 +1,8 @@
 // The SMS rules, in one place for every family: a family adapter parses its own request into
 // an SmsSendInput, and this decides what is sent, how, at what price, or why not. The checks
 // run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
+
+import { operatorFixSentence, registrationFixes } from "../accounts/index.js";
 import type { Principal } from "../auth/authenticator.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
@@ -9,6 +11,7 @@ import { SuppressionList } from "../inbound/suppression.js";
 import type { MessageDraft, SendOrder } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
+import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { laneOf, parseRoute, pricePerSegment, routeCode, type SmsRoute } from "./routes.js";
 import { type SegmentInfo, segmentInfo } from "./segments.js";
@@ -107,7 +110,7 @@ export class SmsPolicy {
     }
     if (valid.length === 0) throw rejected[0]?.error ?? new GatewayError("invalid_recipient", "No recipient given.");
 
-    const header = await this.checkSender(principal.accountId, sender, route);
+    const header = await this.checkSender(principal, sender, route);
     const deliverable = await this.withoutOptedOut(
       principal.accountId,
       await this.withoutDnd(valid, route, rejected),
@@ -118,9 +121,9 @@ export class SmsPolicy {
     const contents = new Map<string, Content>();
     for (const { message } of deliverable) {
       if (!contents.has(message))
-        contents.set(message, await this.checkContent(principal.accountId, message, input, route, rules));
+        contents.set(message, await this.checkContent(principal, message, input, route, rules));
     }
-    const entityId = this.checkDlt(header, route, rules, input, [...contents.values()]);
+    const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
     const dueAt = this.dueAt(principal, input);
     const now = this.clock.now().getTime();
 
@@ -171,7 +174,7 @@ export class SmsPolicy {
   }
 
   /** Returns the header to send from. */
-  private async checkSender(accountId: number, sender: string, route: SmsRoute): Promise<string> {
+  private async checkSender(principal: Principal, sender: string, route: SmsRoute): Promise<string> {
     const upper = sender.toUpperCase();
     if (upper === PROMOTIONAL_SENDER) {
       if (route !== "promotional") {
@@ -185,12 +188,16 @@ export class SmsPolicy {
         `Route ${routeCode(route)} needs an alphabetic sender ID (header), not the number ${sender}.`,
       );
     }
-    const approval = await this.senders.status(accountId, sender);
+    const approval = await this.senders.status(principal.accountId, sender);
+    const fix = operatorFixSentence(registrationFixes.senderId(principal.username, sender));
     if (approval === undefined) {
-      throw new GatewayError("invalid_sender_id", `Sender ID "${sender}" is not registered for this account.`);
+      throw new GatewayError(
+        "invalid_sender_id",
+        `Sender ID "${sender}" is not registered for the account ${principal.username}; request it with POST /api/v2/sender-id-requests. ${fix}`,
+      );
     }
     if (approval !== "approved") {
-      throw new GatewayError("route_not_approved", `Sender ID "${sender}" is ${approval}, not approved.`);
+      throw new GatewayError("route_not_approved", `Sender ID "${sender}" is ${approval}, not approved. ${fix}`);
     }
     return upper;
   }
@@ -251,7 +258,7 @@ export class SmsPolicy {
   }
 
   private async checkContent(
-    accountId: number,
+    principal: Principal,
     text: string,
     input: SmsSendInput,
     route: SmsRoute,
@@ -272,11 +279,11 @@ export class SmsPolicy {
     }
     const scrub = rules.dltScrubbing && route === "transactional";
     // With scrubbing on, every Indian-route message records the template it matches.
-    const template = rules.dltScrubbing ? await this.accounts.matchTemplate(accountId, text) : undefined;
+    const template = rules.dltScrubbing ? await this.accounts.matchTemplate(principal.accountId, text) : undefined;
     if (scrub && !template) {
       throw new GatewayError(
         "dlt_template_mismatch",
-        "Transactional content must match an approved template ({#var#} stands for up to 30 characters).",
+        `Transactional content must match an approved template ({#var#} stands for up to 30 characters). ${operatorFixSentence(registrationFixes.template(principal.username))}`,
       );
     }
     if (
@@ -296,37 +303,30 @@ export class SmsPolicy {
 
   /** DLT on Indian routes when the account scrubs: the header and the entity must be white-listed. */
   private checkDlt(
+    username: string,
     header: string,
     route: SmsRoute,
     rules: AccountRules,
     input: SmsSendInput,
     contents: Content[],
   ): string | undefined {
-    // White-listed entity IDs are stored upper-case (normalizeDltEntityId): compare the same way.
-    const entityId =
-      input.dltEntityId?.trim().toUpperCase() ||
-      contents.find((c) => c.template?.entityId)?.template?.entityId ||
-      undefined;
-    if (!rules.dltScrubbing || route === "international") return entityId;
+    const choice = {
+      named: input.dltEntityId,
+      fromTemplate: contents.find((c) => c.template?.entityId)?.template?.entityId,
+      whitelisted: rules.entities,
+      defaultEntity: rules.defaultEntity,
+      username,
+    };
+    // DLT is India's: an international SMS carries only an entity its send or template names.
+    if (route === "international") return namedDltEntity(choice);
+    if (!rules.dltScrubbing) return chosenDltEntity(choice);
     if (header !== PROMOTIONAL_SENDER && !rules.headers.has(header)) {
       throw new GatewayError(
         "dlt_header_not_whitelisted",
-        `Header ${header} is not white-listed for DLT on this account.`,
+        `Header ${header} is not white-listed for DLT on the account ${username}. ${operatorFixSentence(registrationFixes.dltHeader(username, header))}`,
       );
     }
-    if (!entityId) {
-      throw new GatewayError(
-        "dlt_entity_not_whitelisted",
-        "No DLT entity ID: pass dlt_entity_id, or register the template with one.",
-      );
-    }
-    if (!rules.entities.has(entityId)) {
-      throw new GatewayError(
-        "dlt_entity_not_whitelisted",
-        `DLT entity ID ${entityId} is not white-listed for this account.`,
-      );
-    }
-    return entityId;
+    return requireDltEntity(choice);
   }
 
   private dueAt(principal: Principal, input: SmsSendInput): number {

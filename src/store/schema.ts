@@ -27,6 +27,8 @@ export interface AccountsTable {
   promo_sender_enabled: Generated<number>;
   /** Route codes the account may use, comma-separated: T, P, PS, I. */
   routes: Generated<string>;
+  /** The white-listed DLT entity a send naming none carries, when the account has several. */
+  default_dlt_entity_id: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }

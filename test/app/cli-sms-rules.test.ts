@@ -130,6 +130,17 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     });
   });
 
+  it("sets the default DLT entity among several, and clears it", async () => {
+    await cliOk(["dlt", "entities", "add", "--account", "rules-user", "--entity-id", "1101160000000000003"], env);
+    const set = (...options: string[]) =>
+      cliOk(["accounts", "set", "--username", "rules-user", ...options, "--json"], env).then(JSON.parse);
+    expect(await set("--dlt-entity", "1101160000000000003")).toMatchObject({
+      default_dlt_entity_id: "1101160000000000003",
+    });
+    expect(await set("--no-dlt-entity")).toMatchObject({ default_dlt_entity_id: null });
+    await cliOk(["dlt", "entities", "remove", "--account", "rules-user", "--entity-id", "1101160000000000003"], env);
+  });
+
   it("imports a DND file, reporting added, duplicates and invalid lines, and replaces it on request", async () => {
     const file = csvFile(
       "dnd.csv",
@@ -281,6 +292,11 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
       "an unknown route",
       ["accounts", "set", "--username", "rules-user", "--routes", "T,X"],
       /^switchboard: Unknown route "X"; routes are T, P, PS, I\.$/,
+    ],
+    [
+      "a default DLT entity that is not white-listed",
+      ["accounts", "set", "--username", "rules-user", "--dlt-entity", "1101160000000000777"],
+      /^switchboard: DLT entity ID 1101160000000000777 is not white-listed for the account rules-user; white-list it first: `switchboard dlt entities add --account rules-user --entity-id 1101160000000000777`\.$/,
     ],
     [
       "a scrubbing switch that is not on or off",

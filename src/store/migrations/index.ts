@@ -14,6 +14,7 @@ import { carriers } from "./0010_carriers.js";
 import { messagePartsAge } from "./0011_message_parts_age.js";
 import { usernamesCaseInsensitive } from "./0012_usernames_case_insensitive.js";
 import { loginLocks } from "./0013_login_locks.js";
+import { defaultDltEntity } from "./0014_default_dlt_entity.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -32,6 +33,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0011_message_parts_age": messagePartsAge(engine),
         "0012_usernames_case_insensitive": usernamesCaseInsensitive(engine),
         "0013_login_locks": loginLocks(engine),
+        "0014_default_dlt_entity": defaultDltEntity(engine),
       };
     },
   };
