@@ -7,18 +7,30 @@ import { sql } from "kysely";
 import { DateTime } from "luxon";
 import type { AppContext } from "../app/context.js";
 import { pageMeta, pageOf, pathId, queryInt } from "../app/query-params.js";
+import { pageAnswer, resourceAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli, toMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { isoWithOffset, localDay } from "../core/time.js";
 import { findMessages } from "../messages/index.js";
 import { deliveryReport } from "../sms/report-format.js";
+import { DeliveryReport } from "../sms/v2-schemas.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { findAccountByUsername, getAccount } from "./accounts.js";
 import { transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
 import { APPROVAL_STATUSES, createTemplate, describeTemplate, getTemplate, listTemplates } from "./templates.js";
+import {
+  AccountStatus,
+  CreditDay,
+  CreditDetail,
+  CreditTransfer,
+  CreditTransferRequest,
+  SenderIdRequest,
+  Template,
+  TemplateRequest,
+} from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 const TEMPLATES_PER_PAGE = 25;
@@ -26,7 +38,6 @@ const TEMPLATES_MAX_PER_PAGE = 100;
 const HISTORY_DAYS = 30;
 const HISTORY_MAX_DAYS = 90;
 const RECENT_CREDITS = 10;
-const MAX_DESCRIPTION = 200;
 const MAX_NOTE = 500;
 /** Wallets whose spending counts as "credits used" for SMS (debits net of refunds). */
 const SPENDING_WALLETS = ["sms", "international"];
@@ -109,6 +120,8 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
     {
       config: resource,
       schema: {
+        operationId: "listTemplates",
+        response: { 200: pageAnswer(Template) },
         summary: "Templates of the account, oldest first, paginated",
         tags: ["account"],
         querystring: Type.Object({
@@ -130,8 +143,10 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.get(
     "/templates/:id",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "getTemplate",
+        response: { 200: resourceAnswer(Template) },
         summary: "One template of the account",
         tags: ["account"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
@@ -151,17 +166,11 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
     {
       config: resource,
       schema: {
+        operationId: "createTemplate",
         summary: "Create a template (pending operator approval)",
         tags: ["account"],
-        body: Type.Object(
-          {
-            name: Type.String({ maxLength: 200 }),
-            content: Type.String({ maxLength: 10_000 }),
-            dlt_template_id: Type.Optional(Type.Union([Type.String({ maxLength: 60 }), Type.Null()])),
-            entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 60 }), Type.Null()])),
-          },
-          { additionalProperties: false },
-        ),
+        body: TemplateRequest,
+        response: { 201: resourceAnswer(Template) },
       },
     },
     async (request, reply) => {
@@ -187,7 +196,12 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
     "/account/status",
     {
       config: resource,
-      schema: { summary: "Account status: balance, today's traffic, pending items", tags: ["account"] },
+      schema: {
+        operationId: "getAccountStatus",
+        summary: "Account status: balance, today's traffic, pending items",
+        tags: ["account"],
+        response: { 200: resourceAnswer(AccountStatus) },
+      },
     },
     async (request) => {
       const principal = request.principal!;
@@ -242,8 +256,10 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.get(
     "/reports/:messageId",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "getMessageReport",
+        response: { 200: resourceAnswer(DeliveryReport) },
         summary: "Delivery report of one message",
         tags: ["account"],
         params: Type.Object({ messageId: Type.String({ minLength: 1, maxLength: 100 }) }),
@@ -260,7 +276,13 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
 
   // ---- Credits --------------------------------------------------------------------------
 
-  v2.get("/credits", { config: resource, schema: { summary: "Credit detail", tags: ["account"] } }, async (request) => {
+  const creditsSchema = {
+    operationId: "getCredits",
+    summary: "Credit detail",
+    tags: ["account"],
+    response: { 200: resourceAnswer(CreditDetail) },
+  };
+  v2.get("/credits", { config: resource, schema: creditsSchema }, async (request) => {
     const account = await accountOf(request.principal!.accountId);
     const zone = account.time_zone;
     const now = ctx.clock.now();
@@ -304,6 +326,8 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
     {
       config: resource,
       schema: {
+        operationId: "getCreditHistory",
+        response: { 200: resourceAnswer(Type.Array(CreditDay)) },
         summary: "Daily credit usage, one entry per account-local day, oldest first",
         tags: ["account"],
         querystring: Type.Object({ days: Type.Optional(Type.String({ maxLength: 20 })) }),
@@ -333,18 +357,13 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.post(
     "/credits/transfer",
     {
-      config: resource,
+      config: { ...resource, errors: [402, 404, 422] },
       schema: {
+        operationId: "transferCredits",
         summary: "Transfer SMS credits to another user",
         tags: ["account"],
-        body: Type.Object(
-          {
-            recipient_username: Type.String({ minLength: 1, maxLength: 64 }),
-            amount: Type.Number(),
-            description: Type.Optional(Type.Union([Type.String({ maxLength: MAX_DESCRIPTION }), Type.Null()])),
-          },
-          { additionalProperties: false },
-        ),
+        body: CreditTransferRequest,
+        response: { 200: resourceAnswer(CreditTransfer) },
       },
     },
     async (request) => {
@@ -412,7 +431,15 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
 
   v2.get(
     "/sender-id-requests",
-    { config: resource, schema: { summary: "Sender IDs requested by the account and their state", tags: ["account"] } },
+    {
+      config: resource,
+      schema: {
+        operationId: "listSenderIdRequests",
+        summary: "Sender IDs requested by the account and their state",
+        tags: ["account"],
+        response: { 200: resourceAnswer(Type.Array(SenderIdRequest)) },
+      },
+    },
     async (request) => {
       const rows = await listSenderIds(db, request.principal!.accountId);
       return { status: "success", data: rows.map(describeSenderId) };
@@ -422,8 +449,11 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.post(
     "/sender-id-requests",
     {
-      config: resource,
+      config: { ...resource, errors: [422] },
       schema: {
+        operationId: "requestSenderId",
+        // 200: the sender ID was asked for before, and this is its current state.
+        response: { 200: resourceAnswer(SenderIdRequest), 201: resourceAnswer(SenderIdRequest) },
         summary: "Request a sender ID (pending operator approval)",
         tags: ["account"],
         body: Type.Object(
@@ -431,7 +461,7 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
             sender_id: Type.String({ minLength: 1, maxLength: 20 }),
             note: Type.Optional(Type.Union([Type.String({ maxLength: MAX_NOTE }), Type.Null()])),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, title: "SenderIdRequestBody" },
         ),
       },
     },

@@ -36,6 +36,8 @@ export interface GatewayOptions {
   rateLimitKeyPrefix?: string;
   /** Seed an empty database with the operator and demo accounts before serving requests. */
   bootstrap?: boolean;
+  /** Tests: fail an answer that its route's response schema would change (see answer-check.ts). */
+  checkAnswers?: boolean;
 }
 
 export interface Gateway {
@@ -129,7 +131,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
 
   // A worker serves only /healthz, /readyz and /metrics, so it can be probed and scraped too.
-  const app = await buildServer(ctx, { isReady: () => !stopping, apis: options.roles.includes("api") });
+  const app = await buildServer(ctx, {
+    isReady: () => !stopping,
+    apis: options.roles.includes("api"),
+    checkAnswers: options.checkAnswers === true,
+  });
   const stop = async () => {
     if (stopping) return;
     stopping = true;

@@ -2,7 +2,6 @@
 // API family mounted under its prefixes.
 import { randomUUID } from "node:crypto";
 import formbody from "@fastify/formbody";
-import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
 import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, {
@@ -19,10 +18,13 @@ import { registerEmailRoutes } from "../email/index.js";
 import { registerLegacyRoutes } from "../sms/index.js";
 import { registerVoiceRoutes } from "../voice/index.js";
 import { registerMetaWebhookRoutes } from "../whatsapp/meta-routes.js";
+import { failChangedAnswers } from "./answer-check.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
 import { sendJsonError, statusOf, toGatewayError } from "./http-errors.js";
+import { registerOpenApi } from "./openapi.js";
 import { registerOpsRoutes } from "./ops-routes.js";
+import { compileSerializer } from "./serializers.js";
 import { drainUnreadBodies } from "./unread-body.js";
 import { registerV2Family } from "./v2.js";
 
@@ -58,6 +60,8 @@ export interface ServerOptions {
   isReady?: () => boolean;
   /** false: only the operations endpoints (a worker process serving /healthz, /readyz, /metrics). */
   apis?: boolean;
+  /** Tests: an answer its response schema would change fails with 500 (answer-check.ts). */
+  checkAnswers?: boolean;
 }
 
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
@@ -79,11 +83,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     frameworkErrors: (error, request, reply) => renderUnrouted(request, reply, error),
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setSerializerCompiler(compileSerializer);
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
   drainUnreadBodies(app);
+  if (options.checkAnswers) failChangedAnswers(app);
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
     ctx.metrics.httpDuration.labels(request.method, route, String(reply.statusCode)).observe(reply.elapsedTime / 1000);
@@ -91,28 +97,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   });
 
   await app.register(formbody, { bodyLimit: 4 * 1024 * 1024 });
-  await app.register(swagger, {
-    openapi: {
-      openapi: "3.1.0",
-      info: {
-        title: "Switchboard Advanced API v2",
-        version: "2.0.0",
-        description: "SMS, WhatsApp and account resources. Authenticate with an API key.",
-      },
-      components: {
-        securitySchemes: {
-          bearer: { type: "http", scheme: "bearer" },
-          apiKeyHeader: { type: "apiKey", in: "header", name: "X-API-Key" },
-          apiKeyQuery: { type: "apiKey", in: "query", name: "api_key" },
-        },
-      },
-      security: [{ bearer: [] }, { apiKeyHeader: [] }, { apiKeyQuery: [] }],
-    },
-    transform: ({ schema, url }) => ({
-      schema: url.startsWith("/api/v2/") ? schema : { ...(schema ?? {}), hide: true },
-      url,
-    }),
-  });
+  await registerOpenApi(app);
   await app.register(swaggerUi, { routePrefix: "/docs", staticCSP: false });
 
   app.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));

@@ -12,8 +12,10 @@ import { registerV2WebhookRoutes } from "../webhooks/v2-routes.js";
 import { registerV2WhatsAppRoutes } from "../whatsapp/v2-routes.js";
 import type { AppContext } from "./context.js";
 import { sendJsonError } from "./http-errors.js";
+import { completeV2Route } from "./openapi.js";
 
 export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Promise<void> {
+  v2.addHook("onRoute", completeV2Route);
   v2.setErrorHandler((error, request, reply) =>
     sendJsonError(request, reply, error, request.routeOptions.config.envelope ?? "status"),
   );

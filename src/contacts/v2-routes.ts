@@ -4,6 +4,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
 import { pageMeta, pageOf } from "../app/query-params.js";
+import { pageAnswer, resourceAnswer } from "../app/v2-answers.js";
 import { describeContact, listContacts } from "./contacts.js";
 import {
   createGroup,
@@ -16,6 +17,7 @@ import {
   MAX_GROUP_NAME,
   parseGroupId,
 } from "./groups.js";
+import { Contact, ContactGroup, GroupDeletion } from "./v2-schemas.js";
 import { registerV2ContactUpload } from "./v2-upload.js";
 
 const resource = { envelope: "status" } as const;
@@ -40,6 +42,8 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): v
     {
       config: resource,
       schema: {
+        operationId: "listGroups",
+        response: { 200: pageAnswer(ContactGroup) },
         summary: "Contact groups of the account with their contact counts, oldest first, paginated",
         tags,
         querystring: Paging,
@@ -55,8 +59,9 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.post(
     "/groups",
     {
-      config: resource,
+      config: { ...resource, errors: [409] },
       schema: {
+        operationId: "createGroup",
         summary: "Create a contact group (the name is unique in the account)",
         tags,
         body: Type.Object(
@@ -64,8 +69,9 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): v
             name: Type.String({ maxLength: MAX_GROUP_NAME }),
             description: Type.Optional(Type.Union([Type.String({ maxLength: MAX_GROUP_DESCRIPTION }), Type.Null()])),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, title: "GroupRequest" },
         ),
+        response: { 201: resourceAnswer(ContactGroup) },
       },
     },
     async (request, reply) => {
@@ -78,8 +84,14 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.delete(
     "/groups/:id",
     {
-      config: resource,
-      schema: { summary: "Delete a contact group and its contacts", tags, params: GroupId },
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "deleteGroup",
+        summary: "Delete a contact group and its contacts",
+        tags,
+        params: GroupId,
+        response: { 200: resourceAnswer(GroupDeletion) },
+      },
     },
     async (request) => {
       const groupId = parseGroupId((request.params as { id: string }).id);
@@ -95,8 +107,10 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.get(
     "/groups/:id/contacts",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "listContacts",
+        response: { 200: pageAnswer(Contact) },
         summary: "Contacts of a group, ordered by number, paginated",
         tags,
         params: GroupId,

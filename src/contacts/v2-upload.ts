@@ -3,10 +3,12 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
+import { resourceAnswer } from "../app/v2-answers.js";
 import { GatewayError } from "../core/errors.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
 import { csvContacts } from "./csv.js";
 import { groupExists, groupNotFound, parseGroupId } from "./groups.js";
+import { ContactImport } from "./v2-schemas.js";
 
 /** Contacts per JSON request; longer lists come as CSV, which is streamed. */
 export const MAX_JSON_CONTACTS = 10_000;
@@ -84,8 +86,10 @@ export function registerV2ContactUpload(v2: FastifyInstance, ctx: AppContext): v
     upload.post(
       "/groups/:id/contacts",
       {
-        config: { envelope: "status" },
+        config: { envelope: "status", errors: [404] },
         schema: {
+          operationId: "addContacts",
+          response: { 200: resourceAnswer(ContactImport) },
           summary: "Add contacts to a group: a JSON list, or a CSV file (streamed; hundreds of thousands of lines)",
           description:
             `JSON: an array (or \`{ "contacts": [...] }\`) of up to ${MAX_JSON_CONTACTS} numbers or ` +

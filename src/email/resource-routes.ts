@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { APPROVAL_STATUSES, requireAccount } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
 import { pageMeta, pageOf, pathId } from "../app/query-params.js";
+import { pageAnswer, resourceAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus } from "../store/schema.js";
@@ -27,6 +28,13 @@ import {
   MAX_TEMPLATE_HTML,
   updateEmailTemplate,
 } from "./templates.js";
+import {
+  EmailDomain,
+  EmailDomainDeletion,
+  EmailSendStatus,
+  EmailTemplate,
+  EmailTemplateDeletion,
+} from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 const tags = ["email"];
@@ -34,7 +42,7 @@ const iso = (ms: number) => isoUtc(new Date(ms));
 const ok = (data: unknown) => ({ status: "success", data });
 const DomainBody = Type.Object(
   { domain: Type.String({ minLength: 3, maxLength: 253 }) },
-  { additionalProperties: false },
+  { additionalProperties: false, title: "EmailDomainRequest" },
 );
 const TemplateFields = {
   name: Type.String({ minLength: 1, maxLength: 100 }),
@@ -59,15 +67,29 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
 
   v2.get(
     "/email/domains",
-    { config: resource, schema: { summary: "Sending domains and their DKIM records", tags } },
+    {
+      config: resource,
+      schema: {
+        operationId: "listEmailDomains",
+        summary: "Sending domains and their DKIM records",
+        tags,
+        response: { 200: resourceAnswer(Type.Array(EmailDomain)) },
+      },
+    },
     async (request) => ok((await listEmailDomains(db, accountOf(request))).map((row) => describeEmailDomain(row, iso))),
   );
 
   v2.post(
     "/email/domains",
     {
-      config: resource,
-      schema: { summary: "Ask for a sending domain (pending until an operator approves it)", tags, body: DomainBody },
+      config: { ...resource, errors: [409] },
+      schema: {
+        operationId: "addEmailDomain",
+        summary: "Ask for a sending domain (pending until an operator approves it)",
+        tags,
+        body: DomainBody,
+        response: { 201: resourceAnswer(EmailDomain) },
+      },
     },
     async (request, reply) => {
       const row = await addEmailDomain(db, ctx.clock, accountOf(request), (request.body as { domain: string }).domain);
@@ -78,8 +100,10 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
   v2.delete(
     "/email/domains/:domain",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "removeEmailDomain",
+        response: { 200: resourceAnswer(EmailDomainDeletion) },
         summary: "Remove a sending domain",
         tags,
         params: Type.Object({ domain: Type.String({ maxLength: 253 }) }),
@@ -96,7 +120,13 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
     "/email/templates",
     {
       config: resource,
-      schema: { summary: "Stored email templates, oldest first, paginated", tags, querystring: PageQuery },
+      schema: {
+        operationId: "listEmailTemplates",
+        summary: "Stored email templates, oldest first, paginated",
+        tags,
+        querystring: PageQuery,
+        response: { 200: pageAnswer(EmailTemplate) },
+      },
     },
     async (request) => {
       const page = pageOf(request.query as { per_page?: string; page?: string }, 25, 100);
@@ -110,9 +140,11 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
     {
       config: resource,
       schema: {
+        operationId: "createEmailTemplate",
         summary: "Store a template: {{name}} placeholders (HTML-escaped in html; {{{name}}} raw)",
         tags,
-        body: Type.Object(TemplateFields, { additionalProperties: false }),
+        body: Type.Object(TemplateFields, { additionalProperties: false, title: "EmailTemplateRequest" }),
+        response: { 201: resourceAnswer(EmailTemplate) },
       },
     },
     async (request, reply) => {
@@ -124,7 +156,16 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
   const IdParams = Type.Object({ id: Type.String({ maxLength: 20 }) });
   v2.get(
     "/email/templates/:id",
-    { config: resource, schema: { summary: "One email template", tags, params: IdParams } },
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "getEmailTemplate",
+        summary: "One email template",
+        tags,
+        params: IdParams,
+        response: { 200: resourceAnswer(EmailTemplate) },
+      },
+    },
     async (request) => {
       const id = templateId((request.params as { id: string }).id);
       const row = await getEmailTemplate(db, accountOf(request), id);
@@ -136,8 +177,10 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
   v2.put(
     "/email/templates/:id",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "updateEmailTemplate",
+        response: { 200: resourceAnswer(EmailTemplate) },
         summary: "Change an email template",
         tags,
         params: IdParams,
@@ -148,7 +191,7 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
             html: Type.Optional(TemplateFields.html),
             text: TemplateFields.text,
           },
-          { additionalProperties: false },
+          { additionalProperties: false, title: "EmailTemplateChange" },
         ),
       },
     },
@@ -165,7 +208,16 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
 
   v2.delete(
     "/email/templates/:id",
-    { config: resource, schema: { summary: "Delete an email template", tags, params: IdParams } },
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "deleteEmailTemplate",
+        summary: "Delete an email template",
+        tags,
+        params: IdParams,
+        response: { 200: resourceAnswer(EmailTemplateDeletion) },
+      },
+    },
     async (request) => {
       const id = templateId((request.params as { id: string }).id);
       await deleteEmailTemplate(db, accountOf(request), id);
@@ -176,8 +228,10 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): voi
   v2.get(
     "/email/status/:broadcastId",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "getEmailStatus",
+        response: { 200: resourceAnswer(EmailSendStatus) },
         summary: "Every recipient of an email send: status, bounce reason, opens and clicks",
         tags,
         params: Type.Object({ broadcastId: Type.String({ maxLength: 64 }) }),

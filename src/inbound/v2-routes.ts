@@ -5,11 +5,13 @@ import type { FastifyInstance } from "fastify";
 import { APPROVAL_STATUSES } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
 import { pageMeta, pageOf, pathId } from "../app/query-params.js";
+import { PageMeta, pageAnswer, resourceAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import { createKeyword, describeKeyword, getKeyword, listKeywords } from "./keywords.js";
 import { listInbound } from "./messages.js";
+import { InboundMessage, Keyword, KeywordRequest, KeywordWithMessages } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 const KEYWORDS_PER_PAGE = 25;
@@ -40,6 +42,8 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: AppContext): v
     {
       config: resource,
       schema: {
+        operationId: "listKeywords",
+        response: { 200: pageAnswer(Keyword) },
         summary: "Keywords of the account, oldest first, paginated",
         tags: ["inbound"],
         querystring: Type.Object({ ...PageQuery, status: Type.Optional(Type.String({ maxLength: 20 })) }),
@@ -59,8 +63,12 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.get(
     "/keywords/:id",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "getKeyword",
+        response: {
+          200: Type.Object({ status: Type.Literal("success"), data: KeywordWithMessages, meta: PageMeta }),
+        },
         summary: "One keyword with the messages it matched, newest first, paginated",
         tags: ["inbound"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
@@ -90,18 +98,13 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: AppContext): v
   v2.post(
     "/keywords",
     {
-      config: resource,
+      config: { ...resource, errors: [409] },
       schema: {
+        operationId: "createKeyword",
         summary: "Create a keyword (pending operator approval)",
         tags: ["inbound"],
-        body: Type.Object(
-          {
-            key: Type.String({ maxLength: 100 }),
-            response_type: Type.String({ maxLength: 30 }),
-            static_message: Type.Optional(Type.Union([Type.String({ maxLength: 2_000 }), Type.Null()])),
-          },
-          { additionalProperties: false },
-        ),
+        body: KeywordRequest,
+        response: { 201: resourceAnswer(Keyword) },
       },
     },
     async (request, reply) => {
@@ -122,6 +125,8 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: AppContext): v
     {
       config: resource,
       schema: {
+        operationId: "listInboundMessages",
+        response: { 200: pageAnswer(InboundMessage) },
         summary: "SMS received on the account's inbound numbers, newest first, paginated",
         tags: ["inbound"],
         querystring: Type.Object(PageQuery),

@@ -5,7 +5,9 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
+import { requiredInDocument } from "../app/openapi.js";
 import { pageMeta, pageOf, pathId } from "../app/query-params.js";
+import { pageAnswer, resourceAnswer, smsAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -14,7 +16,14 @@ import type { BulkJobRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import type { SmsSendInput } from "./policy.js";
 import { acceptIdempotent } from "./v2-accept.js";
-import { SEND_FIELDS, type SendFields } from "./v2-schemas.js";
+import {
+  BulkAccepted,
+  BulkJob,
+  DeliverySummary,
+  REQUIRED_SEND_FIELDS,
+  SEND_FIELDS,
+  type SendFields,
+} from "./v2-schemas.js";
 
 /** Recipients in one bulk call; a larger campaign is sent in several calls into one job. */
 export const MAX_BULK_RECIPIENTS = 100_000;
@@ -28,16 +37,30 @@ const JOBS_MAX_PER_PAGE = 100;
 const sms = { envelope: "success" } as const;
 const resource = { envelope: "status" } as const;
 
-const BulkBody = Type.Object(
-  {
-    ...SEND_FIELDS,
-    recipients: Type.Optional(Type.Array(Type.String({ maxLength: 20 }), { maxItems: MAX_BULK_RECIPIENTS })),
-    group_id: Type.Optional(Type.Integer({ minimum: 1 })),
-    job_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  },
-  { additionalProperties: false },
+const BulkBody = requiredInDocument(
+  Type.Object(
+    {
+      ...SEND_FIELDS,
+      recipients: Type.Optional(
+        Type.Array(Type.String({ maxLength: 20 }), {
+          maxItems: MAX_BULK_RECIPIENTS,
+          description: "The numbers to send to; or group_id instead.",
+        }),
+      ),
+      group_id: Type.Optional(Type.Integer({ minimum: 1, description: "A contact group to send to; or recipients." })),
+      job_id: Type.Optional(Type.Integer({ minimum: 1, description: "Extend this bulk job instead of starting one." })),
+    },
+    { additionalProperties: false, title: "BulkSendRequest" },
+  ),
+  REQUIRED_SEND_FIELDS,
 );
 type BulkBody = SendFields & { recipients?: string[]; group_id?: number; job_id?: number };
+
+/** A job in the list: its fields and its delivery summary side by side. */
+const BulkJobWithSummary = Type.Object(
+  { ...BulkJob.properties, delivery_summary: DeliverySummary },
+  { title: "BulkJobWithSummary" },
+);
 
 interface Rejection {
   recipient: string;
@@ -108,8 +131,10 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: AppContext): void {
   v2.post(
     "/sms/bulk",
     {
-      config: sms,
+      config: { ...sms, errors: [402, 404, 409, 422] },
       schema: {
+        operationId: "sendBulkSms",
+        response: { 200: smsAnswer(BulkAccepted) },
         summary: `Send one text to many recipients (up to ${MAX_BULK_RECIPIENTS} per call, or a contact group) as a bulk job`,
         tags: ["sms"],
         body: BulkBody,
@@ -217,6 +242,8 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: AppContext): void {
     {
       config: resource,
       schema: {
+        operationId: "listBulkJobs",
+        response: { 200: pageAnswer(BulkJobWithSummary) },
         summary: "Bulk jobs of the account, newest first, paginated",
         tags: ["account"],
         querystring: Type.Object({
@@ -254,8 +281,14 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: AppContext): void {
   v2.get(
     "/bulk-jobs/:id",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "getBulkJob",
+        response: {
+          200: resourceAnswer(
+            Type.Object({ job: BulkJob, delivery_summary: DeliverySummary }, { title: "BulkJobDetail" }),
+          ),
+        },
         summary: "One bulk job with its delivery summary",
         tags: ["account"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),

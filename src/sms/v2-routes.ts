@@ -4,6 +4,8 @@ import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { listSenderIds, walletCredits } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
+import { requiredInDocument } from "../app/openapi.js";
+import { smsAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -14,17 +16,31 @@ import { registerBulkRoutes } from "./bulk-routes.js";
 import type { SmsSendInput } from "./policy.js";
 import { deliveryReport } from "./report-format.js";
 import { acceptIdempotent } from "./v2-accept.js";
-import { SendBody } from "./v2-schemas.js";
+import {
+  Balance,
+  BroadcastReport,
+  DeliveryReport,
+  REQUIRED_SEND_FIELDS,
+  ScheduleCancellation,
+  SendBody,
+  SenderId,
+  SmsAccepted,
+} from "./v2-schemas.js";
 
 const sms = { envelope: "success" } as const;
 /** What the answer promises for delivery: dispatch time plus a typical carrier delay. */
 const TYPICAL_DELIVERY_MS = 5_000;
 
 const { schedule_at: _scheduleAt, ...sendFields } = SendBody.properties;
-const ScheduleBody = Type.Object(
-  { ...sendFields, scheduled_at: Type.Optional(Type.String({ maxLength: 30 })) },
-  { additionalProperties: false },
+const ScheduleBody = requiredInDocument(
+  Type.Object(
+    { ...sendFields, scheduled_at: Type.Optional(Type.String({ maxLength: 30 })) },
+    { additionalProperties: false, title: "SmsScheduleRequest" },
+  ),
+  [...REQUIRED_SEND_FIELDS, "recipient", "scheduled_at"],
 );
+/** What a send can be refused with besides the errors of every call. */
+const SEND_ERRORS = [402, 409, 422];
 
 const GetSendQuery = Type.Object({
   ...Object.fromEntries(
@@ -95,7 +111,16 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
 
   v2.post(
     "/sms/send",
-    { config: sms, schema: { summary: "Send one SMS", tags: ["sms"], body: SendBody } },
+    {
+      config: { ...sms, errors: SEND_ERRORS },
+      schema: {
+        operationId: "sendSms",
+        summary: "Send one SMS",
+        tags: ["sms"],
+        body: SendBody,
+        response: { 200: smsAnswer(SmsAccepted) },
+      },
+    },
     async (request) => {
       const body = (request.body ?? {}) as SendBody;
       return acceptSms(request, "sms/send", body, sendInput(body, body.schedule_at));
@@ -107,11 +132,13 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
     {
       // A HEAD (a link checker, a monitor) must not send.
       exposeHeadRoute: false,
-      config: sms,
+      config: { ...sms, errors: SEND_ERRORS },
       schema: {
+        operationId: "sendSmsByQuery",
         summary: "Send one SMS with query parameters (only when GET access is enabled for the account)",
         tags: ["sms"],
         querystring: GetSendQuery,
+        response: { 200: smsAnswer(SmsAccepted) },
       },
     },
     async (request) => {
@@ -140,11 +167,13 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
   v2.post(
     "/sms/schedule",
     {
-      config: sms,
+      config: { ...sms, errors: SEND_ERRORS },
       schema: {
+        operationId: "scheduleSms",
         summary: "Schedule one SMS (scheduled_at in the account's time zone)",
         tags: ["sms"],
         body: ScheduleBody,
+        response: { 200: smsAnswer(SmsAccepted) },
       },
     },
     async (request) => {
@@ -169,11 +198,13 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
   v2.delete(
     "/sms/schedule/:id",
     {
-      config: sms,
+      config: { ...sms, errors: [404, 409] },
       schema: {
+        operationId: "cancelScheduledSms",
         summary: "Cancel a scheduled SMS (queue id) or every message of a scheduled broadcast or bulk job, with refund",
         tags: ["sms"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: smsAnswer(ScheduleCancellation) },
       },
     },
     async (request) => {
@@ -219,11 +250,14 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
   v2.get(
     "/sms/status/:id",
     {
-      config: sms,
+      config: { ...sms, errors: [404] },
       schema: {
+        operationId: "getSmsStatus",
         summary: "Delivery status by queue id, broadcast id or vendor message id",
         tags: ["sms"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        // One message by its queue or vendor id; every message of a broadcast by its broadcast id.
+        response: { 200: smsAnswer(Type.Union([DeliveryReport, BroadcastReport])) },
       },
     },
     async (request) => {
@@ -244,7 +278,15 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
 
   v2.get(
     "/balance",
-    { config: sms, schema: { summary: "Credit balance: SMS, and every wallet", tags: ["sms"] } },
+    {
+      config: sms,
+      schema: {
+        operationId: "getBalance",
+        summary: "Credit balance: SMS, and every wallet",
+        tags: ["sms"],
+        response: { 200: smsAnswer(Balance) },
+      },
+    },
     async (request) => {
       const principal = request.principal!;
       const wallets = await walletCredits(ctx.store.db, principal.accountId);
@@ -275,8 +317,10 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
     {
       config: sms,
       schema: {
+        operationId: "listSenderIds",
         summary: "Sender IDs of the account",
         tags: ["sms"],
+        response: { 200: smsAnswer(Type.Array(SenderId)) },
         querystring: Type.Object({
           status: Type.Optional(
             Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]),

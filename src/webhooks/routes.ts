@@ -5,6 +5,7 @@ import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
 import { pageMeta, pageOf, pathId } from "../app/query-params.js";
+import { pageAnswer, resourceAnswer } from "../app/v2-answers.js";
 import { GatewayError } from "../core/errors.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../store/schema.js";
 import {
@@ -16,6 +17,7 @@ import {
   redeliverRange,
 } from "./deliveries.js";
 import { changeWebhookUrls, rotateSecretOf, type WebhookUrlChanges, webhookSettingsOf } from "./operations.js";
+import { Redelivery, WebhookDelivery, WebhookSecret, WebhookSettings, WebhookUrlsRequest } from "./schemas.js";
 import { DELIVERY_EVENTS, WEBHOOK_EVENTS } from "./settings.js";
 
 export interface WebhookMount {
@@ -32,7 +34,6 @@ export interface WebhookMount {
 const DELIVERIES_PER_PAGE = 25;
 const DELIVERIES_MAX_PER_PAGE = 100;
 const ISO_DATE_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d(?::\d\d(?:\.\d{1,3})?)?(?:Z|[+-]\d\d:\d\d)$/;
-const Url = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 const Event = Type.Union(WEBHOOK_EVENTS.map((e) => Type.Literal(e)));
 const DeliveryEvent = Type.Union(DELIVERY_EVENTS.map((e) => Type.Literal(e)));
 const resource = { envelope: "status" } as const;
@@ -76,7 +77,16 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
 
   app.get(
     base,
-    { config: resource, schema: { summary: "Webhook URLs per event and the signing secret", tags, ...params } },
+    {
+      config: resource,
+      schema: {
+        operationId: "getWebhooks",
+        summary: "Webhook URLs per event and the signing secret",
+        tags,
+        ...params,
+        response: { 200: resourceAnswer(WebhookSettings) },
+      },
+    },
     async (request) => ok(await webhookSettingsOf(deps, await mount.accountOf(request))),
   );
 
@@ -85,17 +95,12 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
     {
       config: resource,
       schema: {
+        operationId: "setWebhooks",
         summary: "Set (or, with null, remove) webhook URLs; answers the settings with the signing secret",
         tags,
         ...params,
-        body: Type.Object(
-          {
-            delivery_report: Type.Optional(Url),
-            inbound_sms: Type.Optional(Url),
-            inbound_whatsapp: Type.Optional(Url),
-          },
-          { additionalProperties: false },
-        ),
+        body: WebhookUrlsRequest,
+        response: { 200: resourceAnswer(WebhookSettings) },
       },
     },
     async (request) => {
@@ -108,7 +113,13 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
     `${base}/rotate-secret`,
     {
       config: resource,
-      schema: { summary: "New signing secret; the previous one keeps signing for 24 hours", tags, ...params },
+      schema: {
+        operationId: "rotateWebhookSecret",
+        summary: "New signing secret; the previous one keeps signing for 24 hours",
+        tags,
+        ...params,
+        response: { 200: resourceAnswer(WebhookSecret) },
+      },
     },
     async (request) => ok(await rotateSecretOf(deps, await mount.accountOf(request), iso)),
   );
@@ -116,12 +127,17 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
   app.post(
     `${base}/test`,
     {
-      config: resource,
+      config: { ...resource, errors: [409] },
       schema: {
+        operationId: "testWebhook",
         summary: "Queue a sample event to the URL set for it",
         tags,
         ...params,
-        body: Type.Object({ event: Type.Optional(Event) }, { additionalProperties: false }),
+        body: Type.Object(
+          { event: Type.Optional(Event) },
+          { additionalProperties: false, title: "WebhookTestRequest" },
+        ),
+        response: { 202: resourceAnswer(WebhookDelivery) },
       },
       // The body is optional: a POST without one asks for the default event.
       preValidation: async (request) => {
@@ -140,6 +156,8 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
     {
       config: resource,
       schema: {
+        operationId: "listWebhookDeliveries",
+        response: { 200: pageAnswer(WebhookDelivery) },
         summary: "Webhook deliveries, newest first, with every attempt; paginated",
         tags,
         ...params,
@@ -167,8 +185,14 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
   app.post(
     `${base}/deliveries/:id/redeliver`,
     {
-      config: resource,
-      schema: { summary: "Deliver a finished delivery again, with a new webhook-id", tags, params: withId },
+      config: { ...resource, errors: [404, 409] },
+      schema: {
+        operationId: "redeliverWebhook",
+        summary: "Deliver a finished delivery again, with a new webhook-id",
+        tags,
+        params: withId,
+        response: { 202: resourceAnswer(WebhookDelivery) },
+      },
     },
     async (request, reply) => {
       const accountId = await mount.accountOf(request);
@@ -180,8 +204,10 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
   app.post(
     `${base}/deliveries/redeliver`,
     {
-      config: resource,
+      config: { ...resource, errors: [409] },
       schema: {
+        operationId: "redeliverWebhooks",
+        response: { 202: resourceAnswer(Redelivery) },
         summary: "Deliver again the finished deliveries created in a time range",
         tags,
         ...params,
@@ -192,7 +218,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mou
             status: Type.Optional(Type.Union([Type.Literal("failed"), Type.Literal("delivered"), Type.Literal("any")])),
             event: Type.Optional(DeliveryEvent),
           },
-          { additionalProperties: false },
+          { additionalProperties: false, title: "RedeliveryRequest" },
         ),
       },
     },

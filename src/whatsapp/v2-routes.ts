@@ -3,6 +3,7 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
+import { resourceAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { MessageRow } from "../store/schema.js";
@@ -10,6 +11,7 @@ import type { Db } from "../store/store.js";
 import { HEADER_MEDIA_TYPES, MEDIA_TYPES, type WhatsAppSendRequest } from "./send.js";
 import { describeWhatsAppSettings, senderOf, whatsAppSettingsOf } from "./settings.js";
 import { describeTemplate } from "./templates.js";
+import { WhatsAppAccount, WhatsAppMessage, WhatsAppSent, WhatsAppTemplate } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 const tags = ["whatsapp"];
@@ -33,7 +35,7 @@ export const WhatsAppSendBody = Type.Object(
     header_filename: Type.Optional(Type.String({ minLength: 1, maxLength: 240 })),
     header_params: Type.Optional(Type.Array(Value, { maxItems: 1 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: "WhatsAppSendRequest" },
 );
 
 export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: AppContext): void {
@@ -42,11 +44,13 @@ export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: AppContext): 
   v2.post(
     "/whatsapp/send",
     {
-      config: resource,
+      config: { ...resource, errors: [402, 404, 409, 422, 502] },
       schema: {
+        operationId: "sendWhatsApp",
         summary: "Send a WhatsApp template, session text or media message (1 WhatsApp credit)",
         tags,
         body: WhatsAppSendBody,
+        response: { 200: resourceAnswer(WhatsAppSent) },
       },
     },
     async (request) => {
@@ -61,7 +65,15 @@ export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: AppContext): 
 
   v2.get(
     "/whatsapp/templates",
-    { config: resource, schema: { summary: "Approved templates of the connected business account", tags } },
+    {
+      config: { ...resource, errors: [409, 502] },
+      schema: {
+        operationId: "listWhatsAppTemplates",
+        summary: "Approved templates of the connected business account",
+        tags,
+        response: { 200: resourceAnswer(Type.Array(WhatsAppTemplate)) },
+      },
+    },
     async (request) => {
       const settings = await whatsAppSettingsOf(
         ctx.store.db,
@@ -79,8 +91,10 @@ export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: AppContext): 
   v2.get(
     "/whatsapp/status/:id",
     {
-      config: resource,
+      config: { ...resource, errors: [404] },
       schema: {
+        operationId: "getWhatsAppStatus",
+        response: { 200: resourceAnswer(WhatsAppMessage) },
         summary: "Status of a WhatsApp message, by its numeric id or its upstream message id",
         tags,
         params: Type.Object({ id: Type.String({ maxLength: 256 }) }),
@@ -96,7 +110,15 @@ export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: AppContext): 
 
   v2.get(
     "/whatsapp/account",
-    { config: resource, schema: { summary: "The account's WhatsApp settings (never the access token)", tags } },
+    {
+      config: resource,
+      schema: {
+        operationId: "getWhatsAppAccount",
+        summary: "The account's WhatsApp settings (never the access token)",
+        tags,
+        response: { 200: resourceAnswer(WhatsAppAccount) },
+      },
+    },
     async (request) => {
       const settings = await whatsAppSettingsOf(
         ctx.store.db,

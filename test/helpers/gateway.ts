@@ -35,6 +35,7 @@ export async function startTestGateway(
     clock,
     store: db.store,
     logger: createLogger({ logLevel: "silent" }),
+    checkAnswers: true,
   });
   return { db, gateway, url: gateway.url ?? "", clock, config };
 }

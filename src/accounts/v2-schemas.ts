@@ -1,0 +1,105 @@
+// The v2 account resources' answers as schemas: they serialize the answers and show them in the
+// OpenAPI document.
+import { Type } from "@fastify/type-provider-typebox";
+import { Credits, NullableString, Time, Wallets } from "../app/v2-answers.js";
+
+const ApprovalStatus = Type.String({ description: "pending, approved or rejected." });
+
+export const Template = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    content: Type.String({ description: "The text, with {#var#} for each variable part." }),
+    dlt_template_id: NullableString(),
+    entity_id: NullableString(),
+    sender_id: NullableString(),
+    status: ApprovalStatus,
+    notes: NullableString(),
+    created_at: Time,
+    updated_at: Time,
+  },
+  { title: "Template" },
+);
+
+export const TemplateRequest = Type.Object(
+  {
+    name: Type.String({ maxLength: 200 }),
+    content: Type.String({ maxLength: 10_000 }),
+    dlt_template_id: Type.Optional(Type.Union([Type.String({ maxLength: 60 }), Type.Null()])),
+    entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 60 }), Type.Null()])),
+  },
+  { additionalProperties: false, title: "TemplateRequest" },
+);
+
+export const AccountStatus = Type.Object(
+  {
+    credit_balance: Credits,
+    today: Type.Object({
+      total_sent: Type.Integer(),
+      delivered: Type.Integer(),
+      failed: Type.Integer(),
+      credits_used: Credits,
+    }),
+    pending: Type.Object({ templates: Type.Integer(), sender_ids: Type.Integer() }),
+    account_status: Type.String({ description: "active, inactive or blocked." }),
+    server_time: Type.String({ format: "date-time", description: "In the account's time zone, with its offset." }),
+  },
+  { title: "AccountStatus" },
+);
+
+const LedgerEntry = Type.Object(
+  {
+    id: Type.Integer(),
+    wallet: Type.String({ description: "sms, international, whatsapp, email or voice." }),
+    amount: Credits,
+    kind: Type.String({ description: "topup, debit, refund, transfer_in, transfer_out or adjustment." }),
+    note: NullableString(),
+    created_at: Time,
+    balance_after: Credits,
+  },
+  { title: "LedgerEntry" },
+);
+
+export const CreditDetail = Type.Object(
+  {
+    balance: Credits,
+    international_credit: Credits,
+    today_used: Credits,
+    month_used: Credits,
+    flood_current: Type.Integer(),
+    flood_limit: Type.Integer(),
+    recent_credits: Type.Array(LedgerEntry, { description: "The last 10 ledger entries, newest first." }),
+    wallets: Wallets,
+  },
+  { title: "CreditDetail" },
+);
+
+export const CreditDay = Type.Object(
+  { date: Type.String({ format: "date" }), credits_used: Credits, messages: Type.Integer() },
+  { title: "CreditDay" },
+);
+
+export const CreditTransferRequest = Type.Object(
+  {
+    recipient_username: Type.String({ minLength: 1, maxLength: 64 }),
+    amount: Type.Number({ description: "Credits, at most three decimals." }),
+    description: Type.Optional(Type.Union([Type.String({ maxLength: 200 }), Type.Null()])),
+  },
+  { additionalProperties: false, title: "CreditTransferRequest" },
+);
+
+export const CreditTransfer = Type.Object(
+  {
+    transfer_id: Type.String(),
+    recipient_username: Type.String(),
+    amount: Credits,
+    description: NullableString(),
+    balance: Credits,
+  },
+  { title: "CreditTransfer" },
+);
+
+export const SenderIdRequest = Type.Object(
+  { id: Type.Integer(), sender_id: Type.String(), status: ApprovalStatus, note: NullableString(), created_at: Time },
+  { title: "SenderIdRequest" },
+);

@@ -1,0 +1,45 @@
+// The v2 contact answers as schemas: they serialize the answers and show them in the OpenAPI
+// document.
+import { Type } from "@fastify/type-provider-typebox";
+import { NullableString, Time } from "../app/v2-answers.js";
+
+export const ContactGroup = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    description: NullableString(),
+    contacts: Type.Integer({ description: "How many contacts the group has." }),
+    created_at: Time,
+    updated_at: Time,
+  },
+  { title: "ContactGroup" },
+);
+
+export const GroupDeletion = Type.Object(
+  { id: Type.Integer(), name: Type.String(), deleted: Type.Literal(true), contacts_deleted: Type.Integer() },
+  { title: "GroupDeletion" },
+);
+
+export const Contact = Type.Object(
+  { id: Type.Integer(), number: Type.String(), name: NullableString(), created_at: Time },
+  { title: "Contact" },
+);
+
+/** Where an entry was: `line` in a CSV (1 = the first line), `index` in a JSON list (from 0). */
+const Position = {
+  line: Type.Optional(Type.Integer({ description: "CSV upload: the line (1 = the first)." })),
+  index: Type.Optional(Type.Integer({ description: "JSON upload: the index in the list (from 0)." })),
+};
+
+export const ContactImport = Type.Object(
+  {
+    group_id: Type.Integer(),
+    received: Type.Integer(),
+    added: Type.Integer(),
+    duplicates: Type.Integer(),
+    invalid: Type.Integer(),
+    duplicate_entries: Type.Array(Type.Object({ ...Position, number: Type.String() })),
+    invalid_entries: Type.Array(Type.Object({ ...Position, value: Type.String(), reason: Type.String() })),
+  },
+  { title: "ContactImport" },
+);

@@ -1,0 +1,74 @@
+// The webhook answers as schemas (v2 and operator API alike): they serialize the answers and show
+// them in the OpenAPI document.
+import { Type } from "@fastify/type-provider-typebox";
+import { NullableInteger, NullableString, NullableTime, Time } from "../app/v2-answers.js";
+
+const Url = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+
+export const WebhookUrlsRequest = Type.Object(
+  {
+    delivery_report: Type.Optional(Url),
+    inbound_sms: Type.Optional(Url),
+    inbound_whatsapp: Type.Optional(Url),
+  },
+  { additionalProperties: false, title: "WebhookUrlsRequest" },
+);
+
+export const WebhookSettings = Type.Object(
+  {
+    delivery_report: NullableString(),
+    inbound_sms: NullableString(),
+    inbound_whatsapp: NullableString(),
+    secret: NullableString({ description: "The current signing secret (whsec_…)." }),
+  },
+  { title: "WebhookSettings" },
+);
+
+export const WebhookSecret = Type.Object(
+  {
+    secret: Type.String(),
+    previous_valid_until: NullableTime(),
+  },
+  { title: "WebhookSecret" },
+);
+
+const WebhookAttempt = Type.Object(
+  {
+    attempt: Type.Integer(),
+    status_code: NullableInteger(),
+    latency_ms: Type.Integer(),
+    error: NullableString(),
+    at: Time,
+  },
+  { title: "WebhookAttempt" },
+);
+
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.Integer(),
+    webhook_id: Type.String({ description: "The webhook-id header: the same on every attempt." }),
+    event: Type.String({ description: "delivery_report, inbound_sms, inbound_whatsapp or email." }),
+    url: Type.String(),
+    status: Type.String({ description: "pending, delivering, delivered or failed." }),
+    attempts: Type.Integer(),
+    next_attempt_at: NullableTime(),
+    created_at: Time,
+    done_at: NullableTime(),
+    last_status: NullableInteger(),
+    last_error: NullableString(),
+    redelivery_of: NullableInteger(),
+    // The event's own body, whose shape depends on the event.
+    payload: Type.Object({}, { additionalProperties: true, description: "The body sent, as sent." }),
+    attempts_log: Type.Array(WebhookAttempt),
+  },
+  { title: "WebhookDelivery" },
+);
+
+export const Redelivery = Type.Object(
+  {
+    count: Type.Integer(),
+    more: Type.Boolean({ description: "More deliveries matched than one call re-queues (10,000)." }),
+    next_from: NullableString({ description: "Call again with this `from` to re-queue the rest." }),
+  },
+  { title: "Redelivery" },
+);
