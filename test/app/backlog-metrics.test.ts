@@ -49,9 +49,12 @@ describeEachEngine("metrics of what waits", (engine) => {
     });
     expect([transactional.status, promotional.status]).toEqual([200, 200]);
 
+    // Both first attempts throttled: both wait for their retry.
+    const throttled = 'connector="simulator",outcome="retryable"';
+    await sampleUntil(t, "switchboard_connector_results_total", throttled, (n) => n === 2);
+    expect(await sample(t, "switchboard_connector_submit_seconds_count", 'connector="simulator"')).toBeGreaterThan(0);
     await sampleUntil(t, "switchboard_queue_depth", 'channel="sms",lane="0"', (n) => n === 1);
     await sampleUntil(t, "switchboard_queue_depth", 'channel="sms",lane="1"', (n) => n === 1);
-    expect(await sample(t, "switchboard_connector_submit_seconds_count", 'connector="simulator"')).toBeGreaterThan(0);
 
     clock.advance(5_000);
     await sampleUntil(t, "switchboard_queue_depth", 'channel="sms",lane="0"', (n) => n === 0);
