@@ -5,8 +5,10 @@
 //   --family legacy  GET /httpapi/send with username+password on every request, as legacy
 //                    clients do (DLT scrubbing on: the text matches the demo's template)
 //   --tool autocannon|wrk  the load generator (wrk costs the shared cores less)
+//   --numbers N      v2 with autocannon: each request to one of N numbers at random (default
+//                    1: always 9876543210), so the indexes by number see real insert positions
 // Usage: node bench/sms-send.mjs [--family v2|legacy] [--tool autocannon|wrk] [--seconds 30]
-//        [--connections 100] [--database postgres://…]
+//        [--connections 100] [--numbers 1] [--database postgres://…]
 
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     port: { type: "string", default: "18090" },
     family: { type: "string", default: "v2" },
     tool: { type: "string", default: "autocannon" },
+    numbers: { type: "string", default: "1" },
   },
 });
 const db = values.database ? { url: values.database, cleanup: () => undefined } : freshSqliteUrl();
@@ -66,7 +69,12 @@ if (!probe.ok || (values.family === "legacy" && !/^\d+_\d{8}_\d+$/.test(probeTex
 const result =
   values.tool === "wrk"
     ? runWrk(request)
-    : await autocannon({ ...request, connections: Number(values.connections), duration: Number(values.seconds) });
+    : await autocannon({
+        ...request,
+        connections: Number(values.connections),
+        duration: Number(values.seconds),
+        ...(Number(values.numbers) > 1 && values.family === "v2" ? { setupRequest: toRandomNumber } : {}),
+      });
 
 const accepted = result["2xx"];
 const perSecond = accepted / Number(values.seconds);
@@ -111,6 +119,12 @@ console.log(
 server.child.kill("SIGTERM");
 await new Promise((r) => server.child.on("exit", r));
 db.cleanup();
+
+/** The v2 request to one of --numbers numbers, drawn at random (ending in 7: no simulator magic). */
+function toRandomNumber(req) {
+  const number = 9_000_000_007 + 10 * Math.floor(Math.random() * Number(values.numbers));
+  return { ...req, body: JSON.stringify({ sender_id: "SWBRD", recipient: String(number), message: text }) };
+}
 
 /** wrk (C, one thread) leaves the gateway more of the two cores than autocannon does. */
 function runWrk(request) {

@@ -40,3 +40,20 @@ export function localDay(date: Date, zone: string): string {
 export function isoWithOffset(date: Date, zone: string): string {
   return DateTime.fromJSDate(date, { zone }).toISO({ suppressMilliseconds: true }) ?? date.toISOString();
 }
+
+const INSTANT =
+  /^\d{4}-\d{2}-\d{2}(?:[T ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * An instant written in ISO 8601 (`2026-11-22T08:30:00Z`, `…+05:30`), or without a zone in
+ * `zone` (`2026-11-22 14:00`, `2026-11-22T14:00:00`); a bare date is the start of that day in
+ * `zone`, or with `endOfDay` the start of the next (so a range `to` a date includes the day).
+ * Undefined when it is not a real time.
+ */
+export function parseInstant(text: string, zone: string, endOfDay = false): Date | undefined {
+  const trimmed = text.trim();
+  if (!INSTANT.test(trimmed)) return undefined;
+  const parsed = DateTime.fromISO(trimmed.replace(" ", "T"), { zone });
+  if (!parsed.isValid) return undefined;
+  return (trimmed.length === 10 && endOfDay ? parsed.plus({ days: 1 }) : parsed).toJSDate();
+}

@@ -1,5 +1,6 @@
 export * from "./accept.js";
 export * from "./jobs.js";
+export * from "./listing.js";
 export * from "./lookup.js";
 export * from "./sequence.js";
 export * from "./transitions.js";

@@ -9,12 +9,14 @@ export function deliveryReport(row: MessageRow) {
   // A delivered message may still hold the error of an attempt that was retried; only an
   // unsuccessful final state carries an error.
   const unsuccessful = row.status === "failed" || row.status === "cancelled";
+  // WhatsApp records delivery in its own column (a read message was delivered too).
+  const deliveredAt = row.delivered_at ?? (row.status === "delivered" ? row.done_at : null);
   return {
     message_id: row.id,
     broadcast_id: row.broadcast_id,
     mobile: row.recipient,
     status: publicStatus(row.status),
-    delivery_time: row.status === "delivered" && row.done_at !== null ? isoUtc(new Date(row.done_at)) : null,
+    delivery_time: deliveredAt === null ? null : isoUtc(new Date(deliveredAt)),
     sent_time: row.submitted_at !== null ? isoUtc(new Date(row.submitted_at)) : null,
     sender_id: row.sender,
     credit: fromMilli(row.credits),
@@ -23,6 +25,9 @@ export function deliveryReport(row: MessageRow) {
     encoding: row.encoding,
     vendor_message_id: row.upstream_id,
     created_at: isoUtc(new Date(row.created_at)),
+    channel: row.channel,
+    // The text sent (an email's subject).
+    message: row.body,
     ...(row.status === "scheduled" ? { scheduled_at: isoUtc(new Date(row.due_at)) } : {}),
     // A voice call: its progress (ringing, in-progress), duration and units.
     ...(row.channel === "voice" ? { call: callReport(row) } : {}),

@@ -98,6 +98,8 @@ export const DeliveryReport = Type.Object(
     encoding: NullableString(),
     vendor_message_id: NullableString({ description: "The carrier's id of the message." }),
     created_at: Time,
+    channel: Type.String({ description: "sms, voice, email or whatsapp." }),
+    message: Type.String({ description: "The text sent (an email's subject)." }),
     scheduled_at: Type.Optional(Time),
     call: Type.Optional(CallReport),
     error: Type.Optional(
@@ -106,6 +108,19 @@ export const DeliveryReport = Type.Object(
   },
   { title: "DeliveryReport" },
 );
+
+/** A page of GET /api/v2/messages: rows as the status call answers them, and where to go on. */
+export const MessagePage = Type.Object({
+  status: Type.Literal("success"),
+  data: Type.Array(DeliveryReport),
+  meta: Type.Object(
+    {
+      limit: Type.Integer({ minimum: 1 }),
+      next_cursor: NullableString({ description: "Pass it as cursor for the next page; null on the last one." }),
+    },
+    { title: "CursorMeta" },
+  ),
+});
 
 export const BroadcastReport = Type.Object(
   { broadcast_id: Type.String(), total: Type.Integer(), messages: Type.Array(DeliveryReport) },

@@ -108,6 +108,17 @@ export const TEMPLATES: GraphTemplate[] = [
   },
 ];
 
+/** Turns WhatsApp on for an account, on the simulated upstream, with a business number of its own. */
+export async function connectSimulatedWhatsApp(t: TestGateway, accountId: number): Promise<void> {
+  await updateWhatsAppSettings(t.db.store.db, t.clock, accountId, {
+    enabled: true,
+    phone_number_id: String(300_000_000_000 + accountId),
+    display_phone_number: "15550001234",
+    waba_id: "300000000001",
+    access_token: "simulated",
+  });
+}
+
 export interface WhatsAppWorld {
   t: TestGateway;
   fake: FakeGraph;

@@ -6,23 +6,16 @@ import { holdCredits, tryDebitWallet } from "../../src/accounts/index.js";
 import { bootstrapIfEmpty } from "../../src/app/bootstrap.js";
 import { newQueueId } from "../../src/core/ids.js";
 import { DEMO_WHATSAPP } from "../../src/whatsapp/index.js";
-import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
 import { releaseStaleSends } from "../../src/whatsapp/upkeep.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { messageRow } from "../helpers/message-row.js";
 import { until } from "../webhooks/receiver.js";
-import { expectError, whatsappWallet } from "./helpers.js";
+import { connectSimulatedWhatsApp, expectError, whatsappWallet } from "./helpers.js";
 
 async function simulatedAccount(t: TestGateway, credits = 10) {
   const account = await buildAccount(t, { credits: { whatsapp: credits }, sender: null });
-  await updateWhatsAppSettings(t.db.store.db, t.clock, account.id, {
-    enabled: true,
-    phone_number_id: String(300_000_000_000 + account.id),
-    display_phone_number: "15550001234",
-    waba_id: "300000000001",
-    access_token: "simulated",
-  });
+  await connectSimulatedWhatsApp(t, account.id);
   const v2 = (method: string, path: string, json?: unknown) =>
     call(t, method, `/api/v2${path}`, {
       headers: { authorization: `Bearer ${account.apiKey}` },

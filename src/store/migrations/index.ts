@@ -15,6 +15,7 @@ import { messagePartsAge } from "./0011_message_parts_age.js";
 import { usernamesCaseInsensitive } from "./0012_usernames_case_insensitive.js";
 import { loginLocks } from "./0013_login_locks.js";
 import { defaultDltEntity } from "./0014_default_dlt_entity.js";
+import { messageListing } from "./0015_message_listing.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -34,6 +35,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0012_usernames_case_insensitive": usernamesCaseInsensitive(engine),
         "0013_login_locks": loginLocks(engine),
         "0014_default_dlt_entity": defaultDltEntity(engine),
+        "0015_message_listing": messageListing(engine),
       };
     },
   };

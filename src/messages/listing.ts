@@ -1,0 +1,138 @@
+// An account's messages of every channel, newest first, a page at a time (GET /api/v2/messages).
+// A page continues from the (created_at, id) of the last row of the one before, so a message
+// accepted meanwhile (it sorts before that position) never shifts a later page: no row is
+// repeated or skipped. Every access path is a range of an index ending in (created_at, id)
+// (migration 0015): by account, dates included, or by broadcast (a bulk job's messages share
+// one); a queue or vendor id finds one row. Number, channel and status are checked on the rows
+// read, at most SCAN_BUDGET of them per page: a filter that matches rarely answers a short page
+// (even an empty one) with a position to continue from, instead of reading the whole account.
+import { normalizeIndianMobile } from "../core/indian-mobile.js";
+import type { MessageRow, MessageStatus } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+
+/** Rows read at most for one page when number, channel or status filters leave some out. */
+export const SCAN_BUDGET = 10_000;
+
+export interface MessageFilter {
+  channels?: readonly string[];
+  statuses?: readonly MessageStatus[];
+  /** The stored forms of one number or address (recipientForms). */
+  recipients?: readonly string[];
+  broadcastId?: string;
+  jobId?: number;
+  queueId?: string;
+  upstreamId?: string;
+  /** Epoch ms, inclusive. */
+  from?: number;
+  /** Epoch ms, exclusive. */
+  to?: number;
+}
+
+/** Where a page ends: the next page holds the messages strictly after it (older). */
+export interface ListPosition {
+  createdAt: number;
+  id: string;
+}
+
+export interface MessagePage {
+  rows: MessageRow[];
+  /** null: nothing after this page. */
+  next: ListPosition | null;
+}
+
+/**
+ * The stored forms of a number or address as a client may write it: an Indian mobile is kept as
+ * its 10 digits (SMS, voice) and with 91 (WhatsApp); another number as digits with its country
+ * code (SMS, WhatsApp) or in E.164 with + (voice); an email address with its domain in lower case.
+ */
+export function recipientForms(raw: string): string[] {
+  const text = raw.trim();
+  const at = text.lastIndexOf("@");
+  if (at > 0) return [...new Set([text, text.slice(0, at) + text.slice(at).toLowerCase()])];
+  const mobile = normalizeIndianMobile(text);
+  if (mobile) return [mobile, `91${mobile}`];
+  const digits = text.replace(/[\s().-]/g, "").replace(/^(\+|00)/, "");
+  return /^\d{3,20}$/.test(digits) ? [digits, `+${digits}`] : [text];
+}
+
+export async function listMessages(
+  db: Db,
+  accountId: number,
+  filter: MessageFilter,
+  limit: number,
+  after?: ListPosition,
+): Promise<MessagePage> {
+  let broadcastId = filter.broadcastId;
+  if (filter.jobId !== undefined) {
+    // A bulk job's messages all carry its batch id: the broadcast index finds them.
+    const job = await db
+      .selectFrom("bulk_jobs")
+      .select("batch_id")
+      .where("id", "=", filter.jobId)
+      .where("account_id", "=", accountId)
+      .executeTakeFirst();
+    if (!job || (broadcastId !== undefined && broadcastId !== job.batch_id)) return { rows: [], next: null };
+    broadcastId = job.batch_id;
+  }
+  let scan = db.selectFrom("messages").where("account_id", "=", accountId);
+  if (filter.queueId !== undefined) scan = scan.where("id", "=", filter.queueId);
+  if (filter.upstreamId !== undefined) scan = scan.where("upstream_id", "=", filter.upstreamId);
+  if (broadcastId !== undefined) scan = scan.where("broadcast_id", "=", broadcastId);
+  if (filter.jobId !== undefined) scan = scan.where("job_id", "=", filter.jobId);
+  if (filter.from !== undefined) scan = scan.where("created_at", ">=", filter.from);
+  if (filter.to !== undefined) scan = scan.where("created_at", "<", filter.to);
+  if (after) {
+    scan = scan
+      .where("created_at", "<=", after.createdAt)
+      .where((eb) => eb.or([eb("created_at", "<", after.createdAt), eb("id", "<", after.id)]));
+  }
+  scan = scan.orderBy("created_at", "desc").orderBy("id", "desc");
+
+  const { recipients, channels, statuses } = filter;
+  if (!recipients && !channels && !statuses) {
+    const rows = await scan
+      .selectAll()
+      .limit(limit + 1)
+      .execute();
+    return pageOf(rows, limit, null);
+  }
+  const read = scan.select(["id", "created_at", "recipient", "channel", "status"]).limit(SCAN_BUDGET);
+  let matching = db.selectFrom(read.as("s")).innerJoin("messages as m", "m.id", "s.id").selectAll("m");
+  if (recipients) matching = matching.where("s.recipient", "in", [...recipients]);
+  if (channels) matching = matching.where("s.channel", "in", [...channels]);
+  if (statuses) matching = matching.where("s.status", "in", [...statuses]);
+  const rows = await matching
+    .orderBy("s.created_at", "desc")
+    .orderBy("s.id", "desc")
+    .limit(limit + 1)
+    .execute();
+  if (rows.length > limit) return pageOf(rows, limit, null);
+  // A short page: did the read stop at its budget? Then the next page starts after its last row.
+  const last = await scan
+    .select(["id", "created_at"])
+    .offset(SCAN_BUDGET - 1)
+    .limit(1)
+    .executeTakeFirst();
+  return pageOf(rows, limit, last ? { createdAt: Number(last.created_at), id: last.id } : null);
+}
+
+function pageOf(rows: MessageRow[], limit: number, budgetEnd: ListPosition | null): MessagePage {
+  if (rows.length > limit) {
+    const page = rows.slice(0, limit);
+    const end = page[page.length - 1]!;
+    return { rows: page, next: { createdAt: Number(end.created_at), id: end.id } };
+  }
+  return { rows, next: budgetEnd };
+}
+
+/** The opaque cursor of a position (versioned, so its form can change without breaking old ones). */
+export function encodeCursor(position: ListPosition): string {
+  return Buffer.from(`1:${position.createdAt}:${position.id}`, "utf8").toString("base64url");
+}
+
+/** The position a cursor names, or undefined when it is not one of ours. */
+export function decodeCursor(cursor: string): ListPosition | undefined {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return undefined;
+  const match = /^1:(\d{1,15}):([A-Za-z0-9_-]{1,64})$/.exec(Buffer.from(cursor, "base64url").toString("utf8"));
+  return match ? { createdAt: Number(match[1]), id: match[2]! } : undefined;
+}

@@ -1,0 +1,156 @@
+// GET /api/v2/messages: the account's messages of every channel, newest first, with filters
+// and a cursor. The adapter reads and checks the query (a bad filter is a 400 naming it) and
+// renders each row as the status call does; the query itself is messages/listing.ts.
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { queryInt } from "../app/query-params.js";
+import { GatewayError } from "../core/errors.js";
+import { BROADCAST_ID, isQueueId } from "../core/ids.js";
+import { parseInstant } from "../core/time.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  type ListPosition,
+  listMessages,
+  type MessageFilter,
+  recipientForms,
+} from "../messages/index.js";
+import type { MessageStatus } from "../store/schema.js";
+import { deliveryReport } from "./report-format.js";
+import { MessagePage } from "./v2-schemas.js";
+
+export const LIST_LIMIT_DEFAULT = 50;
+export const LIST_LIMIT_MAX = 500;
+
+const CHANNELS = ["sms", "voice", "email", "whatsapp"];
+/** Public statuses and the stored ones each stands for (`queued` includes a claimed `dispatching`). */
+const STATUSES: Record<string, MessageStatus[]> = {
+  scheduled: ["scheduled"],
+  queued: ["queued", "dispatching"],
+  submitted: ["submitted"],
+  delivered: ["delivered"],
+  failed: ["failed"],
+  cancelled: ["cancelled"],
+  sending: ["sending"],
+  sent: ["sent"],
+  read: ["read"],
+};
+
+const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+const ListQuery = Type.Object(
+  {
+    channel: text(100),
+    status: text(200),
+    recipient: text(320),
+    from: text(40),
+    to: text(40),
+    broadcast_id: text(100),
+    job_id: text(20),
+    id: text(100),
+    limit: text(10),
+    cursor: text(200),
+  },
+  { additionalProperties: false },
+);
+type ListQuery = { [K in keyof typeof ListQuery.properties]?: string };
+
+function invalid(field: string, message: string): GatewayError {
+  return new GatewayError("invalid_request", message, { field });
+}
+
+/** A comma-separated list whose every item is one of `allowed`. */
+function oneOf(value: string, field: string, allowed: readonly string[]): string[] {
+  const items = value
+    .split(",")
+    .map((item) => item.trim().toLowerCase())
+    .filter((item) => item !== "");
+  const unknown = items.filter((item) => !allowed.includes(item));
+  if (items.length === 0 || unknown.length > 0) {
+    throw invalid(field, `Query parameter "${field}" takes ${allowed.join(", ")}, comma-separated (got "${value}").`);
+  }
+  return items;
+}
+
+/** Reads the filters; absent and empty parameters filter nothing. */
+export function listFilter(query: ListQuery, timeZone: string): MessageFilter {
+  const given = (name: keyof ListQuery) => {
+    const value = query[name]?.trim();
+    if (value?.includes("\u0000")) throw invalid(name, `Query parameter "${name}" holds a NUL character.`);
+    return value ? value : undefined;
+  };
+  const filter: MessageFilter = {};
+  const channel = given("channel");
+  if (channel) filter.channels = oneOf(channel, "channel", CHANNELS);
+  const status = given("status");
+  if (status) filter.statuses = oneOf(status, "status", Object.keys(STATUSES)).flatMap((s) => STATUSES[s]!);
+  const recipient = given("recipient");
+  if (recipient) filter.recipients = recipientForms(recipient);
+  const broadcastId = given("broadcast_id");
+  if (broadcastId) filter.broadcastId = broadcastId;
+  if (given("job_id")) filter.jobId = queryInt(given("job_id"), "job_id", 0, 1, 999_999_999_999);
+  const id = given("id");
+  if (id) {
+    // As the status call reads its id: a queue id, a broadcast id, else the carrier's id.
+    if (isQueueId(id)) filter.queueId = `q${id.slice(1).toUpperCase()}`;
+    else if (BROADCAST_ID.test(id)) {
+      if (filter.broadcastId !== undefined && filter.broadcastId !== id) {
+        throw invalid("id", `"id" names the broadcast ${id} and "broadcast_id" another one.`);
+      }
+      filter.broadcastId = id;
+    } else filter.upstreamId = id;
+  }
+  for (const name of ["from", "to"] as const) {
+    const value = given(name);
+    if (!value) continue;
+    const at = parseInstant(value, timeZone, name === "to");
+    if (!at) {
+      throw invalid(
+        name,
+        `Query parameter "${name}" must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (your account's time zone) or 2026-11-22T08:30:00Z (got "${value}").`,
+      );
+    }
+    filter[name] = at.getTime();
+  }
+  if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
+    throw invalid("to", `"to" must be after "from".`);
+  }
+  return filter;
+}
+
+export function registerMessageListRoute(v2: FastifyInstance, ctx: AppContext): void {
+  v2.get(
+    "/messages",
+    {
+      config: { envelope: "status" },
+      schema: {
+        operationId: "listMessages",
+        summary: "The account's messages of every channel, newest first, with filters and a cursor",
+        tags: ["messages"],
+        querystring: ListQuery,
+        response: { 200: MessagePage },
+      },
+    },
+    async (request) => {
+      const query = request.query as ListQuery;
+      const principal = request.principal!;
+      const filter = listFilter(query, principal.timeZone);
+      const limit = queryInt(query.limit, "limit", LIST_LIMIT_DEFAULT, 1, LIST_LIMIT_MAX);
+      let after: ListPosition | undefined;
+      if (query.cursor) {
+        after = decodeCursor(query.cursor);
+        if (!after)
+          throw invalid(
+            "cursor",
+            'Query parameter "cursor" is not a cursor this list gave (use next_cursor as it is).',
+          );
+      }
+      const page = await listMessages(ctx.store.db, principal.accountId, filter, limit, after);
+      return {
+        status: "success",
+        data: page.rows.map(deliveryReport),
+        meta: { limit, next_cursor: page.next ? encodeCursor(page.next) : null },
+      };
+    },
+  );
+}
