@@ -1,7 +1,7 @@
 // Starts and stops a gateway process in one or more roles: `api` (HTTP) and `worker`
 // (dispatcher, scheduler, webhook sender). `start` is both, in one process.
 import { sql } from "kysely";
-import pino, { type Logger } from "pino";
+import pino, { type DestinationStream, type Logger } from "pino";
 import { Authenticator } from "../auth/index.js";
 import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/rate-limits.js";
 import { applyCarriersFile } from "../carriers/config-file.js";
@@ -51,8 +51,10 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, "logLevel">): Logger {
-  return pino({ level: config.logLevel, base: { service: "switchboard" } });
+/** The process's logger; `stream` replaces standard output (tests read the lines). */
+export function createLogger(config: Pick<Config, "logLevel">, stream?: DestinationStream): Logger {
+  const options = { level: config.logLevel, base: { service: "switchboard" } };
+  return stream ? pino(options, stream) : pino(options);
 }
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {

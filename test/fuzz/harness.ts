@@ -1,0 +1,390 @@
+// The fuzz suite's gateway and checks (issue 22). Each file starts one real gateway (api role:
+// nothing changes behind a request's back, so a refusal can be checked for writes), sends
+// generated requests over one keep-alive connection (a refusal that leaves the body unread
+// hangs the next case), and checks after every case:
+// - no 5xx;
+// - the family's own error dialect (legacy: HTTP 200 and a negative code as plain text; v2:
+//   the JSON envelope with `error.code`);
+// - a refusal wrote nothing: the account's balances, ledger, messages and other rows unchanged;
+// - no credential in any log line the gateway wrote.
+// FUZZ_RUNS sets the cases per property (default 200); FUZZ_SEED replays a failure, whose seed
+// and path fast-check prints.
+//
+// bench/fuzz/run.mjs runs the same properties against a gateway process it started: with
+// FUZZ_SERVER_URL and FUZZ_DATABASE_URL set, the cases go to that server (SQLite only), an
+// answer over FUZZ_ANSWER_MS fails the case, the secrets to look for in the server's log are
+// appended to FUZZ_SECRETS_FILE and each property's counts to FUZZ_COUNTS_FILE.
+import fs from "node:fs";
+import { Writable } from "node:stream";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { loadConfig } from "../../src/app/config.js";
+import { createLogger, type Gateway, startGateway } from "../../src/app/gateway.js";
+import { systemClock } from "../../src/core/clock.js";
+import type { Engine } from "../../src/store/engine.js";
+import { openStore } from "../../src/store/store.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { buildAccount, type TestAccount, type TestGateway, testConfig } from "../helpers/gateway.js";
+import { RawConnection as Connection, type RawConnection, type RawResponse } from "../helpers/raw-http.js";
+
+export interface FuzzGateway extends TestGateway {
+  /** Every line the gateway logged, as written. */
+  logs: string[];
+  /** An account with credits in every wallet, the sender SWBRD and the email domain shop.example.com. */
+  account: TestAccount;
+  /** Strings that must never reach a log line. */
+  secrets: string[];
+}
+
+export function fuzzParameters<T>(): fc.Parameters<T> {
+  const seed = process.env.FUZZ_SEED;
+  return {
+    numRuns: Number(process.env.FUZZ_RUNS ?? 200),
+    ...(seed ? { seed: Number(seed) } : {}),
+    // A failing case is shrunk for at most this long: the report (seed, path, case) comes first.
+    interruptAfterTimeLimit: 120_000,
+    markInterruptAsFailure: false,
+  };
+}
+
+/** A property's time-out: a long run (FUZZ_RUNS=5000) needs more than the suite's 30 s. */
+export function fuzzTimeout(): number {
+  return Math.max(60_000, Number(process.env.FUZZ_RUNS ?? 200) * 60);
+}
+
+const external = process.env.FUZZ_SERVER_URL;
+
+/** describeEachEngine, or one suite against the external server of bench/fuzz. */
+export function describeFuzz(title: string, body: (engine: Engine) => void): void {
+  if (external) describe(`${title} [${external}]`, () => body("sqlite"));
+  else describeEachEngine(title, body);
+}
+
+/** The gateway process bench/fuzz started, and its database opened beside it. */
+async function externalGateway(): Promise<FuzzGateway> {
+  const config = loadConfig({ DATABASE_URL: process.env.FUZZ_DATABASE_URL ?? "", LOG_LEVEL: "silent" });
+  if (config.database.engine !== "sqlite") throw new Error("FUZZ_DATABASE_URL must be the server's sqlite: URL");
+  const target = config.database;
+  const store = await openStore(target, { sqliteSynchronous: "NORMAL" });
+  const db: TestDatabase = { engine: "sqlite", store, target, url: `sqlite:${target.file}`, drop: () => store.close() };
+  const base: TestGateway = {
+    db,
+    gateway: undefined as unknown as Gateway,
+    url: external ?? "",
+    clock: systemClock,
+    config,
+  };
+  const account = await fundedAccount(base);
+  fs.appendFileSync(process.env.FUZZ_SECRETS_FILE ?? "/dev/null", `${account.password}\n${account.apiKey}\n`);
+  return { ...base, logs: [], account, secrets: [account.password, account.apiKey] };
+}
+
+function fundedAccount(t: TestGateway): Promise<TestAccount> {
+  return buildAccount(t, {
+    credits: { sms: 1_000_000, international: 1_000, whatsapp: 1_000, email: 1_000_000, voice: 100_000 },
+  });
+}
+
+export function useFuzzGateway(engine: Engine, env: Record<string, string> = {}): () => FuzzGateway {
+  let current: FuzzGateway | undefined;
+  let gateway: Gateway | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    if (external) {
+      current = await externalGateway();
+      drop = () => current!.db.drop();
+      return;
+    }
+    const db = await createTestDatabase(engine);
+    drop = () => db.drop();
+    const logs: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    });
+    const config = testConfig(db, { SIMULATOR_FAILURE_RATE: "0", LEGACY_THROTTLE_PER_SECOND: "0", ...env });
+    gateway = await startGateway({
+      config,
+      roles: ["api"],
+      clock: systemClock,
+      store: db.store,
+      logger: createLogger({ logLevel: "info" }, sink),
+    });
+    const base: TestGateway = { db, gateway, url: gateway.url ?? "", clock: systemClock, config };
+    const account = await fundedAccount(base);
+    current = { ...base, logs, account, secrets: [account.password, account.apiKey] };
+  });
+  afterAll(async () => {
+    await gateway?.stop();
+    await drop?.();
+  });
+  return () => {
+    if (!current) throw new Error("the fuzz gateway is not running");
+    return current;
+  };
+}
+
+/** Row counts and balances of an account: equal before and after a refused request. */
+export async function accountState(t: TestGateway, accountId: number): Promise<Record<string, number>> {
+  const db = t.db.store.db;
+  const count = async (table: "messages" | "ledger_entries" | "contact_groups" | "email_templates") => {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("account_id", "=", accountId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
+  const wallets = await db
+    .selectFrom("wallets")
+    .select(["wallet", "balance", "held"])
+    .where("account_id", "=", accountId)
+    .execute();
+  const contacts = await db
+    .selectFrom("contacts")
+    .innerJoin("contact_groups", "contact_groups.id", "contacts.group_id")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("contact_groups.account_id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return {
+    messages: await count("messages"),
+    ledger: await count("ledger_entries"),
+    groups: await count("contact_groups"),
+    email_templates: await count("email_templates"),
+    contacts: Number(contacts.n),
+    ...Object.fromEntries(
+      wallets.flatMap((w) => [
+        [`${w.wallet}`, Number(w.balance)],
+        [`${w.wallet}_held`, Number(w.held)],
+      ]),
+    ),
+  };
+}
+
+/** One keep-alive connection for a property's cases, opened again only when the server closed it. */
+const ANSWER_MS = Number(process.env.FUZZ_ANSWER_MS ?? 10_000);
+
+export class FuzzClient {
+  private connection: RawConnection | undefined;
+  /** The slowest answer so far, in ms. */
+  slowestMs = 0;
+
+  constructor(private readonly t: TestGateway) {}
+
+  async send(
+    method: string,
+    path: string,
+    options: { headers?: Record<string, string>; body?: Buffer | string } = {},
+  ): Promise<RawResponse> {
+    if (!this.connection || this.connection.isClosed) this.connection = await Connection.open(this.t.url);
+    // A generous bound for one answer on a loaded 2-core machine (a hung connection takes
+    // ~66 s); bench/fuzz's watchdog sets 1 s.
+    const started = performance.now();
+    const answer = await this.connection.request(method, path, { ...options, timeoutMs: ANSWER_MS });
+    this.slowestMs = Math.max(this.slowestMs, performance.now() - started);
+    if (answer.headers.connection === "close") this.close();
+    return answer;
+  }
+
+  close(): void {
+    this.connection?.close();
+    this.connection = undefined;
+  }
+}
+
+export type Dialect = "legacy" | "v2" | "email" | "voice";
+
+/** True when the answer is a refusal, after checking it is one in the family's dialect (or a success). */
+export function checkAnswer(dialect: Dialect, answer: RawResponse): boolean {
+  expect(answer.status, answer.body).toBeLessThan(500);
+  if (dialect === "v2") {
+    expect(answer.headers["content-type"], answer.body).toMatch(/^application\/json/);
+    const body = JSON.parse(answer.body);
+    if (answer.status < 400) return false;
+    expect(body.success === false || body.status === "error", answer.body).toBe(true);
+    expect(typeof body.error?.code, answer.body).toBe("string");
+    expect(typeof body.message, answer.body).toBe("string");
+    return true;
+  }
+  // Legacy, XML, email and voice: plain text, a negative code for every refusal.
+  expect(answer.headers["content-type"], answer.body).toMatch(/^text\/plain/);
+  if (/^-\d+$/.test(answer.body)) {
+    expect([200, 429], answer.body).toContain(answer.status);
+    return true;
+  }
+  expect(answer.status, answer.body).toBe(200);
+  return false;
+}
+
+/** How a property's cases were answered: a generator that never reaches one side tests little. */
+export class Outcomes {
+  accepted = 0;
+  refused = 0;
+
+  /** `family` names the property in bench/fuzz's figures. */
+  constructor(readonly family: string) {}
+
+  record(refused: boolean): void {
+    if (refused) this.refused += 1;
+    else this.accepted += 1;
+  }
+
+  /** Checks both sides were reached, and hands the counts to bench/fuzz when it runs. */
+  expectBoth(client: FuzzClient): void {
+    expect(this.refused, "no case was refused").toBeGreaterThan(0);
+    expect(this.accepted, "no case was accepted").toBeGreaterThan(0);
+    const file = process.env.FUZZ_COUNTS_FILE;
+    if (file) {
+      const figures = {
+        family: this.family,
+        accepted: this.accepted,
+        refused: this.refused,
+        slowestMs: client.slowestMs,
+      };
+      fs.appendFileSync(file, `${JSON.stringify(figures)}\n`);
+    }
+  }
+}
+
+/** Sends one case, checks its answer, and for a refusal that nothing was written. */
+export async function sendCase(
+  t: FuzzGateway,
+  client: FuzzClient,
+  dialect: Dialect,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: Buffer | string; outcomes?: Outcomes } = {},
+): Promise<RawResponse> {
+  const before = await accountState(t, t.account.id);
+  const answer = await client.send(method, path, options);
+  const refused = checkAnswer(dialect, answer);
+  options.outcomes?.record(refused);
+  if (refused) expect(await accountState(t, t.account.id), `${method} ${path} → ${answer.body}`).toEqual(before);
+  return answer;
+}
+
+/** No log line carries a secret of the fuzz account (the redaction of issue 22's point 1). */
+export function expectNoSecretInLogs(t: FuzzGateway): void {
+  for (const line of t.logs) {
+    for (const secret of t.secrets) expect(line.includes(secret), `a log line carries a secret: ${line}`).toBe(false);
+  }
+}
+
+/** Values that broke parsers before, or might: prototype names, control characters, encodings, sizes. */
+export const NASTY_STRINGS = [
+  "",
+  " ",
+  "constructor",
+  "__proto__",
+  "toString",
+  "hasOwnProperty",
+  "{{constructor}}",
+  "{{{__proto__}}}",
+  "{#var#}",
+  "{{1}}",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the carriers file's ${NAME} syntax, meant literally
+  "${constructor}",
+  "\u0000",
+  "a\r\nBcc: x@evil.example",
+  "\u2028",
+  "%",
+  "%00",
+  "%zz",
+  "-1",
+  "0",
+  "1e309",
+  "NaN",
+  "Infinity",
+  "9876543210",
+  "+919876543210",
+  "09876543210",
+  "null",
+  "[]",
+  "{}",
+  "true",
+  "😀",
+  "\uD800",
+  "&#0;",
+  "&amp;",
+  "<![CDATA[",
+  "' OR 1=1 --",
+  "../../etc/passwd",
+  "x".repeat(5_000),
+  "9".repeat(400),
+];
+
+/** A field value: often one of the nasty strings, otherwise any text (full Unicode, lone surrogates included). */
+export const fieldValue = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS) },
+  { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.string({ unit: "grapheme-ascii", maxLength: 200 }) },
+);
+
+/** A valid value or a mutated one: `valid` kept, changed by a nasty value, cut, or doubled. */
+export function mutated(valid: string): fc.Arbitrary<string> {
+  return fc.oneof(
+    { weight: 3, arbitrary: fc.constant(valid) },
+    { weight: 2, arbitrary: fieldValue },
+    { weight: 1, arbitrary: fc.nat({ max: valid.length }).map((cut) => valid.slice(0, cut)) },
+    { weight: 1, arbitrary: fieldValue.map((extra) => `${valid}${extra}`) },
+  );
+}
+
+/**
+ * The given fields with up to three of them changed (dropped, replaced by a nasty value, cut or
+ * extended) and up to three unknown fields added: most cases stay close enough to a valid call
+ * to reach the checks behind the first one.
+ */
+export function paramsOf(valid: Record<string, string>): fc.Arbitrary<Record<string, string>> {
+  const keys = Object.keys(valid);
+  const change = (value: string) =>
+    fc.oneof(
+      { weight: 1, arbitrary: fc.constant(undefined) },
+      { weight: 3, arbitrary: mutated(value).filter((v) => v !== value) },
+    );
+  const changes = fc.record(
+    Object.fromEntries(keys.map((key) => [key, change(valid[key] as string)])) as Record<
+      string,
+      fc.Arbitrary<string | undefined>
+    >,
+  );
+  const unknown = fc.dictionary(fc.constantFrom(...NASTY_STRINGS.slice(0, 12), "x", "a[b]", "a.b"), fieldValue, {
+    maxKeys: 3,
+  });
+  return fc
+    .tuple(fc.shuffledSubarray(keys, { maxLength: Math.min(3, keys.length) }), changes, unknown)
+    .map(([chosen, changed, extra]) => {
+      const out: Record<string, string> = { ...extra, ...valid };
+      for (const key of chosen) {
+        const value = changed[key];
+        if (value === undefined) delete out[key];
+        else out[key] = value;
+      }
+      return out;
+    });
+}
+
+/** A form or query string. */
+export function encodeForm(params: Record<string, string>): string {
+  return new URLSearchParams(params).toString();
+}
+
+/** Each UTF-8 byte of the characters `unsafe` matches as %XX (a lone surrogate as U+FFFD's bytes). */
+export function percentEncode(text: string, unsafe = /[^A-Za-z0-9_.~-]/gu): string {
+  return text.replace(unsafe, (c) =>
+    [...Buffer.from(c)].map((byte) => `%${byte.toString(16).padStart(2, "0")}`).join(""),
+  );
+}
+
+/** A request target as the request line can carry it: bytes outside printable ASCII percent-encoded. */
+export function requestTarget(path: string, query: string): string {
+  const safe = percentEncode(query, /[^\x21-\x7e]/gu);
+  return safe ? `${path}?${safe}` : path;
+}
+
+export const rawQuery = fc.oneof(
+  fc.string({ unit: "grapheme-ascii", maxLength: 200 }),
+  fc.constantFrom("%", "%%", "a=%E0%A4", "a=1&a=2&a[]=3", "=&=&", "a[__proto__][x]=1", "__proto__[x]=1"),
+);
