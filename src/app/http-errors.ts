@@ -26,6 +26,9 @@ function describeValidation(issues: ValidationIssue[], context: string | undefin
   return `${subject} ${issue.message ?? "is not valid"}.`;
 }
 
+const PG_CHARACTER_NOT_IN_REPERTOIRE = "22021";
+const PG_UNTRANSLATABLE_CHARACTER = "22P05";
+
 export function toGatewayError(error: unknown): GatewayError {
   if (isGatewayError(error)) return error;
   const fe = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
@@ -43,6 +46,11 @@ export function toGatewayError(error: unknown): GatewayError {
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
     case "FST_ERR_CTP_INVALID_TYPE":
       return new GatewayError("invalid_request", fe.message);
+  }
+  // PostgreSQL refuses text it cannot store: a NUL (U+0000) that reached a query from a path,
+  // a query string or a body is bad input, whichever route let it through.
+  if (fe.code === PG_CHARACTER_NOT_IN_REPERTOIRE || fe.code === PG_UNTRANSLATABLE_CHARACTER) {
+    return new GatewayError("invalid_request", "A value contains a character that cannot be stored (U+0000, NUL).");
   }
   if (typeof fe.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new GatewayError("invalid_request", fe.message ?? "The request is not valid.", { http: fe.statusCode });
