@@ -1,6 +1,7 @@
 // What the fuzz suite found, kept as plain cases so a change that brings it back fails here
 // by name, whatever the generators draw.
 import { beforeAll, expect, it } from "vitest";
+import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
 
@@ -34,5 +35,30 @@ describeEachEngine("fuzz regressions", (engine) => {
     expect(response.status, response.text).toBeGreaterThanOrEqual(400);
     expect(response.status, response.text).toBeLessThan(500);
     expect(typeof response.body.error.code).toBe("string");
+  });
+
+  // Issue 22, point 4, through the WhatsApp engine: {{n}} takes the n-th param only, never a
+  // member of Array or Object, and a param is never read again as a placeholder.
+  it("fills WhatsApp template variables by position only", async () => {
+    const t = gateway();
+    const sender = await buildAccount(t, { credits: { whatsapp: 5 }, sender: null });
+    await updateWhatsAppSettings(t.db.store.db, t.clock, sender.id, {
+      enabled: true,
+      phone_number_id: String(400_000_000_000 + sender.id),
+      display_phone_number: "15550001234",
+      waba_id: "400000000001",
+      access_token: "simulated",
+    });
+    const sent = await call(t, "POST", "/api/v2/whatsapp/send", {
+      headers: { authorization: `Bearer ${sender.apiKey}` },
+      json: { to: "919876543210", template: "namaste", params: ["{{2}}", "constructor"] },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const row = await t.db.store.db
+      .selectFrom("messages")
+      .select("body")
+      .where("account_id", "=", sender.id)
+      .executeTakeFirstOrThrow();
+    expect(row.body).toBe("नमस्ते {{2}}, आपका ऑर्डर constructor भेज दिया गया है।");
   });
 });
