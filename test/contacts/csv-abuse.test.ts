@@ -9,6 +9,9 @@ import { RawConnection } from "../helpers/raw-http.js";
 import { keyOf } from "../helpers/sms.js";
 import { contactsOf, createGroup, expectError, postCsv } from "./helpers.js";
 
+/** Far above a healthy loop's delay on a loaded machine, far below the seconds a parse held it. */
+const STALL_BOUND_MS = 1_000;
+
 /** Runs `work` while timing the event loop and a /healthz call every 20 ms; the worst of each in ms. */
 async function whileWatching<T>(t: TestGateway, work: () => Promise<T>) {
   const delay = monitorEventLoopDelay({ resolution: 10 });
@@ -55,9 +58,10 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
     const watched = await whileWatching(t, () => postCsv(t, account, group, body()));
     expectError(watched.result, 400, "invalid_request");
     expect(watched.result.body.message).toMatch(/line 1\b/);
-    // Generous bounds: before the fix the loop stalled for seconds.
-    expect(watched.maxDelayMs).toBeLessThan(500);
-    expect(watched.slowestHealthMs).toBeLessThan(500);
+    // Generous bounds (the 2 cores are shared with other test processes): before the fix the
+    // loop stalled for seconds.
+    expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
+    expect(watched.slowestHealthMs).toBeLessThan(STALL_BOUND_MS);
     expect(await contactsOf(t, account, group)).toEqual([]);
   });
 
@@ -101,7 +105,7 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
     const watched = await whileWatching(t, () => postCsv(t, account, group, line.repeat(lines)));
     expect(watched.result.status, watched.result.text).toBe(200);
     expect(watched.result.body.data).toMatchObject({ received: lines, added: 1, duplicates: lines - 1 });
-    expect(watched.maxDelayMs).toBeLessThan(500);
+    expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
   });
 
   it("still imports a 10,000-line file, without stalling the loop", async () => {
@@ -112,6 +116,6 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
     const watched = await whileWatching(t, () => postCsv(t, account, group, `number,name\n${lines.join("\n")}\n`));
     expect(watched.result.status, watched.result.text).toBe(200);
     expect(watched.result.body.data).toMatchObject({ received: 10_000, added: 10_000, invalid: 0, duplicates: 0 });
-    expect(watched.maxDelayMs).toBeLessThan(500);
+    expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
   });
 });
