@@ -4,15 +4,16 @@ import { GatewayError } from "../core/errors.js";
 
 export type SmsRoute = "transactional" | "promotional" | "promotional_sender" | "international";
 
-const BY_NAME: Record<string, SmsRoute> = {
-  transactional: "transactional",
-  promotional: "promotional",
-  t: "transactional",
-  p: "promotional",
-  ps: "promotional_sender",
-  i: "international",
-  international: "international",
-};
+/** A Map, not an object: a client's "constructor" or "__proto__" must not find Object.prototype's. */
+const BY_NAME = new Map<string, SmsRoute>([
+  ["transactional", "transactional"],
+  ["promotional", "promotional"],
+  ["t", "transactional"],
+  ["p", "promotional"],
+  ["ps", "promotional_sender"],
+  ["i", "international"],
+  ["international", "international"],
+]);
 
 const CODES: Record<SmsRoute, string> = {
   transactional: "T",
@@ -34,7 +35,7 @@ export function parseRoute(raw: string | undefined, fallback: SmsRoute = "transa
       "Route V (voice) is not available on the SMS API; use /voicecall/v1/send.",
     );
   }
-  const route = BY_NAME[raw.trim().toLowerCase()];
+  const route = BY_NAME.get(raw.trim().toLowerCase());
   if (!route) {
     throw new GatewayError(
       "invalid_route",
