@@ -64,17 +64,23 @@ export function statusOf(error: GatewayError): number {
   return typeof override === "number" ? override : error.httpStatus;
 }
 
-function errorBody(error: GatewayError, request: FastifyRequest) {
+export type JsonEnvelope = "success" | "status";
+
+/** An error as the JSON families answer it: `{success:false,…}` for SMS calls, `{status:"error",…}` otherwise. */
+export function jsonErrorAnswer(error: GatewayError, requestId: string, envelope: JsonEnvelope) {
   const { http: _http, ...details } = error.details ?? {};
+  const head = envelope === "success" ? { success: false } : { status: "error" };
   return {
-    code: error.code,
-    ...(error.legacyCode !== undefined ? { legacy_code: error.legacyCode } : {}),
-    ...details,
-    request_id: request.id,
+    ...head,
+    message: error.message,
+    error: {
+      code: error.code,
+      ...(error.legacyCode !== undefined ? { legacy_code: error.legacyCode } : {}),
+      ...details,
+      request_id: requestId,
+    },
   };
 }
-
-export type JsonEnvelope = "success" | "status";
 
 /** Renders an error as JSON: `{success:false,…}` for SMS calls, `{status:"error",…}` for resource calls. */
 export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw: unknown, envelope: JsonEnvelope) {
@@ -84,8 +90,7 @@ export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw:
   if (status === 429 && error.details?.retry_after !== undefined) {
     reply.header("retry-after", String(error.details.retry_after));
   }
-  const head = envelope === "success" ? { success: false } : { status: "error" };
-  return reply.code(status).send({ ...head, message: error.message, error: errorBody(error, request) });
+  return reply.code(status).send(jsonErrorAnswer(error, request.id, envelope));
 }
 
 /** Legacy answer for a client error without a number of its own: -14 would tell the client to retry. */

@@ -21,11 +21,12 @@ import { registerMetaWebhookRoutes } from "../whatsapp/meta-routes.js";
 import { failChangedAnswers } from "./answer-check.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
-import { sendJsonError, statusOf, toGatewayError } from "./http-errors.js";
+import { sendJsonError } from "./http-errors.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOpsRoutes } from "./ops-routes.js";
 import { compileSerializer } from "./serializers.js";
 import { drainUnreadBodies } from "./unread-body.js";
+import { answerClientError, notFound, renderUnrouted } from "./unrouted.js";
 import { registerV2Family } from "./v2.js";
 
 declare module "fastify" {
@@ -40,21 +41,6 @@ declare module "fastify" {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export type App = FastifyInstance;
-
-const LEGACY_PATH = /^\/(httpapi|api\/secure_api|xmlapi|api\/getcredits|voicecall|httpemailapi)/i;
-const SMS_CALL_PATH = /^\/api\/v2\/(sms|balance|sender-ids)/i;
-
-/**
- * An error outside any route (unknown path, unparsable URL). The legacy families get the HTTP
- * status with a plain-text explanation: no negative code means "this URL does not exist".
- */
-function renderUnrouted(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
-  if (LEGACY_PATH.test(request.url)) {
-    const error = toGatewayError(raw);
-    return reply.code(statusOf(error)).type("text/plain; charset=utf-8").send(error.message);
-  }
-  return sendJsonError(request, reply, raw, SMS_CALL_PATH.test(request.url) ? "success" : "status");
-}
 
 export interface ServerOptions {
   isReady?: () => boolean;
@@ -81,6 +67,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     keepAliveTimeout: 65_000,
     // Errors before routing (a badly encoded URL, a path too long) answer in the family's dialect too.
     frameworkErrors: (error, request, reply) => renderUnrouted(request, reply, error),
+    // A request Node's parser refuses (a control character in a header) is answered in the
+    // family's dialect too, not with Fastify's own JSON.
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setSerializerCompiler(compileSerializer);
@@ -100,14 +89,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await registerOpenApi(app);
   await app.register(swaggerUi, { routePrefix: "/docs", staticCSP: false });
 
-  app.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
-  app.setNotFoundHandler((request, reply) =>
-    renderUnrouted(
-      request,
-      reply,
-      new GatewayError("not_found", `No endpoint ${request.method} ${request.url.split("?")[0]}.`),
-    ),
+  // An unknown path stays a 404 whatever body it carries (its body is parsed before the handler runs).
+  app.setErrorHandler((error, request, reply) =>
+    request.is404 ? renderUnrouted(request, reply, notFound(request)) : sendJsonError(request, reply, error, "status"),
   );
+  app.setNotFoundHandler((request, reply) => renderUnrouted(request, reply, notFound(request)));
 
   registerOpsRoutes(app, ctx, options.isReady ?? (() => true));
   if (options.apis === false) return app;

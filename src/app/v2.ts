@@ -16,6 +16,8 @@ import { completeV2Route } from "./openapi.js";
 
 export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Promise<void> {
   v2.addHook("onRoute", completeV2Route);
+  // JSON only: a form or text body is refused with 415 (the catch-all parser's error), never read as fields.
+  v2.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
   v2.setErrorHandler((error, request, reply) =>
     sendJsonError(request, reply, error, request.routeOptions.config.envelope ?? "status"),
   );

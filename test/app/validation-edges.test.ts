@@ -1,5 +1,6 @@
 // The edges of validation a black-box probe found (issue 22, point 10), each through the real
 // server.
+import { connect } from "node:net";
 import { beforeAll, expect, it } from "vitest";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
@@ -8,6 +9,17 @@ import { balanceOf, FAST_SIMULATOR, keyOf, sendSms } from "../helpers/sms.js";
 
 const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf"];
 const OTP = { sender_id: "SWBRD", recipient: "9876543210", message: "Your OTP is 482913." };
+
+/** One request written byte for byte on a socket (what fetch refuses to send); the whole answer as text. */
+function rawRequest(port: number, head: string, body = ""): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.end(`${head}\r\n\r\n${body}`));
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("utf8")));
+  });
+}
 
 describeEachEngine("validation edges", (engine) => {
   const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
@@ -33,5 +45,87 @@ describeEachEngine("validation edges", (engine) => {
       expect((await xmlSend(t, xml)).text, route).toBe("-17");
     }
     expect(await balanceOf(t, account)).toBe(100);
+  });
+
+  it("refuses form and text bodies on the v2 JSON calls with 415 in the v2 envelope, and stores nothing", async () => {
+    const t = gateway();
+    const form = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { ...keyOf(account), "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(OTP).toString(),
+    });
+    expect(form.status).toBe(415);
+    expect(form.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
+    const text = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { ...keyOf(account), "content-type": "text/plain" },
+      body: JSON.stringify(OTP),
+    });
+    expect(text.status).toBe(415);
+    expect(text.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
+    const resource = await call(t, "PUT", "/api/v2/webhooks", {
+      headers: { ...keyOf(account), "content-type": "application/x-www-form-urlencoded" },
+      body: "delivery_report=https%3A%2F%2Fhooks.example.com%2Fsms",
+    });
+    expect(resource.status).toBe(415);
+    expect(resource.body).toMatchObject({ status: "error", error: { code: "invalid_request" } });
+    const garbage = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { ...keyOf(account), "content-type": "garbage" },
+      body: JSON.stringify(OTP),
+    });
+    expect(garbage.status).toBe(415);
+    expect(garbage.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
+    const settings = await call(t, "GET", "/api/v2/webhooks", { headers: keyOf(account) });
+    expect(settings.body.data.delivery_report).toBeNull();
+    expect(await balanceOf(t, account)).toBe(100);
+  });
+
+  it("answers a request Node's parser refuses in the family's dialect, not Fastify's", async () => {
+    const t = gateway();
+    const port = Number(new URL(t.url).port);
+    const badHeader = "Content-Type: application/json\u0001";
+    const sms = await rawRequest(
+      port,
+      `POST /api/v2/sms/send HTTP/1.1\r\nHost: x\r\n${badHeader}\r\nContent-Length: 2`,
+      "{}",
+    );
+    expect(sms).toMatch(/^HTTP\/1\.1 400 /);
+    expect(sms).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/i);
+    const smsBody = JSON.parse(sms.slice(sms.indexOf("\r\n\r\n") + 4));
+    expect(smsBody).toMatchObject({ success: false, error: { code: "invalid_request" } });
+    expect(smsBody.error.request_id).toEqual(expect.any(String));
+    const resource = await rawRequest(
+      port,
+      `PUT /api/v2/webhooks HTTP/1.1\r\nHost: x\r\n${badHeader}\r\nContent-Length: 2`,
+      "{}",
+    );
+    expect(JSON.parse(resource.slice(resource.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      status: "error",
+      error: { code: "invalid_request" },
+    });
+    const old = await rawRequest(port, `GET /httpapi/send?x=1 HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b`);
+    expect(old).toMatch(/^HTTP\/1\.1 400 /);
+    expect(old).toMatch(/\r\nContent-Type: text\/plain; charset=utf-8\r\n/i);
+    expect(old).not.toContain("statusCode");
+    const huge = await rawRequest(port, `GET /api/v2/balance HTTP/1.1\r\nHost: x\r\nX-Padding: ${"a".repeat(20_000)}`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.slice(huge.indexOf("\r\n\r\n") + 4))).toMatchObject({
+      success: false,
+      error: { code: "invalid_request" },
+    });
+  });
+
+  it("answers 404 for an unknown path or method whatever body it carries", async () => {
+    const t = gateway();
+    const unknown = await call(t, "POST", "/api/v2/no-such-thing", {
+      headers: { ...keyOf(account), "content-type": "garbage" },
+      body: "x",
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ status: "error", error: { code: "not_found" } });
+    const method = await call(t, "DELETE", "/api/v2/balance", {
+      headers: { ...keyOf(account), "content-type": "text/xml" },
+      body: "<x/>",
+    });
+    expect(method.status).toBe(404);
+    expect(method.body).toMatchObject({ success: false, error: { code: "not_found" } });
   });
 });

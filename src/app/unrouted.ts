@@ -1,0 +1,73 @@
+// Answers to requests that reach no route: an unknown path, a URL Fastify cannot route, and a
+// request Node's HTTP parser refuses before Fastify sees it (a control character in a header).
+// Each is answered in the dialect of the family its path names: on the legacy paths the HTTP
+// status with a plain-text explanation (no negative code: the URL or the request is what is
+// wrong), elsewhere the JSON envelope (`success` under the v2 SMS calls, `status` otherwise).
+import { randomUUID } from "node:crypto";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { ConnectionError, FastifyReply, FastifyRequest } from "fastify";
+import { GatewayError } from "../core/errors.js";
+import { type JsonEnvelope, jsonErrorAnswer, sendJsonError, statusOf, toGatewayError } from "./http-errors.js";
+
+const LEGACY_PATH = /^\/(httpapi|api\/secure_api|xmlapi|api\/getcredits|voicecall|httpemailapi)/i;
+const SMS_CALL_PATH = /^\/api\/v2\/(sms|balance|sender-ids)/i;
+
+function envelopeOf(path: string): JsonEnvelope {
+  return SMS_CALL_PATH.test(path) ? "success" : "status";
+}
+
+export function notFound(request: FastifyRequest): GatewayError {
+  return new GatewayError("not_found", `No endpoint ${request.method} ${request.url.split("?")[0]}.`);
+}
+
+/** An error outside any route (unknown path, unparsable URL), in the dialect of the path's family. */
+export function renderUnrouted(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
+  if (LEGACY_PATH.test(request.url)) {
+    const error = toGatewayError(raw);
+    return reply.code(statusOf(error)).type("text/plain; charset=utf-8").send(error.message);
+  }
+  return sendJsonError(request, reply, raw, envelopeOf(request.url));
+}
+
+/** The path of the request line a refused packet starts with, or "" when there is none. */
+function pathOf(packet: Buffer | undefined): string {
+  const line = packet?.subarray(0, 8192).toString("latin1").split("\r\n", 1)[0] ?? "";
+  return line.split(" ")[1] ?? "";
+}
+
+const CLIENT_ERRORS = new Map<string | undefined, [number, string]>([
+  ["ERR_HTTP_REQUEST_TIMEOUT", [408, "The request did not arrive in time."]],
+  ["HPE_HEADER_OVERFLOW", [431, "The request headers are larger than the gateway accepts."]],
+]);
+
+/**
+ * Fastify's clientErrorHandler: a request Node's parser refused, answered on the socket in the
+ * family's dialect (Fastify's own would be `{"error":"Bad Request","statusCode":400}`), then closed.
+ */
+export function answerClientError(error: ConnectionError, socket: Socket): void {
+  // A reset connection has no one to answer.
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const [status, message] = CLIENT_ERRORS.get(error.code) ?? [
+    400,
+    "The request is not valid HTTP: a malformed request line or header.",
+  ];
+  // Node hands the bytes it refused as a Buffer (Fastify's type describes their JSON form).
+  const path = pathOf(error.rawPacket as unknown as Buffer | undefined);
+  const requestId = randomUUID();
+  const [type, body] = LEGACY_PATH.test(path)
+    ? ["text/plain; charset=utf-8", message]
+    : [
+        "application/json; charset=utf-8",
+        JSON.stringify(
+          jsonErrorAnswer(new GatewayError("invalid_request", message, { http: status }), requestId, envelopeOf(path)),
+        ),
+      ];
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `X-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
