@@ -183,7 +183,9 @@ export class FuzzClient {
     // ~66 s); bench/fuzz's watchdog sets 1 s.
     const started = performance.now();
     const answer = await this.connection.request(method, path, { ...options, timeoutMs: ANSWER_MS });
-    this.slowestMs = Math.max(this.slowestMs, performance.now() - started);
+    const tookMs = performance.now() - started;
+    this.slowestMs = Math.max(this.slowestMs, tookMs);
+    if (tookMs > ANSWER_MS) throw new Error(`${method} ${path.slice(0, 200)} took ${tookMs.toFixed(0)} ms`);
     if (answer.headers.connection === "close") this.close();
     return answer;
   }
