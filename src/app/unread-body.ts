@@ -19,6 +19,11 @@ export function drainUnreadBodies(app: FastifyInstance): void {
     const declared = Number(raw.headers["content-length"]);
     if (Number.isFinite(declared) && declared > MAX_DRAINED_BYTES) {
       reply.header("connection", "close");
+    } else {
+      // Fastify closes the connection after refusing a body it would not parse (too large): the
+      // rest of the body then meets a closed socket, whose reset can destroy the answer before
+      // the client reads it. Read the rest instead, and keep the connection.
+      reply.removeHeader("connection");
     }
     discardRest(raw);
     return payload;

@@ -4,6 +4,7 @@ import { beforeAll, expect, it } from "vitest";
 import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
+import { RawConnection } from "../helpers/raw-http.js";
 
 describeEachEngine("fuzz regressions", (engine) => {
   const gateway = useTestGateway(engine);
@@ -60,5 +61,35 @@ describeEachEngine("fuzz regressions", (engine) => {
       .where("account_id", "=", sender.id)
       .executeTakeFirstOrThrow();
     expect(row.body).toBe("नमस्ते {{2}}, आपका ऑर्डर constructor भेज दिया गया है।");
+  });
+
+  // Issue 22, point 2, beyond the email API: every body refused for its size or type before
+  // it was read leaves the keep-alive connection able to carry the next request. Fastify
+  // closed the connection after a body over its limit, and the reset of the unread rest
+  // destroyed the answer: the client saw the connection drop instead of its refusal.
+  it.each([
+    ["POST", "/api/v2/sms/send", "application/json", 17 * 1024 * 1024],
+    ["POST", "/api/v2/sms/send", "text/xml", 100_000],
+    ["POST", "/httpapi/send", "application/x-www-form-urlencoded", 5 * 1024 * 1024],
+    ["POST", "/xmlapi/send", "application/x-www-form-urlencoded", 5 * 1024 * 1024],
+    ["POST", "/voicecall/v1/jpost/send", "application/json", 2 * 1024 * 1024],
+    ["POST", "/webhooks/whatsapp", "application/json", 2 * 1024 * 1024],
+    ["POST", "/carriers/http-sms/none/dlr", "application/json", 200_000],
+    ["POST", "/api/v2/groups/1/contacts", "application/pdf", 300_000],
+  ])("answers the next request after refusing %s %s (%s, %i bytes)", async (method, path, type, size) => {
+    const t = gateway();
+    const connection = await RawConnection.open(t.url);
+    try {
+      const refused = await connection.request(method, path, {
+        headers: { "content-type": type, authorization: `Bearer ${account.apiKey}` },
+        body: Buffer.alloc(size, 0x61),
+        timeoutMs: 10_000,
+      });
+      expect(refused.status, refused.body).toBeGreaterThanOrEqual(200);
+      const next = await connection.request("GET", "/healthz");
+      expect(next.status).toBe(200);
+    } finally {
+      connection.close();
+    }
   });
 });
