@@ -24,6 +24,8 @@ export interface NewAccountInput {
   credits?: Partial<Record<Wallet, number>>;
   timeZone?: string;
   floodLimit?: number;
+  /** SMS route codes (T, P, PS, I); T and P when left out. */
+  routes?: readonly string[];
 }
 
 export function assertValidUsername(username: string): void {
@@ -52,6 +54,12 @@ export function assertValidTimeZone(timeZone: string): void {
   }
 }
 
+export function assertValidFloodLimit(floodLimit: number): void {
+  if (!Number.isSafeInteger(floodLimit) || floodLimit < 0) {
+    throw new GatewayError("invalid_request", "Flood limit must be a whole number, 0 for no limit.");
+  }
+}
+
 /** Opening balances in milli-credits, checked before anything is written. */
 function openingBalances(credits: NewAccountInput["credits"] = {}): [Wallet, number][] {
   const opening: [Wallet, number][] = [];
@@ -72,10 +80,21 @@ function isUniqueViolation(error: unknown): boolean {
   return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
-export async function createAccount(store: Store, clock: Clock, input: NewAccountInput): Promise<Account> {
+/**
+ * Creates the account with its wallets and opening balances, then runs `andThen` (the rest of
+ * an onboarding) in the same transaction: anything refused there leaves no account behind.
+ */
+export async function createAccount(
+  store: Store,
+  clock: Clock,
+  input: NewAccountInput,
+  andThen?: (trx: Db, account: Account) => Promise<void>,
+): Promise<Account> {
   assertValidUsername(input.username);
   assertValidPassword(input.password);
   if (input.timeZone) assertValidTimeZone(input.timeZone);
+  if (input.floodLimit !== undefined) assertValidFloodLimit(input.floodLimit);
+  const routes = input.routes === undefined ? undefined : normalizeRoutes(input.routes).join(",");
   const opening = openingBalances(input.credits);
   const passwordHash = await hashPassword(input.password);
   const now = clock.now().getTime();
@@ -103,6 +122,7 @@ export async function createAccount(store: Store, clock: Clock, input: NewAccoun
           international_enabled: 0,
           failed_logins: 0,
           locked_until: null,
+          ...(routes !== undefined ? { routes } : {}),
           created_at: now,
           updated_at: now,
         })
@@ -121,6 +141,7 @@ export async function createAccount(store: Store, clock: Clock, input: NewAccoun
           note: "opening balance",
         });
       }
+      await andThen?.(trx, account);
       return account;
     })
     .catch((error: unknown) => {
@@ -219,9 +240,7 @@ export async function updateAccount(
     set.time_zone = changes.timeZone;
   }
   if (changes.floodLimit !== undefined) {
-    if (!Number.isSafeInteger(changes.floodLimit) || changes.floodLimit < 0) {
-      throw new GatewayError("invalid_request", "Flood limit must be a whole number, 0 for no limit.");
-    }
+    assertValidFloodLimit(changes.floodLimit);
     set.flood_limit = changes.floodLimit;
   }
   if (changes.getApiEnabled !== undefined) set.get_api_enabled = changes.getApiEnabled ? 1 : 0;

@@ -24,6 +24,11 @@ export function normalizeDltEntityId(entityId: string): string {
   return trimmed.toUpperCase();
 }
 
+/** Whether a sender ID has the form of a DLT header (a 12-digit numeric sender cannot be one). */
+export function fitsDltHeader(sender: string): boolean {
+  return HEADER.test(sender.trim());
+}
+
 export function normalizeDltHeader(header: string): string {
   const trimmed = header.trim();
   if (!HEADER.test(trimmed)) {

@@ -15,6 +15,11 @@ function shellWord(value: string): string {
   return /^[A-Za-z0-9_.@~:,=+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** A value to paste, quoted as needed; a placeholder (no value given) stays as it is written. */
+function shellValue(value: string | undefined, placeholder: string): string {
+  return value === undefined ? placeholder : shellWord(value);
+}
+
 function fix(command: string, api: string): RegistrationFix {
   return { command: `switchboard ${command}`, api };
 }
@@ -22,31 +27,31 @@ function fix(command: string, api: string): RegistrationFix {
 const account = (username: string) => `/admin/api/accounts/${encodeURIComponent(username)}`;
 
 export const registrationFixes = {
-  senderId(username: string, sender = "<SENDER>"): RegistrationFix {
+  senderId(username: string, sender?: string): RegistrationFix {
     return fix(
-      `sender-ids add --account ${shellWord(username)} --sender ${shellWord(sender)} --approve`,
-      `POST ${account(username)}/sender-ids {"sender":${JSON.stringify(sender)},"approve":true}`,
+      `sender-ids add --account ${shellWord(username)} --sender ${shellValue(sender, "<SENDER>")} --approve`,
+      `POST ${account(username)}/sender-ids {"sender":${JSON.stringify(sender ?? "<SENDER>")},"approve":true}`,
     );
   },
   senderApproval(id: number): RegistrationFix {
     return fix(`sender-ids approve --id ${id}`, `POST /admin/api/sender-ids/${id}/approve`);
   },
-  dltHeader(username: string, header = "<HEADER>"): RegistrationFix {
+  dltHeader(username: string, header?: string): RegistrationFix {
     return fix(
-      `dlt headers add --account ${shellWord(username)} --header ${shellWord(header)}`,
-      `POST ${account(username)}/dlt/headers {"header":${JSON.stringify(header)}}`,
+      `dlt headers add --account ${shellWord(username)} --header ${shellValue(header, "<HEADER>")}`,
+      `POST ${account(username)}/dlt/headers {"header":${JSON.stringify(header ?? "<HEADER>")}}`,
     );
   },
-  dltEntity(username: string, entityId = "<ENTITY_ID>"): RegistrationFix {
+  dltEntity(username: string, entityId?: string): RegistrationFix {
     return fix(
-      `dlt entities add --account ${shellWord(username)} --entity-id ${shellWord(entityId)}`,
-      `POST ${account(username)}/dlt/entities {"entity_id":${JSON.stringify(entityId)}}`,
+      `dlt entities add --account ${shellWord(username)} --entity-id ${shellValue(entityId, "<ENTITY_ID>")}`,
+      `POST ${account(username)}/dlt/entities {"entity_id":${JSON.stringify(entityId ?? "<ENTITY_ID>")}}`,
     );
   },
-  defaultDltEntity(username: string, entityId = "<ENTITY_ID>"): RegistrationFix {
+  defaultDltEntity(username: string, entityId?: string): RegistrationFix {
     return fix(
-      `accounts set --username ${shellWord(username)} --dlt-entity ${shellWord(entityId)}`,
-      `PATCH ${account(username)} {"default_dlt_entity_id":${JSON.stringify(entityId)}}`,
+      `accounts set --username ${shellWord(username)} --dlt-entity ${shellValue(entityId, "<ENTITY_ID>")}`,
+      `PATCH ${account(username)} {"default_dlt_entity_id":${JSON.stringify(entityId ?? "<ENTITY_ID>")}}`,
     );
   },
   template(username: string): RegistrationFix {

@@ -1,2 +1,3 @@
+export * from "./onboarding.js";
 export * from "./operations.js";
 export { registerAdminRoutes } from "./routes.js";

@@ -4,7 +4,6 @@ import {
   addDltHeader,
   addDnd,
   addSenderId,
-  createAccount,
   createTemplate,
   creditWallet,
   DLT_CHANGED,
@@ -12,12 +11,14 @@ import {
   describeAccount,
   describeDltEntity,
   describeDltHeader,
+  describeSenderId,
   describeTemplate,
   dndCount,
   importDnd,
   isDnd,
   listDltEntities,
   listDltHeaders,
+  listSenderIds,
   listTemplates,
   type NewTemplateInput,
   parseDndNumber,
@@ -25,16 +26,18 @@ import {
   removeDltHeader,
   removeDnd,
   requireAccount,
+  setSenderIdStatus,
   setTemplateStatus,
   TEMPLATES_CHANGED,
   walletCredits,
 } from "../accounts/index.js";
-import { apiKeyRevoked, createApiKey, revokeApiKey } from "../auth/index.js";
+import { apiKeyRevoked, createApiKey, listApiKeys, revokeApiKey } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { fromMilli, isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
-import type { AccountRole, ApprovalStatus } from "../store/schema.js";
+import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
+import { readinessOf } from "./readiness.js";
 
 export interface OperatorDeps {
   store: Store;
@@ -84,28 +87,19 @@ export function parseRateLimit(value: unknown): number {
   return n;
 }
 
-export async function createAccountWithKey(
-  deps: OperatorDeps,
-  input: {
-    username: string;
-    password: string;
-    role?: AccountRole;
-    credits?: Partial<Record<Wallet, number>>;
-    rateLimit?: number;
-  },
-) {
-  const rateLimit = input.rateLimit === undefined ? undefined : parseRateLimit(input.rateLimit);
-  const account = await createAccount(deps.store, deps.clock, input);
-  const key = await createApiKey(deps.store.db, deps.clock, account.id, {
-    name: "default",
-    ...(rateLimit !== undefined ? { rateLimit } : {}),
-  });
-  return { id: account.id, username: account.username, api_key: key.key };
-}
-
 export async function accountSummary(deps: OperatorDeps, username: string) {
   const account = await requireAccount(deps.store.db, username);
   return describeAccount(account, await walletCredits(deps.store.db, account.id));
+}
+
+/** One account as `accounts show` and the operator API show it: its registrations, and what it lacks to send. */
+export async function accountDetail(deps: OperatorDeps, username: string) {
+  const account = await requireAccount(deps.store.db, username);
+  const [balances, readiness] = await Promise.all([
+    walletCredits(deps.store.db, account.id),
+    readinessOf(deps.store.db, account),
+  ]);
+  return { ...describeAccount(account, balances), ...readiness };
 }
 
 export async function createKeyFor(
@@ -119,6 +113,20 @@ export async function createKeyFor(
     ...(options.rateLimit !== undefined ? { rateLimit: parseRateLimit(options.rateLimit) } : {}),
   });
   return { id: key.id, account: account.username, api_key: key.key, prefix: key.prefix, rate_limit: key.rateLimit };
+}
+
+/** An account's API keys as listings show them: never the key, its prefix to tell them apart. */
+export async function keysOf(deps: OperatorDeps, username: string) {
+  const account = await requireAccount(deps.store.db, username);
+  const keys = await listApiKeys(deps.store.db, account.id);
+  return keys.map((k) => ({
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    rate_limit: k.rate_limit,
+    created_at: new Date(k.created_at).toISOString(),
+    revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
+  }));
 }
 
 export async function revokeKey(deps: OperatorDeps, keyId: number) {
@@ -159,6 +167,17 @@ export async function addSenderIdFor(
     approve: input.approve ?? false,
   });
   return { id: row.id, account: account.username, sender_id: row.sender, status: row.status };
+}
+
+export async function senderIdsOf(deps: OperatorDeps, username: string, status?: ApprovalStatus) {
+  const account = await requireAccount(deps.store.db, username);
+  return (await listSenderIds(deps.store.db, account.id, status)).map(describeSenderId);
+}
+
+export async function setSenderIdStatusFor(deps: OperatorDeps, id: number, status: ApprovalStatus) {
+  const row = await setSenderIdStatus(deps.store.db, deps.clock, id, status);
+  if (!row) throw new GatewayError("not_found", `No sender ID with id ${id}.`);
+  return describeSenderId(row);
 }
 
 // The SMS rule set: templates, DLT registrations, the DND registry. Each change of templates or

@@ -2,17 +2,16 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import {
-  describeSenderId,
   listAccounts,
-  listSenderIds,
+  MAX_TEMPLATE_CONTENT,
+  MAX_TEMPLATE_NAME,
   requireAccount,
-  setSenderIdStatus,
   updateAccount,
 } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
 import { sendJsonError } from "../app/http-errors.js";
 import { extractV2ApiKey } from "../auth/http.js";
-import { apiKeyRevoked, listApiKeys, setApiKeyRateLimit } from "../auth/index.js";
+import { apiKeyRevoked, setApiKeyRateLimit } from "../auth/index.js";
 import { registerCarrierAdminRoutes } from "../carriers/admin-routes.js";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -22,15 +21,19 @@ import { registerVoiceAdminRoutes } from "../voice/admin-routes.js";
 import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
 import { registerWhatsAppAdminRoutes } from "../whatsapp/admin-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
+import { createAccountWithKey } from "./onboarding.js";
 import {
+  accountDetail,
   accountSummary,
   addCredits,
   addSenderIdFor,
-  createAccountWithKey,
   createKeyFor,
+  keysOf,
   MAX_RATE_LIMIT,
   parseRateLimit,
   revokeKey,
+  senderIdsOf,
+  setSenderIdStatusFor,
 } from "./operations.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
@@ -70,6 +73,25 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
             role: Type.Optional(Type.Union([Type.Literal("customer"), Type.Literal("operator")])),
             credits: Type.Optional(Credits),
             rate_limit: Type.Optional(RateLimit),
+            time_zone: Type.Optional(Type.String({ maxLength: 64 })),
+            flood_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+            routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
+            sender_ids: Type.Optional(Type.Array(Type.String({ maxLength: 20 }), { maxItems: 50 })),
+            dlt_entity_ids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
+            default_dlt_entity_id: Type.Optional(Type.String({ maxLength: 64 })),
+            templates: Type.Optional(
+              Type.Array(
+                Type.Object(
+                  {
+                    content: Type.String({ maxLength: MAX_TEMPLATE_CONTENT }),
+                    name: Type.Optional(Type.String({ maxLength: MAX_TEMPLATE_NAME })),
+                    dlt_template_id: Type.Optional(Type.Union([Type.String({ maxLength: 30 }), Type.Null()])),
+                  },
+                  { additionalProperties: false },
+                ),
+                { maxItems: 100 },
+              ),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -82,6 +104,13 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
         role?: "customer" | "operator";
         credits?: Record<string, number>;
         rate_limit?: number;
+        time_zone?: string;
+        flood_limit?: number;
+        routes?: string[];
+        sender_ids?: string[];
+        dlt_entity_ids?: string[];
+        default_dlt_entity_id?: string;
+        templates?: { content: string; name?: string; dlt_template_id?: string | null }[];
       };
       const created = await createAccountWithKey(deps, {
         username: body.username,
@@ -89,13 +118,29 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
         ...(body.role ? { role: body.role } : {}),
         ...(body.credits ? { credits: body.credits } : {}),
         ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
+        ...(body.time_zone !== undefined ? { timeZone: body.time_zone } : {}),
+        ...(body.flood_limit !== undefined ? { floodLimit: body.flood_limit } : {}),
+        ...(body.routes !== undefined ? { routes: body.routes } : {}),
+        ...(body.sender_ids ? { senderIds: body.sender_ids } : {}),
+        ...(body.dlt_entity_ids ? { dltEntityIds: body.dlt_entity_ids } : {}),
+        ...(body.default_dlt_entity_id !== undefined ? { defaultDltEntityId: body.default_dlt_entity_id } : {}),
+        ...(body.templates
+          ? {
+              templates: body.templates.map((t) => ({
+                content: t.content,
+                name: t.name,
+                dltTemplateId: t.dlt_template_id ?? null,
+              })),
+            }
+          : {}),
       });
-      return reply.code(201).send(ok(created));
+      const { ready, missing } = await accountDetail(deps, created.username);
+      return reply.code(201).send(ok({ ...created, ready, missing }));
     },
   );
 
   admin.get("/accounts/:username", { schema: { params: Username } }, async (request) =>
-    ok(await accountSummary(deps, (request.params as { username: string }).username)),
+    ok(await accountDetail(deps, (request.params as { username: string }).username)),
   );
 
   admin.patch(
@@ -139,24 +184,13 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
         unlock: body.unlock as boolean | undefined,
         defaultDltEntityId: body.default_dlt_entity_id as string | null | undefined,
       });
-      return ok(await accountSummary(deps, username));
+      return ok(await accountDetail(deps, username));
     },
   );
 
-  admin.get("/accounts/:username/keys", { schema: { params: Username } }, async (request) => {
-    const account = await requireAccount(ctx.store.db, (request.params as { username: string }).username);
-    const keys = await listApiKeys(ctx.store.db, account.id);
-    return ok(
-      keys.map((k) => ({
-        id: k.id,
-        prefix: k.prefix,
-        name: k.name,
-        rate_limit: k.rate_limit,
-        created_at: new Date(k.created_at).toISOString(),
-        revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
-      })),
-    );
-  });
+  admin.get("/accounts/:username/keys", { schema: { params: Username } }, async (request) =>
+    ok(await keysOf(deps, (request.params as { username: string }).username)),
+  );
 
   admin.post(
     "/accounts/:username/keys",
@@ -262,10 +296,9 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
     },
   );
 
-  admin.get("/accounts/:username/sender-ids", { schema: { params: Username } }, async (request) => {
-    const account = await requireAccount(ctx.store.db, (request.params as { username: string }).username);
-    return ok((await listSenderIds(ctx.store.db, account.id)).map(describeSenderId));
-  });
+  admin.get("/accounts/:username/sender-ids", { schema: { params: Username } }, async (request) =>
+    ok(await senderIdsOf(deps, (request.params as { username: string }).username)),
+  );
 
   admin.post(
     "/accounts/:username/sender-ids",
@@ -292,11 +325,9 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/sender-ids/:id/${action}`, { schema: { params: Id } }, async (request) => {
-      const row = await setSenderIdStatus(ctx.store.db, ctx.clock, (request.params as { id: number }).id, status);
-      if (!row) throw new GatewayError("not_found", "No such sender ID request.");
-      return ok(describeSenderId(row));
-    });
+    admin.post(`/sender-ids/:id/${action}`, { schema: { params: Id } }, async (request) =>
+      ok(await setSenderIdStatusFor(deps, (request.params as { id: number }).id, status)),
+    );
   }
 
   registerLoginLockRoutes(admin, ctx);

@@ -1,0 +1,97 @@
+// Onboarding: one call makes an account ready to send. Its first API key, approved sender IDs
+// (each white-listed as its DLT header, as India's DLT registers them), white-listed DLT
+// entities with the default, approved templates and opening credits are written in one
+// transaction, so a bad field anywhere leaves nothing behind.
+import {
+  addDltEntity,
+  addDltHeader,
+  addSenderId,
+  createAccount,
+  createTemplate,
+  fitsDltHeader,
+  type NewAccountInput,
+  normalizeDltEntityId,
+  normalizeSenderId,
+} from "../accounts/index.js";
+import { createApiKey } from "../auth/index.js";
+import { GatewayError } from "../core/errors.js";
+import { type OperatorDeps, parseRateLimit } from "./operations.js";
+
+export interface OnboardingTemplate {
+  content: string;
+  /** `template-N` (its place in the list) when left out. */
+  name?: string | undefined;
+  dltTemplateId?: string | null | undefined;
+}
+
+export interface OnboardingInput extends NewAccountInput {
+  /** Requests per minute of the first API key. */
+  rateLimit?: number;
+  senderIds?: readonly string[];
+  dltEntityIds?: readonly string[];
+  /** Must be one of dltEntityIds; with several and none named, the first is the default. */
+  defaultDltEntityId?: string;
+  templates?: readonly OnboardingTemplate[];
+}
+
+/** What an onboarding answers: the key is shown this once. */
+export interface Onboarded {
+  id: number;
+  username: string;
+  api_key: string;
+}
+
+/** The entity IDs, normalised and without repeats, and the default among them (if any is needed). */
+function checkedEntities(input: OnboardingInput): { entities: string[]; defaultEntity: string | undefined } {
+  const entities = [...new Set((input.dltEntityIds ?? []).map(normalizeDltEntityId))];
+  if (input.defaultDltEntityId === undefined) {
+    return { entities, defaultEntity: entities.length > 1 ? entities[0] : undefined };
+  }
+  const defaultEntity = normalizeDltEntityId(input.defaultDltEntityId);
+  if (!entities.includes(defaultEntity)) {
+    throw new GatewayError(
+      "invalid_request",
+      `The default DLT entity ${defaultEntity} must be one of the account's DLT entity IDs (${entities.join(", ") || "none given"}).`,
+    );
+  }
+  return { entities, defaultEntity };
+}
+
+export async function createAccountWithKey(deps: OperatorDeps, input: OnboardingInput): Promise<Onboarded> {
+  const rateLimit = input.rateLimit === undefined ? undefined : parseRateLimit(input.rateLimit);
+  const senders = [...new Set((input.senderIds ?? []).map(normalizeSenderId))];
+  const { entities, defaultEntity } = checkedEntities(input);
+  // On DLT a template is registered under an entity: the account's.
+  const templateEntity = defaultEntity ?? entities[0] ?? null;
+  const { store, clock } = deps;
+  let apiKey = "";
+  const account = await createAccount(store, clock, input, async (trx, created) => {
+    const key = await createApiKey(trx, clock, created.id, {
+      name: "default",
+      ...(rateLimit !== undefined ? { rateLimit } : {}),
+    });
+    apiKey = key.key;
+    for (const sender of senders) {
+      await addSenderId(trx, clock, created.id, sender, { approve: true });
+      if (fitsDltHeader(sender)) await addDltHeader(trx, clock, created.id, sender);
+    }
+    for (const entity of entities) await addDltEntity(trx, clock, created.id, entity);
+    if (defaultEntity !== undefined) {
+      await trx
+        .updateTable("accounts")
+        .set({ default_dlt_entity_id: defaultEntity })
+        .where("id", "=", created.id)
+        .execute();
+    }
+    for (const [index, template] of (input.templates ?? []).entries()) {
+      await createTemplate(trx, clock, created.id, {
+        name: template.name?.trim() || `template-${index + 1}`,
+        content: template.content,
+        dltTemplateId: template.dltTemplateId ?? null,
+        entityId: templateEntity,
+        approve: true,
+      });
+    }
+  });
+  return { id: account.id, username: account.username, api_key: apiKey };
+}
