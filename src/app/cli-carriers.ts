@@ -19,7 +19,7 @@ import {
 import { readCarriersFile, readDefinitionFile } from "../carriers/config-file.js";
 import { systemClock } from "../core/clock.js";
 import type { Store } from "../store/store.js";
-import { print, withStore } from "./cli-support.js";
+import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
 
@@ -38,21 +38,23 @@ export function addCarrierCommands(program: Command): void {
     .description("manage SMS connectors (smpp, http-sms): add, replace, enable, remove, health");
   carriers
     .command("list")
+    .description("the SMS connectors: name, type, enabled, where they are defined")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
         const rows = (await listCarriers(store.db)).map(describeCarrier);
-        print(
-          rows,
-          opts.json,
-          () =>
-            rows.map((c) => `${c.name}\t${c.type}\t${c.enabled ? "enabled" : "disabled"}\t${c.source}`).join("\n") ||
+        print(rows, opts.json, () =>
+          table(
+            ["NAME", "TYPE", "STATE", "SOURCE"],
+            rows.map((c) => [c.name, c.type, c.enabled ? "enabled" : "disabled", c.source]),
             "no connectors",
+          ),
         );
       }),
     );
   carriers
     .command("show")
+    .description("one connector's definition, secrets masked")
     .argument("<name>")
     .option("--json", "print JSON")
     .action((name: string, opts) =>
@@ -79,6 +81,7 @@ export function addCarrierCommands(program: Command): void {
   ] as const) {
     carriers
       .command(command)
+      .description(`${command} a connector`)
       .argument("<name>")
       .option("--json", "print JSON")
       .action((name: string, opts) =>
@@ -90,6 +93,7 @@ export function addCarrierCommands(program: Command): void {
   }
   carriers
     .command("remove")
+    .description("remove a connector (refused while a route names it)")
     .argument("<name>")
     .option("--json", "print JSON")
     .action((name: string, opts) =>
@@ -121,10 +125,12 @@ export function addCarrierCommands(program: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         const views = await readConnectorHealth(store.db, Date.now());
-        print(
-          views,
-          opts.json,
-          () => views.map((v) => `${v.connector}\t${v.state}`).join("\n") || "no worker is running connectors",
+        print(views, opts.json, () =>
+          table(
+            ["CONNECTOR", "STATE"],
+            views.map((v) => [v.connector, v.state]),
+            "no worker is running connectors",
+          ),
         );
       }),
     );
@@ -132,20 +138,17 @@ export function addCarrierCommands(program: Command): void {
   const routes = program.command("routes").description("manage SMS routes: route code + number prefix → connectors");
   routes
     .command("list")
+    .description("the SMS routes: route code, prefix, connectors with weights")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
         const rows = (await listRoutes(store.db)).map(describeRoute);
-        print(
-          rows,
-          opts.json,
-          () =>
-            rows
-              .map(
-                (r) =>
-                  `${r.route}\t${r.prefix || "(any)"}\t${r.connectors.map((c) => `${c.name}:${c.weight}`).join(",")}`,
-              )
-              .join("\n") || "no routes: SMS go to the simulator",
+        print(rows, opts.json, () =>
+          table(
+            ["ROUTE", "PREFIX", "CONNECTORS"],
+            rows.map((r) => [r.route, r.prefix || "(any)", r.connectors.map((c) => `${c.name}:${c.weight}`).join(",")]),
+            "no routes: SMS go to the simulator",
+          ),
         );
       }),
     );
@@ -172,8 +175,9 @@ export function addCarrierCommands(program: Command): void {
     );
   routes
     .command("remove")
-    .requiredOption("--route <code>")
-    .option("--prefix <digits>", "", "")
+    .description("remove the route of a route code and prefix")
+    .requiredOption("--route <code>", "T, P, PS, I, V or *")
+    .option("--prefix <digits>", "its prefix; the route for every number when left out", "")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {

@@ -13,7 +13,7 @@ import {
 } from "../inbound/index.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
-import { allPages, print, wholeNumber, withStore } from "./cli-support.js";
+import { allPages, print, table, wholeNumber, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
 
@@ -23,7 +23,8 @@ function addNumberCommands(program: Command): void {
     .description("manage the virtual numbers whose inbound SMS an account receives");
   numbers
     .command("add")
-    .requiredOption("--account <username>")
+    .description("assign a virtual number to an account")
+    .requiredOption("--account <username>", "the account")
     .requiredOption("--number <number>", "the virtual number (digits; an Indian mobile may have +91, 91 or 0)")
     .option("--json", "print JSON")
     .action((opts) =>
@@ -38,8 +39,9 @@ function addNumberCommands(program: Command): void {
     );
   numbers
     .command("remove")
-    .requiredOption("--account <username>")
-    .requiredOption("--number <number>")
+    .description("take a virtual number from an account")
+    .requiredOption("--account <username>", "the account")
+    .requiredOption("--number <number>", "the virtual number")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
@@ -49,12 +51,19 @@ function addNumberCommands(program: Command): void {
     );
   numbers
     .command("list")
-    .requiredOption("--account <username>")
+    .description("an account's virtual numbers")
+    .requiredOption("--account <username>", "the account")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
         const rows = await numbersOf(deps(store), opts.account);
-        print(rows, opts.json, () => rows.map((row) => row.number).join("\n") || "no inbound numbers");
+        print(rows, opts.json, () =>
+          table(
+            ["NUMBER"],
+            rows.map((row) => [row.number]),
+            "no inbound numbers",
+          ),
+        );
       }),
     );
 }
@@ -67,7 +76,8 @@ function addKeywordCommands(program: Command): void {
   ] as const) {
     keywords
       .command(action)
-      .requiredOption("--id <id>", "keyword id", wholeNumber)
+      .description(`${action} a keyword by its id`)
+      .requiredOption("--id <id>", "keyword id (keywords list shows it)", wholeNumber)
       .option("--json", "print JSON")
       .action((opts) =>
         withStore(async (store) => {
@@ -78,8 +88,9 @@ function addKeywordCommands(program: Command): void {
   }
   keywords
     .command("list")
-    .requiredOption("--account <username>")
-    .addOption(new Option("--status <status>").choices(["pending", "approved", "rejected"]))
+    .description("an account's keywords: id, status, keyword, reply type and text")
+    .requiredOption("--account <username>", "the account")
+    .addOption(new Option("--status <status>", "only these").choices(["pending", "approved", "rejected"]))
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
@@ -92,7 +103,11 @@ function addKeywordCommands(program: Command): void {
           return { rows, meta };
         });
         print(all, opts.json, () =>
-          all.map((k) => `${k.id}\t${k.status}\t${k.key}\t${k.response_type}\t${k.static_message ?? ""}`).join("\n"),
+          table(
+            ["ID", "STATUS", "KEYWORD", "REPLY", "TEXT"],
+            all.map((k) => [k.id, k.status, k.key, k.response_type, k.static_message]),
+            "no keywords",
+          ),
         );
       }),
     );
@@ -104,7 +119,8 @@ function addSuppressionCommands(program: Command): void {
     .description("manage an account's suppression list (numbers that opted out of its promotional SMS)");
   suppressions
     .command("add")
-    .requiredOption("--account <username>")
+    .description("put numbers on an account's suppression list")
+    .requiredOption("--account <username>", "the account")
     .argument("<numbers...>")
     .option("--json", "print JSON")
     .action((numbers: string[], opts) =>
@@ -115,7 +131,8 @@ function addSuppressionCommands(program: Command): void {
     );
   suppressions
     .command("remove")
-    .requiredOption("--account <username>")
+    .description("take numbers off an account's suppression list")
+    .requiredOption("--account <username>", "the account")
     .argument("<numbers...>")
     .option("--json", "print JSON")
     .action((numbers: string[], opts) =>

@@ -18,7 +18,7 @@ import {
 import { systemClock } from "../core/clock.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
-import { allPages, print, wholeNumber, withStore } from "./cli-support.js";
+import { allPages, print, table, wholeNumber, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */
 const SHOWN_INVALID = 20;
@@ -43,13 +43,14 @@ function addTemplateCommands(program: Command): void {
   const templates = program.command("templates").description("manage DLT content templates");
   templates
     .command("add")
-    .requiredOption("--account <username>")
-    .requiredOption("--name <name>")
+    .description("add a content template, pending unless --approve")
+    .requiredOption("--account <username>", "the account")
+    .requiredOption("--name <name>", "a name to tell templates apart (1 to 100 characters)")
     .requiredOption("--content <text>", "template text; mark variable parts with {#var#}")
     .option("--dlt-template-id <id>", "template ID registered on DLT")
     .option("--entity-id <id>", "DLT entity ID the template belongs to")
     .option("--sender <header>", "DLT header the template is registered with")
-    .option("--notes <text>")
+    .option("--notes <text>", "a note for the reviewer")
     .option("--approve", "approve it at once")
     .option("--json", "print JSON")
     .action((opts) =>
@@ -77,7 +78,8 @@ function addTemplateCommands(program: Command): void {
   ] as const) {
     templates
       .command(action)
-      .requiredOption("--id <id>", "template id", wholeNumber)
+      .description(`${action} a template by its id`)
+      .requiredOption("--id <id>", "template id (templates list shows it)", wholeNumber)
       .option("--json", "print JSON")
       .action((opts) =>
         withStore(async (store) => {
@@ -88,8 +90,9 @@ function addTemplateCommands(program: Command): void {
   }
   templates
     .command("list")
-    .requiredOption("--account <username>")
-    .addOption(new Option("--status <status>").choices(["pending", "approved", "rejected"]))
+    .description("an account's templates: id, status, DLT template ID, name, content")
+    .requiredOption("--account <username>", "the account")
+    .addOption(new Option("--status <status>", "only these").choices(["pending", "approved", "rejected"]))
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
@@ -102,7 +105,11 @@ function addTemplateCommands(program: Command): void {
           return { rows, meta };
         });
         print(all, opts.json, () =>
-          all.map((t) => `${t.id}\t${t.status}\t${t.dlt_template_id ?? "-"}\t${t.name}\t${t.content}`).join("\n"),
+          table(
+            ["ID", "STATUS", "DLT TEMPLATE ID", "NAME", "CONTENT"],
+            all.map((t) => [t.id, t.status, t.dlt_template_id, t.name, t.content]),
+            "no templates",
+          ),
         );
       }),
     );
@@ -119,8 +126,9 @@ function addDltCommands(program: Command): void {
       (kind === "entity" ? opts.entityId : opts.header) ?? "";
     command
       .command("add")
-      .requiredOption("--account <username>")
-      .requiredOption(flag)
+      .description(`white-list a ${label} for an account`)
+      .requiredOption("--account <username>", "the account")
+      .requiredOption(flag, label)
       .option("--json", "print JSON")
       .action((opts) =>
         withStore(async (store) => {
@@ -131,8 +139,9 @@ function addDltCommands(program: Command): void {
       );
     command
       .command("remove")
-      .requiredOption("--account <username>")
-      .requiredOption(flag)
+      .description(`take a ${label} off an account's white-list`)
+      .requiredOption("--account <username>", "the account")
+      .requiredOption(flag, label)
       .option("--json", "print JSON")
       .action((opts) =>
         withStore(async (store) => {
@@ -143,7 +152,8 @@ function addDltCommands(program: Command): void {
   }
   dlt
     .command("list")
-    .requiredOption("--account <username>")
+    .description("an account's white-listed DLT entity IDs and headers")
+    .requiredOption("--account <username>", "the account")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
@@ -162,6 +172,7 @@ function addDndCommands(program: Command): void {
   const dnd = program.command("dnd").description("manage the DND registry promotional routes must not reach");
   dnd
     .command("import")
+    .description("import the DND registry from a CSV file, streamed")
     .argument("<file>", "CSV whose first column is the mobile number (- reads standard input)")
     .option("--replace", "empty the registry first")
     .option("--json", "print JSON")
@@ -179,6 +190,7 @@ function addDndCommands(program: Command): void {
     });
   dnd
     .command("add")
+    .description("add numbers to the DND registry")
     .argument("<numbers...>")
     .option("--json", "print JSON")
     .action((numbers: string[], opts) =>
@@ -189,6 +201,7 @@ function addDndCommands(program: Command): void {
     );
   dnd
     .command("remove")
+    .description("take numbers off the DND registry")
     .argument("<numbers...>")
     .option("--json", "print JSON")
     .action((numbers: string[], opts) =>
@@ -199,6 +212,7 @@ function addDndCommands(program: Command): void {
     );
   dnd
     .command("check")
+    .description("whether a number is on the DND registry")
     .argument("<number>")
     .option("--json", "print JSON")
     .action((number: string, opts) =>
@@ -209,6 +223,7 @@ function addDndCommands(program: Command): void {
     );
   dnd
     .command("count")
+    .description("how many numbers the DND registry holds")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {

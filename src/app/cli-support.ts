@@ -48,3 +48,41 @@ export async function allPages<T>(
     if (page >= meta.last_page) return all;
   }
 }
+
+/** An option given several times (`--template A --template B`) collects every value. */
+export function repeatable(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+/** Like repeatable, and each value may also be a comma-separated list (`--sender ACME,ACMEOT`). */
+export function repeatableList(value: string, previous: string[] = []): string[] {
+  return [
+    ...previous,
+    ...value
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean),
+  ];
+}
+
+/**
+ * Rows under a header row, each column as wide as its widest cell: how every listing prints
+ * (`--json` is the form for programs). With no rows, `whenEmpty` says so in words instead.
+ */
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly (string | number | null)[])[],
+  whenEmpty?: string,
+): string {
+  if (rows.length === 0 && whenEmpty !== undefined) return whenEmpty;
+  const cells = [header, ...rows.map((row) => row.map((cell) => (cell === null || cell === "" ? "-" : String(cell))))];
+  const widths = header.map((_, column) => Math.max(...cells.map((row) => (row[column] ?? "").length)));
+  return cells
+    .map((row) =>
+      row
+        .map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { systemClock } from "../core/clock.js";
 import type { Store } from "../store/store.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "../voice/index.js";
-import { print, withStore } from "./cli-support.js";
+import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
 
@@ -14,7 +14,8 @@ export function addVoiceCommands(program: Command): void {
     .description("manage the caller numbers (from) an account may place voice calls from");
   callerIds
     .command("approve")
-    .requiredOption("--account <username>")
+    .description("approve a caller number for an account's voice calls")
+    .requiredOption("--account <username>", "the account")
     .requiredOption(
       "--number <number>",
       "the caller number, with its country code (+918047110000) or as an Indian number",
@@ -32,8 +33,9 @@ export function addVoiceCommands(program: Command): void {
     );
   callerIds
     .command("remove")
-    .requiredOption("--account <username>")
-    .requiredOption("--number <number>")
+    .description("withdraw a caller number's approval")
+    .requiredOption("--account <username>", "the account")
+    .requiredOption("--number <number>", "the caller number")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
@@ -43,12 +45,19 @@ export function addVoiceCommands(program: Command): void {
     );
   callerIds
     .command("list")
-    .requiredOption("--account <username>")
+    .description("an account's approved caller numbers")
+    .requiredOption("--account <username>", "the account")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
         const rows = await callerIdsOf(deps(store), opts.account);
-        print(rows, opts.json, () => rows.map((row) => row.number).join("\n") || "no approved caller numbers");
+        print(rows, opts.json, () =>
+          table(
+            ["NUMBER"],
+            rows.map((row) => [row.number]),
+            "no approved caller numbers",
+          ),
+        );
       }),
     );
 }

@@ -44,12 +44,16 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
       enabled: true,
       definition: { password: "********", connections: 2 },
     });
-    expect(await cliOk(["carriers", "list"], env)).toBe("cli-smsc\tsmpp\tenabled\tapi\n");
+    expect(await cliOk(["carriers", "list"], env)).toBe(
+      "NAME      TYPE  STATE    SOURCE\ncli-smsc  smpp  enabled  api\n",
+    );
 
     expect(
       await cliOk(["routes", "set", "--route", "T", "--prefix", "91", "--connectors", "cli-smsc:3,simulator:0"], env),
     ).toBe("added route T/91\n");
-    expect(await cliOk(["routes", "list"], env)).toBe("T\t91\tcli-smsc:3,simulator:0\n");
+    expect(await cliOk(["routes", "list"], env)).toBe(
+      "ROUTE  PREFIX  CONNECTORS\nT      91      cli-smsc:3,simulator:0\n",
+    );
 
     // Refusals say what is wrong, exit 1, and print no stack trace.
     const refusals: Array<[string[], RegExp]> = [
@@ -69,7 +73,9 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
     }
 
     expect(await cliOk(["carriers", "disable", "cli-smsc"], env)).toBe("cli-smsc disabled\n");
-    expect(await cliOk(["carriers", "list"], env)).toBe("cli-smsc\tsmpp\tdisabled\tapi\n");
+    expect(await cliOk(["carriers", "list"], env)).toBe(
+      "NAME      TYPE  STATE     SOURCE\ncli-smsc  smpp  disabled  api\n",
+    );
     expect(await cliOk(["routes", "remove", "--route", "T", "--prefix", "91"], env)).toBe("removed route T/91\n");
     expect(await cliOk(["carriers", "remove", "cli-smsc"], env)).toBe("removed cli-smsc\n");
     expect(await cliOk(["carriers", "list"], env)).toBe("no connectors\n");
@@ -85,8 +91,10 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
       }),
     );
     expect(await cliOk(["carriers", "apply", "--file", file], env)).toBe("applied 1 connector(s) and 1 route(s)\n");
-    expect(await cliOk(["carriers", "list"], env)).toBe("file-smsc\tsmpp\tenabled\tfile\n");
-    expect(await cliOk(["routes", "list"], env)).toBe("*\t(any)\tfile-smsc:1\n");
+    expect(await cliOk(["carriers", "list"], env)).toBe(
+      "NAME       TYPE  STATE    SOURCE\nfile-smsc  smpp  enabled  file\n",
+    );
+    expect(await cliOk(["routes", "list"], env)).toBe("ROUTE  PREFIX  CONNECTORS\n*      (any)   file-smsc:1\n");
     expect(await cliOk(["carriers", "health"], env)).toBe("no worker is running connectors\n");
   });
 });

@@ -103,8 +103,10 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
       "promo:rejected",
     ]);
     const text = await cliOk(["templates", "list", "--account", "rules-user", "--status", "approved"], env);
+    // A table under a header row, each column as wide as its widest cell.
     expect(text).toBe(
-      `${approved.id}\tapproved\t1107160000000000002\totp\tYour code is {#var#}. It expires in {#var#} minutes.\n`,
+      `${"ID".padEnd(String(approved.id).length)}  STATUS    DLT TEMPLATE ID      NAME  CONTENT\n` +
+        `${String(approved.id).padEnd(2)}  approved  1107160000000000002  otp   Your code is {#var#}. It expires in {#var#} minutes.\n`,
     );
   });
 

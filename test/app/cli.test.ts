@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
@@ -63,8 +64,15 @@ describeEachEngine("switchboard CLI", (engine) => {
       env,
     );
     const created = JSON.parse(stdout);
-    expect(created).toEqual({ id: expect.any(Number), username: "cli-user", api_key: expect.stringMatching(/^sb_/) });
-    expect(Object.keys(created)).toEqual(["id", "username", "api_key"]);
+    // No sender ID, DLT registration or template yet: the answer says the account is not ready.
+    expect(created).toEqual({
+      id: expect.any(Number),
+      username: "cli-user",
+      api_key: expect.stringMatching(/^sb_/),
+      ready: false,
+      missing: expect.any(Array),
+    });
+    expect(Object.keys(created)).toEqual(["id", "username", "api_key", "ready", "missing"]);
     apiKey = created.api_key;
 
     const response = await balance(created.api_key);
@@ -106,6 +114,21 @@ describeEachEngine("switchboard CLI", (engine) => {
     expect((await bodyOf(response)).data).toEqual([
       { sender_id: "ABCDEF", status: "approved", created_at: expect.stringMatching(/Z$/) },
     ]);
+  });
+
+  it("prints its version, and lists sender IDs and keys under a header row (or as JSON)", async () => {
+    const { version } = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    expect(await cliOk(["--version"], env)).toBe(`${version}\n`);
+    const senders = (await cliOk(["sender-ids", "list", "--account", "cli-user"], env)).split("\n");
+    expect(senders[0]).toMatch(/^ID\s+SENDER ID\s+STATUS\s+CREATED$/);
+    expect(senders[1]).toMatch(/^\d+\s+ABCDEF\s+approved\s+\d{4}-\d\d-\d\dT/);
+    const json = JSON.parse(
+      await cliOk(["sender-ids", "list", "--account", "cli-user", "--status", "approved", "--json"], env),
+    );
+    expect(json).toEqual([expect.objectContaining({ sender_id: "ABCDEF", status: "approved" })]);
+    const keys = (await cliOk(["keys", "list", "--account", "cli-user"], env)).split("\n");
+    expect(keys[0]).toMatch(/^ID\s+PREFIX\s+NAME\s+RATE\/MIN\s+CREATED\s+REVOKED$/);
+    expect(keys[1]).toMatch(/^\d+\s+sb_\S+\s+default\s+60\s+\S+\s+-$/);
   });
 
   it("blocks an account, and the running server refuses its key", async () => {

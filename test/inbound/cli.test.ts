@@ -34,7 +34,9 @@ describeEachEngine("switchboard CLI: inbound numbers, keywords, suppressions", (
       await cliOk(["inbound-numbers", "add", "--account", "inbound-user", "--number", "56767", "--json"], env),
     );
     expect(json).toMatchObject({ number: "56767", account: "inbound-user" });
-    expect(await cliOk(["inbound-numbers", "list", "--account", "inbound-user"], env)).toBe("9220500300\n56767\n");
+    expect(await cliOk(["inbound-numbers", "list", "--account", "inbound-user"], env)).toBe(
+      "NUMBER\n9220500300\n56767\n",
+    );
     expect(await cliOk(["inbound-numbers", "remove", "--account", "inbound-user", "--number", "56767"], env)).toBe(
       "removed 56767 from inbound-user\n",
     );
@@ -61,7 +63,7 @@ describeEachEngine("switchboard CLI: inbound numbers, keywords, suppressions", (
       .returning("id")
       .executeTakeFirstOrThrow();
     expect(await cliOk(["keywords", "list", "--account", "inbound-user", "--status", "pending"], env)).toBe(
-      `${row.id}\tpending\tINFO\tstatic\tHello\n`,
+      `${"ID".padEnd(String(row.id).length)}  STATUS   KEYWORD  REPLY   TEXT\n${String(row.id).padEnd(2)}  pending  INFO     static  Hello\n`,
     );
     expect(await cliOk(["keywords", "approve", "--id", String(row.id)], env)).toBe(`approved keyword ${row.id} INFO\n`);
     const listed = JSON.parse(await cliOk(["keywords", "list", "--account", "inbound-user", "--json"], env));

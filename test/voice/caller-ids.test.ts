@@ -91,7 +91,7 @@ describeEachEngine("voice caller numbers", (engine) => {
     );
     expect(approved).toMatchObject({ number: CALLER, account: account.username });
     expectBroadcastId(await placeCall(t, "GET", callParams(account)), account);
-    expect(await cliOk(["voice-caller-ids", "list", "--account", account.username], env)).toBe(`${CALLER}\n`);
+    expect(await cliOk(["voice-caller-ids", "list", "--account", account.username], env)).toBe(`NUMBER\n${CALLER}\n`);
     expect(await cliOk(["voice-caller-ids", "remove", "--account", account.username, "--number", CALLER], env)).toBe(
       `removed ${CALLER} from ${account.username}\n`,
     );

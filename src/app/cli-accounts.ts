@@ -1,0 +1,362 @@
+// CLI commands for accounts and what an account holds: the account itself (onboarding in one
+// command, show with what it lacks to send, set), its API keys, credits, sender IDs and login
+// locks. They call admin/operations.ts and admin/onboarding.ts, as the operator API does.
+import { type Command, Option } from "commander";
+import { listAccounts, parseRouteList, updateAccount } from "../accounts/index.js";
+import {
+  accountDetail,
+  accountSummary,
+  addCredits,
+  addSenderIdFor,
+  createAccountWithKey,
+  createKeyFor,
+  keysOf,
+  parseCreditList,
+  parseRateLimit,
+  revokeKey,
+  senderIdsOf,
+  setSenderIdStatusFor,
+} from "../admin/index.js";
+import { clearLoginLocks, listLoginLocks } from "../auth/index.js";
+import { systemClock } from "../core/clock.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import type { Store } from "../store/store.js";
+import {
+  onOff,
+  positiveNumber,
+  print,
+  repeatable,
+  repeatableList,
+  table,
+  wholeNumber,
+  withStore,
+} from "./cli-support.js";
+
+const deps = (store: Store) => ({ store, clock: systemClock });
+
+type Detail = Awaited<ReturnType<typeof accountDetail>>;
+
+/** The lines that say whether the account can send, and each command that would make it so. */
+function readinessText(detail: Pick<Detail, "ready" | "missing">): string {
+  if (detail.ready) return "ready to send SMS";
+  return [
+    "not ready to send SMS; missing:",
+    ...detail.missing.flatMap((gap) => [`  - ${gap.message}`, `    ${gap.command}`]),
+  ].join("\n");
+}
+
+function detailText(detail: Detail): string {
+  const on = (value: boolean) => (value ? "on" : "off");
+  const r = detail.registrations;
+  const entities = r.dlt_entities.length === 0 ? "none" : r.dlt_entities.join(", ");
+  const entityOfSends =
+    r.dlt_entity_of_sends === null ? "" : `; a send that names none carries ${r.dlt_entity_of_sends}`;
+  return [
+    `${detail.username} (id ${detail.id}): ${detail.role}, ${detail.status}, ${detail.time_zone}`,
+    `routes:        ${detail.routes.join(", ")} (DLT scrubbing ${on(detail.dlt_scrubbing)}, promo sender ${on(detail.promo_sender_enabled)}, international ${on(detail.international_enabled)}, flood limit ${detail.flood_limit || "none"})`,
+    `wallets:       ${Object.entries(detail.balances ?? {})
+      .map(([wallet, credits]) => `${wallet} ${credits}`)
+      .join(", ")}`,
+    `sender IDs:    ${r.sender_ids.map((s) => `${s.sender_id} (${s.status})`).join(", ") || "none"}`,
+    `DLT headers:   ${r.dlt_headers.join(", ") || "none"}`,
+    `DLT entities:  ${entities}${entityOfSends}`,
+    `templates:     ${r.templates.approved} approved, ${r.templates.pending} pending`,
+    readinessText(detail),
+  ].join("\n");
+}
+
+function addAccountsCommands(program: Command): void {
+  const accounts = program.command("accounts").description("manage accounts");
+  accounts
+    .command("create")
+    .description(
+      "create an account and its first API key, ready to send in one step: sender IDs, DLT entities, templates, credits",
+    )
+    .requiredOption("--username <username>", "3 to 64 letters, digits, _ . @ - (unique regardless of case)")
+    .requiredOption("--password <password>", "8 to 256 characters, for the legacy APIs")
+    .option("--credits <list>", "opening balances, e.g. sms=1000,whatsapp=50,email=100,voice=10,international=5")
+    .option(
+      "--sender <id>",
+      "an approved sender ID, also white-listed as its DLT header (repeat, or comma-separate, for more)",
+      repeatableList,
+    )
+    .option(
+      "--dlt-entity <id>",
+      "a white-listed DLT entity ID (repeat for more; the first is the default)",
+      repeatableList,
+    )
+    .option("--template <text>", "an approved template; {#var#} marks each variable part (repeat for more)", repeatable)
+    .option("--dlt-template-id <id>", "the DLT template ID of each --template, in the same order", repeatable)
+    .option("--routes <list>", "SMS routes the account may use (default T,P)")
+    .option("--time-zone <zone>", "IANA time zone (default Asia/Kolkata)")
+    .option("--flood-limit <n>", "SMS per day (default 0 = no limit)", wholeNumber)
+    .option("--operator", "create an operator account")
+    .option("--rate-limit <n>", "requests per minute of the first API key (0 = unlimited, default 60)", wholeNumber)
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const templates: string[] = opts.template ?? [];
+        const templateIds: string[] = opts.dltTemplateId ?? [];
+        if (templateIds.length > templates.length) {
+          throw new Error(
+            `--dlt-template-id is given ${templateIds.length} times for ${templates.length} --template; give one per template, in order`,
+          );
+        }
+        const created = await createAccountWithKey(deps(store), {
+          username: opts.username,
+          password: opts.password,
+          ...(opts.operator ? { role: "operator" as const } : {}),
+          ...(opts.credits ? { credits: parseCreditList(opts.credits) } : {}),
+          ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
+          ...(opts.routes !== undefined ? { routes: parseRouteList(opts.routes) } : {}),
+          ...(opts.timeZone !== undefined ? { timeZone: opts.timeZone } : {}),
+          ...(opts.floodLimit !== undefined ? { floodLimit: opts.floodLimit } : {}),
+          senderIds: opts.sender ?? [],
+          dltEntityIds: opts.dltEntity ?? [],
+          templates: templates.map((content, index) => ({ content, dltTemplateId: templateIds[index] ?? null })),
+        });
+        const { ready, missing } = await accountDetail(deps(store), created.username);
+        print({ ...created, ready, missing }, opts.json, () =>
+          [
+            `created account ${created.username} (id ${created.id})`,
+            `api key: ${created.api_key}   (shown once; keep it)`,
+            ...(opts.operator ? [] : [readinessText({ ready, missing })]),
+          ].join("\n"),
+        );
+      }),
+    );
+  accounts
+    .command("list")
+    .description("every account with its role, status and SMS balance")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const all = await Promise.all(
+          (await listAccounts(store.db)).map((a) => accountSummary(deps(store), a.username)),
+        );
+        print(all, opts.json, () =>
+          table(
+            ["ID", "USERNAME", "ROLE", "STATUS", "SMS"],
+            all.map((a) => [a.id, a.username, a.role, a.status, a.balances?.sms ?? 0]),
+            "no accounts",
+          ),
+        );
+      }),
+    );
+  accounts
+    .command("show")
+    .description(
+      "one account: settings, wallets, registrations, and what it lacks to send SMS with the command that adds each",
+    )
+    .argument("<username>")
+    .option("--json", "print JSON")
+    .action((username: string, opts) =>
+      withStore(async (store) => {
+        const detail = await accountDetail(deps(store), username);
+        print(detail, opts.json, () => detailText(detail));
+      }),
+    );
+  accounts
+    .command("set")
+    .description("change an account's settings")
+    .requiredOption("--username <username>", "the account")
+    .option("--status <status>", "active, inactive or blocked")
+    .option("--password <password>", "a new password (8 to 256 characters)")
+    .option("--time-zone <zone>", "IANA time zone, e.g. Asia/Kolkata")
+    .option("--flood-limit <n>", "SMS per day (0 = no limit)", wholeNumber)
+    .option("--international <on|off>", "international SMS", onOff)
+    .option("--get-api <on|off>", "GET variant of the v2 send", onOff)
+    .option("--dlt-scrubbing <on|off>", "transactional content must match an approved template", onOff)
+    .option("--promo-sender <on|off>", "promotional SMS with the account's own sender ID (route PS)", onOff)
+    .option("--routes <list>", "SMS routes the account may use, e.g. T,P,PS,I")
+    .option("--unlock", "clear the account's login locks")
+    .option("--dlt-entity <id>", "the white-listed DLT entity ID of sends that name none (needed with several)")
+    .option("--no-dlt-entity", "clear that default")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        await updateAccount(store, systemClock, opts.username, {
+          status: opts.status,
+          password: opts.password,
+          timeZone: opts.timeZone,
+          floodLimit: opts.floodLimit,
+          internationalEnabled: opts.international,
+          getApiEnabled: opts.getApi,
+          dltScrubbing: opts.dltScrubbing,
+          promoSenderEnabled: opts.promoSender,
+          routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
+          unlock: opts.unlock,
+          defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
+        });
+        const detail = await accountDetail(deps(store), opts.username);
+        print(detail, opts.json, () => `updated ${detail.username}\n${readinessText(detail)}`);
+      }),
+    );
+}
+
+function addKeyCommands(program: Command): void {
+  const keys = program.command("keys").description("manage API keys");
+  keys
+    .command("create")
+    .description("another API key for an account (shown once)")
+    .requiredOption("--account <username>", "the account")
+    .option("--name <name>", "a label to tell keys apart")
+    .option("--rate-limit <n>", "requests per minute (0 = unlimited, default 60)", wholeNumber)
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const key = await createKeyFor(deps(store), opts.account, {
+          ...(opts.name ? { name: opts.name } : {}),
+          ...(opts.rateLimit !== undefined ? { rateLimit: parseRateLimit(opts.rateLimit) } : {}),
+        });
+        print(key, opts.json, () => `api key ${key.id} for ${key.account}: ${key.api_key}`);
+      }),
+    );
+  keys
+    .command("list")
+    .description("an account's API keys (prefix, name, rate; never the key)")
+    .requiredOption("--account <username>", "the account")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = await keysOf(deps(store), opts.account);
+        print(rows, opts.json, () =>
+          table(
+            ["ID", "PREFIX", "NAME", "RATE/MIN", "CREATED", "REVOKED"],
+            rows.map((k) => [k.id, k.prefix, k.name, k.rate_limit || "unlimited", k.created_at, k.revoked_at]),
+            "no API keys",
+          ),
+        );
+      }),
+    );
+  keys
+    .command("revoke")
+    .description("revoke an API key by its id")
+    .requiredOption("--id <id>", "key id", wholeNumber)
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const result = await revokeKey(deps(store), opts.id);
+        print(result, opts.json, () => `revoked key ${opts.id}`);
+      }),
+    );
+}
+
+function addCreditCommands(program: Command): void {
+  program
+    .command("credits")
+    .description("manage credits")
+    .command("add")
+    .description("top up a wallet through the ledger")
+    .requiredOption("--account <username>", "the account")
+    .requiredOption("--wallet <wallet>", "sms, international, whatsapp, email or voice")
+    .requiredOption("--amount <credits>", "credits to add", positiveNumber)
+    .option("--note <text>", "why, kept in the ledger")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const result = await addCredits(deps(store), {
+          username: opts.account,
+          wallet: opts.wallet,
+          amount: opts.amount,
+          ...(opts.note ? { note: opts.note } : {}),
+        });
+        print(result, opts.json, () => `${result.account} ${result.wallet} balance: ${result.balance}`);
+      }),
+    );
+}
+
+function addSenderIdCommands(program: Command): void {
+  const senderIds = program.command("sender-ids").description("manage sender IDs");
+  senderIds
+    .command("add")
+    .description("add a sender ID to an account, pending unless --approve")
+    .requiredOption("--account <username>", "the account")
+    .requiredOption("--sender <sender>", "3 to 11 letters or digits, or a number of up to 15 digits")
+    .option("--approve", "approve it at once")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const result = await addSenderIdFor(deps(store), {
+          username: opts.account,
+          sender: opts.sender,
+          approve: Boolean(opts.approve),
+        });
+        print(result, opts.json, () => `sender ID ${result.sender_id} for ${result.account}: ${result.status}`);
+      }),
+    );
+  for (const [action, status] of [
+    ["approve", "approved"],
+    ["reject", "rejected"],
+  ] as const) {
+    senderIds
+      .command(action)
+      .description(`${action} a sender ID by its id`)
+      .requiredOption("--id <id>", "sender ID id (sender-ids list shows it)", wholeNumber)
+      .option("--json", "print JSON")
+      .action((opts) =>
+        withStore(async (store) => {
+          const row = await setSenderIdStatusFor(deps(store), opts.id, status);
+          print(row, opts.json, () => `${status} sender ID ${row.sender_id}`);
+        }),
+      );
+  }
+  senderIds
+    .command("list")
+    .description("an account's sender IDs with their status")
+    .requiredOption("--account <username>", "the account")
+    .addOption(new Option("--status <status>", "only these").choices(["pending", "approved", "rejected"]))
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = await senderIdsOf(deps(store), opts.account, opts.status as ApprovalStatus | undefined);
+        print(rows, opts.json, () =>
+          table(
+            ["ID", "SENDER ID", "STATUS", "CREATED"],
+            rows.map((s) => [s.id, s.sender_id, s.status, s.created_at]),
+            "no sender IDs",
+          ),
+        );
+      }),
+    );
+}
+
+function addLoginLockCommands(program: Command): void {
+  const loginLocks = program.command("login-locks").description("password logins locked after repeated failures");
+  loginLocks
+    .command("list")
+    .description("the login locks in force")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const locks = await listLoginLocks(store.db, systemClock.now().getTime());
+        print(locks, opts.json, () =>
+          table(
+            ["USERNAME", "SCOPE", "ADDRESS", "LOCKED UNTIL"],
+            locks.map((l) => [l.username, l.scope, l.address, l.locked_until]),
+            "no login locks",
+          ),
+        );
+      }),
+    );
+  loginLocks
+    .command("clear")
+    .description("clear an account's login locks, or one source address's")
+    .argument("<username>")
+    .option("--address <address>", "only this source address's lock (default: all, and the account's own)")
+    .option("--json", "print JSON")
+    .action((username: string, opts) =>
+      withStore(async (store) => {
+        const result = await clearLoginLocks(store, username, systemClock.now().getTime(), opts.address);
+        print(result, opts.json, () => `cleared ${result.cleared} login lock(s) of ${username}`);
+      }),
+    );
+}
+
+export function addAccountCommands(program: Command): void {
+  addAccountsCommands(program);
+  addKeyCommands(program);
+  addCreditCommands(program);
+  addSenderIdCommands(program);
+  addLoginLockCommands(program);
+}

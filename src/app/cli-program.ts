@@ -1,0 +1,63 @@
+// Every command of the `switchboard` executable, declared without running anything, so a test
+// can read the whole tree (descriptions, required options) without a process per command.
+import fs from "node:fs";
+import { Command, Help, type Option } from "commander";
+import { addAccountCommands } from "./cli-accounts.js";
+import { addCarrierCommands } from "./cli-carriers.js";
+import { addInboundCommands } from "./cli-inbound.js";
+import { addSmsRuleCommands } from "./cli-sms-rules.js";
+import { withStore } from "./cli-support.js";
+import { addVoiceCommands } from "./cli-voice.js";
+import type { Role } from "./gateway.js";
+
+/** Runs the gateway in these roles; `seed` makes an empty database's first credentials. */
+export type RunRoles = (roles: readonly Role[], seed: boolean) => Promise<void>;
+
+/** The package's version, read from package.json two folders up (from src/app and from dist/app alike). */
+function packageVersion(): string {
+  const text = fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8");
+  return (JSON.parse(text) as { version: string }).version;
+}
+
+export function buildProgram(run: RunRoles): Command {
+  const program = new Command()
+    .name("switchboard")
+    .description("Self-hostable messaging gateway. Settings come from environment variables (see README).")
+    .version(packageVersion(), "-V, --version", "print the version")
+    .showHelpAfterError()
+    // Subcommands copy this when they are created, so it is set before any of them.
+    .configureHelp({
+      optionDescription(this: Help, option: Option): string {
+        const text = Help.prototype.optionDescription.call(this, option);
+        return option.mandatory ? `${text} (required)`.trim() : text;
+      },
+    });
+
+  program
+    .command("start")
+    .description("run everything in one process (API, workers, simulated carriers)")
+    .action(() => run(["api", "worker"], true));
+  program
+    .command("api")
+    .description("run only the HTTP API (scale out with PostgreSQL)")
+    .action(() => run(["api"], true));
+  program
+    .command("worker")
+    .description("run only the workers (dispatcher, delivery reports, housekeeping); needs PostgreSQL")
+    .action(() => run(["worker"], false));
+  program
+    .command("migrate")
+    .description("create or upgrade the database schema")
+    .action(() =>
+      withStore(async () => {
+        process.stdout.write("migrations applied\n");
+      }),
+    );
+
+  addAccountCommands(program);
+  addSmsRuleCommands(program);
+  addInboundCommands(program);
+  addVoiceCommands(program);
+  addCarrierCommands(program);
+  return program;
+}
