@@ -8,7 +8,7 @@
 //   --numbers N      v2 with autocannon: each request to one of N numbers at random (default
 //                    1: always 9876543210), so the indexes by number see real insert positions
 // Usage: node bench/sms-send.mjs [--family v2|legacy] [--tool autocannon|wrk] [--seconds 30]
-//        [--connections 100] [--numbers 1] [--database postgres://…]
+//        [--connections 100] [--numbers 1] [--database postgres://…] [--log-level warn|info]
 
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
@@ -24,6 +24,8 @@ const { values } = parseArgs({
     family: { type: "string", default: "v2" },
     tool: { type: "string", default: "autocannon" },
     numbers: { type: "string", default: "1" },
+    // info writes the per-request log lines a default start writes (to the pipe this script reads).
+    "log-level": { type: "string", default: "warn" },
   },
 });
 const db = values.database ? { url: values.database, cleanup: () => undefined } : freshSqliteUrl();
@@ -32,7 +34,7 @@ const env = {
   SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? "FULL",
   DATABASE_URL: db.url,
   PORT: values.port,
-  LOG_LEVEL: "warn",
+  LOG_LEVEL: values["log-level"],
   SIMULATOR_LATENCY_MS: "200",
   SIMULATOR_FAILURE_RATE: "0",
 };

@@ -12,6 +12,8 @@ export interface Config {
   database: DatabaseTarget;
   redisUrl: string | undefined;
   logLevel: LogLevel;
+  /** json lines, pretty (coloured on a terminal), or auto: pretty when stdout is a terminal. */
+  logFormat: "auto" | "json" | "pretty";
   /** SQLite `synchronous` pragma: FULL makes an answered send survive a power cut. */
   sqliteSynchronous: "FULL" | "NORMAL";
   /** Seconds a verified username+password pair is remembered (0 turns the cache off). */
@@ -116,7 +118,9 @@ export const SETTINGS = {
   DATABASE_URL:
     "Where data lives. Default sqlite:./data/switchboard.db. `sqlite:/path/file.db` picks another SQLite file; `postgres://user@host:5432/db` selects PostgreSQL.",
   REDIS_URL: "Optional redis://host:6379. When set, rate-limit counters are shared between processes.",
-  LOG_LEVEL: "fatal, error, warn, info (default), debug, trace or silent.",
+  LOG_LEVEL:
+    "fatal, error, warn, info (default: one line per request, and what the workers do), debug, trace or silent.",
+  LOG_FORMAT: "auto (default: readable colour lines when stdout is a terminal, JSON lines otherwise), json or pretty.",
   SQLITE_SYNCHRONOUS: "FULL (default: durable across power loss) or NORMAL (durable across process crashes only).",
   PASSWORD_CACHE_SECONDS:
     "How long a verified username+password pair is remembered in memory. Default 300; 0 disables.",
@@ -260,6 +264,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")} (got "${logLevelRaw}"). Leave it unset for info.`);
   }
 
+  const logFormat = read("LOG_FORMAT") ?? "auto";
+  if (logFormat !== "auto" && logFormat !== "json" && logFormat !== "pretty") {
+    problems.push(`LOG_FORMAT must be auto, json or pretty (got "${logFormat}"). ${SETTINGS.LOG_FORMAT}`);
+  }
+
   const syncGiven = read("SQLITE_SYNCHRONOUS") ?? "FULL";
   const syncRaw = syncGiven.toUpperCase();
   if (syncRaw !== "FULL" && syncRaw !== "NORMAL") {
@@ -272,6 +281,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     database,
     redisUrl,
     logLevel: logLevelRaw as LogLevel,
+    logFormat: logFormat === "json" || logFormat === "pretty" ? logFormat : "auto",
     sqliteSynchronous: syncRaw === "NORMAL" ? "NORMAL" : "FULL",
     passwordCacheSeconds: int("PASSWORD_CACHE_SECONDS", 300, 0, 86_400),
     loginLockThreshold: int("LOGIN_LOCK_THRESHOLD", 10, 0, 1_000),

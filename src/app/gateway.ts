@@ -1,7 +1,7 @@
 // Starts and stops a gateway process in one or more roles: `api` (HTTP) and `worker`
 // (dispatcher, scheduler, webhook sender). `start` is both, in one process.
 import { sql } from "kysely";
-import pino, { type DestinationStream, type Logger } from "pino";
+import type { Logger } from "pino";
 import { Authenticator } from "../auth/index.js";
 import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/rate-limits.js";
 import { applyCarriersFile } from "../carriers/config-file.js";
@@ -19,6 +19,7 @@ import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./boot
 import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { listenFailure } from "./listen-failure.js";
+import { createLogger } from "./logging.js";
 import { createMetrics } from "./metrics.js";
 import { type App, buildServer } from "./server.js";
 import { startWorkers, type Workers } from "./workers.js";
@@ -51,11 +52,7 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-/** The process's logger; `stream` replaces standard output (tests read the lines). */
-export function createLogger(config: Pick<Config, "logLevel">, stream?: DestinationStream): Logger {
-  const options = { level: config.logLevel, base: { service: "switchboard" } };
-  return stream ? pino(options, stream) : pino(options);
-}
+export { createLogger } from "./logging.js";
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;
@@ -104,7 +101,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     clock,
     logger,
     metrics,
-    authenticator: new Authenticator(store, clock, config),
+    authenticator: new Authenticator(store, clock, config, { logger }),
     smsPolicy: new SmsPolicy(store, clock),
     webhooks,
     whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp }),

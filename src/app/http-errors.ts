@@ -120,7 +120,13 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, ra
     .send(String(error.legacyCode ?? fallback));
 }
 
+/** Records what the request was refused with (its log line names it; see request-log.ts). */
+export function noteRefusal(request: FastifyRequest, error: GatewayError): void {
+  request.refusal = { code: error.code, status: statusOf(error) };
+}
+
 function logIfInternal(request: FastifyRequest, raw: unknown, error: GatewayError) {
+  noteRefusal(request, error);
   if (error.code === "internal_error" || statusOf(error) >= 500) {
     request.log.error({ err: raw }, "request failed");
   }

@@ -24,6 +24,7 @@ import { collectDiscovery } from "./discovery.js";
 import { sendJsonError } from "./http-errors.js";
 import { registerOpenApi } from "./openapi.js";
 import { registerOpsRoutes } from "./ops-routes.js";
+import { createRequestLog } from "./request-log.js";
 import { compileSerializer } from "./serializers.js";
 import { drainUnreadBodies } from "./unread-body.js";
 import { answerClientError, notFound, renderUnrouted } from "./unrouted.js";
@@ -53,7 +54,7 @@ export interface ServerOptions {
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
-    // Per-request log lines would dominate at thousands of requests/s; failures are logged below.
+    // Fastify's two lines per request are replaced by one of ours (request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: 16 * 1024 * 1024,
     // genReqId reads and checks the header itself; Fastify would otherwise echo any value.
@@ -79,10 +80,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   });
   drainUnreadBodies(app);
   if (options.checkAnswers) failChangedAnswers(app);
+  const logRequest = createRequestLog(ctx.logger);
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
     ctx.metrics.httpDuration.labels(request.method, route, String(reply.statusCode)).observe(reply.elapsedTime / 1000);
-    if (reply.statusCode >= 500) request.log.warn({ url: request.url, status: reply.statusCode }, "request failed");
+    logRequest(request, reply);
   });
 
   await app.register(formbody, { bodyLimit: 4 * 1024 * 1024 });

@@ -2,7 +2,9 @@
 // Lookups are cached in memory; revoking a key, changing a password or an account's state
 // signals every process (NOTIFY on PostgreSQL) to drop what it remembers at once.
 import { sql } from "kysely";
+import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
+import { EpisodeLog } from "../core/episodes.js";
 import { GatewayError } from "../core/errors.js";
 import { usernameIs } from "../core/usernames.js";
 import type { AccountRole, AccountStatus } from "../store/schema.js";
@@ -49,13 +51,25 @@ export class Authenticator {
   private readonly pairs: VerifiedPairCache;
   private readonly unsubscribe: () => void;
   private readonly externalWritesTimer: NodeJS.Timeout | undefined;
+  private readonly verify: PasswordVerifier;
+  private readonly locks: EpisodeLog | undefined;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly settings: AuthSettings,
-    private readonly verify: PasswordVerifier = passwordMatches,
+    options: {
+      /** The password check (tests count its calls). */
+      verify?: PasswordVerifier;
+      /** Where a login lock is reported: an operator wants to know who is being guessed at. */
+      logger?: Pick<Logger, "warn" | "info">;
+    } = {},
   ) {
+    this.verify = options.verify ?? passwordMatches;
+    // Failures checked in parallel past the threshold each set the lock again: one warning.
+    this.locks = options.logger
+      ? new EpisodeLog(options.logger, { quietMs: settings.loginLockMinutes * 60_000 })
+      : undefined;
     this.pairs = new VerifiedPairCache(settings.passwordCacheSeconds * 1000);
     this.unsubscribe = store.signals.listen(AUTH_CHANNEL, (payload) => this.forget(payload));
     let local = localAuthenticators.get(store);
@@ -185,7 +199,8 @@ export class Authenticator {
     const remembered = this.pairs.lookup(username, password, account.password_hash, Date.now()) === account.id;
     if (!remembered) {
       if (!(await this.verify(account.password_hash, password))) {
-        await recordFailedLogin(this.store.db, this.settings, account.id, address, now);
+        const locked = await recordFailedLogin(this.store.db, this.settings, account.id, address, now);
+        if (locked) this.reportLock(account.username, address, locked);
         throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
       }
       this.pairs.remember(username, password, account.password_hash, account.id, Date.now());
@@ -195,6 +210,16 @@ export class Authenticator {
       await recordSuccessfulLogin(this.store.db, account.id, address);
     }
     return principal;
+  }
+
+  private reportLock(username: string, address: string, scope: "address" | "account"): void {
+    const { loginLockThreshold, loginLockMinutes, loginLockAddresses } = this.settings;
+    const fields = { account: username, ip: address, scope, locked_minutes: loginLockMinutes };
+    const message =
+      scope === "address"
+        ? `login to account ${username} from ${address} locked for ${loginLockMinutes} minutes after ${loginLockThreshold} failed logins in a row (clear: login-locks)`
+        : `account ${username} locked for ${loginLockMinutes} minutes: ${loginLockAddresses} addresses failed to log in to it (clear: login-locks)`;
+    this.locks?.occurred(`${scope} ${username} ${scope === "address" ? address : ""}`, message, fields);
   }
 
   /** Drops cached credentials: `key:<hash>`, `account:<id>`, anything else drops everything. */

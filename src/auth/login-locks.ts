@@ -39,7 +39,7 @@ export async function isAddressLocked(db: Db, accountId: number, address: string
 /**
  * Counts one failure from `address`. Incremented in the database, so failures checked in
  * parallel each count. A count older than the lock period starts again: an address that
- * fails now and then over months is not a guess.
+ * fails now and then over months is not a guess. Answers the lock this failure set, if any.
  */
 export async function recordFailedLogin(
   db: Db,
@@ -47,7 +47,7 @@ export async function recordFailedLogin(
   accountId: number,
   address: string,
   now: number,
-): Promise<void> {
+): Promise<"address" | "account" | undefined> {
   const lockMs = policy.loginLockMinutes * 60_000;
   await db
     .updateTable("accounts")
@@ -65,7 +65,7 @@ export async function recordFailedLogin(
     )
     .returning("failures")
     .executeTakeFirstOrThrow();
-  if (policy.loginLockThreshold === 0 || row.failures < policy.loginLockThreshold) return;
+  if (policy.loginLockThreshold === 0 || row.failures < policy.loginLockThreshold) return undefined;
 
   const until = now + lockMs;
   await db
@@ -82,7 +82,7 @@ export async function recordFailedLogin(
     .where("updated_at", "<", now - 24 * 60 * 60_000)
     .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)]))
     .execute();
-  if (policy.loginLockAddresses === 0) return;
+  if (policy.loginLockAddresses === 0) return "address";
   const locked = await db
     .selectFrom("login_failures")
     .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -95,7 +95,9 @@ export async function recordFailedLogin(
       .set({ failed_logins: 0, locked_until: until })
       .where("id", "=", accountId)
       .execute();
+    return "account";
   }
+  return "address";
 }
 
 /** A success from `address`: its count, and the account's count in a row, start again. */

@@ -14,6 +14,7 @@ import { type CarrierDefinition, smppSessionOptions } from "./definitions.js";
 import { type ConnectorHealth, type HealthOptions, HealthTracker, type NativeHealth } from "./health.js";
 import { HttpSmsConnector } from "./http-sms/connector.js";
 import { SmppConnector } from "./smpp/connector.js";
+import { CarrierWarnings } from "./warnings.js";
 
 export const HTTP_SMS_DLR_PATH = "/carriers/http-sms/:name/dlr";
 
@@ -71,6 +72,7 @@ export class CarrierRegistry implements Routing {
   private lastStates = "";
   private lastWrite = 0;
   private stopped = false;
+  private readonly warnings: CarrierWarnings;
   /** Base of the http-sms DLR callback URLs: CARRIER_CALLBACK_URL, else the address the server listens on. */
   callbackBase: string;
 
@@ -84,6 +86,7 @@ export class CarrierRegistry implements Routing {
       this.builtIn.set(connector.name, new HealthTracker(connector.name, connector.name, undefined, options.health));
     }
     this.current = new Router(builtIns);
+    this.warnings = new CarrierWarnings(ctx.logger);
     this.callbackBase = ctx.config.carrierCallbackUrl ?? `http://localhost:${ctx.config.port}`;
   }
 
@@ -94,6 +97,7 @@ export class CarrierRegistry implements Routing {
   observe(name: string, results: readonly SubmitResult[]): void {
     const tracker = this.live.get(name)?.tracker ?? this.builtIn.get(name);
     tracker?.observe(results);
+    this.warnings.results(name, results);
     const counts = new Map<string, number>();
     for (const result of results) {
       const outcome = outcomeOf(result);
@@ -221,6 +225,7 @@ export class CarrierRegistry implements Routing {
   /** Updates the gauges; writes connector_health when a state changed or every healthWriteMs. */
   private async reportHealth(): Promise<void> {
     const snapshots = this.health();
+    this.warnings.health(snapshots);
     const { metrics } = this.ctx;
     for (const health of snapshots) {
       const value = health.state === "up" ? 1 : health.state === "degraded" ? 0.5 : 0;

@@ -6,7 +6,7 @@
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { toGatewayError } from "../app/http-errors.js";
+import { noteRefusal, toGatewayError } from "../app/http-errors.js";
 import { authenticateLegacy } from "../auth/http.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
 import { recordEngagement } from "./events.js";
@@ -57,6 +57,7 @@ export async function registerEmailFamilyRoutes(app: FastifyInstance, ctx: AppCo
       try {
         const { params, files } = await readRequest(request);
         const principal = await authenticateLegacy(params, ctx.authenticator, request.ip);
+        request.principal = principal;
         const broadcastId = await sendEmail(
           {
             store: ctx.store,
@@ -208,6 +209,7 @@ function isInternal(error: unknown): boolean {
 
 function refuse(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
   const error = toGatewayError(raw);
+  noteRefusal(request, error);
   const code = emailCode(error);
   if (code === -14) request.log.error({ err: raw }, "email send failed");
   return answer(reply, String(code));

@@ -69,6 +69,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
       try {
         const params = legacyParams(request);
         const { principal, context } = await authenticate(params, request.ip);
+        request.principal = principal;
         await throttle(principal);
         const answer = await handler(params, principal, context);
         return reply.type("text/plain; charset=utf-8").send(answer);

@@ -4,7 +4,7 @@
 // -14), always with HTTP 200. A body the gateway cannot read counts as no body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { toGatewayError } from "../app/http-errors.js";
+import { noteRefusal, toGatewayError } from "../app/http-errors.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
 import { VoicePolicy } from "./call-policy.js";
 
@@ -64,6 +64,7 @@ function sendVoiceError(request: FastifyRequest, reply: FastifyReply, raw: unkno
     (raw as { code?: string }).code === "FST_ERR_CTP_BODY_TOO_LARGE"
       ? new GatewayError("message_too_long", `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
       : toGatewayError(raw);
+  noteRefusal(request, error);
   const code = voiceCode(error);
   if (code === INTERNAL_ERROR) request.log.error({ err: raw }, "voice call failed");
   return answer(reply, String(code));
@@ -78,6 +79,7 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: AppCont
       const key = (params.apikey ?? params.api_key)?.trim();
       if (!key) throw new GatewayError("missing_api_key", "Missing API key (apikey).");
       const principal = await ctx.authenticator.byApiKey(key);
+      request.principal = principal;
       const order = await policy.decide(principal, { from: params.from, to: params.to, text: params.text });
       const outcome = await ctx.acceptor.accept(order);
       if (outcome.kind !== "accepted") throw new GatewayError("internal_error");

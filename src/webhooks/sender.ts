@@ -9,6 +9,7 @@ import type { LookupFunction } from "node:net";
 import { sql } from "kysely";
 import { Agent, request } from "undici";
 import type { AppContext } from "../app/context.js";
+import { EpisodeLog } from "../core/episodes.js";
 import { WorkerLoop } from "../core/worker-loop.js";
 import type { WebhookDeliveryRow } from "../store/schema.js";
 import { WEBHOOKS_CHANGED, WEBHOOKS_QUEUED } from "./outbox.js";
@@ -16,6 +17,9 @@ import { activeSecrets } from "./settings.js";
 import { checkWebhookUrl, resolveWebhookTarget } from "./url-guard.js";
 
 type Deps = Pick<AppContext, "store" | "clock" | "logger"> & Partial<Pick<AppContext, "metrics">>;
+
+/** Failed attempts in a row at one endpoint before the operator is told (a single blip is not news). */
+const ENDPOINT_FAILURES_WARNED = 3;
 
 export interface SenderOptions {
   /** Deliveries in flight in this process. */
@@ -93,6 +97,8 @@ export class WebhookSender extends WorkerLoop {
   /** Outcomes waiting to be recorded, in one transaction per tick. */
   private results: { delivery: WebhookDeliveryRow; outcome: Outcome }[] = [];
   private recording: Promise<void> | undefined;
+  /** Endpoints failing now, each warned about once (see ENDPOINT_FAILURES_WARNED). */
+  private readonly failingEndpoints: EpisodeLog;
 
   constructor(
     private readonly deps: Deps,
@@ -116,6 +122,11 @@ export class WebhookSender extends WorkerLoop {
         (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
       );
     };
+    // The longest back-off is an hour: a dead endpoint stays one episode while it is retried.
+    this.failingEndpoints = new EpisodeLog(deps.logger, {
+      quietMs: options.maxDelayMs * 2,
+      threshold: ENDPOINT_FAILURES_WARNED,
+    });
     this.agent = new Agent({
       connections: 64,
       keepAliveTimeout: 30_000,
@@ -315,6 +326,18 @@ export class WebhookSender extends WorkerLoop {
   /** Queues the outcome; outcomes of RECORD_LINGER_MS are recorded in one transaction. */
   private record(delivery: WebhookDeliveryRow, outcome: Outcome): Promise<void> {
     this.results.push({ delivery, outcome });
+    const endpoint = `${delivery.account_id} ${delivery.url}`;
+    const fields = { account_id: delivery.account_id, url: delivery.url };
+    if (outcome.error === null) this.failingEndpoints.ended(endpoint, "webhook endpoint answers again", fields);
+    else
+      this.failingEndpoints.occurred(
+        endpoint,
+        `webhook endpoint failing: ${outcome.error}; its deliveries are retried`,
+        {
+          ...fields,
+          error: outcome.error,
+        },
+      );
     // A few milliseconds of patience: each recording is a commit (an fsync on SQLite).
     this.recording ??= new Promise<void>((resolve) => setTimeout(resolve, RECORD_LINGER_MS)).then(() =>
       this.flushResults(),

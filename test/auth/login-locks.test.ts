@@ -117,9 +117,11 @@ describeEachEngine("login locks per source address", (engine) => {
       t.db.store,
       t.clock,
       { passwordCacheSeconds: 300, loginLockThreshold: 0, loginLockMinutes: 15, loginLockAddresses: 0 },
-      async (hash, password) => {
-        checked.push(password);
-        return (await import("../../src/auth/index.js")).passwordMatches(hash, password);
+      {
+        verify: async (hash, password) => {
+          checked.push(password);
+          return (await import("../../src/auth/index.js")).passwordMatches(hash, password);
+        },
       },
     );
     try {

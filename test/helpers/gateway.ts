@@ -1,5 +1,6 @@
 // Starts a real gateway (HTTP on an ephemeral 127.0.0.1 port) on a throwaway database, and
 // builds accounts for tests. Every test file gets its own database.
+import type { Logger } from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { addSenderId } from "../../src/accounts/index.js";
 import { createAccountWithKey } from "../../src/admin/index.js";
@@ -24,7 +25,7 @@ export function testConfig(db: TestDatabase, env: Record<string, string> = {}): 
 
 export async function startTestGateway(
   engine: Engine,
-  options: { clock?: Clock; env?: Record<string, string>; roles?: Role[] } = {},
+  options: { clock?: Clock; env?: Record<string, string>; roles?: Role[]; logger?: Logger } = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase(engine);
   const config = testConfig(db, options.env);
@@ -34,7 +35,7 @@ export async function startTestGateway(
     roles: options.roles ?? ["api", "worker"],
     clock,
     store: db.store,
-    logger: createLogger({ logLevel: "silent" }),
+    logger: options.logger ?? createLogger({ logLevel: "silent" }),
     checkAnswers: true,
   });
   return { db, gateway, url: gateway.url ?? "", clock, config };

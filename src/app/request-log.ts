@@ -1,0 +1,54 @@
+// One log line per answered request (method, route, status, latency, account, request id), and
+// a warning when one address keeps failing to authenticate. Probes and scrapes of the
+// operations endpoints are debug lines: a load balancer's health checks would drown the rest.
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Logger } from "pino";
+import { EpisodeLog } from "../core/episodes.js";
+import { scrubUrl } from "./logging.js";
+
+const OPERATIONS = new Set(["/healthz", "/readyz", "/metrics"]);
+/** Failed authentications from one address, within a quiet gap, that make a warning. */
+const AUTH_FAILURES_WARNED = 10;
+const AUTH_FAILURES_QUIET_MS = 5 * 60_000;
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** What the request was refused with (catalogue code, and the HTTP status that code stands for). */
+    refusal?: { code: string; status: number };
+  }
+}
+
+export function createRequestLog(logger: Pick<Logger, "warn" | "info">) {
+  const authFailures = new EpisodeLog(logger, { quietMs: AUTH_FAILURES_QUIET_MS, threshold: AUTH_FAILURES_WARNED });
+  return (request: FastifyRequest, reply: FastifyReply): void => {
+    const route = request.routeOptions.url ?? "unmatched";
+    const status = reply.statusCode;
+    const refusal = request.refusal;
+    // Under one key, so they name nothing else a log line carries (and Fastify's req and res
+    // serializers leave them alone).
+    const line = {
+      http: {
+        method: request.method,
+        route,
+        url: scrubUrl(request.url),
+        status,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        ip: request.ip,
+        ...(request.principal ? { account: request.principal.username } : {}),
+        ...(refusal ? { code: refusal.code } : {}),
+      },
+    };
+    const message = `${request.method} ${route} ${status}`;
+    if (status >= 500) request.log.error(line, message);
+    else if (OPERATIONS.has(route)) request.log.debug(line, message);
+    else request.log.info(line, message);
+    // 401 in the catalogue: the legacy families answer it as HTTP 200 with -1, -2 or -7.
+    if ((refusal?.status ?? status) === 401) {
+      authFailures.occurred(
+        request.ip,
+        `repeated authentication failures from ${request.ip}: a misconfigured client, or someone guessing credentials`,
+        { ip: request.ip, route, ...(refusal ? { code: refusal.code } : {}) },
+      );
+    }
+  };
+}
