@@ -3,6 +3,7 @@
 import fs from "node:fs";
 import { type Command, Option } from "commander";
 import {
+  accountDetail,
   addDltFor,
   addDndNumbers,
   addTemplateFor,
@@ -134,7 +135,15 @@ function addDltCommands(program: Command): void {
         withStore(async (store) => {
           const added = await addDltFor(deps(store), opts.account, kind, given(opts));
           const value = "entity_id" in added ? added.entity_id : added.header;
-          print(added, opts.json, () => `${label} ${value} for ${added.account}: ${added.status}`);
+          // A second entity leaves sends that name none without one: say so while the operator is here.
+          const { missing } = await accountDetail(deps(store), added.account);
+          const noDefault = missing.find((gap) => gap.what === "default_dlt_entity");
+          print(added, opts.json, () =>
+            [
+              `${label} ${value} for ${added.account}: ${added.status}`,
+              ...(noDefault ? [`note: ${noDefault.message} Set one: ${noDefault.command}`] : []),
+            ].join("\n"),
+          );
         }),
       );
     command

@@ -133,7 +133,14 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
   });
 
   it("sets the default DLT entity among several, and clears it", async () => {
-    await cliOk(["dlt", "entities", "add", "--account", "rules-user", "--entity-id", "1101160000000000003"], env);
+    const second = await cliOk(
+      ["dlt", "entities", "add", "--account", "rules-user", "--entity-id", "1101160000000000003"],
+      env,
+    );
+    expect(second.split("\n")[1]).toBe(
+      "note: 2 DLT entities are white-listed (1101160000000000002, 1101160000000000003) and none is the default: " +
+        "a send that names none is refused (-31). Set one: switchboard accounts set --username rules-user --dlt-entity <ENTITY_ID>",
+    );
     const set = (...options: string[]) =>
       cliOk(["accounts", "set", "--username", "rules-user", ...options, "--json"], env).then(JSON.parse);
     expect(await set("--dlt-entity", "1101160000000000003")).toMatchObject({
