@@ -31,6 +31,8 @@ export interface Config {
   simulatorFailureRate: number;
   /** When set, the simulated carrier appends every submitted message to this JSON-lines file. */
   simulatorCaptureFile: string | undefined;
+  /** Hours a submitted message waits for its delivery report before it fails as `expired`. */
+  messageValidityHours: number;
   /** Legacy/XML requests per second per account (0 = unlimited); separate from the v2 key rate. */
   legacyThrottlePerSecond: number;
   /** Bytes a contacts CSV upload may have; a larger one is refused (413). */
@@ -135,6 +137,8 @@ export const SETTINGS = {
   SWITCHBOARD_SQL_PROFILE:
     "Diagnostics: 1 makes a SQLite gateway print its 15 most expensive statements (total time, calls) on exit.",
   SIMULATOR_FAILURE_RATE: "Share of simulated SMS that fail, 0 to 1. Default 0.02.",
+  MESSAGE_VALIDITY_HOURS:
+    "Hours a message handed to a carrier waits for its delivery report; then it is failed with error code expired (not refunded: the carrier took it) and reported by webhook. Messages of a connector that never reports delivery (an http-sms connector without dlr, SMPP with registered_delivery 0) stay submitted. Default 48, 1 to 720.",
   LEGACY_THROTTLE_PER_SECOND:
     "Requests per second one account may make to the legacy and XML APIs (over it: HTTP 429, body -13). Default 100; 0 = unlimited.",
   CONTACTS_UPLOAD_MAX_MB:
@@ -291,6 +295,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     simulatorLatencyMs: int("SIMULATOR_LATENCY_MS", 200, 0, 600_000),
     simulatorFailureRate: ratio("SIMULATOR_FAILURE_RATE", 0.02),
     simulatorCaptureFile: read("SIMULATOR_CAPTURE_FILE"),
+    messageValidityHours: int("MESSAGE_VALIDITY_HOURS", 48, 1, 720),
     legacyThrottlePerSecond: int("LEGACY_THROTTLE_PER_SECOND", 100, 0, 1_000_000),
     contactsUploadMaxBytes: int("CONTACTS_UPLOAD_MAX_MB", 64, 1, 1024) * 1024 * 1024,
     optOutWords: parseOptOutWords(read("OPT_OUT_WORDS"), problems),

@@ -106,6 +106,12 @@ export class CarrierRegistry implements Routing {
     for (const [outcome, count] of counts) this.ctx.metrics.connectorResults.inc({ connector: name, outcome }, count);
   }
 
+  /** Whether `name` reports delivery; true for a connector this worker does not run (it may again). */
+  reportsDelivery(name: string): boolean {
+    const connector = this.live.get(name)?.connector ?? this.builtIns.find((c) => c.name === name);
+    return connector?.reportsDelivery !== false;
+  }
+
   /** Health of every connector this worker runs. */
   health(): ConnectorHealth[] {
     return [...this.builtIn.values(), ...[...this.live.values()].map((live) => live.tracker)].map((tracker) =>

@@ -49,6 +49,21 @@ export function sourcesOf(to: MessageStatus): MessageStatus[] {
   return (Object.keys(NEXT) as MessageStatus[]).filter((from) => NEXT[from].includes(to));
 }
 
+/**
+ * Why a message failed, as clients see it (the status answer, the list, the failed
+ * delivery_report webhook): its stored code and description. Every failure path stores both;
+ * a row from before they all did still says that it failed.
+ */
+export function failureReason(row: { error_code: string | null; error_message: string | null }): {
+  code: string;
+  message: string;
+} {
+  return {
+    code: row.error_code ?? "failed",
+    message: row.error_message ?? "The message failed; no reason was given.",
+  };
+}
+
 /** What clients see: internal `dispatching` is still `queued` to them. */
 export function publicStatus(status: MessageStatus): string {
   return status === "dispatching" ? "queued" : status;

@@ -45,6 +45,11 @@ export interface InboundSms {
 export interface Connector {
   readonly name: string;
   readonly channel: string;
+  /**
+   * False for a connector that never reports delivery (an http-sms carrier without `dlr`, SMPP
+   * with registered_delivery 0): its messages stay `submitted` instead of expiring unreported.
+   */
+  readonly reportsDelivery?: boolean;
   /** Submits a batch; the result array matches the input order. */
   submit(messages: MessageRow[]): Promise<SubmitResult[]>;
   /** Registers the sink for delivery reports. */

@@ -242,7 +242,7 @@ export class Dispatcher extends WorkerLoop {
     trx: Db,
     claimed: MessageRow[],
     submitted: Submitted[],
-    failed: { id: string; account_id: number; recipient: string; channel: string; done_at: number }[],
+    failed: Awaited<ReturnType<typeof failBeforeCarrier>>,
   ): Promise<number> {
     const byId = new Map(claimed.map((m) => [m.id, m]));
     const events: ReportedMessage[] = [];

@@ -1,13 +1,16 @@
 // Periodic upkeep of the queue: releases scheduled messages when due, returns messages whose
 // worker died (expired lease) to the queue, re-asks the simulator for reports it lost in a
-// crash, and forgets idempotency keys after a day and carrier message parts after a week or a month.
+// crash, fails messages whose delivery report never came (expiry.ts), and forgets idempotency
+// keys after a day and carrier message parts after a week or a month.
 import type { AppContext } from "../app/context.js";
 import { pruneParts } from "../carriers/smpp/message-parts.js";
 import { releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
 import type { Dispatcher } from "./dispatcher.js";
+import { expireUnreportedMessages } from "./expiry.js";
 import type { SimulatorConnector } from "./simulator.js";
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger">;
+type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics" | "config"> &
+  Partial<Pick<AppContext, "webhooks">>;
 
 export interface Housekeeping {
   runOnce(): Promise<void>;
@@ -16,11 +19,15 @@ export interface Housekeeping {
 
 const STALE_GRACE_MS = 5_000;
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** Rounds between two looks for expired messages. */
+const EXPIRY_EVERY = 10;
 
 export function startHousekeeping(
   deps: Deps,
   dispatcher: Dispatcher,
   simulator: SimulatorConnector | undefined,
+  /** Whether a connector reports delivery (the carrier registry knows); expiry skips those that do not. */
+  reportsDelivery: (connector: string) => boolean = () => true,
   intervalMs = 1_000,
 ): Housekeeping {
   let running: Promise<void> | undefined;
@@ -45,6 +52,7 @@ export function startHousekeeping(
         .execute();
       if (stale.length > 0) simulator.resend(stale);
     }
+    if (rounds % EXPIRY_EVERY === 0) await expireUnreportedMessages(deps, reportsDelivery);
     if (rounds % 60 === 0) {
       // A client retries within minutes; a day keeps every realistic retry safe.
       await deps.store.db

@@ -5,6 +5,7 @@
 //   ...0003 → first submit attempt throttled (retryable), then accepted
 //   ...0005 → delivered, then the handset answers "STOP" to the sender, when the sender is a
 //             number (a virtual number's keyword reply): an inbound message, through onInbound
+//   ...0006 → accepted, and its delivery report never comes (it expires, dispatch/expiry.ts)
 // generateInbound() makes any handset send an inbound message to a virtual number.
 import fs from "node:fs";
 import { hash32, unit } from "../core/seeded.js";
@@ -115,8 +116,8 @@ export class SimulatorConnector implements Connector {
   resend(messages: Pick<MessageRow, "id" | "recipient" | "upstream_id">[]): void {
     const now = this.now();
     for (const message of messages) {
-      if (message.upstream_id)
-        this.pending.push({ dueAt: now, report: this.outcome(message, message.upstream_id, now) });
+      const report = message.upstream_id ? this.outcome(message, message.upstream_id, now) : null;
+      if (report) this.pending.push({ dueAt: now, report });
     }
   }
 
@@ -129,7 +130,7 @@ export class SimulatorConnector implements Connector {
     const jitter = 0.5 + unit(`${message.id}:latency`, this.options.seed);
     const dueAt = now + Math.round(this.options.latencyMs * jitter);
     const report = this.outcome(message, upstreamId, dueAt);
-    this.pending.push({ dueAt, report, answer: this.answerOf(message, report) });
+    if (report) this.pending.push({ dueAt, report, answer: this.answerOf(message, report) });
   }
 
   /** Recipient 0005 answers STOP to a numeric sender once the message reached it. */
@@ -145,7 +146,13 @@ export class SimulatorConnector implements Connector {
     };
   }
 
-  private outcome(message: Pick<MessageRow, "id" | "recipient">, upstreamId: string, at: number): DeliveryReport {
+  /** The report the carrier will send, or null for a message whose report never comes. */
+  private outcome(
+    message: Pick<MessageRow, "id" | "recipient">,
+    upstreamId: string,
+    at: number,
+  ): DeliveryReport | null {
+    if (message.recipient.endsWith("0006")) return null;
     const fails =
       message.recipient.endsWith("0001") || unit(`${message.id}:outcome`, this.options.seed) < this.options.failureRate;
     return fails

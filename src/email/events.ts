@@ -34,18 +34,14 @@ export async function applyReturnedBounce(deps: EmailEventDeps, bounce: Returned
       .where("channel", "=", "email")
       // Email's own step: a bounce may follow the relay's acceptance (delivered).
       .where("status", "in", ["submitted", "delivered"])
-      .returning(["id", "account_id", "recipient"])
+      .returning(["id", "account_id", "recipient", "error_code", "error_message"])
       .executeTakeFirst();
     if (!row) return false;
     await trx
       .insertInto("email_events")
       .values({ message_id: row.id, account_id: row.account_id, kind: "bounced", detail: bounce.diagnostic, at })
       .execute();
-    await deps.webhooks.deliveryReports(
-      trx,
-      [{ id: row.id, account_id: row.account_id, recipient: row.recipient, status: "failed", at, channel: "email" }],
-      now,
-    );
+    await deps.webhooks.deliveryReports(trx, [{ ...row, status: "failed", at, channel: "email" }], now);
     return true;
   });
   if (moved) deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);

@@ -138,6 +138,8 @@ interface ChargedRow {
   job_id: number | null;
   recipient: string;
   done_at: number;
+  error_code: string;
+  error_message: string;
 }
 
 /** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
@@ -151,7 +153,8 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
          set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
-      returning id, account_id, wallet, credits, channel, created_at, job_id, recipient, done_at`.execute(trx);
+      returning id, account_id, wallet, credits, channel, created_at, job_id, recipient, done_at,
+                error_code, error_message`.execute(trx);
     failed.push(...result.rows);
   }
   await refundMany(
@@ -250,6 +253,7 @@ export interface DeliveryReport {
   upstreamId: string;
   status: "delivered" | "failed";
   at: number;
+  /** A failure's code (the carrier's, e.g. UNDELIV) and its description. */
   code?: string | null;
   message?: string | null;
 }
@@ -263,6 +267,18 @@ export interface ReportedRow {
   job_id: number | null;
   recipient: string;
   done_at: number;
+  /** Null on a delivered message. */
+  error_code: string | null;
+  error_message: string | null;
+}
+
+/** A failed report that names no reason still stores one, so every failed message says why. */
+function reasonOf(report: DeliveryReport): { code: string | null; message: string | null } {
+  if (report.status === "delivered") return { code: null, message: null };
+  return {
+    code: report.code ?? "failed",
+    message: report.message ?? `The carrier reported the message failed${report.code ? ` (${report.code})` : ""}.`,
+  };
 }
 
 /** Applies carrier delivery reports; reports for unknown or already final messages change nothing. */
@@ -274,25 +290,83 @@ export async function applyDeliveryReports(trx: Db, reports: DeliveryReport[]): 
   const sources = inList(sourcesOf("delivered"));
   for (const part of chunks([...unique.values()])) {
     const values = sql.join(
-      part.map(
-        (r) =>
-          sql`(${r.connector}, ${r.upstreamId}, ${r.status}, cast(${r.at} as bigint), ${r.code ?? null}, ${r.message ?? null})`,
-      ),
+      part.map((r) => {
+        const reason = reasonOf(r);
+        return sql`(${r.connector}, ${r.upstreamId}, ${r.status}, cast(${r.at} as bigint), ${reason.code}, ${reason.message})`;
+      }),
     );
+    // A delivered message keeps no error (a retried attempt's was cleared at its submit).
     const result = await sql<ReportedRow>`
       with v(v_connector, v_upstream, v_status, v_at, v_code, v_message) as (values ${values})
       update messages
-         set status = v.v_status, done_at = v.v_at,
-             error_code = coalesce(v.v_code, messages.error_code),
-             error_message = coalesce(v.v_message, messages.error_message)
+         set status = v.v_status, done_at = v.v_at, error_code = v.v_code, error_message = v.v_message
         from v
        where messages.connector = v.v_connector and messages.upstream_id = v.v_upstream
          and messages.status in (${sources})
-      returning id, account_id, channel, status, created_at, job_id, recipient, done_at`.execute(trx);
+      returning id, account_id, channel, status, created_at, job_id, recipient, done_at,
+                error_code, error_message`.execute(trx);
     changed.push(...result.rows);
   }
   await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));
   return changed;
+}
+
+/**
+ * The connectors with a message submitted before `submittedBefore` that still waits for its
+ * delivery report: a skip scan of the partial index of submitted messages (connector,
+ * submitted_at), two probes per connector, so a look when nothing is due costs no write.
+ */
+export async function connectorsAwaitingReports(db: Db, submittedBefore: number): Promise<string[]> {
+  const result = await sql<{ name: string | null }>`
+    with recursive c(name) as (
+      select min(connector) from messages where status = 'submitted'
+      union all
+      select (select min(connector) from messages where status = 'submitted' and connector > c.name)
+        from c where c.name is not null
+    )
+    select name from (
+      select name,
+             -- A correlated probe per connector: as a semi-join, PostgreSQL walks the whole index.
+             (select 1 from messages
+               where status = 'submitted' and connector = c.name and submitted_at < ${submittedBefore}
+               limit 1) as due
+        from c where name is not null
+    ) d
+     where due is not null`.execute(db);
+  return result.rows.map((row) => row.name!);
+}
+
+/**
+ * Fails up to `limit` messages of `connector` that were submitted before `submittedBefore` and
+ * never got their delivery report: error code `expired`. Not refunded, like any failure after
+ * the carrier took a message; a report that comes later finds the message final and changes
+ * nothing.
+ */
+export async function expireUnreported(
+  trx: Db,
+  expiry: { connector: string; submittedBefore: number; now: number; message: string; limit: number },
+): Promise<ReportedRow[]> {
+  assertTransition("submitted", "failed");
+  // The ids first, from the index; then the rows by primary key (a planner may otherwise walk
+  // every submitted message to join them).
+  const due = await trx
+    .selectFrom("messages")
+    .select("id")
+    .where("status", "=", "submitted")
+    .where("connector", "=", expiry.connector)
+    .where("submitted_at", "<", expiry.submittedBefore)
+    .orderBy("submitted_at")
+    .limit(expiry.limit)
+    .execute();
+  if (due.length === 0) return [];
+  const result = await sql<ReportedRow>`
+    update messages
+       set status = 'failed', error_code = 'expired', error_message = ${expiry.message}, done_at = ${expiry.now}
+     where id in (${sql.join(due.map((row) => row.id))}) and status = 'submitted'
+    returning id, account_id, channel, status, created_at, job_id, recipient, done_at,
+              error_code, error_message`.execute(trx);
+  await countJobOutcomes(trx, result.rows, expiry.now);
+  return result.rows;
 }
 
 /** Scheduled messages whose time has come become queued. */

@@ -1,14 +1,14 @@
 // The v2 delivery report of one message, as the spec's "Message delivery report" table shows it.
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
-import { publicStatus } from "../core/message-status.js";
+import { failureReason, publicStatus } from "../core/message-status.js";
 import type { MessageRow } from "../store/schema.js";
 import { callReport } from "../voice/index.js";
 
 export function deliveryReport(row: MessageRow) {
-  // A delivered message may still hold the error of an attempt that was retried; only an
-  // unsuccessful final state carries an error.
-  const unsuccessful = row.status === "failed" || row.status === "cancelled";
+  // Only a failed (or cancelled) message carries an error: a queued one may still hold the
+  // error of an attempt that will be retried.
+  const unsuccessful = row.status === "failed" || (row.status === "cancelled" && row.error_code !== null);
   // WhatsApp records delivery in its own column (a read message was delivered too).
   const deliveredAt = row.delivered_at ?? (row.status === "delivered" ? row.done_at : null);
   return {
@@ -31,6 +31,6 @@ export function deliveryReport(row: MessageRow) {
     ...(row.status === "scheduled" ? { scheduled_at: isoUtc(new Date(row.due_at)) } : {}),
     // A voice call: its progress (ringing, in-progress), duration and units.
     ...(row.channel === "voice" ? { call: callReport(row) } : {}),
-    ...(unsuccessful && row.error_code ? { error: { code: row.error_code, message: row.error_message } } : {}),
+    ...(unsuccessful ? { error: failureReason(row) } : {}),
   };
 }

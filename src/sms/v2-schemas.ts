@@ -103,7 +103,15 @@ export const DeliveryReport = Type.Object(
     scheduled_at: Type.Optional(Time),
     call: Type.Optional(CallReport),
     error: Type.Optional(
-      Type.Object({ code: Type.String(), message: NullableString() }, { description: "Why a message failed." }),
+      Type.Object(
+        {
+          code: Type.String({
+            description: "Stable: match on it (UNDELIV, rejected, no_route, expired, busy, bounced…).",
+          }),
+          message: Type.String({ description: "Why, in words; may change." }),
+        },
+        { title: "MessageFailure", description: "Why a message failed (docs/api.md, Why a message failed)." },
+      ),
     ),
   },
   { title: "DeliveryReport" },

@@ -32,7 +32,12 @@ export function deliveryReportOf(update: CallStatusUpdate): DeliveryReport | und
   if (!isFinalCallStatus(update.status)) return undefined;
   const base = { connector: update.connector, upstreamId: update.callSid, at: update.at };
   if (update.status === "completed") return { ...base, status: "delivered" };
-  return { ...base, status: "failed", code: update.status, message: FAILURES[update.status] ?? null };
+  return {
+    ...base,
+    status: "failed",
+    code: update.status,
+    message: FAILURES[update.status] ?? `The call ended ${update.status}.`,
+  };
 }
 
 const keyOf = (update: CallStatusUpdate) => `${update.connector}\u0000${update.callSid}`;

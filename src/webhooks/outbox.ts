@@ -4,6 +4,7 @@
 // memory per account, dropped on every process when an account's settings change.
 import { monotonicFactory } from "ulid";
 import { isoUtc } from "../core/clock.js";
+import { failureReason } from "../core/message-status.js";
 import type { NewWebhookDelivery, WebhookEvent } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 
@@ -33,6 +34,9 @@ export interface ReportedMessage {
   extra?: Record<string, unknown>;
   /** Email messages notify their send's notifyurl, when it has one, instead of delivery_report. */
   channel?: string;
+  /** Why a failed message failed: the payload's `error` (a WhatsApp failure brings its own in `extra`). */
+  error_code?: string | null;
+  error_message?: string | null;
 }
 
 /** What an email recipient's notification says (sent, delivered, bounced, opened, clicked). */
@@ -142,6 +146,7 @@ export class WebhookOutbox {
             status: message.status,
             delivered_at: isoUtc(new Date(message.at)),
             recipient: message.recipient,
+            ...failureOf(message),
             ...message.extra,
           }),
         );
@@ -174,6 +179,7 @@ export class WebhookOutbox {
           at: message.at,
           ...(status === "bounced" ? { reason: target.error_message } : {}),
         }),
+        ...(status === "bounced" ? failureOf({ status: "failed", ...target }) : {}),
       });
     }
     return rest;
@@ -228,11 +234,20 @@ export class WebhookOutbox {
   }
 }
 
+/** The `error` of a failed message's event, as the status call shows it. */
+function failureOf(message: Pick<ReportedMessage, "status" | "error_code" | "error_message">) {
+  if (message.status !== "failed") return {};
+  return {
+    error: failureReason({ error_code: message.error_code ?? null, error_message: message.error_message ?? null }),
+  };
+}
+
 interface EmailTarget {
   id: string;
   account_id: number;
   recipient: string;
   broadcast_id: string;
+  error_code: string | null;
   error_message: string | null;
   notify_url: string | null;
   callback_data: string | null;
@@ -248,6 +263,7 @@ async function emailTargets(trx: Db, ids: readonly string[]): Promise<Map<string
       "messages.account_id",
       "messages.recipient",
       "messages.broadcast_id",
+      "messages.error_code",
       "messages.error_message",
       "email_contents.notify_url",
       "email_contents.callback_data",

@@ -234,7 +234,7 @@ async function move(trx: Db, id: string, event: StatusEvent): Promise<MovedMessa
     .set({
       status: "failed",
       error_code: error ? String(error.code) : "failed",
-      error_message: error ? describeMetaError(error) : "The upstream reported the message failed.",
+      error_message: error ? describeMetaError(error) : UNEXPLAINED_FAILURE,
       done_at: at,
     })
     .where("id", "=", id)
@@ -242,6 +242,8 @@ async function move(trx: Db, id: string, event: StatusEvent): Promise<MovedMessa
     .returning(returning)
     .executeTakeFirst();
 }
+
+const UNEXPLAINED_FAILURE = "WhatsApp reported the message failed without a reason.";
 
 export function describeMetaError(error: {
   title: string;
@@ -265,7 +267,14 @@ function reportOf(message: MovedMessage, event: StatusEvent): ReportedMessage {
       channel: "whatsapp",
       id: Number(message.broadcast_id),
       ...(event.status === "failed"
-        ? { error: { code: error?.code ?? null, title: error?.title ?? null, details: error?.details ?? null } }
+        ? {
+            error: {
+              code: error?.code ?? null,
+              title: error?.title ?? null,
+              details: error?.details ?? null,
+              message: error ? describeMetaError(error) : UNEXPLAINED_FAILURE,
+            },
+          }
         : {}),
     },
   };

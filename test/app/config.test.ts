@@ -45,6 +45,7 @@ describe("loadConfig", () => {
         LOG_LEVEL: "debug",
         SQLITE_SYNCHRONOUS: "normal",
         LOGIN_LOCK_THRESHOLD: "3",
+        MESSAGE_VALIDITY_HOURS: "72",
       },
       cwd,
     );
@@ -55,7 +56,14 @@ describe("loadConfig", () => {
       logLevel: "debug",
       sqliteSynchronous: "NORMAL",
       loginLockThreshold: 3,
+      messageValidityHours: 72,
     });
+    expect(loadConfig({}, cwd).messageValidityHours).toBe(48);
+    for (const bad of ["0", "721", "2d"]) {
+      expect(() => loadConfig({ MESSAGE_VALIDITY_HOURS: bad }, cwd)).toThrow(
+        /MESSAGE_VALIDITY_HOURS must be a whole number from 1 to 720/,
+      );
+    }
   });
 
   it("picks the SQLite file of a sqlite: URL, relative to the working directory", () => {

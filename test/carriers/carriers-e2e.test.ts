@@ -123,7 +123,22 @@ describeEachEngine("carriers through the gateway", (engine) => {
     server.sendReceipt(parts[1]!.messageId!);
     const failed = await waitForStatus(t, account, long.body.data.message_id);
     expect(failed.status).toBe("failed");
+    expect(failed.error).toEqual({
+      code: "UNDELIV",
+      message:
+        "The carrier reported UNDELIV (err 001) for part 1 of 3: the carrier could not deliver the message to the handset.",
+    });
     // A carrier failure after submission is charged: 1 + 3 of 20.
+    expect(await balanceOf(t, account)).toBe(16);
+    // A submit the SMSC refuses for good fails at once, says why in words, and is refunded.
+    server.next(1, { status: 0x0b });
+    const refused = await send(account, { recipient: "9876543211" });
+    const refusal = await waitForStatus(t, account, refused.body.data.message_id);
+    expect(refusal).toMatchObject({ status: "failed", sent_time: null });
+    expect(refusal.error).toEqual({
+      code: "ESME_RINVDSTADR",
+      message: "The SMSC answered ESME_RINVDSTADR (0x0000000b): the destination number is not valid.",
+    });
     expect(await balanceOf(t, account)).toBe(16);
     const stored = await t.db.store.db
       .selectFrom("messages")
@@ -241,6 +256,10 @@ describeEachEngine("carriers through the gateway", (engine) => {
     const unrouted = await send(account, { recipient: "8765432109" });
     const report = await waitForStatus(t, account, unrouted.body.data.message_id);
     expect(report.status).toBe("failed");
+    expect(report.error).toEqual({
+      code: "no_route",
+      message: "No route for route code T and number 918765432109.",
+    });
     const row = await t.db.store.db
       .selectFrom("messages")
       .select(["error_code", "error_message"])

@@ -68,7 +68,7 @@ describe("parseDlr", () => {
         status: "failed",
         at: NOW,
         code: "001",
-        message: "agg reported UNDELIV",
+        message: "agg reported UNDELIV with error 001: the carrier did not deliver the message.",
       },
     });
     expect(parseDlr(c, get({ msgid: "up-3", status: "ACCEPTD" }), NOW)).toEqual({ ok: true, report: null });
@@ -84,7 +84,7 @@ describe("parseDlr", () => {
         status: "failed",
         at: NOW,
         code: "EXPIRED",
-        message: "agg reported EXPIRED",
+        message: "agg reported EXPIRED: the carrier did not deliver the message.",
       },
     });
   });
@@ -99,7 +99,7 @@ describe("parseDlr", () => {
         status: "failed",
         at: NOW,
         code: "DND",
-        message: "agg reported failed",
+        message: "agg reported failed with error DND: the carrier did not deliver the message.",
       },
     });
   });

@@ -217,7 +217,8 @@ describeEachEngine("smpp connector", (engine) => {
         status: "failed",
         at: Date.UTC(2026, 10, 22, 14, 31),
         code: "UNDELIV",
-        message: "The carrier reported UNDELIV (err 034) for part 2 of 3.",
+        message:
+          "The carrier reported UNDELIV (err 034) for part 2 of 3: the carrier could not deliver the message to the handset.",
       },
     ]);
     expect((await partsOf(message.id)).map((part) => [part.status, part.error_code])).toEqual([
@@ -321,7 +322,7 @@ describeEachEngine("smpp connector", (engine) => {
         status: "failed",
         at: 1_000,
         code: "UNDELIV",
-        message: "The carrier reported UNDELIV.",
+        message: "The carrier reported UNDELIV: the carrier could not deliver the message to the handset.",
       },
     ]);
     // The next group finds them final: nothing is reported twice.

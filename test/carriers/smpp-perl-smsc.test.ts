@@ -243,7 +243,8 @@ function suite(engine: Engine): void {
       status: "failed",
       at: Math.max(...longReceipts.map(doneAt)),
       code: "UNDELIV",
-      message: "The carrier reported UNDELIV (err 034) for part 2 of 3.",
+      message:
+        "The carrier reported UNDELIV (err 034) for part 2 of 3: the carrier could not deliver the message to the handset.",
     });
     expect(byId.get(singleId!)).toEqual({
       connector: connector.name,
@@ -251,7 +252,7 @@ function suite(engine: Engine): void {
       status: "failed",
       at: doneAt(receipts[3]!),
       code: "UNDELIV",
-      message: "The carrier reported UNDELIV (err 034).",
+      message: "The carrier reported UNDELIV (err 034): the carrier could not deliver the message to the handset.",
     });
     expect((await partsOf(long.id)).map((part) => [part.status, part.error_code])).toEqual([
       ["delivered", null],

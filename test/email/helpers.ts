@@ -14,7 +14,7 @@ import { addEmailDomain } from "../../src/email/domains.js";
 import type { Tracker } from "../../src/email/mime.js";
 import type { ApprovalStatus, MessageRow } from "../../src/store/schema.js";
 import type { Db, Store } from "../../src/store/store.js";
-import { buildAccount, type TestAccount, type TestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, type TestAccount, type TestGateway } from "../helpers/gateway.js";
 import { messageRow } from "../helpers/message-row.js";
 
 export const BOUNCE_DOMAIN = "bounces.gateway.test";
@@ -359,4 +359,12 @@ export function storedContent(t: TestGateway, broadcastId: string) {
     .select(["subject", "html", "text"])
     .where("broadcast_id", "=", broadcastId)
     .executeTakeFirstOrThrow();
+}
+
+/** A send on the email API (`/httpemailapi/v1/send`) as a form; `fields` include the credentials. */
+export function postEmail(t: TestGateway, fields: Record<string, string>) {
+  return call(t, "POST", "/httpemailapi/v1/send", {
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields).toString(),
+  });
 }

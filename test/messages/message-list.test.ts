@@ -7,6 +7,7 @@ import { ManualClock } from "../../src/core/clock.js";
 import { addEmailDomain } from "../../src/email/domains.js";
 import { SCAN_BUDGET } from "../../src/messages/index.js";
 import { approveCallerIdFor } from "../../src/voice/index.js";
+import { postEmail } from "../email/helpers.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { messageRow } from "../helpers/message-row.js";
@@ -78,15 +79,12 @@ describeEachEngine("GET /api/v2/messages", (engine) => {
     clock.advance(1_000);
     expect((await placeCall(t, "JSON", callParams(account, { to: "9876543211" }))).status).toBe(200);
     clock.advance(1_000);
-    const email = await call(t, "POST", "/httpemailapi/v1/send", {
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        api_key: account.apiKey,
-        from: "news@shop.example.com",
-        to: "asha@example.org",
-        subject: "Your order",
-        html: "<p>Hello</p>",
-      }).toString(),
+    const email = await postEmail(t, {
+      api_key: account.apiKey,
+      from: "news@shop.example.com",
+      to: "asha@example.org",
+      subject: "Your order",
+      html: "<p>Hello</p>",
     });
     expect(email.status, email.text).toBe(200);
     clock.advance(1_000);

@@ -36,6 +36,7 @@ export interface HttpSmsConnectorOptions {
 export class HttpSmsConnector implements Connector {
   readonly name: string;
   readonly channel = "sms";
+  readonly reportsDelivery: boolean;
   private readonly pool: Pool;
   private readonly origin: string;
   private readonly bucket: TokenBucket;
@@ -47,6 +48,7 @@ export class HttpSmsConnector implements Connector {
     private readonly options: HttpSmsConnectorOptions = {},
   ) {
     this.name = config.name;
+    this.reportsDelivery = config.dlr !== undefined;
     this.origin = new URL(config.url.replace(/\{[a-z0-9_]+\}/g, "x")).origin;
     this.pool = new Pool(this.origin, {
       connections: config.max_connections,

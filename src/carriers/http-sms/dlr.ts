@@ -88,7 +88,12 @@ export function parseDlr(config: HttpSmsConfig, request: DlrRequest, now: number
       upstreamId,
       status: delivered ? "delivered" : "failed",
       at: now,
-      ...(delivered ? {} : { code: code ?? status, message: `${config.name} reported ${status}` }),
+      ...(delivered
+        ? {}
+        : {
+            code: code ?? status,
+            message: `${config.name} reported ${status}${code && code !== status ? ` with error ${code}` : ""}: the carrier did not deliver the message.`,
+          }),
     },
   };
 }

@@ -69,6 +69,7 @@ export function concatenationReference(messageId: string): number {
 export class SmppConnector implements Connector {
   readonly name: string;
   readonly channel = "sms";
+  readonly reportsDelivery: boolean;
   readonly pool: SmppSessionPool;
   private reportSink: ((reports: DeliveryReport[]) => void) | undefined;
   private inboundSink: ((messages: InboundSms[]) => Promise<void>) | undefined;
@@ -88,6 +89,8 @@ export class SmppConnector implements Connector {
   constructor(private readonly options: SmppConnectorOptions) {
     this.name = options.name;
     this.now = options.now ?? Date.now;
+    // The low two bits of registered_delivery ask for receipts (SMPP 3.4 §5.2.17).
+    this.reportsDelivery = ((options.session.registeredDelivery ?? 1) & 0x03) !== 0;
     const session: SmppSessionOptions = {
       queueTimeoutMs: DEFAULT_QUEUE_TIMEOUT_MS,
       responseTimeoutMs: DEFAULT_RESPONSE_TIMEOUT_MS,

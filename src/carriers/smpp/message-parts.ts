@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import type { DeliveryReport } from "../../messages/index.js";
 import type { MessagePartsTable } from "../../store/schema.js";
 import type { Db, Store } from "../../store/store.js";
-import { type Receipt, receiptIdMatches } from "./receipt.js";
+import { meaningOfStat, type Receipt, receiptIdMatches } from "./receipt.js";
 
 /** Rows per statement: far below both engines' parameter limits. */
 const CHUNK = 500;
@@ -366,14 +366,14 @@ export function reportOf(connector: string, parts: MessagePartsTable[], now: num
   const upstreamId = parts[0]!.upstream_id;
   const failed = parts.find((row) => row.status === "failed");
   if (!failed) return { connector, upstreamId, status: "delivered", at };
-  const [stat, err] = (failed.error_code ?? "UNDELIV").split("/");
+  const [stat = "UNDELIV", err] = (failed.error_code ?? "UNDELIV").split("/");
   const where = parts.length > 1 ? ` for part ${failed.part_index + 1} of ${parts.length}` : "";
   return {
     connector,
     upstreamId,
     status: "failed",
     at,
-    code: stat ?? "UNDELIV",
-    message: `The carrier reported ${stat}${err ? ` (err ${err})` : ""}${where}.`,
+    code: stat,
+    message: `The carrier reported ${stat}${err ? ` (err ${err})` : ""}${where}: ${meaningOfStat(stat)}.`,
   };
 }

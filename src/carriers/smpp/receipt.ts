@@ -35,6 +35,21 @@ const FINAL_STATS: Record<string, ReceiptStatus> = {
   FAILED: "failed",
 };
 
+/** What a failed receipt's stat word tells the client, in words. */
+const STAT_MEANINGS: Record<string, string> = {
+  EXPIRED: "the carrier gave up before the handset could be reached (its validity period ran out)",
+  DELETED: "the carrier deleted the message before it was delivered",
+  UNDELIV: "the carrier could not deliver the message to the handset",
+  UNDELIVERABLE: "the carrier could not deliver the message to the handset",
+  REJECTD: "the carrier rejected the message",
+  REJECTED: "the carrier rejected the message",
+  FAILED: "the carrier could not deliver the message",
+};
+
+export function meaningOfStat(stat: string): string {
+  return STAT_MEANINGS[stat.toUpperCase()] ?? "the carrier did not deliver the message";
+}
+
 /** message_state values (SMPP 3.4 §5.3.2.35) as their stat words. */
 const MESSAGE_STATES: Record<number, string> = {
   1: "ENROUTE",

@@ -5,6 +5,7 @@
 // own submit_sm with its own message_id (and receipt).
 
 import smpp from "smpp";
+import { describeCommandStatus } from "./command-status.js";
 import { type DataCoding, splitMessage } from "./encoding.js";
 import { InboundAssembler, type InboundSmppMessage, readDeliver } from "./inbound.js";
 import { type BindMode, LinkError, type LinkOptions, SmppLink, statusName } from "./link.js";
@@ -326,7 +327,11 @@ export class SmppSession {
       this.insert(job);
       return;
     }
-    job.resolve({ error: name, message: `the SMSC answered ${name}`, retryable: RETRYABLE.has(status) });
+    job.resolve({
+      error: name,
+      message: `The SMSC answered ${describeCommandStatus(status)}.`,
+      retryable: RETRYABLE.has(status),
+    });
   }
 
   private async receive(pdu: Pdu): Promise<number> {
