@@ -10,7 +10,7 @@ import {
 } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
 import { sendJsonError } from "../app/http-errors.js";
-import { extractV2ApiKey } from "../auth/http.js";
+import { authenticateCaller } from "../auth/http.js";
 import { apiKeyRevoked, setApiKeyRateLimit } from "../auth/index.js";
 import { registerCarrierAdminRoutes } from "../carriers/admin-routes.js";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
@@ -49,11 +49,12 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
   const deps = { store: ctx.store, clock: ctx.clock };
   admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
   admin.addHook("preValidation", async (request) => {
-    const key = extractV2ApiKey(request);
-    if (!key) throw new GatewayError("unauthorized", "Missing operator API key: send Authorization: Bearer <key>.");
-    const principal = await ctx.authenticator.byApiKey(key);
+    const principal = await authenticateCaller(
+      request,
+      ctx,
+      "Missing operator API key: send Authorization: Bearer <key>.",
+    );
     if (principal.role !== "operator" || principal.status !== "active") throw new GatewayError("operator_only");
-    request.principal = principal;
   });
   const ok = (data: unknown) => ({ status: "success", data });
 

@@ -23,6 +23,10 @@ export interface Config {
   loginLockMinutes: number;
   /** Addresses locked out of one account at the same time that lock the whole account. */
   loginLockAddresses: number;
+  /** A console session unused for this long ends. */
+  sessionIdleMinutes: number;
+  /** A console session ends this long after its sign-in. */
+  sessionMaxHours: number;
   /** Seed of the simulated carriers; the same seed replays the same outcomes. */
   simulatorSeed: number;
   /** Milliseconds the simulated SMS carrier takes to report delivery. */
@@ -131,6 +135,8 @@ export const SETTINGS = {
   LOGIN_LOCK_MINUTES: "How long a locked address or account stays locked. Default 15.",
   LOGIN_LOCK_ADDRESSES:
     "Source addresses locked out of one account at the same time that lock the whole account (a guess spread over many machines). Default 10; 0 never locks the whole account.",
+  SESSION_IDLE_MINUTES: "A console session unused for this long ends (sign in again). Default 60.",
+  SESSION_MAX_HOURS: "A console session ends this long after its sign-in, however much it is used. Default 12.",
   SIMULATOR_SEED: "Seed of the simulated carriers. Default 42.",
   SIMULATOR_LATENCY_MS:
     "Typical delay before the simulated SMS carrier reports delivery; each report takes 0.5 to 1.5 times this. Default 200.",
@@ -291,6 +297,8 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     loginLockThreshold: int("LOGIN_LOCK_THRESHOLD", 10, 0, 1_000),
     loginLockMinutes: int("LOGIN_LOCK_MINUTES", 15, 1, 10_080),
     loginLockAddresses: int("LOGIN_LOCK_ADDRESSES", 10, 0, 100_000),
+    sessionIdleMinutes: int("SESSION_IDLE_MINUTES", 60, 1, 10_080),
+    sessionMaxHours: int("SESSION_MAX_HOURS", 12, 1, 8_760),
     simulatorSeed: int("SIMULATOR_SEED", 42, 0, 2 ** 31 - 1),
     simulatorLatencyMs: int("SIMULATOR_LATENCY_MS", 200, 0, 600_000),
     simulatorFailureRate: ratio("SIMULATOR_FAILURE_RATE", 0.02),

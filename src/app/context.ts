@@ -2,6 +2,7 @@
 import type { Logger } from "pino";
 import type { Authenticator } from "../auth/authenticator.js";
 import type { RateLimits } from "../auth/rate-limits.js";
+import type { Sessions } from "../auth/sessions.js";
 import type { Clock } from "../core/clock.js";
 import type { EmailTracker } from "../email/tracking.js";
 import type { Acceptor } from "../messages/index.js";
@@ -19,6 +20,8 @@ export interface AppContext {
   logger: Logger;
   metrics: Metrics;
   authenticator: Authenticator;
+  /** Console sign-ins, accepted by the v2 and operator APIs in place of an API key. */
+  sessions: Sessions;
   /** Requests per minute per API key (v2). */
   rateLimits: RateLimits;
   /** Durable acceptance of sends (group commit). */

@@ -2,7 +2,7 @@
 // (dispatcher, scheduler, webhook sender). `start` is both, in one process.
 import { sql } from "kysely";
 import type { Logger } from "pino";
-import { Authenticator } from "../auth/index.js";
+import { Authenticator, Sessions } from "../auth/index.js";
 import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/rate-limits.js";
 import { applyCarriersFile } from "../carriers/config-file.js";
 import { type Clock, systemClock } from "../core/clock.js";
@@ -39,6 +39,8 @@ export interface GatewayOptions {
   bootstrap?: boolean;
   /** Tests: fail an answer that its route's response schema would change (see answer-check.ts). */
   checkAnswers?: boolean;
+  /** Tests: the built console's directory, instead of dist/web. */
+  consoleDir?: string;
 }
 
 export interface Gateway {
@@ -102,6 +104,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger,
     metrics,
     authenticator: new Authenticator(store, clock, config, { logger }),
+    sessions: new Sessions(store, clock, config),
     smsPolicy: new SmsPolicy(store, clock),
     webhooks,
     whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp }),
@@ -134,6 +137,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     isReady: () => !stopping,
     apis: options.roles.includes("api"),
     checkAnswers: options.checkAnswers === true,
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   const stop = async () => {
     if (stopping) return;

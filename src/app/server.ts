@@ -13,6 +13,7 @@ import Fastify, {
 } from "fastify";
 import { registerAdminRoutes } from "../admin/index.js";
 import { registerCarrierCallbackRoutes } from "../carriers/callback-routes.js";
+import { consolePages, registerSessionRoutes } from "../console/index.js";
 import { GatewayError } from "../core/errors.js";
 import { registerEmailRoutes } from "../email/index.js";
 import { registerLegacyRoutes } from "../sms/index.js";
@@ -49,6 +50,8 @@ export interface ServerOptions {
   apis?: boolean;
   /** Tests: an answer its response schema would change fails with 500 (answer-check.ts). */
   checkAnswers?: boolean;
+  /** The built console's directory (tests); dist/web otherwise. */
+  consoleDir?: string;
 }
 
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
@@ -72,6 +75,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // family's dialect too, not with Fastify's own JSON.
     clientErrorHandler: answerClientError,
   });
+  // First, so that it sees every API route: the console's pages never take an API path.
+  const pages = consolePages(app, ctx.logger);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setSerializerCompiler(compileSerializer);
 
@@ -95,7 +100,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.setErrorHandler((error, request, reply) =>
     request.is404 ? renderUnrouted(request, reply, notFound(request)) : sendJsonError(request, reply, error, "status"),
   );
-  app.setNotFoundHandler((request, reply) => renderUnrouted(request, reply, notFound(request)));
+  app.setNotFoundHandler((request, reply) => {
+    if (!pages.answer(request, reply)) return renderUnrouted(request, reply, notFound(request));
+  });
 
   registerOpsRoutes(app, ctx, options.isReady ?? (() => true));
   if (options.apis === false) return app;
@@ -109,6 +116,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await registerEmailRoutes(app, ctx);
   registerCarrierCallbackRoutes(app, ctx);
   await app.register(async (admin) => registerAdminRoutes(admin, ctx), { prefix: "/admin/api" });
+  await app.register(async (scope) => registerSessionRoutes(scope, ctx), { prefix: "/console" });
+  await pages.register(options.consoleDir);
 
   return app;
 }

@@ -23,7 +23,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   );
   v2.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.public) return;
-    const principal = await authenticateV2(request, ctx.authenticator);
+    const principal = await authenticateV2(request, ctx);
     // Every v2 request counts once, whatever it carries (a bulk send of many recipients too).
     if (principal.keyId === undefined || !principal.rateLimit) return;
     const outcome = await ctx.rateLimits.consume(principal.keyId, principal.rateLimit);

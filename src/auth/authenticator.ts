@@ -23,6 +23,8 @@ export interface Principal {
   keyId?: number;
   /** Requests per minute allowed for that key; 0 = unlimited. */
   rateLimit?: number;
+  /** Set when the caller used a console session (auth/sessions.ts). */
+  sessionId?: number;
 }
 
 export interface AuthSettings extends LoginLockPolicy {

@@ -1,13 +1,26 @@
 // Where each API family finds credentials in a request.
+import { parse as parseCookies } from "cookie";
 import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../core/errors.js";
 import type { Authenticator, Principal } from "./authenticator.js";
+import { CSRF_HEADER, SESSION_COOKIE, type Session, type Sessions, sameSecret } from "./sessions.js";
 
 declare module "fastify" {
   interface FastifyRequest {
     principal?: Principal;
+    /** Set when the request was made with a console session cookie. */
+    session?: Session;
   }
 }
+
+/** What turns a request's credentials into an account: API keys and passwords, and console sessions. */
+export interface CallerChecks {
+  authenticator: Authenticator;
+  sessions: Sessions;
+}
+
+/** Methods that change nothing: a cross-site page can make a browser send them, but not read the answer. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 type Bag = Record<string, unknown>;
 
@@ -44,19 +57,60 @@ export function extractV2ApiKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-export async function authenticateV2(request: FastifyRequest, authenticator: Authenticator): Promise<Principal> {
-  const key = extractV2ApiKey(request);
-  if (!key) {
-    throw new GatewayError(
-      "unauthorized",
-      "Missing API key: send Authorization: Bearer <key>, X-API-Key: <key>, or api_key in the query or JSON body.",
-    );
+/** The session token of the request's cookie, if it carries one. */
+export function sessionTokenOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  return header ? parseCookies(header)[SESSION_COOKIE] || undefined : undefined;
+}
+
+/**
+ * The console session the request's cookie names, or undefined without one. A cookie whose
+ * session has ended is refused rather than ignored, so the console can say why. A request that
+ * may change something must repeat the session's CSRF token in X-CSRF-Token: a page of another
+ * site can make the browser send the cookie, but cannot read the token.
+ */
+export async function sessionOf(request: FastifyRequest, sessions: Sessions): Promise<Session | undefined> {
+  const token = sessionTokenOf(request);
+  if (!token) return undefined;
+  const session = await sessions.find(token);
+  if (!session) {
+    throw new GatewayError("unauthorized", "The console session has ended (signed out or expired): sign in again.");
   }
-  const principal = await authenticator.byApiKey(key);
+  if (!SAFE_METHODS.has(request.method)) {
+    const given = firstString(request.headers[CSRF_HEADER]);
+    if (!given || !sameSecret(given, session.csrfToken)) throw new GatewayError("csrf_rejected");
+  }
+  request.session = session;
+  return session;
+}
+
+/**
+ * The caller of a v2 or operator-API request: its API key (the placements above), else its
+ * console session. A request carrying a key is judged by the key alone.
+ */
+export async function authenticateCaller(
+  request: FastifyRequest,
+  checks: CallerChecks,
+  missing: string,
+): Promise<Principal> {
+  const key = extractV2ApiKey(request);
+  const principal = key
+    ? await checks.authenticator.byApiKey(key)
+    : (await sessionOf(request, checks.sessions))?.principal;
+  if (!principal) throw new GatewayError("unauthorized", missing);
+  request.principal = principal;
+  return principal;
+}
+
+export async function authenticateV2(request: FastifyRequest, checks: CallerChecks): Promise<Principal> {
+  const principal = await authenticateCaller(
+    request,
+    checks,
+    "Missing API key: send Authorization: Bearer <key>, X-API-Key: <key>, or api_key in the query or JSON body.",
+  );
   if (principal.status !== "active") {
     throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
   }
-  request.principal = principal;
   return principal;
 }
 

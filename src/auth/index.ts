@@ -2,3 +2,4 @@ export * from "./api-keys.js";
 export * from "./authenticator.js";
 export * from "./login-locks.js";
 export * from "./passwords.js";
+export * from "./sessions.js";

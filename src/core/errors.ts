@@ -21,6 +21,11 @@ export const ERROR_CATALOGUE = {
   account_inactive: { http: 403, legacy: -16, message: "The account is not active." },
   forbidden: { http: 403, message: "This operation is not allowed for this account." },
   operator_only: { http: 403, message: "This endpoint needs an operator API key." },
+  csrf_rejected: {
+    http: 403,
+    message:
+      "A request made with a console session must repeat the session's CSRF token in X-CSRF-Token (GET /console/session answers it).",
+  },
   missing_sender_id: { http: 400, legacy: -4, message: "Missing sender ID." },
   invalid_recipient: { http: 422, legacy: -5, message: "Missing or invalid mobile number." },
   missing_message: { http: 400, legacy: -6, message: "Missing message text." },

@@ -559,6 +559,24 @@ export interface SmsRoutesTable {
   created_at: number;
 }
 
+/** A console sign-in (auth/sessions.ts). */
+export interface ConsoleSessionsTable {
+  id: Generated<number>;
+  /** SHA-256 of the cookie's token. */
+  token_hash: string;
+  account_id: number;
+  /** Sent back by the console in X-CSRF-Token on every state-changing request. */
+  csrf_token: string;
+  /** SHA-256 of the account's password hash at sign-in: a password change ends the session. */
+  credential_stamp: string;
+  address: string;
+  user_agent: string | null;
+  created_at: number;
+  last_seen_at: number;
+  /** The latest the session may last, whatever its use. */
+  expires_at: number;
+}
+
 /** A worker's last look at one connector. */
 export interface ConnectorHealthTable {
   connector: string;
@@ -571,6 +589,7 @@ export interface ConnectorHealthTable {
 export interface Database extends VoiceTables {
   accounts: AccountsTable;
   login_failures: LoginFailuresTable;
+  console_sessions: ConsoleSessionsTable;
   wallets: WalletsTable;
   ledger_entries: LedgerEntriesTable;
   api_keys: ApiKeysTable;

@@ -25,7 +25,14 @@ export function testConfig(db: TestDatabase, env: Record<string, string> = {}): 
 
 export async function startTestGateway(
   engine: Engine,
-  options: { clock?: Clock; env?: Record<string, string>; roles?: Role[]; logger?: Logger } = {},
+  options: {
+    clock?: Clock;
+    env?: Record<string, string>;
+    roles?: Role[];
+    logger?: Logger;
+    /** The built console's directory, instead of dist/web. */
+    consoleDir?: string;
+  } = {},
 ): Promise<TestGateway> {
   const db = await createTestDatabase(engine);
   const config = testConfig(db, options.env);
@@ -37,6 +44,7 @@ export async function startTestGateway(
     store: db.store,
     logger: options.logger ?? createLogger({ logLevel: "silent" }),
     checkAnswers: true,
+    ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   return { db, gateway, url: gateway.url ?? "", clock, config };
 }

@@ -16,6 +16,7 @@ import { usernamesCaseInsensitive } from "./0012_usernames_case_insensitive.js";
 import { loginLocks } from "./0013_login_locks.js";
 import { defaultDltEntity } from "./0014_default_dlt_entity.js";
 import { messageListing } from "./0015_message_listing.js";
+import { consoleSessions } from "./0016_console_sessions.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -36,6 +37,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0013_login_locks": loginLocks(engine),
         "0014_default_dlt_entity": defaultDltEntity(engine),
         "0015_message_listing": messageListing(engine),
+        "0016_console_sessions": consoleSessions(engine),
       };
     },
   };

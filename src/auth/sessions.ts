@@ -1,0 +1,160 @@
+// Console sessions (issue 19): after a sign-in with username and password, a browser's cookie
+// stands for the account on the same APIs an API key opens. The cookie holds a random token
+// (only its SHA-256 is stored); each session has its own CSRF token, which every
+// state-changing request made with the cookie must repeat in a header (auth/http.ts).
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Clock } from "../core/clock.js";
+import type { Store } from "../store/store.js";
+import type { Principal } from "./authenticator.js";
+
+export const SESSION_COOKIE = "sb_session";
+export const CSRF_HEADER = "x-csrf-token";
+
+export interface SessionPolicy {
+  /** A session unused for this long ends. */
+  sessionIdleMinutes: number;
+  /** A session ends this long after the sign-in, however much it is used. */
+  sessionMaxHours: number;
+}
+
+export interface Session {
+  id: number;
+  principal: Principal;
+  csrfToken: string;
+  /** When the session ends unless it is used before (epoch ms). */
+  idleExpiresAt: number;
+  /** When it ends whatever happens (epoch ms). */
+  expiresAt: number;
+}
+
+/** last_seen_at is written at most this often per session: a page's many calls cost one write. */
+const TOUCH_EVERY_MS = 60_000;
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** Compares two secrets in constant time. */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export class Sessions {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly policy: SessionPolicy,
+  ) {}
+
+  private get idleMs(): number {
+    return this.policy.sessionIdleMinutes * 60_000;
+  }
+
+  /** A new session for a principal whose password was just checked; returns the cookie's token. */
+  async start(
+    principal: Principal,
+    client: { address: string; userAgent: string | undefined },
+  ): Promise<{ token: string; session: Session }> {
+    const now = this.clock.now().getTime();
+    const db = this.store.db;
+    // Sign-ins are rare and the table small: ended sessions are swept here, not by a timer.
+    await db
+      .deleteFrom("console_sessions")
+      .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", now - this.idleMs)]))
+      .execute();
+    const account = await db
+      .selectFrom("accounts")
+      .select("password_hash")
+      .where("id", "=", principal.accountId)
+      .executeTakeFirstOrThrow();
+    const token = randomBytes(32).toString("base64url");
+    const csrfToken = randomBytes(32).toString("base64url");
+    const expiresAt = now + this.policy.sessionMaxHours * 3_600_000;
+    const row = await db
+      .insertInto("console_sessions")
+      .values({
+        token_hash: sha256(token),
+        account_id: principal.accountId,
+        csrf_token: csrfToken,
+        credential_stamp: sha256(account.password_hash),
+        address: client.address,
+        user_agent: client.userAgent?.slice(0, 500) ?? null,
+        created_at: now,
+        last_seen_at: now,
+        expires_at: expiresAt,
+      })
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    return {
+      token,
+      session: { id: row.id, principal, csrfToken, idleExpiresAt: Math.min(now + this.idleMs, expiresAt), expiresAt },
+    };
+  }
+
+  /**
+   * The live session a cookie's token names, or undefined when there is none: never issued,
+   * signed out, idle too long, past its end, or its account's password changed since.
+   */
+  async find(token: string): Promise<Session | undefined> {
+    const now = this.clock.now().getTime();
+    const row = await this.store.db
+      .selectFrom("console_sessions")
+      .innerJoin("accounts", "accounts.id", "console_sessions.account_id")
+      .select([
+        "console_sessions.id",
+        "console_sessions.csrf_token",
+        "console_sessions.credential_stamp",
+        "console_sessions.last_seen_at",
+        "console_sessions.expires_at",
+        "accounts.id as account_id",
+        "accounts.username",
+        "accounts.role",
+        "accounts.status",
+        "accounts.time_zone",
+        "accounts.password_hash",
+      ])
+      .where("console_sessions.token_hash", "=", sha256(token))
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const ended =
+      row.expires_at <= now ||
+      row.last_seen_at + this.idleMs <= now ||
+      !sameSecret(row.credential_stamp, sha256(row.password_hash));
+    if (ended) {
+      await this.store.db.deleteFrom("console_sessions").where("id", "=", row.id).execute();
+      return undefined;
+    }
+    let lastSeen = row.last_seen_at;
+    if (now - lastSeen >= TOUCH_EVERY_MS) {
+      lastSeen = now;
+      await this.store.db.updateTable("console_sessions").set({ last_seen_at: now }).where("id", "=", row.id).execute();
+    }
+    return {
+      id: row.id,
+      principal: {
+        accountId: row.account_id,
+        username: row.username,
+        role: row.role,
+        status: row.status,
+        timeZone: row.time_zone,
+        sessionId: row.id,
+      },
+      csrfToken: row.csrf_token,
+      idleExpiresAt: Math.min(lastSeen + this.idleMs, row.expires_at),
+      expiresAt: row.expires_at,
+    };
+  }
+
+  /** Ends the session a token names, if any (a new sign-in replaces the browser's old session). */
+  async endToken(token: string): Promise<void> {
+    await this.store.db.deleteFrom("console_sessions").where("token_hash", "=", sha256(token)).execute();
+  }
+
+  /** Signs a session out; true when there was one. */
+  async end(sessionId: number): Promise<boolean> {
+    const result = await this.store.db.deleteFrom("console_sessions").where("id", "=", sessionId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+}

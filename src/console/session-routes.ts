@@ -1,0 +1,81 @@
+// /console/session: the console's sign-in, the session it is in, and sign-out. Everything else
+// the console does goes through the v2 and operator APIs, with the session cookie in place of
+// an API key (auth/http.ts).
+import { Type } from "@fastify/type-provider-typebox";
+import { serialize } from "cookie";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { sendJsonError } from "../app/http-errors.js";
+import { sessionOf, sessionTokenOf } from "../auth/http.js";
+import { SESSION_COOKIE, type Session } from "../auth/index.js";
+import { GatewayError } from "../core/errors.js";
+
+const SignIn = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 256 }),
+    password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+
+/** What the console knows of its session; the CSRF token is readable only by the console's own pages. */
+function sessionView(session: Session) {
+  return {
+    username: session.principal.username,
+    role: session.principal.role,
+    time_zone: session.principal.timeZone,
+    csrf_token: session.csrfToken,
+    expires_at: new Date(session.expiresAt).toISOString(),
+    idle_expires_at: new Date(session.idleExpiresAt).toISOString(),
+  };
+}
+
+function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {
+  reply.header(
+    "set-cookie",
+    serialize(SESSION_COOKIE, token, {
+      httpOnly: true,
+      // Strict: the browser sends the cookie on no request another site starts, links included.
+      sameSite: "strict",
+      path: "/",
+      maxAge: maxAgeSeconds,
+      secure: request.protocol === "https",
+    }),
+  );
+}
+
+export async function registerSessionRoutes(scope: FastifyInstance, ctx: AppContext): Promise<void> {
+  // JSON only, as on v2: a form cannot be posted here from another site.
+  scope.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
+  scope.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
+
+  scope.post("/session", { schema: { body: SignIn, hide: true } }, async (request, reply) => {
+    const { username, password } = request.body as { username: string; password: string };
+    // The same check, lock-out and -16 rule as every password login of the API.
+    const principal = await ctx.authenticator.byPassword(username, password, request.ip);
+    if (principal.status !== "active")
+      throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
+    const previous = sessionTokenOf(request);
+    if (previous) await ctx.sessions.endToken(previous);
+    const { token, session } = await ctx.sessions.start(principal, {
+      address: request.ip,
+      userAgent: request.headers["user-agent"],
+    });
+    setSessionCookie(request, reply, token, ctx.config.sessionMaxHours * 3600);
+    return reply.code(201).send({ status: "success", data: sessionView(session) });
+  });
+
+  scope.get("/session", { schema: { hide: true } }, async (request) => {
+    const session = await sessionOf(request, ctx.sessions);
+    if (!session) throw new GatewayError("unauthorized", "Not signed in.");
+    return { status: "success", data: sessionView(session) };
+  });
+
+  scope.delete("/session", { schema: { hide: true } }, async (request, reply) => {
+    const session = await sessionOf(request, ctx.sessions);
+    if (!session) throw new GatewayError("unauthorized", "Not signed in.");
+    await ctx.sessions.end(session.id);
+    setSessionCookie(request, reply, "", 0);
+    return { status: "success", data: { signed_out: true } };
+  });
+}
