@@ -4,17 +4,10 @@ import { randomUUID } from "node:crypto";
 import formbody from "@fastify/formbody";
 import swaggerUi from "@fastify/swagger-ui";
 import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyInstance,
-  type FastifyReply,
-  type FastifyRequest,
-  LogController,
-} from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { registerAdminRoutes } from "../admin/index.js";
 import { registerCarrierCallbackRoutes } from "../carriers/callback-routes.js";
 import { consolePages, registerSessionRoutes } from "../console/index.js";
-import { GatewayError } from "../core/errors.js";
 import { registerEmailRoutes } from "../email/index.js";
 import { registerLegacyRoutes } from "../sms/index.js";
 import { registerVoiceRoutes } from "../voice/index.js";

@@ -4,11 +4,12 @@ import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
-import { type Insertable, Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from "kysely";
+import { type Insertable, Kysely, Migrator, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { DatabaseTarget } from "../app/config.js";
 import type { Engine } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
+import { CurrentSchemaPostgresDialect } from "./pg-dialect.js";
 import type { Database } from "./schema.js";
 import { groupCommitTransactions } from "./sqlite-group-commit.js";
 import { cachingDatabase } from "./sqlite-statements.js";
@@ -153,7 +154,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it on the next checkout.
   });
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
 
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
@@ -240,9 +241,6 @@ function pgChannel(channel: string, schema: string | undefined): string {
   return (schema ? `${schema}_${channel}` : `switchboard_${channel}`).replace(/[^a-z0-9_]/gi, "_").toLowerCase();
 }
 
-/** PostgreSQL "invalid_schema_name": raised by catalog introspection racing another schema's DROP. */
-const INVALID_SCHEMA_NAME = "3F000";
-
 async function runMigrations(db: Db, engine: Engine): Promise<void> {
   // Without an explicit schema Kysely looks for its bookkeeping tables in every schema, and
   // another schema's tables would make it skip creating ours.
@@ -251,9 +249,7 @@ async function runMigrations(db: Db, engine: Engine): Promise<void> {
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
   const provider = migrationProvider(engine);
-  // Already at the latest migration (every start after the first): nothing to do. This also
-  // keeps a restart away from Kysely's catalog introspection, which reads every schema of the
-  // database and fails when another schema is dropped at that moment.
+  // Already at the latest migration (every start after the first): nothing to do.
   const wanted = Object.keys(await provider.getMigrations());
   const applied = await sql<{ name: string }>`select name from schema_migrations`
     .execute(db)
@@ -267,14 +263,9 @@ async function runMigrations(db: Db, engine: Engine): Promise<void> {
     migrationLockTableName: "schema_migrations_lock",
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
-    const failed = results?.find((r) => r.status === "Error");
-    if (!error && !failed) return;
-    // The introspection race above, on a first start: the migrations themselves are
-    // transactional and idempotent under Kysely's lock, so running them again is safe.
-    if ((error as { code?: string } | undefined)?.code === INVALID_SCHEMA_NAME && attempt < 3) continue;
-    const cause = error instanceof Error ? error.message : String(error ?? "");
-    throw new Error(`Database migration ${failed?.migrationName ?? ""} failed: ${cause}`.trim());
-  }
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (!error && !failed) return;
+  const cause = error instanceof Error ? error.message : String(error ?? "");
+  throw new Error(`Database migration ${failed?.migrationName ?? ""} failed: ${cause}`.trim());
 }

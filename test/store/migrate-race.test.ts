@@ -1,0 +1,45 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../helpers/engines.js";
+
+// Test files run in parallel, each creating and dropping its own PostgreSQL schema. Kysely's
+// stock introspector, which the Migrator asks whether its tables exist, read the columns of
+// every table of every schema, so a first migration failed ("relation ... does not exist",
+// "schema ... does not exist") whenever another schema was dropped during that query. Ours
+// reads only the current schema, so nothing another schema does can reach it.
+describe.skipIf(!postgresAvailable)("catalog introspection for migrations [postgres]", () => {
+  let db: TestDatabase;
+  const other = `sb_other_${process.pid}`;
+  beforeAll(async () => {
+    db = await createTestDatabase("postgres");
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    await client.query(`create schema if not exists ${other}; create table if not exists ${other}.elsewhere (id int)`);
+    await client.end();
+  });
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await client.connect();
+    await client.query(`drop schema if exists ${other} cascade`);
+    await client.end();
+    await db.drop();
+  });
+
+  it("sees only the current schema's tables and the current schema", async () => {
+    const tables = await db.store.db.introspection.getTables({ withInternalKyselyTables: true });
+    expect(new Set(tables.map((table) => table.schema))).toEqual(new Set([db.schema]));
+    expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(["schema_migrations", "messages"]));
+    expect(tables.map((table) => table.name)).not.toContain("elsewhere");
+    expect(await db.store.db.introspection.getSchemas()).toEqual([{ name: db.schema }]);
+  });
+
+  it("migrates a fresh schema to the latest migration", async () => {
+    const fresh = await createTestDatabase("postgres");
+    try {
+      const tables = await fresh.store.db.introspection.getTables();
+      expect(tables.map((table) => table.name)).toContain("messages");
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
