@@ -6,6 +6,7 @@ import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { approvedTemplates, createTemplate, walletBalance } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
 import { sendLegacyError } from "../app/http-errors.js";
+import { queryInt } from "../app/query-params.js";
 import { authenticateLegacy, legacyParams } from "../auth/http.js";
 import type { Principal } from "../auth/index.js";
 import { isoUtc } from "../core/clock.js";
@@ -19,7 +20,9 @@ import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { MAX_XML_BYTES, parseXmlSend, type XmlSend } from "./xml-send.js";
 
 export const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
-const MAX_MIS_OFFSET = 2 ** 31 - 1;
+const MAX_MIS_LIMIT = 1000;
+/** Far past any account's messages, and within what both databases take as an offset. */
+const MAX_MIS_OFFSET = 100_000_000;
 
 type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, context: C) => Promise<string>;
 /** Finds the caller; may hand the handler something it parsed on the way (the XML document). */
@@ -178,9 +181,9 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
   );
 
   route(both("/mis"), "Message records, newest first, as a JSON array", async (params, principal) => {
-    const limit = Math.min(Math.max(Number.parseInt(params.limit ?? "100", 10) || 100, 1), 1000);
-    // Bounded so a huge offset reads as "past the end", not as a number the database refuses.
-    const offset = Math.min(Math.max(Number.parseInt(params.offset ?? "0", 10) || 0, 0), MAX_MIS_OFFSET);
+    // A bad page is refused (-8, X-Error-Message names the parameter), never read as the default.
+    const limit = queryInt(params.limit, "limit", 100, 1, MAX_MIS_LIMIT);
+    const offset = queryInt(params.offset, "offset", 0, 0, MAX_MIS_OFFSET);
     let query = ctx.store.db.selectFrom("messages").selectAll().where("account_id", "=", principal.accountId);
     if (params.sender_id?.trim()) query = query.where("sender", "=", params.sender_id.trim().toUpperCase());
     const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute();

@@ -322,9 +322,25 @@ describeEachEngine("legacy calls: credits, dlr, templates, addtemplate, accounts
         ]);
         expect((await mis({ sender_id: "SWBRD", limit: "1", offset: "1" })).map((r) => r.message)).toEqual(["second"]);
         expect(await mis({ sender_id: "NOSUCH" })).toEqual([]);
-        // Nonsense paging falls back to the defaults instead of failing; a huge offset is past the end.
-        expect(await mis({ limit: "abc", offset: "-3" })).toHaveLength(4);
-        expect(await mis({ offset: "99999999999999999999" })).toEqual([]);
+        expect(await mis({ limit: "1000", offset: "100000000" })).toEqual([]);
+        expect(await mis({ limit: "", offset: "" })).toHaveLength(4);
+        // Nonsense paging is refused (-8, the header names the parameter), never read as the default.
+        for (const [query, named] of [
+          [{ limit: "abc" }, "limit"],
+          [{ limit: "0" }, "limit"],
+          [{ limit: "-3" }, "limit"],
+          [{ limit: "1001" }, "limit"],
+          [{ limit: "2.5" }, "limit"],
+          [{ limit: "1e3" }, "limit"],
+          [{ offset: "-3" }, "offset"],
+          [{ offset: "x" }, "offset"],
+          [{ offset: "100000001" }, "offset"],
+          [{ offset: "99999999999999999999" }, "offset"],
+        ] as const) {
+          const refused = await legacy(t, `${prefix}/mis`, { ...credentials(account), ...query }, method);
+          expect(refused.text, JSON.stringify(query)).toBe("-8");
+          expect(refused.headers.get("x-error-message"), JSON.stringify(query)).toContain(`"${named}"`);
+        }
       }
     }
     expectText(await legacy(t, "/httpapi/mis", { ...credentials(account), password: "wrong-one" }), "-7");
