@@ -69,7 +69,7 @@ function openingBalances(credits: NewAccountInput["credits"] = {}): [Wallet, num
     }
     if (amount === undefined || amount === 0) continue;
     if (!(amount > 0)) throw new GatewayError("invalid_request", `Opening ${wallet} credits must be positive.`);
-    opening.push([wallet, toMilli(amount)]);
+    opening.push([wallet, toMilli(amount, `credits.${wallet}`)]);
   }
   return opening;
 }

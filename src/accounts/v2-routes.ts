@@ -374,7 +374,7 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
           field: "amount",
         });
       }
-      const amount = toMilli(body.amount);
+      const amount = toMilli(body.amount, "amount");
       if (amount <= 0) {
         throw new GatewayError("invalid_request", "The amount must be at least 0.001 credits.", { field: "amount" });
       }

@@ -144,7 +144,7 @@ export async function addCredits(
   if (!(Number.isFinite(input.amount) && input.amount > 0)) {
     throw new GatewayError("invalid_request", "Amount must be a positive number of credits.");
   }
-  const amount = toMilli(input.amount);
+  const amount = toMilli(input.amount, "amount");
   const account = await requireAccount(deps.store.db, input.username);
   const balance = await deps.store.transaction((trx) =>
     creditWallet(trx, deps.clock, {

@@ -128,4 +128,57 @@ describeEachEngine("validation edges", (engine) => {
     expect(method.status).toBe(404);
     expect(method.body).toMatchObject({ success: false, error: { code: "not_found" } });
   });
+
+  it("refuses credit amounts finer than the ledger keeps, on the transfer, the operator top-up and onboarding", async () => {
+    const t = gateway();
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const admin = { authorization: `Bearer ${operator.apiKey}` };
+    const sender = await buildAccount(t, { credits: { sms: 10 } });
+    const receiver = await buildAccount(t, { credits: { sms: 0 } });
+    const ledgerRows = async () =>
+      Number(
+        (
+          await t.db.store.db
+            .selectFrom("ledger_entries")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const rowsBefore = await ledgerRows();
+    for (const amount of [0.0015, 1.0005, 0.0001, 1.5e-7, 2.0000001]) {
+      const transfer = await call(t, "POST", "/api/v2/credits/transfer", {
+        headers: keyOf(sender),
+        json: { recipient_username: receiver.username, amount },
+      });
+      expect(transfer.status, `${amount} ${transfer.text}`).toBe(400);
+      expect(transfer.body).toMatchObject({ status: "error", error: { code: "invalid_request", field: "amount" } });
+      expect(transfer.body.message).toContain("at most 3 decimals");
+      const topUp = await call(t, "POST", `/admin/api/accounts/${receiver.username}/credits`, {
+        headers: admin,
+        json: { wallet: "sms", amount },
+      });
+      expect(topUp.status, `${amount} ${topUp.text}`).toBe(400);
+      expect(topUp.body.message).toContain("at most 3 decimals");
+      const onboard = await call(t, "POST", "/admin/api/accounts", {
+        headers: admin,
+        json: { username: `fine_${String(amount).replace(/\W/g, "")}`, password: "a-long-password", credits: { sms: amount } },
+      });
+      expect(onboard.status, `${amount} ${onboard.text}`).toBe(400);
+      expect(onboard.body.message).toContain("at most 3 decimals");
+    }
+    expect(await ledgerRows()).toBe(rowsBefore);
+    expect(await balanceOf(t, sender)).toBe(10);
+    expect(await balanceOf(t, receiver)).toBe(0);
+    // Three decimals are kept exactly, whatever binary floating point makes of them.
+    for (const amount of [0.001, 1.005, 2.675]) {
+      const transfer = await call(t, "POST", "/api/v2/credits/transfer", {
+        headers: keyOf(sender),
+        json: { recipient_username: receiver.username, amount },
+      });
+      expect(transfer.status, transfer.text).toBe(200);
+      expect(transfer.body.data.amount).toBe(amount);
+    }
+    expect(await balanceOf(t, receiver)).toBe(3.681);
+    expect(await balanceOf(t, sender)).toBe(6.319);
+  });
 });
