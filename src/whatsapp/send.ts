@@ -162,6 +162,7 @@ export class WhatsAppSendService {
       const text = request.message ?? "";
       if (text.trim() === "")
         throw new GatewayError("invalid_request", 'Field "message" is empty.', { field: "message" });
+      refuseControls(text, 'Field "message"', "message", CONTROLS_BUT_LINES);
       if ([...text].length > MAX_TEXT) {
         throw new GatewayError("invalid_request", `Field "message" is longer than ${MAX_TEXT} characters.`, {
           field: "message",
@@ -179,6 +180,7 @@ export class WhatsAppSendService {
       if (caption !== undefined && type === "audio") {
         throw new GatewayError("invalid_request", "Audio messages carry no caption.", { field: "caption" });
       }
+      if (caption !== undefined) refuseControls(caption, 'Field "caption"', "caption", CONTROLS_BUT_LINES);
       if (caption !== undefined && [...caption].length > MAX_CAPTION) {
         throw new GatewayError("invalid_request", `Field "caption" is longer than ${MAX_CAPTION} characters.`, {
           field: "caption",
@@ -485,6 +487,7 @@ function texts(values: ReadonlyArray<string | number>, field: string): string[] 
         { field },
       );
     }
+    refuseControls(text, `${field}[${index}]`, field, CONTROLS);
     if ([...text].length > MAX_PARAM) {
       throw new GatewayError("invalid_request", `${field}[${index}] is longer than ${MAX_PARAM} characters.`, {
         field,
@@ -492,6 +495,20 @@ function texts(values: ReadonlyArray<string | number>, field: string): string[] 
     }
     return text;
   });
+}
+
+// C0 control characters and DEL: nothing a person writes, and PostgreSQL refuses U+0000 outright.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const CONTROLS = /[\u0000-\u001f\u007f]/;
+/** The same, less the tab and line breaks a text message or a caption may carry. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+function refuseControls(text: string, name: string, field: string, controls: RegExp): void {
+  const found = controls.exec(text)?.[0];
+  if (found === undefined) return;
+  const code = `U+${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  throw new GatewayError("invalid_request", `${name} contains the control character ${code}.`, { field });
 }
 
 function publicHttpsUrl(raw: string, field: string): URL {

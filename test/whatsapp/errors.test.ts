@@ -195,6 +195,20 @@ describeEachEngine("WhatsApp errors", (engine) => {
         [{ to: "919876543210", template: "order_shipped", params: ["a", "b", "c"] }, "expects 2 params"],
         [{ to: "919876543210", template: "order_shipped", params: ["a", "line\nbreak"] }, "line break"],
         [{ to: "919876543210", template: "order_shipped", params: ["a", ""] }, "empty"],
+        [
+          { to: "919876543210", template: "order_shipped", params: ["a\u0000", "b"] },
+          "params[0] contains the control character U+0000",
+        ],
+        [{ to: "919876543210", template: "order_shipped", params: ["a", "b\u001b[0m"] }, "U+001B"],
+        [{ to: "919876543210", template: "order_shipped", params: ["a", "b\u007f"] }, "U+007F"],
+        [{ to: "919876543210", template: "order_shipped", params: [1, "\u0000"] }, "U+0000"],
+        [
+          { to: "919876543210", template: "hello", header_params: ["A\u0000"] },
+          "header_params[0] contains the control character U+0000",
+        ],
+        [{ to: "919876543210", message: "hi\u0000there" }, 'Field "message" contains the control character U+0000'],
+        [{ to: "919876543210", message: "bell\u0007" }, "U+0007"],
+        [{ to: "919876543210", media_url: "https://cdn.example.com/a.jpg", caption: "x\u0000" }, "caption"],
         [{ to: "919876543210", template: "invoice", params: ["1"] }, "header_media_url is required"],
         [
           {

@@ -156,6 +156,10 @@ describeEachEngine("WhatsApp send", (engine) => {
       });
       const max = await c.send({ to: "919812345678", message: "é".repeat(4096) });
       expect(max.status).toBe(200);
+      // Lines and tabs are text; other control characters are refused (errors.test.ts).
+      const lines = await c.send({ to: "919812345678", message: "Table 4\r\nReady\tnow" });
+      expect(lines.status, lines.text).toBe(200);
+      expect(fake.sends().at(-1)!.body).toMatchObject({ text: { body: "Table 4\r\nReady\tnow" } });
     });
   });
 
