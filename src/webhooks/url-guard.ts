@@ -22,9 +22,18 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
 const HOW_TO_ALLOW =
   "Webhooks must reach a public address; an operator can allow private targets with SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS=1.";
 
-// The metadata services of AWS (IPv4 and IPv6), GCP, Azure and others; they fall inside refused ranges
-// anyway, but are named so the error says what the URL was aiming at.
-const METADATA_ADDRESSES = new Set(["169.254.169.254", "fd00:ec2::254"]);
+// The metadata services of clouds: AWS, GCP, Azure, OpenStack and others (169.254.169.254), AWS's
+// IPv6 one (fd00:ec2::254), GCP's IPv6 one (fd20:ce::254), Alibaba's (100.100.100.200) and Azure's
+// WireServer (168.63.129.16, which hands out VM extension settings and certificates). Most fall
+// inside refused ranges anyway and are named so the error says what the URL was aiming at;
+// 168.63.129.16 is public unicast and refused only by this list.
+const METADATA_ADDRESSES = new Set([
+  "169.254.169.254",
+  "fd00:ec2::254",
+  "fd20:ce::254",
+  "100.100.100.200",
+  "168.63.129.16",
+]);
 
 // ipaddr.js calls these "reserved" together with other special-purpose blocks.
 const DOCUMENTATION_RANGES = ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32", "3fff::/20"].map(

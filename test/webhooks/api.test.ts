@@ -426,6 +426,10 @@ describeEachEngine("webhook URLs without SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS", (e
       ["https://127.0.0.1/hook", /127\.0\.0\.1, a loopback address/],
       ["https://localhost/hook", /localhost, a loopback name/],
       ["https://169.254.169.254/latest/meta-data", /metadata/],
+      ["https://168.63.129.16/machine?comp=goalstate", /168\.63\.129\.16, a cloud metadata service address/],
+      ["https://100.100.100.200/latest/meta-data", /metadata/],
+      ["https://[fd00:ec2::254]/latest/meta-data", /metadata/],
+      ["https://metadata.google.internal/computeMetadata/v1/", /metadata/],
       ["https://10.0.0.5/hook", /private-network/],
     ];
     for (const [url, reason] of refused) {
