@@ -6,7 +6,6 @@ import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { approvedTemplates, createTemplate, walletBalance } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
 import { sendLegacyError } from "../app/http-errors.js";
-import { queryInt } from "../app/query-params.js";
 import { authenticateLegacy, legacyParams } from "../auth/http.js";
 import type { Principal } from "../auth/index.js";
 import { isoUtc } from "../core/clock.js";
@@ -23,6 +22,17 @@ export const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
 const MAX_MIS_LIMIT = 1000;
 /** Far past any account's messages, and within what both databases take as an offset. */
 const MAX_MIS_OFFSET = 100_000_000;
+
+/** A page parameter of mis: digits within [min, max]; `fallback` when absent or empty. */
+function misPage(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  const text = value?.trim() ?? "";
+  if (text === "") return fallback;
+  const parsed = /^\d{1,10}$/.test(text) ? Number(text) : Number.NaN;
+  if (parsed >= min && parsed <= max) return parsed;
+  throw new GatewayError("invalid_request", `Parameter "${name}" must be a whole number from ${min} to ${max}.`, {
+    field: name,
+  });
+}
 
 type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, context: C) => Promise<string>;
 /** Finds the caller; may hand the handler something it parsed on the way (the XML document). */
@@ -182,8 +192,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext
 
   route(both("/mis"), "Message records, newest first, as a JSON array", async (params, principal) => {
     // A bad page is refused (-8, X-Error-Message names the parameter), never read as the default.
-    const limit = queryInt(params.limit, "limit", 100, 1, MAX_MIS_LIMIT);
-    const offset = queryInt(params.offset, "offset", 0, 0, MAX_MIS_OFFSET);
+    const limit = misPage(params.limit, "limit", 100, 1, MAX_MIS_LIMIT);
+    const offset = misPage(params.offset, "offset", 0, 0, MAX_MIS_OFFSET);
     let query = ctx.store.db.selectFrom("messages").selectAll().where("account_id", "=", principal.accountId);
     if (params.sender_id?.trim()) query = query.where("sender", "=", params.sender_id.trim().toUpperCase());
     const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute();

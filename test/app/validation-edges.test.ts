@@ -161,7 +161,11 @@ describeEachEngine("validation edges", (engine) => {
       expect(topUp.body.message).toContain("at most 3 decimals");
       const onboard = await call(t, "POST", "/admin/api/accounts", {
         headers: admin,
-        json: { username: `fine_${String(amount).replace(/\W/g, "")}`, password: "a-long-password", credits: { sms: amount } },
+        json: {
+          username: `fine_${String(amount).replace(/\W/g, "")}`,
+          password: "a-long-password",
+          credits: { sms: amount },
+        },
       });
       expect(onboard.status, `${amount} ${onboard.text}`).toBe(400);
       expect(onboard.body.message).toContain("at most 3 decimals");
