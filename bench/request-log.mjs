@@ -1,9 +1,9 @@
-// CPU of one request log line (src/app/request-log.ts through src/app/logging.ts: redaction
+// CPU of one request log line (src/app/request-log.ts through src/runtime/logging.ts: redaction
 // and secret scrubbing) against the same line through a bare pino logger, written to stdout.
 // Usage: node bench/request-log.mjs [--lines 200000] > /dev/null   (or | cat > /dev/null for a pipe)
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { createLogger } from "../dist/app/logging.js";
+import { createLogger } from "../dist/runtime/logging.js";
 
 const { values } = parseArgs({ options: { lines: { type: "string", default: "200000" } } });
 const lines = Number(values.lines);

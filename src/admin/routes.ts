@@ -9,13 +9,13 @@ import {
   updateAccount,
 } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
-import { sendJsonError } from "../app/http-errors.js";
 import { authenticateCaller } from "../auth/http.js";
 import { apiKeyRevoked, setApiKeyRateLimit } from "../auth/index.js";
 import { registerCarrierAdminRoutes } from "../carriers/admin-routes.js";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { registerEmailAdminRoutes } from "../email/resource-routes.js";
+import { sendJsonError } from "../http/http-errors.js";
 import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
 import { registerVoiceAdminRoutes } from "../voice/admin-routes.js";
 import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";

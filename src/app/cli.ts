@@ -2,9 +2,9 @@
 // work on the configured database directly (no running server needed). The commands are
 // declared in cli-program.ts; this runs them.
 import { isGatewayError } from "../core/errors.js";
+import { ConfigError, loadConfig } from "../runtime/config.js";
 import { credentialsBanner } from "./bootstrap.js";
 import { buildProgram } from "./cli-program.js";
-import { ConfigError, loadConfig } from "./config.js";
 import { type Gateway, type Role, startGateway } from "./gateway.js";
 
 async function run(roles: readonly Role[], seed: boolean): Promise<void> {

@@ -1,24 +1,17 @@
-// What every part of a running gateway receives: its dependencies, passed explicitly.
-import type { Logger } from "pino";
+// What the gateway assembles: the runtime and the shared services. Known only to app/: each
+// feature declares the narrow dependencies it takes, and app/ passes this context to them.
 import type { Authenticator } from "../auth/authenticator.js";
 import type { RateLimits } from "../auth/rate-limits.js";
 import type { Sessions } from "../auth/sessions.js";
-import type { Clock } from "../core/clock.js";
 import type { EmailTracker } from "../email/tracking.js";
 import type { Acceptor } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { SmsPolicy } from "../sms/index.js";
-import type { Store } from "../store/store.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { WhatsApp } from "../whatsapp/index.js";
-import type { Config } from "./config.js";
-import type { Metrics } from "./metrics.js";
 
-export interface AppContext {
-  config: Config;
-  store: Store;
-  clock: Clock;
-  logger: Logger;
-  metrics: Metrics;
+/** The runtime and every shared service, built once by the gateway; features take narrow parts of it. */
+export interface AppContext extends Runtime {
   authenticator: Authenticator;
   /** Console sign-ins, accepted by the v2 and operator APIs in place of an API key. */
   sessions: Sessions;

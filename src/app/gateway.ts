@@ -9,6 +9,9 @@ import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
 import { EmailTracker, trackingSecret } from "../email/tracking.js";
 import { Acceptor } from "../messages/index.js";
+import type { Config } from "../runtime/config.js";
+import { createLogger } from "../runtime/logging.js";
+import { createMetrics } from "../runtime/metrics.js";
 import { SmsPolicy } from "../sms/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore, type Store } from "../store/store.js";
@@ -16,11 +19,8 @@ import { WebhookOutbox } from "../webhooks/outbox.js";
 import { WhatsApp } from "../whatsapp/index.js";
 import { registerBacklogGauges } from "./backlog-metrics.js";
 import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./bootstrap.js";
-import type { Config } from "./config.js";
 import type { AppContext } from "./context.js";
 import { listenFailure } from "./listen-failure.js";
-import { createLogger } from "./logging.js";
-import { createMetrics } from "./metrics.js";
 import { type App, buildServer } from "./server.js";
 import { startWorkers, type Workers } from "./workers.js";
 
@@ -54,7 +54,7 @@ export interface Gateway {
   stop(): Promise<void>;
 }
 
-export { createLogger } from "./logging.js";
+export { createLogger } from "../runtime/logging.js";
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;

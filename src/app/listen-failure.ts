@@ -1,7 +1,8 @@
 // What a process that cannot take its address says, in words an operator acts on: which
 // setting to change, and whether the first start's credentials exist (and how to replace them).
+
+import type { Config } from "../runtime/config.js";
 import { NEW_CREDENTIALS_HELP } from "./bootstrap.js";
-import type { Config } from "./config.js";
 
 export function listenFailure(error: unknown, config: Pick<Config, "host" | "port">, seeded: boolean): Error {
   const where = `${config.host}:${config.port}`;

@@ -4,7 +4,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 import { EpisodeLog } from "../core/episodes.js";
-import { scrubUrl } from "./logging.js";
+import { scrubUrl } from "../runtime/logging.js";
 
 const OPERATIONS = new Set(["/healthz", "/readyz", "/metrics"]);
 /** Failed authentications from one address, within a quiet gap, that make a warning. */

@@ -8,7 +8,7 @@ import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { ConnectionError, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../core/errors.js";
-import { type JsonEnvelope, jsonErrorAnswer, sendJsonError, statusOf, toGatewayError } from "./http-errors.js";
+import { type JsonEnvelope, jsonErrorAnswer, sendJsonError, statusOf, toGatewayError } from "../http/http-errors.js";
 
 const LEGACY_PATH = /^\/(httpapi|api\/secure_api|xmlapi|api\/getcredits|voicecall|httpemailapi)/i;
 const SMS_CALL_PATH = /^\/api\/v2\/(sms|balance|sender-ids)/i;

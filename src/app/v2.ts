@@ -6,13 +6,13 @@ import type { RateLimitOutcome } from "../auth/rate-limits.js";
 import { registerV2ContactRoutes } from "../contacts/v2-routes.js";
 import { GatewayError } from "../core/errors.js";
 import { registerV2EmailRoutes } from "../email/resource-routes.js";
+import { sendJsonError } from "../http/http-errors.js";
+import { completeV2Route } from "../http/openapi.js";
 import { registerV2InboundRoutes } from "../inbound/v2-routes.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import { registerV2WebhookRoutes } from "../webhooks/v2-routes.js";
 import { registerV2WhatsAppRoutes } from "../whatsapp/v2-routes.js";
 import type { AppContext } from "./context.js";
-import { sendJsonError } from "./http-errors.js";
-import { completeV2Route } from "./openapi.js";
 
 export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Promise<void> {
   v2.addHook("onRoute", completeV2Route);

@@ -5,10 +5,10 @@ import { Type } from "@fastify/type-provider-typebox";
 import { serialize } from "cookie";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { sendJsonError } from "../app/http-errors.js";
 import { sessionOf, sessionTokenOf } from "../auth/http.js";
 import { SESSION_COOKIE, type Session } from "../auth/index.js";
 import { GatewayError } from "../core/errors.js";
+import { sendJsonError } from "../http/http-errors.js";
 
 const SignIn = Type.Object(
   {

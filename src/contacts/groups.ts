@@ -1,8 +1,9 @@
 // Contact groups: named lists of an account's mobile numbers, which a bulk send can target.
 // Another account's group reads as unknown everywhere, exactly like an id that does not exist.
-import { pathId } from "../app/query-params.js";
+
 import { type Clock, isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { pathId } from "../http/query-params.js";
 import type { ContactGroupRow } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 

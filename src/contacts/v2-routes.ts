@@ -3,8 +3,8 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { pageMeta, pageOf } from "../app/query-params.js";
-import { pageAnswer, resourceAnswer } from "../app/v2-answers.js";
+import { pageMeta, pageOf } from "../http/query-params.js";
+import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import { describeContact, listContacts } from "./contacts.js";
 import {
   createGroup,

@@ -3,8 +3,8 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { resourceAnswer } from "../app/v2-answers.js";
 import { GatewayError } from "../core/errors.js";
+import { resourceAnswer } from "../http/v2-answers.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
 import { csvContacts } from "./csv.js";
 import { groupExists, groupNotFound, parseGroupId } from "./groups.js";

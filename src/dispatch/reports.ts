@@ -2,9 +2,9 @@
 // can overtake the record of its own submit (the carrier answers faster than we commit), so
 // a report that matches no submitted message is retried for a while before it is dropped.
 import type { Logger } from "pino";
-import type { Metrics } from "../app/metrics.js";
 import type { Clock } from "../core/clock.js";
 import { applyDeliveryReports, type DeliveryReport } from "../messages/index.js";
+import type { Metrics } from "../runtime/metrics.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 import { REPORTED_CHANNELS } from "./dispatcher.js";

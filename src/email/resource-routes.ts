@@ -5,10 +5,10 @@ import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { APPROVAL_STATUSES, requireAccount } from "../accounts/index.js";
 import type { AppContext } from "../app/context.js";
-import { pageMeta, pageOf, pathId } from "../app/query-params.js";
-import { pageAnswer, resourceAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import {

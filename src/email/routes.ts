@@ -6,9 +6,9 @@
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { noteRefusal, toGatewayError } from "../app/http-errors.js";
 import { authenticateLegacy } from "../auth/http.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
+import { noteRefusal, toGatewayError } from "../http/http-errors.js";
 import { recordEngagement } from "./events.js";
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, sendEmail, type UploadedFile } from "./send.js";
 import { CLICK_PATH, OPEN_PATH } from "./tracking.js";

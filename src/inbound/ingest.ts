@@ -3,12 +3,12 @@
 // opt-out word puts the sender on the suppression list (START alone takes it off), all in one
 // transaction. A `static` keyword's reply is then accepted like any SMS, and charged.
 import { getAccount } from "../accounts/index.js";
-import type { Config } from "../app/config.js";
 import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
 import { normalizeIndianMobile } from "../core/indian-mobile.js";
 import type { InboundSms } from "../dispatch/connector.js";
 import type { SendOrder } from "../messages/index.js";
+import type { Config } from "../runtime/config.js";
 import { laneOf, pricePerSegment } from "../sms/routes.js";
 import { segmentInfo } from "../sms/segments.js";
 import type { InboundMessageRow, KeywordRow } from "../store/schema.js";

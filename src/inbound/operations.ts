@@ -1,9 +1,9 @@
 // Operator actions on inbound SMS, shared by the operator API and the CLI: virtual numbers,
 // keyword approval, and the suppression lists. Accounts are named by username.
 import { requireAccount } from "../accounts/index.js";
-import { pageMeta } from "../app/query-params.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { pageMeta } from "../http/query-params.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import { describeKeyword, listKeywords, setKeywordStatus } from "./keywords.js";

@@ -5,12 +5,12 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { requiredInDocument } from "../app/openapi.js";
-import { pageMeta, pageOf, pathId } from "../app/query-params.js";
-import { pageAnswer, resourceAnswer, smsAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
+import { requiredInDocument } from "../http/openapi.js";
+import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import { pageAnswer, resourceAnswer, smsAnswer } from "../http/v2-answers.js";
 import type { AcceptedSend, JobRequest } from "../messages/index.js";
 import type { BulkJobRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";

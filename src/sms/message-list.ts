@@ -4,10 +4,10 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { queryInt } from "../app/query-params.js";
 import { GatewayError } from "../core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { parseInstant } from "../core/time.js";
+import { queryInt } from "../http/query-params.js";
 import {
   decodeCursor,
   encodeCursor,

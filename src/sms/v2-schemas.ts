@@ -2,7 +2,7 @@
 // The bulk, schedule and GET variants take these and change what differs. Then the answers'
 // shapes, which serialize them and show them in the OpenAPI document.
 import { Type } from "@fastify/type-provider-typebox";
-import { requiredInDocument } from "../app/openapi.js";
+import { requiredInDocument } from "../http/openapi.js";
 import {
   Credits,
   NullableInteger,
@@ -11,7 +11,7 @@ import {
   NullableTime,
   Time,
   Wallets,
-} from "../app/v2-answers.js";
+} from "../http/v2-answers.js";
 
 /** Every field of a v2 send but the recipient. */
 export const SEND_FIELDS = {

@@ -1,6 +1,6 @@
 // The table shapes, as Kysely sees them. Times are epoch milliseconds (UTC); credits are
 // integer milli-credits (see core/credits.ts); booleans are 0/1 on both engines.
-import type { Generated, Insertable, Selectable } from "kysely";
+import type { Generated, Insertable, Kysely, Selectable } from "kysely";
 import type { VoiceTables } from "./schema-voice.js";
 
 export type AccountRole = "customer" | "operator";
@@ -647,3 +647,6 @@ export type BulkPartRow = Selectable<BulkPartsTable>;
 export type NewBulkPart = Insertable<BulkPartsTable>;
 export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
 export type NewWebhookDelivery = Insertable<WebhookDeliveriesTable>;
+
+/** The database as Kysely sees it (a transaction is one too). */
+export type Db = Kysely<Database>;

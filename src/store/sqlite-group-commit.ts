@@ -4,7 +4,7 @@
 // nothing is reported durable before it is. One fsync then covers the sends accepted, the
 // submits recorded and the delivery reports applied in that tick.
 import { sql } from "kysely";
-import type { Db } from "./store.js";
+import type { Db } from "./schema.js";
 
 interface Job {
   fn: (trx: Db) => Promise<unknown>;

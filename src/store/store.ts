@@ -6,15 +6,17 @@ import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import { type Insertable, Kysely, Migrator, SqliteDialect, sql } from "kysely";
 import pg from "pg";
-import type { DatabaseTarget } from "../app/config.js";
 import type { Engine } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
 import { CurrentSchemaPostgresDialect } from "./pg-dialect.js";
-import type { Database } from "./schema.js";
+import type { Database, Db } from "./schema.js";
 import { groupCommitTransactions } from "./sqlite-group-commit.js";
 import { cachingDatabase } from "./sqlite-statements.js";
 
-export type Db = Kysely<Database>;
+export type { Db } from "./schema.js";
+
+/** Where the data lives: a SQLite file or a PostgreSQL database (DATABASE_URL). */
+export type DatabaseTarget = { engine: "sqlite"; file: string } | { engine: "postgres"; url: string };
 
 /** Wake-up signals between the parts of the gateway (and between processes on PostgreSQL). */
 export interface Signals {

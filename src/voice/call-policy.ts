@@ -1,11 +1,12 @@
 // The rules of a voice call, in a fixed order so the same bad request always gets the same
 // answer: what is missing first (from, to, text), then whether the caller number is approved,
 // the callee callable and the text speakable, and last (in the Acceptor) the voice wallet.
-import type { VoiceConfig } from "../app/config.js";
+
 import type { Principal } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { SendOrder } from "../messages/index.js";
+import type { VoiceConfig } from "../runtime/config.js";
 import type { Store } from "../store/store.js";
 import { callCredits, callUnits, MAX_TEXT_CHARS, speechSeconds, textLength } from "./billing.js";
 import type { CallMeta } from "./call-meta.js";

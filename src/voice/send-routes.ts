@@ -4,8 +4,8 @@
 // -14), always with HTTP 200. A body the gateway cannot read counts as no body.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { noteRefusal, toGatewayError } from "../app/http-errors.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
+import { noteRefusal, toGatewayError } from "../http/http-errors.js";
 import { VoicePolicy } from "./call-policy.js";
 
 export const VOICE_SEND_PATHS = {

@@ -4,7 +4,7 @@
 // not know is acknowledged and logged, so the provider does not retry it.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { statusOf, toGatewayError } from "../app/http-errors.js";
+import { statusOf, toGatewayError } from "../http/http-errors.js";
 import { isCallStatus } from "./call-meta.js";
 import type { CallStatusIngester } from "./call-status.js";
 import { VOICE_HTTP_CONNECTOR } from "./http-connector.js";

@@ -4,9 +4,9 @@
 import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { pageMeta, pageOf, pathId } from "../app/query-params.js";
-import { pageAnswer, resourceAnswer } from "../app/v2-answers.js";
 import { GatewayError } from "../core/errors.js";
+import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../store/schema.js";
 import {
   DELIVERY_STATUSES,

@@ -5,8 +5,8 @@
 // delivered. Each move is one conditional UPDATE whose WHERE lists the states it may leave,
 // so a late or repeated event changes nothing; a `delivered` after `read` only records its time.
 import type { Logger } from "pino";
-import type { Metrics } from "../app/metrics.js";
 import type { Clock } from "../core/clock.js";
+import type { Metrics } from "../runtime/metrics.js";
 import type { MessageStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import {

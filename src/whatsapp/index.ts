@@ -1,9 +1,9 @@
 // The WhatsApp family (issue 7): template, session-text and media sends over the WhatsApp
 // Cloud API (or its simulator), statuses from Meta's webhook, and the 24-hour window.
 import type { Logger } from "pino";
-import type { WhatsAppConfig } from "../app/config.js";
-import type { Metrics } from "../app/metrics.js";
 import type { Clock } from "../core/clock.js";
+import type { WhatsAppConfig } from "../runtime/config.js";
+import type { Metrics } from "../runtime/metrics.js";
 import type { Store } from "../store/store.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { TemplateCatalog } from "./catalog.js";

@@ -9,14 +9,14 @@
 //       refused  → release, `failed` with the upstream error
 import type { Logger } from "pino";
 import { holdCredits, releaseHold, settleHold } from "../accounts/index.js";
-import type { WhatsAppConfig } from "../app/config.js";
-import type { Metrics } from "../app/metrics.js";
 import { type Clock, isoUtc } from "../core/clock.js";
 import { MILLI } from "../core/credits.js";
 import { parseE164 } from "../core/e164.js";
 import { GatewayError } from "../core/errors.js";
 import { newQueueId } from "../core/ids.js";
 import { SequenceAllocator } from "../messages/index.js";
+import type { WhatsAppConfig } from "../runtime/config.js";
+import type { Metrics } from "../runtime/metrics.js";
 import { forgetPendingKey, idempotencyKeyOf, PENDING_ANSWER, requestHash, storedAnswer } from "../sms/idempotency.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";

@@ -3,9 +3,9 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { AppContext } from "../app/context.js";
-import { resourceAnswer } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { resourceAnswer } from "../http/v2-answers.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { HEADER_MEDIA_TYPES, MEDIA_TYPES, type WhatsAppSendRequest } from "./send.js";

@@ -3,7 +3,7 @@
 // the database returned first.
 import { type Kysely, Migrator, sql } from "kysely";
 import { expect, it, vi } from "vitest";
-import { loadConfig } from "../../src/app/config.js";
+import { loadConfig } from "../../src/runtime/config.js";
 import { migrationProvider } from "../../src/store/migrations/index.js";
 import { openStore } from "../../src/store/store.js";
 import { createEmptyDatabase } from "../helpers/empty-database.js";

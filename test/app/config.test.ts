@@ -2,7 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/app/config.js";
+import { ConfigError, loadConfig } from "../../src/runtime/config.js";
 import { runCli, STACK_TRACE } from "../helpers/cli.js";
 
 const cwd = path.join(os.tmpdir(), "switchboard-config-cwd");

@@ -6,7 +6,6 @@ import smpp from "smpp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccountWithKey } from "../../src/admin/index.js";
 import { createLogger } from "../../src/app/gateway.js";
-import { createMetrics } from "../../src/app/metrics.js";
 import {
   concatenationReference,
   receiptIdCandidates,
@@ -21,6 +20,7 @@ import { systemClock } from "../../src/core/clock.js";
 import type { InboundSms, SubmitResult } from "../../src/dispatch/connector.js";
 import { ReportIngester } from "../../src/dispatch/index.js";
 import { claimDueMessages, type DeliveryReport, markSubmitted } from "../../src/messages/index.js";
+import { createMetrics } from "../../src/runtime/metrics.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 import { acceptSms } from "../helpers/message-row.js";

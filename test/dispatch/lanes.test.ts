@@ -1,8 +1,8 @@
 // Priority lanes: a transactional message sent after a promotional backlog is dispatched first.
 import { expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
-import { createMetrics } from "../../src/app/metrics.js";
 import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src/dispatch/index.js";
+import { createMetrics } from "../../src/runtime/metrics.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";

@@ -7,7 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { describe } from "vitest";
-import type { DatabaseTarget } from "../../src/app/config.js";
+import type { DatabaseTarget } from "../../src/runtime/config.js";
 import type { Engine } from "../../src/store/engine.js";
 import { openStore, type Store } from "../../src/store/store.js";
 

@@ -4,10 +4,10 @@ import type { Logger } from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { addSenderId } from "../../src/accounts/index.js";
 import { createAccountWithKey } from "../../src/admin/index.js";
-import { type Config, loadConfig } from "../../src/app/config.js";
 import { createLogger, type Gateway, type Role, startGateway } from "../../src/app/gateway.js";
 import { type Clock, systemClock } from "../../src/core/clock.js";
 import type { Wallet } from "../../src/core/credits.js";
+import { type Config, loadConfig } from "../../src/runtime/config.js";
 import type { Engine } from "../../src/store/engine.js";
 import { createTestDatabase, type TestDatabase } from "./engines.js";
 

@@ -3,10 +3,10 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAccountWithKey } from "../../src/admin/index.js";
 import { createLogger } from "../../src/app/gateway.js";
-import { createMetrics } from "../../src/app/metrics.js";
 import { systemClock } from "../../src/core/clock.js";
 import { ReportIngester } from "../../src/dispatch/index.js";
 import { applyDeliveryReports, claimDueMessages, markSubmitted } from "../../src/messages/index.js";
+import { createMetrics } from "../../src/runtime/metrics.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 import { acceptSms } from "../helpers/message-row.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/app/config.js";
 import { GatewayError } from "../../src/core/errors.js";
+import { ConfigError, loadConfig } from "../../src/runtime/config.js";
 import {
   checkWebhookUrl,
   type HostLookup,

@@ -1,10 +1,11 @@
 // Every setting Switchboard reads from the environment, declared, validated and documented once.
 import path from "node:path";
+import type { DatabaseTarget } from "../store/store.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
-export type DatabaseTarget = { engine: "sqlite"; file: string } | { engine: "postgres"; url: string };
+export type { DatabaseTarget };
 
 export interface Config {
   port: number;
