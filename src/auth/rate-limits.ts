@@ -54,6 +54,27 @@ export class RateLimits {
     return this.options.redis !== undefined;
   }
 
+  /**
+   * Whether Redis answers a PING within `timeoutMs`: `undefined` when the counters live in
+   * memory (no REDIS_URL). A client that is reconnecting is down without waiting.
+   */
+  async redisState(timeoutMs = 1_000): Promise<"ok" | "down" | undefined> {
+    const redis = this.options.redis;
+    if (!redis) return undefined;
+    if (!redis.isReady) return "down";
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<"down">((resolve) => {
+      timer = setTimeout(() => resolve("down"), timeoutMs);
+    });
+    try {
+      return await Promise.race([redis.ping().then((): "ok" => "ok"), late]);
+    } catch {
+      return "down";
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** Counts one request for the key; `undefined` when the key is unlimited (limit 0). */
   async consume(keyId: number, limit: number): Promise<RateLimitOutcome | undefined> {
     if (!Number.isInteger(limit) || limit <= 0) return undefined;

@@ -72,6 +72,11 @@ export const ERROR_CATALOGUE = {
   },
   rate_limited: { http: 429, legacy: -13, message: "Too many requests." },
   upstream_error: { http: 502, legacy: -14, message: "Upstream provider error." },
+  service_unavailable: {
+    http: 503,
+    legacy: -14,
+    message: "The database cannot be reached right now; nothing was stored. Retry shortly.",
+  },
   // WhatsApp (v2): the spec's error table, code for code.
   module_disabled: { http: 403, message: "Module disabled: WhatsApp is not enabled for this account." },
   template_not_found: { http: 404, message: "Template not found or not approved." },

@@ -2,6 +2,7 @@
 // dialect. Fastify's own errors (bad JSON, schema validation, body too large) become catalogue codes.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError, isGatewayError } from "../core/errors.js";
+import { isDatabaseUnavailable } from "../store/unavailable.js";
 
 interface ValidationIssue {
   instancePath?: string;
@@ -52,6 +53,8 @@ export function toGatewayError(error: unknown): GatewayError {
   if (fe.code === PG_CHARACTER_NOT_IN_REPERTOIRE || fe.code === PG_UNTRANSLATABLE_CHARACTER) {
     return new GatewayError("invalid_request", "A value contains a character that cannot be stored (U+0000, NUL).");
   }
+  // The database is restarting or unreachable: a temporary refusal the client may retry.
+  if (isDatabaseUnavailable(error)) return new GatewayError("service_unavailable", undefined, { retry_after: 1 });
   if (typeof fe.statusCode === "number" && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new GatewayError("invalid_request", fe.message ?? "The request is not valid.", { http: fe.statusCode });
   }
@@ -87,7 +90,7 @@ export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw:
   const error = toGatewayError(raw);
   logIfInternal(request, raw, error);
   const status = statusOf(error);
-  if (status === 429 && error.details?.retry_after !== undefined) {
+  if ((status === 429 || status === 503) && error.details?.retry_after !== undefined) {
     reply.header("retry-after", String(error.details.retry_after));
   }
   return reply.code(status).send(jsonErrorAnswer(error, request.id, envelope));

@@ -12,6 +12,8 @@ export interface Config {
   host: string;
   database: DatabaseTarget;
   redisUrl: string | undefined;
+  /** Redis must answer for the process to be ready (/readyz) and for `doctor` to pass. */
+  redisRequired: boolean;
   logLevel: LogLevel;
   /** json lines, pretty (coloured on a terminal), or auto: pretty when stdout is a terminal. */
   logFormat: "auto" | "json" | "pretty";
@@ -125,6 +127,8 @@ export const SETTINGS = {
   DATABASE_URL:
     "Where data lives. Default sqlite:./data/switchboard.db. `sqlite:/path/file.db` picks another SQLite file; `postgres://user@host:5432/db` selects PostgreSQL.",
   REDIS_URL: "Optional redis://host:6379. When set, rate-limit counters are shared between processes.",
+  REDIS_REQUIRED:
+    "1 or true: /readyz answers 503 while Redis does not answer. Default off: while Redis is away each API process counts rate limits in its own memory and stays ready (docs/api.md, Rate limits).",
   LOG_LEVEL:
     "fatal, error, warn, info (default: one line per request, and what the workers do), debug, trace or silent.",
   LOG_FORMAT: "auto (default: readable colour lines when stdout is a terminal, JSON lines otherwise), json or pretty.",
@@ -291,6 +295,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     host,
     database,
     redisUrl,
+    redisRequired: flag("REDIS_REQUIRED"),
     logLevel: logLevelRaw as LogLevel,
     logFormat: logFormat === "json" || logFormat === "pretty" ? logFormat : "auto",
     sqliteSynchronous: syncRaw === "NORMAL" ? "NORMAL" : "FULL",
@@ -347,6 +352,9 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
       bouncePort: int("EMAIL_BOUNCE_PORT", 0, 0, 65535),
     },
   };
+  if (config.redisRequired && redisUrl === undefined) {
+    problems.push(`REDIS_REQUIRED needs REDIS_URL. ${SETTINGS.REDIS_URL}`);
+  }
   if (config.email.connector === "smtp" && config.email.smtpUrl === undefined) {
     problems.push(`EMAIL_CONNECTOR=smtp needs SMTP_URL. ${SETTINGS.SMTP_URL}`);
   }

@@ -167,15 +167,40 @@ function openPostgres(url: string, options: StoreOptions): Store {
   // ask for their channels all at once: connecting and each LISTEN take their turn on one chain.
   let listenerQueue: Promise<void> = Promise.resolve();
 
+  // A lost listener (the server restarted, the network broke) connects again after a pause
+  // and listens on every channel again; one retry is pending at a time.
+  let retry: NodeJS.Timeout | undefined;
+  const listenAgain = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (closed) return;
+      const channels = [...subscribed];
+      subscribed.clear();
+      for (const channel of channels) void ensureListener(channel);
+    }, LISTENER_RETRY_MS);
+    retry.unref();
+  };
+
   const connectListener = async (): Promise<pg.Client> => {
     if (listener) return listener;
     const client = new pg.Client({ connectionString: url, ...(schemaOption ? { options: schemaOption } : {}) });
     client.on("notification", (msg) => bus.emit(msg.channel, msg.payload ?? ""));
-    client.on("error", () => {
-      // Wake-ups are an optimisation: the pollers still find due work without them.
-    });
+    const lost = () => {
+      if (listener !== client) return;
+      listener = undefined;
+      // Wake-ups are an optimisation: the pollers still find due work meanwhile.
+      listenAgain();
+    };
+    client.on("error", lost);
+    client.on("end", lost);
     listener = client;
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (error) {
+      lost();
+      throw error;
+    }
     return client;
   };
 
@@ -189,7 +214,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
         if (!closed) await client.query(`LISTEN ${pgChannel(channel, options.pgSchema)}`);
       })
       .catch(() => {
-        // See the error handler above: polling covers a missing listener.
+        // The listener is lost and listenAgain() retries; polling covers the gap.
       });
     return listenerQueue;
   };
@@ -231,12 +256,16 @@ function openPostgres(url: string, options: StoreOptions): Store {
     },
     close: async () => {
       closed = true;
+      clearTimeout(retry);
       await listenerQueue;
       await listener?.end().catch(() => undefined);
       await db.destroy();
     },
   };
 }
+
+/** Pause before a lost LISTEN connection is made again. */
+const LISTENER_RETRY_MS = 1_000;
 
 /** Channel names are scoped by schema so parallel test schemas never wake each other. */
 function pgChannel(channel: string, schema: string | undefined): string {

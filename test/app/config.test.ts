@@ -66,6 +66,12 @@ describe("loadConfig", () => {
     }
   });
 
+  it("makes Redis required only when asked, and only with a REDIS_URL", () => {
+    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" }, cwd).redisRequired).toBe(false);
+    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379", REDIS_REQUIRED: "1" }, cwd).redisRequired).toBe(true);
+    expect(() => loadConfig({ REDIS_REQUIRED: "true" }, cwd)).toThrow(/REDIS_REQUIRED needs REDIS_URL/);
+  });
+
   it("picks the SQLite file of a sqlite: URL, relative to the working directory", () => {
     expect(loadConfig({ DATABASE_URL: "sqlite:/var/lib/sb/main.db" }, cwd).database).toEqual({
       engine: "sqlite",

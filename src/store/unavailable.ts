@@ -1,0 +1,24 @@
+// Recognises the errors of a database that is restarting or unreachable (as opposed to a bad
+// statement): such a failure is temporary, answered 503 and retried, never treated as a bug.
+
+/** Node's socket errors when the server is not there or the connection broke. */
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
+/** SQLSTATE: admin_shutdown, crash_shutdown, cannot_connect_now (starting up or shutting down). */
+const SHUTDOWN_STATES = new Set(["57P01", "57P02", "57P03"]);
+/** What node-postgres throws when a connection ends under a query, or is used after that. */
+const PG_CONNECTION_LOST =
+  /^Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/;
+
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (SOCKET_CODES.has(code) || SHUTDOWN_STATES.has(code)) return true;
+    // Class 08: connection exception.
+    if (/^08[0-9A-Z]{3}$/.test(code)) return true;
+  }
+  if (PG_CONNECTION_LOST.test(error.message)) return true;
+  // Several addresses refused (localhost as ::1 and 127.0.0.1): Node reports them together.
+  if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
+  return false;
+}
