@@ -86,10 +86,12 @@ export const RouteSchema = Type.Object(
           "T transactional, P promotional, PS promotional with sender ID, I international, V voice, * any SMS route.",
       },
     ),
-    prefix: Type.String({
-      pattern: "^\\d{0,15}$",
-      description: "Leading digits of the number with its country code (9198…); empty for every number.",
-    }),
+    prefix: Type.Optional(
+      Type.String({
+        pattern: "^\\d{0,15}$",
+        description: "Leading digits of the number with its country code (9198…); empty or left out for every number.",
+      }),
+    ),
     connectors: Type.Array(
       Type.Object(
         {
@@ -110,7 +112,8 @@ export const RouteSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export type RouteDefinition = Static<typeof RouteSchema>;
+/** A route as checked: `prefix` is "" for every number when it was left out. */
+export type RouteDefinition = Omit<Static<typeof RouteSchema>, "prefix"> & { prefix: string };
 
 export class CarrierConfigError extends Error {
   override readonly name = "CarrierConfigError";
@@ -160,14 +163,18 @@ export function parseRoute(input: unknown): RouteDefinition {
   if (!Value.Check(RouteSchema, input)) {
     throw new CarrierConfigError(`Invalid route: ${schemaProblems(RouteSchema, input)}.`);
   }
-  const route = input as RouteDefinition;
+  const route = input as Static<typeof RouteSchema>;
   const names = route.connectors.map((c) => c.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice) throw new CarrierConfigError(`Invalid route: ${twice} is listed twice.`);
   if (route.connectors.every((c) => (c.weight ?? 1) === 0)) {
     throw new CarrierConfigError("Invalid route: at least one connector needs a weight above 0.");
   }
-  return { ...route, connectors: route.connectors.map((c) => ({ name: c.name, weight: c.weight ?? 1 })) };
+  return {
+    ...route,
+    prefix: route.prefix ?? "",
+    connectors: route.connectors.map((c) => ({ name: c.name, weight: c.weight ?? 1 })),
+  };
 }
 
 /** The session options of an SMPP definition. */
