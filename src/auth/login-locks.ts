@@ -111,6 +111,21 @@ export async function recordSuccessfulLogin(db: Db, accountId: number, address: 
     .execute();
 }
 
+/**
+ * Deletes the rows that no longer count (housekeeping): a count older than the lock period
+ * starts again anyway, so a row last updated before then whose lock, if any, has ended is
+ * dead weight (one failed login each from a thousand addresses leaves a thousand rows).
+ * Answers how many went.
+ */
+export async function pruneLoginFailures(db: Db, policy: Pick<LoginLockPolicy, "loginLockMinutes">, now: number) {
+  const result = await db
+    .deleteFrom("login_failures")
+    .where("updated_at", "<", now - policy.loginLockMinutes * 60_000)
+    .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<=", now)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Every lock in force, accounts first, then addresses by account. */
 export async function listLoginLocks(db: Db, now: number): Promise<LoginLock[]> {
   const [accounts, addresses] = await Promise.all([

@@ -1,8 +1,10 @@
 // Periodic upkeep of the queue: releases scheduled messages when due, returns messages whose
 // worker died (expired lease) to the queue, re-asks the simulator for reports it lost in a
 // crash, fails messages whose delivery report never came (expiry.ts), and forgets idempotency
-// keys after a day and carrier message parts after a week or a month.
+// keys after a day, carrier message parts after a week or a month, and login failures that no
+// longer count.
 import type { AppContext } from "../app/context.js";
+import { pruneLoginFailures } from "../auth/index.js";
 import { pruneParts } from "../carriers/smpp/message-parts.js";
 import { releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
 import type { Dispatcher } from "./dispatcher.js";
@@ -21,6 +23,8 @@ const STALE_GRACE_MS = 5_000;
 const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** Rounds between two looks for expired messages. */
 const EXPIRY_EVERY = 10;
+/** Clock time between two prunes of stale login failures. */
+const LOGIN_FAILURES_EVERY_MS = 60_000;
 
 export function startHousekeeping(
   deps: Deps,
@@ -32,6 +36,7 @@ export function startHousekeeping(
 ): Housekeeping {
   let running: Promise<void> | undefined;
   let rounds = 0;
+  let loginFailuresPrunedAt = Number.NEGATIVE_INFINITY;
 
   const runOnce = async () => {
     const now = deps.clock.now().getTime();
@@ -61,6 +66,11 @@ export function startHousekeeping(
         .execute();
       // Carrier message parts: a week after they were sent once their message is reported, else a month.
       await pruneParts(deps.store.db, now);
+    }
+    // By the clock, not by rounds: what is stale depends on the time the failures were counted at.
+    if (now - loginFailuresPrunedAt >= LOGIN_FAILURES_EVERY_MS) {
+      loginFailuresPrunedAt = now;
+      await pruneLoginFailures(deps.store.db, deps.config, now);
     }
     rounds++;
   };

@@ -141,4 +141,41 @@ describeEachEngine("login locks per source address", (engine) => {
       authenticator.close();
     }
   });
+
+  it("housekeeping deletes the failures that no longer count once the clock passes the lock period", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 7 } });
+    const rows = async () =>
+      (
+        await t.db.store.db
+          .selectFrom("login_failures")
+          .select("address")
+          .where("account_id", "=", account.id)
+          .orderBy("address")
+          .execute()
+      ).map((row) => row.address);
+    const twoRounds = () => new Promise((resolve) => setTimeout(resolve, 2_500));
+
+    await getcredits(t, "127.0.3.1", account.username, "guess");
+    for (let i = 0; i < THRESHOLD; i++) await getcredits(t, "127.0.3.2", account.username, "guess");
+    clock.advance(10 * 60_000);
+    await getcredits(t, "127.0.3.3", account.username, "guess");
+    expect(await rows()).toEqual(["127.0.3.1", "127.0.3.2", "127.0.3.3"]);
+
+    // 14 minutes on, the first failures still count and the lock is in force: nothing goes.
+    clock.advance(4 * 60_000);
+    await twoRounds();
+    expect(await rows()).toEqual(["127.0.3.1", "127.0.3.2", "127.0.3.3"]);
+    expect(await getcredits(t, "127.0.3.2", account.username, account.password)).toBe("-16");
+
+    // Past 15 minutes: the lone failure no longer counts and the lock has ended; the recent one stays.
+    clock.advance(2 * 60_000);
+    const deadline = Date.now() + 30_000;
+    while ((await rows()).length > 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await rows()).toEqual(["127.0.3.3"]);
+    // The recent failure still counts toward a lock.
+    for (let i = 0; i < THRESHOLD - 1; i++) await getcredits(t, "127.0.3.3", account.username, "guess");
+    expect(await getcredits(t, "127.0.3.3", account.username, account.password)).toBe("-16");
+    expect(await getcredits(t, "127.0.3.2", account.username, account.password)).toBe("7");
+  });
 });
