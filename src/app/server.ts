@@ -2,7 +2,6 @@
 // API family mounted under its prefixes.
 import { randomUUID } from "node:crypto";
 import formbody from "@fastify/formbody";
-import swaggerUi from "@fastify/swagger-ui";
 import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { registerAdminRoutes } from "../admin/index.js";
@@ -15,6 +14,7 @@ import { registerLegacyRoutes } from "../sms/index.js";
 import { registerVoiceRoutes } from "../voice/index.js";
 import { registerMetaWebhookRoutes } from "../whatsapp/meta-routes.js";
 import { failChangedAnswers } from "./answer-check.js";
+import { registerApiDocs } from "./api-docs.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
 import { registerOpsRoutes } from "./ops-routes.js";
@@ -75,6 +75,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
+    // No browser may read an answer as another type than it says (a JSON error shown as HTML).
+    reply.header("x-content-type-options", "nosniff");
   });
   drainUnreadBodies(app);
   if (options.checkAnswers) failChangedAnswers(app);
@@ -87,7 +89,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   await app.register(formbody, { bodyLimit: 4 * 1024 * 1024 });
   await registerOpenApi(app);
-  await app.register(swaggerUi, { routePrefix: "/docs", staticCSP: false });
+  await registerApiDocs(app);
 
   // An unknown path stays a 404 whatever body it carries (its body is parsed before the handler runs).
   app.setErrorHandler((error, request, reply) =>
