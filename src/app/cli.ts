@@ -17,12 +17,27 @@ async function run(roles: readonly Role[], seed: boolean): Promise<void> {
     signalled = signal;
     const stopping = gateway;
     if (!stopping) return;
-    stopping.ctx.logger.info({ signal }, "shutting down");
+    const { logger } = stopping.ctx;
+    const started = Date.now();
+    logger.info({ signal, timeout_s: config.shutdownTimeoutSeconds }, "shutting down: finishing work in flight");
+    // The bound: whatever is still running then (a carrier that never answers, a request that
+    // never ends) is abandoned; leases return claimed messages and webhooks to the queue.
+    const bound = setTimeout(() => {
+      logger.error(
+        { signal, timeout_s: config.shutdownTimeoutSeconds, stage: stopping.stopStage() },
+        "shutdown did not finish within SHUTDOWN_TIMEOUT_SECONDS; exiting with work unfinished",
+      );
+      process.exit(1);
+    }, config.shutdownTimeoutSeconds * 1000);
+    bound.unref();
     stopping
       .stop()
-      .then(() => process.exit(0))
+      .then(() => {
+        logger.info({ signal, ms: Date.now() - started }, "stopped");
+        process.exit(0);
+      })
       .catch((error: unknown) => {
-        stopping.ctx.logger.error({ err: error }, "shutdown failed");
+        logger.error({ err: error }, "shutdown failed");
         process.exit(1);
       });
   };

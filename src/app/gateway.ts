@@ -52,6 +52,8 @@ export interface Gateway {
   /** Credentials created by the first start on an empty database. */
   bootstrapped?: BootstrapCredentials;
   stop(): Promise<void>;
+  /** What stop() is waiting for: "" before it starts, then http, workers, connections, done. */
+  stopStage(): string;
 }
 
 export { createLogger } from "../runtime/logging.js";
@@ -139,16 +141,23 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     checkAnswers: options.checkAnswers === true,
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
+  let stage = "";
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    // New connections are refused at once; requests in flight are answered.
+    stage = "http: requests in flight";
     await app.close();
+    // Each worker finishes what it holds: the dispatcher's batch, webhook posts, reports.
+    stage = "workers: work in hand";
     await workers?.stop();
+    stage = "connections";
     await ctx.whatsapp.close();
     releaseLock?.();
     ctx.authenticator.close();
     if (redis) await closeRateLimitRedis(redis);
     if (!options.store) await store.close();
+    stage = "done";
   };
   let url: string;
   try {
@@ -171,6 +180,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     url,
     ...(bootstrapped ? { bootstrapped } : {}),
     stop,
+    stopStage: () => stage,
   };
 }
 

@@ -73,10 +73,16 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setSerializerCompiler(compileSerializer);
 
+  const isReady = options.isReady ?? (() => true);
   app.addHook("onRequest", async (request, reply) => {
     reply.header("x-request-id", request.id);
     // No browser may read an answer as another type than it says (a JSON error shown as HTML).
     reply.header("x-content-type-options", "nosniff");
+  });
+  // Shutting down: the answer to a request in flight on a kept-alive connection is its last,
+  // so the connection ends and the shutdown does not wait for the client to close it.
+  app.addHook("onSend", async (_request, reply) => {
+    if (!isReady()) reply.header("connection", "close");
   });
   drainUnreadBodies(app);
   if (options.checkAnswers) failChangedAnswers(app);
@@ -99,7 +105,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     if (!pages.answer(request, reply)) return renderUnrouted(request, reply, notFound(request));
   });
 
-  registerOpsRoutes(app, ctx, options.isReady ?? (() => true));
+  registerOpsRoutes(app, ctx, isReady);
   if (options.apis === false) return app;
   collectDiscovery(app);
   app.get("/api/v2/openapi.json", { schema: { hide: true }, config: { public: true } }, async () => app.swagger());

@@ -14,6 +14,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Redis must answer for the process to be ready (/readyz) and for `doctor` to pass. */
   redisRequired: boolean;
+  /** Seconds a SIGTERM/SIGINT waits for in-flight requests and work before the process exits anyway. */
+  shutdownTimeoutSeconds: number;
   logLevel: LogLevel;
   /** json lines, pretty (coloured on a terminal), or auto: pretty when stdout is a terminal. */
   logFormat: "auto" | "json" | "pretty";
@@ -129,6 +131,8 @@ export const SETTINGS = {
   REDIS_URL: "Optional redis://host:6379. When set, rate-limit counters are shared between processes.",
   REDIS_REQUIRED:
     "1 or true: /readyz answers 503 while Redis does not answer. Default off: while Redis is away each API process counts rate limits in its own memory and stays ready (docs/api.md, Rate limits).",
+  SHUTDOWN_TIMEOUT_SECONDS:
+    "Seconds a SIGTERM (or SIGINT) waits for requests in flight, the dispatcher's batch in hand, webhook posts and carrier answers before the process exits anyway with code 1 (what it had claimed returns to the queue when its lease runs out). Default 30; keep a supervisor's stop timeout above it.",
   LOG_LEVEL:
     "fatal, error, warn, info (default: one line per request, and what the workers do), debug, trace or silent.",
   LOG_FORMAT: "auto (default: readable colour lines when stdout is a terminal, JSON lines otherwise), json or pretty.",
@@ -296,6 +300,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     database,
     redisUrl,
     redisRequired: flag("REDIS_REQUIRED"),
+    shutdownTimeoutSeconds: int("SHUTDOWN_TIMEOUT_SECONDS", 30, 1, 3_600),
     logLevel: logLevelRaw as LogLevel,
     logFormat: logFormat === "json" || logFormat === "pretty" ? logFormat : "auto",
     sqliteSynchronous: syncRaw === "NORMAL" ? "NORMAL" : "FULL",

@@ -54,6 +54,9 @@ export class FakeSmsc {
   answerEnquireLink = true;
   /** Delay before each submit_sm_resp (ms). */
   responseDelayMs = 0;
+  /** While true, submit_sm answers wait (in order) until release() sends them. */
+  holding = false;
+  private readonly held: (() => void)[] = [];
   /** When set, every part answered ok gets its DELIVRD receipt this many ms after its response. */
   receiptAfterMs: number | null = null;
   private readonly server = smpp.createServer({}, (session) => this.accept(session));
@@ -84,6 +87,12 @@ export class FakeSmsc {
   next(count: number, action: SubmitAction): this {
     for (let i = 0; i < count; i++) this.script.push(action);
     return this;
+  }
+
+  /** Sends every held submit_sm answer and stops holding. */
+  release(): void {
+    this.holding = false;
+    for (const answer of this.held.splice(0)) answer();
   }
 
   /** Closes every connection without an unbind, as a crashing SMSC or a broken network does. */
@@ -250,25 +259,23 @@ export class FakeSmsc {
       return;
     }
     const late = typeof answer === "object" && "late" in answer;
-    setTimeout(
-      () => {
-        connection.waiting--;
-        if (answer === "ok" || late) {
-          const messageId = (this.nextId++).toString(16);
-          record.messageId = messageId;
-          connection.session.send(pdu.response({ message_id: messageId }));
-          if (this.receiptAfterMs !== null) setTimeout(() => this.sendReceipt(messageId), this.receiptAfterMs);
-          return;
-        }
-        const status =
-          answer === "throttle"
-            ? smpp.errors.ESME_RTHROTTLED
-            : answer === "queue_full"
-              ? smpp.errors.ESME_RMSGQFUL
-              : answer.status;
-        connection.session.send(pdu.response({ command_status: status }));
-      },
-      late ? answer.late : this.responseDelayMs,
-    );
+    const respond = () => {
+      connection.waiting--;
+      if (answer === "ok" || late) {
+        const messageId = (this.nextId++).toString(16);
+        record.messageId = messageId;
+        connection.session.send(pdu.response({ message_id: messageId }));
+        if (this.receiptAfterMs !== null) setTimeout(() => this.sendReceipt(messageId), this.receiptAfterMs);
+        return;
+      }
+      const status =
+        answer === "throttle"
+          ? smpp.errors.ESME_RTHROTTLED
+          : answer === "queue_full"
+            ? smpp.errors.ESME_RMSGQFUL
+            : answer.status;
+      connection.session.send(pdu.response({ command_status: status }));
+    };
+    setTimeout(() => (this.holding ? this.held.push(respond) : respond()), late ? answer.late : this.responseDelayMs);
   }
 }

@@ -45,6 +45,11 @@ export class RawConnection {
     return this.closed;
   }
 
+  /** Writes bytes without waiting for an answer (a request sent in pieces, the rest by exchange()). */
+  write(data: Buffer | string): void {
+    this.socket.write(data);
+  }
+
   /** Sends one request (head and body as given) and reads its answer; rejects after `timeoutMs`. */
   async exchange(head: string, body: Buffer | string = "", timeoutMs = 1_000): Promise<RawResponse> {
     this.socket.write(Buffer.concat([Buffer.from(head), Buffer.from(body)]));

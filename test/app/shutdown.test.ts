@@ -1,0 +1,163 @@
+// SIGTERM of a real `switchboard start` process: it answers the request it is in the middle of
+// reading, waits for the carrier's answers to the batch it has submitted and records them, and
+// exits 0; a carrier that never answers is abandoned after SHUTDOWN_TIMEOUT_SECONDS (exit 1).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { FakeSmsc } from "../carriers/fake-smsc.js";
+import { type ServerProcess, startServer } from "../helpers/cli.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { RawConnection } from "../helpers/raw-http.js";
+
+const TEXT = "Your OTP is 482913. Do not share it with anyone.";
+
+function carriersFile(dir: string, smsc: FakeSmsc, responseTimeoutMs: number): string {
+  const file = path.join(dir, `carriers-${smsc.port}.json`);
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      connectors: [
+        {
+          name: "shutdown-smsc",
+          type: "smpp",
+          host: "127.0.0.1",
+          port: smsc.port,
+          system_id: smsc.systemId,
+          password: smsc.password,
+          connections: 1,
+          window: 50,
+          response_timeout_ms: responseTimeoutMs,
+        },
+      ],
+      routes: [{ route: "*", prefix: "", connectors: [{ name: "shutdown-smsc", weight: 1 }] }],
+    }),
+  );
+  return file;
+}
+
+function demoKey(server: ServerProcess): string {
+  const key = /Demo account[\s\S]*?api key:\s+(\S+)/.exec(server.output())?.[1];
+  if (!key) throw new Error(`no demo key in the output:\n${server.output()}`);
+  return key;
+}
+
+async function send(url: string, key: string, n: number): Promise<string> {
+  const response = await fetch(`${url}/api/v2/sms/send`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify({ sender_id: "SWBRD", recipient: `98765${43210 + n}`, message: TEXT }),
+  });
+  const body = (await response.json()) as { data?: { message_id: string } };
+  if (response.status !== 200 || !body.data) throw new Error(`send ${n}: ${response.status} ${JSON.stringify(body)}`);
+  return body.data.message_id;
+}
+
+describeEachEngine("graceful SIGTERM", (engine) => {
+  let db: TestDatabase;
+  let dir: string;
+  let smsc: FakeSmsc;
+  let server: ServerProcess | undefined;
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-shutdown-"));
+  });
+  afterEach(async () => {
+    await server?.stop("SIGKILL");
+    server = undefined;
+    await smsc?.stop();
+    await db?.drop();
+  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it("finishes the request in flight and the batch at the carrier, records it, and exits 0", async () => {
+    db = await createTestDatabase(engine);
+    smsc = new FakeSmsc();
+    await smsc.start();
+    // The carrier's answers are held back: the signal arrives while the batch waits for them.
+    smsc.holding = true;
+    server = await startServer(
+      "start",
+      {
+        DATABASE_URL: db.url,
+        SWITCHBOARD_CARRIERS_FILE: carriersFile(dir, smsc, 10_000),
+        SHUTDOWN_TIMEOUT_SECONDS: "20",
+      },
+      { timeoutMs: 60_000 },
+    );
+    const key = demoKey(server);
+    await smsc.waitFor(() => smsc.boundConnections >= 1, 20_000, "a bind");
+    const sent = await Promise.all(Array.from({ length: 10 }, (_, n) => send(server!.url, key, n)));
+    await smsc.waitFor(() => smsc.submits.length >= 10, 20_000, "10 submits awaiting their answers");
+    expect(smsc.submits.every((submit) => submit.messageId === null)).toBe(true);
+
+    // A request whose body is half sent when the signal arrives.
+    const body = JSON.stringify({ sender_id: "SWBRD", recipient: "9876500001", message: TEXT });
+    const connection = await RawConnection.open(server.url);
+    connection.write(
+      `POST /api/v2/sms/send HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nauthorization: Bearer ${key}\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const signalled = Date.now();
+    const exited = server.stop("SIGTERM");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answer = await connection.exchange(body.slice(20), "", 15_000);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.connection).toBe("close");
+    // Only now does the carrier answer the batch: the process is still there to record it.
+    smsc.release();
+    const late = (JSON.parse(answer.body) as { data: { message_id: string } }).data.message_id;
+
+    const code = await exited;
+    expect(code, server.output()).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(20_000);
+    expect(server.output()).toMatch(/"msg":"stopped"/);
+    server = undefined;
+
+    // The batch the carrier answered during the shutdown is recorded as submitted, each once.
+    const rows = await db.store.db
+      .selectFrom("messages")
+      .select(["id", "status", "upstream_id"])
+      .where("id", "in", [...sent, late])
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    for (const id of sent) expect(byId.get(id)?.status).toBe("submitted");
+    const answered = smsc.submits.filter((submit) => submit.messageId !== null);
+    expect(answered.length).toBe(smsc.submits.length);
+    expect(new Set(sent.map((id) => byId.get(id)?.upstream_id))).toEqual(
+      new Set(answered.slice(0, 10).map((submit) => submit.messageId)),
+    );
+    // The request answered during the shutdown was stored.
+    expect(byId.has(late)).toBe(true);
+  }, 120_000);
+
+  it("gives up on a carrier that never answers after SHUTDOWN_TIMEOUT_SECONDS, exiting 1", async () => {
+    db = await createTestDatabase(engine);
+    smsc = new FakeSmsc();
+    await smsc.start();
+    smsc.next(1_000, "hang");
+    server = await startServer(
+      "start",
+      {
+        DATABASE_URL: db.url,
+        SWITCHBOARD_CARRIERS_FILE: carriersFile(dir, smsc, 10_000),
+        SHUTDOWN_TIMEOUT_SECONDS: "2",
+      },
+      { timeoutMs: 60_000 },
+    );
+    const key = demoKey(server);
+    await smsc.waitFor(() => smsc.boundConnections >= 1, 20_000, "a bind");
+    await Promise.all([0, 1, 2].map((n) => send(server!.url, key, n)));
+    await smsc.waitFor(() => smsc.submits.length >= 3, 20_000, "3 submits");
+
+    const signalled = Date.now();
+    expect(await server.stop("SIGTERM")).toBe(1);
+    const took = Date.now() - signalled;
+    expect(took).toBeGreaterThanOrEqual(1_900);
+    // The bound, plus what a loaded machine adds; far below the 10 s the carrier answer may take, plus its retries.
+    expect(took).toBeLessThan(30_000);
+    expect(server.output()).toMatch(/shutdown did not finish within SHUTDOWN_TIMEOUT_SECONDS/);
+    expect(server.output()).toMatch(/"stage":"workers: work in hand"/);
+    server = undefined;
+  }, 120_000);
+});
