@@ -31,7 +31,7 @@ export async function startServer(role, env) {
   const child = spawn(
     process.execPath,
     [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), bin, role],
-    { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
+    { env: { SMPP_SERVER_PORT: "0", ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
   let out = "";
   let exited;

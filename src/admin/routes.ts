@@ -17,6 +17,7 @@ import { GatewayError } from "../core/errors.js";
 import { registerEmailAdminRoutes } from "../email/resource-routes.js";
 import { sendJsonError } from "../http/http-errors.js";
 import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
+import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../smpp-server/index.js";
 import { registerVoiceAdminRoutes } from "../voice/admin-routes.js";
 import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
 import { registerWhatsAppAdminRoutes } from "../whatsapp/admin-routes.js";
@@ -164,6 +165,12 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
             routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
             unlock: Type.Optional(Type.Boolean()),
             default_dlt_entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+            smpp_password: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+            smpp_max_binds: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+            smpp_submits_per_second: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
+            smpp_allowed_ips: Type.Optional(
+              Type.Union([Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }), Type.Null()]),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -172,6 +179,13 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
     async (request) => {
       const { username } = request.params as { username: string };
       const body = request.body as Record<string, unknown>;
+      const smpp: SmppSettingsChanges = {
+        password: body.smpp_password as string | null | undefined,
+        maxBinds: body.smpp_max_binds as number | undefined,
+        submitsPerSecond: body.smpp_submits_per_second as number | undefined,
+        allowedIps: body.smpp_allowed_ips as string[] | null | undefined,
+      };
+      if (hasSmppChanges(smpp)) await setSmppSettings(ctx.store, ctx.clock, username, smpp);
       await updateAccount(ctx.store, ctx.clock, username, {
         status: body.status as "active" | "inactive" | "blocked" | undefined,
         password: body.password as string | undefined,

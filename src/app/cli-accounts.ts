@@ -19,6 +19,7 @@ import {
 } from "../admin/index.js";
 import { clearLoginLocks, listLoginLocks } from "../auth/index.js";
 import { systemClock } from "../core/clock.js";
+import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../smpp-server/index.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import {
@@ -172,9 +173,21 @@ function addAccountsCommands(program: Command): void {
     .option("--unlock", "clear the account's login locks")
     .option("--dlt-entity <id>", "the white-listed DLT entity ID of sends that name none (needed with several)")
     .option("--no-dlt-entity", "clear that default")
+    .option("--smpp-password <password>", "the SMPP server password (1 to 8 characters); gives SMPP access")
+    .option("--no-smpp", "remove the account's SMPP access")
+    .option("--smpp-max-binds <n>", "SMPP binds open at once (0 = no limit, default 4)", wholeNumber)
+    .option("--smpp-submits-per-second <n>", "SMPP submits per second (0 = no limit, default 100)", wholeNumber)
+    .option("--smpp-allowed-ips <list>", 'addresses or CIDR ranges SMPP binds may come from ("" = anywhere)')
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
+        const smpp: SmppSettingsChanges = {
+          password: opts.smpp === false ? null : opts.smppPassword,
+          maxBinds: opts.smppMaxBinds,
+          submitsPerSecond: opts.smppSubmitsPerSecond,
+          allowedIps: opts.smppAllowedIps === undefined ? undefined : String(opts.smppAllowedIps).split(","),
+        };
+        if (hasSmppChanges(smpp)) await setSmppSettings(store, systemClock, opts.username, smpp);
         await updateAccount(store, systemClock, opts.username, {
           status: opts.status,
           password: opts.password,

@@ -51,8 +51,16 @@ async function run(roles: readonly Role[], seed: boolean): Promise<void> {
     const baseUrl = (started.url ?? `http://127.0.0.1:${config.port}`).replace("0.0.0.0", "127.0.0.1");
     process.stdout.write(credentialsBanner(started.bootstrapped, baseUrl));
   }
-  ctx.logger.info({ roles, url: started.url, engine: ctx.store.engine }, "switchboard running");
+  ctx.logger.info({ roles, url: started.url, engine: ctx.store.engine, ...smppPorts(started) }, "switchboard running");
   if (signalled) shutdown(signalled);
+}
+
+function smppPorts(gateway: Gateway): Record<string, number> {
+  const ports = gateway.smpp?.ports ?? {};
+  return {
+    ...(ports.port !== undefined ? { smpp_port: ports.port } : {}),
+    ...(ports.tlsPort !== undefined ? { smpp_tls_port: ports.tlsPort } : {}),
+  };
 }
 
 buildProgram(run)

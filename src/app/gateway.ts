@@ -12,6 +12,7 @@ import { Acceptor } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import { createLogger } from "../runtime/logging.js";
 import { createMetrics } from "../runtime/metrics.js";
+import { SmppOutbox, SmppServer } from "../smpp-server/index.js";
 import { SmsPolicy } from "../sms/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore, type Store } from "../store/store.js";
@@ -51,6 +52,8 @@ export interface Gateway {
   url: string;
   /** Credentials created by the first start on an empty database. */
   bootstrapped?: BootstrapCredentials;
+  /** The SMPP server (api role, SMPP_SERVER_PORT or SMPP_SERVER_TLS_PORT set). */
+  smpp?: SmppServer;
   stop(): Promise<void>;
   /** What stop() is waiting for: "" before it starts, then http, workers, connections, done. */
   stopStage(): string;
@@ -95,6 +98,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     ...(options.rateLimitKeyPrefix ? { keyPrefix: options.rateLimitKeyPrefix } : {}),
   });
   const webhooks = new WebhookOutbox(store);
+  // Receipts and MO owed to SMPP clients are written with the webhook rows (by whichever role changes the message).
+  webhooks.sinks.push(new SmppOutbox(store));
   const emailTracker = new EmailTracker(
     await trackingSecret(store),
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
@@ -141,10 +146,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     checkAnswers: options.checkAnswers === true,
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
+  const smppConfig = config.smppServer;
+  const smpp =
+    options.roles.includes("api") && (smppConfig.port !== 0 || smppConfig.tlsPort !== 0)
+      ? new SmppServer({ ...ctx, config })
+      : undefined;
   let stage = "";
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    // SMPP clients are asked to unbind (each answers, or the response time-out passes).
+    stage = "smpp: unbinding clients";
+    await smpp?.stop();
     // New connections are refused at once; requests in flight are answered.
     stage = "http: requests in flight";
     await app.close();
@@ -167,6 +180,19 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     await stop();
     throw listenFailure(error, config, seeded);
   }
+  try {
+    await smpp?.start();
+  } catch (error) {
+    const seeded = await hasAccounts(store).catch(() => false);
+    await stop();
+    const tls = (error as { port?: number }).port === smppConfig.tlsPort;
+    throw listenFailure(
+      error,
+      { host: config.host, port: tls ? smppConfig.tlsPort : smppConfig.port },
+      seeded,
+      tls ? "SMPP_SERVER_TLS_PORT" : "SMPP_SERVER_PORT",
+    );
+  }
   // Seeded only once listening: credentials printed by a start that then failed would be lost.
   const bootstrapped = options.bootstrap ? await bootstrapIfEmpty(store, clock) : undefined;
   // Without a public URL, tracking links name the address this server actually listens on.
@@ -179,6 +205,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     app,
     url,
     ...(bootstrapped ? { bootstrapped } : {}),
+    ...(smpp ? { smpp } : {}),
     stop,
     stopStage: () => stage,
   };

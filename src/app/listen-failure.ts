@@ -4,14 +4,20 @@
 import type { Config } from "../runtime/config.js";
 import { NEW_CREDENTIALS_HELP } from "./bootstrap.js";
 
-export function listenFailure(error: unknown, config: Pick<Config, "host" | "port">, seeded: boolean): Error {
+export function listenFailure(
+  error: unknown,
+  config: Pick<Config, "host"> & { port: number | string },
+  seeded: boolean,
+  /** The setting that names the port (SMPP_SERVER_PORT for the SMPP server's). */
+  setting = "PORT",
+): Error {
   const where = `${config.host}:${config.port}`;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const problem =
     code === "EADDRINUSE"
-      ? `cannot listen on ${where}: the port is in use (another Switchboard, or another program). Stop it, or set PORT to a free port (PORT=0 picks one).`
+      ? `cannot listen on ${where}: the port is in use (another Switchboard, or another program). Stop it, or set ${setting} to a free port${setting === "PORT" ? " (PORT=0 picks one)" : " (0 turns it off)"}.`
       : code === "EACCES"
-        ? `cannot listen on ${where}: permission denied (ports below 1024 need privileges). Set PORT to 1024 or above.`
+        ? `cannot listen on ${where}: permission denied (ports below 1024 need privileges). Set ${setting} to 1024 or above.`
         : code === "EADDRNOTAVAIL" || code === "ENOTFOUND"
           ? `cannot listen on ${where}: HOST is not an address of this machine. Set HOST to one (127.0.0.1, or 0.0.0.0 for every address).`
           : `cannot listen on ${where}: ${error instanceof Error ? error.message : String(error)}`;

@@ -163,21 +163,46 @@ export class Authenticator {
    * not tell whether the username exists.
    */
   async byPassword(username: string, password: string, address: string): Promise<Principal> {
+    return this.login(username, password, address, "password");
+  }
+
+  /**
+   * An SMPP bind's system_id and password (smpp-server/): the account's SMPP password, checked
+   * like a password login and counted in the same login locks. An account without an SMPP
+   * password fails like a wrong password.
+   */
+  async bySmppPassword(systemId: string, password: string, address: string): Promise<Principal> {
+    return this.login(systemId, password, address, "smpp");
+  }
+
+  private async login(
+    username: string,
+    password: string,
+    address: string,
+    secret: "password" | "smpp",
+  ): Promise<Principal> {
     const account = await this.store.db
       .selectFrom("accounts")
       .select([
-        "id",
-        "username",
-        "password_hash",
-        "role",
-        "status",
-        "time_zone",
-        "failed_logins",
-        "locked_until",
-        "address_locks_until",
+        "accounts.id",
+        "accounts.username",
+        "accounts.password_hash",
+        "accounts.role",
+        "accounts.status",
+        "accounts.time_zone",
+        "accounts.failed_logins",
+        "accounts.locked_until",
+        "accounts.address_locks_until",
       ])
+      .$if(secret === "smpp", (query) =>
+        query
+          .leftJoin("smpp_accounts", "smpp_accounts.account_id", "accounts.id")
+          .select("smpp_accounts.password_hash as smpp_hash"),
+      )
       .where(usernameIs(username))
       .executeTakeFirst();
+    const storedHash =
+      secret === "smpp" ? ((account as { smpp_hash?: string | null })?.smpp_hash ?? null) : account?.password_hash;
     if (!account) {
       await this.verify(await dummyPasswordHash(), password);
       throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
@@ -198,14 +223,15 @@ export class Authenticator {
       status: account.status,
       timeZone: account.time_zone,
     };
-    const remembered = this.pairs.lookup(username, password, account.password_hash, Date.now()) === account.id;
+    const hash = storedHash ?? (await dummyPasswordHash());
+    const remembered = storedHash !== null && this.pairs.lookup(username, password, hash, Date.now()) === account.id;
     if (!remembered) {
-      if (!(await this.verify(account.password_hash, password))) {
+      if (!(await this.verify(hash, password)) || storedHash === null) {
         const locked = await recordFailedLogin(this.store.db, this.settings, account.id, address, now);
         if (locked) this.reportLock(account.username, address, locked);
         throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
       }
-      this.pairs.remember(username, password, account.password_hash, account.id, Date.now());
+      this.pairs.remember(username, password, hash, account.id, Date.now());
     }
     // Failures count only in a row: any success, remembered or verified, starts the count again.
     if (account.failed_logins > 0 || account.locked_until !== null) {

@@ -13,6 +13,8 @@ import type { Db, Store } from "../store/store.js";
 import { SequenceAllocator } from "./sequence.js";
 
 export interface MessageDraft {
+  /** The queue id, when the client was given it before acceptance (an SMPP message sent in parts). */
+  id?: string;
   recipient: string;
   sender: string;
   body: string;
@@ -149,7 +151,7 @@ export class Acceptor {
       order.job && jobId !== undefined ? bulkPart(order, broadcastId, jobId, status, now.getTime()) : undefined;
     if (!part) {
       for (const draft of order.drafts) {
-        const id = newQueueId(now.getTime());
+        const id = draft.id ?? newQueueId(now.getTime());
         messages.push({ id, recipient: draft.recipient, dueAt: draft.dueAt, status });
         rows.push({
           id,

@@ -57,6 +57,28 @@ export interface Config {
   whatsapp: WhatsAppConfig;
   voice: VoiceConfig;
   email: EmailConfig;
+  smppServer: SmppServerConfig;
+}
+
+/** The SMPP server account holders bind to (smpp-server/); runs in the `api` role. */
+export interface SmppServerConfig {
+  /** Plain SMPP port; 0: off; "auto": a free port (tests). */
+  port: number | "auto";
+  /** SMPP over TLS; 0: off. */
+  tlsPort: number | "auto";
+  tlsCertFile: string | undefined;
+  tlsKeyFile: string | undefined;
+  /** Requests a bind may have outstanding each way (its submits being handled; our deliver_sm unanswered). */
+  window: number;
+  /** Seconds without traffic before the server sends enquire_link. */
+  enquireLinkSeconds: number;
+  /** Seconds without any PDU from the client before the bind is closed. */
+  idleSeconds: number;
+  /** How long the server waits for a response to its own requests. */
+  responseTimeoutMs: number;
+  /** TLV tags of the DLT entity and template ids a client may send. */
+  dltEntityTag: number;
+  dltTemplateTag: number;
 }
 
 export interface EmailConfig {
@@ -214,6 +236,23 @@ export const SETTINGS = {
     "Domain of the envelope sender: each message goes out from bounces+<message id>@this domain, so a bounce names its message. Point its MX at EMAIL_BOUNCE_PORT. Default bounces.switchboard.local.",
   EMAIL_TRACKING_URL:
     "Public base URL of this gateway, used in tracking pixels and click links (e.g. https://mail.example.com). Default: the address the process that composes the mail listens on; set it when api and worker run apart or behind a proxy.",
+  SMPP_SERVER_PORT:
+    "Port of the SMPP 3.4 server account holders bind to (system_id: the username; password: the account's SMPP password), in `start` and the api role, at HOST. Default 2775; 0 turns it off; auto picks a free port.",
+  SMPP_SERVER_TLS_PORT:
+    "Port of the same SMPP server over TLS, with SMPP_SERVER_TLS_CERT and SMPP_SERVER_TLS_KEY. Default 0: off; auto picks a free port.",
+  SMPP_SERVER_TLS_CERT: "PEM certificate (chain) file of the SMPP TLS port.",
+  SMPP_SERVER_TLS_KEY: "PEM private key file of the SMPP TLS port.",
+  SMPP_SERVER_WINDOW:
+    "Requests one SMPP bind may have outstanding each way: its submits being handled (more wait unread in the socket) and deliver_sm it has not answered. Default 50, 1 to 1000.",
+  SMPP_SERVER_ENQUIRE_LINK_SECONDS:
+    "Seconds of silence on an SMPP bind before the server sends enquire_link. Default 30, 5 to 3600.",
+  SMPP_SERVER_IDLE_SECONDS:
+    "Seconds without any PDU from an SMPP client before its bind is closed. Default 300, 10 to 86400.",
+  SMPP_SERVER_RESPONSE_TIMEOUT_MS:
+    "How long the SMPP server waits for a client's answer to deliver_sm, enquire_link or unbind. Default 10000, 100 to 600000.",
+  SMPP_SERVER_DLT_ENTITY_TAG:
+    "TLV tag (hex 0x1400–0x3FFF or decimal) in which SMPP clients send the DLT entity id. Default 0x1400.",
+  SMPP_SERVER_DLT_TEMPLATE_TAG: "TLV tag in which SMPP clients send the DLT template id. Default 0x1401.",
   EMAIL_BOUNCE_PORT:
     "Port of the SMTP listener that receives bounces (DSNs) addressed to EMAIL_BOUNCE_DOMAIN. Default 0: off.",
 } as const;
@@ -297,6 +336,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   const config: Config = {
     port,
     host,
+    smppServer: smppServerConfig(read, int, problems),
     database,
     redisUrl,
     redisRequired: flag("REDIS_REQUIRED"),
@@ -369,6 +409,48 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     }
   }
   if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function smppServerConfig(
+  read: (name: keyof typeof SETTINGS) => string | undefined,
+  int: (name: keyof typeof SETTINGS, fallback: number, min: number, max: number) => number,
+  problems: string[],
+): SmppServerConfig {
+  const port = (name: "SMPP_SERVER_PORT" | "SMPP_SERVER_TLS_PORT", fallback: number): number | "auto" =>
+    read(name)?.toLowerCase() === "auto" ? "auto" : int(name, fallback, 0, 65535);
+  const tag = (name: "SMPP_SERVER_DLT_ENTITY_TAG" | "SMPP_SERVER_DLT_TEMPLATE_TAG", fallback: number): number => {
+    const raw = read(name);
+    if (raw === undefined) return fallback;
+    const value = /^0x[0-9a-f]+$/i.test(raw)
+      ? Number.parseInt(raw.slice(2), 16)
+      : /^\d+$/.test(raw)
+        ? Number(raw)
+        : Number.NaN;
+    if (!(value >= 0x1400 && value <= 0x3fff)) {
+      problems.push(`${name} must be a vendor TLV tag from 0x1400 to 0x3FFF (got "${raw}"). ${SETTINGS[name]}`);
+      return fallback;
+    }
+    return value;
+  };
+  const config: SmppServerConfig = {
+    port: port("SMPP_SERVER_PORT", 2775),
+    tlsPort: port("SMPP_SERVER_TLS_PORT", 0),
+    tlsCertFile: read("SMPP_SERVER_TLS_CERT"),
+    tlsKeyFile: read("SMPP_SERVER_TLS_KEY"),
+    window: int("SMPP_SERVER_WINDOW", 50, 1, 1000),
+    enquireLinkSeconds: int("SMPP_SERVER_ENQUIRE_LINK_SECONDS", 30, 5, 3600),
+    idleSeconds: int("SMPP_SERVER_IDLE_SECONDS", 300, 10, 86_400),
+    responseTimeoutMs: int("SMPP_SERVER_RESPONSE_TIMEOUT_MS", 10_000, 100, 600_000),
+    dltEntityTag: tag("SMPP_SERVER_DLT_ENTITY_TAG", 0x1400),
+    dltTemplateTag: tag("SMPP_SERVER_DLT_TEMPLATE_TAG", 0x1401),
+  };
+  if (config.tlsPort !== 0 && (config.tlsCertFile === undefined || config.tlsKeyFile === undefined)) {
+    problems.push("SMPP_SERVER_TLS_PORT needs SMPP_SERVER_TLS_CERT and SMPP_SERVER_TLS_KEY (PEM files).");
+  }
+  if (config.dltEntityTag === config.dltTemplateTag) {
+    problems.push("SMPP_SERVER_DLT_ENTITY_TAG and SMPP_SERVER_DLT_TEMPLATE_TAG must differ.");
+  }
   return config;
 }
 

@@ -577,6 +577,36 @@ export interface ConsoleSessionsTable {
   expires_at: number;
 }
 
+/** An account's SMPP server credentials and limits (smpp-server/); no row: it cannot bind. */
+export interface SmppAccountsTable {
+  account_id: number;
+  /** argon2 hash of the SMPP password (at most 8 characters, as SMPP 3.4 allows). */
+  password_hash: string;
+  /** Binds of the account open at once (every kind counts); 0 = no limit. */
+  max_binds: number;
+  /** submit_sm, data_sm and submit_multi per second over all its binds; 0 = no limit. */
+  submits_per_second: number;
+  /** Comma-separated addresses and CIDR ranges a bind may come from; null = anywhere. */
+  allowed_ips: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A deliver_sm owed to an account's receiver binds: a delivery receipt or an MO message. */
+export interface SmppOutboxTable {
+  id: Generated<number>;
+  account_id: number;
+  kind: "receipt" | "mo";
+  /** The message a receipt is about. */
+  message_id: string | null;
+  /** JSON: what the deliver_sm carries (smpp-server/outbox.ts). */
+  payload: string;
+  /** A bind of some process is sending it until then. */
+  lease_until: number | null;
+  attempts: number;
+  created_at: number;
+}
+
 /** A worker's last look at one connector. */
 export interface ConnectorHealthTable {
   connector: string;
@@ -590,6 +620,8 @@ export interface Database extends VoiceTables {
   accounts: AccountsTable;
   login_failures: LoginFailuresTable;
   console_sessions: ConsoleSessionsTable;
+  smpp_accounts: SmppAccountsTable;
+  smpp_outbox: SmppOutboxTable;
   wallets: WalletsTable;
   ledger_entries: LedgerEntriesTable;
   api_keys: ApiKeysTable;

@@ -95,8 +95,20 @@ export function inboundWhatsAppPayload(event: InboundWhatsAppEvent): Record<stri
 
 type Urls = Partial<Record<WebhookEvent, string>>;
 
+/**
+ * Another way events reach clients, written in the same transaction as the webhook rows (the
+ * SMPP server's receipts and MO, smpp-server/outbox.ts). Its count is added to the answer, so
+ * the caller's WEBHOOKS_QUEUED signal after the commit wakes its reader too.
+ */
+export interface ClientEventSink {
+  deliveryReports(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<number>;
+  inboundSms(trx: Db, event: InboundEvent, orderKey: string, now: number): Promise<number>;
+}
+
 export class WebhookOutbox {
   private readonly urls = new Map<number, { value: Promise<Urls>; expires: number }>();
+  /** Further sinks of the same events (see ClientEventSink). */
+  readonly sinks: ClientEventSink[] = [];
 
   constructor(private readonly store: Store) {
     store.signals.listen(WEBHOOKS_CHANGED, (payload) => this.urls.delete(Number(payload)));
@@ -124,6 +136,7 @@ export class WebhookOutbox {
     const rows: NewWebhookDelivery[] = [];
     const byAccount = new Map<number, ReportedMessage[]>();
     let notified = 0;
+    for (const sink of this.sinks) notified += await sink.deliveryReports(trx, messages, now);
     const emails = messages.filter((m) => m.channel === "email");
     if (emails.length > 0) {
       const others = new Set(await this.emailNotificationsFor(trx, emails, now));
@@ -209,6 +222,12 @@ export class WebhookOutbox {
 
   /** Inside the transaction that stored the inbound message. */
   async inboundSms(trx: Db, event: InboundEvent, orderKey: string, now: number): Promise<number> {
+    let sunk = 0;
+    for (const sink of this.sinks) sunk += await sink.inboundSms(trx, event, orderKey, now);
+    return sunk + (await this.webhook(trx, event, orderKey, now));
+  }
+
+  private webhook(trx: Db, event: InboundEvent, orderKey: string, now: number): Promise<number> {
     return this.enqueue(trx, event.accountId, "inbound_sms", orderKey, now, {
       event: "inbound_sms",
       from: event.from,

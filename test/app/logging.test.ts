@@ -356,7 +356,14 @@ describe("the executable's log format", () => {
       "script",
       ["-qfec", `${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} start`, "/dev/null"],
       {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: empty.url, PORT: "0", HOST: "127.0.0.1" },
+        env: {
+          PATH: process.env.PATH,
+          HOME: process.env.HOME,
+          DATABASE_URL: empty.url,
+          PORT: "0",
+          HOST: "127.0.0.1",
+          SMPP_SERVER_PORT: "0",
+        },
         stdio: ["pipe", "pipe", "pipe"],
       },
     );

@@ -87,7 +87,7 @@ export function startServer(
 ): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, role], {
-      env: childEnv({ PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" }),
+      env: childEnv({ PORT: "0", HOST: "127.0.0.1", SMPP_SERVER_PORT: "0", ...env, LOG_LEVEL: "info" }),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       stdio: ["ignore", "pipe", "pipe"],
     });

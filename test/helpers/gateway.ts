@@ -20,7 +20,15 @@ export interface TestGateway {
 }
 
 export function testConfig(db: TestDatabase, env: Record<string, string> = {}): Config {
-  return loadConfig({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", DATABASE_URL: db.url, ...env });
+  return loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    LOG_LEVEL: "silent",
+    DATABASE_URL: db.url,
+    // The SMPP server listens only in the tests that ask for it (SMPP_SERVER_PORT=auto).
+    SMPP_SERVER_PORT: "0",
+    ...env,
+  });
 }
 
 export async function startTestGateway(

@@ -14,7 +14,7 @@ export const TIERS: readonly (readonly string[])[] = [
   ["dispatch"],
   ["voice", "email", "whatsapp", "inbound"],
   ["sms"],
-  ["carriers"],
+  ["carriers", "smpp-server"],
   ["console", "admin"],
   ["app"], // assembles the features into a gateway: AppContext, server, roles, CLI
 ];

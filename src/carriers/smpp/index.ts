@@ -8,7 +8,9 @@ export {
 } from "./connector.js";
 export {
   type DataCoding,
+  decodeGsm7,
   decodeText,
+  decodeUcs2,
   encodeGsm7,
   encodeUcs2,
   type SplitMessage,
@@ -16,6 +18,7 @@ export {
 } from "./encoding.js";
 export type { InboundSmppMessage } from "./inbound.js";
 export { receiptIdCandidates } from "./message-parts.js";
+export { BodyWriter, COMMAND, encodePdu, type Pdu, PduReader, responseId } from "./pdu.js";
 export { SmppSessionPool } from "./pool.js";
 export {
   messageStatusFromParts,

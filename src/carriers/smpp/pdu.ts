@@ -92,7 +92,7 @@ export function encodePdu(commandId: number, sequence: number, status = 0, body?
 }
 
 /** Writes a PDU body field by field into a buffer sized up front. */
-class BodyWriter {
+export class BodyWriter {
   private offset = 0;
   readonly bytes: Buffer;
 

@@ -17,6 +17,7 @@ import { loginLocks } from "./0013_login_locks.js";
 import { defaultDltEntity } from "./0014_default_dlt_entity.js";
 import { messageListing } from "./0015_message_listing.js";
 import { consoleSessions } from "./0016_console_sessions.js";
+import { smppServer } from "./0017_smpp_server.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -38,6 +39,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0014_default_dlt_entity": defaultDltEntity(engine),
         "0015_message_listing": messageListing(engine),
         "0016_console_sessions": consoleSessions(engine),
+        "0017_smpp_server": smppServer(engine),
       };
     },
   };

@@ -1,0 +1,160 @@
+// What the SMPP server owes its receiver binds, written in the transaction of the change it
+// reports (like the webhook outbox, which calls this as one of its sinks): a delivery receipt
+// when a message submitted over SMPP with registered_delivery reaches its final state, and
+// every MO message of an account that has SMPP access. A row stays until a bind's client
+// answered its deliver_sm with ESME_ROK (server.ts).
+import type { Db, Store } from "../store/store.js";
+import type { ClientEventSink, InboundEvent, ReportedMessage } from "../webhooks/outbox.js";
+
+const TTL_MS = 2_000;
+
+/** What a message submitted over SMPP keeps in messages.meta. */
+export interface SmppMeta {
+  smpp: { registered_delivery: number };
+}
+
+export type OutboxPayload =
+  | {
+      kind: "receipt";
+      id: string;
+      /** The handset the message went to: the receipt's source_addr. */
+      source: string;
+      /** The sender ID: the receipt's destination_addr. */
+      destination: string;
+      text: string;
+      /** message_state: 2 DELIVERED, 3 EXPIRED, 5 UNDELIVERABLE. */
+      state: number;
+    }
+  | { kind: "mo"; source: string; destination: string; text: string };
+
+/** YYMMDDhhmm in UTC, as receipts write dates. */
+function receiptDate(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${two(d.getUTCFullYear() % 100)}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}${two(d.getUTCHours())}${two(d.getUTCMinutes())}`;
+}
+
+/** The receipt text of SMPP 3.4 appendix B; the quoted text is ASCII, at most 20 characters. */
+export function receiptText(fields: {
+  id: string;
+  delivered: boolean;
+  stat: string;
+  err: string;
+  submittedAt: number;
+  doneAt: number;
+  body: string;
+}): string {
+  const text = fields.body.slice(0, 20).replace(/[^\x20-\x7e]/g, "?");
+  return `id:${fields.id} sub:001 dlvrd:${fields.delivered ? "001" : "000"} submit date:${receiptDate(fields.submittedAt)} done date:${receiptDate(fields.doneAt)} stat:${fields.stat} err:${fields.err} text:${text}`;
+}
+
+function statOf(message: ReportedMessage): { stat: string; state: number; err: string } {
+  if (message.status === "delivered") return { stat: "DELIVRD", state: 2, err: "000" };
+  if (message.error_code === "expired") return { stat: "EXPIRED", state: 3, err: "000" };
+  const numeric = /^\d{1,3}$/.test(message.error_code ?? "") ? message.error_code!.padStart(3, "0") : "001";
+  return { stat: "UNDELIV", state: 5, err: numeric };
+}
+
+export function wantsReceipt(meta: string | null, status: string): boolean {
+  if (meta === null || !meta.includes('"smpp"')) return false;
+  try {
+    const flag = ((JSON.parse(meta) as Partial<SmppMeta>).smpp?.registered_delivery ?? 0) & 0x03;
+    return flag === 1 || (flag === 2 && status !== "delivered");
+  } catch {
+    return false;
+  }
+}
+
+export class SmppOutbox implements ClientEventSink {
+  private accounts: { value: Promise<Set<number>>; expires: number } | undefined;
+
+  constructor(private readonly store: Store) {}
+
+  /** Accounts with SMPP access (cached briefly): only theirs can owe anything. */
+  private async smppAccounts(db: Db): Promise<Set<number>> {
+    const now = Date.now();
+    if (this.accounts && this.accounts.expires > now) return this.accounts.value;
+    const value = db
+      .selectFrom("smpp_accounts")
+      .select("account_id")
+      .execute()
+      .then((rows) => new Set(rows.map((row) => Number(row.account_id))));
+    this.accounts = { value, expires: now + TTL_MS };
+    value.catch(() => {
+      this.accounts = undefined;
+    });
+    return value;
+  }
+
+  /** Drops the cached list (an account was given or denied SMPP access in this process). */
+  forget(): void {
+    this.accounts = undefined;
+  }
+
+  async deliveryReports(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<number> {
+    if (messages.length === 0) return 0;
+    const accounts = await this.smppAccounts(trx);
+    const candidates = messages.filter((m) => accounts.has(m.account_id) && m.channel !== "email");
+    if (candidates.length === 0) return 0;
+    const rows = await trx
+      .selectFrom("messages")
+      .select(["id", "sender", "body", "created_at", "meta"])
+      .where(
+        "id",
+        "in",
+        candidates.map((m) => m.id),
+      )
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const outbox = [];
+    for (const message of candidates) {
+      const row = byId.get(message.id);
+      if (!row || !wantsReceipt(row.meta, message.status)) continue;
+      const { stat, state, err } = statOf(message);
+      const payload: OutboxPayload = {
+        kind: "receipt",
+        id: message.id,
+        source: message.recipient,
+        destination: row.sender,
+        state,
+        text: receiptText({
+          id: message.id,
+          delivered: message.status === "delivered",
+          stat,
+          err,
+          submittedAt: row.created_at,
+          doneAt: message.at,
+          body: row.body,
+        }),
+      };
+      outbox.push({
+        account_id: message.account_id,
+        kind: "receipt" as const,
+        message_id: message.id,
+        payload: JSON.stringify(payload),
+        lease_until: null,
+        attempts: 0,
+        created_at: now,
+      });
+    }
+    await this.store.insertMany(trx, "smpp_outbox", outbox);
+    return outbox.length;
+  }
+
+  async inboundSms(trx: Db, event: InboundEvent, _orderKey: string, now: number): Promise<number> {
+    if (!(await this.smppAccounts(trx)).has(event.accountId)) return 0;
+    const payload: OutboxPayload = { kind: "mo", source: event.from, destination: event.to, text: event.message };
+    await this.store.insertMany(trx, "smpp_outbox", [
+      {
+        account_id: event.accountId,
+        kind: "mo",
+        message_id: null,
+        payload: JSON.stringify(payload),
+        lease_until: null,
+        attempts: 0,
+        created_at: now,
+      },
+    ]);
+    return 1;
+  }
+}

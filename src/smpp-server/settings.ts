@@ -1,0 +1,173 @@
+// An account's SMPP server access, set by the operator: the SMPP password (SMPP 3.4 carries at
+// most 8 characters; stored as an argon2 hash like every password) and the limits of its
+// binds. No row, no binds.
+import ipaddr from "ipaddr.js";
+import { requireAccount } from "../accounts/index.js";
+import { accountCredentialsChanged, hashPassword } from "../auth/index.js";
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { SmppAccountsTable } from "../store/schema.js";
+import type { Db, Store } from "../store/store.js";
+
+export const DEFAULT_MAX_BINDS = 4;
+export const DEFAULT_SUBMITS_PER_SECOND = 100;
+const MAX_ALLOWED_IPS = 100;
+
+export interface SmppSettingsChanges {
+  /** A new SMPP password (1 to 8 printable ASCII characters); null removes SMPP access. */
+  password?: string | null;
+  /** Binds open at once; 0 = no limit. */
+  maxBinds?: number;
+  /** Submits per second over all binds; 0 = no limit. */
+  submitsPerSecond?: number;
+  /** Addresses or CIDR ranges binds may come from; null or empty = anywhere. */
+  allowedIps?: string[] | null;
+}
+
+export interface SmppSettingsView {
+  enabled: boolean;
+  max_binds: number | null;
+  submits_per_second: number | null;
+  allowed_ips: string[] | null;
+}
+
+export function hasSmppChanges(changes: SmppSettingsChanges): boolean {
+  return Object.values(changes).some((value) => value !== undefined);
+}
+
+function assertSmppPassword(password: string): void {
+  if (!/^[\x21-\x7e]{1,8}$/.test(password)) {
+    throw new GatewayError(
+      "invalid_request",
+      "The SMPP password must be 1 to 8 printable ASCII characters without spaces (SMPP 3.4 carries at most 8).",
+    );
+  }
+}
+
+function assertLimit(value: number, name: string, max: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    throw new GatewayError("invalid_request", `${name} must be a whole number from 0 (no limit) to ${max}.`);
+  }
+}
+
+/** Addresses and ranges as given (`203.0.113.7`, `198.51.100.0/24`, `2001:db8::/32`), checked. */
+export function normalizeAllowedIps(list: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of list) {
+    const entry = raw.trim();
+    if (entry === "") continue;
+    try {
+      if (entry.includes("/")) {
+        const [address, bits] = ipaddr.parseCIDR(entry);
+        out.push(`${address.toString()}/${bits}`);
+      } else {
+        out.push(ipaddr.parse(entry).toString());
+      }
+    } catch {
+      throw new GatewayError("invalid_request", `"${entry.slice(0, 60)}" is not an IP address or CIDR range.`);
+    }
+  }
+  if (out.length > MAX_ALLOWED_IPS) {
+    throw new GatewayError("invalid_request", `At most ${MAX_ALLOWED_IPS} allowed addresses or ranges.`);
+  }
+  return out;
+}
+
+/** Whether `address` (as the socket reports it, IPv4-mapped or not) is among `allowed`. */
+export function addressAllowed(allowed: string | null, address: string): boolean {
+  if (allowed === null || allowed === "") return true;
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.process(address);
+  } catch {
+    return false;
+  }
+  for (const entry of allowed.split(",")) {
+    const [range, bits] = entry.includes("/")
+      ? ipaddr.parseCIDR(entry)
+      : ([ipaddr.parse(entry), entry.includes(":") ? 128 : 32] as const);
+    const candidate =
+      parsed.kind() === range.kind()
+        ? parsed
+        : parsed.kind() === "ipv4" && range.kind() === "ipv6"
+          ? (parsed as ipaddr.IPv4).toIPv4MappedAddress()
+          : undefined;
+    if (candidate?.match(range, bits)) return true;
+  }
+  return false;
+}
+
+export async function smppSettingsOf(db: Db, accountId: number): Promise<SmppAccountsTable | undefined> {
+  return db.selectFrom("smpp_accounts").selectAll().where("account_id", "=", accountId).executeTakeFirst();
+}
+
+export function describeSmppSettings(row: SmppAccountsTable | undefined): SmppSettingsView {
+  if (!row) return { enabled: false, max_binds: null, submits_per_second: null, allowed_ips: null };
+  return {
+    enabled: true,
+    max_binds: row.max_binds,
+    submits_per_second: row.submits_per_second,
+    allowed_ips: row.allowed_ips ? row.allowed_ips.split(",") : null,
+  };
+}
+
+/** Applies the operator's changes; the first SMPP password gives the account SMPP access. */
+export async function setSmppSettings(
+  store: Store,
+  clock: Clock,
+  username: string,
+  changes: SmppSettingsChanges,
+): Promise<SmppSettingsView> {
+  const account = await requireAccount(store.db, username);
+  if (typeof changes.password === "string") assertSmppPassword(changes.password);
+  if (changes.maxBinds !== undefined) assertLimit(changes.maxBinds, "max binds", 1000);
+  if (changes.submitsPerSecond !== undefined) assertLimit(changes.submitsPerSecond, "submits per second", 100_000);
+  const allowed =
+    changes.allowedIps === undefined
+      ? undefined
+      : changes.allowedIps === null
+        ? null
+        : normalizeAllowedIps(changes.allowedIps).join(",") || null;
+  const now = clock.now().getTime();
+  if (changes.password === null) {
+    await store.db.deleteFrom("smpp_accounts").where("account_id", "=", account.id).execute();
+    await accountCredentialsChanged(store, account.id);
+    return describeSmppSettings(undefined);
+  }
+  const existing = await smppSettingsOf(store.db, account.id);
+  const passwordHash = typeof changes.password === "string" ? await hashPassword(changes.password) : undefined;
+  if (!existing) {
+    if (passwordHash === undefined) {
+      throw new GatewayError(
+        "invalid_request",
+        `The account ${account.username} has no SMPP password yet: set one (--smpp-password, smpp_password) with the limits.`,
+      );
+    }
+    await store.db
+      .insertInto("smpp_accounts")
+      .values({
+        account_id: account.id,
+        password_hash: passwordHash,
+        max_binds: changes.maxBinds ?? DEFAULT_MAX_BINDS,
+        submits_per_second: changes.submitsPerSecond ?? DEFAULT_SUBMITS_PER_SECOND,
+        allowed_ips: allowed ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+  } else {
+    await store.db
+      .updateTable("smpp_accounts")
+      .set({
+        updated_at: now,
+        ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
+        ...(changes.maxBinds !== undefined ? { max_binds: changes.maxBinds } : {}),
+        ...(changes.submitsPerSecond !== undefined ? { submits_per_second: changes.submitsPerSecond } : {}),
+        ...(allowed !== undefined ? { allowed_ips: allowed } : {}),
+      })
+      .where("account_id", "=", account.id)
+      .execute();
+  }
+  if (passwordHash !== undefined) await accountCredentialsChanged(store, account.id);
+  return describeSmppSettings(await smppSettingsOf(store.db, account.id));
+}

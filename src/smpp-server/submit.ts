@@ -1,0 +1,248 @@
+// A client's submit_sm, data_sm or submit_multi, turned into an SmsSendInput and accepted through
+// the same SmsPolicy and Acceptor as every HTTP family. Only the SMPP encoding is decided here:
+// the text from short_message or message_payload by data_coding, the parts of a long message
+// (UDH concatenation or SAR TLVs) joined into one message with one id, the route from
+// service_type, the DLT ids from their TLVs.
+import { RateLimiterMemory } from "rate-limiter-flexible";
+import type { Principal } from "../auth/index.js";
+import { decodeGsm7, decodeUcs2 } from "../carriers/smpp/index.js";
+import { GatewayError } from "../core/errors.js";
+import { newQueueId } from "../core/ids.js";
+import type { Acceptor } from "../messages/index.js";
+import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
+import { type SubmitFields, TLV, type UnsuccessfulDestination } from "./pdu.js";
+import { STATUS, statusOfRefusal } from "./status.js";
+
+/** How long the parts of a long message wait for the rest. */
+const PARTS_HOLD_MS = 60_000;
+const MAX_HELD_MESSAGES = 10_000;
+
+export interface SubmitterDeps {
+  smsPolicy: SmsPolicy;
+  acceptor: Acceptor;
+  dltEntityTag: number;
+  dltTemplateTag: number;
+}
+
+/** The bound account, as the bind found it. */
+export interface BoundAccount {
+  principal: Principal;
+  /** The route of a submit whose service_type is empty: the account's first (T, P, PS, I order). */
+  defaultRoute: string;
+  submitsPerSecond: number;
+}
+
+export type SubmitResult =
+  | { status: 0; messageId: string; failed?: UnsuccessfulDestination[] }
+  | { status: number; messageId: ""; reason: string };
+
+interface Concatenation {
+  reference: number;
+  total: number;
+  sequence: number;
+}
+
+interface Held {
+  id: string;
+  parts: Map<number, string>;
+  timer: NodeJS.Timeout;
+}
+
+/** Refused before the rules: a status of the SMPP layer itself. */
+class SmppRefusal extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function refuse(status: number, reason: string): SubmitResult {
+  return { status, messageId: "", reason };
+}
+
+function cstringTlv(value: Buffer | undefined): string | undefined {
+  if (!value) return undefined;
+  const text = value.toString("latin1").replace(/\0+$/, "");
+  return text === "" ? undefined : text;
+}
+
+/** The text of a message by its data_coding: 0 GSM 03.38, 1 IA5 (ASCII), 3 Latin-1, 8 UCS-2. */
+export function decodeSubmitText(bytes: Buffer, dataCoding: number): string {
+  switch (dataCoding) {
+    case 0:
+      return decodeGsm7(bytes);
+    case 1:
+    case 3:
+      return bytes.toString("latin1");
+    case 8:
+      if (bytes.length % 2 !== 0) throw new SmppRefusal(STATUS.ESME_RINVMSGLEN, "UCS-2 text of an odd length");
+      return decodeUcs2(bytes);
+    default:
+      throw new SmppRefusal(
+        STATUS.ESME_RINVDCS,
+        `data_coding ${dataCoding} is not taken: use 0 (GSM 03.38), 1 (ASCII), 3 (Latin-1) or 8 (UCS-2)`,
+      );
+  }
+}
+
+/** The UDH's concatenation element (8- or 16-bit reference) and the text after the UDH. */
+function splitUdh(bytes: Buffer): { concatenation: Concatenation | null; text: Buffer } {
+  if (bytes.length === 0 || bytes[0]! + 1 > bytes.length) {
+    throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, "esm_class says the message has a UDH, but it has none");
+  }
+  const end = bytes[0]! + 1;
+  let concatenation: Concatenation | null = null;
+  for (let at = 1; at + 1 < end; at += bytes[at + 1]! + 2) {
+    const iei = bytes[at]!;
+    const length = bytes[at + 1]!;
+    if (at + 2 + length > end) break;
+    if (iei === 0x00 && length === 3) {
+      concatenation = { reference: bytes[at + 2]!, total: bytes[at + 3]!, sequence: bytes[at + 4]! };
+    } else if (iei === 0x08 && length === 4) {
+      concatenation = { reference: bytes.readUInt16BE(at + 2), total: bytes[at + 4]!, sequence: bytes[at + 5]! };
+    }
+  }
+  return { concatenation, text: bytes.subarray(end) };
+}
+
+function sarOf(tlvs: Map<number, Buffer>): Concatenation | null {
+  const ref = tlvs.get(TLV.sar_msg_ref_num);
+  const total = tlvs.get(TLV.sar_total_segments);
+  const seq = tlvs.get(TLV.sar_segment_seqnum);
+  if (!ref && !total && !seq) return null;
+  if (ref?.length !== 2 || total?.length !== 1 || seq?.length !== 1) {
+    throw new SmppRefusal(STATUS.ESME_RINVTLVVAL, "the SAR TLVs need all three: sar_msg_ref_num, total and seqnum");
+  }
+  return { reference: ref.readUInt16BE(0), total: total[0]!, sequence: seq[0]! };
+}
+
+export class Submitter {
+  private readonly held = new Map<string, Held>();
+  private readonly limiters = new Map<string, RateLimiterMemory>();
+
+  constructor(private readonly deps: SubmitterDeps) {}
+
+  close(): void {
+    for (const held of this.held.values()) clearTimeout(held.timer);
+    this.held.clear();
+  }
+
+  /** Over the account's submits per second: answered ESME_RTHROTTLED, nothing else done. */
+  private async throttled(account: BoundAccount): Promise<boolean> {
+    if (account.submitsPerSecond === 0) return false;
+    const key = `${account.principal.accountId}:${account.submitsPerSecond}`;
+    let limiter = this.limiters.get(key);
+    if (!limiter) {
+      limiter = new RateLimiterMemory({ points: account.submitsPerSecond, duration: 1 });
+      this.limiters.set(key, limiter);
+    }
+    try {
+      await limiter.consume(String(account.principal.accountId));
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  async submit(account: BoundAccount, fields: SubmitFields, multi: boolean): Promise<SubmitResult> {
+    if (await this.throttled(account)) {
+      return refuse(STATUS.ESME_RTHROTTLED, "over the account's submits per second");
+    }
+    try {
+      return await this.accept(account, fields, multi);
+    } catch (error) {
+      if (error instanceof SmppRefusal) return refuse(error.status, error.message);
+      if (error instanceof GatewayError) return refuse(statusOfRefusal(error.code), error.message);
+      throw error;
+    }
+  }
+
+  private async accept(account: BoundAccount, fields: SubmitFields, multi: boolean): Promise<SubmitResult> {
+    if ((fields.esmClass & 0x3c) !== 0) {
+      throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, "esm_class marks a receipt or acknowledgement, not a message");
+    }
+    if (fields.scheduleDeliveryTime !== "") {
+      throw new SmppRefusal(STATUS.ESME_RINVSCHED, "scheduled delivery is not taken over SMPP");
+    }
+    const payload = fields.tlvs.get(TLV.message_payload);
+    if (payload && fields.shortMessage.length > 0) {
+      throw new SmppRefusal(STATUS.ESME_RINVTLVVAL, "both short_message and message_payload carry text");
+    }
+    let bytes = payload ?? fields.shortMessage;
+    let concatenation = sarOf(fields.tlvs);
+    if ((fields.esmClass & 0x40) !== 0) {
+      const split = splitUdh(bytes);
+      bytes = split.text;
+      concatenation = split.concatenation ?? concatenation;
+    }
+    let text = decodeSubmitText(bytes, fields.dataCoding);
+    let id: string | undefined;
+    if (concatenation && concatenation.total > 1) {
+      if (multi) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, "submit_multi takes whole messages, not parts");
+      const { total, sequence } = concatenation;
+      if (sequence < 1 || sequence > total) {
+        throw new SmppRefusal(STATUS.ESME_RINVTLVVAL, `part ${sequence} of a message of ${total} parts`);
+      }
+      const key = [
+        account.principal.accountId,
+        fields.source,
+        fields.destinations[0],
+        concatenation.reference,
+        total,
+      ].join("|");
+      const joined = this.hold(key, sequence, total, text);
+      // An earlier part is taken under the id the whole message will have.
+      if (joined.text === undefined) return { status: 0, messageId: joined.id };
+      text = joined.text;
+      id = joined.id;
+    }
+    const input: SmsSendInput = {
+      senderId: fields.source,
+      recipients: fields.destinations,
+      message: text,
+      route: fields.serviceType.trim() === "" ? account.defaultRoute : fields.serviceType,
+      unicode: fields.dataCoding === 8,
+      dltEntityId: cstringTlv(fields.tlvs.get(this.deps.dltEntityTag)),
+      dltTemplateId: cstringTlv(fields.tlvs.get(this.deps.dltTemplateTag)),
+    };
+    const { order, rejected } = await this.deps.smsPolicy.decide(account.principal, input);
+    const registeredDelivery = fields.registeredDelivery & 0x03;
+    for (const draft of order.drafts) {
+      if (id !== undefined) draft.id = id;
+      if (registeredDelivery !== 0) draft.meta = { smpp: { registered_delivery: registeredDelivery } };
+    }
+    const outcome = await this.deps.acceptor.accept(order);
+    if (outcome.kind !== "accepted") throw new GatewayError("internal_error");
+    if (!multi) return { status: 0, messageId: outcome.send.messages[0]!.id };
+    return {
+      status: 0,
+      messageId: outcome.send.broadcastId,
+      failed: rejected.map(({ recipient, error }) => ({ address: recipient, status: statusOfRefusal(error.code) })),
+    };
+  }
+
+  /** Keeps one part; answers the message's id, and its whole text once every part is here. */
+  private hold(key: string, sequence: number, total: number, text: string): { id: string; text?: string } {
+    let held = this.held.get(key);
+    if (!held) {
+      if (this.held.size >= MAX_HELD_MESSAGES) {
+        throw new SmppRefusal(STATUS.SB_INCOMPLETE, "too many long messages are waiting for their parts");
+      }
+      const timer = setTimeout(() => this.held.delete(key), PARTS_HOLD_MS);
+      timer.unref();
+      held = { id: newQueueId(), parts: new Map(), timer };
+      this.held.set(key, held);
+    }
+    held.parts.set(sequence, text);
+    if (held.parts.size < total) return { id: held.id };
+    this.held.delete(key);
+    clearTimeout(held.timer);
+    const whole = [...held.parts.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, part]) => part)
+      .join("");
+    return { id: held.id, text: whole };
+  }
+}

@@ -1,0 +1,117 @@
+// An ESME for the SMPP server tests, on the `smpp` npm package's client: binds, submits and
+// collects what the server delivers (answering ESME_ROK unless told otherwise).
+import type { Pdu, Session } from "smpp";
+import smpp from "smpp";
+import { afterEach } from "vitest";
+import { type SmppSettingsChanges, setSmppSettings } from "../../src/smpp-server/index.js";
+import { buildAccount, type TestAccount, type TestGateway } from "../helpers/gateway.js";
+
+const open: EsmeClient[] = [];
+
+afterEach(() => {
+  for (const client of open.splice(0)) client.destroy();
+});
+
+export class EsmeClient {
+  readonly delivered: Pdu[] = [];
+  /** The command_status to answer each deliver_sm with (default ESME_ROK). */
+  answerDeliver: (pdu: Pdu) => number = () => 0;
+  closed = false;
+
+  constructor(readonly session: Session) {
+    session.on("error", () => undefined);
+    session.on("close", () => {
+      this.closed = true;
+    });
+    session.on("deliver_sm", (pdu: Pdu) => {
+      this.delivered.push(pdu);
+      session.send(pdu.response({ command_status: this.answerDeliver(pdu) }));
+    });
+    session.on("enquire_link", (pdu: Pdu) => session.send(pdu.response()));
+    session.on("unbind", (pdu: Pdu) => {
+      session.send(pdu.response());
+      session.close();
+    });
+  }
+
+  request(command: string, fields: Record<string, unknown> = {}): Promise<Pdu> {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${command} got no answer`)), 15_000);
+      const pdu = new smpp.PDU(command, fields);
+      this.session.send(pdu, (answer: Pdu) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+    });
+  }
+
+  bind(mode: "transmitter" | "receiver" | "transceiver", systemId: string, password: string): Promise<Pdu> {
+    return this.request(`bind_${mode}`, { system_id: systemId, password });
+  }
+
+  submit(fields: Record<string, unknown>): Promise<Pdu> {
+    return this.request("submit_sm", fields);
+  }
+
+  /** Resolves once `count` deliver_sm have come. */
+  async waitDelivered(count: number, timeoutMs = 20_000): Promise<Pdu[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.delivered.length < count) {
+      if (Date.now() > deadline) throw new Error(`${this.delivered.length} of ${count} deliver_sm came`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    return this.delivered;
+  }
+
+  destroy(): void {
+    this.session.destroy();
+  }
+}
+
+export function smppPort(t: TestGateway): number {
+  const port = t.gateway.smpp?.ports.port;
+  if (port === undefined) throw new Error("the test gateway has no SMPP server (SMPP_SERVER_PORT=auto)");
+  return port;
+}
+
+export function connectEsme(port: number): Promise<EsmeClient> {
+  return new Promise((resolve, reject) => {
+    const session = smpp.connect({ host: "127.0.0.1", port }, () => {
+      const client = new EsmeClient(session);
+      open.push(client);
+      resolve(client);
+    });
+    session.once("error", reject);
+  });
+}
+
+export interface SmppAccount extends TestAccount {
+  smppPassword: string;
+}
+
+/** A funded account (sender SWBRD approved, DLT scrubbing off) with SMPP access and no submit limit. */
+export async function smppAccount(
+  t: TestGateway,
+  changes: SmppSettingsChanges = {},
+  options: Parameters<typeof buildAccount>[1] = {},
+): Promise<SmppAccount> {
+  const account = await buildAccount(t, options);
+  const smppPassword = `s${Math.random().toString(36).slice(2, 9)}`;
+  await setSmppSettings(t.db.store, t.clock, account.username, {
+    password: smppPassword,
+    submitsPerSecond: 0,
+    ...changes,
+  });
+  return { ...account, smppPassword };
+}
+
+export async function boundEsme(
+  t: TestGateway,
+  account: SmppAccount,
+  mode: "transmitter" | "receiver" | "transceiver" = "transceiver",
+): Promise<EsmeClient> {
+  const client = await connectEsme(smppPort(t));
+  const answer = await client.bind(mode, account.username, account.smppPassword);
+  if (answer.command_status !== 0) throw new Error(`bind refused: ${answer.command_status}`);
+  return client;
+}
