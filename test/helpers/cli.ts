@@ -14,7 +14,14 @@ export interface CliResult {
 
 /** The child's environment: the test's variables only, so a developer's PORT or DATABASE_URL never leaks in. */
 function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/tmp", LOG_LEVEL: "warn", ...env };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: process.env.HOME ?? "/tmp",
+    LOG_LEVEL: "warn",
+    // The SMPP server's default port 2775 would be shared by every test's server: on only where a test asks.
+    SMPP_SERVER_PORT: "0",
+    ...env,
+  };
 }
 
 const running = new Set<ChildProcess>();
@@ -87,7 +94,7 @@ export function startServer(
 ): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, role], {
-      env: childEnv({ PORT: "0", HOST: "127.0.0.1", SMPP_SERVER_PORT: "0", ...env, LOG_LEVEL: "info" }),
+      env: childEnv({ PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" }),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       stdio: ["ignore", "pipe", "pipe"],
     });
