@@ -14,6 +14,7 @@ import type { AcceptedSend } from "../messages/index.js";
 import { cancelScheduled, findMessages } from "../messages/index.js";
 import { registerBulkRoutes } from "./bulk-routes.js";
 import { registerMessageListRoute } from "./message-list.js";
+import { registerMessageViewRoutes } from "./message-views.js";
 import type { SmsSendInput } from "./policy.js";
 import { deliveryReport } from "./report-format.js";
 import { acceptIdempotent } from "./v2-accept.js";
@@ -248,6 +249,7 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
 
   registerBulkRoutes(v2, ctx);
   registerMessageListRoute(v2, ctx);
+  registerMessageViewRoutes(v2, ctx);
 
   v2.get(
     "/sms/status/:id",

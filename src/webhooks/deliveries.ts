@@ -71,6 +71,11 @@ export async function listDeliveries(db: Db, accountId: number, filter: Delivery
       .execute(),
     query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
   ]);
+  return { deliveries: await withAttempts(db, rows, iso), total: Number(count.n) };
+}
+
+/** Deliveries described with their attempts, in order. */
+async function withAttempts(db: Db, rows: WebhookDeliveryRow[], iso: Iso) {
   const attempts =
     rows.length === 0
       ? []
@@ -98,10 +103,23 @@ export async function listDeliveries(db: Db, accountId: number, filter: Delivery
     list.push(attempt);
     byDelivery.set(attempt.delivery_id, list);
   }
-  return {
-    deliveries: rows.map((row) => describeDelivery(row, byDelivery.get(row.id) ?? [], iso)),
-    total: Number(count.n),
-  };
+  return rows.map((row) => describeDelivery(row, byDelivery.get(row.id) ?? [], iso));
+}
+
+/**
+ * The deliveries one message caused (its delivery reports and their redeliveries), oldest
+ * first: they share the message's id as their order key (webhook_deliveries_by_key).
+ */
+export async function deliveriesOfMessage(db: Db, accountId: number, messageId: string, iso: Iso) {
+  const rows = await db
+    .selectFrom("webhook_deliveries")
+    .selectAll()
+    .where("order_key", "=", messageId)
+    .where("account_id", "=", accountId)
+    .orderBy("id")
+    .limit(100)
+    .execute();
+  return withAttempts(db, rows, iso);
 }
 
 async function currentUrl(db: Db, accountId: number, event: WebhookEvent): Promise<string | undefined> {

@@ -1,0 +1,95 @@
+// What the console's overview shows of an account's traffic: per channel, the messages
+// accepted today and in the last 7 days (the account's days) with how many were delivered
+// and failed, and messages per minute over the last hours. Both read the messages the
+// account accepted in the period through messages_by_account_time (account, created_at).
+import { sql } from "kysely";
+import { DateTime } from "luxon";
+import type { Db } from "../store/store.js";
+
+export const TRAFFIC_CHANNELS = ["sms", "whatsapp", "email", "voice"] as const;
+export type TrafficChannel = (typeof TRAFFIC_CHANNELS)[number];
+
+export interface TrafficCounts {
+  /** Messages accepted (every status). */
+  sent: number;
+  /** Delivered (WhatsApp: delivered or read). */
+  delivered: number;
+  failed: number;
+}
+
+const DELIVERED = ["delivered", "read"];
+
+function zero(): TrafficCounts {
+  return { sent: 0, delivered: 0, failed: 0 };
+}
+
+function add(counts: TrafficCounts, status: string, n: number): void {
+  counts.sent += n;
+  if (DELIVERED.includes(status)) counts.delivered += n;
+  else if (status === "failed") counts.failed += n;
+}
+
+/** Today (from the account's midnight) and the last 7 days (today and the 6 before), per channel. */
+export async function trafficSummary(db: Db, accountId: number, now: Date, zone: string) {
+  const today = DateTime.fromJSDate(now, { zone }).startOf("day");
+  const todayFrom = today.toMillis();
+  const weekFrom = today.minus({ days: 6 }).toMillis();
+  const rows = await db
+    .selectFrom("messages")
+    .select((eb) => [
+      "channel",
+      "status",
+      eb.fn.countAll<number>().as("week"),
+      eb.fn.sum<number>(sql<number>`case when created_at >= ${todayFrom} then 1 else 0 end`).as("today"),
+    ])
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", weekFrom)
+    .where("created_at", "<=", now.getTime())
+    .groupBy(["channel", "status"])
+    .execute();
+  const channels = Object.fromEntries(
+    TRAFFIC_CHANNELS.map((channel) => [channel, { today: zero(), last_7_days: zero() }]),
+  ) as Record<TrafficChannel, { today: TrafficCounts; last_7_days: TrafficCounts }>;
+  for (const row of rows) {
+    const channel = channels[row.channel as TrafficChannel];
+    if (!channel) continue;
+    add(channel.today, row.status, Number(row.today ?? 0));
+    add(channel.last_7_days, row.status, Number(row.week));
+  }
+  return { todayFrom, weekFrom, channels };
+}
+
+export interface MinuteCounts extends TrafficCounts {
+  /** The minute's start (epoch ms). */
+  at: number;
+}
+
+/**
+ * Messages accepted per minute in the last `hours` (whole minutes, the current one last), and
+ * how many of them are delivered and failed by now. Minutes without messages are left out.
+ */
+export async function messagesPerMinute(db: Db, accountId: number, now: Date, hours: number) {
+  const to = (Math.floor(now.getTime() / 60_000) + 1) * 60_000;
+  const from = to - hours * 3_600_000;
+  // A literal, not a parameter: PostgreSQL matches the SELECT and GROUP BY expressions by their text.
+  const minute = sql<number>`(created_at - ${sql.lit(from)}) / 60000`;
+  const rows = await db
+    .selectFrom("messages")
+    .select((eb) => [minute.as("minute"), "status", eb.fn.countAll<number>().as("n")])
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", to)
+    .groupBy([minute, "status"])
+    .execute();
+  const byMinute = new Map<number, MinuteCounts>();
+  for (const row of rows) {
+    const index = Math.floor(Number(row.minute));
+    let counts = byMinute.get(index);
+    if (!counts) {
+      counts = { at: from + index * 60_000, ...zero() };
+      byMinute.set(index, counts);
+    }
+    add(counts, row.status, Number(row.n));
+  }
+  return { from, to, minutes: [...byMinute.values()].sort((a, b) => a.at - b.at) };
+}

@@ -1,0 +1,86 @@
+// What happened to one message, in order: accepted, scheduled, submitted to a carrier, each
+// part's receipt, and how it ended (delivered, read, failed with the reason, cancelled), with
+// its cost and whether it was refunded. The console's message page reads it through
+// GET /api/v2/messages/{id}, which adds the message's webhook deliveries.
+import { failureReason } from "../core/message-status.js";
+import type { MessageRow } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+
+export interface TimelineEntry {
+  at: number;
+  event: string;
+  detail: string | null;
+}
+
+export interface MessagePart {
+  part: number;
+  status: string;
+  vendor_message_id: string;
+  error_code: string | null;
+  done_at: number | null;
+}
+
+export async function messageHistory(db: Db, row: MessageRow) {
+  const [parts, refund] = await Promise.all([
+    db
+      .selectFrom("message_parts")
+      .select(["part_index", "status", "upstream_id", "error_code", "done_at"])
+      .where("message_id", "=", row.id)
+      .orderBy("part_index")
+      .execute(),
+    db
+      .selectFrom("ledger_entries")
+      .select(["created_at"])
+      .where("account_id", "=", row.account_id)
+      .where("kind", "=", "refund")
+      .where("ref", "=", row.id)
+      .executeTakeFirst(),
+  ]);
+  const events: TimelineEntry[] = [{ at: row.created_at, event: "accepted", detail: null }];
+  if (row.status === "scheduled" || (row.due_at > row.created_at + 1000 && row.attempts === 0 && !row.submitted_at)) {
+    events.push({ at: row.created_at, event: "scheduled", detail: `due ${new Date(row.due_at).toISOString()}` });
+  }
+  if (row.submitted_at !== null) {
+    const carrier = row.connector ? `to ${row.connector}` : "to the carrier";
+    const id = row.upstream_id ? `, carrier's id ${row.upstream_id}` : "";
+    const tries = row.attempts > 1 ? ` after ${row.attempts} attempts` : "";
+    events.push({ at: row.submitted_at, event: "submitted", detail: `${carrier}${id}${tries}` });
+  }
+  for (const part of parts) {
+    if (part.done_at === null || parts.length < 2) continue;
+    const reason = part.error_code ? ` (${part.error_code})` : "";
+    events.push({
+      at: part.done_at,
+      event: `part ${part.part_index + 1} of ${parts.length} ${part.status}`,
+      detail: `carrier's id ${part.upstream_id}${reason}`,
+    });
+  }
+  if (row.delivered_at !== null || (row.status === "delivered" && row.done_at !== null)) {
+    events.push({ at: (row.delivered_at ?? row.done_at)!, event: "delivered", detail: null });
+  }
+  if (row.read_at !== null) events.push({ at: row.read_at, event: "read", detail: null });
+  if ((row.status === "failed" || row.status === "cancelled") && row.done_at !== null) {
+    const reason = row.status === "failed" || row.error_code !== null ? failureReason(row) : undefined;
+    events.push({
+      at: row.done_at,
+      event: row.status,
+      detail: reason ? `${reason.code}: ${reason.message}` : null,
+    });
+  }
+  if (refund) events.push({ at: refund.created_at, event: "refunded", detail: null });
+  // Stable: events of the same instant keep the order they happen in.
+  events.sort((a, b) => a.at - b.at);
+  return {
+    events,
+    refunded: refund !== undefined,
+    parts: parts.map(
+      (part): MessagePart => ({
+        part: part.part_index + 1,
+        status: part.status,
+        vendor_message_id: part.upstream_id,
+        error_code: part.error_code,
+        done_at: part.done_at,
+      }),
+    ),
+  };
+}

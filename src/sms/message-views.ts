@@ -1,0 +1,234 @@
+// The console's views of an account's messages, on the v2 API like every other read:
+//   GET /api/v2/messages/summary     today's and the last 7 days' traffic per channel
+//   GET /api/v2/messages/per-minute  messages per minute over the last hours
+//   GET /api/v2/messages/{id}        one message with its timeline, cost, carrier and webhooks
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import type { AppContext } from "../app/context.js";
+import { queryInt } from "../app/query-params.js";
+import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../app/v2-answers.js";
+import { isoUtc } from "../core/clock.js";
+import { fromMilli } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import { isQueueId } from "../core/ids.js";
+import { messageHistory, messagesPerMinute, TRAFFIC_CHANNELS, trafficSummary } from "../messages/index.js";
+import type { MessageRow } from "../store/schema.js";
+import { deliveriesOfMessage } from "../webhooks/deliveries.js";
+import { WebhookDelivery } from "../webhooks/schemas.js";
+import { deliveryReport } from "./report-format.js";
+import { DeliveryReport } from "./v2-schemas.js";
+
+const resource = { envelope: "status" } as const;
+const PER_MINUTE_HOURS = 24;
+const iso = (ms: number) => isoUtc(new Date(ms));
+
+const Counts = Type.Object({
+  sent: Type.Integer({ description: "Messages accepted, whatever their status now." }),
+  delivered: Type.Integer({ description: "Delivered (WhatsApp: delivered or read)." }),
+  failed: Type.Integer(),
+});
+
+const Summary = Type.Object(
+  {
+    time_zone: Type.String({ description: "The account's time zone: its days." }),
+    today_from: Time,
+    week_from: Time,
+    channels: Type.Object(
+      Object.fromEntries(
+        TRAFFIC_CHANNELS.map((channel) => [channel, Type.Object({ today: Counts, last_7_days: Counts })]),
+      ),
+    ),
+  },
+  { title: "MessageSummary" },
+);
+
+const PerMinute = Type.Object(
+  {
+    from: Time,
+    to: Time,
+    minutes: Type.Array(
+      Type.Object({
+        at: Time,
+        sent: Type.Integer(),
+        delivered: Type.Integer(),
+        failed: Type.Integer(),
+      }),
+    ),
+  },
+  { title: "MessagesPerMinute" },
+);
+
+const MessageDetail = Type.Object(
+  {
+    message: DeliveryReport,
+    cost: Type.Object({
+      credits: Credits,
+      wallet: Type.String(),
+      refunded: Type.Boolean({
+        description: "The credits went back to the wallet (failed before a carrier, cancelled).",
+      }),
+    }),
+    carrier: Type.Object({ connector: NullableString(), vendor_message_id: NullableString() }),
+    parts: Type.Array(
+      Type.Object({
+        part: Type.Integer({ minimum: 1 }),
+        status: Type.String({ description: "pending, delivered or failed: the part's receipt." }),
+        vendor_message_id: Type.String(),
+        error_code: NullableString(),
+        done_at: NullableTime(),
+      }),
+    ),
+    timeline: Type.Array(
+      Type.Object({
+        at: Time,
+        event: Type.String({
+          description:
+            "accepted, scheduled, submitted, part N of M delivered|failed, delivered, read, failed, cancelled, refunded, webhook",
+        }),
+        detail: NullableString(),
+      }),
+    ),
+    webhooks: Type.Array(WebhookDelivery),
+  },
+  { title: "MessageDetail" },
+);
+
+/** A delivery's times as the v2 API writes them (whole seconds). */
+function inSeconds<
+  D extends {
+    next_attempt_at: string | null;
+    created_at: string;
+    done_at: string | null;
+    attempts_log: { at: string }[];
+  },
+>(delivery: D): D {
+  const second = (at: string) => isoUtc(new Date(at));
+  return {
+    ...delivery,
+    next_attempt_at: delivery.next_attempt_at && second(delivery.next_attempt_at),
+    created_at: second(delivery.created_at),
+    done_at: delivery.done_at && second(delivery.done_at),
+    attempts_log: delivery.attempts_log.map((attempt) => ({ ...attempt, at: second(attempt.at) })),
+  };
+}
+
+export function registerMessageViewRoutes(v2: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.store.db;
+
+  v2.get(
+    "/messages/summary",
+    {
+      config: resource,
+      schema: {
+        operationId: "getMessageSummary",
+        summary: "Messages accepted today and in the last 7 days, delivered and failed, per channel",
+        tags: ["messages"],
+        response: { 200: resourceAnswer(Summary) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const summary = await trafficSummary(db, principal.accountId, ctx.clock.now(), principal.timeZone);
+      return {
+        status: "success",
+        data: {
+          time_zone: principal.timeZone,
+          today_from: iso(summary.todayFrom),
+          week_from: iso(summary.weekFrom),
+          channels: summary.channels,
+        },
+      };
+    },
+  );
+
+  v2.get(
+    "/messages/per-minute",
+    {
+      config: resource,
+      schema: {
+        operationId: "getMessagesPerMinute",
+        summary: "Messages accepted per minute over the last hours, and how many are delivered and failed",
+        tags: ["messages"],
+        querystring: Type.Object(
+          { hours: Type.Optional(Type.String({ maxLength: 10 })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: resourceAnswer(PerMinute) },
+      },
+    },
+    async (request) => {
+      const { hours } = request.query as { hours?: string };
+      const span = queryInt(hours, "hours", PER_MINUTE_HOURS, 1, PER_MINUTE_HOURS);
+      const series = await messagesPerMinute(db, request.principal!.accountId, ctx.clock.now(), span);
+      return {
+        status: "success",
+        data: {
+          from: iso(series.from),
+          to: iso(series.to),
+          minutes: series.minutes.map(({ at, ...counts }) => ({ at: iso(at), ...counts })),
+        },
+      };
+    },
+  );
+
+  v2.get(
+    "/messages/:id",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "getMessage",
+        summary: "One message: its timeline, cost, carrier id and the webhook deliveries it caused",
+        tags: ["messages"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: { 200: resourceAnswer(MessageDetail) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const principal = request.principal!;
+      const row: MessageRow | undefined = isQueueId(id)
+        ? await db
+            .selectFrom("messages")
+            .selectAll()
+            .where("id", "=", `q${id.slice(1).toUpperCase()}`)
+            .where("account_id", "=", principal.accountId)
+            .executeTakeFirst()
+        : undefined;
+      // Another account's message is answered exactly as an unknown id.
+      if (!row) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
+      const [history, webhooks] = await Promise.all([
+        messageHistory(db, row),
+        // Read with milliseconds, so the attempts fall in place among the message's events.
+        deliveriesOfMessage(db, principal.accountId, row.id, (ms) => new Date(ms).toISOString()),
+      ]);
+      const timeline = [...history.events];
+      for (const delivery of webhooks) {
+        const status =
+          typeof delivery.payload === "object" && delivery.payload
+            ? (delivery.payload as { status?: unknown }).status
+            : undefined;
+        for (const attempt of delivery.attempts_log) {
+          timeline.push({
+            at: Date.parse(attempt.at),
+            event: "webhook",
+            detail: `${delivery.event}${status ? ` (${String(status)})` : ""} attempt ${attempt.attempt}: ${
+              attempt.status_code ?? "no answer"
+            } in ${attempt.latency_ms} ms${attempt.error ? `, ${attempt.error}` : ""}`,
+          });
+        }
+      }
+      timeline.sort((a, b) => a.at - b.at);
+      return {
+        status: "success",
+        data: {
+          message: deliveryReport(row),
+          cost: { credits: fromMilli(row.credits), wallet: row.wallet, refunded: history.refunded },
+          carrier: { connector: row.connector, vendor_message_id: row.upstream_id },
+          parts: history.parts.map((part) => ({ ...part, done_at: part.done_at === null ? null : iso(part.done_at) })),
+          timeline: timeline.map((event) => ({ ...event, at: iso(event.at) })),
+          webhooks: webhooks.map(inSeconds),
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,98 @@
+// Browser tests of the console: playwright-core drives Debian's Chromium (/usr/bin/chromium,
+// or CHROMIUM_PATH) against the real gateway serving the built console (dist/web). Where
+// Chromium or the built console is missing the suite is skipped with a message, unless
+// SWITCHBOARD_REQUIRE_BROWSER=1 (CI sets it) makes that a failure.
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect } from "vitest";
+import { CONSOLE_DIR } from "../../src/console/pages.js";
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const required = process.env.SWITCHBOARD_REQUIRE_BROWSER === "1";
+
+function browserProblem(): string | undefined {
+  if (!existsSync(CHROMIUM_PATH))
+    return `no Chromium at ${CHROMIUM_PATH} (apt-get install chromium, or set CHROMIUM_PATH)`;
+  if (!existsSync(join(CONSOLE_DIR, "index.html"))) return `the console is not built in ${CONSOLE_DIR} (npm run build)`;
+  return undefined;
+}
+
+const problem = browserProblem();
+if (problem && required) throw new Error(`SWITCHBOARD_REQUIRE_BROWSER=1 but ${problem}`);
+if (problem) console.warn(`browser tests skipped: ${problem}`);
+
+/** describe() that runs only where Chromium and the built console are present. */
+export const describeInBrowser = problem ? describe.skip : describe;
+
+/** One browser for the whole file, launched before the first test and closed after the last. */
+export function useBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (problem) return;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM_PATH,
+      // Root in a container has no user namespace for the sandbox; the pages are our own.
+      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error("the browser is not running");
+    return browser;
+  };
+}
+
+export async function newPage(browser: Browser, baseURL: string, viewport = { width: 1280, height: 900 }) {
+  const context: BrowserContext = await browser.newContext({ baseURL, viewport });
+  const page = await context.newPage();
+  // Any error the page logs fails the test that made it: an uncaught exception or a CSP refusal.
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error" && !/status of 40[0-9]/.test(message.text())) problems.push(message.text());
+  });
+  return { context, page, problems };
+}
+
+export async function signInAs(page: Page, username: string, password: string): Promise<void> {
+  await page.goto("/");
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("button", { name: "Sign out" }).waitFor();
+}
+
+const requireFromHere = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(requireFromHere.resolve("axe-core/axe.min.js"), "utf8");
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[][];
+}
+
+/** Runs axe-core on the page as it is now: no serious or critical violation (WCAG 2 A and AA). */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(AXE_SOURCE);
+  const options = { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"] } };
+  const violations = (await page.evaluate(
+    `axe.run(document, ${JSON.stringify(options)}).then((result) => result.violations.map((v) =>
+      ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target) })))`,
+  )) as AxeViolation[];
+  const serious = violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  expect(serious, `${what}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+}
+
+/** The page does not scroll sideways at this width (the 360 px phone layout). */
+export async function expectNoHorizontalScroll(page: Page, what: string): Promise<void> {
+  const overflow = (await page.evaluate(
+    "document.documentElement.scrollWidth - document.documentElement.clientWidth",
+  )) as number;
+  expect(overflow, `${what} is wider than the viewport`).toBeLessThanOrEqual(0);
+}

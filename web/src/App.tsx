@@ -1,0 +1,123 @@
+// The app shell: the sign-in page when nobody is signed in, otherwise a header with the
+// navigation of the account holder or of the operator and the page the URL names.
+import { type ComponentType, lazy, Suspense, useEffect, useRef } from "react";
+import { ApiError } from "./api.js";
+import { Overview } from "./pages/Overview.js";
+import { SignIn } from "./pages/SignIn.js";
+import { Link, match, navigate, useLocation } from "./router.js";
+import { useSession } from "./session.js";
+import { Busy, ErrorNotice } from "./ui.js";
+
+interface Route {
+  path: string;
+  title: string;
+  component: ComponentType<{ params: Record<string, string> }>;
+  /** Shown in the navigation. */
+  nav?: boolean;
+}
+
+const Messages = lazy(() => import("./pages/Messages.js"));
+const MessagePage = lazy(() => import("./pages/Message.js"));
+const Send = lazy(() => import("./pages/Send.js"));
+
+export const ACCOUNT_ROUTES: Route[] = [
+  { path: "/", title: "Overview", component: Overview, nav: true },
+  { path: "/messages", title: "Messages", component: Messages, nav: true },
+  { path: "/messages/:id", title: "Message", component: MessagePage },
+  { path: "/send", title: "Send", component: Send, nav: true },
+];
+
+export const OPERATOR_ROUTES: Route[] = [];
+
+function NotFound() {
+  return (
+    <>
+      <h1 tabIndex={-1}>Not found</h1>
+      <ErrorNotice error={new ApiError(404, "not_found", "There is no such page in the console.")} />
+    </>
+  );
+}
+
+export function App() {
+  const { session, signOut } = useSession();
+  const { path } = useLocation();
+  const main = useRef<HTMLElement>(null);
+
+  const routes = session?.role === "operator" ? [...OPERATOR_ROUTES, ...ACCOUNT_ROUTES] : ACCOUNT_ROUTES;
+  let found: { route: Route; params: Record<string, string> } | undefined;
+  for (const route of routes) {
+    const params = match(route.path, path);
+    if (params) {
+      found = { route, params };
+      break;
+    }
+  }
+  const title = found?.route.title ?? "Not found";
+
+  useEffect(() => {
+    document.title = session ? `${title} · Switchboard Console` : "Sign in · Switchboard Console";
+  }, [title, session]);
+
+  // After a navigation, move focus to the page's heading so a screen reader announces it.
+  const firstRender = useRef(true);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on every navigation, which `path` stands for
+  useEffect(() => {
+    if (firstRender.current) {
+      firstRender.current = false;
+      return;
+    }
+    const heading = main.current?.querySelector("h1");
+    heading?.focus();
+  }, [path]);
+
+  if (session === undefined) return <Busy label="Loading the console…" />;
+  if (session === null) return <SignIn />;
+
+  const Page = found?.route.component ?? NotFound;
+  const nav = routes.filter((route) => route.nav);
+  return (
+    <>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <Link
+          to={session.role === "operator" && OPERATOR_ROUTES.length > 0 ? OPERATOR_ROUTES[0]!.path : "/"}
+          className="brand"
+        >
+          Switchboard
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {nav.map((route) => (
+              <li key={route.path}>
+                <Link to={route.path} aria-current={found?.route === route ? "page" : undefined}>
+                  {route.title}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="who">
+          <span>
+            {session.username}
+            {session.role === "operator" ? " (operator)" : ""} · {session.time_zone}
+          </span>
+          <button
+            type="button"
+            onClick={() => {
+              void signOut().then(() => navigate("/", { replace: true }));
+            }}
+          >
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" ref={main}>
+        <Suspense fallback={<Busy />}>
+          <Page params={found?.params ?? {}} />
+        </Suspense>
+      </main>
+    </>
+  );
+}

@@ -1,0 +1,60 @@
+// How the console writes times, numbers and credits. Times are shown in the account's time
+// zone (the session's), with the zone named, never in the browser's.
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string, kind: "full" | "time" | "day"): Intl.DateTimeFormat {
+  const key = `${timeZone}|${kind}`;
+  let found = formatters.get(key);
+  if (!found) {
+    const options: Intl.DateTimeFormatOptions =
+      kind === "time"
+        ? { hour: "2-digit", minute: "2-digit", hourCycle: "h23" }
+        : kind === "day"
+          ? { year: "numeric", month: "short", day: "2-digit" }
+          : {
+              year: "numeric",
+              month: "short",
+              day: "2-digit",
+              hour: "2-digit",
+              minute: "2-digit",
+              second: "2-digit",
+              hourCycle: "h23",
+            };
+    found = new Intl.DateTimeFormat("en-GB", { ...options, timeZone });
+    formatters.set(key, found);
+  }
+  return found;
+}
+
+function toDate(value: string | number | Date): Date {
+  return value instanceof Date ? value : new Date(value);
+}
+
+/** "22 Nov 2026, 14:00:43" in the zone; an empty string for null. */
+export function formatTime(value: string | number | Date | null | undefined, timeZone: string): string {
+  if (value === null || value === undefined || value === "") return "";
+  const date = toDate(value);
+  if (Number.isNaN(date.getTime())) return String(value);
+  return formatter(timeZone, "full").format(date);
+}
+
+export function formatClock(value: string | number | Date, timeZone: string): string {
+  return formatter(timeZone, "time").format(toDate(value));
+}
+
+export function formatDay(value: string | number | Date, timeZone: string): string {
+  return formatter(timeZone, "day").format(toDate(value));
+}
+
+const numberFormat = new Intl.NumberFormat("en-US", { maximumFractionDigits: 3 });
+
+export function formatNumber(value: number | null | undefined): string {
+  return value === null || value === undefined ? "" : numberFormat.format(value);
+}
+
+/** Short abbreviation of the zone ("IST", "UTC", "GMT+5:30") for table headers. */
+export function zoneLabel(timeZone: string): string {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(new Date());
+  return parts.find((part) => part.type === "timeZoneName")?.value ?? timeZone;
+}

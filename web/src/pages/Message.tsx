@@ -1,0 +1,154 @@
+// One message: its timeline (accepted, submitted, each part's receipt, delivered or failed
+// with the reason), its cost, the carrier's id and the webhook deliveries it caused, from
+// GET /api/v2/messages/{id}. Refreshed while the message is not final.
+import { useQuery } from "@tanstack/react-query";
+import { data } from "../api.js";
+import { formatNumber, formatTime } from "../format.js";
+import { Link } from "../router.js";
+import { useSignedIn } from "../session.js";
+import type { MessageDetail } from "../types.js";
+import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
+
+const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
+
+export default function MessagePage({ params }: { params: Record<string, string> }) {
+  const session = useSignedIn();
+  const id = params.id ?? "";
+  const detail = useQuery({
+    queryKey: ["message", id],
+    queryFn: () => data<MessageDetail>(`/api/v2/messages/${encodeURIComponent(id)}`),
+    refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.message.status) ? 10_000 : 1_000),
+  });
+  const tz = session.time_zone;
+
+  if (detail.error) {
+    return (
+      <>
+        <PageTitle>Message</PageTitle>
+        <ErrorNotice error={detail.error} />
+        <p>
+          <Link to="/messages">Back to the messages</Link>
+        </p>
+      </>
+    );
+  }
+  if (!detail.data) return <Busy />;
+  const { message, cost, carrier, parts, timeline, webhooks } = detail.data;
+  return (
+    <>
+      <PageTitle>Message to {message.mobile}</PageTitle>
+      <p>
+        <StatusBadge status={message.status} /> <span data-testid="message-status">{message.status}</span>
+      </p>
+      {message.error ? (
+        <div className="notice error" role="note">
+          Failed: {message.error.message} <code>{message.error.code}</code>
+        </div>
+      ) : null}
+      <dl className="facts">
+        <dt>Message id</dt>
+        <dd>
+          <code>{message.message_id}</code>
+        </dd>
+        <dt>Broadcast id</dt>
+        <dd>
+          <code>{message.broadcast_id}</code>
+        </dd>
+        <dt>Channel</dt>
+        <dd>{message.channel}</dd>
+        <dt>From</dt>
+        <dd>{message.sender_id}</dd>
+        <dt>Route</dt>
+        <dd>{message.route}</dd>
+        <dt>Text</dt>
+        <dd className="text-cell">{message.message}</dd>
+        <dt>Encoding and parts</dt>
+        <dd>
+          {message.encoding}, {message.segments} {message.segments === 1 ? "part" : "parts"}
+        </dd>
+        <dt>Cost</dt>
+        <dd data-testid="message-cost">
+          {formatNumber(cost.credits)} credits from the {cost.wallet} wallet{cost.refunded ? " (refunded)" : ""}
+        </dd>
+        <dt>Carrier</dt>
+        <dd>{carrier.connector ?? "not yet handed to a carrier"}</dd>
+        <dt>Carrier's id</dt>
+        <dd data-testid="carrier-id">
+          {carrier.vendor_message_id ? <code>{carrier.vendor_message_id}</code> : "none yet"}
+        </dd>
+      </dl>
+
+      <section aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Timeline</h2>
+        <ol className="timeline" data-testid="timeline">
+          {timeline.map((event, index) => (
+            // biome-ignore lint/suspicious/noArrayIndexKey: the timeline is ordered and never reordered
+            <li key={index}>
+              <time dateTime={event.at}>{formatTime(event.at, tz)}</time> <strong>{event.event}</strong>
+              {event.detail ? <span className="detail"> {event.detail}</span> : null}
+            </li>
+          ))}
+        </ol>
+      </section>
+
+      {parts.length > 1 ? (
+        <section aria-labelledby="parts-title">
+          <h2 id="parts-title">Parts</h2>
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">Part</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Carrier's id</th>
+                  <th scope="col">Receipt</th>
+                </tr>
+              </thead>
+              <tbody>
+                {parts.map((part) => (
+                  <tr key={part.part}>
+                    <td>{part.part}</td>
+                    <td>
+                      <StatusBadge status={part.status} /> {part.error_code ?? ""}
+                    </td>
+                    <td>
+                      <code>{part.vendor_message_id}</code>
+                    </td>
+                    <td>{formatTime(part.done_at, tz)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </section>
+      ) : null}
+
+      <section aria-labelledby="webhooks-title">
+        <h2 id="webhooks-title">Webhook deliveries</h2>
+        {webhooks.length === 0 ? <p>No webhook was sent for this message (no delivery report URL is set).</p> : null}
+        {webhooks.map((delivery) => (
+          <details key={delivery.id} className="delivery">
+            <summary>
+              {String(delivery.payload.status ?? delivery.event)} → <StatusBadge status={delivery.status} />{" "}
+              {delivery.attempts} {delivery.attempts === 1 ? "attempt" : "attempts"}
+            </summary>
+            <p>
+              <code>{delivery.url}</code>
+            </p>
+            <ul>
+              {delivery.attempts_log.map((attempt) => (
+                <li key={attempt.attempt}>
+                  Attempt {attempt.attempt}, {formatTime(attempt.at, tz)}: {attempt.status_code ?? "no answer"} in{" "}
+                  {attempt.latency_ms} ms{attempt.error ? ` (${attempt.error})` : ""}
+                </li>
+              ))}
+            </ul>
+          </details>
+        ))}
+      </section>
+      <p>
+        <Link to="/messages">Back to the messages</Link>
+      </p>
+    </>
+  );
+}

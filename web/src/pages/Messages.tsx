@@ -1,0 +1,175 @@
+// GET /api/v2/messages with its filters, a search by number, message id or broadcast id,
+// and its cursor pagination (Next follows next_cursor; Previous goes back one page).
+import { useQuery } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { request, withQuery } from "../api.js";
+import { formatTime, zoneLabel } from "../format.js";
+import { Link, navigate, useLocation } from "../router.js";
+import { useSignedIn } from "../session.js";
+import type { DeliveryReport } from "../types.js";
+import { Busy, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
+
+const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
+const CHANNELS = ["", "sms", "whatsapp", "email", "voice"];
+const PAGE = 25;
+
+interface ListAnswer {
+  data: DeliveryReport[];
+  meta: { limit: number; next_cursor: string | null };
+}
+
+/** What the search box holds, as the list's filters: an id, a broadcast id or a recipient. */
+export function searchFilter(search: string): Record<string, string> {
+  const text = search.trim();
+  if (!text) return {};
+  if (/^q[0-9a-z]{26}$/i.test(text)) return { id: text };
+  if (/^\d+_\d{8}_\d+$/.test(text)) return { broadcast_id: text };
+  if (/^[+\d][\d\s()-]*$/.test(text) || text.includes("@")) return { recipient: text };
+  return { id: text };
+}
+
+export default function Messages() {
+  const session = useSignedIn();
+  const { query } = useLocation();
+  const filters = {
+    channel: query.get("channel") ?? "",
+    status: query.get("status") ?? "",
+    q: query.get("q") ?? "",
+    from: query.get("from") ?? "",
+    to: query.get("to") ?? "",
+  };
+  const [draft, setDraft] = useState(filters);
+  const [cursors, setCursors] = useState<string[]>([]);
+  const cursor = cursors[cursors.length - 1];
+
+  const path = withQuery("/api/v2/messages", {
+    channel: filters.channel,
+    status: filters.status,
+    from: filters.from,
+    to: filters.to,
+    limit: PAGE,
+    cursor,
+    ...searchFilter(filters.q),
+  });
+  const list = useQuery({ queryKey: ["messages", "list", path], queryFn: () => request<ListAnswer>(path) });
+
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    setCursors([]);
+    navigate(withQuery("/messages", draft));
+  };
+
+  return (
+    <>
+      <PageTitle>Messages</PageTitle>
+      <form className="filters" onSubmit={apply} aria-label="Filter messages">
+        <Field label="Search" id="search" hint="A number, an email address, a message id or a broadcast id">
+          <input
+            id="search"
+            type="search"
+            value={draft.q}
+            aria-describedby="search-hint"
+            onChange={(event) => setDraft({ ...draft, q: event.target.value })}
+          />
+        </Field>
+        <Field label="Channel" id="channel">
+          <select
+            id="channel"
+            value={draft.channel}
+            onChange={(event) => setDraft({ ...draft, channel: event.target.value })}
+          >
+            {CHANNELS.map((channel) => (
+              <option key={channel} value={channel}>
+                {channel || "Any"}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Status" id="status">
+          <select
+            id="status"
+            value={draft.status}
+            onChange={(event) => setDraft({ ...draft, status: event.target.value })}
+          >
+            {STATUSES.map((status) => (
+              <option key={status} value={status}>
+                {status || "Any"}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="From (date)" id="from">
+          <input
+            id="from"
+            type="date"
+            value={draft.from}
+            onChange={(event) => setDraft({ ...draft, from: event.target.value })}
+          />
+        </Field>
+        <Field label="To (date)" id="to">
+          <input
+            id="to"
+            type="date"
+            value={draft.to}
+            onChange={(event) => setDraft({ ...draft, to: event.target.value })}
+          />
+        </Field>
+        <button type="submit" className="primary">
+          Search
+        </button>
+      </form>
+      <ErrorNotice error={list.error} />
+      {list.isPending ? <Busy /> : null}
+      {list.data ? (
+        <>
+          <div className="table-wrap">
+            <table className="messages">
+              <caption className="visually-hidden">Messages, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Accepted ({zoneLabel(session.time_zone)})</th>
+                  <th scope="col">To</th>
+                  <th scope="col">Channel</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Text</th>
+                </tr>
+              </thead>
+              <tbody>
+                {list.data.data.map((message) => (
+                  <tr key={message.message_id}>
+                    <td>
+                      <Link to={`/messages/${message.message_id}`}>
+                        {formatTime(message.created_at, session.time_zone)}
+                      </Link>
+                    </td>
+                    <td>{message.mobile}</td>
+                    <td>{message.channel}</td>
+                    <td>
+                      <StatusBadge status={message.status} />
+                      {message.error ? <span className="hint"> {message.error.code}</span> : null}
+                    </td>
+                    <td className="text-cell">{message.message}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {list.data.data.length === 0 ? <p>No messages match.</p> : null}
+          <nav className="pager" aria-label="Pages">
+            <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+              Previous
+            </button>
+            <span>Page {cursors.length + 1}</span>
+            <button
+              type="button"
+              disabled={!list.data.meta.next_cursor}
+              onClick={() => list.data.meta.next_cursor && setCursors([...cursors, list.data.meta.next_cursor])}
+            >
+              Next
+            </button>
+          </nav>
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,92 @@
+// Who is signed in: read from GET /console/session at start (a reload keeps the session),
+// set by the sign-in form, ended by sign-out or by any API call that finds it gone.
+import { useQueryClient } from "@tanstack/react-query";
+import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
+import { ApiError, data, setCsrfToken, whenSessionEnds } from "./api.js";
+
+export interface SessionInfo {
+  username: string;
+  role: "customer" | "operator";
+  time_zone: string;
+  csrf_token: string;
+  expires_at: string;
+  idle_expires_at: string;
+}
+
+interface SessionState {
+  /** undefined while the first check runs; null when nobody is signed in. */
+  session: SessionInfo | null | undefined;
+  /** Why the last session ended, told on the sign-in page. */
+  endedNotice: string | undefined;
+  signIn(username: string, password: string): Promise<SessionInfo>;
+  signOut(): Promise<void>;
+}
+
+const SessionContext = createContext<SessionState | undefined>(undefined);
+
+export function SessionProvider({ children }: { children: ReactNode }) {
+  const [session, setSession] = useState<SessionInfo | null | undefined>(undefined);
+  const [endedNotice, setEndedNotice] = useState<string>();
+  const queryClient = useQueryClient();
+
+  const adopt = useCallback(
+    (next: SessionInfo | null) => {
+      setCsrfToken(next?.csrf_token);
+      if (!next) queryClient.clear();
+      setSession(next);
+    },
+    [queryClient],
+  );
+
+  useEffect(() => {
+    let live = true;
+    data<SessionInfo>("/console/session")
+      .then((found) => live && adopt(found))
+      .catch(() => live && adopt(null));
+    whenSessionEnds(() => {
+      setEndedNotice("Your session has ended (signed out or expired). Sign in again.");
+      adopt(null);
+    });
+    return () => {
+      live = false;
+      whenSessionEnds(undefined);
+    };
+  }, [adopt]);
+
+  const value = useMemo<SessionState>(
+    () => ({
+      session,
+      endedNotice,
+      async signIn(username, password) {
+        const started = await data<SessionInfo>("/console/session", { json: { username, password } });
+        setEndedNotice(undefined);
+        adopt(started);
+        return started;
+      },
+      async signOut() {
+        try {
+          await data("/console/session", { method: "DELETE" });
+        } catch (error) {
+          if (!(error instanceof ApiError && error.status === 401)) throw error;
+        }
+        setEndedNotice("You are signed out.");
+        adopt(null);
+      },
+    }),
+    [session, endedNotice, adopt],
+  );
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+export function useSession(): SessionState {
+  const state = useContext(SessionContext);
+  if (!state) throw new Error("useSession outside SessionProvider");
+  return state;
+}
+
+/** The signed-in session (pages under the shell only). */
+export function useSignedIn(): SessionInfo {
+  const { session } = useSession();
+  if (!session) throw new Error("not signed in");
+  return session;
+}
