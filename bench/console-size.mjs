@@ -20,7 +20,9 @@ for (const file of initial) {
   const s = size(file);
   if (file.endsWith(".js")) js += s.gzip;
   else css += s.gzip;
-  console.log(`initial  ${file.padEnd(36)} ${kb(s.raw).padStart(9)} raw ${kb(s.gzip).padStart(9)} gzip ${kb(s.brotli).padStart(9)} br`);
+  console.log(
+    `initial  ${file.padEnd(36)} ${kb(s.raw).padStart(9)} raw ${kb(s.gzip).padStart(9)} gzip ${kb(s.brotli).padStart(9)} br`,
+  );
 }
 for (const file of readdirSync(join(dir, "assets"))) {
   if (initial.includes(`assets/${file}`)) continue;

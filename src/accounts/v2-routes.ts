@@ -18,6 +18,7 @@ import { DeliveryReport } from "../sms/v2-schemas.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { findAccountByUsername, getAccount } from "./accounts.js";
+import { registerV2KeyRoutes } from "./key-routes.js";
 import { transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
 import { APPROVAL_STATUSES, createTemplate, describeTemplate, getTemplate, listTemplates } from "./templates.js";
@@ -99,6 +100,7 @@ function describeLedgerEntry(row: {
 }
 
 export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): void {
+  registerV2KeyRoutes(v2, ctx);
   const db = ctx.store.db;
 
   /** The calling account's current row (status and limits can change after the key was cached). */

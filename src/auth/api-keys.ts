@@ -54,19 +54,23 @@ export async function listApiKeys(db: Db, accountId: number) {
     .execute();
 }
 
-/** Marks a key revoked; returns the owning account id, or undefined when no such live key exists. */
+/**
+ * Marks a key revoked; returns the owning account id, or undefined when no such live key exists
+ * (of `ownerId`'s keys, when given: an account revokes only its own).
+ */
 export async function revokeApiKey(
   db: Db,
   clock: Clock,
   keyId: number,
+  ownerId?: number,
 ): Promise<{ accountId: number; keyHash: string } | undefined> {
-  const row = await db
+  let query = db
     .updateTable("api_keys")
     .set({ revoked_at: clock.now().getTime() })
     .where("id", "=", keyId)
-    .where("revoked_at", "is", null)
-    .returning(["account_id", "key_hash"])
-    .executeTakeFirst();
+    .where("revoked_at", "is", null);
+  if (ownerId !== undefined) query = query.where("account_id", "=", ownerId);
+  const row = await query.returning(["account_id", "key_hash"]).executeTakeFirst();
   return row ? { accountId: row.account_id, keyHash: row.key_hash } : undefined;
 }
 

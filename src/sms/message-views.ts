@@ -4,14 +4,14 @@
 //   GET /api/v2/messages/{id}        one message with its timeline, cost, carrier and webhooks
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
-import { queryInt } from "../app/query-params.js";
-import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../app/v2-answers.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { isQueueId } from "../core/ids.js";
+import { queryInt } from "../http/query-params.js";
+import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../http/v2-answers.js";
 import { messageHistory, messagesPerMinute, TRAFFIC_CHANNELS, trafficSummary } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import { deliveriesOfMessage } from "../webhooks/deliveries.js";
 import { WebhookDelivery } from "../webhooks/schemas.js";
@@ -112,7 +112,7 @@ function inSeconds<
   };
 }
 
-export function registerMessageViewRoutes(v2: FastifyInstance, ctx: AppContext): void {
+export function registerMessageViewRoutes(v2: FastifyInstance, ctx: Pick<Runtime, "store" | "clock">): void {
   const db = ctx.store.db;
 
   v2.get(

@@ -17,6 +17,9 @@ it.skipIf(!built)("loads at most 250 KB of gzipped JavaScript first, all of it f
   for (const tag of scripts) expect(tag).toMatch(/ src="\/assets\/[\w.-]+\.js"/);
   expect(index).not.toMatch(/<style|style="|https?:\/\//);
   const initial = [...index.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
-  const gzipped = initial.reduce((sum, file) => sum + gzipSync(readFileSync(join(CONSOLE_DIR, file)), { level: 9 }).length, 0);
+  const gzipped = initial.reduce(
+    (sum, file) => sum + gzipSync(readFileSync(join(CONSOLE_DIR, file)), { level: 9 }).length,
+    0,
+  );
   expect(gzipped).toBeLessThanOrEqual(250 * 1024);
 });

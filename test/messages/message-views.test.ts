@@ -33,8 +33,16 @@ describeEachEngine("message views (v2)", (engine) => {
     for (const id of [delivered, failed, threeDaysAgo, tenDaysAgo]) await waitForStatus(t, account, id);
     const now = Date.now();
     const db = t.db.store.db;
-    await db.updateTable("messages").set({ created_at: now - 3 * 86_400_000 }).where("id", "=", threeDaysAgo).execute();
-    await db.updateTable("messages").set({ created_at: now - 10 * 86_400_000 }).where("id", "=", tenDaysAgo).execute();
+    await db
+      .updateTable("messages")
+      .set({ created_at: now - 3 * 86_400_000 })
+      .where("id", "=", threeDaysAgo)
+      .execute();
+    await db
+      .updateTable("messages")
+      .set({ created_at: now - 10 * 86_400_000 })
+      .where("id", "=", tenDaysAgo)
+      .execute();
     // Another account's traffic is not counted.
     const other = await buildAccount(t);
     await send(t, other, "9876543213");

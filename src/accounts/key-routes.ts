@@ -1,0 +1,130 @@
+// An account's own API keys on v2: list them (never the key itself), create one (shown once),
+// revoke one. The operator's equivalents are under /admin/api (admin/routes.ts).
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyInstance } from "fastify";
+import { apiKeyRevoked, createApiKey, DEFAULT_RATE_LIMIT, listApiKeys, revokeApiKey } from "../auth/index.js";
+import { isoUtc } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import { pathId } from "../http/query-params.js";
+import { NullableString, NullableTime, resourceAnswer, Time } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
+
+const resource = { envelope: "status" } as const;
+
+const ApiKey = Type.Object(
+  {
+    id: Type.Integer(),
+    prefix: Type.String({ description: "The key's first 10 characters, to tell keys apart." }),
+    name: NullableString(),
+    rate_limit: Type.Integer({ description: "Requests per minute; 0 = unlimited." }),
+    created_at: Time,
+    revoked_at: NullableTime(),
+  },
+  { title: "ApiKey" },
+);
+
+const CreatedKey = Type.Object(
+  {
+    id: Type.Integer(),
+    api_key: Type.String({ description: "The key: shown this once, never again." }),
+    prefix: Type.String(),
+    name: NullableString(),
+    rate_limit: Type.Integer(),
+  },
+  { title: "CreatedApiKey" },
+);
+
+const iso = (ms: number) => isoUtc(new Date(ms));
+
+export function registerV2KeyRoutes(v2: FastifyInstance, ctx: Pick<Runtime, "store" | "clock">): void {
+  const db = ctx.store.db;
+
+  v2.get(
+    "/keys",
+    {
+      config: resource,
+      schema: {
+        operationId: "listApiKeys",
+        summary: "The account's API keys, revoked ones included (never the keys themselves)",
+        tags: ["account"],
+        response: { 200: resourceAnswer(Type.Array(ApiKey)) },
+      },
+    },
+    async (request) => {
+      const keys = await listApiKeys(db, request.principal!.accountId);
+      return {
+        status: "success",
+        data: keys.map((key) => ({
+          id: key.id,
+          prefix: key.prefix,
+          name: key.name,
+          rate_limit: key.rate_limit,
+          created_at: iso(key.created_at),
+          revoked_at: key.revoked_at === null ? null : iso(key.revoked_at),
+        })),
+      };
+    },
+  );
+
+  v2.post(
+    "/keys",
+    {
+      config: resource,
+      // A POST without a body asks for a key without a name.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        operationId: "createApiKey",
+        summary: "A new API key for the account, shown once",
+        tags: ["account"],
+        body: Type.Object(
+          { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+          { additionalProperties: false, title: "ApiKeyRequest" },
+        ),
+        response: { 201: resourceAnswer(CreatedKey) },
+      },
+    },
+    async (request, reply) => {
+      const accountId = request.principal!.accountId;
+      const name = (request.body as { name?: string }).name?.trim() || null;
+      if (name?.includes("\u0000")) {
+        throw new GatewayError("invalid_request", "The name holds a NUL character.", { field: "name" });
+      }
+      // The rate the operator gave the account's keys: that of its newest live key (an account
+      // cannot raise its own limit by making keys).
+      const keys = await listApiKeys(db, accountId);
+      const live = keys.filter((key) => key.revoked_at === null);
+      const rateLimit = live.length > 0 ? live[live.length - 1]!.rate_limit : DEFAULT_RATE_LIMIT;
+      const key = await createApiKey(db, ctx.clock, accountId, { name, rateLimit });
+      return reply.code(201).send({
+        status: "success",
+        data: { id: key.id, api_key: key.key, prefix: key.prefix, name, rate_limit: key.rateLimit },
+      });
+    },
+  );
+
+  v2.delete(
+    "/keys/:id",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "revokeApiKey",
+        summary: "Revokes one of the account's API keys: it stops working at once",
+        tags: ["account"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
+        response: { 200: resourceAnswer(Type.Object({ id: Type.Integer(), revoked: Type.Boolean() })) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const numeric = pathId(id);
+      const revoked =
+        numeric === undefined ? undefined : await revokeApiKey(db, ctx.clock, numeric, request.principal!.accountId);
+      // Another account's key is answered exactly as an unknown one.
+      if (!revoked) throw new GatewayError("not_found", `No live API key with id "${id}" in this account.`);
+      await apiKeyRevoked(ctx.store, revoked.keyHash);
+      return { status: "success", data: { id: numeric!, revoked: true } };
+    },
+  );
+}
