@@ -5,6 +5,7 @@
 // answered its deliver_sm with ESME_ROK (server.ts).
 import type { Db, Store } from "../store/store.js";
 import type { ClientEventSink, InboundEvent, ReportedMessage } from "../webhooks/outbox.js";
+import { SMPP_ACCOUNTS_CHANGED } from "./settings.js";
 
 const TTL_MS = 2_000;
 
@@ -55,7 +56,13 @@ function statOf(message: ReportedMessage): { stat: string; state: number; err: s
   return { stat: "UNDELIV", state: 5, err: numeric };
 }
 
+/**
+ * Whether a message reaching `status` owes its client a receipt: only a final state does
+ * (registered_delivery 1: delivered or failed; 2: failed only). `submitted` is reported to
+ * webhooks too, but SMPP 3.4 has no receipt for "handed to the carrier".
+ */
 export function wantsReceipt(meta: string | null, status: string): boolean {
+  if (status !== "delivered" && status !== "failed") return false;
   if (meta === null || !meta.includes('"smpp"')) return false;
   try {
     const flag = ((JSON.parse(meta) as Partial<SmppMeta>).smpp?.registered_delivery ?? 0) & 0x03;
@@ -68,7 +75,11 @@ export function wantsReceipt(meta: string | null, status: string): boolean {
 export class SmppOutbox implements ClientEventSink {
   private accounts: { value: Promise<Set<number>>; expires: number } | undefined;
 
-  constructor(private readonly store: Store) {}
+  constructor(private readonly store: Store) {
+    // Every process writes receipts and MO: each forgets its list when an account gains or
+    // loses SMPP access anywhere, so a new account's first receipt is not missed.
+    store.signals.listen(SMPP_ACCOUNTS_CHANGED, () => this.forget());
+  }
 
   /** Accounts with SMPP access (cached briefly): only theirs can owe anything. */
   private async smppAccounts(db: Db): Promise<Set<number>> {

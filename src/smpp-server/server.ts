@@ -5,15 +5,12 @@
 import fs from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
-import type { Logger } from "pino";
 import type { Authenticator } from "../auth/index.js";
 import { encodeGsm7 } from "../carriers/smpp/index.js";
-import type { Clock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
 import type { Acceptor } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SmsPolicy } from "../sms/index.js";
-import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import { Bind, type BindHost } from "./bind.js";
 import type { OutboxPayload } from "./outbox.js";
@@ -297,7 +294,8 @@ export class SmppServer {
       await db.deleteFrom("smpp_outbox").where("id", "=", id).execute();
       return;
     }
-    const retryAt = this.deps.clock.now().getTime() + RETRY_MS - LEASE_MS;
+    // lease_until is when the row is due again: RETRY_MS from now, not at once.
+    const retryAt = this.deps.clock.now().getTime() + RETRY_MS;
     await db.updateTable("smpp_outbox").set({ lease_until: retryAt }).where("id", "=", id).execute();
   }
 }

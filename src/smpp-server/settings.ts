@@ -10,6 +10,8 @@ import type { SmppAccountsTable } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 
 export const DEFAULT_MAX_BINDS = 4;
+/** Signal sent after an account gained or lost SMPP access (smpp_accounts row added or removed). */
+export const SMPP_ACCOUNTS_CHANGED = "smpp_accounts_changed";
 export const DEFAULT_SUBMITS_PER_SECOND = 100;
 const MAX_ALLOWED_IPS = 100;
 
@@ -132,6 +134,7 @@ export async function setSmppSettings(
   if (changes.password === null) {
     await store.db.deleteFrom("smpp_accounts").where("account_id", "=", account.id).execute();
     await accountCredentialsChanged(store, account.id);
+    await store.signals.notify(SMPP_ACCOUNTS_CHANGED, String(account.id));
     return describeSmppSettings(undefined);
   }
   const existing = await smppSettingsOf(store.db, account.id);
@@ -155,6 +158,7 @@ export async function setSmppSettings(
         updated_at: now,
       })
       .execute();
+    await store.signals.notify(SMPP_ACCOUNTS_CHANGED, String(account.id));
   } else {
     await store.db
       .updateTable("smpp_accounts")

@@ -140,7 +140,7 @@ export class WebhookOutbox {
     const emails = messages.filter((m) => m.channel === "email");
     if (emails.length > 0) {
       const others = new Set(await this.emailNotificationsFor(trx, emails, now));
-      notified = emails.length - others.size;
+      notified += emails.length - others.size;
       messages = messages.filter((m) => m.channel !== "email" || others.has(m.id));
     }
     for (const message of messages) {
