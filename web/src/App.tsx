@@ -19,12 +19,16 @@ interface Route {
 const Messages = lazy(() => import("./pages/Messages.js"));
 const MessagePage = lazy(() => import("./pages/Message.js"));
 const Send = lazy(() => import("./pages/Send.js"));
+const Keys = lazy(() => import("./pages/Keys.js"));
+const Webhooks = lazy(() => import("./pages/Webhooks.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
   { path: "/messages", title: "Messages", component: Messages, nav: true },
   { path: "/messages/:id", title: "Message", component: MessagePage },
   { path: "/send", title: "Send", component: Send, nav: true },
+  { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
+  { path: "/settings/keys", title: "API keys", component: Keys, nav: true },
 ];
 
 export const OPERATOR_ROUTES: Route[] = [];
