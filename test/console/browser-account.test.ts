@@ -102,7 +102,7 @@ describeInBrowser("console in the browser: account holder", () => {
     await expectAccessible(page, "messages page");
     expect(problems).toEqual([]);
     await context.close();
-  });
+  }, 120_000);
 
   it("works at 360 px wide", async () => {
     const { page, context } = await newPage(browser(), gateway().url, { width: 360, height: 740 });
@@ -114,7 +114,7 @@ describeInBrowser("console in the browser: account holder", () => {
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();
-  });
+  }, 60_000);
 
   it("answers another account's message URL with not found", async () => {
     const { page, context } = await newPage(browser(), gateway().url);
