@@ -1,6 +1,5 @@
 // Accounts: who may send, with what limits. Creation funds the wallets through the ledger.
-import { accountCredentialsChanged } from "../auth/authenticator.js";
-import { hashPassword } from "../auth/passwords.js";
+import { accountCredentialsChanged, hashPassword } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";

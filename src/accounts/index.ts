@@ -6,3 +6,4 @@ export * from "./ledger-batch.js";
 export * from "./registrations.js";
 export * from "./sender-ids.js";
 export * from "./templates.js";
+export { registerV2AccountRoutes } from "./v2-routes.js";

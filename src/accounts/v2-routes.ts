@@ -1,20 +1,18 @@
 // v2 account resources: templates, account status, one-message delivery report, credit
 // detail and history, credit transfer, sender-ID requests. Answers use the `status` envelope.
+
 import { randomUUID } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { DateTime } from "luxon";
-import type { AppContext } from "../app/context.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli, toMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { isoWithOffset, localDay } from "../core/time.js";
 import { pageMeta, pageOf, pathId, queryInt } from "../http/query-params.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
-import { findMessages } from "../messages/index.js";
-import { deliveryReport } from "../sms/report-format.js";
-import { DeliveryReport } from "../sms/v2-schemas.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { findAccountByUsername, getAccount } from "./accounts.js";
@@ -32,6 +30,9 @@ import {
   Template,
   TemplateRequest,
 } from "./v2-schemas.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
 
 const resource = { envelope: "status" } as const;
 const TEMPLATES_PER_PAGE = 25;
@@ -99,7 +100,7 @@ function describeLedgerEntry(row: {
   };
 }
 
-export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): void {
+export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
   registerV2KeyRoutes(v2, ctx);
   const db = ctx.store.db;
 
@@ -252,27 +253,6 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: AppContext): v
           server_time: isoWithOffset(new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000), zone),
         },
       };
-    },
-  );
-
-  v2.get(
-    "/reports/:messageId",
-    {
-      config: { ...resource, errors: [404] },
-      schema: {
-        operationId: "getMessageReport",
-        response: { 200: resourceAnswer(DeliveryReport) },
-        summary: "Delivery report of one message",
-        tags: ["account"],
-        params: Type.Object({ messageId: Type.String({ minLength: 1, maxLength: 100 }) }),
-      },
-    },
-    async (request) => {
-      const { messageId } = request.params as { messageId: string };
-      const { kind, rows } = await findMessages(db, request.principal!.accountId, messageId);
-      const row = kind === "broadcast" ? undefined : rows[0];
-      if (!row) throw new GatewayError("not_found", `No message with id "${messageId}" in this account.`);
-      return { status: "success", data: deliveryReport(row) };
     },
   );
 

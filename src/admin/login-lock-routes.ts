@@ -1,11 +1,15 @@
 // The operator's view of login locks (auth/login-locks.ts): which addresses and accounts are
 // locked out of password logins, and clearing them before they expire.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { clearLoginLocks, listLoginLocks } from "../auth/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 
-export function registerLoginLockRoutes(admin: FastifyInstance, ctx: AppContext): void {
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
+export function registerLoginLockRoutes(admin: FastifyInstance, ctx: Deps): void {
   admin.get(
     "/login-locks",
     { schema: { summary: "Login locks in force: accounts and source addresses" } },

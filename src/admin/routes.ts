@@ -1,4 +1,5 @@
 // The operator API under /admin/api: everything the CLI does, authenticated with an operator key.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import {
@@ -8,19 +9,13 @@ import {
   requireAccount,
   updateAccount,
 } from "../accounts/index.js";
-import type { AppContext } from "../app/context.js";
-import { authenticateCaller } from "../auth/http.js";
-import { apiKeyRevoked, setApiKeyRateLimit } from "../auth/index.js";
-import { registerCarrierAdminRoutes } from "../carriers/admin-routes.js";
+import type { CallerChecks } from "../auth/index.js";
+import { apiKeyRevoked, authenticateCaller, setApiKeyRateLimit } from "../auth/index.js";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
-import { registerEmailAdminRoutes } from "../email/resource-routes.js";
 import { sendJsonError } from "../http/http-errors.js";
-import { registerInboundAdminRoutes } from "../inbound/admin-routes.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../smpp-server/index.js";
-import { registerVoiceAdminRoutes } from "../voice/admin-routes.js";
-import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
-import { registerWhatsAppAdminRoutes } from "../whatsapp/admin-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
 import {
@@ -38,6 +33,9 @@ import {
 } from "./operations.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock"> & CallerChecks;
+
 const Username = Type.Object({ username: Type.String() });
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Credits = Type.Object(
@@ -46,7 +44,7 @@ const Credits = Type.Object(
 );
 const RateLimit = Type.Integer({ minimum: 0, maximum: MAX_RATE_LIMIT });
 
-export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Promise<void> {
   const deps = { store: ctx.store, clock: ctx.clock };
   admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
   admin.addHook("preValidation", async (request) => {
@@ -347,10 +345,4 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: AppContex
 
   registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
-  registerInboundAdminRoutes(admin, ctx);
-  registerWebhookAdminRoutes(admin, ctx);
-  registerWhatsAppAdminRoutes(admin, ctx);
-  registerEmailAdminRoutes(admin, ctx);
-  registerVoiceAdminRoutes(admin, ctx);
-  registerCarrierAdminRoutes(admin, ctx);
 }

@@ -1,9 +1,10 @@
 // Operator API for the SMS rule set: content templates, DLT entity IDs and headers, and the
 // DND registry. Thin adapters over admin/operations.ts, which the CLI uses too.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import {
   addDltFor,
@@ -20,6 +21,9 @@ import {
   setTemplateStatusFor,
 } from "./operations.js";
 
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
 const Username = Type.Object({ username: Type.String() });
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Status = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
@@ -35,7 +39,7 @@ function isStream(body: unknown): body is NodeJS.ReadableStream {
   return typeof (body as { pipe?: unknown } | null)?.pipe === "function";
 }
 
-export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): Promise<void> {
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
 

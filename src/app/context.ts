@@ -1,9 +1,7 @@
 // What the gateway assembles: the runtime and the shared services. Known only to app/: each
 // feature declares the narrow dependencies it takes, and app/ passes this context to them.
-import type { Authenticator } from "../auth/authenticator.js";
-import type { RateLimits } from "../auth/rate-limits.js";
-import type { Sessions } from "../auth/sessions.js";
-import type { EmailTracker } from "../email/tracking.js";
+import type { Authenticator, RateLimits, Sessions } from "../auth/index.js";
+import type { EmailTracker } from "../email/index.js";
 import type { Acceptor } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SmsPolicy } from "../sms/index.js";

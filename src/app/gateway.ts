@@ -2,12 +2,11 @@
 // (dispatcher, scheduler, webhook sender). `start` is both, in one process.
 import { sql } from "kysely";
 import type { Logger } from "pino";
-import { Authenticator, Sessions } from "../auth/index.js";
-import { closeRateLimitRedis, connectRateLimitRedis, RateLimits } from "../auth/rate-limits.js";
+import { Authenticator, closeRateLimitRedis, connectRateLimitRedis, RateLimits, Sessions } from "../auth/index.js";
 import { applyCarriersFile } from "../carriers/config-file.js";
 import { type Clock, systemClock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
-import { EmailTracker, trackingSecret } from "../email/tracking.js";
+import { EmailTracker, trackingSecret } from "../email/index.js";
 import { Acceptor } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import { createLogger } from "../runtime/logging.js";

@@ -5,14 +5,17 @@ import formbody from "@fastify/formbody";
 import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { registerAdminRoutes } from "../admin/index.js";
+import { registerCarrierAdminRoutes } from "../carriers/admin-routes.js";
 import { registerCarrierCallbackRoutes } from "../carriers/callback-routes.js";
 import { consolePages, registerSessionRoutes } from "../console/index.js";
-import { registerEmailRoutes } from "../email/index.js";
+import { registerEmailAdminRoutes, registerEmailRoutes } from "../email/index.js";
 import { sendJsonError } from "../http/http-errors.js";
 import { registerOpenApi } from "../http/openapi.js";
+import { registerInboundAdminRoutes } from "../inbound/index.js";
 import { registerLegacyRoutes } from "../sms/index.js";
-import { registerVoiceRoutes } from "../voice/index.js";
-import { registerMetaWebhookRoutes } from "../whatsapp/meta-routes.js";
+import { registerVoiceAdminRoutes, registerVoiceRoutes } from "../voice/index.js";
+import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
+import { registerMetaWebhookRoutes, registerWhatsAppAdminRoutes } from "../whatsapp/index.js";
 import { failChangedAnswers } from "./answer-check.js";
 import { registerApiDocs } from "./api-docs.js";
 import type { AppContext } from "./context.js";
@@ -116,7 +119,20 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await registerMetaWebhookRoutes(app, ctx);
   await registerEmailRoutes(app, ctx);
   registerCarrierCallbackRoutes(app, ctx);
-  await app.register(async (admin) => registerAdminRoutes(admin, ctx), { prefix: "/admin/api" });
+  await app.register(
+    async (admin) => {
+      // The operator API: admin/ owns its hooks (operator key, error dialect) and its routes;
+      // each family adds its own operator routes under the same prefix.
+      await registerAdminRoutes(admin, ctx);
+      registerInboundAdminRoutes(admin, ctx);
+      registerWebhookAdminRoutes(admin, ctx);
+      registerWhatsAppAdminRoutes(admin, ctx);
+      registerEmailAdminRoutes(admin, ctx);
+      registerVoiceAdminRoutes(admin, ctx);
+      registerCarrierAdminRoutes(admin, ctx);
+    },
+    { prefix: "/admin/api" },
+  );
   await app.register(async (scope) => registerSessionRoutes(scope, ctx), { prefix: "/console" });
   await pages.register(options.consoleDir);
 

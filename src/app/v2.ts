@@ -1,17 +1,16 @@
 // The v2 family: API-key auth for every route, then the key's rate limit; errors in the v2 envelope.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { registerV2AccountRoutes } from "../accounts/v2-routes.js";
-import { authenticateV2 } from "../auth/http.js";
-import type { RateLimitOutcome } from "../auth/rate-limits.js";
-import { registerV2ContactRoutes } from "../contacts/v2-routes.js";
+import { registerV2AccountRoutes } from "../accounts/index.js";
+import { authenticateV2, type RateLimitOutcome } from "../auth/index.js";
+import { registerV2ContactRoutes } from "../contacts/index.js";
 import { GatewayError } from "../core/errors.js";
-import { registerV2EmailRoutes } from "../email/resource-routes.js";
+import { registerV2EmailRoutes } from "../email/index.js";
 import { sendJsonError } from "../http/http-errors.js";
 import { completeV2Route } from "../http/openapi.js";
-import { registerV2InboundRoutes } from "../inbound/v2-routes.js";
+import { registerV2InboundRoutes } from "../inbound/index.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import { registerV2WebhookRoutes } from "../webhooks/v2-routes.js";
-import { registerV2WhatsAppRoutes } from "../whatsapp/v2-routes.js";
+import { registerV2WhatsAppRoutes } from "../whatsapp/index.js";
 import type { AppContext } from "./context.js";
 
 export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Promise<void> {

@@ -57,7 +57,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   dispatcher.start();
   const expander = new BulkExpander(ctx);
   expander.start();
-  const housekeeping = startHousekeeping(ctx, dispatcher, simulator, (name) => carriers.reportsDelivery(name));
+  const housekeeping = startHousekeeping(ctx, dispatcher, simulator, carriers);
   const webhooks = new WebhookSender(ctx, {
     ...DEFAULT_SENDER_OPTIONS,
     allowPrivate: ctx.config.allowPrivateWebhooks,

@@ -1,10 +1,11 @@
 // Operator API for carriers, under /admin/api (mounted by admin/routes.ts behind its operator
 // check): SMS connectors (smpp, http-sms) with their health, and the routes that pick them.
 // Thin adapters over catalog.ts; the workers pick every change up within a second or two.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
+import type { Runtime } from "../runtime/runtime.js";
 import {
   describeCarrier,
   describeRoute,
@@ -21,11 +22,14 @@ import {
 } from "./catalog.js";
 import { CONNECTOR_NAME, ROUTE_CODES } from "./definitions.js";
 
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
 const Name = Type.Object({ name: Type.String({ pattern: CONNECTOR_NAME }) });
 // Definitions are checked by catalog.ts, which names the wrong field in the family's dialect.
 const Definition = Type.Object({}, { additionalProperties: true });
 
-export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
   const nameOf = (params: unknown) => (params as { name: string }).name;

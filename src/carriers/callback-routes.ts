@@ -1,18 +1,23 @@
 // The delivery-report callbacks of http-sms aggregators, served by the API role:
 // GET or POST /carriers/http-sms/{connector}/dlr. A report is answered 200 only once it is
 // stored, so an aggregator whose callback failed calls again.
+
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
-import { ReportIngester } from "../dispatch/reports.js";
+import { ReportIngester } from "../dispatch/index.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { CARRIERS_CHANGED, findCarrier } from "./catalog.js";
 import type { HttpSmsDefinition } from "./definitions.js";
-import type { HttpSmsConfig } from "./http-sms/config.js";
-import { registerHttpSmsDlrRoute } from "./http-sms/dlr.js";
+import type { HttpSmsConfig } from "./http-sms/index.js";
+import { registerHttpSmsDlrRoute } from "./http-sms/index.js";
 import { HTTP_SMS_DLR_PATH } from "./registry.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock" | "logger" | "metrics"> & { webhooks: WebhookOutbox };
 
 const CACHE_MS = 5_000;
 
-export function registerCarrierCallbackRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function registerCarrierCallbackRoutes(app: FastifyInstance, ctx: Deps): void {
   const reports = new ReportIngester(ctx);
   reports.start();
   const cache = new Map<string, { config: HttpSmsConfig | undefined; at: number }>();

@@ -5,8 +5,7 @@
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { Db, Store } from "../store/store.js";
-import { VOICE_HTTP_CONNECTOR } from "../voice/http-connector.js";
-import { VOICE_SIMULATOR_CONNECTOR } from "../voice/simulator.js";
+import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../voice/index.js";
 import {
   CarrierConfigError,
   type CarrierDefinition,

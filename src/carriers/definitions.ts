@@ -4,8 +4,8 @@
 // plus the checks a schema cannot express. Secrets are masked when a definition is shown.
 import { type Static, type TSchema, Type } from "typebox";
 import { Value } from "typebox/value";
-import { type HttpSmsConfig, HttpSmsConfigError, parseHttpSmsConfig } from "./http-sms/config.js";
-import type { SmppSessionOptions } from "./smpp/session.js";
+import { type HttpSmsConfig, HttpSmsConfigError, parseHttpSmsConfig } from "./http-sms/index.js";
+import type { SmppSessionOptions } from "./smpp/index.js";
 
 export const CONNECTOR_NAME = "^[a-z0-9][a-z0-9_-]{0,62}$";
 /** Names of connectors the gateway builds itself; a configured carrier cannot take them. */

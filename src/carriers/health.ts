@@ -3,7 +3,7 @@
 // say (a circuit breaker: after `threshold` retryable failures in a row it is down for
 // `cooldownMs`; then it gets traffic again, and one more failure opens it again while one
 // success closes it). The router leaves out connectors that are down.
-import { type Outcome, outcomeOf, type SubmitResult } from "../dispatch/connector.js";
+import { type Outcome, outcomeOf, type SubmitResult } from "../dispatch/index.js";
 
 export type HealthState = "up" | "degraded" | "down";
 

@@ -3,18 +3,21 @@
 // (CARRIERS_CHANGED, or a version poll for changes made by another process). Tracks every
 // connector's health, shows it in /metrics and writes it to connector_health for the operator
 // API (which may run in another process).
+
 import os from "node:os";
-import type { AppContext } from "../app/context.js";
-import { type Connector, type InboundSms, outcomeOf, type SubmitResult } from "../dispatch/connector.js";
-import type { Routing } from "../dispatch/dispatcher.js";
-import { Router } from "../dispatch/router.js";
+import type { Routing } from "../dispatch/index.js";
+import { type Connector, type InboundSms, outcomeOf, Router, type SubmitResult } from "../dispatch/index.js";
 import type { DeliveryReport } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { CARRIERS_CHANGED, type Carrier, carriersVersion, listCarriers, listRoutes } from "./catalog.js";
 import { type CarrierDefinition, smppSessionOptions } from "./definitions.js";
 import { type ConnectorHealth, type HealthOptions, HealthTracker, type NativeHealth } from "./health.js";
-import { HttpSmsConnector } from "./http-sms/connector.js";
-import { SmppConnector } from "./smpp/connector.js";
+import { HttpSmsConnector } from "./http-sms/index.js";
+import { pruneParts, SmppConnector } from "./smpp/index.js";
 import { CarrierWarnings } from "./warnings.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "logger" | "metrics">;
 
 export const HTTP_SMS_DLR_PATH = "/carriers/http-sms/:name/dlr";
 
@@ -77,7 +80,7 @@ export class CarrierRegistry implements Routing {
   callbackBase: string;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: Deps,
     private readonly builtIns: readonly Connector[],
     private readonly sinks: Sinks,
     private readonly options: RegistryOptions = {},
@@ -110,6 +113,11 @@ export class CarrierRegistry implements Routing {
   reportsDelivery(name: string): boolean {
     const connector = this.live.get(name)?.connector ?? this.builtIns.find((c) => c.name === name);
     return connector?.reportsDelivery !== false;
+  }
+
+  /** Forgets carrier message parts a week after they were sent once their message is reported, else after a month. */
+  pruneParts(now: number): Promise<number> {
+    return pruneParts(this.ctx.store.db, now);
   }
 
   /** Health of every connector this worker runs. */

@@ -3,7 +3,7 @@
 // until it has been quiet for a while, however many messages it refuses meanwhile.
 import type { Logger } from "pino";
 import { EpisodeLog } from "../core/episodes.js";
-import { outcomeOf, type SubmitResult } from "../dispatch/connector.js";
+import { outcomeOf, type SubmitResult } from "../dispatch/index.js";
 import type { ConnectorHealth } from "./health.js";
 
 /** A kind of refusal not seen for this long is warned about again. */

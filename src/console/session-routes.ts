@@ -1,14 +1,18 @@
 // /console/session: the console's sign-in, the session it is in, and sign-out. Everything else
 // the console does goes through the v2 and operator APIs, with the session cookie in place of
 // an API key (auth/http.ts).
+
 import { Type } from "@fastify/type-provider-typebox";
 import { serialize } from "cookie";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AppContext } from "../app/context.js";
-import { sessionOf, sessionTokenOf } from "../auth/http.js";
-import { SESSION_COOKIE, type Session } from "../auth/index.js";
+import type { Authenticator, Sessions } from "../auth/index.js";
+import { SESSION_COOKIE, type Session, sessionOf, sessionTokenOf } from "../auth/index.js";
 import { GatewayError } from "../core/errors.js";
 import { sendJsonError } from "../http/http-errors.js";
+import type { Runtime } from "../runtime/runtime.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config"> & { authenticator: Authenticator; sessions: Sessions };
 
 const SignIn = Type.Object(
   {
@@ -44,7 +48,7 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: s
   );
 }
 
-export async function registerSessionRoutes(scope: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerSessionRoutes(scope: FastifyInstance, ctx: Deps): Promise<void> {
   // JSON only, as on v2: a form cannot be posted here from another site.
   scope.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
   scope.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));

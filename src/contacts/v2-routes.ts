@@ -1,10 +1,11 @@
 // v2 contact groups and their contacts: list, create and delete groups, list a group's contacts
 // a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { pageMeta, pageOf } from "../http/query-params.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { describeContact, listContacts } from "./contacts.js";
 import {
   createGroup,
@@ -20,6 +21,9 @@ import {
 import { Contact, ContactGroup, GroupDeletion } from "./v2-schemas.js";
 import { registerV2ContactUpload } from "./v2-upload.js";
 
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock">;
+
 const resource = { envelope: "status" } as const;
 const tags = ["contacts"];
 const GROUPS_PER_PAGE = 25;
@@ -34,7 +38,7 @@ const Paging = Type.Object({
   page: Type.Optional(Type.String({ maxLength: 20 })),
 });
 
-export function registerV2ContactRoutes(v2: FastifyInstance, ctx: AppContext): void {
+export function registerV2ContactRoutes(v2: FastifyInstance, ctx: Deps): void {
   const db = ctx.store.db;
 
   v2.get(

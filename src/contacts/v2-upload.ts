@@ -1,14 +1,18 @@
 // `POST /api/v2/groups/{id}/contacts`: contacts as a JSON list, or as a CSV body read as a
 // stream (hundreds of thousands of lines in one upload, memory bounded by a chunk).
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
 import { resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
 import { csvContacts } from "./csv.js";
 import { groupExists, groupNotFound, parseGroupId } from "./groups.js";
 import { ContactImport } from "./v2-schemas.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock">;
 
 /** Contacts per JSON request; longer lists come as CSV, which is streamed. */
 export const MAX_JSON_CONTACTS = 10_000;
@@ -73,7 +77,7 @@ function tooLarge(maxBytes: number): () => GatewayError {
  * (Fastify's body limit applies only to buffered bodies), and other types are refused with a
  * message that names the two accepted.
  */
-export function registerV2ContactUpload(v2: FastifyInstance, ctx: AppContext): void {
+export function registerV2ContactUpload(v2: FastifyInstance, ctx: Deps): void {
   v2.register(async (upload) => {
     upload.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
     upload.addContentTypeParser(CSV_TYPES, (_request, payload, done) => done(null, payload));
@@ -125,7 +129,7 @@ export function registerV2ContactUpload(v2: FastifyInstance, ctx: AppContext): v
 }
 
 async function uploadCsv(
-  ctx: AppContext,
+  ctx: Deps,
   request: FastifyRequest,
   body: NodeJS.ReadableStream,
   accountId: number,

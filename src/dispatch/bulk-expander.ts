@@ -5,14 +5,15 @@
 // Each chunk inserts its messages and advances the part's next_index in one transaction,
 // conditional on next_index: after a crash or with several workers, every recipient becomes
 // exactly one message. Parts of different accounts are served in turn.
+
 import { sql } from "kysely";
-import type { AppContext } from "../app/context.js";
 import { newQueueId } from "../core/ids.js";
 import { WorkerLoop } from "../core/worker-loop.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { BulkPartRow, NewMessage } from "../store/schema.js";
 import { QUEUED_SIGNAL } from "./dispatcher.js";
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger">;
+type Deps = Pick<Runtime, "store" | "clock" | "logger">;
 
 export interface ExpanderOptions {
   /** Messages created per part per round. */

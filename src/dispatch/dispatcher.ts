@@ -2,7 +2,7 @@
 // router, and records each outcome (submitted, retry later, or failed and refunded) in one
 // transaction per batch. Several dispatchers (processes) can run against PostgreSQL: the
 // claim uses FOR UPDATE SKIP LOCKED, so each message goes to exactly one of them.
-import type { AppContext } from "../app/context.js";
+
 import { WorkerLoop } from "../core/worker-loop.js";
 import type { Failure, Retry, Submitted } from "../messages/index.js";
 import {
@@ -12,8 +12,10 @@ import {
   markSubmitted,
   requeueForRetry,
 } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { type ReportedMessage, WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
 import { Router } from "./router.js";
@@ -60,7 +62,7 @@ export interface Routing {
   observe?(connector: string, results: readonly SubmitResult[]): void;
 }
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics"> & Partial<Pick<AppContext, "webhooks">>;
+type Deps = Pick<Runtime, "store" | "clock" | "logger" | "metrics"> & { webhooks?: WebhookOutbox };
 
 export class Dispatcher extends WorkerLoop {
   private readonly routing: Routing;

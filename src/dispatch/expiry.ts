@@ -3,13 +3,14 @@
 // in the same transaction. Not refunded: the carrier took it. Connectors that never report
 // delivery are left alone (their messages stay `submitted`), and so is WhatsApp, whose own
 // statuses are not on this state machine.
-import type { AppContext } from "../app/context.js";
+
 import { connectorsAwaitingReports, expireUnreported } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import { REPORTED_CHANNELS } from "./dispatcher.js";
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics" | "config"> &
-  Partial<Pick<AppContext, "webhooks">>;
+type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger" | "metrics"> & { webhooks?: WebhookOutbox };
 
 const BATCH = 1_000;
 /** At most this many per call; the rest wait for the next round. */

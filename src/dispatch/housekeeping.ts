@@ -3,16 +3,26 @@
 // crash, fails messages whose delivery report never came (expiry.ts), and forgets idempotency
 // keys after a day, carrier message parts after a week or a month, and login failures that no
 // longer count.
-import type { AppContext } from "../app/context.js";
+
 import { pruneLoginFailures } from "../auth/index.js";
-import { pruneParts } from "../carriers/smpp/message-parts.js";
 import { releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { Dispatcher } from "./dispatcher.js";
 import { expireUnreportedMessages } from "./expiry.js";
 import type { SimulatorConnector } from "./simulator.js";
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics" | "config"> &
-  Partial<Pick<AppContext, "webhooks">>;
+type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger" | "metrics"> & { webhooks?: WebhookOutbox };
+
+/** What housekeeping asks of the carriers (the carrier registry answers). */
+export interface CarrierUpkeep {
+  /** Whether a connector reports delivery; expiry skips those that do not. */
+  reportsDelivery(connector: string): boolean;
+  /** Forgets old carrier message parts. */
+  pruneParts(now: number): Promise<unknown>;
+}
+
+const NO_CARRIERS: CarrierUpkeep = { reportsDelivery: () => true, pruneParts: async () => 0 };
 
 export interface Housekeeping {
   runOnce(): Promise<void>;
@@ -30,8 +40,7 @@ export function startHousekeeping(
   deps: Deps,
   dispatcher: Dispatcher,
   simulator: SimulatorConnector | undefined,
-  /** Whether a connector reports delivery (the carrier registry knows); expiry skips those that do not. */
-  reportsDelivery: (connector: string) => boolean = () => true,
+  carriers: CarrierUpkeep = NO_CARRIERS,
   intervalMs = 1_000,
 ): Housekeeping {
   let running: Promise<void> | undefined;
@@ -57,7 +66,8 @@ export function startHousekeeping(
         .execute();
       if (stale.length > 0) simulator.resend(stale);
     }
-    if (rounds % EXPIRY_EVERY === 0) await expireUnreportedMessages(deps, reportsDelivery);
+    if (rounds % EXPIRY_EVERY === 0)
+      await expireUnreportedMessages(deps, (connector) => carriers.reportsDelivery(connector));
     if (rounds % 60 === 0) {
       // A client retries within minutes; a day keeps every realistic retry safe.
       await deps.store.db
@@ -65,7 +75,7 @@ export function startHousekeeping(
         .where("created_at", "<", now - IDEMPOTENCY_TTL_MS)
         .execute();
       // Carrier message parts: a week after they were sent once their message is reported, else a month.
-      await pruneParts(deps.store.db, now);
+      await carriers.pruneParts(now);
     }
     // By the clock, not by rounds: what is stale depends on the time the failures were counted at.
     if (now - loginFailuresPrunedAt >= LOGIN_FAILURES_EVERY_MS) {

@@ -11,10 +11,19 @@
 // With no SMS route configured, SMS go to the simulator (the developer default); once any SMS
 // route exists, an SMS no route matches fails with no_route (and is refunded). Email and
 // WhatsApp go to their channel's one connector; voice to its connector unless a V route matches.
-import type { RouteCode, RouteDefinition } from "../carriers/definitions.js";
 import { internationalDigits } from "../core/indian-mobile.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Connector } from "./connector.js";
+
+/** The code a routing rule matches: T, P, PS, I (SMS traffic classes), V (voice), * (any SMS). */
+export type RouteCode = "T" | "P" | "PS" | "I" | "V" | "*";
+
+/** A routing rule as the router reads it; carriers/definitions.ts validates the operator's (RouteSchema). */
+export interface RouteDefinition {
+  route: RouteCode;
+  prefix: string;
+  connectors: { name: string; weight?: number }[];
+}
 
 export type RoutedMessage = Pick<MessageRow, "channel" | "route" | "recipient">;
 

@@ -1,14 +1,15 @@
 // Email resources. v2 (the account's API key): sending domains with their DKIM record,
 // stored templates, and the per-recipient status of a send. Operator (/admin/api): an
 // account's domains and their approval, and the simulator's captured inbox.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { APPROVAL_STATUSES, requireAccount } from "../accounts/index.js";
-import type { AppContext } from "../app/context.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import {
@@ -36,6 +37,9 @@ import {
   EmailTemplateDeletion,
 } from "./v2-schemas.js";
 
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
 const resource = { envelope: "status" } as const;
 const tags = ["email"];
 const iso = (ms: number) => isoUtc(new Date(ms));
@@ -61,7 +65,7 @@ function templateId(raw: string): number {
   return id;
 }
 
-export function registerV2EmailRoutes(v2: FastifyInstance, ctx: AppContext): void {
+export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
   const db = ctx.store.db;
   const accountOf = (request: FastifyRequest) => request.principal!.accountId;
 
@@ -297,7 +301,7 @@ async function sendStatus(db: Db, accountId: number, broadcastId: string) {
   });
 }
 
-export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
   const db = ctx.store.db;
   const Username = { username: Type.String({ maxLength: 64 }) };
   const account = async (request: FastifyRequest) =>

@@ -3,15 +3,28 @@
 // answer is plain text with HTTP 200: the broadcast id, or -7 (authentication failed), -11
 // (validation failed: missing or bad field, unapproved sender, not enough email credits) or
 // -14 (internal error). Also the tracking endpoints the pixel and the links point at.
+
 import multipart from "@fastify/multipart";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AppContext } from "../app/context.js";
-import { authenticateLegacy } from "../auth/http.js";
+import type { Authenticator } from "../auth/index.js";
+import { authenticateLegacy } from "../auth/index.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
 import { noteRefusal, toGatewayError } from "../http/http-errors.js";
+import type { Acceptor } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { recordEngagement } from "./events.js";
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, sendEmail, type UploadedFile } from "./send.js";
+import type { EmailTracker } from "./tracking.js";
 import { CLICK_PATH, OPEN_PATH } from "./tracking.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
+  acceptor: Acceptor;
+  authenticator: Authenticator;
+  emailTracker: EmailTracker;
+  webhooks: WebhookOutbox;
+};
 
 export const EMAIL_SEND_PATHS = ["/httpemailapi/v1/send", "/httpemailapiv2/send", "/httpemailapi/send"] as const;
 
@@ -42,7 +55,7 @@ const MESSAGE_ID = /^q[0-9A-HJKMNP-TV-Z]{26}$/;
 /** A non-empty boundary parameter (quoted or not): without one, nothing in the body can be read. */
 const MULTIPART_BOUNDARY = /;\s*boundary=("[^"]+"|[^\s";]+)/i;
 
-export async function registerEmailFamilyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerEmailFamilyRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(multipart, {
       limits: {

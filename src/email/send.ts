@@ -1,7 +1,7 @@
 // An email send: its parameters checked (the family answers -11 for any of these), the
 // content stored once and one message per recipient (to + cc + bcc, de-duplicated), charged 1
 // email credit each, all in the Acceptor's transaction. The answer is the broadcast id.
-import type { Principal } from "../auth/authenticator.js";
+import type { Principal } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { MILLI } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";

@@ -1,12 +1,12 @@
 // Operator API for inbound SMS: virtual numbers, keyword approval, suppression lists, and a
 // test endpoint that injects an inbound message. Thin adapters over operations.ts and ingest.ts.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { getAccount } from "../accounts/index.js";
-import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus } from "../store/schema.js";
-import { type IngestOutcome, ingestInbound } from "./ingest.js";
+import { type InboundDeps, type IngestOutcome, ingestInbound } from "./ingest.js";
 import {
   addSuppressionsFor,
   assignNumberFor,
@@ -17,6 +17,9 @@ import {
   setKeywordStatusFor,
   suppressionsOf,
 } from "./operations.js";
+
+/** What this file takes from the gateway. */
+type Deps = InboundDeps;
 
 /** The connector name of messages injected through the operator API. */
 export const OPERATOR_CONNECTOR = "operator";
@@ -38,7 +41,7 @@ const Numbers = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
   const username = (params: unknown) => (params as { username: string }).username;

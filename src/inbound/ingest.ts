@@ -2,26 +2,29 @@
 // owns the number, its first word matched against the account's approved keywords, and an
 // opt-out word puts the sender on the suppression list (START alone takes it off), all in one
 // transaction. A `static` keyword's reply is then accepted like any SMS, and charged.
+
 import { getAccount } from "../accounts/index.js";
-import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
 import { normalizeIndianMobile } from "../core/indian-mobile.js";
-import type { InboundSms } from "../dispatch/connector.js";
-import type { SendOrder } from "../messages/index.js";
+import { segmentInfo } from "../core/segments.js";
+import { laneOf, pricePerSegment } from "../core/traffic-class.js";
+import type { InboundSms } from "../dispatch/index.js";
+import type { Acceptor, SendOrder } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
-import { laneOf, pricePerSegment } from "../sms/routes.js";
-import { segmentInfo } from "../sms/segments.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { InboundMessageRow, KeywordRow } from "../store/schema.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import { approvedKeyword, firstWord, isOptIn } from "./keywords.js";
 import { inboundMetrics } from "./metrics.js";
 import { findNumberOwner, MAX_DIGITS, normalizePhoneNumber } from "./numbers.js";
 import { suppress, suppressionsChanged, unsuppress } from "./suppression.js";
 
-export type InboundDeps = Pick<AppContext, "store" | "clock" | "logger" | "acceptor" | "metrics"> &
-  Partial<Pick<AppContext, "webhooks">> & {
-    config: Pick<Config, "optOutWords">;
-  };
+export type InboundDeps = Pick<Runtime, "store" | "clock" | "logger" | "metrics"> & { acceptor: Acceptor } & {
+  webhooks?: WebhookOutbox;
+} & {
+  config: Pick<Config, "optOutWords">;
+};
 
 export type ReplyOutcome =
   /** No keyword matched, or its response type sends nothing. */

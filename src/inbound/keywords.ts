@@ -3,7 +3,7 @@
 // reply text to anyone who texts the word, and that text is not DLT-scrubbed.
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
-import { segmentInfo } from "../sms/segments.js";
+import { segmentInfo } from "../core/segments.js";
 import type { ApprovalStatus, KeywordRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 

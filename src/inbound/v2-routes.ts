@@ -1,17 +1,21 @@
 // v2 keywords and received (inbound) SMS of the calling account. Answers use the `status`
 // envelope; lists are paginated with `meta`.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { APPROVAL_STATUSES } from "../accounts/index.js";
-import type { AppContext } from "../app/context.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
 import { PageMeta, pageAnswer, resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import { createKeyword, describeKeyword, getKeyword, listKeywords } from "./keywords.js";
 import { listInbound } from "./messages.js";
 import { InboundMessage, Keyword, KeywordRequest, KeywordWithMessages } from "./v2-schemas.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock">;
 
 const resource = { envelope: "status" } as const;
 const KEYWORDS_PER_PAGE = 25;
@@ -34,7 +38,7 @@ function statusFilter(value: string | undefined): ApprovalStatus | undefined {
   return value as ApprovalStatus;
 }
 
-export function registerV2InboundRoutes(v2: FastifyInstance, ctx: AppContext): void {
+export function registerV2InboundRoutes(v2: FastifyInstance, ctx: Deps): void {
   const db = ctx.store.db;
 
   v2.get(

@@ -2,19 +2,20 @@
 // group) as one job: numbers that fail a rule are refused one by one in the answer, the others
 // are charged and stored in one transaction. A large campaign can arrive in several calls that
 // extend the same job (`job_id`). The job's delivery summary moves with its messages' states.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { requiredInDocument } from "../http/openapi.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
 import { pageAnswer, resourceAnswer, smsAnswer } from "../http/v2-answers.js";
-import type { AcceptedSend, JobRequest } from "../messages/index.js";
+import type { AcceptedSend, Acceptor, JobRequest } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { BulkJobRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
-import type { SmsSendInput } from "./policy.js";
+import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { acceptIdempotent } from "./v2-accept.js";
 import {
   BulkAccepted,
@@ -24,6 +25,9 @@ import {
   SEND_FIELDS,
   type SendFields,
 } from "./v2-schemas.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store"> & { acceptor: Acceptor; smsPolicy: SmsPolicy };
 
 /** Recipients in one bulk call; a larger campaign is sent in several calls into one job. */
 export const MAX_BULK_RECIPIENTS = 100_000;
@@ -125,7 +129,7 @@ async function groupNumbers(db: Db, accountId: number, groupId: number): Promise
   return rows.map((row) => row.number);
 }
 
-export function registerBulkRoutes(v2: FastifyInstance, ctx: AppContext): void {
+export function registerBulkRoutes(v2: FastifyInstance, ctx: Deps): void {
   const db = ctx.store.db;
 
   v2.post(

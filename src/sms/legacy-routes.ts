@@ -1,22 +1,31 @@
 // The legacy HTTP family: plain-text answers and negative codes, served under /httpapi and
 // /api/secure_api/httpapi with identical parameters, GET and POST (form). Each call only
 // translates: sends go through the same SmsPolicy and Acceptor as v2.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import { approvedTemplates, createTemplate, walletBalance } from "../accounts/index.js";
-import type { AppContext } from "../app/context.js";
-import { authenticateLegacy, legacyParams } from "../auth/http.js";
-import type { Principal } from "../auth/index.js";
+import type { Authenticator, Principal } from "../auth/index.js";
+import { authenticateLegacy, legacyParams } from "../auth/index.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { publicStatus } from "../core/message-status.js";
 import { localDayRange } from "../core/time.js";
 import { sendLegacyError } from "../http/http-errors.js";
+import type { Acceptor } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { MAX_XML_BYTES, parseXmlSend, type XmlSend } from "./xml-send.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
+  acceptor: Acceptor;
+  authenticator: Authenticator;
+  smsPolicy: SmsPolicy;
+};
 
 export const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
 const MAX_MIS_LIMIT = 1000;
@@ -39,7 +48,7 @@ type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, c
 type LegacyAuth<C> = (params: Record<string, string>, address: string) => Promise<{ principal: Principal; context: C }>;
 
 /** The legacy throttle: per account and second, separate from the v2 key rate. */
-function legacyThrottle(ctx: AppContext) {
+function legacyThrottle(ctx: Deps) {
   const perSecond = ctx.config.legacyThrottlePerSecond;
   if (perSecond === 0) return async (_principal: Principal) => undefined;
   const limiter = new RateLimiterMemory({ points: perSecond, duration: 1 });
@@ -57,7 +66,7 @@ function legacyThrottle(ctx: AppContext) {
   };
 }
 
-export async function registerLegacyRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
   const throttle = legacyThrottle(ctx);
   const policy = ctx.smsPolicy;
 

@@ -1,9 +1,9 @@
 // GET /api/v2/messages: the account's messages of every channel, newest first, with filters
 // and a cursor. The adapter reads and checks the query (a bad filter is a 400 naming it) and
 // renders each row as the status call does; the query itself is messages/listing.ts.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { parseInstant } from "../core/time.js";
@@ -16,9 +16,13 @@ import {
   type MessageFilter,
   recipientForms,
 } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { MessageStatus } from "../store/schema.js";
 import { deliveryReport } from "./report-format.js";
 import { MessagePage } from "./v2-schemas.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store">;
 
 export const LIST_LIMIT_DEFAULT = 50;
 export const LIST_LIMIT_MAX = 500;
@@ -118,7 +122,7 @@ export function listFilter(query: ListQuery, timeZone: string): MessageFilter {
   return filter;
 }
 
-export function registerMessageListRoute(v2: FastifyInstance, ctx: AppContext): void {
+export function registerMessageListRoute(v2: FastifyInstance, ctx: Deps): void {
   v2.get(
     "/messages",
     {

@@ -3,18 +3,18 @@
 // run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
 
 import { operatorFixSentence, registrationFixes } from "../accounts/index.js";
-import type { Principal } from "../auth/authenticator.js";
+import type { Principal } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { type SegmentInfo, segmentInfo } from "../core/segments.js";
 import { parseLocalDateTime } from "../core/time.js";
-import { SuppressionList } from "../inbound/suppression.js";
+import { laneOf, parseRoute, pricePerSegment, routeCode, type SmsRoute } from "../core/traffic-class.js";
+import { SuppressionList } from "../inbound/index.js";
 import type { MessageDraft, SendOrder } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
-import { laneOf, parseRoute, pricePerSegment, routeCode, type SmsRoute } from "./routes.js";
-import { type SegmentInfo, segmentInfo } from "./segments.js";
 import { SenderApprovals } from "./sender-approvals.js";
 
 /** Longest accepted text, in segments (GSM-7: 1,530 characters; UCS-2: 670). */

@@ -1,12 +1,16 @@
 // Accepting a v2 send with Idempotency-Key: a retry with the same key and body answers what
 // the first request answered, with no second message or charge. Shared by send, the GET
 // variant, schedule and bulk.
+
 import type { FastifyRequest } from "fastify";
-import type { AppContext } from "../app/context.js";
-import type { Principal } from "../auth/authenticator.js";
+import type { Principal } from "../auth/index.js";
 import { GatewayError } from "../core/errors.js";
-import type { AcceptedSend, SendOrder } from "../messages/index.js";
+import type { AcceptedSend, Acceptor, SendOrder } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { idempotencyKeyOf, requestHash, storedAnswer } from "./idempotency.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store"> & { acceptor: Acceptor };
 
 export interface PreparedSend<T> {
   order: SendOrder;
@@ -15,7 +19,7 @@ export interface PreparedSend<T> {
 }
 
 export async function acceptIdempotent<T>(
-  ctx: AppContext,
+  ctx: Deps,
   request: FastifyRequest,
   principal: Principal,
   route: string,

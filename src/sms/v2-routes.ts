@@ -1,21 +1,22 @@
 // v2 SMS: send, status, balance and sender IDs. The adapter only parses and formats; the
 // rules are in policy.ts and acceptance in messages/accept.ts.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { listSenderIds, walletCredits } from "../accounts/index.js";
-import type { AppContext } from "../app/context.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { requiredInDocument } from "../http/openapi.js";
-import { smsAnswer } from "../http/v2-answers.js";
-import type { AcceptedSend } from "../messages/index.js";
+import { resourceAnswer, smsAnswer } from "../http/v2-answers.js";
+import type { AcceptedSend, Acceptor } from "../messages/index.js";
 import { cancelScheduled, findMessages } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { registerBulkRoutes } from "./bulk-routes.js";
 import { registerMessageListRoute } from "./message-list.js";
 import { registerMessageViewRoutes } from "./message-views.js";
-import type { SmsSendInput } from "./policy.js";
+import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { deliveryReport } from "./report-format.js";
 import { acceptIdempotent } from "./v2-accept.js";
 import {
@@ -29,7 +30,12 @@ import {
   SmsAccepted,
 } from "./v2-schemas.js";
 
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock"> & { acceptor: Acceptor; smsPolicy: SmsPolicy };
+
 const sms = { envelope: "success" } as const;
+/** The account resources' envelope (the report is one of them). */
+const resource = { envelope: "status" } as const;
 /** What the answer promises for delivery: dispatch time plus a typical carrier delay. */
 const TYPICAL_DELIVERY_MS = 5_000;
 
@@ -102,7 +108,7 @@ function queryBoolean(value: string | undefined, name: string): boolean | undefi
   throw new GatewayError("invalid_request", `Query parameter "${name}" must be true or false.`, { field: name });
 }
 
-export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void {
+export function registerV2SmsRoutes(v2: FastifyInstance, ctx: Deps): void {
   const policy = ctx.smsPolicy;
 
   const acceptSms = (request: FastifyRequest, route: string, body: SendBody, input: SmsSendInput) =>
@@ -344,6 +350,28 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: AppContext): void 
           created_at: isoUtc(new Date(row.created_at)),
         })),
       };
+    },
+  );
+
+  // The delivery report of one message, listed with the account resources in the document.
+  v2.get(
+    "/reports/:messageId",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "getMessageReport",
+        response: { 200: resourceAnswer(DeliveryReport) },
+        summary: "Delivery report of one message",
+        tags: ["account"],
+        params: Type.Object({ messageId: Type.String({ minLength: 1, maxLength: 100 }) }),
+      },
+    },
+    async (request) => {
+      const { messageId } = request.params as { messageId: string };
+      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, messageId);
+      const row = kind === "broadcast" ? undefined : rows[0];
+      if (!row) throw new GatewayError("not_found", `No message with id "${messageId}" in this account.`);
+      return { status: "success", data: deliveryReport(row) };
     },
   );
 }

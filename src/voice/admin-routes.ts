@@ -1,14 +1,18 @@
 // Operator API for voice: the caller numbers an account may call from, under
 // /admin/api/accounts/{username}/voice/caller-ids (mounted by admin/routes.ts, behind its
 // operator check). Thin adapters over caller-ids.ts.
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
 
 const Username = Type.Object({ username: Type.String() });
 
-export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
   const username = (params: unknown) => (params as { username: string }).username;

@@ -4,9 +4,11 @@
 // delivery_report webhook in the same transaction; every status is kept in the call's meta.
 // A status can overtake the record of its own submit (the provider calls back before the
 // dispatcher commits), so one that matches no call is retried for a minute, then logged.
-import type { AppContext } from "../app/context.js";
+
 import { applyDeliveryReports, type DeliveryReport, type ReportedRow } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { Db } from "../store/store.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import { type CallStatus, isFinalCallStatus, withCallStatus } from "./call-meta.js";
 
@@ -85,7 +87,7 @@ async function recordCallStatus(trx: Db, update: CallStatusUpdate): Promise<bool
   return true;
 }
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger" | "metrics" | "webhooks">;
+type Deps = Pick<Runtime, "store" | "clock" | "logger" | "metrics"> & { webhooks: WebhookOutbox };
 
 const RETRY_EVERY_MS = 250;
 /** Statuses held for a retry at most; beyond it the oldest are dropped (and logged). */

@@ -1,25 +1,39 @@
 // The voice family (issue 9): text-to-speech calls over /voicecall/v1, its connectors and
 // the provider's status callbacks. A call is a message (channel voice, wallet voice, route
 // voice) accepted, dispatched and reported by the shared pipeline.
+
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
+import type { Authenticator } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import type { Connector } from "../dispatch/index.js";
+import type { Acceptor } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { Store } from "../store/store.js";
+import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { CallStatusIngester } from "./call-status.js";
 import { VoiceHttpConnector } from "./http-connector.js";
 import { registerVoiceSendRoutes } from "./send-routes.js";
 import { VoiceSimulatorConnector } from "./simulator.js";
 import { registerStatusCallbackRoute, statusCallbackUrl } from "./status-callback.js";
 
+export { registerVoiceAdminRoutes } from "./admin-routes.js";
 export { callReport } from "./call-meta.js";
 export { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
+export { VOICE_HTTP_CONNECTOR } from "./http-connector.js";
+export { VOICE_SIMULATOR_CONNECTOR } from "./simulator.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger" | "metrics"> & {
+  acceptor: Acceptor;
+  authenticator: Authenticator;
+  webhooks: WebhookOutbox;
+};
 
 /** The demo account's caller number (a Bengaluru landline form); the simulator never dials it. */
 export const DEMO_CALLER_ID = "+918047110000";
 
 /** Connectors of the voice channel, started by the worker role with the others. */
-export function voiceConnectors(ctx: AppContext): Connector[] {
+export function voiceConnectors(ctx: Deps): Connector[] {
   const voice = ctx.config.voice;
   if (voice.connector === "voice-http") {
     // loadConfig refuses voice-http without these.
@@ -53,7 +67,7 @@ export function voiceConnectors(ctx: AppContext): Connector[] {
 }
 
 /** Mounts /voicecall/v1/… and the provider's status-callback endpoint (caller numbers: admin/routes.ts). */
-export async function registerVoiceRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerVoiceRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
   await registerVoiceSendRoutes(app, ctx);
   const ingester = new CallStatusIngester(ctx);
   ingester.start();

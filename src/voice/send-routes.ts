@@ -2,11 +2,17 @@
 // POST /voicecall/v1/jpost/send (JSON), with apikey, from, to and text. The answer is plain
 // text: the broadcast id, or a code of the spec's short set (-1, -4, -5, -6, -7, -10, -12,
 // -14), always with HTTP 200. A body the gateway cannot read counts as no body.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AppContext } from "../app/context.js";
+import type { Authenticator } from "../auth/index.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
 import { noteRefusal, toGatewayError } from "../http/http-errors.js";
+import type { Acceptor } from "../messages/index.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { VoicePolicy } from "./call-policy.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: Acceptor; authenticator: Authenticator };
 
 export const VOICE_SEND_PATHS = {
   query: "/voicecall/v1/send",
@@ -70,7 +76,7 @@ function sendVoiceError(request: FastifyRequest, reply: FastifyReply, raw: unkno
   return answer(reply, String(code));
 }
 
-export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
   const policy = new VoicePolicy(ctx.store, ctx.clock, ctx.config.voice);
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {

@@ -2,13 +2,17 @@
 // with CallSid, CallStatus, CallDuration, …, signed with X-Twilio-Signature over exactly that
 // URL. Unsigned or forged callbacks are refused (403); a callback for a call the gateway does
 // not know is acknowledged and logged, so the provider does not retry it.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { statusOf, toGatewayError } from "../http/http-errors.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { isCallStatus } from "./call-meta.js";
 import type { CallStatusIngester } from "./call-status.js";
 import { VOICE_HTTP_CONNECTOR } from "./http-connector.js";
 import { type FormParams, validTwilioSignature } from "./twilio-signature.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "clock">;
 
 export const STATUS_CALLBACK_PATH = "/voicecall/v1/status-callback";
 
@@ -35,7 +39,7 @@ function plain(reply: FastifyReply, status: number, text: string) {
   return reply.code(status).type("text/plain; charset=utf-8").send(text);
 }
 
-export function registerStatusCallbackRoute(app: FastifyInstance, ctx: AppContext, ingester: CallStatusIngester): void {
+export function registerStatusCallbackRoute(app: FastifyInstance, ctx: Deps, ingester: CallStatusIngester): void {
   const { authToken, accountSid, callbackUrl } = ctx.config.voice;
 
   app.post(STATUS_CALLBACK_PATH, {

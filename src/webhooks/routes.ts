@@ -1,12 +1,13 @@
 // The webhook routes, mounted twice: under /api/v2/webhooks for the calling account and under
 // /admin/api/accounts/{username}/webhooks for the operator. Only how the account is found and
 // how times are written differ; everything else is this one table over operations.ts and deliveries.ts.
+
 import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../store/schema.js";
 import {
   DELIVERY_STATUSES,
@@ -19,6 +20,9 @@ import {
 import { changeWebhookUrls, rotateSecretOf, type WebhookUrlChanges, webhookSettingsOf } from "./operations.js";
 import { Redelivery, WebhookDelivery, WebhookSecret, WebhookSettings, WebhookUrlsRequest } from "./schemas.js";
 import { DELIVERY_EVENTS, WEBHOOK_EVENTS } from "./settings.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock">;
 
 export interface WebhookMount {
   /** Path of the account's webhook resource, e.g. `/webhooks`. */
@@ -67,7 +71,7 @@ function deliveryId(raw: string): number {
   return id;
 }
 
-export function registerWebhookRoutes(app: FastifyInstance, ctx: AppContext, mount: WebhookMount): void {
+export function registerWebhookRoutes(app: FastifyInstance, ctx: Deps, mount: WebhookMount): void {
   const deps = { store: ctx.store, clock: ctx.clock, allowPrivate: ctx.config.allowPrivateWebhooks };
   const { base, iso, tags } = mount;
   // No `params` key at all where the path has none (an undefined one makes Fastify warn).

@@ -4,19 +4,20 @@
 // delivery is RETRY_FOR old, then it fails. Deliveries with the same order key (one message's
 // events) go out one at a time in order; each account has a cap on deliveries in flight, so a
 // slow or dead endpoint only ever waits on its own account's slots.
+
 import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
 import { sql } from "kysely";
 import { Agent, request } from "undici";
-import type { AppContext } from "../app/context.js";
 import { EpisodeLog } from "../core/episodes.js";
 import { WorkerLoop } from "../core/worker-loop.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookDeliveryRow } from "../store/schema.js";
 import { WEBHOOKS_CHANGED, WEBHOOKS_QUEUED } from "./outbox.js";
 import { activeSecrets } from "./settings.js";
 import { checkWebhookUrl, resolveWebhookTarget } from "./url-guard.js";
 
-type Deps = Pick<AppContext, "store" | "clock" | "logger"> & Partial<Pick<AppContext, "metrics">>;
+type Deps = Pick<Runtime, "store" | "clock" | "logger"> & Partial<Pick<Runtime, "metrics">>;
 
 /** Failed attempts in a row at one endpoint before the operator is told (a single blip is not news). */
 const ENDPOINT_FAILURES_WARNED = 3;

@@ -1,13 +1,14 @@
 // Operator API for an account's WhatsApp, under /admin/api/accounts/{username}/whatsapp:
 // module switch, connector, business-account connection, test numbers; template sync and the
 // test-only mark; and, on the simulator, a customer message (which opens the 24-hour window).
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ulid } from "ulid";
 import { requireAccount } from "../accounts/index.js";
-import type { AppContext } from "../app/context.js";
 import { parseE164 } from "../core/e164.js";
 import { GatewayError } from "../core/errors.js";
+import type { Runtime } from "../runtime/runtime.js";
 import {
   describeWhatsAppSettings,
   senderOf,
@@ -17,6 +18,10 @@ import {
   whatsAppSettingsOf,
 } from "./settings.js";
 import { describeTemplate, listedTemplates, setTemplateTestOnly } from "./templates.js";
+import type { WhatsApp } from "./whatsapp.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & { whatsapp: WhatsApp };
 
 const tags = ["operator"];
 const Username = { username: Type.String({ maxLength: 64 }) };
@@ -37,7 +42,7 @@ const SettingsBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: AppContext): void {
+export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
   const db = ctx.store.db;
   const base = "/accounts/:username/whatsapp";
   const accountOf = async (request: FastifyRequest) =>

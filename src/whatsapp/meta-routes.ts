@@ -2,16 +2,21 @@
 // verify-token challenge when the callback URL is registered; POST takes callbacks signed with
 // X-Hub-Signature-256 (the app secret over the raw body), stores what they say, then answers 200.
 // A callback that could not be stored answers 500, so Meta delivers it again.
+
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { GatewayError } from "../core/errors.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { MetaWebhookError, parseMetaWebhook, verifyMetaSignature } from "./meta-webhook.js";
+import type { WhatsApp } from "./whatsapp.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config"> & { whatsapp: WhatsApp };
 
 export const META_WEBHOOK_PATH = "/webhooks/whatsapp";
 /** Meta's callbacks are small; a batch of statuses stays far below this. */
 const BODY_LIMIT = 1024 * 1024;
 
-export async function registerMetaWebhookRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerMetaWebhookRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
   const { appSecret, verifyToken } = ctx.config.whatsapp;
   await app.register(async (scope) => {
     // The signature covers the bytes Meta sent, so the body is kept raw and parsed after the check.

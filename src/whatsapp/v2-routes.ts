@@ -1,17 +1,22 @@
 // /api/v2/whatsapp: send, templates, status, and the account's WhatsApp settings. Answers use
 // the `status` envelope; errors carry the spec's codes (module_disabled, template_required, ...).
+
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
-import type { AppContext } from "../app/context.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { HEADER_MEDIA_TYPES, MEDIA_TYPES, type WhatsAppSendRequest } from "./send.js";
 import { describeWhatsAppSettings, senderOf, whatsAppSettingsOf } from "./settings.js";
 import { describeTemplate } from "./templates.js";
 import { WhatsAppAccount, WhatsAppMessage, WhatsAppSent, WhatsAppTemplate } from "./v2-schemas.js";
+import type { WhatsApp } from "./whatsapp.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "config" | "store"> & { whatsapp: WhatsApp };
 
 const resource = { envelope: "status" } as const;
 const tags = ["whatsapp"];
@@ -38,7 +43,7 @@ export const WhatsAppSendBody = Type.Object(
   { additionalProperties: false, title: "WhatsAppSendRequest" },
 );
 
-export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: AppContext): void {
+export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: Deps): void {
   const { whatsapp } = ctx;
 
   v2.post(

@@ -15,7 +15,7 @@ import {
 } from "../../src/carriers/smpp/encoding.js";
 import { readDeliver } from "../../src/carriers/smpp/inbound.js";
 import { COMMAND, encodePdu, type Pdu, PduReader, readMessageId, submitSmBody } from "../../src/carriers/smpp/pdu.js";
-import { segmentInfo } from "../../src/sms/segments.js";
+import { segmentInfo } from "../../src/core/segments.js";
 import { seededRandom } from "../helpers/random.js";
 
 function reassemble(text: string): string {

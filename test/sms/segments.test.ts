@@ -1,6 +1,6 @@
 import { SegmentedMessage } from "sms-segments-calculator";
 import { describe, expect, it } from "vitest";
-import { segmentInfo } from "../../src/sms/segments.js";
+import { segmentInfo } from "../../src/core/segments.js";
 import { seededRandom } from "../helpers/random.js";
 
 const GSM =

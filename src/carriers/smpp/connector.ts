@@ -16,7 +16,7 @@
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
 import { internationalDigits } from "../../core/indian-mobile.js";
-import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/connector.js";
+import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/index.js";
 import type { DeliveryReport } from "../../messages/index.js";
 import type { MessageRow } from "../../store/schema.js";
 import type { Store } from "../../store/store.js";

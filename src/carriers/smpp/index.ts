@@ -17,7 +17,7 @@ export {
   splitMessage,
 } from "./encoding.js";
 export type { InboundSmppMessage } from "./inbound.js";
-export { receiptIdCandidates } from "./message-parts.js";
+export { pruneParts, receiptIdCandidates } from "./message-parts.js";
 export { BodyWriter, COMMAND, encodePdu, type Pdu, PduReader, responseId } from "./pdu.js";
 export { SmppSessionPool } from "./pool.js";
 export {

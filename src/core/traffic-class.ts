@@ -1,6 +1,7 @@
-// SMS routes: what the v2 names and the legacy codes mean, which lane they ride and what
-// they cost per segment.
-import { GatewayError } from "../core/errors.js";
+// SMS traffic classes (the `route` of a send: transactional, promotional, promotional with sender
+// ID, international): what the v2 names and the legacy codes mean, which lane they ride and what
+// they cost per segment. Not to be confused with a routing rule (dispatch/router.ts) or an HTTP route.
+import { GatewayError } from "./errors.js";
 
 export type SmsRoute = "transactional" | "promotional" | "promotional_sender" | "international";
 
