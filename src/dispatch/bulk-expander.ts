@@ -9,6 +9,7 @@
 import { sql } from "kysely";
 import { newQueueId } from "../core/ids.js";
 import { WorkerLoop } from "../core/worker-loop.js";
+import { messageRow } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { BulkPartRow, NewMessage } from "../store/schema.js";
 import { QUEUED_SIGNAL } from "./dispatcher.js";
@@ -114,39 +115,32 @@ export class BulkExpander extends WorkerLoop {
     }
     const rows: NewMessage[] = [];
     for (let i = part.next_index; i < part.next_index + take; i++) {
-      rows.push({
-        id: newQueueId(now),
-        account_id: part.account_id,
-        channel: part.channel,
-        broadcast_id: part.broadcast_id,
-        recipient: list[i]!,
-        sender: part.sender,
-        body: part.body,
-        encoding: part.encoding,
-        segments: part.segments,
-        flash: part.flash,
-        route: part.route,
-        lane: part.lane,
-        wallet: part.wallet,
-        credits: part.credits,
-        status: "queued",
-        due_at: Math.max(part.due_at, part.created_at),
-        lease_until: null,
-        attempts: 0,
-        connector: null,
-        upstream_id: null,
-        error_code: null,
-        error_message: null,
-        dlt_entity_id: part.dlt_entity_id,
-        dlt_template_id: part.dlt_template_id,
-        meta: null,
-        template_id: part.template_id,
-        job_id: part.job_id,
-        // Accepted when the part was: end-to-end times and account listings count from then.
-        created_at: part.created_at,
-        submitted_at: null,
-        done_at: null,
-      });
+      rows.push(
+        messageRow({
+          id: newQueueId(now),
+          account_id: part.account_id,
+          channel: part.channel,
+          broadcast_id: part.broadcast_id,
+          recipient: list[i]!,
+          sender: part.sender,
+          body: part.body,
+          encoding: part.encoding,
+          segments: part.segments,
+          flash: part.flash,
+          route: part.route,
+          lane: part.lane,
+          wallet: part.wallet,
+          credits: part.credits,
+          status: "queued",
+          due_at: Math.max(part.due_at, part.created_at),
+          dlt_entity_id: part.dlt_entity_id,
+          dlt_template_id: part.dlt_template_id,
+          template_id: part.template_id,
+          job_id: part.job_id,
+          // Accepted when the part was: end-to-end times and account listings count from then.
+          created_at: part.created_at,
+        }),
+      );
     }
     return rows;
   }

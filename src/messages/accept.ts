@@ -10,6 +10,8 @@ import { formatBroadcastId, newQueueId } from "../core/ids.js";
 import { localDay } from "../core/time.js";
 import type { MessageStatus, NewBulkPart, NewMessage } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
+import { claimIdempotencyKey } from "./idempotency.js";
+import { messageRow } from "./rows.js";
 import { SequenceAllocator } from "./sequence.js";
 
 export interface MessageDraft {
@@ -153,40 +155,32 @@ export class Acceptor {
       for (const draft of order.drafts) {
         const id = draft.id ?? newQueueId(now.getTime());
         messages.push({ id, recipient: draft.recipient, dueAt: draft.dueAt, status });
-        rows.push({
-          id,
-          account_id: order.accountId,
-          channel: order.channel,
-          broadcast_id: broadcastId,
-          recipient: draft.recipient,
-          sender: draft.sender,
-          body: draft.body,
-          encoding: draft.encoding,
-          segments: draft.segments,
-          flash: draft.flash ? 1 : 0,
-          route: draft.route,
-          lane: draft.lane,
-          wallet: order.wallet,
-          credits: draft.credits,
-          status,
-          due_at: draft.dueAt,
-          lease_until: null,
-          attempts: 0,
-          connector: null,
-          upstream_id: null,
-          error_code: null,
-          error_message: null,
-          dlt_entity_id: draft.dltEntityId ?? null,
-          dlt_template_id: draft.dltTemplateId ?? null,
-          meta: draft.meta ? JSON.stringify(draft.meta) : null,
-          template_id: draft.templateId ?? null,
-          job_id: jobId ?? null,
-          created_at: now.getTime(),
-          submitted_at: null,
-          done_at: null,
-          // Every row of a group has the same columns (a multi-row insert takes them from the first).
-          content_id: null,
-        });
+        rows.push(
+          messageRow({
+            id,
+            account_id: order.accountId,
+            channel: order.channel,
+            broadcast_id: broadcastId,
+            recipient: draft.recipient,
+            sender: draft.sender,
+            body: draft.body,
+            encoding: draft.encoding,
+            segments: draft.segments,
+            flash: draft.flash ? 1 : 0,
+            route: draft.route,
+            lane: draft.lane,
+            wallet: order.wallet,
+            credits: draft.credits,
+            status,
+            due_at: draft.dueAt,
+            dlt_entity_id: draft.dltEntityId ?? null,
+            dlt_template_id: draft.dltTemplateId ?? null,
+            meta: draft.meta ? JSON.stringify(draft.meta) : null,
+            template_id: draft.templateId ?? null,
+            job_id: jobId ?? null,
+            created_at: now.getTime(),
+          }),
+        );
       }
     }
     const count = order.drafts.length;
@@ -285,18 +279,13 @@ export class Acceptor {
       const { order, prepared } = pending;
       const idem = order.idempotency;
       if (idem) {
-        const claimed = await trx
-          .insertInto("idempotency_keys")
-          .values({
-            account_id: order.accountId,
-            key: idem.key,
-            request_hash: idem.requestHash,
-            response: idem.respond(prepared),
-            created_at: now,
-          })
-          .onConflict((oc) => oc.columns(["account_id", "key"]).doNothing())
-          .returning("key")
-          .executeTakeFirst();
+        const claimed = await claimIdempotencyKey(trx, {
+          accountId: order.accountId,
+          key: idem.key,
+          requestHash: idem.requestHash,
+          response: idem.respond(prepared),
+          now,
+        });
         if (!claimed) {
           outcomes[index] = { kind: "duplicate" };
           continue;

@@ -6,8 +6,8 @@ import type { FastifyRequest } from "fastify";
 import type { Principal } from "../auth/index.js";
 import { GatewayError } from "../core/errors.js";
 import type { AcceptedSend, Acceptor, SendOrder } from "../messages/index.js";
+import { idempotencyKeyOf, requestHash, storedAnswer } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { idempotencyKeyOf, requestHash, storedAnswer } from "./idempotency.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store"> & { acceptor: Acceptor };

@@ -14,10 +14,18 @@ import { MILLI } from "../core/credits.js";
 import { parseE164 } from "../core/e164.js";
 import { GatewayError } from "../core/errors.js";
 import { newQueueId } from "../core/ids.js";
-import { SequenceAllocator } from "../messages/index.js";
+import {
+  claimIdempotencyKey,
+  forgetPendingKey,
+  idempotencyKeyOf,
+  messageRow,
+  PENDING_ANSWER,
+  requestHash,
+  SequenceAllocator,
+  storedAnswer,
+} from "../messages/index.js";
 import type { WhatsAppConfig } from "../runtime/config.js";
 import type { Metrics } from "../runtime/metrics.js";
-import { forgetPendingKey, idempotencyKeyOf, PENDING_ANSWER, requestHash, storedAnswer } from "../sms/idempotency.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 import { publicHostProblem } from "../webhooks/url-guard.js";
@@ -334,18 +342,13 @@ export class WhatsAppSendService {
     await store.transaction(async (trx) => {
       if (idempotency) {
         // Claims the key: a concurrent retry finds it and waits for this answer instead of sending again.
-        const claimed = await trx
-          .insertInto("idempotency_keys")
-          .values({
-            account_id: accountId,
-            key: idempotency.key,
-            request_hash: idempotency.hash,
-            response: PENDING_ANSWER,
-            created_at: now,
-          })
-          .onConflict((oc) => oc.columns(["account_id", "key"]).doNothing())
-          .returning("key")
-          .executeTakeFirst();
+        const claimed = await claimIdempotencyKey(trx, {
+          accountId,
+          key: idempotency.key,
+          requestHash: idempotency.hash,
+          response: PENDING_ANSWER,
+          now,
+        });
         if (!claimed)
           throw new GatewayError("conflict", "A request with this Idempotency-Key is in progress; retry it shortly.");
       }
@@ -357,40 +360,28 @@ export class WhatsAppSendService {
       }
       await trx
         .insertInto("messages")
-        .values({
-          id,
-          account_id: accountId,
-          channel: "whatsapp",
-          broadcast_id: String(numericId),
-          recipient: to,
-          sender: settings.displayPhoneNumber ?? sender.phoneNumberId,
-          body: prepared.body,
-          encoding: null,
-          segments: 1,
-          flash: 0,
-          route: "whatsapp",
-          lane: 0,
-          wallet: "whatsapp",
-          credits: CREDIT,
-          status: "sending",
-          due_at: now,
-          lease_until: now + config.timeoutMs + LEASE_MARGIN_MS,
-          attempts: 1,
-          connector: upstream.name,
-          upstream_id: null,
-          error_code: null,
-          error_message: null,
-          dlt_entity_id: null,
-          dlt_template_id: null,
-          meta: JSON.stringify({ ...prepared.meta, ...(idempotency ? { idempotency_key: idempotency.key } : {}) }),
-          template_id: null,
-          job_id: null,
-          created_at: now,
-          submitted_at: null,
-          done_at: null,
-          delivered_at: null,
-          read_at: null,
-        })
+        .values(
+          messageRow({
+            id,
+            account_id: accountId,
+            channel: "whatsapp",
+            broadcast_id: String(numericId),
+            recipient: to,
+            sender: settings.displayPhoneNumber ?? sender.phoneNumberId,
+            body: prepared.body,
+            route: "whatsapp",
+            lane: 0,
+            wallet: "whatsapp",
+            credits: CREDIT,
+            status: "sending",
+            due_at: now,
+            lease_until: now + config.timeoutMs + LEASE_MARGIN_MS,
+            attempts: 1,
+            connector: upstream.name,
+            meta: JSON.stringify({ ...prepared.meta, ...(idempotency ? { idempotency_key: idempotency.key } : {}) }),
+            created_at: now,
+          }),
+        )
         .execute();
     });
 

@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import { releaseHold } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
-import { forgetPendingKey } from "../sms/idempotency.js";
+import { forgetPendingKey } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 
 const BATCH = 500;

@@ -50,6 +50,30 @@ export async function storedAnswer(db: Db, accountId: number, key: string, hash:
   return JSON.parse(row.response);
 }
 
+/**
+ * Claims `key` for a send inside its transaction, storing `response` as the answer (PENDING_ANSWER
+ * while it is not known yet); false when the key is already held, by this request or another.
+ * Every family claims its keys here.
+ */
+export async function claimIdempotencyKey(
+  trx: Db,
+  claim: { accountId: number; key: string; requestHash: string; response: string; now: number },
+): Promise<boolean> {
+  const claimed = await trx
+    .insertInto("idempotency_keys")
+    .values({
+      account_id: claim.accountId,
+      key: claim.key,
+      request_hash: claim.requestHash,
+      response: claim.response,
+      created_at: claim.now,
+    })
+    .onConflict((oc) => oc.columns(["account_id", "key"]).doNothing())
+    .returning("key")
+    .executeTakeFirst();
+  return claimed !== undefined;
+}
+
 /** Frees a key held by a send that ended without an answer (refused upstream, or its process died). */
 export async function forgetPendingKey(trx: Db, accountId: number, key: string): Promise<void> {
   await trx
