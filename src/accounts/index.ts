@@ -1,3 +1,24 @@
+// accounts/: Account holders and their money.
+//
+// Its files (others import this folder through this index only):
+//   accounts.ts        create (wallets funded through the ledger), find, update, public view
+//   ledger.ts          credit, conditional debit, transfer, balances, ledger sum
+//   ledger-batch.ts    the hot-path ledger: one conditional debit per account and wallet for a group of
+//                      sends (all or nothing), refunds for many messages at once
+//   sender-ids.ts      sender IDs: normalise, add, approve/reject, list, check approval
+//   dlt.ts             DLT entity IDs and headers white-listed per account; the default entity must be
+//                      one of them (removing it clears the default); DLT_CHANGED signal
+//   registrations.ts   registrationFixes: the operator's CLI command and API call that add each
+//                      registration (sender ID, DLT header or entity, default entity, template,
+//                      credits), quoted by the refusals and by the account's readiness
+//   templates.ts       content templates ({#var#}): create, approve/reject, list, the approved set that
+//                      scrubbing matches; TEMPLATES_CHANGED signal
+//   dnd.ts             the DND registry: streamed CSV import (csv-parse, 5,000 numbers per transaction,
+//                      bounded memory), add, remove, count, one primary-key probe per lookup
+//   v2-routes.ts       v2 account resources: templates, account status, credit
+//                      detail and history, credit transfer, sender-ID requests
+//   key-routes.ts      GET/POST /api/v2/keys, DELETE /api/v2/keys/{id}: the account's own keys
+//   v2-schemas.ts      their request bodies and answers as schemas
 export * from "./accounts.js";
 export * from "./dlt.js";
 export * from "./dnd.js";

@@ -1,3 +1,17 @@
+// admin/: Operator actions.
+//
+// Its files (others import this folder through this index only):
+//   operations.ts      the actions themselves, shared by the CLI and the operator API so both behave alike
+//   onboarding.ts      createAccountWithKey: an account with its first key, approved sender IDs (also
+//                      DLT headers), DLT entities and default, approved templates and credits, in the
+//                      one transaction of accounts.createAccount (a bad field writes nothing)
+//   readiness.ts       readinessOf: an account's registrations, and each one it lacks to send SMS with
+//                      the command and call that add it (the gaps follow sms/policy.ts's refusals)
+//   routes.ts          the operator API under /admin/api (operator key): its hooks and admin/'s own
+//                      routes; app/server.ts adds each family's operator routes to the same scope
+//   login-lock-routes.ts  GET /admin/api/login-locks, DELETE /admin/api/accounts/{username}/login-locks
+//   sms-rule-routes.ts the operator API for templates, DLT registrations and the DND registry (a text/csv
+//                      body is handed through as a stream)
 export * from "./onboarding.js";
 export * from "./operations.js";
 export { registerAdminRoutes } from "./routes.js";

@@ -1,3 +1,18 @@
+// auth/: Who is calling.
+//
+// Its files (others import this folder through this index only):
+//   api-keys.ts        create (shown once), hash (SHA-256), list, revoke, set rate
+//   passwords.ts       argon2 hashing; the verified username+password cache (HMAC-keyed); the dummy hash
+//                      an unknown username's password is checked against (same time as a wrong one)
+//   authenticator.ts   credentials → Principal, with the key cache, login lock-out and cache invalidation
+//   login-locks.ts     failed logins per (account, source address) in login_failures: the address is
+//                      locked first, the account only when many addresses are; list and clear
+//                      (operator API, CLI)
+//   sessions.ts        console sessions (console_sessions): start after a password check, find by the
+//                      cookie's token (idle and absolute expiry, ended by a password change), sign-out
+//   http.ts            where each family finds credentials in a request (v2 placements, legacy params);
+//                      authenticateCaller: the API key, else the console session cookie, whose CSRF
+//                      token a request other than GET/HEAD must repeat
 export * from "./api-keys.js";
 export * from "./authenticator.js";
 export * from "./http.js";

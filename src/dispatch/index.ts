@@ -1,3 +1,32 @@
+// dispatch/: From the queue to the carriers and back.
+//
+// Its files (others import this folder through this index only):
+//   bulk-expander.ts   BulkExpander: turns bulk-job parts into messages, 1,000 per part per round, one
+//                      part per account per round, only while under 5,000 messages are queued
+//   dispatcher.ts      claims due messages (500 a round, transactional lane first), submits them through
+//                      the router (its Routing: the carrier registry's current router), moves a message
+//                      refused retryably to the next connector of its plan within the batch (leases
+//                      renewed first on PostgreSQL), records every outcome in one transaction; retry
+//                      back-off;
+//                      REPORTED_CHANNELS (sms, voice, email), the channels whose states go out as
+//                      delivery_report webhooks (used by the dispatcher and the ReportIngester)
+//   router.ts          message → the connectors to try, in order: SMS and voice by the operator's routes
+//                      (own route code before *, then the longest prefix; smooth weighted round robin
+//                      among the connectors that are up, the rest as failover, standbys last); no SMS
+//                      route at all → the simulator; routes but no match → no_route; all down →
+//                      connectors_down; email and WhatsApp → their channel's connector
+//   connector.ts       the Connector interface: submit(batch) → results with a `retryable` flag,
+//                      onReports(sink), onInbound(sink) for connectors that receive SMS,
+//                      reportsDelivery (false: its messages never expire)
+//   simulator.ts       the simulated SMS carrier: seeded outcomes, latency, magic recipients, capture file;
+//                      inbound messages (generateInbound; recipient 0005 answers a numeric sender STOP)
+//   reports.ts         ReportIngester: applies delivery reports in groups; holds a report that overtakes
+//                      the record of its submit for up to 60 s
+//   housekeeping.ts    every second: releases due scheduled messages, requeues expired leases, asks the
+//                      simulator again for lost reports, expires unreported messages; once a minute
+//                      of the clock, deletes login failures that no longer count
+//   expiry.ts          messages `submitted` longer than MESSAGE_VALIDITY_HOURS fail as `expired` with
+//                      their webhook (not refunded); connectors that never report delivery are skipped
 export { BulkExpander, DEFAULT_EXPANDER_OPTIONS } from "./bulk-expander.js";
 export { type Connector, DEFERRED, type InboundSms, type Outcome, outcomeOf, type SubmitResult } from "./connector.js";
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL, type Routing, retryDelayMs } from "./dispatcher.js";

@@ -1,5 +1,47 @@
 // The email family (issue 8): /httpemailapi/v1/send and its aliases, sending domains with DKIM,
 // stored templates, the smtp and simulator connectors, tracking and notifications.
+//
+// Its files (others import this folder through this index only):
+//   routes.ts          /httpemailapi/v1/send, /httpemailapiv2/send, /httpemailapi/send: GET and POST
+//                      (query, form, multipart with named `attachment` files, its boundary and closing
+//                      boundary checked; no HEAD), legacy credentials,
+//                      GatewayError code → -7, -11 or -14 as plain text; the tracking endpoints
+//                      /e/o/{id}/{mac}.gif (pixel) and /e/c/{id}/{mac}?u= (click redirect)
+//   send.ts            sendEmail: the parameters checked (1,000 recipients, 10 attachments / 10 MB,
+//                      998-character subject, 2 MB HTML, 1,000-character callbackdata, approved
+//                      sender domain), to + cc + bcc de-duplicated, one message per recipient through
+//                      the Acceptor (wallet email, 1 credit each; lane 1 for more than one), the
+//                      content and attachments written by SendOrder.attach in the same transaction
+//   addresses.ts       `Name <user@example.com>` or bare addresses, comma-separated lists (RFC 5322
+//                      quoting and groups, via nodemailer's address parser)
+//   domains.ts         sending domains: added pending with a fresh DKIM key (selector `switchboard`),
+//                      approved or rejected by an operator, removed; isApprovedSender for the send
+//                      path; the DNS record to publish
+//   templates.ts       stored templates with {{placeholders}} filled from `defaultplaceholders`
+//                      (HTML-escaped in HTML, {{{name}}} as it is; unknown ones stay as written)
+//   content.ts         a send's content, attachments and the DKIM key of its from domain as the
+//                      connectors read them, through EmailContentCache (LRU, 64 contents, 64 MiB,
+//                      60 s; overlapping loads share one query); DKIM key pairs (RSA 2048)
+//   mime.ts            one recipient's message as nodemailer options: the send's To and Cc (never
+//                      Bcc), our Message-ID, the VERP envelope sender, DKIM; click links rewritten
+//                      at parse5's source offsets, the open pixel before </body>
+//   tracking.ts        EmailTracker: pixel and click URLs carrying an HMAC under the installation's
+//                      secret (`settings` table, made on first use), and their checks
+//   smtp-connector.ts  SmtpConnector: a nodemailer pool to SMTP_URL (STARTTLS when offered), one
+//                      transaction per recipient; 5xx final (refunded), 4xx, connection and login
+//                      failures retried; the 4 s start window; the relay's queue id as upstream id
+//   simulator.ts       EmailSimulator (default connector): composes like the smtp connector, keeps the
+//                      message in email_captured, reports it delivered; magic +bounce / +defer
+//                      recipients; the inbox queries
+//   events.ts          after the relay took it: a bounce received back (failed, not refunded) and
+//                      opens and clicks, each in email_events with its notification in one transaction
+//   bounces.ts         parseDsn: a DSN (mailparser) read into the bounce of one message of ours, found
+//                      from the VERP envelope recipient, else the returned message's headers
+//   bounce-listener.ts the SMTP server for EMAIL_BOUNCE_DOMAIN on EMAIL_BOUNCE_PORT (smtp-server; no
+//                      AUTH, no STARTTLS, 10 MiB): 250 once the bounces are stored, 451 otherwise
+//   resource-routes.ts v2 /email/domains, /email/templates, /email/status/{broadcast_id}; operator
+//                      /accounts/{username}/email/domains and /email/inbox
+//   v2-schemas.ts      the v2 answers' schemas (EmailDomain, EmailTemplate, EmailSendStatus)
 
 import type { FastifyInstance } from "fastify";
 import type { Authenticator } from "../auth/index.js";

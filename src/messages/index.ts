@@ -1,3 +1,27 @@
+// messages/: Messages in the database, for every channel.
+//
+// Its files (others import this folder through this index only):
+//   accept.ts          Acceptor: group commit of sends (idempotency claims, debits, ledger entries,
+//                      message rows in one transaction per group; a bulk send's job created or
+//                      extended in the same transaction); resolves only after the commit
+//   jobs.ts            bulk-job bookkeeping: queued → processing on a first submit; delivered, failed
+//                      and cancelled counters (and completed) moved in the transactions that move
+//                      the messages, so a job's delivery summary is exact at every moment
+//   transitions.ts     the batched status changes: claim, submitted, retry, fail and refund, delivery
+//                      reports, release of scheduled messages, requeue of expired leases, cancellation
+//                      of scheduled messages with refund
+//   lookup.ts          an account's messages by queue id, broadcast id or vendor id
+//   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
+//                      filters; number, channel and status checked on at most 10,000 rows read per page;
+//                      the opaque cursor; the stored forms of a number (recipientForms)
+//   stats.ts           traffic per channel today and over 7 days (the account's days), and messages per
+//                      minute over the last hours, both read through (account_id, created_at)
+//   timeline.ts        one message's history: accepted, scheduled, submitted, each part's receipt, the
+//                      end with its reason, the refund (ledger entry whose ref is the message id)
+//   rows.ts            messageRow: the one builder of a messages row, with every column's default
+//   idempotency.ts     Idempotency-Key: header check, request hash (JSON with sorted members), the one
+//                      claim (claimIdempotencyKey) every family makes in its transaction, the stored answer
+//   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
 export * from "./idempotency.js";
 export * from "./jobs.js";

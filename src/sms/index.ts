@@ -1,3 +1,35 @@
+// sms/: SMS API families (thin adapters) and the SMS rules.
+//
+// Its files (others import this folder through this index only):
+//   v2-routes.ts       POST /api/v2/sms/send and its GET variant (behind the account's GET switch),
+//                      POST /api/v2/sms/schedule, DELETE /api/v2/sms/schedule/{id},
+//                      GET /api/v2/sms/status/{id}, GET /api/v2/balance, GET /api/v2/sender-ids,
+//                      GET /api/v2/reports/{id} (one message's delivery report, an account resource)
+//   bulk-routes.ts     POST /api/v2/sms/bulk (recipients or a contact group; per-recipient refusals,
+//                      duplicates sent once; job_id extends a job), GET /api/v2/bulk-jobs[/{id}] with
+//                      the delivery summary
+//   message-list.ts    GET /api/v2/messages: the filters read and checked (400 naming the parameter),
+//                      each row rendered as the status call does (report-format.ts)
+//   message-views.ts   GET /api/v2/messages/summary, /messages/per-minute and /messages/{id} (the
+//                      timeline with the message's webhook attempts, its cost, carrier and parts)
+//   v2-accept.ts       acceptIdempotent: Idempotency-Key around an accept, shared by send, its GET
+//                      variant, schedule and bulk
+//   v2-schemas.ts      the v2 send fields, defined once for send, schedule, the GET variant and bulk;
+//                      the SMS answers' schemas (SmsAccepted, DeliveryReport, BulkJob, Balance, …)
+//   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes) and GET /api/getcredits
+//   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`)
+//   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing
+//   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB
+//   policy.ts          SmsPolicy.decide: the SMS rules every family shares → a SendOrder (and the
+//                      recipients refused one by one) or a GatewayError
+//   account-rules.ts   an account's switches, DLT white-lists, default entity and template index, cached
+//                      on the send path
+//   dlt-entity.ts      the DLT entity a send carries: named, else its template's, else the account's
+//                      default or only white-listed one; the -31 refusals saying what is missing
+//   dlt-matcher.ts     DLT content scrubbing: TemplateIndex, a trie of templates' leading literal text
+//   recipients.ts      Indian mobile numbers: 10 digits starting 6–9, also written +91…, 91…, 0…
+//   sender-approvals.ts   sender-ID approval lookups on the send path, remembered for 2 s
+//   report-format.ts   the v2 delivery report of one message, as the status call answers it
 export { accountDltEntity } from "./dlt-entity.js";
 export { LEGACY_PREFIXES, registerLegacyRoutes } from "./legacy-routes.js";
 export { SmsPolicy, type SmsSendInput } from "./policy.js";

@@ -1,6 +1,29 @@
 // The voice family (issue 9): text-to-speech calls over /voicecall/v1, its connectors and
 // the provider's status callbacks. A call is a message (channel voice, wallet voice, route
 // voice) accepted, dispatched and reported by the shared pipeline.
+//
+// Its files (others import this folder through this index only):
+//   send-routes.ts     /voicecall/v1/send, post/send, jpost/send: its own body readers (an unreadable
+//                      body is no body), apikey auth, GatewayError code → the short set, HTTP 200 text
+//   call-policy.ts     VoicePolicy: the checks in their fixed order, the units, the SendOrder for
+//                      the Acceptor (channel, wallet and route voice; lane 0; meta with the units)
+//   numbers.ts         parseCallNumber: Indian mobiles as SMS, landlines with 0/91, international
+//                      E.164 (libphonenumber max), premium rate flagged; dialString
+//   billing.ts         estimated speech (15 characters a second) and units per VOICE_SECONDS_PER_UNIT
+//   twiml.ts           the <Response><Say> document, escaped; Devanagari spoken as hi-IN
+//   caller-ids.ts      approve, list, remove (by username, for the operator API and the CLI);
+//                      isApprovedCaller for the send path
+//   call-meta.ts       call statuses, their stages, withCallStatus (forward only), callReport
+//   call-status.ts     CallStatusIngester: final statuses through applyDeliveryReports with the
+//                      delivery_report webhook in the same transaction, every status into the meta
+//                      (compare-and-set), unknown calls retried for a minute then logged
+//   status-callback.ts POST /voicecall/v1/status-callback: X-Twilio-Signature over VOICE_CALLBACK_URL
+//   twilio-signature.ts  the signature (base64 HMAC-SHA1 of URL + sorted name+value pairs)
+//   http-connector.ts  VoiceHttpConnector: create call over an undici pool; retries only what placed
+//                      no call (429, 5xx, connection not opened); the 4 s start window
+//   simulator.ts       VoiceSimulatorConnector: statuses on timers, outcome mix, magic callees, lost
+//                      calls walked again
+//   admin-routes.ts    /admin/api/accounts/{username}/voice/caller-ids
 
 import type { FastifyInstance } from "fastify";
 import type { Authenticator } from "../auth/index.js";

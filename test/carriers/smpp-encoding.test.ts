@@ -1,6 +1,6 @@
 // GSM-7 and UCS-2 bytes for SMPP and the split of long text into concatenated parts: every part
 // fits, no extension character or surrogate pair is cut, the UDH numbers the parts, the parts
-// reassemble to the text, and the part count is the one we charged (src/sms/segments.ts). And
+// reassemble to the text, and the part count is the one we charged (src/core/segments.ts). And
 // the PDUs our codec writes and reads, checked against the `smpp` package's own codec.
 import smpp from "smpp";
 import { SegmentedMessage } from "sms-segments-calculator";

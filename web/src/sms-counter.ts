@@ -1,7 +1,7 @@
 // The live counter of the send form: characters, encoding and segments, computed by the
-// gateway's own rules (src/sms/segments.ts, the code that prices a send), so the console
+// gateway's own rules (src/core/segments.ts, the code that prices a send), so the console
 // says exactly what the send will cost.
-import { segmentInfo } from "../../src/sms/segments.js";
+import { segmentInfo } from "../../src/core/segments.js";
 
 const GSM_EXTENDED = /[\f^{}\\[~\]|€]/gu;
 export const MAX_SEGMENTS = 10;

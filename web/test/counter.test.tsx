@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 // The send form's live counter and its DLT template filler, rendered in happy-dom: the counts
-// are the gateway's own (src/sms/segments.ts), so what the form says is what the send costs.
+// are the gateway's own (src/core/segments.ts), so what the form says is what the send costs.
 import { act, useState } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { SmsCounter, TemplateFiller } from "../src/pages/Send.js";
