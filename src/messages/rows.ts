@@ -3,8 +3,7 @@
 // new column gets its default in one place.
 import type { NewMessage } from "../store/schema.js";
 
-/** The columns a new message always names; the others start empty (null, 0 attempts, 1 segment). */
-
+/** The columns a new message always names; the others start empty (null, 0 attempts, 1 segment, no flash). */
 type Named =
   | "id"
   | "account_id"
@@ -20,7 +19,9 @@ type Named =
   | "status"
   | "due_at"
   | "created_at";
-export type MessageFields = Pick<NewMessage, Named> & Partial<Omit<NewMessage, Named>>;
+export type MessageFields = Pick<NewMessage, Named> & Partial<Omit<NewMessage, Named | Later>>;
+/** Set only by later status changes (WhatsApp's delivered and read); a new row leaves them to the default, null. */
+type Later = "delivered_at" | "read_at";
 
 export function messageRow(m: MessageFields): NewMessage {
   // Written out (not spread) so every row has the same columns in the same order: a multi-row
@@ -56,8 +57,6 @@ export function messageRow(m: MessageFields): NewMessage {
     created_at: m.created_at,
     submitted_at: m.submitted_at ?? null,
     done_at: m.done_at ?? null,
-    delivered_at: m.delivered_at ?? null,
-    read_at: m.read_at ?? null,
     content_id: m.content_id ?? null,
   };
 }
