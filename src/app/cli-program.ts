@@ -9,15 +9,10 @@ import { addSmsRuleCommands } from "./cli-sms-rules.js";
 import { withStore } from "./cli-support.js";
 import { addVoiceCommands } from "./cli-voice.js";
 import type { Role } from "./gateway.js";
+import { packageVersion } from "./version.js";
 
 /** Runs the gateway in these roles; `seed` makes an empty database's first credentials. */
 export type RunRoles = (roles: readonly Role[], seed: boolean) => Promise<void>;
-
-/** The package's version, read from package.json two folders up (from src/app and from dist/app alike). */
-function packageVersion(): string {
-  const text = fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8");
-  return (JSON.parse(text) as { version: string }).version;
-}
 
 export function buildProgram(run: RunRoles): Command {
   const program = new Command()
@@ -53,6 +48,19 @@ export function buildProgram(run: RunRoles): Command {
         process.stdout.write("migrations applied\n");
       }),
     );
+
+  program
+    .command("doctor")
+    .description(
+      "check the configuration, database (migrations, clock), running processes, Redis and carriers; exit 1 on a failure",
+    )
+    .option("--json", "print the checks as JSON")
+    .action(async (options: { json?: boolean }) => {
+      const { formatReport, runDoctor } = await import("./doctor.js");
+      const report = await runDoctor();
+      process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : `${formatReport(report)}\n`);
+      if (!report.ok) process.exitCode = 1;
+    });
 
   addAccountCommands(program);
   addSmsRuleCommands(program);

@@ -20,8 +20,10 @@ import { WhatsApp } from "../whatsapp/index.js";
 import { registerBacklogGauges } from "./backlog-metrics.js";
 import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./bootstrap.js";
 import type { AppContext } from "./context.js";
+import { type Heartbeat, startHeartbeat } from "./heartbeat.js";
 import { listenFailure } from "./listen-failure.js";
 import { type App, buildServer } from "./server.js";
+import { packageVersion } from "./version.js";
 import { startWorkers, type Workers } from "./workers.js";
 
 export type Role = "api" | "worker";
@@ -151,6 +153,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       ? new SmppServer({ ...ctx, config })
       : undefined;
   let stage = "";
+  let heartbeat: Heartbeat | undefined;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
@@ -164,6 +167,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     stage = "workers: work in hand";
     await workers?.stop();
     stage = "connections";
+    await heartbeat?.stop();
     await ctx.whatsapp.close();
     releaseLock?.();
     ctx.authenticator.close();
@@ -195,6 +199,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // Seeded only once listening: credentials printed by a start that then failed would be lost.
   const bootstrapped = options.bootstrap ? await bootstrapIfEmpty(store, clock) : undefined;
   // Without a public URL, tracking links name the address this server actually listens on.
+  const role = options.roles.length > 1 ? "start" : (options.roles[0] ?? "start");
+  heartbeat = startHeartbeat(ctx, { role, url, version: packageVersion() });
   if (config.email.trackingUrl === undefined) emailTracker.setBaseUrl(url);
   if (config.carrierCallbackUrl === undefined && workers) workers.carriers.callbackBase = url;
 

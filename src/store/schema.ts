@@ -616,6 +616,18 @@ export interface ConnectorHealthTable {
   updated_at: number;
 }
 
+export interface ProcessHeartbeatsTable {
+  id: string;
+  role: string;
+  host: string;
+  pid: number;
+  version: string;
+  url: string;
+  started_at: number;
+  beat_local: number;
+  beat_db: number;
+}
+
 export interface Database extends VoiceTables {
   accounts: AccountsTable;
   login_failures: LoginFailuresTable;
@@ -661,6 +673,7 @@ export interface Database extends VoiceTables {
   carriers: CarriersTable;
   sms_routes: SmsRoutesTable;
   connector_health: ConnectorHealthTable;
+  process_heartbeats: ProcessHeartbeatsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -18,6 +18,7 @@ import { defaultDltEntity } from "./0014_default_dlt_entity.js";
 import { messageListing } from "./0015_message_listing.js";
 import { consoleSessions } from "./0016_console_sessions.js";
 import { smppServer } from "./0017_smpp_server.js";
+import { processHeartbeats } from "./0018_process_heartbeats.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -40,6 +41,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0015_message_listing": messageListing(engine),
         "0016_console_sessions": consoleSessions(engine),
         "0017_smpp_server": smppServer(engine),
+        "0018_process_heartbeats": processHeartbeats(engine),
       };
     },
   };

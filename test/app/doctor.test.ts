@@ -1,0 +1,172 @@
+// `switchboard doctor` as an operator runs it (a real process) against a database with gateways
+// running on it: one whose clock is 7 s ahead (its heartbeat says so), carriers that answer
+// and one that does not, a pending migration, Redis reachable or not, a bad configuration.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Gateway, startGateway } from "../../src/app/gateway.js";
+import { type Clock, systemClock } from "../../src/core/clock.js";
+import { createLogger } from "../../src/runtime/logging.js";
+import { FakeSmsc } from "../carriers/fake-smsc.js";
+import { runCli } from "../helpers/cli.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { testConfig } from "../helpers/gateway.js";
+import { freePort } from "../helpers/throwaway.js";
+
+interface Report {
+  ok: boolean;
+  checks: { name: string; status: "ok" | "warn" | "fail"; detail: string }[];
+}
+
+const REDIS = process.env.REDIS_TEST_URL;
+
+describeEachEngine("switchboard doctor", (engine) => {
+  let db: TestDatabase;
+  let smsc: FakeSmsc;
+  let dir: string;
+  let carriersFile: string;
+  const gateways: Gateway[] = [];
+
+  async function doctor(env: Record<string, string> = {}): Promise<{ code: number | null; report: Report }> {
+    const result = await runCli(
+      ["doctor", "--json"],
+      { DATABASE_URL: db.url, SWITCHBOARD_CARRIERS_FILE: carriersFile, ...env },
+      { timeoutMs: 60_000 },
+    );
+    return { code: result.code, report: JSON.parse(result.stdout) as Report };
+  }
+  const check = (report: Report, name: string) => report.checks.find((c) => c.name === name);
+
+  beforeAll(async () => {
+    db = await createTestDatabase(engine);
+    smsc = new FakeSmsc();
+    await smsc.start();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-doctor-"));
+    carriersFile = path.join(dir, "carriers.json");
+    const closed = await freePort();
+    fs.writeFileSync(
+      carriersFile,
+      JSON.stringify({
+        connectors: [
+          { name: "alive", type: "smpp", host: "127.0.0.1", port: smsc.port, system_id: "x", password: "y" },
+          { name: "dead", type: "smpp", host: "127.0.0.1", port: closed, system_id: "x", password: "y" },
+        ],
+      }),
+    );
+    // Two API processes on the database (in this process): one on time, one 7 s ahead.
+    const ahead: Clock = { now: () => new Date(Date.now() + 7_000) };
+    for (const clock of [systemClock, ahead]) {
+      gateways.push(
+        await startGateway({
+          config: testConfig(db),
+          roles: ["api"],
+          clock,
+          store: db.store,
+          logger: createLogger({ logLevel: "silent" }),
+        }),
+      );
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const gateway of gateways) await gateway.stop();
+    await smsc?.stop();
+    await db?.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("lists the running processes and fails on one whose clock is 7 s off the database's", async () => {
+    const { code, report } = await doctor();
+    expect(code).toBe(1);
+    expect(check(report, "configuration")?.status).toBe("ok");
+    expect(check(report, "database")?.status).toBe("ok");
+    expect(check(report, "migrations")).toMatchObject({ status: "ok", detail: expect.stringMatching(/none pending/) });
+    const processes = check(report, "processes");
+    expect(processes?.status).toBe("fail");
+    expect(processes?.detail).toMatch(/^2 api; largest clock skew \+[67]\d{3} ms/);
+    expect(processes?.detail.split("\n")).toHaveLength(3);
+    // No worker among them: messages would wait.
+    expect(check(report, "workers")?.status).toBe("warn");
+    expect(check(report, "carrier alive")).toMatchObject({ status: "ok", detail: expect.stringMatching(/accepts/) });
+    expect(check(report, "carrier dead")).toMatchObject({
+      status: "fail",
+      detail: expect.stringMatching(/ECONNREFUSED/),
+    });
+
+    // The skewed process stops: its heartbeat goes with it.
+    await gateways.pop()?.stop();
+    const after = await doctor();
+    expect(check(after.report, "processes")).toMatchObject({
+      status: "ok",
+      detail: expect.stringMatching(/^1 api; largest clock skew [+−]\d+ ms/),
+    });
+  }, 120_000);
+
+  it("fails on a pending migration without running it", async () => {
+    const last = await db.store.db
+      .selectFrom("schema_migrations" as never)
+      .select("name" as never)
+      .orderBy("name" as never, "desc")
+      .executeTakeFirstOrThrow();
+    const name = (last as { name: string }).name;
+    const saved = await db.store.db
+      .selectFrom("schema_migrations" as never)
+      .selectAll()
+      .where("name" as never, "=", name as never)
+      .executeTakeFirstOrThrow();
+    await db.store.db
+      .deleteFrom("schema_migrations" as never)
+      .where("name" as never, "=", name as never)
+      .execute();
+    try {
+      const { code, report } = await doctor();
+      expect(code).toBe(1);
+      expect(check(report, "migrations")).toMatchObject({
+        status: "fail",
+        detail: expect.stringContaining(`1 pending (${name})`),
+      });
+      // Doctor changes nothing: the migration is still missing.
+      const still = await db.store.db
+        .selectFrom("schema_migrations" as never)
+        .selectAll()
+        .where("name" as never, "=", name as never)
+        .execute();
+      expect(still).toEqual([]);
+    } finally {
+      await db.store.db
+        .insertInto("schema_migrations" as never)
+        .values(saved as never)
+        .execute();
+    }
+  }, 60_000);
+
+  it("checks Redis: unreachable warns, or fails when required", async () => {
+    const closed = await freePort();
+    const optional = await doctor({ REDIS_URL: `redis://127.0.0.1:${closed}` });
+    expect(check(optional.report, "redis")).toMatchObject({
+      status: "warn",
+      detail: expect.stringMatching(/optional/),
+    });
+    const required = await doctor({ REDIS_URL: `redis://127.0.0.1:${closed}`, REDIS_REQUIRED: "1" });
+    expect(check(required.report, "redis")?.status).toBe("fail");
+    expect(required.code).toBe(1);
+    if (REDIS) {
+      const reachable = await doctor({ REDIS_URL: REDIS, REDIS_REQUIRED: "1" });
+      expect(check(reachable.report, "redis")).toMatchObject({
+        status: "ok",
+        detail: expect.stringMatching(/answers PING in \d+ ms; this machine is [+−]\d+ ms from its clock/),
+      });
+    }
+  }, 60_000);
+
+  it("reports a bad configuration and an unreachable database, in words", async () => {
+    const bad = await runCli(["doctor"], { DATABASE_URL: "mysql://x" });
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toMatch(/^fail {2}configuration {2}DATABASE_URL must start with sqlite: or postgres:\/\//);
+    const closed = await freePort();
+    const away = await runCli(["doctor"], { DATABASE_URL: `postgres://postgres@127.0.0.1:${closed}/none` });
+    expect(away.code).toBe(1);
+    expect(away.stdout).toMatch(/^fail {2}database {7}cannot reach the database: .*ECONNREFUSED/m);
+  }, 60_000);
+});
