@@ -1,6 +1,5 @@
 // Every command of the `switchboard` executable, declared without running anything, so a test
 // can read the whole tree (descriptions, required options) without a process per command.
-import fs from "node:fs";
 import { Command, Help, type Option } from "commander";
 import { addAccountCommands } from "./cli-accounts.js";
 import { addCarrierCommands } from "./cli-carriers.js";
