@@ -1,6 +1,6 @@
 // The v2 contact answers as schemas: they serialize the answers and show them in the OpenAPI
 // document.
-import { Type } from "@fastify/type-provider-typebox";
+import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import { NullableString, Time } from "../http/v2-answers.js";
 
 export const ContactGroup = Type.Object(
@@ -25,11 +25,17 @@ export const Contact = Type.Object(
   { title: "Contact" },
 );
 
-/** Where an entry was: `line` in a CSV (1 = the first line), `index` in a JSON list (from 0). */
-const Position = {
-  line: Type.Optional(Type.Integer({ description: "CSV upload: the line (1 = the first)." })),
-  index: Type.Optional(Type.Integer({ description: "JSON upload: the index in the list (from 0)." })),
-};
+/**
+ * An entry and where it was: `line` in a CSV (1 = the first line), `index` in a JSON list (from 0),
+ * first. One shape per upload, each property required: the serializer writes required
+ * properties before optional ones, which would move the position after the entry.
+ */
+function positioned(fields: TProperties) {
+  return Type.Union([
+    Type.Object({ line: Type.Integer({ description: "CSV upload: the line (1 = the first)." }), ...fields }),
+    Type.Object({ index: Type.Integer({ description: "JSON upload: the index in the list (from 0)." }), ...fields }),
+  ]);
+}
 
 export const ContactImport = Type.Object(
   {
@@ -38,8 +44,8 @@ export const ContactImport = Type.Object(
     added: Type.Integer(),
     duplicates: Type.Integer(),
     invalid: Type.Integer(),
-    duplicate_entries: Type.Array(Type.Object({ ...Position, number: Type.String() })),
-    invalid_entries: Type.Array(Type.Object({ ...Position, value: Type.String(), reason: Type.String() })),
+    duplicate_entries: Type.Array(positioned({ number: Type.String() })),
+    invalid_entries: Type.Array(positioned({ value: Type.String(), reason: Type.String() })),
   },
   { title: "ContactImport" },
 );
