@@ -2,7 +2,7 @@
 // feature declares the narrow dependencies it takes, and app/ passes this context to them.
 import type { Authenticator, RateLimits, Sessions } from "../auth/index.js";
 import type { EmailTracker } from "../email/index.js";
-import type { Acceptor } from "../messages/index.js";
+import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SmsPolicy } from "../sms/index.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
@@ -16,7 +16,7 @@ export interface AppContext extends Runtime {
   /** Requests per minute per API key (v2). */
   rateLimits: RateLimits;
   /** Durable acceptance of sends (group commit). */
-  acceptor: Acceptor;
+  acceptor: AcceptService;
   /** The SMS rules, one instance so every family shares its per-account caches. */
   smsPolicy: SmsPolicy;
   /** Writes webhook events into the outbox, inside the transaction of the change they report. */

@@ -1,28 +1,21 @@
-// Starts and stops a gateway process in one or more roles: `api` (HTTP) and `worker`
-// (dispatcher, scheduler, webhook sender). `start` is both, in one process.
-import { sql } from "kysely";
 import type { Logger } from "pino";
-import { Authenticator, closeRateLimitRedis, connectRateLimitRedis, RateLimits, Sessions } from "../auth/index.js";
+import { closeRateLimitRedis, connectRateLimitRedis } from "../auth/index.js";
 import { applyCarriersFile } from "../carriers/config-file.js";
 import { type Clock, systemClock } from "../core/clock.js";
-import { QUEUED_SIGNAL } from "../dispatch/index.js";
-import { EmailTracker, trackingSecret } from "../email/index.js";
-import { Acceptor } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import { createLogger } from "../runtime/logging.js";
 import { createMetrics } from "../runtime/metrics.js";
-import { SmppOutbox, SmppServer } from "../smpp-server/index.js";
-import { SmsPolicy } from "../sms/index.js";
+import { SmppServer } from "../smpp-server/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore, type Store } from "../store/store.js";
-import { WebhookOutbox } from "../webhooks/outbox.js";
-import { WhatsApp } from "../whatsapp/index.js";
+import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
 import { registerBacklogGauges } from "./backlog-metrics.js";
 import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./bootstrap.js";
 import type { AppContext } from "./context.js";
 import { type Heartbeat, startHeartbeat } from "./heartbeat.js";
 import { listenFailure } from "./listen-failure.js";
 import { type App, buildServer } from "./server.js";
+import { startWorkerThread, ThreadAcceptor, type WorkerThread } from "./threads.js";
 import { packageVersion } from "./version.js";
 import { startWorkers, type Workers } from "./workers.js";
 
@@ -76,60 +69,44 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const clock = options.clock ?? systemClock;
   const metrics = createMetrics();
   registerBacklogGauges(metrics.registry, { store, clock, logger });
-  const acceptor = new Acceptor(store, clock, {
-    committed: (accepted, groupSize) => {
-      metrics.acceptBatchSize.observe(groupSize);
-      let count = 0;
-      for (const item of accepted) {
-        count += item.count;
-        metrics.messagesAccepted.inc({ channel: item.channel }, item.count);
-        metrics.acceptSeconds.observe({ channel: item.channel }, item.waitedMs / 1000);
-      }
-      if (count > 0) {
-        store.signals
-          .notify(QUEUED_SIGNAL)
-          .catch((error: unknown) => logger.warn({ err: error }, "wake-up signal failed"));
-      }
-    },
-  });
+  if (config.carriersFile) {
+    const applied = await applyCarriersFile({ store, clock }, config.carriersFile);
+    logger.info({ file: config.carriersFile, ...applied }, "carriers file applied");
+  }
+  // `start` on a machine with two cores: the worker role (and on SQLite the commits of accepted
+  // sends) runs in a thread of its own, so fsyncs, dispatch and webhook signing never hold up
+  // the event loop that reads and answers requests (see threads.ts). It loads and starts while
+  // this thread builds its server; sends wait for it.
+  const threadStarting =
+    !options.store &&
+    config.threads > 1 &&
+    !(config.database.engine === "sqlite" && config.database.file === ":memory:") &&
+    options.roles.includes("api") &&
+    options.roles.includes("worker")
+      ? startWorkerThread({ config, logger })
+      : undefined;
+  // An unhandled rejection before it is awaited below would end the process without a word.
+  threadStarting?.catch(() => undefined);
+  if (threadStarting) metrics.peers.push(async () => (await threadStarting).metrics());
+  const localAcceptor = createAcceptor(store, clock, metrics, logger);
+  const acceptor =
+    threadStarting && store.engine === "sqlite" ? new ThreadAcceptor(threadStarting, localAcceptor) : localAcceptor;
   const redis = config.redisUrl ? await connectRateLimitRedis(config.redisUrl, logger) : undefined;
-  const rateLimits = new RateLimits({
-    logger,
-    ...(redis ? { redis } : {}),
-    ...(options.rateLimitKeyPrefix ? { keyPrefix: options.rateLimitKeyPrefix } : {}),
-  });
-  const webhooks = new WebhookOutbox(store);
-  // Receipts and MO owed to SMPP clients are written with the webhook rows (by whichever role changes the message).
-  webhooks.sinks.push(new SmppOutbox(store));
-  const emailTracker = new EmailTracker(
-    await trackingSecret(store),
-    config.email.trackingUrl ?? `http://localhost:${config.port}`,
-  );
-  const ctx: AppContext = {
+  const ctx = await createContext({
     config,
     store,
     clock,
     logger,
     metrics,
-    authenticator: new Authenticator(store, clock, config, { logger }),
-    sessions: new Sessions(store, clock, config),
-    smsPolicy: new SmsPolicy(store, clock),
-    webhooks,
-    whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp }),
-    emailTracker,
-    rateLimits,
     acceptor,
-  };
-
-  if (config.carriersFile) {
-    const applied = await applyCarriersFile({ store, clock }, config.carriersFile);
-    logger.info({ file: config.carriersFile, ...applied }, "carriers file applied");
-  }
+    redis,
+    rateLimitKeyPrefix: options.rateLimitKeyPrefix,
+  });
 
   let stopping = false;
   let workers: Workers | undefined;
   let releaseLock: (() => void) | undefined;
-  if (options.roles.includes("worker")) {
+  if (options.roles.includes("worker") && !threadStarting) {
     if (config.database.engine === "sqlite" && config.database.file !== ":memory:") {
       releaseLock = acquireWorkerLock(config.database.file);
     }
@@ -152,6 +129,13 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options.roles.includes("api") && (smppConfig.port !== 0 || smppConfig.tlsPort !== 0)
       ? new SmppServer({ ...ctx, config })
       : undefined;
+  let thread: WorkerThread | undefined;
+  try {
+    thread = await threadStarting;
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   let stage = "";
   let heartbeat: Heartbeat | undefined;
   const stop = async () => {
@@ -165,6 +149,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     await app.close();
     // Each worker finishes what it holds: the dispatcher's batch, webhook posts, reports.
     stage = "workers: work in hand";
+    await thread?.stop();
     await workers?.stop();
     stage = "connections";
     await heartbeat?.stop();
@@ -202,7 +187,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const role = options.roles.length > 1 ? "start" : (options.roles[0] ?? "start");
   heartbeat = startHeartbeat(ctx, { role, url, version: packageVersion() });
   if (config.email.trackingUrl === undefined) emailTracker.setBaseUrl(url);
+  if (config.email.trackingUrl === undefined) ctx.emailTracker.setBaseUrl(url);
   if (config.carrierCallbackUrl === undefined && workers) workers.carriers.callbackBase = url;
+  thread?.listening(url);
 
   return {
     ctx,
@@ -214,8 +201,4 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     stop,
     stopStage: () => stage,
   };
-}
-
-async function releaseAllLeases(store: Store): Promise<void> {
-  await sql`update messages set status = 'queued', lease_until = null where status = 'dispatching'`.execute(store.db);
 }

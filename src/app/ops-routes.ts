@@ -1,6 +1,7 @@
 // Operations endpoints: liveness, readiness (the database answers, and Redis when it is
 // required) and Prometheus metrics.
 import type { FastifyInstance } from "fastify";
+import { metricsText } from "../runtime/metrics.js";
 import type { AppContext } from "./context.js";
 
 /** How long /readyz waits for the database before it calls it down (a load balancer's probe is short). */
@@ -36,7 +37,7 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady
   });
 
   app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
-    const body = await ctx.metrics.registry.metrics();
+    const body = await metricsText(ctx.metrics);
     return reply.type(ctx.metrics.registry.contentType).send(body);
   });
 }

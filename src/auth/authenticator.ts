@@ -1,7 +1,6 @@
 // Turns credentials (an API key, or username+password) into the calling account.
 // Lookups are cached in memory; revoking a key, changing a password or an account's state
 // signals every process (NOTIFY on PostgreSQL) to drop what it remembers at once.
-import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { EpisodeLog } from "../core/episodes.js";
@@ -90,21 +89,22 @@ export class Authenticator {
   }
 
   /**
-   * SQLite's data_version changes when another connection commits, e.g. `switchboard keys revoke`
-   * run next to a running gateway. Everything cached is dropped then.
+   * Another process on the same SQLite file (e.g. `switchboard keys revoke` next to a running
+   * gateway) cannot signal this one: every credentials change bumps the `auth_epoch` setting
+   * (authChanged), and a change of it drops everything cached. Not SQLite's data_version: the
+   * worker thread of the same process commits all the time, and each of its commits would
+   * throw the caches away (a password check per legacy request).
    */
   private watchExternalWrites(): NodeJS.Timeout {
-    let seen: number | undefined;
+    let seen: string | undefined;
     let checking = false;
     const timer = setInterval(() => {
       if (checking) return;
       checking = true;
-      sql<{ data_version: number }>`pragma data_version`
-        .execute(this.store.db)
-        .then(({ rows }) => {
-          const version = rows[0]?.data_version;
-          if (seen !== undefined && version !== seen) this.forget("");
-          seen = version;
+      authEpoch(this.store)
+        .then((epoch) => {
+          if (seen !== undefined && epoch !== seen) this.forget("");
+          seen = epoch;
         })
         .catch(() => {
           // The store is closing; the next tick (if any) tries again.
@@ -270,8 +270,28 @@ export class Authenticator {
   }
 }
 
+const AUTH_EPOCH_KEY = "auth_epoch";
+
+async function authEpoch(store: Store): Promise<string> {
+  const row = await store.db
+    .selectFrom("settings")
+    .select("value")
+    .where("key", "=", AUTH_EPOCH_KEY)
+    .executeTakeFirst();
+  return row?.value ?? "0";
+}
+
 async function authChanged(store: Store, payload: string): Promise<void> {
   for (const authenticator of localAuthenticators.get(store) ?? []) authenticator.forget(payload);
+  if (store.engine === "sqlite") {
+    // Other processes on the file poll it (watchExternalWrites); PostgreSQL's NOTIFY reaches them.
+    const value = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
+    await store.db
+      .insertInto("settings")
+      .values({ key: AUTH_EPOCH_KEY, value })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
+      .execute();
+  }
   await store.signals.notify(AUTH_CHANNEL, payload);
 }
 

@@ -46,7 +46,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Authenticator } from "../auth/index.js";
 import type { Connector } from "../dispatch/index.js";
-import type { Acceptor } from "../messages/index.js";
+import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { type BounceListener, startBounceListener } from "./bounce-listener.js";
@@ -62,7 +62,7 @@ export { EmailTracker, trackingSecret } from "./tracking.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger"> & {
-  acceptor: Acceptor;
+  acceptor: AcceptService;
   authenticator: Authenticator;
   emailTracker: EmailTracker;
   webhooks: WebhookOutbox;

@@ -10,7 +10,7 @@ import type { Authenticator } from "../auth/index.js";
 import { authenticateLegacy } from "../auth/index.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
 import { noteRefusal, toGatewayError } from "../http/http-errors.js";
-import type { Acceptor } from "../messages/index.js";
+import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { recordEngagement } from "./events.js";
@@ -20,7 +20,7 @@ import { CLICK_PATH, OPEN_PATH } from "./tracking.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
-  acceptor: Acceptor;
+  acceptor: AcceptService;
   authenticator: Authenticator;
   emailTracker: EmailTracker;
   webhooks: WebhookOutbox;

@@ -6,7 +6,7 @@ import type { Clock } from "../core/clock.js";
 import { MILLI } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { parseLocalDateTime } from "../core/time.js";
-import type { Acceptor, MessageDraft } from "../messages/index.js";
+import type { AcceptService, MessageDraft } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 import { ensureWebhookSecret } from "../webhooks/settings.js";
 import { checkWebhookUrl } from "../webhooks/url-guard.js";
@@ -33,7 +33,7 @@ export type RecipientKind = "to" | "cc" | "bcc";
 export interface EmailSendDeps {
   store: Store;
   clock: Clock;
-  acceptor: Acceptor;
+  acceptor: AcceptService;
   allowPrivateWebhooks: boolean;
 }
 

@@ -9,7 +9,7 @@ import { normalizeIndianMobile } from "../core/indian-mobile.js";
 import { segmentInfo } from "../core/segments.js";
 import { laneOf, pricePerSegment } from "../core/traffic-class.js";
 import type { InboundSms } from "../dispatch/index.js";
-import type { Acceptor, SendOrder } from "../messages/index.js";
+import type { AcceptService, SendOrder } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { InboundMessageRow, KeywordRow } from "../store/schema.js";
@@ -20,7 +20,7 @@ import { inboundMetrics } from "./metrics.js";
 import { findNumberOwner, MAX_DIGITS, normalizePhoneNumber } from "./numbers.js";
 import { suppress, suppressionsChanged, unsuppress } from "./suppression.js";
 
-export type InboundDeps = Pick<Runtime, "store" | "clock" | "logger" | "metrics"> & { acceptor: Acceptor } & {
+export type InboundDeps = Pick<Runtime, "store" | "clock" | "logger" | "metrics"> & { acceptor: AcceptService } & {
   webhooks?: WebhookOutbox;
 } & {
   config: Pick<Config, "optOutWords">;

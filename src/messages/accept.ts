@@ -111,6 +111,11 @@ export interface AcceptorHooks {
 
 const MAX_GROUP_MESSAGES = 2000;
 
+/** What the request handlers use: an Acceptor, or one that hands sends to another thread's. */
+export interface AcceptService {
+  accept(order: SendOrder): Promise<AcceptOutcome>;
+}
+
 export class Acceptor {
   private queue: Pending[] = [];
   private flushing = false;
@@ -136,12 +141,12 @@ export class Acceptor {
       broadcastId = order.job.batchId;
       jobId = order.job.id;
     } else {
-      await this.broadcasts.reserve(1);
-      broadcastId = formatBroadcastId(order.accountId, localDay(now, order.timeZone), this.broadcasts.take());
-      if (order.job) {
-        await this.jobs.reserve(1);
-        jobId = this.jobs.take();
-      }
+      broadcastId = formatBroadcastId(
+        order.accountId,
+        localDay(now, order.timeZone),
+        await this.broadcasts.nextNumber(),
+      );
+      if (order.job) jobId = await this.jobs.nextNumber();
     }
     const status = order.status ?? "queued";
     const messages: AcceptedMessage[] = [];

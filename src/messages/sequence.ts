@@ -24,6 +24,16 @@ export class SequenceAllocator {
     }
   }
 
+  /**
+   * The next number, refilling the block when it is used up. The check and the take happen in
+   * one synchronous step: with `reserve(1)` then `take()`, concurrent callers woken by the same
+   * refill could all pass the check and then exhaust the block between the two.
+   */
+  async nextNumber(): Promise<number> {
+    while (this.next > this.last) await this.reserve(1);
+    return this.next++;
+  }
+
   take(): number {
     if (this.next > this.last) throw new Error(`sequence ${this.name} exhausted: call reserve() first`);
     return this.next++;

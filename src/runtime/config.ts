@@ -1,4 +1,5 @@
 // Every setting Switchboard reads from the environment, declared, validated and documented once.
+import os from "node:os";
 import path from "node:path";
 import type { DatabaseTarget } from "../store/store.js";
 
@@ -21,6 +22,11 @@ export interface Config {
   logFormat: "auto" | "json" | "pretty";
   /** SQLite `synchronous` pragma: FULL makes an answered send survive a power cut. */
   sqliteSynchronous: "FULL" | "NORMAL";
+  /**
+   * Threads of a `start` process: 2 serves HTTP on one and runs the worker role (and, on SQLite,
+   * the commits of accepted sends) on the other; 1 runs everything on one event loop.
+   */
+  threads: number;
   /** Seconds a verified username+password pair is remembered (0 turns the cache off). */
   passwordCacheSeconds: number;
   /** Failed logins in a row from one address that lock it out of an account, and for how long. */
@@ -159,6 +165,8 @@ export const SETTINGS = {
     "fatal, error, warn, info (default: one line per request, and what the workers do), debug, trace or silent.",
   LOG_FORMAT: "auto (default: readable colour lines when stdout is a terminal, JSON lines otherwise), json or pretty.",
   SQLITE_SYNCHRONOUS: "FULL (default: durable across power loss) or NORMAL (durable across process crashes only).",
+  SWITCHBOARD_THREADS:
+    "Most threads a start process uses, 1 or 2. Default 2 where the machine has 2 or more cores: HTTP on one; dispatch, delivery reports, webhooks and (SQLite) the commits of accepted sends on the other. 1: everything on one event loop.",
   PASSWORD_CACHE_SECONDS:
     "How long a verified username+password pair is remembered in memory. Default 300; 0 disables.",
   LOGIN_LOCK_THRESHOLD:
@@ -344,6 +352,7 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
     logLevel: logLevelRaw as LogLevel,
     logFormat: logFormat === "json" || logFormat === "pretty" ? logFormat : "auto",
     sqliteSynchronous: syncRaw === "NORMAL" ? "NORMAL" : "FULL",
+    threads: int("SWITCHBOARD_THREADS", Math.min(2, os.availableParallelism()), 1, 2),
     passwordCacheSeconds: int("PASSWORD_CACHE_SECONDS", 300, 0, 86_400),
     loginLockThreshold: int("LOGIN_LOCK_THRESHOLD", 10, 0, 1_000),
     loginLockMinutes: int("LOGIN_LOCK_MINUTES", 15, 1, 10_080),

@@ -1,9 +1,22 @@
 // Prometheus metrics. One registry per gateway instance (tests run several in one process).
 // The gauges of what waits in the database are in backlog-metrics.ts.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import {
+  AggregatorRegistry,
+  Counter,
+  collectDefaultMetrics,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+} from "prom-client";
+
+export type MetricsSnapshot = MetricObjectWithValues<MetricValue<string>>[];
 
 export interface Metrics {
   registry: Registry;
+  /** Other threads of this process whose counters /metrics adds to this registry's (threads.ts). */
+  peers: Array<() => Promise<MetricsSnapshot>>;
   httpDuration: Histogram<"method" | "route" | "status">;
   messagesAccepted: Counter<"channel">;
   messagesDispatched: Counter<"channel" | "connector">;
@@ -26,6 +39,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
   const registers = [registry];
   return {
     registry,
+    peers: [],
     httpDuration: new Histogram({
       name: "switchboard_http_request_duration_seconds",
       help: "HTTP request duration by route",
@@ -115,4 +129,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       registers,
     }),
   };
+}
+
+/** The text /metrics answers: this registry's metrics, added up with those of the other threads. */
+export async function metricsText(metrics: Metrics): Promise<string> {
+  if (metrics.peers.length === 0) return metrics.registry.metrics();
+  const snapshots = await Promise.all([metrics.registry.getMetricsAsJSON(), ...metrics.peers.map((peer) => peer())]);
+  return AggregatorRegistry.aggregate(snapshots as MetricsSnapshot[]).metrics();
 }

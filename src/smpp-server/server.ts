@@ -8,7 +8,7 @@ import tls from "node:tls";
 import type { Authenticator } from "../auth/index.js";
 import { encodeGsm7 } from "../carriers/smpp/index.js";
 import { isGatewayError } from "../core/errors.js";
-import type { Acceptor } from "../messages/index.js";
+import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SmsPolicy } from "../sms/index.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
@@ -21,7 +21,7 @@ import { type BoundAccount, type SubmitResult, Submitter } from "./submit.js";
 
 export interface SmppServerDeps extends Runtime {
   authenticator: Authenticator;
-  acceptor: Acceptor;
+  acceptor: AcceptService;
   smsPolicy: SmsPolicy;
 }
 

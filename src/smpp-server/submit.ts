@@ -8,7 +8,7 @@ import type { Principal } from "../auth/index.js";
 import { decodeGsm7, decodeUcs2 } from "../carriers/smpp/index.js";
 import { GatewayError } from "../core/errors.js";
 import { newQueueId } from "../core/ids.js";
-import type { Acceptor } from "../messages/index.js";
+import type { AcceptService } from "../messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
 import { type SubmitFields, TLV, type UnsuccessfulDestination } from "./pdu.js";
 import { STATUS, statusOfRefusal } from "./status.js";
@@ -19,7 +19,7 @@ const MAX_HELD_MESSAGES = 10_000;
 
 export interface SubmitterDeps {
   smsPolicy: SmsPolicy;
-  acceptor: Acceptor;
+  acceptor: AcceptService;
   dltEntityTag: number;
   dltTemplateTag: number;
 }

@@ -11,7 +11,7 @@ import { GatewayError } from "../core/errors.js";
 import { requiredInDocument } from "../http/openapi.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
 import { pageAnswer, resourceAnswer, smsAnswer } from "../http/v2-answers.js";
-import type { AcceptedSend, Acceptor, JobRequest } from "../messages/index.js";
+import type { AcceptedSend, AcceptService, JobRequest } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { BulkJobRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
@@ -27,7 +27,7 @@ import {
 } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store"> & { acceptor: Acceptor; smsPolicy: SmsPolicy };
+type Deps = Pick<Runtime, "store"> & { acceptor: AcceptService; smsPolicy: SmsPolicy };
 
 /** Recipients in one bulk call; a larger campaign is sent in several calls into one job. */
 export const MAX_BULK_RECIPIENTS = 100_000;

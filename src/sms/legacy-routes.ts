@@ -13,7 +13,7 @@ import { GatewayError } from "../core/errors.js";
 import { publicStatus } from "../core/message-status.js";
 import { localDayRange } from "../core/time.js";
 import { sendLegacyError } from "../http/http-errors.js";
-import type { Acceptor } from "../messages/index.js";
+import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
@@ -22,7 +22,7 @@ import { MAX_XML_BYTES, parseXmlSend, type XmlSend } from "./xml-send.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
-  acceptor: Acceptor;
+  acceptor: AcceptService;
   authenticator: Authenticator;
   smsPolicy: SmsPolicy;
 };

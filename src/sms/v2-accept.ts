@@ -5,12 +5,12 @@
 import type { FastifyRequest } from "fastify";
 import type { Principal } from "../auth/index.js";
 import { GatewayError } from "../core/errors.js";
-import type { AcceptedSend, Acceptor, SendOrder } from "../messages/index.js";
+import type { AcceptedSend, AcceptService, SendOrder } from "../messages/index.js";
 import { idempotencyKeyOf, requestHash, storedAnswer } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store"> & { acceptor: Acceptor };
+type Deps = Pick<Runtime, "store"> & { acceptor: AcceptService };
 
 export interface PreparedSend<T> {
   order: SendOrder;

@@ -10,7 +10,7 @@ import { GatewayError } from "../core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { requiredInDocument } from "../http/openapi.js";
 import { resourceAnswer, smsAnswer } from "../http/v2-answers.js";
-import type { AcceptedSend, Acceptor } from "../messages/index.js";
+import type { AcceptedSend, AcceptService } from "../messages/index.js";
 import { cancelScheduled, findMessages } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { registerBulkRoutes } from "./bulk-routes.js";
@@ -31,7 +31,7 @@ import {
 } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock"> & { acceptor: Acceptor; smsPolicy: SmsPolicy };
+type Deps = Pick<Runtime, "store" | "clock"> & { acceptor: AcceptService; smsPolicy: SmsPolicy };
 
 const sms = { envelope: "success" } as const;
 /** The account resources' envelope (the report is one of them). */

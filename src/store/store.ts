@@ -89,10 +89,23 @@ function openSqlite(file: string, options: StoreOptions): Store {
   }
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
+  // Every connection to the same file in this process (a `start` runs HTTP and the worker role
+  // in two threads, each with its own connection) hears every signal: what NOTIFY does on
+  // PostgreSQL. Messages cross threads; a connection does not hear its own posts twice.
+  const peers = file === ":memory:" ? undefined : new BroadcastChannel(`switchboard-signals:${path.resolve(file)}`);
+  if (peers) {
+    peers.onmessage = (event) => {
+      const { channel, payload } = (event as { data: { channel: string; payload: string } }).data;
+      bus.emit(channel, payload);
+    };
+    // After onmessage, which refs the channel: an open store must not keep a CLI command alive.
+    peers.unref();
+  }
 
   const signals: Signals = {
     async notify(channel, payload = "") {
       bus.emit(channel, payload);
+      peers?.postMessage({ channel, payload });
     },
     listen(channel, handler) {
       bus.on(channel, handler);
@@ -133,7 +146,10 @@ function openSqlite(file: string, options: StoreOptions): Store {
         return false;
       }
     },
-    close: () => db.destroy(),
+    close: () => {
+      peers?.close();
+      return db.destroy();
+    },
   };
 }
 

@@ -29,7 +29,7 @@ import type { FastifyInstance } from "fastify";
 import type { Authenticator } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import type { Connector } from "../dispatch/index.js";
-import type { Acceptor } from "../messages/index.js";
+import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Store } from "../store/store.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
@@ -47,7 +47,7 @@ export { VOICE_SIMULATOR_CONNECTOR } from "./simulator.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger" | "metrics"> & {
-  acceptor: Acceptor;
+  acceptor: AcceptService;
   authenticator: Authenticator;
   webhooks: WebhookOutbox;
 };

@@ -7,12 +7,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticator } from "../auth/index.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
 import { noteRefusal, toGatewayError } from "../http/http-errors.js";
-import type { Acceptor } from "../messages/index.js";
+import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { VoicePolicy } from "./call-policy.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: Acceptor; authenticator: Authenticator };
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptService; authenticator: Authenticator };
 
 export const VOICE_SEND_PATHS = {
   query: "/voicecall/v1/send",

@@ -334,9 +334,8 @@ export class WhatsAppSendService {
     const { store, clock, config, metrics } = this.deps;
     const accountId = settings.accountId;
     const now = clock.now().getTime();
-    await this.ids.reserve(1);
     const id = newQueueId(now);
-    const numericId = this.ids.take();
+    const numericId = await this.ids.nextNumber();
     const hold = { accountId, wallet: "whatsapp" as const, amount: CREDIT };
 
     await store.transaction(async (trx) => {

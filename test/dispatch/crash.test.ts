@@ -1,6 +1,9 @@
 // kill -9 while sends stream in: after a restart, every send that was answered with success
-// exists and is delivered, and the ledger charged exactly the messages that were stored.
-import { afterAll, beforeAll, expect, it } from "vitest";
+// exists and is delivered, and the ledger charged exactly the messages that were stored. In both
+// layouts of `start`: one thread, and two (HTTP on one; the worker role and, on SQLite, the
+// commits of the sends on the other, see src/app/threads.ts), where the kill takes both threads
+// between a commit and the answers it releases.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ledgerSum, walletBalance } from "../../src/accounts/index.js";
 import { addSenderIdFor, createAccountWithKey } from "../../src/admin/index.js";
 import { systemClock } from "../../src/core/clock.js";
@@ -11,6 +14,10 @@ import { waitUntilAllFinal } from "../helpers/messages.js";
 const CREDITS = 100_000;
 
 describeEachEngine("crash during a stream of sends", (engine) => {
+  describe.each(["1", "2"])("SWITCHBOARD_THREADS=%s", (threads) => crashTest(engine, threads));
+});
+
+function crashTest(engine: Parameters<typeof createTestDatabase>[0], threads: string): void {
   let db: TestDatabase;
   let server: ServerProcess | undefined;
 
@@ -33,7 +40,12 @@ describeEachEngine("crash during a stream of sends", (engine) => {
     await addSenderIdFor(deps, { username: "crash", sender: "SWBRD", approve: true });
     // This tests the pipeline, not the DLT rules.
     await db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", account.id).execute();
-    const env = { DATABASE_URL: db.url, SIMULATOR_LATENCY_MS: "30", SIMULATOR_FAILURE_RATE: "0" };
+    const env = {
+      DATABASE_URL: db.url,
+      SIMULATOR_LATENCY_MS: "30",
+      SIMULATOR_FAILURE_RATE: "0",
+      SWITCHBOARD_THREADS: threads,
+    };
 
     server = await startServer("start", env);
     const url = server.url;
@@ -86,4 +98,4 @@ describeEachEngine("crash during a stream of sends", (engine) => {
     expect(balance).toBe((CREDITS - stored.length) * 1000);
     expect(await ledgerSum(db.store.db, account.id, "sms")).toBe(balance);
   }, 120_000);
-});
+}

@@ -1,0 +1,84 @@
+// The worker thread of a `start` process (see threads.ts): the worker role, and the Acceptor
+// that commits the sends the main thread hands over, on a database connection of its own.
+import { parentPort, workerData } from "node:worker_threads";
+import { systemClock } from "../core/clock.js";
+import type { AcceptOutcome } from "../messages/index.js";
+import type { Config } from "../runtime/config.js";
+import { createLogger } from "../runtime/logging.js";
+import { createMetrics } from "../runtime/metrics.js";
+import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
+import { openStore } from "../store/store.js";
+import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
+import { type FromWorker, type SerializedError, serializeError, type ToWorker } from "./threads.js";
+import { startWorkers } from "./workers.js";
+
+const port = parentPort;
+if (!port) throw new Error("worker-thread.js runs as a worker thread of a start process");
+const { config } = workerData as { config: Config };
+const post = (message: FromWorker) => port.postMessage(message);
+
+try {
+  const logger = createLogger(config);
+  const store = await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous });
+  const clock = systemClock;
+  // Node's process metrics are the main thread's; this one adds its counters to them.
+  const metrics = createMetrics({ defaultMetrics: false });
+  const acceptor = createAcceptor(store, clock, metrics, logger);
+  const ctx = await createContext({ config, store, clock, logger, metrics, acceptor, redis: undefined });
+  let releaseLock: (() => void) | undefined;
+  if (config.database.engine === "sqlite") {
+    releaseLock = acquireWorkerLock(config.database.file);
+    // The one dispatcher of this file: whatever it had claimed before a crash is free again.
+    await releaseAllLeases(store);
+  }
+  const workers = await startWorkers(ctx);
+
+  let results: Array<{ id: number; outcome: AcceptOutcome } | { id: number; error: SerializedError }> = [];
+  const reply = (result: (typeof results)[number]) => {
+    results.push(result);
+    // The sends of one commit group settle together: one message back for all of them.
+    if (results.length === 1) {
+      setImmediate(() => {
+        const batch = results;
+        results = [];
+        post({ type: "accepted", results: batch });
+      });
+    }
+  };
+
+  port.on("message", (message: ToWorker) => {
+    switch (message.type) {
+      case "accept":
+        for (const { id, order } of message.orders) {
+          acceptor.accept(order).then(
+            (outcome) => reply({ id, outcome }),
+            (error: unknown) => reply({ id, error: serializeError(error) }),
+          );
+        }
+        break;
+      case "metrics":
+        void metrics.registry
+          .getMetricsAsJSON()
+          .then((snapshot) => post({ type: "metrics", id: message.id, snapshot: snapshot as never }));
+        break;
+      case "listening":
+        if (config.email.trackingUrl === undefined) ctx.emailTracker.setBaseUrl(message.url);
+        if (config.carrierCallbackUrl === undefined) workers.carriers.callbackBase = message.url;
+        break;
+      case "stop":
+        void (async () => {
+          await workers.stop();
+          await ctx.whatsapp.close();
+          ctx.authenticator.close();
+          releaseLock?.();
+          await store.close();
+          post({ type: "stopped" });
+          process.exit(0);
+        })();
+        break;
+    }
+  });
+  post({ type: "ready" });
+} catch (error) {
+  post({ type: "start-failed", message: error instanceof Error ? error.message : String(error) });
+}
