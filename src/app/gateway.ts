@@ -186,7 +186,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // Without a public URL, tracking links name the address this server actually listens on.
   const role = options.roles.length > 1 ? "start" : (options.roles[0] ?? "start");
   heartbeat = startHeartbeat(ctx, { role, url, version: packageVersion() });
-  if (config.email.trackingUrl === undefined) emailTracker.setBaseUrl(url);
+  if (config.email.trackingUrl === undefined) ctx.emailTracker.setBaseUrl(url);
   if (config.email.trackingUrl === undefined) ctx.emailTracker.setBaseUrl(url);
   if (config.carrierCallbackUrl === undefined && workers) workers.carriers.callbackBase = url;
   thread?.listening(url);
