@@ -187,7 +187,6 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const role = options.roles.length > 1 ? "start" : (options.roles[0] ?? "start");
   heartbeat = startHeartbeat(ctx, { role, url, version: packageVersion() });
   if (config.email.trackingUrl === undefined) ctx.emailTracker.setBaseUrl(url);
-  if (config.email.trackingUrl === undefined) ctx.emailTracker.setBaseUrl(url);
   if (config.carrierCallbackUrl === undefined && workers) workers.carriers.callbackBase = url;
   thread?.listening(url);
 
