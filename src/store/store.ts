@@ -237,7 +237,12 @@ function openPostgres(url: string, options: StoreOptions): Store {
 
   const signals: Signals = {
     async notify(channel, payload = "") {
-      await sql`select pg_notify(${pgChannel(channel, options.pgSchema)}, ${payload})`.execute(db);
+      const name = pgChannel(channel, options.pgSchema);
+      // This process hears its own signal at once, as on SQLite: a change it just made (an
+      // operator approving a template) is seen by its next request, not after NOTIFY's round
+      // trip through the server. Its LISTEN hears it again later; every handler is idempotent.
+      bus.emit(name, payload);
+      await sql`select pg_notify(${name}, ${payload})`.execute(db);
     },
     listen(channel, handler) {
       const name = pgChannel(channel, options.pgSchema);
