@@ -19,6 +19,8 @@ export function buildProgram(run: RunRoles): Command {
     .description("Self-hostable messaging gateway. Settings come from environment variables (see README).")
     .version(packageVersion(), "-V, --version", "print the version")
     .showHelpAfterError()
+    // Usage errors, --help and --version end in runCommandLine (cli-run.ts), not in process.exit.
+    .exitOverride()
     // Subcommands copy this when they are created, so it is set before any of them.
     .configureHelp({
       optionDescription(this: Help, option: Option): string {

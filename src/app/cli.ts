@@ -1,10 +1,10 @@
 // The `switchboard` command: run the gateway by role, migrate, and operator commands that
 // work on the configured database directly (no running server needed). The commands are
 // declared in cli-program.ts; this runs them.
-import { isGatewayError } from "../core/errors.js";
-import { ConfigError, loadConfig } from "../runtime/config.js";
+import { loadConfig } from "../runtime/config.js";
 import { credentialsBanner } from "./bootstrap.js";
 import { buildProgram } from "./cli-program.js";
+import { runCommandLine } from "./cli-run.js";
 import { type Gateway, type Role, startGateway } from "./gateway.js";
 
 async function run(roles: readonly Role[], seed: boolean): Promise<void> {
@@ -63,14 +63,7 @@ function smppPorts(gateway: Gateway): Record<string, number> {
   };
 }
 
-buildProgram(run)
-  .parseAsync(process.argv)
-  .catch((error: unknown) => {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`switchboard: ${error.message}\n`);
-      process.exit(2);
-    }
-    const message = isGatewayError(error) || error instanceof Error ? error.message : String(error);
-    process.stderr.write(`switchboard: ${message}\n`);
-    process.exit(1);
-  });
+const code = await runCommandLine(buildProgram(run), process.argv);
+// A command that failed ends at once; one that succeeded ends when its work is done (a role
+// keeps serving until it is stopped).
+if (code !== 0) process.exit(code);

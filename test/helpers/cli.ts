@@ -1,6 +1,10 @@
-// Runs the real `switchboard` executable (bin/ → dist/, which `npm test` builds first) as child
+// Runs the real `switchboard` program (bin/ → dist/, which `npm test` builds first) in child
 // processes, with only the environment a test gives it, and kills whatever is left at the end.
-import { type ChildProcess, spawn } from "node:child_process";
+// Operator commands run in a CLI host (cli-host.mjs): one process per test file that runs the
+// built program command after command with its modules loaded once, since each spawned command
+// spends a second of CPU loading them. The roles (start, api, worker) are always spawned, and
+// SWITCHBOARD_TEST_CLI=spawn spawns every command, as the executable runs it.
+import { type ChildProcess, fork, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll } from "vitest";
 
@@ -31,11 +35,78 @@ afterAll(() => {
   running.clear();
 });
 
+const ROLES = new Set(["start", "api", "worker"]);
+const HOST = fileURLToPath(new URL("./cli-host.mjs", import.meta.url));
+
+interface Host {
+  child: ChildProcess;
+  waiting: Map<number, (result: CliResult) => void>;
+  ready: Promise<void>;
+}
+let host: Host | undefined;
+let nextRequest = 1;
+
+function cliHost(): Host {
+  if (host) return host;
+  const child = fork(HOST, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  running.add(child);
+  const waiting = new Map<number, (result: CliResult) => void>();
+  const current: Host = {
+    child,
+    waiting,
+    ready: new Promise((resolve, reject) => {
+      child.once("error", reject);
+      child.on("message", (message: { ready?: boolean; id?: number } & CliResult) => {
+        if (message.ready) return resolve();
+        const done = waiting.get(message.id ?? 0);
+        waiting.delete(message.id ?? 0);
+        done?.({ code: message.code, stdout: message.stdout, stderr: message.stderr });
+      });
+    }),
+  };
+  child.on("exit", () => {
+    running.delete(child);
+    if (host === current) host = undefined;
+  });
+  host = current;
+  return current;
+}
+
+afterAll(() => {
+  host?.child.kill("SIGKILL");
+  host = undefined;
+});
+
+function runInHost(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string; timeoutMs?: number },
+): Promise<CliResult> {
+  const { child, waiting, ready } = cliHost();
+  const id = nextRequest++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      waiting.delete(id);
+      // A command that never ends leaves the host unusable: the next call starts another.
+      child.kill("SIGKILL");
+      reject(new Error(`switchboard ${args.join(" ")} did not finish in time (CLI host).`));
+    }, options.timeoutMs ?? 20_000);
+    waiting.set(id, (result) => {
+      clearTimeout(timer);
+      resolve(result);
+    });
+    ready
+      .then(() => child.send({ id, args, env: childEnv(env), ...(options.cwd ? { cwd: options.cwd } : {}) }))
+      .catch(reject);
+  });
+}
+
 export function runCli(
   args: string[],
   env: Record<string, string>,
   options: { cwd?: string; timeoutMs?: number } = {},
 ): Promise<CliResult> {
+  if (!ROLES.has(args[0] ?? "") && process.env.SWITCHBOARD_TEST_CLI !== "spawn") return runInHost(args, env, options);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       env: childEnv(env),
