@@ -172,6 +172,17 @@ function openPostgres(url: string, options: StoreOptions): Store {
   pool.on("error", () => {
     // An idle client lost its connection; the pool replaces it on the next checkout.
   });
+  // The server processes behind this pool's connections: a NOTIFY sent by one of them was
+  // already heard in this process when it was sent (signals.notify), so LISTEN skips it.
+  const ownBackends = new Set<number>();
+  pool.on("connect", (client) => {
+    const pid = (client as pg.Client & { processID?: number }).processID;
+    if (pid) ownBackends.add(pid);
+  });
+  pool.on("remove", (client) => {
+    const pid = (client as pg.Client & { processID?: number }).processID;
+    if (pid) ownBackends.delete(pid);
+  });
   const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
 
   const bus = new EventEmitter();
@@ -201,7 +212,9 @@ function openPostgres(url: string, options: StoreOptions): Store {
   const connectListener = async (): Promise<pg.Client> => {
     if (listener) return listener;
     const client = new pg.Client({ connectionString: url, ...(schemaOption ? { options: schemaOption } : {}) });
-    client.on("notification", (msg) => bus.emit(msg.channel, msg.payload ?? ""));
+    client.on("notification", (msg) => {
+      if (!ownBackends.has(msg.processId)) bus.emit(msg.channel, msg.payload ?? "");
+    });
     const lost = () => {
       if (listener !== client) return;
       listener = undefined;
@@ -240,7 +253,7 @@ function openPostgres(url: string, options: StoreOptions): Store {
       const name = pgChannel(channel, options.pgSchema);
       // This process hears its own signal at once, as on SQLite: a change it just made (an
       // operator approving a template) is seen by its next request, not after NOTIFY's round
-      // trip through the server. Its LISTEN hears it again later; every handler is idempotent.
+      // trip through the server; its own LISTEN skips it (ownBackends).
       bus.emit(name, payload);
       await sql`select pg_notify(${name}, ${payload})`.execute(db);
     },
