@@ -4,6 +4,7 @@ import { Command, Help, type Option } from "commander";
 import { addAccountCommands } from "./cli-accounts.js";
 import { addCarrierCommands } from "./cli-carriers.js";
 import { addInboundCommands } from "./cli-inbound.js";
+import { addSmppCommands } from "./cli-smpp.js";
 import { addSmsRuleCommands } from "./cli-sms-rules.js";
 import { withStore } from "./cli-support.js";
 import { addVoiceCommands } from "./cli-voice.js";
@@ -68,5 +69,6 @@ export function buildProgram(run: RunRoles): Command {
   addInboundCommands(program);
   addVoiceCommands(program);
   addCarrierCommands(program);
+  addSmppCommands(program);
   return program;
 }

@@ -12,6 +12,7 @@ import { registerEmailAdminRoutes, registerEmailRoutes } from "../email/index.js
 import { sendJsonError } from "../http/http-errors.js";
 import { registerOpenApi } from "../http/openapi.js";
 import { registerInboundAdminRoutes } from "../inbound/index.js";
+import { registerSmppAdminRoutes } from "../smpp-server/index.js";
 import { registerLegacyRoutes } from "../sms/index.js";
 import { registerVoiceAdminRoutes, registerVoiceRoutes } from "../voice/index.js";
 import { registerWebhookAdminRoutes } from "../webhooks/admin-routes.js";
@@ -130,6 +131,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       registerEmailAdminRoutes(admin, ctx);
       registerVoiceAdminRoutes(admin, ctx);
       registerCarrierAdminRoutes(admin, ctx);
+      registerSmppAdminRoutes(admin, ctx);
     },
     { prefix: "/admin/api" },
   );

@@ -253,9 +253,9 @@ export const SETTINGS = {
   SMPP_SERVER_WINDOW:
     "Requests one SMPP bind may have outstanding each way: its submits being handled (more wait unread in the socket) and deliver_sm it has not answered. Default 50, 1 to 1000.",
   SMPP_SERVER_ENQUIRE_LINK_SECONDS:
-    "Seconds of silence on an SMPP bind before the server sends enquire_link. Default 30, 5 to 3600.",
+    "Seconds of silence on an SMPP bind before the server sends enquire_link; a client that does not answer it within SMPP_SERVER_RESPONSE_TIMEOUT_MS is disconnected. Default 30, 1 to 3600.",
   SMPP_SERVER_IDLE_SECONDS:
-    "Seconds without any PDU from an SMPP client before its bind is closed. Default 300, 10 to 86400.",
+    "Seconds without a request from an SMPP client (a submit, its own enquire_link, an answer to a deliver_sm; answers to the server's enquire_link do not count) before the server unbinds it; also how long a connection may stay open without binding. Default 300, 1 to 86400.",
   SMPP_SERVER_RESPONSE_TIMEOUT_MS:
     "How long the SMPP server waits for a client's answer to deliver_sm, enquire_link or unbind. Default 10000, 100 to 600000.",
   SMPP_SERVER_DLT_ENTITY_TAG:
@@ -448,8 +448,8 @@ function smppServerConfig(
     tlsCertFile: read("SMPP_SERVER_TLS_CERT"),
     tlsKeyFile: read("SMPP_SERVER_TLS_KEY"),
     window: int("SMPP_SERVER_WINDOW", 50, 1, 1000),
-    enquireLinkSeconds: int("SMPP_SERVER_ENQUIRE_LINK_SECONDS", 30, 5, 3600),
-    idleSeconds: int("SMPP_SERVER_IDLE_SECONDS", 300, 10, 86_400),
+    enquireLinkSeconds: int("SMPP_SERVER_ENQUIRE_LINK_SECONDS", 30, 1, 3600),
+    idleSeconds: int("SMPP_SERVER_IDLE_SECONDS", 300, 1, 86_400),
     responseTimeoutMs: int("SMPP_SERVER_RESPONSE_TIMEOUT_MS", 10_000, 100, 600_000),
     dltEntityTag: tag("SMPP_SERVER_DLT_ENTITY_TAG", 0x1400),
     dltTemplateTag: tag("SMPP_SERVER_DLT_TEMPLATE_TAG", 0x1401),

@@ -31,6 +31,9 @@ export interface Metrics {
   connectorFailovers: Counter<"from" | "to">;
   connectorSubmitSeconds: Histogram<"connector">;
   webhookAttempts: Counter<"event" | "result">;
+  smppBinds: Gauge<"account" | "mode">;
+  smppSubmits: Counter<"account" | "result">;
+  smppDeliveries: Counter<"kind" | "result">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -126,6 +129,24 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_webhook_attempts_total",
       help: "Webhook delivery attempts, by event and result (delivered; retrying: failed, tried again later; failed: given up)",
       labelNames: ["event", "result"],
+      registers,
+    }),
+    smppBinds: new Gauge({
+      name: "switchboard_smpp_binds",
+      help: "SMPP clients bound to this process's SMPP server, by account and mode (transmitter, receiver, transceiver)",
+      labelNames: ["account", "mode"],
+      registers,
+    }),
+    smppSubmits: new Counter({
+      name: "switchboard_smpp_submits_total",
+      help: "submit_sm, data_sm and submit_multi answered by the SMPP server, by account and result (accepted, throttled, refused)",
+      labelNames: ["account", "result"],
+      registers,
+    }),
+    smppDeliveries: new Counter({
+      name: "switchboard_smpp_deliveries_total",
+      help: "deliver_sm sent by the SMPP server, by kind (receipt, mo) and the client's answer (ok, refused, unanswered)",
+      labelNames: ["kind", "result"],
       registers,
     }),
   };

@@ -1,6 +1,8 @@
-// One client connection: the bind, then its requests. Requests are handled concurrently up to the
-// window; past it the socket is paused, so a fast client waits in TCP instead of filling memory
-// (and so does a client that stops reading our answers). Our own requests (deliver_sm,
+// One client connection: the bind, then its requests. At most `window` submits are handled at
+// once; the requests read past the window wait in arrival order, and while any wait (or while
+// the client does not read our answers) the socket is paused, so a client that floods without
+// waiting is held in TCP instead of in memory: what this bind holds is bounded by the window
+// and one socket read. Answers to our own requests are taken at once. Our requests (deliver_sm,
 // enquire_link, unbind) are numbered here and time out. A PDU that cannot be framed closes the
 // connection after a generic_nack; a body that cannot be read gets its command's error answer.
 import type { Socket } from "node:net";
@@ -22,11 +24,20 @@ import { STATUS } from "./status.js";
 import type { BoundAccount, SubmitResult } from "./submit.js";
 
 export type BindMode = "transmitter" | "receiver" | "transceiver";
+export type SubmitCommand = "submit_sm" | "data_sm" | "submit_multi";
+/** The client's command_status for a request of ours; "unanswered" past the response timeout; "closed" when the connection went first. */
+export type RequestOutcome = number | "unanswered" | "closed";
 
 const BIND_MODES = new Map<number, BindMode>([
   [COMMAND.bind_transmitter, "transmitter"],
   [COMMAND.bind_receiver, "receiver"],
   [COMMAND.bind_transceiver, "transceiver"],
+]);
+
+const SUBMITS = new Map<number, SubmitCommand>([
+  [COMMAND.submit_sm, "submit_sm"],
+  [COMMAND.data_sm, "data_sm"],
+  [SERVER_COMMAND.submit_multi, "submit_multi"],
 ]);
 
 /** What a bind asks of the server it belongs to. */
@@ -37,8 +48,9 @@ export interface BindHost {
   responseTimeoutMs: number;
   systemId: string;
   authenticate(bind: Bind, systemId: string, password: string): Promise<{ status: number; account?: BoundAccount }>;
-  submit(bind: Bind, command: "submit_sm" | "data_sm" | "submit_multi", body: Buffer): Promise<SubmitResult>;
+  submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult>;
   bound(bind: Bind): void;
+  /** The bind no longer takes traffic: unbound, closed, or refused after authenticate gave it a place. */
   closed(bind: Bind): void;
   /** A deliver_sm slot came free. */
   ready(bind: Bind): void;
@@ -46,40 +58,48 @@ export interface BindHost {
 }
 
 interface Outgoing {
-  resolve: (status: number | "lost") => void;
+  commandId: number;
+  resolve: (outcome: RequestOutcome) => void;
   timer: NodeJS.Timeout;
 }
 
-let nextBindId = 1;
-
 export class Bind {
-  readonly id = nextBindId++;
   readonly address: string;
+  readonly port: number;
   readonly since = Date.now();
   mode: BindMode | null = null;
   account: BoundAccount | undefined;
   submits = 0;
-  private state: "open" | "binding" | "bound" | "closing" | "closed" = "open";
+  private state: "open" | "binding" | "bound" | "unbinding" | "closing" | "closed" = "open";
   private readonly reader = new PduReader();
+  /** Requests read but not started: past the window, or behind one that is. */
+  private readonly waiting: Pdu[] = [];
   private inFlight = 0;
   private paused = false;
   private sequence = 0;
   private readonly outgoing = new Map<number, Outgoing>();
+  private unbindRequest: Pdu | undefined;
+  private enquiring = false;
+  /** The client's last request or answer, other than an answer to our enquire_link. */
+  private lastActive = Date.now();
   private lastHeard = Date.now();
   private lastSent = Date.now();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
+    readonly id: string,
     private readonly socket: Socket,
     private readonly host: BindHost,
+    readonly tls: boolean,
   ) {
     this.address = socket.remoteAddress ?? "";
+    this.port = socket.remotePort ?? 0;
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.read(chunk));
-    socket.on("drain", () => this.resume());
+    socket.on("drain", () => this.drain());
     socket.on("error", () => this.close());
     socket.on("close", () => this.closed());
-    const tick = Math.max(250, Math.min(this.host.enquireLinkMs, this.host.idleMs) / 4);
+    const tick = Math.max(100, Math.min(this.host.enquireLinkMs, this.host.idleMs) / 4);
     this.timer = setInterval(() => this.keepAlive(), tick);
     this.timer.unref();
   }
@@ -94,6 +114,11 @@ export class Bind {
 
   get canTransmit(): boolean {
     return this.state === "bound" && (this.mode === "transmitter" || this.mode === "transceiver");
+  }
+
+  /** Submits being handled and requests of ours awaiting the client's answer. */
+  get outstanding(): number {
+    return this.inFlight + this.outgoing.size;
   }
 
   /** deliver_sm that may be sent now. */
@@ -113,13 +138,34 @@ export class Bind {
       this.close();
       return;
     }
-    for (const pdu of pdus) this.handle(pdu);
+    for (const pdu of pdus) {
+      if (pdu.commandId >= 0x80000000) this.response(pdu);
+      else this.waiting.push(pdu);
+    }
+    this.drain();
+  }
+
+  /** Starts the waiting requests, in order, as far as the window and the socket allow. */
+  private drain(): void {
+    while (this.waiting.length > 0 && this.state !== "closed" && !this.socket.writableNeedDrain) {
+      const next = this.waiting[0]!;
+      if (SUBMITS.has(next.commandId) && this.inFlight >= this.host.window) break;
+      this.waiting.shift();
+      this.handle(next);
+    }
+    const hold = this.waiting.length > 0 || this.socket.writableNeedDrain;
+    if (hold !== this.paused && this.state !== "closed") {
+      this.paused = hold;
+      if (hold) this.socket.pause();
+      else this.socket.resume();
+    }
   }
 
   private handle(pdu: Pdu): void {
-    if (this.state === "closed") return;
-    if (pdu.commandId >= 0x80000000) {
-      this.response(pdu);
+    this.lastActive = Date.now();
+    const submit = SUBMITS.get(pdu.commandId);
+    if (submit) {
+      this.request(pdu, submit);
       return;
     }
     switch (pdu.commandId) {
@@ -132,19 +178,7 @@ export class Bind {
         this.answer(pdu, STATUS.ESME_ROK);
         return;
       case COMMAND.unbind:
-        this.answer(pdu, STATUS.ESME_ROK);
-        this.socket.end();
-        // The bind's place is free as soon as it is unbound.
-        this.closed();
-        return;
-      case COMMAND.submit_sm:
-        this.request(pdu, "submit_sm");
-        return;
-      case COMMAND.data_sm:
-        this.request(pdu, "data_sm");
-        return;
-      case SERVER_COMMAND.submit_multi:
-        this.request(pdu, "submit_multi");
+        this.unbindAsked(pdu);
         return;
       default:
         // An unknown command, or one only an SMSC sends (deliver_sm, outbind, alert_notification).
@@ -191,13 +225,12 @@ export class Bind {
     this.host.bound(this);
   }
 
-  private request(pdu: Pdu, command: "submit_sm" | "data_sm" | "submit_multi"): void {
+  private request(pdu: Pdu, command: SubmitCommand): void {
     if (!this.canTransmit) {
       this.answer(pdu, STATUS.ESME_RINVBNDSTS);
       return;
     }
     this.inFlight++;
-    if (this.inFlight >= this.host.window) this.pause();
     this.submits++;
     this.host
       .submit(this, command, pdu.body)
@@ -207,7 +240,6 @@ export class Bind {
       })
       .then((result) => {
         this.inFlight--;
-        if (this.state === "closed") return;
         // SMPP 3.4 (4.4.2): a refused submit's response has no body.
         const body =
           result.status !== STATUS.ESME_ROK
@@ -216,8 +248,34 @@ export class Bind {
               ? submitMultiRespBody(result.messageId, "failed" in result ? (result.failed ?? []) : [])
               : cstringBody(result.messageId);
         this.write(encodePdu(responseId(pdu.commandId), pdu.sequence, result.status, body));
-        this.resume();
+        if (this.state === "unbinding") this.finishUnbind();
+        else this.drain();
       });
+  }
+
+  /** The client's unbind: its submits in flight are answered first, then unbind_resp, then the connection ends. */
+  private unbindAsked(pdu: Pdu): void {
+    if (this.state !== "bound") {
+      this.answer(pdu, STATUS.ESME_ROK);
+      this.socket.end();
+      this.closed();
+      return;
+    }
+    this.state = "unbinding";
+    this.unbindRequest = pdu;
+    // What the client sent after its unbind is not taken.
+    for (const late of this.waiting.splice(0)) {
+      if (late.commandId === COMMAND.enquire_link) this.answer(late, STATUS.ESME_ROK);
+      else if (BIND_MODES.has(late.commandId) || SUBMITS.has(late.commandId)) this.answer(late, STATUS.ESME_RINVBNDSTS);
+    }
+    this.finishUnbind();
+  }
+
+  private finishUnbind(): void {
+    if (this.inFlight > 0 || !this.unbindRequest) return;
+    this.answer(this.unbindRequest, STATUS.ESME_ROK);
+    this.socket.end();
+    this.closed();
   }
 
   private answer(pdu: Pdu, status: number): void {
@@ -225,40 +283,40 @@ export class Bind {
   }
 
   private response(pdu: Pdu): void {
-    if (pdu.commandId === COMMAND.generic_nack && !this.outgoing.has(pdu.sequence)) return;
     const waiting = this.outgoing.get(pdu.sequence);
+    // A late answer, or one to nothing we asked: no one waits for it.
     if (!waiting) return;
+    if (waiting.commandId !== COMMAND.enquire_link) this.lastActive = Date.now();
     this.outgoing.delete(pdu.sequence);
     clearTimeout(waiting.timer);
     waiting.resolve(pdu.commandId === COMMAND.generic_nack && pdu.status === 0 ? STATUS.ESME_RINVCMDID : pdu.status);
-    if (pdu.commandId === SERVER_COMMAND.unbind_resp) this.socket.end();
     this.host.ready(this);
   }
 
-  /** Sends a request of ours; resolves with the client's command_status, or "lost". */
-  private send(commandId: number, body?: Buffer): Promise<number | "lost"> {
+  /** Sends a request of ours; resolves with the client's command_status, or why there is none. */
+  private send(commandId: number, body?: Buffer): Promise<RequestOutcome> {
     this.sequence = this.sequence >= 0x7fffffff ? 1 : this.sequence + 1;
     const sequence = this.sequence;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         this.outgoing.delete(sequence);
-        resolve("lost");
+        resolve("unanswered");
         this.host.ready(this);
       }, this.host.responseTimeoutMs);
       timer.unref();
-      this.outgoing.set(sequence, { resolve, timer });
+      this.outgoing.set(sequence, { commandId, resolve, timer });
       this.write(encodePdu(commandId, sequence, 0, body));
     });
   }
 
-  deliver(fields: DeliverSm): Promise<number | "lost"> {
-    if (!this.canReceive) return Promise.resolve("lost");
+  deliver(fields: DeliverSm): Promise<RequestOutcome> {
+    if (!this.canReceive) return Promise.resolve("closed");
     return this.send(COMMAND.deliver_sm, deliverSmBody(fields));
   }
 
-  /** Asks the client to unbind (operator disconnect, shutdown); closes when answered or after the timeout. */
+  /** Asks the client to unbind (operator disconnect, idle, shutdown); closes when answered or after the timeout. */
   async unbind(): Promise<void> {
-    if (this.state === "closed") return;
+    if (this.state === "closed" || this.state === "closing") return;
     if (this.state !== "bound") {
       this.close();
       return;
@@ -270,34 +328,37 @@ export class Bind {
 
   private keepAlive(): void {
     const now = Date.now();
-    if (now - this.lastHeard >= this.host.idleMs) {
-      this.host.warn("SMPP bind idle; closed", { address: this.address, account: this.account?.principal.username });
+    if ((this.state === "open" || this.state === "bound") && now - this.lastActive >= this.host.idleMs) {
+      this.host.warn(this.state === "open" ? "SMPP connection never bound; closed" : "SMPP bind idle; unbound", {
+        address: this.address,
+        account: this.account?.principal.username,
+      });
       void this.unbind();
       return;
     }
-    if (this.state === "bound" && now - Math.max(this.lastHeard, this.lastSent) >= this.host.enquireLinkMs) {
-      void this.send(COMMAND.enquire_link).then((status) => {
-        if (status === "lost") this.close();
+    if (
+      this.state === "bound" &&
+      !this.enquiring &&
+      now - Math.max(this.lastHeard, this.lastSent) >= this.host.enquireLinkMs
+    ) {
+      this.enquiring = true;
+      void this.send(COMMAND.enquire_link).then((outcome) => {
+        this.enquiring = false;
+        if (outcome === "unanswered") {
+          this.host.warn("SMPP client did not answer enquire_link; closed", {
+            address: this.address,
+            account: this.account?.principal.username,
+          });
+          this.close();
+        }
       });
     }
   }
 
   private write(bytes: Buffer): void {
-    if (this.socket.destroyed) return;
+    if (this.socket.destroyed || this.socket.writableEnded) return;
     this.lastSent = Date.now();
-    if (!this.socket.write(bytes)) this.pause();
-  }
-
-  private pause(): void {
-    if (this.paused) return;
-    this.paused = true;
-    this.socket.pause();
-  }
-
-  private resume(): void {
-    if (!this.paused || this.inFlight >= this.host.window || this.socket.writableNeedDrain) return;
-    this.paused = false;
-    this.socket.resume();
+    this.socket.write(bytes);
   }
 
   close(): void {
@@ -308,14 +369,17 @@ export class Bind {
 
   private closed(): void {
     if (this.state === "closed") return;
-    const wasBound = this.state === "bound" || this.state === "closing";
+    const hadPlace = this.account !== undefined && this.state !== "binding";
     this.state = "closed";
     clearInterval(this.timer);
+    this.waiting.length = 0;
     for (const waiting of this.outgoing.values()) {
       clearTimeout(waiting.timer);
-      waiting.resolve("lost");
+      waiting.resolve("closed");
     }
     this.outgoing.clear();
-    if (wasBound || this.account) this.host.closed(this);
+    // A socket ended politely (unbind) that the client does not close is not kept.
+    if (!this.socket.destroyed) setTimeout(() => this.socket.destroy(), 5_000).unref();
+    if (hadPlace) this.host.closed(this);
   }
 }

@@ -1,6 +1,18 @@
 // The SMPP server side (issue 21): account holders bind as ESMEs and submit through the same
 // rules and acceptor as the HTTP families; receipts and MO wait in smpp_outbox for a receiver.
+//
+//   server.ts       listeners (plain, TLS), binds per account and their limits, the deliver_sm pump
+//   bind.ts         one connection: bind, window and back-pressure, keep-alive, unbind
+//   submit.ts       submit_sm / data_sm / submit_multi → SmsPolicy and the Acceptor; long messages
+//   pdu.ts          the PDU bodies the server reads and writes
+//   status.ts       every refusal as a command_status (docs/smpp-server.md prints the table)
+//   outbox.ts       receipts and MO written in the transaction of the change they report
+//   registry.ts     every process's binds in smpp_binds: listing and disconnecting them
+//   admin-routes.ts the operator API over the registry
+//   settings.ts     an account's SMPP password and limits
+export { registerSmppAdminRoutes } from "./admin-routes.js";
 export { SmppOutbox } from "./outbox.js";
+export { type BindListing, disconnectBind, listBinds } from "./registry.js";
 export { type BindView, SmppServer, type SmppServerDeps } from "./server.js";
 export {
   describeSmppSettings,

@@ -219,6 +219,9 @@ export interface DeliverSm {
   tlvs: Array<[tag: number, value: Buffer]>;
 }
 
+/** SMPP 3.4 (5.2.8, 5.2.9): a deliver_sm's addresses are C-Octet Strings of at most 21 octets, NUL included. */
+const MAX_ADDRESS = 20;
+
 /** deliver_sm: an MO message or a delivery receipt (esm_class 0x04). */
 export function deliverSmBody(fields: DeliverSm): Buffer {
   const inPayload = fields.message.length > 254;
@@ -226,21 +229,24 @@ export function deliverSmBody(fields: DeliverSm): Buffer {
     ? [...fields.tlvs, [TLV.message_payload, fields.message]]
     : fields.tlvs;
   const shortMessage = inPayload ? Buffer.alloc(0) : fields.message;
+  // Longer addresses (none a handset or sender ID has) are cut rather than break the client's parser.
+  const source = fields.source.slice(0, MAX_ADDRESS);
+  const destination = fields.destination.slice(0, MAX_ADDRESS);
   const size =
-    fields.source.length +
-    fields.destination.length +
+    source.length +
+    destination.length +
     shortMessage.length +
     tlvs.reduce((sum, [, value]) => sum + 4 + value.length, 0) +
     17;
   const international = (addr: string) => (/^\d{11,15}$/.test(addr) ? 1 : /^\d+$/.test(addr) ? 0 : 5);
   return new BodyWriter(size)
     .cstring("", 6, "service_type")
-    .u8(international(fields.source))
-    .u8(/^\d+$/.test(fields.source) ? 1 : 0)
-    .cstring(fields.source, 66, "source_addr")
-    .u8(international(fields.destination))
-    .u8(/^\d+$/.test(fields.destination) ? 1 : 0)
-    .cstring(fields.destination, 66, "destination_addr")
+    .u8(international(source))
+    .u8(/^\d+$/.test(source) ? 1 : 0)
+    .cstring(source, MAX_ADDRESS + 1, "source_addr")
+    .u8(international(destination))
+    .u8(/^\d+$/.test(destination) ? 1 : 0)
+    .cstring(destination, MAX_ADDRESS + 1, "destination_addr")
     .u8(fields.esmClass)
     .u8(0) // protocol_id
     .u8(0) // priority_flag

@@ -1,7 +1,7 @@
 // The SMPP 3.4 server account holders bind to as ESMEs (issue 21): plain TCP and optionally TLS
-// listeners, the binds of each account with their limits, and the deliver_sm each account is
-// owed (smpp_outbox), sent in order over its receiver and transceiver binds and deleted only
-// when the client answered ESME_ROK.
+// listeners, the binds of each account with their limits (reported to smpp_binds for the
+// operator, registry.ts), and the deliver_sm each account is owed (smpp_outbox), sent in order
+// over its receiver and transceiver binds and deleted only when the client answered ESME_ROK.
 import fs from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
@@ -12,9 +12,10 @@ import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SmsPolicy } from "../sms/index.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
-import { Bind, type BindHost } from "./bind.js";
+import { Bind, type BindHost, type RequestOutcome, type SubmitCommand } from "./bind.js";
 import type { OutboxPayload } from "./outbox.js";
 import { type DeliverSm, MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm, TLV } from "./pdu.js";
+import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } from "./registry.js";
 import { addressAllowed, smppSettingsOf } from "./settings.js";
 import { STATUS } from "./status.js";
 import { type BoundAccount, type SubmitResult, Submitter } from "./submit.js";
@@ -25,19 +26,19 @@ export interface SmppServerDeps extends Runtime {
   smsPolicy: SmsPolicy;
 }
 
-/** A bind as the operator sees it. */
+/** A bind of this process. */
 export interface BindView {
-  id: number;
+  id: string;
   username: string;
   mode: string;
   address: string;
   since: string;
   submits: number;
+  /** Submits being handled and deliver_sm or enquire_link awaiting the client's answer. */
+  outstanding: number;
 }
 
 const ROUTE_ORDER = ["T", "P", "PS", "I"];
-/** How long a deliver_sm handed to a bind is kept from other processes' binds. */
-const LEASE_MS = 60_000;
 /** After a refused or unanswered deliver_sm, the row waits this long before it is tried again. */
 const RETRY_MS = 5_000;
 const POLL_MS = 1_000;
@@ -46,18 +47,26 @@ export class SmppServer {
   private readonly servers: net.Server[] = [];
   private readonly binds = new Map<number, Set<Bind>>();
   private readonly all = new Set<Bind>();
+  /** Binds that were bound: counted in /metrics and reported to smpp_binds. */
+  private readonly reported = new Set<Bind>();
   private readonly submitter: Submitter;
   private readonly pumping = new Set<number>();
   private readonly again = new Set<number>();
   /** Outbox rows on their way to a bind of this process. */
   private readonly sending = new Set<number>();
-  private unsubscribe: (() => void) | undefined;
+  private readonly unsubscribe: Array<() => void> = [];
   private poller: NodeJS.Timeout | undefined;
+  private reporter: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly host: BindHost;
+  private readonly reports: BindReports;
+  /** How long a deliver_sm handed to a bind is kept from other processes' binds. */
+  private readonly leaseMs: number;
   ports: { port?: number; tlsPort?: number } = {};
 
   constructor(private readonly deps: SmppServerDeps) {
+    this.reports = new BindReports(deps.store, deps.clock, deps.logger);
+    this.leaseMs = Math.max(60_000, deps.config.smppServer.responseTimeoutMs + 10_000);
     this.submitter = new Submitter({
       smsPolicy: deps.smsPolicy,
       acceptor: deps.acceptor,
@@ -77,6 +86,9 @@ export class SmppServer {
           { account: bind.account?.principal.username, mode: bind.mode, address: bind.address, bind: bind.id },
           "SMPP client bound",
         );
+        this.reported.add(bind);
+        this.deps.metrics.smppBinds.inc(bindLabels(bind));
+        this.reports.added(reportOf(bind));
         if (bind.canReceive && bind.account) this.pump(bind.account.principal.accountId);
       },
       closed: (bind) => {
@@ -86,6 +98,13 @@ export class SmppServer {
         const set = this.binds.get(accountId);
         set?.delete(bind);
         if (set?.size === 0) this.binds.delete(accountId);
+        if (!this.reported.delete(bind)) return;
+        this.deps.metrics.smppBinds.dec(bindLabels(bind));
+        this.reports.removed(bind.id);
+        this.deps.logger.info(
+          { account: bind.account?.principal.username, mode: bind.mode, address: bind.address, bind: bind.id },
+          "SMPP client unbound",
+        );
       },
       ready: (bind) => {
         if (bind.account) this.pump(bind.account.principal.accountId);
@@ -96,65 +115,102 @@ export class SmppServer {
 
   async start(): Promise<void> {
     const { smppServer: settings, host } = this.deps.config;
-    const onSocket = (socket: net.Socket) => {
+    const onSocket = (socket: net.Socket, tls: boolean) => {
       if (this.stopping) {
         socket.destroy();
         return;
       }
-      const bind = new Bind(socket, this.host);
-      this.all.add(bind);
+      this.all.add(new Bind(this.reports.nextId(), socket, this.host, tls));
     };
     if (settings.port !== 0) {
-      const server = net.createServer(onSocket);
+      const server = net.createServer((socket) => onSocket(socket, false));
       this.ports.port = await listen(server, settings.port === "auto" ? 0 : settings.port, host);
       this.servers.push(server);
     }
     if (settings.tlsPort !== 0) {
       const server = tls.createServer(
         { cert: fs.readFileSync(settings.tlsCertFile!), key: fs.readFileSync(settings.tlsKeyFile!) },
-        onSocket,
+        (socket) => onSocket(socket, true),
       );
-      server.on("tlsClientError", () => undefined);
+      // A client that fails the handshake (plain SMPP on the TLS port, a certificate it refuses) is just closed.
+      server.on("tlsClientError", (error, socket) => {
+        this.deps.logger.debug({ err: error, address: socket.remoteAddress }, "SMPP TLS handshake failed");
+      });
       this.ports.tlsPort = await listen(server, settings.tlsPort === "auto" ? 0 : settings.tlsPort, host);
       this.servers.push(server);
     }
-    this.unsubscribe = this.deps.store.signals.listen(WEBHOOKS_QUEUED, () => this.pumpAll());
-    this.poller = setInterval(() => this.pumpAll(), POLL_MS);
+    this.unsubscribe.push(
+      this.deps.store.signals.listen(WEBHOOKS_QUEUED, () => this.pumpAll()),
+      this.deps.store.signals.listen(SMPP_BIND_DISCONNECT, (id) => void this.disconnect(id)),
+    );
+    this.poller = setInterval(() => {
+      this.pumpAll();
+      void this.disconnectRequested();
+    }, POLL_MS);
     this.poller.unref();
+    this.reporter = setInterval(() => void this.report(), BIND_REPORT_MS);
+    this.reporter.unref();
   }
 
   async stop(): Promise<void> {
     this.stopping = true;
-    this.unsubscribe?.();
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
     clearInterval(this.poller);
+    clearInterval(this.reporter);
     await Promise.all([...this.all].map((bind) => bind.unbind()));
     await Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     this.submitter.close();
+    await this.reports
+      .clear()
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "smpp_binds not cleared"));
   }
 
-  /** Every bound client. */
+  /** The binds of this process (the operator API lists every process's: registry.ts). */
   list(): BindView[] {
     const views: BindView[] = [];
-    for (const bind of this.all) {
-      if (!bind.isBound || !bind.account) continue;
+    for (const bind of this.reported) {
       views.push({
         id: bind.id,
-        username: bind.account.principal.username,
+        username: bind.account!.principal.username,
         mode: bind.mode ?? "",
         address: bind.address,
         since: new Date(bind.since).toISOString(),
         submits: bind.submits,
+        outstanding: bind.outstanding,
       });
     }
-    return views.sort((a, b) => a.id - b.id);
+    return views.sort((a, b) => a.since.localeCompare(b.since) || a.id.localeCompare(b.id));
   }
 
-  /** Unbinds one bind by id; false when there is none. */
-  async disconnect(id: number): Promise<boolean> {
+  /** Unbinds one bind of this process by id; false when it holds none by that id. */
+  async disconnect(id: string): Promise<boolean> {
     const bind = [...this.all].find((b) => b.id === id);
     if (!bind) return false;
+    this.deps.logger.info(
+      { bind: id, account: bind.account?.principal.username },
+      "SMPP bind disconnected by the operator",
+    );
     await bind.unbind();
     return true;
+  }
+
+  /** Disconnects asked for by a process that could not signal this one (a CLI on SQLite). */
+  private async disconnectRequested(): Promise<void> {
+    if (this.reported.size === 0 || this.stopping) return;
+    try {
+      for (const id of await this.reports.disconnectRequests()) void this.disconnect(id);
+    } catch (error) {
+      this.deps.logger.debug({ err: error }, "SMPP disconnect requests not read");
+    }
+  }
+
+  private async report(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      await this.reports.refresh([...this.reported].map(reportOf));
+    } catch (error) {
+      this.deps.logger.debug({ err: error }, "smpp_binds not refreshed");
+    }
   }
 
   /**
@@ -199,11 +255,14 @@ export class SmppServer {
     };
   }
 
-  private async submit(
-    bind: Bind,
-    command: "submit_sm" | "data_sm" | "submit_multi",
-    body: Buffer,
-  ): Promise<SubmitResult> {
+  private async submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult> {
+    const result = await this.submitBody(bind, command, body);
+    const label = { [STATUS.ESME_ROK]: "accepted", [STATUS.ESME_RTHROTTLED]: "throttled" }[result.status] ?? "refused";
+    this.deps.metrics.smppSubmits.inc({ account: bind.account!.principal.username, result: label });
+    return result;
+  }
+
+  private async submitBody(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult> {
     let fields: ReturnType<typeof readSubmitSm>;
     try {
       fields =
@@ -215,7 +274,7 @@ export class SmppServer {
     if (command === "submit_multi" && (fields.destinations.length === 0 || fields.destinations.length > 255)) {
       return { status: STATUS.ESME_RINVNUMDESTS, messageId: "", reason: "no destination" };
     }
-    return this.submitter.submit(bind.account!, fields, command === "submit_multi");
+    return this.submitter.submit(bind, fields, command === "submit_multi");
   }
 
   private pumpAll(): void {
@@ -246,20 +305,25 @@ export class SmppServer {
     const db = this.deps.store.db;
     const due = await db
       .selectFrom("smpp_outbox")
-      .select("id")
+      .select(["id", "retry_at"])
       .where("account_id", "=", accountId)
       .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
       .orderBy("id")
       .limit(free + this.sending.size)
       .execute();
-    const ids = due
-      .map((row) => Number(row.id))
-      .filter((id) => !this.sending.has(id))
-      .slice(0, free);
+    const ids: number[] = [];
+    for (const row of due) {
+      const id = Number(row.id);
+      if (this.sending.has(id)) continue;
+      // A row the client refused or left unanswered goes again before anything after it.
+      if (row.retry_at !== null && row.retry_at > now) break;
+      ids.push(id);
+      if (ids.length === free) break;
+    }
     if (ids.length === 0) return;
     const claimed = await db
       .updateTable("smpp_outbox")
-      .set((eb) => ({ lease_until: now + LEASE_MS, attempts: eb("attempts", "+", 1) }))
+      .set((eb) => ({ lease_until: now + this.leaseMs, attempts: eb("attempts", "+", 1) }))
       .where("id", "in", ids)
       .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
       .returning(["id", "payload"])
@@ -278,26 +342,49 @@ export class SmppServer {
         await db.updateTable("smpp_outbox").set({ lease_until: null }).where("id", "=", id).execute();
         continue;
       }
+      const payload = JSON.parse(row.payload) as OutboxPayload;
       this.sending.add(id);
       void bind
-        .deliver(deliverSmOf(JSON.parse(row.payload) as OutboxPayload))
-        .then((status) => this.settle(id, status))
+        .deliver(deliverSmOf(payload))
+        .then((outcome) => this.settle(id, payload.kind, outcome))
         .catch((error: unknown) => this.deps.logger.warn({ err: error }, "SMPP deliver_sm failed"))
         .finally(() => this.sending.delete(id));
     }
   }
 
-  /** ESME_ROK: the client has it, the row goes; anything else: it waits and is tried again. */
-  private async settle(id: number, status: number | "lost"): Promise<void> {
+  /**
+   * ESME_ROK: the client has it, the row goes. Refused or unanswered: it is tried again after
+   * RETRY_MS, and nothing after it goes first. The connection gone before the answer: it is
+   * free at once for the account's next receiver bind.
+   */
+  private async settle(id: number, kind: OutboxPayload["kind"], outcome: RequestOutcome): Promise<void> {
     const db = this.deps.store.db;
-    if (status === STATUS.ESME_ROK) {
+    const result = outcome === STATUS.ESME_ROK ? "ok" : typeof outcome === "number" ? "refused" : outcome;
+    this.deps.metrics.smppDeliveries.inc({ kind, result });
+    if (outcome === STATUS.ESME_ROK) {
       await db.deleteFrom("smpp_outbox").where("id", "=", id).execute();
       return;
     }
-    // lease_until is when the row is due again: RETRY_MS from now, not at once.
-    const retryAt = this.deps.clock.now().getTime() + RETRY_MS;
-    await db.updateTable("smpp_outbox").set({ lease_until: retryAt }).where("id", "=", id).execute();
+    const retryAt = outcome === "closed" ? null : this.deps.clock.now().getTime() + RETRY_MS;
+    await db.updateTable("smpp_outbox").set({ lease_until: null, retry_at: retryAt }).where("id", "=", id).execute();
   }
+}
+
+function bindLabels(bind: Bind): { account: string; mode: string } {
+  return { account: bind.account?.principal.username ?? "", mode: bind.mode ?? "" };
+}
+
+function reportOf(bind: Bind): ReportedBind {
+  return {
+    id: bind.id,
+    accountId: bind.account!.principal.accountId,
+    mode: bind.mode!,
+    address: bind.address,
+    port: bind.port,
+    tls: bind.tls,
+    boundAt: bind.since,
+    submits: bind.submits,
+  };
 }
 
 function listen(server: net.Server, port: number, host: string): Promise<number> {

@@ -32,6 +32,12 @@ export interface BoundAccount {
   submitsPerSecond: number;
 }
 
+/** The bind a submit came over: its parts are joined with that bind's parts only. */
+export interface SubmittingBind {
+  id: string;
+  account: BoundAccount | undefined;
+}
+
 export type SubmitResult =
   | { status: 0; messageId: string; failed?: UnsuccessfulDestination[] }
   | { status: number; messageId: ""; reason: string };
@@ -146,12 +152,13 @@ export class Submitter {
     }
   }
 
-  async submit(account: BoundAccount, fields: SubmitFields, multi: boolean): Promise<SubmitResult> {
+  async submit(bind: SubmittingBind, fields: SubmitFields, multi: boolean): Promise<SubmitResult> {
+    const account = bind.account!;
     if (await this.throttled(account)) {
       return refuse(STATUS.ESME_RTHROTTLED, "over the account's submits per second");
     }
     try {
-      return await this.accept(account, fields, multi);
+      return await this.accept(bind.id, account, fields, multi);
     } catch (error) {
       if (error instanceof SmppRefusal) return refuse(error.status, error.message);
       if (error instanceof GatewayError) return refuse(statusOfRefusal(error.code), error.message);
@@ -159,7 +166,12 @@ export class Submitter {
     }
   }
 
-  private async accept(account: BoundAccount, fields: SubmitFields, multi: boolean): Promise<SubmitResult> {
+  private async accept(
+    bindId: string,
+    account: BoundAccount,
+    fields: SubmitFields,
+    multi: boolean,
+  ): Promise<SubmitResult> {
     if ((fields.esmClass & 0x3c) !== 0) {
       throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, "esm_class marks a receipt or acknowledgement, not a message");
     }
@@ -185,13 +197,9 @@ export class Submitter {
       if (sequence < 1 || sequence > total) {
         throw new SmppRefusal(STATUS.ESME_RINVTLVVAL, `part ${sequence} of a message of ${total} parts`);
       }
-      const key = [
-        account.principal.accountId,
-        fields.source,
-        fields.destinations[0],
-        concatenation.reference,
-        total,
-      ].join("|");
+      // Per bind, as SMPP clients number their references: two clients of one account (or one
+      // client's two binds) reusing a reference for the same addresses are two messages.
+      const key = [bindId, fields.source, fields.destinations[0], concatenation.reference, total].join("|");
       const joined = this.hold(key, sequence, total, text);
       // An earlier part is taken under the id the whole message will have.
       if (joined.text === undefined) return { status: 0, messageId: joined.id };

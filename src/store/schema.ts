@@ -605,6 +605,30 @@ export interface SmppOutboxTable {
   lease_until: number | null;
   attempts: number;
   created_at: number;
+  /** The client refused it or did not answer: tried again then, and nothing after it goes first. */
+  retry_at: number | null;
+}
+
+/** A bound SMPP client, as the process holding it reports it every few seconds (smpp-server/registry.ts). */
+export interface SmppBindsTable {
+  id: string;
+  process_id: string;
+  host: string;
+  pid: number;
+  account_id: number;
+  mode: "transmitter" | "receiver" | "transceiver";
+  /** The client's IP address and port. */
+  address: string;
+  port: number;
+  tls: number;
+  bound_at: number;
+  submits: number;
+  /** submit_sm, data_sm and submit_multi per second over the last report's interval. */
+  submit_rate: number;
+  /** The holding process's last report; a row not seen for a while is of a process gone. */
+  seen_at: number;
+  /** An operator asked for the bind to be closed; the holding process unbinds it. */
+  disconnect_requested_at: number | null;
 }
 
 /** A worker's last look at one connector. */
@@ -634,6 +658,7 @@ export interface Database extends VoiceTables {
   console_sessions: ConsoleSessionsTable;
   smpp_accounts: SmppAccountsTable;
   smpp_outbox: SmppOutboxTable;
+  smpp_binds: SmppBindsTable;
   wallets: WalletsTable;
   ledger_entries: LedgerEntriesTable;
   api_keys: ApiKeysTable;

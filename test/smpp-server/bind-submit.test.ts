@@ -7,7 +7,7 @@ import { setSmppSettings } from "../../src/smpp-server/index.js";
 import { runCli } from "../helpers/cli.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
-import { boundEsme, connectEsme, smppAccount, smppPort } from "./client.js";
+import { boundEsme, connectEsme, smppAccount, smppPort, until } from "./client.js";
 
 const ESME_RINVPASWD = 0x0e;
 const ESME_RBINDFAIL = 0x0d;
@@ -217,11 +217,3 @@ describeEachEngine("SMPP server: binds and submit_sm", (engine) => {
     expect(answer.command_status).toBe(ESME_RINVBNDSTS);
   });
 });
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

@@ -115,3 +115,16 @@ export async function boundEsme(
   if (answer.command_status !== 0) throw new Error(`bind refused: ${answer.command_status}`);
   return client;
 }
+
+/** Waits until `check` holds, looking every 25 ms. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 20_000,
+  what = "condition",
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`${what} not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -8,7 +8,7 @@ import { beforeAll, expect, it } from "vitest";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { assignNumber } from "../inbound/helpers.js";
-import { boundEsme, type EsmeClient, smppAccount } from "./client.js";
+import { boundEsme, type EsmeClient, smppAccount, until } from "./client.js";
 
 const ESME_RX_T_APPN = 0x64;
 
@@ -161,12 +161,4 @@ async function untilFinal(t: TestGateway, ids: string[]): Promise<void> {
     const rows = await t.db.store.db.selectFrom("messages").select("status").where("id", "in", ids).execute();
     return rows.length === ids.length && rows.every((row) => row.status === "delivered" || row.status === "failed");
   });
-}
-
-async function until(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }

@@ -19,6 +19,7 @@ import { messageListing } from "./0015_message_listing.js";
 import { consoleSessions } from "./0016_console_sessions.js";
 import { smppServer } from "./0017_smpp_server.js";
 import { processHeartbeats } from "./0018_process_heartbeats.js";
+import { smppBinds } from "./0019_smpp_binds.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -42,6 +43,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0016_console_sessions": consoleSessions(engine),
         "0017_smpp_server": smppServer(engine),
         "0018_process_heartbeats": processHeartbeats(engine),
+        "0019_smpp_binds": smppBinds(engine),
       };
     },
   };
