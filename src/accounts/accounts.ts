@@ -1,4 +1,5 @@
 // Accounts: who may send, with what limits. Creation funds the wallets through the ledger.
+import { sql } from "kysely";
 import { accountCredentialsChanged, hashPassword } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
@@ -166,6 +167,30 @@ export async function getAccount(db: Db, id: number): Promise<Account | undefine
 
 export async function listAccounts(db: Db): Promise<Account[]> {
   return db.selectFrom("accounts").selectAll().orderBy("id").execute();
+}
+
+/** One page of the accounts, oldest first: those whose username contains `search` (any case), of one status. */
+export async function searchAccounts(
+  db: Db,
+  options: { search?: string | undefined; status?: AccountStatus | undefined; page: number; perPage: number },
+): Promise<{ rows: Account[]; total: number }> {
+  let query = db.selectFrom("accounts");
+  const search = options.search?.trim().toLowerCase();
+  if (search) {
+    const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where(sql<boolean>`lower(username) like ${pattern} escape '\\'`);
+  }
+  if (options.status) query = query.where("status", "=", options.status);
+  const [rows, count] = await Promise.all([
+    query
+      .selectAll()
+      .orderBy("id")
+      .limit(options.perPage)
+      .offset((options.page - 1) * options.perPage)
+      .execute(),
+    query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
 }
 
 export interface AccountChanges {

@@ -3,7 +3,7 @@
 import type { Selectable } from "kysely";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
-import type { DltEntitiesTable, DltHeadersTable } from "../store/schema.js";
+import type { ApprovalStatus, DltEntitiesTable, DltHeadersTable } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { registrationFixes } from "./registrations.js";
 
@@ -57,6 +57,65 @@ export async function addDltHeader(db: Db, clock: Clock, accountId: number, head
     .onConflict((oc) => oc.columns(["account_id", "header"]).doUpdateSet({ status: "approved" }))
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * An account's own request for an entity ID or a header: `pending` until the operator approves
+ * it. Asking again for one the account has keeps it as it is (an approved one stays approved, a
+ * rejected one rejected); `created` says whether this call added it.
+ */
+export async function requestDltRegistration(
+  db: Db,
+  clock: Clock,
+  accountId: number,
+  kind: "entity" | "header",
+  value: string,
+): Promise<{ created: boolean; row: DltEntityRow | DltHeaderRow }> {
+  const created_at = clock.now().getTime();
+  if (kind === "entity") {
+    const entity_id = normalizeDltEntityId(value);
+    const inserted = await db
+      .insertInto("dlt_entities")
+      .values({ account_id: accountId, entity_id, status: "pending", created_at })
+      .onConflict((oc) => oc.columns(["account_id", "entity_id"]).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (inserted) return { created: true, row: inserted };
+    const row = await db
+      .selectFrom("dlt_entities")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("entity_id", "=", entity_id)
+      .executeTakeFirstOrThrow();
+    return { created: false, row };
+  }
+  const header = normalizeDltHeader(value);
+  const inserted = await db
+    .insertInto("dlt_headers")
+    .values({ account_id: accountId, header, status: "pending", created_at })
+    .onConflict((oc) => oc.columns(["account_id", "header"]).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { created: true, row: inserted };
+  const row = await db
+    .selectFrom("dlt_headers")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("header", "=", header)
+    .executeTakeFirstOrThrow();
+  return { created: false, row };
+}
+
+/** Approves or rejects one registration by its id; undefined when there is none. */
+export async function setDltStatus(
+  db: Db,
+  kind: "entity" | "header",
+  id: number,
+  status: ApprovalStatus,
+): Promise<DltEntityRow | DltHeaderRow | undefined> {
+  return kind === "entity"
+    ? db.updateTable("dlt_entities").set({ status }).where("id", "=", id).returningAll().executeTakeFirst()
+    : db.updateTable("dlt_headers").set({ status }).where("id", "=", id).returningAll().executeTakeFirst();
 }
 
 export async function listDltEntities(db: Db, accountId: number): Promise<DltEntityRow[]> {

@@ -6,8 +6,9 @@
 //   ledger-batch.ts    the hot-path ledger: one conditional debit per account and wallet for a group of
 //                      sends (all or nothing), refunds for many messages at once
 //   sender-ids.ts      sender IDs: normalise, add, approve/reject, list, check approval
-//   dlt.ts             DLT entity IDs and headers white-listed per account; the default entity must be
-//                      one of them (removing it clears the default); DLT_CHANGED signal
+//   dlt.ts             DLT entity IDs and headers white-listed per account (an account's request is
+//                      pending until approved); the default entity must be one of them (removing it
+//                      clears the default); DLT_CHANGED signal
 //   registrations.ts   registrationFixes: the operator's CLI command and API call that add each
 //                      registration (sender ID, DLT header or entity, default entity, template,
 //                      credits), quoted by the refusals and by the account's readiness
@@ -18,6 +19,8 @@
 //   v2-routes.ts       v2 account resources: templates, account status, credit
 //                      detail and history, credit transfer, sender-ID requests
 //   key-routes.ts      GET/POST /api/v2/keys, DELETE /api/v2/keys/{id}: the account's own keys
+//   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
+//                      registrations and its requests for them (pending until approved)
 //   v2-schemas.ts      their request bodies and answers as schemas
 export * from "./accounts.js";
 export * from "./dlt.js";

@@ -16,6 +16,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { findAccountByUsername, getAccount } from "./accounts.js";
+import { registerV2DltRoutes } from "./dlt-routes.js";
 import { registerV2KeyRoutes } from "./key-routes.js";
 import { transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
@@ -102,6 +103,7 @@ function describeLedgerEntry(row: {
 
 export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
   registerV2KeyRoutes(v2, ctx);
+  registerV2DltRoutes(v2, ctx);
   const db = ctx.store.db;
 
   /** The calling account's current row (status and limits can change after the key was cached). */

@@ -26,6 +26,7 @@ import {
   removeDltHeader,
   removeDnd,
   requireAccount,
+  setDltStatus,
   setSenderIdStatus,
   setTemplateStatus,
   TEMPLATES_CHANGED,
@@ -239,6 +240,14 @@ export async function removeDltFor(deps: OperatorDeps, username: string, kind: D
     [kind === "entity" ? "entity_id" : "header"]: value.trim().toUpperCase(),
     removed,
   };
+}
+
+export async function setDltStatusFor(deps: OperatorDeps, kind: DltKind, id: number, status: ApprovalStatus) {
+  const row = await setDltStatus(deps.store.db, kind, id, status);
+  const what = kind === "entity" ? "DLT entity ID" : "DLT header";
+  if (!row) throw new GatewayError("not_found", `No ${what} with id ${id}.`);
+  await deps.store.signals.notify(DLT_CHANGED, String(row.account_id));
+  return "entity_id" in row ? describeDltEntity(row) : describeDltHeader(row);
 }
 
 export async function dltRegistrationsOf(deps: OperatorDeps, username: string) {

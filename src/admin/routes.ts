@@ -3,24 +3,29 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import {
-  listAccounts,
+  ACCOUNT_STATUSES,
+  describeAccount,
   MAX_TEMPLATE_CONTENT,
   MAX_TEMPLATE_NAME,
   requireAccount,
+  searchAccounts,
   updateAccount,
+  walletCredits,
 } from "../accounts/index.js";
 import type { CallerChecks } from "../auth/index.js";
 import { apiKeyRevoked, authenticateCaller, setApiKeyRateLimit } from "../auth/index.js";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { sendJsonError } from "../http/http-errors.js";
+import { pageMeta } from "../http/query-params.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../smpp-server/index.js";
+import type { AccountStatus } from "../store/schema.js";
+import { APPROVAL_KINDS, type ApprovalKind, pendingApprovals } from "./approvals.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
 import {
   accountDetail,
-  accountSummary,
   addCredits,
   addSenderIdFor,
   createKeyFor,
@@ -57,10 +62,47 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
   });
   const ok = (data: unknown) => ({ status: "success", data });
 
-  admin.get("/accounts", async () => {
-    const accounts = await listAccounts(ctx.store.db);
-    return ok(await Promise.all(accounts.map((a) => accountSummary(deps, a.username))));
-  });
+  admin.get(
+    "/accounts",
+    {
+      schema: {
+        querystring: Type.Object({
+          q: Type.Optional(Type.String({ maxLength: 64 })),
+          status: Type.Optional(Type.Union(ACCOUNT_STATUSES.map((s) => Type.Literal(s)))),
+          page: Type.Optional(Type.Integer({ minimum: 1 })),
+          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
+      },
+    },
+    async (request) => {
+      const query = request.query as { q?: string; status?: AccountStatus; page?: number; per_page?: number };
+      const paging = { page: query.page ?? 1, perPage: query.per_page ?? 100 };
+      const { rows, total } = await searchAccounts(ctx.store.db, { search: query.q, status: query.status, ...paging });
+      const data = await Promise.all(
+        rows.map(async (account) => describeAccount(account, await walletCredits(ctx.store.db, account.id))),
+      );
+      return { status: "success", data, meta: pageMeta(paging, total) };
+    },
+  );
+
+  admin.get(
+    "/approvals",
+    {
+      schema: {
+        querystring: Type.Object({
+          kind: Type.Optional(Type.Union(APPROVAL_KINDS.map((k) => Type.Literal(k)))),
+          page: Type.Optional(Type.Integer({ minimum: 1 })),
+          per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
+      },
+    },
+    async (request) => {
+      const query = request.query as { kind?: ApprovalKind; page?: number; per_page?: number };
+      const paging = { page: query.page ?? 1, perPage: query.per_page ?? 100 };
+      const { items, waiting, total } = await pendingApprovals(ctx.store.db, { kind: query.kind, ...paging });
+      return { status: "success", data: items, waiting, meta: pageMeta(paging, total) };
+    },
+  );
 
   admin.post(
     "/accounts",

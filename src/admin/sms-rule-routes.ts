@@ -18,6 +18,7 @@ import {
   listTemplatesFor,
   removeDltFor,
   removeDndNumbers,
+  setDltStatusFor,
   setTemplateStatusFor,
 } from "./operations.js";
 
@@ -149,6 +150,15 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): 
     admin.delete(`/accounts/:username/dlt/${path}`, { schema: { params: Username, body: Body } }, async (request) =>
       ok(await removeDltFor(deps, (request.params as { username: string }).username, kind, registered(request.body))),
     );
+    // An account's request (POST /api/v2/dlt/…), decided by its id.
+    for (const [action, status] of [
+      ["approve", "approved"],
+      ["reject", "rejected"],
+    ] as const) {
+      admin.post(`/dlt/${path}/:id/${action}`, { schema: { params: Id } }, async (request) =>
+        ok(await setDltStatusFor(deps, kind, (request.params as { id: number }).id, status)),
+      );
+    }
   }
 
   admin.post(

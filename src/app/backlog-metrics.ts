@@ -14,14 +14,14 @@ import type { Store } from "../store/store.js";
 export const BACKLOG_CAP = 100_000;
 const SNAPSHOT_TTL_MS = 1_000;
 
-interface Backlog {
+export interface Backlog {
   queued: { channel: string; lane: number; n: number }[];
   webhooksPending: number;
   /** How long the most overdue pending delivery has been due (ms), 0 when none is. */
   webhooksOverdueMs: number;
 }
 
-async function readBacklog(store: Store, now: number): Promise<Backlog> {
+export async function readBacklog(store: Store, now: number): Promise<Backlog> {
   const queued = await sql<{ channel: string; lane: number; n: number }>`
     select channel, lane, count(*) as n
       from (select channel, lane from messages where status = 'queued' limit ${BACKLOG_CAP}) q

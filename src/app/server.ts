@@ -24,6 +24,7 @@ import { collectDiscovery } from "./discovery.js";
 import { registerOpsRoutes } from "./ops-routes.js";
 import { createRequestLog } from "./request-log.js";
 import { compileSerializer } from "./serializers.js";
+import { registerSystemRoutes } from "./system-routes.js";
 import { drainUnreadBodies } from "./unread-body.js";
 import { answerClientError, notFound, renderUnrouted } from "./unrouted.js";
 import { registerV2Family } from "./v2.js";
@@ -132,6 +133,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       registerVoiceAdminRoutes(admin, ctx);
       registerCarrierAdminRoutes(admin, ctx);
       registerSmppAdminRoutes(admin, ctx);
+      registerSystemRoutes(admin, ctx);
     },
     { prefix: "/admin/api" },
   );

@@ -4,11 +4,12 @@ import { registerV2AccountRoutes } from "../accounts/index.js";
 import { authenticateV2, type RateLimitOutcome } from "../auth/index.js";
 import { registerV2ContactRoutes } from "../contacts/index.js";
 import { GatewayError } from "../core/errors.js";
-import { registerV2EmailRoutes } from "../email/index.js";
+import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../email/index.js";
 import { sendJsonError } from "../http/http-errors.js";
 import { completeV2Route } from "../http/openapi.js";
 import { registerV2InboundRoutes } from "../inbound/index.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
+import { registerV2VoiceRoutes } from "../voice/index.js";
 import { registerV2WebhookRoutes } from "../webhooks/v2-routes.js";
 import { registerV2WhatsAppRoutes } from "../whatsapp/index.js";
 import type { AppContext } from "./context.js";
@@ -43,6 +44,8 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2WebhookRoutes(v2, ctx);
   registerV2WhatsAppRoutes(v2, ctx);
   registerV2EmailRoutes(v2, ctx);
+  registerV2EmailSendRoute(v2, ctx);
+  registerV2VoiceRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

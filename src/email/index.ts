@@ -7,6 +7,8 @@
 //                      boundary checked; no HEAD), legacy credentials,
 //                      GatewayError code → -7, -11 or -14 as plain text; the tracking endpoints
 //                      /e/o/{id}/{mac}.gif (pixel) and /e/c/{id}/{mac}?u= (click redirect)
+//   v2-send-route.ts   POST /api/v2/email/send: the JSON fields as the family's parameters, sendEmail,
+//                      the broadcast id in the v2 envelope (no attachments)
 //   send.ts            sendEmail: the parameters checked (1,000 recipients, 10 attachments / 10 MB,
 //                      998-character subject, 2 MB HTML, 1,000-character callbackdata, approved
 //                      sender domain), to + cc + bcc de-duplicated, one message per recipient through
@@ -59,6 +61,7 @@ import type { EmailTracker } from "./tracking.js";
 
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";
 export { EmailTracker, trackingSecret } from "./tracking.js";
+export { registerV2EmailSendRoute } from "./v2-send-route.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger"> & {

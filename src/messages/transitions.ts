@@ -197,6 +197,14 @@ export async function cancelScheduled(
   clock: Clock,
   accountId: number,
   target: { queueId: string } | { broadcastId: string },
+  options: {
+    /**
+     * A bulk job's cancel: its recipients the expander has not turned into messages yet are
+     * cancelled too, whether they are due or not (the expander advances a part only while it is
+     * pending, so none of them can become a message afterwards).
+     */
+    unexpanded?: boolean;
+  } = {},
 ): Promise<Cancellation> {
   assertTransition("scheduled", "cancelled");
   const now = clock.now().getTime();
@@ -210,18 +218,17 @@ export async function cancelScheduled(
       ? update.where("id", "=", target.queueId)
       : update.where("broadcast_id", "=", target.broadcastId);
   const rows = await update.returning(["id", "account_id", "wallet", "credits", "job_id"]).execute();
-  const parts =
-    "broadcastId" in target
-      ? await trx
-          .updateTable("bulk_parts")
-          .set({ status: "cancelled" })
-          .where("account_id", "=", accountId)
-          .where("broadcast_id", "=", target.broadcastId)
-          .where("status", "=", "pending")
-          .where("due_at", ">", now)
-          .returning(["id", "job_id", "wallet", "credits", "count", "next_index"])
-          .execute()
-      : [];
+  let parts: { id: number; job_id: number; wallet: string; credits: number; count: number; next_index: number }[] = [];
+  if ("broadcastId" in target) {
+    let partUpdate = trx
+      .updateTable("bulk_parts")
+      .set({ status: "cancelled" })
+      .where("account_id", "=", accountId)
+      .where("broadcast_id", "=", target.broadcastId)
+      .where("status", "=", "pending");
+    if (!options.unexpanded) partUpdate = partUpdate.where("due_at", ">", now);
+    parts = await partUpdate.returning(["id", "job_id", "wallet", "credits", "count", "next_index"]).execute();
+  }
   const refunds: Refund[] = rows.map((row) => ({
     accountId: row.account_id,
     wallet: row.wallet as Wallet,
@@ -239,7 +246,7 @@ export async function cancelScheduled(
       wallet: part.wallet as Wallet,
       amount: left * part.credits,
       ref: `bulk_part:${part.id}`,
-      note: `refund: ${left} scheduled messages of a bulk job cancelled`,
+      note: `refund: ${left} ${options.unexpanded ? "unsent" : "scheduled"} messages of a bulk job cancelled`,
     });
     outcomes.push({ job_id: part.job_id, status: "cancelled", count: left });
   }

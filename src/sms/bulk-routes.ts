@@ -11,7 +11,7 @@ import { GatewayError } from "../core/errors.js";
 import { requiredInDocument } from "../http/openapi.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
 import { pageAnswer, resourceAnswer, smsAnswer } from "../http/v2-answers.js";
-import type { AcceptedSend, AcceptService, JobRequest } from "../messages/index.js";
+import { type AcceptedSend, type AcceptService, cancelScheduled, type JobRequest } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { BulkJobRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
@@ -27,7 +27,7 @@ import {
 } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store"> & { acceptor: AcceptService; smsPolicy: SmsPolicy };
+type Deps = Pick<Runtime, "store" | "clock"> & { acceptor: AcceptService; smsPolicy: SmsPolicy };
 
 /** Recipients in one bulk call; a larger campaign is sent in several calls into one job. */
 export const MAX_BULK_RECIPIENTS = 100_000;
@@ -304,6 +304,58 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: Deps): void {
       const job = numeric === undefined ? undefined : await findJob(db, request.principal!.accountId, numeric);
       if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
       return { status: "success", data: { job: describeJob(job), delivery_summary: deliverySummary(job) } };
+    },
+  );
+
+  v2.post(
+    "/bulk-jobs/:id/cancel",
+    {
+      config: { ...resource, errors: [404, 409] },
+      schema: {
+        operationId: "cancelBulkJob",
+        response: {
+          200: resourceAnswer(
+            Type.Object(
+              {
+                job: BulkJob,
+                delivery_summary: DeliverySummary,
+                cancelled: Type.Integer(),
+                credits_refunded: Type.Number(),
+              },
+              { title: "BulkJobCancellation" },
+            ),
+          ),
+        },
+        summary: "Cancel what a bulk job has not queued for a carrier yet, with refund",
+        tags: ["account"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const accountId = request.principal!.accountId;
+      const numeric = pathId(id);
+      const job = numeric === undefined ? undefined : await findJob(db, accountId, numeric);
+      if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
+      const cancelled = await ctx.store.transaction((trx) =>
+        cancelScheduled(trx, ctx.clock, accountId, { broadcastId: job.batch_id }, { unexpanded: true }),
+      );
+      if (cancelled.count === 0) {
+        throw new GatewayError(
+          "conflict",
+          `Nothing to cancel: every message of bulk job ${job.id} is already queued for a carrier or final.`,
+        );
+      }
+      const after = (await findJob(db, accountId, job.id)) ?? job;
+      return {
+        status: "success",
+        data: {
+          job: describeJob(after),
+          delivery_summary: deliverySummary(after),
+          cancelled: cancelled.count,
+          credits_refunded: fromMilli(cancelled.credits),
+        },
+      };
     },
   );
 }

@@ -7,6 +7,8 @@ export interface VoiceCallerIdsTable {
   account_id: number;
   /** E.164 with the +, e.g. +918047110000. */
   number: string;
+  /** `pending` when the account asked for it; only an approved number may call. */
+  status: Generated<"pending" | "approved" | "rejected">;
   created_at: number;
 }
 

@@ -1,16 +1,18 @@
 // Operator API for voice: the caller numbers an account may call from, under
-// /admin/api/accounts/{username}/voice/caller-ids (mounted by admin/routes.ts, behind its
-// operator check). Thin adapters over caller-ids.ts.
+// /admin/api/accounts/{username}/voice/caller-ids, and the approval of one an account asked for
+// (/admin/api/voice/caller-ids/{id}/approve|reject), mounted by app/ behind the operator check.
+// Thin adapters over caller-ids.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import type { Runtime } from "../runtime/runtime.js";
-import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
+import { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus } from "./caller-ids.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
 
 const Username = Type.Object({ username: Type.String() });
+const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
@@ -44,4 +46,13 @@ export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: Deps): voi
       return ok(await removeCallerIdFor(deps, username(request.params), number));
     },
   );
+
+  for (const [action, status] of [
+    ["approve", "approved"],
+    ["reject", "rejected"],
+  ] as const) {
+    admin.post(`/voice/caller-ids/:id/${action}`, { schema: { params: Id } }, async (request) =>
+      ok(await setCallerIdStatus(deps, (request.params as { id: number }).id, status)),
+    );
+  }
 }

@@ -4,6 +4,7 @@
 import { requireAccount } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import type { ApprovalStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { parseCallNumber } from "./numbers.js";
 
@@ -11,6 +12,7 @@ export interface CallerIdView {
   id: number;
   number: string;
   account: string;
+  status: ApprovalStatus;
   created_at: string;
 }
 
@@ -38,31 +40,77 @@ export async function isApprovedCaller(db: Db, accountId: number, e164: string):
     .select("id")
     .where("account_id", "=", accountId)
     .where("number", "=", e164)
+    .where("status", "=", "approved")
     .executeTakeFirst();
   return row !== undefined;
 }
 
-/** Approves a caller number for the account; approving it again keeps the first approval (created: false). */
-export async function approveCallerIdFor(deps: CallerIdDeps, username: string, raw: string) {
-  const account = await requireAccount(deps.store.db, username);
-  const number = parseCallerNumber(raw);
-  const inserted = await deps.store.db
+/**
+ * Adds a caller number to an account: approved when the operator adds it (one the account asked
+ * for is approved; one approved already keeps its first approval), `pending` when the account
+ * asks for it (asking again answers it as it is). `created` says whether this call added it.
+ */
+async function addCallerId(db: Db, clock: Clock, accountId: number, number: string, status: ApprovalStatus) {
+  const inserted = await db
     .insertInto("voice_caller_ids")
-    .values({ account_id: account.id, number, created_at: deps.clock.now().getTime() })
+    .values({ account_id: accountId, number, status, created_at: clock.now().getTime() })
     .onConflict((oc) => oc.columns(["account_id", "number"]).doNothing())
     .returning("id")
     .executeTakeFirst();
-  const row = await deps.store.db
+  if (!inserted && status === "approved") {
+    await db
+      .updateTable("voice_caller_ids")
+      .set({ status: "approved" })
+      .where("account_id", "=", accountId)
+      .where("number", "=", number)
+      .execute();
+  }
+  const row = await db
     .selectFrom("voice_caller_ids")
     .selectAll()
-    .where("account_id", "=", account.id)
+    .where("account_id", "=", accountId)
     .where("number", "=", number)
     .executeTakeFirstOrThrow();
-  return { created: inserted !== undefined, callerId: view(row, account.username) };
+  return { created: inserted !== undefined, row };
+}
+
+export async function approveCallerIdFor(deps: CallerIdDeps, username: string, raw: string) {
+  const account = await requireAccount(deps.store.db, username);
+  const { created, row } = await addCallerId(deps.store.db, deps.clock, account.id, parseCallerNumber(raw), "approved");
+  return { created, callerId: view(row, account.username) };
+}
+
+/** The account's own request for a caller number: pending until the operator approves it. */
+export async function requestCallerId(deps: CallerIdDeps, account: { id: number; username: string }, raw: string) {
+  const { created, row } = await addCallerId(deps.store.db, deps.clock, account.id, parseCallerNumber(raw), "pending");
+  return { created, callerId: view(row, account.username) };
+}
+
+/** Approves or rejects a caller number by its id; 404 when there is none. */
+export async function setCallerIdStatus(deps: CallerIdDeps, id: number, status: ApprovalStatus) {
+  const row = await deps.store.db
+    .updateTable("voice_caller_ids")
+    .set({ status })
+    .where("id", "=", id)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw new GatewayError("not_found", `No caller number with id ${id}.`);
+  const account = await deps.store.db
+    .selectFrom("accounts")
+    .select("username")
+    .where("id", "=", row.account_id)
+    .executeTakeFirstOrThrow();
+  return view(row, account.username);
 }
 
 export async function callerIdsOf(deps: CallerIdDeps, username: string): Promise<CallerIdView[]> {
-  const account = await requireAccount(deps.store.db, username);
+  return callerIdsOfAccount(deps, await requireAccount(deps.store.db, username));
+}
+
+export async function callerIdsOfAccount(
+  deps: CallerIdDeps,
+  account: { id: number; username: string },
+): Promise<CallerIdView[]> {
   const rows = await deps.store.db
     .selectFrom("voice_caller_ids")
     .selectAll()
@@ -81,16 +129,20 @@ export async function removeCallerIdFor(deps: CallerIdDeps, username: string, ra
     .where("number", "=", number)
     .executeTakeFirst();
   if (Number(result.numDeletedRows) === 0) {
-    throw new GatewayError("not_found", `The account ${account.username} has no approved caller number ${number}.`);
+    throw new GatewayError("not_found", `The account ${account.username} has no caller number ${number}.`);
   }
   return { account: account.username, number, removed: true };
 }
 
-function view(row: { id: number; number: string; created_at: number }, account: string): CallerIdView {
+function view(
+  row: { id: number; number: string; status: ApprovalStatus; created_at: number },
+  account: string,
+): CallerIdView {
   return {
     id: Number(row.id),
     number: row.number,
     account,
+    status: row.status,
     created_at: new Date(Number(row.created_at)).toISOString(),
   };
 }

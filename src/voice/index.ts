@@ -23,7 +23,9 @@
 //                      no call (429, 5xx, connection not opened); the 4 s start window
 //   simulator.ts       VoiceSimulatorConnector: statuses on timers, outcome mix, magic callees, lost
 //                      calls walked again
-//   admin-routes.ts    /admin/api/accounts/{username}/voice/caller-ids
+//   admin-routes.ts    /admin/api/accounts/{username}/voice/caller-ids, /admin/api/voice/caller-ids/{id}/approve|reject
+//   v2-routes.ts       /api/v2/voice/caller-ids (list, request one) and /api/v2/voice/calls (VoicePolicy
+//                      and the Acceptor, as /voicecall/v1, answered in the v2 envelope)
 
 import type { FastifyInstance } from "fastify";
 import type { Authenticator } from "../auth/index.js";
@@ -41,9 +43,10 @@ import { registerStatusCallbackRoute, statusCallbackUrl } from "./status-callbac
 
 export { registerVoiceAdminRoutes } from "./admin-routes.js";
 export { callReport } from "./call-meta.js";
-export { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
+export { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus } from "./caller-ids.js";
 export { VOICE_HTTP_CONNECTOR } from "./http-connector.js";
 export { VOICE_SIMULATOR_CONNECTOR } from "./simulator.js";
+export { registerV2VoiceRoutes } from "./v2-routes.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger" | "metrics"> & {

@@ -20,6 +20,7 @@ import { consoleSessions } from "./0016_console_sessions.js";
 import { smppServer } from "./0017_smpp_server.js";
 import { processHeartbeats } from "./0018_process_heartbeats.js";
 import { smppBinds } from "./0019_smpp_binds.js";
+import { voiceCallerRequests } from "./0020_voice_caller_requests.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -44,6 +45,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0017_smpp_server": smppServer(engine),
         "0018_process_heartbeats": processHeartbeats(engine),
         "0019_smpp_binds": smppBinds(engine),
+        "0020_voice_caller_requests": voiceCallerRequests(engine),
       };
     },
   };
