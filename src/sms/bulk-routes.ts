@@ -5,6 +5,7 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
+import { sql } from "kysely";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -60,6 +61,11 @@ const BulkBody = requiredInDocument(
 );
 type BulkBody = SendFields & { recipients?: string[]; group_id?: number; job_id?: number };
 
+const PendingStages = Type.Object(
+  { not_queued: Type.Integer(), scheduled: Type.Integer(), queued: Type.Integer(), submitted: Type.Integer() },
+  { title: "BulkJobPendingStages" },
+);
+
 /** A job in the list: its fields and its delivery summary side by side. */
 const BulkJobWithSummary = Type.Object(
   { ...BulkJob.properties, delivery_summary: DeliverySummary },
@@ -98,6 +104,37 @@ export function deliverySummary(job: BulkJobRow) {
     cancelled: job.cancelled,
     pending: job.total - job.delivered - job.failed - job.cancelled,
   };
+}
+
+/**
+ * Where a running job's pending messages are: recipients the expander has not made messages yet,
+ * then scheduled, queued (dispatching included) and submitted messages. Read from the job's
+ * messages (its broadcast id's index), so only while the job runs; all 0 once it completed.
+ */
+async function pendingStages(db: Db, job: BulkJobRow) {
+  const stages = { not_queued: 0, scheduled: 0, queued: 0, submitted: 0 };
+  if (job.status === "completed") return stages;
+  const [parts, messages] = await Promise.all([
+    db
+      .selectFrom("bulk_parts")
+      .select(sql<number>`coalesce(sum(count - next_index), 0)`.as("n"))
+      .where("broadcast_id", "=", job.batch_id)
+      .where("status", "=", "pending")
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom("messages")
+      .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("broadcast_id", "=", job.batch_id)
+      .where("status", "in", ["scheduled", "queued", "dispatching", "submitted"])
+      .groupBy("status")
+      .execute(),
+  ]);
+  stages.not_queued = Number(parts.n);
+  for (const row of messages) {
+    const stage = row.status === "dispatching" ? "queued" : (row.status as "scheduled" | "queued" | "submitted");
+    stages[stage] += Number(row.n);
+  }
+  return stages;
 }
 
 async function findJob(db: Db, accountId: number, id: number): Promise<BulkJobRow | undefined> {
@@ -290,7 +327,10 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: Deps): void {
         operationId: "getBulkJob",
         response: {
           200: resourceAnswer(
-            Type.Object({ job: BulkJob, delivery_summary: DeliverySummary }, { title: "BulkJobDetail" }),
+            Type.Object(
+              { job: BulkJob, delivery_summary: DeliverySummary, pending_stages: PendingStages },
+              { title: "BulkJobDetail" },
+            ),
           ),
         },
         summary: "One bulk job with its delivery summary",
@@ -303,7 +343,14 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: Deps): void {
       const numeric = pathId(id);
       const job = numeric === undefined ? undefined : await findJob(db, request.principal!.accountId, numeric);
       if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
-      return { status: "success", data: { job: describeJob(job), delivery_summary: deliverySummary(job) } };
+      return {
+        status: "success",
+        data: {
+          job: describeJob(job),
+          delivery_summary: deliverySummary(job),
+          pending_stages: await pendingStages(db, job),
+        },
+      };
     },
   );
 

@@ -53,7 +53,7 @@ export async function newPage(browser: Browser, baseURL: string, viewport = { wi
   const problems: string[] = [];
   page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
   page.on("console", (message) => {
-    if (message.type() === "error" && !/status of 40[0-9]/.test(message.text())) problems.push(message.text());
+    if (message.type() === "error" && !/status of 4\d\d/.test(message.text())) problems.push(message.text());
   });
   return { context, page, problems };
 }

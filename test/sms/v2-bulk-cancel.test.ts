@@ -31,6 +31,8 @@ describeEachEngine("v2 bulk job cancel", (engine) => {
     const account = await buildAccount(t, { credits: { sms: 20 } });
     const job = await startJob(t, account);
     expect(await balanceOf(t, account)).toBe(15);
+    const before = await call(t, "GET", `/api/v2/bulk-jobs/${job.job_id}`, { headers: keyOf(account) });
+    expect(before.body.data.pending_stages).toEqual({ not_queued: 5, scheduled: 0, queued: 0, submitted: 0 });
 
     const cancelled = await cancel(t, account, job.job_id);
     expect(cancelled.status, cancelled.text).toBe(200);

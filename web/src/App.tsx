@@ -19,19 +19,46 @@ interface Route {
 const Messages = lazy(() => import("./pages/Messages.js"));
 const MessagePage = lazy(() => import("./pages/Message.js"));
 const Send = lazy(() => import("./pages/Send.js"));
+const Bulk = lazy(() => import("./pages/Bulk.js"));
+const BulkJob = lazy(() => import("./pages/BulkJob.js"));
+const Contacts = lazy(() => import("./pages/Contacts.js"));
+const Group = lazy(() => import("./pages/Group.js"));
+const Templates = lazy(() => import("./pages/Templates.js"));
+const Registrations = lazy(() => import("./pages/Registrations.js"));
+const Inbound = lazy(() => import("./pages/Inbound.js"));
+const Credits = lazy(() => import("./pages/Credits.js"));
 const Keys = lazy(() => import("./pages/Keys.js"));
 const Webhooks = lazy(() => import("./pages/Webhooks.js"));
+const OperatorAccounts = lazy(() => import("./pages/operator/Accounts.js"));
+const OperatorAccount = lazy(() => import("./pages/operator/Account.js"));
+const Approvals = lazy(() => import("./pages/operator/Approvals.js"));
+const Carriers = lazy(() => import("./pages/operator/Carriers.js"));
+const System = lazy(() => import("./pages/operator/System.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
   { path: "/messages", title: "Messages", component: Messages, nav: true },
   { path: "/messages/:id", title: "Message", component: MessagePage },
   { path: "/send", title: "Send", component: Send, nav: true },
+  { path: "/bulk", title: "Bulk", component: Bulk, nav: true },
+  { path: "/bulk/:id", title: "Bulk job", component: BulkJob },
+  { path: "/contacts", title: "Contacts", component: Contacts, nav: true },
+  { path: "/contacts/:id", title: "Contact group", component: Group },
+  { path: "/templates", title: "Templates", component: Templates, nav: true },
+  { path: "/registrations", title: "Registrations", component: Registrations, nav: true },
+  { path: "/inbound", title: "Inbound", component: Inbound, nav: true },
+  { path: "/credits", title: "Credits", component: Credits, nav: true },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true },
 ];
 
-export const OPERATOR_ROUTES: Route[] = [];
+export const OPERATOR_ROUTES: Route[] = [
+  { path: "/operator/accounts", title: "Accounts", component: OperatorAccounts, nav: true },
+  { path: "/operator/accounts/:username", title: "Account", component: OperatorAccount },
+  { path: "/operator/approvals", title: "Approvals", component: Approvals, nav: true },
+  { path: "/operator/carriers", title: "Carriers", component: Carriers, nav: true },
+  { path: "/operator/system", title: "System", component: System, nav: true },
+];
 
 function NotFound() {
   return (
@@ -78,30 +105,35 @@ export function App() {
   if (session === null) return <SignIn />;
 
   const Page = found?.route.component ?? NotFound;
-  const nav = routes.filter((route) => route.nav);
+  const navGroups =
+    session.role === "operator"
+      ? [
+          { label: "Operator", routes: OPERATOR_ROUTES.filter((route) => route.nav) },
+          { label: "Account", routes: ACCOUNT_ROUTES.filter((route) => route.nav) },
+        ]
+      : [{ label: "Main", routes: ACCOUNT_ROUTES.filter((route) => route.nav) }];
   return (
     <>
       <a className="skip" href="#main">
         Skip to content
       </a>
       <header className="top">
-        <Link
-          to={session.role === "operator" && OPERATOR_ROUTES.length > 0 ? OPERATOR_ROUTES[0]!.path : "/"}
-          className="brand"
-        >
+        <Link to={session.role === "operator" ? "/operator/accounts" : "/"} className="brand">
           Switchboard
         </Link>
-        <nav aria-label="Main">
-          <ul>
-            {nav.map((route) => (
-              <li key={route.path}>
-                <Link to={route.path} aria-current={found?.route === route ? "page" : undefined}>
-                  {route.title}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
+        {navGroups.map((group) => (
+          <nav aria-label={group.label} key={group.label}>
+            <ul>
+              {group.routes.map((route) => (
+                <li key={route.path}>
+                  <Link to={route.path} aria-current={found?.route === route ? "page" : undefined}>
+                    {route.title}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        ))}
         <div className="who">
           <span>
             {session.username}

@@ -114,3 +114,101 @@ export interface SenderId {
   status: string;
   created_at: string;
 }
+
+export interface ContactGroup {
+  id: number;
+  name: string;
+  description: string | null;
+  contacts: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Contact {
+  id: number;
+  number: string;
+  name: string | null;
+  created_at: string;
+}
+
+export interface ContactUpload {
+  group_id: number;
+  received: number;
+  added: number;
+  duplicates: number;
+  invalid: number;
+  duplicate_entries: { line?: number; index?: number; number: string }[];
+  invalid_entries: { line?: number; index?: number; value: string; reason: string }[];
+}
+
+export interface BulkJob {
+  id: number;
+  batch_id: string;
+  status: "queued" | "processing" | "completed";
+  route: string;
+  sender_id: string;
+  group_id: number | null;
+  total: number;
+  rejected: number;
+  credits: number;
+  scheduled_at: string | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+export interface DeliverySummary {
+  total: number;
+  delivered: number;
+  failed: number;
+  cancelled: number;
+  pending: number;
+}
+
+export interface Keyword {
+  id: number;
+  key: string;
+  response_type: "static" | "none";
+  static_message: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface InboundMessage {
+  id: number;
+  from: string;
+  to: string;
+  message: string;
+  received_at: string;
+  keyword_id: number | null;
+  keyword: string | null;
+  reply_message_id: string | null;
+}
+
+export interface SenderIdRequest {
+  id: number;
+  sender_id: string;
+  status: string;
+  note: string | null;
+  created_at: string;
+}
+
+export interface CreditsDetail {
+  balance: number;
+  international_credit: number;
+  today_used: number;
+  month_used: number;
+  flood_current: number;
+  flood_limit: number;
+  recent_credits: {
+    id: number;
+    wallet: string;
+    amount: number;
+    kind: string;
+    note: string | null;
+    created_at: string;
+    balance_after: number;
+  }[];
+  wallets: Record<string, number>;
+}

@@ -1,6 +1,6 @@
 // The console's small set of building blocks: an error told in words with its code, a busy
 // note, a pager, a labelled field. Plain elements with labels and roles, no framework.
-import type { ReactNode } from "react";
+import { type ReactNode, useState } from "react";
 import { describeError, type PageMeta } from "./api.js";
 
 export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
@@ -78,4 +78,40 @@ export function StatusBadge({ status }: { status: string }) {
 
 export function PageTitle({ children }: { children: ReactNode }) {
   return <h1 tabIndex={-1}>{children}</h1>;
+}
+
+/** One page of a list the API answers whole (short lists: registrations, routes, a ledger's last entries). */
+export function useClientPages<T>(items: readonly T[] | undefined, perPage = 25) {
+  const [page, setPage] = useState(1);
+  const total = items?.length ?? 0;
+  const lastPage = Math.max(1, Math.ceil(total / perPage));
+  const current = Math.min(page, lastPage);
+  return {
+    rows: (items ?? []).slice((current - 1) * perPage, current * perPage),
+    meta: items ? { page: current, per_page: perPage, total, last_page: lastPage } : undefined,
+    setPage,
+  };
+}
+
+/** A labelled progress bar (an upload, a job) with its figures in words beside it. */
+export function Progress({
+  id,
+  label,
+  value,
+  max,
+  children,
+}: {
+  id: string;
+  label: string;
+  value: number;
+  max: number;
+  children?: ReactNode;
+}) {
+  return (
+    <div className="progress">
+      <label htmlFor={id}>{label}</label>
+      <progress id={id} value={value} max={Math.max(max, 1)} />
+      {children ? <p className="hint">{children}</p> : null}
+    </div>
+  );
 }

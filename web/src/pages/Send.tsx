@@ -3,10 +3,11 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
 import { data } from "../api.js";
-import { Link } from "../router.js";
+import { Link, useLocation } from "../router.js";
 import { countSms, fillTemplate, MAX_SEGMENTS, templateParts } from "../sms-counter.js";
 import type { SenderId, Template } from "../types.js";
 import { ErrorNotice, Field, PageTitle, Success } from "../ui.js";
+import { EmailForm, VoiceForm, WhatsAppForm } from "./SendOther.js";
 
 export function SmsCounter({ text, unicode }: { text: string; unicode: boolean }) {
   const count = countSms(text, unicode);
@@ -205,11 +206,37 @@ export function SendSmsForm() {
   );
 }
 
+const CHANNELS = [
+  ["sms", "SMS"],
+  ["whatsapp", "WhatsApp"],
+  ["email", "Email"],
+  ["voice", "Voice call"],
+] as const;
+
 export default function Send() {
+  const { query } = useLocation();
+  const channel = query.get("channel") ?? "sms";
   return (
     <>
       <PageTitle>Send</PageTitle>
-      <SendSmsForm />
+      <nav aria-label="Channel" className="tabs">
+        <ul>
+          {CHANNELS.map(([id, label]) => (
+            <li key={id}>
+              <Link
+                to={id === "sms" ? "/send" : `/send?channel=${id}`}
+                aria-current={channel === id ? "page" : undefined}
+              >
+                {label}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {channel === "whatsapp" ? <WhatsAppForm /> : null}
+      {channel === "email" ? <EmailForm /> : null}
+      {channel === "voice" ? <VoiceForm /> : null}
+      {channel === "sms" || !CHANNELS.some(([id]) => id === channel) ? <SendSmsForm /> : null}
     </>
   );
 }

@@ -1,6 +1,7 @@
 // Sign-in for account holders and the operator alike: the same password check, login locks
 // and -16 rule as the API (POST /console/session).
 import { type FormEvent, useState } from "react";
+import { navigate } from "../router.js";
 import { useSession } from "../session.js";
 import { ErrorNotice, Field } from "../ui.js";
 
@@ -16,7 +17,10 @@ export function SignIn() {
     setBusy(true);
     setError(undefined);
     try {
-      await signIn(username.trim(), password);
+      const session = await signIn(username.trim(), password);
+      // The operator starts on the operator's pages, unless a page was asked for by its URL.
+      if (session.role === "operator" && window.location.pathname === "/")
+        navigate("/operator/accounts", { replace: true });
     } catch (caught) {
       setError(caught);
       setBusy(false);

@@ -1,0 +1,193 @@
+// Bulk: one text to a contact group, or to a list uploaded as CSV (into a new group, with the
+// upload's progress), started as a bulk job; the account's jobs a page at a time.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { data, paged } from "../api.js";
+import { CsvUpload } from "../csv-upload.js";
+import { formatNumber, formatTime } from "../format.js";
+import { Link, navigate, useLocation } from "../router.js";
+import { useSignedIn } from "../session.js";
+import type { BulkJob, ContactGroup, DeliverySummary, SenderId } from "../types.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge } from "../ui.js";
+import { SmsCounter } from "./Send.js";
+
+interface BulkAnswer {
+  job_id: number;
+  batch_id: string;
+  total: number;
+  accepted: number;
+  rejected_count: number;
+}
+
+function Jobs() {
+  const session = useSignedIn();
+  const [page, setPage] = useState(1);
+  const jobs = useQuery({
+    queryKey: ["bulk-jobs", page],
+    queryFn: () => paged<BulkJob & { delivery_summary: DeliverySummary }>("/api/v2/bulk-jobs", { page, per_page: 25 }),
+    refetchInterval: 5_000,
+  });
+  return (
+    <section aria-labelledby="jobs-title">
+      <h2 id="jobs-title">Jobs</h2>
+      <ErrorNotice error={jobs.error} />
+      {jobs.isPending ? <Busy /> : null}
+      {jobs.data ? (
+        <>
+          <div className="table-wrap">
+            <table data-testid="jobs">
+              <caption>Bulk jobs, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Started</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Messages</th>
+                  <th scope="col">Delivered</th>
+                  <th scope="col">Failed</th>
+                </tr>
+              </thead>
+              <tbody>
+                {jobs.data.data.map((job) => (
+                  <tr key={job.id}>
+                    <td>
+                      <Link to={`/bulk/${job.id}`}>{formatTime(job.created_at, session.time_zone)}</Link>
+                    </td>
+                    <td>
+                      <StatusBadge status={job.status} />
+                    </td>
+                    <td>{formatNumber(job.total)}</td>
+                    <td>{formatNumber(job.delivery_summary.delivered)}</td>
+                    <td>{formatNumber(job.delivery_summary.failed)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {jobs.data.data.length === 0 ? <p>No bulk job yet.</p> : null}
+          <Pager meta={jobs.data.meta} onPage={setPage} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+export default function Bulk() {
+  const queryClient = useQueryClient();
+  const { query } = useLocation();
+  const [groupId, setGroupId] = useState(query.get("group") ?? "");
+  const [sender, setSender] = useState("");
+  const [route, setRoute] = useState("transactional");
+  const [message, setMessage] = useState("");
+  const [scheduleAt, setScheduleAt] = useState("");
+  const groups = useQuery({
+    queryKey: ["groups", "all"],
+    queryFn: () => paged<ContactGroup>("/api/v2/groups", { per_page: 100 }),
+  });
+  const senders = useQuery({
+    queryKey: ["sender-ids", "approved"],
+    queryFn: () => data<SenderId[]>("/api/v2/sender-ids?status=approved"),
+  });
+  const chosenSender = sender || senders.data?.[0]?.sender_id || "";
+  const start = useMutation({
+    mutationFn: () =>
+      data<BulkAnswer>("/api/v2/sms/bulk", {
+        json: {
+          group_id: Number(groupId),
+          sender_id: chosenSender,
+          route,
+          message,
+          ...(scheduleAt ? { schedule_at: `${scheduleAt.replace("T", " ")}:00`.slice(0, 19) } : {}),
+        },
+      }),
+    onSuccess: (answer) => {
+      void queryClient.invalidateQueries({ queryKey: ["bulk-jobs"] });
+      navigate(`/bulk/${answer.job_id}`);
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    start.mutate();
+  };
+
+  return (
+    <>
+      <PageTitle>Bulk</PageTitle>
+      <section aria-labelledby="list-title">
+        <h2 id="list-title">1. The recipients</h2>
+        <Field label="Contact group" id="bulk-group">
+          <select id="bulk-group" value={groupId} onChange={(event) => setGroupId(event.target.value)}>
+            <option value="">Choose a group…</option>
+            {(groups.data?.data ?? []).map((group) => (
+              <option key={group.id} value={group.id}>
+                {group.name} ({formatNumber(group.contacts)} contacts)
+              </option>
+            ))}
+          </select>
+        </Field>
+        <ErrorNotice error={groups.error} title="Groups" />
+        <details>
+          <summary>Or upload a CSV file as a new group</summary>
+          <CsvUpload
+            id="bulk-file"
+            label="Upload the list"
+            target={async (file) => {
+              const stamp = new Date().toISOString().slice(0, 19).replace("T", " ");
+              const group = await data<ContactGroup>("/api/v2/groups", {
+                json: { name: `${file.name.slice(0, 70)} ${stamp}` },
+              });
+              setGroupId(String(group.id));
+              return group.id;
+            }}
+            onUploaded={() => void queryClient.invalidateQueries({ queryKey: ["groups"] })}
+          />
+        </details>
+      </section>
+      <form onSubmit={submit} aria-labelledby="message-title">
+        <h2 id="message-title">2. The message</h2>
+        <Field label="Sender ID" id="bulk-sender">
+          <select id="bulk-sender" value={chosenSender} onChange={(event) => setSender(event.target.value)}>
+            {(senders.data ?? []).map((s) => (
+              <option key={s.sender_id} value={s.sender_id}>
+                {s.sender_id}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <ErrorNotice error={senders.error} title="Sender IDs" />
+        <Field label="Route" id="bulk-route">
+          <select id="bulk-route" value={route} onChange={(event) => setRoute(event.target.value)}>
+            <option value="transactional">Transactional</option>
+            <option value="promotional">Promotional</option>
+          </select>
+        </Field>
+        <Field label="Message" id="bulk-message">
+          <textarea
+            id="bulk-message"
+            rows={4}
+            required
+            value={message}
+            aria-describedby="bulk-counter"
+            onChange={(event) => setMessage(event.target.value)}
+          />
+        </Field>
+        <div id="bulk-counter">
+          <SmsCounter text={message} unicode={false} />
+        </div>
+        <Field label="Send at (optional)" id="bulk-schedule" hint="In the account's time zone; empty sends now">
+          <input
+            id="bulk-schedule"
+            type="datetime-local"
+            aria-describedby="bulk-schedule-hint"
+            value={scheduleAt}
+            onChange={(event) => setScheduleAt(event.target.value)}
+          />
+        </Field>
+        <button type="submit" className="primary" disabled={!groupId || start.isPending}>
+          Start bulk job
+        </button>
+        <ErrorNotice error={start.error} title="Not started" />
+      </form>
+      <Jobs />
+    </>
+  );
+}

@@ -1,0 +1,136 @@
+// One bulk job: its progress while it runs (queued, submitted, delivered, failed, cancelled),
+// read every second until it completes, and cancelling what it has not queued yet.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { data } from "../api.js";
+import { formatNumber, formatTime } from "../format.js";
+import { Link } from "../router.js";
+import { useSignedIn } from "../session.js";
+import type { BulkJob, DeliverySummary } from "../types.js";
+import { Busy, ErrorNotice, PageTitle, Progress, StatusBadge, Success } from "../ui.js";
+
+interface PendingStages {
+  not_queued: number;
+  scheduled: number;
+  queued: number;
+  submitted: number;
+}
+
+interface JobDetail {
+  job: BulkJob;
+  delivery_summary: DeliverySummary;
+  pending_stages?: PendingStages;
+}
+
+export default function BulkJobPage({ params }: { params: Record<string, string> }) {
+  const session = useSignedIn();
+  const queryClient = useQueryClient();
+  const id = params.id ?? "";
+  const [confirming, setConfirming] = useState(false);
+  const key = ["bulk-job", id];
+  const detail = useQuery({
+    queryKey: key,
+    queryFn: () => data<JobDetail>(`/api/v2/bulk-jobs/${encodeURIComponent(id)}`),
+    refetchInterval: (query) => (query.state.data?.job.status === "completed" ? false : 1_000),
+  });
+  const cancel = useMutation({
+    mutationFn: () =>
+      data<JobDetail & { cancelled: number; credits_refunded: number }>(
+        `/api/v2/bulk-jobs/${encodeURIComponent(id)}/cancel`,
+        {
+          json: {},
+        },
+      ),
+    onSuccess: () => {
+      setConfirming(false);
+      void queryClient.invalidateQueries({ queryKey: key });
+    },
+  });
+
+  if (detail.error) {
+    return (
+      <>
+        <PageTitle>Bulk job {id}</PageTitle>
+        <ErrorNotice error={detail.error} />
+        <p>
+          <Link to="/bulk">Back to bulk</Link>
+        </p>
+      </>
+    );
+  }
+  if (!detail.data) return <Busy />;
+  const { job, delivery_summary: summary } = detail.data;
+  const stages = detail.data.pending_stages ?? { not_queued: 0, scheduled: 0, queued: 0, submitted: 0 };
+  const done = summary.delivered + summary.failed + summary.cancelled;
+  const tz = session.time_zone;
+  return (
+    <>
+      <PageTitle>Bulk job {job.id}</PageTitle>
+      <p>
+        <StatusBadge status={job.status} /> <span data-testid="job-status">{job.status}</span> · from {job.sender_id} ·{" "}
+        {job.route} · started {formatTime(job.created_at, tz)}
+        {job.completed_at ? ` · completed ${formatTime(job.completed_at, tz)}` : ""}
+      </p>
+      <Progress id="job-progress" label="Progress" value={done} max={summary.total}>
+        <span data-testid="job-progress-words">
+          {formatNumber(done)} of {formatNumber(summary.total)} final
+        </span>
+      </Progress>
+      <ul className="cards" data-testid="job-counts">
+        {(
+          [
+            ["Not queued yet", stages.not_queued, "not-queued"],
+            ["Scheduled", stages.scheduled, "scheduled"],
+            ["Queued", stages.queued, "queued"],
+            ["Submitted", stages.submitted, "submitted"],
+            ["Delivered", summary.delivered, "delivered"],
+            ["Failed", summary.failed, "failed"],
+            ["Cancelled", summary.cancelled, "cancelled"],
+            ["Refused at the start", job.rejected, "rejected"],
+          ] as const
+        ).map(([label, value, name]) => (
+          <li key={name} className="card" data-testid={`job-${name}`}>
+            <span className="card-label">{label}</span>
+            <span className="card-value">{formatNumber(value)}</span>
+          </li>
+        ))}
+      </ul>
+      <p className="hint">
+        Not queued yet: recipients the gateway turns into messages as the queue has room. Submitted: handed to a
+        carrier, waiting for its report. {formatNumber(job.credits)} credits charged.
+      </p>
+      <p>
+        <Link to={`/messages?q=${encodeURIComponent(job.batch_id)}`}>The job's messages</Link> (broadcast id{" "}
+        <code>{job.batch_id}</code>)
+      </p>
+      {job.status !== "completed" ? (
+        <div className="actions">
+          {confirming ? (
+            <>
+              <button type="button" className="danger" disabled={cancel.isPending} onClick={() => cancel.mutate()}>
+                Confirm: cancel what is not queued yet
+              </button>
+              <button type="button" onClick={() => setConfirming(false)}>
+                Keep sending
+              </button>
+            </>
+          ) : (
+            <button type="button" onClick={() => setConfirming(true)}>
+              Cancel the job
+            </button>
+          )}
+        </div>
+      ) : null}
+      <ErrorNotice error={cancel.error} title="Not cancelled" />
+      {cancel.data ? (
+        <Success>
+          {formatNumber(cancel.data.cancelled)} messages cancelled, {formatNumber(cancel.data.credits_refunded)} credits
+          refunded. Messages already queued for a carrier still go.
+        </Success>
+      ) : null}
+      <p>
+        <Link to="/bulk">Back to bulk</Link>
+      </p>
+    </>
+  );
+}

@@ -1,0 +1,187 @@
+// Credits: every wallet, what was used today and this month, the daily history, the ledger's
+// recent entries, and a transfer of SMS credits to another account.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { data } from "../api.js";
+import { formatNumber, formatTime } from "../format.js";
+import { useSignedIn } from "../session.js";
+import { type CreditsDetail, WALLETS } from "../types.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, Success, useClientPages } from "../ui.js";
+
+interface CreditDay {
+  date: string;
+  credits_used: number;
+  messages: number;
+}
+
+export function TransferForm({ onDone }: { onDone: () => void }) {
+  const [recipient, setRecipient] = useState("");
+  const [amount, setAmount] = useState("");
+  const [description, setDescription] = useState("");
+  const transfer = useMutation({
+    mutationFn: () =>
+      data<{ transfer_id: string; recipient_username: string; amount: number; balance: number }>(
+        "/api/v2/credits/transfer",
+        {
+          json: {
+            recipient_username: recipient.trim(),
+            amount: Number(amount),
+            ...(description.trim() ? { description: description.trim() } : {}),
+          },
+        },
+      ),
+    onSuccess: () => {
+      setAmount("");
+      setDescription("");
+      onDone();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    transfer.mutate();
+  };
+  return (
+    <form onSubmit={submit} aria-label="Transfer SMS credits">
+      <div className="columns">
+        <Field label="To account (username)" id="transfer-to">
+          <input
+            id="transfer-to"
+            required
+            autoComplete="off"
+            value={recipient}
+            onChange={(event) => setRecipient(event.target.value)}
+          />
+        </Field>
+        <Field label="SMS credits" id="transfer-amount" hint="Up to 3 decimals">
+          <input
+            id="transfer-amount"
+            required
+            inputMode="decimal"
+            aria-describedby="transfer-amount-hint"
+            value={amount}
+            onChange={(event) => setAmount(event.target.value)}
+          />
+        </Field>
+        <Field label="Description" id="transfer-description">
+          <input
+            id="transfer-description"
+            maxLength={500}
+            value={description}
+            onChange={(event) => setDescription(event.target.value)}
+          />
+        </Field>
+      </div>
+      <button type="submit" className="primary" disabled={transfer.isPending}>
+        Transfer
+      </button>
+      <ErrorNotice error={transfer.error} title="Not transferred" />
+      {transfer.data ? (
+        <Success>
+          {formatNumber(transfer.data.amount)} credits sent to {transfer.data.recipient_username};{" "}
+          {formatNumber(transfer.data.balance)} left.
+        </Success>
+      ) : null}
+    </form>
+  );
+}
+
+export default function Credits() {
+  const session = useSignedIn();
+  const queryClient = useQueryClient();
+  const detail = useQuery({ queryKey: ["credits"], queryFn: () => data<CreditsDetail>("/api/v2/credits") });
+  const history = useQuery({
+    queryKey: ["credits", "history"],
+    queryFn: () => data<CreditDay[]>("/api/v2/credits/history?days=90"),
+  });
+  const days = useClientPages(history.data ? [...history.data].reverse() : undefined, 15);
+  const recent = useClientPages(detail.data?.recent_credits, 10);
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ["credits"] });
+    void queryClient.invalidateQueries({ queryKey: ["balance"] });
+  };
+  return (
+    <>
+      <PageTitle>Credits</PageTitle>
+      <ErrorNotice error={detail.error} />
+      {detail.isPending ? <Busy /> : null}
+      {detail.data ? (
+        <>
+          <ul className="cards">
+            {WALLETS.map((wallet) => (
+              <li key={wallet} className="card" data-testid={`credits-${wallet}`}>
+                <span className="card-label">{wallet}</span>
+                <span className="card-value">{formatNumber(detail.data.wallets[wallet] ?? 0)}</span>
+              </li>
+            ))}
+          </ul>
+          <p>
+            SMS credits used today {formatNumber(detail.data.today_used)}, this month{" "}
+            {formatNumber(detail.data.month_used)}. SMS today {formatNumber(detail.data.flood_current)}
+            {detail.data.flood_limit > 0 ? ` of ${formatNumber(detail.data.flood_limit)} a day` : " (no daily limit)"}.
+          </p>
+          <section aria-labelledby="recent-title">
+            <h2 id="recent-title">Recent entries</h2>
+            <div className="table-wrap">
+              <table>
+                <caption>The last 10 ledger entries, newest first</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Wallet</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Amount</th>
+                    <th scope="col">Balance after</th>
+                    <th scope="col">Note</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {recent.rows.map((entry) => (
+                    <tr key={entry.id}>
+                      <td>{formatTime(entry.created_at, session.time_zone)}</td>
+                      <td>{entry.wallet}</td>
+                      <td>{entry.kind}</td>
+                      <td>{formatNumber(entry.amount)}</td>
+                      <td>{formatNumber(entry.balance_after)}</td>
+                      <td className="text-cell">{entry.note ?? ""}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager meta={recent.meta} onPage={recent.setPage} />
+          </section>
+        </>
+      ) : null}
+      <section aria-labelledby="history-title">
+        <h2 id="history-title">Daily use</h2>
+        <ErrorNotice error={history.error} />
+        <div className="table-wrap">
+          <table data-testid="credit-history">
+            <caption>SMS credits used per day ({session.time_zone}), newest first, last 90 days</caption>
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Messages</th>
+                <th scope="col">Credits used</th>
+              </tr>
+            </thead>
+            <tbody>
+              {days.rows.map((day) => (
+                <tr key={day.date}>
+                  <td>{day.date}</td>
+                  <td>{formatNumber(day.messages)}</td>
+                  <td>{formatNumber(day.credits_used)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <Pager meta={days.meta} onPage={days.setPage} />
+      </section>
+      <section aria-labelledby="transfer-title">
+        <h2 id="transfer-title">Transfer SMS credits</h2>
+        <TransferForm onDone={refresh} />
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,192 @@
+// What the account registers and the operator approves before it counts: sender IDs, DLT
+// entity IDs and headers, email sending domains (with the DKIM record to publish) and voice
+// caller numbers. Each list with its state, and a request for a new one.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, type ReactNode, useState } from "react";
+import { data } from "../api.js";
+import { formatTime } from "../format.js";
+import { useSignedIn } from "../session.js";
+import type { SenderIdRequest } from "../types.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success, useClientPages } from "../ui.js";
+
+interface Registration {
+  id: number | string;
+  value: string;
+  status: string;
+  created_at: string;
+  extra?: ReactNode;
+}
+
+interface EmailDomain {
+  domain: string;
+  status: string;
+  dkim: { record_name: string; record_type: string; record_value: string };
+  created_at: string;
+}
+
+function RegistrationSection({
+  id,
+  title,
+  what,
+  load,
+  ask,
+  hint,
+}: {
+  id: string;
+  title: string;
+  /** The field's label, e.g. "Sender ID". */
+  what: string;
+  load: () => Promise<Registration[]>;
+  ask: (value: string) => Promise<unknown>;
+  hint?: string;
+}) {
+  const session = useSignedIn();
+  const queryClient = useQueryClient();
+  const [value, setValue] = useState("");
+  const list = useQuery({ queryKey: ["registrations", id], queryFn: load });
+  const pages = useClientPages(list.data, 10);
+  const request = useMutation({
+    mutationFn: () => ask(value.trim()),
+    onSuccess: () => {
+      setValue("");
+      void queryClient.invalidateQueries({ queryKey: ["registrations", id] });
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    request.mutate();
+  };
+  return (
+    <section aria-labelledby={`${id}-title`} data-testid={`registrations-${id}`}>
+      <h2 id={`${id}-title`}>{title}</h2>
+      <ErrorNotice error={list.error} />
+      {list.isPending ? <Busy /> : null}
+      {list.data?.length === 0 ? <p>None yet.</p> : null}
+      {list.data && list.data.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <caption>{title}, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">{what}</th>
+                <th scope="col">Status</th>
+                <th scope="col">Asked</th>
+              </tr>
+            </thead>
+            <tbody>
+              {pages.rows.map((row) => (
+                <tr key={row.id}>
+                  <td>
+                    <code>{row.value}</code>
+                    {row.extra}
+                  </td>
+                  <td>
+                    <StatusBadge status={row.status} />
+                  </td>
+                  <td>{formatTime(row.created_at, session.time_zone)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <Pager meta={pages.meta} onPage={pages.setPage} />
+      <form onSubmit={submit} aria-label={`Ask for a ${what}`} className="inline-form">
+        <Field label={`New ${what}`} id={`${id}-new`} hint={hint}>
+          <input
+            id={`${id}-new`}
+            required
+            value={value}
+            {...(hint ? { "aria-describedby": `${id}-new-hint` } : {})}
+            onChange={(event) => setValue(event.target.value)}
+          />
+        </Field>
+        <button type="submit" disabled={request.isPending}>
+          Ask for approval
+        </button>
+      </form>
+      <ErrorNotice error={request.error} title="Not asked" />
+      {request.isSuccess ? <Success>Asked; it waits for the operator's approval.</Success> : null}
+    </section>
+  );
+}
+
+export default function Registrations() {
+  return (
+    <>
+      <PageTitle>Registrations</PageTitle>
+      <p>
+        Each waits as <em>pending</em> until the operator approves it; only approved ones count for sends.
+      </p>
+      <RegistrationSection
+        id="sender-ids"
+        title="Sender IDs"
+        what="sender ID"
+        hint="6 letters for Indian routes, as registered on DLT"
+        load={async () =>
+          (await data<SenderIdRequest[]>("/api/v2/sender-id-requests")).map((s) => ({ ...s, value: s.sender_id }))
+        }
+        ask={(value) => data("/api/v2/sender-id-requests", { json: { sender_id: value } })}
+      />
+      <RegistrationSection
+        id="dlt-entities"
+        title="DLT entity IDs"
+        what="entity ID"
+        hint="Your principal entity ID on DLT (usually 19 digits)"
+        load={async () => {
+          const dlt = await data<{ entities: { id: number; entity_id: string; status: string; created_at: string }[] }>(
+            "/api/v2/dlt",
+          );
+          return dlt.entities.map((e) => ({ ...e, value: e.entity_id }));
+        }}
+        ask={(value) => data("/api/v2/dlt/entities", { json: { entity_id: value } })}
+      />
+      <RegistrationSection
+        id="dlt-headers"
+        title="DLT headers"
+        what="header"
+        hint="3 to 11 letters or digits, as registered on DLT"
+        load={async () => {
+          const dlt = await data<{ headers: { id: number; header: string; status: string; created_at: string }[] }>(
+            "/api/v2/dlt",
+          );
+          return dlt.headers.map((h) => ({ ...h, value: h.header }));
+        }}
+        ask={(value) => data("/api/v2/dlt/headers", { json: { header: value } })}
+      />
+      <RegistrationSection
+        id="email-domains"
+        title="Email sending domains"
+        what="domain"
+        hint="Mail goes out from addresses of an approved domain, signed with its DKIM key"
+        load={async () =>
+          (await data<EmailDomain[]>("/api/v2/email/domains")).map((d) => ({
+            id: d.domain,
+            value: d.domain,
+            status: d.status,
+            created_at: d.created_at,
+            extra: (
+              <span className="hint">
+                {" "}
+                Publish {d.dkim.record_type} <code>{d.dkim.record_name}</code>
+              </span>
+            ),
+          }))
+        }
+        ask={(value) => data("/api/v2/email/domains", { json: { domain: value } })}
+      />
+      <RegistrationSection
+        id="caller-ids"
+        title="Voice caller numbers"
+        what="caller number"
+        hint="With its country code, e.g. +91 80 4711 0000"
+        load={async () =>
+          (
+            await data<{ id: number; number: string; status: string; created_at: string }[]>("/api/v2/voice/caller-ids")
+          ).map((c) => ({ ...c, value: c.number }))
+        }
+        ask={(value) => data("/api/v2/voice/caller-ids", { json: { number: value } })}
+      />
+    </>
+  );
+}

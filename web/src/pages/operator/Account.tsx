@@ -1,0 +1,317 @@
+// One account for the operator: what it lacks to send, its balances and a top-up, its limits
+// and routes, locking it (blocked / active, login locks cleared) and its ledger.
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { data, withQuery } from "../../api.js";
+import { formatNumber, formatTime } from "../../format.js";
+import { ACCOUNT_WALLETS, type LedgerEntry, type OperatorAccountDetail, ROUTE_CODES } from "../../operator-types.js";
+import { Link } from "../../router.js";
+import { useSignedIn } from "../../session.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success, useClientPages } from "../../ui.js";
+
+function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
+  const [wallet, setWallet] = useState("sms");
+  const [amount, setAmount] = useState("");
+  const [note, setNote] = useState("");
+  const topUp = useMutation({
+    mutationFn: () =>
+      data<{ wallet: string; balance: number }>(`/admin/api/accounts/${encodeURIComponent(username)}/credits`, {
+        json: { wallet, amount: Number(amount), ...(note.trim() ? { note: note.trim() } : {}) },
+      }),
+    onSuccess: () => {
+      setAmount("");
+      setNote("");
+      onDone();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    topUp.mutate();
+  };
+  return (
+    <form onSubmit={submit} aria-label="Top up credits" className="columns">
+      <Field label="Wallet" id="topup-wallet">
+        <select id="topup-wallet" value={wallet} onChange={(event) => setWallet(event.target.value)}>
+          {ACCOUNT_WALLETS.map((w) => (
+            <option key={w} value={w}>
+              {w}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Credits to add" id="topup-amount">
+        <input
+          id="topup-amount"
+          inputMode="decimal"
+          required
+          value={amount}
+          onChange={(event) => setAmount(event.target.value)}
+        />
+      </Field>
+      <Field label="Note" id="topup-note">
+        <input id="topup-note" maxLength={500} value={note} onChange={(event) => setNote(event.target.value)} />
+      </Field>
+      <div>
+        <button type="submit" className="primary" disabled={topUp.isPending}>
+          Add credits
+        </button>
+      </div>
+      <ErrorNotice error={topUp.error} title="Not added" />
+      {topUp.data ? (
+        <Success>
+          The {topUp.data.wallet} wallet now holds {formatNumber(topUp.data.balance)} credits.
+        </Success>
+      ) : null}
+    </form>
+  );
+}
+
+function Limits({
+  account,
+  onSaved,
+}: {
+  account: OperatorAccountDetail;
+  onSaved: (next: OperatorAccountDetail) => void;
+}) {
+  const [draft, setDraft] = useState({
+    flood_limit: String(account.flood_limit),
+    time_zone: account.time_zone,
+    routes: account.routes,
+    international_enabled: account.international_enabled,
+    dlt_scrubbing: account.dlt_scrubbing,
+    promo_sender_enabled: account.promo_sender_enabled,
+    get_api_enabled: account.get_api_enabled,
+  });
+  const save = useMutation({
+    mutationFn: () =>
+      data<OperatorAccountDetail>(`/admin/api/accounts/${encodeURIComponent(account.username)}`, {
+        method: "PATCH",
+        json: { ...draft, flood_limit: Number(draft.flood_limit) },
+      }),
+    onSuccess: onSaved,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    save.mutate();
+  };
+  const toggles = [
+    ["international_enabled", "International SMS"],
+    ["dlt_scrubbing", "DLT scrubbing (transactional text must match an approved template)"],
+    ["promo_sender_enabled", "Promotional SMS with its own sender ID (route PS)"],
+    ["get_api_enabled", "The GET variant of the v2 send"],
+  ] as const;
+  return (
+    <form onSubmit={submit} aria-label="Limits and routes">
+      <div className="columns">
+        <Field label="SMS per day (flood limit)" id="limit-flood" hint="0 = no limit">
+          <input
+            id="limit-flood"
+            inputMode="numeric"
+            aria-describedby="limit-flood-hint"
+            value={draft.flood_limit}
+            onChange={(event) => setDraft({ ...draft, flood_limit: event.target.value })}
+          />
+        </Field>
+        <Field label="Time zone" id="limit-zone">
+          <input
+            id="limit-zone"
+            value={draft.time_zone}
+            onChange={(event) => setDraft({ ...draft, time_zone: event.target.value })}
+          />
+        </Field>
+      </div>
+      <fieldset>
+        <legend>SMS routes</legend>
+        {ROUTE_CODES.map((code) => (
+          <div className="check" key={code}>
+            <input
+              id={`route-${code}`}
+              type="checkbox"
+              checked={draft.routes.includes(code)}
+              onChange={(event) =>
+                setDraft({
+                  ...draft,
+                  routes: event.target.checked ? [...draft.routes, code] : draft.routes.filter((r) => r !== code),
+                })
+              }
+            />
+            <label htmlFor={`route-${code}`}>{code}</label>
+          </div>
+        ))}
+      </fieldset>
+      <fieldset>
+        <legend>Switches</legend>
+        {toggles.map(([key, label]) => (
+          <div className="check" key={key}>
+            <input
+              id={`switch-${key}`}
+              type="checkbox"
+              checked={draft[key]}
+              onChange={(event) => setDraft({ ...draft, [key]: event.target.checked })}
+            />
+            <label htmlFor={`switch-${key}`}>{label}</label>
+          </div>
+        ))}
+      </fieldset>
+      <button type="submit" className="primary" disabled={save.isPending}>
+        Save limits and routes
+      </button>
+      <ErrorNotice error={save.error} title="Not saved" />
+      {save.isSuccess ? <Success>Saved; it applies to the next request.</Success> : null}
+    </form>
+  );
+}
+
+function Ledger({ username }: { username: string }) {
+  const session = useSignedIn();
+  const ledger = useQuery({
+    queryKey: ["operator", "ledger", username],
+    queryFn: () =>
+      data<LedgerEntry[]>(withQuery(`/admin/api/accounts/${encodeURIComponent(username)}/ledger`, { limit: 500 })),
+  });
+  const pages = useClientPages(ledger.data, 20);
+  return (
+    <section aria-labelledby="ledger-title">
+      <h2 id="ledger-title">Ledger</h2>
+      <ErrorNotice error={ledger.error} />
+      {ledger.isPending ? <Busy /> : null}
+      <div className="table-wrap">
+        <table>
+          <caption>The last 500 entries, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Wallet</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Amount</th>
+              <th scope="col">Balance after</th>
+              <th scope="col">Note</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pages.rows.map((entry) => (
+              <tr key={entry.id}>
+                <td>{formatTime(entry.created_at, session.time_zone)}</td>
+                <td>{entry.wallet}</td>
+                <td>{entry.kind}</td>
+                <td>{formatNumber(entry.amount)}</td>
+                <td>{formatNumber(entry.balance_after)}</td>
+                <td className="text-cell">{entry.note ?? entry.ref ?? ""}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager meta={pages.meta} onPage={pages.setPage} />
+    </section>
+  );
+}
+
+export default function OperatorAccountPage({ params }: { params: Record<string, string> }) {
+  const session = useSignedIn();
+  const username = params.username ?? "";
+  const path = `/admin/api/accounts/${encodeURIComponent(username)}`;
+  const queryClient = useQueryClient();
+  const key = ["operator", "account", username];
+  const account = useQuery({ queryKey: key, queryFn: () => data<OperatorAccountDetail>(path) });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: key });
+    void queryClient.invalidateQueries({ queryKey: ["operator", "ledger", username] });
+  };
+  const change = useMutation({
+    mutationFn: (json: Record<string, unknown>) => data<OperatorAccountDetail>(path, { method: "PATCH", json }),
+    onSuccess: (next) => queryClient.setQueryData(key, next),
+  });
+
+  if (account.error) {
+    return (
+      <>
+        <PageTitle>Account {username}</PageTitle>
+        <ErrorNotice error={account.error} />
+        <p>
+          <Link to="/operator/accounts">Back to the accounts</Link>
+        </p>
+      </>
+    );
+  }
+  if (!account.data) return <Busy />;
+  const a = account.data;
+  return (
+    <>
+      <PageTitle>Account {a.username}</PageTitle>
+      <p>
+        <StatusBadge status={a.status} /> {a.role}, created {formatTime(a.created_at, session.time_zone)}
+        {a.locked_until ? `; sign-in locked until ${formatTime(a.locked_until, session.time_zone)}` : ""}
+      </p>
+      {a.ready ? (
+        <Success>Ready to send SMS.</Success>
+      ) : (
+        <div className="notice" role="note">
+          <strong>What it lacks to send SMS:</strong>
+          <ul>
+            {a.missing.map((gap) => (
+              <li key={`${gap.what}-${gap.message}`}>
+                {gap.message} <code>{gap.api}</code>
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+
+      <section aria-labelledby="lock-title">
+        <h2 id="lock-title">Lock and unlock</h2>
+        <div className="actions">
+          {a.status === "active" ? (
+            <button type="button" className="danger" onClick={() => change.mutate({ status: "blocked" })}>
+              Block {a.username}
+            </button>
+          ) : (
+            <button type="button" onClick={() => change.mutate({ status: "active" })}>
+              Activate {a.username}
+            </button>
+          )}
+          <button type="button" onClick={() => change.mutate({ unlock: true })}>
+            Clear sign-in locks
+          </button>
+        </div>
+        <ErrorNotice error={change.error} title="Not changed" />
+      </section>
+
+      <section aria-labelledby="balances-title">
+        <h2 id="balances-title">Credits</h2>
+        <ul className="cards">
+          {ACCOUNT_WALLETS.map((wallet) => (
+            <li key={wallet} className="card" data-testid={`operator-wallet-${wallet}`}>
+              <span className="card-label">{wallet}</span>
+              <span className="card-value">{formatNumber(a.balances[wallet] ?? 0)}</span>
+            </li>
+          ))}
+        </ul>
+        <TopUp username={a.username} onDone={refresh} />
+      </section>
+
+      <section aria-labelledby="limits-title">
+        <h2 id="limits-title">Limits and routes</h2>
+        <Limits key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
+      </section>
+
+      <section aria-labelledby="registrations-title">
+        <h2 id="registrations-title">Registrations</h2>
+        <dl className="facts">
+          <dt>Sender IDs</dt>
+          <dd>{a.registrations.sender_ids.map((s) => `${s.sender_id} (${s.status})`).join(", ") || "none"}</dd>
+          <dt>DLT headers</dt>
+          <dd>{a.registrations.dlt_headers.join(", ") || "none"}</dd>
+          <dt>DLT entities</dt>
+          <dd>{a.registrations.dlt_entities.join(", ") || "none"}</dd>
+          <dt>Templates</dt>
+          <dd>
+            {a.registrations.templates.approved} approved, {a.registrations.templates.pending} waiting (
+            <Link to="/operator/approvals">approval queue</Link>)
+          </dd>
+        </dl>
+      </section>
+      <Ledger username={a.username} />
+    </>
+  );
+}
