@@ -5,11 +5,17 @@ import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { EpisodeLog } from "../core/episodes.js";
 import { GatewayError } from "../core/errors.js";
-import { usernameIs } from "../core/usernames.js";
+import { usernameIs, usernameKey } from "../core/usernames.js";
 import type { AccountRole, AccountStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import { hashApiKey } from "./api-keys.js";
-import { isAddressLocked, type LoginLockPolicy, recordFailedLogin, recordSuccessfulLogin } from "./login-locks.js";
+import {
+  deleteLoginLocks,
+  isAddressLocked,
+  type LoginLockPolicy,
+  recordFailedLogin,
+  recordSuccessfulLogin,
+} from "./login-locks.js";
 import { dummyPasswordHash, passwordMatches, VerifiedPairCache } from "./passwords.js";
 
 export interface Principal {
@@ -38,6 +44,26 @@ const WRONG_CREDENTIALS = "Authentication failed: wrong username or password.";
 const AUTH_CHANNEL = "auth_changed";
 const KEY_CACHE_MS = 30_000;
 const KEY_CACHE_MAX = 50_000;
+/**
+ * How long an account's login row (hashes, state, lock times) is reused by password logins.
+ * Every change that matters signals (`account:<id>`, `row:<id>`), so this only bounds how long
+ * a change made without a signal (none is known) could go unseen.
+ */
+const LOGIN_ROW_MS = 2_000;
+const LOGIN_ROW_MAX = 50_000;
+
+interface LoginRow {
+  id: number;
+  username: string;
+  password_hash: string;
+  smpp_hash: string | null;
+  role: AccountRole;
+  status: AccountStatus;
+  time_zone: string;
+  failed_logins: number;
+  locked_until: number | null;
+  address_locks_until: number | null;
+}
 /** How often a SQLite gateway looks for writes by other processes (the CLI), which send it no signal. */
 const SQLITE_EXTERNAL_WRITES_POLL_MS = 200;
 
@@ -49,6 +75,8 @@ const localAuthenticators = new WeakMap<Store, Set<Authenticator>>();
 
 export class Authenticator {
   private readonly keyCache = new Map<string, { principal: Principal; expires: number }>();
+  /** Login rows by username key: a legacy client sends its password with every request. */
+  private readonly loginRows = new Map<string, { row: LoginRow | undefined; expires: number }>();
   private readonly pairs: VerifiedPairCache;
   private readonly unsubscribe: () => void;
   private readonly externalWritesTimer: NodeJS.Timeout | undefined;
@@ -181,28 +209,8 @@ export class Authenticator {
     address: string,
     secret: "password" | "smpp",
   ): Promise<Principal> {
-    const account = await this.store.db
-      .selectFrom("accounts")
-      .select([
-        "accounts.id",
-        "accounts.username",
-        "accounts.password_hash",
-        "accounts.role",
-        "accounts.status",
-        "accounts.time_zone",
-        "accounts.failed_logins",
-        "accounts.locked_until",
-        "accounts.address_locks_until",
-      ])
-      .$if(secret === "smpp", (query) =>
-        query
-          .leftJoin("smpp_accounts", "smpp_accounts.account_id", "accounts.id")
-          .select("smpp_accounts.password_hash as smpp_hash"),
-      )
-      .where(usernameIs(username))
-      .executeTakeFirst();
-    const storedHash =
-      secret === "smpp" ? ((account as { smpp_hash?: string | null })?.smpp_hash ?? null) : account?.password_hash;
+    const account = await this.loginRow(username);
+    const storedHash = secret === "smpp" ? (account?.smpp_hash ?? null) : account?.password_hash;
     if (!account) {
       await this.verify(await dummyPasswordHash(), password);
       throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
@@ -228,6 +236,8 @@ export class Authenticator {
     if (!remembered) {
       if (!(await this.verify(hash, password)) || storedHash === null) {
         const locked = await recordFailedLogin(this.store.db, this.settings, account.id, address, now);
+        // Every process reads the row again: its count, and any lock just set.
+        await authChanged(this.store, `row:${account.id}`);
         if (locked) this.reportLock(account.username, address, locked);
         throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
       }
@@ -236,8 +246,42 @@ export class Authenticator {
     // Failures count only in a row: any success, remembered or verified, starts the count again.
     if (account.failed_logins > 0 || account.locked_until !== null) {
       await recordSuccessfulLogin(this.store.db, account.id, address);
+      await authChanged(this.store, `row:${account.id}`);
     }
     return principal;
+  }
+
+  /** The account's login row, read at most every LOGIN_ROW_MS while no change is signalled. */
+  private async loginRow(username: string): Promise<LoginRow | undefined> {
+    const key = usernameKey(username);
+    const now = Date.now();
+    const hit = this.loginRows.get(key);
+    if (hit && hit.expires > now) return hit.row;
+    const row = await this.store.db
+      .selectFrom("accounts")
+      .leftJoin("smpp_accounts", "smpp_accounts.account_id", "accounts.id")
+      .select([
+        "accounts.id",
+        "accounts.username",
+        "accounts.password_hash",
+        "smpp_accounts.password_hash as smpp_hash",
+        "accounts.role",
+        "accounts.status",
+        "accounts.time_zone",
+        "accounts.failed_logins",
+        "accounts.locked_until",
+        "accounts.address_locks_until",
+      ])
+      .where(usernameIs(username))
+      .executeTakeFirst();
+    if (this.loginRows.size >= LOGIN_ROW_MAX) this.loginRows.clear();
+    // An unknown username is remembered too: guessing names must not cost a query each.
+    this.loginRows.set(key, { row, expires: now + LOGIN_ROW_MS });
+    return row;
+  }
+
+  private forgetLoginRow(accountId: number): void {
+    for (const [key, entry] of this.loginRows) if (entry.row?.id === accountId) this.loginRows.delete(key);
   }
 
   private reportLock(username: string, address: string, scope: "address" | "account"): void {
@@ -250,15 +294,24 @@ export class Authenticator {
     this.locks?.occurred(`${scope} ${username} ${scope === "address" ? address : ""}`, message, fields);
   }
 
-  /** Drops cached credentials: `key:<hash>`, `account:<id>`, anything else drops everything. */
+  /**
+   * Drops cached credentials: `key:<hash>`, `account:<id>` (the account's keys, verified
+   * passwords and login row), `row:<id>` (its login row: counts or locks changed), anything
+   * else drops everything.
+   */
   forget(payload: string): void {
     const [kind, value] = payload.split(":", 2);
     if (kind === "key" && value) {
       this.keyCache.delete(value);
       return;
     }
+    if (kind === "row" && value) {
+      this.forgetLoginRow(Number(value));
+      return;
+    }
     if (kind === "account" && value) {
       const accountId = Number(value);
+      this.forgetLoginRow(accountId);
       this.pairs.forgetAccount(accountId);
       for (const [hash, entry] of this.keyCache) {
         if (entry.principal.accountId === accountId) this.keyCache.delete(hash);
@@ -267,6 +320,7 @@ export class Authenticator {
     }
     this.keyCache.clear();
     this.pairs.clear();
+    this.loginRows.clear();
   }
 }
 
@@ -283,7 +337,10 @@ async function authEpoch(store: Store): Promise<string> {
 
 async function authChanged(store: Store, payload: string): Promise<void> {
   for (const authenticator of localAuthenticators.get(store) ?? []) authenticator.forget(payload);
-  if (store.engine === "sqlite") {
+  // A login row's counts and locks matter only to the processes serving logins, which the
+  // signal reaches (the threads of a SQLite `start` too). The epoch would make every other
+  // process drop every verified password: an argon2 check per client after each wrong guess.
+  if (store.engine === "sqlite" && !payload.startsWith("row:")) {
     // Other processes on the file poll it (watchExternalWrites); PostgreSQL's NOTIFY reaches them.
     const value = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
     await store.db
@@ -298,6 +355,21 @@ async function authChanged(store: Store, payload: string): Promise<void> {
 /** Tells every Authenticator (all processes on PostgreSQL) to forget an account's cached credentials. */
 export async function accountCredentialsChanged(store: Store, accountId: number): Promise<void> {
   await authChanged(store, `account:${accountId}`);
+}
+
+/**
+ * Clears the login locks of an account (login-locks.ts), and tells every process serving
+ * logins to read its login row again. Answers how many locks were in force.
+ */
+export async function clearLoginLocks(
+  store: Store,
+  username: string,
+  now: number,
+  address?: string,
+): Promise<{ cleared: number }> {
+  const { cleared, accountId } = await deleteLoginLocks(store, username, now, address);
+  await authChanged(store, `row:${accountId}`);
+  return { cleared };
 }
 
 export async function apiKeyRevoked(store: Store, keyHash: string): Promise<void> {

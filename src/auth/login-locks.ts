@@ -165,12 +165,12 @@ export async function listLoginLocks(db: Db, now: number): Promise<LoginLock[]> 
  * Clears the locks of an account: one address's, or (without `address`) all of them with the
  * account's own lock and counts. Answers how many locks were in force.
  */
-export async function clearLoginLocks(
+export async function deleteLoginLocks(
   store: Store,
   username: string,
   now: number,
   address?: string,
-): Promise<{ cleared: number }> {
+): Promise<{ cleared: number; accountId: number }> {
   return store.transaction(async (trx) => {
     const account = await trx
       .selectFrom("accounts")
@@ -190,6 +190,6 @@ export async function clearLoginLocks(
         .where("id", "=", account.id)
         .execute();
     }
-    return { cleared };
+    return { cleared, accountId: account.id };
   });
 }

@@ -3,6 +3,7 @@
 import { EventEmitter } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
+import { threadId } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
 import { type Insertable, Kysely, Migrator, SqliteDialect, sql } from "kysely";
 import pg from "pg";
@@ -82,7 +83,7 @@ function openSqlite(file: string, options: StoreOptions): Store {
     process.once("exit", () => {
       for (const s of statements.profile().slice(0, 15)) {
         process.stderr.write(
-          `${s.ms.toFixed(0).padStart(7)} ms ${String(s.calls).padStart(8)}x ${s.sql.replace(/\s+/g, " ").slice(0, 160)}\n`,
+          `thread ${threadId} ${s.ms.toFixed(0).padStart(7)} ms ${String(s.calls).padStart(8)}x ${s.sql.replace(/\s+/g, " ").slice(0, 160)}\n`,
         );
       }
     });
@@ -113,12 +114,25 @@ function openSqlite(file: string, options: StoreOptions): Store {
     },
   };
 
+  // synchronous=FULL: group commits write the WAL and fsync it off the thread (see
+  // sqlite-group-commit.ts), on a descriptor of the -wal file opened at the first sync. The
+  // WAL is never removed while this connection is open, only restarted or truncated in place.
+  let walFd: number | undefined;
+  const syncWal =
+    file === ":memory:" || (options.sqliteSynchronous ?? "FULL") !== "FULL"
+      ? undefined
+      : () =>
+          new Promise<void>((resolve, reject) => {
+            walFd ??= fs.openSync(`${file}-wal`, "r");
+            fs.fsync(walFd, (error) => (error ? reject(error) : resolve()));
+          });
+
   const inserts = new Map<string, BetterSqlite3.Statement>();
   return {
     engine: "sqlite",
     db,
     signals,
-    transaction: groupCommitTransactions(db),
+    transaction: groupCommitTransactions(db, syncWal ? { syncWal } : {}),
     // The caller is inside a transaction on this same (only) connection, so the raw statements
     // run inside it: better-sqlite3 is synchronous and nothing else can interleave.
     async insertMany(_trx, table, rows) {
@@ -146,9 +160,10 @@ function openSqlite(file: string, options: StoreOptions): Store {
         return false;
       }
     },
-    close: () => {
+    close: async () => {
       peers?.close();
-      return db.destroy();
+      await db.destroy();
+      if (walFd !== undefined) fs.closeSync(walFd);
     },
   };
 }

@@ -1,0 +1,202 @@
+// Profiles a `switchboard start` under send load: runs it with node --cpu-prof (a profile per
+// thread), loads it with wrk for --seconds, stops it, and prints where each thread's CPU went
+// (self time by function and by package), with each thread's CPU per accepted message. The profiles stay in --dir for a flame-graph viewer
+// (Chrome DevTools, speedscope). Usage:
+//   node bench/profile-send.mjs [--family legacy|v2] [--webhooks] [--seconds 15] [--connections 50] [--dir DIR] [--no-profile]
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { cli, freshSqliteUrl, metric, startServer } from "./lib.mjs";
+
+const { values } = parseArgs({
+  options: {
+    family: { type: "string", default: "legacy" },
+    webhooks: { type: "boolean", default: false },
+    seconds: { type: "string", default: "15" },
+    connections: { type: "string", default: "50" },
+    dir: { type: "string" },
+    top: { type: "string", default: "25" },
+    // Thread CPU figures only, without the profiler's own cost.
+    "no-profile": { type: "boolean", default: false },
+  },
+});
+const dir = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-profile-"));
+fs.mkdirSync(dir, { recursive: true });
+const TEXT = "Your OTP is 482913. Do not share it with anyone.";
+
+let receiverHits = 0;
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    receiverHits++;
+    res.end("ok");
+  });
+});
+await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+
+const db = freshSqliteUrl();
+const port = String(await freePort());
+const env = {
+  LEGACY_THROTTLE_PER_SECOND: "0",
+  SQLITE_SYNCHRONOUS: "FULL",
+  DATABASE_URL: db.url,
+  PORT: port,
+  LOG_LEVEL: "warn",
+  SIMULATOR_LATENCY_MS: "200",
+  SIMULATOR_FAILURE_RATE: "0",
+  SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
+  ...(process.env.BENCH_SWITCHBOARD_ENV
+    ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
+    : {}),
+};
+if (!values["no-profile"]) process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+const server = await startServer("start", env);
+cli(env, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
+const base = `http://127.0.0.1:${port}`;
+const password = /Demo account[\s\S]*?password:\s+(\S+)/.exec(server.output())?.[1];
+if (values.webhooks) {
+  const r = await fetch(`${base}/api/v2/webhooks`, {
+    method: "PUT",
+    headers: { authorization: `Bearer ${server.demoKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ delivery_report: `http://127.0.0.1:${receiver.address().port}/hook` }),
+  });
+  if (!r.ok) throw new Error(await r.text());
+}
+const request =
+  values.family === "v2"
+    ? {
+        url: `${base}/api/v2/sms/send`,
+        method: "POST",
+        auth: `Bearer ${server.demoKey}`,
+        body: JSON.stringify({ sender_id: "SWBRD", recipient: "9876543210", message: TEXT }),
+      }
+    : {
+        url: `${base}/httpapi/send?${new URLSearchParams({ username: "demo", password, sender_id: "SWBRD", route: "T", phonenumber: "9876543210", message: TEXT })}`,
+      };
+const accepted0 = await metric(base, "switchboard_messages_accepted_total");
+const threads0 = threadCpu(server.child.pid);
+const wrk = spawn(
+  "wrk",
+  [
+    "-t2",
+    `-c${values.connections}`,
+    `-d${values.seconds}s`,
+    "--latency",
+    "-s",
+    new URL("./wrk-send.lua", import.meta.url).pathname,
+    request.url,
+  ],
+  {
+    env: {
+      ...process.env,
+      BENCH_METHOD: request.method ?? "GET",
+      BENCH_BODY: request.body ?? "",
+      BENCH_AUTH: request.auth ?? "",
+    },
+    stdio: ["ignore", "pipe", "inherit"],
+  },
+);
+let wrkOut = "";
+wrk.stdout.on("data", (c) => {
+  wrkOut += c;
+});
+await new Promise((r) => wrk.on("exit", r));
+const accepted = (await metric(base, "switchboard_messages_accepted_total")) - accepted0;
+const threads1 = threadCpu(server.child.pid);
+for (const [tid, t] of threads1) {
+  const before = threads0.get(tid)?.cpu ?? 0;
+  const used = t.cpu - before;
+  if (used > 0.05)
+    console.log(
+      `thread ${tid} ${t.name}: ${used.toFixed(2)} s CPU, ${((used * 1e6) / accepted).toFixed(0)} µs per accepted message`,
+    );
+}
+console.log(
+  wrkOut
+    .split("\n")
+    .filter((l) => /Latency|50%|99%|Requests\/sec/.test(l))
+    .join("\n"),
+);
+console.log(
+  `accepted ${accepted} (${(accepted / Number(values.seconds)).toFixed(0)}/s), webhook posts received ${receiverHits}`,
+);
+await new Promise((r) => setTimeout(r, 1000));
+server.child.kill("SIGTERM");
+await new Promise((r) => server.child.once("exit", r));
+receiver.close();
+db.cleanup();
+
+for (const file of fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile"))) summarize(path.join(dir, file));
+console.log(`profiles in ${dir}`);
+process.exit(0);
+
+function summarize(file) {
+  const profile = JSON.parse(fs.readFileSync(file, "utf8"));
+  const self = new Map();
+  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const byFunction = new Map();
+  const byPackage = new Map();
+  for (const node of profile.nodes) {
+    const t = self.get(node.id) ?? 0;
+    if (!t) continue;
+    const url = node.callFrame.url || "";
+    const where = url.includes("node_modules/")
+      ? url.replace(/.*node_modules\/((@[^/]+\/)?[^/]+).*/, "$1")
+      : url.includes("/dist/")
+        ? url.replace(/.*\/dist\//, "dist/")
+        : url.startsWith("node:")
+          ? url
+          : "(native/gc/idle)";
+    const key = `${node.callFrame.functionName || "(anonymous)"} ${where}:${node.callFrame.lineNumber + 1}`;
+    byFunction.set(key, (byFunction.get(key) ?? 0) + t);
+    const pkg = where.startsWith("dist/") ? where.replace(/^dist\/([^/]+).*/, "dist/$1") : where.replace(/:.*/, "");
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + t);
+  }
+  const idle = [...byFunction.entries()].filter(([k]) => k.startsWith("(idle)")).reduce((a, [, v]) => a + v, 0);
+  console.log(
+    `\n== ${path.basename(file)}: ${(total / 1e6).toFixed(1)} s sampled, ${((100 * (total - idle)) / total).toFixed(0)}% busy`,
+  );
+  const top = Number(values.top);
+  const show = (map) =>
+    [...map.entries()]
+      .filter(([k]) => !k.startsWith("(idle)"))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .forEach(([k, v]) => console.log(`${((100 * v) / (total - idle)).toFixed(1).padStart(5)}%  ${k}`));
+  console.log("-- by package/folder");
+  show(byPackage);
+  console.log("-- by function");
+  show(byFunction);
+}
+
+/** CPU seconds of each thread of a process, by thread id, with its name. */
+function threadCpu(pid) {
+  const out = new Map();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(tid, { name, cpu: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
