@@ -5,7 +5,7 @@
 import { sql } from "kysely";
 import type { Clock } from "../core/clock.js";
 import type { Wallet } from "../core/credits.js";
-import type { Db } from "../store/store.js";
+import type { Db, Store } from "../store/store.js";
 
 export interface Refund {
   accountId: number;
@@ -31,23 +31,26 @@ export interface Debit {
  * Debits a group of items of ONE account and wallet, all or nothing: returns false (and writes
  * nothing) when the balance does not cover the total.
  */
-export async function debitAllOrNothing(trx: Db, clock: Clock, debits: Debit[]): Promise<boolean> {
+export async function debitAllOrNothing(
+  store: Pick<Store, "statement" | "insertMany">,
+  trx: Db,
+  clock: Clock,
+  debits: Debit[],
+): Promise<boolean> {
   const first = debits[0];
   if (!first) return true;
   const total = debits.reduce((sum, d) => sum + d.amount, 0);
-  const row = await trx
-    .updateTable("wallets")
-    .set({ balance: sql`balance - ${total}` })
-    .where("account_id", "=", first.accountId)
-    .where("wallet", "=", first.wallet)
-    // Credits held for in-flight synchronous sends (WhatsApp) are not spendable.
-    .where(sql<boolean>`balance - held >= ${total}`)
-    .returning("balance")
-    .executeTakeFirst();
+  // Credits held for in-flight synchronous sends (WhatsApp) are not spendable.
+  const [row] = await store
+    .statement(
+      "update wallets set balance = balance - ? where account_id = ? and wallet = ? and balance - held >= ? returning balance",
+    )
+    .all<{ balance: number }>(trx, [total, first.accountId, first.wallet, total]);
   if (!row) return false;
   let balance = row.balance + total;
-  await insertEntries(
+  await store.insertMany(
     trx,
+    "ledger_entries",
     debits.map((d) => {
       balance -= d.amount;
       return entry(d, "debit", -d.amount, balance, clock);

@@ -18,12 +18,23 @@ declare module "fastify" {
   }
 }
 
-export function createRequestLog(logger: Pick<Logger, "warn" | "info">) {
+export function createRequestLog(logger: Pick<Logger, "warn" | "info" | "isLevelEnabled">) {
   const authFailures = new EpisodeLog(logger, { quietMs: AUTH_FAILURES_QUIET_MS, threshold: AUTH_FAILURES_WARNED });
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const route = request.routeOptions.url ?? "unmatched";
     const status = reply.statusCode;
     const refusal = request.refusal;
+    const level = status >= 500 ? "error" : OPERATIONS.has(route) ? "debug" : "info";
+    // 401 in the catalogue: the legacy families answer it as HTTP 200 with -1, -2 or -7.
+    if ((refusal?.status ?? status) === 401) {
+      authFailures.occurred(
+        request.ip,
+        `repeated authentication failures from ${request.ip}: a misconfigured client, or someone guessing credentials`,
+        { ip: request.ip, route, ...(refusal ? { code: refusal.code } : {}) },
+      );
+    }
+    // At LOG_LEVEL=warn a busy gateway writes no request lines: build none either.
+    if (!logger.isLevelEnabled(level)) return;
     // Under one key, so they name nothing else a log line carries (and Fastify's req and res
     // serializers leave them alone).
     const line = {
@@ -38,17 +49,6 @@ export function createRequestLog(logger: Pick<Logger, "warn" | "info">) {
         ...(refusal ? { code: refusal.code } : {}),
       },
     };
-    const message = `${request.method} ${route} ${status}`;
-    if (status >= 500) request.log.error(line, message);
-    else if (OPERATIONS.has(route)) request.log.debug(line, message);
-    else request.log.info(line, message);
-    // 401 in the catalogue: the legacy families answer it as HTTP 200 with -1, -2 or -7.
-    if ((refusal?.status ?? status) === 401) {
-      authFailures.occurred(
-        request.ip,
-        `repeated authentication failures from ${request.ip}: a misconfigured client, or someone guessing credentials`,
-        { ip: request.ip, route, ...(refusal ? { code: refusal.code } : {}) },
-      );
-    }
+    request.log[level](line, `${request.method} ${route} ${status}`);
   };
 }

@@ -13,9 +13,9 @@ import type { FastifyInstance } from "fastify";
 export const MAX_DRAINED_BYTES = 64 * 1024 * 1024;
 
 export function drainUnreadBodies(app: FastifyInstance): void {
-  app.addHook("onSend", async (request, reply, payload) => {
+  app.addHook("onSend", (request, reply, payload, done) => {
     const raw = request.raw;
-    if (raw.readableEnded || raw.destroyed) return payload;
+    if (raw.readableEnded || raw.destroyed) return done(null, payload);
     const declared = Number(raw.headers["content-length"]);
     if (Number.isFinite(declared) && declared > MAX_DRAINED_BYTES) {
       reply.header("connection", "close");
@@ -26,7 +26,7 @@ export function drainUnreadBodies(app: FastifyInstance): void {
       reply.removeHeader("connection");
     }
     discardRest(raw);
-    return payload;
+    done(null, payload);
   });
 }
 

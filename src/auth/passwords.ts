@@ -40,13 +40,8 @@ export class VerifiedPairCache {
   ) {}
 
   private keyOf(username: string, password: string, passwordHash: string): string {
-    return createHmac("sha256", this.secret)
-      .update(username)
-      .update("\0")
-      .update(password)
-      .update("\0")
-      .update(passwordHash)
-      .digest("base64url");
+    // One update: each call into the hash costs more than joining the strings.
+    return createHmac("sha256", this.secret).update(`${username}\0${password}\0${passwordHash}`).digest("base64url");
   }
 
   /** The account a pair was verified for, while `passwordHash` is still the account's stored hash. */

@@ -59,7 +59,8 @@ export class BulkExpander extends WorkerLoop {
     const due = await store.db
       .selectFrom("bulk_parts")
       .select(["id", "account_id"])
-      .where("status", "=", "pending")
+      // A literal, not a parameter: SQLite uses the partial index bulk_parts_pending only then.
+      .where("status", "=", sql.lit("pending"))
       .where("due_at", "<=", now)
       .orderBy("due_at")
       .orderBy("id")

@@ -4,6 +4,7 @@
 // keys after a day, carrier message parts after a week or a month, and login failures that no
 // longer count.
 
+import { sql } from "kysely";
 import { pruneLoginFailures } from "../auth/index.js";
 import { releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -59,7 +60,7 @@ export function startHousekeeping(
       const stale = await deps.store.db
         .selectFrom("messages")
         .select(["id", "recipient", "upstream_id"])
-        .where("status", "=", "submitted")
+        .where("status", "=", sql.lit("submitted"))
         .where("connector", "=", simulator.name)
         .where("submitted_at", "<", now - simulator.maxLatencyMs - STALE_GRACE_MS)
         .limit(5000)

@@ -338,10 +338,10 @@ export class Acceptor {
       // The flood counter is the SMS day's: calls and emails neither count nor are limited by it.
       const sms = first.channel === "sms";
       const flood = (day: string, n: number, limit: number) =>
-        sms ? countFlood(trx, first.accountId, day, n, limit) : Promise.resolve(true);
+        sms ? countFlood(this.store, trx, first.accountId, day, n, limit) : Promise.resolve(true);
       // The common case: no flood limit, or the whole group fits it and the wallet covers it.
       const counted = await flood(day(indexes[0]!), total, limited ? first.floodLimit! : 0);
-      if (counted && (await debitAllOrNothing(trx, this.clock, indexes.map(debitOf)))) {
+      if (counted && (await debitAllOrNothing(this.store, trx, this.clock, indexes.map(debitOf)))) {
         indexes.forEach(accept);
         continue;
       }
@@ -356,7 +356,7 @@ export class Acceptor {
           );
           continue;
         }
-        if (await debitAllOrNothing(trx, this.clock, [debitOf(index)])) {
+        if (await debitAllOrNothing(this.store, trx, this.clock, [debitOf(index)])) {
           accept(index);
           continue;
         }
@@ -443,20 +443,29 @@ async function recordJobRow(
  * Adds `n` to the account's counter for `day`. With a limit, only if the total stays within
  * it; returns whether the count was taken. A negative `n` gives back a count taken earlier.
  */
-async function countFlood(trx: Db, accountId: number, day: string, n: number, limit: number): Promise<boolean> {
-  await trx
-    .insertInto("flood_counters")
-    .values({ account_id: accountId, day, count: 0 })
-    .onConflict((oc) => oc.columns(["account_id", "day"]).doNothing())
-    .execute();
-  let update = trx
-    .updateTable("flood_counters")
-    .set({ count: sql`count + ${n}` })
-    .where("account_id", "=", accountId)
-    .where("day", "=", day);
-  if (limit > 0 && n > 0) update = update.where(sql<boolean>`count + ${n} <= ${limit}`);
-  const result = await update.executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+async function countFlood(
+  store: Store,
+  trx: Db,
+  accountId: number,
+  day: string,
+  n: number,
+  limit: number,
+): Promise<boolean> {
+  if (n < 0) {
+    await store
+      .statement("update flood_counters set count = count + ? where account_id = ? and day = ?")
+      .run(trx, [n, accountId, day]);
+    return true;
+  }
+  const bounded = limit > 0;
+  if (bounded && n > limit) return false;
+  // One statement: the day's first count inserts, a later one adds within the limit (0: none).
+  const counted = await store
+    .statement(
+      "insert into flood_counters (account_id, day, count) values (?, ?, ?) on conflict (account_id, day) do update set count = flood_counters.count + excluded.count where ? = 0 or flood_counters.count + excluded.count <= ?",
+    )
+    .run(trx, [accountId, day, n, bounded ? 1 : 0, limit]);
+  return counted > 0;
 }
 
 /** The part of a bulk job: what every message shares, and the recipients in one column. */

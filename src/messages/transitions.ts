@@ -38,7 +38,9 @@ export async function claimDueMessages(
     const rows = await store.db
       .selectFrom("messages")
       .selectAll()
-      .where("status", "=", "queued")
+      // Literal statuses, not parameters: SQLite uses a partial index (messages_queued,
+      // messages_submitted …) only when the query names its condition's value.
+      .where("status", "=", sql.lit("queued"))
       .where("due_at", "<=", now)
       .orderBy("lane")
       .orderBy("due_at")
@@ -359,7 +361,7 @@ export async function expireUnreported(
   const due = await trx
     .selectFrom("messages")
     .select("id")
-    .where("status", "=", "submitted")
+    .where("status", "=", sql.lit("submitted"))
     .where("connector", "=", expiry.connector)
     .where("submitted_at", "<", expiry.submittedBefore)
     .orderBy("submitted_at")

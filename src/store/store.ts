@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { threadId } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { type Insertable, Kysely, Migrator, SqliteDialect, sql } from "kysely";
+import { CompiledQuery, type Insertable, Kysely, Migrator, SqliteDialect, sql } from "kysely";
 import pg from "pg";
 import type { Engine } from "./engine.js";
 import { migrationProvider } from "./migrations/index.js";
@@ -42,10 +42,23 @@ export interface Store {
    * 500-row statements), on PostgreSQL multi-row statements.
    */
   insertMany<T extends keyof Database & string>(trx: Db, table: T, rows: Insertable<Database[T]>[]): Promise<void>;
+  /**
+   * A statement of the hot paths, written once in SQL both engines read (`?` placeholders, which
+   * PostgreSQL gets as `$1…`), prepared once and run without a query builder: building and
+   * compiling a Kysely query costs more than SQLite takes to run a simple one. Run it with the
+   * transaction it belongs to, or `db` outside one.
+   */
+  statement(text: string): Statement;
   migrate(): Promise<void>;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface Statement {
+  /** Rows changed. */
+  run(trx: Db, params: readonly unknown[]): Promise<number>;
+  all<R>(trx: Db, params: readonly unknown[]): Promise<R[]>;
 }
 
 export interface StoreOptions {
@@ -79,15 +92,15 @@ function openSqlite(file: string, options: StoreOptions): Store {
   raw.pragma("journal_size_limit = 67108864");
   const statements = cachingDatabase(raw, process.env.SWITCHBOARD_SQL_PROFILE === "1");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements.database }) });
-  if (process.env.SWITCHBOARD_SQL_PROFILE === "1") {
-    process.once("exit", () => {
-      for (const s of statements.profile().slice(0, 15)) {
-        process.stderr.write(
-          `thread ${threadId} ${s.ms.toFixed(0).padStart(7)} ms ${String(s.calls).padStart(8)}x ${s.sql.replace(/\s+/g, " ").slice(0, 160)}\n`,
-        );
-      }
-    });
-  }
+  // SWITCHBOARD_SQL_PROFILE=1: the statements that took longest, told when the store closes.
+  const printProfile = () => {
+    if (process.env.SWITCHBOARD_SQL_PROFILE !== "1") return;
+    for (const s of statements.profile().slice(0, 15)) {
+      process.stderr.write(
+        `thread ${threadId} ${s.ms.toFixed(0).padStart(7)} ms ${String(s.calls).padStart(8)}x ${s.sql.replace(/\s+/g, " ").slice(0, 160)}\n`,
+      );
+    }
+  };
   const bus = new EventEmitter();
   bus.setMaxListeners(0);
   // Every connection to the same file in this process (a `start` runs HTTP and the worker role
@@ -128,8 +141,24 @@ function openSqlite(file: string, options: StoreOptions): Store {
           });
 
   const inserts = new Map<string, BetterSqlite3.Statement>();
+  const prepared = new Map<string, Statement>();
   return {
     engine: "sqlite",
+    // better-sqlite3 runs on this (only) connection, inside whatever transaction it has open.
+    statement(text) {
+      let statement = prepared.get(text);
+      if (!statement) {
+        const raw_ = raw.prepare(text);
+        statement = raw_.reader
+          ? {
+              run: async (_trx, params) => raw_.all(params).length,
+              all: async (_trx, params) => raw_.all(params) as never,
+            }
+          : { run: async (_trx, params) => raw_.run(params).changes, all: async () => [] };
+        prepared.set(text, statement);
+      }
+      return statement;
+    },
     db,
     signals,
     transaction: groupCommitTransactions(db, syncWal ? { syncWal } : {}),
@@ -161,6 +190,7 @@ function openSqlite(file: string, options: StoreOptions): Store {
       }
     },
     close: async () => {
+      printProfile();
       peers?.close();
       await db.destroy();
       if (walFd !== undefined) fs.closeSync(walFd);
@@ -280,8 +310,23 @@ function openPostgres(url: string, options: StoreOptions): Store {
     },
   };
 
+  const statements = new Map<string, Statement>();
   return {
     engine: "postgres",
+    statement(text) {
+      let statement = statements.get(text);
+      if (!statement) {
+        let n = 0;
+        const pgText = text.replace(/\?/g, () => `$${++n}`);
+        statement = {
+          run: async (trx, params) =>
+            Number((await trx.executeQuery(CompiledQuery.raw(pgText, [...params]))).numAffectedRows ?? 0),
+          all: async (trx, params) => (await trx.executeQuery(CompiledQuery.raw(pgText, [...params]))).rows as never,
+        };
+        statements.set(text, statement);
+      }
+      return statement;
+    },
     db,
     signals,
     transaction: (fn) => db.transaction().execute(fn),

@@ -7,6 +7,7 @@
 //   0003 → first create throttled (429, retried), then completed
 //   0004 → busy              0006 → rings, not answered (no-answer)
 // Calls a crashed process was walking are walked again from the start of their outcome.
+import { sql } from "kysely";
 import type { Logger } from "pino";
 import { hash32, unit } from "../core/seeded.js";
 import type { Connector, SubmitResult } from "../dispatch/index.js";
@@ -157,7 +158,7 @@ export class VoiceSimulatorConnector implements Connector {
       const rows = await this.deps.store.db
         .selectFrom("messages")
         .select(["id", "recipient", "meta", "upstream_id"])
-        .where("status", "=", "submitted")
+        .where("status", "=", sql.lit("submitted"))
         .where("connector", "=", this.name)
         .where("submitted_at", "<", now - this.maxCallMs - (this.options.lostCheckMs ?? LOST_CHECK_MS))
         .limit(500)

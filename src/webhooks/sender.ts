@@ -167,7 +167,7 @@ export class WebhookSender extends WorkerLoop {
       await trx
         .updateTable("webhook_deliveries")
         .set({ status: "pending", lease_until: null })
-        .where("status", "=", "delivering")
+        .where("status", "=", sql.lit("delivering"))
         .where("lease_until", "<", now)
         .execute();
       const old = await trx

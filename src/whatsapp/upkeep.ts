@@ -1,6 +1,7 @@
 // A WhatsApp send whose process died between holding the credit and hearing the upstream
 // leaves a `sending` row past its lease. Upkeep fails it and releases the hold: the client
 // never got an answer, so nothing is charged (if WhatsApp did deliver it, that one is on us).
+import { sql } from "kysely";
 import type { Logger } from "pino";
 import { releaseHold } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
@@ -14,7 +15,7 @@ export async function releaseStaleSends(store: Store, clock: Clock): Promise<num
   const stale = await store.db
     .selectFrom("messages")
     .select(["id", "account_id", "credits", "meta"])
-    .where("status", "=", "sending")
+    .where("status", "=", sql.lit("sending"))
     .where("lease_until", "<", now)
     .limit(BATCH)
     .execute();

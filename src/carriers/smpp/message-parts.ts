@@ -268,7 +268,7 @@ export async function unreportedMessages(
   let query = db
     .selectFrom("messages")
     .select(["id", "submitted_at"])
-    .where("status", "=", "submitted")
+    .where("status", "=", sql.lit("submitted"))
     .where("connector", "=", connector)
     .where("submitted_at", "<", before)
     .orderBy("submitted_at")
