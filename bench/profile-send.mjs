@@ -137,7 +137,9 @@ process.exit(0);
 function summarize(file) {
   const profile = JSON.parse(fs.readFileSync(file, "utf8"));
   const self = new Map();
-  profile.samples.forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  profile.samples.forEach((id, i) => {
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  });
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   const byFunction = new Map();
   const byPackage = new Map();
@@ -167,7 +169,9 @@ function summarize(file) {
       .filter(([k]) => !k.startsWith("(idle)"))
       .sort((a, b) => b[1] - a[1])
       .slice(0, top)
-      .forEach(([k, v]) => console.log(`${((100 * v) / (total - idle)).toFixed(1).padStart(5)}%  ${k}`));
+      .forEach(([k, v]) => {
+        console.log(`${((100 * v) / (total - idle)).toFixed(1).padStart(5)}%  ${k}`);
+      });
   console.log("-- by package/folder");
   show(byPackage);
   console.log("-- by function");
