@@ -173,6 +173,48 @@ describeEachEngine("console sessions", (engine) => {
     expect(admin.body.error.code).toBe("operator_only");
   });
 
+  it("keeps the pages' other calls to the session's account: groups, uploads, jobs, registrations, caller numbers", async () => {
+    const t = gateway();
+    const a = await buildAccount(t, { credits: { sms: 20 } });
+    const b = await buildAccount(t);
+    const asA = { headers: { authorization: `Bearer ${a.apiKey}` } };
+    const group = (await call(t, "POST", "/api/v2/groups", { ...asA, json: { name: "A's customers" } })).body.data;
+    await call(t, "POST", `/api/v2/groups/${group.id}/contacts`, { ...asA, json: ["9876543210"] });
+    const job = await call(t, "POST", "/api/v2/sms/bulk", {
+      ...asA,
+      json: { group_id: group.id, sender_id: "SWBRD", message: "Sale", schedule_at: "2099-01-01 10:00:00" },
+    });
+    await call(t, "POST", "/api/v2/dlt/entities", { ...asA, json: { entity_id: "1101160000000000005" } });
+    await call(t, "POST", "/api/v2/voice/caller-ids", { ...asA, json: { number: "+918047110000" } });
+
+    const sessionOfB = await signIn(t, b.username, b.password);
+    for (const [method, path, body] of [
+      ["GET", `/api/v2/groups/${group.id}/contacts`],
+      ["POST", `/api/v2/groups/${group.id}/contacts`, ["9876543211"]],
+      ["DELETE", `/api/v2/groups/${group.id}`],
+      ["GET", `/api/v2/bulk-jobs/${job.body.data.job_id}`],
+      ["POST", `/api/v2/bulk-jobs/${job.body.data.job_id}/cancel`, {}],
+      ["POST", "/api/v2/sms/bulk", { group_id: group.id, sender_id: "SWBRD", message: "Not mine" }],
+    ] as const) {
+      const answer = await callAs(t, sessionOfB, method, path, body === undefined ? {} : { json: body });
+      expect({ path, status: answer.status, code: answer.body.error?.code }).toEqual({
+        path,
+        status: 404,
+        code: "not_found",
+      });
+    }
+    expect((await callAs(t, sessionOfB, "GET", "/api/v2/groups")).body.data).toEqual([]);
+    expect((await callAs(t, sessionOfB, "GET", "/api/v2/bulk-jobs")).body.data).toEqual([]);
+    expect((await callAs(t, sessionOfB, "GET", "/api/v2/dlt")).body.data).toEqual({ entities: [], headers: [] });
+    expect((await callAs(t, sessionOfB, "GET", "/api/v2/voice/caller-ids")).body.data).toEqual([]);
+    // A's job and group are untouched.
+    const still = await call(t, "GET", `/api/v2/bulk-jobs/${job.body.data.job_id}`, asA);
+    expect(still.body.data.delivery_summary).toMatchObject({ total: 1, cancelled: 0 });
+    for (const path of ["/admin/api/approvals", "/admin/api/system", `/admin/api/accounts/${a.username}`]) {
+      expect((await callAs(t, sessionOfB, "GET", path)).body.error.code).toBe("operator_only");
+    }
+  });
+
   it("signs out: the cookie is cleared and the old token opens nothing", async () => {
     const t = gateway();
     const account = await buildAccount(t);
