@@ -71,7 +71,9 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
       await page.getByLabel("Upload").getAttribute("max"),
     );
     expect(await page.getByLabel("Contact group").inputValue()).not.toBe("");
-    expect(await page.getByLabel("Contact group").locator("option:checked").textContent()).toContain("10,000 contacts");
+    await expect
+      .poll(() => page.getByLabel("Contact group").locator("option:checked").textContent())
+      .toContain("10,000 contacts");
     await expectAccessible(page, "bulk page");
 
     await page.getByLabel("Message", { exact: true }).fill("Our store opens at 10 tomorrow.");

@@ -117,6 +117,10 @@ export default function Bulk() {
         <Field label="Contact group" id="bulk-group">
           <select id="bulk-group" value={groupId} onChange={(event) => setGroupId(event.target.value)}>
             <option value="">Choose a group…</option>
+            {groupId && groups.data && !groups.data.data.some((group) => String(group.id) === groupId) ? (
+              // A group past the first 100 (opened from its own page) or one just uploaded.
+              <option value={groupId}>Group {groupId}</option>
+            ) : null}
             {(groups.data?.data ?? []).map((group) => (
               <option key={group.id} value={group.id}>
                 {group.name} ({formatNumber(group.contacts)} contacts)
