@@ -121,6 +121,11 @@ export class Bind {
     return this.inFlight + this.outgoing.size;
   }
 
+  /** Bytes this bind holds: answers not yet taken by the socket, and requests read but not started. */
+  get buffered(): number {
+    return this.socket.writableLength + this.waiting.reduce((sum, pdu) => sum + 16 + pdu.body.length, 0);
+  }
+
   /** deliver_sm that may be sent now. */
   get freeSlots(): number {
     return this.canReceive ? Math.max(0, this.host.window - this.outgoing.size) : 0;
@@ -240,6 +245,7 @@ export class Bind {
       })
       .then((result) => {
         this.inFlight--;
+        this.lastActive = Date.now();
         // SMPP 3.4 (4.4.2): a refused submit's response has no body.
         const body =
           result.status !== STATUS.ESME_ROK
@@ -327,6 +333,8 @@ export class Bind {
   }
 
   private keepAlive(): void {
+    // Requests in hand (being handled, or held unread past the window) prove the client is there.
+    if (this.inFlight > 0 || this.waiting.length > 0) return;
     const now = Date.now();
     if ((this.state === "open" || this.state === "bound") && now - this.lastActive >= this.host.idleMs) {
       this.host.warn(this.state === "open" ? "SMPP connection never bound; closed" : "SMPP bind idle; unbound", {

@@ -36,6 +36,8 @@ export interface BindView {
   submits: number;
   /** Submits being handled and deliver_sm or enquire_link awaiting the client's answer. */
   outstanding: number;
+  /** Bytes held for it in memory: answers the socket has not taken, requests read but not started. */
+  buffered: number;
 }
 
 const ROUTE_ORDER = ["T", "P", "PS", "I"];
@@ -177,6 +179,7 @@ export class SmppServer {
         since: new Date(bind.since).toISOString(),
         submits: bind.submits,
         outstanding: bind.outstanding,
+        buffered: bind.buffered,
       });
     }
     return views.sort((a, b) => a.since.localeCompare(b.since) || a.id.localeCompare(b.id));

@@ -8,6 +8,7 @@ import type { Principal } from "../auth/index.js";
 import { decodeGsm7, decodeUcs2 } from "../carriers/smpp/index.js";
 import { GatewayError } from "../core/errors.js";
 import { newQueueId } from "../core/ids.js";
+import { isGsm7 } from "../core/segments.js";
 import type { AcceptService } from "../messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
 import { type SubmitFields, TLV, type UnsuccessfulDestination } from "./pdu.js";
@@ -211,7 +212,8 @@ export class Submitter {
       recipients: fields.destinations,
       message: text,
       route: fields.serviceType.trim() === "" ? account.defaultRoute : fields.serviceType,
-      unicode: fields.dataCoding === 8,
+      // UCS-2 as asked, and Latin-1 or ASCII text that GSM 03.38 cannot carry goes as UCS-2 too.
+      unicode: fields.dataCoding === 8 || (fields.dataCoding !== 0 && !isGsm7(text)),
       dltEntityId: cstringTlv(fields.tlvs.get(this.deps.dltEntityTag)),
       dltTemplateId: cstringTlv(fields.tlvs.get(this.deps.dltTemplateTag)),
     };

@@ -1,5 +1,6 @@
 // An ESME for the SMPP server tests, on the `smpp` npm package's client: binds, submits and
 // collects what the server delivers (answering ESME_ROK unless told otherwise).
+import type { ConnectionOptions } from "node:tls";
 import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
 import { afterEach } from "vitest";
@@ -14,8 +15,14 @@ afterEach(() => {
 
 export class EsmeClient {
   readonly delivered: Pdu[] = [];
-  /** The command_status to answer each deliver_sm with (default ESME_ROK). */
-  answerDeliver: (pdu: Pdu) => number = () => 0;
+  /** The deliver_sm answered ESME_ROK, in the order they were answered. */
+  readonly accepted: Pdu[] = [];
+  /** The command_status to answer each deliver_sm with (default ESME_ROK); null: no answer. */
+  answerDeliver: (pdu: Pdu) => number | null = () => 0;
+  /** Whether to answer the server's enquire_link. */
+  answerEnquireLink = true;
+  enquireLinks = 0;
+  unbinds = 0;
   closed = false;
 
   constructor(readonly session: Session) {
@@ -25,10 +32,17 @@ export class EsmeClient {
     });
     session.on("deliver_sm", (pdu: Pdu) => {
       this.delivered.push(pdu);
-      session.send(pdu.response({ command_status: this.answerDeliver(pdu) }));
+      const status = this.answerDeliver(pdu);
+      if (status === null) return;
+      if (status === 0) this.accepted.push(pdu);
+      session.send(pdu.response({ command_status: status }));
     });
-    session.on("enquire_link", (pdu: Pdu) => session.send(pdu.response()));
+    session.on("enquire_link", (pdu: Pdu) => {
+      this.enquireLinks++;
+      if (this.answerEnquireLink) session.send(pdu.response());
+    });
     session.on("unbind", (pdu: Pdu) => {
+      this.unbinds++;
       session.send(pdu.response());
       session.close();
     });
@@ -74,9 +88,12 @@ export function smppPort(t: TestGateway): number {
   return port;
 }
 
-export function connectEsme(port: number): Promise<EsmeClient> {
+/** A connected client; with `tls`, over TLS with those options (the CA to trust, ...). */
+export function connectEsme(port: number, tls?: ConnectionOptions): Promise<EsmeClient> {
+  // The package hands these to tls.connect (its own typing names only host and port).
+  const options = { host: "127.0.0.1", port, ...(tls ? { tls: true, ...tls } : {}) };
   return new Promise((resolve, reject) => {
-    const session = smpp.connect({ host: "127.0.0.1", port }, () => {
+    const session = smpp.connect(options, () => {
       const client = new EsmeClient(session);
       open.push(client);
       resolve(client);

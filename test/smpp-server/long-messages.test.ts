@@ -11,6 +11,7 @@ import { boundEsme, smppAccount } from "./client.js";
 
 const ESME_RINVDSTADR = 0x0b;
 const ESME_RINVSCHED = 0x61;
+const ESME_RINVDCS = 0x104;
 
 describeEachEngine("SMPP server: long messages, data_coding, submit_multi", (engine) => {
   const gateway = useTestGateway(engine, {
@@ -133,6 +134,66 @@ describeEachEngine("SMPP server: long messages, data_coding, submit_multi", (eng
       short_message: Buffer.from([0x04, 0x1f, 0x04]),
     });
     expect(odd.command_status).not.toBe(0);
+  });
+
+  it("reads data_coding 3 as Latin-1: GSM text stays GSM-7, the rest goes as UCS-2", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const client = await boundEsme(t, account, "transmitter");
+    const gsm = await client.submit({
+      source_addr: "SWBRD",
+      destination_addr: "9876543216",
+      data_coding: 3,
+      short_message: Buffer.from("Café für Jürgen, £5", "latin1"),
+    });
+    expect(gsm.command_status).toBe(0);
+    expect(await messageRow(t, gsm.message_id as string)).toMatchObject({
+      body: "Café für Jürgen, £5",
+      encoding: "gsm7",
+    });
+    const latin = await client.submit({
+      source_addr: "SWBRD",
+      destination_addr: "9876543216",
+      data_coding: 3,
+      short_message: Buffer.from("naïve façade ±2°", "latin1"),
+    });
+    expect(latin.command_status).toBe(0);
+    expect(await messageRow(t, latin.message_id as string)).toMatchObject({
+      body: "naïve façade ±2°",
+      encoding: "ucs2",
+    });
+    const unknown = await client.submit({
+      source_addr: "SWBRD",
+      destination_addr: "9876543216",
+      data_coding: 4,
+      short_message: Buffer.from([1, 2, 3]),
+    });
+    expect(unknown.command_status).toBe(ESME_RINVDCS);
+  });
+
+  it("joins parts per bind: two binds reusing one UDH reference for the same addresses send two messages", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 20 } });
+    const first = await boundEsme(t, account, "transmitter");
+    const second = await boundEsme(t, account, "transmitter");
+    const part = (client: typeof first, sequence: number, text: string) =>
+      client.submit({
+        source_addr: "SWBRD",
+        destination_addr: "9876543290",
+        esm_class: 0x40,
+        short_message: Buffer.concat([Buffer.from([0x05, 0x00, 0x03, 0x07, 2, sequence]), encodeGsm7(text)]),
+      });
+    const a1 = await part(first, 1, "A".repeat(153));
+    const b1 = await part(second, 1, "B".repeat(153));
+    const a2 = await part(first, 2, "end of A");
+    const b2 = await part(second, 2, "end of B");
+    for (const answer of [a1, b1, a2, b2]) expect(answer.command_status).toBe(0);
+    expect(a1.message_id).toBe(a2.message_id);
+    expect(b1.message_id).toBe(b2.message_id);
+    expect(a1.message_id).not.toBe(b1.message_id);
+    expect((await messageRow(t, a2.message_id as string)).body).toBe(`${"A".repeat(153)}end of A`);
+    expect((await messageRow(t, b2.message_id as string)).body).toBe(`${"B".repeat(153)}end of B`);
+    expect(await countMessages(t, account.id)).toBe(2);
   });
 
   it("answers submit_multi with the broadcast id and each refused destination with its status", async () => {

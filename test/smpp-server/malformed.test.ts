@@ -3,84 +3,18 @@
 // can have gets generic_nack (ESME_RINVCMDLEN) and the connection is closed; a body cut short
 // gets its command's error answer. Seeded random and truncated PDUs, on many connections, never
 // bring the server down: a client binds and submits afterwards as before.
-import net from "node:net";
 import { expect, it } from "vitest";
-import { encodePdu, type Pdu, PduReader } from "../../src/carriers/smpp/index.js";
+import { encodePdu } from "../../src/carriers/smpp/index.js";
 import { unit } from "../../src/core/seeded.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { useTestGateway } from "../helpers/gateway.js";
-import { boundEsme, type SmppAccount, smppAccount, smppPort } from "./client.js";
+import { boundEsme, smppAccount, smppPort } from "./client.js";
+import { bindBody, cstrings, RawClient } from "./raw-client.js";
 
 const GENERIC_NACK = 0x80000000;
 const ESME_RINVCMDLEN = 0x02;
 const ESME_RINVCMDID = 0x03;
 const ESME_RINVBNDSTS = 0x04;
-
-class RawClient {
-  readonly socket: net.Socket;
-  private readonly reader = new PduReader();
-  private readonly received: Pdu[] = [];
-  private waiting: (() => void) | undefined;
-  closed = false;
-
-  constructor(port: number) {
-    this.socket = net.connect(port, "127.0.0.1");
-    this.socket.on("data", (chunk: Buffer) => {
-      this.received.push(...this.reader.push(chunk));
-      this.waiting?.();
-    });
-    this.socket.on("error", () => undefined);
-    this.socket.on("close", () => {
-      this.closed = true;
-      this.waiting?.();
-    });
-  }
-
-  connected(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.socket.once("connect", resolve);
-      this.socket.once("error", reject);
-    });
-  }
-
-  send(bytes: Buffer): void {
-    this.socket.write(bytes);
-  }
-
-  /** The next PDU the server sent; rejects when the connection closed first. */
-  async next(timeoutMs = 15_000): Promise<Pdu> {
-    const deadline = Date.now() + timeoutMs;
-    while (this.received.length === 0) {
-      if (this.closed) throw new Error("closed before an answer came");
-      if (Date.now() > deadline) throw new Error("no answer");
-      await new Promise<void>((resolve) => {
-        this.waiting = resolve;
-        setTimeout(resolve, 100);
-      });
-    }
-    return this.received.shift()!;
-  }
-
-  async untilClosed(timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.closed) {
-      if (Date.now() > deadline) throw new Error("still open");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  destroy(): void {
-    this.socket.destroy();
-  }
-}
-
-function cstrings(...values: string[]): Buffer {
-  return Buffer.concat(values.map((value) => Buffer.from(`${value}\0`, "latin1")));
-}
-
-function bindBody(account: SmppAccount): Buffer {
-  return Buffer.concat([cstrings(account.username, account.smppPassword, ""), Buffer.from([0x34, 0, 0, 0])]);
-}
 
 describeEachEngine("SMPP server: malformed PDUs", (engine) => {
   const gateway = useTestGateway(engine, { env: { SMPP_SERVER_PORT: "auto", SIMULATOR_LATENCY_MS: "20" } });

@@ -106,6 +106,40 @@ describeEachEngine("SMPP server: delivery receipts and MO", (engine) => {
     expect(client.delivered.every((pdu) => pdu.receipted_message_id === id)).toBe(true);
   }, 90_000);
 
+  it("sends a refused receipt again before the receipts queued after it: they leave in order", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const client = await boundEsme(t, account, "transceiver");
+    const first = await submit(client, "9876543280", "first", 1);
+    let refusals = 0;
+    // The first receipt is refused once; everything else is taken.
+    client.answerDeliver = (pdu) => (pdu.receipted_message_id === first && refusals++ === 0 ? ESME_RX_T_APPN : 0);
+    await until(() => refusals === 1, 20_000, "the first receipt refused");
+    const later = [];
+    for (const recipient of ["9876543281", "9876543282", "9876543283"]) {
+      later.push(await submit(client, recipient, `after ${recipient}`, 1));
+    }
+    await untilFinal(t, later);
+    // The later receipts are written while the first waits for its retry (5 s): they wait behind it.
+    const queued = await t.db.store.db
+      .selectFrom("smpp_outbox")
+      .select("message_id")
+      .where("account_id", "=", account.id)
+      .orderBy("id")
+      .execute();
+    expect(queued[0]?.message_id).toBe(first);
+    expect(
+      queued
+        .slice(1)
+        .map((row) => row.message_id)
+        .sort(),
+    ).toEqual([...later].sort());
+    expect(client.accepted).toEqual([]);
+    await until(() => client.accepted.length === 4, 30_000, "every receipt taken");
+    expect(client.accepted.map((pdu) => pdu.receipted_message_id)).toEqual(queued.map((row) => row.message_id));
+    await until(async () => (await outboxIds(t, account.id)).length === 0);
+  }, 60_000);
+
   it("delivers an MO message to the account's receiver, GSM-7 and UCS-2, held while none is bound", async () => {
     const t = gateway();
     const account = await smppAccount(t);

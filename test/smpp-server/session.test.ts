@@ -1,0 +1,260 @@
+// A bind's session over time, on both engines, with a window of 5, enquire_link after 1 s of
+// silence, idle after 3 s and answers awaited 600 ms: at most the window's submits are handled
+// at once and a client that floods without reading is held in TCP, not in memory; enquire_link
+// both ways; a client that only answers our enquire_link is unbound when idle, one that does
+// not answer is cut off, one that never binds is closed; a deliver_sm left unanswered is sent
+// again; unbind is answered after the submits in flight.
+import { expect, it } from "vitest";
+import { encodePdu } from "../../src/carriers/smpp/index.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { boundEsme, smppAccount, smppPort, until } from "./client.js";
+import { BIND_TRANSMITTER, ENQUIRE_LINK, RawClient, SUBMIT_SM, submitBody, UNBIND } from "./raw-client.js";
+
+const WINDOW = 5;
+const ESME_RTHROTTLED = 0x58;
+
+describeEachEngine("SMPP server: window, keep-alive, idle, time-outs, unbind", (engine) => {
+  const gateway = useTestGateway(engine, {
+    env: {
+      SMPP_SERVER_PORT: "auto",
+      SMPP_SERVER_WINDOW: String(WINDOW),
+      SMPP_SERVER_ENQUIRE_LINK_SECONDS: "1",
+      SMPP_SERVER_IDLE_SECONDS: "3",
+      SMPP_SERVER_RESPONSE_TIMEOUT_MS: "600",
+      SIMULATOR_LATENCY_MS: "20",
+      SIMULATOR_FAILURE_RATE: "0",
+    },
+  });
+
+  /** Samples this process's view of the account's one bind until `done`; the largest values seen. */
+  async function sampleBind(t: TestGateway, username: string, done: () => boolean) {
+    let outstanding = 0;
+    let buffered = 0;
+    let samples = 0;
+    while (!done()) {
+      const bind = t.gateway.smpp!.list().find((b) => b.username === username);
+      if (bind) {
+        samples++;
+        outstanding = Math.max(outstanding, bind.outstanding);
+        buffered = Math.max(buffered, bind.buffered);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    return { outstanding, buffered, samples };
+  }
+
+  it("handles at most the window's submits at once; the rest wait unread and are all answered", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 500 } });
+    const raw = new RawClient(smppPort(t));
+    await raw.connected();
+    await raw.bind(account, BIND_TRANSMITTER);
+    const count = 200;
+    raw.send(
+      Buffer.concat(
+        Array.from({ length: count }, (_, i) =>
+          encodePdu(SUBMIT_SM, 100 + i, 0, submitBody("SWBRD", "9876543210", "w")),
+        ),
+      ),
+    );
+    const answers: Array<{ sequence: number; status: number; id: string }> = [];
+    const collecting = (async () => {
+      while (answers.length < count) {
+        const pdu = await raw.next(30_000);
+        answers.push({
+          sequence: pdu.sequence,
+          status: pdu.status,
+          id: pdu.body.toString("latin1", 0, pdu.body.length - 1),
+        });
+      }
+    })();
+    const seen = await sampleBind(t, account.username, () => answers.length >= count);
+    await collecting;
+    expect(seen.samples).toBeGreaterThan(10);
+    expect(seen.outstanding).toBeGreaterThan(0);
+    expect(seen.outstanding).toBeLessThanOrEqual(WINDOW);
+    expect(answers.every((a) => a.status === 0)).toBe(true);
+    expect(new Set(answers.map((a) => a.sequence)).size).toBe(count);
+    expect(new Set(answers.map((a) => a.id)).size).toBe(count);
+    const stored = await t.db.store.db
+      .selectFrom("messages")
+      .select("id")
+      .where("account_id", "=", account.id)
+      .execute();
+    expect(stored).toHaveLength(count);
+    raw.destroy();
+  }, 60_000);
+
+  it("holds a client that floods without reading in TCP, not in memory, and answers everything once it reads", async () => {
+    const t = gateway();
+    const account = await smppAccount(t);
+    const raw = new RawClient(smppPort(t), { answerEnquireLink: true });
+    await raw.connected();
+    await raw.bind(account, BIND_TRANSMITTER);
+    // 8 MB of enquire_link, more than the kernel's socket buffers hold of the answers, and no reading.
+    raw.socket.pause();
+    const count = 500_000;
+    const flood = Buffer.alloc(16 * count);
+    for (let i = 0; i < count; i++) encodePdu(ENQUIRE_LINK, i + 2).copy(flood, 16 * i);
+    raw.send(flood);
+    let stable = 0;
+    let last = -1;
+    const seen = await sampleBind(t, account.username, () => {
+      const pending = raw.socket.writableLength;
+      stable = pending === last ? stable + 1 : 0;
+      last = pending;
+      // Nothing moves for a while: the server stopped reading.
+      return stable > 400;
+    });
+    expect(seen.buffered).toBeLessThan(512 * 1024);
+    expect(seen.outstanding).toBeLessThanOrEqual(1);
+    // The server answered what it read; reading now, the client gets every answer, in order.
+    raw.socket.resume();
+    let answered = 0;
+    while (answered < count) {
+      const pdu = await raw.next(30_000);
+      expect(pdu.commandId).toBe(0x80000015);
+      answered++;
+      if (pdu.sequence !== answered + 1) throw new Error(`answer ${answered} has sequence ${pdu.sequence}`);
+    }
+    // Still bound and working.
+    raw.send(encodePdu(ENQUIRE_LINK, 7));
+    expect(await raw.next()).toMatchObject({ commandId: 0x80000015, sequence: 7, status: 0 });
+    raw.destroy();
+  }, 90_000);
+
+  it("sends enquire_link after a second of silence, and unbinds a client that only answers it after 3 s idle", async () => {
+    const t = gateway();
+    const account = await smppAccount(t);
+    const client = await boundEsme(t, account, "receiver");
+    await until(() => client.enquireLinks >= 1, 3_000, "the server's enquire_link");
+    expect(client.closed).toBe(false);
+    await until(() => client.closed, 6_000, "the idle unbind");
+    expect(client.unbinds).toBe(1);
+    expect(client.enquireLinks).toBeGreaterThanOrEqual(2);
+  });
+
+  it("keeps a bind whose client sends its own enquire_link, answering each", async () => {
+    const t = gateway();
+    const account = await smppAccount(t);
+    const client = await boundEsme(t, account, "transceiver");
+    const started = Date.now();
+    while (Date.now() - started < 4_500) {
+      const answer = await client.request("enquire_link");
+      expect(answer.command).toBe("enquire_link_resp");
+      expect(answer.command_status).toBe(0);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    expect(client.closed).toBe(false);
+    expect(client.unbinds).toBe(0);
+  });
+
+  it("cuts off a client that does not answer enquire_link, and closes a connection that never binds", async () => {
+    const t = gateway();
+    const account = await smppAccount(t);
+    const silent = new RawClient(smppPort(t));
+    await silent.connected();
+    await silent.bind(account);
+    const unbound = new RawClient(smppPort(t));
+    await unbound.connected();
+    const started = Date.now();
+    // enquire_link after 1 s, unanswered after 0.6 s more.
+    await silent.untilClosed(5_000);
+    const enquiry = await silent.next(100);
+    expect(enquiry.commandId).toBe(ENQUIRE_LINK);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    // No bind within the idle time (3 s): closed.
+    await unbound.untilClosed(6_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
+    expect(t.gateway.smpp!.list().filter((b) => b.username === account.username)).toEqual([]);
+  });
+
+  it("sends a deliver_sm left unanswered again, and removes it once answered", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const client = await boundEsme(t, account, "transceiver");
+    client.answerDeliver = () => null;
+    const answer = await client.submit({
+      source_addr: "SWBRD",
+      destination_addr: "9876543260",
+      short_message: "answer me",
+      registered_delivery: 1,
+    });
+    const id = answer.message_id as string;
+    await client.waitDelivered(1);
+    const metrics = async () => (await call(t, "GET", "/metrics")).text;
+    await until(async () =>
+      /switchboard_smpp_deliveries_total\{kind="receipt",result="unanswered"\} [1-9]/.test(await metrics()),
+    );
+    client.answerDeliver = () => 0;
+    // Its own enquire_link keeps the bind from going idle while the receipt waits to go again.
+    const keepAlive = setInterval(() => void client.request("enquire_link").catch(() => undefined), 500);
+    await until(() => client.accepted.length === 1, 15_000, "the receipt sent again").finally(() =>
+      clearInterval(keepAlive),
+    );
+    expect(client.closed).toBe(false);
+    expect(client.accepted[0]!.receipted_message_id).toBe(id);
+    await until(async () => {
+      const rows = await t.db.store.db
+        .selectFrom("smpp_outbox")
+        .select("id")
+        .where("account_id", "=", account.id)
+        .execute();
+      return rows.length === 0;
+    });
+  }, 30_000);
+
+  it("answers unbind after the submits in flight, then closes the connection", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const raw = new RawClient(smppPort(t));
+    await raw.connected();
+    await raw.bind(account, BIND_TRANSMITTER);
+    raw.send(
+      Buffer.concat([
+        encodePdu(SUBMIT_SM, 11, 0, submitBody("SWBRD", "9876543270", "one")),
+        encodePdu(SUBMIT_SM, 12, 0, submitBody("SWBRD", "9876543271", "two")),
+        encodePdu(SUBMIT_SM, 13, 0, submitBody("SWBRD", "9876543272", "three")),
+        encodePdu(UNBIND, 14),
+        // After its unbind, a client's submit is not taken.
+        encodePdu(SUBMIT_SM, 15, 0, submitBody("SWBRD", "9876543273", "late")),
+      ]),
+    );
+    const answers = [await raw.next(), await raw.next(), await raw.next(), await raw.next(), await raw.next()];
+    const late = answers.find((a) => a.sequence === 15)!;
+    expect(late.status).not.toBe(0);
+    const inOrder = answers.filter((a) => a.sequence !== 15);
+    expect(inOrder.slice(0, 3).map((a) => [a.commandId, a.status])).toEqual([
+      [0x80000004, 0],
+      [0x80000004, 0],
+      [0x80000004, 0],
+    ]);
+    expect(inOrder[3]).toMatchObject({ commandId: 0x80000006, sequence: 14, status: 0 });
+    await raw.untilClosed(5_000);
+    const bodies = await t.db.store.db
+      .selectFrom("messages")
+      .select("body")
+      .where("account_id", "=", account.id)
+      .execute();
+    expect(bodies.map((b) => b.body).sort()).toEqual(["one", "three", "two"]);
+  });
+
+  it("throttles past the account's submits per second without holding the window", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, { submitsPerSecond: 1 });
+    const raw = new RawClient(smppPort(t));
+    await raw.connected();
+    await raw.bind(account, BIND_TRANSMITTER);
+    raw.send(
+      Buffer.concat(
+        Array.from({ length: 50 }, (_, i) => encodePdu(SUBMIT_SM, 2 + i, 0, submitBody("SWBRD", "9876543210", "t"))),
+      ),
+    );
+    const statuses: number[] = [];
+    for (let i = 0; i < 50; i++) statuses.push((await raw.next()).status);
+    expect(statuses.filter((s) => s === 0)).toHaveLength(1);
+    expect(statuses.filter((s) => s === ESME_RTHROTTLED)).toHaveLength(49);
+    raw.destroy();
+  });
+});
