@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
-import type { Authenticator } from "../auth/index.js";
+import type { Authenticator, Principal } from "../auth/index.js";
 import { encodeGsm7 } from "../carriers/smpp/index.js";
 import { isGatewayError } from "../core/errors.js";
 import type { AcceptService } from "../messages/index.js";
@@ -148,6 +148,7 @@ export class SmppServer {
     this.poller = setInterval(() => {
       this.pumpAll();
       void this.disconnectRequested();
+      void this.checkAccounts();
     }, POLL_MS);
     this.poller.unref();
     this.reporter = setInterval(() => void this.report(), BIND_REPORT_MS);
@@ -204,6 +205,42 @@ export class SmppServer {
       for (const id of await this.reports.disconnectRequests()) void this.disconnect(id);
     } catch (error) {
       this.deps.logger.debug({ err: error }, "SMPP disconnect requests not read");
+    }
+  }
+
+  /**
+   * Binds of an account blocked, deactivated or denied SMPP access since they bound are
+   * unbound (their submits meanwhile are refused: account_inactive, ESME_RPROHIBITED).
+   */
+  private async checkAccounts(): Promise<void> {
+    const ids = [...this.binds.keys()];
+    if (ids.length === 0 || this.stopping) return;
+    let rows: Array<{ id: number; status: Principal["status"]; smpp: number | null }>;
+    try {
+      rows = await this.deps.store.db
+        .selectFrom("accounts")
+        .leftJoin("smpp_accounts", "smpp_accounts.account_id", "accounts.id")
+        .select(["accounts.id", "accounts.status", "smpp_accounts.account_id as smpp"])
+        .where("accounts.id", "in", ids)
+        .execute();
+    } catch (error) {
+      this.deps.logger.debug({ err: error }, "SMPP accounts not checked");
+      return;
+    }
+    const current = new Map(rows.map((row) => [Number(row.id), row]));
+    for (const accountId of ids) {
+      const row = current.get(accountId);
+      if (row?.status === "active" && row.smpp !== null) continue;
+      for (const bind of this.binds.get(accountId) ?? []) {
+        if (bind.account && row) {
+          bind.account = { ...bind.account, principal: { ...bind.account.principal, status: row.status } };
+        }
+        this.deps.logger.info(
+          { bind: bind.id, account: bind.account?.principal.username, status: row?.status ?? "removed" },
+          row?.smpp === null ? "SMPP access removed; unbinding" : "SMPP account no longer active; unbinding",
+        );
+        void bind.unbind();
+      }
     }
   }
 
