@@ -96,7 +96,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
     expect(short.status).toBe(200);
     const long = await send(account, { message: "Your parcel is on its way. ".repeat(15).trim() });
     expect(long.body.data.credits).toBe(3);
-    await until(() => server.submits.length === 4, 10_000);
+    await until(() => server.answered(4), 10_000);
 
     const single = server.submits.find((s) => s.udh === null)!;
     expect(single).toMatchObject({
@@ -221,7 +221,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
     a.next(3, { status: 0x08 }); // ESME_RSYSERR: worth trying again
     const sent = [];
     for (let i = 0; i < 3; i++) sent.push((await send(account, { recipient: `987654321${i}` })).body.data.message_id);
-    await until(() => b.submits.length === 3, 10_000);
+    await until(() => b.answered(3), 10_000);
     expect(a.submits.length).toBe(3);
     for (const submit of b.submits) b.sendReceipt(submit.messageId!);
     for (const id of sent) expect((await waitForStatus(t, account, id)).status).toBe("delivered");
@@ -237,7 +237,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
     expect((await call(t, "GET", "/metrics")).text).toContain('switchboard_connector_up{connector="fa",type="smpp"} 0');
     const before = a.submits.length;
     const id = (await send(account)).body.data.message_id;
-    await until(() => b.submits.length === 4, 10_000);
+    await until(() => b.answered(4), 10_000);
     expect(a.submits.length).toBe(before);
     b.sendReceipt(b.submits[3]!.messageId!);
     expect((await waitForStatus(t, account, id)).status).toBe("delivered");
@@ -359,7 +359,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
     expect(Date.parse(shown.retry_at)).toBeGreaterThan(Date.now());
     const asked = aggregator.requests.length;
     await send(account);
-    await until(() => server.submits.length === 13, 10_000);
+    await until(() => server.answered(13), 10_000);
     expect(aggregator.requests.length).toBe(asked);
     for (const submit of server.submits) server.sendReceipt(submit.messageId!);
     await until(async () => {
