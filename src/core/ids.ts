@@ -1,8 +1,21 @@
 // Identifiers: queue ids are `q` + a monotonic ULID (time-sortable, unique across processes);
 // broadcast ids are `<account_id>_<yyyymmdd>_<sequence>`.
+import { getRandomValues } from "node:crypto";
 import { monotonicFactory } from "ulid";
 
-const ulid = monotonicFactory();
+// ulid draws its randomness a byte at a time, one call into the CSPRNG per character; the same
+// bytes, drawn 4 KB at a time.
+const pool = new Uint8Array(4096);
+let used = pool.length;
+function randomFraction(): number {
+  if (used === pool.length) {
+    getRandomValues(pool);
+    used = 0;
+  }
+  return pool[used++]! / 256;
+}
+
+const ulid = monotonicFactory(randomFraction);
 
 export function newQueueId(now: number = Date.now()): string {
   return `q${ulid(now)}`;

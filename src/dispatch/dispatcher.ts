@@ -154,7 +154,7 @@ export class Dispatcher extends WorkerLoop {
     let events = 0;
     const failed = await this.deps.store.transaction(async (trx) => {
       if (submitted.length > 0) {
-        await markSubmitted(trx, submitted);
+        await markSubmitted(this.deps.store, trx, submitted);
         await markJobsStarted(
           trx,
           claimed.map((m) => m.job_id),

@@ -86,6 +86,7 @@ export class ReportIngester {
           let events = 0;
           const changed = await this.deps.store.transaction(async (trx) => {
             const rows = await applyDeliveryReports(
+              this.deps.store,
               trx,
               group.map((w) => w.report),
             );

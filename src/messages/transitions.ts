@@ -35,29 +35,26 @@ export async function claimDueMessages(
   leaseMs: number,
 ): Promise<MessageRow[]> {
   if (store.engine === "sqlite") {
-    const rows = await store.db
-      .selectFrom("messages")
-      .selectAll()
-      // Literal statuses, not parameters: SQLite uses a partial index (messages_queued,
-      // messages_submitted …) only when the query names its condition's value.
-      .where("status", "=", sql.lit("queued"))
-      .where("due_at", "<=", now)
-      .orderBy("lane")
-      .orderBy("due_at")
-      .limit(limit)
-      .execute();
-    return rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
+    // Literal status: SQLite uses the partial index messages_queued only when it is named.
+    const rows = await store
+      .statement("select * from messages where status = 'queued' and due_at <= ? order by lane, due_at limit ?")
+      .all<MessageRow>(store.db, [now, limit]);
+    for (const row of rows) row.attempts += 1;
+    return rows;
   }
-  const result = await sql<MessageRow>`
-    update messages
-       set status = 'dispatching', lease_until = ${now + leaseMs}, attempts = attempts + 1
-     where id in (select id from messages
-                   where status = 'queued' and due_at <= ${now}
-                   order by lane, due_at
-                   limit ${limit} for update skip locked)
-       and status = 'queued'
-    returning *`.execute(store.db);
-  return result.rows.sort((a, b) => a.lane - b.lane || a.due_at - b.due_at);
+  const rows = await store
+    .statement(
+      `update messages
+          set status = 'dispatching', lease_until = ?, attempts = attempts + 1
+        where id in (select id from messages
+                      where status = 'queued' and due_at <= ?
+                      order by lane, due_at
+                      limit ? for update skip locked)
+          and status = 'queued'
+       returning *`,
+    )
+    .all<MessageRow>(store.db, [now + leaseMs, now, limit]);
+  return rows.sort((a, b) => a.lane - b.lane || a.due_at - b.due_at);
 }
 
 export interface Submitted {
@@ -70,28 +67,40 @@ export interface Submitted {
 
 /** Claimed messages: `dispatching` (PostgreSQL, leased) or still `queued` (SQLite). */
 const CLAIMED = inList(["dispatching", "queued"]);
+const CLAIMED_SQL = "'dispatching', 'queued'";
 
-export async function markSubmitted(trx: Db, items: Submitted[]): Promise<number> {
+/**
+ * Records accepted submits. SQLite: one prepared statement per message (no SQL to build);
+ * PostgreSQL: one statement for the batch, the values as arrays (one round trip, one plan).
+ */
+export async function markSubmitted(store: Store, trx: Db, items: Submitted[]): Promise<number> {
   assertTransition("dispatching", "submitted");
   assertTransition("queued", "submitted");
-  let changed = 0;
-  for (const part of chunks(items)) {
-    const values = sql.join(
-      part.map(
-        (i) => sql`(${i.id}, ${i.connector}, ${i.upstreamId}, cast(${i.at} as bigint), cast(${i.attempts} as integer))`,
-      ),
+  if (items.length === 0) return 0;
+  const set = `status = 'submitted', lease_until = null, error_code = null, error_message = null`;
+  if (store.engine === "sqlite") {
+    const update = store.statement(
+      `update messages set ${set}, connector = ?, upstream_id = ?, submitted_at = ?, attempts = ?
+        where id = ? and status in (${CLAIMED_SQL})`,
     );
-    const result = await sql`
-      with v(mid, v_connector, v_upstream, v_at, v_attempts) as (values ${values})
-      update messages
-         set status = 'submitted', connector = v.v_connector, upstream_id = v.v_upstream,
-             submitted_at = v.v_at, lease_until = null, attempts = v.v_attempts,
-             error_code = null, error_message = null
-        from v
-       where messages.id = v.mid and messages.status in (${CLAIMED})`.execute(trx);
-    changed += Number(result.numAffectedRows ?? 0);
+    let changed = 0;
+    for (const i of items) changed += await update.run(trx, [i.connector, i.upstreamId, i.at, i.attempts, i.id]);
+    return changed;
   }
-  return changed;
+  return store
+    .statement(
+      `update messages as m
+          set ${set}, connector = v.connector, upstream_id = v.upstream, submitted_at = v.at, attempts = v.attempts
+         from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[]) as v(id, connector, upstream, at, attempts)
+        where m.id = v.id and m.status in (${CLAIMED_SQL})`,
+    )
+    .run(trx, [
+      items.map((i) => i.id),
+      items.map((i) => i.connector),
+      items.map((i) => i.upstreamId),
+      items.map((i) => i.at),
+      items.map((i) => i.attempts),
+    ]);
 }
 
 export interface Retry {
@@ -290,31 +299,63 @@ function reasonOf(report: DeliveryReport): { code: string | null; message: strin
   };
 }
 
-/** Applies carrier delivery reports; reports for unknown or already final messages change nothing. */
-export async function applyDeliveryReports(trx: Db, reports: DeliveryReport[]): Promise<ReportedRow[]> {
-  const changed: ReportedRow[] = [];
+const REPORTED_COLUMNS = "id, account_id, channel, status, created_at, job_id, recipient, done_at, error_code, error_message";
+/** Both final states are reached from `submitted` only. */
+const REPORT_SOURCES = sourcesOf("delivered")
+  .map((status) => `'${status}'`)
+  .join(", ");
+
+/**
+ * Applies carrier delivery reports; reports for unknown or already final messages change
+ * nothing. SQLite: a prepared statement per report; PostgreSQL: one statement per batch with
+ * the reports as arrays.
+ */
+export async function applyDeliveryReports(store: Store, trx: Db, reports: DeliveryReport[]): Promise<ReportedRow[]> {
   const unique = new Map<string, DeliveryReport>();
   for (const report of reports) unique.set(`${report.connector}\u0000${report.upstreamId}`, report);
-  // Both final states are reached from `submitted` only.
-  const sources = inList(sourcesOf("delivered"));
-  for (const part of chunks([...unique.values()])) {
-    const values = sql.join(
-      part.map((r) => {
-        const reason = reasonOf(r);
-        return sql`(${r.connector}, ${r.upstreamId}, ${r.status}, cast(${r.at} as bigint), ${reason.code}, ${reason.message})`;
-      }),
+  const changed: ReportedRow[] = [];
+  // A delivered message keeps no error (a retried attempt's was cleared at its submit).
+  if (store.engine === "sqlite") {
+    const update = store.statement(
+      `update messages set status = ?, done_at = ?, error_code = ?, error_message = ?
+        where connector = ? and upstream_id = ? and status in (${REPORT_SOURCES})
+       returning ${REPORTED_COLUMNS}`,
     );
-    // A delivered message keeps no error (a retried attempt's was cleared at its submit).
-    const result = await sql<ReportedRow>`
-      with v(v_connector, v_upstream, v_status, v_at, v_code, v_message) as (values ${values})
-      update messages
-         set status = v.v_status, done_at = v.v_at, error_code = v.v_code, error_message = v.v_message
-        from v
-       where messages.connector = v.v_connector and messages.upstream_id = v.v_upstream
-         and messages.status in (${sources})
-      returning id, account_id, channel, status, created_at, job_id, recipient, done_at,
-                error_code, error_message`.execute(trx);
-    changed.push(...result.rows);
+    for (const r of unique.values()) {
+      const reason = reasonOf(r);
+      const rows = await update.all<ReportedRow>(trx, [
+        r.status,
+        r.at,
+        reason.code,
+        reason.message,
+        r.connector,
+        r.upstreamId,
+      ]);
+      for (const row of rows) changed.push(row);
+    }
+  } else {
+    const list = [...unique.values()];
+    const reasons = list.map(reasonOf);
+    const rows = await store
+      .statement(
+        `update messages as m
+            set status = v.status, done_at = v.at, error_code = v.code, error_message = v.message
+           from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[])
+                  as v(connector, upstream, status, at, code, message)
+          where m.connector = v.connector and m.upstream_id = v.upstream and m.status in (${REPORT_SOURCES})
+         returning ${REPORTED_COLUMNS.split(", ")
+           .map((column) => `m.${column}`)
+           .join(", ")}`,
+      )
+      .all<ReportedRow>(trx, [
+        list.map((r) => r.connector),
+        list.map((r) => r.upstreamId),
+        list.map((r) => r.status),
+        list.map((r) => r.at),
+        reasons.map((r) => r.code),
+        reasons.map((r) => r.message),
+      ]);
+    for (const row of rows) changed.push(row);
   }
   await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));
   return changed;

@@ -7,7 +7,7 @@
 
 import { applyDeliveryReports, type DeliveryReport, type ReportedRow } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { Db } from "../store/store.js";
+import type { Db, Store } from "../store/store.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import { type CallStatus, isFinalCallStatus, withCallStatus } from "./call-meta.js";
@@ -49,11 +49,12 @@ const keyOf = (update: CallStatusUpdate) => `${update.connector}\u0000${update.c
  * into its call's meta. Answers the messages whose state changed and the calls that exist.
  */
 export async function applyCallStatuses(
+  store: Store,
   trx: Db,
   updates: readonly CallStatusUpdate[],
 ): Promise<{ changed: ReportedRow[]; found: Set<string> }> {
   const reports = updates.flatMap((update) => deliveryReportOf(update) ?? []);
-  const changed = reports.length > 0 ? await applyDeliveryReports(trx, reports) : [];
+  const changed = reports.length > 0 ? await applyDeliveryReports(store, trx, reports) : [];
   const found = new Set<string>();
   for (const update of updates) if (await recordCallStatus(trx, update)) found.add(keyOf(update));
   return { changed, found };
@@ -137,7 +138,7 @@ export class CallStatusIngester {
   private async store(updates: readonly CallStatusUpdate[]): Promise<CallStatusUpdate[]> {
     let events = 0;
     const { changed, found } = await this.deps.store.transaction(async (trx) => {
-      const applied = await applyCallStatuses(trx, updates);
+      const applied = await applyCallStatuses(this.deps.store, trx, updates);
       if (applied.changed.length > 0) {
         events = await this.deps.webhooks.deliveryReports(
           trx,

@@ -481,7 +481,7 @@ describeEachEngine("smpp connector", (engine) => {
       const upstreamId = idOf((await connector.submit(claimed))[0]);
       expect(smsc.submits.map((submit) => submit.destination)).toEqual(Array(3).fill("919811111111"));
       await db.store.transaction((trx) =>
-        markSubmitted(trx, [{ id, connector: connector.name, upstreamId, at: Date.now(), attempts: 1 }]),
+        markSubmitted(db.store, trx, [{ id, connector: connector.name, upstreamId, at: Date.now(), attempts: 1 }]),
       );
       for (const part of (await partsOf(id)).reverse()) smsc.sendReceipt(part.upstream_id);
       const status = () =>
@@ -504,7 +504,7 @@ describeEachEngine("smpp connector", (engine) => {
     const first = await started({ name });
     const upstreamId = idOf((await first.connector.submit(claimed))[0]);
     await db.store.transaction((trx) =>
-      markSubmitted(trx, [{ id, connector: name, upstreamId, at: Date.now() - 1, attempts: 1 }]),
+      markSubmitted(db.store, trx, [{ id, connector: name, upstreamId, at: Date.now() - 1, attempts: 1 }]),
     );
     first.smsc.sendReceipt(upstreamId);
     const deadline = Date.now() + 5_000;

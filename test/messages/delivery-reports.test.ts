@@ -42,15 +42,15 @@ describeEachEngine("delivery reports", (engine) => {
     const [claimed] = await claimDueMessages(db.store, Date.now(), 10, 15_000);
     expect(claimed?.id).toBe(id);
     await db.store.transaction((trx) =>
-      markSubmitted(trx, [{ id, connector: "test", upstreamId: "U1", at: Date.now(), attempts: 1 }]),
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "U1", at: Date.now(), attempts: 1 }]),
     );
 
     const first = await db.store.transaction((trx) =>
-      applyDeliveryReports(trx, [{ connector: "test", upstreamId: "U1", status: "delivered", at: 1000 }]),
+      applyDeliveryReports(db.store, trx, [{ connector: "test", upstreamId: "U1", status: "delivered", at: 1000 }]),
     );
     expect(first.map((r) => r.id)).toEqual([id]);
     const again = await db.store.transaction((trx) =>
-      applyDeliveryReports(trx, [
+      applyDeliveryReports(db.store, trx, [
         { connector: "test", upstreamId: "U1", status: "failed", at: 2000, code: "LATE" },
         { connector: "other", upstreamId: "U1", status: "failed", at: 2000 },
       ]),
@@ -74,7 +74,7 @@ describeEachEngine("delivery reports", (engine) => {
 
     await claimDueMessages(db.store, Date.now(), 10, 15_000);
     await db.store.transaction((trx) =>
-      markSubmitted(trx, [{ id, connector: "test", upstreamId: "EARLY", at: Date.now(), attempts: 1 }]),
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "EARLY", at: Date.now(), attempts: 1 }]),
     );
     const deadline = Date.now() + 5000;
     while ((await statusOf(id)).status !== "delivered" && Date.now() < deadline)
