@@ -299,7 +299,8 @@ function reasonOf(report: DeliveryReport): { code: string | null; message: strin
   };
 }
 
-const REPORTED_COLUMNS = "id, account_id, channel, status, created_at, job_id, recipient, done_at, error_code, error_message";
+const REPORTED_COLUMNS =
+  "id, account_id, channel, status, created_at, job_id, recipient, done_at, error_code, error_message";
 /** Both final states are reached from `submitted` only. */
 const REPORT_SOURCES = sourcesOf("delivered")
   .map((status) => `'${status}'`)
