@@ -11,7 +11,8 @@ const TTL_MS = 2_000;
 
 /** What a message submitted over SMPP keeps in messages.meta. */
 export interface SmppMeta {
-  smpp: { registered_delivery: number };
+  /** `parts`: the submit_sm a message came in, when more than one (each gets its receipt). */
+  smpp: { registered_delivery: number; parts?: number };
 }
 
 export type OutboxPayload =
@@ -57,18 +58,21 @@ function statOf(message: ReportedMessage): { stat: string; state: number; err: s
 }
 
 /**
- * Whether a message reaching `status` owes its client a receipt: only a final state does
- * (registered_delivery 1: delivered or failed; 2: failed only). `submitted` is reported to
- * webhooks too, but SMPP 3.4 has no receipt for "handed to the carrier".
+ * How many receipts a message reaching `status` owes its client: none but for a final state
+ * (registered_delivery 1: delivered or failed; 2: failed only), then one per submit_sm it came
+ * in, since clients count a receipt per submit_sm_resp. `submitted` is reported to webhooks
+ * too, but SMPP 3.4 has no receipt for "handed to the carrier".
  */
-export function wantsReceipt(meta: string | null, status: string): boolean {
-  if (status !== "delivered" && status !== "failed") return false;
-  if (meta === null || !meta.includes('"smpp"')) return false;
+export function receiptsOwed(meta: string | null, status: string): number {
+  if (status !== "delivered" && status !== "failed") return 0;
+  if (meta === null || !meta.includes('"smpp"')) return 0;
   try {
-    const flag = ((JSON.parse(meta) as Partial<SmppMeta>).smpp?.registered_delivery ?? 0) & 0x03;
-    return flag === 1 || (flag === 2 && status !== "delivered");
+    const smpp = (JSON.parse(meta) as Partial<SmppMeta>).smpp;
+    const flag = (smpp?.registered_delivery ?? 0) & 0x03;
+    if (flag !== 1 && !(flag === 2 && status !== "delivered")) return 0;
+    return Math.min(255, Math.max(1, smpp?.parts ?? 1));
   } catch {
-    return false;
+    return 0;
   }
 }
 
@@ -120,7 +124,8 @@ export class SmppOutbox implements ClientEventSink {
     const outbox = [];
     for (const message of candidates) {
       const row = byId.get(message.id);
-      if (!row || !wantsReceipt(row.meta, message.status)) continue;
+      const owed = row ? receiptsOwed(row.meta, message.status) : 0;
+      if (!row || owed === 0) continue;
       const { stat, state, err } = statOf(message);
       const payload: OutboxPayload = {
         kind: "receipt",
@@ -138,15 +143,18 @@ export class SmppOutbox implements ClientEventSink {
           body: row.body,
         }),
       };
-      outbox.push({
-        account_id: message.account_id,
-        kind: "receipt" as const,
-        message_id: message.id,
-        payload: JSON.stringify(payload),
-        lease_until: null,
-        attempts: 0,
-        created_at: now,
-      });
+      for (let i = 0; i < owed; i++) {
+        outbox.push({
+          account_id: message.account_id,
+          kind: "receipt" as const,
+          message_id: message.id,
+          payload: JSON.stringify(payload),
+          lease_until: null,
+          attempts: 0,
+          created_at: now,
+          retry_at: null,
+        });
+      }
     }
     await this.store.insertMany(trx, "smpp_outbox", outbox);
     return outbox.length;
@@ -164,6 +172,7 @@ export class SmppOutbox implements ClientEventSink {
         lease_until: null,
         attempts: 0,
         created_at: now,
+        retry_at: null,
       },
     ]);
     return 1;

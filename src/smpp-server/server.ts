@@ -209,18 +209,24 @@ export class SmppServer {
   }
 
   /**
-   * Binds of an account blocked, deactivated or denied SMPP access since they bound are
-   * unbound (their submits meanwhile are refused: account_inactive, ESME_RPROHIBITED).
+   * Follows the operator's changes to the bound accounts: a new submits-per-second limit applies
+   * to open binds; binds of an account blocked, deactivated or denied SMPP access are unbound
+   * (their submits meanwhile are refused: account_inactive, ESME_RPROHIBITED).
    */
   private async checkAccounts(): Promise<void> {
     const ids = [...this.binds.keys()];
     if (ids.length === 0 || this.stopping) return;
-    let rows: Array<{ id: number; status: Principal["status"]; smpp: number | null }>;
+    let rows: Array<{ id: number; status: Principal["status"]; smpp: number | null; perSecond: number | null }>;
     try {
       rows = await this.deps.store.db
         .selectFrom("accounts")
         .leftJoin("smpp_accounts", "smpp_accounts.account_id", "accounts.id")
-        .select(["accounts.id", "accounts.status", "smpp_accounts.account_id as smpp"])
+        .select([
+          "accounts.id",
+          "accounts.status",
+          "smpp_accounts.account_id as smpp",
+          "smpp_accounts.submits_per_second as perSecond",
+        ])
         .where("accounts.id", "in", ids)
         .execute();
     } catch (error) {
@@ -230,13 +236,18 @@ export class SmppServer {
     const current = new Map(rows.map((row) => [Number(row.id), row]));
     for (const accountId of ids) {
       const row = current.get(accountId);
-      if (row?.status === "active" && row.smpp !== null) continue;
+      const usable = row?.status === "active" && row.smpp !== null;
       for (const bind of this.binds.get(accountId) ?? []) {
-        if (bind.account && row) {
-          bind.account = { ...bind.account, principal: { ...bind.account.principal, status: row.status } };
+        if (!bind.account || !bind.isBound) continue;
+        if (usable) {
+          if (bind.account.submitsPerSecond !== row.perSecond) {
+            bind.account = { ...bind.account, submitsPerSecond: row.perSecond ?? 0 };
+          }
+          continue;
         }
+        if (row) bind.account = { ...bind.account, principal: { ...bind.account.principal, status: row.status } };
         this.deps.logger.info(
-          { bind: bind.id, account: bind.account?.principal.username, status: row?.status ?? "removed" },
+          { bind: bind.id, account: bind.account.principal.username, status: row?.status ?? "removed" },
           row?.smpp === null ? "SMPP access removed; unbinding" : "SMPP account no longer active; unbinding",
         );
         void bind.unbind();

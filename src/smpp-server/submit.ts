@@ -11,6 +11,7 @@ import { newQueueId } from "../core/ids.js";
 import { isGsm7 } from "../core/segments.js";
 import type { AcceptService } from "../messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
+import type { SmppMeta } from "./outbox.js";
 import { type SubmitFields, TLV, type UnsuccessfulDestination } from "./pdu.js";
 import { STATUS, statusOfRefusal } from "./status.js";
 
@@ -192,6 +193,7 @@ export class Submitter {
     }
     let text = decodeSubmitText(bytes, fields.dataCoding);
     let id: string | undefined;
+    let parts = 1;
     if (concatenation && concatenation.total > 1) {
       if (multi) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, "submit_multi takes whole messages, not parts");
       const { total, sequence } = concatenation;
@@ -206,6 +208,7 @@ export class Submitter {
       if (joined.text === undefined) return { status: 0, messageId: joined.id };
       text = joined.text;
       id = joined.id;
+      parts = total;
     }
     const input: SmsSendInput = {
       senderId: fields.source,
@@ -221,7 +224,12 @@ export class Submitter {
     const registeredDelivery = fields.registeredDelivery & 0x03;
     for (const draft of order.drafts) {
       if (id !== undefined) draft.id = id;
-      if (registeredDelivery !== 0) draft.meta = { smpp: { registered_delivery: registeredDelivery } };
+      // A client counts one receipt per submit_sm: a message sent in parts gets one per part.
+      if (registeredDelivery !== 0) {
+        const smpp: SmppMeta["smpp"] = { registered_delivery: registeredDelivery };
+        if (parts > 1) smpp.parts = parts;
+        draft.meta = { smpp };
+      }
     }
     const outcome = await this.deps.acceptor.accept(order);
     if (outcome.kind !== "accepted") throw new GatewayError("internal_error");

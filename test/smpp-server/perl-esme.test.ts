@@ -1,0 +1,200 @@
+// The SMPP server with an ESME that is not ours: Perl's Net::SMPP (Debian's libnet-smpp-perl) over
+// real TCP on 127.0.0.1, through the real gateway on both engines. The `smpp` package is on both
+// ends of the other tests' wire; here the bytes come from and go to another implementation:
+// wrong password, single and multipart GSM-7 and UCS-2 submits (UDH, SAR, message_payload), a
+// receipt per submit_sm (two for a message sent in two parts), a receipt held while unbound and
+// delivered on rebind, throttling, MO.
+import { beforeAll, describe, expect, it } from "vitest";
+import { encodeGsm7 } from "../../src/carriers/smpp/index.js";
+import type { Engine } from "../../src/store/engine.js";
+import { perlSmscAvailable } from "../carriers/perl-smsc.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { assignNumber } from "../inbound/helpers.js";
+import { type SmppAccount, smppAccount, smppPort, until } from "./client.js";
+import { PerlEsme, receiptOf } from "./perl-esme.js";
+
+const ESME_RINVPASWD = 0x0e;
+const ESME_RTHROTTLED = 0x58;
+const hex = (bytes: Buffer) => bytes.toString("hex");
+const ucs2 = (text: string) => Buffer.from(text, "utf16le").swap16();
+
+const perl = perlSmscAvailable();
+if (!perl.available && process.env.SWITCHBOARD_REQUIRE_PERL_SMSC === "1") {
+  throw new Error(`SWITCHBOARD_REQUIRE_PERL_SMSC=1 but Net::SMPP cannot run: ${perl.reason}`);
+}
+if (perl.available) {
+  describeEachEngine("SMPP server with Net::SMPP as the ESME", suite);
+} else {
+  console.warn(`Net::SMPP unavailable (${perl.reason}): the Perl ESME suites skipped.`);
+  for (const engine of ["sqlite", "postgres"] as const) {
+    describe.skip(`SMPP server with Net::SMPP as the ESME [${engine}] (skipped: ${perl.reason})`, () => suite(engine));
+  }
+}
+
+function suite(engine: Engine): void {
+  const gateway = useTestGateway(engine, {
+    env: { SMPP_SERVER_PORT: "auto", SIMULATOR_LATENCY_MS: "20", SIMULATOR_FAILURE_RATE: "0" },
+  });
+  let operator: TestAccount;
+
+  beforeAll(async () => {
+    operator = await buildAccount(gateway(), { role: "operator", sender: null });
+  });
+
+  async function bound(t: TestGateway, account: SmppAccount, mode: "transmitter" | "receiver" | "transceiver") {
+    const esme = await PerlEsme.connect(smppPort(t));
+    expect(await esme.bind(mode, account.username, account.smppPassword)).toBe(0);
+    return esme;
+  }
+
+  const messageRow = (t: TestGateway, id: string) =>
+    t.db.store.db
+      .selectFrom("messages")
+      .select(["body", "encoding", "segments", "recipient"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
+
+  it("refuses a wrong password with ESME_RINVPASWD and binds with the right one", async () => {
+    const t = gateway();
+    const account = await smppAccount(t);
+    const esme = await PerlEsme.connect(smppPort(t));
+    expect(await esme.bind("transceiver", account.username, "wrong")).toBe(ESME_RINVPASWD);
+    expect(await esme.bind("transceiver", account.username, account.smppPassword)).toBe(0);
+    expect(esme.received("bind_transceiver_resp")[1]!.system_id).toBe("Switchboard");
+  });
+
+  it("submits single and multipart GSM-7 and UCS-2 messages, each with its receipt", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 50 } });
+    const esme = await bound(t, account, "transceiver");
+    const base = { source: "SWBRD", registered_delivery: 1 };
+    const single = await esme.submit({
+      ...base,
+      ref: "single",
+      destination: "919876543201",
+      short_message: hex(encodeGsm7("Hello from Perl @ 10€")),
+    });
+    // GSM-7 in two UDH parts.
+    const first = "A".repeat(153);
+    const udh = (sequence: number) => Buffer.from([5, 0, 3, 0x51, 2, sequence]);
+    const part1 = await esme.submit({
+      ...base,
+      ref: "udh-1",
+      destination: "919876543202",
+      esm_class: 0x40,
+      short_message: hex(Buffer.concat([udh(1), encodeGsm7(first)])),
+    });
+    const part2 = await esme.submit({
+      ...base,
+      ref: "udh-2",
+      destination: "919876543202",
+      esm_class: 0x40,
+      short_message: hex(Buffer.concat([udh(2), encodeGsm7("and the rest")])),
+    });
+    // UCS-2 in two SAR parts.
+    const hindi = ["नमस्ते ".repeat(10), "दुनिया"];
+    const sar = [];
+    for (const [index, text] of hindi.entries()) {
+      sar.push(
+        await esme.submit({
+          ...base,
+          ref: `sar-${index}`,
+          destination: "919876543203",
+          data_coding: 8,
+          short_message: hex(ucs2(text)),
+          sar: [0x0777, 2, index + 1],
+        }),
+      );
+    }
+    // UCS-2 whole in message_payload.
+    const payloadText = "Привет, это длинное сообщение из Perl. ".repeat(3);
+    const payload = await esme.submit({
+      ...base,
+      ref: "payload",
+      destination: "919876543204",
+      data_coding: 8,
+      message_payload: hex(ucs2(payloadText)),
+    });
+    for (const answer of [single, part1, part2, ...sar, payload]) expect(answer.status, answer.ref).toBe(0);
+    expect(part1.message_id).toBe(part2.message_id);
+    expect(sar[0]!.message_id).toBe(sar[1]!.message_id);
+    expect(await messageRow(t, single.message_id!)).toMatchObject({ body: "Hello from Perl @ 10€", segments: 1 });
+    expect(await messageRow(t, part2.message_id!)).toMatchObject({
+      body: `${first}and the rest`,
+      encoding: "gsm7",
+      segments: 2,
+    });
+    expect(await messageRow(t, sar[1]!.message_id!)).toMatchObject({ body: hindi.join(""), encoding: "ucs2" });
+    expect(await messageRow(t, payload.message_id!)).toMatchObject({ body: payloadText, encoding: "ucs2" });
+
+    // One receipt per submit_sm: the messages sent in two parts get two, naming the one id.
+    const ids = [single, part1, part2, ...sar, payload].map((answer) => answer.message_id!);
+    const receipts = (await esme.delivered(6)).map(receiptOf);
+    expect(receipts.map((r) => r.receiptedId).sort()).toEqual([...ids].sort());
+    for (const receipt of receipts) {
+      expect(receipt.state).toBe(2);
+      expect(receipt.text).toMatch(new RegExp(`^id:${receipt.receiptedId} sub:001 dlvrd:001 .* stat:DELIVRD err:000`));
+    }
+    expect(esme.received("deliver_sm").every((event) => (event.esm_class! & 0x04) === 0x04)).toBe(true);
+  });
+
+  it("holds a receipt while the client is unbound and delivers it when it binds again", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const first = await bound(t, account, "transceiver");
+    first.unbind();
+    await first.waitFor(() => first.closed, "the unbind");
+    const transmitter = await bound(t, account, "transmitter");
+    const answer = await transmitter.submit({
+      ref: "held",
+      source: "SWBRD",
+      destination: "919876543205",
+      short_message: hex(encodeGsm7("held for later")),
+      registered_delivery: 1,
+    });
+    expect(answer.status).toBe(0);
+    await until(async () => {
+      const rows = await t.db.store.db
+        .selectFrom("smpp_outbox")
+        .select("message_id")
+        .where("account_id", "=", account.id)
+        .execute();
+      return rows.some((row) => row.message_id === answer.message_id);
+    });
+    expect(transmitter.received("deliver_sm")).toEqual([]);
+    const receiver = await bound(t, account, "receiver");
+    const [receipt] = await receiver.delivered(1);
+    expect(receiptOf(receipt!)).toMatchObject({ receiptedId: answer.message_id, state: 2 });
+    expect(receiptOf(receipt!).text).toContain("text:held for later");
+  });
+
+  it("throttles past the account's submits per second with ESME_RTHROTTLED", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, { submitsPerSecond: 2 }, { credits: { sms: 20 } });
+    const esme = await bound(t, account, "transmitter");
+    const refs = Array.from({ length: 8 }, (_, i) => `burst-${i}`);
+    for (const ref of refs) {
+      esme.send({ ref, source: "SWBRD", destination: "919876543206", short_message: hex(encodeGsm7(ref)) });
+    }
+    const statuses = await Promise.all(refs.map(async (ref) => (await esme.answerTo(ref)).status));
+    expect(statuses.filter((s) => s === 0).length).toBeGreaterThanOrEqual(1);
+    expect(statuses.filter((s) => s === 0).length).toBeLessThanOrEqual(4);
+    expect(statuses.filter((s) => s === ESME_RTHROTTLED).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("delivers MO messages to the receiver, GSM-7 and UCS-2", async () => {
+    const t = gateway();
+    const account = await smppAccount(t);
+    await assignNumber(t, operator, account, "9220502201");
+    const esme = await bound(t, account, "receiver");
+    const simulator = t.gateway.workers!.simulator;
+    await simulator.generateInbound({ to: "9220502201", from: "9876543207", message: "reply from a handset" });
+    await simulator.generateInbound({ to: "9220502201", from: "9876543208", message: "जवाब" });
+    const [plain, unicode] = await esme.delivered(2);
+    expect(plain).toMatchObject({ source: "9876543207", destination: "9220502201", esm_class: 0, data_coding: 0 });
+    expect(Buffer.from(plain!.short_message!, "hex").toString("latin1")).toBe("reply from a handset");
+    expect(unicode).toMatchObject({ source: "9876543208", data_coding: 8 });
+    expect(Buffer.from(unicode!.short_message!, "hex").swap16().toString("utf16le")).toBe("जवाब");
+  });
+}
