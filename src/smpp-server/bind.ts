@@ -49,7 +49,8 @@ export interface BindHost {
   systemId: string;
   authenticate(bind: Bind, systemId: string, password: string): Promise<{ status: number; account?: BoundAccount }>;
   submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult>;
-  bound(bind: Bind): void;
+  /** Records the bind (the operator's listing); it is answered once this resolves. */
+  bound(bind: Bind): Promise<void>;
   /** The bind no longer takes traffic: unbound, closed, or refused after authenticate gave it a place. */
   closed(bind: Bind): void;
   /** A deliver_sm slot came free. */
@@ -226,8 +227,12 @@ export class Bind {
     }
     this.account = outcome.account;
     this.state = "bound";
+    // Listed before the client hears it is bound.
+    await this.host.bound(this);
+    if (this.state !== "bound") return;
     this.write(encodePdu(responseId(pdu.commandId), pdu.sequence, STATUS.ESME_ROK, cstringBody(this.host.systemId)));
-    this.host.bound(this);
+    // What the account is owed may go now.
+    this.host.ready(this);
   }
 
   private request(pdu: Pdu, command: SubmitCommand): void {

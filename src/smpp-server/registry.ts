@@ -127,7 +127,8 @@ export class BindReports {
     return `${this.processId}-${this.count}`;
   }
 
-  added(bind: ReportedBind): void {
+  /** Writes the bind's row; resolves once written (or failed, which is logged). */
+  added(bind: ReportedBind): Promise<void> {
     const now = this.clock.now().getTime();
     this.lastReport.set(bind.id, { submits: bind.submits, at: now });
     const insert = this.store.db
@@ -152,6 +153,7 @@ export class BindReports {
       .then(() => undefined)
       .catch((error: unknown) => this.logger.warn({ err: error, bind: bind.id }, "SMPP bind not recorded"));
     this.inserted.set(bind.id, insert);
+    return insert;
   }
 
   removed(id: string): void {

@@ -90,8 +90,7 @@ export class SmppServer {
         );
         this.reported.add(bind);
         this.deps.metrics.smppBinds.inc(bindLabels(bind));
-        this.reports.added(reportOf(bind));
-        if (bind.canReceive && bind.account) this.pump(bind.account.principal.accountId);
+        return this.reports.added(reportOf(bind));
       },
       closed: (bind) => {
         this.all.delete(bind);
