@@ -223,6 +223,10 @@ function openPostgres(url: string, options: StoreOptions): Store {
   pool.on("connect", (client) => {
     const pid = (client as pg.Client & { processID?: number }).processID;
     if (pid) ownBackends.add(pid);
+    // The pool listens for errors only while a client is idle in it: a connection lost while a
+    // transaction holds it (the server restarted) would emit an 'error' nobody hears and end
+    // the process. Its statement fails instead, and the pool drops the client when it returns.
+    client.on("error", () => undefined);
   });
   pool.on("remove", (client) => {
     const pid = (client as pg.Client & { processID?: number }).processID;
