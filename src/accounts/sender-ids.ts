@@ -67,17 +67,6 @@ export async function listSenderIds(db: Db, accountId: number, status?: Approval
   return query.orderBy("id").execute();
 }
 
-export async function isSenderApproved(db: Db, accountId: number, sender: string): Promise<boolean> {
-  const row = await db
-    .selectFrom("sender_ids")
-    .select("id")
-    .where("account_id", "=", accountId)
-    .where("sender", "=", sender.trim().toUpperCase())
-    .where("status", "=", "approved")
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 export function describeSenderId(row: SenderIdRow) {
   return {
     id: row.id,

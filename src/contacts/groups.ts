@@ -58,15 +58,6 @@ function counted(row: ContactGroupRow & { contacts: number | string | null }): G
   return { ...row, contacts: Number(row.contacts ?? 0) };
 }
 
-export async function getGroup(db: Db, accountId: number, groupId: number): Promise<GroupWithCount | undefined> {
-  if (!isId(groupId)) return undefined;
-  const row = await withContactCount(db)
-    .where("contact_groups.id", "=", groupId)
-    .where("contact_groups.account_id", "=", accountId)
-    .executeTakeFirst();
-  return row ? counted(row) : undefined;
-}
-
 /** The account's groups, oldest first, with the number of contacts in each. */
 export async function listGroups(
   db: Db,

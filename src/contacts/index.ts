@@ -10,6 +10,5 @@
 //   v2-schemas.ts      the answers' schemas (ContactGroup, Contact, ContactImport)
 //   v2-upload.ts       POST /api/v2/groups/{id}/contacts: a JSON list, or a CSV body streamed (never
 //                      held whole), up to CONTACTS_UPLOAD_MAX_MB (64 MiB by default)
-export { addContacts, type ContactEntry, type ContactImportReport, listContacts } from "./contacts.js";
-export { createGroup, deleteGroup, getGroup, groupExists, listGroups } from "./groups.js";
+export { createGroup, groupExists } from "./groups.js";
 export { registerV2ContactRoutes } from "./v2-routes.js";

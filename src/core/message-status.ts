@@ -23,8 +23,6 @@ const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
   read: [],
 };
 
-export const FINAL_STATUSES: readonly MessageStatus[] = ["delivered", "failed", "cancelled"];
-
 export class IllegalTransitionError extends Error {
   constructor(
     readonly from: MessageStatus,

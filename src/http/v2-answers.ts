@@ -104,10 +104,6 @@ const EVERY_CALL = [400, 401, 403, 429, 500];
 /** Statuses of a call that reads a body. */
 const WITH_BODY = [413, 415];
 
-export function isErrorStatus(status: number): boolean {
-  return status in ERROR_STATUSES;
-}
-
 /**
  * The error answers of a v2 route, in its envelope: the statuses every call can answer, the
  * body's when it reads one, and the route's own (`config.errors`).

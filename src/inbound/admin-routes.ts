@@ -22,7 +22,7 @@ import {
 type Deps = InboundDeps;
 
 /** The connector name of messages injected through the operator API. */
-export const OPERATOR_CONNECTOR = "operator";
+const OPERATOR_CONNECTOR = "operator";
 
 const Username = Type.Object({ username: Type.String() });
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });

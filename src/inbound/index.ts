@@ -14,11 +14,11 @@
 //   v2-routes.ts       GET/POST /api/v2/keywords, GET /api/v2/keywords/{id}, GET /api/v2/inbound
 //   v2-schemas.ts      the keyword body and the answers' schemas (Keyword, InboundMessage)
 //   metrics.ts         switchboard_inbound_messages_total, switchboard_keyword_replies_total
-export { OPERATOR_CONNECTOR, registerInboundAdminRoutes } from "./admin-routes.js";
+export { registerInboundAdminRoutes } from "./admin-routes.js";
 export * from "./ingest.js";
 export * from "./keywords.js";
 export * from "./messages.js";
 export * from "./numbers.js";
 export * from "./operations.js";
-export { SUPPRESSIONS_CHANGED, SuppressionList } from "./suppression.js";
+export { SuppressionList } from "./suppression.js";
 export { registerV2InboundRoutes } from "./v2-routes.js";

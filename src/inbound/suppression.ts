@@ -9,7 +9,7 @@ import type { Db, Store } from "../store/store.js";
 import { MAX_DIGITS, normalizePhoneNumber } from "./numbers.js";
 
 /** Signal sent (payload: the account id) after an account's suppression list changes. */
-export const SUPPRESSIONS_CHANGED = "suppressions_changed";
+const SUPPRESSIONS_CHANGED = "suppressions_changed";
 /** A list up to this size is held in memory; a longer one is queried per send, 500 numbers a query. */
 const MAX_CACHED = 10_000;
 const QUERY_BATCH = 500;

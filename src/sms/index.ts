@@ -31,6 +31,6 @@
 //   sender-approvals.ts   sender-ID approval lookups on the send path, remembered for 2 s
 //   report-format.ts   the v2 delivery report of one message, as the status call answers it
 export { accountDltEntity } from "./dlt-entity.js";
-export { LEGACY_PREFIXES, registerLegacyRoutes } from "./legacy-routes.js";
+export { registerLegacyRoutes } from "./legacy-routes.js";
 export { SmsPolicy, type SmsSendInput } from "./policy.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";

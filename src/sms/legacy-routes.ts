@@ -27,7 +27,7 @@ type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
   smsPolicy: SmsPolicy;
 };
 
-export const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
+const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
 const MAX_MIS_LIMIT = 1000;
 /** Far past any account's messages, and within what both databases take as an offset. */
 const MAX_MIS_OFFSET = 100_000_000;

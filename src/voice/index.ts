@@ -43,7 +43,7 @@ import { registerStatusCallbackRoute, statusCallbackUrl } from "./status-callbac
 
 export { registerVoiceAdminRoutes } from "./admin-routes.js";
 export { callReport } from "./call-meta.js";
-export { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus } from "./caller-ids.js";
+export { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
 export { VOICE_HTTP_CONNECTOR } from "./http-connector.js";
 export { VOICE_SIMULATOR_CONNECTOR } from "./simulator.js";
 export { registerV2VoiceRoutes } from "./v2-routes.js";

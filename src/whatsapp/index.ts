@@ -29,7 +29,7 @@
 //   admin-routes.ts    /admin/api/accounts/{username}/whatsapp: settings, template sync and test-only
 //                      mark, simulated customer messages
 export { registerWhatsAppAdminRoutes } from "./admin-routes.js";
-export { META_WEBHOOK_PATH, registerMetaWebhookRoutes } from "./meta-routes.js";
+export { registerMetaWebhookRoutes } from "./meta-routes.js";
 export { startWhatsAppUpkeep } from "./upkeep.js";
 export { registerV2WhatsAppRoutes } from "./v2-routes.js";
 export { DEMO_WHATSAPP, setUpWhatsAppDemo, WhatsApp, type WhatsAppDeps } from "./whatsapp.js";

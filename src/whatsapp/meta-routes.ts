@@ -12,7 +12,7 @@ import type { WhatsApp } from "./whatsapp.js";
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config"> & { whatsapp: WhatsApp };
 
-export const META_WEBHOOK_PATH = "/webhooks/whatsapp";
+const META_WEBHOOK_PATH = "/webhooks/whatsapp";
 /** Meta's callbacks are small; a batch of statuses stays far below this. */
 const BODY_LIMIT = 1024 * 1024;
 

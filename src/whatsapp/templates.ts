@@ -5,7 +5,6 @@ import type { Clock } from "../core/clock.js";
 import type { WhatsAppTemplatesTable } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import type { GraphComponent, GraphTemplate } from "./graph.js";
-import type { WhatsAppSender } from "./settings.js";
 
 export type WhatsAppTemplateRow = Omit<WhatsAppTemplatesTable, "id"> & { id: number };
 
@@ -152,9 +151,6 @@ export async function templatesNamed(db: Db, accountId: number, name: string): P
     .orderBy("id")
     .execute();
 }
-
-/** Source of an account's templates: the connector. */
-export type TemplateSource = (sender: WhatsAppSender) => Promise<GraphTemplate[]>;
 
 /**
  * Replaces the account's stored templates with the business account's list, in one
