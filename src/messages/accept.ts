@@ -1,94 +1,19 @@
 // Accepting sends: debit, message rows and ledger entry in one transaction, with concurrent
 // sends grouped into one transaction per tick (group commit). With SQLite synchronous=FULL an
 // fsync per send would cap throughput at a few hundred per second; one fsync per group does not.
-import { sql } from "kysely";
 import { type Debit, debitAllOrNothing } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
-import type { Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { formatBroadcastId, newQueueId } from "../core/ids.js";
 import { localDay } from "../core/time.js";
-import type { MessageStatus, NewBulkPart, NewMessage } from "../store/schema.js";
+import type { NewBulkPart, NewMessage } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
+import { bulkPart, recordJob } from "./accept-job.js";
+import { countFlood } from "./flood-counter.js";
 import { claimIdempotencyKey } from "./idempotency.js";
 import { messageRow } from "./rows.js";
+import type { AcceptedMessage, AcceptedSend, AcceptOutcome, SendOrder } from "./send-order.js";
 import { SequenceAllocator } from "./sequence.js";
-
-export interface MessageDraft {
-  /** The queue id, when the client was given it before acceptance (an SMPP message sent in parts). */
-  id?: string;
-  recipient: string;
-  sender: string;
-  body: string;
-  encoding: string | null;
-  segments: number;
-  flash: boolean;
-  route: string;
-  lane: number;
-  /** Milli-credits for this message. */
-  credits: number;
-  dueAt: number;
-  dltEntityId?: string | null;
-  dltTemplateId?: string | null;
-  /** The approved template the content matched. */
-  templateId?: number | null;
-  meta?: Record<string, unknown> | null;
-}
-
-/** Put the messages of a send into a bulk job: a new one, or one the client is still filling. */
-export type JobRequest =
-  | {
-      kind: "create";
-      route: string;
-      sender: string;
-      groupId: number | null;
-      scheduledAt: number | null;
-      /** Recipients refused before acceptance (counted on the job, not sent). */
-      rejected: number;
-    }
-  | { kind: "append"; id: number; batchId: string; rejected: number };
-
-export interface SendOrder {
-  accountId: number;
-  timeZone: string;
-  channel: string;
-  wallet: Wallet;
-  drafts: MessageDraft[];
-  /** Status the messages start in: queued, or scheduled when due later. */
-  status?: Extract<MessageStatus, "queued" | "scheduled">;
-  idempotency?: { key: string; requestHash: string; respond: (accepted: AcceptedSend) => string };
-  /** SMS accepted per account-local day may not exceed this (0 = no limit); counted either way. */
-  floodLimit?: number;
-  /** The bulk job these messages belong to. */
-  job?: JobRequest;
-  /**
-   * Writes what the messages share (an email's content and attachments) inside the transaction
-   * that accepts them, once accepted; its answer is set on every message row (`content_id`).
-   */
-  attach?: (trx: Db, send: AcceptedSend) => Promise<{ content_id: number }>;
-}
-
-export interface AcceptedMessage {
-  id: string;
-  recipient: string;
-  dueAt: number;
-  status: MessageStatus;
-}
-
-export interface AcceptedSend {
-  broadcastId: string;
-  /** Messages accepted (for a bulk job, `messages` is empty: they are created by the expander). */
-  accepted: number;
-  /** The bulk job, when the order asked for one. */
-  jobId?: number;
-  messages: AcceptedMessage[];
-  credits: number;
-}
-
-export type AcceptOutcome =
-  | { kind: "accepted"; send: AcceptedSend }
-  /** Another request with the same Idempotency-Key won; replay its stored answer. */
-  | { kind: "duplicate" };
 
 interface Pending {
   order: SendOrder;
@@ -110,11 +35,6 @@ export interface AcceptorHooks {
 }
 
 const MAX_GROUP_MESSAGES = 2000;
-
-/** What the request handlers use: an Acceptor, or one that hands sends to another thread's. */
-export interface AcceptService {
-  accept(order: SendOrder): Promise<AcceptOutcome>;
-}
 
 export class Acceptor {
   private queue: Pending[] = [];
@@ -381,131 +301,4 @@ export class Acceptor {
     await this.store.insertMany(trx, "messages", rows);
     return outcomes;
   }
-}
-
-/** Creates the bulk job of an accepted send, or adds the send to the job it extends. */
-async function recordJob(trx: Db, pending: Pending, now: number): Promise<void> {
-  const { order, prepared, count, part } = pending;
-  const job = order.job;
-  if (!job || prepared.jobId === undefined) return;
-  await recordJobRow(trx, order, prepared, job, count, now);
-  if (part) await trx.insertInto("bulk_parts").values(part).execute();
-}
-
-async function recordJobRow(
-  trx: Db,
-  order: SendOrder,
-  prepared: AcceptedSend,
-  job: JobRequest,
-  count: number,
-  now: number,
-): Promise<void> {
-  if (job.kind === "create") {
-    await trx
-      .insertInto("bulk_jobs")
-      .values({
-        id: prepared.jobId,
-        account_id: order.accountId,
-        batch_id: prepared.broadcastId,
-        status: "queued",
-        route: job.route,
-        sender: job.sender,
-        group_id: job.groupId,
-        total: count,
-        rejected: job.rejected,
-        delivered: 0,
-        failed: 0,
-        cancelled: 0,
-        credits: prepared.credits,
-        scheduled_at: job.scheduledAt,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
-    return;
-  }
-  // A job that completed while this part was on its way opens again: its new messages are pending.
-  await trx
-    .updateTable("bulk_jobs")
-    .set({
-      total: sql`total + ${count}`,
-      rejected: sql`rejected + ${job.rejected}`,
-      credits: sql`credits + ${prepared.credits}`,
-      status: sql`case when status = 'completed' then 'processing' else status end`,
-      completed_at: null,
-      updated_at: now,
-    })
-    .where("id", "=", job.id)
-    .execute();
-}
-
-/**
- * Adds `n` to the account's counter for `day`. With a limit, only if the total stays within
- * it; returns whether the count was taken. A negative `n` gives back a count taken earlier.
- */
-async function countFlood(
-  store: Store,
-  trx: Db,
-  accountId: number,
-  day: string,
-  n: number,
-  limit: number,
-): Promise<boolean> {
-  if (n < 0) {
-    await store
-      .statement("update flood_counters set count = count + ? where account_id = ? and day = ?")
-      .run(trx, [n, accountId, day]);
-    return true;
-  }
-  const bounded = limit > 0;
-  if (bounded && n > limit) return false;
-  // One statement: the day's first count inserts, a later one adds within the limit (0: none).
-  const counted = await store
-    .statement(
-      "insert into flood_counters (account_id, day, count) values (?, ?, ?) on conflict (account_id, day) do update set count = flood_counters.count + excluded.count where ? = 0 or flood_counters.count + excluded.count <= ?",
-    )
-    .run(trx, [accountId, day, n, bounded ? 1 : 0, limit]);
-  return counted > 0;
-}
-
-/** The part of a bulk job: what every message shares, and the recipients in one column. */
-function bulkPart(order: SendOrder, broadcastId: string, jobId: number, status: string, now: number): NewBulkPart {
-  const first = order.drafts[0]!;
-  for (const draft of order.drafts) {
-    if (
-      draft.body !== first.body ||
-      draft.sender !== first.sender ||
-      draft.credits !== first.credits ||
-      draft.dueAt !== first.dueAt ||
-      draft.route !== first.route ||
-      draft.templateId !== first.templateId
-    ) {
-      throw new Error("a bulk job's messages must share everything but the recipient");
-    }
-  }
-  return {
-    job_id: jobId,
-    account_id: order.accountId,
-    broadcast_id: broadcastId,
-    status: "pending",
-    recipients: order.drafts.map((d) => d.recipient).join(","),
-    count: order.drafts.length,
-    next_index: 0,
-    channel: order.channel,
-    sender: first.sender,
-    body: first.body,
-    encoding: first.encoding,
-    segments: first.segments,
-    flash: first.flash ? 1 : 0,
-    route: first.route,
-    lane: first.lane,
-    wallet: order.wallet,
-    credits: first.credits,
-    dlt_entity_id: first.dltEntityId ?? null,
-    dlt_template_id: first.dltTemplateId ?? null,
-    template_id: first.templateId ?? null,
-    // A scheduled part waits here until it is due; the expander then queues its messages.
-    due_at: status === "scheduled" ? first.dueAt : Math.min(first.dueAt, now),
-    created_at: now,
-  };
 }

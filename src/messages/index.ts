@@ -4,6 +4,11 @@
 //   accept.ts          Acceptor: group commit of sends (idempotency claims, debits, ledger entries,
 //                      message rows in one transaction per group; a bulk send's job created or
 //                      extended in the same transaction); resolves only after the commit
+//   send-order.ts      what a family hands the Acceptor (SendOrder of MessageDrafts, JobRequest) and what
+//                      it gets back (AcceptOutcome, AcceptedSend); AcceptService
+//   accept-job.ts      a send's bulk job in the Acceptor's transaction: the job row created or extended,
+//                      the part holding the recipients until the expander makes them messages
+//   flood-counter.ts   the per-account daily SMS counter behind the flood limit
 //   jobs.ts            bulk-job bookkeeping: queued → processing on a first submit; delivered, failed
 //                      and cancelled counters (and completed) moved in the transactions that move
 //                      the messages, so a job's delivery summary is exact at every moment
@@ -28,6 +33,7 @@ export * from "./jobs.js";
 export * from "./listing.js";
 export * from "./lookup.js";
 export * from "./rows.js";
+export * from "./send-order.js";
 export * from "./sequence.js";
 export * from "./stats.js";
 export * from "./timeline.js";

@@ -1,0 +1,119 @@
+// The bulk job of a send, written in the Acceptor's transaction: the job row created or extended,
+// and the part that holds the recipients until the expander makes them messages.
+import { sql } from "kysely";
+import type { NewBulkPart } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+import type { AcceptedSend, JobRequest, SendOrder } from "./send-order.js";
+
+/** What recordJob reads of an accepted send. */
+export interface JobWrite {
+  order: SendOrder;
+  prepared: AcceptedSend;
+  /** Messages in the send (rows, or recipients of the part). */
+  count: number;
+  part: NewBulkPart | undefined;
+}
+
+/** Creates the bulk job of an accepted send, or adds the send to the job it extends. */
+export async function recordJob(trx: Db, pending: JobWrite, now: number): Promise<void> {
+  const { order, prepared, count, part } = pending;
+  const job = order.job;
+  if (!job || prepared.jobId === undefined) return;
+  await recordJobRow(trx, order, prepared, job, count, now);
+  if (part) await trx.insertInto("bulk_parts").values(part).execute();
+}
+
+async function recordJobRow(
+  trx: Db,
+  order: SendOrder,
+  prepared: AcceptedSend,
+  job: JobRequest,
+  count: number,
+  now: number,
+): Promise<void> {
+  if (job.kind === "create") {
+    await trx
+      .insertInto("bulk_jobs")
+      .values({
+        id: prepared.jobId,
+        account_id: order.accountId,
+        batch_id: prepared.broadcastId,
+        status: "queued",
+        route: job.route,
+        sender: job.sender,
+        group_id: job.groupId,
+        total: count,
+        rejected: job.rejected,
+        delivered: 0,
+        failed: 0,
+        cancelled: 0,
+        credits: prepared.credits,
+        scheduled_at: job.scheduledAt,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
+    return;
+  }
+  // A job that completed while this part was on its way opens again: its new messages are pending.
+  await trx
+    .updateTable("bulk_jobs")
+    .set({
+      total: sql`total + ${count}`,
+      rejected: sql`rejected + ${job.rejected}`,
+      credits: sql`credits + ${prepared.credits}`,
+      status: sql`case when status = 'completed' then 'processing' else status end`,
+      completed_at: null,
+      updated_at: now,
+    })
+    .where("id", "=", job.id)
+    .execute();
+}
+
+/** The part of a bulk job: what every message shares, and the recipients in one column. */
+export function bulkPart(
+  order: SendOrder,
+  broadcastId: string,
+  jobId: number,
+  status: string,
+  now: number,
+): NewBulkPart {
+  const first = order.drafts[0]!;
+  for (const draft of order.drafts) {
+    if (
+      draft.body !== first.body ||
+      draft.sender !== first.sender ||
+      draft.credits !== first.credits ||
+      draft.dueAt !== first.dueAt ||
+      draft.route !== first.route ||
+      draft.templateId !== first.templateId
+    ) {
+      throw new Error("a bulk job's messages must share everything but the recipient");
+    }
+  }
+  return {
+    job_id: jobId,
+    account_id: order.accountId,
+    broadcast_id: broadcastId,
+    status: "pending",
+    recipients: order.drafts.map((d) => d.recipient).join(","),
+    count: order.drafts.length,
+    next_index: 0,
+    channel: order.channel,
+    sender: first.sender,
+    body: first.body,
+    encoding: first.encoding,
+    segments: first.segments,
+    flash: first.flash ? 1 : 0,
+    route: first.route,
+    lane: first.lane,
+    wallet: order.wallet,
+    credits: first.credits,
+    dlt_entity_id: first.dltEntityId ?? null,
+    dlt_template_id: first.dltTemplateId ?? null,
+    template_id: first.templateId ?? null,
+    // A scheduled part waits here until it is due; the expander then queues its messages.
+    due_at: status === "scheduled" ? first.dueAt : Math.min(first.dueAt, now),
+    created_at: now,
+  };
+}

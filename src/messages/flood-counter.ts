@@ -1,0 +1,31 @@
+// The per-account daily SMS counter behind the flood limit, moved in the Acceptor's transaction.
+import type { Db, Store } from "../store/store.js";
+
+/**
+ * Adds `n` to the account's counter for `day`. With a limit, only if the total stays within
+ * it; returns whether the count was taken. A negative `n` gives back a count taken earlier.
+ */
+export async function countFlood(
+  store: Store,
+  trx: Db,
+  accountId: number,
+  day: string,
+  n: number,
+  limit: number,
+): Promise<boolean> {
+  if (n < 0) {
+    await store
+      .statement("update flood_counters set count = count + ? where account_id = ? and day = ?")
+      .run(trx, [n, accountId, day]);
+    return true;
+  }
+  const bounded = limit > 0;
+  if (bounded && n > limit) return false;
+  // One statement: the day's first count inserts, a later one adds within the limit (0: none).
+  const counted = await store
+    .statement(
+      "insert into flood_counters (account_id, day, count) values (?, ?, ?) on conflict (account_id, day) do update set count = flood_counters.count + excluded.count where ? = 0 or flood_counters.count + excluded.count <= ?",
+    )
+    .run(trx, [accountId, day, n, bounded ? 1 : 0, limit]);
+  return counted > 0;
+}
