@@ -49,7 +49,8 @@ type Params = Record<string, string>;
 
 /** Query and body merged (body wins), names lower-cased; JSON numbers count as text (a `to` written 9876543210). */
 function voiceParams(request: FastifyRequest): Params {
-  const out: Params = {};
+  // Without a prototype: a parameter named __proto__ or constructor is a name like any other.
+  const out: Params = Object.create(null);
   for (const source of [request.query, request.body]) {
     if (source === null || typeof source !== "object" || Array.isArray(source)) continue;
     for (const [name, value] of Object.entries(source as Record<string, unknown>)) {
@@ -107,8 +108,9 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
       }
     });
     voice.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) => {
-      const params: Params = {};
-      for (const [name, value] of new URLSearchParams(body as string)) if (!(name in params)) params[name] = value;
+      const params: Params = Object.create(null);
+      for (const [name, value] of new URLSearchParams(body as string))
+        if (!Object.hasOwn(params, name)) params[name] = value;
       done(null, params);
     });
     voice.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => done(null, undefined));

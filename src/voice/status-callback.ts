@@ -22,7 +22,8 @@ export function statusCallbackUrl(callbackBase: string): string {
 }
 
 function formParams(body: unknown): FormParams {
-  const params: Record<string, string | string[]> = {};
+  // Without a prototype: a field named __proto__ is a parameter (signed like the rest), not the object's prototype.
+  const params: Record<string, string | string[]> = Object.create(null);
   if (body === null || typeof body !== "object" || Array.isArray(body)) return params;
   for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
     if (typeof value === "string") params[name] = value;

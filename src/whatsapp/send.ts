@@ -518,29 +518,37 @@ function publicHttpsUrl(raw: string, field: string): URL {
   return url;
 }
 
-const EXTENSIONS: Record<string, MediaType> = {
-  jpg: "image",
-  jpeg: "image",
-  png: "image",
-  webp: "image",
-  mp4: "video",
-  "3gp": "video",
-  mp3: "audio",
-  ogg: "audio",
-  opus: "audio",
-  aac: "audio",
-  amr: "audio",
-  m4a: "audio",
-};
+/** A Map, not an object: an extension named like a member of Object.prototype (`.constructor`) is no media type. */
+const EXTENSIONS = new Map<string, MediaType>([
+  ["jpg", "image"],
+  ["jpeg", "image"],
+  ["png", "image"],
+  ["webp", "image"],
+  ["mp4", "video"],
+  ["3gp", "video"],
+  ["mp3", "audio"],
+  ["ogg", "audio"],
+  ["opus", "audio"],
+  ["aac", "audio"],
+  ["amr", "audio"],
+  ["m4a", "audio"],
+]);
 
 /** The media type a URL's extension names; documents otherwise (PDF, spreadsheets, ...). */
 function mediaTypeOf(url: URL): MediaType {
   const extension = url.pathname.split(".").pop()?.toLowerCase() ?? "";
-  return EXTENSIONS[extension] ?? "document";
+  return EXTENSIONS.get(extension) ?? "document";
 }
 
+/** The URL's last path segment, decoded; as written when it is not valid percent-encoded UTF-8 (`%E0%A4`). */
 function fileNameOf(url: URL): string {
-  const last = decodeURIComponent(url.pathname.split("/").pop() ?? "");
+  const encoded = url.pathname.split("/").pop() ?? "";
+  let last: string;
+  try {
+    last = decodeURIComponent(encoded);
+  } catch {
+    last = encoded;
+  }
   return last === "" ? "document" : last.slice(0, 240);
 }
 

@@ -119,6 +119,33 @@ describeEachEngine("WhatsApp send", (engine) => {
   });
 
   describe("session messages", () => {
+    // Issue 22, point 4: the extension was looked up in an object, so `.constructor` sent the
+    // media under the key "function Object() { [native code] }" and `.__proto__` under
+    // "[object Object]" (both refused upstream, 502); a file name that is not valid
+    // percent-encoding (`%E0%A4`) answered 500.
+    it("takes a media URL's extension and file name as text, never as a member of Object.prototype", async () => {
+      const { fake } = world();
+      const c = await world().connected();
+      await c.customerWrites("919812345678");
+      for (const [path, filename] of [
+        ["/p/file.constructor", "file.constructor"],
+        ["/p/file.__proto__", "file.__proto__"],
+        ["/p/a.hasOwnProperty", "a.hasOwnProperty"],
+        ["/p/%E0%A4.pdf", "%E0%A4.pdf"],
+      ]) {
+        const url = `https://cdn.example.com${path}`;
+        const sent = await c.send({ to: "919812345678", media_url: url });
+        expect(sent.status, `${path}: ${sent.text}`).toBe(200);
+        expect(fake.sends().at(-1)!.body).toEqual({
+          messaging_product: "whatsapp",
+          recipient_type: "individual",
+          to: "919812345678",
+          type: "document",
+          document: { link: url, filename },
+        });
+      }
+    });
+
     it("sends text and media inside the window", async () => {
       const { fake } = world();
       const c = await world().connected();
