@@ -35,18 +35,36 @@ const SECRET_ELEMENT = new RegExp(
   `<(${SECRET_NAMES.map((name) => name.replace("-", "\\-")).join("|")})>(?:<!\\[CDATA\\[[\\s\\S]*?(?:\\]\\]>|$)|[^<]*)`,
   "gi",
 );
+/** A JSON member named like a credential, in text that holds JSON (an upstream's answer, a body). */
+const SECRET_MEMBER = new RegExp(
+  `"(${SECRET_NAMES.map((name) => name.replace("-", "\\-")).join("|")})"(\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"?`,
+  "gi",
+);
 const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]+@/gi;
 const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/g;
+/**
+ * The gateway's own secrets by their shape, wherever they appear and whatever names them: an
+ * API key (`sb_` + 43 characters; its first 10 are kept, the prefix key listings show) and a
+ * webhook signing secret (`whsec_` + base64).
+ */
+const API_KEY = /\b(sb_[A-Za-z0-9_-]{7})[A-Za-z0-9_-]{30,}/g;
+const WEBHOOK_SECRET = /\bwhsec_[A-Za-z0-9+/=]{16,}/g;
 
-/** Text with every credential we can recognise replaced: `api_key=…` parameters, `user:password@` and Bearer tokens. */
+/**
+ * Text with every credential we can recognise replaced: `api_key=…` parameters and JSON
+ * members, `user:password@`, Bearer tokens, and the gateway's own keys and webhook secrets.
+ */
 export function scrubSecrets(text: string): string {
-  // Most log text holds none of the three shapes: skip the expressions (a request line is on the hot path).
-  if (!/[=@<]|Bearer|Basic/.test(text)) return text;
+  // Most log text holds none of these shapes: skip the expressions (a request line is on the hot path).
+  if (!/[=@<]|":|Bearer|Basic|sb_|whsec_/.test(text)) return text;
   return text
     .replace(SECRET_PARAMETER, (_all, before: string, name: string) => `${before}${name}=${REDACTED}`)
     .replace(SECRET_ELEMENT, (_all, name: string) => `<${name}>${REDACTED}`)
+    .replace(SECRET_MEMBER, (_all, name: string, colon: string) => `"${name}"${colon}"${REDACTED}"`)
     .replace(URL_PASSWORD, `$1:${REDACTED}@`)
-    .replace(BEARER, `$1 ${REDACTED}`);
+    .replace(BEARER, `$1 ${REDACTED}`)
+    .replace(API_KEY, `$1${REDACTED}`)
+    .replace(WEBHOOK_SECRET, `whsec_${REDACTED}`);
 }
 
 /**

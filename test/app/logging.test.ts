@@ -250,6 +250,58 @@ describeEachEngine("the gateway's log", (engine) => {
     }
   });
 
+  // An aggregator that echoes the request in its refusal would otherwise hand the connector's
+  // credentials to the log and, through the failed message's description, to the account.
+  it("keeps an http-sms carrier's credentials out of a refusal that echoes them, in the log and the status answer", async () => {
+    const aggregator = await new FakeAggregator().start();
+    aggregator.answer = () => ({
+      status: 400,
+      text: '{"error":"key AGG-BEARER-TOKEN of user acme refused","password":"hunter2","hint":"api_key=AGG-KEY-2"}',
+    });
+    try {
+      const { t, logs } = await gateway();
+      const operator = await buildAccount(t, { role: "operator" });
+      const account = await buildAccount(t, { credits: { sms: 100 } });
+      const admin = (method: string, path: string, json: unknown) =>
+        call(t, method, `/admin/api${path}`, { headers: { authorization: `Bearer ${operator.apiKey}` }, json });
+      const defined = await admin("PUT", "/carriers/echo", {
+        type: "http-sms",
+        method: "POST",
+        url: `${aggregator.url}/send`,
+        body: { content_type: "application/json", template: '{"to":"{to}","text":"{text}"}' },
+        auth: { type: "bearer", token: "AGG-BEARER-TOKEN" },
+        response: { type: "json", id_path: "id" },
+        timeout_ms: 2_000,
+        max_connections: 4,
+        rate_per_second: 1_000,
+      });
+      expect(defined.status, defined.text).toBeLessThan(300);
+      const routed = await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "echo" }] });
+      expect(routed.status, routed.text).toBeLessThan(300);
+      await until(() => logs.matching(/connector started/).some((line) => line.connector === "echo"));
+      const sent = await call(t, "POST", "/api/v2/sms/send", {
+        headers: { authorization: `Bearer ${account.apiKey}` },
+        json: { sender_id: "SWBRD", recipient: "9876543210", message: OTP },
+      });
+      expect(sent.status, sent.text).toBe(200);
+      const status = async () =>
+        call(t, "GET", `/api/v2/sms/status/${sent.body.data.message_id}`, {
+          headers: { authorization: `Bearer ${account.apiKey}` },
+        });
+      await until(async () => (await status()).body.data?.status === "failed");
+      const answer = (await status()).text;
+      expect(answer).toContain("of user acme refused");
+      await until(() => logs.matching(/^carrier echo refused/).length > 0);
+      for (const secret of ["AGG-BEARER-TOKEN", "hunter2", "AGG-KEY-2"]) {
+        expect(answer).not.toContain(secret);
+        expect(logs.text()).not.toContain(secret);
+      }
+      expect(aggregator.requests[0]!.headers.authorization).toBe("Bearer AGG-BEARER-TOKEN");
+    } finally {
+      await aggregator.stop();
+    }
+  });
+
   it("warns once while a webhook endpoint fails, and says when it answers again", async () => {
     const { t, logs } = await gateway({ SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" });
     const account = await buildAccount(t, { credits: { sms: 100 } });
@@ -412,5 +464,29 @@ describe("the logger", () => {
       msg: "sent https://api.example.in/send?user=acme&apikey=[REDACTED]&to=9876543210",
     });
     expect(logs.lines[1]!.err.message).toBe("connect failed for https://h/x?password=[REDACTED]");
+  });
+
+  it("replaces credentials in JSON text, and the gateway's own keys and webhook secrets by their shape", () => {
+    const logs = captureLogs();
+    const key = `sb_${"K".repeat(43)}`;
+    const secret = `whsec_${"S".repeat(43)}=`;
+    logs.logger.error(
+      {
+        upstream: '{"error":{"message":"bad login","password":"pw-1","client_secret": "cs-\\"2"},"name":"acme"}',
+        written: `{"status":"success","data":{"delivery_report":null,"secret":"${secret}"}}`,
+        note: `retried with ${key}`,
+      },
+      'answered {"api_key":"key-3","to":"9876543210"} and cut {"token":"tok-4',
+    );
+    const text = logs.text();
+    for (const leaked of ["pw-1", "cs-", "key-3", "tok-4", key.slice(10), secret.slice(6)]) {
+      expect(text).not.toContain(leaked);
+    }
+    expect(logs.lines[0]).toMatchObject({
+      upstream: '{"error":{"message":"bad login","password":"[REDACTED]","client_secret": "[REDACTED]"},"name":"acme"}',
+      written: '{"status":"success","data":{"delivery_report":null,"secret":"[REDACTED]"}}',
+      note: `retried with ${key.slice(0, 10)}[REDACTED]`,
+      msg: 'answered {"api_key":"[REDACTED]","to":"9876543210"} and cut {"token":"[REDACTED]"',
+    });
   });
 });

@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import { Pool } from "undici";
 import { type Connector, DEFERRED, type SubmitResult } from "../../dispatch/index.js";
 import type { DeliveryReport } from "../../messages/index.js";
+import { REDACTED, scrubSecrets } from "../../runtime/logging.js";
 import type { MessageRow } from "../../store/schema.js";
 import { readAnswer } from "./answer.js";
 import type { HttpSmsConfig } from "./config.js";
@@ -41,6 +42,8 @@ export class HttpSmsConnector implements Connector {
   private readonly origin: string;
   private readonly bucket: TokenBucket;
   private reportSink: ((reports: DeliveryReport[]) => void) | undefined;
+  /** The connector's own credentials, as an aggregator's answer may echo them back. */
+  private readonly credentials: string[];
 
   /** `config` must have passed parseHttpSmsConfig. */
   constructor(
@@ -58,6 +61,7 @@ export class HttpSmsConnector implements Connector {
       connect: { timeout: Math.min(config.timeout_ms, 5_000) },
     });
     this.bucket = new TokenBucket(config.rate_per_second);
+    this.credentials = credentialsOf(config);
   }
 
   /** Reports arrive at the DLR route (dlr.ts), which hands them to `report`. */
@@ -87,7 +91,7 @@ export class HttpSmsConnector implements Connector {
           continue;
         }
         if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-        results[index] = await this.send(messages[index]!);
+        results[index] = this.hideCredentials(await this.send(messages[index]!));
       }
     };
     const lanes = Math.min(this.config.max_connections, messages.length);
@@ -114,6 +118,18 @@ export class HttpSmsConnector implements Connector {
       );
     }
     return readAnswer(this.config, outcome.status, outcome.text);
+  }
+
+  /**
+   * A refusal's text is stored on the message (the account reads it in its status answers) and
+   * logged: an aggregator that echoes the request (`invalid password=…`, `{"api_key": …}`) must
+   * not hand the gateway's credentials to either.
+   */
+  private hideCredentials(result: SubmitResult): SubmitResult {
+    if (result.ok) return result;
+    let message = scrubSecrets(result.message);
+    for (const credential of this.credentials) message = message.replaceAll(credential, REDACTED);
+    return message === result.message ? result : { ...result, message };
   }
 
   private failure(outcome: Extract<Exchange, { kind: "error" }>): SubmitResult {
@@ -151,4 +167,18 @@ export class HttpSmsConnector implements Connector {
       message: `The request to ${this.name} broke off (${detail}); not resent, as the SMS may have been sent.`,
     };
   }
+}
+
+/** The secret values of a connector's configuration: its auth, and its delivery reports' shared secret. */
+function credentialsOf(config: HttpSmsConfig): string[] {
+  const { auth, dlr } = config;
+  const values = [
+    auth.type === "basic" ? auth.password : undefined,
+    auth.type === "bearer" ? auth.token : undefined,
+    auth.type === "header" || auth.type === "query" ? auth.value : undefined,
+    dlr?.secret?.type === "header" ? dlr.secret.value : undefined,
+    dlr?.secret?.type === "hmac_sha256" ? dlr.secret.secret : undefined,
+  ];
+  // A value of a character or two would blank out ordinary text; such a secret protects nothing anyway.
+  return values.filter((value): value is string => typeof value === "string" && value.length >= 4);
 }
