@@ -6,7 +6,11 @@
 //                      the demo account's WhatsApp setup
 //   send.ts            POST /whatsapp/send: checks in the spec's order, builds Meta's payload, holds the
 //                      credit (T1), calls the upstream, then debits and marks `sent` or releases and
-//                      marks `failed` (T2); Idempotency-Key claimed in T1
+//                      marks `failed` (T2); Idempotency-Key claimed in T1; a text or media payload
+//   send-request.ts    what a send request may carry, and the checks of its fields (recipient, params,
+//                      control characters, public https media links)
+//   send-template.ts   a template send's payload, checked against what the template was approved with
+//   send-refusal.ts    the client's answer and the failed row's code when the upstream refused a send
 //   graph.ts           GraphClient: Meta's messages edge and template listing (paged) over an undici
 //                      pool with a deadline per request; GraphError from Meta's error bodies
 //   upstream.ts        WhatsAppUpstream: CloudUpstream (graph.ts) and SimulatedUpstream (demo templates,

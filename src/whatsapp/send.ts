@@ -11,7 +11,6 @@ import type { Logger } from "pino";
 import { holdCredits, releaseHold, settleHold } from "../accounts/index.js";
 import { type Clock, isoUtc } from "../core/clock.js";
 import { MILLI } from "../core/credits.js";
-import { parseE164 } from "../core/e164.js";
 import { GatewayError } from "../core/errors.js";
 import { newQueueId } from "../core/ids.js";
 import {
@@ -28,39 +27,31 @@ import type { WhatsAppConfig } from "../runtime/config.js";
 import type { Metrics } from "../runtime/metrics.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
-import { publicHostProblem } from "../webhooks/url-guard.js";
 import type { TemplateCatalog } from "./catalog.js";
-import { GraphError } from "./graph.js";
+import { refusalOf } from "./send-refusal.js";
+import {
+  CONTROLS_BUT_LINES,
+  fileNameOf,
+  MAX_CAPTION,
+  MAX_TEXT,
+  MEDIA_ONLY,
+  mediaTypeOf,
+  type PreparedMessage,
+  publicHttpsUrl,
+  recipientOf,
+  refuseControls,
+  TEMPLATE_ONLY,
+  type WhatsAppSendRequest,
+} from "./send-request.js";
+import { prepareTemplate } from "./send-template.js";
 import { senderOf, type WhatsAppSender, type WhatsAppSettings, whatsAppSettingsOf } from "./settings.js";
-import { MEDIA_HEADERS, sendabilityOf } from "./templates.js";
 import type { Upstreams, WhatsAppUpstream } from "./upstream.js";
 import { windowClosesAt } from "./window.js";
 
-export const MAX_TEXT = 4096;
-export const MAX_CAPTION = 1024;
-export const MAX_PARAM = 1024;
-export const MEDIA_TYPES = ["image", "video", "document", "audio"] as const;
-export type MediaType = (typeof MEDIA_TYPES)[number];
-export const HEADER_MEDIA_TYPES = ["image", "video", "document"] as const;
 /** One WhatsApp credit per message, in milli-credits. */
 const CREDIT = 1 * MILLI;
 /** Beyond the upstream time-out: how long a `sending` row may wait before upkeep releases its hold. */
 const LEASE_MARGIN_MS = 30_000;
-
-export interface WhatsAppSendRequest {
-  to: string | number;
-  template?: string;
-  params?: Array<string | number>;
-  language?: string;
-  message?: string;
-  media_url?: string;
-  media_type?: MediaType;
-  caption?: string;
-  header_media_url?: string;
-  header_media_type?: (typeof HEADER_MEDIA_TYPES)[number];
-  header_filename?: string;
-  header_params?: Array<string | number>;
-}
 
 export interface WhatsAppSendResult {
   message_id: string;
@@ -78,24 +69,6 @@ export interface WhatsAppSendDeps {
   upstreams: Upstreams;
   catalog: TemplateCatalog;
 }
-
-/** What goes upstream and what the message row records. */
-interface PreparedMessage {
-  payload: Record<string, unknown>;
-  /** The message as a person would read it (template body with its params, text, or caption). */
-  body: string;
-  meta: Record<string, unknown>;
-}
-
-const TEMPLATE_ONLY = [
-  "params",
-  "language",
-  "header_media_url",
-  "header_media_type",
-  "header_filename",
-  "header_params",
-];
-const MEDIA_ONLY = ["media_type", "caption"];
 
 export class WhatsAppSendService {
   private readonly ids: SequenceAllocator;
@@ -154,7 +127,7 @@ export class WhatsAppSendService {
       const owner = TEMPLATE_ONLY.includes(stray[0] ?? "") ? "template" : "media_url";
       throw new GatewayError("invalid_request", `Field "${stray[0]}" goes only with ${owner}.`, { field: stray[0] });
     }
-    if (kind === "template") return this.prepareTemplate(settings, sender, to, request);
+    if (kind === "template") return prepareTemplate(this.deps.catalog, settings, sender, to, request);
 
     // Free text and media need the customer's 24-hour window.
     if (settings.sandbox && !settings.testNumbers.includes(to)) {
@@ -214,113 +187,6 @@ export class WhatsAppSendService {
       );
     }
     return prepared;
-  }
-
-  private async prepareTemplate(
-    settings: WhatsAppSettings,
-    sender: WhatsAppSender,
-    to: string,
-    request: WhatsAppSendRequest,
-  ): Promise<PreparedMessage> {
-    const name = (request.template ?? "").trim();
-    const template = await this.deps.catalog.find(settings, sender, name, request.language);
-    const sendability = sendabilityOf(template, settings.sandbox);
-    if (!sendability.sendable) {
-      throw new GatewayError("template_not_sendable", `Template "${name}" cannot be sent: ${sendability.reason}`);
-    }
-    if (sendability.testOnly && !settings.testNumbers.includes(to)) {
-      throw new GatewayError(
-        "template_not_sendable",
-        `Template "${name}" is restricted to the account's test numbers, and ${to} is not one.`,
-      );
-    }
-    const { shape } = sendability;
-    const params = texts(request.params ?? [], "params");
-    if (params.length !== shape.paramCount) {
-      throw new GatewayError(
-        "invalid_request",
-        `Template "${name}" (${template.language}) expects ${shape.paramCount} params for {{1}}..{{${shape.paramCount}}}, got ${params.length}.`,
-        { field: "params" },
-      );
-    }
-    const components: Record<string, unknown>[] = [];
-    const meta: Record<string, unknown> = { type: "template", template: name, language: template.language, params };
-    const headerMedia = MEDIA_HEADERS.find((format) => format === shape.headerFormat);
-    if (headerMedia) {
-      if (request.header_media_url === undefined) {
-        throw new GatewayError(
-          "invalid_request",
-          `Template "${name}" was approved with a ${headerMedia.toLowerCase()} header: header_media_url is required.`,
-          { field: "header_media_url" },
-        );
-      }
-      const type = headerMedia.toLowerCase() as (typeof HEADER_MEDIA_TYPES)[number];
-      if (request.header_media_type !== undefined && request.header_media_type !== type) {
-        throw new GatewayError(
-          "invalid_request",
-          `Template "${name}" has a ${type} header; header_media_type ${request.header_media_type} does not match it.`,
-          { field: "header_media_type" },
-        );
-      }
-      const link = publicHttpsUrl(request.header_media_url, "header_media_url");
-      const media: Record<string, unknown> = { link: link.href };
-      if (type === "document") media.filename = request.header_filename ?? fileNameOf(link);
-      components.push({ type: "header", parameters: [{ type, [type]: media }] });
-      meta.header_media_url = link.href;
-      meta.header_media_type = type;
-    } else {
-      for (const field of ["header_media_url", "header_media_type", "header_filename"] as const) {
-        if (request[field] !== undefined) {
-          throw new GatewayError("invalid_request", `Template "${name}" has no media header; remove ${field}.`, {
-            field,
-          });
-        }
-      }
-    }
-    const headerParams = texts(request.header_params ?? [], "header_params");
-    if (headerParams.length !== shape.headerParamCount) {
-      throw new GatewayError(
-        "invalid_request",
-        shape.headerParamCount === 1
-          ? `Template "${name}" has a header variable: header_params needs exactly one value.`
-          : `Template "${name}" has no header variable; remove header_params.`,
-        { field: "header_params" },
-      );
-    }
-    if (headerParams.length === 1) {
-      components.push({ type: "header", parameters: [{ type: "text", text: headerParams[0] }] });
-      meta.header_params = headerParams;
-    }
-    if (params.length > 0)
-      components.push({ type: "body", parameters: params.map((text) => ({ type: "text", text })) });
-    if (shape.codeButtonIndex !== undefined) {
-      if (params[0] === undefined) {
-        throw new GatewayError("invalid_request", `Template "${name}" needs the code as params[0].`, {
-          field: "params",
-        });
-      }
-      components.push({
-        type: "button",
-        sub_type: "url",
-        index: String(shape.codeButtonIndex),
-        parameters: [{ type: "text", text: params[0] }],
-      });
-    }
-    return {
-      payload: {
-        messaging_product: "whatsapp",
-        recipient_type: "individual",
-        to,
-        type: "template",
-        template: {
-          name,
-          language: { code: template.language },
-          ...(components.length > 0 ? { components } : {}),
-        },
-      },
-      body: template.body.replace(/\{\{\s*(\d+)\s*\}\}/g, (whole, n: string) => params[Number(n) - 1] ?? whole),
-      meta,
-    };
   }
 
   private async deliver(
@@ -449,180 +315,4 @@ export class WhatsAppSendService {
     metrics.messagesDispatched.inc({ channel: "whatsapp", connector: upstream.name });
     return result;
   }
-}
-
-function recipientOf(raw: string | number): string {
-  const parsed = parseE164(String(raw));
-  if (!parsed) {
-    throw new GatewayError(
-      "invalid_recipient",
-      `"to" must be a WhatsApp number in digits with its country code, e.g. 919876543210 (got "${String(raw).slice(0, 32)}").`,
-      { field: "to" },
-    );
-  }
-  return parsed.digits;
-}
-
-function texts(values: ReadonlyArray<string | number>, field: string): string[] {
-  return values.map((value, index) => {
-    const text = String(value);
-    if (text.trim() === "") {
-      throw new GatewayError("invalid_request", `${field}[${index}] is empty.`, { field });
-    }
-    // WhatsApp refuses parameters with line breaks, tabs or more than four spaces in a row.
-    if (/[\n\r\t]| {5}/.test(text)) {
-      throw new GatewayError(
-        "invalid_request",
-        `${field}[${index}] contains a line break, a tab or more than four spaces in a row, which WhatsApp refuses in parameters.`,
-        { field },
-      );
-    }
-    refuseControls(text, `${field}[${index}]`, field, CONTROLS);
-    if ([...text].length > MAX_PARAM) {
-      throw new GatewayError("invalid_request", `${field}[${index}] is longer than ${MAX_PARAM} characters.`, {
-        field,
-      });
-    }
-    return text;
-  });
-}
-
-// C0 control characters and DEL: nothing a person writes, and PostgreSQL refuses U+0000 outright.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-const CONTROLS = /[\u0000-\u001f\u007f]/;
-/** The same, less the tab and line breaks a text message or a caption may carry. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
-const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
-function refuseControls(text: string, name: string, field: string, controls: RegExp): void {
-  const found = controls.exec(text)?.[0];
-  if (found === undefined) return;
-  const code = `U+${found.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
-  throw new GatewayError("invalid_request", `${name} contains the control character ${code}.`, { field });
-}
-
-function publicHttpsUrl(raw: string, field: string): URL {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new GatewayError("invalid_request", `Field "${field}" is not an absolute URL.`, { field });
-  }
-  if (url.protocol !== "https:") {
-    throw new GatewayError("invalid_request", `Field "${field}" must be an https URL WhatsApp can fetch.`, { field });
-  }
-  const problem = url.username || url.password ? "contains a user name or password" : publicHostProblem(url);
-  if (problem) {
-    throw new GatewayError("invalid_request", `Field "${field}" must be a public URL; it ${problem}.`, { field });
-  }
-  return url;
-}
-
-/** A Map, not an object: an extension named like a member of Object.prototype (`.constructor`) is no media type. */
-const EXTENSIONS = new Map<string, MediaType>([
-  ["jpg", "image"],
-  ["jpeg", "image"],
-  ["png", "image"],
-  ["webp", "image"],
-  ["mp4", "video"],
-  ["3gp", "video"],
-  ["mp3", "audio"],
-  ["ogg", "audio"],
-  ["opus", "audio"],
-  ["aac", "audio"],
-  ["amr", "audio"],
-  ["m4a", "audio"],
-]);
-
-/** The media type a URL's extension names; documents otherwise (PDF, spreadsheets, ...). */
-function mediaTypeOf(url: URL): MediaType {
-  const extension = url.pathname.split(".").pop()?.toLowerCase() ?? "";
-  return EXTENSIONS.get(extension) ?? "document";
-}
-
-/** The URL's last path segment, decoded; as written when it is not valid percent-encoded UTF-8 (`%E0%A4`). */
-function fileNameOf(url: URL): string {
-  const encoded = url.pathname.split("/").pop() ?? "";
-  let last: string;
-  try {
-    last = decodeURIComponent(encoded);
-  } catch {
-    last = encoded;
-  }
-  return last === "" ? "document" : last.slice(0, 240);
-}
-
-interface Refusal {
-  error: GatewayError;
-  /** Stored on the failed message. */
-  upstreamCode: string;
-  templatesStale: boolean;
-}
-
-/** What the client hears when the upstream did not accept the message. */
-function refusalOf(error: unknown, timeoutMs: number): Refusal {
-  if (!(error instanceof GraphError)) {
-    return {
-      error: new GatewayError("upstream_error", "Upstream provider error: the send failed; retry."),
-      upstreamCode: "upstream_error",
-      templatesStale: false,
-    };
-  }
-  const upstream = {
-    kind: error.kind,
-    ...(error.httpStatus !== undefined ? { http_status: error.httpStatus } : {}),
-    ...(error.code !== undefined ? { code: error.code } : {}),
-    ...(error.subcode !== undefined ? { subcode: error.subcode } : {}),
-    message: error.message,
-    ...(error.details !== undefined ? { details: error.details } : {}),
-    ...(error.fbtraceId !== undefined ? { fbtrace_id: error.fbtraceId } : {}),
-  };
-  const code = String(error.code ?? error.kind);
-  switch (error.code) {
-    // Re-engagement: WhatsApp counts the window closed (its clock decides).
-    case 131047:
-      return {
-        error: new GatewayError("template_required", undefined, { upstream }),
-        upstreamCode: code,
-        templatesStale: false,
-      };
-    // The template or its translation is gone upstream: sync again before the next send.
-    case 132001:
-      return {
-        error: new GatewayError("template_not_found", `Template not found or not approved upstream: ${error.message}`, {
-          upstream,
-        }),
-        upstreamCode: code,
-        templatesStale: true,
-      };
-    // Paused or disabled upstream since the last sync.
-    case 132015:
-    case 132016:
-      return {
-        error: new GatewayError("template_not_sendable", `The template cannot be sent: ${error.message}`, { upstream }),
-        upstreamCode: code,
-        templatesStale: true,
-      };
-    // A test number may message only its allowed list.
-    case 131030:
-      return {
-        error: new GatewayError("invalid_recipient", `The recipient is not allowed for this sender: ${error.message}`, {
-          field: "to",
-          upstream,
-        }),
-        upstreamCode: code,
-        templatesStale: false,
-      };
-  }
-  const message =
-    error.kind === "timeout"
-      ? `Upstream provider error: WhatsApp did not answer within ${timeoutMs} ms; nothing was charged. Retry with the same Idempotency-Key.`
-      : error.kind === "network"
-        ? `Upstream provider error: WhatsApp could not be reached (${error.message}); nothing was charged. Retry.`
-        : `Upstream provider error: ${error.message}; nothing was charged.`;
-  return {
-    error: new GatewayError("upstream_error", message, { upstream }),
-    upstreamCode: code,
-    templatesStale: false,
-  };
 }

@@ -9,7 +9,7 @@ import { resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
-import { HEADER_MEDIA_TYPES, MEDIA_TYPES, type WhatsAppSendRequest } from "./send.js";
+import { HEADER_MEDIA_TYPES, MEDIA_TYPES, type WhatsAppSendRequest } from "./send-request.js";
 import { describeWhatsAppSettings, senderOf, whatsAppSettingsOf } from "./settings.js";
 import { describeTemplate } from "./templates.js";
 import { WhatsAppAccount, WhatsAppMessage, WhatsAppSent, WhatsAppTemplate } from "./v2-schemas.js";
