@@ -2,7 +2,6 @@
 // reach. Operators import it as CSV, often tens of millions of lines, so the import streams:
 // it holds one batch of numbers at a time, and a lookup is one primary-key probe.
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { sql } from "kysely";
 import { CsvLines, csvLineGuard, csvLineParser } from "../core/csv-lines.js";
 import { GatewayError } from "../core/errors.js";
@@ -155,26 +154,31 @@ export async function importDnd(
   const lines = new CsvLines();
   let seenRecord = false;
   const source = typeof input === "string" ? Readable.from([input]) : input;
+  // Piped by hand rather than with pipeline(), which destroys the source on an error: a line
+  // the guard stops would take the request (and its answer) down with it.
+  const guard = csvLineGuard();
+  const fail = (error: unknown) => parser.destroy(error instanceof Error ? error : new Error(String(error)));
+  source.on("error", fail);
+  guard.on("error", fail);
+  source.pipe(guard).pipe(parser);
   try {
-    await pipeline(source, csvLineGuard(), parser, async (records: AsyncIterable<string[]>) => {
-      for await (const record of records) {
-        const start = lines.next(record);
-        const value = (record[0] ?? "").trim();
-        if (value === "" && record.every((field) => field.trim() === "")) continue;
-        const mobile = normalizeIndianMobile(value);
-        const first = !seenRecord;
-        seenRecord = true;
-        if (mobile) {
-          batch.push(Number(mobile));
-          if (batch.length >= DND_BATCH) await flush();
-        } else if (!(first && /^[^\d]+$/.test(value))) {
-          result.invalidCount += 1;
-          if (result.invalid.length < MAX_REPORTED_INVALID) {
-            result.invalid.push({ line: start, value: value.slice(0, MAX_REPORTED_VALUE) });
-          }
+    for await (const record of parser as AsyncIterable<string[]>) {
+      const start = lines.next(record);
+      const value = (record[0] ?? "").trim();
+      if (value === "" && record.every((field) => field.trim() === "")) continue;
+      const mobile = normalizeIndianMobile(value);
+      const first = !seenRecord;
+      seenRecord = true;
+      if (mobile) {
+        batch.push(Number(mobile));
+        if (batch.length >= DND_BATCH) await flush();
+      } else if (!(first && /^[^\d]+$/.test(value))) {
+        result.invalidCount += 1;
+        if (result.invalid.length < MAX_REPORTED_INVALID) {
+          result.invalid.push({ line: start, value: value.slice(0, MAX_REPORTED_VALUE) });
         }
       }
-    });
+    }
   } catch (error) {
     const malformed = lines.malformed(error);
     if (!malformed) throw error;
@@ -183,6 +187,11 @@ export async function importDnd(
       `The CSV is malformed at line ${malformed.line}: ${malformed.what}. ${result.added} numbers were added before the import ` +
         "stopped; fix the line and import the file again (numbers already there count as duplicates).",
     );
+  } finally {
+    source.off("error", fail);
+    source.unpipe(guard);
+    guard.destroy();
+    parser.destroy();
   }
   if (batch.length > 0 || pendingClear) await flush();
   return result;

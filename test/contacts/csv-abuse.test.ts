@@ -4,7 +4,7 @@
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { expect, it } from "vitest";
 import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { RawConnection } from "../helpers/raw-http.js";
 import { keyOf } from "../helpers/sms.js";
 import { contactsOf, createGroup, expectError, postCsv } from "./helpers.js";
@@ -106,6 +106,34 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
     expect(watched.result.status, watched.result.text).toBe(200);
     expect(watched.result.body.data).toMatchObject({ received: lines, added: 1, duplicates: lines - 1 });
     expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
+  });
+
+  // The DND import (operator API) reads its CSV through the same guard.
+  it("refuses a DND import of one number and 10 MiB of commas quickly, and its connection answers next", async () => {
+    const t = gateway();
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const count = async () =>
+      (await call(t, "GET", "/admin/api/dnd", { headers: keyOf(operator) })).body.data.count as number;
+    const before = await count();
+    const connection = await RawConnection.open(t.url);
+    try {
+      const watched = await whileWatching(t, () =>
+        connection.request("POST", "/admin/api/dnd/import", {
+          headers: { ...keyOf(operator), "content-type": "text/csv" },
+          body: [...commas(10 * 1024 * 1024)].join(""),
+          timeoutMs: 10_000,
+        }),
+      );
+      expect(watched.result.status, watched.result.body).toBe(400);
+      expect(JSON.parse(watched.result.body).message).toMatch(/malformed at line 1: the line has more than 1000 fields/);
+      expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
+      expect(watched.slowestHealthMs).toBeLessThan(STALL_BOUND_MS);
+      const next = await connection.request("GET", "/healthz");
+      expect(next.status).toBe(200);
+    } finally {
+      connection.close();
+    }
+    expect(await count()).toBe(before);
   });
 
   it("still imports a 10,000-line file, without stalling the loop", async () => {
