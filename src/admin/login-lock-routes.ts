@@ -2,14 +2,14 @@
 // locked out of password logins, and clearing them before they expire.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { clearLoginLocks, listLoginLocks } from "../auth/index.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
 
-export function registerLoginLockRoutes(admin: FastifyInstance, ctx: Deps): void {
+export function registerLoginLockRoutes(admin: TypedRoutes, ctx: Deps): void {
   admin.get(
     "/login-locks",
     { schema: { summary: "Login locks in force: accounts and source addresses" } },
@@ -32,8 +32,8 @@ export function registerLoginLockRoutes(admin: FastifyInstance, ctx: Deps): void
       },
     },
     async (request) => {
-      const { username } = request.params as { username: string };
-      const { address } = request.query as { address?: string };
+      const { username } = request.params;
+      const { address } = request.query;
       const result = await clearLoginLocks(ctx.store, username, ctx.clock.now().getTime(), address);
       return { status: "success", data: result };
     },

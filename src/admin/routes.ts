@@ -1,7 +1,6 @@
 // The operator API under /admin/api: everything the CLI does, authenticated with an operator key.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import {
   ACCOUNT_STATUSES,
   describeAccount,
@@ -18,10 +17,10 @@ import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { sendJsonError } from "../http/http-errors.js";
 import { pageMeta } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../smpp-server/index.js";
-import type { AccountStatus } from "../store/schema.js";
-import { APPROVAL_KINDS, type ApprovalKind, pendingApprovals } from "./approvals.js";
+import { APPROVAL_KINDS, pendingApprovals } from "./approvals.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
 import {
@@ -49,7 +48,7 @@ const Credits = Type.Object(
 );
 const RateLimit = Type.Integer({ minimum: 0, maximum: MAX_RATE_LIMIT });
 
-export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Promise<void> {
+export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promise<void> {
   const deps = { store: ctx.store, clock: ctx.clock };
   admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
   admin.addHook("preValidation", async (request) => {
@@ -75,7 +74,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request) => {
-      const query = request.query as { q?: string; status?: AccountStatus; page?: number; per_page?: number };
+      const query = request.query;
       const paging = { page: query.page ?? 1, perPage: query.per_page ?? 100 };
       const { rows, total } = await searchAccounts(ctx.store.db, { search: query.q, status: query.status, ...paging });
       const data = await Promise.all(
@@ -97,7 +96,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request) => {
-      const query = request.query as { kind?: ApprovalKind; page?: number; per_page?: number };
+      const query = request.query;
       const paging = { page: query.page ?? 1, perPage: query.per_page ?? 100 };
       const { items, waiting, total } = await pendingApprovals(ctx.store.db, { kind: query.kind, ...paging });
       return { status: "success", data: items, waiting, meta: pageMeta(paging, total) };
@@ -140,20 +139,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request, reply) => {
-      const body = request.body as {
-        username: string;
-        password: string;
-        role?: "customer" | "operator";
-        credits?: Record<string, number>;
-        rate_limit?: number;
-        time_zone?: string;
-        flood_limit?: number;
-        routes?: string[];
-        sender_ids?: string[];
-        dlt_entity_ids?: string[];
-        default_dlt_entity_id?: string;
-        templates?: { content: string; name?: string; dlt_template_id?: string | null }[];
-      };
+      const body = request.body;
       const created = await createAccountWithKey(deps, {
         username: body.username,
         password: body.password,
@@ -182,7 +168,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
   );
 
   admin.get("/accounts/:username", { schema: { params: Username } }, async (request) =>
-    ok(await accountDetail(deps, (request.params as { username: string }).username)),
+    ok(await accountDetail(deps, request.params.username)),
   );
 
   admin.patch(
@@ -217,34 +203,34 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request) => {
-      const { username } = request.params as { username: string };
-      const body = request.body as Record<string, unknown>;
+      const { username } = request.params;
+      const body = request.body;
       const smpp: SmppSettingsChanges = {
-        password: body.smpp_password as string | null | undefined,
-        maxBinds: body.smpp_max_binds as number | undefined,
-        submitsPerSecond: body.smpp_submits_per_second as number | undefined,
-        allowedIps: body.smpp_allowed_ips as string[] | null | undefined,
+        password: body.smpp_password,
+        maxBinds: body.smpp_max_binds,
+        submitsPerSecond: body.smpp_submits_per_second,
+        allowedIps: body.smpp_allowed_ips,
       };
       if (hasSmppChanges(smpp)) await setSmppSettings(ctx.store, ctx.clock, username, smpp);
       await updateAccount(ctx.store, ctx.clock, username, {
-        status: body.status as "active" | "inactive" | "blocked" | undefined,
-        password: body.password as string | undefined,
-        timeZone: body.time_zone as string | undefined,
-        floodLimit: body.flood_limit as number | undefined,
-        getApiEnabled: body.get_api_enabled as boolean | undefined,
-        internationalEnabled: body.international_enabled as boolean | undefined,
-        dltScrubbing: body.dlt_scrubbing as boolean | undefined,
-        promoSenderEnabled: body.promo_sender_enabled as boolean | undefined,
-        routes: body.routes as string[] | undefined,
-        unlock: body.unlock as boolean | undefined,
-        defaultDltEntityId: body.default_dlt_entity_id as string | null | undefined,
+        status: body.status,
+        password: body.password,
+        timeZone: body.time_zone,
+        floodLimit: body.flood_limit,
+        getApiEnabled: body.get_api_enabled,
+        internationalEnabled: body.international_enabled,
+        dltScrubbing: body.dlt_scrubbing,
+        promoSenderEnabled: body.promo_sender_enabled,
+        routes: body.routes,
+        unlock: body.unlock,
+        defaultDltEntityId: body.default_dlt_entity_id,
       });
       return ok(await accountDetail(deps, username));
     },
   );
 
   admin.get("/accounts/:username/keys", { schema: { params: Username } }, async (request) =>
-    ok(await keysOf(deps, (request.params as { username: string }).username)),
+    ok(await keysOf(deps, request.params.username)),
   );
 
   admin.post(
@@ -266,8 +252,8 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request, reply) => {
-      const body = request.body as { name?: string; rate_limit?: number };
-      const key = await createKeyFor(deps, (request.params as { username: string }).username, {
+      const body = request.body;
+      const key = await createKeyFor(deps, request.params.username, {
         ...(body.name ? { name: body.name } : {}),
         ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
       });
@@ -276,7 +262,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
   );
 
   admin.delete("/keys/:id", { schema: { params: Id } }, async (request) =>
-    ok(await revokeKey(deps, (request.params as { id: number }).id)),
+    ok(await revokeKey(deps, request.params.id)),
   );
 
   admin.patch(
@@ -288,8 +274,8 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request) => {
-      const { id } = request.params as { id: number };
-      const rateLimit = parseRateLimit((request.body as { rate_limit: number }).rate_limit);
+      const { id } = request.params;
+      const rateLimit = parseRateLimit(request.body.rate_limit);
       const keyHash = await setApiKeyRateLimit(ctx.store.db, id, rateLimit);
       if (!keyHash) throw new GatewayError("not_found", `No API key with id ${id}.`);
       await apiKeyRevoked(ctx.store, keyHash);
@@ -313,8 +299,8 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request) => {
-      const body = request.body as { wallet: string; amount: number; note?: string };
-      return ok(await addCredits(deps, { username: (request.params as { username: string }).username, ...body }));
+      const body = request.body;
+      return ok(await addCredits(deps, { username: request.params.username, ...body }));
     },
   );
 
@@ -327,8 +313,8 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request) => {
-      const account = await requireAccount(ctx.store.db, (request.params as { username: string }).username);
-      const limit = (request.query as { limit?: number }).limit ?? 100;
+      const account = await requireAccount(ctx.store.db, request.params.username);
+      const limit = request.query.limit ?? 100;
       const rows = await ctx.store.db
         .selectFrom("ledger_entries")
         .selectAll()
@@ -352,7 +338,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
   );
 
   admin.get("/accounts/:username/sender-ids", { schema: { params: Username } }, async (request) =>
-    ok(await senderIdsOf(deps, (request.params as { username: string }).username)),
+    ok(await senderIdsOf(deps, request.params.username)),
   );
 
   admin.post(
@@ -367,9 +353,9 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
       },
     },
     async (request, reply) => {
-      const body = request.body as { sender: string; approve?: boolean };
+      const body = request.body;
       const created = await addSenderIdFor(deps, {
-        username: (request.params as { username: string }).username,
+        username: request.params.username,
         ...body,
       });
       return reply.code(201).send(ok(created));
@@ -381,7 +367,7 @@ export async function registerAdminRoutes(admin: FastifyInstance, ctx: Deps): Pr
     ["reject", "rejected"],
   ] as const) {
     admin.post(`/sender-ids/:id/${action}`, { schema: { params: Id } }, async (request) =>
-      ok(await setSenderIdStatusFor(deps, (request.params as { id: number }).id, status)),
+      ok(await setSenderIdStatusFor(deps, request.params.id, status)),
     );
   }
 

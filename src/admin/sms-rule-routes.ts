@@ -2,10 +2,9 @@
 // DND registry. Thin adapters over admin/operations.ts, which the CLI uses too.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { ApprovalStatus } from "../store/schema.js";
 import {
   addDltFor,
   addDndNumbers,
@@ -40,7 +39,7 @@ function isStream(body: unknown): body is NodeJS.ReadableStream {
   return typeof (body as { pipe?: unknown } | null)?.pipe === "function";
 }
 
-export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): Promise<void> {
+export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Promise<void> {
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
 
@@ -68,17 +67,9 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): 
       },
     },
     async (request, reply) => {
-      const body = request.body as {
-        name: string;
-        content: string;
-        dlt_template_id?: string | null;
-        entity_id?: string | null;
-        sender?: string | null;
-        notes?: string | null;
-        approve?: boolean;
-      };
+      const body = request.body;
       const created = await addTemplateFor(deps, {
-        username: (request.params as { username: string }).username,
+        username: request.params.username,
         name: body.name,
         content: body.content,
         dltTemplateId: body.dlt_template_id ?? null,
@@ -104,8 +95,8 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): 
       },
     },
     async (request) => {
-      const query = request.query as { status?: ApprovalStatus; page?: number; per_page?: number };
-      const { templates, meta } = await listTemplatesFor(deps, (request.params as { username: string }).username, {
+      const query = request.query;
+      const { templates, meta } = await listTemplatesFor(deps, request.params.username, {
         status: query.status,
         page: query.page,
         perPage: query.per_page,
@@ -119,7 +110,7 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): 
     ["reject", "rejected"],
   ] as const) {
     admin.post(`/templates/:id/${action}`, { schema: { params: Id } }, async (request) =>
-      ok(await setTemplateStatusFor(deps, (request.params as { id: number }).id, status)),
+      ok(await setTemplateStatusFor(deps, request.params.id, status)),
     );
   }
 
@@ -131,24 +122,19 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): 
     const registered = (body: unknown) => (body as Record<string, string>)[field] ?? "";
 
     admin.get(`/accounts/:username/dlt/${path}`, { schema: { params: Username } }, async (request) => {
-      const registrations = await dltRegistrationsOf(deps, (request.params as { username: string }).username);
+      const registrations = await dltRegistrationsOf(deps, request.params.username);
       return ok(kind === "entity" ? registrations.entities : registrations.headers);
     });
     admin.post(
       `/accounts/:username/dlt/${path}`,
       { schema: { params: Username, body: Body } },
       async (request, reply) => {
-        const added = await addDltFor(
-          deps,
-          (request.params as { username: string }).username,
-          kind,
-          registered(request.body),
-        );
+        const added = await addDltFor(deps, request.params.username, kind, registered(request.body));
         return reply.code(201).send(ok(added));
       },
     );
     admin.delete(`/accounts/:username/dlt/${path}`, { schema: { params: Username, body: Body } }, async (request) =>
-      ok(await removeDltFor(deps, (request.params as { username: string }).username, kind, registered(request.body))),
+      ok(await removeDltFor(deps, request.params.username, kind, registered(request.body))),
     );
     // An account's request (POST /api/v2/dlt/…), decided by its id.
     for (const [action, status] of [
@@ -156,7 +142,7 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): 
       ["reject", "rejected"],
     ] as const) {
       admin.post(`/dlt/${path}/:id/${action}`, { schema: { params: Id } }, async (request) =>
-        ok(await setDltStatusFor(deps, kind, (request.params as { id: number }).id, status)),
+        ok(await setDltStatusFor(deps, kind, request.params.id, status)),
       );
     }
   }
@@ -171,7 +157,7 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): 
           http: 415,
         });
       }
-      const { replace } = request.query as { replace?: boolean };
+      const { replace } = request.query;
       try {
         return ok(await importDndFor(deps, body, { replace: replace === true }));
       } catch (error) {
@@ -192,14 +178,14 @@ export async function registerSmsRuleRoutes(admin: FastifyInstance, ctx: Deps): 
   admin.get(
     "/dnd/:number",
     { schema: { params: Type.Object({ number: Type.String({ maxLength: 32 }) }) } },
-    async (request) => ok(await dndStatusOf(deps, (request.params as { number: string }).number)),
+    async (request) => ok(await dndStatusOf(deps, request.params.number)),
   );
 
   admin.post("/dnd", { schema: { body: Numbers } }, async (request) =>
-    ok(await addDndNumbers(deps, (request.body as { numbers: string[] }).numbers)),
+    ok(await addDndNumbers(deps, request.body.numbers)),
   );
 
   admin.delete("/dnd", { schema: { body: Numbers } }, async (request) =>
-    ok(await removeDndNumbers(deps, (request.body as { numbers: string[] }).numbers)),
+    ok(await removeDndNumbers(deps, request.body.numbers)),
   );
 }
