@@ -125,7 +125,9 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
         }),
       );
       expect(watched.result.status, watched.result.body).toBe(400);
-      expect(JSON.parse(watched.result.body).message).toMatch(/malformed at line 1: the line has more than 1000 fields/);
+      expect(JSON.parse(watched.result.body).message).toMatch(
+        /malformed at line 1: the line has more than 1000 fields/,
+      );
       expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
       expect(watched.slowestHealthMs).toBeLessThan(STALL_BOUND_MS);
       const next = await connection.request("GET", "/healthz");
