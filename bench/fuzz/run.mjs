@@ -21,6 +21,8 @@ const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
 const port = String(18_000 + Math.floor(Math.random() * 1_000));
 const url = `http://127.0.0.1:${port}`;
 const STALL_MS = 100;
+/** FUZZ_FILES=operator-callbacks,uploads runs those files of test/fuzz/ only. */
+const files = (process.env.FUZZ_FILES ?? "legacy,v2,email-voice,uploads,operator-callbacks").split(",");
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-fuzz-"));
 const countsFile = path.join(work, "counts.jsonl");
@@ -35,6 +37,8 @@ const server = await startServer("start", {
   SIMULATOR_FAILURE_RATE: "0",
   LEGACY_THROTTLE_PER_SECOND: "0",
   SQLITE_SYNCHRONOUS: "NORMAL",
+  // test/fuzz/operator-callbacks.test.ts signs Meta's callbacks with it (FUZZ_APP_SECRET there).
+  WHATSAPP_APP_SECRET: "fuzz-app-secret-0123456789",
 });
 
 // The first figure covers the server's start (module loading, migrations): not measured.
@@ -90,7 +94,7 @@ const vitest = spawn(
   [
     path.join(root, "node_modules/vitest/vitest.mjs"),
     "run",
-    ...["legacy", "v2", "email-voice", "uploads"].map((name) => `test/fuzz/${name}.test.ts`),
+    ...files.map((name) => `test/fuzz/${name}.test.ts`),
     "--maxWorkers=1",
     "--no-file-parallelism",
   ],

@@ -36,10 +36,11 @@ export interface FuzzGateway extends TestGateway {
   secrets: string[];
 }
 
-export function fuzzParameters<T>(): fc.Parameters<T> {
+/** `runs`: the cases of a property in the suite, where FUZZ_RUNS does not set them (a slow case gets fewer). */
+export function fuzzParameters<T>(runs = 200): fc.Parameters<T> {
   const seed = process.env.FUZZ_SEED;
   return {
-    numRuns: Number(process.env.FUZZ_RUNS ?? 200),
+    numRuns: Number(process.env.FUZZ_RUNS ?? runs),
     ...(seed ? { seed: Number(seed) } : {}),
     // A failing case is shrunk for at most this long: the report (seed, path, case) comes first.
     interruptAfterTimeLimit: 120_000,
