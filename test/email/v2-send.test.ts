@@ -50,6 +50,12 @@ describeEachEngine("v2 email send", (engine) => {
       [{ ...base, template_id: 999 }, 400, "invalid_request", "templateid"],
       [{ ...base, send_at: "tomorrow" }, 400, "invalid_request", "sendat"],
       [{ ...base, attachment: "x" }, 400, "invalid_request"],
+      // Issue 22, point 8: a line break in any address field would start a header of its own.
+      [{ ...base, to: "asha@example.org\r\nBcc: x@evil.example" }, 400, "invalid_request", "to"],
+      [{ ...base, cc: "ravi@example.org\nx@evil.example" }, 400, "invalid_request", "cc"],
+      [{ ...base, bcc: "ravi@example.org\u0000" }, 400, "invalid_request", "bcc"],
+      [{ ...base, reply_to: "help@shop.example.com\r\nBcc: x@evil.example" }, 400, "invalid_request", "replyto"],
+      [{ ...base, from: "Shop\r\nBcc: x@evil.example <news@shop.example.com>" }, 400, "invalid_request", "from"],
       [{ ...base, to: "a@example.org, b@example.org" }, 402, "insufficient_credits"],
     ];
     for (const [body, status, code, field] of cases) {
