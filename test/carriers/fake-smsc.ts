@@ -5,7 +5,10 @@
 import type { AddressInfo } from "node:net";
 import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
+
 import { encodeGsm7, encodeUcs2 } from "../../src/carriers/smpp/encoding.js";
+
+const registeredTlvs = (smpp as unknown as { tlvs: Record<string, { id: number } | undefined> }).tlvs;
 
 /** How to answer one submit_sm: `late` answers ok after that many ms instead of responseDelayMs. */
 export type SubmitAction = "ok" | "throttle" | "queue_full" | "hang" | "drop" | { status: number } | { late: number };
@@ -240,8 +243,16 @@ export class FakeSmsc {
     if (udh) udh[0] = udh.length - 1;
     const tlvs: Record<number, string> = {};
     for (const [key, value] of Object.entries(pdu)) {
+      const text = Buffer.isBuffer(value) ? value.toString("latin1") : String(value);
       const tag = /^tlv_0x([0-9a-f]{4})$/.exec(key)?.[1] ?? (/^\d+$/.test(key) ? Number(key).toString(16) : null);
-      if (tag) tlvs[Number.parseInt(tag, 16)] = Buffer.isBuffer(value) ? value.toString("latin1") : String(value);
+      if (tag) {
+        tlvs[Number.parseInt(tag, 16)] = text;
+        continue;
+      }
+      // A vendor tag (0x1400-0x3fff) may have a name another test file gave it with smpp.addTLV,
+      // which the package keeps for the whole process.
+      const named = registeredTlvs[key]?.id;
+      if (named !== undefined && named >= 0x1400 && named <= 0x3fff) tlvs[named] = text;
     }
     const record: RecordedSubmit = {
       connection: connection.id,
