@@ -63,6 +63,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     allowPrivate: ctx.config.allowPrivateWebhooks,
   });
   webhooks.start();
+  ctx.webhooks.attachSender(webhooks);
   const whatsappUpkeep = startWhatsAppUpkeep(ctx);
   const bounces = await startEmailBounces(ctx);
 
@@ -74,6 +75,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
       await housekeeping.stop();
       await whatsappUpkeep.stop();
       await bounces?.close();
+      ctx.webhooks.detachSender();
       await webhooks.stop();
       await expander.stop();
       await dispatcher.stop();

@@ -84,22 +84,31 @@ export class ReportIngester {
         const group = this.queue.splice(0, MAX_GROUP);
         try {
           let events = 0;
-          const changed = await this.deps.store.transaction(async (trx) => {
-            const rows = await applyDeliveryReports(
-              this.deps.store,
-              trx,
-              group.map((w) => w.report),
-            );
-            // The delivery_report webhooks, in the same transaction as the states they report.
-            if (this.deps.webhooks) {
-              events = await this.deps.webhooks.deliveryReports(
+          // Reports this process's webhook sender has room for go to it straight after the commit.
+          const handoff = this.deps.webhooks?.handoff();
+          const changed = await this.deps.store
+            .transaction(async (trx) => {
+              const rows = await applyDeliveryReports(
+                this.deps.store,
                 trx,
-                rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
-                this.deps.clock.now().getTime(),
+                group.map((w) => w.report),
               );
-            }
-            return rows;
-          });
+              // The delivery_report webhooks, in the same transaction as the states they report.
+              if (this.deps.webhooks) {
+                events = await this.deps.webhooks.deliveryReports(
+                  trx,
+                  rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
+                  this.deps.clock.now().getTime(),
+                  handoff,
+                );
+              }
+              return rows;
+            })
+            .catch((error: unknown) => {
+              handoff?.failed();
+              throw error;
+            });
+          handoff?.committed();
           if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
           for (const waiting of group) waiting.settle?.();
           this.record(changed);

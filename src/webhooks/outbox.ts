@@ -2,10 +2,12 @@
 // change it reports, so an event is never lost (the change committed) nor invented (it did
 // not). Only accounts with a URL for the event get rows; which accounts have one is held in
 // memory per account, dropped on every process when an account's settings change.
+
+import { sql } from "kysely";
 import { monotonicFactory } from "ulid";
 import { isoUtc } from "../core/clock.js";
 import { failureReason } from "../core/message-status.js";
-import type { NewWebhookDelivery, WebhookEvent } from "../store/schema.js";
+import type { NewWebhookDelivery, WebhookDeliveryRow, WebhookEvent } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 
 /** Signal sent (payload: the account id) after an account's webhook settings change. */
@@ -105,13 +107,80 @@ export interface ClientEventSink {
   inboundSms(trx: Db, event: InboundEvent, orderKey: string, now: number): Promise<number>;
 }
 
+/**
+ * The webhook sender of this process, when it has one (the worker role). Delivery reports it
+ * has room for are written already claimed and handed to it once their transaction commits, so
+ * the common case (no earlier event of the message still open) costs no claim round trip.
+ */
+export interface DirectSender {
+  /** Slots for up to `wanted` of the account's deliveries, counted as in flight at once. */
+  reserve(accountId: number, wanted: number): number;
+  release(accountId: number, count: number): void;
+  /** Sends deliveries written as claimed, in reserved slots. */
+  takeNow(deliveries: readonly WebhookDeliveryRow[]): void;
+  readonly leaseMs: number;
+}
+
+/**
+ * The deliveries one transaction wrote as claimed: handed to the sender when it committed, or
+ * their slots given back when it failed. If the process dies first, their lease runs out and
+ * the sender's upkeep makes them pending again, as for any claimed delivery.
+ */
+export class Handoff {
+  private rows: WebhookDeliveryRow[] = [];
+  private reserved = new Map<number, number>();
+
+  constructor(readonly sender: DirectSender) {}
+
+  reserve(accountId: number, wanted: number): number {
+    const granted = this.sender.reserve(accountId, wanted);
+    if (granted > 0) this.reserved.set(accountId, (this.reserved.get(accountId) ?? 0) + granted);
+    return granted;
+  }
+
+  add(rows: readonly WebhookDeliveryRow[]): void {
+    this.rows.push(...rows);
+  }
+
+  /** The transaction committed: its claimed deliveries go out now. */
+  committed(): void {
+    const rows = this.rows;
+    // Slots reserved but not written (none, unless a caller reserved more than it wrote) go back.
+    for (const row of rows) this.reserved.set(row.account_id, (this.reserved.get(row.account_id) ?? 0) - 1);
+    this.failed();
+    if (rows.length > 0) this.sender.takeNow(rows);
+  }
+
+  /** The transaction failed: nothing was written, every slot goes back. */
+  failed(): void {
+    for (const [accountId, count] of this.reserved) if (count > 0) this.sender.release(accountId, count);
+    this.reserved.clear();
+    this.rows = [];
+  }
+}
+
 export class WebhookOutbox {
+  private direct: DirectSender | undefined;
   private readonly urls = new Map<number, { value: Promise<Urls>; expires: number }>();
   /** Further sinks of the same events (see ClientEventSink). */
   readonly sinks: ClientEventSink[] = [];
 
   constructor(private readonly store: Store) {
     store.signals.listen(WEBHOOKS_CHANGED, (payload) => this.urls.delete(Number(payload)));
+  }
+
+  /** This process's webhook sender takes delivery reports directly (see DirectSender). */
+  attachSender(sender: DirectSender): void {
+    this.direct = sender;
+  }
+
+  detachSender(): void {
+    this.direct = undefined;
+  }
+
+  /** A hand-off for one transaction's delivery reports, when a sender is attached. */
+  handoff(): Handoff | undefined {
+    return this.direct ? new Handoff(this.direct) : undefined;
   }
 
   /** The account's URL per event (cached briefly; dropped on WEBHOOKS_CHANGED). */
@@ -131,8 +200,16 @@ export class WebhookOutbox {
     return value;
   }
 
-  /** Inside the transaction that changed the messages: one `delivery_report` per message. */
-  async deliveryReports(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<number> {
+  /**
+   * Inside the transaction that changed the messages: one `delivery_report` per message. With a
+   * hand-off, the deliveries the sender has room for are written claimed (see DirectSender).
+   */
+  async deliveryReports(
+    trx: Db,
+    messages: readonly ReportedMessage[],
+    now: number,
+    handoff?: Handoff,
+  ): Promise<number> {
     const rows: NewWebhookDelivery[] = [];
     const byAccount = new Map<number, ReportedMessage[]>();
     let notified = 0;
@@ -165,8 +242,68 @@ export class WebhookOutbox {
         );
       }
     }
-    await this.store.insertMany(trx, "webhook_deliveries", rows);
+    const claimed = handoff ? await this.claimForHandoff(trx, rows, handoff, now) : [];
+    // Claimed rows first: a later event of the same message, left pending, gets a higher id
+    // and so waits for them (the claim's order-key rule).
+    for (let i = 0; i < claimed.length; i += 500) {
+      handoff!.add(
+        await trx
+          .insertInto("webhook_deliveries")
+          .values(claimed.slice(i, i + 500))
+          .returningAll()
+          .execute(),
+      );
+    }
+    await this.store.insertMany(
+      trx,
+      "webhook_deliveries",
+      claimed.length === 0 ? rows : rows.filter((row) => row.status === "pending"),
+    );
     return rows.length + notified;
+  }
+
+  /**
+   * Marks as claimed (status delivering, first attempt, the sender's lease) the rows the
+   * hand-off's sender has room for and whose message has no earlier event still open here,
+   * which would have to go first; returns them.
+   */
+  private async claimForHandoff(
+    trx: Db,
+    rows: NewWebhookDelivery[],
+    handoff: Handoff,
+    now: number,
+  ): Promise<NewWebhookDelivery[]> {
+    if (rows.length === 0) return [];
+    const open = new Set<string>();
+    const keys = [...new Set(rows.map((row) => row.order_key))];
+    for (let i = 0; i < keys.length; i += 500) {
+      const found = await trx
+        .selectFrom("webhook_deliveries")
+        .select("order_key")
+        .where("order_key", "in", keys.slice(i, i + 500))
+        .where("status", "in", [sql.lit("pending" as const), sql.lit("delivering" as const)])
+        .execute();
+      for (const { order_key } of found) open.add(order_key);
+    }
+    const eligible = new Map<number, NewWebhookDelivery[]>();
+    for (const row of rows) {
+      if (open.has(row.order_key)) continue;
+      open.add(row.order_key); // a second event of the message in this batch waits for the first
+      const list = eligible.get(row.account_id) ?? [];
+      list.push(row);
+      eligible.set(row.account_id, list);
+    }
+    const claimed: NewWebhookDelivery[] = [];
+    for (const [accountId, list] of eligible) {
+      const granted = handoff.reserve(accountId, list.length);
+      for (const row of list.slice(0, granted)) {
+        row.status = "delivering";
+        row.attempts = 1;
+        row.lease_until = now + handoff.sender.leaseMs;
+        claimed.push(row);
+      }
+    }
+    return claimed;
   }
 
   /**

@@ -8,7 +8,7 @@
 import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
 import { sql } from "kysely";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 import { EpisodeLog } from "../core/episodes.js";
 import { WorkerLoop } from "../core/worker-loop.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -94,6 +94,7 @@ export class WebhookSender extends WorkerLoop {
   private readonly agent: Agent;
   /** Each account's signers (current secret first), briefly; dropped when its settings change. */
   private readonly checkedUrls = new Set<string>();
+  private readonly targets = new Map<string, { origin: string; path: string }>();
   private readonly signers = new Map<number, { value: Promise<Buffer[]>; expires: number }>();
   /** Outcomes waiting to be recorded, in one transaction per tick. */
   private results: { delivery: WebhookDeliveryRow; outcome: Outcome }[] = [];
@@ -193,22 +194,79 @@ export class WebhookSender extends WorkerLoop {
     if (room <= 0) return 0;
     const claimed = await this.claim(room);
     for (const delivery of claimed) {
-      const n = this.inFlight.get(delivery.account_id) ?? 0;
-      this.inFlight.set(delivery.account_id, n + 1);
+      this.inFlight.set(delivery.account_id, (this.inFlight.get(delivery.account_id) ?? 0) + 1);
       this.total++;
-      const sending = this.send(delivery).finally(() => {
-        this.pending.delete(sending);
-        const left = (this.inFlight.get(delivery.account_id) ?? 1) - 1;
-        if (left === 0) this.inFlight.delete(delivery.account_id);
-        else this.inFlight.set(delivery.account_id, left);
-        this.total--;
-        // Claim again once half of the slots are free, not after every answer: one
-        // claim of many costs the database about what one claim of a few does.
-        if (this.total <= this.options.concurrency / 2 || this.total === 0) this.wake();
-      });
-      this.pending.add(sending);
+      this.launch(delivery);
     }
     return claimed.length;
+  }
+
+  /**
+   * Slots for deliveries that the outbox writes as already claimed (DirectSender): at most
+   * `wanted`, within this process's and the account's caps; they count as in flight at once.
+   */
+  reserve(accountId: number, wanted: number): number {
+    if (!this.isRunning) return 0;
+    const used = this.inFlight.get(accountId) ?? 0;
+    const granted = Math.max(
+      0,
+      Math.min(wanted, this.options.concurrency - this.total, this.options.perAccount - used),
+    );
+    if (granted > 0) {
+      this.inFlight.set(accountId, used + granted);
+      this.total += granted;
+    }
+    return granted;
+  }
+
+  /** Gives back reserved slots whose deliveries were not written (their transaction failed). */
+  release(accountId: number, count: number): void {
+    this.settle(accountId, count);
+  }
+
+  /** The lease a delivery written as claimed gets, as a claim would give it. */
+  get leaseMs(): number {
+    return this.options.leaseMs;
+  }
+
+  /**
+   * Sends deliveries written as claimed in reserved slots, once their transaction committed.
+   * After stop() they go back to pending for whichever sender runs next.
+   */
+  takeNow(deliveries: readonly WebhookDeliveryRow[]): void {
+    if (!this.isRunning) {
+      for (const delivery of deliveries) this.settle(delivery.account_id, 1);
+      const ids = deliveries.map((delivery) => delivery.id);
+      if (ids.length > 0)
+        void this.deps.store.db
+          .updateTable("webhook_deliveries")
+          .set({ status: "pending", lease_until: null, attempts: sql`attempts - 1` })
+          .where("id", "in", ids)
+          .where("status", "=", sql.lit("delivering"))
+          .execute()
+          .catch(() => undefined);
+      return;
+    }
+    for (const delivery of deliveries) this.launch(delivery);
+  }
+
+  /** Sends one delivery whose slot is already counted, and frees the slot when it is recorded. */
+  private launch(delivery: WebhookDeliveryRow): void {
+    const sending = this.send(delivery).finally(() => {
+      this.pending.delete(sending);
+      this.settle(delivery.account_id, 1);
+      // Claim again once half of the slots are free, not after every answer: one
+      // claim of many costs the database about what one claim of a few does.
+      if (this.total <= this.options.concurrency / 2 || this.total === 0) this.wake();
+    });
+    this.pending.add(sending);
+  }
+
+  private settle(accountId: number, count: number): void {
+    const left = (this.inFlight.get(accountId) ?? count) - count;
+    if (left <= 0) this.inFlight.delete(accountId);
+    else this.inFlight.set(accountId, left);
+    this.total -= count;
   }
 
   /**
@@ -273,6 +331,18 @@ export class WebhookSender extends WorkerLoop {
     this.checkedUrls.add(url);
   }
 
+  /** A URL's origin and path, parsed once per URL rather than once per delivery. */
+  private targetOf(url: string): { origin: string; path: string } {
+    let target = this.targets.get(url);
+    if (!target) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (this.targets.size >= 10_000) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
+  }
+
   /** The account's signing keys: each active `whsec_` secret, base64-decoded. */
   private signersOf(accountId: number): Promise<Buffer[]> {
     const now = Date.now();
@@ -296,9 +366,11 @@ export class WebhookSender extends WorkerLoop {
       const signers = await this.signersOf(delivery.account_id);
       const at = this.deps.clock.now();
       const signature = signers.map((key) => signWebhook(key, delivery.webhook_id, at, delivery.payload));
-      const response = await request(delivery.url, {
+      const { origin, path } = this.targetOf(delivery.url);
+      const response = await this.agent.request({
+        origin,
+        path,
         method: "POST",
-        dispatcher: this.agent,
         headers: {
           "content-type": "application/json",
           "user-agent": "Switchboard-Webhooks/1",

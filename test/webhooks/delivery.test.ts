@@ -426,4 +426,106 @@ describeEachEngine("webhook sender", (engine) => {
     const [delivery] = await deliveries(t, account.id);
     expect(delivery!.last_error).toMatch(/loopback|private|http/i);
   });
+  it("hands delivery reports it has room for to this process's sender at commit, claimed, in order per message", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    // An earlier event of m2 is still open: m2's report must wait for it, not overtake it.
+    await enqueue(t, account.id, ["m2"]);
+    // The sender never claims (idle for a minute): only the hand-off can send.
+    const sender = senderFor(t, { idleMs: 60_000, perAccount: 2 });
+    sender.start();
+    const outbox = new WebhookOutbox(t.db.store);
+    outbox.attachSender(sender);
+    try {
+      const report = (id: string) => ({
+        id,
+        account_id: account.id,
+        recipient: "9876543210",
+        status: "delivered" as const,
+        at: Date.now(),
+      });
+      const handoff = outbox.handoff()!;
+      await t.db.store.transaction((trx) =>
+        outbox.deliveryReports(trx, ["m1", "m2", "m3", "m1", "m4"].map(report), Date.now(), handoff),
+      );
+      const written = await deliveries(t, account.id);
+      const by = (key: string) => written.filter((row) => row.order_key === key).map((row) => row.status);
+      // m1 and m3 fill the account's 2 slots; m1's second event waits behind its first (a higher
+      // id), m2 behind the earlier open event, m4 for want of a slot.
+      expect(by("m1")).toEqual(["delivering", "pending"]);
+      expect(by("m3")).toEqual(["delivering"]);
+      expect(by("m2")).toEqual(["pending", "pending"]);
+      expect(by("m4")).toEqual(["pending"]);
+      const claimed = written.filter((row) => row.status === "delivering");
+      for (const row of claimed) expect(row).toMatchObject({ attempts: 1, lease_until: expect.any(Number) });
+      expect(hook.received).toHaveLength(0);
+      handoff.committed();
+      await until(() => hook.received.length === 2);
+      await until(async () => (await deliveries(t, account.id)).filter((r) => r.status === "delivered").length === 2);
+      expect(
+        hook
+          .bodies()
+          .map((body) => body.message_id)
+          .sort(),
+      ).toEqual(["m1", "m3"]);
+      const attempts = await t.db.store.db.selectFrom("webhook_attempts").select(["delivery_id", "attempt"]).execute();
+      expect(attempts.filter((a) => claimed.some((c) => c.id === a.delivery_id)).map((a) => a.attempt)).toEqual([1, 1]);
+
+      // A transaction that fails gives its slots back and writes nothing.
+      const failing = outbox.handoff()!;
+      await expect(
+        t.db.store.transaction(async (trx) => {
+          await outbox.deliveryReports(trx, [report("m5")], Date.now(), failing);
+          throw new Error("rolled back");
+        }),
+      ).rejects.toThrow("rolled back");
+      failing.failed();
+      expect((await deliveries(t, account.id)).some((row) => row.order_key === "m5")).toBe(false);
+      const again = outbox.handoff()!;
+      await t.db.store.transaction((trx) =>
+        outbox.deliveryReports(trx, [report("m6"), report("m7")], Date.now(), again),
+      );
+      again.committed();
+      await until(() => hook.received.length === 4);
+    } finally {
+      outbox.detachSender();
+      await sender.stop();
+    }
+  });
+
+  it("puts back to pending what is handed to a sender that has stopped", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    const sender = senderFor(t, { idleMs: 60_000 });
+    sender.start();
+    const outbox = new WebhookOutbox(t.db.store);
+    outbox.attachSender(sender);
+    const handoff = outbox.handoff()!;
+    await t.db.store.transaction((trx) =>
+      outbox.deliveryReports(
+        trx,
+        [{ id: "s1", account_id: account.id, recipient: "9876543210", status: "delivered", at: Date.now() }],
+        Date.now(),
+        handoff,
+      ),
+    );
+    expect((await deliveries(t, account.id)).map((row) => row.status)).toEqual(["delivering"]);
+    await sender.stop();
+    handoff.committed();
+    await until(async () => (await deliveries(t, account.id))[0]?.status === "pending");
+    expect((await deliveries(t, account.id))[0]).toMatchObject({ attempts: 0, lease_until: null });
+    expect(hook.received).toHaveLength(0);
+    // The next sender claims it as any pending delivery.
+    const next = senderFor(t);
+    next.start();
+    try {
+      await until(() => hook.received.length === 1);
+    } finally {
+      await next.stop();
+    }
+  });
 });
