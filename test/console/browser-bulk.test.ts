@@ -8,6 +8,7 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
+  noneLoading,
   signInAs,
   useBrowser,
 } from "../helpers/browser.js";
@@ -179,7 +180,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
         .getByRole("button", { name: /^(Send|Place)/ })
         .first()
         .waitFor();
-      await page.getByRole("status").filter({ hasText: "Loading" }).waitFor({ state: "detached" });
+      await noneLoading(page);
       await expectAccessible(page, `send page (${channel})`);
     }
     expect(await page.getByText("No approved caller number").count()).toBe(1);
@@ -224,7 +225,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     ]) {
       await page.goto(path);
       await page.locator("h1").first().waitFor();
-      await page.getByRole("status").filter({ hasText: "Loading" }).waitFor({ state: "detached" });
+      await noneLoading(page);
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();

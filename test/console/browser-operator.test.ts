@@ -9,6 +9,7 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
+  noneLoading,
   signInAs,
   useBrowser,
 } from "../helpers/browser.js";
@@ -178,7 +179,7 @@ describeInBrowser("console in the browser: operator", () => {
     ]) {
       await page.goto(path);
       await page.locator("h1").first().waitFor();
-      await page.getByRole("status").filter({ hasText: "Loading" }).waitFor({ state: "detached" });
+      await noneLoading(page);
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();

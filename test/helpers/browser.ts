@@ -96,3 +96,10 @@ export async function expectNoHorizontalScroll(page: Page, what: string): Promis
   )) as number;
   expect(overflow, `${what} is wider than the viewport`).toBeLessThanOrEqual(0);
 }
+
+/** Every "Loading…" status of the page is gone (a page may load several sections at once). */
+export async function noneLoading(page: Page): Promise<void> {
+  await page.waitForFunction(
+    "![...document.querySelectorAll('[role=status]')].some((e) => (e.textContent ?? '').includes('Loading'))",
+  );
+}
