@@ -1,8 +1,8 @@
 // v2 DLT registrations of the calling account: its entity IDs and headers with their state, and
 // its request for one (pending until the operator approves it; only approved ones count for sends).
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { isoUtc } from "../core/clock.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import {
@@ -41,7 +41,7 @@ const headerView = (row: DltHeaderRow) => ({
   created_at: isoUtc(new Date(Number(row.created_at))),
 });
 
-export function registerV2DltRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
 
   v2.get(
@@ -89,7 +89,7 @@ export function registerV2DltRoutes(v2: FastifyInstance, ctx: Deps): void {
         },
       },
       async (request, reply) => {
-        const value = (request.body as Record<string, string>)[field] ?? "";
+        const value = request.body[field] ?? "";
         const { created, row } = await requestDltRegistration(db, ctx.clock, request.principal!.accountId, kind, value);
         const data = kind === "entity" ? entityView(row as DltEntityRow) : headerView(row as DltHeaderRow);
         return reply.code(created ? 201 : 200).send({ status: "success", data });

@@ -1,11 +1,11 @@
 // An account's own API keys on v2: list them (never the key itself), create one (shown once),
 // revoke one. The operator's equivalents are under /admin/api (admin/routes.ts).
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { apiKeyRevoked, createApiKey, DEFAULT_RATE_LIMIT, listApiKeys, revokeApiKey } from "../auth/index.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { pathId } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { NullableString, NullableTime, resourceAnswer, Time } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 
@@ -36,7 +36,7 @@ const CreatedKey = Type.Object(
 
 const iso = (ms: number) => isoUtc(new Date(ms));
 
-export function registerV2KeyRoutes(v2: FastifyInstance, ctx: Pick<Runtime, "store" | "clock">): void {
+export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" | "clock">): void {
   const db = ctx.store.db;
 
   v2.get(
@@ -87,7 +87,7 @@ export function registerV2KeyRoutes(v2: FastifyInstance, ctx: Pick<Runtime, "sto
     },
     async (request, reply) => {
       const accountId = request.principal!.accountId;
-      const name = (request.body as { name?: string }).name?.trim() || null;
+      const name = request.body.name?.trim() || null;
       if (name?.includes("\u0000")) {
         throw new GatewayError("invalid_request", "The name holds a NUL character.", { field: "name" });
       }
@@ -117,7 +117,7 @@ export function registerV2KeyRoutes(v2: FastifyInstance, ctx: Pick<Runtime, "sto
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const numeric = pathId(id);
       const revoked =
         numeric === undefined ? undefined : await revokeApiKey(db, ctx.clock, numeric, request.principal!.accountId);

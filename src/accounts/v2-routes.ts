@@ -3,7 +3,6 @@
 
 import { randomUUID } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import { isoUtc } from "../core/clock.js";
@@ -11,6 +10,7 @@ import { fromMilli, toMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { isoWithOffset, localDay } from "../core/time.js";
 import { pageMeta, pageOf, pathId, queryInt } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { ApprovalStatus } from "../store/schema.js";
@@ -101,7 +101,7 @@ function describeLedgerEntry(row: {
   };
 }
 
-export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
   registerV2KeyRoutes(v2, ctx);
   registerV2DltRoutes(v2, ctx);
   const db = ctx.store.db;
@@ -137,7 +137,7 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const query = request.query as { per_page?: string; page?: string; status?: string };
+      const query = request.query;
       const paging = pageOf(query, TEMPLATES_PER_PAGE, TEMPLATES_MAX_PER_PAGE);
       const status = approvalStatus(query.status);
       const { rows, total } = await listTemplates(db, request.principal!.accountId, { status, ...paging });
@@ -158,7 +158,7 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const numeric = pathId(id);
       const row = numeric === undefined ? undefined : await getTemplate(db, request.principal!.accountId, numeric);
       if (!row) throw new GatewayError("not_found", `No template with id "${id}" in this account.`);
@@ -179,12 +179,7 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const body = request.body as {
-        name: string;
-        content: string;
-        dlt_template_id?: string | null;
-        entity_id?: string | null;
-      };
+      const body = request.body;
       const row = await createTemplate(db, ctx.clock, request.principal!.accountId, {
         name: body.name,
         content: body.content,
@@ -318,7 +313,7 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { days: raw } = request.query as { days?: string };
+      const { days: raw } = request.query;
       const days = queryInt(raw, "days", HISTORY_DAYS, 1, HISTORY_MAX_DAYS);
       const account = await accountOf(request.principal!.accountId);
       const { start } = today(account.time_zone);
@@ -352,7 +347,7 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
     },
     async (request) => {
       const principal = request.principal!;
-      const body = request.body as { recipient_username: string; amount: number; description?: string | null };
+      const body = request.body;
       if (!Number.isFinite(body.amount) || body.amount <= 0) {
         throw new GatewayError("invalid_request", "The amount must be a positive number of credits.", {
           field: "amount",
@@ -451,7 +446,7 @@ export function registerV2AccountRoutes(v2: FastifyInstance, ctx: Deps): void {
     },
     async (request, reply) => {
       const accountId = request.principal!.accountId;
-      const body = request.body as { sender_id: string; note?: string | null };
+      const body = request.body;
       const sender = normalizeSenderId(body.sender_id);
       const note = body.note?.trim() || null;
       if (note?.includes(NUL)) {

@@ -3,8 +3,8 @@
 // Thin adapters over catalog.ts; the workers pick every change up within a second or two.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import {
   describeCarrier,
@@ -27,12 +27,11 @@ type Deps = Pick<Runtime, "store" | "clock">;
 
 const Name = Type.Object({ name: Type.String({ pattern: CONNECTOR_NAME }) });
 // Definitions are checked by catalog.ts, which names the wrong field in the family's dialect.
-const Definition = Type.Object({}, { additionalProperties: true });
+const Definition = Type.Object({ name: Type.Optional(Type.Unknown()) }, { additionalProperties: true });
 
-export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
+export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
-  const nameOf = (params: unknown) => (params as { name: string }).name;
   const healthOf = async () => {
     const views = await readConnectorHealth(ctx.store.db, ctx.clock.now().getTime());
     return new Map(views.map((view) => [view.connector, view]));
@@ -54,11 +53,11 @@ export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: Deps): v
   admin.get("/carriers/health", async () => ok([...(await healthOf()).values()]));
 
   admin.get("/carriers/:name", { schema: { params: Name } }, async (request) =>
-    ok(withHealth(await requireCarrier(ctx.store.db, nameOf(request.params)), await healthOf())),
+    ok(withHealth(await requireCarrier(ctx.store.db, request.params.name), await healthOf())),
   );
 
   admin.post("/carriers", { schema: { body: Definition } }, async (request, reply) => {
-    const name = (request.body as { name?: unknown }).name;
+    const name = request.body.name;
     if (typeof name === "string" && (await findCarrier(ctx.store.db, name))) {
       throw new GatewayError(
         "conflict",
@@ -70,8 +69,8 @@ export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: Deps): v
   });
 
   admin.put("/carriers/:name", { schema: { params: Name, body: Definition } }, async (request, reply) => {
-    const name = nameOf(request.params);
-    const body = request.body as { name?: unknown };
+    const name = request.params.name;
+    const body = request.body;
     if (body.name !== undefined && body.name !== name) {
       throw new GatewayError("invalid_request", `The body names ${String(body.name)}, the path ${name}.`);
     }
@@ -88,13 +87,13 @@ export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: Deps): v
       },
     },
     async (request) => {
-      const { enabled } = request.body as { enabled: boolean };
-      return ok(describeCarrier(await setCarrierEnabled(deps, nameOf(request.params), enabled)));
+      const { enabled } = request.body;
+      return ok(describeCarrier(await setCarrierEnabled(deps, request.params.name, enabled)));
     },
   );
 
   admin.delete("/carriers/:name", { schema: { params: Name } }, async (request) =>
-    ok(describeCarrier(await removeCarrier(deps, nameOf(request.params)))),
+    ok(describeCarrier(await removeCarrier(deps, request.params.name))),
   );
 
   admin.get("/routes", async () => ok((await listRoutes(ctx.store.db)).map(describeRoute)));
@@ -118,7 +117,7 @@ export function registerCarrierAdminRoutes(admin: FastifyInstance, ctx: Deps): v
       },
     },
     async (request) => {
-      const { route, prefix } = request.query as { route: string; prefix?: string };
+      const { route, prefix } = request.query;
       return ok(describeRoute(await removeRoute(deps, route, prefix ?? "")));
     },
   );

@@ -4,11 +4,12 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import { serialize } from "cookie";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticator, Sessions } from "../auth/index.js";
 import { SESSION_COOKIE, type Session, sessionOf, sessionTokenOf } from "../auth/index.js";
 import { GatewayError } from "../core/errors.js";
 import { sendJsonError } from "../http/http-errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What this file takes from the gateway. */
@@ -48,13 +49,13 @@ function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: s
   );
 }
 
-export async function registerSessionRoutes(scope: FastifyInstance, ctx: Deps): Promise<void> {
+export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Promise<void> {
   // JSON only, as on v2: a form cannot be posted here from another site.
   scope.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
   scope.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
 
   scope.post("/session", { schema: { body: SignIn, hide: true } }, async (request, reply) => {
-    const { username, password } = request.body as { username: string; password: string };
+    const { username, password } = request.body;
     // The same check, lock-out and -16 rule as every password login of the API.
     const principal = await ctx.authenticator.byPassword(username, password, request.ip);
     if (principal.status !== "active")

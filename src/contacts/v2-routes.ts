@@ -2,8 +2,8 @@
 // a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { pageMeta, pageOf } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { describeContact, listContacts } from "./contacts.js";
@@ -32,13 +32,12 @@ const CONTACTS_PER_PAGE = 50;
 const CONTACTS_MAX_PER_PAGE = 200;
 
 const GroupId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
-type PageQuery = { page?: string; per_page?: string };
 const Paging = Type.Object({
   per_page: Type.Optional(Type.String({ maxLength: 20 })),
   page: Type.Optional(Type.String({ maxLength: 20 })),
 });
 
-export function registerV2ContactRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2ContactRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
 
   v2.get(
@@ -54,7 +53,7 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const page = pageOf(request.query as PageQuery, GROUPS_PER_PAGE, GROUPS_MAX_PER_PAGE);
+      const page = pageOf(request.query, GROUPS_PER_PAGE, GROUPS_MAX_PER_PAGE);
       const { rows, total } = await listGroups(db, request.principal!.accountId, page);
       return { status: "success", data: rows.map(describeGroup), meta: pageMeta(page, total) };
     },
@@ -79,7 +78,7 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const body = request.body as { name: string; description?: string | null };
+      const body = request.body;
       const group = await createGroup(db, ctx.clock, request.principal!.accountId, body);
       return reply.code(201).send({ status: "success", data: describeGroup(group) });
     },
@@ -98,7 +97,7 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const groupId = parseGroupId((request.params as { id: string }).id);
+      const groupId = parseGroupId(request.params.id);
       const deleted = await deleteGroup(ctx.store, ctx.clock, request.principal!.accountId, groupId);
       if (!deleted) throw groupNotFound(groupId);
       return {
@@ -122,8 +121,8 @@ export function registerV2ContactRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const groupId = parseGroupId((request.params as { id: string }).id);
-      const page = pageOf(request.query as PageQuery, CONTACTS_PER_PAGE, CONTACTS_MAX_PER_PAGE);
+      const groupId = parseGroupId(request.params.id);
+      const page = pageOf(request.query, CONTACTS_PER_PAGE, CONTACTS_MAX_PER_PAGE);
       if (!(await groupExists(db, request.principal!.accountId, groupId))) throw groupNotFound(groupId);
       const { rows, total } = await listContacts(db, groupId, page);
       return { status: "success", data: rows.map(describeContact), meta: pageMeta(page, total) };

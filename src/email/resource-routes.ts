@@ -3,14 +3,14 @@
 // account's domains and their approval, and the simulator's captured inbox.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { APPROVAL_STATUSES, requireAccount } from "../accounts/index.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import {
   addEmailDomain,
@@ -65,7 +65,7 @@ function templateId(raw: string): number {
   return id;
 }
 
-export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2EmailRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
   const accountOf = (request: FastifyRequest) => request.principal!.accountId;
 
@@ -96,7 +96,7 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const row = await addEmailDomain(db, ctx.clock, accountOf(request), (request.body as { domain: string }).domain);
+      const row = await addEmailDomain(db, ctx.clock, accountOf(request), request.body.domain);
       return reply.code(201).send(ok(describeEmailDomain(row, iso)));
     },
   );
@@ -114,7 +114,7 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { domain } = request.params as { domain: string };
+      const { domain } = request.params;
       await removeEmailDomain(db, accountOf(request), domain);
       return ok({ domain, deleted: true });
     },
@@ -133,7 +133,7 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const page = pageOf(request.query as { per_page?: string; page?: string }, 25, 100);
+      const page = pageOf(request.query, 25, 100);
       const { rows, total } = await listEmailTemplates(db, accountOf(request), page);
       return { ...ok(rows.map((row) => describeEmailTemplate(row, iso))), meta: pageMeta(page, total) };
     },
@@ -152,7 +152,7 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const row = await createEmailTemplate(db, ctx.clock, accountOf(request), request.body as never);
+      const row = await createEmailTemplate(db, ctx.clock, accountOf(request), request.body);
       return reply.code(201).send(ok(describeEmailTemplate(row, iso)));
     },
   );
@@ -171,7 +171,7 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const id = templateId((request.params as { id: string }).id);
+      const id = templateId(request.params.id);
       const row = await getEmailTemplate(db, accountOf(request), id);
       if (!row) throw new GatewayError("not_found", `No email template ${id} in this account.`);
       return ok(describeEmailTemplate(row, iso));
@@ -200,12 +200,9 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const id = templateId((request.params as { id: string }).id);
+      const id = templateId(request.params.id);
       return ok(
-        describeEmailTemplate(
-          await updateEmailTemplate(db, ctx.clock, accountOf(request), id, request.body as never),
-          iso,
-        ),
+        describeEmailTemplate(await updateEmailTemplate(db, ctx.clock, accountOf(request), id, request.body), iso),
       );
     },
   );
@@ -223,7 +220,7 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const id = templateId((request.params as { id: string }).id);
+      const id = templateId(request.params.id);
       await deleteEmailTemplate(db, accountOf(request), id);
       return ok({ id, deleted: true });
     },
@@ -242,7 +239,7 @@ export function registerV2EmailRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { broadcastId } = request.params as { broadcastId: string };
+      const { broadcastId } = request.params;
       const recipients = await sendStatus(db, accountOf(request), broadcastId);
       if (recipients.length === 0) throw new GatewayError("not_found", `No email send ${broadcastId} in this account.`);
       return ok({ broadcast_id: broadcastId, recipients });
@@ -301,18 +298,21 @@ async function sendStatus(db: Db, accountId: number, broadcastId: string) {
   });
 }
 
-export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
+export function registerEmailAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
   const Username = { username: Type.String({ maxLength: 64 }) };
-  const account = async (request: FastifyRequest) =>
-    (await requireAccount(db, (request.params as { username: string }).username)).id;
+  const account = async (username: string) => (await requireAccount(db, username)).id;
   const operatorIso = (ms: number) => new Date(ms).toISOString();
 
   admin.get(
     "/accounts/:username/email/domains",
     { schema: { summary: "An account's sending domains", tags: ["operator"], params: Type.Object(Username) } },
     async (request) =>
-      ok((await listEmailDomains(db, await account(request))).map((r) => describeEmailDomain(r, operatorIso))),
+      ok(
+        (await listEmailDomains(db, await account(request.params.username))).map((r) =>
+          describeEmailDomain(r, operatorIso),
+        ),
+      ),
   );
 
   admin.post(
@@ -329,8 +329,8 @@ export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: Deps): voi
       },
     },
     async (request, reply) => {
-      const body = request.body as { domain: string; approve?: boolean };
-      const row = await addEmailDomain(db, ctx.clock, await account(request), body.domain, {
+      const body = request.body;
+      const row = await addEmailDomain(db, ctx.clock, await account(request.params.username), body.domain, {
         approve: body.approve === true,
       });
       return reply.code(201).send(ok(describeEmailDomain(row, operatorIso)));
@@ -351,11 +351,11 @@ export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: Deps): voi
       },
     },
     async (request) => {
-      const { domain } = request.params as { domain: string };
-      const { status } = request.body as { status: ApprovalStatus };
+      const { domain } = request.params;
+      const { status } = request.body;
       return ok(
         describeEmailDomain(
-          await setEmailDomainStatus(db, ctx.clock, await account(request), domain, status),
+          await setEmailDomainStatus(db, ctx.clock, await account(request.params.username), domain, status),
           operatorIso,
         ),
       );
@@ -376,7 +376,7 @@ export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: Deps): voi
       },
     },
     async (request) => {
-      const query = request.query as { account?: string; limit?: number; before_id?: number };
+      const query = request.query;
       const accountId = query.account ? (await requireAccount(db, query.account)).id : undefined;
       const rows = await listCaptured(db, accountId, { limit: query.limit ?? 50, beforeId: query.before_id });
       return ok(rows.map((row) => ({ ...row, created_at: operatorIso(row.created_at) })));
@@ -393,7 +393,7 @@ export function registerEmailAdminRoutes(admin: FastifyInstance, ctx: Deps): voi
       },
     },
     async (request) => {
-      const row = await getCaptured(db, (request.params as { id: number }).id);
+      const row = await getCaptured(db, request.params.id);
       if (!row) throw new GatewayError("not_found", "No such captured message.");
       return ok({ ...row, created_at: operatorIso(row.created_at) });
     },

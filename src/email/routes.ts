@@ -5,11 +5,12 @@
 // -14 (internal error). Also the tracking endpoints the pixel and the links point at.
 
 import multipart from "@fastify/multipart";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticator } from "../auth/index.js";
 import { authenticateLegacy } from "../auth/index.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
 import { noteRefusal, toGatewayError } from "../http/http-errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
@@ -55,7 +56,7 @@ const MESSAGE_ID = /^q[0-9A-HJKMNP-TV-Z]{26}$/;
 /** A non-empty boundary parameter (quoted or not): without one, nothing in the body can be read. */
 const MULTIPART_BOUNDARY = /;\s*boundary=("[^"]+"|[^\s";]+)/i;
 
-export async function registerEmailFamilyRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
+export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Promise<void> {
   await app.register(async (scope) => {
     await scope.register(multipart, {
       limits: {

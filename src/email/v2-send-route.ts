@@ -2,7 +2,7 @@
 // charge and answer as /httpemailapi/v1/send (sendEmail), in the v2 envelope. No attachments:
 // those go through the multipart family.
 import { type Static, Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer } from "../http/v2-answers.js";
 import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -59,7 +59,7 @@ function familyParams(body: EmailSendBody): Record<string, string> {
   return params;
 }
 
-export function registerV2EmailSendRoute(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2EmailSendRoute(v2: TypedRoutes, ctx: Deps): void {
   v2.post(
     "/email/send",
     {
@@ -83,7 +83,7 @@ export function registerV2EmailSendRoute(v2: FastifyInstance, ctx: Deps): void {
           allowPrivateWebhooks: ctx.config.allowPrivateWebhooks,
         },
         request.principal!,
-        familyParams(request.body as EmailSendBody),
+        familyParams(request.body),
         [],
       );
       return reply.code(201).send({ status: "success", data: { broadcast_id: broadcastId } });

@@ -1,24 +1,27 @@
 // Route handlers typed from their schemas: registered on a TypedRoutes, a handler's request.body,
 // request.query and request.params have the types of the route's TypeBox schemas (Static<>), so
-// no handler restates a schema in a cast.
-import type { TypeBoxTypeProvider } from "@fastify/type-provider-typebox";
+// no handler restates a schema in a cast. Answers are left untyped here: the response schema's
+// serializer shapes them at run time, and the OpenAPI test holds them to the document.
+import type { Static, TSchema } from "@fastify/type-provider-typebox";
 import type {
   FastifyBaseLogger,
   FastifyInstance,
+  FastifyTypeProvider,
   RawReplyDefaultExpression,
   RawRequestDefaultExpression,
   RawServerDefault,
 } from "fastify";
+
+/** The request's parts typed from their schemas; answers as Fastify types them by default. */
+export interface SchemaTypedRequests extends FastifyTypeProvider {
+  validator: this["schema"] extends TSchema ? Static<this["schema"]> : unknown;
+  serializer: unknown;
+}
 
 export type TypedRoutes = FastifyInstance<
   RawServerDefault,
   RawRequestDefaultExpression,
   RawReplyDefaultExpression,
   FastifyBaseLogger,
-  TypeBoxTypeProvider
+  SchemaTypedRequests
 >;
-
-/** The same instance, its routes typed from their schemas. */
-export function typedRoutes(app: FastifyInstance): TypedRoutes {
-  return app.withTypeProvider<TypeBoxTypeProvider>();
-}

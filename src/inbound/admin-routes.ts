@@ -2,10 +2,9 @@
 // test endpoint that injects an inbound message. Thin adapters over operations.ts and ingest.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { getAccount } from "../accounts/index.js";
 import { GatewayError } from "../core/errors.js";
-import type { ApprovalStatus } from "../store/schema.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { type InboundDeps, type IngestOutcome, ingestInbound } from "./ingest.js";
 import {
   addSuppressionsFor,
@@ -41,7 +40,7 @@ const Numbers = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
+export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
   const username = (params: unknown) => (params as { username: string }).username;
@@ -61,7 +60,7 @@ export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): v
       },
     },
     async (request, reply) => {
-      const { number } = request.body as { number: string };
+      const { number } = request.body;
       const assigned = await assignNumberFor(deps, username(request.params), number);
       return reply.code(assigned.created ? 201 : 200).send(ok(assigned.number));
     },
@@ -71,7 +70,7 @@ export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): v
     "/accounts/:username/inbound-numbers/:number",
     { schema: { params: Type.Object({ username: Type.String(), number: Type.String({ maxLength: 32 }) }) } },
     async (request) => {
-      const { number } = request.params as { number: string };
+      const { number } = request.params;
       return ok(await removeNumberFor(deps, username(request.params), number));
     },
   );
@@ -82,7 +81,7 @@ export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): v
     "/accounts/:username/keywords",
     { schema: { params: Username, querystring: Type.Object({ status: Type.Optional(Status), ...Page }) } },
     async (request) => {
-      const query = request.query as { status?: ApprovalStatus; page?: number; per_page?: number };
+      const query = request.query;
       const { keywords, meta } = await keywordsOf(deps, username(request.params), {
         status: query.status,
         page: query.page,
@@ -97,7 +96,7 @@ export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): v
     ["reject", "rejected"],
   ] as const) {
     admin.post(`/keywords/:id/${action}`, { schema: { params: Id } }, async (request) =>
-      ok(await setKeywordStatusFor(deps, (request.params as { id: number }).id, status)),
+      ok(await setKeywordStatusFor(deps, request.params.id, status)),
     );
   }
 
@@ -107,7 +106,7 @@ export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): v
     "/accounts/:username/suppressions",
     { schema: { params: Username, querystring: Type.Object(Page) } },
     async (request) => {
-      const query = request.query as { page?: number; per_page?: number };
+      const query = request.query;
       const { suppressions, meta } = await suppressionsOf(
         deps,
         username(request.params),
@@ -119,7 +118,7 @@ export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): v
   );
 
   admin.post("/accounts/:username/suppressions", { schema: { params: Username, body: Numbers } }, async (request) => {
-    const body = request.body as { numbers: string[]; reason?: string };
+    const body = request.body;
     return ok(
       await addSuppressionsFor(deps, username(request.params), body.numbers, body.reason?.trim() || "operator"),
     );
@@ -136,8 +135,7 @@ export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): v
         ),
       },
     },
-    async (request) =>
-      ok(await removeSuppressionsFor(deps, username(request.params), (request.body as { numbers: string[] }).numbers)),
+    async (request) => ok(await removeSuppressionsFor(deps, username(request.params), request.body.numbers)),
   );
 
   // ---- Test injection -----------------------------------------------------------------------
@@ -161,13 +159,7 @@ export function registerInboundAdminRoutes(admin: FastifyInstance, ctx: Deps): v
       },
     },
     async (request, reply) => {
-      const body = request.body as {
-        to: string;
-        from: string;
-        message: string;
-        upstream_id?: string;
-        received_at?: string;
-      };
+      const body = request.body;
       const receivedAt = body.received_at === undefined ? undefined : Date.parse(body.received_at);
       if (receivedAt !== undefined && (!ISO_DATE_TIME.test(body.received_at ?? "") || !Number.isFinite(receivedAt))) {
         throw new GatewayError("invalid_request", "received_at must be an ISO 8601 date-time.", {

@@ -2,11 +2,11 @@
 // envelope; lists are paginated with `meta`.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { APPROVAL_STATUSES } from "../accounts/index.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { PageMeta, pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { ApprovalStatus } from "../store/schema.js";
@@ -38,7 +38,7 @@ function statusFilter(value: string | undefined): ApprovalStatus | undefined {
   return value as ApprovalStatus;
 }
 
-export function registerV2InboundRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2InboundRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
 
   v2.get(
@@ -54,7 +54,7 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const query = request.query as { per_page?: string; page?: string; status?: string };
+      const query = request.query;
       const page = pageOf(query, KEYWORDS_PER_PAGE, KEYWORDS_MAX_PER_PAGE);
       const { rows, total } = await listKeywords(db, request.principal!.accountId, {
         status: statusFilter(query.status),
@@ -80,13 +80,9 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const accountId = request.principal!.accountId;
-      const page = pageOf(
-        request.query as { per_page?: string; page?: string },
-        INBOUND_PER_PAGE,
-        INBOUND_MAX_PER_PAGE,
-      );
+      const page = pageOf(request.query, INBOUND_PER_PAGE, INBOUND_MAX_PER_PAGE);
       const keywordId = pathId(id);
       const row = keywordId === undefined ? undefined : await getKeyword(db, accountId, keywordId);
       if (!row) throw new GatewayError("not_found", `No keyword with id "${id}" in this account.`);
@@ -112,7 +108,7 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const body = request.body as { key: string; response_type: string; static_message?: string | null };
+      const body = request.body;
       const row = await createKeyword(
         db,
         ctx.clock,
@@ -137,11 +133,7 @@ export function registerV2InboundRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const page = pageOf(
-        request.query as { per_page?: string; page?: string },
-        INBOUND_PER_PAGE,
-        INBOUND_MAX_PER_PAGE,
-      );
+      const page = pageOf(request.query, INBOUND_PER_PAGE, INBOUND_MAX_PER_PAGE);
       const { entries, total } = await listInbound(db, request.principal!.accountId, page, time);
       return { status: "success", data: entries, meta: pageMeta(page, total) };
     },

@@ -2,15 +2,15 @@
 // behind admin/'s operator check): who is bound from where, since when, at what rate, in every
 // process; and disconnecting one. Thin adapters over registry.ts.
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { requireAccount } from "../accounts/index.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { disconnectBind, listBinds } from "./registry.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock" | "config">;
 
-export function registerSmppAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
+export function registerSmppAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   // The holding process asks its client to unbind and waits this long for the answer.
   const disconnectWaitMs = ctx.config.smppServer.responseTimeoutMs + 5_000;
 
@@ -26,7 +26,7 @@ export function registerSmppAdminRoutes(admin: FastifyInstance, ctx: Deps): void
       },
     },
     async (request) => {
-      const { username } = request.query as { username?: string };
+      const { username } = request.query;
       const accountId = username === undefined ? undefined : (await requireAccount(ctx.store.db, username)).id;
       return { status: "success", data: await listBinds(ctx.store.db, ctx.clock.now().getTime(), accountId) };
     },
@@ -41,7 +41,7 @@ export function registerSmppAdminRoutes(admin: FastifyInstance, ctx: Deps): void
       },
     },
     async (request, reply) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const { bind, closed } = await disconnectBind(ctx, id, disconnectWaitMs);
       return reply.code(closed ? 200 : 202).send({ status: "success", data: { ...bind, closed } });
     },

@@ -4,13 +4,13 @@
 // extend the same job (`job_id`). The job's delivery summary moves with its messages' states.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { requiredInDocument } from "../http/openapi.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer, smsAnswer } from "../http/v2-answers.js";
 import { type AcceptedSend, type AcceptService, cancelScheduled, type JobRequest } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -166,7 +166,7 @@ async function groupNumbers(db: Db, accountId: number, groupId: number): Promise
   return rows.map((row) => row.number);
 }
 
-export function registerBulkRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerBulkRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
 
   v2.post(
@@ -295,7 +295,7 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: Deps): void {
     },
     async (request) => {
       const accountId = request.principal!.accountId;
-      const paging = pageOf(request.query as { page?: string; per_page?: string }, JOBS_PER_PAGE, JOBS_MAX_PER_PAGE);
+      const paging = pageOf(request.query, JOBS_PER_PAGE, JOBS_MAX_PER_PAGE);
       const [rows, count] = await Promise.all([
         db
           .selectFrom("bulk_jobs")
@@ -339,7 +339,7 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const numeric = pathId(id);
       const job = numeric === undefined ? undefined : await findJob(db, request.principal!.accountId, numeric);
       if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
@@ -379,7 +379,7 @@ export function registerBulkRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const accountId = request.principal!.accountId;
       const numeric = pathId(id);
       const job = numeric === undefined ? undefined : await findJob(db, accountId, numeric);

@@ -3,11 +3,11 @@
 // renders each row as the status call does; the query itself is messages/listing.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { parseInstant } from "../core/time.js";
 import { queryInt } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -122,7 +122,7 @@ export function listFilter(query: ListQuery, timeZone: string): MessageFilter {
   return filter;
 }
 
-export function registerMessageListRoute(v2: FastifyInstance, ctx: Deps): void {
+export function registerMessageListRoute(v2: TypedRoutes, ctx: Deps): void {
   v2.get(
     "/messages",
     {
@@ -136,7 +136,7 @@ export function registerMessageListRoute(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const query = request.query as ListQuery;
+      const query = request.query;
       const principal = request.principal!;
       const filter = listFilter(query, principal.timeZone);
       const limit = queryInt(query.limit, "limit", LIST_LIMIT_DEFAULT, 1, LIST_LIMIT_MAX);

@@ -3,12 +3,12 @@
 //   GET /api/v2/messages/per-minute  messages per minute over the last hours
 //   GET /api/v2/messages/{id}        one message with its timeline, cost, carrier and webhooks
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { isQueueId } from "../core/ids.js";
 import { queryInt } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../http/v2-answers.js";
 import { messageHistory, messagesPerMinute, TRAFFIC_CHANNELS, trafficSummary } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -112,7 +112,7 @@ function inSeconds<
   };
 }
 
-export function registerMessageViewRoutes(v2: FastifyInstance, ctx: Pick<Runtime, "store" | "clock">): void {
+export function registerMessageViewRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" | "clock">): void {
   const db = ctx.store.db;
 
   v2.get(
@@ -157,7 +157,7 @@ export function registerMessageViewRoutes(v2: FastifyInstance, ctx: Pick<Runtime
       },
     },
     async (request) => {
-      const { hours } = request.query as { hours?: string };
+      const { hours } = request.query;
       const span = queryInt(hours, "hours", PER_MINUTE_HOURS, 1, PER_MINUTE_HOURS);
       const series = await messagesPerMinute(db, request.principal!.accountId, ctx.clock.now(), span);
       return {
@@ -184,7 +184,7 @@ export function registerMessageViewRoutes(v2: FastifyInstance, ctx: Pick<Runtime
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const principal = request.principal!;
       const row: MessageRow | undefined = isQueueId(id)
         ? await db

@@ -2,13 +2,14 @@
 // rules are in policy.ts and acceptance in messages/accept.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { listSenderIds, walletCredits } from "../accounts/index.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { requiredInDocument } from "../http/openapi.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer, smsAnswer } from "../http/v2-answers.js";
 import type { AcceptedSend, AcceptService } from "../messages/index.js";
 import { cancelScheduled, findMessages } from "../messages/index.js";
@@ -51,12 +52,9 @@ const ScheduleBody = requiredInDocument(
 const SEND_ERRORS = [402, 409, 422];
 
 const GetSendQuery = Type.Object({
-  ...Object.fromEntries(
-    Object.entries(SendBody.properties).map(([name, schema]) => [
-      name,
-      name === "unicode" || name === "flash" ? Type.Optional(Type.String({ maxLength: 10 })) : schema,
-    ]),
-  ),
+  ...SendBody.properties,
+  unicode: Type.Optional(Type.String({ maxLength: 10 })),
+  flash: Type.Optional(Type.String({ maxLength: 10 })),
   api_key: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
@@ -108,7 +106,7 @@ function queryBoolean(value: string | undefined, name: string): boolean | undefi
   throw new GatewayError("invalid_request", `Query parameter "${name}" must be true or false.`, { field: name });
 }
 
-export function registerV2SmsRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
   const policy = ctx.smsPolicy;
 
   const acceptSms = (request: FastifyRequest, route: string, body: SendBody, input: SmsSendInput) =>
@@ -162,9 +160,9 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: Deps): void {
           "GET access is not enabled for this account: use POST /api/v2/sms/send, or ask the operator to enable it.",
         );
       }
-      const { unicode, flash, api_key: _key, ...rest } = request.query as Record<string, string | undefined>;
+      const { unicode, flash, api_key: _key, ...rest } = request.query;
       const body: SendBody = {
-        ...(rest as Omit<SendBody, "unicode" | "flash">),
+        ...rest,
         ...(queryBoolean(unicode, "unicode") === undefined ? {} : { unicode: queryBoolean(unicode, "unicode") }),
         ...(queryBoolean(flash, "flash") === undefined ? {} : { flash: queryBoolean(flash, "flash") }),
       };
@@ -216,7 +214,7 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const accountId = request.principal!.accountId;
       const target = isQueueId(id) ? { queueId: id } : BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
       const exists =
@@ -271,7 +269,7 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, id);
       if (rows.length === 0) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
       if (kind === "broadcast") {
@@ -339,7 +337,7 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { status } = request.query as { status?: "pending" | "approved" | "rejected" };
+      const { status } = request.query;
       const rows = await listSenderIds(ctx.store.db, request.principal!.accountId, status);
       return {
         success: true,
@@ -367,7 +365,7 @@ export function registerV2SmsRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { messageId } = request.params as { messageId: string };
+      const { messageId } = request.params;
       const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, messageId);
       const row = kind === "broadcast" ? undefined : rows[0];
       if (!row) throw new GatewayError("not_found", `No message with id "${messageId}" in this account.`);

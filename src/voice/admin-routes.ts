@@ -4,7 +4,7 @@
 // Thin adapters over caller-ids.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus } from "./caller-ids.js";
 
@@ -14,7 +14,7 @@ type Deps = Pick<Runtime, "store" | "clock">;
 const Username = Type.Object({ username: Type.String() });
 const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
-export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
+export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
   const ok = (data: unknown) => ({ status: "success", data });
   const username = (params: unknown) => (params as { username: string }).username;
@@ -32,7 +32,7 @@ export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: Deps): voi
       },
     },
     async (request, reply) => {
-      const { number } = request.body as { number: string };
+      const { number } = request.body;
       const { created, callerId } = await approveCallerIdFor(deps, username(request.params), number);
       return reply.code(created ? 201 : 200).send(ok(callerId));
     },
@@ -42,7 +42,7 @@ export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: Deps): voi
     "/accounts/:username/voice/caller-ids/:number",
     { schema: { params: Type.Object({ username: Type.String(), number: Type.String({ maxLength: 32 }) }) } },
     async (request) => {
-      const { number } = request.params as { number: string };
+      const { number } = request.params;
       return ok(await removeCallerIdFor(deps, username(request.params), number));
     },
   );
@@ -52,7 +52,7 @@ export function registerVoiceAdminRoutes(admin: FastifyInstance, ctx: Deps): voi
     ["reject", "rejected"],
   ] as const) {
     admin.post(`/voice/caller-ids/:id/${action}`, { schema: { params: Id } }, async (request) =>
-      ok(await setCallerIdStatus(deps, (request.params as { id: number }).id, status)),
+      ok(await setCallerIdStatus(deps, request.params.id, status)),
     );
   }
 }

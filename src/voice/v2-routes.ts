@@ -2,10 +2,10 @@
 // request for one, pending until the operator approves it) and a call placed with the same rules,
 // order and charge as /voicecall/v1 (VoicePolicy, then the Acceptor), answered in the v2 envelope.
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer } from "../http/v2-answers.js";
 import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -46,7 +46,7 @@ function v2View(callerId: CallerIdView) {
   };
 }
 
-export function registerV2VoiceRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2VoiceRoutes(v2: TypedRoutes, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
   const policy = new VoicePolicy(ctx.store, ctx.clock, ctx.config.voice);
   const accountOf = (request: { principal?: { accountId: number; username: string } }) => ({
@@ -87,7 +87,7 @@ export function registerV2VoiceRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const { number } = request.body as { number: string };
+      const { number } = request.body;
       const { created, callerId } = await requestCallerId(deps, accountOf(request), number);
       return reply.code(created ? 201 : 200).send({ status: "success", data: v2View(callerId) });
     },
@@ -113,7 +113,7 @@ export function registerV2VoiceRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const order = await policy.decide(request.principal!, request.body as { from: string; to: string; text: string });
+      const order = await policy.decide(request.principal!, request.body);
       const outcome = await ctx.acceptor.accept(order);
       const message = outcome.kind === "accepted" ? outcome.send.messages[0] : undefined;
       if (outcome.kind !== "accepted" || !message) throw new GatewayError("internal_error");

@@ -3,21 +3,15 @@
 // how times are written differ; everything else is this one table over operations.ts and deliveries.ts.
 
 import { type TProperties, Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../core/errors.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../store/schema.js";
-import {
-  DELIVERY_STATUSES,
-  listDeliveries,
-  queueTestEvent,
-  type RedeliverStatus,
-  redeliverOne,
-  redeliverRange,
-} from "./deliveries.js";
-import { changeWebhookUrls, rotateSecretOf, type WebhookUrlChanges, webhookSettingsOf } from "./operations.js";
+import { DELIVERY_STATUSES, listDeliveries, queueTestEvent, redeliverOne, redeliverRange } from "./deliveries.js";
+import { changeWebhookUrls, rotateSecretOf, webhookSettingsOf } from "./operations.js";
 import { Redelivery, WebhookDelivery, WebhookSecret, WebhookSettings, WebhookUrlsRequest } from "./schemas.js";
 import { DELIVERY_EVENTS, WEBHOOK_EVENTS } from "./settings.js";
 
@@ -71,7 +65,7 @@ function deliveryId(raw: string): number {
   return id;
 }
 
-export function registerWebhookRoutes(app: FastifyInstance, ctx: Deps, mount: WebhookMount): void {
+export function registerWebhookRoutes(app: TypedRoutes, ctx: Deps, mount: WebhookMount): void {
   const deps = { store: ctx.store, clock: ctx.clock, allowPrivate: ctx.config.allowPrivateWebhooks };
   const { base, iso, tags } = mount;
   // No `params` key at all where the path has none (an undefined one makes Fastify warn).
@@ -109,7 +103,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Deps, mount: We
     },
     async (request) => {
       const accountId = await mount.accountOf(request);
-      return ok(await changeWebhookUrls(deps, accountId, request.body as WebhookUrlChanges));
+      return ok(await changeWebhookUrls(deps, accountId, request.body));
     },
   );
 
@@ -150,7 +144,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Deps, mount: We
     },
     async (request, reply) => {
       const accountId = await mount.accountOf(request);
-      const event = (request.body as { event?: WebhookEvent }).event ?? "delivery_report";
+      const event = request.body.event ?? "delivery_report";
       return reply.code(202).send(ok(await queueTestEvent(deps, accountId, event, iso)));
     },
   );
@@ -174,7 +168,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Deps, mount: We
       },
     },
     async (request) => {
-      const query = request.query as { per_page?: string; page?: string; status?: string; event?: string };
+      const query = request.query;
       const paging = pageOf(query, DELIVERIES_PER_PAGE, DELIVERIES_MAX_PER_PAGE);
       const filter = {
         status: oneOf<WebhookDeliveryStatus>(query.status, DELIVERY_STATUSES, "status"),
@@ -200,7 +194,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Deps, mount: We
     },
     async (request, reply) => {
       const accountId = await mount.accountOf(request);
-      const id = deliveryId((request.params as { id: string }).id);
+      const id = deliveryId(request.params.id);
       return reply.code(202).send(ok(await redeliverOne(deps, accountId, id, iso)));
     },
   );
@@ -227,7 +221,7 @@ export function registerWebhookRoutes(app: FastifyInstance, ctx: Deps, mount: We
       },
     },
     async (request, reply) => {
-      const body = request.body as { from: string; to: string; status?: RedeliverStatus; event?: WebhookEvent };
+      const body = request.body;
       const from = instant(body.from, "from");
       const to = instant(body.to, "to");
       if (from >= to) throw new GatewayError("invalid_request", '"from" must be before "to".', { field: "from" });

@@ -3,18 +3,17 @@
 // test-only mark; and, on the simulator, a customer message (which opens the 24-hour window).
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
 import { ulid } from "ulid";
 import { requireAccount } from "../accounts/index.js";
 import { parseE164 } from "../core/e164.js";
 import { GatewayError } from "../core/errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import {
   describeWhatsAppSettings,
   senderOf,
   updateWhatsAppSettings,
   WHATSAPP_CONNECTORS,
-  type WhatsAppSettingsChange,
   whatsAppSettingsOf,
 } from "./settings.js";
 import { describeTemplate, listedTemplates, setTemplateTestOnly } from "./templates.js";
@@ -42,18 +41,17 @@ const SettingsBody = Type.Object(
   { additionalProperties: false },
 );
 
-export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
+export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
   const base = "/accounts/:username/whatsapp";
-  const accountOf = async (request: FastifyRequest) =>
-    (await requireAccount(db, (request.params as { username: string }).username)).id;
+  const accountOf = async (username: string) => (await requireAccount(db, username)).id;
   const settingsOf = (accountId: number) => whatsAppSettingsOf(db, accountId, ctx.config.whatsapp.connector);
   const ok = (data: unknown) => ({ status: "success", data });
 
   admin.get(
     base,
     { schema: { summary: "An account's WhatsApp settings", tags, params: Type.Object(Username) } },
-    async (request) => ok(describeWhatsAppSettings(await settingsOf(await accountOf(request)), iso)),
+    async (request) => ok(describeWhatsAppSettings(await settingsOf(await accountOf(request.params.username)), iso)),
   );
 
   admin.put(
@@ -67,8 +65,8 @@ export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: Deps): 
       },
     },
     async (request) => {
-      const accountId = await accountOf(request);
-      await updateWhatsAppSettings(db, ctx.clock, accountId, request.body as WhatsAppSettingsChange);
+      const accountId = await accountOf(request.params.username);
+      await updateWhatsAppSettings(db, ctx.clock, accountId, request.body);
       return ok(describeWhatsAppSettings(await settingsOf(accountId), iso));
     },
   );
@@ -83,7 +81,7 @@ export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: Deps): 
       },
     },
     async (request) => {
-      const settings = await settingsOf(await accountOf(request));
+      const settings = await settingsOf(await accountOf(request.params.username));
       const sender = senderOf(settings);
       if (!sender) throw new GatewayError("no_business_account");
       await ctx.whatsapp.catalog.sync(settings, sender);
@@ -103,16 +101,11 @@ export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: Deps): 
       },
     },
     async (request) => {
-      const accountId = await accountOf(request);
-      const { name } = request.params as { name: string };
-      const changed = await setTemplateTestOnly(
-        db,
-        accountId,
-        name,
-        (request.body as { test_only: boolean }).test_only,
-      );
+      const accountId = await accountOf(request.params.username);
+      const { name } = request.params;
+      const changed = await setTemplateTestOnly(db, accountId, name, request.body.test_only);
       if (changed === 0) throw new GatewayError("not_found", `No synced template "${name}" in this account.`);
-      return ok({ name, test_only: (request.body as { test_only: boolean }).test_only, languages: changed });
+      return ok({ name, test_only: request.body.test_only, languages: changed });
     },
   );
 
@@ -130,7 +123,7 @@ export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: Deps): 
       },
     },
     async (request, reply) => {
-      const settings = await settingsOf(await accountOf(request));
+      const settings = await settingsOf(await accountOf(request.params.username));
       const sender = senderOf(settings);
       if (!sender) throw new GatewayError("no_business_account");
       if (settings.connector !== "simulator") {
@@ -139,7 +132,7 @@ export function registerWhatsAppAdminRoutes(admin: FastifyInstance, ctx: Deps): 
           "The account uses the whatsapp-cloud connector: its customers' messages come from Meta's webhook only.",
         );
       }
-      const body = request.body as { from: string; text: string };
+      const body = request.body;
       const from = parseE164(body.from);
       if (!from)
         throw new GatewayError("invalid_request", `"from" must be digits with a country code.`, { field: "from" });

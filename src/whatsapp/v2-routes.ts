@@ -2,14 +2,14 @@
 // the `status` envelope; errors carry the spec's codes (module_disabled, template_required, ...).
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
-import { HEADER_MEDIA_TYPES, MEDIA_TYPES, type WhatsAppSendRequest } from "./send-request.js";
+import { HEADER_MEDIA_TYPES, MEDIA_TYPES } from "./send-request.js";
 import { describeWhatsAppSettings, senderOf, whatsAppSettingsOf } from "./settings.js";
 import { describeTemplate } from "./templates.js";
 import { WhatsAppAccount, WhatsAppMessage, WhatsAppSent, WhatsAppTemplate } from "./v2-schemas.js";
@@ -43,7 +43,7 @@ export const WhatsAppSendBody = Type.Object(
   { additionalProperties: false, title: "WhatsAppSendRequest" },
 );
 
-export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: Deps): void {
+export function registerV2WhatsAppRoutes(v2: TypedRoutes, ctx: Deps): void {
   const { whatsapp } = ctx;
 
   v2.post(
@@ -61,7 +61,7 @@ export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: Deps): void {
     async (request) => {
       const data = await whatsapp.sends.send(
         request.principal!.accountId,
-        request.body as WhatsAppSendRequest,
+        request.body,
         request.headers["idempotency-key"],
       );
       return { status: "success", data };
@@ -106,7 +106,7 @@ export function registerV2WhatsAppRoutes(v2: FastifyInstance, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const row = await findWhatsAppMessage(ctx.store.db, request.principal!.accountId, id);
       if (!row) throw new GatewayError("not_found", `No WhatsApp message ${id} in this account.`);
       return { status: "success", data: describeWhatsAppMessage(row) };
