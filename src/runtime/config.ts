@@ -82,6 +82,8 @@ export interface SmppServerConfig {
   idleSeconds: number;
   /** How long the server waits for a response to its own requests. */
   responseTimeoutMs: number;
+  /** How long a deliver_sm the client refused or left unanswered waits before it goes again. */
+  deliverRetryMs: number;
   /** TLV tags of the DLT entity and template ids a client may send. */
   dltEntityTag: number;
   dltTemplateTag: number;
@@ -258,6 +260,8 @@ export const SETTINGS = {
     "Seconds without a request from an SMPP client (a submit, its own enquire_link, an answer to a deliver_sm; answers to the server's enquire_link do not count) before the server unbinds it; also how long a connection may stay open without binding. Default 300, 1 to 86400.",
   SMPP_SERVER_RESPONSE_TIMEOUT_MS:
     "How long the SMPP server waits for a client's answer to deliver_sm, enquire_link or unbind. Default 10000, 100 to 600000.",
+  SMPP_SERVER_DELIVER_RETRY_MS:
+    "How long a deliver_sm (receipt or MO) that the SMPP client refused or did not answer waits before it is sent again; the account's later ones wait behind it. Default 5000, 100 to 3600000.",
   SMPP_SERVER_DLT_ENTITY_TAG:
     "TLV tag (hex 0x1400–0x3FFF or decimal) in which SMPP clients send the DLT entity id. Default 0x1400.",
   SMPP_SERVER_DLT_TEMPLATE_TAG: "TLV tag in which SMPP clients send the DLT template id. Default 0x1401.",
@@ -451,6 +455,7 @@ function smppServerConfig(
     enquireLinkSeconds: int("SMPP_SERVER_ENQUIRE_LINK_SECONDS", 30, 1, 3600),
     idleSeconds: int("SMPP_SERVER_IDLE_SECONDS", 300, 1, 86_400),
     responseTimeoutMs: int("SMPP_SERVER_RESPONSE_TIMEOUT_MS", 10_000, 100, 600_000),
+    deliverRetryMs: int("SMPP_SERVER_DELIVER_RETRY_MS", 5_000, 100, 3_600_000),
     dltEntityTag: tag("SMPP_SERVER_DLT_ENTITY_TAG", 0x1400),
     dltTemplateTag: tag("SMPP_SERVER_DLT_TEMPLATE_TAG", 0x1401),
   };

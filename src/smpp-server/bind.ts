@@ -77,6 +77,9 @@ export class Bind {
   private readonly waiting: Pdu[] = [];
   private inFlight = 0;
   private paused = false;
+  /** Reads paused (paused now, or since the server's enquire_link went): its answer may wait unread. */
+  private pauses = 0;
+  private corked = false;
   private sequence = 0;
   private readonly outgoing = new Map<number, Outgoing>();
   private unbindRequest: Pdu | undefined;
@@ -162,6 +165,7 @@ export class Bind {
     const hold = this.waiting.length > 0 || this.socket.writableNeedDrain;
     if (hold !== this.paused && this.state !== "closed") {
       this.paused = hold;
+      if (hold) this.pauses++;
       if (hold) this.socket.pause();
       else this.socket.resume();
     }
@@ -338,8 +342,10 @@ export class Bind {
   }
 
   private keepAlive(): void {
-    // Requests in hand (being handled, or held unread past the window) prove the client is there.
-    if (this.inFlight > 0 || this.waiting.length > 0) return;
+    // Requests in hand (being handled, or held unread past the window) prove the client is there;
+    // so do requests held in TCP while the server does not read (the client not reading its
+    // answers): what the client sent since, an enquire_link_resp among it, is not read yet.
+    if (this.inFlight > 0 || this.waiting.length > 0 || this.paused) return;
     const now = Date.now();
     if ((this.state === "open" || this.state === "bound") && now - this.lastActive >= this.host.idleMs) {
       this.host.warn(this.state === "open" ? "SMPP connection never bound; closed" : "SMPP bind idle; unbound", {
@@ -355,9 +361,11 @@ export class Bind {
       now - Math.max(this.lastHeard, this.lastSent) >= this.host.enquireLinkMs
     ) {
       this.enquiring = true;
+      const pauses = this.pauses;
       void this.send(COMMAND.enquire_link).then((outcome) => {
         this.enquiring = false;
-        if (outcome === "unanswered") {
+        // Unread is not unanswered: the server stopped reading while it waited.
+        if (outcome === "unanswered" && !this.paused && this.pauses === pauses) {
           this.host.warn("SMPP client did not answer enquire_link; closed", {
             address: this.address,
             account: this.account?.principal.username,
@@ -371,11 +379,26 @@ export class Bind {
   private write(bytes: Buffer): void {
     if (this.socket.destroyed || this.socket.writableEnded) return;
     this.lastSent = Date.now();
+    // The answers written in one turn of the event loop (a socket read's requests, the submits
+    // decided together) leave in one write instead of one system call each.
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
     this.socket.write(bytes);
   }
 
   close(): void {
     if (this.state === "closed") return;
+    // What was written this turn (a generic_nack) goes out before the connection is cut.
+    if (this.corked) {
+      this.corked = false;
+      this.socket.uncork();
+    }
     this.socket.destroy();
     this.closed();
   }

@@ -41,8 +41,6 @@ export interface BindView {
 }
 
 const ROUTE_ORDER = ["T", "P", "PS", "I"];
-/** After a refused or unanswered deliver_sm, the row waits this long before it is tried again. */
-const RETRY_MS = 5_000;
 const POLL_MS = 1_000;
 
 export class SmppServer {
@@ -404,7 +402,7 @@ export class SmppServer {
 
   /**
    * ESME_ROK: the client has it, the row goes. Refused or unanswered: it is tried again after
-   * RETRY_MS, and nothing after it goes first. The connection gone before the answer: it is
+   * SMPP_SERVER_DELIVER_RETRY_MS, and nothing after it goes first. The connection gone before the answer: it is
    * free at once for the account's next receiver bind.
    */
   private async settle(id: number, kind: OutboxPayload["kind"], outcome: RequestOutcome): Promise<void> {
@@ -415,7 +413,8 @@ export class SmppServer {
       await db.deleteFrom("smpp_outbox").where("id", "=", id).execute();
       return;
     }
-    const retryAt = outcome === "closed" ? null : this.deps.clock.now().getTime() + RETRY_MS;
+    const retryAt =
+      outcome === "closed" ? null : this.deps.clock.now().getTime() + this.deps.config.smppServer.deliverRetryMs;
     await db.updateTable("smpp_outbox").set({ lease_until: null, retry_at: retryAt }).where("id", "=", id).execute();
   }
 }

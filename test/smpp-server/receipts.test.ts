@@ -14,7 +14,13 @@ const ESME_RX_T_APPN = 0x64;
 
 describeEachEngine("SMPP server: delivery receipts and MO", (engine) => {
   const gateway = useTestGateway(engine, {
-    env: { SMPP_SERVER_PORT: "auto", SIMULATOR_LATENCY_MS: "20", SIMULATOR_FAILURE_RATE: "0" },
+    env: {
+      SMPP_SERVER_PORT: "auto",
+      // A refused receipt goes again after 2 s: time for a test to queue more behind it.
+      SMPP_SERVER_DELIVER_RETRY_MS: "2000",
+      SIMULATOR_LATENCY_MS: "20",
+      SIMULATOR_FAILURE_RATE: "0",
+    },
   });
   let operator: TestAccount;
 
@@ -120,7 +126,7 @@ describeEachEngine("SMPP server: delivery receipts and MO", (engine) => {
       later.push(await submit(client, recipient, `after ${recipient}`, 1));
     }
     await untilFinal(t, later);
-    // The later receipts are written while the first waits for its retry (5 s): they wait behind it.
+    // The later receipts are written while the first waits for its retry (2 s): they wait behind it.
     const queued = await t.db.store.db
       .selectFrom("smpp_outbox")
       .select("message_id")
