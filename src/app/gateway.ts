@@ -127,7 +127,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const smppConfig = config.smppServer;
   const smpp =
     options.roles.includes("api") && (smppConfig.port !== 0 || smppConfig.tlsPort !== 0)
-      ? new SmppServer({ ...ctx, config })
+      ? new SmppServer({
+          ...ctx,
+          config,
+          // On SQLite the worker thread is the one writer: the pump's writes go there too.
+          ...(threadStarting && store.engine === "sqlite"
+            ? { outboxWriter: async (write) => (await threadStarting).smppOutbox(write) }
+            : {}),
+        })
       : undefined;
   let thread: WorkerThread | undefined;
   try {

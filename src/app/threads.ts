@@ -13,11 +13,13 @@ import { GatewayError } from "../core/errors.js";
 import type { AcceptOutcome, AcceptService, SendOrder } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import type { MetricsSnapshot } from "../runtime/metrics.js";
+import type { ClaimedRow, OutboxWrite } from "../smpp-server/outbox-writes.js";
 
 /** What crosses from the main thread to the worker thread. */
 export type ToWorker =
   | { type: "accept"; orders: Array<{ id: number; order: SendOrder }> }
   | { type: "metrics"; id: number }
+  | { type: "smpp-outbox"; id: number; write: OutboxWrite }
   | { type: "listening"; url: string }
   | { type: "stop" };
 
@@ -34,11 +36,14 @@ export type FromWorker =
       results: Array<{ id: number; outcome: AcceptOutcome } | { id: number; error: SerializedError }>;
     }
   | { type: "metrics"; id: number; snapshot: MetricsSnapshot }
+  | { type: "smpp-outbox"; id: number; rows?: ClaimedRow[]; error?: SerializedError }
   | { type: "stopped" };
 
 export interface WorkerThread {
   accept(order: SendOrder): Promise<AcceptOutcome>;
   metrics(): Promise<MetricsSnapshot>;
+  /** A write of the SMPP server's deliver_sm pump, committed by the worker thread (see smpp-server/outbox-writes.ts). */
+  smppOutbox(write: OutboxWrite): Promise<ClaimedRow[] | undefined>;
   /** The URL the main thread serves (tracking links, carriers' callbacks). */
   listening(url: string): void;
   stop(): Promise<void>;
@@ -87,6 +92,11 @@ export async function startWorkerThread(options: { config: Config; logger: Logge
       const entry = waiting.get(message.id);
       waiting.delete(message.id);
       entry?.resolve(message.snapshot as never);
+    } else if (message.type === "smpp-outbox") {
+      const entry = waiting.get(message.id);
+      waiting.delete(message.id);
+      if (message.error) entry?.reject(deserializeError(message.error));
+      else entry?.resolve(message.rows as never);
     } else if (message.type === "stopped") {
       stopped?.();
     }
@@ -126,6 +136,14 @@ export async function startWorkerThread(options: { config: Config; logger: Logge
         const id = nextId++;
         waiting.set(id, { resolve: resolve as (value: never) => void, reject });
         worker.postMessage({ type: "metrics", id } satisfies ToWorker);
+      });
+    },
+    smppOutbox(write) {
+      return new Promise<ClaimedRow[] | undefined>((resolve, reject) => {
+        if (stopping) return reject(new Error("the gateway is stopping"));
+        const id = nextId++;
+        waiting.set(id, { resolve: resolve as (value: never) => void, reject });
+        worker.postMessage({ type: "smpp-outbox", id, write } satisfies ToWorker);
       });
     },
     listening(url) {

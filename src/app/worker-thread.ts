@@ -6,6 +6,7 @@ import type { AcceptOutcome } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import { createLogger } from "../runtime/logging.js";
 import { createMetrics } from "../runtime/metrics.js";
+import { localOutboxWriter } from "../smpp-server/outbox-writes.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore } from "../store/store.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
@@ -32,6 +33,7 @@ try {
     await releaseAllLeases(store);
   }
   const workers = await startWorkers(ctx);
+  const smppOutbox = localOutboxWriter(store);
 
   let results: Array<{ id: number; outcome: AcceptOutcome } | { id: number; error: SerializedError }> = [];
   const reply = (result: (typeof results)[number]) => {
@@ -60,6 +62,12 @@ try {
         void metrics.registry
           .getMetricsAsJSON()
           .then((snapshot) => post({ type: "metrics", id: message.id, snapshot: snapshot as never }));
+        break;
+      case "smpp-outbox":
+        smppOutbox(message.write).then(
+          (rows) => post({ type: "smpp-outbox", id: message.id, ...(rows ? { rows } : {}) }),
+          (error: unknown) => post({ type: "smpp-outbox", id: message.id, error: serializeError(error) }),
+        );
         break;
       case "listening":
         if (config.email.trackingUrl === undefined) ctx.emailTracker.setBaseUrl(message.url);

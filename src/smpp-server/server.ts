@@ -14,6 +14,7 @@ import type { SmsPolicy } from "../sms/index.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
 import { Bind, type BindHost, type RequestOutcome, type SubmitCommand } from "./bind.js";
 import type { OutboxPayload } from "./outbox.js";
+import { localOutboxWriter, type OutboxWriter } from "./outbox-writes.js";
 import { type DeliverSm, MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm, TLV } from "./pdu.js";
 import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } from "./registry.js";
 import { addressAllowed, smppSettingsOf } from "./settings.js";
@@ -24,6 +25,8 @@ export interface SmppServerDeps extends Runtime {
   authenticator: Authenticator;
   acceptor: AcceptService;
   smsPolicy: SmsPolicy;
+  /** Where the pump's writes to smpp_outbox go (default: this store; in `start` on SQLite, the worker thread). */
+  outboxWriter?: OutboxWriter;
 }
 
 /** A bind of this process. */
@@ -54,6 +57,9 @@ export class SmppServer {
   private readonly again = new Set<number>();
   /** Outbox rows on their way to a bind of this process. */
   private readonly sending = new Set<number>();
+  /** Outbox rows the clients took (ESME_ROK), deleted together in the next turn of the event loop. */
+  private taken: number[] = [];
+  private deleting: Promise<void> | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private poller: NodeJS.Timeout | undefined;
   private reporter: NodeJS.Timeout | undefined;
@@ -62,11 +68,13 @@ export class SmppServer {
   private readonly reports: BindReports;
   /** How long a deliver_sm handed to a bind is kept from other processes' binds. */
   private readonly leaseMs: number;
+  private readonly write: OutboxWriter;
   ports: { port?: number; tlsPort?: number } = {};
 
   constructor(private readonly deps: SmppServerDeps) {
     this.reports = new BindReports(deps.store, deps.clock, deps.logger);
     this.leaseMs = Math.max(60_000, deps.config.smppServer.responseTimeoutMs + 10_000);
+    this.write = deps.outboxWriter ?? localOutboxWriter(deps.store);
     this.submitter = new Submitter({
       smsPolicy: deps.smsPolicy,
       acceptor: deps.acceptor,
@@ -369,17 +377,10 @@ export class SmppServer {
       if (ids.length === free) break;
     }
     if (ids.length === 0) return;
-    const claimed = await db
-      .updateTable("smpp_outbox")
-      .set((eb) => ({ lease_until: now + this.leaseMs, attempts: eb("attempts", "+", 1) }))
-      .where("id", "in", ids)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-      .returning(["id", "payload"])
-      .execute();
-    claimed.sort((a, b) => Number(a.id) - Number(b.id));
+    const claimed = (await this.write({ op: "claim", ids, now, leaseUntil: now + this.leaseMs })) ?? [];
     let turn = 0;
     for (const row of claimed) {
-      const id = Number(row.id);
+      const id = row.id;
       let bind: Bind | undefined;
       for (let i = 0; i < receivers.length && !bind; i++) {
         const candidate = receivers[(turn + i) % receivers.length]!;
@@ -387,7 +388,7 @@ export class SmppServer {
       }
       turn++;
       if (!bind) {
-        await db.updateTable("smpp_outbox").set({ lease_until: null }).where("id", "=", id).execute();
+        await this.write({ op: "release", id });
         continue;
       }
       const payload = JSON.parse(row.payload) as OutboxPayload;
@@ -406,16 +407,27 @@ export class SmppServer {
    * free at once for the account's next receiver bind.
    */
   private async settle(id: number, kind: OutboxPayload["kind"], outcome: RequestOutcome): Promise<void> {
-    const db = this.deps.store.db;
     const result = outcome === STATUS.ESME_ROK ? "ok" : typeof outcome === "number" ? "refused" : outcome;
     this.deps.metrics.smppDeliveries.inc({ kind, result });
     if (outcome === STATUS.ESME_ROK) {
-      await db.deleteFrom("smpp_outbox").where("id", "=", id).execute();
+      await this.remove(id);
       return;
     }
     const retryAt =
       outcome === "closed" ? null : this.deps.clock.now().getTime() + this.deps.config.smppServer.deliverRetryMs;
-    await db.updateTable("smpp_outbox").set({ lease_until: null, retry_at: retryAt }).where("id", "=", id).execute();
+    await this.write({ op: "retry", id, retryAt });
+  }
+
+  /** Deletes a row the client took, with the others taken in this turn: one statement, not one each. */
+  private remove(id: number): Promise<void> {
+    this.taken.push(id);
+    this.deleting ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const ids = this.taken;
+      this.taken = [];
+      this.deleting = undefined;
+      return this.write({ op: "remove", ids }).then(() => undefined);
+    });
+    return this.deleting;
   }
 }
 
