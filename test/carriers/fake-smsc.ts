@@ -43,6 +43,8 @@ interface Connection {
   session: Session;
   mode: string | null;
   waiting: number;
+  /** Receipts sent on this connection (reliable mode) that no deliver_sm_resp has answered yet. */
+  unanswered: Set<Record<string, unknown>>;
 }
 
 export class FakeSmsc {
@@ -62,6 +64,21 @@ export class FakeSmsc {
   private readonly held: (() => void)[] = [];
   /** When set, every part answered ok gets its DELIVRD receipt this many ms after its response. */
   receiptAfterMs: number | null = null;
+  /**
+   * Receipts as a real SMSC keeps them: each goes to a bound transceiver or receiver in turn,
+   * waits while none is bound, and one whose deliver_sm got no answer before its connection
+   * closed is sent again on another (the fault tests drop connections and kill processes).
+   */
+  reliableReceipts = false;
+  /** While true, every connection is closed as soon as it is accepted (an SMSC refusing service). */
+  refuseConnections = false;
+  /** When each connection closed, by connection id. */
+  readonly closed = new Map<number, number>();
+  /** Receipts sent and answered by the ESME (reliable mode). */
+  receiptsAnswered = 0;
+  private readonly receiptQueue: Record<string, unknown>[] = [];
+  private receiptTurn = 0;
+  private receiptPump: NodeJS.Timeout | undefined;
   private readonly server = smpp.createServer({}, (session) => this.accept(session));
   private readonly connections = new Set<Connection>();
   private readonly script: SubmitAction[] = [];
@@ -104,6 +121,9 @@ export class FakeSmsc {
   }
 
   async stop(): Promise<void> {
+    if (this.receiptPump) clearInterval(this.receiptPump);
+    this.receiptPump = undefined;
+    this.reliableReceipts = false;
     this.dropAll();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -135,7 +155,49 @@ export class FakeSmsc {
       fields.receipted_message_id = messageId;
       fields.message_state = options.messageState ?? (stat === "DELIVRD" ? 2 : 5);
     }
+    if (this.reliableReceipts) {
+      this.receiptQueue.push(fields);
+      this.pumpReceipts();
+      return;
+    }
     this.deliver(fields);
+  }
+
+  /** Receipts queued (reliable mode) or sent and not answered yet. */
+  get receiptsOutstanding(): number {
+    let unanswered = 0;
+    for (const connection of this.connections) unanswered += connection.unanswered.size;
+    return this.receiptQueue.length + unanswered;
+  }
+
+  private pumpReceipts(): void {
+    if (!this.reliableReceipts) return; // stopped
+    const receivers = [...this.connections].filter(
+      (c) => (c.mode === "transceiver" || c.mode === "receiver") && !c.session.socket.destroyed,
+    );
+    if (receivers.length === 0) {
+      // Nobody to deliver to: look again shortly (a reconnect, a restarted worker).
+      this.receiptPump ??= setInterval(() => this.pumpReceipts(), 50);
+      return;
+    }
+    if (this.receiptPump) clearInterval(this.receiptPump);
+    this.receiptPump = undefined;
+    for (const fields of this.receiptQueue.splice(0)) {
+      const target = receivers[this.receiptTurn++ % receivers.length]!;
+      target.unanswered.add(fields);
+      target.session.send(new smpp.PDU("deliver_sm", fields), (response) => {
+        if (!target.unanswered.delete(fields)) return;
+        if (response.command_status === 0) {
+          this.receiptsAnswered++;
+          return;
+        }
+        // Refused for now (the ESME's database is down, say): sent again a little later.
+        setTimeout(() => {
+          this.receiptQueue.push(fields);
+          this.pumpReceipts();
+        }, 250);
+      });
+    }
   }
 
   /** Sends an MO message, in `parts` concatenated parts when given more than one (`spread`: each on another connection). */
@@ -197,11 +259,29 @@ export class FakeSmsc {
   }
 
   private accept(session: Session): void {
-    const connection: Connection = { id: this.nextConnection++, session, mode: null, waiting: 0 };
+    const connection: Connection = {
+      id: this.nextConnection++,
+      session,
+      mode: null,
+      waiting: 0,
+      unanswered: new Set(),
+    };
+    session.on("error", () => {});
+    if (this.refuseConnections) {
+      session.destroy();
+      return;
+    }
     this.connections.add(connection);
     session.socket.setNoDelay(true);
-    session.on("error", () => {});
-    session.on("close", () => this.connections.delete(connection));
+    session.on("close", () => {
+      this.connections.delete(connection);
+      this.closed.set(connection.id, Date.now());
+      if (!this.reliableReceipts || connection.unanswered.size === 0) return;
+      // The ESME never answered these: a real SMSC keeps them and tries another bind.
+      this.receiptQueue.push(...connection.unanswered);
+      connection.unanswered.clear();
+      this.pumpReceipts();
+    });
     session.on("pdu", (pdu: Pdu) => this.receive(connection, pdu));
   }
 
