@@ -72,6 +72,8 @@ export class FakeSmsc {
   reliableReceipts = false;
   /** While true, every connection is closed as soon as it is accepted (an SMSC refusing service). */
   refuseConnections = false;
+  /** The ESME's TCP port of each connection, by connection id (which process it is). */
+  readonly peerPorts = new Map<number, number>();
   /** When each connection closed, by connection id. */
   readonly closed = new Map<number, number>();
   /** Receipts sent and answered by the ESME (reliable mode). */
@@ -272,6 +274,7 @@ export class FakeSmsc {
       return;
     }
     this.connections.add(connection);
+    this.peerPorts.set(connection.id, session.socket.remotePort ?? 0);
     session.socket.setNoDelay(true);
     session.on("close", () => {
       this.connections.delete(connection);

@@ -149,6 +149,7 @@ export async function cliOk(args: string[], env: Record<string, string>): Promis
 export interface ServerProcess {
   /** http://127.0.0.1:port the server listens on. */
   url: string;
+  pid: number;
   output(): string;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
@@ -191,6 +192,7 @@ export function startServer(
       clearTimeout(timer);
       resolve({
         url: match[1],
+        pid: child.pid ?? 0,
         output: () => output,
         stop: (signal = "SIGTERM") => {
           child.kill(signal);
