@@ -110,14 +110,20 @@ async function runLayout(apis, workers, index) {
     cli(env, "migrate");
     // The first api process on the empty schema makes the demo account.
     for (let i = 0; i < apis; i++) {
-      processes.push({ role: "api", port: basePort + i, ...(await startServer("api", { ...env, PORT: String(basePort + i) })) });
+      processes.push({
+        role: "api",
+        port: basePort + i,
+        ...(await startServer("api", { ...env, PORT: String(basePort + i) })),
+      });
     }
     for (let i = 0; i < workers; i++) {
       const port = basePort + 10 + i;
       processes.push({ role: "worker", port, ...(await startServer("worker", { ...env, PORT: String(port) })) });
     }
     cli(env, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
-    const key = JSON.parse(cli(env, "keys", "create", "--account", "demo", "--rate-limit", "1000000", "--json")).api_key;
+    const key = JSON.parse(
+      cli(env, "keys", "create", "--account", "demo", "--rate-limit", "1000000", "--json"),
+    ).api_key;
     const bindsBefore = smsc.last().binds;
     const apiUrls = processes.filter((p) => p.role === "api").map((p) => `http://127.0.0.1:${p.port}`);
     const workerUrls = processes.filter((p) => p.role === "worker").map((p) => `http://127.0.0.1:${p.port}`);
@@ -136,9 +142,7 @@ async function runLayout(apis, workers, index) {
 
     const sum = async (urls, name) => (await Promise.all(urls.map((u) => metric(u, name)))).reduce((a, b) => a + b, 0);
     const connections = Math.max(1, Math.floor(Number(values.connections) / apis));
-    const loads = apiUrls.map((base) =>
-      autocannon({ ...request(base), connections, duration: warmup + seconds + 1 }),
-    );
+    const loads = apiUrls.map((base) => autocannon({ ...request(base), connections, duration: warmup + seconds + 1 }));
     await new Promise((r) => setTimeout(r, warmup * 1000));
     const pids = processes.map((p) => p.child.pid);
     const before = {
@@ -166,7 +170,9 @@ async function runLayout(apis, workers, index) {
       const messages = p.role === "api" ? accepted / apis : delivered / workers;
       return { role: p.role, cpu, usPerMessage: (cpu * 1e6) / Math.max(1, messages), share: cpu / elapsed };
     });
-    const backlog = (await sum(apiUrls, "switchboard_messages_accepted_total")) - (await sum(workerUrls, "switchboard_messages_delivered_total"));
+    const backlog =
+      (await sum(apiUrls, "switchboard_messages_accepted_total")) -
+      (await sum(workerUrls, "switchboard_messages_delivered_total"));
     return {
       layout: `${apis} api + ${workers} worker`,
       binds: smsc.last().binds - bindsBefore,
@@ -205,7 +211,9 @@ smsc.child.kill("SIGKILL");
 fs.rmSync(dir, { recursive: true, force: true });
 
 const us = (values) => values.map((v) => v.toFixed(0)).join(" / ");
-console.log(`\nscale-out on ${machine()}; ${seconds} s measured after ${warmup} s of warm-up, ${values.connections} connections\n`);
+console.log(
+  `\nscale-out on ${machine()}; ${seconds} s measured after ${warmup} s of warm-up, ${values.connections} connections\n`,
+);
 console.log(
   "| Layout | Accepted/s | Delivered/s | api µs CPU/msg (each) | worker µs CPU/msg (each) | PostgreSQL µs CPU/msg | CPU cores used: gateway / PostgreSQL | Backlog at the end |",
 );
