@@ -16,8 +16,10 @@
 //                      scrubbing matches; TEMPLATES_CHANGED signal
 //   dnd.ts             the DND registry: streamed CSV import (csv-parse, 5,000 numbers per transaction,
 //                      bounded memory), add, remove, count, one primary-key probe per lookup
-//   v2-routes.ts       v2 account resources: templates, account status, credit
-//                      detail and history, credit transfer, sender-ID requests
+//   v2-routes.ts       v2 account resources: account status, sender-ID requests; registers the others
+//   template-routes.ts GET/POST /api/v2/templates, GET /api/v2/templates/{id}
+//   credit-routes.ts   GET /api/v2/credits, /credits/history, POST /credits/transfer
+//   usage.ts           what an account spent and sent in a window of its own days; its current row
 //   key-routes.ts      GET/POST /api/v2/keys, DELETE /api/v2/keys/{id}: the account's own keys
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)

@@ -1,0 +1,200 @@
+// v2 credits of the account: the detail (wallets, today's and the month's use, the flood counter,
+// recent ledger entries), the daily history in the account's days, and transfers to another user.
+import { randomUUID } from "node:crypto";
+import { Type } from "@fastify/type-provider-typebox";
+import { isoUtc } from "../core/clock.js";
+import { fromMilli, toMilli } from "../core/credits.js";
+import { GatewayError } from "../core/errors.js";
+import { localDay } from "../core/time.js";
+import { queryInt } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
+import { resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { findAccountByUsername } from "./accounts.js";
+import { transferCredits, walletBalance, walletCredits } from "./ledger.js";
+import { creditsUsed, currentAccount, messageCount, today } from "./usage.js";
+import { CreditDay, CreditDetail, CreditTransfer, CreditTransferRequest } from "./v2-schemas.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
+const resource = { envelope: "status" } as const;
+const HISTORY_DAYS = 30;
+const HISTORY_MAX_DAYS = 90;
+const RECENT_CREDITS = 10;
+const NUL = "\u0000";
+
+function describeLedgerEntry(row: {
+  id: number;
+  wallet: string;
+  amount: number;
+  kind: string;
+  note: string | null;
+  created_at: number;
+  balance_after: number;
+}) {
+  return {
+    id: row.id,
+    wallet: row.wallet,
+    amount: fromMilli(row.amount),
+    kind: row.kind,
+    note: row.note,
+    created_at: isoUtc(new Date(row.created_at)),
+    balance_after: fromMilli(row.balance_after),
+  };
+}
+
+export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
+  const db = ctx.store.db;
+
+  const creditsSchema = {
+    operationId: "getCredits",
+    summary: "Credit detail",
+    tags: ["account"],
+    response: { 200: resourceAnswer(CreditDetail) },
+  };
+  v2.get("/credits", { config: resource, schema: creditsSchema }, async (request) => {
+    const account = await currentAccount(db, request.principal!.accountId);
+    const zone = account.time_zone;
+    const now = ctx.clock.now();
+    const { start, from, until } = today(ctx.clock, zone);
+    const monthFrom = start.startOf("month").toMillis();
+    const [wallets, todayUsed, monthUsed, flood, recent] = await Promise.all([
+      walletCredits(db, account.id),
+      creditsUsed(db, account.id, from, until),
+      creditsUsed(db, account.id, monthFrom, until),
+      db
+        .selectFrom("flood_counters")
+        .select("count")
+        .where("account_id", "=", account.id)
+        .where("day", "=", localDay(now, zone))
+        .executeTakeFirst(),
+      db
+        .selectFrom("ledger_entries")
+        .select(["id", "wallet", "amount", "kind", "note", "created_at", "balance_after"])
+        .where("account_id", "=", account.id)
+        .orderBy("id", "desc")
+        .limit(RECENT_CREDITS)
+        .execute(),
+    ]);
+    return {
+      status: "success",
+      data: {
+        balance: wallets.sms,
+        international_credit: wallets.international,
+        today_used: fromMilli(todayUsed),
+        month_used: fromMilli(monthUsed),
+        flood_current: Number(flood?.count ?? 0),
+        flood_limit: account.flood_limit,
+        recent_credits: recent.map(describeLedgerEntry),
+        wallets,
+      },
+    };
+  });
+
+  v2.get(
+    "/credits/history",
+    {
+      config: resource,
+      schema: {
+        operationId: "getCreditHistory",
+        response: { 200: resourceAnswer(Type.Array(CreditDay)) },
+        summary: "Daily credit usage, one entry per account-local day, oldest first",
+        tags: ["account"],
+        querystring: Type.Object({ days: Type.Optional(Type.String({ maxLength: 20 })) }),
+      },
+    },
+    async (request) => {
+      const { days: raw } = request.query;
+      const days = queryInt(raw, "days", HISTORY_DAYS, 1, HISTORY_MAX_DAYS);
+      const account = await currentAccount(db, request.principal!.accountId);
+      const { start } = today(ctx.clock, account.time_zone);
+      const entries = [];
+      // Oldest first; a day is account-local, so its length follows the zone (DST included).
+      for (let back = days - 1; back >= 0; back -= 1) {
+        const dayStart = start.minus({ days: back });
+        const from = dayStart.toMillis();
+        const until = dayStart.plus({ days: 1 }).toMillis();
+        const [used, messages] = await Promise.all([
+          creditsUsed(db, account.id, from, until),
+          messageCount(db, account.id, from, until),
+        ]);
+        entries.push({ date: dayStart.toFormat("yyyy-MM-dd"), credits_used: fromMilli(used), messages });
+      }
+      return { status: "success", data: entries };
+    },
+  );
+
+  v2.post(
+    "/credits/transfer",
+    {
+      config: { ...resource, errors: [402, 404, 422] },
+      schema: {
+        operationId: "transferCredits",
+        summary: "Transfer SMS credits to another user",
+        tags: ["account"],
+        body: CreditTransferRequest,
+        response: { 200: resourceAnswer(CreditTransfer) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const body = request.body;
+      if (!Number.isFinite(body.amount) || body.amount <= 0) {
+        throw new GatewayError("invalid_request", "The amount must be a positive number of credits.", {
+          field: "amount",
+        });
+      }
+      const amount = toMilli(body.amount, "amount");
+      if (amount <= 0) {
+        throw new GatewayError("invalid_request", "The amount must be at least 0.001 credits.", { field: "amount" });
+      }
+      const description = body.description?.trim() || null;
+      if (description?.includes(NUL)) {
+        throw new GatewayError("invalid_request", "The description cannot contain U+0000.", { field: "description" });
+      }
+      const username = body.recipient_username.trim();
+      const recipient = username.includes(NUL) ? undefined : await findAccountByUsername(db, username);
+      if (!recipient) throw new GatewayError("not_found", `No user named "${username}".`);
+      if (recipient.id === principal.accountId) {
+        throw new GatewayError("invalid_request", "Credits cannot be transferred to your own account.", {
+          field: "recipient_username",
+        });
+      }
+      if (recipient.status !== "active") {
+        throw new GatewayError(
+          "recipient_inactive",
+          `The user "${username}" is ${recipient.status}; credits can only go to an active user.`,
+        );
+      }
+      const ref = `transfer_${randomUUID()}`;
+      const balance = await transferCredits(ctx.store, ctx.clock, {
+        fromAccountId: principal.accountId,
+        toAccountId: recipient.id,
+        wallet: "sms",
+        amount,
+        ref,
+        note: description ?? `transfer ${principal.username} -> ${recipient.username}`,
+      }).catch(async (error: unknown) => {
+        if (error instanceof GatewayError && error.code === "insufficient_credits") {
+          const available = await walletBalance(db, principal.accountId, "sms");
+          throw new GatewayError(
+            "insufficient_credits",
+            `The balance (${fromMilli(available)} credits) does not cover a transfer of ${fromMilli(amount)} credits.`,
+          );
+        }
+        throw error;
+      });
+      return {
+        status: "success",
+        data: {
+          transfer_id: ref,
+          recipient_username: recipient.username,
+          amount: fromMilli(amount),
+          description,
+          balance: fromMilli(balance),
+        },
+      };
+    },
+  );
+}

@@ -1,0 +1,102 @@
+// v2 templates of the account: list (paginated, by status), one by id, create (pending operator
+// approval). Answers use the `status` envelope.
+import { Type } from "@fastify/type-provider-typebox";
+import { GatewayError } from "../core/errors.js";
+import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
+import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
+import type { ApprovalStatus } from "../store/schema.js";
+import { APPROVAL_STATUSES, createTemplate, describeTemplate, getTemplate, listTemplates } from "./templates.js";
+import { Template, TemplateRequest } from "./v2-schemas.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
+const resource = { envelope: "status" } as const;
+const TEMPLATES_PER_PAGE = 25;
+const TEMPLATES_MAX_PER_PAGE = 100;
+
+function approvalStatus(value: string | undefined): ApprovalStatus | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (!APPROVAL_STATUSES.includes(value as ApprovalStatus)) {
+    throw new GatewayError("invalid_request", 'Query parameter "status" must be pending, approved or rejected.', {
+      field: "status",
+    });
+  }
+  return value as ApprovalStatus;
+}
+
+export function registerV2TemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
+  const db = ctx.store.db;
+
+  v2.get(
+    "/templates",
+    {
+      config: resource,
+      schema: {
+        operationId: "listTemplates",
+        response: { 200: pageAnswer(Template) },
+        summary: "Templates of the account, oldest first, paginated",
+        tags: ["account"],
+        querystring: Type.Object({
+          per_page: Type.Optional(Type.String({ maxLength: 20 })),
+          page: Type.Optional(Type.String({ maxLength: 20 })),
+          status: Type.Optional(Type.String({ maxLength: 20 })),
+        }),
+      },
+    },
+    async (request) => {
+      const query = request.query;
+      const paging = pageOf(query, TEMPLATES_PER_PAGE, TEMPLATES_MAX_PER_PAGE);
+      const status = approvalStatus(query.status);
+      const { rows, total } = await listTemplates(db, request.principal!.accountId, { status, ...paging });
+      return { status: "success", data: rows.map(describeTemplate), meta: pageMeta(paging, total) };
+    },
+  );
+
+  v2.get(
+    "/templates/:id",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "getTemplate",
+        response: { 200: resourceAnswer(Template) },
+        summary: "One template of the account",
+        tags: ["account"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const numeric = pathId(id);
+      const row = numeric === undefined ? undefined : await getTemplate(db, request.principal!.accountId, numeric);
+      if (!row) throw new GatewayError("not_found", `No template with id "${id}" in this account.`);
+      return { status: "success", data: describeTemplate(row) };
+    },
+  );
+
+  v2.post(
+    "/templates",
+    {
+      config: resource,
+      schema: {
+        operationId: "createTemplate",
+        summary: "Create a template (pending operator approval)",
+        tags: ["account"],
+        body: TemplateRequest,
+        response: { 201: resourceAnswer(Template) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const row = await createTemplate(db, ctx.clock, request.principal!.accountId, {
+        name: body.name,
+        content: body.content,
+        dltTemplateId: body.dlt_template_id ?? null,
+        entityId: body.entity_id ?? null,
+      });
+      return reply.code(201).send({ status: "success", data: describeTemplate(row) });
+    },
+  );
+}

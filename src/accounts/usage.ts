@@ -1,0 +1,49 @@
+// What an account spent and sent in a window of its own days, and its current row: read by the
+// account status and credit routes.
+import { sql } from "kysely";
+import { DateTime } from "luxon";
+import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
+import type { Db } from "../store/store.js";
+import { getAccount } from "./accounts.js";
+
+/** Wallets whose spending counts as "credits used" for SMS (debits net of refunds). */
+const SPENDING_WALLETS = ["sms", "international"];
+
+/** The calling account's current row (status and limits can change after the key was cached). */
+export async function currentAccount(db: Db, accountId: number) {
+  const account = await getAccount(db, accountId);
+  if (!account) throw new GatewayError("unauthorized");
+  return account;
+}
+
+/** Today in the account's zone: its start, and [from, until) in milliseconds. */
+export function today(clock: Clock, zone: string) {
+  const local = DateTime.fromJSDate(clock.now(), { zone }).startOf("day");
+  return { start: local, from: local.toMillis(), until: local.plus({ days: 1 }).toMillis() };
+}
+
+/** Milli-credits spent in [from, until): debits minus refunds on the SMS wallets. */
+export async function creditsUsed(db: Db, accountId: number, from: number, until: number): Promise<number> {
+  const row = await db
+    .selectFrom("ledger_entries")
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>("amount"), sql<number>`0`).as("total"))
+    .where("account_id", "=", accountId)
+    .where("wallet", "in", SPENDING_WALLETS)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", until)
+    .where("kind", "in", ["debit", "refund"])
+    .executeTakeFirstOrThrow();
+  return Math.max(0, -Number(row.total));
+}
+
+export async function messageCount(db: Db, accountId: number, from: number, until: number): Promise<number> {
+  const row = await db
+    .selectFrom("messages")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", until)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
