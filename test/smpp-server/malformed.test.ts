@@ -2,7 +2,10 @@
 // SMSC-only command gets generic_nack (ESME_RINVCMDID) and the session goes on; a length no PDU
 // can have gets generic_nack (ESME_RINVCMDLEN) and the connection is closed; a body cut short
 // gets its command's error answer. Seeded random and truncated PDUs, on many connections, never
-// bring the server down: a client binds and submits afterwards as before.
+// bring the server down: a client binds and submits afterwards as before. A fast-check property
+// sends well-framed requests with random bodies on a bound session: each gets its own answer
+// (its response or generic_nack, by sequence) and the session goes on.
+import fc from "fast-check";
 import { expect, it } from "vitest";
 import { encodePdu } from "../../src/carriers/smpp/index.js";
 import { unit } from "../../src/core/seeded.js";
@@ -110,6 +113,34 @@ describeEachEngine("SMPP server: malformed PDUs", (engine) => {
       .where("account_id", "=", account.id)
       .execute();
     expect(messages.map((m) => m.body)).toEqual(["hi"]);
+    raw.destroy();
+  });
+
+  it("answers every well-framed request with a random body, on one bound session (fast-check)", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const raw = new RawClient(smppPort(t));
+    await raw.connected();
+    raw.send(encodePdu(0x00000009, 1, 0, bindBody(account)));
+    expect(await raw.next()).toMatchObject({ commandId: 0x80000009, status: 0 });
+    // Requests only (no unbind, which ends the session): the SMPP ones an ESME sends, ones only an
+    // SMSC sends, an unknown one.
+    const commands = [0x04, 0x103, 0x21, 0x02, 0x09, 0x15, 0x05, 0x102, 0x12345678];
+    let sequence = 1;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...commands), fc.uint8Array({ maxLength: 300 }), async (command, body) => {
+        sequence++;
+        raw.send(encodePdu(command, sequence, 0, Buffer.from(body)));
+        let answer = await raw.next(5_000);
+        // A receipt of a random submit that happened to be taken: not the answer looked for.
+        while (answer.commandId === 0x00000005) answer = await raw.next(5_000);
+        expect(answer.sequence).toBe(sequence);
+        expect([(command | 0x80000000) >>> 0, GENERIC_NACK]).toContain(answer.commandId);
+      }),
+      { numRuns: 300, seed: 21 },
+    );
+    raw.send(encodePdu(0x00000015, 99_999));
+    expect(await raw.next()).toMatchObject({ commandId: 0x80000015, status: 0, sequence: 99_999 });
     raw.destroy();
   });
 
