@@ -13,7 +13,7 @@ import { GatewayError } from "../core/errors.js";
 import type { AcceptOutcome, AcceptService, SendOrder } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import type { MetricsSnapshot } from "../runtime/metrics.js";
-import type { ClaimedRow, OutboxWrite } from "../smpp-server/outbox-writes.js";
+import type { ClaimedRow, OutboxWrite } from "../smpp-server/index.js";
 
 /** What crosses from the main thread to the worker thread. */
 export type ToWorker =

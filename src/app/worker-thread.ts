@@ -6,7 +6,7 @@ import type { AcceptOutcome } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import { createLogger } from "../runtime/logging.js";
 import { createMetrics } from "../runtime/metrics.js";
-import { localOutboxWriter } from "../smpp-server/outbox-writes.js";
+import { localOutboxWriter } from "../smpp-server/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
 import { openStore } from "../store/store.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";

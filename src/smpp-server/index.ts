@@ -7,11 +7,13 @@
 //   pdu.ts          the PDU bodies the server reads and writes
 //   status.ts       every refusal as a command_status (docs/smpp-server.md prints the table)
 //   outbox.ts       receipts and MO written in the transaction of the change they report
+//   outbox-writes.ts the deliver_sm pump's writes, committed by the worker thread on SQLite
 //   registry.ts     every process's binds in smpp_binds: listing and disconnecting them
 //   admin-routes.ts the operator API over the registry
 //   settings.ts     an account's SMPP password and limits
 export { registerSmppAdminRoutes } from "./admin-routes.js";
 export { SmppOutbox } from "./outbox.js";
+export { type ClaimedRow, localOutboxWriter, type OutboxWrite } from "./outbox-writes.js";
 export { type BindListing, disconnectBind, listBinds } from "./registry.js";
 export { type BindView, SmppServer, type SmppServerDeps } from "./server.js";
 export {
