@@ -37,6 +37,8 @@ export interface BindView {
   address: string;
   since: string;
   submits: number;
+  /** The account's submits per second this bind is held to (0: no limit); follows the operator's changes within a second. */
+  submitsPerSecondLimit: number;
   /** Submits being handled and deliver_sm or enquire_link awaiting the client's answer. */
   outstanding: number;
   /** Bytes held for it in memory: answers the socket has not taken, requests read but not started. */
@@ -184,6 +186,7 @@ export class SmppServer {
         address: bind.address,
         since: new Date(bind.since).toISOString(),
         submits: bind.submits,
+        submitsPerSecondLimit: bind.account!.submitsPerSecond,
         outstanding: bind.outstanding,
         buffered: bind.buffered,
       });

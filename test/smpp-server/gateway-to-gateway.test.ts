@@ -175,7 +175,12 @@ describeEachEngine("gateway A's SMPP connector bound to gateway B's SMPP server"
   it("is slowed by B's throttling without losing a message", async () => {
     await setSmppSettings(b.db.store, b.clock, relay.username, { submitsPerSecond: 3 });
     // Open binds follow a new limit within a second.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const relayBinds = () => b.gateway.smpp!.list().filter((bind) => bind.username === relay.username);
+    await until(
+      () => relayBinds().length > 0 && relayBinds().every((bind) => bind.submitsPerSecondLimit === 3),
+      5_000,
+      "A's binds at B held to 3 submits a second",
+    );
     try {
       const account = await buildAccount(a, { credits: { sms: 20 } });
       const ids = [];
