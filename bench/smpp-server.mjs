@@ -137,6 +137,8 @@ const receipts = new Map();
 let refused = 0;
 const refusedStatuses = new Map();
 let receiptsBeforeAnswer = 0;
+/** submit_sm to submit_sm_resp, ms, of every answered submit. */
+const latencies = [];
 let loading = true;
 
 class Esme {
@@ -146,6 +148,7 @@ class Esme {
     this.sequence = 1;
     this.outstanding = 0;
     this.waiters = new Map();
+    this.sentAt = new Map();
     socket.setNoDelay(true);
     socket.on("data", (chunk) => this.read(chunk));
     socket.on("error", (error) => console.error(`bind error: ${error.message}`));
@@ -156,6 +159,8 @@ class Esme {
     for (const pdu of this.reader.push(chunk)) {
       if (pdu.commandId === (RESPONSE | SUBMIT_SM) >>> 0) {
         this.outstanding--;
+        latencies.push(performance.now() - this.sentAt.get(pdu.sequence));
+        this.sentAt.delete(pdu.sequence);
         if (pdu.status === 0) accepted.add(pdu.body.toString("latin1", 0, pdu.body.length - 1));
         else {
           refused++;
@@ -185,6 +190,7 @@ class Esme {
     while (loading && this.outstanding < window) {
       this.outstanding++;
       this.sequence++;
+      this.sentAt.set(this.sequence, performance.now());
       out.push(encodePdu(SUBMIT_SM, this.sequence, 0, submitBody));
     }
     if (out.length > 0) this.socket.write(out.length === 1 ? out[0] : Buffer.concat(out));
@@ -284,6 +290,12 @@ const once = [...accepted].every((id) => receipts.get(id) === 1);
 const strangers = [...receipts.keys()].filter((id) => !accepted.has(id));
 console.log(
   `\nsubmit_sm accepted ${total} in ${loadSeconds.toFixed(1)} s: ${(acceptedDuringLoad / seconds).toFixed(0)}/s (${binds} binds x window ${window}); refused ${refused}${refused ? ` ${JSON.stringify(Object.fromEntries(refusedStatuses))}` : ""}`,
+);
+latencies.sort((a, b) => a - b);
+const percentile = (p) =>
+  latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(0);
+console.log(
+  `submit_sm to submit_sm_resp: p50 ${percentile(50)} ms, p99 ${percentile(99)} ms, max ${percentile(100)} ms`,
 );
 console.log(
   `receipts ${receiptCount()} for ${receipts.size} ids: first submit to last receipt ${endToEnd.toFixed(1)} s = ${(receiptCount() / endToEnd).toFixed(0)}/s; last receipt ${((lastReceipt - loadEnded) / 1000).toFixed(1)} s after the load; ${receiptsBeforeAnswer} came before their submit_sm_resp was read`,
