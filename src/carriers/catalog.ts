@@ -2,6 +2,7 @@
 // The operator API, the CLI and the carriers file all change it through these functions; each
 // change bumps a version in `settings` and signals CARRIERS_CHANGED, and the workers rebuild
 // their connectors and router from it (registry.ts).
+import { sql } from "kysely";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { Db, Store } from "../store/store.js";
@@ -118,9 +119,17 @@ async function bumpVersion(trx: Db, now: number): Promise<void> {
 }
 
 /** Runs a change and tells the workers. */
+/** PostgreSQL advisory lock taken by every change of the catalog (any 64-bit number of our own). */
+const CATALOG_LOCK = 0x5357_4341_5252; // "SWCARR"
+
 async function change<T>(deps: Deps, fn: (trx: Db, now: number) => Promise<T>): Promise<T> {
   const now = deps.clock.now().getTime();
   const result = await deps.store.transaction(async (trx) => {
+    // One change at a time: each reads before it writes (is the connector there? delete the
+    // routes, insert them), and processes starting together each apply the carriers file, which
+    // on a fresh database collided on the primary key and ended all but one (found by
+    // test/faults). SQLite's write transactions are serial already.
+    if (deps.store.engine === "postgres") await sql`select pg_advisory_xact_lock(${CATALOG_LOCK})`.execute(trx);
     const value = await fn(trx, now);
     await bumpVersion(trx, now);
     return value;

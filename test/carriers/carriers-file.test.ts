@@ -69,6 +69,31 @@ describe("the carriers file", () => {
 });
 
 describeEachEngine("the carriers file applied", (engine: Engine) => {
+  it("is applied by several processes starting at once without a conflict", async () => {
+    // Every api and worker applies the file at its start; on a fresh database the first ones
+    // raced (each saw no connector and inserted it: duplicate key, the process exited 1).
+    const db = await createTestDatabase(engine);
+    const deps = { store: db.store, clock: { now: () => new Date() } };
+    try {
+      const where = await file(
+        `race-${engine}.json`,
+        JSON.stringify({
+          connectors: [
+            { name: "one", type: "smpp", host: "127.0.0.1", port: 2775, system_id: "a", password: "b" },
+            { name: "two", type: "smpp", host: "127.0.0.1", port: 2776, system_id: "a", password: "b" },
+          ],
+          routes: [{ route: "*", prefix: "", connectors: [{ name: "one", weight: 1 }] }],
+        }),
+      );
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => applyCarriersFile(deps, where, {})));
+      expect(results.filter((r) => r.status === "rejected")).toEqual([]);
+      expect((await listCarriers(db.store.db)).map((c) => c.name)).toEqual(["one", "two"]);
+      expect((await listRoutes(db.store.db)).map((r) => [r.route, r.prefix])).toEqual([["*", ""]]);
+    } finally {
+      await db.drop();
+    }
+  });
+
   it("adds and replaces connectors by name, replaces routes when it has them, and writes nothing when any part is wrong", async () => {
     const db = await createTestDatabase(engine);
     const deps = { store: db.store, clock: { now: () => new Date() } };
