@@ -1,5 +1,5 @@
 // The long fuzz run (issue 22): the properties of test/fuzz/ against a gateway process
-// (`switchboard start` on a fresh SQLite database), FUZZ_RUNS cases per property (default
+// (`switchboard api` on a fresh SQLite database), FUZZ_RUNS cases per property (default
 // 10,000: every family gets at least that many requests), with a watchdog:
 // - an answer slower than 1 s fails its case (FUZZ_ANSWER_MS in the harness);
 // - the server's event loop is read from /metrics every 250 ms
@@ -29,7 +29,10 @@ const countsFile = path.join(work, "counts.jsonl");
 const secretsFile = path.join(work, "secrets.txt");
 const { url: databaseUrl, cleanup } = freshSqliteUrl();
 
-const server = await startServer("start", {
+// The api role, as the suite's in-process gateway: with the workers of `start`, the expander
+// turned an earlier accepted bulk send's recipients into messages while a later case was being
+// refused, and the check that a refusal writes nothing saw rows it did not write.
+const server = await startServer("api", {
   PORT: port,
   HOST: "127.0.0.1",
   DATABASE_URL: databaseUrl,

@@ -10,6 +10,7 @@ import { registerCarrierCallbackRoutes } from "../carriers/callback-routes.js";
 import { consolePages, registerSessionRoutes } from "../console/index.js";
 import { registerEmailAdminRoutes, registerEmailRoutes } from "../email/index.js";
 import { sendJsonError } from "../http/http-errors.js";
+import { boundJsonNesting } from "../http/json-depth.js";
 import { registerOpenApi } from "../http/openapi.js";
 import { registerInboundAdminRoutes } from "../inbound/index.js";
 import { registerSmppAdminRoutes } from "../smpp-server/index.js";
@@ -111,6 +112,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     done();
   });
 
+  boundJsonNesting(app);
   await app.register(formbody, { bodyLimit: 4 * 1024 * 1024 });
   await registerOpenApi(app);
   await registerApiDocs(app);

@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticator } from "../auth/index.js";
 import { type ErrorCode, GatewayError } from "../core/errors.js";
 import { noteRefusal, toGatewayError } from "../http/http-errors.js";
+import { nestsDeeperThan } from "../http/json-depth.js";
 import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { VoicePolicy } from "./call-policy.js";
@@ -101,6 +102,11 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
     // answer is the code of what is then missing, never a JSON error page.
     voice.removeAllContentTypeParsers();
     voice.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+      // Nested past any call's shape: no body, like unreadable JSON (and never a long parse).
+      if (nestsDeeperThan(body as string)) {
+        done(null, undefined);
+        return;
+      }
       try {
         done(null, JSON.parse(body as string));
       } catch {

@@ -1,10 +1,12 @@
 // The edges of validation a black-box probe found (issue 22, point 10), each through the real
 // server.
 import { connect } from "node:net";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { beforeAll, expect, it } from "vitest";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
 import { legacy, pushsms, sendParams, xmlSend } from "../helpers/legacy.js";
+import { RawConnection } from "../helpers/raw-http.js";
 import { balanceOf, FAST_SIMULATOR, keyOf, sendSms } from "../helpers/sms.js";
 
 const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "hasOwnProperty", "valueOf", "isPrototypeOf"];
@@ -111,6 +113,52 @@ describeEachEngine("validation edges", (engine) => {
       success: false,
       error: { code: "invalid_request" },
     });
+  });
+
+  // A body is parsed before its request is authenticated (the key may be in it): 8 million
+  // nested brackets within the 16 MiB limit held the event loop for 4–7 s, for every tenant.
+  it("refuses JSON nested deeper than 64 levels before parsing it, without holding the event loop", async () => {
+    const t = gateway();
+    const deep = `${"[".repeat(8_000_000)}${"]".repeat(8_000_000)}`;
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    // Fastify answers a body its parser refused with Connection: close: one connection each.
+    const post = async (path: string, body: string, headers: Record<string, string> = {}) => {
+      const connection = await RawConnection.open(t.url);
+      try {
+        return await connection.request("POST", path, {
+          headers: { "content-type": "application/json", ...headers },
+          body,
+          timeoutMs: 20_000,
+        });
+      } finally {
+        connection.close();
+      }
+    };
+    for (const [path, expected] of [
+      ["/api/v2/sms/send", /"code":"invalid_request"/],
+      ["/admin/api/accounts", /"code":"invalid_request"/],
+      // Its own reader: no body, so no key (and its 64 KiB limit comes first).
+      ["/voicecall/v1/jpost/send", /^-[16]$/],
+    ] as const) {
+      delay.reset();
+      delay.enable();
+      const answer = await post(path, deep);
+      delay.disable();
+      expect(answer.body, path).toMatch(expected);
+      if (!path.startsWith("/voicecall")) expect(answer.body, path).toContain("more than 64 deep");
+      // Generous (2 shared cores): the parse it replaces took seconds.
+      expect(delay.max / 1e6, path).toBeLessThan(1_000);
+    }
+    // A large body (past the size the nesting is checked from) nested as calls are is read as before.
+    const wide = JSON.stringify({
+      sender_id: "SWBRD",
+      message: OTP.message,
+      recipients: Array.from({ length: 10_000 }, (_, n) => String(9_000_000_000 + n)),
+    });
+    const bulk = await post("/api/v2/sms/bulk", wide, keyOf(account));
+    // Read to the end: 10,000 recipients reach the credit check (the account has 100 credits).
+    expect(bulk.status, bulk.body).toBe(402);
+    expect(JSON.parse(bulk.body).error.code).toBe("insufficient_credits");
   });
 
   it("answers 404 for an unknown path or method whatever body it carries", async () => {
