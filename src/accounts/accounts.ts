@@ -165,6 +165,16 @@ export async function getAccount(db: Db, id: number): Promise<Account | undefine
   return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+/** Whether the account may send with GET /api/v2/sms/send (off unless the operator turned it on). */
+export async function getApiEnabled(db: Db, accountId: number): Promise<boolean> {
+  const account = await db
+    .selectFrom("accounts")
+    .select("get_api_enabled")
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+  return account?.get_api_enabled === 1;
+}
+
 export async function listAccounts(db: Db): Promise<Account[]> {
   return db.selectFrom("accounts").selectAll().orderBy("id").execute();
 }

@@ -36,6 +36,25 @@ export async function isDnd(db: Db, mobile: string): Promise<boolean> {
   return row !== undefined;
 }
 
+/** Which of these 10-digit numbers are on the DND registry (one indexed query per 500). */
+export async function dndListed(db: Db, mobiles: string[]): Promise<Set<string>> {
+  const listed = new Set<string>();
+  const unique = [...new Set(mobiles)];
+  for (let i = 0; i < unique.length; i += 500) {
+    const rows = await db
+      .selectFrom("dnd_numbers")
+      .select("number")
+      .where(
+        "number",
+        "in",
+        unique.slice(i, i + 500).map((m) => Number(m)),
+      )
+      .execute();
+    for (const row of rows) listed.add(String(row.number));
+  }
+  return listed;
+}
+
 export async function dndCount(db: Db): Promise<number> {
   const row = await db
     .selectFrom("dnd_numbers")

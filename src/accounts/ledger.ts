@@ -157,6 +157,18 @@ export async function walletCredits(db: Db, accountId: number): Promise<Record<W
 }
 
 /** The audit figure: the sum of all ledger entries of a wallet, independent of the cached balance. */
+/** When the account's last ledger entry on the wallet was written; undefined when it has none. */
+export async function lastLedgerEntry(db: Db, accountId: number, wallet: Wallet) {
+  return db
+    .selectFrom("ledger_entries")
+    .select("created_at")
+    .where("account_id", "=", accountId)
+    .where("wallet", "=", wallet)
+    .orderBy("id", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
 export async function ledgerSum(db: Db, accountId: number, wallet: Wallet): Promise<number> {
   const row = await db
     .selectFrom("ledger_entries")

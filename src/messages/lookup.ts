@@ -23,3 +23,31 @@ export async function findMessages(
   }
   return { kind: "upstream", rows: await base.where("upstream_id", "=", id).limit(100).execute() };
 }
+
+/**
+ * Whether the account has messages under this queue id or broadcast id, or a bulk job's part
+ * still holding recipients under the broadcast id.
+ */
+export async function messagesExist(
+  db: Db,
+  accountId: number,
+  target: { queueId: string } | { broadcastId: string },
+): Promise<boolean> {
+  const id = "queueId" in target ? target.queueId : target.broadcastId;
+  const found =
+    (await db
+      .selectFrom("messages")
+      .select("status")
+      .where("account_id", "=", accountId)
+      .where("queueId" in target ? "id" : "broadcast_id", "=", id)
+      .limit(1)
+      .executeTakeFirst()) ??
+    (await db
+      .selectFrom("bulk_parts")
+      .select("status")
+      .where("account_id", "=", accountId)
+      .where("broadcast_id", "=", id)
+      .limit(1)
+      .executeTakeFirst());
+  return found !== undefined;
+}

@@ -2,7 +2,7 @@
 // an SmsSendInput, and this decides what is sent, how, at what price, or why not. The checks
 // run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
 
-import { operatorFixSentence, registrationFixes } from "../accounts/index.js";
+import { dndListed, operatorFixSentence, registrationFixes } from "../accounts/index.js";
 import type { Principal } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
@@ -209,8 +209,8 @@ export class SmsPolicy {
     rejected: SmsDecision["rejected"],
   ): Promise<{ recipient: string; message: string }[]> {
     if (route !== "promotional" && route !== "promotional_sender") return items;
-    const listed = await dndSet(
-      this.store,
+    const listed = await dndListed(
+      this.store.db,
       items.map((i) => i.recipient),
     );
     if (listed.size === 0) return items;
@@ -353,23 +353,4 @@ function invalidRecipient(raw: string, route: SmsRoute): GatewayError {
       ? `"${raw}" is not a valid international number with its country code (Indian numbers use routes T, P, PS).`
       : `"${raw}" is not a 10-digit Indian mobile number.`,
   );
-}
-
-/** Which of these 10-digit numbers are on the DND registry (one indexed query per 500). */
-async function dndSet(store: Store, mobiles: string[]): Promise<Set<string>> {
-  const listed = new Set<string>();
-  const unique = [...new Set(mobiles)];
-  for (let i = 0; i < unique.length; i += 500) {
-    const rows = await store.db
-      .selectFrom("dnd_numbers")
-      .select("number")
-      .where(
-        "number",
-        "in",
-        unique.slice(i, i + 500).map((m) => Number(m)),
-      )
-      .execute();
-    for (const row of rows) listed.add(String(row.number));
-  }
-  return listed;
 }

@@ -3,7 +3,7 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { listSenderIds, walletCredits } from "../accounts/index.js";
+import { getApiEnabled, lastLedgerEntry, listSenderIds, walletCredits } from "../accounts/index.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -12,7 +12,7 @@ import { requiredInDocument } from "../http/openapi.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer, smsAnswer } from "../http/v2-answers.js";
 import type { AcceptedSend, AcceptService } from "../messages/index.js";
-import { cancelScheduled, findMessages } from "../messages/index.js";
+import { cancelScheduled, findMessages, messagesExist } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { registerBulkRoutes } from "./bulk-routes.js";
 import { registerMessageListRoute } from "./message-list.js";
@@ -149,12 +149,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const principal = request.principal!;
-      const account = await ctx.store.db
-        .selectFrom("accounts")
-        .select("get_api_enabled")
-        .where("id", "=", principal.accountId)
-        .executeTakeFirst();
-      if (account?.get_api_enabled !== 1) {
+      if (!(await getApiEnabled(ctx.store.db, principal.accountId))) {
         throw new GatewayError(
           "forbidden",
           "GET access is not enabled for this account: use POST /api/v2/sms/send, or ask the operator to enable it.",
@@ -217,22 +212,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
       const { id } = request.params;
       const accountId = request.principal!.accountId;
       const target = isQueueId(id) ? { queueId: id } : BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
-      const exists =
-        target &&
-        ((await ctx.store.db
-          .selectFrom("messages")
-          .select("status")
-          .where("account_id", "=", accountId)
-          .where("queueId" in target ? "id" : "broadcast_id", "=", id)
-          .limit(1)
-          .executeTakeFirst()) ??
-          (await ctx.store.db
-            .selectFrom("bulk_parts")
-            .select("status")
-            .where("account_id", "=", accountId)
-            .where("broadcast_id", "=", id)
-            .limit(1)
-            .executeTakeFirst()));
+      const exists = target && (await messagesExist(ctx.store.db, accountId, target));
       if (!target || !exists)
         throw new GatewayError("not_found", `No scheduled message with id "${id}" in this account.`);
       const cancelled = await ctx.store.transaction((trx) => cancelScheduled(trx, ctx.clock, accountId, target));
@@ -298,14 +278,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const principal = request.principal!;
       const wallets = await walletCredits(ctx.store.db, principal.accountId);
-      const last = await ctx.store.db
-        .selectFrom("ledger_entries")
-        .select("created_at")
-        .where("account_id", "=", principal.accountId)
-        .where("wallet", "=", "sms")
-        .orderBy("id", "desc")
-        .limit(1)
-        .executeTakeFirst();
+      const last = await lastLedgerEntry(ctx.store.db, principal.accountId, "sms");
       return {
         success: true,
         message: "Balance retrieved",
