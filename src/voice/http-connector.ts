@@ -10,6 +10,7 @@
 import type { Logger } from "pino";
 import { Pool } from "undici";
 import type { Connector, SubmitResult } from "../dispatch/index.js";
+import { REDACTED, scrubSecrets } from "../runtime/logging.js";
 import type { MessageRow } from "../store/schema.js";
 import { dialString } from "./numbers.js";
 import { type SayOptions, sayDocument } from "./twiml.js";
@@ -88,11 +89,22 @@ export class VoiceHttpConnector implements Connector {
         results[index] =
           Date.now() - started > (this.options.startWindowMs ?? START_WINDOW_MS)
             ? { ok: false, retryable: true, code: "deferred", message: "Not placed in this round; queued again." }
-            : await this.placeCall(messages[index]!);
+            : this.hideCredentials(await this.placeCall(messages[index]!));
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.options.concurrency, messages.length) }, lane));
     return results;
+  }
+
+  /**
+   * A refusal's text is stored on the call (the account reads it) and logged: the provider's
+   * message must not carry the auth token back to either (as the http-sms connector does).
+   */
+  private hideCredentials(result: SubmitResult): SubmitResult {
+    if (result.ok) return result;
+    let message = scrubSecrets(result.message);
+    if (this.options.authToken.length >= 4) message = message.replaceAll(this.options.authToken, REDACTED);
+    return message === result.message ? result : { ...result, message };
   }
 
   private async placeCall(message: MessageRow): Promise<SubmitResult> {

@@ -99,6 +99,19 @@ describe("voice-http connector", () => {
     expect(refused).toMatchObject({ ok: false, retryable: true, code: "connect_failed" });
   });
 
+  // The refusal's text is stored on the call, which the account reads: a provider echoing the
+  // auth token (or any credential-shaped text) must not hand it over (issue 22, point 1).
+  it("keeps the auth token out of a refusal that echoes it", async () => {
+    provider.answer = () => ({
+      status: 401,
+      body: { message: `Token ${provider.authToken} refused; password=hunter2`, code: 20003 },
+    });
+    const [refused] = await connector().submit([callRow("9876500031")]);
+    expect(refused).toMatchObject({ ok: false, retryable: false, code: "rejected" });
+    const message = (refused as { message: string }).message;
+    expect(message).toBe("HTTP 401: Token [REDACTED] refused; password=[REDACTED] (provider code 20003)");
+  });
+
   it("does not retry a request that may have reached the provider (time-out, connection cut after sending)", async () => {
     provider.answer = () => "hang";
     const [timedOut] = await connector({ timeoutMs: 200 }).submit([callRow("9876500021")]);
