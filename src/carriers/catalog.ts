@@ -13,8 +13,8 @@ import {
   keepMaskedSecrets,
   maskSecrets,
   parseCarrierDefinition,
-  parseRoute,
-  type RouteDefinition,
+  parseRoutingRule,
+  type RoutingRule,
 } from "./definitions.js";
 
 export const CARRIERS_CHANGED = "carriers_changed";
@@ -32,7 +32,7 @@ export interface Carrier {
   updated_at: number;
 }
 
-export interface StoredRoute extends RouteDefinition {
+export interface StoredRoute extends RoutingRule {
   id: number;
   created_at: number;
 }
@@ -96,9 +96,9 @@ export async function listRoutes(db: Db): Promise<StoredRoute[]> {
   const rows = await db.selectFrom("sms_routes").selectAll().orderBy("route").orderBy("prefix").execute();
   return rows.map((row) => ({
     id: Number(row.id),
-    route: row.route as RouteDefinition["route"],
+    route: row.route as RoutingRule["route"],
     prefix: row.prefix,
-    connectors: JSON.parse(row.connectors) as RouteDefinition["connectors"],
+    connectors: JSON.parse(row.connectors) as RoutingRule["connectors"],
     created_at: Number(row.created_at),
   }));
 }
@@ -229,7 +229,7 @@ export async function removeCarrier(deps: Deps, name: string): Promise<Carrier> 
 }
 
 /** Connector names a route may list: configured carriers serve SMS; `builtIn` names their channels. */
-async function checkRoute(trx: Db, route: RouteDefinition, builtIn: ReadonlyMap<string, string>): Promise<void> {
+async function checkRoute(trx: Db, route: RoutingRule, builtIn: ReadonlyMap<string, string>): Promise<void> {
   const carriers = new Set((await trx.selectFrom("carriers").select("name").execute()).map((row) => row.name));
   const channel = route.route === "V" ? "voice" : "sms";
   for (const { name } of route.connectors) {
@@ -251,9 +251,9 @@ export const BUILT_IN_CONNECTORS: ReadonlyMap<string, string> = new Map([
   [VOICE_HTTP_CONNECTOR, "voice"],
 ]);
 
-function parsedRoute(input: unknown): RouteDefinition {
+function parsedRoute(input: unknown): RoutingRule {
   try {
-    return parseRoute(input);
+    return parseRoutingRule(input);
   } catch (error) {
     return invalid(error);
   }
@@ -270,7 +270,7 @@ export async function saveRoute(deps: Deps, input: unknown): Promise<{ created: 
   return { created, route: stored };
 }
 
-async function upsertRoute(trx: Db, route: RouteDefinition, now: number): Promise<boolean> {
+async function upsertRoute(trx: Db, route: RoutingRule, now: number): Promise<boolean> {
   const connectors = JSON.stringify(route.connectors);
   const updated = await trx
     .updateTable("sms_routes")
@@ -323,7 +323,7 @@ export async function applyCarriersDocument(
   if (twice) throw new GatewayError("invalid_request", `connectors: ${twice} is defined twice.`);
   const routes = document.routes?.map((input, index) => {
     try {
-      return parseRoute(input);
+      return parseRoutingRule(input);
     } catch (error) {
       if (error instanceof CarrierConfigError) {
         throw new GatewayError("invalid_request", `routes[${index}]: ${error.message}`);

@@ -70,7 +70,7 @@ export type CarrierDefinition = SmppDefinition | HttpSmsDefinition;
 export const ROUTE_CODES = ["T", "P", "PS", "I", "V", "*"] as const;
 export type RouteCode = (typeof ROUTE_CODES)[number];
 
-export const RouteSchema = Type.Object(
+export const RoutingRuleSchema = Type.Object(
   {
     route: Type.Union(
       [
@@ -113,7 +113,7 @@ export const RouteSchema = Type.Object(
 );
 
 /** A route as checked: `prefix` is "" for every number when it was left out. */
-export type RouteDefinition = Omit<Static<typeof RouteSchema>, "prefix"> & { prefix: string };
+export type RoutingRule = Omit<Static<typeof RoutingRuleSchema>, "prefix"> & { prefix: string };
 
 export class CarrierConfigError extends Error {
   override readonly name = "CarrierConfigError";
@@ -159,11 +159,11 @@ export function parseCarrierDefinition(input: unknown): CarrierDefinition {
 }
 
 /** Validates a route's shape (the connectors it names are checked against the catalog). */
-export function parseRoute(input: unknown): RouteDefinition {
-  if (!Value.Check(RouteSchema, input)) {
-    throw new CarrierConfigError(`Invalid route: ${schemaProblems(RouteSchema, input)}.`);
+export function parseRoutingRule(input: unknown): RoutingRule {
+  if (!Value.Check(RoutingRuleSchema, input)) {
+    throw new CarrierConfigError(`Invalid route: ${schemaProblems(RoutingRuleSchema, input)}.`);
   }
-  const route = input as Static<typeof RouteSchema>;
+  const route = input as Static<typeof RoutingRuleSchema>;
   const names = route.connectors.map((c) => c.name);
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice) throw new CarrierConfigError(`Invalid route: ${twice} is listed twice.`);

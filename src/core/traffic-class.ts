@@ -3,10 +3,10 @@
 // they cost per segment. Not to be confused with a routing rule (dispatch/router.ts) or an HTTP route.
 import { GatewayError } from "./errors.js";
 
-export type SmsRoute = "transactional" | "promotional" | "promotional_sender" | "international";
+export type TrafficClass = "transactional" | "promotional" | "promotional_sender" | "international";
 
 /** A Map, not an object: a client's "constructor" or "__proto__" must not find Object.prototype's. */
-const BY_NAME = new Map<string, SmsRoute>([
+const BY_NAME = new Map<string, TrafficClass>([
   ["transactional", "transactional"],
   ["promotional", "promotional"],
   ["t", "transactional"],
@@ -16,7 +16,7 @@ const BY_NAME = new Map<string, SmsRoute>([
   ["international", "international"],
 ]);
 
-const CODES: Record<SmsRoute, string> = {
+const CODES: Record<TrafficClass, string> = {
   transactional: "T",
   promotional: "P",
   promotional_sender: "PS",
@@ -24,11 +24,11 @@ const CODES: Record<SmsRoute, string> = {
 };
 
 /** The legacy letter code of a route (what accounts.routes lists). */
-export function routeCode(route: SmsRoute): string {
+export function trafficClassCode(route: TrafficClass): string {
   return CODES[route];
 }
 
-export function parseRoute(raw: string | undefined, fallback: SmsRoute = "transactional"): SmsRoute {
+export function parseTrafficClass(raw: string | undefined, fallback: TrafficClass = "transactional"): TrafficClass {
   if (raw === undefined || raw.trim() === "") return fallback;
   if (raw.trim().toLowerCase() === "v") {
     throw new GatewayError(
@@ -47,11 +47,11 @@ export function parseRoute(raw: string | undefined, fallback: SmsRoute = "transa
 }
 
 /** Transactional traffic (OTPs, alerts) is lane 0 and always dispatched before promotional. */
-export function laneOf(route: SmsRoute): number {
+export function laneOf(route: TrafficClass): number {
   return route === "transactional" ? 0 : 1;
 }
 
 /** Credits per segment, in milli-credits. */
-export function pricePerSegment(_route: SmsRoute): number {
+export function pricePerSegment(_route: TrafficClass): number {
   return 1000;
 }

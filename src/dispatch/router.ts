@@ -18,8 +18,8 @@ import type { Connector } from "./connector.js";
 /** The code a routing rule matches: T, P, PS, I (SMS traffic classes), V (voice), * (any SMS). */
 export type RouteCode = "T" | "P" | "PS" | "I" | "V" | "*";
 
-/** A routing rule as the router reads it; carriers/definitions.ts validates the operator's (RouteSchema). */
-export interface RouteDefinition {
+/** A routing rule as the router reads it; carriers/definitions.ts validates the operator's (RoutingRuleSchema). */
+export interface RoutingRule {
   route: RouteCode;
   prefix: string;
   connectors: { name: string; weight?: number }[];
@@ -33,7 +33,7 @@ export type Plan =
 
 export interface RouterOptions {
   /** Routes of SMS (T, P, PS, I, *) and voice (V). */
-  routes?: readonly RouteDefinition[];
+  routes?: readonly RoutingRule[];
   /** Whether a connector takes traffic now (health); every connector is up when absent. */
   isUp?: (name: string) => boolean;
 }

@@ -8,7 +8,13 @@ import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { type SegmentInfo, segmentInfo } from "../core/segments.js";
 import { parseLocalDateTime } from "../core/time.js";
-import { laneOf, parseRoute, pricePerSegment, routeCode, type SmsRoute } from "../core/traffic-class.js";
+import {
+  laneOf,
+  parseTrafficClass,
+  pricePerSegment,
+  type TrafficClass,
+  trafficClassCode,
+} from "../core/traffic-class.js";
 import { SuppressionList } from "../inbound/index.js";
 import type { MessageDraft, SendOrder } from "../messages/index.js";
 import type { Store } from "../store/store.js";
@@ -96,7 +102,7 @@ export class SmsPolicy {
     if (input.requireRoute && !input.route?.trim()) {
       throw new GatewayError("invalid_route", "Missing route: use T, P, PS or I.");
     }
-    const route = parseRoute(input.route);
+    const route = parseTrafficClass(input.route);
     const rules = await this.accounts.rulesFor(principal.accountId);
     this.checkRouteEnabled(route, rules);
 
@@ -159,7 +165,7 @@ export class SmsPolicy {
     };
   }
 
-  private checkRouteEnabled(route: SmsRoute, rules: AccountRules): void {
+  private checkRouteEnabled(route: TrafficClass, rules: AccountRules): void {
     if (route === "international") {
       if (!rules.internationalEnabled) throw new GatewayError("international_disabled");
       return;
@@ -168,13 +174,13 @@ export class SmsPolicy {
       if (!rules.promoSenderEnabled) throw new GatewayError("promo_sender_disabled");
       return;
     }
-    if (!rules.routes.has(routeCode(route))) {
-      throw new GatewayError("route_not_approved", `Route ${routeCode(route)} is not enabled for this account.`);
+    if (!rules.routes.has(trafficClassCode(route))) {
+      throw new GatewayError("route_not_approved", `Route ${trafficClassCode(route)} is not enabled for this account.`);
     }
   }
 
   /** Returns the header to send from. */
-  private async checkSender(principal: Principal, sender: string, route: SmsRoute): Promise<string> {
+  private async checkSender(principal: Principal, sender: string, route: TrafficClass): Promise<string> {
     const upper = sender.toUpperCase();
     if (upper === PROMOTIONAL_SENDER) {
       if (route !== "promotional") {
@@ -185,7 +191,7 @@ export class SmsPolicy {
     if ((route === "transactional" || route === "promotional_sender") && /^\d+$/.test(sender)) {
       throw new GatewayError(
         "route_sender_mismatch",
-        `Route ${routeCode(route)} needs an alphabetic sender ID (header), not the number ${sender}.`,
+        `Route ${trafficClassCode(route)} needs an alphabetic sender ID (header), not the number ${sender}.`,
       );
     }
     const approval = await this.senders.status(principal.accountId, sender);
@@ -205,7 +211,7 @@ export class SmsPolicy {
   /** Promotional routes skip numbers on the DND registry; the send fails only when none is left. */
   private async withoutDnd(
     items: { recipient: string; message: string }[],
-    route: SmsRoute,
+    route: TrafficClass,
     rejected: SmsDecision["rejected"],
   ): Promise<{ recipient: string; message: string }[]> {
     if (route !== "promotional" && route !== "promotional_sender") return items;
@@ -233,7 +239,7 @@ export class SmsPolicy {
   private async withoutOptedOut(
     accountId: number,
     items: { recipient: string; message: string }[],
-    route: SmsRoute,
+    route: TrafficClass,
     rejected: SmsDecision["rejected"],
   ): Promise<{ recipient: string; message: string }[]> {
     if (route !== "promotional" && route !== "promotional_sender") return items;
@@ -261,7 +267,7 @@ export class SmsPolicy {
     principal: Principal,
     text: string,
     input: SmsSendInput,
-    route: SmsRoute,
+    route: TrafficClass,
     rules: AccountRules,
   ): Promise<Content> {
     const info = segmentInfo(text, input.unicode === true);
@@ -305,7 +311,7 @@ export class SmsPolicy {
   private checkDlt(
     username: string,
     header: string,
-    route: SmsRoute,
+    route: TrafficClass,
     rules: AccountRules,
     input: SmsSendInput,
     contents: Content[],
@@ -346,7 +352,7 @@ export class SmsPolicy {
   }
 }
 
-function invalidRecipient(raw: string, route: SmsRoute): GatewayError {
+function invalidRecipient(raw: string, route: TrafficClass): GatewayError {
   return new GatewayError(
     "invalid_recipient",
     route === "international"

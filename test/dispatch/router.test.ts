@@ -1,7 +1,7 @@
 // The router's choices (route code before *, longest prefix, weights, standbys, health) and the
 // health tracker's circuit breaker, with in-memory connectors.
 import { describe, expect, it } from "vitest";
-import type { RouteDefinition } from "../../src/carriers/definitions.js";
+import type { RoutingRule } from "../../src/carriers/definitions.js";
 import { HealthTracker } from "../../src/carriers/health.js";
 import type { Connector, SubmitResult } from "../../src/dispatch/connector.js";
 import { type Plan, Router, routeCodeOf } from "../../src/dispatch/router.js";
@@ -20,7 +20,7 @@ describe("router", () => {
   const all = ["simulator", "a", "b", "c", "intl"].map((name) => connector(name));
   const voice = connector("voice-simulator", "voice");
   const email = connector("email-simulator", "email");
-  const routes: RouteDefinition[] = [
+  const routes: RoutingRule[] = [
     { route: "T", prefix: "", connectors: [{ name: "a", weight: 1 }] },
     { route: "T", prefix: "9198", connectors: [{ name: "b", weight: 1 }] },
     { route: "*", prefix: "9198", connectors: [{ name: "c", weight: 1 }] },
