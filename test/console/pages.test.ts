@@ -22,7 +22,14 @@ describeEachEngine("console pages", (engine) => {
 
   it("serves index.html at / and at any page of the console, with the page's security headers", async () => {
     const t = gateway();
-    for (const path of ["/", "/messages/q01M8ABC", "/operator/accounts?search=acme", "/settings/keys", "/Send"]) {
+    for (const path of [
+      "/",
+      "/index.html",
+      "/messages/q01M8ABC",
+      "/operator/accounts?search=acme",
+      "/settings/keys",
+      "/Send",
+    ]) {
       const page = await call(t, "GET", path, { headers: HTML });
       expect(page.status, path).toBe(200);
       expect(page.text).toBe(INDEX);
@@ -31,6 +38,9 @@ describeEachEngine("console pages", (engine) => {
       expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
       expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
       expect(page.headers.get("x-frame-options")).toBe("DENY");
+      // Issue 22, point 10: the usual set on every HTML answer.
+      expect(page.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(page.headers.get("referrer-policy")).toBe("no-referrer");
     }
   });
 
