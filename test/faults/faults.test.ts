@@ -446,7 +446,14 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
             submits: smsc.submits.length,
             bound: smsc.boundConnections,
             now: Date.now(),
-            worker: workers.map((w) => w.output().slice(-1500)),
+            workerErrors: workers.map((w) =>
+              w
+                .output()
+                .split("\n")
+                .filter((line) => /"level":(50|60)/.test(line))
+                .map((line) => line.slice(0, 400))
+                .slice(-8),
+            ),
           });
         },
       );
