@@ -74,8 +74,6 @@ export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOption
 const PRUNE_BATCH = 5_000;
 /** How long outcomes gather before they are recorded together. */
 const RECORD_LINGER_MS = 25;
-/** Pause before recording again a batch whose recording failed. */
-const RECORD_RETRY_MS = 1_000;
 /** Due deliveries looked at per claim (oldest first), whatever the backlog. */
 const CLAIM_WINDOW = 2_000;
 /** A rotated-out secret stops signing at its expiry; this is how late that can be noticed. */
@@ -420,20 +418,10 @@ export class WebhookSender extends WorkerLoop {
     return this.recording;
   }
 
-  private flushResults(): Promise<void> {
+  private async flushResults(): Promise<void> {
     const batch = this.results;
     this.results = [];
     this.recording = undefined;
-    return this.recordBatch(batch);
-  }
-
-  /**
-   * Records a batch of outcomes. When the database fails (a restart), the batch is recorded
-   * again every RECORD_RETRY_MS while its leases last and the sender runs: left to the leases,
-   * a blip of a second held these deliveries, and the later events of their messages, for a
-   * minute (found by test/faults).
-   */
-  private async recordBatch(batch: typeof this.results): Promise<void> {
     const now = this.deps.clock.now().getTime();
     const statuses = batch.map(({ delivery, outcome }) => {
       if (outcome.error === null) return "delivered";
@@ -475,20 +463,9 @@ export class WebhookSender extends WorkerLoop {
         this.deps.metrics?.webhookAttempts.inc({ event: delivery.event, result });
       });
     } catch (error) {
-      // Past their leases the deliveries are tried again: a receiver may see one twice, which
-      // its webhook-id lets it recognise.
-      const again = this.isRunning
-        ? batch.filter(
-            ({ delivery }) => (delivery.lease_until ?? 0) - RECORD_RETRY_MS > this.deps.clock.now().getTime(),
-          )
-        : [];
-      this.deps.logger.error(
-        { err: error, deliveries: batch.length, retrying: again.length },
-        "recording webhook attempts failed",
-      );
-      if (again.length === 0) return;
-      await new Promise((resolve) => setTimeout(resolve, RECORD_RETRY_MS));
-      await this.recordBatch(again);
+      // The leases run out and the deliveries are tried again: a receiver may see one twice,
+      // which its webhook-id lets it recognise.
+      this.deps.logger.error({ err: error, deliveries: batch.length }, "recording webhook attempts failed");
     }
   }
 }
