@@ -7,7 +7,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
-    maxWorkers: 2,
+    maxWorkers: 3,
+    isolate: false,
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
   },
 });
