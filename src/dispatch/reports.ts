@@ -10,7 +10,12 @@ import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 import { REPORTED_CHANNELS } from "./dispatcher.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
-const MAX_GROUP = 2000;
+/**
+ * Reports applied per transaction. On SQLite the transaction runs on the thread that commits
+ * accepted sends too, and holds it from start to end: 500 reports with their webhooks are a
+ * few milliseconds, 2,000 were tens, which every send answered meanwhile waited for.
+ */
+const MAX_GROUP = 500;
 
 interface Waiting {
   report: DeliveryReport;
