@@ -9,6 +9,8 @@ export default defineConfig({
     pool: "forks",
     maxWorkers: 3,
     isolate: false,
+    // Memory tests measure what is live, not what the shared process has yet to collect.
+    execArgv: ["--expose-gc"],
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
   },
 });

@@ -168,8 +168,10 @@ describeEachEngine("login locks per source address", (engine) => {
       unknown.push(await timed(`127.0.5.${i}`, `nobody-${i}`));
       known.push(await timed(`127.0.6.${i}`, account.username));
     }
+    // Without the dummy hash an unknown name answered in a tenth of the time; a known name also
+    // records its failure, and other test files share the machine, so the bound is a quarter.
     expect(median(unknown), `unknown ${unknown.map(Math.round)} known ${known.map(Math.round)}`).toBeGreaterThan(
-      median(known) * 0.5,
+      median(known) * 0.25,
     );
   });
 
