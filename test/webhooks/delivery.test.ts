@@ -462,14 +462,26 @@ describeEachEngine("webhook sender", (engine) => {
       for (const row of claimed) expect(row).toMatchObject({ attempts: 1, lease_until: expect.any(Number) });
       expect(hook.received).toHaveLength(0);
       handoff.committed();
-      await until(() => hook.received.length === 2);
-      await until(async () => (await deliveries(t, account.id)).filter((r) => r.status === "delivered").length === 2);
+      // The handed two go out first: the sender claims (the rest) only once a slot is free.
+      await until(() => hook.received.length >= 2);
       expect(
         hook
           .bodies()
+          .slice(0, 2)
           .map((body) => body.message_id)
           .sort(),
       ).toEqual(["m1", "m3"]);
+      // Then everything, each message's events in the order they were written, once each.
+      await until(async () => (await deliveries(t, account.id)).every((row) => row.status === "delivered"));
+      const all = await deliveries(t, account.id);
+      const posted = hook.received.map((request) => request.headers["webhook-id"]);
+      expect([...posted].sort()).toEqual(all.map((row) => row.webhook_id).sort());
+      for (const key of ["m1", "m2"]) {
+        const ids = all.filter((row) => row.order_key === key).map((row) => row.webhook_id);
+        expect(posted.filter((id) => ids.includes(id as string))).toEqual(ids);
+      }
+      // Sent by the hand-off, not by a claim: their first attempt is the one that delivered.
+      for (const row of all.filter((r) => claimed.some((c) => c.id === r.id))) expect(row.attempts).toBe(1);
       const attempts = await t.db.store.db.selectFrom("webhook_attempts").select(["delivery_id", "attempt"]).execute();
       expect(attempts.filter((a) => claimed.some((c) => c.id === a.delivery_id)).map((a) => a.attempt)).toEqual([1, 1]);
 
@@ -483,12 +495,16 @@ describeEachEngine("webhook sender", (engine) => {
       ).rejects.toThrow("rolled back");
       failing.failed();
       expect((await deliveries(t, account.id)).some((row) => row.order_key === "m5")).toBe(false);
+      // Its slots are free again: both of the next reports are handed over.
       const again = outbox.handoff()!;
       await t.db.store.transaction((trx) =>
         outbox.deliveryReports(trx, [report("m6"), report("m7")], Date.now(), again),
       );
+      expect(
+        (await deliveries(t, account.id)).filter((row) => ["m6", "m7"].includes(row.order_key)).map((r) => r.status),
+      ).toEqual(["delivering", "delivering"]);
       again.committed();
-      await until(() => hook.received.length === 4);
+      await until(() => hook.received.length === all.length + 2);
     } finally {
       outbox.detachSender();
       await sender.stop();
