@@ -43,7 +43,7 @@ export interface SenderOptions {
 
 export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   concurrency: 512,
-  perAccount: 64,
+  perAccount: 256,
   timeoutMs: 10_000,
   leaseMs: 60_000,
   idleMs: 1_000,
