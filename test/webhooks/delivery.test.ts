@@ -431,8 +431,11 @@ describeEachEngine("webhook sender", (engine) => {
     const hook = await receiver();
     const account = await buildAccount(t);
     await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
-    // An earlier event of m2 is still open: m2's report must wait for it, not overtake it.
+    // An earlier event of m2 is still open (another worker holds it): m2's report must wait
+    // for it, not overtake it.
     await enqueue(t, account.id, ["m2"]);
+    const held = { status: "delivering" as const, lease_until: Date.now() + 3_600_000 };
+    await t.db.store.db.updateTable("webhook_deliveries").set(held).where("account_id", "=", account.id).execute();
     // The sender never claims (idle for a minute): only the hand-off can send.
     const sender = senderFor(t, { idleMs: 60_000, perAccount: 2 });
     sender.start();
@@ -456,11 +459,17 @@ describeEachEngine("webhook sender", (engine) => {
       // id), m2 behind the earlier open event, m4 for want of a slot.
       expect(by("m1")).toEqual(["delivering", "pending"]);
       expect(by("m3")).toEqual(["delivering"]);
-      expect(by("m2")).toEqual(["pending", "pending"]);
+      expect(by("m2")).toEqual(["delivering", "pending"]);
       expect(by("m4")).toEqual(["pending"]);
-      const claimed = written.filter((row) => row.status === "delivering");
+      const claimed = written.filter((row) => row.status === "delivering" && row.order_key !== "m2");
       for (const row of claimed) expect(row).toMatchObject({ attempts: 1, lease_until: expect.any(Number) });
       expect(hook.received).toHaveLength(0);
+      // The other worker lets m2's first event go (its lease given up): ours claims it later.
+      await t.db.store.db
+        .updateTable("webhook_deliveries")
+        .set({ status: "pending", lease_until: null })
+        .where("id", "=", written.find((row) => row.order_key === "m2")!.id)
+        .execute();
       handoff.committed();
       // The handed two go out first: the sender claims (the rest) only once a slot is free.
       await until(() => hook.received.length >= 2);
