@@ -92,9 +92,9 @@ export class WebhookSender extends WorkerLoop {
   private total = 0;
   private readonly pending = new Set<Promise<void>>();
   private readonly agent: Agent;
-  /** Each account's signers (current secret first), briefly; dropped when its settings change. */
-  private readonly checkedUrls = new Set<string>();
+  /** Each URL checked and parsed, remembered (the same few URLs carry almost every delivery). */
   private readonly targets = new Map<string, { origin: string; path: string }>();
+  /** Each account's signers (current secret first), briefly; dropped when its settings change. */
   private readonly signers = new Map<number, { value: Promise<Buffer[]>; expires: number }>();
   /** Outcomes waiting to be recorded, in one transaction per tick. */
   private results: { delivery: WebhookDeliveryRow; outcome: Outcome }[] = [];
@@ -323,18 +323,14 @@ export class WebhookSender extends WorkerLoop {
     await this.record(delivery, outcome);
   }
 
-  /** checkWebhookUrl, remembered per URL (the same few URLs carry almost every delivery). */
-  private checkUrl(url: string): void {
-    if (this.checkedUrls.has(url)) return;
-    checkWebhookUrl(url, { allowPrivate: this.options.allowPrivate });
-    if (this.checkedUrls.size >= 10_000) this.checkedUrls.clear();
-    this.checkedUrls.add(url);
-  }
-
-  /** A URL's origin and path, parsed once per URL rather than once per delivery. */
+  /**
+   * A URL's origin and path, once checkWebhookUrl accepted it (scheme; an IP-literal host is
+   * never looked up, so it is checked here); both remembered per URL.
+   */
   private targetOf(url: string): { origin: string; path: string } {
     let target = this.targets.get(url);
     if (!target) {
+      checkWebhookUrl(url, { allowPrivate: this.options.allowPrivate });
       const parsed = new URL(url);
       target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
       if (this.targets.size >= 10_000) this.targets.clear();
@@ -361,12 +357,10 @@ export class WebhookSender extends WorkerLoop {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     try {
-      // An IP-literal host is never looked up: check it (and the scheme) here.
-      this.checkUrl(delivery.url);
+      const { origin, path } = this.targetOf(delivery.url);
       const signers = await this.signersOf(delivery.account_id);
       const at = this.deps.clock.now();
       const signature = signers.map((key) => signWebhook(key, delivery.webhook_id, at, delivery.payload));
-      const { origin, path } = this.targetOf(delivery.url);
       const response = await this.agent.request({
         origin,
         path,
