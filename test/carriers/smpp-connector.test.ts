@@ -385,6 +385,28 @@ describeEachEngine("smpp connector", (engine) => {
     }
   });
 
+  it("stores the parts once the database is back when their first writes fail, and matches the receipt that waited for them", async () => {
+    // The database refuses every write for 400 ms (a restart): the parts' writes at 0, 100 and
+    // 300 ms fail, the one at 700 ms commits. The receipt comes at 600 ms and finds no part;
+    // its retry timer is far beyond the test's wait, so only the look after the write can match.
+    let downUntil = Number.POSITIVE_INFINITY;
+    const store = Object.create(db.store) as typeof db.store;
+    store.transaction = (fn) => {
+      if (Date.now() < downUntil) return Promise.reject(new Error("connect ECONNREFUSED (database restarting)"));
+      return db.store.transaction(fn);
+    };
+    const { smsc, connector, reports } = await started({ store, receiptRetryMs: [20_000] });
+    smsc.receiptAfterMs = 600;
+    const message = row();
+    downUntil = Date.now() + 400;
+    const [result] = await connector.submit([message]);
+    expect(result).toMatchObject({ ok: true });
+    expect(Date.now()).toBeGreaterThanOrEqual(downUntil);
+    await smsc.waitFor(() => reports.length === 1, 5_000, "the report");
+    expect(reports[0]).toMatchObject({ upstreamId: idOf(result), status: "delivered" });
+    expect((await partsOf(message.id)).map((part) => part.status)).toEqual(["delivered"]);
+  });
+
   it("gives up on a receipt for a part it never stored after a few looks, answering it at once", async () => {
     const { smsc, connector, reports } = await started({ receiptRetryMs: [20, 20] });
     smsc.sendReceipt("ffff01");

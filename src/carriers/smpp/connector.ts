@@ -14,6 +14,7 @@
 // keeps the concatenation reference (derived from the message id), so a handset that got some
 // parts twice still joins them. A part refused for good fails the whole message.
 import { createHash } from "node:crypto";
+import pRetry from "p-retry";
 import type { Logger } from "pino";
 import { internationalDigits } from "../../core/indian-mobile.js";
 import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/index.js";
@@ -42,6 +43,8 @@ const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;
 const DEFAULT_RESPONSE_TIMEOUT_MS = 5_000;
 /** Pauses before looking again for the parts an unmatched receipt names. */
 const DEFAULT_RECEIPT_RETRY_MS = [250, 1_000, 3_000, 10_000, 30_000];
+/** A parts write that failed (the database away) is tried again after 100 ms, doubling to 5 s. */
+const PART_RETRY = { minTimeout: 100, maxTimeout: 5_000 };
 
 export interface SmppConnectorOptions {
   /** The connector's name: messages.connector and the report's key. */
@@ -85,6 +88,8 @@ export class SmppConnector implements Connector {
   private started = 0;
   private readonly now: () => number;
   private stopped = false;
+  /** Ends the retries of parts writes at stop. */
+  private readonly stopping = new AbortController();
 
   constructor(private readonly options: SmppConnectorOptions) {
     this.name = options.name;
@@ -173,6 +178,7 @@ export class SmppConnector implements Connector {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort(new Error("connector stopped"));
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     await this.pool.stop();
@@ -252,14 +258,31 @@ export class SmppConnector implements Connector {
     };
   }
 
+  /**
+   * Stores a message's parts, trying again while the database is away (a restart, a failover):
+   * the SMSC took the message, so failing or resending it would charge or send it twice, and
+   * parts left unstored would leave its receipts nothing to match. Gives up only at stop.
+   */
   private storeParts(sent: SentMessage): Promise<void> {
-    return this.partWrites.add(sent).then(
+    return pRetry(() => this.partWrites.add(sent), {
+      ...PART_RETRY,
+      retries: Number.POSITIVE_INFINITY,
+      signal: this.stopping.signal,
+      unref: true,
+      onFailedAttempt: ({ error, attemptNumber }) => {
+        if (attemptNumber === 1) {
+          this.options.logger?.warn(
+            { connector: this.name, messageId: sent.messageId, error: error.message },
+            "SMPP parts not stored yet: trying again",
+          );
+        }
+      },
+    }).then(
       () => undefined,
       (error: Error) => {
-        // The SMSC took the message: failing or retrying it would charge or send it twice.
         this.options.logger?.error(
           { connector: this.name, messageId: sent.messageId, error: error.message },
-          "SMPP parts not stored: their receipts will not be matched",
+          "SMPP parts not stored before stop: their receipts will not be matched",
         );
       },
     );
