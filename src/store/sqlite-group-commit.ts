@@ -7,7 +7,7 @@
 // With `syncWal` (synchronous=FULL on a connection that serves a busy thread), the COMMIT runs
 // with synchronous=NORMAL, so it only writes the WAL, and the WAL is fsynced on libuv's thread
 // pool; the callers of a group settle once an fsync that started after their COMMIT has
-// finished. The thread meanwhile runs the next group instead of waiting for the disk: the same
+// finished (up to two overlap). The thread meanwhile runs the next group instead of waiting for the disk: the same
 // durability as FULL (the committed frames are on disk before any caller hears of them), with
 // the fsync of one group overlapping the work of the next. Other statements on the connection
 // (autocommits outside a group) keep synchronous=FULL.
@@ -30,6 +30,8 @@ const RELEASE = CompiledQuery.raw("release sb_job");
 const ROLLBACK_TO = CompiledQuery.raw("rollback to sb_job");
 const NORMAL = CompiledQuery.raw("pragma synchronous = NORMAL");
 const FULL = CompiledQuery.raw("pragma synchronous = FULL");
+/** Overlapping fsyncs of the WAL at most (each holds one of libuv's four pool threads). */
+const SYNCS_IN_FLIGHT = 2;
 
 export interface GroupCommitOptions {
   /** Makes every WAL frame written so far durable (an fsync of the -wal file). */
@@ -41,25 +43,32 @@ export function groupCommitTransactions(db: Db, options: GroupCommitOptions = {}
   let flushing = false;
   const { syncWal } = options;
 
-  // Groups committed (synchronous=NORMAL) whose callers wait for the next fsync of the WAL.
-  let awaitingSync: Array<(error?: unknown) => void> = [];
-  let syncing = false;
+  // Groups committed (synchronous=NORMAL) whose callers wait for an fsync of the WAL that
+  // started after their COMMIT, in commit order. Up to SYNCS_IN_FLIGHT fsyncs overlap: a group
+  // committed while one runs starts its own at once rather than waiting for it to end (on this
+  // kind of disk two overlapping flushes take about as long as one). Whichever fsync ends
+  // settles every group committed before it started.
+  const awaiting: Array<{ seq: number; settle: (error?: unknown) => void }> = [];
+  let committed = 0;
+  let syncStartedUpTo = 0;
+  let syncsInFlight = 0;
+  const settleUpTo = (seq: number, error?: unknown) => {
+    let n = 0;
+    while (n < awaiting.length && awaiting[n]!.seq <= seq) n++;
+    for (const waiter of awaiting.splice(0, n)) waiter.settle(error);
+  };
   const sync = () => {
-    if (syncing || awaitingSync.length === 0 || !syncWal) return;
-    syncing = true;
-    const covered = awaitingSync;
-    awaitingSync = [];
+    if (!syncWal || syncsInFlight >= SYNCS_IN_FLIGHT || syncStartedUpTo === committed) return;
+    syncsInFlight++;
+    const upTo = committed;
+    syncStartedUpTo = upTo;
     syncWal()
       .then(
-        () => {
-          for (const settle of covered) settle();
-        },
-        (error: unknown) => {
-          for (const settle of covered) settle(error);
-        },
+        () => settleUpTo(upTo),
+        (error: unknown) => settleUpTo(upTo, error),
       )
       .finally(() => {
-        syncing = false;
+        syncsInFlight--;
         sync();
       });
   };
@@ -110,7 +119,8 @@ export function groupCommitTransactions(db: Db, options: GroupCommitOptions = {}
         continue;
       }
       if (syncWal) {
-        awaitingSync.push((error) => settleAll(jobs, settled, error));
+        committed++;
+        awaiting.push({ seq: committed, settle: (error) => settleAll(jobs, settled, error) });
         sync();
       } else {
         settleAll(jobs, settled);

@@ -137,7 +137,8 @@ function openSqlite(file: string, options: StoreOptions): Store {
       : () =>
           new Promise<void>((resolve, reject) => {
             walFd ??= fs.openSync(`${file}-wal`, "r");
-            fs.fsync(walFd, (error) => (error ? reject(error) : resolve()));
+            // fdatasync, as SQLite's own FULL sync of the WAL: the data and the size, not the times.
+            fs.fdatasync(walFd, (error) => (error ? reject(error) : resolve()));
           });
 
   const inserts = new Map<string, BetterSqlite3.Statement>();
