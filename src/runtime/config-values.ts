@@ -1,102 +1,187 @@
-// Readers of the settings whose values have a shape of their own: URLs, connector names, the
-// opt-out words, the database target. Each reports a problem with the setting's description and
-// answers a usable value, so every problem is listed at once.
+// What a setting of settings.ts is, and the parsers of its values: each reads one environment
+// value (trimmed, never empty) into what the gateway uses, or answers a Refusal saying what it must be.
 import path from "node:path";
 import type { DatabaseTarget } from "../store/store.js";
-import { DEFAULT_OPT_OUT_WORDS, SETTINGS, type SettingName } from "./settings.js";
 
-/** One of the connector names a setting allows; the first (the simulator) when unset or not one of them. */
-export function connectorName<T extends string>(
-  name: SettingName,
-  raw: string | undefined,
-  names: readonly [T, ...T[]],
-  problems: string[],
-): T {
-  if (raw === undefined) return names[0];
-  const known = names.find((known) => known === raw);
-  if (known !== undefined) return known;
-  problems.push(`${name} must be ${names.join(" or ")} (got "${raw}"). ${SETTINGS[name]}`);
-  return names[0];
+/** Why a value was refused ("must be …", "needs …"); `got` replaces the value quoted back (a password hidden). */
+export class Refusal {
+  constructor(
+    readonly reason: string,
+    readonly got?: string,
+  ) {}
 }
 
-export function optionalHttpUrl(name: SettingName, raw: string | undefined, problems: string[]): string | undefined {
-  return raw === undefined ? undefined : httpUrl(name, raw, problems);
+export interface Parser<T> {
+  parse(raw: string, cwd: string): T | Refusal;
+  /** The accepted range, shown beside the default ("1 to 720"). */
+  readonly range?: string;
+  /** How a default is shown when not as written ("off" for a flag's 0). */
+  show?(raw: string): string;
 }
 
-export function sayLanguage(raw: string, problems: string[]): string {
-  if (/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(raw)) return raw;
-  problems.push(`VOICE_SAY_LANGUAGE must be a language tag like en-IN (got "${raw}"). ${SETTINGS.VOICE_SAY_LANGUAGE}`);
-  return "en-IN";
+/** A default that depends on the machine, and how the README says it. */
+export interface MachineDefault {
+  shown: string;
+  raw(): string;
 }
 
-export function httpUrl(name: SettingName, raw: string, problems: string[]): string {
-  try {
-    const url = new URL(raw);
-    if (url.protocol === "http:" || url.protocol === "https:") return raw.replace(/\/+$/, "");
-  } catch {
-    // reported below
-  }
-  problems.push(`${name} must be an http(s) URL (got "${raw}"). ${SETTINGS[name]}`);
-  return raw;
+/** One environment variable: where loadConfig puts it, what it means, its default and its parser. */
+export type SettingSpec =
+  | {
+      /** The field of Config, or "section.field". */
+      field: string;
+      /** What it does; the default is added from `default`, never written here. */
+      description: string;
+      /** As written in the environment. Absent: unset leaves the field undefined (the description says what that means). */
+      default?: string | MachineDefault;
+      parser: Parser<unknown>;
+    }
+  /** Read elsewhere, straight from the environment; listed for its description. */
+  | { field: null; description: string };
+
+/** The same parser, its value converted (MiB to bytes, a flag turned around). */
+export function map<T, U>(parser: Parser<T>, convert: (value: T) => U): Parser<U> {
+  return {
+    ...parser,
+    parse: (raw, cwd) => {
+      const value = parser.parse(raw, cwd);
+      return value instanceof Refusal ? value : convert(value);
+    },
+  };
 }
 
-export function graphVersion(raw: string, problems: string[]): string {
-  if (/^v\d{1,2}\.\d$/.test(raw)) return raw;
-  problems.push(`WHATSAPP_GRAPH_VERSION must look like v21.0 (got "${raw}"). ${SETTINGS.WHATSAPP_GRAPH_VERSION}`);
-  return "v21.0";
+export const text: Parser<string> = { parse: (raw) => raw };
+
+export function wholeNumber(min: number, max: number): Parser<number> {
+  return {
+    range: `${min} to ${max}`,
+    parse: (raw) =>
+      /^\d+$/.test(raw) && Number(raw) >= min && Number(raw) <= max
+        ? Number(raw)
+        : new Refusal(`must be a whole number from ${min} to ${max}`),
+  };
 }
 
-export function smtpUrl(raw: string | undefined, problems: string[]): string | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    const url = new URL(raw);
-    if ((url.protocol === "smtp:" || url.protocol === "smtps:") && url.hostname !== "") return raw;
-  } catch {
-    // reported below
-  }
-  problems.push(`SMTP_URL must look like smtp://user:password@host:587 (got "${raw.replace(/:[^:@/]*@/, ":***@")}").`);
-  return undefined;
+export const ratio: Parser<number> = {
+  range: "0 to 1",
+  parse: (raw) => {
+    const value = Number(raw);
+    return Number.isFinite(value) && value >= 0 && value <= 1 ? value : new Refusal("must be a number from 0 to 1");
+  },
+};
+
+export const flag: Parser<boolean> = {
+  show: (raw) => (raw === "1" ? "on" : "off"),
+  parse: (raw) => {
+    const value = raw.toLowerCase();
+    if (value === "1" || value === "true") return true;
+    if (value === "0" || value === "false") return false;
+    return new Refusal("must be 1, true, 0 or false");
+  },
+};
+
+/** One of a few words, as written (or in any case, answered as listed). */
+export function oneOf<const T extends string>(values: readonly [T, ...T[]], { anyCase = false } = {}): Parser<T> {
+  const listed =
+    values.length > 3 ? `one of ${values.join(", ")}` : `${values.slice(0, -1).join(", ")} or ${values.at(-1)}`;
+  return {
+    parse: (raw) =>
+      values.find((value) => (anyCase ? value.toLowerCase() === raw.toLowerCase() : value === raw)) ??
+      new Refusal(`must be ${listed}`),
+  };
 }
 
-export function parseOptOutWords(raw: string | undefined, problems: string[]): ReadonlySet<string> {
-  if (raw === undefined) return new Set(DEFAULT_OPT_OUT_WORDS);
-  const words = raw
-    .split(",")
-    .map((word) => word.trim().toUpperCase())
-    .filter((word) => word !== "");
-  const bad = words.filter((word) => !/^[A-Z0-9]{1,30}$/.test(word) || word === "START");
-  if (words.length === 0 || bad.length > 0) {
-    problems.push(
-      `OPT_OUT_WORDS must be comma-separated words of 1 to 30 letters or digits, not START (got "${raw}"). ${SETTINGS.OPT_OUT_WORDS}`,
-    );
-    return new Set(DEFAULT_OPT_OUT_WORDS);
-  }
-  return new Set(words);
-}
+/** A port to listen on; 0 turns the listener off and `auto` takes a free port (tests). */
+export const listenPort: Parser<number | "auto"> = {
+  range: "0 to 65535 or auto",
+  parse: (raw) =>
+    raw.toLowerCase() === "auto"
+      ? "auto"
+      : /^\d+$/.test(raw) && Number(raw) <= 65535
+        ? Number(raw)
+        : new Refusal("must be auto or a whole number from 0 to 65535"),
+};
 
-export function parseDatabaseUrl(raw: string | undefined, cwd: string, problems: string[]): DatabaseTarget {
-  if (raw === undefined) return { engine: "sqlite", file: path.resolve(cwd, "data", "switchboard.db") };
-  if (/^postgres(ql)?:\/\//.test(raw)) {
+/** An SMPP vendor-specific TLV tag, hex (0x1400) or decimal. */
+export const vendorTlvTag: Parser<number> = {
+  range: "0x1400 to 0x3FFF, hex or decimal",
+  parse: (raw) => {
+    const value = /^0x[0-9a-f]+$/i.test(raw)
+      ? Number.parseInt(raw.slice(2), 16)
+      : /^\d+$/.test(raw)
+        ? Number(raw)
+        : Number.NaN;
+    return value >= 0x1400 && value <= 0x3fff ? value : new Refusal("must be a vendor TLV tag from 0x1400 to 0x3FFF");
+  },
+};
+
+/** An http(s) URL, without its trailing slashes. */
+export const httpUrl: Parser<string> = {
+  parse: (raw) => {
     try {
-      new URL(raw);
-      return { engine: "postgres", url: raw };
+      const url = new URL(raw);
+      if (url.protocol === "http:" || url.protocol === "https:") return raw.replace(/\/+$/, "");
     } catch {
-      problems.push(
-        `DATABASE_URL is not a valid PostgreSQL URL (got "${raw}"). Example: postgres://postgres@127.0.0.1:5432/switchboard`,
-      );
-      return { engine: "postgres", url: raw };
+      // refused below
     }
-  }
-  if (raw.startsWith("sqlite:")) {
+    return new Refusal("must be an http(s) URL");
+  },
+};
+
+export const redisUrl: Parser<string> = {
+  parse: (raw) => (/^rediss?:\/\/\S+$/.test(raw) ? raw : new Refusal("must look like redis://127.0.0.1:6379")),
+};
+
+export const smtpUrl: Parser<string> = {
+  parse: (raw) => {
+    try {
+      const url = new URL(raw);
+      if ((url.protocol === "smtp:" || url.protocol === "smtps:") && url.hostname !== "") return raw;
+    } catch {
+      // refused below
+    }
+    return new Refusal("must look like smtp://user:password@host:587", raw.replace(/:[^:@/]*@/, ":***@"));
+  },
+};
+
+export const graphVersion: Parser<string> = {
+  parse: (raw) => (/^v\d{1,2}\.\d$/.test(raw) ? raw : new Refusal("must look like v21.0")),
+};
+
+export const languageTag: Parser<string> = {
+  parse: (raw) =>
+    /^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(raw) ? raw : new Refusal("must be a language tag like en-IN"),
+};
+
+/** Comma-separated words, upper-cased; START is taken (it lifts an opt-out). */
+export const optOutWords: Parser<ReadonlySet<string>> = {
+  parse: (raw) => {
+    const words = raw
+      .split(",")
+      .map((word) => word.trim().toUpperCase())
+      .filter((word) => word !== "");
+    const bad = words.filter((word) => !/^[A-Z0-9]{1,30}$/.test(word) || word === "START");
+    if (words.length === 0 || bad.length > 0) {
+      return new Refusal("must be comma-separated words of 1 to 30 letters or digits, not START");
+    }
+    return new Set(words);
+  },
+};
+
+/** sqlite:<file> (relative to the working directory) or a postgres:// URL. */
+export const databaseUrl: Parser<DatabaseTarget> = {
+  parse: (raw, cwd) => {
+    if (/^postgres(ql)?:\/\//.test(raw)) {
+      try {
+        new URL(raw);
+        return { engine: "postgres", url: raw };
+      } catch {
+        return new Refusal("must be a valid PostgreSQL URL such as postgres://postgres@127.0.0.1:5432/switchboard");
+      }
+    }
+    if (!raw.startsWith("sqlite:")) return new Refusal("must start with sqlite: or postgres://");
     const file = raw.slice("sqlite:".length).replace(/^\/\/(?=\/)/, "");
-    if (file === "") {
-      problems.push('DATABASE_URL "sqlite:" needs a file path, e.g. sqlite:./data/switchboard.db');
-      return { engine: "sqlite", file: path.resolve(cwd, "data", "switchboard.db") };
-    }
+    if (file === "") return new Refusal("needs a file path, e.g. sqlite:/var/lib/switchboard/main.db");
     return { engine: "sqlite", file: file === ":memory:" ? file : path.resolve(cwd, file) };
-  }
-  problems.push(
-    `DATABASE_URL must start with sqlite: or postgres:// (got "${raw}"). Leave it unset for the embedded SQLite file ./data/switchboard.db.`,
-  );
-  return { engine: "sqlite", file: path.resolve(cwd, "data", "switchboard.db") };
-}
+  },
+};

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/runtime/config.js";
+import { describeSetting, SETTINGS, type SettingName } from "../../src/runtime/settings.js";
 import { runCli, STACK_TRACE } from "../helpers/cli.js";
 
 const cwd = path.join(os.tmpdir(), "switchboard-config-cwd");
@@ -119,6 +120,31 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ PORT: "abc", LOG_LEVEL: "loud" }, cwd)).toThrow(
       /^Invalid configuration:\n {2}- PORT .*\n {2}- LOG_LEVEL /,
     );
+  });
+});
+
+describe("the settings table", () => {
+  const names = Object.keys(SETTINGS) as SettingName[];
+
+  it("is README's table of settings, row for row, with each default said by the table", () => {
+    const lines = fs.readFileSync(path.join(import.meta.dirname, "../../README.md"), "utf8").split("\n");
+    const header = lines.indexOf("| Variable | Description |");
+    expect(header).toBeGreaterThan(0);
+    const rows = lines.slice(header + 2, lines.indexOf("", header));
+    const markdown = (text: string) => text.replace(/[<>|]/g, (c) => `\\${c}`);
+    expect(rows).toEqual(names.map((name) => `| \`${name}\` | ${markdown(describeSetting(name))} |`));
+  });
+
+  it("keeps defaults out of the descriptions (describeSetting adds them)", () => {
+    expect(names.filter((name) => /\bDefault\b|\(default\b/.test(SETTINGS[name].description))).toEqual([]);
+    expect(describeSetting("MESSAGE_VALIDITY_HOURS")).toMatch(/ Default 48 \(1 to 720\)\.$/);
+    expect(describeSetting("REDIS_REQUIRED")).toMatch(/ Default off\.$/);
+  });
+
+  it("quotes the description and its default in the refusal of a bad value", () => {
+    expect(problemsOf({ SMPP_SERVER_WINDOW: "0" })).toEqual([
+      `SMPP_SERVER_WINDOW must be a whole number from 1 to 1000 (got "0"). ${describeSetting("SMPP_SERVER_WINDOW")}`,
+    ]);
   });
 });
 
