@@ -106,6 +106,15 @@ wrk.stdout.on("data", (c) => {
 });
 await new Promise((r) => wrk.on("exit", r));
 const accepted = (await metric(base, "switchboard_messages_accepted_total")) - accepted0;
+// Where a send's time goes: the whole request (HTTP thread), the Acceptor's wait for its group's
+// commit and fsync (the committing thread), and how many sends a group held.
+const mean = async (name, labels = "") =>
+  (await metric(base, `${name}_sum`, labels)) / Math.max(1, await metric(base, `${name}_count`, labels));
+console.log(
+  `mean request ${(1000 * (await mean("switchboard_http_request_duration_seconds"))).toFixed(2)} ms,` +
+    ` of which waiting for the commit ${(1000 * (await mean("switchboard_accept_seconds"))).toFixed(2)} ms;` +
+    ` ${(await mean("switchboard_accept_batch_size")).toFixed(1)} sends per commit group`,
+);
 const threads1 = threadCpu(server.child.pid);
 for (const [tid, t] of threads1) {
   const before = threads0.get(tid)?.cpu ?? 0;
