@@ -220,3 +220,35 @@ export function describeSetting(name: SettingName): string {
   const range = setting.parser.range === undefined ? "" : ` (${setting.parser.range})`;
   return `${setting.description} Default ${shown}${range}.`;
 }
+
+/**
+ * `.env.example`: every setting with its description as a comment and its default as the value
+ * (empty where it has none or depends on the machine). test/app/config.test.ts holds the file to it.
+ */
+export function envExample(): string {
+  const wrap = (text: string): string[] => {
+    const lines: string[] = [];
+    let line = "#";
+    for (const word of text.split(/\s+/)) {
+      if (line.length + 1 + word.length > 95 && line !== "#") {
+        lines.push(line);
+        line = "#";
+      }
+      line += ` ${word}`;
+    }
+    return [...lines, line];
+  };
+  const head = [
+    "# Switchboard settings, each with its default. Switchboard reads the process environment",
+    "# and does not load this file itself: copy it to .env, change what you need, and load it",
+    "# with your process manager, or in a shell with `set -a; . ./.env; set +a`.",
+    '# An empty value means "use the default". Made from SETTINGS in src/runtime/settings.ts,',
+    "# as is the README's table.",
+  ];
+  const entries = (Object.keys(SETTINGS) as SettingName[]).map((name) => {
+    const setting: SettingSpec = SETTINGS[name];
+    const value = setting.field !== null && typeof setting.default === "string" ? setting.default : "";
+    return [...wrap(describeSetting(name)), `${name}=${value}`].join("\n");
+  });
+  return `${[head.join("\n"), ...entries].join("\n\n")}\n`;
+}

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../src/runtime/config.js";
-import { describeSetting, SETTINGS, type SettingName } from "../../src/runtime/settings.js";
+import { describeSetting, envExample, SETTINGS, type SettingName } from "../../src/runtime/settings.js";
 import { runCli, STACK_TRACE } from "../helpers/cli.js";
 
 const cwd = path.join(os.tmpdir(), "switchboard-config-cwd");
@@ -133,6 +133,12 @@ describe("the settings table", () => {
     const rows = lines.slice(header + 2, lines.indexOf("", header));
     const markdown = (text: string) => text.replace(/[<>|]/g, (c) => `\\${c}`);
     expect(rows).toEqual(names.map((name) => `| \`${name}\` | ${markdown(describeSetting(name))} |`));
+  });
+
+  it("is .env.example, setting for setting, with each description and default from the table", () => {
+    const file = fs.readFileSync(path.join(import.meta.dirname, "../../.env.example"), "utf8");
+    expect(file).toBe(envExample());
+    expect(file.match(/^[A-Z_0-9]+=/gm)).toHaveLength(names.length);
   });
 
   it("keeps defaults out of the descriptions (describeSetting adds them)", () => {
