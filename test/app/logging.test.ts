@@ -7,7 +7,7 @@ import { stripVTControlCharacters } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { CarrierWarnings } from "../../src/carriers/warnings.js";
 import { setUpWhatsAppDemo } from "../../src/whatsapp/index.js";
-import { FakeAggregator } from "../carriers/fake-aggregator.js";
+import { type AggregatorAnswer, FakeAggregator } from "../carriers/fake-aggregator.js";
 import { BIN, runCli, startServer } from "../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
 import { describeEachEngine } from "../helpers/engines.js";
@@ -21,11 +21,13 @@ const OTP = "Your OTP is 482913. Do not share it with anyone.";
 describeEachEngine("the gateway's log", (engine) => {
   useReceivers();
   const running: TestGateway[] = [];
+  const aggregators: FakeAggregator[] = [];
   afterEach(async () => {
     for (const t of running.splice(0)) {
       await t.gateway.stop();
       await t.db.drop();
     }
+    for (const aggregator of aggregators.splice(0)) await aggregator.stop();
   });
 
   async function gateway(env: Record<string, string> = {}): Promise<{ t: TestGateway; logs: LogCapture }> {
@@ -33,6 +35,39 @@ describeEachEngine("the gateway's log", (engine) => {
     const t = await startTestGateway(engine, { logger: logs.logger, env });
     running.push(t);
     return { t, logs };
+  }
+
+  /**
+   * A gateway whose route T goes to the http-sms carrier `name`, on a FakeAggregator that answers
+   * every send with `answer`; `request` gives the carrier's method, URL, body and auth for the
+   * aggregator's URL. Resolves once the connector has started, with an account of 100 SMS credits.
+   */
+  async function gatewayOnAggregator(
+    name: string,
+    answer: AggregatorAnswer,
+    request: (aggregatorUrl: string) => Record<string, unknown>,
+  ) {
+    const aggregator = await new FakeAggregator().start();
+    aggregators.push(aggregator);
+    aggregator.answer = () => answer;
+    const { t, logs } = await gateway();
+    const operator = await buildAccount(t, { role: "operator" });
+    const account = await buildAccount(t, { credits: { sms: 100 } });
+    const admin = (method: string, path: string, json: unknown) =>
+      call(t, method, `/admin/api${path}`, { headers: { authorization: `Bearer ${operator.apiKey}` }, json });
+    const defined = await admin("PUT", `/carriers/${name}`, {
+      type: "http-sms",
+      ...request(aggregator.url),
+      response: { type: "json", id_path: "id" },
+      timeout_ms: 2_000,
+      max_connections: 4,
+      rate_per_second: 1_000,
+    });
+    expect(defined.status, defined.text).toBeLessThan(300);
+    const routed = await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name }] });
+    expect(routed.status, routed.text).toBeLessThan(300);
+    await until(() => logs.matching(/connector started/).some((line) => line.connector === name));
+    return { t, logs, account, aggregator };
   }
 
   /** The request line of `route`, once the server has written it (after the answer went out). */
@@ -207,99 +242,67 @@ describeEachEngine("the gateway's log", (engine) => {
   });
 
   it("says when an http-sms carrier goes down, once, with neither its key nor what it echoed", async () => {
-    const aggregator = await new FakeAggregator().start();
-    aggregator.answer = () => ({ status: 503, text: "maintenance; login password=hunter2 ok" });
-    try {
-      const { t, logs } = await gateway();
-      const operator = await buildAccount(t, { role: "operator" });
-      const account = await buildAccount(t, { credits: { sms: 100 } });
-      const admin = (method: string, path: string, json: unknown) =>
-        call(t, method, `/admin/api${path}`, { headers: { authorization: `Bearer ${operator.apiKey}` }, json });
-      const defined = await admin("PUT", "/carriers/agg", {
-        type: "http-sms",
+    const { t, logs, account, aggregator } = await gatewayOnAggregator(
+      "agg",
+      { status: 503, text: "maintenance; login password=hunter2 ok" },
+      (url) => ({
         method: "GET",
-        url: `${aggregator.url}/send?to={to}&text={text}`,
+        url: `${url}/send?to={to}&text={text}`,
         auth: { type: "query", name: "api_key", value: "AGG-SECRET-KEY" },
-        response: { type: "json", id_path: "id" },
-        timeout_ms: 2_000,
-        max_connections: 4,
-        rate_per_second: 1_000,
+      }),
+    );
+    for (let i = 0; i < 12; i++) {
+      await call(t, "POST", "/api/v2/sms/send", {
+        headers: { authorization: `Bearer ${account.apiKey}` },
+        json: { sender_id: "SWBRD", recipient: `98765432${String(10 + i)}`, message: OTP },
       });
-      expect(defined.status, defined.text).toBeLessThan(300);
-      const routed = await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "agg" }] });
-      expect(routed.status, routed.text).toBeLessThan(300);
-      await until(() => logs.matching(/connector started/).some((line) => line.connector === "agg"));
-      for (let i = 0; i < 12; i++) {
-        await call(t, "POST", "/api/v2/sms/send", {
-          headers: { authorization: `Bearer ${account.apiKey}` },
-          json: { sender_id: "SWBRD", recipient: `98765432${String(10 + i)}`, message: OTP },
-        });
-      }
-      await until(() => logs.matching(/^carrier agg is down/).length > 0);
-      expect(logs.matching(/^carrier agg is down/)).toHaveLength(1);
-      expect(logs.matching(/^carrier agg is down/)[0]).toMatchObject({ level: WARN, state: "down" });
-      const refusals = logs.matching(/^carrier agg refused/);
-      expect(refusals).toHaveLength(1);
-      expect(refusals[0]).toMatchObject({ code: "upstream_unavailable", retried: true });
-      expect(aggregator.requests.length).toBeGreaterThanOrEqual(10);
-      expect(aggregator.requests[0]!.url).toContain("api_key=AGG-SECRET-KEY");
-      expect(logs.text()).not.toContain("AGG-SECRET-KEY");
-      expect(logs.lines.filter((line) => JSON.stringify(line).includes("hunter2"))).toEqual([]);
-    } finally {
-      await aggregator.stop();
     }
+    await until(() => logs.matching(/^carrier agg is down/).length > 0);
+    expect(logs.matching(/^carrier agg is down/)).toHaveLength(1);
+    expect(logs.matching(/^carrier agg is down/)[0]).toMatchObject({ level: WARN, state: "down" });
+    const refusals = logs.matching(/^carrier agg refused/);
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]).toMatchObject({ code: "upstream_unavailable", retried: true });
+    expect(aggregator.requests.length).toBeGreaterThanOrEqual(10);
+    expect(aggregator.requests[0]!.url).toContain("api_key=AGG-SECRET-KEY");
+    expect(logs.text()).not.toContain("AGG-SECRET-KEY");
+    expect(logs.lines.filter((line) => JSON.stringify(line).includes("hunter2"))).toEqual([]);
   });
 
   // An aggregator that echoes the request in its refusal would otherwise hand the connector's
   // credentials to the log and, through the failed message's description, to the account.
   it("keeps an http-sms carrier's credentials out of a refusal that echoes them, in the log and the status answer", async () => {
-    const aggregator = await new FakeAggregator().start();
-    aggregator.answer = () => ({
-      status: 400,
-      text: '{"error":"key AGG-BEARER-TOKEN of user acme refused","password":"hunter2","hint":"api_key=AGG-KEY-2"}',
-    });
-    try {
-      const { t, logs } = await gateway();
-      const operator = await buildAccount(t, { role: "operator" });
-      const account = await buildAccount(t, { credits: { sms: 100 } });
-      const admin = (method: string, path: string, json: unknown) =>
-        call(t, method, `/admin/api${path}`, { headers: { authorization: `Bearer ${operator.apiKey}` }, json });
-      const defined = await admin("PUT", "/carriers/echo", {
-        type: "http-sms",
+    const { t, logs, account, aggregator } = await gatewayOnAggregator(
+      "echo",
+      {
+        status: 400,
+        text: '{"error":"key AGG-BEARER-TOKEN of user acme refused","password":"hunter2","hint":"api_key=AGG-KEY-2"}',
+      },
+      (url) => ({
         method: "POST",
-        url: `${aggregator.url}/send`,
+        url: `${url}/send`,
         body: { content_type: "application/json", template: '{"to":"{to}","text":"{text}"}' },
         auth: { type: "bearer", token: "AGG-BEARER-TOKEN" },
-        response: { type: "json", id_path: "id" },
-        timeout_ms: 2_000,
-        max_connections: 4,
-        rate_per_second: 1_000,
-      });
-      expect(defined.status, defined.text).toBeLessThan(300);
-      const routed = await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "echo" }] });
-      expect(routed.status, routed.text).toBeLessThan(300);
-      await until(() => logs.matching(/connector started/).some((line) => line.connector === "echo"));
-      const sent = await call(t, "POST", "/api/v2/sms/send", {
+      }),
+    );
+    const sent = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      json: { sender_id: "SWBRD", recipient: "9876543210", message: OTP },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const status = async () =>
+      call(t, "GET", `/api/v2/sms/status/${sent.body.data.message_id}`, {
         headers: { authorization: `Bearer ${account.apiKey}` },
-        json: { sender_id: "SWBRD", recipient: "9876543210", message: OTP },
       });
-      expect(sent.status, sent.text).toBe(200);
-      const status = async () =>
-        call(t, "GET", `/api/v2/sms/status/${sent.body.data.message_id}`, {
-          headers: { authorization: `Bearer ${account.apiKey}` },
-        });
-      await until(async () => (await status()).body.data?.status === "failed");
-      const answer = (await status()).text;
-      expect(answer).toContain("of user acme refused");
-      await until(() => logs.matching(/^carrier echo refused/).length > 0);
-      for (const secret of ["AGG-BEARER-TOKEN", "hunter2", "AGG-KEY-2"]) {
-        expect(answer).not.toContain(secret);
-        expect(logs.text()).not.toContain(secret);
-      }
-      expect(aggregator.requests[0]!.headers.authorization).toBe("Bearer AGG-BEARER-TOKEN");
-    } finally {
-      await aggregator.stop();
+    await until(async () => (await status()).body.data?.status === "failed");
+    const answer = (await status()).text;
+    expect(answer).toContain("of user acme refused");
+    await until(() => logs.matching(/^carrier echo refused/).length > 0);
+    for (const secret of ["AGG-BEARER-TOKEN", "hunter2", "AGG-KEY-2"]) {
+      expect(answer).not.toContain(secret);
+      expect(logs.text()).not.toContain(secret);
     }
+    expect(aggregator.requests[0]!.headers.authorization).toBe("Bearer AGG-BEARER-TOKEN");
   });
 
   it("warns once while a webhook endpoint fails, and says when it answers again", async () => {
