@@ -7,18 +7,14 @@ import { afterAll, beforeAll, it } from "vitest";
 import { addEmailDomain } from "../../src/email/domains.js";
 import { approveCallerIdFor } from "../../src/voice/index.js";
 import { multipartBody } from "../helpers/raw-http.js";
+import { encodeForm, fieldValue, paramsOf, rawQuery, requestTarget } from "./generators.js";
 import {
   describeFuzz,
-  encodeForm,
   expectNoSecretInLogs,
   FuzzClient,
-  fieldValue,
   fuzzParameters,
   fuzzTimeout,
   Outcomes,
-  paramsOf,
-  rawQuery,
-  requestTarget,
   sendCase,
   useFuzzGateway,
 } from "./harness.js";

@@ -3,19 +3,14 @@
 // and generated. Every refusal is a negative code in plain text and writes nothing.
 import fc from "fast-check";
 import { afterAll, it } from "vitest";
+import { encodeForm, fieldValue, mutated, paramsOf, rawQuery, requestTarget } from "./generators.js";
 import {
   describeFuzz,
-  encodeForm,
   expectNoSecretInLogs,
   FuzzClient,
-  fieldValue,
   fuzzParameters,
   fuzzTimeout,
-  mutated,
   Outcomes,
-  paramsOf,
-  rawQuery,
-  requestTarget,
   sendCase,
   useFuzzGateway,
 } from "./harness.js";

@@ -10,22 +10,16 @@ import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
 import { buildAccount, type TestAccount } from "../helpers/gateway.js";
+import { encodeForm, fieldValue, mutated, paramsOf, percentEncode, rawQuery, requestTarget } from "./generators.js";
 import {
   accountState,
   checkAnswer,
   describeFuzz,
-  encodeForm,
   expectNoSecretInLogs,
   FuzzClient,
-  fieldValue,
   fuzzParameters,
   fuzzTimeout,
-  mutated,
   Outcomes,
-  paramsOf,
-  percentEncode,
-  rawQuery,
-  requestTarget,
   sendCase,
   useFuzzGateway,
 } from "./harness.js";

@@ -3,17 +3,15 @@
 // refusal is the v2 envelope and writes nothing; an accepted upload reports exact counts.
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { fieldValue, mutated, percentEncode } from "./generators.js";
 import {
   accountState,
   describeFuzz,
   expectNoSecretInLogs,
   FuzzClient,
-  fieldValue,
   fuzzParameters,
   fuzzTimeout,
-  mutated,
   Outcomes,
-  percentEncode,
   sendCase,
   useFuzzGateway,
 } from "./harness.js";

@@ -4,20 +4,14 @@
 // error.code, and writes nothing.
 import fc from "fast-check";
 import { afterAll, expect, it } from "vitest";
+import { encodeForm, fieldValue, mutated, paramsOf, percentEncode, rawQuery, requestTarget } from "./generators.js";
 import {
   describeFuzz,
-  encodeForm,
   expectNoSecretInLogs,
   FuzzClient,
-  fieldValue,
   fuzzParameters,
   fuzzTimeout,
-  mutated,
   Outcomes,
-  paramsOf,
-  percentEncode,
-  rawQuery,
-  requestTarget,
   sendCase,
   useFuzzGateway,
 } from "./harness.js";
