@@ -17,7 +17,7 @@
 import fs from "node:fs";
 import { Writable } from "node:stream";
 import type fc from "fast-check";
-import { afterAll, beforeAll, describe, expect } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger, type Gateway, startGateway } from "../../src/app/gateway.js";
 import { systemClock } from "../../src/core/clock.js";
 import { loadConfig } from "../../src/runtime/config.js";
@@ -49,7 +49,7 @@ export function fuzzParameters<T>(runs = 200): fc.Parameters<T> {
 }
 
 /** A property's time-out: a long run (FUZZ_RUNS=5000) needs more than the suite's 30 s. */
-export function fuzzTimeout(): number {
+function fuzzTimeout(): number {
   return Math.max(60_000, Number(process.env.FUZZ_RUNS ?? 200) * 60);
 }
 
@@ -86,7 +86,7 @@ function fundedAccount(t: TestGateway): Promise<TestAccount> {
   });
 }
 
-export function useFuzzGateway(engine: Engine, env: Record<string, string> = {}): () => FuzzGateway {
+function useFuzzGateway(engine: Engine, env: Record<string, string> = {}): () => FuzzGateway {
   let current: FuzzGateway | undefined;
   let gateway: Gateway | undefined;
   let drop: (() => Promise<void>) | undefined;
@@ -125,6 +125,42 @@ export function useFuzzGateway(engine: Engine, env: Record<string, string> = {})
     if (!current) throw new Error("the fuzz gateway is not running");
     return current;
   };
+}
+
+/** What a property's body gets: the gateway, the suite's connection and the property's counts. */
+export interface FuzzRun {
+  t: FuzzGateway;
+  client: FuzzClient;
+  outcomes: Outcomes;
+}
+
+/**
+ * A suite's gateway (one for the file, `env` added to its settings) and `property`, which
+ * declares one test: `body` runs a property over the suite's one keep-alive connection, counting
+ * its cases in an Outcomes named `family`; after it, both sides must have been reached and no
+ * secret may be in the log.
+ */
+export function useFuzzSuite(
+  engine: Engine,
+  env: Record<string, string> = {},
+): {
+  gateway: () => FuzzGateway;
+  property: (title: string, family: string, body: (run: FuzzRun) => Promise<void>) => void;
+} {
+  const gateway = useFuzzGateway(engine, env);
+  let client: FuzzClient | undefined;
+  afterAll(() => client?.close());
+  const property = (title: string, family: string, body: (run: FuzzRun) => Promise<void>): void => {
+    it(title, { timeout: fuzzTimeout() }, async () => {
+      const t = gateway();
+      client ??= new FuzzClient(t);
+      const outcomes = new Outcomes(family);
+      await body({ t, client, outcomes });
+      outcomes.expectBoth(client);
+      expectNoSecretInLogs(t);
+    });
+  };
+  return { gateway, property };
 }
 
 /** Row counts and balances of an account: equal before and after a refused request. */
@@ -269,7 +305,7 @@ export async function sendCase(
 }
 
 /** No log line carries a secret of the fuzz account (the redaction of issue 22's point 1). */
-export function expectNoSecretInLogs(t: FuzzGateway): void {
+function expectNoSecretInLogs(t: FuzzGateway): void {
   for (const line of t.logs) {
     for (const secret of t.secrets) expect(line.includes(secret), `a log line carries a secret: ${line}`).toBe(false);
   }

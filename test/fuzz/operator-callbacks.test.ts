@@ -7,22 +7,11 @@
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import fc from "fast-check";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { beforeAll, expect } from "vitest";
 import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
 import { buildAccount, type TestAccount } from "../helpers/gateway.js";
 import { encodeForm, fieldValue, mutated, paramsOf, percentEncode, rawQuery, requestTarget } from "./generators.js";
-import {
-  accountState,
-  checkAnswer,
-  describeFuzz,
-  expectNoSecretInLogs,
-  FuzzClient,
-  fuzzParameters,
-  fuzzTimeout,
-  Outcomes,
-  sendCase,
-  useFuzzGateway,
-} from "./harness.js";
+import { accountState, checkAnswer, describeFuzz, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
 
 /** bench/fuzz starts its server with the same WHATSAPP_APP_SECRET. */
 export const FUZZ_APP_SECRET = "fuzz-app-secret-0123456789";
@@ -174,8 +163,7 @@ function metaSignature(body: string): string {
 }
 
 describeFuzz("fuzz: operator API, WhatsApp callbacks, console sign-in", (engine) => {
-  const gateway = useFuzzGateway(engine, { WHATSAPP_APP_SECRET: FUZZ_APP_SECRET });
-  let client: FuzzClient | undefined;
+  const { gateway, property } = useFuzzSuite(engine, { WHATSAPP_APP_SECRET: FUZZ_APP_SECRET });
   let operator: TestAccount;
   beforeAll(async () => {
     const t = gateway();
@@ -195,106 +183,96 @@ describeFuzz("fuzz: operator API, WhatsApp callbacks, console sign-in", (engine)
       access_token: "simulated",
     });
   });
-  afterAll(() => client?.close());
 
-  it("answers every generated operator call in the envelope, writing nothing to the account on refusal", {
-    timeout: fuzzTimeout(),
-  }, async () => {
-    const t = gateway();
-    client ??= new FuzzClient(t);
-    const outcomes = new Outcomes("operator API");
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom(...OPERATOR_ROUTES),
-        fc.array(mutated("nobody"), { minLength: 2, maxLength: 2 }),
-        fc.oneof(
-          paramsOf({ page: "1", per_page: "10", limit: "5", status: "pending", q: "a" }).map(encodeForm),
-          rawQuery,
+  property(
+    "answers every generated operator call in the envelope, writing nothing to the account on refusal",
+    "operator API",
+    async ({ t, client, outcomes }) => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom(...OPERATOR_ROUTES),
+          fc.array(mutated("nobody"), { minLength: 2, maxLength: 2 }),
+          fc.oneof(
+            paramsOf({ page: "1", per_page: "10", limit: "5", status: "pending", q: "a" }).map(encodeForm),
+            rawQuery,
+          ),
+          jsonBody,
+          fc.constantFrom("application/json", "application/json", "application/json", "text/plain", "text/csv"),
+          async ([method, template], ids, query, body, type) => {
+            let n = 0;
+            const path = template.replace(/\{x\}/g, () => percentEncode(ids[n++] || "x"));
+            const withBody = method !== "GET" && method !== "DELETE";
+            await sendCase(t, client, "v2", method, requestTarget(path, query), {
+              headers: {
+                authorization: `Bearer ${operator.apiKey}`,
+                ...(withBody ? { "content-type": type } : {}),
+              },
+              ...(withBody ? { body } : {}),
+              outcomes,
+            });
+          },
         ),
-        jsonBody,
-        fc.constantFrom("application/json", "application/json", "application/json", "text/plain", "text/csv"),
-        async ([method, template], ids, query, body, type) => {
-          let n = 0;
-          const path = template.replace(/\{x\}/g, () => percentEncode(ids[n++] || "x"));
-          const withBody = method !== "GET" && method !== "DELETE";
-          await sendCase(t, client!, "v2", method, requestTarget(path, query), {
-            headers: {
-              authorization: `Bearer ${operator.apiKey}`,
-              ...(withBody ? { "content-type": type } : {}),
-            },
-            ...(withBody ? { body } : {}),
+        fuzzParameters(),
+      );
+    },
+  );
+
+  property(
+    "answers every generated WhatsApp callback with EVENT_RECEIVED or the envelope, never 5xx",
+    "WhatsApp callbacks",
+    async ({ t, client, outcomes }) => {
+      await fc.assert(
+        fc.asyncProperty(
+          metaCallback(),
+          fc.constantFrom("signed", "signed", "signed", "signed", "unsigned", "wrong"),
+          async (body, signing) => {
+            const headers: Record<string, string> = { "content-type": "application/json" };
+            if (signing === "signed") headers["x-hub-signature-256"] = metaSignature(body);
+            if (signing === "wrong") headers["x-hub-signature-256"] = metaSignature(`${body} `);
+            const before = await accountState(t, t.account.id);
+            const answer = await client.send("POST", "/webhooks/whatsapp", { headers, body });
+            expect(answer.status, answer.body).toBeLessThan(500);
+            const refused = answer.body !== "EVENT_RECEIVED";
+            if (refused) checkAnswer("v2", answer);
+            else expect(signing).toBe("signed");
+            outcomes.record(refused);
+            expect(await accountState(t, t.account.id)).toEqual(before);
+          },
+        ),
+        fuzzParameters(),
+      );
+    },
+  );
+
+  property(
+    "answers every generated console sign-in in the envelope, never signing anyone in",
+    "console sign-in",
+    async ({ t, client, outcomes }) => {
+      // Usernames of no account: guessing the fuzzed account's password would lock it for the other files.
+      const valid = { username: "nobody", password: "a-long-password" };
+      const body = fc.oneof(
+        { weight: 3, arbitrary: paramsOf(valid).map((p) => ({ type: "application/json", text: JSON.stringify(p) })) },
+        { weight: 1, arbitrary: jsonBody.map((text) => ({ type: "application/json", text })) },
+        {
+          weight: 1,
+          arbitrary: paramsOf(valid).map((p) => ({ type: "application/x-www-form-urlencoded", text: encodeForm(p) })),
+        },
+      );
+      await fc.assert(
+        fc.asyncProperty(body, async ({ type, text }) => {
+          const answer = await sendCase(t, client, "v2", "POST", "/console/session", {
+            headers: { "content-type": type },
+            body: text,
             outcomes,
           });
-        },
-      ),
-      fuzzParameters(),
-    );
-    outcomes.expectBoth(client!);
-    expectNoSecretInLogs(t);
-  });
-
-  it("answers every generated WhatsApp callback with EVENT_RECEIVED or the envelope, never 5xx", {
-    timeout: fuzzTimeout(),
-  }, async () => {
-    const t = gateway();
-    client ??= new FuzzClient(t);
-    const outcomes = new Outcomes("WhatsApp callbacks");
-    await fc.assert(
-      fc.asyncProperty(
-        metaCallback(),
-        fc.constantFrom("signed", "signed", "signed", "signed", "unsigned", "wrong"),
-        async (body, signing) => {
-          const headers: Record<string, string> = { "content-type": "application/json" };
-          if (signing === "signed") headers["x-hub-signature-256"] = metaSignature(body);
-          if (signing === "wrong") headers["x-hub-signature-256"] = metaSignature(`${body} `);
-          const before = await accountState(t, t.account.id);
-          const answer = await client!.send("POST", "/webhooks/whatsapp", { headers, body });
-          expect(answer.status, answer.body).toBeLessThan(500);
-          const refused = answer.body !== "EVENT_RECEIVED";
-          if (refused) checkAnswer("v2", answer);
-          else expect(signing).toBe("signed");
-          outcomes.record(refused);
-          expect(await accountState(t, t.account.id)).toEqual(before);
-        },
-      ),
-      fuzzParameters(),
-    );
-    outcomes.expectBoth(client!);
-    expectNoSecretInLogs(t);
-  });
-
-  it("answers every generated console sign-in in the envelope, never signing anyone in", {
-    timeout: fuzzTimeout(),
-  }, async () => {
-    const t = gateway();
-    client ??= new FuzzClient(t);
-    const outcomes = new Outcomes("console sign-in");
-    // Usernames of no account: guessing the fuzzed account's password would lock it for the other files.
-    const valid = { username: "nobody", password: "a-long-password" };
-    const body = fc.oneof(
-      { weight: 3, arbitrary: paramsOf(valid).map((p) => ({ type: "application/json", text: JSON.stringify(p) })) },
-      { weight: 1, arbitrary: jsonBody.map((text) => ({ type: "application/json", text })) },
-      {
-        weight: 1,
-        arbitrary: paramsOf(valid).map((p) => ({ type: "application/x-www-form-urlencoded", text: encodeForm(p) })),
-      },
-    );
-    await fc.assert(
-      fc.asyncProperty(body, async ({ type, text }) => {
-        const answer = await sendCase(t, client!, "v2", "POST", "/console/session", {
-          headers: { "content-type": type },
-          body: text,
-          outcomes,
-        });
-        expect(answer.status, answer.body).not.toBe(201);
-      }),
-      fuzzParameters(60),
-    );
-    // Every sign-in is refused: one GET the envelope answers counts as the accepted side.
-    outcomes.record(
-      checkAnswer("v2", await client!.send("GET", "/api/v2/balance", { headers: { "x-api-key": t.account.apiKey } })),
-    );
-    outcomes.expectBoth(client!);
-    expectNoSecretInLogs(t);
-  });
+          expect(answer.status, answer.body).not.toBe(201);
+        }),
+        fuzzParameters(60),
+      );
+      // Every sign-in is refused: one GET the envelope answers counts as the accepted side.
+      outcomes.record(
+        checkAnswer("v2", await client.send("GET", "/api/v2/balance", { headers: { "x-api-key": t.account.apiKey } })),
+      );
+    },
+  );
 });
