@@ -1,10 +1,13 @@
 // Shared pieces of the benchmarks: start a real gateway process on a fresh database, read the
-// demo credentials it prints, and wait for conditions.
+// demo credentials it prints, start the loopback SMSC and route SMS to it, and wait for conditions.
 import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const bin = path.join(root, "bin", "switchboard.js");
@@ -14,6 +17,48 @@ export function freshSqliteUrl() {
   return {
     url: `sqlite:${path.join(dir, "bench.db")}`,
     cleanup: () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/**
+ * A fresh database: a SQLite file, or with `postgresUrl` a schema of its own (`schemaPrefix` and
+ * random hex) in that PostgreSQL database. `query` runs named SQL texts and answers their rows by
+ * name; `cleanup` removes the file or drops the schema.
+ */
+async function freshDatabase(postgresUrl, schemaPrefix) {
+  if (!postgresUrl) {
+    const sqlite = freshSqliteUrl();
+    const file = sqlite.url.slice("sqlite:".length);
+    return {
+      url: sqlite.url,
+      query: async (texts) => {
+        const raw = new BetterSqlite3(file, { readonly: true });
+        const rows = Object.fromEntries(Object.entries(texts).map(([key, text]) => [key, raw.prepare(text).all()]));
+        raw.close();
+        return rows;
+      },
+      cleanup: async () => sqlite.cleanup(),
+    };
+  }
+  const schema = `${schemaPrefix}_${randomBytes(4).toString("hex")}`;
+  const url = new URL(postgresUrl);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  const query = async (connectionString, texts) => {
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      const rows = {};
+      for (const [key, text] of Object.entries(texts)) rows[key] = (await client.query(text)).rows;
+      return rows;
+    } finally {
+      await client.end();
+    }
+  };
+  await query(postgresUrl, { create: `create schema ${schema}` });
+  return {
+    url: url.toString(),
+    query: (texts) => query(url.toString(), texts),
+    cleanup: () => query(postgresUrl, { drop: `drop schema ${schema} cascade` }),
   };
 }
 
@@ -127,4 +172,72 @@ export async function startSmsc(args) {
   });
   await waitFor(() => port > 0, { timeoutMs: 10_000, intervalMs: 20 });
   return { child, port, last: () => last };
+}
+
+/**
+ * bench/smsc.mjs (system id and password "bench", each part's DELIVRD receipt after
+ * `receiptDelayMs`) and a carriers file whose only SMS route goes to the `smpp` connector
+ * `bench-smsc`, `connections` binds of `window` bound to it; `cleanup` removes the file.
+ */
+export async function startSmscRoute({ connections, window, receiptDelayMs }) {
+  const smsc = await startSmsc([
+    "--system-id",
+    "bench",
+    "--password",
+    "bench",
+    "--receipt-delay-ms",
+    String(receiptDelayMs),
+  ]);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-bench-carriers-"));
+  const carriersFile = path.join(dir, "carriers.json");
+  fs.writeFileSync(
+    carriersFile,
+    JSON.stringify({
+      connectors: [
+        {
+          name: "bench-smsc",
+          type: "smpp",
+          host: "127.0.0.1",
+          port: smsc.port,
+          system_id: "bench",
+          password: "bench",
+          connections,
+          window,
+        },
+      ],
+      routes: [{ route: "*", prefix: "", connectors: [{ name: "bench-smsc", weight: 1 }] }],
+    }),
+  );
+  return { smsc, carriersFile, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * `switchboard start` on port `port` and a fresh database (`database`: a PostgreSQL URL whose
+ * schema is named from `schemaPrefix`; SQLite, synchronous=FULL, without one) whose only SMS route
+ * is startSmscRoute's, the demo account holding 100,000,000 SMS credits; `env` adds to the
+ * gateway's settings. Resolves once the connector's binds are up; `stop` ends the gateway and the
+ * SMSC and removes the database and the carriers file.
+ */
+export async function startGatewayOnSmsc({ port, database, schemaPrefix, connections, window, receiptDelayMs, env }) {
+  const route = await startSmscRoute({ connections, window, receiptDelayMs });
+  const db = await freshDatabase(database, schemaPrefix);
+  const settings = {
+    SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? "FULL",
+    DATABASE_URL: db.url,
+    PORT: port,
+    LOG_LEVEL: "warn",
+    SWITCHBOARD_CARRIERS_FILE: route.carriersFile,
+    ...env,
+  };
+  const server = await startServer("start", settings);
+  cli(settings, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
+  await waitFor(() => route.smsc.last().binds >= connections, { timeoutMs: 15_000, intervalMs: 100 });
+  const stop = async () => {
+    server.child.kill("SIGTERM");
+    await new Promise((resolve) => server.child.on("exit", resolve));
+    route.smsc.child.kill("SIGTERM");
+    await db.cleanup();
+    route.cleanup();
+  };
+  return { server, smsc: route.smsc, db, env: settings, stop };
 }

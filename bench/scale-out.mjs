@@ -13,13 +13,10 @@
 //        [--warmup 5] [--connections 64] [--database postgres://postgres@127.0.0.1:5432/test]
 //        [--redis redis://127.0.0.1:6379] [--binds 2] [--receipt-delay-ms 200]
 import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import pg from "pg";
-import { cli, cpuSeconds, machine, metric, startServer, startSmsc, waitFor } from "./lib.mjs";
+import { cli, cpuSeconds, machine, metric, startServer, startSmscRoute, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -39,34 +36,15 @@ const seconds = Number(values.seconds);
 const warmup = Number(values.warmup);
 const text = "Your OTP is 482913. Do not share it with anyone.";
 
-const smsc = await startSmsc([
-  "--system-id",
-  "bench",
-  "--password",
-  "bench",
-  "--receipt-delay-ms",
-  values["receipt-delay-ms"],
-]);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-scale-out-"));
-const carriersFile = path.join(dir, "carriers.json");
-fs.writeFileSync(
+const {
+  smsc,
   carriersFile,
-  JSON.stringify({
-    connectors: [
-      {
-        name: "bench-smsc",
-        type: "smpp",
-        host: "127.0.0.1",
-        port: smsc.port,
-        system_id: "bench",
-        password: "bench",
-        connections: Number(values.binds),
-        window: Number(values.window),
-      },
-    ],
-    routes: [{ route: "*", prefix: "", connectors: [{ name: "bench-smsc", weight: 1 }] }],
-  }),
-);
+  cleanup: removeCarriersFile,
+} = await startSmscRoute({
+  connections: Number(values.binds),
+  window: Number(values.window),
+  receiptDelayMs: values["receipt-delay-ms"],
+});
 
 const admin = new pg.Client({ connectionString: values.database, application_name: "sb-scale-out-driver" });
 await admin.connect();
@@ -208,7 +186,7 @@ for (const [index, layout] of values.layouts.split(",").entries()) {
 }
 await admin.end();
 smsc.child.kill("SIGKILL");
-fs.rmSync(dir, { recursive: true, force: true });
+removeCarriersFile();
 
 const us = (values) => values.map((v) => v.toFixed(0)).join(" / ");
 console.log(

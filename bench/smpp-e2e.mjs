@@ -11,25 +11,9 @@
 //        [--binds 4] [--window 50] [--receipt-delay-ms 200] [--database postgres://…]
 // PostgreSQL: a schema of its own in that database, dropped at the end. BENCH_SERVER_NODE_ARGS
 // (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the gateway's node.
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import BetterSqlite3 from "better-sqlite3";
-import pg from "pg";
-import {
-  cli,
-  cpuSeconds,
-  freshSqliteUrl,
-  machine,
-  metric,
-  postgresCpuSeconds,
-  startServer,
-  startSmsc,
-  waitFor,
-} from "./lib.mjs";
+import { cpuSeconds, machine, metric, postgresCpuSeconds, startGatewayOnSmsc, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -46,46 +30,14 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const base = `http://127.0.0.1:${values.port}`;
 
-const smsc = await startSmsc([
-  "--system-id",
-  "bench",
-  "--password",
-  "bench",
-  "--receipt-delay-ms",
-  values["receipt-delay-ms"],
-]);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-smpp-e2e-"));
-const carriersFile = path.join(dir, "carriers.json");
-fs.writeFileSync(
-  carriersFile,
-  JSON.stringify({
-    connectors: [
-      {
-        name: "bench-smsc",
-        type: "smpp",
-        host: "127.0.0.1",
-        port: smsc.port,
-        system_id: "bench",
-        password: "bench",
-        connections: Number(values.binds),
-        window: Number(values.window),
-      },
-    ],
-    routes: [{ route: "*", prefix: "", connectors: [{ name: "bench-smsc", weight: 1 }] }],
-  }),
-);
-
-const db = await freshDatabase();
-const env = {
-  SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? "FULL",
-  DATABASE_URL: db.url,
-  PORT: values.port,
-  LOG_LEVEL: "warn",
-  SWITCHBOARD_CARRIERS_FILE: carriersFile,
-};
-const server = await startServer("start", env);
-cli(env, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
-await waitFor(() => smsc.last().binds >= Number(values.binds), { timeoutMs: 15_000, intervalMs: 100 });
+const { server, smsc, db, stop } = await startGatewayOnSmsc({
+  port: values.port,
+  database: values.database,
+  schemaPrefix: "bench_e2e",
+  connections: Number(values.binds),
+  window: Number(values.window),
+  receiptDelayMs: values["receipt-delay-ms"],
+});
 
 const request = {
   url: `${base}/api/v2/sms/send`,
@@ -171,7 +123,13 @@ const final = await counters();
 const balance = await (
   await fetch(`${base}/api/v2/balance`, { headers: { authorization: `Bearer ${server.demoKey}` } })
 ).json();
-const audit = await db.audit();
+const audit = summarise(
+  await db.query({
+    byStatus: "select status, count(*) as n from messages group by status",
+    parts: "select count(*) as n from message_parts",
+    partsDelivered: "select count(*) as n from message_parts where status = 'delivered'",
+  }),
+);
 
 const duringLoad = accepted - 1;
 const drainSeconds = (lastDelivered - loadEnded) / 1000;
@@ -210,58 +168,15 @@ console.log(
   `machine: ${machine()}; database: ${values.database ? "postgres" : "sqlite (WAL, synchronous=FULL)"}; ${values.binds} binds x window ${values.window}, receipts after ${values["receipt-delay-ms"]} ms, ${values.connections} HTTP connections`,
 );
 
-server.child.kill("SIGTERM");
-await new Promise((r) => server.child.on("exit", r));
-smsc.child.kill("SIGTERM");
-await db.cleanup();
-fs.rmSync(dir, { recursive: true, force: true });
+await stop();
 process.exit(Object.values(checks).every(Boolean) ? 0 : 1);
 
-/** A fresh SQLite file, or a fresh schema in the given PostgreSQL database; `audit` reads the outcome. */
-async function freshDatabase() {
-  const queries = {
-    byStatus: "select status, count(*) as n from messages group by status",
-    parts: "select count(*) as n from message_parts",
-    partsDelivered: "select count(*) as n from message_parts where status = 'delivered'",
-  };
-  const summarise = (rows) => ({
+/** The messages by status, and the parts, of the database's rows. */
+function summarise(rows) {
+  return {
     byStatus: Object.fromEntries(rows.byStatus.map((r) => [r.status, Number(r.n)])),
     delivered: Number(rows.byStatus.find((r) => r.status === "delivered")?.n ?? 0),
     parts: Number(rows.parts[0].n),
     partsDelivered: Number(rows.partsDelivered[0].n),
-  });
-  if (!values.database) {
-    const sqlite = freshSqliteUrl();
-    const file = sqlite.url.slice("sqlite:".length);
-    return {
-      url: sqlite.url,
-      audit: async () => {
-        const raw = new BetterSqlite3(file, { readonly: true });
-        const rows = Object.fromEntries(Object.entries(queries).map(([key, text]) => [key, raw.prepare(text).all()]));
-        raw.close();
-        return summarise(rows);
-      },
-      cleanup: async () => sqlite.cleanup(),
-    };
-  }
-  const schema = `bench_e2e_${randomBytes(4).toString("hex")}`;
-  const url = new URL(values.database);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  const query = async (connectionString, texts) => {
-    const client = new pg.Client({ connectionString });
-    await client.connect();
-    try {
-      const rows = {};
-      for (const [key, text] of Object.entries(texts)) rows[key] = (await client.query(text)).rows;
-      return rows;
-    } finally {
-      await client.end();
-    }
-  };
-  await query(values.database, { create: `create schema ${schema}` });
-  return {
-    url: url.toString(),
-    audit: async () => summarise(await query(url.toString(), queries)),
-    cleanup: () => query(values.database, { drop: `drop schema ${schema} cascade` }),
   };
 }

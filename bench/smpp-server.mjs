@@ -13,25 +13,10 @@
 // Usage: npm run build && node bench/smpp-server.mjs [--seconds 20] [--binds 4] [--window 50]
 //        [--receipt-delay-ms 200] [--database postgres://…]
 // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the gateway's node.
-import { randomBytes } from "node:crypto";
-import fs from "node:fs";
 import net from "node:net";
-import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
-import BetterSqlite3 from "better-sqlite3";
-import pg from "pg";
 import { encodePdu, PduReader } from "../dist/carriers/smpp/index.js";
-import {
-  cli,
-  cpuSeconds,
-  freshSqliteUrl,
-  machine,
-  postgresCpuSeconds,
-  startServer,
-  startSmsc,
-  waitFor,
-} from "./lib.mjs";
+import { cli, cpuSeconds, machine, postgresCpuSeconds, startGatewayOnSmsc, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -58,47 +43,15 @@ const UNBIND = 0x06;
 const ENQUIRE_LINK = 0x15;
 const RESPONSE = 0x80000000;
 
-const smsc = await startSmsc([
-  "--system-id",
-  "bench",
-  "--password",
-  "bench",
-  "--receipt-delay-ms",
-  values["receipt-delay-ms"],
-]);
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-smpp-server-"));
-const carriersFile = path.join(dir, "carriers.json");
-fs.writeFileSync(
-  carriersFile,
-  JSON.stringify({
-    connectors: [
-      {
-        name: "bench-smsc",
-        type: "smpp",
-        host: "127.0.0.1",
-        port: smsc.port,
-        system_id: "bench",
-        password: "bench",
-        connections: 4,
-        window: 50,
-      },
-    ],
-    routes: [{ route: "*", prefix: "", connectors: [{ name: "bench-smsc", weight: 1 }] }],
-  }),
-);
-
-const db = await freshDatabase();
-const env = {
-  SQLITE_SYNCHRONOUS: process.env.SQLITE_SYNCHRONOUS ?? "FULL",
-  DATABASE_URL: db.url,
-  PORT: values.port,
-  LOG_LEVEL: "warn",
-  SWITCHBOARD_CARRIERS_FILE: carriersFile,
-  SMPP_SERVER_PORT: values["smpp-port"],
-  SMPP_SERVER_WINDOW: String(window),
-};
-const server = await startServer("start", env);
-cli(env, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
+const { server, smsc, db, env, stop } = await startGatewayOnSmsc({
+  port: values.port,
+  database: values.database,
+  schemaPrefix: "bench_smpp_server",
+  connections: 4,
+  window: 50,
+  receiptDelayMs: values["receipt-delay-ms"],
+  env: { SMPP_SERVER_PORT: values["smpp-port"], SMPP_SERVER_WINDOW: String(window) },
+});
 cli(
   env,
   "accounts",
@@ -112,7 +65,6 @@ cli(
   "--smpp-submits-per-second",
   "0",
 );
-await waitFor(() => smsc.last().binds >= 4, { timeoutMs: 15_000, intervalMs: 100 });
 
 const submitBody = (() => {
   const cstr = (s) => Buffer.from(`${s}\0`, "latin1");
@@ -282,7 +234,9 @@ await waitFor(() => smsc.last().t > smscSeen + 1, { timeoutMs: 5_000, intervalMs
 const balance = await (
   await fetch(`${base}/api/v2/balance`, { headers: { authorization: `Bearer ${server.demoKey}` } })
 ).json();
-const audit = await db.audit();
+const audit = summarise(
+  (await db.query({ byStatus: "select status, count(*) as n from messages group by status" })).byStatus,
+);
 const total = accepted.size;
 const loadSeconds = (loadEnded - started) / 1000;
 const endToEnd = (lastReceipt - started) / 1000;
@@ -319,50 +273,13 @@ console.log(
   `machine: ${machine()}; database: ${values.database ? "postgres" : "sqlite (WAL, synchronous=FULL)"}; carrier receipts after ${values["receipt-delay-ms"]} ms`,
 );
 
-server.child.kill("SIGTERM");
-await new Promise((resolve) => server.child.on("exit", resolve));
-smsc.child.kill("SIGTERM");
-await db.cleanup();
-fs.rmSync(dir, { recursive: true, force: true });
+await stop();
 process.exit(Object.values(checks).every(Boolean) ? 0 : 1);
 
-/** A fresh SQLite file, or a fresh schema in the given PostgreSQL database; `audit` reads the outcome. */
-async function freshDatabase() {
-  const query = "select status, count(*) as n from messages group by status";
-  const summarise = (rows) => ({
+/** The messages by status, of the database's rows. */
+function summarise(rows) {
+  return {
     byStatus: Object.fromEntries(rows.map((r) => [r.status, Number(r.n)])),
     delivered: Number(rows.find((r) => r.status === "delivered")?.n ?? 0),
-  });
-  if (!values.database) {
-    const sqlite = freshSqliteUrl();
-    const file = sqlite.url.slice("sqlite:".length);
-    return {
-      url: sqlite.url,
-      audit: async () => {
-        const raw = new BetterSqlite3(file, { readonly: true });
-        const rows = raw.prepare(query).all();
-        raw.close();
-        return summarise(rows);
-      },
-      cleanup: async () => sqlite.cleanup(),
-    };
-  }
-  const schema = `bench_smpp_server_${randomBytes(4).toString("hex")}`;
-  const url = new URL(values.database);
-  url.searchParams.set("options", `-c search_path=${schema}`);
-  const run = async (connectionString, text) => {
-    const client = new pg.Client({ connectionString });
-    await client.connect();
-    try {
-      return (await client.query(text)).rows;
-    } finally {
-      await client.end();
-    }
-  };
-  await run(values.database, `create schema ${schema}`);
-  return {
-    url: url.toString(),
-    audit: async () => summarise(await run(url.toString(), query)),
-    cleanup: () => run(values.database, `drop schema ${schema} cascade`),
   };
 }
