@@ -1,5 +1,6 @@
-// The contacts of a group: listing them a page at a time, and adding them from any source (a
-// JSON list, a streamed CSV) in chunks, with an exact report of what was added, repeated or refused.
+// The contacts of a group: listing them a page at a time, reading its numbers for a bulk send, and
+// adding them from any source (a JSON list, a streamed CSV) in chunks, with an exact report of what
+// was added, repeated or refused.
 
 import { sql } from "kysely";
 import { type Clock, isoUtc } from "../core/clock.js";
@@ -7,7 +8,7 @@ import { GatewayError } from "../core/errors.js";
 import { normalizeIndianMobile } from "../core/indian-mobile.js";
 import type { Engine } from "../store/engine.js";
 import type { Db, Store } from "../store/store.js";
-import { groupNotFound } from "./groups.js";
+import { groupExists, groupNotFound } from "./groups.js";
 
 /** Contacts written per transaction: amortises a commit without holding the write lock for long. */
 export const CONTACT_BATCH = 5_000;
@@ -78,6 +79,28 @@ export async function listContacts(
 
 export function describeContact(row: ContactRow) {
   return { id: row.id, number: row.number, name: row.name, created_at: isoUtc(new Date(row.created_at)) };
+}
+
+/**
+ * The numbers of an account's group in number order, at most `limit` (what a bulk send to the
+ * group reads); undefined when the group is not the account's.
+ */
+export async function groupNumbers(
+  db: Db,
+  accountId: number,
+  groupId: number,
+  limit: number,
+): Promise<string[] | undefined> {
+  if (!(await groupExists(db, accountId, groupId))) return undefined;
+  // In number order: the (group_id, number) index gives them without a sort.
+  const rows = await db
+    .selectFrom("contacts")
+    .select("number")
+    .where("group_id", "=", groupId)
+    .orderBy("number")
+    .limit(limit)
+    .execute();
+  return rows.map((row) => row.number);
 }
 
 /** Inserts a chunk of distinct numbers, skipping those in the group already; answers the numbers inserted. */

@@ -2,13 +2,15 @@
 //
 // Its files (others import this folder through this index only):
 //   groups.ts          create, list, delete groups; another account's group reads as unknown
-//   contacts.ts        a group's contacts a page at a time; adding them from any source in chunks of
-//                      5,000 per transaction with exact added / duplicate / invalid counts
+//   contacts.ts        a group's contacts a page at a time; its numbers for a bulk send (groupNumbers);
+//                      adding them from any source in chunks of 5,000 per transaction with exact
+//                      added / duplicate / invalid counts
 //   csv.ts             contacts read from a CSV stream one record at a time, with line numbers
 //                      (csv-parse; header detection, BOM, quotes, `;` or tab)
 //   v2-routes.ts       GET/POST /api/v2/groups, DELETE /api/v2/groups/{id}, GET …/contacts
 //   v2-schemas.ts      the answers' schemas (ContactGroup, Contact, ContactImport)
 //   v2-upload.ts       POST /api/v2/groups/{id}/contacts: a JSON list, or a CSV body streamed (never
 //                      held whole), up to CONTACTS_UPLOAD_MAX_MB (64 MiB by default)
+export { groupNumbers } from "./contacts.js";
 export { createGroup, groupExists } from "./groups.js";
 export { registerV2ContactRoutes } from "./v2-routes.js";

@@ -2,7 +2,9 @@
 // they count, so its delivery summary is exact at every moment: total = delivered + failed +
 // cancelled + pending. A job is `queued` until its first message reaches a carrier,
 // `processing` while any message is not final, and `completed` when none is left pending.
+// The bulk-job routes read an account's jobs and their pending messages here.
 import { sql } from "kysely";
+import type { BulkJobRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 
 /** A final message of a job, as returned by the statements that finalise messages. */
@@ -53,4 +55,69 @@ export async function countJobOutcomes(trx: Db, rows: readonly JobOutcome[], now
       .where("id", "=", id)
       .execute();
   }
+}
+
+/** An account's bulk job; undefined when the id names none of its jobs. */
+export async function findBulkJob(db: Db, accountId: number, id: number): Promise<BulkJobRow | undefined> {
+  return db
+    .selectFrom("bulk_jobs")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("id", "=", id)
+    .executeTakeFirst();
+}
+
+/** A page of the account's bulk jobs, newest first, and how many it has in all. */
+export async function listBulkJobs(
+  db: Db,
+  accountId: number,
+  paging: { page: number; perPage: number },
+): Promise<{ rows: BulkJobRow[]; total: number }> {
+  const [rows, count] = await Promise.all([
+    db
+      .selectFrom("bulk_jobs")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .orderBy("id", "desc")
+      .limit(paging.perPage)
+      .offset((paging.page - 1) * paging.perPage)
+      .execute(),
+    db
+      .selectFrom("bulk_jobs")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("account_id", "=", accountId)
+      .executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}
+
+/**
+ * Where a running job's pending messages are: recipients the expander has not made messages yet,
+ * then scheduled, queued (dispatching included) and submitted messages. Read from the job's
+ * messages (its broadcast id's index), so only while the job runs; all 0 once it completed.
+ */
+export async function bulkJobPendingStages(db: Db, job: BulkJobRow) {
+  const stages = { not_queued: 0, scheduled: 0, queued: 0, submitted: 0 };
+  if (job.status === "completed") return stages;
+  const [parts, messages] = await Promise.all([
+    db
+      .selectFrom("bulk_parts")
+      .select(sql<number>`coalesce(sum(count - next_index), 0)`.as("n"))
+      .where("broadcast_id", "=", job.batch_id)
+      .where("status", "=", "pending")
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom("messages")
+      .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+      .where("broadcast_id", "=", job.batch_id)
+      .where("status", "in", ["scheduled", "queued", "dispatching", "submitted"])
+      .groupBy("status")
+      .execute(),
+  ]);
+  stages.not_queued = Number(parts.n);
+  for (const row of messages) {
+    const stage = row.status === "dispatching" ? "queued" : (row.status as "scheduled" | "queued" | "submitted");
+    stages[stage] += Number(row.n);
+  }
+  return stages;
 }

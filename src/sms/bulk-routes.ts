@@ -4,7 +4,7 @@
 // extend the same job (`job_id`). The job's delivery summary moves with its messages' states.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { sql } from "kysely";
+import { groupNumbers } from "../contacts/index.js";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -12,10 +12,17 @@ import { requiredInDocument } from "../http/openapi.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer, smsAnswer } from "../http/v2-answers.js";
-import { type AcceptedSend, type AcceptService, cancelScheduled, type JobRequest } from "../messages/index.js";
+import {
+  type AcceptedSend,
+  type AcceptService,
+  bulkJobPendingStages,
+  cancelScheduled,
+  findBulkJob,
+  type JobRequest,
+  listBulkJobs,
+} from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { BulkJobRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { acceptIdempotent } from "./v2-accept.js";
 import {
@@ -106,66 +113,6 @@ export function deliverySummary(job: BulkJobRow) {
   };
 }
 
-/**
- * Where a running job's pending messages are: recipients the expander has not made messages yet,
- * then scheduled, queued (dispatching included) and submitted messages. Read from the job's
- * messages (its broadcast id's index), so only while the job runs; all 0 once it completed.
- */
-async function pendingStages(db: Db, job: BulkJobRow) {
-  const stages = { not_queued: 0, scheduled: 0, queued: 0, submitted: 0 };
-  if (job.status === "completed") return stages;
-  const [parts, messages] = await Promise.all([
-    db
-      .selectFrom("bulk_parts")
-      .select(sql<number>`coalesce(sum(count - next_index), 0)`.as("n"))
-      .where("broadcast_id", "=", job.batch_id)
-      .where("status", "=", "pending")
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom("messages")
-      .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
-      .where("broadcast_id", "=", job.batch_id)
-      .where("status", "in", ["scheduled", "queued", "dispatching", "submitted"])
-      .groupBy("status")
-      .execute(),
-  ]);
-  stages.not_queued = Number(parts.n);
-  for (const row of messages) {
-    const stage = row.status === "dispatching" ? "queued" : (row.status as "scheduled" | "queued" | "submitted");
-    stages[stage] += Number(row.n);
-  }
-  return stages;
-}
-
-async function findJob(db: Db, accountId: number, id: number): Promise<BulkJobRow | undefined> {
-  return db
-    .selectFrom("bulk_jobs")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-}
-
-/** The numbers of a contact group (at most one more than the cap); undefined when it is not the account's. */
-async function groupNumbers(db: Db, accountId: number, groupId: number): Promise<string[] | undefined> {
-  const group = await db
-    .selectFrom("contact_groups")
-    .select("id")
-    .where("id", "=", groupId)
-    .where("account_id", "=", accountId)
-    .executeTakeFirst();
-  if (!group) return undefined;
-  // In number order: the (group_id, number) index gives them without a sort.
-  const rows = await db
-    .selectFrom("contacts")
-    .select("number")
-    .where("group_id", "=", groupId)
-    .orderBy("number")
-    .limit(MAX_GROUP_RECIPIENTS + 1)
-    .execute();
-  return rows.map((row) => row.number);
-}
-
 export function registerBulkRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
 
@@ -196,7 +143,7 @@ export function registerBulkRoutes(v2: TypedRoutes, ctx: Deps): void {
       return acceptIdempotent(ctx, request, principal, "sms/bulk", body, async () => {
         let append: BulkJobRow | undefined;
         if (body.job_id !== undefined) {
-          append = await findJob(db, principal.accountId, body.job_id);
+          append = await findBulkJob(db, principal.accountId, body.job_id);
           if (!append) throw new GatewayError("not_found", `No bulk job ${body.job_id} in this account.`);
           if (append.status === "completed") {
             throw new GatewayError("conflict", `Bulk job ${append.id} is completed; send the rest as a new job.`);
@@ -204,7 +151,7 @@ export function registerBulkRoutes(v2: TypedRoutes, ctx: Deps): void {
         }
         let recipients = body.recipients ?? [];
         if (body.group_id !== undefined) {
-          const numbers = await groupNumbers(db, principal.accountId, body.group_id);
+          const numbers = await groupNumbers(db, principal.accountId, body.group_id, MAX_GROUP_RECIPIENTS + 1);
           if (!numbers) throw new GatewayError("not_found", `No contact group ${body.group_id} in this account.`);
           if (numbers.length === 0)
             throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
@@ -296,25 +243,11 @@ export function registerBulkRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const accountId = request.principal!.accountId;
       const paging = pageOf(request.query, JOBS_PER_PAGE, JOBS_MAX_PER_PAGE);
-      const [rows, count] = await Promise.all([
-        db
-          .selectFrom("bulk_jobs")
-          .selectAll()
-          .where("account_id", "=", accountId)
-          .orderBy("id", "desc")
-          .limit(paging.perPage)
-          .offset((paging.page - 1) * paging.perPage)
-          .execute(),
-        db
-          .selectFrom("bulk_jobs")
-          .select((eb) => eb.fn.countAll<number>().as("n"))
-          .where("account_id", "=", accountId)
-          .executeTakeFirstOrThrow(),
-      ]);
+      const { rows, total } = await listBulkJobs(db, accountId, paging);
       return {
         status: "success",
         data: rows.map((job) => ({ ...describeJob(job), delivery_summary: deliverySummary(job) })),
-        meta: pageMeta(paging, Number(count.n)),
+        meta: pageMeta(paging, total),
       };
     },
   );
@@ -341,14 +274,14 @@ export function registerBulkRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const { id } = request.params;
       const numeric = pathId(id);
-      const job = numeric === undefined ? undefined : await findJob(db, request.principal!.accountId, numeric);
+      const job = numeric === undefined ? undefined : await findBulkJob(db, request.principal!.accountId, numeric);
       if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
       return {
         status: "success",
         data: {
           job: describeJob(job),
           delivery_summary: deliverySummary(job),
-          pending_stages: await pendingStages(db, job),
+          pending_stages: await bulkJobPendingStages(db, job),
         },
       };
     },
@@ -382,7 +315,7 @@ export function registerBulkRoutes(v2: TypedRoutes, ctx: Deps): void {
       const { id } = request.params;
       const accountId = request.principal!.accountId;
       const numeric = pathId(id);
-      const job = numeric === undefined ? undefined : await findJob(db, accountId, numeric);
+      const job = numeric === undefined ? undefined : await findBulkJob(db, accountId, numeric);
       if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
       const cancelled = await ctx.store.transaction((trx) =>
         cancelScheduled(trx, ctx.clock, accountId, { broadcastId: job.batch_id }, { unexpanded: true }),
@@ -393,7 +326,7 @@ export function registerBulkRoutes(v2: TypedRoutes, ctx: Deps): void {
           `Nothing to cancel: every message of bulk job ${job.id} is already queued for a carrier or final.`,
         );
       }
-      const after = (await findJob(db, accountId, job.id)) ?? job;
+      const after = (await findBulkJob(db, accountId, job.id)) ?? job;
       return {
         status: "success",
         data: {
