@@ -14,7 +14,8 @@ import { resourceAnswer, smsAnswer } from "../http/v2-answers.js";
 import type { AcceptedSend, AcceptService } from "../messages/index.js";
 import { cancelScheduled, findMessages, messagesExist } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { registerBulkRoutes } from "./bulk-routes.js";
+import { registerBulkJobRoutes } from "./bulk-job-routes.js";
+import { registerBulkSendRoute } from "./bulk-send-route.js";
 import { registerMessageListRoute } from "./message-list.js";
 import { registerMessageViewRoutes } from "./message-views.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
@@ -231,7 +232,8 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
   );
 
-  registerBulkRoutes(v2, ctx);
+  registerBulkSendRoute(v2, ctx);
+  registerBulkJobRoutes(v2, ctx);
   registerMessageListRoute(v2, ctx);
   registerMessageViewRoutes(v2, ctx);
 
