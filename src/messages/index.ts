@@ -11,14 +11,17 @@
 //   flood-counter.ts   the per-account daily SMS counter behind the flood limit
 //   jobs.ts            bulk-job bookkeeping: queued → processing on a first submit; delivered, failed
 //                      and cancelled counters (and completed) moved in the transactions that move
-//                      the messages, so a job's delivery summary is exact at every moment
+//                      the messages, so a job's delivery summary is exact at every moment; an
+//                      account's jobs by id or a page at a time, and where a job's pending messages are
 //   transitions.ts     the batched status changes: claim, submitted, retry, fail and refund, delivery
 //                      reports, release of scheduled messages, requeue of expired leases, cancellation
 //                      of scheduled messages with refund
-//   lookup.ts          an account's messages by queue id, broadcast id or vendor id
+//   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
+//                      message to one recipient
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
 //                      filters; number, channel and status checked on at most 10,000 rows read per page;
-//                      the opaque cursor; the stored forms of a number (recipientForms)
+//                      the opaque cursor; the stored forms of a number (recipientForms); pages by
+//                      offset for the legacy mis call
 //   stats.ts           traffic per channel today and over 7 days (the account's days), and messages per
 //                      minute over the last hours, both read through (account_id, created_at)
 //   timeline.ts        one message's history: accepted, scheduled, submitted, each part's receipt, the

@@ -116,6 +116,25 @@ export async function listMessages(
   return pageOf(rows, limit, last ? { createdAt: Number(last.created_at), id: last.id } : null);
 }
 
+/**
+ * The account's messages newest first, `limit` of them after skipping `offset` (the legacy mis
+ * call pages by offset), only those from `sender` when given.
+ */
+export async function listMessagesByOffset(
+  db: Db,
+  accountId: number,
+  options: { sender?: string | undefined; limit: number; offset: number },
+): Promise<MessageRow[]> {
+  let query = db.selectFrom("messages").selectAll().where("account_id", "=", accountId);
+  if (options.sender !== undefined) query = query.where("sender", "=", options.sender);
+  return query
+    .orderBy("created_at", "desc")
+    .orderBy("id", "desc")
+    .limit(options.limit)
+    .offset(options.offset)
+    .execute();
+}
+
 function pageOf(rows: MessageRow[], limit: number, budgetEnd: ListPosition | null): MessagePage {
   if (rows.length > limit) {
     const page = rows.slice(0, limit);

@@ -1,7 +1,8 @@
 // Finding an account's messages by any of the ids a client may hold: queue id, broadcast id
-// (every message of the broadcast) or the carrier's id. Another account's ids find nothing.
+// (every message of the broadcast, or its message to one recipient) or the carrier's id. Another
+// account's ids find nothing.
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
-import type { MessageRow } from "../store/schema.js";
+import type { MessageRow, MessageStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 
 export type LookupKind = "queue" | "broadcast" | "upstream";
@@ -22,6 +23,38 @@ export async function findMessages(
     if (rows.length > 0) return { kind: "broadcast", rows };
   }
   return { kind: "upstream", rows: await base.where("upstream_id", "=", id).limit(100).execute() };
+}
+
+/** The account's message with this queue id (as stored: `q` and upper case); undefined when none. */
+export async function findMessage(db: Db, accountId: number, queueId: string): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom("messages")
+    .selectAll()
+    .where("id", "=", queueId)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+}
+
+/**
+ * The status of the broadcast's first message to `recipient` (the legacy DLR call), only among
+ * messages created in [from, until) when a window is given; undefined when there is none.
+ */
+export async function recipientStatus(
+  db: Db,
+  accountId: number,
+  broadcastId: string,
+  recipient: string,
+  window?: { from: number; until: number },
+): Promise<MessageStatus | undefined> {
+  let query = db
+    .selectFrom("messages")
+    .select("status")
+    .where("account_id", "=", accountId)
+    .where("broadcast_id", "=", broadcastId)
+    .where("recipient", "=", recipient);
+  if (window) query = query.where("created_at", ">=", window.from).where("created_at", "<", window.until);
+  const row = await query.orderBy("id").limit(1).executeTakeFirst();
+  return row?.status;
 }
 
 /**

@@ -13,7 +13,7 @@ import { GatewayError } from "../core/errors.js";
 import { publicStatus } from "../core/message-status.js";
 import { localDayRange } from "../core/time.js";
 import { sendLegacyError } from "../http/http-errors.js";
-import type { AcceptService } from "../messages/index.js";
+import { type AcceptService, listMessagesByOffset, recipientStatus } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
@@ -142,21 +142,16 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       const raw = params.phonenumber?.trim() ?? "";
       const mobile = normalizeIndianMobile(raw) ?? normalizeInternational(raw);
       if (!broadcastId || !mobile) throw new GatewayError("not_found");
-      let query = ctx.store.db
-        .selectFrom("messages")
-        .select("status")
-        .where("account_id", "=", principal.accountId)
-        .where("broadcast_id", "=", broadcastId)
-        .where("recipient", "=", mobile);
+      let window: { from: number; until: number } | undefined;
       if (params.date) {
         const range = localDayRange(params.date.trim(), principal.timeZone);
         if (!range) throw new GatewayError("not_found");
-        query = query.where("created_at", ">=", range[0].getTime()).where("created_at", "<", range[1].getTime());
+        window = { from: range[0].getTime(), until: range[1].getTime() };
       }
-      const row = await query.orderBy("id").limit(1).executeTakeFirst();
-      if (!row) throw new GatewayError("not_found");
-      if (row.status === "delivered") return "delivered";
-      return row.status === "failed" || row.status === "cancelled" ? "failed" : "submitted";
+      const status = await recipientStatus(ctx.store.db, principal.accountId, broadcastId, mobile, window);
+      if (!status) throw new GatewayError("not_found");
+      if (status === "delivered") return "delivered";
+      return status === "failed" || status === "cancelled" ? "failed" : "submitted";
     },
   );
 
@@ -203,9 +198,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     // A bad page is refused (-8, X-Error-Message names the parameter), never read as the default.
     const limit = misPage(params.limit, "limit", 100, 1, MAX_MIS_LIMIT);
     const offset = misPage(params.offset, "offset", 0, 0, MAX_MIS_OFFSET);
-    let query = ctx.store.db.selectFrom("messages").selectAll().where("account_id", "=", principal.accountId);
-    if (params.sender_id?.trim()) query = query.where("sender", "=", params.sender_id.trim().toUpperCase());
-    const rows = await query.orderBy("created_at", "desc").orderBy("id", "desc").limit(limit).offset(offset).execute();
+    const sender = params.sender_id?.trim() ? params.sender_id.trim().toUpperCase() : undefined;
+    const rows = await listMessagesByOffset(ctx.store.db, principal.accountId, { sender, limit, offset });
     return JSON.stringify(
       rows.map((row) => ({
         message_id: row.id,

@@ -10,7 +10,7 @@ import { isQueueId } from "../core/ids.js";
 import { queryInt } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../http/v2-answers.js";
-import { messageHistory, messagesPerMinute, TRAFFIC_CHANNELS, trafficSummary } from "../messages/index.js";
+import { findMessage, messageHistory, messagesPerMinute, TRAFFIC_CHANNELS, trafficSummary } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import { deliveriesOfMessage } from "../webhooks/deliveries.js";
@@ -187,12 +187,7 @@ export function registerMessageViewRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "s
       const { id } = request.params;
       const principal = request.principal!;
       const row: MessageRow | undefined = isQueueId(id)
-        ? await db
-            .selectFrom("messages")
-            .selectAll()
-            .where("id", "=", `q${id.slice(1).toUpperCase()}`)
-            .where("account_id", "=", principal.accountId)
-            .executeTakeFirst()
+        ? await findMessage(db, principal.accountId, `q${id.slice(1).toUpperCase()}`)
         : undefined;
       // Another account's message is answered exactly as an unknown id.
       if (!row) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
