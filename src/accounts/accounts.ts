@@ -165,6 +165,22 @@ export async function getAccount(db: Db, id: number): Promise<Account | undefine
   return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
+/** The account's switches that the SMS rules read on the send path; throws when there is no such account. */
+export async function accountSendSwitches(db: Db, accountId: number) {
+  return db
+    .selectFrom("accounts")
+    .select([
+      "routes",
+      "dlt_scrubbing",
+      "promo_sender_enabled",
+      "international_enabled",
+      "flood_limit",
+      "default_dlt_entity_id",
+    ])
+    .where("id", "=", accountId)
+    .executeTakeFirstOrThrow();
+}
+
 /** Whether the account may send with GET /api/v2/sms/send (off unless the operator turned it on). */
 export async function getApiEnabled(db: Db, accountId: number): Promise<boolean> {
   const account = await db

@@ -179,6 +179,28 @@ export async function isEntityWhitelisted(db: Db, accountId: number, entityId: s
   return row !== undefined;
 }
 
+/** The account's approved entity IDs and headers (what the send path checks a send against). */
+export async function approvedDltRegistrations(
+  db: Db,
+  accountId: number,
+): Promise<{ entities: string[]; headers: string[] }> {
+  const [entities, headers] = await Promise.all([
+    db
+      .selectFrom("dlt_entities")
+      .select("entity_id")
+      .where("account_id", "=", accountId)
+      .where("status", "=", "approved")
+      .execute(),
+    db
+      .selectFrom("dlt_headers")
+      .select("header")
+      .where("account_id", "=", accountId)
+      .where("status", "=", "approved")
+      .execute(),
+  ]);
+  return { entities: entities.map((e) => e.entity_id), headers: headers.map((h) => h.header) };
+}
+
 export async function isHeaderWhitelisted(db: Db, accountId: number, header: string): Promise<boolean> {
   const row = await db
     .selectFrom("dlt_headers")

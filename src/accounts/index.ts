@@ -1,7 +1,8 @@
 // accounts/: Account holders and their money.
 //
 // Its files (others import this folder through this index only):
-//   accounts.ts        create (wallets funded through the ledger), find, update, public view
+//   accounts.ts        create (wallets funded through the ledger), find, update, public view; the
+//                      switches the SMS rules read
 //   ledger.ts          credit, conditional debit, transfer, balances, ledger sum
 //   ledger-batch.ts    the hot-path ledger: one conditional debit per account and wallet for a group of
 //                      sends (all or nothing), refunds for many messages at once

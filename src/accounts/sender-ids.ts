@@ -67,6 +67,17 @@ export async function listSenderIds(db: Db, accountId: number, status?: Approval
   return query.orderBy("id").execute();
 }
 
+/** The approval state of an account's sender ID, given as stored (upper case); undefined when never asked for. */
+export async function senderIdStatus(db: Db, accountId: number, sender: string): Promise<ApprovalStatus | undefined> {
+  const row = await db
+    .selectFrom("sender_ids")
+    .select("status")
+    .where("account_id", "=", accountId)
+    .where("sender", "=", sender)
+    .executeTakeFirst();
+  return row?.status;
+}
+
 export function describeSenderId(row: SenderIdRow) {
   return {
     id: row.id,

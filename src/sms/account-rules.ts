@@ -3,7 +3,13 @@
 // whitelisted DLT entities and headers, and an index of its approved templates. Template and
 // DLT changes signal every process to drop the account's entry at once; switches and
 // whitelists otherwise refresh within TTL_MS.
-import { approvedTemplates, DLT_CHANGED, TEMPLATES_CHANGED } from "../accounts/index.js";
+import {
+  accountSendSwitches,
+  approvedDltRegistrations,
+  approvedTemplates,
+  DLT_CHANGED,
+  TEMPLATES_CHANGED,
+} from "../accounts/index.js";
 import type { Store } from "../store/store.js";
 import { TemplateIndex } from "./dlt-matcher.js";
 
@@ -47,32 +53,9 @@ export class AccountRulesCache {
     const now = Date.now();
     const hit = this.rules.get(accountId);
     if (hit && hit.expires > now) return hit.value;
-    const db = this.store.db;
-    const [account, entities, headers] = await Promise.all([
-      db
-        .selectFrom("accounts")
-        .select([
-          "routes",
-          "dlt_scrubbing",
-          "promo_sender_enabled",
-          "international_enabled",
-          "flood_limit",
-          "default_dlt_entity_id",
-        ])
-        .where("id", "=", accountId)
-        .executeTakeFirstOrThrow(),
-      db
-        .selectFrom("dlt_entities")
-        .select("entity_id")
-        .where("account_id", "=", accountId)
-        .where("status", "=", "approved")
-        .execute(),
-      db
-        .selectFrom("dlt_headers")
-        .select("header")
-        .where("account_id", "=", accountId)
-        .where("status", "=", "approved")
-        .execute(),
+    const [account, dlt] = await Promise.all([
+      accountSendSwitches(this.store.db, accountId),
+      approvedDltRegistrations(this.store.db, accountId),
     ]);
     const value: AccountRules = {
       routes: new Set(account.routes.split(",").map((r) => r.trim().toUpperCase())),
@@ -80,9 +63,9 @@ export class AccountRulesCache {
       promoSenderEnabled: account.promo_sender_enabled === 1,
       internationalEnabled: account.international_enabled === 1,
       floodLimit: account.flood_limit,
-      entities: new Set(entities.map((e) => e.entity_id)),
+      entities: new Set(dlt.entities),
       defaultEntity: account.default_dlt_entity_id,
-      headers: new Set(headers.map((h) => h.header)),
+      headers: new Set(dlt.headers),
     };
     if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();
     this.rules.set(accountId, { value, expires: now + TTL_MS });

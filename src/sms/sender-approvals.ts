@@ -1,6 +1,7 @@
 // Sender-ID approval lookups on the send path, remembered for two seconds: an operator's
 // approval or rejection takes effect within that time, and a busy account costs one query
 // per sender every two seconds instead of one per message.
+import { senderIdStatus } from "../accounts/index.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 
@@ -18,14 +19,9 @@ export class SenderApprovals {
     const now = Date.now();
     const hit = this.cache.get(key);
     if (hit && hit.expires > now) return hit.status;
-    const row = await this.db
-      .selectFrom("sender_ids")
-      .select("status")
-      .where("account_id", "=", accountId)
-      .where("sender", "=", normalized)
-      .executeTakeFirst();
+    const status = await senderIdStatus(this.db, accountId, normalized);
     if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
-    this.cache.set(key, { status: row?.status, expires: now + TTL_MS });
-    return row?.status;
+    this.cache.set(key, { status, expires: now + TTL_MS });
+    return status;
   }
 }
