@@ -12,11 +12,11 @@ import { resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { findAccountByUsername } from "./accounts.js";
 import { transferCredits, walletBalance, walletCredits } from "./ledger.js";
-import { creditsUsed, currentAccount, messageCount, today } from "./usage.js";
+import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { CreditDay, CreditDetail, CreditTransfer, CreditTransferRequest } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock">;
+type Deps = Pick<Runtime, "store" | "clock"> & { accountTraffic: AccountTraffic };
 
 const resource = { envelope: "status" } as const;
 const HISTORY_DAYS = 30;
@@ -63,12 +63,7 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
       walletCredits(db, account.id),
       creditsUsed(db, account.id, from, until),
       creditsUsed(db, account.id, monthFrom, until),
-      db
-        .selectFrom("flood_counters")
-        .select("count")
-        .where("account_id", "=", account.id)
-        .where("day", "=", localDay(now, zone))
-        .executeTakeFirst(),
+      ctx.accountTraffic.floodCount(db, account.id, localDay(now, zone)),
       db
         .selectFrom("ledger_entries")
         .select(["id", "wallet", "amount", "kind", "note", "created_at", "balance_after"])
@@ -84,7 +79,7 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
         international_credit: wallets.international,
         today_used: fromMilli(todayUsed),
         month_used: fromMilli(monthUsed),
-        flood_current: Number(flood?.count ?? 0),
+        flood_current: flood,
         flood_limit: account.flood_limit,
         recent_credits: recent.map(describeLedgerEntry),
         wallets,
@@ -117,7 +112,7 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
         const until = dayStart.plus({ days: 1 }).toMillis();
         const [used, messages] = await Promise.all([
           creditsUsed(db, account.id, from, until),
-          messageCount(db, account.id, from, until),
+          ctx.accountTraffic.messageCount(db, account.id, from, until),
         ]);
         entries.push({ date: dayStart.toFormat("yyyy-MM-dd"), credits_used: fromMilli(used), messages });
       }

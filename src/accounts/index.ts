@@ -20,7 +20,8 @@
 //   v2-routes.ts       v2 account resources: account status, sender-ID requests; registers the others
 //   template-routes.ts GET/POST /api/v2/templates, GET /api/v2/templates/{id}
 //   credit-routes.ts   GET /api/v2/credits, /credits/history, POST /credits/transfer
-//   usage.ts           what an account spent and sent in a window of its own days; its current row
+//   usage.ts           what an account spent in a window of its own days; its current row;
+//                      AccountTraffic, what the routes read of messages/ (handed in by app/)
 //   key-routes.ts      GET/POST /api/v2/keys, DELETE /api/v2/keys/{id}: the account's own keys
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)
@@ -33,4 +34,5 @@ export * from "./ledger-batch.js";
 export * from "./registrations.js";
 export * from "./sender-ids.js";
 export * from "./templates.js";
+export type { AccountTraffic } from "./usage.js";
 export { registerV2AccountRoutes } from "./v2-routes.js";

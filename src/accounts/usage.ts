@@ -1,11 +1,24 @@
-// What an account spent and sent in a window of its own days, and its current row: read by the
-// account status and credit routes.
+// What an account spent in a window of its own days, and its current row: read by the account
+// status and credit routes, which count what it sent through AccountTraffic.
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { Db } from "../store/store.js";
 import { getAccount } from "./accounts.js";
+
+/**
+ * What the account routes read of the tables messages/ owns (messages, flood_counters). That
+ * folder sits above this one, so app/ hands its functions in.
+ */
+export interface AccountTraffic {
+  /** Messages the account accepted in [from, until), by their status now. */
+  messagesByStatus(db: Db, accountId: number, from: number, until: number): Promise<Map<string, number>>;
+  /** Messages the account accepted in [from, until). */
+  messageCount(db: Db, accountId: number, from: number, until: number): Promise<number>;
+  /** The account's flood counter for one of its days (as localDay writes it). */
+  floodCount(db: Db, accountId: number, day: string): Promise<number>;
+}
 
 /** Wallets whose spending counts as "credits used" for SMS (debits net of refunds). */
 const SPENDING_WALLETS = ["sms", "international"];
@@ -35,15 +48,4 @@ export async function creditsUsed(db: Db, accountId: number, from: number, until
     .where("kind", "in", ["debit", "refund"])
     .executeTakeFirstOrThrow();
   return Math.max(0, -Number(row.total));
-}
-
-export async function messageCount(db: Db, accountId: number, from: number, until: number): Promise<number> {
-  const row = await db
-    .selectFrom("messages")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("account_id", "=", accountId)
-    .where("created_at", ">=", from)
-    .where("created_at", "<", until)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
 }

@@ -15,11 +15,11 @@ import { registerV2KeyRoutes } from "./key-routes.js";
 import { walletBalance } from "./ledger.js";
 import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
 import { registerV2TemplateRoutes } from "./template-routes.js";
-import { creditsUsed, currentAccount, today } from "./usage.js";
+import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { AccountStatus, SenderIdRequest } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock">;
+type Deps = Pick<Runtime, "store" | "clock"> & { accountTraffic: AccountTraffic };
 
 const resource = { envelope: "status" } as const;
 const MAX_NOTE = 500;
@@ -49,16 +49,9 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
       const account = await currentAccount(db, principal.accountId);
       const zone = account.time_zone;
       const { from, until } = today(ctx.clock, zone);
-      const [balance, counts, used, pendingTemplates, pendingSenders] = await Promise.all([
+      const [balance, byStatus, used, pendingTemplates, pendingSenders] = await Promise.all([
         walletBalance(db, account.id, "sms"),
-        db
-          .selectFrom("messages")
-          .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
-          .where("account_id", "=", account.id)
-          .where("created_at", ">=", from)
-          .where("created_at", "<", until)
-          .groupBy("status")
-          .execute(),
+        ctx.accountTraffic.messagesByStatus(db, account.id, from, until),
         creditsUsed(db, account.id, from, until),
         db
           .selectFrom("templates")
@@ -73,7 +66,6 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
           .where("status", "=", "pending")
           .executeTakeFirstOrThrow(),
       ]);
-      const byStatus = new Map(counts.map((row) => [row.status, Number(row.n)]));
       const totalSent = [...byStatus.values()].reduce((sum, n) => sum + n, 0);
       return {
         status: "success",

@@ -1,6 +1,6 @@
 // The v2 family: API-key auth for every route, then the key's rate limit; errors in the v2 envelope.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { registerV2AccountRoutes } from "../accounts/index.js";
+import { type AccountTraffic, registerV2AccountRoutes } from "../accounts/index.js";
 import { authenticateV2, type RateLimitOutcome } from "../auth/index.js";
 import { registerV2ContactRoutes } from "../contacts/index.js";
 import { GatewayError } from "../core/errors.js";
@@ -8,11 +8,15 @@ import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../email/index.
 import { sendJsonError } from "../http/http-errors.js";
 import { completeV2Route } from "../http/openapi.js";
 import { registerV2InboundRoutes } from "../inbound/index.js";
+import { floodCount, messageCount, messagesByStatus } from "../messages/index.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import { registerV2VoiceRoutes } from "../voice/index.js";
 import { registerV2WebhookRoutes } from "../webhooks/v2-routes.js";
 import { registerV2WhatsAppRoutes } from "../whatsapp/index.js";
 import type { AppContext } from "./context.js";
+
+/** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
+const accountTraffic: AccountTraffic = { messagesByStatus, messageCount, floodCount };
 
 export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Promise<void> {
   v2.addHook("onRoute", completeV2Route);
@@ -38,7 +42,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
     }
   });
   registerV2SmsRoutes(v2, ctx);
-  registerV2AccountRoutes(v2, ctx);
+  registerV2AccountRoutes(v2, { ...ctx, accountTraffic });
   registerV2ContactRoutes(v2, ctx);
   registerV2InboundRoutes(v2, ctx);
   registerV2WebhookRoutes(v2, ctx);

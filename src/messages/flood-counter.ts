@@ -1,4 +1,5 @@
-// The per-account daily SMS counter behind the flood limit, moved in the Acceptor's transaction.
+// The per-account daily SMS counter behind the flood limit, moved in the Acceptor's transaction
+// and read by the account's credit detail.
 import type { Db, Store } from "../store/store.js";
 
 /**
@@ -28,4 +29,15 @@ export async function countFlood(
     )
     .run(trx, [accountId, day, n, bounded ? 1 : 0, limit]);
   return counted > 0;
+}
+
+/** The account's count for `day` (its own date, as localDay writes it); 0 before its first send of the day. */
+export async function floodCount(db: Db, accountId: number, day: string): Promise<number> {
+  const row = await db
+    .selectFrom("flood_counters")
+    .select("count")
+    .where("account_id", "=", accountId)
+    .where("day", "=", day)
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
 }

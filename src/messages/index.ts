@@ -8,7 +8,7 @@
 //                      it gets back (AcceptOutcome, AcceptedSend); AcceptService
 //   accept-job.ts      a send's bulk job in the Acceptor's transaction: the job row created or extended,
 //                      the part holding the recipients until the expander makes them messages
-//   flood-counter.ts   the per-account daily SMS counter behind the flood limit
+//   flood-counter.ts   the per-account daily SMS counter behind the flood limit; a day's count
 //   jobs.ts            bulk-job bookkeeping: queued → processing on a first submit; delivered, failed
 //                      and cancelled counters (and completed) moved in the transactions that move
 //                      the messages, so a job's delivery summary is exact at every moment; an
@@ -22,8 +22,9 @@
 //                      filters; number, channel and status checked on at most 10,000 rows read per page;
 //                      the opaque cursor; the stored forms of a number (recipientForms); pages by
 //                      offset for the legacy mis call
-//   stats.ts           traffic per channel today and over 7 days (the account's days), and messages per
-//                      minute over the last hours, both read through (account_id, created_at)
+//   stats.ts           traffic per channel today and over 7 days (the account's days), messages per
+//                      minute over the last hours, and a window's messages by status or in all, read
+//                      through (account_id, created_at)
 //   timeline.ts        one message's history: accepted, scheduled, submitted, each part's receipt, the
 //                      end with its reason, the refund (ledger entry whose ref is the message id)
 //   rows.ts            messageRow: the one builder of a messages row, with every column's default
@@ -31,6 +32,7 @@
 //                      claim (claimIdempotencyKey) every family makes in its transaction, the stored answer
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
+export { floodCount } from "./flood-counter.js";
 export * from "./idempotency.js";
 export * from "./jobs.js";
 export * from "./listing.js";

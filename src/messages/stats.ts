@@ -1,9 +1,11 @@
 // What the console's overview shows of an account's traffic: per channel, the messages
 // accepted today and in the last 7 days (the account's days) with how many were delivered
-// and failed, and messages per minute over the last hours. Both read the messages the
-// account accepted in the period through messages_by_account_time (account, created_at).
+// and failed, and messages per minute over the last hours; and for the account routes, the
+// messages of a window counted, by status or in all. All read the messages the account
+// accepted in the period through messages_by_account_time (account, created_at).
 import { sql } from "kysely";
 import { DateTime } from "luxon";
+import type { MessageStatus } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 
 export const TRAFFIC_CHANNELS = ["sms", "whatsapp", "email", "voice"] as const;
@@ -92,4 +94,34 @@ export async function messagesPerMinute(db: Db, accountId: number, now: Date, ho
     add(counts, row.status, Number(row.n));
   }
   return { from, to, minutes: [...byMinute.values()].sort((a, b) => a.at - b.at) };
+}
+
+/** Messages the account accepted in [from, until), counted by their status now. */
+export async function messagesByStatus(
+  db: Db,
+  accountId: number,
+  from: number,
+  until: number,
+): Promise<Map<MessageStatus, number>> {
+  const rows = await db
+    .selectFrom("messages")
+    .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", until)
+    .groupBy("status")
+    .execute();
+  return new Map(rows.map((row) => [row.status, Number(row.n)]));
+}
+
+/** Messages the account accepted in [from, until). */
+export async function messageCount(db: Db, accountId: number, from: number, until: number): Promise<number> {
+  const row = await db
+    .selectFrom("messages")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where("account_id", "=", accountId)
+    .where("created_at", ">=", from)
+    .where("created_at", "<", until)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
