@@ -156,7 +156,6 @@ export async function walletCredits(db: Db, accountId: number): Promise<Record<W
   >;
 }
 
-/** The audit figure: the sum of all ledger entries of a wallet, independent of the cached balance. */
 /** When the account's last ledger entry on the wallet was written; undefined when it has none. */
 export async function lastLedgerEntry(db: Db, accountId: number, wallet: Wallet) {
   return db
@@ -169,6 +168,19 @@ export async function lastLedgerEntry(db: Db, accountId: number, wallet: Wallet)
     .executeTakeFirst();
 }
 
+/** When the message's refund was written to the account's ledger; undefined when it was not refunded. */
+export async function refundTime(db: Db, accountId: number, messageId: string): Promise<number | undefined> {
+  const row = await db
+    .selectFrom("ledger_entries")
+    .select(["created_at"])
+    .where("account_id", "=", accountId)
+    .where("kind", "=", "refund")
+    .where("ref", "=", messageId)
+    .executeTakeFirst();
+  return row?.created_at;
+}
+
+/** The audit figure: the sum of all ledger entries of a wallet, independent of the cached balance. */
 export async function ledgerSum(db: Db, accountId: number, wallet: Wallet): Promise<number> {
   const row = await db
     .selectFrom("ledger_entries")

@@ -2,6 +2,7 @@
 // part's receipt, and how it ended (delivered, read, failed with the reason, cancelled), with
 // its cost and whether it was refunded. The console's message page reads it through
 // GET /api/v2/messages/{id}, which adds the message's webhook deliveries.
+import { refundTime } from "../accounts/index.js";
 import { failureReason } from "../core/message-status.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
@@ -21,20 +22,14 @@ export interface MessagePart {
 }
 
 export async function messageHistory(db: Db, row: MessageRow) {
-  const [parts, refund] = await Promise.all([
+  const [parts, refundedAt] = await Promise.all([
     db
       .selectFrom("message_parts")
       .select(["part_index", "status", "upstream_id", "error_code", "done_at"])
       .where("message_id", "=", row.id)
       .orderBy("part_index")
       .execute(),
-    db
-      .selectFrom("ledger_entries")
-      .select(["created_at"])
-      .where("account_id", "=", row.account_id)
-      .where("kind", "=", "refund")
-      .where("ref", "=", row.id)
-      .executeTakeFirst(),
+    refundTime(db, row.account_id, row.id),
   ]);
   const events: TimelineEntry[] = [{ at: row.created_at, event: "accepted", detail: null }];
   if (row.status === "scheduled" || (row.due_at > row.created_at + 1000 && row.attempts === 0 && !row.submitted_at)) {
@@ -67,12 +62,12 @@ export async function messageHistory(db: Db, row: MessageRow) {
       detail: reason ? `${reason.code}: ${reason.message}` : null,
     });
   }
-  if (refund) events.push({ at: refund.created_at, event: "refunded", detail: null });
+  if (refundedAt !== undefined) events.push({ at: refundedAt, event: "refunded", detail: null });
   // Stable: events of the same instant keep the order they happen in.
   events.sort((a, b) => a.at - b.at);
   return {
     events,
-    refunded: refund !== undefined,
+    refunded: refundedAt !== undefined,
     parts: parts.map(
       (part): MessagePart => ({
         part: part.part_index + 1,
