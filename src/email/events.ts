@@ -1,6 +1,7 @@
 // What happens to an email after the relay took it: bounces that come back (a DSN), opens
 // and clicks. Each is recorded in `email_events` with its notification in the same transaction.
 import type { Clock } from "../core/clock.js";
+import { bounceEmail, findEmailMessage } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 
@@ -27,15 +28,7 @@ export async function applyReturnedBounce(deps: EmailEventDeps, bounce: Returned
   const now = deps.clock.now().getTime();
   const at = bounce.at ?? now;
   const moved = await deps.store.transaction(async (trx) => {
-    const row = await trx
-      .updateTable("messages")
-      .set({ status: "failed", error_code: "bounced", error_message: bounce.diagnostic.slice(0, 1000), done_at: at })
-      .where("id", "=", bounce.messageId)
-      .where("channel", "=", "email")
-      // Email's own step: a bounce may follow the relay's acceptance (delivered).
-      .where("status", "in", ["submitted", "delivered"])
-      .returning(["id", "account_id", "recipient", "error_code", "error_message"])
-      .executeTakeFirst();
+    const row = await bounceEmail(trx, bounce.messageId, bounce.diagnostic, at);
     if (!row) return false;
     await trx
       .insertInto("email_events")
@@ -57,12 +50,7 @@ export async function recordEngagement(
 ): Promise<boolean> {
   const now = deps.clock.now().getTime();
   const recorded = await deps.store.transaction(async (trx) => {
-    const message = await trx
-      .selectFrom("messages")
-      .select(["id", "account_id"])
-      .where("id", "=", messageId)
-      .where("channel", "=", "email")
-      .executeTakeFirst();
+    const message = await findEmailMessage(trx, messageId);
     if (!message) return false;
     await trx
       .insertInto("email_events")

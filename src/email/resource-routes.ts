@@ -10,6 +10,7 @@ import { GatewayError } from "../core/errors.js";
 import { pageMeta, pageOf, pathId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
+import { emailSendMessages } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Db } from "../store/store.js";
 import {
@@ -248,14 +249,7 @@ export function registerV2EmailRoutes(v2: TypedRoutes, ctx: Deps): void {
 }
 
 async function sendStatus(db: Db, accountId: number, broadcastId: string) {
-  const messages = await db
-    .selectFrom("messages")
-    .select(["id", "recipient", "status", "meta", "error_message", "submitted_at", "done_at", "created_at", "due_at"])
-    .where("account_id", "=", accountId)
-    .where("broadcast_id", "=", broadcastId)
-    .where("channel", "=", "email")
-    .orderBy("id")
-    .execute();
+  const messages = await emailSendMessages(db, accountId, broadcastId);
   if (messages.length === 0) return [];
   const events = await db
     .selectFrom("email_events")

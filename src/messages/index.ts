@@ -30,8 +30,11 @@
 //   rows.ts            messageRow: the one builder of a messages row, with every column's default
 //   idempotency.ts     Idempotency-Key: header check, request hash (JSON with sorted members), the one
 //                      claim (claimIdempotencyKey) every family makes in its transaction, the stored answer
+//   email-steps.ts     the email channel's own steps: a bounce after the relay took the message (failed,
+//                      `bounced`), the email an open or click names, a send's recipients for its status
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
+export * from "./email-steps.js";
 export { floodCount } from "./flood-counter.js";
 export * from "./idempotency.js";
 export * from "./jobs.js";
