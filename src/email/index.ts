@@ -41,8 +41,10 @@
 //                      from the VERP envelope recipient, else the returned message's headers
 //   bounce-listener.ts the SMTP server for EMAIL_BOUNCE_DOMAIN on EMAIL_BOUNCE_PORT (smtp-server; no
 //                      AUTH, no STARTTLS, 10 MiB): 250 once the bounces are stored, 451 otherwise
-//   resource-routes.ts v2 /email/domains, /email/templates, /email/status/{broadcast_id}; operator
-//                      /accounts/{username}/email/domains and /email/inbox
+//   resource-routes.ts v2 /email/status/{broadcast_id} and operator /email/inbox; registers the v2 and
+//                      operator resources below in the order the OpenAPI document lists them
+//   domain-routes.ts   v2 /email/domains; operator /accounts/{username}/email/domains
+//   template-routes.ts v2 /email/templates, /email/templates/{id}
 //   v2-schemas.ts      the v2 answers' schemas (EmailDomain, EmailTemplate, EmailSendStatus)
 
 import type { FastifyInstance } from "fastify";

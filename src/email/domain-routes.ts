@@ -1,0 +1,152 @@
+// Sending domains. v2 (the account's API key): the account's domains with their DKIM record, a
+// request for one (pending until an operator approves it), its removal. Operator (/admin/api): an
+// account's domains, one added (approved at once if asked), and the approval or rejection.
+
+import { Type } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
+import { APPROVAL_STATUSES, requireAccount } from "../accounts/index.js";
+import { isoUtc } from "../core/clock.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
+import { resourceAnswer } from "../http/v2-answers.js";
+import type { Runtime } from "../runtime/runtime.js";
+import {
+  addEmailDomain,
+  describeEmailDomain,
+  listEmailDomains,
+  removeEmailDomain,
+  setEmailDomainStatus,
+} from "./domains.js";
+import { EmailDomain, EmailDomainDeletion } from "./v2-schemas.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
+const resource = { envelope: "status" } as const;
+const tags = ["email"];
+const iso = (ms: number) => isoUtc(new Date(ms));
+const ok = (data: unknown) => ({ status: "success", data });
+const DomainBody = Type.Object(
+  { domain: Type.String({ minLength: 3, maxLength: 253 }) },
+  { additionalProperties: false, title: "EmailDomainRequest" },
+);
+
+export function registerV2EmailDomainRoutes(v2: TypedRoutes, ctx: Deps): void {
+  const db = ctx.store.db;
+  const accountOf = (request: FastifyRequest) => request.principal!.accountId;
+
+  v2.get(
+    "/email/domains",
+    {
+      config: resource,
+      schema: {
+        operationId: "listEmailDomains",
+        summary: "Sending domains and their DKIM records",
+        tags,
+        response: { 200: resourceAnswer(Type.Array(EmailDomain)) },
+      },
+    },
+    async (request) => ok((await listEmailDomains(db, accountOf(request))).map((row) => describeEmailDomain(row, iso))),
+  );
+
+  v2.post(
+    "/email/domains",
+    {
+      config: { ...resource, errors: [409] },
+      schema: {
+        operationId: "addEmailDomain",
+        summary: "Ask for a sending domain (pending until an operator approves it)",
+        tags,
+        body: DomainBody,
+        response: { 201: resourceAnswer(EmailDomain) },
+      },
+    },
+    async (request, reply) => {
+      const row = await addEmailDomain(db, ctx.clock, accountOf(request), request.body.domain);
+      return reply.code(201).send(ok(describeEmailDomain(row, iso)));
+    },
+  );
+
+  v2.delete(
+    "/email/domains/:domain",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "removeEmailDomain",
+        response: { 200: resourceAnswer(EmailDomainDeletion) },
+        summary: "Remove a sending domain",
+        tags,
+        params: Type.Object({ domain: Type.String({ maxLength: 253 }) }),
+      },
+    },
+    async (request) => {
+      const { domain } = request.params;
+      await removeEmailDomain(db, accountOf(request), domain);
+      return ok({ domain, deleted: true });
+    },
+  );
+}
+
+export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
+  const db = ctx.store.db;
+  const Username = { username: Type.String({ maxLength: 64 }) };
+  const account = async (username: string) => (await requireAccount(db, username)).id;
+  const operatorIso = (ms: number) => new Date(ms).toISOString();
+
+  admin.get(
+    "/accounts/:username/email/domains",
+    { schema: { summary: "An account's sending domains", tags: ["operator"], params: Type.Object(Username) } },
+    async (request) =>
+      ok(
+        (await listEmailDomains(db, await account(request.params.username))).map((r) =>
+          describeEmailDomain(r, operatorIso),
+        ),
+      ),
+  );
+
+  admin.post(
+    "/accounts/:username/email/domains",
+    {
+      schema: {
+        summary: "Add a sending domain to an account (approve: true to approve it at once)",
+        tags: ["operator"],
+        params: Type.Object(Username),
+        body: Type.Object(
+          { domain: Type.String({ minLength: 3, maxLength: 253 }), approve: Type.Optional(Type.Boolean()) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const row = await addEmailDomain(db, ctx.clock, await account(request.params.username), body.domain, {
+        approve: body.approve === true,
+      });
+      return reply.code(201).send(ok(describeEmailDomain(row, operatorIso)));
+    },
+  );
+
+  admin.put(
+    "/accounts/:username/email/domains/:domain",
+    {
+      schema: {
+        summary: "Approve or reject a sending domain",
+        tags: ["operator"],
+        params: Type.Object({ ...Username, domain: Type.String({ maxLength: 253 }) }),
+        body: Type.Object(
+          { status: Type.Union(APPROVAL_STATUSES.map((s) => Type.Literal(s))) },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const { domain } = request.params;
+      const { status } = request.body;
+      return ok(
+        describeEmailDomain(
+          await setEmailDomainStatus(db, ctx.clock, await account(request.params.username), domain, status),
+          operatorIso,
+        ),
+      );
+    },
+  );
+}
