@@ -184,6 +184,7 @@ describeEachEngine("v2 bulk send and bulk jobs", (engine) => {
       [{ ...base, recipients: numbers(6) }, 402, "insufficient_credits"],
       [{ ...base, recipients: ["9876543210"], group_id: undefined, job_id: 999999 }, 404, "not_found"],
       [{ ...base, group_id: 999999 }, 404, "not_found"],
+      [{ ...base, group_id: 1e20 }, 404, "not_found"],
       [{ ...base, recipients: ["9876543210"], route: "international" }, 403, "international_disabled"],
       [{ ...base, recipients: ["9876543210"], schedule_at: "tomorrow" }, 400, "invalid_schedule"],
     ];
