@@ -38,11 +38,16 @@ async function freshDatabase(postgresUrl, schemaPrefix) {
         return rows;
       },
       cleanup: async () => sqlite.cleanup(),
+      ownCpu: async () => ({ sample: async () => undefined, seconds: async () => 0 }),
     };
   }
   const schema = `${schemaPrefix}_${randomBytes(4).toString("hex")}`;
   const url = new URL(postgresUrl);
-  url.searchParams.set("options", `-c search_path=${schema}`);
+  // BENCH_PG_OPTIONS adds settings to the gateway's sessions (e.g. "-c
+  // session_preload_libraries=auto_explain …", to see the plans); the application name is the
+  // schema's, so that ownCpu finds this run's backends.
+  url.searchParams.set("options", `-c search_path=${schema} ${process.env.BENCH_PG_OPTIONS ?? ""}`.trim());
+  url.searchParams.set("application_name", schema);
   const query = async (connectionString, texts) => {
     const client = new pg.Client({ connectionString });
     await client.connect();
@@ -55,8 +60,45 @@ async function freshDatabase(postgresUrl, schemaPrefix) {
     }
   };
   await query(postgresUrl, { create: `create schema ${schema}` });
+  /**
+   * The CPU of this run's backends and of the server's own processes (WAL writer, checkpointer…)
+   * from now on, where postgresCpuSeconds counts every postgres process on the machine. `sample`
+   * (every second) finds the backends opened meanwhile.
+   */
+  const ownCpu = async () => {
+    const admin = new pg.Client({ connectionString: postgresUrl, application_name: `${schema}-admin` });
+    await admin.connect();
+    const first = new Map();
+    const last = new Map();
+    const sample = async () => {
+      const { rows } = await admin.query(
+        `select pid from pg_stat_activity
+          where application_name = $1 or backend_type not in ('client backend', 'walsender')`,
+        [schema],
+      );
+      for (const { pid } of rows) {
+        try {
+          const seconds = cpuSeconds(pid);
+          if (!first.has(pid)) first.set(pid, seconds);
+          last.set(pid, seconds);
+        } catch {
+          // The process ended while we looked.
+        }
+      }
+    };
+    await sample();
+    return {
+      sample,
+      seconds: async () => {
+        await sample();
+        await admin.end();
+        return [...last].reduce((total, [pid, seconds]) => total + seconds - first.get(pid), 0);
+      },
+    };
+  };
   return {
     url: url.toString(),
+    ownCpu,
     query: (texts) => query(url.toString(), texts),
     cleanup: () => query(postgresUrl, { drop: `drop schema ${schema} cascade` }),
   };

@@ -8,9 +8,15 @@
 // delivered and checks: SMSC submits == accepted, every message delivered once (messages and
 // message_parts), and the ledger charged exactly the messages accepted.
 // Usage: npm run build && node bench/smpp-e2e.mjs [--seconds 30] [--connections 100]
-//        [--binds 4] [--window 50] [--receipt-delay-ms 200] [--database postgres://…]
-// PostgreSQL: a schema of its own in that database, dropped at the end. BENCH_SERVER_NODE_ARGS
-// (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the gateway's node.
+//        [--binds 4] [--window 50] [--receipt-delay-ms 200] [--rate N] [--database postgres://…]
+// --rate holds the sends to N a second, so that runs compare at the same table sizes and batch
+// sizes when the machine's other work changes how fast a run can go.
+// PostgreSQL: a schema of its own in that database, dropped at the end. The PostgreSQL CPU is
+// given twice: every `postgres` process on the machine (other sessions' work included, an upper
+// bound), and this run's own: the backends of its gateway plus the server's own processes.
+// BENCH_PG_OPTIONS adds settings to the gateway's sessions (bench/lib.mjs), and
+// BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the gateway's node.
+import os from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
 import { cpuSeconds, machine, metric, postgresCpuSeconds, startGatewayOnSmsc, waitFor } from "./lib.mjs";
@@ -19,6 +25,8 @@ const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "30" },
     connections: { type: "string", default: "100" },
+    // Sends per second over all connections (autocannon's overallRate); unlimited when absent.
+    rate: { type: "string" },
     database: { type: "string" },
     port: { type: "string", default: "18090" },
     binds: { type: "string", default: "4" },
@@ -52,6 +60,7 @@ await waitFor(async () => (await metric(base, "switchboard_messages_delivered_to
 const pids = { gateway: server.child.pid, smsc: smsc.child.pid, driver: process.pid };
 const cpuBefore = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid)]));
 const postgresBefore = postgresCpuSeconds();
+const ownPostgres = await db.ownCpu();
 /** The gateway's message counters (one /metrics read) and the SMSC's latest. */
 const counters = async () => {
   const text = await (await fetch(`${base}/metrics`)).text();
@@ -76,6 +85,7 @@ let previous = await counters();
 const loadStarted = Date.now();
 console.log("   t  accepted/s  smsc submits/s  delivered/s  not yet submitted  submitted, not delivered");
 const sampler = setInterval(async () => {
+  await ownPostgres.sample();
   const now = await counters();
   const t = ((now.at - loadStarted) / 1000).toFixed(0).padStart(4);
   const perSecond = (key) => Math.round(((now[key] - previous[key]) * 1000) / (now.at - previous.at));
@@ -88,7 +98,12 @@ const sampler = setInterval(async () => {
   previous = now;
 }, 1000);
 
-const result = await autocannon({ ...request, connections: Number(values.connections), duration: seconds });
+const result = await autocannon({
+  ...request,
+  connections: Number(values.connections),
+  duration: seconds,
+  ...(values.rate ? { overallRate: Number(values.rate) } : {}),
+});
 const loadEnded = Date.now();
 
 // autocannon stops counting at the deadline with up to one request per connection in flight:
@@ -116,6 +131,7 @@ for (let seen = -1, quietSince = Date.now(); ; ) {
 clearInterval(sampler);
 const cpu = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSeconds(pid) - cpuBefore[name]]));
 const postgresCpu = postgresCpuSeconds() - postgresBefore;
+const ownPostgresCpu = await ownPostgres.seconds();
 // The SMSC prints its counters every second: wait for a line written after the last receipt.
 const smscSeen = smsc.last().t;
 await waitFor(() => smsc.last().t > smscSeen + 1, { timeoutMs: 5_000, intervalMs: 50 });
@@ -150,8 +166,16 @@ console.log(
   `queue during the load: not yet submitted peak ${peak("waiting")}, last third ${lastThird.map((s) => s.waiting).join(" ")}; submitted, not delivered peak ${peak("inFlight")}`,
 );
 console.log(
-  `CPU seconds over the run: gateway ${cpu.gateway.toFixed(1)}, SMSC ${cpu.smsc.toFixed(1)}, driver+autocannon ${cpu.driver.toFixed(1)}${values.database ? `, PostgreSQL server ${postgresCpu.toFixed(1)}` : ""} (of ${(2 * ((lastDelivered - loadStarted) / 1000)).toFixed(1)} on 2 cores); gateway ${((cpu.gateway * 1e6) / final.delivered).toFixed(0)} µs per message`,
+  `CPU seconds over the run: gateway ${cpu.gateway.toFixed(1)}, SMSC ${cpu.smsc.toFixed(1)}, driver+autocannon ${cpu.driver.toFixed(1)}${values.database ? `, PostgreSQL server ${postgresCpu.toFixed(1)} (this run's backends and the server's own processes ${ownPostgresCpu.toFixed(1)})` : ""} (of ${(2 * ((lastDelivered - loadStarted) / 1000)).toFixed(1)} on 2 cores); gateway ${((cpu.gateway * 1e6) / final.delivered).toFixed(0)} µs per message`,
 );
+if (values.database) {
+  console.log(
+    `PostgreSQL CPU per message: ${((ownPostgresCpu * 1e6) / final.delivered).toFixed(0)} µs this run's (${((postgresCpu * 1e6) / final.delivered).toFixed(0)} µs every postgres process); load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(" ")}`,
+  );
+}
 const expectedBalance = 10_000 + 100_000_000 - accepted;
 const checks = {
   "SMSC submits == accepted": final.submits === accepted,
