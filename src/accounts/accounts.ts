@@ -181,6 +181,54 @@ export async function accountSendSwitches(db: Db, accountId: number) {
     .executeTakeFirstOrThrow();
 }
 
+/** Whether the account may send to numbers outside India (off unless the operator turned it on). */
+export async function internationalEnabled(db: Db, accountId: number): Promise<boolean> {
+  const row = await db
+    .selectFrom("accounts")
+    .select("international_enabled")
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+  return Number(row?.international_enabled ?? 0) === 1;
+}
+
+/** The username of the account with that id; throws (Kysely's NoResultError) when there is none. */
+export async function accountUsername(db: Db, accountId: number): Promise<string> {
+  const account = await db
+    .selectFrom("accounts")
+    .select("username")
+    .where("id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return account.username;
+}
+
+/** The usernames of the accounts with these ids that exist. */
+export async function accountUsernames(db: Db, accountIds: readonly number[]): Promise<Map<number, string>> {
+  if (accountIds.length === 0) return new Map();
+  const rows = await db.selectFrom("accounts").select(["id", "username"]).where("id", "in", accountIds).execute();
+  return new Map(rows.map((row) => [Number(row.id), row.username]));
+}
+
+/** The statuses of the accounts with these ids that exist. */
+export async function accountStatuses(db: Db, accountIds: readonly number[]) {
+  return db.selectFrom("accounts").select(["id", "status"]).where("id", "in", accountIds).execute();
+}
+
+/** The account's route codes as stored (comma-separated), or undefined when there is no such account. */
+export async function storedAccountRoutes(db: Db, accountId: number): Promise<string | undefined> {
+  const row = await db.selectFrom("accounts").select("routes").where("id", "=", accountId).executeTakeFirst();
+  return row?.routes;
+}
+
+/** Whether any account exists (a fresh database has none). */
+export async function hasAnyAccount(db: Db): Promise<boolean> {
+  return (await db.selectFrom("accounts").select("id").limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** Sets the default DLT entity ID without updateAccount's check: onboarding has just added the entity in the same transaction. */
+export async function setDefaultDltEntity(db: Db, accountId: number, entityId: string): Promise<void> {
+  await db.updateTable("accounts").set({ default_dlt_entity_id: entityId }).where("id", "=", accountId).execute();
+}
+
 /** Whether the account may send with GET /api/v2/sms/send (off unless the operator turned it on). */
 export async function getApiEnabled(db: Db, accountId: number): Promise<boolean> {
   const account = await db

@@ -32,6 +32,8 @@
 //                      claim (claimIdempotencyKey) every family makes in its transaction, the stored answer
 //   email-steps.ts     the email channel's own steps: a bounce after the relay took the message (failed,
 //                      `bounced`), the email an open or click names, a send's recipients for its status
+//   voice-steps.ts     the voice channel's own steps: a call's status in its message's meta by
+//                      compare-and-set, the calls a connector submitted before a moment
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
 export * from "./email-steps.js";
@@ -46,3 +48,4 @@ export * from "./sequence.js";
 export * from "./stats.js";
 export * from "./timeline.js";
 export * from "./transitions.js";
+export * from "./voice-steps.js";

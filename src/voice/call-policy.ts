@@ -2,6 +2,7 @@
 // answer: what is missing first (from, to, text), then whether the caller number is approved,
 // the callee callable and the text speakable, and last (in the Acceptor) the voice wallet.
 
+import { internationalEnabled } from "../accounts/index.js";
 import type { Principal } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
@@ -73,7 +74,7 @@ export class VoicePolicy {
       );
     }
     if (callee.premium) throw new GatewayError("invalid_recipient", `${callee.e164} is a premium-rate number.`);
-    if (callee.country !== "IN" && !(await this.internationalEnabled(principal.accountId))) {
+    if (callee.country !== "IN" && !(await internationalEnabled(this.store.db, principal.accountId))) {
       throw new GatewayError("international_disabled", "International calls are not enabled for this account.");
     }
     this.checkText(text);
@@ -123,14 +124,5 @@ export class VoicePolicy {
         `The text is too long once &, < and > are escaped for the provider (${document.length} of ${MAX_TWIML_CHARS} characters).`,
       );
     }
-  }
-
-  private async internationalEnabled(accountId: number): Promise<boolean> {
-    const row = await this.store.db
-      .selectFrom("accounts")
-      .select("international_enabled")
-      .where("id", "=", accountId)
-      .executeTakeFirst();
-    return Number(row?.international_enabled ?? 0) === 1;
   }
 }

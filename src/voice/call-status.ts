@@ -5,7 +5,13 @@
 // A status can overtake the record of its own submit (the provider calls back before the
 // dispatcher commits), so one that matches no call is retried for a minute, then logged.
 
-import { applyDeliveryReports, type DeliveryReport, type ReportedRow } from "../messages/index.js";
+import {
+  applyDeliveryReports,
+  callMessages,
+  type DeliveryReport,
+  type ReportedRow,
+  replaceMessageMeta,
+} from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Db, Store } from "../store/store.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
@@ -65,23 +71,13 @@ async function recordCallStatus(trx: Db, update: CallStatusUpdate): Promise<bool
   // Compare-and-set on the old meta: on PostgreSQL a concurrent callback for the same call
   // makes the UPDATE match nothing, and the read is done again.
   for (let attempt = 0; attempt < 5; attempt++) {
-    const rows = await trx
-      .selectFrom("messages")
-      .select(["id", "meta"])
-      .where("upstream_id", "=", update.callSid)
-      .where("connector", "=", update.connector)
-      .execute();
+    const rows = await callMessages(trx, update.connector, update.callSid);
     if (rows.length === 0) return false;
     let raced = false;
     for (const row of rows) {
       const next = withCallStatus(row.meta, update.status, update.durationSeconds);
       if (next === undefined) continue;
-      const query = trx.updateTable("messages").set({ meta: next }).where("id", "=", row.id);
-      const result = await (row.meta === null
-        ? query.where("meta", "is", null)
-        : query.where("meta", "=", row.meta)
-      ).executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) raced = true;
+      if (!(await replaceMessageMeta(trx, row.id, row.meta, next))) raced = true;
     }
     if (!raced) return true;
   }

@@ -1,7 +1,7 @@
 // Caller numbers: the `from` of a call must be one the operator approved for the account.
 // Stored in E.164, so 080 4711 0000 and +91 80 4711 0000 are the same approval. Shared by the
 // operator API, the CLI and the send path.
-import { requireAccount } from "../accounts/index.js";
+import { accountUsername, requireAccount } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus } from "../store/schema.js";
@@ -95,12 +95,7 @@ export async function setCallerIdStatus(deps: CallerIdDeps, id: number, status: 
     .returningAll()
     .executeTakeFirst();
   if (!row) throw new GatewayError("not_found", `No caller number with id ${id}.`);
-  const account = await deps.store.db
-    .selectFrom("accounts")
-    .select("username")
-    .where("id", "=", row.account_id)
-    .executeTakeFirstOrThrow();
-  return view(row, account.username);
+  return view(row, await accountUsername(deps.store.db, row.account_id));
 }
 
 export async function callerIdsOf(deps: CallerIdDeps, username: string): Promise<CallerIdView[]> {

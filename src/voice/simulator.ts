@@ -7,10 +7,10 @@
 //   0003 → first create throttled (429, retried), then completed
 //   0004 → busy              0006 → rings, not answered (no-answer)
 // Calls a crashed process was walking are walked again from the start of their outcome.
-import { sql } from "kysely";
 import type { Logger } from "pino";
 import { hash32, unit } from "../core/seeded.js";
 import type { Connector, SubmitResult } from "../dispatch/index.js";
+import { submittedBefore } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import type { CallStatus } from "./call-meta.js";
@@ -155,14 +155,8 @@ export class VoiceSimulatorConnector implements Connector {
   private async walkLostCalls(): Promise<void> {
     const now = this.options.now();
     try {
-      const rows = await this.deps.store.db
-        .selectFrom("messages")
-        .select(["id", "recipient", "meta", "upstream_id"])
-        .where("status", "=", sql.lit("submitted"))
-        .where("connector", "=", this.name)
-        .where("submitted_at", "<", now - this.maxCallMs - (this.options.lostCheckMs ?? LOST_CHECK_MS))
-        .limit(500)
-        .execute();
+      const before = now - this.maxCallMs - (this.options.lostCheckMs ?? LOST_CHECK_MS);
+      const rows = await submittedBefore(this.deps.store.db, this.name, before, 500);
       const walking = new Set(this.steps.map((s) => s.update.callSid));
       for (const row of rows) {
         if (row.upstream_id && !walking.has(row.upstream_id)) this.steps.push(...this.plan(row, row.upstream_id, now));

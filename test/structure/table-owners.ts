@@ -121,10 +121,6 @@ export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
   "src/smpp-server/outbox.ts -> messages": "not moved yet (issue 17)",
   "src/smpp-server/registry.ts -> accounts": "not moved yet (issue 17)",
   "src/smpp-server/server.ts -> accounts": "not moved yet (issue 17)",
-  "src/voice/call-policy.ts -> accounts": "not moved yet (issue 17)",
-  "src/voice/call-status.ts -> messages": "not moved yet (issue 17)",
-  "src/voice/caller-ids.ts -> accounts": "not moved yet (issue 17)",
-  "src/voice/simulator.ts -> messages": "not moved yet (issue 17)",
   "src/webhooks/deliveries.ts -> inbound_numbers":
     "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
   "src/webhooks/outbox.ts -> email_contents":
