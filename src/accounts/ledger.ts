@@ -180,6 +180,17 @@ export async function refundTime(db: Db, accountId: number, messageId: string): 
   return row?.created_at;
 }
 
+/** The account's last `limit` ledger entries, newest first. */
+export async function recentLedgerEntries(db: Db, accountId: number, limit: number) {
+  return db
+    .selectFrom("ledger_entries")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+}
+
 /** The audit figure: the sum of all ledger entries of a wallet, independent of the cached balance. */
 export async function ledgerSum(db: Db, accountId: number, wallet: Wallet): Promise<number> {
   const row = await db

@@ -152,6 +152,17 @@ export async function approvedTemplates(db: Db, accountId: number): Promise<Temp
     .execute();
 }
 
+/** The account's approved and pending templates (ids and statuses), oldest first. */
+export async function openTemplates(db: Db, accountId: number) {
+  return db
+    .selectFrom("templates")
+    .select(["id", "status"])
+    .where("account_id", "=", accountId)
+    .where("status", "in", ["approved", "pending"])
+    .orderBy("id")
+    .execute();
+}
+
 export function describeTemplate(row: TemplateRow) {
   return {
     id: row.id,

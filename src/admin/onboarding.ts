@@ -12,6 +12,7 @@ import {
   type NewAccountInput,
   normalizeDltEntityId,
   normalizeSenderId,
+  setDefaultDltEntity,
 } from "../accounts/index.js";
 import { createApiKey } from "../auth/index.js";
 import { GatewayError } from "../core/errors.js";
@@ -77,11 +78,7 @@ export async function createAccountWithKey(deps: OperatorDeps, input: Onboarding
     }
     for (const entity of entities) await addDltEntity(trx, clock, created.id, entity);
     if (defaultEntity !== undefined) {
-      await trx
-        .updateTable("accounts")
-        .set({ default_dlt_entity_id: defaultEntity })
-        .where("id", "=", created.id)
-        .execute();
+      await setDefaultDltEntity(trx, created.id, defaultEntity);
     }
     for (const [index, template] of (input.templates ?? []).entries()) {
       await createTemplate(trx, clock, created.id, {

@@ -7,6 +7,7 @@ import {
   listDltEntities,
   listDltHeaders,
   listSenderIds,
+  openTemplates,
   type RegistrationFix,
   registrationFixes,
   walletBalance,
@@ -36,13 +37,7 @@ export interface Readiness {
 }
 
 async function templateCounts(db: Db, accountId: number) {
-  const rows = await db
-    .selectFrom("templates")
-    .select(["id", "status"])
-    .where("account_id", "=", accountId)
-    .where("status", "in", ["approved", "pending"])
-    .orderBy("id")
-    .execute();
+  const rows = await openTemplates(db, accountId);
   return { approved: rows.filter((r) => r.status === "approved"), pending: rows.filter((r) => r.status === "pending") };
 }
 

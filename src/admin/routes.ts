@@ -6,6 +6,7 @@ import {
   describeAccount,
   MAX_TEMPLATE_CONTENT,
   MAX_TEMPLATE_NAME,
+  recentLedgerEntries,
   requireAccount,
   searchAccounts,
   updateAccount,
@@ -315,13 +316,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     async (request) => {
       const account = await requireAccount(ctx.store.db, request.params.username);
       const limit = request.query.limit ?? 100;
-      const rows = await ctx.store.db
-        .selectFrom("ledger_entries")
-        .selectAll()
-        .where("account_id", "=", account.id)
-        .orderBy("id", "desc")
-        .limit(limit)
-        .execute();
+      const rows = await recentLedgerEntries(ctx.store.db, account.id, limit);
       return ok(
         rows.map((r) => ({
           id: r.id,

@@ -2,7 +2,7 @@
 // right away (API key, approved sender ID, DLT registrations, an approved OTP template,
 // credits). Printed once; never created again.
 import { randomBytes } from "node:crypto";
-import { addDltEntity, addDltHeader, addSenderId, createTemplate } from "../accounts/index.js";
+import { addDltEntity, addDltHeader, addSenderId, createTemplate, hasAnyAccount } from "../accounts/index.js";
 import { createAccountWithKey } from "../admin/index.js";
 import type { Clock } from "../core/clock.js";
 import { isGatewayError } from "../core/errors.js";
@@ -45,7 +45,7 @@ export const NEW_CREDENTIALS_HELP = [
 ].join("\n");
 
 export async function hasAccounts(store: Store): Promise<boolean> {
-  return (await store.db.selectFrom("accounts").select("id").limit(1).executeTakeFirst()) !== undefined;
+  return hasAnyAccount(store.db);
 }
 
 /** Seeds an empty database; returns the credentials, or undefined when accounts already exist. */

@@ -84,3 +84,12 @@ export async function messagesExist(
       .executeTakeFirst());
   return found !== undefined;
 }
+
+/** What a receipt to an SMPP client quotes of each message (sender, text, submit time, parts in meta). */
+export async function receiptSources(db: Db, ids: readonly string[]) {
+  return db
+    .selectFrom("messages")
+    .select(["id", "sender", "body", "created_at", "meta"])
+    .where("id", "in", ids)
+    .execute();
+}

@@ -3,6 +3,7 @@
 // when a message submitted over SMPP with registered_delivery reaches its final state, and
 // every MO message of an account that has SMPP access. A row stays until a bind's client
 // answered its deliver_sm with ESME_ROK (server.ts).
+import { receiptSources } from "../messages/index.js";
 import type { Db, Store } from "../store/store.js";
 import type { ClientEventSink, InboundEvent, ReportedMessage } from "../webhooks/outbox.js";
 import { SMPP_ACCOUNTS_CHANGED } from "./settings.js";
@@ -111,15 +112,10 @@ export class SmppOutbox implements ClientEventSink {
     const accounts = await this.smppAccounts(trx);
     const candidates = messages.filter((m) => accounts.has(m.account_id) && m.channel !== "email");
     if (candidates.length === 0) return 0;
-    const rows = await trx
-      .selectFrom("messages")
-      .select(["id", "sender", "body", "created_at", "meta"])
-      .where(
-        "id",
-        "in",
-        candidates.map((m) => m.id),
-      )
-      .execute();
+    const rows = await receiptSources(
+      trx,
+      candidates.map((m) => m.id),
+    );
     const byId = new Map(rows.map((row) => [row.id, row]));
     const outbox = [];
     for (const message of candidates) {

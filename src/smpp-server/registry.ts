@@ -7,6 +7,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { Logger } from "pino";
+import { accountUsernames } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { SmppBindsTable } from "../store/schema.js";
@@ -53,12 +54,16 @@ export interface ReportedBind {
 export async function listBinds(db: Db, now: number, accountId?: number): Promise<BindListing[]> {
   let query = db
     .selectFrom("smpp_binds as b")
-    .innerJoin("accounts as a", "a.id", "b.account_id")
     .selectAll("b")
-    .select("a.username")
     .where("b.seen_at", ">=", now - LIVE_MS);
   if (accountId !== undefined) query = query.where("b.account_id", "=", accountId);
-  const rows = await query.orderBy("b.bound_at").orderBy("b.id").execute();
+  const binds = await query.orderBy("b.bound_at").orderBy("b.id").execute();
+  // A bind whose account no longer exists is left out, as the inner join with accounts did.
+  const usernames = await accountUsernames(db, [...new Set(binds.map((row) => Number(row.account_id)))]);
+  const rows = binds.flatMap((row) => {
+    const username = usernames.get(Number(row.account_id));
+    return username === undefined ? [] : [{ ...row, username }];
+  });
   return rows.map((row) => ({
     id: row.id,
     username: row.username,

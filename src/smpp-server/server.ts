@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
+import { accountStatuses, storedAccountRoutes } from "../accounts/index.js";
 import type { Authenticator, Principal } from "../auth/index.js";
 import { encodeGsm7 } from "../carriers/smpp/index.js";
 import { isGatewayError } from "../core/errors.js";
@@ -226,17 +227,22 @@ export class SmppServer {
     if (ids.length === 0 || this.stopping) return;
     let rows: Array<{ id: number; status: Principal["status"]; smpp: number | null; perSecond: number | null }>;
     try {
-      rows = await this.deps.store.db
-        .selectFrom("accounts")
-        .leftJoin("smpp_accounts", "smpp_accounts.account_id", "accounts.id")
-        .select([
-          "accounts.id",
-          "accounts.status",
-          "smpp_accounts.account_id as smpp",
-          "smpp_accounts.submits_per_second as perSecond",
-        ])
-        .where("accounts.id", "in", ids)
-        .execute();
+      const db = this.deps.store.db;
+      const [statuses, access] = await Promise.all([
+        accountStatuses(db, ids),
+        db
+          .selectFrom("smpp_accounts")
+          .select(["account_id", "submits_per_second"])
+          .where("account_id", "in", ids)
+          .execute(),
+      ]);
+      const perSecond = new Map(access.map((row) => [Number(row.account_id), row.submits_per_second]));
+      rows = statuses.map((row) => ({
+        id: row.id,
+        status: row.status,
+        smpp: perSecond.has(Number(row.id)) ? Number(row.id) : null,
+        perSecond: perSecond.get(Number(row.id)) ?? null,
+      }));
     } catch (error) {
       this.deps.logger.debug({ err: error }, "SMPP accounts not checked");
       return;
@@ -293,17 +299,17 @@ export class SmppServer {
       throw error;
     }
     const db = this.deps.store.db;
-    const [settings, account] = await Promise.all([
+    const [settings, stored] = await Promise.all([
       smppSettingsOf(db, principal.accountId),
-      db.selectFrom("accounts").select("routes").where("id", "=", principal.accountId).executeTakeFirst(),
+      storedAccountRoutes(db, principal.accountId),
     ]);
-    if (!settings || !account || !addressAllowed(settings.allowed_ips, bind.address)) return refused;
+    if (!settings || stored === undefined || !addressAllowed(settings.allowed_ips, bind.address)) return refused;
     if (principal.status !== "active") return { status: STATUS.ESME_RBINDFAIL };
     const set = this.binds.get(principal.accountId) ?? new Set<Bind>();
     if (settings.max_binds > 0 && set.size >= settings.max_binds) return { status: STATUS.ESME_RBINDFAIL };
     set.add(bind);
     this.binds.set(principal.accountId, set);
-    const routes = account.routes.split(",").map((r) => r.trim().toUpperCase());
+    const routes = stored.split(",").map((r) => r.trim().toUpperCase());
     return {
       status: STATUS.ESME_ROK,
       account: {
