@@ -74,6 +74,16 @@ export async function claimIdempotencyKey(
   return claimed !== undefined;
 }
 
+/** Stores the answer of a send that claimed `key` with PENDING_ANSWER, once it is known. */
+export async function storeIdempotentAnswer(trx: Db, accountId: number, key: string, answer: string): Promise<void> {
+  await trx
+    .updateTable("idempotency_keys")
+    .set({ response: answer })
+    .where("account_id", "=", accountId)
+    .where("key", "=", key)
+    .execute();
+}
+
 /** Frees a key held by a send that ended without an answer (refused upstream, or its process died). */
 export async function forgetPendingKey(trx: Db, accountId: number, key: string): Promise<void> {
   await trx

@@ -30,10 +30,14 @@
 //   rows.ts            messageRow: the one builder of a messages row, with every column's default
 //   idempotency.ts     Idempotency-Key: header check, request hash (JSON with sorted members), the one
 //                      claim (claimIdempotencyKey) every family makes in its transaction, the stored answer
+//                      and its storing once known (storeIdempotentAnswer)
 //   email-steps.ts     the email channel's own steps: a bounce after the relay took the message (failed,
 //                      `bounced`), the email an open or click names, a send's recipients for its status
 //   voice-steps.ts     the voice channel's own steps: a call's status in its message's meta by
 //                      compare-and-set, the calls a connector submitted before a moment
+//   whatsapp-steps.ts  the WhatsApp channel's own steps: the row written `sending` before the upstream
+//                      call, then sent or failed; Meta's delivered, read and failed; stale sends failed;
+//                      a message by numeric or upstream id
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
 export * from "./email-steps.js";
@@ -49,3 +53,4 @@ export * from "./stats.js";
 export * from "./timeline.js";
 export * from "./transitions.js";
 export * from "./voice-steps.js";
+export * from "./whatsapp-steps.js";

@@ -6,8 +6,13 @@
 // so a late or repeated event changes nothing; a `delivered` after `read` only records its time.
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
+import {
+  deliverWhatsAppMessage,
+  failWhatsAppMessage,
+  readWhatsAppMessage,
+  whatsAppMessageByUpstreamId,
+} from "../messages/index.js";
 import type { Metrics } from "../runtime/metrics.js";
-import type { MessageStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import {
   type InboundWhatsAppEvent,
@@ -28,13 +33,6 @@ export interface WhatsAppEventDeps {
   metrics: Metrics;
   webhooks: WebhookOutbox;
 }
-
-/** The states each status may move a message from. */
-const SOURCES: Record<"delivered" | "read" | "failed", MessageStatus[]> = {
-  delivered: ["sent"],
-  read: ["sent", "delivered"],
-  failed: ["sent", "delivered"],
-};
 
 /** Delays before a status for a message we do not know yet is tried again (its send may not have committed). */
 const UNKNOWN_RETRY_MS = [1_000, 5_000];
@@ -69,12 +67,7 @@ export class WhatsAppEvents {
       for (const event of events) {
         // `sent` is what the send itself recorded; Meta's copy of it changes nothing.
         if (event.status === "sent") continue;
-        const found = await trx
-          .selectFrom("messages")
-          .select("id")
-          .where("upstream_id", "=", event.messageId)
-          .where("channel", "=", "whatsapp")
-          .executeTakeFirst();
+        const found = await whatsAppMessageByUpstreamId(trx, event.messageId);
         if (!found) {
           unknown.push(event);
           continue;
@@ -192,55 +185,14 @@ export class WhatsAppEvents {
 }
 
 async function move(trx: Db, id: string, event: StatusEvent): Promise<MovedMessage | undefined> {
-  const returning = ["id", "account_id", "recipient", "broadcast_id", "upstream_id"] as const;
-  const at = event.at;
-  if (event.status === "delivered") {
-    const moved = await trx
-      .updateTable("messages")
-      .set({ status: "delivered", delivered_at: at, done_at: at })
-      .where("id", "=", id)
-      .where("status", "in", SOURCES.delivered)
-      .returning(returning)
-      .executeTakeFirst();
-    if (!moved) {
-      // Read came first (and stood in for the delivery time): keep the real one, without moving back.
-      await trx
-        .updateTable("messages")
-        .set({ delivered_at: at })
-        .where("id", "=", id)
-        .where("status", "=", "read")
-        .where((eb) => eb.or([eb("delivered_at", "is", null), eb("delivered_at", ">", at)]))
-        .execute();
-    }
-    return moved;
-  }
-  if (event.status === "read") {
-    return trx
-      .updateTable("messages")
-      .set((eb) => ({
-        status: "read",
-        read_at: at,
-        delivered_at: eb.fn.coalesce("delivered_at", eb.val(at)),
-        done_at: eb.fn.coalesce("done_at", eb.val(at)),
-      }))
-      .where("id", "=", id)
-      .where("status", "in", SOURCES.read)
-      .returning(returning)
-      .executeTakeFirst();
-  }
+  if (event.status === "delivered") return deliverWhatsAppMessage(trx, id, event.at);
+  if (event.status === "read") return readWhatsAppMessage(trx, id, event.at);
   const error = event.errors[0];
-  return trx
-    .updateTable("messages")
-    .set({
-      status: "failed",
-      error_code: error ? String(error.code) : "failed",
-      error_message: error ? describeMetaError(error) : UNEXPLAINED_FAILURE,
-      done_at: at,
-    })
-    .where("id", "=", id)
-    .where("status", "in", SOURCES.failed)
-    .returning(returning)
-    .executeTakeFirst();
+  return failWhatsAppMessage(trx, id, {
+    code: error ? String(error.code) : "failed",
+    message: error ? describeMetaError(error) : UNEXPLAINED_FAILURE,
+    at: event.at,
+  });
 }
 
 const UNEXPLAINED_FAILURE = "WhatsApp reported the message failed without a reason.";

@@ -15,13 +15,17 @@ import { GatewayError } from "../core/errors.js";
 import { newQueueId } from "../core/ids.js";
 import {
   claimIdempotencyKey,
+  failSendingMessage,
   forgetPendingKey,
   idempotencyKeyOf,
+  insertWhatsAppMessage,
+  markWhatsAppSent,
   messageRow,
   PENDING_ANSWER,
   requestHash,
   SequenceAllocator,
   storedAnswer,
+  storeIdempotentAnswer,
 } from "../messages/index.js";
 import type { WhatsAppConfig } from "../runtime/config.js";
 import type { Metrics } from "../runtime/metrics.js";
@@ -223,31 +227,29 @@ export class WhatsAppSendService {
           "Insufficient credits: 1 WhatsApp credit is needed per message.",
         );
       }
-      await trx
-        .insertInto("messages")
-        .values(
-          messageRow({
-            id,
-            account_id: accountId,
-            channel: "whatsapp",
-            broadcast_id: String(numericId),
-            recipient: to,
-            sender: settings.displayPhoneNumber ?? sender.phoneNumberId,
-            body: prepared.body,
-            route: "whatsapp",
-            lane: 0,
-            wallet: "whatsapp",
-            credits: CREDIT,
-            status: "sending",
-            due_at: now,
-            lease_until: now + config.timeoutMs + LEASE_MARGIN_MS,
-            attempts: 1,
-            connector: upstream.name,
-            meta: JSON.stringify({ ...prepared.meta, ...(idempotency ? { idempotency_key: idempotency.key } : {}) }),
-            created_at: now,
-          }),
-        )
-        .execute();
+      await insertWhatsAppMessage(
+        trx,
+        messageRow({
+          id,
+          account_id: accountId,
+          channel: "whatsapp",
+          broadcast_id: String(numericId),
+          recipient: to,
+          sender: settings.displayPhoneNumber ?? sender.phoneNumberId,
+          body: prepared.body,
+          route: "whatsapp",
+          lane: 0,
+          wallet: "whatsapp",
+          credits: CREDIT,
+          status: "sending",
+          due_at: now,
+          lease_until: now + config.timeoutMs + LEASE_MARGIN_MS,
+          attempts: 1,
+          connector: upstream.name,
+          meta: JSON.stringify({ ...prepared.meta, ...(idempotency ? { idempotency_key: idempotency.key } : {}) }),
+          created_at: now,
+        }),
+      );
     });
 
     let messageId: string;
@@ -257,18 +259,11 @@ export class WhatsAppSendService {
       const refusal = refusalOf(error, config.timeoutMs);
       await store.transaction(async (trx) => {
         await releaseHold(trx, hold);
-        await trx
-          .updateTable("messages")
-          .set({
-            status: "failed",
-            error_code: refusal.upstreamCode,
-            error_message: refusal.error.message,
-            lease_until: null,
-            done_at: clock.now().getTime(),
-          })
-          .where("id", "=", id)
-          .where("status", "=", "sending")
-          .execute();
+        await failSendingMessage(trx, id, {
+          code: refusal.upstreamCode,
+          message: refusal.error.message,
+          at: clock.now().getTime(),
+        });
         if (idempotency) await forgetPendingKey(trx, accountId, idempotency.key);
       });
       metrics.messagesFailed.inc({ channel: "whatsapp", stage: "submit" });
@@ -280,19 +275,9 @@ export class WhatsAppSendService {
     const sentAt = clock.now().getTime();
     await store.transaction(async (trx) => {
       await settleHold(trx, clock, { ...hold, kind: "debit", ref: id, note: "WhatsApp message" });
-      await trx
-        .updateTable("messages")
-        .set({ status: "sent", upstream_id: messageId, submitted_at: sentAt, lease_until: null })
-        .where("id", "=", id)
-        .where("status", "=", "sending")
-        .execute();
+      await markWhatsAppSent(trx, id, messageId, sentAt);
       if (idempotency) {
-        await trx
-          .updateTable("idempotency_keys")
-          .set({ response: JSON.stringify(result) })
-          .where("account_id", "=", accountId)
-          .where("key", "=", idempotency.key)
-          .execute();
+        await storeIdempotentAnswer(trx, accountId, idempotency.key, JSON.stringify(result));
       }
       await this.deps.webhooks.deliveryReports(
         trx,

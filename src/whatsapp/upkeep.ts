@@ -1,40 +1,26 @@
 // A WhatsApp send whose process died between holding the credit and hearing the upstream
 // leaves a `sending` row past its lease. Upkeep fails it and releases the hold: the client
 // never got an answer, so nothing is charged (if WhatsApp did deliver it, that one is on us).
-import { sql } from "kysely";
 import type { Logger } from "pino";
 import { releaseHold } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
-import { forgetPendingKey } from "../messages/index.js";
+import { failSendingMessage, forgetPendingKey, staleWhatsAppSends } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 
 const BATCH = 500;
 
 export async function releaseStaleSends(store: Store, clock: Clock): Promise<number> {
   const now = clock.now().getTime();
-  const stale = await store.db
-    .selectFrom("messages")
-    .select(["id", "account_id", "credits", "meta"])
-    .where("status", "=", sql.lit("sending"))
-    .where("lease_until", "<", now)
-    .limit(BATCH)
-    .execute();
+  const stale = await staleWhatsAppSends(store.db, now, BATCH);
   let released = 0;
   for (const row of stale) {
     await store.transaction(async (trx) => {
-      const failed = await trx
-        .updateTable("messages")
-        .set({
-          status: "failed",
-          error_code: "upstream_unknown",
-          error_message: "The gateway stopped before WhatsApp answered; the message was not charged.",
-          lease_until: null,
-          done_at: now,
-        })
-        .where("id", "=", row.id)
-        .where("status", "=", "sending")
-        .executeTakeFirst();
-      if (Number(failed.numUpdatedRows) === 0) return;
+      const failed = await failSendingMessage(trx, row.id, {
+        code: "upstream_unknown",
+        message: "The gateway stopped before WhatsApp answered; the message was not charged.",
+        at: now,
+      });
+      if (!failed) return;
       await releaseHold(trx, { accountId: row.account_id, wallet: "whatsapp", amount: row.credits });
       const key = (JSON.parse(row.meta ?? "{}") as { idempotency_key?: string }).idempotency_key;
       if (key) await forgetPendingKey(trx, row.account_id, key);

@@ -6,9 +6,9 @@ import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer } from "../http/v2-answers.js";
+import { findWhatsAppMessage } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
 import { HEADER_MEDIA_TYPES, MEDIA_TYPES } from "./send-request.js";
 import { describeWhatsAppSettings, senderOf, whatsAppSettingsOf } from "./settings.js";
 import { describeTemplate } from "./templates.js";
@@ -133,17 +133,6 @@ export function registerV2WhatsAppRoutes(v2: TypedRoutes, ctx: Deps): void {
       return { status: "success", data: describeWhatsAppSettings(settings, (ms) => isoUtc(new Date(ms))) };
     },
   );
-}
-
-/** A message of the account by numeric id (all digits) or upstream id (wamid). */
-export async function findWhatsAppMessage(db: Db, accountId: number, id: string): Promise<MessageRow | undefined> {
-  const query = db
-    .selectFrom("messages")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .where("channel", "=", "whatsapp");
-  if (/^\d{1,15}$/.test(id)) return query.where("broadcast_id", "=", String(Number(id))).executeTakeFirst();
-  return query.where("upstream_id", "=", id).executeTakeFirst();
 }
 
 export function describeWhatsAppMessage(row: MessageRow) {

@@ -120,9 +120,4 @@ export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
     "an event's payload is built with its message and email content in one statement; hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
   "src/webhooks/outbox.ts -> messages":
     "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
-  "src/whatsapp/events.ts -> messages": "not moved yet (issue 17)",
-  "src/whatsapp/send.ts -> idempotency_keys": "not moved yet (issue 17)",
-  "src/whatsapp/send.ts -> messages": "not moved yet (issue 17)",
-  "src/whatsapp/upkeep.ts -> messages": "not moved yet (issue 17)",
-  "src/whatsapp/v2-routes.ts -> messages": "not moved yet (issue 17)",
 };

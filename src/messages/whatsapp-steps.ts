@@ -1,0 +1,132 @@
+// The WhatsApp channel's own steps on its messages: a send is written `sending` before the upstream
+// call and then moved to `sent` or failed; Meta's statuses move it on (`read` after delivered, or
+// standing in for a delivery not yet reported); a `sending` message whose process died is failed.
+import { sql } from "kysely";
+import type { MessageRow, MessageStatus, NewMessage } from "../store/schema.js";
+import type { Db } from "../store/store.js";
+
+/** The states each status may move a message from. */
+const SOURCES: Record<"delivered" | "read" | "failed", MessageStatus[]> = {
+  delivered: ["sent"],
+  read: ["sent", "delivered"],
+  failed: ["sent", "delivered"],
+};
+
+const MOVED = ["id", "account_id", "recipient", "broadcast_id", "upstream_id"] as const;
+
+/** Writes a WhatsApp send's row (built by messageRow) before its upstream call. */
+export async function insertWhatsAppMessage(trx: Db, row: NewMessage): Promise<void> {
+  await trx.insertInto("messages").values(row).execute();
+}
+
+/** Fails a message still `sending`; false when it is not (the send ended another way). */
+export async function failSendingMessage(
+  trx: Db,
+  id: string,
+  failure: { code: string; message: string; at: number },
+): Promise<boolean> {
+  const failed = await trx
+    .updateTable("messages")
+    .set({
+      status: "failed",
+      error_code: failure.code,
+      error_message: failure.message,
+      lease_until: null,
+      done_at: failure.at,
+    })
+    .where("id", "=", id)
+    .where("status", "=", "sending")
+    .executeTakeFirst();
+  return Number(failed.numUpdatedRows) > 0;
+}
+
+/** Moves a message from `sending` to `sent` with the upstream's id for it. */
+export async function markWhatsAppSent(trx: Db, id: string, upstreamId: string, at: number): Promise<void> {
+  await trx
+    .updateTable("messages")
+    .set({ status: "sent", upstream_id: upstreamId, submitted_at: at, lease_until: null })
+    .where("id", "=", id)
+    .where("status", "=", "sending")
+    .execute();
+}
+
+/** Up to `limit` messages still `sending` whose lease ran out before `now`. */
+export async function staleWhatsAppSends(db: Db, now: number, limit: number) {
+  return db
+    .selectFrom("messages")
+    .select(["id", "account_id", "credits", "meta"])
+    .where("status", "=", sql.lit("sending"))
+    .where("lease_until", "<", now)
+    .limit(limit)
+    .execute();
+}
+
+/** The WhatsApp message that Meta's id names, if any. */
+export async function whatsAppMessageByUpstreamId(db: Db, upstreamId: string) {
+  return db
+    .selectFrom("messages")
+    .select("id")
+    .where("upstream_id", "=", upstreamId)
+    .where("channel", "=", "whatsapp")
+    .executeTakeFirst();
+}
+
+/** A message of the account by numeric id (all digits) or upstream id (wamid). */
+export async function findWhatsAppMessage(db: Db, accountId: number, id: string): Promise<MessageRow | undefined> {
+  const query = db
+    .selectFrom("messages")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("channel", "=", "whatsapp");
+  if (/^\d{1,15}$/.test(id)) return query.where("broadcast_id", "=", String(Number(id))).executeTakeFirst();
+  return query.where("upstream_id", "=", id).executeTakeFirst();
+}
+
+/** Delivered at `at`; undefined when the message was not in a state to move. */
+export async function deliverWhatsAppMessage(trx: Db, id: string, at: number) {
+  const moved = await trx
+    .updateTable("messages")
+    .set({ status: "delivered", delivered_at: at, done_at: at })
+    .where("id", "=", id)
+    .where("status", "in", SOURCES.delivered)
+    .returning(MOVED)
+    .executeTakeFirst();
+  if (!moved) {
+    // Read came first (and stood in for the delivery time): keep the real one, without moving back.
+    await trx
+      .updateTable("messages")
+      .set({ delivered_at: at })
+      .where("id", "=", id)
+      .where("status", "=", "read")
+      .where((eb) => eb.or([eb("delivered_at", "is", null), eb("delivered_at", ">", at)]))
+      .execute();
+  }
+  return moved;
+}
+
+/** Read at `at`, which stands in for the delivery and end times when they are not known yet. */
+export async function readWhatsAppMessage(trx: Db, id: string, at: number) {
+  return trx
+    .updateTable("messages")
+    .set((eb) => ({
+      status: "read",
+      read_at: at,
+      delivered_at: eb.fn.coalesce("delivered_at", eb.val(at)),
+      done_at: eb.fn.coalesce("done_at", eb.val(at)),
+    }))
+    .where("id", "=", id)
+    .where("status", "in", SOURCES.read)
+    .returning(MOVED)
+    .executeTakeFirst();
+}
+
+/** Failed after it was sent, with Meta's error. */
+export async function failWhatsAppMessage(trx: Db, id: string, failure: { code: string; message: string; at: number }) {
+  return trx
+    .updateTable("messages")
+    .set({ status: "failed", error_code: failure.code, error_message: failure.message, done_at: failure.at })
+    .where("id", "=", id)
+    .where("status", "in", SOURCES.failed)
+    .returning(MOVED)
+    .executeTakeFirst();
+}
