@@ -1,6 +1,6 @@
 // Accounts: who may send, with what limits. Creation funds the wallets through the ledger.
 import { sql } from "kysely";
-import { accountCredentialsChanged, hashPassword } from "../auth/index.js";
+import { accountCredentialsChanged, clearLoginFailures, hashPassword } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -351,7 +351,7 @@ export async function updateAccount(
     set.locked_until = null;
     set.failed_logins = 0;
     set.address_locks_until = null;
-    await store.db.deleteFrom("login_failures").where("account_id", "=", account.id).execute();
+    await clearLoginFailures(store.db, account.id);
   }
   if (changes.defaultDltEntityId !== undefined) {
     set.default_dlt_entity_id =

@@ -1,12 +1,11 @@
 // What a gateway thread is made of: its AppContext and Acceptor. Shared by the main thread
 // (gateway.ts) and the worker thread (worker-thread.ts), which does not load the HTTP server.
-import { sql } from "kysely";
 import type { Logger } from "pino";
 import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
 import { EmailTracker, trackingSecret } from "../email/index.js";
-import { Acceptor } from "../messages/index.js";
+import { Acceptor, requeueAllDispatching } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import type { Metrics } from "../runtime/metrics.js";
 import { SmppOutbox } from "../smpp-server/index.js";
@@ -77,5 +76,5 @@ export async function createContext(parts: {
 }
 
 export async function releaseAllLeases(store: Store): Promise<void> {
-  await sql`update messages set status = 'queued', lease_until = null where status = 'dispatching'`.execute(store.db);
+  await requeueAllDispatching(store.db);
 }

@@ -8,6 +8,7 @@ import { sql } from "kysely";
 import type { Logger } from "pino";
 import { Gauge, type Registry } from "prom-client";
 import type { Clock } from "../core/clock.js";
+import { queuedBacklog } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 
 /** Rows counted at most per read: a gauge at this value means at least this many wait. */
@@ -22,10 +23,7 @@ export interface Backlog {
 }
 
 export async function readBacklog(store: Store, now: number): Promise<Backlog> {
-  const queued = await sql<{ channel: string; lane: number; n: number }>`
-    select channel, lane, count(*) as n
-      from (select channel, lane from messages where status = 'queued' limit ${BACKLOG_CAP}) q
-     group by channel, lane`.execute(store.db);
+  const queued = await queuedBacklog(store.db, BACKLOG_CAP);
   const pending = await sql<{ n: number }>`
     select count(*) as n
       from (select id from webhook_deliveries where status = 'pending' limit ${BACKLOG_CAP}) d`.execute(store.db);
@@ -37,7 +35,7 @@ export async function readBacklog(store: Store, now: number): Promise<Backlog> {
     .limit(1)
     .executeTakeFirst();
   return {
-    queued: queued.rows.map((row) => ({ channel: row.channel, lane: Number(row.lane), n: Number(row.n) })),
+    queued,
     webhooksPending: Number(pending.rows[0]?.n ?? 0),
     webhooksOverdueMs: due ? Math.max(0, now - Number(due.next_attempt_at)) : 0,
   };

@@ -7,6 +7,7 @@
 import net from "node:net";
 import { sql } from "kysely";
 import { createClient } from "redis";
+import { connectorHealthRows, enabledCarrierConfigs } from "../carriers/catalog.js";
 import { readCarriersFile } from "../carriers/config-file.js";
 import { type Config, ConfigError, loadConfig } from "../runtime/config.js";
 import { migrationProvider } from "../store/migrations/index.js";
@@ -290,12 +291,7 @@ function targetOf(name: string, definition: Record<string, unknown>): Target | s
 async function carrierChecks(config: Config, store: Store | undefined, add: Add): Promise<void> {
   const definitions = new Map<string, Record<string, unknown>>();
   if (store) {
-    const rows = await store.db
-      .selectFrom("carriers")
-      .select(["name", "config"])
-      .where("enabled", "=", 1)
-      .execute()
-      .catch(() => []);
+    const rows = await enabledCarrierConfigs(store.db).catch(() => []);
     for (const row of rows) definitions.set(row.name, JSON.parse(row.config) as Record<string, unknown>);
   }
   if (config.carriersFile) {
@@ -313,13 +309,7 @@ async function carrierChecks(config: Config, store: Store | undefined, add: Add)
     add("carriers", "ok", "none configured: SMS goes to the simulated carrier");
     return;
   }
-  const health = store
-    ? await store.db
-        .selectFrom("connector_health")
-        .selectAll()
-        .execute()
-        .catch(() => [])
-    : [];
+  const health = store ? await connectorHealthRows(store.db).catch(() => []) : [];
   await Promise.all(
     [...definitions].map(async ([name, definition]) => {
       const seen = health

@@ -111,6 +111,11 @@ export async function recordSuccessfulLogin(db: Db, accountId: number, address: 
     .execute();
 }
 
+/** Forgets every failed login of the account, and with them its addresses' locks. */
+export async function clearLoginFailures(db: Db, accountId: number): Promise<void> {
+  await db.deleteFrom("login_failures").where("account_id", "=", accountId).execute();
+}
+
 /**
  * Deletes the rows that no longer count (housekeeping): a count older than the lock period
  * starts again anyway, so a row last updated before then whose lock, if any, has ended is

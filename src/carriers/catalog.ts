@@ -81,6 +81,11 @@ export async function listCarriers(db: Db): Promise<Carrier[]> {
   return rows.map(toCarrier);
 }
 
+/** The stored definitions of the enabled carriers, as JSON text by name (what `doctor` checks). */
+export async function enabledCarrierConfigs(db: Db) {
+  return db.selectFrom("carriers").select(["name", "config"]).where("enabled", "=", 1).execute();
+}
+
 export async function findCarrier(db: Db, name: string): Promise<Carrier | undefined> {
   const row = await db.selectFrom("carriers").selectAll().where("name", "=", name).executeTakeFirst();
   return row ? toCarrier(row) : undefined;
@@ -357,6 +362,11 @@ export interface ConnectorHealthView {
 }
 
 const RANK = { up: 3, degraded: 2, down: 1, unknown: 0 } as const;
+
+/** Every row of connector_health, fresh or not (what `doctor` reports per worker). */
+export async function connectorHealthRows(db: Db) {
+  return db.selectFrom("connector_health").selectAll().execute();
+}
 
 /** Every connector's health as the running workers last wrote it. */
 export async function readConnectorHealth(db: Db, now: number): Promise<ConnectorHealthView[]> {

@@ -125,3 +125,15 @@ export async function messageCount(db: Db, accountId: number, from: number, unti
     .executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * Messages waiting for dispatch per channel and lane, counting at most `cap` rows: the partial
+ * index of queued messages is walked, never the whole table (the backlog gauge of /metrics).
+ */
+export async function queuedBacklog(db: Db, cap: number) {
+  const queued = await sql<{ channel: string; lane: number; n: number }>`
+    select channel, lane, count(*) as n
+      from (select channel, lane from messages where status = 'queued' limit ${cap}) q
+     group by channel, lane`.execute(db);
+  return queued.rows.map((row) => ({ channel: row.channel, lane: Number(row.lane), n: Number(row.n) }));
+}

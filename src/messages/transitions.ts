@@ -437,3 +437,8 @@ export async function requeueExpiredLeases(store: Store, now: number): Promise<n
      where status = 'dispatching' and lease_until < ${now}`.execute(store.db);
   return Number(result.numAffectedRows ?? 0);
 }
+
+/** Puts every message in `dispatching` back in the queue: for SQLite's one dispatcher, which held them all before it stopped. */
+export async function requeueAllDispatching(db: Db): Promise<void> {
+  await sql`update messages set status = 'queued', lease_until = null where status = 'dispatching'`.execute(db);
+}
