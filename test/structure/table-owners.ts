@@ -75,7 +75,7 @@ export const SHARED_TABLES: readonly string[] = ["settings"];
  */
 export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
   "src/admin/approvals.ts -> accounts":
-    "the operator's one approval queue is a single union over six tables, paged as one; not moved yet (issue 17)",
+    "the operator's approval queue is one union over the approval kinds' tables joined to accounts, paged and counted as one statement by design",
   "src/admin/approvals.ts -> dlt_entities": "the approval queue's union (see accounts)",
   "src/admin/approvals.ts -> dlt_headers": "the approval queue's union (see accounts)",
   "src/admin/approvals.ts -> email_domains": "the approval queue's union (see accounts)",
@@ -86,15 +86,15 @@ export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
   "src/app/backlog-metrics.ts -> webhook_deliveries":
     "webhooks/ is left alone while issue 20 tunes its hot paths; moves with that work",
   "src/auth/authenticator.ts -> accounts":
-    "auth sits below accounts/ and reads an account with its key or password in one statement on every request; not moved yet (issue 17)",
+    "auth sits below accounts/ and reads the account with its API key (or password) in one statement on every request; would be handed in from app/",
   "src/auth/authenticator.ts -> smpp_accounts":
-    "the SMPP password is checked in the same statement as the account (see accounts)",
+    "the SMPP password is read in the same statement as the account (see accounts)",
   "src/auth/login-locks.ts -> accounts":
-    "auth sits below accounts/; the account's lock is written with its failure count; not moved yet (issue 17)",
+    "the lock columns on accounts (failed_logins, locked_until, address_locks_until) are auth's, written with login_failures; auth sits below accounts/",
   "src/auth/sessions.ts -> accounts":
-    "auth sits below accounts/; a session is read with its account in one statement; not moved yet (issue 17)",
+    "auth sits below accounts/; a console session is read with its account in one statement on every request; would be handed in from app/",
   "src/carriers/smpp/message-parts.ts -> messages":
-    "hot SMPP receipts path: a receipt's parts and their message in one statement; hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
+    "the SMPP receipts path: unreported messages and a message's parts checked in one statement; hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
   "src/dispatch/bulk-expander.ts -> bulk_parts":
     "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
   "src/dispatch/bulk-expander.ts -> messages":
@@ -108,11 +108,11 @@ export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
   "src/dispatch/reports.ts -> messages":
     "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
   "src/messages/timeline.ts -> message_parts":
-    "carriers/ sits above messages/; needs message_parts read through a function handed in; not moved yet (issue 17)",
+    "message_parts is carriers/smpp/'s, above messages/ and left alone for issue 20; to be handed in from app/",
   "src/webhooks/deliveries.ts -> inbound_numbers":
     "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
   "src/webhooks/outbox.ts -> email_contents":
-    "an event's payload is built with its message and email content in one statement; hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
+    "an email event's payload is read with its message in one statement; hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
   "src/webhooks/outbox.ts -> messages":
     "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
 };
