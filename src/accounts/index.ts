@@ -2,8 +2,9 @@
 //
 // Its files (others import this folder through this index only):
 //   accounts.ts        create (wallets funded through the ledger), find, update, public view; the
-//                      switches the SMS rules read
-//   ledger.ts          credit, conditional debit, transfer, balances, ledger sum
+//                      switches the SMS rules read, and the few columns other folders ask for
+//                      (international calls, usernames, statuses, routes)
+//   ledger.ts          credit, conditional debit, transfer, balances, recent entries, ledger sum
 //   ledger-batch.ts    the hot-path ledger: one conditional debit per account and wallet for a group of
 //                      sends (all or nothing), refunds for many messages at once
 //   sender-ids.ts      sender IDs: normalise, add, approve/reject, list, check approval

@@ -14,17 +14,18 @@
 //                      the messages, so a job's delivery summary is exact at every moment; an
 //                      account's jobs by id or a page at a time, and where a job's pending messages are
 //   transitions.ts     the batched status changes: claim, submitted, retry, fail and refund, delivery
-//                      reports, release of scheduled messages, requeue of expired leases, cancellation
+//                      reports, release of scheduled messages, requeue of expired leases (and of all
+//                      dispatching ones at SQLite's start), cancellation
 //                      of scheduled messages with refund
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
-//                      message to one recipient
+//                      message to one recipient; what an SMPP client's receipt quotes (receiptSources)
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
 //                      filters; number, channel and status checked on at most 10,000 rows read per page;
 //                      the opaque cursor; the stored forms of a number (recipientForms); pages by
 //                      offset for the legacy mis call
 //   stats.ts           traffic per channel today and over 7 days (the account's days), messages per
 //                      minute over the last hours, and a window's messages by status or in all, read
-//                      through (account_id, created_at)
+//                      through (account_id, created_at); the queued backlog per channel and lane
 //   timeline.ts        one message's history: accepted, scheduled, submitted, each part's receipt, the
 //                      end with its reason, the refund (ledger entry whose ref is the message id)
 //   rows.ts            messageRow: the one builder of a messages row, with every column's default
