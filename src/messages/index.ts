@@ -15,8 +15,8 @@
 //                      account's jobs by id or a page at a time, and where a job's pending messages are
 //   transitions.ts     the batched status changes: claim, submitted, retry, fail and refund, delivery
 //                      reports, release of scheduled messages, requeue of expired leases (and of all
-//                      dispatching ones at SQLite's start), cancellation
-//                      of scheduled messages with refund
+//                      dispatching ones at SQLite's start), cancellation of scheduled messages with
+//                      refund
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
 //                      message to one recipient; what an SMPP client's receipt quotes (receiptSources)
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
