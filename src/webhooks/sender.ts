@@ -74,7 +74,7 @@ export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOption
 const PRUNE_BATCH = 5_000;
 /** How long outcomes gather before they are recorded together. */
 const RECORD_LINGER_MS = 25;
-/** Due deliveries looked at per claim (oldest first), whatever the backlog. */
+/** Due deliveries claimable now (oldest first) looked at per claim, whatever the backlog. */
 const CLAIM_WINDOW = 2_000;
 /** A rotated-out secret stops signing at its expiry; this is how late that can be noticed. */
 const SIGNERS_TTL_MS = 5_000;
@@ -272,7 +272,10 @@ export class WebhookSender extends WorkerLoop {
   /**
    * Picks due deliveries, at most `perAccount` per account minus what the account has in flight
    * here, oldest first; an earlier delivery with the same key still open holds later ones
-   * back. The UPDATE re-checks `pending`, so two workers never both take one delivery.
+   * back. Those held back are passed over before the window is cut: after a receiver failed
+   * for a while, thousands of messages have an event in back-off and a later one due, and a
+   * window of those alone claimed nothing, ever (found by bench/faults). The UPDATE re-checks
+   * `pending`, so two workers never both take one delivery.
    */
   private async claim(limit: number): Promise<WebhookDeliveryRow[]> {
     const { store, clock } = this.deps;
@@ -286,13 +289,13 @@ export class WebhookSender extends WorkerLoop {
       select id, account_id from (
         select d.id, d.account_id, d.next_attempt_at,
                row_number() over (partition by d.account_id order by d.next_attempt_at, d.id) as n
-          from (select id, account_id, order_key, next_attempt_at from webhook_deliveries
+          from (select id, account_id, next_attempt_at from webhook_deliveries d
                  where status = 'pending' and next_attempt_at <= ${now} ${excluded}
+                   and not exists (select 1 from webhook_deliveries e
+                                    where e.order_key = d.order_key and e.id < d.id
+                                      and e.status in ('pending', 'delivering'))
                  order by next_attempt_at, id
                  limit ${Math.min(CLAIM_WINDOW, limit * 4)}) d
-         where not exists (select 1 from webhook_deliveries e
-                            where e.order_key = d.order_key and e.id < d.id
-                              and e.status in ('pending', 'delivering'))
       ) c
       where c.n <= ${perAccount}
       order by c.next_attempt_at, c.id

@@ -355,6 +355,52 @@ describeEachEngine("webhook sender", (engine) => {
     expect(attempts).toHaveLength(2);
   });
 
+  it("claims a message's event however many others wait behind an earlier event of theirs in back-off", async () => {
+    // After a receiver answered 500 for a while (the fault suite), thousands of messages had their
+    // `submitted` event in back-off and their `delivered` event due but held back by it: when those
+    // filled the claim's window, nothing else was ever claimed, not even the retries.
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    const now = Date.now();
+    const row = (orderKey: string, webhookId: string, nextAttemptAt: number) => ({
+      account_id: account.id,
+      event: "delivery_report" as const,
+      order_key: orderKey,
+      webhook_id: webhookId,
+      url: hook.url,
+      payload: JSON.stringify({ message_id: orderKey }),
+      status: "pending" as const,
+      attempts: 0,
+      next_attempt_at: nextAttemptAt,
+      lease_until: null,
+      last_status: null,
+      last_error: null,
+      redelivery_of: null,
+      created_at: now - 60_000,
+      done_at: null,
+    });
+    // A window of 16 (4 slots, 4 looked at per slot), 20 messages held back.
+    const held = Array.from({ length: 20 }, (_, i) => `held${i}`);
+    await t.db.store.db
+      .insertInto("webhook_deliveries")
+      .values(held.map((key) => row(key, `${key}-submitted`, now + 60 * 60_000)))
+      .execute();
+    await t.db.store.db
+      .insertInto("webhook_deliveries")
+      .values([...held.map((key) => row(key, `${key}-delivered`, now - 30_000)), row("free", "free-submitted", now)])
+      .execute();
+    const sender = senderFor(t, { concurrency: 4 });
+    try {
+      await sender.claimAndSend();
+      await until(() => hook.received.length === 1);
+    } finally {
+      await sender.stop();
+    }
+    expect(hook.received.map((r) => r.headers["webhook-id"])).toEqual(["free-submitted"]);
+  });
+
   it("a receiver that hangs does not hold back another account's webhooks", async () => {
     const t = gateway();
     const slow = await receiver();
