@@ -14,6 +14,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ledgerSum, walletBalance } from "../../src/accounts/index.js";
 import { addSenderIdFor, createAccountWithKey } from "../../src/admin/index.js";
@@ -43,6 +44,13 @@ const suite = available ? describe : describe.skip;
 const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 1);
 /** How long Redis stays down, the SMSC refuses connections and the receiver answers 500. */
 const OUTAGE_MS = Number(process.env.FAULT_OUTAGE_SECONDS ?? 2.5) * 1000;
+/**
+ * How long the receiver answers 500 as the webhook senders' retries see it: lived in OUTAGE_MS,
+ * the test moving every due retry forward as a clock running that much faster would
+ * (FAULT_RECEIVER_SECONDS=600: ten minutes of back-off, attempts 5 s to 5 min apart).
+ */
+const RECEIVER_OUTAGE_MS = Number(process.env.FAULT_RECEIVER_SECONDS ?? OUTAGE_MS / 1000) * 1000;
+const WEBHOOK_CLOCK_SPEED = Math.max(1, RECEIVER_OUTAGE_MS / OUTAGE_MS);
 /** Sends per second offered (spread over both api processes). */
 const RATE = Number(process.env.FAULT_RATE ?? 100);
 const SENDERS = 8;
@@ -73,6 +81,7 @@ interface Hook {
   /** Message id and status: one event. */
   key: string;
   answer: number;
+  at: number;
 }
 
 const t0 = Date.now();
@@ -129,6 +138,8 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
   const apis: ServerProcess[] = [];
   const workers: ServerProcess[] = [];
   let env: Record<string, string>;
+  let pace: NodeJS.Timeout | undefined;
+  let stopWebhookClock = false;
 
   beforeAll(async () => {
     [postgres, redis] = await Promise.all([startThrowawayPostgres(), startThrowawayRedis()]);
@@ -168,6 +179,8 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
   }, 120_000);
 
   afterAll(async () => {
+    clearInterval(pace);
+    stopWebhookClock = true;
     await Promise.all([...apis, ...workers].map((s) => s.stop("SIGKILL")));
     await store?.close().catch(() => undefined);
     await smsc.stop().catch(() => undefined);
@@ -201,6 +214,7 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
           messageId: String(body.message_id),
           key: `${body.message_id} ${body.status}`,
           answer: webhookAnswer,
+          at: Date.now(),
         });
         return webhookAnswer;
       };
@@ -255,6 +269,16 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
         }
       };
       const load = Array.from({ length: SENDERS }, sender);
+      // The trace shows, every 5 s, what came and what the receiver saw.
+      pace = process.env.FAULT_TRACE
+        ? setInterval(() => {
+            const since = Date.now() - 5000;
+            const recent = hooks.filter((h) => h.at >= since);
+            trace(
+              `pace: ${sends.filter((s) => s.at >= since && s.outcome === "answered").length} sends answered, ${recent.length} webhook posts (${recent.filter((h) => h.answer !== 200).length} answered 500) in 5 s`,
+            );
+          }, 5000)
+        : undefined;
 
       // ------------------------------------------------------------ the faults
       /**
@@ -271,7 +295,71 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
           }
         }
       };
+      // From the first receiver outage until the backlog drained, every retry the senders
+      // schedule waits WEBHOOK_CLOCK_SPEED times less: the test shortens it once, when it first
+      // sees it (a delivery at an attempt count), as a clock that much faster would.
+      let webhookClock: Promise<void> | undefined;
+      const runWebhookClock = async () => {
+        const shortened = new Set<string>();
+        while (!stopWebhookClock) {
+          await sleep(250);
+          const now = Date.now();
+          try {
+            const waiting = await store.db
+              .selectFrom("webhook_deliveries")
+              .select(["id", "attempts", "next_attempt_at"])
+              .where("status", "=", "pending")
+              .where("next_attempt_at", ">", now)
+              .execute();
+            const fresh = waiting.filter((d) => !shortened.has(`${d.id} ${d.attempts}`));
+            for (let i = 0; i < fresh.length; i += 1000) {
+              const values = fresh
+                .slice(i, i + 1000)
+                .map(
+                  (d) =>
+                    sql`(cast(${d.id} as bigint), cast(${d.attempts} as integer), cast(${Math.round(now + (d.next_attempt_at - now) / WEBHOOK_CLOCK_SPEED)} as bigint))`,
+                );
+              await sql`
+                update webhook_deliveries as d set next_attempt_at = v.next
+                  from (values ${sql.join(values)}) as v(id, attempts, next)
+                 where d.id = v.id and d.attempts = v.attempts and d.status = 'pending'`.execute(store.db);
+            }
+            for (const d of fresh) shortened.add(`${d.id} ${d.attempts}`);
+          } catch {
+            // The database restarting: the next tick shortens them.
+          }
+        }
+      };
       const phases: Phase[] = [];
+      // What the webhook senders were doing, when posts stopped coming; each worker's log is kept in a file.
+      const explainWebhooks = async () => {
+        const now = Date.now();
+        const deliveries = await store.db
+          .selectFrom("webhook_deliveries")
+          .select(["status", (eb) => eb.fn.countAll<number>().as("n"), (eb) => eb.fn.min("next_attempt_at").as("next")])
+          .groupBy("status")
+          .execute();
+        const workerState = await Promise.all(
+          workers.map(async (w) => {
+            const file = path.join(os.tmpdir(), `switchboard-faults-worker-${w.pid}.log`);
+            fs.writeFileSync(file, w.output());
+            const metrics = await fetch(`${w.url}/metrics`, { signal: AbortSignal.timeout(5000) })
+              .then((r) => r.text())
+              .catch((error: Error) => error.message);
+            return {
+              pid: w.pid,
+              alive: fs.existsSync(`/proc/${w.pid}`),
+              log: file,
+              webhookMetrics: metrics.split("\n").filter((line) => line.startsWith("switchboard_webhook")),
+            };
+          }),
+        );
+        return JSON.stringify(
+          { now, lastHookAt: hooks.at(-1)?.at, hooks: hooks.length, deliveries, workerState },
+          null,
+          1,
+        );
+      };
       const restarts: Promise<void>[] = [];
       const phase = async (name: string, inject: () => Promise<string>) => {
         const from = Date.now();
@@ -374,12 +462,14 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
         await steady(500);
         await phase("webhook receiver 500 then 200", async () => {
           const first = hooks.length;
+          if (WEBHOOK_CLOCK_SPEED > 1) webhookClock ??= runWebhookClock();
           webhookAnswer = 500;
           await sleep(OUTAGE_MS);
           // Posts did come and were refused (the sender may be catching up after the previous fault).
-          await until(() => hooks.length - first >= 20, 30_000, "webhook posts answered 500");
+          await until(() => hooks.length - first >= 20, 30_000, "webhook posts answered 500", explainWebhooks);
           webhookAnswer = 200;
-          return `${hooks.length - first} posts answered 500`;
+          const clock = WEBHOOK_CLOCK_SPEED > 1 ? ` for ${RECEIVER_OUTAGE_MS / 1000} s of the senders' clock` : "";
+          return `${hooks.length - first} posts answered 500${clock}`;
         });
         await steady(500);
       }
@@ -458,6 +548,7 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
             submits: smsc.submits.length,
             bound: smsc.boundConnections,
             now: Date.now(),
+            webhooks: await explainWebhooks(),
             workerErrors: workers.map((w) =>
               w
                 .output()
@@ -470,6 +561,8 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
         },
       );
       const drainMs = Date.now() - drainStarted;
+      stopWebhookClock = true;
+      await webhookClock;
 
       // ------------------------------------------------------------ invariants
       const messages = await store.db
@@ -528,6 +621,9 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
       expect(events.filter((e) => !ok.has(e.key)).map((e) => e.key)).toEqual([]);
       const retried = new Set(hooks.filter((h) => h.answer !== 200).map((h) => h.key)).size;
       const twice = hooks.filter((h) => h.answer === 200).length - ok.size;
+      const attemptsPerEvent = new Map<string, number>();
+      for (const h of hooks) attemptsPerEvent.set(h.key, (attemptsPerEvent.get(h.key) ?? 0) + 1);
+      const mostAttempts = Math.max(0, ...attemptsPerEvent.values());
 
       // Submits to the SMSC: a message submitted more than once only when the gateway never
       // recorded the SMSC's answer to the other submits (their ids are not the stored one).
@@ -565,8 +661,9 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
           `fault suite: ${phases.length} faults injected (${ROUNDS} round(s)), ${sends.length} sends, ${answered.length} answered, ` +
             `${messages.length} stored (${unansweredStored} of them unanswered: committed, answer lost), all delivered; lost 0; ` +
             `duplicated ${duplicates.length} submits, all of messages whose earlier submit's answer the gateway never recorded; ` +
-            `ledger difference ${ledgerDifference}; ${retried} webhook events retried after a 500, ${twice} received with a 2xx more than once (redelivered after a lost record), every event under one webhook-id; ` +
-            `backlog drained ${(drainMs / 1000).toFixed(1)} s after the load stopped`,
+            `ledger difference ${ledgerDifference}; ${retried} webhook events retried after a 500, ${twice} received with a 2xx more than once (redelivered after a lost record), at most ${mostAttempts} posts of one event, every event under one webhook-id; ` +
+            `backlog drained ${(drainMs / 1000).toFixed(1)} s after the load stopped` +
+            (WEBHOOK_CLOCK_SPEED > 1 ? ` (webhook retries on a clock ${WEBHOOK_CLOCK_SPEED.toFixed(0)}x fast)` : ""),
           ...lines,
         ].join("\n"),
       );
