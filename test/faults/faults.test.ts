@@ -391,6 +391,8 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
           const killedAt = Date.now();
           const [victim] = workers.splice(index, 1);
           await victim!.stop("SIGKILL");
+          // Kept beside the live workers' logs (explainWebhooks): what it did before it died.
+          fs.writeFileSync(path.join(os.tmpdir(), `switchboard-faults-worker-${victim!.pid}.log`), victim!.output());
           await until(() => [...smsc.closed.values()].some((at) => at >= killedAt), 5_000, "the killed bind closed");
           const inFlight = smsc.submits
             .slice(since)
