@@ -137,7 +137,11 @@ const leaked = server
   .output()
   .split("\n")
   .filter((line) => secrets.some((secret) => line.includes(secret)));
+// Let it stop on its own (a profile asked for with BENCH_SERVER_NODE_ARGS=--cpu-prof is
+// written at exit); after 10 s it is killed when this process exits.
+const stopped = new Promise((resolve) => server.child.once("exit", resolve));
 server.child.kill("SIGTERM");
+await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 10_000))]);
 
 const figures = fs.existsSync(countsFile)
   ? fs

@@ -129,6 +129,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   if (options.apis === false) return app;
   collectDiscovery(app);
   app.get("/api/v2/openapi.json", { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
+  // The document is built once and kept; built at start, not by the first request that asks
+  // (about 100 ms of one request's event loop, found by bench/fuzz's stall watchdog).
+  app.addHook("onReady", async () => {
+    app.swagger();
+  });
 
   await app.register(async (v2) => registerV2Family(v2, ctx), { prefix: "/api/v2" });
   await registerLegacyRoutes(app, ctx);
