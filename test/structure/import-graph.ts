@@ -8,7 +8,8 @@ import { TIERS } from "./rules.js";
 /** Paths are relative to the repository root with forward slashes, e.g. `src/app/server.ts`. */
 export type ImportGraph = Map<string, Set<string>>;
 
-function sourceFiles(dir: string, root: string, into: string[] = []): string[] {
+/** The .ts files below `dir`, relative to `root` with forward slashes. */
+export function sourceFiles(dir: string, root: string, into: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) sourceFiles(full, root, into);

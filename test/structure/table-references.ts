@@ -2,9 +2,10 @@
 // (selectFrom, updateTable, insertInto, deleteFrom, replaceInto, mergeInto and the joins) and the
 // text of raw SQL (`sql` templates and string literals that open with a SQL verb). The structure
 // test checks them against the owner map in table-owners.ts.
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
+import { sourceFiles } from "./import-graph.js";
 
 const BUILDERS = new Set([
   "selectFrom",
@@ -26,15 +27,6 @@ const RAW_TABLE = /\b(?:from|join|update|into|table)\s+"?([a-z_][a-z0-9_]*)"?/gi
 
 /** Paths relative to the repository root with forward slashes, each with the tables it names. */
 export type TableReferences = Map<string, Set<string>>;
-
-function sourceFiles(dir: string, root: string, into: string[] = []): string[] {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) sourceFiles(full, root, into);
-    else if (entry.name.endsWith(".ts")) into.push(path.relative(root, full).split(path.sep).join("/"));
-  }
-  return into;
-}
 
 /** The table a builder argument names: `"messages as m"` is `messages`. */
 function tableOfArgument(node: ts.Node): string[] {
