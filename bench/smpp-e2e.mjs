@@ -188,12 +188,35 @@ console.log(
   `messages by status: ${JSON.stringify(audit.byStatus)}; balance ${balance.data.balance}, expected ${expectedBalance}`,
 );
 for (const [check, ok] of Object.entries(checks)) console.log(`${ok ? "ok  " : "FAIL"} ${check}`);
+if (!Object.values(checks).every(Boolean)) await explainFailure();
 console.log(
   `machine: ${machine()}; database: ${values.database ? "postgres" : "sqlite (WAL, synchronous=FULL)"}; ${values.binds} binds x window ${values.window}, receipts after ${values["receipt-delay-ms"]} ms, ${values.connections} HTTP connections`,
 );
 
 await stop();
 process.exit(Object.values(checks).every(Boolean) ? 0 : 1);
+
+/**
+ * What a failed run leaves to read: the messages not delivered with their parts (up to 50), and
+ * what the gateway logged (warnings and errors, LOG_LEVEL=warn).
+ */
+async function explainFailure() {
+  const { stuck } = await db.query({
+    stuck: `select m.id, m.status, m.upstream_id, p.part_index, p.upstream_id as part_id, p.status as part_status
+              from messages m left join message_parts p on p.message_id = m.id
+             where m.status <> 'delivered' order by m.submitted_at, m.id, p.part_index limit 50`,
+  });
+  console.log("messages not delivered (message id, status, upstream id; part index, part id, part status):");
+  for (const r of stuck) {
+    console.log(`  ${r.id} ${r.status} ${r.upstream_id}; ${r.part_index} ${r.part_id} ${r.part_status}`);
+  }
+  const logged = server
+    .output()
+    .split("\n")
+    .filter((line) => line.startsWith("{"));
+  console.log(`the gateway logged ${logged.length} lines${logged.length > 200 ? " (the first 200)" : ""}:`);
+  for (const line of logged.slice(0, 200)) console.log(`  ${line}`);
+}
 
 /** The messages by status, and the parts, of the database's rows. */
 function summarise(rows) {
