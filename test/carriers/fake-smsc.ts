@@ -85,7 +85,8 @@ export class FakeSmsc {
   private readonly connections = new Set<Connection>();
   private readonly script: SubmitAction[] = [];
   private nextConnection = 1;
-  private nextId = 0x5a000;
+  /** The number of the next submit_sm_resp's message id (written in hex). */
+  nextId = 0x5a000;
 
   constructor(
     readonly systemId = "switchboard",

@@ -25,6 +25,7 @@ import { GroupedWrites } from "./grouped-writes.js";
 import {
   applyReceipts,
   type ReceiptOutcome,
+  type ReceiptToApply,
   type SentMessage,
   storeParts,
   unreportedMessages,
@@ -79,7 +80,7 @@ export class SmppConnector implements Connector {
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly receiptWork = new Set<Promise<unknown>>();
   private readonly partWrites: GroupedWrites<SentMessage, undefined>;
-  private readonly receiptWrites: GroupedWrites<Receipt, ReceiptOutcome>;
+  private readonly receiptWrites: GroupedWrites<ReceiptToApply, ReceiptOutcome>;
   /**
    * Each message being sent, by the order it started in, until its parts are stored: what a
    * receipt that names no stored part may be waiting for.
@@ -298,13 +299,14 @@ export class SmppConnector implements Connector {
    * Applies a receipt. One that names no stored part is looked up again once the messages that
    * were being sent when it came (`sentBefore`: those started before that) have their parts
    * stored, as a part's receipt can come before the other parts of its message are answered;
-   * then a few times later. On the first attempt a failure rejects, so the SMSC resends it.
+   * then a few times later. Until they are stored, only its id as given names its part. On the
+   * first attempt a failure rejects, so the SMSC resends it.
    */
   private async tryReceipt(receipt: Receipt, attempt: number, sentBefore: number | null): Promise<void> {
     const first = attempt === 0;
     let outcome: ReceiptOutcome;
     try {
-      outcome = await this.receiptWrites.add(receipt);
+      outcome = await this.receiptWrites.add({ ...receipt, exactOnly: sentBefore !== null });
       // Even when they are all stored by now: the look may have run just before the last write.
       if (outcome === "unknown" && sentBefore !== null) {
         await Promise.allSettled([...this.sending].filter(([order]) => order < sentBefore).map(([, stored]) => stored));

@@ -13,6 +13,13 @@ const CHUNK = 500;
 
 export type ReceiptOutcome = "applied" | "duplicate" | "unknown";
 
+/**
+ * A receipt to apply. `exactOnly`: its part may not be stored yet, so only its id as given may
+ * name it; a converted reading could name another message's part (hex "1000", not stored yet,
+ * reads in decimal as "3e8", sent long before).
+ */
+export type ReceiptToApply = Receipt & { exactOnly?: boolean };
+
 export interface SentMessage {
   messageId: string;
   /** The submit_sm_resp message_id of each part, in order. */
@@ -159,19 +166,24 @@ class FoundParts {
   }
 }
 
-/** The part a receipt is for: its id as given wins over a converted reading; then the one still waiting, the newest first (an id the SMSC reused). */
-function partFor(found: FoundParts, id: string): MessagePartsTable | undefined {
-  const exact = found.exact(id);
-  const pool = exact.length > 0 ? exact : found.converted(id);
+/**
+ * The part a receipt is for, and whether its id as given names it: that wins over a converted
+ * reading (none with `exactOnly`); then the one still waiting, the newest first (an id the SMSC reused).
+ */
+function partFor(found: FoundParts, receipt: ReceiptToApply): { part: MessagePartsTable; exact: boolean } | undefined {
+  const exact = found.exact(receipt.upstreamId);
+  const pool = exact.length > 0 || receipt.exactOnly ? exact : found.converted(receipt.upstreamId);
   const waiting = (row: MessagePartsTable) => (row.status === "pending" ? 0 : 1);
-  return pool.sort((a, b) => waiting(a) - waiting(b) || b.created_at - a.created_at)[0];
+  const part = pool.sort((a, b) => waiting(a) - waiting(b) || b.created_at - a.created_at)[0];
+  return part && { part, exact: exact.length > 0 };
 }
 
 /**
  * Applies final receipts (delivered or failed) inside `trx`: the parts they name become final,
  * and each message whose last pending part they made final gets its report. A receipt for a part
  * already final is a duplicate; one that names no stored part is unknown (its parts may not be
- * stored yet).
+ * stored yet), and so is one whose id only in a converted reading names a final part: its own
+ * part, under its id as given, may be the one not stored yet.
  *
  * Several processes may apply receipts at once on PostgreSQL. A part becomes final only from
  * pending (the UPDATE says which it changed), so of two receipts for one part only one applies.
@@ -183,12 +195,12 @@ export async function applyReceipts(
   store: Store,
   trx: Db,
   connector: string,
-  receipts: Receipt[],
+  receipts: ReceiptToApply[],
   now: number,
 ): Promise<{ outcomes: ReceiptOutcome[]; reports: DeliveryReport[] }> {
   const found = new FoundParts(connector);
   found.add(await partsOfMessagesWith(trx, connector, [...new Set(receipts.map((r) => r.upstreamId))]));
-  const unmatched = receipts.filter((receipt) => found.exact(receipt.upstreamId).length === 0);
+  const unmatched = receipts.filter((receipt) => !receipt.exactOnly && found.exact(receipt.upstreamId).length === 0);
   if (unmatched.length > 0) {
     const candidates = new Set(unmatched.flatMap((receipt) => receiptIdCandidates(receipt.upstreamId)));
     found.add(await partsOfMessagesWith(trx, connector, [...candidates]));
@@ -202,14 +214,15 @@ export async function applyReceipts(
   const outcomes: ReceiptOutcome[] = [];
   const changed = new Map<MessagePartsTable, number>();
   for (const receipt of receipts) {
-    const part = partFor(found, receipt.upstreamId);
-    if (!part) {
+    const match = partFor(found, receipt);
+    if (!match) {
       outcomes.push("unknown");
       continue;
     }
+    const { part } = match;
     if (part.status !== "pending") {
       // A report lost with a crash after this part's commit is sent by the next start (unreportedMessages).
-      outcomes.push("duplicate");
+      outcomes.push(match.exact ? "duplicate" : "unknown");
       continue;
     }
     part.status = receipt.status === "delivered" ? "delivered" : "failed";
