@@ -4,7 +4,7 @@
 // through the owner's exported functions (handed in from app/ when the owner sits in a higher tier).
 // src/store/migrations/ creates every table and is exempt.
 
-/** Table -> the top-level folder of src/ that owns it. Every table of store/schema.ts has one. */
+/** Table -> the top-level folder of src/ that owns it. Every table of store/schema*.ts has one. */
 export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   // auth/: who is calling
   api_keys: "auth",

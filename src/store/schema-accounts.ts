@@ -1,0 +1,160 @@
+// The tables of auth/ (who is calling) and accounts/ (account holders, their money and approvals),
+// as Kysely sees them; `Database` (schema.ts) extends this.
+import type { Generated } from "kysely";
+
+export type AccountRole = "customer" | "operator";
+
+export type AccountStatus = "active" | "inactive" | "blocked";
+
+export interface AccountsTable {
+  id: Generated<number>;
+  username: string;
+  password_hash: string;
+  role: AccountRole;
+  status: AccountStatus;
+  time_zone: string;
+  flood_limit: number;
+  get_api_enabled: number;
+  international_enabled: number;
+  /** Failed logins in a row from any address; reset by a success. */
+  failed_logins: number;
+  /** The whole account is locked (failures from many addresses); see auth/login-locks.ts. */
+  locked_until: number | null;
+  /** The latest lock of one of its source addresses (login_failures); null when none was ever set. */
+  address_locks_until: Generated<number | null>;
+  /** Transactional content must match an approved template (operator switch, on by default). */
+  dlt_scrubbing: Generated<number>;
+  promo_sender_enabled: Generated<number>;
+  /** Route codes the account may use, comma-separated: T, P, PS, I. */
+  routes: Generated<string>;
+  /** The white-listed DLT entity a send naming none carries, when the account has several. */
+  default_dlt_entity_id: Generated<string | null>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Failed logins of one account from one source address, and that address's lock. */
+export interface LoginFailuresTable {
+  account_id: number;
+  address: string;
+  /** Failures in a row from this address since its last success or lock. */
+  failures: number;
+  locked_until: number | null;
+  updated_at: number;
+}
+
+export interface WalletsTable {
+  account_id: number;
+  wallet: string;
+  balance: number;
+  /** Milli-credits held for sends waiting on a synchronous upstream (WhatsApp); spendable = balance - held. */
+  held: Generated<number>;
+}
+
+export type LedgerKind = "topup" | "debit" | "refund" | "transfer_in" | "transfer_out" | "adjustment";
+
+export interface LedgerEntriesTable {
+  id: Generated<number>;
+  account_id: number;
+  wallet: string;
+  /** Signed milli-credits: debits are negative. */
+  amount: number;
+  balance_after: number;
+  kind: LedgerKind;
+  /** What the entry is for (a message id, a transfer id); unique per account+kind so nothing is charged twice. */
+  ref: string | null;
+  note: string | null;
+  created_at: number;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  /** First characters of the key, shown in listings so a person can tell keys apart. */
+  prefix: string;
+  key_hash: string;
+  name: string | null;
+  /** Requests per minute; 0 means unlimited. */
+  rate_limit: number;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export type ApprovalStatus = "pending" | "approved" | "rejected";
+
+export interface SenderIdsTable {
+  id: Generated<number>;
+  account_id: number;
+  sender: string;
+  status: ApprovalStatus;
+  note: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface TemplatesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  content: string;
+  dlt_template_id: string | null;
+  entity_id: string | null;
+  sender: string | null;
+  status: ApprovalStatus;
+  notes: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface DltEntitiesTable {
+  id: Generated<number>;
+  account_id: number;
+  entity_id: string;
+  status: ApprovalStatus;
+  created_at: number;
+}
+
+export interface DltHeadersTable {
+  id: Generated<number>;
+  account_id: number;
+  header: string;
+  status: ApprovalStatus;
+  created_at: number;
+}
+
+export interface DndNumbersTable {
+  /** The 10-digit Indian mobile number as an integer. */
+  number: number;
+}
+
+/** A console sign-in (auth/sessions.ts). */
+export interface ConsoleSessionsTable {
+  id: Generated<number>;
+  /** SHA-256 of the cookie's token. */
+  token_hash: string;
+  account_id: number;
+  /** Sent back by the console in X-CSRF-Token on every state-changing request. */
+  csrf_token: string;
+  /** SHA-256 of the account's password hash at sign-in: a password change ends the session. */
+  credential_stamp: string;
+  address: string;
+  user_agent: string | null;
+  created_at: number;
+  last_seen_at: number;
+  /** The latest the session may last, whatever its use. */
+  expires_at: number;
+}
+
+export interface AccountsTables {
+  accounts: AccountsTable;
+  login_failures: LoginFailuresTable;
+  wallets: WalletsTable;
+  ledger_entries: LedgerEntriesTable;
+  api_keys: ApiKeysTable;
+  sender_ids: SenderIdsTable;
+  templates: TemplatesTable;
+  dlt_entities: DltEntitiesTable;
+  dlt_headers: DltHeadersTable;
+  dnd_numbers: DndNumbersTable;
+  console_sessions: ConsoleSessionsTable;
+}

@@ -1,0 +1,152 @@
+// The tables of messages/: messages of every channel, their bulk jobs, keys and counters, as
+// Kysely sees them; `Database` (schema.ts) extends this.
+import type { Generated } from "kysely";
+
+export type MessageStatus =
+  | "scheduled"
+  | "queued"
+  | "dispatching"
+  | "submitted"
+  | "delivered"
+  | "failed"
+  | "cancelled"
+  // WhatsApp: `sending` while the synchronous upstream call is in flight, then sent → delivered → read.
+  | "sending"
+  | "sent"
+  | "read";
+
+export interface MessagesTable {
+  /** Queue id: `q` + ULID. */
+  id: string;
+  account_id: number;
+  channel: string;
+  broadcast_id: string;
+  recipient: string;
+  sender: string;
+  body: string;
+  encoding: string | null;
+  segments: number;
+  flash: number;
+  /** transactional, promotional, promotional_sender, international, voice. */
+  route: string;
+  /** 0 is served before 1: transactional traffic never waits behind promotional. */
+  lane: number;
+  wallet: string;
+  /** Milli-credits charged for this message. */
+  credits: number;
+  status: MessageStatus;
+  /** When the message may be dispatched (schedule, or retry back-off). */
+  due_at: number;
+  /** While `dispatching`: until when the claiming worker owns it. */
+  lease_until: number | null;
+  attempts: number;
+  connector: string | null;
+  upstream_id: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  dlt_entity_id: string | null;
+  dlt_template_id: string | null;
+  /** Channel-specific JSON. */
+  meta: string | null;
+  /** The approved template the content matched (DLT scrubbing). */
+  template_id: number | null;
+  /** The bulk job the message belongs to. */
+  job_id: number | null;
+  created_at: number;
+  submitted_at: number | null;
+  /** When the message reached delivered, failed or cancelled. */
+  done_at: number | null;
+  /** WhatsApp: when the upstream reported delivered / read (kept when reports arrive out of order). */
+  delivered_at: number | null;
+  read_at: number | null;
+  /** Email: the email_contents row this recipient's message shares with the rest of its send. */
+  content_id: Generated<number | null>;
+}
+
+export interface IdempotencyKeysTable {
+  account_id: number;
+  key: string;
+  request_hash: string;
+  response: string;
+  created_at: number;
+}
+
+export interface SequencesTable {
+  name: string;
+  value: number;
+}
+
+export interface FloodCountersTable {
+  account_id: number;
+  /** Account-local day, yyyymmdd. */
+  day: string;
+  count: number;
+}
+
+export type BulkJobStatus = "queued" | "processing" | "completed";
+
+export interface BulkJobsTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Broadcast id shared by every message of the job. */
+  batch_id: string;
+  status: BulkJobStatus;
+  route: string;
+  sender: string;
+  group_id: number | null;
+  /** Messages accepted into the job. */
+  total: number;
+  /** Recipients refused one by one (invalid, DND, opted out). */
+  rejected: number;
+  delivered: number;
+  failed: number;
+  cancelled: number;
+  /** Milli-credits charged for the job. */
+  credits: number;
+  scheduled_at: number | null;
+  created_at: number;
+  updated_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+}
+
+export type BulkPartStatus = "pending" | "done" | "cancelled";
+
+/** One bulk call's recipients, fanned out into messages by the expander (see dispatch/bulk-expander.ts). */
+export interface BulkPartsTable {
+  id: Generated<number>;
+  job_id: number;
+  account_id: number;
+  broadcast_id: string;
+  status: BulkPartStatus;
+  /** Normalised recipients, comma-separated, in the order they were accepted. */
+  recipients: string;
+  count: number;
+  /** Recipients [0, next_index) are message rows already. */
+  next_index: number;
+  channel: string;
+  sender: string;
+  body: string;
+  encoding: string | null;
+  segments: number;
+  flash: number;
+  route: string;
+  lane: number;
+  wallet: string;
+  /** Milli-credits per message. */
+  credits: number;
+  dlt_entity_id: string | null;
+  dlt_template_id: string | null;
+  template_id: number | null;
+  due_at: number;
+  created_at: number;
+}
+
+export interface MessagesTables {
+  messages: MessagesTable;
+  idempotency_keys: IdempotencyKeysTable;
+  sequences: SequencesTable;
+  flood_counters: FloodCountersTable;
+  bulk_jobs: BulkJobsTable;
+  bulk_parts: BulkPartsTable;
+}
