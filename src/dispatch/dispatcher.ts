@@ -15,8 +15,8 @@ import {
 import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
-import { type ReportedMessage, WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
+import type { ReportedMessage } from "../webhooks/events.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
 import { Router } from "./router.js";
 

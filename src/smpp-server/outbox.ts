@@ -5,7 +5,7 @@
 // answered its deliver_sm with ESME_ROK (server.ts).
 import { receiptSources } from "../messages/index.js";
 import type { Db, Store } from "../store/store.js";
-import type { ClientEventSink, InboundEvent, ReportedMessage } from "../webhooks/outbox.js";
+import type { ClientEventSink, InboundEvent, ReportedMessage } from "../webhooks/events.js";
 import { SMPP_ACCOUNTS_CHANGED } from "./settings.js";
 
 const TTL_MS = 2_000;

@@ -11,8 +11,10 @@ import type {
   WebhookEvent,
 } from "../store/schema.js";
 import type { Db } from "../store/store.js";
+import { newWebhookId, queuedDelivery } from "./delivery-rows.js";
+import { inboundWhatsAppPayload } from "./events.js";
 import type { WebhookApiDeps } from "./operations.js";
-import { inboundWhatsAppPayload, newWebhookId, queuedDelivery, WEBHOOKS_QUEUED } from "./outbox.js";
+import { WEBHOOKS_QUEUED } from "./outbox.js";
 
 /** Deliveries re-queued by one time-range call at most. */
 export const MAX_REDELIVERIES = 10_000;

@@ -4,11 +4,14 @@
 // memory per account, dropped on every process when an account's settings change.
 
 import { sql } from "kysely";
-import { monotonicFactory } from "ulid";
 import { isoUtc } from "../core/clock.js";
 import { failureReason } from "../core/message-status.js";
-import type { NewWebhookDelivery, WebhookDeliveryRow, WebhookEvent } from "../store/schema.js";
+import type { NewWebhookDelivery, WebhookEvent } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
+import { delivery } from "./delivery-rows.js";
+import { EMAIL_STATUS, type EmailNotification, emailPayload, emailTargets } from "./email-notifications.js";
+import type { ClientEventSink, InboundEvent, ReportedMessage } from "./events.js";
+import { type DirectSender, Handoff } from "./handoff.js";
 
 /** Signal sent (payload: the account id) after an account's webhook settings change. */
 export const WEBHOOKS_CHANGED = "webhooks_changed";
@@ -16,148 +19,8 @@ export const WEBHOOKS_CHANGED = "webhooks_changed";
 export const WEBHOOKS_QUEUED = "webhooks_queued";
 const TTL_MS = 2_000;
 const MAX_ACCOUNTS = 10_000;
-const ulid = monotonicFactory();
-
-export function newWebhookId(now: number): string {
-  return `msg_${ulid(now)}`;
-}
-
-/** A message whose state a delivery report tells. */
-export interface ReportedMessage {
-  id: string;
-  account_id: number;
-  recipient: string;
-  status: string;
-  /** When it reached that state (epoch ms). */
-  at: number;
-  /** The id the client knows it by, when not the queue id (WhatsApp: the upstream wamid). */
-  messageId?: string;
-  /** Channel-specific fields added to the payload (WhatsApp: channel, id, error). */
-  extra?: Record<string, unknown>;
-  /** Email messages notify their send's notifyurl, when it has one, instead of delivery_report. */
-  channel?: string;
-  /** Why a failed message failed: the payload's `error` (a WhatsApp failure brings its own in `extra`). */
-  error_code?: string | null;
-  error_message?: string | null;
-}
-
-/** What an email recipient's notification says (sent, delivered, bounced, opened, clicked). */
-export interface EmailNotification {
-  status: "sent" | "delivered" | "bounced" | "opened" | "clicked";
-  at: number;
-  /** The clicked URL. */
-  url?: string;
-  /** Why it bounced (the SMTP answer or the DSN's diagnostic). */
-  reason?: string | null;
-}
-
-const EMAIL_STATUS: Record<string, EmailNotification["status"]> = {
-  submitted: "sent",
-  delivered: "delivered",
-  failed: "bounced",
-};
-
-export interface InboundEvent {
-  accountId: number;
-  from: string;
-  to: string;
-  message: string;
-  receivedAt: number;
-}
-
-/** A WhatsApp message a customer sent to the account's business number. */
-export interface InboundWhatsAppEvent {
-  accountId: number;
-  /** The customer's WhatsApp id (digits with country code). */
-  from: string;
-  /** The business number it was sent to. */
-  to: string;
-  /** Text, caption, button or reply title; empty for media without a caption. */
-  message: string;
-  type: string;
-  messageId: string;
-  mediaId?: string | undefined;
-  profileName?: string | undefined;
-  receivedAt: number;
-}
-
-export function inboundWhatsAppPayload(event: InboundWhatsAppEvent): Record<string, unknown> {
-  return {
-    event: "inbound_whatsapp",
-    from: event.from,
-    to: event.to,
-    message: event.message,
-    type: event.type,
-    message_id: event.messageId,
-    media_id: event.mediaId ?? null,
-    profile_name: event.profileName ?? null,
-    received_at: isoUtc(new Date(event.receivedAt)),
-  };
-}
 
 type Urls = Partial<Record<WebhookEvent, string>>;
-
-/**
- * Another way events reach clients, written in the same transaction as the webhook rows (the
- * SMPP server's receipts and MO, smpp-server/outbox.ts). Its count is added to the answer, so
- * the caller's WEBHOOKS_QUEUED signal after the commit wakes its reader too.
- */
-export interface ClientEventSink {
-  deliveryReports(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<number>;
-  inboundSms(trx: Db, event: InboundEvent, orderKey: string, now: number): Promise<number>;
-}
-
-/**
- * The webhook sender of this process, when it has one (the worker role). Delivery reports it
- * has room for are written already claimed and handed to it once their transaction commits, so
- * the common case (no earlier event of the message still open) costs no claim round trip.
- */
-export interface DirectSender {
-  /** Slots for up to `wanted` of the account's deliveries, counted as in flight at once. */
-  reserve(accountId: number, wanted: number): number;
-  release(accountId: number, count: number): void;
-  /** Sends deliveries written as claimed, in reserved slots. */
-  takeNow(deliveries: readonly WebhookDeliveryRow[]): void;
-  readonly leaseMs: number;
-}
-
-/**
- * The deliveries one transaction wrote as claimed: handed to the sender when it committed, or
- * their slots given back when it failed. If the process dies first, their lease runs out and
- * the sender's upkeep makes them pending again, as for any claimed delivery.
- */
-export class Handoff {
-  private rows: WebhookDeliveryRow[] = [];
-  private reserved = new Map<number, number>();
-
-  constructor(readonly sender: DirectSender) {}
-
-  reserve(accountId: number, wanted: number): number {
-    const granted = this.sender.reserve(accountId, wanted);
-    if (granted > 0) this.reserved.set(accountId, (this.reserved.get(accountId) ?? 0) + granted);
-    return granted;
-  }
-
-  add(rows: readonly WebhookDeliveryRow[]): void {
-    this.rows.push(...rows);
-  }
-
-  /** The transaction committed: its claimed deliveries go out now. */
-  committed(): void {
-    const rows = this.rows;
-    // Slots reserved but not written (none, unless a caller reserved more than it wrote) go back.
-    for (const row of rows) this.reserved.set(row.account_id, (this.reserved.get(row.account_id) ?? 0) - 1);
-    this.failed();
-    if (rows.length > 0) this.sender.takeNow(rows);
-  }
-
-  /** The transaction failed: nothing was written, every slot goes back. */
-  failed(): void {
-    for (const [accountId, count] of this.reserved) if (count > 0) this.sender.release(accountId, count);
-    this.reserved.clear();
-    this.rows = [];
-  }
-}
 
 export class WebhookOutbox {
   private direct: DirectSender | undefined;
@@ -395,92 +258,5 @@ function failureOf(message: Pick<ReportedMessage, "status" | "error_code" | "err
   if (message.status !== "failed") return {};
   return {
     error: failureReason({ error_code: message.error_code ?? null, error_message: message.error_message ?? null }),
-  };
-}
-
-interface EmailTarget {
-  id: string;
-  account_id: number;
-  recipient: string;
-  broadcast_id: string;
-  error_code: string | null;
-  error_message: string | null;
-  notify_url: string | null;
-  callback_data: string | null;
-}
-
-async function emailTargets(trx: Db, ids: readonly string[]): Promise<Map<string, EmailTarget>> {
-  if (ids.length === 0) return new Map();
-  const rows = await trx
-    .selectFrom("messages")
-    .innerJoin("email_contents", "email_contents.id", "messages.content_id")
-    .select([
-      "messages.id",
-      "messages.account_id",
-      "messages.recipient",
-      "messages.broadcast_id",
-      "messages.error_code",
-      "messages.error_message",
-      "email_contents.notify_url",
-      "email_contents.callback_data",
-    ])
-    .where("messages.id", "in", [...ids])
-    .execute();
-  return new Map(rows.map((row) => [row.id, row]));
-}
-
-function emailPayload(target: EmailTarget, recipient: string, notification: EmailNotification) {
-  return {
-    event: "email",
-    status: notification.status,
-    email: recipient,
-    message_id: target.id,
-    broadcast_id: target.broadcast_id,
-    at: isoUtc(new Date(notification.at)),
-    callbackdata: target.callback_data,
-    ...(notification.url !== undefined ? { url: notification.url } : {}),
-    ...(notification.reason !== undefined ? { reason: notification.reason } : {}),
-  };
-}
-
-function delivery(
-  accountId: number,
-  event: WebhookEvent,
-  orderKey: string,
-  url: string,
-  now: number,
-  payload: Record<string, unknown>,
-): NewWebhookDelivery {
-  return queuedDelivery(
-    { account_id: accountId, event, order_key: orderKey, payload: JSON.stringify(payload), redelivery_of: null },
-    url,
-    newWebhookId(now),
-    now,
-  );
-}
-
-/** A delivery row ready for the sender's first attempt (a new event, or a redelivery of one). */
-export function queuedDelivery(
-  source: Pick<NewWebhookDelivery, "account_id" | "event" | "order_key" | "payload"> & { redelivery_of: number | null },
-  url: string,
-  webhookId: string,
-  now: number,
-): NewWebhookDelivery {
-  return {
-    account_id: source.account_id,
-    event: source.event,
-    order_key: source.order_key,
-    webhook_id: webhookId,
-    url,
-    payload: source.payload,
-    status: "pending",
-    attempts: 0,
-    next_attempt_at: now,
-    lease_until: null,
-    last_status: null,
-    last_error: null,
-    redelivery_of: source.redelivery_of,
-    created_at: now,
-    done_at: null,
   };
 }

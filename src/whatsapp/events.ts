@@ -14,13 +14,8 @@ import {
 } from "../messages/index.js";
 import type { Metrics } from "../runtime/metrics.js";
 import type { Db, Store } from "../store/store.js";
-import {
-  type InboundWhatsAppEvent,
-  inboundWhatsAppPayload,
-  type ReportedMessage,
-  WEBHOOKS_QUEUED,
-  type WebhookOutbox,
-} from "../webhooks/outbox.js";
+import { type InboundWhatsAppEvent, inboundWhatsAppPayload, type ReportedMessage } from "../webhooks/events.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 import type { InboundMessageEvent, ParsedMetaWebhook, StatusEvent, TemplateStatusEvent } from "./meta-webhook.js";
 import { accountOfPhoneNumber } from "./settings.js";
 import { applyTemplateStatus } from "./templates.js";

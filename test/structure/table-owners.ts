@@ -111,8 +111,8 @@ export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
     "message_parts is carriers/smpp/'s, above messages/ and left alone for issue 20; to be handed in from app/",
   "src/webhooks/deliveries.ts -> inbound_numbers":
     "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
-  "src/webhooks/outbox.ts -> email_contents":
+  "src/webhooks/email-notifications.ts -> email_contents":
     "an email event's payload is read with its message in one statement; hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
-  "src/webhooks/outbox.ts -> messages":
+  "src/webhooks/email-notifications.ts -> messages":
     "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
 };

@@ -1,0 +1,71 @@
+// The events the webhook outbox is told about (delivery reports, inbound SMS and WhatsApp) and
+// the other sinks of the same events; the payloads' shapes that more than one writer builds.
+import { isoUtc } from "../core/clock.js";
+import type { Db } from "../store/store.js";
+
+/** A message whose state a delivery report tells. */
+export interface ReportedMessage {
+  id: string;
+  account_id: number;
+  recipient: string;
+  status: string;
+  /** When it reached that state (epoch ms). */
+  at: number;
+  /** The id the client knows it by, when not the queue id (WhatsApp: the upstream wamid). */
+  messageId?: string;
+  /** Channel-specific fields added to the payload (WhatsApp: channel, id, error). */
+  extra?: Record<string, unknown>;
+  /** Email messages notify their send's notifyurl, when it has one, instead of delivery_report. */
+  channel?: string;
+  /** Why a failed message failed: the payload's `error` (a WhatsApp failure brings its own in `extra`). */
+  error_code?: string | null;
+  error_message?: string | null;
+}
+
+export interface InboundEvent {
+  accountId: number;
+  from: string;
+  to: string;
+  message: string;
+  receivedAt: number;
+}
+
+/** A WhatsApp message a customer sent to the account's business number. */
+export interface InboundWhatsAppEvent {
+  accountId: number;
+  /** The customer's WhatsApp id (digits with country code). */
+  from: string;
+  /** The business number it was sent to. */
+  to: string;
+  /** Text, caption, button or reply title; empty for media without a caption. */
+  message: string;
+  type: string;
+  messageId: string;
+  mediaId?: string | undefined;
+  profileName?: string | undefined;
+  receivedAt: number;
+}
+
+export function inboundWhatsAppPayload(event: InboundWhatsAppEvent): Record<string, unknown> {
+  return {
+    event: "inbound_whatsapp",
+    from: event.from,
+    to: event.to,
+    message: event.message,
+    type: event.type,
+    message_id: event.messageId,
+    media_id: event.mediaId ?? null,
+    profile_name: event.profileName ?? null,
+    received_at: isoUtc(new Date(event.receivedAt)),
+  };
+}
+
+/**
+ * Another way events reach clients, written in the same transaction as the webhook rows (the
+ * SMPP server's receipts and MO, smpp-server/outbox.ts). Its count is added to the answer, so
+ * the caller's WEBHOOKS_QUEUED signal after the commit wakes its reader too.
+ */
+export interface ClientEventSink {
+  deliveryReports(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<number>;
+  inboundSms(trx: Db, event: InboundEvent, orderKey: string, now: number): Promise<number>;
+}
