@@ -7,13 +7,19 @@
 
 import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
-import { sql } from "kysely";
 import { Agent } from "undici";
 import { EpisodeLog } from "../core/episodes.js";
 import { WorkerLoop } from "../core/worker-loop.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookDeliveryRow } from "../store/schema.js";
 import { WEBHOOKS_CHANGED, WEBHOOKS_QUEUED } from "./outbox.js";
+import {
+  claimDueDeliveries,
+  deliveriesUpkeep,
+  type Outcome,
+  recordOutcomes,
+  unclaimDeliveries,
+} from "./sender-queries.js";
 import { activeSecrets } from "./settings.js";
 import { checkWebhookUrl, resolveWebhookTarget } from "./url-guard.js";
 
@@ -70,20 +76,10 @@ export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOption
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
-/** Finished deliveries deleted per upkeep round, once past the retention period. */
-const PRUNE_BATCH = 5_000;
 /** How long outcomes gather before they are recorded together. */
 const RECORD_LINGER_MS = 25;
-/** Due deliveries claimable now (oldest first) looked at per claim, whatever the backlog. */
-const CLAIM_WINDOW = 2_000;
 /** A rotated-out secret stops signing at its expiry; this is how late that can be noticed. */
 const SIGNERS_TTL_MS = 5_000;
-
-interface Outcome {
-  statusCode: number | null;
-  error: string | null;
-  latencyMs: number;
-}
 
 export class WebhookSender extends WorkerLoop {
   private unsubscribeChanged: (() => void) | undefined;
@@ -160,32 +156,10 @@ export class WebhookSender extends WorkerLoop {
 
   /**
    * Deliveries whose sender died (lease expired) go back to pending; finished deliveries past
-   * the retention period are deleted with their attempts, at most PRUNE_BATCH a round.
+   * the retention period are deleted with their attempts (see deliveriesUpkeep).
    */
   async upkeep(): Promise<void> {
-    const now = this.deps.clock.now().getTime();
-    await this.deps.store.transaction(async (trx) => {
-      await trx
-        .updateTable("webhook_deliveries")
-        .set({ status: "pending", lease_until: null })
-        .where("status", "=", sql.lit("delivering"))
-        .where("lease_until", "<", now)
-        .execute();
-      const old = await trx
-        .selectFrom("webhook_deliveries")
-        .select("id")
-        .where("done_at", "is not", null)
-        .where("done_at", "<", now - this.options.retentionMs)
-        .limit(PRUNE_BATCH)
-        .execute();
-      if (old.length === 0) return;
-      const ids = old.map((row) => row.id);
-      for (let i = 0; i < ids.length; i += 500) {
-        const part = ids.slice(i, i + 500);
-        await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", part).execute();
-        await trx.deleteFrom("webhook_deliveries").where("id", "in", part).execute();
-      }
-    });
+    await deliveriesUpkeep(this.deps.store, this.deps.clock.now().getTime(), this.options.retentionMs);
   }
 
   /** Claims what this process has room for and starts sending it; returns how many. */
@@ -237,14 +211,7 @@ export class WebhookSender extends WorkerLoop {
     if (!this.isRunning) {
       for (const delivery of deliveries) this.settle(delivery.account_id, 1);
       const ids = deliveries.map((delivery) => delivery.id);
-      if (ids.length > 0)
-        void this.deps.store.db
-          .updateTable("webhook_deliveries")
-          .set({ status: "pending", lease_until: null, attempts: sql`attempts - 1` })
-          .where("id", "in", ids)
-          .where("status", "=", sql.lit("delivering"))
-          .execute()
-          .catch(() => undefined);
+      if (ids.length > 0) void unclaimDeliveries(this.deps.store.db, ids).catch(() => undefined);
       return;
     }
     for (const delivery of deliveries) this.launch(delivery);
@@ -269,56 +236,11 @@ export class WebhookSender extends WorkerLoop {
     this.total -= count;
   }
 
-  /**
-   * Picks due deliveries, at most `perAccount` per account minus what the account has in flight
-   * here, oldest first; an earlier delivery with the same key still open holds later ones
-   * back. Those held back are passed over before the window is cut: after a receiver failed
-   * for a while, thousands of messages have an event in back-off and a later one due, and a
-   * window of those alone claimed nothing, ever (found by bench/faults). The UPDATE re-checks
-   * `pending`, so two workers never both take one delivery.
-   */
-  private async claim(limit: number): Promise<WebhookDeliveryRow[]> {
-    const { store, clock } = this.deps;
-    const now = clock.now().getTime();
-    const perAccount = this.options.perAccount;
-    // Accounts already at their cap here are left out of the scan, so a slow endpoint's
-    // backlog never fills the window the others are picked from.
-    const saturated = [...this.inFlight].filter(([, n]) => n >= perAccount).map(([id]) => id);
-    const excluded = saturated.length > 0 ? sql`and account_id not in (${sql.join(saturated)})` : sql``;
-    const candidates = await sql<{ id: number; account_id: number }>`
-      select id, account_id from (
-        select d.id, d.account_id, d.next_attempt_at,
-               row_number() over (partition by d.account_id order by d.next_attempt_at, d.id) as n
-          from (select id, account_id, next_attempt_at from webhook_deliveries d
-                 where status = 'pending' and next_attempt_at <= ${now} ${excluded}
-                   and not exists (select 1 from webhook_deliveries e
-                                    where e.order_key = d.order_key and e.id < d.id
-                                      and e.status in ('pending', 'delivering'))
-                 order by next_attempt_at, id
-                 limit ${Math.min(CLAIM_WINDOW, limit * 4)}) d
-      ) c
-      where c.n <= ${perAccount}
-      order by c.next_attempt_at, c.id
-      limit ${limit}`.execute(store.db);
-    const taken = new Map<number, number>();
-    const ids: number[] = [];
-    for (const { id, account_id } of candidates.rows) {
-      if (ids.length >= limit) break;
-      const used = (this.inFlight.get(account_id) ?? 0) + (taken.get(account_id) ?? 0);
-      if (used >= perAccount) continue;
-      taken.set(account_id, (taken.get(account_id) ?? 0) + 1);
-      ids.push(id);
-    }
-    if (ids.length === 0) return [];
-    return store.transaction((trx) =>
-      trx
-        .updateTable("webhook_deliveries")
-        .set({ status: "delivering", lease_until: now + this.options.leaseMs, attempts: sql`attempts + 1` })
-        .where("id", "in", ids)
-        .where("status", "=", "pending")
-        .returningAll()
-        .execute(),
-    );
+  /** Due deliveries within this process's and each account's caps (see claimDueDeliveries). */
+  private claim(limit: number): Promise<WebhookDeliveryRow[]> {
+    const { leaseMs, perAccount } = this.options;
+    const now = this.deps.clock.now().getTime();
+    return claimDueDeliveries(this.deps.store, { now, limit, perAccount, leaseMs, inFlight: this.inFlight });
   }
 
   private async send(delivery: WebhookDeliveryRow): Promise<void> {
@@ -425,36 +347,13 @@ export class WebhookSender extends WorkerLoop {
       return now - delivery.created_at >= this.options.retryForMs ? "failed" : "pending";
     });
     try {
-      await this.deps.store.transaction(async (trx) => {
-        await this.deps.store.insertMany(
-          trx,
-          "webhook_attempts",
-          batch.map(({ delivery, outcome }) => ({
-            delivery_id: delivery.id,
-            attempt: delivery.attempts,
-            status_code: outcome.statusCode,
-            latency_ms: outcome.latencyMs,
-            error: outcome.error,
-            at: now,
-          })),
-        );
-        // One statement per 500 outcomes.
-        for (let k = 0; k < batch.length; k += 500) {
-          const values = batch.slice(k, k + 500).map(({ delivery, outcome }, index) => {
-            const status = statuses[k + index]!;
-            const done = status === "pending" ? null : now;
-            const next = done ?? now + webhookRetryDelayMs(delivery.attempts, this.options);
-            return sql`(cast(${delivery.id} as bigint), ${status}, cast(${outcome.statusCode} as integer), ${outcome.error}, cast(${next} as bigint), cast(${done} as bigint))`;
-          });
-          await sql`
-            with v(v_id, v_status, v_code, v_error, v_next, v_done) as (values ${sql.join(values)})
-            update webhook_deliveries
-               set status = v.v_status, lease_until = null, last_status = v.v_code, last_error = v.v_error,
-                   next_attempt_at = v.v_next, done_at = v.v_done
-              from v
-             where webhook_deliveries.id = v.v_id and webhook_deliveries.status = 'delivering'`.execute(trx);
-        }
-      });
+      await recordOutcomes(
+        this.deps.store,
+        batch,
+        statuses,
+        now,
+        (delivery) => now + webhookRetryDelayMs(delivery.attempts, this.options),
+      );
       batch.forEach(({ delivery }, index) => {
         const result = statuses[index] === "pending" ? "retrying" : statuses[index]!;
         this.deps.metrics?.webhookAttempts.inc({ event: delivery.event, result });
