@@ -1,7 +1,8 @@
 // The SMPP server side (issue 21): account holders bind as ESMEs and submit through the same
 // rules and acceptor as the HTTP families; receipts and MO wait in smpp_outbox for a receiver.
 //
-//   server.ts       listeners (plain, TLS), binds per account and their limits, the deliver_sm pump
+//   server.ts       listeners (plain, TLS), binds per account and their limits
+//   deliver-pump.ts the deliver_sm each account is owed, sent over its receiving binds in order
 //   bind.ts         one connection: bind, window and back-pressure, keep-alive, unbind
 //   submit.ts       submit_sm / data_sm / submit_multi → SmsPolicy and the Acceptor; long messages
 //   pdu.ts          the PDU bodies the server reads and writes

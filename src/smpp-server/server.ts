@@ -1,22 +1,20 @@
 // The SMPP 3.4 server account holders bind to as ESMEs (issue 21): plain TCP and optionally TLS
 // listeners, the binds of each account with their limits (reported to smpp_binds for the
-// operator, registry.ts), and the deliver_sm each account is owed (smpp_outbox), sent in order
-// over its receiver and transceiver binds and deleted only when the client answered ESME_ROK.
+// operator, registry.ts), and when to pump the deliver_sm each account is owed (deliver-pump.ts).
 import fs from "node:fs";
 import net from "node:net";
 import tls from "node:tls";
 import { accountStatuses, storedAccountRoutes } from "../accounts/index.js";
 import type { Authenticator, Principal } from "../auth/index.js";
-import { encodeGsm7 } from "../carriers/smpp/index.js";
 import { isGatewayError } from "../core/errors.js";
 import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SmsPolicy } from "../sms/index.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
-import { Bind, type BindHost, type RequestOutcome, type SubmitCommand } from "./bind.js";
-import type { OutboxPayload } from "./outbox.js";
+import { Bind, type BindHost, type SubmitCommand } from "./bind.js";
+import { DeliverPump } from "./deliver-pump.js";
 import { localOutboxWriter, type OutboxWriter } from "./outbox-writes.js";
-import { type DeliverSm, MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm, TLV } from "./pdu.js";
+import { MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm } from "./pdu.js";
 import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } from "./registry.js";
 import { addressAllowed, smppSettingsOf } from "./settings.js";
 import { STATUS } from "./status.js";
@@ -56,28 +54,23 @@ export class SmppServer {
   /** Binds that were bound: counted in /metrics and reported to smpp_binds. */
   private readonly reported = new Set<Bind>();
   private readonly submitter: Submitter;
-  private readonly pumping = new Set<number>();
-  private readonly again = new Set<number>();
-  /** Outbox rows on their way to a bind of this process. */
-  private readonly sending = new Set<number>();
-  /** Outbox rows the clients took (ESME_ROK), deleted together in the next turn of the event loop. */
-  private taken: number[] = [];
-  private deleting: Promise<void> | undefined;
   private readonly unsubscribe: Array<() => void> = [];
   private poller: NodeJS.Timeout | undefined;
   private reporter: NodeJS.Timeout | undefined;
   private stopping = false;
   private readonly host: BindHost;
   private readonly reports: BindReports;
-  /** How long a deliver_sm handed to a bind is kept from other processes' binds. */
-  private readonly leaseMs: number;
-  private readonly write: OutboxWriter;
+  private readonly deliveries: DeliverPump;
   ports: { port?: number; tlsPort?: number } = {};
 
   constructor(private readonly deps: SmppServerDeps) {
     this.reports = new BindReports(deps.store, deps.clock, deps.logger);
-    this.leaseMs = Math.max(60_000, deps.config.smppServer.responseTimeoutMs + 10_000);
-    this.write = deps.outboxWriter ?? localOutboxWriter(deps.store);
+    this.deliveries = new DeliverPump(
+      deps,
+      deps.outboxWriter ?? localOutboxWriter(deps.store),
+      (accountId) => this.binds.get(accountId) ?? [],
+      () => this.stopping,
+    );
     this.submitter = new Submitter({
       smsPolicy: deps.smsPolicy,
       acceptor: deps.acceptor,
@@ -117,7 +110,7 @@ export class SmppServer {
         );
       },
       ready: (bind) => {
-        if (bind.account) this.pump(bind.account.principal.accountId);
+        if (bind.account) this.deliveries.pump(bind.account.principal.accountId);
       },
       warn: (message, details) => this.deps.logger.warn(details, message),
     };
@@ -343,100 +336,7 @@ export class SmppServer {
   }
 
   private pumpAll(): void {
-    for (const accountId of this.binds.keys()) this.pump(accountId);
-  }
-
-  /** Sends what the account is owed over its receiving binds, oldest first, within their windows. */
-  private pump(accountId: number): void {
-    if (this.stopping) return;
-    if (this.pumping.has(accountId)) {
-      this.again.add(accountId);
-      return;
-    }
-    this.pumping.add(accountId);
-    void this.pumpOnce(accountId)
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, "SMPP deliver_sm pump failed"))
-      .finally(() => {
-        this.pumping.delete(accountId);
-        if (this.again.delete(accountId)) this.pump(accountId);
-      });
-  }
-
-  private async pumpOnce(accountId: number): Promise<void> {
-    const receivers = [...(this.binds.get(accountId) ?? [])].filter((b) => b.canReceive);
-    const free = receivers.reduce((sum, b) => sum + b.freeSlots, 0);
-    if (free === 0) return;
-    const now = this.deps.clock.now().getTime();
-    const db = this.deps.store.db;
-    const due = await db
-      .selectFrom("smpp_outbox")
-      .select(["id", "retry_at"])
-      .where("account_id", "=", accountId)
-      .where((eb) => eb.or([eb("lease_until", "is", null), eb("lease_until", "<", now)]))
-      .orderBy("id")
-      .limit(free + this.sending.size)
-      .execute();
-    const ids: number[] = [];
-    for (const row of due) {
-      const id = Number(row.id);
-      if (this.sending.has(id)) continue;
-      // A row the client refused or left unanswered goes again before anything after it.
-      if (row.retry_at !== null && row.retry_at > now) break;
-      ids.push(id);
-      if (ids.length === free) break;
-    }
-    if (ids.length === 0) return;
-    const claimed = (await this.write({ op: "claim", ids, now, leaseUntil: now + this.leaseMs })) ?? [];
-    let turn = 0;
-    for (const row of claimed) {
-      const id = row.id;
-      let bind: Bind | undefined;
-      for (let i = 0; i < receivers.length && !bind; i++) {
-        const candidate = receivers[(turn + i) % receivers.length]!;
-        if (candidate.freeSlots > 0) bind = candidate;
-      }
-      turn++;
-      if (!bind) {
-        await this.write({ op: "release", id });
-        continue;
-      }
-      const payload = JSON.parse(row.payload) as OutboxPayload;
-      this.sending.add(id);
-      void bind
-        .deliver(deliverSmOf(payload))
-        .then((outcome) => this.settle(id, payload.kind, outcome))
-        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "SMPP deliver_sm failed"))
-        .finally(() => this.sending.delete(id));
-    }
-  }
-
-  /**
-   * ESME_ROK: the client has it, the row goes. Refused or unanswered: it is tried again after
-   * SMPP_SERVER_DELIVER_RETRY_MS, and nothing after it goes first. The connection gone before the answer: it is
-   * free at once for the account's next receiver bind.
-   */
-  private async settle(id: number, kind: OutboxPayload["kind"], outcome: RequestOutcome): Promise<void> {
-    const result = outcome === STATUS.ESME_ROK ? "ok" : typeof outcome === "number" ? "refused" : outcome;
-    this.deps.metrics.smppDeliveries.inc({ kind, result });
-    if (outcome === STATUS.ESME_ROK) {
-      await this.remove(id);
-      return;
-    }
-    const retryAt =
-      outcome === "closed" ? null : this.deps.clock.now().getTime() + this.deps.config.smppServer.deliverRetryMs;
-    await this.write({ op: "retry", id, retryAt });
-  }
-
-  /** Deletes a row the client took, with the others taken in this turn: one statement, not one each. */
-  private remove(id: number): Promise<void> {
-    this.taken.push(id);
-    this.deleting ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-      const ids = this.taken;
-      this.taken = [];
-      this.deleting = undefined;
-      return this.write({ op: "remove", ids }).then(() => undefined);
-    });
-    return this.deleting;
+    for (const accountId of this.binds.keys()) this.deliveries.pump(accountId);
   }
 }
 
@@ -465,30 +365,4 @@ function listen(server: net.Server, port: number, host: string): Promise<number>
       resolve((server.address() as net.AddressInfo).port);
     });
   });
-}
-
-/** The deliver_sm of an outbox row: a receipt (esm_class 0x04, with its TLVs) or an MO message. */
-export function deliverSmOf(payload: OutboxPayload): DeliverSm {
-  if (payload.kind === "receipt") {
-    return {
-      source: payload.source,
-      destination: payload.destination,
-      esmClass: 0x04,
-      dataCoding: 0,
-      message: Buffer.from(payload.text, "latin1"),
-      tlvs: [
-        [TLV.receipted_message_id, Buffer.from(`${payload.id}\0`, "latin1")],
-        [TLV.message_state, Buffer.from([payload.state])],
-      ],
-    };
-  }
-  let message: Buffer;
-  let dataCoding = 0;
-  try {
-    message = encodeGsm7(payload.text);
-  } catch {
-    message = Buffer.from(payload.text, "utf16le").swap16();
-    dataCoding = 8;
-  }
-  return { source: payload.source, destination: payload.destination, esmClass: 0, dataCoding, message, tlvs: [] };
 }
