@@ -13,10 +13,11 @@
 //                      and cancelled counters (and completed) moved in the transactions that move
 //                      the messages, so a job's delivery summary is exact at every moment; an
 //                      account's jobs by id or a page at a time, and where a job's pending messages are
-//   transitions.ts     the batched status changes: claim, submitted, retry, fail and refund, delivery
-//                      reports, release of scheduled messages, requeue of expired leases (and of all
-//                      dispatching ones at SQLite's start), cancellation of scheduled messages with
-//                      refund
+//   transitions.ts     the batched status changes: claim, submitted, retry, fail and refund, release
+//                      of scheduled messages, requeue of expired leases (and of all dispatching ones at
+//                      SQLite's start), cancellation of scheduled messages with refund
+//   report-transitions.ts delivery reports applied, the connectors awaiting reports, and messages
+//                      whose report never came failed as expired
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
 //                      message to one recipient; what an SMPP client's receipt quotes (receiptSources)
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
@@ -47,6 +48,7 @@ export * from "./idempotency.js";
 export * from "./jobs.js";
 export * from "./listing.js";
 export * from "./lookup.js";
+export * from "./report-transitions.js";
 export * from "./rows.js";
 export * from "./send-order.js";
 export * from "./sequence.js";

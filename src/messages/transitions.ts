@@ -1,11 +1,11 @@
 // Batched message state changes. Each statement moves only rows that are in a legal source
 // state for the target (see core/message-status.ts), so concurrent workers and duplicate
-// reports can never move a message twice or backwards.
+// reports can never move a message twice or backwards. Delivery reports: report-transitions.ts.
 import { type RawBuilder, sql } from "kysely";
 import { type Refund, refundMany } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import type { Wallet } from "../core/credits.js";
-import { assertTransition, sourcesOf } from "../core/message-status.js";
+import { assertTransition } from "../core/message-status.js";
 import type { MessageRow, MessageStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { countJobOutcomes, type JobOutcome } from "./jobs.js";
@@ -264,160 +264,6 @@ export async function cancelScheduled(
   await refundMany(trx, clock, refunds);
   await countJobOutcomes(trx, outcomes, now);
   return { count, credits: refunds.reduce((sum, r) => sum + r.amount, 0), ids: rows.map((row) => row.id) };
-}
-
-export interface DeliveryReport {
-  connector: string;
-  upstreamId: string;
-  status: "delivered" | "failed";
-  at: number;
-  /** A failure's code (the carrier's, e.g. UNDELIV) and its description. */
-  code?: string | null;
-  message?: string | null;
-}
-
-export interface ReportedRow {
-  id: string;
-  account_id: number;
-  channel: string;
-  status: MessageStatus;
-  created_at: number;
-  job_id: number | null;
-  recipient: string;
-  done_at: number;
-  /** Null on a delivered message. */
-  error_code: string | null;
-  error_message: string | null;
-}
-
-/** A failed report that names no reason still stores one, so every failed message says why. */
-function reasonOf(report: DeliveryReport): { code: string | null; message: string | null } {
-  if (report.status === "delivered") return { code: null, message: null };
-  return {
-    code: report.code ?? "failed",
-    message: report.message ?? `The carrier reported the message failed${report.code ? ` (${report.code})` : ""}.`,
-  };
-}
-
-const REPORTED_COLUMNS =
-  "id, account_id, channel, status, created_at, job_id, recipient, done_at, error_code, error_message";
-/** Both final states are reached from `submitted` only. */
-const REPORT_SOURCES = sourcesOf("delivered")
-  .map((status) => `'${status}'`)
-  .join(", ");
-
-/**
- * Applies carrier delivery reports; reports for unknown or already final messages change
- * nothing. SQLite: a prepared statement per report; PostgreSQL: one statement per batch with
- * the reports as arrays.
- */
-export async function applyDeliveryReports(store: Store, trx: Db, reports: DeliveryReport[]): Promise<ReportedRow[]> {
-  const unique = new Map<string, DeliveryReport>();
-  for (const report of reports) unique.set(`${report.connector}\u0000${report.upstreamId}`, report);
-  const changed: ReportedRow[] = [];
-  // A delivered message keeps no error (a retried attempt's was cleared at its submit).
-  if (store.engine === "sqlite") {
-    const update = store.statement(
-      `update messages set status = ?, done_at = ?, error_code = ?, error_message = ?
-        where connector = ? and upstream_id = ? and status in (${REPORT_SOURCES})
-       returning ${REPORTED_COLUMNS}`,
-    );
-    for (const r of unique.values()) {
-      const reason = reasonOf(r);
-      const rows = await update.all<ReportedRow>(trx, [
-        r.status,
-        r.at,
-        reason.code,
-        reason.message,
-        r.connector,
-        r.upstreamId,
-      ]);
-      for (const row of rows) changed.push(row);
-    }
-  } else {
-    const list = [...unique.values()];
-    const reasons = list.map(reasonOf);
-    const rows = await store
-      .statement(
-        `update messages as m
-            set status = v.status, done_at = v.at, error_code = v.code, error_message = v.message
-           from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[])
-                  as v(connector, upstream, status, at, code, message)
-          where m.connector = v.connector and m.upstream_id = v.upstream and m.status in (${REPORT_SOURCES})
-         returning ${REPORTED_COLUMNS.split(", ")
-           .map((column) => `m.${column}`)
-           .join(", ")}`,
-      )
-      .all<ReportedRow>(trx, [
-        list.map((r) => r.connector),
-        list.map((r) => r.upstreamId),
-        list.map((r) => r.status),
-        list.map((r) => r.at),
-        reasons.map((r) => r.code),
-        reasons.map((r) => r.message),
-      ]);
-    for (const row of rows) changed.push(row);
-  }
-  await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));
-  return changed;
-}
-
-/**
- * The connectors with a message submitted before `submittedBefore` that still waits for its
- * delivery report: a skip scan of the partial index of submitted messages (connector,
- * submitted_at), two probes per connector, so a look when nothing is due costs no write.
- */
-export async function connectorsAwaitingReports(db: Db, submittedBefore: number): Promise<string[]> {
-  const result = await sql<{ name: string | null }>`
-    with recursive c(name) as (
-      select min(connector) from messages where status = 'submitted'
-      union all
-      select (select min(connector) from messages where status = 'submitted' and connector > c.name)
-        from c where c.name is not null
-    )
-    select name from (
-      select name,
-             -- A correlated probe per connector: as a semi-join, PostgreSQL walks the whole index.
-             (select 1 from messages
-               where status = 'submitted' and connector = c.name and submitted_at < ${submittedBefore}
-               limit 1) as due
-        from c where name is not null
-    ) d
-     where due is not null`.execute(db);
-  return result.rows.map((row) => row.name!);
-}
-
-/**
- * Fails up to `limit` messages of `connector` that were submitted before `submittedBefore` and
- * never got their delivery report: error code `expired`. Not refunded, like any failure after
- * the carrier took a message; a report that comes later finds the message final and changes
- * nothing.
- */
-export async function expireUnreported(
-  trx: Db,
-  expiry: { connector: string; submittedBefore: number; now: number; message: string; limit: number },
-): Promise<ReportedRow[]> {
-  assertTransition("submitted", "failed");
-  // The ids first, from the index; then the rows by primary key (a planner may otherwise walk
-  // every submitted message to join them).
-  const due = await trx
-    .selectFrom("messages")
-    .select("id")
-    .where("status", "=", sql.lit("submitted"))
-    .where("connector", "=", expiry.connector)
-    .where("submitted_at", "<", expiry.submittedBefore)
-    .orderBy("submitted_at")
-    .limit(expiry.limit)
-    .execute();
-  if (due.length === 0) return [];
-  const result = await sql<ReportedRow>`
-    update messages
-       set status = 'failed', error_code = 'expired', error_message = ${expiry.message}, done_at = ${expiry.now}
-     where id in (${sql.join(due.map((row) => row.id))}) and status = 'submitted'
-    returning id, account_id, channel, status, created_at, job_id, recipient, done_at,
-              error_code, error_message`.execute(trx);
-  await countJobOutcomes(trx, result.rows, expiry.now);
-  return result.rows;
 }
 
 /** Scheduled messages whose time has come become queued. */
