@@ -3,9 +3,11 @@
 // the client does not read our answers) the socket is paused, so a client that floods without
 // waiting is held in TCP instead of in memory: what this bind holds is bounded by the window
 // and one socket read. Answers to our own requests are taken at once. Our requests (deliver_sm,
-// enquire_link, unbind) are numbered here and time out. A PDU that cannot be framed closes the
-// connection after a generic_nack; a body that cannot be read gets its command's error answer.
+// enquire_link, unbind) are numbered and time out in outgoing-requests.ts. A PDU that cannot be
+// framed closes the connection after a generic_nack; a body that cannot be read gets its
+// command's error answer.
 import type { Socket } from "node:net";
+import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
 import {
   COMMAND,
   cstringBody,
@@ -25,8 +27,6 @@ import type { BoundAccount, SubmitResult } from "./submit.js";
 
 export type BindMode = "transmitter" | "receiver" | "transceiver";
 export type SubmitCommand = "submit_sm" | "data_sm" | "submit_multi";
-/** The client's command_status for a request of ours; "unanswered" past the response timeout; "closed" when the connection went first. */
-export type RequestOutcome = number | "unanswered" | "closed";
 
 const BIND_MODES = new Map<number, BindMode>([
   [COMMAND.bind_transmitter, "transmitter"],
@@ -58,12 +58,6 @@ export interface BindHost {
   warn(message: string, details: Record<string, unknown>): void;
 }
 
-interface Outgoing {
-  commandId: number;
-  resolve: (outcome: RequestOutcome) => void;
-  timer: NodeJS.Timeout;
-}
-
 export class Bind {
   readonly address: string;
   readonly port: number;
@@ -80,8 +74,7 @@ export class Bind {
   /** Reads paused (paused now, or since the server's enquire_link went): its answer may wait unread. */
   private pauses = 0;
   private corked = false;
-  private sequence = 0;
-  private readonly outgoing = new Map<number, Outgoing>();
+  private readonly requests: OutgoingRequests;
   private unbindRequest: Pdu | undefined;
   private enquiring = false;
   /** The client's last request or answer, other than an answer to our enquire_link. */
@@ -98,6 +91,11 @@ export class Bind {
   ) {
     this.address = socket.remoteAddress ?? "";
     this.port = socket.remotePort ?? 0;
+    this.requests = new OutgoingRequests(
+      host.responseTimeoutMs,
+      (bytes) => this.write(bytes),
+      () => host.ready(this),
+    );
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.read(chunk));
     socket.on("drain", () => this.drain());
@@ -122,7 +120,7 @@ export class Bind {
 
   /** Submits being handled and requests of ours awaiting the client's answer. */
   get outstanding(): number {
-    return this.inFlight + this.outgoing.size;
+    return this.inFlight + this.requests.size;
   }
 
   /** Bytes this bind holds: answers not yet taken by the socket, and requests read but not started. */
@@ -132,7 +130,7 @@ export class Bind {
 
   /** deliver_sm that may be sent now. */
   get freeSlots(): number {
-    return this.canReceive ? Math.max(0, this.host.window - this.outgoing.size) : 0;
+    return this.canReceive ? Math.max(0, this.host.window - this.requests.size) : 0;
   }
 
   private read(chunk: Buffer): void {
@@ -298,35 +296,14 @@ export class Bind {
   }
 
   private response(pdu: Pdu): void {
-    const waiting = this.outgoing.get(pdu.sequence);
-    // A late answer, or one to nothing we asked: no one waits for it.
-    if (!waiting) return;
-    if (waiting.commandId !== COMMAND.enquire_link) this.lastActive = Date.now();
-    this.outgoing.delete(pdu.sequence);
-    clearTimeout(waiting.timer);
-    waiting.resolve(pdu.commandId === COMMAND.generic_nack && pdu.status === 0 ? STATUS.ESME_RINVCMDID : pdu.status);
-    this.host.ready(this);
-  }
-
-  /** Sends a request of ours; resolves with the client's command_status, or why there is none. */
-  private send(commandId: number, body?: Buffer): Promise<RequestOutcome> {
-    this.sequence = this.sequence >= 0x7fffffff ? 1 : this.sequence + 1;
-    const sequence = this.sequence;
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.outgoing.delete(sequence);
-        resolve("unanswered");
-        this.host.ready(this);
-      }, this.host.responseTimeoutMs);
-      timer.unref();
-      this.outgoing.set(sequence, { commandId, resolve, timer });
-      this.write(encodePdu(commandId, sequence, 0, body));
+    this.requests.answered(pdu, (commandId) => {
+      if (commandId !== COMMAND.enquire_link) this.lastActive = Date.now();
     });
   }
 
   deliver(fields: DeliverSm): Promise<RequestOutcome> {
     if (!this.canReceive) return Promise.resolve("closed");
-    return this.send(COMMAND.deliver_sm, deliverSmBody(fields));
+    return this.requests.send(COMMAND.deliver_sm, deliverSmBody(fields));
   }
 
   /** Asks the client to unbind (operator disconnect, idle, shutdown); closes when answered or after the timeout. */
@@ -337,7 +314,7 @@ export class Bind {
       return;
     }
     this.state = "closing";
-    await this.send(COMMAND.unbind);
+    await this.requests.send(COMMAND.unbind);
     this.close();
   }
 
@@ -362,7 +339,7 @@ export class Bind {
     ) {
       this.enquiring = true;
       const pauses = this.pauses;
-      void this.send(COMMAND.enquire_link).then((outcome) => {
+      void this.requests.send(COMMAND.enquire_link).then((outcome) => {
         this.enquiring = false;
         // Unread is not unanswered: the server stopped reading while it waited.
         if (outcome === "unanswered" && !this.paused && this.pauses === pauses) {
@@ -409,11 +386,7 @@ export class Bind {
     this.state = "closed";
     clearInterval(this.timer);
     this.waiting.length = 0;
-    for (const waiting of this.outgoing.values()) {
-      clearTimeout(waiting.timer);
-      waiting.resolve("closed");
-    }
-    this.outgoing.clear();
+    this.requests.closeAll();
     // A socket ended politely (unbind) that the client does not close is not kept.
     if (!this.socket.destroyed) setTimeout(() => this.socket.destroy(), 5_000).unref();
     if (hadPlace) this.host.closed(this);

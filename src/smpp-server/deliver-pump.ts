@@ -3,9 +3,10 @@
 // only when the client answered ESME_ROK.
 import { encodeGsm7 } from "../carriers/smpp/index.js";
 import type { Runtime } from "../runtime/runtime.js";
-import type { Bind, RequestOutcome } from "./bind.js";
+import type { Bind } from "./bind.js";
 import type { OutboxPayload } from "./outbox.js";
 import type { OutboxWriter } from "./outbox-writes.js";
+import type { RequestOutcome } from "./outgoing-requests.js";
 import { type DeliverSm, TLV } from "./pdu.js";
 import { STATUS } from "./status.js";
 

@@ -4,6 +4,7 @@
 //   server.ts       listeners (plain, TLS), binds per account and their limits
 //   deliver-pump.ts the deliver_sm each account is owed, sent over its receiving binds in order
 //   bind.ts         one connection: bind, window and back-pressure, keep-alive, unbind
+//   outgoing-requests.ts a bind's own requests (deliver_sm, enquire_link, unbind) and their answers
 //   submit.ts       submit_sm / data_sm / submit_multi → SmsPolicy and the Acceptor; long messages
 //   pdu.ts          the PDU bodies the server reads and writes
 //   status.ts       every refusal as a command_status (docs/smpp-server.md prints the table)
