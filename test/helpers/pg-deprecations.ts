@@ -2,11 +2,18 @@
 // still running one, which pg 9 turns into an error) fails the test during which it appeared.
 import { afterAll, afterEach } from "vitest";
 
-const seen: string[] = [];
-
-process.on("warning", (warning) => {
-  if (warning.name === "DeprecationWarning" && warning.message.includes("pg@9")) seen.push(warning.message);
-});
+// One listener per process: test files share their worker process (isolate: false) and each
+// runs this file, so a listener per file passed Node's limit of 10 and the warning about that
+// reached tests that watch for warnings (test/store/signals.test.ts).
+const SEEN = Symbol.for("switchboard.test.pgDeprecations");
+const shared = globalThis as { [SEEN]?: string[] };
+const seen: string[] = (shared[SEEN] ??= (() => {
+  const list: string[] = [];
+  process.on("warning", (warning) => {
+    if (warning.name === "DeprecationWarning" && warning.message.includes("pg@9")) list.push(warning.message);
+  });
+  return list;
+})());
 
 function failOnPgDeprecations() {
   if (seen.length === 0) return;
