@@ -7,13 +7,14 @@ import { afterAll, afterEach } from "vitest";
 // reached tests that watch for warnings (test/store/signals.test.ts).
 const SEEN = Symbol.for("switchboard.test.pgDeprecations");
 const shared = globalThis as { [SEEN]?: string[] };
-const seen: string[] = (shared[SEEN] ??= (() => {
+if (!shared[SEEN]) {
   const list: string[] = [];
   process.on("warning", (warning) => {
     if (warning.name === "DeprecationWarning" && warning.message.includes("pg@9")) list.push(warning.message);
   });
-  return list;
-})());
+  shared[SEEN] = list;
+}
+const seen = shared[SEEN];
 
 function failOnPgDeprecations() {
   if (seen.length === 0) return;
