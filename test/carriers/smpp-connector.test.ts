@@ -453,6 +453,24 @@ describeEachEngine("smpp connector", (engine) => {
     expect((await partsOf(message.id)).map((part) => part.status)).toEqual(["delivered"]);
   });
 
+  it("answers a receipt whose part another process is storing only after a second look has applied it", async () => {
+    // Nothing of this connector is being sent: the part is another process's, committed 30 ms
+    // after the receipt came. The receipt is answered only once it is applied, so a crash of
+    // this process in between leaves it unanswered, for the SMSC to send again.
+    const { smsc, connector, reports } = await started({ receiptRetryMs: [150, 20_000] });
+    const message = row();
+    smsc.sendReceipt("77aa01");
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await db.store.transaction((trx) =>
+      storeParts(db.store, trx, connector.name, [{ messageId: message.id, upstreamIds: ["77aa01"] }], Date.now()),
+    );
+    expect(smsc.deliverAnswers).toEqual([]);
+    expect(reports).toEqual([]);
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 1, 5_000, "the receipt answered");
+    expect(smsc.deliverAnswers).toEqual([0]);
+    expect((await partsOf(message.id)).map((part) => part.status)).toEqual(["delivered"]);
+  });
+
   it("gives up on a receipt for a part it never stored after a few looks, answering it at once", async () => {
     const { smsc, connector, reports } = await started({ receiptRetryMs: [20, 20] });
     smsc.sendReceipt("ffff01");

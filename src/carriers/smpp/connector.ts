@@ -304,6 +304,7 @@ export class SmppConnector implements Connector {
    */
   private async tryReceipt(receipt: Receipt, attempt: number, sentBefore: number | null): Promise<void> {
     const first = attempt === 0;
+    const delays = this.options.receiptRetryMs ?? DEFAULT_RECEIPT_RETRY_MS;
     let outcome: ReceiptOutcome;
     try {
       outcome = await this.receiptWrites.add({ ...receipt, exactOnly: sentBefore !== null });
@@ -311,6 +312,14 @@ export class SmppConnector implements Connector {
       if (outcome === "unknown" && sentBefore !== null) {
         await Promise.allSettled([...this.sending].filter(([order]) => order < sentBefore).map(([, stored]) => stored));
         outcome = await this.receiptWrites.add(receipt);
+      }
+      // Its parts may be another process's, committing now: one more look before the SMSC hears
+      // that the receipt was taken. Past this point a retry lives only in this process's memory,
+      // and a crash would lose it; unanswered, the SMSC sends it again (to another bind).
+      if (outcome === "unknown" && first && delays[0] !== undefined && !this.stopped) {
+        await new Promise((resolve) => setTimeout(resolve, delays[0]));
+        outcome = await this.receiptWrites.add(receipt);
+        attempt = 1;
       }
     } catch (error) {
       if (first) throw error;
@@ -321,7 +330,6 @@ export class SmppConnector implements Connector {
       );
     }
     if (outcome !== "unknown") return;
-    const delays = this.options.receiptRetryMs ?? DEFAULT_RECEIPT_RETRY_MS;
     const delay = delays[attempt];
     if (delay === undefined || this.stopped) {
       this.options.logger?.warn(
