@@ -96,12 +96,13 @@ describeEachEngine("GET /api/v2/messages", (engine) => {
 
     // The states the manual clock holds them in: the SMS and the call wait for their reports.
     const settled = ["sent", "delivered", "submitted", "submitted"];
-    await until(
-      async () =>
-        JSON.stringify((await list(t, account)).body.data.map((r: { status: string }) => r.status)) ===
-        JSON.stringify(settled),
-      "every message to reach its held state",
-    );
+    // The call's first status ("initiated") is written just after its submit: wait for it too.
+    await until(async () => {
+      const data = (await list(t, account)).body.data as Array<{ status: string; call?: { status: string | null } }>;
+      return (
+        JSON.stringify(data.map((r) => r.status)) === JSON.stringify(settled) && data[2]?.call?.status === "initiated"
+      );
+    }, "every message to reach its held state");
     const answer = await list(t, account);
     expect(answer.body).toMatchObject({ status: "success", meta: { limit: 50, next_cursor: null } });
     const rows = answer.body.data;
