@@ -64,6 +64,13 @@ function deliverySummary(job: BulkJobRow) {
 
 export function registerBulkJobRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
+  /** The account's job with the id of the path, or not_found (an id that is no number included). */
+  const ownJob = async (id: string, accountId: number): Promise<BulkJobRow> => {
+    const numeric = pathId(id);
+    const job = numeric === undefined ? undefined : await findBulkJob(db, accountId, numeric);
+    if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
+    return job;
+  };
 
   v2.get(
     "/bulk-jobs",
@@ -112,10 +119,7 @@ export function registerBulkJobRoutes(v2: TypedRoutes, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params;
-      const numeric = pathId(id);
-      const job = numeric === undefined ? undefined : await findBulkJob(db, request.principal!.accountId, numeric);
-      if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
+      const job = await ownJob(request.params.id, request.principal!.accountId);
       return {
         status: "success",
         data: {
@@ -152,11 +156,8 @@ export function registerBulkJobRoutes(v2: TypedRoutes, ctx: Deps): void {
       },
     },
     async (request) => {
-      const { id } = request.params;
       const accountId = request.principal!.accountId;
-      const numeric = pathId(id);
-      const job = numeric === undefined ? undefined : await findBulkJob(db, accountId, numeric);
-      if (!job) throw new GatewayError("not_found", `No bulk job "${id}" in this account.`);
+      const job = await ownJob(request.params.id, accountId);
       const cancelled = await ctx.store.transaction((trx) =>
         cancelScheduled(trx, ctx.clock, accountId, { broadcastId: job.batch_id }, { unexpanded: true }),
       );
