@@ -1,3 +1,5 @@
+// A gateway in one process: opens the store, builds the AppContext, serves HTTP and runs the roles it
+// is given (api, worker), with the worker thread of a `start`; stop() ends them in order.
 import type { Logger } from "pino";
 import { closeRateLimitRedis, connectRateLimitRedis } from "../auth/index.js";
 import { applyCarriersFile } from "../carriers/config-file.js";

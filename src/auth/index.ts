@@ -13,6 +13,8 @@
 //   http.ts            where each family finds credentials in a request (v2 placements, legacy params);
 //                      authenticateCaller: the API key, else the console session cookie, whose CSRF
 //                      token a request other than GET/HEAD must repeat
+//   rate-limits.ts     per-API-key request limits (rate-limiter-flexible), counted in Redis when
+//                      REDIS_URL is set, in memory otherwise (and while Redis is down)
 export * from "./api-keys.js";
 export * from "./authenticator.js";
 export * from "./http.js";

@@ -1,3 +1,4 @@
+// Phone numbers in E.164 (libphonenumber's full metadata): parsed, validated, with their country.
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
 
 export interface E164Number {

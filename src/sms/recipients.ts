@@ -1,3 +1,4 @@
+// Recipient numbers of an SMS send: Indian mobiles (from core/) and international numbers for route I.
 import { parseE164 } from "../core/e164.js";
 
 export { normalizeIndianMobile } from "../core/indian-mobile.js";

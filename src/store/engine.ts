@@ -1,1 +1,2 @@
+// The two database engines a store runs on.
 export type Engine = "sqlite" | "postgres";

@@ -1,3 +1,4 @@
+// Migration 0001: accounts, wallets, the ledger and the settings table.
 import { type Kysely, sql } from "kysely";
 import type { Engine } from "../engine.js";
 import { withId } from "./columns.js";

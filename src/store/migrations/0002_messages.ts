@@ -1,3 +1,4 @@
+// Migration 0002: messages with their first indexes, Idempotency-Keys and sequences.
 import { type Kysely, sql } from "kysely";
 import type { Engine } from "../engine.js";
 

@@ -1,3 +1,4 @@
+// Column helpers the migrations share, written once for both engines.
 import type { ColumnDefinitionBuilder, Kysely } from "kysely";
 import type { Engine } from "../engine.js";
 
