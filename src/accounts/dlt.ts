@@ -1,10 +1,11 @@
 // DLT registrations of an account: the entity IDs (principal entities) and headers the
 // operator has white-listed on India's DLT platform. Sends naming others are refused.
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus, DltEntitiesTable, DltHeadersTable } from "../store/schema.js";
 import type { Db } from "../store/store.js";
+import { NO_DETAIL, type PendingRequests } from "./pending-requests.js";
 import { registrationFixes } from "./registrations.js";
 
 export type DltEntityRow = Selectable<DltEntitiesTable>;
@@ -210,6 +211,36 @@ export async function isHeaderWhitelisted(db: Db, accountId: number, header: str
     .where("status", "=", "approved")
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** The DLT entity IDs waiting for the operator, as part of the approval queue. */
+export function pendingDltEntities(db: Db): PendingRequests {
+  return db
+    .selectFrom("dlt_entities")
+    .select([
+      sql.lit("dlt_entity").as("kind"),
+      "id",
+      "account_id",
+      "entity_id as value",
+      NO_DETAIL.as("detail"),
+      "created_at",
+    ])
+    .where("status", "=", "pending");
+}
+
+/** The DLT headers waiting for the operator, as part of the approval queue. */
+export function pendingDltHeaders(db: Db): PendingRequests {
+  return db
+    .selectFrom("dlt_headers")
+    .select([
+      sql.lit("dlt_header").as("kind"),
+      "id",
+      "account_id",
+      "header as value",
+      NO_DETAIL.as("detail"),
+      "created_at",
+    ])
+    .where("status", "=", "pending");
 }
 
 export function describeDltEntity(row: DltEntityRow) {

@@ -14,6 +14,9 @@
 //   registrations.ts   registrationFixes: the operator's CLI command and API call that add each
 //                      registration (sender ID, DLT header or entity, default entity, template,
 //                      credits), quoted by the refusals and by the account's readiness
+//   pending-requests.ts  PendingRequest, the shape in which each owner of a kind of request gives its
+//                      pending rows to the operator's approval queue (admin/approvals.ts); the
+//                      requester's username for it
 //   templates.ts       content templates ({#var#}): create, approve/reject, list, the approved set that
 //                      scrubbing matches; TEMPLATES_CHANGED signal
 //   dnd.ts             the DND registry: streamed CSV import (csv-parse, 5,000 numbers per transaction,
@@ -32,6 +35,7 @@ export * from "./dlt.js";
 export * from "./dnd.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
+export * from "./pending-requests.js";
 export * from "./registrations.js";
 export * from "./sender-ids.js";
 export * from "./templates.js";

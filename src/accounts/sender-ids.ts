@@ -1,8 +1,10 @@
 // Sender IDs (SMS headers) an account may send from; the operator approves them.
+import { sql } from "kysely";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus, SenderIdRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
+import type { PendingRequests } from "./pending-requests.js";
 
 /** Alphanumeric headers of 3 to 11 characters (India uses 6 letters), or a numeric sender of up to 15 digits. */
 const SENDER_ID = /^(?:[A-Za-z0-9]{3,11}|\d{3,15})$/;
@@ -76,6 +78,14 @@ export async function senderIdStatus(db: Db, accountId: number, sender: string):
     .where("sender", "=", sender)
     .executeTakeFirst();
   return row?.status;
+}
+
+/** The sender IDs waiting for the operator, as part of the approval queue. */
+export function pendingSenderIds(db: Db): PendingRequests {
+  return db
+    .selectFrom("sender_ids")
+    .select([sql.lit("sender_id").as("kind"), "id", "account_id", "sender as value", "note as detail", "created_at"])
+    .where("status", "=", "pending");
 }
 
 export function describeSenderId(row: SenderIdRow) {

@@ -1,10 +1,12 @@
 // Content templates (DLT): the texts an account may send on the transactional route, with
 // {#var#} placeholders. The operator approves them; only approved ones are matched.
+import { sql } from "kysely";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus, TemplateRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { normalizeDltEntityId, normalizeDltHeader } from "./dlt.js";
+import type { PendingRequests } from "./pending-requests.js";
 
 /** Signal sent (payload: the account id) after an account's templates change, so caches of them drop it. */
 export const TEMPLATES_CHANGED = "templates_changed";
@@ -161,6 +163,14 @@ export async function openTemplates(db: Db, accountId: number) {
     .where("status", "in", ["approved", "pending"])
     .orderBy("id")
     .execute();
+}
+
+/** The templates waiting for the operator, as part of the approval queue. */
+export function pendingTemplates(db: Db): PendingRequests {
+  return db
+    .selectFrom("templates")
+    .select([sql.lit("template").as("kind"), "id", "account_id", "name as value", "content as detail", "created_at"])
+    .where("status", "=", "pending");
 }
 
 export function describeTemplate(row: TemplateRow) {

@@ -1,8 +1,20 @@
 // The operator's one approval queue: everything accounts asked for and nobody decided yet
 // (sender IDs, templates, keywords, DLT entity IDs and headers, email domains, voice caller
 // numbers), across accounts, oldest first. Each kind is decided through its own operator call.
-import { type RawBuilder, sql } from "kysely";
+// The folder that owns a kind's table gives its pending rows (accounts/pending-requests.ts);
+// this file unions them into one statement for the page and one for the counts.
+import {
+  type PendingRequests,
+  pendingDltEntities,
+  pendingDltHeaders,
+  pendingSenderIds,
+  pendingTemplates,
+  requesterName,
+} from "../accounts/index.js";
+import { pendingEmailDomains } from "../email/index.js";
+import { pendingKeywords } from "../inbound/index.js";
 import type { Db } from "../store/store.js";
+import { pendingCallerIds } from "../voice/index.js";
 
 export const APPROVAL_KINDS = [
   "sender_id",
@@ -15,38 +27,22 @@ export const APPROVAL_KINDS = [
 ] as const;
 export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
 
-/** Per kind: what it is called (`value`) and what else the operator reads before deciding (`detail`). */
-const PENDING: Record<ApprovalKind, RawBuilder<unknown>> = {
-  sender_id: sql`select 'sender_id' as kind, id, account_id, sender as value, note as detail, created_at
-                   from sender_ids where status = 'pending'`,
-  template: sql`select 'template' as kind, id, account_id, name as value, content as detail, created_at
-                  from templates where status = 'pending'`,
-  keyword: sql`select 'keyword' as kind, id, account_id, ${sql.ref("key")} as value, static_message as detail, created_at
-                 from keywords where status = 'pending'`,
-  dlt_entity: sql`select 'dlt_entity' as kind, id, account_id, entity_id as value, cast(null as text) as detail, created_at
-                    from dlt_entities where status = 'pending'`,
-  dlt_header: sql`select 'dlt_header' as kind, id, account_id, header as value, cast(null as text) as detail, created_at
-                    from dlt_headers where status = 'pending'`,
-  email_domain: sql`select 'email_domain' as kind, id, account_id, domain as value, cast(null as text) as detail, created_at
-                      from email_domains where status = 'pending'`,
-  voice_caller_id: sql`select 'voice_caller_id' as kind, id, account_id, number as value, cast(null as text) as detail, created_at
-                         from voice_caller_ids where status = 'pending'`,
+/** Per kind, its owner's select of the pending rows. */
+const PENDING: Record<ApprovalKind, (db: Db) => PendingRequests> = {
+  sender_id: pendingSenderIds,
+  template: pendingTemplates,
+  keyword: pendingKeywords,
+  dlt_entity: pendingDltEntities,
+  dlt_header: pendingDltHeaders,
+  email_domain: pendingEmailDomains,
+  voice_caller_id: pendingCallerIds,
 };
 
-interface PendingRow {
-  kind: ApprovalKind;
-  id: number;
-  account: string;
-  value: string;
-  detail: string | null;
-  created_at: number;
-}
-
-function union(kinds: readonly ApprovalKind[]): RawBuilder<unknown> {
-  return sql.join(
-    kinds.map((kind) => PENDING[kind]),
-    sql` union all `,
-  );
+/** The pending rows of these kinds, as one `union all`. */
+function union(db: Db, kinds: readonly ApprovalKind[]): PendingRequests {
+  const [first, ...rest] = kinds.map((kind) => PENDING[kind](db));
+  if (!first) throw new Error("The approval queue needs at least one kind.");
+  return rest.length === 0 ? first : first.unionAll(rest);
 }
 
 /** One page of the queue (of one kind, or of all) and how many of each kind wait. */
@@ -56,20 +52,27 @@ export async function pendingApprovals(
 ) {
   const kinds: readonly ApprovalKind[] = options.kind ? [options.kind] : APPROVAL_KINDS;
   const [rows, counts] = await Promise.all([
-    sql<PendingRow>`
-      select q.kind, q.id, a.username as account, q.value, q.detail, q.created_at
-        from (${union(kinds)}) q join accounts a on a.id = q.account_id
-       order by q.created_at, q.kind, q.id
-       limit ${options.perPage} offset ${(options.page - 1) * options.perPage}`.execute(db),
-    sql<{ kind: ApprovalKind; n: number }>`
-      select kind, count(*) as n from (${union(APPROVAL_KINDS)}) q group by kind`.execute(db),
+    db
+      .selectFrom(union(db, kinds).as("q"))
+      .select((eb) => ["q.kind", "q.id", requesterName(eb.ref("q.account_id")), "q.value", "q.detail", "q.created_at"])
+      .orderBy("q.created_at")
+      .orderBy("q.kind")
+      .orderBy("q.id")
+      .limit(options.perPage)
+      .offset((options.page - 1) * options.perPage)
+      .execute(),
+    db
+      .selectFrom(union(db, APPROVAL_KINDS).as("q"))
+      .select((eb) => ["q.kind", eb.fn.countAll().as("n")])
+      .groupBy("q.kind")
+      .execute(),
   ]);
   const waiting = Object.fromEntries(APPROVAL_KINDS.map((kind) => [kind, 0])) as Record<ApprovalKind, number>;
-  for (const row of counts.rows) waiting[row.kind] = Number(row.n);
+  for (const row of counts) waiting[row.kind as ApprovalKind] = Number(row.n);
   const total = kinds.reduce((sum, kind) => sum + waiting[kind], 0);
   return {
-    items: rows.rows.map((row) => ({
-      kind: row.kind,
+    items: rows.map((row) => ({
+      kind: row.kind as ApprovalKind,
       id: Number(row.id),
       account: row.account,
       value: row.value,

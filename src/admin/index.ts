@@ -10,7 +10,8 @@
 //   routes.ts          the operator API under /admin/api (operator key): its hooks and admin/'s own
 //                      routes (accounts with search and pages, keys, credits, sender IDs, approvals); app/server.ts adds each family's operator routes to the same scope
 //   approvals.ts       pendingApprovals: the one approval queue (sender IDs, templates, keywords, DLT
-//                      entities and headers, email domains, caller numbers) across accounts, oldest first
+//                      entities and headers, email domains, caller numbers) across accounts, oldest first:
+//                      one union of the pending rows each owner's folder selects
 //   login-lock-routes.ts  GET /admin/api/login-locks, DELETE /admin/api/accounts/{username}/login-locks
 //   sms-rule-routes.ts the operator API for templates, DLT registrations and the DND registry (a text/csv
 //                      body is handed through as a stream)

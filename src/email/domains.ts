@@ -1,6 +1,8 @@
 // Sending domains: an account asks for a domain, gets the DKIM record to publish, and an
 // operator approves it; `from` must be an address on one of the account's approved domains,
 // and mail from it is DKIM-signed with the domain's key.
+import { sql } from "kysely";
+import { NO_DETAIL, type PendingRequests } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus, EmailDomainsTable } from "../store/schema.js";
@@ -63,6 +65,21 @@ export async function findDomain(db: Db, accountId: number, domain: string): Pro
 
 export async function listEmailDomains(db: Db, accountId: number): Promise<EmailDomainRow[]> {
   return db.selectFrom("email_domains").selectAll().where("account_id", "=", accountId).orderBy("domain").execute();
+}
+
+/** The sending domains waiting for the operator, as part of the approval queue (admin/approvals.ts). */
+export function pendingEmailDomains(db: Db): PendingRequests {
+  return db
+    .selectFrom("email_domains")
+    .select([
+      sql.lit("email_domain").as("kind"),
+      "id",
+      "account_id",
+      "domain as value",
+      NO_DETAIL.as("detail"),
+      "created_at",
+    ])
+    .where("status", "=", "pending");
 }
 
 export async function setEmailDomainStatus(

@@ -18,7 +18,7 @@
 //                      quoting and groups, via nodemailer's address parser)
 //   domains.ts         sending domains: added pending with a fresh DKIM key (selector `switchboard`),
 //                      approved or rejected by an operator, removed; isApprovedSender for the send
-//                      path; the DNS record to publish
+//                      path; the DNS record to publish; the pending ones for the approval queue
 //   templates.ts       stored templates with {{placeholders}} filled from `defaultplaceholders`
 //                      (HTML-escaped in HTML, {{{name}}} as it is; unknown ones stay as written)
 //   content.ts         a send's content, attachments and the DKIM key of its from domain as the
@@ -61,6 +61,7 @@ import { EmailSimulator } from "./simulator.js";
 import { SmtpConnector } from "./smtp-connector.js";
 import type { EmailTracker } from "./tracking.js";
 
+export { pendingEmailDomains } from "./domains.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";
 export { EmailTracker, trackingSecret } from "./tracking.js";
 export { registerV2EmailSendRoute } from "./v2-send-route.js";

@@ -5,6 +5,7 @@
 //                      approved keyword and applies STOP/START to the suppression list; then the static
 //                      keyword reply through the Acceptor. InboundIngester: the connectors' sink
 //   keywords.ts        keywords: one word ≤ 30 letters/digits, `static` or `none`, pending until approved
+//                      (the pending ones are a part of the operator's approval queue)
 //   numbers.ts         virtual numbers: digits (an Indian mobile as its 10), assign, find the owner
 //   suppression.ts     the per-account suppression list, and SuppressionList, the send path's copy of it
 //                      (the whole list in memory up to 10,000 numbers, dropped on `suppressions_changed`)

@@ -1,6 +1,8 @@
 // Keywords: the first word of an inbound SMS that an account reacts to. An account creates one
 // (pending); the operator approves it, because a `static` keyword makes the gateway send its
 // reply text to anyone who texts the word, and that text is not DLT-scrubbed.
+import { sql } from "kysely";
+import type { PendingRequests } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { segmentInfo } from "../core/segments.js";
@@ -120,6 +122,21 @@ export async function listKeywords(
     query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
   ]);
   return { rows, total: Number(count.total) };
+}
+
+/** The keywords waiting for the operator, as part of the approval queue (admin/approvals.ts). */
+export function pendingKeywords(db: Db): PendingRequests {
+  return db
+    .selectFrom("keywords")
+    .select([
+      sql.lit("keyword").as("kind"),
+      "id",
+      "account_id",
+      "key as value",
+      "static_message as detail",
+      "created_at",
+    ])
+    .where("status", "=", "pending");
 }
 
 export async function setKeywordStatus(

@@ -1,7 +1,8 @@
 // Caller numbers: the `from` of a call must be one the operator approved for the account.
 // Stored in E.164, so 080 4711 0000 and +91 80 4711 0000 are the same approval. Shared by the
 // operator API, the CLI and the send path.
-import { accountUsername, requireAccount } from "../accounts/index.js";
+import { sql } from "kysely";
+import { accountUsername, NO_DETAIL, type PendingRequests, requireAccount } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import type { ApprovalStatus } from "../store/schema.js";
@@ -96,6 +97,21 @@ export async function setCallerIdStatus(deps: CallerIdDeps, id: number, status: 
     .executeTakeFirst();
   if (!row) throw new GatewayError("not_found", `No caller number with id ${id}.`);
   return view(row, await accountUsername(deps.store.db, row.account_id));
+}
+
+/** The caller numbers waiting for the operator, as part of the approval queue (admin/approvals.ts). */
+export function pendingCallerIds(db: Db): PendingRequests {
+  return db
+    .selectFrom("voice_caller_ids")
+    .select([
+      sql.lit("voice_caller_id").as("kind"),
+      "id",
+      "account_id",
+      "number as value",
+      NO_DETAIL.as("detail"),
+      "created_at",
+    ])
+    .where("status", "=", "pending");
 }
 
 export async function callerIdsOf(deps: CallerIdDeps, username: string): Promise<CallerIdView[]> {

@@ -12,7 +12,7 @@
 //   billing.ts         estimated speech (15 characters a second) and units per VOICE_SECONDS_PER_UNIT
 //   twiml.ts           the <Response><Say> document, escaped; Devanagari spoken as hi-IN
 //   caller-ids.ts      approve, list, remove (by username, for the operator API and the CLI);
-//                      isApprovedCaller for the send path
+//                      isApprovedCaller for the send path; the pending ones for the approval queue
 //   call-meta.ts       call statuses, their stages, withCallStatus (forward only), callReport
 //   call-status.ts     CallStatusIngester: final statuses through applyDeliveryReports with the
 //                      delivery_report webhook in the same transaction, every status into the meta
@@ -43,7 +43,7 @@ import { registerStatusCallbackRoute, statusCallbackUrl } from "./status-callbac
 
 export { registerVoiceAdminRoutes } from "./admin-routes.js";
 export { callReport } from "./call-meta.js";
-export { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "./caller-ids.js";
+export { approveCallerIdFor, callerIdsOf, pendingCallerIds, removeCallerIdFor } from "./caller-ids.js";
 export { VOICE_HTTP_CONNECTOR } from "./http-connector.js";
 export { VOICE_SIMULATOR_CONNECTOR } from "./simulator.js";
 export { registerV2VoiceRoutes } from "./v2-routes.js";

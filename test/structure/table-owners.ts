@@ -74,15 +74,6 @@ export const SHARED_TABLES: readonly string[] = ["settings"];
  * only shrinks.
  */
 export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
-  "src/admin/approvals.ts -> accounts":
-    "the operator's approval queue is one union over the approval kinds' tables joined to accounts, paged and counted as one statement by design",
-  "src/admin/approvals.ts -> dlt_entities": "the approval queue's union (see accounts)",
-  "src/admin/approvals.ts -> dlt_headers": "the approval queue's union (see accounts)",
-  "src/admin/approvals.ts -> email_domains": "the approval queue's union (see accounts)",
-  "src/admin/approvals.ts -> keywords": "the approval queue's union (see accounts)",
-  "src/admin/approvals.ts -> sender_ids": "the approval queue's union (see accounts)",
-  "src/admin/approvals.ts -> templates": "the approval queue's union (see accounts)",
-  "src/admin/approvals.ts -> voice_caller_ids": "the approval queue's union (see accounts)",
   "src/app/backlog-metrics.ts -> webhook_deliveries":
     "webhooks/ is left alone while issue 20 tunes its hot paths; moves with that work",
   "src/auth/authenticator.ts -> accounts":
