@@ -6,10 +6,9 @@
 // conditional on next_index: after a crash or with several workers, every recipient becomes
 // exactly one message. Parts of different accounts are served in turn.
 
-import { sql } from "kysely";
 import { newQueueId } from "../core/ids.js";
 import { WorkerLoop } from "../core/worker-loop.js";
-import { messageRow } from "../messages/index.js";
+import { bulkPartsById, countQueuedDue, dueBulkParts, expandBulkPart, messageRow } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { BulkPartRow, NewMessage } from "../store/schema.js";
 import { QUEUED_SIGNAL } from "./dispatcher.js";
@@ -56,21 +55,9 @@ export class BulkExpander extends WorkerLoop {
   async expandOnce(): Promise<number> {
     const { store, clock } = this.deps;
     const now = clock.now().getTime();
-    const due = await store.db
-      .selectFrom("bulk_parts")
-      .select(["id", "account_id"])
-      // A literal, not a parameter: SQLite uses the partial index bulk_parts_pending only then.
-      .where("status", "=", sql.lit("pending"))
-      .where("due_at", "<=", now)
-      .orderBy("due_at")
-      .orderBy("id")
-      .limit(100)
-      .execute();
+    const due = await dueBulkParts(store.db, now);
     if (due.length === 0) return 0;
-    const backlog = await sql<{ n: number }>`
-      select count(*) as n from (select 1 from messages where status = 'queued' and due_at <= ${now}
-                                 limit ${this.options.maxBacklog}) q`.execute(store.db);
-    const room = this.options.maxBacklog - Number(backlog.rows[0]?.n ?? 0);
+    const room = this.options.maxBacklog - (await countQueuedDue(store.db, now, this.options.maxBacklog));
     if (room <= 0) return 0;
     // The oldest due part of each account, accounts in turn, as far as the room goes.
     const picked: number[] = [];
@@ -80,26 +67,13 @@ export class BulkExpander extends WorkerLoop {
       accounts.add(part.account_id);
       picked.push(part.id);
     }
-    const parts = await store.db.selectFrom("bulk_parts").selectAll().where("id", "in", picked).execute();
+    const parts = await bulkPartsById(store.db, picked);
     const perPart = Math.max(1, Math.min(this.options.chunk, Math.ceil(room / parts.length)));
     const created = await store.transaction(async (trx) => {
       let total = 0;
       for (const part of parts) {
         const take = Math.min(perPart, part.count - part.next_index);
-        const advanced = await trx
-          .updateTable("bulk_parts")
-          .set({
-            next_index: part.next_index + take,
-            status: part.next_index + take >= part.count ? "done" : "pending",
-          })
-          .where("id", "=", part.id)
-          .where("next_index", "=", part.next_index)
-          .where("status", "=", "pending")
-          .executeTakeFirst();
-        // Another worker took this chunk, or the part was cancelled meanwhile.
-        if (Number(advanced.numUpdatedRows) === 0) continue;
-        await store.insertMany(trx, "messages", this.messagesOf(part, take, now));
-        total += take;
+        if (await expandBulkPart(store, trx, part, take, () => this.messagesOf(part, take, now))) total += take;
       }
       return total;
     });

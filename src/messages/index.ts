@@ -8,6 +8,9 @@
 //                      it gets back (AcceptOutcome, AcceptedSend); AcceptService
 //   accept-job.ts      a send's bulk job in the Acceptor's transaction: the job row created or extended,
 //                      the part holding the recipients until the expander makes them messages
+//   bulk-expansion.ts  the bulk expander's statements: due parts, the queued messages due (counted up to
+//                      a cap), a part advanced by a chunk with its messages inserted, conditional on
+//                      its next_index
 //   flood-counter.ts   the per-account daily SMS counter behind the flood limit; a day's count
 //   jobs.ts            bulk-job bookkeeping: queued → processing on a first submit; delivered, failed
 //                      and cancelled counters (and completed) moved in the transactions that move
@@ -42,6 +45,7 @@
 //                      a message by numeric or upstream id
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
+export * from "./bulk-expansion.js";
 export * from "./email-steps.js";
 export { floodCount } from "./flood-counter.js";
 export * from "./idempotency.js";

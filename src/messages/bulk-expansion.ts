@@ -1,0 +1,62 @@
+// The bulk expander's statements (dispatch/bulk-expander.ts) over bulk_parts and messages: the due
+// parts, how many queued messages are due, and a part advanced by a chunk with the chunk's messages
+// inserted in the same transaction, conditional on the part's next_index.
+import { sql } from "kysely";
+import type { BulkPartRow, NewMessage } from "../store/schema.js";
+import type { Db, Store } from "../store/store.js";
+
+/** Up to 100 pending parts due at `now`, oldest first: their ids and accounts. */
+export async function dueBulkParts(db: Db, now: number) {
+  return (
+    db
+      .selectFrom("bulk_parts")
+      .select(["id", "account_id"])
+      // A literal, not a parameter: SQLite uses the partial index bulk_parts_pending only then.
+      .where("status", "=", sql.lit("pending"))
+      .where("due_at", "<=", now)
+      .orderBy("due_at")
+      .orderBy("id")
+      .limit(100)
+      .execute()
+  );
+}
+
+/** Messages queued and due at `now`, counted up to `cap` (a bounded read however long the queue). */
+export async function countQueuedDue(db: Db, now: number, cap: number): Promise<number> {
+  const backlog = await sql<{ n: number }>`
+    select count(*) as n from (select 1 from messages where status = 'queued' and due_at <= ${now}
+                               limit ${cap}) q`.execute(db);
+  return Number(backlog.rows[0]?.n ?? 0);
+}
+
+export async function bulkPartsById(db: Db, ids: number[]): Promise<BulkPartRow[]> {
+  return db.selectFrom("bulk_parts").selectAll().where("id", "in", ids).execute();
+}
+
+/**
+ * Makes the next `take` recipients of `part` messages inside `trx`: advances its next_index
+ * (done once it reaches count), only if next_index is still the one read and the part pending,
+ * then inserts `messages()`. False, with nothing inserted, when another worker took this chunk
+ * or the part was cancelled meanwhile: every recipient becomes exactly one message.
+ */
+export async function expandBulkPart(
+  store: Store,
+  trx: Db,
+  part: Pick<BulkPartRow, "id" | "next_index" | "count">,
+  take: number,
+  messages: () => NewMessage[],
+): Promise<boolean> {
+  const advanced = await trx
+    .updateTable("bulk_parts")
+    .set({
+      next_index: part.next_index + take,
+      status: part.next_index + take >= part.count ? "done" : "pending",
+    })
+    .where("id", "=", part.id)
+    .where("next_index", "=", part.next_index)
+    .where("status", "=", "pending")
+    .executeTakeFirst();
+  if (Number(advanced.numUpdatedRows) === 0) return false;
+  await store.insertMany(trx, "messages", messages());
+  return true;
+}
