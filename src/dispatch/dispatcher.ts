@@ -10,6 +10,7 @@ import {
   failBeforeCarrier,
   markJobsStarted,
   markSubmitted,
+  renewLeases,
   requeueForRetry,
 } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -227,16 +228,11 @@ export class Dispatcher extends WorkerLoop {
   private async extendLeases(messages: MessageRow[], elapsedMs: number): Promise<void> {
     if (this.deps.store.engine !== "postgres" || elapsedMs < this.options.leaseMs / 5) return;
     const until = this.deps.clock.now().getTime() + this.options.leaseMs;
-    await this.deps.store.db
-      .updateTable("messages")
-      .set({ lease_until: until })
-      .where(
-        "id",
-        "in",
-        messages.map((m) => m.id),
-      )
-      .where("status", "=", "dispatching")
-      .execute();
+    await renewLeases(
+      this.deps.store.db,
+      messages.map((m) => m.id),
+      until,
+    );
   }
 
   /** `submitted` and `failed` delivery_report events, written with the states they report. */

@@ -4,9 +4,8 @@
 // keys after a day, carrier message parts after a week or a month, and login failures that no
 // longer count.
 
-import { sql } from "kysely";
 import { pruneLoginFailures } from "../auth/index.js";
-import { releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
+import { awaitingReport, pruneIdempotencyKeys, releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { Dispatcher } from "./dispatcher.js";
@@ -57,24 +56,19 @@ export function startHousekeeping(
       dispatcher.wake();
     }
     if (simulator) {
-      const stale = await deps.store.db
-        .selectFrom("messages")
-        .select(["id", "recipient", "upstream_id"])
-        .where("status", "=", sql.lit("submitted"))
-        .where("connector", "=", simulator.name)
-        .where("submitted_at", "<", now - simulator.maxLatencyMs - STALE_GRACE_MS)
-        .limit(5000)
-        .execute();
+      const stale = await awaitingReport(
+        deps.store.db,
+        simulator.name,
+        now - simulator.maxLatencyMs - STALE_GRACE_MS,
+        5000,
+      );
       if (stale.length > 0) simulator.resend(stale);
     }
     if (rounds % EXPIRY_EVERY === 0)
       await expireUnreportedMessages(deps, (connector) => carriers.reportsDelivery(connector));
     if (rounds % 60 === 0) {
       // A client retries within minutes; a day keeps every realistic retry safe.
-      await deps.store.db
-        .deleteFrom("idempotency_keys")
-        .where("created_at", "<", now - IDEMPOTENCY_TTL_MS)
-        .execute();
+      await pruneIdempotencyKeys(deps.store.db, now - IDEMPOTENCY_TTL_MS);
       // Carrier message parts: a week after they were sent once their message is reported, else a month.
       await carriers.pruneParts(now);
     }

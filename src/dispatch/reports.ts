@@ -3,7 +3,7 @@
 // a report that matches no submitted message is retried for a while before it is dropped.
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
-import { applyDeliveryReports, type DeliveryReport } from "../messages/index.js";
+import { applyDeliveryReports, type DeliveryReport, statusesByUpstreamId } from "../messages/index.js";
 import type { Metrics } from "../runtime/metrics.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
@@ -166,16 +166,11 @@ export class ReportIngester {
     }
     const left: Waiting[] = [];
     for (const [connector, list] of byConnector) {
-      const known = await this.deps.store.db
-        .selectFrom("messages")
-        .select(["upstream_id", "status"])
-        .where("connector", "=", connector)
-        .where(
-          "upstream_id",
-          "in",
-          list.map((w) => w.report.upstreamId),
-        )
-        .execute();
+      const known = await statusesByUpstreamId(
+        this.deps.store.db,
+        connector,
+        list.map((w) => w.report.upstreamId),
+      );
       const settled = new Set(known.filter((k) => k.status !== "submitted").map((k) => k.upstream_id));
       for (const waiting of list) if (!settled.has(waiting.report.upstreamId)) left.push(waiting);
     }

@@ -93,3 +93,8 @@ export async function forgetPendingKey(trx: Db, accountId: number, key: string):
     .where("response", "=", PENDING_ANSWER)
     .execute();
 }
+
+/** Forgets the keys claimed before `createdBefore` (housekeeping keeps them a day). */
+export async function pruneIdempotencyKeys(db: Db, createdBefore: number): Promise<void> {
+  await db.deleteFrom("idempotency_keys").where("created_at", "<", createdBefore).execute();
+}

@@ -19,8 +19,11 @@
 //   transitions.ts     the batched status changes: claim, submitted, retry, fail and refund, release
 //                      of scheduled messages, requeue of expired leases (and of all dispatching ones at
 //                      SQLite's start), cancellation of scheduled messages with refund
+//                      Also the renewal of claimed messages' leases (renewLeases).
 //   report-transitions.ts delivery reports applied, the connectors awaiting reports, and messages
 //                      whose report never came failed as expired
+//                      Also the reads around them: statuses by upstream id (a report that changed
+//                      nothing), messages still awaiting their report (the simulator's lost ones).
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
 //                      message to one recipient; what an SMPP client's receipt quotes (receiptSources)
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
@@ -36,6 +39,7 @@
 //   idempotency.ts     Idempotency-Key: header check, request hash (JSON with sorted members), the one
 //                      claim (claimIdempotencyKey) every family makes in its transaction, the stored answer
 //                      and its storing once known (storeIdempotentAnswer)
+//                      Also the keys forgotten after a day (pruneIdempotencyKeys).
 //   email-steps.ts     the email channel's own steps: a bounce after the relay took the message (failed,
 //                      `bounced`), the email an open or click names, a send's recipients for its status
 //   voice-steps.ts     the voice channel's own steps: a call's status in its message's meta by

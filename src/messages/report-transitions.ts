@@ -1,6 +1,8 @@
 // Delivery reports and their absence: carriers' reports move submitted messages to delivered or
-// failed, and messages whose report never came are failed as expired. Like every transition
-// (transitions.ts), each statement moves only rows in a legal source state.
+// failed, a report that changed nothing is told duplicate from early, the messages still awaiting
+// their report are found (the simulator's lost ones), and those whose report never came are failed
+// as expired. Like every transition (transitions.ts), each statement moves only rows in a legal
+// source state.
 import { sql } from "kysely";
 import { assertTransition, sourcesOf } from "../core/message-status.js";
 import type { MessageStatus } from "../store/schema.js";
@@ -101,6 +103,31 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
   }
   await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));
   return changed;
+}
+
+/**
+ * The status of the messages of `connector` that carry one of `upstreamIds`: a report that
+ * changed nothing is a duplicate or late when its message is past `submitted`.
+ */
+export async function statusesByUpstreamId(db: Db, connector: string, upstreamIds: string[]) {
+  return db
+    .selectFrom("messages")
+    .select(["upstream_id", "status"])
+    .where("connector", "=", connector)
+    .where("upstream_id", "in", upstreamIds)
+    .execute();
+}
+
+/** Up to `limit` messages of `connector` submitted before `submittedBefore` and still awaiting their report. */
+export async function awaitingReport(db: Db, connector: string, submittedBefore: number, limit: number) {
+  return db
+    .selectFrom("messages")
+    .select(["id", "recipient", "upstream_id"])
+    .where("status", "=", sql.lit("submitted"))
+    .where("connector", "=", connector)
+    .where("submitted_at", "<", submittedBefore)
+    .limit(limit)
+    .execute();
 }
 
 /**

@@ -57,6 +57,16 @@ export async function claimDueMessages(
   return rows.sort((a, b) => a.lane - b.lane || a.due_at - b.due_at);
 }
 
+/** Renews the lease of claimed messages still `dispatching` to `until` (PostgreSQL's claims, before a long failover round). */
+export async function renewLeases(db: Db, ids: string[], until: number): Promise<void> {
+  await db
+    .updateTable("messages")
+    .set({ lease_until: until })
+    .where("id", "in", ids)
+    .where("status", "=", "dispatching")
+    .execute();
+}
+
 export interface Submitted {
   id: string;
   connector: string;

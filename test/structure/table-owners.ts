@@ -86,14 +86,6 @@ export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
     "auth sits below accounts/; a console session is read with its account in one statement on every request; would be handed in from app/",
   "src/carriers/smpp/message-parts.ts -> messages":
     "the SMPP receipts path: unreported messages and a message's parts checked in one statement; hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
-  "src/dispatch/dispatcher.ts -> messages":
-    "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
-  "src/dispatch/housekeeping.ts -> idempotency_keys":
-    "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
-  "src/dispatch/housekeeping.ts -> messages":
-    "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
-  "src/dispatch/reports.ts -> messages":
-    "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
   "src/messages/timeline.ts -> message_parts":
     "message_parts is carriers/smpp/'s, above messages/ and left alone for issue 20; to be handed in from app/",
   "src/webhooks/deliveries.ts -> inbound_numbers":
