@@ -106,10 +106,45 @@ export class Dispatcher extends WorkerLoop {
    * its plan within the same batch; only when every one of them failed so is it queued again.
    */
   async dispatch(claimed: MessageRow[]): Promise<void> {
-    const router = this.routing.router();
     const now = () => this.deps.clock.now().getTime();
-    const started = now();
     const outcomes: Outcomes = { failures: [], retries: [], submitted: [] };
+    const leases = this.holdLeases(claimed);
+    try {
+      await this.submitAll(claimed, outcomes, now);
+    } finally {
+      // The outcome transaction below locks the rows as it updates them, after which an expired
+      // lease cannot take them back; the heartbeat's last beat left it at least 2/3 of a lease.
+      await leases.stop();
+    }
+    const { submitted, retries, failures } = outcomes;
+    let events = 0;
+    const failed = await this.deps.store.transaction(async (trx) => {
+      if (submitted.length > 0) {
+        await markSubmitted(this.deps.store, trx, submitted);
+        await markJobsStarted(
+          trx,
+          claimed.map((m) => m.job_id),
+          now(),
+        );
+      }
+      if (retries.length > 0) await requeueForRetry(trx, retries);
+      const failedRows = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
+      if (this.deps.webhooks) events = await this.reportEvents(trx, claimed, submitted, failedRows);
+      return failedRows;
+    });
+    if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+
+    const { metrics } = this.deps;
+    const channelOf = new Map(claimed.map((m) => [m.id, m.channel]));
+    for (const item of submitted) {
+      metrics.messagesDispatched.inc({ channel: channelOf.get(item.id) ?? "unknown", connector: item.connector });
+    }
+    for (const row of failed) metrics.messagesFailed.inc({ channel: row.channel, stage: "submit" });
+  }
+
+  /** Hands each claimed message to the connectors of its plan, failing over within the batch, and files its outcome. */
+  private async submitAll(claimed: MessageRow[], outcomes: Outcomes, now: () => number): Promise<void> {
+    const router = this.routing.router();
     const plans = new Map<string, Connector[]>();
     let pending: MessageRow[] = [];
     for (const message of claimed) {
@@ -149,32 +184,7 @@ export class Dispatcher extends WorkerLoop {
         }),
       );
       pending = again;
-      if (pending.length > 0) await this.extendLeases(pending, now() - started);
     }
-    const { submitted, retries, failures } = outcomes;
-    let events = 0;
-    const failed = await this.deps.store.transaction(async (trx) => {
-      if (submitted.length > 0) {
-        await markSubmitted(this.deps.store, trx, submitted);
-        await markJobsStarted(
-          trx,
-          claimed.map((m) => m.job_id),
-          now(),
-        );
-      }
-      if (retries.length > 0) await requeueForRetry(trx, retries);
-      const failedRows = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
-      if (this.deps.webhooks) events = await this.reportEvents(trx, claimed, submitted, failedRows);
-      return failedRows;
-    });
-    if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
-
-    const { metrics } = this.deps;
-    const channelOf = new Map(claimed.map((m) => [m.id, m.channel]));
-    for (const item of submitted) {
-      metrics.messagesDispatched.inc({ channel: channelOf.get(item.id) ?? "unknown", connector: item.connector });
-    }
-    for (const row of failed) metrics.messagesFailed.inc({ channel: row.channel, stage: "submit" });
   }
 
   /** The connector's results for `messages`; a connector that throws has failed them all, retryably. */
@@ -221,18 +231,36 @@ export class Dispatcher extends WorkerLoop {
   }
 
   /**
-   * Before a failover round: on PostgreSQL the claims are leased, and a round can take as long as
-   * the first, so the lease of the messages going on is renewed (SQLite's one dispatcher holds
-   * no leases).
+   * PostgreSQL: while a claimed batch is sent (however long its connectors take, failover rounds
+   * included), its lease is renewed every third of the lease, so housekeeping never hands a
+   * message that is being submitted to another worker. SQLite's one dispatcher holds no leases.
    */
-  private async extendLeases(messages: MessageRow[], elapsedMs: number): Promise<void> {
-    if (this.deps.store.engine !== "postgres" || elapsedMs < this.options.leaseMs / 5) return;
-    const until = this.deps.clock.now().getTime() + this.options.leaseMs;
-    await renewLeases(
-      this.deps.store.db,
-      messages.map((m) => m.id),
-      until,
-    );
+  private holdLeases(claimed: MessageRow[]): { stop(): Promise<void> } {
+    const first = claimed[0];
+    if (this.deps.store.engine !== "postgres" || first?.lease_until == null) return { stop: async () => undefined };
+    const ids = claimed.map((m) => m.id);
+    let held = Number(first.lease_until);
+    let stopped = false;
+    let beating: Promise<void> | undefined;
+    const beat = async () => {
+      const until = this.deps.clock.now().getTime() + this.options.leaseMs;
+      try {
+        await renewLeases(this.deps.store.db, ids, until, held);
+        held = until;
+      } catch (error) {
+        this.deps.logger.warn({ err: error, messages: ids.length }, "could not renew the dispatch lease of a batch");
+      }
+    };
+    const timer = setInterval(() => {
+      if (!stopped && !beating) beating = beat().finally(() => (beating = undefined));
+    }, this.options.leaseMs / 3);
+    return {
+      stop: async () => {
+        stopped = true;
+        clearInterval(timer);
+        await beating;
+      },
+    };
   }
 
   /** `submitted` and `failed` delivery_report events, written with the states they report. */

@@ -57,14 +57,20 @@ export async function claimDueMessages(
   return rows.sort((a, b) => a.lane - b.lane || a.due_at - b.due_at);
 }
 
-/** Renews the lease of claimed messages still `dispatching` to `until` (PostgreSQL's claims, before a long failover round). */
-export async function renewLeases(db: Db, ids: string[], until: number): Promise<void> {
-  await db
+/**
+ * Renews to `until` the lease of claimed messages still `dispatching` under the lease this
+ * dispatcher holds (`held`, the lease_until it last wrote): a message whose lease expired and
+ * went to another worker is not touched. PostgreSQL's claims only. Returns the messages renewed.
+ */
+export async function renewLeases(db: Db, ids: string[], until: number, held: number): Promise<number> {
+  const result = await db
     .updateTable("messages")
     .set({ lease_until: until })
     .where("id", "in", ids)
     .where("status", "=", "dispatching")
-    .execute();
+    .where("lease_until", "=", held)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export interface Submitted {

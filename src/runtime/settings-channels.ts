@@ -164,7 +164,7 @@ export const CHANNEL_SETTINGS = {
   SMTP_TIMEOUT_MS: {
     field: "email.smtpTimeoutMs",
     description:
-      "Milliseconds an SMTP conversation may stall before the message is retried (keep it inside the dispatcher's 15 s lease).",
+      "Milliseconds an SMTP conversation may stall before the message is retried.",
     default: "10000",
     parser: wholeNumber(1000, 600000),
   },
