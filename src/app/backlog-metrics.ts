@@ -4,12 +4,12 @@
 // live states are walked for at most BACKLOG_CAP rows, never the whole table, and scrapes
 // within SNAPSHOT_TTL_MS of each other share one read.
 
-import { sql } from "kysely";
 import type { Logger } from "pino";
 import { Gauge, type Registry } from "prom-client";
 import type { Clock } from "../core/clock.js";
 import { queuedBacklog } from "../messages/index.js";
 import type { Store } from "../store/store.js";
+import { deliveryBacklog } from "../webhooks/sender-queries.js";
 
 /** Rows counted at most per read: a gauge at this value means at least this many wait. */
 export const BACKLOG_CAP = 100_000;
@@ -24,21 +24,8 @@ export interface Backlog {
 
 export async function readBacklog(store: Store, now: number): Promise<Backlog> {
   const queued = await queuedBacklog(store.db, BACKLOG_CAP);
-  const pending = await sql<{ n: number }>`
-    select count(*) as n
-      from (select id from webhook_deliveries where status = 'pending' limit ${BACKLOG_CAP}) d`.execute(store.db);
-  const due = await store.db
-    .selectFrom("webhook_deliveries")
-    .select("next_attempt_at")
-    .where("status", "=", "pending")
-    .orderBy("next_attempt_at")
-    .limit(1)
-    .executeTakeFirst();
-  return {
-    queued,
-    webhooksPending: Number(pending.rows[0]?.n ?? 0),
-    webhooksOverdueMs: due ? Math.max(0, now - Number(due.next_attempt_at)) : 0,
-  };
+  const webhooks = await deliveryBacklog(store.db, BACKLOG_CAP, now);
+  return { queued, webhooksPending: webhooks.pending, webhooksOverdueMs: webhooks.overdueMs };
 }
 
 /** Registers the backlog gauges on `registry`; their values are read at scrape time. */

@@ -1,5 +1,6 @@
 // The webhook sender's statements over webhook_deliveries and webhook_attempts: the claim, the
-// upkeep of leases and old rows, and the recording of attempts' outcomes.
+// upkeep of leases and old rows, the recording of attempts' outcomes, and the backlog that
+// /metrics reports.
 import { sql } from "kysely";
 import type { WebhookDeliveryRow } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
@@ -149,4 +150,30 @@ export async function recordOutcomes(
          where webhook_deliveries.id = v.v_id and webhook_deliveries.status = 'delivering'`.execute(trx);
     }
   });
+}
+
+/**
+ * Deliveries waiting for their next attempt, counting at most `cap` rows (the partial index of
+ * pending deliveries is walked, never the whole table), and how long the most overdue one has
+ * been due at `now` (ms, 0 when none is): the webhook gauges of /metrics.
+ */
+export async function deliveryBacklog(
+  db: Db,
+  cap: number,
+  now: number,
+): Promise<{ pending: number; overdueMs: number }> {
+  const pending = await sql<{ n: number }>`
+    select count(*) as n
+      from (select id from webhook_deliveries where status = 'pending' limit ${cap}) d`.execute(db);
+  const due = await db
+    .selectFrom("webhook_deliveries")
+    .select("next_attempt_at")
+    .where("status", "=", "pending")
+    .orderBy("next_attempt_at")
+    .limit(1)
+    .executeTakeFirst();
+  return {
+    pending: Number(pending.rows[0]?.n ?? 0),
+    overdueMs: due ? Math.max(0, now - Number(due.next_attempt_at)) : 0,
+  };
 }
