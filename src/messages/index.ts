@@ -24,6 +24,8 @@
 //                      whose report never came failed as expired
 //                      Also the reads around them: statuses by upstream id (a report that changed
 //                      nothing), messages still awaiting their report (the simulator's lost ones).
+//                      For carriers/smpp/: those awaiting it a page at a time (awaitingReportPage), and
+//                      messageAwaitsReport, a condition its own statements take.
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
 //                      message to one recipient; what an SMPP client's receipt quotes (receiptSources)
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with

@@ -1,11 +1,11 @@
 // Delivery reports and their absence: carriers' reports move submitted messages to delivered or
 // failed, a report that changed nothing is told duplicate from early, the messages still awaiting
-// their report are found (the simulator's lost ones), and those whose report never came are failed
-// as expired. Like every transition (transitions.ts), each statement moves only rows in a legal
-// source state.
-import { sql } from "kysely";
+// their report are found (the simulator's and the SMPP connector's lost ones), and those whose
+// report never came are failed as expired. Like every transition (transitions.ts), each statement
+// moves only rows in a legal source state.
+import { type Expression, expressionBuilder, type SqlBool, sql } from "kysely";
 import { assertTransition, sourcesOf } from "../core/message-status.js";
-import type { MessageStatus } from "../store/schema.js";
+import type { Database, MessageStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { countJobOutcomes } from "./jobs.js";
 
@@ -128,6 +128,52 @@ export async function awaitingReport(db: Db, connector: string, submittedBefore:
     .where("submitted_at", "<", submittedBefore)
     .limit(limit)
     .execute();
+}
+
+/**
+ * A page of `connector`'s messages submitted before `before` that still wait for their report,
+ * in (submitted_at, id) order after `after`: the SMPP connector's start-up look for reports lost
+ * in a crash, which reads each message's parts itself.
+ */
+export async function awaitingReportPage(
+  db: Db,
+  connector: string,
+  before: number,
+  after: { submittedAt: number; id: string } | null,
+  limit: number,
+): Promise<{ id: string; submitted_at: number | null }[]> {
+  let query = db
+    .selectFrom("messages")
+    .select(["id", "submitted_at"])
+    .where("status", "=", sql.lit("submitted"))
+    .where("connector", "=", connector)
+    .where("submitted_at", "<", before)
+    .orderBy("submitted_at")
+    .orderBy("id")
+    .limit(limit);
+  if (after) {
+    const { submittedAt, id } = after;
+    query = query.where((eb) =>
+      eb.or([eb("submitted_at", ">", submittedAt), eb.and([eb("submitted_at", "=", submittedAt), eb("id", ">", id)])]),
+    );
+  }
+  return query.execute();
+}
+
+/**
+ * True where the message `messageId` names still waits for its delivery report (`submitted`): a
+ * condition for another folder's statement over rows that name messages (the SMPP parts kept
+ * until their message is reported).
+ */
+export function messageAwaitsReport(messageId: Expression<string>): Expression<SqlBool> {
+  const eb = expressionBuilder<Database>();
+  return eb.exists(
+    eb
+      .selectFrom("messages")
+      .select("messages.id")
+      .where("messages.id", "=", messageId)
+      .where("messages.status", "=", "submitted"),
+  );
 }
 
 /**

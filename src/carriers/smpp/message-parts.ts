@@ -3,7 +3,7 @@
 // SMSC's id; a message's report is due when the group makes its last pending part final
 // (delivered when every part was, failed when any failed), so each message is reported once.
 import { sql } from "kysely";
-import type { DeliveryReport } from "../../messages/index.js";
+import { awaitingReportPage, type DeliveryReport, messageAwaitsReport } from "../../messages/index.js";
 import type { MessagePartsTable } from "../../store/schema.js";
 import type { Db, Store } from "../../store/store.js";
 import { meaningOfStat, type Receipt, receiptIdMatches } from "./receipt.js";
@@ -278,22 +278,7 @@ export async function unreportedMessages(
   limit: number,
   now: number,
 ): Promise<{ reports: DeliveryReport[]; next: { submittedAt: number; id: string } | null }> {
-  let query = db
-    .selectFrom("messages")
-    .select(["id", "submitted_at"])
-    .where("status", "=", sql.lit("submitted"))
-    .where("connector", "=", connector)
-    .where("submitted_at", "<", before)
-    .orderBy("submitted_at")
-    .orderBy("id")
-    .limit(limit);
-  if (after) {
-    const { submittedAt, id } = after;
-    query = query.where((eb) =>
-      eb.or([eb("submitted_at", ">", submittedAt), eb.and([eb("submitted_at", "=", submittedAt), eb("id", ">", id)])]),
-    );
-  }
-  const page = await query.execute();
+  const page = await awaitingReportPage(db, connector, before, after, limit);
   if (page.length === 0) return { reports: [], next: null };
   const parts = await db
     .selectFrom("message_parts")
@@ -347,17 +332,7 @@ export async function pruneParts(db: Db, now: number, limit = 2_000): Promise<nu
     .selectFrom("message_parts")
     .select("message_id")
     .where("created_at", "<", now - PARTS_RETENTION_MS)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom("messages")
-            .select("messages.id")
-            .whereRef("messages.id", "=", "message_parts.message_id")
-            .where("messages.status", "=", "submitted"),
-        ),
-      ),
-    )
+    .where((eb) => eb.not(messageAwaitsReport(eb.ref("message_parts.message_id"))))
     .groupBy("message_id")
     .having((eb) => eb.fn.sum(eb.case().when("status", "=", "pending").then(1).else(0).end()), "=", 0)
     .limit(limit)
