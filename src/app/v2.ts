@@ -2,6 +2,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { type AccountTraffic, registerV2AccountRoutes } from "../accounts/index.js";
 import { authenticateV2, type RateLimitOutcome } from "../auth/index.js";
+import { partsOfMessage } from "../carriers/smpp/index.js";
 import { registerV2ContactRoutes } from "../contacts/index.js";
 import { GatewayError } from "../core/errors.js";
 import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../email/index.js";
@@ -41,7 +42,8 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
       );
     }
   });
-  registerV2SmsRoutes(v2, ctx);
+  // A message's timeline shows its SMPP parts (sms/ sits below carriers/).
+  registerV2SmsRoutes(v2, { ...ctx, messageParts: partsOfMessage });
   registerV2AccountRoutes(v2, { ...ctx, accountTraffic });
   registerV2ContactRoutes(v2, ctx);
   registerV2InboundRoutes(v2, ctx);

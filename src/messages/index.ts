@@ -35,8 +35,9 @@
 //   stats.ts           traffic per channel today and over 7 days (the account's days), messages per
 //                      minute over the last hours, and a window's messages by status or in all, read
 //                      through (account_id, created_at); the queued backlog per channel and lane
-//   timeline.ts        one message's history: accepted, scheduled, submitted, each part's receipt, the
-//                      end with its reason, the refund (ledger entry whose ref is the message id)
+//   timeline.ts        one message's history: accepted, scheduled, submitted, each part's receipt (the
+//                      parts read by carriers/smpp/' reader, handed in), the end with its reason, the
+//                      refund (ledger entry whose ref is the message id)
 //   rows.ts            messageRow: the one builder of a messages row, with every column's default
 //   idempotency.ts     Idempotency-Key: header check, request hash (JSON with sorted members), the one
 //                      claim (claimIdempotencyKey) every family makes in its transaction, the stored answer

@@ -4,7 +4,7 @@
 // GET /api/v2/messages/{id}, which adds the message's webhook deliveries.
 import { refundTime } from "../accounts/index.js";
 import { failureReason } from "../core/message-status.js";
-import type { MessageRow } from "../store/schema.js";
+import type { MessagePartsTable, MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 
 export interface TimelineEntry {
@@ -21,16 +21,17 @@ export interface MessagePart {
   done_at: number | null;
 }
 
-export async function messageHistory(db: Db, row: MessageRow) {
-  const [parts, refundedAt] = await Promise.all([
-    db
-      .selectFrom("message_parts")
-      .select(["part_index", "status", "upstream_id", "error_code", "done_at"])
-      .where("message_id", "=", row.id)
-      .orderBy("part_index")
-      .execute(),
-    refundTime(db, row.account_id, row.id),
-  ]);
+/** A part of a message as a carrier took it, with its receipt. */
+export type StoredPart = Pick<MessagePartsTable, "part_index" | "status" | "upstream_id" | "error_code" | "done_at">;
+
+/**
+ * A message's stored parts in order. They are carriers/smpp/'s (message_parts), above messages/:
+ * app/ hands its reader in.
+ */
+export type MessagePartsReader = (db: Db, messageId: string) => Promise<StoredPart[]>;
+
+export async function messageHistory(db: Db, row: MessageRow, readParts: MessagePartsReader) {
+  const [parts, refundedAt] = await Promise.all([readParts(db, row.id), refundTime(db, row.account_id, row.id)]);
   const events: TimelineEntry[] = [{ at: row.created_at, event: "accepted", detail: null }];
   if (row.status === "scheduled" || (row.due_at > row.created_at + 1000 && row.attempts === 0 && !row.submitted_at)) {
     events.push({ at: row.created_at, event: "scheduled", detail: `due ${new Date(row.due_at).toISOString()}` });

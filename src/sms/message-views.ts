@@ -10,7 +10,14 @@ import { isQueueId } from "../core/ids.js";
 import { queryInt } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../http/v2-answers.js";
-import { findMessage, messageHistory, messagesPerMinute, TRAFFIC_CHANNELS, trafficSummary } from "../messages/index.js";
+import {
+  findMessage,
+  type MessagePartsReader,
+  messageHistory,
+  messagesPerMinute,
+  TRAFFIC_CHANNELS,
+  trafficSummary,
+} from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import { deliveriesOfMessage } from "../webhooks/deliveries.js";
@@ -112,7 +119,10 @@ function inSeconds<
   };
 }
 
-export function registerMessageViewRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" | "clock">): void {
+export function registerMessageViewRoutes(
+  v2: TypedRoutes,
+  ctx: Pick<Runtime, "store" | "clock"> & { messageParts: MessagePartsReader },
+): void {
   const db = ctx.store.db;
 
   v2.get(
@@ -192,7 +202,7 @@ export function registerMessageViewRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "s
       // Another account's message is answered exactly as an unknown id.
       if (!row) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
       const [history, webhooks] = await Promise.all([
-        messageHistory(db, row),
+        messageHistory(db, row, ctx.messageParts),
         // Read with milliseconds, so the attempts fall in place among the message's events.
         deliveriesOfMessage(db, principal.accountId, row.id, (ms) => new Date(ms).toISOString()),
       ]);

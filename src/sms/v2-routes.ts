@@ -11,7 +11,7 @@ import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { requiredInDocument } from "../http/openapi.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer, smsAnswer } from "../http/v2-answers.js";
-import type { AcceptedSend, AcceptService } from "../messages/index.js";
+import type { AcceptedSend, AcceptService, MessagePartsReader } from "../messages/index.js";
 import { cancelScheduled, findMessages, messagesExist } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { registerBulkJobRoutes } from "./bulk-job-routes.js";
@@ -33,7 +33,12 @@ import {
 } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock"> & { acceptor: AcceptService; smsPolicy: SmsPolicy };
+type Deps = Pick<Runtime, "store" | "clock"> & {
+  acceptor: AcceptService;
+  smsPolicy: SmsPolicy;
+  /** A message's parts for its timeline: carriers/smpp/'s, handed in by app/. */
+  messageParts: MessagePartsReader;
+};
 
 const sms = { envelope: "success" } as const;
 /** The account resources' envelope (the report is one of them). */

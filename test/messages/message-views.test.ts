@@ -131,6 +131,55 @@ describeEachEngine("message views (v2)", (engine) => {
     expect((await get(t, account, `/messages/q${id.slice(1).toLowerCase()}`)).status).toBe(200);
   });
 
+  it("lists a message's parts with their receipts, in order, in its timeline", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const id = await send(t, account, "9876543210");
+    await waitForStatus(t, account, id);
+    const submittedAt = Number(
+      (await t.db.store.db.selectFrom("messages").select("submitted_at").where("id", "=", id).executeTakeFirstOrThrow())
+        .submitted_at,
+    );
+    // As an SMPP carrier stores them (carriers/smpp/message-parts.ts), written out of order.
+    const part = (index: number, status: "delivered" | "failed", error: string | null) => ({
+      message_id: id,
+      part_index: index,
+      connector: "smsc",
+      upstream_id: `up-${index}`,
+      status,
+      error_code: error,
+      done_at: submittedAt + 10 + index,
+      created_at: submittedAt,
+    });
+    await t.db.store.db
+      .insertInto("message_parts")
+      .values([part(1, "failed", "UNDELIV/034"), part(0, "delivered", null)])
+      .execute();
+
+    const data = (await get(t, account, `/messages/${id}`)).body.data;
+    expect(data.parts).toEqual([
+      {
+        part: 1,
+        status: "delivered",
+        vendor_message_id: "up-0",
+        error_code: null,
+        done_at: expect.stringMatching(ISO_UTC),
+      },
+      {
+        part: 2,
+        status: "failed",
+        vendor_message_id: "up-1",
+        error_code: "UNDELIV/034",
+        done_at: expect.stringMatching(ISO_UTC),
+      },
+    ]);
+    const partEvents = data.timeline.filter((e: { event: string }) => e.event.startsWith("part "));
+    expect(partEvents.map((e: { event: string; detail: string }) => [e.event, e.detail])).toEqual([
+      ["part 1 of 2 delivered", "carrier's id up-0"],
+      ["part 2 of 2 failed", "carrier's id up-1 (UNDELIV/034)"],
+    ]);
+  });
+
   it("tells why a message failed and that a refused submit was refunded", async () => {
     const t = gateway();
     const account = await buildAccount(t);

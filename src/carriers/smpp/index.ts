@@ -32,7 +32,7 @@ export {
   splitMessage,
 } from "./encoding.js";
 export type { InboundSmppMessage } from "./inbound.js";
-export { pruneParts, receiptIdCandidates } from "./message-parts.js";
+export { partsOfMessage, pruneParts, receiptIdCandidates } from "./message-parts.js";
 export { BodyWriter, COMMAND, encodePdu, type Pdu, PduReader, responseId } from "./pdu.js";
 export { SmppSessionPool } from "./pool.js";
 export {

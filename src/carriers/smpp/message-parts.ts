@@ -78,6 +78,16 @@ export async function storeParts(store: Store, trx: Db, connector: string, sent:
   await store.insertMany(trx, "message_parts", rows);
 }
 
+/** A message's parts in order, as its timeline shows them (messages/' MessagePartsReader). */
+export function partsOfMessage(db: Db, messageId: string) {
+  return db
+    .selectFrom("message_parts")
+    .select(["part_index", "status", "upstream_id", "error_code", "done_at"])
+    .where("message_id", "=", messageId)
+    .orderBy("part_index")
+    .execute();
+}
+
 /** Every part of the messages that have a part of `connector` stored under one of `upstreamIds`. */
 async function partsOfMessagesWith(trx: Db, connector: string, upstreamIds: string[]) {
   const rows: MessagePartsTable[] = [];
