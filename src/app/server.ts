@@ -12,7 +12,7 @@ import { registerEmailAdminRoutes, registerEmailRoutes } from "../email/index.js
 import { sendJsonError } from "../http/http-errors.js";
 import { boundJsonNesting } from "../http/json-depth.js";
 import { registerOpenApi } from "../http/openapi.js";
-import { registerInboundAdminRoutes } from "../inbound/index.js";
+import { firstInboundNumber, registerInboundAdminRoutes } from "../inbound/index.js";
 import { registerSmppAdminRoutes } from "../smpp-server/index.js";
 import { registerLegacyRoutes } from "../sms/index.js";
 import { registerVoiceAdminRoutes, registerVoiceRoutes } from "../voice/index.js";
@@ -147,7 +147,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       // each family adds its own operator routes under the same prefix.
       await registerAdminRoutes(admin, ctx);
       registerInboundAdminRoutes(admin, ctx);
-      registerWebhookAdminRoutes(admin, ctx);
+      registerWebhookAdminRoutes(admin, { ...ctx, firstInboundNumber });
       registerWhatsAppAdminRoutes(admin, ctx);
       registerEmailAdminRoutes(admin, ctx);
       registerVoiceAdminRoutes(admin, ctx);

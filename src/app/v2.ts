@@ -8,7 +8,7 @@ import { GatewayError } from "../core/errors.js";
 import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../email/index.js";
 import { sendJsonError } from "../http/http-errors.js";
 import { completeV2Route } from "../http/openapi.js";
-import { registerV2InboundRoutes } from "../inbound/index.js";
+import { firstInboundNumber, registerV2InboundRoutes } from "../inbound/index.js";
 import { floodCount, messageCount, messagesByStatus } from "../messages/index.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
 import { registerV2VoiceRoutes } from "../voice/index.js";
@@ -47,7 +47,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2AccountRoutes(v2, { ...ctx, accountTraffic });
   registerV2ContactRoutes(v2, ctx);
   registerV2InboundRoutes(v2, ctx);
-  registerV2WebhookRoutes(v2, ctx);
+  registerV2WebhookRoutes(v2, { ...ctx, firstInboundNumber });
   registerV2WhatsAppRoutes(v2, ctx);
   registerV2EmailRoutes(v2, ctx);
   registerV2EmailSendRoute(v2, ctx);

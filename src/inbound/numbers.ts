@@ -68,6 +68,17 @@ export async function assignInboundNumber(
   return { view: describeInboundNumber(existing), created: false };
 }
 
+/** The number assigned to the account first, undefined when it has none. */
+export async function firstInboundNumber(db: Db, accountId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom("inbound_numbers")
+    .select("number")
+    .where("account_id", "=", accountId)
+    .orderBy("id")
+    .executeTakeFirst();
+  return row?.number;
+}
+
 export async function listInboundNumbers(db: Db, accountId: number): Promise<InboundNumberView[]> {
   const rows = await db
     .selectFrom("inbound_numbers")

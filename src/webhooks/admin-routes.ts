@@ -4,13 +4,9 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyInstance } from "fastify";
 import { requireAccount } from "../accounts/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { registerWebhookRoutes } from "./routes.js";
+import { registerWebhookRoutes, type WebhookRouteDeps } from "./routes.js";
 
-/** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "config" | "store" | "clock">;
-
-export function registerWebhookAdminRoutes(admin: FastifyInstance, ctx: Deps): void {
+export function registerWebhookAdminRoutes(admin: FastifyInstance, ctx: WebhookRouteDeps): void {
   registerWebhookRoutes(admin, ctx, {
     base: "/accounts/:username/webhooks",
     params: { username: Type.String({ maxLength: 64 }) },

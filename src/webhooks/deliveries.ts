@@ -175,13 +175,8 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
       receivedAt: now,
     });
   } else {
-    const number = await db
-      .selectFrom("inbound_numbers")
-      .select("number")
-      .where("account_id", "=", accountId)
-      .orderBy("id")
-      .executeTakeFirst();
-    payload = { event, from: "9876543210", to: number?.number ?? "0000000000", message: "Test", received_at: at };
+    const number = await deps.firstInboundNumber(db, accountId);
+    payload = { event, from: "9876543210", to: number ?? "0000000000", message: "Test", received_at: at };
   }
   const webhookId = newWebhookId(now).replace(/^msg_/, "msg_test_");
   const row = await insertOne(

@@ -3,7 +3,7 @@
 import type { Clock } from "../core/clock.js";
 import { GatewayError, isGatewayError } from "../core/errors.js";
 import type { WebhookEvent } from "../store/schema.js";
-import type { Store } from "../store/store.js";
+import type { Db, Store } from "../store/store.js";
 import { rotateWebhookSecret, setWebhookUrls, type WebhookSettings, webhookSettings } from "./settings.js";
 import { checkWebhookUrl } from "./url-guard.js";
 
@@ -12,7 +12,12 @@ export interface WebhookApiDeps {
   clock: Clock;
   /** SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS. */
   allowPrivate: boolean;
+  /** The `to` of a sample inbound_sms event: inbound/'s, handed in by app/ (inbound/ sits above webhooks/). */
+  firstInboundNumber: FirstInboundNumber;
 }
+
+/** The account's first virtual number, undefined when it has none. */
+export type FirstInboundNumber = (db: Db, accountId: number) => Promise<string | undefined>;
 
 export type WebhookUrlChanges = Partial<Record<WebhookEvent, string | null>>;
 

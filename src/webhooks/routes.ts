@@ -11,12 +11,12 @@ import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../store/schema.js";
 import { DELIVERY_STATUSES, listDeliveries, queueTestEvent, redeliverOne, redeliverRange } from "./deliveries.js";
-import { changeWebhookUrls, rotateSecretOf, webhookSettingsOf } from "./operations.js";
+import { changeWebhookUrls, type FirstInboundNumber, rotateSecretOf, webhookSettingsOf } from "./operations.js";
 import { Redelivery, WebhookDelivery, WebhookSecret, WebhookSettings, WebhookUrlsRequest } from "./schemas.js";
 import { DELIVERY_EVENTS, WEBHOOK_EVENTS } from "./settings.js";
 
-/** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "config" | "store" | "clock">;
+/** What this file takes from the gateway (`firstInboundNumber`: inbound/'s, handed in by app/). */
+export type WebhookRouteDeps = Pick<Runtime, "config" | "store" | "clock"> & { firstInboundNumber: FirstInboundNumber };
 
 export interface WebhookMount {
   /** Path of the account's webhook resource, e.g. `/webhooks`. */
@@ -65,8 +65,13 @@ function deliveryId(raw: string): number {
   return id;
 }
 
-export function registerWebhookRoutes(app: TypedRoutes, ctx: Deps, mount: WebhookMount): void {
-  const deps = { store: ctx.store, clock: ctx.clock, allowPrivate: ctx.config.allowPrivateWebhooks };
+export function registerWebhookRoutes(app: TypedRoutes, ctx: WebhookRouteDeps, mount: WebhookMount): void {
+  const deps = {
+    store: ctx.store,
+    clock: ctx.clock,
+    allowPrivate: ctx.config.allowPrivateWebhooks,
+    firstInboundNumber: ctx.firstInboundNumber,
+  };
   const { base, iso, tags } = mount;
   // No `params` key at all where the path has none (an undefined one makes Fastify warn).
   const params = Object.keys(mount.params).length > 0 ? { params: Type.Object(mount.params) } : {};

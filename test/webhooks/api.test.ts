@@ -98,7 +98,8 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
   it("sends a signed test event with exactly the spec's fields, and 409 without a URL for it", async () => {
     const t = gateway();
     const hook = await receiver();
-    const v2 = api(t, await buildAccount(t));
+    const account = await buildAccount(t);
+    const v2 = api(t, account);
     expectError(await v2("POST", "/webhooks/test", {}), 409, "conflict");
     const { secret } = (await v2("PUT", "/webhooks", { delivery_report: hook.url })).body.data;
     expectError(await v2("POST", "/webhooks/test", { event: "inbound_sms" }), 409, "conflict");
@@ -121,7 +122,18 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     await until(() => hook.received.length >= 2);
     const inbound = verify(secret, hook.received[1]!) as Record<string, unknown>;
     expect(Object.keys(inbound).sort()).toEqual(["event", "from", "message", "received_at", "to"]);
-    expect(inbound.event).toBe("inbound_sms");
+    expect(inbound).toMatchObject({ event: "inbound_sms", to: "0000000000" });
+
+    // With virtual numbers, the sample is sent to the one assigned first.
+    for (const number of ["9000000002", "9000000001"]) {
+      await t.db.store.db
+        .insertInto("inbound_numbers")
+        .values({ account_id: account.id, number, created_at: Date.now() })
+        .execute();
+    }
+    expect((await v2("POST", "/webhooks/test", { event: "inbound_sms" })).status).toBe(202);
+    await until(() => hook.received.length >= 3);
+    expect(verify(secret, hook.received[2]!)).toMatchObject({ event: "inbound_sms", to: "9000000002" });
   });
 
   it("rotates the secret: deliveries verify with the new and, for 24 hours, the old one", async () => {
