@@ -45,6 +45,7 @@ async function main() {
   const { systemClock } = await import(`${dist}core/clock.js`);
   const { createAccountWithKey } = await import(`${dist}admin/index.js`);
   const { WebhookOutbox } = await import(`${dist}webhooks/outbox.js`);
+  const { emailNotifyTargets } = await import(`${dist}email/index.js`);
   const { setWebhookUrls } = await import(`${dist}webhooks/settings.js`);
   const { DEFAULT_SENDER_OPTIONS, WebhookSender } = await import(`${dist}webhooks/sender.js`);
   const { createLogger } = await import(`${dist}app/gateway.js`);
@@ -68,7 +69,7 @@ async function main() {
     await setWebhookUrls(store, systemClock, created.id, { delivery_report: url });
     accounts.push(created.id);
   }
-  const outbox = new WebhookOutbox(store);
+  const outbox = new WebhookOutbox(store, emailNotifyTargets);
   for (let offset = 0; offset < events; offset += 5_000) {
     const batch = [];
     for (let i = offset; i < Math.min(events, offset + 5_000); i++) {

@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
-import { EmailTracker, trackingSecret } from "../email/index.js";
+import { EmailTracker, emailNotifyTargets, trackingSecret } from "../email/index.js";
 import { Acceptor, requeueAllDispatching } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import type { Metrics } from "../runtime/metrics.js";
@@ -51,7 +51,7 @@ export async function createContext(parts: {
     ...(redis ? { redis } : {}),
     ...(rateLimitKeyPrefix ? { keyPrefix: rateLimitKeyPrefix } : {}),
   });
-  const webhooks = new WebhookOutbox(store);
+  const webhooks = new WebhookOutbox(store, emailNotifyTargets);
   // Receipts and MO owed to SMPP clients are written with the webhook rows (by whichever role changes the message).
   webhooks.sinks.push(new SmppOutbox(store));
   const emailTracker = new EmailTracker(

@@ -37,6 +37,8 @@
 //                      recipients; the inbox queries
 //   events.ts          after the relay took it: a bounce received back (failed, not refunded) and
 //                      opens and clicks, each in email_events with its notification in one transaction
+//   notify-targets.ts  emailNotifyTargets: a message's send's notifyurl and callbackdata with the
+//                      message's fields, in one statement; the webhook outbox's EmailTargets (via app/)
 //   bounces.ts         parseDsn: a DSN (mailparser) read into the bounce of one message of ours, found
 //                      from the VERP envelope recipient, else the returned message's headers
 //   bounce-listener.ts the SMTP server for EMAIL_BOUNCE_DOMAIN on EMAIL_BOUNCE_PORT (smtp-server; no
@@ -62,6 +64,7 @@ import { SmtpConnector } from "./smtp-connector.js";
 import type { EmailTracker } from "./tracking.js";
 
 export { pendingEmailDomains } from "./domains.js";
+export { emailNotifyTargets } from "./notify-targets.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";
 export { EmailTracker, trackingSecret } from "./tracking.js";
 export { registerV2EmailSendRoute } from "./v2-send-route.js";

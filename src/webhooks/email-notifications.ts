@@ -1,5 +1,5 @@
-// Email messages notify their send's notifyurl (from email_contents) instead of the account's
-// delivery_report URL: the targets read with their messages, and the notification's payload.
+// Email messages notify their send's notifyurl instead of the account's delivery_report URL:
+// what a notification needs of its message and send (read by email/), and its payload.
 import { isoUtc } from "../core/clock.js";
 import type { Db } from "../store/store.js";
 
@@ -30,25 +30,11 @@ export interface EmailTarget {
   callback_data: string | null;
 }
 
-export async function emailTargets(trx: Db, ids: readonly string[]): Promise<Map<string, EmailTarget>> {
-  if (ids.length === 0) return new Map();
-  const rows = await trx
-    .selectFrom("messages")
-    .innerJoin("email_contents", "email_contents.id", "messages.content_id")
-    .select([
-      "messages.id",
-      "messages.account_id",
-      "messages.recipient",
-      "messages.broadcast_id",
-      "messages.error_code",
-      "messages.error_message",
-      "email_contents.notify_url",
-      "email_contents.callback_data",
-    ])
-    .where("messages.id", "in", [...ids])
-    .execute();
-  return new Map(rows.map((row) => [row.id, row]));
-}
+/**
+ * Reads the notification targets of email messages, by message id (absent: not an email of a
+ * send). email/ owns the sends' content, above webhooks/: app/ hands its reader to the outbox.
+ */
+export type EmailTargets = (trx: Db, ids: readonly string[]) => Promise<Map<string, EmailTarget>>;
 
 export function emailPayload(target: EmailTarget, recipient: string, notification: EmailNotification) {
   return {

@@ -9,7 +9,7 @@ import { failureReason } from "../core/message-status.js";
 import type { NewWebhookDelivery, WebhookEvent } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { delivery } from "./delivery-rows.js";
-import { EMAIL_STATUS, type EmailNotification, emailPayload, emailTargets } from "./email-notifications.js";
+import { EMAIL_STATUS, type EmailNotification, type EmailTargets, emailPayload } from "./email-notifications.js";
 import type { ClientEventSink, InboundEvent, ReportedMessage } from "./events.js";
 import { type DirectSender, Handoff } from "./handoff.js";
 
@@ -28,7 +28,11 @@ export class WebhookOutbox {
   /** Further sinks of the same events (see ClientEventSink). */
   readonly sinks: ClientEventSink[] = [];
 
-  constructor(private readonly store: Store) {
+  /** `emailTargets`: email/'s reader of where an email's notification goes. */
+  constructor(
+    private readonly store: Store,
+    private readonly emailTargets: EmailTargets,
+  ) {
     store.signals.listen(WEBHOOKS_CHANGED, (payload) => this.urls.delete(Number(payload)));
   }
 
@@ -174,7 +178,7 @@ export class WebhookOutbox {
    * without one (they get the account's delivery_report like any message).
    */
   private async emailNotificationsFor(trx: Db, messages: readonly ReportedMessage[], now: number): Promise<string[]> {
-    const targets = await emailTargets(
+    const targets = await this.emailTargets(
       trx,
       messages.map((m) => m.id),
     );
@@ -200,7 +204,7 @@ export class WebhookOutbox {
 
   /** An email notification for one recipient's message (opens, clicks, bounces received back). */
   async emailNotification(trx: Db, messageId: string, notification: EmailNotification, now: number): Promise<number> {
-    const target = (await emailTargets(trx, [messageId])).get(messageId);
+    const target = (await this.emailTargets(trx, [messageId])).get(messageId);
     if (!target?.notify_url) return 0;
     await this.enqueueTo(trx, target.account_id, target.notify_url, messageId, now, {
       ...emailPayload(target, target.recipient, notification),

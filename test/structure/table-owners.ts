@@ -82,8 +82,6 @@ export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
     "the lock columns on accounts (failed_logins, locked_until, address_locks_until) are auth's, written with login_failures; auth sits below accounts/",
   "src/auth/sessions.ts -> accounts":
     "auth sits below accounts/; a console session is read with its account in one statement on every request; would be handed in from app/",
-  "src/webhooks/email-notifications.ts -> email_contents":
-    "an email event's payload is read with its message in one statement; hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
-  "src/webhooks/email-notifications.ts -> messages":
-    "hot path, moved with issue 20's work (PostgreSQL tuning of dispatch/, webhooks/, carriers/smpp/)",
+  "src/email/notify-targets.ts -> messages":
+    "an email's notification needs its message's fields (account, recipient, broadcast, error) and its send's notify_url and callback_data, reached only through messages.content_id: one join, read in every transaction that reports emails (the dispatcher's submits, receipts, expiry, bounces) and on each open and click, where the owners' two statements would be two round trips",
 };

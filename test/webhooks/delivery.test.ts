@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { ManualClock } from "../../src/core/clock.js";
+import { emailNotifyTargets } from "../../src/email/index.js";
 import { WebhookOutbox } from "../../src/webhooks/outbox.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender, webhookRetryDelayMs } from "../../src/webhooks/sender.js";
 import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../src/webhooks/settings.js";
@@ -86,7 +87,7 @@ describeEachEngine("webhook sender", (engine) => {
   }
 
   async function enqueue(t: TestGateway, accountId: number, ids: string[]) {
-    const outbox = new WebhookOutbox(t.db.store);
+    const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
     await t.db.store.transaction((trx) =>
       outbox.deliveryReports(
         trx,
@@ -168,7 +169,7 @@ describeEachEngine("webhook sender", (engine) => {
     const account = await buildAccount(t);
     await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
     const clock = new ManualClock(new Date());
-    const outbox = new WebhookOutbox(t.db.store);
+    const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
     const created = clock.now().getTime();
     await t.db.store.transaction((trx) =>
       outbox.deliveryReports(
@@ -233,7 +234,7 @@ describeEachEngine("webhook sender", (engine) => {
     await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: `http://127.0.0.1:${port}/hook` });
     // Two messages, three events each (ordered by message), interleaved in the outbox.
     for (const status of ["submitted", "delivered", "failed"]) {
-      const outbox = new WebhookOutbox(t.db.store);
+      const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
       await t.db.store.transaction((trx) =>
         outbox.deliveryReports(
           trx,
@@ -268,7 +269,7 @@ describeEachEngine("webhook sender", (engine) => {
     const hook = await receiver();
     const account = await buildAccount(t);
     await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
-    const outbox = new WebhookOutbox(t.db.store);
+    const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
     const messages = Array.from({ length: 200 }, (_, i) => `qm${i}`);
     for (const status of ["submitted", "delivered"]) {
       await t.db.store.transaction((trx) =>
@@ -485,7 +486,7 @@ describeEachEngine("webhook sender", (engine) => {
     // The sender never claims (idle for a minute): only the hand-off can send.
     const sender = senderFor(t, { idleMs: 60_000, perAccount: 2 });
     sender.start();
-    const outbox = new WebhookOutbox(t.db.store);
+    const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
     outbox.attachSender(sender);
     try {
       const report = (id: string) => ({
@@ -573,7 +574,7 @@ describeEachEngine("webhook sender", (engine) => {
     await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
     const sender = senderFor(t, { idleMs: 60_000 });
     sender.start();
-    const outbox = new WebhookOutbox(t.db.store);
+    const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
     outbox.attachSender(sender);
     const handoff = outbox.handoff()!;
     await t.db.store.transaction((trx) =>
