@@ -11,7 +11,8 @@
 //   encoding.ts        GSM-7 / UCS-2 bytes and the split into UDH-concatenated parts
 //   receipt.ts         delivery receipt text and TLVs parsed; a message's status from its parts
 //   inbound.ts         deliver_sm sorted into receipts and MO messages, MO parts reassembled
-//   message-parts.ts   the parts in message_parts: stored after submit, receipts applied in groups
+//   message-parts.ts   the parts in message_parts: stored after submit, receipts applied in groups,
+//                      reports lost in a crash found again, pruned; a message's parts for its timeline
 //   grouped-writes.ts  one-at-a-time writes (parts, receipts) applied in growing groups
 //   command-status.ts  submit_sm refusals (command_status) in words a client can act on
 //   throughput.ts      the per-connection PDU rate cap (GCRA)
