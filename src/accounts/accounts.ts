@@ -54,8 +54,11 @@ export function assertValidTimeZone(timeZone: string): void {
   }
 }
 
+/** The largest daily flood limit: the column (and the day's counter) is a bigint read as a JavaScript number. */
+export const MAX_FLOOD_LIMIT = Number.MAX_SAFE_INTEGER;
+
 export function assertValidFloodLimit(floodLimit: number): void {
-  if (!Number.isSafeInteger(floodLimit) || floodLimit < 0) {
+  if (!Number.isSafeInteger(floodLimit) || floodLimit < 0 || floodLimit > MAX_FLOOD_LIMIT) {
     throw new GatewayError("invalid_request", "Flood limit must be a whole number, 0 for no limit.");
   }
 }

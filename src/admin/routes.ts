@@ -4,6 +4,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import {
   ACCOUNT_STATUSES,
   describeAccount,
+  MAX_FLOOD_LIMIT,
   MAX_TEMPLATE_CONTENT,
   MAX_TEMPLATE_NAME,
   recentLedgerEntries,
@@ -17,7 +18,7 @@ import { apiKeyRevoked, authenticateCaller, setApiKeyRateLimit } from "../auth/i
 import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { sendJsonError } from "../http/http-errors.js";
-import { pageMeta } from "../http/query-params.js";
+import { IdParams, PageNumber, pageMeta } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../smpp-server/index.js";
@@ -42,7 +43,6 @@ import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 type Deps = Pick<Runtime, "store" | "clock"> & CallerChecks;
 
 const Username = Type.Object({ username: Type.String() });
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Credits = Type.Object(
   Object.fromEntries(WALLETS.map((w) => [w, Type.Optional(Type.Number({ minimum: 0, maximum: MAX_CREDITS }))])),
   { additionalProperties: false },
@@ -69,7 +69,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         querystring: Type.Object({
           q: Type.Optional(Type.String({ maxLength: 64 })),
           status: Type.Optional(Type.Union(ACCOUNT_STATUSES.map((s) => Type.Literal(s)))),
-          page: Type.Optional(Type.Integer({ minimum: 1 })),
+          page: Type.Optional(PageNumber()),
           per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
       },
@@ -91,7 +91,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
       schema: {
         querystring: Type.Object({
           kind: Type.Optional(Type.Union(APPROVAL_KINDS.map((k) => Type.Literal(k)))),
-          page: Type.Optional(Type.Integer({ minimum: 1 })),
+          page: Type.Optional(PageNumber()),
           per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
       },
@@ -116,7 +116,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
             credits: Type.Optional(Credits),
             rate_limit: Type.Optional(RateLimit),
             time_zone: Type.Optional(Type.String({ maxLength: 64 })),
-            flood_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+            flood_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_FLOOD_LIMIT })),
             routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
             sender_ids: Type.Optional(Type.Array(Type.String({ maxLength: 20 }), { maxItems: 50 })),
             dlt_entity_ids: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
@@ -184,7 +184,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
             ),
             password: Type.Optional(Type.String()),
             time_zone: Type.Optional(Type.String()),
-            flood_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+            flood_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_FLOOD_LIMIT })),
             get_api_enabled: Type.Optional(Type.Boolean()),
             international_enabled: Type.Optional(Type.Boolean()),
             dlt_scrubbing: Type.Optional(Type.Boolean()),
@@ -262,7 +262,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     },
   );
 
-  admin.delete("/keys/:id", { schema: { params: Id } }, async (request) =>
+  admin.delete("/keys/:id", { schema: { params: IdParams } }, async (request) =>
     ok(await revokeKey(deps, request.params.id)),
   );
 
@@ -270,7 +270,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     "/keys/:id",
     {
       schema: {
-        params: Id,
+        params: IdParams,
         body: Type.Object({ rate_limit: RateLimit }, { additionalProperties: false }),
       },
     },
@@ -361,7 +361,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/sender-ids/:id/${action}`, { schema: { params: Id } }, async (request) =>
+    admin.post(`/sender-ids/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
       ok(await setSenderIdStatusFor(deps, request.params.id, status)),
     );
   }

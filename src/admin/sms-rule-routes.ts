@@ -3,6 +3,7 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../core/errors.js";
+import { IdParams, PageNumber } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import {
@@ -25,7 +26,6 @@ import {
 type Deps = Pick<Runtime, "store" | "clock">;
 
 const Username = Type.Object({ username: Type.String() });
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Status = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
 const OptionalText = (maxLength: number) => Type.Optional(Type.Union([Type.String({ maxLength }), Type.Null()]));
 /** Numbers per JSON request; a registry of millions comes as a CSV import instead. */
@@ -89,7 +89,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
         params: Username,
         querystring: Type.Object({
           status: Type.Optional(Status),
-          page: Type.Optional(Type.Integer({ minimum: 1 })),
+          page: Type.Optional(PageNumber()),
           per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
       },
@@ -109,7 +109,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/templates/:id/${action}`, { schema: { params: Id } }, async (request) =>
+    admin.post(`/templates/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
       ok(await setTemplateStatusFor(deps, request.params.id, status)),
     );
   }
@@ -141,7 +141,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
       ["approve", "approved"],
       ["reject", "rejected"],
     ] as const) {
-      admin.post(`/dlt/${path}/:id/${action}`, { schema: { params: Id } }, async (request) =>
+      admin.post(`/dlt/${path}/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
         ok(await setDltStatusFor(deps, kind, request.params.id, status)),
       );
     }

@@ -7,6 +7,7 @@ import type { FastifyRequest } from "fastify";
 import { requireAccount } from "../accounts/index.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { IdParams, RowId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer } from "../http/v2-answers.js";
 import { emailSendMessages } from "../messages/index.js";
@@ -110,7 +111,7 @@ export function registerEmailAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
         querystring: Type.Object({
           account: Type.Optional(Type.String({ maxLength: 64 })),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
-          before_id: Type.Optional(Type.Integer({ minimum: 1 })),
+          before_id: Type.Optional(RowId()),
         }),
       },
     },
@@ -128,7 +129,7 @@ export function registerEmailAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
       schema: {
         summary: "One captured message with its raw source (RFC 5322)",
         tags: ["operator"],
-        params: Type.Object({ id: Type.Integer({ minimum: 1 }) }),
+        params: IdParams,
       },
     },
     async (request) => {

@@ -2,6 +2,7 @@
 // charge and answer as /httpemailapi/v1/send (sendEmail), in the v2 envelope. No attachments:
 // those go through the multipart family.
 import { type Static, Type } from "@fastify/type-provider-typebox";
+import { RowId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer } from "../http/v2-answers.js";
 import type { AcceptService } from "../messages/index.js";
@@ -23,7 +24,7 @@ const EmailSend = Type.Object(
     html: Text(2 * 1024 * 1024),
     text: Text(2 * 1024 * 1024),
     reply_to: Text(1_000),
-    template_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    template_id: Type.Optional(RowId()),
     placeholders: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Placeholder)),
     track_opens: Type.Optional(Type.Boolean()),
     track_clicks: Type.Optional(Type.Boolean()),

@@ -4,6 +4,7 @@
 import { Type } from "@fastify/type-provider-typebox";
 import { getAccount } from "../accounts/index.js";
 import { GatewayError } from "../core/errors.js";
+import { IdParams, PageNumber } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { type InboundDeps, type IngestOutcome, ingestInbound } from "./ingest.js";
 import {
@@ -24,10 +25,9 @@ type Deps = InboundDeps;
 const OPERATOR_CONNECTOR = "operator";
 
 const Username = Type.Object({ username: Type.String() });
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 const Status = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
 const Page = {
-  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+  page: Type.Optional(PageNumber()),
   per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
 };
 const MAX_NUMBERS = 10_000;
@@ -95,7 +95,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/keywords/:id/${action}`, { schema: { params: Id } }, async (request) =>
+    admin.post(`/keywords/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
       ok(await setKeywordStatusFor(deps, request.params.id, status)),
     );
   }

@@ -9,6 +9,7 @@ import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { requiredInDocument } from "../http/openapi.js";
+import { RowId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { smsAnswer } from "../http/v2-answers.js";
 import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } from "../messages/index.js";
@@ -40,8 +41,8 @@ const BulkBody = requiredInDocument(
           description: "The numbers to send to; or group_id instead.",
         }),
       ),
-      group_id: Type.Optional(Type.Integer({ minimum: 1, description: "A contact group to send to; or recipients." })),
-      job_id: Type.Optional(Type.Integer({ minimum: 1, description: "Extend this bulk job instead of starting one." })),
+      group_id: Type.Optional(RowId({ description: "A contact group to send to; or recipients." })),
+      job_id: Type.Optional(RowId({ description: "Extend this bulk job instead of starting one." })),
     },
     { additionalProperties: false, title: "BulkSendRequest" },
   ),

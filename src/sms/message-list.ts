@@ -6,7 +6,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { parseInstant } from "../core/time.js";
-import { queryInt } from "../http/query-params.js";
+import { MAX_ROW_ID, queryInt } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import {
   decodeCursor,
@@ -92,7 +92,7 @@ export function listFilter(query: ListQuery, timeZone: string): MessageFilter {
   if (recipient) filter.recipients = recipientForms(recipient);
   const broadcastId = given("broadcast_id");
   if (broadcastId) filter.broadcastId = broadcastId;
-  if (given("job_id")) filter.jobId = queryInt(given("job_id"), "job_id", 0, 1, 999_999_999_999);
+  if (given("job_id")) filter.jobId = queryInt(given("job_id"), "job_id", 0, 1, MAX_ROW_ID);
   const id = given("id");
   if (id) {
     // As the status call reads its id: a queue id, a broadcast id, else the carrier's id.

@@ -4,6 +4,7 @@
 // Thin adapters over caller-ids.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
+import { IdParams } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus } from "./caller-ids.js";
@@ -12,7 +13,6 @@ import { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus }
 type Deps = Pick<Runtime, "store" | "clock">;
 
 const Username = Type.Object({ username: Type.String() });
-const Id = Type.Object({ id: Type.Integer({ minimum: 1 }) });
 
 export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
@@ -51,7 +51,7 @@ export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/voice/caller-ids/:id/${action}`, { schema: { params: Id } }, async (request) =>
+    admin.post(`/voice/caller-ids/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
       ok(await setCallerIdStatus(deps, request.params.id, status)),
     );
   }

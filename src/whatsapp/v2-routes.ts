@@ -22,10 +22,12 @@ const resource = { envelope: "status" } as const;
 const tags = ["whatsapp"];
 const time = (ms: number | null) => (ms === null ? null : isoUtc(new Date(ms)));
 const Value = Type.Union([Type.String({ maxLength: 4096 }), Type.Number()]);
+/** `to` as a JSON number: at most 15 digits (E.164), so it is exact and never a rounded float. */
+const MAX_NUMERIC_TO = 999_999_999_999_999;
 
 export const WhatsAppSendBody = Type.Object(
   {
-    to: Type.Union([Type.String({ maxLength: 64 }), Type.Integer({ minimum: 0 })], {
+    to: Type.Union([Type.String({ maxLength: 64 }), Type.Integer({ minimum: 0, maximum: MAX_NUMERIC_TO })], {
       description: "Digits with country code, e.g. 919876543210",
     }),
     template: Type.Optional(Type.String({ maxLength: 512, description: "Approved template name" })),
