@@ -163,8 +163,7 @@ export const CHANNEL_SETTINGS = {
   },
   SMTP_TIMEOUT_MS: {
     field: "email.smtpTimeoutMs",
-    description:
-      "Milliseconds an SMTP conversation may stall before the message is retried.",
+    description: "Milliseconds an SMTP conversation may stall before the message is retried.",
     default: "10000",
     parser: wholeNumber(1000, 600000),
   },
