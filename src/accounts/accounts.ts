@@ -1,6 +1,6 @@
 // Accounts: who may send, with what limits. Creation funds the wallets through the ledger.
 import { sql } from "kysely";
-import { accountCredentialsChanged, clearLoginFailures, hashPassword } from "../auth/index.js";
+import { accountCredentialsChanged, hashPassword, unlockLogins } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
@@ -349,13 +349,8 @@ export async function updateAccount(
   if (changes.dltScrubbing !== undefined) set.dlt_scrubbing = changes.dltScrubbing ? 1 : 0;
   if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
-  if (changes.unlock) {
-    // The account's own lock and those of its source addresses (auth/login-locks.ts).
-    set.locked_until = null;
-    set.failed_logins = 0;
-    set.address_locks_until = null;
-    await clearLoginFailures(store.db, account.id);
-  }
+  // The account's own lock and those of its source addresses: login state auth/ keeps (login-locks.ts).
+  if (changes.unlock) await unlockLogins(store.db, account.id);
   if (changes.defaultDltEntityId !== undefined) {
     set.default_dlt_entity_id =
       changes.defaultDltEntityId === null

@@ -4,6 +4,8 @@
 //   accounts.ts        create (wallets funded through the ledger), find, update, public view; the
 //                      switches the SMS rules read, and the few columns other folders ask for
 //                      (international calls, usernames, statuses, routes)
+//   credentials.ts     accountCredentials: the select of the account's row that auth/ reads with a
+//                      credential (principal, password hash, login state), handed to it by app/
 //   ledger.ts          credit, conditional debit, transfer, balances, recent entries, ledger sum
 //   ledger-batch.ts    the hot-path ledger: one conditional debit per account and wallet for a group of
 //                      sends (all or nothing), refunds for many messages at once
@@ -31,6 +33,7 @@
 //                      registrations and its requests for them (pending until approved)
 //   v2-schemas.ts      their request bodies and answers as schemas
 export * from "./accounts.js";
+export { accountCredentials } from "./credentials.js";
 export * from "./dlt.js";
 export * from "./dnd.js";
 export * from "./ledger.js";

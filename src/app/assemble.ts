@@ -1,6 +1,7 @@
 // What a gateway thread is made of: its AppContext and Acceptor. Shared by the main thread
 // (gateway.ts) and the worker thread (worker-thread.ts), which does not load the HTTP server.
 import type { Logger } from "pino";
+import { accountCredentials } from "../accounts/index.js";
 import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { QUEUED_SIGNAL } from "../dispatch/index.js";
@@ -64,8 +65,9 @@ export async function createContext(parts: {
     clock,
     logger,
     metrics,
-    authenticator: new Authenticator(store, clock, config, { logger }),
-    sessions: new Sessions(store, clock, config),
+    // auth/ reads the accounts' rows through accounts/, which sits above it.
+    authenticator: new Authenticator(store, accountCredentials, clock, config, { logger }),
+    sessions: new Sessions(store, accountCredentials, clock, config),
     smsPolicy: new SmsPolicy(store, clock),
     webhooks,
     whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp }),

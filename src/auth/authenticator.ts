@@ -8,6 +8,7 @@ import { GatewayError } from "../core/errors.js";
 import { usernameIs, usernameKey } from "../core/usernames.js";
 import type { AccountRole, AccountStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
+import type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 import { hashApiKey } from "./api-keys.js";
 import {
   deleteLoginLocks,
@@ -52,18 +53,6 @@ const KEY_CACHE_MAX = 50_000;
 const LOGIN_ROW_MS = 2_000;
 const LOGIN_ROW_MAX = 50_000;
 
-interface LoginRow {
-  id: number;
-  username: string;
-  password_hash: string;
-  smpp_hash: string | null;
-  role: AccountRole;
-  status: AccountStatus;
-  time_zone: string;
-  failed_logins: number;
-  locked_until: number | null;
-  address_locks_until: number | null;
-}
 /** How often a SQLite gateway looks for writes by other processes (the CLI), which send it no signal. */
 const SQLITE_EXTERNAL_WRITES_POLL_MS = 200;
 
@@ -76,7 +65,7 @@ const localAuthenticators = new WeakMap<Store, Set<Authenticator>>();
 export class Authenticator {
   private readonly keyCache = new Map<string, { principal: Principal; expires: number }>();
   /** Login rows by username key: a legacy client sends its password with every request. */
-  private readonly loginRows = new Map<string, { row: LoginRow | undefined; expires: number }>();
+  private readonly loginRows = new Map<string, { row: AccountCredentials | undefined; expires: number }>();
   private readonly pairs: VerifiedPairCache;
   private readonly unsubscribe: () => void;
   private readonly externalWritesTimer: NodeJS.Timeout | undefined;
@@ -85,6 +74,8 @@ export class Authenticator {
 
   constructor(
     private readonly store: Store,
+    /** The accounts' rows, from accounts/ (handed in by app/). */
+    private readonly accounts: AccountCredentialRows,
     private readonly clock: Clock,
     private readonly settings: AuthSettings,
     options: {
@@ -152,18 +143,19 @@ export class Authenticator {
     const cached = this.keyCache.get(keyHash);
     if (cached && cached.expires > now) return cached.principal;
 
-    const row = await this.store.db
+    const db = this.store.db;
+    const row = await db
       .selectFrom("api_keys")
-      .innerJoin("accounts", "accounts.id", "api_keys.account_id")
+      .innerJoin(this.accounts(db).as("a"), "a.account_id", "api_keys.account_id")
       .select([
         "api_keys.id as key_id",
         "api_keys.rate_limit",
         "api_keys.revoked_at",
-        "accounts.id as account_id",
-        "accounts.username",
-        "accounts.role",
-        "accounts.status",
-        "accounts.time_zone",
+        "a.account_id",
+        "a.username",
+        "a.role",
+        "a.status",
+        "a.time_zone",
       ])
       .where("api_keys.key_hash", "=", keyHash)
       .executeTakeFirst();
@@ -191,26 +183,31 @@ export class Authenticator {
    * not tell whether the username exists.
    */
   async byPassword(username: string, password: string, address: string): Promise<Principal> {
-    return this.login(username, password, address, "password");
+    return this.login(username, password, address, (account) => account.password_hash);
   }
 
   /**
-   * An SMPP bind's system_id and password (smpp-server/): the account's SMPP password, checked
-   * like a password login and counted in the same login locks. An account without an SMPP
-   * password fails like a wrong password.
+   * An SMPP bind's system_id and password (smpp-server/): the account's SMPP password, whose
+   * hash `smppHashOf` reads (smpp-server/ keeps SMPP passwords; it is asked once the login is
+   * known not to be locked), checked like a password login and counted in the same login locks.
+   * An account without an SMPP password (null) fails like a wrong password.
    */
-  async bySmppPassword(systemId: string, password: string, address: string): Promise<Principal> {
-    return this.login(systemId, password, address, "smpp");
+  async bySmppPassword(
+    systemId: string,
+    password: string,
+    address: string,
+    smppHashOf: (accountId: number) => Promise<string | null>,
+  ): Promise<Principal> {
+    return this.login(systemId, password, address, (account) => smppHashOf(account.account_id));
   }
 
   private async login(
     username: string,
     password: string,
     address: string,
-    secret: "password" | "smpp",
+    storedHashOf: (account: AccountCredentials) => string | null | Promise<string | null>,
   ): Promise<Principal> {
     const account = await this.loginRow(username);
-    const storedHash = secret === "smpp" ? (account?.smpp_hash ?? null) : account?.password_hash;
     if (!account) {
       await this.verify(await dummyPasswordHash(), password);
       throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
@@ -220,58 +217,49 @@ export class Authenticator {
     const addressMayBeLocked = account.address_locks_until !== null && account.address_locks_until > now;
     if (
       (account.locked_until !== null && account.locked_until > now) ||
-      (addressMayBeLocked && (await isAddressLocked(this.store.db, account.id, address, now)))
+      (addressMayBeLocked && (await isAddressLocked(this.store.db, account.account_id, address, now)))
     ) {
       throw new GatewayError("account_locked", "User account locked after repeated failed logins; try again later.");
     }
+    const storedHash = await storedHashOf(account);
     const principal: Principal = {
-      accountId: account.id,
+      accountId: account.account_id,
       username: account.username,
       role: account.role,
       status: account.status,
       timeZone: account.time_zone,
     };
     const hash = storedHash ?? (await dummyPasswordHash());
-    const remembered = storedHash !== null && this.pairs.lookup(username, password, hash, Date.now()) === account.id;
+    const remembered =
+      storedHash !== null && this.pairs.lookup(username, password, hash, Date.now()) === account.account_id;
     if (!remembered) {
       if (!(await this.verify(hash, password)) || storedHash === null) {
-        const locked = await recordFailedLogin(this.store.db, this.settings, account.id, address, now);
+        const locked = await recordFailedLogin(this.store.db, this.settings, account.account_id, address, now);
         // Every process reads the row again: its count, and any lock just set.
-        await authChanged(this.store, `row:${account.id}`);
+        await authChanged(this.store, `row:${account.account_id}`);
         if (locked) this.reportLock(account.username, address, locked);
         throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
       }
-      this.pairs.remember(username, password, hash, account.id, Date.now());
+      this.pairs.remember(username, password, hash, account.account_id, Date.now());
     }
     // Failures count only in a row: any success, remembered or verified, starts the count again.
     if (account.failed_logins > 0 || account.locked_until !== null) {
-      await recordSuccessfulLogin(this.store.db, account.id, address);
-      await authChanged(this.store, `row:${account.id}`);
+      await recordSuccessfulLogin(this.store.db, account.account_id, address);
+      await authChanged(this.store, `row:${account.account_id}`);
     }
     return principal;
   }
 
   /** The account's login row, read at most every LOGIN_ROW_MS while no change is signalled. */
-  private async loginRow(username: string): Promise<LoginRow | undefined> {
+  private async loginRow(username: string): Promise<AccountCredentials | undefined> {
     const key = usernameKey(username);
     const now = Date.now();
     const hit = this.loginRows.get(key);
     if (hit && hit.expires > now) return hit.row;
-    const row = await this.store.db
-      .selectFrom("accounts")
-      .leftJoin("smpp_accounts", "smpp_accounts.account_id", "accounts.id")
-      .select([
-        "accounts.id",
-        "accounts.username",
-        "accounts.password_hash",
-        "smpp_accounts.password_hash as smpp_hash",
-        "accounts.role",
-        "accounts.status",
-        "accounts.time_zone",
-        "accounts.failed_logins",
-        "accounts.locked_until",
-        "accounts.address_locks_until",
-      ])
+    const db = this.store.db;
+    const row = await db
+      .selectFrom(this.accounts(db).as("a"))
+      .selectAll()
       .where(usernameIs(username))
       .executeTakeFirst();
     if (this.loginRows.size >= LOGIN_ROW_MAX) this.loginRows.clear();
@@ -281,7 +269,7 @@ export class Authenticator {
   }
 
   private forgetLoginRow(accountId: number): void {
-    for (const [key, entry] of this.loginRows) if (entry.row?.id === accountId) this.loginRows.delete(key);
+    for (const [key, entry] of this.loginRows) if (entry.row?.account_id === accountId) this.loginRows.delete(key);
   }
 
   private reportLock(username: string, address: string, scope: "address" | "account"): void {

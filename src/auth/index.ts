@@ -5,6 +5,8 @@
 //   passwords.ts       argon2 hashing; the verified username+password cache (HMAC-keyed); the dummy hash
 //                      an unknown username's password is checked against (same time as a wrong one)
 //   authenticator.ts   credentials → Principal, with the key cache, login lock-out and cache invalidation
+//   account-rows.ts    AccountCredentialRows: the account's row as auth reads it with a credential, a
+//                      select accounts/ gives (handed in by app/) and auth joins in its statements
 //   login-locks.ts     failed logins per (account, source address) in login_failures: the address is
 //                      locked first, the account only when many addresses are; list and clear
 //                      (operator API, CLI)
@@ -15,6 +17,7 @@
 //                      token a request other than GET/HEAD must repeat
 //   rate-limits.ts     per-API-key request limits (rate-limiter-flexible), counted in Redis when
 //                      REDIS_URL is set, in memory otherwise (and while Redis is down)
+export type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 export * from "./api-keys.js";
 export * from "./authenticator.js";
 export * from "./http.js";

@@ -3,7 +3,9 @@
 // account for LOGIN_LOCK_MINUTES, and everyone else still logs in. Only when
 // LOGIN_LOCK_ADDRESSES addresses are locked out of one account at the same time (a guess
 // spread over many machines) is the whole account locked. Operators see and clear both kinds
-// (operator API /admin/api/login-locks, `switchboard login-locks`).
+// (operator API /admin/api/login-locks, `switchboard login-locks`). The account-level state
+// (failed_logins, locked_until, address_locks_until) is auth's, kept on the account's row so that
+// a login reads one row; after the account is created only this file writes it.
 import { sql } from "kysely";
 import { GatewayError } from "../core/errors.js";
 import { usernameIs } from "../core/usernames.js";
@@ -111,9 +113,13 @@ export async function recordSuccessfulLogin(db: Db, accountId: number, address: 
     .execute();
 }
 
-/** Forgets every failed login of the account, and with them its addresses' locks. */
-export async function clearLoginFailures(db: Db, accountId: number): Promise<void> {
+/** The account's login state with no failure counted and no lock in force. */
+const UNLOCKED = { failed_logins: 0, locked_until: null, address_locks_until: null } as const;
+
+/** Lifts every lock of the account, its own and its addresses', and forgets its failed logins (accounts/' unlock). */
+export async function unlockLogins(db: Db, accountId: number): Promise<void> {
   await db.deleteFrom("login_failures").where("account_id", "=", accountId).execute();
+  await db.updateTable("accounts").set(UNLOCKED).where("id", "=", accountId).execute();
 }
 
 /**
@@ -189,11 +195,7 @@ export async function deleteLoginLocks(
     let cleared = removed.filter((row) => row.locked_until !== null && row.locked_until > now).length;
     if (address === undefined) {
       if (account.locked_until !== null && account.locked_until > now) cleared += 1;
-      await trx
-        .updateTable("accounts")
-        .set({ failed_logins: 0, locked_until: null, address_locks_until: null })
-        .where("id", "=", account.id)
-        .execute();
+      await trx.updateTable("accounts").set(UNLOCKED).where("id", "=", account.id).execute();
     }
     return { cleared, accountId: account.id };
   });

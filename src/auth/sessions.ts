@@ -5,6 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../core/clock.js";
 import type { Store } from "../store/store.js";
+import type { AccountCredentialRows } from "./account-rows.js";
 import type { Principal } from "./authenticator.js";
 
 export const SESSION_COOKIE = "sb_session";
@@ -44,6 +45,8 @@ export function sameSecret(given: string, expected: string): boolean {
 export class Sessions {
   constructor(
     private readonly store: Store,
+    /** The accounts' rows, from accounts/ (handed in by app/). */
+    private readonly accounts: AccountCredentialRows,
     private readonly clock: Clock,
     private readonly policy: SessionPolicy,
   ) {}
@@ -65,9 +68,9 @@ export class Sessions {
       .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", now - this.idleMs)]))
       .execute();
     const account = await db
-      .selectFrom("accounts")
-      .select("password_hash")
-      .where("id", "=", principal.accountId)
+      .selectFrom(this.accounts(db).as("a"))
+      .select("a.password_hash")
+      .where("a.account_id", "=", principal.accountId)
       .executeTakeFirstOrThrow();
     const token = randomBytes(32).toString("base64url");
     const csrfToken = randomBytes(32).toString("base64url");
@@ -99,21 +102,22 @@ export class Sessions {
    */
   async find(token: string): Promise<Session | undefined> {
     const now = this.clock.now().getTime();
-    const row = await this.store.db
+    const db = this.store.db;
+    const row = await db
       .selectFrom("console_sessions")
-      .innerJoin("accounts", "accounts.id", "console_sessions.account_id")
+      .innerJoin(this.accounts(db).as("a"), "a.account_id", "console_sessions.account_id")
       .select([
         "console_sessions.id",
         "console_sessions.csrf_token",
         "console_sessions.credential_stamp",
         "console_sessions.last_seen_at",
         "console_sessions.expires_at",
-        "accounts.id as account_id",
-        "accounts.username",
-        "accounts.role",
-        "accounts.status",
-        "accounts.time_zone",
-        "accounts.password_hash",
+        "a.account_id",
+        "a.username",
+        "a.role",
+        "a.status",
+        "a.time_zone",
+        "a.password_hash",
       ])
       .where("console_sessions.token_hash", "=", sha256(token))
       .executeTakeFirst();

@@ -282,20 +282,22 @@ export class SmppServer {
     password: string,
   ): Promise<{ status: number; account?: BoundAccount }> {
     const refused = { status: STATUS.ESME_RINVPASWD };
+    const db = this.deps.store.db;
     let principal: Awaited<ReturnType<Authenticator["bySmppPassword"]>>;
+    // The account's SMPP settings, read once for its password hash and the checks below.
+    let settings: Awaited<ReturnType<typeof smppSettingsOf>>;
     try {
-      principal = await this.deps.authenticator.bySmppPassword(systemId, password, bind.address);
+      principal = await this.deps.authenticator.bySmppPassword(systemId, password, bind.address, async (accountId) => {
+        settings = await smppSettingsOf(db, accountId);
+        return settings?.password_hash ?? null;
+      });
     } catch (error) {
       if (isGatewayError(error) && (error.code === "unauthorized" || error.code === "account_locked")) {
         return refused;
       }
       throw error;
     }
-    const db = this.deps.store.db;
-    const [settings, stored] = await Promise.all([
-      smppSettingsOf(db, principal.accountId),
-      storedAccountRoutes(db, principal.accountId),
-    ]);
+    const stored = await storedAccountRoutes(db, principal.accountId);
     if (!settings || stored === undefined || !addressAllowed(settings.allowed_ips, bind.address)) return refused;
     if (principal.status !== "active") return { status: STATUS.ESME_RBINDFAIL };
     const set = this.binds.get(principal.accountId) ?? new Set<Bind>();

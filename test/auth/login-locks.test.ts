@@ -3,6 +3,7 @@
 // (Linux routes all of 127/8 to loopback), so each is a different source address to the server.
 // And an unknown username costs the same argon2 check as a wrong password.
 import { beforeAll, expect, it } from "vitest";
+import { accountCredentials } from "../../src/accounts/index.js";
 import { Authenticator } from "../../src/auth/index.js";
 import { ManualClock } from "../../src/core/clock.js";
 import { cliOk } from "../helpers/cli.js";
@@ -115,6 +116,7 @@ describeEachEngine("login locks per source address", (engine) => {
     const checked: string[] = [];
     const authenticator = new Authenticator(
       t.db.store,
+      accountCredentials,
       t.clock,
       { passwordCacheSeconds: 300, loginLockThreshold: 0, loginLockMinutes: 15, loginLockAddresses: 0 },
       {

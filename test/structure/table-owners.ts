@@ -74,14 +74,8 @@ export const SHARED_TABLES: readonly string[] = ["settings"];
  * only shrinks.
  */
 export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
-  "src/auth/authenticator.ts -> accounts":
-    "auth sits below accounts/ and reads the account with its API key (or password) in one statement on every request; would be handed in from app/",
-  "src/auth/authenticator.ts -> smpp_accounts":
-    "the SMPP password is read in the same statement as the account (see accounts)",
   "src/auth/login-locks.ts -> accounts":
-    "the lock columns on accounts (failed_logins, locked_until, address_locks_until) are auth's, written with login_failures; auth sits below accounts/",
-  "src/auth/sessions.ts -> accounts":
-    "auth sits below accounts/; a console session is read with its account in one statement on every request; would be handed in from app/",
+    "failed_logins, locked_until and address_locks_until are auth's login state, kept on the account's row so that a login reads one row (accounts/ accountCredentials): once the account is created only this file writes them (accounts/' unlock calls unlockLogins), beside login_failures in the statements of one failed login; the operator lists and clears locks by username",
   "src/email/notify-targets.ts -> messages":
     "an email's notification needs its message's fields (account, recipient, broadcast, error) and its send's notify_url and callback_data, reached only through messages.content_id: one join, read in every transaction that reports emails (the dispatcher's submits, receipts, expiry, bounces) and on each open and click, where the owners' two statements would be two round trips",
 };

@@ -1,0 +1,22 @@
+// The account's row as auth reads it with a credential. accounts/ owns the table and sits above
+// auth/, so app/ hands its select of these columns in (accounts/ accountCredentials); auth joins
+// it to the credential's own row (an API key, a console session) or filters it by username, and
+// the database runs it as one statement, as if auth named the table.
+import type { SelectQueryBuilder } from "kysely";
+import type { AccountRole, AccountStatus, Database, Db } from "../store/schema.js";
+
+export interface AccountCredentials {
+  account_id: number;
+  username: string;
+  role: AccountRole;
+  status: AccountStatus;
+  time_zone: string;
+  password_hash: string;
+  /** The login state auth's lock policy keeps on the account's row (login-locks.ts). */
+  failed_logins: number;
+  locked_until: number | null;
+  address_locks_until: number | null;
+}
+
+/** Every account as a select of `AccountCredentials`, without filter or order: a part of auth's statements. */
+export type AccountCredentialRows = (db: Db) => SelectQueryBuilder<Database, keyof Database, AccountCredentials>;
