@@ -35,10 +35,14 @@ export interface AcceptorHooks {
 }
 
 const MAX_GROUP_MESSAGES = 2000;
+/** Accept groups written but not yet durable, at most (SQLite; see pump). */
+const MAX_GROUPS_IN_FLIGHT = 4;
 
 export class Acceptor {
   private queue: Pending[] = [];
   private flushing = false;
+  private inFlight = 0;
+  private readonly maxInFlight: number;
   private readonly broadcasts: SequenceAllocator;
   private readonly jobs: SequenceAllocator;
 
@@ -47,6 +51,7 @@ export class Acceptor {
     private readonly clock: Clock,
     private readonly hooks: AcceptorHooks = {},
   ) {
+    this.maxInFlight = store.engine === "sqlite" ? MAX_GROUPS_IN_FLIGHT : 1;
     this.broadcasts = new SequenceAllocator(store, "broadcast");
     this.jobs = new SequenceAllocator(store, "bulk_job", 20);
   }
@@ -122,7 +127,8 @@ export class Acceptor {
       this.queue.push({ order, prepared, debitRef, rows, count, part, enqueuedAt: performance.now(), resolve, reject });
       if (!this.flushing) {
         this.flushing = true;
-        setImmediate(() => void this.flush());
+        // The sends of this turn of the event loop go in one group.
+        setImmediate(() => this.pump());
       }
     });
   }
@@ -137,27 +143,31 @@ export class Acceptor {
     return this.queue.splice(0, i);
   }
 
-  private async flush(): Promise<void> {
-    try {
-      while (this.queue.length > 0) {
-        const group = this.takeGroup();
-        let outcomes: Array<AcceptOutcome | GatewayError>;
-        try {
-          outcomes = await this.store.transaction((trx) => this.applyGroup(trx, group));
-        } catch {
+  /**
+   * Starts a transaction for each group taken from the queue, up to `maxInFlight` at a time. On
+   * SQLite they run one after another on the store's one connection (sqlite-group-commit.ts), so
+   * a group does not wait for the previous group's fsync before it is written: it is written
+   * while that fsync runs, and each settles when an fsync that began after its COMMIT ends.
+   * On PostgreSQL one group at a time: concurrent groups on separate connections would take the
+   * same wallets' row locks in different orders.
+   */
+  private pump(): void {
+    while (this.queue.length > 0 && this.inFlight < this.maxInFlight) {
+      const group = this.takeGroup();
+      this.inFlight++;
+      this.store
+        .transaction((trx) => this.applyGroup(trx, group))
+        .then(
+          (outcomes) => this.settle(group, outcomes),
           // One bad send must not sink the others: retry each in a transaction of its own.
-          await this.applyOneByOne(group);
-          continue;
-        }
-        this.settle(group, outcomes);
-      }
-    } finally {
-      this.flushing = false;
-      if (this.queue.length > 0) {
-        this.flushing = true;
-        setImmediate(() => void this.flush());
-      }
+          () => this.applyOneByOne(group),
+        )
+        .finally(() => {
+          this.inFlight--;
+          this.pump();
+        });
     }
+    this.flushing = false;
   }
 
   private async applyOneByOne(group: Pending[]): Promise<void> {
