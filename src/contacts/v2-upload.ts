@@ -1,9 +1,10 @@
 // `POST /api/v2/groups/{id}/contacts`: contacts as a JSON list, or as a CSV body read as a
 // stream (hundreds of thousands of lines in one upload, memory bounded by a chunk).
 
-import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../core/errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
@@ -32,13 +33,13 @@ const ContactList = Type.Array(
   { minItems: 1, maxItems: MAX_JSON_CONTACTS },
 );
 const JsonContacts = Type.Union([ContactList, Type.Object({ contacts: ContactList }, { additionalProperties: false })]);
-type JsonContact = string | number | { number: string | number; name?: string | null };
+type JsonContacts = Static<typeof JsonContacts>;
 
 function isStream(body: unknown): body is NodeJS.ReadableStream {
   return typeof (body as { pipe?: unknown } | null)?.pipe === "function";
 }
 
-function jsonEntries(body: JsonContact[] | { contacts: JsonContact[] }): ContactEntry[] {
+function jsonEntries(body: JsonContacts): ContactEntry[] {
   const list = Array.isArray(body) ? body : body.contacts;
   return list.map((item, at) =>
     typeof item === "object" ? { at, value: String(item.number), name: item.name } : { at, value: String(item) },
@@ -77,8 +78,8 @@ function tooLarge(maxBytes: number): () => GatewayError {
  * (Fastify's body limit applies only to buffered bodies), and other types are refused with a
  * message that names the two accepted.
  */
-export function registerV2ContactUpload(v2: FastifyInstance, ctx: Deps): void {
-  v2.register(async (upload) => {
+export function registerV2ContactUpload(v2: TypedRoutes, ctx: Deps): void {
+  v2.register(async (upload: TypedRoutes) => {
     upload.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
     upload.addContentTypeParser(CSV_TYPES, (_request, payload, done) => done(null, payload));
     upload.addContentTypeParser("*", (_request, _payload, done) =>
@@ -112,7 +113,7 @@ export function registerV2ContactUpload(v2: FastifyInstance, ctx: Deps): void {
         },
       },
       async (request) => {
-        const groupId = parseGroupId((request.params as { id: string }).id);
+        const groupId = parseGroupId(request.params.id);
         const accountId = request.principal!.accountId;
         const body = request.body;
         if (body === undefined || body === null) {
@@ -120,7 +121,8 @@ export function registerV2ContactUpload(v2: FastifyInstance, ctx: Deps): void {
         }
         if (isStream(body)) return uploadCsv(ctx, request, body, accountId, groupId);
         if (!(await groupExists(ctx.store.db, accountId, groupId))) throw groupNotFound(groupId);
-        const entries = jsonEntries(body as JsonContact[] | { contacts: JsonContact[] });
+        // Not a stream: a JSON body, which the route's application/json schema checked.
+        const entries = jsonEntries(body as JsonContacts);
         const report = await addContacts(ctx.store, ctx.clock, accountId, groupId, entries);
         return { status: "success", data: describeReport(groupId, report, "index") };
       },

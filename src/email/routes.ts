@@ -5,6 +5,7 @@
 // -14 (internal error). Also the tracking endpoints the pixel and the links point at.
 
 import multipart from "@fastify/multipart";
+import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Authenticator } from "../auth/index.js";
 import { authenticateLegacy } from "../auth/index.js";
@@ -53,6 +54,10 @@ export function emailCode(error: GatewayError): number {
 // A transparent 1×1 GIF.
 const PIXEL = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
 const MESSAGE_ID = /^q[0-9A-HJKMNP-TV-Z]{26}$/;
+/** A tracking link's message id and MAC, checked by the handler: a bad one still gets its pixel or 404. */
+const TrackingParams = Type.Object({ id: Type.String(), mac: Type.String() });
+/** The link's target as the query parser gives it (a name sent twice is a list): only a string can be the signed one. */
+const ClickQuery = Type.Object({ u: Type.Optional(Type.Unknown()) });
 /** A non-empty boundary parameter (quoted or not): without one, nothing in the body can be read. */
 const MULTIPART_BOUNDARY = /;\s*boundary=("[^"]+"|[^\s";]+)/i;
 
@@ -103,8 +108,9 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
     }
   });
 
-  app.get(`${OPEN_PATH}/:id/:mac`, { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
-    const { id, mac } = request.params as { id: string; mac: string };
+  const open = { schema: { hide: true, params: TrackingParams }, config: { public: true } };
+  app.get(`${OPEN_PATH}/:id/:mac`, open, async (request, reply) => {
+    const { id, mac } = request.params;
     const token = mac.replace(/\.gif$/, "");
     if (MESSAGE_ID.test(id) && ctx.emailTracker.verifyOpen(id, token)) {
       await recordEngagement(ctx, id, "opened").catch((error: unknown) =>
@@ -115,9 +121,10 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
     return reply.header("cache-control", "no-store, max-age=0").type("image/gif").send(PIXEL);
   });
 
-  app.get(`${CLICK_PATH}/:id/:mac`, { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
-    const { id, mac } = request.params as { id: string; mac: string };
-    const url = (request.query as { u?: unknown }).u;
+  const click = { schema: { hide: true, params: TrackingParams, querystring: ClickQuery }, config: { public: true } };
+  app.get(`${CLICK_PATH}/:id/:mac`, click, async (request, reply) => {
+    const { id, mac } = request.params;
+    const url = request.query.u;
     if (typeof url !== "string" || !MESSAGE_ID.test(id) || !ctx.emailTracker.verifyClick(id, url, mac)) {
       // Only a link this gateway signed for this message redirects: no open redirect.
       return reply.code(404).type("text/plain; charset=utf-8").send("This link is not valid.");

@@ -1,17 +1,21 @@
 // Operator API for an account's webhooks, under /admin/api/accounts/{username}/webhooks: the
 // same routes as v2, for the account named in the path.
 
-import { Type } from "@fastify/type-provider-typebox";
-import type { FastifyInstance } from "fastify";
+import { type Static, Type } from "@fastify/type-provider-typebox";
+import type { FastifyRequest } from "fastify";
 import { requireAccount } from "../accounts/index.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import { registerWebhookRoutes, type WebhookRouteDeps } from "./routes.js";
 
-export function registerWebhookAdminRoutes(admin: FastifyInstance, ctx: WebhookRouteDeps): void {
+/** The account the path names; every route of the mount validates its params against it. */
+const AccountParams = Type.Object({ username: Type.String({ maxLength: 64 }) });
+
+export function registerWebhookAdminRoutes(admin: TypedRoutes, ctx: WebhookRouteDeps): void {
   registerWebhookRoutes(admin, ctx, {
     base: "/accounts/:username/webhooks",
-    params: { username: Type.String({ maxLength: 64 }) },
-    accountOf: async (request) =>
-      (await requireAccount(ctx.store.db, (request.params as { username: string }).username)).id,
+    params: AccountParams.properties,
+    accountOf: async (request: FastifyRequest<{ Params: Static<typeof AccountParams> }>) =>
+      (await requireAccount(ctx.store.db, request.params.username)).id,
     iso: (ms) => new Date(ms).toISOString(),
     tags: ["operator"],
   });

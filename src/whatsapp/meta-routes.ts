@@ -3,8 +3,9 @@
 // X-Hub-Signature-256 (the app secret over the raw body), stores what they say, then answers 200.
 // A callback that could not be stored answers 500, so Meta delivers it again.
 
-import type { FastifyInstance } from "fastify";
+import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../core/errors.js";
+import type { TypedRoutes } from "../http/typed-routes.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { MetaWebhookError, parseMetaWebhook, verifyMetaSignature } from "./meta-webhook.js";
 import type { WhatsApp } from "./whatsapp.js";
@@ -15,18 +16,29 @@ type Deps = Pick<Runtime, "config"> & { whatsapp: WhatsApp };
 const META_WEBHOOK_PATH = "/webhooks/whatsapp";
 /** Meta's callbacks are small; a batch of statuses stays far below this. */
 const BODY_LIMIT = 1024 * 1024;
+/**
+ * What Meta's verification request carries, each as the query parser gives it (a name sent twice
+ * is a list): a mode or token that is not the expected string is refused as a wrong token, not
+ * as a bad request.
+ */
+const VerifyQuery = Type.Object({
+  "hub.mode": Type.Optional(Type.Unknown()),
+  "hub.verify_token": Type.Optional(Type.Unknown()),
+  "hub.challenge": Type.Optional(Type.Unknown()),
+});
 
-export async function registerMetaWebhookRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
+export async function registerMetaWebhookRoutes(app: TypedRoutes, ctx: Deps): Promise<void> {
   const { appSecret, verifyToken } = ctx.config.whatsapp;
-  await app.register(async (scope) => {
+  await app.register(async (scope: TypedRoutes) => {
     // The signature covers the bytes Meta sent, so the body is kept raw and parsed after the check.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: BODY_LIMIT }, (_request, body, done) =>
       done(null, body),
     );
 
-    scope.get(META_WEBHOOK_PATH, { schema: { hide: true }, config: { public: true } }, async (request, reply) => {
-      const query = request.query as Record<string, string | undefined>;
+    const verify = { schema: { hide: true, querystring: VerifyQuery }, config: { public: true } };
+    scope.get(META_WEBHOOK_PATH, verify, async (request, reply) => {
+      const query = request.query;
       if (!verifyToken) {
         throw new GatewayError(
           "forbidden",

@@ -2,7 +2,8 @@
 // connector's configuration describes it (where the id and status are, which statuses are
 // final, the shared secret), and `registerHttpSmsDlrRoute` serves the callback URL.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import { Type } from "@fastify/type-provider-typebox";
+import type { TypedRoutes } from "../../http/typed-routes.js";
 import type { DeliveryReport } from "../../messages/index.js";
 import { scalarText, valueAtPath } from "./answer.js";
 import type { HttpSmsConfig } from "./config.js";
@@ -98,6 +99,10 @@ export function parseDlr(config: HttpSmsConfig, request: DlrRequest, now: number
   };
 }
 
+/** The callback's path names the connector; its query is the carrier's, whatever parameters it sends. */
+const DlrParams = Type.Object({ name: Type.String() });
+const DlrQuery = Type.Record(Type.String(), Type.Unknown());
+
 /**
  * Serves GET and POST at `path`, which names the connector with `:name`
  * (e.g. /carriers/http-sms/:name/dlr). Bodies are kept raw for the HMAC check. A final report
@@ -105,13 +110,13 @@ export function parseDlr(config: HttpSmsConfig, request: DlrRequest, now: number
  * aggregator calls again. Unknown connector: 404; bad callback: 400; bad secret: 401.
  */
 export function registerHttpSmsDlrRoute(
-  app: FastifyInstance,
+  app: TypedRoutes,
   path: string,
   configsByName: ReadonlyMap<string, HttpSmsConfig> | ((name: string) => Promise<HttpSmsConfig | undefined>),
   sink: (reports: DeliveryReport[]) => void | Promise<void>,
 ): void {
   if (!path.includes(":name")) throw new Error(`The DLR route path must name the connector with :name (got ${path}).`);
-  void app.register(async (scope) => {
+  void app.register(async (scope: TypedRoutes) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: 64 * 1024 }, (_request, body, done) =>
       done(null, body),
@@ -119,14 +124,14 @@ export function registerHttpSmsDlrRoute(
     scope.route({
       method: ["GET", "POST"],
       url: path,
-      schema: { hide: true },
+      schema: { hide: true, params: DlrParams, querystring: DlrQuery },
       handler: async (request, reply) => {
-        const { name } = request.params as { name: string };
+        const { name } = request.params;
         const config = typeof configsByName === "function" ? await configsByName(name) : configsByName.get(name);
         if (!config) return reply.code(404).type("text/plain").send(`No http-sms connector named ${name}.`);
         const outcome = parseDlr(config, {
           method: request.method,
-          query: request.query as Record<string, unknown>,
+          query: request.query,
           headers: request.headers,
           rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
         });
