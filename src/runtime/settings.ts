@@ -89,7 +89,7 @@ export const SETTINGS = {
     parser: map(oneOf(["1", "2"]), Number),
   },
   SWITCHBOARD_SQL_PROFILE: {
-    // The store reads it when it opens (store/store.ts); a diagnostic, compared with "1" only.
+    // The SQLite store reads it when it opens (store/sqlite-store.ts); a diagnostic, compared with "1" only.
     field: null,
     description:
       "Diagnostics: 1 makes a SQLite gateway print its 15 most expensive statements (total time, calls) on exit.",

@@ -1,6 +1,7 @@
-// The ordered list of migrations; both engines run the same ones.
-import type { Migration, MigrationProvider } from "kysely";
+// The ordered list of migrations, which both engines run, and the run itself.
+import { type Migration, type MigrationProvider, Migrator, sql } from "kysely";
 import type { Engine } from "../engine.js";
+import type { Db } from "../schema.js";
 import { accountsAndLedger } from "./0001_accounts_and_ledger.js";
 import { messages } from "./0002_messages.js";
 import { smsRules } from "./0003_sms_rules.js";
@@ -49,4 +50,34 @@ export function migrationProvider(engine: Engine): MigrationProvider {
       };
     },
   };
+}
+
+/** Brings the database to the latest migration; nothing to do (one read) when it is there. */
+export async function runMigrations(db: Db, engine: Engine): Promise<void> {
+  // Without an explicit schema Kysely looks for its bookkeeping tables in every schema, and
+  // another schema's tables would make it skip creating ours.
+  const schema =
+    engine === "postgres"
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined;
+  const provider = migrationProvider(engine);
+  // Already at the latest migration (every start after the first): nothing to do.
+  const wanted = Object.keys(await provider.getMigrations());
+  const applied = await sql<{ name: string }>`select name from schema_migrations`
+    .execute(db)
+    .then((result) => new Set(result.rows.map((row) => row.name)))
+    .catch(() => new Set<string>());
+  if (wanted.every((name) => applied.has(name))) return;
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: "schema_migrations",
+    migrationLockTableName: "schema_migrations_lock",
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (!error && !failed) return;
+  const cause = error instanceof Error ? error.message : String(error ?? "");
+  throw new Error(`Database migration ${failed?.migrationName ?? ""} failed: ${cause}`.trim());
 }

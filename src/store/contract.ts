@@ -1,0 +1,58 @@
+// The database as the rest of the gateway sees it, whichever engine holds it: a Kysely
+// interface, write transactions, prepared hot-path statements and cross-process wake-up
+// signals (store.ts opens one; sqlite-store.ts and postgres-store.ts implement it).
+import type { Insertable } from "kysely";
+import type { Engine } from "./engine.js";
+import type { Database, Db } from "./schema.js";
+
+/** Where the data lives: a SQLite file or a PostgreSQL database (DATABASE_URL). */
+export type DatabaseTarget = { engine: "sqlite"; file: string } | { engine: "postgres"; url: string };
+
+/** Wake-up signals between the parts of the gateway (and between processes on PostgreSQL). */
+export interface Signals {
+  notify(channel: string, payload?: string): Promise<void>;
+  listen(channel: string, handler: (payload: string) => void): () => void;
+}
+
+export interface Store {
+  readonly engine: Engine;
+  readonly db: Db;
+  readonly signals: Signals;
+  /**
+   * Runs `fn` in one write transaction and resolves after it is committed. SQLite takes the
+   * write lock up front (BEGIN IMMEDIATE) and commits all transactions of a tick together (see
+   * sqlite-group-commit.ts). Never call it from inside another transaction.
+   */
+  transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
+  /**
+   * Inserts many rows of one shape (every row has the first row's columns) inside `trx`, the
+   * fastest way each engine offers: on SQLite one prepared single-row statement run per row
+   * (no SQL to build or parse per row: 100,000 messages in about 0.4 s instead of 1.5 s with
+   * 500-row statements), on PostgreSQL multi-row statements.
+   */
+  insertMany<T extends keyof Database & string>(trx: Db, table: T, rows: Insertable<Database[T]>[]): Promise<void>;
+  /**
+   * A statement of the hot paths, written once in SQL both engines read (`?` placeholders, which
+   * PostgreSQL gets as `$1…`), prepared once and run without a query builder: building and
+   * compiling a Kysely query costs more than SQLite takes to run a simple one. Run it with the
+   * transaction it belongs to, or `db` outside one.
+   */
+  statement(text: string): Statement;
+  migrate(): Promise<void>;
+  /** True when the database answers a trivial query. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface Statement {
+  /** Rows changed. */
+  run(trx: Db, params: readonly unknown[]): Promise<number>;
+  all<R>(trx: Db, params: readonly unknown[]): Promise<R[]>;
+}
+
+export interface StoreOptions {
+  sqliteSynchronous?: "FULL" | "NORMAL";
+  /** PostgreSQL schema to use instead of `public` (tests give every file its own). */
+  pgSchema?: string;
+  pgPoolSize?: number;
+}

@@ -1,0 +1,181 @@
+// The PostgreSQL store: a pg pool behind Kysely (its schema set per connection), statements
+// prepared once, and wake-up signals over LISTEN/NOTIFY on one connection that reconnects.
+import { EventEmitter } from "node:events";
+import { CompiledQuery, Kysely, sql } from "kysely";
+import pg from "pg";
+import type { Signals, Statement, Store, StoreOptions } from "./contract.js";
+import { runMigrations } from "./migrations/index.js";
+import { CurrentSchemaPostgresDialect } from "./pg-dialect.js";
+import type { Database } from "./schema.js";
+
+function pgTypes(): pg.CustomTypesConfig {
+  // int8 (20) and numeric (1700) arrive as strings by default; our values fit in a double.
+  return {
+    getTypeParser: (oid: number, format?: "text" | "binary") =>
+      oid === 20 || oid === 1700 ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format),
+  } as pg.CustomTypesConfig;
+}
+
+export function openPostgres(url: string, options: StoreOptions): Store {
+  const schemaOption = options.pgSchema ? `-c search_path=${options.pgSchema}` : undefined;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.pgPoolSize ?? 10,
+    types: pgTypes(),
+    ...(schemaOption ? { options: schemaOption } : {}),
+  });
+  pool.on("error", () => {
+    // An idle client lost its connection; the pool replaces it on the next checkout.
+  });
+  // The server processes behind this pool's connections: a NOTIFY sent by one of them was
+  // already heard in this process when it was sent (signals.notify), so LISTEN skips it.
+  const ownBackends = new Set<number>();
+  pool.on("connect", (client) => {
+    const pid = (client as pg.Client & { processID?: number }).processID;
+    if (pid) ownBackends.add(pid);
+    // The pool listens for errors only while a client is idle in it: a connection lost while a
+    // transaction holds it (the server restarted) would emit an 'error' nobody hears and end
+    // the process. Its statement fails instead, and the pool drops the client when it returns.
+    client.on("error", () => undefined);
+  });
+  pool.on("remove", (client) => {
+    const pid = (client as pg.Client & { processID?: number }).processID;
+    if (pid) ownBackends.delete(pid);
+  });
+  const db = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
+
+  const bus = new EventEmitter();
+  bus.setMaxListeners(0);
+  let listener: pg.Client | undefined;
+  const subscribed = new Set<string>();
+  let closed = false;
+  // A pg client runs one query at a time (pg 9 refuses a second one in flight), and the workers
+  // ask for their channels all at once: connecting and each LISTEN take their turn on one chain.
+  let listenerQueue: Promise<void> = Promise.resolve();
+
+  // A lost listener (the server restarted, the network broke) connects again after a pause
+  // and listens on every channel again; one retry is pending at a time.
+  let retry: NodeJS.Timeout | undefined;
+  const listenAgain = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      if (closed) return;
+      const channels = [...subscribed];
+      subscribed.clear();
+      for (const channel of channels) void ensureListener(channel);
+    }, LISTENER_RETRY_MS);
+    retry.unref();
+  };
+
+  const connectListener = async (): Promise<pg.Client> => {
+    if (listener) return listener;
+    const client = new pg.Client({ connectionString: url, ...(schemaOption ? { options: schemaOption } : {}) });
+    client.on("notification", (msg) => {
+      if (!ownBackends.has(msg.processId)) bus.emit(msg.channel, msg.payload ?? "");
+    });
+    const lost = () => {
+      if (listener !== client) return;
+      listener = undefined;
+      // Wake-ups are an optimisation: the pollers still find due work meanwhile.
+      listenAgain();
+    };
+    client.on("error", lost);
+    client.on("end", lost);
+    listener = client;
+    try {
+      await client.connect();
+    } catch (error) {
+      lost();
+      throw error;
+    }
+    return client;
+  };
+
+  const ensureListener = (channel: string): Promise<void> => {
+    if (subscribed.has(channel)) return listenerQueue;
+    subscribed.add(channel);
+    listenerQueue = listenerQueue
+      .then(async () => {
+        if (closed) return;
+        const client = await connectListener();
+        if (!closed) await client.query(`LISTEN ${pgChannel(channel, options.pgSchema)}`);
+      })
+      .catch(() => {
+        // The listener is lost and listenAgain() retries; polling covers the gap.
+      });
+    return listenerQueue;
+  };
+
+  const signals: Signals = {
+    async notify(channel, payload = "") {
+      const name = pgChannel(channel, options.pgSchema);
+      // This process hears its own signal at once, as on SQLite: a change it just made (an
+      // operator approving a template) is seen by its next request, not after NOTIFY's round
+      // trip through the server; its own LISTEN skips it (ownBackends).
+      bus.emit(name, payload);
+      await sql`select pg_notify(${name}, ${payload})`.execute(db);
+    },
+    listen(channel, handler) {
+      const name = pgChannel(channel, options.pgSchema);
+      bus.on(name, handler);
+      void ensureListener(channel);
+      return () => bus.off(name, handler);
+    },
+  };
+
+  const statements = new Map<string, Statement>();
+  return {
+    engine: "postgres",
+    statement(text) {
+      let statement = statements.get(text);
+      if (!statement) {
+        let n = 0;
+        const pgText = text.replace(/\?/g, () => `$${++n}`);
+        statement = {
+          run: async (trx, params) =>
+            Number((await trx.executeQuery(CompiledQuery.raw(pgText, [...params]))).numAffectedRows ?? 0),
+          all: async (trx, params) => (await trx.executeQuery(CompiledQuery.raw(pgText, [...params]))).rows as never,
+        };
+        statements.set(text, statement);
+      }
+      return statement;
+    },
+    db,
+    signals,
+    transaction: (fn) => db.transaction().execute(fn),
+    async insertMany(trx, table, rows) {
+      // 500 rows x a few dozen columns stays far below PostgreSQL's 65,535 parameters.
+      for (let i = 0; i < rows.length; i += 500) {
+        await trx
+          .insertInto(table)
+          .values(rows.slice(i, i + 500) as never)
+          .execute();
+      }
+    },
+    migrate: () => runMigrations(db, "postgres"),
+    ping: async () => {
+      try {
+        await sql`select 1`.execute(db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: async () => {
+      closed = true;
+      clearTimeout(retry);
+      await listenerQueue;
+      await listener?.end().catch(() => undefined);
+      await db.destroy();
+    },
+  };
+}
+
+/** Pause before a lost LISTEN connection is made again. */
+const LISTENER_RETRY_MS = 1_000;
+
+/** Channel names are scoped by schema so parallel test schemas never wake each other. */
+function pgChannel(channel: string, schema: string | undefined): string {
+  return (schema ? `${schema}_${channel}` : `switchboard_${channel}`).replace(/[^a-z0-9_]/gi, "_").toLowerCase();
+}
