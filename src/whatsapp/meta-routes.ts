@@ -48,7 +48,12 @@ export async function registerMetaWebhookRoutes(app: TypedRoutes, ctx: Deps): Pr
       if (query["hub.mode"] !== "subscribe" || query["hub.verify_token"] !== verifyToken) {
         throw new GatewayError("forbidden", "The verify token does not match WHATSAPP_VERIFY_TOKEN.");
       }
-      return reply.type("text/plain; charset=utf-8").send(query["hub.challenge"] ?? "");
+      const challenge = query["hub.challenge"] ?? "";
+      // Meta sends one challenge; a repeated or structured one is no challenge to echo.
+      if (typeof challenge !== "string") {
+        throw new GatewayError("invalid_request", "hub.challenge must be given once, as text.");
+      }
+      return reply.type("text/plain; charset=utf-8").send(challenge);
     });
 
     scope.post(META_WEBHOOK_PATH, { schema: { hide: true }, config: { public: true } }, async (request, reply) => {

@@ -192,6 +192,14 @@ describeEachEngine("WhatsApp inbound messages and Meta's webhook", (engine) => {
     expect(wrong.status).toBe(403);
     const noMode = await call(t, "GET", `/webhooks/whatsapp?hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1`);
     expect(noMode.status).toBe(403);
+    // A challenge given twice is bad input, answered as such (it was a 500).
+    const twice = await call(
+      t,
+      "GET",
+      `/webhooks/whatsapp?hub.mode=subscribe&hub.verify_token=${VERIFY_TOKEN}&hub.challenge=1&hub.challenge=2`,
+    );
+    expect(twice.status).toBe(400);
+    expect(twice.body.error.code).toBe("invalid_request");
   });
 });
 
