@@ -1,7 +1,7 @@
 // The database as the rest of the gateway sees it, whichever engine holds it: a Kysely
 // interface, write transactions, prepared hot-path statements and cross-process wake-up
 // signals (store.ts opens one; sqlite-store.ts and postgres-store.ts implement it).
-import type { Insertable } from "kysely";
+import { type Insertable, sql } from "kysely";
 import type { Engine } from "./engine.js";
 import type { Database, Db } from "./schema.js";
 
@@ -55,4 +55,14 @@ export interface StoreOptions {
   /** PostgreSQL schema to use instead of `public` (tests give every file its own). */
   pgSchema?: string;
   pgPoolSize?: number;
+}
+
+/** Whether the database answers a trivial query (a Store's `ping`, for /readyz and doctor). */
+export async function pingDatabase(db: Db): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
 }

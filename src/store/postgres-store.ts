@@ -3,7 +3,7 @@
 import { EventEmitter } from "node:events";
 import { CompiledQuery, Kysely, sql } from "kysely";
 import pg from "pg";
-import type { Signals, Statement, Store, StoreOptions } from "./contract.js";
+import { pingDatabase, type Signals, type Statement, type Store, type StoreOptions } from "./contract.js";
 import { runMigrations } from "./migrations/index.js";
 import { CurrentSchemaPostgresDialect } from "./pg-dialect.js";
 import type { Database } from "./schema.js";
@@ -154,14 +154,7 @@ export function openPostgres(url: string, options: StoreOptions): Store {
       }
     },
     migrate: () => runMigrations(db, "postgres"),
-    ping: async () => {
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: () => pingDatabase(db),
     close: async () => {
       closed = true;
       clearTimeout(retry);

@@ -6,8 +6,8 @@ import fs from "node:fs";
 import path from "node:path";
 import { threadId } from "node:worker_threads";
 import BetterSqlite3 from "better-sqlite3";
-import { Kysely, SqliteDialect, sql } from "kysely";
-import type { Signals, Statement, Store, StoreOptions } from "./contract.js";
+import { Kysely, SqliteDialect } from "kysely";
+import { pingDatabase, type Signals, type Statement, type Store, type StoreOptions } from "./contract.js";
 import { runMigrations } from "./migrations/index.js";
 import type { Database } from "./schema.js";
 import { groupCommitTransactions } from "./sqlite-group-commit.js";
@@ -123,14 +123,7 @@ export function openSqlite(file: string, options: StoreOptions): Store {
       }
     },
     migrate: () => runMigrations(db, "sqlite"),
-    ping: async () => {
-      try {
-        await sql`select 1`.execute(db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: () => pingDatabase(db),
     close: async () => {
       printProfile();
       peers?.close();
