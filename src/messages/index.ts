@@ -23,7 +23,7 @@
 //   report-transitions.ts delivery reports applied, the connectors awaiting reports, and messages
 //                      whose report never came failed as expired
 //                      Also the reads around them: statuses by upstream id (a report that changed
-//                      nothing), messages still awaiting their report (the simulator's lost ones).
+//                      nothing), messages still awaiting their report (the simulators' lost reports and calls).
 //                      For carriers/smpp/: those awaiting it a page at a time (awaitingReportPage), and
 //                      messageAwaitsReport, a condition its own statements take.
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
@@ -46,7 +46,7 @@
 //   email-steps.ts     the email channel's own steps: a bounce after the relay took the message (failed,
 //                      `bounced`), the email an open or click names, a send's recipients for its status
 //   voice-steps.ts     the voice channel's own steps: a call's status in its message's meta by
-//                      compare-and-set, the calls a connector submitted before a moment
+//                      compare-and-set
 //   whatsapp-steps.ts  the WhatsApp channel's own steps: the row written `sending` before the upstream
 //                      call, then sent or failed; Meta's delivered, read and failed; stale sends failed;
 //                      a message by numeric or upstream id

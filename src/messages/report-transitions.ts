@@ -118,11 +118,14 @@ export async function statusesByUpstreamId(db: Db, connector: string, upstreamId
     .execute();
 }
 
-/** Up to `limit` messages of `connector` submitted before `submittedBefore` and still awaiting their report. */
+/**
+ * Up to `limit` messages of `connector` submitted before `submittedBefore` and still awaiting
+ * their report: the simulators' lost ones (SMS reports, voice calls walked again from their meta).
+ */
 export async function awaitingReport(db: Db, connector: string, submittedBefore: number, limit: number) {
   return db
     .selectFrom("messages")
-    .select(["id", "recipient", "upstream_id"])
+    .select(["id", "recipient", "meta", "upstream_id"])
     .where("status", "=", sql.lit("submitted"))
     .where("connector", "=", connector)
     .where("submitted_at", "<", submittedBefore)

@@ -1,7 +1,6 @@
 // The voice channel's own steps on its messages: a call's status kept in the message's meta, written
-// by compare-and-set so that two callbacks for one call cannot undo each other, and the calls a
-// connector submitted before a moment (the simulator's lost calls).
-import { sql } from "kysely";
+// by compare-and-set so that two callbacks for one call cannot undo each other. The calls a
+// simulator lost are report-transitions.ts' awaitingReport.
 import type { Db } from "../store/store.js";
 
 /** The messages of a connector's call, by the call's id upstream, with their meta. */
@@ -22,16 +21,4 @@ export async function replaceMessageMeta(db: Db, id: string, previous: string | 
     : query.where("meta", "=", previous)
   ).executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
-}
-
-/** Up to `limit` messages the connector submitted before `before` that are still submitted. */
-export async function submittedBefore(db: Db, connector: string, before: number, limit: number) {
-  return db
-    .selectFrom("messages")
-    .select(["id", "recipient", "meta", "upstream_id"])
-    .where("status", "=", sql.lit("submitted"))
-    .where("connector", "=", connector)
-    .where("submitted_at", "<", before)
-    .limit(limit)
-    .execute();
 }

@@ -10,7 +10,7 @@
 import type { Logger } from "pino";
 import { hash32, unit } from "../core/seeded.js";
 import type { Connector, SubmitResult } from "../dispatch/index.js";
-import { submittedBefore } from "../messages/index.js";
+import { awaitingReport } from "../messages/index.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import type { CallStatus } from "./call-meta.js";
@@ -156,7 +156,7 @@ export class VoiceSimulatorConnector implements Connector {
     const now = this.options.now();
     try {
       const before = now - this.maxCallMs - (this.options.lostCheckMs ?? LOST_CHECK_MS);
-      const rows = await submittedBefore(this.deps.store.db, this.name, before, 500);
+      const rows = await awaitingReport(this.deps.store.db, this.name, before, 500);
       const walking = new Set(this.steps.map((s) => s.update.callSid));
       for (const row of rows) {
         if (row.upstream_id && !walking.has(row.upstream_id)) this.steps.push(...this.plan(row, row.upstream_id, now));
