@@ -240,7 +240,6 @@ export class Dispatcher extends WorkerLoop {
     if (this.deps.store.engine !== "postgres" || first?.lease_until == null) return { stop: async () => undefined };
     const ids = claimed.map((m) => m.id);
     let held = Number(first.lease_until);
-    let stopped = false;
     let beating: Promise<void> | undefined;
     const beat = async () => {
       const until = this.deps.clock.now().getTime() + this.options.leaseMs;
@@ -252,11 +251,10 @@ export class Dispatcher extends WorkerLoop {
       }
     };
     const timer = setInterval(() => {
-      if (!stopped && !beating) beating = beat().finally(() => (beating = undefined));
+      if (!beating) beating = beat().finally(() => (beating = undefined));
     }, this.options.leaseMs / 3);
     return {
       stop: async () => {
-        stopped = true;
         clearInterval(timer);
         await beating;
       },
