@@ -2,6 +2,7 @@
 // durable (SQLite: the group commit fsyncs the WAL off the thread), and on PostgreSQL keeps one
 // group at a time. Every send is still answered only after its own commit.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { walletBalance } from "../../src/accounts/index.js";
 import { createAccountWithKey } from "../../src/admin/index.js";
 import { systemClock } from "../../src/core/clock.js";
 import { Acceptor, type SendOrder } from "../../src/messages/index.js";
@@ -89,12 +90,6 @@ describeEachEngine("accept pipeline", (engine) => {
       .orderBy("recipient")
       .execute();
     expect(stored.map((row) => row.recipient)).toEqual(["9876500000", "9876500001", "9876500002"]);
-    const wallet = await db.store.db
-      .selectFrom("wallets")
-      .select("balance")
-      .where("account_id", "=", account.id)
-      .where("wallet", "=", "sms")
-      .executeTakeFirstOrThrow();
-    expect(Number(wallet.balance)).toBe(7000);
+    expect(Number(await walletBalance(db.store.db, account.id, "sms"))).toBe(7000);
   });
 });
