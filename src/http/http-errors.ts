@@ -11,8 +11,27 @@ interface ValidationIssue {
   keyword?: string;
 }
 
+/**
+ * The issue to tell. A value that fails a union (`anyOf`) fails every branch, and Ajv lists the
+ * branches' failures first: the first is the first branch's type ("must be string") even when
+ * the value's type chose another branch (a number too large). Tell the chosen branch's failure,
+ * or, when the type matched no branch, the types the field takes.
+ */
+function chooseIssue(issues: ValidationIssue[]): ValidationIssue | undefined {
+  const union = issues.findIndex((issue) => issue.keyword === "anyOf");
+  if (union < 0) return issues[0];
+  const at = issues[union]!.instancePath ?? "";
+  const branches = issues.slice(0, union).filter((issue) => (issue.instancePath ?? "").startsWith(at));
+  const chosen = branches.find((issue) => issue.keyword !== "type");
+  if (chosen) return chosen;
+  const types = [...new Set(branches.map((issue) => issue.params?.type).filter((t) => typeof t === "string"))];
+  if (types.length < 2) return issues[0];
+  const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+  return { instancePath: at, message: `must be ${types.map(article).join(" or ")}` };
+}
+
 function describeValidation(issues: ValidationIssue[], context: string | undefined): string {
-  const issue = issues[0];
+  const issue = chooseIssue(issues);
   if (!issue) return "The request is not valid.";
   const where = context ?? "body";
   const field = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");

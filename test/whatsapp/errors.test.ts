@@ -244,7 +244,15 @@ describeEachEngine("WhatsApp errors", (engine) => {
         [{ to: "919876543210", message: "hi", params: ["x"] }, "only with template"],
         [{ to: "919876543210", media_url: "https://cdn.example.com/a.gif", media_type: "gif" }, "media_type"],
         [{ to: "919876543210", template: "hello", header_params: ["A"], extra: 1 }, "extra"],
-        [{ to: ["919876543210"], template: "hello" }, "to"],
+        [{ to: ["919876543210"], template: "hello" }, 'Field "to" must be a string or an integer'],
+        // A union names the branch the value's type chose, not the first branch's type.
+        [{ to: 1e16, template: "hello" }, 'Field "to" must be <= 999999999999999'],
+        [{ to: -5, template: "hello" }, 'Field "to" must be >= 0'],
+        [{ to: "9".repeat(65), template: "hello" }, 'Field "to" must not have more than 64 characters'],
+        [
+          { to: "919876543210", template: "order_shipped", params: ["a", { b: 1 }] },
+          'Field "params.1" must be a string or a number',
+        ],
       ];
       for (const [body, words] of cases) {
         const answer = await c.send(body);
