@@ -4,7 +4,7 @@ import type { Logger } from "pino";
 import { accountCredentials } from "../accounts/index.js";
 import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
-import { QUEUED_SIGNAL } from "../dispatch/index.js";
+import { BULK_PARTS_SIGNAL, QUEUED_SIGNAL } from "../dispatch/index.js";
 import { EmailTracker, emailNotifyTargets, trackingSecret } from "../email/index.js";
 import { Acceptor, requeueAllDispatching } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
@@ -16,22 +16,23 @@ import { WebhookOutbox } from "../webhooks/outbox.js";
 import { WhatsApp } from "../whatsapp/index.js";
 import type { AppContext } from "./context.js";
 
-/** The Acceptor of a process or thread, feeding its metrics and waking the dispatcher. */
+/** The Acceptor of a process or thread, feeding its metrics and waking the dispatcher (and the bulk expander for new parts). */
 export function createAcceptor(store: Store, clock: Clock, metrics: Metrics, logger: Logger): Acceptor {
   return new Acceptor(store, clock, {
     committed: (accepted, groupSize) => {
       metrics.acceptBatchSize.observe(groupSize);
       let count = 0;
+      let bulkParts = false;
       for (const item of accepted) {
         count += item.count;
+        bulkParts ||= item.bulkPart;
         metrics.messagesAccepted.inc({ channel: item.channel }, item.count);
         metrics.acceptSeconds.observe({ channel: item.channel }, item.waitedMs / 1000);
       }
-      if (count > 0) {
-        store.signals
-          .notify(QUEUED_SIGNAL)
-          .catch((error: unknown) => logger.warn({ err: error }, "wake-up signal failed"));
-      }
+      const wake = (channel: string) =>
+        store.signals.notify(channel).catch((error: unknown) => logger.warn({ err: error }, "wake-up signal failed"));
+      if (count > 0) void wake(QUEUED_SIGNAL);
+      if (bulkParts) void wake(BULK_PARTS_SIGNAL);
     },
   });
 }

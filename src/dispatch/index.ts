@@ -2,7 +2,8 @@
 //
 // Its files (others import this folder through this index only):
 //   bulk-expander.ts   BulkExpander: turns bulk-job parts into messages, 1,000 per part per round, one
-//                      part per account per round, only while under 5,000 messages are queued
+//                      part per account per round, only while under 5,000 messages are queued; woken by
+//                      BULK_PARTS_SIGNAL (a committed bulk part), else every 500 ms
 //   dispatcher.ts      claims due messages (500 a round, transactional lane first), submits them through
 //                      the router (its Routing: the carrier registry's current router), moves a message
 //                      refused retryably to the next connector of its plan within the batch (leases
@@ -27,7 +28,7 @@
 //                      of the clock, deletes login failures that no longer count
 //   expiry.ts          messages `submitted` longer than MESSAGE_VALIDITY_HOURS fail as `expired` with
 //                      their webhook (not refunded); connectors that never report delivery are skipped
-export { BulkExpander, DEFAULT_EXPANDER_OPTIONS } from "./bulk-expander.js";
+export { BULK_PARTS_SIGNAL, BulkExpander, DEFAULT_EXPANDER_OPTIONS } from "./bulk-expander.js";
 export { type Connector, DEFERRED, type InboundSms, type Outcome, outcomeOf, type SubmitResult } from "./connector.js";
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL, type Routing, retryDelayMs } from "./dispatcher.js";
 export { type CarrierUpkeep, startHousekeeping } from "./housekeeping.js";

@@ -30,8 +30,14 @@ interface Pending {
 }
 
 export interface AcceptorHooks {
-  /** Called after each committed group with the number of messages accepted per channel. */
-  committed?: (accepted: { channel: string; count: number; waitedMs: number }[], groupSize: number) => void;
+  /**
+   * Called after each committed group with the number of messages accepted per channel, and
+   * whether a send was stored as a bulk part (recipients the expander has yet to turn into messages).
+   */
+  committed?: (
+    accepted: { channel: string; count: number; waitedMs: number; bulkPart: boolean }[],
+    groupSize: number,
+  ) => void;
 }
 
 const MAX_GROUP_MESSAGES = 2000;
@@ -183,7 +189,7 @@ export class Acceptor {
 
   private settle(group: Pending[], outcomes: Array<AcceptOutcome | GatewayError>): void {
     const now = performance.now();
-    const accepted: { channel: string; count: number; waitedMs: number }[] = [];
+    const accepted: { channel: string; count: number; waitedMs: number; bulkPart: boolean }[] = [];
     group.forEach((pending, index) => {
       const outcome = outcomes[index];
       if (outcome instanceof GatewayError) {
@@ -195,6 +201,7 @@ export class Acceptor {
           channel: pending.order.channel,
           count: pending.count,
           waitedMs: now - pending.enqueuedAt,
+          bulkPart: pending.part !== undefined,
         });
       }
       pending.resolve(outcome ?? { kind: "duplicate" });

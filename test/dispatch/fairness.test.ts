@@ -1,7 +1,7 @@
 // Fairness: one account's 100,000-message promotional job does not hold back another account's
 // transactional messages (lanes), and two accounts' promotional jobs are expanded in turn
 // (the bulk expander serves one part per account per round).
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { BulkExpander } from "../../src/dispatch/index.js";
 import { describeEachEngine } from "../helpers/engines.js";
@@ -127,6 +127,45 @@ describeEachEngine("bulk expander", (engine) => {
     expect(new Set(rows.map((r) => `${r.job_id}:${r.recipient}`)).size).toBe(7_500);
     const parts = await t.db.store.db.selectFrom("bulk_parts").select(["status", "next_index", "count"]).execute();
     for (const part of parts) expect(part).toMatchObject({ status: "done", next_index: part.count });
+  });
+
+  it("wakes for a committed bulk part, not for every accepted send", async () => {
+    const t = gateway();
+    await t.db.store.db.deleteFrom("messages").execute();
+    const account = await buildAccount(t, { credits: { sms: 1_000 } });
+    // An idle round only every minute: whatever expands within the test was woken by a signal.
+    const expander = new BulkExpander(
+      { store: t.db.store, clock: t.clock, logger: createLogger({ logLevel: "silent" }) },
+      { chunk: 1_000, maxBacklog: 5_000, idleMs: 60_000 },
+    );
+    const rounds = vi.spyOn(expander, "expandOnce");
+    expander.start();
+    try {
+      await vi.waitFor(() => expect(rounds).toHaveBeenCalledTimes(1));
+      for (let i = 0; i < 5; i++) {
+        const sent = await call(t, "POST", "/api/v2/sms/send", {
+          headers: keyOf(account),
+          json: { sender_id: "SWBRD", recipient: `98${76_550_005 + i * 10}`, message: `Your OTP is ${2000 + i}` },
+        });
+        expect(sent.status).toBe(200);
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      // Before BULK_PARTS_SIGNAL the dispatcher's wake-up ran a round per accepted group.
+      expect(rounds).toHaveBeenCalledTimes(1);
+
+      const job = await bulk(t, account, 20, 7_400_000_005);
+      expect(job.status).toBe(200);
+      const jobId = job.body.data.job_id;
+      await vi.waitFor(
+        async () => {
+          const made = await t.db.store.db.selectFrom("messages").select("id").where("job_id", "=", jobId).execute();
+          expect(made).toHaveLength(20);
+        },
+        { timeout: 5_000, interval: 50 },
+      );
+    } finally {
+      await expander.stop();
+    }
   });
 
   it("stops expanding while the queue is full", async () => {
