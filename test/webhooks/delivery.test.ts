@@ -435,6 +435,40 @@ describeEachEngine("webhook sender", (engine) => {
     }
   });
 
+  it("frees a slot when the receiver answers, before the outcome is recorded", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    await enqueue(
+      t,
+      account.id,
+      Array.from({ length: 6 }, (_, i) => `qa${i}`),
+    );
+    // One slot: each request waits for the one before it to free the slot.
+    const sender = senderFor(t, { perAccount: 1, concurrency: 1 });
+    sender.start();
+    try {
+      await until(async () => (await deliveries(t, account.id)).every((d) => d.status === "delivered"));
+    } finally {
+      await sender.stop();
+    }
+    expect(hook.received).toHaveLength(6);
+    const rows = await deliveries(t, account.id);
+    const recordedAt = new Map<string, number>();
+    for (const attempt of await t.db.store.db.selectFrom("webhook_attempts").select(["delivery_id", "at"]).execute()) {
+      const row = rows.find((d) => d.id === attempt.delivery_id);
+      if (row) recordedAt.set(row.webhook_id, Number(attempt.at));
+    }
+    // Held until its outcome was recorded (RECORD_LINGER_MS, then a commit), the slot let the
+    // next request out only after that; freed at the answer, the next one goes out meanwhile.
+    const overtaken = hook.received.slice(1).filter((next, k) => {
+      const previous = hook.received[k]!.headers["webhook-id"] as string;
+      return next.at < recordedAt.get(previous)!;
+    });
+    expect(overtaken.length).toBeGreaterThan(0);
+  });
+
   it("signs with both secrets during a rotation's grace period", async () => {
     const t = gateway();
     const hook = await receiver();
