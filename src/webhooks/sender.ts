@@ -230,10 +230,13 @@ export class WebhookSender extends WorkerLoop {
     const free = () => {
       if (freed) return;
       freed = true;
-      this.settle(delivery.account_id, 1);
-      // Claim again once half of the slots are free, not after every answer: one
-      // claim of many costs the database about what one claim of a few does.
-      if (this.total <= this.options.concurrency / 2 || this.total === 0) this.wake();
+      const left = this.settle(delivery.account_id, 1);
+      // Claim again once half of the slots are free, the process's and the account's, not after
+      // every answer: one claim of many costs the database what one claim of a few does, and a
+      // claim made while the account is near its cap takes one or two (with slots freed at
+      // each answer, a claim per answer was a scan per delivery).
+      const half = this.total <= this.options.concurrency / 2 && left <= this.options.perAccount / 2;
+      if (half || this.total === 0) this.wake();
     };
     const sending = this.send(delivery, free).finally(() => {
       this.pending.delete(sending);
@@ -242,11 +245,13 @@ export class WebhookSender extends WorkerLoop {
     this.pending.add(sending);
   }
 
-  private settle(accountId: number, count: number): void {
+  /** Frees an account's slots; returns how many it still has in flight. */
+  private settle(accountId: number, count: number): number {
     const left = (this.inFlight.get(accountId) ?? count) - count;
     if (left <= 0) this.inFlight.delete(accountId);
     else this.inFlight.set(accountId, left);
     this.total -= count;
+    return Math.max(0, left);
   }
 
   /** Due deliveries within this process's and each account's caps (see claimDueDeliveries). */
