@@ -2,11 +2,13 @@
 // worker died (expired lease) to the queue, re-asks the simulator for reports it lost in a
 // crash, fails messages whose delivery report never came (expiry.ts), and forgets idempotency
 // keys after a day, carrier message parts after a week or a month, and login failures that no
-// longer count.
+// longer count. On a PostgreSQL server without autovacuum it also keeps the planner's
+// statistics of the tables that changed (store/postgres-statistics.ts).
 
 import { pruneLoginFailures } from "../auth/index.js";
 import { awaitingReport, pruneIdempotencyKeys, releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
+import { analyzeChangedTables, serverKeepsStatistics } from "../store/postgres-statistics.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import type { Dispatcher } from "./dispatcher.js";
 import { expireUnreportedMessages } from "./expiry.js";
@@ -35,6 +37,8 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const EXPIRY_EVERY = 10;
 /** Clock time between two prunes of stale login failures. */
 const LOGIN_FAILURES_EVERY_MS = 60_000;
+/** Rounds between two looks for tables whose statistics are stale (PostgreSQL without autovacuum). */
+const STATISTICS_EVERY = 5;
 
 export function startHousekeeping(
   deps: Deps,
@@ -46,6 +50,8 @@ export function startHousekeeping(
   let running: Promise<void> | undefined;
   let rounds = 0;
   let loginFailuresPrunedAt = Number.NEGATIVE_INFINITY;
+  // Asked once: whether this server keeps statistics itself (PostgreSQL with autovacuum on).
+  let keepsStatistics: Promise<boolean> | undefined;
 
   const runOnce = async () => {
     const now = deps.clock.now().getTime();
@@ -76,6 +82,16 @@ export function startHousekeeping(
     if (now - loginFailuresPrunedAt >= LOGIN_FAILURES_EVERY_MS) {
       loginFailuresPrunedAt = now;
       await pruneLoginFailures(deps.store.db, deps.config, now);
+    }
+    if (deps.store.engine === "postgres" && rounds % STATISTICS_EVERY === 0) {
+      keepsStatistics ??= serverKeepsStatistics(deps.store.db).catch((error: unknown) => {
+        keepsStatistics = undefined; // asked again next time
+        throw error;
+      });
+      if (!(await keepsStatistics)) {
+        const analyzed = await analyzeChangedTables(deps.store.db);
+        if (analyzed.length > 0) deps.logger.debug({ tables: analyzed }, "analyzed tables (autovacuum is off)");
+      }
     }
     rounds++;
   };
