@@ -11,6 +11,7 @@ import { connectorHealthRows, enabledCarrierConfigs } from "../carriers/catalog.
 import { readCarriersFile } from "../carriers/config-file.js";
 import { type Config, ConfigError, loadConfig } from "../runtime/config.js";
 import { migrationProvider } from "../store/migrations/index.js";
+import { serverKeepsStatistics } from "../store/postgres-statistics.js";
 import { openStore, type Store } from "../store/store.js";
 import { databaseNowSql, HEARTBEAT_INTERVAL_MS } from "./heartbeat.js";
 
@@ -189,6 +190,18 @@ async function databaseChecks(config: Config, add: Add): Promise<Store | undefin
     );
   } else {
     add("clock", "ok", "SQLite: the database's clock is this machine's");
+  }
+
+  // Autovacuum: without it nothing removes the dead rows every update leaves, and nothing
+  // analyzes the tables but the workers' own look (store/postgres-statistics.ts).
+  if (store.engine === "postgres") {
+    if (await serverKeepsStatistics(store.db)) add("autovacuum", "ok", "on");
+    else
+      add(
+        "autovacuum",
+        "warn",
+        "off (or track_counts off): the workers analyze the tables that change, but nothing vacuums them; their dead rows pile up until autovacuum is turned on",
+      );
   }
 
   // The processes that beat recently, and each one's clock against the database's.
