@@ -17,6 +17,7 @@ import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import type { ReportedMessage } from "../webhooks/events.js";
+import type { Handoff } from "../webhooks/handoff.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
 import { Router } from "./router.js";
@@ -118,20 +119,29 @@ export class Dispatcher extends WorkerLoop {
     }
     const { submitted, retries, failures } = outcomes;
     let events = 0;
-    const failed = await this.deps.store.transaction(async (trx) => {
-      if (submitted.length > 0) {
-        await markSubmitted(this.deps.store, trx, submitted);
-        await markJobsStarted(
-          trx,
-          claimed.map((m) => m.job_id),
-          now(),
-        );
-      }
-      if (retries.length > 0) await requeueForRetry(trx, retries);
-      const failedRows = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
-      if (this.deps.webhooks) events = await this.reportEvents(trx, claimed, submitted, failedRows);
-      return failedRows;
-    });
+    // Events this process's webhook sender has room for go to it straight after the commit,
+    // as the delivery reports' do (reports.ts): a claim's scan for each batch's `submitted` events cost more.
+    const handoff = this.deps.webhooks?.handoff();
+    const failed = await this.deps.store
+      .transaction(async (trx) => {
+        if (submitted.length > 0) {
+          await markSubmitted(this.deps.store, trx, submitted);
+          await markJobsStarted(
+            trx,
+            claimed.map((m) => m.job_id),
+            now(),
+          );
+        }
+        if (retries.length > 0) await requeueForRetry(trx, retries);
+        const failedRows = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
+        if (this.deps.webhooks) events = await this.reportEvents(trx, claimed, submitted, failedRows, handoff);
+        return failedRows;
+      })
+      .catch((error: unknown) => {
+        handoff?.failed();
+        throw error;
+      });
+    handoff?.committed();
     if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
 
     const { metrics } = this.deps;
@@ -267,6 +277,7 @@ export class Dispatcher extends WorkerLoop {
     claimed: MessageRow[],
     submitted: Submitted[],
     failed: Awaited<ReturnType<typeof failBeforeCarrier>>,
+    handoff: Handoff | undefined,
   ): Promise<number> {
     const byId = new Map(claimed.map((m) => [m.id, m]));
     const events: ReportedMessage[] = [];
@@ -286,6 +297,8 @@ export class Dispatcher extends WorkerLoop {
     for (const row of failed) {
       if (REPORTED_CHANNELS.has(row.channel)) events.push({ ...row, status: "failed", at: row.done_at });
     }
-    return events.length > 0 ? this.deps.webhooks!.deliveryReports(trx, events, this.deps.clock.now().getTime()) : 0;
+    return events.length > 0
+      ? this.deps.webhooks!.deliveryReports(trx, events, this.deps.clock.now().getTime(), handoff)
+      : 0;
   }
 }

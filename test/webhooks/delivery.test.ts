@@ -1,7 +1,10 @@
-import { expect, it } from "vitest";
+import { expect, it, vi } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { ManualClock } from "../../src/core/clock.js";
+import { type Connector, Dispatcher, Router } from "../../src/dispatch/index.js";
 import { emailNotifyTargets } from "../../src/email/index.js";
+import { claimDueMessages } from "../../src/messages/index.js";
+import { createMetrics } from "../../src/runtime/metrics.js";
 import { WebhookOutbox } from "../../src/webhooks/outbox.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender, webhookRetryDelayMs } from "../../src/webhooks/sender.js";
 import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../src/webhooks/settings.js";
@@ -595,6 +598,53 @@ describeEachEngine("webhook sender", (engine) => {
       ).toEqual(["delivering", "delivering"]);
       again.committed();
       await until(() => hook.received.length === all.length + 2);
+    } finally {
+      outbox.detachSender();
+      await sender.stop();
+    }
+  });
+
+  it("hands the dispatcher's submitted events to this process's sender at commit, with no claim", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    for (let i = 0; i < 3; i++) {
+      const sent = await sendSms(t, account, { sender_id: "SWBRD", recipient: `98765${43_210 + i}`, message: "Hi" });
+      expect(sent.status).toBe(200);
+    }
+    // The sender claims only when woken; every delivery it sends without a claim came by hand.
+    // Earlier tests' deliveries (other accounts, some in back-off) would be claimed: none left.
+    await t.db.store.db.deleteFrom("webhook_attempts").execute();
+    await t.db.store.db.deleteFrom("webhook_deliveries").execute();
+    const sender = senderFor(t, { idleMs: 60_000 });
+    const claims = vi.spyOn(sender, "claimAndSend");
+    sender.start();
+    const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
+    outbox.attachSender(sender);
+    const carrier: Connector = {
+      name: "carrier",
+      channel: "sms",
+      submit: async (messages) => messages.map((m) => ({ ok: true, upstreamId: `C-${m.id}` })),
+      onReports: () => undefined,
+    };
+    const dispatcher = new Dispatcher(
+      {
+        store: t.db.store,
+        clock: t.clock,
+        logger: createLogger({ logLevel: "silent" }),
+        metrics: createMetrics({ defaultMetrics: false }),
+        webhooks: outbox,
+      },
+      new Router([carrier]),
+      { batchSize: 100, leaseMs: 15_000, idleMs: 60_000, maxAttempts: 3 },
+    );
+    try {
+      await dispatcher.dispatch(await claimDueMessages(t.db.store, Date.now(), 100, 15_000));
+      await until(() => hook.received.length >= 3);
+      expect(hook.bodies().map((body) => body.status)).toEqual(["submitted", "submitted", "submitted"]);
+      const claimed = await Promise.all(claims.mock.results.map((result) => result.value as Promise<number>));
+      expect(claimed.reduce((sum, n) => sum + n, 0)).toBe(0);
     } finally {
       outbox.detachSender();
       await sender.stop();
