@@ -35,6 +35,10 @@ try {
   const workers = await startWorkers(ctx);
   const smppOutbox = localOutboxWriter(store);
 
+  // SWITCHBOARD_FAULT_WORKER_THREAD_EXIT (crash tests): this thread ends between a commit and
+  // the answers it releases, the worst moment for it to die of a fault.
+  const exitAfter = Number(process.env.SWITCHBOARD_FAULT_WORKER_THREAD_EXIT ?? 0);
+  let settled = 0;
   let results: Array<{ id: number; outcome: AcceptOutcome } | { id: number; error: SerializedError }> = [];
   const reply = (result: (typeof results)[number]) => {
     results.push(result);
@@ -43,6 +47,8 @@ try {
       setImmediate(() => {
         const batch = results;
         results = [];
+        settled += batch.length;
+        if (exitAfter > 0 && settled >= exitAfter) process.exit(1);
         post({ type: "accepted", results: batch });
       });
     }

@@ -94,6 +94,12 @@ export const SETTINGS = {
     description:
       "Diagnostics: 1 makes a SQLite gateway print its 15 most expensive statements (total time, calls) on exit.",
   },
+  SWITCHBOARD_FAULT_WORKER_THREAD_EXIT: {
+    // The worker thread reads it (app/worker-thread.ts); fault injection for the crash tests only.
+    field: null,
+    description:
+      "Fault injection (tests): N > 0 makes the worker thread of a start process end right after the commit that accepted its Nth send, before that group is answered; the process then exits with 70, as when the thread dies of a fault.",
+  },
   PASSWORD_CACHE_SECONDS: {
     field: "passwordCacheSeconds",
     description: "How long a verified username+password pair is remembered in memory; 0 disables.",

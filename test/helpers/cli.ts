@@ -153,6 +153,8 @@ export interface ServerProcess {
   output(): string;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Resolves with the exit code when the process ends, however it ends. */
+  exited: Promise<number | null>;
 }
 
 /**
@@ -198,6 +200,7 @@ export function startServer(
           child.kill(signal);
           return exited;
         },
+        exited,
       });
     };
     child.stdout.on("data", onData);
