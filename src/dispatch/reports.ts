@@ -12,12 +12,10 @@ import { REPORTED_CHANNELS } from "./dispatcher.js";
 const RETRY_UNMATCHED_MS = 60_000;
 /**
  * Reports applied per transaction. On SQLite the transaction runs on the thread that commits
- * accepted sends too, and holds it from start to end: 2,000 reports with their webhooks were
- * tens of milliseconds, which every send answered meanwhile waited for; 500 were ~5 ms; at 100
- * v2 sends at 50 connections went 7,908–7,981/s → 8,173–8,359/s, p99 21–23 → 19 ms (two runs
- * each, alternated), with reports and webhooks unchanged within the noise.
+ * accepted sends too, and holds it from start to end: 500 reports with their webhooks are a
+ * few milliseconds, 2,000 were tens, which every send answered meanwhile waited for.
  */
-const MAX_GROUP = 100;
+const MAX_GROUP = 500;
 
 interface Waiting {
   report: DeliveryReport;
