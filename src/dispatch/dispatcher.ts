@@ -18,7 +18,7 @@ import type { MessageRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import type { ReportedMessage } from "../webhooks/events.js";
 import type { Handoff } from "../webhooks/handoff.js";
-import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox, withHandoff } from "../webhooks/outbox.js";
 import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
 import { Router } from "./router.js";
 
@@ -121,27 +121,20 @@ export class Dispatcher extends WorkerLoop {
     let events = 0;
     // Events this process's webhook sender has room for go to it straight after the commit,
     // as the delivery reports' do (reports.ts): a claim's scan for each batch's `submitted` events cost more.
-    const handoff = this.deps.webhooks?.handoff();
-    const failed = await this.deps.store
-      .transaction(async (trx) => {
-        if (submitted.length > 0) {
-          await markSubmitted(this.deps.store, trx, submitted);
-          await markJobsStarted(
-            trx,
-            claimed.map((m) => m.job_id),
-            now(),
-          );
-        }
-        if (retries.length > 0) await requeueForRetry(trx, retries);
-        const failedRows = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
-        if (this.deps.webhooks) events = await this.reportEvents(trx, claimed, submitted, failedRows, handoff);
-        return failedRows;
-      })
-      .catch((error: unknown) => {
-        handoff?.failed();
-        throw error;
-      });
-    handoff?.committed();
+    const failed = await withHandoff(this.deps.store, this.deps.webhooks, async (trx, handoff) => {
+      if (submitted.length > 0) {
+        await markSubmitted(this.deps.store, trx, submitted);
+        await markJobsStarted(
+          trx,
+          claimed.map((m) => m.job_id),
+          now(),
+        );
+      }
+      if (retries.length > 0) await requeueForRetry(trx, retries);
+      const failedRows = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
+      if (this.deps.webhooks) events = await this.reportEvents(trx, claimed, submitted, failedRows, handoff);
+      return failedRows;
+    });
     if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
 
     const { metrics } = this.deps;

@@ -6,7 +6,7 @@ import type { Clock } from "../core/clock.js";
 import { applyDeliveryReports, type DeliveryReport, statusesByUpstreamId } from "../messages/index.js";
 import type { Metrics } from "../runtime/metrics.js";
 import type { Store } from "../store/store.js";
-import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox, withHandoff } from "../webhooks/outbox.js";
 import { REPORTED_CHANNELS } from "./dispatcher.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
@@ -90,30 +90,23 @@ export class ReportIngester {
         try {
           let events = 0;
           // Reports this process's webhook sender has room for go to it straight after the commit.
-          const handoff = this.deps.webhooks?.handoff();
-          const changed = await this.deps.store
-            .transaction(async (trx) => {
-              const rows = await applyDeliveryReports(
-                this.deps.store,
+          const changed = await withHandoff(this.deps.store, this.deps.webhooks, async (trx, handoff) => {
+            const rows = await applyDeliveryReports(
+              this.deps.store,
+              trx,
+              group.map((w) => w.report),
+            );
+            // The delivery_report webhooks, in the same transaction as the states they report.
+            if (this.deps.webhooks) {
+              events = await this.deps.webhooks.deliveryReports(
                 trx,
-                group.map((w) => w.report),
+                rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
+                this.deps.clock.now().getTime(),
+                handoff,
               );
-              // The delivery_report webhooks, in the same transaction as the states they report.
-              if (this.deps.webhooks) {
-                events = await this.deps.webhooks.deliveryReports(
-                  trx,
-                  rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
-                  this.deps.clock.now().getTime(),
-                  handoff,
-                );
-              }
-              return rows;
-            })
-            .catch((error: unknown) => {
-              handoff?.failed();
-              throw error;
-            });
-          handoff?.committed();
+            }
+            return rows;
+          });
           if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
           for (const waiting of group) waiting.settle?.();
           this.record(changed);

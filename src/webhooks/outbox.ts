@@ -22,6 +22,27 @@ const MAX_ACCOUNTS = 10_000;
 
 type Urls = Partial<Record<WebhookEvent, string>>;
 
+/**
+ * Runs `fn` in one transaction with a hand-off of `outbox` when this process's sender is
+ * attached: the deliveries `fn` writes claimed go to the sender once the transaction commits,
+ * and their slots go back if it fails.
+ */
+export async function withHandoff<T>(
+  store: Store,
+  outbox: WebhookOutbox | undefined,
+  fn: (trx: Db, handoff: Handoff | undefined) => Promise<T>,
+): Promise<T> {
+  const handoff = outbox?.handoff();
+  const result = await store
+    .transaction((trx) => fn(trx, handoff))
+    .catch((error: unknown) => {
+      handoff?.failed();
+      throw error;
+    });
+  handoff?.committed();
+  return result;
+}
+
 export class WebhookOutbox {
   private direct: DirectSender | undefined;
   private readonly urls = new Map<number, { value: Promise<Urls>; expires: number }>();
