@@ -229,19 +229,13 @@ export class WebhookSender extends WorkerLoop {
    * `delivering` with its lease, so a later event of the same message still waits for it.
    */
   private launch(delivery: WebhookDeliveryRow): void {
-    let freed = false;
-    const free = () => {
-      if (freed) return;
-      freed = true;
+    const sending = this.post(delivery)
       // No claim here: the recording of this outcome follows within RECORD_LINGER_MS and wakes
       // the loop once for its whole batch (flushResults). A claim per answer was a scan of the
       // pending deliveries per delivery: 2,000 a second under load, most finding nothing.
-      this.settle(delivery.account_id, 1);
-    };
-    const sending = this.send(delivery, free).finally(() => {
-      this.pending.delete(sending);
-      free();
-    });
+      .finally(() => this.settle(delivery.account_id, 1))
+      .then((outcome) => this.record(delivery, outcome))
+      .finally(() => this.pending.delete(sending));
     this.pending.add(sending);
   }
 
@@ -257,12 +251,6 @@ export class WebhookSender extends WorkerLoop {
     const { leaseMs, perAccount } = this.options;
     const now = this.deps.clock.now().getTime();
     return claimDueDeliveries(this.deps.store, { now, limit, perAccount, leaseMs, inFlight: this.inFlight });
-  }
-
-  private async send(delivery: WebhookDeliveryRow, answered: () => void): Promise<void> {
-    const outcome = await this.post(delivery);
-    answered();
-    await this.record(delivery, outcome);
   }
 
   /**
