@@ -29,15 +29,19 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+/** One accepted send of a committed group, as the committed hook is told of it. */
+export interface AcceptedSendCount {
+  channel: string;
+  /** Messages in the send. */
+  count: number;
+  waitedMs: number;
+  /** Stored as a bulk part: recipients the expander has yet to turn into messages. */
+  bulkPart: boolean;
+}
+
 export interface AcceptorHooks {
-  /**
-   * Called after each committed group with the number of messages accepted per channel, and
-   * whether a send was stored as a bulk part (recipients the expander has yet to turn into messages).
-   */
-  committed?: (
-    accepted: { channel: string; count: number; waitedMs: number; bulkPart: boolean }[],
-    groupSize: number,
-  ) => void;
+  /** Called after each committed group with its accepted sends. */
+  committed?: (accepted: AcceptedSendCount[], groupSize: number) => void;
 }
 
 const MAX_GROUP_MESSAGES = 2000;
@@ -189,7 +193,7 @@ export class Acceptor {
 
   private settle(group: Pending[], outcomes: Array<AcceptOutcome | GatewayError>): void {
     const now = performance.now();
-    const accepted: { channel: string; count: number; waitedMs: number; bulkPart: boolean }[] = [];
+    const accepted: AcceptedSendCount[] = [];
     group.forEach((pending, index) => {
       const outcome = outcomes[index];
       if (outcome instanceof GatewayError) {
