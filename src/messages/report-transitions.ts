@@ -80,24 +80,30 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
   } else {
     const list = [...unique.values()];
     const reasons = list.map(reasonOf);
+    // The upstream ids again as `m.upstream_id = any(…)`: the messages are found through
+    // messages_by_upstream whatever the planner estimates of the join (it chose a merge join
+    // on the connector, one value, comparing every report with every submitted message).
+    const upstreamIds = list.map((r) => r.upstreamId);
     const rows = await store
       .statement(
         `update messages as m
             set status = v.status, done_at = v.at, error_code = v.code, error_message = v.message
            from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[])
                   as v(connector, upstream, status, at, code, message)
-          where m.connector = v.connector and m.upstream_id = v.upstream and m.status in (${REPORT_SOURCES})
+          where m.connector = v.connector and m.upstream_id = v.upstream and m.upstream_id = any(?::text[])
+            and m.status in (${REPORT_SOURCES})
          returning ${REPORTED_COLUMNS.split(", ")
            .map((column) => `m.${column}`)
            .join(", ")}`,
       )
       .all<ReportedRow>(trx, [
         list.map((r) => r.connector),
-        list.map((r) => r.upstreamId),
+        upstreamIds,
         list.map((r) => r.status),
         list.map((r) => r.at),
         reasons.map((r) => r.code),
         reasons.map((r) => r.message),
+        upstreamIds,
       ]);
     for (const row of rows) changed.push(row);
   }

@@ -42,15 +42,19 @@ export async function claimDueMessages(
     for (const row of rows) row.attempts += 1;
     return rows;
   }
+  // `id = any(array(…))`: the locking sub-select runs once, as an InitPlan, and the update finds
+  // its rows by primary key. Written `id in (select …)`, PostgreSQL may plan a semi-join that runs
+  // the sub-select again for every queued row (seen with stale statistics: 5 s for one claim,
+  // which also locked and returned ten times `limit` rows). A row the sub-select locked stays
+  // `queued` until this transaction ends, so the update needs no second status test.
   const rows = await store
     .statement(
       `update messages
           set status = 'dispatching', lease_until = ?, attempts = attempts + 1
-        where id in (select id from messages
-                      where status = 'queued' and due_at <= ?
-                      order by lane, due_at
-                      limit ? for update skip locked)
-          and status = 'queued'
+        where id = any(array(select id from messages
+                              where status = 'queued' and due_at <= ?
+                              order by lane, due_at
+                              limit ? for update skip locked))
        returning *`,
     )
     .all<MessageRow>(store.db, [now + leaseMs, now, limit]);
@@ -103,19 +107,23 @@ export async function markSubmitted(store: Store, trx: Db, items: Submitted[]): 
     for (const i of items) changed += await update.run(trx, [i.connector, i.upstreamId, i.at, i.attempts, i.id]);
     return changed;
   }
+  // The ids again as `m.id = any(…)`: the rows are found by primary key whatever the planner
+  // thinks of the join (with few `dispatching` rows in its statistics it read the whole table).
+  const ids = items.map((i) => i.id);
   return store
     .statement(
       `update messages as m
           set ${set}, connector = v.connector, upstream_id = v.upstream, submitted_at = v.at, attempts = v.attempts
          from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[]) as v(id, connector, upstream, at, attempts)
-        where m.id = v.id and m.status in (${CLAIMED_SQL})`,
+        where m.id = v.id and m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})`,
     )
     .run(trx, [
-      items.map((i) => i.id),
+      ids,
       items.map((i) => i.connector),
       items.map((i) => i.upstreamId),
       items.map((i) => i.at),
       items.map((i) => i.attempts),
+      ids,
     ]);
 }
 

@@ -256,6 +256,7 @@ export async function applyReceipts(
          set status = v.v_status, error_code = v.v_error, done_at = v.v_done
         from v
        where message_parts.message_id = v.v_message and message_parts.part_index = v.v_index
+         and message_parts.message_id in (${sql.join([...new Set(chunk.map((part) => part.message_id))])})
          and message_parts.status = 'pending'
       returning message_parts.message_id, message_parts.part_index`.execute(trx);
     for (const row of result.rows) applied.add(`${row.message_id}\u0000${row.part_index}`);
