@@ -78,32 +78,35 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
       for (const row of rows) changed.push(row);
     }
   } else {
-    const list = [...unique.values()];
-    const reasons = list.map(reasonOf);
-    // The upstream ids again as `m.upstream_id = any(…)`: the messages are found through
-    // messages_by_upstream whatever the planner estimates of the join (it chose a merge join
-    // on the connector, one value, comparing every report with every submitted message).
-    const upstreamIds = list.map((r) => r.upstreamId);
+    // No join (as markSubmitted): the messages are found through messages_by_upstream
+    // (`upstream_id = any(…)`) and read their report from one jsonb object, by connector and
+    // upstream id. Joined with unnest(…) of the reports, the planner chose a merge join on the
+    // connector (one value) that compared every report with every submitted message.
+    const byConnector: Record<string, Record<string, unknown[]>> = {};
+    for (const report of unique.values()) {
+      const reason = reasonOf(report);
+      byConnector[report.connector] ??= {};
+      byConnector[report.connector]![report.upstreamId] = [report.status, report.at, reason.code, reason.message];
+    }
     const rows = await store
       .statement(
         `update messages as m
-            set status = v.status, done_at = v.at, error_code = v.code, error_message = v.message
-           from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::text[], ?::text[])
-                  as v(connector, upstream, status, at, code, message)
-          where m.connector = v.connector and m.upstream_id = v.upstream and m.upstream_id = any(?::text[])
+            set status = v.reports -> m.connector -> m.upstream_id ->> 0,
+                done_at = (v.reports -> m.connector -> m.upstream_id ->> 1)::bigint,
+                error_code = v.reports -> m.connector -> m.upstream_id ->> 2,
+                error_message = v.reports -> m.connector -> m.upstream_id ->> 3
+           from (select ?::jsonb as reports) as v
+          where m.upstream_id = any(?::text[]) and m.connector = any(?::text[])
+            and v.reports -> m.connector -> m.upstream_id is not null
             and m.status in (${REPORT_SOURCES})
          returning ${REPORTED_COLUMNS.split(", ")
            .map((column) => `m.${column}`)
            .join(", ")}`,
       )
       .all<ReportedRow>(trx, [
-        list.map((r) => r.connector),
-        upstreamIds,
-        list.map((r) => r.status),
-        list.map((r) => r.at),
-        reasons.map((r) => r.code),
-        reasons.map((r) => r.message),
-        upstreamIds,
+        JSON.stringify(byConnector),
+        [...unique.values()].map((r) => r.upstreamId),
+        Object.keys(byConnector),
       ]);
     for (const row of rows) changed.push(row);
   }

@@ -107,24 +107,20 @@ export async function markSubmitted(store: Store, trx: Db, items: Submitted[]): 
     for (const i of items) changed += await update.run(trx, [i.connector, i.upstreamId, i.at, i.attempts, i.id]);
     return changed;
   }
-  // The ids again as `m.id = any(…)`: the rows are found by primary key whatever the planner
-  // thinks of the join (with few `dispatching` rows in its statistics it read the whole table).
-  const ids = items.map((i) => i.id);
+  // No join: the rows are found by primary key (`m.id = any(…)`) and read their values from one
+  // jsonb object keyed by id. Joined with unnest(…) of the values, the planner, which cannot know
+  // that the ids given are exactly the rows `dispatching`, expected two rows of messages and
+  // compared every message with every value (16 ms for 500 messages; this way 4 ms).
+  const values = Object.fromEntries(items.map((i) => [i.id, [i.connector, i.upstreamId, i.at, i.attempts]]));
   return store
     .statement(
       `update messages as m
-          set ${set}, connector = v.connector, upstream_id = v.upstream, submitted_at = v.at, attempts = v.attempts
-         from unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[]) as v(id, connector, upstream, at, attempts)
-        where m.id = v.id and m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})`,
+          set ${set}, connector = v.submits -> m.id ->> 0, upstream_id = v.submits -> m.id ->> 1,
+              submitted_at = (v.submits -> m.id ->> 2)::bigint, attempts = (v.submits -> m.id ->> 3)::int
+         from (select ?::jsonb as submits) as v
+        where m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})`,
     )
-    .run(trx, [
-      ids,
-      items.map((i) => i.connector),
-      items.map((i) => i.upstreamId),
-      items.map((i) => i.at),
-      items.map((i) => i.attempts),
-      ids,
-    ]);
+    .run(trx, [JSON.stringify(values), items.map((i) => i.id)]);
 }
 
 export interface Retry {

@@ -244,22 +244,8 @@ export async function applyReceipts(
 
   const applied = new Set<string>();
   for (const chunk of chunks([...changed.keys()])) {
-    const values = sql.join(
-      chunk.map(
-        (part) =>
-          sql`(${part.message_id}, cast(${part.part_index} as integer), ${part.status}, ${part.error_code}, cast(${part.done_at} as bigint))`,
-      ),
-    );
-    const result = await sql<{ message_id: string; part_index: number }>`
-      with v(v_message, v_index, v_status, v_error, v_done) as (values ${values})
-      update message_parts
-         set status = v.v_status, error_code = v.v_error, done_at = v.v_done
-        from v
-       where message_parts.message_id = v.v_message and message_parts.part_index = v.v_index
-         and message_parts.message_id in (${sql.join([...new Set(chunk.map((part) => part.message_id))])})
-         and message_parts.status = 'pending'
-      returning message_parts.message_id, message_parts.part_index`.execute(trx);
-    for (const row of result.rows) applied.add(`${row.message_id}\u0000${row.part_index}`);
+    const rows = store.engine === "postgres" ? await finishPartsPg(trx, chunk) : await finishPartsSqlite(trx, chunk);
+    for (const row of rows) applied.add(`${row.message_id}\u0000${row.part_index}`);
   }
 
   const reported = new Set<string>();
@@ -274,6 +260,48 @@ export async function applyReceipts(
     if (report) reports.push(report);
   }
   return { outcomes, reports };
+}
+
+/** Makes final the parts still pending of `parts` (their new status set on them): those it changed. */
+async function finishPartsSqlite(trx: Db, parts: MessagePartsTable[]) {
+  const values = sql.join(
+    parts.map(
+      (part) =>
+        sql`(${part.message_id}, cast(${part.part_index} as integer), ${part.status}, ${part.error_code}, cast(${part.done_at} as bigint))`,
+    ),
+  );
+  const result = await sql<{ message_id: string; part_index: number }>`
+    with v(v_message, v_index, v_status, v_error, v_done) as (values ${values})
+    update message_parts
+       set status = v.v_status, error_code = v.v_error, done_at = v.v_done
+      from v
+     where message_parts.message_id = v.v_message and message_parts.part_index = v.v_index
+       and message_parts.status = 'pending'
+    returning message_parts.message_id, message_parts.part_index`.execute(trx);
+  return result.rows;
+}
+
+/**
+ * PostgreSQL: no join (as markSubmitted): the parts are found by key and read their new state
+ * from one jsonb object, by message id and part index. Joined with the values, the planner
+ * (which cannot know that the parts named are exactly pending ones) may compare every pair.
+ */
+async function finishPartsPg(trx: Db, parts: MessagePartsTable[]) {
+  const states: Record<string, Record<string, unknown[]>> = {};
+  for (const part of parts) {
+    states[part.message_id] ??= {};
+    states[part.message_id]![String(part.part_index)] = [part.status, part.error_code, part.done_at];
+  }
+  const result = await sql<{ message_id: string; part_index: number }>`
+    update message_parts as p
+       set status = v.states -> p.message_id -> p.part_index::text ->> 0,
+           error_code = v.states -> p.message_id -> p.part_index::text ->> 1,
+           done_at = (v.states -> p.message_id -> p.part_index::text ->> 2)::bigint
+      from (select ${JSON.stringify(states)}::jsonb as states) as v
+     where p.message_id = any(${Object.keys(states)}::text[]) and p.status = 'pending'
+       and v.states -> p.message_id -> p.part_index::text is not null
+    returning p.message_id, p.part_index`.execute(trx);
+  return result.rows;
 }
 
 /**
