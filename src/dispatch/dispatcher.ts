@@ -1,7 +1,8 @@
-// The dispatcher: claims due messages with a lease, hands them to connectors through the
-// router, and records each outcome (submitted, retry later, or failed and refunded) in one
-// transaction per batch. Several dispatchers (processes) can run against PostgreSQL: the
-// claim uses FOR UPDATE SKIP LOCKED, so each message goes to exactly one of them.
+// The dispatcher: claims due messages, hands them to connectors through the router, and
+// records each outcome (submitted, retry later, or failed and refunded) in one transaction per
+// batch. Several dispatchers (processes) can run against PostgreSQL: there the claim, the
+// submits and the record are one transaction whose row locks (FOR NO KEY UPDATE SKIP LOCKED)
+// give each message to exactly one of them, and return it at once if its worker dies.
 
 import { WorkerLoop } from "../core/worker-loop.js";
 import type { Failure, Retry, Submitted } from "../messages/index.js";
@@ -10,7 +11,6 @@ import {
   failBeforeCarrier,
   markJobsStarted,
   markSubmitted,
-  renewLeases,
   requeueForRetry,
 } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -24,7 +24,6 @@ import { Router } from "./router.js";
 
 export interface DispatcherOptions {
   batchSize: number;
-  leaseMs: number;
   /** Poll interval when no wake-up signal arrives. */
   idleMs: number;
   /** Submit attempts before a retryable failure becomes final. */
@@ -33,8 +32,6 @@ export interface DispatcherOptions {
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   batchSize: 500,
-  // A crashed worker's claims return to the queue after this long; a batch takes far less.
-  leaseMs: 15_000,
   idleMs: 1_000,
   // 1+2+4+…+256 s: a carrier may be down for about eight and a half minutes before messages fail.
   maxAttempts: 10,
@@ -50,6 +47,8 @@ export function retryDelayMs(attempts: number): number {
   const base = Math.min(1000 * 2 ** Math.max(0, attempts - 1), 300_000);
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
+
+type FailedRows = Awaited<ReturnType<typeof failBeforeCarrier>>;
 
 interface Outcomes {
   submitted: Submitted[];
@@ -85,20 +84,39 @@ export class Dispatcher extends WorkerLoop {
   }
 
   protected async round(): Promise<boolean> {
-    const claimed = await claimDueMessages(
-      this.deps.store,
-      this.deps.clock.now().getTime(),
-      this.options.batchSize,
-      this.options.leaseMs,
-    );
-    if (claimed.length === 0) return false;
-    await this.dispatch(claimed);
+    const claimed = this.deps.store.engine === "postgres" ? await this.claimAndDispatch() : await this.dispatchRead();
+    if (claimed === 0) return false;
     // A small claim means the queue is nearly empty: wait a moment so the next claim
     // carries more, instead of reading and committing a few messages at a time.
-    if (claimed.length < this.options.batchSize / 4 && this.isRunning) {
+    if (claimed < this.options.batchSize / 4 && this.isRunning) {
       await new Promise((resolve) => setTimeout(resolve, CLAIM_LINGER_MS));
     }
     return true;
+  }
+
+  /** SQLite: the claim is a read; the outcomes are recorded in one transaction after the submits. */
+  private async dispatchRead(): Promise<number> {
+    const { store } = this.deps;
+    const claimed = await claimDueMessages(store, store.db, this.now(), this.options.batchSize);
+    if (claimed.length > 0) await this.dispatch(claimed);
+    return claimed.length;
+  }
+
+  /**
+   * PostgreSQL: one transaction claims (locks) a batch, holds it while the connectors submit,
+   * and records the outcomes; another dispatcher skips the locked rows.
+   */
+  private async claimAndDispatch(): Promise<number> {
+    const { store, webhooks } = this.deps;
+    let claimed: MessageRow[] = [];
+    const recorded = await withHandoff(store, webhooks, async (trx, handoff) => {
+      claimed = await claimDueMessages(store, trx, this.now(), this.options.batchSize);
+      if (claimed.length === 0) return undefined;
+      const outcomes = await this.submitAll(claimed);
+      return { outcomes, ...(await this.record(trx, handoff, claimed, outcomes)) };
+    });
+    if (recorded) await this.afterCommit(claimed, recorded.outcomes, recorded.failed, recorded.events);
+    return claimed.length;
   }
 
   /**
@@ -107,46 +125,50 @@ export class Dispatcher extends WorkerLoop {
    * its plan within the same batch; only when every one of them failed so is it queued again.
    */
   async dispatch(claimed: MessageRow[]): Promise<void> {
-    const now = () => this.deps.clock.now().getTime();
-    const outcomes: Outcomes = { failures: [], retries: [], submitted: [] };
-    const leases = this.holdLeases(claimed);
-    try {
-      await this.submitAll(claimed, outcomes, now);
-    } finally {
-      // The outcome transaction below locks the rows as it updates them, after which an expired
-      // lease cannot take them back; the heartbeat's last beat left it at least 2/3 of a lease.
-      await leases.stop();
-    }
-    const { submitted, retries, failures } = outcomes;
-    let events = 0;
+    const outcomes = await this.submitAll(claimed);
     // Events this process's webhook sender has room for go to it straight after the commit,
     // as the delivery reports' do (reports.ts): a claim's scan for each batch's `submitted` events cost more.
-    const failed = await withHandoff(this.deps.store, this.deps.webhooks, async (trx, handoff) => {
-      if (submitted.length > 0) {
-        await markSubmitted(this.deps.store, trx, submitted);
-        await markJobsStarted(
-          trx,
-          claimed.map((m) => m.job_id),
-          now(),
-        );
-      }
-      if (retries.length > 0) await requeueForRetry(trx, retries);
-      const failedRows = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
-      if (this.deps.webhooks) events = await this.reportEvents(trx, claimed, submitted, failedRows, handoff);
-      return failedRows;
-    });
-    if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+    const { failed, events } = await withHandoff(this.deps.store, this.deps.webhooks, (trx, handoff) =>
+      this.record(trx, handoff, claimed, outcomes),
+    );
+    await this.afterCommit(claimed, outcomes, failed, events);
+  }
 
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /** Writes a batch's outcomes, and its `submitted` and `failed` events, in `trx`. */
+  private async record(trx: Db, handoff: Handoff | undefined, claimed: MessageRow[], outcomes: Outcomes) {
+    const { submitted, retries, failures } = outcomes;
+    if (submitted.length > 0) {
+      await markSubmitted(this.deps.store, trx, submitted);
+      await markJobsStarted(
+        trx,
+        claimed.map((m) => m.job_id),
+        this.now(),
+      );
+    }
+    if (retries.length > 0) await requeueForRetry(trx, retries);
+    const failed = failures.length > 0 ? await failBeforeCarrier(trx, this.deps.clock, failures) : [];
+    const events = this.deps.webhooks ? await this.reportEvents(trx, claimed, submitted, failed, handoff) : 0;
+    return { failed, events };
+  }
+
+  private async afterCommit(claimed: MessageRow[], outcomes: Outcomes, failed: FailedRows, events: number) {
+    if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
     const { metrics } = this.deps;
     const channelOf = new Map(claimed.map((m) => [m.id, m.channel]));
-    for (const item of submitted) {
+    for (const item of outcomes.submitted) {
       metrics.messagesDispatched.inc({ channel: channelOf.get(item.id) ?? "unknown", connector: item.connector });
     }
     for (const row of failed) metrics.messagesFailed.inc({ channel: row.channel, stage: "submit" });
   }
 
   /** Hands each claimed message to the connectors of its plan, failing over within the batch, and files its outcome. */
-  private async submitAll(claimed: MessageRow[], outcomes: Outcomes, now: () => number): Promise<void> {
+  private async submitAll(claimed: MessageRow[]): Promise<Outcomes> {
+    const now = () => this.now();
+    const outcomes: Outcomes = { failures: [], retries: [], submitted: [] };
     const router = this.routing.router();
     const plans = new Map<string, Connector[]>();
     let pending: MessageRow[] = [];
@@ -188,6 +210,7 @@ export class Dispatcher extends WorkerLoop {
       );
       pending = again;
     }
+    return outcomes;
   }
 
   /** The connector's results for `messages`; a connector that throws has failed them all, retryably. */
@@ -233,43 +256,12 @@ export class Dispatcher extends WorkerLoop {
     }
   }
 
-  /**
-   * PostgreSQL: while a claimed batch is sent (however long its connectors take, failover rounds
-   * included), its lease is renewed every third of the lease, so housekeeping never hands a
-   * message that is being submitted to another worker. SQLite's one dispatcher holds no leases.
-   */
-  private holdLeases(claimed: MessageRow[]): { stop(): Promise<void> } {
-    const first = claimed[0];
-    if (this.deps.store.engine !== "postgres" || first?.lease_until == null) return { stop: async () => undefined };
-    const ids = claimed.map((m) => m.id);
-    let held = Number(first.lease_until);
-    let beating: Promise<void> | undefined;
-    const beat = async () => {
-      const until = this.deps.clock.now().getTime() + this.options.leaseMs;
-      try {
-        await renewLeases(this.deps.store.db, ids, until, held);
-        held = until;
-      } catch (error) {
-        this.deps.logger.warn({ err: error, messages: ids.length }, "could not renew the dispatch lease of a batch");
-      }
-    };
-    const timer = setInterval(() => {
-      if (!beating) beating = beat().finally(() => (beating = undefined));
-    }, this.options.leaseMs / 3);
-    return {
-      stop: async () => {
-        clearInterval(timer);
-        await beating;
-      },
-    };
-  }
-
   /** `submitted` and `failed` delivery_report events, written with the states they report. */
   private async reportEvents(
     trx: Db,
     claimed: MessageRow[],
     submitted: Submitted[],
-    failed: Awaited<ReturnType<typeof failBeforeCarrier>>,
+    failed: FailedRows,
     handoff: Handoff | undefined,
   ): Promise<number> {
     const byId = new Map(claimed.map((m) => [m.id, m]));

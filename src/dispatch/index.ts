@@ -6,9 +6,9 @@
 //                      BULK_PARTS_SIGNAL (a committed bulk part), else every 500 ms
 //   dispatcher.ts      claims due messages (500 a round, transactional lane first), submits them through
 //                      the router (its Routing: the carrier registry's current router), moves a message
-//                      refused retryably to the next connector of its plan within the batch (leases
-//                      renewed first on PostgreSQL), records every outcome in one transaction; retry
-//                      back-off;
+//                      refused retryably to the next connector of its plan within the batch, records
+//                      every outcome in one transaction (on PostgreSQL the one that claimed the batch,
+//                      its row locks the claim); retry back-off;
 //                      REPORTED_CHANNELS (sms, voice, email), the channels whose states go out as
 //                      delivery_report webhooks (used by the dispatcher and the ReportIngester)
 //   router.ts          message → the connectors to try, in order: SMS and voice by the operator's routes
@@ -23,7 +23,7 @@
 //                      inbound messages (generateInbound; recipient 0005 answers a numeric sender STOP)
 //   reports.ts         ReportIngester: applies delivery reports in groups; holds a report that overtakes
 //                      the record of its submit for up to 60 s
-//   housekeeping.ts    every second: releases due scheduled messages, requeues expired leases, asks the
+//   housekeeping.ts    every second: releases due scheduled messages, requeues leases earlier versions left, asks the
 //                      simulator again for lost reports, expires unreported messages; once a minute
 //                      of the clock, deletes login failures that no longer count
 //   expiry.ts          messages `submitted` longer than MESSAGE_VALIDITY_HOURS fail as `expired` with

@@ -16,10 +16,10 @@
 //                      and cancelled counters (and completed) moved in the transactions that move
 //                      the messages, so a job's delivery summary is exact at every moment; an
 //                      account's jobs by id or a page at a time, and where a job's pending messages are
-//   transitions.ts     the batched status changes: claim, submitted, retry, fail and refund, release
-//                      of scheduled messages, requeue of expired leases (and of all dispatching ones at
-//                      SQLite's start), cancellation of scheduled messages with refund
-//                      Also the renewal of claimed messages' leases (renewLeases).
+//   transitions.ts     the batched status changes: claim (row locks on PostgreSQL), submitted, retry,
+//                      fail and refund, release of scheduled messages, requeue of leases earlier
+//                      versions left (and of all dispatching ones at SQLite's start), cancellation of
+//                      scheduled messages with refund
 //   report-transitions.ts delivery reports applied, the connectors awaiting reports, and messages
 //                      whose report never came failed as expired
 //                      Also the reads around them: statuses by upstream id (a report that changed

@@ -23,58 +23,28 @@ function inList(statuses: MessageStatus[]): RawBuilder<unknown> {
 }
 
 /**
- * Claims up to `limit` due queued messages, transactional lane first. PostgreSQL: leased to
- * this worker until `now + leaseMs` (FOR UPDATE SKIP LOCKED, so concurrent workers never share
- * a message). SQLite has one process and one dispatcher, which records each outcome before it
- * claims again, so a plain read is the claim and no lease write is needed.
+ * Claims up to `limit` due queued messages, transactional lane first, each with `attempts`
+ * counting the attempt it is claimed for.
+ *
+ * PostgreSQL: run it in the transaction that will record the outcomes. Each row is locked
+ * (FOR NO KEY UPDATE SKIP LOCKED) until that transaction ends, so concurrent workers never
+ * share a message, and nothing is written for the claim: a worker that dies (its connection
+ * closed, its transaction rolled back) leaves its messages `queued` and at once claimable. A
+ * claim written as `dispatching` with a lease cost an update of the wide messages row, four
+ * index entries and a lease renewal, and held a dead worker's messages for the lease.
+ *
+ * SQLite has one process and one dispatcher, which records each outcome before it claims
+ * again: a plain read outside a transaction is the claim (a write transaction held while
+ * carriers answer would stop every other writer).
  */
-export async function claimDueMessages(
-  store: Store,
-  now: number,
-  limit: number,
-  leaseMs: number,
-): Promise<MessageRow[]> {
-  if (store.engine === "sqlite") {
-    // Literal status: SQLite uses the partial index messages_queued only when it is named.
-    const rows = await store
-      .statement("select * from messages where status = 'queued' and due_at <= ? order by lane, due_at limit ?")
-      .all<MessageRow>(store.db, [now, limit]);
-    for (const row of rows) row.attempts += 1;
-    return rows;
-  }
-  // `id = any(array(…))`: the locking sub-select runs once, as an InitPlan, and the update finds
-  // its rows by primary key. Written `id in (select …)`, PostgreSQL may plan a semi-join that runs
-  // the sub-select again for every queued row (seen with stale statistics: 5 s for one claim,
-  // which also locked and returned ten times `limit` rows). A row the sub-select locked stays
-  // `queued` until this transaction ends, so the update needs no second status test.
+export async function claimDueMessages(store: Store, trx: Db, now: number, limit: number): Promise<MessageRow[]> {
+  // Literal status: SQLite uses the partial index messages_queued only when it is named.
+  const select = "select * from messages where status = 'queued' and due_at <= ? order by lane, due_at limit ?";
   const rows = await store
-    .statement(
-      `update messages
-          set status = 'dispatching', lease_until = ?, attempts = attempts + 1
-        where id = any(array(select id from messages
-                              where status = 'queued' and due_at <= ?
-                              order by lane, due_at
-                              limit ? for update skip locked))
-       returning *`,
-    )
-    .all<MessageRow>(store.db, [now + leaseMs, now, limit]);
-  return rows.sort((a, b) => a.lane - b.lane || a.due_at - b.due_at);
-}
-
-/**
- * Renews to `until` the lease of claimed messages still `dispatching` under the lease this
- * dispatcher holds (`held`, the lease_until it last wrote): a message whose lease expired and
- * went to another worker is not touched. PostgreSQL's claims only. Returns the messages renewed.
- */
-export async function renewLeases(db: Db, ids: string[], until: number, held: number): Promise<number> {
-  const result = await db
-    .updateTable("messages")
-    .set({ lease_until: until })
-    .where("id", "in", ids)
-    .where("status", "=", "dispatching")
-    .where("lease_until", "=", held)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .statement(store.engine === "postgres" ? `${select} for no key update skip locked` : select)
+    .all<MessageRow>(trx, [now, limit]);
+  for (const row of rows) row.attempts += 1;
+  return rows;
 }
 
 export interface Submitted {
@@ -85,7 +55,7 @@ export interface Submitted {
   attempts: number;
 }
 
-/** Claimed messages: `dispatching` (PostgreSQL, leased) or still `queued` (SQLite). */
+/** Claimed messages: still `queued`, or `dispatching` when an earlier version's worker leased them. */
 const CLAIMED = inList(["dispatching", "queued"]);
 const CLAIMED_SQL = "'dispatching', 'queued'";
 
@@ -296,7 +266,11 @@ export async function releaseDueScheduled(store: Store, now: number, limit = 500
   return Number(result.numAffectedRows ?? 0);
 }
 
-/** Messages claimed by a worker that died (lease expired) go back to the queue. */
+/**
+ * Messages left `dispatching` whose lease expired go back to the queue. Claims no longer write
+ * `dispatching` on PostgreSQL (claimDueMessages); this returns what a worker of an earlier
+ * version held when it died, during an upgrade.
+ */
 export async function requeueExpiredLeases(store: Store, now: number): Promise<number> {
   const result = await sql`
     update messages set status = 'queued', lease_until = null

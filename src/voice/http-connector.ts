@@ -19,8 +19,8 @@ export const VOICE_HTTP_CONNECTOR = "voice-http";
 
 /**
  * New requests start only this long into a batch. With requests capped at 10 s, a batch
- * returns within 14 s, inside the dispatcher's 15 s lease, so no other worker re-claims a
- * call that is still being placed; calls not started in time go back to the queue.
+ * returns within 14 s: the dispatcher's transaction, whose row locks keep other workers from a
+ * call still being placed, stays short; calls not started in time go back to the queue.
  */
 const START_WINDOW_MS = 4_000;
 

@@ -551,7 +551,7 @@ describeEachEngine("smpp connector", (engine) => {
 
   it("delivers a claimed message end to end: submitted, recorded, its parts' receipts applied by the ReportIngester", async () => {
     const id = await acceptedSms("smpp-e2e", "9811111111", LONG, 3);
-    const claimed = await claimDueMessages(db.store, Date.now(), 10, 15_000);
+    const claimed = await claimDueMessages(db.store, db.store.db, Date.now(), 10);
     expect(claimed.map((message) => message.id)).toEqual([id]);
 
     const { smsc, connector } = await started();
@@ -584,7 +584,7 @@ describeEachEngine("smpp connector", (engine) => {
 
   it("reports at start a message whose receipts were applied but whose report was lost in a crash", async () => {
     const id = await acceptedSms("smpp-lost", "9811111112", "Your OTP is 1234", 1);
-    const claimed = (await claimDueMessages(db.store, Date.now(), 100, 15_000)).filter((m) => m.id === id);
+    const claimed = (await claimDueMessages(db.store, db.store.db, Date.now(), 100)).filter((m) => m.id === id);
     const name = `smsc-lost-${serial++}`;
     // The first process applies the receipt, then "crashes" before its report is stored.
     const first = await started({ name });

@@ -44,7 +44,7 @@ describeEachEngine("priority lanes", (engine) => {
         metrics: createMetrics({ defaultMetrics: false }),
       },
       new Router([connector]),
-      { batchSize: 100, leaseMs: 15_000, idleMs: 50, maxAttempts: 3 },
+      { batchSize: 100, idleMs: 50, maxAttempts: 3 },
     );
     dispatcher.start();
     const deadline = Date.now() + 20_000;

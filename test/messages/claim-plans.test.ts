@@ -1,21 +1,23 @@
-// The PostgreSQL claim under statistics that no longer describe the table: messages analyzed
-// while empty (a fresh install, or autovacuum off and the first look at a quiet gateway), then
-// thousands queued. Written `id in (select … limit n for update skip locked)`, PostgreSQL planned
-// a semi-join that ran the locking sub-select again for every queued row: each claim took time
-// quadratic in the queue and locked, dispatched and returned ten times its limit. Claims must
-// stay within their limit, each message claimed once, oldest first, whatever the statistics.
+// PostgreSQL claims (claimDueMessages) taken by several dispatchers at once, with statistics
+// that no longer describe the table (taken when every message was delivered, then thousands
+// queued): each claim stays within its limit, oldest first, no message is in two claims, and a
+// claim writes nothing. An earlier claim, `update … where id in (select … limit n for update
+// skip locked)`, was planned under such statistics as a semi-join that ran the locking sub-select
+// again for every queued row, and took every queued message whatever its limit.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountWithKey } from "../../src/admin/index.js";
 import { systemClock } from "../../src/core/clock.js";
 import { claimDueMessages } from "../../src/messages/index.js";
+import type { MessageRow } from "../../src/store/schema.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
 import { messageRow } from "../helpers/message-row.js";
 
 const QUEUED = 3_000;
 const LIMIT = 200;
+const CLAIMS = 5;
 
-(postgresAvailable ? describe : describe.skip)("claims with stale statistics [postgres]", () => {
+(postgresAvailable ? describe : describe.skip)("claims at once, with stale statistics [postgres]", () => {
   let db: TestDatabase;
   beforeAll(async () => {
     db = await createTestDatabase("postgres");
@@ -42,20 +44,41 @@ const LIMIT = 200;
   });
   afterAll(() => db?.drop());
 
-  it("claims at most its limit, oldest first, each message once", async () => {
-    const seen = new Set<string>();
-    for (let round = 0; round < QUEUED / LIMIT; round++) {
-      const claimed = await claimDueMessages(db.store, 10_000_000, LIMIT, 15_000);
-      expect(claimed.length).toBe(LIMIT);
-      expect(claimed.map((m) => m.due_at)).toEqual(Array.from({ length: LIMIT }, (_, i) => 1_000 + round * LIMIT + i));
-      for (const message of claimed) {
-        expect(seen.has(message.id)).toBe(false);
-        seen.add(message.id);
-        expect(message.status).toBe("dispatching");
-        expect(message.attempts).toBe(1);
-      }
+  it("claims at most its limit, oldest first, no message twice, while the others hold theirs", async () => {
+    const claims: MessageRow[][] = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    // One claim after another, each transaction held open (its locks with it) until all are taken.
+    const open: Promise<void>[] = [];
+    for (let i = 0; i < CLAIMS; i++) {
+      const taken = new Promise<void>((resolve, reject) => {
+        open.push(
+          db.store
+            .transaction(async (trx) => {
+              claims.push(await claimDueMessages(db.store, trx, 10_000_000, LIMIT));
+              resolve();
+              await released;
+            })
+            .catch(reject),
+        );
+      });
+      await taken;
     }
-    expect(seen.size).toBe(QUEUED);
-    expect(await claimDueMessages(db.store, 10_000_000, LIMIT, 15_000)).toEqual([]);
+    release();
+    await Promise.all(open);
+
+    claims.forEach((claimed, i) => {
+      expect(claimed.map((m) => m.due_at)).toEqual(Array.from({ length: LIMIT }, (_, k) => 1_000 + i * LIMIT + k));
+      expect(claimed.every((m) => m.status === "queued" && m.attempts === 1)).toBe(true);
+    });
+    expect(new Set(claims.flat().map((m) => m.id)).size).toBe(CLAIMS * LIMIT);
+    const { n } = await db.store.db
+      .selectFrom("messages")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("status", "=", "queued")
+      .executeTakeFirstOrThrow();
+    expect(Number(n)).toBe(QUEUED);
   });
 });

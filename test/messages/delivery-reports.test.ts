@@ -39,7 +39,7 @@ describeEachEngine("delivery reports", (engine) => {
 
   it("applies delivered once and ignores a later failed or a duplicate", async () => {
     const id = await acceptOne("9811111111");
-    const [claimed] = await claimDueMessages(db.store, Date.now(), 10, 15_000);
+    const [claimed] = await claimDueMessages(db.store, db.store.db, Date.now(), 10);
     expect(claimed?.id).toBe(id);
     await db.store.transaction((trx) =>
       markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "U1", at: Date.now(), attempts: 1 }]),
@@ -72,7 +72,7 @@ describeEachEngine("delivery reports", (engine) => {
     await new Promise((r) => setTimeout(r, 100));
     expect((await statusOf(id)).status).toBe("queued");
 
-    await claimDueMessages(db.store, Date.now(), 10, 15_000);
+    await claimDueMessages(db.store, db.store.db, Date.now(), 10);
     await db.store.transaction((trx) =>
       markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "EARLY", at: Date.now(), attempts: 1 }]),
     );

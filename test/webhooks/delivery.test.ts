@@ -637,10 +637,10 @@ describeEachEngine("webhook sender", (engine) => {
         webhooks: outbox,
       },
       new Router([carrier]),
-      { batchSize: 100, leaseMs: 15_000, idleMs: 60_000, maxAttempts: 3 },
+      { batchSize: 100, idleMs: 60_000, maxAttempts: 3 },
     );
     try {
-      await dispatcher.dispatch(await claimDueMessages(t.db.store, Date.now(), 100, 15_000));
+      await dispatcher.dispatch(await claimDueMessages(t.db.store, t.db.store.db, Date.now(), 100));
       await until(() => hook.received.length >= 3);
       expect(hook.bodies().map((body) => body.status)).toEqual(["submitted", "submitted", "submitted"]);
       const claimed = await Promise.all(claims.mock.results.map((result) => result.value as Promise<number>));

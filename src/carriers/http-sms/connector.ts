@@ -21,7 +21,7 @@ import { TokenBucket } from "./token-bucket.js";
 
 /**
  * New requests start only this long into a batch. With requests capped at 10 s (timeout_ms),
- * a batch returns within 14 s, inside the dispatcher's 15 s lease; messages not started in
+ * a batch returns within 14 s (the dispatcher's transaction holds its claim meanwhile); messages not started in
  * time (a slow rate cap, a slow aggregator) go back to the queue.
  */
 const START_WINDOW_MS = 4_000;

@@ -36,8 +36,8 @@ import type { PartResult, SmppSessionOptions } from "./session.js";
 
 /**
  * New messages start only this long into a batch. With parts waiting at most 5 s to be sent and
- * 5 s for their response (the defaults below), a batch returns within 14 s, inside the
- * dispatcher's 15 s lease; messages not started in time go back to the queue.
+ * 5 s for their response (the defaults below), a batch returns within 14 s, so the dispatcher's
+ * transaction that holds its claim stays short; messages not started in time go back to the queue.
  */
 const START_WINDOW_MS = 4_000;
 const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;

@@ -1,7 +1,8 @@
-// Dispatch leases on PostgreSQL: a batch whose connector takes longer than the lease keeps its
-// messages (the dispatcher renews the lease while it sends), so housekeeping never hands them to
-// another worker to submit a second time; a crashed worker's lease still expires. SQLite's one
-// dispatcher holds no leases, so the suite runs on PostgreSQL.
+// Dispatch claims on PostgreSQL: a claimed batch stays locked to its dispatcher's transaction
+// however long its connector takes, so neither another dispatcher nor housekeeping hands its
+// messages to a second submit; a dispatcher whose transaction ends without a commit (its
+// process died, its connection dropped) leaves its messages queued and at once claimable.
+// SQLite's one dispatcher claims with a plain read, so the suite runs on PostgreSQL.
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src/dispatch/index.js";
@@ -11,7 +12,8 @@ import type { MessageRow } from "../../src/store/schema.js";
 import { postgresAvailable } from "../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
 
-const LEASE_MS = 600;
+/** Longer than any lease the claims once wrote (15 s) need not be waited for: the test looks several times. */
+const HELD_MS = 1_500;
 
 /** A connector that holds every batch until the test lets it go. */
 class SlowConnector implements Connector {
@@ -35,7 +37,7 @@ class SlowConnector implements Connector {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-(postgresAvailable ? describe : describe.skip)("dispatch leases [postgres]", () => {
+(postgresAvailable ? describe : describe.skip)("dispatch claims [postgres]", () => {
   // API only: nothing dispatches until the test starts its own dispatcher.
   const gateway = useTestGateway("postgres", { roles: ["api"] });
 
@@ -64,24 +66,30 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
         metrics: createMetrics({ defaultMetrics: false }),
       },
       new Router([connector]),
-      { batchSize: 100, leaseMs: LEASE_MS, idleMs: 50, maxAttempts: 3 },
+      { batchSize: 100, idleMs: 50, maxAttempts: 3 },
     );
   }
 
-  it("renews the lease of a batch its connector holds past the lease, so housekeeping leaves it alone", async () => {
+  it("keeps a batch its connector holds from every other claim, then records it once", async () => {
     const t = gateway();
     const ids = await queued(5);
     const connector = new SlowConnector();
     const worker = dispatcher(connector);
+    const other = new SlowConnector();
+    const second = dispatcher(other);
     worker.start();
     try {
       while (connector.sent.length < ids.length) await sleep(10);
-      // Three leases long: without renewal housekeeping would take every message back at the first look.
+      second.start();
       for (let look = 0; look < 6; look++) {
-        await sleep(LEASE_MS / 2);
+        await sleep(HELD_MS / 6);
         expect(await requeueExpiredLeases(t.db.store, t.clock.now().getTime())).toBe(0);
-        expect(await claimDueMessages(t.db.store, t.clock.now().getTime(), 100, LEASE_MS)).toEqual([]);
+        expect(await claimDueMessages(t.db.store, t.db.store.db, t.clock.now().getTime(), 100)).toEqual([]);
+        // Nothing was written for the claim: clients see the messages queued, as before it.
+        const rows = await t.db.store.db.selectFrom("messages").select("status").where("id", "in", ids).execute();
+        expect(rows.map((row) => row.status)).toEqual(ids.map(() => "queued"));
       }
+      expect(other.sent).toEqual([]);
       connector.letGo();
       const deadline = Date.now() + 10_000;
       let statuses: string[] = [];
@@ -93,20 +101,50 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       }
       expect(statuses).toEqual(ids.map(() => "submitted"));
       expect([...connector.sent].sort()).toEqual([...ids].sort());
+      expect(other.sent).toEqual([]);
     } finally {
       connector.letGo();
+      other.letGo();
       await worker.stop();
+      await second.stop();
     }
   });
 
-  it("lets the lease of a batch whose dispatcher stopped beating expire, and only that one", async () => {
+  it("returns at once the batch of a claim whose transaction ends without a commit", async () => {
     const t = gateway();
     const ids = await queued(3);
-    // A worker that claimed and then died: nothing renews its lease.
-    const claimed = await claimDueMessages(t.db.store, t.clock.now().getTime(), 100, LEASE_MS);
-    expect(claimed.map((m) => m.id).sort()).toEqual([...ids].sort());
-    expect(await requeueExpiredLeases(t.db.store, t.clock.now().getTime())).toBe(0);
-    await sleep(LEASE_MS + 100);
-    expect(await requeueExpiredLeases(t.db.store, t.clock.now().getTime())).toBe(3);
+    const now = () => t.clock.now().getTime();
+    // A worker that claimed and then died: its transaction rolls back.
+    const died = new Error("worker died");
+    await expect(
+      t.db.store.transaction(async (trx) => {
+        const claimed = await claimDueMessages(t.db.store, trx, now(), 100);
+        expect(claimed.map((m) => m.id).sort()).toEqual([...ids].sort());
+        expect(claimed.every((m) => m.attempts === 1)).toBe(true);
+        expect(await claimDueMessages(t.db.store, t.db.store.db, now(), 100)).toEqual([]);
+        throw died;
+      }),
+    ).rejects.toBe(died);
+    const again = await claimDueMessages(t.db.store, t.db.store.db, now(), 100);
+    expect(again.map((m) => m.id).sort()).toEqual([...ids].sort());
+    expect(again.every((m) => m.attempts === 1)).toBe(true);
+  });
+
+  it("gives back what a worker of an earlier version left dispatching when its lease expired", async () => {
+    const t = gateway();
+    const ids = await queued(2);
+    await t.db.store.db
+      .updateTable("messages")
+      .set({ status: "dispatching", lease_until: t.clock.now().getTime() - 1 })
+      .where("id", "in", ids)
+      .execute();
+    expect(await requeueExpiredLeases(t.db.store, t.clock.now().getTime())).toBe(2);
+    const again = await claimDueMessages(t.db.store, t.db.store.db, t.clock.now().getTime(), 100);
+    expect(
+      again
+        .map((m) => m.id)
+        .filter((id) => ids.includes(id))
+        .sort(),
+    ).toEqual([...ids].sort());
   });
 });
