@@ -41,6 +41,7 @@ export const QUEUED_SIGNAL = "messages_queued";
 /** Channels whose message states are told by `delivery_report` webhooks. */
 export const REPORTED_CHANNELS: ReadonlySet<string> = new Set(["sms", "voice", "email"]);
 const CLAIM_LINGER_MS = 10;
+const FAILED_ROUND_MAX_PAUSE_MS = 15_000;
 
 /** Back-off before attempt n+1: 1 s, 2 s, 4 s ... capped at 5 minutes, with ±20 % jitter. */
 export function retryDelayMs(attempts: number): number {
@@ -67,6 +68,8 @@ type Deps = Pick<Runtime, "store" | "clock" | "logger" | "metrics"> & { webhooks
 
 export class Dispatcher extends WorkerLoop {
   private readonly routing: Routing;
+  /** Rounds failed in a row, for the pause before the next claim. */
+  private failedRounds = 0;
 
   constructor(
     private readonly deps: Deps,
@@ -84,7 +87,19 @@ export class Dispatcher extends WorkerLoop {
   }
 
   protected async round(): Promise<boolean> {
-    const claimed = this.deps.store.engine === "postgres" ? await this.claimAndDispatch() : await this.dispatchRead();
+    let claimed: number;
+    try {
+      claimed = this.deps.store.engine === "postgres" ? await this.claimAndDispatch() : await this.dispatchRead();
+      this.failedRounds = 0;
+    } catch (error) {
+      // A batch whose outcomes could not be recorded is queued again at once (PostgreSQL: its
+      // claim was the failed transaction's row locks; SQLite: it never left the queue), though
+      // the carriers may have taken it. Pause before the next claim, 1 s doubling to 15 s, so a
+      // fault that fails every record (the database away) does not submit it over and over.
+      this.failedRounds++;
+      await this.pause(Math.min(FAILED_ROUND_MAX_PAUSE_MS, 1000 * 2 ** (this.failedRounds - 1)));
+      throw error;
+    }
     if (claimed === 0) return false;
     // A small claim means the queue is nearly empty: wait a moment so the next claim
     // carries more, instead of reading and committing a few messages at a time.
@@ -92,6 +107,14 @@ export class Dispatcher extends WorkerLoop {
       await new Promise((resolve) => setTimeout(resolve, CLAIM_LINGER_MS));
     }
     return true;
+  }
+
+  /** Waits `ms`, or less when the dispatcher is stopped meanwhile. */
+  private async pause(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (this.isRunning && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(100, until - Date.now())));
+    }
   }
 
   /** SQLite: the claim is a read; the outcomes are recorded in one transaction after the submits. */
