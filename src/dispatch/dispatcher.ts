@@ -4,6 +4,7 @@
 // submits and the record are one transaction whose row locks (FOR NO KEY UPDATE SKIP LOCKED)
 // give each message to exactly one of them, and return it at once if its worker dies.
 
+import { sql } from "kysely";
 import { WorkerLoop } from "../core/worker-loop.js";
 import type { Failure, Retry, Submitted } from "../messages/index.js";
 import {
@@ -135,6 +136,10 @@ export class Dispatcher extends WorkerLoop {
     const recorded = await withHandoff(store, webhooks, async (trx, handoff) => {
       claimed = await claimDueMessages(store, trx, this.now(), this.options.batchSize);
       if (claimed.length === 0) return undefined;
+      // The transaction is idle while the carriers answer (up to 14 s a connector, more with
+      // failover): a server's idle_in_transaction_session_timeout must not end it, and the
+      // claim with it, halfway (the batch would be submitted again).
+      await sql`set local idle_in_transaction_session_timeout = 0`.execute(trx);
       const outcomes = await this.submitAll(claimed);
       return { outcomes, ...(await this.record(trx, handoff, claimed, outcomes)) };
     });

@@ -3,13 +3,16 @@
 // messages to a second submit; a dispatcher whose transaction ends without a commit (its
 // process died, its connection dropped) leaves its messages queued and at once claimable.
 // SQLite's one dispatcher claims with a plain read, so the suite runs on PostgreSQL.
+import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src/dispatch/index.js";
 import { claimDueMessages, requeueExpiredLeases } from "../../src/messages/index.js";
 import { createMetrics } from "../../src/runtime/metrics.js";
 import type { MessageRow } from "../../src/store/schema.js";
-import { postgresAvailable } from "../helpers/engines.js";
+import { openStore } from "../../src/store/store.js";
+import { postgresAvailable, TEST_POSTGRES_URL } from "../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
 
 /** Longer than any lease the claims once wrote (15 s) need not be waited for: the test looks several times. */
@@ -128,6 +131,54 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const again = await claimDueMessages(t.db.store, t.db.store.db, now(), 100);
     expect(again.map((m) => m.id).sort()).toEqual([...ids].sort());
     expect(again.every((m) => m.attempts === 1)).toBe(true);
+  });
+
+  it("holds a batch through a server's idle_in_transaction_session_timeout shorter than the carrier's answer", async () => {
+    const t = gateway();
+    const ids = await queued(3);
+    // Sessions of this role end any transaction idle for 300 ms, as some managed servers are set.
+    const role = `sb_idle_${randomBytes(4).toString("hex")}`;
+    await sql.raw(`create role ${role} login superuser`).execute(t.db.store.db);
+    await sql.raw(`alter role ${role} set idle_in_transaction_session_timeout = '300ms'`).execute(t.db.store.db);
+    const url = new URL(TEST_POSTGRES_URL);
+    url.username = role;
+    const store = await openStore({ engine: "postgres", url: url.toString() }, { pgSchema: t.db.schema });
+    const connector = new SlowConnector();
+    const worker = new Dispatcher(
+      {
+        store,
+        clock: t.clock,
+        logger: createLogger({ logLevel: "silent" }),
+        metrics: createMetrics({ defaultMetrics: false }),
+      },
+      new Router([connector]),
+      { batchSize: 100, idleMs: 50, maxAttempts: 3 },
+    );
+    worker.start();
+    try {
+      while (connector.sent.length < ids.length) await sleep(10);
+      await sleep(1_000);
+      connector.letGo();
+      const deadline = Date.now() + 10_000;
+      let statuses: string[] = [];
+      while (Date.now() < deadline) {
+        const rows = await t.db.store.db.selectFrom("messages").select("status").where("id", "in", ids).execute();
+        statuses = rows.map((row) => row.status);
+        if (statuses.every((status) => status === "submitted")) break;
+        await sleep(20);
+      }
+      expect(statuses).toEqual(ids.map(() => "submitted"));
+      // Once each: the batch's transaction was not ended under it, so nothing went out again.
+      await sleep(1_500);
+      const sent = connector.sent.filter((id) => ids.includes(id));
+      expect(sent.sort()).toEqual([...ids].sort());
+      expect(new Set(connector.sent).size).toBe(connector.sent.length);
+    } finally {
+      connector.letGo();
+      await worker.stop();
+      await store.close();
+      await sql.raw(`drop role if exists ${role}`).execute(t.db.store.db);
+    }
   });
 
   it("gives back what a worker of an earlier version left dispatching when its lease expired", async () => {
