@@ -1,5 +1,5 @@
-// Periodic upkeep of the queue: releases scheduled messages when due, returns messages whose
-// worker died (expired lease) to the queue, re-asks the simulator for reports it lost in a
+// Periodic upkeep of the queue: releases scheduled messages when due, returns to the queue
+// messages an earlier version's worker leased and did not finish (expired lease), re-asks the simulator for reports it lost in a
 // crash, fails messages whose delivery report never came (expiry.ts), and forgets idempotency
 // keys after a day, carrier message parts after a week or a month, and login failures that no
 // longer count. On a PostgreSQL server without autovacuum it also keeps the planner's
