@@ -11,7 +11,7 @@ import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src
 import { claimDueMessages, requeueExpiredLeases } from "../../src/messages/index.js";
 import { createMetrics } from "../../src/runtime/metrics.js";
 import type { MessageRow } from "../../src/store/schema.js";
-import { openStore } from "../../src/store/store.js";
+import { openStore, type Store } from "../../src/store/store.js";
 import { postgresAvailable, TEST_POSTGRES_URL } from "../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
 
@@ -59,11 +59,26 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     return ids;
   }
 
-  function dispatcher(connector: Connector): Dispatcher {
+  /** The statuses of `ids` once all are submitted, or as they are after 10 s. */
+  async function statusesOnceSubmitted(ids: string[]): Promise<string[]> {
+    const t = gateway();
+    const deadline = Date.now() + 10_000;
+    let statuses: string[] = [];
+    while (Date.now() < deadline) {
+      const rows = await t.db.store.db.selectFrom("messages").select("status").where("id", "in", ids).execute();
+      statuses = rows.map((row) => row.status);
+      if (statuses.every((status) => status === "submitted")) break;
+      await sleep(20);
+    }
+    return statuses;
+  }
+
+  /** A dispatcher of `connector` on the gateway's store, or on `store` (another role's sessions). */
+  function dispatcher(connector: Connector, store: Store = gateway().db.store): Dispatcher {
     const t = gateway();
     return new Dispatcher(
       {
-        store: t.db.store,
+        store,
         clock: t.clock,
         logger: createLogger({ logLevel: "silent" }),
         metrics: createMetrics({ defaultMetrics: false }),
@@ -94,15 +109,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
       }
       expect(other.sent).toEqual([]);
       connector.letGo();
-      const deadline = Date.now() + 10_000;
-      let statuses: string[] = [];
-      while (Date.now() < deadline) {
-        const rows = await t.db.store.db.selectFrom("messages").select("status").where("id", "in", ids).execute();
-        statuses = rows.map((row) => row.status);
-        if (statuses.every((status) => status === "submitted")) break;
-        await sleep(20);
-      }
-      expect(statuses).toEqual(ids.map(() => "submitted"));
+      expect(await statusesOnceSubmitted(ids)).toEqual(ids.map(() => "submitted"));
       expect([...connector.sent].sort()).toEqual([...ids].sort());
       expect(other.sent).toEqual([]);
     } finally {
@@ -144,30 +151,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     url.username = role;
     const store = await openStore({ engine: "postgres", url: url.toString() }, { pgSchema: t.db.schema });
     const connector = new SlowConnector();
-    const worker = new Dispatcher(
-      {
-        store,
-        clock: t.clock,
-        logger: createLogger({ logLevel: "silent" }),
-        metrics: createMetrics({ defaultMetrics: false }),
-      },
-      new Router([connector]),
-      { batchSize: 100, idleMs: 50, maxAttempts: 3 },
-    );
+    const worker = dispatcher(connector, store);
     worker.start();
     try {
       while (connector.sent.length < ids.length) await sleep(10);
       await sleep(1_000);
       connector.letGo();
-      const deadline = Date.now() + 10_000;
-      let statuses: string[] = [];
-      while (Date.now() < deadline) {
-        const rows = await t.db.store.db.selectFrom("messages").select("status").where("id", "in", ids).execute();
-        statuses = rows.map((row) => row.status);
-        if (statuses.every((status) => status === "submitted")) break;
-        await sleep(20);
-      }
-      expect(statuses).toEqual(ids.map(() => "submitted"));
+      expect(await statusesOnceSubmitted(ids)).toEqual(ids.map(() => "submitted"));
       // Once each: the batch's transaction was not ended under it, so nothing went out again.
       await sleep(1_500);
       const sent = connector.sent.filter((id) => ids.includes(id));
