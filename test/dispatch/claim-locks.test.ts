@@ -6,14 +6,12 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src/dispatch/index.js";
+import type { Connector, Dispatcher, SubmitResult } from "../../src/dispatch/index.js";
 import { claimDueMessages, requeueExpiredLeases } from "../../src/messages/index.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import { openStore, type Store } from "../../src/store/store.js";
 import { postgresAvailable, TEST_POSTGRES_URL } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, testDispatcher, useTestGateway } from "../helpers/gateway.js";
 
 /** Longer than any lease the claims once wrote (15 s) need not be waited for: the test looks several times. */
 const HELD_MS = 1_500;
@@ -74,18 +72,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   }
 
   /** A dispatcher of `connector` on the gateway's store, or on `store` (another role's sessions). */
-  function dispatcher(connector: Connector, store: Store = gateway().db.store): Dispatcher {
-    const t = gateway();
-    return new Dispatcher(
-      {
-        store,
-        clock: t.clock,
-        logger: createLogger({ logLevel: "silent" }),
-        metrics: createMetrics({ defaultMetrics: false }),
-      },
-      new Router([connector]),
-      { batchSize: 100, idleMs: 50, maxAttempts: 3 },
-    );
+  function dispatcher(connector: Connector, store?: Store): Dispatcher {
+    return testDispatcher(gateway(), connector, {}, store ? { store } : {});
   }
 
   it("keeps a batch its connector holds from every other claim, then records it once", async () => {

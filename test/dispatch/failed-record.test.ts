@@ -4,13 +4,11 @@
 // a fault that fails every record does not submit the same batch over and over, however often
 // new sends wake it; and once the record succeeds the batch is recorded once.
 import { expect, it } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src/dispatch/index.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
+import type { Connector, SubmitResult } from "../../src/dispatch/index.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import type { WebhookOutbox } from "../../src/webhooks/outbox.js";
 import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, testDispatcher, useTestGateway } from "../helpers/gateway.js";
 
 class CountingConnector implements Connector {
   readonly name = "counting";
@@ -49,17 +47,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
       },
     } as unknown as WebhookOutbox;
     const connector = new CountingConnector();
-    const dispatcher = new Dispatcher(
-      {
-        store: t.db.store,
-        clock: t.clock,
-        logger: createLogger({ logLevel: "silent" }),
-        metrics: createMetrics({ defaultMetrics: false }),
-        webhooks: outbox,
-      },
-      new Router([connector]),
-      { batchSize: 100, idleMs: 20, maxAttempts: 3 },
-    );
+    const dispatcher = testDispatcher(t, connector, { idleMs: 20 }, { webhooks: outbox });
     dispatcher.start();
     const waking = setInterval(() => dispatcher.wake(), 5);
     try {

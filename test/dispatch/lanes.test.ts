@@ -1,11 +1,9 @@
 // Priority lanes: a transactional message sent after a promotional backlog is dispatched first.
 import { expect, it } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src/dispatch/index.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
+import type { Connector, SubmitResult } from "../../src/dispatch/index.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, testDispatcher, useTestGateway } from "../helpers/gateway.js";
 
 class RecordingConnector implements Connector {
   readonly name = "recorder";
@@ -36,16 +34,7 @@ describeEachEngine("priority lanes", (engine) => {
     expect(otp.status).toBe(200);
 
     const connector = new RecordingConnector();
-    const dispatcher = new Dispatcher(
-      {
-        store: t.db.store,
-        clock: t.clock,
-        logger: createLogger({ logLevel: "silent" }),
-        metrics: createMetrics({ defaultMetrics: false }),
-      },
-      new Router([connector]),
-      { batchSize: 100, idleMs: 50, maxAttempts: 3 },
-    );
+    const dispatcher = testDispatcher(t, connector);
     dispatcher.start();
     const deadline = Date.now() + 20_000;
     while (connector.batches.flat().length < 301 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

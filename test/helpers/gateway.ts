@@ -7,8 +7,13 @@ import { createAccountWithKey } from "../../src/admin/index.js";
 import { createLogger, type Gateway, type Role, startGateway } from "../../src/app/gateway.js";
 import { type Clock, systemClock } from "../../src/core/clock.js";
 import type { Wallet } from "../../src/core/credits.js";
+import type { DispatcherOptions } from "../../src/dispatch/dispatcher.js";
+import { type Connector, Dispatcher, Router } from "../../src/dispatch/index.js";
 import { type Config, loadConfig } from "../../src/runtime/config.js";
+import { createMetrics } from "../../src/runtime/metrics.js";
 import type { Engine } from "../../src/store/engine.js";
+import type { Store } from "../../src/store/store.js";
+import type { WebhookOutbox } from "../../src/webhooks/outbox.js";
 import { createTestDatabase, type TestDatabase } from "./engines.js";
 
 export interface TestGateway {
@@ -17,6 +22,31 @@ export interface TestGateway {
   url: string;
   clock: Clock;
   config: Config;
+}
+
+/**
+ * A dispatcher of `connector` alone, on the test gateway's database and clock (or `deps.store`),
+ * logging nothing, with its own metrics: for tests that start dispatching themselves (a gateway
+ * with the `api` role only) or hand it a batch. Batches of 100, polls every 50 ms, 3 attempts,
+ * unless `options` says otherwise.
+ */
+export function testDispatcher(
+  t: TestGateway,
+  connector: Connector,
+  options: Partial<DispatcherOptions> = {},
+  deps: { store?: Store; webhooks?: WebhookOutbox } = {},
+): Dispatcher {
+  return new Dispatcher(
+    {
+      store: deps.store ?? t.db.store,
+      clock: t.clock,
+      logger: createLogger({ logLevel: "silent" }),
+      metrics: createMetrics({ defaultMetrics: false }),
+      ...(deps.webhooks ? { webhooks: deps.webhooks } : {}),
+    },
+    new Router([connector]),
+    { batchSize: 100, idleMs: 50, maxAttempts: 3, ...options },
+  );
 }
 
 export function testConfig(db: TestDatabase, env: Record<string, string> = {}): Config {

@@ -1,15 +1,14 @@
 import { expect, it, vi } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { ManualClock } from "../../src/core/clock.js";
-import { type Connector, Dispatcher, Router } from "../../src/dispatch/index.js";
+import type { Connector } from "../../src/dispatch/index.js";
 import { emailNotifyTargets } from "../../src/email/index.js";
 import { claimDueMessages } from "../../src/messages/index.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
 import { WebhookOutbox } from "../../src/webhooks/outbox.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender, webhookRetryDelayMs } from "../../src/webhooks/sender.js";
 import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../src/webhooks/settings.js";
 import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, type TestGateway, testDispatcher, useTestGateway } from "../helpers/gateway.js";
 import { FAST_SIMULATOR, sendSms, waitForStatus } from "../helpers/sms.js";
 import { receiver, until, useReceivers, verify } from "./receiver.js";
 
@@ -628,17 +627,7 @@ describeEachEngine("webhook sender", (engine) => {
       submit: async (messages) => messages.map((m) => ({ ok: true, upstreamId: `C-${m.id}` })),
       onReports: () => undefined,
     };
-    const dispatcher = new Dispatcher(
-      {
-        store: t.db.store,
-        clock: t.clock,
-        logger: createLogger({ logLevel: "silent" }),
-        metrics: createMetrics({ defaultMetrics: false }),
-        webhooks: outbox,
-      },
-      new Router([carrier]),
-      { batchSize: 100, idleMs: 60_000, maxAttempts: 3 },
-    );
+    const dispatcher = testDispatcher(t, carrier, { idleMs: 60_000 }, { webhooks: outbox });
     try {
       await dispatcher.dispatch(await claimDueMessages(t.db.store, t.db.store.db, Date.now(), 100));
       await until(() => hook.received.length >= 3);
