@@ -132,19 +132,19 @@ export class Dispatcher extends WorkerLoop {
    */
   private async claimAndDispatch(): Promise<number> {
     const { store, webhooks } = this.deps;
-    let claimed: MessageRow[] = [];
-    const recorded = await withHandoff(store, webhooks, async (trx, handoff) => {
-      claimed = await claimDueMessages(store, trx, this.now(), this.options.batchSize);
+    const batch = await withHandoff(store, webhooks, async (trx, handoff) => {
+      const claimed = await claimDueMessages(store, trx, this.now(), this.options.batchSize);
       if (claimed.length === 0) return undefined;
       // The transaction is idle while the carriers answer (up to 14 s a connector, more with
       // failover): a server's idle_in_transaction_session_timeout must not end it, and the
       // claim with it, halfway (the batch would be submitted again).
       await sql`set local idle_in_transaction_session_timeout = 0`.execute(trx);
       const outcomes = await this.submitAll(claimed);
-      return { outcomes, ...(await this.record(trx, handoff, claimed, outcomes)) };
+      return { claimed, outcomes, ...(await this.record(trx, handoff, claimed, outcomes)) };
     });
-    if (recorded) await this.afterCommit(claimed, recorded.outcomes, recorded.failed, recorded.events);
-    return claimed.length;
+    if (!batch) return 0;
+    await this.afterCommit(batch.claimed, batch.outcomes, batch.failed, batch.events);
+    return batch.claimed.length;
   }
 
   /**
