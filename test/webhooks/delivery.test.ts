@@ -447,8 +447,12 @@ describeEachEngine("webhook sender", (engine) => {
       account.id,
       Array.from({ length: 6 }, (_, i) => `qa${i}`),
     );
-    // One slot: each request waits for the one before it to free the slot.
-    const sender = senderFor(t, { perAccount: 1, concurrency: 1 });
+    // One slot: each request waits for the one before it to free the slot. Nothing wakes the
+    // sender between an answer and its recording (the recording wakes it after), so the next
+    // request can only go out meanwhile on an idle round: every 2 ms, many fall in the 25 ms
+    // before the recording. With the fixture's 20 ms, whether one did was chance (one CI run in
+    // five saw none on PostgreSQL).
+    const sender = senderFor(t, { perAccount: 1, concurrency: 1, idleMs: 2 });
     sender.start();
     try {
       await until(async () => (await deliveries(t, account.id)).every((d) => d.status === "delivered"));
