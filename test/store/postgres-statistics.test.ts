@@ -51,6 +51,18 @@ suite("planner statistics on PostgreSQL", () => {
     expect(await analyzeChangedTables(db.store.db)).not.toContain("stats_big");
   });
 
+  it("analyzes a table again only once the naptime since its last analysis has passed, as autovacuum would", async () => {
+    await probe("stats_nap", ANALYZE_MIN_CHANGES * 3);
+    // Never analyzed: at once, whatever the naptime.
+    await vi.waitFor(async () => expect(await analyzeChangedTables(db.store.db, 3_600)).toContain("stats_nap"));
+    await sql`insert into stats_nap select generate_series(1, ${ANALYZE_MIN_CHANGES * 3})`.execute(db.store.db);
+    await sql`select pg_stat_force_next_flush()`.execute(db.store.db);
+    // Changed enough again, but analyzed within the hour.
+    expect(await analyzeChangedTables(db.store.db, 3_600)).not.toContain("stats_nap");
+    // With the naptime passed (none), it is.
+    await vi.waitFor(async () => expect(await analyzeChangedTables(db.store.db, 0)).toContain("stats_nap"));
+  });
+
   it("runs in housekeeping only where the server does not keep statistics itself", async () => {
     const keeps = await serverKeepsStatistics(db.store.db);
     const { rows } = await sql<{ autovacuum: string }>`select current_setting('autovacuum') as autovacuum`.execute(
