@@ -91,13 +91,13 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
     const rows = await store
       .statement(
         `update messages as m
-            set status = v.reports -> m.connector -> m.upstream_id ->> 0,
-                done_at = (v.reports -> m.connector -> m.upstream_id ->> 1)::bigint,
-                error_code = v.reports -> m.connector -> m.upstream_id ->> 2,
-                error_message = v.reports -> m.connector -> m.upstream_id ->> 3
+            set status = v.reports #>> array[m.connector, m.upstream_id, '0'],
+                done_at = (v.reports #>> array[m.connector, m.upstream_id, '1'])::bigint,
+                error_code = v.reports #>> array[m.connector, m.upstream_id, '2'],
+                error_message = v.reports #>> array[m.connector, m.upstream_id, '3']
            from (select ?::jsonb as reports) as v
           where m.upstream_id = any(?::text[]) and m.connector = any(?::text[])
-            and v.reports -> m.connector -> m.upstream_id is not null
+            and v.reports #> array[m.connector, m.upstream_id] is not null
             and m.status in (${REPORT_SOURCES})
          returning ${REPORTED_COLUMNS.split(", ")
            .map((column) => `m.${column}`)
