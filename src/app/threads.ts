@@ -153,13 +153,18 @@ export async function startWorkerThread(options: { config: Config; logger: Logge
       if (stopping) return;
       stopping = true;
       if (outbox.length > 0) flush();
+      const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
       const done = new Promise<void>((resolve) => {
         stopped = resolve;
-        worker.once("exit", () => resolve());
+        void exited.then(resolve);
       });
       worker.postMessage({ type: "stop" } satisfies ToWorker);
       await done;
-      await worker.terminate();
+      // The thread ends itself right after "stopped"; terminating it at once would cut short what
+      // node does at a thread's exit (a --cpu-prof profile is written then). Only if it does not.
+      const timer = setTimeout(() => void worker.terminate(), 2_000);
+      await exited;
+      clearTimeout(timer);
     },
   };
 }

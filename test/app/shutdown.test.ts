@@ -136,6 +136,25 @@ describeEachEngine("graceful SIGTERM", (engine) => {
     expect(byId.has(late)).toBe(true);
   }, 120_000);
 
+  it("lets the worker thread end itself: what node writes at a thread's exit (a --cpu-prof profile) is written", async () => {
+    db = await createTestDatabase(engine);
+    const profiles = fs.mkdtempSync(path.join(dir, "profiles-"));
+    server = await startServer(
+      "start",
+      { DATABASE_URL: db.url },
+      { timeoutMs: 60_000, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profiles}`] },
+    );
+    expect(await server.stop("SIGTERM")).toBe(0);
+    server = undefined;
+    // One profile per thread: the HTTP thread's and the worker thread's. Terminated at once
+    // after its "stopped", the worker thread wrote none ("Failed to stringify CPU profile").
+    const written = fs.readdirSync(profiles).filter((file) => file.endsWith(".cpuprofile"));
+    expect(written).toHaveLength(2);
+    for (const file of written) {
+      expect(JSON.parse(fs.readFileSync(path.join(profiles, file), "utf8")).nodes.length).toBeGreaterThan(0);
+    }
+  });
+
   it("gives up on a carrier that never answers after SHUTDOWN_TIMEOUT_SECONDS, exiting 1", async () => {
     db = await createTestDatabase(engine);
     smsc = new FakeSmsc();

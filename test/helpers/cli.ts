@@ -164,10 +164,10 @@ export interface ServerProcess {
 export function startServer(
   role: "start" | "api" | "worker",
   env: Record<string, string>,
-  options: { cwd?: string; timeoutMs?: number } = {},
+  options: { cwd?: string; timeoutMs?: number; nodeArgs?: string[] } = {},
 ): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, role], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, role], {
       env: childEnv({ PORT: "0", HOST: "127.0.0.1", ...env, LOG_LEVEL: "info" }),
       ...(options.cwd ? { cwd: options.cwd } : {}),
       stdio: ["ignore", "pipe", "pipe"],
