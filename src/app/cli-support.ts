@@ -2,7 +2,7 @@
 // configured database for the length of one command, and printing as text or JSON.
 import { InvalidArgumentError } from "commander";
 import { loadConfig } from "../runtime/config.js";
-import { openStore, type Store } from "../store/store.js";
+import { openStore, type Store, storeOptions } from "../store/store.js";
 
 export function onOff(value: string): boolean {
   if (/^(on|true|yes|1)$/i.test(value)) return true;
@@ -23,7 +23,7 @@ export function positiveNumber(value: string): number {
 
 export async function withStore<T>(fn: (store: Store) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous });
+  const store = await openStore(config.database, storeOptions(config));
   try {
     await store.migrate();
     return await fn(store);

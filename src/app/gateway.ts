@@ -9,7 +9,7 @@ import { createLogger } from "../runtime/logging.js";
 import { createMetrics } from "../runtime/metrics.js";
 import { SmppServer } from "../smpp-server/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
-import { openStore, type Store } from "../store/store.js";
+import { openStore, type Store, storeOptions } from "../store/store.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
 import { registerBacklogGauges } from "./backlog-metrics.js";
 import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./bootstrap.js";
@@ -66,7 +66,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     );
   }
   const logger = options.logger ?? createLogger(config);
-  const store = options.store ?? (await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous }));
+  const store = options.store ?? (await openStore(config.database, storeOptions(config)));
   await store.migrate();
   const clock = options.clock ?? systemClock;
   const metrics = createMetrics();

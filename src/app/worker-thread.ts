@@ -8,7 +8,7 @@ import { createLogger } from "../runtime/logging.js";
 import { createMetrics } from "../runtime/metrics.js";
 import { localOutboxWriter } from "../smpp-server/index.js";
 import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
-import { openStore } from "../store/store.js";
+import { openStore, storeOptions } from "../store/store.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
 import { type FromWorker, type SerializedError, serializeError, type ToWorker } from "./threads.js";
 import { startWorkers } from "./workers.js";
@@ -20,7 +20,7 @@ const post = (message: FromWorker) => port.postMessage(message);
 
 try {
   const logger = createLogger(config);
-  const store = await openStore(config.database, { sqliteSynchronous: config.sqliteSynchronous });
+  const store = await openStore(config.database, storeOptions(config));
   const clock = systemClock;
   // Node's process metrics are the main thread's; this one adds its counters to them.
   const metrics = createMetrics({ defaultMetrics: false });

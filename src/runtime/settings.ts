@@ -78,6 +78,13 @@ export const SETTINGS = {
     default: "FULL",
     parser: oneOf(["FULL", "NORMAL"], { anyCase: true }),
   },
+  PG_PREPARED_STATEMENTS: {
+    field: "pgPreparedStatements",
+    description:
+      "PostgreSQL: 1 or true runs the hot statements as named prepared statements (parsed once per connection, generic plans where PostgreSQL finds them cheaper; each connection plans them again every 10 s). 0 behind a connection pooler that cannot keep prepared statements (PgBouncer's transaction pooling before 1.21, without max_prepared_statements).",
+    default: "1",
+    parser: flag,
+  },
   SWITCHBOARD_THREADS: {
     field: "threads",
     description:

@@ -55,6 +55,22 @@ export interface StoreOptions {
   /** PostgreSQL schema to use instead of `public` (tests give every file its own). */
   pgSchema?: string;
   pgPoolSize?: number;
+  /**
+   * PostgreSQL: the statements of `statement()` and `insertMany` as named prepared statements
+   * (parsed once per connection, generic plans where PostgreSQL finds them cheaper). Default on;
+   * off behind a pooler that cannot keep them (PgBouncer's transaction pooling before 1.21).
+   */
+  pgPreparedStatements?: boolean;
+  /** How often each connection drops its cached plans (`DISCARD PLANS`); tests shorten it. */
+  pgPlanRefreshMs?: number;
+}
+
+/** The store options a process's configuration sets. */
+export function storeOptions(config: {
+  sqliteSynchronous: "FULL" | "NORMAL";
+  pgPreparedStatements: boolean;
+}): StoreOptions {
+  return { sqliteSynchronous: config.sqliteSynchronous, pgPreparedStatements: config.pgPreparedStatements };
 }
 
 /** Whether the database answers a trivial query (a Store's `ping`, for /readyz and doctor). */

@@ -30,9 +30,17 @@ export function openPostgres(url: string, options: StoreOptions): Store {
   // The server processes behind this pool's connections: a NOTIFY sent by one of them was
   // already heard in this process when it was sent (signals.notify), so LISTEN skips it.
   const ownBackends = new Set<number>();
+  /** Statement texts run as named prepared statements, and their names. */
+  const prepared = new Map<string, string>();
+  const named = (text: string): string => {
+    if (!prepared.has(text)) prepared.set(text, `sb_${prepared.size}`);
+    return text;
+  };
   pool.on("connect", (client) => {
     const pid = (client as pg.Client & { processID?: number }).processID;
     if (pid) ownBackends.add(pid);
+    if (options.pgPreparedStatements !== false)
+      prepareNamed(client, prepared, options.pgPlanRefreshMs ?? PLAN_REFRESH_MS);
     // The pool listens for errors only while a client is idle in it: a connection lost while a
     // transaction holds it (the server restarted) would emit an 'error' nobody hears and end
     // the process. Its statement fails instead, and the pool drops the client when it returns.
@@ -151,7 +159,7 @@ export function openPostgres(url: string, options: StoreOptions): Store {
       let statement = statements.get(text);
       if (!statement) {
         let n = 0;
-        const pgText = text.replace(/\?/g, () => `$${++n}`);
+        const pgText = named(text.replace(/\?/g, () => `$${++n}`));
         statement = {
           run: async (trx, params) =>
             Number((await trx.executeQuery(CompiledQuery.raw(pgText, [...params]))).numAffectedRows ?? 0),
@@ -174,9 +182,8 @@ export function openPostgres(url: string, options: StoreOptions): Store {
         const list = columns.map((column) => `"${column}"`).join(", ");
         const arrays = columns.map((column, i) => `$${i + 1}::${types.get(column)}[]`).join(", ");
         const values = columns.map((column) => rows.map((row) => (row as Record<string, unknown>)[column]));
-        await trx.executeQuery(
-          CompiledQuery.raw(`insert into "${table}" (${list}) select * from unnest(${arrays})`, values),
-        );
+        const insert = named(`insert into "${table}" (${list}) select * from unnest(${arrays})`);
+        await trx.executeQuery(CompiledQuery.raw(insert, values));
         return;
       }
       // 500 rows x a few dozen columns stays far below PostgreSQL's 65,535 parameters.
@@ -228,4 +235,52 @@ const LISTENER_RETRY_MS = 1_000;
 /** Channel names are scoped by schema so parallel test schemas never wake each other. */
 function pgChannel(channel: string, schema: string | undefined): string {
   return (schema ? `${schema}_${channel}` : `switchboard_${channel}`).replace(/[^a-z0-9_]/gi, "_").toLowerCase();
+}
+
+/** How often a connection drops its cached plans: a generic plan follows its tables' growth within this. */
+export const PLAN_REFRESH_MS = 10_000;
+
+/**
+ * Runs the texts of `prepared` on this client as named prepared statements: parsed once per
+ * connection, and planned once as well where PostgreSQL finds a generic plan as cheap as its
+ * custom ones (the batched updates by key, the unnest inserts). Kysely asks for every query
+ * as `query(text, values)`; a known text goes out as `{ name, text, values }` instead.
+ *
+ * A generic plan stays cached until something invalidates it, and one made while a table was
+ * small is a sequential scan (the claim sorting the table, the report update scanning it), kept
+ * while the table grows by thousands of rows a second: so every `refreshMs` the connection drops
+ * its plans (`DISCARD PLANS`, queued before its next statement; the statements stay prepared)
+ * and each is planned again for the tables as they are then.
+ *
+ * A prepared `select *` whose table gained a column (a newer version's migration, during a
+ * rolling upgrade) fails with "cached plan must not change result type" until it is prepared
+ * again: that statement fails, and the connection prepares every statement afresh, under new
+ * names, from the next one on.
+ */
+function prepareNamed(client: pg.PoolClient, prepared: ReadonlyMap<string, string>, refreshMs: number): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  let plannedAt = Date.now();
+  let generation = 0;
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const [text, values, callback] = args;
+    const base = typeof text === "string" && callback === undefined ? prepared.get(text) : undefined;
+    if (!base) return query(...args);
+    const now = Date.now();
+    if (now - plannedAt >= refreshMs) {
+      plannedAt = now;
+      // In a failed transaction it fails as the statement after it will; the next one tries again.
+      query("discard plans").catch(() => {
+        plannedAt = 0;
+      });
+    }
+    const asked = generation;
+    return query({ name: `${base}_${asked}`, text, values }).catch((error: unknown) => {
+      if (asked === generation && (error as { code?: string }).code === "0A000") {
+        generation++;
+        // The old names are never used again: free them (after this transaction, if one failed).
+        query("deallocate all").catch(() => undefined);
+      }
+      throw error;
+    });
+  };
 }

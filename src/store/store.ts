@@ -6,6 +6,7 @@ import { openPostgres } from "./postgres-store.js";
 import { openSqlite } from "./sqlite-store.js";
 
 export type { DatabaseTarget, Signals, Statement, Store, StoreOptions } from "./contract.js";
+export { storeOptions } from "./contract.js";
 export type { Db } from "./schema.js";
 
 export async function openStore(target: DatabaseTarget, options: StoreOptions = {}): Promise<Store> {
