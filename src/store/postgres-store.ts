@@ -261,6 +261,8 @@ function prepareNamed(client: pg.PoolClient, prepared: ReadonlyMap<string, strin
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   let plannedAt = Date.now();
   let generation = 0;
+  /** Statements to run before the next named one (never queued beside a query in flight: pg 9 refuses that). */
+  let before: string | undefined;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const [text, values, callback] = args;
     const base = typeof text === "string" && callback === undefined ? prepared.get(text) : undefined;
@@ -268,19 +270,25 @@ function prepareNamed(client: pg.PoolClient, prepared: ReadonlyMap<string, strin
     const now = Date.now();
     if (now - plannedAt >= refreshMs) {
       plannedAt = now;
-      // In a failed transaction it fails as the statement after it will; the next one tries again.
-      query("discard plans").catch(() => {
-        plannedAt = 0;
-      });
+      before = before ? `${before}; discard plans` : "discard plans";
     }
     const asked = generation;
-    return query({ name: `${base}_${asked}`, text, values }).catch((error: unknown) => {
-      if (asked === generation && (error as { code?: string }).code === "0A000") {
-        generation++;
-        // The old names are never used again: free them (after this transaction, if one failed).
-        query("deallocate all").catch(() => undefined);
-      }
-      throw error;
+    const run = () =>
+      query({ name: `${base}_${asked}`, text, values }).catch((error: unknown) => {
+        if (asked === generation && (error as { code?: string }).code === "0A000") {
+          generation++;
+          // The old names are never used again: free them before the next named statement.
+          before = before ? `${before}; deallocate all` : "deallocate all";
+        }
+        throw error;
+      });
+    if (!before) return run();
+    const first = before;
+    before = undefined;
+    // In a failed transaction they fail as the statement after them will; tried again next time.
+    return query(first).then(run, () => {
+      plannedAt = 0;
+      return run();
     });
   };
 }
