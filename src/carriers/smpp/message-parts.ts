@@ -50,7 +50,12 @@ export function receiptIdCandidates(id: string): string[] {
 
 /** Stores the parts of sent messages; a message sent again (its earlier outcome unknown to the dispatcher) keeps only its latest parts. */
 export async function storeParts(store: Store, trx: Db, connector: string, sent: SentMessage[], now: number) {
-  for (const chunk of chunks(sent)) {
+  if (store.engine === "postgres") {
+    await store
+      .statement("delete from message_parts where message_id = any(?::text[])")
+      .run(trx, [sent.map((message) => message.messageId)]);
+  }
+  for (const chunk of store.engine === "postgres" ? [] : chunks(sent)) {
     await trx
       .deleteFrom("message_parts")
       .where(
@@ -89,7 +94,16 @@ export function partsOfMessage(db: Db, messageId: string) {
 }
 
 /** Every part of the messages that have a part of `connector` stored under one of `upstreamIds`. */
-async function partsOfMessagesWith(trx: Db, connector: string, upstreamIds: string[]) {
+async function partsOfMessagesWith(store: Store, trx: Db, connector: string, upstreamIds: string[]) {
+  if (store.engine === "postgres") {
+    // One text whatever the number of ids: a prepared statement (postgres-store.ts).
+    return store
+      .statement(
+        `select * from message_parts where message_id in
+           (select message_id from message_parts where connector = ? and upstream_id = any(?::text[]))`,
+      )
+      .all<MessagePartsTable>(trx, [connector, upstreamIds]);
+  }
   const rows: MessagePartsTable[] = [];
   for (const chunk of chunks(upstreamIds)) {
     const query = trx
@@ -209,11 +223,11 @@ export async function applyReceipts(
   now: number,
 ): Promise<{ outcomes: ReceiptOutcome[]; reports: DeliveryReport[] }> {
   const found = new FoundParts(connector);
-  found.add(await partsOfMessagesWith(trx, connector, [...new Set(receipts.map((r) => r.upstreamId))]));
+  found.add(await partsOfMessagesWith(store, trx, connector, [...new Set(receipts.map((r) => r.upstreamId))]));
   const unmatched = receipts.filter((receipt) => !receipt.exactOnly && found.exact(receipt.upstreamId).length === 0);
   if (unmatched.length > 0) {
     const candidates = new Set(unmatched.flatMap((receipt) => receiptIdCandidates(receipt.upstreamId)));
-    found.add(await partsOfMessagesWith(trx, connector, [...candidates]));
+    found.add(await partsOfMessagesWith(store, trx, connector, [...candidates]));
   }
   // SQLite's write transactions are serial already (BEGIN IMMEDIATE).
   const concatenated = [...found.byMessage].filter(([, parts]) => parts.length > 1).map(([id]) => id);
