@@ -51,19 +51,21 @@ export function receiptIdCandidates(id: string): string[] {
 /** Stores the parts of sent messages; a message sent again (its earlier outcome unknown to the dispatcher) keeps only its latest parts. */
 export async function storeParts(store: Store, trx: Db, connector: string, sent: SentMessage[], now: number) {
   if (store.engine === "postgres") {
+    // One text whatever the number of messages: a prepared statement (postgres-store.ts).
     await store
       .statement("delete from message_parts where message_id = any(?::text[])")
       .run(trx, [sent.map((message) => message.messageId)]);
-  }
-  for (const chunk of store.engine === "postgres" ? [] : chunks(sent)) {
-    await trx
-      .deleteFrom("message_parts")
-      .where(
-        "message_id",
-        "in",
-        chunk.map((message) => message.messageId),
-      )
-      .execute();
+  } else {
+    for (const chunk of chunks(sent)) {
+      await trx
+        .deleteFrom("message_parts")
+        .where(
+          "message_id",
+          "in",
+          chunk.map((message) => message.messageId),
+        )
+        .execute();
+    }
   }
   const rows: MessagePartsTable[] = [];
   for (const message of sent) {
