@@ -249,7 +249,7 @@ export const PLAN_REFRESH_MS = 10_000;
  * A generic plan stays cached until something invalidates it, and one made while a table was
  * small is a sequential scan (the claim sorting the table, the report update scanning it), kept
  * while the table grows by thousands of rows a second: so every `refreshMs` the connection drops
- * its plans (`DISCARD PLANS`, queued before its next statement; the statements stay prepared)
+ * its plans (`DISCARD PLANS`, run before its next statement; the statements stay prepared)
  * and each is planned again for the tables as they are then.
  *
  * A prepared `select *` whose table gained a column (a newer version's migration, during a
@@ -285,9 +285,10 @@ function prepareNamed(client: pg.PoolClient, prepared: ReadonlyMap<string, strin
     if (!before) return run();
     const first = before;
     before = undefined;
-    // In a failed transaction they fail as the statement after them will; tried again next time.
+    // In a failed transaction they fail as the statement after them will; they go first again
+    // before the next named statement.
     return query(first).then(run, () => {
-      plannedAt = 0;
+      before = before ? `${first}; ${before}` : first;
       return run();
     });
   };

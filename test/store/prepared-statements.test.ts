@@ -100,4 +100,32 @@ suite("prepared statements on PostgreSQL", () => {
     expect(await read.all(store.db, ["a"])).toEqual([{ id: "a", status: "queued", note: null }]);
     expect(await read.all(store.db, ["a"])).toHaveLength(1);
   });
+
+  it("frees the statements it prepared before, even when the first chance to comes in a failed transaction", async () => {
+    await sql`create table upgrade_probe_trx (id text primary key, status text not null)`.execute(db.store.db);
+    await sql`insert into upgrade_probe_trx values ('a', 'queued')`.execute(db.store.db);
+    const store = await oneConnection({});
+    const read = store.statement("select * from upgrade_probe_trx where id = ?");
+    await read.all(store.db, ["a"]);
+    const names = async () =>
+      (
+        await sql<{
+          name: string;
+        }>`select name from pg_prepared_statements where statement like '%upgrade_probe_trx%'`.execute(store.db)
+      ).rows.map((row) => row.name);
+    const [first] = await names();
+    await sql`alter table upgrade_probe_trx add column note text`.execute(db.store.db);
+    await expect(
+      store.transaction(async (trx) => {
+        await expect(read.all(trx, ["a"])).rejects.toThrow(/cached plan must not change result type/);
+        // The transaction is failed: the DEALLOCATE due before this statement fails with it.
+        await expect(read.all(trx, ["a"])).rejects.toThrow(/current transaction is aborted/);
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await read.all(store.db, ["a"])).toEqual([{ id: "a", status: "queued", note: null }]);
+    const after = await names();
+    expect(after).toHaveLength(1);
+    expect(after).not.toContain(first);
+  });
 });
