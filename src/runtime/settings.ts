@@ -85,6 +85,13 @@ export const SETTINGS = {
     default: "1",
     parser: flag,
   },
+  PG_PIPELINE: {
+    field: "pgPipeline",
+    description:
+      "PostgreSQL: 1 or true writes a transaction's BEGIN, and the inserts whose answer is not read, without waiting for their answers, so the statement after each shares its round trip (their errors still fail the transaction). 0 waits for every answer (a pooler or proxy that cannot take pipelined queries).",
+    default: "1",
+    parser: flag,
+  },
   SWITCHBOARD_THREADS: {
     field: "threads",
     description:

@@ -63,14 +63,24 @@ export interface StoreOptions {
   pgPreparedStatements?: boolean;
   /** How often each connection drops its cached plans (`DISCARD PLANS`); tests shorten it. */
   pgPlanRefreshMs?: number;
+  /**
+   * PostgreSQL: pg's pipeline mode, a transaction's BEGIN and insertMany's inserts sent without
+   * waiting for their answers (postgres-store.ts, pipelineTransactions). Default on.
+   */
+  pgPipeline?: boolean;
 }
 
 /** The store options a process's configuration sets. */
 export function storeOptions(config: {
   sqliteSynchronous: "FULL" | "NORMAL";
   pgPreparedStatements: boolean;
+  pgPipeline: boolean;
 }): StoreOptions {
-  return { sqliteSynchronous: config.sqliteSynchronous, pgPreparedStatements: config.pgPreparedStatements };
+  return {
+    sqliteSynchronous: config.sqliteSynchronous,
+    pgPreparedStatements: config.pgPreparedStatements,
+    pgPipeline: config.pgPipeline,
+  };
 }
 
 /** Whether the database answers a trivial query (a Store's `ping`, for /readyz and doctor). */

@@ -22,6 +22,8 @@ export function openPostgres(url: string, options: StoreOptions): Store {
     connectionString: url,
     max: options.pgPoolSize ?? 10,
     types: pgTypes(),
+    // Queries are written without waiting for the answer to the one before (pipelineTransactions).
+    pipeline: options.pgPipeline !== false,
     ...(schemaOption ? { options: schemaOption } : {}),
   });
   pool.on("error", () => {
@@ -40,7 +42,8 @@ export function openPostgres(url: string, options: StoreOptions): Store {
     const pid = (client as pg.Client & { processID?: number }).processID;
     if (pid) ownBackends.add(pid);
     if (options.pgPreparedStatements !== false)
-      prepareNamed(client, prepared, options.pgPlanRefreshMs ?? PLAN_REFRESH_MS);
+      prepareNamed(client, prepared, options.pgPlanRefreshMs ?? PLAN_REFRESH_MS, options.pgPipeline !== false);
+    if (options.pgPipeline !== false) pipelineTransactions(client);
     // The pool listens for errors only while a client is idle in it: a connection lost while a
     // transaction holds it (the server restarted) would emit an 'error' nobody hears and end
     // the process. Its statement fails instead, and the pool drops the client when it returns.
@@ -182,7 +185,7 @@ export function openPostgres(url: string, options: StoreOptions): Store {
         const list = columns.map((column) => `"${column}"`).join(", ");
         const arrays = columns.map((column, i) => `$${i + 1}::${types.get(column)}[]`).join(", ");
         const values = columns.map((column) => rows.map((row) => (row as Record<string, unknown>)[column]));
-        const insert = named(`insert into "${table}" (${list}) select * from unnest(${arrays})`);
+        const insert = named(`${DEFERRABLE}insert into "${table}" (${list}) select * from unnest(${arrays})`);
         await trx.executeQuery(CompiledQuery.raw(insert, values));
         return;
       }
@@ -257,11 +260,16 @@ export const PLAN_REFRESH_MS = 10_000;
  * again: that statement fails, and the connection prepares every statement afresh, under new
  * names, from the next one on.
  */
-function prepareNamed(client: pg.PoolClient, prepared: ReadonlyMap<string, string>, refreshMs: number): void {
+function prepareNamed(
+  client: pg.PoolClient,
+  prepared: ReadonlyMap<string, string>,
+  refreshMs: number,
+  pipelined: boolean,
+): void {
   const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>;
   let plannedAt = Date.now();
   let generation = 0;
-  /** Statements to run before the next named one (never queued beside a query in flight: pg 9 refuses that). */
+  /** Statements to run before the next named one (without pipelining, never queued beside a query in flight: pg 9 refuses that). */
   let before: string | undefined;
   (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
     const [text, values, callback] = args;
@@ -287,9 +295,81 @@ function prepareNamed(client: pg.PoolClient, prepared: ReadonlyMap<string, strin
     before = undefined;
     // In a failed transaction they fail as the statement after them will; they go first again
     // before the next named statement.
-    return query(first).then(run, () => {
+    const again = () => {
       before = before ? `${first}; ${before}` : first;
+    };
+    if (pipelined) {
+      // Both written now, in order: a statement sent after this one (pipelineTransactions sends
+      // the next without waiting) must not overtake it.
+      void query(first).catch(again);
+      return run();
+    }
+    return query(first).then(run, () => {
+      again();
       return run();
     });
+  };
+}
+
+/**
+ * Marks a statement whose answer nobody reads (insertMany's inserts): inside a transaction it
+ * is sent without waiting for its answer (pipelineTransactions).
+ */
+const DEFERRABLE = "/* deferrable */ ";
+
+type PgResult = { command: string; rowCount: number | null; rows: unknown[] };
+type QueryFn = (...args: unknown[]) => Promise<PgResult>;
+
+/**
+ * Saves round trips inside transactions, on a client in pg's pipeline mode (each query written
+ * at once, its own Sync after it, answered in order). Kysely waits for each statement before it
+ * sends the next, so two kinds are answered here at once instead of by the server:
+ *
+ * - `begin`: it goes out, and Kysely's first statement follows it in the same round trip;
+ * - a DEFERRABLE statement inside a transaction: it goes out, and whatever Kysely sends next
+ *   follows it; its answer is not read (insertMany's are not).
+ *
+ * What they answer is still checked: the next statement that is waited for (at the latest the
+ * COMMIT) settles only after them, and fails with the first of their errors. PostgreSQL has
+ * aborted the transaction by then (a statement after a failed one fails; a COMMIT after it rolls
+ * back), so nothing is committed that the caller was not told about. A ROLLBACK ignores them.
+ * Outside a transaction every statement is waited for, as without pipelining.
+ */
+function pipelineTransactions(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as QueryFn;
+  let inTransaction = false;
+  /** Statements answered here that the server has yet to answer. */
+  let unanswered: Promise<PgResult>[] = [];
+  const sendUnanswered = (text: string, values: unknown, command: string): Promise<PgResult> => {
+    const sent = query(text, values);
+    // Read by the next statement waited for; never an unhandled rejection meanwhile.
+    sent.catch(() => undefined);
+    unanswered.push(sent);
+    return Promise.resolve({ command, rowCount: 0, rows: [] });
+  };
+  (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+    const [text, values, callback] = args;
+    if (typeof text !== "string" || callback !== undefined) return query(...args);
+    const head = text.slice(0, 20).toLowerCase();
+    if (head === "begin") {
+      inTransaction = true;
+      return sendUnanswered(text, values, "BEGIN");
+    }
+    if (inTransaction && text.startsWith(DEFERRABLE)) return sendUnanswered(text, values, "INSERT");
+    const ends = head === "commit" || head === "rollback";
+    if (ends || head.startsWith("start transaction")) inTransaction = !ends;
+    const result = query(...args);
+    if (unanswered.length === 0) return result;
+    const before = unanswered;
+    unanswered = [];
+    if (head === "rollback") return result;
+    return Promise.all(before).then(
+      () => result,
+      (error: unknown) =>
+        result.then(
+          () => Promise.reject(error),
+          () => Promise.reject(error),
+        ),
+    );
   };
 }
