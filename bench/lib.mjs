@@ -283,3 +283,27 @@ export async function startGatewayOnSmsc({ port, database, schemaPrefix, connect
   };
   return { server, smsc: route.smsc, db, env: settings, stop };
 }
+
+/**
+ * A TCP proxy in front of PostgreSQL that holds every chunk `ms` in each direction (a database
+ * on another machine: 1 ms each way is a round trip between two zones of a cloud region). Node's
+ * timers count whole milliseconds; chunks of one direction leave in the order they came. It runs
+ * in a process of its own: the benchmarks' CLI calls (spawnSync) block this one.
+ */
+export async function delayProxy(databaseUrl, ms) {
+  const child = spawn(
+    process.execPath,
+    [path.join(path.dirname(fileURLToPath(import.meta.url)), "delay-proxy.mjs"), databaseUrl, String(ms)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  const port = await new Promise((resolve, reject) => {
+    child.stdout.once("data", (chunk) => resolve(Number(String(chunk).trim())));
+    child.once("exit", (code) => reject(new Error(`delay proxy exited with ${code}`)));
+  });
+  const url = new URL(databaseUrl);
+  url.hostname = "127.0.0.1";
+  url.port = String(port);
+  return { url: url.href, pid: child.pid, close: async () => void child.kill() };
+}

@@ -9,6 +9,9 @@
 // message_parts), and the ledger charged exactly the messages accepted.
 // Usage: npm run build && node bench/smpp-e2e.mjs [--seconds 30] [--connections 100]
 //        [--binds 4] [--window 50] [--receipt-delay-ms 200] [--rate N] [--database postgres://…]
+//        [--database-delay-ms N]
+// --database-delay-ms puts a proxy between the gateway and PostgreSQL that holds every chunk
+// N ms each way, as a database on another machine would (lib.mjs, delayProxy).
 // --rate holds the sends to N a second, so that runs compare at the same table sizes and batch
 // sizes when the machine's other work changes how fast a run can go.
 // PostgreSQL: a schema of its own in that database, dropped at the end. The PostgreSQL CPU is
@@ -19,7 +22,7 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { cpuSeconds, machine, metric, postgresCpuSeconds, startGatewayOnSmsc, waitFor } from "./lib.mjs";
+import { cpuSeconds, delayProxy, machine, metric, postgresCpuSeconds, startGatewayOnSmsc, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -28,6 +31,7 @@ const { values } = parseArgs({
     // Sends per second over all connections (autocannon's overallRate); unlimited when absent.
     rate: { type: "string" },
     database: { type: "string" },
+    "database-delay-ms": { type: "string" },
     port: { type: "string", default: "18090" },
     binds: { type: "string", default: "4" },
     window: { type: "string", default: "50" },
@@ -38,9 +42,13 @@ const { values } = parseArgs({
 const seconds = Number(values.seconds);
 const base = `http://127.0.0.1:${values.port}`;
 
+const proxy =
+  values.database && values["database-delay-ms"]
+    ? await delayProxy(values.database, Number(values["database-delay-ms"]))
+    : undefined;
 const { server, smsc, db, stop } = await startGatewayOnSmsc({
   port: values.port,
-  database: values.database,
+  database: proxy?.url ?? values.database,
   schemaPrefix: "bench_e2e",
   connections: Number(values.binds),
   window: Number(values.window),
@@ -190,10 +198,11 @@ console.log(
 for (const [check, ok] of Object.entries(checks)) console.log(`${ok ? "ok  " : "FAIL"} ${check}`);
 if (!Object.values(checks).every(Boolean)) await explainFailure();
 console.log(
-  `machine: ${machine()}; database: ${values.database ? "postgres" : "sqlite (WAL, synchronous=FULL)"}; ${values.binds} binds x window ${values.window}, receipts after ${values["receipt-delay-ms"]} ms, ${values.connections} HTTP connections`,
+  `machine: ${machine()}; database: ${values.database ? `postgres${proxy ? ` (${values["database-delay-ms"]} ms each way)` : ""}` : "sqlite (WAL, synchronous=FULL)"}; ${values.binds} binds x window ${values.window}, receipts after ${values["receipt-delay-ms"]} ms, ${values.connections} HTTP connections`,
 );
 
 await stop();
+await proxy?.close();
 process.exit(Object.values(checks).every(Boolean) ? 0 : 1);
 
 /**
