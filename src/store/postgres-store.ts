@@ -326,8 +326,8 @@ type QueryFn = (...args: unknown[]) => Promise<PgResult>;
  * sends the next, so two kinds are answered here at once instead of by the server:
  *
  * - `begin`: it goes out, and Kysely's first statement follows it in the same round trip;
- * - a DEFERRABLE statement inside a transaction: it goes out, and whatever Kysely sends next
- *   follows it; its answer is not read (insertMany's are not).
+ * - a DEFERRABLE statement, or a `set local`, inside a transaction: it goes out, and whatever
+ *   Kysely sends next follows it; its answer is not read (insertMany's are not).
  *
  * What they answer is still checked: the next statement that is waited for (at the latest the
  * COMMIT) settles only after them, and fails with the first of their errors. PostgreSQL has
@@ -356,6 +356,7 @@ function pipelineTransactions(client: pg.PoolClient): void {
       return sendUnanswered(text, values, "BEGIN");
     }
     if (inTransaction && text.startsWith(DEFERRABLE)) return sendUnanswered(text, values, "INSERT");
+    if (inTransaction && head.startsWith("set local ")) return sendUnanswered(text, values, "SET");
     const ends = head === "commit" || head === "rollback";
     if (ends || head.startsWith("start transaction")) inTransaction = !ends;
     const result = query(...args);

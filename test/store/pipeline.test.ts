@@ -118,11 +118,12 @@ suite("pipelined transactions on PostgreSQL", () => {
   ];
   const COUNT = "select count(*)::int as n from pipeline_probe where n > 0";
 
-  it("sends BEGIN, the insert and the next statement in one round trip, and commits what they did", async () => {
+  it("sends BEGIN, a SET LOCAL, the insert and the next statement in one round trip, and commits what they did", async () => {
     const store = await throughGate();
     gate.take();
     gate.hold();
     const done = store.transaction(async (trx) => {
+      await sql`set local statement_timeout = 0`.execute(trx);
       await store.insertMany(trx, PROBE, rows);
       const { rows: found } = await sql.raw<{ n: number }>(COUNT).execute(trx);
       return found[0]!.n;
@@ -192,6 +193,16 @@ suite("pipelined transactions on PostgreSQL", () => {
     expect((await sql.raw<{ n: number }>(COUNT).execute(db.store.db)).rows[0]!.n).toBe(0);
     await store.transaction((trx) => store.insertMany(trx, PROBE, rows));
     expect((await sql.raw<{ n: number }>(COUNT).execute(db.store.db)).rows[0]!.n).toBe(2);
+  });
+
+  it("fails the transaction with a SET LOCAL's own error", async () => {
+    const store = await throughGate();
+    const failing = store.transaction(async (trx) => {
+      await sql`set local no_such_setting_here = 1`.execute(trx);
+      await store.insertMany(trx, PROBE, rows);
+    });
+    await expect(failing).rejects.toMatchObject({ code: "42704" });
+    expect((await sql.raw<{ n: number }>(COUNT).execute(db.store.db)).rows[0]!.n).toBe(0);
   });
 
   it("waits for an insert outside a transaction, which fails the call itself", async () => {
