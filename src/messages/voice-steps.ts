@@ -7,7 +7,7 @@ import type { Db } from "../store/store.js";
 export async function callMessages(db: Db, connector: string, callSid: string) {
   return db
     .selectFrom("messages")
-    .select(["id", "meta"])
+    .select(["id", "meta", "status"])
     .where("upstream_id", "=", callSid)
     .where("connector", "=", connector)
     .execute();

@@ -66,7 +66,12 @@ export async function applyCallStatuses(
   return { changed, found };
 }
 
-/** Writes the status into the call's meta unless it knows a later one; false when no call has this id. */
+/**
+ * Writes the status into the call's meta unless it knows a later one. False when no call has
+ * this id, and for a final status whose call is still `submitted`: on PostgreSQL the submit's
+ * commit can land between the report's UPDATE (which did not see the call yet) and this read
+ * (which does), and the status must then be applied again, not taken as done.
+ */
 async function recordCallStatus(trx: Db, update: CallStatusUpdate): Promise<boolean> {
   // Compare-and-set on the old meta: on PostgreSQL a concurrent callback for the same call
   // makes the UPDATE match nothing, and the read is done again.
@@ -79,7 +84,7 @@ async function recordCallStatus(trx: Db, update: CallStatusUpdate): Promise<bool
       if (next === undefined) continue;
       if (!(await replaceMessageMeta(trx, row.id, row.meta, next))) raced = true;
     }
-    if (!raced) return true;
+    if (!raced) return !(isFinalCallStatus(update.status) && rows.some((row) => row.status === "submitted"));
   }
   return true;
 }
