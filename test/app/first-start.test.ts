@@ -8,6 +8,11 @@ import { describeEachEngine } from "../helpers/engines.js";
 
 // Several processes in a row, each a second or more of Node start-up on two busy cores.
 vi.setConfig({ testTimeout: 120_000 });
+/**
+ * A first start listens, then seeds the accounts (argon2 hashes) before it says it is running:
+ * on a slow machine amid the whole suite that took over the helper's 20 s once.
+ */
+const START_TIMEOUT_MS = 60_000;
 
 /** A port some other program holds. */
 async function busyPort(): Promise<{ port: number; close(): Promise<void> }> {
@@ -45,7 +50,7 @@ describeEachEngine("switchboard start on a busy port", (engine) => {
     expect(refused.stdout).not.toContain("first start");
     expect(JSON.parse(await cliOk(["accounts", "list", "--json"], env))).toEqual([]);
 
-    const first = await startServer("start", env);
+    const first = await startServer("start", env, { timeoutMs: START_TIMEOUT_MS });
     const banner = first.output();
     const demoKey = /Demo account[\s\S]*?api key:\s+(sb_\S+)/.exec(banner)?.[1];
     expect(demoKey).toBeDefined();
@@ -69,7 +74,7 @@ describeEachEngine("switchboard start on a busy port", (engine) => {
     // Following the message: a new key and a new password, made without a server running.
     const key = JSON.parse(await cliOk(["keys", "create", "--account", "demo", "--json"], env)).api_key as string;
     await cliOk(["accounts", "set", "--username", "demo", "--password", "a-new-demo-password"], env);
-    const server = await startServer("start", env);
+    const server = await startServer("start", env, { timeoutMs: START_TIMEOUT_MS });
     expect(server.output()).not.toContain("first start");
     expect(await balance(server.url, key)).toBe(10_000);
     const credits = await fetch(`${server.url}/api/getcredits?username=demo&password=a-new-demo-password`);
