@@ -305,5 +305,5 @@ export async function delayProxy(databaseUrl, ms) {
   const url = new URL(databaseUrl);
   url.hostname = "127.0.0.1";
   url.port = String(port);
-  return { url: url.href, pid: child.pid, close: async () => void child.kill() };
+  return { url: url.href, close: async () => void child.kill() };
 }

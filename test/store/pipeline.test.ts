@@ -38,14 +38,11 @@ async function answerGate(target: URL) {
     upstream.on("close", close).on("error", close);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as net.AddressInfo).port;
+  const url = new URL(target.href);
+  url.hostname = "127.0.0.1";
+  url.port = String((server.address() as net.AddressInfo).port);
   return {
-    url: (() => {
-      const url = new URL(target.href);
-      url.hostname = "127.0.0.1";
-      url.port = String(port);
-      return url.href;
-    })(),
+    url: url.href,
     /** What the client wrote since the last call. */
     take(): string {
       const text = written;
@@ -128,8 +125,14 @@ suite("pipelined transactions on PostgreSQL", () => {
       const { rows: found } = await sql.raw<{ n: number }>(COUNT).execute(trx);
       return found[0]!.n;
     });
-    // No answer has come back, and all three are on their way.
-    expect(await eventually(() => gate.take().includes(COUNT) || false)).toBe(true);
+    // No answer has come back, and all of them are on their way.
+    let seen = "";
+    expect(
+      await eventually(() => {
+        seen += gate.take();
+        return seen.includes(COUNT);
+      }),
+    ).toBe(true);
     gate.release();
     expect(await done).toBe(2);
     const { rows: stored } = await sql<{ id: string }>`select id from pipeline_probe order by id`.execute(db.store.db);
