@@ -1,9 +1,13 @@
-// A PostgreSQL dialect whose catalog introspection sees only the connection's current schema.
+// A PostgreSQL dialect whose catalog introspection and migration lock see only the
+// connection's current schema.
 import {
   type DatabaseIntrospector,
   type DatabaseMetadata,
   type DatabaseMetadataOptions,
+  type DialectAdapter,
   type Kysely,
+  type MigrationLockOptions,
+  PostgresAdapter,
   PostgresDialect,
   type SchemaMetadata,
   sql,
@@ -45,7 +49,37 @@ class CurrentSchemaIntrospector implements DatabaseIntrospector {
   }
 }
 
+/**
+ * Kysely's migration lock is one advisory lock for the whole PostgreSQL server, so a schema's
+ * migration waits for every other schema's: tenants sharing a server, or parallel test files
+ * each migrating a schema of their own, queue behind one another (a start waited over 20 s
+ * amid the test suite on a slow machine). The lock here is per schema: two processes
+ * migrating the same schema still take turns (test/store/migrate-race.test.ts), other schemas
+ * do not wait. Session-level, as Kysely's, with the same hour-long lock_timeout.
+ */
+class SchemaMigrationLockAdapter extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    await sql`
+      with set_timeout as (select set_config('lock_timeout', '3600000', true) as config_val)
+      select pg_advisory_lock(${migrationLockKey(options)}) from set_timeout`.execute(db);
+  }
+
+  override async releaseMigrationLock(db: Kysely<unknown>, options: MigrationLockOptions): Promise<void> {
+    await sql`select pg_advisory_unlock(${migrationLockKey(options)})`.execute(db);
+  }
+}
+
+/** A 64-bit key derived from the schema's name (the bookkeeping table's, else the current one). */
+function migrationLockKey(options: MigrationLockOptions) {
+  const schema = options.lockTableSchema === undefined ? sql`current_schema()` : sql`${options.lockTableSchema}`;
+  return sql`hashtextextended('switchboard migrations ' || ${schema}, 0)`;
+}
+
 export class CurrentSchemaPostgresDialect extends PostgresDialect {
+  override createAdapter(): DialectAdapter {
+    return new SchemaMigrationLockAdapter();
+  }
+
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new CurrentSchemaIntrospector(db);
   }

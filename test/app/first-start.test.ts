@@ -10,7 +10,9 @@ import { describeEachEngine } from "../helpers/engines.js";
 vi.setConfig({ testTimeout: 120_000 });
 /**
  * A first start listens, then seeds the accounts (argon2 hashes) before it says it is running:
- * on a slow machine amid the whole suite that took over the helper's 20 s once.
+ * on a slow machine amid the whole suite that took over the helper's 20 s once. A start on a
+ * busy port migrates first: it waited over 20 s for other schemas' migrations while the
+ * migration lock was one for the whole server (now per schema, src/store/pg-dialect.ts).
  */
 const START_TIMEOUT_MS = 60_000;
 
@@ -41,7 +43,7 @@ describeEachEngine("switchboard start on a busy port", (engine) => {
 
   it("creates nothing on a busy port, says so plainly, and the next start that listens prints the credentials", async () => {
     const env = { DATABASE_URL: empty.url, HOST: "127.0.0.1" };
-    const refused = await runCli(["start"], { ...env, PORT: String(occupied.port) });
+    const refused = await runCli(["start"], { ...env, PORT: String(occupied.port) }, { timeoutMs: START_TIMEOUT_MS });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`switchboard: cannot listen on 127.0.0.1:${occupied.port}: the port is in use`);
     expect(refused.stderr).toContain("set PORT to a free port (PORT=0 picks one)");
@@ -63,7 +65,7 @@ describeEachEngine("switchboard start on a busy port", (engine) => {
 
   it("on a database with accounts, says their credentials exist and how to make new ones, which then work", async () => {
     const env = { DATABASE_URL: empty.url, HOST: "127.0.0.1" };
-    const refused = await runCli(["start"], { ...env, PORT: String(occupied.port) });
+    const refused = await runCli(["start"], { ...env, PORT: String(occupied.port) }, { timeoutMs: START_TIMEOUT_MS });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("the port is in use");
     expect(refused.stderr).toContain("The database already has its accounts");

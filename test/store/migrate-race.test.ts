@@ -1,5 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/store.js";
+import { createEmptyDatabase } from "../helpers/empty-database.js";
 import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../helpers/engines.js";
 
 // Test files run in parallel, each creating and dropping its own PostgreSQL schema. Kysely's
@@ -40,6 +42,49 @@ describe.skipIf(!postgresAvailable)("catalog introspection for migrations [postg
       expect(tables.map((table) => table.name)).toContain("messages");
     } finally {
       await fresh.drop();
+    }
+  });
+
+  it("takes its migration lock per schema: another schema's lock does not hold it up, its own does", async () => {
+    const empty = await createEmptyDatabase("postgres");
+    const schema = new URL(empty.url).searchParams.get("options")!.replace("-c search_path=", "");
+    const holder = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    await holder.connect();
+    const store = await openStore({ engine: "postgres", url: TEST_POSTGRES_URL }, { pgSchema: schema });
+    try {
+      // Kysely's own lock, one for the whole server, and another schema's: neither waits.
+      await holder.query("select pg_advisory_lock(3853314791062309107)");
+      await holder.query("select pg_advisory_lock(hashtextextended('switchboard migrations ' || $1, 0))", [other]);
+      await store.migrate();
+      expect(await empty.tables()).toContain("messages");
+      await holder.query("select pg_advisory_unlock_all()");
+
+      // This schema's lock: a migration waits for it (a second process migrating the same schema).
+      const again = await createEmptyDatabase("postgres");
+      const againSchema = new URL(again.url).searchParams.get("options")!.replace("-c search_path=", "");
+      const second = await openStore({ engine: "postgres", url: TEST_POSTGRES_URL }, { pgSchema: againSchema });
+      try {
+        await holder.query("select pg_advisory_lock(hashtextextended('switchboard migrations ' || $1, 0))", [
+          againSchema,
+        ]);
+        let done = false;
+        const migrating = second.migrate().then(() => {
+          done = true;
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(done).toBe(false);
+        expect(await again.tables()).not.toContain("messages");
+        await holder.query("select pg_advisory_unlock_all()");
+        await migrating;
+        expect(await again.tables()).toContain("messages");
+      } finally {
+        await second.close();
+        await again.drop();
+      }
+    } finally {
+      await holder.end();
+      await store.close();
+      await empty.drop();
     }
   });
 });

@@ -3,7 +3,7 @@
 // cached plans every pgPlanRefreshMs, so that a generic plan made while a table was small (a
 // sequential scan) does not outlive the table's growth.
 import { sql } from "kysely";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { openStore, type Store } from "../../src/store/store.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
 
@@ -62,7 +62,14 @@ suite("prepared statements on PostgreSQL", () => {
     expect(await preparedNames(unnamed)).toEqual([]);
   });
 
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it("plans a statement again after the refresh, so a cached generic plan follows its table's growth", async () => {
+    // The refresh reads Date.now(): the test moves the clock itself, so a slow machine (an
+    // insert of 100,000 rows taking longer than the refresh) cannot refresh the plan early.
+    vi.useFakeTimers({ toFake: ["Date"] });
     const store = await oneConnection({ pgPlanRefreshMs: 300 });
     await sql`set plan_cache_mode = force_generic_plan`.execute(store.db);
     // The plan a small table gets (at five rows the planner may take either): a sequential scan
@@ -82,7 +89,10 @@ suite("prepared statements on PostgreSQL", () => {
     // EXECUTE shows the cached plan and is not itself one of the store's statements).
     expect(await plan(store, name!)).toMatch(/Seq Scan on plans_probe/);
 
-    await new Promise((resolve) => setTimeout(resolve, 350));
+    vi.setSystemTime(Date.now() + 299);
+    await claim.all(store.db, [1_000_000, 10]);
+    expect(await plan(store, name!)).toMatch(/Seq Scan on plans_probe/);
+    vi.setSystemTime(Date.now() + 1);
     expect(await claim.all(store.db, [1_000_000, 10])).toHaveLength(10);
     // The refresh dropped it before this run: planned for the table as it is now.
     expect(await plan(store, name!)).toMatch(/Index Scan using plans_probe_queued/);
