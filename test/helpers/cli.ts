@@ -158,6 +158,13 @@ export interface ServerProcess {
 }
 
 /**
+ * How long a role may take to say it is running: about 3 s alone on a slow machine (node loads
+ * the app in each of its two threads), but amid the whole suite on two busy cores a start once
+ * took over 20 s (test/dispatch/crash.test.ts). A start that never comes still fails.
+ */
+const START_TIMEOUT_MS = 45_000;
+
+/**
  * Starts a long-running role (`start`, `api`, `worker`) on an ephemeral port and resolves once it
  * logs that it is running (its JSON log line carries the URL).
  */
@@ -184,7 +191,7 @@ export function startServer(
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`switchboard ${role} did not start in time:\n${output}`));
-    }, options.timeoutMs ?? 20_000);
+    }, options.timeoutMs ?? START_TIMEOUT_MS);
     const onData = (chunk: Buffer) => {
       output += chunk;
       if (started) return;
