@@ -8,4 +8,7 @@ if (!existsSync(cli)) {
   console.error("switchboard: dist/ is missing. Run `npm run build` (npm ci does it for you).");
   process.exit(1);
 }
+// `start` with two threads: the worker thread loads the app on the other core meanwhile.
+const { startEarly } = await import(new URL("../dist/app/early-thread.js", import.meta.url).href);
+startEarly(process.argv.slice(2));
 await import(cli);

@@ -14,6 +14,7 @@ import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
 import { registerBacklogGauges } from "./backlog-metrics.js";
 import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./bootstrap.js";
 import type { AppContext } from "./context.js";
+import { discardEarly } from "./early-thread.js";
 import { type Heartbeat, startHeartbeat } from "./heartbeat.js";
 import { listenFailure } from "./listen-failure.js";
 import { type App, buildServer } from "./server.js";
@@ -87,6 +88,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options.roles.includes("worker")
       ? startWorkerThread({ config, logger })
       : undefined;
+  // Started ahead for a gateway that runs without it (SWITCHBOARD_THREADS=1 in a config file,
+  // an in-memory database): ended.
+  if (!threadStarting) discardEarly();
   // An unhandled rejection before it is awaited below would end the process without a word.
   threadStarting?.catch(() => undefined);
   if (threadStarting) metrics.peers.push(async () => (await threadStarting).metrics());

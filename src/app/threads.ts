@@ -14,9 +14,11 @@ import type { AcceptOutcome, AcceptService, SendOrder } from "../messages/index.
 import type { Config } from "../runtime/config.js";
 import type { MetricsSnapshot } from "../runtime/metrics.js";
 import type { ClaimedRow, OutboxWrite } from "../smpp-server/index.js";
+import { takeEarly } from "./early-thread.js";
 
 /** What crosses from the main thread to the worker thread. */
 export type ToWorker =
+  | { type: "config"; config: Config }
   | { type: "accept"; orders: Array<{ id: number; order: SendOrder }> }
   | { type: "metrics"; id: number }
   | { type: "smpp-outbox"; id: number; write: OutboxWrite }
@@ -55,9 +57,12 @@ interface Waiting {
 }
 
 export async function startWorkerThread(options: { config: Config; logger: Logger }): Promise<WorkerThread> {
-  const worker = new Worker(new URL("./worker-thread.js", import.meta.url), {
-    workerData: { config: options.config },
-  });
+  // Started ahead by bin/switchboard.js (early-thread.ts) when it could be: its modules are
+  // loaded, or loading, by now; it waits for its configuration.
+  const early = takeEarly();
+  const worker =
+    early ?? new Worker(new URL("./worker-thread.js", import.meta.url), { workerData: { config: options.config } });
+  if (early) worker.postMessage({ type: "config", config: options.config } satisfies ToWorker);
   const waiting = new Map<number, Waiting>();
   let nextId = 1;
   let outbox: Array<{ id: number; order: SendOrder }> = [];

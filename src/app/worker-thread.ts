@@ -15,7 +15,15 @@ import { startWorkers } from "./workers.js";
 
 const port = parentPort;
 if (!port) throw new Error("worker-thread.js runs as a worker thread of a start process");
-const { config } = workerData as { config: Config };
+// Started ahead (early-thread.ts), the thread loads its modules first and then waits for its
+// configuration, the first message; started by threads.ts directly, it has it from the start.
+const config =
+  (workerData as { config?: Config }).config ??
+  (await new Promise<Config>((resolve) =>
+    port.once("message", (message: ToWorker) => {
+      if (message.type === "config") resolve(message.config);
+    }),
+  ));
 const post = (message: FromWorker) => port.postMessage(message);
 
 try {

@@ -1,0 +1,46 @@
+// The worker thread of a `start` process, started before the main thread loads the gateway.
+// Loading the app's modules takes each thread most of a start (about 1.5–2 s of a 3.5 s start
+// on a slow two-core machine): started after the main thread's modules and migrations, the
+// worker thread loaded its own while the main thread waited. bin/switchboard.js calls
+// startEarly() before it imports the CLI, so both threads load at once, one per core; the
+// thread then waits for its configuration (threads.ts hands it over, or ends it when the
+// gateway runs without it). This module imports nothing of the app: it must load in an instant.
+import os from "node:os";
+import { Worker } from "node:worker_threads";
+
+let early: Worker | undefined;
+
+/** Whether `args` run `start` with two threads (SWITCHBOARD_THREADS, as settings.ts reads it). */
+export function earlyThreadWanted(args: readonly string[], env: NodeJS.ProcessEnv, cores: number): boolean {
+  if (args[0] !== "start" || args.includes("--help") || args.includes("-h")) return false;
+  return (env.SWITCHBOARD_THREADS ?? String(Math.min(2, cores))) === "2";
+}
+
+/** Starts the worker thread ahead when `args` run `start` with two threads. */
+export function startEarly(args: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
+  if (!earlyThreadWanted(args, env, os.availableParallelism())) return;
+  early = new Worker(new URL("./worker-thread.js", import.meta.url), { workerData: {} });
+  // Until the gateway takes it, it keeps nothing alive: a start that fails exits as before.
+  early.unref();
+  // One that failed or ended before it is taken is not handed out (takeEarly): the gateway
+  // starts a thread of its own, whose failure it reports as it always did.
+  const started = early;
+  started.on("error", () => undefined);
+  started.once("exit", () => {
+    if (early === started) early = undefined;
+  });
+}
+
+/** The thread started ahead, if any, now the caller's (once). */
+export function takeEarly(): Worker | undefined {
+  const worker = early;
+  early = undefined;
+  worker?.ref();
+  return worker;
+}
+
+/** Ends the thread started ahead when the gateway runs without it. */
+export function discardEarly(): void {
+  void early?.terminate();
+  early = undefined;
+}
