@@ -2,7 +2,6 @@
 // read into one entry per message of ours. The message is found from the envelope recipient
 // first (VERP: bounces+<message id>@bounce domain, where every message of ours is sent from),
 // else from the returned message's X-Switchboard-Message-Id or Message-ID.
-import { simpleParser } from "mailparser";
 import { messageIdFromBounceAddress, messageIdFromMessageIdHeader, normalizeMessageId } from "./mime.js";
 
 export interface Bounce {
@@ -65,6 +64,9 @@ export async function parseDsn(
   raw: Buffer | string,
   options: { bounceDomain: string; envelopeTo?: readonly string[] },
 ): Promise<Bounce[]> {
+  // Loaded on the first bounce, not at start: mailparser and its dependencies take ~190 ms to
+  // load on a slow machine, in each of a start's two threads, for a path most gateways never take.
+  const { simpleParser } = await import("mailparser");
   const mail = await simpleParser(raw, {
     keepDeliveryStatus: true,
     skipHtmlToText: true,
