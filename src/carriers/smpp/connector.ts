@@ -255,7 +255,7 @@ export class SmppConnector implements Connector {
     if (retryable) return { result: retryable };
     return {
       result: { ok: true, upstreamId: ids[0]! },
-      stored: this.storeParts({ messageId: message.id, upstreamIds: ids }),
+      stored: this.storeParts({ messageId: message.id, upstreamIds: ids, sentAt: this.now() }),
     };
   }
 

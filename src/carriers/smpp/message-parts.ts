@@ -24,6 +24,8 @@ export interface SentMessage {
   messageId: string;
   /** The submit_sm_resp message_id of each part, in order. */
   upstreamIds: string[];
+  /** When the SMSC answered (epoch ms; stored as the parts' created_at): the write's own time when absent. */
+  sentAt?: number;
 }
 
 function chunks<T>(items: T[]): T[][] {
@@ -48,27 +50,53 @@ export function receiptIdCandidates(id: string): string[] {
   return [...candidates];
 }
 
-/** Stores the parts of sent messages; a message sent again (its earlier outcome unknown to the dispatcher) keeps only its latest parts. */
-export async function storeParts(store: Store, trx: Db, connector: string, sent: SentMessage[], now: number) {
+/**
+ * Stores the parts of sent messages. A message sent again (its earlier outcome unknown to the
+ * dispatcher) keeps only the parts of its latest send: this write replaces parts stored for an
+ * earlier send, and stores nothing for a message whose parts come from a later one. That order
+ * matters when the database is away: the parts of a send whose write kept failing (retried until
+ * it lands, connector.ts) must not replace, once it is back, those of the message's next send,
+ * which the dispatcher recorded meanwhile, or the receipts of that send match nothing (the fault
+ * suite's PostgreSQL restart found three messages left `submitted` so). Two writes racing for one
+ * message: the later insert fails on the primary key and its write is tried again.
+ */
+export async function storeParts(store: Store, trx: Db, connector: string, group: SentMessage[], now: number) {
+  const sentAt = (message: SentMessage) => message.sentAt ?? now;
+  // Two sends of one message in a group: the later one's parts.
+  const latest = new Map<string, SentMessage>();
+  for (const message of group) {
+    const seen = latest.get(message.messageId);
+    if (!seen || sentAt(seen) <= sentAt(message)) latest.set(message.messageId, message);
+  }
+  const sent = [...latest.values()];
+  const ids = sent.map((message) => message.messageId);
+  /** Messages whose stored parts are of a later send. */
+  const later = new Set<string>();
   if (store.engine === "postgres") {
-    // One text whatever the number of messages: a prepared statement (postgres-store.ts).
-    await store
-      .statement("delete from message_parts where message_id = any(?::text[])")
-      .run(trx, [sent.map((message) => message.messageId)]);
+    // One statement, one text whatever the number of messages (a prepared statement,
+    // postgres-store.ts): the DELETE runs in its WITH, and the SELECT, reading the table as it
+    // was before, names the messages whose parts are newer than this send.
+    const rows = await store
+      .statement(
+        `with gone as (
+           delete from message_parts p using unnest(?::text[], ?::bigint[]) as s(id, at)
+            where p.message_id = s.id and p.created_at <= s.at)
+         select distinct p.message_id from message_parts p
+           join unnest(?::text[], ?::bigint[]) as s(id, at) on p.message_id = s.id and p.created_at > s.at`,
+      )
+      .all<{ message_id: string }>(trx, [ids, sent.map(sentAt), ids, sent.map(sentAt)]);
+    for (const row of rows) later.add(row.message_id);
   } else {
-    for (const chunk of chunks(sent)) {
-      await trx
-        .deleteFrom("message_parts")
-        .where(
-          "message_id",
-          "in",
-          chunk.map((message) => message.messageId),
-        )
-        .execute();
+    const remove = store.statement("delete from message_parts where message_id = ? and created_at <= ?");
+    const remaining = store.statement("select 1 from message_parts where message_id = ? limit 1");
+    for (const message of sent) {
+      await remove.run(trx, [message.messageId, sentAt(message)]);
+      if ((await remaining.all(trx, [message.messageId])).length > 0) later.add(message.messageId);
     }
   }
   const rows: MessagePartsTable[] = [];
   for (const message of sent) {
+    if (later.has(message.messageId)) continue;
     message.upstreamIds.forEach((upstreamId, index) => {
       rows.push({
         message_id: message.messageId,
@@ -78,11 +106,11 @@ export async function storeParts(store: Store, trx: Db, connector: string, sent:
         status: "pending",
         error_code: null,
         done_at: null,
-        created_at: now,
+        created_at: sentAt(message),
       });
     });
   }
-  await store.insertMany(trx, "message_parts", rows);
+  if (rows.length > 0) await store.insertMany(trx, "message_parts", rows);
 }
 
 /** A message's parts in order, as its timeline shows them (messages/' MessagePartsReader). */
