@@ -72,26 +72,39 @@ suite("prepared statements on PostgreSQL", () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     const store = await oneConnection({ pgPlanRefreshMs: 300 });
     await sql`set plan_cache_mode = force_generic_plan`.execute(store.db);
+    const claim = store.statement(CLAIM);
     // The plan a small table gets (at five rows the planner may take either): a sequential scan
     // and a sort, made so here whatever the costs say, then the planner left free again.
-    await sql`set enable_indexscan = off`.execute(store.db);
-    await sql`set enable_bitmapscan = off`.execute(store.db);
-    const claim = store.statement(CLAIM);
-    await claim.all(store.db, [1_000_000, 10]);
-    await sql`reset enable_indexscan`.execute(store.db);
-    await sql`reset enable_bitmapscan`.execute(store.db);
+    const planSmall = async () => {
+      await sql`set enable_indexscan = off`.execute(store.db);
+      await sql`set enable_bitmapscan = off`.execute(store.db);
+      await claim.all(store.db, [1_000_000, 10]);
+      await sql`reset enable_indexscan`.execute(store.db);
+      await sql`reset enable_bitmapscan`.execute(store.db);
+    };
+    await planSmall();
     const [name] = await preparedNames(store);
     expect(await plan(store, name!)).toMatch(/Seq Scan on plans_probe/);
 
     await sql`insert into plans_probe select 'n' || g, case when g % 1000 = 0 then 'queued' else 'delivered' end, g % 3, g
-              from generate_series(1, 100000) g`.execute(store.db);
+              from generate_series(1, 100000) g`.execute(db.store.db);
     // Cached: still the sequential scan, 100,005 rows later (nothing invalidated it; EXPLAIN
-    // EXECUTE shows the cached plan and is not itself one of the store's statements).
-    expect(await plan(store, name!)).toMatch(/Seq Scan on plans_probe/);
+    // EXECUTE shows the cached plan and is not itself one of the store's statements). Amid the
+    // whole suite, other files' DDL can overflow PostgreSQL's invalidation queue, and a backend
+    // that falls behind drops every cached plan: then the plan is made small again, and looked at.
+    const expectCachedSmall = async (run: () => Promise<unknown>) => {
+      for (let attempt = 1; ; attempt++) {
+        await run();
+        if (/Seq Scan on plans_probe/.test(await plan(store, name!))) return;
+        expect(attempt, "the cached plan was dropped three times by something else").toBeLessThan(3);
+        await planSmall();
+      }
+    };
+    await expectCachedSmall(async () => undefined);
 
+    // Not yet due: run, and still cached.
     vi.setSystemTime(Date.now() + 299);
-    await claim.all(store.db, [1_000_000, 10]);
-    expect(await plan(store, name!)).toMatch(/Seq Scan on plans_probe/);
+    await expectCachedSmall(() => claim.all(store.db, [1_000_000, 10]));
     vi.setSystemTime(Date.now() + 1);
     expect(await claim.all(store.db, [1_000_000, 10])).toHaveLength(10);
     // The refresh dropped it before this run: planned for the table as it is now.
