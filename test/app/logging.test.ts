@@ -4,7 +4,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { stripVTControlCharacters } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CarrierWarnings } from "../../src/carriers/warnings.js";
 import { setUpWhatsAppDemo } from "../../src/whatsapp/index.js";
 import { type AggregatorAnswer, FakeAggregator } from "../carriers/fake-aggregator.js";
@@ -15,6 +15,10 @@ import { buildAccount, call, startTestGateway, type TestGateway } from "../helpe
 import { captureLogs, type LogCapture, type LogLine, WARN } from "../helpers/log-capture.js";
 import { RawConnection } from "../helpers/raw-http.js";
 import { receiver, until, useReceivers } from "../webhooks/receiver.js";
+
+// Its slowest tests take up to 10 s amid the whole suite on a slow two-core machine, where a
+// test of the same kind once took four times as long as usual: twice the default bound.
+vi.setConfig({ testTimeout: 60_000 });
 
 const OTP = "Your OTP is 482913. Do not share it with anyone.";
 

@@ -5,13 +5,17 @@
 // connector is unbound reaches A when it binds again; B's throttling slows A down without losing
 // a message; a wrong password leaves the connector down; an MO message B receives for the
 // account reaches A's inbound SMS.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { setSmppSettings } from "../../src/smpp-server/index.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
 import { sendSms, waitForStatus } from "../helpers/sms.js";
 import { assignNumber } from "../inbound/helpers.js";
 import { type SmppAccount, smppAccount, smppPort, until } from "./client.js";
+
+// Its slowest tests take up to 11 s amid the whole suite on a slow two-core machine, where a
+// test of the same kind once took four times as long as usual: twice the default bound.
+vi.setConfig({ testTimeout: 60_000 });
 
 const ENTITY = "1101234567890123456";
 const TEMPLATE = "1107161234567890123";
