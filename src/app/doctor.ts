@@ -6,7 +6,6 @@
 // workers last saw). Each check is ok, warn or fail; any fail makes the exit code 1.
 import net from "node:net";
 import { sql } from "kysely";
-import { createClient } from "redis";
 import { connectorHealthRows, enabledCarrierConfigs } from "../carriers/catalog.js";
 import { readCarriersFile } from "../carriers/config-file.js";
 import { type Config, ConfigError, loadConfig } from "../runtime/config.js";
@@ -249,6 +248,7 @@ async function redisCheck(config: Config, add: Add): Promise<void> {
     add("redis", "ok", "not configured: each API process counts rate limits in its own memory");
     return;
   }
+  const { createClient } = await import("redis");
   const client = createClient({
     url: config.redisUrl,
     socket: { connectTimeout: TIMEOUT_MS, reconnectStrategy: false },

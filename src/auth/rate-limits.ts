@@ -6,14 +6,19 @@
 // a warning is logged.
 import type { Logger } from "pino";
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { createClient } from "redis";
+import type { createClient } from "redis";
 
 /** The window of every limit: `rate_limit` requests per this many seconds. */
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
 const REDIS_WARNING_INTERVAL_MS = 30_000;
 const REDIS_CONNECT_WAIT_MS = 2_000;
 
-function newRedisClient(url: string) {
+/**
+ * Loaded only when REDIS_URL is set: node-redis takes ~250 ms to load on a slow machine, in every
+ * start and CLI command that would otherwise never use it.
+ */
+async function newRedisClient(url: string): Promise<RedisClient> {
+  const { createClient } = await import("redis");
   return createClient({
     url,
     socket: {
@@ -23,7 +28,7 @@ function newRedisClient(url: string) {
   });
 }
 
-export type RedisClient = ReturnType<typeof newRedisClient>;
+export type RedisClient = ReturnType<typeof createClient>;
 
 export interface RateLimitOutcome {
   allowed: boolean;
@@ -151,7 +156,7 @@ function outcome(allowed: boolean, limit: number, res: RateLimiterRes): RateLimi
  * first connection so a healthy Redis is used from the first request.
  */
 export async function connectRateLimitRedis(url: string, logger: Logger): Promise<RedisClient> {
-  const client = newRedisClient(url);
+  const client = await newRedisClient(url);
   let lastError = 0;
   client.on("error", (error: unknown) => {
     const now = Date.now();

@@ -4,7 +4,7 @@
 // could not be. Delayed, relayed and delivered reports and mail that is no DSN are taken and
 // dropped: answering them with an error would only make the sender retry them.
 import type { Logger } from "pino";
-import { SMTPServer, type SMTPServerDataStream } from "smtp-server";
+import type { SMTPServerDataStream } from "smtp-server";
 import { type Bounce, parseDsn } from "./bounces.js";
 import { domainOf } from "./content.js";
 
@@ -42,6 +42,8 @@ async function readAtMost(stream: SMTPServerDataStream, maxBytes: number): Promi
 export async function startBounceListener(options: BounceListenerOptions): Promise<BounceListener> {
   const { bounceDomain, logger } = options;
   const maxBytes = options.maxBytes ?? 10 * 1024 * 1024;
+  // Loaded when a bounce listener starts (BOUNCE_SMTP_PORT), not by every start and CLI command.
+  const { SMTPServer } = await import("smtp-server");
   const server = new SMTPServer({
     banner: "Switchboard bounce listener",
     authOptional: true,
