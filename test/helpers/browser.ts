@@ -99,7 +99,8 @@ export async function expectNoHorizontalScroll(page: Page, what: string): Promis
 
 /** Every "Loading…" status of the page is gone (a page may load several sections at once). */
 export async function noneLoading(page: Page): Promise<void> {
-  await page.waitForFunction(
-    "![...document.querySelectorAll('[role=status]')].some((e) => (e.textContent ?? '').includes('Loading'))",
-  );
+  // A locator, not waitForFunction: a string predicate that is not true at once is polled by
+  // evaluating it in the page, which the console's CSP (script-src 'self', no unsafe-eval)
+  // refuses; that showed only when a page was still loading at the first look (a slow machine).
+  await page.locator("[role=status]", { hasText: "Loading" }).first().waitFor({ state: "detached" });
 }
