@@ -4,21 +4,26 @@
 // worker thread loaded its own while the main thread waited. bin/switchboard.js calls
 // startEarly() before it imports the CLI, so both threads load at once, one per core; the
 // thread then waits for its configuration (threads.ts hands it over, or ends it when the
-// gateway runs without it). This module imports nothing of the app: it must load in an instant.
-import os from "node:os";
+// gateway runs without it). This module imports nothing of the app but the settings table
+// (which the gateway loads next anyway): it must load in an instant.
 import { Worker } from "node:worker_threads";
+import { SETTINGS } from "../runtime/settings.js";
 
 let early: Worker | undefined;
 
-/** Whether `args` run `start` with two threads (SWITCHBOARD_THREADS, as settings.ts reads it). */
-export function earlyThreadWanted(args: readonly string[], env: NodeJS.ProcessEnv, cores: number): boolean {
+/** Whether `args` run `start` with two threads: SWITCHBOARD_THREADS, else the setting's default. */
+export function earlyThreadWanted(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+  threadsByDefault = SETTINGS.SWITCHBOARD_THREADS.default.raw(),
+): boolean {
   if (args[0] !== "start" || args.includes("--help") || args.includes("-h")) return false;
-  return (env.SWITCHBOARD_THREADS ?? String(Math.min(2, cores))) === "2";
+  return (env.SWITCHBOARD_THREADS ?? threadsByDefault) === "2";
 }
 
 /** Starts the worker thread ahead when `args` run `start` with two threads. */
 export function startEarly(args: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
-  if (!earlyThreadWanted(args, env, os.availableParallelism())) return;
+  if (!earlyThreadWanted(args, env)) return;
   early = new Worker(new URL("./worker-thread.js", import.meta.url), { workerData: {} });
   // Until the gateway takes it, it keeps nothing alive: a start that fails exits as before.
   early.unref();

@@ -88,8 +88,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     options.roles.includes("worker")
       ? startWorkerThread({ config, logger })
       : undefined;
-  // Started ahead for a gateway that runs without it (SWITCHBOARD_THREADS=1 in a config file,
-  // an in-memory database): ended.
+  // Started ahead for a gateway that runs without it (an in-memory database): ended.
   if (!threadStarting) discardEarly();
   // An unhandled rejection before it is awaited below would end the process without a word.
   threadStarting?.catch(() => undefined);

@@ -5,16 +5,16 @@ import { earlyThreadWanted } from "../../src/app/early-thread.js";
 import { startServer } from "../helpers/cli.js";
 
 it("starts the thread ahead only for a start that runs two threads", () => {
-  expect(earlyThreadWanted(["start"], {}, 2)).toBe(true);
-  expect(earlyThreadWanted(["start"], {}, 8)).toBe(true);
-  expect(earlyThreadWanted(["start"], { SWITCHBOARD_THREADS: "2" }, 2)).toBe(true);
-  expect(earlyThreadWanted(["start"], {}, 1)).toBe(false);
-  expect(earlyThreadWanted(["start"], { SWITCHBOARD_THREADS: "1" }, 2)).toBe(false);
+  // The default is the setting's own (2 on two or more cores, else 1).
+  expect(earlyThreadWanted(["start"], {}, "2")).toBe(true);
+  expect(earlyThreadWanted(["start"], { SWITCHBOARD_THREADS: "2" }, "1")).toBe(true);
+  expect(earlyThreadWanted(["start"], {}, "1")).toBe(false);
+  expect(earlyThreadWanted(["start"], { SWITCHBOARD_THREADS: "1" }, "2")).toBe(false);
   // Refused later by the settings with their own message: no thread meanwhile.
-  expect(earlyThreadWanted(["start"], { SWITCHBOARD_THREADS: "3" }, 2)).toBe(false);
-  expect(earlyThreadWanted(["start", "--help"], {}, 2)).toBe(false);
+  expect(earlyThreadWanted(["start"], { SWITCHBOARD_THREADS: "3" }, "2")).toBe(false);
+  expect(earlyThreadWanted(["start", "--help"], {}, "2")).toBe(false);
   for (const role of ["api", "worker", "migrate", "accounts", "doctor"])
-    expect(earlyThreadWanted([role], {}, 2)).toBe(false);
+    expect(earlyThreadWanted([role], {}, "2")).toBe(false);
 });
 
 // A smoke test of the path where the thread started ahead is ended unused (gateway.ts).

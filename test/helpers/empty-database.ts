@@ -12,6 +12,8 @@ import { TEST_POSTGRES_URL } from "./engines.js";
 export interface EmptyDatabase {
   /** DATABASE_URL for a child process. */
   url: string;
+  /** PostgreSQL: the schema (in `url`'s search_path), for a store opened in this process. */
+  schema?: string;
   /** Tables that exist now. */
   tables(): Promise<string[]>;
   drop(): Promise<void>;
@@ -51,6 +53,7 @@ export async function createEmptyDatabase(engine: Engine): Promise<EmptyDatabase
   url.searchParams.set("options", `-c search_path=${name}`);
   return {
     url: url.toString(),
+    schema: name,
     tables: async () =>
       (
         await query<{ table_name: string }>(

@@ -45,28 +45,28 @@ describe.skipIf(!postgresAvailable)("catalog introspection for migrations [postg
     }
   });
 
+  /** The key of a schema's migration lock ($1 its name), as src/store/pg-dialect.ts derives it. */
+  const SCHEMA_LOCK = "hashtextextended('switchboard migrations ' || $1, 0)";
+
   it("takes its migration lock per schema: another schema's lock does not hold it up, its own does", async () => {
     const empty = await createEmptyDatabase("postgres");
-    const schema = new URL(empty.url).searchParams.get("options")!.replace("-c search_path=", "");
     const holder = new pg.Client({ connectionString: TEST_POSTGRES_URL });
     await holder.connect();
-    const store = await openStore({ engine: "postgres", url: TEST_POSTGRES_URL }, { pgSchema: schema });
+    const store = await openStore({ engine: "postgres", url: TEST_POSTGRES_URL }, { pgSchema: empty.schema! });
     try {
       // Kysely's own lock, one for the whole server, and another schema's: neither waits.
       await holder.query("select pg_advisory_lock(3853314791062309107)");
-      await holder.query("select pg_advisory_lock(hashtextextended('switchboard migrations ' || $1, 0))", [other]);
+      await holder.query(`select pg_advisory_lock(${SCHEMA_LOCK})`, [other]);
       await store.migrate();
       expect(await empty.tables()).toContain("messages");
       await holder.query("select pg_advisory_unlock_all()");
 
       // This schema's lock: a migration waits for it (a second process migrating the same schema).
       const again = await createEmptyDatabase("postgres");
-      const againSchema = new URL(again.url).searchParams.get("options")!.replace("-c search_path=", "");
+      const againSchema = again.schema!;
       const second = await openStore({ engine: "postgres", url: TEST_POSTGRES_URL }, { pgSchema: againSchema });
       try {
-        await holder.query("select pg_advisory_lock(hashtextextended('switchboard migrations ' || $1, 0))", [
-          againSchema,
-        ]);
+        await holder.query(`select pg_advisory_lock(${SCHEMA_LOCK})`, [againSchema]);
         let done = false;
         const migrating = second.migrate().then(() => {
           done = true;

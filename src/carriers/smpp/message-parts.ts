@@ -73,6 +73,7 @@ export async function storeParts(store: Store, trx: Db, connector: string, group
   /** Messages whose stored parts are of a later send. */
   const later = new Set<string>();
   if (store.engine === "postgres") {
+    const times = sent.map(sentAt);
     // One statement, one text whatever the number of messages (a prepared statement,
     // postgres-store.ts): the DELETE runs in its WITH, and the SELECT, reading the table as it
     // was before, names the messages whose parts are newer than this send.
@@ -84,7 +85,7 @@ export async function storeParts(store: Store, trx: Db, connector: string, group
          select distinct p.message_id from message_parts p
            join unnest(?::text[], ?::bigint[]) as s(id, at) on p.message_id = s.id and p.created_at > s.at`,
       )
-      .all<{ message_id: string }>(trx, [ids, sent.map(sentAt), ids, sent.map(sentAt)]);
+      .all<{ message_id: string }>(trx, [ids, times, ids, times]);
     for (const row of rows) later.add(row.message_id);
   } else {
     const remove = store.statement("delete from message_parts where message_id = ? and created_at <= ?");
