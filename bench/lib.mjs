@@ -10,7 +10,12 @@ import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const bin = path.join(root, "bin", "switchboard.js");
+// BENCH_UNBUNDLED=1 runs tsc's dist/app instead of the bundle, so that a CPU profile names each
+// source file (the bundle's chunks hold many); start-up is slower and `start` has no early thread.
+const bin =
+  process.env.BENCH_UNBUNDLED === "1"
+    ? path.join(root, "dist", "app", "cli.js")
+    : path.join(root, "bin", "switchboard.js");
 
 export function freshSqliteUrl() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-bench-"));

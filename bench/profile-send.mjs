@@ -53,7 +53,10 @@ const env = {
     ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
     : {}),
 };
-if (!values["no-profile"]) process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+if (!values["no-profile"]) {
+  process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+  process.env.BENCH_UNBUNDLED ??= "1"; // the profile's files by source file, not by bundle chunk
+}
 const server = await startServer("start", env);
 cli(env, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
 const base = `http://127.0.0.1:${port}`;
