@@ -70,7 +70,9 @@ export async function applyCallStatuses(
  * Writes the status into the call's meta unless it knows a later one. False when no call has
  * this id, and for a final status whose call is still `submitted`: on PostgreSQL the submit's
  * commit can land between the report's UPDATE (which did not see the call yet) and this read
- * (which does), and the status must then be applied again, not taken as done.
+ * (which does), and the status must then be applied again, not taken as done. False too when
+ * every attempt lost its compare-and-set to another callback: the status is not in the meta, so
+ * it is applied again later (CallStatusIngester's retry), not counted as recorded.
  */
 async function recordCallStatus(trx: Db, update: CallStatusUpdate): Promise<boolean> {
   // Compare-and-set on the old meta: on PostgreSQL a concurrent callback for the same call
@@ -86,7 +88,7 @@ async function recordCallStatus(trx: Db, update: CallStatusUpdate): Promise<bool
     }
     if (!raced) return !(isFinalCallStatus(update.status) && rows.some((row) => row.status === "submitted"));
   }
-  return true;
+  return false;
 }
 
 type Deps = Pick<Runtime, "store" | "clock" | "logger" | "metrics"> & { webhooks: WebhookOutbox };
