@@ -12,7 +12,8 @@ import pg from "pg";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // BENCH_UNBUNDLED=1 runs tsc's dist/app instead of the bundle, so that a CPU profile names each
 // source file (the bundle's chunks hold many); start-up is slower and `start` has no early thread.
-const bin =
+// Read at each spawn, so that a script may set it after importing this module.
+const bin = () =>
   process.env.BENCH_UNBUNDLED === "1"
     ? path.join(root, "dist", "app", "cli.js")
     : path.join(root, "bin", "switchboard.js");
@@ -110,7 +111,7 @@ async function freshDatabase(postgresUrl, schemaPrefix) {
 }
 
 export function cli(env, ...args) {
-  const result = spawnSync(process.execPath, [bin, ...args], { env: { ...process.env, ...env }, encoding: "utf8" });
+  const result = spawnSync(process.execPath, [bin(), ...args], { env: { ...process.env, ...env }, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`switchboard ${args.join(" ")} failed: ${result.stderr}`);
   return result.stdout;
 }
@@ -122,7 +123,7 @@ export function cli(env, ...args) {
 export async function startServer(role, env) {
   const child = spawn(
     process.execPath,
-    [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), bin, role],
+    [...(process.env.BENCH_SERVER_NODE_ARGS?.split(" ").filter(Boolean) ?? []), bin(), role],
     { env: { SMPP_SERVER_PORT: "0", ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] },
   );
   let out = "";
