@@ -90,7 +90,7 @@ export function openSqlite(file: string, options: StoreOptions): Store {
     statement(text) {
       let statement = prepared.get(text);
       if (!statement) {
-        const raw_ = raw.prepare(text);
+        const raw_ = statements.database.prepare(text); // timed with SWITCHBOARD_SQL_PROFILE=1
         statement = raw_.reader
           ? {
               run: async (_trx, params) => raw_.all(params).length,
@@ -113,7 +113,7 @@ export function openSqlite(file: string, options: StoreOptions): Store {
       const text = `insert into "${table}" (${columns.map((c) => `"${c}"`).join(", ")}) values (${columns.map(() => "?").join(", ")})`;
       let statement = inserts.get(text);
       if (!statement) {
-        statement = raw.prepare(text);
+        statement = statements.database.prepare(text);
         inserts.set(text, statement);
       }
       const values: unknown[] = new Array(columns.length);
