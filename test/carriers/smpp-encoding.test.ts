@@ -95,6 +95,18 @@ describe("splitMessage", () => {
     expect(reassemble(emoji)).toBe(emoji);
   });
 
+  it("asks a reference function only for a text of several parts", () => {
+    let asked = 0;
+    const reference = () => {
+      asked++;
+      return 0x33;
+    };
+    expect(splitMessage("one part", { reference }).udh).toBeNull();
+    expect(asked).toBe(0);
+    expect(splitMessage("d".repeat(200), { reference }).udh?.map((u) => u[3])).toEqual([0x33, 0x33]);
+    expect(asked).toBe(1);
+  });
+
   it("gives each long message a new reference", () => {
     const first = splitMessage("z".repeat(200)).udh![0]![3];
     const second = splitMessage("z".repeat(200)).udh![0]![3];

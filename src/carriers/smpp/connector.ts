@@ -231,7 +231,8 @@ export class SmppConnector implements Connector {
         text: message.body,
         dltEntityId: message.dlt_entity_id,
         dltTemplateId: message.dlt_template_id,
-        reference: concatenationReference(message.id),
+        // Hashed only for a message of several parts.
+        reference: () => concatenationReference(message.id),
         ucs2: message.encoding === "ucs2",
       });
       parts = outcome.parts;

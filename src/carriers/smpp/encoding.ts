@@ -124,8 +124,15 @@ export function concatenationHeaders(reference: number, total: number): Buffer[]
   return Array.from({ length: total }, (_, i) => Buffer.from([0x05, 0x00, 0x03, reference & 0xff, total, i + 1]));
 }
 
-/** `ucs2`: send as UCS-2 even a text GSM-7 could carry (the message was charged as UCS-2). */
-export function splitMessage(text: string, options: { reference?: number; ucs2?: boolean } = {}): SplitMessage {
+/**
+ * `ucs2`: send as UCS-2 even a text GSM-7 could carry (the message was charged as UCS-2).
+ * `reference`: the concatenation reference, or a function that gives it, called only for a text
+ * of several parts (most texts are one part, and the connector's reference is a hash).
+ */
+export function splitMessage(
+  text: string,
+  options: { reference?: number | (() => number); ucs2?: boolean } = {},
+): SplitMessage {
   const gsm = !options.ucs2 && isGsm7(text);
   const whole = gsm ? encodeGsm7(text) : encodeUcs2(text);
   const dataCoding: DataCoding = gsm ? 0 : 8;
@@ -134,6 +141,7 @@ export function splitMessage(text: string, options: { reference?: number; ucs2?:
   // A surrogate pair (an emoji) is never cut in two. Graphemes are not kept whole: that packs
   // tightest, so a part count never exceeds the charged one.
   const parts = cut(whole, gsm ? PART_GSM : PART_UCS2 * 2, gsm);
-  const reference = options.reference ?? nextReference++ & 0xff;
+  const reference =
+    typeof options.reference === "function" ? options.reference() : (options.reference ?? nextReference++ & 0xff);
   return { dataCoding, parts, udh: concatenationHeaders(reference, parts.length) };
 }

@@ -52,8 +52,11 @@ export interface SubmitRequest {
   dltTemplateId?: string | null;
   /** This submit's DLT tags, when they differ from the session's. */
   tlvTags?: Partial<DltTags>;
-  /** The concatenation reference to use (0–255), e.g. to resend the parts of one message. */
-  reference?: number;
+  /**
+   * The concatenation reference to use (0–255), e.g. to resend the parts of one message; a
+   * function is called only for a message of several parts.
+   */
+  reference?: number | (() => number);
   /** Send as UCS-2 even when the text is GSM-7. */
   ucs2?: boolean;
 }
