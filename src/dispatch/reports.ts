@@ -141,13 +141,21 @@ export class ReportIngester {
    */
   private keepUnmatched(group: Waiting[], changedCount: number): void {
     if (changedCount === group.length) return;
-    void this.findUnmatched(group).then((left) => {
-      const now = Date.now();
-      for (const waiting of left) {
-        if (now - waiting.firstSeen < RETRY_UNMATCHED_MS) this.unmatched.push(waiting);
-        else this.deps.logger.warn({ report: waiting.report }, "delivery report matches no message; dropped");
-      }
-    });
+    void this.findUnmatched(group)
+      .catch((error: unknown) => {
+        // The database away (the look-up failed): every report of the group is tried again, as
+        // one that matched nothing; a report applied already changes nothing the second time.
+        // Unhandled, this rejection ended the process.
+        this.deps.logger.warn({ err: error, reports: group.length }, "looking up unmatched delivery reports failed");
+        return group;
+      })
+      .then((left) => {
+        const now = Date.now();
+        for (const waiting of left) {
+          if (now - waiting.firstSeen < RETRY_UNMATCHED_MS) this.unmatched.push(waiting);
+          else this.deps.logger.warn({ report: waiting.report }, "delivery report matches no message; dropped");
+        }
+      });
   }
 
   private async findUnmatched(group: Waiting[]): Promise<Waiting[]> {

@@ -82,4 +82,44 @@ describeEachEngine("delivery reports", (engine) => {
     await ingester.stop();
     expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 5000 });
   });
+  it("keeps a report that matched nothing when looking it up fails (the database away), and applies it later", async () => {
+    const id = await acceptOne("9876500044");
+    // Only the ingester's own look-up of unmatched reports goes through this handle.
+    let away = true;
+    let failedLookups = 0;
+    const failing = db.store.db.withPlugin({
+      transformQuery(args) {
+        if (away && args.node.kind === "SelectQueryNode") {
+          failedLookups++;
+          throw new Error("the database is away");
+        }
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const ingester = new ReportIngester({
+      store: { ...db.store, db: failing },
+      clock: systemClock,
+      logger: createLogger({ logLevel: "silent" }),
+      metrics: createMetrics({ defaultMetrics: false }),
+    });
+    ingester.start();
+    try {
+      ingester.push([{ connector: "test", upstreamId: "AWAY-1", status: "delivered", at: 6000 }]);
+      const until = Date.now() + 5000;
+      while (failedLookups === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      expect(failedLookups).toBeGreaterThan(0);
+      away = false;
+      await claimDueMessages(db.store, db.store.db, Date.now(), 10);
+      await db.store.transaction((trx) =>
+        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AWAY-1", at: Date.now(), attempts: 1 }]),
+      );
+      const deadline = Date.now() + 5000;
+      while ((await statusOf(id)).status !== "delivered" && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 6000 });
+    } finally {
+      await ingester.stop();
+    }
+  });
 });
