@@ -59,6 +59,12 @@ export interface Connector {
    * once they are stored (rejects when one could not be): acknowledge the carrier after that.
    */
   onInbound?(sink: (messages: InboundSms[]) => Promise<void>): void;
+  /**
+   * Messages this connector sent whose submit was recorded only later, after the first record
+   * failed (the database away): a delivery report that came meanwhile found them not yet
+   * `submitted` and changed nothing, so it is looked for again (SMPP: parts already final).
+   */
+  recordedLate?(messageIds: string[]): Promise<void>;
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import {
   markJobsStarted,
   markSubmitted,
   requeueForRetry,
+  stillWaiting,
 } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { MessageRow } from "../store/schema.js";
@@ -29,6 +30,13 @@ export interface DispatcherOptions {
   idleMs: number;
   /** Submit attempts before a retryable failure becomes final. */
   maxAttempts: number;
+  /**
+   * How long recording again the submits of a batch whose record failed may keep failing
+   * before they are given up, and so sent again (default 10 minutes): the dispatcher claims
+   * nothing meanwhile, and a record that fails for another reason than the database being away
+   * must not stop it for good.
+   */
+  unrecordedGiveUpMs?: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -56,7 +64,21 @@ interface Outcomes {
   submitted: Submitted[];
   retries: Retry[];
   failures: Failure[];
+  /** The connector that took each submitted message. */
+  takenBy: Map<string, Connector>;
 }
+
+/** Submits the carriers took whose record failed: recorded again before anything is claimed. */
+interface Unrecorded {
+  claimed: MessageRow[];
+  submitted: Submitted[];
+  takenBy: Map<string, Connector>;
+}
+
+/** Unrecorded submits kept at most; past it the oldest batches are given up (and logged). */
+const MAX_UNRECORDED = 50_000;
+const UNRECORDED_GIVE_UP_MS = 10 * 60_000;
+const RECORD_AGAIN_MAX_PAUSE_MS = 1_000;
 
 /** Where the dispatcher gets its router (the carrier registry swaps it when routes change) and reports results. */
 export interface Routing {
@@ -71,6 +93,12 @@ export class Dispatcher extends WorkerLoop {
   private readonly routing: Routing;
   /** Rounds failed in a row, for the pause before the next claim. */
   private failedRounds = 0;
+  /** Batches whose submits the carriers took but whose record failed (recordAgain). */
+  private unrecorded: Unrecorded[] = [];
+  /** Attempts in a row to record them again that failed, for the pause before the next. */
+  private recordAgainFailures = 0;
+  /** When the oldest of them failed to be recorded. */
+  private unrecordedSince: number | undefined;
 
   constructor(
     private readonly deps: Deps,
@@ -88,17 +116,32 @@ export class Dispatcher extends WorkerLoop {
   }
 
   protected async round(): Promise<boolean> {
+    if (this.unrecorded.length > 0) {
+      try {
+        await this.recordAgain();
+        this.recordAgainFailures = 0;
+      } catch (error) {
+        // Soon again (100 ms doubling to 1 s), not after the claims' longer pause: these messages
+        // are queued meanwhile, and another worker that claims them first sends them again.
+        this.recordAgainFailures++;
+        await this.pause(Math.min(RECORD_AGAIN_MAX_PAUSE_MS, 100 * 2 ** (this.recordAgainFailures - 1)));
+        throw error;
+      }
+    }
     let claimed: number;
     try {
       claimed = this.deps.store.engine === "postgres" ? await this.claimAndDispatch() : await this.dispatchRead();
       this.failedRounds = 0;
     } catch (error) {
       // A batch whose outcomes could not be recorded is queued again at once (PostgreSQL: its
-      // claim was the failed transaction's row locks; SQLite: it never left the queue), though
-      // the carriers may have taken it. Pause before the next claim, 1 s doubling to 15 s, so a
-      // fault that fails every record (the database away) does not submit it over and over.
+      // claim was the failed transaction's row locks; SQLite: it never left the queue). What
+      // the carriers took of it is kept (`unrecorded`) and recorded first once the database
+      // answers (above), so that it is not sent again. Pause before the next claim, 1 s
+      // doubling to 15 s, so a fault that fails every record (the database away) does not
+      // submit what the carriers did not take over and over.
       this.failedRounds++;
-      await this.pause(Math.min(FAILED_ROUND_MAX_PAUSE_MS, 1000 * 2 ** (this.failedRounds - 1)));
+      const pause = Math.min(FAILED_ROUND_MAX_PAUSE_MS, 1000 * 2 ** (this.failedRounds - 1));
+      await this.pause(this.unrecorded.length > 0 ? 100 : pause);
       throw error;
     }
     if (claimed === 0) return false;
@@ -132,6 +175,7 @@ export class Dispatcher extends WorkerLoop {
    */
   private async claimAndDispatch(): Promise<number> {
     const { store, webhooks } = this.deps;
+    let taken: Unrecorded | undefined;
     const batch = await withHandoff(store, webhooks, async (trx, handoff) => {
       const claimed = await claimDueMessages(store, trx, this.now(), this.options.batchSize);
       if (claimed.length === 0) return undefined;
@@ -140,7 +184,11 @@ export class Dispatcher extends WorkerLoop {
       // claim with it, halfway (the batch would be submitted again).
       await sql`set local idle_in_transaction_session_timeout = 0`.execute(trx);
       const outcomes = await this.submitAll(claimed);
+      taken = { claimed, submitted: outcomes.submitted, takenBy: outcomes.takenBy };
       return { claimed, outcomes, ...(await this.record(trx, handoff, claimed, outcomes)) };
+    }).catch((error: unknown) => {
+      if (taken) this.keepUnrecorded(taken);
+      throw error;
     });
     if (!batch) return 0;
     await this.afterCommit(batch.claimed, batch.outcomes, batch.failed, batch.events);
@@ -158,8 +206,100 @@ export class Dispatcher extends WorkerLoop {
     // as the delivery reports' do (reports.ts): a claim's scan for each batch's `submitted` events cost more.
     const { failed, events } = await withHandoff(this.deps.store, this.deps.webhooks, (trx, handoff) =>
       this.record(trx, handoff, claimed, outcomes),
-    );
+    ).catch((error: unknown) => {
+      this.keepUnrecorded({ claimed, submitted: outcomes.submitted, takenBy: outcomes.takenBy });
+      throw error;
+    });
     await this.afterCommit(claimed, outcomes, failed, events);
+  }
+
+  /** Keeps the submits of a batch whose record failed, to be recorded before the next claim. */
+  private keepUnrecorded(batch: Unrecorded): void {
+    if (batch.submitted.length === 0) return;
+    this.unrecorded.push(batch);
+    this.unrecordedSince ??= Date.now();
+    let kept = this.unrecorded.reduce((n, b) => n + b.submitted.length, 0);
+    while (kept > MAX_UNRECORDED && this.unrecorded.length > 1) {
+      const dropped = this.unrecorded.shift()!;
+      kept -= dropped.submitted.length;
+      this.deps.logger.error(
+        { messages: dropped.submitted.length },
+        "submits the carriers took were never recorded (the database away too long): they will be sent again",
+      );
+    }
+  }
+
+  /**
+   * Records the submits of batches whose record failed (the database was away: the transaction
+   * died with its connection, or a write failed), as submitted with the carrier's ids, so that
+   * they are not claimed and sent again. Only messages still waiting to be sent (queued or
+   * dispatching) change, locked first on PostgreSQL: one another worker claimed meanwhile is
+   * its (skipped while it holds it; `submitted` once it has sent it again). Their `submitted`
+   * events go with them. A receipt the carrier sent meanwhile may have found the message still
+   * queued and changed nothing: each connector looks again (`recordedLate`) once the record is
+   * committed.
+   */
+  private async recordAgain(): Promise<void> {
+    const batches = this.unrecorded;
+    const submitted = batches.flatMap((batch) => batch.submitted);
+    const claimed = batches.flatMap((batch) => batch.claimed);
+    const { store, webhooks } = this.deps;
+    const recorded = await withHandoff(store, webhooks, async (trx, handoff) => {
+      const waiting = await stillWaiting(
+        store,
+        trx,
+        submitted.map((item) => item.id),
+      );
+      const outcomes: Outcomes = {
+        submitted: submitted.filter((item) => waiting.has(item.id)),
+        retries: [],
+        failures: [],
+        takenBy: new Map(),
+      };
+      const { events } = await this.record(trx, handoff, claimed, outcomes);
+      return { outcomes, events };
+    }).catch((error: unknown) => {
+      const giveUpMs = this.options.unrecordedGiveUpMs ?? UNRECORDED_GIVE_UP_MS;
+      if (Date.now() - this.unrecordedSince! >= giveUpMs) {
+        this.deps.logger.error(
+          { messages: submitted.length, err: error, failing_ms: giveUpMs },
+          "submits the carriers took could not be recorded in time: given up, they will be sent again",
+        );
+        this.unrecorded = this.unrecorded.filter((batch) => !batches.includes(batch));
+        this.unrecordedSince = undefined;
+      }
+      throw error;
+    });
+    this.unrecorded = this.unrecorded.filter((batch) => !batches.includes(batch));
+    this.unrecordedSince = undefined;
+    // Not waiting any more: the first record's commit went through after all (its answer was
+    // lost), or another worker claimed the message meanwhile.
+    const notWaiting = submitted.length - recorded.outcomes.submitted.length;
+    this.deps.logger.warn(
+      { recorded: recorded.outcomes.submitted.length, ...(notWaiting > 0 ? { not_waiting: notWaiting } : {}) },
+      "recorded submits whose first record failed",
+    );
+    await this.afterCommit(claimed, recorded.outcomes, [], recorded.events);
+    const changed = new Set(recorded.outcomes.submitted);
+    const byConnector = new Map<Connector, string[]>();
+    for (const batch of batches) {
+      for (const item of batch.submitted) {
+        const connector = batch.takenBy.get(item.id);
+        if (!connector?.recordedLate || !changed.has(item)) continue;
+        const ids = byConnector.get(connector) ?? [];
+        ids.push(item.id);
+        byConnector.set(connector, ids);
+      }
+    }
+    for (const [connector, ids] of byConnector) {
+      // Recorded already: a failure here leaves those reports to the connector's start-up sweep.
+      await connector.recordedLate!(ids).catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error, connector: connector.name, messages: ids.length },
+          "looking for the reports of messages recorded late failed",
+        ),
+      );
+    }
   }
 
   private now(): number {
@@ -196,7 +336,7 @@ export class Dispatcher extends WorkerLoop {
   /** Hands each claimed message to the connectors of its plan, failing over within the batch, and files its outcome. */
   private async submitAll(claimed: MessageRow[]): Promise<Outcomes> {
     const now = () => this.now();
-    const outcomes: Outcomes = { failures: [], retries: [], submitted: [] };
+    const outcomes: Outcomes = { failures: [], retries: [], submitted: [], takenBy: new Map() };
     const router = this.routing.router();
     const plans = new Map<string, Connector[]>();
     let pending: MessageRow[] = [];
@@ -233,6 +373,7 @@ export class Dispatcher extends WorkerLoop {
               return;
             }
             this.settle(message, result, connector.name, outcomes, now);
+            if (result.ok) outcomes.takenBy.set(message.id, connector);
           });
         }),
       );

@@ -8,7 +8,8 @@
 //                      the router (its Routing: the carrier registry's current router), moves a message
 //                      refused retryably to the next connector of its plan within the batch, records
 //                      every outcome in one transaction (on PostgreSQL the one that claimed the batch,
-//                      its row locks the claim); retry back-off;
+//                      its row locks the claim); retry back-off; what the carriers took of a batch
+//                      whose record failed is recorded before the next claim, not sent again;
 //                      REPORTED_CHANNELS (sms, voice, email), the channels whose states go out as
 //                      delivery_report webhooks (used by the dispatcher and the ReportIngester)
 //   router.ts          message → the connectors to try, in order: SMS and voice by the operator's routes
@@ -18,7 +19,8 @@
 //                      connectors_down; email and WhatsApp → their channel's connector
 //   connector.ts       the Connector interface: submit(batch) → results with a `retryable` flag,
 //                      onReports(sink), onInbound(sink) for connectors that receive SMS,
-//                      reportsDelivery (false: its messages never expire)
+//                      reportsDelivery (false: its messages never expire), recordedLate(ids) for
+//                      messages whose submit the dispatcher could record only after a failed try
 //   simulator.ts       the simulated SMS carrier: seeded outcomes, latency, magic recipients, capture file;
 //                      inbound messages (generateInbound; recipient 0005 answers a numeric sender STOP)
 //   reports.ts         ReportIngester: applies delivery reports in groups; holds a report that overtakes

@@ -19,7 +19,8 @@
 //   transitions.ts     the batched status changes: claim (row locks on PostgreSQL), submitted, retry,
 //                      fail and refund, release of scheduled messages, requeue of leases earlier
 //                      versions left (and of all dispatching ones at SQLite's start), cancellation of
-//                      scheduled messages with refund
+//                      scheduled messages with refund; which of a lost claim's messages still wait
+//                      (stillWaiting, for the dispatcher's late record)
 //   report-transitions.ts delivery reports applied, the connectors awaiting reports, and messages
 //                      whose report never came failed as expired
 //                      Also the reads around them: statuses by upstream id (a report that changed

@@ -55,6 +55,25 @@ export interface Submitted {
   attempts: number;
 }
 
+/**
+ * Of `ids`, those still waiting to be sent (queued, or dispatching), for a record of submits
+ * made after the claim that sent them was lost: locked on PostgreSQL until `trx` ends, without
+ * waiting for one another worker holds (it is sending that one again: not ours to record).
+ */
+export async function stillWaiting(store: Store, trx: Db, ids: string[]): Promise<Set<string>> {
+  const waiting = new Set<string>();
+  for (const part of chunks(ids)) {
+    let query = trx
+      .selectFrom("messages")
+      .select("id")
+      .where("id", "in", part)
+      .where("status", "in", ["queued", "dispatching"]);
+    if (store.engine === "postgres") query = query.forNoKeyUpdate().skipLocked();
+    for (const row of await query.execute()) waiting.add(row.id);
+  }
+  return waiting;
+}
+
 /** Claimed messages: still `queued`, or `dispatching` when an earlier version's worker leased them. */
 const CLAIMED = inList(["dispatching", "queued"]);
 const CLAIMED_SQL = "'dispatching', 'queued'";

@@ -582,6 +582,80 @@ describeEachEngine("smpp connector", (engine) => {
     }
   });
 
+  it("reports a message whose receipts came while its submit's record was failing, once that record lands late", async () => {
+    const id = await acceptedSms("smpp-late", "9811111113", LONG, 3);
+    const claimed = (await claimDueMessages(db.store, db.store.db, Date.now(), 100)).filter((m) => m.id === id);
+    const { smsc, connector } = await started();
+    const ingester = new ReportIngester({
+      store: db.store,
+      clock: systemClock,
+      logger: createLogger({ logLevel: "silent" }),
+      metrics: createMetrics({ defaultMetrics: false }),
+    });
+    ingester.start();
+    const applied: DeliveryReport[] = [];
+    connector.onReports((reports) => {
+      applied.push(...reports);
+      ingester.push(reports);
+    });
+    const status = async () =>
+      (await db.store.db.selectFrom("messages").select("status").where("id", "=", id).executeTakeFirstOrThrow()).status;
+    const waitUntil = async (check: () => Promise<boolean> | boolean) => {
+      const until = Date.now() + 5_000;
+      while (!(await check()) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    try {
+      const upstreamId = idOf((await connector.submit(claimed))[0]);
+      // The dispatcher's record failed (the database away): the message is still queued when
+      // its receipts come, and the report they make changes nothing.
+      for (const part of await partsOf(id)) smsc.sendReceipt(part.upstream_id);
+      await waitUntil(async () => (await partsOf(id)).every((part) => part.status === "delivered"));
+      await waitUntil(() => applied.length === 1);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(await status()).toBe("queued");
+
+      // The record lands later; without another look the message would stay submitted.
+      await db.store.transaction((trx) =>
+        markSubmitted(db.store, trx, [{ id, connector: connector.name, upstreamId, at: Date.now(), attempts: 1 }]),
+      );
+      expect(await status()).toBe("submitted");
+      await connector.recordedLate([id]);
+      await waitUntil(async () => (await status()) === "delivered");
+      expect(await status()).toBe("delivered");
+      expect(applied.map((report) => report.status)).toEqual(["delivered", "delivered"]);
+    } finally {
+      await ingester.stop();
+    }
+  });
+
+  it("does not send again a message it sent before whose submit was never recorded: the earlier send is its result", async () => {
+    const id = await acceptedSms("smpp-resend", "9811111114", LONG, 3);
+    const other = await acceptedSms("smpp-resend-2", "9811111115", "Your OTP is 5678", 1);
+    const claim = async () =>
+      (await claimDueMessages(db.store, db.store.db, Date.now(), 100)).filter((m) => m.id === id || m.id === other);
+    const { smsc, connector, reports } = await started();
+    const first = await connector.submit(await claim());
+    expect(smsc.submits).toHaveLength(4);
+    const firstIds = first.map(idOf);
+    // The dispatcher's record failed: both are still queued and claimed again. The 3-part
+    // message's receipts came meanwhile; the other's did not.
+    for (const part of await partsOf(id)) smsc.sendReceipt(part.upstream_id);
+    const until = Date.now() + 5_000;
+    while (!(await partsOf(id)).every((part) => part.status === "delivered") && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const before = reports.length;
+
+    const again = await connector.submit(await claim());
+    expect(smsc.submits).toHaveLength(4);
+    expect(again.map(idOf)).toEqual(firstIds);
+    expect((await partsOf(id)).map((part) => part.status)).toEqual(["delivered", "delivered", "delivered"]);
+    // The report of the message whose receipts are all in is given again, to be applied once it is recorded.
+    expect(reports.slice(before)).toEqual([
+      { connector: connector.name, upstreamId: firstIds[0], status: "delivered", at: expect.any(Number) },
+    ]);
+  });
+
   it("reports at start a message whose receipts were applied but whose report was lost in a crash", async () => {
     const id = await acceptedSms("smpp-lost", "9811111112", "Your OTP is 1234", 1);
     const claimed = (await claimDueMessages(db.store, db.store.db, Date.now(), 100)).filter((m) => m.id === id);

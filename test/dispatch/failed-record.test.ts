@@ -1,79 +1,160 @@
-// A batch whose outcomes cannot be recorded goes back to the queue at once (PostgreSQL: the
-// claim was the failed transaction's row locks; SQLite: the claim was a read), though the
-// carrier took it. The dispatcher then pauses before it claims again, 1 s doubling to 15 s, so
-// a fault that fails every record does not submit the same batch over and over, however often
-// new sends wake it; and once the record succeeds the batch is recorded once.
+// A batch whose outcomes cannot be recorded (the database away) goes back to the queue
+// (PostgreSQL: the claim was the failed transaction's row locks; SQLite: the claim was a read),
+// though the carrier took it. The dispatcher keeps what the carrier took and records it before it
+// claims anything else, pausing 100 ms doubling to 1 s between attempts however often new sends
+// wake it, so the message is not sent a second time; the connector then hears which messages were
+// recorded late (a receipt may have come meanwhile). A record that keeps failing past the
+// give-up bound is given up, and the message is sent again rather than the dispatcher stopping.
 import { expect, it } from "vitest";
 import type { Connector, SubmitResult } from "../../src/dispatch/index.js";
 import type { MessageRow } from "../../src/store/schema.js";
 import type { WebhookOutbox } from "../../src/webhooks/outbox.js";
 import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, testDispatcher, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, type TestGateway, testDispatcher, useTestGateway } from "../helpers/gateway.js";
 
 class CountingConnector implements Connector {
   readonly name = "counting";
   readonly channel = "sms";
   readonly submits: { id: string; at: number }[] = [];
+  readonly recordedLateIds: string[] = [];
   async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
     for (const m of messages) this.submits.push({ id: m.id, at: Date.now() });
-    return messages.map((m) => ({ ok: true, upstreamId: `C-${m.id}` }));
+    return messages.map((m) => ({ ok: true, upstreamId: `C-${m.id}-${this.submits.length}` }));
+  }
+  async recordedLate(messageIds: string[]): Promise<void> {
+    this.recordedLateIds.push(...messageIds);
   }
   onReports(): void {}
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+async function send(t: TestGateway, apiKey: string, recipient: string): Promise<string> {
+  const sent = await call(t, "POST", "/api/v2/sms/send", {
+    headers: { authorization: `Bearer ${apiKey}` },
+    json: { sender_id: "SWBRD", recipient, message: "record me", route: "transactional" },
+  });
+  expect(sent.status).toBe(200);
+  return sent.body.data.message_id;
+}
+
+/** The record writes the batch's `submitted` events: an outbox that fails them fails the record. */
+function failingOutbox() {
+  const state = { failing: true, attempts: 0, events: [] as { id: string; status: string }[] };
+  const outbox = {
+    handoff: () => undefined,
+    deliveryReports: async (_trx: unknown, events: { id: string; status: string }[]) => {
+      state.attempts++;
+      if (state.failing) throw new Error("the database is away");
+      state.events.push(...events.map((e) => ({ id: e.id, status: e.status })));
+      return 0;
+    },
+  } as unknown as WebhookOutbox;
+  return { outbox, state };
+}
+
+async function waitFor(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error("timed out");
+    await sleep(20);
+  }
+}
+
 describeEachEngine("a batch whose record fails", (engine) => {
   // API only: nothing dispatches until the test starts its own dispatcher.
   const gateway = useTestGateway(engine, { roles: ["api"] });
+  const row = (t: TestGateway, id: string) =>
+    t.db.store.db
+      .selectFrom("messages")
+      .select(["status", "upstream_id", "connector"])
+      .where("id", "=", id)
+      .executeTakeFirstOrThrow();
 
-  it("is submitted again only after a pause, however often the dispatcher is woken, and recorded once it can be", async () => {
+  it("is recorded as first submitted once the database answers, never sent again, however often the dispatcher is woken", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 100 } });
-    const sent = await call(t, "POST", "/api/v2/sms/send", {
-      headers: { authorization: `Bearer ${account.apiKey}` },
-      json: { sender_id: "SWBRD", recipient: "9610007001", message: "record me", route: "transactional" },
-    });
-    expect(sent.status).toBe(200);
-    const id: string = sent.body.data.message_id;
-
-    // The record writes the batch's `submitted` events: an outbox that fails them fails the record.
-    let failing = true;
-    const outbox = {
-      handoff: () => undefined,
-      deliveryReports: async () => {
-        if (failing) throw new Error("the database is away");
-        return 0;
-      },
-    } as unknown as WebhookOutbox;
+    const id = await send(t, account.apiKey, "9610007001");
+    const { outbox, state } = failingOutbox();
     const connector = new CountingConnector();
     const dispatcher = testDispatcher(t, connector, { idleMs: 20 }, { webhooks: outbox });
     dispatcher.start();
     const waking = setInterval(() => dispatcher.wake(), 5);
     try {
-      const ofMessage = () => connector.submits.filter((s) => s.id === id);
-      const until = Date.now() + 10_000;
-      while (ofMessage().length < 2 && Date.now() < until) await sleep(20);
-      // Woken every 5 ms, yet submitted again only after the 1 s pause, and not a third time
-      // within the next second (the pause after the second failure is 2 s).
-      await sleep(1_000);
-      const submits = ofMessage();
-      expect(submits).toHaveLength(2);
-      expect(submits[1]!.at - submits[0]!.at).toBeGreaterThanOrEqual(900);
-      const row = await t.db.store.db.selectFrom("messages").select("status").where("id", "=", id).executeTakeFirst();
-      expect(row?.status).toBe("queued");
+      await waitFor(() => state.attempts >= 1);
+      // Woken every 5 ms, the record is tried again after 100 ms, doubling to 1 s (0.1, 0.2, 0.4,
+      // 0.8, 1.6 s after the first), and the message is not claimed or sent again meanwhile.
+      await sleep(2_500);
+      expect(connector.submits.map((s) => s.id)).toEqual([id]);
+      expect(state.attempts).toBeGreaterThanOrEqual(4);
+      expect(state.attempts).toBeLessThanOrEqual(7);
+      expect((await row(t, id)).status).toBe("queued");
 
-      failing = false;
-      const deadline = Date.now() + 10_000;
-      let status = "queued";
-      while (status !== "submitted" && Date.now() < deadline) {
-        await sleep(50);
-        const now = await t.db.store.db.selectFrom("messages").select("status").where("id", "=", id).executeTakeFirst();
-        status = now?.status ?? "missing";
-      }
-      expect(status).toBe("submitted");
+      state.failing = false;
+      await waitFor(async () => (await row(t, id)).status === "submitted");
+      expect(await row(t, id)).toEqual({ status: "submitted", upstream_id: `C-${id}-1`, connector: "counting" });
+      expect(connector.submits.map((s) => s.id)).toEqual([id]);
+      expect(state.events).toEqual([{ id, status: "submitted" }]);
+      expect(connector.recordedLateIds).toEqual([id]);
+
+      // And the dispatcher goes on: a message sent now is dispatched as usual, once.
+      const next = await send(t, account.apiKey, "9610007002");
+      await waitFor(async () => (await row(t, next)).status === "submitted");
+      expect(connector.submits.map((s) => s.id)).toEqual([id, next]);
+      expect(connector.recordedLateIds).toEqual([id]);
     } finally {
       clearInterval(waking);
+      await dispatcher.stop();
+    }
+  });
+
+  it("records only what is still waiting to be sent: a message that changed meanwhile is left as it is", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 100 } });
+    const id = await send(t, account.apiKey, "9610007003");
+    const { outbox, state } = failingOutbox();
+    const connector = new CountingConnector();
+    const dispatcher = testDispatcher(t, connector, { idleMs: 20 }, { webhooks: outbox });
+    dispatcher.start();
+    try {
+      await waitFor(() => state.attempts >= 1);
+      // Meanwhile another worker sent and recorded it (its own upstream id).
+      await t.db.store.db
+        .updateTable("messages")
+        .set({ status: "submitted", connector: "other", upstream_id: "OTHER-1", submitted_at: Date.now() })
+        .where("id", "=", id)
+        .execute();
+      state.failing = false;
+      // A message sent now is claimed only once the record of the first batch is done.
+      const next = await send(t, account.apiKey, "9610007005");
+      await waitFor(async () => (await row(t, next)).status === "submitted");
+      expect(await row(t, id)).toEqual({ status: "submitted", upstream_id: "OTHER-1", connector: "other" });
+      expect(state.events).toEqual([{ id: next, status: "submitted" }]);
+      expect(connector.recordedLateIds).toEqual([]);
+      expect(connector.submits.map((s) => s.id)).toEqual([id, next]);
+    } finally {
+      await dispatcher.stop();
+    }
+  });
+
+  it("gives up recording after the bound and sends the message again, instead of stopping", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 100 } });
+    const id = await send(t, account.apiKey, "9610007004");
+    const { outbox, state } = failingOutbox();
+    const connector = new CountingConnector();
+    const dispatcher = testDispatcher(t, connector, { idleMs: 20, unrecordedGiveUpMs: 500 }, { webhooks: outbox });
+    dispatcher.start();
+    try {
+      // The record fails (0 s), and again at 0.1, 0.2, 0.4 and 0.8 s, past the 500 ms bound:
+      // given up; the next round claims the message and sends it again.
+      await waitFor(() => connector.submits.length >= 2, 10_000);
+      state.failing = false;
+      await waitFor(async () => (await row(t, id)).status === "submitted");
+      const submits = connector.submits.map((s) => s.id);
+      expect(submits.slice(0, 2)).toEqual([id, id]);
+      expect((await row(t, id)).upstream_id).toBe(`C-${id}-${submits.length}`);
+    } finally {
       await dispatcher.stop();
     }
   });

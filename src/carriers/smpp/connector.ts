@@ -26,7 +26,10 @@ import {
   applyReceipts,
   type ReceiptOutcome,
   type ReceiptToApply,
+  reportOf,
+  reportsOfFinishedParts,
   type SentMessage,
+  storedPartsOf,
   storeParts,
   unreportedMessages,
 } from "./message-parts.js";
@@ -44,8 +47,12 @@ const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;
 const DEFAULT_RESPONSE_TIMEOUT_MS = 5_000;
 /** Pauses before looking again for the parts an unmatched receipt names. */
 const DEFAULT_RECEIPT_RETRY_MS = [250, 1_000, 3_000, 10_000, 30_000];
-/** A parts write that failed (the database away) is tried again after 100 ms, doubling to 5 s. */
-const PART_RETRY = { minTimeout: 100, maxTimeout: 5_000 };
+/**
+ * A parts write that failed (the database away) is tried again after 100 ms, doubling to 1 s:
+ * soon after the database is back, since until then another worker that claims the message
+ * (its claim released with the failed record) finds no parts and sends it again.
+ */
+const PART_RETRY = { minTimeout: 100, maxTimeout: 1_000 };
 
 export interface SmppConnectorOptions {
   /** The connector's name: messages.connector and the report's key. */
@@ -172,6 +179,17 @@ export class SmppConnector implements Connector {
     }
   }
 
+  /**
+   * Messages whose submit was recorded late (the dispatcher's first record failed): a receipt
+   * applied meanwhile made their parts final while they were still queued, and its report
+   * changed nothing. Those whose parts are all final are reported now (reports.ts applies a
+   * report only to a `submitted` message, so one already reported changes nothing).
+   */
+  async recordedLate(messageIds: string[]): Promise<void> {
+    const reports = await reportsOfFinishedParts(this.options.store.db, this.name, messageIds, this.now());
+    if (reports.length > 0) this.reportSink?.(reports);
+  }
+
   /** Resolves once at least one connection is bound. */
   waitBound(timeoutMs?: number): Promise<void> {
     return this.pool.waitBound(timeoutMs);
@@ -190,6 +208,7 @@ export class SmppConnector implements Connector {
 
   async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
     const results: SubmitResult[] = new Array(messages.length);
+    const sentBefore = await this.sentBefore(messages);
     const started = performance.now();
     const startWindow = this.options.startWindowMs ?? START_WINDOW_MS;
     const window = this.options.session.window ?? 10;
@@ -199,6 +218,11 @@ export class SmppConnector implements Connector {
     const lane = async () => {
       while (next < messages.length) {
         const index = next++;
+        const earlier = sentBefore.get(messages[index]!.id);
+        if (earlier) {
+          results[index] = earlier;
+          continue;
+        }
         if (performance.now() - started > startWindow) {
           results[index] = DEFERRED;
           continue;
@@ -218,6 +242,36 @@ export class SmppConnector implements Connector {
     // once its parts are, so their receipts find them.
     await Promise.all(writes);
     return results;
+  }
+
+  /**
+   * Messages of the batch this connector sent before, whose every part the SMSC took and whose
+   * parts are stored, but whose submit the dispatcher never recorded (its record failed with
+   * the database, or its worker died after the answers): still queued, they are claimed again.
+   * They are not sent again: their result is the earlier send's, its first part's id. Parts
+   * whose receipts all came meanwhile give their report now (the report waits, reports.ts,
+   * until the message is recorded as submitted).
+   */
+  private async sentBefore(messages: MessageRow[]): Promise<Map<string, SubmitResult>> {
+    const found = new Map<string, SubmitResult>();
+    const stored = await storedPartsOf(
+      this.options.store.db,
+      messages.map((message) => message.id),
+      this.name,
+    );
+    if (stored.size === 0) return found;
+    const reports: DeliveryReport[] = [];
+    for (const [messageId, parts] of stored) {
+      found.set(messageId, { ok: true, upstreamId: parts[0]!.upstream_id });
+      const report = reportOf(this.name, parts, this.now());
+      if (report) reports.push(report);
+    }
+    this.options.logger?.warn(
+      { connector: this.name, messages: found.size },
+      "messages the SMSC took before, never recorded as submitted: not sent again",
+    );
+    if (reports.length > 0) this.reportSink?.(reports);
+    return found;
   }
 
   /** Sends a message's parts; once all are taken, `stored` is the write that stores them. */

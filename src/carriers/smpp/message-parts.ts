@@ -364,33 +364,56 @@ export async function unreportedMessages(
 ): Promise<{ reports: DeliveryReport[]; next: { submittedAt: number; id: string } | null }> {
   const page = await awaitingReportPage(db, connector, before, after, limit);
   if (page.length === 0) return { reports: [], next: null };
-  const parts = await db
-    .selectFrom("message_parts")
-    .selectAll()
-    .where(
-      "message_id",
-      "in",
-      page.map((row) => row.id),
-    )
-    .orderBy("message_id")
-    .orderBy("part_index")
-    .execute();
-  const byMessage = new Map<string, MessagePartsTable[]>();
-  for (const part of parts) {
-    const list = byMessage.get(part.message_id) ?? [];
-    list.push(part);
-    byMessage.set(part.message_id, list);
-  }
-  const reports: DeliveryReport[] = [];
-  for (const list of byMessage.values()) {
-    const report = reportOf(connector, list, now);
-    if (report) reports.push(report);
-  }
+  const reports = await reportsOfFinishedParts(
+    db,
+    connector,
+    page.map((row) => row.id),
+    now,
+  );
   const last = page.at(-1)!;
   return {
     reports,
     next: page.length < limit ? null : { submittedAt: Number(last.submitted_at), id: last.id },
   };
+}
+
+/** The reports of those of `messageIds` whose stored parts are all final (none for one without parts). */
+export async function reportsOfFinishedParts(
+  db: Db,
+  connector: string,
+  messageIds: string[],
+  now: number,
+): Promise<DeliveryReport[]> {
+  const byMessage = await storedPartsOf(db, messageIds);
+  const reports: DeliveryReport[] = [];
+  for (const list of byMessage.values()) {
+    const report = reportOf(connector, list, now);
+    if (report) reports.push(report);
+  }
+  return reports;
+}
+
+/**
+ * The stored parts of each of `messageIds` that has any, in order (of `connector` only, when
+ * given). A message is stored with every part or none (storeParts).
+ */
+export async function storedPartsOf(
+  db: Db,
+  messageIds: string[],
+  connector?: string,
+): Promise<Map<string, MessagePartsTable[]>> {
+  const byMessage = new Map<string, MessagePartsTable[]>();
+  for (const chunk of chunks(messageIds)) {
+    let query = db.selectFrom("message_parts").selectAll().where("message_id", "in", chunk);
+    if (connector !== undefined) query = query.where("connector", "=", connector);
+    const parts = await query.orderBy("message_id").orderBy("part_index").execute();
+    for (const part of parts) {
+      const list = byMessage.get(part.message_id) ?? [];
+      list.push(part);
+      byMessage.set(part.message_id, list);
+    }
+  }
+  return byMessage;
 }
 
 /** How long the parts of a reported message are kept: receipts come within the SMSC's validity period (48–72 h at most). */
