@@ -1,28 +1,14 @@
 // A call status whose every compare-and-set on the call's meta loses to another callback is not
-// in the meta, so it must not be counted as recorded: it is left to be applied again.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+// in the meta, so it must not be counted as recorded: it is left to be applied again. The other
+// callback is played by the transaction itself: each time the status reads the call, another
+// writer's meta is written before the status's compare-and-set runs.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountWithKey } from "../../src/admin/index.js";
 import { systemClock } from "../../src/core/clock.js";
+import type { Db } from "../../src/store/store.js";
+import { applyCallStatuses } from "../../src/voice/call-status.js";
 import { createTestDatabase, type TestDatabase } from "../helpers/engines.js";
 import { messageRow } from "../helpers/message-row.js";
-
-const lose = vi.hoisted(() => ({ races: 0 }));
-vi.mock("../../src/messages/index.js", async (importOriginal) => {
-  const original = await importOriginal<typeof import("../../src/messages/index.js")>();
-  return {
-    ...original,
-    // Another callback changes the meta first: the compare-and-set matches nothing.
-    replaceMessageMeta: async (...args: Parameters<typeof original.replaceMessageMeta>) => {
-      if (lose.races > 0) {
-        lose.races--;
-        return false;
-      }
-      return original.replaceMessageMeta(...args);
-    },
-  };
-});
-
-const { applyCallStatuses } = await import("../../src/voice/call-status.js");
 
 describe("a call status that keeps losing its compare-and-set", () => {
   let db: TestDatabase;
@@ -60,14 +46,35 @@ describe("a call status that keeps losing its compare-and-set", () => {
     const meta = async () =>
       (await store.db.selectFrom("messages").select("meta").where("id", "=", id).executeTakeFirstOrThrow()).meta;
 
-    lose.races = 5;
-    const lost = await store.transaction((trx) => applyCallStatuses(store, trx, [update]));
-    expect(lost.found.size).toBe(0);
-    expect(await meta()).toBeNull();
+    let races = 0;
+    let writes = 0;
+    /** After each read of the call (id, meta, status), while `races` last, another writer changes its meta. */
+    const racing = (trx: Db): Db =>
+      trx.withPlugin({
+        transformQuery: (args) => args.node,
+        transformResult: async (args) => {
+          const row = args.result.rows[0] as Record<string, unknown> | undefined;
+          if (races > 0 && row && "meta" in row && "status" in row) {
+            races--;
+            writes++;
+            // The store's own statement (SQLite: the same connection, inside this transaction):
+            // Kysely would wait for the read still in hand.
+            await store
+              .statement("update messages set meta = ? where id = ?")
+              .run(trx, [JSON.stringify({ other_writer: writes }), id]);
+          }
+          return args.result;
+        },
+      });
 
-    lose.races = 4; // the fifth attempt wins
-    const won = await store.transaction((trx) => applyCallStatuses(store, trx, [update]));
+    races = 5;
+    const lost = await store.transaction((trx) => applyCallStatuses(store, racing(trx), [update]));
+    expect(lost.found.size).toBe(0);
+    expect(JSON.parse((await meta()) ?? "{}")).toEqual({ other_writer: 5 });
+
+    races = 4; // the fifth attempt wins
+    const won = await store.transaction((trx) => applyCallStatuses(store, racing(trx), [update]));
     expect(won.found.size).toBe(1);
-    expect(JSON.parse((await meta()) ?? "{}")).toMatchObject({ call_status: "ringing" });
+    expect(JSON.parse((await meta()) ?? "{}")).toEqual({ other_writer: 9, call_status: "ringing" });
   });
 });
