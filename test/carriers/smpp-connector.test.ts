@@ -656,6 +656,24 @@ describeEachEngine("smpp connector", (engine) => {
     ]);
   });
 
+  it("sends the batch as it is when looking up its stored parts fails (the database away), without failing it", async () => {
+    const id = await acceptedSms("smpp-lookup-fails", "9811111116", "Your OTP is 9012", 1);
+    const claimed = (await claimDueMessages(db.store, db.store.db, Date.now(), 100)).filter((m) => m.id === id);
+    // The connector's plain reads fail; its transactions (the parts write) still work.
+    const away = db.store.db.withPlugin({
+      transformQuery(args) {
+        if (args.node.kind === "SelectQueryNode") throw new Error("Connection terminated unexpectedly");
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    const { smsc, connector } = await started({ store: { ...db.store, db: away } });
+    const results = await connector.submit(claimed);
+    expect(results).toEqual([{ ok: true, upstreamId: expect.any(String) }]);
+    expect(smsc.submits).toHaveLength(1);
+    expect((await partsOf(id)).map((part) => part.upstream_id)).toEqual([idOf(results[0])]);
+  });
+
   it("reports at start a message whose receipts were applied but whose report was lost in a crash", async () => {
     const id = await acceptedSms("smpp-lost", "9811111112", "Your OTP is 1234", 1);
     const claimed = (await claimDueMessages(db.store, db.store.db, Date.now(), 100)).filter((m) => m.id === id);
