@@ -69,11 +69,7 @@ interface Outcomes {
 }
 
 /** Submits the carriers took whose record failed: recorded again before anything is claimed. */
-interface Unrecorded {
-  claimed: MessageRow[];
-  submitted: Submitted[];
-  takenBy: Map<string, Connector>;
-}
+type Unrecorded = Pick<Outcomes, "submitted" | "takenBy"> & { claimed: MessageRow[] };
 
 /** Unrecorded submits kept at most; past it the oldest batches are given up (and logged). */
 const MAX_UNRECORDED = 50_000;
@@ -175,7 +171,7 @@ export class Dispatcher extends WorkerLoop {
    */
   private async claimAndDispatch(): Promise<number> {
     const { store, webhooks } = this.deps;
-    let taken: Unrecorded | undefined;
+    let taken: { claimed: MessageRow[]; outcomes: Outcomes } | undefined;
     const batch = await withHandoff(store, webhooks, async (trx, handoff) => {
       const claimed = await claimDueMessages(store, trx, this.now(), this.options.batchSize);
       if (claimed.length === 0) return undefined;
@@ -184,10 +180,10 @@ export class Dispatcher extends WorkerLoop {
       // claim with it, halfway (the batch would be submitted again).
       await sql`set local idle_in_transaction_session_timeout = 0`.execute(trx);
       const outcomes = await this.submitAll(claimed);
-      taken = { claimed, submitted: outcomes.submitted, takenBy: outcomes.takenBy };
+      taken = { claimed, outcomes };
       return { claimed, outcomes, ...(await this.record(trx, handoff, claimed, outcomes)) };
     }).catch((error: unknown) => {
-      if (taken) this.keepUnrecorded(taken);
+      if (taken) this.keepUnrecorded(taken.claimed, taken.outcomes);
       throw error;
     });
     if (!batch) return 0;
@@ -207,16 +203,16 @@ export class Dispatcher extends WorkerLoop {
     const { failed, events } = await withHandoff(this.deps.store, this.deps.webhooks, (trx, handoff) =>
       this.record(trx, handoff, claimed, outcomes),
     ).catch((error: unknown) => {
-      this.keepUnrecorded({ claimed, submitted: outcomes.submitted, takenBy: outcomes.takenBy });
+      this.keepUnrecorded(claimed, outcomes);
       throw error;
     });
     await this.afterCommit(claimed, outcomes, failed, events);
   }
 
   /** Keeps the submits of a batch whose record failed, to be recorded before the next claim. */
-  private keepUnrecorded(batch: Unrecorded): void {
-    if (batch.submitted.length === 0) return;
-    this.unrecorded.push(batch);
+  private keepUnrecorded(claimed: MessageRow[], { submitted, takenBy }: Outcomes): void {
+    if (submitted.length === 0) return;
+    this.unrecorded.push({ claimed, submitted, takenBy });
     this.unrecordedSince ??= Date.now();
     let kept = this.unrecorded.reduce((n, b) => n + b.submitted.length, 0);
     while (kept > MAX_UNRECORDED && this.unrecorded.length > 1) {

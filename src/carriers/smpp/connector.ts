@@ -26,8 +26,8 @@ import {
   applyReceipts,
   type ReceiptOutcome,
   type ReceiptToApply,
-  reportOf,
   reportsOfFinishedParts,
+  reportsOfParts,
   type SentMessage,
   storedPartsOf,
   storeParts,
@@ -272,12 +272,8 @@ export class SmppConnector implements Connector {
       return found;
     }
     if (stored.size === 0) return found;
-    const reports: DeliveryReport[] = [];
-    for (const [messageId, parts] of stored) {
-      found.set(messageId, { ok: true, upstreamId: parts[0]!.upstream_id });
-      const report = reportOf(this.name, parts, this.now());
-      if (report) reports.push(report);
-    }
+    for (const [messageId, parts] of stored) found.set(messageId, { ok: true, upstreamId: parts[0]!.upstream_id });
+    const reports = reportsOfParts(this.name, stored, this.now());
     this.options.logger?.warn(
       { connector: this.name, messages: found.size },
       "messages the SMSC took before, never recorded as submitted: not sent again",

@@ -384,10 +384,18 @@ export async function reportsOfFinishedParts(
   messageIds: string[],
   now: number,
 ): Promise<DeliveryReport[]> {
-  const byMessage = await storedPartsOf(db, messageIds);
+  return reportsOfParts(connector, await storedPartsOf(db, messageIds), now);
+}
+
+/** The reports of the messages whose parts (by message) are all final. */
+export function reportsOfParts(
+  connector: string,
+  byMessage: ReadonlyMap<string, MessagePartsTable[]>,
+  now: number,
+): DeliveryReport[] {
   const reports: DeliveryReport[] = [];
-  for (const list of byMessage.values()) {
-    const report = reportOf(connector, list, now);
+  for (const parts of byMessage.values()) {
+    const report = reportOf(connector, parts, now);
     if (report) reports.push(report);
   }
   return reports;
