@@ -122,6 +122,18 @@ describeEachEngine("smpp connector", (engine) => {
     return acceptSms(db.store, account.id, { recipient, body, segments });
   }
 
+  /** The worker's ReportIngester on this database, started; the test stops it. */
+  function startedIngester(): ReportIngester {
+    const ingester = new ReportIngester({
+      store: db.store,
+      clock: systemClock,
+      logger: createLogger({ logLevel: "silent" }),
+      metrics: createMetrics({ defaultMetrics: false }),
+    });
+    ingester.start();
+    return ingester;
+  }
+
   const partsOf = (messageId: string) =>
     db.store.db
       .selectFrom("message_parts")
@@ -555,13 +567,7 @@ describeEachEngine("smpp connector", (engine) => {
     expect(claimed.map((message) => message.id)).toEqual([id]);
 
     const { smsc, connector } = await started();
-    const ingester = new ReportIngester({
-      store: db.store,
-      clock: systemClock,
-      logger: createLogger({ logLevel: "silent" }),
-      metrics: createMetrics({ defaultMetrics: false }),
-    });
-    ingester.start();
+    const ingester = startedIngester();
     connector.onReports((reports) => ingester.push(reports));
     try {
       const upstreamId = idOf((await connector.submit(claimed))[0]);
@@ -586,13 +592,7 @@ describeEachEngine("smpp connector", (engine) => {
     const id = await acceptedSms("smpp-late", "9811111113", LONG, 3);
     const claimed = (await claimDueMessages(db.store, db.store.db, Date.now(), 100)).filter((m) => m.id === id);
     const { smsc, connector } = await started();
-    const ingester = new ReportIngester({
-      store: db.store,
-      clock: systemClock,
-      logger: createLogger({ logLevel: "silent" }),
-      metrics: createMetrics({ defaultMetrics: false }),
-    });
-    ingester.start();
+    const ingester = startedIngester();
     const applied: DeliveryReport[] = [];
     connector.onReports((reports) => {
       applied.push(...reports);

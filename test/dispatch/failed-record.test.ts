@@ -64,6 +64,18 @@ async function waitFor(check: () => Promise<boolean> | boolean, ms = 10_000): Pr
 describeEachEngine("a batch whose record fails", (engine) => {
   // API only: nothing dispatches until the test starts its own dispatcher.
   const gateway = useTestGateway(engine, { roles: ["api"] });
+  /** A message sent, and a dispatcher started whose records fail while `state.failing`. */
+  async function failingDispatch(recipient: string, options: Parameters<typeof testDispatcher>[2] = {}) {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 100 } });
+    const id = await send(t, account.apiKey, recipient);
+    const { outbox, state } = failingOutbox();
+    const connector = new CountingConnector();
+    const dispatcher = testDispatcher(t, connector, { idleMs: 20, ...options }, { webhooks: outbox });
+    dispatcher.start();
+    return { t, account, id, state, connector, dispatcher };
+  }
+
   const row = (t: TestGateway, id: string) =>
     t.db.store.db
       .selectFrom("messages")
@@ -72,13 +84,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
       .executeTakeFirstOrThrow();
 
   it("is recorded as first submitted once the database answers, never sent again, however often the dispatcher is woken", async () => {
-    const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 100 } });
-    const id = await send(t, account.apiKey, "9610007001");
-    const { outbox, state } = failingOutbox();
-    const connector = new CountingConnector();
-    const dispatcher = testDispatcher(t, connector, { idleMs: 20 }, { webhooks: outbox });
-    dispatcher.start();
+    const { t, account, id, state, connector, dispatcher } = await failingDispatch("9610007001");
     const waking = setInterval(() => dispatcher.wake(), 5);
     try {
       await waitFor(() => state.attempts >= 1);
@@ -109,13 +115,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
   });
 
   it("records only what is still waiting to be sent: a message that changed meanwhile is left as it is", async () => {
-    const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 100 } });
-    const id = await send(t, account.apiKey, "9610007003");
-    const { outbox, state } = failingOutbox();
-    const connector = new CountingConnector();
-    const dispatcher = testDispatcher(t, connector, { idleMs: 20 }, { webhooks: outbox });
-    dispatcher.start();
+    const { t, account, id, state, connector, dispatcher } = await failingDispatch("9610007003");
     try {
       await waitFor(() => state.attempts >= 1);
       // Meanwhile another worker sent and recorded it (its own upstream id).
@@ -138,13 +138,9 @@ describeEachEngine("a batch whose record fails", (engine) => {
   });
 
   it("gives up recording after the bound and sends the message again, instead of stopping", async () => {
-    const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 100 } });
-    const id = await send(t, account.apiKey, "9610007004");
-    const { outbox, state } = failingOutbox();
-    const connector = new CountingConnector();
-    const dispatcher = testDispatcher(t, connector, { idleMs: 20, unrecordedGiveUpMs: 500 }, { webhooks: outbox });
-    dispatcher.start();
+    const { t, id, state, connector, dispatcher } = await failingDispatch("9610007004", {
+      unrecordedGiveUpMs: 500,
+    });
     try {
       // The record fails (0 s), and again at 0.1, 0.2, 0.4 and 0.8 s, past the 500 ms bound:
       // given up; the next round claims the message and sends it again.
