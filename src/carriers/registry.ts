@@ -6,8 +6,15 @@
 
 import os from "node:os";
 import type { Routing } from "../dispatch/index.js";
-import { type Connector, type InboundSms, outcomeOf, Router, type SubmitResult } from "../dispatch/index.js";
-import type { DeliveryReport } from "../messages/index.js";
+import {
+  type Connector,
+  type InboundSms,
+  outcomeOf,
+  QUEUED_SIGNAL,
+  Router,
+  type SubmitResult,
+} from "../dispatch/index.js";
+import { type DeliveryReport, wakeConnectorWaits } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { CARRIERS_CHANGED, type Carrier, carriersVersion, listCarriers, listRoutes } from "./catalog.js";
 import { type CarrierDefinition, smppSessionOptions } from "./definitions.js";
@@ -17,7 +24,7 @@ import { pruneParts, SmppConnector } from "./smpp/index.js";
 import { CarrierWarnings } from "./warnings.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "config" | "store" | "logger" | "metrics">;
+type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger" | "metrics">;
 
 export const HTTP_SMS_DLR_PATH = "/carriers/http-sms/:name/dlr";
 
@@ -74,6 +81,8 @@ export class CarrierRegistry implements Routing {
   private unlisten: (() => void) | undefined;
   private lastStates = "";
   private lastWrite = 0;
+  /** Connectors down by their own account (no bind), not by their circuit breaker. */
+  private readonly nativelyDown = new Set<string>();
   private stopped = false;
   private readonly warnings: CarrierWarnings;
   /** Base of the http-sms DLR callback URLs: CARRIER_CALLBACK_URL, else the address the server listens on. */
@@ -236,6 +245,26 @@ export class CarrierRegistry implements Routing {
     });
   }
 
+  /**
+   * A connector is back (bound again): messages that waited because every connector of their
+   * route was down are due now, not at the end of their back-off. Every message of that kind
+   * is woken, whatever its route: one whose route is still down waits again, as one attempt.
+   */
+  private async wakeWaiting(connectors: string[]): Promise<void> {
+    try {
+      const woken = await wakeConnectorWaits(this.ctx.store.db, this.ctx.clock.now().getTime());
+      if (woken === 0) return;
+      this.ctx.logger.info(
+        { connectors, messages: woken },
+        "connectors are back: messages waiting for them are due now",
+      );
+      await this.ctx.store.signals.notify(QUEUED_SIGNAL);
+    } catch (error) {
+      // They keep their back-off.
+      this.ctx.logger.warn({ err: error, connectors }, "waking the messages waiting for a connector failed");
+    }
+  }
+
   /** Updates the gauges; writes connector_health when a state changed or every healthWriteMs. */
   private async reportHealth(): Promise<void> {
     const snapshots = this.health();
@@ -252,6 +281,15 @@ export class CarrierRegistry implements Routing {
         );
       }
     }
+    const back = snapshots.filter((health) => {
+      if (health.state === "down" && health.retry_at === null) {
+        this.nativelyDown.add(health.connector);
+        return false;
+      }
+      // A circuit breaker's half-open trial is not a return: only a connector that rebound.
+      return health.state !== "down" && this.nativelyDown.delete(health.connector);
+    });
+    if (back.length > 0) await this.wakeWaiting(back.map((health) => health.connector));
     const states = snapshots.map((h) => `${h.connector}=${h.state}`).join(",");
     const now = Date.now();
     if (states === this.lastStates && now - this.lastWrite < (this.options.healthWriteMs ?? 5_000)) return;

@@ -398,8 +398,19 @@ export class Dispatcher extends WorkerLoop {
     );
   }
 
-  /** Files one message's final outcome of this batch: submitted, queued again after a back-off, or failed. */
+  /**
+   * Files one message's final outcome of this batch: submitted, queued again after a back-off,
+   * failed, or (deferred: its connector was busy and did not start it) left as it was.
+   */
   private settle(message: MessageRow, result: SubmitResult, connector: string, outcomes: Outcomes, now: () => number) {
+    if (outcomeOf(result) === "deferred") {
+      // Not an attempt: nothing is written, so it keeps its place at the head of the queue and
+      // its attempts, and is claimed again in the next round. Counted as an attempt with a
+      // back-off, a backlog larger than a carrier's rate (a campaign through a TPS-limited
+      // bind) was deferred round after round until it failed, and what was left of it waited
+      // minutes after the carrier had room again.
+      return;
+    }
     if (result.ok) {
       outcomes.submitted.push({
         id: message.id,

@@ -141,6 +141,19 @@ export async function requeueForRetry(trx: Db, items: Retry[]): Promise<number> 
   return changed;
 }
 
+/**
+ * Messages queued again because every connector of their route was down (`connectors_down`),
+ * made due now: a connector came back, and they should not sit out the rest of a back-off
+ * that grew while it was away (up to 5 minutes). Answers how many.
+ */
+export async function wakeConnectorWaits(trx: Db, now: number): Promise<number> {
+  // Literal status: SQLite uses the partial index messages_queued only when it is named.
+  const result = await sql`
+    update messages set due_at = ${now}
+     where status = 'queued' and due_at > ${now} and error_code = 'connectors_down'`.execute(trx);
+  return Number(result.numAffectedRows ?? 0);
+}
+
 export interface Failure {
   id: string;
   code: string;

@@ -243,6 +243,40 @@ describeEachEngine("carriers through the gateway", (engine) => {
     expect((await waitForStatus(t, account, id)).status).toBe("delivered");
   });
 
+  it("sends what waited for a route whose every connector was down as soon as one binds again, not at the end of its back-off", async () => {
+    const t = gateway();
+    const server = await smsc();
+    await admin("POST", "/carriers", smppDefinition("back", server));
+    await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "back" }] });
+    await applied();
+    await until(async () => (await healthOf("back")) === "up", 10_000);
+
+    server.refuseConnections = true;
+    server.dropAll();
+    await until(async () => (await healthOf("back")) === "down", 10_000);
+    const account = await customer();
+    const id = (await send(account)).body.data.message_id;
+    const row = () =>
+      t.db.store.db
+        .selectFrom("messages")
+        .select(["status", "error_code", "attempts"])
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow();
+    await until(async () => (await row()).error_code === "connectors_down", 10_000);
+    // As after a long outage: its back-off has grown to minutes.
+    await t.db.store.db
+      .updateTable("messages")
+      .set({ due_at: Date.now() + 600_000 })
+      .where("id", "=", id)
+      .execute();
+
+    server.refuseConnections = false;
+    await until(() => server.answered(1), 10_000);
+    server.sendReceipt(server.submits[0]!.messageId!);
+    expect((await waitForStatus(t, account, id)).status).toBe("delivered");
+    expect(server.submits).toHaveLength(1);
+  });
+
   it("fails and refunds an SMS no route matches once routes exist, and sends others to the simulator before", async () => {
     const t = gateway();
     const account = await customer(10);
