@@ -51,16 +51,20 @@ export class EpisodeLog {
     }
   }
 
-  /** The condition of `key` cleared: an episode that was warned about says how long it lasted. */
-  ended(key: string, message: string, fields: Record<string, unknown> = {}): void {
+  /**
+   * The condition of `key` cleared: an episode that was warned about says how long it lasted.
+   * Answers whether it was (the condition had lasted past the threshold).
+   */
+  ended(key: string, message: string, fields: Record<string, unknown> = {}): boolean {
     const episode = this.open.get(key);
-    if (!episode) return;
+    if (!episode) return false;
     this.open.delete(key);
-    if (!episode.warned) return;
+    if (!episode.warned) return false;
     this.logger.info(
       { ...fields, occurrences: episode.count, lasted_seconds: Math.round((this.now() - episode.first) / 1000) },
       message,
     );
+    return true;
   }
 
   private forgetQuiet(now: number): void {

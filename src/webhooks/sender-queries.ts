@@ -153,6 +153,20 @@ export async function recordOutcomes(
 }
 
 /**
+ * The deliveries of one account's endpoint waiting out a retry's back-off, due now: the
+ * endpoint answers again, and after an outage of an hour their back-off has grown to an hour.
+ * Answers how many.
+ */
+export async function retryNow(db: Db, accountId: number, url: string, now: number): Promise<number> {
+  // Literal status: SQLite uses the partial index webhook_deliveries_due only when it is named.
+  const result = await sql`
+    update webhook_deliveries set next_attempt_at = ${now}
+     where status = 'pending' and next_attempt_at > ${now} and account_id = ${accountId} and url = ${url}
+       and attempts > 0`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
+}
+
+/**
  * Deliveries waiting for their next attempt, counting at most `cap` rows (the partial index of
  * pending deliveries is walked, never the whole table), and how long the most overdue one has
  * been due at `now` (ms, 0 when none is): the webhook gauges of /metrics.

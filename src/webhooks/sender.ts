@@ -18,6 +18,7 @@ import {
   deliveriesUpkeep,
   type Outcome,
   recordOutcomes,
+  retryNow,
   unclaimDeliveries,
 } from "./sender-queries.js";
 import { activeSecrets } from "./settings.js";
@@ -97,6 +98,8 @@ export class WebhookSender extends WorkerLoop {
   private recording: Promise<void> | undefined;
   /** Endpoints failing now, each warned about once (see ENDPOINT_FAILURES_WARNED). */
   private readonly failingEndpoints: EpisodeLog;
+  /** Endpoints answering again after failing, whose deliveries in back-off are due now (flushResults). */
+  private recovered = new Map<string, { account_id: number; url: string }>();
 
   constructor(
     private readonly deps: Deps,
@@ -325,8 +328,11 @@ export class WebhookSender extends WorkerLoop {
     this.results.push({ delivery, outcome });
     const endpoint = `${delivery.account_id} ${delivery.url}`;
     const fields = { account_id: delivery.account_id, url: delivery.url };
-    if (outcome.error === null) this.failingEndpoints.ended(endpoint, "webhook endpoint answers again", fields);
-    else
+    if (outcome.error === null) {
+      if (this.failingEndpoints.ended(endpoint, "webhook endpoint answers again", fields)) {
+        this.recovered.set(endpoint, fields);
+      }
+    } else
       this.failingEndpoints.occurred(
         endpoint,
         `webhook endpoint failing: ${outcome.error}; its deliveries are retried`,
@@ -340,6 +346,32 @@ export class WebhookSender extends WorkerLoop {
       this.flushResults(),
     );
     return this.recording;
+  }
+
+  /**
+   * Endpoints that answer 2xx again after failing at least ENDPOINT_FAILURES_WARNED times: their
+   * deliveries waiting out a back-off go now, not up to an hour later (they are claimed within
+   * the account's cap on deliveries in flight, so a recovering receiver is not flooded).
+   */
+  private async retryRecovered(now: number): Promise<void> {
+    if (this.recovered.size === 0) return;
+    const endpoints = [...this.recovered.values()];
+    this.recovered = new Map();
+    for (const endpoint of endpoints) {
+      try {
+        const due = await retryNow(this.deps.store.db, endpoint.account_id, endpoint.url, now);
+        if (due === 0) continue;
+        this.deps.logger.info(
+          { ...endpoint, deliveries: due },
+          "webhook endpoint answers again: its retries are due now",
+        );
+        // Other processes' senders claim them too.
+        await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+      } catch (error) {
+        // They keep their back-off.
+        this.deps.logger.warn({ err: error, ...endpoint }, "making a recovered endpoint's retries due failed");
+      }
+    }
   }
 
   private async flushResults(): Promise<void> {
@@ -363,6 +395,7 @@ export class WebhookSender extends WorkerLoop {
         const result = statuses[index] === "pending" ? "retrying" : statuses[index]!;
         this.deps.metrics?.webhookAttempts.inc({ event: delivery.event, result });
       });
+      await this.retryRecovered(now);
       // Their slots were freed at the answers, and a later event of these messages waited for
       // them to be recorded: one claim now for the batch.
       if (this.total <= this.options.concurrency / 2) this.wake();

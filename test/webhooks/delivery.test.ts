@@ -266,6 +266,31 @@ describeEachEngine("webhook sender", (engine) => {
     }
   });
 
+  it("posts an endpoint's deliveries in back-off at once when it answers again, not at the end of their back-off", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    hook.answer = (_r, i) => (i < 3 ? 500 : 200);
+    const account = await buildAccount(t);
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
+    // A minute's back-off after each failure: as after an outage of a few minutes.
+    const sender = senderFor(t, { baseDelayMs: 60_000, maxDelayMs: 60_000 });
+    sender.start();
+    try {
+      await enqueue(t, account.id, ["w1", "w2", "w3"]);
+      await until(async () => (await deliveries(t, account.id)).filter((d) => d.last_status === 500).length === 3);
+      // Another event: the endpoint answers it, and the three failed ones go now.
+      await enqueue(t, account.id, ["w4"]);
+      await until(async () => (await deliveries(t, account.id)).every((d) => d.status === "delivered"), 10_000);
+    } finally {
+      await sender.stop();
+    }
+    const posts = hook.bodies().map((b) => b.message_id);
+    expect(posts).toHaveLength(7);
+    expect(posts.slice(0, 3).sort()).toEqual(["w1", "w2", "w3"]);
+    expect(posts[3]).toBe("w4");
+    expect(posts.slice(4).sort()).toEqual(["w1", "w2", "w3"]);
+  });
+
   it("two senders (two worker processes) deliver each event exactly once, in order per message", async () => {
     const t = gateway();
     const hook = await receiver();
