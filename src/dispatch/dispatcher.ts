@@ -37,6 +37,13 @@ export interface DispatcherOptions {
    * must not stop it for good.
    */
   unrecordedGiveUpMs?: number;
+  /**
+   * PostgreSQL, after a round that failed: how long the database must have answered again
+   * before this worker claims (default 2 s). Another worker may have submits the carriers took
+   * while it was away and records them within a second of its return; claimed before that, they
+   * would be sent again.
+   */
+  claimAfterOutageMs?: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -75,6 +82,8 @@ type Unrecorded = Pick<Outcomes, "submitted" | "takenBy"> & { claimed: MessageRo
 const MAX_UNRECORDED = 50_000;
 const UNRECORDED_GIVE_UP_MS = 10 * 60_000;
 const RECORD_AGAIN_MAX_PAUSE_MS = 1_000;
+/** Twice the longest pause between another worker's attempts to record again (above). */
+const CLAIM_AFTER_OUTAGE_MS = 2 * RECORD_AGAIN_MAX_PAUSE_MS;
 
 /** Where the dispatcher gets its router (the carrier registry swaps it when routes change) and reports results. */
 export interface Routing {
@@ -126,6 +135,7 @@ export class Dispatcher extends WorkerLoop {
     }
     let claimed: number;
     try {
+      if (this.failedRounds > 0 && this.deps.store.engine === "postgres") await this.othersRecordFirst();
       claimed = this.deps.store.engine === "postgres" ? await this.claimAndDispatch() : await this.dispatchRead();
       this.failedRounds = 0;
     } catch (error) {
@@ -147,6 +157,17 @@ export class Dispatcher extends WorkerLoop {
       await new Promise((resolve) => setTimeout(resolve, CLAIM_LINGER_MS));
     }
     return true;
+  }
+
+  /**
+   * After a failed round on PostgreSQL (the database away): once it answers again, waits before
+   * claiming, so that other workers record what the carriers took of their batches while it was
+   * away (they try every second at most, recordAgain) before this one can claim those messages
+   * and send them again. Throws while the database does not answer.
+   */
+  private async othersRecordFirst(): Promise<void> {
+    await sql`select 1`.execute(this.deps.store.db);
+    await this.pause(this.options.claimAfterOutageMs ?? CLAIM_AFTER_OUTAGE_MS);
   }
 
   /** Waits `ms`, or less when the dispatcher is stopped meanwhile. */

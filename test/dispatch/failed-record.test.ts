@@ -137,6 +137,50 @@ describeEachEngine("a batch whose record fails", (engine) => {
     }
   });
 
+  it.skipIf(engine !== "postgres")(
+    "another worker back from the same outage claims only after the first has recorded what the carrier took",
+    async () => {
+      const { t, id, state, connector, dispatcher } = await failingDispatch("9610007006");
+      // A second worker, whose claims fail while `away` (its connection lost in the same outage).
+      let away = true;
+      let refused = 0;
+      const store = {
+        ...t.db.store,
+        statement(text: string) {
+          const statement = t.db.store.statement(text);
+          if (!text.includes("skip locked")) return statement;
+          return {
+            ...statement,
+            all: ((trx, params) => {
+              if (!away) return statement.all(trx, params);
+              refused++;
+              return Promise.reject(new Error("Connection terminated unexpectedly"));
+            }) as typeof statement.all,
+          };
+        },
+      };
+      const other = new CountingConnector();
+      const second = testDispatcher(t, other, { idleMs: 20 }, { store });
+      try {
+        await waitFor(() => state.attempts >= 1);
+        second.start();
+        await waitFor(() => refused >= 1);
+        // The database is back for the second worker at once, and it would claim after its 1 s
+        // pause; the first records its batch a little later (its next try, within a second).
+        away = false;
+        await sleep(1_300);
+        state.failing = false;
+        await waitFor(async () => (await row(t, id)).status === "submitted");
+        await sleep(2_500);
+        expect(connector.submits.map((s) => s.id)).toEqual([id]);
+        expect(other.submits).toEqual([]);
+      } finally {
+        await second.stop();
+        await dispatcher.stop();
+      }
+    },
+  );
+
   it("gives up recording after the bound and sends the message again, instead of stopping", async () => {
     const { t, id, state, connector, dispatcher } = await failingDispatch("9610007004", {
       unrecordedGiveUpMs: 500,
