@@ -4,6 +4,7 @@
 import { CarrierRegistry } from "../carriers/registry.js";
 import {
   BulkExpander,
+  DEFAULT_DISPATCHER_OPTIONS,
   Dispatcher,
   type InboundSms,
   ReportIngester,
@@ -53,7 +54,10 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   const carriers = new CarrierRegistry(ctx, connectors, sinks);
   await carriers.start();
 
-  const dispatcher = new Dispatcher(ctx, carriers);
+  const dispatcher = new Dispatcher(ctx, carriers, {
+    ...DEFAULT_DISPATCHER_OPTIONS,
+    holdForMs: ctx.config.messageValidityHours * 3_600_000,
+  });
   dispatcher.start();
   const expander = new BulkExpander(ctx);
   expander.start();

@@ -38,6 +38,10 @@ export class HealthTracker {
   private openUntil = 0;
   private readonly counts: Record<Outcome, number> = { ok: 0, retryable: 0, failed: 0, deferred: 0 };
   private lastError: { code: string; message: string; at: number } | null = null;
+  /** The circuit opened and no submit has succeeded since. */
+  private tripped = false;
+  /** A submit succeeded after the circuit had opened, not yet taken (takeRecovery). */
+  private recovered = false;
   private readonly threshold: number;
   private readonly cooldownMs: number;
   private readonly now: () => number;
@@ -60,6 +64,10 @@ export class HealthTracker {
       if (result.ok) {
         this.consecutive = 0;
         this.openUntil = 0;
+        if (this.tripped) {
+          this.tripped = false;
+          this.recovered = true;
+        }
         continue;
       }
       // Not started within the batch's time: says the connector is busy, not broken.
@@ -68,8 +76,18 @@ export class HealthTracker {
       // Refused for good: the message was wrong for this carrier, not the carrier down.
       if (outcome === "failed") continue;
       this.consecutive++;
-      if (this.consecutive >= this.threshold) this.openUntil = this.now() + this.cooldownMs;
+      if (this.consecutive >= this.threshold) {
+        this.openUntil = this.now() + this.cooldownMs;
+        this.tripped = true;
+      }
     }
+  }
+
+  /** Whether a submit succeeded after the circuit had opened (the carrier is back), once. */
+  takeRecovery(): boolean {
+    const recovered = this.recovered;
+    this.recovered = false;
+    return recovered;
   }
 
   isUp(): boolean {

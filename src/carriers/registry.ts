@@ -131,9 +131,11 @@ export class CarrierRegistry implements Routing {
 
   /** Health of every connector this worker runs. */
   health(): ConnectorHealth[] {
-    return [...this.builtIn.values(), ...[...this.live.values()].map((live) => live.tracker)].map((tracker) =>
-      tracker.snapshot(),
-    );
+    return this.trackers().map((tracker) => tracker.snapshot());
+  }
+
+  private trackers(): HealthTracker[] {
+    return [...this.builtIn.values(), ...[...this.live.values()].map((live) => live.tracker)];
   }
 
   async start(): Promise<void> {
@@ -246,9 +248,10 @@ export class CarrierRegistry implements Routing {
   }
 
   /**
-   * A connector is back (bound again): messages that waited because every connector of their
-   * route was down are due now, not at the end of their back-off. Every message of that kind
-   * is woken, whatever its route: one whose route is still down waits again, as one attempt.
+   * A connector is back (bound again, or its submits succeed again after its circuit opened):
+   * messages that waited because every connector of their route was down are due now, not at
+   * the end of their wait. Every message of that kind is woken, whatever its route: one whose
+   * route is still down waits again (not an attempt).
    */
   private async wakeWaiting(connectors: string[]): Promise<void> {
     try {
@@ -286,10 +289,13 @@ export class CarrierRegistry implements Routing {
         this.nativelyDown.add(health.connector);
         return false;
       }
-      // A circuit breaker's half-open trial is not a return: only a connector that rebound.
+      // A circuit breaker's half-open trial is not a return: a connector that bound again is,
+      // and so is one whose submits succeed again after its circuit opened.
       return health.state !== "down" && this.nativelyDown.delete(health.connector);
     });
-    if (back.length > 0) await this.wakeWaiting(back.map((health) => health.connector));
+    const recovered = this.trackers().filter((tracker) => tracker.takeRecovery());
+    const names = [...new Set([...back.map((health) => health.connector), ...recovered.map((t) => t.connector)])];
+    if (names.length > 0) await this.wakeWaiting(names);
     const states = snapshots.map((h) => `${h.connector}=${h.state}`).join(",");
     const now = Date.now();
     if (states === this.lastStates && now - this.lastWrite < (this.options.healthWriteMs ?? 5_000)) return;

@@ -44,6 +44,11 @@ export interface DispatcherOptions {
    * would be sent again.
    */
   claimAfterOutageMs?: number;
+  /**
+   * How long a message may wait for a connector of its route to be up (`connectors_down`, not
+   * an attempt) before it fails and is refunded (default 48 h; MESSAGE_VALIDITY_HOURS).
+   */
+  holdForMs?: number;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -58,6 +63,20 @@ export const QUEUED_SIGNAL = "messages_queued";
 export const REPORTED_CHANNELS: ReadonlySet<string> = new Set(["sms", "voice", "email"]);
 const CLAIM_LINGER_MS = 10;
 const FAILED_ROUND_MAX_PAUSE_MS = 15_000;
+
+const HOLD_FOR_MS = 48 * 3_600_000;
+const CONNECTOR_WAIT_MAX_MS = 10 * 60_000;
+
+/**
+ * The wait of a message whose route has no connector up, after it has waited `waitedMs`: half
+ * that (1 s at least, 10 minutes at most), ±20 %. Growing with the time waited, a held backlog
+ * is read again a logarithmic number of times, not once a second; a connector that binds again
+ * wakes it at once (carriers/registry.ts).
+ */
+export function connectorWaitMs(waitedMs: number): number {
+  const base = Math.min(CONNECTOR_WAIT_MAX_MS, Math.max(1000, waitedMs / 2));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
 
 /** Back-off before attempt n+1: 1 s, 2 s, 4 s ... capped at 5 minutes, with ±20 % jitter. */
 export function retryDelayMs(attempts: number): number {
@@ -430,6 +449,31 @@ export class Dispatcher extends WorkerLoop {
       // back-off, a backlog larger than a carrier's rate (a campaign through a TPS-limited
       // bind) was deferred round after round until it failed, and what was left of it waited
       // minutes after the carrier had room again.
+      return;
+    }
+    if (!result.ok && result.code === "connectors_down") {
+      // Held, not tried: no connector of its route is up (down, or disabled). It waits for one
+      // without spending an attempt, up to holdForMs since it was accepted, as a carrier's
+      // outage or an operator's maintenance can outlast every retry's back-off.
+      const waited = now() - message.created_at;
+      const holdForMs = this.options.holdForMs ?? HOLD_FOR_MS;
+      if (waited < holdForMs) {
+        outcomes.retries.push({
+          id: message.id,
+          dueAt: now() + connectorWaitMs(waited),
+          code: result.code,
+          message: result.message,
+          attempts: message.attempts - 1,
+        });
+      } else {
+        const hours = Math.round((holdForMs / 3_600_000) * 10) / 10;
+        outcomes.failures.push({
+          id: message.id,
+          code: result.code,
+          message: `${result.message} The message waited ${hours} h (MESSAGE_VALIDITY_HOURS) for one to be up.`,
+          at: now(),
+        });
+      }
       return;
     }
     if (result.ok) {

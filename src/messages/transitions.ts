@@ -143,8 +143,8 @@ export async function requeueForRetry(trx: Db, items: Retry[]): Promise<number> 
 
 /**
  * Messages queued again because every connector of their route was down (`connectors_down`),
- * made due now: a connector came back, and they should not sit out the rest of a back-off
- * that grew while it was away (up to 5 minutes). Answers how many.
+ * made due now: a connector came back, and they should not sit out the rest of a wait that
+ * grew while it was away (up to 10 minutes, dispatcher.ts). Answers how many.
  */
 export async function wakeConnectorWaits(trx: Db, now: number): Promise<number> {
   // Literal status: SQLite uses the partial index messages_queued only when it is named.

@@ -156,6 +156,32 @@ describe("health tracker", () => {
     expect(tracker.isUp()).toBe(true);
   });
 
+  it("says once that a connector is back when a submit succeeds after its circuit opened, not at a half-open trial", () => {
+    let now = 1_000_000;
+    const tracker = new HealthTracker("agg", "http-sms", undefined, {
+      threshold: 2,
+      cooldownMs: 10_000,
+      now: () => now,
+    });
+    const fail = (): SubmitResult => ({ ok: false, retryable: true, code: "http_503", message: "" });
+    const ok: SubmitResult = { ok: true, upstreamId: "x" };
+    tracker.observe([ok, fail(), ok]);
+    expect(tracker.takeRecovery()).toBe(false);
+    tracker.observe([fail(), fail()]);
+    expect(tracker.isUp()).toBe(false);
+    now += 10_001;
+    // Half open: up for a trial, not back.
+    expect(tracker.isUp()).toBe(true);
+    expect(tracker.takeRecovery()).toBe(false);
+    tracker.observe([fail()]);
+    now += 10_001;
+    tracker.observe([ok]);
+    expect(tracker.takeRecovery()).toBe(true);
+    expect(tracker.takeRecovery()).toBe(false);
+    tracker.observe([ok]);
+    expect(tracker.takeRecovery()).toBe(false);
+  });
+
   it("takes the connector's own state: down with no bind, degraded with some", () => {
     let bound = 0;
     const tracker = new HealthTracker("smsc", "smpp", () => ({
