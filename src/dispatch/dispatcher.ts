@@ -45,8 +45,9 @@ export interface DispatcherOptions {
    */
   claimAfterOutageMs?: number;
   /**
-   * How long a message may wait for a connector of its route to be up (`connectors_down`, not
-   * an attempt) before it fails and is refunded (default 48 h; MESSAGE_VALIDITY_HOURS).
+   * How long a message may be held for a connector of its route to be up (`connectors_down`,
+   * not an attempt), from the first time it found none, before it fails and is refunded
+   * (default 48 h; MESSAGE_VALIDITY_HOURS).
    */
   holdForMs?: number;
 }
@@ -453,9 +454,10 @@ export class Dispatcher extends WorkerLoop {
     }
     if (!result.ok && result.code === "connectors_down") {
       // Held, not tried: no connector of its route is up (down, or disabled). It waits for one
-      // without spending an attempt, up to holdForMs since it was accepted, as a carrier's
+      // without spending an attempt, up to holdForMs since its hold began, as a carrier's
       // outage or an operator's maintenance can outlast every retry's back-off.
-      const waited = now() - message.created_at;
+      const heldSince = (message.error_code === "connectors_down" ? message.held_since : null) ?? now();
+      const waited = now() - heldSince;
       const holdForMs = this.options.holdForMs ?? HOLD_FOR_MS;
       if (waited < holdForMs) {
         outcomes.retries.push({
@@ -464,6 +466,7 @@ export class Dispatcher extends WorkerLoop {
           code: result.code,
           message: result.message,
           attempts: message.attempts - 1,
+          heldSince,
         });
       } else {
         const hours = Math.round((holdForMs / 3_600_000) * 10) / 10;
@@ -491,6 +494,7 @@ export class Dispatcher extends WorkerLoop {
         code: result.code,
         message: result.message,
         attempts: message.attempts,
+        heldSince: null,
       });
     } else {
       outcomes.failures.push({ id: message.id, code: result.code, message: result.message, at: now() });

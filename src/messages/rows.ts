@@ -20,8 +20,8 @@ type Named =
   | "due_at"
   | "created_at";
 export type MessageFields = Pick<NewMessage, Named> & Partial<Omit<NewMessage, Named | Later>>;
-/** Set only by later status changes (WhatsApp's delivered and read); a new row leaves them to the default, null. */
-type Later = "delivered_at" | "read_at";
+/** Set only by later status changes (WhatsApp's delivered and read, a hold); a new row leaves them to the default, null. */
+type Later = "delivered_at" | "read_at" | "held_since";
 
 export function messageRow(m: MessageFields): NewMessage {
   // Written out (not spread) so every row has the same columns in the same order: a multi-row

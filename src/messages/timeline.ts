@@ -1,7 +1,7 @@
-// What happened to one message, in order: accepted, scheduled, submitted to a carrier, each
-// part's receipt, and how it ended (delivered, read, failed with the reason, cancelled), with
-// its cost and whether it was refunded. The console's message page reads it through
-// GET /api/v2/messages/{id}, which adds the message's webhook deliveries.
+// What happened to one message, in order: accepted, scheduled, held (no connector of its route
+// up), submitted to a carrier, each part's receipt, and how it ended (delivered, read, failed
+// with the reason, cancelled), with its cost and whether it was refunded. The console's message
+// page reads it through GET /api/v2/messages/{id}, which adds the message's webhook deliveries.
 import { refundTime } from "../accounts/index.js";
 import { failureReason } from "../core/message-status.js";
 import type { MessagePartsTable, MessageRow } from "../store/schema.js";
@@ -33,8 +33,23 @@ export type MessagePartsReader = (db: Db, messageId: string) => Promise<StoredPa
 export async function messageHistory(db: Db, row: MessageRow, readParts: MessagePartsReader) {
   const [parts, refundedAt] = await Promise.all([readParts(db, row.id), refundTime(db, row.account_id, row.id)]);
   const events: TimelineEntry[] = [{ at: row.created_at, event: "accepted", detail: null }];
-  if (row.status === "scheduled" || (row.due_at > row.created_at + 1000 && row.attempts === 0 && !row.submitted_at)) {
+  // A held message is queued, unattempted and due later too: not scheduled.
+  const held = row.held_since !== null;
+  if (
+    row.status === "scheduled" ||
+    (!held && row.due_at > row.created_at + 1000 && row.attempts === 0 && !row.submitted_at)
+  ) {
     events.push({ at: row.created_at, event: "scheduled", detail: `due ${new Date(row.due_at).toISOString()}` });
+  }
+  if (held) {
+    const waiting = row.status === "queued" && row.error_code === "connectors_down";
+    events.push({
+      at: row.held_since!,
+      event: "held",
+      detail: waiting
+        ? `${row.error_message ?? "No connector of its route is up."} Looked at again ${new Date(row.due_at).toISOString()}, or when a connector comes back.`
+        : "No connector of its route was up (connectors_down); it waited for one.",
+    });
   }
   if (row.submitted_at !== null) {
     const carrier = row.connector ? `to ${row.connector}` : "to the carrier";

@@ -118,6 +118,8 @@ export interface Retry {
   code: string;
   message: string;
   attempts: number;
+  /** Held with `connectors_down`: since when; null for any other retry. */
+  heldSince: number | null;
 }
 
 export async function requeueForRetry(trx: Db, items: Retry[]): Promise<number> {
@@ -126,14 +128,15 @@ export async function requeueForRetry(trx: Db, items: Retry[]): Promise<number> 
   for (const part of chunks(items)) {
     const values = sql.join(
       part.map(
-        (i) => sql`(${i.id}, cast(${i.dueAt} as bigint), ${i.code}, ${i.message}, cast(${i.attempts} as integer))`,
+        (i) =>
+          sql`(${i.id}, cast(${i.dueAt} as bigint), ${i.code}, ${i.message}, cast(${i.attempts} as integer), cast(${i.heldSince} as bigint))`,
       ),
     );
     const result = await sql`
-      with v(mid, v_due, v_code, v_message, v_attempts) as (values ${values})
+      with v(mid, v_due, v_code, v_message, v_attempts, v_held) as (values ${values})
       update messages
          set status = 'queued', due_at = v.v_due, lease_until = null, error_code = v.v_code,
-             error_message = v.v_message, attempts = v.v_attempts
+             error_message = v.v_message, attempts = v.v_attempts, held_since = v.v_held
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})`.execute(trx);
     changed += Number(result.numAffectedRows ?? 0);

@@ -44,6 +44,8 @@ export interface MessagesTable {
   upstream_id: string | null;
   error_code: string | null;
   error_message: string | null;
+  /** While held with `connectors_down`: since when (the hold is bounded from then). */
+  held_since: number | null;
   dlt_entity_id: string | null;
   dlt_template_id: string | null;
   /** Channel-specific JSON. */

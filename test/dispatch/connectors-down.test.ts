@@ -1,6 +1,7 @@
 // A message whose route has no connector up (down, or disabled) is held, not tried: waiting
 // spends none of its attempts, however many times it is claimed, and it goes once a connector
-// is up. Only when it has waited the hold bound (MESSAGE_VALIDITY_HOURS) does it fail, refunded.
+// is up. Only when it has been held for the bound (MESSAGE_VALIDITY_HOURS, counted from its
+// first finding no connector) does it fail, refunded.
 import { expect, it } from "vitest";
 import { createLogger } from "../../src/app/gateway.js";
 import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src/dispatch/index.js";
@@ -63,7 +64,7 @@ describeEachEngine("a route with no connector up", (engine) => {
   const rowOf = (t: TestGateway, id: string) =>
     t.db.store.db
       .selectFrom("messages")
-      .select(["status", "attempts", "error_code", "error_message", "due_at"])
+      .select(["status", "attempts", "error_code", "error_message", "due_at", "held_since"])
       .where("id", "=", id)
       .executeTakeFirstOrThrow();
 
@@ -71,12 +72,20 @@ describeEachEngine("a route with no connector up", (engine) => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 100 } });
     const id = await sendOne(t, account.apiKey, "9610008001");
+    // Accepted three days ago (as a message scheduled then for now): the hold counts from its
+    // first finding no connector, not from its acceptance.
+    await t.db.store.db
+      .updateTable("messages")
+      .set({ created_at: Date.now() - 3 * 24 * 3_600_000 })
+      .where("id", "=", id)
+      .execute();
     let up = false;
     const carrier = new Carrier();
     const dispatcher = dispatcherOf(t, carrier, () => up);
     dispatcher.start();
     try {
       // Claimed and held six times, twice the attempts a failing submit gets (maxAttempts 3).
+      let heldSince: number | null = null;
       for (let round = 0; round < 6; round++) {
         await waitFor(async () => {
           const row = await rowOf(t, id);
@@ -84,10 +93,23 @@ describeEachEngine("a route with no connector up", (engine) => {
         });
         const row = await rowOf(t, id);
         expect(row).toMatchObject({ status: "queued", attempts: 0 });
+        heldSince ??= row.held_since;
+        expect(row.held_since).toBe(heldSince);
         expect(row.error_message).toContain("Every connector of the route T/* is down (carrier)");
         // As if its wait had passed.
         await t.db.store.db.updateTable("messages").set({ due_at: Date.now() }).where("id", "=", id).execute();
       }
+      // Its timeline says it is held, and why (not "scheduled", though it is unattempted and due later).
+      await waitFor(async () => (await rowOf(t, id)).due_at > Date.now());
+      const view = await call(t, "GET", `/api/v2/messages/${id}`, {
+        headers: { authorization: `Bearer ${account.apiKey}` },
+      });
+      expect(view.status).toBe(200);
+      const timeline = view.body.data.timeline as { event: string; detail: string | null }[];
+      expect(timeline.map((e) => e.event)).toEqual(["accepted", "held"]);
+      expect(timeline[1]!.detail).toMatch(
+        /is down \(carrier\)\. Looked at again \d{4}-.*, or when a connector comes back\.$/,
+      );
       up = true;
       await waitFor(async () => (await rowOf(t, id)).status === "submitted");
       expect(await rowOf(t, id)).toMatchObject({ attempts: 1 });
@@ -103,10 +125,10 @@ describeEachEngine("a route with no connector up", (engine) => {
     const account = await buildAccount(t, { credits: { sms: 100 } });
     const id = await sendOne(t, account.apiKey, "9610008002");
     expect(await balanceOf(t, account)).toBe(99);
-    // Accepted an hour and a minute ago, held for an hour at most.
+    // Held since an hour and a minute ago, for an hour at most.
     await t.db.store.db
       .updateTable("messages")
-      .set({ created_at: Date.now() - 61 * 60_000 })
+      .set({ error_code: "connectors_down", held_since: Date.now() - 61 * 60_000 })
       .where("id", "=", id)
       .execute();
     const carrier = new Carrier();

@@ -28,6 +28,7 @@ export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">
     connector: null,
     upstream_id: null,
     error_code: null,
+    held_since: null,
     error_message: null,
     dlt_entity_id: null,
     dlt_template_id: null,

@@ -22,6 +22,7 @@ import { smppServer } from "./0017_smpp_server.js";
 import { processHeartbeats } from "./0018_process_heartbeats.js";
 import { smppBinds } from "./0019_smpp_binds.js";
 import { voiceCallerRequests } from "./0020_voice_caller_requests.js";
+import { messagesHeldSince } from "./0021_messages_held_since.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -47,6 +48,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0018_process_heartbeats": processHeartbeats(engine),
         "0019_smpp_binds": smppBinds(engine),
         "0020_voice_caller_requests": voiceCallerRequests(engine),
+        "0021_messages_held_since": messagesHeldSince(engine),
       };
     },
   };
