@@ -143,7 +143,7 @@ export const SETTINGS = {
   MESSAGE_VALIDITY_HOURS: {
     field: "messageValidityHours",
     description:
-      "Hours a message handed to a carrier waits for its delivery report; then it is failed with error code expired (not refunded: the carrier took it) and reported by webhook. Messages of a connector that never reports delivery (an http-sms connector without dlr, SMPP with registered_delivery 0) stay submitted.",
+      "Hours a message handed to a carrier waits for its delivery report; then it is failed with error code expired (not refunded: the carrier took it) and reported by webhook. Also how long a message is held while every connector of its route is down or disabled (`connectors_down`); then it fails, refunded. Messages of a connector that never reports delivery (an http-sms connector without dlr, SMPP with registered_delivery 0) stay submitted.",
     default: "48",
     parser: wholeNumber(1, 720),
   },

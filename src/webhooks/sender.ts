@@ -363,7 +363,7 @@ export class WebhookSender extends WorkerLoop {
         if (due === 0) continue;
         this.deps.logger.info(
           { ...endpoint, deliveries: due },
-          "webhook endpoint answers again: its retries are due now",
+          "retries of a webhook endpoint that answers again are due now",
         );
         // Other processes' senders claim them too.
         await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
