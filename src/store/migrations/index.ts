@@ -23,6 +23,7 @@ import { processHeartbeats } from "./0018_process_heartbeats.js";
 import { smppBinds } from "./0019_smpp_binds.js";
 import { voiceCallerRequests } from "./0020_voice_caller_requests.js";
 import { messagesHeldSince } from "./0021_messages_held_since.js";
+import { keyCollation } from "./0022_key_collation.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -49,6 +50,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0019_smpp_binds": smppBinds(engine),
         "0020_voice_caller_requests": voiceCallerRequests(engine),
         "0021_messages_held_since": messagesHeldSince(engine),
+        "0022_key_collation": keyCollation(engine),
       };
     },
   };
