@@ -1,6 +1,6 @@
-// Gauges of what waits: messages queued for dispatch (per channel and lane) and webhook
-// deliveries not yet delivered, read from the database when /metrics is scraped, so every
-// process (an `api` alone too) reports them. Each read is bounded: the partial indexes of the
+// Gauges of what waits: messages queued for dispatch (per channel and lane; those held for want
+// of a connector, per channel) and webhook deliveries not yet delivered, read from the database
+// when /metrics is scraped, so every process (an `api` alone too) reports them. Each read is bounded: the partial indexes of the
 // live states are walked for at most BACKLOG_CAP rows, never the whole table, and scrapes
 // within SNAPSHOT_TTL_MS of each other share one read.
 
@@ -16,7 +16,8 @@ export const BACKLOG_CAP = 100_000;
 const SNAPSHOT_TTL_MS = 1_000;
 
 export interface Backlog {
-  queued: { channel: string; lane: number; n: number }[];
+  /** `held`: of `n`, those held because no connector of their route is up (connectors_down). */
+  queued: { channel: string; lane: number; n: number; held: number }[];
   webhooksPending: number;
   /** How long the most overdue pending delivery has been due (ms), 0 when none is. */
   webhooksOverdueMs: number;
@@ -53,6 +54,20 @@ export function registerBacklogGauges(registry: Registry, deps: { store: Store; 
       if (!backlog) return;
       this.reset();
       for (const row of backlog.queued) this.set({ channel: row.channel, lane: String(row.lane) }, row.n);
+    },
+  });
+  new Gauge({
+    name: "switchboard_messages_held",
+    help: `Queued messages held because no connector of their route is up (connectors_down), by channel (counted among the first ${BACKLOG_CAP} queued)`,
+    labelNames: ["channel"],
+    registers,
+    async collect() {
+      const backlog = await current();
+      if (!backlog) return;
+      this.reset();
+      const held = new Map<string, number>();
+      for (const row of backlog.queued) held.set(row.channel, (held.get(row.channel) ?? 0) + row.held);
+      for (const [channel, n] of held) this.set({ channel }, n);
     },
   });
   new Gauge({

@@ -48,7 +48,7 @@ export function registerSystemRoutes(admin: FastifyInstance, deps: Deps): void {
         at: new Date(now).toISOString(),
         counted_up_to: BACKLOG_CAP,
         queues: backlog.queued
-          .map((row) => ({ channel: row.channel, lane: row.lane, queued: row.n }))
+          .map((row) => ({ channel: row.channel, lane: row.lane, queued: row.n, held: row.held }))
           .sort((a, b) => a.channel.localeCompare(b.channel) || a.lane - b.lane),
         webhooks: {
           pending: backlog.webhooksPending,

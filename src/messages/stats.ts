@@ -131,9 +131,16 @@ export async function messageCount(db: Db, accountId: number, from: number, unti
  * index of queued messages is walked, never the whole table (the backlog gauge of /metrics).
  */
 export async function queuedBacklog(db: Db, cap: number) {
-  const queued = await sql<{ channel: string; lane: number; n: number }>`
-    select channel, lane, count(*) as n
-      from (select channel, lane from messages where status = 'queued' limit ${cap}) q
+  // `held`: of them, those held because no connector of their route is up (connectors_down).
+  const queued = await sql<{ channel: string; lane: number; n: number; held: number }>`
+    select channel, lane, count(*) as n, sum(held) as held
+      from (select channel, lane, case when error_code = 'connectors_down' then 1 else 0 end as held
+              from messages where status = 'queued' limit ${cap}) q
      group by channel, lane`.execute(db);
-  return queued.rows.map((row) => ({ channel: row.channel, lane: Number(row.lane), n: Number(row.n) }));
+  return queued.rows.map((row) => ({
+    channel: row.channel,
+    lane: Number(row.lane),
+    n: Number(row.n),
+    held: Number(row.held),
+  }));
 }

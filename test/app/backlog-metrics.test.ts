@@ -1,5 +1,5 @@
 // The metrics of what waits, read through /metrics of a real gateway: the queue per channel and
-// lane, webhook deliveries pending and given up, and each connector's submit latency. The clock
+// lane (and the messages held for want of a connector), webhook deliveries pending and given up, and each connector's submit latency. The clock
 // is manual, so a retried message or webhook stays where it is until the test moves time.
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/core/clock.js";
@@ -55,6 +55,22 @@ describeEachEngine("metrics of what waits", (engine) => {
     expect(await sample(t, "switchboard_connector_submit_seconds_count", 'connector="simulator"')).toBeGreaterThan(0);
     await sampleUntil(t, "switchboard_queue_depth", 'channel="sms",lane="0"', (n) => n === 1);
     await sampleUntil(t, "switchboard_queue_depth", 'channel="sms",lane="1"', (n) => n === 1);
+
+    // One of them as a message held for want of a connector (the dispatcher's connectors_down).
+    expect(await sample(t, "switchboard_messages_held", 'channel="sms"')).toBe(0);
+    await t.db.store.db
+      .updateTable("messages")
+      .set({ error_code: "connectors_down", held_since: clock.now().getTime() })
+      .where("id", "=", promotional.body.data.message_id)
+      .execute();
+    await sampleUntil(t, "switchboard_messages_held", 'channel="sms"', (n) => n === 1);
+    const system = await call(t, "GET", "/admin/api/system", {
+      headers: keyOf(await buildAccount(t, { role: "operator" })),
+    });
+    expect(system.body.data.queues).toEqual([
+      { channel: "sms", lane: 0, queued: 1, held: 0 },
+      { channel: "sms", lane: 1, queued: 1, held: 1 },
+    ]);
 
     clock.advance(5_000);
     await sampleUntil(t, "switchboard_queue_depth", 'channel="sms",lane="0"', (n) => n === 0);
