@@ -117,7 +117,8 @@ export interface CarrierRoute {
 export interface SystemView {
   at: string;
   counted_up_to: number;
-  queues: { channel: string; lane: number; queued: number }[];
+  /** `held`: of `queued`, those waiting because no connector of their route is up. */
+  queues: { channel: string; lane: number; queued: number; held: number }[];
   webhooks: { pending: number; overdue_seconds: number };
   connectors: ConnectorHealth[];
   processes: { role: string; host: string; pid: number; version: string; started_at: string; last_beat_at: string }[];

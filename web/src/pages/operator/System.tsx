@@ -72,6 +72,7 @@ export default function System() {
                   <th scope="col">Channel</th>
                   <th scope="col">Lane</th>
                   <th scope="col">Queued</th>
+                  <th scope="col">Held: no connector up</th>
                 </tr>
               </thead>
               <tbody>
@@ -80,6 +81,7 @@ export default function System() {
                     <td>{q.channel}</td>
                     <td>{LANES[q.lane] ?? q.lane}</td>
                     <td>{formatNumber(q.queued)}</td>
+                    <td>{formatNumber(q.held)}</td>
                   </tr>
                 ))}
               </tbody>
