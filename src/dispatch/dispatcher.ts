@@ -441,7 +441,8 @@ export class Dispatcher extends WorkerLoop {
 
   /**
    * Files one message's final outcome of this batch: submitted, queued again after a back-off,
-   * failed, or (deferred: its connector was busy and did not start it) left as it was.
+   * held (no connector of its route up), failed, or (deferred: its connector was busy and did
+   * not start it) left as it was.
    */
   private settle(message: MessageRow, result: SubmitResult, connector: string, outcomes: Outcomes, now: () => number) {
     if (outcomeOf(result) === "deferred") {
@@ -453,30 +454,7 @@ export class Dispatcher extends WorkerLoop {
       return;
     }
     if (!result.ok && result.code === "connectors_down") {
-      // Held, not tried: no connector of its route is up (down, or disabled). It waits for one
-      // without spending an attempt, up to holdForMs since its hold began, as a carrier's
-      // outage or an operator's maintenance can outlast every retry's back-off.
-      const heldSince = (message.error_code === "connectors_down" ? message.held_since : null) ?? now();
-      const waited = now() - heldSince;
-      const holdForMs = this.options.holdForMs ?? HOLD_FOR_MS;
-      if (waited < holdForMs) {
-        outcomes.retries.push({
-          id: message.id,
-          dueAt: now() + connectorWaitMs(waited),
-          code: result.code,
-          message: result.message,
-          attempts: message.attempts - 1,
-          heldSince,
-        });
-      } else {
-        const hours = Math.round((holdForMs / 3_600_000) * 10) / 10;
-        outcomes.failures.push({
-          id: message.id,
-          code: result.code,
-          message: `${result.message} The message waited ${hours} h (MESSAGE_VALIDITY_HOURS) for one to be up.`,
-          at: now(),
-        });
-      }
+      this.hold(message, result, outcomes, now());
       return;
     }
     if (result.ok) {
@@ -499,6 +477,35 @@ export class Dispatcher extends WorkerLoop {
     } else {
       outcomes.failures.push({ id: message.id, code: result.code, message: result.message, at: now() });
     }
+  }
+
+  /**
+   * A message no connector of whose route is up (down, or disabled): held, not tried. It waits
+   * for one without spending an attempt, up to holdForMs from its hold's start, as a carrier's
+   * outage or an operator's maintenance can outlast every retry's back-off; then it fails.
+   */
+  private hold(message: MessageRow, result: { code: string; message: string }, outcomes: Outcomes, now: number) {
+    const heldSince = (message.error_code === "connectors_down" ? message.held_since : null) ?? now;
+    const waited = now - heldSince;
+    const holdForMs = this.options.holdForMs ?? HOLD_FOR_MS;
+    if (waited < holdForMs) {
+      outcomes.retries.push({
+        id: message.id,
+        dueAt: now + connectorWaitMs(waited),
+        code: result.code,
+        message: result.message,
+        attempts: message.attempts - 1,
+        heldSince,
+      });
+      return;
+    }
+    const hours = Math.round((holdForMs / 3_600_000) * 10) / 10;
+    outcomes.failures.push({
+      id: message.id,
+      code: result.code,
+      message: `${result.message} The message waited ${hours} h (MESSAGE_VALIDITY_HOURS) for one to be up.`,
+      at: now,
+    });
   }
 
   /** `submitted` and `failed` delivery_report events, written with the states they report. */
