@@ -310,8 +310,10 @@ describeEachEngine("voice-http connector and status callbacks", (engine) => {
     try {
       const first = expectBroadcastId(await placeCall(g.t, "GET", callParams(account, { to: ringing })), account);
       const second = expectBroadcastId(await placeCall(g.t, "GET", callParams(account, { to: completed })), account);
-      await waitForCall(g.t, account, first, (r) => r.status === "submitted" && r.call.status === "ringing", 5_000);
-      await waitForCall(g.t, account, second, (r) => r.status === "delivered" && r.call.status === "completed", 5_000);
+      // The held statuses are tried again every 250 ms for a minute: 15 s, as one full-suite
+      // run on two busy cores took longer than 5 s to show the second call delivered.
+      await waitForCall(g.t, account, first, (r) => r.status === "submitted" && r.call.status === "ringing", 15_000);
+      await waitForCall(g.t, account, second, (r) => r.status === "delivered" && r.call.status === "completed", 15_000);
     } finally {
       g.provider.callbacksBeforeAnswer = () => [];
     }
