@@ -10,6 +10,7 @@ import type { MessageRow } from "../../src/store/schema.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { balanceOf } from "../helpers/sms.js";
+import { until } from "../webhooks/receiver.js";
 
 class Carrier implements Connector {
   readonly name = "carrier";
@@ -20,16 +21,6 @@ class Carrier implements Connector {
     return messages.map((m) => ({ ok: true, upstreamId: `K-${m.id}` }));
   }
   onReports(): void {}
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("timed out");
-    await sleep(20);
-  }
 }
 
 describeEachEngine("a route with no connector up", (engine) => {
@@ -87,7 +78,7 @@ describeEachEngine("a route with no connector up", (engine) => {
       // Claimed and held six times, twice the attempts a failing submit gets (maxAttempts 3).
       let heldSince: number | null = null;
       for (let round = 0; round < 6; round++) {
-        await waitFor(async () => {
+        await until(async () => {
           const row = await rowOf(t, id);
           return row.error_code === "connectors_down" && row.due_at > Date.now();
         });
@@ -100,7 +91,7 @@ describeEachEngine("a route with no connector up", (engine) => {
         await t.db.store.db.updateTable("messages").set({ due_at: Date.now() }).where("id", "=", id).execute();
       }
       // Its timeline says it is held, and why (not "scheduled", though it is unattempted and due later).
-      await waitFor(async () => (await rowOf(t, id)).due_at > Date.now());
+      await until(async () => (await rowOf(t, id)).due_at > Date.now());
       const view = await call(t, "GET", `/api/v2/messages/${id}`, {
         headers: { authorization: `Bearer ${account.apiKey}` },
       });
@@ -111,7 +102,7 @@ describeEachEngine("a route with no connector up", (engine) => {
         /is down \(carrier\)\. Looked at again \d{4}-.*, or when a connector comes back\.$/,
       );
       up = true;
-      await waitFor(async () => (await rowOf(t, id)).status === "submitted");
+      await until(async () => (await rowOf(t, id)).status === "submitted");
       expect(await rowOf(t, id)).toMatchObject({ attempts: 1 });
       expect(carrier.sent.map((m) => m.id)).toEqual([id]);
       expect(await balanceOf(t, account)).toBe(99);
@@ -135,7 +126,7 @@ describeEachEngine("a route with no connector up", (engine) => {
     const dispatcher = dispatcherOf(t, carrier, () => false, 60 * 60_000);
     dispatcher.start();
     try {
-      await waitFor(async () => (await rowOf(t, id)).status === "failed");
+      await until(async () => (await rowOf(t, id)).status === "failed");
     } finally {
       await dispatcher.stop();
     }

@@ -11,6 +11,7 @@ import type { MessageRow } from "../../src/store/schema.js";
 import type { WebhookOutbox } from "../../src/webhooks/outbox.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestGateway, testDispatcher, useTestGateway } from "../helpers/gateway.js";
+import { until } from "../webhooks/receiver.js";
 
 class CountingConnector implements Connector {
   readonly name = "counting";
@@ -53,14 +54,6 @@ function failingOutbox() {
   return { outbox, state };
 }
 
-async function waitFor(check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("timed out");
-    await sleep(20);
-  }
-}
-
 describeEachEngine("a batch whose record fails", (engine) => {
   // API only: nothing dispatches until the test starts its own dispatcher.
   const gateway = useTestGateway(engine, { roles: ["api"] });
@@ -87,7 +80,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
     const { t, account, id, state, connector, dispatcher } = await failingDispatch("9610007001");
     const waking = setInterval(() => dispatcher.wake(), 5);
     try {
-      await waitFor(() => state.attempts >= 1);
+      await until(() => state.attempts >= 1);
       // Woken every 5 ms, the record is tried again after 100 ms, doubling to 1 s (0.1, 0.2, 0.4,
       // 0.8, 1.6 s after the first), and the message is not claimed or sent again meanwhile.
       await sleep(2_500);
@@ -97,7 +90,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
       expect((await row(t, id)).status).toBe("queued");
 
       state.failing = false;
-      await waitFor(async () => (await row(t, id)).status === "submitted");
+      await until(async () => (await row(t, id)).status === "submitted");
       expect(await row(t, id)).toEqual({ status: "submitted", upstream_id: `C-${id}-1`, connector: "counting" });
       expect(connector.submits.map((s) => s.id)).toEqual([id]);
       expect(state.events).toEqual([{ id, status: "submitted" }]);
@@ -105,7 +98,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
 
       // And the dispatcher goes on: a message sent now is dispatched as usual, once.
       const next = await send(t, account.apiKey, "9610007002");
-      await waitFor(async () => (await row(t, next)).status === "submitted");
+      await until(async () => (await row(t, next)).status === "submitted");
       expect(connector.submits.map((s) => s.id)).toEqual([id, next]);
       expect(connector.recordedLateIds).toEqual([id]);
     } finally {
@@ -117,7 +110,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
   it("records only what is still waiting to be sent: a message that changed meanwhile is left as it is", async () => {
     const { t, account, id, state, connector, dispatcher } = await failingDispatch("9610007003");
     try {
-      await waitFor(() => state.attempts >= 1);
+      await until(() => state.attempts >= 1);
       // Meanwhile another worker sent and recorded it (its own upstream id).
       await t.db.store.db
         .updateTable("messages")
@@ -127,7 +120,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
       state.failing = false;
       // A message sent now is claimed only once the record of the first batch is done.
       const next = await send(t, account.apiKey, "9610007005");
-      await waitFor(async () => (await row(t, next)).status === "submitted");
+      await until(async () => (await row(t, next)).status === "submitted");
       expect(await row(t, id)).toEqual({ status: "submitted", upstream_id: "OTHER-1", connector: "other" });
       expect(state.events).toEqual([{ id: next, status: "submitted" }]);
       expect(connector.recordedLateIds).toEqual([]);
@@ -162,15 +155,15 @@ describeEachEngine("a batch whose record fails", (engine) => {
       const other = new CountingConnector();
       const second = testDispatcher(t, other, { idleMs: 20 }, { store });
       try {
-        await waitFor(() => state.attempts >= 1);
+        await until(() => state.attempts >= 1);
         second.start();
-        await waitFor(() => refused >= 1);
+        await until(() => refused >= 1);
         // The database is back for the second worker at once, and it would claim after its 1 s
         // pause; the first records its batch a little later (its next try, within a second).
         away = false;
         await sleep(1_300);
         state.failing = false;
-        await waitFor(async () => (await row(t, id)).status === "submitted");
+        await until(async () => (await row(t, id)).status === "submitted");
         await sleep(2_500);
         expect(connector.submits.map((s) => s.id)).toEqual([id]);
         expect(other.submits).toEqual([]);
@@ -188,9 +181,9 @@ describeEachEngine("a batch whose record fails", (engine) => {
     try {
       // The record fails (0 s), and again at 0.1, 0.2, 0.4 and 0.8 s, past the 500 ms bound:
       // given up; the next round claims the message and sends it again.
-      await waitFor(() => connector.submits.length >= 2, 10_000);
+      await until(() => connector.submits.length >= 2, 10_000);
       state.failing = false;
-      await waitFor(async () => (await row(t, id)).status === "submitted");
+      await until(async () => (await row(t, id)).status === "submitted");
       const submits = connector.submits.map((s) => s.id);
       expect(submits.slice(0, 2)).toEqual([id, id]);
       expect((await row(t, id)).upstream_id).toBe(`C-${id}-${submits.length}`);

@@ -163,8 +163,6 @@ describe("health tracker", () => {
       cooldownMs: 10_000,
       now: () => now,
     });
-    const fail = (): SubmitResult => ({ ok: false, retryable: true, code: "http_503", message: "" });
-    const ok: SubmitResult = { ok: true, upstreamId: "x" };
     tracker.observe([ok, fail(), ok]);
     expect(tracker.takeRecovery()).toBe(false);
     tracker.observe([fail(), fail()]);
