@@ -5,6 +5,7 @@
 // give each message to exactly one of them, and return it at once if its worker dies.
 
 import { sql } from "kysely";
+import { backoffMs, jittered } from "../core/backoff.js";
 import { WorkerLoop } from "../core/worker-loop.js";
 import type { Failure, Retry, Submitted } from "../messages/index.js";
 import {
@@ -75,14 +76,12 @@ const CONNECTOR_WAIT_MAX_MS = 10 * 60_000;
  * wakes it at once (carriers/registry.ts).
  */
 export function connectorWaitMs(waitedMs: number): number {
-  const base = Math.min(CONNECTOR_WAIT_MAX_MS, Math.max(1000, waitedMs / 2));
-  return Math.round(base * (0.8 + Math.random() * 0.4));
+  return jittered(Math.min(CONNECTOR_WAIT_MAX_MS, Math.max(1000, waitedMs / 2)));
 }
 
 /** Back-off before attempt n+1: 1 s, 2 s, 4 s ... capped at 5 minutes, with ±20 % jitter. */
 export function retryDelayMs(attempts: number): number {
-  const base = Math.min(1000 * 2 ** Math.max(0, attempts - 1), 300_000);
-  return Math.round(base * (0.8 + Math.random() * 0.4));
+  return backoffMs(attempts, 1000, 300_000);
 }
 
 type FailedRows = Awaited<ReturnType<typeof failBeforeCarrier>>;

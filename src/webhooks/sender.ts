@@ -8,6 +8,7 @@
 import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
 import { Agent } from "undici";
+import { backoffMs } from "../core/backoff.js";
 import { EpisodeLog } from "../core/episodes.js";
 import { WorkerLoop } from "../core/worker-loop.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -73,8 +74,7 @@ export function signWebhook(key: Buffer, id: string, at: Date, body: string): st
 
 /** Delay before attempt n+1 after n failed attempts: base·2^(n-1), capped, ±20 % jitter. */
 export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOptions, "baseDelayMs" | "maxDelayMs">) {
-  const base = Math.min(options.baseDelayMs * 2 ** Math.max(0, attempts - 1), options.maxDelayMs);
-  return Math.round(base * (0.8 + Math.random() * 0.4));
+  return backoffMs(attempts, options.baseDelayMs, options.maxDelayMs);
 }
 
 /** How long outcomes gather before they are recorded together. */
