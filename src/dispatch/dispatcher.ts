@@ -381,8 +381,10 @@ export class Dispatcher extends WorkerLoop {
       if (plan.ok) {
         plans.set(message.id, plan.connectors);
         pending.push(message);
+      } else if (plan.code === "connectors_down") {
+        this.hold(message, plan, outcomes, now());
       } else {
-        // no_route fails now; connectors_down waits like any retryable failure.
+        // no_route fails now.
         this.settle(message, { ...plan, ok: false }, "", outcomes, now);
       }
     }
@@ -440,8 +442,7 @@ export class Dispatcher extends WorkerLoop {
 
   /**
    * Files one message's final outcome of this batch: submitted, queued again after a back-off,
-   * held (no connector of its route up), failed, or (deferred: its connector was busy and did
-   * not start it) left as it was.
+   * failed, or (deferred: its connector was busy and did not start it) left as it was.
    */
   private settle(message: MessageRow, result: SubmitResult, connector: string, outcomes: Outcomes, now: () => number) {
     if (outcomeOf(result) === "deferred") {
@@ -450,10 +451,6 @@ export class Dispatcher extends WorkerLoop {
       // back-off, a backlog larger than a carrier's rate (a campaign through a TPS-limited
       // bind) was deferred round after round until it failed, and what was left of it waited
       // minutes after the carrier had room again.
-      return;
-    }
-    if (!result.ok && result.code === "connectors_down") {
-      this.hold(message, result, outcomes, now());
       return;
     }
     if (result.ok) {

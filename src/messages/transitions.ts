@@ -55,6 +55,9 @@ export interface Submitted {
   attempts: number;
 }
 
+/** A claimed message's states: still `queued`, or `dispatching` when an earlier version's worker leased it. */
+const CLAIMED_STATUSES: MessageStatus[] = ["dispatching", "queued"];
+
 /**
  * Of `ids`, those still waiting to be sent (queued, or dispatching), for a record of submits
  * made after the claim that sent them was lost: locked on PostgreSQL until `trx` ends, without
@@ -63,20 +66,16 @@ export interface Submitted {
 export async function stillWaiting(store: Store, trx: Db, ids: string[]): Promise<Set<string>> {
   const waiting = new Set<string>();
   for (const part of chunks(ids)) {
-    let query = trx
-      .selectFrom("messages")
-      .select("id")
-      .where("id", "in", part)
-      .where("status", "in", ["queued", "dispatching"]);
+    let query = trx.selectFrom("messages").select("id").where("id", "in", part).where("status", "in", CLAIMED_STATUSES);
     if (store.engine === "postgres") query = query.forNoKeyUpdate().skipLocked();
     for (const row of await query.execute()) waiting.add(row.id);
   }
   return waiting;
 }
 
-/** Claimed messages: still `queued`, or `dispatching` when an earlier version's worker leased them. */
-const CLAIMED = inList(["dispatching", "queued"]);
-const CLAIMED_SQL = "'dispatching', 'queued'";
+/** CLAIMED_STATUSES in a statement: as parameters, and as literals in a prepared statement's text. */
+const CLAIMED = inList(CLAIMED_STATUSES);
+const CLAIMED_SQL = CLAIMED_STATUSES.map((status) => `'${status}'`).join(", ");
 
 /**
  * Records accepted submits. SQLite: one prepared statement per message (no SQL to build);
