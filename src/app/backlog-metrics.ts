@@ -1,8 +1,8 @@
-// Gauges of what waits: messages queued for dispatch (per channel and lane; those held for want
-// of a connector, per channel) and webhook deliveries not yet delivered, read from the database
-// when /metrics is scraped, so every process (an `api` alone too) reports them. Each read is bounded: the partial indexes of the
-// live states are walked for at most BACKLOG_CAP rows, never the whole table, and scrapes
-// within SNAPSHOT_TTL_MS of each other share one read.
+// Gauges of what waits: messages queued for dispatch (per channel and lane; those held for want of
+// a connector, per channel) and webhook deliveries not yet delivered, read from the database when
+// /metrics is scraped, so every process (an `api` alone too) reports them. Each read is bounded:
+// the partial indexes of the live states are walked for at most BACKLOG_CAP rows, never the whole
+// table, and scrapes within SNAPSHOT_TTL_MS of each other share one read.
 
 import type { Logger } from "pino";
 import { Gauge, type Registry } from "prom-client";

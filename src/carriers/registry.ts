@@ -284,18 +284,15 @@ export class CarrierRegistry implements Routing {
         );
       }
     }
-    const back = snapshots.filter((health) => {
-      if (health.state === "down" && health.retry_at === null) {
-        this.nativelyDown.add(health.connector);
-        return false;
-      }
-      // A circuit breaker's half-open trial is not a return: a connector that bound again is,
-      // and so is one whose submits succeed again after its circuit opened.
-      return health.state !== "down" && this.nativelyDown.delete(health.connector);
-    });
-    const recovered = this.trackers().filter((tracker) => tracker.takeRecovery());
-    const names = [...new Set([...back.map((health) => health.connector), ...recovered.map((t) => t.connector)])];
-    if (names.length > 0) await this.wakeWaiting(names);
+    // Back: a connector that bound again, or whose submits succeed again after its circuit
+    // opened; a circuit breaker's half-open trial is not a return.
+    const back = new Set<string>();
+    for (const health of snapshots) {
+      if (health.state === "down" && health.retry_at === null) this.nativelyDown.add(health.connector);
+      else if (health.state !== "down" && this.nativelyDown.delete(health.connector)) back.add(health.connector);
+    }
+    for (const tracker of this.trackers()) if (tracker.takeRecovery()) back.add(tracker.connector);
+    if (back.size > 0) await this.wakeWaiting([...back]);
     const states = snapshots.map((h) => `${h.connector}=${h.state}`).join(",");
     const now = Date.now();
     if (states === this.lastStates && now - this.lastWrite < (this.options.healthWriteMs ?? 5_000)) return;
