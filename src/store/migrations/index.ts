@@ -24,6 +24,7 @@ import { smppBinds } from "./0019_smpp_binds.js";
 import { voiceCallerRequests } from "./0020_voice_caller_requests.js";
 import { messagesHeldSince } from "./0021_messages_held_since.js";
 import { keyCollation } from "./0022_key_collation.js";
+import { hotTableKeys } from "./0023_hot_table_keys.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -51,6 +52,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0020_voice_caller_requests": voiceCallerRequests(engine),
         "0021_messages_held_since": messagesHeldSince(engine),
         "0022_key_collation": keyCollation(engine),
+        "0023_hot_table_keys": hotTableKeys(engine),
       };
     },
   };
