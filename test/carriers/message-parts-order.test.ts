@@ -41,6 +41,16 @@ describeEachEngine("the parts of a message sent twice", (engine) => {
     expect(await parts("late-2")).toEqual(["b1@2000"]);
   });
 
+  it("replace the earlier send's whole when only some of their keys are taken", async () => {
+    // Not from one text (each send makes the same parts); a write must still not mix two sends.
+    await write([{ messageId: "late-7", upstreamIds: ["a1"], sentAt: T + 1_000 }]);
+    await write([{ messageId: "late-7", upstreamIds: ["b1", "b2", "b3"], sentAt: T + 2_000 }]);
+    expect(await parts("late-7")).toEqual(["b1@2000", "b2@2000", "b3@2000"]);
+    await write([{ messageId: "late-8", upstreamIds: ["b1"], sentAt: T + 2_000 }]);
+    await write([{ messageId: "late-8", upstreamIds: ["a1", "a2"], sentAt: T + 1_000 }]);
+    expect(await parts("late-8")).toEqual(["b1@2000"]);
+  });
+
   it("are written for the other messages of a group in which one message's parts are newer", async () => {
     await write([{ messageId: "late-3", upstreamIds: ["b1"], sentAt: T + 2_000 }]);
     await write([

@@ -59,6 +59,11 @@ export function receiptIdCandidates(id: string): string[] {
  * which the dispatcher recorded meanwhile, or the receipts of that send match nothing (the fault
  * suite's PostgreSQL restart found three messages left `submitted` so). Two writes racing for one
  * message: the later insert fails on the primary key and its write is tried again.
+ *
+ * A message's text makes the same parts on every send, so parts stored for another send of it
+ * are exactly those whose keys (message id, part index) this write's take. The parts are first
+ * inserted where their keys are free, one statement for the group; only the messages some of
+ * whose parts were not (sent before: rare) go through the replacement above.
  */
 export async function storeParts(store: Store, trx: Db, connector: string, group: SentMessage[], now: number) {
   const sentAt = (message: SentMessage) => message.sentAt ?? now;
@@ -68,7 +73,73 @@ export async function storeParts(store: Store, trx: Db, connector: string, group
     const seen = latest.get(message.messageId);
     if (!seen || sentAt(seen) <= sentAt(message)) latest.set(message.messageId, message);
   }
-  const sent = [...latest.values()];
+  const inserted = await insertFreeParts(store, trx, connector, [...latest.values()], sentAt);
+  const taken = [...latest.values()].filter(
+    (message) => (inserted.get(message.messageId) ?? 0) < message.upstreamIds.length,
+  );
+  if (taken.length > 0) await replaceParts(store, trx, connector, taken, sentAt);
+}
+
+/** Inserts the parts whose keys are free: how many of each message's were. */
+async function insertFreeParts(
+  store: Store,
+  trx: Db,
+  connector: string,
+  sent: SentMessage[],
+  sentAt: (message: SentMessage) => number,
+): Promise<Map<string, number>> {
+  const inserted = new Map<string, number>();
+  if (store.engine === "postgres") {
+    const ids: string[] = [];
+    const indexes: number[] = [];
+    const upstreamIds: string[] = [];
+    const times: number[] = [];
+    for (const message of sent) {
+      message.upstreamIds.forEach((upstreamId, index) => {
+        ids.push(message.messageId);
+        indexes.push(index);
+        upstreamIds.push(upstreamId);
+        times.push(sentAt(message));
+      });
+    }
+    // One text whatever the number of parts: a prepared statement (postgres-store.ts).
+    const rows = await store
+      .statement(
+        `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at)
+         select s.id, s.part, ?, s.upstream, 'pending', s.at
+           from unnest(?::text[], ?::integer[], ?::text[], ?::bigint[]) as s(id, part, upstream, at)
+         on conflict (message_id, part_index) do nothing
+         returning message_id`,
+      )
+      .all<{ message_id: string }>(trx, [connector, ids, indexes, upstreamIds, times]);
+    for (const row of rows) inserted.set(row.message_id, (inserted.get(row.message_id) ?? 0) + 1);
+    return inserted;
+  }
+  const insert = store.statement(
+    `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at)
+     values (?, ?, ?, ?, 'pending', ?) on conflict (message_id, part_index) do nothing`,
+  );
+  for (const message of sent) {
+    let count = 0;
+    for (const [index, upstreamId] of message.upstreamIds.entries()) {
+      count += await insert.run(trx, [message.messageId, index, connector, upstreamId, sentAt(message)]);
+    }
+    inserted.set(message.messageId, count);
+  }
+  return inserted;
+}
+
+/**
+ * Stores the parts of messages whose keys were taken: parts of an earlier send (or of this
+ * write, for a message only some of whose keys were free) are replaced; a later send's are kept.
+ */
+async function replaceParts(
+  store: Store,
+  trx: Db,
+  connector: string,
+  sent: SentMessage[],
+  sentAt: (message: SentMessage) => number,
+) {
   const ids = sent.map((message) => message.messageId);
   /** Messages whose stored parts are of a later send. */
   const later = new Set<string>();
