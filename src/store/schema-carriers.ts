@@ -15,6 +15,8 @@ export interface MessagePartsTable {
   error_code: string | null;
   done_at: number | null;
   created_at: number;
+  /** How many parts the message has (null on rows stored before migration 0024). */
+  part_count: number | null;
 }
 
 /** An SMS connector an operator configured (issue 10). */

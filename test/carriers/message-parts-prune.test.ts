@@ -43,6 +43,7 @@ describeEachEngine("message parts pruning", (engine) => {
       error_code: null,
       done_at: state === "pending" ? null : NOW - age + 1_000,
       created_at: NOW - age,
+      part_count: parts.length,
     }));
     await db.store.db.insertInto("message_parts").values(rows).execute();
     return row.id;

@@ -171,6 +171,7 @@ describeEachEngine("smpp connector", (engine) => {
         error_code: null,
         done_at: null,
         created_at: expect.any(Number),
+        part_count: rest.length,
       })),
     );
     expect((await partsOf(short.id)).map((part) => part.upstream_id)).toEqual([first?.messageId]);
@@ -278,6 +279,7 @@ describeEachEngine("smpp connector", (engine) => {
             error_code: null,
             done_at: null,
             created_at: Date.now(),
+            // No count, as rows stored before migration 0024.
           })),
         )
         .execute(),

@@ -94,35 +94,38 @@ async function insertFreeParts(
     const indexes: number[] = [];
     const upstreamIds: string[] = [];
     const times: number[] = [];
+    const counts: number[] = [];
     for (const message of sent) {
       message.upstreamIds.forEach((upstreamId, index) => {
         ids.push(message.messageId);
         indexes.push(index);
         upstreamIds.push(upstreamId);
         times.push(sentAt(message));
+        counts.push(message.upstreamIds.length);
       });
     }
     // One text whatever the number of parts: a prepared statement (postgres-store.ts).
     const rows = await store
       .statement(
-        `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at)
-         select s.id, s.part, ?, s.upstream, 'pending', s.at
-           from unnest(?::text[], ?::integer[], ?::text[], ?::bigint[]) as s(id, part, upstream, at)
+        `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at, part_count)
+         select s.id, s.part, ?, s.upstream, 'pending', s.at, s.count
+           from unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::integer[]) as s(id, part, upstream, at, count)
          on conflict (message_id, part_index) do nothing
          returning message_id`,
       )
-      .all<{ message_id: string }>(trx, [connector, ids, indexes, upstreamIds, times]);
+      .all<{ message_id: string }>(trx, [connector, ids, indexes, upstreamIds, times, counts]);
     for (const row of rows) inserted.set(row.message_id, (inserted.get(row.message_id) ?? 0) + 1);
     return inserted;
   }
   const insert = store.statement(
-    `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at)
-     values (?, ?, ?, ?, 'pending', ?) on conflict (message_id, part_index) do nothing`,
+    `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at, part_count)
+     values (?, ?, ?, ?, 'pending', ?, ?) on conflict (message_id, part_index) do nothing`,
   );
   for (const message of sent) {
     let count = 0;
-    for (const [index, upstreamId] of message.upstreamIds.entries()) {
-      count += await insert.run(trx, [message.messageId, index, connector, upstreamId, sentAt(message)]);
+    const { messageId, upstreamIds } = message;
+    for (const [index, upstreamId] of upstreamIds.entries()) {
+      count += await insert.run(trx, [messageId, index, connector, upstreamId, sentAt(message), upstreamIds.length]);
     }
     inserted.set(message.messageId, count);
   }
@@ -179,6 +182,7 @@ async function replaceParts(
         error_code: null,
         done_at: null,
         created_at: sentAt(message),
+        part_count: message.upstreamIds.length,
       });
     });
   }
@@ -195,15 +199,25 @@ export function partsOfMessage(db: Db, messageId: string) {
     .execute();
 }
 
-/** Every part of the messages that have a part of `connector` stored under one of `upstreamIds`. */
+/**
+ * Every part of the messages that have a part of `connector` stored under one of `upstreamIds`:
+ * the parts stored under those ids, then the other parts of the messages that have more than
+ * one (or whose count is not stored: rows from before migration 0024).
+ */
 async function partsOfMessagesWith(store: Store, trx: Db, connector: string, upstreamIds: string[]) {
+  const named = await partsWithIds(store, trx, connector, upstreamIds);
+  const several = [
+    ...new Set(named.filter((part) => part.part_count === null || part.part_count > 1).map((part) => part.message_id)),
+  ];
+  return several.length > 0 ? [...named, ...(await partsOf(store, trx, several))] : named;
+}
+
+/** The parts of `connector` stored under one of `upstreamIds`. */
+async function partsWithIds(store: Store, trx: Db, connector: string, upstreamIds: string[]) {
   if (store.engine === "postgres") {
     // One text whatever the number of ids: a prepared statement (postgres-store.ts).
     return store
-      .statement(
-        `select * from message_parts where message_id in
-           (select message_id from message_parts where connector = ? and upstream_id = any(?::text[]))`,
-      )
+      .statement("select * from message_parts where connector = ? and upstream_id = any(?::text[])")
       .all<MessagePartsTable>(trx, [connector, upstreamIds]);
   }
   const rows: MessagePartsTable[] = [];
@@ -211,14 +225,23 @@ async function partsOfMessagesWith(store: Store, trx: Db, connector: string, ups
     const query = trx
       .selectFrom("message_parts")
       .selectAll()
-      .where("message_id", "in", (eb) =>
-        eb
-          .selectFrom("message_parts")
-          .select("message_id")
-          .where("connector", "=", connector)
-          .where("upstream_id", "in", chunk),
-      );
+      .where("connector", "=", connector)
+      .where("upstream_id", "in", chunk);
     rows.push(...(await query.execute()));
+  }
+  return rows;
+}
+
+/** Every part of the messages. */
+async function partsOf(store: Store, trx: Db, messageIds: string[]) {
+  if (store.engine === "postgres") {
+    return store
+      .statement("select * from message_parts where message_id = any(?::text[])")
+      .all<MessagePartsTable>(trx, [messageIds]);
+  }
+  const rows: MessagePartsTable[] = [];
+  for (const chunk of chunks(messageIds)) {
+    rows.push(...(await trx.selectFrom("message_parts").selectAll().where("message_id", "in", chunk).execute()));
   }
   return rows;
 }

@@ -25,6 +25,7 @@ import { voiceCallerRequests } from "./0020_voice_caller_requests.js";
 import { messagesHeldSince } from "./0021_messages_held_since.js";
 import { keyCollation } from "./0022_key_collation.js";
 import { hotTableKeys } from "./0023_hot_table_keys.js";
+import { messagePartsCount } from "./0024_message_parts_count.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -53,6 +54,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0021_messages_held_since": messagesHeldSince(engine),
         "0022_key_collation": keyCollation(engine),
         "0023_hot_table_keys": hotTableKeys(engine),
+        "0024_message_parts_count": messagePartsCount(engine),
       };
     },
   };
