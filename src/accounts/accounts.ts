@@ -7,6 +7,7 @@ import { GatewayError } from "../core/errors.js";
 import { usernameIs } from "../core/usernames.js";
 import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
+import { isUniqueViolation } from "../store/unavailable.js";
 import { DLT_CHANGED, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
 
@@ -75,12 +76,6 @@ function openingBalances(credits: NewAccountInput["credits"] = {}): [Wallet, num
     opening.push([wallet, toMilli(amount, `credits.${wallet}`)]);
   }
   return opening;
-}
-
-/** A unique index refused the row: SQLite and PostgreSQL name it differently. */
-function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE";
 }
 
 /**

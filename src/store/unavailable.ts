@@ -1,5 +1,6 @@
 // Recognises the errors of a database that is restarting or unreachable (as opposed to a bad
 // statement): such a failure is temporary, answered 503 and retried, never treated as a bug.
+// Also: the error of a row a unique index refused.
 
 /** Node's socket errors when the server is not there or the connection broke. */
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
@@ -21,4 +22,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // Several addresses refused (localhost as ::1 and 127.0.0.1): Node reports them together.
   if (error instanceof AggregateError) return error.errors.some(isDatabaseUnavailable);
   return false;
+}
+
+/** A unique index or primary key refused a row: SQLite and PostgreSQL name it differently. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "23505" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
 }

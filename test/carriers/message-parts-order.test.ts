@@ -17,8 +17,7 @@ describeEachEngine("the parts of a message sent twice", (engine) => {
     await db.drop();
   });
 
-  const write = (sent: Parameters<typeof storeParts>[3]) =>
-    db.store.transaction((trx) => storeParts(db.store, trx, "smsc", sent, T + 999_999));
+  const write = (sent: Parameters<typeof storeParts>[2]) => storeParts(db.store, "smsc", sent, T + 999_999);
   const parts = async (messageId: string) =>
     (
       await db.store.db

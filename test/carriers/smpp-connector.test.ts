@@ -309,17 +309,14 @@ describeEachEngine("smpp connector", (engine) => {
     };
     const { smsc, connector, reports } = await started({ store, receiptRetryMs: [20_000] });
     const [waiting, delivered] = [row(), row()];
-    await db.store.transaction((trx) =>
-      storeParts(
-        db.store,
-        trx,
-        connector.name,
-        [
-          { messageId: waiting.id, upstreamIds: ["3e8"] },
-          { messageId: delivered.id, upstreamIds: ["3e9"] },
-        ],
-        Date.now(),
-      ),
+    await storeParts(
+      db.store,
+      connector.name,
+      [
+        { messageId: waiting.id, upstreamIds: ["3e8"] },
+        { messageId: delivered.id, upstreamIds: ["3e9"] },
+      ],
+      Date.now(),
     );
     await db.store.db
       .updateTable("message_parts")
@@ -343,17 +340,14 @@ describeEachEngine("smpp connector", (engine) => {
     const message = row();
     const other = row();
     const connector = `group-${serial++}`;
-    await db.store.transaction((trx) =>
-      storeParts(
-        db.store,
-        trx,
-        connector,
-        [
-          { messageId: message.id, upstreamIds: ["c1", "c2"] },
-          { messageId: other.id, upstreamIds: ["c3"] },
-        ],
-        Date.now(),
-      ),
+    await storeParts(
+      db.store,
+      connector,
+      [
+        { messageId: message.id, upstreamIds: ["c1", "c2"] },
+        { messageId: other.id, upstreamIds: ["c3"] },
+      ],
+      Date.now(),
     );
     const receipt = (upstreamId: string, stat = "DELIVRD"): Receipt => ({
       upstreamId,
@@ -392,17 +386,14 @@ describeEachEngine("smpp connector", (engine) => {
     const connector = `twice-${serial++}`;
     const long = Array.from({ length: 30 }, () => row());
     const short = Array.from({ length: 30 }, () => row());
-    await db.store.transaction((trx) =>
-      storeParts(
-        db.store,
-        trx,
-        connector,
-        [
-          ...long.map((message, n) => ({ messageId: message.id, upstreamIds: [`l${n}a`, `l${n}b`] })),
-          ...short.map((message, n) => ({ messageId: message.id, upstreamIds: [`s${n}`] })),
-        ],
-        Date.now(),
-      ),
+    await storeParts(
+      db.store,
+      connector,
+      [
+        ...long.map((message, n) => ({ messageId: message.id, upstreamIds: [`l${n}a`, `l${n}b`] })),
+        ...short.map((message, n) => ({ messageId: message.id, upstreamIds: [`s${n}`] })),
+      ],
+      Date.now(),
     );
     const delivered = (upstreamId: string): Receipt => ({
       upstreamId,
@@ -468,9 +459,7 @@ describeEachEngine("smpp connector", (engine) => {
     const message = row();
     smsc.sendReceipt("77aa01");
     await new Promise((resolve) => setTimeout(resolve, 30));
-    await db.store.transaction((trx) =>
-      storeParts(db.store, trx, connector.name, [{ messageId: message.id, upstreamIds: ["77aa01"] }], Date.now()),
-    );
+    await storeParts(db.store, connector.name, [{ messageId: message.id, upstreamIds: ["77aa01"] }], Date.now());
     expect(smsc.deliverAnswers).toEqual([]);
     expect(reports).toEqual([]);
     await smsc.waitFor(() => smsc.deliverAnswers.length === 1, 5_000, "the receipt answered");

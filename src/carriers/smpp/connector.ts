@@ -111,7 +111,7 @@ export class SmppConnector implements Connector {
     };
     const { store } = options;
     this.partWrites = new GroupedWrites(async (sent) => {
-      await store.transaction((trx) => storeParts(store, trx, this.name, sent, this.now()));
+      await storeParts(store, this.name, sent, this.now());
       return sent.map(() => undefined);
     });
     this.receiptWrites = new GroupedWrites(async (receipts) => {

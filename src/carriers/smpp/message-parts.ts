@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import { awaitingReportPage, type DeliveryReport, messageAwaitsReport } from "../../messages/index.js";
 import type { MessagePartsTable } from "../../store/schema.js";
 import type { Db, Store } from "../../store/store.js";
+import { isUniqueViolation } from "../../store/unavailable.js";
 import { meaningOfStat, type Receipt, receiptIdMatches } from "./receipt.js";
 
 /** Rows per statement: far below both engines' parameter limits. */
@@ -51,21 +52,26 @@ export function receiptIdCandidates(id: string): string[] {
 }
 
 /**
- * Stores the parts of sent messages. A message sent again (its earlier outcome unknown to the
- * dispatcher) keeps only the parts of its latest send: this write replaces parts stored for an
- * earlier send, and stores nothing for a message whose parts come from a later one. That order
- * matters when the database is away: the parts of a send whose write kept failing (retried until
- * it lands, connector.ts) must not replace, once it is back, those of the message's next send,
- * which the dispatcher recorded meanwhile, or the receipts of that send match nothing (the fault
- * suite's PostgreSQL restart found three messages left `submitted` so). Two writes racing for one
- * message: the later insert fails on the primary key and its write is tried again.
+ * Stores the parts of sent messages, in a transaction of its own. A message sent again (its
+ * earlier outcome unknown to the dispatcher) keeps only the parts of its latest send: this write
+ * replaces parts stored for an earlier send, and stores nothing for a message whose parts come
+ * from a later one. That order matters when the database is away: the parts of a send whose
+ * write kept failing (retried until it lands, connector.ts) must not replace, once it is back,
+ * those of the message's next send, which the dispatcher recorded meanwhile, or the receipts of
+ * that send match nothing (the fault suite's PostgreSQL restart found three messages left
+ * `submitted` so). Two writes racing for one message: the later insert fails on the primary key
+ * and its write is tried again.
  *
  * A message's text makes the same parts on every send, so parts stored for another send of it
- * are exactly those whose keys (message id, part index) this write's take. The parts are first
- * inserted where their keys are free, one statement for the group; only the messages some of
- * whose parts were not (sent before: rare) go through the replacement above.
+ * are exactly those whose keys (message id, part index) this write's take. So the parts are
+ * first simply inserted; only when a key is taken (a message sent before: rare) does the group
+ * go through the replacement above. PostgreSQL: one pipelined insert, and on a taken key the
+ * transaction is rolled back and the group written again in another (a plain insert, not ON
+ * CONFLICT, whose speculative insertion probes each key once more). SQLite: each part inserted
+ * where its key is free, and the messages some of whose keys were not replaced, in the same
+ * transaction (its writes are serial; nothing can take a key between the two).
  */
-export async function storeParts(store: Store, trx: Db, connector: string, group: SentMessage[], now: number) {
+export async function storeParts(store: Store, connector: string, group: SentMessage[], now: number): Promise<void> {
   const sentAt = (message: SentMessage) => message.sentAt ?? now;
   // Two sends of one message in a group: the later one's parts.
   const latest = new Map<string, SentMessage>();
@@ -73,63 +79,61 @@ export async function storeParts(store: Store, trx: Db, connector: string, group
     const seen = latest.get(message.messageId);
     if (!seen || sentAt(seen) <= sentAt(message)) latest.set(message.messageId, message);
   }
-  const inserted = await insertFreeParts(store, trx, connector, [...latest.values()], sentAt);
-  const taken = [...latest.values()].filter(
-    (message) => (inserted.get(message.messageId) ?? 0) < message.upstreamIds.length,
-  );
-  if (taken.length > 0) await replaceParts(store, trx, connector, taken, sentAt);
+  const sent = [...latest.values()];
+  if (store.engine === "postgres") {
+    try {
+      await store.transaction((trx) => store.insertMany(trx, "message_parts", partRows(connector, sent, sentAt)));
+      return;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    await store.transaction((trx) => replaceParts(store, trx, connector, sent, sentAt));
+    return;
+  }
+  await store.transaction(async (trx) => {
+    const insert = store.statement(
+      `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at, part_count)
+       values (?, ?, ?, ?, 'pending', ?, ?) on conflict (message_id, part_index) do nothing`,
+    );
+    const taken: SentMessage[] = [];
+    for (const message of sent) {
+      const { messageId, upstreamIds } = message;
+      let inserted = 0;
+      for (const [index, upstreamId] of upstreamIds.entries()) {
+        inserted += await insert.run(trx, [
+          messageId,
+          index,
+          connector,
+          upstreamId,
+          sentAt(message),
+          upstreamIds.length,
+        ]);
+      }
+      if (inserted < upstreamIds.length) taken.push(message);
+    }
+    if (taken.length > 0) await replaceParts(store, trx, connector, taken, sentAt);
+  });
 }
 
-/** Inserts the parts whose keys are free: how many of each message's were. */
-async function insertFreeParts(
-  store: Store,
-  trx: Db,
-  connector: string,
-  sent: SentMessage[],
-  sentAt: (message: SentMessage) => number,
-): Promise<Map<string, number>> {
-  const inserted = new Map<string, number>();
-  if (store.engine === "postgres") {
-    const ids: string[] = [];
-    const indexes: number[] = [];
-    const upstreamIds: string[] = [];
-    const times: number[] = [];
-    const counts: number[] = [];
-    for (const message of sent) {
-      message.upstreamIds.forEach((upstreamId, index) => {
-        ids.push(message.messageId);
-        indexes.push(index);
-        upstreamIds.push(upstreamId);
-        times.push(sentAt(message));
-        counts.push(message.upstreamIds.length);
-      });
-    }
-    // One text whatever the number of parts: a prepared statement (postgres-store.ts).
-    const rows = await store
-      .statement(
-        `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at, part_count)
-         select s.id, s.part, ?, s.upstream, 'pending', s.at, s.count
-           from unnest(?::text[], ?::integer[], ?::text[], ?::bigint[], ?::integer[]) as s(id, part, upstream, at, count)
-         on conflict (message_id, part_index) do nothing
-         returning message_id`,
-      )
-      .all<{ message_id: string }>(trx, [connector, ids, indexes, upstreamIds, times, counts]);
-    for (const row of rows) inserted.set(row.message_id, (inserted.get(row.message_id) ?? 0) + 1);
-    return inserted;
-  }
-  const insert = store.statement(
-    `insert into message_parts (message_id, part_index, connector, upstream_id, status, created_at, part_count)
-     values (?, ?, ?, ?, 'pending', ?, ?) on conflict (message_id, part_index) do nothing`,
-  );
+/** The rows of the messages' parts, pending. */
+function partRows(connector: string, sent: SentMessage[], sentAt: (message: SentMessage) => number) {
+  const rows: MessagePartsTable[] = [];
   for (const message of sent) {
-    let count = 0;
-    const { messageId, upstreamIds } = message;
-    for (const [index, upstreamId] of upstreamIds.entries()) {
-      count += await insert.run(trx, [messageId, index, connector, upstreamId, sentAt(message), upstreamIds.length]);
-    }
-    inserted.set(message.messageId, count);
+    message.upstreamIds.forEach((upstreamId, index) => {
+      rows.push({
+        message_id: message.messageId,
+        part_index: index,
+        connector,
+        upstream_id: upstreamId,
+        status: "pending",
+        error_code: null,
+        done_at: null,
+        created_at: sentAt(message),
+        part_count: message.upstreamIds.length,
+      });
+    });
   }
-  return inserted;
+  return rows;
 }
 
 /**
@@ -169,23 +173,11 @@ async function replaceParts(
       if ((await remaining.all(trx, [message.messageId])).length > 0) later.add(message.messageId);
     }
   }
-  const rows: MessagePartsTable[] = [];
-  for (const message of sent) {
-    if (later.has(message.messageId)) continue;
-    message.upstreamIds.forEach((upstreamId, index) => {
-      rows.push({
-        message_id: message.messageId,
-        part_index: index,
-        connector,
-        upstream_id: upstreamId,
-        status: "pending",
-        error_code: null,
-        done_at: null,
-        created_at: sentAt(message),
-        part_count: message.upstreamIds.length,
-      });
-    });
-  }
+  const rows = partRows(
+    connector,
+    sent.filter((message) => !later.has(message.messageId)),
+    sentAt,
+  );
   if (rows.length > 0) await store.insertMany(trx, "message_parts", rows);
 }
 
