@@ -375,7 +375,8 @@ export async function applyReceipts(
 
   const applied = new Set<string>();
   for (const chunk of chunks([...changed.keys()])) {
-    const rows = store.engine === "postgres" ? await finishPartsPg(trx, chunk) : await finishPartsSqlite(trx, chunk);
+    const rows =
+      store.engine === "postgres" ? await finishPartsPg(store, trx, chunk) : await finishPartsSqlite(trx, chunk);
     for (const row of rows) applied.add(`${row.message_id}\u0000${row.part_index}`);
   }
 
@@ -417,22 +418,25 @@ async function finishPartsSqlite(trx: Db, parts: MessagePartsTable[]) {
  * from one jsonb object, by message id and part index. Joined with the values, the planner
  * (which cannot know that the parts named are exactly pending ones) may compare every pair.
  */
-async function finishPartsPg(trx: Db, parts: MessagePartsTable[]) {
+async function finishPartsPg(store: Store, trx: Db, parts: MessagePartsTable[]) {
   const states: Record<string, Record<string, unknown[]>> = {};
   for (const part of parts) {
     states[part.message_id] ??= {};
     states[part.message_id]![String(part.part_index)] = [part.status, part.error_code, part.done_at];
   }
-  const result = await sql<{ message_id: string; part_index: number }>`
-    update message_parts as p
-       set status = v.states -> p.message_id -> p.part_index::text ->> 0,
-           error_code = v.states -> p.message_id -> p.part_index::text ->> 1,
-           done_at = (v.states -> p.message_id -> p.part_index::text ->> 2)::bigint
-      from (select ${JSON.stringify(states)}::jsonb as states) as v
-     where p.message_id = any(${Object.keys(states)}::text[]) and p.status = 'pending'
-       and v.states -> p.message_id -> p.part_index::text is not null
-    returning p.message_id, p.part_index`.execute(trx);
-  return result.rows;
+  // One text whatever the number of parts: a prepared statement (postgres-store.ts).
+  return store
+    .statement(
+      `update message_parts as p
+          set status = v.states -> p.message_id -> p.part_index::text ->> 0,
+              error_code = v.states -> p.message_id -> p.part_index::text ->> 1,
+              done_at = (v.states -> p.message_id -> p.part_index::text ->> 2)::bigint
+         from (select ?::jsonb as states) as v
+        where p.message_id = any(?::text[]) and p.status = 'pending'
+          and v.states -> p.message_id -> p.part_index::text is not null
+       returning p.message_id, p.part_index`,
+    )
+    .all<{ message_id: string; part_index: number }>(trx, [JSON.stringify(states), Object.keys(states)]);
 }
 
 /**
