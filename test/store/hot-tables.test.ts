@@ -1,6 +1,7 @@
 // PostgreSQL: messages and ledger_entries, written for every message, carry no foreign key to
 // accounts (migration 0023: its per-row check and lock cost ~7 % of the server's CPU per
 // message); every other table that names an account keeps its key, and SQLite keeps them all.
+// message_parts pages keep half their room for the receipts' heap-only updates (0025).
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
@@ -36,6 +37,13 @@ describeEachEngine("foreign keys to accounts", (engine) => {
     if (engine === "postgres") {
       expect(tables).not.toContain("messages");
       expect(tables).not.toContain("ledger_entries");
+      // And message_parts pages keep half their room for the receipts' heap-only updates.
+      const { rows } = await sql<{ options: string[] | null }>`
+        select reloptions as options from pg_class
+         where oid = to_regclass('message_parts') and relnamespace = current_schema()::regnamespace`.execute(
+        db.store.db,
+      );
+      expect(rows[0]?.options).toEqual(["fillfactor=50"]);
     } else {
       expect(tables).toContain("messages");
       expect(tables).toContain("ledger_entries");

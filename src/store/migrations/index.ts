@@ -26,6 +26,7 @@ import { messagesHeldSince } from "./0021_messages_held_since.js";
 import { keyCollation } from "./0022_key_collation.js";
 import { hotTableKeys } from "./0023_hot_table_keys.js";
 import { messagePartsCount } from "./0024_message_parts_count.js";
+import { messagePartsRoom } from "./0025_message_parts_room.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -55,6 +56,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0022_key_collation": keyCollation(engine),
         "0023_hot_table_keys": hotTableKeys(engine),
         "0024_message_parts_count": messagePartsCount(engine),
+        "0025_message_parts_room": messagePartsRoom(engine),
       };
     },
   };
