@@ -169,7 +169,7 @@ export class SmppConnector implements Connector {
     let found = 0;
     do {
       if (this.stopped) return;
-      const page = await unreportedMessages(this.options.store.db, this.name, before, after, 2_000, this.now());
+      const page = await unreportedMessages(this.options.store, this.name, before, after, 2_000, this.now());
       if (page.reports.length > 0) this.reportSink?.(page.reports);
       found += page.reports.length;
       after = page.next;
@@ -186,7 +186,7 @@ export class SmppConnector implements Connector {
    * report only to a `submitted` message, so one already reported changes nothing).
    */
   async recordedLate(messageIds: string[]): Promise<void> {
-    const reports = await reportsOfFinishedParts(this.options.store.db, this.name, messageIds, this.now());
+    const reports = await reportsOfFinishedParts(this.options.store, this.name, messageIds, this.now());
     if (reports.length > 0) this.reportSink?.(reports);
   }
 
@@ -257,7 +257,7 @@ export class SmppConnector implements Connector {
     let stored: Map<string, MessagePartsTable[]>;
     try {
       stored = await storedPartsOf(
-        this.options.store.db,
+        this.options.store,
         messages.map((message) => message.id),
         this.name,
       );

@@ -445,17 +445,17 @@ async function finishPartsPg(store: Store, trx: Db, parts: MessagePartsTable[]) 
  * Read a page at a time by submitted_at, for messages submitted before `before`.
  */
 export async function unreportedMessages(
-  db: Db,
+  store: Store,
   connector: string,
   before: number,
   after: { submittedAt: number; id: string } | null,
   limit: number,
   now: number,
 ): Promise<{ reports: DeliveryReport[]; next: { submittedAt: number; id: string } | null }> {
-  const page = await awaitingReportPage(db, connector, before, after, limit);
+  const page = await awaitingReportPage(store.db, connector, before, after, limit);
   if (page.length === 0) return { reports: [], next: null };
   const reports = await reportsOfFinishedParts(
-    db,
+    store,
     connector,
     page.map((row) => row.id),
     now,
@@ -469,12 +469,12 @@ export async function unreportedMessages(
 
 /** The reports of those of `messageIds` whose stored parts are all final (none for one without parts). */
 export async function reportsOfFinishedParts(
-  db: Db,
+  store: Store,
   connector: string,
   messageIds: string[],
   now: number,
 ): Promise<DeliveryReport[]> {
-  return reportsOfParts(connector, await storedPartsOf(db, messageIds), now);
+  return reportsOfParts(connector, await storedPartsOf(store, messageIds), now);
 }
 
 /** The reports of the messages whose parts (by message) are all final. */
@@ -496,20 +496,35 @@ export function reportsOfParts(
  * given). A message is stored with every part or none (storeParts).
  */
 export async function storedPartsOf(
-  db: Db,
+  store: Store,
   messageIds: string[],
   connector?: string,
 ): Promise<Map<string, MessagePartsTable[]>> {
   const byMessage = new Map<string, MessagePartsTable[]>();
-  for (const chunk of chunks(messageIds)) {
-    let query = db.selectFrom("message_parts").selectAll().where("message_id", "in", chunk);
-    if (connector !== undefined) query = query.where("connector", "=", connector);
-    const parts = await query.orderBy("message_id").orderBy("part_index").execute();
+  const add = (parts: MessagePartsTable[]) => {
     for (const part of parts) {
       const list = byMessage.get(part.message_id) ?? [];
       list.push(part);
       byMessage.set(part.message_id, list);
     }
+  };
+  if (store.engine === "postgres" && connector !== undefined) {
+    // Before every SMPP batch (connector.ts sentBefore): one text whatever the batch's size, a
+    // prepared statement (postgres-store.ts).
+    add(
+      await store
+        .statement(
+          `select * from message_parts where message_id = any(?::text[]) and connector = ?
+            order by message_id, part_index`,
+        )
+        .all<MessagePartsTable>(store.db, [messageIds, connector]),
+    );
+    return byMessage;
+  }
+  for (const chunk of chunks(messageIds)) {
+    let query = store.db.selectFrom("message_parts").selectAll().where("message_id", "in", chunk);
+    if (connector !== undefined) query = query.where("connector", "=", connector);
+    add(await query.orderBy("message_id").orderBy("part_index").execute());
   }
   return byMessage;
 }
