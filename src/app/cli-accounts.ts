@@ -23,6 +23,7 @@ import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../sm
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import {
+  addReviewCommands,
   onOff,
   positiveNumber,
   print,
@@ -298,22 +299,12 @@ function addSenderIdCommands(program: Command): void {
         print(result, opts.json, () => `sender ID ${result.sender_id} for ${result.account}: ${result.status}`);
       }),
     );
-  for (const [action, status] of [
-    ["approve", "approved"],
-    ["reject", "rejected"],
-  ] as const) {
-    senderIds
-      .command(action)
-      .description(`${action} a sender ID by its id`)
-      .requiredOption("--id <id>", "sender ID id (sender-ids list shows it)", wholeNumber)
-      .option("--json", "print JSON")
-      .action((opts) =>
-        withStore(async (store) => {
-          const row = await setSenderIdStatusFor(deps(store), opts.id, status);
-          print(row, opts.json, () => `${status} sender ID ${row.sender_id}`);
-        }),
-      );
-  }
+  addReviewCommands(senderIds, {
+    noun: "sender ID",
+    listedBy: "sender-ids",
+    setStatus: (store, id, status) => setSenderIdStatusFor(deps(store), id, status),
+    describe: (row) => `sender ID ${row.sender_id}`,
+  });
   senderIds
     .command("list")
     .description("an account's sender IDs with their status")

@@ -13,7 +13,7 @@ import {
 } from "../inbound/index.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
-import { allPages, print, table, wholeNumber, withStore } from "./cli-support.js";
+import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
 
@@ -70,22 +70,12 @@ function addNumberCommands(program: Command): void {
 
 function addKeywordCommands(program: Command): void {
   const keywords = program.command("keywords").description("review the keywords accounts create");
-  for (const [action, status] of [
-    ["approve", "approved"],
-    ["reject", "rejected"],
-  ] as const) {
-    keywords
-      .command(action)
-      .description(`${action} a keyword by its id`)
-      .requiredOption("--id <id>", "keyword id (keywords list shows it)", wholeNumber)
-      .option("--json", "print JSON")
-      .action((opts) =>
-        withStore(async (store) => {
-          const row = await setKeywordStatusFor(deps(store), opts.id, status);
-          print(row, opts.json, () => `${status} keyword ${row.id} ${row.key}`);
-        }),
-      );
-  }
+  addReviewCommands(keywords, {
+    noun: "keyword",
+    listedBy: "keywords",
+    setStatus: (store, id, status) => setKeywordStatusFor(deps(store), id, status),
+    describe: (row) => `keyword ${row.id} ${row.key}`,
+  });
   keywords
     .command("list")
     .description("an account's keywords: id, status, keyword, reply type and text")

@@ -19,7 +19,7 @@ import {
 import { systemClock } from "../core/clock.js";
 import type { ApprovalStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
-import { allPages, print, table, wholeNumber, withStore } from "./cli-support.js";
+import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */
 const SHOWN_INVALID = 20;
@@ -73,22 +73,12 @@ function addTemplateCommands(program: Command): void {
         );
       }),
     );
-  for (const [action, status] of [
-    ["approve", "approved"],
-    ["reject", "rejected"],
-  ] as const) {
-    templates
-      .command(action)
-      .description(`${action} a template by its id`)
-      .requiredOption("--id <id>", "template id (templates list shows it)", wholeNumber)
-      .option("--json", "print JSON")
-      .action((opts) =>
-        withStore(async (store) => {
-          const row = await setTemplateStatusFor(deps(store), opts.id, status);
-          print(row, opts.json, () => `${status} template ${row.id} "${row.name}"`);
-        }),
-      );
-  }
+  addReviewCommands(templates, {
+    noun: "template",
+    listedBy: "templates",
+    setStatus: (store, id, status) => setTemplateStatusFor(deps(store), id, status),
+    describe: (row) => `template ${row.id} "${row.name}"`,
+  });
   templates
     .command("list")
     .description("an account's templates: id, status, DLT template ID, name, content")

@@ -1,6 +1,6 @@
 // What every operator command of the CLI shares: option parsers, a store opened on the
 // configured database for the length of one command, and printing as text or JSON.
-import { InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError } from "commander";
 import { loadConfig } from "../runtime/config.js";
 import { openStore, type Store, storeOptions } from "../store/store.js";
 
@@ -46,6 +46,40 @@ export async function allPages<T>(
     const { rows, meta } = await read(page, perPage);
     all.push(...rows);
     if (page >= meta.last_page) return all;
+  }
+}
+
+/**
+ * The `approve` and `reject` subcommands of what operators review (sender IDs, templates,
+ * keywords): each sets one item's status by its id and prints what it became.
+ */
+export function addReviewCommands<Row>(
+  group: Command,
+  item: {
+    /** What it is, in the help: "sender ID". */
+    noun: string;
+    /** The command that lists them with their ids: "sender-ids". */
+    listedBy: string;
+    setStatus: (store: Store, id: number, status: "approved" | "rejected") => Promise<Row>;
+    /** The row in words, after its new status: "sender ID ACMEIN". */
+    describe: (row: Row) => string;
+  },
+): void {
+  for (const [action, status] of [
+    ["approve", "approved"],
+    ["reject", "rejected"],
+  ] as const) {
+    group
+      .command(action)
+      .description(`${action} a ${item.noun} by its id`)
+      .requiredOption("--id <id>", `${item.noun} id (${item.listedBy} list shows it)`, wholeNumber)
+      .option("--json", "print JSON")
+      .action((opts: { id: number; json?: boolean }) =>
+        withStore(async (store) => {
+          const row = await item.setStatus(store, opts.id, status);
+          print(row, opts.json, () => `${status} ${item.describe(row)}`);
+        }),
+      );
   }
 }
 

@@ -116,6 +116,27 @@ describeEachEngine("switchboard CLI", (engine) => {
     ]);
   });
 
+  it("approves and rejects a pending sender ID by its id, and refuses an unknown id", async () => {
+    expect(await cliOk(["sender-ids", "add", "--account", "cli-user", "--sender", "REVIEW"], env)).toBe(
+      "sender ID REVIEW for cli-user: pending\n",
+    );
+    const [pending] = JSON.parse(
+      await cliOk(["sender-ids", "list", "--account", "cli-user", "--status", "pending", "--json"], env),
+    );
+    expect(pending).toMatchObject({ sender_id: "REVIEW", status: "pending" });
+    expect(await cliOk(["sender-ids", "approve", "--id", String(pending.id)], env)).toBe("approved sender ID REVIEW\n");
+    expect(JSON.parse(await cliOk(["sender-ids", "reject", "--id", String(pending.id), "--json"], env))).toMatchObject({
+      sender_id: "REVIEW",
+      status: "rejected",
+    });
+    const unknown = await runCli(["sender-ids", "approve", "--id", "987654"], env);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toBe("switchboard: No sender ID with id 987654.\n");
+    const refused = await runCli(["sender-ids", "approve", "--id", "x"], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("use a whole number");
+  });
+
   it("prints its version, and lists sender IDs and keys under a header row (or as JSON)", async () => {
     const { version } = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
     expect(await cliOk(["--version"], env)).toBe(`${version}\n`);
