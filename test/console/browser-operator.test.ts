@@ -70,6 +70,9 @@ describeInBrowser("console in the browser: operator", () => {
     await page.getByLabel("Credits to add").fill("10.5");
     await page.getByRole("button", { name: "Add credits" }).click();
     await expect.poll(() => page.getByTestId("operator-wallet-sms").textContent()).toContain("35.5");
+    // The ledger shows the top-up, newest first, with the balance it left.
+    const ledger = page.getByRole("table", { name: "The last 500 entries, newest first" });
+    await expect.poll(() => ledger.locator("tbody tr").first().textContent()).toMatch(/sms.*10\.5.*35\.5/);
     await page.getByLabel("SMS per day (flood limit)").fill("500");
     await page.getByRole("checkbox", { name: "I", exact: true }).check();
     await page.getByRole("button", { name: "Save limits and routes" }).click();

@@ -2,6 +2,7 @@
 // note, a pager, a labelled field. Plain elements with labels and roles, no framework.
 import { type ReactNode, useState } from "react";
 import { describeError, type PageMeta } from "./api.js";
+import { formatNumber, formatTime } from "./format.js";
 
 export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
   if (!error) return null;
@@ -112,6 +113,60 @@ export function Progress({
       <label htmlFor={id}>{label}</label>
       <progress id={id} value={value} max={Math.max(max, 1)} />
       {children ? <p className="hint">{children}</p> : null}
+    </div>
+  );
+}
+
+/** A ledger entry as the account's credits page and the operator's account page show it. */
+export interface LedgerRow {
+  id: number;
+  wallet: string;
+  kind: string;
+  amount: number;
+  balance_after: number;
+  note: string | null;
+  /** What it is for (a message or transfer id): shown when the entry has no note. */
+  ref?: string | null;
+  created_at: string;
+}
+
+/** Ledger entries in the order given: when (in `timeZone`), wallet, kind, amount, balance after, note. */
+export function LedgerTable({
+  entries,
+  caption,
+  timeZone,
+}: {
+  entries: readonly LedgerRow[];
+  caption: string;
+  timeZone: string;
+}) {
+  return (
+    <div className="table-wrap">
+      <table>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Wallet</th>
+            <th scope="col">Kind</th>
+            <th scope="col">Amount</th>
+            <th scope="col">Balance after</th>
+            <th scope="col">Note</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td>{formatTime(entry.created_at, timeZone)}</td>
+              <td>{entry.wallet}</td>
+              <td>{entry.kind}</td>
+              <td>{formatNumber(entry.amount)}</td>
+              <td>{formatNumber(entry.balance_after)}</td>
+              <td className="text-cell">{entry.note ?? entry.ref ?? ""}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }

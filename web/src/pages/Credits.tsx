@@ -3,10 +3,10 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
-import { formatNumber, formatTime } from "../format.js";
+import { formatNumber } from "../format.js";
 import { useSignedIn } from "../session.js";
 import { type CreditsDetail, WALLETS } from "../types.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, Success, useClientPages } from "../ui.js";
+import { Busy, ErrorNotice, Field, LedgerTable, Pager, PageTitle, Success, useClientPages } from "../ui.js";
 
 interface CreditDay {
   date: string;
@@ -121,33 +121,11 @@ export default function Credits() {
           </p>
           <section aria-labelledby="recent-title">
             <h2 id="recent-title">Recent entries</h2>
-            <div className="table-wrap">
-              <table>
-                <caption>The last 10 ledger entries, newest first</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">When</th>
-                    <th scope="col">Wallet</th>
-                    <th scope="col">Kind</th>
-                    <th scope="col">Amount</th>
-                    <th scope="col">Balance after</th>
-                    <th scope="col">Note</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {recent.rows.map((entry) => (
-                    <tr key={entry.id}>
-                      <td>{formatTime(entry.created_at, session.time_zone)}</td>
-                      <td>{entry.wallet}</td>
-                      <td>{entry.kind}</td>
-                      <td>{formatNumber(entry.amount)}</td>
-                      <td>{formatNumber(entry.balance_after)}</td>
-                      <td className="text-cell">{entry.note ?? ""}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <LedgerTable
+              entries={recent.rows}
+              caption="The last 10 ledger entries, newest first"
+              timeZone={session.time_zone}
+            />
             <Pager meta={recent.meta} onPage={recent.setPage} />
           </section>
         </>

@@ -7,7 +7,17 @@ import { formatNumber, formatTime } from "../../format.js";
 import { ACCOUNT_WALLETS, type LedgerEntry, type OperatorAccountDetail, ROUTE_CODES } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { useSignedIn } from "../../session.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success, useClientPages } from "../../ui.js";
+import {
+  Busy,
+  ErrorNotice,
+  Field,
+  LedgerTable,
+  Pager,
+  PageTitle,
+  StatusBadge,
+  Success,
+  useClientPages,
+} from "../../ui.js";
 
 function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
   const [wallet, setWallet] = useState("sms");
@@ -175,33 +185,7 @@ function Ledger({ username }: { username: string }) {
       <h2 id="ledger-title">Ledger</h2>
       <ErrorNotice error={ledger.error} />
       {ledger.isPending ? <Busy /> : null}
-      <div className="table-wrap">
-        <table>
-          <caption>The last 500 entries, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Wallet</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Amount</th>
-              <th scope="col">Balance after</th>
-              <th scope="col">Note</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pages.rows.map((entry) => (
-              <tr key={entry.id}>
-                <td>{formatTime(entry.created_at, session.time_zone)}</td>
-                <td>{entry.wallet}</td>
-                <td>{entry.kind}</td>
-                <td>{formatNumber(entry.amount)}</td>
-                <td>{formatNumber(entry.balance_after)}</td>
-                <td className="text-cell">{entry.note ?? entry.ref ?? ""}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <LedgerTable entries={pages.rows} caption="The last 500 entries, newest first" timeZone={session.time_zone} />
       <Pager meta={pages.meta} onPage={pages.setPage} />
     </section>
   );
