@@ -1,5 +1,6 @@
 // The shapes of the operator API's answers the console reads (docs/api.md, "Operator API").
 import type { PageMeta } from "./api.js";
+import type { CreditEntry } from "./types.js";
 
 export const ROUTE_CODES = ["T", "P", "PS", "I"] as const;
 export const ACCOUNT_WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
@@ -41,15 +42,9 @@ export interface OperatorAccountDetail extends OperatorAccount {
   missing: MissingRegistration[];
 }
 
-export interface LedgerEntry {
-  id: number;
-  wallet: string;
-  amount: number;
-  balance_after: number;
-  kind: string;
+/** A ledger entry as the operator sees it: the account's view, and what it is for. */
+export interface LedgerEntry extends CreditEntry {
   ref: string | null;
-  note: string | null;
-  created_at: string;
 }
 
 export const APPROVAL_KINDS = [

@@ -194,6 +194,17 @@ export interface SenderIdRequest {
   created_at: string;
 }
 
+/** A ledger entry as the account sees it (GET /api/v2/credits' recent_credits). */
+export interface CreditEntry {
+  id: number;
+  wallet: string;
+  amount: number;
+  kind: string;
+  note: string | null;
+  created_at: string;
+  balance_after: number;
+}
+
 export interface CreditsDetail {
   balance: number;
   international_credit: number;
@@ -201,14 +212,6 @@ export interface CreditsDetail {
   month_used: number;
   flood_current: number;
   flood_limit: number;
-  recent_credits: {
-    id: number;
-    wallet: string;
-    amount: number;
-    kind: string;
-    note: string | null;
-    created_at: string;
-    balance_after: number;
-  }[];
+  recent_credits: CreditEntry[];
   wallets: Record<string, number>;
 }

@@ -3,6 +3,7 @@
 import { type ReactNode, useState } from "react";
 import { describeError, type PageMeta } from "./api.js";
 import { formatNumber, formatTime } from "./format.js";
+import type { CreditEntry } from "./types.js";
 
 export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
   if (!error) return null;
@@ -117,26 +118,14 @@ export function Progress({
   );
 }
 
-/** A ledger entry as the account's credits page and the operator's account page show it. */
-export interface LedgerRow {
-  id: number;
-  wallet: string;
-  kind: string;
-  amount: number;
-  balance_after: number;
-  note: string | null;
-  /** What it is for (a message or transfer id): shown when the entry has no note. */
-  ref?: string | null;
-  created_at: string;
-}
-
 /** Ledger entries in the order given: when (in `timeZone`), wallet, kind, amount, balance after, note. */
 export function LedgerTable({
   entries,
   caption,
   timeZone,
 }: {
-  entries: readonly LedgerRow[];
+  /** The operator's entries carry `ref`, shown when an entry has no note. */
+  entries: readonly (CreditEntry & { ref?: string | null })[];
   caption: string;
   timeZone: string;
 }) {
