@@ -8,6 +8,11 @@
 //          and one when it reports delivery, 2 per message)
 //   plain  no delivery reports
 //   v2     Switchboard only: POST /api/v2/sms/send (JSON, API key), no webhooks
+// --systems may add, in the plain mode, two references that do no work at all: `node-http`, an
+// empty Node.js HTTP server (node:http, one process, a canned answer) and `node-http-2`, the same
+// in two cluster processes: the ceiling of any Node.js server on this machine under this load;
+// and `storage-floor`, bench/storage-floor.mjs run for --seconds after each plain round: the CPU
+// that SQLite's share of a message's life costs with nothing around it (no HTTP, no threads).
 // Per round: accepted/s, p50/p99 (wrk), delivered/s, callbacks/s and the callback backlog at the
 // end of the load, CPU µs per accepted message of each system's processes (utime+stime from
 // /proc/<pid>/stat, from the start of the load until its messages are delivered and reported,
@@ -67,15 +72,23 @@ console.log(
 const results = [];
 const nginx = await startNginx();
 for (const mode of values.modes.split(",")) {
-  const modeSystems = mode === "v2" ? ["switchboard"] : systems;
+  const modeSystems =
+    mode === "v2"
+      ? ["switchboard"]
+      : systems.filter((name) => mode === "plain" || !(name.startsWith("node-http") || name === "storage-floor"));
   const running = {};
   if (modeSystems.includes("kannel")) running.kannel = await startKannel(mode);
   if (modeSystems.includes("switchboard")) running.switchboard = await startSwitchboard(mode);
+  if (modeSystems.includes("node-http")) running["node-http"] = await startNodeHttp("node-http", 1);
+  if (modeSystems.includes("node-http-2")) running["node-http-2"] = await startNodeHttp("node-http-2", 2);
   console.log(`\n== mode ${mode} ==`);
-  for (const name of modeSystems) await runWrk(running[name].request, Number(values["warmup-seconds"]));
+  for (const name of modeSystems) {
+    if (running[name]) await runWrk(running[name].request, Number(values["warmup-seconds"]));
+  }
   for (let round = 1; round <= rounds; round++) {
     for (const name of modeSystems) {
-      const result = await runRound(running[name], mode, round);
+      const result =
+        name === "storage-floor" ? runStorageFloor(mode, round) : await runRound(running[name], mode, round);
       results.push(result);
       printRound(result);
     }
@@ -151,6 +164,12 @@ async function runRound(system, mode, round) {
 }
 
 function printRound(r) {
+  if (r.system === "storage-floor") {
+    console.log(
+      `storage-floor ${r.mode} round ${r.round}: load ${r.loadBefore.toFixed(2)} | ${fmt(r.acceptedPerSecond)} messages/s on one thread | CPU ${r.cpuUsPerMessage.toFixed(0)} µs/msg`,
+    );
+    return;
+  }
   console.log(
     `${r.system.padEnd(11)} ${r.mode} round ${r.round}: load ${r.loadBefore.toFixed(2)} | accepted ${fmt(r.acceptedPerSecond)}/s` +
       ` (refused ${r.refused}, socket errors ${r.socketErrors}) | p50 ${r.p50.toFixed(1)} ms p99 ${r.p99.toFixed(1)} ms` +
@@ -174,21 +193,29 @@ function printSummary(all) {
       const m = (key) => median(rs.map((r) => r[key]));
       const range = (key, digits = 0) =>
         `${Math.min(...rs.map((r) => r[key])).toFixed(digits)}–${Math.max(...rs.map((r) => r[key])).toFixed(digits)}`;
+      if (name === "storage-floor") {
+        console.log(
+          `| ${mode} | storage floor (SQLite only, one thread) | ${fmt(m("acceptedPerSecond"))} (${range("acceptedPerSecond")}) | | | | | | ${m("cpuUsPerMessage").toFixed(0)} (${range("cpuUsPerMessage")}) | |`,
+        );
+        continue;
+      }
       medians[name] = m("acceptedPerSecond");
       console.log(
         `| ${mode} | ${name} | ${fmt(m("acceptedPerSecond"))} (${range("acceptedPerSecond")}) | ${m("p50").toFixed(1)} | ${m("p99").toFixed(1)} (${range("p99", 1)}) | ${fmt(m("deliveredPerSecond"))} | ${mode === "dlr" ? fmt(m("callbacksPerSecond")) : "–"} | ${mode === "dlr" ? rs.map((r) => (r.backlogGrows ? "yes" : "no")).join(" ") : "–"} | ${m("cpuUsPerMessage").toFixed(0)} (${range("cpuUsPerMessage")}) | ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)} |`,
       );
     }
-    if (medians.kannel && medians.switchboard) {
+    for (const name of Object.keys(medians)) {
+      if (name === "kannel" || !medians.kannel) continue;
       // Ratio per round pair too, since load drifts over the run.
       const pairs = all
-        .filter((r) => r.mode === mode && r.system === "switchboard")
+        .filter((r) => r.mode === mode && r.system === name)
         .map((s) => {
           const k = all.find((r) => r.mode === mode && r.system === "kannel" && r.round === s.round);
           return s.acceptedPerSecond / k.acceptedPerSecond;
         });
+      const label = name === "switchboard" ? "ratio S/K" : `ratio ${name}/K`;
       console.log(
-        `| ${mode} | ratio S/K | ${(medians.switchboard / medians.kannel).toFixed(2)}× (per round ${pairs.map((p) => p.toFixed(2)).join(", ")}) | | | | | | | |`,
+        `| ${mode} | ${label} | ${(medians[name] / medians.kannel).toFixed(2)}× (per round ${pairs.map((p) => p.toFixed(2)).join(", ")}) | | | | | | | |`,
       );
     }
   }
@@ -480,6 +507,78 @@ async function startSwitchboard(mode) {
       server.child.kill("SIGTERM");
       await Promise.race([new Promise((r) => server.child.once("exit", r)), sleep(10_000)]);
       db.cleanup();
+    },
+  };
+}
+
+// --- the storage floor -----------------------------------------------------------------------
+
+function runStorageFloor(mode, round) {
+  const loadBefore = os.loadavg()[0];
+  const script = new URL("../storage-floor.mjs", import.meta.url).pathname;
+  const r = spawnSync(process.execPath, [script, "--seconds", String(seconds)], { encoding: "utf8" });
+  const m = /storage floor: (\d+) µs CPU per message .*, (\d+) messages\/s/.exec(r.stdout);
+  if (r.status !== 0 || !m) throw new Error(`storage-floor failed: ${r.stderr}${r.stdout}`);
+  return {
+    system: "storage-floor",
+    mode,
+    round,
+    loadBefore,
+    cpuUsPerMessage: Number(m[1]),
+    acceptedPerSecond: Number(m[2]),
+  };
+}
+
+// --- the empty Node.js server: the ceiling -------------------------------------------------
+
+async function startNodeHttp(name, processes) {
+  const [port, countPort] = [await freePort(), await freePort()];
+  const script = path.join(dir, `${name}.mjs`);
+  // Answers every request with a canned legacy acceptance; /count (not counted) says how many.
+  fs.writeFileSync(
+    script,
+    `import cluster from "node:cluster";
+import http from "node:http";
+if (cluster.isPrimary && ${processes} > 1) {
+  const counts = new Map();
+  for (let i = 0; i < ${processes}; i++) {
+    const worker = cluster.fork();
+    worker.on("message", (n) => counts.set(worker.id, n));
+  }
+  http.createServer((req, res) => res.end(String([...counts.values()].reduce((a, b) => a + b, 0)))).listen(${countPort}, "127.0.0.1");
+} else {
+  let count = 0;
+  http
+    .createServer((req, res) => {
+      if (req.url === "/count") return res.end(String(count));
+      count++;
+      if (process.send && count % 100 === 0) process.send(count);
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("1234_27112026_1");
+    })
+    .listen(${port}, "127.0.0.1");
+}
+`,
+  );
+  const child = spawn(process.execPath, [script], { stdio: "inherit" });
+  children.push(child);
+  await waitForPort(port);
+  if (processes > 1) await waitForPort(countPort);
+  const countUrl = processes > 1 ? `http://127.0.0.1:${countPort}/` : `http://127.0.0.1:${port}/count`;
+  await new Promise((r) => setTimeout(r, 500));
+  return {
+    name,
+    request: { url: `http://127.0.0.1:${port}/httpapi/send?message=x` },
+    counters: async () => {
+      const n = Number(await (await fetch(countUrl)).text());
+      return { accepted: n, delivered: n, callbacks: 0 };
+    },
+    acceptedFrom: (wrk) => wrk.ok,
+    cpu: () => ({ system: treeCpu(child.pid), receiver: nginx.cpu() }),
+    peakRssMb: () => treePids(child.pid).reduce((t, p) => t + peakRssMb(p), 0),
+    stop: async () => {
+      child.kill("SIGKILL");
+      await new Promise((r) => child.once("exit", r));
     },
   };
 }
