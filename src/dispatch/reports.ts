@@ -1,6 +1,9 @@
 // Delivery reports from connectors, applied in groups (one transaction per tick). A report
 // can overtake the record of its own submit (the carrier answers faster than we commit), so
-// a report that matches no submitted message is retried for a while before it is dropped.
+// a report that matches no submitted message is retried for a while before it is dropped: for
+// a minute from the first time the database said so, not from its arrival, so that reports
+// that came while the database was away (and the submits' records with them) are not dropped
+// the moment it is back.
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
 import { applyDeliveryReports, type DeliveryReport, statusesByUpstreamId } from "../messages/index.js";
@@ -19,7 +22,8 @@ const MAX_GROUP = 500;
 
 interface Waiting {
   report: DeliveryReport;
-  firstSeen: number;
+  /** When the database first answered that no submitted message carries the report's id. */
+  unmatchedSince?: number;
   /** pushAndWait's promise: settled once the report's group is committed (or failed). */
   settle?: (error?: Error) => void;
 }
@@ -33,12 +37,19 @@ export class ReportIngester {
   private unmatched: Waiting[] = [];
 
   constructor(
-    private readonly deps: { store: Store; clock: Clock; logger: Logger; metrics: Metrics; webhooks?: WebhookOutbox },
+    private readonly deps: {
+      store: Store;
+      clock: Clock;
+      logger: Logger;
+      metrics: Metrics;
+      webhooks?: WebhookOutbox;
+      /** How long a report that matches no message is tried again (default a minute). */
+      retryUnmatchedMs?: number;
+    },
   ) {}
 
   push(reports: DeliveryReport[]): void {
-    const now = Date.now();
-    for (const report of reports) this.queue.push({ report, firstSeen: now });
+    for (const report of reports) this.queue.push({ report });
     this.kick();
   }
 
@@ -48,11 +59,10 @@ export class ReportIngester {
    * acknowledge a carrier's callback only after the report is stored.
    */
   pushAndWait(reports: DeliveryReport[]): Promise<void> {
-    const now = Date.now();
     const settled = reports.map(
       (report) =>
         new Promise<void>((resolve, reject) => {
-          this.queue.push({ report, firstSeen: now, settle: (error) => (error ? reject(error) : resolve()) });
+          this.queue.push({ report, settle: (error) => (error ? reject(error) : resolve()) });
         }),
     );
     this.kick();
@@ -136,26 +146,29 @@ export class ReportIngester {
    * Reports that changed nothing: when the message with the upstream id is past `submitted`,
    * the report is a duplicate or arrived after a final state, and is dropped; when none carries
    * the id yet, or the message is still awaiting its report (its submit committed between the
-   * UPDATE and this look: connectors that report at once hit this), it is retried until
-   * RETRY_UNMATCHED_MS.
+   * UPDATE and this look: connectors that report at once hit this), it is retried for
+   * retryUnmatchedMs from the first such answer.
    */
   private keepUnmatched(group: Waiting[], changedCount: number): void {
     if (changedCount === group.length) return;
-    void this.findUnmatched(group)
-      .catch((error: unknown) => {
-        // The database away (the look-up failed): every report of the group is tried again, as
-        // one that matched nothing; a report applied already changes nothing the second time.
-        // Unhandled, this rejection ended the process.
-        this.deps.logger.warn({ err: error, reports: group.length }, "looking up unmatched delivery reports failed");
-        return group;
-      })
-      .then((left) => {
+    const retryMs = this.deps.retryUnmatchedMs ?? RETRY_UNMATCHED_MS;
+    void this.findUnmatched(group).then(
+      (left) => {
         const now = Date.now();
         for (const waiting of left) {
-          if (now - waiting.firstSeen < RETRY_UNMATCHED_MS) this.unmatched.push(waiting);
+          waiting.unmatchedSince ??= now;
+          if (now - waiting.unmatchedSince < retryMs) this.unmatched.push(waiting);
           else this.deps.logger.warn({ report: waiting.report }, "delivery report matches no message; dropped");
         }
-      });
+      },
+      (error: unknown) => {
+        // The database away (the look-up failed): every report of the group is tried again, as
+        // one that matched nothing, its wait not counted; a report applied already changes
+        // nothing the second time. Unhandled, this rejection ended the process.
+        this.deps.logger.warn({ err: error, reports: group.length }, "looking up unmatched delivery reports failed");
+        this.unmatched.push(...group);
+      },
+    );
   }
 
   private async findUnmatched(group: Waiting[]): Promise<Waiting[]> {

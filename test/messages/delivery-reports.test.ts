@@ -122,4 +122,71 @@ describeEachEngine("delivery reports", (engine) => {
       await ingester.stop();
     }
   });
+
+  it("counts the retry window from the database's first answer: a report that came while it was away longer than the window is applied once its submit is recorded", async () => {
+    const id = await acceptOne("9876500055");
+    // Every transaction of the ingester fails while `away` (the database unreachable).
+    let away = true;
+    let failedApplies = 0;
+    const ingester = new ReportIngester({
+      store: {
+        ...db.store,
+        transaction: (fn) => {
+          if (!away) return db.store.transaction(fn);
+          failedApplies++;
+          return Promise.reject(new Error("the database is away"));
+        },
+      },
+      clock: systemClock,
+      logger: createLogger({ logLevel: "silent" }),
+      metrics: createMetrics({ defaultMetrics: false }),
+      retryUnmatchedMs: 400,
+    });
+    ingester.start();
+    try {
+      ingester.push([{ connector: "test", upstreamId: "AWAY-2", status: "delivered", at: 7000 }]);
+      // Away for twice the window, then back; the submit's record comes 250 ms after that
+      // (a dispatcher's recordAgain), within the window counted from the first answer.
+      await new Promise((r) => setTimeout(r, 800));
+      expect(failedApplies).toBeGreaterThan(1);
+      away = false;
+      await new Promise((r) => setTimeout(r, 250));
+      expect((await statusOf(id)).status).toBe("queued");
+      await claimDueMessages(db.store, db.store.db, Date.now(), 10);
+      await db.store.transaction((trx) =>
+        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AWAY-2", at: Date.now(), attempts: 1 }]),
+      );
+      const deadline = Date.now() + 5000;
+      while ((await statusOf(id)).status !== "delivered" && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 7000 });
+    } finally {
+      await ingester.stop();
+    }
+  });
+
+  it("drops a report that still matches nothing once the window has passed since the database's first answer", async () => {
+    const id = await acceptOne("9876500066");
+    const ingester = new ReportIngester({
+      store: db.store,
+      clock: systemClock,
+      logger: createLogger({ logLevel: "silent" }),
+      metrics: createMetrics({ defaultMetrics: false }),
+      retryUnmatchedMs: 200,
+    });
+    ingester.start();
+    try {
+      ingester.push([{ connector: "test", upstreamId: "TOO-LATE", status: "delivered", at: 9000 }]);
+      await new Promise((r) => setTimeout(r, 700));
+      // Recorded after the window: the report was given up and is not applied.
+      await claimDueMessages(db.store, db.store.db, Date.now(), 10);
+      await db.store.transaction((trx) =>
+        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "TOO-LATE", at: Date.now(), attempts: 1 }]),
+      );
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await statusOf(id)).status).toBe("submitted");
+    } finally {
+      await ingester.stop();
+    }
+  });
 });
