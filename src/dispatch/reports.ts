@@ -1,18 +1,33 @@
 // Delivery reports from connectors, applied in groups (one transaction per tick). A report
-// can overtake the record of its own submit (the carrier answers faster than we commit), so
-// a report that matches no submitted message is retried for a while before it is dropped: for
-// a minute from the first time the database said so, not from its arrival, so that reports
-// that came while the database was away (and the submits' records with them) are not dropped
-// the moment it is back.
+// can overtake the record of its own submit (the carrier answers faster than we commit): one
+// that no message carries the id of yet is stored (`early_reports`) in the transaction that
+// found none, so it is kept before the carrier hears it was taken, and tried again from memory
+// for a minute from the first time the database said so (the record usually lands within
+// milliseconds). After that, or when the process that held it died, a sweep every few seconds
+// in each process applies the stored ones whose message is now submitted; a stored report
+// that no message carries after 48 hours is dropped.
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
-import { applyDeliveryReports, type DeliveryReport, statusesByUpstreamId } from "../messages/index.js";
+import {
+  applyDeliveryReports,
+  type DeliveryReport,
+  dropSpentEarlyReports,
+  earlyReportsDue,
+  forgetEarlyReports,
+  hasEarlyReports,
+  keepEarlyReports,
+  reportsAhead,
+} from "../messages/index.js";
 import type { Metrics } from "../runtime/metrics.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox, withHandoff } from "../webhooks/outbox.js";
 import { REPORTED_CHANNELS } from "./dispatcher.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
+/** How often each process looks for stored early reports whose message is now submitted. */
+const SWEEP_MS = 5_000;
+/** How long a stored early report waits for a message with its id: the longest validity of one. */
+const KEEP_EARLY_MS = 48 * 3600_000;
 /**
  * Reports applied per transaction. On SQLite the transaction runs on the thread that commits
  * accepted sends too, and holds it from start to end: 500 reports with their webhooks are a
@@ -24,6 +39,8 @@ interface Waiting {
   report: DeliveryReport;
   /** When the database first answered that no submitted message carries the report's id. */
   unmatchedSince?: number;
+  /** Stored in `early_reports`: forgotten there once applied. */
+  stored?: boolean;
   /** pushAndWait's promise: settled once the report's group is committed (or failed). */
   settle?: (error?: Error) => void;
 }
@@ -34,6 +51,8 @@ export class ReportIngester {
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
   private retryTimer: NodeJS.Timeout | undefined;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
   private unmatched: Waiting[] = [];
 
   constructor(
@@ -43,8 +62,12 @@ export class ReportIngester {
       logger: Logger;
       metrics: Metrics;
       webhooks?: WebhookOutbox;
-      /** How long a report that matches no message is tried again (default a minute). */
+      /** How long a report that matches no message is tried again from memory (default a minute). */
       retryUnmatchedMs?: number;
+      /** How often stored early reports are looked at (default 5 s). */
+      sweepMs?: number;
+      /** How long a stored early report waits for its message (default 48 hours). */
+      keepEarlyMs?: number;
     },
   ) {}
 
@@ -55,7 +78,7 @@ export class ReportIngester {
 
   /**
    * Like push, resolving once the reports' transaction committed (a report that matched no
-   * message yet is then kept for retries in memory); rejects when it failed. For callers that
+   * message yet is then stored, and kept for retries in memory); rejects when it failed. For callers that
    * acknowledge a carrier's callback only after the report is stored.
    */
   pushAndWait(reports: DeliveryReport[]): Promise<void> {
@@ -77,10 +100,21 @@ export class ReportIngester {
       this.kick();
     }, 250);
     this.retryTimer.unref();
+    this.sweepTimer = setInterval(() => {
+      if (this.sweeping) return;
+      this.sweeping = this.sweep()
+        .catch((error: unknown) => this.deps.logger.warn({ err: error }, "looking at early delivery reports failed"))
+        .finally(() => {
+          this.sweeping = undefined;
+        });
+    }, this.deps.sweepMs ?? SWEEP_MS);
+    this.sweepTimer.unref();
   }
 
   async stop(): Promise<void> {
     if (this.retryTimer) clearInterval(this.retryTimer);
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.sweeping;
     await this.idle;
   }
 
@@ -100,27 +134,39 @@ export class ReportIngester {
         try {
           let events = 0;
           // Reports this process's webhook sender has room for go to it straight after the commit.
-          const changed = await withHandoff(this.deps.store, this.deps.webhooks, async (trx, handoff) => {
-            const rows = await applyDeliveryReports(
-              this.deps.store,
-              trx,
-              group.map((w) => w.report),
-            );
-            // The delivery_report webhooks, in the same transaction as the states they report.
-            if (this.deps.webhooks) {
-              events = await this.deps.webhooks.deliveryReports(
-                trx,
-                rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
-                this.deps.clock.now().getTime(),
-                handoff,
-              );
-            }
-            return rows;
-          });
+          const { rows: changed, ahead } = await withHandoff(
+            this.deps.store,
+            this.deps.webhooks,
+            async (trx, handoff) => {
+              const reports = group.map((w) => w.report);
+              const rows = await applyDeliveryReports(this.deps.store, trx, reports);
+              // The delivery_report webhooks, in the same transaction as the states they report.
+              if (this.deps.webhooks) {
+                events = await this.deps.webhooks.deliveryReports(
+                  trx,
+                  rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
+                  this.deps.clock.now().getTime(),
+                  handoff,
+                );
+              }
+              // Reports that changed nothing: those no message carries the id of yet are kept, in
+              // this transaction, so that a carrier hears they were taken only once they are stored.
+              const keys = new Set(reports.map(keyOf));
+              const ahead = rows.length < keys.size ? await reportsAhead(trx, reports) : [];
+              const stored = new Set(group.filter((w) => w.stored).map((w) => w.report));
+              const fresh = ahead.filter((report) => !stored.has(report));
+              if (fresh.length > 0) await keepEarlyReports(trx, fresh, this.deps.clock.now().getTime());
+              // Kept ones that applied now (or met a message already past `submitted`) are done.
+              const aheadKeys = new Set(ahead.map(keyOf));
+              const done = group.filter((w) => w.stored && !aheadKeys.has(keyOf(w.report))).map((w) => w.report);
+              if (done.length > 0) await forgetEarlyReports(trx, done);
+              return { rows, ahead: new Set(ahead) };
+            },
+          );
           if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
           for (const waiting of group) waiting.settle?.();
           this.record(changed);
-          this.keepUnmatched(group, changed.length);
+          this.keepUnmatched(group.filter((w) => ahead.has(w.report)));
         } catch (error) {
           this.deps.logger.error({ err: error, reports: group.length }, "applying delivery reports failed; retrying");
           for (const waiting of group) waiting.settle?.(error as Error);
@@ -143,51 +189,40 @@ export class ReportIngester {
   }
 
   /**
-   * Reports that changed nothing: when the message with the upstream id is past `submitted`,
-   * the report is a duplicate or arrived after a final state, and is dropped; when none carries
-   * the id yet, or the message is still awaiting its report (its submit committed between the
-   * UPDATE and this look: connectors that report at once hit this), it is retried for
-   * retryUnmatchedMs from the first such answer.
+   * Reports no message carries the id of yet (stored as early reports): tried again here every
+   * 250 ms for retryUnmatchedMs from the first time the database said so, since their submits'
+   * records usually land within milliseconds; after that the sweep applies them once their
+   * message is submitted, from whichever process finds it so.
    */
-  private keepUnmatched(group: Waiting[], changedCount: number): void {
-    if (changedCount === group.length) return;
+  private keepUnmatched(ahead: Waiting[]): void {
     const retryMs = this.deps.retryUnmatchedMs ?? RETRY_UNMATCHED_MS;
-    void this.findUnmatched(group).then(
-      (left) => {
-        const now = Date.now();
-        for (const waiting of left) {
-          waiting.unmatchedSince ??= now;
-          if (now - waiting.unmatchedSince < retryMs) this.unmatched.push(waiting);
-          else this.deps.logger.warn({ report: waiting.report }, "delivery report matches no message; dropped");
-        }
-      },
-      (error: unknown) => {
-        // The database away (the look-up failed): every report of the group is tried again, as
-        // one that matched nothing, its wait not counted; a report applied already changes
-        // nothing the second time. Unhandled, this rejection ended the process.
-        this.deps.logger.warn({ err: error, reports: group.length }, "looking up unmatched delivery reports failed");
-        this.unmatched.push(...group);
-      },
-    );
+    const now = Date.now();
+    for (const waiting of ahead) {
+      waiting.stored = true;
+      waiting.unmatchedSince ??= now;
+      if (now - waiting.unmatchedSince < retryMs) this.unmatched.push(waiting);
+    }
   }
 
-  private async findUnmatched(group: Waiting[]): Promise<Waiting[]> {
-    const byConnector = new Map<string, Waiting[]>();
-    for (const waiting of group) {
-      const list = byConnector.get(waiting.report.connector) ?? [];
-      list.push(waiting);
-      byConnector.set(waiting.report.connector, list);
+  /**
+   * Applies the kept reports whose message is now submitted (their submit recorded after this or
+   * another process let go of them: it died, or the record came after retryUnmatchedMs), and
+   * removes those that will never apply.
+   */
+  private async sweep(): Promise<void> {
+    const { store, logger } = this.deps;
+    if (!(await hasEarlyReports(store.db))) return;
+    const due = await earlyReportsDue(store.db, MAX_GROUP);
+    if (due.length > 0) {
+      for (const report of due) this.queue.push({ report, stored: true });
+      this.kick();
     }
-    const left: Waiting[] = [];
-    for (const [connector, list] of byConnector) {
-      const known = await statusesByUpstreamId(
-        this.deps.store.db,
-        connector,
-        list.map((w) => w.report.upstreamId),
-      );
-      const settled = new Set(known.filter((k) => k.status !== "submitted").map((k) => k.upstream_id));
-      for (const waiting of list) if (!settled.has(waiting.report.upstreamId)) left.push(waiting);
-    }
-    return left;
+    const keptBefore = this.deps.clock.now().getTime() - (this.deps.keepEarlyMs ?? KEEP_EARLY_MS);
+    const expired = await dropSpentEarlyReports(store.db, keptBefore);
+    if (expired > 0) logger.warn({ reports: expired }, "delivery reports that matched no message in 48 hours dropped");
   }
+}
+
+function keyOf(report: DeliveryReport): string {
+  return `${report.connector}\u0000${report.upstreamId}`;
 }

@@ -245,3 +245,124 @@ export async function expireUnreported(
   await countJobOutcomes(trx, result.rows, expiry.now);
   return result.rows;
 }
+
+/** A report's key: its connector and the carrier's id. */
+export interface ReportKey {
+  connector: string;
+  upstreamId: string;
+}
+
+/**
+ * Of `reports` (which changed nothing), those no message carries the id of yet: reports that
+ * overtook the record of their submit. The others reached a message past `submitted` (a
+ * duplicate, or a report after a final state) and are done with.
+ */
+export async function reportsAhead(trx: Db, reports: DeliveryReport[]): Promise<DeliveryReport[]> {
+  const byConnector = new Map<string, DeliveryReport[]>();
+  for (const report of reports) {
+    const list = byConnector.get(report.connector) ?? [];
+    list.push(report);
+    byConnector.set(report.connector, list);
+  }
+  const ahead: DeliveryReport[] = [];
+  for (const [connector, list] of byConnector) {
+    const known = new Set<string>();
+    for (let i = 0; i < list.length; i += 500) {
+      const ids = list.slice(i, i + 500).map((r) => r.upstreamId);
+      for (const row of await statusesByUpstreamId(trx, connector, ids)) known.add(row.upstream_id!);
+    }
+    for (const report of list) if (!known.has(report.upstreamId)) ahead.push(report);
+  }
+  return ahead;
+}
+
+/**
+ * Keeps reports that matched no message yet (`early_reports`, in the transaction that found
+ * none, so before the carrier hears they were taken): the first report of an id is kept.
+ */
+export async function keepEarlyReports(trx: Db, reports: DeliveryReport[], now: number): Promise<void> {
+  for (let i = 0; i < reports.length; i += 500) {
+    await trx
+      .insertInto("early_reports")
+      .values(
+        reports.slice(i, i + 500).map((r) => {
+          const reason = reasonOf(r);
+          return {
+            connector: r.connector,
+            upstream_id: r.upstreamId,
+            status: r.status,
+            at: r.at,
+            error_code: reason.code,
+            error_message: reason.message,
+            received_at: now,
+          };
+        }),
+      )
+      .onConflict((oc) => oc.columns(["connector", "upstream_id"]).doNothing())
+      .execute();
+  }
+}
+
+/** Forgets kept reports that have been applied. */
+export async function forgetEarlyReports(trx: Db, keys: ReportKey[]): Promise<void> {
+  const byConnector = new Map<string, string[]>();
+  for (const key of keys) byConnector.set(key.connector, [...(byConnector.get(key.connector) ?? []), key.upstreamId]);
+  for (const [connector, ids] of byConnector) {
+    for (let i = 0; i < ids.length; i += 500) {
+      await trx
+        .deleteFrom("early_reports")
+        .where("connector", "=", connector)
+        .where("upstream_id", "in", ids.slice(i, i + 500))
+        .execute();
+    }
+  }
+}
+
+/** Up to `limit` kept reports whose message is now submitted: due to be applied. */
+export async function earlyReportsDue(db: Db, limit: number): Promise<DeliveryReport[]> {
+  const rows = await db
+    .selectFrom("early_reports as e")
+    .innerJoin("messages as m", (join) =>
+      join.onRef("m.upstream_id", "=", "e.upstream_id").onRef("m.connector", "=", "e.connector"),
+    )
+    .where("m.status", "=", sql.lit("submitted"))
+    .select(["e.connector", "e.upstream_id", "e.status", "e.at", "e.error_code", "e.error_message"])
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    connector: row.connector,
+    upstreamId: row.upstream_id,
+    status: row.status,
+    at: Number(row.at),
+    code: row.error_code,
+    message: row.error_message,
+  }));
+}
+
+/**
+ * Removes kept reports that will never apply: their message is past `submitted` (reported
+ * meanwhile, or expired), or they were kept since before `keptBefore` and no message ever
+ * carried their id. Returns how many of the latter went.
+ */
+export async function dropSpentEarlyReports(db: Db, keptBefore: number): Promise<number> {
+  await db
+    .deleteFrom("early_reports")
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("messages as m")
+          .select("m.id")
+          .whereRef("m.upstream_id", "=", "early_reports.upstream_id")
+          .whereRef("m.connector", "=", "early_reports.connector")
+          .where("m.status", "<>", sql.lit("submitted")),
+      ),
+    )
+    .execute();
+  const expired = await db.deleteFrom("early_reports").where("received_at", "<", keptBefore).executeTakeFirst();
+  return Number(expired.numDeletedRows);
+}
+
+/** Whether any report is kept: a read, so that a look when none is (nearly always) writes nothing. */
+export async function hasEarlyReports(db: Db): Promise<boolean> {
+  const row = await db.selectFrom("early_reports").select("connector").limit(1).executeTakeFirst();
+  return row !== undefined;
+}

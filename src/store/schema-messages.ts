@@ -144,8 +144,20 @@ export interface BulkPartsTable {
   created_at: number;
 }
 
+/** A delivery report that matched no message yet, kept until one carries its id (0026). */
+export interface EarlyReportsTable {
+  connector: string;
+  upstream_id: string;
+  status: "delivered" | "failed";
+  at: number;
+  error_code: string | null;
+  error_message: string | null;
+  received_at: number;
+}
+
 export interface MessagesTables {
   messages: MessagesTable;
+  early_reports: EarlyReportsTable;
   idempotency_keys: IdempotencyKeysTable;
   sequences: SequencesTable;
   flood_counters: FloodCountersTable;

@@ -78,6 +78,27 @@ describeEachEngine("carriers through the gateway", (engine) => {
 
   const healthOf = async (name: string) => (await admin("GET", `/carriers/${name}`)).body.data.health.state;
 
+  /** An http-sms connector for the fake aggregator, its reports called back on a GET with id and status. */
+  const aggregatorDefinition = (aggregator: FakeAggregator, name: string) => ({
+    name,
+    type: "http-sms",
+    method: "GET",
+    url: `${aggregator.url}/api/send?to={to}&text={text}&pe={dlt_entity_id}&dlr={callback_url}`,
+    auth: { type: "bearer", token: "tok-123456" },
+    response: { type: "json", id_path: "data.message_id" },
+    timeout_ms: 4_000,
+    max_connections: 2,
+    rate_per_second: 100,
+    dlr: {
+      method: "GET",
+      source: "query",
+      id_field: "id",
+      status_field: "status",
+      delivered_values: ["DELIVRD"],
+      failed_values: ["UNDELIV"],
+    },
+  });
+
   it("sends through an SMPP carrier set up over the operator API and turns its receipts into delivered and failed", async () => {
     const t = gateway();
     const server = await smsc();
@@ -309,26 +330,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
     const t = gateway();
     const aggregator = await new FakeAggregator().start();
     running.push(aggregator);
-    const definition = {
-      name: "agg-in",
-      type: "http-sms",
-      method: "GET",
-      url: `${aggregator.url}/api/send?to={to}&text={text}&pe={dlt_entity_id}&dlr={callback_url}`,
-      auth: { type: "bearer", token: "tok-123456" },
-      response: { type: "json", id_path: "data.message_id" },
-      timeout_ms: 2_000,
-      max_connections: 2,
-      rate_per_second: 100,
-      dlr: {
-        method: "GET",
-        source: "query",
-        id_field: "id",
-        status_field: "status",
-        delivered_values: ["DELIVRD"],
-        failed_values: ["UNDELIV"],
-      },
-    };
-    expect((await admin("PUT", "/carriers/agg-in", definition)).status).toBe(201);
+    expect((await admin("PUT", "/carriers/agg-in", aggregatorDefinition(aggregator, "agg-in"))).status).toBe(201);
     expect((await admin("PUT", "/routes", { route: "*", prefix: "", connectors: [{ name: "agg-in" }] })).status).toBe(
       201,
     );
@@ -351,6 +353,39 @@ describeEachEngine("carriers through the gateway", (engine) => {
       (await aggregator.callback(`${t.url}/carriers/http-sms/nobody/dlr`, { method: "GET", query: {} })).status,
     ).toBe(404);
     expect((await aggregator.callback(callback, { method: "GET", query: { status: "DELIVRD" } })).status).toBe(400);
+  });
+
+  it("takes an aggregator's delivery report that comes before its answer to the send: stored before the 200, applied once the answer is recorded", async () => {
+    const t = gateway();
+    const aggregator = await new FakeAggregator().start();
+    running.push(aggregator);
+    // The aggregator answers the send 1.5 s late and calls the report back at once.
+    aggregator.answer = () => ({
+      status: 200,
+      json: { status: "success", data: { message_id: "up-early" } },
+      delayMs: 1_500,
+    });
+    expect((await admin("PUT", "/carriers/agg-early", aggregatorDefinition(aggregator, "agg-early"))).status).toBe(201);
+    expect(
+      (await admin("PUT", "/routes", { route: "*", prefix: "", connectors: [{ name: "agg-early" }] })).status,
+    ).toBe(201);
+    await applied();
+    const account = await customer(5);
+    const sent = await send(account);
+    await until(() => aggregator.requests.length === 1, 10_000);
+    const callback = aggregator.requests[0]!.query.get("dlr")!;
+    const answer = await aggregator.callback(callback, { method: "GET", query: { id: "up-early", status: "DELIVRD" } });
+    expect(answer.status).toBe(200);
+    // Acknowledged, so stored: not only in the memory of the process that took it.
+    const kept = await t.db.store.db.selectFrom("early_reports").selectAll().execute();
+    expect(kept.map((row) => [row.connector, row.upstream_id, row.status])).toEqual([
+      ["agg-early", "up-early", "delivered"],
+    ]);
+    expect((await waitForStatus(t, account, sent.body.data.message_id)).status).toBe("delivered");
+    await until(
+      async () => (await t.db.store.db.selectFrom("early_reports").selectAll().execute()).length === 0,
+      5_000,
+    );
   });
 
   it("fails an aggregator's 503s over to an SMSC, then leaves the aggregator out while its circuit is open", async () => {

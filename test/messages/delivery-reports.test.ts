@@ -82,47 +82,6 @@ describeEachEngine("delivery reports", (engine) => {
     await ingester.stop();
     expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 5000 });
   });
-  it("keeps a report that matched nothing when looking it up fails (the database away), and applies it later", async () => {
-    const id = await acceptOne("9876500044");
-    // Only the ingester's own look-up of unmatched reports goes through this handle.
-    let away = true;
-    let failedLookups = 0;
-    const failing = db.store.db.withPlugin({
-      transformQuery(args) {
-        if (away && args.node.kind === "SelectQueryNode") {
-          failedLookups++;
-          throw new Error("the database is away");
-        }
-        return args.node;
-      },
-      transformResult: async (args) => args.result,
-    });
-    const ingester = new ReportIngester({
-      store: { ...db.store, db: failing },
-      clock: systemClock,
-      logger: createLogger({ logLevel: "silent" }),
-      metrics: createMetrics({ defaultMetrics: false }),
-    });
-    ingester.start();
-    try {
-      ingester.push([{ connector: "test", upstreamId: "AWAY-1", status: "delivered", at: 6000 }]);
-      const until = Date.now() + 5000;
-      while (failedLookups === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-      expect(failedLookups).toBeGreaterThan(0);
-      away = false;
-      await claimDueMessages(db.store, db.store.db, Date.now(), 10);
-      await db.store.transaction((trx) =>
-        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AWAY-1", at: Date.now(), attempts: 1 }]),
-      );
-      const deadline = Date.now() + 5000;
-      while ((await statusOf(id)).status !== "delivered" && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 50));
-      expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 6000 });
-    } finally {
-      await ingester.stop();
-    }
-  });
-
   it("counts the retry window from the database's first answer: a report that came while it was away longer than the window is applied once its submit is recorded", async () => {
     const id = await acceptOne("9876500055");
     // Every transaction of the ingester fails while `away` (the database unreachable).
@@ -165,28 +124,100 @@ describeEachEngine("delivery reports", (engine) => {
     }
   });
 
-  it("drops a report that still matches nothing once the window has passed since the database's first answer", async () => {
-    const id = await acceptOne("9876500066");
-    const ingester = new ReportIngester({
+  const ingester = (options: { retryUnmatchedMs?: number; sweepMs?: number; keepEarlyMs?: number } = {}) =>
+    new ReportIngester({
       store: db.store,
       clock: systemClock,
       logger: createLogger({ logLevel: "silent" }),
       metrics: createMetrics({ defaultMetrics: false }),
-      retryUnmatchedMs: 200,
+      ...options,
     });
-    ingester.start();
+  const kept = async () =>
+    (await db.store.db.selectFrom("early_reports").select(["connector", "upstream_id", "status"]).execute()).map(
+      (row) => `${row.connector}/${row.upstream_id}/${row.status}`,
+    );
+  const until = async (check: () => Promise<boolean>, ms = 5000) => {
+    const deadline = Date.now() + ms;
+    while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return check();
+  };
+
+  it("stores a report that overtook its submit before it is acknowledged; another ingester applies it from the store once the submit is recorded", async () => {
+    const id = await acceptOne("9876500066");
+    // The process that took the report: the callback is answered once pushAndWait resolves.
+    const first = ingester({ sweepMs: 60_000 });
+    first.start();
+    await first.pushAndWait([
+      { connector: "test", upstreamId: "AHEAD-1", status: "failed", at: 9000, code: "UNDELIV" },
+    ]);
+    expect(await kept()).toEqual(["test/AHEAD-1/failed"]);
+    // It dies (its memory with it); the submit is recorded afterwards.
+    await first.stop();
+    await claimDueMessages(db.store, db.store.db, Date.now(), 10);
+    await db.store.transaction((trx) =>
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AHEAD-1", at: Date.now(), attempts: 1 }]),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await statusOf(id)).status).toBe("submitted");
+    // Any other process's ingester finds it on its sweep.
+    const second = ingester({ sweepMs: 100 });
+    second.start();
     try {
-      ingester.push([{ connector: "test", upstreamId: "TOO-LATE", status: "delivered", at: 9000 }]);
+      expect(await until(async () => (await statusOf(id)).status === "failed")).toBe(true);
+      const row = await db.store.db
+        .selectFrom("messages")
+        .select(["done_at", "error_code", "error_message"])
+        .where("id", "=", id)
+        .executeTakeFirstOrThrow();
+      expect(row).toEqual({
+        done_at: 9000,
+        error_code: "UNDELIV",
+        error_message: "The carrier reported the message failed (UNDELIV).",
+      });
+      expect(await until(async () => (await kept()).length === 0)).toBe(true);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("applies a report past its minute in memory from the store once its submit is recorded", async () => {
+    const id = await acceptOne("9876500077");
+    const one = ingester({ retryUnmatchedMs: 200, sweepMs: 150 });
+    one.start();
+    try {
+      one.push([{ connector: "test", upstreamId: "LATE-1", status: "delivered", at: 9100 }]);
       await new Promise((r) => setTimeout(r, 700));
-      // Recorded after the window: the report was given up and is not applied.
+      expect(await kept()).toEqual(["test/LATE-1/delivered"]);
       await claimDueMessages(db.store, db.store.db, Date.now(), 10);
       await db.store.transaction((trx) =>
-        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "TOO-LATE", at: Date.now(), attempts: 1 }]),
+        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "LATE-1", at: Date.now(), attempts: 1 }]),
       );
-      await new Promise((r) => setTimeout(r, 600));
-      expect((await statusOf(id)).status).toBe("submitted");
+      expect(await until(async () => (await statusOf(id)).status === "delivered")).toBe(true);
+      expect(await until(async () => (await kept()).length === 0)).toBe(true);
     } finally {
-      await ingester.stop();
+      await one.stop();
+    }
+  });
+
+  it("keeps no duplicate of a report its message already had, and drops a kept one no message carries after the keep window", async () => {
+    const id = await acceptOne("9876500088");
+    await claimDueMessages(db.store, db.store.db, Date.now(), 10);
+    await db.store.transaction((trx) =>
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "DUP-1", at: Date.now(), attempts: 1 }]),
+    );
+    const one = ingester({ sweepMs: 100, keepEarlyMs: 300 });
+    one.start();
+    try {
+      await one.pushAndWait([{ connector: "test", upstreamId: "DUP-1", status: "delivered", at: 9200 }]);
+      await one.pushAndWait([
+        { connector: "test", upstreamId: "DUP-1", status: "failed", at: 9300 },
+        { connector: "test", upstreamId: "NOBODY-1", status: "delivered", at: 9300 },
+      ]);
+      expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 9200 });
+      expect(await kept()).toEqual(["test/NOBODY-1/delivered"]);
+      expect(await until(async () => (await kept()).length === 0)).toBe(true);
+    } finally {
+      await one.stop();
     }
   });
 });

@@ -21,6 +21,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   dnd_numbers: "accounts",
   // messages/: messages of every channel, their jobs, keys and counters
   messages: "messages",
+  early_reports: "messages",
   bulk_jobs: "messages",
   bulk_parts: "messages",
   idempotency_keys: "messages",

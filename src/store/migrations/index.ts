@@ -27,6 +27,7 @@ import { keyCollation } from "./0022_key_collation.js";
 import { hotTableKeys } from "./0023_hot_table_keys.js";
 import { messagePartsCount } from "./0024_message_parts_count.js";
 import { messagePartsRoom } from "./0025_message_parts_room.js";
+import { earlyReports } from "./0026_early_reports.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -57,6 +58,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0023_hot_table_keys": hotTableKeys(engine),
         "0024_message_parts_count": messagePartsCount(engine),
         "0025_message_parts_room": messagePartsRoom(engine),
+        "0026_early_reports": earlyReports(engine),
       };
     },
   };
