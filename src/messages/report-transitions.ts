@@ -253,9 +253,11 @@ export interface ReportKey {
 }
 
 /**
- * Of `reports` (which changed nothing), those no message carries the id of yet: reports that
- * overtook the record of their submit. The others reached a message past `submitted` (a
- * duplicate, or a report after a final state) and are done with.
+ * Of `reports` (which changed nothing), those still ahead of their message: no message carries
+ * the id yet (the report overtook the record of its submit), or the message is `submitted` after
+ * all (on PostgreSQL its record committed between the report's UPDATE and this look, which sees
+ * it: each statement reads what is committed when it starts). The others reached a message past
+ * `submitted` (a duplicate, or a report after a final state) and are done with.
  */
 export async function reportsAhead(trx: Db, reports: DeliveryReport[]): Promise<DeliveryReport[]> {
   const byConnector = new Map<string, DeliveryReport[]>();
@@ -266,10 +268,13 @@ export async function reportsAhead(trx: Db, reports: DeliveryReport[]): Promise<
   }
   const ahead: DeliveryReport[] = [];
   for (const [connector, list] of byConnector) {
+    /** Ids whose message is past `submitted`. */
     const known = new Set<string>();
     for (let i = 0; i < list.length; i += 500) {
       const ids = list.slice(i, i + 500).map((r) => r.upstreamId);
-      for (const row of await statusesByUpstreamId(trx, connector, ids)) known.add(row.upstream_id!);
+      for (const row of await statusesByUpstreamId(trx, connector, ids)) {
+        if (row.status !== "submitted") known.add(row.upstream_id!);
+      }
     }
     for (const report of list) if (!known.has(report.upstreamId)) ahead.push(report);
   }
@@ -342,23 +347,34 @@ export async function earlyReportsDue(db: Db, limit: number): Promise<DeliveryRe
 /**
  * Removes kept reports that will never apply: their message is past `submitted` (reported
  * meanwhile, or expired), or they were kept since before `keptBefore` and no message ever
- * carried their id. Returns how many of the latter went.
+ * carried their id. Found by a read first, so that a look that finds none writes nothing (on
+ * SQLite a write from a second thread waits for the file's lock). Returns how many of the
+ * latter went.
  */
 export async function dropSpentEarlyReports(db: Db, keptBefore: number): Promise<number> {
-  await db
-    .deleteFrom("early_reports")
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom("messages as m")
-          .select("m.id")
-          .whereRef("m.upstream_id", "=", "early_reports.upstream_id")
-          .whereRef("m.connector", "=", "early_reports.connector")
-          .where("m.status", "<>", sql.lit("submitted")),
-      ),
+  const spent = await db
+    .selectFrom("early_reports as e")
+    .select(["e.connector", "e.upstream_id", "e.received_at"])
+    .where(({ or, eb, exists, selectFrom }) =>
+      or([
+        eb("e.received_at", "<", keptBefore),
+        exists(
+          selectFrom("messages as m")
+            .select("m.id")
+            .whereRef("m.upstream_id", "=", "e.upstream_id")
+            .whereRef("m.connector", "=", "e.connector")
+            .where("m.status", "<>", sql.lit("submitted")),
+        ),
+      ]),
     )
+    .limit(500)
     .execute();
-  const expired = await db.deleteFrom("early_reports").where("received_at", "<", keptBefore).executeTakeFirst();
-  return Number(expired.numDeletedRows);
+  if (spent.length === 0) return 0;
+  await forgetEarlyReports(
+    db,
+    spent.map((row) => ({ connector: row.connector, upstreamId: row.upstream_id })),
+  );
+  return spent.filter((row) => Number(row.received_at) < keptBefore).length;
 }
 
 /** Whether any report is kept: a read, so that a look when none is (nearly always) writes nothing. */

@@ -124,14 +124,19 @@ describeEachEngine("delivery reports", (engine) => {
     }
   });
 
-  const ingester = (options: { retryUnmatchedMs?: number; sweepMs?: number; keepEarlyMs?: number } = {}) =>
+  const ingesterOn = (
+    store: typeof db.store,
+    options: { retryUnmatchedMs?: number; sweepMs?: number; keepEarlyMs?: number } = {},
+  ) =>
     new ReportIngester({
-      store: db.store,
+      store,
       clock: systemClock,
       logger: createLogger({ logLevel: "silent" }),
       metrics: createMetrics({ defaultMetrics: false }),
       ...options,
     });
+  const ingester = (options: { retryUnmatchedMs?: number; sweepMs?: number; keepEarlyMs?: number } = {}) =>
+    ingesterOn(db.store, options);
   const kept = async () =>
     (await db.store.db.selectFrom("early_reports").select(["connector", "upstream_id", "status"]).execute()).map(
       (row) => `${row.connector}/${row.upstream_id}/${row.status}`,
@@ -220,4 +225,47 @@ describeEachEngine("delivery reports", (engine) => {
       await one.stop();
     }
   });
+
+  // PostgreSQL only: two transactions at once (SQLite has one writer, whose group commit runs them
+  // one after the other).
+  if (engine === "postgres") {
+    it("applies a report whose submit's record committed between its UPDATE and the look-up that followed it", async () => {
+      const id = await acceptOne("9876500099");
+      await claimDueMessages(db.store, db.store.db, Date.now(), 10);
+      // The record, open in a transaction of its own until the report's UPDATE has run.
+      let letRecordCommit!: () => void;
+      const recordMayCommit = new Promise<void>((resolve) => {
+        letRecordCommit = resolve;
+      });
+      const record = db.store.transaction(async (trx) => {
+        await markSubmitted(db.store, trx, [
+          { id, connector: "test", upstreamId: "RACE-1", at: Date.now(), attempts: 1 },
+        ]);
+        await recordMayCommit;
+      });
+      const between = ingesterOn({
+        ...db.store,
+        statement: (text) => {
+          const statement = db.store.statement(text);
+          if (!text.includes("returning") || !text.includes("v.reports")) return statement;
+          return {
+            ...statement,
+            all: async (trx, params) => {
+              const rows = await statement.all(trx, params);
+              letRecordCommit();
+              await record;
+              return rows as never;
+            },
+          };
+        },
+      });
+      between.start();
+      try {
+        await between.pushAndWait([{ connector: "test", upstreamId: "RACE-1", status: "delivered", at: 9400 }]);
+        expect(await until(async () => (await statusOf(id)).status === "delivered")).toBe(true);
+      } finally {
+        await between.stop();
+      }
+    });
+  }
 });
