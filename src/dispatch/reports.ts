@@ -149,8 +149,9 @@ export class ReportIngester {
                   handoff,
                 );
               }
-              // Reports that changed nothing: those no message carries the id of yet are kept, in
-              // this transaction, so that a carrier hears they were taken only once they are stored.
+              // Reports that changed nothing: those still ahead of their message (none carries the id
+              // yet, or its record has just committed) are kept, in this transaction, so that a
+              // carrier hears they were taken only once they are stored.
               const keys = new Set(reports.map(keyOf));
               const ahead = rows.length < keys.size ? await reportsAhead(trx, reports) : [];
               const stored = new Set(group.filter((w) => w.stored).map((w) => w.report));
@@ -189,7 +190,7 @@ export class ReportIngester {
   }
 
   /**
-   * Reports no message carries the id of yet (stored as early reports): tried again here every
+   * Reports still ahead of their message (stored as early reports): tried again here every
    * 250 ms for retryUnmatchedMs from the first time the database said so, since their submits'
    * records usually land within milliseconds; after that the sweep applies them once their
    * message is submitted, from whichever process finds it so.

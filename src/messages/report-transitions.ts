@@ -311,7 +311,11 @@ export async function keepEarlyReports(trx: Db, reports: DeliveryReport[], now: 
 /** Forgets kept reports that have been applied. */
 export async function forgetEarlyReports(trx: Db, keys: ReportKey[]): Promise<void> {
   const byConnector = new Map<string, string[]>();
-  for (const key of keys) byConnector.set(key.connector, [...(byConnector.get(key.connector) ?? []), key.upstreamId]);
+  for (const key of keys) {
+    const ids = byConnector.get(key.connector) ?? [];
+    ids.push(key.upstreamId);
+    byConnector.set(key.connector, ids);
+  }
   for (const [connector, ids] of byConnector) {
     for (let i = 0; i < ids.length; i += 500) {
       await trx
