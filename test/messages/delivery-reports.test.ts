@@ -210,7 +210,7 @@ describeEachEngine("delivery reports", (engine) => {
     await db.store.transaction((trx) =>
       markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "DUP-1", at: Date.now(), attempts: 1 }]),
     );
-    const one = ingester({ sweepMs: 100, keepEarlyMs: 300 });
+    const one = ingester({ sweepMs: 100, keepEarlyMs: 1_500 });
     one.start();
     try {
       await one.pushAndWait([{ connector: "test", upstreamId: "DUP-1", status: "delivered", at: 9200 }]);
