@@ -3,7 +3,7 @@
 // REDIS_REQUIRED the process goes unready while Redis is away; without, it stays ready and
 // says Redis is down; both go unready while the database is away, and ready again after.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ServerProcess, startServer } from "../helpers/cli.js";
+import { demoKey, postDemoSms, type ServerProcess, startServer } from "../helpers/cli.js";
 import {
   postgresServerAvailable,
   redisServerAvailable,
@@ -39,22 +39,8 @@ async function waitForReadiness(server: ServerProcess, want: Partial<Readiness["
   throw new Error(`readiness never became ${JSON.stringify(want)}; last ${JSON.stringify(last)}`);
 }
 
-function demoKey(server: ServerProcess): string {
-  const key = /Demo account[\s\S]*?api key:\s+(\S+)/.exec(server.output())?.[1];
-  if (!key) throw new Error(`no demo key in the output:\n${server.output()}`);
-  return key;
-}
-
 async function send(server: ServerProcess, key: string): Promise<number> {
-  const response = await fetch(`${server.url}/api/v2/sms/send`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify({
-      sender_id: "SWBRD",
-      recipient: "9876543210",
-      message: "Your OTP is 482913. Do not share it with anyone.",
-    }),
-  });
+  const response = await postDemoSms(server.url, key);
   await response.arrayBuffer();
   return response.status;
 }

@@ -6,11 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { FakeSmsc } from "../carriers/fake-smsc.js";
-import { type ServerProcess, startServer } from "../helpers/cli.js";
+import { DEMO_TEXT, demoKey, type ServerProcess, sendDemoSms, startServer } from "../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 import { RawConnection } from "../helpers/raw-http.js";
-
-const TEXT = "Your OTP is 482913. Do not share it with anyone.";
 
 function carriersFile(dir: string, smsc: FakeSmsc, responseTimeoutMs: number): string {
   const file = path.join(dir, `carriers-${smsc.port}.json`);
@@ -36,21 +34,9 @@ function carriersFile(dir: string, smsc: FakeSmsc, responseTimeoutMs: number): s
   return file;
 }
 
-function demoKey(server: ServerProcess): string {
-  const key = /Demo account[\s\S]*?api key:\s+(\S+)/.exec(server.output())?.[1];
-  if (!key) throw new Error(`no demo key in the output:\n${server.output()}`);
-  return key;
-}
-
-async function send(url: string, key: string, n: number): Promise<string> {
-  const response = await fetch(`${url}/api/v2/sms/send`, {
-    method: "POST",
-    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-    body: JSON.stringify({ sender_id: "SWBRD", recipient: `98765${43210 + n}`, message: TEXT }),
-  });
-  const body = (await response.json()) as { data?: { message_id: string } };
-  if (response.status !== 200 || !body.data) throw new Error(`send ${n}: ${response.status} ${JSON.stringify(body)}`);
-  return body.data.message_id;
+/** A send from the demo account that must be accepted, the n-th of the test (its own recipient). */
+function send(url: string, key: string, n: number): Promise<string> {
+  return sendDemoSms(url, key, `98765${43210 + n}`);
 }
 
 describeEachEngine("graceful SIGTERM", (engine) => {
@@ -91,7 +77,7 @@ describeEachEngine("graceful SIGTERM", (engine) => {
     await smsc.waitFor(() => smsc.submits.length >= 1, 20_000, "a submit awaiting its answer");
 
     // A request whose body is half sent when the signal arrives.
-    const body = JSON.stringify({ sender_id: "SWBRD", recipient: "9876500001", message: TEXT });
+    const body = JSON.stringify({ sender_id: "SWBRD", recipient: "9876500001", message: DEMO_TEXT });
     const connection = await RawConnection.open(server.url);
     connection.write(
       `POST /api/v2/sms/send HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\nauthorization: Bearer ${key}\r\ncontent-length: ${body.length}\r\n\r\n${body.slice(0, 20)}`,

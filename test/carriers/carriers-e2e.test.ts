@@ -12,6 +12,7 @@ import { balanceOf, sendSms, waitForStatus } from "../helpers/sms.js";
 import { until } from "../webhooks/receiver.js";
 import { FakeAggregator } from "./fake-aggregator.js";
 import { FakeSmsc } from "./fake-smsc.js";
+import { aggregatorDefinition } from "./http-sms-helpers.js";
 
 const ENTITY = "1101234567890123456";
 const TEMPLATE = "1107161234567890123";
@@ -77,27 +78,6 @@ describeEachEngine("carriers through the gateway", (engine) => {
     });
 
   const healthOf = async (name: string) => (await admin("GET", `/carriers/${name}`)).body.data.health.state;
-
-  /** An http-sms connector for the fake aggregator, its reports called back on a GET with id and status. */
-  const aggregatorDefinition = (aggregator: FakeAggregator, name: string) => ({
-    name,
-    type: "http-sms",
-    method: "GET",
-    url: `${aggregator.url}/api/send?to={to}&text={text}&pe={dlt_entity_id}&dlr={callback_url}`,
-    auth: { type: "bearer", token: "tok-123456" },
-    response: { type: "json", id_path: "data.message_id" },
-    timeout_ms: 4_000,
-    max_connections: 2,
-    rate_per_second: 100,
-    dlr: {
-      method: "GET",
-      source: "query",
-      id_field: "id",
-      status_field: "status",
-      delivered_values: ["DELIVRD"],
-      failed_values: ["UNDELIV"],
-    },
-  });
 
   it("sends through an SMPP carrier set up over the operator API and turns its receipts into delivered and failed", async () => {
     const t = gateway();
@@ -330,7 +310,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
     const t = gateway();
     const aggregator = await new FakeAggregator().start();
     running.push(aggregator);
-    expect((await admin("PUT", "/carriers/agg-in", aggregatorDefinition(aggregator, "agg-in"))).status).toBe(201);
+    expect((await admin("PUT", "/carriers/agg-in", aggregatorDefinition(aggregator.url, "agg-in"))).status).toBe(201);
     expect((await admin("PUT", "/routes", { route: "*", prefix: "", connectors: [{ name: "agg-in" }] })).status).toBe(
       201,
     );
@@ -365,7 +345,9 @@ describeEachEngine("carriers through the gateway", (engine) => {
       json: { status: "success", data: { message_id: "up-early" } },
       delayMs: 1_500,
     });
-    expect((await admin("PUT", "/carriers/agg-early", aggregatorDefinition(aggregator, "agg-early"))).status).toBe(201);
+    expect((await admin("PUT", "/carriers/agg-early", aggregatorDefinition(aggregator.url, "agg-early"))).status).toBe(
+      201,
+    );
     expect(
       (await admin("PUT", "/routes", { route: "*", prefix: "", connectors: [{ name: "agg-early" }] })).status,
     ).toBe(201);

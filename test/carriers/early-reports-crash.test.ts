@@ -7,10 +7,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliOk, type ServerProcess, startServer } from "../helpers/cli.js";
+import { cliOk, demoKey, type ServerProcess, sendDemoSms, startServer } from "../helpers/cli.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
 import { until } from "../webhooks/receiver.js";
 import { FakeAggregator } from "./fake-aggregator.js";
+import { aggregatorDefinition } from "./http-sms-helpers.js";
 
 const required = process.env.SWITCHBOARD_REQUIRE_POSTGRES === "1";
 if (required && !postgresAvailable) throw new Error("SWITCHBOARD_REQUIRE_POSTGRES=1 but PostgreSQL is not reachable");
@@ -41,48 +42,16 @@ suite("a report that overtook its submit, when the api process that took it is k
   it("is applied by the worker once the submit is recorded", async () => {
     const env = { DATABASE_URL: db.url };
     api = await startServer("api", env, { timeoutMs: 60_000 });
-    const key = /Demo account[\s\S]*?api key:\s+(\S+)/.exec(api.output())?.[1];
-    expect(key).toBeDefined();
+    const key = demoKey(api);
     const definition = path.join(dir, "agg.json");
-    fs.writeFileSync(
-      definition,
-      JSON.stringify({
-        name: "agg",
-        type: "http-sms",
-        method: "GET",
-        url: `${aggregator.url}/api/send?to={to}&text={text}`,
-        auth: { type: "none" },
-        response: { type: "json", id_path: "data.message_id" },
-        timeout_ms: 10_000,
-        max_connections: 2,
-        rate_per_second: 100,
-        dlr: {
-          method: "GET",
-          source: "query",
-          id_field: "id",
-          status_field: "status",
-          delivered_values: ["DELIVRD"],
-          failed_values: ["UNDELIV"],
-        },
-      }),
-    );
+    fs.writeFileSync(definition, JSON.stringify(aggregatorDefinition(aggregator.url, "agg", { timeout_ms: 10_000 })));
     await cliOk(["carriers", "add", "--file", definition], env);
     await cliOk(["routes", "set", "--route", "*", "--connectors", "agg"], env);
     // The send's answer comes 3 s late, with the id its report already carried.
     aggregator.answer = () => ({ status: 200, json: { data: { message_id: "up-crash" } }, delayMs: 3_000 });
     worker = await startServer("worker", env, { timeoutMs: 60_000 });
 
-    const sent = await fetch(`${api.url}/api/v2/sms/send`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
-      body: JSON.stringify({
-        sender_id: "SWBRD",
-        recipient: "9876543210",
-        message: "Your OTP is 482913. Do not share it with anyone.",
-      }),
-    });
-    expect(sent.status).toBe(200);
-    const messageId = ((await sent.json()) as { data: { message_id: string } }).data.message_id;
+    const messageId = await sendDemoSms(api.url, key);
     await until(() => aggregator.requests.length === 1, 20_000);
 
     // The report, before the send's answer: taken (200) by the api, which is then killed.

@@ -32,3 +32,31 @@ export function aggregatorConfig(baseUrl: string, changes: Partial<HttpSmsConfig
     ...changes,
   });
 }
+
+/**
+ * An http-sms connector definition (as the operator API and `carriers add` take it) for the fake
+ * aggregator at `baseUrl`: a GET with a bearer token, reports called back on a GET with id and
+ * status; `changes` replace top-level fields.
+ */
+export function aggregatorDefinition(baseUrl: string, name: string, changes: Record<string, unknown> = {}) {
+  return {
+    name,
+    type: "http-sms",
+    method: "GET",
+    url: `${baseUrl}/api/send?to={to}&text={text}&pe={dlt_entity_id}&dlr={callback_url}`,
+    auth: { type: "bearer", token: "tok-123456" },
+    response: { type: "json", id_path: "data.message_id" },
+    timeout_ms: 4_000,
+    max_connections: 2,
+    rate_per_second: 100,
+    dlr: {
+      method: "GET",
+      source: "query",
+      id_field: "id",
+      status_field: "status",
+      delivered_values: ["DELIVRD"],
+      failed_values: ["UNDELIV"],
+    },
+    ...changes,
+  };
+}

@@ -221,5 +221,33 @@ export function startServer(
   });
 }
 
+/** The demo account's API key from the credentials a first start prints. */
+export function demoKey(server: ServerProcess): string {
+  const key = /Demo account[\s\S]*?api key:\s+(\S+)/.exec(server.output())?.[1];
+  if (!key) throw new Error(`no demo key in the output:\n${server.output()}`);
+  return key;
+}
+
+/** The demo template's text, which the demo account's sends must match (DLT). */
+export const DEMO_TEXT = "Your OTP is 482913. Do not share it with anyone.";
+
+/** A v2 SMS send of the demo account's text with its sender ID to `recipient`, as sent. */
+export function postDemoSms(url: string, key: string, recipient = "9876543210"): Promise<Response> {
+  return fetch(`${url}/api/v2/sms/send`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+    body: JSON.stringify({ sender_id: "SWBRD", recipient, message: DEMO_TEXT }),
+  });
+}
+
+/** postDemoSms that must be accepted: the message id. */
+export async function sendDemoSms(url: string, key: string, recipient = "9876543210"): Promise<string> {
+  const response = await postDemoSms(url, key, recipient);
+  const body = (await response.json()) as { data?: { message_id: string } };
+  if (response.status !== 200 || !body.data)
+    throw new Error(`send to ${recipient}: ${response.status} ${JSON.stringify(body)}`);
+  return body.data.message_id;
+}
+
 /** A stack trace line, which an operator should never see for a mistake in their input. */
 export const STACK_TRACE = /^\s+at\s/m;
