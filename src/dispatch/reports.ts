@@ -152,8 +152,9 @@ export class ReportIngester {
               // Reports that changed nothing: those still ahead of their message (none carries the id
               // yet, or its record has just committed) are kept, in this transaction, so that a
               // carrier hears they were taken only once they are stored.
-              const keys = new Set(reports.map(keyOf));
-              const ahead = rows.length < keys.size ? await reportsAhead(trx, reports) : [];
+              // (Each changes at most one message; duplicates in the group are applied once.)
+              const allChanged = rows.length >= reports.length || rows.length >= new Set(reports.map(keyOf)).size;
+              const ahead = allChanged ? [] : await reportsAhead(trx, reports);
               const stored = new Set(group.filter((w) => w.stored).map((w) => w.report));
               const fresh = ahead.filter((report) => !stored.has(report));
               if (fresh.length > 0) await keepEarlyReports(trx, fresh, this.deps.clock.now().getTime());

@@ -8,6 +8,7 @@ import { assertTransition, sourcesOf } from "../core/message-status.js";
 import type { Database, MessageStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { countJobOutcomes } from "./jobs.js";
+import { chunks } from "./transitions.js";
 
 export interface DeliveryReport {
   connector: string;
@@ -260,18 +261,12 @@ export interface ReportKey {
  * `submitted` (a duplicate, or a report after a final state) and are done with.
  */
 export async function reportsAhead(trx: Db, reports: DeliveryReport[]): Promise<DeliveryReport[]> {
-  const byConnector = new Map<string, DeliveryReport[]>();
-  for (const report of reports) {
-    const list = byConnector.get(report.connector) ?? [];
-    list.push(report);
-    byConnector.set(report.connector, list);
-  }
   const ahead: DeliveryReport[] = [];
-  for (const [connector, list] of byConnector) {
+  for (const [connector, list] of byConnector(reports)) {
     /** Ids whose message is past `submitted`. */
     const known = new Set<string>();
-    for (let i = 0; i < list.length; i += 500) {
-      const ids = list.slice(i, i + 500).map((r) => r.upstreamId);
+    for (const part of chunks(list)) {
+      const ids = part.map((r) => r.upstreamId);
       for (const row of await statusesByUpstreamId(trx, connector, ids)) {
         if (row.status !== "submitted") known.add(row.upstream_id!);
       }
@@ -281,16 +276,27 @@ export async function reportsAhead(trx: Db, reports: DeliveryReport[]): Promise<
   return ahead;
 }
 
+/** Reports (or their keys) by connector. */
+function byConnector<T extends ReportKey>(items: T[]): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const item of items) {
+    const list = grouped.get(item.connector) ?? [];
+    list.push(item);
+    grouped.set(item.connector, list);
+  }
+  return grouped;
+}
+
 /**
  * Keeps reports that matched no message yet (`early_reports`, in the transaction that found
  * none, so before the carrier hears they were taken): the first report of an id is kept.
  */
 export async function keepEarlyReports(trx: Db, reports: DeliveryReport[], now: number): Promise<void> {
-  for (let i = 0; i < reports.length; i += 500) {
+  for (const part of chunks(reports)) {
     await trx
       .insertInto("early_reports")
       .values(
-        reports.slice(i, i + 500).map((r) => {
+        part.map((r) => {
           const reason = reasonOf(r);
           return {
             connector: r.connector,
@@ -310,18 +316,16 @@ export async function keepEarlyReports(trx: Db, reports: DeliveryReport[], now: 
 
 /** Forgets kept reports that have been applied. */
 export async function forgetEarlyReports(trx: Db, keys: ReportKey[]): Promise<void> {
-  const byConnector = new Map<string, string[]>();
-  for (const key of keys) {
-    const ids = byConnector.get(key.connector) ?? [];
-    ids.push(key.upstreamId);
-    byConnector.set(key.connector, ids);
-  }
-  for (const [connector, ids] of byConnector) {
-    for (let i = 0; i < ids.length; i += 500) {
+  for (const [connector, list] of byConnector(keys)) {
+    for (const part of chunks(list)) {
       await trx
         .deleteFrom("early_reports")
         .where("connector", "=", connector)
-        .where("upstream_id", "in", ids.slice(i, i + 500))
+        .where(
+          "upstream_id",
+          "in",
+          part.map((key) => key.upstreamId),
+        )
         .execute();
     }
   }

@@ -12,7 +12,8 @@ import { countJobOutcomes, type JobOutcome } from "./jobs.js";
 
 const MAX_ROWS = 500;
 
-function chunks<T>(items: T[], size = MAX_ROWS): T[][] {
+/** `items` in slices of at most `size` (a statement's rows). */
+export function chunks<T>(items: T[], size = MAX_ROWS): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
