@@ -67,7 +67,10 @@ export async function createContext(parts: {
     logger,
     metrics,
     // auth/ reads the accounts' rows through accounts/, which sits above it.
-    authenticator: new Authenticator(store, accountCredentials, clock, config, { logger }),
+    authenticator: new Authenticator(store, accountCredentials, clock, config, {
+      logger,
+      checksCounter: metrics.passwordChecks,
+    }),
     sessions: new Sessions(store, accountCredentials, clock, config),
     smsPolicy: new SmsPolicy(store, clock),
     webhooks,

@@ -2,6 +2,7 @@
 // Lookups are cached in memory; revoking a key, changing a password or an account's state
 // signals every process (NOTIFY on PostgreSQL) to drop what it remembers at once.
 import type { Logger } from "pino";
+import type { Counter } from "prom-client";
 import type { Clock } from "../core/clock.js";
 import { EpisodeLog } from "../core/episodes.js";
 import { GatewayError } from "../core/errors.js";
@@ -10,12 +11,16 @@ import type { AccountRole, AccountStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 import { hashApiKey } from "./api-keys.js";
+import { authChanged, listenForAuthChanges } from "./auth-changes.js";
+import { type CheckOutcome, PasswordChecks } from "./login-checks.js";
 import {
-  deleteLoginLocks,
+  accountBudget,
+  forgetAddressFailures,
   isAddressLocked,
   type LoginLockPolicy,
-  recordFailedLogin,
-  recordSuccessfulLogin,
+  reserveLoginAttempt,
+  settleFailedLogin,
+  settleVerifiedLogin,
 } from "./login-locks.js";
 import { dummyPasswordHash, passwordMatches, VerifiedPairCache } from "./passwords.js";
 
@@ -41,8 +46,8 @@ export interface AuthSettings extends LoginLockPolicy {
 export type PasswordVerifier = (passwordHash: string, password: string) => Promise<boolean>;
 
 const WRONG_CREDENTIALS = "Authentication failed: wrong username or password.";
+const LOCKED = "User account locked after repeated failed logins; try again later.";
 
-const AUTH_CHANNEL = "auth_changed";
 const KEY_CACHE_MS = 30_000;
 const KEY_CACHE_MAX = 50_000;
 /**
@@ -53,15 +58,6 @@ const KEY_CACHE_MAX = 50_000;
 const LOGIN_ROW_MS = 2_000;
 const LOGIN_ROW_MAX = 50_000;
 
-/** How often a SQLite gateway looks for writes by other processes (the CLI), which send it no signal. */
-const SQLITE_EXTERNAL_WRITES_POLL_MS = 200;
-
-/**
- * The authenticators of this process, by store. A change made here is forgotten here before
- * the call that made it returns; PostgreSQL's NOTIFY reaches this process a moment later.
- */
-const localAuthenticators = new WeakMap<Store, Set<Authenticator>>();
-
 export class Authenticator {
   /**
    * Resolved keys by the key as sent, with its hash (what revocations name): the SHA-256 of a
@@ -71,8 +67,11 @@ export class Authenticator {
   /** Login rows by username key: a legacy client sends its password with every request. */
   private readonly loginRows = new Map<string, { row: AccountCredentials | undefined; expires: number }>();
   private readonly pairs: VerifiedPairCache;
-  private readonly unsubscribe: () => void;
-  private readonly externalWritesTimer: NodeJS.Timeout | undefined;
+  private readonly checks = new PasswordChecks();
+  private readonly checksCounter: Pick<Counter<"outcome">, "inc"> | undefined;
+  /** The addresses whose count a remembered login reset since this login row was read. */
+  private readonly addressesCleared = new WeakMap<AccountCredentials, Set<string>>();
+  private readonly stopListening: () => void;
   private readonly verify: PasswordVerifier;
   private readonly locks: EpisodeLog | undefined;
 
@@ -87,57 +86,22 @@ export class Authenticator {
       verify?: PasswordVerifier;
       /** Where a login lock is reported: an operator wants to know who is being guessed at. */
       logger?: Pick<Logger, "warn" | "info">;
+      /** Counts the password checks by outcome (runtime/ metrics' passwordChecks). */
+      checksCounter?: Pick<Counter<"outcome">, "inc">;
     } = {},
   ) {
     this.verify = options.verify ?? passwordMatches;
+    this.checksCounter = options.checksCounter;
     // Failures checked in parallel past the threshold each set the lock again: one warning.
     this.locks = options.logger
       ? new EpisodeLog(options.logger, { quietMs: settings.loginLockMinutes * 60_000 })
       : undefined;
     this.pairs = new VerifiedPairCache(settings.passwordCacheSeconds * 1000);
-    this.unsubscribe = store.signals.listen(AUTH_CHANNEL, (payload) => this.forget(payload));
-    let local = localAuthenticators.get(store);
-    if (!local) {
-      local = new Set();
-      localAuthenticators.set(store, local);
-    }
-    local.add(this);
-    if (store.engine === "sqlite") this.externalWritesTimer = this.watchExternalWrites();
+    this.stopListening = listenForAuthChanges(store, this);
   }
 
   close(): void {
-    this.unsubscribe();
-    clearInterval(this.externalWritesTimer);
-    localAuthenticators.get(this.store)?.delete(this);
-  }
-
-  /**
-   * Another process on the same SQLite file (e.g. `switchboard keys revoke` next to a running
-   * gateway) cannot signal this one: every credentials change bumps the `auth_epoch` setting
-   * (authChanged), and a change of it drops everything cached. Not SQLite's data_version: the
-   * worker thread of the same process commits all the time, and each of its commits would
-   * throw the caches away (a password check per legacy request).
-   */
-  private watchExternalWrites(): NodeJS.Timeout {
-    let seen: string | undefined;
-    let checking = false;
-    const timer = setInterval(() => {
-      if (checking) return;
-      checking = true;
-      authEpoch(this.store)
-        .then((epoch) => {
-          if (seen !== undefined && epoch !== seen) this.forget("");
-          seen = epoch;
-        })
-        .catch(() => {
-          // The store is closing; the next tick (if any) tries again.
-        })
-        .finally(() => {
-          checking = false;
-        });
-    }, SQLITE_EXTERNAL_WRITES_POLL_MS);
-    timer.unref();
-    return timer;
+    this.stopListening();
   }
 
   /** Resolves an API key; throws `unauthorized` for unknown or revoked keys. */
@@ -214,6 +178,7 @@ export class Authenticator {
     const account = await this.loginRow(username);
     if (!account) {
       await this.verify(await dummyPasswordHash(), password);
+      this.checksCounter?.inc({ outcome: "wrong" });
       throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
     }
 
@@ -223,7 +188,8 @@ export class Authenticator {
       (account.locked_until !== null && account.locked_until > now) ||
       (addressMayBeLocked && (await isAddressLocked(this.store.db, account.account_id, address, now)))
     ) {
-      throw new GatewayError("account_locked", "User account locked after repeated failed logins; try again later.");
+      this.checksCounter?.inc({ outcome: "refused" });
+      throw new GatewayError("account_locked", LOCKED);
     }
     const storedHash = await storedHashOf(account);
     const principal: Principal = {
@@ -236,22 +202,73 @@ export class Authenticator {
     const hash = storedHash ?? (await dummyPasswordHash());
     const remembered =
       storedHash !== null && this.pairs.lookup(username, password, hash, Date.now()) === account.account_id;
-    if (!remembered) {
-      if (!(await this.verify(hash, password)) || storedHash === null) {
-        const locked = await recordFailedLogin(this.store.db, this.settings, account.account_id, address, now);
-        // Every process reads the row again: its count, and any lock just set.
-        await authChanged(this.store, `row:${account.account_id}`);
-        if (locked) this.reportLock(account.username, address, locked);
-        throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
+    if (remembered) {
+      // Failures count only in a row: a success, remembered or checked, starts the address's count
+      // again. Once per address for each read of the login row (a failure anywhere makes every
+      // process read it again), not on every request.
+      let cleared = this.addressesCleared.get(account);
+      if (account.failed_logins > 0 && !cleared?.has(address)) {
+        await forgetAddressFailures(this.store.db, account.account_id, address, now);
+        if (!cleared) {
+          cleared = new Set();
+          this.addressesCleared.set(account, cleared);
+        }
+        cleared.add(address);
       }
-      this.pairs.remember(username, password, hash, account.account_id, Date.now());
+      return principal;
     }
-    // Failures count only in a row: any success, remembered or verified, starts the count again.
-    if (account.failed_logins > 0 || account.locked_until !== null) {
-      await recordSuccessfulLogin(this.store.db, account.account_id, address);
-      await authChanged(this.store, `row:${account.account_id}`);
-    }
+    const matches = () => this.verify(hash, password).then((ok) => ok && storedHash !== null);
+    const shared = await this.checks.once(`${this.pairs.keyOf(username, password, hash)} ${address}`, () =>
+      this.check(account, address, now, matches),
+    );
+    // An attempt that took another's wrong outcome is a failure of its own all the same (counted,
+    // and refused once the budget is spent), only without running argon2 again.
+    const outcome =
+      shared.joined && shared.outcome === "wrong"
+        ? await this.check(account, address, now, async () => false)
+        : shared.outcome;
+    this.checksCounter?.inc({ outcome: outcome === "locked" ? "refused" : outcome });
+    if (outcome === "locked") throw new GatewayError("account_locked", LOCKED);
+    if (outcome === "wrong") throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
+    this.pairs.remember(username, password, hash, account.account_id, Date.now());
     return principal;
+  }
+
+  /**
+   * One password check of the account from `address`, reserved before it runs in this process
+   * (PasswordChecks) and in the store (login-locks.ts), so that concurrent guesses cannot pass the
+   * lock: a check past the budget is not run and answers `locked`.
+   */
+  private async check(
+    account: AccountCredentials,
+    address: string,
+    now: number,
+    matches: () => Promise<boolean>,
+  ): Promise<CheckOutcome> {
+    const release = this.checks.take(
+      account.account_id,
+      address,
+      this.settings.loginLockThreshold,
+      accountBudget(this.settings),
+    );
+    if (!release) return "locked";
+    try {
+      const db = this.store.db;
+      const reservation = await reserveLoginAttempt(this.store, this.settings, account.account_id, address, now);
+      if (!reservation.granted) return "locked";
+      if (await matches()) {
+        await settleVerifiedLogin(db, account.account_id, address, now);
+        if (account.failed_logins > 0) await authChanged(this.store, `row:${account.account_id}`);
+        return "verified";
+      }
+      const locked = await settleFailedLogin(db, this.settings, reservation, account.account_id, address, now);
+      // Every process reads the row again: its count, and any lock just set.
+      await authChanged(this.store, `row:${account.account_id}`);
+      if (locked) this.reportLock(account.username, address, locked);
+      return "wrong";
+    } finally {
+      release();
+    }
   }
 
   /** The account's login row, read at most every LOGIN_ROW_MS while no change is signalled. */
@@ -316,56 +333,4 @@ export class Authenticator {
     this.pairs.clear();
     this.loginRows.clear();
   }
-}
-
-const AUTH_EPOCH_KEY = "auth_epoch";
-
-async function authEpoch(store: Store): Promise<string> {
-  const row = await store.db
-    .selectFrom("settings")
-    .select("value")
-    .where("key", "=", AUTH_EPOCH_KEY)
-    .executeTakeFirst();
-  return row?.value ?? "0";
-}
-
-async function authChanged(store: Store, payload: string): Promise<void> {
-  for (const authenticator of localAuthenticators.get(store) ?? []) authenticator.forget(payload);
-  // A login row's counts and locks matter only to the processes serving logins, which the
-  // signal reaches (the threads of a SQLite `start` too). The epoch would make every other
-  // process drop every verified password: an argon2 check per client after each wrong guess.
-  if (store.engine === "sqlite" && !payload.startsWith("row:")) {
-    // Other processes on the file poll it (watchExternalWrites); PostgreSQL's NOTIFY reaches them.
-    const value = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
-    await store.db
-      .insertInto("settings")
-      .values({ key: AUTH_EPOCH_KEY, value })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-      .execute();
-  }
-  await store.signals.notify(AUTH_CHANNEL, payload);
-}
-
-/** Tells every Authenticator (all processes on PostgreSQL) to forget an account's cached credentials. */
-export async function accountCredentialsChanged(store: Store, accountId: number): Promise<void> {
-  await authChanged(store, `account:${accountId}`);
-}
-
-/**
- * Clears the login locks of an account (login-locks.ts), and tells every process serving
- * logins to read its login row again. Answers how many locks were in force.
- */
-export async function clearLoginLocks(
-  store: Store,
-  username: string,
-  now: number,
-  address?: string,
-): Promise<{ cleared: number }> {
-  const { cleared, accountId } = await deleteLoginLocks(store, username, now, address);
-  await authChanged(store, `row:${accountId}`);
-  return { cleared };
-}
-
-export async function apiKeyRevoked(store: Store, keyHash: string): Promise<void> {
-  await authChanged(store, `key:${keyHash}`);
 }

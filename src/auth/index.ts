@@ -4,12 +4,15 @@
 //   api-keys.ts        create (shown once), hash (SHA-256), list, revoke, set rate
 //   passwords.ts       argon2 hashing; the verified username+password cache (HMAC-keyed); the dummy hash
 //                      an unknown username's password is checked against (same time as a wrong one)
-//   authenticator.ts   credentials → Principal, with the key cache, login lock-out and cache invalidation
+//   authenticator.ts   credentials → Principal, with the key cache and the login lock-out
+//   auth-changes.ts    how a change of credentials reaches every process's caches (signal, SQLite epoch)
+//   login-checks.ts    password checks running in this process: shared by identical attempts, bounded
+//                      per address and account before the store's reservation
 //   account-rows.ts    AccountCredentialRows: the account's row as auth reads it with a credential, a
 //                      select accounts/ gives (handed in by app/) and auth joins in its statements
-//   login-locks.ts     failed logins per (account, source address) in login_failures: the address is
-//                      locked first, the account only when many addresses are; list and clear
-//                      (operator API, CLI)
+//   login-locks.ts     password checks reserved before they run, per (account, source address) in
+//                      login_failures and per account: the address is locked first, the account when
+//                      many addresses are or its budget is spent; list and clear (operator API, CLI)
 //   sessions.ts        console sessions (console_sessions): start after a password check, find by the
 //                      cookie's token (idle and absolute expiry, ended by a password change), sign-out
 //   http.ts            where each family finds credentials in a request (v2 placements, legacy params);
@@ -19,6 +22,7 @@
 //                      REDIS_URL is set, in memory otherwise (and while Redis is down)
 export type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 export * from "./api-keys.js";
+export { accountCredentialsChanged, apiKeyRevoked, clearLoginLocks } from "./auth-changes.js";
 export * from "./authenticator.js";
 export * from "./http.js";
 export * from "./login-locks.js";

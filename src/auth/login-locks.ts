@@ -1,8 +1,10 @@
 // Login locks. Failed password logins are counted per (account, source address): at
 // LOGIN_LOCK_THRESHOLD failures in a row from one address, that address is locked out of that
 // account for LOGIN_LOCK_MINUTES, and everyone else still logs in. Only when
-// LOGIN_LOCK_ADDRESSES addresses are locked out of one account at the same time (a guess
-// spread over many machines) is the whole account locked. Operators see and clear both kinds
+// LOGIN_LOCK_ADDRESSES addresses are locked out of one account at the same time, or the account
+// took LOGIN_LOCK_THRESHOLD × LOGIN_LOCK_ADDRESSES failures in a lock period (a guess spread over
+// many machines), is the whole account locked. Each check is reserved in the store before it
+// runs, so no number of concurrent guesses gets past those bounds. Operators see and clear both kinds
 // (operator API /admin/api/login-locks, `switchboard login-locks`). The account-level state
 // (failed_logins, locked_until, address_locks_until) is auth's, kept on the account's row so that
 // a login reads one row; after the account is created only this file writes it.
@@ -38,83 +40,190 @@ export async function isAddressLocked(db: Db, accountId: number, address: string
   return row?.locked_until != null && row.locked_until > now;
 }
 
+/** What a reservation found: a check may run, or the login is locked (in force, or its budget spent). */
+export type LoginReservation =
+  | {
+      granted: true;
+      /** The address's checks counted in the lock period, this one included (0: no bound). */
+      addressCount: number;
+      /** The account's, likewise. */
+      accountCount: number;
+    }
+  | { granted: false };
+
+/** The guesses one account takes in a lock period from all its addresses together; 0: no bound. */
+export function accountBudget(policy: LoginLockPolicy): number {
+  return policy.loginLockThreshold * policy.loginLockAddresses;
+}
+
+class LoginRefused extends Error {}
+
 /**
- * Counts one failure from `address`. Incremented in the database, so failures checked in
- * parallel each count. A count older than the lock period starts again: an address that
- * fails now and then over months is not a guess. Answers the lock this failure set, if any.
+ * Reserves one password check from `address` before it runs, in the store, so that concurrent
+ * guesses (in this process or any other) cannot all pass a lock that only the last failure
+ * would set: in one lock period at most LOGIN_LOCK_THRESHOLD checks per (account, address) and
+ * LOGIN_LOCK_THRESHOLD × LOGIN_LOCK_ADDRESSES per account run. A check that fails keeps its
+ * reservation (settleFailedLogin); one that succeeds gives it back (settleVerifiedLogin). A count
+ * whose last reservation is older than the lock period starts again; a refused reservation
+ * changes nothing (neither its count nor its time), so a check that never settled (its process
+ * died) holds the budget for one lock period at most.
  */
-export async function recordFailedLogin(
-  db: Db,
+export async function reserveLoginAttempt(
+  store: Store,
   policy: LoginLockPolicy,
   accountId: number,
   address: string,
   now: number,
-): Promise<"address" | "account" | undefined> {
-  const lockMs = policy.loginLockMinutes * 60_000;
-  await db
-    .updateTable("accounts")
-    .set((eb) => ({ failed_logins: eb("failed_logins", "+", 1) }))
-    .where("id", "=", accountId)
-    .execute();
-  const row = await db
-    .insertInto("login_failures")
-    .values({ account_id: accountId, address, failures: 1, locked_until: null, updated_at: now })
-    .onConflict((oc) =>
-      oc.columns(["account_id", "address"]).doUpdateSet({
-        failures: sql<number>`case when login_failures.updated_at < ${now - lockMs} then 1 else login_failures.failures + 1 end`,
-        updated_at: now,
-      }),
-    )
-    .returning("failures")
-    .executeTakeFirstOrThrow();
-  if (policy.loginLockThreshold === 0 || row.failures < policy.loginLockThreshold) return undefined;
+): Promise<LoginReservation> {
+  const threshold = policy.loginLockThreshold;
+  const budget = accountBudget(policy);
+  const stale = now - policy.loginLockMinutes * 60_000;
+  try {
+    return await store.transaction(async (trx) => {
+      let addressCount = 0;
+      if (threshold > 0) {
+        const row = await trx
+          .insertInto("login_failures")
+          .values({ account_id: accountId, address, failures: 1, locked_until: null, updated_at: now })
+          .onConflict((oc) =>
+            oc.columns(["account_id", "address"]).doUpdateSet({
+              failures: sql<number>`case
+                when login_failures.locked_until > ${now} then login_failures.failures
+                when login_failures.updated_at < ${stale} then 1
+                when login_failures.failures >= ${threshold} then ${threshold + 1}
+                else login_failures.failures + 1 end`,
+              updated_at: sql<number>`case
+                when login_failures.locked_until > ${now} then login_failures.updated_at
+                when login_failures.updated_at < ${stale} then ${now}
+                when login_failures.failures >= ${threshold} then login_failures.updated_at
+                else ${now} end`,
+            }),
+          )
+          .returning(["failures", "locked_until"])
+          .executeTakeFirstOrThrow();
+        if ((row.locked_until !== null && row.locked_until > now) || row.failures > threshold) throw new LoginRefused();
+        addressCount = row.failures;
+      }
+      let accountCount = 0;
+      if (budget > 0) {
+        const expired = sql<boolean>`(failed_logins_at is null or failed_logins_at < ${stale})`;
+        const row = await trx
+          .updateTable("accounts")
+          .set({
+            failed_logins: sql<number>`case
+              when locked_until > ${now} then failed_logins
+              when ${expired} then 1
+              when failed_logins >= ${budget} then ${budget + 1}
+              else failed_logins + 1 end`,
+            failed_logins_at: sql<number>`case
+              when locked_until > ${now} then failed_logins_at
+              when ${expired} then ${now}
+              when failed_logins >= ${budget} then failed_logins_at
+              else ${now} end`,
+          })
+          .where("id", "=", accountId)
+          .returning(["failed_logins", "locked_until"])
+          .executeTakeFirstOrThrow();
+        if ((row.locked_until !== null && row.locked_until > now) || row.failed_logins > budget)
+          throw new LoginRefused();
+        accountCount = row.failed_logins;
+      }
+      return { granted: true as const, addressCount, accountCount };
+    });
+  } catch (error) {
+    // Thrown inside the transaction so that a refusal by the account's budget also gives back
+    // the address's reservation taken before it.
+    if (error instanceof LoginRefused) return { granted: false };
+    throw error;
+  }
+}
 
-  const until = now + lockMs;
-  await db
-    .updateTable("login_failures")
-    .set({ failures: 0, locked_until: until })
-    .where("account_id", "=", accountId)
-    .where("address", "=", address)
-    .execute();
-  await db.updateTable("accounts").set({ address_locks_until: until }).where("id", "=", accountId).execute();
-  // Rows of addresses that stopped failing long ago are of no use: dropped when a lock is set.
-  await db
-    .deleteFrom("login_failures")
-    .where("account_id", "=", accountId)
-    .where("updated_at", "<", now - 24 * 60 * 60_000)
-    .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)]))
-    .execute();
-  if (policy.loginLockAddresses === 0) return "address";
+/**
+ * A reserved check failed: it stays counted. The check that spent an address's budget locks the
+ * address out of the account; the one that spent the account's budget, or made
+ * LOGIN_LOCK_ADDRESSES addresses locked at once, locks the whole account. Answers the lock this
+ * failure set, if any.
+ */
+export async function settleFailedLogin(
+  db: Db,
+  policy: LoginLockPolicy,
+  reservation: { addressCount: number; accountCount: number },
+  accountId: number,
+  address: string,
+  now: number,
+): Promise<"address" | "account" | undefined> {
+  const until = now + policy.loginLockMinutes * 60_000;
+  const budget = accountBudget(policy);
+  const budgetSpent = budget > 0 && reservation.accountCount >= budget;
+  const addressLocks = policy.loginLockThreshold > 0 && reservation.addressCount >= policy.loginLockThreshold;
+  if (addressLocks) {
+    await db
+      .updateTable("login_failures")
+      .set({ failures: 0, locked_until: until, updated_at: now })
+      .where("account_id", "=", accountId)
+      .where("address", "=", address)
+      .execute();
+    await db.updateTable("accounts").set({ address_locks_until: until }).where("id", "=", accountId).execute();
+    // Rows of addresses that stopped failing long ago are of no use: dropped when a lock is set.
+    await db
+      .deleteFrom("login_failures")
+      .where("account_id", "=", accountId)
+      .where("updated_at", "<", now - 24 * 60 * 60_000)
+      .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<", now)]))
+      .execute();
+  }
+  if (budgetSpent || (addressLocks && (await addressesLocked(db, policy, accountId, now)))) {
+    await lockAccount(db, accountId, until, now);
+    return "account";
+  }
+  return addressLocks ? "address" : undefined;
+}
+
+/** Whether LOGIN_LOCK_ADDRESSES addresses are locked out of the account at once. */
+async function addressesLocked(db: Db, policy: LoginLockPolicy, accountId: number, now: number): Promise<boolean> {
+  if (policy.loginLockAddresses === 0) return false;
   const locked = await db
     .selectFrom("login_failures")
     .select((eb) => eb.fn.countAll<number>().as("n"))
     .where("account_id", "=", accountId)
     .where("locked_until", ">", now)
     .executeTakeFirstOrThrow();
-  if (Number(locked.n) >= policy.loginLockAddresses) {
-    await db
-      .updateTable("accounts")
-      .set({ failed_logins: 0, locked_until: until })
-      .where("id", "=", accountId)
-      .execute();
-    return "account";
-  }
-  return "address";
+  return Number(locked.n) >= policy.loginLockAddresses;
 }
 
-/** A success from `address`: its count, and the account's count in a row, start again. */
-export async function recordSuccessfulLogin(db: Db, accountId: number, address: string): Promise<void> {
-  await db.updateTable("accounts").set({ failed_logins: 0, locked_until: null }).where("id", "=", accountId).execute();
+async function lockAccount(db: Db, accountId: number, until: number, now: number): Promise<void> {
+  await db
+    .updateTable("accounts")
+    .set({ failed_logins: 0, failed_logins_at: now, locked_until: until })
+    .where("id", "=", accountId)
+    .execute();
+}
+
+/** A reserved check succeeded: the account's reservation is given back and the address's count starts again. */
+export async function settleVerifiedLogin(db: Db, accountId: number, address: string, now: number): Promise<void> {
+  await db
+    .updateTable("accounts")
+    .set({ failed_logins: sql<number>`case when failed_logins > 0 then failed_logins - 1 else 0 end` })
+    .where("id", "=", accountId)
+    .execute();
+  await forgetAddressFailures(db, accountId, address, now);
+}
+
+/**
+ * A success from `address` (a remembered password too): its failures count only in a row, so
+ * its count starts again; a lock in force stays.
+ */
+export async function forgetAddressFailures(db: Db, accountId: number, address: string, now: number): Promise<void> {
   await db
     .deleteFrom("login_failures")
     .where("account_id", "=", accountId)
     .where("address", "=", address)
-    .where("locked_until", "is", null)
+    .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<=", now)]))
     .execute();
 }
 
 /** The account's login state with no failure counted and no lock in force. */
-const UNLOCKED = { failed_logins: 0, locked_until: null, address_locks_until: null } as const;
+const UNLOCKED = { failed_logins: 0, failed_logins_at: null, locked_until: null, address_locks_until: null } as const;
 
 /** Lifts every lock of the account, its own and its addresses', and forgets its failed logins (accounts/' unlock). */
 export async function unlockLogins(db: Db, accountId: number): Promise<void> {

@@ -39,7 +39,8 @@ export class VerifiedPairCache {
     private readonly maxEntries = 100_000,
   ) {}
 
-  private keyOf(username: string, password: string, passwordHash: string): string {
+  /** The pair's key (an HMAC under this process's secret): also names a check of the pair in flight. */
+  keyOf(username: string, password: string, passwordHash: string): string {
     // One update: each call into the hash costs more than joining the strings.
     return createHmac("sha256", this.secret).update(`${username}\0${password}\0${passwordHash}`).digest("base64url");
   }

@@ -25,6 +25,7 @@ export interface Metrics {
   acceptSeconds: Histogram<"channel">;
   endToEndSeconds: Histogram<"channel">;
   acceptBatchSize: Histogram;
+  passwordChecks: Counter<"outcome">;
   connectorUp: Gauge<"connector" | "type">;
   connectorSessions: Gauge<"connector" | "state">;
   connectorResults: Counter<"connector" | "outcome">;
@@ -92,6 +93,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_accept_batch_size",
       help: "Sends committed together in one transaction (group commit)",
       buckets: [1, 2, 5, 10, 25, 50, 100, 250, 500],
+      registers,
+    }),
+    passwordChecks: new Counter({
+      name: "switchboard_password_checks_total",
+      help: "Password logins, but for those a remembered password answered, by outcome: verified (the password matched), wrong (it did not, or no such login), refused (locked, or the lock's budget spent: not checked)",
+      labelNames: ["outcome"],
       registers,
     }),
     connectorUp: new Gauge({

@@ -136,7 +136,7 @@ export const SETTINGS = {
   LOGIN_LOCK_ADDRESSES: {
     field: "loginLockAddresses",
     description:
-      "Source addresses locked out of one account at the same time that lock the whole account (a guess spread over many machines); 0 never locks the whole account.",
+      "Source addresses locked out of one account at the same time that lock the whole account (a guess spread over many machines), which is also locked after LOGIN_LOCK_THRESHOLD × this many failed logins from any addresses in a lock period; 0 never locks the whole account.",
     default: "10",
     parser: wholeNumber(0, 100000),
   },

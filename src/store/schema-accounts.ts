@@ -16,8 +16,13 @@ export interface AccountsTable {
   flood_limit: number;
   get_api_enabled: number;
   international_enabled: number;
-  /** Failed logins in a row from any address; reset by a success. */
+  /**
+   * Password guesses checked against the account (failures, and checks running) within a lock
+   * period of failed_logins_at; a check is reserved here before it runs (auth/login-locks.ts).
+   */
   failed_logins: number;
+  /** When the last guess counted in failed_logins was reserved; null: none yet. */
+  failed_logins_at: Generated<number | null>;
   /** The whole account is locked (failures from many addresses); see auth/login-locks.ts. */
   locked_until: number | null;
   /** The latest lock of one of its source addresses (login_failures); null when none was ever set. */

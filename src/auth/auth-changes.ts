@@ -1,0 +1,119 @@
+// How a change of credentials reaches every process's caches (authenticator.ts): the
+// authenticators of this process are told before the call that made the change returns; other
+// processes hear it by PostgreSQL's NOTIFY, or on SQLite by polling the `auth_epoch` setting.
+import type { Store } from "../store/store.js";
+import { deleteLoginLocks } from "./login-locks.js";
+
+/** What a change reaches: an authenticator's caches (Authenticator.forget's payloads). */
+export interface AuthCaches {
+  forget(payload: string): void;
+}
+
+const AUTH_CHANNEL = "auth_changed";
+const AUTH_EPOCH_KEY = "auth_epoch";
+
+/** How often a SQLite gateway looks for writes by other processes (the CLI), which send it no signal. */
+const SQLITE_EXTERNAL_WRITES_POLL_MS = 200;
+
+/**
+ * The caches of this process, by store. A change made here is forgotten here before the call
+ * that made it returns; PostgreSQL's NOTIFY reaches this process a moment later.
+ */
+const localCaches = new WeakMap<Store, Set<AuthCaches>>();
+
+/** Makes `caches` hear every change of credentials on `store`; answers how to stop. */
+export function listenForAuthChanges(store: Store, caches: AuthCaches): () => void {
+  const unsubscribe = store.signals.listen(AUTH_CHANNEL, (payload) => caches.forget(payload));
+  let local = localCaches.get(store);
+  if (!local) {
+    local = new Set();
+    localCaches.set(store, local);
+  }
+  local.add(caches);
+  const timer = store.engine === "sqlite" ? watchExternalWrites(store, caches) : undefined;
+  return () => {
+    unsubscribe();
+    clearInterval(timer);
+    localCaches.get(store)?.delete(caches);
+  };
+}
+
+/**
+ * Another process on the same SQLite file (e.g. `switchboard keys revoke` next to a running
+ * gateway) cannot signal this one: every credentials change bumps the `auth_epoch` setting
+ * (authChanged), and a change of it drops everything cached. Not SQLite's data_version: the
+ * worker thread of the same process commits all the time, and each of its commits would
+ * throw the caches away (a password check per legacy request).
+ */
+function watchExternalWrites(store: Store, caches: AuthCaches): NodeJS.Timeout {
+  let seen: string | undefined;
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    authEpoch(store)
+      .then((epoch) => {
+        if (seen !== undefined && epoch !== seen) caches.forget("");
+        seen = epoch;
+      })
+      .catch(() => {
+        // The store is closing; the next tick (if any) tries again.
+      })
+      .finally(() => {
+        checking = false;
+      });
+  }, SQLITE_EXTERNAL_WRITES_POLL_MS);
+  timer.unref();
+  return timer;
+}
+
+async function authEpoch(store: Store): Promise<string> {
+  const row = await store.db
+    .selectFrom("settings")
+    .select("value")
+    .where("key", "=", AUTH_EPOCH_KEY)
+    .executeTakeFirst();
+  return row?.value ?? "0";
+}
+
+/** Tells every process's caches of `store` to forget what `payload` names (Authenticator.forget). */
+export async function authChanged(store: Store, payload: string): Promise<void> {
+  for (const caches of localCaches.get(store) ?? []) caches.forget(payload);
+  // A login row's counts and locks matter only to the processes serving logins, which the
+  // signal reaches (the threads of a SQLite `start` too). The epoch would make every other
+  // process drop every verified password: an argon2 check per client after each wrong guess.
+  if (store.engine === "sqlite" && !payload.startsWith("row:")) {
+    // Other processes on the file poll it (watchExternalWrites); PostgreSQL's NOTIFY reaches them.
+    const value = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
+    await store.db
+      .insertInto("settings")
+      .values({ key: AUTH_EPOCH_KEY, value })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
+      .execute();
+  }
+  await store.signals.notify(AUTH_CHANNEL, payload);
+}
+
+/** Tells every Authenticator (all processes on PostgreSQL) to forget an account's cached credentials. */
+export async function accountCredentialsChanged(store: Store, accountId: number): Promise<void> {
+  await authChanged(store, `account:${accountId}`);
+}
+
+/**
+ * Clears the login locks of an account (login-locks.ts), and tells every process serving
+ * logins to read its login row again. Answers how many locks were in force.
+ */
+export async function clearLoginLocks(
+  store: Store,
+  username: string,
+  now: number,
+  address?: string,
+): Promise<{ cleared: number }> {
+  const { cleared, accountId } = await deleteLoginLocks(store, username, now, address);
+  await authChanged(store, `row:${accountId}`);
+  return { cleared };
+}
+
+export async function apiKeyRevoked(store: Store, keyHash: string): Promise<void> {
+  await authChanged(store, `key:${keyHash}`);
+}
