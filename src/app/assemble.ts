@@ -5,7 +5,7 @@ import { accountCredentials } from "../accounts/index.js";
 import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../auth/index.js";
 import type { Clock } from "../core/clock.js";
 import { BULK_PARTS_SIGNAL, QUEUED_SIGNAL } from "../dispatch/index.js";
-import { EmailTracker, emailNotifyTargets, trackingSecret } from "../email/index.js";
+import { EMAIL_CONTENT, EmailTracker, emailNotifyTargets, trackingSecret, writeEmailContent } from "../email/index.js";
 import { Acceptor, requeueAllDispatching } from "../messages/index.js";
 import type { Config } from "../runtime/config.js";
 import type { Metrics } from "../runtime/metrics.js";
@@ -19,6 +19,8 @@ import type { AppContext } from "./context.js";
 /** The Acceptor of a process or thread, feeding its metrics and waking the dispatcher (and the bulk expander for new parts). */
 export function createAcceptor(store: Store, clock: Clock, metrics: Metrics, logger: Logger): Acceptor {
   return new Acceptor(store, clock, {
+    // Content a send's messages share, written by the folder that owns its tables.
+    sharedWriters: { [EMAIL_CONTENT]: writeEmailContent },
     committed: (accepted, groupSize) => {
       metrics.acceptBatchSize.observe(groupSize);
       let count = 0;

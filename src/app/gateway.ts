@@ -18,7 +18,7 @@ import { discardEarly } from "./early-thread.js";
 import { type Heartbeat, startHeartbeat } from "./heartbeat.js";
 import { listenFailure } from "./listen-failure.js";
 import { type App, buildServer } from "./server.js";
-import { startWorkerThread, ThreadAcceptor, type WorkerThread } from "./threads.js";
+import { startWorkerThread, threadAcceptor, type WorkerThread } from "./threads.js";
 import { packageVersion } from "./version.js";
 import { startWorkers, type Workers } from "./workers.js";
 
@@ -93,9 +93,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   // An unhandled rejection before it is awaited below would end the process without a word.
   threadStarting?.catch(() => undefined);
   if (threadStarting) metrics.peers.push(async () => (await threadStarting).metrics());
-  const localAcceptor = createAcceptor(store, clock, metrics, logger);
   const acceptor =
-    threadStarting && store.engine === "sqlite" ? new ThreadAcceptor(threadStarting, localAcceptor) : localAcceptor;
+    threadStarting && store.engine === "sqlite"
+      ? threadAcceptor(threadStarting)
+      : createAcceptor(store, clock, metrics, logger);
   const redis = config.redisUrl ? await connectRateLimitRedis(config.redisUrl, logger) : undefined;
   const ctx = await createContext({
     config,

@@ -175,21 +175,12 @@ export async function startWorkerThread(options: { config: Config; logger: Logge
 }
 
 /**
- * The Acceptor of the main thread when the worker thread commits on SQLite: plain sends go to
- * the worker thread; the rare send whose order carries code (an idempotent v2 answer, an
- * email's attachments) is committed by this thread's own Acceptor, on its own connection
- * (SQLite serialises the two writers; a hi/lo block of ids is never shared).
+ * The Acceptor of the main thread when the worker thread commits on SQLite: every send goes to
+ * the worker thread's Acceptor, the process's one writer of sends (a SendOrder is data, so any
+ * family's order crosses as it is).
  */
-export class ThreadAcceptor implements AcceptService {
-  constructor(
-    private readonly thread: Promise<WorkerThread>,
-    private readonly local: AcceptService,
-  ) {}
-
-  async accept(order: SendOrder): Promise<AcceptOutcome> {
-    if (order.idempotency || order.attach) return this.local.accept(order);
-    return (await this.thread).accept(order);
-  }
+export function threadAcceptor(thread: Promise<WorkerThread>): AcceptService {
+  return { accept: async (order) => (await thread).accept(order) };
 }
 
 export function serializeError(error: unknown): SerializedError {

@@ -13,7 +13,10 @@
 //                      998-character subject, 2 MB HTML, 1,000-character callbackdata, approved
 //                      sender domain), to + cc + bcc de-duplicated, one message per recipient through
 //                      the Acceptor (wallet email, 1 credit each; lane 1 for more than one), the
-//                      content and attachments written by SendOrder.attach in the same transaction
+//                      content and attachments handed over as SendOrder.shared (data), written by
+//                      content-rows.ts in the same transaction
+//   content-rows.ts    EmailContentDraft, and writeEmailContent: the Acceptor's writer of a send's
+//                      content and attachments (registered by app/)
 //   addresses.ts       `Name <user@example.com>` or bare addresses, comma-separated lists (RFC 5322
 //                      quoting and groups, via nodemailer's address parser)
 //   domains.ts         sending domains: added pending with a fresh DKIM key (selector `switchboard`),
@@ -63,6 +66,7 @@ import { EmailSimulator } from "./simulator.js";
 import { SmtpConnector } from "./smtp-connector.js";
 import type { EmailTracker } from "./tracking.js";
 
+export { EMAIL_CONTENT, writeEmailContent } from "./content-rows.js";
 export { pendingEmailDomains } from "./domains.js";
 export { emailNotifyTargets } from "./notify-targets.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";

@@ -11,6 +11,7 @@ import type { Store } from "../store/store.js";
 import { ensureWebhookSecret } from "../webhooks/settings.js";
 import { checkWebhookUrl } from "../webhooks/url-guard.js";
 import { type Mailbox, parseMailbox, parseMailboxes } from "./addresses.js";
+import { EMAIL_CONTENT, type EmailContentDraft } from "./content-rows.js";
 import { isApprovedSender } from "./domains.js";
 import { fill, getEmailTemplate, parsePlaceholders } from "./templates.js";
 
@@ -181,41 +182,28 @@ export async function sendEmail(
     wallet: "email",
     drafts,
     status: dueAt > now ? "scheduled" : "queued",
-    attach: async (trx, send) => {
-      const content = await trx
-        .insertInto("email_contents")
-        .values({
-          account_id: principal.accountId,
-          broadcast_id: send.broadcastId,
-          from_address: from.address,
-          from_name: from.name,
-          subject: subject as string,
-          html: html as string,
-          text: text ?? null,
-          reply_to: replyTo ? formatMailbox(replyTo) : null,
-          to_list: visible("to"),
-          cc_list: visible("cc"),
-          track_opens: trackOpens ? 1 : 0,
-          track_clicks: trackClicks ? 1 : 0,
-          notify_url: notifyUrl ?? null,
-          callback_data: callbackData ?? null,
-          created_at: now,
-        })
-        .returning("id")
-        .executeTakeFirstOrThrow();
-      for (const file of files) {
-        await trx
-          .insertInto("email_attachments")
-          .values({
-            content_id: content.id,
-            filename: file.filename,
-            content_type: file.contentType,
-            size: file.content.length,
-            data: file.content,
-          })
-          .execute();
-      }
-      return { content_id: content.id };
+    shared: {
+      kind: EMAIL_CONTENT,
+      content: {
+        from_address: from.address,
+        from_name: from.name,
+        subject: subject as string,
+        html: html as string,
+        text: text ?? null,
+        reply_to: replyTo ? formatMailbox(replyTo) : null,
+        to_list: visible("to"),
+        cc_list: visible("cc"),
+        track_opens: trackOpens ? 1 : 0,
+        track_clicks: trackClicks ? 1 : 0,
+        notify_url: notifyUrl ?? null,
+        callback_data: callbackData ?? null,
+        created_at: now,
+        attachments: files.map((file) => ({
+          filename: file.filename,
+          content_type: file.contentType,
+          data: file.content,
+        })),
+      } satisfies EmailContentDraft,
     },
   });
   if (outcome.kind !== "accepted") throw new GatewayError("conflict", "The send was not accepted.");

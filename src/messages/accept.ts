@@ -10,9 +10,9 @@ import type { NewBulkPart, NewMessage } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { bulkPart, recordJob } from "./accept-job.js";
 import { countFlood } from "./flood-counter.js";
-import { claimIdempotencyKey } from "./idempotency.js";
+import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
 import { messageRow } from "./rows.js";
-import type { AcceptedMessage, AcceptedSend, AcceptOutcome, SendOrder } from "./send-order.js";
+import type { AcceptedMessage, AcceptedSend, AcceptOutcome, SendOrder, SharedContentWriter } from "./send-order.js";
 import { SequenceAllocator } from "./sequence.js";
 
 interface Pending {
@@ -42,6 +42,8 @@ export interface AcceptedSendCount {
 export interface AcceptorHooks {
   /** Called after each committed group with its accepted sends. */
   committed?: (accepted: AcceptedSendCount[], groupSize: number) => void;
+  /** The writers of shared content, by SharedContent kind (email's, handed in by app/). */
+  sharedWriters?: Readonly<Record<string, SharedContentWriter>>;
 }
 
 const MAX_GROUP_MESSAGES = 2000;
@@ -229,7 +231,7 @@ export class Acceptor {
           accountId: order.accountId,
           key: idem.key,
           requestHash: idem.requestHash,
-          response: idem.respond(prepared),
+          response: storedSendResponse(prepared, idem.context),
           now,
         });
         if (!claimed) {
@@ -314,9 +316,12 @@ export class Acceptor {
       if (outcome instanceof GatewayError || outcome?.kind !== "accepted") continue;
       const pending = group[index]!;
       await recordJob(trx, pending, now);
-      if (pending.order.attach) {
-        const shared = await pending.order.attach(trx, pending.prepared);
-        for (const row of pending.rows) row.content_id = shared.content_id;
+      const { shared, accountId } = pending.order;
+      if (shared) {
+        const write = this.hooks.sharedWriters?.[shared.kind];
+        if (!write) throw new Error(`no writer of shared content "${shared.kind}"`);
+        const written = await write(trx, { accountId, broadcastId: pending.prepared.broadcastId }, shared.content);
+        for (const row of pending.rows) row.content_id = written.content_id;
       }
     }
     await this.store.insertMany(trx, "messages", rows);

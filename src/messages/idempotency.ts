@@ -3,6 +3,32 @@
 import { createHash } from "node:crypto";
 import { GatewayError } from "../core/errors.js";
 import type { Db } from "../store/store.js";
+import type { AcceptedSend } from "./send-order.js";
+
+/**
+ * What an accepted send stores under its key: the send and its family's context, from which the
+ * family makes its answer again for a retry (the answer itself would need the family's code in
+ * the transaction, which may run in another thread).
+ */
+export interface StoredSend {
+  send: AcceptedSend;
+  context: unknown;
+}
+
+export function storedSendResponse(send: AcceptedSend, context: unknown): string {
+  return JSON.stringify({ send, context: context ?? null } satisfies StoredSend);
+}
+
+/** Whether a stored answer is a StoredSend (rows stored before it held the formatted answer). */
+export function isStoredSend(stored: unknown): stored is StoredSend {
+  return (
+    typeof stored === "object" &&
+    stored !== null &&
+    "send" in stored &&
+    "context" in stored &&
+    Object.keys(stored).length === 2
+  );
+}
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 

@@ -37,6 +37,10 @@ export type JobRequest =
     }
   | { kind: "append"; id: number; batchId: string; rejected: number };
 
+/**
+ * What a family asks the Acceptor to write: data only (no code), so that any thread's or
+ * process's Acceptor can commit it, whichever family made it.
+ */
 export interface SendOrder {
   accountId: number;
   timeZone: string;
@@ -45,17 +49,39 @@ export interface SendOrder {
   drafts: MessageDraft[];
   /** Status the messages start in: queued, or scheduled when due later. */
   status?: Extract<MessageStatus, "queued" | "scheduled">;
-  idempotency?: { key: string; requestHash: string; respond: (accepted: AcceptedSend) => string };
+  /**
+   * The Idempotency-Key the send claims in its transaction. The accepted send is stored under
+   * it with `context` (what the family's answer needs beside it), so that a retry gets the same
+   * answer (StoredSend, idempotency.ts).
+   */
+  idempotency?: { key: string; requestHash: string; context?: unknown };
   /** SMS accepted per account-local day may not exceed this (0 = no limit); counted either way. */
   floodLimit?: number;
   /** The bulk job these messages belong to. */
   job?: JobRequest;
   /**
-   * Writes what the messages share (an email's content and attachments) inside the transaction
-   * that accepts them, once accepted; its answer is set on every message row (`content_id`).
+   * What the messages share (an email's content and attachments), written inside the
+   * transaction that accepts them by the writer registered for its kind; the writer's answer is
+   * set on every message row (`content_id`).
    */
-  attach?: (trx: Db, send: AcceptedSend) => Promise<{ content_id: number }>;
+  shared?: SharedContent;
 }
+
+/** Content the messages of one send share, for the SharedContentWriter of `kind`. */
+export interface SharedContent {
+  kind: string;
+  content: unknown;
+}
+
+/**
+ * Writes a send's shared content in its accept transaction (registered with the Acceptor by
+ * app/, for the folder that owns the content's tables); answers the id its messages carry.
+ */
+export type SharedContentWriter = (
+  trx: Db,
+  send: { accountId: number; broadcastId: string },
+  content: unknown,
+) => Promise<{ content_id: number }>;
 
 export interface AcceptedMessage {
   id: string;

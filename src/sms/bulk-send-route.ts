@@ -55,6 +55,33 @@ interface Rejection {
   error: { code: string; message: string; legacy_code?: number };
 }
 
+/** What the bulk answer needs beside the accepted send (stored with it for an idempotent retry). */
+interface BulkAnswerContext {
+  total: number;
+  rejected: Rejection[];
+  rejectedCount: number;
+  status: string;
+  scheduledAt: string | null;
+}
+
+function bulkAnswer(send: AcceptedSend, context: BulkAnswerContext) {
+  return {
+    success: true,
+    message: `Bulk job accepted: ${send.accepted} of ${context.total} recipients queued`,
+    data: {
+      job_id: send.jobId,
+      batch_id: send.broadcastId,
+      total: context.total,
+      accepted: send.accepted,
+      rejected: context.rejected,
+      rejected_count: context.rejectedCount,
+      status: context.status,
+      credits: fromMilli(send.credits),
+      ...(context.scheduledAt === null ? {} : { scheduled_at: context.scheduledAt }),
+    },
+  };
+}
+
 export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
 
@@ -82,88 +109,86 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
           },
         );
       }
-      return acceptIdempotent(ctx, request, principal, "sms/bulk", body, async () => {
-        let append: BulkJobRow | undefined;
-        if (body.job_id !== undefined) {
-          append = await findBulkJob(db, principal.accountId, body.job_id);
-          if (!append) throw new GatewayError("not_found", `No bulk job ${body.job_id} in this account.`);
-          if (append.status === "completed") {
-            throw new GatewayError("conflict", `Bulk job ${append.id} is completed; send the rest as a new job.`);
+      return acceptIdempotent(
+        ctx,
+        request,
+        principal,
+        "sms/bulk",
+        body,
+        async () => {
+          let append: BulkJobRow | undefined;
+          if (body.job_id !== undefined) {
+            append = await findBulkJob(db, principal.accountId, body.job_id);
+            if (!append) throw new GatewayError("not_found", `No bulk job ${body.job_id} in this account.`);
+            if (append.status === "completed") {
+              throw new GatewayError("conflict", `Bulk job ${append.id} is completed; send the rest as a new job.`);
+            }
           }
-        }
-        let recipients = body.recipients ?? [];
-        if (body.group_id !== undefined) {
-          const numbers = await groupNumbers(db, principal.accountId, body.group_id, MAX_GROUP_RECIPIENTS + 1);
-          if (!numbers) throw new GatewayError("not_found", `No contact group ${body.group_id} in this account.`);
-          if (numbers.length === 0)
-            throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
-          recipients = numbers;
-        }
-        if (recipients.length === 0) throw new GatewayError("invalid_recipient", "recipients is empty.");
-        const input: SmsSendInput = {
-          senderId: body.sender_id,
-          recipients,
-          message: body.message,
-          route: body.route,
-          unicode: body.unicode,
-          flash: body.flash,
-          dltEntityId: body.dlt_entity_id,
-          dltTemplateId: body.dlt_template_id,
-          scheduleAt: body.schedule_at,
-        };
-        const { order, rejected } = await ctx.smsPolicy.decide(principal, input);
-        const rejections: Rejection[] = rejected.map(({ recipient, error }) => ({
-          recipient,
-          error: {
-            code: error.code,
-            message: error.message,
-            ...(error.legacyCode === undefined ? {} : { legacy_code: error.legacyCode }),
-          },
-        }));
-        // A number given twice is sent once: the later copies are refused, not charged.
-        const seen = new Set<string>();
-        order.drafts = order.drafts.filter((draft) => {
-          if (!seen.has(draft.recipient)) {
-            seen.add(draft.recipient);
-            return true;
+          let recipients = body.recipients ?? [];
+          if (body.group_id !== undefined) {
+            const numbers = await groupNumbers(db, principal.accountId, body.group_id, MAX_GROUP_RECIPIENTS + 1);
+            if (!numbers) throw new GatewayError("not_found", `No contact group ${body.group_id} in this account.`);
+            if (numbers.length === 0)
+              throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
+            recipients = numbers;
           }
-          rejections.push({
-            recipient: draft.recipient,
-            error: { code: "duplicate_recipient", message: `${draft.recipient} is already in this request.` },
-          });
-          return false;
-        });
-        const first = order.drafts[0]!;
-        const job: JobRequest = append
-          ? { kind: "append", id: append.id, batchId: append.batch_id, rejected: rejections.length }
-          : {
-              kind: "create",
-              route: first.route,
-              sender: first.sender,
-              groupId: body.group_id ?? null,
-              scheduledAt: order.status === "scheduled" ? first.dueAt : null,
-              rejected: rejections.length,
-            };
-        order.job = job;
-        return {
-          order,
-          answer: (send: AcceptedSend) => ({
-            success: true,
-            message: `Bulk job accepted: ${send.accepted} of ${recipients.length} recipients queued`,
-            data: {
-              job_id: send.jobId,
-              batch_id: send.broadcastId,
-              total: recipients.length,
-              accepted: send.accepted,
-              rejected: rejections.slice(0, MAX_LISTED_REJECTIONS),
-              rejected_count: rejections.length,
-              status: append ? append.status : "queued",
-              credits: fromMilli(send.credits),
-              ...(order.status === "scheduled" ? { scheduled_at: isoUtc(new Date(first.dueAt)) } : {}),
+          if (recipients.length === 0) throw new GatewayError("invalid_recipient", "recipients is empty.");
+          const input: SmsSendInput = {
+            senderId: body.sender_id,
+            recipients,
+            message: body.message,
+            route: body.route,
+            unicode: body.unicode,
+            flash: body.flash,
+            dltEntityId: body.dlt_entity_id,
+            dltTemplateId: body.dlt_template_id,
+            scheduleAt: body.schedule_at,
+          };
+          const { order, rejected } = await ctx.smsPolicy.decide(principal, input);
+          const rejections: Rejection[] = rejected.map(({ recipient, error }) => ({
+            recipient,
+            error: {
+              code: error.code,
+              message: error.message,
+              ...(error.legacyCode === undefined ? {} : { legacy_code: error.legacyCode }),
             },
-          }),
-        };
-      });
+          }));
+          // A number given twice is sent once: the later copies are refused, not charged.
+          const seen = new Set<string>();
+          order.drafts = order.drafts.filter((draft) => {
+            if (!seen.has(draft.recipient)) {
+              seen.add(draft.recipient);
+              return true;
+            }
+            rejections.push({
+              recipient: draft.recipient,
+              error: { code: "duplicate_recipient", message: `${draft.recipient} is already in this request.` },
+            });
+            return false;
+          });
+          const first = order.drafts[0]!;
+          const job: JobRequest = append
+            ? { kind: "append", id: append.id, batchId: append.batch_id, rejected: rejections.length }
+            : {
+                kind: "create",
+                route: first.route,
+                sender: first.sender,
+                groupId: body.group_id ?? null,
+                scheduledAt: order.status === "scheduled" ? first.dueAt : null,
+                rejected: rejections.length,
+              };
+          order.job = job;
+          const context: BulkAnswerContext = {
+            total: recipients.length,
+            rejected: rejections.slice(0, MAX_LISTED_REJECTIONS),
+            rejectedCount: rejections.length,
+            status: append ? append.status : "queued",
+            scheduledAt: order.status === "scheduled" ? isoUtc(new Date(first.dueAt)) : null,
+          };
+          return { order, context };
+        },
+        bulkAnswer,
+      );
     },
   );
 }

@@ -6,38 +6,49 @@ import type { FastifyRequest } from "fastify";
 import type { Principal } from "../auth/index.js";
 import { GatewayError } from "../core/errors.js";
 import type { AcceptedSend, AcceptService, SendOrder } from "../messages/index.js";
-import { idempotencyKeyOf, requestHash, storedAnswer } from "../messages/index.js";
+import { idempotencyKeyOf, isStoredSend, requestHash, storedAnswer } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store"> & { acceptor: AcceptService };
 
-export interface PreparedSend<T> {
+export interface PreparedSend<C> {
   order: SendOrder;
-  /** The answer for the accepted send (stored for replays when a key is given). */
-  answer: (send: AcceptedSend) => T;
+  /** What the answer needs beside the accepted send: stored with it for a retry's answer. */
+  context: C;
 }
 
-export async function acceptIdempotent<T>(
+/**
+ * Accepts the send `prepare` makes and answers `answer(send, context)`. A request with an
+ * Idempotency-Key that was accepted before is not prepared again (its checks may answer
+ * otherwise now): its stored send and context make the same answer.
+ */
+export async function acceptIdempotent<T, C>(
   ctx: Deps,
   request: FastifyRequest,
   principal: Principal,
   route: string,
   body: unknown,
-  prepare: () => Promise<PreparedSend<T>>,
+  prepare: () => Promise<PreparedSend<C>>,
+  answer: (send: AcceptedSend, context: C) => T,
 ): Promise<T | unknown> {
   const key = idempotencyKeyOf(request.headers["idempotency-key"]);
   const hash = key ? requestHash(route, body) : "";
+  const replay = async () => {
+    const stored = key ? await storedAnswer(ctx.store.db, principal.accountId, key, hash) : undefined;
+    // Keys stored before the send itself was: the answer as it was formatted then.
+    return isStoredSend(stored) ? answer(stored.send, stored.context as C) : stored;
+  };
   if (key) {
-    const stored = await storedAnswer(ctx.store.db, principal.accountId, key, hash);
+    const stored = await replay();
     if (stored !== undefined) return stored;
   }
-  const { order, answer } = await prepare();
-  if (key) order.idempotency = { key, requestHash: hash, respond: (send) => JSON.stringify(answer(send)) };
+  const { order, context } = await prepare();
+  if (key) order.idempotency = { key, requestHash: hash, context };
   const outcome = await ctx.acceptor.accept(order);
-  if (outcome.kind === "accepted") return answer(outcome.send);
+  if (outcome.kind === "accepted") return answer(outcome.send, context);
   // A concurrent request with the same key committed first: answer what it answered.
-  const stored = key ? await storedAnswer(ctx.store.db, principal.accountId, key, hash) : undefined;
+  const stored = await replay();
   if (stored === undefined) {
     throw new GatewayError("conflict", "A concurrent request with this Idempotency-Key is in progress.");
   }

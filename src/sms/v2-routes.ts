@@ -116,10 +116,15 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
   const policy = ctx.smsPolicy;
 
   const acceptSms = (request: FastifyRequest, route: string, body: SendBody, input: SmsSendInput) =>
-    acceptIdempotent(ctx, request, request.principal!, route, body, async () => ({
-      order: (await policy.decide(request.principal!, input)).order,
-      answer: sendAnswer,
-    }));
+    acceptIdempotent(
+      ctx,
+      request,
+      request.principal!,
+      route,
+      body,
+      async () => ({ order: (await policy.decide(request.principal!, input)).order, context: null }),
+      sendAnswer,
+    );
 
   v2.post(
     "/sms/send",
@@ -195,10 +200,15 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
         );
       }
       const input = { ...sendInput(rest, scheduled_at), requireFutureSchedule: true };
-      return acceptIdempotent(ctx, request, request.principal!, "sms/schedule", request.body, async () => ({
-        order: (await policy.decide(request.principal!, input)).order,
-        answer: scheduleAnswer,
-      }));
+      return acceptIdempotent(
+        ctx,
+        request,
+        request.principal!,
+        "sms/schedule",
+        request.body,
+        async () => ({ order: (await policy.decide(request.principal!, input)).order, context: null }),
+        scheduleAnswer,
+      );
     },
   );
 
