@@ -10,6 +10,7 @@ import {
   map,
   oneOf,
   optOutWords,
+  proxyAddresses,
   ratio,
   redisUrl,
   type SettingSpec,
@@ -32,6 +33,12 @@ export const SETTINGS = {
     description: "Address to bind; use 0.0.0.0 to serve other machines.",
     default: "127.0.0.1",
     parser: text,
+  },
+  TRUST_PROXY: {
+    field: "trustProxy",
+    description:
+      "Optional comma-separated addresses or CIDR ranges of the reverse proxies in front of the HTTP port (e.g. 127.0.0.1,10.0.0.0/8; or loopback, linklocal, uniquelocal). A request from one of them is taken to come from the client that X-Forwarded-For names (login locks, logs) over the scheme X-Forwarded-Proto names (https: the console's cookie is Secure); from any other address those headers are ignored. Unset: no proxy is trusted. SMPP is not affected. See docs/deployment.md.",
+    parser: proxyAddresses,
   },
   DATABASE_URL: {
     field: "database",
