@@ -107,6 +107,34 @@ describeEachEngine("console sessions", (engine) => {
     expect(crossed.status).toBe(403);
   });
 
+  it("never sends on a GET with the cookie alone: GET send takes an API key, and charges nothing", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    // An operator turned GET sends on, as an old integration needs; the account is signed in to the console.
+    const enabled = await call(t, "PATCH", `/admin/api/accounts/${account.username}`, {
+      headers: { authorization: `Bearer ${(await buildAccount(t, { role: "operator", sender: null })).apiKey}` },
+      json: { get_api_enabled: true },
+    });
+    expect(enabled.status).toBe(200);
+    const session = await signIn(t, account.username, account.password);
+    const query = new URLSearchParams({ sender_id: "SWBRD", recipient: "9876543210", message: "Hello" });
+    // What an <img> or a link on any page can make the browser send: a GET with the cookie.
+    // Strict cookies stop another site; a page of this origin (or a browser without SameSite) would not.
+    for (const csrf of [false, true]) {
+      const refused = await callAs(t, session, "GET", `/api/v2/sms/send?${query}`, { csrf });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ success: false, error: { code: "unauthorized" } });
+      expect(refused.body.message).toMatch(/^GET \/api\/v2\/sms\/send takes an API key/);
+    }
+    expect((await callAs(t, session, "GET", "/api/v2/balance")).body.data.balance).toBe(10);
+    expect((await callAs(t, session, "GET", "/api/v2/messages")).body.data).toEqual([]);
+
+    // The key still sends by GET, with or without the cookie beside it.
+    const byKey = await callAs(t, session, "GET", `/api/v2/sms/send?${query}&api_key=${account.apiKey}`);
+    expect(byKey.status, byKey.text).toBe(200);
+    expect((await callAs(t, session, "GET", "/api/v2/balance")).body.data.balance).toBe(9);
+  });
+
   it("refuses a cross-site form post to the operator API that carries the operator's cookie", async () => {
     const t = gateway();
     const operator = await buildAccount(t, { role: "operator", sender: null });
