@@ -159,6 +159,17 @@ export const proxyAddresses: Parser<string[]> = {
   },
 };
 
+/** A bearer token: visible ASCII, long enough not to be guessed. */
+export const bearerToken: Parser<string> = {
+  parse: (raw) =>
+    /^[\x21-\x7e]{16,256}$/.test(raw)
+      ? raw
+      : new Refusal(
+          "must be 16 to 256 visible ASCII characters without spaces (e.g. openssl rand -hex 32)",
+          "(hidden)",
+        ),
+};
+
 export const redisUrl: Parser<string> = {
   parse: (raw) => (/^rediss?:\/\/\S+$/.test(raw) ? raw : new Refusal("must look like redis://127.0.0.1:6379")),
 };

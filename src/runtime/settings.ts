@@ -4,6 +4,7 @@
 // README to it.
 import os from "node:os";
 import {
+  bearerToken,
   databaseUrl,
   flag,
   httpUrl,
@@ -78,6 +79,12 @@ export const SETTINGS = {
     description: "auto (readable colour lines when stdout is a terminal, JSON lines otherwise), json or pretty.",
     default: "auto",
     parser: oneOf(["auto", "json", "pretty"]),
+  },
+  METRICS_TOKEN: {
+    field: "metricsToken",
+    description:
+      "Optional token that /metrics then requires as Authorization: Bearer <token> (401 without it); unset, whoever reaches the HTTP port reads /metrics.",
+    parser: bearerToken,
   },
   SQLITE_SYNCHRONOUS: {
     field: "sqliteSynchronous",
