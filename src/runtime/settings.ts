@@ -163,7 +163,8 @@ export const SETTINGS = {
   },
   SESSION_IDLE_MINUTES: {
     field: "sessionIdleMinutes",
-    description: "A console session unused for this long ends (sign in again).",
+    description:
+      "A console session unused for this long ends (sign in again), counted from its last use in any API process; it ends at most 1/60 of this (a minute at most) later, never sooner.",
     default: "60",
     parser: wholeNumber(1, 10080),
   },
