@@ -163,8 +163,19 @@ export async function waitFor(check, { timeoutMs = 120_000, intervalMs = 250 } =
   }
 }
 
+/**
+ * A process's /metrics text. With METRICS_TOKEN in the environment (the servers started here
+ * inherit it, and then require it) the request carries it as the bearer.
+ */
+export async function scrapeMetrics(url) {
+  const token = process.env.METRICS_TOKEN?.trim();
+  const response = await fetch(`${url}/metrics`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  if (!response.ok) throw new Error(`${url}/metrics answered ${response.status}: ${await response.text()}`);
+  return response.text();
+}
+
 export async function metric(url, name, labels = "") {
-  const text = await (await fetch(`${url}/metrics`)).text();
+  const text = await scrapeMetrics(url);
   let total = 0;
   for (const line of text.split("\n")) {
     if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) {

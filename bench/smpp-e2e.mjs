@@ -22,7 +22,16 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import autocannon from "autocannon";
-import { cpuSeconds, delayProxy, machine, metric, postgresCpuSeconds, startGatewayOnSmsc, waitFor } from "./lib.mjs";
+import {
+  cpuSeconds,
+  delayProxy,
+  machine,
+  metric,
+  postgresCpuSeconds,
+  scrapeMetrics,
+  startGatewayOnSmsc,
+  waitFor,
+} from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -71,7 +80,7 @@ const postgresBefore = postgresCpuSeconds();
 const ownPostgres = await db.ownCpu();
 /** The gateway's message counters (one /metrics read) and the SMSC's latest. */
 const counters = async () => {
-  const text = await (await fetch(`${base}/metrics`)).text();
+  const text = await scrapeMetrics(base);
   const sum = (name) =>
     text
       .split("\n")

@@ -14,7 +14,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { freshSqliteUrl, startServer } from "../lib.mjs";
+import { freshSqliteUrl, scrapeMetrics, startServer } from "../lib.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
@@ -45,7 +45,7 @@ const server = await startServer("api", {
 });
 
 // The first figure covers the server's start (module loading, migrations): not measured.
-await fetch(`${url}/metrics`);
+await scrapeMetrics(url);
 let worstLagMs = 0;
 let stalls = 0;
 let ownStalls = 0;
@@ -73,7 +73,7 @@ const scraper = (async () => {
   let lastCpu;
   while (scraping) {
     try {
-      const text = await (await fetch(`${url}/metrics`)).text();
+      const text = await scrapeMetrics(url);
       const lagMs = read(text, "switchboard_nodejs_eventloop_lag_max_seconds") * 1000;
       const cpu = mainThreadCpuSeconds(server.child.pid) ?? read(text, "switchboard_process_cpu_seconds_total");
       // The event loop's thread's CPU time since the last scrape against the stall: a stall of

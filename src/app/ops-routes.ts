@@ -1,6 +1,8 @@
 // Operations endpoints: liveness, readiness (the database answers, and Redis when it is
-// required) and Prometheus metrics.
-import type { FastifyInstance } from "fastify";
+// required) and Prometheus metrics (behind METRICS_TOKEN when it is set).
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { sameSecret } from "../auth/index.js";
+import { GatewayError } from "../core/errors.js";
 import { metricsText } from "../runtime/metrics.js";
 import type { AppContext } from "./context.js";
 
@@ -17,6 +19,11 @@ async function databaseAnswers(ctx: AppContext): Promise<boolean> {
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The token of `Authorization: Bearer <token>`, if the request carries one. */
+function bearerOf(request: FastifyRequest): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? "")?.[1];
 }
 
 export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady: () => boolean): void {
@@ -36,7 +43,15 @@ export function registerOpsRoutes(app: FastifyInstance, ctx: AppContext, isReady
     });
   });
 
-  app.get("/metrics", { schema: { hide: true } }, async (_request, reply) => {
+  const token = ctx.config.metricsToken;
+  app.get("/metrics", { schema: { hide: true } }, async (request, reply) => {
+    if (token !== undefined) {
+      const given = bearerOf(request);
+      if (given === undefined || !sameSecret(given, token)) {
+        reply.header("www-authenticate", 'Bearer realm="metrics"');
+        throw new GatewayError("unauthorized", "/metrics needs Authorization: Bearer <METRICS_TOKEN>.");
+      }
+    }
     const body = await metricsText(ctx.metrics);
     return reply.type(ctx.metrics.registry.contentType).send(body);
   });

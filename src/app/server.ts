@@ -73,6 +73,9 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // A request Node's parser refuses (a control character in a header) is answered in the
     // family's dialect too, not with Fastify's own JSON.
     clientErrorHandler: answerClientError,
+    // Only the listed proxies' X-Forwarded-For and X-Forwarded-Proto are believed: request.ip
+    // (login locks, logs) and request.protocol (the cookie's Secure) follow them.
+    trustProxy: ctx.config.trustProxy ?? false,
   });
   // First, so that it sees every API route: the console's pages never take an API path.
   const pages = consolePages(app, ctx.logger);

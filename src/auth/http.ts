@@ -11,6 +11,13 @@ declare module "fastify" {
     /** Set when the request was made with a console session cookie. */
     session?: Session;
   }
+  interface FastifyContextConfig {
+    /**
+     * A GET that changes something (GET send): only an API key opens it. A link or an image can
+     * make a browser send a GET with its cookie, and a GET carries no CSRF token.
+     */
+    changesState?: boolean;
+  }
 }
 
 /** What turns a request's credentials into an account: API keys and passwords, and console sessions. */
@@ -67,11 +74,18 @@ export function sessionTokenOf(request: FastifyRequest): string | undefined {
  * The console session the request's cookie names, or undefined without one. A cookie whose
  * session has ended is refused rather than ignored, so the console can say why. A request that
  * may change something must repeat the session's CSRF token in X-CSRF-Token: a page of another
- * site can make the browser send the cookie, but cannot read the token.
+ * site can make the browser send the cookie, but cannot read the token. A GET that changes
+ * something is refused with any cookie (`changesState`).
  */
 export async function sessionOf(request: FastifyRequest, sessions: Sessions): Promise<Session | undefined> {
   const token = sessionTokenOf(request);
   if (!token) return undefined;
+  if (SAFE_METHODS.has(request.method) && request.routeOptions.config.changesState) {
+    throw new GatewayError(
+      "unauthorized",
+      `${request.method} ${request.routeOptions.url} takes an API key (Authorization: Bearer <key>, X-API-Key or api_key): a console session never authorizes a GET that changes something.`,
+    );
+  }
   const session = await sessions.find(token);
   if (!session) {
     throw new GatewayError("unauthorized", "The console session has ended (signed out or expired): sign in again.");

@@ -22,14 +22,19 @@ export interface Session {
   id: number;
   principal: Principal;
   csrfToken: string;
-  /** When the session ends unless it is used before (epoch ms). */
+  /** When the session ends unless it is used before (epoch ms; it may end up to a minute later). */
   idleExpiresAt: number;
   /** When it ends whatever happens (epoch ms). */
   expiresAt: number;
 }
 
-/** last_seen_at is written at most this often per session: a page's many calls cost one write. */
-const TOUCH_EVERY_MS = 60_000;
+/**
+ * A use is written to last_seen_at only when the stored one is at least this share of the idle
+ * period old (a minute at most): a page's many calls cost one write, and the row every process
+ * reads is never more than that behind the session's real last use.
+ */
+const TOUCH_SHARE_OF_IDLE = 1 / 60;
+const TOUCH_AT_MOST_EVERY_MS = 60_000;
 
 function sha256(text: string): string {
   return createHash("sha256").update(text).digest("hex");
@@ -55,6 +60,20 @@ export class Sessions {
     return this.policy.sessionIdleMinutes * 60_000;
   }
 
+  /** How far last_seen_at may lag behind the session's real last use, in any process. */
+  private get touchEveryMs(): number {
+    return Math.min(TOUCH_AT_MOST_EVERY_MS, this.idleMs * TOUCH_SHARE_OF_IDLE);
+  }
+
+  /**
+   * Whether a session last written as seen at `lastSeenAt` has been idle too long. Its real last
+   * use may be up to touchEveryMs later, unwritten: it ends only once that is idleMs ago too, so
+   * never early, and at most touchEveryMs late.
+   */
+  private idleSince(lastSeenAt: number, now: number): boolean {
+    return lastSeenAt + this.touchEveryMs + this.idleMs <= now;
+  }
+
   /** A new session for a principal whose password was just checked; returns the cookie's token. */
   async start(
     principal: Principal,
@@ -65,7 +84,9 @@ export class Sessions {
     // Sign-ins are rare and the table small: ended sessions are swept here, not by a timer.
     await db
       .deleteFrom("console_sessions")
-      .where((eb) => eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", now - this.idleMs)]))
+      .where((eb) =>
+        eb.or([eb("expires_at", "<=", now), eb("last_seen_at", "<=", now - this.idleMs - this.touchEveryMs)]),
+      )
       .execute();
     const account = await db
       .selectFrom(this.accounts(db).as("a"))
@@ -124,16 +145,20 @@ export class Sessions {
     if (!row) return undefined;
     const ended =
       row.expires_at <= now ||
-      row.last_seen_at + this.idleMs <= now ||
+      this.idleSince(row.last_seen_at, now) ||
       !sameSecret(row.credential_stamp, sha256(row.password_hash));
     if (ended) {
       await this.store.db.deleteFrom("console_sessions").where("id", "=", row.id).execute();
       return undefined;
     }
-    let lastSeen = row.last_seen_at;
-    if (now - lastSeen >= TOUCH_EVERY_MS) {
-      lastSeen = now;
-      await this.store.db.updateTable("console_sessions").set({ last_seen_at: now }).where("id", "=", row.id).execute();
+    if (now - row.last_seen_at >= this.touchEveryMs) {
+      // Never back: another process may have written a later use meanwhile.
+      await this.store.db
+        .updateTable("console_sessions")
+        .set({ last_seen_at: now })
+        .where("id", "=", row.id)
+        .where("last_seen_at", "<", now)
+        .execute();
     }
     return {
       id: row.id,
@@ -146,7 +171,8 @@ export class Sessions {
         sessionId: row.id,
       },
       csrfToken: row.csrf_token,
-      idleExpiresAt: Math.min(lastSeen + this.idleMs, row.expires_at),
+      // This request is a use: the session lasts at least the idle period from now.
+      idleExpiresAt: Math.min(now + this.idleMs, row.expires_at),
       expiresAt: row.expires_at,
     };
   }

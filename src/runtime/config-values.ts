@@ -1,6 +1,7 @@
 // What a setting of settings.ts is, and the parsers of its values: each reads one environment
 // value (trimmed, never empty) into what the gateway uses, or answers a Refusal saying what it must be.
 import path from "node:path";
+import ipaddr from "ipaddr.js";
 import type { DatabaseTarget } from "../store/store.js";
 
 /** Why a value was refused ("must be …", "needs …"); `got` replaces the value quoted back (a password hidden). */
@@ -126,6 +127,47 @@ export const httpUrl: Parser<string> = {
     }
     return new Refusal("must be an http(s) URL");
   },
+};
+
+/** The names proxy-addr (Fastify's trustProxy) knows for sets of ranges. */
+const PROXY_RANGE_NAMES = new Set(["loopback", "linklocal", "uniquelocal"]);
+
+/** An address, a CIDR range (not /0: that trusts everyone) or one of proxy-addr's names. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  try {
+    if (!entry.includes("/")) return ipaddr.isValid(entry);
+    const [, bits] = ipaddr.parseCIDR(entry);
+    return bits > 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Comma-separated addresses, CIDR ranges or proxy-addr's names: Fastify's trustProxy list. */
+export const proxyAddresses: Parser<string[]> = {
+  parse: (raw) => {
+    const entries = raw
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "");
+    return entries.length > 0 && entries.every(isProxyEntry)
+      ? entries
+      : new Refusal(
+          "must be comma-separated IP addresses or CIDR ranges of the proxies (e.g. 127.0.0.1,10.0.0.0/8), or loopback, linklocal, uniquelocal",
+        );
+  },
+};
+
+/** A bearer token: visible ASCII, long enough not to be guessed. */
+export const bearerToken: Parser<string> = {
+  parse: (raw) =>
+    /^[\x21-\x7e]{16,256}$/.test(raw)
+      ? raw
+      : new Refusal(
+          "must be 16 to 256 visible ASCII characters without spaces (e.g. openssl rand -hex 32)",
+          "(hidden)",
+        ),
 };
 
 export const redisUrl: Parser<string> = {

@@ -1,4 +1,6 @@
 // Prometheus metrics. One registry per gateway instance (tests run several in one process).
+// A per-account series is labelled by account_id, never by username: /metrics is read by more
+// people than the accounts are.
 // The gauges of what waits in the database are in backlog-metrics.ts.
 import {
   AggregatorRegistry,
@@ -32,8 +34,8 @@ export interface Metrics {
   connectorFailovers: Counter<"from" | "to">;
   connectorSubmitSeconds: Histogram<"connector">;
   webhookAttempts: Counter<"event" | "result">;
-  smppBinds: Gauge<"account" | "mode">;
-  smppSubmits: Counter<"account" | "result">;
+  smppBinds: Gauge<"account_id" | "mode">;
+  smppSubmits: Counter<"account_id" | "result">;
   smppDeliveries: Counter<"kind" | "result">;
 }
 
@@ -140,14 +142,14 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     smppBinds: new Gauge({
       name: "switchboard_smpp_binds",
-      help: "SMPP clients bound to this process's SMPP server, by account and mode (transmitter, receiver, transceiver)",
-      labelNames: ["account", "mode"],
+      help: "SMPP clients bound to this process's SMPP server, by account id and mode (transmitter, receiver, transceiver)",
+      labelNames: ["account_id", "mode"],
       registers,
     }),
     smppSubmits: new Counter({
       name: "switchboard_smpp_submits_total",
-      help: "submit_sm, data_sm and submit_multi answered by the SMPP server, by account and result (accepted, throttled, refused)",
-      labelNames: ["account", "result"],
+      help: "submit_sm, data_sm and submit_multi answered by the SMPP server, by account id and result (accepted, throttled, refused)",
+      labelNames: ["account_id", "result"],
       registers,
     }),
     smppDeliveries: new Counter({

@@ -4,12 +4,14 @@
 // README to it.
 import os from "node:os";
 import {
+  bearerToken,
   databaseUrl,
   flag,
   httpUrl,
   map,
   oneOf,
   optOutWords,
+  proxyAddresses,
   ratio,
   redisUrl,
   type SettingSpec,
@@ -32,6 +34,12 @@ export const SETTINGS = {
     description: "Address to bind; use 0.0.0.0 to serve other machines.",
     default: "127.0.0.1",
     parser: text,
+  },
+  TRUST_PROXY: {
+    field: "trustProxy",
+    description:
+      "Optional comma-separated addresses or CIDR ranges of the reverse proxies in front of the HTTP port (e.g. 127.0.0.1,10.0.0.0/8; or loopback, linklocal, uniquelocal). A request from one of them is taken to come from the client that X-Forwarded-For names (login locks, logs) over the scheme X-Forwarded-Proto names (https: the console's cookie is Secure); from any other address those headers are ignored. Unset: no proxy is trusted. SMPP is not affected. See docs/deployment.md.",
+    parser: proxyAddresses,
   },
   DATABASE_URL: {
     field: "database",
@@ -71,6 +79,12 @@ export const SETTINGS = {
     description: "auto (readable colour lines when stdout is a terminal, JSON lines otherwise), json or pretty.",
     default: "auto",
     parser: oneOf(["auto", "json", "pretty"]),
+  },
+  METRICS_TOKEN: {
+    field: "metricsToken",
+    description:
+      "Optional token that /metrics then requires as Authorization: Bearer <token> (401 without it); unset, whoever reaches the HTTP port reads /metrics.",
+    parser: bearerToken,
   },
   SQLITE_SYNCHRONOUS: {
     field: "sqliteSynchronous",
@@ -149,7 +163,8 @@ export const SETTINGS = {
   },
   SESSION_IDLE_MINUTES: {
     field: "sessionIdleMinutes",
-    description: "A console session unused for this long ends (sign in again).",
+    description:
+      "A console session unused for this long ends (sign in again), counted from its last use in any API process; it ends at most 1/60 of this (a minute at most) later, never sooner.",
     default: "60",
     parser: wholeNumber(1, 10080),
   },

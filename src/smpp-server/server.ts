@@ -318,7 +318,7 @@ export class SmppServer {
   private async submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult> {
     const result = await this.submitBody(bind, command, body);
     const label = { [STATUS.ESME_ROK]: "accepted", [STATUS.ESME_RTHROTTLED]: "throttled" }[result.status] ?? "refused";
-    this.deps.metrics.smppSubmits.inc({ account: bind.account!.principal.username, result: label });
+    this.deps.metrics.smppSubmits.inc({ account_id: String(bind.account!.principal.accountId), result: label });
     return result;
   }
 
@@ -342,8 +342,8 @@ export class SmppServer {
   }
 }
 
-function bindLabels(bind: Bind): { account: string; mode: string } {
-  return { account: bind.account?.principal.username ?? "", mode: bind.mode ?? "" };
+function bindLabels(bind: Bind): { account_id: string; mode: string } {
+  return { account_id: String(bind.account?.principal.accountId ?? ""), mode: bind.mode ?? "" };
 }
 
 function reportOf(bind: Bind): ReportedBind {

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { loadConfig } from "../../src/runtime/config.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
 
@@ -113,5 +114,33 @@ describeEachEngine("operations endpoints and API documents", (engine) => {
     expect(failed.status).toBe(401);
     expect(failed.headers.get("x-request-id")).toBe("trace-43");
     expect(failed.body.error.request_id).toBe("trace-43");
+  });
+});
+
+describeEachEngine("/metrics behind METRICS_TOKEN", (engine) => {
+  const TOKEN = "metrics-token-0123456789abcdef";
+  const gateway = useTestGateway(engine, { env: { METRICS_TOKEN: TOKEN } });
+
+  it("answers 401 without the token or with another, and the metrics with it; probes stay open", async () => {
+    const t = gateway();
+    for (const authorization of [undefined, "Bearer wrong-token-0123456789abcdef", `Bearer ${TOKEN}x`, TOKEN]) {
+      const refused = await call(t, "GET", "/metrics", authorization ? { headers: { authorization } } : {});
+      expect(refused.status, String(authorization)).toBe(401);
+      expect(refused.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');
+      expect(refused.body).toMatchObject({ status: "error", error: { code: "unauthorized" } });
+      expect(refused.text).not.toContain("switchboard_");
+    }
+    const scraped = await call(t, "GET", "/metrics", { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(scraped.status).toBe(200);
+    expect(scraped.text).toMatch(/^# TYPE switchboard_messages_accepted_total counter$/m);
+    // A load balancer's probes carry no token.
+    expect((await call(t, "GET", "/healthz")).status).toBe(200);
+    expect((await call(t, "GET", "/readyz")).status).toBe(200);
+  });
+
+  it("refuses a token too short to be secret at start, without quoting it", () => {
+    expect(() => loadConfig({ DATABASE_URL: "sqlite::memory:", METRICS_TOKEN: "short-secret" })).toThrow(
+      /METRICS_TOKEN must be 16 to 256 visible ASCII characters .*\(got "\(hidden\)"\)/,
+    );
   });
 });

@@ -1,10 +1,14 @@
 // Console sessions through the real server: sign-in with the API's password rules, the cookie
-// standing in for an API key on v2 and the operator API, CSRF, isolation, sign-out and expiry.
-import { expect, it } from "vitest";
+// standing in for an API key on v2 and the operator API, CSRF, isolation, sign-out and expiry
+// (counted from the last use, whichever API process saw it).
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Gateway, startGateway } from "../../src/app/gateway.js";
 import { ManualClock } from "../../src/core/clock.js";
+import { createLogger } from "../../src/runtime/logging.js";
+import { openStore, type Store } from "../../src/store/store.js";
 import { callAs, signIn } from "../helpers/console.js";
 import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
+import { buildAccount, call, type TestGateway, testConfig, useTestGateway } from "../helpers/gateway.js";
 
 const SEND = { sender_id: "SWBRD", recipient: "9876543210", message: "Hello from the console" };
 
@@ -105,6 +109,34 @@ describeEachEngine("console sessions", (engine) => {
     const other = await signIn(t, account.username, account.password);
     const crossed = await callAs(t, session, "POST", "/api/v2/sms/send", { json: SEND, csrf: other.csrf });
     expect(crossed.status).toBe(403);
+  });
+
+  it("never sends on a GET with the cookie alone: GET send takes an API key, and charges nothing", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    // An operator turned GET sends on, as an old integration needs; the account is signed in to the console.
+    const enabled = await call(t, "PATCH", `/admin/api/accounts/${account.username}`, {
+      headers: { authorization: `Bearer ${(await buildAccount(t, { role: "operator", sender: null })).apiKey}` },
+      json: { get_api_enabled: true },
+    });
+    expect(enabled.status).toBe(200);
+    const session = await signIn(t, account.username, account.password);
+    const query = new URLSearchParams({ sender_id: "SWBRD", recipient: "9876543210", message: "Hello" });
+    // What an <img> or a link on any page can make the browser send: a GET with the cookie.
+    // Strict cookies stop another site; a page of this origin (or a browser without SameSite) would not.
+    for (const csrf of [false, true]) {
+      const refused = await callAs(t, session, "GET", `/api/v2/sms/send?${query}`, { csrf });
+      expect(refused.status).toBe(401);
+      expect(refused.body).toMatchObject({ success: false, error: { code: "unauthorized" } });
+      expect(refused.body.message).toMatch(/^GET \/api\/v2\/sms\/send takes an API key/);
+    }
+    expect((await callAs(t, session, "GET", "/api/v2/balance")).body.data.balance).toBe(10);
+    expect((await callAs(t, session, "GET", "/api/v2/messages")).body.data).toEqual([]);
+
+    // The key still sends by GET, with or without the cookie beside it.
+    const byKey = await callAs(t, session, "GET", `/api/v2/sms/send?${query}&api_key=${account.apiKey}`);
+    expect(byKey.status, byKey.text).toBe(200);
+    expect((await callAs(t, session, "GET", "/api/v2/balance")).body.data.balance).toBe(9);
   });
 
   it("refuses a cross-site form post to the operator API that carries the operator's cookie", async () => {
@@ -240,7 +272,8 @@ describeEachEngine("console sessions", (engine) => {
     expect((await callAs(t, idle, "GET", "/api/v2/balance")).status).toBe(200);
     clock.advance(29 * 60_000);
     expect((await callAs(t, idle, "GET", "/api/v2/balance")).status).toBe(200);
-    clock.advance(30 * 60_000);
+    // 30 minutes after its last use, and the 1/60 of that by which a use may be recorded late.
+    clock.advance(30 * 60_000 + 30_000);
     expect((await callAs(t, idle, "GET", "/api/v2/balance")).status).toBe(401);
 
     // Used every 20 minutes, it still ends 2 hours after the sign-in.
@@ -270,5 +303,72 @@ describeEachEngine("console sessions", (engine) => {
     const v2 = await call(t, "GET", "/api/v2/balance");
     expect(v2.status).toBe(401);
     expect(v2.body.message).toMatch(/Missing API key/);
+  });
+});
+
+describeEachEngine("console sessions' idle expiry, over two API processes", (engine) => {
+  const clock = new ManualClock("2026-11-22T06:30:00Z");
+  const IDLE_MS = 60_000;
+  /** How late a use may be recorded: 1/60 of the idle period (at most a minute). */
+  const RECORDED_WITHIN_MS = 1_000;
+  const gateway = useTestGateway(engine, { clock, env: { SESSION_IDLE_MINUTES: "1", SESSION_MAX_HOURS: "2" } });
+  // A second api process on the same database, with its own store and memory.
+  let otherStore: Store;
+  let other: Gateway;
+  let b: TestGateway;
+
+  beforeAll(async () => {
+    const t = gateway();
+    otherStore = await openStore(t.db.target, t.db.schema ? { pgSchema: t.db.schema } : {});
+    other = await startGateway({
+      config: testConfig(t.db, { SESSION_IDLE_MINUTES: "1", SESSION_MAX_HOURS: "2" }),
+      roles: ["api"],
+      clock,
+      store: otherStore,
+      logger: createLogger({ logLevel: "silent" }),
+    });
+    b = { ...t, gateway: other, url: other.url ?? "" };
+  });
+
+  afterAll(async () => {
+    await other?.stop();
+    await otherStore?.close();
+  });
+
+  it("keeps a session used within the idle period, wherever it was used, and ends it after", async () => {
+    const a = gateway();
+    const account = await buildAccount(a);
+    const session = await signIn(a, account.username, account.password);
+    clock.advance(50_000);
+    expect((await callAs(b, session, "GET", "/api/v2/balance")).status).toBe(200);
+    // 100 s after the sign-in, 50 s after its last use: alive (it ended here when uses were
+    // recorded at most once a minute).
+    clock.advance(50_000);
+    expect((await callAs(a, session, "GET", "/api/v2/balance")).status).toBe(200);
+    clock.advance(500);
+    const current = await callAs(b, session, "GET", "/console/session");
+    expect(current.status).toBe(200);
+    expect(current.body.data.idle_expires_at).toBe(new Date(clock.now().getTime() + IDLE_MS).toISOString());
+    // 59.9 s after that last use, which came so soon after the one before that it may not be
+    // written: still alive, in the other process.
+    clock.advance(IDLE_MS - 100);
+    expect((await callAs(a, session, "GET", "/api/v2/balance")).status).toBe(200);
+    clock.advance(IDLE_MS + RECORDED_WITHIN_MS);
+    expect((await callAs(b, session, "GET", "/api/v2/balance")).status).toBe(401);
+  });
+
+  it("ends a session unused for the idle period, its recording allowance included, in either process", async () => {
+    const a = gateway();
+    const account = await buildAccount(a);
+    const ended = await signIn(a, account.username, account.password);
+    const alive = await signIn(a, account.username, account.password);
+    clock.advance(IDLE_MS - 1);
+    expect((await callAs(b, alive, "GET", "/api/v2/balance")).status).toBe(200);
+    clock.advance(1 + RECORDED_WITHIN_MS);
+    const refused = await callAs(b, ended, "GET", "/api/v2/balance");
+    expect(refused.status).toBe(401);
+    expect(refused.body.message).toMatch(/session has ended/);
+    expect((await callAs(a, ended, "GET", "/console/session")).status).toBe(401);
+    expect((await callAs(a, alive, "GET", "/console/session")).status).toBe(200);
   });
 });

@@ -195,7 +195,7 @@ describeEachEngine("gateway A's SMPP connector bound to gateway B's SMPP server"
       }
       const metrics = (await call(b, "GET", "/metrics")).text;
       expect(metrics).toMatch(
-        new RegExp(`switchboard_smpp_submits_total\\{account="${relay.username}",result="throttled"\\} [1-9]`),
+        new RegExp(`switchboard_smpp_submits_total\\{account_id="${relay.id}",result="throttled"\\} [1-9]`),
       );
       const atBRows = await Promise.all(ids.map(atB));
       expect(new Set(atBRows.map((row) => row.body)).size).toBe(8);
