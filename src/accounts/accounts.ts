@@ -5,6 +5,7 @@ import type { Clock } from "../core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
 import { usernameIs } from "../core/usernames.js";
+import { pagedRows } from "../store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { isUniqueViolation } from "../store/unavailable.js";
@@ -253,16 +254,7 @@ export async function searchAccounts(
     query = query.where(sql<boolean>`lower(username) like ${pattern} escape '\\'`);
   }
   if (options.status) query = query.where("status", "=", options.status);
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy("id")
-      .limit(options.perPage)
-      .offset((options.page - 1) * options.perPage)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  return pagedRows(query, (q) => q.selectAll().orderBy("id"), options);
 }
 
 export interface AccountChanges {

@@ -2,7 +2,7 @@
 // approval). Answers use the `status` envelope.
 import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../core/errors.js";
-import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -40,8 +40,7 @@ export function registerV2TemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
         summary: "Templates of the account, oldest first, paginated",
         tags: ["account"],
         querystring: Type.Object({
-          per_page: Type.Optional(Type.String({ maxLength: 20 })),
-          page: Type.Optional(Type.String({ maxLength: 20 })),
+          ...PAGE_PARAMS,
           status: Type.Optional(Type.String({ maxLength: 20 })),
         }),
       },

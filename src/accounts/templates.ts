@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { pagedRows } from "../store/paging.js";
 import type { ApprovalStatus, TemplateRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 import { normalizeDltEntityId, normalizeDltHeader } from "./dlt.js";
@@ -131,16 +132,7 @@ export async function listTemplates(
   if (options.status !== undefined) assertApprovalStatus(options.status);
   let query = db.selectFrom("templates").where("account_id", "=", accountId);
   if (options.status !== undefined) query = query.where("status", "=", options.status);
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy("id")
-      .limit(perPage)
-      .offset((page - 1) * perPage)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return pagedRows(query, (q) => q.selectAll().orderBy("id"), options);
 }
 
 /** Every approved template of the account: what content scrubbing matches against. */

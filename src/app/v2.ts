@@ -8,6 +8,7 @@ import { GatewayError } from "../core/errors.js";
 import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../email/index.js";
 import { sendJsonError } from "../http/http-errors.js";
 import { completeV2Route } from "../http/openapi.js";
+import { refuseUnknownQuery } from "../http/query-params.js";
 import { firstInboundNumber, registerV2InboundRoutes } from "../inbound/index.js";
 import { floodCount, messageCount, messagesByStatus } from "../messages/index.js";
 import { registerV2SmsRoutes } from "../sms/index.js";
@@ -29,6 +30,10 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   v2.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.public) return;
     const principal = await authenticateV2(request, ctx);
+    const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+    if (query?.properties && !request.routeOptions.config.ignoresUnknownQuery) {
+      refuseUnknownQuery(request.query, Object.keys(query.properties));
+    }
     // Every v2 request counts once, whatever it carries (a bulk send of many recipients too).
     if (principal.keyId === undefined || !principal.rateLimit) return;
     const outcome = await ctx.rateLimits.consume(principal.keyId, principal.rateLimit);

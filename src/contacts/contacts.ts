@@ -7,6 +7,7 @@ import { type Clock, isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { normalizeIndianMobile } from "../core/indian-mobile.js";
 import type { Engine } from "../store/engine.js";
+import { pagedRows } from "../store/paging.js";
 import type { Db, Store } from "../store/store.js";
 import { groupExists, groupNotFound } from "./groups.js";
 
@@ -58,23 +59,8 @@ export async function listContacts(
   groupId: number,
   options: { page: number; perPage: number },
 ): Promise<{ rows: ContactRow[]; total: number }> {
-  const { page, perPage } = options;
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom("contacts")
-      .select(["id", "number", "name", "created_at"])
-      .where("group_id", "=", groupId)
-      .orderBy("number")
-      .limit(perPage)
-      .offset((page - 1) * perPage)
-      .execute(),
-    db
-      .selectFrom("contacts")
-      .select((eb) => eb.fn.countAll<number>().as("total"))
-      .where("group_id", "=", groupId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  const query = db.selectFrom("contacts").where("group_id", "=", groupId);
+  return pagedRows(query, (q) => q.select(["id", "number", "name", "created_at"]).orderBy("number"), options);
 }
 
 export function describeContact(row: ContactRow) {

@@ -1,10 +1,12 @@
 // Contact groups: named lists of an account's mobile numbers, which a bulk send can target.
 // Another account's group reads as unknown everywhere, exactly like an id that does not exist.
 
+import type { SelectQueryBuilder } from "kysely";
 import { type Clock, isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { pathId } from "../http/query-params.js";
-import type { ContactGroupRow } from "../store/schema.js";
+import { pagedRows } from "../store/paging.js";
+import type { ContactGroupRow, Database } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 
 export const MAX_GROUP_NAME = 100;
@@ -41,17 +43,15 @@ export async function groupExists(db: Db, accountId: number, groupId: number): P
   return row !== undefined;
 }
 
-function withContactCount(db: Db) {
-  return db
-    .selectFrom("contact_groups")
-    .selectAll("contact_groups")
-    .select((eb) =>
-      eb
-        .selectFrom("contacts")
-        .select((inner) => inner.fn.countAll<number>().as("n"))
-        .whereRef("contacts.group_id", "=", "contact_groups.id")
-        .as("contacts"),
-    );
+/** The groups of `groups` (contact_groups, filtered) with the number of contacts in each. */
+function withContactCount<O>(groups: SelectQueryBuilder<Database, "contact_groups", O>) {
+  return groups.selectAll("contact_groups").select((eb) =>
+    eb
+      .selectFrom("contacts")
+      .select((inner) => inner.fn.countAll<number>().as("n"))
+      .whereRef("contacts.group_id", "=", "contact_groups.id")
+      .as("contacts"),
+  );
 }
 
 function counted(row: ContactGroupRow & { contacts: number | string | null }): GroupWithCount {
@@ -64,21 +64,9 @@ export async function listGroups(
   accountId: number,
   options: { page: number; perPage: number },
 ): Promise<{ rows: GroupWithCount[]; total: number }> {
-  const { page, perPage } = options;
-  const [rows, count] = await Promise.all([
-    withContactCount(db)
-      .where("contact_groups.account_id", "=", accountId)
-      .orderBy("contact_groups.id")
-      .limit(perPage)
-      .offset((page - 1) * perPage)
-      .execute(),
-    db
-      .selectFrom("contact_groups")
-      .select((eb) => eb.fn.countAll<number>().as("total"))
-      .where("account_id", "=", accountId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows: rows.map(counted), total: Number(count.total) };
+  const query = db.selectFrom("contact_groups").where("contact_groups.account_id", "=", accountId);
+  const { rows, total } = await pagedRows(query, (q) => withContactCount(q).orderBy("contact_groups.id"), options);
+  return { rows: rows.map(counted), total };
 }
 
 /** Creates a group; a name the account already uses is a conflict (409), whatever its contacts. */

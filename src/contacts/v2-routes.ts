@@ -2,7 +2,7 @@
 // a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { pageMeta, pageOf } from "../http/query-params.js";
+import { PAGE_PARAMS, pageMeta, pageOf } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -32,10 +32,7 @@ const CONTACTS_PER_PAGE = 50;
 const CONTACTS_MAX_PER_PAGE = 200;
 
 const GroupId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) });
-const Paging = Type.Object({
-  per_page: Type.Optional(Type.String({ maxLength: 20 })),
-  page: Type.Optional(Type.String({ maxLength: 20 })),
-});
+const Paging = Type.Object(PAGE_PARAMS);
 
 export function registerV2ContactRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;

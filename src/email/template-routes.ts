@@ -5,7 +5,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
-import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -33,10 +33,7 @@ const TemplateFields = {
   html: Type.String({ minLength: 1, maxLength: MAX_TEMPLATE_HTML }),
   text: Type.Optional(Type.Union([Type.String({ maxLength: MAX_TEMPLATE_HTML }), Type.Null()])),
 };
-const PageQuery = Type.Object({
-  per_page: Type.Optional(Type.String({ maxLength: 20 })),
-  page: Type.Optional(Type.String({ maxLength: 20 })),
-});
+const PageQuery = Type.Object(PAGE_PARAMS);
 
 function templateId(raw: string): number {
   const id = pathId(raw);

@@ -3,6 +3,7 @@
 // {{{value}}} is inserted as it is; subject and text take values as they are.
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { pagedRows } from "../store/paging.js";
 import type { EmailTemplatesTable } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 
@@ -82,22 +83,8 @@ export async function listEmailTemplates(
   accountId: number,
   page: { page: number; perPage: number },
 ): Promise<{ rows: EmailTemplateRow[]; total: number }> {
-  const [rows, total] = await Promise.all([
-    db
-      .selectFrom("email_templates")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("id")
-      .offset((page.page - 1) * page.perPage)
-      .limit(page.perPage)
-      .execute(),
-    db
-      .selectFrom("email_templates")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("account_id", "=", accountId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(total.n) };
+  const query = db.selectFrom("email_templates").where("account_id", "=", accountId);
+  return pagedRows(query, (q) => q.selectAll().orderBy("id"), page);
 }
 
 export function describeEmailTemplate(row: EmailTemplateRow, iso: (ms: number) => string) {

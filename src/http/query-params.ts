@@ -4,6 +4,30 @@
 // it a value (2^63, 1e20) would reach a query PostgreSQL refuses ("bigint out of range").
 import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../core/errors.js";
+import type { PageRequest } from "../store/paging.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Query parameters the route does not declare are ignored, not refused (the v2 GET send, as documented). */
+    ignoresUnknownQuery?: boolean;
+  }
+}
+
+/** Query parameters every v2 route takes beside its own: the API key may ride in the query. */
+const CREDENTIAL_PARAMS = ["api_key"];
+
+/**
+ * Refuses a query parameter the route does not take (`declared`: its query schema's names), in
+ * words that list what it takes: a misspelt filter would otherwise be ignored and answer the
+ * whole list.
+ */
+export function refuseUnknownQuery(query: unknown, declared: readonly string[]): void {
+  if (typeof query !== "object" || query === null) return;
+  const unknown = Object.keys(query).find((name) => !declared.includes(name) && !CREDENTIAL_PARAMS.includes(name));
+  if (unknown === undefined) return;
+  const takes = declared.length > 0 ? `this endpoint takes: ${declared.join(", ")}` : "this endpoint takes none";
+  throw new GatewayError("invalid_request", `Unknown query parameter "${unknown}"; ${takes}.`, { field: unknown });
+}
 
 /** The largest row id a request may name: ids are bigint columns read as JavaScript numbers. */
 export const MAX_ROW_ID = Number.MAX_SAFE_INTEGER;
@@ -36,10 +60,16 @@ export function queryInt(value: string | undefined, name: string, fallback: numb
   return parsed;
 }
 
-export interface PageRequest {
-  page: number;
-  perPage: number;
-}
+export type { PageRequest } from "../store/paging.js";
+
+/**
+ * `page` and `per_page` of a list's query string, as text: their reader (pageOf) answers a bad
+ * value with the bounds of the list at hand, which a schema could not word.
+ */
+export const PAGE_PARAMS = {
+  per_page: Type.Optional(Type.String({ maxLength: 20 })),
+  page: Type.Optional(Type.String({ maxLength: 20 })),
+};
 
 /** `page` (from 1) and `per_page` (1..max, default `perPageDefault`); out-of-range values are 400s. */
 export function pageOf(
@@ -51,6 +81,22 @@ export function pageOf(
     perPage: queryInt(query.per_page, "per_page", perPageDefault, 1, perPageMax),
     page: queryInt(query.page, "page", 1, 1, MAX_PAGE),
   };
+}
+
+/**
+ * The page size of a cursor list: `limit`, or `per_page` (the name the spec's other lists use)
+ * read the same way; both at once is a 400 naming both.
+ */
+export function cursorLimit(query: { limit?: string; per_page?: string }, fallback: number, max: number): number {
+  const given = (value: string | undefined) => value !== undefined && value !== "";
+  if (given(query.limit) && given(query.per_page)) {
+    throw new GatewayError("invalid_request", 'Give "limit" or "per_page" (the same page size), not both.', {
+      field: "per_page",
+    });
+  }
+  return given(query.per_page)
+    ? queryInt(query.per_page, "per_page", fallback, 1, max)
+    : queryInt(query.limit, "limit", fallback, 1, max);
 }
 
 /** The `meta` of a paginated answer; a page past the end answers an empty list with this meta. */

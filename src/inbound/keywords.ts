@@ -6,6 +6,7 @@ import type { PendingRequests } from "../accounts/index.js";
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
 import { segmentInfo } from "../core/segments.js";
+import { pagedRows } from "../store/paging.js";
 import type { ApprovalStatus, KeywordRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 
@@ -112,16 +113,7 @@ export async function listKeywords(
 ): Promise<{ rows: KeywordRow[]; total: number }> {
   let query = db.selectFrom("keywords").where("account_id", "=", accountId);
   if (options.status !== undefined) query = query.where("status", "=", options.status);
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy("id")
-      .limit(options.perPage)
-      .offset((options.page - 1) * options.perPage)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.total) };
+  return pagedRows(query, (q) => q.selectAll().orderBy("id"), options);
 }
 
 /** The keywords waiting for the operator, as part of the approval queue (admin/approvals.ts). */

@@ -1,4 +1,6 @@
 // Reading an account's received messages: all of them, or those a keyword matched.
+
+import { pagedRows } from "../store/paging.js";
 import type { Db } from "../store/store.js";
 
 export interface InboundEntry {
@@ -22,26 +24,25 @@ export async function listInbound(
 ): Promise<{ entries: InboundEntry[]; total: number }> {
   let query = db.selectFrom("inbound_messages").where("inbound_messages.account_id", "=", accountId);
   if (options.keywordId !== undefined) query = query.where("inbound_messages.keyword_id", "=", options.keywordId);
-  const [rows, count] = await Promise.all([
-    query
-      .leftJoin("keywords", "keywords.id", "inbound_messages.keyword_id")
-      .select([
-        "inbound_messages.id",
-        "inbound_messages.number",
-        "inbound_messages.sender",
-        "inbound_messages.body",
-        "inbound_messages.received_at",
-        "inbound_messages.keyword_id",
-        "inbound_messages.reply_message_id",
-        "keywords.key",
-      ])
-      .orderBy("inbound_messages.received_at", "desc")
-      .orderBy("inbound_messages.id", "desc")
-      .limit(options.perPage)
-      .offset((options.page - 1) * options.perPage)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await pagedRows(
+    query,
+    (q) =>
+      q
+        .leftJoin("keywords", "keywords.id", "inbound_messages.keyword_id")
+        .select([
+          "inbound_messages.id",
+          "inbound_messages.number",
+          "inbound_messages.sender",
+          "inbound_messages.body",
+          "inbound_messages.received_at",
+          "inbound_messages.keyword_id",
+          "inbound_messages.reply_message_id",
+          "keywords.key",
+        ])
+        .orderBy("inbound_messages.received_at", "desc")
+        .orderBy("inbound_messages.id", "desc"),
+    options,
+  );
   return {
     entries: rows.map((row) => ({
       id: row.id,
@@ -53,6 +54,6 @@ export async function listInbound(
       keyword: row.key,
       reply_message_id: row.reply_message_id,
     })),
-    total: Number(count.total),
+    total,
   };
 }

@@ -5,6 +5,7 @@
 // process (NOTIFY on PostgreSQL) to drop the account's entry, so a STOP applies to the next send.
 import type { Clock } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { pagedRows } from "../store/paging.js";
 import type { Db, Store } from "../store/store.js";
 import { MAX_DIGITS, normalizePhoneNumber } from "./numbers.js";
 
@@ -113,23 +114,18 @@ export async function unsuppress(db: Db, accountId: number, numbers: string[]): 
 
 export async function listSuppressions(db: Db, accountId: number, options: { page: number; perPage: number }) {
   const query = db.selectFrom("suppressions").where("account_id", "=", accountId);
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy("created_at", "desc")
-      .orderBy("number")
-      .limit(options.perPage)
-      .offset((options.page - 1) * options.perPage)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as("total")).executeTakeFirstOrThrow(),
-  ]);
+  const { rows, total } = await pagedRows(
+    query,
+    (q) => q.selectAll().orderBy("created_at", "desc").orderBy("number"),
+    options,
+  );
   return {
     rows: rows.map((row) => ({
       number: row.number,
       reason: row.reason,
       created_at: new Date(row.created_at).toISOString(),
     })),
-    total: Number(count.total),
+    total,
   };
 }
 

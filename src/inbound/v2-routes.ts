@@ -5,7 +5,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import { APPROVAL_STATUSES } from "../accounts/index.js";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
-import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { PageMeta, pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -22,10 +22,7 @@ const KEYWORDS_PER_PAGE = 25;
 const KEYWORDS_MAX_PER_PAGE = 100;
 const INBOUND_PER_PAGE = 50;
 const INBOUND_MAX_PER_PAGE = 200;
-const PageQuery = {
-  per_page: Type.Optional(Type.String({ maxLength: 20 })),
-  page: Type.Optional(Type.String({ maxLength: 20 })),
-};
+const PageQuery = PAGE_PARAMS;
 const time = (ms: number) => isoUtc(new Date(ms));
 
 function statusFilter(value: string | undefined): ApprovalStatus | undefined {

@@ -4,6 +4,7 @@
 // `processing` while any message is not final, and `completed` when none is left pending.
 // The bulk-job routes read an account's jobs and their pending messages here.
 import { sql } from "kysely";
+import { pagedRows } from "../store/paging.js";
 import type { BulkJobRow } from "../store/schema.js";
 import type { Db } from "../store/store.js";
 
@@ -73,22 +74,8 @@ export async function listBulkJobs(
   accountId: number,
   paging: { page: number; perPage: number },
 ): Promise<{ rows: BulkJobRow[]; total: number }> {
-  const [rows, count] = await Promise.all([
-    db
-      .selectFrom("bulk_jobs")
-      .selectAll()
-      .where("account_id", "=", accountId)
-      .orderBy("id", "desc")
-      .limit(paging.perPage)
-      .offset((paging.page - 1) * paging.perPage)
-      .execute(),
-    db
-      .selectFrom("bulk_jobs")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("account_id", "=", accountId)
-      .executeTakeFirstOrThrow(),
-  ]);
-  return { rows, total: Number(count.n) };
+  const query = db.selectFrom("bulk_jobs").where("account_id", "=", accountId);
+  return pagedRows(query, (q) => q.selectAll().orderBy("id", "desc"), paging);
 }
 
 /**

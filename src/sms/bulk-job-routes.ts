@@ -6,7 +6,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../core/clock.js";
 import { fromMilli } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
-import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import { bulkJobPendingStages, cancelScheduled, findBulkJob, listBulkJobs } from "../messages/index.js";
@@ -82,8 +82,7 @@ export function registerBulkJobRoutes(v2: TypedRoutes, ctx: Deps): void {
         summary: "Bulk jobs of the account, newest first, paginated",
         tags: ["account"],
         querystring: Type.Object({
-          per_page: Type.Optional(Type.String({ maxLength: 20 })),
-          page: Type.Optional(Type.String({ maxLength: 20 })),
+          ...PAGE_PARAMS,
         }),
       },
     },

@@ -6,7 +6,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../core/ids.js";
 import { parseInstant } from "../core/time.js";
-import { MAX_ROW_ID, queryInt } from "../http/query-params.js";
+import { cursorLimit, MAX_ROW_ID, queryInt } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import {
   decodeCursor,
@@ -42,21 +42,20 @@ const STATUSES: Record<string, MessageStatus[]> = {
 };
 
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-const ListQuery = Type.Object(
-  {
-    channel: text(100),
-    status: text(200),
-    recipient: text(320),
-    from: text(40),
-    to: text(40),
-    broadcast_id: text(100),
-    job_id: text(20),
-    id: text(100),
-    limit: text(10),
-    cursor: text(200),
-  },
-  { additionalProperties: false },
-);
+const ListQuery = Type.Object({
+  channel: text(100),
+  status: text(200),
+  recipient: text(320),
+  from: text(40),
+  to: text(40),
+  broadcast_id: text(100),
+  job_id: text(20),
+  id: text(100),
+  limit: text(10),
+  /** The spec's page size name, read as `limit` (a cursor list has no page numbers). */
+  per_page: text(10),
+  cursor: text(200),
+});
 type ListQuery = { [K in keyof typeof ListQuery.properties]?: string };
 
 function invalid(field: string, message: string): GatewayError {
@@ -139,7 +138,7 @@ export function registerMessageListRoute(v2: TypedRoutes, ctx: Deps): void {
       const query = request.query;
       const principal = request.principal!;
       const filter = listFilter(query, principal.timeZone);
-      const limit = queryInt(query.limit, "limit", LIST_LIMIT_DEFAULT, 1, LIST_LIMIT_MAX);
+      const limit = cursorLimit(query, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX);
       let after: ListPosition | undefined;
       if (query.cursor) {
         after = decodeCursor(query.cursor);

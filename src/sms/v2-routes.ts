@@ -149,7 +149,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     {
       // A HEAD (a link checker, a monitor) must not send.
       exposeHeadRoute: false,
-      config: { ...sms, errors: SEND_ERRORS, changesState: true },
+      config: { ...sms, errors: SEND_ERRORS, changesState: true, ignoresUnknownQuery: true },
       schema: {
         operationId: "sendSmsByQuery",
         summary: "Send one SMS with query parameters (only when GET access is enabled for the account)",

@@ -3,6 +3,7 @@
 import { monotonicFactory } from "ulid";
 import { isoUtc } from "../core/clock.js";
 import { GatewayError } from "../core/errors.js";
+import { pagedRows } from "../store/paging.js";
 import type {
   NewWebhookDelivery,
   WebhookAttemptsTable,
@@ -64,16 +65,8 @@ export async function listDeliveries(db: Db, accountId: number, filter: Delivery
   let query = db.selectFrom("webhook_deliveries").where("account_id", "=", accountId);
   if (filter.status) query = query.where("status", "=", filter.status);
   if (filter.event) query = query.where("event", "=", filter.event);
-  const [rows, count] = await Promise.all([
-    query
-      .selectAll()
-      .orderBy("id", "desc")
-      .limit(filter.perPage)
-      .offset((filter.page - 1) * filter.perPage)
-      .execute(),
-    query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-  ]);
-  return { deliveries: await withAttempts(db, rows, iso), total: Number(count.n) };
+  const { rows, total } = await pagedRows(query, (q) => q.selectAll().orderBy("id", "desc"), filter);
+  return { deliveries: await withAttempts(db, rows, iso), total };
 }
 
 /** Deliveries described with their attempts, in order. */

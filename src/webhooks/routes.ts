@@ -5,7 +5,7 @@
 import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../core/errors.js";
-import { pageMeta, pageOf, pathId } from "../http/query-params.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
 import type { TypedRoutes } from "../http/typed-routes.js";
 import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -165,8 +165,7 @@ export function registerWebhookRoutes(app: TypedRoutes, ctx: WebhookRouteDeps, m
         tags,
         ...params,
         querystring: Type.Object({
-          per_page: Type.Optional(Type.String({ maxLength: 20 })),
-          page: Type.Optional(Type.String({ maxLength: 20 })),
+          ...PAGE_PARAMS,
           status: Type.Optional(Type.String({ maxLength: 20 })),
           event: Type.Optional(Type.String({ maxLength: 30 })),
         }),

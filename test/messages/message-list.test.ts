@@ -258,10 +258,13 @@ describeEachEngine("GET /api/v2/messages", (engine) => {
       });
       expect(answer.body.message).toContain(field);
     }
-    // Unknown or repeated parameters fail the schema, which names them too.
+    // An unknown parameter is named, with what the list takes; a repeated one fails the schema.
     const unknown = await call(t, "GET", "/api/v2/messages?recipeint=9876543210", { headers: keyOf(account) });
     expect(unknown.status).toBe(400);
-    expect(unknown.body.message).toContain("recipeint");
+    expect(unknown.body).toMatchObject({ status: "error", error: { code: "invalid_request", field: "recipeint" } });
+    expect(unknown.body.message).toBe(
+      'Unknown query parameter "recipeint"; this endpoint takes: channel, status, recipient, from, to, broadcast_id, job_id, id, limit, per_page, cursor.',
+    );
     const repeated = await call(t, "GET", "/api/v2/messages?status=failed&status=delivered", {
       headers: keyOf(account),
     });
@@ -269,6 +272,23 @@ describeEachEngine("GET /api/v2/messages", (engine) => {
     expect(repeated.body.message).toContain("status");
     // Without a key: 401, as every v2 call.
     expect((await call(t, "GET", "/api/v2/messages")).status).toBe(401);
+  });
+
+  it("takes the spec's per_page as its limit, and refuses both at once naming them", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    for (const recipient of ["9876543201", "9876543202", "9876543203"]) await send(t, account, recipient);
+    const page = await list(t, account, { per_page: 2 });
+    expect(page.status, page.text).toBe(200);
+    expect(page.body.data).toHaveLength(2);
+    expect(page.body.meta).toEqual({ limit: 2, next_cursor: expect.any(String) });
+    const rest = await list(t, account, { per_page: 2, cursor: page.body.meta.next_cursor });
+    expect(rest.body.data).toHaveLength(1);
+    const both = await list(t, account, { per_page: 2, limit: 2 });
+    expect(both.status).toBe(400);
+    expect(both.body.error).toMatchObject({ code: "invalid_request", field: "per_page" });
+    expect(both.body.message).toContain('"limit" or "per_page"');
+    expect((await list(t, account, { per_page: 501 })).body.error.field).toBe("per_page");
   });
 
   it("reads at most a budget of rows per page for a rare channel, and says where to go on", async () => {
