@@ -5,7 +5,7 @@
 // Once every part of a message has its id, the parts are stored in message_parts and the
 // message's upstream id is its first part's; the messages answered in the same moment share one
 // transaction, and submit() returns once all of its batch's are stored. Receipts are applied in
-// groups too (message-parts.ts), one transaction each, and acknowledged to the SMSC after the
+// groups too (receipt-matching.ts), one transaction each, and acknowledged to the SMSC after the
 // commit. A receipt can overtake the commit of its own parts: one that names no stored part is
 // tried again once those writes are done, then a few times later, before it is logged and dropped.
 //
@@ -21,21 +21,13 @@ import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "..
 import type { DeliveryReport } from "../../messages/index.js";
 import type { MessagePartsTable, MessageRow } from "../../store/schema.js";
 import type { Store } from "../../store/store.js";
+import { reportsOfFinishedParts, reportsOfParts, unreportedMessages } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";
-import {
-  applyReceipts,
-  type ReceiptOutcome,
-  type ReceiptToApply,
-  reportsOfFinishedParts,
-  reportsOfParts,
-  type SentMessage,
-  storedPartsOf,
-  storeParts,
-  unreportedMessages,
-} from "./message-parts.js";
 import { SmppSessionPool } from "./pool.js";
 import type { Receipt } from "./receipt.js";
+import { applyReceipts, type ReceiptOutcome, type ReceiptToApply } from "./receipt-matching.js";
 import type { PartResult, SmppSessionOptions } from "./session.js";
+import { type SentMessage, storedPartsOf, storeParts } from "./stored-parts.js";
 
 /**
  * New messages start only this long into a batch. With parts waiting at most 5 s to be sent and
