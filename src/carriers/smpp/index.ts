@@ -3,7 +3,9 @@
 // dispatcher calls (parts stored in message_parts, one report per message).
 //
 // Its files (others import this folder through this index only):
-//   connector.ts       the connector the dispatcher calls: parts to the pool, receipts to one report
+//   connector.ts       the connector the dispatcher calls: parts to the pool, stored once all are taken
+//   connector-reports.ts  its receipts applied in groups (unmatched ones looked up again), one report
+//                      per message; reports lost in a crash found again at start
 //   session.ts         one SMSC account's bind(s): window, throughput cap, throttling retried in order
 //   link.ts            one bound connection: bind, enquire_link, reconnect back-off, request time-outs
 //   pool.ts            several binds to one carrier account; least-loaded choice, receipts from any
