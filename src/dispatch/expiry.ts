@@ -8,7 +8,7 @@ import { connectorsAwaitingReports, expireUnreported } from "../messages/index.j
 import type { Runtime } from "../runtime/runtime.js";
 import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
-import { REPORTED_CHANNELS } from "./dispatcher.js";
+import { REPORTED_CHANNELS } from "./submit-outcomes.js";
 
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger" | "metrics"> & { webhooks?: WebhookOutbox };
 

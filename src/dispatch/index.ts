@@ -4,14 +4,18 @@
 //   bulk-expander.ts   BulkExpander: turns bulk-job parts into messages, 1,000 per part per round, one
 //                      part per account per round, only while under 5,000 messages are queued; woken by
 //                      BULK_PARTS_SIGNAL (a committed bulk part), else every 500 ms
-//   dispatcher.ts      claims due messages (500 a round, transactional lane first), submits them through
-//                      the router (its Routing: the carrier registry's current router), moves a message
-//                      refused retryably to the next connector of its plan within the batch, records
-//                      every outcome in one transaction (on PostgreSQL the one that claimed the batch,
-//                      its row locks the claim); retry back-off; what the carriers took of a batch
-//                      whose record failed is recorded before the next claim, not sent again;
+//   dispatcher.ts      claims due messages (500 a round, transactional lane first), submits them
+//                      (failover.ts) and records every outcome in one transaction (on PostgreSQL the
+//                      one that claimed the batch, its row locks the claim); pauses after failed rounds
+//   failover.ts        a batch to the connectors of each message's plan, from the router (its Routing:
+//                      the carrier registry's current router); a message refused retryably moves to its
+//                      plan's next connector within the batch
+//   submit-outcomes.ts each message filed as submitted, retried after a back-off, held while its route
+//                      has no connector up, or failed; the batch's record and its webhook events;
 //                      REPORTED_CHANNELS (sms, voice, email), the channels whose states go out as
 //                      delivery_report webhooks (used by the dispatcher and the ReportIngester)
+//   unrecorded-submits.ts  what the carriers took of a batch whose record failed: recorded before the
+//                      next claim, not sent again
 //   router.ts          message → the connectors to try, in order: SMS and voice by the operator's routes
 //                      (own route code before *, then the longest prefix; smooth weighted round robin
 //                      among the connectors that are up, the rest as failover, standbys last); no SMS
@@ -32,8 +36,10 @@
 //                      their webhook (not refunded); connectors that never report delivery are skipped
 export { BULK_PARTS_SIGNAL, BulkExpander, DEFAULT_EXPANDER_OPTIONS } from "./bulk-expander.js";
 export { type Connector, DEFERRED, type InboundSms, type Outcome, outcomeOf, type SubmitResult } from "./connector.js";
-export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL, type Routing, retryDelayMs } from "./dispatcher.js";
+export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL } from "./dispatcher.js";
+export type { Routing } from "./failover.js";
 export { type CarrierUpkeep, startHousekeeping } from "./housekeeping.js";
 export { ReportIngester } from "./reports.js";
 export { Router } from "./router.js";
 export { SimulatorConnector } from "./simulator.js";
+export { retryDelayMs } from "./submit-outcomes.js";

@@ -21,7 +21,7 @@ import {
 import type { Metrics } from "../runtime/metrics.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox, withHandoff } from "../webhooks/outbox.js";
-import { REPORTED_CHANNELS } from "./dispatcher.js";
+import { REPORTED_CHANNELS } from "./submit-outcomes.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
 /** How often each process looks for stored early reports whose message is now submitted. */

@@ -1,13 +1,10 @@
 // The webhook sender: claims due deliveries with a lease, POSTs each as JSON signed the
-// Standard Webhooks way, and records every attempt. A 2xx answer delivers; anything else, a
-// time-out or a connection error retries with exponential back-off and jitter until the
-// delivery is RETRY_FOR old, then it fails. Deliveries with the same order key (one message's
-// events) go out one at a time in order; each account has a cap on deliveries in flight, so a
-// slow or dead endpoint only ever waits on its own account's slots.
+// Standard Webhooks way (signed-post.ts), and records every attempt. A 2xx answer delivers;
+// anything else, a time-out or a connection error retries with exponential back-off and
+// jitter until the delivery is RETRY_FOR old, then it fails. Deliveries with the same order key
+// (one message's events) go out one at a time in order; each account has a cap on deliveries in
+// flight, so a slow or dead endpoint only ever waits on its own account's slots.
 
-import { createHmac } from "node:crypto";
-import type { LookupFunction } from "node:net";
-import { Agent } from "undici";
 import { backoffMs } from "../core/backoff.js";
 import { EpisodeLog } from "../core/episodes.js";
 import { WorkerLoop } from "../core/worker-loop.js";
@@ -22,8 +19,7 @@ import {
   retryNow,
   unclaimDeliveries,
 } from "./sender-queries.js";
-import { activeSecrets } from "./settings.js";
-import { checkWebhookUrl, resolveWebhookTarget } from "./url-guard.js";
+import { WebhookPoster } from "./signed-post.js";
 
 type Deps = Pick<Runtime, "store" | "clock" | "logger"> & Partial<Pick<Runtime, "metrics">>;
 
@@ -62,16 +58,6 @@ export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   allowPrivate: false,
 };
 
-/**
- * The Standard Webhooks signature: `v1,` + base64 HMAC-SHA256 of `id.timestamp.body` under the
- * decoded secret. Node's native HMAC, 6x faster than the reference package's JavaScript
- * SHA-256; the tests verify every signature with the `standardwebhooks` package itself.
- */
-export function signWebhook(key: Buffer, id: string, at: Date, body: string): string {
-  const timestamp = Math.floor(at.getTime() / 1000);
-  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
-}
-
 /** Delay before attempt n+1 after n failed attempts: base·2^(n-1), capped, ±20 % jitter. */
 export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOptions, "baseDelayMs" | "maxDelayMs">) {
   return backoffMs(attempts, options.baseDelayMs, options.maxDelayMs);
@@ -79,8 +65,6 @@ export function webhookRetryDelayMs(attempts: number, options: Pick<SenderOption
 
 /** How long outcomes gather before they are recorded together. */
 const RECORD_LINGER_MS = 25;
-/** A rotated-out secret stops signing at its expiry; this is how late that can be noticed. */
-const SIGNERS_TTL_MS = 5_000;
 
 export class WebhookSender extends WorkerLoop {
   private unsubscribeChanged: (() => void) | undefined;
@@ -88,11 +72,7 @@ export class WebhookSender extends WorkerLoop {
   private readonly inFlight = new Map<number, number>();
   private total = 0;
   private readonly pending = new Set<Promise<void>>();
-  private readonly agent: Agent;
-  /** Each URL checked and parsed, remembered (the same few URLs carry almost every delivery). */
-  private readonly targets = new Map<string, { origin: string; path: string }>();
-  /** Each account's signers (current secret first), briefly; dropped when its settings change. */
-  private readonly signers = new Map<number, { value: Promise<Buffer[]>; expires: number }>();
+  private readonly poster: WebhookPoster;
   /** Outcomes waiting to be recorded, in one transaction per tick. */
   private results: { delivery: WebhookDeliveryRow; outcome: Outcome }[] = [];
   private recording: Promise<void> | undefined;
@@ -112,33 +92,17 @@ export class WebhookSender extends WorkerLoop {
       channel: WEBHOOKS_QUEUED,
       idleMs: options.idleMs,
     });
-    // Keep-alive connections per origin, reused across deliveries. Every connection's DNS answer
-    // goes through the SSRF guard, and the socket connects to the address the guard checked.
-    const allowPrivate = options.allowPrivate;
-    const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-      const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-      resolveWebhookTarget(new URL(`https://${host}/`), { allowPrivate }).then(
-        ({ address, family }) =>
-          lookupOptions.all ? callback(null, [{ address, family }]) : callback(null, address, family),
-        (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
-      );
-    };
     // The longest back-off is an hour: a dead endpoint stays one episode while it is retried.
     this.failingEndpoints = new EpisodeLog(deps.logger, {
       quietMs: options.maxDelayMs * 2,
       threshold: ENDPOINT_FAILURES_WARNED,
     });
-    this.agent = new Agent({
-      connections: 64,
-      keepAliveTimeout: 30_000,
-      pipelining: 1,
-      connect: { lookup, timeout: options.timeoutMs },
-    });
+    this.poster = new WebhookPoster(deps, options);
   }
 
   override start(): void {
     this.unsubscribeChanged ??= this.deps.store.signals.listen(WEBHOOKS_CHANGED, (payload) =>
-      this.signers.delete(Number(payload)),
+      this.poster.forgetSigners(Number(payload)),
     );
     super.start();
   }
@@ -148,7 +112,7 @@ export class WebhookSender extends WorkerLoop {
     await super.stop();
     this.unsubscribeChanged?.();
     await Promise.allSettled([...this.pending]);
-    await this.agent.close();
+    await this.poster.close();
   }
 
   protected async round(): Promise<boolean> {
@@ -232,7 +196,8 @@ export class WebhookSender extends WorkerLoop {
    * `delivering` with its lease, so a later event of the same message still waits for it.
    */
   private launch(delivery: WebhookDeliveryRow): void {
-    const sending = this.post(delivery)
+    const sending = this.poster
+      .post(delivery)
       // No claim here: the recording of this outcome follows within RECORD_LINGER_MS and wakes
       // the loop once for its whole batch (flushResults). A claim per answer was a scan of the
       // pending deliveries per delivery: 2,000 a second under load, most finding nothing.
@@ -254,73 +219,6 @@ export class WebhookSender extends WorkerLoop {
     const { leaseMs, perAccount } = this.options;
     const now = this.deps.clock.now().getTime();
     return claimDueDeliveries(this.deps.store, { now, limit, perAccount, leaseMs, inFlight: this.inFlight });
-  }
-
-  /**
-   * A URL's origin and path, once checkWebhookUrl accepted it (scheme; an IP-literal host is
-   * never looked up, so it is checked here); both remembered per URL.
-   */
-  private targetOf(url: string): { origin: string; path: string } {
-    let target = this.targets.get(url);
-    if (!target) {
-      checkWebhookUrl(url, { allowPrivate: this.options.allowPrivate });
-      const parsed = new URL(url);
-      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-      if (this.targets.size >= 10_000) this.targets.clear();
-      this.targets.set(url, target);
-    }
-    return target;
-  }
-
-  /** The account's signing keys: each active `whsec_` secret, base64-decoded. */
-  private signersOf(accountId: number): Promise<Buffer[]> {
-    const now = Date.now();
-    const hit = this.signers.get(accountId);
-    if (hit && hit.expires > now) return hit.value;
-    const value = activeSecrets(this.deps.store, accountId, this.deps.clock.now().getTime()).then((secrets) =>
-      secrets.map((secret) => Buffer.from(secret.replace(/^whsec_/, ""), "base64")),
-    );
-    if (this.signers.size >= 10_000) this.signers.clear();
-    this.signers.set(accountId, { value, expires: now + SIGNERS_TTL_MS });
-    value.catch(() => this.signers.delete(accountId));
-    return value;
-  }
-
-  private async post(delivery: WebhookDeliveryRow): Promise<Outcome> {
-    const started = performance.now();
-    const elapsed = () => Math.round(performance.now() - started);
-    try {
-      const { origin, path } = this.targetOf(delivery.url);
-      const signers = await this.signersOf(delivery.account_id);
-      const at = this.deps.clock.now();
-      const signature = signers.map((key) => signWebhook(key, delivery.webhook_id, at, delivery.payload));
-      const response = await this.agent.request({
-        origin,
-        path,
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "user-agent": "Switchboard-Webhooks/1",
-          "webhook-id": delivery.webhook_id,
-          "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
-          "webhook-signature": signature.join(" "),
-        },
-        body: delivery.payload,
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
-      });
-      // The answer's body is not ours to keep; read it away so the connection can be reused.
-      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
-      const ok = response.statusCode >= 200 && response.statusCode < 300;
-      return {
-        statusCode: response.statusCode,
-        error: ok ? null : `HTTP ${response.statusCode}`,
-        latencyMs: elapsed(),
-      };
-    } catch (error) {
-      const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      return { statusCode: null, error: message.slice(0, 500), latencyMs: elapsed() };
-    }
   }
 
   /** Queues the outcome; outcomes of RECORD_LINGER_MS are recorded in one transaction. */

@@ -3,7 +3,7 @@
 // retried until the database is back, once replaced the second's, whose receipts then matched
 // nothing and left the message `submitted` (test/faults, PostgreSQL restarted).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { storeParts } from "../../src/carriers/smpp/message-parts.js";
+import { storeParts } from "../../src/carriers/smpp/stored-parts.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 
 const T = 1_795_000_000_000;

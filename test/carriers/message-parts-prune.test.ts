@@ -3,7 +3,7 @@
 // message still waiting for its report, or of a recent one.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAccountWithKey } from "../../src/admin/index.js";
-import { PARTS_MAX_AGE_MS, PARTS_RETENTION_MS, pruneParts } from "../../src/carriers/smpp/message-parts.js";
+import { PARTS_MAX_AGE_MS, PARTS_RETENTION_MS, pruneParts } from "../../src/carriers/smpp/finished-parts.js";
 import { systemClock } from "../../src/core/clock.js";
 import type { MessagePartsTable, MessageStatus } from "../../src/store/schema.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";

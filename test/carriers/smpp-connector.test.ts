@@ -14,8 +14,9 @@ import {
   type SmppConnectorOptions,
   type SmppSessionOptions,
 } from "../../src/carriers/smpp/index.js";
-import { applyReceipts, storeParts } from "../../src/carriers/smpp/message-parts.js";
 import type { Receipt } from "../../src/carriers/smpp/receipt.js";
+import { applyReceipts } from "../../src/carriers/smpp/receipt-matching.js";
+import { storeParts } from "../../src/carriers/smpp/stored-parts.js";
 import { systemClock } from "../../src/core/clock.js";
 import type { InboundSms, SubmitResult } from "../../src/dispatch/connector.js";
 import { ReportIngester } from "../../src/dispatch/index.js";

@@ -140,7 +140,7 @@ describeEachEngine("message views (v2)", (engine) => {
       (await t.db.store.db.selectFrom("messages").select("submitted_at").where("id", "=", id).executeTakeFirstOrThrow())
         .submitted_at,
     );
-    // As an SMPP carrier stores them (carriers/smpp/message-parts.ts), written out of order.
+    // As an SMPP carrier stores them (carriers/smpp/stored-parts.ts), written out of order.
     const part = (index: number, status: "delivered" | "failed", error: string | null) => ({
       message_id: id,
       part_index: index,

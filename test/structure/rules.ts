@@ -24,3 +24,9 @@ export const TIERS: readonly (readonly string[])[] = [
  * on an entry here that no longer occurs, so this list only shrinks.
  */
 export const ALLOWED: readonly string[] = [];
+
+/** The most lines a file of src/ or web/src/ may have; a longer one is split by responsibility. */
+export const MAX_LINES = 400;
+
+/** Where files may be longer (besides tests): migrations are written once and never edited. */
+export const LONG_FILES_ALLOWED: readonly string[] = ["src/store/migrations/"];

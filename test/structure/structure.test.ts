@@ -1,9 +1,13 @@
 // Holds the layering of src/ (test/structure/rules.ts): no import circle between files or between
-// folders, no import from a lower tier to a higher one, no import past a folder's index.ts.
+// folders, no import from a lower tier to a higher one, no import past a folder's index.ts; and no
+// file of src/ or web/src/ over MAX_LINES lines.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { overlongFiles } from "./file-lengths.js";
 import { folderOf, readImportGraph, tierOf, violations } from "./import-graph.js";
-import { ALLOWED } from "./rules.js";
+import { ALLOWED, MAX_LINES } from "./rules.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -44,5 +48,32 @@ describe("the structure of src/", () => {
 
   it("allows only violations that still occur (fixed ones leave the allow-list)", () => {
     expect(ALLOWED.filter((v) => !found.includes(v))).toEqual([]);
+  });
+});
+
+describe("the length of the files of src/ and web/src/", () => {
+  it("names a file over the limit with its count, but not a test, a migration or a file at the limit", () => {
+    const made = mkdtempSync(path.join(tmpdir(), "switchboard-lengths-"));
+    try {
+      const write = (file: string, lines: number) => {
+        mkdirSync(path.dirname(path.join(made, file)), { recursive: true });
+        writeFileSync(path.join(made, file), "x;\n".repeat(lines));
+      };
+      write("src/dispatch/long.ts", MAX_LINES + 1);
+      write("src/dispatch/at-limit.ts", MAX_LINES);
+      write("src/store/migrations/0001_first.ts", 3 * MAX_LINES);
+      write("web/src/pages/Long.tsx", 2 * MAX_LINES);
+      write("web/src/pages/Long.test.tsx", 2 * MAX_LINES);
+      expect(overlongFiles(made)).toEqual([
+        `src/dispatch/long.ts has ${MAX_LINES + 1} lines, over ${MAX_LINES}: split it by responsibility, one file per job named after what it does (not into arbitrary halves)`,
+        `web/src/pages/Long.tsx has ${2 * MAX_LINES} lines, over ${MAX_LINES}: split it by responsibility, one file per job named after what it does (not into arbitrary halves)`,
+      ]);
+    } finally {
+      rmSync(made, { recursive: true, force: true });
+    }
+  });
+
+  it(`has no file over ${MAX_LINES} lines (tests and migrations excepted)`, () => {
+    expect(overlongFiles(root)).toEqual([]);
   });
 });

@@ -4,10 +4,8 @@
 // A long text goes out as several submit_sm, each with its own message_id and its own receipt.
 // Once every part of a message has its id, the parts are stored in message_parts and the
 // message's upstream id is its first part's; the messages answered in the same moment share one
-// transaction, and submit() returns once all of its batch's are stored. Receipts are applied in
-// groups too (message-parts.ts), one transaction each, and acknowledged to the SMSC after the
-// commit. A receipt can overtake the commit of its own parts: one that names no stored part is
-// tried again once those writes are done, then a few times later, before it is logged and dropped.
+// transaction, and submit() returns once all of its batch's are stored. The receipts and the
+// reports made of them are connector-reports.ts's.
 //
 // What is retried: a part the SMSC refused with a temporary status (throttled, queue full,
 // system error), or that got no answer (time-out, lost connection, not bound in time). A resend
@@ -21,21 +19,12 @@ import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "..
 import type { DeliveryReport } from "../../messages/index.js";
 import type { MessagePartsTable, MessageRow } from "../../store/schema.js";
 import type { Store } from "../../store/store.js";
+import { ConnectorReports } from "./connector-reports.js";
+import { reportsOfParts } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";
-import {
-  applyReceipts,
-  type ReceiptOutcome,
-  type ReceiptToApply,
-  reportsOfFinishedParts,
-  reportsOfParts,
-  type SentMessage,
-  storedPartsOf,
-  storeParts,
-  unreportedMessages,
-} from "./message-parts.js";
 import { SmppSessionPool } from "./pool.js";
-import type { Receipt } from "./receipt.js";
 import type { PartResult, SmppSessionOptions } from "./session.js";
+import { type SentMessage, storedPartsOf, storeParts } from "./stored-parts.js";
 
 /**
  * New messages start only this long into a batch. With parts waiting at most 5 s to be sent and
@@ -45,8 +34,6 @@ import type { PartResult, SmppSessionOptions } from "./session.js";
 const START_WINDOW_MS = 4_000;
 const DEFAULT_QUEUE_TIMEOUT_MS = 5_000;
 const DEFAULT_RESPONSE_TIMEOUT_MS = 5_000;
-/** Pauses before looking again for the parts an unmatched receipt names. */
-const DEFAULT_RECEIPT_RETRY_MS = [250, 1_000, 3_000, 10_000, 30_000];
 /**
  * A parts write that failed (the database away) is tried again after 100 ms, doubling to 1 s:
  * soon after the database is back, since until then another worker that claims the message
@@ -82,18 +69,10 @@ export class SmppConnector implements Connector {
   readonly channel = "sms";
   readonly reportsDelivery: boolean;
   readonly pool: SmppSessionPool;
-  private reportSink: ((reports: DeliveryReport[]) => void) | undefined;
   private inboundSink: ((messages: InboundSms[]) => Promise<void>) | undefined;
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
-  private readonly receiptWork = new Set<Promise<unknown>>();
   private readonly partWrites: GroupedWrites<SentMessage, undefined>;
-  private readonly receiptWrites: GroupedWrites<ReceiptToApply, ReceiptOutcome>;
-  /**
-   * Each message being sent, by the order it started in, until its parts are stored: what a
-   * receipt that names no stored part may be waiting for.
-   */
-  private readonly sending = new Map<number, Promise<unknown>>();
-  private started = 0;
+  /** The receipts, and the reports made of them. */
+  private readonly reports: ConnectorReports;
   private readonly now: () => number;
   private stopped = false;
   /** Ends the retries of parts writes at stop. */
@@ -114,15 +93,16 @@ export class SmppConnector implements Connector {
       await storeParts(store, this.name, sent, this.now());
       return sent.map(() => undefined);
     });
-    this.receiptWrites = new GroupedWrites(async (receipts) => {
-      const { outcomes, reports } = await store.transaction((trx) =>
-        applyReceipts(store, trx, this.name, receipts, this.now()),
-      );
-      if (reports.length > 0) this.reportSink?.(reports);
-      return outcomes;
+    this.reports = new ConnectorReports({
+      name: this.name,
+      store,
+      now: this.now,
+      logger: options.logger,
+      receiptRetryMs: options.receiptRetryMs,
+      isStopped: () => this.stopped,
     });
     this.pool = new SmppSessionPool(session, options.connections ?? 1);
-    this.pool.onReceipt((receipt) => this.receipt(receipt));
+    this.pool.onReceipt((receipt) => this.reports.receipt(receipt));
     this.pool.onInbound(async (message) => {
       // Rejecting answers the SMSC with a temporary error: it delivers the message again.
       if (!this.inboundSink) throw new Error(`connector ${this.name}: no inbound sink registered`);
@@ -139,7 +119,7 @@ export class SmppConnector implements Connector {
   }
 
   onReports(sink: (reports: DeliveryReport[]) => void): void {
-    this.reportSink = sink;
+    this.reports.onReports(sink);
   }
 
   onInbound(sink: (messages: InboundSms[]) => Promise<void>): void {
@@ -149,45 +129,12 @@ export class SmppConnector implements Connector {
   async start(): Promise<void> {
     this.stopped = false;
     this.pool.start();
-    const sweep = this.reportLost().catch((error: unknown) =>
-      this.options.logger?.error(
-        { connector: this.name, error: (error as Error).message },
-        "looking for messages whose report was lost failed",
-      ),
-    );
-    this.receiptWork.add(sweep);
-    void sweep.finally(() => this.receiptWork.delete(sweep));
+    this.reports.start();
   }
 
-  /**
-   * Once at start: messages whose parts all have their receipts but which were never reported
-   * (the process stopped between a receipt's commit and the report's) get their report now.
-   */
-  private async reportLost(): Promise<void> {
-    const before = this.now();
-    let after: { submittedAt: number; id: string } | null = null;
-    let found = 0;
-    do {
-      if (this.stopped) return;
-      const page = await unreportedMessages(this.options.store, this.name, before, after, 2_000, this.now());
-      if (page.reports.length > 0) this.reportSink?.(page.reports);
-      found += page.reports.length;
-      after = page.next;
-    } while (after);
-    if (found > 0) {
-      this.options.logger?.warn({ connector: this.name, messages: found }, "reported messages whose report was lost");
-    }
-  }
-
-  /**
-   * Messages whose submit was recorded late (the dispatcher's first record failed): a receipt
-   * applied meanwhile made their parts final while they were still queued, and its report
-   * changed nothing. Those whose parts are all final are reported now (reports.ts applies a
-   * report only to a `submitted` message, so one already reported changes nothing).
-   */
-  async recordedLate(messageIds: string[]): Promise<void> {
-    const reports = await reportsOfFinishedParts(this.options.store, this.name, messageIds, this.now());
-    if (reports.length > 0) this.reportSink?.(reports);
+  /** Messages whose submit was recorded late: those whose parts are all final are reported now. */
+  recordedLate(messageIds: string[]): Promise<void> {
+    return this.reports.recordedLate(messageIds);
   }
 
   /** Resolves once at least one connection is bound. */
@@ -198,12 +145,11 @@ export class SmppConnector implements Connector {
   async stop(): Promise<void> {
     this.stopped = true;
     this.stopping.abort(new Error("connector stopped"));
-    for (const timer of this.retryTimers) clearTimeout(timer);
-    this.retryTimers.clear();
+    this.reports.stop();
     await this.pool.stop();
-    await Promise.allSettled([...this.receiptWork]);
+    await this.reports.settled();
     await this.partWrites.idle();
-    await this.receiptWrites.idle();
+    await this.reports.idle();
   }
 
   async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
@@ -228,10 +174,7 @@ export class SmppConnector implements Connector {
           continue;
         }
         const sent = this.send(messages[index]!);
-        const order = this.started++;
-        const stored = sent.then((outcome) => outcome.stored);
-        this.sending.set(order, stored);
-        void stored.finally(() => this.sending.delete(order));
+        this.reports.sendStarted(sent.then((outcome) => outcome.stored));
         const outcome = await sent;
         results[index] = outcome.result;
         if (outcome.stored) writes.push(outcome.stored);
@@ -278,7 +221,7 @@ export class SmppConnector implements Connector {
       { connector: this.name, messages: found.size },
       "messages the SMSC took before, never recorded as submitted: not sent again",
     );
-    if (reports.length > 0) this.reportSink?.(reports);
+    if (reports.length > 0) this.reports.deliver(reports);
     return found;
   }
 
@@ -350,64 +293,5 @@ export class SmppConnector implements Connector {
         );
       },
     );
-  }
-
-  private receipt(receipt: Receipt): Promise<void> {
-    if (receipt.status === "other") return Promise.resolve(); // ENROUTE, ACCEPTD, ...: not final
-    // The messages being sent when it came: it may be for one of them, its parts not stored yet.
-    return this.tryReceipt(receipt, 0, this.sending.size > 0 ? this.started : null);
-  }
-
-  /**
-   * Applies a receipt. One that names no stored part is looked up again once the messages that
-   * were being sent when it came (`sentBefore`: those started before that) have their parts
-   * stored, as a part's receipt can come before the other parts of its message are answered;
-   * then a few times later. Until they are stored, only its id as given names its part. On the
-   * first attempt a failure rejects, so the SMSC resends it.
-   */
-  private async tryReceipt(receipt: Receipt, attempt: number, sentBefore: number | null): Promise<void> {
-    const first = attempt === 0;
-    const delays = this.options.receiptRetryMs ?? DEFAULT_RECEIPT_RETRY_MS;
-    let outcome: ReceiptOutcome;
-    try {
-      outcome = await this.receiptWrites.add({ ...receipt, exactOnly: sentBefore !== null });
-      // Even when they are all stored by now: the look may have run just before the last write.
-      if (outcome === "unknown" && sentBefore !== null) {
-        await Promise.allSettled([...this.sending].filter(([order]) => order < sentBefore).map(([, stored]) => stored));
-        outcome = await this.receiptWrites.add(receipt);
-      }
-      // Its parts may be another process's, committing now: one more look before the SMSC hears
-      // that the receipt was taken. Past this point a retry lives only in this process's memory,
-      // and a crash would lose it; unanswered, the SMSC sends it again (to another bind).
-      if (outcome === "unknown" && first && delays[0] !== undefined && !this.stopped) {
-        await new Promise((resolve) => setTimeout(resolve, delays[0]));
-        outcome = await this.receiptWrites.add(receipt);
-        attempt = 1;
-      }
-    } catch (error) {
-      if (first) throw error;
-      outcome = "unknown";
-      this.options.logger?.warn(
-        { connector: this.name, upstreamId: receipt.upstreamId, error: (error as Error).message },
-        "SMPP receipt not applied",
-      );
-    }
-    if (outcome !== "unknown") return;
-    const delay = delays[attempt];
-    if (delay === undefined || this.stopped) {
-      this.options.logger?.warn(
-        { connector: this.name, upstreamId: receipt.upstreamId, stat: receipt.stat, attempts: attempt + 1 },
-        "SMPP receipt for a part we have no record of: dropped",
-      );
-      return;
-    }
-    const timer = setTimeout(() => {
-      this.retryTimers.delete(timer);
-      const work = this.tryReceipt(receipt, attempt + 1, null);
-      this.receiptWork.add(work);
-      void work.finally(() => this.receiptWork.delete(work));
-    }, delay);
-    timer.unref();
-    this.retryTimers.add(timer);
   }
 }

@@ -3,7 +3,9 @@
 // dispatcher calls (parts stored in message_parts, one report per message).
 //
 // Its files (others import this folder through this index only):
-//   connector.ts       the connector the dispatcher calls: parts to the pool, receipts to one report
+//   connector.ts       the connector the dispatcher calls: parts to the pool, stored once all are taken
+//   connector-reports.ts  its receipts applied in groups (unmatched ones looked up again), one report
+//                      per message; reports lost in a crash found again at start
 //   session.ts         one SMSC account's bind(s): window, throughput cap, throttling retried in order
 //   link.ts            one bound connection: bind, enquire_link, reconnect back-off, request time-outs
 //   pool.ts            several binds to one carrier account; least-loaded choice, receipts from any
@@ -11,8 +13,11 @@
 //   encoding.ts        GSM-7 / UCS-2 bytes and the split into UDH-concatenated parts
 //   receipt.ts         delivery receipt text and TLVs parsed; a message's status from its parts
 //   inbound.ts         deliver_sm sorted into receipts and MO messages, MO parts reassembled
-//   message-parts.ts   the parts in message_parts: stored after submit, receipts applied in groups,
-//                      reports lost in a crash found again, pruned; a message's parts for its timeline
+//   stored-parts.ts    the parts in message_parts: stored after submit (a resend keeps its latest
+//                      send's), read back; a message's parts for its timeline
+//   receipt-matching.ts  receipts matched to stored parts (hex ids read in decimal) and applied in groups
+//   finished-parts.ts  a message's report once its parts are final, reports lost in a crash found
+//                      again, parts pruned
 //   grouped-writes.ts  one-at-a-time writes (parts, receipts) applied in growing groups
 //   command-status.ts  submit_sm refusals (command_status) in words a client can act on
 //   throughput.ts      the per-connection PDU rate cap (GCRA)
@@ -32,8 +37,8 @@ export {
   type SplitMessage,
   splitMessage,
 } from "./encoding.js";
+export { pruneParts } from "./finished-parts.js";
 export type { InboundSmppMessage } from "./inbound.js";
-export { partsOfMessage, pruneParts, receiptIdCandidates } from "./message-parts.js";
 export { BodyWriter, COMMAND, encodePdu, type Pdu, PduReader, responseId } from "./pdu.js";
 export { SmppSessionPool } from "./pool.js";
 export {
@@ -43,6 +48,7 @@ export {
   type ReceiptStatus,
   receiptIdMatches,
 } from "./receipt.js";
+export { receiptIdCandidates } from "./receipt-matching.js";
 export {
   type DltTags,
   type PartResult,
@@ -51,3 +57,4 @@ export {
   type SubmitOutcome,
   type SubmitRequest,
 } from "./session.js";
+export { partsOfMessage } from "./stored-parts.js";

@@ -1,0 +1,193 @@
+// The smpp connector's side that turns the SMSC's per-part delivery receipts into one delivery
+// report per message. Receipts are applied in groups (receipt-matching.ts), one transaction each,
+// and acknowledged to the SMSC after the commit. A receipt can overtake the commit of its own
+// parts: one that names no stored part is tried again once those writes are done, then a few
+// times later, before it is logged and dropped. Reports lost in a crash are found again at start.
+import type { Logger } from "pino";
+import type { DeliveryReport } from "../../messages/index.js";
+import type { Store } from "../../store/store.js";
+import { reportsOfFinishedParts, unreportedMessages } from "./finished-parts.js";
+import { GroupedWrites } from "./grouped-writes.js";
+import type { Receipt } from "./receipt.js";
+import { applyReceipts, type ReceiptOutcome, type ReceiptToApply } from "./receipt-matching.js";
+
+/** Pauses before looking again for the parts an unmatched receipt names. */
+const DEFAULT_RECEIPT_RETRY_MS = [250, 1_000, 3_000, 10_000, 30_000];
+
+export interface ConnectorReportsOptions {
+  /** The connector's name. */
+  name: string;
+  store: Store;
+  now: () => number;
+  logger?: Logger;
+  /** The pauses before each new look-up of an unmatched receipt (default 0.25, 1, 3, 10, 30 s). */
+  receiptRetryMs?: number[];
+  /** Whether the connector is stopped: no receipt is looked up again, the sweep at start ends. */
+  isStopped: () => boolean;
+}
+
+export class ConnectorReports {
+  private readonly name: string;
+  private readonly now: () => number;
+  private reportSink: ((reports: DeliveryReport[]) => void) | undefined;
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private readonly receiptWork = new Set<Promise<unknown>>();
+  private readonly receiptWrites: GroupedWrites<ReceiptToApply, ReceiptOutcome>;
+  /**
+   * Each message being sent, by the order it started in, until its parts are stored: what a
+   * receipt that names no stored part may be waiting for.
+   */
+  private readonly sending = new Map<number, Promise<unknown>>();
+  private started = 0;
+
+  constructor(private readonly options: ConnectorReportsOptions) {
+    this.name = options.name;
+    this.now = options.now;
+    const { store } = options;
+    this.receiptWrites = new GroupedWrites(async (receipts) => {
+      const { outcomes, reports } = await store.transaction((trx) =>
+        applyReceipts(store, trx, this.name, receipts, this.now()),
+      );
+      if (reports.length > 0) this.reportSink?.(reports);
+      return outcomes;
+    });
+  }
+
+  private get stopped(): boolean {
+    return this.options.isStopped();
+  }
+
+  onReports(sink: (reports: DeliveryReport[]) => void): void {
+    this.reportSink = sink;
+  }
+
+  /** Hands reports to the sink (the dispatcher's ReportIngester). */
+  deliver(reports: DeliveryReport[]): void {
+    this.reportSink?.(reports);
+  }
+
+  /** At the connector's start: looks for the reports lost (reportLost), in the background. */
+  start(): void {
+    const sweep = this.reportLost().catch((error: unknown) =>
+      this.options.logger?.error(
+        { connector: this.name, error: (error as Error).message },
+        "looking for messages whose report was lost failed",
+      ),
+    );
+    this.receiptWork.add(sweep);
+    void sweep.finally(() => this.receiptWork.delete(sweep));
+  }
+
+  /** At the connector's stop: no receipt waits for another look-up. */
+  stop(): void {
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
+  }
+
+  /** Settles once the look-ups and the sweep under way have ended. */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.receiptWork]);
+  }
+
+  /** Settles once the receipts taken are applied. */
+  idle(): Promise<void> {
+    return this.receiptWrites.idle();
+  }
+
+  /** A message starts being sent; `stored` settles once its parts are stored (or given up). */
+  sendStarted(stored: Promise<unknown>): void {
+    const order = this.started++;
+    this.sending.set(order, stored);
+    void stored.finally(() => this.sending.delete(order));
+  }
+
+  /**
+   * Once at start: messages whose parts all have their receipts but which were never reported
+   * (the process stopped between a receipt's commit and the report's) get their report now.
+   */
+  private async reportLost(): Promise<void> {
+    const before = this.now();
+    let after: { submittedAt: number; id: string } | null = null;
+    let found = 0;
+    do {
+      if (this.stopped) return;
+      const page = await unreportedMessages(this.options.store, this.name, before, after, 2_000, this.now());
+      if (page.reports.length > 0) this.reportSink?.(page.reports);
+      found += page.reports.length;
+      after = page.next;
+    } while (after);
+    if (found > 0) {
+      this.options.logger?.warn({ connector: this.name, messages: found }, "reported messages whose report was lost");
+    }
+  }
+
+  /**
+   * Messages whose submit was recorded late (the dispatcher's first record failed): a receipt
+   * applied meanwhile made their parts final while they were still queued, and its report
+   * changed nothing. Those whose parts are all final are reported now (reports.ts applies a
+   * report only to a `submitted` message, so one already reported changes nothing).
+   */
+  async recordedLate(messageIds: string[]): Promise<void> {
+    const reports = await reportsOfFinishedParts(this.options.store, this.name, messageIds, this.now());
+    if (reports.length > 0) this.reportSink?.(reports);
+  }
+
+  receipt(receipt: Receipt): Promise<void> {
+    if (receipt.status === "other") return Promise.resolve(); // ENROUTE, ACCEPTD, ...: not final
+    // The messages being sent when it came: it may be for one of them, its parts not stored yet.
+    return this.tryReceipt(receipt, 0, this.sending.size > 0 ? this.started : null);
+  }
+
+  /**
+   * Applies a receipt. One that names no stored part is looked up again once the messages that
+   * were being sent when it came (`sentBefore`: those started before that) have their parts
+   * stored, as a part's receipt can come before the other parts of its message are answered;
+   * then a few times later. Until they are stored, only its id as given names its part. On the
+   * first attempt a failure rejects, so the SMSC resends it.
+   */
+  private async tryReceipt(receipt: Receipt, attempt: number, sentBefore: number | null): Promise<void> {
+    const first = attempt === 0;
+    const delays = this.options.receiptRetryMs ?? DEFAULT_RECEIPT_RETRY_MS;
+    let outcome: ReceiptOutcome;
+    try {
+      outcome = await this.receiptWrites.add({ ...receipt, exactOnly: sentBefore !== null });
+      // Even when they are all stored by now: the look may have run just before the last write.
+      if (outcome === "unknown" && sentBefore !== null) {
+        await Promise.allSettled([...this.sending].filter(([order]) => order < sentBefore).map(([, stored]) => stored));
+        outcome = await this.receiptWrites.add(receipt);
+      }
+      // Its parts may be another process's, committing now: one more look before the SMSC hears
+      // that the receipt was taken. Past this point a retry lives only in this process's memory,
+      // and a crash would lose it; unanswered, the SMSC sends it again (to another bind).
+      if (outcome === "unknown" && first && delays[0] !== undefined && !this.stopped) {
+        await new Promise((resolve) => setTimeout(resolve, delays[0]));
+        outcome = await this.receiptWrites.add(receipt);
+        attempt = 1;
+      }
+    } catch (error) {
+      if (first) throw error;
+      outcome = "unknown";
+      this.options.logger?.warn(
+        { connector: this.name, upstreamId: receipt.upstreamId, error: (error as Error).message },
+        "SMPP receipt not applied",
+      );
+    }
+    if (outcome !== "unknown") return;
+    const delay = delays[attempt];
+    if (delay === undefined || this.stopped) {
+      this.options.logger?.warn(
+        { connector: this.name, upstreamId: receipt.upstreamId, stat: receipt.stat, attempts: attempt + 1 },
+        "SMPP receipt for a part we have no record of: dropped",
+      );
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.retryTimers.delete(timer);
+      const work = this.tryReceipt(receipt, attempt + 1, null);
+      this.receiptWork.add(work);
+      void work.finally(() => this.receiptWork.delete(work));
+    }, delay);
+    timer.unref();
+    this.retryTimers.add(timer);
+  }
+}
