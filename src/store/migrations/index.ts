@@ -28,6 +28,7 @@ import { hotTableKeys } from "./0023_hot_table_keys.js";
 import { messagePartsCount } from "./0024_message_parts_count.js";
 import { messagePartsRoom } from "./0025_message_parts_room.js";
 import { earlyReports } from "./0026_early_reports.js";
+import { earlyReportsByAge } from "./0027_early_reports_by_age.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -59,6 +60,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0024_message_parts_count": messagePartsCount(engine),
         "0025_message_parts_room": messagePartsRoom(engine),
         "0026_early_reports": earlyReports(engine),
+        "0027_early_reports_by_age": earlyReportsByAge(),
       };
     },
   };
