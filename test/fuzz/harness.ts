@@ -34,8 +34,12 @@ import { RawConnection as Connection, type RawConnection, type RawResponse } fro
 import { gatewayHeap } from "./server-heap.js";
 
 export interface FuzzGateway extends TestGateway {
-  /** Every line the gateway logged, as written. */
-  logs: string[];
+  /**
+   * The lines the gateway logged that carry a secret, as written. Each line is looked at as it
+   * is written, against the secrets known then (a secret does not exist before its account), and
+   * not kept otherwise: thousands of cases' lines would count in the heap a property measures.
+   */
+  leaks: string[];
   /** An account with credits in every wallet, the sender SWBRD and the email domain shop.example.com. */
   account: TestAccount;
   /** Strings that must never reach a log line. */
@@ -88,7 +92,7 @@ async function externalGateway(): Promise<FuzzGateway> {
   };
   const account = await fundedAccount(base);
   fs.appendFileSync(process.env.FUZZ_SECRETS_FILE ?? "/dev/null", `${account.password}\n${account.apiKey}\n`);
-  return { ...base, logs: [], account, secrets: [account.password, account.apiKey] };
+  return { ...base, leaks: [], account, secrets: [account.password, account.apiKey] };
 }
 
 function fundedAccount(t: TestGateway): Promise<TestAccount> {
@@ -109,10 +113,11 @@ function useFuzzGateway(engine: Engine, env: Record<string, string> = {}): () =>
     }
     const db = await createTestDatabase(engine);
     drop = () => db.drop();
-    const logs: string[] = [];
+    const leaks: string[] = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {
-        logs.push(String(chunk));
+        const line = String(chunk);
+        if (current?.secrets.some((secret) => line.includes(secret))) leaks.push(line);
         done();
       },
     });
@@ -126,7 +131,7 @@ function useFuzzGateway(engine: Engine, env: Record<string, string> = {}): () =>
     });
     const base: TestGateway = { db, gateway, url: gateway.url ?? "", clock: systemClock, config };
     const account = await fundedAccount(base);
-    current = { ...base, logs, account, secrets: [account.password, account.apiKey] };
+    current = { ...base, leaks, account, secrets: [account.password, account.apiKey] };
   });
   afterAll(async () => {
     await gateway?.stop();
@@ -361,7 +366,5 @@ export async function sendCase(
 
 /** No log line carries a secret of the fuzz account (the redaction of issue 22's point 1). */
 function expectNoSecretInLogs(t: FuzzGateway): void {
-  for (const line of t.logs) {
-    for (const secret of t.secrets) expect(line.includes(secret), `a log line carries a secret: ${line}`).toBe(false);
-  }
+  expect(t.leaks, "log lines carrying a secret").toEqual([]);
 }
