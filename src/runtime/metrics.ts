@@ -136,7 +136,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     }),
     reportRetries: new Counter({
       name: "switchboard_delivery_report_retries_total",
-      help: "Delivery reports tried again from memory because no message carried their id yet",
+      help: "Delivery reports tried again from memory: no message carried their id yet, or the database failed",
       registers,
     }),
     earlyReportsDropped: new Counter({
