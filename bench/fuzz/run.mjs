@@ -7,7 +7,9 @@
 //   a stall over 100 ms during which the loop's thread was on a CPU (its own work) fails the run;
 //   one during which it waited for a CPU other processes held is counted and reported;
 // - no line of the server's log may carry a secret of the fuzzed accounts.
-// Prints the figures per family for docs/benchmarks.md. Run under the shared lock:
+// The server runs with its inspector on loopback, through which each property reads its heap
+// after forced collections before and after its cases (test/fuzz/server-heap.ts).
+// Prints the figures per surface for docs/benchmarks.md (surfaces.mjs). Run under the shared lock:
 //   flock /tmp/switchboard-heavy.lock node bench/fuzz/run.mjs
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -15,14 +17,18 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freshSqliteUrl, scrapeMetrics, startServer } from "../lib.mjs";
+import { duringHeapMeasurement, readFigures, surfaceTable } from "./surfaces.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const runs = Number(process.env.FUZZ_RUNS ?? 10_000);
 const port = String(18_000 + Math.floor(Math.random() * 1_000));
 const url = `http://127.0.0.1:${port}`;
+const inspectorUrl = `http://127.0.0.1:${Number(port) + 1_000}`;
 const STALL_MS = 100;
 /** FUZZ_FILES=operator-callbacks,uploads runs those files of test/fuzz/ only. */
-const files = (process.env.FUZZ_FILES ?? "legacy,v2,email-voice,uploads,operator-callbacks").split(",");
+const files = (process.env.FUZZ_FILES ?? "legacy,v2,email-voice,uploads,operator-callbacks,carrier-callbacks").split(
+  ",",
+);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-fuzz-"));
 const countsFile = path.join(work, "counts.jsonl");
@@ -32,6 +38,10 @@ const { url: databaseUrl, cleanup } = freshSqliteUrl();
 // The api role, as the suite's in-process gateway: with the workers of `start`, the expander
 // turned an earlier accepted bulk send's recipients into messages while a later case was being
 // refused, and the check that a refusal writes nothing saw rows it did not write.
+process.env.BENCH_SERVER_NODE_ARGS = [
+  process.env.BENCH_SERVER_NODE_ARGS ?? "",
+  `--inspect=${inspectorUrl.replace("http://", "")}`,
+].join(" ");
 const server = await startServer("api", {
   PORT: port,
   HOST: "127.0.0.1",
@@ -40,15 +50,17 @@ const server = await startServer("api", {
   SIMULATOR_FAILURE_RATE: "0",
   LEGACY_THROTTLE_PER_SECOND: "0",
   SQLITE_SYNCHRONOUS: "NORMAL",
-  // test/fuzz/operator-callbacks.test.ts signs Meta's callbacks with it (FUZZ_APP_SECRET there).
+  // test/fuzz/ signs Meta's and the voice provider's callbacks with them (FUZZ_APP_SECRET, FUZZ_VOICE_* in harness.ts).
   WHATSAPP_APP_SECRET: "fuzz-app-secret-0123456789",
+  VOICE_HTTP_AUTH_TOKEN: "fuzz-voice-token-0123456789",
+  VOICE_CALLBACK_URL: "https://voice.fuzz.example.com",
 });
 
 // The first figure covers the server's start (module loading, migrations): not measured.
 await scrapeMetrics(url);
 let worstLagMs = 0;
-let stalls = 0;
-let ownStalls = 0;
+/** Each stall: when it was seen (to tell the surface it happened under) and whether it was the server's own work. */
+const stalls = [];
 let scrapes = 0;
 let scraping = true;
 const read = (text, name) =>
@@ -85,9 +97,8 @@ const scraper = (async () => {
       scrapes += 1;
       worstLagMs = Math.max(worstLagMs, lagMs);
       if (lagMs > STALL_MS) {
-        stalls += 1;
         const own = cpuMs >= 0.8 * lagMs;
-        if (own) ownStalls += 1;
+        stalls.push({ at: Date.now(), own });
         console.error(
           `event-loop stall: ${lagMs.toFixed(0)} ms, event-loop thread CPU since the last scrape ${cpuMs.toFixed(0)} ms: ` +
             (own ? "its own work" : "waiting for a CPU"),
@@ -124,6 +135,7 @@ const vitest = spawn(
       FUZZ_ANSWER_MS: "1000",
       FUZZ_COUNTS_FILE: countsFile,
       FUZZ_SECRETS_FILE: secretsFile,
+      FUZZ_INSPECTOR_URL: inspectorUrl,
     },
   },
 );
@@ -143,24 +155,15 @@ const stopped = new Promise((resolve) => server.child.once("exit", resolve));
 server.child.kill("SIGTERM");
 await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 10_000))]);
 
-const figures = fs.existsSync(countsFile)
-  ? fs
-      .readFileSync(countsFile, "utf8")
-      .split("\n")
-      .filter(Boolean)
-      .map((line) => JSON.parse(line))
-  : [];
+const figures = fs.existsSync(countsFile) ? readFigures(fs.readFileSync(countsFile, "utf8")) : [];
 console.log(`\nfuzz run: ${runs} cases per property in ${seconds.toFixed(0)} s, vitest exit ${code}`);
-console.log("| Family | Requests | Refused | Accepted | 5xx | Slowest answer |");
-console.log("|---|---|---|---|---|---|");
-for (const f of figures) {
-  console.log(
-    `| ${f.family} | ${f.accepted + f.refused} | ${f.refused} | ${f.accepted} | 0 | ${f.slowestMs.toFixed(0)} ms |`,
-  );
-}
+for (const line of surfaceTable(figures, stalls)) console.log(line);
+// The forced collections of the heap measurements stop the loop on purpose: not the server's doing.
+const measuring = stalls.filter((stall) => duringHeapMeasurement(stall.at, figures)).length;
+const ownStalls = stalls.filter((stall) => stall.own && !duringHeapMeasurement(stall.at, figures)).length;
 console.log(
-  `event loop: worst delay ${worstLagMs.toFixed(0)} ms over ${scrapes} scrapes, stalls over ${STALL_MS} ms: ${stalls} ` +
-    `(${ownStalls} of the server's own work, the rest waiting for a CPU)`,
+  `event loop: worst delay ${worstLagMs.toFixed(0)} ms over ${scrapes} scrapes, stalls over ${STALL_MS} ms: ${stalls.length} ` +
+    `(${measuring} during a heap measurement, ${ownStalls} of the server's own work, the rest waiting for a CPU)`,
 );
 console.log(`log lines carrying a secret: ${leaked.length}`);
 // A stall is the server's loop waiting: for its own work, or for a CPU the machine's other

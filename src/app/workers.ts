@@ -39,7 +39,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     now: () => ctx.clock.now().getTime(),
   });
   const connectors = [simulator, ...voiceConnectors(ctx), ...emailConnectors(ctx)];
-  const reports = new ReportIngester(ctx);
+  const reports = new ReportIngester({ ...ctx, maxEarlyPerConnector: config.earlyReportsMaxPerConnector });
   const inbound = new InboundIngester(ctx);
   const sinks = {
     reports: (batch: DeliveryReport[]) => reports.push(batch),

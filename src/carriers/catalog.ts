@@ -10,6 +10,7 @@ import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../voice/index.
 import {
   CarrierConfigError,
   type CarrierDefinition,
+  checkCallbackAuthentication,
   keepMaskedSecrets,
   maskSecrets,
   parseCarrierDefinition,
@@ -153,7 +154,9 @@ export async function checkedDefinition(db: Db, input: unknown): Promise<Carrier
   const name = (input as { name?: unknown } | null)?.name;
   const stored = typeof name === "string" ? await findCarrier(db, name) : undefined;
   try {
-    return parseCarrierDefinition(keepMaskedSecrets(input, stored?.definition));
+    const definition = parseCarrierDefinition(keepMaskedSecrets(input, stored?.definition));
+    checkCallbackAuthentication(definition, stored?.definition);
+    return definition;
   } catch (error) {
     return invalid(error);
   }
@@ -315,7 +318,9 @@ export async function applyCarriersDocument(
   const definitions: CarrierDefinition[] = [];
   for (const [index, input] of (document.connectors ?? []).entries()) {
     try {
-      definitions.push(parseCarrierDefinition(input));
+      const definition = parseCarrierDefinition(input);
+      checkCallbackAuthentication(definition, (await findCarrier(deps.store.db, definition.name))?.definition);
+      definitions.push(definition);
     } catch (error) {
       if (error instanceof CarrierConfigError) {
         throw new GatewayError("invalid_request", `connectors[${index}]: ${error.message}`);

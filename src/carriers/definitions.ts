@@ -4,7 +4,12 @@
 // plus the checks a schema cannot express. Secrets are masked when a definition is shown.
 import { type Static, type TSchema, Type } from "typebox";
 import { Value } from "typebox/value";
-import { type HttpSmsConfig, HttpSmsConfigError, parseHttpSmsConfig } from "./http-sms/index.js";
+import {
+  callbackAuthentication,
+  type HttpSmsConfig,
+  HttpSmsConfigError,
+  parseHttpSmsConfig,
+} from "./http-sms/index.js";
 import type { SmppSessionOptions } from "./smpp/index.js";
 
 export const CONNECTOR_NAME = "^[a-z0-9][a-z0-9_-]{0,62}$";
@@ -156,6 +161,21 @@ export function parseCarrierDefinition(input: unknown): CarrierDefinition {
     }
   }
   throw new CarrierConfigError('A connector needs "type": "smpp" or "http-sms".');
+}
+
+/**
+ * An http-sms connector's delivery-report callbacks say who may call them (dlr.secret,
+ * dlr.allowed_ips), or opt out with dlr.unauthenticated: true: anyone who reaches an open
+ * callback URL can fail or deliver the connector's messages. A connector stored before this rule
+ * without either (`legacy`) keeps working when it is saved again as it was, and is warned about
+ * at every start (callback-routes.ts).
+ */
+export function checkCallbackAuthentication(definition: CarrierDefinition, stored: CarrierDefinition | undefined) {
+  if (definition.type !== "http-sms" || callbackAuthentication(definition) !== "legacy") return;
+  if (stored?.type === "http-sms" && callbackAuthentication(stored) === "legacy") return;
+  throw new CarrierConfigError(
+    `Invalid http-sms configuration "${definition.name}": dlr needs secret or allowed_ips, so that only the aggregator can report its messages (or dlr.unauthenticated: true to take reports from anyone who reaches the callback URL).`,
+  );
 }
 
 /** Validates a route's shape (the connectors it names are checked against the catalog). */

@@ -234,13 +234,8 @@ export class CarrierRegistry implements Routing {
         logger,
       });
     }
+    // Callbacks without a secret or allowed addresses are warned about by the API role, which takes them.
     const { type: _type, ...config } = definition;
-    if (config.dlr && !config.dlr.secret) {
-      logger.warn(
-        { connector: definition.name },
-        "http-sms delivery-report callbacks are accepted without a secret: anyone who reaches the URL can report its messages; set dlr.secret",
-      );
-    }
     return new HttpSmsConnector(config, {
       callbackUrl: () => httpSmsCallbackUrl(this.callbackBase, definition.name),
       logger,

@@ -1,13 +1,18 @@
 // Delivery reports from connectors, applied in groups (one transaction per tick). A report
 // can overtake the record of its own submit (the carrier answers faster than we commit): one
-// that no message carries the id of yet is stored (`early_reports`) in the transaction that
-// found none, so it is kept before the carrier hears it was taken, and tried again from memory
-// for a minute from the first time the database said so (the record usually lands within
-// milliseconds). After that, or when the process that held it died, a sweep every few seconds
-// in each process applies the stored ones whose message is now submitted; a stored report
-// that no message carries after 48 hours is dropped.
+// that no message carries the id of yet is stored (`early_reports`, messages/early-reports.ts)
+// in the transaction that found none, so it is kept before the carrier hears it was taken, and
+// tried again from memory for a minute from the first time the database said so, at growing
+// intervals (the record usually lands within milliseconds; a flood of reports for ids no message
+// will ever carry must not keep the database busy). After that, or when the process that held
+// it died, a sweep every few seconds in each process applies the stored ones whose message is
+// now submitted; a stored report that no message carries after 48 hours is dropped. A group
+// whose transaction fails while the database answers holds a report the database refuses: it is
+// split until that report is alone, so that it fails no other.
+import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Clock } from "../core/clock.js";
+import { GatewayError } from "../core/errors.js";
 import {
   applyDeliveryReports,
   type DeliveryReport,
@@ -16,7 +21,9 @@ import {
   forgetEarlyReports,
   hasEarlyReports,
   keepEarlyReports,
+  REPORT_CODE_MAX_LENGTH,
   reportsAhead,
+  UPSTREAM_ID_MAX_LENGTH,
 } from "../messages/index.js";
 import type { Metrics } from "../runtime/metrics.js";
 import type { Store } from "../store/store.js";
@@ -24,10 +31,18 @@ import { WEBHOOKS_QUEUED, type WebhookOutbox, withHandoff } from "../webhooks/ou
 import { REPORTED_CHANNELS } from "./submit-outcomes.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
+/** The first retry from memory of a report no message carries yet; each next one waits twice as long. */
+const RETRY_FIRST_MS = 250;
+/** Reports retried from memory at once; past it, a stored report waits for the sweep. */
+const MAX_RETRIED_IN_MEMORY = 1_000;
+/** Retries from memory of a report the database refused while it answered others, before it is dropped. */
+const MAX_REFUSED_RETRIES = 5;
 /** How often each process looks for stored early reports whose message is now submitted. */
 const SWEEP_MS = 5_000;
 /** How long a stored early report waits for a message with its id: the longest validity of one. */
 const KEEP_EARLY_MS = 48 * 3600_000;
+/** Early reports kept per connector unless EARLY_REPORTS_MAX_PER_CONNECTOR says otherwise. */
+const MAX_EARLY_PER_CONNECTOR = 10_000;
 /**
  * Reports applied per transaction. On SQLite the transaction runs on the thread that commits
  * accepted sends too, and holds it from start to end: 500 reports with their webhooks are a
@@ -37,16 +52,34 @@ const MAX_GROUP = 500;
 
 interface Waiting {
   report: DeliveryReport;
+  /** When this process took the report. */
+  receivedAt: number;
   /** When the database first answered that no submitted message carries the report's id. */
   unmatchedSince?: number;
+  /** Retries from memory so far, and when the next is due. */
+  retries: number;
+  retryAt: number;
   /** Stored in `early_reports`: forgotten there once applied. */
   stored?: boolean;
   /** pushAndWait's promise: settled once the report's group is committed (or failed). */
   settle?: (error?: Error) => void;
 }
 
+/** Why a report is refused before it reaches the database: a value longer than anything a carrier sends. */
+function oversized(report: DeliveryReport): string | undefined {
+  if (report.upstreamId.length > UPSTREAM_ID_MAX_LENGTH) {
+    return `a carrier message id is longer than ${UPSTREAM_ID_MAX_LENGTH} characters`;
+  }
+  if ((report.code?.length ?? 0) > REPORT_CODE_MAX_LENGTH) {
+    return `a failure code is longer than ${REPORT_CODE_MAX_LENGTH} characters`;
+  }
+  return undefined;
+}
+
 export class ReportIngester {
   private queue: Waiting[] = [];
+  /** Halves of groups that failed while the database answered, applied before the queue. */
+  private isolating: Waiting[][] = [];
   private flushing = false;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => undefined;
@@ -68,11 +101,17 @@ export class ReportIngester {
       sweepMs?: number;
       /** How long a stored early report waits for its message (default 48 hours). */
       keepEarlyMs?: number;
+      /** Stored early reports per connector, the oldest dropped past it (EARLY_REPORTS_MAX_PER_CONNECTOR). */
+      maxEarlyPerConnector?: number;
     },
   ) {}
 
   push(reports: DeliveryReport[]): void {
-    for (const report of reports) this.queue.push({ report });
+    for (const report of reports) {
+      const problem = oversized(report);
+      if (problem) this.deps.logger.warn({ connector: report.connector }, `delivery report dropped: ${problem}`);
+      else this.queue.push(this.waiting(report));
+    }
     this.kick();
   }
 
@@ -82,23 +121,32 @@ export class ReportIngester {
    * acknowledge a carrier's callback only after the report is stored.
    */
   pushAndWait(reports: DeliveryReport[]): Promise<void> {
-    const settled = reports.map(
-      (report) =>
-        new Promise<void>((resolve, reject) => {
-          this.queue.push({ report, settle: (error) => (error ? reject(error) : resolve()) });
-        }),
-    );
+    const settled = reports.map((report) => {
+      const problem = oversized(report);
+      if (problem) return Promise.reject(new GatewayError("invalid_request", `The report is refused: ${problem}.`));
+      return new Promise<void>((resolve, reject) => {
+        this.queue.push({ ...this.waiting(report), settle: (error) => (error ? reject(error) : resolve()) });
+      });
+    });
     this.kick();
     return Promise.all(settled).then(() => undefined);
+  }
+
+  private waiting(report: DeliveryReport): Waiting {
+    return { report, receivedAt: this.deps.clock.now().getTime(), retries: 0, retryAt: 0 };
   }
 
   start(): void {
     this.retryTimer = setInterval(() => {
       if (this.unmatched.length === 0) return;
-      this.queue.push(...this.unmatched);
-      this.unmatched = [];
+      const now = Date.now();
+      const due = this.unmatched.filter((w) => w.retryAt <= now);
+      if (due.length === 0) return;
+      this.unmatched = this.unmatched.filter((w) => w.retryAt > now);
+      this.deps.metrics.reportRetries.inc(due.length);
+      this.queue.push(...due);
       this.kick();
-    }, 250);
+    }, RETRY_FIRST_MS);
     this.retryTimer.unref();
     this.sweepTimer = setInterval(() => {
       if (this.sweeping) return;
@@ -129,55 +177,119 @@ export class ReportIngester {
 
   private async flush(): Promise<void> {
     try {
-      while (this.queue.length > 0) {
-        const group = this.queue.splice(0, MAX_GROUP);
+      while (this.isolating.length > 0 || this.queue.length > 0) {
+        const group = this.isolating.shift() ?? this.queue.splice(0, MAX_GROUP);
         try {
-          let events = 0;
-          // Reports this process's webhook sender has room for go to it straight after the commit.
-          const { rows: changed, ahead } = await withHandoff(
-            this.deps.store,
-            this.deps.webhooks,
-            async (trx, handoff) => {
-              const reports = group.map((w) => w.report);
-              const rows = await applyDeliveryReports(this.deps.store, trx, reports);
-              // The delivery_report webhooks, in the same transaction as the states they report.
-              if (this.deps.webhooks) {
-                events = await this.deps.webhooks.deliveryReports(
-                  trx,
-                  rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
-                  this.deps.clock.now().getTime(),
-                  handoff,
-                );
-              }
-              // Reports that changed nothing: those still ahead of their message (none carries the id
-              // yet, or its record has just committed) are kept, in this transaction, so that a
-              // carrier hears they were taken only once they are stored.
-              // (Each changes at most one message; duplicates in the group are applied once.)
-              const allChanged = rows.length >= reports.length || rows.length >= new Set(reports.map(keyOf)).size;
-              const ahead = allChanged ? [] : await reportsAhead(trx, reports);
-              const stored = new Set(group.filter((w) => w.stored).map((w) => w.report));
-              const fresh = ahead.filter((report) => !stored.has(report));
-              if (fresh.length > 0) await keepEarlyReports(trx, fresh, this.deps.clock.now().getTime());
-              // Kept ones that applied now (or met a message already past `submitted`) are done.
-              const aheadKeys = new Set(ahead.map(keyOf));
-              const done = group.filter((w) => w.stored && !aheadKeys.has(keyOf(w.report))).map((w) => w.report);
-              if (done.length > 0) await forgetEarlyReports(trx, done);
-              return { rows, ahead: new Set(ahead) };
-            },
-          );
-          if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
-          for (const waiting of group) waiting.settle?.();
-          this.record(changed);
-          this.keepUnmatched(group.filter((w) => ahead.has(w.report)));
+          await this.apply(group);
         } catch (error) {
-          this.deps.logger.error({ err: error, reports: group.length }, "applying delivery reports failed; retrying");
-          for (const waiting of group) waiting.settle?.(error as Error);
-          this.unmatched.push(...group.map(({ settle: _settled, ...waiting }) => waiting));
+          await this.failed(group, error);
         }
       }
     } finally {
       this.flushing = false;
       this.markIdle();
+    }
+  }
+
+  /** One group in one transaction: applied, the rest kept as early reports or done with. */
+  private async apply(group: Waiting[]): Promise<void> {
+    const { store, webhooks, clock, metrics, logger } = this.deps;
+    let events = 0;
+    let overLimit = 0;
+    // Reports this process's webhook sender has room for go to it straight after the commit.
+    const { rows: changed, ahead } = await withHandoff(store, webhooks, async (trx, handoff) => {
+      const reports = group.map((w) => w.report);
+      const rows = await applyDeliveryReports(store, trx, reports);
+      // The delivery_report webhooks, in the same transaction as the states they report.
+      if (webhooks) {
+        events = await webhooks.deliveryReports(
+          trx,
+          rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
+          clock.now().getTime(),
+          handoff,
+        );
+      }
+      // Reports that changed nothing: those still ahead of their message (none carries the id
+      // yet, or its record has just committed) are kept, in this transaction, so that a
+      // carrier hears they were taken only once they are stored; each as of when it came.
+      // (Each changes at most one message; duplicates in the group are applied once.)
+      const allChanged = rows.length >= reports.length || rows.length >= new Set(reports.map(keyOf)).size;
+      const found = allChanged ? { ahead: [], beforeDue: [] } : await reportsAhead(trx, reports);
+      const ahead = new Set(found.ahead);
+      const fresh = group.filter((w) => !w.stored && ahead.has(w.report));
+      for (const waiting of fresh) waiting.report.keptSince ??= waiting.receivedAt;
+      if (fresh.length > 0) {
+        const max = this.deps.maxEarlyPerConnector ?? MAX_EARLY_PER_CONNECTOR;
+        overLimit = await keepEarlyReports(
+          trx,
+          fresh.map((w) => w.report),
+          clock.now().getTime(),
+          max,
+        );
+      }
+      // Kept ones that applied now (or met a message already past `submitted`, or one due only
+      // after they came) are done.
+      const aheadKeys = new Set(found.ahead.map(keyOf));
+      const done = group.filter((w) => w.stored && !aheadKeys.has(keyOf(w.report))).map((w) => w.report);
+      if (done.length > 0) await forgetEarlyReports(trx, done);
+      if (found.beforeDue.length > 0) {
+        metrics.earlyReportsDropped.inc({ reason: "before_due" }, found.beforeDue.length);
+        logger.warn(
+          { reports: found.beforeDue.length, ids: found.beforeDue.slice(0, 5).map((r) => r.upstreamId) },
+          "delivery reports that came before the message carrying their id was due: not applied to it",
+        );
+      }
+      return { rows, ahead };
+    });
+    if (events > 0) await store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+    if (overLimit > 0) {
+      metrics.earlyReportsDropped.inc({ reason: "over_limit" }, overLimit);
+      logger.warn(
+        { reports: overLimit },
+        "early delivery reports dropped, oldest first: a connector keeps at most EARLY_REPORTS_MAX_PER_CONNECTOR",
+      );
+    }
+    for (const waiting of group) waiting.settle?.();
+    this.record(changed);
+    this.keepUnmatched(group.filter((w) => ahead.has(w.report)));
+  }
+
+  /**
+   * A group whose transaction failed. While the database answers, a report in it holds a value
+   * the database refuses: the group is split and each half applied on its own, down to that
+   * report alone, which is refused (its callback answers 500, so the carrier calls again; one
+   * that nobody waits for is tried again from memory a few times, then dropped). While the
+   * database does not answer, the whole group waits in memory for it.
+   */
+  private async failed(group: Waiting[], error: unknown): Promise<void> {
+    const { logger } = this.deps;
+    const answers = await sql`select 1`.execute(this.deps.store.db).then(
+      () => true,
+      () => false,
+    );
+    if (answers && group.length > 1) {
+      const half = Math.ceil(group.length / 2);
+      this.isolating.unshift(group.slice(0, half), group.slice(half));
+      return;
+    }
+    for (const waiting of group) waiting.settle?.(error as Error);
+    if (answers) {
+      const [waiting] = group;
+      const { report } = waiting!;
+      const given = waiting!.settle !== undefined || waiting!.retries >= MAX_REFUSED_RETRIES;
+      logger.error(
+        { err: error, connector: report.connector, upstreamId: report.upstreamId },
+        given ? "a delivery report the database refuses: dropped" : "a delivery report the database refuses; retrying",
+      );
+      if (given) return;
+    } else {
+      logger.error({ err: error, reports: group.length }, "applying delivery reports failed; retrying");
+    }
+    const now = Date.now();
+    for (const { settle: _settled, ...waiting } of group) {
+      waiting.retries += 1;
+      waiting.retryAt = now + Math.min(RETRY_FIRST_MS * 2 ** (waiting.retries - 1), RETRY_UNMATCHED_MS);
+      this.unmatched.push(waiting);
     }
   }
 
@@ -191,10 +303,11 @@ export class ReportIngester {
   }
 
   /**
-   * Reports still ahead of their message (stored as early reports): tried again here every
-   * 250 ms for retryUnmatchedMs from the first time the database said so, since their submits'
-   * records usually land within milliseconds; after that the sweep applies them once their
-   * message is submitted, from whichever process finds it so.
+   * Reports still ahead of their message (stored as early reports): tried again here after
+   * 250 ms, then at twice the interval each time, for retryUnmatchedMs from the first time the
+   * database said so, since their submits' records usually land within milliseconds; after that
+   * (or past MAX_RETRIED_IN_MEMORY of them) the sweep applies them once their message is
+   * submitted, from whichever process finds it so.
    */
   private keepUnmatched(ahead: Waiting[]): void {
     const retryMs = this.deps.retryUnmatchedMs ?? RETRY_UNMATCHED_MS;
@@ -202,7 +315,11 @@ export class ReportIngester {
     for (const waiting of ahead) {
       waiting.stored = true;
       waiting.unmatchedSince ??= now;
-      if (now - waiting.unmatchedSince < retryMs) this.unmatched.push(waiting);
+      const retryAt = now + RETRY_FIRST_MS * 2 ** waiting.retries;
+      if (retryAt - waiting.unmatchedSince > retryMs || this.unmatched.length >= MAX_RETRIED_IN_MEMORY) continue;
+      waiting.retries += 1;
+      waiting.retryAt = retryAt;
+      this.unmatched.push(waiting);
     }
   }
 
@@ -212,16 +329,20 @@ export class ReportIngester {
    * removes those that will never apply.
    */
   private async sweep(): Promise<void> {
-    const { store, logger } = this.deps;
+    const { store, logger, metrics } = this.deps;
     if (!(await hasEarlyReports(store.db))) return;
     const due = await earlyReportsDue(store.db, MAX_GROUP);
     if (due.length > 0) {
-      for (const report of due) this.queue.push({ report, stored: true });
+      const receivedAt = this.deps.clock.now().getTime();
+      for (const report of due) this.queue.push({ report, receivedAt, retries: 0, retryAt: 0, stored: true });
       this.kick();
     }
     const keptBefore = this.deps.clock.now().getTime() - (this.deps.keepEarlyMs ?? KEEP_EARLY_MS);
     const expired = await dropSpentEarlyReports(store.db, keptBefore);
-    if (expired > 0) logger.warn({ reports: expired }, "delivery reports that matched no message in 48 hours dropped");
+    if (expired > 0) {
+      metrics.earlyReportsDropped.inc({ reason: "expired" }, expired);
+      logger.warn({ reports: expired }, "delivery reports that matched no message in 48 hours dropped");
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // What happens to an email after the relay took it: bounces that come back (a DSN), opens
 // and clicks. Each is recorded in `email_events` with its notification in the same transaction.
 import type { Clock } from "../core/clock.js";
-import { bounceEmail, findEmailMessage } from "../messages/index.js";
+import { bounceEmail, DIAGNOSTIC_MAX_LENGTH, findEmailMessage } from "../messages/index.js";
 import type { Store } from "../store/store.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
 
@@ -27,12 +27,14 @@ export interface ReturnedBounce {
 export async function applyReturnedBounce(deps: EmailEventDeps, bounce: ReturnedBounce): Promise<boolean> {
   const now = deps.clock.now().getTime();
   const at = bounce.at ?? now;
+  // A DSN is anyone's mail to the bounce domain, up to 10 MiB: its words are kept as the message's are.
+  const diagnostic = bounce.diagnostic.slice(0, DIAGNOSTIC_MAX_LENGTH);
   const moved = await deps.store.transaction(async (trx) => {
-    const row = await bounceEmail(trx, bounce.messageId, bounce.diagnostic, at);
+    const row = await bounceEmail(trx, bounce.messageId, diagnostic, at);
     if (!row) return false;
     await trx
       .insertInto("email_events")
-      .values({ message_id: row.id, account_id: row.account_id, kind: "bounced", detail: bounce.diagnostic, at })
+      .values({ message_id: row.id, account_id: row.account_id, kind: "bounced", detail: diagnostic, at })
       .execute();
     await deps.webhooks.deliveryReports(trx, [{ ...row, status: "failed", at, channel: "email" }], now);
     return true;

@@ -3,6 +3,9 @@
 // message an open or a click names, and a send's recipients as its status call lists them.
 import type { Db } from "../store/store.js";
 
+/** The most of a bounce's diagnostic that is kept. */
+export const DIAGNOSTIC_MAX_LENGTH = 1_000;
+
 /**
  * Moves a submitted or delivered email to failed (`bounced`) with the DSN's diagnostic; answers
  * what its notification needs, or undefined when the id is not an email of ours or it bounced
@@ -12,7 +15,12 @@ export async function bounceEmail(trx: Db, messageId: string, diagnostic: string
   return (
     trx
       .updateTable("messages")
-      .set({ status: "failed", error_code: "bounced", error_message: diagnostic.slice(0, 1000), done_at: at })
+      .set({
+        status: "failed",
+        error_code: "bounced",
+        error_message: diagnostic.slice(0, DIAGNOSTIC_MAX_LENGTH),
+        done_at: at,
+      })
       .where("id", "=", messageId)
       .where("channel", "=", "email")
       // Email's own step: a bounce may follow the relay's acceptance (delivered).

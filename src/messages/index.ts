@@ -26,7 +26,11 @@
 //                      Also the reads around them: statuses by upstream id (a report that changed
 //                      nothing), messages still awaiting their report (the simulators' lost reports and calls).
 //                      For carriers/smpp/: those awaiting it a page at a time (awaitingReportPage), and
-//                      messageAwaitsReport, a condition its own statements take.
+//                      messageAwaitsReport, a condition its own statements take. The bounds of what a
+//                      report carries (UPSTREAM_ID_MAX_LENGTH, REPORT_CODE_MAX_LENGTH).
+//   early-reports.ts   reports that came before any message carried their id (`early_reports`): kept
+//                      (at most so many per connector), applied once their message is submitted (only to
+//                      one that was due when they came), dropped when spent or 48 hours old
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
 //                      message to one recipient; what an SMPP client's receipt quotes (receiptSources)
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
@@ -54,6 +58,7 @@
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
 export * from "./bulk-expansion.js";
+export * from "./early-reports.js";
 export * from "./email-steps.js";
 export { floodCount } from "./flood-counter.js";
 export * from "./idempotency.js";

@@ -8,7 +8,6 @@ import { assertTransition, sourcesOf } from "../core/message-status.js";
 import type { Database, MessageStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
 import { countJobOutcomes } from "./jobs.js";
-import { chunks } from "./transitions.js";
 
 export interface DeliveryReport {
   connector: string;
@@ -18,6 +17,29 @@ export interface DeliveryReport {
   /** A failure's code (the carrier's, e.g. UNDELIV) and its description. */
   code?: string | null;
   message?: string | null;
+  /**
+   * Set on a report kept because no message carried its id yet (early-reports.ts): when it came.
+   * It then applies only to a message that was due by that time (REPORT_CLOCK_SKEW_MS aside).
+   */
+  keptSince?: number;
+}
+
+/** The longest carrier message id a report may name (as the status call bounds ids); longer ones are refused where they come in. */
+export const UPSTREAM_ID_MAX_LENGTH = 100;
+/** The longest status or failure code a carrier's report may carry. */
+export const REPORT_CODE_MAX_LENGTH = 100;
+
+/**
+ * A kept report applies to a message that was due at most this long after the report came: the
+ * clock of the process that took the report and of the one that queued the message may differ
+ * by that much. A report that came before its message was even due is not about it: it named an
+ * id the carrier gave another message before (aggregators reuse ids), or one guessed ahead.
+ */
+export const REPORT_CLOCK_SKEW_MS = 5_000;
+
+/** The latest due_at of a message `report` may apply to. */
+export function latestDueOf(report: DeliveryReport): number {
+  return report.keptSince === undefined ? Number.MAX_SAFE_INTEGER : report.keptSince + REPORT_CLOCK_SKEW_MS;
 }
 
 export interface ReportedRow {
@@ -35,7 +57,7 @@ export interface ReportedRow {
 }
 
 /** A failed report that names no reason still stores one, so every failed message says why. */
-function reasonOf(report: DeliveryReport): { code: string | null; message: string | null } {
+export function reasonOf(report: DeliveryReport): { code: string | null; message: string | null } {
   if (report.status === "delivered") return { code: null, message: null };
   return {
     code: report.code ?? "failed",
@@ -52,8 +74,9 @@ const REPORT_SOURCES = sourcesOf("delivered")
 
 /**
  * Applies carrier delivery reports; reports for unknown or already final messages change
- * nothing. SQLite: a prepared statement per report; PostgreSQL: one statement per batch with
- * the reports as arrays.
+ * nothing, and a kept report changes no message that was due after it came (latestDueOf).
+ * SQLite: a prepared statement per report; PostgreSQL: one statement per batch with the reports
+ * as arrays.
  */
 export async function applyDeliveryReports(store: Store, trx: Db, reports: DeliveryReport[]): Promise<ReportedRow[]> {
   const unique = new Map<string, DeliveryReport>();
@@ -63,7 +86,7 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
   if (store.engine === "sqlite") {
     const update = store.statement(
       `update messages set status = ?, done_at = ?, error_code = ?, error_message = ?
-        where connector = ? and upstream_id = ? and status in (${REPORT_SOURCES})
+        where connector = ? and upstream_id = ? and status in (${REPORT_SOURCES}) and due_at <= ?
        returning ${REPORTED_COLUMNS}`,
     );
     for (const r of unique.values()) {
@@ -75,6 +98,7 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
         reason.message,
         r.connector,
         r.upstreamId,
+        latestDueOf(r),
       ]);
       for (const row of rows) changed.push(row);
     }
@@ -87,7 +111,13 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
     for (const report of unique.values()) {
       const reason = reasonOf(report);
       byConnector[report.connector] ??= {};
-      byConnector[report.connector]![report.upstreamId] = [report.status, report.at, reason.code, reason.message];
+      byConnector[report.connector]![report.upstreamId] = [
+        report.status,
+        report.at,
+        reason.code,
+        reason.message,
+        latestDueOf(report),
+      ];
     }
     const rows = await store
       .statement(
@@ -100,6 +130,7 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
           where m.upstream_id = any(?::text[]) and m.connector = any(?::text[])
             and v.reports #> array[m.connector, m.upstream_id] is not null
             and m.status in (${REPORT_SOURCES})
+            and m.due_at <= (v.reports #>> array[m.connector, m.upstream_id, '4'])::bigint
          returning ${REPORTED_COLUMNS.split(", ")
            .map((column) => `m.${column}`)
            .join(", ")}`,
@@ -116,13 +147,14 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
 }
 
 /**
- * The status of the messages of `connector` that carry one of `upstreamIds`: a report that
- * changed nothing is a duplicate or late when its message is past `submitted`.
+ * The status (and when it was due) of the messages of `connector` that carry one of
+ * `upstreamIds`: a report that changed nothing is a duplicate or late when its message is past
+ * `submitted`.
  */
 export async function statusesByUpstreamId(db: Db, connector: string, upstreamIds: string[]) {
   return db
     .selectFrom("messages")
-    .select(["upstream_id", "status"])
+    .select(["upstream_id", "status", "due_at"])
     .where("connector", "=", connector)
     .where("upstream_id", "in", upstreamIds)
     .execute();
@@ -245,148 +277,4 @@ export async function expireUnreported(
               error_code, error_message`.execute(trx);
   await countJobOutcomes(trx, result.rows, expiry.now);
   return result.rows;
-}
-
-/** A report's key: its connector and the carrier's id. */
-export interface ReportKey {
-  connector: string;
-  upstreamId: string;
-}
-
-/**
- * Of `reports` (which changed nothing), those still ahead of their message: no message carries
- * the id yet (the report overtook the record of its submit), or the message is `submitted` after
- * all (on PostgreSQL its record committed between the report's UPDATE and this look, which sees
- * it: each statement reads what is committed when it starts). The others reached a message past
- * `submitted` (a duplicate, or a report after a final state) and are done with.
- */
-export async function reportsAhead(trx: Db, reports: DeliveryReport[]): Promise<DeliveryReport[]> {
-  const ahead: DeliveryReport[] = [];
-  for (const [connector, list] of byConnector(reports)) {
-    /** Ids whose message is past `submitted`. */
-    const known = new Set<string>();
-    for (const part of chunks(list)) {
-      const ids = part.map((r) => r.upstreamId);
-      for (const row of await statusesByUpstreamId(trx, connector, ids)) {
-        if (row.status !== "submitted") known.add(row.upstream_id!);
-      }
-    }
-    for (const report of list) if (!known.has(report.upstreamId)) ahead.push(report);
-  }
-  return ahead;
-}
-
-/** Reports (or their keys) by connector. */
-function byConnector<T extends ReportKey>(items: T[]): Map<string, T[]> {
-  const grouped = new Map<string, T[]>();
-  for (const item of items) {
-    const list = grouped.get(item.connector) ?? [];
-    list.push(item);
-    grouped.set(item.connector, list);
-  }
-  return grouped;
-}
-
-/**
- * Keeps reports that matched no message yet (`early_reports`, in the transaction that found
- * none, so before the carrier hears they were taken): the first report of an id is kept.
- */
-export async function keepEarlyReports(trx: Db, reports: DeliveryReport[], now: number): Promise<void> {
-  for (const part of chunks(reports)) {
-    await trx
-      .insertInto("early_reports")
-      .values(
-        part.map((r) => {
-          const reason = reasonOf(r);
-          return {
-            connector: r.connector,
-            upstream_id: r.upstreamId,
-            status: r.status,
-            at: r.at,
-            error_code: reason.code,
-            error_message: reason.message,
-            received_at: now,
-          };
-        }),
-      )
-      .onConflict((oc) => oc.columns(["connector", "upstream_id"]).doNothing())
-      .execute();
-  }
-}
-
-/** Forgets kept reports that have been applied. */
-export async function forgetEarlyReports(trx: Db, keys: ReportKey[]): Promise<void> {
-  for (const [connector, list] of byConnector(keys)) {
-    for (const part of chunks(list)) {
-      await trx
-        .deleteFrom("early_reports")
-        .where("connector", "=", connector)
-        .where(
-          "upstream_id",
-          "in",
-          part.map((key) => key.upstreamId),
-        )
-        .execute();
-    }
-  }
-}
-
-/** Up to `limit` kept reports whose message is now submitted: due to be applied. */
-export async function earlyReportsDue(db: Db, limit: number): Promise<DeliveryReport[]> {
-  const rows = await db
-    .selectFrom("early_reports as e")
-    .innerJoin("messages as m", (join) =>
-      join.onRef("m.upstream_id", "=", "e.upstream_id").onRef("m.connector", "=", "e.connector"),
-    )
-    .where("m.status", "=", sql.lit("submitted"))
-    .select(["e.connector", "e.upstream_id", "e.status", "e.at", "e.error_code", "e.error_message"])
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    connector: row.connector,
-    upstreamId: row.upstream_id,
-    status: row.status,
-    at: Number(row.at),
-    code: row.error_code,
-    message: row.error_message,
-  }));
-}
-
-/**
- * Removes kept reports that will never apply: their message is past `submitted` (reported
- * meanwhile, or expired), or they were kept since before `keptBefore` and no message ever
- * carried their id. Found by a read first, so that a look that finds none writes nothing (on
- * SQLite a write from a second thread waits for the file's lock). Returns how many of the
- * latter went.
- */
-export async function dropSpentEarlyReports(db: Db, keptBefore: number): Promise<number> {
-  const spent = await db
-    .selectFrom("early_reports as e")
-    .select(["e.connector", "e.upstream_id", "e.received_at"])
-    .where(({ or, eb, exists, selectFrom }) =>
-      or([
-        eb("e.received_at", "<", keptBefore),
-        exists(
-          selectFrom("messages as m")
-            .select("m.id")
-            .whereRef("m.upstream_id", "=", "e.upstream_id")
-            .whereRef("m.connector", "=", "e.connector")
-            .where("m.status", "<>", sql.lit("submitted")),
-        ),
-      ]),
-    )
-    .limit(500)
-    .execute();
-  if (spent.length === 0) return 0;
-  await forgetEarlyReports(
-    db,
-    spent.map((row) => ({ connector: row.connector, upstreamId: row.upstream_id })),
-  );
-  return spent.filter((row) => Number(row.received_at) < keptBefore).length;
-}
-
-/** Whether any report is kept: a read, so that a look when none is (nearly always) writes nothing. */
-export async function hasEarlyReports(db: Db): Promise<boolean> {
-  const row = await db.selectFrom("early_reports").select("connector").limit(1).executeTakeFirst();
-  return row !== undefined;
 }

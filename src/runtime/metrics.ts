@@ -33,6 +33,9 @@ export interface Metrics {
   connectorResults: Counter<"connector" | "outcome">;
   connectorFailovers: Counter<"from" | "to">;
   connectorSubmitSeconds: Histogram<"connector">;
+  carrierCallbacksUnauthenticated: Gauge<"reason">;
+  reportRetries: Counter;
+  earlyReportsDropped: Counter<"reason">;
   webhookAttempts: Counter<"event" | "result">;
   smppBinds: Gauge<"account_id" | "mode">;
   smppSubmits: Counter<"account_id" | "result">;
@@ -132,6 +135,23 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       help: "Time a connector took to answer one submit call of the dispatcher (a batch of messages)",
       labelNames: ["connector"],
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers,
+    }),
+    carrierCallbacksUnauthenticated: new Gauge({
+      name: "switchboard_carrier_callbacks_unauthenticated",
+      help: "http-sms connectors whose delivery-report callbacks anyone who reaches the URL can call (no dlr.secret, no dlr.allowed_ips), by reason (legacy: stored before callbacks needed either; opted_out: dlr.unauthenticated)",
+      labelNames: ["reason"],
+      registers,
+    }),
+    reportRetries: new Counter({
+      name: "switchboard_delivery_report_retries_total",
+      help: "Delivery reports tried again from memory: no message carried their id yet, or the database failed",
+      registers,
+    }),
+    earlyReportsDropped: new Counter({
+      name: "switchboard_early_reports_dropped_total",
+      help: "Kept delivery reports (their message unknown when they came) dropped, by reason (over_limit: EARLY_REPORTS_MAX_PER_CONNECTOR; expired: no message in 48 hours; before_due: the message carrying the id was due only after the report came)",
+      labelNames: ["reason"],
       registers,
     }),
     webhookAttempts: new Counter({

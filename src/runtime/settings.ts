@@ -239,6 +239,13 @@ export const SETTINGS = {
       "Public base URL of this gateway as SMS aggregators reach it, e.g. https://sms.example.com: an http-sms connector's {callback_url} is {CARRIER_CALLBACK_URL}/carriers/http-sms/<name>/dlr. Unset: the address the process that sends listens on; set it when api and worker run apart (the API role serves the callback) or behind a proxy.",
     parser: httpUrl,
   },
+  EARLY_REPORTS_MAX_PER_CONNECTOR: {
+    field: "earlyReportsMaxPerConnector",
+    description:
+      "Delivery reports kept per connector while no message carries their id yet (an aggregator that calls back before it answers the send); past it the oldest are dropped. Each is kept at most 48 hours.",
+    default: "10000",
+    parser: wholeNumber(100, 10_000_000),
+  },
   ...CHANNEL_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;
 

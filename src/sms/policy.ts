@@ -26,6 +26,9 @@ import { SenderApprovals } from "./sender-approvals.js";
 /** Longest accepted text, in segments (GSM-7: 1,530 characters; UCS-2: 670). */
 export const MAX_SEGMENTS = 10;
 
+/** The longest sender ID any family takes (v2's schema says the same). */
+export const SENDER_ID_MAX_LENGTH = 20;
+
 /** The sender ID that means "the operator's generic promotional header" on route P. */
 export const PROMOTIONAL_SENDER = "PROMOTIONAL";
 
@@ -86,6 +89,10 @@ export class SmsPolicy {
     const sender = input.senderId?.trim();
     if (!sender) throw new GatewayError("missing_sender_id");
     if (sender.includes(NUL)) throw new GatewayError("invalid_sender_id", "A sender ID cannot contain U+0000.");
+    // Before its look-up, whose answer is remembered per sender: a header is 6 letters, a number 15 digits.
+    if (sender.length > SENDER_ID_MAX_LENGTH) {
+      throw new GatewayError("invalid_sender_id", `A sender ID has at most ${SENDER_ID_MAX_LENGTH} characters.`);
+    }
     const items = input.items ?? input.recipients.map((recipient) => ({ recipient, message: input.message ?? "" }));
     if (items.length === 0 && (input.message ?? "").trim() === "") throw new GatewayError("missing_message");
     for (const item of items) {

@@ -12,10 +12,11 @@ import {
   Time,
   Wallets,
 } from "../http/v2-answers.js";
+import { SENDER_ID_MAX_LENGTH } from "./policy.js";
 
 /** Every field of a v2 send but the recipient. */
 export const SEND_FIELDS = {
-  sender_id: Type.Optional(Type.String({ maxLength: 20 })),
+  sender_id: Type.Optional(Type.String({ maxLength: SENDER_ID_MAX_LENGTH })),
   message: Type.Optional(Type.String({ maxLength: 10_000 })),
   route: Type.Optional(Type.String({ maxLength: 20 })),
   dlt_entity_id: Type.Optional(Type.String({ maxLength: 30 })),

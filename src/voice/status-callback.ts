@@ -5,6 +5,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { statusOf, toGatewayError } from "../http/http-errors.js";
+import { UPSTREAM_ID_MAX_LENGTH } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { isCallStatus } from "./call-meta.js";
 import type { CallStatusIngester } from "./call-status.js";
@@ -76,6 +77,10 @@ export function registerStatusCallbackRoute(app: FastifyInstance, ctx: Deps, ing
       const callSid = one(params.CallSid);
       const status = one(params.CallStatus);
       if (!callSid || !status) return plain(reply, 400, "CallSid and CallStatus are required.");
+      // A provider's call id is a few dozen characters; it is looked up and kept in the call's meta.
+      if (callSid.length > UPSTREAM_ID_MAX_LENGTH) {
+        return plain(reply, 400, `CallSid is longer than ${UPSTREAM_ID_MAX_LENGTH} characters.`);
+      }
       if (!isCallStatus(status)) {
         request.log.warn(
           { call_sid: callSid, call_status: status },

@@ -94,6 +94,18 @@ export class MetaWebhookError extends Error {
 }
 
 const STATUSES = new Set<string>(["sent", "delivered", "read", "failed"]);
+
+/**
+ * The longest value of each kind a callback may carry, past what Meta sends (a wamid is about 60
+ * characters, a text body at most 4,096): an id, number or name longer than its bound makes its
+ * item unreadable (an over-long id would not even fit an index), over-long text is left out, and
+ * an error's or a template's description is cut.
+ */
+const ID_MAX = 200;
+const NUMBER_MAX = 64;
+const NAME_MAX = 512;
+const TEXT_MAX = 4_096;
+const PROSE_MAX = 1_024;
 const MEDIA_TYPES = new Set(["image", "video", "document", "audio", "sticker"]);
 
 /** Reads a callback body (already JSON-parsed), keeping document order within each list. */
@@ -113,7 +125,7 @@ export function parseMetaWebhook(body: unknown): ParsedMetaWebhook {
       if (!isRecord(change) || !isRecord(change.value)) parsed.ignored++;
       else if (change.field === "messages") readMessagesChange(change.value, parsed);
       else if (change.field === "message_template_status_update") {
-        const template = readTemplateStatus(text(entry.id), change.value);
+        const template = readTemplateStatus(text(entry.id, ID_MAX), change.value);
         if (template) parsed.templates.push(template);
         else parsed.ignored++;
       } else parsed.ignored++;
@@ -126,7 +138,7 @@ function readMessagesChange(value: Record<string, unknown>, parsed: ParsedMetaWe
   const statuses = Array.isArray(value.statuses) ? value.statuses : [];
   const messages = Array.isArray(value.messages) ? value.messages : [];
   const metadata = isRecord(value.metadata) ? value.metadata : {};
-  const phoneNumberId = text(metadata.phone_number_id);
+  const phoneNumberId = text(metadata.phone_number_id, ID_MAX);
   // Errors Meta reports outside any message (value.errors) have nothing to attach to.
   const stray = Array.isArray(value.errors) ? value.errors.length : 0;
   if (!phoneNumberId || statuses.length + messages.length === 0) {
@@ -140,7 +152,7 @@ function readMessagesChange(value: Record<string, unknown>, parsed: ParsedMetaWe
     else parsed.ignored++;
   }
   const contacts = Array.isArray(value.contacts) ? value.contacts.filter(isRecord) : [];
-  const displayPhoneNumber = text(metadata.display_phone_number) ?? "";
+  const displayPhoneNumber = text(metadata.display_phone_number, NUMBER_MAX) ?? "";
   for (const item of messages) {
     const message = readMessage(phoneNumberId, displayPhoneNumber, contacts, item);
     if (message) parsed.messages.push(message);
@@ -150,10 +162,10 @@ function readMessagesChange(value: Record<string, unknown>, parsed: ParsedMetaWe
 
 function readStatus(phoneNumberId: string, item: unknown): StatusEvent | undefined {
   if (!isRecord(item)) return undefined;
-  const messageId = text(item.id);
-  const status = text(item.status);
+  const messageId = text(item.id, ID_MAX);
+  const status = text(item.status, NAME_MAX);
   const at = millis(item.timestamp);
-  const recipientId = text(item.recipient_id);
+  const recipientId = text(item.recipient_id, ID_MAX);
   if (!messageId || !status || !STATUSES.has(status) || at === undefined || !recipientId) return undefined;
   const pricing = isRecord(item.pricing) ? item.pricing : {};
   return withoutUndefined({
@@ -163,17 +175,17 @@ function readStatus(phoneNumberId: string, item: unknown): StatusEvent | undefin
     at,
     recipientId,
     errors: Array.isArray(item.errors) ? item.errors.flatMap(readError) : [],
-    pricingCategory: text(pricing.category),
+    pricingCategory: text(pricing.category, NAME_MAX),
     billable: typeof pricing.billable === "boolean" ? pricing.billable : undefined,
-    bizOpaqueCallbackData: text(item.biz_opaque_callback_data),
+    bizOpaqueCallbackData: text(item.biz_opaque_callback_data, NAME_MAX),
   });
 }
 
 function readError(item: unknown): MetaError[] {
   if (!isRecord(item) || typeof item.code !== "number" || !Number.isInteger(item.code)) return [];
-  const message = text(item.message);
-  const details = isRecord(item.error_data) ? text(item.error_data.details) : undefined;
-  return [withoutUndefined({ code: item.code, title: text(item.title) ?? message ?? "", message, details })];
+  const message = prose(item.message);
+  const details = isRecord(item.error_data) ? prose(item.error_data.details) : undefined;
+  return [withoutUndefined({ code: item.code, title: prose(item.title) ?? message ?? "", message, details })];
 }
 
 function readMessage(
@@ -183,14 +195,14 @@ function readMessage(
   item: unknown,
 ): InboundMessageEvent | undefined {
   if (!isRecord(item)) return undefined;
-  const messageId = text(item.id);
-  const from = text(item.from);
+  const messageId = text(item.id, ID_MAX);
+  const from = text(item.from, NUMBER_MAX);
   const at = millis(item.timestamp);
-  const type = text(item.type);
+  const type = text(item.type, NAME_MAX);
   if (!messageId || !from || at === undefined || !type) return undefined;
   const contact = contacts.find((c) => c.wa_id === from);
-  const profileName = contact && isRecord(contact.profile) ? text(contact.profile.name) : undefined;
-  const replyTo = isRecord(item.context) ? text(item.context.id) : undefined;
+  const profileName = contact && isRecord(contact.profile) ? text(contact.profile.name, NAME_MAX) : undefined;
+  const replyTo = isRecord(item.context) ? text(item.context.id, ID_MAX) : undefined;
   return withoutUndefined({
     phoneNumberId,
     displayPhoneNumber,
@@ -209,13 +221,15 @@ function readContent(
   type: string,
   content: Record<string, unknown>,
 ): Pick<InboundMessageEvent, "text" | "mediaId" | "payload" | "contextMessageId"> {
-  if (type === "text") return { text: text(content.body) };
-  if (MEDIA_TYPES.has(type)) return { mediaId: text(content.id), text: text(content.caption) };
-  if (type === "button") return { text: text(content.text), payload: text(content.payload) };
-  if (type === "reaction") return { text: text(content.emoji), contextMessageId: text(content.message_id) };
+  if (type === "text") return { text: text(content.body, TEXT_MAX) };
+  if (MEDIA_TYPES.has(type)) return { mediaId: text(content.id, ID_MAX), text: text(content.caption, TEXT_MAX) };
+  if (type === "button") return { text: text(content.text, TEXT_MAX), payload: text(content.payload, TEXT_MAX) };
+  if (type === "reaction") {
+    return { text: text(content.emoji, NAME_MAX), contextMessageId: text(content.message_id, ID_MAX) };
+  }
   if (type === "interactive") {
     const reply = isRecord(content.button_reply) ? content.button_reply : content.list_reply;
-    return isRecord(reply) ? { text: text(reply.title), payload: text(reply.id) } : {};
+    return isRecord(reply) ? { text: text(reply.title, TEXT_MAX), payload: text(reply.id, TEXT_MAX) } : {};
   }
   return {};
 }
@@ -226,12 +240,12 @@ function readTemplateStatus(
 ): TemplateStatusEvent | undefined {
   // Meta sends the template id as a JSON number; a string is taken as well.
   const id = value.message_template_id;
-  const templateId = typeof id === "number" && Number.isSafeInteger(id) ? String(id) : text(id);
-  const name = text(value.message_template_name);
-  const language = text(value.message_template_language);
-  const event = text(value.event);
+  const templateId = typeof id === "number" && Number.isSafeInteger(id) ? String(id) : text(id, ID_MAX);
+  const name = text(value.message_template_name, NAME_MAX);
+  const language = text(value.message_template_language, NAME_MAX);
+  const event = text(value.event, NAME_MAX);
   if (!wabaId || !templateId || !name || !language || !event) return undefined;
-  const reason = text(value.reason);
+  const reason = prose(value.reason);
   return { wabaId, templateId, name, language, event, ...(reason && reason !== "NONE" ? { reason } : {}) };
 }
 
@@ -249,7 +263,13 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** A non-empty string, or undefined. */
-function text(value: unknown): string | undefined {
-  return typeof value === "string" && value !== "" ? value : undefined;
+/** A non-empty string of at most `max` characters, or undefined. */
+function text(value: unknown, max: number): string | undefined {
+  return typeof value === "string" && value !== "" && value.length <= max ? value : undefined;
+}
+
+/** A description: a non-empty string, cut at PROSE_MAX characters. */
+function prose(value: unknown): string | undefined {
+  if (typeof value !== "string" || value === "") return undefined;
+  return value.length > PROSE_MAX ? `${value.slice(0, PROSE_MAX - 1)}…` : value;
 }

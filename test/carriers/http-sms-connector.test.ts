@@ -214,6 +214,20 @@ describe("http-sms connector", () => {
       ]);
       expect(aggregator.requests).toHaveLength(2);
     });
+
+    it("a 2xx whose id is longer than 100 characters fails for good: no carrier gives one, and it is kept and indexed", async () => {
+      aggregator.answer = (_r, index) => ({ status: 200, json: { data: { message_id: "m".repeat(100 + index) } } });
+      const c = connector({ max_connections: 1 });
+      expect(await c.submit([smsRow(), smsRow({}, 1)])).toEqual([
+        { ok: true, upstreamId: "m".repeat(100) },
+        expect.objectContaining({
+          ok: false,
+          retryable: false,
+          code: "bad_response",
+          message: expect.stringContaining("the message id at data.message_id is longer than 100 characters"),
+        }),
+      ]);
+    });
   });
 
   describe("failures", () => {

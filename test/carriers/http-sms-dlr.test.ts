@@ -44,11 +44,11 @@ function config(dlr: HttpSmsConfig["dlr"]): HttpSmsConfig {
 }
 
 function get(query: Record<string, string>, headers: Record<string, string> = {}): DlrRequest {
-  return { method: "GET", query, headers, rawBody: Buffer.alloc(0) };
+  return { method: "GET", address: "127.0.0.1", query, headers, rawBody: Buffer.alloc(0) };
 }
 
 function post(body: string, headers: Record<string, string> = {}): DlrRequest {
-  return { method: "POST", query: {}, headers, rawBody: Buffer.from(body) };
+  return { method: "POST", address: "127.0.0.1", query: {}, headers, rawBody: Buffer.from(body) };
 }
 
 const sign = (body: string, key = HMAC_KEY) => createHmac("sha256", key).update(body).digest("hex");

@@ -36,7 +36,8 @@ export function aggregatorConfig(baseUrl: string, changes: Partial<HttpSmsConfig
 /**
  * An http-sms connector definition (as the operator API and `carriers add` take it) for the fake
  * aggregator at `baseUrl`: a GET with a bearer token, reports called back on a GET with id and
- * status; `changes` replace top-level fields.
+ * status from loopback addresses only (where the fake aggregator calls from); `changes` replace
+ * top-level fields.
  */
 export function aggregatorDefinition(baseUrl: string, name: string, changes: Record<string, unknown> = {}) {
   return {
@@ -56,6 +57,7 @@ export function aggregatorDefinition(baseUrl: string, name: string, changes: Rec
       status_field: "status",
       delivered_values: ["DELIVRD"],
       failed_values: ["UNDELIV"],
+      allowed_ips: ["127.0.0.0/8", "::1"],
     },
     ...changes,
   };

@@ -10,10 +10,14 @@
 // FUZZ_RUNS sets the cases per property (default 200); FUZZ_SEED replays a failure, whose seed
 // and path fast-check prints.
 //
+// Each property's gateway heap is measured after forced collections before and after its cases;
+// a property may bound the growth (the carrier callbacks: 10 MiB).
+//
 // bench/fuzz/run.mjs runs the same properties against a gateway process it started: with
 // FUZZ_SERVER_URL and FUZZ_DATABASE_URL set, the cases go to that server (SQLite only), an
 // answer over FUZZ_ANSWER_MS fails the case, the secrets to look for in the server's log are
-// appended to FUZZ_SECRETS_FILE and each property's counts to FUZZ_COUNTS_FILE.
+// appended to FUZZ_SECRETS_FILE, each property's figures (requests, 5xx, heap before and after,
+// when it ran) to FUZZ_COUNTS_FILE, and the heap is read through FUZZ_INSPECTOR_URL.
 import fs from "node:fs";
 import { Writable } from "node:stream";
 import type fc from "fast-check";
@@ -25,16 +29,27 @@ import type { Engine } from "../../src/store/engine.js";
 import { openStore } from "../../src/store/store.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, testConfig } from "../helpers/gateway.js";
+import { MiB } from "../helpers/heap.js";
 import { RawConnection as Connection, type RawConnection, type RawResponse } from "../helpers/raw-http.js";
+import { gatewayHeap } from "./server-heap.js";
 
 export interface FuzzGateway extends TestGateway {
-  /** Every line the gateway logged, as written. */
-  logs: string[];
+  /**
+   * The lines the gateway logged that carry a secret, as written. Each line is looked at as it
+   * is written, against the secrets known then (a secret does not exist before its account), and
+   * not kept otherwise: thousands of cases' lines would count in the heap a property measures.
+   */
+  leaks: string[];
   /** An account with credits in every wallet, the sender SWBRD and the email domain shop.example.com. */
   account: TestAccount;
   /** Strings that must never reach a log line. */
   secrets: string[];
 }
+
+/** The secrets the callbacks' properties sign with; bench/fuzz starts its server with the same settings. */
+export const FUZZ_APP_SECRET = "fuzz-app-secret-0123456789";
+export const FUZZ_VOICE_TOKEN = "fuzz-voice-token-0123456789";
+export const FUZZ_VOICE_CALLBACK_URL = "https://voice.fuzz.example.com";
 
 /** `runs`: the cases of a property in the suite, where FUZZ_RUNS does not set them (a slow case gets fewer). */
 export function fuzzParameters<T>(runs = 200): fc.Parameters<T> {
@@ -77,7 +92,7 @@ async function externalGateway(): Promise<FuzzGateway> {
   };
   const account = await fundedAccount(base);
   fs.appendFileSync(process.env.FUZZ_SECRETS_FILE ?? "/dev/null", `${account.password}\n${account.apiKey}\n`);
-  return { ...base, logs: [], account, secrets: [account.password, account.apiKey] };
+  return { ...base, leaks: [], account, secrets: [account.password, account.apiKey] };
 }
 
 function fundedAccount(t: TestGateway): Promise<TestAccount> {
@@ -98,10 +113,11 @@ function useFuzzGateway(engine: Engine, env: Record<string, string> = {}): () =>
     }
     const db = await createTestDatabase(engine);
     drop = () => db.drop();
-    const logs: string[] = [];
+    const leaks: string[] = [];
     const sink = new Writable({
       write(chunk, _encoding, done) {
-        logs.push(String(chunk));
+        const line = String(chunk);
+        if (current?.secrets.some((secret) => line.includes(secret))) leaks.push(line);
         done();
       },
     });
@@ -115,7 +131,7 @@ function useFuzzGateway(engine: Engine, env: Record<string, string> = {}): () =>
     });
     const base: TestGateway = { db, gateway, url: gateway.url ?? "", clock: systemClock, config };
     const account = await fundedAccount(base);
-    current = { ...base, logs, account, secrets: [account.password, account.apiKey] };
+    current = { ...base, leaks, account, secrets: [account.password, account.apiKey] };
   });
   afterAll(async () => {
     await gateway?.stop();
@@ -132,6 +148,13 @@ export interface FuzzRun {
   t: FuzzGateway;
   client: FuzzClient;
   outcomes: Outcomes;
+  /** Measures the heap the property's growth counts from again: after a warm-up (a first parse loads its module). */
+  baseline: () => Promise<void>;
+}
+
+export interface PropertyOptions {
+  /** The most the gateway's heap (after forced collections) may grow over the property's cases. */
+  heapGrowthMax?: number;
 }
 
 /**
@@ -145,19 +168,33 @@ export function useFuzzSuite(
   env: Record<string, string> = {},
 ): {
   gateway: () => FuzzGateway;
-  property: (title: string, family: string, body: (run: FuzzRun) => Promise<void>) => void;
+  property: (title: string, family: string, body: (run: FuzzRun) => Promise<void>, options?: PropertyOptions) => void;
 } {
   const gateway = useFuzzGateway(engine, env);
   let client: FuzzClient | undefined;
   afterAll(() => client?.close());
-  const property = (title: string, family: string, body: (run: FuzzRun) => Promise<void>): void => {
+  const property = (
+    title: string,
+    family: string,
+    body: (run: FuzzRun) => Promise<void>,
+    options: PropertyOptions = {},
+  ): void => {
     it(title, { timeout: fuzzTimeout() }, async () => {
       const t = gateway();
       client ??= new FuzzClient(t);
       const outcomes = new Outcomes(family);
-      await body({ t, client, outcomes });
+      outcomes.heapBefore = await outcomes.measureHeap();
+      const baseline = async () => {
+        outcomes.heapBefore = await outcomes.measureHeap();
+      };
+      await body({ t, client, outcomes, baseline });
+      outcomes.heapAfter = await outcomes.measureHeap();
       outcomes.expectBoth(client);
       expectNoSecretInLogs(t);
+      if (options.heapGrowthMax !== undefined) {
+        const grown = outcomes.heapAfter - outcomes.heapBefore;
+        expect(grown, `the gateway's heap grew by ${(grown / MiB).toFixed(1)} MiB`).toBeLessThan(options.heapGrowthMax);
+      }
     });
   };
   return { gateway, property };
@@ -236,7 +273,8 @@ export class FuzzClient {
 export type Dialect = "legacy" | "v2" | "email" | "voice";
 
 /** True when the answer is a refusal, after checking it is one in the family's dialect (or a success). */
-export function checkAnswer(dialect: Dialect, answer: RawResponse): boolean {
+export function checkAnswer(dialect: Dialect, answer: RawResponse, outcomes?: Outcomes): boolean {
+  if (answer.status >= 500) outcomes?.serverError();
   expect(answer.status, answer.body).toBeLessThan(500);
   if (dialect === "v2") {
     expect(answer.headers["content-type"], answer.body).toMatch(/^application\/json/);
@@ -261,6 +299,13 @@ export function checkAnswer(dialect: Dialect, answer: RawResponse): boolean {
 export class Outcomes {
   accepted = 0;
   refused = 0;
+  /** Answers of 500 or more (each fails its case). */
+  serverErrors = 0;
+  heapBefore = 0;
+  heapAfter = 0;
+  /** When the heap was measured: a forced collection stops the gateway's loop, which bench/fuzz does not count as a stall. */
+  readonly heapMeasuredAt: number[] = [];
+  readonly startedAt = Date.now();
 
   /** `family` names the property in bench/fuzz's figures. */
   constructor(readonly family: string) {}
@@ -268,6 +313,15 @@ export class Outcomes {
   record(refused: boolean): void {
     if (refused) this.refused += 1;
     else this.accepted += 1;
+  }
+
+  serverError(): void {
+    this.serverErrors += 1;
+  }
+
+  async measureHeap(): Promise<number> {
+    this.heapMeasuredAt.push(Date.now());
+    return gatewayHeap();
   }
 
   /** Checks both sides were reached, and hands the counts to bench/fuzz when it runs. */
@@ -280,7 +334,13 @@ export class Outcomes {
         family: this.family,
         accepted: this.accepted,
         refused: this.refused,
+        serverErrors: this.serverErrors,
         slowestMs: client.slowestMs,
+        heapBefore: this.heapBefore,
+        heapAfter: this.heapAfter,
+        heapMeasuredAt: this.heapMeasuredAt,
+        startedAt: this.startedAt,
+        endedAt: Date.now(),
       };
       fs.appendFileSync(file, `${JSON.stringify(figures)}\n`);
     }
@@ -298,7 +358,7 @@ export async function sendCase(
 ): Promise<RawResponse> {
   const before = await accountState(t, t.account.id);
   const answer = await client.send(method, path, options);
-  const refused = checkAnswer(dialect, answer);
+  const refused = checkAnswer(dialect, answer, options.outcomes);
   options.outcomes?.record(refused);
   if (refused) expect(await accountState(t, t.account.id), `${method} ${path} → ${answer.body}`).toEqual(before);
   return answer;
@@ -306,7 +366,5 @@ export async function sendCase(
 
 /** No log line carries a secret of the fuzz account (the redaction of issue 22's point 1). */
 function expectNoSecretInLogs(t: FuzzGateway): void {
-  for (const line of t.logs) {
-    for (const secret of t.secrets) expect(line.includes(secret), `a log line carries a secret: ${line}`).toBe(false);
-  }
+  expect(t.leaks, "log lines carrying a secret").toEqual([]);
 }

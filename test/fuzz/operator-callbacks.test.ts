@@ -11,10 +11,16 @@ import { beforeAll, expect } from "vitest";
 import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
 import { buildAccount, type TestAccount } from "../helpers/gateway.js";
 import { encodeForm, fieldValue, mutated, paramsOf, percentEncode, rawQuery, requestTarget } from "./generators.js";
-import { accountState, checkAnswer, describeFuzz, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
+import {
+  accountState,
+  checkAnswer,
+  describeFuzz,
+  FUZZ_APP_SECRET,
+  fuzzParameters,
+  sendCase,
+  useFuzzSuite,
+} from "./harness.js";
 
-/** bench/fuzz starts its server with the same WHATSAPP_APP_SECRET. */
-export const FUZZ_APP_SECRET = "fuzz-app-secret-0123456789";
 const PHONE_NUMBER_ID = "555000111222";
 
 /** The operator API's routes (README's table); {x} is a path parameter. */

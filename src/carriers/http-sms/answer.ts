@@ -1,6 +1,7 @@
 // Reads the aggregator's answer to a send: accepted with its message id, refused for good,
 // or refused for now (queued again).
 import type { SubmitResult } from "../../dispatch/index.js";
+import { UPSTREAM_ID_MAX_LENGTH } from "../../messages/index.js";
 import type { HttpSmsConfig } from "./config.js";
 
 /** The value at a dot path (`data.0.id`: arrays by index); undefined when any step is missing. */
@@ -35,6 +36,17 @@ function excerpt(text: string): string {
   return flat.length > 300 ? `${flat.slice(0, 300)}…` : flat;
 }
 
+/** A 2xx with the carrier's id; one longer than any carrier gives (it is kept and indexed with the message) fails for good. */
+function accepted(id: string, said: string, what: string): SubmitResult {
+  if (id.length <= UPSTREAM_ID_MAX_LENGTH) return { ok: true, upstreamId: id };
+  return {
+    ok: false,
+    retryable: false,
+    code: "bad_response",
+    message: `${said} (${what} is longer than ${UPSTREAM_ID_MAX_LENGTH} characters)`,
+  };
+}
+
 export function readAnswer(config: HttpSmsConfig, status: number, text: string): SubmitResult {
   const said = `HTTP ${status}${text ? `: ${excerpt(text)}` : ""}`;
   if (status < 200 || status >= 300) {
@@ -48,7 +60,7 @@ export function readAnswer(config: HttpSmsConfig, status: number, text: string):
   if (response.type === "text") {
     const match = new RegExp(response.id_regex).exec(text);
     const id = match?.groups?.id ?? match?.[1] ?? undefined;
-    if (id) return { ok: true, upstreamId: id };
+    if (id) return accepted(id, said, "the message id");
     return { ok: false, retryable: false, code: "rejected", message: `${said} (no message id in the answer)` };
   }
   let body: unknown;
@@ -64,7 +76,7 @@ export function readAnswer(config: HttpSmsConfig, status: number, text: string):
     }
   }
   const id = scalarText(valueAtPath(body, response.id_path));
-  if (id) return { ok: true, upstreamId: id };
+  if (id) return accepted(id, said, `the message id at ${response.id_path}`);
   return {
     ok: false,
     retryable: false,

@@ -4,6 +4,7 @@
 // cannot express (placeholders known, regexes compile, a JSON body renders to JSON).
 import { type Static, Type } from "typebox";
 import { Value } from "typebox/value";
+import { parseAddressRange } from "../../core/address-ranges.js";
 
 /** What a template may contain; each value is URL-encoded in URLs and forms, JSON-escaped in JSON bodies. */
 export const PLACEHOLDERS = [
@@ -64,10 +65,24 @@ const Dlr = Type.Object(
     failed_values: Type.Array(text("", { minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 50 }),
     error_code_field: Type.Optional(text("Field with the failure reason code.", { minLength: 1, maxLength: 200 })),
     secret: Type.Optional(DlrSecret),
+    allowed_ips: Type.Optional(
+      Type.Array(text("An address or CIDR range: 203.0.113.7, 198.51.100.0/24, 2001:db8::/32.", { maxLength: 50 }), {
+        minItems: 1,
+        maxItems: 100,
+        description: "Callbacks are taken only from these addresses (the client address, after TRUST_PROXY).",
+      }),
+    ),
+    unauthenticated: Type.Optional(
+      Type.Boolean({
+        description:
+          "true: callbacks are taken without secret or allowed_ips, from anyone who reaches the URL (not recommended).",
+      }),
+    ),
   },
   {
     additionalProperties: false,
-    description: "Status values in neither list (submitted, pending, …) are acknowledged and ignored.",
+    description:
+      "Status values in neither list (submitted, pending, …) are acknowledged and ignored. A new connector's callbacks need secret or allowed_ips, or unauthenticated: true.",
   },
 );
 
@@ -222,7 +237,24 @@ export function parseHttpSmsConfig(input: unknown): HttpSmsConfig {
   if (config.response.type === "json" && config.response.success_path && !config.response.success_values) {
     fail("response.success_values is required with response.success_path.");
   }
+  const wrong = config.dlr?.allowed_ips?.find((entry) => parseAddressRange(entry) === undefined);
+  if (wrong !== undefined) fail(`dlr.allowed_ips: "${wrong}" is not an IP address or CIDR range.`);
+  if (config.dlr?.unauthenticated && (config.dlr.secret || config.dlr.allowed_ips)) {
+    fail("dlr.unauthenticated: true contradicts dlr.secret and dlr.allowed_ips; leave it out.");
+  }
   return config;
+}
+
+/**
+ * Who may report an http-sms connector's messages: `authenticated` (a secret, allowed addresses,
+ * or both), `opted_out` (dlr.unauthenticated: anyone who reaches the URL), `legacy` (anyone: a
+ * connector stored before callbacks needed one or the other), or `none` (no callback configured).
+ */
+export function callbackAuthentication(config: Pick<HttpSmsConfig, "dlr">) {
+  const dlr = config.dlr;
+  if (!dlr) return "none";
+  if (dlr.secret || dlr.allowed_ips) return "authenticated";
+  return dlr.unauthenticated ? "opted_out" : "legacy";
 }
 
 /** A string's JSON escape without the quotes, for values placed inside a JSON template's string. */

@@ -3,13 +3,16 @@
 // final, the shared secret), and `registerHttpSmsDlrRoute` serves the callback URL.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
+import { addressInRanges } from "../../core/address-ranges.js";
 import type { TypedRoutes } from "../../http/typed-routes.js";
-import type { DeliveryReport } from "../../messages/index.js";
+import { type DeliveryReport, REPORT_CODE_MAX_LENGTH, UPSTREAM_ID_MAX_LENGTH } from "../../messages/index.js";
 import { scalarText, valueAtPath } from "./answer.js";
 import type { HttpSmsConfig } from "./config.js";
 
 export interface DlrRequest {
   method: string;
+  /** The client's address (after TRUST_PROXY), checked against dlr.allowed_ips. */
+  address: string;
   query: Record<string, unknown>;
   headers: Record<string, string | string[] | undefined>;
   rawBody: Buffer;
@@ -17,7 +20,7 @@ export interface DlrRequest {
 
 export type DlrOutcome =
   /** `report` is null for an intermediate status (acknowledged, nothing to apply). */
-  { ok: true; report: DeliveryReport | null } | { ok: false; status: 400 | 401; message: string };
+  { ok: true; report: DeliveryReport | null } | { ok: false; status: 400 | 401 | 403; message: string };
 
 /** Compares two secrets in constant time whatever their lengths (digests have equal ones). */
 function sameSecret(given: string, expected: string): boolean {
@@ -68,6 +71,13 @@ export function parseDlr(config: HttpSmsConfig, request: DlrRequest, now: number
   if (request.method.toUpperCase() !== dlr.method) {
     return { ok: false, status: 400, message: `Delivery reports of ${config.name} are ${dlr.method} requests.` };
   }
+  if (dlr.allowed_ips && !addressInRanges(dlr.allowed_ips, request.address)) {
+    return {
+      ok: false,
+      status: 403,
+      message: `Delivery reports of ${config.name} are taken from its dlr.allowed_ips only, and ${request.address} is not one of them.`,
+    };
+  }
   if (!verified(dlr, request)) {
     return { ok: false, status: 401, message: `Missing or wrong ${dlr.secret?.header} header.` };
   }
@@ -79,9 +89,21 @@ export function parseDlr(config: HttpSmsConfig, request: DlrRequest, now: number
   if (!upstreamId || status === undefined) {
     return { ok: false, status: 400, message: `${dlr.id_field} and ${dlr.status_field} are required.` };
   }
+  // Bounded before anything is kept: an id is stored (and indexed) until its message comes.
+  const code = dlr.error_code_field ? first(read(dlr.error_code_field)) : undefined;
+  const tooLong = (
+    [
+      [dlr.id_field, upstreamId, UPSTREAM_ID_MAX_LENGTH],
+      [dlr.status_field, status, REPORT_CODE_MAX_LENGTH],
+      [dlr.error_code_field, code, REPORT_CODE_MAX_LENGTH],
+    ] as const
+  ).find(([, value, max]) => value !== undefined && value.length > max);
+  if (tooLong) {
+    const [field, , max] = tooLong;
+    return { ok: false, status: 400, message: `${field} is longer than ${max} characters.` };
+  }
   const delivered = dlr.delivered_values.includes(status);
   if (!delivered && !dlr.failed_values.includes(status)) return { ok: true, report: null };
-  const code = dlr.error_code_field ? first(read(dlr.error_code_field)) : undefined;
   return {
     ok: true,
     report: {
@@ -107,7 +129,7 @@ const DlrQuery = Type.Record(Type.String(), Type.Unknown());
  * Serves GET and POST at `path`, which names the connector with `:name`
  * (e.g. /carriers/http-sms/:name/dlr). Bodies are kept raw for the HMAC check. A final report
  * goes to `sink`, and the answer waits for it: a sink that throws answers 500, so the
- * aggregator calls again. Unknown connector: 404; bad callback: 400; bad secret: 401.
+ * aggregator calls again. Unknown connector: 404; bad callback: 400; bad secret: 401; address not allowed: 403.
  */
 export function registerHttpSmsDlrRoute(
   app: TypedRoutes,
@@ -131,6 +153,7 @@ export function registerHttpSmsDlrRoute(
         if (!config) return reply.code(404).type("text/plain").send(`No http-sms connector named ${name}.`);
         const outcome = parseDlr(config, {
           method: request.method,
+          address: request.ip,
           query: request.query,
           headers: request.headers,
           rawBody: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),

@@ -9,6 +9,11 @@
 //   dlr.ts             delivery-report callbacks: parsed per the configuration, served on the API role
 //   token-bucket.ts    the send rate cap shared by the connector's lanes
 
-export { type HttpSmsConfig, HttpSmsConfigError, parseHttpSmsConfig } from "./config.js";
+export {
+  callbackAuthentication,
+  type HttpSmsConfig,
+  HttpSmsConfigError,
+  parseHttpSmsConfig,
+} from "./config.js";
 export { HttpSmsConnector } from "./connector.js";
 export { type DlrRequest, parseDlr, registerHttpSmsDlrRoute } from "./dlr.js";

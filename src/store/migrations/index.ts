@@ -29,6 +29,7 @@ import { messagePartsCount } from "./0024_message_parts_count.js";
 import { messagePartsRoom } from "./0025_message_parts_room.js";
 import { earlyReports } from "./0026_early_reports.js";
 import { loginBudget } from "./0027_login_budget.js";
+import { earlyReportsByAge } from "./0028_early_reports_by_age.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -61,6 +62,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0025_message_parts_room": messagePartsRoom(engine),
         "0026_early_reports": earlyReports(engine),
         "0027_login_budget": loginBudget(engine),
+        "0028_early_reports_by_age": earlyReportsByAge(),
       };
     },
   };

@@ -1,0 +1,212 @@
+// Delivery reports that came before any message carried their id (`early_reports`, 0026): an
+// aggregator that calls back before its answer to the send arrives. Kept in the transaction that
+// found no message, applied by whichever process finds the message submitted (dispatch/reports.ts),
+// and bounded three ways: per connector (the oldest dropped first), in age (48 hours), and in
+// what they may apply to. A kept report applies only to a message that was due by the time the
+// report came (latestDueOf): one that came before its message existed named an id the carrier
+// gave another message before (aggregators reuse ids, some count from 1 again every day) or one
+// guessed ahead, and would otherwise fail or deliver the next message given that id.
+import { sql } from "kysely";
+import type { Db } from "../store/store.js";
+import {
+  type DeliveryReport,
+  latestDueOf,
+  REPORT_CLOCK_SKEW_MS,
+  reasonOf,
+  statusesByUpstreamId,
+} from "./report-transitions.js";
+import { chunks } from "./transitions.js";
+
+/** A report's key: its connector and the carrier's id. */
+export interface ReportKey {
+  connector: string;
+  upstreamId: string;
+}
+
+/**
+ * Of `reports` (which changed nothing), those still ahead of their message: no message carries
+ * the id yet (the report overtook the record of its submit), or the message is `submitted` after
+ * all (on PostgreSQL its record committed between the report's UPDATE and this look, which sees
+ * it: each statement reads what is committed when it starts). The others are done with: they
+ * reached a message past `submitted` (a duplicate, or a report after a final state), or, kept,
+ * found the id on a message that was due only after they came (`beforeDue`: not about it).
+ */
+export async function reportsAhead(
+  trx: Db,
+  reports: DeliveryReport[],
+): Promise<{ ahead: DeliveryReport[]; beforeDue: DeliveryReport[] }> {
+  const ahead: DeliveryReport[] = [];
+  const beforeDue: DeliveryReport[] = [];
+  for (const [connector, list] of byConnector(reports)) {
+    /** Ids whose message is past `submitted`, and when the submitted ones were due. */
+    const done = new Set<string>();
+    const dueAt = new Map<string, number>();
+    for (const part of chunks(list)) {
+      const ids = part.map((r) => r.upstreamId);
+      for (const row of await statusesByUpstreamId(trx, connector, ids)) {
+        if (row.status !== "submitted") done.add(row.upstream_id!);
+        else dueAt.set(row.upstream_id!, Math.min(Number(row.due_at), dueAt.get(row.upstream_id!) ?? Infinity));
+      }
+    }
+    for (const report of list) {
+      if (done.has(report.upstreamId)) continue;
+      const due = dueAt.get(report.upstreamId);
+      if (due !== undefined && due > latestDueOf(report)) beforeDue.push(report);
+      else ahead.push(report);
+    }
+  }
+  return { ahead, beforeDue };
+}
+
+/** Reports (or their keys) by connector. */
+function byConnector<T extends ReportKey>(items: T[]): Map<string, T[]> {
+  const grouped = new Map<string, T[]>();
+  for (const item of items) {
+    const list = grouped.get(item.connector) ?? [];
+    list.push(item);
+    grouped.set(item.connector, list);
+  }
+  return grouped;
+}
+
+/**
+ * Keeps reports that matched no message yet (in the transaction that found none, so before the
+ * carrier hears they were taken), each as of its `keptSince`: the first report of an id is kept.
+ * A connector keeps at most `maxPerConnector`: past it, its oldest are dropped. Answers how many
+ * were dropped.
+ */
+export async function keepEarlyReports(
+  trx: Db,
+  reports: DeliveryReport[],
+  now: number,
+  maxPerConnector: number,
+): Promise<number> {
+  let dropped = 0;
+  for (const [connector, list] of byConnector(reports)) {
+    for (const part of chunks(list)) {
+      await trx
+        .insertInto("early_reports")
+        .values(
+          part.map((r) => {
+            const reason = reasonOf(r);
+            return {
+              connector: r.connector,
+              upstream_id: r.upstreamId,
+              status: r.status,
+              at: r.at,
+              error_code: reason.code,
+              error_message: reason.message,
+              received_at: r.keptSince ?? now,
+            };
+          }),
+        )
+        .onConflict((oc) => oc.columns(["connector", "upstream_id"]).doNothing())
+        .execute();
+    }
+    const { n } = await trx
+      .selectFrom("early_reports")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("connector", "=", connector)
+      .executeTakeFirstOrThrow();
+    const excess = Number(n) - maxPerConnector;
+    if (excess <= 0) continue;
+    const oldest = trx
+      .selectFrom("early_reports")
+      .select("upstream_id")
+      .where("connector", "=", connector)
+      .orderBy("received_at")
+      .orderBy("upstream_id")
+      .limit(excess);
+    const result = await trx
+      .deleteFrom("early_reports")
+      .where("connector", "=", connector)
+      .where("upstream_id", "in", oldest)
+      .executeTakeFirst();
+    dropped += Number(result.numDeletedRows);
+  }
+  return dropped;
+}
+
+/** Forgets kept reports that have been applied. */
+export async function forgetEarlyReports(trx: Db, keys: ReportKey[]): Promise<void> {
+  for (const [connector, list] of byConnector(keys)) {
+    for (const part of chunks(list)) {
+      await trx
+        .deleteFrom("early_reports")
+        .where("connector", "=", connector)
+        .where(
+          "upstream_id",
+          "in",
+          part.map((key) => key.upstreamId),
+        )
+        .execute();
+    }
+  }
+}
+
+/** Up to `limit` kept reports whose message is now submitted, and was due by the time they came: due to be applied. */
+export async function earlyReportsDue(db: Db, limit: number): Promise<DeliveryReport[]> {
+  const rows = await db
+    .selectFrom("early_reports as e")
+    .innerJoin("messages as m", (join) =>
+      join.onRef("m.upstream_id", "=", "e.upstream_id").onRef("m.connector", "=", "e.connector"),
+    )
+    .where("m.status", "=", sql.lit("submitted"))
+    .where((eb) => eb("m.due_at", "<=", sql<number>`e.received_at + ${sql.lit(REPORT_CLOCK_SKEW_MS)}`))
+    .select(["e.connector", "e.upstream_id", "e.status", "e.at", "e.error_code", "e.error_message", "e.received_at"])
+    .limit(limit)
+    .execute();
+  return rows.map((row) => ({
+    connector: row.connector,
+    upstreamId: row.upstream_id,
+    status: row.status,
+    at: Number(row.at),
+    code: row.error_code,
+    message: row.error_message,
+    keptSince: Number(row.received_at),
+  }));
+}
+
+/**
+ * Removes kept reports that will never apply: a message carrying their id is past `submitted`
+ * (reported meanwhile, or expired) or was due only after they came, or they were kept since
+ * before `keptBefore` and no message ever carried their id. Found by a read first, so that a look
+ * that finds none writes nothing (on SQLite a write from a second thread waits for the file's
+ * lock). Returns how many of the latter went.
+ */
+export async function dropSpentEarlyReports(db: Db, keptBefore: number): Promise<number> {
+  const spent = await db
+    .selectFrom("early_reports as e")
+    .select(["e.connector", "e.upstream_id", "e.received_at"])
+    .where(({ or, eb, exists, selectFrom }) =>
+      or([
+        eb("e.received_at", "<", keptBefore),
+        exists(
+          selectFrom("messages as m")
+            .select("m.id")
+            .whereRef("m.upstream_id", "=", "e.upstream_id")
+            .whereRef("m.connector", "=", "e.connector")
+            .where((inner) =>
+              inner.or([
+                inner("m.status", "<>", sql.lit("submitted")),
+                inner("m.due_at", ">", sql<number>`e.received_at + ${sql.lit(REPORT_CLOCK_SKEW_MS)}`),
+              ]),
+            ),
+        ),
+      ]),
+    )
+    .limit(500)
+    .execute();
+  if (spent.length === 0) return 0;
+  await forgetEarlyReports(
+    db,
+    spent.map((row) => ({ connector: row.connector, upstreamId: row.upstream_id })),
+  );
+  return spent.filter((row) => Number(row.received_at) < keptBefore).length;
+}
+
+/** Whether any report is kept: a read, so that a look when none is (nearly always) writes nothing. */
+export async function hasEarlyReports(db: Db): Promise<boolean> {
+  const row = await db.selectFrom("early_reports").select("connector").limit(1).executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,220 @@
+// What an outsider can do with the http-sms delivery-report URL (issue 36), through the real
+// server on both engines: names of no connector cost no memory; every field a report stores is
+// bounded at the door; a report the database refuses fails no other; a connector keeps a bounded
+// number of reports for ids no message carries, and retrying them costs a bounded amount of work;
+// a report that came before its message was due is never applied to it.
+import { randomBytes } from "node:crypto";
+import { sql } from "kysely";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Clock } from "../../src/core/clock.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
+import { MiB, settledHeap } from "../helpers/heap.js";
+import { RawConnection } from "../helpers/raw-http.js";
+import { sendSms, waitForStatus } from "../helpers/sms.js";
+import { until } from "../webhooks/receiver.js";
+import { FakeAggregator } from "./fake-aggregator.js";
+import { aggregatorDefinition } from "./http-sms-helpers.js";
+
+/** Sends `count` GETs of `paths` over `connections` keep-alive connections; answers their statuses. */
+async function flood(url: string, paths: () => string, count: number, connections = 4): Promise<Map<number, number>> {
+  const statuses = new Map<number, number>();
+  let left = count;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      const connection = await RawConnection.open(url);
+      try {
+        while (left > 0) {
+          left -= 1;
+          const answer = await connection.request("GET", paths(), { timeoutMs: 10_000 });
+          statuses.set(answer.status, (statuses.get(answer.status) ?? 0) + 1);
+        }
+      } finally {
+        connection.close();
+      }
+    }),
+  );
+  return statuses;
+}
+
+/** The system clock moved ahead by `offset`: a test makes time pass without waiting for it. */
+function offsetClock(): Clock & { offset: number } {
+  const clock = { offset: 0, now: () => new Date(Date.now() + clock.offset) };
+  return clock;
+}
+
+describeEachEngine("http-sms delivery-report callbacks from outsiders", (engine) => {
+  const clock = offsetClock();
+  const gateway = useTestGateway(engine, { clock, env: { EARLY_REPORTS_MAX_PER_CONNECTOR: "100" } });
+  let aggregator: FakeAggregator;
+  let operator: TestAccount;
+  beforeAll(async () => {
+    aggregator = await new FakeAggregator().start();
+    operator = await buildAccount(gateway(), { role: "operator" });
+  });
+  afterAll(async () => aggregator?.stop());
+
+  const admin = (method: string, path: string, json?: unknown) =>
+    call(gateway(), method, `/admin/api${path}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+      ...(json !== undefined ? { json } : {}),
+    });
+  /** A connector on the fake aggregator (callbacks from loopback), with `dlr` fields changed. */
+  const connector = async (name: string, dlr: Record<string, unknown> = {}) => {
+    const definition = aggregatorDefinition(aggregator.url, name);
+    const created = await admin("PUT", `/carriers/${name}`, { ...definition, dlr: { ...definition.dlr, ...dlr } });
+    expect(created.status, created.text).toBe(201);
+  };
+  const report = (name: string, query: Record<string, string>) =>
+    aggregator.callback(`${gateway().url}/carriers/http-sms/${name}/dlr`, { method: "GET", query });
+  const kept = async (name: string) =>
+    (
+      await gateway()
+        .db.store.db.selectFrom("early_reports")
+        .select(["upstream_id", "received_at"])
+        .where("connector", "=", name)
+        .orderBy("received_at")
+        .orderBy("upstream_id")
+        .execute()
+    ).map((row) => row.upstream_id);
+  const metric = async (name: string) => {
+    const text = (await call(gateway(), "GET", "/metrics")).text;
+    const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+    return Number(line?.split(" ")[1] ?? 0);
+  };
+
+  it("keeps nothing for callbacks to connectors that do not exist (404), however many names are tried", async () => {
+    const t = gateway();
+    // Warm: the route, its parser and the first queries' plans are made once.
+    await flood(t.url, () => `/carriers/http-sms/warm-${randomBytes(4).toString("hex")}/dlr`, 200);
+    const before = await settledHeap();
+    // Names as long as the router takes (maxParamLength 1000), each one new.
+    const name = () => randomBytes(500).toString("hex");
+    const statuses = await flood(t.url, () => `/carriers/http-sms/${name()}/dlr?id=x&status=DELIVRD`, 6_000);
+    expect([...statuses]).toEqual([[404, 6_000]]);
+    const grown = (await settledHeap()) - before;
+    // Each name kept would be more than 1 KB: 6,000 of them over 6 MiB.
+    expect(grown, `the heap grew by ${(grown / MiB).toFixed(1)} MiB`).toBeLessThan(2 * MiB);
+  });
+
+  it("refuses with a 400 naming the field a report whose id, status or error code is longer than a carrier's, and keeps none of it", async () => {
+    await connector("bounds", { error_code_field: "err" });
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ id: "i".repeat(101), status: "UNDELIV" }, /^id is longer than 100 characters\.$/],
+      // On PostgreSQL an id this long answered 500 (index row requires 10032 bytes), again and again.
+      [{ id: "i".repeat(10_000), status: "UNDELIV" }, /^id is longer than 100 characters\.$/],
+      [{ id: "ok-1", status: "S".repeat(101) }, /^status is longer than 100 characters\.$/],
+      [{ id: "ok-1", status: "UNDELIV", err: "e".repeat(101) }, /^err is longer than 100 characters\.$/],
+    ];
+    for (const [query, message] of cases) {
+      const answer = await report("bounds", query);
+      expect(answer.status, answer.text).toBe(400);
+      expect(answer.text).toMatch(message);
+    }
+    expect(await kept("bounds")).toEqual([]);
+    // The longest that is taken, and the connector still takes reports.
+    const longest = await report("bounds", { id: "i".repeat(100), status: "UNDELIV", err: "e".repeat(100) });
+    expect(longest.status, longest.text).toBe(200);
+    expect(await kept("bounds")).toEqual(["i".repeat(100)]);
+  });
+
+  it("answers 500 only to a report the database refuses, and applies the others of its group", async () => {
+    const t = gateway();
+    await connector("poison");
+    // A value the database refuses, whatever it is: a trigger stands for it on both engines.
+    if (engine === "sqlite") {
+      await sql`create trigger poison_report before insert on early_reports when new.upstream_id = 'poison'
+                begin select raise(abort, 'refused by the test'); end`.execute(t.db.store.db);
+    } else {
+      await sql`create function poison_report() returns trigger language plpgsql as $$
+                begin if new.upstream_id = 'poison' then raise exception 'refused by the test'; end if;
+                return new; end $$`.execute(t.db.store.db);
+      await sql`create trigger poison_report before insert on early_reports
+                for each row execute function poison_report()`.execute(t.db.store.db);
+    }
+    try {
+      const ids = ["poison", ...Array.from({ length: 29 }, (_, i) => `fine-${i}`)];
+      // At once: the reports are taken in the same group.
+      const answers = await Promise.all(ids.map((id) => report("poison", { id, status: "DELIVRD" })));
+      expect(answers[0]!.status).toBe(500);
+      expect(answers.slice(1).map((a) => a.status)).toEqual(Array(29).fill(200));
+      expect((await kept("poison")).sort()).toEqual(ids.slice(1).sort());
+    } finally {
+      await sql`drop trigger poison_report ${sql.raw(engine === "sqlite" ? "" : "on early_reports")}`.execute(
+        t.db.store.db,
+      );
+    }
+  });
+
+  it("keeps at most EARLY_REPORTS_MAX_PER_CONNECTOR reports for ids no message carries, dropping the oldest first", async () => {
+    await connector("capped");
+    await connector("other");
+    expect((await report("other", { id: "other-1", status: "DELIVRD" })).status).toBe(200);
+    const dropped = await metric('switchboard_early_reports_dropped_total{reason="over_limit"}');
+    for (let i = 0; i < 150; i++) {
+      expect((await report("capped", { id: `c-${String(i).padStart(3, "0")}`, status: "DELIVRD" })).status).toBe(200);
+    }
+    // The newest 100 (EARLY_REPORTS_MAX_PER_CONNECTOR), in the order they came; another connector's untouched.
+    expect(await kept("capped")).toEqual(Array.from({ length: 100 }, (_, i) => `c-${String(i + 50).padStart(3, "0")}`));
+    expect(await kept("other")).toEqual(["other-1"]);
+    expect((await metric('switchboard_early_reports_dropped_total{reason="over_limit"}')) - dropped).toBe(50);
+  });
+
+  it("bounds the work of retrying reports for ids no message carries", async () => {
+    const t = gateway();
+    await connector("flood");
+    const retried = await metric("switchboard_delivery_report_retries_total");
+    const started = Date.now();
+    const statuses = await flood(
+      t.url,
+      () => `/carriers/http-sms/flood/dlr?id=f-${randomBytes(8).toString("hex")}&status=DELIVRD`,
+      1_500,
+    );
+    expect([...statuses]).toEqual([[200, 1_500]]);
+    // Retried every 250 ms, 1,500 reports were 6,000 applications a second. Now each is retried
+    // after 250 ms, then 500, 1,000, 2,000 …: in s seconds at most log2(4s + 1) times.
+    await until(async () => (await metric("switchboard_delivery_report_retries_total")) - retried >= 1_500, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const seconds = (Date.now() - started) / 1000;
+    const work = (await metric("switchboard_delivery_report_retries_total")) - retried;
+    expect(work, `${work} retries in ${seconds.toFixed(1)} s`).toBeLessThanOrEqual(1_500 * Math.log2(seconds * 4 + 1));
+  });
+
+  it("never applies a report that came before its message was due: ids the aggregator gives again, or guessed", async () => {
+    const t = gateway();
+    await connector("guessed");
+    const route = await admin("PUT", "/routes", { route: "*", prefix: "", connectors: [{ name: "guessed" }] });
+    expect(route.status, route.text).toBeLessThan(300);
+    await t.gateway.workers!.carriers.reload();
+    aggregator.reset();
+    // The fake aggregator numbers its messages up-1, up-2, …: reports for the next five, FAILED.
+    for (let i = 1; i <= 5; i++)
+      expect((await report("guessed", { id: `up-${i}`, status: "UNDELIV" })).status).toBe(200);
+    expect((await kept("guessed")).sort()).toEqual(["up-1", "up-2", "up-3", "up-4", "up-5"]);
+    // A minute later the account sends five messages, which the aggregator numbers up-1 … up-5.
+    clock.offset += 60_000;
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const sent = await sendSms(t, account, {
+        sender_id: "SWBRD",
+        recipient: `987654321${i}`,
+        message: "Your OTP is 4321",
+        dlt_entity_id: "1101234567890123456",
+        dlt_template_id: "1107161234567890123",
+      });
+      expect(sent.status, sent.text).toBe(200);
+      ids.push(sent.body.data.message_id);
+    }
+    for (const id of ids) await waitForStatus(t, account, id, { until: (s) => s === "submitted" });
+    expect(aggregator.requests.map((_, i) => `up-${i + 1}`)).toEqual(["up-1", "up-2", "up-3", "up-4", "up-5"]);
+    // The kept reports meet their ids on messages due after they came: dropped, not applied.
+    await until(async () => (await kept("guessed")).length === 0, 15_000);
+    for (const id of ids) expect((await waitForStatus(t, account, id, { until: () => true })).status).toBe("submitted");
+    // The aggregator's own reports, after the sends, apply.
+    for (let i = 1; i <= 5; i++)
+      expect((await report("guessed", { id: `up-${i}`, status: "DELIVRD" })).status).toBe(200);
+    for (const id of ids) expect((await waitForStatus(t, account, id)).status).toBe("delivered");
+    await admin("DELETE", "/routes?route=*");
+  });
+});
