@@ -4,7 +4,7 @@ import { accountCredentialsChanged, hashPassword, unlockLogins } from "../auth/i
 import type { Clock } from "../core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
 import { GatewayError } from "../core/errors.js";
-import { usernameIs } from "../core/usernames.js";
+import { USERNAME_MAX_LENGTH, usernameIs } from "../core/usernames.js";
 import { pagedRows } from "../store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
 import type { Db, Store } from "../store/store.js";
@@ -12,7 +12,7 @@ import { isUniqueViolation } from "../store/unavailable.js";
 import { DLT_CHANGED, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
 
-const USERNAME = /^[A-Za-z0-9][A-Za-z0-9_.@-]{2,63}$/;
+const USERNAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.@-]{2,${USERNAME_MAX_LENGTH - 1}}$`);
 export const ACCOUNT_STATUSES: readonly AccountStatus[] = ["active", "inactive", "blocked"];
 /** SMS route codes an account can be given, in the order they are stored. */
 export const ACCOUNT_ROUTES = ["T", "P", "PS", "I"] as const;

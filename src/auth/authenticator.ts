@@ -6,7 +6,7 @@ import type { Counter } from "prom-client";
 import type { Clock } from "../core/clock.js";
 import { EpisodeLog } from "../core/episodes.js";
 import { GatewayError } from "../core/errors.js";
-import { usernameIs, usernameKey } from "../core/usernames.js";
+import { USERNAME_MAX_LENGTH, usernameIs, usernameKey } from "../core/usernames.js";
 import type { AccountRole, AccountStatus } from "../store/schema.js";
 import type { Store } from "../store/store.js";
 import type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
@@ -273,6 +273,9 @@ export class Authenticator {
 
   /** The account's login row, read at most every LOGIN_ROW_MS while no change is signalled. */
   private async loginRow(username: string): Promise<AccountCredentials | undefined> {
+    // No account has a longer name: answered without a query, and not remembered (the guesses
+    // of unknown names are remembered, and a client could make each one as long as it likes).
+    if (username.length > USERNAME_MAX_LENGTH) return undefined;
     const key = usernameKey(username);
     const now = Date.now();
     const hit = this.loginRows.get(key);

@@ -3,6 +3,9 @@
 // so a look-alike such as the Kelvin sign never reaches the account `kelvin`.
 import type { ExpressionBuilder } from "kysely";
 
+/** The longest username an account can have (accounts/ holds new ones to its full pattern). */
+export const USERNAME_MAX_LENGTH = 64;
+
 /** The form two usernames are compared in. */
 export function usernameKey(username: string): string {
   return username.replace(/[A-Z]/g, (letter) => letter.toLowerCase());

@@ -144,6 +144,35 @@ describeEachEngine("login locks per source address", (engine) => {
     }
   });
 
+  // Unknown usernames are remembered (guessing names must not cost a query each), but a legacy
+  // client's username has no bound of its own: 2,000 names of 50,000 characters kept 100 MB.
+  it("does not remember a username longer than any account's, so long guesses cost no memory", async () => {
+    const t = gateway();
+    const authenticator = new Authenticator(
+      t.db.store,
+      accountCredentials,
+      t.clock,
+      { passwordCacheSeconds: 300, loginLockThreshold: 0, loginLockMinutes: 15, loginLockAddresses: 0 },
+      { verify: async () => false },
+    );
+    try {
+      const heap = () => {
+        globalThis.gc?.();
+        return process.memoryUsage().heapUsed;
+      };
+      const before = heap();
+      for (let i = 0; i < 2_000; i++) {
+        const name = `${i}-${"x".repeat(50_000)}`;
+        await expect(authenticator.byPassword(name, "guess", "127.0.0.9")).rejects.toMatchObject({
+          code: "unauthorized",
+        });
+      }
+      expect(heap() - before).toBeLessThan(10 * 1024 * 1024);
+    } finally {
+      authenticator.close();
+    }
+  });
+
   // The finding through the server: a legacy call with an unknown username answered in ~3 ms,
   // a known one with a wrong password in ~26 ms (argon2). Medians of interleaved calls, each
   // from its own address (no lock comes into play); before the fix the ratio was about 0.1.
