@@ -238,6 +238,27 @@ export const CHANNEL_SETTINGS = {
     default: "300",
     parser: wholeNumber(1, 86400),
   },
+  SMPP_SERVER_HELD_BYTES_PER_ACCOUNT: {
+    field: "smppServer.heldBytesPerAccount",
+    description:
+      "Bytes of parts of long messages waiting for their other parts that one account's SMPP binds may have held in memory at once (text counted at two bytes a character); a part past it is answered ESME_RTHROTTLED (0x58).",
+    default: "4194304",
+    parser: wholeNumber(65536, 1073741824),
+  },
+  SMPP_SERVER_HELD_MESSAGES_PER_ACCOUNT: {
+    field: "smppServer.heldMessagesPerAccount",
+    description:
+      "Long messages waiting for their other parts that one account's SMPP binds may have held at once; the first part of one more is answered ESME_RTHROTTLED (0x58).",
+    default: "1000",
+    parser: wholeNumber(1, 1000000),
+  },
+  SMPP_SERVER_HELD_BYTES_TOTAL: {
+    field: "smppServer.heldBytesTotal",
+    description:
+      "Bytes of parts of long messages waiting for their other parts that the SMPP server holds in memory for all accounts together; a part past it is answered ESME_RMSGQFUL (0x14), whichever account sends it.",
+    default: "67108864",
+    parser: wholeNumber(65536, 4294967296),
+  },
   SMPP_SERVER_RESPONSE_TIMEOUT_MS: {
     field: "smppServer.responseTimeoutMs",
     description: "How long the SMPP server waits for a client's answer to deliver_sm, enquire_link or unbind.",

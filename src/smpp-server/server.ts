@@ -76,6 +76,11 @@ export class SmppServer {
       acceptor: deps.acceptor,
       dltEntityTag: deps.config.smppServer.dltEntityTag,
       dltTemplateTag: deps.config.smppServer.dltTemplateTag,
+      heldParts: {
+        bytesPerAccount: deps.config.smppServer.heldBytesPerAccount,
+        messagesPerAccount: deps.config.smppServer.heldMessagesPerAccount,
+        bytesTotal: deps.config.smppServer.heldBytesTotal,
+      },
     });
     this.host = {
       window: deps.config.smppServer.window,
@@ -96,6 +101,7 @@ export class SmppServer {
       },
       closed: (bind) => {
         this.all.delete(bind);
+        this.submitter.release(bind.id);
         const accountId = bind.account?.principal.accountId;
         if (accountId === undefined) return;
         const set = this.binds.get(accountId);
