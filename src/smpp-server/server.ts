@@ -19,6 +19,7 @@ import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } 
 import { addressAllowed, smppSettingsOf } from "./settings.js";
 import { STATUS } from "./status.js";
 import { type BoundAccount, type SubmitResult, Submitter } from "./submit.js";
+import { UnboundConnections } from "./unbound.js";
 
 export interface SmppServerDeps extends Runtime {
   authenticator: Authenticator;
@@ -54,6 +55,7 @@ export class SmppServer {
   /** Binds that were bound: counted in /metrics and reported to smpp_binds. */
   private readonly reported = new Set<Bind>();
   private readonly submitter: Submitter;
+  private readonly unbound: UnboundConnections<Bind>;
   private readonly unsubscribe: Array<() => void> = [];
   private poller: NodeJS.Timeout | undefined;
   private reporter: NodeJS.Timeout | undefined;
@@ -82,8 +84,14 @@ export class SmppServer {
         bytesTotal: deps.config.smppServer.heldBytesTotal,
       },
     });
+    this.unbound = new UnboundConnections(
+      { perAddress: deps.config.smppServer.unboundPerAddress, max: deps.config.smppServer.unboundMax },
+      (message, details) => deps.logger.warn(details, message),
+    );
     this.host = {
       window: deps.config.smppServer.window,
+      bindTimeoutMs: deps.config.smppServer.bindTimeoutSeconds * 1000,
+      outputMaxBytes: deps.config.smppServer.outputMaxBytes,
       enquireLinkMs: deps.config.smppServer.enquireLinkSeconds * 1000,
       idleMs: deps.config.smppServer.idleSeconds * 1000,
       responseTimeoutMs: deps.config.smppServer.responseTimeoutMs,
@@ -91,6 +99,7 @@ export class SmppServer {
       authenticate: (bind, systemId, password) => this.authenticate(bind, systemId, password),
       submit: (bind, command, body) => this.submit(bind, command, body),
       bound: (bind) => {
+        this.unbound.remove(bind);
         this.deps.logger.info(
           { account: bind.account?.principal.username, mode: bind.mode, address: bind.address, bind: bind.id },
           "SMPP client bound",
@@ -101,6 +110,7 @@ export class SmppServer {
       },
       closed: (bind) => {
         this.all.delete(bind);
+        this.unbound.remove(bind);
         this.submitter.release(bind.id);
         const accountId = bind.account?.principal.accountId;
         if (accountId === undefined) return;
@@ -125,11 +135,13 @@ export class SmppServer {
   async start(): Promise<void> {
     const { smppServer: settings, host } = this.deps.config;
     const onSocket = (socket: net.Socket, tls: boolean) => {
-      if (this.stopping) {
+      if (this.stopping || !this.unbound.admits(socket.remoteAddress ?? "")) {
         socket.destroy();
         return;
       }
-      this.all.add(new Bind(this.reports.nextId(), socket, this.host, tls));
+      const bind = new Bind(this.reports.nextId(), socket, this.host, tls);
+      this.all.add(bind);
+      this.unbound.add(bind);
     };
     if (settings.port !== 0) {
       const server = net.createServer((socket) => onSocket(socket, false));
@@ -138,7 +150,12 @@ export class SmppServer {
     }
     if (settings.tlsPort !== 0) {
       const server = tls.createServer(
-        { cert: fs.readFileSync(settings.tlsCertFile!), key: fs.readFileSync(settings.tlsKeyFile!) },
+        {
+          cert: fs.readFileSync(settings.tlsCertFile!),
+          key: fs.readFileSync(settings.tlsKeyFile!),
+          // The handshake comes before the bind, within the same time.
+          handshakeTimeout: settings.bindTimeoutSeconds * 1000,
+        },
         (socket) => onSocket(socket, true),
       );
       // A client that fails the handshake (plain SMPP on the TLS port, a certificate it refuses) is just closed.
