@@ -1,13 +1,11 @@
 // One client connection: the bind, then its requests. At most `window` submits are handled at
 // once; the requests read past the window wait in arrival order, and while any wait the socket
-// is paused, so a client that floods without waiting is held in TCP instead of in memory. A
-// client that does not read our answers is closed once more than `outputMaxBytes` of them wait
-// in memory (after what the kernel's buffers took), and one that does not bind within
-// `bindTimeoutMs` is closed whatever it sends: what a connection holds is bounded by the window,
-// one socket read and the output bound. Answers to our own requests are taken at once. Our requests (deliver_sm,
-// enquire_link, unbind) are numbered and time out in outgoing-requests.ts. A PDU that cannot be
-// framed closes the connection after a generic_nack; a body that cannot be read gets its
-// command's error answer.
+// is paused: a client that floods without waiting is held in TCP instead of in memory. One that
+// does not read our answers is closed past `outputMaxBytes` of them (client-output.ts), one that
+// does not bind within `bindTimeoutMs` whatever it sends. Our requests (deliver_sm, enquire_link,
+// unbind) are numbered and time out in outgoing-requests.ts; answers to them are taken at once.
+// A PDU that cannot be framed ends the connection after a generic_nack; a body that cannot be
+// read gets its command's error answer.
 import type { Socket } from "node:net";
 import { ClientOutput } from "./client-output.js";
 import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
@@ -111,7 +109,6 @@ export class Bind {
     );
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.read(chunk));
-    socket.on("drain", () => this.drain());
     socket.on("error", () => this.close());
     socket.on("close", () => this.closed());
     const tick = Math.max(100, Math.min(this.host.enquireLinkMs, this.host.idleMs, this.host.bindTimeoutMs) / 4);
@@ -147,15 +144,22 @@ export class Bind {
   }
 
   private read(chunk: Buffer): void {
+    // Ended (a broken stream, an unbind): what the client still sends is dropped unread.
+    if (this.state === "closed") return;
     this.lastHeard = Date.now();
     let pdus: Pdu[];
     try {
       pdus = this.reader.push(chunk);
     } catch (error) {
-      // A length no PDU can have: the stream cannot be followed any further.
+      // A length no PDU can have: the stream cannot be followed any further. The connection is
+      // ended after the nack, not cut: cut with the client's next bytes unread, it would be
+      // reset, and the reset could take the nack with it.
       this.write(encodePdu(COMMAND.generic_nack, 0, STATUS.ESME_RINVCMDLEN));
       this.host.warn("SMPP client sent a broken stream; closed", { address: this.address, error: String(error) });
-      this.close();
+      this.output.flush(false);
+      this.socket.end();
+      this.socket.resume();
+      this.closed();
       return;
     }
     for (const pdu of pdus) {
