@@ -7,6 +7,7 @@
 // A PDU that cannot be framed ends the connection after a generic_nack; a body that cannot be
 // read gets its command's error answer.
 import type { Socket } from "node:net";
+import type { BindHost, BindMode, SubmitCommand } from "./bind-host.js";
 import { ClientOutput } from "./client-output.js";
 import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
 import {
@@ -26,8 +27,7 @@ import {
 import { STATUS } from "./status.js";
 import type { BoundAccount, SubmitResult } from "./submit.js";
 
-export type BindMode = "transmitter" | "receiver" | "transceiver";
-export type SubmitCommand = "submit_sm" | "data_sm" | "submit_multi";
+export type { BindHost, BindMode, SubmitCommand } from "./bind-host.js";
 
 const BIND_MODES = new Map<number, BindMode>([
   [COMMAND.bind_transmitter, "transmitter"],
@@ -35,31 +35,14 @@ const BIND_MODES = new Map<number, BindMode>([
   [COMMAND.bind_transceiver, "transceiver"],
 ]);
 
+/** Requests started in one turn of the event loop at most: a flood gives the loop back between turns. */
+const REQUESTS_PER_TURN = 1_000;
+
 const SUBMITS = new Map<number, SubmitCommand>([
   [COMMAND.submit_sm, "submit_sm"],
   [COMMAND.data_sm, "data_sm"],
   [SERVER_COMMAND.submit_multi, "submit_multi"],
 ]);
-
-/** What a bind asks of the server it belongs to. */
-export interface BindHost {
-  window: number;
-  bindTimeoutMs: number;
-  outputMaxBytes: number;
-  enquireLinkMs: number;
-  idleMs: number;
-  responseTimeoutMs: number;
-  systemId: string;
-  authenticate(bind: Bind, systemId: string, password: string): Promise<{ status: number; account?: BoundAccount }>;
-  submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult>;
-  /** Records the bind (the operator's listing); it is answered once this resolves. */
-  bound(bind: Bind): Promise<void>;
-  /** The connection closed (bound or not), or its bind was refused after authenticate gave it a place. */
-  closed(bind: Bind): void;
-  /** A deliver_sm slot came free. */
-  ready(bind: Bind): void;
-  warn(message: string, details: Record<string, unknown>): void;
-}
 
 export class Bind {
   readonly address: string;
@@ -74,6 +57,7 @@ export class Bind {
   private readonly waiting: Pdu[] = [];
   private inFlight = 0;
   private paused = false;
+  private drainScheduled = false;
   /** Reads paused (paused now, or since the server's enquire_link went): its answer may wait unread. */
   private pauses = 0;
   private readonly output: ClientOutput;
@@ -156,8 +140,7 @@ export class Bind {
       // reset, and the reset could take the nack with it.
       this.write(encodePdu(COMMAND.generic_nack, 0, STATUS.ESME_RINVCMDLEN));
       this.host.warn("SMPP client sent a broken stream; closed", { address: this.address, error: String(error) });
-      this.output.flush(false);
-      this.socket.end();
+      this.output.end();
       this.socket.resume();
       this.closed();
       return;
@@ -169,11 +152,22 @@ export class Bind {
     this.drain();
   }
 
-  /** Starts the waiting requests, in order, as far as the window allows. */
+  /** Starts the waiting requests, in order, as far as the window allows, and the rest in a later turn. */
   private drain(): void {
+    let started = 0;
     while (this.waiting.length > 0 && this.state !== "closed") {
       const next = this.waiting[0]!;
       if (SUBMITS.has(next.commandId) && this.inFlight >= this.host.window) break;
+      if (started++ === REQUESTS_PER_TURN) {
+        if (!this.drainScheduled) {
+          this.drainScheduled = true;
+          setImmediate(() => {
+            this.drainScheduled = false;
+            this.drain();
+          });
+        }
+        break;
+      }
       this.waiting.shift();
       this.handle(next);
     }
@@ -287,7 +281,7 @@ export class Bind {
   private unbindAsked(pdu: Pdu): void {
     if (this.state !== "bound") {
       this.answer(pdu, STATUS.ESME_ROK);
-      this.socket.end();
+      this.output.end();
       this.closed();
       return;
     }
@@ -304,7 +298,7 @@ export class Bind {
   private finishUnbind(): void {
     if (this.inFlight > 0 || !this.unbindRequest) return;
     this.answer(this.unbindRequest, STATUS.ESME_ROK);
-    this.socket.end();
+    this.output.end();
     this.closed();
   }
 
