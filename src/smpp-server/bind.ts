@@ -7,7 +7,7 @@
 // A PDU that cannot be framed ends the connection after a generic_nack; a body that cannot be
 // read gets its command's error answer.
 import type { Socket } from "node:net";
-import type { BindHost, BindMode, SubmitCommand } from "./bind-host.js";
+import { BIND_MODES, type BindMode, SUBMITS, type SubmitCommand } from "./client-commands.js";
 import { ClientOutput } from "./client-output.js";
 import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
 import {
@@ -21,28 +21,33 @@ import {
   PduReader,
   readBind,
   responseId,
-  SERVER_COMMAND,
   submitMultiRespBody,
 } from "./pdu.js";
 import { STATUS } from "./status.js";
 import type { BoundAccount, SubmitResult } from "./submit.js";
 
-export type { BindHost, BindMode, SubmitCommand } from "./bind-host.js";
-
-const BIND_MODES = new Map<number, BindMode>([
-  [COMMAND.bind_transmitter, "transmitter"],
-  [COMMAND.bind_receiver, "receiver"],
-  [COMMAND.bind_transceiver, "transceiver"],
-]);
-
 /** Requests started in one turn of the event loop at most: a flood gives the loop back between turns. */
 const REQUESTS_PER_TURN = 1_000;
 
-const SUBMITS = new Map<number, SubmitCommand>([
-  [COMMAND.submit_sm, "submit_sm"],
-  [COMMAND.data_sm, "data_sm"],
-  [SERVER_COMMAND.submit_multi, "submit_multi"],
-]);
+/** What a bind asks of the server it belongs to. */
+export interface BindHost {
+  window: number;
+  bindTimeoutMs: number;
+  outputMaxBytes: number;
+  enquireLinkMs: number;
+  idleMs: number;
+  responseTimeoutMs: number;
+  systemId: string;
+  authenticate(bind: Bind, systemId: string, password: string): Promise<{ status: number; account?: BoundAccount }>;
+  submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult>;
+  /** Records the bind (the operator's listing); it is answered once this resolves. */
+  bound(bind: Bind): Promise<void>;
+  /** The connection closed (bound or not), or its bind was refused after authenticate gave it a place. */
+  closed(bind: Bind): void;
+  /** A deliver_sm slot came free. */
+  ready(bind: Bind): void;
+  warn(message: string, details: Record<string, unknown>): void;
+}
 
 export class Bind {
   readonly address: string;
