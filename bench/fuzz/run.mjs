@@ -17,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { freshSqliteUrl, scrapeMetrics, startServer } from "../lib.mjs";
+import { fuzzSmpp } from "./smpp.mjs";
 import { duringHeapMeasurement, readFigures, surfaceTable } from "./surfaces.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -25,10 +26,12 @@ const port = String(18_000 + Math.floor(Math.random() * 1_000));
 const url = `http://127.0.0.1:${port}`;
 const inspectorUrl = `http://127.0.0.1:${Number(port) + 1_000}`;
 const STALL_MS = 100;
-/** FUZZ_FILES=operator-callbacks,uploads runs those files of test/fuzz/ only. */
-const files = (process.env.FUZZ_FILES ?? "legacy,v2,email-voice,uploads,operator-callbacks,carrier-callbacks").split(
-  ",",
-);
+/** FUZZ_FILES=operator-callbacks,uploads runs those files of test/fuzz/ only; `smpp` is the SMPP server (smpp.mjs). */
+const surfaces = (
+  process.env.FUZZ_FILES ?? "legacy,v2,email-voice,uploads,operator-callbacks,carrier-callbacks,smpp"
+).split(",");
+const files = surfaces.filter((name) => name !== "smpp");
+const smppPort = String(Number(port) + 2_000);
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-fuzz-"));
 const countsFile = path.join(work, "counts.jsonl");
@@ -38,11 +41,15 @@ const { url: databaseUrl, cleanup } = freshSqliteUrl();
 // The api role, as the suite's in-process gateway: with the workers of `start`, the expander
 // turned an earlier accepted bulk send's recipients into messages while a later case was being
 // refused, and the check that a refusal writes nothing saw rows it did not write.
+// The SMPP surface reads the server's heap after a forced GC: SIGUSR2 runs one (gc-on-signal.cjs);
+// the HTTP surfaces read it through the inspector.
 process.env.BENCH_SERVER_NODE_ARGS = [
   process.env.BENCH_SERVER_NODE_ARGS ?? "",
   `--inspect=${inspectorUrl.replace("http://", "")}`,
+  "--expose-gc",
+  `--require=${path.join(root, "bench/fuzz/gc-on-signal.cjs")}`,
 ].join(" ");
-const server = await startServer("api", {
+const serverEnv = {
   PORT: port,
   HOST: "127.0.0.1",
   DATABASE_URL: databaseUrl,
@@ -54,7 +61,13 @@ const server = await startServer("api", {
   WHATSAPP_APP_SECRET: "fuzz-app-secret-0123456789",
   VOICE_HTTP_AUTH_TOKEN: "fuzz-voice-token-0123456789",
   VOICE_CALLBACK_URL: "https://voice.fuzz.example.com",
-});
+  // The SMPP surface's floods are closed by these: not reading, not binding, idle.
+  SMPP_SERVER_PORT: surfaces.includes("smpp") ? smppPort : "0",
+  SMPP_SERVER_BIND_TIMEOUT_SECONDS: "3",
+  SMPP_SERVER_IDLE_SECONDS: "5",
+  SMPP_SERVER_RESPONSE_TIMEOUT_MS: "1000",
+};
+const server = await startServer("api", serverEnv);
 
 // The first figure covers the server's start (module loading, migrations): not measured.
 await scrapeMetrics(url);
@@ -63,6 +76,8 @@ let worstLagMs = 0;
 const stalls = [];
 let scrapes = 0;
 let scraping = true;
+/** Until when a delay is the SMPP surface's forced GC in the server (its measurement), not a stall. */
+let forcedGcUntil = 0;
 const read = (text, name) =>
   Number(
     text
@@ -96,7 +111,7 @@ const scraper = (async () => {
       lastCpu = cpu;
       scrapes += 1;
       worstLagMs = Math.max(worstLagMs, lagMs);
-      if (lagMs > STALL_MS) {
+      if (lagMs > STALL_MS && Date.now() > forcedGcUntil) {
         const own = cpuMs >= 0.8 * lagMs;
         stalls.push({ at: Date.now(), own });
         console.error(
@@ -120,7 +135,8 @@ const vitest = spawn(
   [
     path.join(root, "node_modules/vitest/vitest.mjs"),
     "run",
-    ...files.map((name) => `test/fuzz/${name}.test.ts`),
+    // Only the SMPP surface (FUZZ_FILES=smpp): no test file, and none run.
+    ...(files.length > 0 ? files.map((name) => `test/fuzz/${name}.test.ts`) : ["test/fuzz/none", "--passWithNoTests"]),
     "--maxWorkers=1",
     "--no-file-parallelism",
   ],
@@ -140,6 +156,22 @@ const vitest = spawn(
   },
 );
 const code = await new Promise((resolve) => vitest.on("exit", resolve));
+let smpp;
+if (surfaces.includes("smpp")) {
+  const stallsBefore = stalls.length;
+  const forcedGc = {
+    started: () => {
+      forcedGcUntil = Number.POSITIVE_INFINITY;
+    },
+    // The delay shows in the first scrape after it, within a scrape's period and its request.
+    ended: () => {
+      forcedGcUntil = Date.now() + 1_000;
+    },
+  };
+  smpp = await fuzzSmpp({ server, smppPort: Number(smppPort), databaseUrl, env: serverEnv, runs, forcedGc });
+  smpp.stalls = stalls.length - stallsBefore;
+  smpp.ownStalls = stalls.slice(stallsBefore).filter((stall) => stall.own).length;
+}
 const seconds = (Date.now() - started) / 1000;
 scraping = false;
 await scraper;
@@ -161,6 +193,18 @@ for (const line of surfaceTable(figures, stalls)) console.log(line);
 // The forced collections of the heap measurements stop the loop on purpose: not the server's doing.
 const measuring = stalls.filter((stall) => duringHeapMeasurement(stall.at, figures)).length;
 const ownStalls = stalls.filter((stall) => stall.own && !duringHeapMeasurement(stall.at, figures)).length;
+if (smpp) {
+  console.log(
+    "\n| Surface | PDUs sent | Answers | generic_nack | Closed as it should | Closed early | Floods left open | Crash | Slowest stream | Stalls (own) | Heap after GC, before → after | Charged = stored |",
+  );
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|---|");
+  const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  console.log(
+    `| SMPP server (${smpp.streams} streams, ${smpp.floods} floods, seed ${smpp.seed}) | ${smpp.sent} | ${smpp.answers} | ${smpp.genericNacks} | ` +
+      `${smpp.closedAsExpected} | ${smpp.closedEarly} | ${smpp.floodsLeftOpen} | ${smpp.alive ? "no" : "yes"} | ${smpp.slowestMs} ms | ` +
+      `${smpp.stalls} (${smpp.ownStalls}) | ${mb(smpp.heapBefore)} → ${mb(smpp.heapAfter)} | ${smpp.charged} = ${smpp.stored} (${smpp.messages} messages) |`,
+  );
+}
 console.log(
   `event loop: worst delay ${worstLagMs.toFixed(0)} ms over ${scrapes} scrapes, stalls over ${STALL_MS} ms: ${stalls.length} ` +
     `(${measuring} during a heap measurement, ${ownStalls} of the server's own work, the rest waiting for a CPU)`,
@@ -174,5 +218,10 @@ cleanup();
 fs.rmSync(work, { recursive: true, force: true });
 // A stall of the server's own work fails the run; one spent waiting for a CPU held by other
 // processes on a shared machine says nothing about the server, and is reported only.
-const failed = code !== 0 || ownStalls > 0 || leaked.length > 0 || figures.length === 0;
+const failed =
+  code !== 0 ||
+  ownStalls > 0 ||
+  leaked.length > 0 ||
+  (files.length > 0 && figures.length === 0) ||
+  smpp?.failed === true;
 process.exit(failed ? 1 : 0);

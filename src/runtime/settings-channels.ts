@@ -234,9 +234,58 @@ export const CHANNEL_SETTINGS = {
   SMPP_SERVER_IDLE_SECONDS: {
     field: "smppServer.idleSeconds",
     description:
-      "Seconds without a request from an SMPP client (a submit, its own enquire_link, an answer to a deliver_sm; answers to the server's enquire_link do not count) before the server unbinds it; also how long a connection may stay open without binding.",
+      "Seconds without a request from a bound SMPP client (a submit, its own enquire_link, an answer to a deliver_sm; answers to the server's enquire_link do not count) before the server unbinds it; a connection not yet bound is closed after it too, or after SMPP_SERVER_BIND_TIMEOUT_SECONDS, whichever comes first.",
     default: "300",
     parser: wholeNumber(1, 86400),
+  },
+  SMPP_SERVER_BIND_TIMEOUT_SECONDS: {
+    field: "smppServer.bindTimeoutSeconds",
+    description:
+      "Seconds a connection to the SMPP server has to bind, whatever it sends meanwhile (enquire_link included); then it is closed. Also the time a client of the TLS port has for its handshake.",
+    default: "10",
+    parser: wholeNumber(1, 3600),
+  },
+  SMPP_SERVER_UNBOUND_PER_ADDRESS: {
+    field: "smppServer.unboundPerAddress",
+    description:
+      "Connections from one client address that may be open at once without having bound; the next one from that address is closed at once.",
+    default: "10",
+    parser: wholeNumber(1, 100000),
+  },
+  SMPP_SERVER_UNBOUND_MAX: {
+    field: "smppServer.unboundMax",
+    description:
+      "Connections from all addresses that may be open at once without having bound; the next one is closed at once.",
+    default: "100",
+    parser: wholeNumber(1, 1000000),
+  },
+  SMPP_SERVER_OUTPUT_MAX_BYTES: {
+    field: "smppServer.outputMaxBytes",
+    description:
+      "Bytes of answers the SMPP server keeps in memory for one client that does not read them (after what the operating system's socket buffers took); past it the connection is closed.",
+    default: "262144",
+    parser: wholeNumber(16384, 1073741824),
+  },
+  SMPP_SERVER_HELD_BYTES_PER_ACCOUNT: {
+    field: "smppServer.heldBytesPerAccount",
+    description:
+      "Bytes of parts of long messages waiting for their other parts that one account's SMPP binds may have held in memory at once (text counted at two bytes a character); a part past it is answered ESME_RTHROTTLED (0x58).",
+    default: "4194304",
+    parser: wholeNumber(65536, 1073741824),
+  },
+  SMPP_SERVER_HELD_MESSAGES_PER_ACCOUNT: {
+    field: "smppServer.heldMessagesPerAccount",
+    description:
+      "Long messages waiting for their other parts that one account's SMPP binds may have held at once; the first part of one more is answered ESME_RTHROTTLED (0x58).",
+    default: "1000",
+    parser: wholeNumber(1, 1000000),
+  },
+  SMPP_SERVER_HELD_BYTES_TOTAL: {
+    field: "smppServer.heldBytesTotal",
+    description:
+      "Bytes of parts of long messages waiting for their other parts that the SMPP server holds in memory for all accounts together; a part past it is answered ESME_RMSGQFUL (0x14), whichever account sends it.",
+    default: "67108864",
+    parser: wholeNumber(65536, 4294967296),
   },
   SMPP_SERVER_RESPONSE_TIMEOUT_MS: {
     field: "smppServer.responseTimeoutMs",

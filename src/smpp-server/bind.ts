@@ -1,12 +1,14 @@
 // One client connection: the bind, then its requests. At most `window` submits are handled at
-// once; the requests read past the window wait in arrival order, and while any wait (or while
-// the client does not read our answers) the socket is paused, so a client that floods without
-// waiting is held in TCP instead of in memory: what this bind holds is bounded by the window
-// and one socket read. Answers to our own requests are taken at once. Our requests (deliver_sm,
-// enquire_link, unbind) are numbered and time out in outgoing-requests.ts. A PDU that cannot be
-// framed closes the connection after a generic_nack; a body that cannot be read gets its
-// command's error answer.
+// once; the requests read past the window wait in arrival order, and while any wait the socket
+// is paused: a client that floods without waiting is held in TCP instead of in memory. One that
+// does not read our answers is closed past `outputMaxBytes` of them (client-output.ts), one that
+// does not bind within `bindTimeoutMs` whatever it sends. Our requests (deliver_sm, enquire_link,
+// unbind) are numbered and time out in outgoing-requests.ts; answers to them are taken at once.
+// A PDU that cannot be framed ends the connection after a generic_nack; a body that cannot be
+// read gets its command's error answer.
 import type { Socket } from "node:net";
+import { BIND_MODES, type BindMode, SUBMITS, type SubmitCommand } from "./client-commands.js";
+import { ClientOutput } from "./client-output.js";
 import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
 import {
   COMMAND,
@@ -19,30 +21,19 @@ import {
   PduReader,
   readBind,
   responseId,
-  SERVER_COMMAND,
   submitMultiRespBody,
 } from "./pdu.js";
 import { STATUS } from "./status.js";
 import type { BoundAccount, SubmitResult } from "./submit.js";
 
-export type BindMode = "transmitter" | "receiver" | "transceiver";
-export type SubmitCommand = "submit_sm" | "data_sm" | "submit_multi";
-
-const BIND_MODES = new Map<number, BindMode>([
-  [COMMAND.bind_transmitter, "transmitter"],
-  [COMMAND.bind_receiver, "receiver"],
-  [COMMAND.bind_transceiver, "transceiver"],
-]);
-
-const SUBMITS = new Map<number, SubmitCommand>([
-  [COMMAND.submit_sm, "submit_sm"],
-  [COMMAND.data_sm, "data_sm"],
-  [SERVER_COMMAND.submit_multi, "submit_multi"],
-]);
+/** Requests started in one turn of the event loop at most: a flood gives the loop back between turns. */
+const REQUESTS_PER_TURN = 1_000;
 
 /** What a bind asks of the server it belongs to. */
 export interface BindHost {
   window: number;
+  bindTimeoutMs: number;
+  outputMaxBytes: number;
   enquireLinkMs: number;
   idleMs: number;
   responseTimeoutMs: number;
@@ -51,7 +42,7 @@ export interface BindHost {
   submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult>;
   /** Records the bind (the operator's listing); it is answered once this resolves. */
   bound(bind: Bind): Promise<void>;
-  /** The bind no longer takes traffic: unbound, closed, or refused after authenticate gave it a place. */
+  /** The connection closed (bound or not), or its bind was refused after authenticate gave it a place. */
   closed(bind: Bind): void;
   /** A deliver_sm slot came free. */
   ready(bind: Bind): void;
@@ -71,16 +62,16 @@ export class Bind {
   private readonly waiting: Pdu[] = [];
   private inFlight = 0;
   private paused = false;
+  private drainScheduled = false;
   /** Reads paused (paused now, or since the server's enquire_link went): its answer may wait unread. */
   private pauses = 0;
-  private corked = false;
+  private readonly output: ClientOutput;
   private readonly requests: OutgoingRequests;
   private unbindRequest: Pdu | undefined;
   private enquiring = false;
   /** The client's last request or answer, other than an answer to our enquire_link. */
   private lastActive = Date.now();
   private lastHeard = Date.now();
-  private lastSent = Date.now();
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -91,6 +82,15 @@ export class Bind {
   ) {
     this.address = socket.remoteAddress ?? "";
     this.port = socket.remotePort ?? 0;
+    this.output = new ClientOutput(socket, host.outputMaxBytes, (unread) => {
+      // What the kernel did not take stays in memory: a client that does not read is not kept.
+      this.host.warn("SMPP client does not read its answers; closed", {
+        address: this.address,
+        account: this.account?.principal.username,
+        unread,
+      });
+      this.close();
+    });
     this.requests = new OutgoingRequests(
       host.responseTimeoutMs,
       (bytes) => this.write(bytes),
@@ -98,10 +98,9 @@ export class Bind {
     );
     socket.setNoDelay(true);
     socket.on("data", (chunk: Buffer) => this.read(chunk));
-    socket.on("drain", () => this.drain());
     socket.on("error", () => this.close());
     socket.on("close", () => this.closed());
-    const tick = Math.max(100, Math.min(this.host.enquireLinkMs, this.host.idleMs) / 4);
+    const tick = Math.max(100, Math.min(this.host.enquireLinkMs, this.host.idleMs, this.host.bindTimeoutMs) / 4);
     this.timer = setInterval(() => this.keepAlive(), tick);
     this.timer.unref();
   }
@@ -134,15 +133,21 @@ export class Bind {
   }
 
   private read(chunk: Buffer): void {
+    // Ended (a broken stream, an unbind): what the client still sends is dropped unread.
+    if (this.state === "closed") return;
     this.lastHeard = Date.now();
     let pdus: Pdu[];
     try {
       pdus = this.reader.push(chunk);
     } catch (error) {
-      // A length no PDU can have: the stream cannot be followed any further.
+      // A length no PDU can have: the stream cannot be followed any further. The connection is
+      // ended after the nack, not cut: cut with the client's next bytes unread, it would be
+      // reset, and the reset could take the nack with it.
       this.write(encodePdu(COMMAND.generic_nack, 0, STATUS.ESME_RINVCMDLEN));
       this.host.warn("SMPP client sent a broken stream; closed", { address: this.address, error: String(error) });
-      this.close();
+      this.output.end();
+      this.socket.resume();
+      this.closed();
       return;
     }
     for (const pdu of pdus) {
@@ -152,15 +157,26 @@ export class Bind {
     this.drain();
   }
 
-  /** Starts the waiting requests, in order, as far as the window and the socket allow. */
+  /** Starts the waiting requests, in order, as far as the window allows, and the rest in a later turn. */
   private drain(): void {
-    while (this.waiting.length > 0 && this.state !== "closed" && !this.socket.writableNeedDrain) {
+    let started = 0;
+    while (this.waiting.length > 0 && this.state !== "closed") {
       const next = this.waiting[0]!;
       if (SUBMITS.has(next.commandId) && this.inFlight >= this.host.window) break;
+      if (started++ === REQUESTS_PER_TURN) {
+        if (!this.drainScheduled) {
+          this.drainScheduled = true;
+          setImmediate(() => {
+            this.drainScheduled = false;
+            this.drain();
+          });
+        }
+        break;
+      }
       this.waiting.shift();
       this.handle(next);
     }
-    const hold = this.waiting.length > 0 || this.socket.writableNeedDrain;
+    const hold = this.waiting.length > 0;
     if (hold !== this.paused && this.state !== "closed") {
       this.paused = hold;
       if (hold) this.pauses++;
@@ -270,7 +286,7 @@ export class Bind {
   private unbindAsked(pdu: Pdu): void {
     if (this.state !== "bound") {
       this.answer(pdu, STATUS.ESME_ROK);
-      this.socket.end();
+      this.output.end();
       this.closed();
       return;
     }
@@ -287,7 +303,7 @@ export class Bind {
   private finishUnbind(): void {
     if (this.inFlight > 0 || !this.unbindRequest) return;
     this.answer(this.unbindRequest, STATUS.ESME_ROK);
-    this.socket.end();
+    this.output.end();
     this.closed();
   }
 
@@ -319,11 +335,16 @@ export class Bind {
   }
 
   private keepAlive(): void {
-    // Requests in hand (being handled, or held unread past the window) prove the client is there;
-    // so do requests held in TCP while the server does not read (the client not reading its
-    // answers): what the client sent since, an enquire_link_resp among it, is not read yet.
-    if (this.inFlight > 0 || this.waiting.length > 0 || this.paused) return;
     const now = Date.now();
+    if ((this.state === "open" || this.state === "binding") && now - this.since >= this.host.bindTimeoutMs) {
+      this.host.warn("SMPP connection did not bind in time; closed", { address: this.address });
+      this.close();
+      return;
+    }
+    // Requests in hand (being handled, or held unread past the window) prove the client is there;
+    // so do requests held in TCP while the server does not read: what the client sent since, an
+    // enquire_link_resp among it, is not read yet.
+    if (this.inFlight > 0 || this.waiting.length > 0 || this.paused) return;
     if ((this.state === "open" || this.state === "bound") && now - this.lastActive >= this.host.idleMs) {
       this.host.warn(this.state === "open" ? "SMPP connection never bound; closed" : "SMPP bind idle; unbound", {
         address: this.address,
@@ -335,7 +356,7 @@ export class Bind {
     if (
       this.state === "bound" &&
       !this.enquiring &&
-      now - Math.max(this.lastHeard, this.lastSent) >= this.host.enquireLinkMs
+      now - Math.max(this.lastHeard, this.output.lastSent) >= this.host.enquireLinkMs
     ) {
       this.enquiring = true;
       const pauses = this.pauses;
@@ -354,41 +375,25 @@ export class Bind {
   }
 
   private write(bytes: Buffer): void {
-    if (this.socket.destroyed || this.socket.writableEnded) return;
-    this.lastSent = Date.now();
-    // The answers written in one turn of the event loop (a socket read's requests, the submits
-    // decided together) leave in one write instead of one system call each.
-    if (!this.corked) {
-      this.corked = true;
-      this.socket.cork();
-      process.nextTick(() => {
-        this.corked = false;
-        this.socket.uncork();
-      });
-    }
-    this.socket.write(bytes);
+    this.output.write(bytes);
   }
 
   close(): void {
     if (this.state === "closed") return;
     // What was written this turn (a generic_nack) goes out before the connection is cut.
-    if (this.corked) {
-      this.corked = false;
-      this.socket.uncork();
-    }
+    this.output.flush(false);
     this.socket.destroy();
     this.closed();
   }
 
   private closed(): void {
     if (this.state === "closed") return;
-    const hadPlace = this.account !== undefined && this.state !== "binding";
     this.state = "closed";
     clearInterval(this.timer);
     this.waiting.length = 0;
     this.requests.closeAll();
     // A socket ended politely (unbind) that the client does not close is not kept.
     if (!this.socket.destroyed) setTimeout(() => this.socket.destroy(), 5_000).unref();
-    if (hadPlace) this.host.closed(this);
+    this.host.closed(this);
   }
 }

@@ -3,9 +3,13 @@
 //
 //   server.ts       listeners (plain, TLS), binds per account and their limits
 //   deliver-pump.ts the deliver_sm each account is owed, sent over its receiving binds in order
-//   bind.ts         one connection: bind, window and back-pressure, keep-alive, unbind
+//   unbound.ts      connections not bound yet, limited per address and in all
+//   bind.ts         one connection: bind, window and back-pressure, bind timeout, keep-alive, unbind
+//   client-commands.ts the requests a connection takes, by kind (binds, submits)
+//   client-output.ts what the server writes to a client, one write a turn, closed past the unread bound
 //   outgoing-requests.ts a bind's own requests (deliver_sm, enquire_link, unbind) and their answers
 //   submit.ts       submit_sm / data_sm / submit_multi → SmsPolicy and the Acceptor; long messages
+//   held-parts.ts   the parts of long messages waiting for the rest, bounded per account and in total
 //   pdu.ts          the PDU bodies the server reads and writes
 //   status.ts       every refusal as a command_status (docs/smpp-server.md prints the table)
 //   outbox.ts       receipts and MO written in the transaction of the change they report

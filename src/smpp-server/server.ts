@@ -11,7 +11,8 @@ import type { AcceptService } from "../messages/index.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { SmsPolicy } from "../sms/index.js";
 import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
-import { Bind, type BindHost, type SubmitCommand } from "./bind.js";
+import { Bind, type BindHost } from "./bind.js";
+import type { SubmitCommand } from "./client-commands.js";
 import { DeliverPump } from "./deliver-pump.js";
 import { localOutboxWriter, type OutboxWriter } from "./outbox-writes.js";
 import { MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm } from "./pdu.js";
@@ -19,6 +20,7 @@ import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } 
 import { addressAllowed, smppSettingsOf } from "./settings.js";
 import { STATUS } from "./status.js";
 import { type BoundAccount, type SubmitResult, Submitter } from "./submit.js";
+import { UnboundConnections } from "./unbound.js";
 
 export interface SmppServerDeps extends Runtime {
   authenticator: Authenticator;
@@ -54,6 +56,7 @@ export class SmppServer {
   /** Binds that were bound: counted in /metrics and reported to smpp_binds. */
   private readonly reported = new Set<Bind>();
   private readonly submitter: Submitter;
+  private readonly unbound: UnboundConnections<Bind>;
   private readonly unsubscribe: Array<() => void> = [];
   private poller: NodeJS.Timeout | undefined;
   private reporter: NodeJS.Timeout | undefined;
@@ -76,9 +79,20 @@ export class SmppServer {
       acceptor: deps.acceptor,
       dltEntityTag: deps.config.smppServer.dltEntityTag,
       dltTemplateTag: deps.config.smppServer.dltTemplateTag,
+      heldParts: {
+        bytesPerAccount: deps.config.smppServer.heldBytesPerAccount,
+        messagesPerAccount: deps.config.smppServer.heldMessagesPerAccount,
+        bytesTotal: deps.config.smppServer.heldBytesTotal,
+      },
     });
+    this.unbound = new UnboundConnections(
+      { perAddress: deps.config.smppServer.unboundPerAddress, max: deps.config.smppServer.unboundMax },
+      (message, details) => deps.logger.warn(details, message),
+    );
     this.host = {
       window: deps.config.smppServer.window,
+      bindTimeoutMs: deps.config.smppServer.bindTimeoutSeconds * 1000,
+      outputMaxBytes: deps.config.smppServer.outputMaxBytes,
       enquireLinkMs: deps.config.smppServer.enquireLinkSeconds * 1000,
       idleMs: deps.config.smppServer.idleSeconds * 1000,
       responseTimeoutMs: deps.config.smppServer.responseTimeoutMs,
@@ -86,6 +100,7 @@ export class SmppServer {
       authenticate: (bind, systemId, password) => this.authenticate(bind, systemId, password),
       submit: (bind, command, body) => this.submit(bind, command, body),
       bound: (bind) => {
+        this.unbound.remove(bind);
         this.deps.logger.info(
           { account: bind.account?.principal.username, mode: bind.mode, address: bind.address, bind: bind.id },
           "SMPP client bound",
@@ -96,6 +111,8 @@ export class SmppServer {
       },
       closed: (bind) => {
         this.all.delete(bind);
+        this.unbound.remove(bind);
+        this.submitter.release(bind.id);
         const accountId = bind.account?.principal.accountId;
         if (accountId === undefined) return;
         const set = this.binds.get(accountId);
@@ -119,11 +136,13 @@ export class SmppServer {
   async start(): Promise<void> {
     const { smppServer: settings, host } = this.deps.config;
     const onSocket = (socket: net.Socket, tls: boolean) => {
-      if (this.stopping) {
+      if (this.stopping || !this.unbound.admits(socket.remoteAddress ?? "")) {
         socket.destroy();
         return;
       }
-      this.all.add(new Bind(this.reports.nextId(), socket, this.host, tls));
+      const bind = new Bind(this.reports.nextId(), socket, this.host, tls);
+      this.all.add(bind);
+      this.unbound.add(bind);
     };
     if (settings.port !== 0) {
       const server = net.createServer((socket) => onSocket(socket, false));
@@ -132,7 +151,12 @@ export class SmppServer {
     }
     if (settings.tlsPort !== 0) {
       const server = tls.createServer(
-        { cert: fs.readFileSync(settings.tlsCertFile!), key: fs.readFileSync(settings.tlsKeyFile!) },
+        {
+          cert: fs.readFileSync(settings.tlsCertFile!),
+          key: fs.readFileSync(settings.tlsKeyFile!),
+          // The handshake comes before the bind, within the same time.
+          handshakeTimeout: settings.bindTimeoutSeconds * 1000,
+        },
         (socket) => onSocket(socket, true),
       );
       // A client that fails the handshake (plain SMPP on the TLS port, a certificate it refuses) is just closed.

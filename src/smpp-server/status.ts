@@ -17,6 +17,7 @@ export const STATUS = {
   ESME_RINVDSTADR: 0x0b,
   ESME_RBINDFAIL: 0x0d,
   ESME_RINVPASWD: 0x0e,
+  ESME_RMSGQFUL: 0x14,
   ESME_RINVSERTYP: 0x15,
   ESME_RINVNUMDESTS: 0x33,
   ESME_RINVESMCLASS: 0x43,
@@ -36,7 +37,6 @@ export const STATUS = {
   SB_DLT_HEADER: 0x406,
   SB_DLT_TEMPLATE: 0x407,
   SB_CONTENT: 0x408,
-  SB_INCOMPLETE: 0x409,
 } as const;
 
 /** Refusal code → command_status. A code not listed answers ESME_RSYSERR. */

@@ -11,19 +11,17 @@ import { newQueueId } from "../core/ids.js";
 import { isGsm7 } from "../core/segments.js";
 import type { AcceptService } from "../messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
+import { HeldParts, type HeldPartsLimits } from "./held-parts.js";
 import type { SmppMeta } from "./outbox.js";
 import { type SubmitFields, TLV, type UnsuccessfulDestination } from "./pdu.js";
 import { STATUS, statusOfRefusal } from "./status.js";
-
-/** How long the parts of a long message wait for the rest. */
-const PARTS_HOLD_MS = 60_000;
-const MAX_HELD_MESSAGES = 10_000;
 
 export interface SubmitterDeps {
   smsPolicy: SmsPolicy;
   acceptor: AcceptService;
   dltEntityTag: number;
   dltTemplateTag: number;
+  heldParts: HeldPartsLimits;
 }
 
 /** The bound account, as the bind found it. */
@@ -48,12 +46,6 @@ interface Concatenation {
   reference: number;
   total: number;
   sequence: number;
-}
-
-interface Held {
-  id: string;
-  parts: Map<number, string>;
-  timer: NodeJS.Timeout;
 }
 
 /** Refused before the rules: a status of the SMPP layer itself. */
@@ -127,14 +119,20 @@ function sarOf(tlvs: Map<number, Buffer>): Concatenation | null {
 }
 
 export class Submitter {
-  private readonly held = new Map<string, Held>();
+  private readonly held: HeldParts;
   private readonly limiters = new Map<string, RateLimiterMemory>();
 
-  constructor(private readonly deps: SubmitterDeps) {}
+  constructor(private readonly deps: SubmitterDeps) {
+    this.held = new HeldParts(deps.heldParts, newQueueId);
+  }
 
   close(): void {
-    for (const held of this.held.values()) clearTimeout(held.timer);
-    this.held.clear();
+    this.held.close();
+  }
+
+  /** The bind closed: the parts it sent can no longer be joined. */
+  release(bindId: string): void {
+    this.held.release(bindId);
   }
 
   /** Over the account's submits per second: answered ESME_RTHROTTLED, nothing else done. */
@@ -203,9 +201,15 @@ export class Submitter {
       // Per bind, as SMPP clients number their references: two clients of one account (or one
       // client's two binds) reusing a reference for the same addresses are two messages.
       const key = [bindId, fields.source, fields.destinations[0], concatenation.reference, total].join("|");
-      const joined = this.hold(key, sequence, total, text);
+      const joined = this.held.hold({ key, bindId, accountId: account.principal.accountId, sequence, total, text });
+      if (joined.kind === "over_account") {
+        throw new SmppRefusal(STATUS.ESME_RTHROTTLED, "the account holds as many parts of long messages as it may");
+      }
+      if (joined.kind === "over_total") {
+        throw new SmppRefusal(STATUS.ESME_RMSGQFUL, "the server holds as many parts of long messages as it may");
+      }
       // An earlier part is taken under the id the whole message will have.
-      if (joined.text === undefined) return { status: 0, messageId: joined.id };
+      if (joined.kind === "held") return { status: 0, messageId: joined.id };
       text = joined.text;
       id = joined.id;
       parts = total;
@@ -239,28 +243,5 @@ export class Submitter {
       messageId: outcome.send.broadcastId,
       failed: rejected.map(({ recipient, error }) => ({ address: recipient, status: statusOfRefusal(error.code) })),
     };
-  }
-
-  /** Keeps one part; answers the message's id, and its whole text once every part is here. */
-  private hold(key: string, sequence: number, total: number, text: string): { id: string; text?: string } {
-    let held = this.held.get(key);
-    if (!held) {
-      if (this.held.size >= MAX_HELD_MESSAGES) {
-        throw new SmppRefusal(STATUS.SB_INCOMPLETE, "too many long messages are waiting for their parts");
-      }
-      const timer = setTimeout(() => this.held.delete(key), PARTS_HOLD_MS);
-      timer.unref();
-      held = { id: newQueueId(), parts: new Map(), timer };
-      this.held.set(key, held);
-    }
-    held.parts.set(sequence, text);
-    if (held.parts.size < total) return { id: held.id };
-    this.held.delete(key);
-    clearTimeout(held.timer);
-    const whole = [...held.parts.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([, part]) => part)
-      .join("");
-    return { id: held.id, text: whole };
   }
 }

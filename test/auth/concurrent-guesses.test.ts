@@ -25,6 +25,8 @@ describeEachEngine("password guesses sent at once", (engine) => {
       LOGIN_LOCK_THRESHOLD: String(THRESHOLD),
       LOGIN_LOCK_ADDRESSES: String(ADDRESSES),
       SMPP_SERVER_PORT: "auto",
+      // The binds below connect from one address at once, before any of them is bound.
+      SMPP_SERVER_UNBOUND_PER_ADDRESS: "100",
     },
   });
 

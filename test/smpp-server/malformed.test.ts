@@ -55,6 +55,26 @@ describeEachEngine("SMPP server: malformed PDUs", (engine) => {
     await raw.untilClosed();
   });
 
+  it("answers generic_nack on a length no PDU can have even when more bytes follow it, on a bound session", async () => {
+    const t = gateway();
+    const account = await smppAccount(t);
+    const raw = new RawClient(smppPort(t));
+    await raw.connected();
+    raw.send(encodePdu(0x00000009, 1, 0, bindBody(account)));
+    expect(await raw.next()).toMatchObject({ commandId: 0x80000009, status: 0 });
+    // A length of 16 MB, then the rest of the client's bytes: had the server cut the connection
+    // with them unread, the reset would have taken the nack with it.
+    const header = Buffer.alloc(16);
+    header.writeUInt32BE(0x01000040, 0);
+    header.writeUInt32BE(0x00000021, 4);
+    for (const piece of [header, Buffer.alloc(1), Buffer.alloc(47, 0x31)]) {
+      raw.send(piece);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await raw.next()).toMatchObject({ commandId: GENERIC_NACK, status: ESME_RINVCMDLEN });
+    await raw.untilClosed();
+  });
+
   it("answers a body cut short with its command's error, bound or not", async () => {
     const t = gateway();
     const account = await smppAccount(t, {}, { credits: { sms: 10 } });

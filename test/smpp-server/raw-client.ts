@@ -18,11 +18,21 @@ export class RawClient {
   private waiting: (() => void) | undefined;
   closed = false;
 
-  /** `answerEnquireLink`: answer the server's enquire_link instead of queueing it with the rest. */
-  constructor(port: number, options: { tls?: tls.ConnectionOptions; answerEnquireLink?: boolean } = {}) {
+  /**
+   * `answerEnquireLink`: answer the server's enquire_link instead of queueing it with the rest;
+   * `localAddress`: the loopback address to connect from (127.0.0.2, …: another client address).
+   */
+  constructor(
+    port: number,
+    options: { tls?: tls.ConnectionOptions; answerEnquireLink?: boolean; localAddress?: string } = {},
+  ) {
     this.socket = options.tls
       ? tls.connect({ ...options.tls, port, host: "127.0.0.1" })
-      : net.connect(port, "127.0.0.1");
+      : net.connect({
+          port,
+          host: "127.0.0.1",
+          ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+        });
     this.socket.on("data", (chunk: Buffer) => {
       for (const pdu of this.reader.push(chunk)) {
         if (options.answerEnquireLink && pdu.commandId === ENQUIRE_LINK) {
@@ -94,8 +104,22 @@ export function bindBody(account: SmppAccount): Buffer {
   return Buffer.concat([cstrings(account.username, account.smppPassword, ""), Buffer.from([0x34, 0, 0, 0])]);
 }
 
-/** A submit_sm body: GSM-7 text as ASCII, data_coding 0, no TLVs. */
-export function submitBody(source: string, destination: string, text: string, registeredDelivery = 0): Buffer {
+/** One TLV: tag, length, value. */
+export function tlv(tag: number, value: Buffer): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt16BE(tag, 0);
+  head.writeUInt16BE(value.length, 2);
+  return Buffer.concat([head, value]);
+}
+
+/** A submit_sm body: text as Latin-1 bytes, data_coding 0 (GSM-7 for ASCII text) unless told, no TLVs. */
+export function submitBody(
+  source: string,
+  destination: string,
+  text: string,
+  registeredDelivery = 0,
+  dataCoding = 0,
+): Buffer {
   return Buffer.concat([
     cstrings(""),
     Buffer.from([0, 0]),
@@ -104,7 +128,7 @@ export function submitBody(source: string, destination: string, text: string, re
     cstrings(destination),
     Buffer.from([0, 0, 0]),
     cstrings("", ""),
-    Buffer.from([registeredDelivery, 0, 0, 0, text.length]),
+    Buffer.from([registeredDelivery, 0, dataCoding, 0, text.length]),
     Buffer.from(text, "latin1"),
   ]);
 }

@@ -1,0 +1,209 @@
+// Fuzzing the SMPP server (issue 36) on raw sockets against the real gateway (api role: nothing
+// changes a message behind the checks' back): streams of valid, mutated and random PDUs, written
+// in partial frames, on bound and unbound connections, where every request of a well-framed
+// stream is answered once and the session goes on, a length no PDU has is answered generic_nack
+// and closed; and floods that never read (enquire_link, unknown commands, submits, a frame that
+// never ends), bound or not, all closed by the server. Then the server still binds and submits,
+// the heap after a forced GC is within 10 MB of where it started, and what the account was
+// charged is what was stored. FUZZ_RUNS sets the streams (default 200) and FUZZ_SEED replays.
+// bench/fuzz/smpp.mjs runs the same kinds of clients against a gateway process.
+import fc from "fast-check";
+import { expect, it } from "vitest";
+import { encodePdu } from "../../src/carriers/smpp/index.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { type SmppAccount, smppAccount, smppPort, until } from "../smpp-server/client.js";
+import { BIND_TRANSMITTER, ENQUIRE_LINK, RawClient, SUBMIT_SM, submitBody } from "../smpp-server/raw-client.js";
+import { fuzzParameters } from "./harness.js";
+import { cuts, framingOf, splitAt, streamPdu, UNBIND } from "./smpp-generators.js";
+
+const MiB = 1024 * 1024;
+const GENERIC_NACK = 0x80000000;
+const ANSWER_MS = 10_000;
+/** Each flood case waits for the server's timeouts (seconds): at most this many, whatever FUZZ_RUNS says. */
+const FLOOD_CASES = 6;
+
+function heapAfterGc(): number {
+  globalThis.gc!();
+  globalThis.gc!();
+  return process.memoryUsage().heapUsed;
+}
+
+/** Milli-credits the account's ledger charged (debits less refunds) and the messages stored cost. */
+async function chargedAndStored(t: TestGateway, accountId: number): Promise<{ charged: number; stored: number }> {
+  const db = t.db.store.db;
+  const ledger = await db
+    .selectFrom("ledger_entries")
+    .select((eb) => eb.fn.sum<number>("amount").as("sum"))
+    .where("account_id", "=", accountId)
+    .where("kind", "in", ["debit", "refund"])
+    .executeTakeFirstOrThrow();
+  const messages = await db
+    .selectFrom("messages")
+    .select((eb) => eb.fn.sum<number>("credits").as("sum"))
+    .where("account_id", "=", accountId)
+    .executeTakeFirstOrThrow();
+  return { charged: -Number(ledger.sum ?? 0), stored: Number(messages.sum ?? 0) };
+}
+
+describeEachEngine("fuzz: the SMPP server", (engine) => {
+  const gateway = useTestGateway(engine, {
+    roles: ["api"],
+    env: {
+      SMPP_SERVER_PORT: "auto",
+      SMPP_SERVER_BIND_TIMEOUT_SECONDS: "3",
+      SMPP_SERVER_IDLE_SECONDS: "2",
+      SMPP_SERVER_RESPONSE_TIMEOUT_MS: "500",
+      SIMULATOR_FAILURE_RATE: "0",
+    },
+  });
+  let account: SmppAccount;
+  let heapBefore = 0;
+  let session: RawClient | undefined;
+  let addresses = 0;
+
+  /** An unbound connection from a loopback address of its own, so the per-address limit is not what a case meets. */
+  async function unbound(t: TestGateway): Promise<RawClient> {
+    const raw = new RawClient(smppPort(t), {
+      answerEnquireLink: true,
+      localAddress: `127.0.0.${2 + (addresses++ % 250)}`,
+    });
+    await raw.connected();
+    return raw;
+  }
+
+  /**
+   * The bound transmitter session the cases share, bound again when a case ended it or the
+   * server unbound it (idle: a case of responses alone is no request).
+   */
+  async function bound(t: TestGateway): Promise<RawClient> {
+    if (session && !session.closed) {
+      session.send(encodePdu(ENQUIRE_LINK, 0x7fffffff));
+      const answer = await session.next(ANSWER_MS).catch(() => undefined);
+      if (answer?.commandId === 0x80000015 && answer.sequence === 0x7fffffff) return session;
+      session.destroy();
+    }
+    session = new RawClient(smppPort(t), { answerEnquireLink: true });
+    await session.connected();
+    await session.bind(account, BIND_TRANSMITTER);
+    return session;
+  }
+
+  it("starts with a funded SMPP account, a bind and a submit, and notes the heap", async () => {
+    const t = gateway();
+    account = await smppAccount(t, { maxBinds: 0 }, { credits: { sms: 1_000_000 } });
+    const raw = await bound(t);
+    raw.send(encodePdu(SUBMIT_SM, 2, 0, submitBody("SWBRD", "9876543210", "warm-up")));
+    expect((await raw.next()).status).toBe(0);
+    heapBefore = heapAfterGc();
+  });
+
+  it("answers every request of valid, mutated and random PDU streams in partial frames, bound or not", async () => {
+    const t = gateway();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(streamPdu, { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        cuts,
+        async (pdus, onBound, at) => {
+          const stream = Buffer.concat(pdus);
+          const framing = framingOf(stream);
+          const raw = onBound ? await bound(t) : await unbound(t);
+          for (const piece of splitAt(stream, at)) {
+            raw.send(piece);
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          if (framing.commands.includes(UNBIND)) {
+            // The session ends; what came after the unbind is answered in part.
+            await raw.untilClosed(ANSWER_MS);
+            return;
+          }
+          if (framing.end === "whole") {
+            let requests = framing.commands.filter((command) => command < GENERIC_NACK).length;
+            while (requests > 0) {
+              const pdu = await raw.next(ANSWER_MS);
+              if (pdu.commandId >= GENERIC_NACK) requests--;
+            }
+            expect(raw.closed).toBe(false);
+          } else if (framing.end === "broken") {
+            let pdu = await raw.next(ANSWER_MS);
+            while (!(pdu.commandId === GENERIC_NACK && pdu.status === 0x02)) pdu = await raw.next(ANSWER_MS);
+            await raw.untilClosed(ANSWER_MS);
+          }
+          if (!onBound || framing.end === "partial") raw.destroy();
+        },
+      ),
+      fuzzParameters(),
+    );
+  }, 300_000);
+
+  it("closes every client that floods without reading, bound or not", async () => {
+    const t = gateway();
+    const kinds = ["enquire_link", "unknown command", "submits", "unfinished frame"] as const;
+    type Kind = (typeof kinds)[number];
+    const junk = (command: number, count: number) =>
+      Buffer.concat(Array.from({ length: count }, (_, i) => encodePdu(command, i + 1)));
+    /** Writes the flood, never reading; then a byte now and then of a frame that never ends, whose write fails once closed. */
+    async function flood(kind: Kind, onBound: boolean): Promise<RawClient> {
+      const raw = onBound ? new RawClient(smppPort(t)) : await unbound(t);
+      if (onBound) {
+        await raw.connected();
+        await raw.bind(account, BIND_TRANSMITTER);
+      }
+      raw.socket.pause();
+      if (kind === "submits") {
+        raw.send(
+          Buffer.concat(
+            Array.from({ length: 300 }, (_, i) =>
+              encodePdu(SUBMIT_SM, i + 2, 0, submitBody("SWBRD", "9876543210", "f")),
+            ),
+          ),
+        );
+      }
+      const header = Buffer.from([0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04]);
+      let trickled = 0;
+      const writer = setInterval(() => {
+        if (raw.closed) {
+          clearInterval(writer);
+        } else if (kind === "enquire_link" || kind === "unknown command") {
+          if (raw.socket.writableLength < MiB)
+            raw.send(junk(kind === "enquire_link" ? ENQUIRE_LINK : 0x12345678, 4_096));
+        } else {
+          raw.send(trickled < header.length ? header.subarray(trickled, trickled + 1) : Buffer.from([trickled & 0xff]));
+          trickled++;
+        }
+      }, 10);
+      return raw;
+    }
+    const runs = Math.min(FLOOD_CASES, fuzzParameters().numRuns ?? FLOOD_CASES);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ kind: fc.constantFrom(...kinds), onBound: fc.boolean() }), { minLength: 1, maxLength: 6 }),
+        async (floods) => {
+          const clients = await Promise.all(floods.map(({ kind, onBound }) => flood(kind, onBound)));
+          try {
+            await Promise.all(clients.map((raw) => raw.untilClosed(15_000)));
+          } finally {
+            for (const raw of clients) raw.destroy();
+          }
+        },
+      ),
+      { ...fuzzParameters(), numRuns: runs },
+    );
+  }, 300_000);
+
+  it("still binds and submits; the heap after a forced GC is back within 10 MB; charged is stored", async () => {
+    const t = gateway();
+    session?.destroy();
+    const raw = await bound(t);
+    raw.send(encodePdu(SUBMIT_SM, 3, 0, submitBody("SWBRD", "9876543210", "still here")));
+    expect((await raw.next()).status).toBe(0);
+    raw.destroy();
+    await until(() => t.gateway.smpp!.list().length === 0, 5_000, "every bind closed");
+    const grown = heapAfterGc() - heapBefore;
+    expect(grown, `the heap grew by ${(grown / MiB).toFixed(1)} MB`).toBeLessThan(10 * MiB);
+    const { charged, stored } = await chargedAndStored(t, account.id);
+    expect(stored).toBeGreaterThan(0);
+    expect(charged).toBe(stored);
+  }, 30_000);
+});
