@@ -3,7 +3,7 @@
 // so the index cannot lean on unique first words. Reports the median and p99 per message.
 // Usage: node bench/dlt-match.mjs [--templates 10000] [--messages 20000]
 import { parseArgs } from "node:util";
-import { TemplateIndex } from "../dist/sms/dlt-matcher.js";
+import { TemplateIndex } from "../dist/channels/sms/dlt-matcher.js";
 import { machine } from "./lib.mjs";
 
 const { values } = parseArgs({

@@ -12,10 +12,10 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { sql } from "kysely";
-import { createAccountWithKey } from "../dist/admin/index.js";
-import { systemClock } from "../dist/core/clock.js";
-import { encodeCursor, listMessages, recipientForms } from "../dist/messages/index.js";
-import { openStore } from "../dist/store/store.js";
+import { createAccountWithKey } from "../dist/app/admin/index.js";
+import { systemClock } from "../dist/base/core/clock.js";
+import { openStore } from "../dist/base/store/store.js";
+import { encodeCursor, listMessages, recipientForms } from "../dist/domain/messages/index.js";
 import { machine } from "./lib.mjs";
 
 const { values } = parseArgs({

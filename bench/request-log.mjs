@@ -3,7 +3,7 @@
 // Usage: node bench/request-log.mjs [--lines 200000] > /dev/null   (or | cat > /dev/null for a pipe)
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { createLogger } from "../dist/runtime/logging.js";
+import { createLogger } from "../dist/base/runtime/logging.js";
 
 const { values } = parseArgs({ options: { lines: { type: "string", default: "200000" } } });
 const lines = Number(values.lines);

@@ -15,7 +15,7 @@
 // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the gateway's node.
 import net from "node:net";
 import { parseArgs } from "node:util";
-import { encodePdu, PduReader } from "../dist/carriers/smpp/index.js";
+import { encodePdu, PduReader } from "../dist/delivery/carriers/smpp/index.js";
 import { cli, cpuSeconds, machine, postgresCpuSeconds, startGatewayOnSmsc, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({

@@ -1,19 +1,25 @@
 // What a gateway thread is made of: its AppContext and Acceptor. Shared by the main thread
 // (gateway.ts) and the worker thread (worker-thread.ts), which does not load the HTTP server.
 import type { Logger } from "pino";
-import { accountCredentials } from "../accounts/index.js";
-import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../auth/index.js";
-import type { Clock } from "../core/clock.js";
-import { BULK_PARTS_SIGNAL, QUEUED_SIGNAL } from "../dispatch/index.js";
-import { EMAIL_CONTENT, EmailTracker, emailNotifyTargets, trackingSecret, writeEmailContent } from "../email/index.js";
-import { Acceptor, requeueAllDispatching } from "../messages/index.js";
-import type { Config } from "../runtime/config.js";
-import type { Metrics } from "../runtime/metrics.js";
-import { SmppOutbox } from "../smpp-server/index.js";
-import { SmsPolicy } from "../sms/index.js";
-import type { Store } from "../store/store.js";
-import { WebhookOutbox } from "../webhooks/outbox.js";
-import { WhatsApp } from "../whatsapp/index.js";
+import type { Clock } from "../base/core/clock.js";
+import type { Config } from "../base/runtime/config.js";
+import type { Metrics } from "../base/runtime/metrics.js";
+import type { Store } from "../base/store/store.js";
+import {
+  EMAIL_CONTENT,
+  EmailTracker,
+  emailNotifyTargets,
+  trackingSecret,
+  writeEmailContent,
+} from "../channels/email/index.js";
+import { SmppOutbox } from "../channels/smpp-server/index.js";
+import { SmsPolicy } from "../channels/sms/index.js";
+import { WhatsApp } from "../channels/whatsapp/index.js";
+import { BULK_PARTS_SIGNAL, QUEUED_SIGNAL } from "../delivery/dispatch/index.js";
+import { accountCredentials } from "../domain/accounts/index.js";
+import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../domain/auth/index.js";
+import { Acceptor, requeueAllDispatching } from "../domain/messages/index.js";
+import { WebhookOutbox } from "../domain/webhooks/outbox.js";
 import type { AppContext } from "./context.js";
 
 /** The Acceptor of a process or thread, feeding its metrics and waking the dispatcher (and the bulk expander for new parts). */

@@ -6,10 +6,10 @@
 
 import type { Logger } from "pino";
 import { Gauge, type Registry } from "prom-client";
-import type { Clock } from "../core/clock.js";
-import { queuedBacklog } from "../messages/index.js";
-import type { Store } from "../store/store.js";
-import { deliveryBacklog } from "../webhooks/sender-queries.js";
+import type { Clock } from "../base/core/clock.js";
+import type { Store } from "../base/store/store.js";
+import { queuedBacklog } from "../domain/messages/index.js";
+import { deliveryBacklog } from "../domain/webhooks/sender-queries.js";
 
 /** Rows counted at most per read: a gauge at this value means at least this many wait. */
 export const BACKLOG_CAP = 100_000;

@@ -2,13 +2,13 @@
 // right away (API key, approved sender ID, DLT registrations, an approved OTP template,
 // credits). Printed once; never created again.
 import { randomBytes } from "node:crypto";
-import { addDltEntity, addDltHeader, addSenderId, createTemplate, hasAnyAccount } from "../accounts/index.js";
-import { createAccountWithKey } from "../admin/index.js";
-import type { Clock } from "../core/clock.js";
-import { isGatewayError } from "../core/errors.js";
-import type { Store } from "../store/store.js";
-import { setUpVoiceDemo } from "../voice/index.js";
-import { setUpWhatsAppDemo } from "../whatsapp/index.js";
+import type { Clock } from "../base/core/clock.js";
+import { isGatewayError } from "../base/core/errors.js";
+import type { Store } from "../base/store/store.js";
+import { setUpVoiceDemo } from "../channels/voice/index.js";
+import { setUpWhatsAppDemo } from "../channels/whatsapp/index.js";
+import { addDltEntity, addDltHeader, addSenderId, createTemplate, hasAnyAccount } from "../domain/accounts/index.js";
+import { createAccountWithKey } from "./admin/index.js";
 
 export const DEMO_SENDER_ID = "SWBRD";
 /** The demo account's DLT registration: a transactional OTP passes the rules as the README sends it. */

@@ -1,12 +1,13 @@
 // What the gateway assembles: the runtime and the shared services. Known only to app/: each
 // feature declares the narrow dependencies it takes, and app/ passes this context to them.
-import type { Authenticator, RateLimits, Sessions } from "../auth/index.js";
-import type { EmailTracker } from "../email/index.js";
-import type { AcceptService } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { SmsPolicy } from "../sms/index.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
-import type { WhatsApp } from "../whatsapp/index.js";
+
+import type { Runtime } from "../base/runtime/runtime.js";
+import type { EmailTracker } from "../channels/email/index.js";
+import type { SmsPolicy } from "../channels/sms/index.js";
+import type { WhatsApp } from "../channels/whatsapp/index.js";
+import type { Authenticator, RateLimits, Sessions } from "../domain/auth/index.js";
+import type { AcceptService } from "../domain/messages/index.js";
+import type { WebhookOutbox } from "../domain/webhooks/outbox.js";
 
 /** The runtime and every shared service, built once by the gateway; features take narrow parts of it. */
 export interface AppContext extends Runtime {

@@ -6,12 +6,12 @@
 // workers last saw). Each check is ok, warn or fail; any fail makes the exit code 1.
 import net from "node:net";
 import { sql } from "kysely";
-import { connectorHealthRows, enabledCarrierConfigs } from "../carriers/catalog.js";
-import { readCarriersFile } from "../carriers/config-file.js";
-import { type Config, ConfigError, loadConfig } from "../runtime/config.js";
-import { migrationProvider } from "../store/migrations/index.js";
-import { serverKeepsStatistics } from "../store/postgres-statistics.js";
-import { openStore, type Store } from "../store/store.js";
+import { type Config, ConfigError, loadConfig } from "../base/runtime/config.js";
+import { migrationProvider } from "../base/store/migrations/index.js";
+import { serverKeepsStatistics } from "../base/store/postgres-statistics.js";
+import { openStore, type Store } from "../base/store/store.js";
+import { connectorHealthRows, enabledCarrierConfigs } from "../delivery/carriers/catalog.js";
+import { readCarriersFile } from "../delivery/carriers/config-file.js";
 import { databaseNowSql, HEARTBEAT_INTERVAL_MS } from "./heartbeat.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";

@@ -7,7 +7,7 @@
 // gateway runs without it). This module imports nothing of the app but the settings table
 // (which the gateway loads next anyway): it must load in an instant.
 import { Worker } from "node:worker_threads";
-import { SETTINGS } from "../runtime/settings.js";
+import { SETTINGS } from "../base/runtime/settings.js";
 
 let early: Worker | undefined;
 

@@ -1,15 +1,15 @@
 // A gateway in one process: opens the store, builds the AppContext, serves HTTP and runs the roles it
 // is given (api, worker), with the worker thread of a `start`; stop() ends them in order.
 import type { Logger } from "pino";
-import { closeRateLimitRedis, connectRateLimitRedis } from "../auth/index.js";
-import { applyCarriersFile } from "../carriers/config-file.js";
-import { type Clock, systemClock } from "../core/clock.js";
-import type { Config } from "../runtime/config.js";
-import { createLogger } from "../runtime/logging.js";
-import { createMetrics } from "../runtime/metrics.js";
-import { SmppServer } from "../smpp-server/index.js";
-import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
-import { openStore, type Store, storeOptions } from "../store/store.js";
+import { type Clock, systemClock } from "../base/core/clock.js";
+import type { Config } from "../base/runtime/config.js";
+import { createLogger } from "../base/runtime/logging.js";
+import { createMetrics } from "../base/runtime/metrics.js";
+import { acquireWorkerLock } from "../base/store/sqlite-worker-lock.js";
+import { openStore, type Store, storeOptions } from "../base/store/store.js";
+import { SmppServer } from "../channels/smpp-server/index.js";
+import { applyCarriersFile } from "../delivery/carriers/config-file.js";
+import { closeRateLimitRedis, connectRateLimitRedis } from "../domain/auth/index.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
 import { registerBacklogGauges } from "./backlog-metrics.js";
 import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./bootstrap.js";
@@ -56,7 +56,7 @@ export interface Gateway {
   stopStage(): string;
 }
 
-export { createLogger } from "../runtime/logging.js";
+export { createLogger } from "../base/runtime/logging.js";
 
 export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const { config } = options;

@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import os from "node:os";
 import { sql } from "kysely";
 import type { Logger } from "pino";
-import type { Clock } from "../core/clock.js";
-import type { Store } from "../store/store.js";
+import type { Clock } from "../base/core/clock.js";
+import type { Store } from "../base/store/store.js";
 
 export const HEARTBEAT_INTERVAL_MS = 10_000;
 const FORGET_AFTER_MS = 24 * 60 * 60 * 1000;

@@ -1,7 +1,7 @@
 // What a process that cannot take its address says, in words an operator acts on: which
 // setting to change, and whether the first start's credentials exist (and how to replace them).
 
-import type { Config } from "../runtime/config.js";
+import type { Config } from "../base/runtime/config.js";
 import { NEW_CREDENTIALS_HELP } from "./bootstrap.js";
 
 export function listenFailure(

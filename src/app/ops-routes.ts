@@ -1,9 +1,9 @@
 // Operations endpoints: liveness, readiness (the database answers, and Redis when it is
 // required) and Prometheus metrics (behind METRICS_TOKEN when it is set).
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { sameSecret } from "../auth/index.js";
-import { GatewayError } from "../core/errors.js";
-import { metricsText } from "../runtime/metrics.js";
+import { GatewayError } from "../base/core/errors.js";
+import { metricsText } from "../base/runtime/metrics.js";
+import { sameSecret } from "../domain/auth/index.js";
 import type { AppContext } from "./context.js";
 
 /** How long /readyz waits for the database before it calls it down (a load balancer's probe is short). */

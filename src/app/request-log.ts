@@ -3,8 +3,8 @@
 // operations endpoints are debug lines: a load balancer's health checks would drown the rest.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
-import { EpisodeLog } from "../core/episodes.js";
-import { scrubUrl } from "../runtime/logging.js";
+import { EpisodeLog } from "../base/core/episodes.js";
+import { scrubUrl } from "../base/runtime/logging.js";
 
 const OPERATIONS = new Set(["/healthz", "/readyz", "/metrics"]);
 /** Failed authentications from one address, within a quiet gap, that make a warning. */

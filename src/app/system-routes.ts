@@ -5,8 +5,8 @@
 
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
-import { readConnectorHealth } from "../carriers/catalog.js";
-import type { Runtime } from "../runtime/runtime.js";
+import type { Runtime } from "../base/runtime/runtime.js";
+import { readConnectorHealth } from "../delivery/carriers/catalog.js";
 import { BACKLOG_CAP, readBacklog } from "./backlog-metrics.js";
 import { databaseNowSql, HEARTBEAT_INTERVAL_MS } from "./heartbeat.js";
 

@@ -9,11 +9,11 @@
 // it, and a restart recovers exactly as after kill -9 (test/dispatch/crash.test.ts).
 import { Worker } from "node:worker_threads";
 import type { Logger } from "pino";
-import { GatewayError } from "../core/errors.js";
-import type { AcceptOutcome, AcceptService, SendOrder } from "../messages/index.js";
-import type { Config } from "../runtime/config.js";
-import type { MetricsSnapshot } from "../runtime/metrics.js";
-import type { ClaimedRow, OutboxWrite } from "../smpp-server/index.js";
+import { GatewayError } from "../base/core/errors.js";
+import type { Config } from "../base/runtime/config.js";
+import type { MetricsSnapshot } from "../base/runtime/metrics.js";
+import type { ClaimedRow, OutboxWrite } from "../channels/smpp-server/index.js";
+import type { AcceptOutcome, AcceptService, SendOrder } from "../domain/messages/index.js";
 import { takeEarly } from "./early-thread.js";
 
 /** What crosses from the main thread to the worker thread. */

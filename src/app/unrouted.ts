@@ -7,8 +7,14 @@ import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { ConnectionError, FastifyReply, FastifyRequest } from "fastify";
-import { GatewayError } from "../core/errors.js";
-import { type JsonEnvelope, jsonErrorAnswer, sendJsonError, statusOf, toGatewayError } from "../http/http-errors.js";
+import { GatewayError } from "../base/core/errors.js";
+import {
+  type JsonEnvelope,
+  jsonErrorAnswer,
+  sendJsonError,
+  statusOf,
+  toGatewayError,
+} from "../base/http/http-errors.js";
 
 const LEGACY_PATH = /^\/(httpapi|api\/secure_api|xmlapi|api\/getcredits|voicecall|httpemailapi)/i;
 const SMS_CALL_PATH = /^\/api\/v2\/(sms|balance|sender-ids)/i;

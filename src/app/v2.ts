@@ -1,20 +1,20 @@
 // The v2 family: API-key auth for every route, then the key's rate limit; errors in the v2 envelope.
 import type { FastifyInstance, FastifyReply } from "fastify";
-import { type AccountTraffic, registerV2AccountRoutes } from "../accounts/index.js";
-import { authenticateV2, type RateLimitOutcome } from "../auth/index.js";
-import { partsOfMessage } from "../carriers/smpp/index.js";
-import { registerV2ContactRoutes } from "../contacts/index.js";
-import { GatewayError } from "../core/errors.js";
-import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../email/index.js";
-import { sendJsonError } from "../http/http-errors.js";
-import { completeV2Route } from "../http/openapi.js";
-import { refuseUnknownQuery } from "../http/query-params.js";
-import { firstInboundNumber, registerV2InboundRoutes } from "../inbound/index.js";
-import { floodCount, messageCount, messagesByStatus } from "../messages/index.js";
-import { registerV2SmsRoutes } from "../sms/index.js";
-import { registerV2VoiceRoutes } from "../voice/index.js";
-import { registerV2WebhookRoutes } from "../webhooks/v2-routes.js";
-import { registerV2WhatsAppRoutes } from "../whatsapp/index.js";
+import { GatewayError } from "../base/core/errors.js";
+import { sendJsonError } from "../base/http/http-errors.js";
+import { completeV2Route } from "../base/http/openapi.js";
+import { refuseUnknownQuery } from "../base/http/query-params.js";
+import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../channels/email/index.js";
+import { firstInboundNumber, registerV2InboundRoutes } from "../channels/inbound/index.js";
+import { registerV2SmsRoutes } from "../channels/sms/index.js";
+import { registerV2VoiceRoutes } from "../channels/voice/index.js";
+import { registerV2WhatsAppRoutes } from "../channels/whatsapp/index.js";
+import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
+import { type AccountTraffic, registerV2AccountRoutes } from "../domain/accounts/index.js";
+import { authenticateV2, type RateLimitOutcome } from "../domain/auth/index.js";
+import { registerV2ContactRoutes } from "../domain/contacts/index.js";
+import { floodCount, messageCount, messagesByStatus } from "../domain/messages/index.js";
+import { registerV2WebhookRoutes } from "../domain/webhooks/v2-routes.js";
 import type { AppContext } from "./context.js";
 
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */

@@ -1,14 +1,14 @@
 // The worker thread of a `start` process (see threads.ts): the worker role, and the Acceptor
 // that commits the sends the main thread hands over, on a database connection of its own.
 import { parentPort, workerData } from "node:worker_threads";
-import { systemClock } from "../core/clock.js";
-import type { AcceptOutcome } from "../messages/index.js";
-import type { Config } from "../runtime/config.js";
-import { createLogger } from "../runtime/logging.js";
-import { createMetrics } from "../runtime/metrics.js";
-import { localOutboxWriter } from "../smpp-server/index.js";
-import { acquireWorkerLock } from "../store/sqlite-worker-lock.js";
-import { openStore, storeOptions } from "../store/store.js";
+import { systemClock } from "../base/core/clock.js";
+import type { Config } from "../base/runtime/config.js";
+import { createLogger } from "../base/runtime/logging.js";
+import { createMetrics } from "../base/runtime/metrics.js";
+import { acquireWorkerLock } from "../base/store/sqlite-worker-lock.js";
+import { openStore, storeOptions } from "../base/store/store.js";
+import { localOutboxWriter } from "../channels/smpp-server/index.js";
+import type { AcceptOutcome } from "../domain/messages/index.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
 import { type FromWorker, type SerializedError, serializeError, type ToWorker } from "./threads.js";
 import { startWorkers } from "./workers.js";

@@ -1,7 +1,12 @@
 // The background parts of the `worker` role: connectors, the bulk expander, the dispatcher,
 // the webhook sender, delivery-report and inbound-SMS ingestion and queue housekeeping. Each
 // stops after finishing the work in hand.
-import { CarrierRegistry } from "../carriers/registry.js";
+
+import { emailConnectors, startEmailBounces } from "../channels/email/index.js";
+import { InboundIngester } from "../channels/inbound/index.js";
+import { voiceConnectors } from "../channels/voice/index.js";
+import { startWhatsAppUpkeep } from "../channels/whatsapp/index.js";
+import { CarrierRegistry } from "../delivery/carriers/registry.js";
 import {
   BulkExpander,
   DEFAULT_DISPATCHER_OPTIONS,
@@ -10,13 +15,9 @@ import {
   ReportIngester,
   SimulatorConnector,
   startHousekeeping,
-} from "../dispatch/index.js";
-import { emailConnectors, startEmailBounces } from "../email/index.js";
-import { InboundIngester } from "../inbound/index.js";
-import type { DeliveryReport } from "../messages/index.js";
-import { voiceConnectors } from "../voice/index.js";
-import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../webhooks/sender.js";
-import { startWhatsAppUpkeep } from "../whatsapp/index.js";
+} from "../delivery/dispatch/index.js";
+import type { DeliveryReport } from "../domain/messages/index.js";
+import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../domain/webhooks/sender.js";
 import type { AppContext } from "./context.js";
 
 export type StopFn = () => Promise<void>;

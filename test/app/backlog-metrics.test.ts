@@ -2,12 +2,12 @@
 // lane (and the messages held for want of a connector), webhook deliveries pending and given up, and each connector's submit latency. The clock
 // is manual, so a retried message or webhook stays where it is until the test moves time.
 import { expect, it } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
-import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../../src/webhooks/sender.js";
+import { ManualClock } from "../../src/base/core/clock.js";
+import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../../src/domain/webhooks/sender.js";
+import { Receiver } from "../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { FAST_SIMULATOR, keyOf, sendSms } from "../helpers/sms.js";
-import { Receiver } from "../webhooks/receiver.js";
 
 /** The value of one sample of /metrics (0 when the series is absent). */
 async function sample(t: TestGateway, name: string, labels = ""): Promise<number> {

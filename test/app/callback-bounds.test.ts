@@ -5,14 +5,14 @@
 // bounces mailed to the bounce listener (a DSN's diagnostic is kept to 1,000 characters).
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { twilioSignature } from "../../src/voice/twilio-signature.js";
-import { signMetaPayload } from "../../src/whatsapp/meta-webhook.js";
-import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
-import { BOUNCE_DOMAIN, base, closedPort, emailAccount, postEmail, postfixDsn } from "../email/helpers.js";
+import { twilioSignature } from "../../src/channels/voice/twilio-signature.js";
+import { signMetaPayload } from "../../src/channels/whatsapp/meta-webhook.js";
+import { updateWhatsAppSettings } from "../../src/channels/whatsapp/settings.js";
+import { BOUNCE_DOMAIN, base, closedPort, emailAccount, postEmail, postfixDsn } from "../channels/email/helpers.js";
+import { inboundCallback, statusCallback } from "../channels/whatsapp/fake-graph.js";
+import { until } from "../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, startTestGateway, type TestGateway } from "../helpers/gateway.js";
-import { until } from "../webhooks/receiver.js";
-import { inboundCallback, statusCallback } from "../whatsapp/fake-graph.js";
 
 const APP_SECRET = "bounds-app-secret-0123456789";
 const AUTH_TOKEN = "bounds-auth-token";

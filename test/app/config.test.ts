@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/runtime/config.js";
-import { describeSetting, envExample, SETTINGS, type SettingName } from "../../src/runtime/settings.js";
+import { ConfigError, loadConfig } from "../../src/base/runtime/config.js";
+import { describeSetting, envExample, SETTINGS, type SettingName } from "../../src/base/runtime/settings.js";
 import { runCli, STACK_TRACE } from "../helpers/cli.js";
 
 const cwd = path.join(os.tmpdir(), "switchboard-config-cwd");

@@ -3,7 +3,7 @@
 // validation error, never a query PostgreSQL refuses with "out of range" (a 500). Through the
 // real server, one row per field, on both engines.
 import { beforeAll, expect, it } from "vitest";
-import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
+import { updateWhatsAppSettings } from "../../src/channels/whatsapp/settings.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
 import { FAST_SIMULATOR, keyOf } from "../helpers/sms.js";

@@ -5,16 +5,16 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { stripVTControlCharacters } from "node:util";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { CarrierWarnings } from "../../src/carriers/warnings.js";
-import { setUpWhatsAppDemo } from "../../src/whatsapp/index.js";
-import { type AggregatorAnswer, FakeAggregator } from "../carriers/fake-aggregator.js";
+import { setUpWhatsAppDemo } from "../../src/channels/whatsapp/index.js";
+import { CarrierWarnings } from "../../src/delivery/carriers/warnings.js";
+import { type AggregatorAnswer, FakeAggregator } from "../delivery/carriers/fake-aggregator.js";
+import { receiver, until, useReceivers } from "../domain/webhooks/receiver.js";
 import { BIN, runCli, startServer } from "../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { captureLogs, type LogCapture, type LogLine, WARN } from "../helpers/log-capture.js";
 import { RawConnection } from "../helpers/raw-http.js";
-import { receiver, until, useReceivers } from "../webhooks/receiver.js";
 
 // Its slowest tests take up to 10 s amid the whole suite on a slow two-core machine, where a
 // test of the same kind once took four times as long as usual: twice the default bound.

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { loadConfig } from "../../src/runtime/config.js";
+import { loadConfig } from "../../src/base/runtime/config.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
 

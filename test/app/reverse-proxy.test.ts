@@ -10,12 +10,12 @@ import path from "node:path";
 import { generate } from "selfsigned";
 import { Agent, request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError, loadConfig } from "../../src/runtime/config.js";
+import { ConfigError, loadConfig } from "../../src/base/runtime/config.js";
+import { until } from "../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
 import { captureLogs, type LogCapture } from "../helpers/log-capture.js";
 import { nginxMissing, startThrowawayNginx, type ThrowawayNginx } from "../helpers/nginx.js";
-import { until } from "../webhooks/receiver.js";
 
 const THRESHOLD = 3;
 /** The proxy connects to the gateway from 127.0.0.1; clients come from other loopback addresses. */

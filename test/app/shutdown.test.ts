@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
-import { FakeSmsc } from "../carriers/fake-smsc.js";
+import { FakeSmsc } from "../delivery/carriers/fake-smsc.js";
 import { DEMO_TEXT, demoKey, type ServerProcess, sendDemoSms, startServer } from "../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 import { RawConnection } from "../helpers/raw-http.js";

@@ -16,12 +16,13 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ledgerSum, walletBalance } from "../../src/accounts/index.js";
-import { addSenderIdFor, createAccountWithKey } from "../../src/admin/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { setWebhookUrls } from "../../src/webhooks/settings.js";
-import { FakeSmsc } from "../carriers/fake-smsc.js";
+import { addSenderIdFor, createAccountWithKey } from "../../src/app/admin/index.js";
+import { systemClock } from "../../src/base/core/clock.js";
+import { openStore, type Store } from "../../src/base/store/store.js";
+import { ledgerSum, walletBalance } from "../../src/domain/accounts/index.js";
+import { setWebhookUrls } from "../../src/domain/webhooks/settings.js";
+import { FakeSmsc } from "../delivery/carriers/fake-smsc.js";
+import { Receiver } from "../domain/webhooks/receiver.js";
 import { type ServerProcess, startServer } from "../helpers/cli.js";
 import {
   postgresServerAvailable,
@@ -31,7 +32,6 @@ import {
   type ThrowawayPostgres,
   type ThrowawayRedis,
 } from "../helpers/throwaway.js";
-import { Receiver } from "../webhooks/receiver.js";
 
 const required = process.env.SWITCHBOARD_REQUIRE_POSTGRES === "1";
 const available = postgresServerAvailable() && redisServerAvailable();

@@ -4,8 +4,8 @@
 // leaves the keep-alive connection usable for the next case.
 import fc from "fast-check";
 import { beforeAll } from "vitest";
-import { addEmailDomain } from "../../src/email/domains.js";
-import { approveCallerIdFor } from "../../src/voice/index.js";
+import { addEmailDomain } from "../../src/channels/email/domains.js";
+import { approveCallerIdFor } from "../../src/channels/voice/index.js";
 import { multipartBody } from "../helpers/raw-http.js";
 import { encodeForm, fieldValue, paramsOf, rawQuery, requestTarget } from "./generators.js";
 import { describeFuzz, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";

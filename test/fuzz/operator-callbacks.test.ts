@@ -8,7 +8,7 @@ import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import fc from "fast-check";
 import { beforeAll, expect } from "vitest";
-import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
+import { updateWhatsAppSettings } from "../../src/channels/whatsapp/settings.js";
 import { buildAccount, type TestAccount } from "../helpers/gateway.js";
 import { encodeForm, fieldValue, mutated, paramsOf, percentEncode, rawQuery, requestTarget } from "./generators.js";
 import {

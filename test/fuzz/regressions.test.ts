@@ -1,7 +1,7 @@
 // What the fuzz suite found, kept as plain cases so a change that brings it back fails here
 // by name, whatever the generators draw.
 import { beforeAll, expect, it } from "vitest";
-import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
+import { updateWhatsAppSettings } from "../../src/channels/whatsapp/settings.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
 import { RawConnection } from "../helpers/raw-http.js";

@@ -9,11 +9,17 @@
 // bench/fuzz/smpp.mjs runs the same kinds of clients against a gateway process.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { encodePdu } from "../../src/carriers/smpp/index.js";
+import { encodePdu } from "../../src/delivery/carriers/smpp/index.js";
+import { type SmppAccount, smppAccount, smppPort, until } from "../channels/smpp-server/client.js";
+import {
+  BIND_TRANSMITTER,
+  ENQUIRE_LINK,
+  RawClient,
+  SUBMIT_SM,
+  submitBody,
+} from "../channels/smpp-server/raw-client.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { type SmppAccount, smppAccount, smppPort, until } from "../smpp-server/client.js";
-import { BIND_TRANSMITTER, ENQUIRE_LINK, RawClient, SUBMIT_SM, submitBody } from "../smpp-server/raw-client.js";
 import { fuzzParameters } from "./harness.js";
 import { cuts, framingOf, splitAt, streamPdu, UNBIND } from "./smpp-generators.js";
 

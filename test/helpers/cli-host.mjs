@@ -3,8 +3,8 @@
 // (dist/app/cli-run.js) as the executable, each command with its own environment, working
 // directory, stdout, stderr and exit code. It saves the second of Node start-up that every
 // spawned command costs; test/helpers/cli.ts uses it for everything but the roles.
-import { buildProgram } from "../../dist/app/cli-program.js";
-import { runCommandLine } from "../../dist/app/cli-run.js";
+import { buildProgram } from "../../dist/app/cli/cli-program.js";
+import { runCommandLine } from "../../dist/app/cli/cli-run.js";
 
 const home = process.cwd();
 const realWrite = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr) };

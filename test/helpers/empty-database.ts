@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import type { Engine } from "../../src/store/engine.js";
+import type { Engine } from "../../src/base/store/engine.js";
 import { TEST_POSTGRES_URL } from "./engines.js";
 
 export interface EmptyDatabase {

@@ -7,9 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { describe } from "vitest";
-import type { DatabaseTarget } from "../../src/runtime/config.js";
-import type { Engine } from "../../src/store/engine.js";
-import { openStore, type Store } from "../../src/store/store.js";
+import type { DatabaseTarget } from "../../src/base/runtime/config.js";
+import type { Engine } from "../../src/base/store/engine.js";
+import { openStore, type Store } from "../../src/base/store/store.js";
 
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const required = process.env.SWITCHBOARD_REQUIRE_POSTGRES === "1";

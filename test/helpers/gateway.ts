@@ -2,18 +2,18 @@
 // builds accounts for tests. Every test file gets its own database.
 import type { Logger } from "pino";
 import { afterAll, beforeAll } from "vitest";
-import { addSenderId } from "../../src/accounts/index.js";
-import { createAccountWithKey } from "../../src/admin/index.js";
+import { createAccountWithKey } from "../../src/app/admin/index.js";
 import { createLogger, type Gateway, type Role, startGateway } from "../../src/app/gateway.js";
-import { type Clock, systemClock } from "../../src/core/clock.js";
-import type { Wallet } from "../../src/core/credits.js";
-import type { DispatcherOptions } from "../../src/dispatch/dispatcher.js";
-import { type Connector, Dispatcher, Router } from "../../src/dispatch/index.js";
-import { type Config, loadConfig } from "../../src/runtime/config.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
-import type { Engine } from "../../src/store/engine.js";
-import type { Store } from "../../src/store/store.js";
-import type { WebhookOutbox } from "../../src/webhooks/outbox.js";
+import { type Clock, systemClock } from "../../src/base/core/clock.js";
+import type { Wallet } from "../../src/base/core/credits.js";
+import { type Config, loadConfig } from "../../src/base/runtime/config.js";
+import { createMetrics } from "../../src/base/runtime/metrics.js";
+import type { Engine } from "../../src/base/store/engine.js";
+import type { Store } from "../../src/base/store/store.js";
+import type { DispatcherOptions } from "../../src/delivery/dispatch/dispatcher.js";
+import { type Connector, Dispatcher, Router } from "../../src/delivery/dispatch/index.js";
+import { addSenderId } from "../../src/domain/accounts/index.js";
+import type { WebhookOutbox } from "../../src/domain/webhooks/outbox.js";
 import { createTestDatabase, type TestDatabase } from "./engines.js";
 
 export interface TestGateway {

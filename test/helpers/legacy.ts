@@ -1,7 +1,7 @@
 // Legacy HTTP and XML calls for tests: plain-text answers, GET (query) or POST (form), and
 // the operator API used to set accounts up the way an operator would.
 import { expect } from "vitest";
-import { BROADCAST_ID } from "../../src/core/ids.js";
+import { BROADCAST_ID } from "../../src/base/core/ids.js";
 import { call, type JsonResponse, type TestAccount, type TestGateway } from "./gateway.js";
 
 export interface TextResponse {

@@ -1,7 +1,7 @@
 // The log stream of a gateway under test, as the process would write it: the real logger
 // (levels, redaction, serializers) writing JSON lines into memory instead of stdout.
 import type { Logger } from "pino";
-import { createLogger } from "../../src/runtime/logging.js";
+import { createLogger } from "../../src/base/runtime/logging.js";
 
 export interface LogLine {
   level: number;

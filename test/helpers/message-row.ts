@@ -1,10 +1,10 @@
 // A messages row with every column, for tests that hand a row to a connector or store one
 // directly: the columns a test does not care about hold a queued SMS's neutral values. And an
 // SMS accepted the real way, for tests that need one stored and charged.
-import { systemClock } from "../../src/core/clock.js";
-import { Acceptor } from "../../src/messages/index.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import type { Store } from "../../src/store/store.js";
+import { systemClock } from "../../src/base/core/clock.js";
+import type { MessageRow } from "../../src/base/store/schema.js";
+import type { Store } from "../../src/base/store/store.js";
+import { Acceptor } from "../../src/domain/messages/index.js";
 
 export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">): MessageRow {
   return {

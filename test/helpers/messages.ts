@@ -1,6 +1,6 @@
 // Waiting on the pipeline from a test that only has the database: polls until no message is
 // left in a non-final state, or fails naming how many are.
-import type { Store } from "../../src/store/store.js";
+import type { Store } from "../../src/base/store/store.js";
 
 export async function waitUntilAllFinal(store: Store, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,7 +1,7 @@
 // The live counter of the send form: characters, encoding and segments, computed by the
 // gateway's own rules (src/core/segments.ts, the code that prices a send), so the console
 // says exactly what the send will cost.
-import { segmentInfo } from "../../src/core/segments.js";
+import { segmentInfo } from "../../src/base/core/segments.js";
 
 const GSM_EXTENDED = /[\f^{}\\[~\]|€]/gu;
 export const MAX_SEGMENTS = 10;

@@ -3,6 +3,11 @@
 // numbers), across accounts, oldest first. Each kind is decided through its own operator call.
 // The folder that owns a kind's table gives its pending rows (accounts/pending-requests.ts);
 // this file unions them into one statement for the page and one for the counts.
+
+import type { Db } from "../../base/store/store.js";
+import { pendingEmailDomains } from "../../channels/email/index.js";
+import { pendingKeywords } from "../../channels/inbound/index.js";
+import { pendingCallerIds } from "../../channels/voice/index.js";
 import {
   type PendingRequests,
   pendingDltEntities,
@@ -10,11 +15,7 @@ import {
   pendingSenderIds,
   pendingTemplates,
   requesterName,
-} from "../accounts/index.js";
-import { pendingEmailDomains } from "../email/index.js";
-import { pendingKeywords } from "../inbound/index.js";
-import type { Db } from "../store/store.js";
-import { pendingCallerIds } from "../voice/index.js";
+} from "../../domain/accounts/index.js";
 
 export const APPROVAL_KINDS = [
   "sender_id",

@@ -2,9 +2,9 @@
 // locked out of password logins, and clearing them before they expire.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { clearLoginLocks, listLoginLocks } from "../auth/index.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { clearLoginLocks, listLoginLocks } from "../../domain/auth/index.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;

@@ -2,6 +2,8 @@
 // (each white-listed as its DLT header, as India's DLT registers them), white-listed DLT
 // entities with the default, approved templates and opening credits are written in one
 // transaction, so a bad field anywhere leaves nothing behind.
+
+import { GatewayError } from "../../base/core/errors.js";
 import {
   addDltEntity,
   addDltHeader,
@@ -13,9 +15,8 @@ import {
   normalizeDltEntityId,
   normalizeSenderId,
   setDefaultDltEntity,
-} from "../accounts/index.js";
-import { createApiKey } from "../auth/index.js";
-import { GatewayError } from "../core/errors.js";
+} from "../../domain/accounts/index.js";
+import { createApiKey } from "../../domain/auth/index.js";
 import { type OperatorDeps, parseRateLimit } from "./operations.js";
 
 export interface OnboardingTemplate {

@@ -1,4 +1,10 @@
 // Operator actions, shared by the operator API and the CLI so both behave the same.
+
+import type { Clock } from "../../base/core/clock.js";
+import { fromMilli, isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import type { Store } from "../../base/store/store.js";
 import {
   addDltEntity,
   addDltHeader,
@@ -31,13 +37,8 @@ import {
   setTemplateStatus,
   TEMPLATES_CHANGED,
   walletCredits,
-} from "../accounts/index.js";
-import { apiKeyRevoked, createApiKey, listApiKeys, revokeApiKey } from "../auth/index.js";
-import type { Clock } from "../core/clock.js";
-import { fromMilli, isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import type { ApprovalStatus } from "../store/schema.js";
-import type { Store } from "../store/store.js";
+} from "../../domain/accounts/index.js";
+import { apiKeyRevoked, createApiKey, listApiKeys, revokeApiKey } from "../../domain/auth/index.js";
 import { readinessOf } from "./readiness.js";
 
 export interface OperatorDeps {

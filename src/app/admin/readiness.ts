@@ -1,6 +1,10 @@
 // Whether an account can send SMS, and if not, each registration it lacks with the operator's
 // command that adds it: what `accounts show` and the operator API's account view report. The
 // checks follow the send path's rules (sms/policy.ts), whose refusal each gap would cause.
+
+import type { Account } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import { accountDltEntity } from "../../channels/sms/index.js";
 import {
   accountRoutes,
   fitsDltHeader,
@@ -11,10 +15,7 @@ import {
   type RegistrationFix,
   registrationFixes,
   walletBalance,
-} from "../accounts/index.js";
-import { accountDltEntity } from "../sms/index.js";
-import type { Account } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+} from "../../domain/accounts/index.js";
 
 export interface MissingRegistration extends RegistrationFix {
   what: "account_status" | "sender_id" | "dlt_header" | "dlt_entity" | "default_dlt_entity" | "template" | "credits";

@@ -1,6 +1,13 @@
 // The operator API under /admin/api: everything the CLI does, authenticated with an operator key.
 
 import { Type } from "@fastify/type-provider-typebox";
+import { fromMilli, MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { sendJsonError } from "../../base/http/http-errors.js";
+import { IdParams, PageNumber, pageMeta } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import {
   ACCOUNT_STATUSES,
   describeAccount,
@@ -12,16 +19,9 @@ import {
   searchAccounts,
   updateAccount,
   walletCredits,
-} from "../accounts/index.js";
-import type { CallerChecks } from "../auth/index.js";
-import { apiKeyRevoked, authenticateCaller, setApiKeyRateLimit } from "../auth/index.js";
-import { fromMilli, MAX_CREDITS, WALLETS } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { sendJsonError } from "../http/http-errors.js";
-import { IdParams, PageNumber, pageMeta } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../smpp-server/index.js";
+} from "../../domain/accounts/index.js";
+import type { CallerChecks } from "../../domain/auth/index.js";
+import { apiKeyRevoked, authenticateCaller, setApiKeyRateLimit } from "../../domain/auth/index.js";
 import { APPROVAL_KINDS, pendingApprovals } from "./approvals.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";

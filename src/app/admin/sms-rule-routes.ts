@@ -2,10 +2,10 @@
 // DND registry. Thin adapters over admin/operations.ts, which the CLI uses too.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { GatewayError } from "../core/errors.js";
-import { IdParams, PageNumber } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { IdParams, PageNumber } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   addDltFor,
   addDndNumbers,

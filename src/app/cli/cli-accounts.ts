@@ -2,7 +2,12 @@
 // command, show with what it lacks to send, set), its API keys, credits, sender IDs and login
 // locks. They call admin/operations.ts and admin/onboarding.ts, as the operator API does.
 import { type Command, Option } from "commander";
-import { listAccounts, parseRouteList, updateAccount } from "../accounts/index.js";
+import { systemClock } from "../../base/core/clock.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import type { Store } from "../../base/store/store.js";
+import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
+import { listAccounts, parseRouteList, updateAccount } from "../../domain/accounts/index.js";
+import { clearLoginLocks, listLoginLocks } from "../../domain/auth/index.js";
 import {
   accountDetail,
   accountSummary,
@@ -17,11 +22,6 @@ import {
   senderIdsOf,
   setSenderIdStatusFor,
 } from "../admin/index.js";
-import { clearLoginLocks, listLoginLocks } from "../auth/index.js";
-import { systemClock } from "../core/clock.js";
-import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../smpp-server/index.js";
-import type { ApprovalStatus } from "../store/schema.js";
-import type { Store } from "../store/store.js";
 import {
   addReviewCommands,
   onOff,

@@ -2,6 +2,8 @@
 // carriers/catalog.ts and config-file.ts, as the operator API and SWITCHBOARD_CARRIERS_FILE do; a
 // running worker picks every change up within two seconds.
 import { type Command, InvalidArgumentError } from "commander";
+import { systemClock } from "../../base/core/clock.js";
+import type { Store } from "../../base/store/store.js";
 import {
   applyCarriersDocument,
   describeCarrier,
@@ -15,10 +17,8 @@ import {
   saveCarrier,
   saveRoute,
   setCarrierEnabled,
-} from "../carriers/catalog.js";
-import { readCarriersFile, readDefinitionFile } from "../carriers/config-file.js";
-import { systemClock } from "../core/clock.js";
-import type { Store } from "../store/store.js";
+} from "../../delivery/carriers/catalog.js";
+import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/config-file.js";
 import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });

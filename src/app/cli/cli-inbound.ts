@@ -1,7 +1,9 @@
 // CLI commands for inbound SMS: virtual numbers, keyword approval and suppression lists. They
 // call inbound/operations.ts, as the operator API does.
 import { type Command, Option } from "commander";
-import { systemClock } from "../core/clock.js";
+import { systemClock } from "../../base/core/clock.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import type { Store } from "../../base/store/store.js";
 import {
   addSuppressionsFor,
   assignNumberFor,
@@ -10,9 +12,7 @@ import {
   removeNumberFor,
   removeSuppressionsFor,
   setKeywordStatusFor,
-} from "../inbound/index.js";
-import type { ApprovalStatus } from "../store/schema.js";
-import type { Store } from "../store/store.js";
+} from "../../channels/inbound/index.js";
 import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });

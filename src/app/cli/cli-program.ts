@@ -1,6 +1,8 @@
 // Every command of the `switchboard` executable, declared without running anything, so a test
 // can read the whole tree (descriptions, required options) without a process per command.
 import { Command, Help, type Option } from "commander";
+import type { Role } from "../gateway.js";
+import { packageVersion } from "../version.js";
 import { addAccountCommands } from "./cli-accounts.js";
 import { addCarrierCommands } from "./cli-carriers.js";
 import { addInboundCommands } from "./cli-inbound.js";
@@ -8,8 +10,6 @@ import { addSmppCommands } from "./cli-smpp.js";
 import { addSmsRuleCommands } from "./cli-sms-rules.js";
 import { withStore } from "./cli-support.js";
 import { addVoiceCommands } from "./cli-voice.js";
-import type { Role } from "./gateway.js";
-import { packageVersion } from "./version.js";
 
 /** Runs the gateway in these roles; `seed` makes an empty database's first credentials. */
 export type RunRoles = (roles: readonly Role[], seed: boolean) => Promise<void>;
@@ -58,7 +58,7 @@ export function buildProgram(run: RunRoles): Command {
     )
     .option("--json", "print the checks as JSON")
     .action(async (options: { json?: boolean }) => {
-      const { formatReport, runDoctor } = await import("./doctor.js");
+      const { formatReport, runDoctor } = await import("../doctor.js");
       const report = await runDoctor();
       process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : `${formatReport(report)}\n`);
       if (!report.ok) process.exitCode = 1;

@@ -2,8 +2,8 @@
 // (doctor's 1), commander's own for a usage error or --help, 2 for a bad configuration and 1
 // for any other failure, told in one line on stderr. The executable (cli.ts) exits with it.
 import { type Command, CommanderError } from "commander";
-import { isGatewayError } from "../core/errors.js";
-import { ConfigError } from "../runtime/config.js";
+import { isGatewayError } from "../../base/core/errors.js";
+import { ConfigError } from "../../base/runtime/config.js";
 
 export async function runCommandLine(program: Command, argv: readonly string[]): Promise<number> {
   try {

@@ -1,9 +1,9 @@
 // CLI commands for the SMPP server's binds: list who is bound (every process's binds, from
 // smpp_binds) and disconnect one. They call smpp-server/registry.ts, as the operator API does.
 import type { Command } from "commander";
-import { requireAccount } from "../accounts/index.js";
-import { systemClock } from "../core/clock.js";
-import { disconnectBind, listBinds } from "../smpp-server/index.js";
+import { systemClock } from "../../base/core/clock.js";
+import { disconnectBind, listBinds } from "../../channels/smpp-server/index.js";
+import { requireAccount } from "../../domain/accounts/index.js";
 import { print, table, wholeNumber, withStore } from "./cli-support.js";
 
 export function addSmppCommands(program: Command): void {

@@ -2,6 +2,9 @@
 // DND registry. They call admin/operations.ts, as the operator API does.
 import fs from "node:fs";
 import { type Command, Option } from "commander";
+import { systemClock } from "../../base/core/clock.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import type { Store } from "../../base/store/store.js";
 import {
   accountDetail,
   addDltFor,
@@ -16,9 +19,6 @@ import {
   removeDndNumbers,
   setTemplateStatusFor,
 } from "../admin/index.js";
-import { systemClock } from "../core/clock.js";
-import type { ApprovalStatus } from "../store/schema.js";
-import type { Store } from "../store/store.js";
 import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */

@@ -1,8 +1,8 @@
 // What every operator command of the CLI shares: option parsers, a store opened on the
 // configured database for the length of one command, and printing as text or JSON.
 import { type Command, InvalidArgumentError } from "commander";
-import { loadConfig } from "../runtime/config.js";
-import { openStore, type Store, storeOptions } from "../store/store.js";
+import { loadConfig } from "../../base/runtime/config.js";
+import { openStore, type Store, storeOptions } from "../../base/store/store.js";
 
 export function onOff(value: string): boolean {
   if (/^(on|true|yes|1)$/i.test(value)) return true;

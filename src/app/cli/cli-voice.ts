@@ -1,9 +1,9 @@
 // CLI commands for voice: the caller numbers an account may place calls from. They call
 // voice/caller-ids.ts, as the operator API does.
 import type { Command } from "commander";
-import { systemClock } from "../core/clock.js";
-import type { Store } from "../store/store.js";
-import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "../voice/index.js";
+import { systemClock } from "../../base/core/clock.js";
+import type { Store } from "../../base/store/store.js";
+import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "../../channels/voice/index.js";
 import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });

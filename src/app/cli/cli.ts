@@ -1,11 +1,11 @@
 // The `switchboard` command: run the gateway by role, migrate, and operator commands that
 // work on the configured database directly (no running server needed). The commands are
 // declared in cli-program.ts; this runs them.
-import { loadConfig } from "../runtime/config.js";
-import { credentialsBanner } from "./bootstrap.js";
+import { loadConfig } from "../../base/runtime/config.js";
+import { credentialsBanner } from "../bootstrap.js";
+import { type Gateway, type Role, startGateway } from "../gateway.js";
 import { buildProgram } from "./cli-program.js";
 import { runCommandLine } from "./cli-run.js";
-import { type Gateway, type Role, startGateway } from "./gateway.js";
 
 async function run(roles: readonly Role[], seed: boolean): Promise<void> {
   const config = loadConfig();

@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 
 /** dist/web from src/console (tests) and from dist/console (the built gateway) alike. */
-export const CONSOLE_DIR = fileURLToPath(new URL("../../dist/web/", import.meta.url));
+export const CONSOLE_DIR = fileURLToPath(new URL("../../../dist/web/", import.meta.url));
 
 /**
  * The headers of the console's files: only its own scripts, styles and API calls, never framed

@@ -5,12 +5,12 @@
 import { Type } from "@fastify/type-provider-typebox";
 import { serialize } from "cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Authenticator, Sessions } from "../auth/index.js";
-import { SESSION_COOKIE, type Session, sessionOf, sessionTokenOf } from "../auth/index.js";
-import { GatewayError } from "../core/errors.js";
-import { sendJsonError } from "../http/http-errors.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { sendJsonError } from "../../base/http/http-errors.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Authenticator, Sessions } from "../../domain/auth/index.js";
+import { SESSION_COOKIE, type Session, sessionOf, sessionTokenOf } from "../../domain/auth/index.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config"> & { authenticator: Authenticator; sessions: Sessions };

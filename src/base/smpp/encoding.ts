@@ -2,7 +2,7 @@
 // alphabet, data_coding 0) or UCS-2 (UTF-16BE, data_coding 8), and long text split into
 // concatenated parts behind an 8-bit-reference UDH. The encoding choice is src/core/segments.ts's,
 // so the parts we submit are the segments we charged for.
-import { isGsm7 } from "../../core/segments.js";
+import { isGsm7 } from "../core/segments.js";
 
 export type DataCoding = 0 | 8;
 

@@ -2,9 +2,9 @@
 // (their responses, deliver_sm). Reading is strict, unlike the carrier side's reader: a client's
 // body that ends inside a field, or whose strings miss their NUL, is malformed and answered with
 // an error, never guessed at. Framing (PduReader, encodePdu) is the carrier side's.
-import { BodyWriter } from "../carriers/smpp/index.js";
+import { BodyWriter } from "../../delivery/carriers/smpp/index.js";
 
-export { COMMAND, encodePdu, type Pdu, PduReader, responseId } from "../carriers/smpp/index.js";
+export { COMMAND, encodePdu, type Pdu, PduReader, responseId } from "../../delivery/carriers/smpp/index.js";
 
 export const SERVER_COMMAND = {
   submit_multi: 0x00000021,

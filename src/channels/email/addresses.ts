@@ -1,7 +1,7 @@
 // Email addresses as the email API takes them: `Name <user@example.com>` or a bare address,
 // lists comma-separated (RFC 5322 quoting understood, via nodemailer's address parser).
 import addressparser from "nodemailer/lib/addressparser/index.js";
-import { GatewayError } from "../core/errors.js";
+import { GatewayError } from "../../base/core/errors.js";
 
 export interface Mailbox {
   /** The address, domain in lower case. */

@@ -1,8 +1,9 @@
 // An email send's content and attachments, stored once for all its recipients: written by the
 // Acceptor in the transaction that accepts the messages (SendOrder.shared, kind "email"), which
 // may run in another thread than the request's, so the send hands over data, not code.
-import type { SharedContentWriter } from "../messages/index.js";
-import type { Db } from "../store/store.js";
+
+import type { Db } from "../../base/store/store.js";
+import type { SharedContentWriter } from "../../domain/messages/index.js";
 
 export const EMAIL_CONTENT = "email";
 

@@ -2,9 +2,9 @@
 // recipients' messages), its attachments, and the DKIM key of its from domain; read once per
 // send through a small cache. Also makes the DKIM key pair of a new sending domain.
 import { generateKeyPairSync } from "node:crypto";
-import type { SubmitResult } from "../dispatch/index.js";
-import type { MessageRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import type { SubmitResult } from "../../delivery/dispatch/index.js";
 
 export interface EmailAttachment {
   filename: string;

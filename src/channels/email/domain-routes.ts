@@ -4,11 +4,11 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { APPROVAL_STATUSES, requireAccount } from "../accounts/index.js";
-import { isoUtc } from "../core/clock.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { isoUtc } from "../../base/core/clock.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { APPROVAL_STATUSES, requireAccount } from "../../domain/accounts/index.js";
 import {
   addEmailDomain,
   describeEmailDomain,

@@ -2,11 +2,11 @@
 // operator approves it; `from` must be an address on one of the account's approved domains,
 // and mail from it is DKIM-signed with the domain's key.
 import { sql } from "kysely";
-import { NO_DETAIL, type PendingRequests } from "../accounts/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { ApprovalStatus, EmailDomainsTable } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { ApprovalStatus, EmailDomainsTable } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import { NO_DETAIL, type PendingRequests } from "../../domain/accounts/index.js";
 import { generateDkimKey } from "./content.js";
 
 export type EmailDomainRow = Omit<EmailDomainsTable, "id"> & { id: number };

@@ -1,9 +1,9 @@
 // What happens to an email after the relay took it: bounces that come back (a DSN), opens
 // and clicks. Each is recorded in `email_events` with its notification in the same transaction.
-import type { Clock } from "../core/clock.js";
-import { bounceEmail, DIAGNOSTIC_MAX_LENGTH, findEmailMessage } from "../messages/index.js";
-import type { Store } from "../store/store.js";
-import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { Store } from "../../base/store/store.js";
+import { bounceEmail, DIAGNOSTIC_MAX_LENGTH, findEmailMessage } from "../../domain/messages/index.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
 
 export interface EmailEventDeps {
   store: Store;

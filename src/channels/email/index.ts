@@ -53,11 +53,11 @@
 //   v2-schemas.ts      the v2 answers' schemas (EmailDomain, EmailTemplate, EmailSendStatus)
 
 import type { FastifyInstance } from "fastify";
-import type { Authenticator } from "../auth/index.js";
-import type { Connector } from "../dispatch/index.js";
-import type { AcceptService } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Connector } from "../../delivery/dispatch/index.js";
+import type { Authenticator } from "../../domain/auth/index.js";
+import type { AcceptService } from "../../domain/messages/index.js";
+import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { type BounceListener, startBounceListener } from "./bounce-listener.js";
 import { EmailContentCache } from "./content.js";
 import { applyReturnedBounce } from "./events.js";

@@ -3,7 +3,7 @@
 // a bounce name its message, DKIM, and the open pixel and click links of that recipient.
 import type Mail from "nodemailer/lib/mailer/index.js";
 import { type DefaultTreeAdapterMap, parse } from "parse5";
-import { isQueueId } from "../core/ids.js";
+import { isQueueId } from "../../base/core/ids.js";
 import type { EmailContent } from "./content.js";
 
 export interface Tracker {

@@ -1,7 +1,7 @@
 // Where an email message's notification goes: its send's notifyurl and callbackdata, read with
 // the message's own fields (webhooks/' EmailTargets, handed to the webhook outbox by app/).
-import type { Db } from "../store/store.js";
-import type { EmailTarget } from "../webhooks/email-notifications.js";
+import type { Db } from "../../base/store/store.js";
+import type { EmailTarget } from "../../domain/webhooks/email-notifications.js";
 
 /**
  * The notification targets of these messages, by message id; a message that is not an email

@@ -4,15 +4,15 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { requireAccount } from "../accounts/index.js";
-import { isoUtc } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { IdParams, RowId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import { emailSendMessages } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { Db } from "../store/store.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { IdParams, RowId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Db } from "../../base/store/store.js";
+import { requireAccount } from "../../domain/accounts/index.js";
+import { emailSendMessages } from "../../domain/messages/index.js";
 import { registerEmailDomainAdminRoutes, registerV2EmailDomainRoutes } from "./domain-routes.js";
 import { getCaptured, listCaptured } from "./simulator.js";
 import { registerV2EmailTemplateRoutes } from "./template-routes.js";

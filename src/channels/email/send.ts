@@ -1,15 +1,16 @@
 // An email send: its parameters checked (the family answers -11 for any of these), the
 // content stored once and one message per recipient (to + cc + bcc, de-duplicated), charged 1
 // email credit each, all in the Acceptor's transaction. The answer is the broadcast id.
-import type { Principal } from "../auth/index.js";
-import type { Clock } from "../core/clock.js";
-import { MILLI } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { parseLocalDateTime } from "../core/time.js";
-import type { AcceptService, MessageDraft } from "../messages/index.js";
-import type { Store } from "../store/store.js";
-import { ensureWebhookSecret } from "../webhooks/settings.js";
-import { checkWebhookUrl } from "../webhooks/url-guard.js";
+
+import type { Clock } from "../../base/core/clock.js";
+import { MILLI } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { parseLocalDateTime } from "../../base/core/time.js";
+import type { Store } from "../../base/store/store.js";
+import type { Principal } from "../../domain/auth/index.js";
+import type { AcceptService, MessageDraft } from "../../domain/messages/index.js";
+import { ensureWebhookSecret } from "../../domain/webhooks/settings.js";
+import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
 import { type Mailbox, parseMailbox, parseMailboxes } from "./addresses.js";
 import { EMAIL_CONTENT, type EmailContentDraft } from "./content-rows.js";
 import { isApprovedSender } from "./domains.js";

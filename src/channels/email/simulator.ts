@@ -5,10 +5,10 @@
 //   local part ending in +defer  → the first attempt gets a 451 (retried), the next is taken
 import nodemailer, { type Transporter } from "nodemailer";
 import type { Logger } from "pino";
-import type { Connector, SubmitResult } from "../dispatch/index.js";
-import type { DeliveryReport } from "../messages/index.js";
-import type { EmailCapturedTable, MessageRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { EmailCapturedTable, MessageRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import type { Connector, SubmitResult } from "../../delivery/dispatch/index.js";
+import type { DeliveryReport } from "../../domain/messages/index.js";
 import { contentsOfRows, type EmailContentCache } from "./content.js";
 import { buildMessage, type Tracker } from "./mime.js";
 

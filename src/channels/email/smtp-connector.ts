@@ -7,9 +7,9 @@
 // that fails or stalls, and a broken login are tried again by the dispatcher.
 import nodemailer, { type Transporter } from "nodemailer";
 import type { Logger } from "pino";
-import { type Connector, DEFERRED, type SubmitResult } from "../dispatch/index.js";
-import type { DeliveryReport } from "../messages/index.js";
-import type { MessageRow } from "../store/schema.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import { type Connector, DEFERRED, type SubmitResult } from "../../delivery/dispatch/index.js";
+import type { DeliveryReport } from "../../domain/messages/index.js";
 import { contentsOfRows, type EmailContent, type EmailContentCache } from "./content.js";
 import { buildMessage, type Tracker } from "./mime.js";
 

@@ -3,12 +3,12 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { isoUtc } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   createEmailTemplate,
   deleteEmailTemplate,

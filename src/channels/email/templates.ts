@@ -1,11 +1,11 @@
 // Stored email templates: subject, HTML and text with {{placeholders}}, filled from a send's
 // `defaultplaceholders` (a JSON object). In HTML a {{value}} is HTML-escaped and a
 // {{{value}}} is inserted as it is; subject and text take values as they are.
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { pagedRows } from "../store/paging.js";
-import type { EmailTemplatesTable } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { EmailTemplatesTable } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 
 export type EmailTemplateRow = Omit<EmailTemplatesTable, "id"> & { id: number };
 

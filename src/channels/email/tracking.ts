@@ -4,7 +4,7 @@
 // that message, so the endpoint is no open redirect, and an event cannot be forged for
 // another message.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Store } from "../store/store.js";
+import type { Store } from "../../base/store/store.js";
 
 const SECRET_KEY = "email_tracking_secret";
 const MAC_BYTES = 16;

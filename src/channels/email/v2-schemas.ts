@@ -1,7 +1,7 @@
 // The v2 email answers as schemas: they serialize the answers and show them in the OpenAPI
 // document.
 import { Type } from "@fastify/type-provider-typebox";
-import { NullableString, NullableTime, Time } from "../http/v2-answers.js";
+import { NullableString, NullableTime, Time } from "../../base/http/v2-answers.js";
 
 export const EmailDomain = Type.Object(
   {

@@ -2,11 +2,11 @@
 // charge and answer as /httpemailapi/v1/send (sendEmail), in the v2 envelope. No attachments:
 // those go through the multipart family.
 import { type Static, Type } from "@fastify/type-provider-typebox";
-import { RowId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import type { AcceptService } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { RowId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { AcceptService } from "../../domain/messages/index.js";
 import { MAX_CALLBACK_DATA, MAX_SUBJECT, sendEmail } from "./send.js";
 
 /** What this file takes from the gateway. */

@@ -2,10 +2,10 @@
 // test endpoint that injects an inbound message. Thin adapters over operations.ts and ingest.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { getAccount } from "../accounts/index.js";
-import { GatewayError } from "../core/errors.js";
-import { IdParams, PageNumber } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { IdParams, PageNumber } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { getAccount } from "../../domain/accounts/index.js";
 import { type InboundDeps, type IngestOutcome, ingestInbound } from "./ingest.js";
 import {
   addSuppressionsFor,

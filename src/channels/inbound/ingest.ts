@@ -3,18 +3,18 @@
 // opt-out word puts the sender on the suppression list (START alone takes it off), all in one
 // transaction. A `static` keyword's reply is then accepted like any SMS, and charged.
 
-import { getAccount } from "../accounts/index.js";
-import { GatewayError } from "../core/errors.js";
-import { normalizeIndianMobile } from "../core/indian-mobile.js";
-import { segmentInfo } from "../core/segments.js";
-import { laneOf, pricePerSegment } from "../core/traffic-class.js";
-import type { InboundSms } from "../dispatch/index.js";
-import type { AcceptService, SendOrder } from "../messages/index.js";
-import type { Config } from "../runtime/config.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { InboundMessageRow, KeywordRow } from "../store/schema.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
-import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
+import { segmentInfo } from "../../base/core/segments.js";
+import { laneOf, pricePerSegment } from "../../base/core/traffic-class.js";
+import type { Config } from "../../base/runtime/config.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { InboundMessageRow, KeywordRow } from "../../base/store/schema.js";
+import type { InboundSms } from "../../delivery/dispatch/index.js";
+import { getAccount } from "../../domain/accounts/index.js";
+import type { AcceptService, SendOrder } from "../../domain/messages/index.js";
+import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
+import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
 import { approvedKeyword, firstWord, isOptIn } from "./keywords.js";
 import { inboundMetrics } from "./metrics.js";
 import { findNumberOwner, MAX_DIGITS, normalizePhoneNumber } from "./numbers.js";

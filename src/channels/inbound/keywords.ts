@@ -2,13 +2,13 @@
 // (pending); the operator approves it, because a `static` keyword makes the gateway send its
 // reply text to anyone who texts the word, and that text is not DLT-scrubbed.
 import { sql } from "kysely";
-import type { PendingRequests } from "../accounts/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { segmentInfo } from "../core/segments.js";
-import { pagedRows } from "../store/paging.js";
-import type { ApprovalStatus, KeywordRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { segmentInfo } from "../../base/core/segments.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { ApprovalStatus, KeywordRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import type { PendingRequests } from "../../domain/accounts/index.js";
 
 /** `static` replies with `static_message`; `none` only records the messages it matches. */
 export const RESPONSE_TYPES = ["static", "none"] as const;

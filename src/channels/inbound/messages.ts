@@ -1,7 +1,7 @@
 // Reading an account's received messages: all of them, or those a keyword matched.
 
-import { pagedRows } from "../store/paging.js";
-import type { Db } from "../store/store.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { Db } from "../../base/store/store.js";
 
 export interface InboundEntry {
   id: number;

@@ -1,10 +1,10 @@
 // Virtual numbers (inbound numbers): the numbers handsets send SMS to, each owned by one
 // account. Numbers are compared as digits, an Indian mobile as its bare 10 digits, so a
 // carrier writing +91 98765 43210 and an operator writing 9876543210 mean the same number.
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { normalizeIndianMobile } from "../core/indian-mobile.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
+import type { Db } from "../../base/store/store.js";
 
 /** Longest number accepted (E.164 has at most 15 digits; a little room for carrier prefixes). */
 export const MAX_DIGITS = 20;

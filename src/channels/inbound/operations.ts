@@ -1,11 +1,12 @@
 // Operator actions on inbound SMS, shared by the operator API and the CLI: virtual numbers,
 // keyword approval, and the suppression lists. Accounts are named by username.
-import { requireAccount } from "../accounts/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { pageMeta } from "../http/query-params.js";
-import type { ApprovalStatus } from "../store/schema.js";
-import type { Store } from "../store/store.js";
+
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { pageMeta } from "../../base/http/query-params.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import type { Store } from "../../base/store/store.js";
+import { requireAccount } from "../../domain/accounts/index.js";
 import { describeKeyword, listKeywords, setKeywordStatus } from "./keywords.js";
 import { assignInboundNumber, listInboundNumbers, normalizePhoneNumber, removeInboundNumber } from "./numbers.js";
 import { listSuppressions, parseSuppressedNumber, suppress, suppressionsChanged, unsuppress } from "./suppression.js";

@@ -3,10 +3,10 @@
 // 100,000 recipients in a bulk call, so each account's list is remembered: most accounts have
 // none (no query at all), most others a few thousand (one set in memory). Changes signal every
 // process (NOTIFY on PostgreSQL) to drop the account's entry, so a STOP applies to the next send.
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { pagedRows } from "../store/paging.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { MAX_DIGITS, normalizePhoneNumber } from "./numbers.js";
 
 /** Signal sent (payload: the account id) after an account's suppression list changes. */

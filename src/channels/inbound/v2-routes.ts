@@ -2,14 +2,14 @@
 // envelope; lists are paginated with `meta`.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { APPROVAL_STATUSES } from "../accounts/index.js";
-import { isoUtc } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { PageMeta, pageAnswer, resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { ApprovalStatus } from "../store/schema.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { PageMeta, pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import { APPROVAL_STATUSES } from "../../domain/accounts/index.js";
 import { createKeyword, describeKeyword, getKeyword, listKeywords } from "./keywords.js";
 import { listInbound } from "./messages.js";
 import { InboundMessage, Keyword, KeywordRequest, KeywordWithMessages } from "./v2-schemas.js";

@@ -2,9 +2,9 @@
 // behind admin/'s operator check): who is bound from where, since when, at what rate, in every
 // process; and disconnecting one. Thin adapters over registry.ts.
 import { Type } from "@fastify/type-provider-typebox";
-import { requireAccount } from "../accounts/index.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { requireAccount } from "../../domain/accounts/index.js";
 import { disconnectBind, listBinds } from "./registry.js";
 
 /** What this file takes from the gateway. */

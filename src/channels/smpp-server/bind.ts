@@ -7,9 +7,6 @@
 // A PDU that cannot be framed ends the connection after a generic_nack; a body that cannot be
 // read gets its command's error answer.
 import type { Socket } from "node:net";
-import { BIND_MODES, type BindMode, SUBMITS, type SubmitCommand } from "./client-commands.js";
-import { ClientOutput } from "./client-output.js";
-import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
 import {
   COMMAND,
   cstringBody,
@@ -22,7 +19,10 @@ import {
   readBind,
   responseId,
   submitMultiRespBody,
-} from "./pdu.js";
+} from "../../base/smpp/server-pdu.js";
+import { BIND_MODES, type BindMode, SUBMITS, type SubmitCommand } from "./client-commands.js";
+import { ClientOutput } from "./client-output.js";
+import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
 import { STATUS } from "./status.js";
 import type { BoundAccount, SubmitResult } from "./submit.js";
 

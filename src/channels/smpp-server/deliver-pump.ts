@@ -1,13 +1,14 @@
 // The deliver_sm pump of the SMPP server: the receipts and MO each account is owed (smpp_outbox),
 // sent oldest first over its receiver and transceiver binds within their windows, and deleted
 // only when the client answered ESME_ROK.
-import { encodeGsm7 } from "../carriers/smpp/index.js";
-import type { Runtime } from "../runtime/runtime.js";
+
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { type DeliverSm, TLV } from "../../base/smpp/server-pdu.js";
+import { encodeGsm7 } from "../../delivery/carriers/smpp/index.js";
 import type { Bind } from "./bind.js";
 import type { OutboxPayload } from "./outbox.js";
 import type { OutboxWriter } from "./outbox-writes.js";
 import type { RequestOutcome } from "./outgoing-requests.js";
-import { type DeliverSm, TLV } from "./pdu.js";
 import { STATUS } from "./status.js";
 
 export class DeliverPump {

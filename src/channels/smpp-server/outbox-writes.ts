@@ -4,7 +4,7 @@
 // everything else: a second writer on the main thread would wait for SQLite's write lock with
 // the event loop stopped (a BEGIN IMMEDIATE waits by sleeping), which held the server to a few
 // hundred submits a second. Elsewhere they run on the process's own store.
-import type { Store } from "../store/store.js";
+import type { Store } from "../../base/store/store.js";
 
 export type OutboxWrite =
   | { op: "claim"; ids: number[]; now: number; leaseUntil: number }

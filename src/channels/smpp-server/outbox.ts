@@ -3,9 +3,10 @@
 // when a message submitted over SMPP with registered_delivery reaches its final state, and
 // every MO message of an account that has SMPP access. A row stays until a bind's client
 // answered its deliver_sm with ESME_ROK (server.ts).
-import { receiptSources } from "../messages/index.js";
-import type { Db, Store } from "../store/store.js";
-import type { ClientEventSink, InboundEvent, ReportedMessage } from "../webhooks/events.js";
+
+import type { Db, Store } from "../../base/store/store.js";
+import { receiptSources } from "../../domain/messages/index.js";
+import type { ClientEventSink, InboundEvent, ReportedMessage } from "../../domain/webhooks/events.js";
 import { SMPP_ACCOUNTS_CHANGED } from "./settings.js";
 
 const TTL_MS = 2_000;

@@ -7,11 +7,11 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import type { Logger } from "pino";
-import { accountUsernames } from "../accounts/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { SmppBindsTable } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { SmppBindsTable } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { accountUsernames } from "../../domain/accounts/index.js";
 
 /** How often a process refreshes its rows. */
 export const BIND_REPORT_MS = 5_000;

@@ -2,12 +2,12 @@
 // most 8 characters; stored as an argon2 hash like every password) and the limits of its
 // binds. No row, no binds.
 import ipaddr from "ipaddr.js";
-import { requireAccount } from "../accounts/index.js";
-import { accountCredentialsChanged, hashPassword } from "../auth/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { SmppAccountsTable } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { SmppAccountsTable } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { requireAccount } from "../../domain/accounts/index.js";
+import { accountCredentialsChanged, hashPassword } from "../../domain/auth/index.js";
 
 export const DEFAULT_MAX_BINDS = 4;
 /** Signal sent after an account gained or lost SMPP access (smpp_accounts row added or removed). */

@@ -3,7 +3,7 @@
 // status where one says it; otherwise one of Switchboard's in the range SMPP 3.4 leaves to the
 // SMSC (0x400–0x4FF), so a client can still tell every refusal apart. docs/smpp-server.md
 // prints this table; a test checks that every code it lists is answered as listed.
-import type { ErrorCode } from "../core/errors.js";
+import type { ErrorCode } from "../../base/core/errors.js";
 
 export const STATUS = {
   ESME_ROK: 0x00,

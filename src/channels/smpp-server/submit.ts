@@ -4,16 +4,16 @@
 // (UDH concatenation or SAR TLVs) joined into one message with one id, the route from
 // service_type, the DLT ids from their TLVs.
 import { RateLimiterMemory } from "rate-limiter-flexible";
-import type { Principal } from "../auth/index.js";
-import { decodeGsm7, decodeUcs2 } from "../carriers/smpp/index.js";
-import { GatewayError } from "../core/errors.js";
-import { newQueueId } from "../core/ids.js";
-import { isGsm7 } from "../core/segments.js";
-import type { AcceptService } from "../messages/index.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { newQueueId } from "../../base/core/ids.js";
+import { isGsm7 } from "../../base/core/segments.js";
+import { type SubmitFields, TLV, type UnsuccessfulDestination } from "../../base/smpp/server-pdu.js";
+import { decodeGsm7, decodeUcs2 } from "../../delivery/carriers/smpp/index.js";
+import type { Principal } from "../../domain/auth/index.js";
+import type { AcceptService } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
 import { HeldParts, type HeldPartsLimits } from "./held-parts.js";
 import type { SmppMeta } from "./outbox.js";
-import { type SubmitFields, TLV, type UnsuccessfulDestination } from "./pdu.js";
 import { STATUS, statusOfRefusal } from "./status.js";
 
 export interface SubmitterDeps {

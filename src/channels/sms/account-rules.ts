@@ -3,14 +3,15 @@
 // whitelisted DLT entities and headers, and an index of its approved templates. Template and
 // DLT changes signal every process to drop the account's entry at once; switches and
 // whitelists otherwise refresh within TTL_MS.
+
+import type { Store } from "../../base/store/store.js";
 import {
   accountSendSwitches,
   approvedDltRegistrations,
   approvedTemplates,
   DLT_CHANGED,
   TEMPLATES_CHANGED,
-} from "../accounts/index.js";
-import type { Store } from "../store/store.js";
+} from "../../domain/accounts/index.js";
 import { TemplateIndex } from "./dlt-matcher.js";
 
 const TTL_MS = 2_000;

@@ -3,15 +3,15 @@
 // moves with its messages' states, so it is exact at every moment.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { isoUtc } from "../core/clock.js";
-import { fromMilli } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
-import { bulkJobPendingStages, cancelScheduled, findBulkJob, listBulkJobs } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { BulkJobRow } from "../store/schema.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { BulkJobRow } from "../../base/store/schema.js";
+import { bulkJobPendingStages, cancelScheduled, findBulkJob, listBulkJobs } from "../../domain/messages/index.js";
 import { BulkJob, DeliverySummary } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */

@@ -4,17 +4,17 @@
 // that extend the same job (`job_id`); the job's routes are in bulk-job-routes.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { groupNumbers } from "../contacts/index.js";
-import { isoUtc } from "../core/clock.js";
-import { fromMilli } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { requiredInDocument } from "../http/openapi.js";
-import { RowId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { smsAnswer } from "../http/v2-answers.js";
-import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { BulkJobRow } from "../store/schema.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { requiredInDocument } from "../../base/http/openapi.js";
+import { RowId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { smsAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { BulkJobRow } from "../../base/store/schema.js";
+import { groupNumbers } from "../../domain/contacts/index.js";
+import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { acceptIdempotent } from "./v2-accept.js";
 import { BulkAccepted, REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./v2-schemas.js";

@@ -3,8 +3,9 @@
 // is registered with, else the account's: its default, or its only white-listed entity. The
 // legacy and XML families have no entity field in the spec, so the account's entity is what
 // makes their promotional sends work as clients write them.
-import { operatorFixSentence, registrationFixes } from "../accounts/index.js";
-import { GatewayError } from "../core/errors.js";
+
+import { GatewayError } from "../../base/core/errors.js";
+import { operatorFixSentence, registrationFixes } from "../../domain/accounts/index.js";
 
 export type AccountEntity =
   | { entityId: string; source: "default" | "only" }

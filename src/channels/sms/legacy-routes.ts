@@ -4,17 +4,17 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
-import { approvedTemplates, createTemplate, walletBalance } from "../accounts/index.js";
-import type { Authenticator, Principal } from "../auth/index.js";
-import { authenticateLegacy, legacyParams } from "../auth/index.js";
-import { isoUtc } from "../core/clock.js";
-import { fromMilli } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { publicStatus } from "../core/message-status.js";
-import { localDayRange } from "../core/time.js";
-import { sendLegacyError } from "../http/http-errors.js";
-import { type AcceptService, listMessagesByOffset, recipientStatus } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { publicStatus } from "../../base/core/message-status.js";
+import { localDayRange } from "../../base/core/time.js";
+import { sendLegacyError } from "../../base/http/http-errors.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { approvedTemplates, createTemplate, walletBalance } from "../../domain/accounts/index.js";
+import type { Authenticator, Principal } from "../../domain/auth/index.js";
+import { authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
+import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
 import { legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";

@@ -1,7 +1,7 @@
 // The legacy send's parameters, translated into the shared SmsSendInput: the adapter decides
 // nothing itself. `message` must be GSM-7 unless `type=2` (then it is UTF-16BE hex); `text`
 // (hybrid mode) takes URL-encoded Unicode as it is.
-import { GatewayError } from "../core/errors.js";
+import { GatewayError } from "../../base/core/errors.js";
 import type { SmsSendInput } from "./policy.js";
 import { decodeUtf16BeHex } from "./ucs2-hex.js";
 

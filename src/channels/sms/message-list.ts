@@ -3,11 +3,13 @@
 // renders each row as the status call does; the query itself is messages/listing.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { GatewayError } from "../core/errors.js";
-import { BROADCAST_ID, isQueueId } from "../core/ids.js";
-import { parseInstant } from "../core/time.js";
-import { cursorLimit, MAX_ROW_ID, queryInt } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
+import { parseInstant } from "../../base/core/time.js";
+import { cursorLimit, MAX_ROW_ID, queryInt } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { MessageStatus } from "../../base/store/schema.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -15,9 +17,7 @@ import {
   listMessages,
   type MessageFilter,
   recipientForms,
-} from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { MessageStatus } from "../store/schema.js";
+} from "../../domain/messages/index.js";
 import { deliveryReport } from "./report-format.js";
 import { MessagePage } from "./v2-schemas.js";
 

@@ -3,13 +3,15 @@
 //   GET /api/v2/messages/per-minute  messages per minute over the last hours
 //   GET /api/v2/messages/{id}        one message with its timeline, cost, carrier and webhooks
 import { Type } from "@fastify/type-provider-typebox";
-import { isoUtc } from "../core/clock.js";
-import { fromMilli } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { isQueueId } from "../core/ids.js";
-import { queryInt } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../http/v2-answers.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { isQueueId } from "../../base/core/ids.js";
+import { queryInt } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { MessageRow } from "../../base/store/schema.js";
 import {
   findMessage,
   type MessagePartsReader,
@@ -17,11 +19,9 @@ import {
   messagesPerMinute,
   TRAFFIC_CHANNELS,
   trafficSummary,
-} from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { MessageRow } from "../store/schema.js";
-import { deliveriesOfMessage } from "../webhooks/deliveries.js";
-import { WebhookDelivery } from "../webhooks/schemas.js";
+} from "../../domain/messages/index.js";
+import { deliveriesOfMessage } from "../../domain/webhooks/deliveries.js";
+import { WebhookDelivery } from "../../domain/webhooks/schemas.js";
 import { deliveryReport } from "./report-format.js";
 import { DeliveryReport } from "./v2-schemas.js";
 

@@ -2,22 +2,22 @@
 // an SmsSendInput, and this decides what is sent, how, at what price, or why not. The checks
 // run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
 
-import { dndListed, operatorFixSentence, registrationFixes } from "../accounts/index.js";
-import type { Principal } from "../auth/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { type SegmentInfo, segmentInfo } from "../core/segments.js";
-import { parseLocalDateTime } from "../core/time.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
+import { parseLocalDateTime } from "../../base/core/time.js";
 import {
   laneOf,
   parseTrafficClass,
   pricePerSegment,
   type TrafficClass,
   trafficClassCode,
-} from "../core/traffic-class.js";
+} from "../../base/core/traffic-class.js";
+import type { Store } from "../../base/store/store.js";
+import { dndListed, operatorFixSentence, registrationFixes } from "../../domain/accounts/index.js";
+import type { Principal } from "../../domain/auth/index.js";
+import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
-import type { MessageDraft, SendOrder } from "../messages/index.js";
-import type { Store } from "../store/store.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";

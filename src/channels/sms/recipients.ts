@@ -1,7 +1,7 @@
 // Recipient numbers of an SMS send: Indian mobiles (from core/) and international numbers for route I.
-import { parseE164 } from "../core/e164.js";
+import { parseE164 } from "../../base/core/e164.js";
 
-export { normalizeIndianMobile } from "../core/indian-mobile.js";
+export { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
 
 /**
  * An international number for route I: digits with the country code (a leading + or 00 is

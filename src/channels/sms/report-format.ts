@@ -1,8 +1,8 @@
 // The v2 delivery report of one message, as the spec's "Message delivery report" table shows it.
-import { isoUtc } from "../core/clock.js";
-import { fromMilli } from "../core/credits.js";
-import { failureReason, publicStatus } from "../core/message-status.js";
-import type { MessageRow } from "../store/schema.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { failureReason, publicStatus } from "../../base/core/message-status.js";
+import type { MessageRow } from "../../base/store/schema.js";
 import { callReport } from "../voice/index.js";
 
 export function deliveryReport(row: MessageRow) {

@@ -1,9 +1,10 @@
 // Sender-ID approval lookups on the send path, remembered for two seconds: an operator's
 // approval or rejection takes effect within that time, and a busy account costs one query
 // per sender every two seconds instead of one per message.
-import { senderIdStatus } from "../accounts/index.js";
-import type { ApprovalStatus } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import { senderIdStatus } from "../../domain/accounts/index.js";
 
 const TTL_MS = 2_000;
 const MAX_ENTRIES = 50_000;

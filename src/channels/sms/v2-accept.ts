@@ -3,11 +3,11 @@
 // variant, schedule and bulk.
 
 import type { FastifyRequest } from "fastify";
-import type { Principal } from "../auth/index.js";
-import { GatewayError } from "../core/errors.js";
-import type { AcceptedSend, AcceptService, SendOrder } from "../messages/index.js";
-import { idempotencyKeyOf, isStoredSend, requestHash, storedAnswer } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Principal } from "../../domain/auth/index.js";
+import type { AcceptedSend, AcceptService, SendOrder } from "../../domain/messages/index.js";
+import { idempotencyKeyOf, isStoredSend, requestHash, storedAnswer } from "../../domain/messages/index.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store"> & { acceptor: AcceptService };

@@ -3,17 +3,17 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { getApiEnabled, lastLedgerEntry, listSenderIds, walletCredits } from "../accounts/index.js";
-import { isoUtc } from "../core/clock.js";
-import { fromMilli } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { BROADCAST_ID, isQueueId } from "../core/ids.js";
-import { requiredInDocument } from "../http/openapi.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer, smsAnswer } from "../http/v2-answers.js";
-import type { AcceptedSend, AcceptService, MessagePartsReader } from "../messages/index.js";
-import { cancelScheduled, findMessages, messagesExist } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
+import { requiredInDocument } from "../../base/http/openapi.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer, smsAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { getApiEnabled, lastLedgerEntry, listSenderIds, walletCredits } from "../../domain/accounts/index.js";
+import type { AcceptedSend, AcceptService, MessagePartsReader } from "../../domain/messages/index.js";
+import { cancelScheduled, findMessages, messagesExist } from "../../domain/messages/index.js";
 import { registerBulkJobRoutes } from "./bulk-job-routes.js";
 import { registerBulkSendRoute } from "./bulk-send-route.js";
 import { registerMessageListRoute } from "./message-list.js";

@@ -2,7 +2,7 @@
 // The bulk, schedule and GET variants take these and change what differs. Then the answers'
 // shapes, which serialize them and show them in the OpenAPI document.
 import { Type } from "@fastify/type-provider-typebox";
-import { requiredInDocument } from "../http/openapi.js";
+import { requiredInDocument } from "../../base/http/openapi.js";
 import {
   Credits,
   NullableInteger,
@@ -11,7 +11,7 @@ import {
   NullableTime,
   Time,
   Wallets,
-} from "../http/v2-answers.js";
+} from "../../base/http/v2-answers.js";
 import { SENDER_ID_MAX_LENGTH } from "./policy.js";
 
 /** Every field of a v2 send but the recipient. */

@@ -6,7 +6,7 @@
 // references (`&#10;`, `&#x20AC;`) are decoded as XML defines them; anything the parser
 // cannot read is malformed (-9), never an internal error.
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { GatewayError } from "../core/errors.js";
+import { GatewayError } from "../../base/core/errors.js";
 
 export const MAX_XML_BYTES = 2 * 1024 * 1024;
 

@@ -4,9 +4,9 @@
 // Thin adapters over caller-ids.ts.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { IdParams } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { IdParams } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus } from "./caller-ids.js";
 
 /** What this file takes from the gateway. */

@@ -1,7 +1,7 @@
 // What a call costs. The charge is fixed when the call is accepted, from the text alone: its
 // speech is estimated at 15 characters a second (about 150 words a minute), and each started
 // VOICE_SECONDS_PER_UNIT (30 s by default) of it is one call unit of one voice credit.
-import { MILLI } from "../core/credits.js";
+import { MILLI } from "../../base/core/credits.js";
 
 export const CHARS_PER_SECOND = 15;
 

@@ -2,7 +2,7 @@
 // the provider's latest call status (ringing and in-progress have no message state of their
 // own). A status only replaces one that comes earlier in a call's life, so late or repeated
 // callbacks never move it back.
-import type { MessageRow } from "../store/schema.js";
+import type { MessageRow } from "../../base/store/schema.js";
 
 export const CALL_STATUSES = [
   "queued",

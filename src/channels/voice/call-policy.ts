@@ -2,13 +2,13 @@
 // answer: what is missing first (from, to, text), then whether the caller number is approved,
 // the callee callable and the text speakable, and last (in the Acceptor) the voice wallet.
 
-import { internationalEnabled } from "../accounts/index.js";
-import type { Principal } from "../auth/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { SendOrder } from "../messages/index.js";
-import type { VoiceConfig } from "../runtime/config.js";
-import type { Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { VoiceConfig } from "../../base/runtime/config.js";
+import type { Store } from "../../base/store/store.js";
+import { internationalEnabled } from "../../domain/accounts/index.js";
+import type { Principal } from "../../domain/auth/index.js";
+import type { SendOrder } from "../../domain/messages/index.js";
 import { callCredits, callUnits, MAX_TEXT_CHARS, speechSeconds, textLength } from "./billing.js";
 import type { CallMeta } from "./call-meta.js";
 import { isApprovedCaller } from "./caller-ids.js";

@@ -5,17 +5,17 @@
 // A status can overtake the record of its own submit (the provider calls back before the
 // dispatcher commits), so one that matches no call is retried for a minute, then logged.
 
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Db, Store } from "../../base/store/store.js";
 import {
   applyDeliveryReports,
   callMessages,
   type DeliveryReport,
   type ReportedRow,
   replaceMessageMeta,
-} from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { Db, Store } from "../store/store.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
-import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
+} from "../../domain/messages/index.js";
+import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
+import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
 import { type CallStatus, isFinalCallStatus, withCallStatus } from "./call-meta.js";
 
 export interface CallStatusUpdate {

@@ -2,11 +2,11 @@
 // Stored in E.164, so 080 4711 0000 and +91 80 4711 0000 are the same approval. Shared by the
 // operator API, the CLI and the send path.
 import { sql } from "kysely";
-import { accountUsername, NO_DETAIL, type PendingRequests, requireAccount } from "../accounts/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { ApprovalStatus } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { accountUsername, NO_DETAIL, type PendingRequests, requireAccount } from "../../domain/accounts/index.js";
 import { parseCallNumber } from "./numbers.js";
 
 export interface CallerIdView {

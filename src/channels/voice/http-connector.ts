@@ -9,9 +9,9 @@
 // 4xx refusal fails and is refunded.
 import type { Logger } from "pino";
 import { Pool } from "undici";
-import type { Connector, SubmitResult } from "../dispatch/index.js";
-import { REDACTED, scrubSecrets } from "../runtime/logging.js";
-import type { MessageRow } from "../store/schema.js";
+import { REDACTED, scrubSecrets } from "../../base/runtime/logging.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import type { Connector, SubmitResult } from "../../delivery/dispatch/index.js";
 import { dialString } from "./numbers.js";
 import { type SayOptions, sayDocument } from "./twiml.js";
 

@@ -28,13 +28,13 @@
 //                      and the Acceptor, as /voicecall/v1, answered in the v2 envelope)
 
 import type { FastifyInstance } from "fastify";
-import type { Authenticator } from "../auth/index.js";
-import type { Clock } from "../core/clock.js";
-import type { Connector } from "../dispatch/index.js";
-import type { AcceptService } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { Store } from "../store/store.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Store } from "../../base/store/store.js";
+import type { Connector } from "../../delivery/dispatch/index.js";
+import type { Authenticator } from "../../domain/auth/index.js";
+import type { AcceptService } from "../../domain/messages/index.js";
+import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { CallStatusIngester } from "./call-status.js";
 import { VoiceHttpConnector } from "./http-connector.js";
 import { registerVoiceSendRoutes } from "./send-routes.js";

@@ -4,7 +4,7 @@
 // the country code). A bare 10 digits must be a mobile: libphonenumber's Indian landline
 // pattern would take almost any 10 digits, so a mistyped mobile would ring a stranger's line.
 import { parsePhoneNumberFromString } from "libphonenumber-js/max";
-import { normalizeIndianMobile } from "../core/indian-mobile.js";
+import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
 
 export interface CallNumber {
   /** +<country code><number>: what the provider dials, and how caller numbers are stored. */

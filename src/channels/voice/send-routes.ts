@@ -4,12 +4,12 @@
 // -14), always with HTTP 200. A body the gateway cannot read counts as no body.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { Authenticator } from "../auth/index.js";
-import { type ErrorCode, GatewayError } from "../core/errors.js";
-import { noteRefusal, toGatewayError } from "../http/http-errors.js";
-import { nestsDeeperThan } from "../http/json-depth.js";
-import type { AcceptService } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
+import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
+import { nestsDeeperThan } from "../../base/http/json-depth.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Authenticator } from "../../domain/auth/index.js";
+import type { AcceptService } from "../../domain/messages/index.js";
 import { VoicePolicy } from "./call-policy.js";
 
 /** What this file takes from the gateway. */

@@ -8,11 +8,11 @@
 //   0004 → busy              0006 → rings, not answered (no-answer)
 // Calls a crashed process was walking are walked again from the start of their outcome.
 import type { Logger } from "pino";
-import { hash32, unit } from "../core/seeded.js";
-import type { Connector, SubmitResult } from "../dispatch/index.js";
-import { awaitingReport } from "../messages/index.js";
-import type { MessageRow } from "../store/schema.js";
-import type { Store } from "../store/store.js";
+import { hash32, unit } from "../../base/core/seeded.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import type { Store } from "../../base/store/store.js";
+import type { Connector, SubmitResult } from "../../delivery/dispatch/index.js";
+import { awaitingReport } from "../../domain/messages/index.js";
 import type { CallStatus } from "./call-meta.js";
 import type { CallStatusIngester, CallStatusUpdate } from "./call-status.js";
 

@@ -4,9 +4,9 @@
 // not know is acknowledged and logged, so the provider does not retry it.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { statusOf, toGatewayError } from "../http/http-errors.js";
-import { UPSTREAM_ID_MAX_LENGTH } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { statusOf, toGatewayError } from "../../base/http/http-errors.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { UPSTREAM_ID_MAX_LENGTH } from "../../domain/messages/index.js";
 import { isCallStatus } from "./call-meta.js";
 import type { CallStatusIngester } from "./call-status.js";
 import { VOICE_HTTP_CONNECTOR } from "./http-connector.js";

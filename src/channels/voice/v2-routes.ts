@@ -2,13 +2,13 @@
 // request for one, pending until the operator approves it) and a call placed with the same rules,
 // order and charge as /voicecall/v1 (VoicePolicy, then the Acceptor), answered in the v2 envelope.
 import { Type } from "@fastify/type-provider-typebox";
-import { isoUtc } from "../core/clock.js";
-import { fromMilli } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import type { AcceptService } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { AcceptService } from "../../domain/messages/index.js";
 import { VoicePolicy } from "./call-policy.js";
 import { type CallerIdView, callerIdsOfAccount, requestCallerId } from "./caller-ids.js";
 

@@ -4,11 +4,11 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import { ulid } from "ulid";
-import { requireAccount } from "../accounts/index.js";
-import { parseE164 } from "../core/e164.js";
-import { GatewayError } from "../core/errors.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { parseE164 } from "../../base/core/e164.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { requireAccount } from "../../domain/accounts/index.js";
 import {
   describeWhatsAppSettings,
   senderOf,

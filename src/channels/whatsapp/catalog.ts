@@ -2,9 +2,9 @@
 // account's list, synced again when it is older than WHATSAPP_TEMPLATE_SYNC_SECONDS, when
 // Meta reports a template we have not seen, or when a send names one we do not know.
 import type { Logger } from "pino";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Store } from "../../base/store/store.js";
 import { GraphError } from "./graph.js";
 import type { WhatsAppSender, WhatsAppSettings } from "./settings.js";
 import {

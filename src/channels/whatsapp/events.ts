@@ -5,17 +5,21 @@
 // delivered. Each move is one conditional UPDATE whose WHERE lists the states it may leave,
 // so a late or repeated event changes nothing; a `delivered` after `read` only records its time.
 import type { Logger } from "pino";
-import type { Clock } from "../core/clock.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { Metrics } from "../../base/runtime/metrics.js";
+import type { Db, Store } from "../../base/store/store.js";
 import {
   deliverWhatsAppMessage,
   failWhatsAppMessage,
   readWhatsAppMessage,
   whatsAppMessageByUpstreamId,
-} from "../messages/index.js";
-import type { Metrics } from "../runtime/metrics.js";
-import type { Db, Store } from "../store/store.js";
-import { type InboundWhatsAppEvent, inboundWhatsAppPayload, type ReportedMessage } from "../webhooks/events.js";
-import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
+} from "../../domain/messages/index.js";
+import {
+  type InboundWhatsAppEvent,
+  inboundWhatsAppPayload,
+  type ReportedMessage,
+} from "../../domain/webhooks/events.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import type { InboundMessageEvent, ParsedMetaWebhook, StatusEvent, TemplateStatusEvent } from "./meta-webhook.js";
 import { accountOfPhoneNumber } from "./settings.js";
 import { applyTemplateStatus } from "./templates.js";

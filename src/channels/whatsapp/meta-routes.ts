@@ -4,9 +4,9 @@
 // A callback that could not be stored answers 500, so Meta delivers it again.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { GatewayError } from "../core/errors.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import { MetaWebhookError, parseMetaWebhook, verifyMetaSignature } from "./meta-webhook.js";
 import type { WhatsApp } from "./whatsapp.js";
 

@@ -1,5 +1,5 @@
 // What the client hears, and what the failed message records, when the upstream refused a send.
-import { GatewayError } from "../core/errors.js";
+import { GatewayError } from "../../base/core/errors.js";
 import { GraphError } from "./graph.js";
 
 export interface Refusal {

@@ -1,8 +1,8 @@
 // What a WhatsApp send request may carry, and the checks of its fields: the recipient, template
 // parameters, texts free of control characters, public https media links.
-import { parseE164 } from "../core/e164.js";
-import { GatewayError } from "../core/errors.js";
-import { publicHostProblem } from "../webhooks/url-guard.js";
+import { parseE164 } from "../../base/core/e164.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { publicHostProblem } from "../../domain/webhooks/url-guard.js";
 
 export const MAX_TEXT = 4096;
 export const MAX_CAPTION = 1024;

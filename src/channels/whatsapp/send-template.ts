@@ -1,6 +1,6 @@
 // A template send's payload: the template found in the catalog and checked sendable, its body,
 // header and code-button parameters matched against what the template was approved with.
-import { GatewayError } from "../core/errors.js";
+import { GatewayError } from "../../base/core/errors.js";
 import type { TemplateCatalog } from "./catalog.js";
 import {
   fileNameOf,

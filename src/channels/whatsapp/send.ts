@@ -8,11 +8,14 @@
 //   T2: accepted → debit, `sent`, upstream id, delivery_report event
 //       refused  → release, `failed` with the upstream error
 import type { Logger } from "pino";
-import { holdCredits, releaseHold, settleHold } from "../accounts/index.js";
-import { type Clock, isoUtc } from "../core/clock.js";
-import { MILLI } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { newQueueId } from "../core/ids.js";
+import { type Clock, isoUtc } from "../../base/core/clock.js";
+import { MILLI } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { newQueueId } from "../../base/core/ids.js";
+import type { WhatsAppConfig } from "../../base/runtime/config.js";
+import type { Metrics } from "../../base/runtime/metrics.js";
+import type { Store } from "../../base/store/store.js";
+import { holdCredits, releaseHold, settleHold } from "../../domain/accounts/index.js";
 import {
   claimIdempotencyKey,
   failSendingMessage,
@@ -26,11 +29,8 @@ import {
   SequenceAllocator,
   storedAnswer,
   storeIdempotentAnswer,
-} from "../messages/index.js";
-import type { WhatsAppConfig } from "../runtime/config.js";
-import type { Metrics } from "../runtime/metrics.js";
-import type { Store } from "../store/store.js";
-import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
+} from "../../domain/messages/index.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import type { TemplateCatalog } from "./catalog.js";
 import { refusalOf } from "./send-refusal.js";
 import {

@@ -1,10 +1,10 @@
 // An account's WhatsApp settings: whether the module is on, which connector serves it, the
 // connected business account (phone number id, WABA id, access token) and its test numbers.
-import type { Clock } from "../core/clock.js";
-import { parseE164 } from "../core/e164.js";
-import { GatewayError } from "../core/errors.js";
-import type { WhatsAppAccountsTable } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { parseE164 } from "../../base/core/e164.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { WhatsAppAccountsTable } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 
 export const WHATSAPP_CONNECTORS = ["simulator", "whatsapp-cloud"] as const;
 export type WhatsAppConnectorName = (typeof WHATSAPP_CONNECTORS)[number];

@@ -1,9 +1,9 @@
 // WhatsApp templates: synced from the connected business account, stored per account, and
 // judged sendable or not (with the reason) by what this API can fill in: ordered body
 // params, one header (text variable or media), and the code button of authentication templates.
-import type { Clock } from "../core/clock.js";
-import type { WhatsAppTemplatesTable } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { WhatsAppTemplatesTable } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 import type { GraphComponent, GraphTemplate } from "./graph.js";
 
 export type WhatsAppTemplateRow = Omit<WhatsAppTemplatesTable, "id"> & { id: number };

@@ -2,10 +2,10 @@
 // leaves a `sending` row past its lease. Upkeep fails it and releases the hold: the client
 // never got an answer, so nothing is charged (if WhatsApp did deliver it, that one is on us).
 import type { Logger } from "pino";
-import { releaseHold } from "../accounts/index.js";
-import type { Clock } from "../core/clock.js";
-import { failSendingMessage, forgetPendingKey, staleWhatsAppSends } from "../messages/index.js";
-import type { Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { Store } from "../../base/store/store.js";
+import { releaseHold } from "../../domain/accounts/index.js";
+import { failSendingMessage, forgetPendingKey, staleWhatsAppSends } from "../../domain/messages/index.js";
 
 const BATCH = 500;
 

@@ -2,13 +2,13 @@
 // the `status` envelope; errors carry the spec's codes (module_disabled, template_required, ...).
 
 import { Type } from "@fastify/type-provider-typebox";
-import { isoUtc } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import { findWhatsAppMessage } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { MessageRow } from "../store/schema.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import { findWhatsAppMessage } from "../../domain/messages/index.js";
 import { HEADER_MEDIA_TYPES, MEDIA_TYPES } from "./send-request.js";
 import { describeWhatsAppSettings, senderOf, whatsAppSettingsOf } from "./settings.js";
 import { describeTemplate } from "./templates.js";

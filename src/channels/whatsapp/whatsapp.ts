@@ -1,11 +1,11 @@
 // WhatsApp, the service every WhatsApp route uses: the upstreams, Meta's events, the template
 // catalog and the send service, built once per gateway; and the demo account's WhatsApp setup.
 import type { Logger } from "pino";
-import type { Clock } from "../core/clock.js";
-import type { WhatsAppConfig } from "../runtime/config.js";
-import type { Metrics } from "../runtime/metrics.js";
-import type { Store } from "../store/store.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { WhatsAppConfig } from "../../base/runtime/config.js";
+import type { Metrics } from "../../base/runtime/metrics.js";
+import type { Store } from "../../base/store/store.js";
+import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { TemplateCatalog } from "./catalog.js";
 import { WhatsAppEvents } from "./events.js";
 import { WhatsAppSendService } from "./send.js";

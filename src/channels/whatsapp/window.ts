@@ -1,6 +1,6 @@
 // The customer service window: free text and media may go to a customer only within 24 hours
 // of that customer's last message to the account. Templates need no window.
-import type { Db } from "../store/store.js";
+import type { Db } from "../../base/store/store.js";
 
 export const WINDOW_MS = 24 * 60 * 60 * 1000;
 

@@ -3,9 +3,9 @@
 // Thin adapters over catalog.ts; the workers pick every change up within a second or two.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { GatewayError } from "../core/errors.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   describeCarrier,
   describeRoute,

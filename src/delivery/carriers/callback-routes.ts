@@ -3,9 +3,9 @@
 // stored, so an aggregator whose callback failed calls again.
 
 import type { FastifyInstance } from "fastify";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { ReportIngester } from "../dispatch/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
 import { CARRIERS_CHANGED, listCarriers } from "./catalog.js";
 import type { HttpSmsDefinition } from "./definitions.js";
 import type { HttpSmsConfig } from "./http-sms/index.js";

@@ -3,10 +3,10 @@
 // change bumps a version in `settings` and signals CARRIERS_CHANGED, and the workers rebuild
 // their connectors and router from it (registry.ts).
 import { sql } from "kysely";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { Db, Store } from "../store/store.js";
-import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../voice/index.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../../channels/voice/index.js";
 import {
   CarrierConfigError,
   type CarrierDefinition,

@@ -11,9 +11,9 @@
 // secrets need not sit in the file. Applied at every start (catalog.ts applyCarriersDocument).
 import fs from "node:fs/promises";
 import { parse as parseYaml } from "yaml";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Store } from "../../base/store/store.js";
 import { applyCarriersDocument, type CarriersDocument } from "./catalog.js";
 
 export class CarriersFileError extends Error {

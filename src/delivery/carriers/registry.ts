@@ -5,6 +5,8 @@
 // API (which may run in another process).
 
 import os from "node:os";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { type DeliveryReport, wakeConnectorWaits } from "../../domain/messages/index.js";
 import type { Routing } from "../dispatch/index.js";
 import {
   type Connector,
@@ -14,8 +16,6 @@ import {
   Router,
   type SubmitResult,
 } from "../dispatch/index.js";
-import { type DeliveryReport, wakeConnectorWaits } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
 import { CARRIERS_CHANGED, type Carrier, carriersVersion, listCarriers, listRoutes } from "./catalog.js";
 import { type CarrierDefinition, smppSessionOptions } from "./definitions.js";
 import { type ConnectorHealth, type HealthOptions, HealthTracker, type NativeHealth } from "./health.js";

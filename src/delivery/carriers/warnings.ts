@@ -2,7 +2,7 @@
 // back (its health state changing), and a carrier refusing messages, once per kind of refusal
 // until it has been quiet for a while, however many messages it refuses meanwhile.
 import type { Logger } from "pino";
-import { EpisodeLog } from "../core/episodes.js";
+import { EpisodeLog } from "../../base/core/episodes.js";
 import { outcomeOf, type SubmitResult } from "../dispatch/index.js";
 import type { ConnectorHealth } from "./health.js";
 

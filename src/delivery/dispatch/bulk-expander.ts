@@ -6,11 +6,17 @@
 // conditional on next_index: after a crash or with several workers, every recipient becomes
 // exactly one message. Parts of different accounts are served in turn.
 
-import { newQueueId } from "../core/ids.js";
-import { WorkerLoop } from "../core/worker-loop.js";
-import { bulkPartsById, countQueuedDue, dueBulkParts, expandBulkPart, messageRow } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { BulkPartRow, NewMessage } from "../store/schema.js";
+import { newQueueId } from "../../base/core/ids.js";
+import { WorkerLoop } from "../../base/core/worker-loop.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { BulkPartRow, NewMessage } from "../../base/store/schema.js";
+import {
+  bulkPartsById,
+  countQueuedDue,
+  dueBulkParts,
+  expandBulkPart,
+  messageRow,
+} from "../../domain/messages/index.js";
 import { QUEUED_SIGNAL } from "./dispatcher.js";
 
 /**

@@ -1,7 +1,8 @@
 // The connector interface: how the dispatcher hands messages to an upstream (simulator,
 // SMPP, HTTP, SMTP, ...) and how delivery reports and inbound messages come back.
-import type { DeliveryReport } from "../messages/index.js";
-import type { MessageRow } from "../store/schema.js";
+
+import type { MessageRow } from "../../base/store/schema.js";
+import type { DeliveryReport } from "../../domain/messages/index.js";
 
 export type SubmitResult =
   | { ok: true; upstreamId: string }

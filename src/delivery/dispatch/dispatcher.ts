@@ -5,11 +5,11 @@
 // give each message to exactly one of them, and return it at once if its worker dies.
 
 import { sql } from "kysely";
-import { WorkerLoop } from "../core/worker-loop.js";
-import { claimDueMessages } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { MessageRow } from "../store/schema.js";
-import { type WebhookOutbox, withHandoff } from "../webhooks/outbox.js";
+import { WorkerLoop } from "../../base/core/worker-loop.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import { claimDueMessages } from "../../domain/messages/index.js";
+import { type WebhookOutbox, withHandoff } from "../../domain/webhooks/outbox.js";
 import { type Routing, submitAll } from "./failover.js";
 import { Router } from "./router.js";
 import { afterCommit, type Outcomes, recordOutcomes } from "./submit-outcomes.js";

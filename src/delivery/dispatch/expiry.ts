@@ -4,10 +4,10 @@
 // delivery are left alone (their messages stay `submitted`), and so is WhatsApp, whose own
 // statuses are not on this state machine.
 
-import { connectorsAwaitingReports, expireUnreported } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
-import { WEBHOOKS_QUEUED } from "../webhooks/outbox.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { connectorsAwaitingReports, expireUnreported } from "../../domain/messages/index.js";
+import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
+import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
 import { REPORTED_CHANNELS } from "./submit-outcomes.js";
 
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger" | "metrics"> & { webhooks?: WebhookOutbox };

@@ -1,8 +1,8 @@
 // A claimed batch handed to the connectors of each message's plan (router.ts): grouped by
 // connector and submitted at once; a message refused retryably goes to its plan's next connector
 // within the batch, and each message's last result is filed (submit-outcomes.ts).
-import type { Runtime } from "../runtime/runtime.js";
-import type { MessageRow } from "../store/schema.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { MessageRow } from "../../base/store/schema.js";
 import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
 import type { Router } from "./router.js";
 import { hold, type Outcomes, settle } from "./submit-outcomes.js";

@@ -5,11 +5,16 @@
 // longer count. On a PostgreSQL server without autovacuum it also keeps the planner's
 // statistics of the tables that changed (store/postgres-statistics.ts).
 
-import { pruneLoginFailures } from "../auth/index.js";
-import { awaitingReport, pruneIdempotencyKeys, releaseDueScheduled, requeueExpiredLeases } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import { analyzeChangedTables, serverKeepsStatistics } from "../store/postgres-statistics.js";
-import type { WebhookOutbox } from "../webhooks/outbox.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { analyzeChangedTables, serverKeepsStatistics } from "../../base/store/postgres-statistics.js";
+import { pruneLoginFailures } from "../../domain/auth/index.js";
+import {
+  awaitingReport,
+  pruneIdempotencyKeys,
+  releaseDueScheduled,
+  requeueExpiredLeases,
+} from "../../domain/messages/index.js";
+import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import type { Dispatcher } from "./dispatcher.js";
 import { expireUnreportedMessages } from "./expiry.js";
 import type { SimulatorConnector } from "./simulator.js";

@@ -11,8 +11,10 @@
 // split until that report is alone, so that it fails no other.
 import { sql } from "kysely";
 import type { Logger } from "pino";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Metrics } from "../../base/runtime/metrics.js";
+import type { Store } from "../../base/store/store.js";
 import {
   applyDeliveryReports,
   type DeliveryReport,
@@ -24,10 +26,8 @@ import {
   REPORT_CODE_MAX_LENGTH,
   reportsAhead,
   UPSTREAM_ID_MAX_LENGTH,
-} from "../messages/index.js";
-import type { Metrics } from "../runtime/metrics.js";
-import type { Store } from "../store/store.js";
-import { WEBHOOKS_QUEUED, type WebhookOutbox, withHandoff } from "../webhooks/outbox.js";
+} from "../../domain/messages/index.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox, withHandoff } from "../../domain/webhooks/outbox.js";
 import { REPORTED_CHANNELS } from "./submit-outcomes.js";
 
 const RETRY_UNMATCHED_MS = 60_000;

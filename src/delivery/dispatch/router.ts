@@ -11,8 +11,8 @@
 // With no SMS route configured, SMS go to the simulator (the developer default); once any SMS
 // route exists, an SMS no route matches fails with no_route (and is refunded). Email and
 // WhatsApp go to their channel's one connector; voice to its connector unless a V route matches.
-import { internationalDigits } from "../core/indian-mobile.js";
-import type { MessageRow } from "../store/schema.js";
+import { internationalDigits } from "../../base/core/indian-mobile.js";
+import type { MessageRow } from "../../base/store/schema.js";
 import type { Connector } from "./connector.js";
 
 /** The code a routing rule matches: T, P, PS, I (SMS traffic classes), V (voice), * (any SMS). */

@@ -8,9 +8,9 @@
 //   ...0006 → accepted, and its delivery report never comes (it expires, dispatch/expiry.ts)
 // generateInbound() makes any handset send an inbound message to a virtual number.
 import fs from "node:fs";
-import { hash32, unit } from "../core/seeded.js";
-import type { DeliveryReport } from "../messages/index.js";
-import type { MessageRow } from "../store/schema.js";
+import { hash32, unit } from "../../base/core/seeded.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import type { DeliveryReport } from "../../domain/messages/index.js";
 import type { Connector, InboundSms, SubmitResult } from "./connector.js";
 
 export interface SimulatorOptions {

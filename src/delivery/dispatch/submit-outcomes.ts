@@ -1,15 +1,15 @@
 // What a claimed batch's submits came to, and its record: each message filed as submitted,
 // queued again after a back-off, held for a connector to be up, or failed; the batch's outcomes
 // and their `submitted` and `failed` delivery_report events written in one transaction.
-import { backoffMs, jittered } from "../core/backoff.js";
-import type { Failure, Retry, Submitted } from "../messages/index.js";
-import { failBeforeCarrier, markJobsStarted, markSubmitted, requeueForRetry } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { MessageRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
-import type { ReportedMessage } from "../webhooks/events.js";
-import type { Handoff } from "../webhooks/handoff.js";
-import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../webhooks/outbox.js";
+import { backoffMs, jittered } from "../../base/core/backoff.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import type { Failure, Retry, Submitted } from "../../domain/messages/index.js";
+import { failBeforeCarrier, markJobsStarted, markSubmitted, requeueForRetry } from "../../domain/messages/index.js";
+import type { ReportedMessage } from "../../domain/webhooks/events.js";
+import type { Handoff } from "../../domain/webhooks/handoff.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
 
 /** Channels whose message states are told by `delivery_report` webhooks. */

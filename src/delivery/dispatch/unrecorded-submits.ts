@@ -1,9 +1,10 @@
 // Submits the carriers took whose record failed (the database away): kept, and recorded again
 // before the dispatcher claims anything more, so that they are not claimed and sent again.
-import { stillWaiting } from "../messages/index.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { MessageRow } from "../store/schema.js";
-import { withHandoff } from "../webhooks/outbox.js";
+
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { MessageRow } from "../../base/store/schema.js";
+import { stillWaiting } from "../../domain/messages/index.js";
+import { withHandoff } from "../../domain/webhooks/outbox.js";
 import type { Connector } from "./connector.js";
 import { afterCommit, type Outcomes, type RecordDeps, recordOutcomes } from "./submit-outcomes.js";
 

@@ -1,14 +1,14 @@
 // Accounts: who may send, with what limits. Creation funds the wallets through the ledger.
 import { sql } from "kysely";
+import type { Clock } from "../../base/core/clock.js";
+import { isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { USERNAME_MAX_LENGTH, usernameIs } from "../../base/core/usernames.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { isUniqueViolation } from "../../base/store/unavailable.js";
 import { accountCredentialsChanged, hashPassword, unlockLogins } from "../auth/index.js";
-import type { Clock } from "../core/clock.js";
-import { isWallet, toMilli, WALLETS, type Wallet } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { USERNAME_MAX_LENGTH, usernameIs } from "../core/usernames.js";
-import { pagedRows } from "../store/paging.js";
-import type { Account, AccountRole, AccountStatus } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
-import { isUniqueViolation } from "../store/unavailable.js";
 import { DLT_CHANGED, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
 

@@ -2,14 +2,14 @@
 // recent ledger entries), the daily history in the account's days, and transfers to another user.
 import { randomUUID } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
-import { isoUtc } from "../core/clock.js";
-import { fromMilli, toMilli } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { localDay } from "../core/time.js";
-import { queryInt } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli, toMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { localDay } from "../../base/core/time.js";
+import { queryInt } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import { findAccountByUsername } from "./accounts.js";
 import { transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";

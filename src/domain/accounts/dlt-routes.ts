@@ -1,10 +1,10 @@
 // v2 DLT registrations of the calling account: its entity IDs and headers with their state, and
 // its request for one (pending until the operator approves it; only approved ones count for sends).
 import { Type } from "@fastify/type-provider-typebox";
-import { isoUtc } from "../core/clock.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { isoUtc } from "../../base/core/clock.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   type DltEntityRow,
   type DltHeaderRow,

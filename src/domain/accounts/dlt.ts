@@ -1,10 +1,10 @@
 // DLT registrations of an account: the entity IDs (principal entities) and headers the
 // operator has white-listed on India's DLT platform. Sends naming others are refused.
 import { type Selectable, sql } from "kysely";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { ApprovalStatus, DltEntitiesTable, DltHeadersTable } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { ApprovalStatus, DltEntitiesTable, DltHeadersTable } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 import { NO_DETAIL, type PendingRequests } from "./pending-requests.js";
 import { registrationFixes } from "./registrations.js";
 

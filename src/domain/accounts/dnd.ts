@@ -3,11 +3,11 @@
 // it holds one batch of numbers at a time, and a lookup is one primary-key probe.
 import { Readable } from "node:stream";
 import { sql } from "kysely";
-import { CsvLines, csvLineGuard, csvLineParser } from "../core/csv-lines.js";
-import { GatewayError } from "../core/errors.js";
-import { normalizeIndianMobile } from "../core/indian-mobile.js";
-import type { Engine } from "../store/engine.js";
-import type { Db, Store } from "../store/store.js";
+import { CsvLines, csvLineGuard, csvLineParser } from "../../base/core/csv-lines.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
+import type { Engine } from "../../base/store/engine.js";
+import type { Db, Store } from "../../base/store/store.js";
 
 /** Numbers written per transaction: large enough to amortise a commit, small enough not to stall other writers. */
 export const DND_BATCH = 5_000;

@@ -1,13 +1,13 @@
 // An account's own API keys on v2: list them (never the key itself), create one (shown once),
 // revoke one. The operator's equivalents are under /admin/api (admin/routes.ts).
 import { Type } from "@fastify/type-provider-typebox";
+import { isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { pathId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { NullableString, NullableTime, resourceAnswer, Time } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import { apiKeyRevoked, createApiKey, DEFAULT_RATE_LIMIT, listApiKeys, revokeApiKey } from "../auth/index.js";
-import { isoUtc } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { pathId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { NullableString, NullableTime, resourceAnswer, Time } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
 
 const resource = { envelope: "status" } as const;
 

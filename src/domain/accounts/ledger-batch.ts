@@ -3,9 +3,9 @@
 // for messages that never reached a carrier. The unique (account, kind, ref) index refuses a
 // second debit or refund of the same thing.
 import { sql } from "kysely";
-import type { Clock } from "../core/clock.js";
-import type { Wallet } from "../core/credits.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { Wallet } from "../../base/core/credits.js";
+import type { Db, Store } from "../../base/store/store.js";
 
 export interface Refund {
   accountId: number;

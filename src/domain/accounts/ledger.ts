@@ -2,11 +2,11 @@
 // keeps that sum ready so a debit is one conditional UPDATE that can never overdraw, and the
 // unique (account, kind, ref) index makes charging or refunding the same thing twice impossible.
 import { sql } from "kysely";
-import type { Clock } from "../core/clock.js";
-import { fromMilli, WALLETS, type Wallet } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import type { LedgerKind } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { fromMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { LedgerKind } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 
 export interface LedgerMove {
   accountId: number;

@@ -3,7 +3,7 @@
 // email/: domains; voice/: caller numbers) selects its pending rows in the one shape below, and
 // admin/ unions the parts, pages and counts them in one statement.
 import { type Expression, type SelectQueryBuilder, sql } from "kysely";
-import type { Database } from "../store/schema.js";
+import type { Database } from "../../base/store/schema.js";
 
 /** A request that waits for the operator: what it is called (`value`) and what else the operator reads (`detail`). */
 export interface PendingRequest {

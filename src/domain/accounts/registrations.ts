@@ -1,7 +1,7 @@
 // How the operator adds each registration an account needs before it can send: the exact CLI
 // command and operator-API call. Refusals (-31, -32, …) and `accounts show` quote these, so a
 // missing registration always comes with the one line that fixes it.
-import type { Wallet } from "../core/credits.js";
+import type { Wallet } from "../../base/core/credits.js";
 
 export interface RegistrationFix {
   /** The CLI command, ready to paste (placeholders in <ANGLE_BRACKETS>). */

@@ -1,9 +1,9 @@
 // Sender IDs (SMS headers) an account may send from; the operator approves them.
 import { sql } from "kysely";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { ApprovalStatus, SenderIdRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { ApprovalStatus, SenderIdRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 import type { PendingRequests } from "./pending-requests.js";
 
 /** Alphanumeric headers of 3 to 11 characters (India uses 6 letters), or a numeric sender of up to 15 digits. */

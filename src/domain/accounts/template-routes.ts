@@ -1,12 +1,12 @@
 // v2 templates of the account: list (paginated, by status), one by id, create (pending operator
 // approval). Answers use the `status` envelope.
 import { Type } from "@fastify/type-provider-typebox";
-import { GatewayError } from "../core/errors.js";
-import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { ApprovalStatus } from "../store/schema.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
 import { APPROVAL_STATUSES, createTemplate, describeTemplate, getTemplate, listTemplates } from "./templates.js";
 import { Template, TemplateRequest } from "./v2-schemas.js";
 

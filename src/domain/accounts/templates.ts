@@ -1,11 +1,11 @@
 // Content templates (DLT): the texts an account may send on the transactional route, with
 // {#var#} placeholders. The operator approves them; only approved ones are matched.
 import { sql } from "kysely";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { pagedRows } from "../store/paging.js";
-import type { ApprovalStatus, TemplateRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { ApprovalStatus, TemplateRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 import { normalizeDltEntityId, normalizeDltHeader } from "./dlt.js";
 import type { PendingRequests } from "./pending-requests.js";
 

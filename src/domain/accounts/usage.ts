@@ -2,9 +2,9 @@
 // status and credit routes, which count what it sent through AccountTraffic.
 import { sql } from "kysely";
 import { DateTime } from "luxon";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Db } from "../../base/store/store.js";
 import { getAccount } from "./accounts.js";
 
 /**

@@ -3,12 +3,12 @@
 // OpenAPI document lists them. Answers use the `status` envelope.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { fromMilli } from "../core/credits.js";
-import { GatewayError } from "../core/errors.js";
-import { isoWithOffset } from "../core/time.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { isoWithOffset } from "../../base/core/time.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import { registerV2CreditRoutes } from "./credit-routes.js";
 import { registerV2DltRoutes } from "./dlt-routes.js";
 import { registerV2KeyRoutes } from "./key-routes.js";

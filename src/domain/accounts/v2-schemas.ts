@@ -1,7 +1,7 @@
 // The v2 account resources' answers as schemas: they serialize the answers and show them in the
 // OpenAPI document.
 import { Type } from "@fastify/type-provider-typebox";
-import { Credits, NullableString, Time, Wallets } from "../http/v2-answers.js";
+import { Credits, NullableString, Time, Wallets } from "../../base/http/v2-answers.js";
 
 const ApprovalStatus = Type.String({ description: "pending, approved or rejected." });
 

@@ -3,7 +3,7 @@
 // it to the credential's own row (an API key, a console session) or filters it by username, and
 // the database runs it as one statement, as if auth named the table.
 import type { SelectQueryBuilder } from "kysely";
-import type { AccountRole, AccountStatus, Database, Db } from "../store/schema.js";
+import type { AccountRole, AccountStatus, Database, Db } from "../../base/store/schema.js";
 
 export interface AccountCredentials {
   account_id: number;

@@ -1,8 +1,8 @@
 // API keys: high-entropy random strings, shown once, stored as SHA-256 (argon2 is for
 // passwords; a 256-bit key needs no stretching), several per account, each with its own rate.
 import { createHash, randomBytes } from "node:crypto";
-import type { Clock } from "../core/clock.js";
-import type { Db } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { Db } from "../../base/store/store.js";
 
 const KEY_PREFIX = "sb_";
 

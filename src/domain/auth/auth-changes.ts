@@ -1,7 +1,7 @@
 // How a change of credentials reaches every process's caches (authenticator.ts): the
 // authenticators of this process are told before the call that made the change returns; other
 // processes hear it by PostgreSQL's NOTIFY, or on SQLite by polling the `auth_epoch` setting.
-import type { Store } from "../store/store.js";
+import type { Store } from "../../base/store/store.js";
 import { deleteLoginLocks } from "./login-locks.js";
 
 /** What a change reaches: an authenticator's caches (Authenticator.forget's payloads). */

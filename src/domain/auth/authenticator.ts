@@ -3,12 +3,12 @@
 // signals every process (NOTIFY on PostgreSQL) to drop what it remembers at once.
 import type { Logger } from "pino";
 import type { Counter } from "prom-client";
-import type { Clock } from "../core/clock.js";
-import { EpisodeLog } from "../core/episodes.js";
-import { GatewayError } from "../core/errors.js";
-import { USERNAME_MAX_LENGTH, usernameIs, usernameKey } from "../core/usernames.js";
-import type { AccountRole, AccountStatus } from "../store/schema.js";
-import type { Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { EpisodeLog } from "../../base/core/episodes.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { USERNAME_MAX_LENGTH, usernameIs, usernameKey } from "../../base/core/usernames.js";
+import type { AccountRole, AccountStatus } from "../../base/store/schema.js";
+import type { Store } from "../../base/store/store.js";
 import type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 import { hashApiKey } from "./api-keys.js";
 import { authChanged, listenForAuthChanges } from "./auth-changes.js";

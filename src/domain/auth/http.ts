@@ -1,7 +1,7 @@
 // Where each API family finds credentials in a request.
 import { parse as parseCookies } from "cookie";
 import type { FastifyRequest } from "fastify";
-import { GatewayError } from "../core/errors.js";
+import { GatewayError } from "../../base/core/errors.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { CSRF_HEADER, SESSION_COOKIE, type Session, type Sessions, sameSecret } from "./sessions.js";
 

@@ -9,9 +9,9 @@
 // (failed_logins, locked_until, address_locks_until) is auth's, kept on the account's row so that
 // a login reads one row; after the account is created only this file writes it.
 import { sql } from "kysely";
-import { GatewayError } from "../core/errors.js";
-import { usernameIs } from "../core/usernames.js";
-import type { Db, Store } from "../store/store.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { usernameIs } from "../../base/core/usernames.js";
+import type { Db, Store } from "../../base/store/store.js";
 
 export interface LoginLockPolicy {
   /** Failures in a row from one address that lock it out of the account; 0 never locks. */

@@ -3,8 +3,8 @@
 // (only its SHA-256 is stored); each session has its own CSRF token, which every
 // state-changing request made with the cookie must repeat in a header (auth/http.ts).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { Clock } from "../core/clock.js";
-import type { Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { Store } from "../../base/store/store.js";
 import type { AccountCredentialRows } from "./account-rows.js";
 import type { Principal } from "./authenticator.js";
 

@@ -3,12 +3,12 @@
 // was added, repeated or refused.
 
 import { sql } from "kysely";
-import { type Clock, isoUtc } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { normalizeIndianMobile } from "../core/indian-mobile.js";
-import type { Engine } from "../store/engine.js";
-import { pagedRows } from "../store/paging.js";
-import type { Db, Store } from "../store/store.js";
+import { type Clock, isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
+import type { Engine } from "../../base/store/engine.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { groupExists, groupNotFound } from "./groups.js";
 
 /** Contacts written per transaction: amortises a commit without holding the write lock for long. */

@@ -1,8 +1,8 @@
 // Reads contacts from a CSV stream one record at a time (an upload can have hundreds of
 // thousands of lines), with the line number of each, as the DND import does.
 import { Readable } from "node:stream";
-import { CsvLines, csvLineGuard, csvLineParser } from "../core/csv-lines.js";
-import { GatewayError } from "../core/errors.js";
+import { CsvLines, csvLineGuard, csvLineParser } from "../../base/core/csv-lines.js";
+import { GatewayError } from "../../base/core/errors.js";
 import type { ContactEntry } from "./contacts.js";
 
 /** Header names (lower case, letters only) of the number column and of the name column. */

@@ -2,12 +2,12 @@
 // Another account's group reads as unknown everywhere, exactly like an id that does not exist.
 
 import type { SelectQueryBuilder } from "kysely";
-import { type Clock, isoUtc } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { pathId } from "../http/query-params.js";
-import { pagedRows } from "../store/paging.js";
-import type { ContactGroupRow, Database } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import { type Clock, isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { pathId } from "../../base/http/query-params.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { ContactGroupRow, Database } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 
 export const MAX_GROUP_NAME = 100;
 export const MAX_GROUP_DESCRIPTION = 500;

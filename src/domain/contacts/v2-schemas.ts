@@ -1,7 +1,7 @@
 // The v2 contact answers as schemas: they serialize the answers and show them in the OpenAPI
 // document.
 import { type TProperties, Type } from "@fastify/type-provider-typebox";
-import { NullableString, Time } from "../http/v2-answers.js";
+import { NullableString, Time } from "../../base/http/v2-answers.js";
 
 export const ContactGroup = Type.Object(
   {

@@ -3,10 +3,10 @@
 
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { GatewayError } from "../core/errors.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
 import { csvContacts } from "./csv.js";
 import { groupExists, groupNotFound, parseGroupId } from "./groups.js";

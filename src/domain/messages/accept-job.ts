@@ -1,8 +1,8 @@
 // The bulk job of a send, written in the Acceptor's transaction: the job row created or extended,
 // and the part that holds the recipients until the expander makes them messages.
 import { sql } from "kysely";
-import type { NewBulkPart } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { NewBulkPart } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 import type { AcceptedSend, JobRequest, SendOrder } from "./send-order.js";
 
 /** What recordJob reads of an accepted send. */

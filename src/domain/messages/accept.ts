@@ -1,13 +1,14 @@
 // Accepting sends: debit, message rows and ledger entry in one transaction, with concurrent
 // sends grouped into one transaction per tick (group commit). With SQLite synchronous=FULL an
 // fsync per send would cap throughput at a few hundred per second; one fsync per group does not.
+
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { formatBroadcastId, newQueueId } from "../../base/core/ids.js";
+import { localDay } from "../../base/core/time.js";
+import type { NewBulkPart, NewMessage } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { type Debit, debitAllOrNothing } from "../accounts/index.js";
-import type { Clock } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { formatBroadcastId, newQueueId } from "../core/ids.js";
-import { localDay } from "../core/time.js";
-import type { NewBulkPart, NewMessage } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
 import { bulkPart, recordJob } from "./accept-job.js";
 import { countFlood } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";

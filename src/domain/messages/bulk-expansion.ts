@@ -2,8 +2,8 @@
 // parts, how many queued messages are due, and a part advanced by a chunk with the chunk's messages
 // inserted in the same transaction, conditional on the part's next_index.
 import { sql } from "kysely";
-import type { BulkPartRow, NewMessage } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { BulkPartRow, NewMessage } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 
 /** Up to 100 pending parts due at `now`, oldest first: their ids and accounts. */
 export async function dueBulkParts(db: Db, now: number) {

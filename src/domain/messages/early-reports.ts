@@ -7,7 +7,7 @@
 // gave another message before (aggregators reuse ids, some count from 1 again every day) or one
 // guessed ahead, and would otherwise fail or deliver the next message given that id.
 import { sql } from "kysely";
-import type { Db } from "../store/store.js";
+import type { Db } from "../../base/store/store.js";
 import {
   type DeliveryReport,
   latestDueOf,

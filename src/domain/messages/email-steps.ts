@@ -1,7 +1,7 @@
 // The email channel's own steps on its messages, which no other channel takes: a bounce that
 // comes back after the relay took the message (even after it was reported delivered), the
 // message an open or a click names, and a send's recipients as its status call lists them.
-import type { Db } from "../store/store.js";
+import type { Db } from "../../base/store/store.js";
 
 /** The most of a bounce's diagnostic that is kept. */
 export const DIAGNOSTIC_MAX_LENGTH = 1_000;

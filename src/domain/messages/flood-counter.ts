@@ -1,6 +1,6 @@
 // The per-account daily SMS counter behind the flood limit, moved in the Acceptor's transaction
 // and read by the account's credit detail.
-import type { Db, Store } from "../store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
 
 /**
  * Adds `n` to the account's counter for `day`. With a limit, only if the total stays within

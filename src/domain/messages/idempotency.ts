@@ -1,8 +1,8 @@
 // Idempotency-Key support for sends: a retried request with the same key and body gets the
 // first answer again, with no second message or charge; the same key with another body is a 409.
 import { createHash } from "node:crypto";
-import { GatewayError } from "../core/errors.js";
-import type { Db } from "../store/store.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Db } from "../../base/store/store.js";
 import type { AcceptedSend } from "./send-order.js";
 
 /**

@@ -4,9 +4,9 @@
 // `processing` while any message is not final, and `completed` when none is left pending.
 // The bulk-job routes read an account's jobs and their pending messages here.
 import { sql } from "kysely";
-import { pagedRows } from "../store/paging.js";
-import type { BulkJobRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import { pagedRows } from "../../base/store/paging.js";
+import type { BulkJobRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 
 /** A final message of a job, as returned by the statements that finalise messages. */
 export interface JobOutcome {

@@ -6,9 +6,9 @@
 // one); a queue or vendor id finds one row. Number, channel and status are checked on the rows
 // read, at most SCAN_BUDGET of them per page: a filter that matches rarely answers a short page
 // (even an empty one) with a position to continue from, instead of reading the whole account.
-import { normalizeIndianMobile } from "../core/indian-mobile.js";
-import type { MessageRow, MessageStatus } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
+import type { MessageRow, MessageStatus } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 
 /** Rows read at most for one page when number, channel or status filters leave some out. */
 export const SCAN_BUDGET = 10_000;

@@ -1,9 +1,9 @@
 // Finding an account's messages by any of the ids a client may hold: queue id, broadcast id
 // (every message of the broadcast, or its message to one recipient) or the carrier's id. Another
 // account's ids find nothing.
-import { BROADCAST_ID, isQueueId } from "../core/ids.js";
-import type { MessageRow, MessageStatus } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
+import type { MessageRow, MessageStatus } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 
 export type LookupKind = "queue" | "broadcast" | "upstream";
 

@@ -4,9 +4,9 @@
 // report never came are failed as expired. Like every transition (transitions.ts), each statement
 // moves only rows in a legal source state.
 import { type Expression, expressionBuilder, type SqlBool, sql } from "kysely";
-import { assertTransition, sourcesOf } from "../core/message-status.js";
-import type { Database, MessageStatus } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import { assertTransition, sourcesOf } from "../../base/core/message-status.js";
+import type { Database, MessageStatus } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { countJobOutcomes } from "./jobs.js";
 
 export interface DeliveryReport {

@@ -1,7 +1,7 @@
 // The one builder of a messages row: every family that creates messages (the acceptor, the bulk
 // expander, WhatsApp's synchronous send) names what it knows and takes the rest from here, so a
 // new column gets its default in one place.
-import type { NewMessage } from "../store/schema.js";
+import type { NewMessage } from "../../base/store/schema.js";
 
 /** The columns a new message always names; the others start empty (null, 0 attempts, 1 segment, no flash). */
 type Named =

@@ -1,7 +1,7 @@
 // What a family hands the Acceptor (a send order of message drafts) and what it gets back.
-import type { Wallet } from "../core/credits.js";
-import type { MessageStatus } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { Wallet } from "../../base/core/credits.js";
+import type { MessageStatus } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 
 export interface MessageDraft {
   /** The queue id, when the client was given it before acceptance (an SMPP message sent in parts). */

@@ -1,7 +1,7 @@
 // Broadcast sequence numbers, allocated in blocks (hi/lo): one database write per thousand
 // ids instead of one per send. A crash leaves a gap, never a duplicate.
 import { sql } from "kysely";
-import type { Store } from "../store/store.js";
+import type { Store } from "../../base/store/store.js";
 
 export class SequenceAllocator {
   private next = 0;

@@ -5,8 +5,8 @@
 // accepted in the period through messages_by_account_time (account, created_at).
 import { sql } from "kysely";
 import { DateTime } from "luxon";
-import type { MessageStatus } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { MessageStatus } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 
 export const TRAFFIC_CHANNELS = ["sms", "whatsapp", "email", "voice"] as const;
 export type TrafficChannel = (typeof TRAFFIC_CHANNELS)[number];

@@ -2,10 +2,11 @@
 // up), submitted to a carrier, each part's receipt, and how it ended (delivered, read, failed
 // with the reason, cancelled), with its cost and whether it was refunded. The console's message
 // page reads it through GET /api/v2/messages/{id}, which adds the message's webhook deliveries.
+
+import { failureReason } from "../../base/core/message-status.js";
+import type { MessagePartsTable, MessageRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 import { refundTime } from "../accounts/index.js";
-import { failureReason } from "../core/message-status.js";
-import type { MessagePartsTable, MessageRow } from "../store/schema.js";
-import type { Db } from "../store/store.js";
 
 export interface TimelineEntry {
   at: number;

@@ -2,12 +2,12 @@
 // state for the target (see core/message-status.ts), so concurrent workers and duplicate
 // reports can never move a message twice or backwards. Delivery reports: report-transitions.ts.
 import { type RawBuilder, sql } from "kysely";
+import type { Clock } from "../../base/core/clock.js";
+import type { Wallet } from "../../base/core/credits.js";
+import { assertTransition } from "../../base/core/message-status.js";
+import type { MessageRow, MessageStatus } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { type Refund, refundMany } from "../accounts/index.js";
-import type { Clock } from "../core/clock.js";
-import type { Wallet } from "../core/credits.js";
-import { assertTransition } from "../core/message-status.js";
-import type { MessageRow, MessageStatus } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
 import { countJobOutcomes, type JobOutcome } from "./jobs.js";
 
 const MAX_ROWS = 500;

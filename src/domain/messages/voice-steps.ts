@@ -1,7 +1,7 @@
 // The voice channel's own steps on its messages: a call's status kept in the message's meta, written
 // by compare-and-set so that two callbacks for one call cannot undo each other. The calls a
 // simulator lost are report-transitions.ts' awaitingReport.
-import type { Db } from "../store/store.js";
+import type { Db } from "../../base/store/store.js";
 
 /** The messages of a connector's call, by the call's id upstream, with their meta. */
 export async function callMessages(db: Db, connector: string, callSid: string) {

@@ -2,8 +2,8 @@
 // call and then moved to `sent` or failed; Meta's statuses move it on (`read` after delivered, or
 // standing in for a delivery not yet reported); a `sending` message whose process died is failed.
 import { sql } from "kysely";
-import type { MessageRow, MessageStatus, NewMessage } from "../store/schema.js";
-import type { Db } from "../store/store.js";
+import type { MessageRow, MessageStatus, NewMessage } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 
 /** The states each status may move a message from. */
 const SOURCES: Record<"delivered" | "read" | "failed", MessageStatus[]> = {

@@ -3,8 +3,8 @@
 
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import { requireAccount } from "../accounts/index.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
 import { registerWebhookRoutes, type WebhookRouteDeps } from "./routes.js";
 
 /** The account the path names; every route of the mount validates its params against it. */

@@ -1,17 +1,17 @@
 // Reading and re-queuing an account's webhook deliveries: the list with every attempt, the
 // test event, and redelivery of one delivery or of a time range. Shared by the v2 and operator APIs.
 import { monotonicFactory } from "ulid";
-import { isoUtc } from "../core/clock.js";
-import { GatewayError } from "../core/errors.js";
-import { pagedRows } from "../store/paging.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { pagedRows } from "../../base/store/paging.js";
 import type {
   NewWebhookDelivery,
   WebhookAttemptsTable,
   WebhookDeliveryRow,
   WebhookDeliveryStatus,
   WebhookEvent,
-} from "../store/schema.js";
-import type { Db } from "../store/store.js";
+} from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 import { newWebhookId, queuedDelivery } from "./delivery-rows.js";
 import { inboundWhatsAppPayload } from "./events.js";
 import type { WebhookApiDeps } from "./operations.js";

@@ -1,6 +1,6 @@
 // The webhook_deliveries row of a new event (or a redelivery), ready for the sender's first attempt.
 import { monotonicFactory } from "ulid";
-import type { NewWebhookDelivery, WebhookEvent } from "../store/schema.js";
+import type { NewWebhookDelivery, WebhookEvent } from "../../base/store/schema.js";
 
 const ulid = monotonicFactory();
 

@@ -1,7 +1,7 @@
 // Email messages notify their send's notifyurl instead of the account's delivery_report URL:
 // what a notification needs of its message and send (read by email/), and its payload.
-import { isoUtc } from "../core/clock.js";
-import type { Db } from "../store/store.js";
+import { isoUtc } from "../../base/core/clock.js";
+import type { Db } from "../../base/store/store.js";
 
 /** What an email recipient's notification says (sent, delivered, bounced, opened, clicked). */
 export interface EmailNotification {

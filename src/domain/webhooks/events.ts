@@ -1,7 +1,7 @@
 // The events the webhook outbox is told about (delivery reports, inbound SMS and WhatsApp) and
 // the other sinks of the same events; the payloads' shapes that more than one writer builds.
-import { isoUtc } from "../core/clock.js";
-import type { Db } from "../store/store.js";
+import { isoUtc } from "../../base/core/clock.js";
+import type { Db } from "../../base/store/store.js";
 
 /** A message whose state a delivery report tells. */
 export interface ReportedMessage {

@@ -1,6 +1,6 @@
 // Delivery reports written already claimed and handed to this process's webhook sender once
 // their transaction commits (see DirectSender).
-import type { WebhookDeliveryRow } from "../store/schema.js";
+import type { WebhookDeliveryRow } from "../../base/store/schema.js";
 
 /**
  * The webhook sender of this process, when it has one (the worker role). Delivery reports it

@@ -1,9 +1,9 @@
 // An account's webhook settings as the APIs show and change them: URLs checked against the SSRF
 // guard before they are stored, and the signing secret with its rotation.
-import type { Clock } from "../core/clock.js";
-import { GatewayError, isGatewayError } from "../core/errors.js";
-import type { WebhookEvent } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError, isGatewayError } from "../../base/core/errors.js";
+import type { WebhookEvent } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { rotateWebhookSecret, setWebhookUrls, type WebhookSettings, webhookSettings } from "./settings.js";
 import { checkWebhookUrl } from "./url-guard.js";
 

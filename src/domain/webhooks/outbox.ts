@@ -4,10 +4,10 @@
 // memory per account, dropped on every process when an account's settings change.
 
 import { sql } from "kysely";
-import { isoUtc } from "../core/clock.js";
-import { failureReason } from "../core/message-status.js";
-import type { NewWebhookDelivery, WebhookEvent } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import { isoUtc } from "../../base/core/clock.js";
+import { failureReason } from "../../base/core/message-status.js";
+import type { NewWebhookDelivery, WebhookEvent } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { delivery } from "./delivery-rows.js";
 import { EMAIL_STATUS, type EmailNotification, type EmailTargets, emailPayload } from "./email-notifications.js";
 import type { ClientEventSink, InboundEvent, ReportedMessage } from "./events.js";

@@ -4,12 +4,12 @@
 
 import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
-import { GatewayError } from "../core/errors.js";
-import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../http/query-params.js";
-import type { TypedRoutes } from "../http/typed-routes.js";
-import { pageAnswer, resourceAnswer } from "../http/v2-answers.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { WebhookDeliveryStatus, WebhookEvent } from "../store/schema.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { WebhookDeliveryStatus, WebhookEvent } from "../../base/store/schema.js";
 import { DELIVERY_STATUSES, listDeliveries, queueTestEvent, redeliverOne, redeliverRange } from "./deliveries.js";
 import { changeWebhookUrls, type FirstInboundNumber, rotateSecretOf, webhookSettingsOf } from "./operations.js";
 import { Redelivery, WebhookDelivery, WebhookSecret, WebhookSettings, WebhookUrlsRequest } from "./schemas.js";

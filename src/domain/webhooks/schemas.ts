@@ -1,7 +1,7 @@
 // The webhook answers as schemas (v2 and operator API alike): they serialize the answers and show
 // them in the OpenAPI document.
 import { Type } from "@fastify/type-provider-typebox";
-import { NullableInteger, NullableString, NullableTime, Time } from "../http/v2-answers.js";
+import { NullableInteger, NullableString, NullableTime, Time } from "../../base/http/v2-answers.js";
 
 const Url = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 

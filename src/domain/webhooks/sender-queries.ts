@@ -2,8 +2,8 @@
 // upkeep of leases and old rows, the recording of attempts' outcomes, and the backlog that
 // /metrics reports.
 import { sql } from "kysely";
-import type { WebhookDeliveryRow } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { WebhookDeliveryRow } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 
 /** Finished deliveries deleted per upkeep round, once past the retention period. */
 const PRUNE_BATCH = 5_000;

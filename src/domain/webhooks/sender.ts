@@ -5,11 +5,11 @@
 // (one message's events) go out one at a time in order; each account has a cap on deliveries in
 // flight, so a slow or dead endpoint only ever waits on its own account's slots.
 
-import { backoffMs } from "../core/backoff.js";
-import { EpisodeLog } from "../core/episodes.js";
-import { WorkerLoop } from "../core/worker-loop.js";
-import type { Runtime } from "../runtime/runtime.js";
-import type { WebhookDeliveryRow } from "../store/schema.js";
+import { backoffMs } from "../../base/core/backoff.js";
+import { EpisodeLog } from "../../base/core/episodes.js";
+import { WorkerLoop } from "../../base/core/worker-loop.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { WebhookDeliveryRow } from "../../base/store/schema.js";
 import { WEBHOOKS_CHANGED, WEBHOOKS_QUEUED } from "./outbox.js";
 import {
   claimDueDeliveries,

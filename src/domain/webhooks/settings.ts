@@ -2,9 +2,9 @@
 // keeps the old one signing (both signatures sent) for a grace period, so receivers can
 // switch without losing events.
 import { randomBytes } from "node:crypto";
-import type { Clock } from "../core/clock.js";
-import type { WebhookEvent } from "../store/schema.js";
-import type { Db, Store } from "../store/store.js";
+import type { Clock } from "../../base/core/clock.js";
+import type { WebhookEvent } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { WEBHOOKS_CHANGED } from "./outbox.js";
 
 export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ["delivery_report", "inbound_sms", "inbound_whatsapp"];

@@ -3,8 +3,8 @@
 import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
 import { Agent } from "undici";
-import type { Runtime } from "../runtime/runtime.js";
-import type { WebhookDeliveryRow } from "../store/schema.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { WebhookDeliveryRow } from "../../base/store/schema.js";
 import type { Outcome } from "./sender-queries.js";
 import { activeSecrets } from "./settings.js";
 import { checkWebhookUrl, resolveWebhookTarget } from "./url-guard.js";

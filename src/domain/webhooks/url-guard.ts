@@ -3,7 +3,7 @@
 // address between the two (the sender connects to the address returned, it does not resolve again).
 import { lookup as dnsLookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
-import { GatewayError } from "../core/errors.js";
+import { GatewayError } from "../../base/core/errors.js";
 
 export interface WebhookGuardOptions {
   /** SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: any address and plain http are allowed (tests, private networks). */

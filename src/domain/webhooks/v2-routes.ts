@@ -1,6 +1,6 @@
 // v2 webhook settings and deliveries of the calling account, under /api/v2/webhooks.
 import type { FastifyInstance } from "fastify";
-import { isoUtc } from "../core/clock.js";
+import { isoUtc } from "../../base/core/clock.js";
 import { registerWebhookRoutes, type WebhookRouteDeps } from "./routes.js";
 
 export function registerV2WebhookRoutes(v2: FastifyInstance, ctx: WebhookRouteDeps): void {

@@ -4,8 +4,8 @@
 // call; only approved DLT registrations and caller numbers count for sends. Also the account
 // search of GET /admin/api/accounts and the system view.
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type JsonResponse, type TestAccount, useTestGateway } from "../helpers/gateway.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type JsonResponse, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 describeEachEngine("operator approval queue, account search and system view", (engine) => {
   const gateway = useTestGateway(engine);

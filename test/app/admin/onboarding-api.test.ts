@@ -3,10 +3,10 @@
 // credits per wallet), or, for any bad field, writes nothing at all. The account view says
 // what an account still lacks and the exact command and call that add each piece.
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type JsonResponse, type TestAccount, useTestGateway } from "../helpers/gateway.js";
-import { legacy } from "../helpers/legacy.js";
-import { FAST_SIMULATOR, sendSms, waitForStatus } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type JsonResponse, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { legacy } from "../../helpers/legacy.js";
+import { FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
 
 const ENTITY = "1101160000000000042";
 const OTHER_ENTITY = "1101160000000000043";

@@ -1,6 +1,6 @@
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type JsonResponse, type TestAccount, useTestGateway } from "../helpers/gateway.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type JsonResponse, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 /** Every operator route with a valid-looking request, for the checks that apply to all of them. */
 const ROUTES: [string, string, unknown?][] = [

@@ -1,10 +1,10 @@
 import { Readable, Writable } from "node:stream";
 import pino from "pino";
 import { beforeAll, expect, it } from "vitest";
-import { TEMPLATES_CHANGED } from "../../src/accounts/index.js";
-import { startGateway } from "../../src/app/gateway.js";
-import { systemClock } from "../../src/core/clock.js";
-import { createTestDatabase, describeEachEngine } from "../helpers/engines.js";
+import { startGateway } from "../../../src/app/gateway.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { TEMPLATES_CHANGED } from "../../../src/domain/accounts/index.js";
+import { createTestDatabase, describeEachEngine } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -12,7 +12,7 @@ import {
   type TestAccount,
   testConfig,
   useTestGateway,
-} from "../helpers/gateway.js";
+} from "../../helpers/gateway.js";
 
 /** Every SMS-rule route of the operator API with a valid-looking request. */
 const ROUTES: [string, string, unknown?][] = [

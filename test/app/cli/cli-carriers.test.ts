@@ -4,8 +4,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { cliOk, runCli, STACK_TRACE } from "../helpers/cli.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { cliOk, runCli, STACK_TRACE } from "../../helpers/cli.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 

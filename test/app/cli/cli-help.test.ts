@@ -3,7 +3,7 @@
 // (one process per command would take a minute); cli.test.ts runs the executable for --version.
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { buildProgram } from "../../src/app/cli-program.js";
+import { buildProgram } from "../../../src/app/cli/cli-program.js";
 
 const ROLES = new Set(["start", "api", "worker", "migrate"]);
 

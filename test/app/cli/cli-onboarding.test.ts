@@ -2,8 +2,8 @@
 // SMS a running gateway delivers; a bad option writes nothing; `accounts show` lists what an
 // account lacks, and the commands it prints, run as printed, make it ready.
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../helpers/cli.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../../helpers/cli.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 // Every step is a process of its own (about a second of Node start-up each on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });

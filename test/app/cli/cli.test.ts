@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../helpers/cli.js";
-import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
-import type { JsonResponse } from "../helpers/gateway.js";
+import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../../helpers/cli.js";
+import { createEmptyDatabase, type EmptyDatabase } from "../../helpers/empty-database.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import type { JsonResponse } from "../../helpers/gateway.js";
 
 // Every step spawns a CLI process (a second of Node start-up each); on two busy cores a test
 // of several steps can pass 30 s without anything being wrong.
@@ -138,7 +138,7 @@ describeEachEngine("switchboard CLI", (engine) => {
   });
 
   it("prints its version, and lists sender IDs and keys under a header row (or as JSON)", async () => {
-    const { version } = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    const { version } = JSON.parse(fs.readFileSync(new URL("../../../package.json", import.meta.url), "utf8"));
     expect(await cliOk(["--version"], env)).toBe(`${version}\n`);
     const senders = (await cliOk(["sender-ids", "list", "--account", "cli-user"], env)).split("\n");
     expect(senders[0]).toMatch(/^ID\s+SENDER ID\s+STATUS\s+CREATED$/);

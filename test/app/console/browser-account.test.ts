@@ -13,8 +13,8 @@ import {
   newPage,
   signInAs,
   useBrowser,
-} from "../helpers/browser.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
+} from "../../helpers/browser.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 /** SWITCHBOARD_SCREENSHOTS=1 writes the README's screenshots (docs/screenshots) from this run. */
 const SCREENSHOTS = process.env.SWITCHBOARD_SCREENSHOTS === "1" ? "docs/screenshots" : undefined;

@@ -11,8 +11,8 @@ import {
   noneLoading,
   signInAs,
   useBrowser,
-} from "../helpers/browser.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
+} from "../../helpers/browser.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 const CONTACTS = 10_000;
 

@@ -3,7 +3,7 @@
 // the account sends with it), carriers with live health (disabled and enabled again), the system
 // view refreshing itself; a customer never reaches these pages. axe and 360 px on every page.
 import { beforeAll, expect, it } from "vitest";
-import { addDltEntity, addDltHeader } from "../../src/accounts/index.js";
+import { addDltEntity, addDltHeader } from "../../../src/domain/accounts/index.js";
 import {
   describeInBrowser,
   expectAccessible,
@@ -12,8 +12,8 @@ import {
   noneLoading,
   signInAs,
   useBrowser,
-} from "../helpers/browser.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
+} from "../../helpers/browser.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 describeInBrowser("console in the browser: operator", () => {
   const gateway = useTestGateway("sqlite", { env: { SIMULATOR_LATENCY_MS: "50", SIMULATOR_FAILURE_RATE: "0" } });

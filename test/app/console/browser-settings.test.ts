@@ -2,9 +2,9 @@
 // works) and revoked (and it stops working); a webhook URL set, a test event delivered to a
 // local receiver and replayed from the delivery log. axe on both pages.
 import { beforeAll, expect, it } from "vitest";
-import { describeInBrowser, expectAccessible, newPage, signInAs, useBrowser } from "../helpers/browser.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
-import { receiver, useReceivers } from "../webhooks/receiver.js";
+import { receiver, useReceivers } from "../../domain/webhooks/receiver.js";
+import { describeInBrowser, expectAccessible, newPage, signInAs, useBrowser } from "../../helpers/browser.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 describeInBrowser("console in the browser: keys and webhooks", () => {
   const gateway = useTestGateway("sqlite", { env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { expect, it } from "vitest";
-import { CONSOLE_DIR } from "../../src/console/pages.js";
+import { CONSOLE_DIR } from "../../../src/app/console/pages.js";
 
 const built = existsSync(join(CONSOLE_DIR, "index.html"));
 if (!built) console.warn(`console bundle test skipped: ${CONSOLE_DIR} is not built (npm run build)`);

@@ -4,8 +4,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { call, useTestGateway } from "../helpers/gateway.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { call, useTestGateway } from "../../helpers/gateway.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sb-console-"));
 mkdirSync(join(dir, "assets"));

@@ -2,13 +2,13 @@
 // standing in for an API key on v2 and the operator API, CSRF, isolation, sign-out and expiry
 // (counted from the last use, whichever API process saw it).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Gateway, startGateway } from "../../src/app/gateway.js";
-import { ManualClock } from "../../src/core/clock.js";
-import { createLogger } from "../../src/runtime/logging.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { callAs, signIn } from "../helpers/console.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestGateway, testConfig, useTestGateway } from "../helpers/gateway.js";
+import { type Gateway, startGateway } from "../../../src/app/gateway.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { createLogger } from "../../../src/base/runtime/logging.js";
+import { openStore, type Store } from "../../../src/base/store/store.js";
+import { callAs, signIn } from "../../helpers/console.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestGateway, testConfig, useTestGateway } from "../../helpers/gateway.js";
 
 const SEND = { sender_id: "SWBRD", recipient: "9876543210", message: "Hello from the console" };
 

@@ -5,7 +5,7 @@ import {
   IllegalTransitionError,
   publicStatus,
   sourcesOf,
-} from "../../src/core/message-status.js";
+} from "../../../src/base/core/message-status.js";
 
 describe("message state machine", () => {
   it("allows the pipeline's transitions", () => {

@@ -5,6 +5,7 @@
 import smpp from "smpp";
 import { SegmentedMessage } from "sms-segments-calculator";
 import { describe, expect, it } from "vitest";
+import { segmentInfo } from "../../../src/base/core/segments.js";
 import {
   decodeGsm7,
   decodeText,
@@ -12,11 +13,10 @@ import {
   encodeGsm7,
   encodeUcs2,
   splitMessage,
-} from "../../src/carriers/smpp/encoding.js";
-import { readDeliver } from "../../src/carriers/smpp/inbound.js";
-import { COMMAND, encodePdu, type Pdu, PduReader, readMessageId, submitSmBody } from "../../src/carriers/smpp/pdu.js";
-import { segmentInfo } from "../../src/core/segments.js";
-import { seededRandom } from "../helpers/random.js";
+} from "../../../src/base/smpp/encoding.js";
+import { COMMAND, encodePdu, type Pdu, PduReader, readMessageId, submitSmBody } from "../../../src/base/smpp/pdu.js";
+import { readDeliver } from "../../../src/delivery/carriers/smpp/inbound.js";
+import { seededRandom } from "../../helpers/random.js";
 
 function reassemble(text: string): string {
   const split = splitMessage(text);

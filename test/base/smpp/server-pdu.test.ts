@@ -3,8 +3,8 @@
 // message_payload, and the TLVs come through.
 import smpp from "smpp";
 import { describe, expect, it } from "vitest";
-import { COMMAND, encodePdu } from "../../src/carriers/smpp/index.js";
-import { deliverSmBody, TLV } from "../../src/smpp-server/pdu.js";
+import { deliverSmBody, TLV } from "../../../src/base/smpp/server-pdu.js";
+import { COMMAND, encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
 
 function readBack(body: Buffer) {
   return new smpp.PDU(encodePdu(COMMAND.deliver_sm, 1, 0, body));

@@ -4,8 +4,8 @@
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Db } from "../../src/store/schema.js";
-import { groupCommitTransactions } from "../../src/store/sqlite-group-commit.js";
+import type { Db } from "../../../src/base/store/schema.js";
+import { groupCommitTransactions } from "../../../src/base/store/sqlite-group-commit.js";
 
 interface Sync {
   /** Commits made before this fsync started (the groups it covers). */

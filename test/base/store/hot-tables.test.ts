@@ -4,7 +4,7 @@
 // message_parts pages keep half their room for the receipts' heap-only updates (0025).
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 describeEachEngine("foreign keys to accounts", (engine) => {
   let db: TestDatabase;

@@ -3,10 +3,10 @@
 // and empty strings must stay themselves, and nulls null), and rows whose columns differ or hold
 // something an array does not carry as it is still go in.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
-import { messageRow } from "../helpers/message-row.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { messageRow } from "../../helpers/message-row.js";
 
 const BODIES = [
   'a "quoted" word',

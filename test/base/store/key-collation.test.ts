@@ -3,7 +3,7 @@
 // default collation still use those indexes (the column's collation wins).
 import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 
 describe.skipIf(!postgresAvailable)("key columns' collation [postgres]", () => {
   let db: TestDatabase;

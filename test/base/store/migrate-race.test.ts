@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore } from "../../src/store/store.js";
-import { createEmptyDatabase } from "../helpers/empty-database.js";
-import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../helpers/engines.js";
+import { openStore } from "../../../src/base/store/store.js";
+import { createEmptyDatabase } from "../../helpers/empty-database.js";
+import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../../helpers/engines.js";
 
 // Test files run in parallel, each creating and dropping its own PostgreSQL schema. Kysely's
 // stock introspector, which the Migrator asks whether its tables exist, read the columns of

@@ -6,8 +6,8 @@
 import net from "node:net";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../helpers/engines.js";
+import { openStore, type Store } from "../../../src/base/store/store.js";
+import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../../helpers/engines.js";
 
 const suite = postgresAvailable ? describe : describe.skip;
 /** A table of the test's own, not in the schema's types. */

@@ -2,8 +2,8 @@
 // file, never the shared one): a connection lost while a transaction holds it fails that
 // transaction, and never the process, whose store works again once the server is back.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/store/store.js";
-import { postgresServerAvailable, startThrowawayPostgres, type ThrowawayPostgres } from "../helpers/throwaway.js";
+import { openStore, type Store } from "../../../src/base/store/store.js";
+import { postgresServerAvailable, startThrowawayPostgres, type ThrowawayPostgres } from "../../helpers/throwaway.js";
 
 const required = process.env.SWITCHBOARD_REQUIRE_POSTGRES === "1";
 if (required && !postgresServerAvailable()) throw new Error("SWITCHBOARD_REQUIRE_POSTGRES=1 but initdb is missing");

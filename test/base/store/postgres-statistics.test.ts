@@ -3,17 +3,17 @@
 // autovacuum) alone.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import { systemClock } from "../../src/core/clock.js";
-import { type Dispatcher, startHousekeeping } from "../../src/dispatch/index.js";
-import { loadConfig } from "../../src/runtime/config.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { loadConfig } from "../../../src/base/runtime/config.js";
+import { createMetrics } from "../../../src/base/runtime/metrics.js";
 import {
   ANALYZE_MIN_CHANGES,
   analyzeChangedTables,
   serverKeepsStatistics,
-} from "../../src/store/postgres-statistics.js";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
+} from "../../../src/base/store/postgres-statistics.js";
+import { type Dispatcher, startHousekeeping } from "../../../src/delivery/dispatch/index.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 
 const suite = postgresAvailable ? describe : describe.skip;
 

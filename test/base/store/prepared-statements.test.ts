@@ -4,8 +4,8 @@
 // sequential scan) does not outlive the table's growth.
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
+import { openStore, type Store } from "../../../src/base/store/store.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 
 const suite = postgresAvailable ? describe : describe.skip;
 const CLAIM = "select * from plans_probe where status = 'queued' and due <= ? order by lane, due limit ?";

@@ -2,12 +2,12 @@
 // listener that takes them (only for the bounce domain, answering 250 once stored, 451 when not).
 import nodemailer from "nodemailer";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { newQueueId } from "../../src/core/ids.js";
-import { type BounceListener, startBounceListener } from "../../src/email/bounce-listener.js";
-import { type Bounce, parseDsn } from "../../src/email/bounces.js";
-import { EmailContentCache } from "../../src/email/content.js";
-import { SmtpConnector } from "../../src/email/smtp-connector.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { newQueueId } from "../../../src/base/core/ids.js";
+import { type BounceListener, startBounceListener } from "../../../src/channels/email/bounce-listener.js";
+import { type Bounce, parseDsn } from "../../../src/channels/email/bounces.js";
+import { EmailContentCache } from "../../../src/channels/email/content.js";
+import { SmtpConnector } from "../../../src/channels/email/smtp-connector.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import {
   BOUNCE_DOMAIN,
   buildEmailAccount,

@@ -2,8 +2,8 @@
 // from domain only when that account's domain is approved, the cache in front, and new keys.
 import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { EmailContentCache, generateDkimKey, loadEmailContents } from "../../src/email/content.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { EmailContentCache, generateDkimKey, loadEmailContents } from "../../../src/channels/email/content.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { addSendingDomain, buildEmailAccount, storeContent } from "./helpers.js";
 
 describeEachEngine("email contents", (engine) => {

@@ -3,11 +3,11 @@
 // de-duplicated recipient, templates with placeholders, scheduling, and the notifications of a
 // send's notifyurl (sent, delivered, bounced, opened, clicked) through the webhook machinery.
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
-import { addEmailDomain } from "../../src/email/domains.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { receiver, until, useReceivers, verify } from "../webhooks/receiver.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { addEmailDomain } from "../../../src/channels/email/domains.js";
+import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { base, emailAccount, storedContent } from "./helpers.js";
 
 useReceivers();

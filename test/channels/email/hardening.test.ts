@@ -2,9 +2,9 @@
 // connection, -14 for bad input, header injection through address fields, attachments dropped
 // while charged, and template placeholders that reached Object.prototype.
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { multipartBody, RawConnection } from "../helpers/raw-http.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { multipartBody, RawConnection } from "../../helpers/raw-http.js";
 import { base, emailAccount, storedContent } from "./helpers.js";
 
 const SEND = "/httpemailapi/v1/send";

@@ -1,15 +1,15 @@
 // One recipient's message: click links rewritten where a browser would follow them and
 // nowhere else, the open pixel, the options handed to nodemailer, and VERP addresses.
 import { describe, expect, it } from "vitest";
-import type { EmailContent } from "../../src/email/content.js";
+import type { EmailContent } from "../../../src/channels/email/content.js";
 import {
   appendOpenPixel,
   buildMessage,
   messageIdFromBounceAddress,
   messageIdFromMessageIdHeader,
   rewriteLinks,
-} from "../../src/email/mime.js";
-import { relayQueueId } from "../../src/email/smtp-connector.js";
+} from "../../../src/channels/email/mime.js";
+import { relayQueueId } from "../../../src/channels/email/smtp-connector.js";
 import { testTracker } from "./helpers.js";
 
 const track = (url: string) => `https://t.test/c?u=${encodeURIComponent(url)}&m=1`;

@@ -2,11 +2,11 @@
 // magic recipients refuse or defer, and its inbox pages newest first.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { EmailContentCache } from "../../src/email/content.js";
-import { EmailSimulator, getCaptured, listCaptured } from "../../src/email/simulator.js";
-import { SmtpConnector } from "../../src/email/smtp-connector.js";
-import type { DeliveryReport } from "../../src/messages/index.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { EmailContentCache } from "../../../src/channels/email/content.js";
+import { EmailSimulator, getCaptured, listCaptured } from "../../../src/channels/email/simulator.js";
+import { SmtpConnector } from "../../../src/channels/email/smtp-connector.js";
+import type { DeliveryReport } from "../../../src/domain/messages/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import {
   addSendingDomain,
   BOUNCE_DOMAIN,

@@ -4,10 +4,10 @@
 import { randomBytes } from "node:crypto";
 import net from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { EmailContentCache } from "../../src/email/content.js";
-import { SmtpConnector, type SmtpConnectorOptions } from "../../src/email/smtp-connector.js";
-import type { DeliveryReport } from "../../src/messages/index.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { EmailContentCache } from "../../../src/channels/email/content.js";
+import { SmtpConnector, type SmtpConnectorOptions } from "../../../src/channels/email/smtp-connector.js";
+import type { DeliveryReport } from "../../../src/domain/messages/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import {
   addSendingDomain,
   BOUNCE_DOMAIN,

@@ -4,9 +4,9 @@
 // sent back to the gateway's bounce listener, each seen by the send's notifyurl.
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, startTestGateway, type TestGateway } from "../helpers/gateway.js";
-import { receiver, until, useReceivers, verify } from "../webhooks/receiver.js";
+import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { BOUNCE_DOMAIN, closedPort, FakeRelay, parseMail, postfixDsn, verifyDkim } from "./helpers.js";
 
 useReceivers();

@@ -1,8 +1,8 @@
 // POST /api/v2/email/send: the email family's send in JSON and the v2 envelope, with the same
 // checks and charge (sendEmail), placeholders and templates, refusals with the field they name.
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { emailAccount, storedContent } from "./helpers.js";
 
 const send = (t: TestGateway, account: TestAccount, json: unknown) =>

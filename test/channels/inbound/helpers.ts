@@ -1,7 +1,7 @@
 // Calls shared by the inbound suites: the operator API and the v2 keyword calls.
 import { expect } from "vitest";
-import { call, type JsonResponse, type TestAccount, type TestGateway } from "../helpers/gateway.js";
-import { keyOf } from "../helpers/sms.js";
+import { call, type JsonResponse, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
+import { keyOf } from "../../helpers/sms.js";
 
 export function operatorCall(
   t: TestGateway,

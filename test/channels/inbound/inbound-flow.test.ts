@@ -1,9 +1,9 @@
 import { beforeAll, expect, it } from "vitest";
-import { BROADCAST_ID } from "../../src/core/ids.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { legacy, sendParams } from "../helpers/legacy.js";
-import { balanceOf, FAST_SIMULATOR, sendSms, statusOf, waitForStatus } from "../helpers/sms.js";
+import { BROADCAST_ID } from "../../../src/base/core/ids.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { legacy, sendParams } from "../../helpers/legacy.js";
+import { balanceOf, FAST_SIMULATOR, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 import { approvedKeyword, assignNumber, expectError, inject, operatorCall, v2 } from "./helpers.js";
 
 /** "band" is configured; "END" (a default word) is not, so the setting is what decides. */

@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
-import { ISO_UTC } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { ISO_UTC } from "../../helpers/sms.js";
 import { assignNumber, expectError, inject, operatorCall, v2 } from "./helpers.js";
 
 describeEachEngine("v2 keywords and the inbound operator API", (engine) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { firstWord, isOptIn } from "../../src/inbound/keywords.js";
-import { normalizePhoneNumber } from "../../src/inbound/numbers.js";
-import { ConfigError, loadConfig } from "../../src/runtime/config.js";
+import { ConfigError, loadConfig } from "../../../src/base/runtime/config.js";
+import { firstWord, isOptIn } from "../../../src/channels/inbound/keywords.js";
+import { normalizePhoneNumber } from "../../../src/channels/inbound/numbers.js";
 
 describe("OPT_OUT_WORDS", () => {
   it("defaults to STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT", () => {

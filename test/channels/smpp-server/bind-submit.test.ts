@@ -3,10 +3,10 @@
 // binds at once), submit_sm accepted through the shared acceptor (charged, its id found by the
 // status API and the v2 list), throttling, and commands out of place.
 import { expect, it } from "vitest";
-import { setSmppSettings } from "../../src/smpp-server/index.js";
-import { runCli } from "../helpers/cli.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
+import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
+import { runCli } from "../../helpers/cli.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
 import { boundEsme, connectEsme, smppAccount, smppPort, until } from "./client.js";
 
 const ESME_RINVPASWD = 0x0e;

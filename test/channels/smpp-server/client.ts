@@ -4,8 +4,8 @@ import type { ConnectionOptions } from "node:tls";
 import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
 import { afterEach } from "vitest";
-import { type SmppSettingsChanges, setSmppSettings } from "../../src/smpp-server/index.js";
-import { buildAccount, type TestAccount, type TestGateway } from "../helpers/gateway.js";
+import { type SmppSettingsChanges, setSmppSettings } from "../../../src/channels/smpp-server/index.js";
+import { buildAccount, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 
 const open: EsmeClient[] = [];
 

@@ -4,9 +4,9 @@
 // floods without reading is closed once its unread answers pass SMPP_SERVER_OUTPUT_MAX_BYTES,
 // the server holding no more than that of them.
 import { expect, it } from "vitest";
-import { encodePdu } from "../../src/carriers/smpp/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { smppAccount, smppPort } from "./client.js";
 import { BIND_TRANSMITTER, ENQUIRE_LINK, RawClient } from "./raw-client.js";
 

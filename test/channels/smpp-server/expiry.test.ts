@@ -2,9 +2,9 @@
 // MESSAGE_VALIDITY_HOURS, on a manual clock through the real gateway on both engines: its
 // receipt says stat:EXPIRED with message_state 3 (EXPIRED), dated when it expired.
 import { expect, it } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { useTestGateway } from "../helpers/gateway.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { useTestGateway } from "../../helpers/gateway.js";
 import { boundEsme, smppAccount, until } from "./client.js";
 
 const HOUR = 60 * 60 * 1000;

@@ -6,10 +6,10 @@
 // a message; a wrong password leaves the connector down; an MO message B receives for the
 // account reaches A's inbound SMS.
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { setSmppSettings } from "../../src/smpp-server/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
-import { sendSms, waitForStatus } from "../helpers/sms.js";
+import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
+import { sendSms, waitForStatus } from "../../helpers/sms.js";
 import { assignNumber } from "../inbound/helpers.js";
 import { type SmppAccount, smppAccount, smppPort, until } from "./client.js";
 

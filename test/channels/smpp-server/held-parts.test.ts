@@ -5,9 +5,9 @@
 // of where it started; past the total every account's new parts are answered ESME_RMSGQFUL; a
 // bind's parts are freed when it unbinds or its connection drops. Nothing is charged for them.
 import { expect, it } from "vitest";
-import { encodePdu } from "../../src/carriers/smpp/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { type SmppAccount, smppAccount, smppPort, until } from "./client.js";
 import { BIND_TRANSMITTER, RawClient, SUBMIT_SM, submitBody, tlv, UNBIND } from "./raw-client.js";
 

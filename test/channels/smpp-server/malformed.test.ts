@@ -7,10 +7,10 @@
 // (its response or generic_nack, by sequence) and the session goes on.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { encodePdu } from "../../src/carriers/smpp/index.js";
-import { unit } from "../../src/core/seeded.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { useTestGateway } from "../helpers/gateway.js";
+import { unit } from "../../../src/base/core/seeded.js";
+import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { useTestGateway } from "../../helpers/gateway.js";
 import { boundEsme, smppAccount, smppPort } from "./client.js";
 import { bindBody, cstrings, RawClient } from "./raw-client.js";
 

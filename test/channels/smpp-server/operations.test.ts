@@ -3,12 +3,12 @@
 // rate, the process holding it) and disconnect one, the client getting an unbind; and on
 // PostgreSQL, binds held by another api process are listed and disconnected from this one.
 import { expect, it } from "vitest";
-import { startGateway } from "../../src/app/gateway.js";
-import { createLogger } from "../../src/runtime/logging.js";
-import { openStore } from "../../src/store/store.js";
-import { runCli } from "../helpers/cli.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, testConfig, useTestGateway } from "../helpers/gateway.js";
+import { startGateway } from "../../../src/app/gateway.js";
+import { createLogger } from "../../../src/base/runtime/logging.js";
+import { openStore } from "../../../src/base/store/store.js";
+import { runCli } from "../../helpers/cli.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, testConfig, useTestGateway } from "../../helpers/gateway.js";
 import { boundEsme, connectEsme, smppAccount, until } from "./client.js";
 
 describeEachEngine("SMPP server: binds in /metrics, the operator API and the CLI", (engine) => {

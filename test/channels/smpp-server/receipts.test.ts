@@ -5,8 +5,8 @@
 // is bound and leave in order when one binds; a row goes only when the client answered ESME_ROK.
 import type { Pdu } from "smpp";
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { assignNumber } from "../inbound/helpers.js";
 import { boundEsme, type EsmeClient, smppAccount, until } from "./client.js";
 

@@ -7,11 +7,11 @@
 import fs from "node:fs";
 import smpp from "smpp";
 import { beforeAll, expect, it } from "vitest";
-import type { ErrorCode } from "../../src/core/errors.js";
-import { REFUSALS } from "../../src/smpp-server/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { operatorCall } from "../helpers/legacy.js";
+import type { ErrorCode } from "../../../src/base/core/errors.js";
+import { REFUSALS } from "../../../src/channels/smpp-server/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { operatorCall } from "../../helpers/legacy.js";
 import { boundEsme, type EsmeClient, type SmppAccount, smppAccount, until } from "./client.js";
 
 const ENTITY = "1101160000000000003";
@@ -28,7 +28,7 @@ smpp.addTLV("entity_default_tag", { id: 0x1400, type: smpp.types.tlv.string });
 
 /** docs/smpp-server.md's table of refusals: error code → command_status. */
 function documentedStatuses(): Map<string, number> {
-  const page = fs.readFileSync(new URL("../../docs/smpp-server.md", import.meta.url), "utf8");
+  const page = fs.readFileSync(new URL("../../../docs/smpp-server.md", import.meta.url), "utf8");
   const rows = [...page.matchAll(/^\| `([a-z_]+)` \| `[A-Z_]+` \| (0x[0-9a-f]+) \|$/gm)];
   return new Map(rows.map((row) => [row[1]!, Number.parseInt(row[2]!, 16)]));
 }

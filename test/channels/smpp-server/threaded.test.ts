@@ -4,9 +4,9 @@
 // receipt, the first after the client refused it once; the outbox is empty afterwards.
 import BetterSqlite3 from "better-sqlite3";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { cliOk, DEMO_TEXT, demoKey, type ServerProcess, startServer } from "../helpers/cli.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/engines.js";
-import { freePort } from "../helpers/throwaway.js";
+import { cliOk, DEMO_TEXT, demoKey, type ServerProcess, startServer } from "../../helpers/cli.js";
+import { createTestDatabase, type TestDatabase } from "../../helpers/engines.js";
+import { freePort } from "../../helpers/throwaway.js";
 import { connectEsme, until } from "./client.js";
 
 const ESME_RX_T_APPN = 0x64;

@@ -8,10 +8,10 @@ import os from "node:os";
 import path from "node:path";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { encodePdu } from "../../src/carriers/smpp/index.js";
-import { ConfigError, loadConfig } from "../../src/runtime/config.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { startTestGateway, type TestGateway } from "../helpers/gateway.js";
+import { ConfigError, loadConfig } from "../../../src/base/runtime/config.js";
+import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { connectEsme, smppAccount, until } from "./client.js";
 import { BIND_TRANSCEIVER, bindBody, RawClient } from "./raw-client.js";
 

@@ -3,10 +3,10 @@
 // family can never be stricter or looser than another. v2's error.legacy_code is exactly what
 // the legacy and XML families answer.
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { credentials, legacy, operatorCall, pushsms, type TextResponse, xmlSend } from "../helpers/legacy.js";
-import { FAST_SIMULATOR, keyOf } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { credentials, legacy, operatorCall, pushsms, type TextResponse, xmlSend } from "../../helpers/legacy.js";
+import { FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
 
 const ENTITY = "1101160000000000003";
 const DND_NUMBER = "9800000021";

@@ -4,10 +4,10 @@
 // one is refused (-31 / 422), and the refusal says what is missing and the command that adds it.
 // One rule (src/sms/dlt-entity.ts), so v2, legacy and XML decide alike.
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { credentials, legacy, operatorCall, pushsms, xmlSend } from "../helpers/legacy.js";
-import { FAST_SIMULATOR, keyOf } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { credentials, legacy, operatorCall, pushsms, xmlSend } from "../../helpers/legacy.js";
+import { FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
 
 const E1 = "1101160000000000011";
 const E2 = "1101160000000000012";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { normalizeWhitespace, TemplateIndex, templateRegExp, VAR_MAX } from "../../src/sms/dlt-matcher.js";
-import { seededRandom } from "../helpers/random.js";
+import { normalizeWhitespace, TemplateIndex, templateRegExp, VAR_MAX } from "../../../src/channels/sms/dlt-matcher.js";
+import { seededRandom } from "../../helpers/random.js";
 
 describe("DLT template matching", () => {
   const index = new TemplateIndex([

@@ -3,8 +3,8 @@
 // answering plain text or a JSON array exactly as integrations of the earlier platform read them.
 import { DateTime } from "luxon";
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import {
   credentials,
   expectBroadcastId,
@@ -13,8 +13,8 @@ import {
   type Params,
   sendParams,
   type TextResponse,
-} from "../helpers/legacy.js";
-import { FAST_SIMULATOR, statusOf } from "../helpers/sms.js";
+} from "../../helpers/legacy.js";
+import { FAST_SIMULATOR, statusOf } from "../../helpers/sms.js";
 
 const PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
 const METHODS = ["GET", "POST"] as const;

@@ -4,9 +4,9 @@
 // plain text (429 when throttled), -3 never, -14 only for a real internal error.
 import { DateTime } from "luxon";
 import { beforeAll, expect, it } from "vitest";
-import { encodeUtf16BeHex } from "../../src/sms/ucs2-hex.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { encodeUtf16BeHex } from "../../../src/channels/sms/ucs2-hex.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import {
   credentials,
   expectBroadcastId,
@@ -16,8 +16,8 @@ import {
   sendParams,
   type TextResponse,
   xmlSend,
-} from "../helpers/legacy.js";
-import { FAST_SIMULATOR, keyOf, sendSms, statusOf } from "../helpers/sms.js";
+} from "../../helpers/legacy.js";
+import { FAST_SIMULATOR, keyOf, sendSms, statusOf } from "../../helpers/sms.js";
 
 const ENTITY = "1101160000000000001";
 /** Entity IDs are letters and digits, white-listed upper-case: a send may give them in any case. */

@@ -1,7 +1,7 @@
 import { SegmentedMessage } from "sms-segments-calculator";
 import { describe, expect, it } from "vitest";
-import { segmentInfo } from "../../src/core/segments.js";
-import { seededRandom } from "../helpers/random.js";
+import { segmentInfo } from "../../../src/base/core/segments.js";
+import { seededRandom } from "../../helpers/random.js";
 
 const GSM =
   "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà";

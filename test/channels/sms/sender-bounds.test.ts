@@ -3,10 +3,10 @@
 // characters kept about 20 MB.
 import { randomBytes } from "node:crypto";
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, useTestGateway } from "../helpers/gateway.js";
-import { MiB, settledHeap } from "../helpers/heap.js";
-import { RawConnection } from "../helpers/raw-http.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, useTestGateway } from "../../helpers/gateway.js";
+import { MiB, settledHeap } from "../../helpers/heap.js";
+import { RawConnection } from "../../helpers/raw-http.js";
 
 describeEachEngine("sender IDs longer than any", (engine) => {
   const gateway = useTestGateway(engine, { roles: ["api"], env: { LEGACY_THROTTLE_PER_SECOND: "0" } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeUtf16BeHex, encodeUtf16BeHex } from "../../src/sms/ucs2-hex.js";
-import { seededRandom } from "../helpers/random.js";
+import { decodeUtf16BeHex, encodeUtf16BeHex } from "../../../src/channels/sms/ucs2-hex.js";
+import { seededRandom } from "../../helpers/random.js";
 
 describe("UTF-16BE hex (type=2)", () => {
   it("decodes Devanagari, emoji surrogate pairs and ASCII", () => {

@@ -3,9 +3,9 @@
 // refunded in one transaction; what is queued or final is left alone. The gateway runs without a
 // worker, so nothing is expanded or sent behind the test's back.
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { balanceOf, keyOf } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { balanceOf, keyOf } from "../../helpers/sms.js";
 
 function numbers(count: number, start = 9_200_000_000): string[] {
   return Array.from({ length: count }, (_, i) => String(start + i * 10 + 7));

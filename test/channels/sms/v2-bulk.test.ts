@@ -1,10 +1,10 @@
 import { expect, it } from "vitest";
-import { addDnd } from "../../src/accounts/index.js";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { waitUntilAllFinal } from "../helpers/messages.js";
-import { balanceOf, FAST_SIMULATOR, keyOf } from "../helpers/sms.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { addDnd } from "../../../src/domain/accounts/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { waitUntilAllFinal } from "../../helpers/messages.js";
+import { balanceOf, FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
 
 function bulk(t: TestGateway, account: TestAccount, body: unknown, headers: Record<string, string> = {}) {
   return call(t, "POST", "/api/v2/sms/bulk", { headers: { ...keyOf(account), ...headers }, json: body });
@@ -264,7 +264,7 @@ describeEachEngine("v2 bulk send and bulk jobs", (engine) => {
       { username: `rl_${Date.now()}`, password: "pw-123456", credits: { sms: 1000 }, rateLimit: 2 },
     );
     await t.db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", created.id).execute();
-    const { addSenderId } = await import("../../src/accounts/index.js");
+    const { addSenderId } = await import("../../../src/domain/accounts/index.js");
     await addSenderId(t.db.store.db, t.clock, created.id, "SWBRD", { approve: true });
     const account = { id: created.id, username: "", password: "", apiKey: created.api_key };
     const body = { sender_id: "SWBRD", message: "Hi", recipients: numbers(100) };

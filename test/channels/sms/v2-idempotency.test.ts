@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { balanceOf, FAST_SIMULATOR, sendSms } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { balanceOf, FAST_SIMULATOR, sendSms } from "../../helpers/sms.js";
 
 const BODY = { sender_id: "SWBRD", recipient: "9876543210", message: "pay 100 to 42" };
 

@@ -1,8 +1,8 @@
 import { DateTime } from "luxon";
 import { expect, it } from "vitest";
-import { createLogger, startGateway } from "../../src/app/gateway.js";
-import { ManualClock } from "../../src/core/clock.js";
-import { describeEachEngine } from "../helpers/engines.js";
+import { createLogger, startGateway } from "../../../src/app/gateway.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { describeEachEngine } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -10,8 +10,8 @@ import {
   type TestGateway,
   testConfig,
   useTestGateway,
-} from "../helpers/gateway.js";
-import { balanceOf, FAST_SIMULATOR, keyOf, statusOf, waitForStatus } from "../helpers/sms.js";
+} from "../../helpers/gateway.js";
+import { balanceOf, FAST_SIMULATOR, keyOf, statusOf, waitForStatus } from "../../helpers/sms.js";
 
 const ZONE = "Asia/Kolkata";
 
@@ -181,7 +181,7 @@ describeEachEngine("v2 scheduled send and the GET variant of send", (engine) => 
 describeEachEngine("scheduled messages survive a restart", (engine) => {
   it("releases messages that fell due while the gateway was down", async () => {
     const clock = new ManualClock("2026-11-22T06:30:00Z");
-    const first = await import("../helpers/gateway.js").then((m) =>
+    const first = await import("../../helpers/gateway.js").then((m) =>
       m.startTestGateway(engine, { clock, env: FAST_SIMULATOR }),
     );
     try {

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { addSenderId } from "../../src/accounts/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
+import { addSenderId } from "../../../src/domain/accounts/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -8,8 +8,8 @@ import {
   type TestAccount,
   type TestGateway,
   useTestGateway,
-} from "../helpers/gateway.js";
-import { balanceOf, FAST_SIMULATOR, keyOf, sendSms } from "../helpers/sms.js";
+} from "../../helpers/gateway.js";
+import { balanceOf, FAST_SIMULATOR, keyOf, sendSms } from "../../helpers/sms.js";
 
 const VALID = { sender_id: "SWBRD", recipient: "9876543210", message: "hello" };
 

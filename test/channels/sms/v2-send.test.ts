@@ -1,8 +1,8 @@
 import { DateTime } from "luxon";
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, useTestGateway } from "../helpers/gateway.js";
-import { balanceOf, FAST_SIMULATOR, ISO_UTC, sendSms, statusOf, waitForStatus } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, useTestGateway } from "../../helpers/gateway.js";
+import { balanceOf, FAST_SIMULATOR, ISO_UTC, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 
 const ZONE = "Asia/Kolkata";
 

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
-import { addSenderId, setSenderIdStatus } from "../../src/accounts/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type JsonResponse, useTestGateway } from "../helpers/gateway.js";
-import { balanceOf, FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, statusOf, waitForStatus } from "../helpers/sms.js";
+import { addSenderId, setSenderIdStatus } from "../../../src/domain/accounts/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type JsonResponse, useTestGateway } from "../../helpers/gateway.js";
+import { balanceOf, FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 
 function expectNotFound(response: JsonResponse) {
   expect(response.status).toBe(404);

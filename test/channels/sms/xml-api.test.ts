@@ -2,9 +2,9 @@
 // document, each message's own text stored, values kept as text (leading zeros, "+91"), and
 // every document the gateway will not read answered -9, never a JSON error or -14.
 import { beforeAll, expect, it } from "vitest";
-import { MAX_XML_BYTES } from "../../src/sms/xml-send.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { MAX_XML_BYTES } from "../../../src/channels/sms/xml-send.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import {
   credentials,
   expectBroadcastId,
@@ -14,8 +14,8 @@ import {
   type TextResponse,
   xmlEscape,
   xmlSend,
-} from "../helpers/legacy.js";
-import { FAST_SIMULATOR, statusOf } from "../helpers/sms.js";
+} from "../../helpers/legacy.js";
+import { FAST_SIMULATOR, statusOf } from "../../helpers/sms.js";
 
 function expectCode(response: TextResponse, code: number, what = ""): void {
   expect({ status: response.status, text: response.text }, what).toEqual({ status: 200, text: String(code) });

@@ -3,12 +3,12 @@
 // callback is played by the transaction itself: each time the status reads the call, another
 // writer's meta is written before the status's compare-and-set runs.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import type { Db } from "../../src/store/store.js";
-import { applyCallStatuses } from "../../src/voice/call-status.js";
-import { createTestDatabase, type TestDatabase } from "../helpers/engines.js";
-import { messageRow } from "../helpers/message-row.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import type { Db } from "../../../src/base/store/store.js";
+import { applyCallStatuses } from "../../../src/channels/voice/call-status.js";
+import { createTestDatabase, type TestDatabase } from "../../helpers/engines.js";
+import { messageRow } from "../../helpers/message-row.js";
 
 describe("a call status that keeps losing its compare-and-set", () => {
   let db: TestDatabase;

@@ -4,12 +4,12 @@
 // applied again, not taken as done: else the call stays `submitted` for good.
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import type { Store } from "../../src/store/store.js";
-import { applyCallStatuses } from "../../src/voice/call-status.js";
-import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../helpers/engines.js";
-import { messageRow } from "../helpers/message-row.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import type { Store } from "../../../src/base/store/store.js";
+import { applyCallStatuses } from "../../../src/channels/voice/call-status.js";
+import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../../helpers/engines.js";
+import { messageRow } from "../../helpers/message-row.js";
 
 const suite = postgresAvailable ? describe : describe.skip;
 

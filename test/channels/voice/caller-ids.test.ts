@@ -1,11 +1,11 @@
 // Caller numbers: an operator approves the numbers an account may call from (operator API and
 // CLI), a send from any other number answers -10, and the demo account can call at once.
 import { expect, it, vi } from "vitest";
-import { bootstrapIfEmpty } from "../../src/app/bootstrap.js";
-import { cliOk, runCli, STACK_TRACE } from "../helpers/cli.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, startTestGateway, useTestGateway } from "../helpers/gateway.js";
-import { operatorCall } from "../helpers/legacy.js";
+import { bootstrapIfEmpty } from "../../../src/app/bootstrap.js";
+import { cliOk, runCli, STACK_TRACE } from "../../helpers/cli.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, startTestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { operatorCall } from "../../helpers/legacy.js";
 import {
   buildVoiceAccount,
   CALLER,

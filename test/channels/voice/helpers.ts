@@ -1,12 +1,12 @@
 // Voice calls for tests: the three send paths, a gateway with the simulated or a fake HTTP
 // call provider, accounts with voice credits and an approved caller number.
 import { afterAll, beforeAll, expect } from "vitest";
-import { walletBalance } from "../../src/accounts/index.js";
-import { fromMilli } from "../../src/core/credits.js";
-import type { Engine } from "../../src/store/engine.js";
-import { approveCallerIdFor } from "../../src/voice/index.js";
-import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../helpers/gateway.js";
-import { keyOf } from "../helpers/sms.js";
+import { fromMilli } from "../../../src/base/core/credits.js";
+import type { Engine } from "../../../src/base/store/engine.js";
+import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { walletBalance } from "../../../src/domain/accounts/index.js";
+import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
+import { keyOf } from "../../helpers/sms.js";
 import { FakeCallProvider } from "./fake-provider.js";
 
 export const CALLER = "+918047110000";

@@ -4,10 +4,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { VoiceHttpConnector, type VoiceHttpOptions } from "../../src/voice/http-connector.js";
-import { messageRow } from "../helpers/message-row.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import { VoiceHttpConnector, type VoiceHttpOptions } from "../../../src/channels/voice/http-connector.js";
+import { messageRow } from "../../helpers/message-row.js";
 import { FakeCallProvider } from "./fake-provider.js";
 
 const logger = createLogger({ logLevel: "silent" });

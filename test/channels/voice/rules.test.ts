@@ -1,12 +1,12 @@
 // The voice rules that need no server: the provider's signature (Twilio's published example),
 // how numbers are read, what a text costs, the spoken document, and the order of call statuses.
 import { describe, expect, it } from "vitest";
-import { callUnits, MAX_TEXT_CHARS, speechSeconds } from "../../src/voice/billing.js";
-import { withCallStatus } from "../../src/voice/call-meta.js";
-import { deliveryReportOf } from "../../src/voice/call-status.js";
-import { dialString, parseCallNumber } from "../../src/voice/numbers.js";
-import { twilioSignature, validTwilioSignature } from "../../src/voice/twilio-signature.js";
-import { sayDocument } from "../../src/voice/twiml.js";
+import { callUnits, MAX_TEXT_CHARS, speechSeconds } from "../../../src/channels/voice/billing.js";
+import { withCallStatus } from "../../../src/channels/voice/call-meta.js";
+import { deliveryReportOf } from "../../../src/channels/voice/call-status.js";
+import { dialString, parseCallNumber } from "../../../src/channels/voice/numbers.js";
+import { twilioSignature, validTwilioSignature } from "../../../src/channels/voice/twilio-signature.js";
+import { sayDocument } from "../../../src/channels/voice/twiml.js";
 import { signTwilio } from "./fake-provider.js";
 
 describe("X-Twilio-Signature", () => {

@@ -3,9 +3,9 @@
 // accepted call's charge. Answers are plain text with HTTP 200, never a JSON error or a 5xx.
 import { sql } from "kysely";
 import { beforeAll, expect, it } from "vitest";
-import { updateAccount } from "../../src/accounts/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { updateAccount } from "../../../src/domain/accounts/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import {
   buildVoiceAccount,
   CALLER,

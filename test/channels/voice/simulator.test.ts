@@ -1,13 +1,13 @@
 // The simulated call provider, the default connector: each magic callee's outcome through the
 // real pipeline, the outcome mix a seed replays, and calls a crashed process was walking.
 import { expect, it } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import type { CallStatusUpdate } from "../../src/voice/call-status.js";
-import { VoiceSimulatorConnector } from "../../src/voice/simulator.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { useTestGateway } from "../helpers/gateway.js";
-import { until } from "../webhooks/receiver.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import type { CallStatusUpdate } from "../../../src/channels/voice/call-status.js";
+import { VoiceSimulatorConnector } from "../../../src/channels/voice/simulator.js";
+import { until } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { useTestGateway } from "../../helpers/gateway.js";
 import {
   buildVoiceAccount,
   callParams,

@@ -3,10 +3,10 @@
 // GET /api/v2/sms/status/{id} and the delivery_report webhook), refunds exactly when no call
 // was placed, retries only of what placed no call, forged callbacks refused.
 import { expect, it } from "vitest";
-import { setWebhookUrls } from "../../src/webhooks/settings.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import type { TestAccount } from "../helpers/gateway.js";
-import { receiver, until, useReceivers, verify } from "../webhooks/receiver.js";
+import { setWebhookUrls } from "../../../src/domain/webhooks/settings.js";
+import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import type { TestAccount } from "../../helpers/gateway.js";
 import type { CreateCallRequest } from "./fake-provider.js";
 import {
   buildVoiceAccount,

@@ -1,9 +1,9 @@
 // Every row of the spec's WhatsApp error table, produced through the real server, plus the
 // 400s of bad input and what is charged (nothing) when the upstream fails.
 import { describe, expect, it } from "vitest";
-import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { call } from "../helpers/gateway.js";
+import { updateWhatsAppSettings } from "../../../src/channels/whatsapp/settings.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { call } from "../../helpers/gateway.js";
 import { metaErrorBody } from "./fake-graph.js";
 import { expectError, useWhatsAppWorld, whatsappWallet } from "./helpers.js";
 

@@ -5,8 +5,8 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { Agent, request } from "undici";
-import type { GraphTemplate } from "../../src/whatsapp/graph.js";
-import { signMetaPayload } from "../../src/whatsapp/meta-webhook.js";
+import type { GraphTemplate } from "../../../src/channels/whatsapp/graph.js";
+import { signMetaPayload } from "../../../src/channels/whatsapp/meta-webhook.js";
 
 export interface RecordedRequest {
   method: string;

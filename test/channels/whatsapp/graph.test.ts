@@ -1,7 +1,12 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { GraphClient, type GraphCredentials, GraphError, type GraphTemplate } from "../../src/whatsapp/graph.js";
+import {
+  GraphClient,
+  type GraphCredentials,
+  GraphError,
+  type GraphTemplate,
+} from "../../../src/channels/whatsapp/graph.js";
 import { metaErrorBody, startFakeGraph } from "./fake-graph.js";
 
 const creds: GraphCredentials = {

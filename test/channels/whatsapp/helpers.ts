@@ -2,10 +2,10 @@
 // and accounts connected to a business account on it. Shared by the WhatsApp test files.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
-import type { Clock } from "../../src/core/clock.js";
-import type { Engine } from "../../src/store/engine.js";
-import type { GraphTemplate } from "../../src/whatsapp/graph.js";
-import { updateWhatsAppSettings } from "../../src/whatsapp/settings.js";
+import type { Clock } from "../../../src/base/core/clock.js";
+import type { Engine } from "../../../src/base/store/engine.js";
+import type { GraphTemplate } from "../../../src/channels/whatsapp/graph.js";
+import { updateWhatsAppSettings } from "../../../src/channels/whatsapp/settings.js";
 import {
   buildAccount,
   call,
@@ -13,7 +13,7 @@ import {
   startTestGateway,
   type TestAccount,
   type TestGateway,
-} from "../helpers/gateway.js";
+} from "../../helpers/gateway.js";
 import { type FakeGraph, startFakeGraph } from "./fake-graph.js";
 
 export const APP_SECRET = "test-app-secret";

@@ -7,7 +7,7 @@ import {
   parseMetaWebhook,
   signMetaPayload,
   verifyMetaSignature,
-} from "../../src/whatsapp/meta-webhook.js";
+} from "../../../src/channels/whatsapp/meta-webhook.js";
 import {
   inboundCallback,
   mergeCallbacks,

@@ -2,9 +2,9 @@
 // what goes upstream, what the client hears, what is charged, and how Meta's status
 // callbacks move a message (and reach the account's webhook).
 import { describe, expect, it } from "vitest";
-import { ledgerSum } from "../../src/accounts/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { receiver, until, useReceivers, verify } from "../webhooks/receiver.js";
+import { ledgerSum } from "../../../src/domain/accounts/index.js";
+import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
 import { statusCallback } from "./fake-graph.js";
 import { useWhatsAppWorld, whatsappWallet } from "./helpers.js";
 

@@ -2,15 +2,15 @@
 // own, its magic numbers, its customers' messages, and the demo account's set-up. Also what
 // upkeep does with a send whose process stopped between holding the credit and the answer.
 import { expect, it } from "vitest";
-import { holdCredits, tryDebitWallet } from "../../src/accounts/index.js";
-import { bootstrapIfEmpty } from "../../src/app/bootstrap.js";
-import { newQueueId } from "../../src/core/ids.js";
-import { DEMO_WHATSAPP } from "../../src/whatsapp/index.js";
-import { releaseStaleSends } from "../../src/whatsapp/upkeep.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { messageRow } from "../helpers/message-row.js";
-import { until } from "../webhooks/receiver.js";
+import { bootstrapIfEmpty } from "../../../src/app/bootstrap.js";
+import { newQueueId } from "../../../src/base/core/ids.js";
+import { DEMO_WHATSAPP } from "../../../src/channels/whatsapp/index.js";
+import { releaseStaleSends } from "../../../src/channels/whatsapp/upkeep.js";
+import { holdCredits, tryDebitWallet } from "../../../src/domain/accounts/index.js";
+import { until } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { messageRow } from "../../helpers/message-row.js";
 import { connectSimulatedWhatsApp, expectError, whatsappWallet } from "./helpers.js";
 
 async function simulatedAccount(t: TestGateway, credits = 10) {

@@ -1,9 +1,9 @@
 // Templates synced from the business account (paged), how each is judged sendable, Meta's
 // template status updates, and the operator's WhatsApp settings API.
 import { expect, it } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call } from "../helpers/gateway.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call } from "../../helpers/gateway.js";
 import { templateStatusCallback } from "./fake-graph.js";
 import { expectError, TEMPLATES, useWhatsAppWorld } from "./helpers.js";
 

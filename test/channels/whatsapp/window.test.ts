@@ -2,11 +2,11 @@
 // webhook (stored once, passed to the account's inbound_whatsapp webhook), and the webhook's
 // own checks: the verify-token challenge and X-Hub-Signature-256.
 import { describe, expect, it } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
-import { signMetaPayload } from "../../src/whatsapp/meta-webhook.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { call } from "../helpers/gateway.js";
-import { receiver, until, useReceivers, verify } from "../webhooks/receiver.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { signMetaPayload } from "../../../src/channels/whatsapp/meta-webhook.js";
+import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { call } from "../../helpers/gateway.js";
 import { inboundCallback, mergeCallbacks, statusCallback } from "./fake-graph.js";
 import { APP_SECRET, expectError, useWhatsAppWorld, VERIFY_TOKEN, whatsappWallet } from "./helpers.js";
 

@@ -4,12 +4,12 @@
 // shared exactly, failover on a retryable refusal and around a connector that is down, health
 // in /metrics and the operator API, and every bad configuration refused with a 400 naming it.
 import { afterEach, expect, it } from "vitest";
-import { listCarriers, listRoutes, removeCarrier, removeRoute } from "../../src/carriers/catalog.js";
-import { assignInboundNumber } from "../../src/inbound/numbers.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
-import { balanceOf, sendSms, waitForStatus } from "../helpers/sms.js";
-import { until } from "../webhooks/receiver.js";
+import { assignInboundNumber } from "../../../src/channels/inbound/numbers.js";
+import { listCarriers, listRoutes, removeCarrier, removeRoute } from "../../../src/delivery/carriers/catalog.js";
+import { until } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { balanceOf, sendSms, waitForStatus } from "../../helpers/sms.js";
 import { FakeAggregator } from "./fake-aggregator.js";
 import { FakeSmsc } from "./fake-smsc.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";

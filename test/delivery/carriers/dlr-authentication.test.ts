@@ -7,11 +7,11 @@ import fs from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Gateway, startGateway } from "../../src/app/gateway.js";
-import { CARRIERS_CHANGED } from "../../src/carriers/catalog.js";
-import { applyCarriersFile } from "../../src/carriers/config-file.js";
-import { systemClock } from "../../src/core/clock.js";
-import { describeEachEngine } from "../helpers/engines.js";
+import { type Gateway, startGateway } from "../../../src/app/gateway.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { CARRIERS_CHANGED } from "../../../src/delivery/carriers/catalog.js";
+import { applyCarriersFile } from "../../../src/delivery/carriers/config-file.js";
+import { describeEachEngine } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -19,8 +19,8 @@ import {
   type TestGateway,
   testConfig,
   useTestGateway,
-} from "../helpers/gateway.js";
-import { captureLogs, WARN } from "../helpers/log-capture.js";
+} from "../../helpers/gateway.js";
+import { captureLogs, WARN } from "../../helpers/log-capture.js";
 import { FakeAggregator } from "./fake-aggregator.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";
 

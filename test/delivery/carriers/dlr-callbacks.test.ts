@@ -6,13 +6,13 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Clock } from "../../src/core/clock.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
-import { MiB, settledHeap } from "../helpers/heap.js";
-import { RawConnection } from "../helpers/raw-http.js";
-import { sendSms, waitForStatus } from "../helpers/sms.js";
-import { until } from "../webhooks/receiver.js";
+import type { Clock } from "../../../src/base/core/clock.js";
+import { until } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { MiB, settledHeap } from "../../helpers/heap.js";
+import { RawConnection } from "../../helpers/raw-http.js";
+import { sendSms, waitForStatus } from "../../helpers/sms.js";
 import { FakeAggregator } from "./fake-aggregator.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";
 

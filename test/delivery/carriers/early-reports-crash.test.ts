@@ -7,9 +7,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cliOk, demoKey, type ServerProcess, sendDemoSms, startServer } from "../helpers/cli.js";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
-import { until } from "../webhooks/receiver.js";
+import { until } from "../../domain/webhooks/receiver.js";
+import { cliOk, demoKey, type ServerProcess, sendDemoSms, startServer } from "../../helpers/cli.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 import { FakeAggregator } from "./fake-aggregator.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";
 

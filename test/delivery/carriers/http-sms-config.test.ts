@@ -1,7 +1,7 @@
 // parseHttpSmsConfig: what the schema refuses and the checks it cannot express, each with an
 // error that says what to fix.
 import { describe, expect, it } from "vitest";
-import { parseHttpSmsConfig } from "../../src/carriers/http-sms/index.js";
+import { parseHttpSmsConfig } from "../../../src/delivery/carriers/http-sms/index.js";
 
 const valid = {
   name: "agg",

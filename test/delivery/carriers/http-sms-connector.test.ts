@@ -2,7 +2,7 @@
 // exactly from the templates, each kind of auth, reading the message id, which failures are
 // retried (only those where the request was never written), the rate cap and the start window.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type HttpSmsConfig, HttpSmsConnector } from "../../src/carriers/http-sms/index.js";
+import { type HttpSmsConfig, HttpSmsConnector } from "../../../src/delivery/carriers/http-sms/index.js";
 import { closedPort, FakeAggregator } from "./fake-aggregator.js";
 import { aggregatorConfig, smsRow } from "./http-sms-helpers.js";
 

@@ -11,8 +11,8 @@ import {
   HttpSmsConnector,
   parseDlr,
   registerHttpSmsDlrRoute,
-} from "../../src/carriers/http-sms/index.js";
-import type { DeliveryReport } from "../../src/messages/index.js";
+} from "../../../src/delivery/carriers/http-sms/index.js";
+import type { DeliveryReport } from "../../../src/domain/messages/index.js";
 import { FakeAggregator } from "./fake-aggregator.js";
 import { aggregatorConfig, smsRow } from "./http-sms-helpers.js";
 

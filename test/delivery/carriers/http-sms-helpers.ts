@@ -1,7 +1,8 @@
 // Builders for the http-sms tests: a claimed SMS row and a valid aggregator configuration.
-import { type HttpSmsConfig, parseHttpSmsConfig } from "../../src/carriers/http-sms/index.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { messageRow } from "../helpers/message-row.js";
+
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import { type HttpSmsConfig, parseHttpSmsConfig } from "../../../src/delivery/carriers/http-sms/index.js";
+import { messageRow } from "../../helpers/message-row.js";
 
 /** A claimed SMS as the dispatcher hands it over (the columns the connector reads, the rest empty). */
 export function smsRow(changes: Partial<MessageRow> = {}, n = 0): MessageRow {

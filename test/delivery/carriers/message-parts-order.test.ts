@@ -3,8 +3,8 @@
 // retried until the database is back, once replaced the second's, whose receipts then matched
 // nothing and left the message `submitted` (test/faults, PostgreSQL restarted).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { storeParts } from "../../src/carriers/smpp/stored-parts.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { storeParts } from "../../../src/delivery/carriers/smpp/stored-parts.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 const T = 1_795_000_000_000;
 

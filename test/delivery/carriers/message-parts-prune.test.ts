@@ -2,11 +2,15 @@
 // reported and every part final, a month after sending in any case; never the parts of a
 // message still waiting for its report, or of a recent one.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { PARTS_MAX_AGE_MS, PARTS_RETENTION_MS, pruneParts } from "../../src/carriers/smpp/finished-parts.js";
-import { systemClock } from "../../src/core/clock.js";
-import type { MessagePartsTable, MessageStatus } from "../../src/store/schema.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import type { MessagePartsTable, MessageStatus } from "../../../src/base/store/schema.js";
+import {
+  PARTS_MAX_AGE_MS,
+  PARTS_RETENTION_MS,
+  pruneParts,
+} from "../../../src/delivery/carriers/smpp/finished-parts.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { smsRow } from "./http-sms-helpers.js";
 
 const NOW = 1_795_000_000_000;

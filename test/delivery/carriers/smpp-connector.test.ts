@@ -4,8 +4,11 @@
 // parts are stored, after a restart), throttling, a dropped connection, MO messages.
 import smpp from "smpp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { createLogger } from "../../src/app/gateway.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { createMetrics } from "../../../src/base/runtime/metrics.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
 import {
   concatenationReference,
   receiptIdCandidates,
@@ -13,23 +16,20 @@ import {
   SmppConnector,
   type SmppConnectorOptions,
   type SmppSessionOptions,
-} from "../../src/carriers/smpp/index.js";
-import type { Receipt } from "../../src/carriers/smpp/receipt.js";
-import { applyReceipts } from "../../src/carriers/smpp/receipt-matching.js";
-import { storeParts } from "../../src/carriers/smpp/stored-parts.js";
-import { systemClock } from "../../src/core/clock.js";
-import type { InboundSms, SubmitResult } from "../../src/dispatch/connector.js";
-import { ReportIngester } from "../../src/dispatch/index.js";
+} from "../../../src/delivery/carriers/smpp/index.js";
+import type { Receipt } from "../../../src/delivery/carriers/smpp/receipt.js";
+import { applyReceipts } from "../../../src/delivery/carriers/smpp/receipt-matching.js";
+import { storeParts } from "../../../src/delivery/carriers/smpp/stored-parts.js";
+import type { InboundSms, SubmitResult } from "../../../src/delivery/dispatch/connector.js";
+import { ReportIngester } from "../../../src/delivery/dispatch/index.js";
 import {
   applyDeliveryReports,
   claimDueMessages,
   type DeliveryReport,
   markSubmitted,
-} from "../../src/messages/index.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
-import { acceptSms } from "../helpers/message-row.js";
+} from "../../../src/domain/messages/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { acceptSms } from "../../helpers/message-row.js";
 import type { FakeSmsc } from "./fake-smsc.js";
 import { smsRow } from "./http-sms-helpers.js";
 import { fakeSmsc } from "./smpp-helpers.js";

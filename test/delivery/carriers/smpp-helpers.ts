@@ -1,6 +1,6 @@
 // A session bound to a fresh fake SMSC, stopped after each test.
 import { afterEach } from "vitest";
-import { SmppSession, type SmppSessionOptions } from "../../src/carriers/smpp/session.js";
+import { SmppSession, type SmppSessionOptions } from "../../../src/delivery/carriers/smpp/session.js";
 import { FakeSmsc } from "./fake-smsc.js";
 
 const started: Array<SmppSession | FakeSmsc> = [];

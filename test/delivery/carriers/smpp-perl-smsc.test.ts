@@ -3,13 +3,17 @@
 // `smpp` package as the client, so a shared misreading of the protocol would pass there; here the
 // bytes go through another implementation, and the tests assert what reached it exactly.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { concatenationReference, SmppConnector, type SmppConnectorOptions } from "../../src/carriers/smpp/index.js";
-import type { SmppSessionOptions } from "../../src/carriers/smpp/session.js";
-import type { InboundSms, SubmitResult } from "../../src/dispatch/connector.js";
-import type { DeliveryReport } from "../../src/messages/index.js";
-import type { Engine } from "../../src/store/engine.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import type { Engine } from "../../../src/base/store/engine.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import {
+  concatenationReference,
+  SmppConnector,
+  type SmppConnectorOptions,
+} from "../../../src/delivery/carriers/smpp/index.js";
+import type { SmppSessionOptions } from "../../../src/delivery/carriers/smpp/session.js";
+import type { InboundSms, SubmitResult } from "../../../src/delivery/dispatch/connector.js";
+import type { DeliveryReport } from "../../../src/domain/messages/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { smsRow } from "./http-sms-helpers.js";
 import { PerlSmsc, type PerlSmscOptions, perlSmscAvailable, type SmscEvent } from "./perl-smsc.js";
 

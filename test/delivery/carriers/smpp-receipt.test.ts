@@ -6,7 +6,7 @@ import {
   parseReceipt,
   parseReceiptDate,
   receiptIdMatches,
-} from "../../src/carriers/smpp/receipt.js";
+} from "../../../src/delivery/carriers/smpp/receipt.js";
 
 const standard =
   "id:0123456789 sub:001 dlvrd:001 submit date:2611221430 done date:2611221431 stat:DELIVRD err:000 text:Hello";

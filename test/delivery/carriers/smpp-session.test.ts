@@ -2,11 +2,11 @@
 // time-outs, reconnects, throttling, concatenated and UCS-2 parts, DLT TLVs, receipts and MO.
 import smpp from "smpp";
 import { describe, expect, it } from "vitest";
-import { decodeText } from "../../src/carriers/smpp/encoding.js";
-import type { InboundSmppMessage } from "../../src/carriers/smpp/inbound.js";
-import { SmppSessionPool } from "../../src/carriers/smpp/pool.js";
-import type { Receipt } from "../../src/carriers/smpp/receipt.js";
-import type { PartResult } from "../../src/carriers/smpp/session.js";
+import { decodeText } from "../../../src/base/smpp/encoding.js";
+import type { InboundSmppMessage } from "../../../src/delivery/carriers/smpp/inbound.js";
+import { SmppSessionPool } from "../../../src/delivery/carriers/smpp/pool.js";
+import type { Receipt } from "../../../src/delivery/carriers/smpp/receipt.js";
+import type { PartResult } from "../../../src/delivery/carriers/smpp/session.js";
 import { boundSession, fakeSmsc, sessionTo } from "./smpp-helpers.js";
 
 const sms = (text: string, n = 0) => ({ source: "SWITCH", destination: `+9198000${String(n).padStart(5, "0")}`, text });

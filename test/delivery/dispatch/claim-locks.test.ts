@@ -6,12 +6,12 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { describe, expect, it } from "vitest";
-import type { Connector, Dispatcher, SubmitResult } from "../../src/dispatch/index.js";
-import { claimDueMessages, requeueExpiredLeases } from "../../src/messages/index.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { postgresAvailable, TEST_POSTGRES_URL } from "../helpers/engines.js";
-import { buildAccount, call, testDispatcher, useTestGateway } from "../helpers/gateway.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import { openStore, type Store } from "../../../src/base/store/store.js";
+import type { Connector, Dispatcher, SubmitResult } from "../../../src/delivery/dispatch/index.js";
+import { claimDueMessages, requeueExpiredLeases } from "../../../src/domain/messages/index.js";
+import { postgresAvailable, TEST_POSTGRES_URL } from "../../helpers/engines.js";
+import { buildAccount, call, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
 
 /** Longer than any lease the claims once wrote (15 s) need not be waited for: the test looks several times. */
 const HELD_MS = 1_500;

@@ -3,14 +3,14 @@
 // is up. Only when it has been held for the bound (MESSAGE_VALIDITY_HOURS, counted from its
 // first finding no connector) does it fail, refunded.
 import { expect, it } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import { type Connector, Dispatcher, Router, type SubmitResult } from "../../src/dispatch/index.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { balanceOf } from "../helpers/sms.js";
-import { until } from "../webhooks/receiver.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import { createMetrics } from "../../../src/base/runtime/metrics.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import { type Connector, Dispatcher, Router, type SubmitResult } from "../../../src/delivery/dispatch/index.js";
+import { until } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { balanceOf } from "../../helpers/sms.js";
 
 class Carrier implements Connector {
   readonly name = "carrier";

@@ -6,12 +6,12 @@
 // (SWITCHBOARD_FAULT_WORKER_THREAD_EXIT: right after a commit, before its answers): the process
 // exits with 70 for its supervisor, and the restart recovers as after kill -9.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ledgerSum, walletBalance } from "../../src/accounts/index.js";
-import { addSenderIdFor, createAccountWithKey } from "../../src/admin/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import { type ServerProcess, startServer } from "../helpers/cli.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
-import { waitUntilAllFinal } from "../helpers/messages.js";
+import { addSenderIdFor, createAccountWithKey } from "../../../src/app/admin/index.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { ledgerSum, walletBalance } from "../../../src/domain/accounts/index.js";
+import { type ServerProcess, startServer } from "../../helpers/cli.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { waitUntilAllFinal } from "../../helpers/messages.js";
 
 const CREDITS = 100_000;
 

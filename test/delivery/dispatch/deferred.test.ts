@@ -2,10 +2,10 @@
 // backlog larger than the connector takes in a round is sent in order, round after round, and
 // no message fails or backs off for having waited its turn.
 import { expect, it } from "vitest";
-import { type Connector, DEFERRED, type SubmitResult } from "../../src/dispatch/index.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, testDispatcher, useTestGateway } from "../helpers/gateway.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import { type Connector, DEFERRED, type SubmitResult } from "../../../src/delivery/dispatch/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
 
 /** Takes the first `perRound` messages of each batch and defers the rest, as a connector at its rate. */
 class BusyConnector implements Connector {

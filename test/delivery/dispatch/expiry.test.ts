@@ -3,12 +3,12 @@
 // its bulk job, not refunded (the carrier took it); not a moment early; and never for a
 // connector that does not report delivery, whose messages stay submitted.
 import { expect, it, vi } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { receiver, until, useReceivers } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { balanceOf, keyOf, sendSms, statusOf } from "../../helpers/sms.js";
 import { FakeAggregator } from "../carriers/fake-aggregator.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
-import { balanceOf, keyOf, sendSms, statusOf } from "../helpers/sms.js";
-import { receiver, until, useReceivers } from "../webhooks/receiver.js";
 
 // Its slowest tests take up to 10 s alone amid the whole suite on a slow two-core machine, where a
 // test of the same kind once took four times as long as usual: twice the default bound.

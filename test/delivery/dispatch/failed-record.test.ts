@@ -6,12 +6,12 @@
 // recorded late (a receipt may have come meanwhile). A record that keeps failing past the
 // give-up bound is given up, and the message is sent again rather than the dispatcher stopping.
 import { expect, it } from "vitest";
-import type { Connector, SubmitResult } from "../../src/dispatch/index.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import type { WebhookOutbox } from "../../src/webhooks/outbox.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestGateway, testDispatcher, useTestGateway } from "../helpers/gateway.js";
-import { until } from "../webhooks/receiver.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import type { Connector, SubmitResult } from "../../../src/delivery/dispatch/index.js";
+import type { WebhookOutbox } from "../../../src/domain/webhooks/outbox.js";
+import { until } from "../../domain/webhooks/receiver.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestGateway, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
 
 class CountingConnector implements Connector {
   readonly name = "counting";

@@ -2,11 +2,11 @@
 // transactional messages (lanes), and two accounts' promotional jobs are expanded in turn
 // (the bulk expander serves one part per account per round).
 import { expect, it, vi } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import { BulkExpander } from "../../src/dispatch/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { FAST_SIMULATOR, keyOf } from "../helpers/sms.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import { BulkExpander } from "../../../src/delivery/dispatch/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
 
 function bulk(t: TestGateway, account: TestAccount, count: number, start: number) {
   const recipients = Array.from({ length: count }, (_, i) => String(start + i * 10));

@@ -1,9 +1,9 @@
 // Priority lanes: a transactional message sent after a promotional backlog is dispatched first.
 import { expect, it } from "vitest";
-import type { Connector, SubmitResult } from "../../src/dispatch/index.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, testDispatcher, useTestGateway } from "../helpers/gateway.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import type { Connector, SubmitResult } from "../../../src/delivery/dispatch/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
 
 class RecordingConnector implements Connector {
   readonly name = "recorder";

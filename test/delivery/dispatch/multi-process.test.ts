@@ -5,12 +5,12 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ledgerSum, walletBalance } from "../../src/accounts/index.js";
-import { addSenderIdFor, createAccountWithKey } from "../../src/admin/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import { type ServerProcess, startServer } from "../helpers/cli.js";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
-import { waitUntilAllFinal } from "../helpers/messages.js";
+import { addSenderIdFor, createAccountWithKey } from "../../../src/app/admin/index.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { ledgerSum, walletBalance } from "../../../src/domain/accounts/index.js";
+import { type ServerProcess, startServer } from "../../helpers/cli.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
+import { waitUntilAllFinal } from "../../helpers/messages.js";
 
 const MESSAGES = 5000;
 const suite = postgresAvailable ? describe : describe.skip;

@@ -1,10 +1,10 @@
 // The router's choices (route code before *, longest prefix, weights, standbys, health) and the
 // health tracker's circuit breaker, with in-memory connectors.
 import { describe, expect, it } from "vitest";
-import type { RoutingRule } from "../../src/carriers/definitions.js";
-import { HealthTracker } from "../../src/carriers/health.js";
-import type { Connector, SubmitResult } from "../../src/dispatch/connector.js";
-import { type Plan, Router, routeCodeOf } from "../../src/dispatch/router.js";
+import type { RoutingRule } from "../../../src/delivery/carriers/definitions.js";
+import { HealthTracker } from "../../../src/delivery/carriers/health.js";
+import type { Connector, SubmitResult } from "../../../src/delivery/dispatch/connector.js";
+import { type Plan, Router, routeCodeOf } from "../../../src/delivery/dispatch/router.js";
 
 const connector = (name: string, channel = "sms"): Connector => ({
   name,

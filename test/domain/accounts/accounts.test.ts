@@ -1,15 +1,15 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccount, findAccountByUsername, ledgerSum, walletBalances } from "../../src/accounts/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import { isGatewayError } from "../../src/core/errors.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { isGatewayError } from "../../../src/base/core/errors.js";
+import { createAccount, findAccountByUsername, ledgerSum, walletBalances } from "../../../src/domain/accounts/index.js";
 import {
   createTestDatabase,
   describeEachEngine,
   postgresAvailable,
   TEST_POSTGRES_URL,
   type TestDatabase,
-} from "../helpers/engines.js";
+} from "../../helpers/engines.js";
 
 const code = (error: unknown) => (isGatewayError(error) ? error.code : error);
 

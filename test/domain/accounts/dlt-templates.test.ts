@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Clock, systemClock } from "../../../src/base/core/clock.js";
+import { isGatewayError } from "../../../src/base/core/errors.js";
+import type { ApprovalStatus } from "../../../src/base/store/schema.js";
 import {
   addDltEntity,
   addDltHeader,
@@ -16,11 +19,8 @@ import {
   removeDltHeader,
   setTemplateStatus,
   updateAccount,
-} from "../../src/accounts/index.js";
-import { type Clock, systemClock } from "../../src/core/clock.js";
-import { isGatewayError } from "../../src/core/errors.js";
-import type { ApprovalStatus } from "../../src/store/schema.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+} from "../../../src/domain/accounts/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 const code = (error: unknown) => (isGatewayError(error) ? error.code : error);
 

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { isGatewayError } from "../../../src/base/core/errors.js";
 import {
   addDnd,
   DND_BATCH,
@@ -8,9 +9,8 @@ import {
   isDnd,
   MAX_REPORTED_INVALID,
   removeDnd,
-} from "../../src/accounts/index.js";
-import { isGatewayError } from "../../src/core/errors.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+} from "../../../src/domain/accounts/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 /** `count` distinct valid numbers, 10,000 lines per chunk, so the file never exists whole in memory. */
 function* numberLines(count: number, onChunk: () => void): Generator<string> {

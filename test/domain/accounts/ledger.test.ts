@@ -1,4 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { toMilli, type Wallet } from "../../../src/base/core/credits.js";
+import { isGatewayError } from "../../../src/base/core/errors.js";
+import { openStore, type Store } from "../../../src/base/store/store.js";
 import {
   createAccount,
   creditWallet,
@@ -6,12 +10,8 @@ import {
   transferCredits,
   tryDebitWallet,
   walletBalance,
-} from "../../src/accounts/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import { toMilli, type Wallet } from "../../src/core/credits.js";
-import { isGatewayError } from "../../src/core/errors.js";
-import { openStore, type Store } from "../../src/store/store.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+} from "../../../src/domain/accounts/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 const clock = systemClock;
 

@@ -3,14 +3,14 @@
 // the database returned first.
 import { type Kysely, Migrator, sql } from "kysely";
 import { expect, it, vi } from "vitest";
-import { loadConfig } from "../../src/runtime/config.js";
-import { migrationProvider } from "../../src/store/migrations/index.js";
-import { openStore } from "../../src/store/store.js";
-import { createEmptyDatabase } from "../helpers/empty-database.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../helpers/gateway.js";
-import { legacy, operatorCall } from "../helpers/legacy.js";
-import { keyOf } from "../helpers/sms.js";
+import { loadConfig } from "../../../src/base/runtime/config.js";
+import { migrationProvider } from "../../../src/base/store/migrations/index.js";
+import { openStore } from "../../../src/base/store/store.js";
+import { createEmptyDatabase } from "../../helpers/empty-database.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { legacy, operatorCall } from "../../helpers/legacy.js";
+import { keyOf } from "../../helpers/sms.js";
 
 const BEFORE = "0011_message_parts_age";
 

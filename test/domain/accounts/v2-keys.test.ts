@@ -2,9 +2,9 @@
 // shown once and works at once with the account's rate limit, the list never shows a key,
 // a revoked key stops working at once, and another account's key cannot be revoked.
 import { expect, it } from "vitest";
-import { callAs, signIn } from "../helpers/console.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
+import { callAs, signIn } from "../../helpers/console.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
 
 describeEachEngine("v2 API keys", (engine) => {
   const gateway = useTestGateway(engine);

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { setSenderIdStatus, setTemplateStatus, updateAccount } from "../../src/accounts/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
+import { setSenderIdStatus, setTemplateStatus, updateAccount } from "../../../src/domain/accounts/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -8,8 +8,8 @@ import {
   type TestAccount,
   type TestGateway,
   useTestGateway,
-} from "../helpers/gateway.js";
-import { FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, statusOf, waitForStatus } from "../helpers/sms.js";
+} from "../../helpers/gateway.js";
+import { FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 
 const ISO_KOLKATA = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30$/;
 

@@ -1,10 +1,10 @@
 // An account holder reads every wallet, not only SMS: `balance` stays the SMS wallet exactly as
 // the spec shows it (clients parse it), `wallets` adds the five; the legacy answer is unchanged.
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
-import { legacy } from "../helpers/legacy.js";
-import { FAST_SIMULATOR, ISO_UTC, keyOf, sendSms } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
+import { legacy } from "../../helpers/legacy.js";
+import { FAST_SIMULATOR, ISO_UTC, keyOf, sendSms } from "../../helpers/sms.js";
 
 const CREDITS = { sms: 12.5, international: 3, whatsapp: 50, email: 7 };
 

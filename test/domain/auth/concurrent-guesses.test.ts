@@ -6,14 +6,14 @@
 // every password path. Requests come from 127.0.x.y (all of 127/8 is loopback) to be different
 // source addresses to the server.
 import { expect, it } from "vitest";
-import { accountCredentials } from "../../src/accounts/index.js";
-import { Authenticator, passwordMatches } from "../../src/auth/index.js";
-import { isGatewayError } from "../../src/core/errors.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { RawConnection, type RawResponse } from "../helpers/raw-http.js";
-import { connectEsme, type EsmeClient, smppAccount, smppPort } from "../smpp-server/client.js";
+import { isGatewayError } from "../../../src/base/core/errors.js";
+import { createMetrics } from "../../../src/base/runtime/metrics.js";
+import { accountCredentials } from "../../../src/domain/accounts/index.js";
+import { Authenticator, passwordMatches } from "../../../src/domain/auth/index.js";
+import { connectEsme, type EsmeClient, smppAccount, smppPort } from "../../channels/smpp-server/client.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { RawConnection, type RawResponse } from "../../helpers/raw-http.js";
 
 const THRESHOLD = 10;
 const ADDRESSES = 3;

@@ -3,13 +3,13 @@
 // (Linux routes all of 127/8 to loopback), so each is a different source address to the server.
 // And an unknown username costs the same argon2 check as a wrong password.
 import { beforeAll, expect, it } from "vitest";
-import { accountCredentials } from "../../src/accounts/index.js";
-import { Authenticator } from "../../src/auth/index.js";
-import { ManualClock } from "../../src/core/clock.js";
-import { cliOk } from "../helpers/cli.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { RawConnection } from "../helpers/raw-http.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { accountCredentials } from "../../../src/domain/accounts/index.js";
+import { Authenticator } from "../../../src/domain/auth/index.js";
+import { cliOk } from "../../helpers/cli.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { RawConnection } from "../../helpers/raw-http.js";
 
 const THRESHOLD = 3;
 const ADDRESSES = 3;
@@ -122,7 +122,7 @@ describeEachEngine("login locks per source address", (engine) => {
       {
         verify: async (hash, password) => {
           checked.push(password);
-          return (await import("../../src/auth/index.js")).passwordMatches(hash, password);
+          return (await import("../../../src/domain/auth/index.js")).passwordMatches(hash, password);
         },
       },
     );

@@ -1,8 +1,8 @@
 import { beforeAll, expect, it } from "vitest";
-import { hashPassword } from "../../src/auth/passwords.js";
-import { ManualClock } from "../../src/core/clock.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { hashPassword } from "../../../src/domain/auth/passwords.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 
 const THRESHOLD = 3;
 

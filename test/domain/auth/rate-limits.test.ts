@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { createClient } from "redis";
 import { afterAll, describe, expect, it } from "vitest";
-import { createLogger, type Gateway, startGateway } from "../../src/app/gateway.js";
-import { systemClock } from "../../src/core/clock.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { createLogger, type Gateway, startGateway } from "../../../src/app/gateway.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -11,7 +11,7 @@ import {
   type TestGateway,
   testConfig,
   useTestGateway,
-} from "../helpers/gateway.js";
+} from "../../helpers/gateway.js";
 
 const REDIS_TEST_URL = process.env.REDIS_TEST_URL ?? "redis://127.0.0.1:6379";
 const redisRequired = process.env.SWITCHBOARD_REQUIRE_POSTGRES === "1";

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
 
 describeEachEngine("v2 API key authentication", (engine) => {
   const gateway = useTestGateway(engine);

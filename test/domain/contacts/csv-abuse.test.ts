@@ -3,11 +3,11 @@
 // process, so the event loop measured here is the server's.
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { expect, it, vi } from "vitest";
-import { MAX_CONTACT_NAME } from "../../src/contacts/contacts.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { RawConnection } from "../helpers/raw-http.js";
-import { keyOf } from "../helpers/sms.js";
+import { MAX_CONTACT_NAME } from "../../../src/domain/contacts/contacts.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { RawConnection } from "../../helpers/raw-http.js";
+import { keyOf } from "../../helpers/sms.js";
 import { contactsOf, createGroup, expectError, postCsv } from "./helpers.js";
 
 // Its slowest tests take up to 14 s amid the whole suite on a slow two-core machine, where a

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
-import { CONTACT_BATCH } from "../../src/contacts/contacts.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, useTestGateway } from "../helpers/gateway.js";
+import { CONTACT_BATCH } from "../../../src/domain/contacts/contacts.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, useTestGateway } from "../../helpers/gateway.js";
 import { contactsOf, createGroup, expectError, postCsv, v2 } from "./helpers.js";
 
 const BOM = "\uFEFF";

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
-import { groupExists } from "../../src/contacts/index.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { ISO_UTC, keyOf } from "../helpers/sms.js";
+import { groupExists } from "../../../src/domain/contacts/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { ISO_UTC, keyOf } from "../../helpers/sms.js";
 import { createGroup, expectError, v2 } from "./helpers.js";
 
 async function addNumbers(t: TestGateway, account: TestAccount, groupId: number, numbers: string[]) {

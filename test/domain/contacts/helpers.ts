@@ -1,7 +1,7 @@
 // Calls of the contact-group tests: JSON and CSV uploads to a group, reading its contacts back.
 import { expect } from "vitest";
-import { call, type JsonResponse, type TestAccount, type TestGateway } from "../helpers/gateway.js";
-import { keyOf } from "../helpers/sms.js";
+import { call, type JsonResponse, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
+import { keyOf } from "../../helpers/sms.js";
 
 export function v2(t: TestGateway, account: TestAccount, method: string, path: string, json?: unknown) {
   return call(t, method, `/api/v2${path}`, { headers: keyOf(account), ...(json === undefined ? {} : { json }) });

@@ -1,8 +1,8 @@
 import http from "node:http";
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
-import { keyOf } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
+import { keyOf } from "../../helpers/sms.js";
 import { contactsOf, createGroup, expectError, v2 } from "./helpers.js";
 
 describeEachEngine("v2 contacts as JSON", (engine) => {

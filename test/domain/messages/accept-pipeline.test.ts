@@ -2,12 +2,12 @@
 // durable (SQLite: the group commit fsyncs the WAL off the thread), and on PostgreSQL keeps one
 // group at a time. Every send is still answered only after its own commit.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { walletBalance } from "../../src/accounts/index.js";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import { Acceptor, type SendOrder } from "../../src/messages/index.js";
-import type { Store } from "../../src/store/store.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import type { Store } from "../../../src/base/store/store.js";
+import { walletBalance } from "../../../src/domain/accounts/index.js";
+import { Acceptor, type SendOrder } from "../../../src/domain/messages/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 const DURABLE_AFTER_MS = 150;
 

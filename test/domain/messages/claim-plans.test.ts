@@ -6,12 +6,12 @@
 // again for every queued row, and took every queued message whatever its limit.
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { systemClock } from "../../src/core/clock.js";
-import { claimDueMessages } from "../../src/messages/index.js";
-import type { MessageRow } from "../../src/store/schema.js";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../helpers/engines.js";
-import { messageRow } from "../helpers/message-row.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import type { MessageRow } from "../../../src/base/store/schema.js";
+import { claimDueMessages } from "../../../src/domain/messages/index.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
+import { messageRow } from "../../helpers/message-row.js";
 
 const QUEUED = 3_000;
 const LIMIT = 200;

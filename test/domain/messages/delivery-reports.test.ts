@@ -1,14 +1,14 @@
 // Delivery reports against the real store: duplicates and late contradictions change nothing,
 // and a report that overtakes the record of its submit is applied once the submit is recorded.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createAccountWithKey } from "../../src/admin/index.js";
-import { createLogger } from "../../src/app/gateway.js";
-import { systemClock } from "../../src/core/clock.js";
-import { ReportIngester } from "../../src/dispatch/index.js";
-import { applyDeliveryReports, claimDueMessages, markSubmitted } from "../../src/messages/index.js";
-import { createMetrics } from "../../src/runtime/metrics.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
-import { acceptSms } from "../helpers/message-row.js";
+import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { createMetrics } from "../../../src/base/runtime/metrics.js";
+import { ReportIngester } from "../../../src/delivery/dispatch/index.js";
+import { applyDeliveryReports, claimDueMessages, markSubmitted } from "../../../src/domain/messages/index.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { acceptSms } from "../../helpers/message-row.js";
 
 describeEachEngine("delivery reports", (engine) => {
   let db: TestDatabase;

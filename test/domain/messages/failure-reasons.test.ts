@@ -2,15 +2,15 @@
 // call and the delivery_report webhook both carry the code and a description, the same ones,
 // whether the message failed before the carrier (refunded) or after it (not refunded).
 import { expect, it } from "vitest";
-import { addEmailDomain } from "../../src/email/domains.js";
-import { approveCallerIdFor } from "../../src/voice/index.js";
-import { postEmail } from "../email/helpers.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, useTestGateway } from "../helpers/gateway.js";
-import { FAST_SIMULATOR, keyOf, sendSms, statusOf } from "../helpers/sms.js";
-import { CALLER, callParams, FAST_VOICE_SIMULATOR, placeCall } from "../voice/helpers.js";
+import { addEmailDomain } from "../../../src/channels/email/domains.js";
+import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { postEmail } from "../../channels/email/helpers.js";
+import { CALLER, callParams, FAST_VOICE_SIMULATOR, placeCall } from "../../channels/voice/helpers.js";
+import { connectSimulatedWhatsApp } from "../../channels/whatsapp/helpers.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
+import { FAST_SIMULATOR, keyOf, sendSms, statusOf } from "../../helpers/sms.js";
 import { receiver, until, useReceivers } from "../webhooks/receiver.js";
-import { connectSimulatedWhatsApp } from "../whatsapp/helpers.js";
 
 useReceivers();
 

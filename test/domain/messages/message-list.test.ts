@@ -3,17 +3,17 @@
 // nor skips a row while messages keep arriving; bad filters answered 400 naming the parameter.
 // The clock is manual, so many messages share one created_at and the id must break the ties.
 import { expect, it } from "vitest";
-import { ManualClock } from "../../src/core/clock.js";
-import { addEmailDomain } from "../../src/email/domains.js";
-import { SCAN_BUDGET } from "../../src/messages/index.js";
-import { approveCallerIdFor } from "../../src/voice/index.js";
-import { postEmail } from "../email/helpers.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { messageRow } from "../helpers/message-row.js";
-import { keyOf, sendSms, statusOf } from "../helpers/sms.js";
-import { CALLER, callParams, placeCall } from "../voice/helpers.js";
-import { connectSimulatedWhatsApp } from "../whatsapp/helpers.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { addEmailDomain } from "../../../src/channels/email/domains.js";
+import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { SCAN_BUDGET } from "../../../src/domain/messages/index.js";
+import { postEmail } from "../../channels/email/helpers.js";
+import { CALLER, callParams, placeCall } from "../../channels/voice/helpers.js";
+import { connectSimulatedWhatsApp } from "../../channels/whatsapp/helpers.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { messageRow } from "../../helpers/message-row.js";
+import { keyOf, sendSms, statusOf } from "../../helpers/sms.js";
 
 function list(t: TestGateway, account: TestAccount, query: Record<string, string | number> = {}) {
   const search = new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)]));

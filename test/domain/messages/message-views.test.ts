@@ -3,9 +3,9 @@
 // one message with its timeline, cost, carrier id and webhook attempts. Another account's
 // message is not found.
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
-import { FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, waitForStatus } from "../helpers/sms.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, waitForStatus } from "../../helpers/sms.js";
 import { receiver, until, useReceivers } from "../webhooks/receiver.js";
 
 useReceivers();

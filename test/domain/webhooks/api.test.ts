@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../../src/webhooks/sender.js";
-import { describeEachEngine } from "../helpers/engines.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../../../src/domain/webhooks/sender.js";
+import { describeEachEngine } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -9,8 +9,8 @@ import {
   type TestAccount,
   type TestGateway,
   useTestGateway,
-} from "../helpers/gateway.js";
-import { FAST_SIMULATOR, ISO_UTC } from "../helpers/sms.js";
+} from "../../helpers/gateway.js";
+import { FAST_SIMULATOR, ISO_UTC } from "../../helpers/sms.js";
 import { receiver, until, useReceivers, verify } from "./receiver.js";
 
 useReceivers();

@@ -1,15 +1,15 @@
 import { expect, it, vi } from "vitest";
-import { createLogger } from "../../src/app/gateway.js";
-import { ManualClock } from "../../src/core/clock.js";
-import type { Connector } from "../../src/dispatch/index.js";
-import { emailNotifyTargets } from "../../src/email/index.js";
-import { claimDueMessages } from "../../src/messages/index.js";
-import { WebhookOutbox } from "../../src/webhooks/outbox.js";
-import { DEFAULT_SENDER_OPTIONS, WebhookSender, webhookRetryDelayMs } from "../../src/webhooks/sender.js";
-import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../src/webhooks/settings.js";
-import { describeEachEngine } from "../helpers/engines.js";
-import { buildAccount, type TestGateway, testDispatcher, useTestGateway } from "../helpers/gateway.js";
-import { FAST_SIMULATOR, sendSms, waitForStatus } from "../helpers/sms.js";
+import { createLogger } from "../../../src/app/gateway.js";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { emailNotifyTargets } from "../../../src/channels/email/index.js";
+import type { Connector } from "../../../src/delivery/dispatch/index.js";
+import { claimDueMessages } from "../../../src/domain/messages/index.js";
+import { WebhookOutbox } from "../../../src/domain/webhooks/outbox.js";
+import { DEFAULT_SENDER_OPTIONS, WebhookSender, webhookRetryDelayMs } from "../../../src/domain/webhooks/sender.js";
+import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../../src/domain/webhooks/settings.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, type TestGateway, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
+import { FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
 import { receiver, until, useReceivers, verify } from "./receiver.js";
 
 useReceivers();
@@ -55,7 +55,7 @@ describeEachEngine("webhooks through the running gateway", (engine) => {
       .insertInto("inbound_numbers")
       .values({ account_id: account.id, number: "9220501001", created_at: Date.now() })
       .execute();
-    const { ingestInbound } = await import("../../src/inbound/index.js");
+    const { ingestInbound } = await import("../../../src/channels/inbound/index.js");
     const ctx = t.gateway.ctx;
     await ingestInbound(ctx, {
       to: "919220501001",

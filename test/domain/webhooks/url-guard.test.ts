@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { GatewayError } from "../../src/core/errors.js";
-import { ConfigError, loadConfig } from "../../src/runtime/config.js";
+import { GatewayError } from "../../../src/base/core/errors.js";
+import { ConfigError, loadConfig } from "../../../src/base/runtime/config.js";
 import {
   checkWebhookUrl,
   type HostLookup,
   type ResolvedAddress,
   resolveWebhookTarget,
-} from "../../src/webhooks/url-guard.js";
+} from "../../../src/domain/webhooks/url-guard.js";
 
 const STRICT = { allowPrivate: false };
 const OPEN = { allowPrivate: true };

@@ -1,7 +1,8 @@
 // Reads the aggregator's answer to a send: accepted with its message id, refused for good,
 // or refused for now (queued again).
+
+import { UPSTREAM_ID_MAX_LENGTH } from "../../../domain/messages/index.js";
 import type { SubmitResult } from "../../dispatch/index.js";
-import { UPSTREAM_ID_MAX_LENGTH } from "../../messages/index.js";
 import type { HttpSmsConfig } from "./config.js";
 
 /** The value at a dot path (`data.0.id`: arrays by index); undefined when any step is missing. */

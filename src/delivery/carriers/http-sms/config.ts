@@ -4,7 +4,7 @@
 // cannot express (placeholders known, regexes compile, a JSON body renders to JSON).
 import { type Static, Type } from "typebox";
 import { Value } from "typebox/value";
-import { parseAddressRange } from "../../core/address-ranges.js";
+import { parseAddressRange } from "../../../base/core/address-ranges.js";
 
 /** What a template may contain; each value is URL-encoded in URLs and forms, JSON-escaped in JSON bodies. */
 export const PLACEHOLDERS = [

@@ -9,10 +9,10 @@
 // duplicate SMS. A 2xx answer without a readable message id also fails for good.
 import type { Logger } from "pino";
 import { Pool } from "undici";
+import { REDACTED, scrubSecrets } from "../../../base/runtime/logging.js";
+import type { MessageRow } from "../../../base/store/schema.js";
+import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type SubmitResult } from "../../dispatch/index.js";
-import type { DeliveryReport } from "../../messages/index.js";
-import { REDACTED, scrubSecrets } from "../../runtime/logging.js";
-import type { MessageRow } from "../../store/schema.js";
 import { readAnswer } from "./answer.js";
 import type { HttpSmsConfig } from "./config.js";
 import { type Exchange, exchange } from "./exchange.js";

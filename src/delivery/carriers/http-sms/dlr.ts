@@ -3,9 +3,9 @@
 // final, the shared secret), and `registerHttpSmsDlrRoute` serves the callback URL.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { Type } from "@fastify/type-provider-typebox";
-import { addressInRanges } from "../../core/address-ranges.js";
-import type { TypedRoutes } from "../../http/typed-routes.js";
-import { type DeliveryReport, REPORT_CODE_MAX_LENGTH, UPSTREAM_ID_MAX_LENGTH } from "../../messages/index.js";
+import { addressInRanges } from "../../../base/core/address-ranges.js";
+import type { TypedRoutes } from "../../../base/http/typed-routes.js";
+import { type DeliveryReport, REPORT_CODE_MAX_LENGTH, UPSTREAM_ID_MAX_LENGTH } from "../../../domain/messages/index.js";
 import { scalarText, valueAtPath } from "./answer.js";
 import type { HttpSmsConfig } from "./config.js";
 

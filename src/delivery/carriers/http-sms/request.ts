@@ -1,7 +1,7 @@
 // Renders one message into the aggregator's request: every placeholder value is encoded for
 // where it lands (URL and form: percent-encoded; JSON body: JSON-escaped), never pasted raw.
-import { internationalDigits } from "../../core/indian-mobile.js";
-import type { MessageRow } from "../../store/schema.js";
+import { internationalDigits } from "../../../base/core/indian-mobile.js";
+import type { MessageRow } from "../../../base/store/schema.js";
 import { fillTemplate, type HttpSmsConfig, jsonEscape, type Placeholder } from "./config.js";
 
 export interface RenderedRequest {

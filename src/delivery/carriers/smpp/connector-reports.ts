@@ -4,8 +4,8 @@
 // parts: one that names no stored part is tried again once those writes are done, then a few
 // times later, before it is logged and dropped. Reports lost in a crash are found again at start.
 import type { Logger } from "pino";
-import type { DeliveryReport } from "../../messages/index.js";
-import type { Store } from "../../store/store.js";
+import type { Store } from "../../../base/store/store.js";
+import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { reportsOfFinishedParts, unreportedMessages } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";
 import type { Receipt } from "./receipt.js";

@@ -14,11 +14,11 @@
 import { createHash } from "node:crypto";
 import pRetry from "p-retry";
 import type { Logger } from "pino";
-import { internationalDigits } from "../../core/indian-mobile.js";
+import { internationalDigits } from "../../../base/core/indian-mobile.js";
+import type { MessagePartsTable, MessageRow } from "../../../base/store/schema.js";
+import type { Store } from "../../../base/store/store.js";
+import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/index.js";
-import type { DeliveryReport } from "../../messages/index.js";
-import type { MessagePartsTable, MessageRow } from "../../store/schema.js";
-import type { Store } from "../../store/store.js";
 import { ConnectorReports } from "./connector-reports.js";
 import { reportsOfParts } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";

@@ -1,8 +1,9 @@
 // Messages whose parts are all final: their report (one per message), the reports lost in a
 // crash found again, and the pruning of parts no receipt will come for any more.
-import { awaitingReportPage, type DeliveryReport, messageAwaitsReport } from "../../messages/index.js";
-import type { MessagePartsTable } from "../../store/schema.js";
-import type { Db, Store } from "../../store/store.js";
+
+import type { MessagePartsTable } from "../../../base/store/schema.js";
+import type { Db, Store } from "../../../base/store/store.js";
+import { awaitingReportPage, type DeliveryReport, messageAwaitsReport } from "../../../domain/messages/index.js";
 import { meaningOfStat } from "./receipt.js";
 import { CHUNK, storedPartsOf } from "./stored-parts.js";
 

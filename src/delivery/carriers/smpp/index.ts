@@ -22,11 +22,7 @@
 //   command-status.ts  submit_sm refusals (command_status) in words a client can act on
 //   throughput.ts      the per-connection PDU rate cap (GCRA)
 //   smpp-package.d.ts  the types of the part of the `smpp` package we use
-export {
-  concatenationReference,
-  SmppConnector,
-  type SmppConnectorOptions,
-} from "./connector.js";
+
 export {
   type DataCoding,
   decodeGsm7,
@@ -36,10 +32,15 @@ export {
   encodeUcs2,
   type SplitMessage,
   splitMessage,
-} from "./encoding.js";
+} from "../../../base/smpp/encoding.js";
+export { BodyWriter, COMMAND, encodePdu, type Pdu, PduReader, responseId } from "../../../base/smpp/pdu.js";
+export {
+  concatenationReference,
+  SmppConnector,
+  type SmppConnectorOptions,
+} from "./connector.js";
 export { pruneParts } from "./finished-parts.js";
 export type { InboundSmppMessage } from "./inbound.js";
-export { BodyWriter, COMMAND, encodePdu, type Pdu, PduReader, responseId } from "./pdu.js";
 export { SmppSessionPool } from "./pool.js";
 export {
   messageStatusFromParts,

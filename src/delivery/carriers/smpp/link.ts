@@ -15,7 +15,7 @@ import {
   type Pdu,
   PduReader,
   responseId,
-} from "./pdu.js";
+} from "../../../base/smpp/pdu.js";
 
 export type BindMode = "transceiver" | "transmitter" | "receiver";
 

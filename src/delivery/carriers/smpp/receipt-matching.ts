@@ -3,9 +3,9 @@
 // makes its last pending part final (delivered when every part was, failed when any failed), so
 // each message is reported once.
 import { sql } from "kysely";
-import type { DeliveryReport } from "../../messages/index.js";
-import type { MessagePartsTable } from "../../store/schema.js";
-import type { Db, Store } from "../../store/store.js";
+import type { MessagePartsTable } from "../../../base/store/schema.js";
+import type { Db, Store } from "../../../base/store/store.js";
+import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { reportOf } from "./finished-parts.js";
 import { type Receipt, receiptIdMatches } from "./receipt.js";
 import { chunks } from "./stored-parts.js";

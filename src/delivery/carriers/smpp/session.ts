@@ -5,11 +5,11 @@
 // own submit_sm with its own message_id (and receipt).
 
 import smpp from "smpp";
+import { type DataCoding, splitMessage } from "../../../base/smpp/encoding.js";
+import { type Address, type Pdu, readMessageId, type SubmitSmFields, submitSmBody } from "../../../base/smpp/pdu.js";
 import { describeCommandStatus } from "./command-status.js";
-import { type DataCoding, splitMessage } from "./encoding.js";
 import { InboundAssembler, type InboundSmppMessage, readDeliver } from "./inbound.js";
 import { type BindMode, LinkError, type LinkOptions, SmppLink, statusName } from "./link.js";
-import { type Address, type Pdu, readMessageId, type SubmitSmFields, submitSmBody } from "./pdu.js";
 import { parseReceipt, type Receipt } from "./receipt.js";
 import { ThroughputCap } from "./throughput.js";
 

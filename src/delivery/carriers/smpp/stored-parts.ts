@@ -1,8 +1,8 @@
 // The parts of SMPP messages in message_parts: storing the ids a message's submit_sm got (a
 // message sent again keeps only its latest send's), and reading a message's parts back.
-import type { MessagePartsTable } from "../../store/schema.js";
-import type { Db, Store } from "../../store/store.js";
-import { isUniqueViolation } from "../../store/unavailable.js";
+import type { MessagePartsTable } from "../../../base/store/schema.js";
+import type { Db, Store } from "../../../base/store/store.js";
+import { isUniqueViolation } from "../../../base/store/unavailable.js";
 
 /** Rows per statement: far below both engines' parameter limits. */
 export const CHUNK = 500;
