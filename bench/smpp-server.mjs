@@ -4,7 +4,7 @@
 // SWITCHBOARD_CARRIERS_FILE, to the `smpp` connector `bench-smsc`, bound to bench/smsc.mjs in its
 // own process (a fake carrier that answers every submit_sm at once and sends each part's DELIVRD
 // receipt after --receipt-delay-ms). The client is written on the project's own PDU codec
-// (dist/carriers/smpp: encodePdu, PduReader) on raw sockets, so the driver spends little of the
+// (dist/base/smpp: encodePdu, PduReader) on raw sockets, so the driver spends little of the
 // two cores the gateway needs. It answers every deliver_sm ESME_ROK and, after the load, waits
 // until a receipt came for every accepted submit; it checks that each accepted message id got
 // exactly one receipt naming it, the SMSC saw one submit_sm per message, and the ledger charged
@@ -15,7 +15,7 @@
 // BENCH_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") goes to the gateway's node.
 import net from "node:net";
 import { parseArgs } from "node:util";
-import { encodePdu, PduReader } from "../dist/delivery/carriers/smpp/index.js";
+import { encodePdu, PduReader } from "../dist/base/smpp/index.js";
 import { cli, cpuSeconds, machine, postgresCpuSeconds, startGatewayOnSmsc, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({

@@ -11,7 +11,7 @@
 // against the messages stored.
 import net from "node:net";
 import BetterSqlite3 from "better-sqlite3";
-import { encodePdu, PduReader } from "../../dist/delivery/carriers/smpp/index.js";
+import { encodePdu, PduReader } from "../../dist/base/smpp/index.js";
 import { cli, waitFor } from "../lib.mjs";
 
 const RESPONSE = 0x80000000;

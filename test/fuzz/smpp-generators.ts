@@ -2,7 +2,7 @@
 // grown, command_length lied about), PDUs of random commands and bodies, and a byte stream's
 // framing as the server will read it, so a case knows which answers to wait for.
 import fc from "fast-check";
-import { encodePdu } from "../../src/delivery/carriers/smpp/index.js";
+import { encodePdu } from "../../src/base/smpp/index.js";
 import { cstrings, submitBody, tlv } from "../channels/smpp-server/raw-client.js";
 
 /** The largest PDU the server takes (carriers/smpp/pdu.ts). */

@@ -9,7 +9,7 @@
 // bench/fuzz/smpp.mjs runs the same kinds of clients against a gateway process.
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import { encodePdu } from "../../src/delivery/carriers/smpp/index.js";
+import { encodePdu } from "../../src/base/smpp/index.js";
 import { type SmppAccount, smppAccount, smppPort, until } from "../channels/smpp-server/client.js";
 import {
   BIND_TRANSMITTER,

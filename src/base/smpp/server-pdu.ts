@@ -1,10 +1,8 @@
 // The PDU bodies an SMPP server reads (binds, submit_sm, data_sm, submit_multi) and writes
 // (their responses, deliver_sm). Reading is strict, unlike the carrier side's reader: a client's
 // body that ends inside a field, or whose strings miss their NUL, is malformed and answered with
-// an error, never guessed at. Framing (PduReader, encodePdu) is the carrier side's.
-import { BodyWriter } from "../../delivery/carriers/smpp/index.js";
-
-export { COMMAND, encodePdu, type Pdu, PduReader, responseId } from "../../delivery/carriers/smpp/index.js";
+// an error, never guessed at. Framing (PduReader, encodePdu) is pdu.ts's, shared with the client.
+import { BodyWriter } from "./pdu.js";
 
 export const SERVER_COMMAND = {
   submit_multi: 0x00000021,

@@ -19,7 +19,7 @@ import {
   readBind,
   responseId,
   submitMultiRespBody,
-} from "../../base/smpp/server-pdu.js";
+} from "../../base/smpp/index.js";
 import { BIND_MODES, type BindMode, SUBMITS, type SubmitCommand } from "./client-commands.js";
 import { ClientOutput } from "./client-output.js";
 import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";

@@ -1,5 +1,5 @@
 // The requests a client connection (bind.ts) takes, by kind: the three binds and the three submits.
-import { COMMAND, SERVER_COMMAND } from "../../base/smpp/server-pdu.js";
+import { COMMAND, SERVER_COMMAND } from "../../base/smpp/index.js";
 
 export type BindMode = "transmitter" | "receiver" | "transceiver";
 export type SubmitCommand = "submit_sm" | "data_sm" | "submit_multi";

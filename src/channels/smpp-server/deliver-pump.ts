@@ -3,8 +3,7 @@
 // only when the client answered ESME_ROK.
 
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { type DeliverSm, TLV } from "../../base/smpp/server-pdu.js";
-import { encodeGsm7 } from "../../delivery/carriers/smpp/index.js";
+import { type DeliverSm, encodeGsm7, TLV } from "../../base/smpp/index.js";
 import type { Bind } from "./bind.js";
 import type { OutboxPayload } from "./outbox.js";
 import type { OutboxWriter } from "./outbox-writes.js";

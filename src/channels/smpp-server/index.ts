@@ -1,5 +1,6 @@
 // The SMPP server side (issue 21): account holders bind as ESMEs and submit through the same
 // rules and acceptor as the HTTP families; receipts and MO wait in smpp_outbox for a receiver.
+// The PDUs it reads and writes are base/smpp's, the codec it shares with the carriers' client.
 //
 //   server.ts       listeners (plain, TLS), binds per account and their limits
 //   deliver-pump.ts the deliver_sm each account is owed, sent over its receiving binds in order
@@ -10,7 +11,6 @@
 //   outgoing-requests.ts a bind's own requests (deliver_sm, enquire_link, unbind) and their answers
 //   submit.ts       submit_sm / data_sm / submit_multi → SmsPolicy and the Acceptor; long messages
 //   held-parts.ts   the parts of long messages waiting for the rest, bounded per account and in total
-//   pdu.ts          the PDU bodies the server reads and writes
 //   status.ts       every refusal as a command_status (docs/smpp-server.md prints the table)
 //   outbox.ts       receipts and MO written in the transaction of the change they report
 //   outbox-writes.ts the deliver_sm pump's writes, committed by the worker thread on SQLite

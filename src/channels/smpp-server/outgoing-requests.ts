@@ -1,7 +1,7 @@
 // A bind's own requests to its client (deliver_sm, enquire_link, unbind): numbered here, matched
 // to the client's answers by sequence, and resolved "unanswered" past the response timeout or
 // "closed" when the connection goes first.
-import { COMMAND, encodePdu, type Pdu } from "../../base/smpp/server-pdu.js";
+import { COMMAND, encodePdu, type Pdu } from "../../base/smpp/index.js";
 import { STATUS } from "./status.js";
 
 /** The client's command_status for a request of ours; "unanswered" past the response timeout; "closed" when the connection went first. */

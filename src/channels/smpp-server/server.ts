@@ -6,7 +6,7 @@ import net from "node:net";
 import tls from "node:tls";
 import { isGatewayError } from "../../base/core/errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm } from "../../base/smpp/server-pdu.js";
+import { MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm } from "../../base/smpp/index.js";
 import { accountStatuses, storedAccountRoutes } from "../../domain/accounts/index.js";
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";

@@ -7,14 +7,19 @@ import { SegmentedMessage } from "sms-segments-calculator";
 import { describe, expect, it } from "vitest";
 import { segmentInfo } from "../../../src/base/core/segments.js";
 import {
+  COMMAND,
   decodeGsm7,
   decodeText,
   decodeUcs2,
   encodeGsm7,
+  encodePdu,
   encodeUcs2,
+  type Pdu,
+  PduReader,
+  readMessageId,
   splitMessage,
-} from "../../../src/base/smpp/encoding.js";
-import { COMMAND, encodePdu, type Pdu, PduReader, readMessageId, submitSmBody } from "../../../src/base/smpp/pdu.js";
+  submitSmBody,
+} from "../../../src/base/smpp/index.js";
 import { readDeliver } from "../../../src/delivery/carriers/smpp/inbound.js";
 import { seededRandom } from "../../helpers/random.js";
 

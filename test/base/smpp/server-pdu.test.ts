@@ -3,8 +3,7 @@
 // message_payload, and the TLVs come through.
 import smpp from "smpp";
 import { describe, expect, it } from "vitest";
-import { deliverSmBody, TLV } from "../../../src/base/smpp/server-pdu.js";
-import { COMMAND, encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { COMMAND, deliverSmBody, encodePdu, TLV } from "../../../src/base/smpp/index.js";
 
 function readBack(body: Buffer) {
   return new smpp.PDU(encodePdu(COMMAND.deliver_sm, 1, 0, body));

@@ -4,7 +4,7 @@
 // floods without reading is closed once its unread answers pass SMPP_SERVER_OUTPUT_MAX_BYTES,
 // the server holding no more than that of them.
 import { expect, it } from "vitest";
-import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { encodePdu } from "../../../src/base/smpp/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { smppAccount, smppPort } from "./client.js";

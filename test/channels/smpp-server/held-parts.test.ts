@@ -5,7 +5,7 @@
 // of where it started; past the total every account's new parts are answered ESME_RMSGQFUL; a
 // bind's parts are freed when it unbinds or its connection drops. Nothing is charged for them.
 import { expect, it } from "vitest";
-import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { encodePdu } from "../../../src/base/smpp/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { type SmppAccount, smppAccount, smppPort, until } from "./client.js";

@@ -4,7 +4,7 @@
 // answers the broadcast id and names each refused destination with its command_status;
 // scheduled delivery is refused with ESME_RINVSCHED.
 import { expect, it } from "vitest";
-import { encodeGsm7 } from "../../../src/delivery/carriers/smpp/index.js";
+import { encodeGsm7 } from "../../../src/base/smpp/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { boundEsme, smppAccount } from "./client.js";

@@ -8,7 +8,7 @@
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { unit } from "../../../src/base/core/seeded.js";
-import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { encodePdu } from "../../../src/base/smpp/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { useTestGateway } from "../../helpers/gateway.js";
 import { boundEsme, smppAccount, smppPort } from "./client.js";

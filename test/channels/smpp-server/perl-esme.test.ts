@@ -5,8 +5,8 @@
 // receipt per submit_sm (two for a message sent in two parts), a receipt held while unbound and
 // delivered on rebind, throttling, MO.
 import { beforeAll, describe, expect, it } from "vitest";
+import { encodeGsm7 } from "../../../src/base/smpp/index.js";
 import type { Engine } from "../../../src/base/store/engine.js";
-import { encodeGsm7 } from "../../../src/delivery/carriers/smpp/index.js";
 import { perlSmscAvailable } from "../../delivery/carriers/perl-smsc.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";

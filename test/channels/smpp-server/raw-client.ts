@@ -2,7 +2,7 @@
 // does: malformed PDUs, floods without waiting for answers, not reading at all.
 import net from "node:net";
 import tls from "node:tls";
-import { encodePdu, type Pdu, PduReader } from "../../../src/delivery/carriers/smpp/index.js";
+import { encodePdu, type Pdu, PduReader } from "../../../src/base/smpp/index.js";
 import type { SmppAccount } from "./client.js";
 
 export const BIND_TRANSMITTER = 0x00000002;

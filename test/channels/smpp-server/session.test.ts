@@ -7,7 +7,7 @@
 // closed; a deliver_sm left unanswered is sent again; unbind is answered after the submits in
 // flight.
 import { expect, it } from "vitest";
-import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { encodePdu } from "../../../src/base/smpp/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { boundEsme, smppAccount, smppPort, until } from "./client.js";

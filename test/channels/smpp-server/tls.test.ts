@@ -9,7 +9,7 @@ import path from "node:path";
 import { generate } from "selfsigned";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "../../../src/base/runtime/config.js";
-import { encodePdu } from "../../../src/delivery/carriers/smpp/index.js";
+import { encodePdu } from "../../../src/base/smpp/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { connectEsme, smppAccount, until } from "./client.js";

@@ -6,7 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
 
-import { encodeGsm7, encodeUcs2 } from "../../../src/base/smpp/encoding.js";
+import { encodeGsm7, encodeUcs2 } from "../../../src/base/smpp/index.js";
 
 const registeredTlvs = (smpp as unknown as { tlvs: Record<string, { id: number } | undefined> }).tlvs;
 

@@ -2,7 +2,7 @@
 // time-outs, reconnects, throttling, concatenated and UCS-2 parts, DLT TLVs, receipts and MO.
 import smpp from "smpp";
 import { describe, expect, it } from "vitest";
-import { decodeText } from "../../../src/base/smpp/encoding.js";
+import { decodeText } from "../../../src/base/smpp/index.js";
 import type { InboundSmppMessage } from "../../../src/delivery/carriers/smpp/inbound.js";
 import { SmppSessionPool } from "../../../src/delivery/carriers/smpp/pool.js";
 import type { Receipt } from "../../../src/delivery/carriers/smpp/receipt.js";

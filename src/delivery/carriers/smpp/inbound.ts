@@ -1,8 +1,7 @@
 // What the SMSC delivers: a deliver_sm (or data_sm) is either a delivery receipt (esm_class
 // message type bits set) or an MO message, which may come in concatenated parts that are
 // reassembled here before they reach the inbound sink.
-import { decodeGsm7, decodeUcs2 } from "../../../base/smpp/encoding.js";
-import { type Pdu, readDeliverSm } from "../../../base/smpp/pdu.js";
+import { decodeGsm7, decodeUcs2, type Pdu, readDeliverSm } from "../../../base/smpp/index.js";
 import type { ReceiptFields } from "./receipt.js";
 
 const MESSAGE_PAYLOAD = 0x0424;

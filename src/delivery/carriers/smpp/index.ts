@@ -1,5 +1,4 @@
-// SMPP 3.4 client layer (issue 10): sessions and pools over our own PDU codec (pdu.ts), the
-// encoding and splitting of text into parts, delivery receipt parsing, and the connector the
+// SMPP 3.4 client layer (issue 10): sessions and pools over the PDU codec of base/smpp, delivery receipt parsing, and the connector the
 // dispatcher calls (parts stored in message_parts, one report per message).
 //
 // Its files (others import this folder through this index only):
@@ -9,8 +8,6 @@
 //   session.ts         one SMSC account's bind(s): window, throughput cap, throttling retried in order
 //   link.ts            one bound connection: bind, enquire_link, reconnect back-off, request time-outs
 //   pool.ts            several binds to one carrier account; least-loaded choice, receipts from any
-//   pdu.ts             our PDU codec: cutting the stream, the bodies of the commands we send and answer
-//   encoding.ts        GSM-7 / UCS-2 bytes and the split into UDH-concatenated parts
 //   receipt.ts         delivery receipt text and TLVs parsed; a message's status from its parts
 //   inbound.ts         deliver_sm sorted into receipts and MO messages, MO parts reassembled
 //   stored-parts.ts    the parts in message_parts: stored after submit (a resend keeps its latest
@@ -23,17 +20,6 @@
 //   throughput.ts      the per-connection PDU rate cap (GCRA)
 //   smpp-package.d.ts  the types of the part of the `smpp` package we use
 
-export {
-  type DataCoding,
-  decodeGsm7,
-  decodeText,
-  decodeUcs2,
-  encodeGsm7,
-  encodeUcs2,
-  type SplitMessage,
-  splitMessage,
-} from "../../../base/smpp/encoding.js";
-export { BodyWriter, COMMAND, encodePdu, type Pdu, PduReader, responseId } from "../../../base/smpp/pdu.js";
 export {
   concatenationReference,
   SmppConnector,

@@ -15,7 +15,7 @@ import {
   type Pdu,
   PduReader,
   responseId,
-} from "../../../base/smpp/pdu.js";
+} from "../../../base/smpp/index.js";
 
 export type BindMode = "transceiver" | "transmitter" | "receiver";
 

@@ -5,8 +5,15 @@
 // own submit_sm with its own message_id (and receipt).
 
 import smpp from "smpp";
-import { type DataCoding, splitMessage } from "../../../base/smpp/encoding.js";
-import { type Address, type Pdu, readMessageId, type SubmitSmFields, submitSmBody } from "../../../base/smpp/pdu.js";
+import {
+  type Address,
+  type DataCoding,
+  type Pdu,
+  readMessageId,
+  type SubmitSmFields,
+  splitMessage,
+  submitSmBody,
+} from "../../../base/smpp/index.js";
 import { describeCommandStatus } from "./command-status.js";
 import { InboundAssembler, type InboundSmppMessage, readDeliver } from "./inbound.js";
 import { type BindMode, LinkError, type LinkOptions, SmppLink, statusName } from "./link.js";
