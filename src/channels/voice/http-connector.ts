@@ -11,11 +11,9 @@ import type { Logger } from "pino";
 import { Pool } from "undici";
 import { REDACTED, scrubSecrets } from "../../base/runtime/logging.js";
 import type { MessageRow } from "../../base/store/schema.js";
-import type { Connector, SubmitResult } from "../../delivery/dispatch/index.js";
+import { type Connector, type SubmitResult, VOICE_HTTP_CONNECTOR } from "../../delivery/dispatch/index.js";
 import { dialString } from "./numbers.js";
 import { type SayOptions, sayDocument } from "./twiml.js";
-
-export const VOICE_HTTP_CONNECTOR = "voice-http";
 
 /**
  * New requests start only this long into a batch. With requests capped at 10 s, a batch

@@ -44,8 +44,6 @@ import { registerStatusCallbackRoute, statusCallbackUrl } from "./status-callbac
 export { registerVoiceAdminRoutes } from "./admin-routes.js";
 export { callReport } from "./call-meta.js";
 export { approveCallerIdFor, callerIdsOf, pendingCallerIds, removeCallerIdFor } from "./caller-ids.js";
-export { VOICE_HTTP_CONNECTOR } from "./http-connector.js";
-export { VOICE_SIMULATOR_CONNECTOR } from "./simulator.js";
 export { registerV2VoiceRoutes } from "./v2-routes.js";
 
 /** What this file takes from the gateway. */

@@ -11,12 +11,10 @@ import type { Logger } from "pino";
 import { hash32, unit } from "../../base/core/seeded.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
-import type { Connector, SubmitResult } from "../../delivery/dispatch/index.js";
+import { type Connector, type SubmitResult, VOICE_SIMULATOR_CONNECTOR } from "../../delivery/dispatch/index.js";
 import { awaitingReport } from "../../domain/messages/index.js";
 import type { CallStatus } from "./call-meta.js";
 import type { CallStatusIngester, CallStatusUpdate } from "./call-status.js";
-
-export const VOICE_SIMULATOR_CONNECTOR = "voice-simulator";
 
 export interface VoiceSimulatorOptions {
   seed: number;

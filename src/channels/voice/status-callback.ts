@@ -6,10 +6,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { statusOf, toGatewayError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { VOICE_HTTP_CONNECTOR } from "../../delivery/dispatch/index.js";
 import { UPSTREAM_ID_MAX_LENGTH } from "../../domain/messages/index.js";
 import { isCallStatus } from "./call-meta.js";
 import type { CallStatusIngester } from "./call-status.js";
-import { VOICE_HTTP_CONNECTOR } from "./http-connector.js";
 import { type FormParams, validTwilioSignature } from "./twilio-signature.js";
 
 /** What this file takes from the gateway. */

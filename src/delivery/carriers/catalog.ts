@@ -6,7 +6,7 @@ import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../../channels/voice/index.js";
+import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../dispatch/index.js";
 import {
   CarrierConfigError,
   type CarrierDefinition,

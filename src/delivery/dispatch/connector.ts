@@ -22,6 +22,13 @@ export const DEFERRED: Extract<SubmitResult, { ok: false }> = Object.freeze({
 
 export type Outcome = "ok" | "retryable" | "failed" | "deferred";
 
+/**
+ * The names of the voice channel's connectors, here so that the carriers' catalogue (below the
+ * channels) can place them on route V without importing the voice channel.
+ */
+export const VOICE_SIMULATOR_CONNECTOR = "voice-simulator";
+export const VOICE_HTTP_CONNECTOR = "voice-http";
+
 /** What a connector's answer for one message says: sent, worth another try, refused for good, or not started. */
 export function outcomeOf(result: SubmitResult): Outcome {
   if (result.ok) return "ok";

@@ -35,7 +35,16 @@
 //   expiry.ts          messages `submitted` longer than MESSAGE_VALIDITY_HOURS fail as `expired` with
 //                      their webhook (not refunded); connectors that never report delivery are skipped
 export { BULK_PARTS_SIGNAL, BulkExpander, DEFAULT_EXPANDER_OPTIONS } from "./bulk-expander.js";
-export { type Connector, DEFERRED, type InboundSms, type Outcome, outcomeOf, type SubmitResult } from "./connector.js";
+export {
+  type Connector,
+  DEFERRED,
+  type InboundSms,
+  type Outcome,
+  outcomeOf,
+  type SubmitResult,
+  VOICE_HTTP_CONNECTOR,
+  VOICE_SIMULATOR_CONNECTOR,
+} from "./connector.js";
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL } from "./dispatcher.js";
 export type { Routing } from "./failover.js";
 export { type CarrierUpkeep, startHousekeeping } from "./housekeeping.js";
