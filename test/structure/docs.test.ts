@@ -1,11 +1,12 @@
-// Holds the documentation of the structure next to the code (docs/ARCHITECTURE.md, "Layers"): every
+// Holds the documentation of the structure next to the code (docs/ARCHITECTURE.md, "Rooms"): every
 // file of src/ opens with a comment that says what it is for; a folder that has an index.ts lists
-// each of its files in that index's opening comment; docs/ARCHITECTURE.md places every top-level
-// folder of src/ in its table of layers and stays short before its decisions.
+// each of its files in that index's opening comment; docs/ARCHITECTURE.md names every room and
+// folder, draws the arrows between rooms as the code has them and stays a short map; the
+// decisions are records of their own in docs/decisions/, each listed in its README.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { TIERS } from "./rules.js";
+import { FOLDERS, ROOM_ARROWS, ROOMS } from "./rules.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const src = path.join(root, "src");
@@ -76,20 +77,46 @@ describe("the structure's documentation, next to the code", () => {
     expect(missing).toEqual([]);
   });
 
-  it("places every top-level folder of src/ in docs/ARCHITECTURE.md's table of layers", () => {
-    const architecture = readFileSync(path.join(root, "docs/ARCHITECTURE.md"), "utf8");
-    const layers = architecture.slice(
-      architecture.indexOf("## Layers"),
-      architecture.indexOf("\n## ", architecture.indexOf("## Layers") + 1),
+  const architecture = readFileSync(path.join(root, "docs/ARCHITECTURE.md"), "utf8");
+
+  it("names every room and every folder of src/ in docs/ARCHITECTURE.md's map", () => {
+    const rooms = architecture.slice(
+      architecture.indexOf("## Rooms"),
+      architecture.indexOf("\n## ", architecture.indexOf("## Rooms") + 1),
     );
-    const folders = readdirSync(src).filter((name) => statSync(path.join(src, name)).isDirectory());
-    expect(folders.filter((folder) => !layers.includes(`\`${folder}/\``))).toEqual([]);
-    expect(TIERS.flat().filter((folder) => !folders.includes(folder))).toEqual([]);
+    const tops = readdirSync(src).filter((name) => statSync(path.join(src, name)).isDirectory());
+    expect(tops.filter((room) => !rooms.includes(`  ${room}/ `))).toEqual([]);
+    const named = (folder: string) => new RegExp(`(^|\\s)${folder.split("/").pop()}/(\\s|$)`, "m").test(rooms);
+    expect(FOLDERS.filter((folder) => !(ROOMS as readonly string[]).includes(folder) && !named(folder))).toEqual([]);
   });
 
-  it("keeps docs/ARCHITECTURE.md short before its decisions (the detail lives in the folders' index.ts)", () => {
-    const architecture = readFileSync(path.join(root, "docs/ARCHITECTURE.md"), "utf8");
-    const body = architecture.slice(0, architecture.indexOf("\n## Decisions"));
-    expect(body.split("\n").length).toBeLessThanOrEqual(200);
+  it("draws the arrows between rooms that the code has (ROOM_ARROWS)", () => {
+    const drawn = [...architecture.matchAll(/^(\w+) ─+► (.+)$/gm)].flatMap(([, from, to]) =>
+      to!.split(",").map((target) => `${from} -> ${target.trim()}`),
+    );
+    expect(drawn.sort()).toEqual([...ROOM_ARROWS].sort());
+  });
+
+  it("keeps docs/ARCHITECTURE.md a short map: at most 200 lines, the decisions in docs/decisions/", () => {
+    expect(architecture.split("\n").length).toBeLessThanOrEqual(200);
+    expect(architecture).not.toContain("## Decisions");
+  });
+
+  it("lists every decision record, numbered in order, in docs/decisions/README.md", () => {
+    const dir = path.join(root, "docs/decisions");
+    const records = readdirSync(dir)
+      .filter((name) => name !== "README.md")
+      .sort();
+    expect(records.length).toBeGreaterThan(50);
+    const index = readFileSync(path.join(dir, "README.md"), "utf8");
+    records.forEach((name, i) => {
+      const number = i + 1;
+      expect(name, "records are numbered 0001, 0002, … without a gap").toMatch(
+        new RegExp(`^${String(number).padStart(4, "0")}-[a-z0-9-]+\\.md$`),
+      );
+      const title = readFileSync(path.join(dir, name), "utf8").split("\n")[0]!;
+      expect(title, name).toMatch(new RegExp(`^# ${number}\\. \\S`));
+      expect(index, name).toContain(`${number}. [${title.replace(/^# \d+\. /, "")}](${name})`);
+    });
   });
 });

@@ -3,7 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import ts from "typescript";
-import { TIERS } from "./rules.js";
+import { ROOMS, type Room, TIERS } from "./rules.js";
 
 /** Paths are relative to the repository root with forward slashes, e.g. `src/app/server.ts`. */
 export type ImportGraph = Map<string, Set<string>>;
@@ -81,20 +81,56 @@ export function circles(graph: ReadonlyMap<string, ReadonlySet<string>>): string
   return found.sort((a, b) => a[0]!.localeCompare(b[0]!));
 }
 
-/** The top-level folder of a file under src/ (`src/sms/v2-routes.ts` is `sms`). */
+/**
+ * The folder of a file under src/, as `room/folder` (`src/channels/sms/v2-routes.ts` is
+ * `channels/sms`); a file at the top of a room is in the room's own folder (`src/app/server.ts`
+ * is `app`).
+ */
 export function folderOf(file: string): string {
   const parts = file.split("/");
-  return parts.length > 2 ? parts[1]! : "";
+  if (parts.length <= 2) return "";
+  if (parts.length === 3) return parts[1]!;
+  return `${parts[1]}/${parts[2]}`;
 }
 
+/** The room of a folder (`channels/sms` is `channels`). */
+export function roomOf(folder: string): Room | undefined {
+  const room = folder.split("/")[0] as Room;
+  return ROOMS.includes(room) ? room : undefined;
+}
+
+/** The folder's tier inside its room; -1 when the room's tiers do not place it. */
 export function tierOf(folder: string): number {
-  return TIERS.findIndex((tier) => tier.includes(folder));
+  const room = roomOf(folder);
+  if (!room) return -1;
+  const name = folder.includes("/") ? folder.slice(room.length + 1) : room;
+  return TIERS[room].findIndex((tier) => tier.includes(name));
+}
+
+/** Whether an import from folder `a` to folder `b` points up: to a higher room, or a higher tier of its room. */
+function upward(a: string, b: string): boolean {
+  const ra = ROOMS.indexOf(roomOf(a)!);
+  const rb = ROOMS.indexOf(roomOf(b)!);
+  return rb > ra || (rb === ra && tierOf(b) > tierOf(a));
+}
+
+/** The arrows between rooms: `from -> to` for every room that imports another, sorted. */
+export function roomArrows(graph: ImportGraph): string[] {
+  const arrows = new Set<string>();
+  for (const [from, targets] of graph) {
+    for (const to of targets) {
+      const a = roomOf(folderOf(from));
+      const b = roomOf(folderOf(to));
+      if (a && b && a !== b) arrows.add(`${a} -> ${b}`);
+    }
+  }
+  return [...arrows].sort();
 }
 
 /** The innermost folder holding `file` that has an index.ts and does not hold `from`, if any. */
 function faceCrossed(from: string, file: string, root: string): string | undefined {
   const dirs = file.split("/").slice(0, -1);
-  for (let depth = 2; depth <= dirs.length; depth++) {
+  for (let depth = 3; depth <= dirs.length; depth++) {
     const dir = dirs.slice(0, depth).join("/");
     if (from.startsWith(`${dir}/`)) continue;
     if (existsSync(path.join(root, dir, "index.ts")) && file !== `${dir}/index.ts`) return dir;
@@ -115,7 +151,7 @@ export function violations(graph: ImportGraph, root: string): string[] {
       if (a !== b) {
         if (!folders.has(a)) folders.set(a, new Set());
         folders.get(a)!.add(b);
-        if (tierOf(b) > tierOf(a)) found.push(`upward: ${from} -> ${to}`);
+        if (upward(a, b)) found.push(`upward: ${from} -> ${to}`);
       }
       if (faceCrossed(from, to, root)) found.push(`past index: ${from} -> ${to}`);
     }

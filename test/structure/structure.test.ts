@@ -1,13 +1,14 @@
-// Holds the layering of src/ (test/structure/rules.ts): no import circle between files or between
-// folders, no import from a lower tier to a higher one, no import past a folder's index.ts; and no
-// file of src/ or web/src/ over MAX_LINES lines.
+// Holds the rooms of src/ (test/structure/rules.ts): no import circle between files or between
+// folders, no import from a lower room to a higher one nor from a lower tier of a room to a higher
+// one, no import past a folder's index.ts, the arrows between rooms as ROOM_ARROWS lists them; and
+// no file of src/ or web/src/ over MAX_LINES lines.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { overlongFiles } from "./file-lengths.js";
-import { folderOf, readImportGraph, tierOf, violations } from "./import-graph.js";
-import { ALLOWED, MAX_LINES } from "./rules.js";
+import { folderOf, readImportGraph, roomArrows, tierOf, violations } from "./import-graph.js";
+import { ALLOWED, FOLDERS, MAX_LINES, ROOM_ARROWS, ROOMS } from "./rules.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -20,25 +21,38 @@ describe("the structure of src/", () => {
     expect([...graph.values()].reduce((sum, targets) => sum + targets.size, 0)).toBeGreaterThan(500);
   });
 
-  it("places every top-level folder of src/ in a tier (a new folder is added to TIERS in rules.ts)", () => {
-    const unplaced = [...new Set([...graph.keys()].map(folderOf))].filter((f) => f !== "" && tierOf(f) < 0);
+  it("holds only rooms at the top of src/, and places every folder in a tier of its room (TIERS in rules.ts)", () => {
+    const tops = [...new Set([...graph.keys()].map((file) => file.split("/")[1]))];
+    expect(tops.filter((top) => !(ROOMS as readonly string[]).includes(top!))).toEqual([]);
+    const unplaced = [...new Set([...graph.keys()].map(folderOf))].filter((f) => f === "" || tierOf(f) < 0);
     expect(unplaced).toEqual([]);
+    expect(FOLDERS.filter((folder) => ![...graph.keys()].some((file) => folderOf(file) === folder))).toEqual([]);
+  });
+
+  it("draws the arrows between rooms that ROOM_ARROWS lists, all pointing down", () => {
+    expect(roomArrows(graph)).toEqual([...ROOM_ARROWS].sort());
+    for (const arrow of ROOM_ARROWS) {
+      const [from, to] = arrow.split(" -> ") as [(typeof ROOMS)[number], (typeof ROOMS)[number]];
+      expect(ROOMS.indexOf(to), arrow).toBeLessThan(ROOMS.indexOf(from));
+    }
   });
 
   it("finds a circle, an upward import and an import past an index.ts", () => {
     const made = new Map([
-      ["src/core/a.ts", new Set(["src/core/b.ts", "src/app/server.ts"])],
-      ["src/core/b.ts", new Set(["src/core/a.ts", "src/sms/policy.ts"])],
-      ["src/app/server.ts", new Set(["src/sms/index.ts", "src/core/b.ts"])],
-      ["src/sms/index.ts", new Set<string>()],
-      ["src/sms/policy.ts", new Set<string>()],
+      ["src/base/core/a.ts", new Set(["src/base/core/b.ts", "src/app/server.ts"])],
+      ["src/base/core/b.ts", new Set(["src/base/core/a.ts", "src/channels/sms/policy.ts"])],
+      ["src/app/server.ts", new Set(["src/channels/sms/index.ts", "src/base/core/b.ts"])],
+      ["src/channels/sms/index.ts", new Set<string>()],
+      ["src/channels/sms/policy.ts", new Set(["src/channels/smpp-server/index.ts"])],
+      ["src/channels/smpp-server/index.ts", new Set<string>()],
     ]);
     expect(violations(made, root)).toEqual([
-      "circle: src/app/server.ts src/core/a.ts src/core/b.ts",
-      "folder circle: app core",
-      "past index: src/core/b.ts -> src/sms/policy.ts",
-      "upward: src/core/a.ts -> src/app/server.ts",
-      "upward: src/core/b.ts -> src/sms/policy.ts",
+      "circle: src/app/server.ts src/base/core/a.ts src/base/core/b.ts",
+      "folder circle: app base/core",
+      "past index: src/base/core/b.ts -> src/channels/sms/policy.ts",
+      "upward: src/base/core/a.ts -> src/app/server.ts",
+      "upward: src/base/core/b.ts -> src/channels/sms/policy.ts",
+      "upward: src/channels/sms/policy.ts -> src/channels/smpp-server/index.ts",
     ]);
   });
 
@@ -59,13 +73,13 @@ describe("the length of the files of src/ and web/src/", () => {
         mkdirSync(path.dirname(path.join(made, file)), { recursive: true });
         writeFileSync(path.join(made, file), "x;\n".repeat(lines));
       };
-      write("src/dispatch/long.ts", MAX_LINES + 1);
-      write("src/dispatch/at-limit.ts", MAX_LINES);
-      write("src/store/migrations/0001_first.ts", 3 * MAX_LINES);
+      write("src/delivery/dispatch/long.ts", MAX_LINES + 1);
+      write("src/delivery/dispatch/at-limit.ts", MAX_LINES);
+      write("src/base/store/migrations/0001_first.ts", 3 * MAX_LINES);
       write("web/src/pages/Long.tsx", 2 * MAX_LINES);
       write("web/src/pages/Long.test.tsx", 2 * MAX_LINES);
       expect(overlongFiles(made)).toEqual([
-        `src/dispatch/long.ts has ${MAX_LINES + 1} lines, over ${MAX_LINES}: split it by responsibility, one file per job named after what it does (not into arbitrary halves)`,
+        `src/delivery/dispatch/long.ts has ${MAX_LINES + 1} lines, over ${MAX_LINES}: split it by responsibility, one file per job named after what it does (not into arbitrary halves)`,
         `web/src/pages/Long.tsx has ${2 * MAX_LINES} lines, over ${MAX_LINES}: split it by responsibility, one file per job named after what it does (not into arbitrary halves)`,
       ]);
     } finally {

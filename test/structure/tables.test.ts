@@ -5,7 +5,7 @@ import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { folderOf } from "./import-graph.js";
-import { TIERS } from "./rules.js";
+import { FOLDERS } from "./rules.js";
 import { SHARED_TABLES, TABLE_ALLOWED, TABLE_OWNERS } from "./table-owners.js";
 import { readTableReferences, tablesNamed } from "./table-references.js";
 
@@ -14,9 +14,9 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** The tables of the `Database` interface: its members and those of the interfaces it extends (store/schema*.ts). */
 function schemaTables(): string[] {
   const names: string[] = [];
-  const files = readdirSync(path.join(root, "src/store")).filter((name) => /^schema(-[a-z]+)?\.ts$/.test(name));
+  const files = readdirSync(path.join(root, "src/base/store")).filter((name) => /^schema(-[a-z]+)?\.ts$/.test(name));
   for (const file of files) {
-    const text = readFileSync(path.join(root, "src/store", file), "utf8");
+    const text = readFileSync(path.join(root, "src/base/store", file), "utf8");
     const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest);
     for (const statement of source.statements) {
       if (!ts.isInterfaceDeclaration(statement)) continue;
@@ -33,7 +33,7 @@ function schemaTables(): string[] {
 function crossings(references: ReadonlyMap<string, ReadonlySet<string>>): string[] {
   const found: string[] = [];
   for (const [file, tables] of references) {
-    if (file.startsWith("src/store/migrations/")) continue;
+    if (file.startsWith("src/base/store/migrations/")) continue;
     for (const table of tables) {
       if (SHARED_TABLES.includes(table)) continue;
       if (TABLE_OWNERS[table] !== folderOf(file)) found.push(`${file} -> ${table}`);
@@ -51,8 +51,7 @@ describe("SQL in the folder that owns the table", () => {
   it("gives every table of the schema one owner, a folder with a tier", () => {
     expect(tables.length).toBeGreaterThan(40);
     expect([...Object.keys(TABLE_OWNERS), ...SHARED_TABLES].sort()).toEqual(tables);
-    const folders = TIERS.flat();
-    expect(Object.values(TABLE_OWNERS).filter((folder) => !folders.includes(folder))).toEqual([]);
+    expect(Object.values(TABLE_OWNERS).filter((folder) => !FOLDERS.includes(folder))).toEqual([]);
   });
 
   it("reads the builders' tables, joins and raw SQL", () => {
@@ -74,7 +73,7 @@ describe("SQL in the folder that owns the table", () => {
       "smpp_outbox",
       "wallets",
     ]);
-    expect(references.get("src/messages/transitions.ts")?.has("messages")).toBe(true);
+    expect(references.get("src/domain/messages/transitions.ts")?.has("messages")).toBe(true);
   });
 
   it("names a table only in its owner's folder, beyond the allow-list", () => {
