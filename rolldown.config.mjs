@@ -4,7 +4,8 @@
 // CommonJS ones, which is most of its start-up time. The entries are the executable's two
 // imports and the worker thread's file; chunks sit beside them in the same folder, so
 // `new URL("./worker-thread.js", import.meta.url)` finds the entry, and at the depth of
-// dist/app, so `../../package.json` and `../../dist/web/` still resolve.
+// dist/app, so `../../package.json` still resolves (the console finds dist/web from the nearest
+// package.json above it, from any depth).
 import { defineConfig } from "rolldown";
 
 // Left to Node's own loader, each for a reason a bundle would break:
@@ -30,7 +31,7 @@ const isExternal = (id) =>
 
 export default defineConfig({
   input: {
-    cli: "dist/app/cli.js",
+    cli: "dist/app/cli/cli.js",
     "early-thread": "dist/app/early-thread.js",
     "worker-thread": "dist/app/worker-thread.js",
   },

@@ -1,4 +1,4 @@
-// The console's build: web/ → dist/web, served by the gateway at / (src/console/pages.ts).
+// The console's build: web/ → dist/web, served by the gateway at / (src/app/console/pages.ts).
 // No CDN and no inline script or style: the pages' Content-Security-Policy allows 'self' only.
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";

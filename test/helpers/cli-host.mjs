@@ -1,6 +1,6 @@
 // A `switchboard` process that runs operator commands one after another on request, with the
-// modules loaded once: the same built program (dist/app/cli-program.js) and exit-code rules
-// (dist/app/cli-run.js) as the executable, each command with its own environment, working
+// modules loaded once: the same built program (dist/app/cli/cli-program.js) and exit-code rules
+// (dist/app/cli/cli-run.js) as the executable, each command with its own environment, working
 // directory, stdout, stderr and exit code. It saves the second of Node start-up that every
 // spawned command costs; test/helpers/cli.ts uses it for everything but the roles.
 import { buildProgram } from "../../dist/app/cli/cli-program.js";

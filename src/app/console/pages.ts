@@ -4,13 +4,28 @@
 // route (api, admin, httpapi, docs, metrics, webhooks…) is collected as routes are added, and an
 // unknown path under one keeps its family's 404.
 import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import fastifyStatic from "@fastify/static";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "pino";
 
-/** dist/web from src/console (tests) and from dist/console (the built gateway) alike. */
-export const CONSOLE_DIR = fileURLToPath(new URL("../../../dist/web/", import.meta.url));
+/**
+ * The installation's directory: the nearest one above this file that holds package.json, which
+ * is the same from src/app/console (tests), dist/app/console and dist/bundle (the built gateway).
+ */
+function installDir(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, "package.json"))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`no package.json above ${fileURLToPath(import.meta.url)}`);
+    dir = up;
+  }
+  return dir;
+}
+
+/** dist/web, where Vite builds the console. */
+export const CONSOLE_DIR = path.join(installDir(), "dist", "web");
 
 /**
  * The headers of the console's files: only its own scripts, styles and API calls, never framed
