@@ -15,8 +15,9 @@ import { registerVoiceAdminRoutes, registerVoiceRoutes } from "../channels/voice
 import { registerMetaWebhookRoutes, registerWhatsAppAdminRoutes } from "../channels/whatsapp/index.js";
 import { registerCarrierAdminRoutes } from "../delivery/carriers/admin-routes.js";
 import { registerCarrierCallbackRoutes } from "../delivery/carriers/callback-routes.js";
+import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
 import { registerWebhookAdminRoutes } from "../domain/webhooks/admin-routes.js";
-import { registerAdminRoutes } from "./admin/index.js";
+import { registerAdminMessageRoutes, registerAdminRoutes } from "./admin/index.js";
 import { failChangedAnswers } from "./answer-check.js";
 import { registerApiDocs } from "./api-docs.js";
 import { consolePages, registerSessionRoutes } from "./console/index.js";
@@ -157,6 +158,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       registerCarrierAdminRoutes(admin, ctx);
       registerSmppAdminRoutes(admin, ctx);
       registerSystemRoutes(admin, ctx);
+      // A message's timeline shows its SMPP parts (admin/ reads them through carriers/).
+      registerAdminMessageRoutes(admin, { ...ctx, messageParts: partsOfMessage });
     },
     { prefix: "/admin/api" },
   );

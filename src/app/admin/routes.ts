@@ -4,7 +4,7 @@ import { Type } from "@fastify/type-provider-typebox";
 import { fromMilli, MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
-import { IdParams, PageNumber, pageMeta } from "../../base/http/query-params.js";
+import { IdParams, PageNumber, pageMeta, refuseUnknownQuery } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
@@ -59,6 +59,9 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
       "Missing operator API key: send Authorization: Bearer <key>.",
     );
     if (principal.role !== "operator" || principal.status !== "active") throw new GatewayError("operator_only");
+    // As on the v2 API: a misspelt filter is refused, not ignored.
+    const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+    if (query?.properties) refuseUnknownQuery(request.query, Object.keys(query.properties));
   });
   const ok = (data: unknown) => ({ status: "success", data });
 

@@ -6,6 +6,7 @@ import { packageVersion } from "../version.js";
 import { addAccountCommands } from "./cli-accounts.js";
 import { addCarrierCommands } from "./cli-carriers.js";
 import { addInboundCommands } from "./cli-inbound.js";
+import { addMessageCommands } from "./cli-messages.js";
 import { addSmppCommands } from "./cli-smpp.js";
 import { addSmsRuleCommands } from "./cli-sms-rules.js";
 import { withStore } from "./cli-support.js";
@@ -70,5 +71,6 @@ export function buildProgram(run: RunRoles): Command {
   addVoiceCommands(program);
   addCarrierCommands(program);
   addSmppCommands(program);
+  addMessageCommands(program);
   return program;
 }

@@ -11,8 +11,9 @@
 //                      POST /api/v2/bulk-jobs/{id}/cancel
 //   message-list.ts    GET /api/v2/messages: the filters read and checked (400 naming the parameter),
 //                      each row rendered as the status call does (report-format.ts)
-//   message-views.ts   GET /api/v2/messages/summary, /messages/per-minute and /messages/{id} (the
-//                      timeline with the message's webhook attempts, its cost, carrier and parts)
+//   message-views.ts   GET /api/v2/messages/summary, /messages/per-minute and /messages/{id}
+//   message-detail.ts  one message as support reads it: the timeline with its webhook attempts, its
+//                      cost, carrier and parts (the account's /messages/{id}, the operator's too)
 //   v2-accept.ts       acceptIdempotent: Idempotency-Key around an accept, shared by send, its GET
 //                      variant, schedule and bulk
 //   v2-schemas.ts      the v2 send fields, defined once for send, schedule, the GET variant and bulk;
@@ -33,5 +34,8 @@
 //   report-format.ts   the v2 delivery report of one message, as the status call answers it
 export { accountDltEntity } from "./dlt-entity.js";
 export { registerLegacyRoutes } from "./legacy-routes.js";
+export { messageDetail } from "./message-detail.js";
+export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_PARAMS, listFilter, operatorFilter } from "./message-list.js";
 export { SmsPolicy, type SmsSendInput } from "./policy.js";
+export { deliveryReport } from "./report-format.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";

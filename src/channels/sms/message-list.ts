@@ -42,7 +42,8 @@ const STATUSES: Record<string, MessageStatus[]> = {
 };
 
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-const ListQuery = Type.Object({
+/** The list's query parameters (the operator's list takes them too, with its own beside them). */
+export const LIST_PARAMS = {
   channel: text(100),
   status: text(200),
   recipient: text(320),
@@ -55,7 +56,8 @@ const ListQuery = Type.Object({
   /** The spec's page size name, read as `limit` (a cursor list has no page numbers). */
   per_page: text(10),
   cursor: text(200),
-});
+};
+const ListQuery = Type.Object(LIST_PARAMS);
 type ListQuery = { [K in keyof typeof ListQuery.properties]?: string };
 
 function invalid(field: string, message: string): GatewayError {
@@ -117,6 +119,57 @@ export function listFilter(query: ListQuery, timeZone: string): MessageFilter {
   }
   if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
     throw invalid("to", `"to" must be after "from".`);
+  }
+  return filter;
+}
+
+/** The route codes and names the operator's `route` filter takes, as messages store them. */
+const ROUTES: Record<string, string> = {
+  t: "transactional",
+  p: "promotional",
+  ps: "promotional_sender",
+  i: "international",
+  v: "voice",
+  transactional: "transactional",
+  promotional: "promotional",
+  promotional_sender: "promotional_sender",
+  international: "international",
+  voice: "voice",
+  whatsapp: "whatsapp",
+  email: "email",
+};
+
+/**
+ * The operator's filters beside the account's (GET /admin/api/messages): `connector`, `error_code`
+ * and `route` (T, P, PS, I, V or a channel's name), each comma-separated.
+ */
+export function operatorFilter(query: { connector?: string; error_code?: string; route?: string }): MessageFilter {
+  const list = (name: "connector" | "error_code" | "route") => {
+    const value = query[name]?.trim();
+    if (!value) return undefined;
+    if (value.includes("\u0000")) throw invalid(name, `Query parameter "${name}" holds a NUL character.`);
+    return value
+      .split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
+  };
+  const filter: MessageFilter = {};
+  const connectors = list("connector");
+  if (connectors) filter.connectors = connectors;
+  const errorCodes = list("error_code");
+  if (errorCodes) filter.errorCodes = errorCodes;
+  const routes = list("route");
+  if (routes) {
+    filter.routes = routes.map((route) => {
+      const stored = Object.hasOwn(ROUTES, route.toLowerCase()) ? ROUTES[route.toLowerCase()] : undefined;
+      if (!stored) {
+        throw invalid(
+          "route",
+          `Query parameter "route" takes T, P, PS, I, V, whatsapp or email, comma-separated (got "${route}").`,
+        );
+      }
+      return stored;
+    });
   }
   return filter;
 }

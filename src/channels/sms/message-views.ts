@@ -4,7 +4,6 @@
 //   GET /api/v2/messages/{id}        one message with its timeline, cost, carrier and webhooks
 import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
-import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { isQueueId } from "../../base/core/ids.js";
 import { queryInt } from "../../base/http/query-params.js";
@@ -15,14 +14,12 @@ import type { MessageRow } from "../../base/store/schema.js";
 import {
   findMessage,
   type MessagePartsReader,
-  messageHistory,
   messagesPerMinute,
   TRAFFIC_CHANNELS,
   trafficSummary,
 } from "../../domain/messages/index.js";
-import { deliveriesOfMessage } from "../../domain/webhooks/deliveries.js";
 import { WebhookDelivery } from "../../domain/webhooks/schemas.js";
-import { deliveryReport } from "./report-format.js";
+import { messageDetail } from "./message-detail.js";
 import { DeliveryReport } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
@@ -99,25 +96,6 @@ const MessageDetail = Type.Object(
   },
   { title: "MessageDetail" },
 );
-
-/** A delivery's times as the v2 API writes them (whole seconds). */
-function inSeconds<
-  D extends {
-    next_attempt_at: string | null;
-    created_at: string;
-    done_at: string | null;
-    attempts_log: { at: string }[];
-  },
->(delivery: D): D {
-  const second = (at: string) => isoUtc(new Date(at));
-  return {
-    ...delivery,
-    next_attempt_at: delivery.next_attempt_at && second(delivery.next_attempt_at),
-    created_at: second(delivery.created_at),
-    done_at: delivery.done_at && second(delivery.done_at),
-    attempts_log: delivery.attempts_log.map((attempt) => ({ ...attempt, at: second(attempt.at) })),
-  };
-}
 
 export function registerMessageViewRoutes(
   v2: TypedRoutes,
@@ -201,39 +179,7 @@ export function registerMessageViewRoutes(
         : undefined;
       // Another account's message is answered exactly as an unknown id.
       if (!row) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
-      const [history, webhooks] = await Promise.all([
-        messageHistory(db, row, ctx.messageParts),
-        // Read with milliseconds, so the attempts fall in place among the message's events.
-        deliveriesOfMessage(db, principal.accountId, row.id, (ms) => new Date(ms).toISOString()),
-      ]);
-      const timeline = [...history.events];
-      for (const delivery of webhooks) {
-        const status =
-          typeof delivery.payload === "object" && delivery.payload
-            ? (delivery.payload as { status?: unknown }).status
-            : undefined;
-        for (const attempt of delivery.attempts_log) {
-          timeline.push({
-            at: Date.parse(attempt.at),
-            event: "webhook",
-            detail: `${delivery.event}${status ? ` (${String(status)})` : ""} attempt ${attempt.attempt}: ${
-              attempt.status_code ?? "no answer"
-            } in ${attempt.latency_ms} ms${attempt.error ? `, ${attempt.error}` : ""}`,
-          });
-        }
-      }
-      timeline.sort((a, b) => a.at - b.at);
-      return {
-        status: "success",
-        data: {
-          message: deliveryReport(row),
-          cost: { credits: fromMilli(row.credits), wallet: row.wallet, refunded: history.refunded },
-          carrier: { connector: row.connector, vendor_message_id: row.upstream_id },
-          parts: history.parts.map((part) => ({ ...part, done_at: part.done_at === null ? null : iso(part.done_at) })),
-          timeline: timeline.map((event) => ({ ...event, at: iso(event.at) })),
-          webhooks: webhooks.map(inSeconds),
-        },
-      };
+      return { status: "success", data: await messageDetail(db, row, ctx.messageParts) };
     },
   );
 }

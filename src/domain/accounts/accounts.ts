@@ -160,6 +160,17 @@ export async function requireAccount(db: Db, username: string): Promise<Account>
   return account;
 }
 
+/** The usernames of these accounts, by id (the operator's lists name each row's account). */
+export async function usernamesOf(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("accounts")
+    .select(["id", "username"])
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.username]));
+}
+
 export async function getAccount(db: Db, id: number): Promise<Account | undefined> {
   return db.selectFrom("accounts").selectAll().where("id", "=", id).executeTakeFirst();
 }

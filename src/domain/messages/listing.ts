@@ -1,4 +1,5 @@
-// An account's messages of every channel, newest first, a page at a time (GET /api/v2/messages).
+// An account's messages of every channel, newest first, a page at a time (GET /api/v2/messages),
+// and every account's for the operator (GET /admin/api/messages).
 // A page continues from the (created_at, id) of the last row of the one before, so a message
 // accepted meanwhile (it sorts before that position) never shifts a later page: no row is
 // repeated or skipped. Every access path is a range of an index ending in (created_at, id)
@@ -26,6 +27,10 @@ export interface MessageFilter {
   from?: number;
   /** Epoch ms, exclusive. */
   to?: number;
+  /** The operator's filters: the connector that took it, its error code, its route code. */
+  connectors?: readonly string[];
+  errorCodes?: readonly string[];
+  routes?: readonly string[];
 }
 
 /** Where a page ends: the next page holds the messages strictly after it (older). */
@@ -55,9 +60,13 @@ export function recipientForms(raw: string): string[] {
   return /^\d{3,20}$/.test(digits) ? [digits, `+${digits}`] : [text];
 }
 
+/**
+ * A page of the messages of `accountId`, or of every account (the operator's list, read from the
+ * index of all messages by (created_at, id)).
+ */
 export async function listMessages(
   db: Db,
-  accountId: number,
+  accountId: number | undefined,
   filter: MessageFilter,
   limit: number,
   after?: ListPosition,
@@ -65,16 +74,14 @@ export async function listMessages(
   let broadcastId = filter.broadcastId;
   if (filter.jobId !== undefined) {
     // A bulk job's messages all carry its batch id: the broadcast index finds them.
-    const job = await db
-      .selectFrom("bulk_jobs")
-      .select("batch_id")
-      .where("id", "=", filter.jobId)
-      .where("account_id", "=", accountId)
-      .executeTakeFirst();
+    let jobs = db.selectFrom("bulk_jobs").select("batch_id").where("id", "=", filter.jobId);
+    if (accountId !== undefined) jobs = jobs.where("account_id", "=", accountId);
+    const job = await jobs.executeTakeFirst();
     if (!job || (broadcastId !== undefined && broadcastId !== job.batch_id)) return { rows: [], next: null };
     broadcastId = job.batch_id;
   }
-  let scan = db.selectFrom("messages").where("account_id", "=", accountId);
+  let scan = db.selectFrom("messages");
+  if (accountId !== undefined) scan = scan.where("account_id", "=", accountId);
   if (filter.queueId !== undefined) scan = scan.where("id", "=", filter.queueId);
   if (filter.upstreamId !== undefined) scan = scan.where("upstream_id", "=", filter.upstreamId);
   if (broadcastId !== undefined) scan = scan.where("broadcast_id", "=", broadcastId);
@@ -88,19 +95,24 @@ export async function listMessages(
   }
   scan = scan.orderBy("created_at", "desc").orderBy("id", "desc");
 
-  const { recipients, channels, statuses } = filter;
-  if (!recipients && !channels && !statuses) {
+  const { recipients, channels, statuses, connectors, errorCodes, routes } = filter;
+  if (!recipients && !channels && !statuses && !connectors && !errorCodes && !routes) {
     const rows = await scan
       .selectAll()
       .limit(limit + 1)
       .execute();
     return pageOf(rows, limit, null);
   }
-  const read = scan.select(["id", "created_at", "recipient", "channel", "status"]).limit(SCAN_BUDGET);
+  const read = scan
+    .select(["id", "created_at", "recipient", "channel", "status", "connector", "error_code", "route"])
+    .limit(SCAN_BUDGET);
   let matching = db.selectFrom(read.as("s")).innerJoin("messages as m", "m.id", "s.id").selectAll("m");
   if (recipients) matching = matching.where("s.recipient", "in", [...recipients]);
   if (channels) matching = matching.where("s.channel", "in", [...channels]);
   if (statuses) matching = matching.where("s.status", "in", [...statuses]);
+  if (connectors) matching = matching.where("s.connector", "in", [...connectors]);
+  if (errorCodes) matching = matching.where("s.error_code", "in", [...errorCodes]);
+  if (routes) matching = matching.where("s.route", "in", [...routes]);
   const rows = await matching
     .orderBy("s.created_at", "desc")
     .orderBy("s.id", "desc")

@@ -25,6 +25,25 @@ export async function findMessages(
   return { kind: "upstream", rows: await base.where("upstream_id", "=", id).limit(100).execute() };
 }
 
+/** A message of any account (the operator's desk) by its queue id, else by the carrier's id (the latest such). */
+export async function findAnyMessage(db: Db, id: string): Promise<MessageRow | undefined> {
+  if (id.includes("\u0000")) return undefined;
+  if (isQueueId(id)) {
+    return db
+      .selectFrom("messages")
+      .selectAll()
+      .where("id", "=", `q${id.slice(1).toUpperCase()}`)
+      .executeTakeFirst();
+  }
+  return db
+    .selectFrom("messages")
+    .selectAll()
+    .where("upstream_id", "=", id)
+    .orderBy("created_at", "desc")
+    .limit(1)
+    .executeTakeFirst();
+}
+
 /** The account's message with this queue id (as stored: `q` and upper case); undefined when none. */
 export async function findMessage(db: Db, accountId: number, queueId: string): Promise<MessageRow | undefined> {
   return db

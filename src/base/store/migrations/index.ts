@@ -30,6 +30,7 @@ import { messagePartsRoom } from "./0025_message_parts_room.js";
 import { earlyReports } from "./0026_early_reports.js";
 import { loginBudget } from "./0027_login_budget.js";
 import { earlyReportsByAge } from "./0028_early_reports_by_age.js";
+import { messagesByCreated } from "./0029_messages_by_created.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -63,6 +64,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0026_early_reports": earlyReports(engine),
         "0027_login_budget": loginBudget(engine),
         "0028_early_reports_by_age": earlyReportsByAge(),
+        "0029_messages_by_created": messagesByCreated(engine),
       };
     },
   };

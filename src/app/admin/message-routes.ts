@@ -1,0 +1,98 @@
+// Every account's messages for the operator's support desk (issue 38):
+//   GET /admin/api/messages        the account's list (GET /api/v2/messages) across accounts: its
+//                                  filters, plus `account` (username), `connector`, `error_code`,
+//                                  `route`; newest first, a cursor; each row the status answer
+//                                  and its `account`
+//   GET /admin/api/messages/{id}   one message by queue id or the carrier's id: its account and
+//                                  what the account's own GET /api/v2/messages/{id} answers
+import { Type } from "@fastify/type-provider-typebox";
+import { GatewayError } from "../../base/core/errors.js";
+import { cursorLimit } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Db } from "../../base/store/store.js";
+import {
+  deliveryReport,
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  LIST_PARAMS,
+  listFilter,
+  messageDetail,
+  operatorFilter,
+} from "../../channels/sms/index.js";
+import { requireAccount, usernamesOf } from "../../domain/accounts/index.js";
+import {
+  decodeCursor,
+  encodeCursor,
+  findAnyMessage,
+  type ListPosition,
+  listMessages,
+  type MessagePartsReader,
+} from "../../domain/messages/index.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store"> & { messageParts: MessagePartsReader };
+
+const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+const AdminListQuery = Type.Object({
+  ...LIST_PARAMS,
+  account: text(64),
+  connector: text(200),
+  error_code: text(200),
+  route: text(100),
+});
+
+/** A page of every account's messages (or one account's), as the operator's list answers it. */
+export async function operatorMessagePage(
+  db: Db,
+  query: { [K in keyof typeof AdminListQuery.properties]?: string },
+  timeZone: string,
+) {
+  const filter = { ...listFilter(query, timeZone), ...operatorFilter(query) };
+  const limit = cursorLimit(query, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX);
+  let after: ListPosition | undefined;
+  if (query.cursor) {
+    after = decodeCursor(query.cursor);
+    if (!after) {
+      throw new GatewayError(
+        "invalid_request",
+        'Query parameter "cursor" is not a cursor this list gave (use next_cursor as it is).',
+        { field: "cursor" },
+      );
+    }
+  }
+  const accountId = query.account?.trim() ? (await requireAccount(db, query.account.trim())).id : undefined;
+  const page = await listMessages(db, accountId, filter, limit, after);
+  const names = await usernamesOf(
+    db,
+    page.rows.map((row) => row.account_id),
+  );
+  return {
+    status: "success" as const,
+    data: page.rows.map((row) => ({ ...deliveryReport(row), account: names.get(row.account_id) ?? null })),
+    meta: { limit, next_cursor: page.next ? encodeCursor(page.next) : null },
+  };
+}
+
+/** One message of any account as the operator reads it: its account and its detail. */
+export async function operatorMessageDetail(db: Db, id: string, messageParts: MessagePartsReader) {
+  const row = await findAnyMessage(db, id);
+  if (!row) throw new GatewayError("not_found", `No message with id "${id}".`);
+  const names = await usernamesOf(db, [row.account_id]);
+  return { account: names.get(row.account_id) ?? null, ...(await messageDetail(db, row, messageParts)) };
+}
+
+export function registerAdminMessageRoutes(admin: TypedRoutes, ctx: Deps): void {
+  const db = ctx.store.db;
+  admin.get("/messages", { schema: { querystring: AdminListQuery } }, async (request) =>
+    operatorMessagePage(db, request.query, request.principal!.timeZone),
+  );
+  admin.get(
+    "/messages/:id",
+    { schema: { params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }) } },
+    async (request) => ({
+      status: "success",
+      data: await operatorMessageDetail(db, request.params.id, ctx.messageParts),
+    }),
+  );
+}

@@ -1,0 +1,114 @@
+// CLI commands for the support desk: every account's messages with the operator list's filters
+// (`messages list`) and one message's timeline (`messages show`), as GET /admin/api/messages
+// answers them. Times without a zone are read in UTC (the CLI has no account of its own).
+import type { Command } from "commander";
+import { partsOfMessage } from "../../delivery/carriers/smpp/index.js";
+import { operatorMessageDetail, operatorMessagePage } from "../admin/index.js";
+import { print, table, withStore } from "./cli-support.js";
+
+interface ListOptions {
+  account?: string;
+  channel?: string;
+  status?: string;
+  recipient?: string;
+  from?: string;
+  to?: string;
+  broadcastId?: string;
+  jobId?: string;
+  id?: string;
+  connector?: string;
+  errorCode?: string;
+  route?: string;
+  limit?: string;
+  cursor?: string;
+  json?: boolean;
+}
+
+export function addMessageCommands(program: Command): void {
+  const messages = program.command("messages").description("every account's messages: find one, read its timeline");
+  messages
+    .command("list")
+    .description("messages of every account (or one), newest first, with the operator list's filters")
+    .option("--account <username>", "one account's messages")
+    .option("--channel <list>", "sms, voice, email, whatsapp (comma-separated)")
+    .option("--status <list>", "scheduled, queued, submitted, delivered, failed, cancelled, sending, sent, read")
+    .option("--recipient <number>", "a number or address, written any way a send takes it")
+    .option("--from <time>", "ISO 8601, inclusive (without a zone: UTC)")
+    .option("--to <time>", "ISO 8601, exclusive (without a zone: UTC)")
+    .option("--broadcast-id <id>", "the messages of one send")
+    .option("--job-id <id>", "the messages of one bulk job")
+    .option("--id <id>", "any id the status call takes (queue, broadcast or carrier id)")
+    .option("--connector <list>", "the connector that took it (comma-separated)")
+    .option("--error-code <list>", "its error code (comma-separated)")
+    .option("--route <list>", "T, P, PS, I, V, whatsapp or email (comma-separated)")
+    .option("--limit <n>", "rows per page, 1 to 500 (default 50)")
+    .option("--cursor <cursor>", "the next page: the cursor the last page printed")
+    .option("--json", "print the answer as GET /admin/api/messages does")
+    .action((opts: ListOptions) =>
+      withStore(async (store) => {
+        const page = await operatorMessagePage(
+          store.db,
+          {
+            account: opts.account,
+            channel: opts.channel,
+            status: opts.status,
+            recipient: opts.recipient,
+            from: opts.from,
+            to: opts.to,
+            broadcast_id: opts.broadcastId,
+            job_id: opts.jobId,
+            id: opts.id,
+            connector: opts.connector,
+            error_code: opts.errorCode,
+            route: opts.route,
+            limit: opts.limit,
+            cursor: opts.cursor,
+          },
+          "UTC",
+        );
+        print(page, opts.json, () => {
+          const rows = page.data.map((row) => [
+            row.created_at,
+            row.account,
+            row.message_id,
+            row.channel,
+            row.mobile,
+            row.status,
+            "error" in row && row.error ? row.error.code : null,
+          ]);
+          const listing = table(
+            ["ACCEPTED", "ACCOUNT", "MESSAGE", "CHANNEL", "RECIPIENT", "STATUS", "ERROR"],
+            rows,
+            "no messages match",
+          );
+          const next = page.meta.next_cursor ? `\nmore: --cursor ${page.meta.next_cursor}` : "";
+          return `${listing}${next}`;
+        });
+      }),
+    );
+  messages
+    .command("show")
+    .description("one message of any account: its account, status, cost, carrier, parts and timeline")
+    .argument("<id>", "its queue id (q…) or the carrier's id")
+    .option("--json", "print the answer as GET /admin/api/messages/{id} does")
+    .action((id: string, opts: { json?: boolean }) =>
+      withStore(async (store) => {
+        const detail = await operatorMessageDetail(store.db, id, partsOfMessage);
+        print(detail, opts.json, () => {
+          const m = detail.message;
+          const head = [
+            `message   ${m.message_id} (account ${detail.account}, ${m.channel}, route ${m.route})`,
+            `to        ${m.mobile} from ${m.sender_id}`,
+            `status    ${m.status}${"error" in m && m.error ? ` (${m.error.code}: ${m.error.message})` : ""}`,
+            `cost      ${detail.cost.credits} ${detail.cost.wallet} credit(s)${detail.cost.refunded ? ", refunded" : ""}`,
+            `carrier   ${detail.carrier.connector ?? "-"}${detail.carrier.vendor_message_id ? `, id ${detail.carrier.vendor_message_id}` : ""}`,
+          ];
+          const timeline = table(
+            ["AT", "EVENT", "DETAIL"],
+            detail.timeline.map((event) => [event.at, event.event, event.detail]),
+          );
+          return `${head.join("\n")}\n\n${timeline}`;
+        });
+      }),
+    );
+}
