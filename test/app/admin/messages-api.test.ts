@@ -145,10 +145,7 @@ describeEachEngine("the operator's messages", (engine) => {
       message: { message_id: id, status: "submitted" },
       cost: { credits: 1, wallet: "sms", refunded: false },
     });
-    expect(detail.body.data.timeline.map((event: { event: string }) => event.event)).toEqual([
-      "accepted",
-      "submitted",
-    ]);
+    expect(detail.body.data.timeline.map((event: { event: string }) => event.event)).toEqual(["accepted", "submitted"]);
     // The account's own view of it is the same, but for the account's name.
     const { body: ownBody } = await own();
     const { account, ...rest } = detail.body.data;
