@@ -20,6 +20,8 @@ import {
   describeSenderId,
   describeTemplate,
   dndCount,
+  getSenderId,
+  getTemplate,
   importDnd,
   isDnd,
   listDltEntities,
@@ -36,6 +38,7 @@ import {
   setSenderIdStatus,
   setTemplateStatus,
   TEMPLATES_CHANGED,
+  usernamesOf,
   walletCredits,
 } from "../../domain/accounts/index.js";
 import { apiKeyRevoked, createApiKey, listApiKeys, revokeApiKey } from "../../domain/auth/index.js";
@@ -176,10 +179,21 @@ export async function senderIdsOf(deps: OperatorDeps, username: string, status?:
   return (await listSenderIds(deps.store.db, account.id, status)).map(describeSenderId);
 }
 
-export async function setSenderIdStatusFor(deps: OperatorDeps, id: number, status: ApprovalStatus) {
-  const row = await setSenderIdStatus(deps.store.db, deps.clock, id, status);
+/**
+ * Sets a sender ID's status by its id. An id alone picks whichever account owns it: given
+ * `username`, one of another account is refused as unknown. The answer names the account.
+ */
+export async function setSenderIdStatusFor(deps: OperatorDeps, id: number, status: ApprovalStatus, username?: string) {
+  const db = deps.store.db;
+  if (username !== undefined) {
+    const account = await requireAccount(db, username);
+    if (!(await getSenderId(db, account.id, id))) {
+      throw new GatewayError("not_found", `No sender ID with id ${id} in account ${account.username}.`);
+    }
+  }
+  const row = await setSenderIdStatus(db, deps.clock, id, status);
   if (!row) throw new GatewayError("not_found", `No sender ID with id ${id}.`);
-  return describeSenderId(row);
+  return { ...describeSenderId(row), account: (await usernamesOf(db, [row.account_id])).get(row.account_id) };
 }
 
 // The SMS rule set: templates, DLT registrations, the DND registry. Each change of templates or
@@ -193,11 +207,19 @@ export async function addTemplateFor(deps: OperatorDeps, input: { username: stri
   return { ...describeTemplate(row), account: account.username };
 }
 
-export async function setTemplateStatusFor(deps: OperatorDeps, id: number, status: ApprovalStatus) {
-  const row = await setTemplateStatus(deps.store.db, deps.clock, id, status);
+/** Sets a template's status by its id, as setSenderIdStatusFor does (the account checked when named). */
+export async function setTemplateStatusFor(deps: OperatorDeps, id: number, status: ApprovalStatus, username?: string) {
+  const db = deps.store.db;
+  if (username !== undefined) {
+    const account = await requireAccount(db, username);
+    if (!(await getTemplate(db, account.id, id))) {
+      throw new GatewayError("not_found", `No template with id ${id} in account ${account.username}.`);
+    }
+  }
+  const row = await setTemplateStatus(db, deps.clock, id, status);
   if (!row) throw new GatewayError("not_found", `No template with id ${id}.`);
   await deps.store.signals.notify(TEMPLATES_CHANGED, String(row.account_id));
-  return describeTemplate(row);
+  return { ...describeTemplate(row), account: (await usernamesOf(db, [row.account_id])).get(row.account_id) };
 }
 
 export async function listTemplatesFor(

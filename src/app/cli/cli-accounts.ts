@@ -302,7 +302,7 @@ function addSenderIdCommands(program: Command): void {
   addReviewCommands(senderIds, {
     noun: "sender ID",
     listedBy: "sender-ids",
-    setStatus: (store, id, status) => setSenderIdStatusFor(deps(store), id, status),
+    setStatus: (store, id, status, account) => setSenderIdStatusFor(deps(store), id, status, account),
     describe: (row) => `sender ID ${row.sender_id}`,
   });
   senderIds

@@ -73,7 +73,7 @@ function addKeywordCommands(program: Command): void {
   addReviewCommands(keywords, {
     noun: "keyword",
     listedBy: "keywords",
-    setStatus: (store, id, status) => setKeywordStatusFor(deps(store), id, status),
+    setStatus: (store, id, status, account) => setKeywordStatusFor(deps(store), id, status, account),
     describe: (row) => `keyword ${row.id} ${row.key}`,
   });
   keywords

@@ -76,7 +76,7 @@ function addTemplateCommands(program: Command): void {
   addReviewCommands(templates, {
     noun: "template",
     listedBy: "templates",
-    setStatus: (store, id, status) => setTemplateStatusFor(deps(store), id, status),
+    setStatus: (store, id, status, account) => setTemplateStatusFor(deps(store), id, status, account),
     describe: (row) => `template ${row.id} "${row.name}"`,
   });
   templates

@@ -53,14 +53,15 @@ export async function allPages<T>(
  * The `approve` and `reject` subcommands of what operators review (sender IDs, templates,
  * keywords): each sets one item's status by its id and prints what it became.
  */
-export function addReviewCommands<Row>(
+export function addReviewCommands<Row extends { account?: string | undefined }>(
   group: Command,
   item: {
     /** What it is, in the help: "sender ID". */
     noun: string;
     /** The command that lists them with their ids: "sender-ids". */
     listedBy: string;
-    setStatus: (store: Store, id: number, status: "approved" | "rejected") => Promise<Row>;
+    /** Sets the status; given the account the operator named, one of another account is refused. */
+    setStatus: (store: Store, id: number, status: "approved" | "rejected", account?: string) => Promise<Row>;
     /** The row in words, after its new status: "sender ID ACMEIN". */
     describe: (row: Row) => string;
   },
@@ -73,11 +74,12 @@ export function addReviewCommands<Row>(
       .command(action)
       .description(`${action} a ${item.noun} by its id`)
       .requiredOption("--id <id>", `${item.noun} id (${item.listedBy} list shows it)`, wholeNumber)
+      .option("--account <username>", `refuse a ${item.noun} of another account (the id alone picks its owner)`)
       .option("--json", "print JSON")
-      .action((opts: { id: number; json?: boolean }) =>
+      .action((opts: { id: number; account?: string; json?: boolean }) =>
         withStore(async (store) => {
-          const row = await item.setStatus(store, opts.id, status);
-          print(row, opts.json, () => `${status} ${item.describe(row)}`);
+          const row = await item.setStatus(store, opts.id, status, opts.account);
+          print(row, opts.json, () => `${status} ${item.describe(row)} of account ${row.account}`);
         }),
       );
   }

@@ -6,8 +6,8 @@ import { GatewayError } from "../../base/core/errors.js";
 import { pageMeta } from "../../base/http/query-params.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
-import { requireAccount } from "../../domain/accounts/index.js";
-import { describeKeyword, listKeywords, setKeywordStatus } from "./keywords.js";
+import { requireAccount, usernamesOf } from "../../domain/accounts/index.js";
+import { describeKeyword, getKeyword, listKeywords, setKeywordStatus } from "./keywords.js";
 import { assignInboundNumber, listInboundNumbers, normalizePhoneNumber, removeInboundNumber } from "./numbers.js";
 import { listSuppressions, parseSuppressedNumber, suppress, suppressionsChanged, unsuppress } from "./suppression.js";
 
@@ -52,10 +52,23 @@ export async function keywordsOf(
   };
 }
 
-export async function setKeywordStatusFor(deps: InboundOperatorDeps, id: number, status: ApprovalStatus) {
-  const row = await setKeywordStatus(deps.store.db, deps.clock, id, status);
+/** Sets a keyword's status by its id; given `username`, one of another account is refused as unknown. */
+export async function setKeywordStatusFor(
+  deps: InboundOperatorDeps,
+  id: number,
+  status: ApprovalStatus,
+  username?: string,
+) {
+  const db = deps.store.db;
+  if (username !== undefined) {
+    const account = await requireAccount(db, username);
+    if (!(await getKeyword(db, account.id, id))) {
+      throw new GatewayError("not_found", `No keyword with id ${id} in account ${account.username}.`);
+    }
+  }
+  const row = await setKeywordStatus(db, deps.clock, id, status);
   if (!row) throw new GatewayError("not_found", `No keyword with id ${id}.`);
-  return describeKeyword(row, iso);
+  return { ...describeKeyword(row, iso), account: (await usernamesOf(db, [row.account_id])).get(row.account_id) };
 }
 
 export async function suppressionsOf(deps: InboundOperatorDeps, username: string, page: number, perPage: number) {

@@ -63,6 +63,16 @@ export async function setSenderIdStatus(
     .executeTakeFirst();
 }
 
+/** One sender ID of the account; another account's id reads as unknown. */
+export async function getSenderId(db: Db, accountId: number, id: number): Promise<SenderIdRow | undefined> {
+  return db
+    .selectFrom("sender_ids")
+    .selectAll()
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+}
+
 export async function listSenderIds(db: Db, accountId: number, status?: ApprovalStatus): Promise<SenderIdRow[]> {
   let query = db.selectFrom("sender_ids").selectAll().where("account_id", "=", accountId);
   if (status) query = query.where("status", "=", status);

@@ -90,10 +90,15 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     expect(pending).toMatch(/^template (\d+) "promo" for rules-user: pending\n$/);
     const pendingId = /^template (\d+)/.exec(pending)?.[1] ?? "";
     expect(await cliOk(["templates", "reject", "--id", pendingId], env)).toBe(
-      `rejected template ${pendingId} "promo"\n`,
+      `rejected template ${pendingId} "promo" of account rules-user\n`,
     );
-    expect(await cliOk(["templates", "approve", "--id", pendingId], env)).toBe(
-      `approved template ${pendingId} "promo"\n`,
+    // The id alone picks its owner: --account refuses another account's template and says so.
+    await cliOk(["accounts", "create", "--username", "rules-other", "--password", "cli-password"], env);
+    const elsewhere = await runCli(["templates", "approve", "--id", pendingId, "--account", "rules-other"], env);
+    expect(elsewhere.code).toBe(1);
+    expect(elsewhere.stderr).toContain(`No template with id ${pendingId} in account rules-other.`);
+    expect(await cliOk(["templates", "approve", "--id", pendingId, "--account", "rules-user"], env)).toBe(
+      `approved template ${pendingId} "promo" of account rules-user\n`,
     );
     await cliOk(["templates", "reject", "--id", pendingId], env);
 

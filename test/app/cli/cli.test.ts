@@ -124,7 +124,9 @@ describeEachEngine("switchboard CLI", (engine) => {
       await cliOk(["sender-ids", "list", "--account", "cli-user", "--status", "pending", "--json"], env),
     );
     expect(pending).toMatchObject({ sender_id: "REVIEW", status: "pending" });
-    expect(await cliOk(["sender-ids", "approve", "--id", String(pending.id)], env)).toBe("approved sender ID REVIEW\n");
+    expect(await cliOk(["sender-ids", "approve", "--id", String(pending.id)], env)).toBe(
+      "approved sender ID REVIEW of account cli-user\n",
+    );
     expect(JSON.parse(await cliOk(["sender-ids", "reject", "--id", String(pending.id), "--json"], env))).toMatchObject({
       sender_id: "REVIEW",
       status: "rejected",

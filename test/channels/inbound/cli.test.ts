@@ -65,10 +65,14 @@ describeEachEngine("switchboard CLI: inbound numbers, keywords, suppressions", (
     expect(await cliOk(["keywords", "list", "--account", "inbound-user", "--status", "pending"], env)).toBe(
       `${"ID".padEnd(String(row.id).length)}  STATUS   KEYWORD  REPLY   TEXT\n${String(row.id).padEnd(2)}  pending  INFO     static  Hello\n`,
     );
-    expect(await cliOk(["keywords", "approve", "--id", String(row.id)], env)).toBe(`approved keyword ${row.id} INFO\n`);
+    expect(await cliOk(["keywords", "approve", "--id", String(row.id)], env)).toBe(
+      `approved keyword ${row.id} INFO of account inbound-user\n`,
+    );
     const listed = JSON.parse(await cliOk(["keywords", "list", "--account", "inbound-user", "--json"], env));
     expect(listed).toEqual([expect.objectContaining({ id: row.id, key: "INFO", status: "approved" })]);
-    expect(await cliOk(["keywords", "reject", "--id", String(row.id)], env)).toBe(`rejected keyword ${row.id} INFO\n`);
+    expect(await cliOk(["keywords", "reject", "--id", String(row.id), "--account", "inbound-user"], env)).toBe(
+      `rejected keyword ${row.id} INFO of account inbound-user\n`,
+    );
     const unknown = await runCli(["keywords", "approve", "--id", "987654"], env);
     expect(unknown.code).not.toBe(0);
   });
