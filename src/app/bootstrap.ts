@@ -115,6 +115,7 @@ export function credentialsBanner(creds: BootstrapCredentials, baseUrl: string):
     `  template:  ${creds.demo.template.content} (approved, DLT template ${creds.demo.template.dlt_template_id})`,
     "  credits:   10000 SMS, 1000 each of international, WhatsApp, email, voice",
     ...creds.demo.channels.map((line) => `  ${line}`),
+    `Console: ${baseUrl}/ (sign in as the operator or the demo account)`,
     "Try:",
     `  curl -s ${baseUrl}/api/v2/balance -H "Authorization: Bearer ${creds.demo.api_key}"`,
     `  curl -s ${baseUrl}/api/v2/sms/send -H "Authorization: Bearer ${creds.demo.api_key}" -H "Content-Type: application/json" \\`,

@@ -57,6 +57,8 @@ describeEachEngine("switchboard start on a busy port", (engine) => {
     const demoKey = /Demo account[\s\S]*?api key:\s+(sb_\S+)/.exec(banner)?.[1];
     expect(demoKey).toBeDefined();
     expect(await balance(first.url, demoKey!)).toBe(10_000);
+    // Where the console is, at the address the gateway listens on.
+    expect(banner).toContain(`Console: ${first.url}/ (sign in as the operator or the demo account)`);
     // The banner says how to replace what it shows only once.
     expect(banner).toContain("npx switchboard keys create --account demo");
     expect(banner).toContain("npx switchboard accounts set --username demo --password");

@@ -30,7 +30,6 @@ const BASE_URL = /http:\/\/localhost:8080/g;
 
 /** Files the examples read, as a reader would have them next to the commands. */
 const FIXTURES: Record<string, string> = {
-  "dnd-registry.csv": "number\n9123456780\n+91 99887 76655\n12345\n",
   "airtel-t.yaml": [
     "name: airtel-t",
     "type: smpp",
