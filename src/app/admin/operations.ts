@@ -10,6 +10,7 @@ import {
   addDltHeader,
   addDnd,
   addSenderId,
+  adjustWallet,
   createTemplate,
   creditWallet,
   DLT_CHANGED,
@@ -161,6 +162,41 @@ export async function addCredits(
     }),
   );
   return { account: account.username, wallet, balance: fromMilli(balance) };
+}
+
+/**
+ * Corrects a wallet by a signed amount of credits with a reason (the `adjustment` ledger entry):
+ * a top-up cannot be undone by a negative top-up. Never takes more than the spendable balance.
+ */
+export async function adjustCredits(
+  deps: OperatorDeps,
+  input: { username: string; wallet: string; amount: number; reason: string },
+) {
+  const wallet = parseWallet(input.wallet);
+  if (!Number.isFinite(input.amount) || input.amount === 0) {
+    throw new GatewayError(
+      "invalid_request",
+      "Amount must be a number of credits other than 0, positive or negative.",
+      {
+        field: "amount",
+      },
+    );
+  }
+  const reason = input.reason.trim();
+  if (reason === "") throw new GatewayError("invalid_request", "Say why: a reason is required.", { field: "reason" });
+  const amount = Math.sign(input.amount) * toMilli(Math.abs(input.amount), "amount");
+  const account = await requireAccount(deps.store.db, input.username);
+  const balance = await deps.store.transaction((trx) =>
+    adjustWallet(trx, deps.clock, { accountId: account.id, wallet, amount, note: reason }),
+  );
+  if (balance === undefined) {
+    const holds = (await walletCredits(deps.store.db, account.id))[wallet];
+    throw new GatewayError(
+      wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
+      `The ${wallet} wallet of ${account.username} holds ${holds} credits: it cannot lose ${Math.abs(input.amount)}.`,
+    );
+  }
+  return { account: account.username, wallet, adjusted: input.amount, reason, balance: fromMilli(balance) };
 }
 
 export async function addSenderIdFor(

@@ -29,6 +29,7 @@ import {
   accountDetail,
   addCredits,
   addSenderIdFor,
+  adjustCredits,
   createKeyFor,
   keysOf,
   MAX_RATE_LIMIT,
@@ -306,6 +307,24 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
       const body = request.body;
       return ok(await addCredits(deps, { username: request.params.username, ...body }));
     },
+  );
+
+  admin.post(
+    "/accounts/:username/credits/adjust",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object(
+          {
+            wallet: Type.String(),
+            amount: Type.Number({ minimum: -MAX_CREDITS, maximum: MAX_CREDITS }),
+            reason: Type.String({ minLength: 1, maxLength: 500 }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => ok(await adjustCredits(deps, { username: request.params.username, ...request.body })),
   );
 
   admin.get(

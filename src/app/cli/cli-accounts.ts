@@ -13,6 +13,7 @@ import {
   accountSummary,
   addCredits,
   addSenderIdFor,
+  adjustCredits,
   createAccountWithKey,
   createKeyFor,
   keysOf,
@@ -29,6 +30,7 @@ import {
   print,
   repeatable,
   repeatableList,
+  signedNumber,
   table,
   wholeNumber,
   withStore,
@@ -257,9 +259,8 @@ function addKeyCommands(program: Command): void {
 }
 
 function addCreditCommands(program: Command): void {
-  program
-    .command("credits")
-    .description("manage credits")
+  const credits = program.command("credits").description("manage credits");
+  credits
     .command("add")
     .description("top up a wallet through the ledger")
     .requiredOption("--account <username>", "the account")
@@ -276,6 +277,33 @@ function addCreditCommands(program: Command): void {
           ...(opts.note ? { note: opts.note } : {}),
         });
         print(result, opts.json, () => `${result.account} ${result.wallet} balance: ${result.balance}`);
+      }),
+    );
+  credits
+    .command("adjust")
+    .description("correct a wallet, up or down, with the reason kept in the ledger (an adjustment entry)")
+    .requiredOption("--account <username>", "the account")
+    .requiredOption("--wallet <wallet>", "sms, international, whatsapp, email or voice")
+    .requiredOption(
+      "--amount <credits>",
+      "credits to add (positive) or take (negative, e.g. --amount=-50)",
+      signedNumber,
+    )
+    .requiredOption("--reason <text>", "why, kept in the ledger")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const result = await adjustCredits(deps(store), {
+          username: opts.account,
+          wallet: opts.wallet,
+          amount: opts.amount,
+          reason: opts.reason,
+        });
+        print(
+          result,
+          opts.json,
+          () => `${result.account} ${result.wallet} adjusted by ${result.adjusted}: balance ${result.balance}`,
+        );
       }),
     );
 }

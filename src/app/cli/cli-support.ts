@@ -15,6 +15,14 @@ export function wholeNumber(value: string): number {
   return Number(value);
 }
 
+export function signedNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n === 0) {
+    throw new InvalidArgumentError("use a number other than 0, e.g. 50 or -50");
+  }
+  return n;
+}
+
 export function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("use a positive number");

@@ -63,6 +63,34 @@ export async function tryDebitWallet(trx: Db, clock: Clock, move: LedgerMove): P
 }
 
 /**
+ * Corrects a wallet by `amount` milli-credits, either way (a top-up entered wrong, a goodwill
+ * credit): one `adjustment` entry with its reason. Taking credits never overdraws: answers
+ * undefined (nothing written) when the spendable balance is short.
+ */
+export async function adjustWallet(
+  trx: Db,
+  clock: Clock,
+  move: Omit<LedgerMove, "kind" | "amount"> & { amount: number; note: string },
+): Promise<number | undefined> {
+  if (!Number.isSafeInteger(move.amount) || move.amount === 0) {
+    throw new GatewayError("invalid_request", "Amount must be a number of credits other than 0, positive or negative.");
+  }
+  if (move.amount > 0) return creditWallet(trx, clock, { ...move, kind: "adjustment" });
+  const taken = -move.amount;
+  const row = await trx
+    .updateTable("wallets")
+    .set({ balance: sql`balance - ${taken}` })
+    .where("account_id", "=", move.accountId)
+    .where("wallet", "=", move.wallet)
+    .where(sql<boolean>`balance - held >= ${taken}`)
+    .returning("balance")
+    .executeTakeFirst();
+  if (!row) return undefined;
+  await recordEntry(trx, clock, { ...move, amount: taken, kind: "adjustment" }, move.amount, row.balance);
+  return row.balance;
+}
+
+/**
  * Holds credits for a send that waits on a synchronous upstream (WhatsApp): they stop being
  * spendable, but nothing enters the ledger. Returns false (nothing written) when the spendable
  * balance is short. Settle the hold when the upstream accepted, release it when it did not.
