@@ -14,10 +14,17 @@
 //                      one union of the pending rows each owner's folder selects
 //   login-lock-routes.ts  GET /admin/api/login-locks, DELETE /admin/api/accounts/{username}/login-locks
 //   message-routes.ts  GET /admin/api/messages (every account's, the v2 list's filters and the
-//                      operator's: account, connector, error_code, route) and /messages/{id}
+//                      operator's: account, connector, error_code, route), /messages/export and
+//                      /messages/{id}
+//   credit-routes.ts   an account's top-ups, corrections (adjust), ledger and its export
 //   sms-rule-routes.ts the operator API for templates, DLT registrations and the DND registry (a text/csv
 //                      body is handed through as a stream)
-export { operatorMessageDetail, operatorMessagePage, registerAdminMessageRoutes } from "./message-routes.js";
+export {
+  operatorExportRows,
+  operatorMessageDetail,
+  operatorMessagePage,
+  registerAdminMessageRoutes,
+} from "./message-routes.js";
 export * from "./onboarding.js";
 export * from "./operations.js";
 export { registerAdminRoutes } from "./routes.js";

@@ -3,26 +3,32 @@
 //                                  filters, plus `account` (username), `connector`, `error_code`,
 //                                  `route`; newest first, a cursor; each row the status answer
 //                                  and its `account`
+//   GET /admin/api/messages/export the same messages, every one, as CSV or JSON Lines (the
+//                                  account's export's rows, each with its account)
 //   GET /admin/api/messages/{id}   one message by queue id or the carrier's id: its account and
 //                                  what the account's own GET /api/v2/messages/{id} answers
 import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../../base/core/errors.js";
+import { exportFormatOf, sendExport } from "../../base/http/exports.js";
 import { cursorLimit } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
 import {
   deliveryReport,
+  EXPORT_PARAMS,
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,
   LIST_PARAMS,
   listFilter,
+  MESSAGE_EXPORT_COLUMNS,
   messageDetail,
   operatorFilter,
 } from "../../channels/sms/index.js";
 import { requireAccount, usernamesOf } from "../../domain/accounts/index.js";
 import {
   decodeCursor,
+  eachMessage,
   encodeCursor,
   findAnyMessage,
   type ListPosition,
@@ -34,13 +40,39 @@ import {
 type Deps = Pick<Runtime, "store"> & { messageParts: MessagePartsReader };
 
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-const AdminListQuery = Type.Object({
-  ...LIST_PARAMS,
+const OPERATOR_PARAMS = {
   account: text(64),
   connector: text(200),
   error_code: text(200),
   route: text(100),
-});
+};
+const AdminListQuery = Type.Object({ ...LIST_PARAMS, ...OPERATOR_PARAMS });
+const AdminExportQuery = Type.Object({ ...EXPORT_PARAMS, ...OPERATOR_PARAMS });
+
+/** The id of the account a query names by username (404 when none has it), or undefined: every account. */
+async function accountIdOf(db: Db, username: string | undefined): Promise<number | undefined> {
+  return username?.trim() ? (await requireAccount(db, username.trim())).id : undefined;
+}
+
+/** The operator's export: the account export's rows (status answers), each with its account, newest first. */
+export async function* operatorExportRows(
+  store: Pick<Store, "db" | "scanDb">,
+  query: { [K in keyof typeof AdminExportQuery.properties]?: string },
+  timeZone: string,
+) {
+  const filter = { ...listFilter(query, timeZone), ...operatorFilter(query) };
+  const names = new Map<number, string>();
+  const accountId = await accountIdOf(store.db, query.account);
+  for await (const row of eachMessage(store.scanDb(), accountId, filter)) {
+    if (!names.has(row.account_id)) {
+      for (const [id, name] of await usernamesOf(store.db, [row.account_id])) names.set(id, name);
+    }
+    // The account first, in the answer's own object: no copy of the report (see base/http/exports.ts).
+    const report: Record<string, unknown> = deliveryReport(row);
+    report.account = names.get(row.account_id) ?? null;
+    yield report;
+  }
+}
 
 /** A page of every account's messages (or one account's), as the operator's list answers it. */
 export async function operatorMessagePage(
@@ -61,8 +93,7 @@ export async function operatorMessagePage(
       );
     }
   }
-  const accountId = query.account?.trim() ? (await requireAccount(db, query.account.trim())).id : undefined;
-  const page = await listMessages(db, accountId, filter, limit, after);
+  const page = await listMessages(db, await accountIdOf(db, query.account), filter, limit, after);
   const names = await usernamesOf(
     db,
     page.rows.map((row) => row.account_id),
@@ -87,6 +118,11 @@ export function registerAdminMessageRoutes(admin: TypedRoutes, ctx: Deps): void 
   admin.get("/messages", { schema: { querystring: AdminListQuery } }, async (request) =>
     operatorMessagePage(db, request.query, request.principal!.timeZone),
   );
+  admin.get("/messages/export", { schema: { querystring: AdminExportQuery } }, async (request, reply) => {
+    const format = exportFormatOf(request.query.format);
+    const rows = operatorExportRows(ctx.store, request.query, request.principal!.timeZone);
+    return sendExport(reply, format, "messages", ["account", ...MESSAGE_EXPORT_COLUMNS], rows);
+  });
   admin.get(
     "/messages/:id",
     { schema: { params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }) } },

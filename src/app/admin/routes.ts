@@ -1,7 +1,7 @@
 // The operator API under /admin/api: everything the CLI does, authenticated with an operator key.
 
 import { Type } from "@fastify/type-provider-typebox";
-import { fromMilli, MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
+import { MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
 import { IdParams, PageNumber, pageMeta, refuseUnknownQuery } from "../../base/http/query-params.js";
@@ -14,8 +14,6 @@ import {
   MAX_FLOOD_LIMIT,
   MAX_TEMPLATE_CONTENT,
   MAX_TEMPLATE_NAME,
-  recentLedgerEntries,
-  requireAccount,
   searchAccounts,
   updateAccount,
   walletCredits,
@@ -23,13 +21,12 @@ import {
 import type { CallerChecks } from "../../domain/auth/index.js";
 import { apiKeyRevoked, authenticateCaller, setApiKeyRateLimit } from "../../domain/auth/index.js";
 import { APPROVAL_KINDS, pendingApprovals } from "./approvals.js";
+import { registerCreditRoutes } from "./credit-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
 import {
   accountDetail,
-  addCredits,
   addSenderIdFor,
-  adjustCredits,
   createKeyFor,
   keysOf,
   MAX_RATE_LIMIT,
@@ -288,72 +285,6 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     },
   );
 
-  admin.post(
-    "/accounts/:username/credits",
-    {
-      schema: {
-        params: Username,
-        body: Type.Object(
-          {
-            wallet: Type.String(),
-            amount: Type.Number({ exclusiveMinimum: 0, maximum: MAX_CREDITS }),
-            note: Type.Optional(Type.String({ maxLength: 500 })),
-          },
-          { additionalProperties: false },
-        ),
-      },
-    },
-    async (request) => {
-      const body = request.body;
-      return ok(await addCredits(deps, { username: request.params.username, ...body }));
-    },
-  );
-
-  admin.post(
-    "/accounts/:username/credits/adjust",
-    {
-      schema: {
-        params: Username,
-        body: Type.Object(
-          {
-            wallet: Type.String(),
-            amount: Type.Number({ minimum: -MAX_CREDITS, maximum: MAX_CREDITS }),
-            reason: Type.String({ minLength: 1, maxLength: 500 }),
-          },
-          { additionalProperties: false },
-        ),
-      },
-    },
-    async (request) => ok(await adjustCredits(deps, { username: request.params.username, ...request.body })),
-  );
-
-  admin.get(
-    "/accounts/:username/ledger",
-    {
-      schema: {
-        params: Username,
-        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
-      },
-    },
-    async (request) => {
-      const account = await requireAccount(ctx.store.db, request.params.username);
-      const limit = request.query.limit ?? 100;
-      const rows = await recentLedgerEntries(ctx.store.db, account.id, limit);
-      return ok(
-        rows.map((r) => ({
-          id: r.id,
-          wallet: r.wallet,
-          amount: fromMilli(r.amount),
-          balance_after: fromMilli(r.balance_after),
-          kind: r.kind,
-          ref: r.ref,
-          note: r.note,
-          created_at: new Date(r.created_at).toISOString(),
-        })),
-      );
-    },
-  );
-
   admin.get("/accounts/:username/sender-ids", { schema: { params: Username } }, async (request) =>
     ok(await senderIdsOf(deps, request.params.username)),
   );
@@ -388,6 +319,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     );
   }
 
+  registerCreditRoutes(admin, ctx);
   registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
 }

@@ -1,9 +1,13 @@
 // CLI commands for the support desk: every account's messages with the operator list's filters
 // (`messages list`) and one message's timeline (`messages show`), as GET /admin/api/messages
 // answers them. Times without a zone are read in UTC (the CLI has no account of its own).
+import fs from "node:fs";
+import { pipeline } from "node:stream/promises";
 import type { Command } from "commander";
+import { exportFormatOf, exportStream } from "../../base/http/exports.js";
+import { MESSAGE_EXPORT_COLUMNS } from "../../channels/sms/index.js";
 import { partsOfMessage } from "../../delivery/carriers/smpp/index.js";
-import { operatorMessageDetail, operatorMessagePage } from "../admin/index.js";
+import { operatorExportRows, operatorMessageDetail, operatorMessagePage } from "../admin/index.js";
 import { print, table, withStore } from "./cli-support.js";
 
 interface ListOptions {
@@ -22,6 +26,11 @@ interface ListOptions {
   limit?: string;
   cursor?: string;
   json?: boolean;
+}
+
+interface ExportOptions extends Omit<ListOptions, "limit" | "cursor" | "json"> {
+  format: string;
+  output?: string;
 }
 
 export function addMessageCommands(program: Command): void {
@@ -83,6 +92,50 @@ export function addMessageCommands(program: Command): void {
           );
           const next = page.meta.next_cursor ? `\nmore: --cursor ${page.meta.next_cursor}` : "";
           return `${listing}${next}`;
+        });
+      }),
+    );
+  messages
+    .command("export")
+    .description("every message the filters match, newest first, as CSV or JSON Lines (streamed)")
+    .option("--format <format>", "csv (a header row; formula-safe text) or jsonl", "csv")
+    .option("--output <file>", "write to this file instead of standard output")
+    .option("--account <username>", "one account's messages")
+    .option("--channel <list>", "sms, voice, email, whatsapp (comma-separated)")
+    .option("--status <list>", "scheduled, queued, submitted, delivered, failed, cancelled, sending, sent, read")
+    .option("--recipient <number>", "a number or address, written any way a send takes it")
+    .option("--from <time>", "ISO 8601, inclusive (without a zone: UTC)")
+    .option("--to <time>", "ISO 8601, exclusive (without a zone: UTC)")
+    .option("--broadcast-id <id>", "the messages of one send")
+    .option("--job-id <id>", "the messages of one bulk job")
+    .option("--id <id>", "any id the status call takes")
+    .option("--connector <list>", "the connector that took it (comma-separated)")
+    .option("--error-code <list>", "its error code (comma-separated)")
+    .option("--route <list>", "T, P, PS, I, V, whatsapp or email (comma-separated)")
+    .action((opts: ExportOptions) =>
+      withStore(async (store) => {
+        const format = exportFormatOf(opts.format);
+        const rows = operatorExportRows(
+          store,
+          {
+            account: opts.account,
+            channel: opts.channel,
+            status: opts.status,
+            recipient: opts.recipient,
+            from: opts.from,
+            to: opts.to,
+            broadcast_id: opts.broadcastId,
+            job_id: opts.jobId,
+            id: opts.id,
+            connector: opts.connector,
+            error_code: opts.errorCode,
+            route: opts.route,
+          },
+          "UTC",
+        );
+        const output = opts.output ? fs.createWriteStream(opts.output) : process.stdout;
+        await pipeline(exportStream(format, ["account", ...MESSAGE_EXPORT_COLUMNS], rows), output, {
+          end: opts.output !== undefined,
         });
       }),
     );

@@ -38,6 +38,12 @@ export interface Store {
    * transaction it belongs to, or `db` outside one.
    */
   statement(text: string): Statement;
+  /**
+   * Where a read of a whole table goes (an export of a million messages): on SQLite a read-only
+   * connection of its own with a small page cache, so the scan neither grows the process by the
+   * main connection's 64 MiB cache nor evicts the pages the sends use; on PostgreSQL `db`.
+   */
+  scanDb(): Db;
   migrate(): Promise<void>;
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;

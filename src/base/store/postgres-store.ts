@@ -173,6 +173,8 @@ export function openPostgres(url: string, options: StoreOptions): Store {
       return statement;
     },
     db,
+    // The server holds the pages: a scan costs this process one page of rows at a time.
+    scanDb: () => db,
     signals,
     transaction: (fn) => db.transaction().execute(fn),
     async insertMany(trx, table, rows) {

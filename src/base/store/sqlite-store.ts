@@ -82,6 +82,20 @@ export function openSqlite(file: string, options: StoreOptions): Store {
             fs.fdatasync(walFd, (error) => (error ? reject(error) : resolve()));
           });
 
+  // Opened at the first scan: a read-only connection whose page cache holds 2 MiB, not 64.
+  let scanner: { raw: BetterSqlite3.Database; db: Kysely<Database> } | undefined;
+  const scanDb = () => {
+    if (file === ":memory:") return db;
+    if (!scanner) {
+      const reader = new BetterSqlite3(file, { readonly: true });
+      reader.pragma("busy_timeout = 10000");
+      reader.pragma("cache_size = -2048");
+      reader.pragma("automatic_index = OFF");
+      scanner = { raw: reader, db: new Kysely<Database>({ dialect: new SqliteDialect({ database: reader }) }) };
+    }
+    return scanner.db;
+  };
+
   const inserts = new Map<string, BetterSqlite3.Statement>();
   const prepared = new Map<string, Statement>();
   return {
@@ -122,11 +136,13 @@ export function openSqlite(file: string, options: StoreOptions): Store {
         statement.run(values);
       }
     },
+    scanDb,
     migrate: () => runMigrations(db, "sqlite"),
     ping: () => pingDatabase(db),
     close: async () => {
       printProfile();
       peers?.close();
+      await scanner?.db.destroy();
       await db.destroy();
       if (walFd !== undefined) fs.closeSync(walFd);
     },

@@ -11,6 +11,8 @@
 //                      POST /api/v2/bulk-jobs/{id}/cancel
 //   message-list.ts    GET /api/v2/messages: the filters read and checked (400 naming the parameter),
 //                      each row rendered as the status call does (report-format.ts)
+//   message-export.ts  GET /api/v2/messages/export: every message the list's filters match, CSV or
+//                      JSON Lines, streamed; the rows and columns the operator's export writes too
 //   message-views.ts   GET /api/v2/messages/summary, /messages/per-minute and /messages/{id}
 //   message-detail.ts  one message as support reads it: the timeline with its webhook attempts, its
 //                      cost, carrier and parts (the account's /messages/{id}, the operator's too)
@@ -35,6 +37,7 @@
 export { accountDltEntity } from "./dlt-entity.js";
 export { registerLegacyRoutes } from "./legacy-routes.js";
 export { messageDetail } from "./message-detail.js";
+export { EXPORT_PARAMS, MESSAGE_EXPORT_COLUMNS } from "./message-export.js";
 export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_PARAMS, listFilter, operatorFilter } from "./message-list.js";
 export { SmsPolicy, type SmsSendInput } from "./policy.js";
 export { deliveryReport } from "./report-format.js";

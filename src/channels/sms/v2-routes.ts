@@ -16,6 +16,7 @@ import type { AcceptedSend, AcceptService, MessagePartsReader } from "../../doma
 import { cancelScheduled, findMessages, messagesExist } from "../../domain/messages/index.js";
 import { registerBulkJobRoutes } from "./bulk-job-routes.js";
 import { registerBulkSendRoute } from "./bulk-send-route.js";
+import { registerMessageExportRoute } from "./message-export.js";
 import { registerMessageListRoute } from "./message-list.js";
 import { registerMessageViewRoutes } from "./message-views.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
@@ -250,6 +251,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
   registerBulkSendRoute(v2, ctx);
   registerBulkJobRoutes(v2, ctx);
   registerMessageListRoute(v2, ctx);
+  registerMessageExportRoute(v2, ctx);
   registerMessageViewRoutes(v2, ctx);
 
   v2.get(

@@ -6,12 +6,14 @@ import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli, toMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { localDay } from "../../base/core/time.js";
+import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
 import { queryInt } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import { resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Db } from "../../base/store/store.js";
 import { findAccountByUsername } from "./accounts.js";
-import { transferCredits, walletBalance, walletCredits } from "./ledger.js";
+import { eachLedgerEntry, transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { CreditDay, CreditDetail, CreditTransfer, CreditTransferRequest } from "./v2-schemas.js";
 
@@ -23,6 +25,25 @@ const HISTORY_DAYS = 30;
 const HISTORY_MAX_DAYS = 90;
 const RECENT_CREDITS = 10;
 const NUL = "\u0000";
+
+/** The ledger export's CSV columns. */
+export const LEDGER_EXPORT_COLUMNS = [
+  "id",
+  "wallet",
+  "amount",
+  "balance_after",
+  "kind",
+  "ref",
+  "note",
+  "created_at",
+] as const;
+
+/** Every ledger entry of an account as export rows (credits as numbers, times in ISO 8601 UTC). */
+export async function* ledgerExportRows(db: Db, accountId: number) {
+  for await (const row of eachLedgerEntry(db, accountId)) {
+    yield { ...describeLedgerEntry(row), ref: row.ref };
+  }
+}
 
 function describeLedgerEntry(row: {
   id: number;
@@ -46,6 +67,25 @@ function describeLedgerEntry(row: {
 
 export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
+
+  v2.get(
+    "/credits/export",
+    {
+      config: resource,
+      schema: {
+        operationId: "exportCredits",
+        summary: "Every ledger entry of the account, wallet by wallet, oldest first, as CSV or JSON Lines",
+        tags: ["account"],
+        querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 10 })) }),
+        response: { 200: exportAnswer("CSV with a header row (format=csv), or JSON Lines (format=jsonl).") },
+      },
+    },
+    async (request, reply) => {
+      const format = exportFormatOf(request.query.format);
+      const rows = ledgerExportRows(ctx.store.scanDb(), request.principal!.accountId);
+      return sendExport(reply, format, "credits", LEDGER_EXPORT_COLUMNS, rows);
+    },
+  );
 
   const creditsSchema = {
     operationId: "getCredits",

@@ -25,7 +25,8 @@
 //                      bounded memory), add, remove, count, one primary-key probe per lookup
 //   v2-routes.ts       v2 account resources: account status, sender-ID requests; registers the others
 //   template-routes.ts GET/POST /api/v2/templates, GET /api/v2/templates/{id}
-//   credit-routes.ts   GET /api/v2/credits, /credits/history, POST /credits/transfer
+//   credit-routes.ts   GET /api/v2/credits, /credits/history, /credits/export (every ledger entry,
+//                      CSV or JSON Lines; the operator's export of an account's too), POST /credits/transfer
 //   usage.ts           what an account spent in a window of its own days; its current row;
 //                      AccountTraffic, what the routes read of messages/ (handed in by app/)
 //   key-routes.ts      GET/POST /api/v2/keys, DELETE /api/v2/keys/{id}: the account's own keys
@@ -34,6 +35,7 @@
 //   v2-schemas.ts      their request bodies and answers as schemas
 export * from "./accounts.js";
 export { accountCredentials } from "./credentials.js";
+export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
 export * from "./dlt.js";
 export * from "./dnd.js";
 export * from "./ledger.js";

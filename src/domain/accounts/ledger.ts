@@ -219,6 +219,34 @@ export async function recentLedgerEntries(db: Db, accountId: number, limit: numb
     .execute();
 }
 
+/**
+ * Every ledger entry of the account, wallet by wallet (WALLETS' order), oldest first, read
+ * `batch` at a time from the (account, wallet, created_at) index (an export).
+ */
+export async function* eachLedgerEntry(db: Db, accountId: number, batch = 1_000) {
+  for (const wallet of WALLETS) {
+    let after: { createdAt: number; id: number } | undefined;
+    for (;;) {
+      let query = db
+        .selectFrom("ledger_entries")
+        .selectAll()
+        .where("account_id", "=", accountId)
+        .where("wallet", "=", wallet);
+      if (after) {
+        const { createdAt, id } = after;
+        query = query
+          .where("created_at", ">=", createdAt)
+          .where((eb) => eb.or([eb("created_at", ">", createdAt), eb("id", ">", id)]));
+      }
+      const rows = await query.orderBy("created_at").orderBy("id").limit(batch).execute();
+      yield* rows;
+      if (rows.length < batch) break;
+      const last = rows[rows.length - 1]!;
+      after = { createdAt: Number(last.created_at), id: Number(last.id) };
+    }
+  }
+}
+
 /** The audit figure: the sum of all ledger entries of a wallet, independent of the cached balance. */
 export async function ledgerSum(db: Db, accountId: number, wallet: Wallet): Promise<number> {
   const row = await db

@@ -129,6 +129,25 @@ export async function listMessages(
 }
 
 /**
+ * Every message the filter matches, newest first, read `batch` at a time (an export): as the
+ * list pages, so memory holds one page whatever the count.
+ */
+export async function* eachMessage(
+  db: Db,
+  accountId: number | undefined,
+  filter: MessageFilter,
+  batch = 1_000,
+): AsyncGenerator<MessageRow> {
+  let after: ListPosition | undefined;
+  for (;;) {
+    const page = await listMessages(db, accountId, filter, batch, after);
+    yield* page.rows;
+    if (!page.next) return;
+    after = page.next;
+  }
+}
+
+/**
  * The account's messages newest first, `limit` of them after skipping `offset` (the legacy mis
  * call pages by offset), only those from `sender` when given.
  */

@@ -1,0 +1,104 @@
+// The operator API for an account's money: top-ups, corrections and the ledger, which an export
+// writes whole (CSV or JSON Lines, as the account's own GET /api/v2/credits/export).
+import { Type } from "@fastify/type-provider-typebox";
+import { fromMilli, MAX_CREDITS } from "../../base/core/credits.js";
+import { exportFormatOf, sendExport } from "../../base/http/exports.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import {
+  LEDGER_EXPORT_COLUMNS,
+  ledgerExportRows,
+  recentLedgerEntries,
+  requireAccount,
+} from "../../domain/accounts/index.js";
+import { addCredits, adjustCredits } from "./operations.js";
+
+const Username = Type.Object({ username: Type.String() });
+const ok = (data: unknown) => ({ status: "success", data });
+
+export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "store" | "clock">): void {
+  const deps = { store: ctx.store, clock: ctx.clock };
+  admin.post(
+    "/accounts/:username/credits",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object(
+          {
+            wallet: Type.String(),
+            amount: Type.Number({ exclusiveMinimum: 0, maximum: MAX_CREDITS }),
+            note: Type.Optional(Type.String({ maxLength: 500 })),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      return ok(await addCredits(deps, { username: request.params.username, ...body }));
+    },
+  );
+
+  admin.post(
+    "/accounts/:username/credits/adjust",
+    {
+      schema: {
+        params: Username,
+        body: Type.Object(
+          {
+            wallet: Type.String(),
+            amount: Type.Number({ minimum: -MAX_CREDITS, maximum: MAX_CREDITS }),
+            reason: Type.String({ minLength: 1, maxLength: 500 }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+    },
+    async (request) => ok(await adjustCredits(deps, { username: request.params.username, ...request.body })),
+  );
+
+  admin.get(
+    "/accounts/:username/ledger",
+    {
+      schema: {
+        params: Username,
+        querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+      },
+    },
+    async (request) => {
+      const account = await requireAccount(ctx.store.db, request.params.username);
+      const limit = request.query.limit ?? 100;
+      const rows = await recentLedgerEntries(ctx.store.db, account.id, limit);
+      return ok(
+        rows.map((r) => ({
+          id: r.id,
+          wallet: r.wallet,
+          amount: fromMilli(r.amount),
+          balance_after: fromMilli(r.balance_after),
+          kind: r.kind,
+          ref: r.ref,
+          note: r.note,
+          created_at: new Date(r.created_at).toISOString(),
+        })),
+      );
+    },
+  );
+
+  admin.get(
+    "/accounts/:username/ledger/export",
+    {
+      schema: { params: Username, querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 10 })) }) },
+    },
+    async (request, reply) => {
+      const account = await requireAccount(ctx.store.db, request.params.username);
+      const format = exportFormatOf(request.query.format);
+      return sendExport(
+        reply,
+        format,
+        `${account.username}-ledger`,
+        LEDGER_EXPORT_COLUMNS,
+        ledgerExportRows(ctx.store.scanDb(), account.id),
+      );
+    },
+  );
+}
