@@ -2,11 +2,13 @@
 // the webhook sender, delivery-report and inbound-SMS ingestion and queue housekeeping. Each
 // stops after finishing the work in hand.
 
-import { emailConnectors, startEmailBounces } from "../channels/email/index.js";
+import type { Db } from "../base/store/store.js";
+import { emailConnectors, removeRetiredEmailData, startEmailBounces } from "../channels/email/index.js";
 import { InboundIngester } from "../channels/inbound/index.js";
 import { voiceConnectors } from "../channels/voice/index.js";
 import { startWhatsAppUpkeep } from "../channels/whatsapp/index.js";
 import { CarrierRegistry } from "../delivery/carriers/registry.js";
+import { removePartsOf } from "../delivery/carriers/smpp/index.js";
 import {
   BulkExpander,
   DEFAULT_DISPATCHER_OPTIONS,
@@ -16,7 +18,7 @@ import {
   SimulatorConnector,
   startHousekeeping,
 } from "../delivery/dispatch/index.js";
-import type { DeliveryReport } from "../domain/messages/index.js";
+import { type DeliveryReport, unusedContents } from "../domain/messages/index.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../domain/webhooks/sender.js";
 import type { AppContext } from "./context.js";
 
@@ -28,6 +30,12 @@ export interface Workers {
   /** The configured carriers (SMPP, HTTP aggregators), their router and health. */
   carriers: CarrierRegistry;
   stop: StopFn;
+}
+
+/** What the carriers and email keep of the messages retention removes, removed with them. */
+async function retiredMessageData(trx: Db, messageIds: string[], contentIds: number[]): Promise<void> {
+  await removePartsOf(trx, messageIds);
+  await removeRetiredEmailData(trx, messageIds, await unusedContents(trx, contentIds));
 }
 
 export async function startWorkers(ctx: AppContext): Promise<Workers> {
@@ -62,7 +70,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   dispatcher.start();
   const expander = new BulkExpander(ctx);
   expander.start();
-  const housekeeping = startHousekeeping(ctx, dispatcher, simulator, carriers);
+  const housekeeping = startHousekeeping(ctx, dispatcher, simulator, carriers, 1_000, retiredMessageData);
   const webhooks = new WebhookSender(ctx, {
     ...DEFAULT_SENDER_OPTIONS,
     allowPrivate: ctx.config.allowPrivateWebhooks,

@@ -154,6 +154,13 @@ export const SETTINGS = {
     default: "10",
     parser: wholeNumber(0, 100000),
   },
+  MESSAGE_RETENTION_DAYS: {
+    field: "messageRetentionDays",
+    description:
+      "Messages accepted this many days ago or more whose life is over (delivered, failed, cancelled, read) are removed by housekeeping in small batches, with their parts, email events and contents, and finished webhook deliveries; the ledger and the delivery rollups keep their entries and counts. 0 keeps everything.",
+    default: "0",
+    parser: wholeNumber(0, 36500),
+  },
   MESSAGE_VALIDITY_HOURS: {
     field: "messageValidityHours",
     description:

@@ -42,3 +42,18 @@ export const writeEmailContent: SharedContentWriter = async (trx: Db, send, cont
   }
   return { content_id: row.id };
 };
+
+/**
+ * What email keeps of messages that retention removed: their events and captured mail, and the
+ * contents (with attachments) no message names any more (`unused`, found by messages/).
+ */
+export async function removeRetiredEmailData(trx: Db, messageIds: string[], unused: number[]): Promise<void> {
+  if (messageIds.length > 0) {
+    await trx.deleteFrom("email_events").where("message_id", "in", messageIds).execute();
+    await trx.deleteFrom("email_captured").where("message_id", "in", messageIds).execute();
+  }
+  if (unused.length > 0) {
+    await trx.deleteFrom("email_attachments").where("content_id", "in", unused).execute();
+    await trx.deleteFrom("email_contents").where("id", "in", unused).execute();
+  }
+}

@@ -16,7 +16,8 @@
 //                      content and attachments handed over as SendOrder.shared (data), written by
 //                      content-rows.ts in the same transaction
 //   content-rows.ts    EmailContentDraft, and writeEmailContent: the Acceptor's writer of a send's
-//                      content and attachments (registered by app/)
+//                      content and attachments (registered by app/); what retention removes with
+//                      the messages it retires
 //   addresses.ts       `Name <user@example.com>` or bare addresses, comma-separated lists (RFC 5322
 //                      quoting and groups, via nodemailer's address parser)
 //   domains.ts         sending domains: added pending with a fresh DKIM key (selector `switchboard`),
@@ -66,7 +67,7 @@ import { EmailSimulator } from "./simulator.js";
 import { SmtpConnector } from "./smtp-connector.js";
 import type { EmailTracker } from "./tracking.js";
 
-export { EMAIL_CONTENT, writeEmailContent } from "./content-rows.js";
+export { EMAIL_CONTENT, removeRetiredEmailData, writeEmailContent } from "./content-rows.js";
 export { pendingEmailDomains } from "./domains.js";
 export { emailNotifyTargets } from "./notify-targets.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";

@@ -1,8 +1,8 @@
 // Periodic upkeep of the queue: releases scheduled messages when due, returns to the queue
 // messages an earlier version's worker leased and did not finish (expired lease), re-asks the simulator for reports it lost in a
 // crash, fails messages whose delivery report never came (expiry.ts), and forgets idempotency
-// keys after a day, carrier message parts after a week or a month, and login failures that no
-// longer count. On a PostgreSQL server without autovacuum it also keeps the planner's
+// keys after a day, carrier message parts after a week or a month, login failures that no
+// longer count, and (MESSAGE_RETENTION_DAYS) retired messages and finished webhook deliveries. On a PostgreSQL server without autovacuum it also keeps the planner's
 // statistics of the tables that changed (store/postgres-statistics.ts).
 
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -11,9 +11,12 @@ import { pruneLoginFailures } from "../../domain/auth/index.js";
 import {
   awaitingReport,
   pruneIdempotencyKeys,
+  pruneRetiredMessages,
+  type RetiredMessageData,
   releaseDueScheduled,
   requeueExpiredLeases,
 } from "../../domain/messages/index.js";
+import { pruneFinishedDeliveries } from "../../domain/webhooks/deliveries.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import type { Dispatcher } from "./dispatcher.js";
 import { expireUnreportedMessages } from "./expiry.js";
@@ -30,6 +33,7 @@ export interface CarrierUpkeep {
 }
 
 const NO_CARRIERS: CarrierUpkeep = { reportsDelivery: () => true, pruneParts: async () => 0 };
+const NOTHING_ELSE: RetiredMessageData = async () => undefined;
 
 export interface Housekeeping {
   runOnce(): Promise<void>;
@@ -42,6 +46,10 @@ const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const EXPIRY_EVERY = 10;
 /** Clock time between two prunes of stale login failures. */
 const LOGIN_FAILURES_EVERY_MS = 60_000;
+/** Clock time between two retention rounds, and the rows one removes of each kind (in batches). */
+const RETENTION_EVERY_MS = 60_000;
+const RETENTION_BATCH = 500;
+const RETENTION_BATCHES_PER_ROUND = 20;
 /** Rounds between two looks for tables whose statistics are stale (PostgreSQL without autovacuum). */
 const STATISTICS_EVERY = 5;
 
@@ -51,10 +59,13 @@ export function startHousekeeping(
   simulator: SimulatorConnector | undefined,
   carriers: CarrierUpkeep = NO_CARRIERS,
   intervalMs = 1_000,
+  /** What other folders keep of the messages retention removes (handed in by app/). */
+  retiredData: RetiredMessageData = NOTHING_ELSE,
 ): Housekeeping {
   let running: Promise<void> | undefined;
   let rounds = 0;
   let loginFailuresPrunedAt = Number.NEGATIVE_INFINITY;
+  let retainedAt = Number.NEGATIVE_INFINITY;
   // Asked once: whether this server keeps statistics itself (PostgreSQL with autovacuum on).
   let keepsStatistics: Promise<boolean> | undefined;
 
@@ -82,6 +93,20 @@ export function startHousekeeping(
       await pruneIdempotencyKeys(deps.store.db, now - IDEMPOTENCY_TTL_MS);
       // Carrier message parts: a week after they were sent once their message is reported, else a month.
       await carriers.pruneParts(now);
+    }
+    const retentionDays = deps.config.messageRetentionDays;
+    if (retentionDays > 0 && now - retainedAt >= RETENTION_EVERY_MS) {
+      retainedAt = now;
+      // Small batches, each its own transaction, so sends never wait long behind a prune.
+      const cutoff = now - retentionDays * 86_400_000;
+      let removed = 0;
+      for (let i = 0; i < RETENTION_BATCHES_PER_ROUND; i++) {
+        const messages = await pruneRetiredMessages(deps.store, cutoff, RETENTION_BATCH, retiredData);
+        const deliveries = await pruneFinishedDeliveries(deps.store, cutoff, RETENTION_BATCH);
+        removed += messages;
+        if (messages < RETENTION_BATCH && deliveries < RETENTION_BATCH) break;
+      }
+      if (removed > 0) deps.logger.info({ removed, retention_days: retentionDays }, "removed retired messages");
     }
     // By the clock, not by rounds: what is stale depends on the time the failures were counted at.
     if (now - loginFailuresPrunedAt >= LOGIN_FAILURES_EVERY_MS) {

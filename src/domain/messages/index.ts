@@ -36,7 +36,10 @@
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
 //                      filters; number, channel and status checked on at most 10,000 rows read per page;
 //                      the opaque cursor; the stored forms of a number (recipientForms); pages by
-//                      offset for the legacy mis call
+//                      offset for the legacy mis call; every message a filter matches, a page at a
+//                      time (eachMessage, for exports); any account's message by queue or carrier id
+//   retention.ts       MESSAGE_RETENTION_DAYS: retired messages accepted before the cutoff removed in
+//                      batches with what only they need (the owners' removals, handed in)
 //   stats.ts           traffic per channel today and over 7 days (the account's days), messages per
 //                      minute over the last hours, and a window's messages by status or in all, read
 //                      through (account_id, created_at); the queued backlog per channel and lane
@@ -66,6 +69,7 @@ export * from "./jobs.js";
 export * from "./listing.js";
 export * from "./lookup.js";
 export * from "./report-transitions.js";
+export * from "./retention.js";
 export * from "./rows.js";
 export * from "./send-order.js";
 export * from "./sequence.js";

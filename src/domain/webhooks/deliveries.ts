@@ -11,7 +11,7 @@ import type {
   WebhookDeliveryStatus,
   WebhookEvent,
 } from "../../base/store/schema.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { newWebhookId, queuedDelivery } from "./delivery-rows.js";
 import { inboundWhatsAppPayload } from "./events.js";
 import type { WebhookApiDeps } from "./operations.js";
@@ -276,4 +276,26 @@ export async function redeliverRange(deps: WebhookApiDeps, accountId: number, ra
     // Milliseconds, so that calling again from here skips exactly what this call re-queued.
     next_from: result.next ? new Date(result.next.created_at).toISOString() : null,
   };
+}
+
+/**
+ * MESSAGE_RETENTION_DAYS: up to `batch` finished deliveries (delivered or given up) made before
+ * `cutoff`, with their attempts, the oldest first. Answers how many went.
+ */
+export async function pruneFinishedDeliveries(store: Store, cutoff: number, batch: number): Promise<number> {
+  return store.transaction(async (trx) => {
+    const rows = await trx
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("created_at", "<", cutoff)
+      .where("status", "in", ["delivered", "failed"])
+      .orderBy("id")
+      .limit(batch)
+      .execute();
+    if (rows.length === 0) return 0;
+    const ids = rows.map((row) => row.id);
+    await trx.deleteFrom("webhook_attempts").where("delivery_id", "in", ids).execute();
+    await trx.deleteFrom("webhook_deliveries").where("id", "in", ids).execute();
+    return rows.length;
+  });
 }

@@ -44,4 +44,4 @@ export {
   type SubmitOutcome,
   type SubmitRequest,
 } from "./session.js";
-export { partsOfMessage } from "./stored-parts.js";
+export { partsOfMessage, removePartsOf } from "./stored-parts.js";

@@ -198,3 +198,8 @@ export async function storedPartsOf(
   }
   return byMessage;
 }
+
+/** Removes the parts of messages that retention removed, in its transaction. */
+export async function removePartsOf(trx: Db, messageIds: string[]): Promise<void> {
+  if (messageIds.length > 0) await trx.deleteFrom("message_parts").where("message_id", "in", messageIds).execute();
+}
