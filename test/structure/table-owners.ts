@@ -10,6 +10,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   api_keys: "domain/auth",
   console_sessions: "domain/auth",
   login_failures: "domain/auth",
+  account_views: "domain/auth",
   // accounts/: account holders and their money
   accounts: "domain/accounts",
   wallets: "domain/accounts",

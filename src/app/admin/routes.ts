@@ -14,6 +14,7 @@ import {
   MAX_FLOOD_LIMIT,
   MAX_TEMPLATE_CONTENT,
   MAX_TEMPLATE_NAME,
+  requireAccount,
   searchAccounts,
   updateAccount,
   walletCredits,
@@ -318,6 +319,26 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
       ok(await setSenderIdStatusFor(deps, request.params.id, status)),
     );
   }
+
+  // Operators' read-only views of accounts' consoles, newest first: who looked at which, when.
+  admin.get(
+    "/account-views",
+    {
+      schema: {
+        querystring: Type.Object({
+          account: Type.Optional(Type.String({ maxLength: 64 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        }),
+      },
+    },
+    async (request) => {
+      const { account, limit } = request.query;
+      const accountId = account ? (await requireAccount(ctx.store.db, account)).id : undefined;
+      const views = await ctx.sessions.views(accountId, limit ?? 100);
+      const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+      return ok(views.map((view) => ({ ...view, started_at: iso(view.started_at), ended_at: iso(view.ended_at) })));
+    },
+  );
 
   registerCreditRoutes(admin, ctx);
   registerLoginLockRoutes(admin, ctx);

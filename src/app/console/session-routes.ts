@@ -10,7 +10,7 @@ import { sendJsonError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Authenticator, Sessions } from "../../domain/auth/index.js";
-import { SESSION_COOKIE, type Session, sessionOf, sessionTokenOf } from "../../domain/auth/index.js";
+import { SESSION_COOKIE, type Session, sessionOf, sessionTokenOf, VIEW_COOKIE } from "../../domain/auth/index.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config"> & { authenticator: Authenticator; sessions: Sessions };
@@ -28,6 +28,8 @@ function sessionView(session: Session) {
   return {
     username: session.principal.username,
     role: session.principal.role,
+    // An operator's read-only view of the account: who looks.
+    ...(session.viewer ? { viewer: session.viewer.username, read_only: true } : {}),
     time_zone: session.principal.timeZone,
     csrf_token: session.csrfToken,
     expires_at: new Date(session.expiresAt).toISOString(),
@@ -35,10 +37,16 @@ function sessionView(session: Session) {
   };
 }
 
-function setSessionCookie(request: FastifyRequest, reply: FastifyReply, token: string, maxAgeSeconds: number): void {
+function setSessionCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  maxAgeSeconds: number,
+  name = SESSION_COOKIE,
+): void {
   reply.header(
     "set-cookie",
-    serialize(SESSION_COOKIE, token, {
+    serialize(name, token, {
       httpOnly: true,
       // Strict: the browser sends the cookie on no request another site starts, links included.
       sameSite: "strict",
@@ -60,7 +68,9 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
     const principal = await ctx.authenticator.byPassword(username, password, request.ip);
     if (principal.status !== "active")
       throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
-    const previous = sessionTokenOf(request);
+    // A new sign-in replaces the browser's session, and closes a view it had open.
+    await endView(request);
+    const previous = sessionTokenOf(request, "own");
     if (previous) await ctx.sessions.endToken(previous);
     const { token, session } = await ctx.sessions.start(principal, {
       address: request.ip,
@@ -76,8 +86,48 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
     return { status: "success", data: sessionView(session) };
   });
 
+  // "View as this account": an operator opens an account's console read-only, recorded.
+  scope.post(
+    "/session/view",
+    {
+      schema: {
+        body: Type.Object({ username: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
+        hide: true,
+      },
+    },
+    async (request, reply) => {
+      const own = await sessionOf(request, ctx.sessions, "own");
+      if (!own) throw new GatewayError("unauthorized", "Not signed in.");
+      if (own.principal.role !== "operator") throw new GatewayError("operator_only");
+      await endView(request);
+      const { token, session } = await ctx.sessions.startView(own.principal, request.body.username, {
+        address: request.ip,
+        userAgent: request.headers["user-agent"],
+      });
+      setSessionCookie(request, reply, token, ctx.config.sessionMaxHours * 3600, VIEW_COOKIE);
+      return reply.code(201).send({ status: "success", data: sessionView(session) });
+    },
+  );
+
+  scope.delete("/session/view", { schema: { hide: true } }, async (request, reply) => {
+    const ended = await endView(request);
+    setSessionCookie(request, reply, "", 0, VIEW_COOKIE);
+    return { status: "success", data: { ended } };
+  });
+
+  /** Ends the view the request's view cookie names, if any; true when there was one. */
+  async function endView(request: FastifyRequest): Promise<boolean> {
+    const token = sessionTokenOf(request, "view");
+    const view = token ? await ctx.sessions.find(token) : undefined;
+    if (!view?.viewer) return false;
+    await ctx.sessions.endView(view.id);
+    return true;
+  }
+
   scope.delete("/session", { schema: { hide: true } }, async (request, reply) => {
-    const session = await sessionOf(request, ctx.sessions);
+    // Signing out closes a view the browser had open too.
+    if (await endView(request)) setSessionCookie(request, reply, "", 0, VIEW_COOKIE);
+    const session = await sessionOf(request, ctx.sessions, "own");
     if (!session) throw new GatewayError("unauthorized", "Not signed in.");
     await ctx.sessions.end(session.id);
     setSessionCookie(request, reply, "", 0);

@@ -21,6 +21,11 @@ export const ERROR_CATALOGUE = {
   account_inactive: { http: 403, legacy: -16, message: "The account is not active." },
   forbidden: { http: 403, message: "This operation is not allowed for this account." },
   operator_only: { http: 403, message: "This endpoint needs an operator API key." },
+  read_only_view: {
+    http: 403,
+    message:
+      "This is an operator's read-only view of the account: it changes nothing. Sign in as the account to change it.",
+  },
   csrf_rejected: {
     http: 403,
     message:

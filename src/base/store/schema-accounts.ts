@@ -148,6 +148,20 @@ export interface ConsoleSessionsTable {
   last_seen_at: number;
   /** The latest the session may last, whatever its use. */
   expires_at: number;
+  /** Set on an operator's read-only view of the account: the operator's account. */
+  viewer_account_id: Generated<number | null>;
+}
+
+/** An operator's read-only view of an account's console: who, which account, when, from where. */
+export interface AccountViewsTable {
+  id: Generated<number>;
+  viewer_account_id: number;
+  account_id: number;
+  session_id: number;
+  address: string;
+  user_agent: string | null;
+  started_at: number;
+  ended_at: number | null;
 }
 
 export interface AccountsTables {
@@ -162,4 +176,5 @@ export interface AccountsTables {
   dlt_headers: DltHeadersTable;
   dnd_numbers: DndNumbersTable;
   console_sessions: ConsoleSessionsTable;
+  account_views: AccountViewsTable;
 }

@@ -3,7 +3,7 @@ import { parse as parseCookies } from "cookie";
 import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Authenticator, Principal } from "./authenticator.js";
-import { CSRF_HEADER, SESSION_COOKIE, type Session, type Sessions, sameSecret } from "./sessions.js";
+import { CSRF_HEADER, SESSION_COOKIE, type Session, type Sessions, sameSecret, VIEW_COOKIE } from "./sessions.js";
 
 declare module "fastify" {
   interface FastifyRequest {
@@ -64,10 +64,20 @@ export function extractV2ApiKey(request: FastifyRequest): string | undefined {
   return undefined;
 }
 
-/** The session token of the request's cookie, if it carries one. */
-export function sessionTokenOf(request: FastifyRequest): string | undefined {
+/**
+ * The session token of the request's cookie, if it carries one: an operator's view of an account
+ * (VIEW_COOKIE) while one is open, else the browser's own sign-in; `which` picks one of them.
+ */
+export function sessionTokenOf(
+  request: FastifyRequest,
+  which: "current" | "own" | "view" = "current",
+): string | undefined {
   const header = request.headers.cookie;
-  return header ? parseCookies(header)[SESSION_COOKIE] || undefined : undefined;
+  if (!header) return undefined;
+  const cookies = parseCookies(header);
+  const view = which === "own" ? undefined : cookies[VIEW_COOKIE] || undefined;
+  const own = which === "view" ? undefined : cookies[SESSION_COOKIE] || undefined;
+  return view ?? own;
 }
 
 /**
@@ -77,8 +87,12 @@ export function sessionTokenOf(request: FastifyRequest): string | undefined {
  * site can make the browser send the cookie, but cannot read the token. A GET that changes
  * something is refused with any cookie (`changesState`).
  */
-export async function sessionOf(request: FastifyRequest, sessions: Sessions): Promise<Session | undefined> {
-  const token = sessionTokenOf(request);
+export async function sessionOf(
+  request: FastifyRequest,
+  sessions: Sessions,
+  which: "current" | "own" | "view" = "current",
+): Promise<Session | undefined> {
+  const token = sessionTokenOf(request, which);
   if (!token) return undefined;
   if (SAFE_METHODS.has(request.method) && request.routeOptions.config.changesState) {
     throw new GatewayError(
@@ -93,6 +107,13 @@ export async function sessionOf(request: FastifyRequest, sessions: Sessions): Pr
   if (!SAFE_METHODS.has(request.method)) {
     const given = firstString(request.headers[CSRF_HEADER]);
     if (!given || !sameSecret(given, session.csrfToken)) throw new GatewayError("csrf_rejected");
+    // An operator's view reads; it changes nothing of the account it shows.
+    if (session.viewer) {
+      throw new GatewayError(
+        "read_only_view",
+        `This is ${session.viewer.username}'s read-only view of ${session.principal.username}: it changes nothing. Close the view to act as ${session.viewer.username}.`,
+      );
+    }
   }
   request.session = session;
   return session;

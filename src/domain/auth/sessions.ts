@@ -4,11 +4,15 @@
 // state-changing request made with the cookie must repeat in a header (auth/http.ts).
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { usernameIs } from "../../base/core/usernames.js";
 import type { Store } from "../../base/store/store.js";
 import type { AccountCredentialRows } from "./account-rows.js";
 import type { Principal } from "./authenticator.js";
 
 export const SESSION_COOKIE = "sb_session";
+/** An operator's read-only view of an account: while it is set, it stands for the account. */
+export const VIEW_COOKIE = "sb_view";
 export const CSRF_HEADER = "x-csrf-token";
 
 export interface SessionPolicy {
@@ -26,6 +30,8 @@ export interface Session {
   idleExpiresAt: number;
   /** When it ends whatever happens (epoch ms). */
   expiresAt: number;
+  /** An operator's read-only view of the account: the operator who opened it. */
+  viewer?: { accountId: number; username: string };
 }
 
 /**
@@ -118,6 +124,86 @@ export class Sessions {
   }
 
   /**
+   * An operator's read-only view of `principal`'s account, as a session of that account marked
+   * with the operator, and its record (account_views). Returns the view cookie's token.
+   */
+  async startView(
+    viewer: Principal,
+    username: string,
+    client: { address: string; userAgent: string | undefined },
+  ): Promise<{ token: string; session: Session }> {
+    const db = this.store.db;
+    const account = await db
+      .selectFrom(this.accounts(db).as("a"))
+      .selectAll()
+      .where(usernameIs(username))
+      .executeTakeFirst();
+    if (!account) throw new GatewayError("not_found", `No account named "${username}".`);
+    const principal: Principal = {
+      accountId: account.account_id,
+      username: account.username,
+      role: account.role,
+      status: account.status,
+      timeZone: account.time_zone,
+    };
+    const started = await this.start(principal, client);
+    const now = this.clock.now().getTime();
+    await db
+      .updateTable("console_sessions")
+      .set({ viewer_account_id: viewer.accountId })
+      .where("id", "=", started.session.id)
+      .execute();
+    await db
+      .insertInto("account_views")
+      .values({
+        viewer_account_id: viewer.accountId,
+        account_id: principal.accountId,
+        session_id: started.session.id,
+        address: client.address,
+        user_agent: client.userAgent?.slice(0, 500) ?? null,
+        started_at: now,
+        ended_at: null,
+      })
+      .execute();
+    return {
+      token: started.token,
+      session: { ...started.session, viewer: { accountId: viewer.accountId, username: viewer.username } },
+    };
+  }
+
+  /** Ends a view: its session, and the time on its record. */
+  async endView(sessionId: number): Promise<void> {
+    const now = this.clock.now().getTime();
+    await this.store.db
+      .updateTable("account_views")
+      .set({ ended_at: now })
+      .where("session_id", "=", sessionId)
+      .where("ended_at", "is", null)
+      .execute();
+    await this.end(sessionId);
+  }
+
+  /** The views of an account (or of every account), newest first, with who looked. */
+  async views(accountId: number | undefined, limit: number) {
+    const db = this.store.db;
+    let query = db
+      .selectFrom("account_views as v")
+      .innerJoin(this.accounts(db).as("a"), "a.account_id", "v.account_id")
+      .innerJoin(this.accounts(db).as("o"), "o.account_id", "v.viewer_account_id")
+      .select([
+        "v.id",
+        "a.username as account",
+        "o.username as viewer",
+        "v.address",
+        "v.user_agent",
+        "v.started_at",
+        "v.ended_at",
+      ]);
+    if (accountId !== undefined) query = query.where("v.account_id", "=", accountId);
+    return query.orderBy("v.id", "desc").limit(limit).execute();
+  }
+
+  /**
    * The live session a cookie's token names, or undefined when there is none: never issued,
    * signed out, idle too long, past its end, or its account's password changed since.
    */
@@ -139,6 +225,7 @@ export class Sessions {
         "a.status",
         "a.time_zone",
         "a.password_hash",
+        "console_sessions.viewer_account_id",
       ])
       .where("console_sessions.token_hash", "=", sha256(token))
       .executeTakeFirst();
@@ -148,7 +235,8 @@ export class Sessions {
       this.idleSince(row.last_seen_at, now) ||
       !sameSecret(row.credential_stamp, sha256(row.password_hash));
     if (ended) {
-      await this.store.db.deleteFrom("console_sessions").where("id", "=", row.id).execute();
+      if (row.viewer_account_id !== null) await this.endView(row.id);
+      else await this.store.db.deleteFrom("console_sessions").where("id", "=", row.id).execute();
       return undefined;
     }
     if (now - row.last_seen_at >= this.touchEveryMs) {
@@ -160,8 +248,23 @@ export class Sessions {
         .where("last_seen_at", "<", now)
         .execute();
     }
+    let viewer: Session["viewer"];
+    if (row.viewer_account_id !== null) {
+      const operator = await db
+        .selectFrom(this.accounts(db).as("o"))
+        .select(["o.username", "o.role", "o.status"])
+        .where("o.account_id", "=", row.viewer_account_id)
+        .executeTakeFirst();
+      // A view lasts only while its operator is one.
+      if (!operator || operator.role !== "operator" || operator.status !== "active") {
+        await this.endView(row.id);
+        return undefined;
+      }
+      viewer = { accountId: row.viewer_account_id, username: operator.username };
+    }
     return {
       id: row.id,
+      ...(viewer ? { viewer } : {}),
       principal: {
         accountId: row.account_id,
         username: row.username,

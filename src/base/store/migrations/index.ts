@@ -31,6 +31,7 @@ import { earlyReports } from "./0026_early_reports.js";
 import { loginBudget } from "./0027_login_budget.js";
 import { earlyReportsByAge } from "./0028_early_reports_by_age.js";
 import { messagesByCreated } from "./0029_messages_by_created.js";
+import { accountViews } from "./0030_account_views.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -65,6 +66,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0027_login_budget": loginBudget(engine),
         "0028_early_reports_by_age": earlyReportsByAge(),
         "0029_messages_by_created": messagesByCreated(engine),
+        "0030_account_views": accountViews(engine),
       };
     },
   };
