@@ -256,7 +256,7 @@ export class Sessions {
         .where("o.account_id", "=", row.viewer_account_id)
         .executeTakeFirst();
       // A view lasts only while its operator is one.
-      if (!operator || operator.role !== "operator" || operator.status !== "active") {
+      if (operator?.role !== "operator" || operator.status !== "active") {
         await this.endView(row.id);
         return undefined;
       }
