@@ -5,10 +5,12 @@
 
 import type { FastifyInstance } from "fastify";
 import { sql } from "kysely";
+import { operatorAnswer } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
 import { readConnectorHealth } from "../delivery/carriers/catalog.js";
 import { BACKLOG_CAP, readBacklog } from "./backlog-metrics.js";
 import { databaseNowSql, HEARTBEAT_INTERVAL_MS } from "./heartbeat.js";
+import { SystemView } from "./system-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
 
@@ -35,7 +37,7 @@ async function processes(deps: Deps) {
 }
 
 export function registerSystemRoutes(admin: FastifyInstance, deps: Deps): void {
-  admin.get("/system", async () => {
+  admin.get("/system", { schema: { response: operatorAnswer(SystemView) } }, async () => {
     const now = deps.clock.now().getTime();
     const [backlog, connectors, running] = await Promise.all([
       readBacklog(deps.store, now),

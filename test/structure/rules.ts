@@ -55,3 +55,10 @@ export const ROOM_ARROWS: readonly string[] = [
   "delivery -> base",
   "domain -> base",
 ];
+
+/**
+ * The packages a file shared with the console (console-imports.ts: every `*schemas.ts` and what
+ * web/src/ imports) may import: the schemas' library, and the SMS segment counter the send form
+ * shares with the pricing. Nothing of Node, Fastify, Kysely or the store.
+ */
+export const BROWSER_PACKAGES: readonly string[] = ["typebox", "sms-segments-calculator"];

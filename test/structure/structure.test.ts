@@ -1,20 +1,22 @@
 // Holds the rooms of src/ (test/structure/rules.ts): no import circle between files or between
 // folders, no import from a lower room to a higher one nor from a lower tier of a room to a higher
-// one, no import past a folder's index.ts, the arrows between rooms as ROOM_ARROWS lists them; and
-// no file of src/ or web/src/ over MAX_LINES lines.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+// one, no import past a folder's index.ts, the arrows between rooms as ROOM_ARROWS lists them; the
+// files shared with the console (console-imports.ts) free of server code; and no file of src/ or
+// web/src/ over MAX_LINES lines.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { consoleImports, packagesOf, sharedWithBrowsers, specifiersOf } from "./console-imports.js";
 import { overlongFiles } from "./file-lengths.js";
 import { folderOf, readImportGraph, roomArrows, tierOf, violations } from "./import-graph.js";
-import { ALLOWED, FOLDERS, MAX_LINES, ROOM_ARROWS, ROOMS } from "./rules.js";
+import { ALLOWED, BROWSER_PACKAGES, FOLDERS, MAX_LINES, ROOM_ARROWS, ROOMS } from "./rules.js";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
 describe("the structure of src/", () => {
   const graph = readImportGraph(root);
-  const found = violations(graph, root);
+  const found = violations(graph, root, sharedWithBrowsers(graph, root));
 
   it("reads the imports of every source file", () => {
     expect(graph.size).toBeGreaterThan(100);
@@ -62,6 +64,62 @@ describe("the structure of src/", () => {
 
   it("allows only violations that still occur (fixed ones leave the allow-list)", () => {
     expect(ALLOWED.filter((v) => !found.includes(v))).toEqual([]);
+  });
+});
+
+describe("what the console shares with the server", () => {
+  const graph = readImportGraph(root);
+  const shared = sharedWithBrowsers(graph, root);
+  const imports = consoleImports(root);
+
+  it("tells an `import type` from an import of values", () => {
+    expect(
+      specifiersOf(
+        [
+          'import type { A } from "./a.js";',
+          'import { type B, type C } from "./b.js";',
+          'import { D, type E } from "./d.js";',
+          'import type * as f from "./f.js";',
+          'export { G } from "./g.js";',
+        ].join("\n"),
+      ),
+    ).toEqual([
+      { specifier: "./a.js", typeOnly: true },
+      { specifier: "./b.js", typeOnly: true },
+      { specifier: "./d.js", typeOnly: false },
+      { specifier: "./f.js", typeOnly: true },
+      { specifier: "./g.js", typeOnly: false },
+    ]);
+  });
+
+  it("types the console's answers with the server's schemas (import type)", () => {
+    expect(imports.filter((i) => i.typeOnly).map((i) => i.to)).toContain("src/channels/sms/v2-schemas.ts");
+    expect(imports.filter((i) => i.typeOnly).map((i) => i.to)).toContain("src/app/admin/account-schemas.ts");
+  });
+
+  it("shares with browsers only files that import typebox and each other: no node:, no Fastify, no store", () => {
+    expect(shared.size).toBeGreaterThan(10);
+    const offending = [...shared].flatMap((file) =>
+      packagesOf(readFileSync(path.join(root, file), "utf8"))
+        .filter((name) => !BROWSER_PACKAGES.includes(name))
+        .map((name) => `${file} imports ${name}`),
+    );
+    expect(offending).toEqual([]);
+  });
+
+  it("takes values from src/ only where no schema is reached, so the bundle gets lists and rules, not schemas", () => {
+    const reached = (file: string, seen = new Set<string>()): Set<string> => {
+      if (seen.has(file)) return seen;
+      seen.add(file);
+      for (const next of graph.get(file) ?? []) reached(next, seen);
+      return seen;
+    };
+    const schemaBound = imports
+      .filter((i) => !i.typeOnly)
+      .filter((i) =>
+        [...reached(i.to)].some((file) => packagesOf(readFileSync(path.join(root, file), "utf8")).includes("typebox")),
+      );
+    expect(schemaBound.map((i) => `${i.from} -> ${i.to}`)).toEqual([]);
   });
 });
 

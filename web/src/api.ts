@@ -2,6 +2,8 @@
 // the session cookie (sent by the browser) in place of an API key, and the session's CSRF
 // token on every request that may change something. Every refusal becomes an ApiError that
 // carries the API's code and words, which the pages show as they are.
+import type { Static } from "typebox";
+import type { PageMeta as PageMetaSchema } from "../../src/base/http/answer-schemas.js";
 
 export class ApiError extends Error {
   constructor(
@@ -147,12 +149,8 @@ export async function data<T>(path: string, options: RequestOptions = {}): Promi
   return answer.data;
 }
 
-export interface PageMeta {
-  page: number;
-  per_page: number;
-  total: number;
-  last_page: number;
-}
+/** A page's place in its list: the server's PageMeta schema. */
+export type PageMeta = Static<typeof PageMetaSchema>;
 
 export interface Paged<T> {
   data: T[];

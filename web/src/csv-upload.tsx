@@ -37,8 +37,8 @@ export function UploadReport({ report }: { report: ContactUpload }) {
               </thead>
               <tbody>
                 {invalid.rows.map((entry) => (
-                  <tr key={`${entry.line ?? entry.index}-${entry.value}`}>
-                    <td>{entry.line ?? (entry.index ?? 0) + 1}</td>
+                  <tr key={`${"line" in entry ? entry.line : entry.index}-${entry.value}`}>
+                    <td>{"line" in entry ? entry.line : entry.index + 1}</td>
                     <td>
                       <code>{entry.value}</code>
                     </td>

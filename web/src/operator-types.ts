@@ -1,120 +1,28 @@
-// The shapes of the operator API's answers the console reads (docs/api.md, "Operator API").
-import type { PageMeta } from "./api.js";
-import type { CreditEntry } from "./types.js";
+// The shapes of the operator API's answers the console reads (docs/api.md, "Operator API"), taken
+// from the server's answer schemas, as types.ts does for v2: `import type` only, and lists of
+// words from files of src/ that import nothing.
+import type { Static } from "typebox";
+import type * as admin from "../../src/app/admin/account-schemas.js";
+import type * as system from "../../src/app/system-schemas.js";
+import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
 
-export const ROUTE_CODES = ["T", "P", "PS", "I"] as const;
-export const ACCOUNT_WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
+export { APPROVAL_KINDS, type ApprovalKind } from "../../src/app/admin/approval-kinds.js";
+export { WALLETS as ACCOUNT_WALLETS } from "../../src/base/core/wallets.js";
+export { ACCOUNT_ROUTES as ROUTE_CODES } from "../../src/domain/accounts/account-fields.js";
 
-export interface OperatorAccount {
-  id: number;
-  username: string;
-  role: "customer" | "operator";
-  status: "active" | "inactive" | "blocked";
-  time_zone: string;
-  flood_limit: number;
-  get_api_enabled: boolean;
-  international_enabled: boolean;
-  dlt_scrubbing: boolean;
-  promo_sender_enabled: boolean;
-  routes: string[];
-  default_dlt_entity_id: string | null;
-  locked_until: string | null;
-  created_at: string;
-  balances: Record<string, number>;
-}
+export type OperatorAccount = Static<typeof admin.OperatorAccount>;
+export type OperatorAccountDetail = Static<typeof admin.OperatorAccountDetail>;
+export type OnboardedAccount = Static<typeof admin.OnboardedAccount>;
+export type MissingRegistration = Static<typeof admin.MissingRegistration>;
+export type CreditTopUp = Static<typeof admin.CreditTopUp>;
+/** A ledger entry as the operator sees it: the account's view, and what it is for (`ref`). */
+export type LedgerEntry = Static<typeof admin.OperatorLedgerEntry>;
+export type ApprovalItem = Static<typeof admin.ApprovalItem>;
+export type ApprovalQueue = Static<typeof admin.ApprovalQueue>;
 
-export interface MissingRegistration {
-  what: string;
-  message: string;
-  command: string;
-  api: string;
-}
+export type WorkerHealth = Static<typeof carriers.WorkerHealth>;
+export type ConnectorHealth = Static<typeof carriers.ConnectorHealth>;
+export type Carrier = Static<typeof carriers.CarrierWithHealth>;
+export type CarrierRoute = Static<typeof carriers.CarrierRoute>;
 
-export interface OperatorAccountDetail extends OperatorAccount {
-  registrations: {
-    sender_ids: { id: number; sender_id: string; status: string }[];
-    dlt_headers: string[];
-    dlt_entities: string[];
-    dlt_entity_of_sends: string | null;
-    templates: { approved: number; pending: number };
-  };
-  ready: boolean;
-  missing: MissingRegistration[];
-}
-
-/** A ledger entry as the operator sees it: the account's view, and what it is for. */
-export interface LedgerEntry extends CreditEntry {
-  ref: string | null;
-}
-
-export const APPROVAL_KINDS = [
-  "sender_id",
-  "template",
-  "keyword",
-  "dlt_entity",
-  "dlt_header",
-  "email_domain",
-  "voice_caller_id",
-] as const;
-export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
-
-export interface ApprovalItem {
-  kind: ApprovalKind;
-  id: number;
-  account: string;
-  value: string;
-  detail: string | null;
-  created_at: string;
-}
-
-export interface ApprovalQueue {
-  data: ApprovalItem[];
-  waiting: Record<ApprovalKind, number>;
-  meta: PageMeta;
-}
-
-export interface WorkerHealth {
-  worker: string;
-  type?: string;
-  state: string;
-  reason?: string | null;
-  sessions?: { total: number; bound: number; outstanding: number; queued: number } | null;
-  results?: { ok: number; retryable: number; failed: number; deferred: number };
-  last_error?: { code: string; message: string; at: string } | null;
-  retry_at?: string | null;
-  updated_at: string;
-}
-
-export interface ConnectorHealth {
-  connector: string;
-  state: "up" | "degraded" | "down" | "unknown";
-  workers: WorkerHealth[];
-}
-
-export interface Carrier {
-  name: string;
-  type: string;
-  enabled: boolean;
-  source: string;
-  definition: Record<string, unknown>;
-  created_at: string;
-  updated_at: string;
-  health: { state: ConnectorHealth["state"]; workers: WorkerHealth[] };
-}
-
-export interface CarrierRoute {
-  id: number;
-  route: string;
-  prefix: string;
-  connectors: { name: string; weight: number }[];
-}
-
-export interface SystemView {
-  at: string;
-  counted_up_to: number;
-  /** `held`: of `queued`, those waiting because no connector of their route is up. */
-  queues: { channel: string; lane: number; queued: number; held: number }[];
-  webhooks: { pending: number; overdue_seconds: number };
-  connectors: ConnectorHealth[];
-  processes: { role: string; host: string; pid: number; version: string; started_at: string; last_beat_at: string }[];
-}
+export type SystemView = Static<typeof system.SystemView>;

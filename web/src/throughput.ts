@@ -21,7 +21,6 @@ export function connectorRate(
   let known = false;
   const total = { ok: 0, failed: 0 };
   for (const worker of workers) {
-    if (!worker.results) continue;
     const key = `${connector}|${worker.worker}`;
     const at = Date.parse(worker.updated_at);
     const ok = worker.results.ok;

@@ -213,10 +213,15 @@ describe("the approval queue's calls", () => {
 
 describe("connector throughput", () => {
   const worker = (at: number, ok: number, failed = 0): WorkerHealth => ({
-    worker: "w1",
+    type: "smpp",
     state: "up",
-    updated_at: new Date(at).toISOString(),
+    reason: null,
+    sessions: null,
     results: { ok, retryable: 0, failed, deferred: 0 },
+    last_error: null,
+    retry_at: null,
+    worker: "w1",
+    updated_at: new Date(at).toISOString(),
   });
 
   it("is the change between two writes of a worker over the time between them", () => {

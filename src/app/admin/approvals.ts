@@ -16,17 +16,7 @@ import {
   pendingTemplates,
   requesterName,
 } from "../../domain/accounts/index.js";
-
-export const APPROVAL_KINDS = [
-  "sender_id",
-  "template",
-  "keyword",
-  "dlt_entity",
-  "dlt_header",
-  "email_domain",
-  "voice_caller_id",
-] as const;
-export type ApprovalKind = (typeof APPROVAL_KINDS)[number];
+import { APPROVAL_KINDS, type ApprovalKind } from "./approval-kinds.js";
 
 /** Per kind, its owner's select of the pending rows. */
 const PENDING: Record<ApprovalKind, (db: Db) => PendingRequests> = {

@@ -2,8 +2,8 @@
 // writes whole (CSV or JSON Lines, as the account's own GET /api/v2/credits/export).
 import { Type } from "@fastify/type-provider-typebox";
 import { fromMilli, MAX_CREDITS } from "../../base/core/credits.js";
-import { exportFormatOf, sendExport } from "../../base/http/exports.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   LEDGER_EXPORT_COLUMNS,
@@ -11,6 +11,8 @@ import {
   recentLedgerEntries,
   requireAccount,
 } from "../../domain/accounts/index.js";
+import { CreditTopUp, OperatorLedgerEntry } from "./account-schemas.js";
+import { CreditAdjustment } from "./desk-schemas.js";
 import { addCredits, adjustCredits } from "./operations.js";
 
 const Username = Type.Object({ username: Type.String() });
@@ -31,6 +33,7 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
           },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(CreditTopUp),
       },
     },
     async (request) => {
@@ -52,6 +55,7 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
           },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(CreditAdjustment),
       },
     },
     async (request) => ok(await adjustCredits(deps, { username: request.params.username, ...request.body })),
@@ -63,6 +67,7 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
       schema: {
         params: Username,
         querystring: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+        response: operatorAnswer(Type.Array(OperatorLedgerEntry)),
       },
     },
     async (request) => {
@@ -87,7 +92,11 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
   admin.get(
     "/accounts/:username/ledger/export",
     {
-      schema: { params: Username, querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 10 })) }) },
+      schema: {
+        params: Username,
+        querystring: Type.Object({ format: Type.Optional(Type.String({ maxLength: 10 })) }),
+        response: { 200: exportAnswer("CSV or JSON Lines: the account's ledger, oldest first.") },
+      },
     },
     async (request, reply) => {
       const account = await requireAccount(ctx.store.db, request.params.username);

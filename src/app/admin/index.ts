@@ -8,17 +8,23 @@
 //   readiness.ts       readinessOf: an account's registrations, and each one it lacks to send SMS with
 //                      the command and call that add it (the gaps follow sms/policy.ts's refusals)
 //   routes.ts          the operator API under /admin/api (operator key): its hooks and admin/'s own
-//                      routes (accounts with search and pages, keys, credits, sender IDs, approvals); app/server.ts adds each family's operator routes to the same scope
+//                      routes (accounts with search and pages, credits, sender IDs, approvals); app/server.ts adds each family's operator routes to the same scope
+//   key-routes.ts      an account's API keys: list, make one, its rate limit, revoke
 //   approvals.ts       pendingApprovals: the one approval queue (sender IDs, templates, keywords, DLT
 //                      entities and headers, email domains, caller numbers) across accounts, oldest first:
 //                      one union of the pending rows each owner's folder selects
+//   approval-kinds.ts  APPROVAL_KINDS, what the queue holds (no imports: the console's too)
+//   account-schemas.ts the answers of routes.ts and login-lock-routes.ts as schemas (typebox only: the
+//                      console types its operator pages with them)
 //   login-lock-routes.ts  GET /admin/api/login-locks, DELETE /admin/api/accounts/{username}/login-locks
 //   message-routes.ts  GET /admin/api/messages (every account's, the v2 list's filters and the
 //                      operator's: account, connector, error_code, route), /messages/export and
 //                      /messages/{id}
 //   credit-routes.ts   an account's top-ups, corrections (adjust), ledger and its export
+//   desk-schemas.ts    the answers of message-routes.ts and credits adjust as schemas
 //   sms-rule-routes.ts the operator API for templates, DLT registrations and the DND registry (a text/csv
 //                      body is handed through as a stream)
+//   sms-rule-schemas.ts  their answers as schemas
 export {
   operatorExportRows,
   operatorMessageDetail,

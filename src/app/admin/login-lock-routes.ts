@@ -2,9 +2,10 @@
 // locked out of password logins, and clearing them before they expire.
 
 import { Type } from "@fastify/type-provider-typebox";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { clearLoginLocks, listLoginLocks } from "../../domain/auth/index.js";
+import { LoginLock, LoginLocksCleared } from "./account-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -12,7 +13,12 @@ type Deps = Pick<Runtime, "store" | "clock">;
 export function registerLoginLockRoutes(admin: TypedRoutes, ctx: Deps): void {
   admin.get(
     "/login-locks",
-    { schema: { summary: "Login locks in force: accounts and source addresses" } },
+    {
+      schema: {
+        summary: "Login locks in force: accounts and source addresses",
+        response: operatorAnswer(Type.Array(LoginLock)),
+      },
+    },
     async () => ({
       status: "success",
       data: await listLoginLocks(ctx.store.db, ctx.clock.now().getTime()),
@@ -29,6 +35,7 @@ export function registerLoginLockRoutes(admin: TypedRoutes, ctx: Deps): void {
           { address: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(LoginLocksCleared),
       },
     },
     async (request) => {

@@ -9,9 +9,9 @@
 //                                  what the account's own GET /api/v2/messages/{id} answers
 import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../../base/core/errors.js";
-import { exportFormatOf, sendExport } from "../../base/http/exports.js";
+import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
 import { cursorLimit } from "../../base/http/query-params.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, Store } from "../../base/store/store.js";
 import {
@@ -35,6 +35,7 @@ import {
   listMessages,
   type MessagePartsReader,
 } from "../../domain/messages/index.js";
+import { OperatorMessageDetail, OperatorMessagePage } from "./desk-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store"> & { messageParts: MessagePartsReader };
@@ -100,7 +101,7 @@ export async function operatorMessagePage(
   );
   return {
     status: "success" as const,
-    data: page.rows.map((row) => ({ ...deliveryReport(row), account: names.get(row.account_id) ?? null })),
+    data: page.rows.map((row) => ({ account: names.get(row.account_id) ?? null, ...deliveryReport(row) })),
     meta: { limit, next_cursor: page.next ? encodeCursor(page.next) : null },
   };
 }
@@ -115,17 +116,35 @@ export async function operatorMessageDetail(db: Db, id: string, messageParts: Me
 
 export function registerAdminMessageRoutes(admin: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
-  admin.get("/messages", { schema: { querystring: AdminListQuery } }, async (request) =>
-    operatorMessagePage(db, request.query, request.principal!.timeZone),
+  admin.get(
+    "/messages",
+    { schema: { querystring: AdminListQuery, response: { "2xx": OperatorMessagePage } } },
+    async (request) => operatorMessagePage(db, request.query, request.principal!.timeZone),
   );
-  admin.get("/messages/export", { schema: { querystring: AdminExportQuery } }, async (request, reply) => {
-    const format = exportFormatOf(request.query.format);
-    const rows = operatorExportRows(ctx.store, request.query, request.principal!.timeZone);
-    return sendExport(reply, format, "messages", ["account", ...MESSAGE_EXPORT_COLUMNS], rows);
-  });
+  admin.get(
+    "/messages/export",
+    {
+      schema: {
+        querystring: AdminExportQuery,
+        response: {
+          200: exportAnswer("CSV or JSON Lines: every account's messages the filters match, each with its account."),
+        },
+      },
+    },
+    async (request, reply) => {
+      const format = exportFormatOf(request.query.format);
+      const rows = operatorExportRows(ctx.store, request.query, request.principal!.timeZone);
+      return sendExport(reply, format, "messages", ["account", ...MESSAGE_EXPORT_COLUMNS], rows);
+    },
+  );
   admin.get(
     "/messages/:id",
-    { schema: { params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }) } },
+    {
+      schema: {
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) }),
+        response: operatorAnswer(OperatorMessageDetail),
+      },
+    },
     async (request) => ({
       status: "success",
       data: await operatorMessageDetail(db, request.params.id, ctx.messageParts),

@@ -5,7 +5,7 @@ import { MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
 import { IdParams, PageNumber, pageMeta, refuseUnknownQuery } from "../../base/http/query-params.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import {
@@ -20,22 +20,24 @@ import {
   walletCredits,
 } from "../../domain/accounts/index.js";
 import type { CallerChecks } from "../../domain/auth/index.js";
-import { apiKeyRevoked, authenticateCaller, setApiKeyRateLimit } from "../../domain/auth/index.js";
-import { APPROVAL_KINDS, pendingApprovals } from "./approvals.js";
+import { authenticateCaller } from "../../domain/auth/index.js";
+import {
+  AccountView,
+  AddedSenderId,
+  ApprovalQueue,
+  DecidedSenderId,
+  OnboardedAccount,
+  OperatorAccount,
+  OperatorAccountDetail,
+  OperatorSenderId,
+} from "./account-schemas.js";
+import { APPROVAL_KINDS } from "./approval-kinds.js";
+import { pendingApprovals } from "./approvals.js";
 import { registerCreditRoutes } from "./credit-routes.js";
+import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
-import {
-  accountDetail,
-  addSenderIdFor,
-  createKeyFor,
-  keysOf,
-  MAX_RATE_LIMIT,
-  parseRateLimit,
-  revokeKey,
-  senderIdsOf,
-  setSenderIdStatusFor,
-} from "./operations.js";
+import { accountDetail, addSenderIdFor, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
 /** What this file takes from the gateway. */
@@ -46,11 +48,20 @@ const Credits = Type.Object(
   Object.fromEntries(WALLETS.map((w) => [w, Type.Optional(Type.Number({ minimum: 0, maximum: MAX_CREDITS }))])),
   { additionalProperties: false },
 );
-const RateLimit = Type.Integer({ minimum: 0, maximum: MAX_RATE_LIMIT });
 
 export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promise<void> {
   const deps = { store: ctx.store, clock: ctx.clock };
   admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
+  // Every operator answer is written by its schema, the one the console types its pages with; every
+  // family's operator routes are added to this scope after this hook.
+  admin.addHook("onRoute", (route) => {
+    if (route.method === "HEAD") return;
+    if (!Object.keys(route.schema?.response ?? {}).some((status) => status.startsWith("2"))) {
+      throw new Error(
+        `${String(route.method)} ${route.url}: an operator route needs a schema.response for its success answer (operatorAnswer, from a *-schemas.ts file).`,
+      );
+    }
+  });
   admin.addHook("preValidation", async (request) => {
     const principal = await authenticateCaller(
       request,
@@ -74,6 +85,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           page: Type.Optional(PageNumber()),
           per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
+        response: operatorPage(OperatorAccount),
       },
     },
     async (request) => {
@@ -96,6 +108,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           page: Type.Optional(PageNumber()),
           per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
+        response: { "2xx": ApprovalQueue },
       },
     },
     async (request) => {
@@ -139,6 +152,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(OnboardedAccount),
       },
     },
     async (request, reply) => {
@@ -170,8 +184,10 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     },
   );
 
-  admin.get("/accounts/:username", { schema: { params: Username } }, async (request) =>
-    ok(await accountDetail(deps, request.params.username)),
+  admin.get(
+    "/accounts/:username",
+    { schema: { params: Username, response: operatorAnswer(OperatorAccountDetail) } },
+    async (request) => ok(await accountDetail(deps, request.params.username)),
   );
 
   admin.patch(
@@ -203,6 +219,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(OperatorAccountDetail),
       },
     },
     async (request) => {
@@ -232,62 +249,10 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     },
   );
 
-  admin.get("/accounts/:username/keys", { schema: { params: Username } }, async (request) =>
-    ok(await keysOf(deps, request.params.username)),
-  );
-
-  admin.post(
-    "/accounts/:username/keys",
-    {
-      // Every field has a default, so a POST without a body is a valid request for a key.
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
-      schema: {
-        params: Username,
-        body: Type.Object(
-          {
-            name: Type.Optional(Type.String({ maxLength: 100 })),
-            rate_limit: Type.Optional(RateLimit),
-          },
-          { additionalProperties: false },
-        ),
-      },
-    },
-    async (request, reply) => {
-      const body = request.body;
-      const key = await createKeyFor(deps, request.params.username, {
-        ...(body.name ? { name: body.name } : {}),
-        ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
-      });
-      return reply.code(201).send(ok(key));
-    },
-  );
-
-  admin.delete("/keys/:id", { schema: { params: IdParams } }, async (request) =>
-    ok(await revokeKey(deps, request.params.id)),
-  );
-
-  admin.patch(
-    "/keys/:id",
-    {
-      schema: {
-        params: IdParams,
-        body: Type.Object({ rate_limit: RateLimit }, { additionalProperties: false }),
-      },
-    },
-    async (request) => {
-      const { id } = request.params;
-      const rateLimit = parseRateLimit(request.body.rate_limit);
-      const keyHash = await setApiKeyRateLimit(ctx.store.db, id, rateLimit);
-      if (!keyHash) throw new GatewayError("not_found", `No API key with id ${id}.`);
-      await apiKeyRevoked(ctx.store, keyHash);
-      return ok({ id, rate_limit: rateLimit });
-    },
-  );
-
-  admin.get("/accounts/:username/sender-ids", { schema: { params: Username } }, async (request) =>
-    ok(await senderIdsOf(deps, request.params.username)),
+  admin.get(
+    "/accounts/:username/sender-ids",
+    { schema: { params: Username, response: operatorAnswer(Type.Array(OperatorSenderId)) } },
+    async (request) => ok(await senderIdsOf(deps, request.params.username)),
   );
 
   admin.post(
@@ -299,6 +264,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           { sender: Type.String(), approve: Type.Optional(Type.Boolean()) },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(AddedSenderId),
       },
     },
     async (request, reply) => {
@@ -315,8 +281,10 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/sender-ids/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
-      ok(await setSenderIdStatusFor(deps, request.params.id, status)),
+    admin.post(
+      `/sender-ids/:id/${action}`,
+      { schema: { params: IdParams, response: operatorAnswer(DecidedSenderId) } },
+      async (request) => ok(await setSenderIdStatusFor(deps, request.params.id, status)),
     );
   }
 
@@ -329,6 +297,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           account: Type.Optional(Type.String({ maxLength: 64 })),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
+        response: operatorAnswer(Type.Array(AccountView)),
       },
     },
     async (request) => {
@@ -341,6 +310,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   );
 
   registerCreditRoutes(admin, ctx);
+  registerKeyRoutes(admin, ctx);
   registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
 }

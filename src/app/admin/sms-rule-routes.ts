@@ -1,10 +1,10 @@
 // Operator API for the SMS rule set: content templates, DLT entity IDs and headers, and the
 // DND registry. Thin adapters over admin/operations.ts, which the CLI uses too.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { type TSchema, Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   addDltFor,
@@ -21,6 +21,21 @@ import {
   setDltStatusFor,
   setTemplateStatusFor,
 } from "./operations.js";
+import {
+  AddedDltEntity,
+  AddedDltHeader,
+  AddedTemplate,
+  DndAdded,
+  DndCount,
+  DndImport,
+  DndRemoved,
+  DndStatus,
+  OperatorDltEntity,
+  OperatorDltHeader,
+  OperatorTemplate,
+  RemovedDltEntity,
+  RemovedDltHeader,
+} from "./sms-rule-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -64,6 +79,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
           },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(AddedTemplate),
       },
     },
     async (request, reply) => {
@@ -92,6 +108,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
           page: Type.Optional(PageNumber()),
           per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
+        response: operatorPage(OperatorTemplate),
       },
     },
     async (request) => {
@@ -109,47 +126,62 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/templates/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
-      ok(await setTemplateStatusFor(deps, request.params.id, status)),
+    admin.post(
+      `/templates/:id/${action}`,
+      { schema: { params: IdParams, response: operatorAnswer(AddedTemplate) } },
+      async (request) => ok(await setTemplateStatusFor(deps, request.params.id, status)),
     );
   }
 
-  for (const [path, kind, field] of [
-    ["entities", "entity", "entity_id"],
-    ["headers", "header", "header"],
-  ] as const satisfies readonly (readonly [string, DltKind, string])[]) {
+  for (const [path, kind, field, Listed, Added, Removed] of [
+    ["entities", "entity", "entity_id", OperatorDltEntity, AddedDltEntity, RemovedDltEntity],
+    ["headers", "header", "header", OperatorDltHeader, AddedDltHeader, RemovedDltHeader],
+  ] as const satisfies readonly (readonly [string, DltKind, string, TSchema, TSchema, TSchema])[]) {
     const Body = Type.Object({ [field]: Type.String({ maxLength: 64 }) }, { additionalProperties: false });
     const registered = (body: unknown) => (body as Record<string, string>)[field] ?? "";
 
-    admin.get(`/accounts/:username/dlt/${path}`, { schema: { params: Username } }, async (request) => {
-      const registrations = await dltRegistrationsOf(deps, request.params.username);
-      return ok(kind === "entity" ? registrations.entities : registrations.headers);
-    });
+    admin.get(
+      `/accounts/:username/dlt/${path}`,
+      { schema: { params: Username, response: operatorAnswer(Type.Array(Listed)) } },
+      async (request) => {
+        const registrations = await dltRegistrationsOf(deps, request.params.username);
+        return ok(kind === "entity" ? registrations.entities : registrations.headers);
+      },
+    );
     admin.post(
       `/accounts/:username/dlt/${path}`,
-      { schema: { params: Username, body: Body } },
+      { schema: { params: Username, body: Body, response: operatorAnswer(Added) } },
       async (request, reply) => {
         const added = await addDltFor(deps, request.params.username, kind, registered(request.body));
         return reply.code(201).send(ok(added));
       },
     );
-    admin.delete(`/accounts/:username/dlt/${path}`, { schema: { params: Username, body: Body } }, async (request) =>
-      ok(await removeDltFor(deps, request.params.username, kind, registered(request.body))),
+    admin.delete(
+      `/accounts/:username/dlt/${path}`,
+      { schema: { params: Username, body: Body, response: operatorAnswer(Removed) } },
+      async (request) => ok(await removeDltFor(deps, request.params.username, kind, registered(request.body))),
     );
     // An account's request (POST /api/v2/dlt/…), decided by its id.
     for (const [action, status] of [
       ["approve", "approved"],
       ["reject", "rejected"],
     ] as const) {
-      admin.post(`/dlt/${path}/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
-        ok(await setDltStatusFor(deps, kind, request.params.id, status)),
+      admin.post(
+        `/dlt/${path}/:id/${action}`,
+        { schema: { params: IdParams, response: operatorAnswer(Listed) } },
+        async (request) => ok(await setDltStatusFor(deps, kind, request.params.id, status)),
       );
     }
   }
 
   admin.post(
     "/dnd/import",
-    { schema: { querystring: Type.Object({ replace: Type.Optional(Type.Boolean()) }) } },
+    {
+      schema: {
+        querystring: Type.Object({ replace: Type.Optional(Type.Boolean()) }),
+        response: operatorAnswer(DndImport),
+      },
+    },
     async (request) => {
       const body = request.body;
       if (!isStream(body) && typeof body !== "string") {
@@ -173,19 +205,24 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
     },
   );
 
-  admin.get("/dnd", async () => ok(await dndSummary(deps)));
+  admin.get("/dnd", { schema: { response: operatorAnswer(DndCount) } }, async () => ok(await dndSummary(deps)));
 
   admin.get(
     "/dnd/:number",
-    { schema: { params: Type.Object({ number: Type.String({ maxLength: 32 }) }) } },
+    {
+      schema: {
+        params: Type.Object({ number: Type.String({ maxLength: 32 }) }),
+        response: operatorAnswer(DndStatus),
+      },
+    },
     async (request) => ok(await dndStatusOf(deps, request.params.number)),
   );
 
-  admin.post("/dnd", { schema: { body: Numbers } }, async (request) =>
+  admin.post("/dnd", { schema: { body: Numbers, response: operatorAnswer(DndAdded) } }, async (request) =>
     ok(await addDndNumbers(deps, request.body.numbers)),
   );
 
-  admin.delete("/dnd", { schema: { body: Numbers } }, async (request) =>
+  admin.delete("/dnd", { schema: { body: Numbers, response: operatorAnswer(DndRemoved) } }, async (request) =>
     ok(await removeDndNumbers(deps, request.body.numbers)),
   );
 }

@@ -31,6 +31,7 @@ interface ListOptions {
 interface ExportOptions extends Omit<ListOptions, "limit" | "cursor" | "json"> {
   format: string;
   output?: string;
+  json?: boolean;
 }
 
 export function addMessageCommands(program: Command): void {
@@ -99,6 +100,7 @@ export function addMessageCommands(program: Command): void {
     .command("export")
     .description("every message the filters match, newest first, as CSV or JSON Lines (streamed)")
     .option("--format <format>", "csv (a header row; formula-safe text) or jsonl", "csv")
+    .option("--json", "JSON Lines, one message per line (the same as --format jsonl)")
     .option("--output <file>", "write to this file instead of standard output")
     .option("--account <username>", "one account's messages")
     .option("--channel <list>", "sms, voice, email, whatsapp (comma-separated)")
@@ -114,7 +116,7 @@ export function addMessageCommands(program: Command): void {
     .option("--route <list>", "T, P, PS, I, V, whatsapp or email (comma-separated)")
     .action((opts: ExportOptions) =>
       withStore(async (store) => {
-        const format = exportFormatOf(opts.format);
+        const format = opts.json ? "jsonl" : exportFormatOf(opts.format);
         const rows = operatorExportRows(
           store,
           {

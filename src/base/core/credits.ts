@@ -1,9 +1,9 @@
 // Credits are stored as integer milli-credits so fractional route prices never round.
 // The APIs show credits as numbers (1.5); storage and the ledger only see integers (1500).
 import { GatewayError } from "./errors.js";
+import { WALLETS, type Wallet } from "./wallets.js";
 
-export const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
-export type Wallet = (typeof WALLETS)[number];
+export { WALLETS, type Wallet };
 
 export const MILLI = 1000;
 

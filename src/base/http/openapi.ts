@@ -5,11 +5,12 @@
 import { isDeepStrictEqual } from "node:util";
 import swagger from "@fastify/swagger";
 import type { FastifyInstance, RouteOptions } from "fastify";
-import { errorResponses } from "./v2-answers.js";
+import { DOCUMENTED_REQUIRED } from "./answer-schemas.js";
+import { errorResponses } from "./error-answers.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
-    /** Error statuses a v2 route answers besides those of every call (see v2-answers.ts). */
+    /** Error statuses a v2 route answers besides those of every call (see error-answers.ts). */
     errors?: readonly number[];
   }
 }
@@ -17,17 +18,6 @@ declare module "fastify" {
 type Schema = Record<string, unknown>;
 
 const COMPONENTS = "#/components/schemas/";
-/**
- * Fields the OpenAPI document lists as required although the route's schema lets them be absent:
- * the send fields, whose absence the SMS rules answer with a code of their own (`missing_sender_id`,
- * -4) rather than the schema's 400 `invalid_request`.
- */
-const DOCUMENTED_REQUIRED = "x-documented-required";
-
-export function requiredInDocument<T extends object>(schema: T, names: readonly string[]): T {
-  return { ...schema, [DOCUMENTED_REQUIRED]: names };
-}
-
 export async function registerOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
     openapi: {

@@ -11,6 +11,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from "fastify";
+import { pageAnswer, resourceAnswer } from "./answer-schemas.js";
 
 /** The request's parts typed from their schemas; answers as Fastify types them by default. */
 export interface SchemaTypedRequests extends FastifyTypeProvider {
@@ -25,3 +26,10 @@ export type TypedRoutes = FastifyInstance<
   FastifyBaseLogger,
   SchemaTypedRequests
 >;
+
+/**
+ * The response schemas of an operator route (/admin/api), whatever 2xx status it answers with:
+ * `{ status: "success", data }`, or a page of `item`s with `meta`.
+ */
+export const operatorAnswer = (data: TSchema) => ({ "2xx": resourceAnswer(data) });
+export const operatorPage = (item: TSchema) => ({ "2xx": pageAnswer(item) });

@@ -5,10 +5,11 @@
 import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { isoUtc } from "../../base/core/clock.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { resourceAnswer } from "../../base/http/v2-answers.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { APPROVAL_STATUSES, requireAccount } from "../../domain/accounts/index.js";
+import { OperatorEmailDomain } from "./admin-schemas.js";
 import {
   addEmailDomain,
   describeEmailDomain,
@@ -94,7 +95,14 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
 
   admin.get(
     "/accounts/:username/email/domains",
-    { schema: { summary: "An account's sending domains", tags: ["operator"], params: Type.Object(Username) } },
+    {
+      schema: {
+        summary: "An account's sending domains",
+        tags: ["operator"],
+        params: Type.Object(Username),
+        response: operatorAnswer(Type.Array(OperatorEmailDomain)),
+      },
+    },
     async (request) =>
       ok(
         (await listEmailDomains(db, await account(request.params.username))).map((r) =>
@@ -114,6 +122,7 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
           { domain: Type.String({ minLength: 3, maxLength: 253 }), approve: Type.Optional(Type.Boolean()) },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(OperatorEmailDomain),
       },
     },
     async (request, reply) => {
@@ -136,6 +145,7 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
           { status: Type.Union(APPROVAL_STATUSES.map((s) => Type.Literal(s))) },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(OperatorEmailDomain),
       },
     },
     async (request) => {

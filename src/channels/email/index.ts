@@ -52,6 +52,7 @@
 //   domain-routes.ts   v2 /email/domains; operator /accounts/{username}/email/domains
 //   template-routes.ts v2 /email/templates, /email/templates/{id}
 //   v2-schemas.ts      the v2 answers' schemas (EmailDomain, EmailTemplate, EmailSendStatus)
+//   admin-schemas.ts   the operator answers' schemas (the captured inbox; domains as on v2)
 
 import type { FastifyInstance } from "fastify";
 import type { Runtime } from "../../base/runtime/runtime.js";

@@ -6,13 +6,14 @@ import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { IdParams, RowId } from "../../base/http/query-params.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { resourceAnswer } from "../../base/http/v2-answers.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db } from "../../base/store/store.js";
 import { requireAccount } from "../../domain/accounts/index.js";
 import { emailSendMessages } from "../../domain/messages/index.js";
+import { CapturedEmail, CapturedEmailSource } from "./admin-schemas.js";
 import { registerEmailDomainAdminRoutes, registerV2EmailDomainRoutes } from "./domain-routes.js";
 import { getCaptured, listCaptured } from "./simulator.js";
 import { registerV2EmailTemplateRoutes } from "./template-routes.js";
@@ -113,6 +114,7 @@ export function registerEmailAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
           before_id: Type.Optional(RowId()),
         }),
+        response: operatorAnswer(Type.Array(CapturedEmail)),
       },
     },
     async (request) => {
@@ -130,6 +132,7 @@ export function registerEmailAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
         summary: "One captured message with its raw source (RFC 5322)",
         tags: ["operator"],
         params: IdParams,
+        response: operatorAnswer(CapturedEmailSource),
       },
     },
     async (request) => {

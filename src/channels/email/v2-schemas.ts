@@ -1,7 +1,7 @@
 // The v2 email answers as schemas: they serialize the answers and show them in the OpenAPI
 // document.
-import { Type } from "@fastify/type-provider-typebox";
-import { NullableString, NullableTime, Time } from "../../base/http/v2-answers.js";
+import { Type } from "typebox";
+import { NullableString, NullableTime, Time } from "../../base/http/answer-schemas.js";
 
 export const EmailDomain = Type.Object(
   {
@@ -65,3 +65,5 @@ export const EmailSendStatus = Type.Object(
   { broadcast_id: Type.String(), recipients: Type.Array(EmailRecipientStatus) },
   { title: "EmailSendStatus" },
 );
+
+export const EmailSendAnswer = Type.Object({ broadcast_id: Type.String() }, { title: "EmailSendAnswer" });

@@ -2,12 +2,13 @@
 // charge and answer as /httpemailapi/v1/send (sendEmail), in the v2 envelope. No attachments:
 // those go through the multipart family.
 import { type Static, Type } from "@fastify/type-provider-typebox";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { RowId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { MAX_CALLBACK_DATA, MAX_SUBJECT, sendEmail } from "./send.js";
+import { EmailSendAnswer } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptService };
@@ -71,7 +72,7 @@ export function registerV2EmailSendRoute(v2: TypedRoutes, ctx: Deps): void {
         tags: ["email"],
         body: EmailSend,
         response: {
-          201: resourceAnswer(Type.Object({ broadcast_id: Type.String() }, { title: "EmailSendAnswer" })),
+          201: resourceAnswer(EmailSendAnswer),
         },
       },
     },

@@ -4,8 +4,18 @@
 import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
 import { getAccount } from "../../domain/accounts/index.js";
+import {
+  AccountKeyword,
+  InboundNumber,
+  InjectedInbound,
+  OperatorKeyword,
+  RemovedInboundNumber,
+  Suppression,
+  SuppressionsAdded,
+  SuppressionsRemoved,
+} from "./admin-schemas.js";
 import { type InboundDeps, type IngestOutcome, ingestInbound } from "./ingest.js";
 import {
   addSuppressionsFor,
@@ -47,8 +57,10 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
 
   // ---- Virtual numbers --------------------------------------------------------------------
 
-  admin.get("/accounts/:username/inbound-numbers", { schema: { params: Username } }, async (request) =>
-    ok(await numbersOf(deps, username(request.params))),
+  admin.get(
+    "/accounts/:username/inbound-numbers",
+    { schema: { params: Username, response: operatorAnswer(Type.Array(InboundNumber)) } },
+    async (request) => ok(await numbersOf(deps, username(request.params))),
   );
 
   admin.post(
@@ -57,6 +69,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
       schema: {
         params: Username,
         body: Type.Object({ number: Type.String({ maxLength: 32 }) }, { additionalProperties: false }),
+        response: operatorAnswer(InboundNumber),
       },
     },
     async (request, reply) => {
@@ -68,7 +81,12 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
 
   admin.delete(
     "/accounts/:username/inbound-numbers/:number",
-    { schema: { params: Type.Object({ username: Type.String(), number: Type.String({ maxLength: 32 }) }) } },
+    {
+      schema: {
+        params: Type.Object({ username: Type.String(), number: Type.String({ maxLength: 32 }) }),
+        response: operatorAnswer(RemovedInboundNumber),
+      },
+    },
     async (request) => {
       const { number } = request.params;
       return ok(await removeNumberFor(deps, username(request.params), number));
@@ -79,7 +97,13 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
 
   admin.get(
     "/accounts/:username/keywords",
-    { schema: { params: Username, querystring: Type.Object({ status: Type.Optional(Status), ...Page }) } },
+    {
+      schema: {
+        params: Username,
+        querystring: Type.Object({ status: Type.Optional(Status), ...Page }),
+        response: operatorPage(AccountKeyword),
+      },
+    },
     async (request) => {
       const query = request.query;
       const { keywords, meta } = await keywordsOf(deps, username(request.params), {
@@ -95,8 +119,10 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/keywords/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
-      ok(await setKeywordStatusFor(deps, request.params.id, status)),
+    admin.post(
+      `/keywords/:id/${action}`,
+      { schema: { params: IdParams, response: operatorAnswer(AccountKeyword) } },
+      async (request) => ok(await setKeywordStatusFor(deps, request.params.id, status)),
     );
   }
 
@@ -104,7 +130,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
 
   admin.get(
     "/accounts/:username/suppressions",
-    { schema: { params: Username, querystring: Type.Object(Page) } },
+    { schema: { params: Username, querystring: Type.Object(Page), response: operatorPage(Suppression) } },
     async (request) => {
       const query = request.query;
       const { suppressions, meta } = await suppressionsOf(
@@ -117,12 +143,16 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
   );
 
-  admin.post("/accounts/:username/suppressions", { schema: { params: Username, body: Numbers } }, async (request) => {
-    const body = request.body;
-    return ok(
-      await addSuppressionsFor(deps, username(request.params), body.numbers, body.reason?.trim() || "operator"),
-    );
-  });
+  admin.post(
+    "/accounts/:username/suppressions",
+    { schema: { params: Username, body: Numbers, response: operatorAnswer(SuppressionsAdded) } },
+    async (request) => {
+      const body = request.body;
+      return ok(
+        await addSuppressionsFor(deps, username(request.params), body.numbers, body.reason?.trim() || "operator"),
+      );
+    },
+  );
 
   admin.delete(
     "/accounts/:username/suppressions",
@@ -133,6 +163,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
           { numbers: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: MAX_NUMBERS }) },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(SuppressionsRemoved),
       },
     },
     async (request) => ok(await removeSuppressionsFor(deps, username(request.params), request.body.numbers)),
@@ -156,6 +187,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
           },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(InjectedInbound),
       },
     },
     async (request, reply) => {

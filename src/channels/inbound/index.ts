@@ -12,6 +12,7 @@
 //   messages.ts        an account's received messages, newest first
 //   operations.ts      operator actions shared by the operator API and the CLI
 //   admin-routes.ts    /admin/api: inbound numbers, keyword approval, suppressions, POST /inbound
+//   admin-schemas.ts   their answers as schemas (typebox only: the console's types too)
 //   v2-routes.ts       GET/POST /api/v2/keywords, GET /api/v2/keywords/{id}, GET /api/v2/inbound
 //   v2-schemas.ts      the keyword body and the answers' schemas (Keyword, InboundMessage)
 //   metrics.ts         switchboard_inbound_messages_total, switchboard_keyword_replies_total

@@ -1,7 +1,7 @@
 // The v2 keyword and inbound-message answers as schemas: they serialize the answers and show them
 // in the OpenAPI document.
-import { Type } from "@fastify/type-provider-typebox";
-import { NullableInteger, NullableString, Time } from "../../base/http/v2-answers.js";
+import { Type } from "typebox";
+import { NullableInteger, NullableString, Time } from "../../base/http/answer-schemas.js";
 
 const KEYWORD_FIELDS = {
   id: Type.Integer(),

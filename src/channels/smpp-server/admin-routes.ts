@@ -2,9 +2,10 @@
 // behind admin/'s operator check): who is bound from where, since when, at what rate, in every
 // process; and disconnecting one. Thin adapters over registry.ts.
 import { Type } from "@fastify/type-provider-typebox";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
+import { DisconnectedBind, SmppBind } from "./admin-schemas.js";
 import { disconnectBind, listBinds } from "./registry.js";
 
 /** What this file takes from the gateway. */
@@ -23,6 +24,7 @@ export function registerSmppAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
           { username: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(Type.Array(SmppBind)),
       },
     },
     async (request) => {
@@ -38,6 +40,7 @@ export function registerSmppAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
       schema: {
         summary: "Unbind one SMPP client: 200 once it is gone, 202 while its process is still closing it",
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }),
+        response: operatorAnswer(DisconnectedBind),
       },
     },
     async (request, reply) => {

@@ -16,6 +16,7 @@
 //   outbox-writes.ts the deliver_sm pump's writes, committed by the worker thread on SQLite
 //   registry.ts     every process's binds in smpp_binds: listing and disconnecting them
 //   admin-routes.ts the operator API over the registry
+//   admin-schemas.ts  its answers as schemas (typebox only: the console's types too)
 //   settings.ts     an account's SMPP password and limits
 export { registerSmppAdminRoutes } from "./admin-routes.js";
 export { SmppOutbox } from "./outbox.js";

@@ -6,13 +6,13 @@ import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { BulkJobRow } from "../../base/store/schema.js";
 import { bulkJobPendingStages, cancelScheduled, findBulkJob, listBulkJobs } from "../../domain/messages/index.js";
-import { BulkJob, DeliverySummary } from "./v2-schemas.js";
+import { BulkJobCancellation, BulkJobDetail, BulkJobWithSummary } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -21,17 +21,6 @@ const JOBS_PER_PAGE = 25;
 const JOBS_MAX_PER_PAGE = 100;
 
 const resource = { envelope: "status" } as const;
-
-const PendingStages = Type.Object(
-  { not_queued: Type.Integer(), scheduled: Type.Integer(), queued: Type.Integer(), submitted: Type.Integer() },
-  { title: "BulkJobPendingStages" },
-);
-
-/** A job in the list: its fields and its delivery summary side by side. */
-const BulkJobWithSummary = Type.Object(
-  { ...BulkJob.properties, delivery_summary: DeliverySummary },
-  { title: "BulkJobWithSummary" },
-);
 
 function describeJob(job: BulkJobRow) {
   return {
@@ -105,12 +94,7 @@ export function registerBulkJobRoutes(v2: TypedRoutes, ctx: Deps): void {
       schema: {
         operationId: "getBulkJob",
         response: {
-          200: resourceAnswer(
-            Type.Object(
-              { job: BulkJob, delivery_summary: DeliverySummary, pending_stages: PendingStages },
-              { title: "BulkJobDetail" },
-            ),
-          ),
+          200: resourceAnswer(BulkJobDetail),
         },
         summary: "One bulk job with its delivery summary",
         tags: ["account"],
@@ -137,17 +121,7 @@ export function registerBulkJobRoutes(v2: TypedRoutes, ctx: Deps): void {
       schema: {
         operationId: "cancelBulkJob",
         response: {
-          200: resourceAnswer(
-            Type.Object(
-              {
-                job: BulkJob,
-                delivery_summary: DeliverySummary,
-                cancelled: Type.Integer(),
-                credits_refunded: Type.Number(),
-              },
-              { title: "BulkJobCancellation" },
-            ),
-          ),
+          200: resourceAnswer(BulkJobCancellation),
         },
         summary: "Cancel what a bulk job has not queued for a carrier yet, with refund",
         tags: ["account"],

@@ -7,17 +7,17 @@ import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { requiredInDocument } from "../../base/http/openapi.js";
+import { requiredInDocument, smsAnswer } from "../../base/http/answer-schemas.js";
 import { RowId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { smsAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { BulkJobRow } from "../../base/store/schema.js";
 import { groupNumbers } from "../../domain/contacts/index.js";
 import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
+import { REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./send-fields.js";
 import { acceptIdempotent } from "./v2-accept.js";
-import { BulkAccepted, REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./v2-schemas.js";
+import { BulkAccepted } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock"> & { acceptor: AcceptService; smsPolicy: SmsPolicy };

@@ -18,8 +18,9 @@
 //                      cost, carrier and parts (the account's /messages/{id}, the operator's too)
 //   v2-accept.ts       acceptIdempotent: Idempotency-Key around an accept, shared by send, its GET
 //                      variant, schedule and bulk
-//   v2-schemas.ts      the v2 send fields, defined once for send, schedule, the GET variant and bulk;
-//                      the SMS answers' schemas (SmsAccepted, DeliveryReport, BulkJob, Balance, …)
+//   send-fields.ts     the v2 send fields, defined once for send, schedule, the GET variant and bulk
+//   v2-schemas.ts      the SMS answers' schemas (SmsAccepted, DeliveryReport, BulkJob, Balance, the
+//                      message views, …), shared with the console: typebox only
 //   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes) and GET /api/getcredits
 //   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing

@@ -6,96 +6,23 @@ import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { isQueueId } from "../../base/core/ids.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { queryInt } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { Credits, NullableString, NullableTime, resourceAnswer, Time } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import {
   findMessage,
   type MessagePartsReader,
   messagesPerMinute,
-  TRAFFIC_CHANNELS,
   trafficSummary,
 } from "../../domain/messages/index.js";
-import { WebhookDelivery } from "../../domain/webhooks/schemas.js";
 import { messageDetail } from "./message-detail.js";
-import { DeliveryReport } from "./v2-schemas.js";
+import { MessageDetail, MessageSummary, PerMinute } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 const PER_MINUTE_HOURS = 24;
 const iso = (ms: number) => isoUtc(new Date(ms));
-
-const Counts = Type.Object({
-  sent: Type.Integer({ description: "Messages accepted, whatever their status now." }),
-  delivered: Type.Integer({ description: "Delivered (WhatsApp: delivered or read)." }),
-  failed: Type.Integer(),
-});
-
-const Summary = Type.Object(
-  {
-    time_zone: Type.String({ description: "The account's time zone: its days." }),
-    today_from: Time,
-    week_from: Time,
-    channels: Type.Object(
-      Object.fromEntries(
-        TRAFFIC_CHANNELS.map((channel) => [channel, Type.Object({ today: Counts, last_7_days: Counts })]),
-      ),
-    ),
-  },
-  { title: "MessageSummary" },
-);
-
-const PerMinute = Type.Object(
-  {
-    from: Time,
-    to: Time,
-    minutes: Type.Array(
-      Type.Object({
-        at: Time,
-        sent: Type.Integer(),
-        delivered: Type.Integer(),
-        failed: Type.Integer(),
-      }),
-    ),
-  },
-  { title: "MessagesPerMinute" },
-);
-
-const MessageDetail = Type.Object(
-  {
-    message: DeliveryReport,
-    cost: Type.Object({
-      credits: Credits,
-      wallet: Type.String(),
-      refunded: Type.Boolean({
-        description: "The credits went back to the wallet (failed before a carrier, cancelled).",
-      }),
-    }),
-    carrier: Type.Object({ connector: NullableString(), vendor_message_id: NullableString() }),
-    parts: Type.Array(
-      Type.Object({
-        part: Type.Integer({ minimum: 1 }),
-        status: Type.String({ description: "pending, delivered or failed: the part's receipt." }),
-        vendor_message_id: Type.String(),
-        error_code: NullableString(),
-        done_at: NullableTime(),
-      }),
-    ),
-    timeline: Type.Array(
-      Type.Object({
-        at: Time,
-        event: Type.String({
-          description:
-            "accepted, scheduled, submitted, part N of M delivered|failed, delivered, read, failed, cancelled, refunded, webhook",
-        }),
-        detail: NullableString(),
-      }),
-    ),
-    webhooks: Type.Array(WebhookDelivery),
-  },
-  { title: "MessageDetail" },
-);
 
 export function registerMessageViewRoutes(
   v2: TypedRoutes,
@@ -111,7 +38,7 @@ export function registerMessageViewRoutes(
         operationId: "getMessageSummary",
         summary: "Messages accepted today and in the last 7 days, delivered and failed, per channel",
         tags: ["messages"],
-        response: { 200: resourceAnswer(Summary) },
+        response: { 200: resourceAnswer(MessageSummary) },
       },
     },
     async (request) => {

@@ -7,9 +7,8 @@ import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
-import { requiredInDocument } from "../../base/http/openapi.js";
+import { requiredInDocument, resourceAnswer, smsAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { resourceAnswer, smsAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { getApiEnabled, lastLedgerEntry, listSenderIds, walletCredits } from "../../domain/accounts/index.js";
 import type { AcceptedSend, AcceptService, MessagePartsReader } from "../../domain/messages/index.js";
@@ -21,17 +20,9 @@ import { registerMessageListRoute } from "./message-list.js";
 import { registerMessageViewRoutes } from "./message-views.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { deliveryReport } from "./report-format.js";
+import { REQUIRED_SEND_FIELDS, SendBody } from "./send-fields.js";
 import { acceptIdempotent } from "./v2-accept.js";
-import {
-  Balance,
-  BroadcastReport,
-  DeliveryReport,
-  REQUIRED_SEND_FIELDS,
-  ScheduleCancellation,
-  SendBody,
-  SenderId,
-  SmsAccepted,
-} from "./v2-schemas.js";
+import { Balance, BroadcastReport, DeliveryReport, ScheduleCancellation, SenderId, SmsAccepted } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock"> & {

@@ -1,8 +1,6 @@
-// The request fields the v2 SMS calls share: one send's fields, and the single send body.
-// The bulk, schedule and GET variants take these and change what differs. Then the answers'
-// shapes, which serialize them and show them in the OpenAPI document.
-import { Type } from "@fastify/type-provider-typebox";
-import { requiredInDocument } from "../../base/http/openapi.js";
+// The v2 SMS calls' answers as schemas: they serialize the answers, show them in the OpenAPI
+// document and type what the console reads. Imports only typebox and other schema files.
+import { type TObject, Type } from "typebox";
 import {
   Credits,
   NullableInteger,
@@ -11,46 +9,9 @@ import {
   NullableTime,
   Time,
   Wallets,
-} from "../../base/http/v2-answers.js";
-import { SENDER_ID_MAX_LENGTH } from "./policy.js";
-
-/** Every field of a v2 send but the recipient. */
-export const SEND_FIELDS = {
-  sender_id: Type.Optional(Type.String({ maxLength: SENDER_ID_MAX_LENGTH })),
-  message: Type.Optional(Type.String({ maxLength: 10_000 })),
-  route: Type.Optional(Type.String({ maxLength: 20 })),
-  dlt_entity_id: Type.Optional(Type.String({ maxLength: 30 })),
-  dlt_template_id: Type.Optional(Type.String({ maxLength: 30 })),
-  schedule_at: Type.Optional(Type.String({ maxLength: 30 })),
-  unicode: Type.Optional(Type.Boolean()),
-  flash: Type.Optional(Type.Boolean()),
-};
-
-/** The send fields as the handlers read them (the schema has validated them). */
-export interface SendFields {
-  sender_id?: string;
-  message?: string;
-  route?: string;
-  dlt_entity_id?: string;
-  dlt_template_id?: string;
-  schedule_at?: string;
-  unicode?: boolean;
-  flash?: boolean;
-}
-
-/** What the SMS rules refuse a send without (each with a code of its own, so optional to the schema). */
-export const REQUIRED_SEND_FIELDS = ["sender_id", "message"];
-
-export const SendBody = requiredInDocument(
-  Type.Object(
-    { ...SEND_FIELDS, recipient: Type.Optional(Type.String({ maxLength: 20 })) },
-    { additionalProperties: false, title: "SmsSendRequest" },
-  ),
-  [...REQUIRED_SEND_FIELDS, "recipient"],
-);
-export type SendBody = SendFields & { recipient?: string };
-
-// ---- Answers ------------------------------------------------------------------------------
+} from "../../base/http/answer-schemas.js";
+import { TRAFFIC_CHANNELS, type TrafficChannel } from "../../domain/messages/traffic-channels.js";
+import { WebhookDelivery } from "../../domain/webhooks/schemas.js";
 
 export const SmsAccepted = Type.Object(
   {
@@ -206,4 +167,103 @@ export const DeliverySummary = Type.Object(
     pending: Type.Integer(),
   },
   { title: "DeliverySummary" },
+);
+
+const PendingStages = Type.Object(
+  { not_queued: Type.Integer(), scheduled: Type.Integer(), queued: Type.Integer(), submitted: Type.Integer() },
+  { title: "BulkJobPendingStages" },
+);
+
+/** A job in the list: its fields and its delivery summary side by side. */
+export const BulkJobWithSummary = Type.Object(
+  { ...BulkJob.properties, delivery_summary: DeliverySummary },
+  { title: "BulkJobWithSummary" },
+);
+
+export const BulkJobDetail = Type.Object(
+  { job: BulkJob, delivery_summary: DeliverySummary, pending_stages: PendingStages },
+  { title: "BulkJobDetail" },
+);
+
+export const BulkJobCancellation = Type.Object(
+  {
+    job: BulkJob,
+    delivery_summary: DeliverySummary,
+    cancelled: Type.Integer(),
+    credits_refunded: Type.Number(),
+  },
+  { title: "BulkJobCancellation" },
+);
+
+// ---- The console's views of the account's messages (message-views.ts) -----------------------
+
+const Counts = Type.Object({
+  sent: Type.Integer({ description: "Messages accepted, whatever their status now." }),
+  delivered: Type.Integer({ description: "Delivered (WhatsApp: delivered or read)." }),
+  failed: Type.Integer(),
+});
+
+export const MessageSummary = Type.Object(
+  {
+    time_zone: Type.String({ description: "The account's time zone: its days." }),
+    today_from: Time,
+    week_from: Time,
+    channels: Type.Object(
+      Object.fromEntries(
+        TRAFFIC_CHANNELS.map((channel) => [channel, Type.Object({ today: Counts, last_7_days: Counts })]),
+      ) as Record<TrafficChannel, TObject<{ today: typeof Counts; last_7_days: typeof Counts }>>,
+    ),
+  },
+  { title: "MessageSummary" },
+);
+
+export const PerMinute = Type.Object(
+  {
+    from: Time,
+    to: Time,
+    minutes: Type.Array(
+      Type.Object({
+        at: Time,
+        sent: Type.Integer(),
+        delivered: Type.Integer(),
+        failed: Type.Integer(),
+      }),
+    ),
+  },
+  { title: "MessagesPerMinute" },
+);
+
+export const MessageDetail = Type.Object(
+  {
+    message: DeliveryReport,
+    cost: Type.Object({
+      credits: Credits,
+      wallet: Type.String(),
+      refunded: Type.Boolean({
+        description: "The credits went back to the wallet (failed before a carrier, cancelled).",
+      }),
+    }),
+    carrier: Type.Object({ connector: NullableString(), vendor_message_id: NullableString() }),
+    parts: Type.Array(
+      Type.Object({
+        part: Type.Integer({ minimum: 1 }),
+        status: Type.String({ description: "pending, delivered or failed: the part's receipt." }),
+        vendor_message_id: Type.String(),
+        error_code: NullableString(),
+        done_at: NullableTime(),
+      }),
+    ),
+    timeline: Type.Array(
+      Type.Object({
+        at: Time,
+        event: Type.String({
+          description:
+            "accepted, scheduled, submitted, part N of M delivered|failed, delivered, read, failed, cancelled, refunded, webhook",
+        }),
+        detail: NullableString(),
+      }),
+    ),
+    webhooks: Type.Array(WebhookDelivery),
+  },
+  { title: "MessageDetail" },
 );

@@ -5,8 +5,9 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import { IdParams } from "../../base/http/query-params.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { OperatorCallerId, RemovedCallerId } from "./admin-schemas.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus } from "./caller-ids.js";
 
 /** What this file takes from the gateway. */
@@ -19,8 +20,10 @@ export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   const ok = (data: unknown) => ({ status: "success", data });
   const username = (params: unknown) => (params as { username: string }).username;
 
-  admin.get("/accounts/:username/voice/caller-ids", { schema: { params: Username } }, async (request) =>
-    ok(await callerIdsOf(deps, username(request.params))),
+  admin.get(
+    "/accounts/:username/voice/caller-ids",
+    { schema: { params: Username, response: operatorAnswer(Type.Array(OperatorCallerId)) } },
+    async (request) => ok(await callerIdsOf(deps, username(request.params))),
   );
 
   admin.post(
@@ -29,6 +32,7 @@ export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
       schema: {
         params: Username,
         body: Type.Object({ number: Type.String({ maxLength: 32 }) }, { additionalProperties: false }),
+        response: operatorAnswer(OperatorCallerId),
       },
     },
     async (request, reply) => {
@@ -40,7 +44,12 @@ export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
 
   admin.delete(
     "/accounts/:username/voice/caller-ids/:number",
-    { schema: { params: Type.Object({ username: Type.String(), number: Type.String({ maxLength: 32 }) }) } },
+    {
+      schema: {
+        params: Type.Object({ username: Type.String(), number: Type.String({ maxLength: 32 }) }),
+        response: operatorAnswer(RemovedCallerId),
+      },
+    },
     async (request) => {
       const { number } = request.params;
       return ok(await removeCallerIdFor(deps, username(request.params), number));
@@ -51,8 +60,10 @@ export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    admin.post(`/voice/caller-ids/:id/${action}`, { schema: { params: IdParams } }, async (request) =>
-      ok(await setCallerIdStatus(deps, request.params.id, status)),
+    admin.post(
+      `/voice/caller-ids/:id/${action}`,
+      { schema: { params: IdParams, response: operatorAnswer(OperatorCallerId) } },
+      async (request) => ok(await setCallerIdStatus(deps, request.params.id, status)),
     );
   }
 }

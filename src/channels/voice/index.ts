@@ -24,8 +24,10 @@
 //   simulator.ts       VoiceSimulatorConnector: statuses on timers, outcome mix, magic callees, lost
 //                      calls walked again
 //   admin-routes.ts    /admin/api/accounts/{username}/voice/caller-ids, /admin/api/voice/caller-ids/{id}/approve|reject
+//   admin-schemas.ts   their answers as schemas (typebox only: the console's types too)
 //   v2-routes.ts       /api/v2/voice/caller-ids (list, request one) and /api/v2/voice/calls (VoicePolicy
 //                      and the Acceptor, as /voicecall/v1, answered in the v2 envelope)
+//   v2-schemas.ts      the v2 answers' schemas (VoiceCallerId, PlacedCall), shared with the console
 
 import type { FastifyInstance } from "fastify";
 import type { Clock } from "../../base/core/clock.js";

@@ -5,37 +5,18 @@ import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { VoicePolicy } from "./call-policy.js";
 import { type CallerIdView, callerIdsOfAccount, requestCallerId } from "./caller-ids.js";
+import { CallerId, PlacedCall } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptService };
 
 const resource = { envelope: "status" } as const;
-
-const CallerId = Type.Object(
-  {
-    id: Type.Integer(),
-    number: Type.String(),
-    status: Type.String({ enum: ["pending", "approved", "rejected"] }),
-    created_at: Type.String({ format: "date-time" }),
-  },
-  { title: "VoiceCallerId" },
-);
-
-const PlacedCall = Type.Object(
-  {
-    broadcast_id: Type.String(),
-    message_id: Type.String(),
-    to: Type.String(),
-    credits: Type.Number(),
-  },
-  { title: "PlacedCall" },
-);
 
 function v2View(callerId: CallerIdView) {
   return {

@@ -6,9 +6,15 @@ import { Type } from "@fastify/type-provider-typebox";
 import { ulid } from "ulid";
 import { parseE164 } from "../../base/core/e164.js";
 import { GatewayError } from "../../base/core/errors.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
+import {
+  OperatorWhatsAppSettings,
+  OperatorWhatsAppTemplate,
+  SimulatedInbound,
+  TemplateTestOnly,
+} from "./admin-schemas.js";
 import {
   describeWhatsAppSettings,
   senderOf,
@@ -50,7 +56,14 @@ export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void
 
   admin.get(
     base,
-    { schema: { summary: "An account's WhatsApp settings", tags, params: Type.Object(Username) } },
+    {
+      schema: {
+        summary: "An account's WhatsApp settings",
+        tags,
+        params: Type.Object(Username),
+        response: operatorAnswer(OperatorWhatsAppSettings),
+      },
+    },
     async (request) => ok(describeWhatsAppSettings(await settingsOf(await accountOf(request.params.username)), iso)),
   );
 
@@ -62,6 +75,7 @@ export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void
         tags,
         params: Type.Object(Username),
         body: SettingsBody,
+        response: operatorAnswer(OperatorWhatsAppSettings),
       },
     },
     async (request) => {
@@ -78,6 +92,7 @@ export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void
         summary: "Sync the account's templates from its business account now",
         tags,
         params: Type.Object(Username),
+        response: operatorAnswer(Type.Array(OperatorWhatsAppTemplate)),
       },
     },
     async (request) => {
@@ -98,6 +113,7 @@ export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void
         tags,
         params: Type.Object({ ...Username, name: Type.String({ maxLength: 512 }) }),
         body: Type.Object({ test_only: Type.Boolean() }, { additionalProperties: false }),
+        response: operatorAnswer(TemplateTestOnly),
       },
     },
     async (request) => {
@@ -120,6 +136,7 @@ export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void
           { from: Type.String({ maxLength: 32 }), text: Type.String({ minLength: 1, maxLength: 4096 }) },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(SimulatedInbound),
       },
     },
     async (request, reply) => {

@@ -32,6 +32,7 @@
 //   v2-schemas.ts      the answers' schemas (WhatsAppSent, WhatsAppMessage, …)
 //   admin-routes.ts    /admin/api/accounts/{username}/whatsapp: settings, template sync and test-only
 //                      mark, simulated customer messages
+//   admin-schemas.ts   their answers as schemas (typebox only: the console's types too)
 export { registerWhatsAppAdminRoutes } from "./admin-routes.js";
 export { registerMetaWebhookRoutes } from "./meta-routes.js";
 export { startWhatsAppUpkeep } from "./upkeep.js";

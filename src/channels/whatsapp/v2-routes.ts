@@ -4,8 +4,8 @@
 import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import { findWhatsAppMessage } from "../../domain/messages/index.js";

@@ -1,7 +1,7 @@
 // The v2 WhatsApp answers as schemas: they serialize the answers and show them in the OpenAPI
 // document.
-import { Type } from "@fastify/type-provider-typebox";
-import { NullableString, NullableTime, Time } from "../../base/http/v2-answers.js";
+import { Type } from "typebox";
+import { NullableString, NullableTime, Time } from "../../base/http/answer-schemas.js";
 
 export const WhatsAppSent = Type.Object(
   {

@@ -4,8 +4,9 @@
 
 import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../../base/core/errors.js";
-import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { Carrier, CarrierRoute, CarrierWithHealth, ConnectorHealth } from "./carrier-schemas.js";
 import {
   describeCarrier,
   describeRoute,
@@ -44,39 +45,51 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     };
   };
 
-  admin.get("/carriers", async () => {
+  admin.get("/carriers", { schema: { response: operatorAnswer(Type.Array(CarrierWithHealth)) } }, async () => {
     const [carriers, health] = await Promise.all([listCarriers(ctx.store.db), healthOf()]);
     return ok(carriers.map((carrier) => withHealth(carrier, health)));
   });
 
   /** Every connector the workers run (the simulators and built-ins too), as they last saw it. */
-  admin.get("/carriers/health", async () => ok([...(await healthOf()).values()]));
-
-  admin.get("/carriers/:name", { schema: { params: Name } }, async (request) =>
-    ok(withHealth(await requireCarrier(ctx.store.db, request.params.name), await healthOf())),
+  admin.get("/carriers/health", { schema: { response: operatorAnswer(Type.Array(ConnectorHealth)) } }, async () =>
+    ok([...(await healthOf()).values()]),
   );
 
-  admin.post("/carriers", { schema: { body: Definition } }, async (request, reply) => {
-    const name = request.body.name;
-    if (typeof name === "string" && (await findCarrier(ctx.store.db, name))) {
-      throw new GatewayError(
-        "conflict",
-        `A connector named ${name} exists; PUT /admin/api/carriers/${name} replaces it.`,
-      );
-    }
-    const { carrier } = await saveCarrier(deps, request.body);
-    return reply.code(201).send(ok(describeCarrier(carrier)));
-  });
+  admin.get(
+    "/carriers/:name",
+    { schema: { params: Name, response: operatorAnswer(CarrierWithHealth) } },
+    async (request) => ok(withHealth(await requireCarrier(ctx.store.db, request.params.name), await healthOf())),
+  );
 
-  admin.put("/carriers/:name", { schema: { params: Name, body: Definition } }, async (request, reply) => {
-    const name = request.params.name;
-    const body = request.body;
-    if (body.name !== undefined && body.name !== name) {
-      throw new GatewayError("invalid_request", `The body names ${String(body.name)}, the path ${name}.`);
-    }
-    const { created, carrier } = await saveCarrier(deps, { ...body, name });
-    return reply.code(created ? 201 : 200).send(ok(describeCarrier(carrier)));
-  });
+  admin.post(
+    "/carriers",
+    { schema: { body: Definition, response: operatorAnswer(Carrier) } },
+    async (request, reply) => {
+      const name = request.body.name;
+      if (typeof name === "string" && (await findCarrier(ctx.store.db, name))) {
+        throw new GatewayError(
+          "conflict",
+          `A connector named ${name} exists; PUT /admin/api/carriers/${name} replaces it.`,
+        );
+      }
+      const { carrier } = await saveCarrier(deps, request.body);
+      return reply.code(201).send(ok(describeCarrier(carrier)));
+    },
+  );
+
+  admin.put(
+    "/carriers/:name",
+    { schema: { params: Name, body: Definition, response: operatorAnswer(Carrier) } },
+    async (request, reply) => {
+      const name = request.params.name;
+      const body = request.body;
+      if (body.name !== undefined && body.name !== name) {
+        throw new GatewayError("invalid_request", `The body names ${String(body.name)}, the path ${name}.`);
+      }
+      const { created, carrier } = await saveCarrier(deps, { ...body, name });
+      return reply.code(created ? 201 : 200).send(ok(describeCarrier(carrier)));
+    },
+  );
 
   admin.patch(
     "/carriers/:name",
@@ -84,6 +97,7 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
       schema: {
         params: Name,
         body: Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false }),
+        response: operatorAnswer(Carrier),
       },
     },
     async (request) => {
@@ -92,16 +106,22 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
   );
 
-  admin.delete("/carriers/:name", { schema: { params: Name } }, async (request) =>
+  admin.delete("/carriers/:name", { schema: { params: Name, response: operatorAnswer(Carrier) } }, async (request) =>
     ok(describeCarrier(await removeCarrier(deps, request.params.name))),
   );
 
-  admin.get("/routes", async () => ok((await listRoutes(ctx.store.db)).map(describeRoute)));
+  admin.get("/routes", { schema: { response: operatorAnswer(Type.Array(CarrierRoute)) } }, async () =>
+    ok((await listRoutes(ctx.store.db)).map(describeRoute)),
+  );
 
-  admin.put("/routes", { schema: { body: Definition } }, async (request, reply) => {
-    const { created, route } = await saveRoute(deps, request.body);
-    return reply.code(created ? 201 : 200).send(ok(describeRoute(route)));
-  });
+  admin.put(
+    "/routes",
+    { schema: { body: Definition, response: operatorAnswer(CarrierRoute) } },
+    async (request, reply) => {
+      const { created, route } = await saveRoute(deps, request.body);
+      return reply.code(created ? 201 : 200).send(ok(describeRoute(route)));
+    },
+  );
 
   admin.delete(
     "/routes",
@@ -114,6 +134,7 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
           },
           { additionalProperties: false },
         ),
+        response: operatorAnswer(CarrierRoute),
       },
     },
     async (request) => {

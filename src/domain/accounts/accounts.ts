@@ -9,14 +9,13 @@ import type { Account, AccountRole, AccountStatus } from "../../base/store/schem
 import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
 import { accountCredentialsChanged, hashPassword, unlockLogins } from "../auth/index.js";
+import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
 import { DLT_CHANGED, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
 
 const USERNAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.@-]{2,${USERNAME_MAX_LENGTH - 1}}$`);
-export const ACCOUNT_STATUSES: readonly AccountStatus[] = ["active", "inactive", "blocked"];
-/** SMS route codes an account can be given, in the order they are stored. */
-export const ACCOUNT_ROUTES = ["T", "P", "PS", "I"] as const;
-export type AccountRoute = (typeof ACCOUNT_ROUTES)[number];
+
+export { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute };
 
 export interface NewAccountInput {
   username: string;

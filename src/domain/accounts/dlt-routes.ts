@@ -2,8 +2,8 @@
 // its request for one (pending until the operator approves it; only approved ones count for sends).
 import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   type DltEntityRow,
@@ -12,22 +12,12 @@ import {
   listDltHeaders,
   requestDltRegistration,
 } from "./dlt.js";
+import { DltEntity, DltHeader, DltRegistrations } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
 
 const resource = { envelope: "status" } as const;
-const Status = Type.String({ enum: ["pending", "approved", "rejected"] });
-const Time = Type.String({ format: "date-time" });
-const DltEntity = Type.Object(
-  { id: Type.Integer(), entity_id: Type.String(), status: Status, created_at: Time },
-  { title: "DltEntity" },
-);
-const DltHeader = Type.Object(
-  { id: Type.Integer(), header: Type.String(), status: Status, created_at: Time },
-  { title: "DltHeader" },
-);
-
 const entityView = (row: DltEntityRow) => ({
   id: Number(row.id),
   entity_id: row.entity_id,
@@ -53,12 +43,7 @@ export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
         summary: "The account's DLT entity IDs and headers with their state",
         tags: ["account"],
         response: {
-          200: resourceAnswer(
-            Type.Object(
-              { entities: Type.Array(DltEntity), headers: Type.Array(DltHeader) },
-              { title: "DltRegistrations" },
-            ),
-          ),
+          200: resourceAnswer(DltRegistrations),
         },
       },
     },

@@ -4,6 +4,7 @@
 //   accounts.ts        create (wallets funded through the ledger), find, update, public view; the
 //                      switches the SMS rules read, and the few columns other folders ask for
 //                      (international calls, usernames, statuses, routes)
+//   account-fields.ts  the values of an account's status, role and routes (no imports: the console's too)
 //   credentials.ts     accountCredentials: the select of the account's row that auth/ reads with a
 //                      credential (principal, password hash, login state), handed to it by app/
 //   ledger.ts          credit, conditional debit, transfer, balances, recent entries, ledger sum

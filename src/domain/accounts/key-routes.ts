@@ -3,36 +3,14 @@
 import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { pathId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { NullableString, NullableTime, resourceAnswer, Time } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { apiKeyRevoked, createApiKey, DEFAULT_RATE_LIMIT, listApiKeys, revokeApiKey } from "../auth/index.js";
+import { ApiKey, CreatedKey, KeyRevocation } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
-
-const ApiKey = Type.Object(
-  {
-    id: Type.Integer(),
-    prefix: Type.String({ description: "The key's first 10 characters, to tell keys apart." }),
-    name: NullableString(),
-    rate_limit: Type.Integer({ description: "Requests per minute; 0 = unlimited." }),
-    created_at: Time,
-    revoked_at: NullableTime(),
-  },
-  { title: "ApiKey" },
-);
-
-const CreatedKey = Type.Object(
-  {
-    id: Type.Integer(),
-    api_key: Type.String({ description: "The key: shown this once, never again." }),
-    prefix: Type.String(),
-    name: NullableString(),
-    rate_limit: Type.Integer(),
-  },
-  { title: "CreatedApiKey" },
-);
 
 const iso = (ms: number) => isoUtc(new Date(ms));
 
@@ -113,7 +91,7 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
         summary: "Revokes one of the account's API keys: it stops working at once",
         tags: ["account"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
-        response: { 200: resourceAnswer(Type.Object({ id: Type.Integer(), revoked: Type.Boolean() })) },
+        response: { 200: resourceAnswer(KeyRevocation) },
       },
     },
     async (request) => {

@@ -2,9 +2,9 @@
 // approval). Answers use the `status` envelope.
 import { Type } from "@fastify/type-provider-typebox";
 import { GatewayError } from "../../base/core/errors.js";
+import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import { APPROVAL_STATUSES, createTemplate, describeTemplate, getTemplate, listTemplates } from "./templates.js";

@@ -1,7 +1,7 @@
 // The v2 account resources' answers as schemas: they serialize the answers and show them in the
 // OpenAPI document.
-import { Type } from "@fastify/type-provider-typebox";
-import { Credits, NullableString, Time, Wallets } from "../../base/http/v2-answers.js";
+import { Type } from "typebox";
+import { Credits, NullableString, NullableTime, OneOf, Time, Wallets } from "../../base/http/answer-schemas.js";
 
 const ApprovalStatus = Type.String({ description: "pending, approved or rejected." });
 
@@ -47,7 +47,7 @@ export const AccountStatus = Type.Object(
   { title: "AccountStatus" },
 );
 
-const LedgerEntry = Type.Object(
+export const LedgerEntry = Type.Object(
   {
     id: Type.Integer(),
     wallet: Type.String({ description: "sms, international, whatsapp, email or voice." }),
@@ -102,4 +102,48 @@ export const CreditTransfer = Type.Object(
 export const SenderIdRequest = Type.Object(
   { id: Type.Integer(), sender_id: Type.String(), status: ApprovalStatus, note: NullableString(), created_at: Time },
   { title: "SenderIdRequest" },
+);
+
+// ---- API keys (key-routes.ts) ----------------------------------------------------------------
+
+export const ApiKey = Type.Object(
+  {
+    id: Type.Integer(),
+    prefix: Type.String({ description: "The key's first 10 characters, to tell keys apart." }),
+    name: NullableString(),
+    rate_limit: Type.Integer({ description: "Requests per minute; 0 = unlimited." }),
+    created_at: Time,
+    revoked_at: NullableTime(),
+  },
+  { title: "ApiKey" },
+);
+
+export const CreatedKey = Type.Object(
+  {
+    id: Type.Integer(),
+    api_key: Type.String({ description: "The key: shown this once, never again." }),
+    prefix: Type.String(),
+    name: NullableString(),
+    rate_limit: Type.Integer(),
+  },
+  { title: "CreatedApiKey" },
+);
+
+export const KeyRevocation = Type.Object({ id: Type.Integer(), revoked: Type.Boolean() });
+
+// ---- DLT registrations (dlt-routes.ts) ------------------------------------------------------
+
+const DltStatus = OneOf(["pending", "approved", "rejected"]);
+export const DltEntity = Type.Object(
+  { id: Type.Integer(), entity_id: Type.String(), status: DltStatus, created_at: Time },
+  { title: "DltEntity" },
+);
+export const DltHeader = Type.Object(
+  { id: Type.Integer(), header: Type.String(), status: DltStatus, created_at: Time },
+  { title: "DltHeader" },
+);
+
+export const DltRegistrations = Type.Object(
+  { entities: Type.Array(DltEntity), headers: Type.Array(DltHeader) },
+  { title: "DltRegistrations" },
 );

@@ -2,9 +2,9 @@
 // a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope.
 
 import { Type } from "@fastify/type-provider-typebox";
+import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { describeContact, listContacts } from "./contacts.js";
 import {

@@ -1,7 +1,7 @@
 // The v2 contact answers as schemas: they serialize the answers and show them in the OpenAPI
 // document.
-import { type TProperties, Type } from "@fastify/type-provider-typebox";
-import { NullableString, Time } from "../../base/http/v2-answers.js";
+import { type TProperties, Type } from "typebox";
+import { NullableString, Time } from "../../base/http/answer-schemas.js";
 
 export const ContactGroup = Type.Object(
   {
@@ -30,7 +30,7 @@ export const Contact = Type.Object(
  * first. One shape per upload, each property required: the serializer writes required
  * properties before optional ones, which would move the position after the entry.
  */
-function positioned(fields: TProperties) {
+function positioned<T extends TProperties>(fields: T) {
   return Type.Union([
     Type.Object({ line: Type.Integer({ description: "CSV upload: the line (1 = the first)." }), ...fields }),
     Type.Object({ index: Type.Integer({ description: "JSON upload: the index in the list (from 0)." }), ...fields }),

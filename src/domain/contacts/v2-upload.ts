@@ -4,8 +4,8 @@
 import { type Static, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../../base/core/errors.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
 import { csvContacts } from "./csv.js";

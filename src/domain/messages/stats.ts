@@ -7,9 +7,7 @@ import { sql } from "kysely";
 import { DateTime } from "luxon";
 import type { MessageStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-
-export const TRAFFIC_CHANNELS = ["sms", "whatsapp", "email", "voice"] as const;
-export type TrafficChannel = (typeof TRAFFIC_CHANNELS)[number];
+import { TRAFFIC_CHANNELS, type TrafficChannel } from "./traffic-channels.js";
 
 export interface TrafficCounts {
   /** Messages accepted (every status). */

@@ -5,9 +5,9 @@
 import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../../base/core/errors.js";
+import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
-import { pageAnswer, resourceAnswer } from "../../base/http/v2-answers.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../../base/store/schema.js";
 import { DELIVERY_STATUSES, listDeliveries, queueTestEvent, redeliverOne, redeliverRange } from "./deliveries.js";

@@ -131,7 +131,7 @@ describeEachEngine("message and ledger exports", (engine) => {
     const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-export-")), "acme.jsonl");
     const env = { DATABASE_URL: t.db.url, SQLITE_SYNCHRONOUS: "NORMAL" };
     await cliOk(
-      ["messages", "export", "--format", "jsonl", "--account", acme.username, "--from", "2026-11-20", "--output", file],
+      ["messages", "export", "--json", "--account", acme.username, "--from", "2026-11-20", "--output", file],
       env,
     );
     const exported = fs

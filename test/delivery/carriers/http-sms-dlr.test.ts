@@ -74,6 +74,21 @@ describe("parseDlr", () => {
     expect(parseDlr(c, get({ msgid: "up-3", status: "ACCEPTD" }), NOW)).toEqual({ ok: true, report: null });
   });
 
+  it("refuses a NUL in the id, status or error code, which no store can keep", () => {
+    const c = config(queryDlr);
+    for (const query of [
+      { msgid: "up-1\u0000", status: "DELIVRD" },
+      { msgid: "up-1", status: "DELIV\u0000RD" },
+      { msgid: "up-1", status: "UNDELIV", err: "\u0000" },
+    ]) {
+      expect(parseDlr(c, get(query), NOW)).toMatchObject({
+        ok: false,
+        status: 400,
+        message: expect.stringContaining("NUL"),
+      });
+    }
+  });
+
   it("form POST", () => {
     const c = config({ ...queryDlr, method: "POST", source: "form" });
     expect(parseDlr(c, post("msgid=up%2F9&status=EXPIRED"), NOW)).toEqual({

@@ -7,24 +7,16 @@ import { CsvUpload } from "../csv-upload.js";
 import { formatNumber, formatTime } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { BulkJob, ContactGroup, DeliverySummary, SenderId } from "../types.js";
+import type { BulkAccepted, BulkJobWithSummary, ContactGroup, SenderId } from "../types.js";
 import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge } from "../ui.js";
 import { SmsCounter } from "./Send.js";
-
-interface BulkAnswer {
-  job_id: number;
-  batch_id: string;
-  total: number;
-  accepted: number;
-  rejected_count: number;
-}
 
 function Jobs() {
   const session = useSignedIn();
   const [page, setPage] = useState(1);
   const jobs = useQuery({
     queryKey: ["bulk-jobs", page],
-    queryFn: () => paged<BulkJob & { delivery_summary: DeliverySummary }>("/api/v2/bulk-jobs", { page, per_page: 25 }),
+    queryFn: () => paged<BulkJobWithSummary>("/api/v2/bulk-jobs", { page, per_page: 25 }),
     refetchInterval: 5_000,
   });
   return (
@@ -90,7 +82,7 @@ export default function Bulk() {
   const chosenSender = sender || senders.data?.[0]?.sender_id || "";
   const start = useMutation({
     mutationFn: () =>
-      data<BulkAnswer>("/api/v2/sms/bulk", {
+      data<BulkAccepted>("/api/v2/sms/bulk", {
         json: {
           group_id: Number(groupId),
           sender_id: chosenSender,

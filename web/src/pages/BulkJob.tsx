@@ -6,21 +6,8 @@ import { data } from "../api.js";
 import { formatNumber, formatTime } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { BulkJob, DeliverySummary } from "../types.js";
+import type { BulkJobCancellation, BulkJobDetail } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, Progress, StatusBadge, Success } from "../ui.js";
-
-interface PendingStages {
-  not_queued: number;
-  scheduled: number;
-  queued: number;
-  submitted: number;
-}
-
-interface JobDetail {
-  job: BulkJob;
-  delivery_summary: DeliverySummary;
-  pending_stages?: PendingStages;
-}
 
 export default function BulkJobPage({ params }: { params: Record<string, string> }) {
   const session = useSignedIn();
@@ -30,17 +17,11 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
   const key = ["bulk-job", id];
   const detail = useQuery({
     queryKey: key,
-    queryFn: () => data<JobDetail>(`/api/v2/bulk-jobs/${encodeURIComponent(id)}`),
+    queryFn: () => data<BulkJobDetail>(`/api/v2/bulk-jobs/${encodeURIComponent(id)}`),
     refetchInterval: (query) => (query.state.data?.job.status === "completed" ? false : 1_000),
   });
   const cancel = useMutation({
-    mutationFn: () =>
-      data<JobDetail & { cancelled: number; credits_refunded: number }>(
-        `/api/v2/bulk-jobs/${encodeURIComponent(id)}/cancel`,
-        {
-          json: {},
-        },
-      ),
+    mutationFn: () => data<BulkJobCancellation>(`/api/v2/bulk-jobs/${encodeURIComponent(id)}/cancel`, { json: {} }),
     onSuccess: () => {
       setConfirming(false);
       void queryClient.invalidateQueries({ queryKey: key });
@@ -60,7 +41,7 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
   }
   if (!detail.data) return <Busy />;
   const { job, delivery_summary: summary } = detail.data;
-  const stages = detail.data.pending_stages ?? { not_queued: 0, scheduled: 0, queued: 0, submitted: 0 };
+  const stages = detail.data.pending_stages;
   const done = summary.delivered + summary.failed + summary.cancelled;
   const tz = session.time_zone;
   return (

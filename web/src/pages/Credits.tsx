@@ -5,14 +5,8 @@ import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
 import { formatNumber } from "../format.js";
 import { useSignedIn } from "../session.js";
-import { type CreditsDetail, WALLETS } from "../types.js";
+import { type CreditDay, type CreditsDetail, type CreditTransfer, WALLETS } from "../types.js";
 import { Busy, ErrorNotice, Field, LedgerTable, Pager, PageTitle, Success, useClientPages } from "../ui.js";
-
-interface CreditDay {
-  date: string;
-  credits_used: number;
-  messages: number;
-}
 
 export function TransferForm({ onDone }: { onDone: () => void }) {
   const [recipient, setRecipient] = useState("");
@@ -20,16 +14,13 @@ export function TransferForm({ onDone }: { onDone: () => void }) {
   const [description, setDescription] = useState("");
   const transfer = useMutation({
     mutationFn: () =>
-      data<{ transfer_id: string; recipient_username: string; amount: number; balance: number }>(
-        "/api/v2/credits/transfer",
-        {
-          json: {
-            recipient_username: recipient.trim(),
-            amount: Number(amount),
-            ...(description.trim() ? { description: description.trim() } : {}),
-          },
+      data<CreditTransfer>("/api/v2/credits/transfer", {
+        json: {
+          recipient_username: recipient.trim(),
+          amount: Number(amount),
+          ...(description.trim() ? { description: description.trim() } : {}),
         },
-      ),
+      }),
     onSuccess: () => {
       setAmount("");
       setDescription("");

@@ -4,16 +4,8 @@ import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
+import type { ApiKey, CreatedKey } from "../types.js";
 import { Busy, ErrorNotice, Field, PageTitle, StatusBadge, Success } from "../ui.js";
-
-interface ApiKey {
-  id: number;
-  prefix: string;
-  name: string | null;
-  rate_limit: number;
-  created_at: string;
-  revoked_at: string | null;
-}
 
 export default function Keys() {
   const session = useSignedIn();
@@ -22,8 +14,7 @@ export default function Keys() {
   const [confirming, setConfirming] = useState<number>();
   const keys = useQuery({ queryKey: ["keys"], queryFn: () => data<ApiKey[]>("/api/v2/keys") });
   const create = useMutation({
-    mutationFn: () =>
-      data<{ id: number; api_key: string; prefix: string }>("/api/v2/keys", { json: name.trim() ? { name } : {} }),
+    mutationFn: () => data<CreatedKey>("/api/v2/keys", { json: name.trim() ? { name } : {} }),
     onSuccess: () => {
       setName("");
       void queryClient.invalidateQueries({ queryKey: ["keys"] });

@@ -6,17 +6,12 @@ import { request, withQuery } from "../api.js";
 import { formatTime, zoneLabel } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { DeliveryReport } from "../types.js";
+import type { MessagePage } from "../types.js";
 import { Busy, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
 
 const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
 const CHANNELS = ["", "sms", "whatsapp", "email", "voice"];
 const PAGE = 25;
-
-interface ListAnswer {
-  data: DeliveryReport[];
-  meta: { limit: number; next_cursor: string | null };
-}
 
 /** What the search box holds, as the list's filters: an id, a broadcast id or a recipient. */
 export function searchFilter(search: string): Record<string, string> {
@@ -51,7 +46,7 @@ export default function Messages() {
     cursor,
     ...searchFilter(filters.q),
   });
-  const list = useQuery({ queryKey: ["messages", "list", path], queryFn: () => request<ListAnswer>(path) });
+  const list = useQuery({ queryKey: ["messages", "list", path], queryFn: () => request<MessagePage>(path) });
 
   const apply = (event: FormEvent) => {
     event.preventDefault();

@@ -6,7 +6,7 @@ import { type FormEvent, type ReactNode, useState } from "react";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
-import type { SenderIdRequest } from "../types.js";
+import type { CallerId, DltRegistrations, EmailDomain, SenderIdRequest } from "../types.js";
 import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success, useClientPages } from "../ui.js";
 
 interface Registration {
@@ -15,13 +15,6 @@ interface Registration {
   status: string;
   created_at: string;
   extra?: ReactNode;
-}
-
-interface EmailDomain {
-  domain: string;
-  status: string;
-  dkim: { record_name: string; record_type: string; record_value: string };
-  created_at: string;
 }
 
 function RegistrationSection({
@@ -134,9 +127,7 @@ export default function Registrations() {
         what="entity ID"
         hint="Your principal entity ID on DLT (usually 19 digits)"
         load={async () => {
-          const dlt = await data<{ entities: { id: number; entity_id: string; status: string; created_at: string }[] }>(
-            "/api/v2/dlt",
-          );
+          const dlt = await data<DltRegistrations>("/api/v2/dlt");
           return dlt.entities.map((e) => ({ ...e, value: e.entity_id }));
         }}
         ask={(value) => data("/api/v2/dlt/entities", { json: { entity_id: value } })}
@@ -147,9 +138,7 @@ export default function Registrations() {
         what="header"
         hint="3 to 11 letters or digits, as registered on DLT"
         load={async () => {
-          const dlt = await data<{ headers: { id: number; header: string; status: string; created_at: string }[] }>(
-            "/api/v2/dlt",
-          );
+          const dlt = await data<DltRegistrations>("/api/v2/dlt");
           return dlt.headers.map((h) => ({ ...h, value: h.header }));
         }}
         ask={(value) => data("/api/v2/dlt/headers", { json: { header: value } })}
@@ -180,11 +169,7 @@ export default function Registrations() {
         title="Voice caller numbers"
         what="caller number"
         hint="With its country code, e.g. +91 80 4711 0000"
-        load={async () =>
-          (
-            await data<{ id: number; number: string; status: string; created_at: string }[]>("/api/v2/voice/caller-ids")
-          ).map((c) => ({ ...c, value: c.number }))
-        }
+        load={async () => (await data<CallerId[]>("/api/v2/voice/caller-ids")).map((c) => ({ ...c, value: c.number }))}
         ask={(value) => data("/api/v2/voice/caller-ids", { json: { number: value } })}
       />
     </>

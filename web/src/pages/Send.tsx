@@ -5,7 +5,7 @@ import { type FormEvent, useId, useState } from "react";
 import { data } from "../api.js";
 import { Link, useLocation } from "../router.js";
 import { countSms, fillTemplate, MAX_SEGMENTS, templateParts } from "../sms-counter.js";
-import type { SenderId, Template } from "../types.js";
+import type { SenderId, SmsAccepted, Template } from "../types.js";
 import { ErrorNotice, Field, PageTitle, Success } from "../ui.js";
 import { EmailForm, VoiceForm, WhatsAppForm } from "./SendOther.js";
 
@@ -69,12 +69,6 @@ export function TemplateFiller({
   );
 }
 
-interface SendAnswer {
-  message_id: string;
-  broadcast_id: string;
-  credits: number;
-}
-
 export function SendSmsForm() {
   const queryClient = useQueryClient();
   const formId = useId();
@@ -101,7 +95,7 @@ export function SendSmsForm() {
 
   const send = useMutation({
     mutationFn: () =>
-      data<SendAnswer>("/api/v2/sms/send", {
+      data<SmsAccepted>("/api/v2/sms/send", {
         json: {
           recipient,
           sender_id: chosenSender,

@@ -4,17 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
 import { Link } from "../router.js";
+import type { CallerId, EmailSendAnswer, PlacedCall, WhatsAppSent, WhatsAppTemplate } from "../types.js";
 import { ErrorNotice, Field, Success } from "../ui.js";
-
-interface WhatsAppTemplate {
-  name: string;
-  language: string;
-  body: string;
-  param_count: number;
-  header_format: string;
-  is_sendable: boolean;
-  send_disabled_reason: string | null;
-}
 
 export function WhatsAppForm() {
   const queryClient = useQueryClient();
@@ -29,7 +20,7 @@ export function WhatsAppForm() {
   const template = sendable.find((t) => `${t.name}|${t.language}` === templateKey) ?? sendable[0];
   const send = useMutation({
     mutationFn: () =>
-      data<{ message_id: string; id: number; to: string }>("/api/v2/whatsapp/send", {
+      data<WhatsAppSent>("/api/v2/whatsapp/send", {
         json: {
           to,
           template: template?.name,
@@ -117,7 +108,7 @@ export function EmailForm() {
   const set = (change: Partial<typeof draft>) => setDraft((current) => ({ ...current, ...change }));
   const send = useMutation({
     mutationFn: () =>
-      data<{ broadcast_id: string }>("/api/v2/email/send", {
+      data<EmailSendAnswer>("/api/v2/email/send", {
         json: {
           from: draft.from,
           to: draft.to,
@@ -190,12 +181,6 @@ export function EmailForm() {
   );
 }
 
-interface CallerId {
-  id: number;
-  number: string;
-  status: string;
-}
-
 export function VoiceForm() {
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
@@ -208,7 +193,7 @@ export function VoiceForm() {
   const chosen = from || approved[0]?.number || "";
   const call = useMutation({
     mutationFn: () =>
-      data<{ broadcast_id: string; message_id: string; credits: number }>("/api/v2/voice/calls", {
+      data<PlacedCall>("/api/v2/voice/calls", {
         json: { from: chosen, to, text },
       }),
   });

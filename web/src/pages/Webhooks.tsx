@@ -5,14 +5,8 @@ import { type FormEvent, useEffect, useState } from "react";
 import { data, paged } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
-import type { WebhookDelivery } from "../types.js";
+import type { WebhookDelivery, WebhookSecret, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
-
-interface Settings {
-  delivery_report: string | null;
-  inbound_sms: string | null;
-  secret: string | null;
-}
 
 function DeliveryLog() {
   const session = useSignedIn();
@@ -71,7 +65,10 @@ function DeliveryLog() {
 
 export default function Webhooks() {
   const queryClient = useQueryClient();
-  const settings = useQuery({ queryKey: ["webhooks", "settings"], queryFn: () => data<Settings>("/api/v2/webhooks") });
+  const settings = useQuery({
+    queryKey: ["webhooks", "settings"],
+    queryFn: () => data<WebhookSettings>("/api/v2/webhooks"),
+  });
   const [urls, setUrls] = useState({ delivery_report: "", inbound_sms: "" });
   useEffect(() => {
     if (settings.data) {
@@ -80,14 +77,14 @@ export default function Webhooks() {
   }, [settings.data]);
   const save = useMutation({
     mutationFn: () =>
-      data<Settings>("/api/v2/webhooks", {
+      data<WebhookSettings>("/api/v2/webhooks", {
         method: "PUT",
         json: { delivery_report: urls.delivery_report.trim() || null, inbound_sms: urls.inbound_sms.trim() || null },
       }),
     onSuccess: (answer) => queryClient.setQueryData(["webhooks", "settings"], answer),
   });
   const rotate = useMutation({
-    mutationFn: () => data<{ secret: string }>("/api/v2/webhooks/rotate-secret", { json: {} }),
+    mutationFn: () => data<WebhookSecret>("/api/v2/webhooks/rotate-secret", { json: {} }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["webhooks", "settings"] }),
   });
   const test = useMutation({

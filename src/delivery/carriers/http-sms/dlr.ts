@@ -102,6 +102,15 @@ export function parseDlr(config: HttpSmsConfig, request: DlrRequest, now: number
     const [field, , max] = tooLong;
     return { ok: false, status: 400, message: `${field} is longer than ${max} characters.` };
   }
+  // A NUL cannot be stored (PostgreSQL refuses it): the carrier's report is malformed, said in its dialect.
+  const withNul = (
+    [
+      [dlr.id_field, upstreamId],
+      [dlr.status_field, status],
+      [dlr.error_code_field, code],
+    ] as const
+  ).find(([, value]) => value?.includes("\u0000"));
+  if (withNul) return { ok: false, status: 400, message: `${withNul[0]} contains a NUL character (U+0000).` };
   const delivered = dlr.delivered_values.includes(status);
   if (!delivered && !dlr.failed_values.includes(status)) return { ok: true, report: null };
   return {

@@ -4,7 +4,13 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
 import { formatNumber, formatTime } from "../../format.js";
-import { ACCOUNT_WALLETS, type LedgerEntry, type OperatorAccountDetail, ROUTE_CODES } from "../../operator-types.js";
+import {
+  ACCOUNT_WALLETS,
+  type CreditTopUp,
+  type LedgerEntry,
+  type OperatorAccountDetail,
+  ROUTE_CODES,
+} from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { useSignedIn } from "../../session.js";
 import {
@@ -25,7 +31,7 @@ function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
   const [note, setNote] = useState("");
   const topUp = useMutation({
     mutationFn: () =>
-      data<{ wallet: string; balance: number }>(`/admin/api/accounts/${encodeURIComponent(username)}/credits`, {
+      data<CreditTopUp>(`/admin/api/accounts/${encodeURIComponent(username)}/credits`, {
         json: { wallet, amount: Number(amount), ...(note.trim() ? { note: note.trim() } : {}) },
       }),
     onSuccess: () => {

@@ -4,18 +4,10 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { paged, request } from "../../api.js";
 import { formatNumber, formatTime } from "../../format.js";
-import { type MissingRegistration, type OperatorAccount, ROUTE_CODES } from "../../operator-types.js";
+import { type OnboardedAccount, type OperatorAccount, ROUTE_CODES } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../../ui.js";
-
-interface Created {
-  id: number;
-  username: string;
-  api_key: string;
-  ready: boolean;
-  missing: MissingRegistration[];
-}
 
 /** Comma- or line-separated values of a text field, trimmed, blanks dropped. */
 export function listOf(text: string): string[] {
@@ -84,11 +76,11 @@ export function onboardingBody(draft: OnboardingDraft): Record<string, unknown> 
   return body;
 }
 
-export function OnboardingForm({ onCreated }: { onCreated?: (created: Created) => void }) {
+export function OnboardingForm({ onCreated }: { onCreated?: (created: OnboardedAccount) => void }) {
   const [draft, setDraft] = useState<OnboardingDraft>(EMPTY_ONBOARDING);
   const set = (change: Partial<OnboardingDraft>) => setDraft((current) => ({ ...current, ...change }));
   const create = useMutation({
-    mutationFn: () => request<{ data: Created }>("/admin/api/accounts", { json: onboardingBody(draft) }),
+    mutationFn: () => request<{ data: OnboardedAccount }>("/admin/api/accounts", { json: onboardingBody(draft) }),
     onSuccess: (answer) => {
       setDraft(EMPTY_ONBOARDING);
       onCreated?.(answer.data);

@@ -1,32 +1,9 @@
-// The shapes every v2 answer shares, as schemas: the two envelopes, the error answer, a page's
-// `meta` and nullable values. Fastify serializes the answers with them (fast-json-stringify,
-// which writes only the fields a schema lists) and the OpenAPI document shows them. A schema
-// with a `title` is a named component of the document (openapi.ts).
-import { type TSchema, Type } from "@fastify/type-provider-typebox";
-import { WALLETS } from "../core/credits.js";
+// The error answers of the v2 routes, as schemas: what every refusal carries and which statuses a
+// route answers. They document the refusals in the OpenAPI document; the refusals themselves are
+// written by JSON.stringify (serializers.ts), as http-errors.ts builds them.
+import { Type } from "@fastify/type-provider-typebox";
 import { ERROR_CATALOGUE, type ErrorCode } from "../core/errors.js";
 import type { JsonEnvelope } from "./http-errors.js";
-
-/** `type: [T, "null"]` rather than `anyOf`, which fast-json-stringify can only write by trying each branch. */
-export const NullableString = (options: { description?: string } = {}) =>
-  Type.Unsafe<string | null>({ type: ["string", "null"], ...options });
-export const NullableInteger = (options: { description?: string } = {}) =>
-  Type.Unsafe<number | null>({ type: ["integer", "null"], ...options });
-export const NullableNumber = (options: { description?: string } = {}) =>
-  Type.Unsafe<number | null>({ type: ["number", "null"], ...options });
-
-/** An ISO 8601 UTC time with second precision, e.g. 2026-11-22T07:53:48Z. */
-export const Time = Type.String({ format: "date-time" });
-export const NullableTime = () => Type.Unsafe<string | null>({ type: ["string", "null"], format: "date-time" });
-
-/** Credits as a number of credits (the gateway stores milli-credits: at most three decimals). */
-export const Credits = Type.Number();
-
-/** Every wallet of an account, in credits. */
-export const Wallets = Type.Object(Object.fromEntries(WALLETS.map((wallet) => [wallet, Credits])), {
-  title: "Wallets",
-  description: "Every wallet of the account, in credits: sms, international, whatsapp, email, voice.",
-});
 
 export const ErrorDetail = Type.Object(
   {
@@ -57,31 +34,6 @@ const ResourceError = Type.Object(
   { status: Type.Literal("error"), message: Type.String(), error: ErrorDetail },
   { title: "ResourceError" },
 );
-
-export const PageMeta = Type.Object(
-  {
-    page: Type.Integer({ minimum: 1 }),
-    per_page: Type.Integer({ minimum: 1 }),
-    total: Type.Integer({ minimum: 0 }),
-    last_page: Type.Integer({ minimum: 1 }),
-  },
-  { title: "PageMeta" },
-);
-
-/** The envelope of the SMS calls: `{ success: true, message, data }`. */
-export function smsAnswer(data: TSchema) {
-  return Type.Object({ success: Type.Literal(true), message: Type.String(), data });
-}
-
-/** The envelope of the resource calls: `{ status: "success", data }`. */
-export function resourceAnswer(data: TSchema) {
-  return Type.Object({ status: Type.Literal("success"), data });
-}
-
-/** A page of a list: `{ status: "success", data: [item…], meta }`. */
-export function pageAnswer(item: TSchema) {
-  return Type.Object({ status: Type.Literal("success"), data: Type.Array(item), meta: PageMeta });
-}
 
 /** What each error status means, whatever the route. */
 const ERROR_STATUSES: Record<number, string> = {

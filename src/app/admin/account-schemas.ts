@@ -1,0 +1,149 @@
+// The operator API's answers about accounts (routes.ts, login-lock-routes.ts) as schemas: accounts
+// with their readiness, keys, credits and the ledger, sender IDs, the approval queue and login locks.
+// They serialize the answers and type what the console reads; typebox and schema files only.
+// Every answer is `{ status: "success", data }` (resourceAnswer), a list also with `meta`.
+import { type TInteger, Type } from "typebox";
+import {
+  Credits,
+  NullableString,
+  NullableTime,
+  OneOf,
+  PageMeta,
+  Time,
+  Wallets,
+} from "../../base/http/answer-schemas.js";
+import { ACCOUNT_ROLES, ACCOUNT_STATUSES } from "../../domain/accounts/account-fields.js";
+import { ApiKey, KeyRevocation, SenderIdRequest } from "../../domain/accounts/v2-schemas.js";
+import { APPROVAL_KINDS, type ApprovalKind } from "./approval-kinds.js";
+
+/** An account as listed (accounts/accounts.ts describeAccount), with its wallets. */
+export const OperatorAccount = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  role: OneOf(ACCOUNT_ROLES),
+  status: OneOf(ACCOUNT_STATUSES),
+  time_zone: Type.String(),
+  flood_limit: Type.Integer(),
+  get_api_enabled: Type.Boolean(),
+  international_enabled: Type.Boolean(),
+  dlt_scrubbing: Type.Boolean(),
+  promo_sender_enabled: Type.Boolean(),
+  routes: Type.Array(Type.String()),
+  default_dlt_entity_id: NullableString(),
+  locked_until: NullableTime(),
+  created_at: Time,
+  balances: Wallets,
+});
+
+/** A registration the account lacks to send SMS, with the command and the call that add it (readiness.ts). */
+export const MissingRegistration = Type.Object({
+  what: OneOf(["account_status", "sender_id", "dlt_header", "dlt_entity", "default_dlt_entity", "template", "credits"]),
+  message: Type.String(),
+  command: Type.String(),
+  api: Type.String(),
+});
+
+/** One account with its registrations and whether it can send SMS (`accounts show`). */
+export const OperatorAccountDetail = Type.Object({
+  ...OperatorAccount.properties,
+  registrations: Type.Object({
+    sender_ids: Type.Array(Type.Object({ id: Type.Integer(), sender_id: Type.String(), status: Type.String() })),
+    dlt_headers: Type.Array(Type.String()),
+    dlt_entities: Type.Array(Type.String()),
+    /** The entity a send that names none carries; null when none would. */
+    dlt_entity_of_sends: NullableString(),
+    templates: Type.Object({ approved: Type.Integer(), pending: Type.Integer() }),
+  }),
+  ready: Type.Boolean(),
+  missing: Type.Array(MissingRegistration),
+});
+
+/** POST /accounts: the account made, its first key (shown this once) and what it still lacks. */
+export const OnboardedAccount = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  api_key: Type.String(),
+  ready: Type.Boolean(),
+  missing: Type.Array(MissingRegistration),
+});
+
+/** An account's keys as listed: never the key, its prefix (the v2 list's shape). */
+export const OperatorApiKey = ApiKey;
+
+export const OperatorCreatedKey = Type.Object({
+  id: Type.Integer(),
+  account: Type.String(),
+  api_key: Type.String(),
+  prefix: Type.String(),
+  rate_limit: Type.Integer(),
+});
+
+export const OperatorKeyRevocation = KeyRevocation;
+
+export const KeyRateLimit = Type.Object({ id: Type.Integer(), rate_limit: Type.Integer() });
+
+export const CreditTopUp = Type.Object({ account: Type.String(), wallet: Type.String(), balance: Credits });
+
+/** A ledger entry as the operator sees it: the account's view, and the send or transfer it is for (`ref`). */
+export const OperatorLedgerEntry = Type.Object({
+  id: Type.Integer(),
+  wallet: Type.String(),
+  amount: Credits,
+  balance_after: Credits,
+  kind: Type.String(),
+  ref: NullableString(),
+  note: NullableString(),
+  created_at: Time,
+});
+
+export const AddedSenderId = Type.Object({
+  id: Type.Integer(),
+  account: Type.String(),
+  sender_id: Type.String(),
+  status: Type.String(),
+});
+
+/** A sender ID as listed: the account's own request's shape (v2). */
+export const OperatorSenderId = SenderIdRequest;
+/** A sender ID as decided by its id: the same, and whose it is. */
+export const DecidedSenderId = Type.Object({ ...SenderIdRequest.properties, account: Type.String() });
+
+export const ApprovalItem = Type.Object({
+  kind: OneOf(APPROVAL_KINDS),
+  id: Type.Integer(),
+  account: Type.String(),
+  value: Type.String(),
+  detail: NullableString(),
+  created_at: Time,
+});
+
+/** GET /approvals: a page of the queue, and how many of each kind wait. */
+export const ApprovalQueue = Type.Object({
+  status: Type.Literal("success"),
+  data: Type.Array(ApprovalItem),
+  waiting: Type.Object(
+    Object.fromEntries(APPROVAL_KINDS.map((kind) => [kind, Type.Integer()])) as Record<ApprovalKind, TInteger>,
+  ),
+  meta: PageMeta,
+});
+
+export const LoginLock = Type.Object({
+  username: Type.String(),
+  scope: OneOf(["account", "address"]),
+  /** The source address locked out; null for the whole account's lock. */
+  address: NullableString(),
+  locked_until: Time,
+});
+
+export const LoginLocksCleared = Type.Object({ cleared: Type.Integer() });
+
+/** An operator's read-only view of an account's console (GET /account-views). */
+export const AccountView = Type.Object({
+  id: Type.Integer(),
+  account: Type.String(),
+  viewer: Type.String(),
+  address: Type.String(),
+  user_agent: NullableString(),
+  started_at: Type.String(),
+  ended_at: NullableString(),
+});

@@ -1,0 +1,83 @@
+// The operator's view of an account's API keys, under /admin/api: list them (never the key), make
+// one (shown once), change a key's rate limit, revoke one. Thin adapters over operations.ts.
+
+import { Type } from "@fastify/type-provider-typebox";
+import { GatewayError } from "../../base/core/errors.js";
+import { IdParams } from "../../base/http/query-params.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { apiKeyRevoked, setApiKeyRateLimit } from "../../domain/auth/index.js";
+import { KeyRateLimit, OperatorApiKey, OperatorCreatedKey, OperatorKeyRevocation } from "./account-schemas.js";
+import { createKeyFor, keysOf, MAX_RATE_LIMIT, parseRateLimit, revokeKey } from "./operations.js";
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
+const Username = Type.Object({ username: Type.String() });
+/** Requests per minute; 0 = unlimited. */
+export const RateLimit = Type.Integer({ minimum: 0, maximum: MAX_RATE_LIMIT });
+
+export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
+  const deps = { store: ctx.store, clock: ctx.clock };
+  const ok = (data: unknown) => ({ status: "success", data });
+
+  admin.get(
+    "/accounts/:username/keys",
+    { schema: { params: Username, response: operatorAnswer(Type.Array(OperatorApiKey)) } },
+    async (request) => ok(await keysOf(deps, request.params.username)),
+  );
+
+  admin.post(
+    "/accounts/:username/keys",
+    {
+      // Every field has a default, so a POST without a body is a valid request for a key.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        params: Username,
+        body: Type.Object(
+          {
+            name: Type.Optional(Type.String({ maxLength: 100 })),
+            rate_limit: Type.Optional(RateLimit),
+          },
+          { additionalProperties: false },
+        ),
+        response: operatorAnswer(OperatorCreatedKey),
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const key = await createKeyFor(deps, request.params.username, {
+        ...(body.name ? { name: body.name } : {}),
+        ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
+      });
+      return reply.code(201).send(ok(key));
+    },
+  );
+
+  admin.delete(
+    "/keys/:id",
+    { schema: { params: IdParams, response: operatorAnswer(OperatorKeyRevocation) } },
+    async (request) => ok(await revokeKey(deps, request.params.id)),
+  );
+
+  admin.patch(
+    "/keys/:id",
+    {
+      schema: {
+        params: IdParams,
+        body: Type.Object({ rate_limit: RateLimit }, { additionalProperties: false }),
+        response: operatorAnswer(KeyRateLimit),
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const rateLimit = parseRateLimit(request.body.rate_limit);
+      const keyHash = await setApiKeyRateLimit(ctx.store.db, id, rateLimit);
+      if (!keyHash) throw new GatewayError("not_found", `No API key with id ${id}.`);
+      await apiKeyRevoked(ctx.store, keyHash);
+      return ok({ id, rate_limit: rateLimit });
+    },
+  );
+}

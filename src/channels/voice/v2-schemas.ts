@@ -1,0 +1,24 @@
+// The v2 voice answers as schemas: they serialize the answers, show them in the OpenAPI document
+// and type what the console reads. Imports only typebox and other schema files.
+import { Type } from "typebox";
+import { OneOf, Time } from "../../base/http/answer-schemas.js";
+
+export const CallerId = Type.Object(
+  {
+    id: Type.Integer(),
+    number: Type.String(),
+    status: OneOf(["pending", "approved", "rejected"]),
+    created_at: Time,
+  },
+  { title: "VoiceCallerId" },
+);
+
+export const PlacedCall = Type.Object(
+  {
+    broadcast_id: Type.String(),
+    message_id: Type.String(),
+    to: Type.String(),
+    credits: Type.Number(),
+  },
+  { title: "PlacedCall" },
+);

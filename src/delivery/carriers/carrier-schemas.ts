@@ -1,0 +1,75 @@
+// The operator API's answers about carriers (admin-routes.ts) as schemas: connectors with their
+// health as the workers last wrote it, and the routes that pick them. They serialize the answers
+// and type what the console reads; typebox and schema files only.
+import { Type } from "typebox";
+import { NullableString, NullableTime, OneOf, OpenObject, Time } from "../../base/http/answer-schemas.js";
+
+/**
+ * A connector's definition as saved, secrets masked: an smpp or http-sms configuration with its
+ * own optional fields (catalog.ts checks it). Shown as it was given, so declared open.
+ */
+const Definition = OpenObject();
+
+export const Carrier = Type.Object({
+  name: Type.String(),
+  type: Type.String(),
+  enabled: Type.Boolean(),
+  source: OneOf(["api", "file"]),
+  definition: Definition,
+  created_at: Time,
+  updated_at: Time,
+});
+
+/** One worker's view of a connector (health.ts ConnectorHealth, as written to connector_health). */
+export const WorkerHealth = Type.Object({
+  type: Type.String(),
+  state: OneOf(["up", "degraded", "down"]),
+  reason: NullableString(),
+  sessions: Type.Unsafe<{ total: number; bound: number; outstanding: number; queued: number } | null>({
+    type: ["object", "null"],
+    properties: {
+      total: Type.Integer(),
+      bound: Type.Integer(),
+      outstanding: Type.Integer(),
+      queued: Type.Integer(),
+    },
+    required: ["total", "bound", "outstanding", "queued"],
+  }),
+  /** Submits since the worker started, by outcome: throughput is their change between two reads. */
+  results: Type.Object({
+    ok: Type.Integer(),
+    retryable: Type.Integer(),
+    failed: Type.Integer(),
+    deferred: Type.Integer(),
+  }),
+  last_error: Type.Unsafe<{ code: string; message: string; at: string } | null>({
+    type: ["object", "null"],
+    properties: { code: Type.String(), message: Type.String(), at: Time },
+    required: ["code", "message", "at"],
+  }),
+  /** While the circuit is open: when traffic is tried again. */
+  retry_at: NullableTime(),
+  worker: Type.String(),
+  updated_at: Time,
+});
+
+const ConnectorState = OneOf(["up", "degraded", "down", "unknown"]);
+
+/** A connector as the workers see it: the best state any of them sees (unknown when none runs it). */
+export const ConnectorHealth = Type.Object({
+  connector: Type.String(),
+  state: ConnectorState,
+  workers: Type.Array(WorkerHealth),
+});
+
+export const CarrierWithHealth = Type.Object({
+  ...Carrier.properties,
+  health: Type.Object({ state: ConnectorState, workers: Type.Array(WorkerHealth) }),
+});
+
+export const CarrierRoute = Type.Object({
+  id: Type.Integer(),
+  route: Type.String(),
+  prefix: Type.String(),
+  connectors: Type.Array(Type.Object({ name: Type.String(), weight: Type.Integer() })),
+});
