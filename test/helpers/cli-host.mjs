@@ -3,7 +3,7 @@
 // (dist/app/cli/cli-run.js) as the executable, each command with its own environment, working
 // directory, stdout, stderr and exit code. It saves the second of Node start-up that every
 // spawned command costs; test/helpers/cli.ts uses it for everything but the roles.
-import { buildProgram } from "../../dist/app/cli/cli-program.js";
+import { loadFullProgram } from "../../dist/app/cli/cli-program.js";
 import { runCommandLine } from "../../dist/app/cli/cli-run.js";
 
 const home = process.cwd();
@@ -37,7 +37,7 @@ async function runOne({ args, env, cwd }) {
   const release = capture();
   let code;
   try {
-    const program = buildProgram(async () => {
+    const program = await loadFullProgram(async () => {
       throw new Error("the CLI host does not run roles; test/helpers/cli.ts spawns them");
     });
     code = await runCommandLine(program, ["node", "switchboard", ...args]);

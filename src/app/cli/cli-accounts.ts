@@ -23,6 +23,7 @@ import {
   senderIdsOf,
   setSenderIdStatusFor,
 } from "../admin/index.js";
+import { groupCommand } from "./cli-groups.js";
 import {
   addReviewCommands,
   onOff,
@@ -70,7 +71,7 @@ function detailText(detail: Detail): string {
 }
 
 function addAccountsCommands(program: Command): void {
-  const accounts = program.command("accounts").description("manage accounts");
+  const accounts = groupCommand(program, "accounts");
   accounts
     .command("create")
     .description(
@@ -211,7 +212,7 @@ function addAccountsCommands(program: Command): void {
 }
 
 function addKeyCommands(program: Command): void {
-  const keys = program.command("keys").description("manage API keys");
+  const keys = groupCommand(program, "keys");
   keys
     .command("create")
     .description("another API key for an account (shown once)")
@@ -259,7 +260,7 @@ function addKeyCommands(program: Command): void {
 }
 
 function addCreditCommands(program: Command): void {
-  const credits = program.command("credits").description("manage credits");
+  const credits = groupCommand(program, "credits");
   credits
     .command("add")
     .description("top up a wallet through the ledger")
@@ -309,7 +310,7 @@ function addCreditCommands(program: Command): void {
 }
 
 function addSenderIdCommands(program: Command): void {
-  const senderIds = program.command("sender-ids").description("manage sender IDs");
+  const senderIds = groupCommand(program, "sender-ids");
   senderIds
     .command("add")
     .description("add a sender ID to an account, pending unless --approve")
@@ -354,7 +355,7 @@ function addSenderIdCommands(program: Command): void {
 }
 
 function addLoginLockCommands(program: Command): void {
-  const loginLocks = program.command("login-locks").description("password logins locked after repeated failures");
+  const loginLocks = groupCommand(program, "login-locks");
   loginLocks
     .command("list")
     .description("the login locks in force")

@@ -19,6 +19,7 @@ import {
   setCarrierEnabled,
 } from "../../delivery/carriers/catalog.js";
 import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/config-file.js";
+import { groupCommand } from "./cli-groups.js";
 import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
@@ -33,9 +34,7 @@ export function connectorList(value: string): { name: string; weight: number }[]
 }
 
 export function addCarrierCommands(program: Command): void {
-  const carriers = program
-    .command("carriers")
-    .description("manage SMS connectors (smpp, http-sms): add, replace, enable, remove, health");
+  const carriers = groupCommand(program, "carriers");
   carriers
     .command("list")
     .description("the SMS connectors: name, type, enabled, where they are defined")
@@ -135,7 +134,7 @@ export function addCarrierCommands(program: Command): void {
       }),
     );
 
-  const routes = program.command("routes").description("manage SMS routes: route code + number prefix → connectors");
+  const routes = groupCommand(program, "routes");
   routes
     .command("list")
     .description("the SMS routes: route code, prefix, connectors with weights")

@@ -13,14 +13,13 @@ import {
   removeSuppressionsFor,
   setKeywordStatusFor,
 } from "../../channels/inbound/index.js";
+import { groupCommand } from "./cli-groups.js";
 import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
 
 function addNumberCommands(program: Command): void {
-  const numbers = program
-    .command("inbound-numbers")
-    .description("manage the virtual numbers whose inbound SMS an account receives");
+  const numbers = groupCommand(program, "inbound-numbers");
   numbers
     .command("add")
     .description("assign a virtual number to an account")
@@ -69,7 +68,7 @@ function addNumberCommands(program: Command): void {
 }
 
 function addKeywordCommands(program: Command): void {
-  const keywords = program.command("keywords").description("review the keywords accounts create");
+  const keywords = groupCommand(program, "keywords");
   addReviewCommands(keywords, {
     noun: "keyword",
     listedBy: "keywords",
@@ -104,9 +103,7 @@ function addKeywordCommands(program: Command): void {
 }
 
 function addSuppressionCommands(program: Command): void {
-  const suppressions = program
-    .command("suppressions")
-    .description("manage an account's suppression list (numbers that opted out of its promotional SMS)");
+  const suppressions = groupCommand(program, "suppressions");
   suppressions
     .command("add")
     .description("put numbers on an account's suppression list")

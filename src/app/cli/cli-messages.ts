@@ -8,6 +8,7 @@ import { exportFormatOf, exportStream } from "../../base/http/exports.js";
 import { MESSAGE_EXPORT_COLUMNS } from "../../channels/sms/index.js";
 import { partsOfMessage } from "../../delivery/carriers/smpp/index.js";
 import { operatorExportRows, operatorMessageDetail, operatorMessagePage } from "../admin/index.js";
+import { groupCommand } from "./cli-groups.js";
 import { print, table, withStore } from "./cli-support.js";
 
 interface ListOptions {
@@ -35,7 +36,7 @@ interface ExportOptions extends Omit<ListOptions, "limit" | "cursor" | "json"> {
 }
 
 export function addMessageCommands(program: Command): void {
-  const messages = program.command("messages").description("every account's messages: find one, read its timeline");
+  const messages = groupCommand(program, "messages");
   messages
     .command("list")
     .description("messages of every account (or one), newest first, with the operator list's filters")

@@ -1,21 +1,16 @@
 // Every command of the `switchboard` executable, declared without running anything, so a test
-// can read the whole tree (descriptions, required options) without a process per command.
+// can read the whole tree (descriptions, required options) without a process per command. A
+// command line declares only the group it runs (loadProgram); the others by name, for the help.
 import { Command, Help, type Option } from "commander";
 import type { Role } from "../gateway.js";
 import { packageVersion } from "../version.js";
-import { addAccountCommands } from "./cli-accounts.js";
-import { addCarrierCommands } from "./cli-carriers.js";
-import { addInboundCommands } from "./cli-inbound.js";
-import { addMessageCommands } from "./cli-messages.js";
-import { addSmppCommands } from "./cli-smpp.js";
-import { addSmsRuleCommands } from "./cli-sms-rules.js";
-import { withStore } from "./cli-support.js";
-import { addVoiceCommands } from "./cli-voice.js";
+import { type AddCommands, GROUP_MODULES, groupCommand, modulesFor } from "./cli-groups.js";
 
 /** Runs the gateway in these roles; `seed` makes an empty database's first credentials. */
 export type RunRoles = (roles: readonly Role[], seed: boolean) => Promise<void>;
 
-export function buildProgram(run: RunRoles): Command {
+/** The program with these group modules' commands; the other groups by name and description only. */
+export function buildProgram(run: RunRoles, loaded: ReadonlyMap<(typeof GROUP_MODULES)[number], AddCommands>): Command {
   const program = new Command()
     .name("switchboard")
     .description("Self-hostable messaging gateway. Settings come from environment variables (see README).")
@@ -46,11 +41,12 @@ export function buildProgram(run: RunRoles): Command {
   program
     .command("migrate")
     .description("create or upgrade the database schema")
-    .action(() =>
-      withStore(async () => {
+    .action(async () => {
+      const { withStore } = await import("./cli-support.js");
+      await withStore(async () => {
         process.stdout.write("migrations applied\n");
-      }),
-    );
+      });
+    });
 
   program
     .command("doctor")
@@ -65,12 +61,24 @@ export function buildProgram(run: RunRoles): Command {
       if (!report.ok) process.exitCode = 1;
     });
 
-  addAccountCommands(program);
-  addSmsRuleCommands(program);
-  addInboundCommands(program);
-  addVoiceCommands(program);
-  addCarrierCommands(program);
-  addSmppCommands(program);
-  addMessageCommands(program);
+  for (const module of GROUP_MODULES) {
+    const add = loaded.get(module);
+    if (add) add(program);
+    else for (const name of Object.keys(module.groups)) groupCommand(program, name);
+  }
   return program;
+}
+
+async function loadModules(modules: readonly (typeof GROUP_MODULES)[number][]) {
+  return new Map(await Promise.all(modules.map(async (module) => [module, await module.load()] as const)));
+}
+
+/** The program a command line needs: its group's commands loaded, the rest by name. */
+export async function loadProgram(run: RunRoles, argv: readonly string[]): Promise<Command> {
+  return buildProgram(run, await loadModules(modulesFor(argv)));
+}
+
+/** Every command of every group (the help test and the test CLI host). */
+export async function loadFullProgram(run: RunRoles): Promise<Command> {
+  return buildProgram(run, await loadModules(GROUP_MODULES));
 }

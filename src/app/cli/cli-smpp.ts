@@ -4,10 +4,11 @@ import type { Command } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import { disconnectBind, listBinds } from "../../channels/smpp-server/index.js";
 import { requireAccount } from "../../domain/accounts/index.js";
+import { groupCommand } from "./cli-groups.js";
 import { print, table, wholeNumber, withStore } from "./cli-support.js";
 
 export function addSmppCommands(program: Command): void {
-  const smpp = program.command("smpp").description("the SMPP server's binds (SMPP_SERVER_PORT)");
+  const smpp = groupCommand(program, "smpp");
   smpp
     .command("binds")
     .description("the SMPP clients bound to every running process, oldest first")

@@ -19,6 +19,7 @@ import {
   removeDndNumbers,
   setTemplateStatusFor,
 } from "../admin/index.js";
+import { groupCommand } from "./cli-groups.js";
 import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */
@@ -41,7 +42,7 @@ function openCsv(file: string): NodeJS.ReadableStream {
 }
 
 function addTemplateCommands(program: Command): void {
-  const templates = program.command("templates").description("manage DLT content templates");
+  const templates = groupCommand(program, "templates");
   templates
     .command("add")
     .description("add a content template, pending unless --approve")
@@ -107,7 +108,7 @@ function addTemplateCommands(program: Command): void {
 }
 
 function addDltCommands(program: Command): void {
-  const dlt = program.command("dlt").description("manage DLT entity IDs and headers white-listed per account");
+  const dlt = groupCommand(program, "dlt");
   for (const [group, kind, flag, label] of [
     ["entities", "entity", "--entity-id <id>", "DLT entity ID"],
     ["headers", "header", "--header <header>", "DLT header"],
@@ -168,7 +169,7 @@ function addDltCommands(program: Command): void {
 }
 
 function addDndCommands(program: Command): void {
-  const dnd = program.command("dnd").description("manage the DND registry promotional routes must not reach");
+  const dnd = groupCommand(program, "dnd");
   dnd
     .command("import")
     .description("import the DND registry from a CSV file, streamed")

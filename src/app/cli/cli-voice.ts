@@ -4,14 +4,13 @@ import type { Command } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "../../channels/voice/index.js";
+import { groupCommand } from "./cli-groups.js";
 import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
 
 export function addVoiceCommands(program: Command): void {
-  const callerIds = program
-    .command("voice-caller-ids")
-    .description("manage the caller numbers (from) an account may place voice calls from");
+  const callerIds = groupCommand(program, "voice-caller-ids");
   callerIds
     .command("approve")
     .description("approve a caller number for an account's voice calls")

@@ -1,13 +1,17 @@
 // The `switchboard` command: run the gateway by role, migrate, and operator commands that
 // work on the configured database directly (no running server needed). The commands are
 // declared in cli-program.ts; this runs them.
-import { loadConfig } from "../../base/runtime/config.js";
-import { credentialsBanner } from "../bootstrap.js";
-import { type Gateway, type Role, startGateway } from "../gateway.js";
-import { buildProgram } from "./cli-program.js";
+import type { Gateway, Role } from "../gateway.js";
+import { loadProgram } from "./cli-program.js";
 import { runCommandLine } from "./cli-run.js";
 
 async function run(roles: readonly Role[], seed: boolean): Promise<void> {
+  // Loaded here, not above: an operator command never starts the gateway.
+  const [{ loadConfig }, { credentialsBanner }, { startGateway }] = await Promise.all([
+    import("../../base/runtime/config.js"),
+    import("../bootstrap.js"),
+    import("../gateway.js"),
+  ]);
   const config = loadConfig();
   // Signals are handled from the start: a supervisor may stop the gateway the moment it says
   // it is running, and an unhandled SIGTERM would kill it without a clean shutdown.
@@ -63,7 +67,7 @@ function smppPorts(gateway: Gateway): Record<string, number> {
   };
 }
 
-const code = await runCommandLine(buildProgram(run), process.argv);
+const code = await runCommandLine(await loadProgram(run, process.argv), process.argv);
 // A command that failed ends at once; one that succeeded ends when its work is done (a role
 // keeps serving until it is stopped).
 if (code !== 0) process.exit(code);

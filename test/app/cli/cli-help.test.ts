@@ -3,7 +3,7 @@
 // (one process per command would take a minute); cli.test.ts runs the executable for --version.
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { buildProgram } from "../../../src/app/cli/cli-program.js";
+import { loadFullProgram, loadProgram } from "../../../src/app/cli/cli-program.js";
 
 const ROLES = new Set(["start", "api", "worker", "migrate"]);
 
@@ -20,8 +20,9 @@ function everyCommand(command: Command, path: string[] = []): { path: string; co
   });
 }
 
+const program = await loadFullProgram(async () => undefined);
+
 describe("switchboard CLI help", () => {
-  const program = buildProgram(async () => undefined);
   const all = everyCommand(program);
   const operatorCommands = leaves(program).filter(({ path }) => !ROLES.has(path));
 
@@ -56,6 +57,23 @@ describe("switchboard CLI help", () => {
       }
     }
     expect(required).toBeGreaterThan(30);
+  });
+
+  it("declares only the group a command line runs, and every group by name for the help", async () => {
+    const run = async () => undefined;
+    const topLevel = (command: Command) => command.commands.map((c) => [c.name(), c.description()]);
+    const bare = await loadProgram(run, ["node", "switchboard", "--help"]);
+    expect(topLevel(bare)).toEqual(topLevel(program));
+    expect(bare.commands.every((c) => c.commands.length === 0)).toBe(true);
+    for (const argv of [
+      ["accounts", "list"],
+      ["--json", "keys", "list"],
+      ["help", "credits"],
+    ]) {
+      const one = await loadProgram(run, ["node", "switchboard", ...argv]);
+      const loaded = one.commands.filter((c) => c.commands.length > 0).map((c) => c.name());
+      expect(loaded, argv.join(" ")).toEqual(["accounts", "keys", "credits", "sender-ids", "login-locks"]);
+    }
   });
 
   it("gives every operator command --json", () => {

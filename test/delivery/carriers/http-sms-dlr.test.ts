@@ -76,11 +76,12 @@ describe("parseDlr", () => {
 
   it("refuses a NUL in the id, status or error code, which no store can keep", () => {
     const c = config(queryDlr);
-    for (const query of [
+    const queries: Record<string, string>[] = [
       { msgid: "up-1\u0000", status: "DELIVRD" },
       { msgid: "up-1", status: "DELIV\u0000RD" },
       { msgid: "up-1", status: "UNDELIV", err: "\u0000" },
-    ]) {
+    ];
+    for (const query of queries) {
       expect(parseDlr(c, get(query), NOW)).toMatchObject({
         ok: false,
         status: 400,
