@@ -23,7 +23,7 @@ import {
   senderIdsOf,
   setSenderIdStatusFor,
 } from "../admin/index.js";
-import { groupCommand } from "./cli-groups.js";
+import { groupCommand } from "./cli-group-names.js";
 import {
   addReviewCommands,
   onOff,

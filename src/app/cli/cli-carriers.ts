@@ -19,7 +19,7 @@ import {
   setCarrierEnabled,
 } from "../../delivery/carriers/catalog.js";
 import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/config-file.js";
-import { groupCommand } from "./cli-groups.js";
+import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });

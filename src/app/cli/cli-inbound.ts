@@ -13,7 +13,7 @@ import {
   removeSuppressionsFor,
   setKeywordStatusFor,
 } from "../../channels/inbound/index.js";
-import { groupCommand } from "./cli-groups.js";
+import { groupCommand } from "./cli-group-names.js";
 import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });

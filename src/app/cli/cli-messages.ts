@@ -8,7 +8,7 @@ import { exportFormatOf, exportStream } from "../../base/http/exports.js";
 import { MESSAGE_EXPORT_COLUMNS } from "../../channels/sms/index.js";
 import { partsOfMessage } from "../../delivery/carriers/smpp/index.js";
 import { operatorExportRows, operatorMessageDetail, operatorMessagePage } from "../admin/index.js";
-import { groupCommand } from "./cli-groups.js";
+import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
 interface ListOptions {

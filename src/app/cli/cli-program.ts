@@ -4,7 +4,8 @@
 import { Command, Help, type Option } from "commander";
 import type { Role } from "../gateway.js";
 import { packageVersion } from "../version.js";
-import { type AddCommands, GROUP_MODULES, groupCommand, modulesFor } from "./cli-groups.js";
+import { groupCommand } from "./cli-group-names.js";
+import { type AddCommands, GROUP_MODULES, modulesFor } from "./cli-groups.js";
 
 /** Runs the gateway in these roles; `seed` makes an empty database's first credentials. */
 export type RunRoles = (roles: readonly Role[], seed: boolean) => Promise<void>;
@@ -64,7 +65,7 @@ export function buildProgram(run: RunRoles, loaded: ReadonlyMap<(typeof GROUP_MO
   for (const module of GROUP_MODULES) {
     const add = loaded.get(module);
     if (add) add(program);
-    else for (const name of Object.keys(module.groups)) groupCommand(program, name);
+    else for (const name of module.groups) groupCommand(program, name);
   }
   return program;
 }

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import { disconnectBind, listBinds } from "../../channels/smpp-server/index.js";
 import { requireAccount } from "../../domain/accounts/index.js";
-import { groupCommand } from "./cli-groups.js";
+import { groupCommand } from "./cli-group-names.js";
 import { print, table, wholeNumber, withStore } from "./cli-support.js";
 
 export function addSmppCommands(program: Command): void {

@@ -19,7 +19,7 @@ import {
   removeDndNumbers,
   setTemplateStatusFor,
 } from "../admin/index.js";
-import { groupCommand } from "./cli-groups.js";
+import { groupCommand } from "./cli-group-names.js";
 import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */

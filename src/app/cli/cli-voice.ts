@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "../../channels/voice/index.js";
-import { groupCommand } from "./cli-groups.js";
+import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });

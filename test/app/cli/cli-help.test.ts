@@ -3,6 +3,8 @@
 // (one process per command would take a minute); cli.test.ts runs the executable for --version.
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
+import { GROUP_DESCRIPTIONS } from "../../../src/app/cli/cli-group-names.js";
+import { GROUP_MODULES } from "../../../src/app/cli/cli-groups.js";
 import { loadFullProgram, loadProgram } from "../../../src/app/cli/cli-program.js";
 
 const ROLES = new Set(["start", "api", "worker", "migrate"]);
@@ -65,6 +67,9 @@ describe("switchboard CLI help", () => {
     const bare = await loadProgram(run, ["node", "switchboard", "--help"]);
     expect(topLevel(bare)).toEqual(topLevel(program));
     expect(bare.commands.every((c) => c.commands.length === 0)).toBe(true);
+    const grouped = GROUP_MODULES.flatMap((m) => m.groups);
+    expect(new Set(grouped).size).toBe(grouped.length);
+    expect([...grouped].sort()).toEqual(Object.keys(GROUP_DESCRIPTIONS).sort());
     for (const argv of [
       ["accounts", "list"],
       ["--json", "keys", "list"],
