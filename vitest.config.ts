@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "web/test/**/*.test.tsx"],
     setupFiles: ["./test/helpers/pg-deprecations.ts"],
+    // Migrates the databases that each test file's database is copied from, once per run.
+    globalSetup: ["./test/helpers/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
