@@ -1,9 +1,14 @@
 import { defineConfig } from "vitest/config";
+import SlowestFirstSequencer from "./test/helpers/sequencer.js";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "web/test/**/*.test.tsx"],
     setupFiles: ["./test/helpers/pg-deprecations.ts"],
+    // Migrates the databases that each test file's database is copied from, once per run.
+    globalSetup: ["./test/helpers/global-setup.ts"],
+    // The slowest files first (test/file-durations.json), so the workers finish together.
+    sequence: { sequencer: SlowestFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -26,19 +26,29 @@ if (problem) console.warn(`browser tests skipped: ${problem}`);
 /** describe() that runs only where Chromium and the built console are present. */
 export const describeInBrowser = problem ? describe.skip : describe;
 
-/** One browser for the whole file, launched before the first test and closed after the last. */
+let shared: Browser | undefined;
+
+/**
+ * One browser for the files of this worker process (vitest runs file after file in it): each
+ * file's tests open their own contexts in it, and a file closes those it left open. Launching
+ * Chromium per file cost 1–3 s of each. It ends with the process (playwright kills it at exit).
+ */
 export function useBrowser(): () => Browser {
   let browser: Browser | undefined;
   beforeAll(async () => {
     if (problem) return;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM_PATH,
-      // Root in a container has no user namespace for the sandbox; the pages are our own.
-      args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
-    });
+    if (!shared?.isConnected()) {
+      shared = await chromium.launch({
+        executablePath: CHROMIUM_PATH,
+        // Root in a container has no user namespace for the sandbox; the pages are our own.
+        args: ["--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"],
+      });
+    }
+    browser = shared;
   }, 60_000);
   afterAll(async () => {
-    await browser?.close();
+    // What a failed test left open does not reach the next file.
+    for (const context of browser?.contexts() ?? []) await context.close();
   });
   return () => {
     if (!browser) throw new Error("the browser is not running");

@@ -1,15 +1,18 @@
 // Gives every test file a throwaway database on each engine: a temp SQLite file, and a
-// PostgreSQL schema of its own. PostgreSQL suites are skipped (and say so) when the server
-// is unreachable, unless SWITCHBOARD_REQUIRE_POSTGRES=1 makes them mandatory (CI sets it).
+// PostgreSQL database with a schema of its own, each a copy of the run's migrated template
+// (global-setup.ts; without it, as when a file is run by another config, each is migrated).
+// PostgreSQL suites are skipped (and say so) when the server is unreachable, unless
+// SWITCHBOARD_REQUIRE_POSTGRES=1 makes them mandatory (CI sets it).
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import { describe } from "vitest";
+import { describe, inject } from "vitest";
 import type { DatabaseTarget } from "../../src/base/runtime/config.js";
 import type { Engine } from "../../src/base/store/engine.js";
 import { openStore, type Store } from "../../src/base/store/store.js";
+import { TEMPLATE_SCHEMA } from "./global-setup.js";
 
 export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
 const required = process.env.SWITCHBOARD_REQUIRE_POSTGRES === "1";
@@ -41,16 +44,31 @@ export interface TestDatabase {
   /** DATABASE_URL for a child process (PostgreSQL: with the schema in `options`). */
   url: string;
   schema?: string;
+  /** PostgreSQL: the URL of the database `schema` is in, without a search path. */
+  postgresUrl?: string;
   drop(): Promise<void>;
 }
 
+/** What global-setup.ts made for this run; nothing when it did not run. */
+function templates(): { run: string; sqlite: string; postgres: string } {
+  try {
+    return { run: inject("databaseRun"), sqlite: inject("sqliteTemplate"), postgres: inject("postgresTemplate") };
+  } catch {
+    return { run: "", sqlite: "", postgres: "" };
+  }
+}
+
 export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+  const template = templates();
+  if (engine === "postgres" && template.postgres) return copyOfPostgresTemplate(template.run, template.postgres);
   const name = `sb_t_${randomBytes(6).toString("hex")}`;
   if (engine === "sqlite") {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-test-"));
     const file = path.join(dir, `${name}.db`);
+    if (template.sqlite) fs.copyFileSync(template.sqlite, file);
     const target: DatabaseTarget = { engine: "sqlite", file };
     const store = await openStore(target, { sqliteSynchronous: "NORMAL" });
+    // A copy of the template is at the latest migration: one read.
     await store.migrate();
     return {
       engine,
@@ -84,9 +102,51 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
     target,
     url: url.toString(),
     schema: name,
+    postgresUrl: TEST_POSTGRES_URL,
     drop: async () => {
       await store.close().catch(() => undefined);
       await dropSchema(name);
+    },
+  };
+}
+
+/**
+ * A database of this test file's own, copied from the run's template, its schema renamed to
+ * the database's name (LISTEN channels and search paths stay distinct per file, as when each
+ * file had a schema). It is dropped with the run's others at the end (global-setup.ts).
+ */
+async function copyOfPostgresTemplate(run: string, template: string): Promise<TestDatabase> {
+  const name = `${run}_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  try {
+    await admin.query(`create database ${name} template ${template}`);
+  } finally {
+    await admin.end();
+  }
+  const database = new URL(TEST_POSTGRES_URL);
+  database.pathname = `/${name}`;
+  const owner = new pg.Client({ connectionString: database.toString() });
+  await owner.connect();
+  try {
+    await owner.query(`alter schema ${TEMPLATE_SCHEMA} rename to ${name}`);
+  } finally {
+    await owner.end();
+  }
+  const target: DatabaseTarget = { engine: "postgres", url: database.toString() };
+  const store = await openStore(target, { pgSchema: name });
+  await store.migrate();
+  const url = new URL(database);
+  url.searchParams.set("options", `-c search_path=${name}`);
+  return {
+    engine: "postgres",
+    store,
+    target,
+    url: url.toString(),
+    schema: name,
+    postgresUrl: database.toString(),
+    drop: async () => {
+      await store.close().catch(() => undefined);
     },
   };
 }

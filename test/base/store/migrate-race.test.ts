@@ -14,13 +14,14 @@ describe.skipIf(!postgresAvailable)("catalog introspection for migrations [postg
   const other = `sb_other_${process.pid}`;
   beforeAll(async () => {
     db = await createTestDatabase("postgres");
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    // In the test database's own database, beside its schema.
+    const client = new pg.Client({ connectionString: db.postgresUrl });
     await client.connect();
     await client.query(`create schema if not exists ${other}; create table if not exists ${other}.elsewhere (id int)`);
     await client.end();
   });
   afterAll(async () => {
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    const client = new pg.Client({ connectionString: db.postgresUrl });
     await client.connect();
     await client.query(`drop schema if exists ${other} cascade`);
     await client.end();
@@ -36,11 +37,16 @@ describe.skipIf(!postgresAvailable)("catalog introspection for migrations [postg
   });
 
   it("migrates a fresh schema to the latest migration", async () => {
-    const fresh = await createTestDatabase("postgres");
+    // Test databases are copies of a template migrated once per run: this one is migrated here.
+    const fresh = await createEmptyDatabase("postgres");
+    const store = await openStore({ engine: "postgres", url: TEST_POSTGRES_URL }, { pgSchema: fresh.schema! });
     try {
-      const tables = await fresh.store.db.introspection.getTables();
+      await store.migrate();
+      const tables = await store.db.introspection.getTables();
       expect(tables.map((table) => table.name)).toContain("messages");
+      expect(await fresh.tables()).toContain("messages");
     } finally {
+      await store.close();
       await fresh.drop();
     }
   });

@@ -7,7 +7,7 @@ import net from "node:net";
 import { sql } from "kysely";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../../src/base/store/store.js";
-import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../../helpers/engines.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 
 const suite = postgresAvailable ? describe : describe.skip;
 /** A table of the test's own, not in the schema's types. */
@@ -79,7 +79,7 @@ suite("pipelined transactions on PostgreSQL", () => {
   beforeAll(async () => {
     db = await createTestDatabase("postgres");
     await sql`create table pipeline_probe (id text primary key, n integer not null)`.execute(db.store.db);
-    gate = await answerGate(new URL(TEST_POSTGRES_URL));
+    gate = await answerGate(new URL(db.postgresUrl!));
   });
   afterEach(async () => {
     gate.release();

@@ -8,7 +8,7 @@ import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import type { Store } from "../../../src/base/store/store.js";
 import { applyCallStatuses } from "../../../src/channels/voice/call-status.js";
-import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../../helpers/engines.js";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 import { messageRow } from "../../helpers/message-row.js";
 
 const suite = postgresAvailable ? describe : describe.skip;
@@ -35,7 +35,7 @@ suite("a final call status racing the submit's commit (PostgreSQL)", () => {
       .execute();
 
     // The dispatcher's transaction: the submit recorded, not yet committed.
-    const dispatcher = new pg.Client({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${db.schema}` });
+    const dispatcher = new pg.Client({ connectionString: db.postgresUrl, options: `-c search_path=${db.schema}` });
     await dispatcher.connect();
     try {
       await dispatcher.query("begin");

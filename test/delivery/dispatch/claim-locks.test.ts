@@ -10,7 +10,7 @@ import type { MessageRow } from "../../../src/base/store/schema.js";
 import { openStore, type Store } from "../../../src/base/store/store.js";
 import type { Connector, Dispatcher, SubmitResult } from "../../../src/delivery/dispatch/index.js";
 import { claimDueMessages, requeueExpiredLeases } from "../../../src/domain/messages/index.js";
-import { postgresAvailable, TEST_POSTGRES_URL } from "../../helpers/engines.js";
+import { postgresAvailable } from "../../helpers/engines.js";
 import { buildAccount, call, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
 
 /** Longer than any lease the claims once wrote (15 s) need not be waited for: the test looks several times. */
@@ -135,7 +135,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     const role = `sb_idle_${randomBytes(4).toString("hex")}`;
     await sql.raw(`create role ${role} login superuser`).execute(t.db.store.db);
     await sql.raw(`alter role ${role} set idle_in_transaction_session_timeout = '300ms'`).execute(t.db.store.db);
-    const url = new URL(TEST_POSTGRES_URL);
+    const url = new URL(t.db.postgresUrl!);
     url.username = role;
     const store = await openStore({ engine: "postgres", url: url.toString() }, { pgSchema: t.db.schema });
     const connector = new SlowConnector();

@@ -3,13 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { isGatewayError } from "../../../src/base/core/errors.js";
 import { createAccount, findAccountByUsername, ledgerSum, walletBalances } from "../../../src/domain/accounts/index.js";
-import {
-  createTestDatabase,
-  describeEachEngine,
-  postgresAvailable,
-  TEST_POSTGRES_URL,
-  type TestDatabase,
-} from "../../helpers/engines.js";
+import { createTestDatabase, describeEachEngine, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 
 const code = (error: unknown) => (isGatewayError(error) ? error.code : error);
 
@@ -58,7 +52,7 @@ describeEachEngine("accounts", (engine) => {
   it("answers conflict when another transaction takes the username between the check and the insert", async () => {
     // A second session inserts the name and holds its transaction open, so createAccount's
     // existence check sees nothing and its insert waits on the unique index.
-    const other = new pg.Client({ connectionString: TEST_POSTGRES_URL, options: `-c search_path=${db.schema}` });
+    const other = new pg.Client({ connectionString: db.postgresUrl, options: `-c search_path=${db.schema}` });
     await other.connect();
     try {
       await other.query("begin");

@@ -149,18 +149,51 @@ describeEachEngine("webhook sender", (engine) => {
     hook.answer = () => 500;
     const account = await buildAccount(t);
     await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
-    await enqueue(t, account.id, ["q1"]);
-    const sender = senderFor(t, { retryForMs: 300 });
+    // The sender's clock is the test's: the period runs out when the test moves it, not when a
+    // loaded machine gets round to the next attempt (on the wall clock, a first attempt slower
+    // than the 300 ms period left no second one).
+    const clock = new ManualClock(new Date());
+    const created = clock.now().getTime();
+    const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
+    await t.db.store.transaction((trx) =>
+      outbox.deliveryReports(
+        trx,
+        [{ id: "q1", account_id: account.id, recipient: "9876543210", status: "delivered", at: created }],
+        created,
+      ),
+    );
+    const sender = new WebhookSender(
+      { store: t.db.store, clock, logger: createLogger({ logLevel: "silent" }) },
+      { ...fast, retryForMs: 300 },
+    );
+    const row = async () => (await deliveries(t, account.id))[0]!;
     sender.start();
     try {
-      await until(async () => (await deliveries(t, account.id))[0]?.status === "failed");
+      for (let attempt = 1; ; attempt++) {
+        await until(async () => {
+          const current = await row();
+          return current.attempts === attempt && current.status !== "delivering";
+        });
+        const current = await row();
+        const age = clock.now().getTime() - created;
+        if (current.status === "failed") {
+          // Failed by the first attempt made once the period was over, not before.
+          expect(age).toBeGreaterThanOrEqual(300);
+          break;
+        }
+        expect(current.status, `attempt ${attempt} at ${age} ms`).toBe("pending");
+        expect(age, `attempt ${attempt} left pending`).toBeLessThan(300);
+        // The next attempt is due: move the clock to it.
+        clock.advance(current.next_attempt_at - clock.now().getTime());
+        sender.wake();
+      }
     } finally {
       await sender.stop();
     }
-    const [delivery] = await deliveries(t, account.id);
-    expect(delivery!.done_at! - delivery!.created_at).toBeGreaterThanOrEqual(300);
-    expect(delivery!.last_error).toBe("HTTP 500");
-    expect(hook.received.length).toBe(delivery!.attempts);
+    const delivery = await row();
+    expect(delivery.done_at! - delivery.created_at).toBeGreaterThanOrEqual(300);
+    expect(delivery.last_error).toBe("HTTP 500");
+    expect(hook.received.length).toBe(delivery.attempts);
     expect(hook.received.length).toBeGreaterThan(1);
   });
 
