@@ -68,9 +68,10 @@ export async function deliveryAnswer(
   query: Query,
   timeZone: string,
   now: number,
+  /** The operator's groupings (by account, by connector) even for one account's messages (the CLI's --account). */
+  operator = accountId === undefined,
 ) {
-  const allowed =
-    accountId === undefined ? DELIVERY_GROUPS : DELIVERY_GROUPS.filter((g) => g !== "account" && g !== "connector");
+  const allowed = operator ? DELIVERY_GROUPS : DELIVERY_GROUPS.filter((g) => g !== "account" && g !== "connector");
   const request = analyticsRequest(query, timeZone, now, allowed);
   const rows = await deliveryAnalytics(db, { ...request, accountId, timeZone });
   let keyOf = (key: string | null) => key;

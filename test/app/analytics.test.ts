@@ -8,6 +8,7 @@
 import { beforeAll, expect, it } from "vitest";
 import { ManualClock } from "../../src/base/core/clock.js";
 import type { MessageRow } from "../../src/base/store/schema.js";
+import { cliOk } from "../helpers/cli.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { messageRow } from "../helpers/message-row.js";
@@ -264,6 +265,40 @@ describeEachEngine("delivery analytics", (engine) => {
         expect(row[field], `${account.username} ${field}`).toBeLessThanOrEqual(exact(p) * Math.SQRT2);
       }
     }
+  });
+
+  it("answers the same through the CLI: switchboard analytics delivery", async () => {
+    const t = gateway();
+    const env = { DATABASE_URL: t.db.url, SQLITE_SYNCHRONOUS: "NORMAL" };
+    const window = ["--from", "2026-11-28T00:00:00Z", "--to", "2026-11-30T00:00:00Z"];
+    const api = await admin(t, "from=2026-11-28T00:00:00Z&to=2026-11-30T00:00:00Z&group_by=error_code");
+    const json = JSON.parse(
+      await cliOk(["analytics", "delivery", ...window, "--group-by", "error_code", "--json"], env),
+    );
+    expect(json.data.rows).toEqual(api.body.data.rows);
+    const mine = JSON.parse(
+      await cliOk(
+        [
+          "analytics",
+          "delivery",
+          ...window,
+          "--group-by",
+          "day",
+          "--account",
+          acme.username,
+          "--time-zone",
+          ZONE,
+          "--json",
+        ],
+        env,
+      ),
+    );
+    expect(mine.data.rows).toEqual(
+      (await own(t, acme, "from=2026-11-28T00:00:00Z&to=2026-11-30T00:00:00Z")).body.data.rows,
+    );
+    const text = await cliOk(["analytics", "delivery", ...window, "--group-by", "error_code"], env);
+    expect(text.split("\n")[1]).toMatch(/^ERROR_CODE\s+SENT\s+DELIVERED\s+FAILED\s+PENDING\s+RATE\s+P50\s+P95$/);
+    expect(text).toMatch(/UNDELIV\s+\d+\s+0\s+\d+\s+0\s+0\.0 %/);
   });
 
   it("refuses bad queries naming the field, and an account key on the operator's route", async () => {
