@@ -28,6 +28,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   idempotency_keys: "domain/messages",
   flood_counters: "domain/messages",
   sequences: "domain/messages",
+  delivery_rollups: "domain/messages",
+  delivery_rollup_prefix: "domain/messages",
   // webhooks/
   webhook_endpoints: "domain/webhooks",
   webhook_secrets: "domain/webhooks",
