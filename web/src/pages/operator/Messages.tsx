@@ -39,9 +39,14 @@ const TEXT_FIELDS: { name: keyof Filters; label: string; hint?: string }[] = [
 ];
 
 export default function OperatorMessages() {
-  const session = useSignedIn();
   const { query } = useLocation();
   const filters = Object.fromEntries(FILTERS.map((name) => [name, query.get(name) ?? ""])) as Filters;
+  // A new address (a link, Back, a search) starts the form and the list afresh from its filters.
+  return <MessageSearch key={withQuery("", filters)} filters={filters} />;
+}
+
+function MessageSearch({ filters }: { filters: Filters }) {
+  const session = useSignedIn();
   const [draft, setDraft] = useState(filters);
   const key = withQuery("/admin/api/messages", filters);
   const list = useInfiniteQuery({
