@@ -240,7 +240,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await context.close();
   }, 60_000);
 
-  it("works at 390 px wide: no page scrolls sideways", async () => {
+  it("works at 390 px wide: no page scrolls sideways, every column of the desk's lists on screen", async () => {
     const { page, context } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
     await signInAs(page, operator.username, operator.password);
     for (const path of [
@@ -265,6 +265,22 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     }
     await page.getByTestId("view-banner").getByRole("button", { name: "Close" }).click();
     await page.getByRole("heading", { name: `Account ${shop.username}` }).waitFor();
+    // Every column of a row on screen (a row becomes a block of labelled lines), Status and Text
+    // too; the view just closed is listed.
+    for (const [path, table] of [
+      ["/operator/messages", "operator-messages"],
+      ["/operator/views", "account-views"],
+    ] as const) {
+      await page.goto(path);
+      const row = page.getByTestId(table).locator("tbody tr").first();
+      await row.waitFor();
+      const cells = await row.locator("td").all();
+      expect(cells.length).toBeGreaterThanOrEqual(5);
+      for (const cell of cells) {
+        const box = await cell.boundingBox();
+        expect(box && box.x >= 0 && box.x + box.width <= 390, `${path}: ${await cell.textContent()}`).toBe(true);
+      }
+    }
     await context.close();
   }, 60_000);
 });

@@ -113,7 +113,7 @@ function MessageSearch({ filters }: { filters: Filters }) {
       {list.data ? (
         <>
           <div className="table-wrap">
-            <table className="messages" data-testid="operator-messages">
+            <table className="messages stack-narrow" data-testid="operator-messages">
               <caption>Messages, newest first ({rows.length} shown)</caption>
               <thead>
                 <tr>
@@ -128,19 +128,21 @@ function MessageSearch({ filters }: { filters: Filters }) {
               <tbody>
                 {rows.map((message) => (
                   <tr key={message.message_id}>
-                    <td>
+                    <td data-label="Accepted">
                       <Link to={`/operator/messages/${message.message_id}`}>
                         {formatTime(message.created_at, session.time_zone)}
                       </Link>
                     </td>
-                    <td>{message.account ?? ""}</td>
-                    <td>{message.mobile}</td>
-                    <td>{message.route}</td>
-                    <td>
+                    <td data-label="Account">{message.account ?? ""}</td>
+                    <td data-label="To">{message.mobile}</td>
+                    <td data-label="Route">{message.route}</td>
+                    <td data-label="Status">
                       <StatusBadge status={message.status} />
                       {message.error ? <span className="hint"> {message.error.code}</span> : null}
                     </td>
-                    <td className="text-cell">{message.message}</td>
+                    <td className="text-cell" data-label="Text">
+                      {message.message}
+                    </td>
                   </tr>
                 ))}
               </tbody>
