@@ -280,6 +280,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
         const box = await cell.boundingBox();
         expect(box && box.x >= 0 && box.x + box.width <= 390, `${path}: ${await cell.textContent()}`).toBe(true);
       }
+      await expectAccessible(page, `${path} at 390 px`);
     }
     await context.close();
   }, 60_000);
