@@ -89,6 +89,9 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await table.locator("tbody tr").getByRole("link").click();
     await page.getByRole("heading", { name: "Message to 9876500001" }).waitFor();
     expect(await page.getByTestId("message-account").textContent()).toBe(shop.username);
+    expect(await page.getByTestId("message-account").getByRole("link").getAttribute("href")).toBe(
+      `/operator/accounts/${shop.username}`,
+    );
     expect(await page.getByTestId("message-status").textContent()).toBe("failed");
     expect(await page.getByText(failedId).count()).toBeGreaterThan(0);
     const timeline = page.getByTestId("timeline");

@@ -57,7 +57,13 @@ export function MessageView({ path, back }: { path: string; back: string }) {
         {detail.data.account !== undefined ? (
           <>
             <dt>Account</dt>
-            <dd data-testid="message-account">{detail.data.account ?? "removed"}</dd>
+            <dd data-testid="message-account">
+              {detail.data.account ? (
+                <Link to={`/operator/accounts/${encodeURIComponent(detail.data.account)}`}>{detail.data.account}</Link>
+              ) : (
+                "removed"
+              )}
+            </dd>
           </>
         ) : null}
         <dt>Message id</dt>
