@@ -86,6 +86,14 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await expect.poll(() => table.locator("tbody tr").count()).toBe(1);
     expect(await table.locator("tbody tr").textContent()).toContain(shop.username);
 
+    // One message by its id, whichever account it is of.
+    await page.goto(`/operator/messages?id=${otherId}`);
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(1);
+    expect(await table.locator("tbody tr").textContent()).toContain(other.username);
+    expect(await page.getByLabel("Id", { exact: true }).inputValue()).toBe(otherId);
+    await page.goBack();
+    await expect.poll(() => table.locator("tbody tr").count()).toBe(1);
+    expect(await table.locator("tbody tr").textContent()).toContain(shop.username);
     await table.locator("tbody tr").getByRole("link").click();
     await page.getByRole("heading", { name: "Message to 9876500001" }).waitFor();
     expect(await page.getByTestId("message-account").textContent()).toBe(shop.username);

@@ -1,8 +1,8 @@
 // Every account's messages for the operator's support desk (GET /admin/api/messages): the account
-// list's filters plus account, connector, error code and route, newest first; "More" follows the
-// cursor and adds the next page below. Each row opens the operator's page of the message. The
-// filters live in the address, so an account's page links here pre-filtered, and the exports
-// take the same filters.
+// list's filters (an id: the message's, its broadcast's or the carrier's) plus account,
+// connector, error code and route, newest first; "More" follows the cursor and adds the next
+// page below. Each row opens the operator's page of the message. The filters live in the
+// address, so an account's page links here pre-filtered, and the exports take the same filters.
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../../api.js";
@@ -19,6 +19,7 @@ const ROUTES = ["", "T", "P", "PS", "I", "V", "whatsapp", "email"];
 const PAGE = 50;
 
 const FILTERS = [
+  "id",
   "account",
   "status",
   "channel",
@@ -32,6 +33,7 @@ const FILTERS = [
 type Filters = Record<(typeof FILTERS)[number], string>;
 
 const TEXT_FIELDS: { name: keyof Filters; label: string; hint?: string }[] = [
+  { name: "id", label: "Id", hint: "A message id, a broadcast id or the carrier's id" },
   { name: "account", label: "Account (username)" },
   { name: "recipient", label: "Recipient", hint: "A number or an email address" },
   { name: "connector", label: "Connector", hint: "Comma-separated for several" },
