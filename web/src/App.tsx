@@ -7,6 +7,7 @@ import { SignIn } from "./pages/SignIn.js";
 import { Link, match, navigate, useLocation } from "./router.js";
 import { useSession } from "./session.js";
 import { Busy, ErrorNotice } from "./ui.js";
+import { ViewBanner } from "./view-banner.js";
 
 interface Route {
   path: string;
@@ -34,6 +35,9 @@ const OperatorAccount = lazy(() => import("./pages/operator/Account.js"));
 const Approvals = lazy(() => import("./pages/operator/Approvals.js"));
 const Carriers = lazy(() => import("./pages/operator/Carriers.js"));
 const System = lazy(() => import("./pages/operator/System.js"));
+const OperatorMessages = lazy(() => import("./pages/operator/Messages.js"));
+const OperatorMessage = lazy(() => import("./pages/operator/Message.js"));
+const AccountViews = lazy(() => import("./pages/operator/Views.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
@@ -58,6 +62,9 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/approvals", title: "Approvals", component: Approvals, nav: true },
   { path: "/operator/carriers", title: "Carriers", component: Carriers, nav: true },
   { path: "/operator/system", title: "System", component: System, nav: true },
+  { path: "/operator/messages", title: "All messages", component: OperatorMessages, nav: true },
+  { path: "/operator/messages/:id", title: "Message", component: OperatorMessage },
+  { path: "/operator/views", title: "Account views", component: AccountViews, nav: true },
 ];
 
 function NotFound() {
@@ -117,6 +124,7 @@ export function App() {
       <a className="skip" href="#main">
         Skip to content
       </a>
+      <ViewBanner session={session} />
       <header className="top">
         <Link to={session.role === "operator" ? "/operator/accounts" : "/"} className="brand">
           Switchboard

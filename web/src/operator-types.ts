@@ -3,6 +3,7 @@
 // words from files of src/ that import nothing.
 import type { Static } from "typebox";
 import type * as admin from "../../src/app/admin/account-schemas.js";
+import type * as desk from "../../src/app/admin/desk-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
 
@@ -26,3 +27,10 @@ export type Carrier = Static<typeof carriers.CarrierWithHealth>;
 export type CarrierRoute = Static<typeof carriers.CarrierRoute>;
 
 export type SystemView = Static<typeof system.SystemView>;
+
+// The support desk: every account's messages, a wallet's correction, the read-only views.
+export type OperatorMessage = Static<typeof desk.OperatorMessage>;
+export type OperatorMessagePage = Static<typeof desk.OperatorMessagePage>;
+export type OperatorMessageDetail = Static<typeof desk.OperatorMessageDetail>;
+export type CreditAdjustment = Static<typeof desk.CreditAdjustment>;
+export type AccountView = Static<typeof admin.AccountView>;

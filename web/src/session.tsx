@@ -11,6 +11,9 @@ export interface SessionInfo {
   csrf_token: string;
   expires_at: string;
   idle_expires_at: string;
+  /** An operator's read-only view of this account: the operator's username. */
+  viewer?: string;
+  read_only?: boolean;
 }
 
 interface SessionState {
@@ -20,6 +23,10 @@ interface SessionState {
   endedNotice: string | undefined;
   signIn(username: string, password: string): Promise<SessionInfo>;
   signOut(): Promise<void>;
+  /** "View as this account": the account's console, read-only, for an operator. */
+  openView(username: string): Promise<SessionInfo>;
+  /** Closes the view: the operator's own session again. */
+  closeView(): Promise<void>;
 }
 
 const SessionContext = createContext<SessionState | undefined>(undefined);
@@ -72,8 +79,21 @@ export function SessionProvider({ children }: { children: ReactNode }) {
         setEndedNotice("You are signed out.");
         adopt(null);
       },
+      async openView(username) {
+        const view = await data<SessionInfo>("/console/session/view", { json: { username } });
+        // Nothing the operator's pages loaded may show as the account's, nor the other way round.
+        queryClient.clear();
+        adopt(view);
+        return view;
+      },
+      async closeView() {
+        await data("/console/session/view", { method: "DELETE" });
+        const own = await data<SessionInfo>("/console/session");
+        queryClient.clear();
+        adopt(own);
+      },
     }),
-    [session, endedNotice, adopt],
+    [session, endedNotice, adopt, queryClient],
   );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }

@@ -68,8 +68,11 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
     const principal = await ctx.authenticator.byPassword(username, password, request.ip);
     if (principal.status !== "active")
       throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
-    // A new sign-in replaces the browser's session, and closes a view it had open.
+    // A new sign-in replaces the browser's session, and closes a view it had open. The view's
+    // cookie goes too, even when its view had ended already (idle, expired): it would stand in
+    // front of the new session and answer every request 401.
     await endView(request);
+    if (sessionTokenOf(request, "view")) setSessionCookie(request, reply, "", 0, VIEW_COOKIE);
     const previous = sessionTokenOf(request, "own");
     if (previous) await ctx.sessions.endToken(previous);
     const { token, session } = await ctx.sessions.start(principal, {

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
+import { ExportLinks } from "../exports.js";
 import { formatNumber } from "../format.js";
 import { useSignedIn } from "../session.js";
 import { type CreditDay, type CreditsDetail, type CreditTransfer, WALLETS } from "../types.js";
@@ -112,6 +113,7 @@ export default function Credits() {
           </p>
           <section aria-labelledby="recent-title">
             <h2 id="recent-title">Recent entries</h2>
+            <ExportLinks path="/api/v2/credits/export" what="Export the whole ledger" />
             <LedgerTable
               entries={recent.rows}
               caption="The last 10 ledger entries, newest first"

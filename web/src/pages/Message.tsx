@@ -12,11 +12,19 @@ import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
 export default function MessagePage({ params }: { params: Record<string, string> }) {
-  const session = useSignedIn();
   const id = params.id ?? "";
+  return <MessageView path={`/api/v2/messages/${encodeURIComponent(id)}`} back="/messages" />;
+}
+
+/**
+ * One message from `path` (the account's route, or the operator's, whose answer names the account
+ * too), with a link `back` to the list it came from.
+ */
+export function MessageView({ path, back }: { path: string; back: string }) {
+  const session = useSignedIn();
   const detail = useQuery({
-    queryKey: ["message", id],
-    queryFn: () => data<MessageDetail>(`/api/v2/messages/${encodeURIComponent(id)}`),
+    queryKey: ["message", path],
+    queryFn: () => data<MessageDetail & { account?: string | null }>(path),
     refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.message.status) ? 10_000 : 1_000),
   });
   const tz = session.time_zone;
@@ -27,7 +35,7 @@ export default function MessagePage({ params }: { params: Record<string, string>
         <PageTitle>Message</PageTitle>
         <ErrorNotice error={detail.error} />
         <p>
-          <Link to="/messages">Back to the messages</Link>
+          <Link to={back}>Back to the messages</Link>
         </p>
       </>
     );
@@ -46,6 +54,18 @@ export default function MessagePage({ params }: { params: Record<string, string>
         </div>
       ) : null}
       <dl className="facts">
+        {detail.data.account !== undefined ? (
+          <>
+            <dt>Account</dt>
+            <dd data-testid="message-account">
+              {detail.data.account ? (
+                <Link to={`/operator/accounts/${encodeURIComponent(detail.data.account)}`}>{detail.data.account}</Link>
+              ) : (
+                "removed"
+              )}
+            </dd>
+          </>
+        ) : null}
         <dt>Message id</dt>
         <dd>
           <code>{message.message_id}</code>
@@ -147,7 +167,7 @@ export default function MessagePage({ params }: { params: Record<string, string>
         ))}
       </section>
       <p>
-        <Link to="/messages">Back to the messages</Link>
+        <Link to={back}>Back to the messages</Link>
       </p>
     </>
   );

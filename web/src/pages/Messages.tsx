@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../api.js";
+import { ExportLinks } from "../exports.js";
 import { formatTime, zoneLabel } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
@@ -113,6 +114,17 @@ export default function Messages() {
           Search
         </button>
       </form>
+      <ExportLinks
+        path="/api/v2/messages/export"
+        filters={{
+          channel: filters.channel,
+          status: filters.status,
+          from: filters.from,
+          to: filters.to,
+          ...searchFilter(filters.q),
+        }}
+        what="Export these messages"
+      />
       <ErrorNotice error={list.error} />
       {list.isPending ? <Busy /> : null}
       {list.data ? (

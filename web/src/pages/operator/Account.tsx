@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
+import { ExportLinks } from "../../exports.js";
 import { formatNumber, formatTime } from "../../format.js";
 import {
   ACCOUNT_WALLETS,
@@ -24,6 +25,7 @@ import {
   Success,
   useClientPages,
 } from "../../ui.js";
+import { AdjustForm, SupportLinks } from "./account-desk.js";
 
 function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
   const [wallet, setWallet] = useState("sms");
@@ -191,6 +193,10 @@ function Ledger({ username }: { username: string }) {
       <h2 id="ledger-title">Ledger</h2>
       <ErrorNotice error={ledger.error} />
       {ledger.isPending ? <Busy /> : null}
+      <ExportLinks
+        path={`/admin/api/accounts/${encodeURIComponent(username)}/ledger/export`}
+        what={`Export the whole ledger of ${username}`}
+      />
       <LedgerTable entries={pages.rows} caption="The last 500 entries, newest first" timeZone={session.time_zone} />
       <Pager meta={pages.meta} onPage={pages.setPage} />
     </section>
@@ -248,6 +254,8 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         </div>
       )}
 
+      <SupportLinks username={a.username} />
+
       <section aria-labelledby="lock-title">
         <h2 id="lock-title">Lock and unlock</h2>
         <div className="actions">
@@ -278,6 +286,8 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           ))}
         </ul>
         <TopUp username={a.username} onDone={refresh} />
+        <h3>Correct a balance</h3>
+        <AdjustForm username={a.username} onDone={refresh} />
       </section>
 
       <section aria-labelledby="limits-title">

@@ -1,0 +1,112 @@
+// The support desk's part of the operator's account page: the account's messages (the operator's
+// Messages page, pre-filtered), "View as this account" (its console, read-only, recorded), a
+// correction of a wallet (± credits with a reason, written as an `adjustment` in the ledger) and
+// the recent views of the account.
+import { useMutation } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { data, withQuery } from "../../api.js";
+import { formatNumber } from "../../format.js";
+import { ACCOUNT_WALLETS, type CreditAdjustment } from "../../operator-types.js";
+import { Link, navigate } from "../../router.js";
+import { useSession } from "../../session.js";
+import { ErrorNotice, Field, Success } from "../../ui.js";
+import { ViewsTable } from "./Views.js";
+
+/** Links to the account's messages, and "View as this account". */
+export function SupportLinks({ username }: { username: string }) {
+  const { openView } = useSession();
+  const view = useMutation({
+    mutationFn: () => openView(username),
+    onSuccess: () => navigate("/", { replace: false }),
+  });
+  return (
+    <section aria-labelledby="support-title">
+      <h2 id="support-title">Support</h2>
+      <div className="actions">
+        <Link className="button" to={withQuery("/operator/messages", { account: username })}>
+          Messages of {username}
+        </Link>
+        <button type="button" onClick={() => view.mutate()} disabled={view.isPending}>
+          View as this account
+        </button>
+      </div>
+      <p className="hint">
+        The view opens the account's console read-only: it changes nothing, and it is recorded (who, when, from where).
+      </p>
+      <ErrorNotice error={view.error} title="Not opened" />
+      <details>
+        <summary>Recent views of {username}</summary>
+        <ViewsTable account={username} caption={`The last views of ${username}, newest first`} />
+      </details>
+    </section>
+  );
+}
+
+/** POST /admin/api/accounts/{username}/credits/adjust: ± credits on a wallet, with a reason. */
+export function AdjustForm({ username, onDone }: { username: string; onDone: () => void }) {
+  const [wallet, setWallet] = useState("sms");
+  const [amount, setAmount] = useState("");
+  const [reason, setReason] = useState("");
+  const adjust = useMutation({
+    mutationFn: () =>
+      data<CreditAdjustment>(`/admin/api/accounts/${encodeURIComponent(username)}/credits/adjust`, {
+        json: { wallet, amount: Number(amount), reason: reason.trim() },
+      }),
+    onSuccess: () => {
+      setAmount("");
+      setReason("");
+      onDone();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    adjust.mutate();
+  };
+  const done = adjust.data;
+  return (
+    <form onSubmit={submit} aria-label="Correct a balance" className="columns">
+      <Field label="Wallet to correct" id="adjust-wallet">
+        <select id="adjust-wallet" value={wallet} onChange={(event) => setWallet(event.target.value)}>
+          {ACCOUNT_WALLETS.map((w) => (
+            <option key={w} value={w}>
+              {w}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Credits (+ or −)" id="adjust-amount" hint="-50 takes 50 away; 12.5 adds 12.5">
+        <input
+          id="adjust-amount"
+          inputMode="decimal"
+          required
+          aria-describedby="adjust-amount-hint"
+          value={amount}
+          onChange={(event) => setAmount(event.target.value.replace("−", "-"))}
+        />
+      </Field>
+      <Field label="Reason" id="adjust-reason" hint="Written in the ledger">
+        <input
+          id="adjust-reason"
+          required
+          maxLength={500}
+          aria-describedby="adjust-reason-hint"
+          value={reason}
+          onChange={(event) => setReason(event.target.value)}
+        />
+      </Field>
+      <div>
+        <button type="submit" className="primary" disabled={adjust.isPending}>
+          Correct the balance
+        </button>
+      </div>
+      <ErrorNotice error={adjust.error} title="Not corrected" />
+      {done ? (
+        <Success>
+          {done.adjusted > 0 ? "Added" : "Took away"} {formatNumber(Math.abs(done.adjusted))}{" "}
+          {Math.abs(done.adjusted) === 1 ? "credit" : "credits"} ({done.reason}): the {done.wallet} wallet of{" "}
+          {done.account} now holds {formatNumber(done.balance)}.
+        </Success>
+      ) : null}
+    </form>
+  );
+}
