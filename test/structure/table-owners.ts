@@ -28,6 +28,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   idempotency_keys: "domain/messages",
   flood_counters: "domain/messages",
   sequences: "domain/messages",
+  // refusals/: the log of refused sends
+  refusals: "domain/refusals",
   // webhooks/
   webhook_endpoints: "domain/webhooks",
   webhook_secrets: "domain/webhooks",
