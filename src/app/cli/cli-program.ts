@@ -7,6 +7,7 @@ import { addAccountCommands } from "./cli-accounts.js";
 import { addCarrierCommands } from "./cli-carriers.js";
 import { addInboundCommands } from "./cli-inbound.js";
 import { addMessageCommands } from "./cli-messages.js";
+import { addRefusalCommands } from "./cli-refusals.js";
 import { addSmppCommands } from "./cli-smpp.js";
 import { addSmsRuleCommands } from "./cli-sms-rules.js";
 import { withStore } from "./cli-support.js";
@@ -72,5 +73,6 @@ export function buildProgram(run: RunRoles): Command {
   addCarrierCommands(program);
   addSmppCommands(program);
   addMessageCommands(program);
+  addRefusalCommands(program);
   return program;
 }
