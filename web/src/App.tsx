@@ -34,6 +34,8 @@ const OperatorAccount = lazy(() => import("./pages/operator/Account.js"));
 const Approvals = lazy(() => import("./pages/operator/Approvals.js"));
 const Carriers = lazy(() => import("./pages/operator/Carriers.js"));
 const System = lazy(() => import("./pages/operator/System.js"));
+const Refusals = lazy(() => import("./pages/Refusals.js"));
+const OperatorRefusals = lazy(() => import("./pages/operator/Refusals.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
@@ -47,6 +49,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/templates", title: "Templates", component: Templates, nav: true },
   { path: "/registrations", title: "Registrations", component: Registrations, nav: true },
   { path: "/inbound", title: "Inbound", component: Inbound, nav: true },
+  { path: "/refusals", title: "Refusals", component: Refusals, nav: true },
   { path: "/credits", title: "Credits", component: Credits, nav: true },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true },
@@ -57,6 +60,7 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/accounts/:username", title: "Account", component: OperatorAccount },
   { path: "/operator/approvals", title: "Approvals", component: Approvals, nav: true },
   { path: "/operator/carriers", title: "Carriers", component: Carriers, nav: true },
+  { path: "/operator/refusals", title: "Refusals", component: OperatorRefusals, nav: true },
   { path: "/operator/system", title: "System", component: System, nav: true },
 ];
 

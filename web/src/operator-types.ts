@@ -5,6 +5,7 @@ import type { Static } from "typebox";
 import type * as admin from "../../src/app/admin/account-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
+import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 
 export { APPROVAL_KINDS, type ApprovalKind } from "../../src/app/admin/approval-kinds.js";
 export { WALLETS as ACCOUNT_WALLETS } from "../../src/base/core/wallets.js";
@@ -26,3 +27,5 @@ export type Carrier = Static<typeof carriers.CarrierWithHealth>;
 export type CarrierRoute = Static<typeof carriers.CarrierRoute>;
 
 export type SystemView = Static<typeof system.SystemView>;
+
+export type OperatorRefusalPage = Static<typeof refusals.OperatorRefusalPage>;
