@@ -1,7 +1,8 @@
 // GET /admin/api/refusals: every account's refused sends (or one account's; "-" for requests
 // without valid credentials), with the account page's filters and cards (../Refusals.tsx).
-import { Link } from "../../router.js";
+
 import type { OperatorRefusalPage } from "../../operator-types.js";
+import { Link } from "../../router.js";
 import { Field, PageTitle } from "../../ui.js";
 import { RefusalFilters, RefusalList, useRefusalFilters } from "../Refusals.js";
 
