@@ -73,6 +73,7 @@ export class RefusalLog implements RefusalRecorder {
   private unauthenticated = 0;
   private timer: NodeJS.Timeout | undefined;
   private writing: Promise<void> | undefined;
+  private soon = false;
 
   constructor(
     private readonly deps: RefusalLogDeps,
@@ -135,8 +136,14 @@ export class RefusalLog implements RefusalRecorder {
       created_at: now,
     });
     metrics.refusalsRecorded.inc({ family: head.family });
-    if (this.buffer.length >= FLUSH_ROWS) setImmediate(() => void this.flush());
-    else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+    if (this.buffer.length >= FLUSH_ROWS && !this.soon) {
+      // Once per full batch, not once per refusal past it.
+      this.soon = true;
+      setImmediate(() => {
+        this.soon = false;
+        void this.flush();
+      });
+    } else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
   }
 
   /** Writes what is buffered (after the write in progress); resolves once it is written or dropped. */
