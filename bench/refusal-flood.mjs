@@ -139,7 +139,7 @@ console.log(
     .join("\n"),
 );
 console.log(
-  `${requests} refused sends in ${values.seconds} s: ${written} rows in refusals (200 of them the warm-up's minute), ${dropped} dropped and counted; RSS ${rss0.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB, ${rss().toFixed(0)} MB after`,
+  `${requests} refused sends in ${values.seconds} s: ${written} rows in refusals (the warm-up and the flood in one minute or two: 60 rows a minute per account), ${dropped} dropped and counted; RSS ${rss0.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB, ${rss().toFixed(0)} MB after`,
 );
 server.child.kill("SIGTERM");
 await new Promise((r) => server.child.once("exit", r));
