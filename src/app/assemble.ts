@@ -19,6 +19,7 @@ import { BULK_PARTS_SIGNAL, QUEUED_SIGNAL } from "../delivery/dispatch/index.js"
 import { accountCredentials } from "../domain/accounts/index.js";
 import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../domain/auth/index.js";
 import { Acceptor, requeueAllDispatching } from "../domain/messages/index.js";
+import { insertRefusals, RefusalLog, type RefusalWriter } from "../domain/refusals/index.js";
 import { WebhookOutbox } from "../domain/webhooks/outbox.js";
 import type { AppContext } from "./context.js";
 
@@ -54,6 +55,8 @@ export async function createContext(parts: {
   acceptor: AppContext["acceptor"];
   redis: Awaited<ReturnType<typeof connectRateLimitRedis>> | undefined;
   rateLimitKeyPrefix?: string | undefined;
+  /** Where the log of refusals writes its batches (default: this store; in `start` on SQLite, the worker thread). */
+  refusalWriter?: RefusalWriter | undefined;
 }): Promise<AppContext> {
   const { config, store, clock, logger, metrics, acceptor, redis, rateLimitKeyPrefix } = parts;
   const rateLimits = new RateLimits({
@@ -86,6 +89,10 @@ export async function createContext(parts: {
     emailTracker,
     rateLimits,
     acceptor,
+    refusals: new RefusalLog(
+      { clock, metrics, logger, config },
+      parts.refusalWriter ?? ((rows) => insertRefusals(store, rows)),
+    ),
   };
 }
 

@@ -7,6 +7,7 @@ import type { SmsPolicy } from "../channels/sms/index.js";
 import type { WhatsApp } from "../channels/whatsapp/index.js";
 import type { Authenticator, RateLimits, Sessions } from "../domain/auth/index.js";
 import type { AcceptService } from "../domain/messages/index.js";
+import type { RefusalLog } from "../domain/refusals/index.js";
 import type { WebhookOutbox } from "../domain/webhooks/outbox.js";
 
 /** The runtime and every shared service, built once by the gateway; features take narrow parts of it. */
@@ -26,4 +27,6 @@ export interface AppContext extends Runtime {
   whatsapp: WhatsApp;
   /** Signs and checks the email open pixels and click links. */
   emailTracker: EmailTracker;
+  /** The log of refused sends: taken off the request's path, written in batches (domain/refusals/). */
+  refusals: RefusalLog;
 }

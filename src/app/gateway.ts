@@ -109,6 +109,9 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     acceptor,
     redis,
     rateLimitKeyPrefix: options.rateLimitKeyPrefix,
+    // On SQLite the worker thread is the one writer: the refusals' batches go there too.
+    refusalWriter:
+      threadStarting && store.engine === "sqlite" ? async (rows) => (await threadStarting).refusals(rows) : undefined,
   });
 
   let stopping = false;
@@ -162,6 +165,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     // New connections are refused at once; requests in flight are answered.
     stage = "http: requests in flight";
     await app.close();
+    // What the log of refusals still holds is written while its writer is there.
+    await ctx.refusals.flush();
     // Each worker finishes what it holds: the dispatcher's batch, webhook posts, reports.
     stage = "workers: work in hand";
     await thread?.stop();

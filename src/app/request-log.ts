@@ -13,8 +13,8 @@ const AUTH_FAILURES_QUIET_MS = 5 * 60_000;
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** What the request was refused with (catalogue code, and the HTTP status that code stands for). */
-    refusal?: { code: string; status: number };
+    /** What the request was refused with (catalogue code, the HTTP status that code stands for, and why). */
+    refusal?: { code: string; status: number; message?: string };
   }
 }
 

@@ -16,6 +16,7 @@ import { registerMetaWebhookRoutes, registerWhatsAppAdminRoutes } from "../chann
 import { registerCarrierAdminRoutes } from "../delivery/carriers/admin-routes.js";
 import { registerCarrierCallbackRoutes } from "../delivery/carriers/callback-routes.js";
 import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
+import { registerAdminRefusalRoutes } from "../domain/refusals/index.js";
 import { registerWebhookAdminRoutes } from "../domain/webhooks/admin-routes.js";
 import { registerAdminMessageRoutes, registerAdminRoutes } from "./admin/index.js";
 import { registerAdminAnalyticsRoutes } from "./analytics-routes.js";
@@ -25,6 +26,7 @@ import { consolePages, registerSessionRoutes } from "./console/index.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
 import { registerOpsRoutes } from "./ops-routes.js";
+import { captureRefusals } from "./refusal-capture.js";
 import { createRequestLog } from "./request-log.js";
 import { compileSerializer } from "./serializers.js";
 import { registerSystemRoutes } from "./system-routes.js";
@@ -116,6 +118,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     logRequest(request, reply);
     done();
   });
+  // Refused sends of every HTTP family, to the log of refusals (refusal-capture.ts).
+  app.addHook("onSend", captureRefusals(ctx.refusals));
 
   boundJsonNesting(app);
   await app.register(formbody, { bodyLimit: 4 * 1024 * 1024 });
@@ -159,6 +163,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       registerCarrierAdminRoutes(admin, ctx);
       registerSmppAdminRoutes(admin, ctx);
       registerSystemRoutes(admin, ctx);
+      registerAdminRefusalRoutes(admin, ctx);
       // A message's timeline shows its SMPP parts (admin/ reads them through carriers/).
       registerAdminMessageRoutes(admin, { ...ctx, messageParts: partsOfMessage });
       registerAdminAnalyticsRoutes(admin, ctx);

@@ -14,6 +14,7 @@ import type { Config } from "../base/runtime/config.js";
 import type { MetricsSnapshot } from "../base/runtime/metrics.js";
 import type { ClaimedRow, OutboxWrite } from "../channels/smpp-server/index.js";
 import type { AcceptOutcome, AcceptService, SendOrder } from "../domain/messages/index.js";
+import type { NewRefusal } from "../domain/refusals/index.js";
 import { takeEarly } from "./early-thread.js";
 
 /** What crosses from the main thread to the worker thread. */
@@ -22,6 +23,7 @@ export type ToWorker =
   | { type: "accept"; orders: Array<{ id: number; order: SendOrder }> }
   | { type: "metrics"; id: number }
   | { type: "smpp-outbox"; id: number; write: OutboxWrite }
+  | { type: "refusals"; id: number; rows: NewRefusal[] }
   | { type: "listening"; url: string }
   | { type: "stop" };
 
@@ -39,6 +41,7 @@ export type FromWorker =
     }
   | { type: "metrics"; id: number; snapshot: MetricsSnapshot }
   | { type: "smpp-outbox"; id: number; rows?: ClaimedRow[]; error?: SerializedError }
+  | { type: "refusals"; id: number; error?: SerializedError }
   | { type: "stopped" };
 
 export interface WorkerThread {
@@ -46,6 +49,8 @@ export interface WorkerThread {
   metrics(): Promise<MetricsSnapshot>;
   /** A write of the SMPP server's deliver_sm pump, committed by the worker thread (see smpp-server/outbox-writes.ts). */
   smppOutbox(write: OutboxWrite): Promise<ClaimedRow[] | undefined>;
+  /** A batch of the log of refusals, written by the worker thread (the process's one writer on SQLite). */
+  refusals(rows: NewRefusal[]): Promise<void>;
   /** The URL the main thread serves (tracking links, carriers' callbacks). */
   listening(url: string): void;
   stop(): Promise<void>;
@@ -97,6 +102,11 @@ export async function startWorkerThread(options: { config: Config; logger: Logge
       const entry = waiting.get(message.id);
       waiting.delete(message.id);
       entry?.resolve(message.snapshot as never);
+    } else if (message.type === "refusals") {
+      const entry = waiting.get(message.id);
+      waiting.delete(message.id);
+      if (message.error) entry?.reject(deserializeError(message.error));
+      else entry?.resolve(undefined as never);
     } else if (message.type === "smpp-outbox") {
       const entry = waiting.get(message.id);
       waiting.delete(message.id);
@@ -149,6 +159,14 @@ export async function startWorkerThread(options: { config: Config; logger: Logge
         const id = nextId++;
         waiting.set(id, { resolve: resolve as (value: never) => void, reject });
         worker.postMessage({ type: "smpp-outbox", id, write } satisfies ToWorker);
+      });
+    },
+    refusals(rows) {
+      return new Promise<void>((resolve, reject) => {
+        if (stopping) return reject(new Error("the gateway is stopping"));
+        const id = nextId++;
+        waiting.set(id, { resolve: resolve as (value: never) => void, reject });
+        worker.postMessage({ type: "refusals", id, rows } satisfies ToWorker);
       });
     },
     listening(url) {

@@ -15,6 +15,7 @@ import { type AccountTraffic, registerV2AccountRoutes } from "../domain/accounts
 import { authenticateV2, type RateLimitOutcome } from "../domain/auth/index.js";
 import { registerV2ContactRoutes } from "../domain/contacts/index.js";
 import { floodCount, messageCount, messagesByStatus } from "../domain/messages/index.js";
+import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
 import { registerV2WebhookRoutes } from "../domain/webhooks/v2-routes.js";
 import { registerV2AnalyticsRoutes } from "./analytics-routes.js";
 import type { AppContext } from "./context.js";
@@ -60,6 +61,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2EmailSendRoute(v2, ctx);
   registerV2VoiceRoutes(v2, ctx);
   registerV2AnalyticsRoutes(v2, ctx);
+  registerV2RefusalRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

@@ -9,6 +9,7 @@ import { acquireWorkerLock } from "../base/store/sqlite-worker-lock.js";
 import { openStore, storeOptions } from "../base/store/store.js";
 import { localOutboxWriter } from "../channels/smpp-server/index.js";
 import type { AcceptOutcome } from "../domain/messages/index.js";
+import { insertRefusals } from "../domain/refusals/index.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
 import { type FromWorker, type SerializedError, serializeError, type ToWorker } from "./threads.js";
 import { startWorkers } from "./workers.js";
@@ -81,6 +82,12 @@ try {
         smppOutbox(message.write).then(
           (rows) => post({ type: "smpp-outbox", id: message.id, ...(rows ? { rows } : {}) }),
           (error: unknown) => post({ type: "smpp-outbox", id: message.id, error: serializeError(error) }),
+        );
+        break;
+      case "refusals":
+        insertRefusals(store, message.rows).then(
+          () => post({ type: "refusals", id: message.id }),
+          (error: unknown) => post({ type: "refusals", id: message.id, error: serializeError(error) }),
         );
         break;
       case "listening":

@@ -12,7 +12,7 @@ export const TIERS: Readonly<Record<Room, readonly (readonly string[])[]>> = {
   // What any server needs: the database, domain primitives, settings and logs, HTTP plumbing, the SMPP codec.
   base: [["store"], ["core"], ["runtime"], ["http", "smpp"]],
   // The business's records: who calls, accounts and money, contacts, messages, webhooks.
-  domain: [["auth"], ["accounts"], ["messages", "webhooks", "contacts"]],
+  domain: [["auth"], ["accounts"], ["messages", "webhooks", "contacts", "refusals"]],
   // Getting messages out: the dispatcher and its simulators, the carriers' connectors.
   delivery: [["dispatch"], ["carriers"]],
   // The API families and protocols, each a thin adapter over the rooms below.

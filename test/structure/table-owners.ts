@@ -30,6 +30,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   sequences: "domain/messages",
   delivery_rollups: "domain/messages",
   delivery_rollup_prefix: "domain/messages",
+  // refusals/: the log of refused sends
+  refusals: "domain/refusals",
   // webhooks/
   webhook_endpoints: "domain/webhooks",
   webhook_secrets: "domain/webhooks",

@@ -38,6 +38,8 @@ const System = lazy(() => import("./pages/operator/System.js"));
 const OperatorMessages = lazy(() => import("./pages/operator/Messages.js"));
 const OperatorMessage = lazy(() => import("./pages/operator/Message.js"));
 const AccountViews = lazy(() => import("./pages/operator/Views.js"));
+const Refusals = lazy(() => import("./pages/Refusals.js"));
+const OperatorRefusals = lazy(() => import("./pages/operator/Refusals.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
@@ -51,6 +53,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/templates", title: "Templates", component: Templates, nav: true },
   { path: "/registrations", title: "Registrations", component: Registrations, nav: true },
   { path: "/inbound", title: "Inbound", component: Inbound, nav: true },
+  { path: "/refusals", title: "Refusals", component: Refusals, nav: true },
   { path: "/credits", title: "Credits", component: Credits, nav: true },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true },
@@ -61,6 +64,7 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/accounts/:username", title: "Account", component: OperatorAccount },
   { path: "/operator/approvals", title: "Approvals", component: Approvals, nav: true },
   { path: "/operator/carriers", title: "Carriers", component: Carriers, nav: true },
+  { path: "/operator/refusals", title: "Refusals", component: OperatorRefusals, nav: true },
   { path: "/operator/system", title: "System", component: System, nav: true },
   { path: "/operator/messages", title: "All messages", component: OperatorMessages, nav: true },
   { path: "/operator/messages/:id", title: "Message", component: OperatorMessage },

@@ -6,6 +6,7 @@ import type * as admin from "../../src/app/admin/account-schemas.js";
 import type * as desk from "../../src/app/admin/desk-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
+import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 
 export { APPROVAL_KINDS, type ApprovalKind } from "../../src/app/admin/approval-kinds.js";
 export { WALLETS as ACCOUNT_WALLETS } from "../../src/base/core/wallets.js";
@@ -34,3 +35,4 @@ export type OperatorMessagePage = Static<typeof desk.OperatorMessagePage>;
 export type OperatorMessageDetail = Static<typeof desk.OperatorMessageDetail>;
 export type CreditAdjustment = Static<typeof desk.CreditAdjustment>;
 export type AccountView = Static<typeof admin.AccountView>;
+export type OperatorRefusalPage = Static<typeof refusals.OperatorRefusalPage>;

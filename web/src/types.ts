@@ -10,6 +10,7 @@ import type * as voice from "../../src/channels/voice/v2-schemas.js";
 import type * as whatsapp from "../../src/channels/whatsapp/v2-schemas.js";
 import type * as accounts from "../../src/domain/accounts/v2-schemas.js";
 import type * as contacts from "../../src/domain/contacts/v2-schemas.js";
+import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 import type * as webhooks from "../../src/domain/webhooks/schemas.js";
 
 export { WALLETS } from "../../src/base/core/wallets.js";
@@ -63,3 +64,7 @@ export type EmailDomain = Static<typeof email.EmailDomain>;
 export type EmailSendAnswer = Static<typeof email.EmailSendAnswer>;
 export type CallerId = Static<typeof voice.CallerId>;
 export type PlacedCall = Static<typeof voice.PlacedCall>;
+
+// The log of refused sends.
+export type Refusal = Static<typeof refusals.Refusal>;
+export type RefusalPage = Static<typeof refusals.RefusalPage>;

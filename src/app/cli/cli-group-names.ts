@@ -21,6 +21,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   smpp: "the SMPP server's binds (SMPP_SERVER_PORT)",
   messages: "every account's messages: find one, read its timeline",
   analytics: "delivery rates, volumes and latencies",
+  refusals: "the log of refused sends of every family and SMPP",
 };
 
 /** A group's top-level command, described as GROUP_DESCRIPTIONS says (its module adds the rest). */

@@ -46,6 +46,10 @@ export const GROUP_MODULES: readonly GroupModule[] = [
     load: async () => (await import("./cli-analytics.js")).addAnalyticsCommands,
     groups: ["analytics"],
   },
+  {
+    load: async () => (await import("./cli-refusals.js")).addRefusalCommands,
+    groups: ["refusals"],
+  },
 ];
 
 /** The group modules a command line needs: the one its first word names (or `help <group>`), else none. */

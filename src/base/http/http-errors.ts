@@ -144,7 +144,7 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, ra
 
 /** Records what the request was refused with (its log line names it; see request-log.ts). */
 export function noteRefusal(request: FastifyRequest, error: GatewayError): void {
-  request.refusal = { code: error.code, status: statusOf(error) };
+  request.refusal = { code: error.code, status: statusOf(error), message: error.message };
 }
 
 function logIfInternal(request: FastifyRequest, raw: unknown, error: GatewayError) {

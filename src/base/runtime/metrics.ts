@@ -40,6 +40,8 @@ export interface Metrics {
   smppBinds: Gauge<"account_id" | "mode">;
   smppSubmits: Counter<"account_id" | "result">;
   smppDeliveries: Counter<"kind" | "result">;
+  refusalsRecorded: Counter<"family">;
+  refusalsDropped: Counter<"reason">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -176,6 +178,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_smpp_deliveries_total",
       help: "deliver_sm sent by the SMPP server, by kind (receipt, mo) and the client's answer (ok, refused, unanswered)",
       labelNames: ["kind", "result"],
+      registers,
+    }),
+    refusalsRecorded: new Counter({
+      name: "switchboard_refusals_recorded_total",
+      help: "Refused sends handed to the log of refusals, by family (v2, legacy, xml, email, voice, smpp)",
+      labelNames: ["family"],
+      registers,
+    }),
+    refusalsDropped: new Counter({
+      name: "switchboard_refusals_dropped_total",
+      help: "Refused sends not written to the log of refusals: per_minute (over REFUSAL_LOG_PER_ACCOUNT_PER_MINUTE for the account or address), unauthenticated (over the minute's cap of all unauthenticated refusals), buffer_full, write_failed",
+      labelNames: ["reason"],
       registers,
     }),
   };

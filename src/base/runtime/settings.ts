@@ -168,6 +168,20 @@ export const SETTINGS = {
     default: "4",
     parser: wholeNumber(1, 15),
   },
+  REFUSAL_LOG_DAYS: {
+    field: "refusalLogDays",
+    description:
+      "Days the log of refused sends (GET /api/v2/refusals, /admin/api/refusals) keeps a refusal; housekeeping removes older ones in small batches. 0 turns the log off (nothing is written).",
+    default: "30",
+    parser: wholeNumber(0, 3650),
+  },
+  REFUSAL_LOG_PER_ACCOUNT_PER_MINUTE: {
+    field: "refusalLogPerAccountPerMinute",
+    description:
+      "Refusals written to the log per account (and per source address for unauthenticated requests) in a clock minute; the rest are counted in switchboard_refusals_dropped_total and not written, so a flood of bad requests cannot grow the table or the process without bound.",
+    default: "60",
+    parser: wholeNumber(1, 100000),
+  },
   MESSAGE_VALIDITY_HOURS: {
     field: "messageValidityHours",
     description:

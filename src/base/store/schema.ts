@@ -14,6 +14,7 @@ import type {
 import type { CarriersTables } from "./schema-carriers.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
 import type { BulkJobsTable, BulkPartsTable, MessagesTable, MessagesTables } from "./schema-messages.js";
+import type { RefusalsTables } from "./schema-refusals.js";
 import type { VoiceTables } from "./schema-voice.js";
 import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.js";
 
@@ -21,6 +22,7 @@ export type * from "./schema-accounts.js";
 export type * from "./schema-carriers.js";
 export type * from "./schema-channels.js";
 export type * from "./schema-messages.js";
+export type * from "./schema-refusals.js";
 export type * from "./schema-voice.js";
 export type * from "./schema-webhooks.js";
 
@@ -47,7 +49,8 @@ export interface Database
     WebhooksTables,
     ChannelsTables,
     VoiceTables,
-    CarriersTables {
+    CarriersTables,
+    RefusalsTables {
   settings: SettingsTable;
   process_heartbeats: ProcessHeartbeatsTable;
 }

@@ -72,6 +72,7 @@ export { EMAIL_CONTENT, removeRetiredEmailData, writeEmailContent } from "./cont
 export { pendingEmailDomains } from "./domains.js";
 export { emailNotifyTargets } from "./notify-targets.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";
+export { EMAIL_SEND_PATHS } from "./routes.js";
 export { EmailTracker, trackingSecret } from "./tracking.js";
 export { registerV2EmailSendRoute } from "./v2-send-route.js";
 

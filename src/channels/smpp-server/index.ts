@@ -12,6 +12,7 @@
 //   submit.ts       submit_sm / data_sm / submit_multi → SmsPolicy and the Acceptor; long messages
 //   held-parts.ts   the parts of long messages waiting for the rest, bounded per account and in total
 //   status.ts       every refusal as a command_status (docs/smpp-server.md prints the table)
+//   refusal-record.ts a refused submit to the log of refusals, its answer as command_status
 //   outbox.ts       receipts and MO written in the transaction of the change they report
 //   outbox-writes.ts the deliver_sm pump's writes, committed by the worker thread on SQLite
 //   registry.ts     every process's binds in smpp_binds: listing and disconnecting them

@@ -10,12 +10,14 @@ import { MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm } from "../../b
 import { accountStatuses, storedAccountRoutes } from "../../domain/accounts/index.js";
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
+import type { RefusalRecorder } from "../../domain/refusals/index.js";
 import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
 import type { SmsPolicy } from "../sms/index.js";
 import { Bind, type BindHost } from "./bind.js";
 import type { SubmitCommand } from "./client-commands.js";
 import { DeliverPump } from "./deliver-pump.js";
 import { localOutboxWriter, type OutboxWriter } from "./outbox-writes.js";
+import { recordRefusal } from "./refusal-record.js";
 import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } from "./registry.js";
 import { addressAllowed, smppSettingsOf } from "./settings.js";
 import { STATUS } from "./status.js";
@@ -28,6 +30,8 @@ export interface SmppServerDeps extends Runtime {
   smsPolicy: SmsPolicy;
   /** Where the pump's writes to smpp_outbox go (default: this store; in `start` on SQLite, the worker thread). */
   outboxWriter?: OutboxWriter;
+  /** The log of refused submits (refusal-record.ts). */
+  refusals?: RefusalRecorder;
 }
 
 /** A bind of this process. */
@@ -341,6 +345,7 @@ export class SmppServer {
 
   private async submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult> {
     const result = await this.submitBody(bind, command, body);
+    if (result.status !== STATUS.ESME_ROK) recordRefusal(this.deps.refusals, bind, command, body, result);
     const label = { [STATUS.ESME_ROK]: "accepted", [STATUS.ESME_RTHROTTLED]: "throttled" }[result.status] ?? "refused";
     this.deps.metrics.smppSubmits.inc({ account_id: String(bind.account!.principal.accountId), result: label });
     return result;

@@ -39,7 +39,7 @@ export interface SubmittingBind {
 
 export type SubmitResult =
   | { status: 0; messageId: string; failed?: UnsuccessfulDestination[] }
-  | { status: number; messageId: ""; reason: string };
+  | { status: number; messageId: ""; reason: string; code?: string };
 
 interface Concatenation {
   reference: number;
@@ -160,7 +160,9 @@ export class Submitter {
       return await this.accept(bind.id, account, fields, multi);
     } catch (error) {
       if (error instanceof SmppRefusal) return refuse(error.status, error.message);
-      if (error instanceof GatewayError) return refuse(statusOfRefusal(error.code), error.message);
+      if (error instanceof GatewayError) {
+        return { status: statusOfRefusal(error.code), messageId: "", reason: error.message, code: error.code };
+      }
       throw error;
     }
   }

@@ -43,3 +43,4 @@ export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_PARAMS, listFilter, operatorFi
 export { SmsPolicy, type SmsSendInput } from "./policy.js";
 export { deliveryReport } from "./report-format.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";
+export { parseXmlSend } from "./xml-send.js";

@@ -2,7 +2,8 @@
 // messages an earlier version's worker leased and did not finish (expired lease), re-asks the simulator for reports it lost in a
 // crash, fails messages whose delivery report never came (expiry.ts), and forgets idempotency
 // keys after a day, carrier message parts after a week or a month, login failures that no
-// longer count, and (MESSAGE_RETENTION_DAYS) retired messages and finished webhook deliveries. On a PostgreSQL server without autovacuum it also keeps the planner's
+// longer count, (MESSAGE_RETENTION_DAYS) retired messages and finished webhook deliveries, and
+// (REFUSAL_LOG_DAYS) old refusals. On a PostgreSQL server without autovacuum it also keeps the planner's
 // statistics of the tables that changed (store/postgres-statistics.ts).
 
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -16,6 +17,7 @@ import {
   releaseDueScheduled,
   requeueExpiredLeases,
 } from "../../domain/messages/index.js";
+import { pruneRefusals } from "../../domain/refusals/index.js";
 import { pruneFinishedDeliveries } from "../../domain/webhooks/deliveries.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import type { Dispatcher } from "./dispatcher.js";
@@ -66,6 +68,7 @@ export function startHousekeeping(
   let rounds = 0;
   let loginFailuresPrunedAt = Number.NEGATIVE_INFINITY;
   let retainedAt = Number.NEGATIVE_INFINITY;
+  let refusalsPrunedAt = Number.NEGATIVE_INFINITY;
   // Asked once: whether this server keeps statistics itself (PostgreSQL with autovacuum on).
   let keepsStatistics: Promise<boolean> | undefined;
 
@@ -107,6 +110,15 @@ export function startHousekeeping(
         if (messages < RETENTION_BATCH && deliveries < RETENTION_BATCH) break;
       }
       if (removed > 0) deps.logger.info({ removed, retention_days: retentionDays }, "removed retired messages");
+    }
+    const refusalDays = deps.config.refusalLogDays;
+    if (refusalDays > 0 && now - refusalsPrunedAt >= RETENTION_EVERY_MS) {
+      refusalsPrunedAt = now;
+      // REFUSAL_LOG_DAYS: the log of refusals, in batches too (each its own transaction).
+      const cutoff = now - refusalDays * 86_400_000;
+      for (let i = 0; i < RETENTION_BATCHES_PER_ROUND; i++) {
+        if ((await pruneRefusals(deps.store, cutoff, RETENTION_BATCH)) < RETENTION_BATCH) break;
+      }
     }
     // By the clock, not by rounds: what is stale depends on the time the failures were counted at.
     if (now - loginFailuresPrunedAt >= LOGIN_FAILURES_EVERY_MS) {

@@ -36,6 +36,8 @@ import { deliveryRollups } from "./0031_delivery_rollups.js";
 
 export { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0031_delivery_rollups.js";
 
+import { refusals } from "./0032_refusals.js";
+
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
     async getMigrations(): Promise<Record<string, Migration>> {
@@ -71,6 +73,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0029_messages_by_created": messagesByCreated(engine),
         "0030_account_views": accountViews(engine),
         "0031_delivery_rollups": deliveryRollups(engine),
+        "0032_refusals": refusals(engine),
       };
     },
   };

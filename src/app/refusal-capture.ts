@@ -1,0 +1,137 @@
+// Where the HTTP families' refusals reach the log of refusals: an onSend hook that, for a send
+// route whose answer is a refusal (request.refusal, set wherever a family renders one), hands
+// the log who was refused and, only if the log's caps take it, what was asked: the recipients,
+// sender and text read from the request's own fields by name (never another field: credentials
+// are never read), and the answer as the family wrote it (`422 dlt_template_mismatch`, or the
+// plain-text body `-32` of the legacy, XML, email and voice families).
+import type { FastifyReply, FastifyRequest } from "fastify";
+import { EMAIL_SEND_PATHS } from "../channels/email/index.js";
+import { parseXmlSend } from "../channels/sms/index.js";
+import { VOICE_SEND_PATHS } from "../channels/voice/index.js";
+import { REFUSAL_RECIPIENTS, type RefusalFamily, type RefusalRecorder } from "../domain/refusals/index.js";
+
+/** The send routes of each family, by `METHOD url` as registered. */
+const SEND_ROUTES = new Map<string, RefusalFamily>();
+const both = (url: string, family: RefusalFamily) => {
+  SEND_ROUTES.set(`GET ${url}`, family);
+  SEND_ROUTES.set(`POST ${url}`, family);
+};
+for (const path of ["/sms/send", "/sms/bulk", "/sms/schedule", "/whatsapp/send", "/email/send", "/voice/calls"]) {
+  SEND_ROUTES.set(`POST /api/v2${path}`, "v2");
+}
+SEND_ROUTES.set("GET /api/v2/sms/send", "v2");
+for (const url of ["/httpapi/send", "/api/secure_api/httpapi/send"]) both(url, "legacy");
+both("/xmlapi/send", "xml");
+for (const url of EMAIL_SEND_PATHS) both(url, "email");
+SEND_ROUTES.set(`GET ${VOICE_SEND_PATHS.query}`, "voice");
+SEND_ROUTES.set(`POST ${VOICE_SEND_PATHS.form}`, "voice");
+SEND_ROUTES.set(`POST ${VOICE_SEND_PATHS.json}`, "voice");
+
+const RECIPIENT_FIELDS = ["to", "recipient", "recipients", "phonenumber", "mobile", "number", "msisdn", "destination"];
+const SENDER_FIELDS = ["sender_id", "senderid", "sender", "from", "caller_id", "callerid"];
+const TEXT_FIELDS = ["message", "text", "subject", "body"];
+/** Characters of a field read at most (an email's `to` may be 200 kB). */
+const FIELD_CHARS = 4_000;
+
+type Fields = Record<string, unknown>;
+
+const fieldsOf = (value: unknown): Fields | undefined =>
+  value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Fields) : undefined;
+
+/** The value of the first of `names` the request carries (body first, then query), by name as sent or lowercased. */
+function field(sources: Fields[], names: readonly string[]): unknown {
+  for (const source of sources) {
+    for (const name of names) {
+      const value = source[name] ?? source[name.toUpperCase()];
+      if (value !== undefined && value !== null && value !== "") return value;
+    }
+  }
+  return undefined;
+}
+
+const textOf = (value: unknown): string | undefined =>
+  typeof value === "string" ? value.slice(0, FIELD_CHARS) : typeof value === "number" ? String(value) : undefined;
+
+/** The recipients a value names (a list, or text separated by commas), the first few, and how many. */
+function recipientsOf(value: unknown): { list: string[]; count: number } {
+  if (Array.isArray(value)) {
+    return { list: value.slice(0, REFUSAL_RECIPIENTS).flatMap((item) => textOf(item) ?? []), count: value.length };
+  }
+  if (typeof value === "number") return { list: [String(value)], count: 1 };
+  if (typeof value !== "string") return { list: [], count: 0 };
+  const list = value
+    .slice(0, FIELD_CHARS)
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+  let count = 0;
+  for (let at = value.indexOf(","); at >= 0; at = value.indexOf(",", at + 1)) count++;
+  return { list: list.slice(0, REFUSAL_RECIPIENTS), count: value.trim() === "" ? 0 : count + 1 };
+}
+
+/** What an XML send asked, from its document (not its credentials); nothing when it cannot be read. */
+function xmlAsked(sources: Fields[]) {
+  const xml = textOf(field(sources, ["xmlstring"]));
+  try {
+    const doc = parseXmlSend(xml);
+    return {
+      recipients: doc.messages.map((m) => m.recipient),
+      sender: doc.senderId,
+      text: doc.messages[0]?.message,
+    };
+  } catch {
+    return { recipients: [], sender: undefined, text: undefined };
+  }
+}
+
+function asked(family: RefusalFamily, request: FastifyRequest) {
+  const sources = [fieldsOf(request.body), fieldsOf(request.query)].filter((s): s is Fields => s !== undefined);
+  if (family === "xml") {
+    const doc = xmlAsked(sources);
+    return { ...doc, count: doc.recipients.length };
+  }
+  const { list, count } = recipientsOf(field(sources, RECIPIENT_FIELDS));
+  return {
+    recipients: list,
+    count,
+    sender: textOf(field(sources, SENDER_FIELDS)),
+    text: textOf(field(sources, TEXT_FIELDS)),
+  };
+}
+
+/** The onSend hook: records a refused send's answer. */
+export function captureRefusals(log: RefusalRecorder) {
+  return (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: null, payload: unknown) => void,
+  ) => {
+    const refusal = request.refusal;
+    if (refusal) {
+      const family = SEND_ROUTES.get(`${request.method} ${request.routeOptions.url ?? ""}`);
+      if (family) {
+        const principal = request.principal;
+        log.record({ family, accountId: principal ? principal.accountId : null, address: request.ip }, () => {
+          const what = asked(family, request);
+          const status = reply.statusCode;
+          const plain = String(reply.getHeader("content-type") ?? "").startsWith("text/plain");
+          const body = typeof payload === "string" ? payload.trim().slice(0, 40) : "";
+          return {
+            operation: `${request.method} ${request.routeOptions.url}`,
+            recipients: what.recipients,
+            recipientCount: what.count,
+            sender: what.sender,
+            text: what.text,
+            httpStatus: status,
+            code: refusal.code,
+            answer: plain && body !== "" ? (status === 200 ? body : `${status} ${body}`) : `${status} ${refusal.code}`,
+            reason: refusal.message ?? refusal.code,
+            requestId: request.id,
+          };
+        });
+      }
+    }
+    done(null, payload);
+  };
+}

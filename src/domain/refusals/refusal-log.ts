@@ -1,0 +1,172 @@
+// The log of refusals as the serving process writes it: record() takes a refused send off the
+// request's path in constant time (a few counters and one copy of bounded strings into a
+// buffer), and the buffer is written in batches (FLUSH_MS, or at once past FLUSH_ROWS) by the
+// writer handed in: on SQLite in `start`, the worker thread, the process's one writer; otherwise
+// this store. Bounded three ways, each counted in switchboard_refusals_dropped_total when it
+// drops: REFUSAL_LOG_PER_ACCOUNT_PER_MINUTE per account (per source address when the caller is
+// unknown), UNAUTHENTICATED_PER_MINUTE_FACTOR × that for all unknown callers together (so
+// rotating addresses cannot grow the table either), and MAX_BUFFERED rows waiting.
+import type { Insertable } from "kysely";
+import type { Clock } from "../../base/core/clock.js";
+import type { Metrics } from "../../base/runtime/metrics.js";
+import type { RefusalsTable } from "../../base/store/schema.js";
+
+export type NewRefusal = Insertable<RefusalsTable>;
+export type RefusalWriter = (rows: NewRefusal[]) => Promise<void>;
+
+/** Which door the send came in by. */
+export type RefusalFamily = "v2" | "legacy" | "xml" | "email" | "voice" | "smpp";
+
+/** Who was refused, known before anything else is read (the caps are checked on it alone). */
+export interface RefusalHead {
+  family: RefusalFamily;
+  /** null: the caller was not authenticated (wrong or missing credentials). */
+  accountId: number | null;
+  address: string;
+}
+
+/** What was asked and answered; built only when the refusal is to be written. */
+export interface RefusalDetails {
+  operation: string;
+  /** The first recipients asked for (more are cut). */
+  recipients: readonly string[];
+  /** How many the send named, when more than `recipients` holds. */
+  recipientCount?: number;
+  sender?: string | undefined;
+  text?: string | undefined;
+  httpStatus: number | null;
+  code: string;
+  answer: string;
+  reason: string;
+  requestId: string;
+}
+
+/** What record() takes: the log, or nothing (a process that serves no sends). */
+export interface RefusalRecorder {
+  record(head: RefusalHead, details: () => RefusalDetails): void;
+}
+
+/** The first recipients kept of a send to many (all are counted). */
+export const REFUSAL_RECIPIENTS = 10;
+/** Characters of the message text kept. */
+export const REFUSAL_TEXT_CHARS = 160;
+const MAX_BUFFERED = 10_000;
+const FLUSH_MS = 250;
+const FLUSH_ROWS = 500;
+const UNAUTHENTICATED_PER_MINUTE_FACTOR = 10;
+
+export interface RefusalLogDeps {
+  clock: Clock;
+  metrics: Pick<Metrics, "refusalsRecorded" | "refusalsDropped">;
+  logger: { warn(details: object, message: string): void };
+  config: { refusalLogDays: number; refusalLogPerAccountPerMinute: number };
+}
+
+const cut = (value: string | undefined, chars: number): string | null =>
+  value === undefined || value === "" ? null : value.length > chars ? value.slice(0, chars) : value;
+
+export class RefusalLog implements RefusalRecorder {
+  private buffer: NewRefusal[] = [];
+  private minute = -1;
+  /** Refusals taken this minute per account (`a<id>`) or unknown caller's address (`ip<address>`). */
+  private readonly counts = new Map<string, number>();
+  private unauthenticated = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> | undefined;
+  private soon = false;
+
+  constructor(
+    private readonly deps: RefusalLogDeps,
+    private readonly writer: RefusalWriter,
+  ) {}
+
+  record(head: RefusalHead, details: () => RefusalDetails): void {
+    const { config, metrics } = this.deps;
+    if (config.refusalLogDays === 0) return;
+    const now = this.deps.clock.now().getTime();
+    const minute = Math.floor(now / 60_000);
+    if (minute !== this.minute) {
+      this.minute = minute;
+      this.counts.clear();
+      this.unauthenticated = 0;
+    }
+    const cap = config.refusalLogPerAccountPerMinute;
+    const key = head.accountId === null ? `ip${head.address}` : `a${head.accountId}`;
+    const taken = this.counts.get(key) ?? 0;
+    if (taken >= cap) {
+      this.drop("per_minute");
+      return;
+    }
+    if (head.accountId === null && this.unauthenticated >= cap * UNAUTHENTICATED_PER_MINUTE_FACTOR) {
+      this.drop("unauthenticated");
+      return;
+    }
+    if (this.buffer.length >= MAX_BUFFERED) {
+      this.drop("buffer_full");
+      return;
+    }
+    this.counts.set(key, taken + 1);
+    if (head.accountId === null) this.unauthenticated++;
+    let asked: RefusalDetails;
+    try {
+      asked = details();
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, "a refusal could not be described; not logged");
+      this.drop("write_failed");
+      return;
+    }
+    const recipients = asked.recipients
+      .slice(0, REFUSAL_RECIPIENTS)
+      .map((r) => r.slice(0, 320).replaceAll(",", " "))
+      .filter((r) => r !== "");
+    this.buffer.push({
+      account_id: head.accountId,
+      family: head.family,
+      operation: asked.operation.slice(0, 200),
+      recipients: recipients.length > 0 ? recipients.join(",") : null,
+      recipient_count: Math.max(asked.recipientCount ?? 0, asked.recipients.length),
+      sender: cut(asked.sender, 64),
+      text: cut(asked.text, REFUSAL_TEXT_CHARS),
+      http_status: asked.httpStatus,
+      code: asked.code.slice(0, 64),
+      answer: asked.answer.slice(0, 100),
+      reason: asked.reason.slice(0, 500),
+      request_id: asked.requestId.slice(0, 100),
+      address: head.address.slice(0, 100),
+      created_at: now,
+    });
+    metrics.refusalsRecorded.inc({ family: head.family });
+    if (this.buffer.length >= FLUSH_ROWS && !this.soon) {
+      // Once per full batch, not once per refusal past it.
+      this.soon = true;
+      setImmediate(() => {
+        this.soon = false;
+        void this.flush();
+      });
+    } else this.timer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  /** Writes what is buffered (after the write in progress); resolves once it is written or dropped. */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.writing) await this.writing;
+    if (this.buffer.length === 0) return;
+    const rows = this.buffer;
+    this.buffer = [];
+    this.writing = this.writer(rows)
+      .catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, rows: rows.length }, "refusals could not be written; dropped");
+        this.deps.metrics.refusalsDropped.inc({ reason: "write_failed" }, rows.length);
+      })
+      .finally(() => {
+        this.writing = undefined;
+      });
+    await this.writing;
+    if (this.buffer.length > 0 && !this.timer) this.timer = setTimeout(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  private drop(reason: string): void {
+    this.deps.metrics.refusalsDropped.inc({ reason });
+  }
+}

@@ -1,0 +1,55 @@
+// The answers of the refusal log's routes as schemas (GET /api/v2/refusals, GET /admin/api/refusals).
+// Typebox and schema files only: the console types its reads with them.
+import { Type } from "typebox";
+import { NullableInteger, NullableString, Time } from "../../base/http/answer-schemas.js";
+
+export const Refusal = Type.Object(
+  {
+    id: Type.Integer(),
+    at: Time,
+    family: Type.String({ description: "v2, legacy, xml, email, voice or smpp." }),
+    operation: Type.String({
+      description: "What was called: `POST /api/v2/sms/send`, `GET /httpapi/send`, `submit_sm`.",
+    }),
+    recipients: Type.Array(Type.String(), { description: "The first 10 recipients asked for, as given." }),
+    recipient_count: Type.Integer({ description: "How many recipients the send named." }),
+    sender: NullableString(),
+    text: NullableString({ description: "The message text, cut at 160 characters." }),
+    http_status: NullableInteger({ description: "The HTTP status answered; null over SMPP." }),
+    code: Type.String({
+      description: "The error code (the catalogue's; over SMPP the status name when the SMPP layer refused).",
+    }),
+    answer: Type.String({
+      description: "The answer as the family wrote it: `422 dlt_template_mismatch`, `-32`, `0x00000407`.",
+    }),
+    reason: Type.String(),
+    request_id: Type.String(),
+    address: Type.String({ description: "The client's address." }),
+  },
+  { title: "Refusal" },
+);
+
+const CursorMeta = Type.Object({
+  limit: Type.Integer({ minimum: 1 }),
+  next_cursor: NullableString({ description: "Pass it as cursor for the next page; null on the last one." }),
+});
+
+export const RefusalPage = Type.Object({
+  status: Type.Literal("success"),
+  data: Type.Array(Refusal),
+  meta: CursorMeta,
+});
+
+export const OperatorRefusal = Type.Object(
+  {
+    account: NullableString({ description: "The account's username; null when the caller was not authenticated." }),
+    ...Refusal.properties,
+  },
+  { title: "OperatorRefusal" },
+);
+
+export const OperatorRefusalPage = Type.Object({
+  status: Type.Literal("success"),
+  data: Type.Array(OperatorRefusal),
+  meta: CursorMeta,
+});

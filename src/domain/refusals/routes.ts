@@ -1,0 +1,160 @@
+// The log of refusals, read: GET /api/v2/refusals (the account's own) and GET /admin/api/refusals
+// (every account's, or one's with `account`; `account=-` for the unauthenticated ones), with the
+// filters from, to, code, recipient, newest first, a cursor (limit or per_page).
+import { Type } from "@fastify/type-provider-typebox";
+import type { Selectable } from "kysely";
+import { GatewayError } from "../../base/core/errors.js";
+import { parseInstant } from "../../base/core/time.js";
+import { cursorLimit } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Db, RefusalsTable } from "../../base/store/schema.js";
+import { requireAccount, usernamesOf } from "../accounts/index.js";
+import { OperatorRefusalPage, RefusalPage } from "./refusal-schemas.js";
+import { decodeRefusalCursor, encodeRefusalCursor, listRefusals, type RefusalFilter } from "./rows.js";
+
+type Deps = Pick<Runtime, "store">;
+
+export const REFUSALS_LIMIT_DEFAULT = 50;
+export const REFUSALS_LIMIT_MAX = 500;
+
+const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
+export const REFUSAL_PARAMS = {
+  from: text(40),
+  to: text(40),
+  code: text(64),
+  recipient: text(320),
+  limit: text(10),
+  per_page: text(10),
+  cursor: text(100),
+};
+const ListQuery = Type.Object(REFUSAL_PARAMS);
+const AdminQuery = Type.Object({ ...REFUSAL_PARAMS, account: text(64) });
+export type RefusalQuery = { [K in keyof typeof REFUSAL_PARAMS]?: string };
+
+function invalid(field: string, message: string): GatewayError {
+  return new GatewayError("invalid_request", message, { field });
+}
+
+/** The filters and page of a query; a bad value is a 400 naming its parameter. */
+export function refusalQuery(query: RefusalQuery, timeZone: string) {
+  const filter: RefusalFilter = {};
+  const given = (name: keyof RefusalQuery) => {
+    const value = query[name]?.trim();
+    if (value?.includes("\u0000")) throw invalid(name, `Query parameter "${name}" holds a NUL character.`);
+    return value ? value : undefined;
+  };
+  for (const name of ["from", "to"] as const) {
+    const value = given(name);
+    if (!value) continue;
+    const at = parseInstant(value, timeZone, name === "to");
+    if (!at) {
+      throw invalid(
+        name,
+        `Query parameter "${name}" must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (your account's time zone) or 2026-11-22T08:30:00Z (got "${value}").`,
+      );
+    }
+    filter[name] = at.getTime();
+  }
+  if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
+    throw invalid("to", 'Query parameter "to" must be after "from".');
+  }
+  const code = given("code");
+  if (code !== undefined) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(code)) {
+      throw invalid(
+        "code",
+        `Query parameter "code" must be an error code such as dlt_template_mismatch (got "${code}").`,
+      );
+    }
+    filter.code = code;
+  }
+  const recipient = given("recipient");
+  if (recipient !== undefined) filter.recipient = recipient;
+  const limit = cursorLimit(query, REFUSALS_LIMIT_DEFAULT, REFUSALS_LIMIT_MAX);
+  let before: number | undefined;
+  const cursor = given("cursor");
+  if (cursor !== undefined) {
+    before = decodeRefusalCursor(cursor);
+    if (before === undefined) {
+      throw invalid("cursor", 'Query parameter "cursor" is not a cursor this list gave (use next_cursor as it is).');
+    }
+  }
+  return { filter, limit, before };
+}
+
+/** A row as both routes answer it. */
+export function describeRefusal(row: Selectable<RefusalsTable>) {
+  return {
+    id: Number(row.id),
+    at: new Date(Number(row.created_at)).toISOString(),
+    family: row.family,
+    operation: row.operation,
+    recipients: row.recipients ? row.recipients.split(",") : [],
+    recipient_count: row.recipient_count,
+    sender: row.sender,
+    text: row.text,
+    http_status: row.http_status,
+    code: row.code,
+    answer: row.answer,
+    reason: row.reason,
+    request_id: row.request_id,
+    address: row.address,
+  };
+}
+
+/** One page, each row with its account's username (the operator's answer). */
+export async function operatorRefusalPage(db: Db, query: RefusalQuery & { account?: string }, timeZone: string) {
+  const { filter, limit, before } = refusalQuery(query, timeZone);
+  const account = query.account?.trim();
+  if (account === "-") filter.accountId = null;
+  else if (account) filter.accountId = (await requireAccount(db, account)).id;
+  const page = await listRefusals(db, filter, limit, before);
+  const names = await usernamesOf(
+    db,
+    page.rows.flatMap((row) => (row.account_id === null ? [] : [Number(row.account_id)])),
+  );
+  return {
+    status: "success" as const,
+    data: page.rows.map((row) => ({
+      account: row.account_id === null ? null : (names.get(Number(row.account_id)) ?? null),
+      ...describeRefusal(row),
+    })),
+    meta: { limit, next_cursor: page.next === undefined ? null : encodeRefusalCursor(page.next) },
+  };
+}
+
+export function registerV2RefusalRoutes(v2: TypedRoutes, ctx: Deps): void {
+  v2.get(
+    "/refusals",
+    {
+      config: { envelope: "status" },
+      schema: {
+        operationId: "listRefusals",
+        summary: "The account's refused sends of every family, newest first, with filters and a cursor",
+        tags: ["messages"],
+        querystring: ListQuery,
+        response: { 200: RefusalPage },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const { filter, limit, before } = refusalQuery(request.query, principal.timeZone);
+      filter.accountId = principal.accountId;
+      const page = await listRefusals(ctx.store.db, filter, limit, before);
+      return {
+        status: "success",
+        data: page.rows.map(describeRefusal),
+        meta: { limit, next_cursor: page.next === undefined ? null : encodeRefusalCursor(page.next) },
+      };
+    },
+  );
+}
+
+export function registerAdminRefusalRoutes(admin: TypedRoutes, ctx: Deps): void {
+  admin.get(
+    "/refusals",
+    { schema: { querystring: AdminQuery, response: { "2xx": OperatorRefusalPage } } },
+    async (request) => operatorRefusalPage(ctx.store.db, request.query, request.principal!.timeZone),
+  );
+}
