@@ -40,6 +40,8 @@ export interface Metrics {
   smppBinds: Gauge<"account_id" | "mode">;
   smppSubmits: Counter<"account_id" | "result">;
   smppDeliveries: Counter<"kind" | "result">;
+  alertActive: Gauge<"alert" | "subject">;
+  alertsRaised: Counter<"alert">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -176,6 +178,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_smpp_deliveries_total",
       help: "deliver_sm sent by the SMPP server, by kind (receipt, mo) and the client's answer (ok, refused, unanswered)",
       labelNames: ["kind", "result"],
+      registers,
+    }),
+    alertActive: new Gauge({
+      name: "switchboard_alert_active",
+      help: "Alerts raised and not cleared, by alert (low_balance, connector_down, webhook_failing, delivery_rate) and subject (account:<id>, or the connector's name); as the database holds them, set by the process that evaluates alerts",
+      labelNames: ["alert", "subject"],
+      registers,
+    }),
+    alertsRaised: new Counter({
+      name: "switchboard_alerts_raised_total",
+      help: "Alerts raised by this process, by alert (each raised once, by one process, however many evaluate)",
+      labelNames: ["alert"],
       registers,
     }),
   };

@@ -46,5 +46,5 @@ export * from "./pending-requests.js";
 export * from "./registrations.js";
 export * from "./sender-ids.js";
 export * from "./templates.js";
-export { type AccountTraffic, walletBalances } from "./usage.js";
+export { type AccountTraffic, customerBalances } from "./usage.js";
 export { registerV2AccountRoutes } from "./v2-routes.js";

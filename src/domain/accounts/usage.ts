@@ -51,7 +51,7 @@ export async function creditsUsed(db: Db, accountId: number, from: number, until
 }
 
 /** Every active customer account's balance (milli-credits) in one wallet: what the low-balance alert compares. */
-export async function walletBalances(
+export async function customerBalances(
   db: Db,
   wallet: string,
 ): Promise<{ account_id: number; username: string; balance: number }[]> {
@@ -63,5 +63,9 @@ export async function walletBalances(
     .where("accounts.role", "=", "customer")
     .where("accounts.status", "=", "active")
     .execute();
-  return rows.map((row) => ({ account_id: Number(row.account_id), username: row.username, balance: Number(row.balance) }));
+  return rows.map((row) => ({
+    account_id: Number(row.account_id),
+    username: row.username,
+    balance: Number(row.balance),
+  }));
 }

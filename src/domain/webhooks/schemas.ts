@@ -20,7 +20,9 @@ export const WebhookSettings = Type.Object(
     delivery_report: NullableString(),
     inbound_sms: NullableString(),
     inbound_whatsapp: NullableString(),
-    low_balance: NullableString({ description: "Where low_balance events go (opt-in): the wallet fell below its alert threshold." }),
+    low_balance: NullableString({
+      description: "Where low_balance events go (opt-in): the wallet fell below its alert threshold.",
+    }),
     secret: NullableString({ description: "The current signing secret (whsec_…)." }),
   },
   { title: "WebhookSettings" },

@@ -7,7 +7,12 @@ import type { WebhookEvent } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { WEBHOOKS_CHANGED } from "./outbox.js";
 
-export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ["delivery_report", "inbound_sms", "inbound_whatsapp", "low_balance"];
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
+  "delivery_report",
+  "inbound_sms",
+  "inbound_whatsapp",
+  "low_balance",
+];
 /**
  * What a delivery can be: an account-level event, an email notification (to its send's notifyurl),
  * or an operator alert (to the operator's alert URL, delivered as the operator account's).
