@@ -4,6 +4,7 @@ import { Command, Help, type Option } from "commander";
 import type { Role } from "../gateway.js";
 import { packageVersion } from "../version.js";
 import { addAccountCommands } from "./cli-accounts.js";
+import { addAlertCommands } from "./cli-alerts.js";
 import { addCarrierCommands } from "./cli-carriers.js";
 import { addInboundCommands } from "./cli-inbound.js";
 import { addMessageCommands } from "./cli-messages.js";
@@ -72,5 +73,6 @@ export function buildProgram(run: RunRoles): Command {
   addCarrierCommands(program);
   addSmppCommands(program);
   addMessageCommands(program);
+  addAlertCommands(program);
   return program;
 }

@@ -10,61 +10,27 @@ import { toGatewayError } from "../../base/http/http-errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
-import { activeSecrets, ensureWebhookSecret } from "../../domain/webhooks/settings.js";
-import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
 import { AccountThreshold, AccountThresholdRequest, AlertSettings, AlertSettingsRequest } from "./alert-schemas.js";
-import {
-  type AlertSettingsChange,
-  accountThreshold,
-  applyChange,
-  readAlertSettings,
-  setAccountThreshold,
-  writeAlertSettings,
-} from "./settings.js";
-import { activeAlerts } from "./states.js";
+import { changeAlerts, describeAlerts, issueField } from "./operations.js";
+import { type AlertSettingsChange, accountThreshold, setAccountThreshold } from "./settings.js";
 
 type Deps = Pick<Runtime, "config" | "store" | "clock">;
 
-interface Issue {
-  instancePath?: string;
-  keyword?: string;
-  params?: Record<string, unknown>;
-}
-
 /** A body the schema refused, as invalid_request with the offending field (`delivery_rate.percent`). */
-function refusal(error: Error & { validation?: Issue[] }): GatewayError {
-  const answer = toGatewayError(error);
-  const issue = error.validation?.find((i) => i.keyword !== "anyOf") ?? error.validation?.[0];
-  const path = (issue?.instancePath ?? "").replace(/^\//, "").split("/").filter(Boolean);
-  const named = issue?.params?.additionalProperty ?? issue?.params?.requiredProperty;
-  if (typeof named === "string") path.push(named);
-  return new GatewayError("invalid_request", answer.message, path.length > 0 ? { field: path.join(".") } : undefined);
-}
-
 function refuseInvalid(request: FastifyRequest): void {
-  const error = request.validationError as (Error & { validation?: Issue[] }) | undefined;
-  if (error) throw refusal(error);
+  const error = request.validationError as (Error & { validation?: { keyword?: string }[] }) | undefined;
+  if (!error) return;
+  const issue = error.validation?.find((i) => i.keyword !== "anyOf") ?? error.validation?.[0];
+  const field = issueField(issue);
+  throw new GatewayError("invalid_request", toGatewayError(error).message, field ? { field } : undefined);
 }
 
 export function registerAlertAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
-  const iso = (ms: number) => new Date(ms).toISOString();
-
-  const describe = async () => {
-    const now = ctx.clock.now().getTime();
-    const { settings, operatorAccountId } = await readAlertSettings(ctx.store.db);
-    const secret =
-      settings.url && operatorAccountId !== null
-        ? ((await activeSecrets(ctx.store, operatorAccountId, now))[0] ?? null)
-        : null;
-    const active = (await activeAlerts(ctx.store.db)).map((alert) => ({
-      alert: alert.kind,
-      subject: alert.subject,
-      value: alert.value,
-      detail: alert.detail,
-      since: iso(alert.since),
-      raised_at: iso(alert.raised_at),
-    }));
-    return { ...settings, secret, email_configured: ctx.config.email.smtpUrl !== undefined, active };
+  const deps = {
+    store: ctx.store,
+    clock: ctx.clock,
+    allowPrivate: ctx.config.allowPrivateWebhooks,
+    emailConfigured: ctx.config.email.smtpUrl !== undefined,
   };
 
   admin.get(
@@ -76,7 +42,7 @@ export function registerAlertAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
         response: operatorAnswer(AlertSettings),
       },
     },
-    async () => ({ status: "success", data: await describe() }),
+    async () => ({ status: "success", data: await describeAlerts(deps) }),
   );
 
   admin.put(
@@ -93,21 +59,8 @@ export function registerAlertAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
     async (request) => {
       refuseInvalid(request);
       const change = (request.body ?? {}) as AlertSettingsChange;
-      if (typeof change.url === "string") {
-        try {
-          checkWebhookUrl(change.url, { allowPrivate: ctx.config.allowPrivateWebhooks });
-        } catch (error) {
-          const refused = toGatewayError(error);
-          throw new GatewayError(refused.code, `url: ${refused.message}`, { ...refused.details, field: "url" });
-        }
-      }
-      const { settings } = await readAlertSettings(ctx.store.db);
-      const next = applyChange(settings, change);
-      const operator = request.principal!.accountId;
-      // The alert webhooks are signed with the operator account's webhook secret.
-      if (next.url) await ensureWebhookSecret(ctx.store, ctx.clock, operator);
-      await writeAlertSettings(ctx.store, next, operator, ctx.clock.now().getTime());
-      return { status: "success", data: await describe() };
+      const data = await changeAlerts(deps, change, request.principal!.accountId);
+      return { status: "success", data };
     },
   );
 

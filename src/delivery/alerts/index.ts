@@ -12,8 +12,12 @@
 //   evaluate.ts        evaluateAlerts: every kind's conditions read from their owners, raises and
 //                      clears told (webhook queued in their transaction, email after it, the
 //                      account's low_balance event), the gauges; startAlertChecks, its loop
+//   operations.ts      describeAlerts and changeAlerts: the settings as the operator API and the CLI
+//                      show and change them (one checked change; the operator account that signs)
 //   admin-routes.ts    GET|PUT /admin/api/alerts, GET|PUT /admin/api/accounts/{username}/low-balance-threshold
 //   alert-schemas.ts   their bodies and answers as schemas (typebox only: the console's too)
 
 export { registerAlertAdminRoutes } from "./admin-routes.js";
 export { type AlertMailer, alertPayload, evaluateAlerts, startAlertChecks } from "./evaluate.js";
+export { type AlertDeps, changeAlerts, checkChange, describeAlerts } from "./operations.js";
+export { accountThreshold, setAccountThreshold } from "./settings.js";

@@ -91,7 +91,7 @@ export function applyChange(current: AlertSettings, change: AlertSettingsChange)
 export async function writeAlertSettings(
   store: Store,
   settings: AlertSettings,
-  operatorAccountId: number,
+  operatorAccountId: number | null,
   now: number,
 ): Promise<void> {
   const values = { settings: JSON.stringify(settings), operator_account_id: operatorAccountId, updated_at: now };
