@@ -4,6 +4,7 @@
 import type { Static } from "typebox";
 import type * as admin from "../../src/app/admin/account-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
+import type * as alerts from "../../src/delivery/alerts/alert-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
 
 export { APPROVAL_KINDS, type ApprovalKind } from "../../src/app/admin/approval-kinds.js";
@@ -26,3 +27,6 @@ export type Carrier = Static<typeof carriers.CarrierWithHealth>;
 export type CarrierRoute = Static<typeof carriers.CarrierRoute>;
 
 export type SystemView = Static<typeof system.SystemView>;
+
+export type AlertSettings = Static<typeof alerts.AlertSettings>;
+export type ActiveAlert = Static<typeof alerts.ActiveAlert>;
