@@ -156,6 +156,7 @@ export async function evaluateAlerts(deps: Deps, mailer?: AlertMailer): Promise<
     transitions.push(...(await settleAlerts(store, kind, conditions, now, told)));
   }
   if (queued) await wakeWebhookSenders(store).catch(() => undefined);
+  await setGauges(deps);
   for (const transition of transitions) {
     if (transition.state === "raised") deps.metrics.alertsRaised.inc({ alert: transition.kind });
     deps.logger.warn(
@@ -164,7 +165,6 @@ export async function evaluateAlerts(deps: Deps, mailer?: AlertMailer): Promise<
     );
     if (settings.email && mailer) await mail(deps, mailer, settings.email, transition);
   }
-  await setGauges(deps);
   return transitions;
 }
 

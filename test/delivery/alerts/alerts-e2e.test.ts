@@ -154,8 +154,10 @@ describeEachEngine("alerts end to end", (engine) => {
     expect(alerts.body.data.active.map((a: { subject: string }) => a.subject)).toEqual(
       expect.arrayContaining([optedIn.username, other.username]),
     );
-    const metrics = (await call(t, "GET", "/metrics")).text;
-    expect(metrics).toContain(`switchboard_alert_active{alert="low_balance",subject="account:${optedIn.id}"} 1`);
+    const metrics = async () => (await call(t, "GET", "/metrics")).text;
+    await expect
+      .poll(metrics)
+      .toContain(`switchboard_alert_active{alert="low_balance",subject="account:${optedIn.id}"} 1`);
 
     const topUp = await admin("POST", `/accounts/${optedIn.username}/credits`, { wallet: "sms", amount: 10 });
     expect(topUp.status).toBe(200);
@@ -170,9 +172,8 @@ describeEachEngine("alerts end to end", (engine) => {
     expect(told("low_balance", other.username, "cleared")).toHaveLength(0);
     expect(theirs.bodies().every((b) => b.event === "delivery_report")).toBe(true);
     expect(mine.received).toHaveLength(1);
-    const after = (await call(t, "GET", "/metrics")).text;
-    expect(after).not.toContain(`subject="account:${optedIn.id}"} 1`);
-    expect(after).toContain(`switchboard_alert_active{alert="low_balance",subject="account:${other.id}"} 1`);
+    await expect.poll(metrics).not.toContain(`subject="account:${optedIn.id}"} 1`);
+    expect(await metrics()).toContain(`switchboard_alert_active{alert="low_balance",subject="account:${other.id}"} 1`);
     await admin("PUT", `/accounts/${other.username}/low-balance-threshold`, { threshold: null });
   });
 
