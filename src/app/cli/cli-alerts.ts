@@ -17,9 +17,10 @@ import {
 import { requireAccount } from "../../domain/accounts/index.js";
 import { onOff, print, table, withStore } from "./cli-support.js";
 
-/** `none` clears a URL, an address or a threshold. */
-const orNone = (value: string) => (value === "none" ? null : value);
-const numberOrNone = (value: string) => (value === "none" ? null : Number(value));
+/** `none` clears a URL, an address or a threshold (kept as the word until the change is built). */
+const orNone = (value: string | undefined) => (value === "none" ? null : value);
+const numberOrNone = (value: string | undefined) =>
+  value === undefined ? undefined : value === "none" ? null : Number(value);
 
 function alertDeps(store: Store): AlertDeps {
   const config = loadConfig();
@@ -53,11 +54,11 @@ function human(shown: Shown): string {
 }
 
 interface SetOptions {
-  url?: string | null;
-  email?: string | null;
+  url?: string;
+  email?: string;
   operator?: string;
   lowBalance?: boolean;
-  lowBalanceThreshold?: number | null;
+  lowBalanceThreshold?: string;
   lowBalanceWallet?: string;
   connectorDown?: boolean;
   connectorDownSeconds?: number;
@@ -76,7 +77,7 @@ function changeOf(opts: SetOptions): Record<string, unknown> {
   const kinds = {
     low_balance: defined({
       enabled: opts.lowBalance,
-      threshold: opts.lowBalanceThreshold,
+      threshold: numberOrNone(opts.lowBalanceThreshold),
       wallet: opts.lowBalanceWallet,
     }),
     connector_down: defined({ enabled: opts.connectorDown, seconds: opts.connectorDownSeconds }),
@@ -88,7 +89,7 @@ function changeOf(opts: SetOptions): Record<string, unknown> {
     }),
   };
   return {
-    ...defined({ url: opts.url, email: opts.email }),
+    ...defined({ url: orNone(opts.url), email: orNone(opts.email) }),
     ...Object.fromEntries(Object.entries(kinds).filter(([, value]) => Object.keys(value).length > 0)),
   };
 }
@@ -110,11 +111,11 @@ export function addAlertCommands(program: Command): void {
   alerts
     .command("set")
     .description("change alert settings (the others are kept); as PUT /admin/api/alerts")
-    .option("--url <url>", "the operator's alert URL (signed webhooks); none removes it", orNone)
-    .option("--email <address>", "the operator's address (mailed through SMTP_URL); none removes it", orNone)
+    .option("--url <url>", "the operator's alert URL (signed webhooks); none removes it")
+    .option("--email <address>", "the operator's address (mailed through SMTP_URL); none removes it")
     .option("--operator <username>", "the operator account whose webhook secret signs the alerts")
     .option("--low-balance <on|off>", "the low-balance alert", onOff)
-    .option("--low-balance-threshold <credits>", "for accounts without their own; none: only those", numberOrNone)
+    .option("--low-balance-threshold <credits>", "for accounts without their own; none: only those")
     .option("--low-balance-wallet <wallet>", "the wallet the default threshold is of (sms)")
     .option("--connector-down <on|off>", "the connector-down alert", onOff)
     .option("--connector-down-seconds <n>", "down this long before it is raised", Number)
