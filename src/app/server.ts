@@ -13,6 +13,7 @@ import { registerSmppAdminRoutes } from "../channels/smpp-server/index.js";
 import { registerLegacyRoutes } from "../channels/sms/index.js";
 import { registerVoiceAdminRoutes, registerVoiceRoutes } from "../channels/voice/index.js";
 import { registerMetaWebhookRoutes, registerWhatsAppAdminRoutes } from "../channels/whatsapp/index.js";
+import { registerAlertAdminRoutes } from "../delivery/alerts/index.js";
 import { registerCarrierAdminRoutes } from "../delivery/carriers/admin-routes.js";
 import { registerCarrierCallbackRoutes } from "../delivery/carriers/callback-routes.js";
 import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
@@ -161,6 +162,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       registerEmailAdminRoutes(admin, ctx);
       registerVoiceAdminRoutes(admin, ctx);
       registerCarrierAdminRoutes(admin, ctx);
+      registerAlertAdminRoutes(admin, ctx);
       registerSmppAdminRoutes(admin, ctx);
       registerSystemRoutes(admin, ctx);
       registerAdminRefusalRoutes(admin, ctx);

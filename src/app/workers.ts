@@ -1,12 +1,14 @@
 // The background parts of the `worker` role: connectors, the bulk expander, the dispatcher,
-// the webhook sender, delivery-report and inbound-SMS ingestion and queue housekeeping. Each
+// the webhook sender, delivery-report and inbound-SMS ingestion, queue housekeeping and the alert
+// checks. Each
 // stops after finishing the work in hand.
 
 import type { Db } from "../base/store/store.js";
-import { emailConnectors, removeRetiredEmailData, startEmailBounces } from "../channels/email/index.js";
+import { emailConnectors, operatorMailer, removeRetiredEmailData, startEmailBounces } from "../channels/email/index.js";
 import { InboundIngester } from "../channels/inbound/index.js";
 import { voiceConnectors } from "../channels/voice/index.js";
 import { startWhatsAppUpkeep } from "../channels/whatsapp/index.js";
+import { startAlertChecks } from "../delivery/alerts/index.js";
 import { CarrierRegistry } from "../delivery/carriers/registry.js";
 import { removePartsOf } from "../delivery/carriers/smpp/index.js";
 import {
@@ -79,6 +81,8 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   ctx.webhooks.attachSender(webhooks);
   const whatsappUpkeep = startWhatsAppUpkeep(ctx);
   const bounces = await startEmailBounces(ctx);
+  const mailer = operatorMailer(ctx.config);
+  const alerts = startAlertChecks(ctx, mailer?.send, config.alertCheckSeconds * 1000);
 
   return {
     dispatcher,
@@ -86,6 +90,8 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     carriers,
     async stop() {
       await housekeeping.stop();
+      await alerts.stop();
+      mailer?.close();
       await whatsappUpkeep.stop();
       await bounces?.close();
       ctx.webhooks.detachSender();

@@ -13,8 +13,8 @@ export const TIERS: Readonly<Record<Room, readonly (readonly string[])[]>> = {
   base: [["store"], ["core"], ["runtime"], ["http", "smpp"]],
   // The business's records: who calls, accounts and money, contacts, messages, webhooks.
   domain: [["auth"], ["accounts"], ["messages", "webhooks", "contacts", "refusals"]],
-  // Getting messages out: the dispatcher and its simulators, the carriers' connectors.
-  delivery: [["dispatch"], ["carriers"]],
+  // Getting messages out: the dispatcher and its simulators, the carriers' connectors, the alerts.
+  delivery: [["dispatch"], ["carriers"], ["alerts"]],
   // The API families and protocols, each a thin adapter over the rooms below.
   channels: [["voice", "email", "whatsapp", "inbound"], ["sms"], ["smpp-server"]],
   // The assembly: the operator API, the console's pages, the gateway and its roles, the CLI.

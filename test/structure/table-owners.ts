@@ -64,6 +64,10 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   smpp_accounts: "channels/smpp-server",
   smpp_binds: "channels/smpp-server",
   smpp_outbox: "channels/smpp-server",
+  // alerts/: the operator's alerts
+  alert_settings: "delivery/alerts",
+  alert_thresholds: "delivery/alerts",
+  alert_states: "delivery/alerts",
   // app/: each process's heartbeat
   process_heartbeats: "app",
 };

@@ -40,6 +40,7 @@ const OperatorMessage = lazy(() => import("./pages/operator/Message.js"));
 const AccountViews = lazy(() => import("./pages/operator/Views.js"));
 const Refusals = lazy(() => import("./pages/Refusals.js"));
 const OperatorRefusals = lazy(() => import("./pages/operator/Refusals.js"));
+const Alerts = lazy(() => import("./pages/operator/Alerts.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
@@ -69,6 +70,7 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/messages", title: "All messages", component: OperatorMessages, nav: true },
   { path: "/operator/messages/:id", title: "Message", component: OperatorMessage },
   { path: "/operator/views", title: "Account views", component: AccountViews, nav: true },
+  { path: "/operator/alerts", title: "Alerts", component: Alerts, nav: true },
 ];
 
 function NotFound() {

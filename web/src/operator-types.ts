@@ -5,6 +5,7 @@ import type { Static } from "typebox";
 import type * as admin from "../../src/app/admin/account-schemas.js";
 import type * as desk from "../../src/app/admin/desk-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
+import type * as alerts from "../../src/delivery/alerts/alert-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
 import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 
@@ -36,3 +37,5 @@ export type OperatorMessageDetail = Static<typeof desk.OperatorMessageDetail>;
 export type CreditAdjustment = Static<typeof desk.CreditAdjustment>;
 export type AccountView = Static<typeof admin.AccountView>;
 export type OperatorRefusalPage = Static<typeof refusals.OperatorRefusalPage>;
+export type AlertSettings = Static<typeof alerts.AlertSettings>;
+export type ActiveAlert = Static<typeof alerts.ActiveAlert>;

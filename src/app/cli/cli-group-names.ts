@@ -22,6 +22,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   messages: "every account's messages: find one, read its timeline",
   analytics: "delivery rates, volumes and latencies",
   refusals: "the log of refused sends of every family and SMPP",
+  alerts: "the operator's alerts: low balance, connector down, webhook failing, delivery rate",
 };
 
 /** A group's top-level command, described as GROUP_DESCRIPTIONS says (its module adds the rest). */

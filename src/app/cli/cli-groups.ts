@@ -50,6 +50,10 @@ export const GROUP_MODULES: readonly GroupModule[] = [
     load: async () => (await import("./cli-refusals.js")).addRefusalCommands,
     groups: ["refusals"],
   },
+  {
+    load: async () => (await import("./cli-alerts.js")).addAlertCommands,
+    groups: ["alerts"],
+  },
 ];
 
 /** The group modules a command line needs: the one its first word names (or `help <group>`), else none. */

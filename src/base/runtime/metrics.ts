@@ -42,6 +42,8 @@ export interface Metrics {
   smppDeliveries: Counter<"kind" | "result">;
   refusalsRecorded: Counter<"family">;
   refusalsDropped: Counter<"reason">;
+  alertActive: Gauge<"alert" | "subject">;
+  alertsRaised: Counter<"alert">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -190,6 +192,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_refusals_dropped_total",
       help: "Refused sends not written to the log of refusals: per_minute (over REFUSAL_LOG_PER_ACCOUNT_PER_MINUTE for the account or address), unauthenticated (over the minute's cap of all unauthenticated refusals), buffer_full, write_failed",
       labelNames: ["reason"],
+      registers,
+    }),
+    alertActive: new Gauge({
+      name: "switchboard_alert_active",
+      help: "Alerts raised and not cleared, by alert (low_balance, connector_down, webhook_failing, delivery_rate) and subject (account:<id>, or the connector's name); as the database holds them, set by the process that evaluates alerts",
+      labelNames: ["alert", "subject"],
+      registers,
+    }),
+    alertsRaised: new Counter({
+      name: "switchboard_alerts_raised_total",
+      help: "Alerts raised by this process, by alert (each raised once, by one process, however many evaluate)",
+      labelNames: ["alert"],
       registers,
     }),
   };

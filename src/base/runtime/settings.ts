@@ -182,6 +182,13 @@ export const SETTINGS = {
     default: "60",
     parser: wholeNumber(1, 100000),
   },
+  ALERT_CHECK_SECONDS: {
+    field: "alertCheckSeconds",
+    description:
+      "How often the worker role evaluates the operator's alerts (low balance, connector down, webhook endpoint failing, delivery rate; GET|PUT /admin/api/alerts): an alert is raised or cleared at most this long after its condition starts or ends.",
+    default: "15",
+    parser: wholeNumber(1, 3600),
+  },
   MESSAGE_VALIDITY_HOURS: {
     field: "messageValidityHours",
     description:

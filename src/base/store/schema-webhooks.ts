@@ -2,8 +2,12 @@
 // sees them; `Database` (schema.ts) extends this.
 import type { Generated } from "kysely";
 
-/** `email`: a notification to a send's notifyurl (not an account-level URL). */
-export type WebhookEvent = "delivery_report" | "inbound_sms" | "inbound_whatsapp" | "email";
+/**
+ * `email`: a notification to a send's notifyurl (not an account-level URL); `low_balance`: the
+ * account's wallet fell below its alert threshold; `alert`: an operator alert to the operator's
+ * alert URL (delivery/alerts, not an account-level URL either).
+ */
+export type WebhookEvent = "delivery_report" | "inbound_sms" | "inbound_whatsapp" | "low_balance" | "email" | "alert";
 
 export type WebhookDeliveryStatus = "pending" | "delivering" | "delivered" | "failed";
 

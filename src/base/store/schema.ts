@@ -11,6 +11,7 @@ import type {
   SenderIdsTable,
   TemplatesTable,
 } from "./schema-accounts.js";
+import type { AlertsTables } from "./schema-alerts.js";
 import type { CarriersTables } from "./schema-carriers.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
 import type { BulkJobsTable, BulkPartsTable, MessagesTable, MessagesTables } from "./schema-messages.js";
@@ -19,6 +20,7 @@ import type { VoiceTables } from "./schema-voice.js";
 import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.js";
 
 export type * from "./schema-accounts.js";
+export type * from "./schema-alerts.js";
 export type * from "./schema-carriers.js";
 export type * from "./schema-channels.js";
 export type * from "./schema-messages.js";
@@ -50,7 +52,8 @@ export interface Database
     ChannelsTables,
     VoiceTables,
     CarriersTables,
-    RefusalsTables {
+    RefusalsTables,
+    AlertsTables {
   settings: SettingsTable;
   process_heartbeats: ProcessHeartbeatsTable;
 }

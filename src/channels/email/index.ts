@@ -53,6 +53,7 @@
 //   template-routes.ts v2 /email/templates, /email/templates/{id}
 //   v2-schemas.ts      the v2 answers' schemas (EmailDomain, EmailTemplate, EmailSendStatus)
 //   admin-schemas.ts   the operator answers' schemas (the captured inbox; domains as on v2)
+//   operator-mail.ts   operatorMailer: plain-text mail to the operator (alerts) through SMTP_URL
 
 import type { FastifyInstance } from "fastify";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -71,6 +72,7 @@ import type { EmailTracker } from "./tracking.js";
 export { EMAIL_CONTENT, removeRetiredEmailData, writeEmailContent } from "./content-rows.js";
 export { pendingEmailDomains } from "./domains.js";
 export { emailNotifyTargets } from "./notify-targets.js";
+export { type OperatorMail, operatorMailer } from "./operator-mail.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";
 export { EMAIL_SEND_PATHS } from "./routes.js";
 export { EmailTracker, trackingSecret } from "./tracking.js";

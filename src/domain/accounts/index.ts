@@ -29,7 +29,8 @@
 //   credit-routes.ts   GET /api/v2/credits, /credits/history, /credits/export (every ledger entry,
 //                      CSV or JSON Lines; the operator's export of an account's too), POST /credits/transfer
 //   usage.ts           what an account spent in a window of its own days; its current row;
-//                      AccountTraffic, what the routes read of messages/ (handed in by app/)
+//                      AccountTraffic, what the routes read of messages/ (handed in by app/); every
+//                      customer's balance in one wallet (the low-balance alert's)
 //   key-routes.ts      GET/POST /api/v2/keys, DELETE /api/v2/keys/{id}: the account's own keys
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)
@@ -45,5 +46,5 @@ export * from "./pending-requests.js";
 export * from "./registrations.js";
 export * from "./sender-ids.js";
 export * from "./templates.js";
-export type { AccountTraffic } from "./usage.js";
+export { type AccountTraffic, customerBalances } from "./usage.js";
 export { registerV2AccountRoutes } from "./v2-routes.js";

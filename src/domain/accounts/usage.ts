@@ -49,3 +49,23 @@ export async function creditsUsed(db: Db, accountId: number, from: number, until
     .executeTakeFirstOrThrow();
   return Math.max(0, -Number(row.total));
 }
+
+/** Every active customer account's balance (milli-credits) in one wallet: what the low-balance alert compares. */
+export async function customerBalances(
+  db: Db,
+  wallet: string,
+): Promise<{ account_id: number; username: string; balance: number }[]> {
+  const rows = await db
+    .selectFrom("wallets")
+    .innerJoin("accounts", "accounts.id", "wallets.account_id")
+    .select(["wallets.account_id", "accounts.username", "wallets.balance"])
+    .where("wallets.wallet", "=", wallet)
+    .where("accounts.role", "=", "customer")
+    .where("accounts.status", "=", "active")
+    .execute();
+  return rows.map((row) => ({
+    account_id: Number(row.account_id),
+    username: row.username,
+    balance: Number(row.balance),
+  }));
+}

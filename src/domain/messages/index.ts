@@ -42,7 +42,8 @@
 //                      batches with what only they need (the owners' removals, handed in)
 //   stats.ts           traffic per channel today and over 7 days (the account's days), messages per
 //                      minute over the last hours, and a window's messages by status or in all, read
-//                      through (account_id, created_at); the queued backlog per channel and lane
+//                      through (account_id, created_at); the queued backlog per channel and lane; a
+//                      connector's last final messages counted (the delivery-rate alert's)
 //   traffic-channels.ts  TRAFFIC_CHANNELS, the summary's channels in order (no imports: the console's too)
 //   timeline.ts        one message's history: accepted, scheduled, submitted, each part's receipt (the
 //                      parts read by carriers/smpp/' reader, handed in), the end with its reason, the

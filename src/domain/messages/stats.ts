@@ -142,3 +142,25 @@ export async function queuedBacklog(db: Db, cap: number) {
     held: Number(row.held),
   }));
 }
+
+/**
+ * A connector's last `last` final messages (delivered, read or failed, by when they ended), counted
+ * delivered and failed: the delivery-rate alert's measure, read through (connector, done_at).
+ */
+export async function connectorFinalCounts(
+  db: Db,
+  connector: string,
+  last: number,
+): Promise<{ delivered: number; failed: number }> {
+  const rows = await db
+    .selectFrom("messages")
+    .select("status")
+    .where("connector", "=", connector)
+    .where("done_at", "is not", null)
+    .where("status", "in", ["delivered", "read", "failed"])
+    .orderBy("done_at", "desc")
+    .limit(last)
+    .execute();
+  const failed = rows.filter((row) => row.status === "failed").length;
+  return { delivered: rows.length - failed, failed };
+}

@@ -13,7 +13,7 @@ import type {
 } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { newWebhookId, queuedDelivery } from "./delivery-rows.js";
-import { inboundWhatsAppPayload } from "./events.js";
+import { inboundWhatsAppPayload, lowBalancePayload } from "./events.js";
 import type { WebhookApiDeps } from "./operations.js";
 import { WEBHOOKS_QUEUED } from "./outbox.js";
 
@@ -157,6 +157,8 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
   let payload: Record<string, unknown>;
   if (event === "delivery_report") {
     payload = { event, message_id: `q${ulid(now)}`, status: "delivered", delivered_at: at, recipient: "9876543210" };
+  } else if (event === "low_balance") {
+    payload = lowBalancePayload({ username: "example", wallet: "sms", balance: 99, threshold: 100, at: now });
   } else if (event === "inbound_whatsapp") {
     payload = inboundWhatsAppPayload({
       accountId,

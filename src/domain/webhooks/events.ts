@@ -60,6 +60,26 @@ export function inboundWhatsAppPayload(event: InboundWhatsAppEvent): Record<stri
   };
 }
 
+/** A wallet below its alert threshold, as the account's low_balance event tells it (credits). */
+export interface LowBalance {
+  username: string;
+  wallet: string;
+  balance: number;
+  threshold: number;
+  at: number;
+}
+
+export function lowBalancePayload(event: LowBalance): Record<string, unknown> {
+  return {
+    event: "low_balance",
+    account: event.username,
+    wallet: event.wallet,
+    balance: event.balance,
+    threshold: event.threshold,
+    at: isoUtc(new Date(event.at)),
+  };
+}
+
 /**
  * Another way events reach clients, written in the same transaction as the webhook rows (the
  * SMPP server's receipts and MO, smpp-server/outbox.ts). Its count is added to the answer, so

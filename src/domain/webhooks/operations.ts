@@ -26,6 +26,7 @@ function describeSettings(settings: WebhookSettings) {
     delivery_report: settings.urls.delivery_report ?? null,
     inbound_sms: settings.urls.inbound_sms ?? null,
     inbound_whatsapp: settings.urls.inbound_whatsapp ?? null,
+    low_balance: settings.urls.low_balance ?? null,
     secret: settings.secret ?? null,
   };
 }

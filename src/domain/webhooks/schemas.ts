@@ -10,6 +10,7 @@ export const WebhookUrlsRequest = Type.Object(
     delivery_report: Type.Optional(Url),
     inbound_sms: Type.Optional(Url),
     inbound_whatsapp: Type.Optional(Url),
+    low_balance: Type.Optional(Url),
   },
   { additionalProperties: false, title: "WebhookUrlsRequest" },
 );
@@ -19,6 +20,9 @@ export const WebhookSettings = Type.Object(
     delivery_report: NullableString(),
     inbound_sms: NullableString(),
     inbound_whatsapp: NullableString(),
+    low_balance: NullableString({
+      description: "Where low_balance events go (opt-in): the wallet fell below its alert threshold.",
+    }),
     secret: NullableString({ description: "The current signing secret (whsec_…)." }),
   },
   { title: "WebhookSettings" },
@@ -47,7 +51,7 @@ export const WebhookDelivery = Type.Object(
   {
     id: Type.Integer(),
     webhook_id: Type.String({ description: "The webhook-id header: the same on every attempt." }),
-    event: Type.String({ description: "delivery_report, inbound_sms, inbound_whatsapp or email." }),
+    event: Type.String({ description: "delivery_report, inbound_sms, inbound_whatsapp, low_balance, email or alert." }),
     url: Type.String(),
     status: Type.String({ description: "pending, delivering, delivered or failed." }),
     attempts: Type.Integer(),

@@ -7,9 +7,17 @@ import type { WebhookEvent } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { WEBHOOKS_CHANGED } from "./outbox.js";
 
-export const WEBHOOK_EVENTS: readonly WebhookEvent[] = ["delivery_report", "inbound_sms", "inbound_whatsapp"];
-/** What a delivery can be: an account-level event, or an email notification (to its send's notifyurl). */
-export const DELIVERY_EVENTS: readonly WebhookEvent[] = [...WEBHOOK_EVENTS, "email"];
+export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
+  "delivery_report",
+  "inbound_sms",
+  "inbound_whatsapp",
+  "low_balance",
+];
+/**
+ * What a delivery can be: an account-level event, an email notification (to its send's notifyurl),
+ * or an operator alert (to the operator's alert URL, delivered as the operator account's).
+ */
+export const DELIVERY_EVENTS: readonly WebhookEvent[] = [...WEBHOOK_EVENTS, "email", "alert"];
 /** How long a rotated-out secret still signs. */
 export const SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 

@@ -42,7 +42,7 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({
       status: "success",
-      data: { delivery_report: null, inbound_sms: null, inbound_whatsapp: null, secret: null },
+      data: { delivery_report: null, inbound_sms: null, inbound_whatsapp: null, low_balance: null, secret: null },
     });
 
     const set = await v2("PUT", "/webhooks", {
@@ -63,6 +63,7 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
       delivery_report: "http://127.0.0.1:9/reports",
       inbound_sms: null,
       inbound_whatsapp: null,
+      low_balance: null,
       secret,
     });
     expect((await v2("GET", "/webhooks")).body.data).toEqual(removed.body.data);

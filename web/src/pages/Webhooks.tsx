@@ -69,17 +69,25 @@ export default function Webhooks() {
     queryKey: ["webhooks", "settings"],
     queryFn: () => data<WebhookSettings>("/api/v2/webhooks"),
   });
-  const [urls, setUrls] = useState({ delivery_report: "", inbound_sms: "" });
+  const [urls, setUrls] = useState({ delivery_report: "", inbound_sms: "", low_balance: "" });
   useEffect(() => {
     if (settings.data) {
-      setUrls({ delivery_report: settings.data.delivery_report ?? "", inbound_sms: settings.data.inbound_sms ?? "" });
+      setUrls({
+        delivery_report: settings.data.delivery_report ?? "",
+        inbound_sms: settings.data.inbound_sms ?? "",
+        low_balance: settings.data.low_balance ?? "",
+      });
     }
   }, [settings.data]);
   const save = useMutation({
     mutationFn: () =>
       data<WebhookSettings>("/api/v2/webhooks", {
         method: "PUT",
-        json: { delivery_report: urls.delivery_report.trim() || null, inbound_sms: urls.inbound_sms.trim() || null },
+        json: {
+          delivery_report: urls.delivery_report.trim() || null,
+          inbound_sms: urls.inbound_sms.trim() || null,
+          low_balance: urls.low_balance.trim() || null,
+        },
       }),
     onSuccess: (answer) => queryClient.setQueryData(["webhooks", "settings"], answer),
   });
@@ -118,6 +126,19 @@ export default function Webhooks() {
             value={urls.inbound_sms}
             aria-describedby="url-inbound-hint"
             onChange={(event) => setUrls({ ...urls, inbound_sms: event.target.value })}
+          />
+        </Field>
+        <Field
+          label="Low balance URL"
+          id="url-low-balance"
+          hint="Optional; receives low_balance events when credits fall below the threshold the operator set"
+        >
+          <input
+            id="url-low-balance"
+            type="url"
+            value={urls.low_balance}
+            aria-describedby="url-low-balance-hint"
+            onChange={(event) => setUrls({ ...urls, low_balance: event.target.value })}
           />
         </Field>
         <button type="submit" className="primary" disabled={save.isPending}>

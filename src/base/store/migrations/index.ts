@@ -37,6 +37,7 @@ import { deliveryRollups } from "./0031_delivery_rollups.js";
 export { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0031_delivery_rollups.js";
 
 import { refusals } from "./0032_refusals.js";
+import { alerts } from "./0033_alerts.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -74,6 +75,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0030_account_views": accountViews(engine),
         "0031_delivery_rollups": deliveryRollups(engine),
         "0032_refusals": refusals(engine),
+        "0033_alerts": alerts(),
       };
     },
   };

@@ -1,0 +1,77 @@
+// The console's Alerts page in a real browser, as the operator on a 390 px phone: settings saved
+// from the form (a bad value refused with its reason, nothing saved), a low-balance alert raised
+// by the worker and shown, then cleared after a top-up and gone from the page; axe clean, no
+// sideways scroll.
+import { beforeAll, expect, it } from "vitest";
+import {
+  describeInBrowser,
+  expectAccessible,
+  expectNoHorizontalScroll,
+  newPage,
+  noneLoading,
+  signInAs,
+  useBrowser,
+} from "../../helpers/browser.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+
+describeInBrowser("console in the browser: alerts", () => {
+  const gateway = useTestGateway("sqlite", { env: { ALERT_CHECK_SECONDS: "1" } });
+  const browser = useBrowser();
+  let operator: TestAccount;
+  let poor: TestAccount;
+
+  beforeAll(async () => {
+    const t = gateway();
+    operator = await buildAccount(t, { role: "operator", sender: null });
+    poor = await buildAccount(t, { credits: { sms: 5 } });
+  });
+
+  const admin = (method: string, path: string, json?: unknown) =>
+    call(gateway(), method, `/admin/api${path}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+      ...(json !== undefined ? { json } : {}),
+    });
+
+  it("saves the settings, shows a low-balance alert raised and then cleared, at 390 px", async () => {
+    const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
+    await signInAs(page, operator.username, operator.password);
+    await page.goto("/operator/alerts");
+    await page.getByRole("heading", { name: "Alerts" }).waitFor();
+    await noneLoading(page);
+    await page.getByTestId("alerts-none").waitFor();
+    await expectAccessible(page, "alerts page");
+    await expectNoHorizontalScroll(page, "alerts page");
+
+    // A delivery rate of 0 % is refused, and nothing is saved.
+    await page.getByLabel("Delivery rate below (%)").fill("0");
+    await page.getByRole("button", { name: "Save alert settings" }).click();
+    await page.getByText("Not saved").waitFor();
+    expect((await admin("GET", "/alerts")).body.data.delivery_rate.percent).toBe(50);
+
+    await page.getByLabel("Delivery rate below (%)").fill("80");
+    await page.getByLabel("Low balance threshold (credits)").fill("10");
+    await page.getByLabel("Connector down for (seconds)").fill("120");
+    await page.getByLabel("Alert email").fill("ops@example.org");
+    await page.getByRole("button", { name: "Save alert settings" }).click();
+    await page.getByText("Saved.").waitFor();
+    expect((await admin("GET", "/alerts")).body.data).toMatchObject({
+      email: "ops@example.org",
+      low_balance: { enabled: true, threshold: 10 },
+      connector_down: { seconds: 120 },
+      delivery_rate: { percent: 80, messages: 100 },
+    });
+
+    // The account with 5 credits is below 10: raised by the worker, shown within a refresh.
+    const alert = page.getByTestId("alert").filter({ hasText: poor.username });
+    await alert.waitFor({ timeout: 15_000 });
+    await expect.poll(() => alert.textContent()).toContain("below its threshold of 10");
+    await expectAccessible(page, "alerts page with an alert");
+    await expectNoHorizontalScroll(page, "alerts page with an alert");
+
+    const topUp = await admin("POST", `/accounts/${poor.username}/credits`, { wallet: "sms", amount: 20 });
+    expect(topUp.status).toBe(200);
+    await alert.waitFor({ state: "detached", timeout: 15_000 });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+});
