@@ -192,6 +192,45 @@ describeEachEngine("the log of refusals", (engine) => {
     expect(unknown.status).toBe(400);
   });
 
+  it("reads at most 10,000 rows a page: a rare match is a short page with a cursor", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const row = (i: number, code: string): NewRefusal => ({
+      account_id: account.id,
+      family: "v2",
+      operation: "POST /api/v2/sms/send",
+      recipients: "9876543210",
+      recipient_count: 1,
+      sender: null,
+      text: `r${i}`,
+      http_status: 422,
+      code,
+      answer: `422 ${code}`,
+      reason: "because",
+      request_id: `scan-${i}`,
+      address: "10.0.0.4",
+      created_at: Date.now(),
+    });
+    // The two oldest match; 10,010 newer ones do not.
+    await insertRefusals(t.db.store, [row(0, "dnd_blocked"), row(1, "dnd_blocked")]);
+    await insertRefusals(
+      t.db.store,
+      Array.from({ length: 10_010 }, (_, i) => row(i + 2, "invalid_recipient")),
+    );
+    const first = await refusalsOf(t, account, "?code=dnd_blocked");
+    expect(first.data).toEqual([]);
+    expect(first.meta.next_cursor).not.toBeNull();
+    const second = await refusalsOf(t, account, `?code=dnd_blocked&cursor=${first.meta.next_cursor}`);
+    expect(second.data.map((r: { text: string }) => r.text)).toEqual(["r1", "r0"]);
+    expect(second.meta.next_cursor).toBeNull();
+    // Without a filter, a page is read directly.
+    expect((await refusalsOf(t, account, "?limit=3")).data.map((r: { text: string }) => r.text)).toEqual([
+      "r10011",
+      "r10010",
+      "r10009",
+    ]);
+  });
+
   it("lists every account's for the operator, and is the operator's only", async () => {
     const t = gateway();
     const account = await buildAccount(t);
