@@ -51,12 +51,20 @@ describeEachEngine("the log of refusals", (engine) => {
     expect(get.text).toBe("-5");
     const xml = await xmlSend(t, pushsms(account, { sender: "NOSUCH", messages: [{ pno: "9876543210", msg: "xml" }] }));
     expect(xml.text).toMatch(/^-\d+$/);
-    const email = await legacy(
-      t,
-      "/httpemailapi/v1/send",
-      { username: account.username, password: account.password, to: "not-an-address", subject: "Hi", text: "x" },
-      "POST",
-    );
+    // Multipart, as a send with attachments comes: the family reads its fields, not the parser.
+    const form = new FormData();
+    for (const [name, value] of Object.entries({
+      username: account.username,
+      password: account.password,
+      to: "not-an-address",
+      subject: "Hi",
+      text: "x",
+    })) {
+      form.set(name, value);
+    }
+    form.append("attachment", new Blob(["a,b\n"], { type: "text/csv" }), "data.csv");
+    const emailAnswer = await fetch(`${t.url}/httpemailapi/v1/send`, { method: "POST", body: form });
+    const email = { text: await emailAnswer.text() };
     expect(email.text).toMatch(/^-\d+$/);
     const voice = await legacy(t, "/voicecall/v1/send", { apikey: account.apiKey, to: "123", text: "call me" });
     expect(voice.text).toMatch(/^-?\d+$/);
@@ -98,7 +106,12 @@ describeEachEngine("the log of refusals", (engine) => {
     });
     expect(byFamily.get("xml")).toMatchObject({ operation: "POST /xmlapi/send", sender: "NOSUCH", answer: xml.text });
     expect(byFamily.get("xml")!.recipients).toEqual(["9876543210"]);
-    expect(byFamily.get("email")).toMatchObject({ recipients: ["not-an-address"], answer: email.text });
+    expect(byFamily.get("email")).toMatchObject({
+      operation: "POST /httpemailapi/v1/send",
+      recipients: ["not-an-address"],
+      text: "x",
+      answer: email.text,
+    });
     expect(byFamily.get("voice")).toMatchObject({ recipients: ["123"], answer: voice.text });
     expect(byFamily.get("smpp")).toMatchObject({
       operation: "submit_sm",
