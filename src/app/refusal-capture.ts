@@ -85,7 +85,9 @@ function xmlAsked(sources: Fields[]) {
 }
 
 function asked(family: RefusalFamily, request: FastifyRequest) {
-  const sources = [fieldsOf(request.body), fieldsOf(request.query)].filter((s): s is Fields => s !== undefined);
+  const sources = [fieldsOf(request.sendFields), fieldsOf(request.body), fieldsOf(request.query)].filter(
+    (s): s is Fields => s !== undefined,
+  );
   if (family === "xml") {
     const doc = xmlAsked(sources);
     return { ...doc, count: doc.recipients.length };

@@ -142,6 +142,16 @@ export function sendLegacyError(request: FastifyRequest, reply: FastifyReply, ra
     .send(String(error.legacyCode ?? fallback));
 }
 
+declare module "fastify" {
+  interface FastifyRequest {
+    /**
+     * A send's fields as its family read them, when they are not the parsed body (a multipart
+     * email): the log of refusals reads the recipients, sender and text from them by name.
+     */
+    sendFields?: Record<string, string>;
+  }
+}
+
 /** Records what the request was refused with (its log line names it; see request-log.ts). */
 export function noteRefusal(request: FastifyRequest, error: GatewayError): void {
   request.refusal = { code: error.code, status: statusOf(error), message: error.message };

@@ -75,6 +75,7 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const { params, files } = await readRequest(request);
+        request.sendFields = params;
         const principal = await authenticateLegacy(params, ctx.authenticator, request.ip);
         request.principal = principal;
         const broadcastId = await sendEmail(

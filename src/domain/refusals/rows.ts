@@ -24,12 +24,36 @@ export async function insertRefusals(store: Pick<Store, "transaction" | "insertM
 
 const likeText = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
-/** Up to `limit` refusals the filter matches, newest first, after the row `before` (a cursor); and whether more follow. */
+/** Rows a page reads at most before its filters (code, recipient, times) are applied. */
+export const REFUSAL_SCAN = 10_000;
+
+/**
+ * Up to `limit` refusals the filter matches, newest first, before the row `before` (a cursor),
+ * and the cursor of the next page. A page reads at most REFUSAL_SCAN of the account's (or
+ * everyone's) rows through the (account, id) index and filters those, so a rare match answers a
+ * short page with a cursor instead of scanning a long log in one request.
+ */
 export async function listRefusals(db: Db, filter: RefusalFilter, limit: number, before?: number) {
+  let window = db.selectFrom("refusals").select("id");
+  if (filter.accountId === null) window = window.where("account_id", "is", null);
+  else if (filter.accountId !== undefined) window = window.where("account_id", "=", filter.accountId);
+  if (before !== undefined) window = window.where("id", "<", before);
+  const filtered =
+    filter.from !== undefined || filter.to !== undefined || filter.code !== undefined || filter.recipient !== undefined;
+  const scanned = filtered
+    ? (await window.orderBy("id", "desc").limit(REFUSAL_SCAN).execute()).map((row) => Number(row.id))
+    : [];
+  if (filtered && scanned.length === 0) return { rows: [], next: undefined };
   let query = db.selectFrom("refusals").selectAll();
-  if (filter.accountId === null) query = query.where("account_id", "is", null);
-  else if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
-  if (before !== undefined) query = query.where("id", "<", before);
+  if (filtered) {
+    query = query.where("id", "<=", scanned[0]!).where("id", ">=", scanned[scanned.length - 1]!);
+    if (filter.accountId === null) query = query.where("account_id", "is", null);
+    else if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
+  } else {
+    if (filter.accountId === null) query = query.where("account_id", "is", null);
+    else if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
+    if (before !== undefined) query = query.where("id", "<", before);
+  }
   if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
   if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
   if (filter.code !== undefined) query = query.where("code", "=", filter.code);
@@ -48,8 +72,10 @@ export async function listRefusals(db: Db, filter: RefusalFilter, limit: number,
     .orderBy("id", "desc")
     .limit(limit + 1)
     .execute();
-  const more = rows.length > limit;
-  return { rows: more ? rows.slice(0, limit) : rows, next: more ? Number(rows[limit - 1]!.id) : undefined };
+  if (rows.length > limit) return { rows: rows.slice(0, limit), next: Number(rows[limit - 1]!.id) };
+  // The window was full: older rows are left to read, from the window's oldest on.
+  const next = filtered && scanned.length === REFUSAL_SCAN ? scanned[scanned.length - 1] : undefined;
+  return { rows, next };
 }
 
 /** Removes up to `batch` refusals written before `cutoff`, the oldest first; answers how many went. */

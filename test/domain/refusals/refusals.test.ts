@@ -51,12 +51,20 @@ describeEachEngine("the log of refusals", (engine) => {
     expect(get.text).toBe("-5");
     const xml = await xmlSend(t, pushsms(account, { sender: "NOSUCH", messages: [{ pno: "9876543210", msg: "xml" }] }));
     expect(xml.text).toMatch(/^-\d+$/);
-    const email = await legacy(
-      t,
-      "/httpemailapi/v1/send",
-      { username: account.username, password: account.password, to: "not-an-address", subject: "Hi", text: "x" },
-      "POST",
-    );
+    // Multipart, as a send with attachments comes: the family reads its fields, not the parser.
+    const form = new FormData();
+    for (const [name, value] of Object.entries({
+      username: account.username,
+      password: account.password,
+      to: "not-an-address",
+      subject: "Hi",
+      text: "x",
+    })) {
+      form.set(name, value);
+    }
+    form.append("attachment", new Blob(["a,b\n"], { type: "text/csv" }), "data.csv");
+    const emailAnswer = await fetch(`${t.url}/httpemailapi/v1/send`, { method: "POST", body: form });
+    const email = { text: await emailAnswer.text() };
     expect(email.text).toMatch(/^-\d+$/);
     const voice = await legacy(t, "/voicecall/v1/send", { apikey: account.apiKey, to: "123", text: "call me" });
     expect(voice.text).toMatch(/^-?\d+$/);
@@ -98,7 +106,12 @@ describeEachEngine("the log of refusals", (engine) => {
     });
     expect(byFamily.get("xml")).toMatchObject({ operation: "POST /xmlapi/send", sender: "NOSUCH", answer: xml.text });
     expect(byFamily.get("xml")!.recipients).toEqual(["9876543210"]);
-    expect(byFamily.get("email")).toMatchObject({ recipients: ["not-an-address"], answer: email.text });
+    expect(byFamily.get("email")).toMatchObject({
+      operation: "POST /httpemailapi/v1/send",
+      recipients: ["not-an-address"],
+      text: "x",
+      answer: email.text,
+    });
     expect(byFamily.get("voice")).toMatchObject({ recipients: ["123"], answer: voice.text });
     expect(byFamily.get("smpp")).toMatchObject({
       operation: "submit_sm",
@@ -190,6 +203,45 @@ describeEachEngine("the log of refusals", (engine) => {
     }
     const unknown = await call(t, "GET", "/api/v2/refusals?colour=red", { headers: bearer(account) });
     expect(unknown.status).toBe(400);
+  });
+
+  it("reads at most 10,000 rows a page: a rare match is a short page with a cursor", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const row = (i: number, code: string): NewRefusal => ({
+      account_id: account.id,
+      family: "v2",
+      operation: "POST /api/v2/sms/send",
+      recipients: "9876543210",
+      recipient_count: 1,
+      sender: null,
+      text: `r${i}`,
+      http_status: 422,
+      code,
+      answer: `422 ${code}`,
+      reason: "because",
+      request_id: `scan-${i}`,
+      address: "10.0.0.4",
+      created_at: Date.now(),
+    });
+    // The two oldest match; 10,010 newer ones do not.
+    await insertRefusals(t.db.store, [row(0, "dnd_blocked"), row(1, "dnd_blocked")]);
+    await insertRefusals(
+      t.db.store,
+      Array.from({ length: 10_010 }, (_, i) => row(i + 2, "invalid_recipient")),
+    );
+    const first = await refusalsOf(t, account, "?code=dnd_blocked");
+    expect(first.data).toEqual([]);
+    expect(first.meta.next_cursor).not.toBeNull();
+    const second = await refusalsOf(t, account, `?code=dnd_blocked&cursor=${first.meta.next_cursor}`);
+    expect(second.data.map((r: { text: string }) => r.text)).toEqual(["r1", "r0"]);
+    expect(second.meta.next_cursor).toBeNull();
+    // Without a filter, a page is read directly.
+    expect((await refusalsOf(t, account, "?limit=3")).data.map((r: { text: string }) => r.text)).toEqual([
+      "r10011",
+      "r10010",
+      "r10009",
+    ]);
   });
 
   it("lists every account's for the operator, and is the operator's only", async () => {
