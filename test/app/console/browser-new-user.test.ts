@@ -1,0 +1,73 @@
+// What a new user tripped over in the console (issue 38, item 7), each in a real browser: the
+// main tables on a 390 px phone, the dark theme, one date format, the words, the confirmations,
+// what a customer and an operator are told, the filters and the DLT headers after an approval.
+// One gateway and one browser for the file.
+import { beforeAll, expect, it } from "vitest";
+import { addSenderId } from "../../../src/domain/accounts/index.js";
+import { describeInBrowser, expectNoHorizontalScroll, newPage, signInAs, useBrowser } from "../../helpers/browser.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+
+const PHONE = { width: 390, height: 844 };
+const LONG_TEXT =
+  "Your order 48213 has shipped and will reach you on Tuesday between 10:00 and 14:00; reply STOP to stop these.";
+
+describeInBrowser("console in the browser: what a new user tripped over", () => {
+  const gateway = useTestGateway("sqlite", { env: { SIMULATOR_LATENCY_MS: "20", SIMULATOR_FAILURE_RATE: "0" } });
+  const browser = useBrowser();
+  let operator: TestAccount;
+  let shop: TestAccount;
+
+  beforeAll(async () => {
+    const t = gateway();
+    operator = await buildAccount(t, { role: "operator", sender: null });
+    shop = await buildAccount(t, { credits: { sms: 500 } });
+    for (let i = 0; i < 12; i++) {
+      const sent = await call(t, "POST", "/api/v2/sms/send", {
+        headers: { authorization: `Bearer ${shop.apiKey}` },
+        json: { sender_id: "SWBRD", recipient: `98765${String(i).padStart(5, "0")}`, message: LONG_TEXT },
+      });
+      expect(sent.status, sent.text).toBe(200);
+    }
+    await addSenderId(t.db.store.db, t.clock, shop.id, "SHOPIN");
+  });
+
+  /** The element lies wholly inside the viewport's width (a phone user sees it without scrolling sideways). */
+  async function expectInViewWidth(locator: import("playwright-core").Locator, what: string) {
+    const box = await locator.boundingBox();
+    expect(box, `${what} is not rendered`).not.toBeNull();
+    expect(box!.x, `${what} starts left of the screen`).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width, `${what} ends right of the screen`).toBeLessThanOrEqual(PHONE.width);
+  }
+
+  it("shows the Messages table and the Approvals buttons on a 390 px phone, no page scrolling sideways", async () => {
+    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
+    await signInAs(page, shop.username, shop.password);
+    await page.goto("/messages");
+    await expect.poll(() => page.locator("table.messages tbody tr").count()).toBe(12);
+    await expectNoHorizontalScroll(page, "messages at 390 px");
+    const first = page.locator("table.messages tbody tr").first();
+    await expectInViewWidth(first.locator("td").nth(3), "the Status cell");
+    await expectInViewWidth(first.locator("td").nth(4), "the Text cell");
+    // Each cell says which column it is, and a row is a card of a few lines, not a 500 px column.
+    expect(await first.locator("td").nth(3).getAttribute("data-label")).toBe("Status");
+    expect((await first.boundingBox())!.height).toBeLessThan(300);
+    await context.close();
+
+    const op = await newPage(browser(), gateway().url, PHONE);
+    await signInAs(op.page, operator.username, operator.password);
+    await op.page.goto("/operator/approvals");
+    const row = op.page.getByTestId("approvals").locator("tbody tr", { hasText: "SHOPIN" });
+    await row.waitFor();
+    await expectNoHorizontalScroll(op.page, "approvals at 390 px");
+    await expectInViewWidth(row.getByRole("button", { name: /^Approve/ }), "Approve");
+    await expectInViewWidth(row.getByRole("button", { name: /^Reject/ }), "Reject");
+    for (const path of ["/operator/accounts", "/operator/carriers", "/operator/system"]) {
+      await op.page.goto(path);
+      await op.page.locator("h1").first().waitFor();
+      await op.page.waitForLoadState("networkidle");
+      await expectNoHorizontalScroll(op.page, `${path} at 390 px`);
+    }
+    expect([...problems, ...op.problems]).toEqual([]);
+    await op.context.close();
+  }, 90_000);
+});
