@@ -1,6 +1,6 @@
 // A time-series chart with uPlot (small, canvas). The numbers it draws are also given as a
 // table for screen readers and keyboard users (the canvas itself is hidden from them).
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 
@@ -8,7 +8,28 @@ export interface Series {
   label: string;
   values: number[];
   className: string;
+  /** A colour, or the name of a CSS variable of :root ("--chart-sent") that the theme sets. */
   color: string;
+}
+
+const DARK = "(prefers-color-scheme: dark)";
+
+/** The value of `color` now: a CSS variable read from :root (the light or the dark theme). */
+function resolveColor(color: string): string {
+  if (!color.startsWith("--")) return color;
+  return getComputedStyle(document.documentElement).getPropertyValue(color).trim() || "currentColor";
+}
+
+/** Whether the system is set dark; changes when the setting does (a canvas is not restyled by CSS). */
+function useDarkScheme(): boolean {
+  const [dark, setDark] = useState(() => window.matchMedia(DARK).matches);
+  useEffect(() => {
+    const query = window.matchMedia(DARK);
+    const changed = () => setDark(query.matches);
+    query.addEventListener("change", changed);
+    return () => query.removeEventListener("change", changed);
+  }, []);
+  return dark;
 }
 
 export function TimeChart({
@@ -24,10 +45,15 @@ export function TimeChart({
   timeZone: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
+  const dark = useDarkScheme();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `dark` draws it again in the other theme's colours
   useEffect(() => {
     const element = box.current;
     if (!element) return;
+    const ink = resolveColor("--ink");
+    const grid = resolveColor("--line");
+    const axis = { stroke: ink, grid: { stroke: grid }, ticks: { stroke: grid } };
     const width = Math.max(280, element.clientWidth);
     const plot = new uPlot(
       {
@@ -37,8 +63,16 @@ export function TimeChart({
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [{}, { size: 40 }],
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 1.5, points: { show: false } }))],
+        axes: [axis, { ...axis, size: 40 }],
+        series: [
+          {},
+          ...series.map((s) => ({
+            label: s.label,
+            stroke: resolveColor(s.color),
+            width: 1.5,
+            points: { show: false },
+          })),
+        ],
       },
       [times, ...series.map((s) => s.values)],
       element,
@@ -49,7 +83,7 @@ export function TimeChart({
       window.removeEventListener("resize", resize);
       plot.destroy();
     };
-  }, [times, series, timeZone]);
+  }, [times, series, timeZone, dark]);
 
   return (
     <figure className="chart">

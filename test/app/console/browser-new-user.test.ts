@@ -4,7 +4,15 @@
 // One gateway and one browser for the file.
 import { beforeAll, expect, it } from "vitest";
 import { addSenderId } from "../../../src/domain/accounts/index.js";
-import { describeInBrowser, expectNoHorizontalScroll, newPage, signInAs, useBrowser } from "../../helpers/browser.js";
+import {
+  describeInBrowser,
+  expectAccessible,
+  expectNoHorizontalScroll,
+  newPage,
+  noneLoading,
+  signInAs,
+  useBrowser,
+} from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 const PHONE = { width: 390, height: 844 };
@@ -16,6 +24,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
   const browser = useBrowser();
   let operator: TestAccount;
   let shop: TestAccount;
+  let messageId: string;
 
   beforeAll(async () => {
     const t = gateway();
@@ -27,6 +36,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
         json: { sender_id: "SWBRD", recipient: `98765${String(i).padStart(5, "0")}`, message: LONG_TEXT },
       });
       expect(sent.status, sent.text).toBe(200);
+      messageId = sent.body.data.message_id;
     }
     await addSenderId(t.db.store.db, t.clock, shop.id, "SHOPIN");
   });
@@ -70,4 +80,41 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect([...problems, ...op.problems]).toEqual([]);
     await op.context.close();
   }, 90_000);
+
+  it("follows the system's dark setting, axe clean in the dark and in the light", async () => {
+    const customerPages = ["/", "/messages", `/messages/${messageId}`, "/send", "/bulk", "/contacts", "/templates"];
+    const morePages = ["/registrations", "/inbound", "/credits", "/settings/webhooks", "/settings/keys"];
+    const operatorPages = [
+      "/operator/accounts",
+      `/operator/accounts/${shop.username}`,
+      "/operator/approvals",
+      "/operator/carriers",
+      "/operator/system",
+    ];
+    for (const [who, paths] of [
+      [shop, [...customerPages, ...morePages]],
+      [operator, operatorPages],
+    ] as const) {
+      const { page, context, problems } = await newPage(browser(), gateway().url);
+      await page.emulateMedia({ colorScheme: "dark" });
+      await signInAs(page, who.username, who.password);
+      for (const path of paths) {
+        await page.goto(path);
+        await page.locator("h1").first().waitFor();
+        await noneLoading(page);
+        expect(await page.evaluate("getComputedStyle(document.documentElement).backgroundColor")).toBe(
+          "rgb(17, 24, 39)",
+        );
+        await expectAccessible(page, `${path} in the dark`);
+      }
+      // The same pages in the light, switched in place as a system setting changes.
+      await page.emulateMedia({ colorScheme: "light" });
+      expect(await page.evaluate("getComputedStyle(document.documentElement).backgroundColor")).toBe(
+        "rgb(255, 255, 255)",
+      );
+      await expectAccessible(page, `${paths.at(-1)} in the light`);
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -37,9 +37,9 @@ function PerMinuteChart({ timeZone }: { timeZone: string }) {
     return {
       times,
       series: [
-        { label: "Sent", values: sent, className: "sent", color: "#1d4ed8" },
-        { label: "Delivered", values: delivered, className: "delivered", color: "#15803d" },
-        { label: "Failed", values: failed, className: "failed", color: "#b91c1c" },
+        { label: "Sent", values: sent, className: "sent", color: "--chart-sent" },
+        { label: "Delivered", values: delivered, className: "delivered", color: "--chart-delivered" },
+        { label: "Failed", values: failed, className: "failed", color: "--chart-failed" },
       ],
       total: perMinute.data.minutes.reduce((sum, m) => sum + m.sent, 0),
       peak: perMinute.data.minutes.reduce((max, m) => Math.max(max, m.sent), 0),
