@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
+import { formatClock, formatDay, formatNumber } from "./format.js";
 
 export interface Series {
   label: string;
@@ -13,6 +14,27 @@ export interface Series {
 }
 
 const DARK = "(prefers-color-scheme: dark)";
+
+/** Time labels as the console writes times: "14:00", with "28 Nov 2026" under the first of each day. */
+function timeLabels(timeZone: string) {
+  return (_plot: uPlot, splits: number[]) =>
+    splits.map((seconds, index) => {
+      const day = formatDay(seconds * 1000, timeZone);
+      const clock = formatClock(seconds * 1000, timeZone);
+      const previous = index > 0 ? formatDay(splits[index - 1]! * 1000, timeZone) : undefined;
+      return day === previous ? clock : `${clock}\n${day}`;
+    });
+}
+
+/** Room for the widest count the axis writes ("12,000"), where a fixed width cut its left digits. */
+function countAxisSize(plot: uPlot, values: string[] | null, axisIndex: number, cycle: number): number {
+  const axis = plot.axes[axisIndex]!;
+  if (cycle > 1) return (axis as { _size?: number })._size ?? 40;
+  const widest = (values ?? []).reduce((longest, value) => (value.length > longest.length ? value : longest), "");
+  plot.ctx.font = (axis.font as unknown as [string])[0];
+  const tick = (axis.ticks?.size ?? 10) + (axis.gap ?? 5);
+  return Math.ceil(tick + plot.ctx.measureText(widest).width / devicePixelRatio + 4);
+}
 
 /** The value of `color` now: a CSS variable read from :root (the light or the dark theme). */
 function resolveColor(color: string): string {
@@ -63,7 +85,14 @@ export function TimeChart({
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [axis, { ...axis, size: 40 }],
+        axes: [
+          { ...axis, values: timeLabels(timeZone) },
+          {
+            ...axis,
+            size: countAxisSize,
+            values: (_plot, splits) => splits.map((count) => formatNumber(count)),
+          },
+        ],
         series: [
           {},
           ...series.map((s) => ({

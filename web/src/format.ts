@@ -58,3 +58,11 @@ export function zoneLabel(timeZone: string): string {
   const parts = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(new Date());
   return parts.find((part) => part.type === "timeZoneName")?.value ?? timeZone;
 }
+
+/** An instant in the API's words (ISO 8601 UTC, as a timeline's detail says "due …"). */
+const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g;
+
+/** `text` with each ISO 8601 instant in it written as every other time of the console is. */
+export function formatInstantsIn(text: string, timeZone: string): string {
+  return text.replace(ISO_INSTANT, (instant) => formatTime(instant, timeZone));
+}

@@ -117,4 +117,79 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       await context.close();
     }
   }, 120_000);
+
+  it("writes every date one way, in the account's zone: the chart's axes, a timeline, a CSV group's name", async () => {
+    const { page, context, problems } = await newPage(browser(), gateway().url);
+    // What the chart draws on its canvas, read back: axis labels are not in the page's text.
+    await page.addInitScript(() => {
+      const drawn: string[] = [];
+      (window as unknown as { drawn: string[] }).drawn = drawn;
+      const fillText = CanvasRenderingContext2D.prototype.fillText;
+      CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
+        drawn.push(String(text));
+        return fillText.call(this, text, ...rest);
+      };
+    });
+    // A busy minute of 12,000 messages, whose count the y axis once cut to ",000".
+    await page.route("**/api/v2/messages/per-minute?*", async (route) => {
+      const answer = await (await route.fetch()).json();
+      const at = new Date(Math.floor(Date.parse(answer.data.to) / 60_000 - 5) * 60_000).toISOString();
+      answer.data.minutes = [{ at, sent: 12_000, delivered: 11_000, failed: 1_000 }];
+      await route.fulfill({ json: answer });
+    });
+    await signInAs(page, shop.username, shop.password);
+    await page.getByTestId("per-minute-summary").waitFor();
+    const drawn = (await page.evaluate("window.drawn")) as string[];
+    expect(drawn).toContain("10,000");
+    const today = new Intl.DateTimeFormat("en-GB", {
+      timeZone: "Asia/Kolkata",
+      day: "2-digit",
+      month: "short",
+      year: "numeric",
+    }).format(new Date());
+    expect(drawn).toContain(today);
+    expect(drawn.filter((text) => /\d+\/\d+\/\d+|am|pm/.test(text))).toEqual([]);
+    // The plot starts right of the widest count, not 40 px in whatever the labels need.
+    const plotLeft = (await page.locator(".u-over").evaluate((over) => over.offsetLeft)) as number;
+    expect(plotLeft).toBeGreaterThanOrEqual(50);
+    await page.unrouteAll();
+
+    const tomorrow = new Date(Date.now() + 86_400_000 + 19_800_000).toISOString().slice(0, 10);
+    const scheduled = await call(gateway(), "POST", "/api/v2/sms/schedule", {
+      headers: { authorization: `Bearer ${shop.apiKey}` },
+      json: { sender_id: "SWBRD", recipient: "9876511111", message: "Later", scheduled_at: `${tomorrow} 09:30:00` },
+    });
+    expect(scheduled.status, scheduled.text).toBe(200);
+    await page.goto(`/messages/${scheduled.body.data.message_id}`);
+    const timeline = page.getByTestId("timeline");
+    await expect.poll(() => timeline.textContent()).toContain("scheduled");
+    const [year, month, day] = tomorrow.split("-");
+    const monthName = new Date(Date.UTC(2000, Number(month) - 1, 1)).toLocaleString("en-GB", { month: "short" });
+    expect(await timeline.textContent()).toContain(`due ${day} ${monthName} ${year}, 09:30:00`);
+    expect(await timeline.textContent()).not.toMatch(/\d{4}-\d{2}-\d{2}T/);
+
+    await page.goto("/bulk");
+    await page.getByText("Or upload a CSV file as a new group").click();
+    await page.getByLabel("CSV file", { exact: true }).setInputFiles({
+      name: "list.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from("9876512345,Asha\n"),
+    });
+    const hour = new Intl.DateTimeFormat("en-GB", {
+      timeZone: "Asia/Kolkata",
+      day: "2-digit",
+      month: "short",
+      year: "numeric",
+      hour: "2-digit",
+      hourCycle: "h23",
+    })
+      .format(new Date())
+      .replace(/ at |, /, ", ");
+    await page.getByRole("button", { name: "Upload the list" }).click();
+    await page.getByTestId("upload-report").waitFor();
+    const group = await page.getByLabel("Contact group").locator("option:checked").textContent();
+    expect(group).toContain(`list.csv ${hour}:`);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
 });

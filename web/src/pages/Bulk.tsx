@@ -64,6 +64,7 @@ function Jobs() {
 }
 
 export default function Bulk() {
+  const session = useSignedIn();
   const queryClient = useQueryClient();
   const { query } = useLocation();
   const [groupId, setGroupId] = useState(query.get("group") ?? "");
@@ -127,7 +128,8 @@ export default function Bulk() {
             id="bulk-file"
             label="Upload the list"
             target={async (file) => {
-              const stamp = new Date().toISOString().slice(0, 19).replace("T", " ");
+              // In the account's zone, as the console writes every time.
+              const stamp = formatTime(new Date(), session.time_zone);
               const group = await data<ContactGroup>("/api/v2/groups", {
                 json: { name: `${file.name.slice(0, 70)} ${stamp}` },
               });

@@ -3,7 +3,7 @@
 // GET /api/v2/messages/{id}. Refreshed while the message is not final.
 import { useQuery } from "@tanstack/react-query";
 import { data } from "../api.js";
-import { formatNumber, formatTime } from "../format.js";
+import { formatInstantsIn, formatNumber, formatTime } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { MessageDetail } from "../types.js";
@@ -85,7 +85,7 @@ export default function MessagePage({ params }: { params: Record<string, string>
             // biome-ignore lint/suspicious/noArrayIndexKey: the timeline is ordered and never reordered
             <li key={index}>
               <time dateTime={event.at}>{formatTime(event.at, tz)}</time> <strong>{event.event}</strong>
-              {event.detail ? <span className="detail"> {event.detail}</span> : null}
+              {event.detail ? <span className="detail"> {formatInstantsIn(event.detail, tz)}</span> : null}
             </li>
           ))}
         </ol>
