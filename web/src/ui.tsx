@@ -74,8 +74,12 @@ export function Field({
   );
 }
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge status-${status}`}>{status}</span>;
+export function StatusBadge({ status, testId }: { status: string; testId?: string }) {
+  return (
+    <span className={`badge status-${status}`} data-testid={testId}>
+      {status}
+    </span>
+  );
 }
 
 export function PageTitle({ children }: { children: ReactNode }) {

@@ -192,4 +192,41 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(problems).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('counts in agreement and names WhatsApp as it is written: no "1 credits", "failed failed", "Whatsapp"', async () => {
+    const { page, context, problems } = await newPage(browser(), gateway().url);
+    const MISTAKES = /\b1 (credits|duplicates|messages|contacts|lines|parts|attempts)\b|Whatsapp|\b(\w+) \2\b/;
+    await signInAs(page, shop.username, shop.password);
+    await page.getByTestId("wallet-whatsapp").waitFor();
+    expect(await page.getByTestId("wallet-whatsapp").locator(".card-label").textContent()).toBe("WhatsApp");
+    expect(await page.locator("main").textContent()).not.toMatch(MISTAKES);
+
+    await page.goto(`/messages/${messageId}`);
+    await expect.poll(() => page.getByTestId("message-status").textContent()).toBe("delivered");
+    expect(await page.getByTestId("message-cost").textContent()).toBe("1 credit from the SMS wallet");
+    expect(await page.locator("main").textContent()).not.toMatch(MISTAKES);
+
+    const group = await call(gateway(), "POST", "/api/v2/groups", {
+      headers: { authorization: `Bearer ${shop.apiKey}` },
+      json: { name: "Twice" },
+    });
+    expect(group.status, group.text).toBe(201);
+    await page.goto(`/contacts/${group.body.data.id}`);
+    await page.getByLabel("CSV file", { exact: true }).setInputFiles({
+      name: "twice.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from("9876512345,Asha\n9876512345,Asha\n"),
+    });
+    await page.getByRole("button", { name: "Upload contacts" }).click();
+    await expect
+      .poll(() => page.getByTestId("upload-report").textContent())
+      .toContain("2 lines read: 1 added, 1 duplicate, 0 refused.");
+    for (const path of ["/credits", "/bulk"]) {
+      await page.goto(path);
+      await noneLoading(page);
+      expect(await page.locator("main").textContent(), path).not.toMatch(MISTAKES);
+    }
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

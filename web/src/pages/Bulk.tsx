@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, paged } from "../api.js";
 import { CsvUpload } from "../csv-upload.js";
-import { formatNumber, formatTime } from "../format.js";
+import { formatNumber, formatTime, plural } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { BulkAccepted, BulkJobWithSummary, ContactGroup, SenderId } from "../types.js";
@@ -116,7 +116,7 @@ export default function Bulk() {
             ) : null}
             {(groups.data?.data ?? []).map((group) => (
               <option key={group.id} value={group.id}>
-                {group.name} ({formatNumber(group.contacts)} contacts)
+                {group.name} ({plural(group.contacts, "contact")})
               </option>
             ))}
           </select>

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { data } from "../api.js";
-import { formatNumber, formatTime } from "../format.js";
+import { formatNumber, formatTime, plural } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { BulkJobCancellation, BulkJobDetail } from "../types.js";
@@ -78,7 +78,7 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
       </ul>
       <p className="hint">
         Not queued yet: recipients the gateway turns into messages as the queue has room. Submitted: handed to a
-        carrier, waiting for its report. {formatNumber(job.credits)} credits charged.
+        carrier, waiting for its report. {plural(job.credits, "credit")} charged.
       </p>
       <p>
         <Link to={`/messages?q=${encodeURIComponent(job.batch_id)}`}>The job's messages</Link> (broadcast id{" "}
@@ -105,7 +105,7 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
       <ErrorNotice error={cancel.error} title="Not cancelled" />
       {cancel.data ? (
         <Success>
-          {formatNumber(cancel.data.cancelled)} messages cancelled, {formatNumber(cancel.data.credits_refunded)} credits
+          {plural(cancel.data.cancelled, "message")} cancelled, {plural(cancel.data.credits_refunded, "credit")}{" "}
           refunded. Messages already queued for a carrier still go.
         </Success>
       ) : null}

@@ -3,7 +3,7 @@
 // GET /api/v2/messages/{id}. Refreshed while the message is not final.
 import { useQuery } from "@tanstack/react-query";
 import { data } from "../api.js";
-import { formatInstantsIn, formatNumber, formatTime } from "../format.js";
+import { formatInstantsIn, formatNumber, formatTime, plural, walletName } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { MessageDetail } from "../types.js";
@@ -38,7 +38,7 @@ export default function MessagePage({ params }: { params: Record<string, string>
     <>
       <PageTitle>Message to {message.mobile}</PageTitle>
       <p>
-        <StatusBadge status={message.status} /> <span data-testid="message-status">{message.status}</span>
+        <StatusBadge status={message.status} testId="message-status" />
       </p>
       {message.error ? (
         <div className="notice error" role="note">
@@ -55,7 +55,7 @@ export default function MessagePage({ params }: { params: Record<string, string>
           <code>{message.broadcast_id}</code>
         </dd>
         <dt>Channel</dt>
-        <dd>{message.channel}</dd>
+        <dd>{walletName(message.channel)}</dd>
         <dt>From</dt>
         <dd>{message.sender_id}</dd>
         <dt>Route</dt>
@@ -64,11 +64,11 @@ export default function MessagePage({ params }: { params: Record<string, string>
         <dd className="text-cell">{message.message}</dd>
         <dt>Encoding and parts</dt>
         <dd>
-          {message.encoding}, {message.segments} {message.segments === 1 ? "part" : "parts"}
+          {message.encoding}, {plural(message.segments, "part")}
         </dd>
         <dt>Cost</dt>
         <dd data-testid="message-cost">
-          {formatNumber(cost.credits)} credits from the {cost.wallet} wallet{cost.refunded ? " (refunded)" : ""}
+          {plural(cost.credits, "credit")} from the {walletName(cost.wallet)} wallet{cost.refunded ? " (refunded)" : ""}
         </dd>
         <dt>Carrier</dt>
         <dd>{carrier.connector ?? "not yet handed to a carrier"}</dd>
@@ -129,8 +129,8 @@ export default function MessagePage({ params }: { params: Record<string, string>
         {webhooks.map((delivery) => (
           <details key={delivery.id} className="delivery">
             <summary>
-              {String(delivery.payload.status ?? delivery.event)} → <StatusBadge status={delivery.status} />{" "}
-              {delivery.attempts} {delivery.attempts === 1 ? "attempt" : "attempts"}
+              The {String(delivery.payload.status ?? delivery.event)} report: <StatusBadge status={delivery.status} />{" "}
+              after {plural(delivery.attempts, "attempt")}
             </summary>
             <p>
               <code>{delivery.url}</code>

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
-import { formatNumber, formatTime } from "../../format.js";
+import { formatNumber, formatTime, plural, walletName } from "../../format.js";
 import {
   ACCOUNT_WALLETS,
   type CreditTopUp,
@@ -75,7 +75,7 @@ function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
       <ErrorNotice error={topUp.error} title="Not added" />
       {topUp.data ? (
         <Success>
-          The {topUp.data.wallet} wallet now holds {formatNumber(topUp.data.balance)} credits.
+          The {walletName(topUp.data.wallet)} wallet now holds {plural(topUp.data.balance, "credit")}.
         </Success>
       ) : null}
     </form>
@@ -272,7 +272,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         <ul className="cards">
           {ACCOUNT_WALLETS.map((wallet) => (
             <li key={wallet} className="card" data-testid={`operator-wallet-${wallet}`}>
-              <span className="card-label">{wallet}</span>
+              <span className="card-label">{walletName(wallet)}</span>
               <span className="card-value">{formatNumber(a.balances[wallet] ?? 0)}</span>
             </li>
           ))}
