@@ -163,3 +163,55 @@ export function LedgerTable({
     </div>
   );
 }
+
+/** A button whose action is hard to undo: the first click says what will happen and asks again. */
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  warning,
+  onConfirm,
+  danger = false,
+  disabled = false,
+}: {
+  label: string;
+  confirmLabel: string;
+  warning: ReactNode;
+  onConfirm: () => void;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button
+        type="button"
+        className={danger ? "danger" : undefined}
+        disabled={disabled}
+        onClick={() => setAsking(true)}
+      >
+        {label}
+      </button>
+    );
+  }
+  return (
+    <div className="notice" role="group" aria-label={label}>
+      <p>{warning}</p>
+      <div className="actions">
+        <button
+          type="button"
+          className={danger ? "danger" : "primary"}
+          disabled={disabled}
+          onClick={() => {
+            setAsking(false);
+            onConfirm();
+          }}
+        >
+          {confirmLabel}
+        </button>
+        <button type="button" onClick={() => setAsking(false)}>
+          Keep it as it is
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -4,6 +4,7 @@
 // One gateway and one browser for the file.
 import { beforeAll, expect, it } from "vitest";
 import { addSenderId } from "../../../src/domain/accounts/index.js";
+import { receiver, useReceivers } from "../../domain/webhooks/receiver.js";
 import {
   describeInBrowser,
   expectAccessible,
@@ -20,8 +21,11 @@ const LONG_TEXT =
   "Your order 48213 has shipped and will reach you on Tuesday between 10:00 and 14:00; reply STOP to stop these.";
 
 describeInBrowser("console in the browser: what a new user tripped over", () => {
-  const gateway = useTestGateway("sqlite", { env: { SIMULATOR_LATENCY_MS: "20", SIMULATOR_FAILURE_RATE: "0" } });
+  const gateway = useTestGateway("sqlite", {
+    env: { SIMULATOR_LATENCY_MS: "20", SIMULATOR_FAILURE_RATE: "0", SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" },
+  });
   const browser = useBrowser();
+  useReceivers();
   let operator: TestAccount;
   let shop: TestAccount;
   let messageId: string;
@@ -121,15 +125,14 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
   it("writes every date one way, in the account's zone: the chart's axes, a timeline, a CSV group's name", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
     // What the chart draws on its canvas, read back: axis labels are not in the page's text.
-    await page.addInitScript(() => {
-      const drawn: string[] = [];
-      (window as unknown as { drawn: string[] }).drawn = drawn;
+    await page.addInitScript(`{
+      const drawn = (window.drawn = []);
       const fillText = CanvasRenderingContext2D.prototype.fillText;
       CanvasRenderingContext2D.prototype.fillText = function (text, ...rest) {
         drawn.push(String(text));
         return fillText.call(this, text, ...rest);
       };
-    });
+    }`);
     // A busy minute of 12,000 messages, whose count the y axis once cut to ",000".
     await page.route("**/api/v2/messages/per-minute?*", async (route) => {
       const answer = await (await route.fetch()).json();
@@ -229,4 +232,71 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it("asks before a bulk job with its recipients, segments and cost, and before blocking or rotating", async () => {
+    const buyer = await buildAccount(gateway(), { credits: { sms: 100 } });
+    const balance = async () =>
+      (await call(gateway(), "GET", "/api/v2/balance", { headers: { authorization: `Bearer ${buyer.apiKey}` } })).body
+        .data.wallets.sms;
+    const { page, context, problems } = await newPage(browser(), gateway().url);
+    await signInAs(page, buyer.username, buyer.password);
+    await page.goto("/bulk");
+    await page.getByText("Or upload a CSV file as a new group").click();
+    await page.getByLabel("CSV file", { exact: true }).setInputFiles({
+      name: "three.csv",
+      mimeType: "text/csv",
+      buffer: Buffer.from("9876512345,Asha\n9876512346,Ravi\n9876512345,Asha\n"),
+    });
+    await page.getByRole("button", { name: "Upload the list" }).click();
+    await expect.poll(() => page.getByTestId("upload-report").textContent()).toContain("1 duplicate");
+    // 161 characters of GSM-7: two segments a message.
+    await page.getByLabel("Message", { exact: true }).fill("x".repeat(161));
+    await page.getByRole("button", { name: /^Start bulk job/ }).click();
+    await page.getByTestId("bulk-preview").waitFor();
+    expect(await page.getByTestId("preview-recipients").textContent()).toBe("2 recipients of 2");
+    expect(await page.getByTestId("preview-segments").textContent()).toBe("2 segments a message, 4 segments in all");
+    expect(await page.getByTestId("preview-cost").textContent()).toBe("4 credits from the SMS wallet, which holds 100");
+    await expectAccessible(page, "bulk preview");
+    // Nothing is sent or charged until it is confirmed, and a changed form asks for a new preview.
+    expect(await balance()).toBe(100);
+    await page.getByLabel("Message", { exact: true }).fill("Short now");
+    await page.getByTestId("bulk-preview").waitFor({ state: "detached" });
+    await page.getByRole("button", { name: /^Start bulk job/ }).click();
+    expect(await page.getByTestId("preview-cost").textContent()).toMatch(/^2 credits/);
+    await page.getByRole("button", { name: "Confirm: send to 2 recipients for 2 credits" }).click();
+    await page.getByRole("heading", { name: /^Bulk job \d+$/ }).waitFor();
+    expect(await balance()).toBe(98);
+
+    const hooks = await receiver();
+    await page.goto("/settings/webhooks");
+    await page.getByLabel("Delivery report URL").fill(hooks.url);
+    await page.getByRole("button", { name: "Save URLs" }).click();
+    const secret = page.getByTestId("webhook-secret");
+    await expect.poll(() => secret.textContent()).toMatch(/^whsec_/);
+    const before = await secret.textContent();
+    await page.getByRole("button", { name: "Rotate the secret" }).click();
+    await page.getByText(/the current one keeps signing beside it for 24 hours/).waitFor();
+    await page.getByRole("button", { name: "Keep it as it is" }).click();
+    await page.getByRole("button", { name: "Rotate the secret" }).click();
+    await page.getByRole("button", { name: "Confirm: rotate the secret" }).click();
+    await expect.poll(() => secret.textContent()).not.toBe(before);
+    expect(problems).toEqual([]);
+    await context.close();
+
+    const op = await newPage(browser(), gateway().url);
+    await signInAs(op.page, operator.username, operator.password);
+    await op.page.goto(`/operator/accounts/${buyer.username}`);
+    await op.page.getByRole("button", { name: `Block ${buyer.username}` }).click();
+    await op.page.getByText(/can no longer sign in/).waitFor();
+    await expectAccessible(op.page, "block confirmation");
+    expect(await balance()).toBe(98);
+    await op.page.getByRole("button", { name: `Confirm: block ${buyer.username}` }).click();
+    await op.page.getByRole("button", { name: `Activate ${buyer.username}` }).waitFor();
+    const refused = await call(gateway(), "GET", "/api/v2/balance", {
+      headers: { authorization: `Bearer ${buyer.apiKey}` },
+    });
+    expect(refused.body.error.code).toBe("account_inactive");
+    expect(op.problems).toEqual([]);
+    await op.context.close();
+  }, 90_000);
 });

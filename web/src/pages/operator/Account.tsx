@@ -15,6 +15,7 @@ import { Link } from "../../router.js";
 import { useSignedIn } from "../../session.js";
 import {
   Busy,
+  ConfirmButton,
   ErrorNotice,
   Field,
   LedgerTable,
@@ -252,9 +253,13 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         <h2 id="lock-title">Lock and unlock</h2>
         <div className="actions">
           {a.status === "active" ? (
-            <button type="button" className="danger" onClick={() => change.mutate({ status: "blocked" })}>
-              Block {a.username}
-            </button>
+            <ConfirmButton
+              danger
+              label={`Block ${a.username}`}
+              confirmLabel={`Confirm: block ${a.username}`}
+              warning={`${a.username} can no longer sign in, and every key of it is refused until the account is activated again.`}
+              onConfirm={() => change.mutate({ status: "blocked" })}
+            />
           ) : (
             <button type="button" onClick={() => change.mutate({ status: "active" })}>
               Activate {a.username}
