@@ -299,4 +299,38 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(op.problems).toEqual([]);
     await op.context.close();
   }, 90_000);
+
+  it("tells why a message has no carrier and no webhook as it is: a carrier's rejection, a URL set later", async () => {
+    const rejected = await buildAccount(gateway(), { credits: { sms: 10 } });
+    const key = { authorization: `Bearer ${rejected.apiKey}` };
+    // The simulator refuses a submit to a number ending 0002.
+    const sent = await call(gateway(), "POST", "/api/v2/sms/send", {
+      headers: key,
+      json: { sender_id: "SWBRD", recipient: "9876500002", message: "Refused by the carrier" },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const { page, context, problems } = await newPage(browser(), gateway().url);
+    await signInAs(page, rejected.username, rejected.password);
+    await page.goto(`/messages/${sent.body.data.message_id}`);
+    await expect.poll(() => page.getByTestId("message-status").textContent(), { timeout: 20_000 }).toBe("failed");
+    expect(await page.getByTestId("carrier").textContent()).toBe(
+      "none took it: it failed before a carrier accepted it (the reason is above)",
+    );
+    expect(await page.getByRole("note").textContent()).toContain("rejected");
+    await expect.poll(() => page.getByTestId("webhook-note").textContent()).toContain("no delivery report URL is set");
+
+    const hooks = await receiver();
+    const set = await call(gateway(), "PUT", "/api/v2/webhooks", {
+      headers: key,
+      json: { delivery_report: hooks.url },
+    });
+    expect(set.status, set.text).toBe(200);
+    await page.reload();
+    await expect
+      .poll(() => page.getByTestId("webhook-note").textContent())
+      .toBe("None for this message: the delivery report URL was set after the message's last change.");
+    await expectAccessible(page, "a rejected message's page");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

@@ -6,7 +6,7 @@ import { data } from "../api.js";
 import { formatInstantsIn, formatNumber, formatTime, plural, walletName } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { MessageDetail } from "../types.js";
+import type { MessageDetail, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
@@ -71,7 +71,7 @@ export default function MessagePage({ params }: { params: Record<string, string>
           {plural(cost.credits, "credit")} from the {walletName(cost.wallet)} wallet{cost.refunded ? " (refunded)" : ""}
         </dd>
         <dt>Carrier</dt>
-        <dd>{carrier.connector ?? "not yet handed to a carrier"}</dd>
+        <dd data-testid="carrier">{carrier.connector ?? carrierlessWords(message.status)}</dd>
         <dt>Carrier's id</dt>
         <dd data-testid="carrier-id">
           {carrier.vendor_message_id ? <code>{carrier.vendor_message_id}</code> : "none yet"}
@@ -125,7 +125,7 @@ export default function MessagePage({ params }: { params: Record<string, string>
 
       <section aria-labelledby="webhooks-title">
         <h2 id="webhooks-title">Webhook deliveries</h2>
-        {webhooks.length === 0 ? <p>No webhook was sent for this message (no delivery report URL is set).</p> : null}
+        {webhooks.length === 0 ? <NoWebhookNote status={message.status} /> : null}
         {webhooks.map((delivery) => (
           <details key={delivery.id} className="delivery">
             <summary>
@@ -151,4 +151,29 @@ export default function MessagePage({ params }: { params: Record<string, string>
       </p>
     </>
   );
+}
+
+/** Why a message has no carrier: not handed to one yet, or it ended before any took it. */
+function carrierlessWords(status: string): string {
+  if (status === "failed") return "none took it: it failed before a carrier accepted it (the reason is above)";
+  if (status === "cancelled") return "none: it was cancelled before it was handed to a carrier";
+  return "not yet handed to a carrier";
+}
+
+/** Why no webhook is listed: no URL is set, none is due yet, or the URL came after the message's last change. */
+function NoWebhookNote({ status }: { status: string }) {
+  const settings = useQuery({
+    queryKey: ["webhooks", "settings"],
+    queryFn: () => data<WebhookSettings>("/api/v2/webhooks"),
+  });
+  if (!settings.data) return null;
+  let words: string;
+  if (!settings.data.delivery_report) {
+    words = "No webhook is sent for this account's messages: no delivery report URL is set (Webhooks, in the menu).";
+  } else if (status === "queued" || status === "scheduled") {
+    words = "None yet: the delivery report URL is told when the message is submitted to a carrier and when it ends.";
+  } else {
+    words = "None for this message: the delivery report URL was set after the message's last change.";
+  }
+  return <p data-testid="webhook-note">{words}</p>;
 }
