@@ -3,7 +3,7 @@
 // what a customer and an operator are told, the filters and the DLT headers after an approval.
 // One gateway and one browser for the file.
 import { beforeAll, expect, it } from "vitest";
-import { addSenderId } from "../../../src/domain/accounts/index.js";
+import { addDltEntity, addSenderId } from "../../../src/domain/accounts/index.js";
 import { receiver, useReceivers } from "../../domain/webhooks/receiver.js";
 import {
   describeInBrowser,
@@ -332,5 +332,35 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await expectAccessible(page, "a rejected message's page");
     expect(problems).toEqual([]);
     await context.close();
+  }, 60_000);
+
+  it("tells a customer what to ask the operator for, and the operator the command", async () => {
+    const t = gateway();
+    const strict = await buildAccount(t, { credits: { sms: 10 }, dltScrubbing: true });
+    await addDltEntity(t.db.store.db, t.clock, strict.id, "1101160000000000001");
+    const { page, context, problems } = await newPage(browser(), t.url);
+    await signInAs(page, strict.username, strict.password);
+    await page.goto("/send");
+    await page.getByLabel("To").fill("9876543210");
+    await page.getByLabel("Message").fill("Your OTP is 1234");
+    await page.getByRole("button", { name: "Send SMS" }).click();
+    const alert = page.getByRole("alert");
+    await expect.poll(() => alert.textContent()).toContain("must match an approved template");
+    expect(await alert.textContent()).toContain("Ask the operator to approve a DLT template this text matches");
+    expect(await alert.textContent()).not.toMatch(/switchboard |\/admin\/api/);
+    expect(problems).toEqual([]);
+    await context.close();
+
+    const op = await newPage(browser(), t.url);
+    await signInAs(op.page, operator.username, operator.password);
+    await op.page.goto(`/operator/accounts/${strict.username}`);
+    await expect
+      .poll(() => op.page.getByRole("note").textContent())
+      .toContain(`switchboard dlt headers add --account ${strict.username} --header SWBRD`);
+    expect(await op.page.getByRole("note").textContent()).toContain(
+      `switchboard templates add --account ${strict.username}`,
+    );
+    expect(op.problems).toEqual([]);
+    await op.context.close();
   }, 60_000);
 });

@@ -242,7 +242,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           <ul>
             {a.missing.map((gap) => (
               <li key={`${gap.what}-${gap.message}`}>
-                {gap.message} <code>{gap.api}</code>
+                {gap.message} <code>{gap.command}</code> (operator API: <code>{gap.api}</code>)
               </li>
             ))}
           </ul>
