@@ -363,4 +363,73 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(op.problems).toEqual([]);
     await op.context.close();
   }, 60_000);
+
+  it("filters on a Status choice at once, says why a carrier is down, and what a job still waits for", async () => {
+    const t = gateway();
+    const mixed = await buildAccount(t, { credits: { sms: 10 } });
+    const key = { authorization: `Bearer ${mixed.apiKey}` };
+    for (const recipient of ["9876500002", "9876500005"]) {
+      const sent = await call(t, "POST", "/api/v2/sms/send", {
+        headers: key,
+        json: { sender_id: "SWBRD", recipient, message: "Filter me" },
+      });
+      expect(sent.status, sent.text).toBe(200);
+    }
+    const { page, context, problems } = await newPage(browser(), t.url);
+    await signInAs(page, mixed.username, mixed.password);
+    await page.goto("/messages");
+    const rows = page.locator("table.messages tbody tr");
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect
+      .poll(() => page.locator("table.messages tbody").textContent(), { timeout: 20_000 })
+      .toContain("failed");
+    await page.getByLabel("Status").selectOption("failed");
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain("9876500002");
+    expect(new URL(page.url()).searchParams.get("status")).toBe("failed");
+
+    // A job whose every message is submitted waits only for reports: nothing to cancel.
+    const job = await call(t, "POST", "/api/v2/sms/bulk", {
+      headers: key,
+      json: { sender_id: "SWBRD", message: "Job", recipients: ["9876500011", "9876500012"] },
+    });
+    expect(job.status, job.text).toBe(200);
+    const jobId = job.body.data.job_id;
+    await page.route(`**/api/v2/bulk-jobs/${jobId}`, async (route) => {
+      const answer = await (await route.fetch()).json();
+      answer.data.job.status = "processing";
+      answer.data.job.completed_at = null;
+      answer.data.pending_stages = { not_queued: 0, scheduled: 0, queued: 0, submitted: 1 };
+      await route.fulfill({ json: answer });
+    });
+    await page.goto(`/bulk/${jobId}`);
+    await expect
+      .poll(() => page.getByTestId("job-waiting").textContent())
+      .toContain("Waiting only for the carrier's delivery report of 1 message submitted");
+    expect(await page.getByRole("button", { name: "Cancel the job" }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+
+    const admin = { authorization: `Bearer ${operator.apiKey}` };
+    const carrier = await call(t, "POST", "/admin/api/carriers", {
+      headers: admin,
+      json: { name: "closed-port", type: "smpp", host: "127.0.0.1", port: 1, system_id: "a", password: "b" },
+    });
+    expect(carrier.status, carrier.text).toBe(201);
+    try {
+      const op = await newPage(browser(), t.url);
+      await signInAs(op.page, operator.username, operator.password);
+      await op.page.goto("/operator/carriers");
+      const row = op.page.getByTestId("carrier-closed-port");
+      await expect.poll(() => row.locator("td").nth(2).textContent(), { timeout: 30_000 }).toMatch(/down/);
+      const health = (await row.locator("td").nth(2).textContent()) ?? "";
+      const lastError = (await row.locator("td").last().textContent()) ?? "";
+      expect(lastError).not.toBe("none");
+      expect(lastError).toContain(health.replace(/^down\s*/, "").trim());
+      expect(op.problems).toEqual([]);
+      await op.context.close();
+    } finally {
+      await call(t, "DELETE", "/admin/api/carriers/closed-port", { headers: admin });
+    }
+  }, 90_000);
 });

@@ -43,13 +43,15 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
   const { job, delivery_summary: summary } = detail.data;
   const stages = detail.data.pending_stages;
   const done = summary.delivered + summary.failed + summary.cancelled;
+  // What a cancel stops: recipients not queued yet and scheduled messages (queued ones still go).
+  const cancellable = stages.not_queued + stages.scheduled;
   const tz = session.time_zone;
   return (
     <>
       <PageTitle>Bulk job {job.id}</PageTitle>
       <p>
-        <StatusBadge status={job.status} /> <span data-testid="job-status">{job.status}</span> · from {job.sender_id} ·{" "}
-        {job.route} · started {formatTime(job.created_at, tz)}
+        <StatusBadge status={job.status} testId="job-status" /> · from {job.sender_id} · {job.route} · started{" "}
+        {formatTime(job.created_at, tz)}
         {job.completed_at ? ` · completed ${formatTime(job.completed_at, tz)}` : ""}
       </p>
       <Progress id="job-progress" label="Progress" value={done} max={summary.total}>
@@ -85,6 +87,13 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
         <code>{job.batch_id}</code>)
       </p>
       {job.status !== "completed" ? (
+        <p data-testid="job-waiting">
+          {cancellable + stages.queued > 0
+            ? `Sending: ${formatNumber(stages.not_queued)} not queued yet, ${formatNumber(stages.scheduled)} scheduled, ${formatNumber(stages.queued)} queued for a carrier.`
+            : `Waiting only for the carrier's delivery report of ${plural(stages.submitted, "message")} submitted: each ends when its report comes, or fails as expired if none comes within the gateway's validity period. Nothing is left to cancel.`}
+        </p>
+      ) : null}
+      {job.status !== "completed" && cancellable > 0 ? (
         <div className="actions">
           {confirming ? (
             <>
