@@ -194,7 +194,7 @@ export function ConfirmButton({
     );
   }
   return (
-    <div className="notice" role="group" aria-label={label}>
+    <div className="notice">
       <p>{warning}</p>
       <div className="actions">
         <button

@@ -167,7 +167,9 @@ describeEachEngine("the DLT entity of a send that names none", (engine) => {
     for (const family of ["v2", "legacy"] as const) {
       const answer = await send(t, account, family, { ...PROMO, entity: STRANGER });
       expect(answer.refusal, family).toBe(family === "v2" ? "dlt_entity_not_whitelisted" : "-31");
-      expect(answer.message).toContain(`Ask the operator to white-list the DLT entity ID ${STRANGER} for your account.`);
+      expect(answer.message).toContain(
+        `Ask the operator to white-list the DLT entity ID ${STRANGER} for your account.`,
+      );
     }
     // A template registered under an entity the account lost: the template's entity decides, not the default.
     await op("POST", `/accounts/${account.username}/templates`, {

@@ -3,7 +3,7 @@
 // GET /api/v2/messages/{id}. Refreshed while the message is not final.
 import { useQuery } from "@tanstack/react-query";
 import { data } from "../api.js";
-import { formatInstantsIn, formatNumber, formatTime, plural, walletName } from "../format.js";
+import { formatInstantsIn, formatTime, plural, walletName } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { MessageDetail, WebhookSettings } from "../types.js";
