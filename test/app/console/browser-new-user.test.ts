@@ -432,4 +432,56 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       await call(t, "DELETE", "/admin/api/carriers/closed-port", { headers: admin });
     }
   }, 90_000);
+
+  it("approves a sender ID as a DLT header too, and adds and removes an account's DLT headers and entities", async () => {
+    const t = gateway();
+    const dlt = await buildAccount(t, { credits: { sms: 10 }, dltScrubbing: true, sender: null });
+    await addDltEntity(t.db.store.db, t.clock, dlt.id, "1101160000000000001");
+    await addSenderId(t.db.store.db, t.clock, dlt.id, "NEWHDR");
+    const template = await call(t, "POST", `/admin/api/accounts/${dlt.username}/templates`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+      json: { name: "hello", content: "Hello {#var#}", entity_id: "1101160000000000001", approve: true },
+    });
+    expect(template.status, template.text).toBe(201);
+    const { page, context, problems } = await newPage(browser(), t.url);
+    await signInAs(page, operator.username, operator.password);
+    await page.goto("/operator/approvals");
+    await page.getByRole("button", { name: "Approve NEWHDR and white-list it as a DLT header" }).click();
+    await page.getByText(`Sender ID NEWHDR of ${dlt.username} approved and white-listed as a DLT header`).waitFor();
+    // The sender is usable on a DLT route: before, an approved sender ID was refused -32 there.
+    const sent = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { authorization: `Bearer ${dlt.apiKey}` },
+      json: { sender_id: "NEWHDR", recipient: "9876543210", message: "Hello Asha" },
+    });
+    expect(sent.status, sent.text).toBe(200);
+
+    await page.goto(`/operator/accounts/${dlt.username}`);
+    const headers = page.getByTestId("dlt-headers");
+    await headers.getByText("NEWHDR", { exact: true }).waitFor();
+    await page.getByLabel("DLT header to add").fill("SECOND");
+    await page.getByRole("button", { name: "Add DLT header" }).click();
+    await headers.getByText("SECOND", { exact: true }).waitFor();
+    await page.getByLabel("DLT entity ID to add").fill("1101160000000000002");
+    await page.getByRole("button", { name: "Add DLT entity ID" }).click();
+    await page.getByTestId("dlt-entities").getByText("1101160000000000002", { exact: true }).waitFor();
+    await expectAccessible(page, "operator account page with DLT registrations");
+    await page.getByRole("button", { name: "Remove NEWHDR" }).click();
+    await page.getByRole("button", { name: "Confirm: remove NEWHDR" }).click();
+    await headers.getByText("NEWHDR", { exact: true }).waitFor({ state: "detached" });
+    const listed = await call(t, "GET", `/admin/api/accounts/${dlt.username}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+    });
+    expect(listed.body.data.registrations.dlt_headers).toEqual(["SECOND"]);
+    expect([...listed.body.data.registrations.dlt_entities].sort()).toEqual([
+      "1101160000000000001",
+      "1101160000000000002",
+    ]);
+    const refused = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { authorization: `Bearer ${dlt.apiKey}` },
+      json: { sender_id: "NEWHDR", recipient: "9876543210", message: "Hello Asha" },
+    });
+    expect(refused.body.error.code).toBe("dlt_header_not_whitelisted");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
 });

@@ -25,6 +25,7 @@ import {
   Success,
   useClientPages,
 } from "../../ui.js";
+import { DltRegistrations } from "./dlt-registrations.js";
 
 function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
   const [wallet, setWallet] = useState("sms");
@@ -295,16 +296,18 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         <dl className="facts">
           <dt>Sender IDs</dt>
           <dd>{a.registrations.sender_ids.map((s) => `${s.sender_id} (${s.status})`).join(", ") || "none"}</dd>
-          <dt>DLT headers</dt>
-          <dd>{a.registrations.dlt_headers.join(", ") || "none"}</dd>
-          <dt>DLT entities</dt>
-          <dd>{a.registrations.dlt_entities.join(", ") || "none"}</dd>
           <dt>Templates</dt>
           <dd>
             {a.registrations.templates.approved} approved, {a.registrations.templates.pending} waiting (
             <Link to="/operator/approvals">approval queue</Link>)
           </dd>
         </dl>
+        <DltRegistrations
+          username={a.username}
+          headers={a.registrations.dlt_headers}
+          entities={a.registrations.dlt_entities}
+          onChange={refresh}
+        />
       </section>
       <Ledger username={a.username} />
     </>
