@@ -16,6 +16,13 @@ declare module "fastify" {
     /** What the request was refused with (catalogue code, the HTTP status that code stands for, and why). */
     refusal?: { code: string; status: number; message?: string };
   }
+  interface FastifyContextConfig {
+    /**
+     * A 401 of this route asks "who is signed in?" and presents no credentials (the console's
+     * signed-out check): it is not a failed authentication and makes no warning.
+     */
+    asksWhoIsSignedIn?: boolean;
+  }
 }
 
 export function createRequestLog(logger: Pick<Logger, "warn" | "info" | "isLevelEnabled">) {
@@ -26,7 +33,7 @@ export function createRequestLog(logger: Pick<Logger, "warn" | "info" | "isLevel
     const refusal = request.refusal;
     const level = status >= 500 ? "error" : OPERATIONS.has(route) ? "debug" : "info";
     // 401 in the catalogue: the legacy families answer it as HTTP 200 with -1, -2 or -7.
-    if ((refusal?.status ?? status) === 401) {
+    if ((refusal?.status ?? status) === 401 && !request.routeOptions.config.asksWhoIsSignedIn) {
       authFailures.occurred(
         request.ip,
         `repeated authentication failures from ${request.ip}: a misconfigured client, or someone guessing credentials`,

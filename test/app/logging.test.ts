@@ -192,6 +192,24 @@ describeEachEngine("the gateway's log", (engine) => {
     expect(logs.lines.filter((line) => line.http?.code === "unauthorized")).toHaveLength(30);
   });
 
+  it("does not count the console's signed-out check (GET /console/session, 401) as a failed authentication", async () => {
+    const { t, logs } = await gateway();
+    for (let i = 0; i < 15; i++) {
+      expect((await call(t, "GET", "/console/session")).status).toBe(401);
+      // A stale cookie of a session that ended is a signed-out browser too.
+      expect((await call(t, "GET", "/console/session", { headers: { cookie: `sb_session=gone${i}` } })).status).toBe(
+        401,
+      );
+    }
+    await until(() => logs.lines.filter((line) => line.http?.route === "/console/session").length >= 30, 5_000);
+    // The same number of real failures still warns: the counting is on, the check is left out.
+    for (let i = 0; i < 10; i++) await call(t, "GET", "/api/v2/balance", { headers: { authorization: "Bearer sb_x" } });
+    await until(() => logs.matching(/authentication failures/).length > 0, 5_000);
+    expect(logs.matching(/authentication failures/)).toEqual([
+      expect.objectContaining({ occurrences: 10, route: "/api/v2/balance" }),
+    ]);
+  });
+
   it("warns once for each login lock, of an address and then of the account, not for each refused login after", async () => {
     const { t, logs } = await gateway({ LOGIN_LOCK_ADDRESSES: "2" });
     const account = await buildAccount(t);

@@ -2,7 +2,7 @@
 // reading), and what happened to each line: added, duplicates, and the lines refused with why.
 import { useState } from "react";
 import { upload } from "./api.js";
-import { formatNumber } from "./format.js";
+import { formatNumber, plural } from "./format.js";
 import type { ContactUpload } from "./types.js";
 import { ErrorNotice, Field, Pager, Progress, Success, useClientPages } from "./ui.js";
 
@@ -17,8 +17,8 @@ export function UploadReport({ report }: { report: ContactUpload }) {
   return (
     <div data-testid="upload-report">
       <Success>
-        {formatNumber(report.received)} lines read: {formatNumber(report.added)} added,{" "}
-        {formatNumber(report.duplicates)} duplicates, {formatNumber(report.invalid)} refused.
+        {plural(report.received, "line")} read: {formatNumber(report.added)} added,{" "}
+        {plural(report.duplicates, "duplicate")}, {formatNumber(report.invalid)} refused.
       </Success>
       {report.invalid > 0 ? (
         <>

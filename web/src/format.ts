@@ -58,3 +58,29 @@ export function zoneLabel(timeZone: string): string {
   const parts = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(new Date());
   return parts.find((part) => part.type === "timeZoneName")?.value ?? timeZone;
 }
+
+/** An instant in the API's words (ISO 8601 UTC, as a timeline's detail says "due …"). */
+const ISO_INSTANT = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/g;
+
+/** `text` with each ISO 8601 instant in it written as every other time of the console is. */
+export function formatInstantsIn(text: string, timeZone: string): string {
+  return text.replace(ISO_INSTANT, (instant) => formatTime(instant, timeZone));
+}
+
+/** "1 credit", "2 credits", "1.5 credits", "0 duplicates": a count with its noun in agreement. */
+export function plural(count: number, singular: string, pluralForm = `${singular}s`): string {
+  return `${formatNumber(count)} ${count === 1 ? singular : pluralForm}`;
+}
+
+const WALLET_NAMES: Record<string, string> = {
+  sms: "SMS",
+  international: "International SMS",
+  whatsapp: "WhatsApp",
+  email: "Email",
+  voice: "Voice",
+};
+
+/** A wallet or channel as people write it ("WhatsApp", "SMS"); an unknown one as the API names it. */
+export function walletName(wallet: string): string {
+  return WALLET_NAMES[wallet] ?? wallet;
+}

@@ -6,6 +6,7 @@ import { createRoot } from "react-dom/client";
 import { App } from "./App.js";
 import { ApiError } from "./api.js";
 import { SessionProvider } from "./session.js";
+import { keepTableCellsLabelled } from "./table-labels.js";
 
 const queryClient = new QueryClient({
   defaultOptions: {
@@ -20,6 +21,7 @@ const queryClient = new QueryClient({
 
 const root = document.getElementById("root");
 if (root) {
+  keepTableCellsLabelled(root);
   createRoot(root).render(
     <StrictMode>
       <QueryClientProvider client={queryClient}>

@@ -29,6 +29,7 @@ export type MessageSummary = Static<typeof sms.MessageSummary>;
 export type PerMinute = Static<typeof sms.PerMinute>;
 export type MessageDetail = Static<typeof sms.MessageDetail>;
 export type BulkAccepted = Static<typeof sms.BulkAccepted>;
+export type BulkPreview = Static<typeof sms.BulkPreview>;
 export type BulkJob = Static<typeof sms.BulkJob>;
 export type BulkJobWithSummary = Static<typeof sms.BulkJobWithSummary>;
 export type BulkJobDetail = Static<typeof sms.BulkJobDetail>;

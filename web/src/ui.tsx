@@ -74,8 +74,12 @@ export function Field({
   );
 }
 
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge status-${status}`}>{status}</span>;
+export function StatusBadge({ status, testId }: { status: string; testId?: string }) {
+  return (
+    <span className={`badge status-${status}`} data-testid={testId}>
+      {status}
+    </span>
+  );
 }
 
 export function PageTitle({ children }: { children: ReactNode }) {
@@ -156,6 +160,58 @@ export function LedgerTable({
           ))}
         </tbody>
       </table>
+    </div>
+  );
+}
+
+/** A button whose action is hard to undo: the first click says what will happen and asks again. */
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  warning,
+  onConfirm,
+  danger = false,
+  disabled = false,
+}: {
+  label: string;
+  confirmLabel: string;
+  warning: ReactNode;
+  onConfirm: () => void;
+  danger?: boolean;
+  disabled?: boolean;
+}) {
+  const [asking, setAsking] = useState(false);
+  if (!asking) {
+    return (
+      <button
+        type="button"
+        className={danger ? "danger" : undefined}
+        disabled={disabled}
+        onClick={() => setAsking(true)}
+      >
+        {label}
+      </button>
+    );
+  }
+  return (
+    <div className="notice">
+      <p>{warning}</p>
+      <div className="actions">
+        <button
+          type="button"
+          className={danger ? "danger" : "primary"}
+          disabled={disabled}
+          onClick={() => {
+            setAsking(false);
+            onConfirm();
+          }}
+        >
+          {confirmLabel}
+        </button>
+        <button type="button" onClick={() => setAsking(false)}>
+          Keep it as it is
+        </button>
+      </div>
     </div>
   );
 }

@@ -17,7 +17,8 @@ import {
   walletBalance,
 } from "../../domain/accounts/index.js";
 
-export interface MissingRegistration extends RegistrationFix {
+/** The operator's view of a missing registration: its command and API call (not the account's words). */
+export interface MissingRegistration extends Omit<RegistrationFix, "ask"> {
   what: "account_status" | "sender_id" | "dlt_header" | "dlt_entity" | "default_dlt_entity" | "template" | "credits";
   message: string;
 }
@@ -53,7 +54,7 @@ export async function readinessOf(db: Db, account: Account): Promise<Readiness> 
   const username = account.username;
   const missing: MissingRegistration[] = [];
   const gap = (what: MissingRegistration["what"], message: string, fix: RegistrationFix) =>
-    missing.push({ what, message, ...fix });
+    missing.push({ what, message, command: fix.command, api: fix.api });
 
   if (account.status !== "active") {
     gap(

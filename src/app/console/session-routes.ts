@@ -83,7 +83,8 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
     return reply.code(201).send({ status: "success", data: sessionView(session) });
   });
 
-  scope.get("/session", { schema: { hide: true } }, async (request) => {
+  // Every console page load asks this first: a signed-out browser is not a failed login.
+  scope.get("/session", { schema: { hide: true }, config: { asksWhoIsSignedIn: true } }, async (request) => {
     const session = await sessionOf(request, ctx.sessions);
     if (!session) throw new GatewayError("unauthorized", "Not signed in.");
     return { status: "success", data: sessionView(session) };

@@ -2,6 +2,8 @@
 // contact group) as one job: numbers that fail a rule are refused one by one in the answer, the
 // others are charged and stored in one transaction. A large campaign can arrive in several calls
 // that extend the same job (`job_id`); the job's routes are in bulk-job-routes.ts.
+// POST /api/v2/sms/bulk/preview checks the same body the same way and answers what the call would
+// send and charge, sending and charging nothing.
 
 import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
@@ -12,12 +14,14 @@ import { RowId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { BulkJobRow } from "../../base/store/schema.js";
+import { walletBalance } from "../../domain/accounts/index.js";
+import type { Principal } from "../../domain/auth/index.js";
 import { groupNumbers } from "../../domain/contacts/index.js";
 import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
 import { REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./send-fields.js";
 import { acceptIdempotent } from "./v2-accept.js";
-import { BulkAccepted } from "./v2-schemas.js";
+import { BulkAccepted, BulkPreview } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock"> & { acceptor: AcceptService; smsPolicy: SmsPolicy };
@@ -85,6 +89,57 @@ function bulkAnswer(send: AcceptedSend, context: BulkAnswerContext) {
 export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
 
+  /** The recipients of a bulk call, each checked as a send would be: the order and what it refuses. */
+  async function checkBulk(principal: Principal, body: BulkBody) {
+    if ((body.recipients === undefined) === (body.group_id === undefined)) {
+      throw new GatewayError("invalid_request", "Give either recipients (an array of numbers) or group_id, not both.", {
+        field: "recipients",
+      });
+    }
+    let recipients = body.recipients ?? [];
+    if (body.group_id !== undefined) {
+      const numbers = await groupNumbers(db, principal.accountId, body.group_id, MAX_GROUP_RECIPIENTS + 1);
+      if (!numbers) throw new GatewayError("not_found", `No contact group ${body.group_id} in this account.`);
+      if (numbers.length === 0) throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
+      recipients = numbers;
+    }
+    if (recipients.length === 0) throw new GatewayError("invalid_recipient", "recipients is empty.");
+    const input: SmsSendInput = {
+      senderId: body.sender_id,
+      recipients,
+      message: body.message,
+      route: body.route,
+      unicode: body.unicode,
+      flash: body.flash,
+      dltEntityId: body.dlt_entity_id,
+      dltTemplateId: body.dlt_template_id,
+      scheduleAt: body.schedule_at,
+    };
+    const { order, rejected } = await ctx.smsPolicy.decide(principal, input);
+    const rejections: Rejection[] = rejected.map(({ recipient, error }) => ({
+      recipient,
+      error: {
+        code: error.code,
+        message: error.message,
+        ...(error.legacyCode === undefined ? {} : { legacy_code: error.legacyCode }),
+      },
+    }));
+    // A number given twice is sent once: the later copies are refused, not charged.
+    const seen = new Set<string>();
+    order.drafts = order.drafts.filter((draft) => {
+      if (!seen.has(draft.recipient)) {
+        seen.add(draft.recipient);
+        return true;
+      }
+      rejections.push({
+        recipient: draft.recipient,
+        error: { code: "duplicate_recipient", message: `${draft.recipient} is already in this request.` },
+      });
+      return false;
+    });
+    return { order, rejections, recipients };
+  }
+
   v2.post(
     "/sms/bulk",
     {
@@ -100,15 +155,6 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const principal = request.principal!;
       const body = (request.body ?? {}) as BulkBody;
-      if ((body.recipients === undefined) === (body.group_id === undefined)) {
-        throw new GatewayError(
-          "invalid_request",
-          "Give either recipients (an array of numbers) or group_id, not both.",
-          {
-            field: "recipients",
-          },
-        );
-      }
       return acceptIdempotent(
         ctx,
         request,
@@ -124,48 +170,7 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
               throw new GatewayError("conflict", `Bulk job ${append.id} is completed; send the rest as a new job.`);
             }
           }
-          let recipients = body.recipients ?? [];
-          if (body.group_id !== undefined) {
-            const numbers = await groupNumbers(db, principal.accountId, body.group_id, MAX_GROUP_RECIPIENTS + 1);
-            if (!numbers) throw new GatewayError("not_found", `No contact group ${body.group_id} in this account.`);
-            if (numbers.length === 0)
-              throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
-            recipients = numbers;
-          }
-          if (recipients.length === 0) throw new GatewayError("invalid_recipient", "recipients is empty.");
-          const input: SmsSendInput = {
-            senderId: body.sender_id,
-            recipients,
-            message: body.message,
-            route: body.route,
-            unicode: body.unicode,
-            flash: body.flash,
-            dltEntityId: body.dlt_entity_id,
-            dltTemplateId: body.dlt_template_id,
-            scheduleAt: body.schedule_at,
-          };
-          const { order, rejected } = await ctx.smsPolicy.decide(principal, input);
-          const rejections: Rejection[] = rejected.map(({ recipient, error }) => ({
-            recipient,
-            error: {
-              code: error.code,
-              message: error.message,
-              ...(error.legacyCode === undefined ? {} : { legacy_code: error.legacyCode }),
-            },
-          }));
-          // A number given twice is sent once: the later copies are refused, not charged.
-          const seen = new Set<string>();
-          order.drafts = order.drafts.filter((draft) => {
-            if (!seen.has(draft.recipient)) {
-              seen.add(draft.recipient);
-              return true;
-            }
-            rejections.push({
-              recipient: draft.recipient,
-              error: { code: "duplicate_recipient", message: `${draft.recipient} is already in this request.` },
-            });
-            return false;
-          });
+          const { order, rejections, recipients } = await checkBulk(principal, body);
           const first = order.drafts[0]!;
           const job: JobRequest = append
             ? { kind: "append", id: append.id, batchId: append.batch_id, rejected: rejections.length }
@@ -189,6 +194,42 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
         },
         bulkAnswer,
       );
+    },
+  );
+
+  // What a bulk call would do, before it is made: the console's confirmation shows it.
+  v2.post(
+    "/sms/bulk/preview",
+    {
+      config: { ...sms, errors: [404, 422] },
+      schema: {
+        operationId: "previewBulkSms",
+        response: { 200: smsAnswer(BulkPreview) },
+        summary: "What a bulk send would send and charge, checked as it would be; nothing is sent or charged",
+        tags: ["sms"],
+        body: BulkBody,
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const { order, rejections, recipients } = await checkBulk(principal, (request.body ?? {}) as BulkBody);
+      const segments = order.drafts.reduce((sum, draft) => sum + draft.segments, 0);
+      const credits = order.drafts.reduce((sum, draft) => sum + draft.credits, 0);
+      return {
+        success: true,
+        message: `${order.drafts.length} of ${recipients.length} recipients would be sent to`,
+        data: {
+          total: recipients.length,
+          accepted: order.drafts.length,
+          rejected: rejections.slice(0, MAX_LISTED_REJECTIONS),
+          rejected_count: rejections.length,
+          segments_per_message: order.drafts[0]?.segments ?? 0,
+          segments,
+          credits: fromMilli(credits),
+          wallet: order.wallet,
+          balance: fromMilli(await walletBalance(db, principal.accountId, order.wallet)),
+        },
+      };
     },
   );
 }

@@ -5,7 +5,7 @@
 // makes their promotional sends work as clients write them.
 
 import { GatewayError } from "../../base/core/errors.js";
-import { operatorFixSentence, registrationFixes } from "../../domain/accounts/index.js";
+import { askOperatorSentence, registrationFixes } from "../../domain/accounts/index.js";
 
 export type AccountEntity =
   | { entityId: string; source: "default" | "only" }
@@ -46,19 +46,19 @@ export function requireDltEntity(choice: EntityChoice): string {
     if (whitelisted.size === 0) {
       throw new GatewayError(
         "dlt_entity_not_whitelisted",
-        `No DLT entity ID: the account ${username} has no white-listed DLT entity. ${operatorFixSentence(registrationFixes.dltEntity(username))}`,
+        `No DLT entity ID: the account ${username} has no white-listed DLT entity. ${askOperatorSentence(registrationFixes.dltEntity(username))}`,
       );
     }
     const listed = [...whitelisted].sort().join(", ");
     throw new GatewayError(
       "dlt_entity_not_whitelisted",
-      `No DLT entity ID: the account ${username} has ${whitelisted.size} white-listed DLT entities (${listed}) and no default; pass dlt_entity_id, or the operator sets the default with \`${registrationFixes.defaultDltEntity(username).command}\`.`,
+      `No DLT entity ID: the account ${username} has ${whitelisted.size} white-listed DLT entities (${listed}) and no default; pass dlt_entity_id, or ask the operator to ${registrationFixes.defaultDltEntity(username).ask}.`,
     );
   }
   if (!whitelisted.has(entityId)) {
     throw new GatewayError(
       "dlt_entity_not_whitelisted",
-      `DLT entity ID ${entityId} is not white-listed for the account ${username}. ${operatorFixSentence(registrationFixes.dltEntity(username, entityId))}`,
+      `DLT entity ID ${entityId} is not white-listed for the account ${username}. ${askOperatorSentence(registrationFixes.dltEntity(username, entityId))}`,
     );
   }
   return entityId;

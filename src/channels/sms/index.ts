@@ -6,7 +6,8 @@
 //                      GET /api/v2/sms/status/{id}, GET /api/v2/balance, GET /api/v2/sender-ids,
 //                      GET /api/v2/reports/{id} (one message's delivery report, an account resource)
 //   bulk-send-route.ts POST /api/v2/sms/bulk (recipients or a contact group; per-recipient refusals,
-//                      duplicates sent once; job_id extends a job)
+//                      duplicates sent once; job_id extends a job), and /sms/bulk/preview (what
+//                      it would send and charge)
 //   bulk-job-routes.ts GET /api/v2/bulk-jobs[/{id}] with the delivery summary and pending stages,
 //                      POST /api/v2/bulk-jobs/{id}/cancel
 //   message-list.ts    GET /api/v2/messages: the filters read and checked (400 naming the parameter),

@@ -14,7 +14,7 @@ import {
   trafficClassCode,
 } from "../../base/core/traffic-class.js";
 import type { Store } from "../../base/store/store.js";
-import { dndListed, operatorFixSentence, registrationFixes } from "../../domain/accounts/index.js";
+import { askOperatorSentence, dndListed, registrationFixes } from "../../domain/accounts/index.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
@@ -202,7 +202,7 @@ export class SmsPolicy {
       );
     }
     const approval = await this.senders.status(principal.accountId, sender);
-    const fix = operatorFixSentence(registrationFixes.senderId(principal.username, sender));
+    const fix = askOperatorSentence(registrationFixes.senderId(principal.username, sender));
     if (approval === undefined) {
       throw new GatewayError(
         "invalid_sender_id",
@@ -296,7 +296,7 @@ export class SmsPolicy {
     if (scrub && !template) {
       throw new GatewayError(
         "dlt_template_mismatch",
-        `Transactional content must match an approved template ({#var#} stands for up to 30 characters). ${operatorFixSentence(registrationFixes.template(principal.username))}`,
+        `Transactional content must match an approved template ({#var#} stands for up to 30 characters). ${askOperatorSentence(registrationFixes.template(principal.username))}`,
       );
     }
     if (
@@ -336,7 +336,7 @@ export class SmsPolicy {
     if (header !== PROMOTIONAL_SENDER && !rules.headers.has(header)) {
       throw new GatewayError(
         "dlt_header_not_whitelisted",
-        `Header ${header} is not white-listed for DLT on the account ${username}. ${operatorFixSentence(registrationFixes.dltHeader(username, header))}`,
+        `Header ${header} is not white-listed for DLT on the account ${username}. ${askOperatorSentence(registrationFixes.dltHeader(username, header))}`,
       );
     }
     return requireDltEntity(choice);

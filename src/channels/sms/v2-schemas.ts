@@ -139,6 +139,21 @@ export const BulkAccepted = Type.Object(
   { title: "BulkAccepted" },
 );
 
+export const BulkPreview = Type.Object(
+  {
+    total: Type.Integer({ description: "Recipients given (or in the group)." }),
+    accepted: Type.Integer({ description: "Recipients that would be sent to." }),
+    rejected: Type.Array(BulkRejection, { description: "The first 1,000 that would be refused." }),
+    rejected_count: Type.Integer(),
+    segments_per_message: Type.Integer(),
+    segments: Type.Integer({ description: "Segments of every message that would be sent." }),
+    credits: Credits,
+    wallet: Type.String({ description: "The wallet that would be charged." }),
+    balance: Credits,
+  },
+  { title: "BulkPreview" },
+);
+
 export const BulkJob = Type.Object(
   {
     id: Type.Integer(),

@@ -1,6 +1,7 @@
 // How the operator adds each registration an account needs before it can send: the exact CLI
-// command and operator-API call. Refusals (-31, -32, …) and `accounts show` quote these, so a
-// missing registration always comes with the one line that fixes it.
+// command and operator-API call, which `accounts show` and the operator's console quote, and
+// what the account asks the operator for, which a refusal of its send (-31, -32, …) ends with:
+// the account cannot run the operator's commands (decision 0108).
 import type { Wallet } from "../../base/core/credits.js";
 
 export interface RegistrationFix {
@@ -8,6 +9,8 @@ export interface RegistrationFix {
   command: string;
   /** The same through the operator API: method, path and JSON body. */
   api: string;
+  /** What the account asks the operator to do, in its words: "white-list the DLT header ACME for your account". */
+  ask: string;
 }
 
 /** A word as a POSIX shell reads it back unchanged: quoted unless it is plainly safe. */
@@ -20,8 +23,8 @@ function shellValue(value: string | undefined, placeholder: string): string {
   return value === undefined ? placeholder : shellWord(value);
 }
 
-function fix(command: string, api: string): RegistrationFix {
-  return { command: `switchboard ${command}`, api };
+function fix(command: string, api: string, ask: string): RegistrationFix {
+  return { command: `switchboard ${command}`, api, ask };
 }
 
 const account = (username: string) => `/admin/api/accounts/${encodeURIComponent(username)}`;
@@ -31,53 +34,70 @@ export const registrationFixes = {
     return fix(
       `sender-ids add --account ${shellWord(username)} --sender ${shellValue(sender, "<SENDER>")} --approve`,
       `POST ${account(username)}/sender-ids {"sender":${JSON.stringify(sender ?? "<SENDER>")},"approve":true}`,
+      sender ? `approve the sender ID ${sender} for your account` : "approve a sender ID for your account",
     );
   },
   senderApproval(id: number): RegistrationFix {
-    return fix(`sender-ids approve --id ${id}`, `POST /admin/api/sender-ids/${id}/approve`);
+    return fix(
+      `sender-ids approve --id ${id}`,
+      `POST /admin/api/sender-ids/${id}/approve`,
+      `approve your sender ID request ${id}`,
+    );
   },
   dltHeader(username: string, header?: string): RegistrationFix {
     return fix(
       `dlt headers add --account ${shellWord(username)} --header ${shellValue(header, "<HEADER>")}`,
       `POST ${account(username)}/dlt/headers {"header":${JSON.stringify(header ?? "<HEADER>")}}`,
+      header ? `white-list the DLT header ${header} for your account` : "white-list your DLT header for your account",
     );
   },
   dltEntity(username: string, entityId?: string): RegistrationFix {
     return fix(
       `dlt entities add --account ${shellWord(username)} --entity-id ${shellValue(entityId, "<ENTITY_ID>")}`,
       `POST ${account(username)}/dlt/entities {"entity_id":${JSON.stringify(entityId ?? "<ENTITY_ID>")}}`,
+      entityId
+        ? `white-list the DLT entity ID ${entityId} for your account`
+        : "white-list your DLT entity ID for your account",
     );
   },
   defaultDltEntity(username: string, entityId?: string): RegistrationFix {
     return fix(
       `accounts set --username ${shellWord(username)} --dlt-entity ${shellValue(entityId, "<ENTITY_ID>")}`,
       `PATCH ${account(username)} {"default_dlt_entity_id":${JSON.stringify(entityId ?? "<ENTITY_ID>")}}`,
+      "set the default DLT entity ID of your account",
     );
   },
   template(username: string): RegistrationFix {
     return fix(
       `templates add --account ${shellWord(username)} --name <NAME> --content '<TEXT with {#var#}>' --approve`,
       `POST ${account(username)}/templates {"name":"<NAME>","content":"<TEXT with {#var#}>","approve":true}`,
+      "approve a DLT template this text matches (register it first: POST /api/v2/templates, or Templates in the console)",
     );
   },
   templateApproval(id: number): RegistrationFix {
-    return fix(`templates approve --id ${id}`, `POST /admin/api/templates/${id}/approve`);
+    return fix(
+      `templates approve --id ${id}`,
+      `POST /admin/api/templates/${id}/approve`,
+      `approve your template ${id}`,
+    );
   },
   credits(username: string, wallet: Wallet): RegistrationFix {
     return fix(
       `credits add --account ${shellWord(username)} --wallet ${wallet} --amount <CREDITS>`,
       `POST ${account(username)}/credits {"wallet":"${wallet}","amount":<CREDITS>}`,
+      `add credits to your ${wallet} wallet`,
     );
   },
   activation(username: string): RegistrationFix {
     return fix(
       `accounts set --username ${shellWord(username)} --status active`,
       `PATCH ${account(username)} {"status":"active"}`,
+      "activate your account",
     );
   },
 };
 
-/** The sentence a refusal ends with: who adds the registration, and how. */
-export function operatorFixSentence(fixed: RegistrationFix): string {
-  return `The operator adds it with \`${fixed.command}\` (operator API: ${fixed.api}).`;
+/** The sentence a refusal of an account's send ends with: what to ask the operator for. */
+export function askOperatorSentence(fixed: RegistrationFix): string {
+  return `Ask the operator to ${fixed.ask}.`;
 }

@@ -61,7 +61,7 @@ describeInBrowser("console in the browser: account holder", () => {
     await expect.poll(() => page.getByTestId("wallet-sms").textContent()).toContain("499");
     expect(await page.getByTestId("wallet-whatsapp").textContent()).toContain("20");
     await expect.poll(() => page.getByTestId("traffic-sms").textContent()).toMatch(/^SMS1\d1\d/);
-    await page.getByText(/messages in the last 24 hours/).waitFor();
+    await page.getByText(/messages? in the last 24 hours/).waitFor();
     await expectAccessible(page, "overview");
     if (SCREENSHOTS) {
       mkdirSync(SCREENSHOTS, { recursive: true });
@@ -88,7 +88,7 @@ describeInBrowser("console in the browser: account holder", () => {
     const timeline = page.getByTestId("timeline");
     await expect.poll(() => timeline.textContent()).toMatch(/accepted.*submitted.*delivered/s);
     expect(await page.getByTestId("carrier-id").textContent()).toMatch(/\S/);
-    expect(await page.getByTestId("message-cost").textContent()).toContain("1 credits from the sms wallet");
+    expect(await page.getByTestId("message-cost").textContent()).toContain("1 credit from the SMS wallet");
     await expectAccessible(page, "message page");
     if (SCREENSHOTS) await page.screenshot({ path: `${SCREENSHOTS}/message-timeline.png`, fullPage: true });
 

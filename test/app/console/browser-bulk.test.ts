@@ -78,7 +78,9 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     await expectAccessible(page, "bulk page");
 
     await page.getByLabel("Message", { exact: true }).fill("Our store opens at 10 tomorrow.");
-    await page.getByRole("button", { name: "Start bulk job" }).click();
+    await page.getByRole("button", { name: /^Start bulk job/ }).click();
+    expect(await page.getByTestId("preview-cost").textContent()).toMatch(/^10,000 credits from the SMS wallet/);
+    await page.getByRole("button", { name: "Confirm: send to 10,000 recipients for 10,000 credits" }).click();
     await page.getByRole("heading", { name: /^Bulk job \d+$/ }).waitFor();
     await expectAccessible(page, "bulk job page");
     // The progress moves while the job runs: messages are seen waiting for their reports on the way.

@@ -78,6 +78,7 @@ describeInBrowser("console in the browser: operator", () => {
     await page.getByRole("button", { name: "Save limits and routes" }).click();
     await page.getByText("Saved; it applies to the next request.").waitFor();
     await page.getByRole("button", { name: "Block newshop" }).click();
+    await page.getByRole("button", { name: "Confirm: block newshop" }).click();
     await page.getByRole("button", { name: "Activate newshop" }).waitFor();
     const blocked = await call(gateway(), "GET", "/api/v2/balance", { headers: { authorization: `Bearer ${key}` } });
     expect(blocked.body.error.code).toBe("account_inactive");

@@ -34,6 +34,53 @@ function numbers(count: number, start = 9_100_000_000): string[] {
 describeEachEngine("v2 bulk send and bulk jobs", (engine) => {
   const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
 
+  it("previews a bulk call: what it would send, refuse and charge, sending and charging nothing", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 100 } });
+    await addDnd(t.db.store, ["9811111111"]);
+    const body = {
+      sender_id: "PROMOTIONAL",
+      route: "promotional",
+      message: "y".repeat(161),
+      recipients: ["9876543210", "12345", "9811111111", "+91 98765 43210", "9876500001"],
+    };
+    const preview = await call(t, "POST", "/api/v2/sms/bulk/preview", { headers: keyOf(account), json: body });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.body.data).toMatchObject({
+      total: 5,
+      accepted: 2,
+      rejected_count: 3,
+      segments_per_message: 2,
+      segments: 4,
+      credits: 4,
+      wallet: "sms",
+      balance: 100,
+    });
+    expect(preview.body.data.rejected.map((r: { error: { code: string } }) => r.error.code)).toEqual([
+      "invalid_recipient",
+      "dnd_blocked",
+      "duplicate_recipient",
+    ]);
+    expect(await balanceOf(t, account)).toBe(100);
+    expect(await t.db.store.db.selectFrom("messages").select("id").execute()).toEqual([]);
+    expect(await t.db.store.db.selectFrom("bulk_jobs").select("id").execute()).toEqual([]);
+    // The call itself then charges what the preview said.
+    const sent = await bulk(t, account, body);
+    expect(sent.body.data).toMatchObject({ accepted: 2, credits: 4 });
+    // Refused as the bulk call would be: neither recipients nor a group, a group of another account.
+    const neither = await call(t, "POST", "/api/v2/sms/bulk/preview", {
+      headers: keyOf(account),
+      json: { sender_id: "PROMOTIONAL", message: "Hi" },
+    });
+    expect(neither.status).toBe(400);
+    expect(neither.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
+    const group = await call(t, "POST", "/api/v2/sms/bulk/preview", {
+      headers: keyOf(account),
+      json: { sender_id: "PROMOTIONAL", message: "Hi", group_id: 999 },
+    });
+    expect(group.status).toBe(404);
+  });
+
   it("accepts a job, refuses bad, DND and repeated numbers one by one, and charges only what it stores", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 100 } });

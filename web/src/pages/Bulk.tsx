@@ -1,13 +1,14 @@
 // Bulk: one text to a contact group, or to a list uploaded as CSV (into a new group, with the
-// upload's progress), started as a bulk job; the account's jobs a page at a time.
+// upload's progress), started as a bulk job once its preview (recipients, segments, cost) is
+// confirmed; the account's jobs a page at a time.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, useEffect, useState } from "react";
 import { data, paged } from "../api.js";
 import { CsvUpload } from "../csv-upload.js";
-import { formatNumber, formatTime } from "../format.js";
+import { formatNumber, formatTime, plural, walletName } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { BulkAccepted, BulkJobWithSummary, ContactGroup, SenderId } from "../types.js";
+import type { BulkAccepted, BulkJobWithSummary, BulkPreview, ContactGroup, SenderId } from "../types.js";
 import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge } from "../ui.js";
 import { SmsCounter } from "./Send.js";
 
@@ -64,6 +65,7 @@ function Jobs() {
 }
 
 export default function Bulk() {
+  const session = useSignedIn();
   const queryClient = useQueryClient();
   const { query } = useLocation();
   const [groupId, setGroupId] = useState(query.get("group") ?? "");
@@ -80,25 +82,31 @@ export default function Bulk() {
     queryFn: () => data<SenderId[]>("/api/v2/sender-ids?status=approved"),
   });
   const chosenSender = sender || senders.data?.[0]?.sender_id || "";
+  const body = {
+    group_id: Number(groupId),
+    sender_id: chosenSender,
+    route,
+    message,
+    ...(scheduleAt ? { schedule_at: `${scheduleAt.replace("T", " ")}:00`.slice(0, 19) } : {}),
+  };
+  // What the job would send and charge, asked of the gateway before anything is sent.
+  const preview = useMutation({
+    mutationFn: () => data<BulkPreview>("/api/v2/sms/bulk/preview", { json: body }),
+  });
   const start = useMutation({
-    mutationFn: () =>
-      data<BulkAccepted>("/api/v2/sms/bulk", {
-        json: {
-          group_id: Number(groupId),
-          sender_id: chosenSender,
-          route,
-          message,
-          ...(scheduleAt ? { schedule_at: `${scheduleAt.replace("T", " ")}:00`.slice(0, 19) } : {}),
-        },
-      }),
+    mutationFn: () => data<BulkAccepted>("/api/v2/sms/bulk", { json: body }),
     onSuccess: (answer) => {
       void queryClient.invalidateQueries({ queryKey: ["bulk-jobs"] });
       navigate(`/bulk/${answer.job_id}`);
     },
   });
+  const { reset } = preview;
+  // A preview is of what the form said then: any change asks for a new one.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each input the preview was of
+  useEffect(() => reset(), [reset, groupId, chosenSender, route, message, scheduleAt]);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    start.mutate();
+    preview.mutate();
   };
 
   return (
@@ -115,7 +123,7 @@ export default function Bulk() {
             ) : null}
             {(groups.data?.data ?? []).map((group) => (
               <option key={group.id} value={group.id}>
-                {group.name} ({formatNumber(group.contacts)} contacts)
+                {group.name} ({plural(group.contacts, "contact")})
               </option>
             ))}
           </select>
@@ -127,7 +135,8 @@ export default function Bulk() {
             id="bulk-file"
             label="Upload the list"
             target={async (file) => {
-              const stamp = new Date().toISOString().slice(0, 19).replace("T", " ");
+              // In the account's zone, as the console writes every time.
+              const stamp = formatTime(new Date(), session.time_zone);
               const group = await data<ContactGroup>("/api/v2/groups", {
                 json: { name: `${file.name.slice(0, 70)} ${stamp}` },
               });
@@ -178,12 +187,77 @@ export default function Bulk() {
             onChange={(event) => setScheduleAt(event.target.value)}
           />
         </Field>
-        <button type="submit" className="primary" disabled={!groupId || start.isPending}>
-          Start bulk job
-        </button>
+        {preview.data ? null : (
+          <button type="submit" className="primary" disabled={!groupId || preview.isPending}>
+            Start bulk job…
+          </button>
+        )}
+        <ErrorNotice error={preview.error} title="Not started" />
+        {preview.data ? (
+          <BulkConfirmation
+            preview={preview.data}
+            starting={start.isPending}
+            onStart={() => start.mutate()}
+            onBack={() => preview.reset()}
+          />
+        ) : null}
         <ErrorNotice error={start.error} title="Not started" />
       </form>
       <Jobs />
     </>
+  );
+}
+
+/** The job as the gateway would run it, and the one button that starts it. */
+function BulkConfirmation({
+  preview,
+  starting,
+  onStart,
+  onBack,
+}: {
+  preview: BulkPreview;
+  starting: boolean;
+  onStart: () => void;
+  onBack: () => void;
+}) {
+  const short = preview.credits > preview.balance;
+  return (
+    <section className="notice" aria-labelledby="confirm-title" data-testid="bulk-preview">
+      <h3 id="confirm-title">Check before sending</h3>
+      <ul>
+        <li data-testid="preview-recipients">
+          {plural(preview.accepted, "recipient")} of {formatNumber(preview.total)}
+          {preview.rejected_count > 0 ? ` (${formatNumber(preview.rejected_count)} refused)` : ""}
+        </li>
+        <li data-testid="preview-segments">
+          {plural(preview.segments_per_message, "segment")} a message, {plural(preview.segments, "segment")} in all
+        </li>
+        <li data-testid="preview-cost">
+          {plural(preview.credits, "credit")} from the {walletName(preview.wallet)} wallet, which holds{" "}
+          {formatNumber(preview.balance)}
+        </li>
+      </ul>
+      {preview.rejected.length > 0 ? (
+        <details>
+          <summary>Refused recipients</summary>
+          <ul>
+            {preview.rejected.slice(0, 20).map((r) => (
+              <li key={r.recipient}>
+                {r.recipient}: {r.error.message} <code>{r.error.code}</code>
+              </li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+      {short ? <p className="warn">The wallet holds too little: the gateway would refuse this job.</p> : null}
+      <div className="actions">
+        <button type="button" className="primary" disabled={starting || preview.accepted === 0} onClick={onStart}>
+          Confirm: send to {plural(preview.accepted, "recipient")} for {plural(preview.credits, "credit")}
+        </button>
+        <button type="button" onClick={onBack}>
+          Change something
+        </button>
+      </div>
+    </section>
   );
 }

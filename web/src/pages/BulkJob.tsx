@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { data } from "../api.js";
-import { formatNumber, formatTime } from "../format.js";
+import { formatNumber, formatTime, plural } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { BulkJobCancellation, BulkJobDetail } from "../types.js";
@@ -43,13 +43,15 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
   const { job, delivery_summary: summary } = detail.data;
   const stages = detail.data.pending_stages;
   const done = summary.delivered + summary.failed + summary.cancelled;
+  // What a cancel stops: recipients not queued yet and scheduled messages (queued ones still go).
+  const cancellable = stages.not_queued + stages.scheduled;
   const tz = session.time_zone;
   return (
     <>
       <PageTitle>Bulk job {job.id}</PageTitle>
       <p>
-        <StatusBadge status={job.status} /> <span data-testid="job-status">{job.status}</span> · from {job.sender_id} ·{" "}
-        {job.route} · started {formatTime(job.created_at, tz)}
+        <StatusBadge status={job.status} testId="job-status" /> · from {job.sender_id} · {job.route} · started{" "}
+        {formatTime(job.created_at, tz)}
         {job.completed_at ? ` · completed ${formatTime(job.completed_at, tz)}` : ""}
       </p>
       <Progress id="job-progress" label="Progress" value={done} max={summary.total}>
@@ -78,13 +80,20 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
       </ul>
       <p className="hint">
         Not queued yet: recipients the gateway turns into messages as the queue has room. Submitted: handed to a
-        carrier, waiting for its report. {formatNumber(job.credits)} credits charged.
+        carrier, waiting for its report. {plural(job.credits, "credit")} charged.
       </p>
       <p>
         <Link to={`/messages?q=${encodeURIComponent(job.batch_id)}`}>The job's messages</Link> (broadcast id{" "}
         <code>{job.batch_id}</code>)
       </p>
       {job.status !== "completed" ? (
+        <p data-testid="job-waiting">
+          {cancellable + stages.queued > 0
+            ? `Sending: ${formatNumber(stages.not_queued)} not queued yet, ${formatNumber(stages.scheduled)} scheduled, ${formatNumber(stages.queued)} queued for a carrier.`
+            : `Waiting only for the carrier's delivery report of ${plural(stages.submitted, "message")} submitted: each ends when its report comes, or fails as expired if none comes within the gateway's validity period. Nothing is left to cancel.`}
+        </p>
+      ) : null}
+      {job.status !== "completed" && cancellable > 0 ? (
         <div className="actions">
           {confirming ? (
             <>
@@ -105,7 +114,7 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
       <ErrorNotice error={cancel.error} title="Not cancelled" />
       {cancel.data ? (
         <Success>
-          {formatNumber(cancel.data.cancelled)} messages cancelled, {formatNumber(cancel.data.credits_refunded)} credits
+          {plural(cancel.data.cancelled, "message")} cancelled, {plural(cancel.data.credits_refunded, "credit")}{" "}
           refunded. Messages already queued for a carrier still go.
         </Success>
       ) : null}

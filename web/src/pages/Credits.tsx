@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
 import { ExportLinks } from "../exports.js";
-import { formatNumber } from "../format.js";
+import { formatNumber, plural, walletName } from "../format.js";
 import { useSignedIn } from "../session.js";
 import { type CreditDay, type CreditsDetail, type CreditTransfer, WALLETS } from "../types.js";
 import { Busy, ErrorNotice, Field, LedgerTable, Pager, PageTitle, Success, useClientPages } from "../ui.js";
@@ -69,7 +69,7 @@ export function TransferForm({ onDone }: { onDone: () => void }) {
       <ErrorNotice error={transfer.error} title="Not transferred" />
       {transfer.data ? (
         <Success>
-          {formatNumber(transfer.data.amount)} credits sent to {transfer.data.recipient_username};{" "}
+          {plural(transfer.data.amount, "credit")} sent to {transfer.data.recipient_username};{" "}
           {formatNumber(transfer.data.balance)} left.
         </Success>
       ) : null}
@@ -101,7 +101,7 @@ export default function Credits() {
           <ul className="cards">
             {WALLETS.map((wallet) => (
               <li key={wallet} className="card" data-testid={`credits-${wallet}`}>
-                <span className="card-label">{wallet}</span>
+                <span className="card-label">{walletName(wallet)}</span>
                 <span className="card-value">{formatNumber(detail.data.wallets[wallet] ?? 0)}</span>
               </li>
             ))}

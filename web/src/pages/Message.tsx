@@ -3,10 +3,10 @@
 // GET /api/v2/messages/{id}. Refreshed while the message is not final.
 import { useQuery } from "@tanstack/react-query";
 import { data } from "../api.js";
-import { formatNumber, formatTime } from "../format.js";
+import { formatInstantsIn, formatTime, plural, walletName } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { MessageDetail } from "../types.js";
+import type { MessageDetail, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
@@ -46,7 +46,7 @@ export function MessageView({ path, back }: { path: string; back: string }) {
     <>
       <PageTitle>Message to {message.mobile}</PageTitle>
       <p>
-        <StatusBadge status={message.status} /> <span data-testid="message-status">{message.status}</span>
+        <StatusBadge status={message.status} testId="message-status" />
       </p>
       {message.error ? (
         <div className="notice error" role="note">
@@ -75,7 +75,7 @@ export function MessageView({ path, back }: { path: string; back: string }) {
           <code>{message.broadcast_id}</code>
         </dd>
         <dt>Channel</dt>
-        <dd>{message.channel}</dd>
+        <dd>{walletName(message.channel)}</dd>
         <dt>From</dt>
         <dd>{message.sender_id}</dd>
         <dt>Route</dt>
@@ -84,14 +84,14 @@ export function MessageView({ path, back }: { path: string; back: string }) {
         <dd className="text-cell">{message.message}</dd>
         <dt>Encoding and parts</dt>
         <dd>
-          {message.encoding}, {message.segments} {message.segments === 1 ? "part" : "parts"}
+          {message.encoding}, {plural(message.segments, "part")}
         </dd>
         <dt>Cost</dt>
         <dd data-testid="message-cost">
-          {formatNumber(cost.credits)} credits from the {cost.wallet} wallet{cost.refunded ? " (refunded)" : ""}
+          {plural(cost.credits, "credit")} from the {walletName(cost.wallet)} wallet{cost.refunded ? " (refunded)" : ""}
         </dd>
         <dt>Carrier</dt>
-        <dd>{carrier.connector ?? "not yet handed to a carrier"}</dd>
+        <dd data-testid="carrier">{carrier.connector ?? carrierlessWords(message.status)}</dd>
         <dt>Carrier's id</dt>
         <dd data-testid="carrier-id">
           {carrier.vendor_message_id ? <code>{carrier.vendor_message_id}</code> : "none yet"}
@@ -105,7 +105,7 @@ export function MessageView({ path, back }: { path: string; back: string }) {
             // biome-ignore lint/suspicious/noArrayIndexKey: the timeline is ordered and never reordered
             <li key={index}>
               <time dateTime={event.at}>{formatTime(event.at, tz)}</time> <strong>{event.event}</strong>
-              {event.detail ? <span className="detail"> {event.detail}</span> : null}
+              {event.detail ? <span className="detail"> {formatInstantsIn(event.detail, tz)}</span> : null}
             </li>
           ))}
         </ol>
@@ -145,12 +145,12 @@ export function MessageView({ path, back }: { path: string; back: string }) {
 
       <section aria-labelledby="webhooks-title">
         <h2 id="webhooks-title">Webhook deliveries</h2>
-        {webhooks.length === 0 ? <p>No webhook was sent for this message (no delivery report URL is set).</p> : null}
+        {webhooks.length === 0 ? <NoWebhookNote status={message.status} /> : null}
         {webhooks.map((delivery) => (
           <details key={delivery.id} className="delivery">
             <summary>
-              {String(delivery.payload.status ?? delivery.event)} → <StatusBadge status={delivery.status} />{" "}
-              {delivery.attempts} {delivery.attempts === 1 ? "attempt" : "attempts"}
+              The {String(delivery.payload.status ?? delivery.event)} report: <StatusBadge status={delivery.status} />{" "}
+              after {plural(delivery.attempts, "attempt")}
             </summary>
             <p>
               <code>{delivery.url}</code>
@@ -171,4 +171,29 @@ export function MessageView({ path, back }: { path: string; back: string }) {
       </p>
     </>
   );
+}
+
+/** Why a message has no carrier: not handed to one yet, or it ended before any took it. */
+function carrierlessWords(status: string): string {
+  if (status === "failed") return "none took it: it failed before a carrier accepted it (the reason is above)";
+  if (status === "cancelled") return "none: it was cancelled before it was handed to a carrier";
+  return "not yet handed to a carrier";
+}
+
+/** Why no webhook is listed: no URL is set, none is due yet, or the URL came after the message's last change. */
+function NoWebhookNote({ status }: { status: string }) {
+  const settings = useQuery({
+    queryKey: ["webhooks", "settings"],
+    queryFn: () => data<WebhookSettings>("/api/v2/webhooks"),
+  });
+  if (!settings.data) return null;
+  let words: string;
+  if (!settings.data.delivery_report) {
+    words = "No webhook is sent for this account's messages: no delivery report URL is set (Webhooks, in the menu).";
+  } else if (status === "queued" || status === "scheduled") {
+    words = "None yet: the delivery report URL is told when the message is submitted to a carrier and when it ends.";
+  } else {
+    words = "None for this message: the delivery report URL was set after the message's last change.";
+  }
+  return <p data-testid="webhook-note">{words}</p>;
 }

@@ -1,5 +1,6 @@
 // GET /api/v2/messages with its filters, a search by number, message id or broadcast id,
-// and its cursor pagination (Next follows next_cursor; Previous goes back one page).
+// and its cursor pagination (Next follows next_cursor; Previous goes back one page). A choice
+// (channel, status, a date) applies at once; the search text when it is searched.
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../api.js";
@@ -49,10 +50,15 @@ export default function Messages() {
   });
   const list = useQuery({ queryKey: ["messages", "list", path], queryFn: () => request<MessagePage>(path) });
 
+  /** Shows the list these filters give, from its first page. */
+  const show = (next: typeof draft) => {
+    setDraft(next);
+    setCursors([]);
+    navigate(withQuery("/messages", next));
+  };
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    setCursors([]);
-    navigate(withQuery("/messages", draft));
+    show(draft);
   };
 
   return (
@@ -72,7 +78,7 @@ export default function Messages() {
           <select
             id="channel"
             value={draft.channel}
-            onChange={(event) => setDraft({ ...draft, channel: event.target.value })}
+            onChange={(event) => show({ ...draft, channel: event.target.value })}
           >
             {CHANNELS.map((channel) => (
               <option key={channel} value={channel}>
@@ -82,11 +88,7 @@ export default function Messages() {
           </select>
         </Field>
         <Field label="Status" id="status">
-          <select
-            id="status"
-            value={draft.status}
-            onChange={(event) => setDraft({ ...draft, status: event.target.value })}
-          >
+          <select id="status" value={draft.status} onChange={(event) => show({ ...draft, status: event.target.value })}>
             {STATUSES.map((status) => (
               <option key={status} value={status}>
                 {status || "Any"}
@@ -99,7 +101,7 @@ export default function Messages() {
             id="from"
             type="date"
             value={draft.from}
-            onChange={(event) => setDraft({ ...draft, from: event.target.value })}
+            onChange={(event) => show({ ...draft, from: event.target.value })}
           />
         </Field>
         <Field label="To (date)" id="to">
@@ -107,7 +109,7 @@ export default function Messages() {
             id="to"
             type="date"
             value={draft.to}
-            onChange={(event) => setDraft({ ...draft, to: event.target.value })}
+            onChange={(event) => show({ ...draft, to: event.target.value })}
           />
         </Field>
         <button type="submit" className="primary">

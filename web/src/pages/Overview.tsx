@@ -4,13 +4,11 @@ import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { data } from "../api.js";
 import { TimeChart } from "../Chart.js";
-import { formatNumber, formatTime } from "../format.js";
+import { formatNumber, formatTime, plural, walletName } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import { type Balance, CHANNELS, type MessageSummary, type PerMinute, WALLETS } from "../types.js";
 import { Busy, ErrorNotice, PageTitle } from "../ui.js";
-
-const CHANNEL_NAMES: Record<string, string> = { sms: "SMS", whatsapp: "WhatsApp", email: "Email", voice: "Voice" };
 
 function PerMinuteChart({ timeZone }: { timeZone: string }) {
   const perMinute = useQuery({
@@ -37,9 +35,9 @@ function PerMinuteChart({ timeZone }: { timeZone: string }) {
     return {
       times,
       series: [
-        { label: "Sent", values: sent, className: "sent", color: "#1d4ed8" },
-        { label: "Delivered", values: delivered, className: "delivered", color: "#15803d" },
-        { label: "Failed", values: failed, className: "failed", color: "#b91c1c" },
+        { label: "Sent", values: sent, className: "sent", color: "--chart-sent" },
+        { label: "Delivered", values: delivered, className: "delivered", color: "--chart-delivered" },
+        { label: "Failed", values: failed, className: "failed", color: "--chart-failed" },
       ],
       total: perMinute.data.minutes.reduce((sum, m) => sum + m.sent, 0),
       peak: perMinute.data.minutes.reduce((max, m) => Math.max(max, m.sent), 0),
@@ -57,7 +55,7 @@ function PerMinuteChart({ timeZone }: { timeZone: string }) {
         timeZone={timeZone}
       />
       <p className="hint" data-testid="per-minute-summary">
-        {formatNumber(chart.total)} messages in the last 24 hours; busiest minute {formatNumber(chart.peak)}.
+        {plural(chart.total, "message")} in the last 24 hours; busiest minute {formatNumber(chart.peak)}.
       </p>
     </>
   );
@@ -86,11 +84,9 @@ export function Overview() {
           <ul className="cards" aria-label="Wallets">
             {WALLETS.map((wallet) => (
               <li key={wallet} className="card" data-testid={`wallet-${wallet}`}>
-                <span className="card-label">
-                  {wallet === "sms" ? "SMS" : wallet[0]!.toUpperCase() + wallet.slice(1)}
-                </span>
+                <span className="card-label">{walletName(wallet)}</span>
                 <span className="card-value">{formatNumber(balance.data.wallets[wallet])}</span>
-                <span className="card-unit">credits</span>
+                <span className="card-unit">{balance.data.wallets[wallet] === 1 ? "credit" : "credits"}</span>
               </li>
             ))}
           </ul>
@@ -125,7 +121,7 @@ export function Overview() {
                   const row = summary.data.channels[channel];
                   return (
                     <tr key={channel} data-testid={`traffic-${channel}`}>
-                      <th scope="row">{CHANNEL_NAMES[channel]}</th>
+                      <th scope="row">{walletName(channel)}</th>
                       <td>{formatNumber(row.today.sent)}</td>
                       <td>{formatNumber(row.today.delivered)}</td>
                       <td>{formatNumber(row.today.failed)}</td>

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useId, useState } from "react";
 import { data } from "../api.js";
+import { plural } from "../format.js";
 import { Link, useLocation } from "../router.js";
 import { countSms, fillTemplate, MAX_SEGMENTS, templateParts } from "../sms-counter.js";
 import type { SenderId, SmsAccepted, Template } from "../types.js";
@@ -190,7 +191,7 @@ export function SendSmsForm() {
       <ErrorNotice error={send.error} title="Not sent" />
       {send.data ? (
         <Success>
-          Accepted: {send.data.credits} credits.{" "}
+          Accepted: {plural(send.data.credits, "credit")}.{" "}
           <Link to={`/messages/${send.data.message_id}`} data-testid="sent-link">
             Follow message {send.data.message_id}
           </Link>

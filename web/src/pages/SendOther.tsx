@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
+import { plural } from "../format.js";
 import { Link } from "../router.js";
 import type { CallerId, EmailSendAnswer, PlacedCall, WhatsAppSent, WhatsAppTemplate } from "../types.js";
 import { ErrorNotice, Field, Success } from "../ui.js";
@@ -243,7 +244,7 @@ export function VoiceForm() {
       <ErrorNotice error={call.error} title="Not placed" />
       {call.data ? (
         <Success>
-          Call accepted ({call.data.credits} credits).{" "}
+          Call accepted ({plural(call.data.credits, "credit")}).{" "}
           <Link to={`/messages/${call.data.message_id}`}>Follow call {call.data.message_id}</Link>
         </Success>
       ) : null}

@@ -6,7 +6,7 @@ import { data, paged } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
 import type { WebhookDelivery, WebhookSecret, WebhookSettings } from "../types.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
+import { Busy, ConfirmButton, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
 
 function DeliveryLog() {
   const session = useSignedIn();
@@ -156,9 +156,13 @@ export default function Webhooks() {
         ) : (
           <p>No secret yet: it is made when a URL is first set.</p>
         )}
-        <button type="button" onClick={() => rotate.mutate()} disabled={!settings.data?.secret || rotate.isPending}>
-          Rotate the secret
-        </button>
+        <ConfirmButton
+          label="Rotate the secret"
+          confirmLabel="Confirm: rotate the secret"
+          warning="A new secret signs every webhook from now on; the current one keeps signing beside it for 24 hours. Give the receiver the new one within that time."
+          disabled={!settings.data?.secret || rotate.isPending}
+          onConfirm={() => rotate.mutate()}
+        />
         <ErrorNotice error={rotate.error} title="Not rotated" />
         {rotate.isSuccess ? <Success>Rotated: the previous secret keeps signing for 24 hours.</Success> : null}
       </section>

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
 import { ExportLinks } from "../../exports.js";
-import { formatNumber, formatTime } from "../../format.js";
+import { formatNumber, formatTime, plural, walletName } from "../../format.js";
 import {
   ACCOUNT_WALLETS,
   type CreditTopUp,
@@ -16,6 +16,7 @@ import { Link } from "../../router.js";
 import { useSignedIn } from "../../session.js";
 import {
   Busy,
+  ConfirmButton,
   ErrorNotice,
   Field,
   LedgerTable,
@@ -26,6 +27,7 @@ import {
   useClientPages,
 } from "../../ui.js";
 import { AdjustForm, SupportLinks } from "./account-desk.js";
+import { DltRegistrations } from "./dlt-registrations.js";
 
 function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
   const [wallet, setWallet] = useState("sms");
@@ -77,7 +79,7 @@ function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
       <ErrorNotice error={topUp.error} title="Not added" />
       {topUp.data ? (
         <Success>
-          The {topUp.data.wallet} wallet now holds {formatNumber(topUp.data.balance)} credits.
+          The {walletName(topUp.data.wallet)} wallet now holds {plural(topUp.data.balance, "credit")}.
         </Success>
       ) : null}
     </form>
@@ -247,7 +249,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           <ul>
             {a.missing.map((gap) => (
               <li key={`${gap.what}-${gap.message}`}>
-                {gap.message} <code>{gap.api}</code>
+                {gap.message} <code>{gap.command}</code> (operator API: <code>{gap.api}</code>)
               </li>
             ))}
           </ul>
@@ -260,9 +262,13 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         <h2 id="lock-title">Lock and unlock</h2>
         <div className="actions">
           {a.status === "active" ? (
-            <button type="button" className="danger" onClick={() => change.mutate({ status: "blocked" })}>
-              Block {a.username}
-            </button>
+            <ConfirmButton
+              danger
+              label={`Block ${a.username}`}
+              confirmLabel={`Confirm: block ${a.username}`}
+              warning={`${a.username} can no longer sign in, and every key of it is refused until the account is activated again.`}
+              onConfirm={() => change.mutate({ status: "blocked" })}
+            />
           ) : (
             <button type="button" onClick={() => change.mutate({ status: "active" })}>
               Activate {a.username}
@@ -280,7 +286,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         <ul className="cards">
           {ACCOUNT_WALLETS.map((wallet) => (
             <li key={wallet} className="card" data-testid={`operator-wallet-${wallet}`}>
-              <span className="card-label">{wallet}</span>
+              <span className="card-label">{walletName(wallet)}</span>
               <span className="card-value">{formatNumber(a.balances[wallet] ?? 0)}</span>
             </li>
           ))}
@@ -300,16 +306,18 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         <dl className="facts">
           <dt>Sender IDs</dt>
           <dd>{a.registrations.sender_ids.map((s) => `${s.sender_id} (${s.status})`).join(", ") || "none"}</dd>
-          <dt>DLT headers</dt>
-          <dd>{a.registrations.dlt_headers.join(", ") || "none"}</dd>
-          <dt>DLT entities</dt>
-          <dd>{a.registrations.dlt_entities.join(", ") || "none"}</dd>
           <dt>Templates</dt>
           <dd>
             {a.registrations.templates.approved} approved, {a.registrations.templates.pending} waiting (
             <Link to="/operator/approvals">approval queue</Link>)
           </dd>
         </dl>
+        <DltRegistrations
+          username={a.username}
+          headers={a.registrations.dlt_headers}
+          entities={a.registrations.dlt_entities}
+          onChange={refresh}
+        />
       </section>
       <Ledger username={a.username} />
     </>

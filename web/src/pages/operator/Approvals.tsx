@@ -1,5 +1,6 @@
 // The operator's one approval queue: what accounts asked for, every kind together or one kind,
-// oldest first, each approved or rejected through its own operator call.
+// oldest first, each approved or rejected through its own operator call; a sender ID approved
+// with its DLT header in one go, as a DLT route refuses one that is not a white-listed header.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { data, request, withQuery } from "../../api.js";
@@ -55,10 +56,24 @@ export default function Approvals() {
     refetchInterval: 10_000,
   });
   const decide = useMutation({
-    mutationFn: async ({ item, approve }: { item: ApprovalItem; approve: boolean }) => {
+    mutationFn: async ({
+      item,
+      approve,
+      header = false,
+    }: {
+      item: ApprovalItem;
+      approve: boolean;
+      header?: boolean;
+    }) => {
       const call = decisionCall(item, approve);
       await data(call.path, { method: call.method, ...(call.json ? { json: call.json } : { json: {} }) });
-      return { item, approve };
+      // An approved sender ID sends nothing on DLT routes until it is a white-listed header too (-32).
+      if (header) {
+        await data(`/admin/api/accounts/${encodeURIComponent(item.account)}/dlt/headers`, {
+          json: { header: item.value },
+        });
+      }
+      return { item, approve, header };
     },
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["operator", "approvals"] }),
   });
@@ -94,7 +109,8 @@ export default function Approvals() {
       {decide.data ? (
         <Success>
           {KIND_NAMES[decide.data.item.kind]} {decide.data.item.value} of {decide.data.item.account}{" "}
-          {decide.data.approve ? "approved" : "rejected"}.
+          {decide.data.approve ? "approved" : "rejected"}
+          {decide.data.header ? " and white-listed as a DLT header of the account" : ""}.
         </Success>
       ) : null}
       {queue.isPending ? <Busy /> : null}
@@ -134,6 +150,16 @@ export default function Approvals() {
                       >
                         Approve {item.value}
                       </button>
+                      {item.kind === "sender_id" && !/^\d+$/.test(item.value) ? (
+                        <button
+                          type="button"
+                          className="primary"
+                          disabled={decide.isPending}
+                          onClick={() => decide.mutate({ item, approve: true, header: true })}
+                        >
+                          Approve {item.value} and white-list it as a DLT header
+                        </button>
+                      ) : null}
                       <button
                         type="button"
                         className="danger"

@@ -60,6 +60,11 @@ export function HealthCells({
           <>
             {lastError.message} <code>{lastError.code}</code> {formatTime(lastError.at, timeZone)}
           </>
+        ) : reason && state !== "up" ? (
+          // No send has failed, but the connector cannot work: that is its last error.
+          <>
+            {reason} <span className="hint">(why it is {state}; no send has failed)</span>
+          </>
         ) : (
           "none"
         )}
