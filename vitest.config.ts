@@ -11,6 +11,9 @@ export default defineConfig({
     sequence: { sequencer: SlowestFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The global teardown drops the run's PostgreSQL databases, ten at a time, each waiting for a
+    // checkpoint: vitest's 10 s default cut it short and left them on the server.
+    teardownTimeout: 300_000,
     pool: "forks",
     maxWorkers: 3,
     isolate: false,

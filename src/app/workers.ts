@@ -15,6 +15,7 @@ import {
   BulkExpander,
   DEFAULT_DISPATCHER_OPTIONS,
   Dispatcher,
+  type Housekeeping,
   type InboundSms,
   ReportIngester,
   SimulatorConnector,
@@ -31,6 +32,8 @@ export interface Workers {
   simulator: SimulatorConnector;
   /** The configured carriers (SMPP, HTTP aggregators), their router and health. */
   carriers: CarrierRegistry;
+  /** Its timer's rounds (tests wait for one to have looked at the clock they set). */
+  housekeeping: Housekeeping;
   stop: StopFn;
 }
 
@@ -88,6 +91,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     dispatcher,
     simulator,
     carriers,
+    housekeeping,
     async stop() {
       await housekeeping.stop();
       await alerts.stop();

@@ -3,9 +3,9 @@
 // file's own database (CREATE DATABASE … TEMPLATE, its schema renamed). Migrating a fresh
 // database per test file cost 0.5–1.6 s on SQLite (its commits' fsyncs) and 2–6 s on
 // PostgreSQL on a loaded 2-core machine; a copy costs a few milliseconds and about 0.4 s.
-// At the end of the run every database of the run is dropped: DROP DATABASE waits for a
-// checkpoint (up to 47 s amid other suites' writes), so a file does not drop its own, and the
-// drops at the end run together and share their checkpoints.
+// At the end of the run every database of the run is dropped, ten at a time (with those of runs
+// that ended without dropping theirs): DROP DATABASE waits for a checkpoint (up to 47 s amid
+// other suites' writes), so a file does not drop its own, and drops waiting together share one.
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
@@ -77,21 +77,46 @@ async function postgresTemplate(run: string): Promise<string> {
 
 const DROPS_AT_ONCE = 10;
 
+/** A run's databases are named `sb_r<pid of its vitest>_<8 hex>_…`: `<pid>` tells whether it still runs. */
+const RUN_NAME = /^sb_r(\d+)_[0-9a-f]{8}_/;
+
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * The run's own databases, and those of runs on this machine that ended without dropping theirs
+ * (killed, or cut short by vitest's teardownTimeout): a leftover run's hundred-odd databases
+ * take a gigabyte and more.
+ */
 async function dropRunDatabases(run: string): Promise<void> {
+  const local = ["127.0.0.1", "localhost", "[::1]"].includes(new URL(POSTGRES_URL).hostname);
   await onPostgres(adminDatabase(), async (client) => {
     const { rows } = await client.query<{ datname: string }>(
-      "select datname from pg_database where starts_with(datname, $1)",
+      "select datname from pg_database where starts_with(datname, 'sb_r') order by starts_with(datname, $1) desc",
       [`${run}_`],
     );
+    const names = rows
+      .map(({ datname }) => datname)
+      .filter((name) => {
+        if (name.startsWith(`${run}_`)) return true;
+        const pid = RUN_NAME.exec(name)?.[1];
+        return local && pid !== undefined && !running(Number(pid));
+      });
     // Several at once: each DROP DATABASE waits for a checkpoint, and one checkpoint serves all
     // waiting; but a few at a time, or a run's hundred databases take every connection the
     // server allows (53300 too_many_connections for anything else running).
-    for (let i = 0; i < rows.length; i += DROPS_AT_ONCE) {
+    for (let i = 0; i < names.length; i += DROPS_AT_ONCE) {
       await Promise.all(
-        rows
+        names
           .slice(i, i + DROPS_AT_ONCE)
-          .map(({ datname }) =>
-            onPostgres(adminDatabase(), (one) => one.query(`drop database if exists ${datname} with (force)`)),
+          .map((name) =>
+            onPostgres(adminDatabase(), (one) => one.query(`drop database if exists ${name} with (force)`)),
           ),
       );
     }
@@ -99,7 +124,7 @@ async function dropRunDatabases(run: string): Promise<void> {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const run = `sb_r${randomBytes(4).toString("hex")}`;
+  const run = `sb_r${process.pid}_${randomBytes(4).toString("hex")}`;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-template-"));
   const [sqlite, postgres] = await Promise.all([sqliteTemplate(dir), postgresTemplate(run)]);
   project.provide("databaseRun", run);

@@ -50,8 +50,12 @@ export class RawConnection {
     this.socket.write(data);
   }
 
-  /** Sends one request (head and body as given) and reads its answer; rejects after `timeoutMs`. */
-  async exchange(head: string, body: Buffer | string = "", timeoutMs = 1_000): Promise<RawResponse> {
+  /**
+   * Sends one request (head and body as given) and reads its answer; rejects after `timeoutMs`:
+   * 10 s by default, a bound for a hung connection, not for a slow answer (1 s failed tests whose
+   * answers took longer amid the whole suite on the 2-core machine; the fuzz harness's likewise).
+   */
+  async exchange(head: string, body: Buffer | string = "", timeoutMs = 10_000): Promise<RawResponse> {
     this.socket.write(Buffer.concat([Buffer.from(head), Buffer.from(body)]));
     return this.read(timeoutMs);
   }

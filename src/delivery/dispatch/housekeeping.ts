@@ -39,6 +39,11 @@ const NOTHING_ELSE: RetiredMessageData = async () => undefined;
 
 export interface Housekeeping {
   runOnce(): Promise<void>;
+  /**
+   * Resolves once `count` rounds of the timer that began after this call have ended (a test's
+   * wait for housekeeping to have looked at the clock it set, instead of a fixed sleep).
+   */
+  afterRounds(count: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -66,6 +71,9 @@ export function startHousekeeping(
 ): Housekeeping {
   let running: Promise<void> | undefined;
   let rounds = 0;
+  /** Rounds of the timer ended, and who waits for a number of them (afterRounds). */
+  let ended = 0;
+  let waiting: { from: number; count: number; resolve: () => void }[] = [];
   let loginFailuresPrunedAt = Number.NEGATIVE_INFINITY;
   let retainedAt = Number.NEGATIVE_INFINITY;
   let refusalsPrunedAt = Number.NEGATIVE_INFINITY;
@@ -144,12 +152,21 @@ export function startHousekeeping(
       .catch((error: unknown) => deps.logger.error({ err: error }, "housekeeping round failed"))
       .finally(() => {
         running = undefined;
+        ended++;
+        const done = waiting.filter((wait) => ended - wait.from >= wait.count);
+        waiting = waiting.filter((wait) => ended - wait.from < wait.count);
+        for (const wait of done) wait.resolve();
       });
   }, intervalMs);
   timer.unref();
 
   return {
     runOnce,
+    afterRounds(count) {
+      // A round under way began before this call: it does not count.
+      const from = ended + (running ? 1 : 0);
+      return new Promise((resolve) => waiting.push({ from, count, resolve }));
+    },
     async stop() {
       clearInterval(timer);
       await running;

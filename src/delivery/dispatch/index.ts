@@ -47,7 +47,7 @@ export {
 } from "./connector.js";
 export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL } from "./dispatcher.js";
 export type { Routing } from "./failover.js";
-export { type CarrierUpkeep, startHousekeeping } from "./housekeeping.js";
+export { type CarrierUpkeep, type Housekeeping, startHousekeeping } from "./housekeeping.js";
 export { ReportIngester } from "./reports.js";
 export { Router } from "./router.js";
 export { SimulatorConnector } from "./simulator.js";

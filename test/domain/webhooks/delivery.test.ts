@@ -263,10 +263,9 @@ describeEachEngine("webhook sender", (engine) => {
   it("a receiver that is down for a while then recovers gets every event exactly once, in order per message", async () => {
     const t = gateway();
     const hook = await receiver();
-    const port = hook.port;
-    await hook.stop();
+    hook.down = true;
     const account = await buildAccount(t);
-    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: `http://127.0.0.1:${port}/hook` });
+    await setWebhookUrls(t.db.store, t.clock, account.id, { delivery_report: hook.url });
     // Two messages, three events each (ordered by message), interleaved in the outbox.
     for (const status of ["submitted", "delivered", "failed"]) {
       const outbox = new WebhookOutbox(t.db.store, emailNotifyTargets);
@@ -281,8 +280,9 @@ describeEachEngine("webhook sender", (engine) => {
     const sender = senderFor(t);
     sender.start();
     try {
-      await new Promise((r) => setTimeout(r, 300));
-      await hook.start(port);
+      // Both messages' first events have failed while it was down.
+      await until(async () => (await deliveries(t, account.id)).filter((d) => d.last_error !== null).length >= 2);
+      hook.down = false;
       await until(async () => (await deliveries(t, account.id)).every((d) => d.status === "delivered"));
     } finally {
       await sender.stop();

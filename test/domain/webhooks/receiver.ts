@@ -21,6 +21,11 @@ export class Receiver {
   private server: http.Server | undefined;
   private readonly sockets = new Set<import("node:net").Socket>();
   port = 0;
+  /**
+   * Down while true: every connection is closed as it comes, before a request is read. The port
+   * stays bound (a stopped receiver started again on its port found it taken by another process).
+   */
+  down = false;
 
   async start(port = 0): Promise<this> {
     this.server = http.createServer((req, res) => {
@@ -38,6 +43,10 @@ export class Receiver {
       });
     });
     this.server.on("connection", (socket) => {
+      if (this.down) {
+        socket.destroy();
+        return;
+      }
       this.sockets.add(socket);
       socket.on("close", () => this.sockets.delete(socket));
     });
