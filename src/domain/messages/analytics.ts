@@ -90,7 +90,7 @@ export async function deliveryAnalytics(db: Db, query: DeliveryQuery): Promise<D
       entry.histogram[i] = (entry.histogram[i] ?? 0) + (sums[4 + i] ?? 0);
   };
   if (query.groupBy === "hour" || query.groupBy === "day") {
-    const toLocal = localBucketStart(query.groupBy, query.timeZone);
+    const toLocal = localBucketStart(query.groupBy, query.timeZone, query.from, query.to);
     for (const row of await sumRange(db, query, "q", "", "bucket", query.from, query.to)) {
       add(String(toLocal(Number(row.key))), row.sums);
     }
@@ -131,8 +131,23 @@ export async function deliveryAnalytics(db: Db, query: DeliveryQuery): Promise<D
   return rows;
 }
 
-/** Maps a 15-minute bucket's start to the start of its hour or day in `zone` (one zone look-up per hour or day). */
-function localBucketStart(unit: "hour" | "day", zone: string): (bucket: number) => number {
+/**
+ * Maps a 15-minute bucket's start to the start of its hour or day in `zone`. When the zone's offset
+ * is the same at every day's start in the window and at its end (always in India and Nepal; clocks
+ * change at night, never twice in a day), arithmetic on that offset; otherwise one zone look-up per
+ * hour or day.
+ */
+function localBucketStart(unit: "hour" | "day", zone: string, from: number, to: number): (bucket: number) => number {
+  const size = unit === "hour" ? 3_600_000 : DAY_MS;
+  const offset = DateTime.fromMillis(from, { zone }).offset;
+  let constant = DateTime.fromMillis(to, { zone }).offset === offset;
+  for (let at = from + DAY_MS; constant && at < to; at += DAY_MS) {
+    constant = DateTime.fromMillis(at, { zone }).offset === offset;
+  }
+  if (constant) {
+    const shift = offset * 60_000;
+    return (bucket) => Math.floor((bucket + shift) / size) * size - shift;
+  }
   let start = Number.NaN;
   let end = Number.NaN;
   return (bucket) => {

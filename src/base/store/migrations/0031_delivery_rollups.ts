@@ -56,31 +56,52 @@ function facts(engine: Engine, m: string, sign: number, from = ""): string {
     ${from}`;
 }
 
-/** The statement that adds the signed facts to the rollups: 2 spans × 5 dimensions per fact, zero changes skipped. */
-function applyFacts(factRows: string): string {
-  const sums = [
-    "sum(case when f.cat <> '' then f.sign else 0 end) as sent",
-    "sum(case when f.cat = 'd' then f.sign else 0 end) as delivered",
-    "sum(case when f.cat = 'f' then f.sign else 0 end) as failed",
-    "sum(case when f.cat = 'p' then f.sign else 0 end) as pending",
-    ...LATENCY_COLUMNS.map((column, k) => `sum(case when f.lb = ${k} then f.sign else 0 end) as ${column}`),
+/** The sums of signed facts `f` per rollup column (grouped), or a single fact's values (`single`: no grouping needed). */
+function sums(single: boolean): string[] {
+  const total = (expression: string, column: string) =>
+    single ? `${expression} as ${column}` : `sum(${expression}) as ${column}`;
+  return [
+    total("case when f.cat <> '' then f.sign else 0 end", "sent"),
+    total("case when f.cat = 'd' then f.sign else 0 end", "delivered"),
+    total("case when f.cat = 'f' then f.sign else 0 end", "failed"),
+    total("case when f.cat = 'p' then f.sign else 0 end", "pending"),
+    ...LATENCY_COLUMNS.map((column, k) => total(`case when f.lb = ${k} then f.sign else 0 end`, column)),
   ];
-  return `insert into delivery_rollups (span, dim, bucket, account_id, value, ${SUMS.join(", ")})
-    select * from (
-      select s.span, x.dim, case s.span when 'q' then f.q else f.d end as bucket, f.account_id,
+}
+
+const KEY = `s.span, x.dim, case s.span when 'q' then f.q else f.d end as bucket, f.account_id,
         case x.dim when 'connector' then f.connector when 'route' then f.route when 'prefix' then f.prefix
-          when 'error_code' then f.err else '' end as value,
-        ${sums.join(",\n        ")}
-      from (${factRows}) f
-      cross join (select 'q' as span union all select 'd') s
+          when 'error_code' then f.err else '' end as value`;
+const EXPAND = `cross join (select 'q' as span union all select 'd') s
       cross join (select '' as dim union all select 'connector' union all select 'route'
-        union all select 'prefix' union all select 'error_code') x
+        union all select 'prefix' union all select 'error_code') x`;
+const UPSERT = `on conflict (span, dim, bucket, account_id, value) do update set
+      ${SUMS.map((column) => `${column} = delivery_rollups.${column} + excluded.${column}`).join(", ")}`;
+
+/**
+ * The statement that adds signed facts to the rollups: 2 spans × 5 dimensions per fact. Several
+ * facts (an update's old and new, a statement's rows) are summed per key first, zero changes
+ * skipped, and written in key order; one new message's fact goes straight in (ten rows).
+ */
+function applyFacts(factRows: string, single = false): string {
+  const columns = `insert into delivery_rollups (span, dim, bucket, account_id, value, ${SUMS.join(", ")})`;
+  if (single) {
+    return `${columns}
+    select ${KEY}, ${sums(true).join(", ")}
+      from (${factRows}) f ${EXPAND}
+     where f.cat <> ''
+    ${UPSERT}`;
+  }
+  return `${columns}
+    select * from (
+      select ${KEY},
+        ${sums(false).join(",\n        ")}
+      from (${factRows}) f ${EXPAND}
       group by 1, 2, 3, 4, 5
     ) g
     where ${SUMS.map((column) => `g.${column} <> 0`).join(" or ")}
     order by 1, 2, 3, 4, 5
-    on conflict (span, dim, bucket, account_id, value) do update set
-      ${SUMS.map((column) => `${column} = delivery_rollups.${column} + excluded.${column}`).join(", ")}`;
+    ${UPSERT}`;
 }
 
 const TRACKED = ["status", "connector", "error_code", "done_at", "delivered_at"];
@@ -99,7 +120,7 @@ export function deliveryRollups(engine: Engine) {
       await run(`create index delivery_rollups_by_account on delivery_rollups (account_id, span, dim, bucket)`);
       if (engine === "sqlite") {
         await run(`create trigger delivery_rollups_on_insert after insert on messages begin
-          ${applyFacts(facts(engine, "new", 1))};
+          ${applyFacts(facts(engine, "new", 1), true)};
         end`);
         await run(`create trigger delivery_rollups_on_update after update of ${TRACKED.join(", ")} on messages
           when ${TRACKED.map((column) => `old.${column} is not new.${column}`).join(" or ")} begin
