@@ -60,7 +60,10 @@ const picker = (weights) => {
   const total = weights.reduce((a, b) => a + b, 0);
   const cumulative = [];
   let sum = 0;
-  for (const w of weights) cumulative.push((sum += w / total));
+  for (const w of weights) {
+    sum += w / total;
+    cumulative.push(sum);
+  }
   return () => {
     const r = random();
     let i = 0;
@@ -133,7 +136,10 @@ function keysOf(m) {
 }
 function addTo(map, key, m) {
   let sums = map.get(key);
-  if (!sums) map.set(key, (sums = new Float64Array(COLUMNS.length)));
+  if (!sums) {
+    sums = new Float64Array(COLUMNS.length);
+    map.set(key, sums);
+  }
   sums[0] += 1;
   if (m.status === "delivered") {
     sums[1] += 1;
