@@ -34,6 +34,7 @@ const OperatorAccount = lazy(() => import("./pages/operator/Account.js"));
 const Approvals = lazy(() => import("./pages/operator/Approvals.js"));
 const Carriers = lazy(() => import("./pages/operator/Carriers.js"));
 const System = lazy(() => import("./pages/operator/System.js"));
+const Analytics = lazy(() => import("./pages/operator/Analytics.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
@@ -58,6 +59,7 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/approvals", title: "Approvals", component: Approvals, nav: true },
   { path: "/operator/carriers", title: "Carriers", component: Carriers, nav: true },
   { path: "/operator/system", title: "System", component: System, nav: true },
+  { path: "/operator/analytics", title: "Analytics", component: Analytics, nav: true },
 ];
 
 function NotFound() {

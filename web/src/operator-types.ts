@@ -3,6 +3,7 @@
 // words from files of src/ that import nothing.
 import type { Static } from "typebox";
 import type * as admin from "../../src/app/admin/account-schemas.js";
+import type * as analytics from "../../src/app/analytics-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
 
@@ -26,3 +27,6 @@ export type Carrier = Static<typeof carriers.CarrierWithHealth>;
 export type CarrierRoute = Static<typeof carriers.CarrierRoute>;
 
 export type SystemView = Static<typeof system.SystemView>;
+
+export type DeliveryAnalytics = Static<typeof analytics.DeliveryAnalytics>;
+export type DeliveryAnalyticsRow = Static<typeof analytics.DeliveryAnalyticsRow>;
