@@ -4,7 +4,8 @@
 // length, ANALYTICS_PREFIX_DIGITS). A window is whole 15-minute buckets: whole UTC days are read
 // from the day rows, the edges from the 15-minute ones, so 30 days read about 30 + 190 buckets of
 // rows per key, not one row per message. Hours and days in the caller's time zone are summed from
-// the 15-minute buckets (India is UTC+5:30, Nepal +5:45). Percentiles come from the histogram.
+// the 15-minute buckets (India is UTC+5:30, Nepal +5:45); for every account at once, and for the
+// prefixes, from the rows that count all accounts (account_id 0). Percentiles come from the histogram.
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/migrations/index.js";
@@ -68,7 +69,14 @@ async function sumRange(
   to: number,
 ): Promise<Array<{ key: string; sums: number[] }>> {
   if (from >= to) return [];
-  const account = query.accountId === undefined ? sql`` : sql` and account_id = ${query.accountId}`;
+  // Every account's hours, days and prefixes are read from their rows for all accounts (account_id 0).
+  const whole = dim === "prefix" || (dim === "" && group === "bucket");
+  const account =
+    query.accountId !== undefined
+      ? sql` and account_id = ${query.accountId}`
+      : whole
+        ? sql` and account_id = 0`
+        : sql` and account_id <> 0`;
   const result = await sql<Record<string, unknown>>`select ${sql.raw(group)} as k, ${sql.raw(SUM_LIST)}
       from delivery_rollups
      where span = ${span} and dim = ${dim} and bucket >= ${from} and bucket < ${to}${account}

@@ -1,7 +1,8 @@
 // Delivery analytics (issue 38): rollups kept as messages change state, so the analytics never
 // scan the messages table. `delivery_rollups` holds, per span (`q`: 15 minutes, `d`: a UTC day),
 // bucket start, dimension (`` = the account's total, `connector`, `route`, `prefix`, `error_code`),
-// account and the dimension's value: sent, delivered, failed, pending and a latency histogram
+// account (0: every account, for the quarter-hour totals and the prefixes) and the dimension's
+// value: sent, delivered, failed, pending and a latency histogram
 // (accept → delivery receipt) in fixed log-scale buckets (h00..h35, see LATENCY_BOUNDS_MS).
 // A message counts in the buckets of its accept time, under the key it has now: its change of
 // state moves it from one key to the other (−1 old, +1 new) in the statement that changes it,
@@ -69,17 +70,31 @@ function sums(single: boolean): string[] {
   ];
 }
 
-const KEY = `s.span, x.dim, case s.span when 'q' then f.q else f.d end as bucket, f.account_id,
+const KEY = `x.span, x.dim, case x.span when 'q' then f.q else f.d end as bucket,
+        case when x.whole = 1 then 0 else f.account_id end as account_id,
         case x.dim when 'connector' then f.connector when 'route' then f.route when 'prefix' then f.prefix
           when 'error_code' then f.err else '' end as value`;
-const EXPAND = `cross join (select 'q' as span union all select 'd') s
-      cross join (select '' as dim union all select 'connector' union all select 'route'
-        union all select 'prefix' union all select 'error_code') x`;
+/**
+ * The rows a fact counts in: each span and dimension for its account, and for every account at
+ * once (account_id 0) where the operator's question would otherwise read a row per account for
+ * each bucket: the quarter-hour totals (hours and days) and the prefixes.
+ */
+const ROLLUP_ROWS: Array<[string, string, number]> = [
+  ...["q", "d"].flatMap((span) =>
+    ["", "connector", "route", "prefix", "error_code"].map((dim): [string, string, number] => [span, dim, 0]),
+  ),
+  ["q", "", 1],
+  ["q", "prefix", 1],
+  ["d", "prefix", 1],
+];
+const EXPAND = `cross join (${ROLLUP_ROWS.map(([span, dim, whole], i) =>
+  i === 0 ? `select '${span}' as span, '${dim}' as dim, ${whole} as whole` : `select '${span}', '${dim}', ${whole}`,
+).join(" union all ")}) x`;
 const UPSERT = `on conflict (span, dim, bucket, account_id, value) do update set
       ${SUMS.map((column) => `${column} = delivery_rollups.${column} + excluded.${column}`).join(", ")}`;
 
 /**
- * The statement that adds signed facts to the rollups: 2 spans × 5 dimensions per fact. Several
+ * The statement that adds signed facts to the rollups: 13 rows per fact (ROLLUP_ROWS). Several
  * facts (an update's old and new, a statement's rows) are summed per key first, zero changes
  * skipped, and written in key order; one new message's fact goes straight in (ten rows).
  */
