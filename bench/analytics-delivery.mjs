@@ -148,7 +148,7 @@ function addTo(map, key, m) {
   else sums[3] += 1;
 }
 
-/** A message's 13 rollup rows: each span and dimension for its account; for every account (0), the quarter-hour total and the prefixes. */
+/** A message's 13 rollup rows: each span and dimension for its account; for every account (0: `*`, `*prefix`), the quarter-hour total and the prefixes. */
 function addRows(map, m) {
   const q = Math.floor(m.at / Q) * Q;
   const d = Math.floor(m.at / DAY) * DAY;
@@ -156,10 +156,10 @@ function addRows(map, m) {
     addTo(map, `q|${dim}|${q}|${m.account}|${value}`, m);
     addTo(map, `d|${dim}|${d}|${m.account}|${value}`, m);
     if (dim === "prefix") {
-      addTo(map, `q|${dim}|${q}|0|${value}`, m);
-      addTo(map, `d|${dim}|${d}|0|${value}`, m);
+      addTo(map, `q|*prefix|${q}|0|${value}`, m);
+      addTo(map, `d|*prefix|${d}|0|${value}`, m);
     }
-    if (dim === "") addTo(map, `q|${dim}|${q}|0|${value}`, m);
+    if (dim === "") addTo(map, `q|*|${q}|0|${value}`, m);
   }
 }
 

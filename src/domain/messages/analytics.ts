@@ -69,17 +69,14 @@ async function sumRange(
   to: number,
 ): Promise<Array<{ key: string; sums: number[] }>> {
   if (from >= to) return [];
-  // Every account's hours, days and prefixes are read from their rows for all accounts (account_id 0).
-  const whole = dim === "prefix" || (dim === "" && group === "bucket");
-  const account =
-    query.accountId !== undefined
-      ? sql` and account_id = ${query.accountId}`
-      : whole
-        ? sql` and account_id = 0`
-        : sql` and account_id <> 0`;
+  // Every account's hours, days and prefixes are read from the rows that count all accounts at
+  // once (account 0, dimensions `*` and `*prefix`).
+  const whole = query.accountId === undefined && (dim === "prefix" || (dim === "" && group === "bucket"));
+  const stored = whole ? `*${dim}` : dim;
+  const account = query.accountId !== undefined ? sql` and account_id = ${query.accountId}` : sql``;
   const result = await sql<Record<string, unknown>>`select ${sql.raw(group)} as k, ${sql.raw(SUM_LIST)}
       from delivery_rollups
-     where span = ${span} and dim = ${dim} and bucket >= ${from} and bucket < ${to}${account}
+     where span = ${span} and dim = ${stored} and bucket >= ${from} and bucket < ${to}${account}
      group by ${sql.raw(group)}`.execute(db);
   return result.rows.map((row) => ({ key: String(row.k), sums: SUM_COLUMNS.map((column) => Number(row[column])) }));
 }

@@ -1,8 +1,8 @@
 // Delivery analytics (issue 38): rollups kept as messages change state, so the analytics never
 // scan the messages table. `delivery_rollups` holds, per span (`q`: 15 minutes, `d`: a UTC day),
 // bucket start, dimension (`` = the account's total, `connector`, `route`, `prefix`, `error_code`),
-// account (0: every account, for the quarter-hour totals and the prefixes) and the dimension's
-// value: sent, delivered, failed, pending and a latency histogram
+// account (0: every account, under `*` for the quarter-hour totals and `*prefix`) and the
+// dimension's value: sent, delivered, failed, pending and a latency histogram
 // (accept → delivery receipt) in fixed log-scale buckets (h00..h35, see LATENCY_BOUNDS_MS).
 // A message counts in the buckets of its accept time, under the key it has now: its change of
 // state moves it from one key to the other (−1 old, +1 new) in the statement that changes it,
@@ -72,23 +72,32 @@ function sums(single: boolean): string[] {
 
 const KEY = `x.span, x.dim, case x.span when 'q' then f.q else f.d end as bucket,
         case when x.whole = 1 then 0 else f.account_id end as account_id,
-        case x.dim when 'connector' then f.connector when 'route' then f.route when 'prefix' then f.prefix
+        case x.src when 'connector' then f.connector when 'route' then f.route when 'prefix' then f.prefix
           when 'error_code' then f.err else '' end as value`;
 /**
- * The rows a fact counts in: each span and dimension for its account, and for every account at
- * once (account_id 0) where the operator's question would otherwise read a row per account for
- * each bucket: the quarter-hour totals (hours and days) and the prefixes.
+ * The rows a fact counts in (span, dimension as stored, the value it takes, every account?): each
+ * span and dimension for its account, and, where the operator's question would otherwise read a
+ * row per account for each bucket, for every account at once (account 0, under a dimension of its
+ * own, `*` and `*prefix`, so they lie together in the key's order): the quarter-hour totals (hours
+ * and days) and the prefixes.
  */
-const ROLLUP_ROWS: Array<[string, string, number]> = [
+const ROLLUP_ROWS: Array<[string, string, string, number]> = [
   ...["q", "d"].flatMap((span) =>
-    ["", "connector", "route", "prefix", "error_code"].map((dim): [string, string, number] => [span, dim, 0]),
+    ["", "connector", "route", "prefix", "error_code"].map((dim): [string, string, string, number] => [
+      span,
+      dim,
+      dim,
+      0,
+    ]),
   ),
-  ["q", "", 1],
-  ["q", "prefix", 1],
-  ["d", "prefix", 1],
+  ["q", "*", "", 1],
+  ["q", "*prefix", "prefix", 1],
+  ["d", "*prefix", "prefix", 1],
 ];
-const EXPAND = `cross join (${ROLLUP_ROWS.map(([span, dim, whole], i) =>
-  i === 0 ? `select '${span}' as span, '${dim}' as dim, ${whole} as whole` : `select '${span}', '${dim}', ${whole}`,
+const EXPAND = `cross join (${ROLLUP_ROWS.map(([span, dim, src, whole], i) =>
+  i === 0
+    ? `select '${span}' as span, '${dim}' as dim, '${src}' as src, ${whole} as whole`
+    : `select '${span}', '${dim}', '${src}', ${whole}`,
 ).join(" union all ")}) x`;
 const UPSERT = `on conflict (span, dim, bucket, account_id, value) do update set
       ${SUMS.map((column) => `${column} = delivery_rollups.${column} + excluded.${column}`).join(", ")}`;
@@ -96,9 +105,10 @@ const UPSERT = `on conflict (span, dim, bucket, account_id, value) do update set
 /**
  * The statement that adds signed facts to the rollups: 13 rows per fact (ROLLUP_ROWS). Several
  * facts (an update's old and new, a statement's rows) are summed per key first, zero changes
- * skipped, and written in key order; one new message's fact goes straight in (ten rows).
+ * skipped, and written in key order (PostgreSQL's lock order; SQLite has one writer); one new
+ * message's fact goes straight in.
  */
-function applyFacts(factRows: string, single = false): string {
+function applyFacts(factRows: string, single = false, ordered = true): string {
   const columns = `insert into delivery_rollups (span, dim, bucket, account_id, value, ${SUMS.join(", ")})`;
   if (single) {
     return `${columns}
@@ -115,7 +125,7 @@ function applyFacts(factRows: string, single = false): string {
       group by 1, 2, 3, 4, 5
     ) g
     where ${SUMS.map((column) => `g.${column} <> 0`).join(" or ")}
-    order by 1, 2, 3, 4, 5
+    ${ordered ? "order by 1, 2, 3, 4, 5" : ""}
     ${UPSERT}`;
 }
 
@@ -139,7 +149,7 @@ export function deliveryRollups(engine: Engine) {
         end`);
         await run(`create trigger delivery_rollups_on_update after update of ${TRACKED.join(", ")} on messages
           when ${TRACKED.map((column) => `old.${column} is not new.${column}`).join(" or ")} begin
-          ${applyFacts(`${facts(engine, "new", 1)} union all ${facts(engine, "old", -1)}`)};
+          ${applyFacts(`${facts(engine, "new", 1)} union all ${facts(engine, "old", -1)}`, false, false)};
         end`);
       } else {
         // Statement-level: a batch's changes summed once, the rollup rows written in key order
