@@ -32,6 +32,7 @@ import { loginBudget } from "./0027_login_budget.js";
 import { earlyReportsByAge } from "./0028_early_reports_by_age.js";
 import { messagesByCreated } from "./0029_messages_by_created.js";
 import { accountViews } from "./0030_account_views.js";
+import { priceCards } from "./0034_price_cards.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -67,6 +68,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0028_early_reports_by_age": earlyReportsByAge(),
         "0029_messages_by_created": messagesByCreated(engine),
         "0030_account_views": accountViews(engine),
+        "0034_price_cards": priceCards(engine),
       };
     },
   };
