@@ -20,6 +20,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "voice-caller-ids": "manage the caller numbers (from) an account may place voice calls from",
   smpp: "the SMPP server's binds (SMPP_SERVER_PORT)",
   messages: "every account's messages: find one, read its timeline",
+  prices: "manage price cards: what a send costs by channel, route and destination prefix",
 };
 
 /** A group's top-level command, described as GROUP_DESCRIPTIONS says (its module adds the rest). */

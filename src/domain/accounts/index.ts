@@ -36,6 +36,7 @@
 //   v2-schemas.ts      their request bodies and answers as schemas
 //   price-cards.ts     price cards: rows checked (API body or CSV, a bad one named by index or line),
 //                      a card replaced whole, listed, shown; an account's card; PRICE_CARDS_CHANGED
+//   pricing-route.ts   GET /api/v2/pricing: the account's price of one unit to a number
 //   price-lookup.ts    CompiledCard (own route code before *, then the longest prefix, the row in
 //                      force) and PriceBook, the per-process cache of cards and accounts' cards
 export * from "./accounts.js";
