@@ -36,14 +36,20 @@ export interface UnitPrice {
 type Prices = { from: number[]; price: number[] };
 
 interface RouteTable {
-  byPrefix: Map<string, Prices>;
-  /** Prefix lengths present, longest first (0: the `*` row). */
+  /** By prefix length (0: the `*` row), the prefixes of that length as numbers. */
+  byLength: (Map<number, Prices> | undefined)[];
+  /** Prefix lengths present, longest first. */
   lengths: number[];
 }
+
+/** Prefixes are at most 15 digits: as numbers they stay exact (below 2^53). */
+const MAX_PREFIX = 15;
 
 /** A card compiled for look-ups. */
 export class CompiledCard {
   private readonly tables = new Map<string, RouteTable>();
+  /** The recipient's leading digits as numbers, by length (reused: look-ups are synchronous). */
+  private readonly leading = new Float64Array(MAX_PREFIX + 1);
 
   constructor(
     readonly name: string,
@@ -60,22 +66,34 @@ export class CompiledCard {
       list.push({ from: row.effective_from ?? ALWAYS, price: row.price });
     }
     for (const [key, prefixes] of rowsFor) {
-      const byPrefix = new Map<string, Prices>();
-      const lengths = new Set<number>();
+      const byLength: RouteTable["byLength"] = [];
       for (const [prefix, list] of prefixes) {
         list.sort((a, b) => a.from - b.from);
-        byPrefix.set(prefix, { from: list.map((e) => e.from), price: list.map((e) => e.price) });
-        lengths.add(prefix.length);
+        const map = byLength[prefix.length] ?? new Map<number, Prices>();
+        byLength[prefix.length] = map;
+        map.set(prefix === "" ? 0 : Number(prefix), { from: list.map((e) => e.from), price: list.map((e) => e.price) });
       }
-      this.tables.set(key, { byPrefix, lengths: [...lengths].sort((a, b) => b - a) });
+      const lengths = byLength.flatMap((map, length) => (map ? [length] : [])).sort((a, b) => b - a);
+      this.tables.set(key, { byLength, lengths });
     }
   }
 
   /** The unit price for `digits` (with country code) on (channel, route) at `now`. */
   price(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice {
+    const length = Math.min(digits.length, MAX_PREFIX);
+    const leading = this.leading;
+    let usable = length;
+    for (let i = 0; i < length; i++) {
+      const digit = digits.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) {
+        usable = i;
+        break;
+      }
+      leading[i + 1] = leading[i]! * 10 + digit;
+    }
     return (
-      this.lookUp(`${channel}|${route}`, route, digits, now) ??
-      (route === "*" ? undefined : this.lookUp(`${channel}|*`, "*", digits, now)) ?? {
+      this.lookUp(`${channel}|${route}`, route, digits, usable, now) ??
+      (route === "*" ? undefined : this.lookUp(`${channel}|*`, "*", digits, usable, now)) ?? {
         price: DEFAULT_PRICE,
         prefix: "*",
         route: "*",
@@ -83,12 +101,12 @@ export class CompiledCard {
     );
   }
 
-  private lookUp(key: string, route: string, digits: string, now: number): UnitPrice | undefined {
+  private lookUp(key: string, route: string, digits: string, usable: number, now: number): UnitPrice | undefined {
     const table = this.tables.get(key);
     if (!table) return undefined;
     for (const length of table.lengths) {
-      if (length > digits.length) continue;
-      const prices = table.byPrefix.get(length === 0 ? "" : digits.slice(0, length));
+      if (length > usable) continue;
+      const prices = table.byLength[length]!.get(this.leading[length]!);
       if (!prices) continue;
       const { from, price } = prices;
       for (let i = from.length - 1; i >= 0; i--) {
