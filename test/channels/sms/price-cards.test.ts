@@ -7,6 +7,7 @@
 import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import type { GatewayError } from "../../../src/base/core/errors.js";
+import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { parsePriceCsv, replacePriceCard } from "../../../src/domain/accounts/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
@@ -138,6 +139,20 @@ describeEachEngine("price cards", (engine) => {
     } finally {
       esme.session.close();
     }
+  });
+
+  it("charges a voice call by the card's price per unit (route V)", async () => {
+    const t = gateway();
+    const account = await cardAccount();
+    await approveCallerIdFor({ store: t.db.store, clock }, account.username, "+918047110000");
+    const before = await milli(t, account, "voice");
+    const placed = await call(t, "POST", "/api/v2/voice/calls", {
+      headers: keyOf(account),
+      json: { from: "+918047110000", to: "9876543210", text: "Your OTP is 1234." },
+    });
+    expect(placed.status, placed.text).toBe(201);
+    // One unit (a short text) at the card's voice 91 price.
+    expect(before - (await milli(t, account, "voice"))).toBe(1500);
   });
 
   it("takes the row in force: a later effective_from applies once its time has come", async () => {
