@@ -70,6 +70,9 @@ export const CreditDetail = Type.Object(
     flood_limit: Type.Integer(),
     recent_credits: Type.Array(LedgerEntry, { description: "The last 10 ledger entries, newest first." }),
     wallets: Wallets,
+    price_card: Type.String({
+      description: "The price card the account's SMS and calls are charged by (default: 1 credit a unit)",
+    }),
   },
   { title: "CreditDetail" },
 );

@@ -189,6 +189,8 @@ describeEachEngine("price cards", (engine) => {
       data: { price: 0.04, unit: "sms_segment", prefix: "447", route: "I", card: "retail" },
     });
     expect((await quote("recipient=9876543210")).body.data).toMatchObject({ price: 0.25, prefix: "9198" });
+    const credits = await call(t, "GET", "/api/v2/credits", { headers: keyOf(account) });
+    expect(credits.body.data.price_card).toBe("retail");
     expect((await quote("route=P&recipient=9876543210")).body.data).toMatchObject({ price: 0.15, prefix: "91" });
     expect((await quote("route=I&recipient=%2B33612345678")).body.data).toMatchObject({ price: 2, prefix: "*" });
     expect((await quote("channel=voice&recipient=9876543210")).body.data).toMatchObject({
@@ -219,6 +221,8 @@ describeEachEngine("price cards", (engine) => {
     expect(before - (await milli(t, account, "international"))).toBe(1000);
     const quote = await call(t, "GET", "/api/v2/pricing?recipient=9876543210", { headers: keyOf(account) });
     expect(quote.body.data).toMatchObject({ price: 1, prefix: "*", card: "default" });
+    const credits = await call(t, "GET", "/api/v2/credits", { headers: keyOf(account) });
+    expect(credits.body.data.price_card).toBe("default");
   });
 
   it("prices a bulk job per recipient before accepting it, and refunds it at the prices charged", async () => {
