@@ -16,7 +16,7 @@ import { SmppOutbox } from "../channels/smpp-server/index.js";
 import { SmsPolicy } from "../channels/sms/index.js";
 import { WhatsApp } from "../channels/whatsapp/index.js";
 import { BULK_PARTS_SIGNAL, QUEUED_SIGNAL } from "../delivery/dispatch/index.js";
-import { accountCredentials } from "../domain/accounts/index.js";
+import { accountCredentials, PriceBook } from "../domain/accounts/index.js";
 import { Authenticator, type connectRateLimitRedis, RateLimits, Sessions } from "../domain/auth/index.js";
 import { Acceptor, requeueAllDispatching } from "../domain/messages/index.js";
 import { insertRefusals, RefusalLog, type RefusalWriter } from "../domain/refusals/index.js";
@@ -71,6 +71,7 @@ export async function createContext(parts: {
     await trackingSecret(store),
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
   );
+  const prices = new PriceBook(store);
   return {
     config,
     store,
@@ -83,7 +84,8 @@ export async function createContext(parts: {
       checksCounter: metrics.passwordChecks,
     }),
     sessions: new Sessions(store, accountCredentials, clock, config),
-    smsPolicy: new SmsPolicy(store, clock),
+    prices,
+    smsPolicy: new SmsPolicy(store, clock, prices),
     webhooks,
     whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp }),
     emailTracker,

@@ -5,6 +5,7 @@ import type { Runtime } from "../base/runtime/runtime.js";
 import type { EmailTracker } from "../channels/email/index.js";
 import type { SmsPolicy } from "../channels/sms/index.js";
 import type { WhatsApp } from "../channels/whatsapp/index.js";
+import type { PriceBook } from "../domain/accounts/index.js";
 import type { Authenticator, RateLimits, Sessions } from "../domain/auth/index.js";
 import type { AcceptService } from "../domain/messages/index.js";
 import type { RefusalLog } from "../domain/refusals/index.js";
@@ -19,6 +20,8 @@ export interface AppContext extends Runtime {
   rateLimits: RateLimits;
   /** Durable acceptance of sends (group commit). */
   acceptor: AcceptService;
+  /** Price cards compiled and cached, shared by every send family (and the quote). */
+  prices: PriceBook;
   /** The SMS rules, one instance so every family shares its per-account caches. */
   smsPolicy: SmsPolicy;
   /** Writes webhook events into the outbox, inside the transaction of the change they report. */

@@ -20,6 +20,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   dlt_entities: "domain/accounts",
   dlt_headers: "domain/accounts",
   dnd_numbers: "domain/accounts",
+  price_cards: "domain/accounts",
+  price_card_rows: "domain/accounts",
   // messages/: messages of every channel, their jobs, keys and counters
   messages: "domain/messages",
   early_reports: "domain/messages",

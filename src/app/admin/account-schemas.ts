@@ -46,6 +46,8 @@ export const MissingRegistration = Type.Object({
 /** One account with its registrations and whether it can send SMS (`accounts show`). */
 export const OperatorAccountDetail = Type.Object({
   ...OperatorAccount.properties,
+  /** The account's price card (`default`: 1 credit a unit). */
+  price_card: Type.String(),
   registrations: Type.Object({
     sender_ids: Type.Array(Type.Object({ id: Type.Integer(), sender_id: Type.String(), status: Type.String() })),
     dlt_headers: Type.Array(Type.String()),

@@ -25,6 +25,8 @@
 //   sms-rule-routes.ts the operator API for templates, DLT registrations and the DND registry (a text/csv
 //                      body is handed through as a stream)
 //   sms-rule-schemas.ts  their answers as schemas
+//   price-card-routes.ts  PUT/GET /admin/api/price-cards/{name}, GET /admin/api/price-cards
+//   price-card-schemas.ts its answers as schemas
 export {
   operatorExportRows,
   operatorMessageDetail,

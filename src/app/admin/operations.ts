@@ -13,6 +13,7 @@ import {
   adjustWallet,
   createTemplate,
   creditWallet,
+  DEFAULT_CARD,
   DLT_CHANGED,
   type DndImportResult,
   describeAccount,
@@ -105,7 +106,7 @@ export async function accountDetail(deps: OperatorDeps, username: string) {
     walletCredits(deps.store.db, account.id),
     readinessOf(deps.store.db, account),
   ]);
-  return { ...describeAccount(account, balances), ...readiness };
+  return { ...describeAccount(account, balances), price_card: account.price_card ?? DEFAULT_CARD, ...readiness };
 }
 
 export async function createKeyFor(

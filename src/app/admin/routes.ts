@@ -16,6 +16,7 @@ import {
   MAX_TEMPLATE_NAME,
   requireAccount,
   searchAccounts,
+  setAccountPriceCard,
   updateAccount,
   walletCredits,
 } from "../../domain/accounts/index.js";
@@ -38,6 +39,7 @@ import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
 import { accountDetail, addSenderIdFor, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
+import { registerPriceCardRoutes } from "./price-card-routes.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
 /** What this file takes from the gateway. */
@@ -210,6 +212,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
             routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
             unlock: Type.Optional(Type.Boolean()),
             default_dlt_entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+            price_card: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             smpp_password: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             smpp_max_binds: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
             smpp_submits_per_second: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000 })),
@@ -231,6 +234,8 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         submitsPerSecond: body.smpp_submits_per_second,
         allowedIps: body.smpp_allowed_ips,
       };
+      // Checked first: an unknown card changes nothing else.
+      if (body.price_card !== undefined) await setAccountPriceCard(ctx.store, ctx.clock, username, body.price_card);
       if (hasSmppChanges(smpp)) await setSmppSettings(ctx.store, ctx.clock, username, smpp);
       await updateAccount(ctx.store, ctx.clock, username, {
         status: body.status,
@@ -310,6 +315,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   );
 
   registerCreditRoutes(admin, ctx);
+  registerPriceCardRoutes(admin, ctx);
   registerKeyRoutes(admin, ctx);
   registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);

@@ -6,7 +6,7 @@ import { systemClock } from "../../base/core/clock.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
-import { listAccounts, parseRouteList, updateAccount } from "../../domain/accounts/index.js";
+import { listAccounts, parseRouteList, setAccountPriceCard, updateAccount } from "../../domain/accounts/index.js";
 import { clearLoginLocks, listLoginLocks } from "../../domain/auth/index.js";
 import {
   accountDetail,
@@ -177,6 +177,7 @@ function addAccountsCommands(program: Command): void {
     .option("--unlock", "clear the account's login locks")
     .option("--dlt-entity <id>", "the white-listed DLT entity ID of sends that name none (needed with several)")
     .option("--no-dlt-entity", "clear that default")
+    .option("--price-card <name>", "the price card its sends are charged by (default: 1 credit a unit)")
     .option("--smpp-password <password>", "the SMPP server password (1 to 8 characters); gives SMPP access")
     .option("--no-smpp", "remove the account's SMPP access")
     .option("--smpp-max-binds <n>", "SMPP binds open at once (0 = no limit, default 4)", wholeNumber)
@@ -191,6 +192,7 @@ function addAccountsCommands(program: Command): void {
           submitsPerSecond: opts.smppSubmitsPerSecond,
           allowedIps: opts.smppAllowedIps === undefined ? undefined : String(opts.smppAllowedIps).split(","),
         };
+        if (opts.priceCard !== undefined) await setAccountPriceCard(store, systemClock, opts.username, opts.priceCard);
         if (hasSmppChanges(smpp)) await setSmppSettings(store, systemClock, opts.username, smpp);
         await updateAccount(store, systemClock, opts.username, {
           status: opts.status,

@@ -23,6 +23,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   analytics: "delivery rates, volumes and latencies",
   refusals: "the log of refused sends of every family and SMPP",
   alerts: "the operator's alerts: low balance, connector down, webhook failing, delivery rate",
+  prices: "manage price cards: what a send costs by channel, route and destination prefix",
 };
 
 /** A group's top-level command, described as GROUP_DESCRIPTIONS says (its module adds the rest). */

@@ -54,6 +54,10 @@ export const GROUP_MODULES: readonly GroupModule[] = [
     load: async () => (await import("./cli-alerts.js")).addAlertCommands,
     groups: ["alerts"],
   },
+  {
+    load: async () => (await import("./cli-prices.js")).addPriceCommands,
+    groups: ["prices"],
+  },
 ];
 
 /** The group modules a command line needs: the one its first word names (or `help <group>`), else none. */

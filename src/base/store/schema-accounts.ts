@@ -34,6 +34,8 @@ export interface AccountsTable {
   routes: Generated<string>;
   /** The white-listed DLT entity a send naming none carries, when the account has several. */
   default_dlt_entity_id: Generated<string | null>;
+  /** The account's price card; null: the built-in `default` (1 credit a unit). */
+  price_card: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -164,6 +166,26 @@ export interface AccountViewsTable {
   ended_at: number | null;
 }
 
+/** A price card: its rows are in price_card_rows. */
+export interface PriceCardsTable {
+  name: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One price of a card: milli-credits per SMS segment or voice unit, from effective_from (null: always). */
+export interface PriceCardRowsTable {
+  id: Generated<number>;
+  card: string;
+  channel: string;
+  /** T, P, PS, I, V or *. */
+  route: string;
+  /** Digits with the country code, or * for every number. */
+  prefix: string;
+  price: number;
+  effective_from: number | null;
+}
+
 export interface AccountsTables {
   accounts: AccountsTable;
   login_failures: LoginFailuresTable;
@@ -177,4 +199,6 @@ export interface AccountsTables {
   dnd_numbers: DndNumbersTable;
   console_sessions: ConsoleSessionsTable;
   account_views: AccountViewsTable;
+  price_cards: PriceCardsTable;
+  price_card_rows: PriceCardRowsTable;
 }

@@ -4,17 +4,12 @@
 
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { internationalDigits } from "../../base/core/indian-mobile.js";
 import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
-import {
-  laneOf,
-  parseTrafficClass,
-  pricePerSegment,
-  type TrafficClass,
-  trafficClassCode,
-} from "../../base/core/traffic-class.js";
+import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";
 import type { Store } from "../../base/store/store.js";
-import { askOperatorSentence, dndListed, registrationFixes } from "../../domain/accounts/index.js";
+import { askOperatorSentence, dndListed, PriceBook, registrationFixes } from "../../domain/accounts/index.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
@@ -76,6 +71,8 @@ export class SmsPolicy {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    /** The account's price card prices each recipient's segments (one PriceBook per process). */
+    private readonly prices: PriceBook = new PriceBook(store),
   ) {
     this.senders = new SenderApprovals(store.db);
     this.accounts = new AccountRulesCache(store);
@@ -139,6 +136,8 @@ export class SmsPolicy {
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
     const dueAt = this.dueAt(principal, input);
     const now = this.clock.now().getTime();
+    const card = await this.prices.cardFor(principal.accountId);
+    const code = trafficClassCode(route);
 
     const drafts: MessageDraft[] = deliverable.map(({ recipient, message }) => {
       const { info, template } = contents.get(message)!;
@@ -151,7 +150,7 @@ export class SmsPolicy {
         flash: input.flash === true,
         route,
         lane: laneOf(route),
-        credits: info.segments * pricePerSegment(route),
+        credits: info.segments * card.price("sms", code, internationalDigits(recipient, route), now).price,
         dueAt,
         dltEntityId: entityId ?? null,
         dltTemplateId: template?.dltTemplateId ?? input.dltTemplateId ?? null,

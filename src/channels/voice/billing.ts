@@ -1,7 +1,7 @@
 // What a call costs. The charge is fixed when the call is accepted, from the text alone: its
 // speech is estimated at 15 characters a second (about 150 words a minute), and each started
-// VOICE_SECONDS_PER_UNIT (30 s by default) of it is one call unit of one voice credit.
-import { MILLI } from "../../base/core/credits.js";
+// VOICE_SECONDS_PER_UNIT (30 s by default) of it is one call unit, priced by the account's card
+// (channel voice, route V; the built-in card: one voice credit a unit).
 
 export const CHARS_PER_SECOND = 15;
 
@@ -23,9 +23,4 @@ export function speechSeconds(text: string): number {
 /** Call units for that much speech: one per started `secondsPerUnit`, at least 1. */
 export function callUnits(seconds: number, secondsPerUnit: number): number {
   return Math.max(1, Math.ceil(seconds / secondsPerUnit));
-}
-
-/** Milli-credits of a call: one voice credit per unit. */
-export function callCredits(units: number): number {
-  return units * MILLI;
 }

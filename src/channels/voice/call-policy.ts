@@ -6,10 +6,10 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { VoiceConfig } from "../../base/runtime/config.js";
 import type { Store } from "../../base/store/store.js";
-import { internationalEnabled } from "../../domain/accounts/index.js";
+import { internationalEnabled, PriceBook } from "../../domain/accounts/index.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { SendOrder } from "../../domain/messages/index.js";
-import { callCredits, callUnits, MAX_TEXT_CHARS, speechSeconds, textLength } from "./billing.js";
+import { callUnits, MAX_TEXT_CHARS, speechSeconds, textLength } from "./billing.js";
 import type { CallMeta } from "./call-meta.js";
 import { isApprovedCaller } from "./caller-ids.js";
 import { parseCallNumber } from "./numbers.js";
@@ -46,6 +46,8 @@ export class VoicePolicy {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly config: VoiceConfig,
+    /** The account's price card prices each call unit (channel voice, route V). */
+    private readonly prices: PriceBook = new PriceBook(store),
   ) {}
 
   async decide(principal: Principal, input: VoiceCallInput): Promise<SendOrder> {
@@ -82,6 +84,9 @@ export class VoicePolicy {
     const seconds = speechSeconds(text);
     const units = callUnits(seconds, this.config.secondsPerUnit);
     const meta: CallMeta = { units, speech_seconds: seconds };
+    const now = this.clock.now().getTime();
+    const card = await this.prices.cardFor(principal.accountId);
+    const unitPrice = card.price("voice", "V", callee.e164.replace(/^\+/, ""), now).price;
     return {
       accountId: principal.accountId,
       timeZone: principal.timeZone,
@@ -98,8 +103,8 @@ export class VoicePolicy {
           flash: false,
           route: VOICE_ROUTE,
           lane: VOICE_LANE,
-          credits: callCredits(units),
-          dueAt: this.clock.now().getTime(),
+          credits: units * unitPrice,
+          dueAt: now,
           meta: { ...meta },
         },
       ],

@@ -34,6 +34,7 @@ import type { Clock } from "../../base/core/clock.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Store } from "../../base/store/store.js";
 import type { Connector } from "../../delivery/dispatch/index.js";
+import type { PriceBook } from "../../domain/accounts/index.js";
 import type { Authenticator } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
@@ -94,7 +95,7 @@ export function voiceConnectors(ctx: Deps): Connector[] {
 }
 
 /** Mounts /voicecall/v1/… and the provider's status-callback endpoint (caller numbers: admin/routes.ts). */
-export async function registerVoiceRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
+export async function registerVoiceRoutes(app: FastifyInstance, ctx: Deps & { prices: PriceBook }): Promise<void> {
   await registerVoiceSendRoutes(app, ctx);
   const ingester = new CallStatusIngester(ctx);
   ingester.start();

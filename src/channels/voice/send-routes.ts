@@ -8,12 +8,17 @@ import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import { nestsDeeperThan } from "../../base/http/json-depth.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { PriceBook } from "../../domain/accounts/index.js";
 import type { Authenticator } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { VoicePolicy } from "./call-policy.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptService; authenticator: Authenticator };
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
+  acceptor: AcceptService;
+  authenticator: Authenticator;
+  prices: PriceBook;
+};
 
 export const VOICE_SEND_PATHS = {
   query: "/voicecall/v1/send",
@@ -79,7 +84,7 @@ function sendVoiceError(request: FastifyRequest, reply: FastifyReply, raw: unkno
 }
 
 export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
-  const policy = new VoicePolicy(ctx.store, ctx.clock, ctx.config.voice);
+  const policy = new VoicePolicy(ctx.store, ctx.clock, ctx.config.voice, ctx.prices);
 
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     try {

@@ -1,6 +1,7 @@
 // The v2 face of voice, for JSON clients and the console: the account's caller numbers (and its
 // request for one, pending until the operator approves it) and a call placed with the same rules,
 // order and charge as /voicecall/v1 (VoicePolicy, then the Acceptor), answered in the v2 envelope.
+
 import { Type } from "@fastify/type-provider-typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
@@ -8,13 +9,14 @@ import { GatewayError } from "../../base/core/errors.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { PriceBook } from "../../domain/accounts/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { VoicePolicy } from "./call-policy.js";
 import { type CallerIdView, callerIdsOfAccount, requestCallerId } from "./caller-ids.js";
 import { CallerId, PlacedCall } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptService };
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptService; prices: PriceBook };
 
 const resource = { envelope: "status" } as const;
 
@@ -29,7 +31,7 @@ function v2View(callerId: CallerIdView) {
 
 export function registerV2VoiceRoutes(v2: TypedRoutes, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
-  const policy = new VoicePolicy(ctx.store, ctx.clock, ctx.config.voice);
+  const policy = new VoicePolicy(ctx.store, ctx.clock, ctx.config.voice, ctx.prices);
   const accountOf = (request: { principal?: { accountId: number; username: string } }) => ({
     id: request.principal!.accountId,
     username: request.principal!.username,

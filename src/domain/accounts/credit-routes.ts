@@ -14,6 +14,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db } from "../../base/store/store.js";
 import { findAccountByUsername } from "./accounts.js";
 import { eachLedgerEntry, transferCredits, walletBalance, walletCredits } from "./ledger.js";
+import { DEFAULT_CARD } from "./price-cards.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { CreditDay, CreditDetail, CreditTransfer, CreditTransferRequest } from "./v2-schemas.js";
 
@@ -123,6 +124,7 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
         flood_limit: account.flood_limit,
         recent_credits: recent.map(describeLedgerEntry),
         wallets,
+        price_card: account.price_card ?? DEFAULT_CARD,
       },
     };
   });

@@ -35,6 +35,11 @@
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)
 //   v2-schemas.ts      their request bodies and answers as schemas
+//   price-cards.ts     price cards: rows checked (API body or CSV, a bad one named by index or line),
+//                      a card replaced whole, listed, shown; an account's card; PRICE_CARDS_CHANGED
+//   pricing-route.ts   GET /api/v2/pricing: the account's price of one unit to a number
+//   price-lookup.ts    CompiledCard (own route code before *, then the longest prefix, the row in
+//                      force) and PriceBook, the per-process cache of cards and accounts' cards
 export * from "./accounts.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
@@ -43,6 +48,8 @@ export * from "./dnd.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
 export * from "./pending-requests.js";
+export * from "./price-cards.js";
+export * from "./price-lookup.js";
 export * from "./registrations.js";
 export * from "./sender-ids.js";
 export * from "./templates.js";

@@ -13,13 +13,15 @@ import { registerV2CreditRoutes } from "./credit-routes.js";
 import { registerV2DltRoutes } from "./dlt-routes.js";
 import { registerV2KeyRoutes } from "./key-routes.js";
 import { walletBalance } from "./ledger.js";
+import type { PriceBook } from "./price-lookup.js";
+import { registerV2PricingRoute } from "./pricing-route.js";
 import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
 import { registerV2TemplateRoutes } from "./template-routes.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { AccountStatus, SenderIdRequest } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock"> & { accountTraffic: AccountTraffic };
+type Deps = Pick<Runtime, "store" | "clock"> & { accountTraffic: AccountTraffic; prices: PriceBook };
 
 const resource = { envelope: "status" } as const;
 const MAX_NOTE = 500;
@@ -29,6 +31,7 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
   registerV2KeyRoutes(v2, ctx);
   registerV2DltRoutes(v2, ctx);
   registerV2TemplateRoutes(v2, ctx);
+  registerV2PricingRoute(v2, ctx);
   const db = ctx.store.db;
 
   // ---- Account status ---------------------------------------------------------------------

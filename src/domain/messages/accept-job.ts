@@ -9,18 +9,18 @@ import type { AcceptedSend, JobRequest, SendOrder } from "./send-order.js";
 export interface JobWrite {
   order: SendOrder;
   prepared: AcceptedSend;
-  /** Messages in the send (rows, or recipients of the part). */
+  /** Messages in the send (rows, or recipients of the parts). */
   count: number;
-  part: NewBulkPart | undefined;
+  parts: NewBulkPart[] | undefined;
 }
 
 /** Creates the bulk job of an accepted send, or adds the send to the job it extends. */
 export async function recordJob(trx: Db, pending: JobWrite, now: number): Promise<void> {
-  const { order, prepared, count, part } = pending;
+  const { order, prepared, count, parts } = pending;
   const job = order.job;
   if (!job || prepared.jobId === undefined) return;
   await recordJobRow(trx, order, prepared, job, count, now);
-  if (part) await trx.insertInto("bulk_parts").values(part).execute();
+  if (parts && parts.length > 0) await trx.insertInto("bulk_parts").values(parts).execute();
 }
 
 async function recordJobRow(
@@ -70,16 +70,36 @@ async function recordJobRow(
     .execute();
 }
 
-/** The part of a bulk job: what every message shares, and the recipients in one column. */
-export function bulkPart(
+/**
+ * The parts of a bulk job's send: one per price (a price card prices each recipient by its
+ * prefix), each with what its messages share and their recipients in one column.
+ */
+export function bulkParts(
   order: SendOrder,
   broadcastId: string,
   jobId: number,
   status: string,
   now: number,
-): NewBulkPart {
-  const first = order.drafts[0]!;
+): NewBulkPart[] {
+  const byPrice = new Map<number, SendOrder["drafts"]>();
   for (const draft of order.drafts) {
+    const list = byPrice.get(draft.credits) ?? [];
+    list.push(draft);
+    byPrice.set(draft.credits, list);
+  }
+  return [...byPrice.values()].map((drafts) => bulkPart(order, drafts, broadcastId, jobId, status, now));
+}
+
+function bulkPart(
+  order: SendOrder,
+  drafts: SendOrder["drafts"],
+  broadcastId: string,
+  jobId: number,
+  status: string,
+  now: number,
+): NewBulkPart {
+  const first = drafts[0]!;
+  for (const draft of drafts) {
     if (
       draft.body !== first.body ||
       draft.sender !== first.sender ||
@@ -96,8 +116,8 @@ export function bulkPart(
     account_id: order.accountId,
     broadcast_id: broadcastId,
     status: "pending",
-    recipients: order.drafts.map((d) => d.recipient).join(","),
-    count: order.drafts.length,
+    recipients: drafts.map((d) => d.recipient).join(","),
+    count: drafts.length,
     next_index: 0,
     channel: order.channel,
     sender: first.sender,

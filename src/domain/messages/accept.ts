@@ -9,7 +9,7 @@ import { localDay } from "../../base/core/time.js";
 import type { NewBulkPart, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Debit, debitAllOrNothing } from "../accounts/index.js";
-import { bulkPart, recordJob } from "./accept-job.js";
+import { bulkParts, recordJob } from "./accept-job.js";
 import { countFlood } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
 import { messageRow } from "./rows.js";
@@ -21,9 +21,9 @@ interface Pending {
   prepared: AcceptedSend;
   /** The ledger reference of the debit: the broadcast id, made unique for a job's later parts. */
   debitRef: string;
-  /** Messages in the send (rows, or recipients of the part). */
+  /** Messages in the send (rows, or recipients of the parts). */
   count: number;
-  part: NewBulkPart | undefined;
+  parts: NewBulkPart[] | undefined;
   rows: NewMessage[];
   enqueuedAt: number;
   resolve: (outcome: AcceptOutcome) => void;
@@ -91,10 +91,10 @@ export class Acceptor {
     const rows: NewMessage[] = [];
     let credits = 0;
     for (const draft of order.drafts) credits += draft.credits;
-    // A bulk job's recipients are stored as one part and become messages in the expander.
-    const part =
-      order.job && jobId !== undefined ? bulkPart(order, broadcastId, jobId, status, now.getTime()) : undefined;
-    if (!part) {
+    // A bulk job's recipients are stored as parts (one per price) and become messages in the expander.
+    const parts =
+      order.job && jobId !== undefined ? bulkParts(order, broadcastId, jobId, status, now.getTime()) : undefined;
+    if (!parts) {
       for (const draft of order.drafts) {
         const id = draft.id ?? newQueueId(now.getTime());
         messages.push({ id, recipient: draft.recipient, dueAt: draft.dueAt, status });
@@ -137,7 +137,17 @@ export class Acceptor {
     return new Promise<AcceptOutcome>((resolve, reject) => {
       // A job's later parts share its batch id; a fresh id tells their debits apart.
       const debitRef = order.job?.kind === "append" ? `${broadcastId}/${newQueueId(now.getTime())}` : broadcastId;
-      this.queue.push({ order, prepared, debitRef, rows, count, part, enqueuedAt: performance.now(), resolve, reject });
+      this.queue.push({
+        order,
+        prepared,
+        debitRef,
+        rows,
+        count,
+        parts,
+        enqueuedAt: performance.now(),
+        resolve,
+        reject,
+      });
       if (!this.flushing) {
         this.flushing = true;
         // The sends of this turn of the event loop go in one group.
@@ -208,7 +218,7 @@ export class Acceptor {
           channel: pending.order.channel,
           count: pending.count,
           waitedMs: now - pending.enqueuedAt,
-          bulkPart: pending.part !== undefined,
+          bulkPart: pending.parts !== undefined,
         });
       }
       pending.resolve(outcome ?? { kind: "duplicate" });

@@ -111,6 +111,13 @@ export default function Credits() {
             {formatNumber(detail.data.month_used)}. SMS today {formatNumber(detail.data.flood_current)}
             {detail.data.flood_limit > 0 ? ` of ${formatNumber(detail.data.flood_limit)} a day` : " (no daily limit)"}.
           </p>
+          <p>
+            Price card: <strong>{detail.data.price_card}</strong>
+            {detail.data.price_card === "default"
+              ? " (1 credit an SMS segment or call unit)"
+              : ": the price of a number is quoted by GET /api/v2/pricing"}
+            .
+          </p>
           <section aria-labelledby="recent-title">
             <h2 id="recent-title">Recent entries</h2>
             <ExportLinks path="/api/v2/credits/export" what="Export the whole ledger" />

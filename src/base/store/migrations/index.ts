@@ -38,6 +38,7 @@ export { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0031_delivery_rollups.js";
 
 import { refusals } from "./0032_refusals.js";
 import { alerts } from "./0033_alerts.js";
+import { priceCards } from "./0034_price_cards.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -76,6 +77,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0031_delivery_rollups": deliveryRollups(engine),
         "0032_refusals": refusals(engine),
         "0033_alerts": alerts(),
+        "0034_price_cards": priceCards(engine),
       };
     },
   };

@@ -299,6 +299,11 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
       <section aria-labelledby="limits-title">
         <h2 id="limits-title">Limits and routes</h2>
         <Limits key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
+        <p>
+          Price card: <strong>{a.price_card}</strong>
+          {a.price_card === "default" ? " (1 credit a unit)" : ""}; set it with{" "}
+          <code>switchboard accounts set --username {a.username} --price-card NAME</code>.
+        </p>
       </section>
 
       <section aria-labelledby="registrations-title">

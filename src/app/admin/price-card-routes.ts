@@ -1,0 +1,65 @@
+// The operator API for price cards: PUT /admin/api/price-cards/{name} replaces a card's rows (a bad
+// row: 400 naming rows[i] and its field, nothing written), GET lists the cards and shows one. An
+// account's card is set with `price_card` on PATCH /admin/api/accounts/{username} (routes.ts).
+import { Type } from "@fastify/type-provider-typebox";
+import { GatewayError } from "../../base/core/errors.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import {
+  DEFAULT_CARD,
+  describePriceRow,
+  listPriceCards,
+  MAX_CARD_ROWS,
+  priceCardRows,
+  priceRowsOf,
+  replacePriceCard,
+} from "../../domain/accounts/index.js";
+import { PriceCard, PriceCardSummary, WrittenPriceCard } from "./price-card-schemas.js";
+
+type Deps = Pick<Runtime, "store" | "clock">;
+
+const Name = Type.Object({ name: Type.String({ maxLength: 64 }) });
+const Field = Type.Optional(Type.Unknown());
+const Row = Type.Object(
+  { channel: Field, route: Field, prefix: Field, price: Field, effective_from: Field },
+  { additionalProperties: false },
+);
+
+export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
+  const ok = (data: unknown) => ({ status: "success", data });
+
+  admin.get("/price-cards", { schema: { response: operatorAnswer(Type.Array(PriceCardSummary)) } }, async () =>
+    ok(await listPriceCards(ctx.store.db)),
+  );
+
+  admin.get(
+    "/price-cards/:name",
+    { schema: { params: Name, response: operatorAnswer(PriceCard) } },
+    async (request) => {
+      const { name } = request.params;
+      const rows = await priceCardRows(ctx.store.db, name);
+      if (!rows) throw new GatewayError("not_found", `No price card named "${name}".`);
+      return ok({ name, rows: rows.map(describePriceRow) });
+    },
+  );
+
+  admin.put(
+    "/price-cards/:name",
+    {
+      schema: {
+        params: Name,
+        body: Type.Object({ rows: Type.Array(Row, { maxItems: MAX_CARD_ROWS }) }, { additionalProperties: false }),
+        response: operatorAnswer(WrittenPriceCard),
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      if (name === DEFAULT_CARD) {
+        throw new GatewayError("invalid_request", `The card "${DEFAULT_CARD}" is built in (1 credit a unit).`);
+      }
+      const rows = priceRowsOf(request.body.rows);
+      const written = await replacePriceCard(ctx.store, ctx.clock, name, rows);
+      return ok({ name, rows: written });
+    },
+  );
+}

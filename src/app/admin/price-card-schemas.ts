@@ -1,0 +1,26 @@
+// The operator API's answers about price cards (price-card-routes.ts) as schemas. Typebox only.
+import { Type } from "typebox";
+
+const NullableTime = Type.Union([Type.String({ format: "date-time" }), Type.Null()]);
+
+export const PriceCardRow = Type.Object({
+  channel: Type.String({ description: "sms or voice" }),
+  route: Type.String({ description: "T, P, PS, I, V or *" }),
+  prefix: Type.String({ description: "Digits with the country code, or *" }),
+  price: Type.Number({ description: "Credits per SMS segment or voice unit (at most 3 decimals)" }),
+  effective_from: NullableTime,
+});
+
+export const PriceCardSummary = Type.Object({
+  name: Type.String(),
+  rows: Type.Integer(),
+  accounts: Type.Integer({ description: "Accounts priced by the card" }),
+  updated_at: NullableTime,
+});
+
+export const PriceCard = Type.Object({
+  name: Type.String(),
+  rows: Type.Array(PriceCardRow),
+});
+
+export const WrittenPriceCard = Type.Object({ name: Type.String(), rows: Type.Integer() });

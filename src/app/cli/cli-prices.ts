@@ -1,0 +1,69 @@
+// CLI commands for price cards: import a card from CSV (replacing its rows; a bad line refuses the
+// whole file with its line number), show one, list them. An account's card: `accounts set
+// --price-card`. They call domain/accounts/price-cards.ts, as the operator API does.
+import { readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { systemClock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import {
+  describePriceRow,
+  listPriceCards,
+  parsePriceCsv,
+  priceCardRows,
+  replacePriceCard,
+} from "../../domain/accounts/index.js";
+import { groupCommand } from "./cli-group-names.js";
+import { print, table, withStore } from "./cli-support.js";
+
+export function addPriceCommands(program: Command): void {
+  const prices = groupCommand(program, "prices");
+  prices
+    .command("import")
+    .description("replace a price card's rows with a CSV file (header channel,route,prefix,price[,effective_from])")
+    .requiredOption("--card <name>", "the card (created if new)")
+    .requiredOption("--file <path>", "the CSV file")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const text = await readFile(opts.file, "utf8");
+        const rows = parsePriceCsv(text);
+        const written = await replacePriceCard(store, systemClock, opts.card, rows);
+        print({ name: opts.card, rows: written }, opts.json, () => `imported ${written} rows into ${opts.card}`);
+      }),
+    );
+  prices
+    .command("show")
+    .description("a price card's rows (prices in credits per SMS segment or voice unit)")
+    .requiredOption("--card <name>", "the card")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = await priceCardRows(store.db, opts.card);
+        if (!rows) throw new GatewayError("not_found", `No price card named "${opts.card}".`);
+        const described = rows.map(describePriceRow);
+        print({ name: opts.card, rows: described }, opts.json, () =>
+          table(
+            ["CHANNEL", "ROUTE", "PREFIX", "PRICE", "EFFECTIVE FROM"],
+            described.map((r) => [r.channel, r.route, r.prefix, String(r.price), r.effective_from ?? "always"]),
+            `no rows: every unit at 1 credit`,
+          ),
+        );
+      }),
+    );
+  prices
+    .command("list")
+    .description("every price card, with its rows and the accounts it prices")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const cards = await listPriceCards(store.db);
+        print(cards, opts.json, () =>
+          table(
+            ["CARD", "ROWS", "ACCOUNTS", "UPDATED"],
+            cards.map((c) => [c.name, String(c.rows), String(c.accounts), c.updated_at ?? "built in"]),
+            "no cards",
+          ),
+        );
+      }),
+    );
+}

@@ -1,0 +1,179 @@
+// The price of a unit on the accept path. A card is compiled once into maps by (channel, route
+// code) and prefix, each prefix holding its rows by effective_from; a look-up tries the account's
+// own route code, then `*`, each from the longest prefix the recipient's digits start with down
+// to the `*` row (as routes choose a connector: delivery/dispatch/router.ts), and takes the row
+// in force (the latest effective_from not after now). No row: DEFAULT_PRICE (1 credit).
+// PriceBook caches the compiled cards and each account's card name; a change signals
+// PRICE_CARDS_CHANGED (which PostgreSQL carries to every process) and bumps a version that every
+// process also reads at most every VERSION_CHECK_MS (a CLI import into SQLite from another process).
+import type { Store } from "../../base/store/store.js";
+import {
+  accountPriceCard,
+  DEFAULT_CARD,
+  DEFAULT_PRICE,
+  PRICE_CARDS_CHANGED,
+  type PriceChannel,
+  type PriceRow,
+  priceCardRows,
+  priceCardsVersion,
+} from "./price-cards.js";
+
+const VERSION_CHECK_MS = 2_000;
+const MAX_ACCOUNTS = 100_000;
+const ALWAYS = Number.NEGATIVE_INFINITY;
+
+/** What a unit costs, and the row that said so. */
+export interface UnitPrice {
+  /** Milli-credits per SMS segment or voice unit. */
+  price: number;
+  /** The prefix of the row applied, `*` for the catch-all row or no row at all. */
+  prefix: string;
+  /** The route code of the row applied (`*` too when no row applied). */
+  route: string;
+}
+
+/** The rows of one prefix, oldest effective_from first. */
+type Prices = { from: number[]; price: number[] };
+
+interface RouteTable {
+  /** By prefix length (0: the `*` row), the prefixes of that length as numbers. */
+  byLength: (Map<number, Prices> | undefined)[];
+  /** Prefix lengths present, longest first. */
+  lengths: number[];
+}
+
+/** Prefixes are at most 15 digits: as numbers they stay exact (below 2^53). */
+const MAX_PREFIX = 15;
+
+/** A card compiled for look-ups. */
+export class CompiledCard {
+  private readonly tables = new Map<string, RouteTable>();
+  /** The recipient's leading digits as numbers, by length (reused: look-ups are synchronous). */
+  private readonly leading = new Float64Array(MAX_PREFIX + 1);
+
+  constructor(
+    readonly name: string,
+    rows: readonly PriceRow[],
+  ) {
+    const rowsFor = new Map<string, Map<string, { from: number; price: number }[]>>();
+    for (const row of rows) {
+      const key = `${row.channel}|${row.route}`;
+      const prefixes = rowsFor.get(key) ?? new Map();
+      rowsFor.set(key, prefixes);
+      const prefix = row.prefix === "*" ? "" : row.prefix;
+      const list = prefixes.get(prefix) ?? [];
+      prefixes.set(prefix, list);
+      list.push({ from: row.effective_from ?? ALWAYS, price: row.price });
+    }
+    for (const [key, prefixes] of rowsFor) {
+      const byLength: RouteTable["byLength"] = [];
+      for (const [prefix, list] of prefixes) {
+        list.sort((a, b) => a.from - b.from);
+        const map = byLength[prefix.length] ?? new Map<number, Prices>();
+        byLength[prefix.length] = map;
+        map.set(prefix === "" ? 0 : Number(prefix), { from: list.map((e) => e.from), price: list.map((e) => e.price) });
+      }
+      const lengths = byLength.flatMap((map, length) => (map ? [length] : [])).sort((a, b) => b - a);
+      this.tables.set(key, { byLength, lengths });
+    }
+  }
+
+  /** The unit price for `digits` (with country code) on (channel, route) at `now`. */
+  price(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice {
+    const length = Math.min(digits.length, MAX_PREFIX);
+    const leading = this.leading;
+    let usable = length;
+    for (let i = 0; i < length; i++) {
+      const digit = digits.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) {
+        usable = i;
+        break;
+      }
+      leading[i + 1] = leading[i]! * 10 + digit;
+    }
+    return (
+      this.lookUp(`${channel}|${route}`, route, digits, usable, now) ??
+      (route === "*" ? undefined : this.lookUp(`${channel}|*`, "*", digits, usable, now)) ?? {
+        price: DEFAULT_PRICE,
+        prefix: "*",
+        route: "*",
+      }
+    );
+  }
+
+  private lookUp(key: string, route: string, digits: string, usable: number, now: number): UnitPrice | undefined {
+    const table = this.tables.get(key);
+    if (!table) return undefined;
+    for (const length of table.lengths) {
+      if (length > usable) continue;
+      const prices = table.byLength[length]!.get(this.leading[length]!);
+      if (!prices) continue;
+      const { from, price } = prices;
+      for (let i = from.length - 1; i >= 0; i--) {
+        if (from[i]! <= now) return { price: price[i]!, prefix: length === 0 ? "*" : digits.slice(0, length), route };
+      }
+    }
+    return undefined;
+  }
+}
+
+const DEFAULT = new CompiledCard(DEFAULT_CARD, []);
+
+/** Compiled cards and each account's card, shared by every send family of a process. */
+export class PriceBook {
+  private readonly cards = new Map<string, Promise<CompiledCard>>();
+  private readonly accountCards = new Map<number, string>();
+  private version: string | undefined;
+  private checkedAt = 0;
+  private checking: Promise<void> | undefined;
+
+  constructor(private readonly store: Store) {
+    store.signals.listen(PRICE_CARDS_CHANGED, () => this.forget());
+  }
+
+  /** The card the account's sends are priced by. */
+  async cardFor(accountId: number): Promise<CompiledCard> {
+    await this.fresh();
+    let name = this.accountCards.get(accountId);
+    if (name === undefined) {
+      name = await accountPriceCard(this.store.db, accountId);
+      if (this.accountCards.size >= MAX_ACCOUNTS) this.accountCards.clear();
+      this.accountCards.set(accountId, name);
+    }
+    return this.card(name);
+  }
+
+  /** A card by name (`default` or one without rows: every unit at DEFAULT_PRICE). */
+  card(name: string): Promise<CompiledCard> {
+    if (name === DEFAULT_CARD) return Promise.resolve(DEFAULT);
+    let hit = this.cards.get(name);
+    if (!hit) {
+      hit = priceCardRows(this.store.db, name).then((rows) => new CompiledCard(name, rows ?? []));
+      this.cards.set(name, hit);
+      hit.catch(() => this.cards.delete(name));
+    }
+    return hit;
+  }
+
+  private forget(): void {
+    this.cards.clear();
+    this.accountCards.clear();
+    this.checkedAt = 0;
+  }
+
+  /** Reads the version at most every VERSION_CHECK_MS; forgets everything when it moved. */
+  private async fresh(): Promise<void> {
+    const now = Date.now();
+    if (now - this.checkedAt < VERSION_CHECK_MS) return;
+    this.checking ??= priceCardsVersion(this.store.db)
+      .then((version) => {
+        if (this.version !== undefined && version !== this.version) this.forget();
+        this.version = version;
+        this.checkedAt = Date.now();
+      })
+      .finally(() => {
+        this.checking = undefined;
+      });
+    await this.checking;
+  }
+}
