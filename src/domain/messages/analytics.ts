@@ -4,8 +4,7 @@
 // length, ANALYTICS_PREFIX_DIGITS). A window is whole 15-minute buckets: whole UTC days are read
 // from the day rows, the edges from the 15-minute ones, so 30 days read about 30 + 190 buckets of
 // rows per key, not one row per message. Hours and days in the caller's time zone are summed from
-// the 15-minute buckets (India is UTC+5:30, Nepal +5:45); for every account at once, and for the
-// prefixes, from the rows that count all accounts (account_id 0). Percentiles come from the histogram.
+// the 15-minute buckets (India is UTC+5:30, Nepal +5:45). Percentiles come from the histogram.
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/migrations/index.js";
@@ -69,14 +68,10 @@ async function sumRange(
   to: number,
 ): Promise<Array<{ key: string; sums: number[] }>> {
   if (from >= to) return [];
-  // Every account's hours, days and prefixes are read from the rows that count all accounts at
-  // once (account 0, dimensions `*` and `*prefix`).
-  const whole = query.accountId === undefined && (dim === "prefix" || (dim === "" && group === "bucket"));
-  const stored = whole ? `*${dim}` : dim;
-  const account = query.accountId !== undefined ? sql` and account_id = ${query.accountId}` : sql``;
+  const account = query.accountId === undefined ? sql`` : sql` and account_id = ${query.accountId}`;
   const result = await sql<Record<string, unknown>>`select ${sql.raw(group)} as k, ${sql.raw(SUM_LIST)}
       from delivery_rollups
-     where span = ${span} and dim = ${stored} and bucket >= ${from} and bucket < ${to}${account}
+     where span = ${span} and dim = ${dim} and bucket >= ${from} and bucket < ${to}${account}
      group by ${sql.raw(group)}`.execute(db);
   return result.rows.map((row) => ({ key: String(row.k), sums: SUM_COLUMNS.map((column) => Number(row[column])) }));
 }
@@ -95,7 +90,7 @@ export async function deliveryAnalytics(db: Db, query: DeliveryQuery): Promise<D
       entry.histogram[i] = (entry.histogram[i] ?? 0) + (sums[4 + i] ?? 0);
   };
   if (query.groupBy === "hour" || query.groupBy === "day") {
-    const toLocal = localBucketStart(query.groupBy, query.timeZone, query.from, query.to);
+    const toLocal = localBucketStart(query.groupBy, query.timeZone);
     for (const row of await sumRange(db, query, "q", "", "bucket", query.from, query.to)) {
       add(String(toLocal(Number(row.key))), row.sums);
     }
@@ -136,23 +131,8 @@ export async function deliveryAnalytics(db: Db, query: DeliveryQuery): Promise<D
   return rows;
 }
 
-/**
- * Maps a 15-minute bucket's start to the start of its hour or day in `zone`. When the zone's offset
- * is the same at every day's start in the window and at its end (always in India and Nepal; clocks
- * change at night, never twice in a day), arithmetic on that offset; otherwise one zone look-up per
- * hour or day.
- */
-function localBucketStart(unit: "hour" | "day", zone: string, from: number, to: number): (bucket: number) => number {
-  const size = unit === "hour" ? 3_600_000 : DAY_MS;
-  const offset = DateTime.fromMillis(from, { zone }).offset;
-  let constant = DateTime.fromMillis(to, { zone }).offset === offset;
-  for (let at = from + DAY_MS; constant && at < to; at += DAY_MS) {
-    constant = DateTime.fromMillis(at, { zone }).offset === offset;
-  }
-  if (constant) {
-    const shift = offset * 60_000;
-    return (bucket) => Math.floor((bucket + shift) / size) * size - shift;
-  }
+/** Maps a 15-minute bucket's start to the start of its hour or day in `zone` (one zone look-up per hour or day). */
+function localBucketStart(unit: "hour" | "day", zone: string): (bucket: number) => number {
   let start = Number.NaN;
   let end = Number.NaN;
   return (bucket) => {

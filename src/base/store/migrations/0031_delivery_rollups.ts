@@ -1,15 +1,14 @@
 // Delivery analytics (issue 38): rollups kept as messages change state, so the analytics never
 // scan the messages table. `delivery_rollups` holds, per span (`q`: 15 minutes, `d`: a UTC day),
 // bucket start, dimension (`` = the account's total, `connector`, `route`, `prefix`, `error_code`),
-// account (0: every account, under `*` for the quarter-hour totals and `*prefix`) and the
-// dimension's value: sent, delivered, failed, pending and a latency histogram
+// account and the dimension's value: sent, delivered, failed, pending and a latency histogram
 // (accept → delivery receipt) in fixed log-scale buckets (h00..h35, see LATENCY_BOUNDS_MS).
 // A message counts in the buckets of its accept time, under the key it has now: its change of
 // state moves it from one key to the other (−1 old, +1 new) in the statement that changes it,
 // written by triggers on both engines, so every writer of messages (accept, dispatch, reports,
 // expiry, cancellation, WhatsApp, email, voice) keeps the rollups exact in its own transaction,
 // and a deleted message (MESSAGE_RETENTION_DAYS) leaves them as they are. Why per dimension and
-// two spans: docs/decisions/0110-delivery-rollups.md. `delivery_rollup_prefix` holds how many
+// two spans: docs/decisions/0106-delivery-rollups.md. `delivery_rollup_prefix` holds how many
 // leading digits the prefix keeps (ANALYTICS_PREFIX_DIGITS) from which accept time on, so a
 // message's prefix never changes between its counts. Messages already stored are counted here.
 import { type Kysely, sql } from "kysely";
@@ -57,76 +56,31 @@ function facts(engine: Engine, m: string, sign: number, from = ""): string {
     ${from}`;
 }
 
-/** The sums of signed facts `f` per rollup column (grouped), or a single fact's values (`single`: no grouping needed). */
-function sums(single: boolean): string[] {
-  const total = (expression: string, column: string) =>
-    single ? `${expression} as ${column}` : `sum(${expression}) as ${column}`;
-  return [
-    total("case when f.cat <> '' then f.sign else 0 end", "sent"),
-    total("case when f.cat = 'd' then f.sign else 0 end", "delivered"),
-    total("case when f.cat = 'f' then f.sign else 0 end", "failed"),
-    total("case when f.cat = 'p' then f.sign else 0 end", "pending"),
-    ...LATENCY_COLUMNS.map((column, k) => total(`case when f.lb = ${k} then f.sign else 0 end`, column)),
+/** The statement that adds the signed facts to the rollups: 2 spans × 5 dimensions per fact, zero changes skipped. */
+function applyFacts(factRows: string): string {
+  const sums = [
+    "sum(case when f.cat <> '' then f.sign else 0 end) as sent",
+    "sum(case when f.cat = 'd' then f.sign else 0 end) as delivered",
+    "sum(case when f.cat = 'f' then f.sign else 0 end) as failed",
+    "sum(case when f.cat = 'p' then f.sign else 0 end) as pending",
+    ...LATENCY_COLUMNS.map((column, k) => `sum(case when f.lb = ${k} then f.sign else 0 end) as ${column}`),
   ];
-}
-
-const KEY = `x.span, x.dim, case x.span when 'q' then f.q else f.d end as bucket,
-        case when x.whole = 1 then 0 else f.account_id end as account_id,
-        case x.src when 'connector' then f.connector when 'route' then f.route when 'prefix' then f.prefix
-          when 'error_code' then f.err else '' end as value`;
-/**
- * The rows a fact counts in (span, dimension as stored, the value it takes, every account?): each
- * span and dimension for its account, and, where the operator's question would otherwise read a
- * row per account for each bucket, for every account at once (account 0, under a dimension of its
- * own, `*` and `*prefix`, so they lie together in the key's order): the quarter-hour totals (hours
- * and days) and the prefixes.
- */
-const ROLLUP_ROWS: Array<[string, string, string, number]> = [
-  ...["q", "d"].flatMap((span) =>
-    ["", "connector", "route", "prefix", "error_code"].map((dim): [string, string, string, number] => [
-      span,
-      dim,
-      dim,
-      0,
-    ]),
-  ),
-  ["q", "*", "", 1],
-  ["q", "*prefix", "prefix", 1],
-  ["d", "*prefix", "prefix", 1],
-];
-const EXPAND = `cross join (${ROLLUP_ROWS.map(([span, dim, src, whole], i) =>
-  i === 0
-    ? `select '${span}' as span, '${dim}' as dim, '${src}' as src, ${whole} as whole`
-    : `select '${span}', '${dim}', '${src}', ${whole}`,
-).join(" union all ")}) x`;
-const UPSERT = `on conflict (span, dim, bucket, account_id, value) do update set
-      ${SUMS.map((column) => `${column} = delivery_rollups.${column} + excluded.${column}`).join(", ")}`;
-
-/**
- * The statement that adds signed facts to the rollups: 13 rows per fact (ROLLUP_ROWS). Several
- * facts (an update's old and new, a statement's rows) are summed per key first, zero changes
- * skipped, and written in key order (PostgreSQL's lock order; SQLite has one writer); one new
- * message's fact goes straight in.
- */
-function applyFacts(factRows: string, single = false, ordered = true): string {
-  const columns = `insert into delivery_rollups (span, dim, bucket, account_id, value, ${SUMS.join(", ")})`;
-  if (single) {
-    return `${columns}
-    select ${KEY}, ${sums(true).join(", ")}
-      from (${factRows}) f ${EXPAND}
-     where f.cat <> ''
-    ${UPSERT}`;
-  }
-  return `${columns}
+  return `insert into delivery_rollups (span, dim, bucket, account_id, value, ${SUMS.join(", ")})
     select * from (
-      select ${KEY},
-        ${sums(false).join(",\n        ")}
-      from (${factRows}) f ${EXPAND}
+      select s.span, x.dim, case s.span when 'q' then f.q else f.d end as bucket, f.account_id,
+        case x.dim when 'connector' then f.connector when 'route' then f.route when 'prefix' then f.prefix
+          when 'error_code' then f.err else '' end as value,
+        ${sums.join(",\n        ")}
+      from (${factRows}) f
+      cross join (select 'q' as span union all select 'd') s
+      cross join (select '' as dim union all select 'connector' union all select 'route'
+        union all select 'prefix' union all select 'error_code') x
       group by 1, 2, 3, 4, 5
     ) g
     where ${SUMS.map((column) => `g.${column} <> 0`).join(" or ")}
-    ${ordered ? "order by 1, 2, 3, 4, 5" : ""}
-    ${UPSERT}`;
+    order by 1, 2, 3, 4, 5
+    on conflict (span, dim, bucket, account_id, value) do update set
+      ${SUMS.map((column) => `${column} = delivery_rollups.${column} + excluded.${column}`).join(", ")}`;
 }
 
 const TRACKED = ["status", "connector", "error_code", "done_at", "delivered_at"];
@@ -145,11 +99,11 @@ export function deliveryRollups(engine: Engine) {
       await run(`create index delivery_rollups_by_account on delivery_rollups (account_id, span, dim, bucket)`);
       if (engine === "sqlite") {
         await run(`create trigger delivery_rollups_on_insert after insert on messages begin
-          ${applyFacts(facts(engine, "new", 1), true)};
+          ${applyFacts(facts(engine, "new", 1))};
         end`);
         await run(`create trigger delivery_rollups_on_update after update of ${TRACKED.join(", ")} on messages
           when ${TRACKED.map((column) => `old.${column} is not new.${column}`).join(" or ")} begin
-          ${applyFacts(`${facts(engine, "new", 1)} union all ${facts(engine, "old", -1)}`, false, false)};
+          ${applyFacts(`${facts(engine, "new", 1)} union all ${facts(engine, "old", -1)}`)};
         end`);
       } else {
         // Statement-level: a batch's changes summed once, the rollup rows written in key order
