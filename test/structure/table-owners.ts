@@ -30,8 +30,6 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   idempotency_keys: "domain/messages",
   flood_counters: "domain/messages",
   sequences: "domain/messages",
-  delivery_rollups: "domain/messages",
-  delivery_rollup_prefix: "domain/messages",
   // refusals/: the log of refused sends
   refusals: "domain/refusals",
   // webhooks/

@@ -20,7 +20,6 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   "voice-caller-ids": "manage the caller numbers (from) an account may place voice calls from",
   smpp: "the SMPP server's binds (SMPP_SERVER_PORT)",
   messages: "every account's messages: find one, read its timeline",
-  analytics: "delivery rates, volumes and latencies",
   refusals: "the log of refused sends of every family and SMPP",
   alerts: "the operator's alerts: low balance, connector down, webhook failing, delivery rate",
   prices: "manage price cards: what a send costs by channel, route and destination prefix",

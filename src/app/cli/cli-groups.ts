@@ -43,10 +43,6 @@ export const GROUP_MODULES: readonly GroupModule[] = [
     groups: ["messages"],
   },
   {
-    load: async () => (await import("./cli-analytics.js")).addAnalyticsCommands,
-    groups: ["analytics"],
-  },
-  {
     load: async () => (await import("./cli-refusals.js")).addRefusalCommands,
     groups: ["refusals"],
   },

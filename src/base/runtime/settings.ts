@@ -157,16 +157,9 @@ export const SETTINGS = {
   MESSAGE_RETENTION_DAYS: {
     field: "messageRetentionDays",
     description:
-      "Messages accepted this many days ago or more whose life is over (delivered, failed, cancelled, read) are removed by housekeeping in small batches, with their parts, email events and contents, and finished webhook deliveries; the ledger and the delivery rollups keep their entries and counts. 0 keeps everything.",
+      "Messages accepted this many days ago or more whose life is over (delivered, failed, cancelled, read) are removed by housekeeping in small batches, with their parts, email events and contents, and finished webhook deliveries; the ledger keeps its entries. 0 keeps everything.",
     default: "0",
     parser: wholeNumber(0, 36500),
-  },
-  ANALYTICS_PREFIX_DIGITS: {
-    field: "analyticsPrefixDigits",
-    description:
-      "Delivery analytics: how many leading digits of a recipient (with its country code, as routing rules write them: 9198…) its prefix keeps. A change applies to messages accepted after the next start; a message keeps the length of its accept time.",
-    default: "4",
-    parser: wholeNumber(1, 15),
   },
   REFUSAL_LOG_DAYS: {
     field: "refusalLogDays",

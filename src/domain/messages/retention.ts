@@ -1,8 +1,7 @@
 // MESSAGE_RETENTION_DAYS: messages accepted before the cutoff whose life is over are removed in
 // small batches by housekeeping, with what only they need (their parts, email events, captured
 // mail and content: the owners' removals, handed in). The ledger keeps every entry (a debit
-// names its broadcast, not the message row), so balances and their sums are unchanged, and the
-// delivery rollups, counted when the messages changed state, keep their counts.
+// names its broadcast, not the message row), so balances and their sums are unchanged.
 import type { MessageStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 

@@ -32,9 +32,6 @@ import { loginBudget } from "./0027_login_budget.js";
 import { earlyReportsByAge } from "./0028_early_reports_by_age.js";
 import { messagesByCreated } from "./0029_messages_by_created.js";
 import { accountViews } from "./0030_account_views.js";
-import { deliveryRollups } from "./0031_delivery_rollups.js";
-
-export { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0031_delivery_rollups.js";
 
 import { refusals } from "./0032_refusals.js";
 import { alerts } from "./0033_alerts.js";
@@ -74,7 +71,6 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0028_early_reports_by_age": earlyReportsByAge(),
         "0029_messages_by_created": messagesByCreated(engine),
         "0030_account_views": accountViews(engine),
-        "0031_delivery_rollups": deliveryRollups(engine),
         "0032_refusals": refusals(engine),
         "0033_alerts": alerts(),
         "0034_price_cards": priceCards(engine),
