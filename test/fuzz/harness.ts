@@ -277,7 +277,10 @@ export function checkAnswer(dialect: Dialect, answer: RawResponse, outcomes?: Ou
   if (answer.status >= 500) outcomes?.serverError();
   expect(answer.status, answer.body).toBeLessThan(500);
   if (dialect === "v2") {
-    expect(answer.headers["content-type"], answer.body).toMatch(/^application\/json/);
+    // An export's success is the file itself (CSV or JSON Lines); its refusals are the envelope.
+    const type = answer.headers["content-type"] ?? "";
+    if (answer.status < 400 && /^(text\/csv|application\/x-ndjson)/.test(type)) return false;
+    expect(type, answer.body).toMatch(/^application\/json/);
     const body = JSON.parse(answer.body);
     if (answer.status < 400) return false;
     expect(body.success === false || body.status === "error", answer.body).toBe(true);
