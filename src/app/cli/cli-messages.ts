@@ -35,11 +35,9 @@ interface ExportOptions extends Omit<ListOptions, "limit" | "cursor" | "json"> {
   json?: boolean;
 }
 
-export function addMessageCommands(program: Command): void {
-  const messages = groupCommand(program, "messages");
-  messages
-    .command("list")
-    .description("messages of every account (or one), newest first, with the operator list's filters")
+/** The filters both `messages list` and `messages export` take, as options. */
+function withFilterOptions(command: Command): Command {
+  return command
     .option("--account <username>", "one account's messages")
     .option("--channel <list>", "sms, voice, email, whatsapp (comma-separated)")
     .option("--status <list>", "scheduled, queued, submitted, delivered, failed, cancelled, sending, sent, read")
@@ -51,7 +49,34 @@ export function addMessageCommands(program: Command): void {
     .option("--id <id>", "any id the status call takes (queue, broadcast or carrier id)")
     .option("--connector <list>", "the connector that took it (comma-separated)")
     .option("--error-code <list>", "its error code (comma-separated)")
-    .option("--route <list>", "T, P, PS, I, V, whatsapp or email (comma-separated)")
+    .option("--route <list>", "T, P, PS, I, V, whatsapp or email (comma-separated)");
+}
+
+/** Those options as the operator list's query. */
+function filtersOf(opts: Omit<ListOptions, "limit" | "cursor" | "json">) {
+  return {
+    account: opts.account,
+    channel: opts.channel,
+    status: opts.status,
+    recipient: opts.recipient,
+    from: opts.from,
+    to: opts.to,
+    broadcast_id: opts.broadcastId,
+    job_id: opts.jobId,
+    id: opts.id,
+    connector: opts.connector,
+    error_code: opts.errorCode,
+    route: opts.route,
+  };
+}
+
+export function addMessageCommands(program: Command): void {
+  const messages = groupCommand(program, "messages");
+  withFilterOptions(
+    messages
+      .command("list")
+      .description("messages of every account (or one), newest first, with the operator list's filters"),
+  )
     .option("--limit <n>", "rows per page, 1 to 500 (default 50)")
     .option("--cursor <cursor>", "the next page: the cursor the last page printed")
     .option("--json", "print the answer as GET /admin/api/messages does")
@@ -59,22 +84,7 @@ export function addMessageCommands(program: Command): void {
       withStore(async (store) => {
         const page = await operatorMessagePage(
           store.db,
-          {
-            account: opts.account,
-            channel: opts.channel,
-            status: opts.status,
-            recipient: opts.recipient,
-            from: opts.from,
-            to: opts.to,
-            broadcast_id: opts.broadcastId,
-            job_id: opts.jobId,
-            id: opts.id,
-            connector: opts.connector,
-            error_code: opts.errorCode,
-            route: opts.route,
-            limit: opts.limit,
-            cursor: opts.cursor,
-          },
+          { ...filtersOf(opts), limit: opts.limit, cursor: opts.cursor },
           "UTC",
         );
         print(page, opts.json, () => {
@@ -97,51 +107,23 @@ export function addMessageCommands(program: Command): void {
         });
       }),
     );
-  messages
-    .command("export")
-    .description("every message the filters match, newest first, as CSV or JSON Lines (streamed)")
-    .option("--format <format>", "csv (a header row; formula-safe text) or jsonl", "csv")
-    .option("--json", "JSON Lines, one message per line (the same as --format jsonl)")
-    .option("--output <file>", "write to this file instead of standard output")
-    .option("--account <username>", "one account's messages")
-    .option("--channel <list>", "sms, voice, email, whatsapp (comma-separated)")
-    .option("--status <list>", "scheduled, queued, submitted, delivered, failed, cancelled, sending, sent, read")
-    .option("--recipient <number>", "a number or address, written any way a send takes it")
-    .option("--from <time>", "ISO 8601, inclusive (without a zone: UTC)")
-    .option("--to <time>", "ISO 8601, exclusive (without a zone: UTC)")
-    .option("--broadcast-id <id>", "the messages of one send")
-    .option("--job-id <id>", "the messages of one bulk job")
-    .option("--id <id>", "any id the status call takes")
-    .option("--connector <list>", "the connector that took it (comma-separated)")
-    .option("--error-code <list>", "its error code (comma-separated)")
-    .option("--route <list>", "T, P, PS, I, V, whatsapp or email (comma-separated)")
-    .action((opts: ExportOptions) =>
-      withStore(async (store) => {
-        const format = opts.json ? "jsonl" : exportFormatOf(opts.format);
-        const rows = operatorExportRows(
-          store,
-          {
-            account: opts.account,
-            channel: opts.channel,
-            status: opts.status,
-            recipient: opts.recipient,
-            from: opts.from,
-            to: opts.to,
-            broadcast_id: opts.broadcastId,
-            job_id: opts.jobId,
-            id: opts.id,
-            connector: opts.connector,
-            error_code: opts.errorCode,
-            route: opts.route,
-          },
-          "UTC",
-        );
-        const output = opts.output ? fs.createWriteStream(opts.output) : process.stdout;
-        await pipeline(exportStream(format, ["account", ...MESSAGE_EXPORT_COLUMNS], rows), output, {
-          end: opts.output !== undefined,
-        });
-      }),
-    );
+  withFilterOptions(
+    messages
+      .command("export")
+      .description("every message the filters match, newest first, as CSV or JSON Lines (streamed)")
+      .option("--format <format>", "csv (a header row; formula-safe text) or jsonl", "csv")
+      .option("--json", "JSON Lines, one message per line (the same as --format jsonl)")
+      .option("--output <file>", "write to this file instead of standard output"),
+  ).action((opts: ExportOptions) =>
+    withStore(async (store) => {
+      const format = opts.json ? "jsonl" : exportFormatOf(opts.format);
+      const rows = operatorExportRows(store, filtersOf(opts), "UTC");
+      const output = opts.output ? fs.createWriteStream(opts.output) : process.stdout;
+      await pipeline(exportStream(format, ["account", ...MESSAGE_EXPORT_COLUMNS], rows), output, {
+        end: opts.output !== undefined,
+      });
+    }),
+  );
   messages
     .command("show")
     .description("one message of any account: its account, status, cost, carrier, parts and timeline")
