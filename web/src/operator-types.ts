@@ -4,6 +4,7 @@
 import type { Static } from "typebox";
 import type * as admin from "../../src/app/admin/account-schemas.js";
 import type * as desk from "../../src/app/admin/desk-schemas.js";
+import type * as prices from "../../src/app/admin/price-card-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
 import type * as alerts from "../../src/delivery/alerts/alert-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
@@ -38,4 +39,6 @@ export type CreditAdjustment = Static<typeof desk.CreditAdjustment>;
 export type AccountView = Static<typeof admin.AccountView>;
 export type OperatorRefusalPage = Static<typeof refusals.OperatorRefusalPage>;
 export type AlertSettings = Static<typeof alerts.AlertSettings>;
+export type AccountThreshold = Static<typeof alerts.AccountThreshold>;
+export type PriceCardSummary = Static<typeof prices.PriceCardSummary>;
 export type ActiveAlert = Static<typeof alerts.ActiveAlert>;

@@ -1,7 +1,8 @@
 // The console's Alerts page in a real browser, as the operator on a 390 px phone: settings saved
 // from the form (a bad value refused with its reason, nothing saved), a low-balance alert raised
 // by the worker and shown, then cleared after a top-up and gone from the page; axe clean, no
-// sideways scroll.
+// sideways scroll. On an account's page, the operator sets its price card and its own
+// low-balance threshold (a bad one refused), which raises the alert for that account alone.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -71,6 +72,57 @@ describeInBrowser("console in the browser: alerts", () => {
     const topUp = await admin("POST", `/accounts/${poor.username}/credits`, { wallet: "sms", amount: 20 });
     expect(topUp.status).toBe(200);
     await alert.waitFor({ state: "detached", timeout: 15_000 });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("sets an account's price card and its own low-balance threshold from its page, at 390 px", async () => {
+    const rich = await buildAccount(gateway(), { credits: { sms: 50 } });
+    const card = await admin("PUT", "/price-cards/retail", {
+      rows: [{ channel: "sms", route: "*", prefix: "91", price: 0.25 }],
+    });
+    expect(card.status).toBe(200);
+    const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
+    await signInAs(page, operator.username, operator.password);
+    await page.goto(`/operator/accounts/${rich.username}`);
+    await page.getByRole("heading", { name: `Account ${rich.username}` }).waitFor();
+    await noneLoading(page);
+    await expectAccessible(page, "account page");
+    await expectNoHorizontalScroll(page, "account page");
+
+    await page.getByLabel("Price card").selectOption("retail");
+    await page.getByRole("button", { name: "Set the price card" }).click();
+    await page.getByText("Priced by retail from the next send.").waitFor();
+    expect((await admin("GET", `/accounts/${rich.username}`)).body.data.price_card).toBe("retail");
+    const quote = await call(gateway(), "GET", "/api/v2/pricing?channel=sms&route=T&recipient=9876543210", {
+      headers: { authorization: `Bearer ${rich.apiKey}` },
+    });
+    expect(quote.body.data).toMatchObject({ price: 0.25, prefix: "91" });
+
+    // A negative threshold is refused and nothing is saved.
+    await page.getByLabel("Alert below (credits)").fill("-5");
+    await page.getByRole("button", { name: "Set the threshold" }).click();
+    await page.getByText("Not saved").waitFor();
+    const unset = await admin("GET", `/accounts/${rich.username}/low-balance-threshold`);
+    expect(unset.body.data.threshold).toBeNull();
+
+    // 50 credits is below its own 100: raised for this account only, then back to the default.
+    await page.getByLabel("Alert below (credits)").fill("100");
+    await page.getByRole("button", { name: "Set the threshold" }).click();
+    await page.getByText("alerted when the SMS wallet falls below 100 credits").waitFor();
+    expect((await admin("GET", `/accounts/${rich.username}/low-balance-threshold`)).body.data).toMatchObject({
+      wallet: "sms",
+      threshold: 100,
+    });
+    await expect
+      .poll(async () => (await admin("GET", "/alerts")).body.data.active.map((a: { detail: string }) => a.detail), {
+        timeout: 15_000,
+      })
+      .toContainEqual(expect.stringContaining(`${rich.username}'s sms balance is 50 credits`));
+    await page.getByRole("button", { name: "Use the default" }).click();
+    await page.getByText("none of its own").waitFor();
+    expect((await admin("GET", `/accounts/${rich.username}/low-balance-threshold`)).body.data.threshold).toBeNull();
+    await expectAccessible(page, "account page after the changes");
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);

@@ -1,5 +1,6 @@
 // One account for the operator: what it lacks to send, its balances and a top-up, its limits
-// and routes, locking it (blocked / active, login locks cleared) and its ledger.
+// and routes, its price card and low-balance alert, locking it (blocked / active, login locks
+// cleared) and its ledger.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
@@ -27,6 +28,7 @@ import {
   useClientPages,
 } from "../../ui.js";
 import { AdjustForm, SupportLinks } from "./account-desk.js";
+import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
 import { DltRegistrations } from "./dlt-registrations.js";
 
 function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
@@ -299,11 +301,10 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
       <section aria-labelledby="limits-title">
         <h2 id="limits-title">Limits and routes</h2>
         <Limits key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
-        <p>
-          Price card: <strong>{a.price_card}</strong>
-          {a.price_card === "default" ? " (1 credit a unit)" : ""}; set it with{" "}
-          <code>switchboard accounts set --username {a.username} --price-card NAME</code>.
-        </p>
+        <h3>Price</h3>
+        <PriceCardForm key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
+        <h3>Low-balance alert</h3>
+        <LowBalanceForm username={a.username} />
       </section>
 
       <section aria-labelledby="registrations-title">
