@@ -1,6 +1,6 @@
 // The operator API for an account's money: top-ups, corrections and the ledger, which an export
 // writes whole (CSV or JSON Lines, as the account's own GET /api/v2/credits/export).
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { fromMilli, MAX_CREDITS } from "../../base/core/credits.js";
 import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";

@@ -1,7 +1,7 @@
 // The operator's view of an account's API keys, under /admin/api: list them (never the key), make
 // one (shown once), change a key's rate limit, revoke one. Thin adapters over operations.ts.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { IdParams } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";

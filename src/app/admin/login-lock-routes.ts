@@ -1,7 +1,7 @@
 // The operator's view of login locks (auth/login-locks.ts): which addresses and accounts are
 // locked out of password logins, and clearing them before they expire.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { clearLoginLocks, listLoginLocks } from "../../domain/auth/index.js";

@@ -7,7 +7,7 @@
 //                                  account's export's rows, each with its account)
 //   GET /admin/api/messages/{id}   one message by queue id or the carrier's id: its account and
 //                                  what the account's own GET /api/v2/messages/{id} answers
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
 import { cursorLimit } from "../../base/http/query-params.js";

@@ -1,7 +1,7 @@
 // The operator API for price cards: PUT /admin/api/price-cards/{name} replaces a card's rows (a bad
 // row: 400 naming rows[i] and its field, nothing written), GET lists the cards and shows one. An
 // account's card is set with `price_card` on PATCH /admin/api/accounts/{username} (routes.ts).
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";

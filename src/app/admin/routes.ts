@@ -1,6 +1,6 @@
 // The operator API under /admin/api: everything the CLI does, authenticated with an operator key.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { sendJsonError } from "../../base/http/http-errors.js";

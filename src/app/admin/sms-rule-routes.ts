@@ -1,7 +1,7 @@
 // Operator API for the SMS rule set: content templates, DLT entity IDs and headers, and the
 // DND registry. Thin adapters over admin/operations.ts, which the CLI uses too.
 
-import { type TSchema, Type } from "@fastify/type-provider-typebox";
+import { type TSchema, Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";

@@ -2,6 +2,7 @@
 // newest first with the filters of GET /admin/api/refusals. Times without a zone are read in UTC
 // (the CLI has no account of its own).
 import type { Command } from "commander";
+import { operatorRefusalPage } from "../../domain/refusals/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
@@ -31,8 +32,6 @@ export function addRefusalCommands(program: Command): void {
     .option("--json", "print the answer as GET /admin/api/refusals does")
     .action((opts: ListOptions) =>
       withStore(async (store) => {
-        // Loaded by this command only: the rest of the CLI starts without it.
-        const { operatorRefusalPage } = await import("../../domain/refusals/index.js");
         const page = await operatorRefusalPage(
           store.db,
           {

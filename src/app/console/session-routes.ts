@@ -2,9 +2,9 @@
 // the console does goes through the v2 and operator APIs, with the session cookie in place of
 // an API key (auth/http.ts).
 
-import { Type } from "@fastify/type-provider-typebox";
 import { serialize } from "cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";

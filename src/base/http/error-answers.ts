@@ -1,7 +1,7 @@
 // The error answers of the v2 routes, as schemas: what every refusal carries and which statuses a
 // route answers. They document the refusals in the OpenAPI document; the refusals themselves are
 // written by JSON.stringify (serializers.ts), as http-errors.ts builds them.
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { ERROR_CATALOGUE, type ErrorCode } from "../core/errors.js";
 import type { JsonEnvelope } from "./http-errors.js";
 

@@ -2,7 +2,7 @@
 // schemas that hold request bodies, query strings and paths to them, and the readers of
 // hand-parsed query and path values. Every whole number of a request has an upper bound: past
 // it a value (2^63, 1e20) would reach a query PostgreSQL refuses ("bigint out of range").
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../core/errors.js";
 import type { PageRequest } from "../store/paging.js";
 

@@ -2,7 +2,7 @@
 // request.query and request.params have the types of the route's TypeBox schemas (Static<>), so
 // no handler restates a schema in a cast. Answers are left untyped here: the response schema's
 // serializer shapes them at run time, and the OpenAPI test holds them to the document.
-import type { Static, TSchema } from "@fastify/type-provider-typebox";
+
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -11,6 +11,7 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from "fastify";
+import type { Static, TSchema } from "typebox";
 import { pageAnswer, resourceAnswer } from "./answer-schemas.js";
 
 /** The request's parts typed from their schemas; answers as Fastify types them by default. */

@@ -2,8 +2,8 @@
 // request for one (pending until an operator approves it), its removal. Operator (/admin/api): an
 // account's domains, one added (approved at once if asked), and the approval or rejection.
 
-import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";

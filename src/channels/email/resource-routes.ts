@@ -2,8 +2,8 @@
 // templates (template-routes.ts) and, here, the per-recipient status of a send. Operator
 // (/admin/api): an account's domains (domain-routes.ts) and, here, the simulator's captured inbox.
 
-import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";

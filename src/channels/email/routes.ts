@@ -5,8 +5,8 @@
 // -14 (internal error). Also the tracking endpoints the pixel and the links point at.
 
 import multipart from "@fastify/multipart";
-import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";

@@ -1,8 +1,8 @@
 // v2 email templates (the account's API key): stored subjects and bodies with {{name}}
 // placeholders, listed a page at a time, read, created, changed and deleted.
 
-import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";

@@ -1,7 +1,7 @@
 // POST /api/v2/email/send: the email send for JSON clients and the console, with the same checks,
 // charge and answer as /httpemailapi/v1/send (sendEmail), in the v2 envelope. No attachments:
 // those go through the multipart family.
-import { type Static, Type } from "@fastify/type-provider-typebox";
+import { type Static, Type } from "typebox";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { RowId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";

@@ -1,7 +1,7 @@
 // Operator API for inbound SMS: virtual numbers, keyword approval, suppression lists, and a
 // test endpoint that injects an inbound message. Thin adapters over operations.ts and ingest.ts.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";

@@ -1,7 +1,7 @@
 // v2 keywords and received (inbound) SMS of the calling account. Answers use the `status`
 // envelope; lists are paginated with `meta`.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { PageMeta, pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";

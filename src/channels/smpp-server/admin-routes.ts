@@ -1,7 +1,7 @@
 // Operator API for the SMPP server's binds, under /admin/api/smpp/binds (mounted by app/,
 // behind admin/'s operator check): who is bound from where, since when, at what rate, in every
 // process; and disconnecting one. Thin adapters over registry.ts.
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";

@@ -2,7 +2,7 @@
 // are, and its cancel (what is not queued for a carrier yet, refunded). A job's delivery summary
 // moves with its messages' states, so it is exact at every moment.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";

@@ -5,7 +5,7 @@
 // POST /api/v2/sms/bulk/preview checks the same body the same way and answers what the call would
 // send and charge, sending and charging nothing.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";

@@ -2,7 +2,7 @@
 // or JSON Lines (base/http/exports.ts), newest first. Each row is the status answer; in CSV its
 // `error` is two columns, `error_code` and `error_message`. The operator's export (app/admin)
 // writes the same with each row's account first.
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { type ExportColumn, exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";

@@ -2,7 +2,7 @@
 // and a cursor. The adapter reads and checks the query (a bad filter is a 400 naming it) and
 // renders each row as the status call does; the query itself is messages/listing.ts.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
 import { parseInstant } from "../../base/core/time.js";

@@ -2,7 +2,7 @@
 //   GET /api/v2/messages/summary     today's and the last 7 days' traffic per channel
 //   GET /api/v2/messages/per-minute  messages per minute over the last hours
 //   GET /api/v2/messages/{id}        one message with its timeline, cost, carrier and webhooks
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { isQueueId } from "../../base/core/ids.js";

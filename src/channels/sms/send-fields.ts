@@ -1,6 +1,6 @@
 // The request fields the v2 SMS calls share: one send's fields, and the single send body.
 // The bulk, schedule and GET variants take these and change what differs.
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { requiredInDocument } from "../../base/http/answer-schemas.js";
 import { SENDER_ID_MAX_LENGTH } from "./policy.js";
 

@@ -1,8 +1,8 @@
 // v2 SMS: send, status, balance and sender IDs. The adapter only parses and formats; the
 // rules are in policy.ts and acceptance in messages/accept.ts.
 
-import { Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";

@@ -3,7 +3,7 @@
 // (/admin/api/voice/caller-ids/{id}/approve|reject), mounted by app/ behind the operator check.
 // Thin adapters over caller-ids.ts.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { IdParams } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";

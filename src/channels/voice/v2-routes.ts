@@ -2,7 +2,7 @@
 // request for one, pending until the operator approves it) and a call placed with the same rules,
 // order and charge as /voicecall/v1 (VoicePolicy, then the Acceptor), answered in the v2 envelope.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";

@@ -2,7 +2,7 @@
 // module switch, connector, business-account connection, test numbers; template sync and the
 // test-only mark; and, on the simulator, a customer message (which opens the 24-hour window).
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { ulid } from "ulid";
 import { parseE164 } from "../../base/core/e164.js";
 import { GatewayError } from "../../base/core/errors.js";

@@ -3,7 +3,7 @@
 // X-Hub-Signature-256 (the app secret over the raw body), stores what they say, then answers 200.
 // A callback that could not be stored answers 500, so Meta delivers it again.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";

@@ -1,7 +1,7 @@
 // /api/v2/whatsapp: send, templates, status, and the account's WhatsApp settings. Answers use
 // the `status` envelope; errors carry the spec's codes (module_disabled, template_required, ...).
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";

@@ -2,8 +2,9 @@
 // the operator's alert URL and address, the signing secret, the alerts active now) and
 // PUT /admin/api/accounts/{username}/low-balance-threshold (an account's own threshold). A bad
 // field answers 400 invalid_request naming it in error.field.
-import { Type } from "@fastify/type-provider-typebox";
+
 import type { FastifyRequest } from "fastify";
+import { Type } from "typebox";
 import type { Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { toGatewayError } from "../../base/http/http-errors.js";

@@ -2,7 +2,7 @@
 // check): SMS connectors (smpp, http-sms) with their health, and the routes that pick them.
 // Thin adapters over catalog.ts; the workers pick every change up within a second or two.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";

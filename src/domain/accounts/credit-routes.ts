@@ -1,7 +1,7 @@
 // v2 credits of the account: the detail (wallets, today's and the month's use, the flood counter,
 // recent ledger entries), the daily history in the account's days, and transfers to another user.
 import { randomUUID } from "node:crypto";
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli, toMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";

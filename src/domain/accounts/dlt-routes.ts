@@ -1,6 +1,6 @@
 // v2 DLT registrations of the calling account: its entity IDs and headers with their state, and
 // its request for one (pending until the operator approves it; only approved ones count for sends).
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";

@@ -1,6 +1,6 @@
 // An account's own API keys on v2: list them (never the key itself), create one (shown once),
 // revoke one. The operator's equivalents are under /admin/api (admin/routes.ts).
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";

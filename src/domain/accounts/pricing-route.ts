@@ -1,6 +1,6 @@
 // GET /api/v2/pricing?channel=sms&route=I&recipient=…: what one unit (SMS segment or voice call
 // unit) to that number costs the account by its price card, and the prefix that set the price.
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { fromMilli } from "../../base/core/credits.js";
 import { parseE164 } from "../../base/core/e164.js";
 import { GatewayError } from "../../base/core/errors.js";

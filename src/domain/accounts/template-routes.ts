@@ -1,6 +1,6 @@
 // v2 templates of the account: list (paginated, by status), one by id, create (pending operator
 // approval). Answers use the `status` envelope.
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";

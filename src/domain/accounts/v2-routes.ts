@@ -2,7 +2,7 @@
 // registrations, templates and credits in their own files, registered from here in the order the
 // OpenAPI document lists them. Answers use the `status` envelope.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { isoWithOffset } from "../../base/core/time.js";

@@ -1,7 +1,7 @@
 // v2 contact groups and their contacts: list, create and delete groups, list a group's contacts
 // a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope.
 
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";

@@ -1,8 +1,8 @@
 // `POST /api/v2/groups/{id}/contacts`: contacts as a JSON list, or as a CSV body read as a
 // stream (hundreds of thousands of lines in one upload, memory bounded by a chunk).
 
-import { type Static, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { type Static, Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";

@@ -1,8 +1,9 @@
 // The log of refusals, read: GET /api/v2/refusals (the account's own) and GET /admin/api/refusals
 // (every account's, or one's with `account`; `account=-` for the unauthenticated ones), with the
 // filters from, to, code, recipient, newest first, a cursor (limit or per_page).
-import { Type } from "@fastify/type-provider-typebox";
+
 import type { Selectable } from "kysely";
+import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { parseInstant } from "../../base/core/time.js";
 import { cursorLimit } from "../../base/http/query-params.js";

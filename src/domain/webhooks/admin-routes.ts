@@ -1,8 +1,8 @@
 // Operator API for an account's webhooks, under /admin/api/accounts/{username}/webhooks: the
 // same routes as v2, for the account named in the path.
 
-import { type Static, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { type Static, Type } from "typebox";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import { requireAccount } from "../accounts/index.js";
 import { registerWebhookRoutes, type WebhookRouteDeps } from "./routes.js";

@@ -2,8 +2,8 @@
 // /admin/api/accounts/{username}/webhooks for the operator. Only how the account is found and
 // how times are written differ; everything else is this one table over operations.ts and deliveries.ts.
 
-import { type TProperties, Type } from "@fastify/type-provider-typebox";
 import type { FastifyRequest } from "fastify";
+import { type TProperties, Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";

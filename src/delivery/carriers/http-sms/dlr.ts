@@ -2,7 +2,7 @@
 // connector's configuration describes it (where the id and status are, which statuses are
 // final, the shared secret), and `registerHttpSmsDlrRoute` serves the callback URL.
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
-import { Type } from "@fastify/type-provider-typebox";
+import { Type } from "typebox";
 import { addressInRanges } from "../../../base/core/address-ranges.js";
 import type { TypedRoutes } from "../../../base/http/typed-routes.js";
 import { type DeliveryReport, REPORT_CODE_MAX_LENGTH, UPSTREAM_ID_MAX_LENGTH } from "../../../domain/messages/index.js";
