@@ -1,9 +1,10 @@
 // Whole numbers a request carries, shared by every family: the bounds of row ids and pages, the
 // schemas that hold request bodies, query strings and paths to them, and the readers of
-// hand-parsed query and path values. Every whole number of a request has an upper bound: past
+// hand-parsed query and path values; and a list's `from`/`to` window in the caller's time zone. Every whole number of a request has an upper bound: past
 // it a value (2^63, 1e20) would reach a query PostgreSQL refuses ("bigint out of range").
 import { Type } from "typebox";
 import { GatewayError } from "../core/errors.js";
+import { parseInstant } from "../core/time.js";
 import type { PageRequest } from "../store/paging.js";
 
 declare module "fastify" {
@@ -108,4 +109,33 @@ export function pageMeta({ page, perPage }: PageRequest, total: number) {
 export function pathId(raw: string): number | undefined {
   const id = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
   return Number.isSafeInteger(id) && id > 0 && id <= MAX_ROW_ID ? id : undefined;
+}
+
+/**
+ * A list's `from` and `to` query values as epoch milliseconds: ISO 8601 dates or date-times in
+ * `timeZone` unless they name their own (a date alone as `to` means the end of that day), `to`
+ * after `from`. A bad value is a 400 `invalid_request` naming its parameter.
+ */
+export function queryWindow(
+  given: (name: "from" | "to") => string | undefined,
+  timeZone: string,
+): { from?: number; to?: number } {
+  const window: { from?: number; to?: number } = {};
+  for (const name of ["from", "to"] as const) {
+    const value = given(name);
+    if (!value) continue;
+    const at = parseInstant(value, timeZone, name === "to");
+    if (!at) {
+      throw new GatewayError(
+        "invalid_request",
+        `Query parameter "${name}" must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (your account's time zone) or 2026-11-22T08:30:00Z (got "${value}").`,
+        { field: name },
+      );
+    }
+    window[name] = at.getTime();
+  }
+  if (window.from !== undefined && window.to !== undefined && window.from >= window.to) {
+    throw new GatewayError("invalid_request", 'Query parameter "to" must be after "from".', { field: "to" });
+  }
+  return window;
 }

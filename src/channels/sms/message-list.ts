@@ -5,8 +5,7 @@
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
-import { parseInstant } from "../../base/core/time.js";
-import { cursorLimit, MAX_ROW_ID, queryInt } from "../../base/http/query-params.js";
+import { cursorLimit, MAX_ROW_ID, queryInt, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageStatus } from "../../base/store/schema.js";
@@ -105,21 +104,7 @@ export function listFilter(query: ListQuery, timeZone: string): MessageFilter {
       filter.broadcastId = id;
     } else filter.upstreamId = id;
   }
-  for (const name of ["from", "to"] as const) {
-    const value = given(name);
-    if (!value) continue;
-    const at = parseInstant(value, timeZone, name === "to");
-    if (!at) {
-      throw invalid(
-        name,
-        `Query parameter "${name}" must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (your account's time zone) or 2026-11-22T08:30:00Z (got "${value}").`,
-      );
-    }
-    filter[name] = at.getTime();
-  }
-  if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
-    throw invalid("to", `"to" must be after "from".`);
-  }
+  Object.assign(filter, queryWindow(given, timeZone));
   return filter;
 }
 

@@ -5,8 +5,7 @@
 import type { Selectable } from "kysely";
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
-import { parseInstant } from "../../base/core/time.js";
-import { cursorLimit } from "../../base/http/query-params.js";
+import { cursorLimit, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, RefusalsTable } from "../../base/store/schema.js";
@@ -45,21 +44,7 @@ export function refusalQuery(query: RefusalQuery, timeZone: string) {
     if (value?.includes("\u0000")) throw invalid(name, `Query parameter "${name}" holds a NUL character.`);
     return value ? value : undefined;
   };
-  for (const name of ["from", "to"] as const) {
-    const value = given(name);
-    if (!value) continue;
-    const at = parseInstant(value, timeZone, name === "to");
-    if (!at) {
-      throw invalid(
-        name,
-        `Query parameter "${name}" must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (your account's time zone) or 2026-11-22T08:30:00Z (got "${value}").`,
-      );
-    }
-    filter[name] = at.getTime();
-  }
-  if (filter.from !== undefined && filter.to !== undefined && filter.from >= filter.to) {
-    throw invalid("to", 'Query parameter "to" must be after "from".');
-  }
+  Object.assign(filter, queryWindow(given, timeZone));
   const code = given("code");
   if (code !== undefined) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(code)) {
