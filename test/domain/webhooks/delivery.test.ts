@@ -10,7 +10,7 @@ import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../../s
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, type TestGateway, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
 import { FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
-import { receiver, until, useReceivers, verify } from "./receiver.js";
+import { outboxSettled, receiver, until, useReceivers, verify } from "./receiver.js";
 
 useReceivers();
 
@@ -42,7 +42,7 @@ describeEachEngine("webhooks through the running gateway", (engine) => {
     const other = await buildAccount(t, { credits: { sms: 10 } });
     const otherSent = await sendSms(t, other, { sender_id: "SWBRD", recipient: "9876543211", message: "Hi" });
     await waitForStatus(t, other, otherSent.body.data.message_id);
-    await new Promise((r) => setTimeout(r, 300));
+    await outboxSettled(t.db.store, hook.url);
     expect(hook.received).toHaveLength(2);
   });
 
