@@ -14,6 +14,30 @@ import { outboxSettled, receiver, until, useReceivers, verify } from "./receiver
 
 useReceivers();
 
+/**
+ * Wraps `sender`'s rounds; the function returned wakes it and resolves once a round that began
+ * after the call has ended (a test's mark that the sender looked at the clock it set).
+ */
+function roundsOf(sender: WebhookSender): () => Promise<void> {
+  const loop = sender as unknown as { round(): Promise<boolean> };
+  const round = loop.round.bind(sender);
+  let started = 0;
+  let ended = 0;
+  loop.round = async () => {
+    const n = ++started;
+    try {
+      return await round();
+    } finally {
+      ended = n;
+    }
+  };
+  return async () => {
+    const from = started;
+    sender.wake();
+    await until(() => ended > from);
+  };
+}
+
 describeEachEngine("webhooks through the running gateway", (engine) => {
   const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
 
@@ -218,6 +242,7 @@ describeEachEngine("webhook sender", (engine) => {
       { ...DEFAULT_SENDER_OPTIONS, allowPrivate: true, idleMs: 10 },
     );
     const row = async () => (await deliveries(t, account.id))[0]!;
+    const afterNextRound = roundsOf(sender);
     sender.start();
     try {
       const waits: number[] = [];
@@ -228,8 +253,7 @@ describeEachEngine("webhook sender", (engine) => {
         waits.push(current.next_attempt_at - clock.now().getTime());
         // Nothing is sent before the delay is up...
         clock.advance(Math.max(0, current.next_attempt_at - clock.now().getTime() - 1_000));
-        sender.wake();
-        await new Promise((r) => setTimeout(r, 50));
+        await afterNextRound();
         expect((await row()).attempts).toBe(attempt);
         // ...and the next attempt goes once it is.
         clock.advance(1_000);
