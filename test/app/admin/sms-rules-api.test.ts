@@ -1,6 +1,6 @@
 import { Readable, Writable } from "node:stream";
 import pino from "pino";
-import { beforeAll, expect, it } from "vitest";
+import { beforeAll, expect, it, vi } from "vitest";
 import { startGateway } from "../../../src/app/gateway.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { TEMPLATES_CHANGED } from "../../../src/domain/accounts/index.js";
@@ -173,16 +173,22 @@ describeEachEngine("operator API: templates, DLT, DND", (engine) => {
     const heard: string[] = [];
     const stop = t.db.store.signals.listen(TEMPLATES_CHANGED, (payload) => heard.push(payload));
     try {
-      // PostgreSQL subscribes asynchronously: give LISTEN a moment before the first NOTIFY.
-      await new Promise((r) => setTimeout(r, engine === "postgres" ? 300 : 0));
+      // PostgreSQL subscribes asynchronously: the LISTEN is in place once a probe comes back.
+      await vi.waitFor(
+        async () => {
+          await t.db.store.signals.notify(TEMPLATES_CHANGED, "probe");
+          expect(heard).toContain("probe");
+        },
+        { timeout: 5_000, interval: 20 },
+      );
       const created = await admin("POST", `/admin/api/accounts/${account.username}/templates`, {
         name: "otp",
         content: "Code {#var#}",
       });
       await admin("POST", `/admin/api/templates/${created.body.data.id}/approve`);
-      const deadline = Date.now() + 3_000;
-      while (heard.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-      expect(heard).toEqual([String(account.id), String(account.id)]);
+      const announced = () => heard.filter((payload) => payload !== "probe");
+      await vi.waitFor(() => expect(announced()).toHaveLength(2), { timeout: 3_000, interval: 20 });
+      expect(announced()).toEqual([String(account.id), String(account.id)]);
     } finally {
       stop();
     }

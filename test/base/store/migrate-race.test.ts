@@ -1,5 +1,5 @@
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { openStore } from "../../../src/base/store/store.js";
 import { createEmptyDatabase } from "../../helpers/empty-database.js";
 import { createTestDatabase, postgresAvailable, TEST_POSTGRES_URL, type TestDatabase } from "../../helpers/engines.js";
@@ -77,7 +77,17 @@ describe.skipIf(!postgresAvailable)("catalog introspection for migrations [postg
         const migrating = second.migrate().then(() => {
           done = true;
         });
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The migration waits on the lock the holder has (a waiter on the same advisory key).
+        const waiting = async () => {
+          const { rows } = await holder.query(
+            `select count(*)::int as n from pg_locks w join pg_locks h
+                on h.locktype = 'advisory' and h.granted and h.pid = pg_backend_pid()
+               and (h.classid, h.objid, h.objsubid) = (w.classid, w.objid, w.objsubid)
+             where w.locktype = 'advisory' and not w.granted`,
+          );
+          return rows[0].n as number;
+        };
+        await vi.waitFor(async () => expect(await waiting()).toBe(1), { timeout: 10_000, interval: 20 });
         expect(done).toBe(false);
         expect(await again.tables()).not.toContain("messages");
         await holder.query("select pg_advisory_unlock_all()");

@@ -192,6 +192,7 @@ suite("pipelined transactions on PostgreSQL", () => {
       await sql`select 1 / 0`.execute(trx);
     });
     await expect(failing).rejects.toMatchObject({ code: "22012" });
+    // Bounded wait for what must not happen: the insert arriving after the ROLLBACK and committing.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect((await sql.raw<{ n: number }>(COUNT).execute(db.store.db)).rows[0]!.n).toBe(0);
     await store.transaction((trx) => store.insertMany(trx, PROBE, rows));

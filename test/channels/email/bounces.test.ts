@@ -157,6 +157,7 @@ describe("bounce listener", () => {
       return info;
     });
     await expect.poll(() => bounces.length).toBe(1);
+    // Bounded wait for what must not happen: the SMTP answer before the bounce is stored.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(answered).toBe(false);
     release();

@@ -4,7 +4,7 @@
 // sent back to the gateway's bounce listener, each seen by the send's notifyurl.
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { outboxSettled, receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestGateway } from "../../helpers/gateway.js";
 import { BOUNCE_DOMAIN, closedPort, FakeRelay, parseMail, postfixDsn, verifyDkim } from "./helpers.js";
@@ -186,7 +186,8 @@ describeEachEngine("email through the smtp connector", (engine) => {
     const again = nodemailer.createTransport({ host: "127.0.0.1", port: bouncePort, secure: false, ignoreTLS: true });
     await again.sendMail({ envelope: { from: "", to: [kiran.from] }, raw: dsn });
     again.close();
-    await new Promise((r) => setTimeout(r, 300));
+    // The bounce is stored before the SMTP answer: the outbox has whatever event it caused.
+    await outboxSettled(t.db.store, hook.url);
     expect(of("kiran@example.org")).toEqual(["sent", "delivered", "bounced"]);
   });
 });

@@ -473,6 +473,7 @@ describeEachEngine("legacy send: throttle and login lock", (engine) => {
     });
     expect(v2.status).toBe(200);
 
+    // The throttle's one-second window ends (the behaviour under test): the account sends again.
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expectBroadcastId(await legacy(t, "/httpapi/send", sendParams(account)), account);
   });

@@ -4,7 +4,7 @@
 // was placed, retries only of what placed no call, forged callbacks refused.
 import { expect, it } from "vitest";
 import { setWebhookUrls } from "../../../src/domain/webhooks/settings.js";
-import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { outboxSettled, receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import type { TestAccount } from "../../helpers/gateway.js";
 import type { CreateCallRequest } from "./fake-provider.js";
@@ -112,8 +112,8 @@ describeEachEngine("voice-http connector and status callbacks", (engine) => {
       call: { status: "completed", duration_seconds: 12 },
     });
 
-    await until(() => hook.received.length >= 2);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Each callback is applied before its answer: the outbox has every event they caused.
+    await outboxSettled(g.t.db.store, hook.url);
     expect(hook.bodies()).toEqual([
       expect.objectContaining({
         event: "delivery_report",
@@ -201,9 +201,8 @@ describeEachEngine("voice-http connector and status callbacks", (engine) => {
         { kind: "debit", amount: -2000, wallet: "voice" },
         { kind: "refund", amount: 2000, wallet: "voice" },
       ]);
-      await until(() => hook.received.length >= 1);
       // Failed is final: nothing dispatches it again (a retry would have kept it queued).
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await outboxSettled(g.t.db.store, hook.url);
       expect(g.provider.callsTo(to)).toHaveLength(1);
       expect(hook.bodies().map((b) => b.status)).toEqual(["failed"]);
     } finally {
@@ -260,7 +259,7 @@ describeEachEngine("voice-http connector and status callbacks", (engine) => {
         message: "No answer from the voice provider within 400 ms; not retried, as the call may have been placed.",
       });
       expect(await voiceBalance(g.t, account)).toBe(5);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Failed is final (read above): nothing claims it again; the one request came before the timeout.
       expect(g.provider.callsTo(to)).toHaveLength(1);
     } finally {
       g.provider.answer = (request) => ({ status: 201, body: { sid: request.sid, status: "queued" } });

@@ -228,6 +228,7 @@ describe("GraphClient.sendMessage", () => {
     expect(error.neverSent).toBe(false);
     expect(elapsed).toBeGreaterThanOrEqual(280);
     expect(elapsed).toBeLessThan(1_500);
+    // Bounded wait for what must not happen: a resend by the HTTP client behind the error.
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(fake.sends()).toHaveLength(1);
     // The pool is still usable afterwards.

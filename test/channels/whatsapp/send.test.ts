@@ -3,7 +3,7 @@
 // callbacks move a message (and reach the account's webhook).
 import { describe, expect, it } from "vitest";
 import { ledgerSum } from "../../../src/domain/accounts/index.js";
-import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { outboxSettled, receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { statusCallback } from "./fake-graph.js";
 import { useWhatsAppWorld, whatsappWallet } from "./helpers.js";
@@ -228,8 +228,8 @@ describeEachEngine("WhatsApp send", (engine) => {
       expect(after.delivered_at).toBe(new Date(base + 2000).toISOString().replace(/\.\d{3}Z$/, "Z"));
       expect(after.error).toBeNull();
 
-      await until(() => hook.received.length >= 2);
-      await new Promise((r) => setTimeout(r, 300));
+      // Each callback is applied before its answer: the outbox has every event they caused.
+      await outboxSettled(t.db.store, hook.url);
       const events = hook.received.map((r) => verify(secret, r) as Record<string, unknown>);
       expect(events.map((e) => e.status)).toEqual(["sent", "read"]);
       expect(events[1]).toEqual({

@@ -64,6 +64,8 @@ describeEachEngine("WhatsApp simulator", (engine) => {
     await until(async () => (await v2("GET", `/whatsapp/status/${fails.id}`)).body.data.status === "failed", 5000);
     expect((await v2("GET", `/whatsapp/status/${fails.id}`)).body.data.error).toMatchObject({ code: "131026" });
     await until(async () => (await v2("GET", `/whatsapp/status/${unread.id}`)).body.data.status === "delivered", 5000);
+    // The simulator reads a message one step (40 ms here) after delivering it: five steps later,
+    // 0001 is still unread. A bounded wait for something that must not happen.
     await new Promise((r) => setTimeout(r, 200));
     expect((await v2("GET", `/whatsapp/status/${unread.id}`)).body.data.status).toBe("delivered");
     expect(await whatsappWallet(t, account.id)).toEqual({ balance: 3, held: 0 });

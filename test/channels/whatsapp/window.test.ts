@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { signMetaPayload } from "../../../src/channels/whatsapp/meta-webhook.js";
-import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
+import { outboxSettled, receiver, useReceivers, verify } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { call } from "../../helpers/gateway.js";
 import { inboundCallback, mergeCallbacks, statusCallback } from "./fake-graph.js";
@@ -111,8 +111,8 @@ describeEachEngine("WhatsApp inbound messages and Meta's webhook", (engine) => {
       },
       { upstream_id: "wamid.in-2", from_number: "919812300010", type: "image", text: "this one", media_id: "55501" },
     ]);
-    await until(() => hook.received.length >= 2);
-    await new Promise((r) => setTimeout(r, 200));
+    // Each callback is stored before its answer: the outbox has every event they caused.
+    await outboxSettled(t.db.store, hook.url);
     expect(hook.received).toHaveLength(2);
     expect(verify(secret, hook.received[0]!)).toEqual({
       event: "inbound_whatsapp",

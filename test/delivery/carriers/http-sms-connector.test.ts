@@ -273,6 +273,7 @@ describe("http-sms connector", () => {
       aggregator.answer = () => "reset";
       const [result] = await connector().submit([smsRow()]);
       expect(result).toMatchObject({ ok: false, retryable: false, code: "unknown_outcome" });
+      // Bounded wait for what must not happen: a resend by the HTTP client behind the result.
       await new Promise((resolve) => setTimeout(resolve, 200));
       expect(aggregator.requests).toHaveLength(1);
     });
@@ -285,6 +286,7 @@ describe("http-sms connector", () => {
       expect(result).toMatchObject({ ok: false, retryable: false, code: "timeout" });
       expect(elapsed).toBeGreaterThanOrEqual(290);
       expect(elapsed).toBeLessThan(5_000);
+      // Bounded wait for what must not happen: a resend by the HTTP client behind the result.
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(aggregator.requests).toHaveLength(1);
     });

@@ -473,6 +473,7 @@ describeEachEngine("smpp connector", (engine) => {
     smsc.sendReceipt("ffff01");
     await smsc.waitFor(() => smsc.deliverAnswers.length === 1, 5_000, "the receipt answered");
     expect(smsc.deliverAnswers).toEqual([0]);
+    // Bounded wait for what must not happen: a report after the last look (its pauses are 20 ms).
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(reports).toEqual([]);
     expect(await connector.submit([row()])).toMatchObject([{ ok: true }]);
@@ -725,6 +726,7 @@ describeEachEngine("smpp connector", (engine) => {
       connector: connector.name,
       receivedAt: expect.any(Number),
     });
+    // Bounded wait for what must not happen: the MO answered before its sink has taken it.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(smsc.deliverAnswers).toEqual([]);
     release();

@@ -276,7 +276,7 @@ describe("receipts and MO", () => {
     expect(ids).toHaveLength(3);
     smsc.sendReceipt(ids[2]!, { stat: "DELIVRD" });
     smsc.sendReceipt(ids[0]!, { stat: "UNDELIV", err: "034", withTlvs: true });
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await smsc.waitFor(() => receipts.length === 2, 5_000, "two receipts");
     smsc.sendReceipt(ids[1]!, { stat: "DELIVRD", withTlvs: true });
     await smsc.waitFor(() => receipts.length === 3, 5_000, "three receipts");
     expect(receipts.map((receipt) => [receipt.upstreamId, receipt.status, receipt.err])).toEqual([

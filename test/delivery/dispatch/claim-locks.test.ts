@@ -5,7 +5,7 @@
 // SQLite's one dispatcher claims with a plain read, so the suite runs on PostgreSQL.
 import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { MessageRow } from "../../../src/base/store/schema.js";
 import { openStore, type Store } from "../../../src/base/store/store.js";
 import type { Connector, Dispatcher, SubmitResult } from "../../../src/delivery/dispatch/index.js";
@@ -37,6 +37,21 @@ class SlowConnector implements Connector {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `store`, counting the dispatch claims it answered (a test's mark that a dispatcher looked again). */
+function countingClaims(store: Store): { store: Store; claims: () => number } {
+  let claims = 0;
+  const counted = Object.create(store) as Store;
+  counted.statement = ((text: string) => {
+    const statement = store.statement(text);
+    if (!text.includes("skip locked")) return statement;
+    return {
+      ...statement,
+      all: ((trx, params) => statement.all(trx, params).finally(() => claims++)) as typeof statement.all,
+    };
+  }) as Store["statement"];
+  return { store: counted, claims: () => claims };
+}
 
 (postgresAvailable ? describe : describe.skip)("dispatch claims [postgres]", () => {
   // API only: nothing dispatches until the test starts its own dispatcher.
@@ -139,15 +154,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     url.username = role;
     const store = await openStore({ engine: "postgres", url: url.toString() }, { pgSchema: t.db.schema });
     const connector = new SlowConnector();
-    const worker = dispatcher(connector, store);
+    const { store: counted, claims } = countingClaims(store);
+    const worker = dispatcher(connector, counted);
     worker.start();
     try {
       while (connector.sent.length < ids.length) await sleep(10);
+      // The carrier answers after 1 s, past the sessions' 300 ms idle timeout (the case under test).
       await sleep(1_000);
       connector.letGo();
       expect(await statusesOnceSubmitted(ids)).toEqual(ids.map(() => "submitted"));
-      // Once each: the batch's transaction was not ended under it, so nothing went out again.
-      await sleep(1_500);
+      // Once each: the batch's transaction was not ended under it, so nothing went out again
+      // (two claims answered since: what the first of them took was submitted before the second).
+      const before = claims();
+      await vi.waitFor(() => expect(claims()).toBeGreaterThanOrEqual(before + 2), { timeout: 10_000, interval: 20 });
       const sent = connector.sent.filter((id) => ids.includes(id));
       expect(sent.sort()).toEqual([...ids].sort());
       expect(new Set(connector.sent).size).toBe(connector.sent.length);

@@ -28,8 +28,6 @@ class CountingConnector implements Connector {
   onReports(): void {}
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function send(t: TestGateway, apiKey: string, recipient: string): Promise<string> {
   const sent = await call(t, "POST", "/api/v2/sms/send", {
     headers: { authorization: `Bearer ${apiKey}` },
@@ -41,11 +39,12 @@ async function send(t: TestGateway, apiKey: string, recipient: string): Promise<
 
 /** The record writes the batch's `submitted` events: an outbox that fails them fails the record. */
 function failingOutbox() {
-  const state = { failing: true, attempts: 0, events: [] as { id: string; status: string }[] };
+  const state = { failing: true, attempts: 0, times: [] as number[], events: [] as { id: string; status: string }[] };
   const outbox = {
     handoff: () => undefined,
     deliveryReports: async (_trx: unknown, events: { id: string; status: string }[]) => {
       state.attempts++;
+      state.times.push(Date.now());
       if (state.failing) throw new Error("the database is away");
       state.events.push(...events.map((e) => ({ id: e.id, status: e.status })));
       return 0;
@@ -80,13 +79,15 @@ describeEachEngine("a batch whose record fails", (engine) => {
     const { t, account, id, state, connector, dispatcher } = await failingDispatch("9610007001");
     const waking = setInterval(() => dispatcher.wake(), 5);
     try {
-      await until(() => state.attempts >= 1);
-      // Woken every 5 ms, the record is tried again after 100 ms, doubling to 1 s (0.1, 0.2, 0.4,
-      // 0.8, 1.6 s after the first), and the message is not claimed or sent again meanwhile.
-      await sleep(2_500);
+      // Woken every 5 ms, the record is tried again after 100 ms (the failed round's pause), then
+      // 100 ms doubling to 1 s, and the message is not claimed or sent again meanwhile.
+      await until(() => state.attempts >= 5);
+      const pauses = state.times.slice(1, 5).map((at, i) => at - state.times[i]!);
+      expect(
+        pauses.every((pause, i) => pause >= [95, 95, 190, 380][i]!),
+        `pauses ${pauses}`,
+      ).toBe(true);
       expect(connector.submits.map((s) => s.id)).toEqual([id]);
-      expect(state.attempts).toBeGreaterThanOrEqual(4);
-      expect(state.attempts).toBeLessThanOrEqual(7);
       expect((await row(t, id)).status).toBe("queued");
 
       state.failing = false;
@@ -137,6 +138,8 @@ describeEachEngine("a batch whose record fails", (engine) => {
       // A second worker, whose claims fail while `away` (its connection lost in the same outage).
       let away = true;
       let refused = 0;
+      /** The second worker's claims that the database answered. */
+      let claims = 0;
       const store = {
         ...t.db.store,
         statement(text: string) {
@@ -145,7 +148,7 @@ describeEachEngine("a batch whose record fails", (engine) => {
           return {
             ...statement,
             all: ((trx, params) => {
-              if (!away) return statement.all(trx, params);
+              if (!away) return statement.all(trx, params).finally(() => claims++);
               refused++;
               return Promise.reject(new Error("Connection terminated unexpectedly"));
             }) as typeof statement.all,
@@ -159,12 +162,16 @@ describeEachEngine("a batch whose record fails", (engine) => {
         second.start();
         await until(() => refused >= 1);
         // The database is back for the second worker at once, and it would claim after its 1 s
-        // pause; the first records its batch a little later (its next try, within a second).
+        // pause; the first's stays away 1.3 s more (the outage under test), and it records its
+        // batch a little later (its next try, within a second).
         away = false;
-        await sleep(1_300);
+        await new Promise((resolve) => setTimeout(resolve, 1_300));
         state.failing = false;
         await until(async () => (await row(t, id)).status === "submitted");
-        await sleep(2_500);
+        // Two claims of the second worker answered since: a batch claimed by the first of them
+        // (in flight when the record landed) was submitted before the second began.
+        const before = claims;
+        await until(() => claims >= before + 2);
         expect(connector.submits.map((s) => s.id)).toEqual([id]);
         expect(other.submits).toEqual([]);
       } finally {

@@ -1,7 +1,7 @@
 // The Acceptor writes the next group of sends while the previous group's commit is still being made
 // durable (SQLite: the group commit fsyncs the WAL off the thread), and on PostgreSQL keeps one
 // group at a time. Every send is still answered only after its own commit.
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import type { Store } from "../../../src/base/store/store.js";
@@ -75,8 +75,8 @@ describeEachEngine("accept pipeline", (engine) => {
     seen.most = 0;
     const answered: string[] = [];
     const first = acceptor.accept(order(account.id, "9876500001")).then(() => answered.push("first"));
-    // A later turn of the event loop: its own group.
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Its own group: sent once the first group's transaction has begun.
+    await vi.waitFor(() => expect(seen.started).toBe(1), { interval: 1 });
     const second = acceptor.accept(order(account.id, "9876500002")).then(() => answered.push("second"));
     await Promise.all([first, second]);
 

@@ -37,6 +37,16 @@ describeEachEngine("delivery reports", (engine) => {
       .executeTakeFirstOrThrow();
   }
 
+  const kept = async () =>
+    (await db.store.db.selectFrom("early_reports").select(["connector", "upstream_id", "status"]).execute()).map(
+      (row) => `${row.connector}/${row.upstream_id}/${row.status}`,
+    );
+  const until = async (check: () => Promise<boolean>, ms = 5000) => {
+    const deadline = Date.now() + ms;
+    while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return check();
+  };
+
   it("applies delivered once and ignores a later failed or a duplicate", async () => {
     const id = await acceptOne("9811111111");
     const [claimed] = await claimDueMessages(db.store, db.store.db, Date.now(), 10);
@@ -69,7 +79,8 @@ describeEachEngine("delivery reports", (engine) => {
     });
     ingester.start();
     ingester.push([{ connector: "test", upstreamId: "EARLY", status: "delivered", at: 5000 }]);
-    await new Promise((r) => setTimeout(r, 100));
+    // Looked at: no message carries its id yet, so it is kept for later.
+    expect(await until(async () => (await kept()).includes("test/EARLY/delivered"))).toBe(true);
     expect((await statusOf(id)).status).toBe("queued");
 
     await claimDueMessages(db.store, db.store.db, Date.now(), 10);
@@ -137,15 +148,6 @@ describeEachEngine("delivery reports", (engine) => {
     });
   const ingester = (options: { retryUnmatchedMs?: number; sweepMs?: number; keepEarlyMs?: number } = {}) =>
     ingesterOn(db.store, options);
-  const kept = async () =>
-    (await db.store.db.selectFrom("early_reports").select(["connector", "upstream_id", "status"]).execute()).map(
-      (row) => `${row.connector}/${row.upstream_id}/${row.status}`,
-    );
-  const until = async (check: () => Promise<boolean>, ms = 5000) => {
-    const deadline = Date.now() + ms;
-    while (!(await check()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    return check();
-  };
 
   it("stores a report that overtook its submit before it is acknowledged; another ingester applies it from the store once the submit is recorded", async () => {
     const id = await acceptOne("9876500066");
@@ -162,7 +164,7 @@ describeEachEngine("delivery reports", (engine) => {
     await db.store.transaction((trx) =>
       markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AHEAD-1", at: Date.now(), attempts: 1 }]),
     );
-    await new Promise((r) => setTimeout(r, 300));
+    // No ingester runs: recording the submit alone does not apply the stored report.
     expect((await statusOf(id)).status).toBe("submitted");
     // Any other process's ingester finds it on its sweep.
     const second = ingester({ sweepMs: 100 });
@@ -191,6 +193,7 @@ describeEachEngine("delivery reports", (engine) => {
     one.start();
     try {
       one.push([{ connector: "test", upstreamId: "LATE-1", status: "delivered", at: 9100 }]);
+      // Time passes beyond its 200 ms in memory (the case under test): only the store has it then.
       await new Promise((r) => setTimeout(r, 700));
       expect(await kept()).toEqual(["test/LATE-1/delivered"]);
       await claimDueMessages(db.store, db.store.db, Date.now(), 10);

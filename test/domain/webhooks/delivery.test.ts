@@ -10,9 +10,33 @@ import { rotateWebhookSecret, setWebhookUrls, webhookSettings } from "../../../s
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, type TestGateway, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
 import { FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
-import { receiver, until, useReceivers, verify } from "./receiver.js";
+import { outboxSettled, receiver, until, useReceivers, verify } from "./receiver.js";
 
 useReceivers();
+
+/**
+ * Wraps `sender`'s rounds; the function returned wakes it and resolves once a round that began
+ * after the call has ended (a test's mark that the sender looked at the clock it set).
+ */
+function roundsOf(sender: WebhookSender): () => Promise<void> {
+  const loop = sender as unknown as { round(): Promise<boolean> };
+  const round = loop.round.bind(sender);
+  let started = 0;
+  let ended = 0;
+  loop.round = async () => {
+    const n = ++started;
+    try {
+      return await round();
+    } finally {
+      ended = n;
+    }
+  };
+  return async () => {
+    const from = started;
+    sender.wake();
+    await until(() => ended > from);
+  };
+}
 
 describeEachEngine("webhooks through the running gateway", (engine) => {
   const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
@@ -42,7 +66,7 @@ describeEachEngine("webhooks through the running gateway", (engine) => {
     const other = await buildAccount(t, { credits: { sms: 10 } });
     const otherSent = await sendSms(t, other, { sender_id: "SWBRD", recipient: "9876543211", message: "Hi" });
     await waitForStatus(t, other, otherSent.body.data.message_id);
-    await new Promise((r) => setTimeout(r, 300));
+    await outboxSettled(t.db.store, hook.url);
     expect(hook.received).toHaveLength(2);
   });
 
@@ -218,6 +242,7 @@ describeEachEngine("webhook sender", (engine) => {
       { ...DEFAULT_SENDER_OPTIONS, allowPrivate: true, idleMs: 10 },
     );
     const row = async () => (await deliveries(t, account.id))[0]!;
+    const afterNextRound = roundsOf(sender);
     sender.start();
     try {
       const waits: number[] = [];
@@ -228,8 +253,7 @@ describeEachEngine("webhook sender", (engine) => {
         waits.push(current.next_attempt_at - clock.now().getTime());
         // Nothing is sent before the delay is up...
         clock.advance(Math.max(0, current.next_attempt_at - clock.now().getTime() - 1_000));
-        sender.wake();
-        await new Promise((r) => setTimeout(r, 50));
+        await afterNextRound();
         expect((await row()).attempts).toBe(attempt);
         // ...and the next attempt goes once it is.
         clock.advance(1_000);

@@ -6,6 +6,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterEach } from "vitest";
+import type { Store } from "../../../src/base/store/store.js";
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -91,6 +92,24 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     if (Date.now() > deadline) throw new Error("condition not reached in time");
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Resolves once the outbox holds nothing for `url` still to send (pending or being sent): every
+ * event written for it so far has reached the receiver or failed for good. The outbox row is
+ * written in the transaction of the change it reports, so once that change is visible, a test
+ * waits here instead of sleeping to show that no further request is on its way.
+ */
+export async function outboxSettled(store: Store, url: string, timeoutMs = 10_000): Promise<void> {
+  await until(async () => {
+    const open = await store.db
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("url", "=", url)
+      .where("status", "in", ["pending", "delivering"])
+      .executeTakeFirst();
+    return open === undefined;
+  }, timeoutMs);
 }
 
 /** Verified by the standardwebhooks package: throws when the signature or timestamp is wrong. */
