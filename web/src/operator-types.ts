@@ -4,6 +4,7 @@
 import type { Static } from "typebox";
 import type * as admin from "../../src/app/admin/account-schemas.js";
 import type * as desk from "../../src/app/admin/desk-schemas.js";
+import type * as analytics from "../../src/app/analytics-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
 import type * as alerts from "../../src/delivery/alerts/alert-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
@@ -39,3 +40,5 @@ export type AccountView = Static<typeof admin.AccountView>;
 export type OperatorRefusalPage = Static<typeof refusals.OperatorRefusalPage>;
 export type AlertSettings = Static<typeof alerts.AlertSettings>;
 export type ActiveAlert = Static<typeof alerts.ActiveAlert>;
+export type DeliveryAnalytics = Static<typeof analytics.DeliveryAnalytics>;
+export type DeliveryAnalyticsRow = Static<typeof analytics.DeliveryAnalyticsRow>;

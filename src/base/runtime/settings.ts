@@ -182,6 +182,13 @@ export const SETTINGS = {
     default: "15",
     parser: wholeNumber(1, 3600),
   },
+  ANALYTICS_PREFIX_DIGITS: {
+    field: "analyticsPrefixDigits",
+    description:
+      "Delivery analytics: how many leading digits of a recipient (with its country code, as routing rules write them: 9198…) its prefix keeps. A change applies to messages accepted after the next start; a message keeps the length of its accept time.",
+    default: "4",
+    parser: wholeNumber(1, 15),
+  },
   MESSAGE_VALIDITY_HOURS: {
     field: "messageValidityHours",
     description:

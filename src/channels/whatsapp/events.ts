@@ -71,7 +71,7 @@ export class WhatsAppEvents {
           unknown.push(event);
           continue;
         }
-        const moved = await move(trx, found.id, event);
+        const moved = await move(store, trx, found.id, event);
         if (moved) reported.push(reportOf(moved, event));
       }
       if (reported.length > 0) await webhooks.deliveryReports(trx, reported, now);
@@ -183,11 +183,11 @@ export class WhatsAppEvents {
   }
 }
 
-async function move(trx: Db, id: string, event: StatusEvent): Promise<MovedMessage | undefined> {
-  if (event.status === "delivered") return deliverWhatsAppMessage(trx, id, event.at);
-  if (event.status === "read") return readWhatsAppMessage(trx, id, event.at);
+async function move(store: Store, trx: Db, id: string, event: StatusEvent): Promise<MovedMessage | undefined> {
+  if (event.status === "delivered") return deliverWhatsAppMessage(store, trx, id, event.at);
+  if (event.status === "read") return readWhatsAppMessage(store, trx, id, event.at);
   const error = event.errors[0];
-  return failWhatsAppMessage(trx, id, {
+  return failWhatsAppMessage(store, trx, id, {
     code: error ? String(error.code) : "failed",
     message: error ? describeMetaError(error) : UNEXPLAINED_FAILURE,
     at: event.at,

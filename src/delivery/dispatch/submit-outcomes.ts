@@ -133,7 +133,7 @@ export async function recordOutcomes(
 ) {
   const { submitted, retries, failures } = outcomes;
   if (submitted.length > 0) {
-    await markSubmitted(deps.store, trx, submitted);
+    await markSubmitted(deps.store, trx, submitted, claimed);
     await markJobsStarted(
       trx,
       claimed.map((m) => m.job_id),
@@ -141,7 +141,7 @@ export async function recordOutcomes(
     );
   }
   if (retries.length > 0) await requeueForRetry(trx, retries);
-  const failed = failures.length > 0 ? await failBeforeCarrier(trx, deps.clock, failures) : [];
+  const failed = failures.length > 0 ? await failBeforeCarrier(deps.store, trx, deps.clock, failures) : [];
   const events = deps.webhooks ? await reportEvents(deps, trx, claimed, submitted, failed, handoff) : 0;
   return { failed, events };
 }
