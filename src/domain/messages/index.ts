@@ -78,6 +78,7 @@ export * from "./listing.js";
 export * from "./lookup.js";
 export * from "./report-transitions.js";
 export * from "./retention.js";
+export { RollupChanges } from "./rollups.js";
 export * from "./rows.js";
 export * from "./send-order.js";
 export * from "./sequence.js";

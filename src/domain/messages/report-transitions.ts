@@ -145,12 +145,16 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
       ]);
     for (const row of rows) changed.push(row);
   }
-  await countReported(store, trx, changed);
   await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));
+  await countReported(store, trx, changed);
   return changed;
 }
 
-/** Reported messages in the rollups: from submitted (pending, the same connector) to what they are now. */
+/**
+ * Reported messages in the rollups: from submitted (pending, the same connector) to what they are
+ * now. Written last in the transaction, as every writer does: the rows for every account at once
+ * are shared by all writers, and PostgreSQL holds their locks only from this write to the commit.
+ */
 async function countReported(store: Store, trx: Db, rows: ReportedRow[]): Promise<void> {
   const rollups = new RollupChanges();
   for (const row of rows) rollups.move({ ...row, status: "submitted" }, row);
@@ -286,7 +290,7 @@ export async function expireUnreported(
        set status = 'failed', error_code = 'expired', error_message = ${expiry.message}, done_at = ${expiry.now}
      where id in (${sql.join(due.map((row) => row.id))}) and status = 'submitted'
     returning ${sql.raw(REPORTED_COLUMNS)}`.execute(trx);
-  await countReported(store, trx, result.rows);
   await countJobOutcomes(trx, result.rows, expiry.now);
+  await countReported(store, trx, result.rows);
   return result.rows;
 }

@@ -139,8 +139,8 @@ export class RollupChanges {
 
   /**
    * Writes the rows that changed, in key order (two batches on PostgreSQL then lock shared rows
-   * in the same order). SQLite: a prepared upsert per row (no histogram when none changed);
-   * PostgreSQL: one statement with the rows as arrays.
+   * in the same order). SQLite: a prepared upsert per row (without the histogram when none of it
+   * changed); PostgreSQL: one statement with the rows as arrays.
    */
   async write(store: Store, trx: Db): Promise<void> {
     if (this.rows.size === 0) return;
@@ -189,7 +189,14 @@ const UPSERT_ARRAYS = `insert into delivery_rollups (${KEY_COLUMNS}, ${ALL_COLUM
  * and after. For the writers of one message at a time whose source state may be one of several
  * (WhatsApp's, email's); a batch's writer derives the old rows from what it knows instead.
  */
-export async function withRollups<T>(store: Store, trx: Db, ids: string[], change: () => Promise<T>): Promise<T> {
+export async function withRollups<T>(
+  store: Store,
+  trx: Db,
+  ids: string[],
+  change: () => Promise<T>,
+  /** The caller's changes, which it writes last in its transaction; else written here. */
+  into?: RollupChanges,
+): Promise<T> {
   const read = () =>
     trx
       .selectFrom("messages")
@@ -200,12 +207,12 @@ export async function withRollups<T>(store: Store, trx: Db, ids: string[], chang
   const result = await change();
   if (before.length === 0) return result;
   const after = new Map((await read()).map((row) => [row.id, row]));
-  const changes = new RollupChanges();
+  const changes = into ?? new RollupChanges();
   for (const row of before) {
     changes.add(row, -1);
     const now = after.get(row.id);
     if (now) changes.add(now, 1);
   }
-  await changes.write(store, trx);
+  if (!into) await changes.write(store, trx);
   return result;
 }

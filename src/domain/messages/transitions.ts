@@ -91,6 +91,8 @@ export async function markSubmitted(
   trx: Db,
   items: Submitted[],
   claimed?: readonly (RollupSource & { id: string })[],
+  /** The caller's changes, which it writes last in its transaction; else written here. */
+  into?: RollupChanges,
 ): Promise<number> {
   assertTransition("dispatching", "submitted");
   assertTransition("queued", "submitted");
@@ -102,14 +104,14 @@ export async function markSubmitted(
       items.map((i) => i.id),
     ));
   const changed = await submit(store, trx, items);
-  const rollups = new RollupChanges();
+  const rollups = into ?? new RollupChanges();
   const byId = new Map(before.map((m) => [m.id, m]));
   for (const item of items) {
     const before = byId.get(item.id);
     if (!before || !changed.has(item.id) || before.connector === item.connector) continue;
     rollups.move(before, { ...before, connector: item.connector });
   }
-  await rollups.write(store, trx);
+  if (!into) await rollups.write(store, trx);
   return changed.size;
 }
 
@@ -227,7 +229,14 @@ interface ChargedRow extends RollupSource {
 }
 
 /** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
-export async function failBeforeCarrier(store: Store, trx: Db, clock: Clock, items: Failure[]): Promise<ChargedRow[]> {
+export async function failBeforeCarrier(
+  store: Store,
+  trx: Db,
+  clock: Clock,
+  items: Failure[],
+  /** The caller's changes, which it writes last in its transaction; else written here, last. */
+  into?: RollupChanges,
+): Promise<ChargedRow[]> {
   const failed: ChargedRow[] = [];
   for (const part of chunks(items)) {
     const values = sql.join(part.map((i) => sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint))`));
@@ -240,10 +249,6 @@ export async function failBeforeCarrier(store: Store, trx: Db, clock: Clock, ite
       returning id, wallet, credits, job_id, error_message, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(trx);
     failed.push(...result.rows);
   }
-  // Pending before (queued or dispatching), under the same connector.
-  const rollups = new RollupChanges();
-  for (const row of failed) rollups.move({ ...row, status: "queued" }, row);
-  await rollups.write(store, trx);
   await refundMany(
     trx,
     clock,
@@ -261,6 +266,10 @@ export async function failBeforeCarrier(store: Store, trx: Db, clock: Clock, ite
     failed.map((row) => ({ job_id: row.job_id, status: "failed" })),
     now,
   );
+  // Pending before (queued or dispatching), under the same connector.
+  const rollups = into ?? new RollupChanges();
+  for (const row of failed) rollups.move({ ...row, status: "queued" }, row);
+  if (!into) await rollups.write(store, trx);
   return failed;
 }
 
@@ -306,10 +315,6 @@ export async function cancelScheduled(
       ? update.where("id", "=", target.queueId)
       : update.where("broadcast_id", "=", target.broadcastId);
   const rows = await update.returning(["id", "wallet", "credits", "job_id", ...ROLLUP_COLUMNS]).execute();
-  // Pending before; a cancelled message counts nowhere.
-  const rollups = new RollupChanges();
-  for (const row of rows) rollups.add({ ...row, status: "scheduled" }, -1);
-  await rollups.write(store, trx);
   let parts: { id: number; job_id: number; wallet: string; credits: number; count: number; next_index: number }[] = [];
   if ("broadcastId" in target) {
     let partUpdate = trx
@@ -344,6 +349,10 @@ export async function cancelScheduled(
   }
   await refundMany(trx, clock, refunds);
   await countJobOutcomes(trx, outcomes, now);
+  // Pending before; a cancelled message counts nowhere.
+  const rollups = new RollupChanges();
+  for (const row of rows) rollups.add({ ...row, status: "scheduled" }, -1);
+  await rollups.write(store, trx);
   return { count, credits: refunds.reduce((sum, r) => sum + r.amount, 0), ids: rows.map((row) => row.id) };
 }
 

@@ -90,8 +90,8 @@ export async function findWhatsAppMessage(db: Db, accountId: number, id: string)
 }
 
 /** Delivered at `at`; undefined when the message was not in a state to move. */
-export async function deliverWhatsAppMessage(store: Store, trx: Db, id: string, at: number) {
-  return withRollups(store, trx, [id], () => deliver(trx, id, at));
+export async function deliverWhatsAppMessage(store: Store, trx: Db, id: string, at: number, into?: RollupChanges) {
+  return withRollups(store, trx, [id], () => deliver(trx, id, at), into);
 }
 
 async function deliver(trx: Db, id: string, at: number) {
@@ -116,20 +116,25 @@ async function deliver(trx: Db, id: string, at: number) {
 }
 
 /** Read at `at`, which stands in for the delivery and end times when they are not known yet. */
-export async function readWhatsAppMessage(store: Store, trx: Db, id: string, at: number) {
-  return withRollups(store, trx, [id], () =>
-    trx
-      .updateTable("messages")
-      .set((eb) => ({
-        status: "read",
-        read_at: at,
-        delivered_at: eb.fn.coalesce("delivered_at", eb.val(at)),
-        done_at: eb.fn.coalesce("done_at", eb.val(at)),
-      }))
-      .where("id", "=", id)
-      .where("status", "in", SOURCES.read)
-      .returning(MOVED)
-      .executeTakeFirst(),
+export async function readWhatsAppMessage(store: Store, trx: Db, id: string, at: number, into?: RollupChanges) {
+  return withRollups(
+    store,
+    trx,
+    [id],
+    () =>
+      trx
+        .updateTable("messages")
+        .set((eb) => ({
+          status: "read",
+          read_at: at,
+          delivered_at: eb.fn.coalesce("delivered_at", eb.val(at)),
+          done_at: eb.fn.coalesce("done_at", eb.val(at)),
+        }))
+        .where("id", "=", id)
+        .where("status", "in", SOURCES.read)
+        .returning(MOVED)
+        .executeTakeFirst(),
+    into,
   );
 }
 
@@ -139,14 +144,20 @@ export async function failWhatsAppMessage(
   trx: Db,
   id: string,
   failure: { code: string; message: string; at: number },
+  into?: RollupChanges,
 ) {
-  return withRollups(store, trx, [id], () =>
-    trx
-      .updateTable("messages")
-      .set({ status: "failed", error_code: failure.code, error_message: failure.message, done_at: failure.at })
-      .where("id", "=", id)
-      .where("status", "in", SOURCES.failed)
-      .returning(MOVED)
-      .executeTakeFirst(),
+  return withRollups(
+    store,
+    trx,
+    [id],
+    () =>
+      trx
+        .updateTable("messages")
+        .set({ status: "failed", error_code: failure.code, error_message: failure.message, done_at: failure.at })
+        .where("id", "=", id)
+        .where("status", "in", SOURCES.failed)
+        .returning(MOVED)
+        .executeTakeFirst(),
+    into,
   );
 }
