@@ -157,7 +157,7 @@ export const SETTINGS = {
   MESSAGE_RETENTION_DAYS: {
     field: "messageRetentionDays",
     description:
-      "Messages accepted this many days ago or more whose life is over (delivered, failed, cancelled, read) are removed by housekeeping in small batches, with their parts, email events and contents, and finished webhook deliveries; the ledger keeps its entries. 0 keeps everything.",
+      "Messages accepted this many days ago or more whose life is over (delivered, failed, cancelled, read) are removed by housekeeping in small batches, with their parts, email events and contents, and finished webhook deliveries; the ledger and the delivery rollups keep their entries and counts. 0 keeps everything.",
     default: "0",
     parser: wholeNumber(0, 36500),
   },
