@@ -8,7 +8,7 @@
 import { beforeAll, expect, it } from "vitest";
 import { ManualClock } from "../../src/base/core/clock.js";
 import type { MessageRow } from "../../src/base/store/schema.js";
-import { cliOk } from "../helpers/cli.js";
+import { cliOk, runCli } from "../helpers/cli.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 import { keyOf, sendSms } from "../helpers/sms.js";
@@ -302,6 +302,17 @@ describeEachEngine("delivery analytics", (engine) => {
     const text = await cliOk(["analytics", "delivery", ...window, "--group-by", "error_code"], env);
     expect(text.split("\n")[1]).toMatch(/^ERROR_CODE\s+SENT\s+DELIVERED\s+FAILED\s+PENDING\s+RATE\s+P50\s+P95$/);
     expect(text).toMatch(/UNDELIV\s+\d+\s+0\s+\d+\s+0\s+0\.0 %/);
+    // Bad input: a clear message naming the option, a failing exit, never a stack.
+    for (const [args, said] of [
+      [["--group-by", "week"], /group_by/],
+      [["--from", "yesterday"], /from/],
+      [["--time-zone", "Mars/Olympus"], /time zone/],
+    ] as const) {
+      const refused = await runCli(["analytics", "delivery", ...args], env);
+      expect(refused.code, refused.stderr).not.toBe(0);
+      expect(refused.stderr).toMatch(said);
+      expect(refused.stderr).not.toMatch(/\n\s+at /);
+    }
   });
 
   it("refuses bad queries naming the field, and an account key on the operator's route", async () => {
