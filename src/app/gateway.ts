@@ -10,6 +10,7 @@ import { openStore, type Store, storeOptions } from "../base/store/store.js";
 import { SmppServer } from "../channels/smpp-server/index.js";
 import { applyCarriersFile } from "../delivery/carriers/config-file.js";
 import { closeRateLimitRedis, connectRateLimitRedis } from "../domain/auth/index.js";
+import { recordPrefixDigits } from "../domain/messages/index.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
 import { registerBacklogGauges } from "./backlog-metrics.js";
 import { type BootstrapCredentials, bootstrapIfEmpty, hasAccounts } from "./bootstrap.js";
@@ -70,6 +71,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const store = options.store ?? (await openStore(config.database, storeOptions(config)));
   await store.migrate();
   const clock = options.clock ?? systemClock;
+  await recordPrefixDigits(store.db, config.analyticsPrefixDigits, clock.now().getTime());
   const metrics = createMetrics();
   registerBacklogGauges(metrics.registry, { store, clock, logger });
   if (config.carriersFile) {

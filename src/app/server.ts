@@ -20,6 +20,7 @@ import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
 import { registerAdminRefusalRoutes } from "../domain/refusals/index.js";
 import { registerWebhookAdminRoutes } from "../domain/webhooks/admin-routes.js";
 import { registerAdminMessageRoutes, registerAdminRoutes } from "./admin/index.js";
+import { registerAdminAnalyticsRoutes } from "./analytics-routes.js";
 import { failChangedAnswers } from "./answer-check.js";
 import { registerApiDocs } from "./api-docs.js";
 import { consolePages, registerSessionRoutes } from "./console/index.js";
@@ -167,6 +168,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       registerAdminRefusalRoutes(admin, ctx);
       // A message's timeline shows its SMPP parts (admin/ reads them through carriers/).
       registerAdminMessageRoutes(admin, { ...ctx, messageParts: partsOfMessage });
+      registerAdminAnalyticsRoutes(admin, ctx);
     },
     { prefix: "/admin/api" },
   );

@@ -1,4 +1,5 @@
 // The v2 family: API-key auth for every route, then the key's rate limit; errors in the v2 envelope.
+
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { GatewayError } from "../base/core/errors.js";
 import { sendJsonError } from "../base/http/http-errors.js";
@@ -16,6 +17,7 @@ import { registerV2ContactRoutes } from "../domain/contacts/index.js";
 import { floodCount, messageCount, messagesByStatus } from "../domain/messages/index.js";
 import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
 import { registerV2WebhookRoutes } from "../domain/webhooks/v2-routes.js";
+import { registerV2AnalyticsRoutes } from "./analytics-routes.js";
 import type { AppContext } from "./context.js";
 
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
@@ -59,6 +61,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2EmailSendRoute(v2, ctx);
   registerV2VoiceRoutes(v2, ctx);
   registerV2RefusalRoutes(v2, ctx);
+  registerV2AnalyticsRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

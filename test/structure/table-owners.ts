@@ -32,6 +32,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   sequences: "domain/messages",
   // refusals/: the log of refused sends
   refusals: "domain/refusals",
+  delivery_rollups: "domain/messages",
+  delivery_rollup_prefix: "domain/messages",
   // webhooks/
   webhook_endpoints: "domain/webhooks",
   webhook_secrets: "domain/webhooks",

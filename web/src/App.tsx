@@ -41,6 +41,7 @@ const AccountViews = lazy(() => import("./pages/operator/Views.js"));
 const Refusals = lazy(() => import("./pages/Refusals.js"));
 const OperatorRefusals = lazy(() => import("./pages/operator/Refusals.js"));
 const Alerts = lazy(() => import("./pages/operator/Alerts.js"));
+const Analytics = lazy(() => import("./pages/operator/Analytics.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
@@ -71,6 +72,7 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/messages/:id", title: "Message", component: OperatorMessage },
   { path: "/operator/views", title: "Account views", component: AccountViews, nav: true },
   { path: "/operator/alerts", title: "Alerts", component: Alerts, nav: true },
+  { path: "/operator/analytics", title: "Analytics", component: Analytics, nav: true },
 ];
 
 function NotFound() {

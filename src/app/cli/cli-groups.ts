@@ -51,6 +51,10 @@ export const GROUP_MODULES: readonly GroupModule[] = [
     groups: ["alerts"],
   },
   {
+    load: async () => (await import("./cli-analytics.js")).addAnalyticsCommands,
+    groups: ["analytics"],
+  },
+  {
     load: async () => (await import("./cli-prices.js")).addPriceCommands,
     groups: ["prices"],
   },

@@ -157,7 +157,7 @@ export const SETTINGS = {
   MESSAGE_RETENTION_DAYS: {
     field: "messageRetentionDays",
     description:
-      "Messages accepted this many days ago or more whose life is over (delivered, failed, cancelled, read) are removed by housekeeping in small batches, with their parts, email events and contents, and finished webhook deliveries; the ledger keeps its entries. 0 keeps everything.",
+      "Messages accepted this many days ago or more whose life is over (delivered, failed, cancelled, read) are removed by housekeeping in small batches, with their parts, email events and contents, and finished webhook deliveries; the ledger and the delivery rollups keep their entries and counts. 0 keeps everything.",
     default: "0",
     parser: wholeNumber(0, 36500),
   },
@@ -181,6 +181,13 @@ export const SETTINGS = {
       "How often the worker role evaluates the operator's alerts (low balance, connector down, webhook endpoint failing, delivery rate; GET|PUT /admin/api/alerts): an alert is raised or cleared at most this long after its condition starts or ends.",
     default: "15",
     parser: wholeNumber(1, 3600),
+  },
+  ANALYTICS_PREFIX_DIGITS: {
+    field: "analyticsPrefixDigits",
+    description:
+      "Delivery analytics: how many leading digits of a recipient (with its country code, as routing rules write them: 9198…) its prefix keeps. A change applies to messages accepted after the next start; a message keeps the length of its accept time.",
+    default: "4",
+    parser: wholeNumber(1, 15),
   },
   MESSAGE_VALIDITY_HOURS: {
     field: "messageValidityHours",

@@ -163,4 +163,30 @@ export interface MessagesTables {
   flood_counters: FloodCountersTable;
   bulk_jobs: BulkJobsTable;
   bulk_parts: BulkPartsTable;
+  delivery_rollups: DeliveryRollupsTable;
+  delivery_rollup_prefix: DeliveryRollupPrefixTable;
+}
+
+/**
+ * Delivery analytics' rollups (migration 0035), written by the writers of messages (domain/messages/rollups.ts): per
+ * span (q: 15 minutes, d: UTC day), dimension and value, an account's counts by accept time.
+ * The latency histogram's columns h00..h35 are read by name (LATENCY_COLUMNS).
+ */
+export interface DeliveryRollupsTable {
+  span: "q" | "d";
+  /** "" (the account's total), connector, route, prefix or error_code. */
+  dim: string;
+  bucket: number;
+  account_id: number;
+  value: string;
+  sent: number;
+  delivered: number;
+  failed: number;
+  pending: number;
+}
+
+/** How many leading digits a message's prefix keeps, for messages accepted from `since` on. */
+export interface DeliveryRollupPrefixTable {
+  since: number;
+  digits: number;
 }

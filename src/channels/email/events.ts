@@ -30,7 +30,7 @@ export async function applyReturnedBounce(deps: EmailEventDeps, bounce: Returned
   // A DSN is anyone's mail to the bounce domain, up to 10 MiB: its words are kept as the message's are.
   const diagnostic = bounce.diagnostic.slice(0, DIAGNOSTIC_MAX_LENGTH);
   const moved = await deps.store.transaction(async (trx) => {
-    const row = await bounceEmail(trx, bounce.messageId, diagnostic, at);
+    const row = await bounceEmail(deps.store, trx, bounce.messageId, diagnostic, at);
     if (!row) return false;
     await trx
       .insertInto("email_events")

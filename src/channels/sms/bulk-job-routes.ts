@@ -132,7 +132,7 @@ export function registerBulkJobRoutes(v2: TypedRoutes, ctx: Deps): void {
       const accountId = request.principal!.accountId;
       const job = await ownJob(request.params.id, accountId);
       const cancelled = await ctx.store.transaction((trx) =>
-        cancelScheduled(trx, ctx.clock, accountId, { broadcastId: job.batch_id }, { unexpanded: true }),
+        cancelScheduled(ctx.store, trx, ctx.clock, accountId, { broadcastId: job.batch_id }, { unexpanded: true }),
       );
       if (cancelled.count === 0) {
         throw new GatewayError(

@@ -223,7 +223,9 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
       const exists = target && (await messagesExist(ctx.store.db, accountId, target));
       if (!target || !exists)
         throw new GatewayError("not_found", `No scheduled message with id "${id}" in this account.`);
-      const cancelled = await ctx.store.transaction((trx) => cancelScheduled(trx, ctx.clock, accountId, target));
+      const cancelled = await ctx.store.transaction((trx) =>
+        cancelScheduled(ctx.store, trx, ctx.clock, accountId, target),
+      );
       if (cancelled.count === 0) {
         throw new GatewayError("conflict", `Nothing to cancel: "${id}" was already released for sending or is final.`);
       }

@@ -11,6 +11,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import {
   deliverWhatsAppMessage,
   failWhatsAppMessage,
+  RollupChanges,
   readWhatsAppMessage,
   whatsAppMessageByUpstreamId,
 } from "../../domain/messages/index.js";
@@ -63,6 +64,8 @@ export class WhatsAppEvents {
     const unknown: StatusEvent[] = [];
     const reported: ReportedMessage[] = [];
     await store.transaction(async (trx) => {
+      // The events' changes to the delivery rollups, written last, once.
+      const rollups = new RollupChanges();
       for (const event of events) {
         // `sent` is what the send itself recorded; Meta's copy of it changes nothing.
         if (event.status === "sent") continue;
@@ -71,10 +74,11 @@ export class WhatsAppEvents {
           unknown.push(event);
           continue;
         }
-        const moved = await move(trx, found.id, event);
+        const moved = await move(store, trx, found.id, event, rollups);
         if (moved) reported.push(reportOf(moved, event));
       }
       if (reported.length > 0) await webhooks.deliveryReports(trx, reported, now);
+      await rollups.write(store, trx);
     });
     for (const message of reported) {
       if (message.status === "failed") this.deps.metrics.messagesFailed.inc({ channel: "whatsapp", stage: "delivery" });
@@ -114,6 +118,8 @@ export class WhatsAppEvents {
     }
     let stored = 0;
     await store.transaction(async (trx) => {
+      // The events' changes to the delivery rollups, written last, once.
+      const rollups = new RollupChanges();
       for (const event of events) {
         const accountId = accounts.get(event.phoneNumberId);
         if (accountId === undefined) {
@@ -183,15 +189,27 @@ export class WhatsAppEvents {
   }
 }
 
-async function move(trx: Db, id: string, event: StatusEvent): Promise<MovedMessage | undefined> {
-  if (event.status === "delivered") return deliverWhatsAppMessage(trx, id, event.at);
-  if (event.status === "read") return readWhatsAppMessage(trx, id, event.at);
+async function move(
+  store: Store,
+  trx: Db,
+  id: string,
+  event: StatusEvent,
+  rollups: RollupChanges,
+): Promise<MovedMessage | undefined> {
+  if (event.status === "delivered") return deliverWhatsAppMessage(store, trx, id, event.at, rollups);
+  if (event.status === "read") return readWhatsAppMessage(store, trx, id, event.at, rollups);
   const error = event.errors[0];
-  return failWhatsAppMessage(trx, id, {
-    code: error ? String(error.code) : "failed",
-    message: error ? describeMetaError(error) : UNEXPLAINED_FAILURE,
-    at: event.at,
-  });
+  return failWhatsAppMessage(
+    store,
+    trx,
+    id,
+    {
+      code: error ? String(error.code) : "failed",
+      message: error ? describeMetaError(error) : UNEXPLAINED_FAILURE,
+      at: event.at,
+    },
+    rollups,
+  );
 }
 
 const UNEXPLAINED_FAILURE = "WhatsApp reported the message failed without a reason.";

@@ -228,6 +228,7 @@ export class WhatsAppSendService {
         );
       }
       await insertWhatsAppMessage(
+        this.deps.store,
         trx,
         messageRow({
           id,
@@ -259,7 +260,7 @@ export class WhatsAppSendService {
       const refusal = refusalOf(error, config.timeoutMs);
       await store.transaction(async (trx) => {
         await releaseHold(trx, hold);
-        await failSendingMessage(trx, id, {
+        await failSendingMessage(this.deps.store, trx, id, {
           code: refusal.upstreamCode,
           message: refusal.error.message,
           at: clock.now().getTime(),

@@ -15,7 +15,7 @@ export async function releaseStaleSends(store: Store, clock: Clock): Promise<num
   let released = 0;
   for (const row of stale) {
     await store.transaction(async (trx) => {
-      const failed = await failSendingMessage(trx, row.id, {
+      const failed = await failSendingMessage(store, trx, row.id, {
         code: "upstream_unknown",
         message: "The gateway stopped before WhatsApp answered; the message was not charged.",
         at: now,

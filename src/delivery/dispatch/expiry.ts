@@ -35,7 +35,7 @@ export async function expireUnreportedMessages(
     for (let full = true; full && total < MAX_PER_CALL; ) {
       let events = 0;
       const expired = await deps.store.transaction(async (trx) => {
-        const rows = await expireUnreported(trx, { ...expiry, connector });
+        const rows = await expireUnreported(deps.store, trx, { ...expiry, connector });
         if (deps.webhooks && rows.length > 0) {
           const reported = rows.filter((row) => REPORTED_CHANNELS.has(row.channel));
           events = await deps.webhooks.deliveryReports(

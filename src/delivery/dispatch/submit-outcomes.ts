@@ -6,7 +6,13 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import type { Failure, Retry, Submitted } from "../../domain/messages/index.js";
-import { failBeforeCarrier, markJobsStarted, markSubmitted, requeueForRetry } from "../../domain/messages/index.js";
+import {
+  failBeforeCarrier,
+  markJobsStarted,
+  markSubmitted,
+  RollupChanges,
+  requeueForRetry,
+} from "../../domain/messages/index.js";
 import type { ReportedMessage } from "../../domain/webhooks/events.js";
 import type { Handoff } from "../../domain/webhooks/handoff.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
@@ -132,8 +138,10 @@ export async function recordOutcomes(
   outcomes: Outcomes,
 ) {
   const { submitted, retries, failures } = outcomes;
+  // The batch's changes to the delivery rollups, written last (one upsert per rollup row).
+  const rollups = new RollupChanges();
   if (submitted.length > 0) {
-    await markSubmitted(deps.store, trx, submitted);
+    await markSubmitted(deps.store, trx, submitted, claimed, rollups);
     await markJobsStarted(
       trx,
       claimed.map((m) => m.job_id),
@@ -141,8 +149,9 @@ export async function recordOutcomes(
     );
   }
   if (retries.length > 0) await requeueForRetry(trx, retries);
-  const failed = failures.length > 0 ? await failBeforeCarrier(trx, deps.clock, failures) : [];
+  const failed = failures.length > 0 ? await failBeforeCarrier(deps.store, trx, deps.clock, failures, rollups) : [];
   const events = deps.webhooks ? await reportEvents(deps, trx, claimed, submitted, failed, handoff) : 0;
+  await rollups.write(deps.store, trx);
   return { failed, events };
 }
 

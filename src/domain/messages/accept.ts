@@ -12,6 +12,7 @@ import { type Debit, debitAllOrNothing } from "../accounts/index.js";
 import { bulkParts, recordJob } from "./accept-job.js";
 import { countFlood } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
+import { RollupChanges } from "./rollups.js";
 import { messageRow } from "./rows.js";
 import type { AcceptedMessage, AcceptedSend, AcceptOutcome, SendOrder, SharedContentWriter } from "./send-order.js";
 import { SequenceAllocator } from "./sequence.js";
@@ -336,6 +337,10 @@ export class Acceptor {
       }
     }
     await this.store.insertMany(trx, "messages", rows);
+    // The group's messages summed per rollup row: one upsert per row, not 13 per message.
+    const rollups = new RollupChanges();
+    for (const row of rows) rollups.add(row, 1);
+    await rollups.write(this.store, trx);
     return outcomes;
   }
 }

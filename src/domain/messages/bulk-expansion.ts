@@ -4,6 +4,7 @@
 import { sql } from "kysely";
 import type { BulkPartRow, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { RollupChanges } from "./rollups.js";
 
 /** Up to 100 pending parts due at `now`, oldest first: their ids and accounts. */
 export async function dueBulkParts(db: Db, now: number) {
@@ -57,6 +58,10 @@ export async function expandBulkPart(
     .where("status", "=", "pending")
     .executeTakeFirst();
   if (Number(advanced.numUpdatedRows) === 0) return false;
-  await store.insertMany(trx, "messages", messages());
+  const rows = messages();
+  await store.insertMany(trx, "messages", rows);
+  const rollups = new RollupChanges();
+  for (const row of rows) rollups.add(row, 1);
+  await rollups.write(store, trx);
   return true;
 }

@@ -1,7 +1,8 @@
 // The email channel's own steps on its messages, which no other channel takes: a bounce that
 // comes back after the relay took the message (even after it was reported delivered), the
 // message an open or a click names, and a send's recipients as its status call lists them.
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { withRollups } from "./rollups.js";
 
 /** The most of a bounce's diagnostic that is kept. */
 export const DIAGNOSTIC_MAX_LENGTH = 1_000;
@@ -11,8 +12,8 @@ export const DIAGNOSTIC_MAX_LENGTH = 1_000;
  * what its notification needs, or undefined when the id is not an email of ours or it bounced
  * already (a repeated DSN changes nothing).
  */
-export async function bounceEmail(trx: Db, messageId: string, diagnostic: string, at: number) {
-  return (
+export async function bounceEmail(store: Store, trx: Db, messageId: string, diagnostic: string, at: number) {
+  return withRollups(store, trx, [messageId], () =>
     trx
       .updateTable("messages")
       .set({
@@ -26,7 +27,7 @@ export async function bounceEmail(trx: Db, messageId: string, diagnostic: string
       // Email's own step: a bounce may follow the relay's acceptance (delivered).
       .where("status", "in", ["submitted", "delivered"])
       .returning(["id", "account_id", "recipient", "error_code", "error_message"])
-      .executeTakeFirst()
+      .executeTakeFirst(),
   );
 }
 

@@ -60,8 +60,14 @@
 //   whatsapp-steps.ts  the WhatsApp channel's own steps: the row written `sending` before the upstream
 //                      call, then sent or failed; Meta's delivered, read and failed; stale sends failed;
 //                      a message by numeric or upstream id
+//   analytics.ts       delivery analytics: the rollups of a window grouped by account, connector, route,
+//                      prefix, error code, or the caller's hours or days; latency percentiles from their
+//                      histogram; ANALYTICS_PREFIX_DIGITS recorded
+//   rollups.ts         RollupChanges: what a batch of message writes changes in the rollups, summed per
+//                      rollup row and written once per commit group (every writer of messages calls it)
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
+export * from "./analytics.js";
 export * from "./bulk-expansion.js";
 export * from "./early-reports.js";
 export * from "./email-steps.js";
@@ -72,6 +78,7 @@ export * from "./listing.js";
 export * from "./lookup.js";
 export * from "./report-transitions.js";
 export * from "./retention.js";
+export { RollupChanges } from "./rollups.js";
 export * from "./rows.js";
 export * from "./send-order.js";
 export * from "./sequence.js";

@@ -8,6 +8,7 @@ import { assertTransition, sourcesOf } from "../../base/core/message-status.js";
 import type { Database, MessageStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { countJobOutcomes } from "./jobs.js";
+import { ROLLUP_COLUMNS, RollupChanges } from "./rollups.js";
 
 export interface DeliveryReport {
   connector: string;
@@ -54,6 +55,9 @@ export interface ReportedRow {
   /** Null on a delivered message. */
   error_code: string | null;
   error_message: string | null;
+  route: string;
+  connector: string | null;
+  delivered_at: number | null;
 }
 
 /** A failed report that names no reason still stores one, so every failed message says why. */
@@ -65,8 +69,7 @@ export function reasonOf(report: DeliveryReport): { code: string | null; message
   };
 }
 
-const REPORTED_COLUMNS =
-  "id, account_id, channel, status, created_at, job_id, recipient, done_at, error_code, error_message";
+const REPORTED_COLUMNS = ["id", "job_id", "error_message", ...ROLLUP_COLUMNS].join(", ");
 /** Both final states are reached from `submitted` only. */
 const REPORT_SOURCES = sourcesOf("delivered")
   .map((status) => `'${status}'`)
@@ -143,7 +146,19 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
     for (const row of rows) changed.push(row);
   }
   await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));
+  await countReported(store, trx, changed);
   return changed;
+}
+
+/**
+ * Reported messages in the rollups: from submitted (pending, the same connector) to what they are
+ * now. Written last in the transaction, as every writer does: the rows for every account at once
+ * are shared by all writers, and PostgreSQL holds their locks only from this write to the commit.
+ */
+async function countReported(store: Store, trx: Db, rows: ReportedRow[]): Promise<void> {
+  const rollups = new RollupChanges();
+  for (const row of rows) rollups.move({ ...row, status: "submitted" }, row);
+  await rollups.write(store, trx);
 }
 
 /**
@@ -253,6 +268,7 @@ export async function connectorsAwaitingReports(db: Db, submittedBefore: number)
  * nothing.
  */
 export async function expireUnreported(
+  store: Store,
   trx: Db,
   expiry: { connector: string; submittedBefore: number; now: number; message: string; limit: number },
 ): Promise<ReportedRow[]> {
@@ -273,8 +289,8 @@ export async function expireUnreported(
     update messages
        set status = 'failed', error_code = 'expired', error_message = ${expiry.message}, done_at = ${expiry.now}
      where id in (${sql.join(due.map((row) => row.id))}) and status = 'submitted'
-    returning id, account_id, channel, status, created_at, job_id, recipient, done_at,
-              error_code, error_message`.execute(trx);
+    returning ${sql.raw(REPORTED_COLUMNS)}`.execute(trx);
   await countJobOutcomes(trx, result.rows, expiry.now);
+  await countReported(store, trx, result.rows);
   return result.rows;
 }

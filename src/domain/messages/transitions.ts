@@ -9,6 +9,7 @@ import type { MessageRow, MessageStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Refund, refundMany } from "../accounts/index.js";
 import { countJobOutcomes, type JobOutcome } from "./jobs.js";
+import { ROLLUP_COLUMNS, RollupChanges, type RollupSource } from "./rollups.js";
 
 const MAX_ROWS = 500;
 
@@ -79,21 +80,67 @@ const CLAIMED = inList(CLAIMED_STATUSES);
 const CLAIMED_SQL = CLAIMED_STATUSES.map((status) => `'${status}'`).join(", ");
 
 /**
- * Records accepted submits. SQLite: one prepared statement per message (no SQL to build);
- * PostgreSQL: one statement for the batch, the values as arrays (one round trip, one plan).
+ * Records accepted submits. A submit moves a message in the rollups only from its connector
+ * before (none, or a retry's other one) to this one: read from `claimed`, the rows as the
+ * dispatcher claimed them, or else from the table before the update.
+ * SQLite: one prepared statement per message (no SQL to build); PostgreSQL: one statement for
+ * the batch, the values as arrays (one round trip, one plan).
  */
-export async function markSubmitted(store: Store, trx: Db, items: Submitted[]): Promise<number> {
+export async function markSubmitted(
+  store: Store,
+  trx: Db,
+  items: Submitted[],
+  claimed?: readonly (RollupSource & { id: string })[],
+  /** The caller's changes, which it writes last in its transaction; else written here. */
+  into?: RollupChanges,
+): Promise<number> {
   assertTransition("dispatching", "submitted");
   assertTransition("queued", "submitted");
   if (items.length === 0) return 0;
+  const before =
+    claimed ??
+    (await rowsOf(
+      trx,
+      items.map((i) => i.id),
+    ));
+  const changed = await submit(store, trx, items);
+  const rollups = into ?? new RollupChanges();
+  const byId = new Map(before.map((m) => [m.id, m]));
+  for (const item of items) {
+    const before = byId.get(item.id);
+    if (!before || !changed.has(item.id) || before.connector === item.connector) continue;
+    rollups.move(before, { ...before, connector: item.connector });
+  }
+  if (!into) await rollups.write(store, trx);
+  return changed.size;
+}
+
+async function rowsOf(trx: Db, ids: string[]) {
+  const rows = [];
+  for (const part of chunks(ids)) {
+    rows.push(
+      ...(await trx
+        .selectFrom("messages")
+        .select(["id", ...ROLLUP_COLUMNS])
+        .where("id", "in", part)
+        .execute()),
+    );
+  }
+  return rows;
+}
+
+/** markSubmitted's update: the ids it changed. */
+async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<string>> {
   const set = `status = 'submitted', lease_until = null, error_code = null, error_message = null`;
+  const changed = new Set<string>();
   if (store.engine === "sqlite") {
     const update = store.statement(
       `update messages set ${set}, connector = ?, upstream_id = ?, submitted_at = ?, attempts = ?
         where id = ? and status in (${CLAIMED_SQL})`,
     );
-    let changed = 0;
-    for (const i of items) changed += await update.run(trx, [i.connector, i.upstreamId, i.at, i.attempts, i.id]);
+    for (const i of items) {
+      if ((await update.run(trx, [i.connector, i.upstreamId, i.at, i.attempts, i.id])) > 0) changed.add(i.id);
+    }
     return changed;
   }
   // No join: the rows are found by primary key (`m.id = any(…)`) and read their values from one
@@ -101,15 +148,18 @@ export async function markSubmitted(store: Store, trx: Db, items: Submitted[]): 
   // that the ids given are exactly the rows `dispatching`, expected two rows of messages and
   // compared every message with every value (16 ms for 500 messages; this way 4 ms).
   const values = Object.fromEntries(items.map((i) => [i.id, [i.connector, i.upstreamId, i.at, i.attempts]]));
-  return store
+  const rows = await store
     .statement(
       `update messages as m
           set ${set}, connector = v.submits -> m.id ->> 0, upstream_id = v.submits -> m.id ->> 1,
               submitted_at = (v.submits -> m.id ->> 2)::bigint, attempts = (v.submits -> m.id ->> 3)::int
          from (select ?::jsonb as submits) as v
-        where m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})`,
+        where m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})
+       returning m.id`,
     )
-    .run(trx, [JSON.stringify(values), items.map((i) => i.id)]);
+    .all<{ id: string }>(trx, [JSON.stringify(values), items.map((i) => i.id)]);
+  for (const row of rows) changed.add(row.id);
+  return changed;
 }
 
 export interface Retry {
@@ -164,7 +214,7 @@ export interface Failure {
   at: number;
 }
 
-interface ChargedRow {
+interface ChargedRow extends RollupSource {
   id: string;
   account_id: number;
   wallet: string;
@@ -179,7 +229,14 @@ interface ChargedRow {
 }
 
 /** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
-export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[]): Promise<ChargedRow[]> {
+export async function failBeforeCarrier(
+  store: Store,
+  trx: Db,
+  clock: Clock,
+  items: Failure[],
+  /** The caller's changes, which it writes last in its transaction; else written here, last. */
+  into?: RollupChanges,
+): Promise<ChargedRow[]> {
   const failed: ChargedRow[] = [];
   for (const part of chunks(items)) {
     const values = sql.join(part.map((i) => sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint))`));
@@ -189,8 +246,7 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
          set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
-      returning id, account_id, wallet, credits, channel, created_at, job_id, recipient, done_at,
-                error_code, error_message`.execute(trx);
+      returning id, wallet, credits, job_id, error_message, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(trx);
     failed.push(...result.rows);
   }
   await refundMany(
@@ -210,6 +266,10 @@ export async function failBeforeCarrier(trx: Db, clock: Clock, items: Failure[])
     failed.map((row) => ({ job_id: row.job_id, status: "failed" })),
     now,
   );
+  // Pending before (queued or dispatching), under the same connector.
+  const rollups = into ?? new RollupChanges();
+  for (const row of failed) rollups.move({ ...row, status: "queued" }, row);
+  if (!into) await rollups.write(store, trx);
   return failed;
 }
 
@@ -229,6 +289,7 @@ export interface Cancellation {
  * is left alone.
  */
 export async function cancelScheduled(
+  store: Store,
   trx: Db,
   clock: Clock,
   accountId: number,
@@ -253,7 +314,7 @@ export async function cancelScheduled(
     "queueId" in target
       ? update.where("id", "=", target.queueId)
       : update.where("broadcast_id", "=", target.broadcastId);
-  const rows = await update.returning(["id", "account_id", "wallet", "credits", "job_id"]).execute();
+  const rows = await update.returning(["id", "wallet", "credits", "job_id", ...ROLLUP_COLUMNS]).execute();
   let parts: { id: number; job_id: number; wallet: string; credits: number; count: number; next_index: number }[] = [];
   if ("broadcastId" in target) {
     let partUpdate = trx
@@ -288,6 +349,10 @@ export async function cancelScheduled(
   }
   await refundMany(trx, clock, refunds);
   await countJobOutcomes(trx, outcomes, now);
+  // Pending before; a cancelled message counts nowhere.
+  const rollups = new RollupChanges();
+  for (const row of rows) rollups.add({ ...row, status: "scheduled" }, -1);
+  await rollups.write(store, trx);
   return { count, credits: refunds.reduce((sum, r) => sum + r.amount, 0), ids: rows.map((row) => row.id) };
 }
 

@@ -3,7 +3,8 @@
 // standing in for a delivery not yet reported); a `sending` message whose process died is failed.
 import { sql } from "kysely";
 import type { MessageRow, MessageStatus, NewMessage } from "../../base/store/schema.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { RollupChanges, withRollups } from "./rollups.js";
 
 /** The states each status may move a message from. */
 const SOURCES: Record<"delivered" | "read" | "failed", MessageStatus[]> = {
@@ -15,28 +16,34 @@ const SOURCES: Record<"delivered" | "read" | "failed", MessageStatus[]> = {
 const MOVED = ["id", "account_id", "recipient", "broadcast_id", "upstream_id"] as const;
 
 /** Writes a WhatsApp send's row (built by messageRow) before its upstream call. */
-export async function insertWhatsAppMessage(trx: Db, row: NewMessage): Promise<void> {
+export async function insertWhatsAppMessage(store: Store, trx: Db, row: NewMessage): Promise<void> {
   await trx.insertInto("messages").values(row).execute();
+  const rollups = new RollupChanges();
+  rollups.add(row, 1);
+  await rollups.write(store, trx);
 }
 
 /** Fails a message still `sending`; false when it is not (the send ended another way). */
 export async function failSendingMessage(
+  store: Store,
   trx: Db,
   id: string,
   failure: { code: string; message: string; at: number },
 ): Promise<boolean> {
-  const failed = await trx
-    .updateTable("messages")
-    .set({
-      status: "failed",
-      error_code: failure.code,
-      error_message: failure.message,
-      lease_until: null,
-      done_at: failure.at,
-    })
-    .where("id", "=", id)
-    .where("status", "=", "sending")
-    .executeTakeFirst();
+  const failed = await withRollups(store, trx, [id], () =>
+    trx
+      .updateTable("messages")
+      .set({
+        status: "failed",
+        error_code: failure.code,
+        error_message: failure.message,
+        lease_until: null,
+        done_at: failure.at,
+      })
+      .where("id", "=", id)
+      .where("status", "=", "sending")
+      .executeTakeFirst(),
+  );
   return Number(failed.numUpdatedRows) > 0;
 }
 
@@ -83,7 +90,11 @@ export async function findWhatsAppMessage(db: Db, accountId: number, id: string)
 }
 
 /** Delivered at `at`; undefined when the message was not in a state to move. */
-export async function deliverWhatsAppMessage(trx: Db, id: string, at: number) {
+export async function deliverWhatsAppMessage(store: Store, trx: Db, id: string, at: number, into?: RollupChanges) {
+  return withRollups(store, trx, [id], () => deliver(trx, id, at), into);
+}
+
+async function deliver(trx: Db, id: string, at: number) {
   const moved = await trx
     .updateTable("messages")
     .set({ status: "delivered", delivered_at: at, done_at: at })
@@ -105,28 +116,48 @@ export async function deliverWhatsAppMessage(trx: Db, id: string, at: number) {
 }
 
 /** Read at `at`, which stands in for the delivery and end times when they are not known yet. */
-export async function readWhatsAppMessage(trx: Db, id: string, at: number) {
-  return trx
-    .updateTable("messages")
-    .set((eb) => ({
-      status: "read",
-      read_at: at,
-      delivered_at: eb.fn.coalesce("delivered_at", eb.val(at)),
-      done_at: eb.fn.coalesce("done_at", eb.val(at)),
-    }))
-    .where("id", "=", id)
-    .where("status", "in", SOURCES.read)
-    .returning(MOVED)
-    .executeTakeFirst();
+export async function readWhatsAppMessage(store: Store, trx: Db, id: string, at: number, into?: RollupChanges) {
+  return withRollups(
+    store,
+    trx,
+    [id],
+    () =>
+      trx
+        .updateTable("messages")
+        .set((eb) => ({
+          status: "read",
+          read_at: at,
+          delivered_at: eb.fn.coalesce("delivered_at", eb.val(at)),
+          done_at: eb.fn.coalesce("done_at", eb.val(at)),
+        }))
+        .where("id", "=", id)
+        .where("status", "in", SOURCES.read)
+        .returning(MOVED)
+        .executeTakeFirst(),
+    into,
+  );
 }
 
 /** Failed after it was sent, with Meta's error. */
-export async function failWhatsAppMessage(trx: Db, id: string, failure: { code: string; message: string; at: number }) {
-  return trx
-    .updateTable("messages")
-    .set({ status: "failed", error_code: failure.code, error_message: failure.message, done_at: failure.at })
-    .where("id", "=", id)
-    .where("status", "in", SOURCES.failed)
-    .returning(MOVED)
-    .executeTakeFirst();
+export async function failWhatsAppMessage(
+  store: Store,
+  trx: Db,
+  id: string,
+  failure: { code: string; message: string; at: number },
+  into?: RollupChanges,
+) {
+  return withRollups(
+    store,
+    trx,
+    [id],
+    () =>
+      trx
+        .updateTable("messages")
+        .set({ status: "failed", error_code: failure.code, error_message: failure.message, done_at: failure.at })
+        .where("id", "=", id)
+        .where("status", "in", SOURCES.failed)
+        .returning(MOVED)
+        .executeTakeFirst(),
+    into,
+  );
 }

@@ -32,10 +32,12 @@ import { loginBudget } from "./0027_login_budget.js";
 import { earlyReportsByAge } from "./0028_early_reports_by_age.js";
 import { messagesByCreated } from "./0029_messages_by_created.js";
 import { accountViews } from "./0030_account_views.js";
-
 import { refusals } from "./0032_refusals.js";
 import { alerts } from "./0033_alerts.js";
 import { priceCards } from "./0034_price_cards.js";
+import { deliveryRollups } from "./0035_delivery_rollups.js";
+
+export { countStoredMessages, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0035_delivery_rollups.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -74,6 +76,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0032_refusals": refusals(engine),
         "0033_alerts": alerts(),
         "0034_price_cards": priceCards(engine),
+        "0035_delivery_rollups": deliveryRollups(engine),
       };
     },
   };

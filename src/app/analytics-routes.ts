@@ -1,0 +1,140 @@
+// Delivery analytics (issue 38, item 2), read from the rollups messages/ keeps as messages change
+// state (never a scan of the messages table):
+//   GET /admin/api/analytics/delivery  every account's messages (the operator's time zone)
+//   GET /api/v2/analytics/delivery     the account's own (no account or connector grouping)
+// `from` and `to` as the message list takes them (ISO 8601; a bare date or time in the caller's
+// zone), widened to whole 15 minutes; by default the last 30 days. `group_by`: account,
+// connector, route, prefix, error_code, hour or day (default day; hours and days in the caller's zone).
+import { Type } from "typebox";
+import { GatewayError } from "../base/core/errors.js";
+import { parseInstant } from "../base/core/time.js";
+import { resourceAnswer } from "../base/http/answer-schemas.js";
+import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
+import type { Runtime } from "../base/runtime/runtime.js";
+import type { Db } from "../base/store/store.js";
+import { usernamesOf } from "../domain/accounts/index.js";
+import { alignedWindow, DELIVERY_GROUPS, type DeliveryGroup, deliveryAnalytics } from "../domain/messages/index.js";
+import { DeliveryAnalytics } from "./analytics-schemas.js";
+
+type Deps = Pick<Runtime, "store" | "clock">;
+
+const DAY_MS = 86_400_000;
+/** The longest window one call reads. */
+export const ANALYTICS_MAX_DAYS = 400;
+
+export const AnalyticsQuery = Type.Object({
+  from: Type.Optional(Type.String({ maxLength: 40 })),
+  to: Type.Optional(Type.String({ maxLength: 40 })),
+  group_by: Type.Optional(Type.String({ maxLength: 40 })),
+});
+type Query = { from?: string; to?: string; group_by?: string };
+
+const invalid = (field: string, message: string) => new GatewayError("invalid_request", message, { field });
+
+/** The window and grouping a query asks for, checked; `allowed` the groupings this caller may ask for. */
+export function analyticsRequest(query: Query, timeZone: string, now: number, allowed: readonly DeliveryGroup[]) {
+  const groupBy = (query.group_by?.trim() || "day") as DeliveryGroup;
+  if (!allowed.includes(groupBy)) {
+    throw invalid(
+      "group_by",
+      `Query parameter "group_by" must be one of ${allowed.join(", ")} (got "${query.group_by}").`,
+    );
+  }
+  const at = (name: "from" | "to"): number | undefined => {
+    const value = query[name]?.trim();
+    if (!value) return undefined;
+    const instant = parseInstant(value, timeZone, name === "to");
+    if (!instant) {
+      throw invalid(
+        name,
+        `Query parameter "${name}" must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (your account's time zone) or 2026-11-22T08:30:00Z (got "${value}").`,
+      );
+    }
+    return instant.getTime();
+  };
+  const to = at("to") ?? now;
+  const from = at("from") ?? to - 30 * DAY_MS;
+  if (from >= to) throw invalid("to", `"to" must be after "from".`);
+  if (to - from > ANALYTICS_MAX_DAYS * DAY_MS) {
+    throw invalid("from", `The window from "from" to "to" may be at most ${ANALYTICS_MAX_DAYS} days.`);
+  }
+  return { ...alignedWindow(from, to), groupBy };
+}
+
+/** The answer: the window read, and each row with its key as the caller reads it. */
+export async function deliveryAnswer(
+  db: Db,
+  accountId: number | undefined,
+  query: Query,
+  timeZone: string,
+  now: number,
+  /** The operator's groupings (by account, by connector) even for one account's messages (the CLI's --account). */
+  operator = accountId === undefined,
+) {
+  const allowed = operator ? DELIVERY_GROUPS : DELIVERY_GROUPS.filter((g) => g !== "account" && g !== "connector");
+  const request = analyticsRequest(query, timeZone, now, allowed);
+  const rows = await deliveryAnalytics(db, { ...request, accountId, timeZone });
+  let keyOf = (key: string | null) => key;
+  if (request.groupBy === "hour" || request.groupBy === "day") {
+    keyOf = (key) => (key === null ? null : new Date(Number(key)).toISOString());
+  } else if (request.groupBy === "account") {
+    const names = await usernamesOf(
+      db,
+      rows.map((row) => Number(row.key)),
+    );
+    keyOf = (key) => names.get(Number(key)) ?? key;
+  }
+  return {
+    from: new Date(request.from).toISOString(),
+    to: new Date(request.to).toISOString(),
+    group_by: request.groupBy,
+    time_zone: timeZone,
+    rows: rows.map((row) => ({ ...row, key: keyOf(row.key) })),
+  };
+}
+
+export function registerAdminAnalyticsRoutes(admin: TypedRoutes, ctx: Deps): void {
+  admin.get(
+    "/analytics/delivery",
+    { schema: { querystring: AnalyticsQuery, response: operatorAnswer(DeliveryAnalytics) } },
+    async (request) => ({
+      status: "success" as const,
+      data: await deliveryAnswer(
+        ctx.store.db,
+        undefined,
+        request.query,
+        request.principal!.timeZone,
+        ctx.clock.now().getTime(),
+      ),
+    }),
+  );
+}
+
+export function registerV2AnalyticsRoutes(v2: TypedRoutes, ctx: Deps): void {
+  v2.get(
+    "/analytics/delivery",
+    {
+      config: { envelope: "status" },
+      schema: {
+        operationId: "getDeliveryAnalytics",
+        summary: "Delivery analytics: the account's messages of a window by route, prefix, error code, hour or day",
+        tags: ["messages"],
+        querystring: AnalyticsQuery,
+        response: { 200: resourceAnswer(DeliveryAnalytics) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      return {
+        status: "success" as const,
+        data: await deliveryAnswer(
+          ctx.store.db,
+          principal.accountId,
+          request.query,
+          principal.timeZone,
+          ctx.clock.now().getTime(),
+        ),
+      };
+    },
+  );
+}

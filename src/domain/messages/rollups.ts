@@ -1,0 +1,218 @@
+// Delivery analytics' rollups (migration 0035), kept by the writers of messages in their own
+// transaction: each writer hands the messages it changed (before and after) to a RollupChanges,
+// which sums them per rollup row in memory and writes one upsert per row it changed, once per
+// commit group or batch, never per message. A message counts in its accept time's buckets under
+// the key it has now, so a change is −1 under the old key and +1 under the new; a deleted message
+// (MESSAGE_RETENTION_DAYS) leaves its counts. Why not triggers: decision 0112.
+import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/migrations/index.js";
+import type { Db, Store } from "../../base/store/store.js";
+
+/** What a message's counts depend on: the columns a rollup change reads. */
+export interface RollupSource {
+  account_id: number;
+  channel: string;
+  route: string;
+  recipient: string;
+  connector?: string | null;
+  status: string;
+  error_code?: string | null;
+  created_at: number;
+  delivered_at?: number | null;
+  done_at?: number | null;
+}
+
+/** RollupSource's columns, for a select or a RETURNING. */
+export const ROLLUP_COLUMNS = [
+  "account_id",
+  "channel",
+  "route",
+  "recipient",
+  "connector",
+  "status",
+  "error_code",
+  "created_at",
+  "delivered_at",
+  "done_at",
+] as const;
+
+const QUARTER_MS = 900_000;
+const DAY_MS = 86_400_000;
+const ROUTE_CODES: Readonly<Record<string, string>> = {
+  transactional: "T",
+  promotional: "P",
+  promotional_sender: "PS",
+  international: "I",
+  voice: "V",
+};
+const INDIAN_MOBILE = /^[6-9][0-9]{9}$/;
+/** sent, delivered, failed, pending, then the latency histogram h00..h35. */
+const WIDTH = 4 + LATENCY_COLUMNS.length;
+
+/** Prefix lengths in force from each accept time on (delivery_rollup_prefix), newest first; loaded once per process. */
+let prefixLengths: Array<{ since: number; digits: number }> | undefined;
+
+/** Loads (or, after recordPrefixDigits, reloads) the prefix lengths in force. */
+export async function loadPrefixLengths(db: Db): Promise<void> {
+  const rows = await db
+    .selectFrom("delivery_rollup_prefix")
+    .select(["since", "digits"])
+    .orderBy("since", "desc")
+    .execute();
+  prefixLengths = rows.map((row) => ({ since: Number(row.since), digits: Number(row.digits) }));
+}
+
+function digitsAt(createdAt: number): number {
+  for (const entry of prefixLengths ?? []) if (entry.since <= createdAt) return entry.digits;
+  return 4;
+}
+
+/** The destination's leading digits with the country code, as routes write them (9198…); "" for email. */
+export function prefixOf(m: Pick<RollupSource, "channel" | "route" | "recipient" | "created_at">): string {
+  if (m.channel === "email") return "";
+  const full =
+    m.route !== "international" && INDIAN_MOBILE.test(m.recipient)
+      ? `91${m.recipient}`
+      : m.recipient.replaceAll("+", "");
+  return full.slice(0, digitsAt(m.created_at));
+}
+
+/** d(elivered), f(ailed), p(ending), or "" for a cancelled message, which counts nowhere. */
+function categoryOf(status: string): "d" | "f" | "p" | "" {
+  if (status === "delivered" || status === "read") return "d";
+  if (status === "failed") return "f";
+  if (status === "cancelled") return "";
+  return "p";
+}
+
+function latencyBucket(m: RollupSource): number {
+  const latency = (m.delivered_at ?? m.done_at ?? m.created_at) - m.created_at;
+  const k = LATENCY_BOUNDS_MS.findIndex((bound) => latency < bound);
+  return k === -1 ? LATENCY_BOUNDS_MS.length : k;
+}
+
+/** A batch's changes to the rollups, summed per rollup row until written. */
+export class RollupChanges {
+  private readonly rows = new Map<string, number[]>();
+
+  /** Counts `m` (+1) or takes it out (−1) of every rollup row it is counted in. */
+  add(m: RollupSource, sign: 1 | -1): void {
+    const category = categoryOf(m.status);
+    if (category === "") return;
+    const q = Math.floor(m.created_at / QUARTER_MS) * QUARTER_MS;
+    const d = Math.floor(m.created_at / DAY_MS) * DAY_MS;
+    const account = m.account_id;
+    const connector = m.connector ?? "";
+    const route = ROUTE_CODES[m.route] ?? m.route;
+    const prefix = prefixOf(m);
+    const error = category === "f" ? (m.error_code ?? "failed") : "";
+    const column = category === "d" ? 1 : category === "f" ? 2 : 3;
+    const histogram = category === "d" ? 4 + latencyBucket(m) : -1;
+    const count = (key: string) => {
+      let sums = this.rows.get(key);
+      if (!sums) {
+        sums = new Array<number>(WIDTH).fill(0);
+        this.rows.set(key, sums);
+      }
+      sums[0]! += sign;
+      sums[column]! += sign;
+      if (histogram >= 0) sums[histogram]! += sign;
+    };
+    for (const [span, bucket] of [
+      ["q", q],
+      ["d", d],
+    ] as const) {
+      count(`${span}\u0000\u0000${bucket}\u0000${account}\u0000`);
+      count(`${span}\u0000connector\u0000${bucket}\u0000${account}\u0000${connector}`);
+      count(`${span}\u0000route\u0000${bucket}\u0000${account}\u0000${route}`);
+      count(`${span}\u0000prefix\u0000${bucket}\u0000${account}\u0000${prefix}`);
+      count(`${span}\u0000error_code\u0000${bucket}\u0000${account}\u0000${error}`);
+      count(`${span}\u0000*prefix\u0000${bucket}\u00000\u0000${prefix}`);
+    }
+    count(`q\u0000*\u0000${q}\u00000\u0000`);
+  }
+
+  /** A message that changed: out of its old key, into its new one. */
+  move(before: RollupSource, after: RollupSource): void {
+    this.add(before, -1);
+    this.add(after, 1);
+  }
+
+  /**
+   * Writes the rows that changed, in key order (two batches on PostgreSQL then lock shared rows
+   * in the same order). SQLite: a prepared upsert per row (without the histogram when none of it
+   * changed); PostgreSQL: one statement with the rows as arrays.
+   */
+  async write(store: Store, trx: Db): Promise<void> {
+    if (this.rows.size === 0) return;
+    if (prefixLengths === undefined) await loadPrefixLengths(trx);
+    const changed = [...this.rows].filter(([, sums]) => sums.some((n) => n !== 0)).sort(([a], [b]) => (a < b ? -1 : 1));
+    this.rows.clear();
+    if (changed.length === 0) return;
+    if (store.engine === "sqlite") {
+      for (const [key, sums] of changed) {
+        const latency = sums.some((n, i) => i >= 4 && n !== 0);
+        await store
+          .statement(latency ? UPSERT_ALL : UPSERT_COUNTS)
+          .run(trx, [...keyValues(key), ...(latency ? sums : sums.slice(0, 4))]);
+      }
+      return;
+    }
+    const keys = changed.map(([key]) => keyValues(key));
+    const columns = [0, 1, 2, 3, 4].map((i) => keys.map((key) => key[i]));
+    const sums = Array.from({ length: WIDTH }, (_, i) => changed.map(([, row]) => row[i]));
+    await store.statement(UPSERT_ARRAYS).run(trx, [...columns, ...sums]);
+  }
+}
+
+/** A rollup row's key as its columns' values: span, dim, bucket, account_id, value. */
+function keyValues(key: string): [string, string, number, number, string] {
+  const [span = "", dim = "", bucket = "0", account = "0", value = ""] = key.split("\u0000");
+  return [span, dim, Number(bucket), Number(account), value];
+}
+
+const KEY_COLUMNS = "span, dim, bucket, account_id, value";
+const COUNT_COLUMNS = ["sent", "delivered", "failed", "pending"];
+const ALL_COLUMNS = [...COUNT_COLUMNS, ...LATENCY_COLUMNS];
+const onConflict = (columns: readonly string[]) =>
+  `on conflict (${KEY_COLUMNS}) do update set ${columns.map((c) => `${c} = delivery_rollups.${c} + excluded.${c}`).join(", ")}`;
+const upsert = (columns: readonly string[]) =>
+  `insert into delivery_rollups (${KEY_COLUMNS}, ${columns.join(", ")})
+   values (${[...KEY_COLUMNS.split(", "), ...columns].map(() => "?").join(", ")}) ${onConflict(columns)}`;
+const UPSERT_COUNTS = upsert(COUNT_COLUMNS);
+const UPSERT_ALL = upsert(ALL_COLUMNS);
+const UPSERT_ARRAYS = `insert into delivery_rollups (${KEY_COLUMNS}, ${ALL_COLUMNS.join(", ")})
+  select * from unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::text[], ${ALL_COLUMNS.map(() => "?::bigint[]").join(", ")})
+  ${onConflict(ALL_COLUMNS)}`;
+
+/**
+ * Runs `change` on messages `ids` and writes what it changed to the rollups: their rows read before
+ * and after. For the writers of one message at a time whose source state may be one of several
+ * (WhatsApp's, email's); a batch's writer derives the old rows from what it knows instead.
+ */
+export async function withRollups<T>(
+  store: Store,
+  trx: Db,
+  ids: string[],
+  change: () => Promise<T>,
+  /** The caller's changes, which it writes last in its transaction; else written here. */
+  into?: RollupChanges,
+): Promise<T> {
+  const read = () =>
+    trx
+      .selectFrom("messages")
+      .select(["id", ...ROLLUP_COLUMNS])
+      .where("id", "in", ids)
+      .execute();
+  const before = ids.length > 0 ? await read() : [];
+  const result = await change();
+  if (before.length === 0) return result;
+  const after = new Map((await read()).map((row) => [row.id, row]));
+  const changes = into ?? new RollupChanges();
+  for (const row of before) {
+    changes.add(row, -1);
+    const now = after.get(row.id);
+    if (now) changes.add(now, 1);
+  }
+  if (!into) await changes.write(store, trx);
+  return result;
+}
