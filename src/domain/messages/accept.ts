@@ -8,7 +8,7 @@ import { formatBroadcastId, newQueueId } from "../../base/core/ids.js";
 import { localDay } from "../../base/core/time.js";
 import type { NewBulkPart, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { type Debit, debitAllOrNothing } from "../accounts/index.js";
+import { type Debit, debitAllOrNothing, debitEveryLevel, encodeUpline } from "../accounts/index.js";
 import { bulkParts, recordJob } from "./accept-job.js";
 import { countFlood } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
@@ -25,6 +25,8 @@ interface Pending {
   count: number;
   parts: NewBulkPart[] | undefined;
   rows: NewMessage[];
+  /** A sub-account's send: each ancestor's charge for the whole send, parent first. */
+  uplineCredits: number[] | undefined;
   enqueuedAt: number;
   resolve: (outcome: AcceptOutcome) => void;
   reject: (error: unknown) => void;
@@ -91,6 +93,8 @@ export class Acceptor {
     const rows: NewMessage[] = [];
     let credits = 0;
     for (const draft of order.drafts) credits += draft.credits;
+    const upline = order.upline && order.upline.length > 0 ? order.upline : undefined;
+    const uplineCredits = upline && uplineTotals(upline, order.drafts);
     // A bulk job's recipients are stored as parts (one per price) and become messages in the expander.
     const parts =
       order.job && jobId !== undefined ? bulkParts(order, broadcastId, jobId, status, now.getTime()) : undefined;
@@ -122,6 +126,7 @@ export class Acceptor {
             template_id: draft.templateId ?? null,
             job_id: jobId ?? null,
             created_at: now.getTime(),
+            upline: upline ? encodeUpline(upline, draft.upline ?? []) : null,
           }),
         );
       }
@@ -142,6 +147,7 @@ export class Acceptor {
         prepared,
         debitRef,
         rows,
+        uplineCredits,
         count,
         parts,
         enqueuedAt: performance.now(),
@@ -234,6 +240,8 @@ export class Acceptor {
     const outcomes: Array<AcceptOutcome | GatewayError> = new Array(group.length);
     const now = this.clock.now().getTime();
     const byWallet = new Map<string, number[]>();
+    /** Sub-accounts' sends: charged at every level, one by one after the others. */
+    const chained: number[] = [];
     for (const [index, pending] of group.entries()) {
       const { order, prepared } = pending;
       const idem = order.idempotency;
@@ -249,6 +257,10 @@ export class Acceptor {
           outcomes[index] = { kind: "duplicate" };
           continue;
         }
+      }
+      if (pending.uplineCredits) {
+        chained.push(index);
+        continue;
       }
       const key = `${order.accountId}:${order.wallet}`;
       const list = byWallet.get(key) ?? [];
@@ -315,13 +327,41 @@ export class Acceptor {
           continue;
         }
         await flood(day(index), -count, 0);
+        await refuse(index, insufficient(order));
+      }
+    }
+    for (const index of chained) {
+      const { order, count, uplineCredits } = group[index]!;
+      if (!(await this.countFlood(trx, order, day(index), count))) {
         await refuse(
           index,
-          new GatewayError(
-            order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
-          ),
+          new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${order.floodLimit} is reached.`),
         );
+        continue;
       }
+      const own = debitOf(index);
+      const levels = [
+        own,
+        ...order.upline!.map((accountId, level) => ({
+          ...own,
+          accountId,
+          amount: uplineCredits![level]!,
+          note: `${own.note} of sub-account ${order.accountId}`,
+        })),
+      ];
+      if (
+        await debitEveryLevel(
+          this.store,
+          trx,
+          this.clock,
+          levels.filter((debit) => debit.amount > 0),
+        )
+      ) {
+        accept(index);
+        continue;
+      }
+      await this.countFlood(trx, order, day(index), -count);
+      await refuse(index, insufficient(order));
     }
     for (const [index, outcome] of outcomes.entries()) {
       if (outcome instanceof GatewayError || outcome?.kind !== "accepted") continue;
@@ -338,4 +378,25 @@ export class Acceptor {
     await this.store.insertMany(trx, "messages", rows);
     return outcomes;
   }
+
+  /** Counts one send on the SMS day's flood counter (a negative count gives it back); false: over the limit. */
+  private countFlood(trx: Db, order: SendOrder, day: string, count: number): Promise<boolean> {
+    if (order.channel !== "sms") return Promise.resolve(true);
+    return countFlood(this.store, trx, order.accountId, day, count, count > 0 ? (order.floodLimit ?? 0) : 0);
+  }
+}
+
+function insufficient(order: SendOrder): GatewayError {
+  return new GatewayError(
+    order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
+  );
+}
+
+/** Each ancestor's charge for all the drafts, parent first. */
+function uplineTotals(upline: readonly number[], drafts: SendOrder["drafts"]): number[] {
+  const totals = upline.map(() => 0);
+  for (const draft of drafts) {
+    for (let level = 0; level < totals.length; level++) totals[level]! += draft.upline?.[level] ?? 0;
+  }
+  return totals;
 }

@@ -36,6 +36,7 @@ import { accountViews } from "./0030_account_views.js";
 import { refusals } from "./0032_refusals.js";
 import { alerts } from "./0033_alerts.js";
 import { priceCards } from "./0034_price_cards.js";
+import { resellers } from "./0036_resellers.js";
 
 export function migrationProvider(engine: Engine): MigrationProvider {
   return {
@@ -74,6 +75,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0032_refusals": refusals(engine),
         "0033_alerts": alerts(),
         "0034_price_cards": priceCards(engine),
+        "0036_resellers": resellers(),
       };
     },
   };
