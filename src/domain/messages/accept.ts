@@ -10,6 +10,7 @@ import type { NewBulkPart, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Debit, debitAllOrNothing, debitEveryLevel, encodeUpline } from "../accounts/index.js";
 import { bulkParts, recordJob } from "./accept-job.js";
+import { debitsAtEveryLevel, insufficient, uplineTotals } from "./accept-upline.js";
 import { countFlood } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
 import { messageRow } from "./rows.js";
@@ -339,24 +340,8 @@ export class Acceptor {
         );
         continue;
       }
-      const own = debitOf(index);
-      const levels = [
-        own,
-        ...order.upline!.map((accountId, level) => ({
-          ...own,
-          accountId,
-          amount: uplineCredits![level]!,
-          note: `${own.note} of sub-account ${order.accountId}`,
-        })),
-      ];
-      if (
-        await debitEveryLevel(
-          this.store,
-          trx,
-          this.clock,
-          levels.filter((debit) => debit.amount > 0),
-        )
-      ) {
+      const levels = debitsAtEveryLevel(debitOf(index), order, uplineCredits!);
+      if (await debitEveryLevel(this.store, trx, this.clock, levels)) {
         accept(index);
         continue;
       }
@@ -384,19 +369,4 @@ export class Acceptor {
     if (order.channel !== "sms") return Promise.resolve(true);
     return countFlood(this.store, trx, order.accountId, day, count, count > 0 ? (order.floodLimit ?? 0) : 0);
   }
-}
-
-function insufficient(order: SendOrder): GatewayError {
-  return new GatewayError(
-    order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
-  );
-}
-
-/** Each ancestor's charge for all the drafts, parent first. */
-function uplineTotals(upline: readonly number[], drafts: SendOrder["drafts"]): number[] {
-  const totals = upline.map(() => 0);
-  for (const draft of drafts) {
-    for (let level = 0; level < totals.length; level++) totals[level]! += draft.upline?.[level] ?? 0;
-  }
-  return totals;
 }

@@ -7,18 +7,11 @@
 // and manages only its own sub-accounts. Every test ends with the ledger audit at every level.
 import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import type { WALLETS } from "../../../src/base/core/credits.js";
-import {
-  addSenderId,
-  ledgerSum,
-  markedUp,
-  parsePriceCsv,
-  replacePriceCard,
-  setAccountPriceCard,
-} from "../../../src/domain/accounts/index.js";
+import { markedUp } from "../../../src/domain/accounts/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { legacy, operatorCall, sendParams } from "../../helpers/legacy.js";
+import { auditLedger, milli, resellerTree, subAccount } from "../../helpers/resellers.js";
 import { keyOf, sendSms } from "../../helpers/sms.js";
 
 const MESSAGE = "Your OTP is 1234";
@@ -27,66 +20,14 @@ describeEachEngine("resellers", (engine) => {
   const clock = new ManualClock("2026-11-22T06:30:00Z");
   const gateway = useTestGateway(engine, { clock, roles: ["api"] });
 
-  async function milli(t: TestGateway, accountId: number, wallet = "sms"): Promise<number> {
-    const row = await t.db.store.db
-      .selectFrom("wallets")
-      .select("balance")
-      .where("account_id", "=", accountId)
-      .where("wallet", "=", wallet)
-      .executeTakeFirstOrThrow();
-    return Number(row.balance);
-  }
+  afterEach(async () => auditLedger(gateway()));
 
-  afterEach(async () => {
-    const t = gateway();
-    const wallets = await t.db.store.db.selectFrom("wallets").selectAll().execute();
-    for (const wallet of wallets) {
-      const sum = await ledgerSum(t.db.store.db, wallet.account_id, wallet.wallet as (typeof WALLETS)[number]);
-      expect(sum, `account ${wallet.account_id} ${wallet.wallet}`).toBe(Number(wallet.balance));
-    }
-  });
-
-  /** A sub-account of `parent` made through v2, funded, with a key and an approved sender ID. */
-  async function subAccount(
-    t: TestGateway,
-    parent: TestAccount,
-    body: { price_card?: string; markup_percent?: number } = {},
-    sms = 100,
-  ): Promise<TestAccount> {
-    const username = `sub_${Math.random().toString(36).slice(2, 10)}`;
-    const password = "sub-account-pw";
-    const created = await call(t, "POST", "/api/v2/subaccounts", {
-      headers: keyOf(parent),
-      json: { username, password, ...body },
+  const tree = (t: TestGateway, balances: { top?: number; mid?: number; leaf?: number } = {}) =>
+    resellerTree(t, clock, {
+      top: { sms: balances.top ?? 1000 },
+      mid: { sms: balances.mid ?? 100 },
+      leaf: { sms: balances.leaf ?? 100 },
     });
-    expect(created.status, created.text).toBe(201);
-    const key = await call(t, "POST", `/api/v2/subaccounts/${username}/keys`, { headers: keyOf(parent), json: {} });
-    expect(key.status, key.text).toBe(201);
-    expect(key.body.data.api_key).toMatch(/^sb_/);
-    if (sms > 0) {
-      const funded = await call(t, "POST", `/api/v2/subaccounts/${username}/credits`, {
-        headers: keyOf(parent),
-        json: { wallet: "sms", amount: sms },
-      });
-      expect(funded.status, funded.text).toBe(200);
-    }
-    const id = (
-      await t.db.store.db.selectFrom("accounts").select("id").where("username", "=", username).executeTakeFirstOrThrow()
-    ).id;
-    await t.db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", id).execute();
-    await addSenderId(t.db.store.db, t.clock, id, "SWBRD", { approve: true });
-    return { id, username, password, apiKey: key.body.data.api_key };
-  }
-
-  /** top (card: T at 0.5) → mid (+10 %: 0.55) → leaf (+12.5 %: 0.61875, rounded up to 0.619). */
-  async function tree(t: TestGateway, balances: { top?: number; mid?: number; leaf?: number } = {}) {
-    await replacePriceCard(t.db.store, clock, "wholesale", parsePriceCsv("channel,route,prefix,price\nsms,T,*,0.5"));
-    const top = await buildAccount(t, { credits: { sms: balances.top ?? 1000 } });
-    await setAccountPriceCard(t.db.store, clock, top.username, "wholesale");
-    const mid = await subAccount(t, top, { markup_percent: 10 }, balances.mid ?? 100);
-    const leaf = await subAccount(t, mid, { markup_percent: 12.5 }, balances.leaf ?? 100);
-    return { top, mid, leaf };
-  }
 
   const send = (t: TestGateway, account: TestAccount) =>
     sendSms(t, account, { sender_id: "SWBRD", recipient: "9876543210", message: MESSAGE, route: "T" });
@@ -180,7 +121,7 @@ describeEachEngine("resellers", (engine) => {
   it("shows a parent its own sub-accounts only, and never a sub-account its parent", async () => {
     const t = gateway();
     const { top, mid, leaf } = await tree(t);
-    const sibling = await subAccount(t, mid, {}, 10);
+    const sibling = await subAccount(t, mid, {}, { sms: 10 });
     expect((await send(t, leaf)).status).toBe(200);
 
     const list = (account: TestAccount, path: string) => call(t, "GET", path, { headers: keyOf(account) });
@@ -234,7 +175,7 @@ describeEachEngine("resellers", (engine) => {
     const funding = (json: unknown) =>
       call(t, "POST", "/api/v2/subaccounts/nosuch/credits", { headers: keyOf(parent), json });
     expect((await funding({ wallet: "sms", amount: 1 })).status).toBe(404);
-    const sub = await subAccount(t, parent, {}, 0);
+    const sub = await subAccount(t, parent, {}, {});
     for (const json of [
       { wallet: "gold", amount: 1 },
       { wallet: "sms", amount: 0 },
