@@ -18,45 +18,12 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { getAccount } from "./accounts.js";
 import { KeyRequest, newKeyAnswer } from "./key-routes.js";
-import {
-  createSubAccount,
-  fundSubAccount,
-  listSubAccounts,
-  MAX_MARKUP_PERCENT,
-  requireSubAccount,
-} from "./resellers.js";
-import { CreatedKey } from "./v2-schemas.js";
+import { createSubAccount, fundSubAccount, listSubAccounts, requireSubAccount } from "./resellers.js";
+import { CreatedKey, SubAccount, SubAccountFunding, SubAccountRequest } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 const PER_PAGE = 50;
 const MAX_PER_PAGE = 200;
-
-export const SubAccount = Type.Object(
-  {
-    username: Type.String(),
-    status: Type.String(),
-    price_card: NullableString({ description: "Its own card; null: its parent's price with markup_percent." }),
-    markup_percent: NullableNumber({ description: "Added to the parent's price when it has no card of its own." }),
-    balances: Wallets,
-    created_at: Time,
-  },
-  { title: "SubAccount" },
-);
-
-export const SubAccountRequest = Type.Object(
-  {
-    username: Type.String({ minLength: 1, maxLength: 64 }),
-    password: Type.String({ minLength: 1, maxLength: 256 }),
-    price_card: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    markup_percent: Type.Optional(Type.Number({ minimum: 0, maximum: MAX_MARKUP_PERCENT })),
-  },
-  { additionalProperties: false, title: "SubAccountRequest" },
-);
-
-export const SubAccountFunding = Type.Object(
-  { username: Type.String(), wallet: Type.String(), amount: Credits, balance: Credits },
-  { title: "SubAccountFunding" },
-);
 
 const Username = Type.Object({ username: Type.String({ minLength: 1, maxLength: 64 }) });
 
