@@ -96,6 +96,9 @@ export interface NewSubAccount {
 
 /** A parent's new sub-account: a customer with its parent's time zone and routes, wallets at 0. */
 export async function createSubAccount(store: Store, clock: Clock, parent: Account, input: NewSubAccount) {
+  if (parent.role !== "customer") {
+    throw new GatewayError("forbidden", "Only customer accounts have sub-accounts.");
+  }
   const markupBp = input.markupPercent === undefined ? undefined : markupBasisPoints(input.markupPercent);
   if (input.priceCard !== undefined && input.priceCard !== DEFAULT_CARD) {
     const found = await store.db

@@ -191,6 +191,12 @@ describeEachEngine("resellers", (engine) => {
     }
 
     const operator = await buildAccount(t, { role: "operator" });
+    const byOperator = await call(t, "POST", "/api/v2/subaccounts", {
+      headers: keyOf(operator),
+      json: { username: "op_child", password: "longenough" },
+    });
+    expect(byOperator.status, byOperator.text).toBe(403);
+    expect(byOperator.body.error.code).toBe("forbidden");
     const admin = (json: unknown) =>
       call(t, "POST", "/admin/api/accounts", { headers: { authorization: `Bearer ${operator.apiKey}` }, json });
     const unknown = await admin({ username: "child_x", password: "longenough", parent: "nosuch" });
