@@ -129,6 +129,11 @@ describeEachEngine("resellers", (engine) => {
     expect(mine.status, mine.text).toBe(200);
     expect(mine.body.data).toHaveLength(1);
     expect((await list(mid, `/api/v2/refusals?subaccount=${leaf.username}`)).status).toBe(200);
+    const summary = await list(mid, `/api/v2/messages/summary?subaccount=${leaf.username}`);
+    expect(summary.status, summary.text).toBe(200);
+    expect(summary.body.data.channels.sms.today.sent).toBe(1);
+    const minutes = await list(mid, `/api/v2/messages/per-minute?hours=1&subaccount=${leaf.username}`);
+    expect(minutes.status, minutes.text).toBe(200);
     const subs = await list(mid, "/api/v2/subaccounts?per_page=1");
     expect(subs.body.meta).toMatchObject({ total: 2, per_page: 1, last_page: 2 });
     expect(subs.body.data[0]).toMatchObject({ username: leaf.username, markup_percent: 12.5, price_card: null });
@@ -138,6 +143,8 @@ describeEachEngine("resellers", (engine) => {
       [sibling, "GET", `/api/v2/messages?subaccount=${leaf.username}`],
       [leaf, "GET", `/api/v2/messages?subaccount=${mid.username}`],
       [leaf, "GET", `/api/v2/refusals?subaccount=${mid.username}`],
+      [leaf, "GET", `/api/v2/messages/summary?subaccount=${mid.username}`],
+      [sibling, "GET", `/api/v2/messages/per-minute?subaccount=${leaf.username}`],
       [top, "GET", `/api/v2/messages?subaccount=${leaf.username}`],
       [mid, "GET", "/api/v2/messages?subaccount=nosuch"],
       [sibling, "POST", `/api/v2/subaccounts/${leaf.username}/keys`],
