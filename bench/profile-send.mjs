@@ -3,6 +3,7 @@
 // (self time by function and by package), with each thread's CPU per accepted message. The profiles stay in --dir for a flame-graph viewer
 // (Chrome DevTools, speedscope). Usage:
 //   node bench/profile-send.mjs [--family legacy|v2] [--webhooks] [--seconds 15] [--connections 50] [--dir DIR] [--no-profile]
+//     [--levels N]  (sends from a sub-account N levels below the demo account, charged at every level)
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     top: { type: "string", default: "25" },
     // Thread CPU figures only, without the profiler's own cost.
     "no-profile": { type: "boolean", default: false },
+    levels: { type: "string", default: "0" },
   },
 });
 const dir = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-profile-"));
@@ -60,7 +62,35 @@ if (!values["no-profile"]) {
 const server = await startServer("start", env);
 cli(env, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
 const base = `http://127.0.0.1:${port}`;
-const password = /Demo account[\s\S]*?password:\s+(\S+)/.exec(server.output())?.[1];
+let password = /Demo account[\s\S]*?password:\s+(\S+)/.exec(server.output())?.[1];
+let sender = { username: "demo", key: server.demoKey };
+// A reseller tree below the demo account: each level funded, the last one sends.
+for (let level = 1; level <= Number(values.levels); level++) {
+  const username = `bench-sub-${level}`;
+  password = "bench-sub-password";
+  const created = JSON.parse(
+    cli(
+      env,
+      "accounts",
+      "create",
+      "--username",
+      username,
+      "--password",
+      password,
+      "--parent",
+      sender.username,
+      "--sender",
+      "SWBRD",
+      "--credits",
+      "sms=100000000",
+      "--rate-limit",
+      "0",
+      "--json",
+    ),
+  );
+  cli(env, "accounts", "set", "--username", username, "--dlt-scrubbing", "off");
+  sender = { username, key: created.api_key };
+}
 if (values.webhooks) {
   const r = await fetch(`${base}/api/v2/webhooks`, {
     method: "PUT",
@@ -74,11 +104,11 @@ const request =
     ? {
         url: `${base}/api/v2/sms/send`,
         method: "POST",
-        auth: `Bearer ${server.demoKey}`,
+        auth: `Bearer ${sender.key}`,
         body: JSON.stringify({ sender_id: "SWBRD", recipient: "9876543210", message: TEXT }),
       }
     : {
-        url: `${base}/httpapi/send?${new URLSearchParams({ username: "demo", password, sender_id: "SWBRD", route: "T", phonenumber: "9876543210", message: TEXT })}`,
+        url: `${base}/httpapi/send?${new URLSearchParams({ username: sender.username, password, sender_id: "SWBRD", route: "T", phonenumber: "9876543210", message: TEXT })}`,
       };
 const accepted0 = await metric(base, "switchboard_messages_accepted_total");
 const threads0 = threadCpu(server.child.pid);

@@ -87,7 +87,7 @@ export async function createContext(parts: {
     prices,
     smsPolicy: new SmsPolicy(store, clock, prices),
     webhooks,
-    whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp }),
+    whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp, prices }),
     emailTracker,
     rateLimits,
     acceptor,

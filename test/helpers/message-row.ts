@@ -41,6 +41,7 @@ export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">
     delivered_at: null,
     read_at: null,
     content_id: null,
+    upline: null,
     ...changes,
   };
 }

@@ -29,6 +29,7 @@ const Registrations = lazy(() => import("./pages/Registrations.js"));
 const Inbound = lazy(() => import("./pages/Inbound.js"));
 const Credits = lazy(() => import("./pages/Credits.js"));
 const Keys = lazy(() => import("./pages/Keys.js"));
+const SubAccounts = lazy(() => import("./pages/SubAccounts.js"));
 const Webhooks = lazy(() => import("./pages/Webhooks.js"));
 const OperatorAccounts = lazy(() => import("./pages/operator/Accounts.js"));
 const OperatorAccount = lazy(() => import("./pages/operator/Account.js"));
@@ -59,6 +60,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/credits", title: "Credits", component: Credits, nav: true },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true },
+  { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true },
 ];
 
 export const OPERATOR_ROUTES: Route[] = [

@@ -46,6 +46,8 @@ export type CreditTransfer = Static<typeof accounts.CreditTransfer>;
 export type SenderIdRequest = Static<typeof accounts.SenderIdRequest>;
 export type ApiKey = Static<typeof accounts.ApiKey>;
 export type CreatedKey = Static<typeof accounts.CreatedKey>;
+export type SubAccount = Static<typeof accounts.SubAccount>;
+export type SubAccountFunding = Static<typeof accounts.SubAccountFunding>;
 export type DltRegistrations = Static<typeof accounts.DltRegistrations>;
 
 export type ContactGroup = Static<typeof contacts.ContactGroup>;

@@ -48,6 +48,8 @@ export const OperatorAccountDetail = Type.Object({
   ...OperatorAccount.properties,
   /** The account's price card (`default`: 1 credit a unit). */
   price_card: Type.String(),
+  /** The reseller account above it; null for an operator's direct customer. */
+  parent: NullableString(),
   registrations: Type.Object({
     sender_ids: Type.Array(Type.Object({ id: Type.Integer(), sender_id: Type.String(), status: Type.String() })),
     dlt_headers: Type.Array(Type.String()),

@@ -14,6 +14,7 @@ import {
   type NewAccountInput,
   normalizeDltEntityId,
   normalizeSenderId,
+  parentFor,
   setDefaultDltEntity,
 } from "../../domain/accounts/index.js";
 import { createApiKey } from "../../domain/auth/index.js";
@@ -27,6 +28,8 @@ export interface OnboardingTemplate {
 }
 
 export interface OnboardingInput extends NewAccountInput {
+  /** The parent (reseller) account's username: the new account is its sub-account. */
+  parent?: string;
   /** Requests per minute of the first API key. */
   rateLimit?: number;
   senderIds?: readonly string[];
@@ -66,30 +69,40 @@ export async function createAccountWithKey(deps: OperatorDeps, input: Onboarding
   // On DLT a template is registered under an entity: the account's.
   const templateEntity = defaultEntity ?? entities[0] ?? null;
   const { store, clock } = deps;
+  if (input.parent !== undefined && input.role === "operator") {
+    throw new GatewayError("invalid_request", "An operator account has no parent.", { field: "parent" });
+  }
+  const parentId =
+    input.parent === undefined ? undefined : (await parentFor(store.db, input.parent, input.username)).id;
   let apiKey = "";
-  const account = await createAccount(store, clock, input, async (trx, created) => {
-    const key = await createApiKey(trx, clock, created.id, {
-      name: "default",
-      ...(rateLimit !== undefined ? { rateLimit } : {}),
-    });
-    apiKey = key.key;
-    for (const sender of senders) {
-      await addSenderId(trx, clock, created.id, sender, { approve: true });
-      if (fitsDltHeader(sender)) await addDltHeader(trx, clock, created.id, sender);
-    }
-    for (const entity of entities) await addDltEntity(trx, clock, created.id, entity);
-    if (defaultEntity !== undefined) {
-      await setDefaultDltEntity(trx, created.id, defaultEntity);
-    }
-    for (const [index, template] of (input.templates ?? []).entries()) {
-      await createTemplate(trx, clock, created.id, {
-        name: template.name?.trim() || `template-${index + 1}`,
-        content: template.content,
-        dltTemplateId: template.dltTemplateId ?? null,
-        entityId: templateEntity,
-        approve: true,
+  const account = await createAccount(
+    store,
+    clock,
+    { ...input, ...(parentId ? { parentId } : {}) },
+    async (trx, created) => {
+      const key = await createApiKey(trx, clock, created.id, {
+        name: "default",
+        ...(rateLimit !== undefined ? { rateLimit } : {}),
       });
-    }
-  });
+      apiKey = key.key;
+      for (const sender of senders) {
+        await addSenderId(trx, clock, created.id, sender, { approve: true });
+        if (fitsDltHeader(sender)) await addDltHeader(trx, clock, created.id, sender);
+      }
+      for (const entity of entities) await addDltEntity(trx, clock, created.id, entity);
+      if (defaultEntity !== undefined) {
+        await setDefaultDltEntity(trx, created.id, defaultEntity);
+      }
+      for (const [index, template] of (input.templates ?? []).entries()) {
+        await createTemplate(trx, clock, created.id, {
+          name: template.name?.trim() || `template-${index + 1}`,
+          content: template.content,
+          dltTemplateId: template.dltTemplateId ?? null,
+          entityId: templateEntity,
+          approve: true,
+        });
+      }
+    },
+  );
   return { id: account.id, username: account.username, api_key: apiKey };
 }

@@ -22,6 +22,7 @@ import {
   describeSenderId,
   describeTemplate,
   dndCount,
+  getAccount,
   getSenderId,
   getTemplate,
   importDnd,
@@ -102,11 +103,17 @@ export async function accountSummary(deps: OperatorDeps, username: string) {
 /** One account as `accounts show` and the operator API show it: its registrations, and what it lacks to send. */
 export async function accountDetail(deps: OperatorDeps, username: string) {
   const account = await requireAccount(deps.store.db, username);
-  const [balances, readiness] = await Promise.all([
+  const [balances, readiness, parent] = await Promise.all([
     walletCredits(deps.store.db, account.id),
     readinessOf(deps.store.db, account),
+    account.parent_id === null ? undefined : getAccount(deps.store.db, account.parent_id),
   ]);
-  return { ...describeAccount(account, balances), price_card: account.price_card ?? DEFAULT_CARD, ...readiness };
+  return {
+    ...describeAccount(account, balances),
+    price_card: account.price_card ?? DEFAULT_CARD,
+    parent: parent?.username ?? null,
+    ...readiness,
+  };
 }
 
 export async function createKeyFor(

@@ -96,6 +96,7 @@ function addAccountsCommands(program: Command): void {
     .option("--time-zone <zone>", "IANA time zone (default Asia/Kolkata)")
     .option("--flood-limit <n>", "SMS per day (default 0 = no limit)", wholeNumber)
     .option("--operator", "create an operator account")
+    .option("--parent <username>", "the reseller account it is a sub-account of (charged with it at its own price)")
     .option("--rate-limit <n>", "requests per minute of the first API key (0 = unlimited, default 60)", wholeNumber)
     .option("--json", "print JSON")
     .action((opts) =>
@@ -111,6 +112,7 @@ function addAccountsCommands(program: Command): void {
           username: opts.username,
           password: opts.password,
           ...(opts.operator ? { role: "operator" as const } : {}),
+          ...(opts.parent !== undefined ? { parent: opts.parent } : {}),
           ...(opts.credits ? { credits: parseCreditList(opts.credits) } : {}),
           ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
           ...(opts.routes !== undefined ? { routes: parseRouteList(opts.routes) } : {}),

@@ -36,6 +36,10 @@ export interface AccountsTable {
   default_dlt_entity_id: Generated<string | null>;
   /** The account's price card; null: the built-in `default` (1 credit a unit). */
   price_card: Generated<string | null>;
+  /** The reseller account above this one; null: an operator's direct customer (0036). */
+  parent_id: Generated<number | null>;
+  /** A sub-account without a card of its own pays its parent's price plus this, in hundredths of a per cent. */
+  markup_bp: Generated<number | null>;
   created_at: number;
   updated_at: number;
 }

@@ -63,6 +63,8 @@ export interface MessagesTable {
   read_at: number | null;
   /** Email: the email_contents row this recipient's message shares with the rest of its send. */
   content_id: Generated<number | null>;
+  /** What each ancestor of a sub-account was charged for this message: "id:milli,…", parent first (0036). */
+  upline: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -137,6 +139,8 @@ export interface BulkPartsTable {
   wallet: string;
   /** Milli-credits per message. */
   credits: number;
+  /** Per message, what each ancestor of a sub-account was charged: "id:milli,…" (0036). */
+  upline: Generated<string | null>;
   dlt_entity_id: string | null;
   dlt_template_id: string | null;
   template_id: number | null;

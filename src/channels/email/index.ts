@@ -58,6 +58,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Connector } from "../../delivery/dispatch/index.js";
+import type { PriceBook } from "../../domain/accounts/index.js";
 import type { Authenticator } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
@@ -81,6 +82,8 @@ export { registerV2EmailSendRoute } from "./v2-send-route.js";
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger"> & {
   acceptor: AcceptService;
+  /** A sub-account's email is charged at every level of its tree (resellers). */
+  prices: PriceBook;
   authenticator: Authenticator;
   emailTracker: EmailTracker;
   webhooks: WebhookOutbox;

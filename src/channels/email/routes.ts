@@ -11,6 +11,7 @@ import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { PriceBook } from "../../domain/accounts/index.js";
 import type { Authenticator } from "../../domain/auth/index.js";
 import { authenticateLegacy } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
@@ -23,6 +24,7 @@ import { CLICK_PATH, OPEN_PATH } from "./tracking.js";
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
   acceptor: AcceptService;
+  prices: PriceBook;
   authenticator: Authenticator;
   emailTracker: EmailTracker;
   webhooks: WebhookOutbox;
@@ -83,6 +85,7 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
             store: ctx.store,
             clock: ctx.clock,
             acceptor: ctx.acceptor,
+            prices: ctx.prices,
             allowPrivateWebhooks: ctx.config.allowPrivateWebhooks,
           },
           principal,

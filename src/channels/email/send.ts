@@ -7,6 +7,7 @@ import { MILLI } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import type { Store } from "../../base/store/store.js";
+import type { PriceBook } from "../../domain/accounts/index.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { AcceptService, MessageDraft } from "../../domain/messages/index.js";
 import { ensureWebhookSecret } from "../../domain/webhooks/settings.js";
@@ -36,6 +37,8 @@ export interface EmailSendDeps {
   store: Store;
   clock: Clock;
   acceptor: AcceptService;
+  /** Whose wallets a sub-account's email is charged in too: its ancestors', at the same fixed price. */
+  prices: Pick<PriceBook, "cardFor">;
   allowPrivateWebhooks: boolean;
 }
 
@@ -160,6 +163,7 @@ export async function sendEmail(
 
   // Many recipients are a campaign: they wait behind one-to-one mail of other accounts.
   const lane = recipients.length > 1 ? 1 : 0;
+  const { upline } = await deps.prices.cardFor(principal.accountId);
   const drafts: MessageDraft[] = recipients.map((r) => ({
     recipient: r.address,
     sender: from.address,
@@ -170,6 +174,7 @@ export async function sendEmail(
     route: "email",
     lane,
     credits: CREDIT,
+    ...(upline.length > 0 ? { upline: upline.map(() => CREDIT) } : {}),
     dueAt,
     meta: { kind: r.kind },
   }));
@@ -182,6 +187,7 @@ export async function sendEmail(
     channel: "email",
     wallet: "email",
     drafts,
+    ...(upline.length > 0 ? { upline } : {}),
     status: dueAt > now ? "scheduled" : "queued",
     shared: {
       kind: EMAIL_CONTENT,

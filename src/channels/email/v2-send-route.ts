@@ -6,12 +6,13 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { RowId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { PriceBook } from "../../domain/accounts/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { MAX_CALLBACK_DATA, MAX_SUBJECT, sendEmail } from "./send.js";
 import { EmailSendAnswer } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptService };
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptService; prices: PriceBook };
 
 const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const Placeholder = Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()]);
@@ -82,6 +83,7 @@ export function registerV2EmailSendRoute(v2: TypedRoutes, ctx: Deps): void {
           store: ctx.store,
           clock: ctx.clock,
           acceptor: ctx.acceptor,
+          prices: ctx.prices,
           allowPrivateWebhooks: ctx.config.allowPrivateWebhooks,
         },
         request.principal!,

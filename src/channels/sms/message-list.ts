@@ -9,6 +9,7 @@ import { cursorLimit, MAX_ROW_ID, queryInt, queryWindow } from "../../base/http/
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageStatus } from "../../base/store/schema.js";
+import { listedAccount } from "../../domain/accounts/index.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -56,7 +57,8 @@ export const LIST_PARAMS = {
   per_page: text(10),
   cursor: text(200),
 };
-const ListQuery = Type.Object(LIST_PARAMS);
+/** v2's own: a reseller lists one of its sub-accounts' messages with `subaccount`. */
+const ListQuery = Type.Object({ ...LIST_PARAMS, subaccount: text(64) });
 type ListQuery = { [K in keyof typeof ListQuery.properties]?: string };
 
 function invalid(field: string, message: string): GatewayError {
@@ -186,7 +188,8 @@ export function registerMessageListRoute(v2: TypedRoutes, ctx: Deps): void {
             'Query parameter "cursor" is not a cursor this list gave (use next_cursor as it is).',
           );
       }
-      const page = await listMessages(ctx.store.db, principal.accountId, filter, limit, after);
+      const accountId = await listedAccount(ctx.store.db, principal.accountId, query.subaccount);
+      const page = await listMessages(ctx.store.db, accountId, filter, limit, after);
       return {
         status: "success",
         data: page.rows.map(deliveryReport),

@@ -11,6 +11,7 @@ import { queryInt } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
+import { listedAccount } from "../../domain/accounts/index.js";
 import {
   findMessage,
   type MessagePartsReader,
@@ -23,6 +24,8 @@ import { MessageDetail, MessageSummary, PerMinute } from "./v2-schemas.js";
 const resource = { envelope: "status" } as const;
 const PER_MINUTE_HOURS = 24;
 const iso = (ms: number) => isoUtc(new Date(ms));
+/** A reseller reads one of its sub-accounts' traffic with `subaccount`. */
+const SubAccountParam = Type.Optional(Type.String({ maxLength: 64 }));
 
 export function registerMessageViewRoutes(
   v2: TypedRoutes,
@@ -38,12 +41,14 @@ export function registerMessageViewRoutes(
         operationId: "getMessageSummary",
         summary: "Messages accepted today and in the last 7 days, delivered and failed, per channel",
         tags: ["messages"],
+        querystring: Type.Object({ subaccount: SubAccountParam }, { additionalProperties: false }),
         response: { 200: resourceAnswer(MessageSummary) },
       },
     },
     async (request) => {
       const principal = request.principal!;
-      const summary = await trafficSummary(db, principal.accountId, ctx.clock.now(), principal.timeZone);
+      const accountId = await listedAccount(db, principal.accountId, request.query.subaccount);
+      const summary = await trafficSummary(db, accountId, ctx.clock.now(), principal.timeZone);
       return {
         status: "success",
         data: {
@@ -65,16 +70,17 @@ export function registerMessageViewRoutes(
         summary: "Messages accepted per minute over the last hours, and how many are delivered and failed",
         tags: ["messages"],
         querystring: Type.Object(
-          { hours: Type.Optional(Type.String({ maxLength: 10 })) },
+          { hours: Type.Optional(Type.String({ maxLength: 10 })), subaccount: SubAccountParam },
           { additionalProperties: false },
         ),
         response: { 200: resourceAnswer(PerMinute) },
       },
     },
     async (request) => {
-      const { hours } = request.query;
+      const { hours, subaccount } = request.query;
       const span = queryInt(hours, "hours", PER_MINUTE_HOURS, 1, PER_MINUTE_HOURS);
-      const series = await messagesPerMinute(db, request.principal!.accountId, ctx.clock.now(), span);
+      const accountId = await listedAccount(db, request.principal!.accountId, subaccount);
+      const series = await messagesPerMinute(db, accountId, ctx.clock.now(), span);
       return {
         status: "success",
         data: {

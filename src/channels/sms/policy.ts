@@ -139,8 +139,10 @@ export class SmsPolicy {
     const card = await this.prices.cardFor(principal.accountId);
     const code = trafficClassCode(route);
 
+    const chained = card.upline.length > 0;
     const drafts: MessageDraft[] = deliverable.map(({ recipient, message }) => {
       const { info, template } = contents.get(message)!;
+      const digits = internationalDigits(recipient, route);
       return {
         recipient,
         sender: header,
@@ -150,7 +152,10 @@ export class SmsPolicy {
         flash: input.flash === true,
         route,
         lane: laneOf(route),
-        credits: info.segments * card.price("sms", code, internationalDigits(recipient, route), now).price,
+        credits: info.segments * card.price("sms", code, digits, now).price,
+        ...(chained
+          ? { upline: card.uplinePrices("sms", code, digits, now).map((price) => info.segments * price) }
+          : {}),
         dueAt,
         dltEntityId: entityId ?? null,
         dltTemplateId: template?.dltTemplateId ?? input.dltTemplateId ?? null,
@@ -164,6 +169,7 @@ export class SmsPolicy {
         channel: "sms",
         wallet: route === "international" ? "international" : "sms",
         drafts,
+        ...(chained ? { upline: card.upline } : {}),
         status: dueAt > now + 1000 ? "scheduled" : "queued",
         floodLimit: rules.floodLimit,
       },

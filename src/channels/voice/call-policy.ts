@@ -86,12 +86,15 @@ export class VoicePolicy {
     const meta: CallMeta = { units, speech_seconds: seconds };
     const now = this.clock.now().getTime();
     const card = await this.prices.cardFor(principal.accountId);
-    const unitPrice = card.price("voice", "V", callee.e164.replace(/^\+/, ""), now).price;
+    const digits = callee.e164.replace(/^\+/, "");
+    const unitPrice = card.price("voice", "V", digits, now).price;
+    const chained = card.upline.length > 0;
     return {
       accountId: principal.accountId,
       timeZone: principal.timeZone,
       channel: "voice",
       wallet: "voice",
+      ...(chained ? { upline: card.upline } : {}),
       drafts: [
         {
           recipient: callee.recipient,
@@ -104,6 +107,7 @@ export class VoicePolicy {
           route: VOICE_ROUTE,
           lane: VOICE_LANE,
           credits: units * unitPrice,
+          ...(chained ? { upline: card.uplinePrices("voice", "V", digits, now).map((price) => units * price) } : {}),
           dueAt: now,
           meta: { ...meta },
         },

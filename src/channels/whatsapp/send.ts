@@ -15,7 +15,7 @@ import { newQueueId } from "../../base/core/ids.js";
 import type { WhatsAppConfig } from "../../base/runtime/config.js";
 import type { Metrics } from "../../base/runtime/metrics.js";
 import type { Store } from "../../base/store/store.js";
-import { holdCredits, releaseHold, settleHold } from "../../domain/accounts/index.js";
+import { encodeUpline, holdCredits, type PriceBook, releaseHold, settleHold } from "../../domain/accounts/index.js";
 import {
   claimIdempotencyKey,
   failSendingMessage,
@@ -72,6 +72,7 @@ export interface WhatsAppSendDeps {
   config: WhatsAppConfig;
   upstreams: Upstreams;
   catalog: TemplateCatalog;
+  prices?: Pick<PriceBook, "cardFor">;
 }
 
 export class WhatsAppSendService {
@@ -207,6 +208,9 @@ export class WhatsAppSendService {
     const id = newQueueId(now);
     const numericId = await this.ids.nextNumber();
     const hold = { accountId, wallet: "whatsapp" as const, amount: CREDIT };
+    // A sub-account's message is held at every level, each at the fixed price, and charged at each.
+    const upline = (await this.deps.prices?.cardFor(accountId))?.upline ?? [];
+    const holds = [hold, ...upline.map((id) => ({ ...hold, accountId: id }))];
 
     await store.transaction(async (trx) => {
       if (idempotency) {
@@ -221,7 +225,9 @@ export class WhatsAppSendService {
         if (!claimed)
           throw new GatewayError("conflict", "A request with this Idempotency-Key is in progress; retry it shortly.");
       }
-      if (!(await holdCredits(trx, hold))) {
+      // A level short of the credit throws: the transaction takes back the holds before it.
+      for (const level of holds) {
+        if (await holdCredits(trx, level)) continue;
         throw new GatewayError(
           "insufficient_credits",
           "Insufficient credits: 1 WhatsApp credit is needed per message.",
@@ -242,6 +248,13 @@ export class WhatsAppSendService {
           lane: 0,
           wallet: "whatsapp",
           credits: CREDIT,
+          upline:
+            upline.length > 0
+              ? encodeUpline(
+                  upline,
+                  upline.map(() => CREDIT),
+                )
+              : null,
           status: "sending",
           due_at: now,
           lease_until: now + config.timeoutMs + LEASE_MARGIN_MS,
@@ -259,7 +272,7 @@ export class WhatsAppSendService {
     } catch (error) {
       const refusal = refusalOf(error, config.timeoutMs);
       await store.transaction(async (trx) => {
-        await releaseHold(trx, hold);
+        for (const level of holds) await releaseHold(trx, level);
         await failSendingMessage(this.deps.store, trx, id, {
           code: refusal.upstreamCode,
           message: refusal.error.message,
@@ -275,7 +288,10 @@ export class WhatsAppSendService {
     const result: WhatsAppSendResult = { message_id: messageId, id: numericId, to };
     const sentAt = clock.now().getTime();
     await store.transaction(async (trx) => {
-      await settleHold(trx, clock, { ...hold, kind: "debit", ref: id, note: "WhatsApp message" });
+      for (const level of holds) {
+        const note = level === hold ? "WhatsApp message" : `WhatsApp message of sub-account ${accountId}`;
+        await settleHold(trx, clock, { ...level, kind: "debit", ref: id, note });
+      }
       await markWhatsAppSent(trx, id, messageId, sentAt);
       if (idempotency) {
         await storeIdempotentAnswer(trx, accountId, idempotency.key, JSON.stringify(result));

@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import type { Clock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
-import { releaseHold } from "../../domain/accounts/index.js";
+import { releaseHold, uplineRefunds } from "../../domain/accounts/index.js";
 import { failSendingMessage, forgetPendingKey, staleWhatsAppSends } from "../../domain/messages/index.js";
 
 const BATCH = 500;
@@ -22,6 +22,7 @@ export async function releaseStaleSends(store: Store, clock: Clock): Promise<num
       });
       if (!failed) return;
       await releaseHold(trx, { accountId: row.account_id, wallet: "whatsapp", amount: row.credits });
+      for (const level of uplineRefunds(row.upline, { wallet: "whatsapp", ref: row.id })) await releaseHold(trx, level);
       const key = (JSON.parse(row.meta ?? "{}") as { idempotency_key?: string }).idempotency_key;
       if (key) await forgetPendingKey(trx, row.account_id, key);
       released++;

@@ -5,6 +5,7 @@ import type { Clock } from "../../base/core/clock.js";
 import type { WhatsAppConfig } from "../../base/runtime/config.js";
 import type { Metrics } from "../../base/runtime/metrics.js";
 import type { Store } from "../../base/store/store.js";
+import type { PriceBook } from "../../domain/accounts/index.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { TemplateCatalog } from "./catalog.js";
 import { WhatsAppEvents } from "./events.js";
@@ -19,6 +20,8 @@ export interface WhatsAppDeps {
   metrics: Metrics;
   webhooks: WebhookOutbox;
   config: WhatsAppConfig;
+  /** A sub-account's message is held and charged at every level of its tree (resellers); absent: its own wallet only. */
+  prices?: Pick<PriceBook, "cardFor">;
 }
 
 /** Everything the WhatsApp routes use, built once per gateway. */

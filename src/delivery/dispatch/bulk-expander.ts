@@ -120,6 +120,7 @@ export class BulkExpander extends WorkerLoop {
           lane: part.lane,
           wallet: part.wallet,
           credits: part.credits,
+          upline: part.upline,
           status: "queued",
           due_at: Math.max(part.due_at, part.created_at),
           dlt_entity_id: part.dlt_entity_id,

@@ -27,6 +27,10 @@ export interface NewAccountInput {
   floodLimit?: number;
   /** SMS route codes (T, P, PS, I); T and P when left out. */
   routes?: readonly string[];
+  /** Resellers (resellers.ts): the parent account, the sub-account's own card, its markup in hundredths of a per cent. */
+  parentId?: number;
+  priceCard?: string;
+  markupBp?: number;
 }
 
 export function assertValidUsername(username: string): void {
@@ -121,6 +125,9 @@ export async function createAccount(
           failed_logins: 0,
           locked_until: null,
           ...(routes !== undefined ? { routes } : {}),
+          parent_id: input.parentId ?? null,
+          price_card: input.priceCard ?? null,
+          markup_bp: input.markupBp ?? null,
           created_at: now,
           updated_at: now,
         })

@@ -39,7 +39,11 @@
 //                      a card replaced whole, listed, shown; an account's card; PRICE_CARDS_CHANGED
 //   pricing-route.ts   GET /api/v2/pricing: the account's price of one unit to a number
 //   price-lookup.ts    CompiledCard (own route code before *, then the longest prefix, the row in
-//                      force) and PriceBook, the per-process cache of cards and accounts' cards
+//                      force) and PriceBook, the per-process cache of cards and accounts' prices
+//                      (a sub-account's: its tree's, each level's own card or its parent's marked up)
+//   resellers.ts       parents and sub-accounts: create, list, fund (a topup noting the parent),
+//                      the markup's rounding, a message's upline (each ancestor's charge) and its refunds
+//   subaccount-routes.ts  /api/v2/subaccounts: a parent's create, list, keys and funding of its sub-accounts
 export * from "./accounts.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
@@ -51,6 +55,7 @@ export * from "./pending-requests.js";
 export * from "./price-cards.js";
 export * from "./price-lookup.js";
 export * from "./registrations.js";
+export * from "./resellers.js";
 export * from "./sender-ids.js";
 export * from "./templates.js";
 export { type AccountTraffic, customerBalances } from "./usage.js";

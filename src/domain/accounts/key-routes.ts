@@ -14,6 +14,30 @@ const resource = { envelope: "status" } as const;
 
 const iso = (ms: number) => isoUtc(new Date(ms));
 
+/** The body of POST /api/v2/keys (and of a parent's key for its sub-account). */
+export const KeyRequest = Type.Object(
+  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+  { additionalProperties: false, title: "ApiKeyRequest" },
+);
+
+/** A new key of the account, as POST /api/v2/keys answers it (the key shown this once). */
+export async function newKeyAnswer(ctx: Pick<Runtime, "store" | "clock">, accountId: number, rawName?: string) {
+  const name = rawName?.trim() || null;
+  if (name?.includes("\u0000")) {
+    throw new GatewayError("invalid_request", "The name holds a NUL character.", { field: "name" });
+  }
+  // The rate the operator gave the account's keys: that of its newest live key (an account
+  // cannot raise its own limit by making keys).
+  const keys = await listApiKeys(ctx.store.db, accountId);
+  const live = keys.filter((key) => key.revoked_at === null);
+  const rateLimit = live.length > 0 ? live[live.length - 1]!.rate_limit : DEFAULT_RATE_LIMIT;
+  const key = await createApiKey(ctx.store.db, ctx.clock, accountId, { name, rateLimit });
+  return {
+    status: "success" as const,
+    data: { id: key.id, api_key: key.key, prefix: key.prefix, name, rate_limit: key.rateLimit },
+  };
+}
+
 export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" | "clock">): void {
   const db = ctx.store.db;
 
@@ -56,30 +80,12 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
         operationId: "createApiKey",
         summary: "A new API key for the account, shown once",
         tags: ["account"],
-        body: Type.Object(
-          { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
-          { additionalProperties: false, title: "ApiKeyRequest" },
-        ),
+        body: KeyRequest,
         response: { 201: resourceAnswer(CreatedKey) },
       },
     },
-    async (request, reply) => {
-      const accountId = request.principal!.accountId;
-      const name = request.body.name?.trim() || null;
-      if (name?.includes("\u0000")) {
-        throw new GatewayError("invalid_request", "The name holds a NUL character.", { field: "name" });
-      }
-      // The rate the operator gave the account's keys: that of its newest live key (an account
-      // cannot raise its own limit by making keys).
-      const keys = await listApiKeys(db, accountId);
-      const live = keys.filter((key) => key.revoked_at === null);
-      const rateLimit = live.length > 0 ? live[live.length - 1]!.rate_limit : DEFAULT_RATE_LIMIT;
-      const key = await createApiKey(db, ctx.clock, accountId, { name, rateLimit });
-      return reply.code(201).send({
-        status: "success",
-        data: { id: key.id, api_key: key.key, prefix: key.prefix, name, rate_limit: key.rateLimit },
-      });
-    },
+    async (request, reply) =>
+      reply.code(201).send(await newKeyAnswer(ctx, request.principal!.accountId, request.body.name)),
   );
 
   v2.delete(

@@ -59,6 +59,40 @@ export async function debitAllOrNothing(
   return true;
 }
 
+/**
+ * Debits one send at every level of a reseller tree (the sub-account and each ancestor, each
+ * its own amount), all or nothing: a level whose balance does not cover its amount puts back
+ * what the levels before it took (no entry was written yet) and answers false. Levels are
+ * taken bottom-up, the order every such debit locks wallets in.
+ */
+export async function debitEveryLevel(
+  store: Pick<Store, "statement" | "insertMany">,
+  trx: Db,
+  clock: Clock,
+  debits: Debit[],
+): Promise<boolean> {
+  const balances: number[] = [];
+  const take = store.statement(
+    "update wallets set balance = balance - ? where account_id = ? and wallet = ? and balance - held >= ? returning balance",
+  );
+  for (const [level, debit] of debits.entries()) {
+    const [row] = await take.all<{ balance: number }>(trx, [debit.amount, debit.accountId, debit.wallet, debit.amount]);
+    if (row) {
+      balances.push(row.balance);
+      continue;
+    }
+    const putBack = store.statement("update wallets set balance = balance + ? where account_id = ? and wallet = ?");
+    for (const taken of debits.slice(0, level)) await putBack.run(trx, [taken.amount, taken.accountId, taken.wallet]);
+    return false;
+  }
+  await store.insertMany(
+    trx,
+    "ledger_entries",
+    debits.map((d, level) => entry(d, "debit", -d.amount, balances[level]!, clock)),
+  );
+  return true;
+}
+
 function entry(item: Debit | Refund, kind: "debit" | "refund", amount: number, balanceAfter: number, clock: Clock) {
   return {
     account_id: item.accountId,

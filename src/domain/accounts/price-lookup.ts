@@ -8,7 +8,6 @@
 // process also reads at most every VERSION_CHECK_MS (a CLI import into SQLite from another process).
 import type { Store } from "../../base/store/store.js";
 import {
-  accountPriceCard,
   DEFAULT_CARD,
   DEFAULT_PRICE,
   PRICE_CARDS_CHANGED,
@@ -17,6 +16,7 @@ import {
   priceCardRows,
   priceCardsVersion,
 } from "./price-cards.js";
+import { accountPricing, ancestorsOf, markedUp } from "./resellers.js";
 
 const VERSION_CHECK_MS = 2_000;
 const MAX_ACCOUNTS = 100_000;
@@ -32,6 +32,23 @@ export interface UnitPrice {
   route: string;
 }
 
+/**
+ * What an account's sends cost: its own price, and for a sub-account each ancestor's price of
+ * the same unit, charged with it (resellers.ts). An account without parent is priced by its
+ * CompiledCard itself, whose upline is empty: the common case costs no more than a look-up.
+ */
+export interface AccountPrices {
+  /** The card that prices the account, or for a sub-account without one `parent+<markup>%`. */
+  readonly name: string;
+  /** The ancestors charged with the account, parent first; empty for an account without parent. */
+  readonly upline: readonly number[];
+  price(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice;
+  /** Each ancestor's price of the unit, parent first (milli-credits). */
+  uplinePrices(channel: PriceChannel, route: string, digits: string, now: number): number[];
+}
+
+const NO_UPLINE: readonly number[] = Object.freeze([]);
+
 /** The rows of one prefix, oldest effective_from first. */
 type Prices = { from: number[]; price: number[] };
 
@@ -46,7 +63,8 @@ interface RouteTable {
 const MAX_PREFIX = 15;
 
 /** A card compiled for look-ups. */
-export class CompiledCard {
+export class CompiledCard implements AccountPrices {
+  readonly upline = NO_UPLINE;
   private readonly tables = new Map<string, RouteTable>();
   /** The recipient's leading digits as numbers, by length (reused: look-ups are synchronous). */
   private readonly leading = new Float64Array(MAX_PREFIX + 1);
@@ -101,6 +119,10 @@ export class CompiledCard {
     );
   }
 
+  uplinePrices(): number[] {
+    return [];
+  }
+
   private lookUp(key: string, route: string, digits: string, usable: number, now: number): UnitPrice | undefined {
     const table = this.tables.get(key);
     if (!table) return undefined;
@@ -119,10 +141,54 @@ export class CompiledCard {
 
 const DEFAULT = new CompiledCard(DEFAULT_CARD, []);
 
+/** A level of a reseller tree: its own card, or (card undefined) its parent's price marked up. */
+interface Level {
+  card: CompiledCard | undefined;
+  markupBp: number;
+}
+
+/**
+ * A sub-account's prices: from the top of its tree down, each level at its own card's price
+ * when it has one, else at the level above's price marked up (rounded up to a milli-credit).
+ */
+class TreePrices implements AccountPrices {
+  readonly name: string;
+
+  constructor(
+    readonly upline: readonly number[],
+    /** Top first; the last level is the account's own. */
+    private readonly levels: readonly Level[],
+  ) {
+    const own = levels[levels.length - 1]!;
+    this.name = own.card?.name ?? `parent+${own.markupBp / 100}%`;
+  }
+
+  price(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice {
+    let unit: UnitPrice = { price: DEFAULT_PRICE, prefix: "*", route: "*" };
+    for (const level of this.levels) {
+      unit = level.card
+        ? level.card.price(channel, route, digits, now)
+        : { ...unit, price: markedUp(unit.price, level.markupBp) };
+    }
+    return unit;
+  }
+
+  uplinePrices(channel: PriceChannel, route: string, digits: string, now: number): number[] {
+    const prices: number[] = [];
+    let price = DEFAULT_PRICE;
+    for (const level of this.levels) {
+      price = level.card ? level.card.price(channel, route, digits, now).price : markedUp(price, level.markupBp);
+      prices.push(price);
+    }
+    prices.pop();
+    return prices.reverse();
+  }
+}
+
 /** Compiled cards and each account's card, shared by every send family of a process. */
 export class PriceBook {
   private readonly cards = new Map<string, Promise<CompiledCard>>();
-  private readonly accountCards = new Map<number, string>();
+  private readonly accountCards = new Map<number, Promise<AccountPrices>>();
   private version: string | undefined;
   private checkedAt = 0;
   private checking: Promise<void> | undefined;
@@ -131,16 +197,33 @@ export class PriceBook {
     store.signals.listen(PRICE_CARDS_CHANGED, () => this.forget());
   }
 
-  /** The card the account's sends are priced by. */
-  async cardFor(accountId: number): Promise<CompiledCard> {
+  /** What the account's sends cost: its card, or for a sub-account the prices of its tree. */
+  async cardFor(accountId: number): Promise<AccountPrices> {
     await this.fresh();
-    let name = this.accountCards.get(accountId);
-    if (name === undefined) {
-      name = await accountPriceCard(this.store.db, accountId);
+    let prices = this.accountCards.get(accountId);
+    if (prices === undefined) {
+      prices = this.load(accountId);
       if (this.accountCards.size >= MAX_ACCOUNTS) this.accountCards.clear();
-      this.accountCards.set(accountId, name);
+      this.accountCards.set(accountId, prices);
+      prices.catch(() => this.accountCards.delete(accountId));
     }
-    return this.card(name);
+    return prices;
+  }
+
+  private async load(accountId: number): Promise<AccountPrices> {
+    const row = await accountPricing(this.store.db, accountId);
+    if (!row?.parent_id) return this.card(row?.price_card ?? DEFAULT_CARD);
+    const ancestors = await ancestorsOf(this.store.db, row.parent_id);
+    const levels: Level[] = [];
+    // Top first; the top of the tree pays its own card (the default one when it has none).
+    for (const [depth, level] of [...[...ancestors].reverse(), row].entries()) {
+      const own = level.price_card ?? (depth === 0 ? DEFAULT_CARD : undefined);
+      levels.push({ card: own === undefined ? undefined : await this.card(own), markupBp: level.markup_bp ?? 0 });
+    }
+    return new TreePrices(
+      ancestors.map((a) => a.id),
+      levels,
+    );
   }
 
   /** A card by name (`default` or one without rows: every unit at DEFAULT_PRICE). */

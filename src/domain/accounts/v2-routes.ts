@@ -16,6 +16,7 @@ import { walletBalance } from "./ledger.js";
 import type { PriceBook } from "./price-lookup.js";
 import { registerV2PricingRoute } from "./pricing-route.js";
 import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
+import { registerV2SubAccountRoutes } from "./subaccount-routes.js";
 import { registerV2TemplateRoutes } from "./template-routes.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { AccountStatus, SenderIdRequest } from "./v2-schemas.js";
@@ -32,6 +33,7 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
   registerV2DltRoutes(v2, ctx);
   registerV2TemplateRoutes(v2, ctx);
   registerV2PricingRoute(v2, ctx);
+  registerV2SubAccountRoutes(v2, ctx);
   const db = ctx.store.db;
 
   // ---- Account status ---------------------------------------------------------------------

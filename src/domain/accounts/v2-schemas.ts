@@ -1,7 +1,15 @@
 // The v2 account resources' answers as schemas: they serialize the answers and show them in the
 // OpenAPI document.
 import { Type } from "typebox";
-import { Credits, NullableString, NullableTime, OneOf, Time, Wallets } from "../../base/http/answer-schemas.js";
+import {
+  Credits,
+  NullableNumber,
+  NullableString,
+  NullableTime,
+  OneOf,
+  Time,
+  Wallets,
+} from "../../base/http/answer-schemas.js";
 
 const ApprovalStatus = Type.String({ description: "pending, approved or rejected." });
 
@@ -160,4 +168,33 @@ export const PriceQuote = Type.Object(
     card: Type.String({ description: "The account's price card (default: 1 credit a unit)" }),
   },
   { description: "The price of one SMS segment or voice call unit to the recipient" },
+);
+
+// ---- Sub-accounts (subaccount-routes.ts) ------------------------------------------------------
+
+export const SubAccount = Type.Object(
+  {
+    username: Type.String(),
+    status: Type.String(),
+    price_card: NullableString({ description: "Its own card; null: its parent's price with markup_percent." }),
+    markup_percent: NullableNumber({ description: "Added to the parent's price when it has no card of its own." }),
+    balances: Wallets,
+    created_at: Time,
+  },
+  { title: "SubAccount" },
+);
+
+export const SubAccountRequest = Type.Object(
+  {
+    username: Type.String({ minLength: 1, maxLength: 64 }),
+    password: Type.String({ minLength: 1, maxLength: 256 }),
+    price_card: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    markup_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 1000 })),
+  },
+  { additionalProperties: false, title: "SubAccountRequest" },
+);
+
+export const SubAccountFunding = Type.Object(
+  { username: Type.String(), wallet: Type.String(), amount: Credits, balance: Credits },
+  { title: "SubAccountFunding" },
 );

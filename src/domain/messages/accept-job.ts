@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import type { NewBulkPart } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
+import { encodeUpline } from "../accounts/index.js";
 import type { AcceptedSend, JobRequest, SendOrder } from "./send-order.js";
 
 /** What recordJob reads of an accepted send. */
@@ -81,11 +82,13 @@ export function bulkParts(
   status: string,
   now: number,
 ): NewBulkPart[] {
-  const byPrice = new Map<number, SendOrder["drafts"]>();
+  // A sub-account's recipients share a part only when every level's price is the same too.
+  const byPrice = new Map<number | string, SendOrder["drafts"]>();
   for (const draft of order.drafts) {
-    const list = byPrice.get(draft.credits) ?? [];
+    const price = draft.upline ? `${draft.credits}|${draft.upline.join(",")}` : draft.credits;
+    const list = byPrice.get(price) ?? [];
     list.push(draft);
-    byPrice.set(draft.credits, list);
+    byPrice.set(price, list);
   }
   return [...byPrice.values()].map((drafts) => bulkPart(order, drafts, broadcastId, jobId, status, now));
 }
@@ -129,6 +132,7 @@ function bulkPart(
     lane: first.lane,
     wallet: order.wallet,
     credits: first.credits,
+    upline: order.upline?.length ? encodeUpline(order.upline, first.upline ?? []) : null,
     dlt_entity_id: first.dltEntityId ?? null,
     dlt_template_id: first.dltTemplateId ?? null,
     template_id: first.templateId ?? null,

@@ -8,8 +8,9 @@ import { formatBroadcastId, newQueueId } from "../../base/core/ids.js";
 import { localDay } from "../../base/core/time.js";
 import type { NewBulkPart, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { type Debit, debitAllOrNothing } from "../accounts/index.js";
+import { type Debit, debitAllOrNothing, debitEveryLevel, encodeUpline } from "../accounts/index.js";
 import { bulkParts, recordJob } from "./accept-job.js";
+import { debitsAtEveryLevel, insufficient, uplineTotals } from "./accept-upline.js";
 import { countFlood } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
 import { RollupChanges } from "./rollups.js";
@@ -26,6 +27,8 @@ interface Pending {
   count: number;
   parts: NewBulkPart[] | undefined;
   rows: NewMessage[];
+  /** A sub-account's send: each ancestor's charge for the whole send, parent first. */
+  uplineCredits: number[] | undefined;
   enqueuedAt: number;
   resolve: (outcome: AcceptOutcome) => void;
   reject: (error: unknown) => void;
@@ -92,6 +95,8 @@ export class Acceptor {
     const rows: NewMessage[] = [];
     let credits = 0;
     for (const draft of order.drafts) credits += draft.credits;
+    const upline = order.upline && order.upline.length > 0 ? order.upline : undefined;
+    const uplineCredits = upline && uplineTotals(upline, order.drafts);
     // A bulk job's recipients are stored as parts (one per price) and become messages in the expander.
     const parts =
       order.job && jobId !== undefined ? bulkParts(order, broadcastId, jobId, status, now.getTime()) : undefined;
@@ -123,6 +128,7 @@ export class Acceptor {
             template_id: draft.templateId ?? null,
             job_id: jobId ?? null,
             created_at: now.getTime(),
+            upline: upline ? encodeUpline(upline, draft.upline ?? []) : null,
           }),
         );
       }
@@ -143,6 +149,7 @@ export class Acceptor {
         prepared,
         debitRef,
         rows,
+        uplineCredits,
         count,
         parts,
         enqueuedAt: performance.now(),
@@ -235,6 +242,8 @@ export class Acceptor {
     const outcomes: Array<AcceptOutcome | GatewayError> = new Array(group.length);
     const now = this.clock.now().getTime();
     const byWallet = new Map<string, number[]>();
+    /** Sub-accounts' sends: charged at every level, one by one after the others. */
+    const chained: number[] = [];
     for (const [index, pending] of group.entries()) {
       const { order, prepared } = pending;
       const idem = order.idempotency;
@@ -250,6 +259,10 @@ export class Acceptor {
           outcomes[index] = { kind: "duplicate" };
           continue;
         }
+      }
+      if (pending.uplineCredits) {
+        chained.push(index);
+        continue;
       }
       const key = `${order.accountId}:${order.wallet}`;
       const list = byWallet.get(key) ?? [];
@@ -316,13 +329,25 @@ export class Acceptor {
           continue;
         }
         await flood(day(index), -count, 0);
+        await refuse(index, insufficient(order));
+      }
+    }
+    for (const index of chained) {
+      const { order, count, uplineCredits } = group[index]!;
+      if (!(await this.countFlood(trx, order, day(index), count))) {
         await refuse(
           index,
-          new GatewayError(
-            order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
-          ),
+          new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${order.floodLimit} is reached.`),
         );
+        continue;
       }
+      const levels = debitsAtEveryLevel(debitOf(index), order, uplineCredits!);
+      if (await debitEveryLevel(this.store, trx, this.clock, levels)) {
+        accept(index);
+        continue;
+      }
+      await this.countFlood(trx, order, day(index), -count);
+      await refuse(index, insufficient(order));
     }
     for (const [index, outcome] of outcomes.entries()) {
       if (outcome instanceof GatewayError || outcome?.kind !== "accepted") continue;
@@ -342,5 +367,11 @@ export class Acceptor {
     for (const row of rows) rollups.add(row, 1);
     await rollups.write(this.store, trx);
     return outcomes;
+  }
+
+  /** Counts one send on the SMS day's flood counter (a negative count gives it back); false: over the limit. */
+  private countFlood(trx: Db, order: SendOrder, day: string, count: number): Promise<boolean> {
+    if (order.channel !== "sms") return Promise.resolve(true);
+    return countFlood(this.store, trx, order.accountId, day, count, count > 0 ? (order.floodLimit ?? 0) : 0);
   }
 }

@@ -8,6 +8,8 @@
 //                      it gets back (AcceptOutcome, AcceptedSend); AcceptService
 //   accept-job.ts      a send's bulk job in the Acceptor's transaction: the job row created or extended,
 //                      the part holding the recipients until the expander makes them messages
+//   accept-upline.ts   a sub-account's send in the Acceptor: each ancestor's charge, the debits at every
+//                      level (taken all or none), the refusal when a level is short
 //   bulk-expansion.ts  the bulk expander's statements: due parts, the queued messages due (counted up to
 //                      a cap), a part advanced by a chunk with its messages inserted, conditional on
 //                      its next_index

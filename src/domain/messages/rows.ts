@@ -58,5 +58,6 @@ export function messageRow(m: MessageFields): NewMessage {
     submitted_at: m.submitted_at ?? null,
     done_at: m.done_at ?? null,
     content_id: m.content_id ?? null,
+    upline: m.upline ?? null,
   };
 }

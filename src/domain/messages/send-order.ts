@@ -16,6 +16,8 @@ export interface MessageDraft {
   lane: number;
   /** Milli-credits for this message. */
   credits: number;
+  /** A sub-account's message: what each ancestor of SendOrder.upline is charged for it, parent first. */
+  upline?: number[];
   dueAt: number;
   dltEntityId?: string | null;
   dltTemplateId?: string | null;
@@ -47,6 +49,11 @@ export interface SendOrder {
   channel: string;
   wallet: Wallet;
   drafts: MessageDraft[];
+  /**
+   * A sub-account's send: its ancestors, parent first, each charged its own price of every
+   * message (MessageDraft.upline) with the account, all or nothing (docs/decisions/0113).
+   */
+  upline?: readonly number[];
   /** Status the messages start in: queued, or scheduled when due later. */
   status?: Extract<MessageStatus, "queued" | "scheduled">;
   /**

@@ -7,7 +7,7 @@ import type { Wallet } from "../../base/core/credits.js";
 import { assertTransition } from "../../base/core/message-status.js";
 import type { MessageRow, MessageStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { type Refund, refundMany } from "../accounts/index.js";
+import { type Refund, refundMany, uplineRefunds } from "../accounts/index.js";
 import { countJobOutcomes, type JobOutcome } from "./jobs.js";
 import { ROLLUP_COLUMNS, RollupChanges, type RollupSource } from "./rollups.js";
 
@@ -226,6 +226,7 @@ interface ChargedRow extends RollupSource {
   done_at: number;
   error_code: string;
   error_message: string;
+  upline: string | null;
 }
 
 /** Fails messages that never reached a carrier (from queued or dispatching) and refunds them. */
@@ -246,19 +247,17 @@ export async function failBeforeCarrier(
          set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
-      returning id, wallet, credits, job_id, error_message, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(trx);
+      returning id, wallet, credits, job_id, error_message, upline, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(trx);
     failed.push(...result.rows);
   }
+  const note = "refund: not delivered to a carrier";
   await refundMany(
     trx,
     clock,
-    failed.map((row) => ({
-      accountId: row.account_id,
-      wallet: row.wallet as Wallet,
-      amount: row.credits,
-      ref: row.id,
-      note: "refund: not delivered to a carrier",
-    })),
+    failed.flatMap((row) => [
+      { accountId: row.account_id, wallet: row.wallet as Wallet, amount: row.credits, ref: row.id, note },
+      ...uplineRefunds(row.upline, { wallet: row.wallet as Wallet, ref: row.id, note }),
+    ]),
   );
   const now = clock.now().getTime();
   await countJobOutcomes(
@@ -314,8 +313,16 @@ export async function cancelScheduled(
     "queueId" in target
       ? update.where("id", "=", target.queueId)
       : update.where("broadcast_id", "=", target.broadcastId);
-  const rows = await update.returning(["id", "wallet", "credits", "job_id", ...ROLLUP_COLUMNS]).execute();
-  let parts: { id: number; job_id: number; wallet: string; credits: number; count: number; next_index: number }[] = [];
+  const rows = await update.returning(["id", "wallet", "credits", "job_id", "upline", ...ROLLUP_COLUMNS]).execute();
+  let parts: {
+    id: number;
+    job_id: number;
+    wallet: string;
+    credits: number;
+    count: number;
+    next_index: number;
+    upline: string | null;
+  }[] = [];
   if ("broadcastId" in target) {
     let partUpdate = trx
       .updateTable("bulk_parts")
@@ -324,35 +331,40 @@ export async function cancelScheduled(
       .where("broadcast_id", "=", target.broadcastId)
       .where("status", "=", "pending");
     if (!options.unexpanded) partUpdate = partUpdate.where("due_at", ">", now);
-    parts = await partUpdate.returning(["id", "job_id", "wallet", "credits", "count", "next_index"]).execute();
+    parts = await partUpdate
+      .returning(["id", "job_id", "wallet", "credits", "count", "next_index", "upline"])
+      .execute();
   }
+  const note = "refund: scheduled message cancelled";
   const refunds: Refund[] = rows.map((row) => ({
     accountId: row.account_id,
     wallet: row.wallet as Wallet,
     amount: row.credits,
     ref: row.id,
-    note: "refund: scheduled message cancelled",
+    note,
   }));
+  const uplines = rows.flatMap((row) => uplineRefunds(row.upline, { wallet: row.wallet as Wallet, ref: row.id, note }));
   const outcomes: JobOutcome[] = rows.map((row) => ({ job_id: row.job_id, status: "cancelled" }));
   let count = rows.length;
   for (const part of parts) {
     const left = part.count - part.next_index;
     count += left;
-    refunds.push({
-      accountId,
+    const partRefund = {
       wallet: part.wallet as Wallet,
-      amount: left * part.credits,
       ref: `bulk_part:${part.id}`,
       note: `refund: ${left} ${options.unexpanded ? "unsent" : "scheduled"} messages of a bulk job cancelled`,
-    });
+    };
+    refunds.push({ ...partRefund, accountId, amount: left * part.credits });
+    uplines.push(...uplineRefunds(part.upline, partRefund, left));
     outcomes.push({ job_id: part.job_id, status: "cancelled", count: left });
   }
-  await refundMany(trx, clock, refunds);
+  await refundMany(trx, clock, [...refunds, ...uplines]);
   await countJobOutcomes(trx, outcomes, now);
   // Pending before; a cancelled message counts nowhere.
   const rollups = new RollupChanges();
   for (const row of rows) rollups.add({ ...row, status: "scheduled" }, -1);
   await rollups.write(store, trx);
+  // The account's own refund: its ancestors' are theirs.
   return { count, credits: refunds.reduce((sum, r) => sum + r.amount, 0), ids: rows.map((row) => row.id) };
 }
 

@@ -61,7 +61,7 @@ export async function markWhatsAppSent(trx: Db, id: string, upstreamId: string, 
 export async function staleWhatsAppSends(db: Db, now: number, limit: number) {
   return db
     .selectFrom("messages")
-    .select(["id", "account_id", "credits", "meta"])
+    .select(["id", "account_id", "credits", "meta", "upline"])
     .where("status", "=", sql.lit("sending"))
     .where("lease_until", "<", now)
     .limit(limit)

@@ -9,7 +9,7 @@ import { cursorLimit, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, RefusalsTable } from "../../base/store/schema.js";
-import { requireAccount, usernamesOf } from "../accounts/index.js";
+import { listedAccount, requireAccount, usernamesOf } from "../accounts/index.js";
 import { OperatorRefusalPage, RefusalPage } from "./refusal-schemas.js";
 import { decodeRefusalCursor, encodeRefusalCursor, listRefusals, type RefusalFilter } from "./rows.js";
 
@@ -28,7 +28,8 @@ export const REFUSAL_PARAMS = {
   per_page: text(10),
   cursor: text(100),
 };
-const ListQuery = Type.Object(REFUSAL_PARAMS);
+/** v2's own: a reseller lists one of its sub-accounts' refusals with `subaccount`. */
+const ListQuery = Type.Object({ ...REFUSAL_PARAMS, subaccount: text(64) });
 const AdminQuery = Type.Object({ ...REFUSAL_PARAMS, account: text(64) });
 export type RefusalQuery = { [K in keyof typeof REFUSAL_PARAMS]?: string };
 
@@ -126,7 +127,7 @@ export function registerV2RefusalRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const principal = request.principal!;
       const { filter, limit, before } = refusalQuery(request.query, principal.timeZone);
-      filter.accountId = principal.accountId;
+      filter.accountId = await listedAccount(ctx.store.db, principal.accountId, request.query.subaccount);
       const page = await listRefusals(ctx.store.db, filter, limit, before);
       return {
         status: "success",

@@ -263,7 +263,7 @@ describeEachEngine("GET /api/v2/messages", (engine) => {
     expect(unknown.status).toBe(400);
     expect(unknown.body).toMatchObject({ status: "error", error: { code: "invalid_request", field: "recipeint" } });
     expect(unknown.body.message).toBe(
-      'Unknown query parameter "recipeint"; this endpoint takes: channel, status, recipient, from, to, broadcast_id, job_id, id, limit, per_page, cursor.',
+      'Unknown query parameter "recipeint"; this endpoint takes: channel, status, recipient, from, to, broadcast_id, job_id, id, limit, per_page, cursor, subaccount.',
     );
     const repeated = await call(t, "GET", "/api/v2/messages?status=failed&status=delivered", {
       headers: keyOf(account),

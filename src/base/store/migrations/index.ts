@@ -36,6 +36,7 @@ import { refusals } from "./0032_refusals.js";
 import { alerts } from "./0033_alerts.js";
 import { priceCards } from "./0034_price_cards.js";
 import { deliveryRollups } from "./0035_delivery_rollups.js";
+import { resellers } from "./0036_resellers.js";
 
 export { countStoredMessages, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0035_delivery_rollups.js";
 
@@ -77,6 +78,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0033_alerts": alerts(),
         "0034_price_cards": priceCards(engine),
         "0035_delivery_rollups": deliveryRollups(engine),
+        "0036_resellers": resellers(),
       };
     },
   };

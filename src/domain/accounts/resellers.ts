@@ -1,0 +1,230 @@
+// Resellers: an account may have a parent account (any depth). A parent creates, lists, keys and
+// funds its direct sub-accounts; a sub-account's send is charged at every level above it too,
+// each ancestor's share kept on the message as its `upline` ("id:milli,…", parent first) so a
+// refund gives back at every level what was taken (docs/decisions/0113-resellers.md).
+import type { Clock } from "../../base/core/clock.js";
+import { toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { usernameIs } from "../../base/core/usernames.js";
+import { type PageRequest, pagedRows } from "../../base/store/paging.js";
+import type { Account } from "../../base/store/schema.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { createAccount, findAccountByUsername } from "./accounts.js";
+import { creditWallet } from "./ledger.js";
+import type { Refund } from "./ledger-batch.js";
+import { DEFAULT_CARD } from "./price-cards.js";
+
+/** The largest markup a reseller may set on its sub-accounts, in per cent. */
+export const MAX_MARKUP_PERCENT = 1000;
+/** Levels above an account, at most: a guard against a cycle the schema cannot rule out. */
+const MAX_DEPTH = 64;
+
+/** markup_percent (up to 2 decimals, 0..MAX_MARKUP_PERCENT) as hundredths of a per cent. */
+export function markupBasisPoints(percent: number): number {
+  const bp = Math.round(percent * 100);
+  if (!Number.isFinite(percent) || percent < 0 || percent > MAX_MARKUP_PERCENT || Math.abs(bp - percent * 100) > 1e-6) {
+    throw new GatewayError(
+      "invalid_request",
+      `markup_percent must be a number from 0 to ${MAX_MARKUP_PERCENT} with at most 2 decimals (got ${percent}).`,
+      { field: "markup_percent" },
+    );
+  }
+  return bp;
+}
+
+/**
+ * The parent's unit price with the markup, rounded UP to the next milli-credit: a reseller never
+ * sells below the markup it asked for, and integers keep it exact.
+ */
+export function markedUp(parentPrice: number, markupBp: number): number {
+  return Math.floor((parentPrice * (10_000 + markupBp) + 9_999) / 10_000);
+}
+
+/** The account's pricing row: its own card, its parent, its markup. */
+export async function accountPricing(db: Db, accountId: number) {
+  return db
+    .selectFrom("accounts")
+    .select(["id", "price_card", "parent_id", "markup_bp"])
+    .where("id", "=", accountId)
+    .executeTakeFirst();
+}
+
+/** The account's ancestors' pricing rows, parent first; throws on a cycle. */
+export async function ancestorsOf(db: Db, parentId: number | null) {
+  const chain: NonNullable<Awaited<ReturnType<typeof accountPricing>>>[] = [];
+  for (let id = parentId; id !== null; ) {
+    if (chain.length >= MAX_DEPTH || chain.some((row) => row.id === id)) {
+      throw new Error(`the parents of account ${id} make a cycle or are deeper than ${MAX_DEPTH}`);
+    }
+    const row = await accountPricing(db, id);
+    if (!row) break;
+    chain.push(row);
+    id = row.parent_id;
+  }
+  return chain;
+}
+
+/** The parent named at creation, checked: it exists (operators cannot resell). */
+export async function parentFor(db: Db, parent: string, username: string): Promise<Account> {
+  if (usernameMatches(parent, username)) {
+    throw new GatewayError("invalid_request", `An account cannot be its own parent ("${parent}").`, {
+      field: "parent",
+    });
+  }
+  const account = await findAccountByUsername(db, parent);
+  if (!account) {
+    throw new GatewayError("invalid_request", `No account named "${parent}" to be the parent.`, { field: "parent" });
+  }
+  if (account.role !== "customer") {
+    throw new GatewayError("invalid_request", `"${parent}" is an operator account; only customers have sub-accounts.`, {
+      field: "parent",
+    });
+  }
+  return account;
+}
+
+function usernameMatches(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+export interface NewSubAccount {
+  username: string;
+  password: string;
+  priceCard?: string;
+  markupPercent?: number;
+}
+
+/** A parent's new sub-account: a customer with its parent's time zone and routes, wallets at 0. */
+export async function createSubAccount(store: Store, clock: Clock, parent: Account, input: NewSubAccount) {
+  if (parent.role !== "customer") {
+    throw new GatewayError("forbidden", "Only customer accounts have sub-accounts.");
+  }
+  const markupBp = input.markupPercent === undefined ? undefined : markupBasisPoints(input.markupPercent);
+  if (input.priceCard !== undefined && input.priceCard !== DEFAULT_CARD) {
+    const found = await store.db
+      .selectFrom("price_cards")
+      .select("name")
+      .where("name", "=", input.priceCard)
+      .executeTakeFirst();
+    if (!found) {
+      throw new GatewayError("invalid_request", `No price card named "${input.priceCard.slice(0, 70)}".`, {
+        field: "price_card",
+      });
+    }
+  }
+  return createAccount(store, clock, {
+    username: input.username,
+    password: input.password,
+    timeZone: parent.time_zone,
+    routes: parent.routes.split(","),
+    parentId: parent.id,
+    ...(input.priceCard !== undefined ? { priceCard: input.priceCard } : {}),
+    ...(markupBp !== undefined ? { markupBp } : {}),
+  });
+}
+
+/** The parent's direct sub-account of that name; not_found for any other account (a sibling, itself, its parent). */
+export async function requireSubAccount(db: Db, parentId: number, username: string): Promise<Account> {
+  const account = await db
+    .selectFrom("accounts")
+    .selectAll()
+    .where(usernameIs(username))
+    .where("parent_id", "=", parentId)
+    .executeTakeFirst();
+  if (!account) throw new GatewayError("not_found", `No sub-account named "${username}" under this account.`);
+  return account;
+}
+
+/** A page of the parent's direct sub-accounts, oldest first, with their balances. */
+export async function listSubAccounts(db: Db, parentId: number, page: PageRequest) {
+  const { rows, total } = await pagedRows(
+    db.selectFrom("accounts").where("parent_id", "=", parentId),
+    (q) => q.select(["id", "username", "status", "price_card", "markup_bp", "created_at"]).orderBy("id"),
+    page,
+  );
+  const ids = rows.map((row) => row.id);
+  const wallets =
+    ids.length === 0
+      ? []
+      : await db
+          .selectFrom("wallets")
+          .select(["account_id", "wallet", "balance"])
+          .where("account_id", "in", ids)
+          .execute();
+  return {
+    total,
+    rows: rows.map((row) => ({
+      ...row,
+      balances: Object.fromEntries(
+        WALLETS.map((wallet) => [
+          wallet,
+          Number(wallets.find((w) => w.account_id === row.id && w.wallet === wallet)?.balance ?? 0),
+        ]),
+      ) as Record<Wallet, number>,
+    })),
+  };
+}
+
+/** Credits issued by a parent into its sub-account's wallet: a `topup` noting the parent, not taken from it. */
+export async function fundSubAccount(
+  store: Store,
+  clock: Clock,
+  parentUsername: string,
+  sub: Pick<Account, "id">,
+  wallet: string,
+  amount: number,
+): Promise<number> {
+  if (!(WALLETS as readonly string[]).includes(wallet)) {
+    throw new GatewayError("invalid_request", `Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`, {
+      field: "wallet",
+    });
+  }
+  if (!(amount > 0))
+    throw new GatewayError("invalid_request", "amount must be a positive number of credits.", { field: "amount" });
+  const milli = toMilli(amount, "amount");
+  return store.transaction((trx) =>
+    creditWallet(trx, clock, {
+      accountId: sub.id,
+      wallet: wallet as Wallet,
+      amount: milli,
+      kind: "topup",
+      note: `from parent ${parentUsername}`,
+    }),
+  );
+}
+
+/** A message's upline column: each ancestor's charge, parent first. */
+export function encodeUpline(ancestors: readonly number[], credits: readonly number[]): string {
+  return ancestors.map((id, level) => `${id}:${credits[level] ?? 0}`).join(",");
+}
+
+/**
+ * The refunds at every level above a sub-account of `times` messages charged `upline` each
+ * (none for a message of an account without parent).
+ */
+export function uplineRefunds(
+  upline: string | null,
+  refund: Pick<Refund, "wallet" | "ref" | "note">,
+  times = 1,
+): Refund[] {
+  if (!upline) return [];
+  return upline.split(",").map((level) => {
+    const [id, milli] = level.split(":");
+    return { ...refund, accountId: Number(id), amount: Number(milli) * times };
+  });
+}
+
+/**
+ * The account a v2 list shows: the caller's own, or with `?subaccount=` one of its direct
+ * sub-accounts (any other name, its parent's or a sibling's included, is a 404).
+ */
+export async function listedAccount(db: Db, callerId: number, subaccount: string | undefined): Promise<number> {
+  const name = subaccount?.trim();
+  if (!name) return callerId;
+  if (name.includes("\u0000")) {
+    throw new GatewayError("invalid_request", 'Query parameter "subaccount" holds a NUL character.', {
+      field: "subaccount",
+    });
+  }
+  return (await requireSubAccount(db, callerId, name)).id;
+}

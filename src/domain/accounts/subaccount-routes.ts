@@ -1,0 +1,157 @@
+// /api/v2/subaccounts: a parent (reseller) manages its direct sub-accounts with its own key or
+// console session: creates them, lists them (paged), makes them API keys, issues them credits.
+// Any other account's name (a sibling, the caller's own parent, an unknown one) is a 404.
+import { Type } from "typebox";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli, type Wallet } from "../../base/core/credits.js";
+import {
+  Credits,
+  NullableNumber,
+  NullableString,
+  pageAnswer,
+  resourceAnswer,
+  Time,
+  Wallets,
+} from "../../base/http/answer-schemas.js";
+import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
+import type { TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import { getAccount } from "./accounts.js";
+import { KeyRequest, newKeyAnswer } from "./key-routes.js";
+import { createSubAccount, fundSubAccount, listSubAccounts, requireSubAccount } from "./resellers.js";
+import { CreatedKey, SubAccount, SubAccountFunding, SubAccountRequest } from "./v2-schemas.js";
+
+const resource = { envelope: "status" } as const;
+const PER_PAGE = 50;
+const MAX_PER_PAGE = 200;
+
+const Username = Type.Object({ username: Type.String({ minLength: 1, maxLength: 64 }) });
+
+function describe(row: {
+  username: string;
+  status: string;
+  price_card: string | null;
+  markup_bp: number | null;
+  created_at: number;
+  balances: Record<Wallet, number>;
+}) {
+  return {
+    username: row.username,
+    status: row.status,
+    price_card: row.price_card,
+    markup_percent: row.markup_bp === null ? null : row.markup_bp / 100,
+    balances: Object.fromEntries(Object.entries(row.balances).map(([w, milli]) => [w, fromMilli(milli)])) as Record<
+      Wallet,
+      number
+    >,
+    created_at: isoUtc(new Date(row.created_at)),
+  };
+}
+
+export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" | "clock">): void {
+  const db = ctx.store.db;
+  const parentOf = async (accountId: number) => {
+    const parent = await getAccount(db, accountId);
+    if (!parent) throw new Error(`no account ${accountId}`);
+    return parent;
+  };
+
+  v2.post(
+    "/subaccounts",
+    {
+      config: { ...resource, errors: [409] },
+      schema: {
+        operationId: "createSubAccount",
+        summary: "A new sub-account of the caller (a reseller), its wallets empty",
+        tags: ["account"],
+        body: SubAccountRequest,
+        response: { 201: resourceAnswer(SubAccount) },
+      },
+    },
+    async (request, reply) => {
+      const parent = await parentOf(request.principal!.accountId);
+      const body = request.body;
+      const created = await createSubAccount(ctx.store, ctx.clock, parent, {
+        username: body.username,
+        password: body.password,
+        ...(body.price_card !== undefined ? { priceCard: body.price_card } : {}),
+        ...(body.markup_percent !== undefined ? { markupPercent: body.markup_percent } : {}),
+      });
+      const zero = { sms: 0, international: 0, whatsapp: 0, email: 0, voice: 0 };
+      return reply.code(201).send({ status: "success", data: describe({ ...created, balances: zero }) });
+    },
+  );
+
+  v2.get(
+    "/subaccounts",
+    {
+      config: resource,
+      schema: {
+        operationId: "listSubAccounts",
+        summary: "The caller's sub-accounts, oldest first, with their balances",
+        tags: ["account"],
+        querystring: Type.Object(PAGE_PARAMS, { additionalProperties: false }),
+        response: { 200: pageAnswer(SubAccount) },
+      },
+    },
+    async (request) => {
+      const paging = pageOf(request.query, PER_PAGE, MAX_PER_PAGE);
+      const { rows, total } = await listSubAccounts(db, request.principal!.accountId, paging);
+      return { status: "success", data: rows.map(describe), meta: pageMeta(paging, total) };
+    },
+  );
+
+  v2.post(
+    "/subaccounts/:username/keys",
+    {
+      config: { ...resource, errors: [404] },
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+      schema: {
+        operationId: "createSubAccountKey",
+        summary: "A new API key of one of the caller's sub-accounts, shown once (as POST /api/v2/keys)",
+        tags: ["account"],
+        params: Username,
+        body: KeyRequest,
+        response: { 201: resourceAnswer(CreatedKey) },
+      },
+    },
+    async (request, reply) => {
+      const sub = await requireSubAccount(db, request.principal!.accountId, request.params.username);
+      return reply.code(201).send(await newKeyAnswer(ctx, sub.id, request.body.name));
+    },
+  );
+
+  v2.post(
+    "/subaccounts/:username/credits",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "fundSubAccount",
+        summary:
+          "Issues credits into a sub-account's wallet (a topup noting the parent; the parent's wallet is not debited)",
+        tags: ["account"],
+        params: Username,
+        body: Type.Object(
+          {
+            wallet: Type.String({ maxLength: 20 }),
+            amount: Type.Number({ description: "Credits, at most three decimals." }),
+          },
+          { additionalProperties: false, title: "SubAccountFundingRequest" },
+        ),
+        response: { 200: resourceAnswer(SubAccountFunding) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const sub = await requireSubAccount(db, principal.accountId, request.params.username);
+      const { wallet, amount } = request.body;
+      const balance = await fundSubAccount(ctx.store, ctx.clock, principal.username, sub, wallet, amount);
+      return {
+        status: "success",
+        data: { username: sub.username, wallet, amount, balance: fromMilli(balance) },
+      };
+    },
+  );
+}

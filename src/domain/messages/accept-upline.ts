@@ -1,0 +1,35 @@
+// A sub-account's send in the Acceptor: what each ancestor is charged for it (resellers,
+// docs/decisions/0113-resellers.md), and the debits at every level that accept it all or none.
+import { GatewayError } from "../../base/core/errors.js";
+import type { Debit } from "../accounts/index.js";
+import type { SendOrder } from "./send-order.js";
+
+/** Each ancestor's charge for all the drafts, parent first. */
+export function uplineTotals(upline: readonly number[], drafts: SendOrder["drafts"]): number[] {
+  const totals = upline.map(() => 0);
+  for (const draft of drafts) {
+    for (let level = 0; level < totals.length; level++) totals[level]! += draft.upline?.[level] ?? 0;
+  }
+  return totals;
+}
+
+/** The send's debit at every level, its own first then each ancestor's (a level charged nothing is left out). */
+export function debitsAtEveryLevel(own: Debit, order: SendOrder, uplineCredits: readonly number[]): Debit[] {
+  const levels = [
+    own,
+    ...(order.upline ?? []).map((accountId, level) => ({
+      ...own,
+      accountId,
+      amount: uplineCredits[level] ?? 0,
+      note: `${own.note} of sub-account ${order.accountId}`,
+    })),
+  ];
+  return levels.filter((debit) => debit.amount > 0);
+}
+
+/** The refusal of a send some level of whose tree cannot pay for it. */
+export function insufficient(order: SendOrder): GatewayError {
+  return new GatewayError(
+    order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
+  );
+}

@@ -1,0 +1,60 @@
+// The console's Sub-accounts page in a real browser, at phone width (360 px): a reseller creates
+// a sub-account with a markup, gives it credits (issued, not taken from its own wallet), makes it
+// an API key that works at once, pages the list; the axe check and no sideways scroll.
+import { expect, it } from "vitest";
+import {
+  describeInBrowser,
+  expectAccessible,
+  expectNoHorizontalScroll,
+  newPage,
+  signInAs,
+  useBrowser,
+} from "../../helpers/browser.js";
+import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
+import { milli } from "../../helpers/resellers.js";
+
+describeInBrowser("console in the browser: sub-accounts", () => {
+  const gateway = useTestGateway("sqlite", { roles: ["api"] });
+  const browser = useBrowser();
+
+  it("creates, funds and keys a sub-account at 360 px", async () => {
+    const t = gateway();
+    const reseller = await buildAccount(t, { credits: { sms: 500 } });
+    const { page, context, problems } = await newPage(browser(), t.url, { width: 360, height: 800 });
+    await signInAs(page, reseller.username, reseller.password);
+    await page.goto("/subaccounts");
+    await page.getByRole("heading", { name: "Sub-accounts" }).waitFor();
+    await page.getByText("Sub-accounts, oldest first").waitFor();
+
+    const username = `shop_${Math.random().toString(36).slice(2, 8)}`;
+    await page.getByLabel("Username", { exact: true }).fill(username);
+    await page.getByLabel("Password", { exact: true }).fill("shop-password-1");
+    await page.getByLabel("Markup (%)").fill("12.5");
+    await page.getByRole("button", { name: "Create sub-account" }).click();
+    await page.getByTestId(`sub-${username}`).waitFor();
+    expect(await page.getByTestId(`sub-${username}`).textContent()).toContain("your price + 12.5 %");
+
+    // A wrong amount is refused in words, with the API's code.
+    await page.getByLabel("Sub-account", { exact: true }).selectOption(username);
+    await page.getByLabel("Credits", { exact: true }).fill("-3");
+    await page.getByRole("button", { name: "Give credits" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/Not given/);
+    await page.getByLabel("Credits", { exact: true }).fill("40");
+    await page.getByRole("button", { name: "Give credits" }).click();
+    await page.getByText(/SMS wallet: 40 credits/).waitFor();
+    await expect.poll(() => page.getByTestId(`sub-${username}`).textContent()).toContain("40");
+    expect(await milli(t, reseller.id)).toBe(500_000);
+
+    await page.getByRole("button", { name: `New key for ${username}` }).click();
+    const key = (await page.getByTestId("new-sub-key").textContent()) ?? "";
+    expect(key).toMatch(/^sb_/);
+    const balance = await call(t, "GET", "/api/v2/balance", { headers: { "x-api-key": key } });
+    expect(balance.status).toBe(200);
+    expect(balance.body.data.balance).toBe(40);
+
+    await expectAccessible(page, "sub-accounts");
+    await expectNoHorizontalScroll(page, "sub-accounts");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

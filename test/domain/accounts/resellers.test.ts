@@ -1,0 +1,221 @@
+// Resellers through the real server, on both engines: a three-level tree (a customer, its
+// sub-account, that one's sub-account) built with the v2 calls; a send by the lowest level is
+// charged at every level at that level's own price (a card, or the parent's price marked up,
+// rounded up to a milli-credit) and refunded at every level when cancelled; a level without the
+// credits refuses the send in each family's dialect and nothing is charged anywhere; 50
+// concurrent sends at the edge of each level's balance accept exactly what fits; a parent sees
+// and manages only its own sub-accounts. Every test ends with the ledger audit at every level.
+import { afterEach, expect, it } from "vitest";
+import { ManualClock } from "../../../src/base/core/clock.js";
+import { markedUp } from "../../../src/domain/accounts/index.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { legacy, operatorCall, sendParams } from "../../helpers/legacy.js";
+import { auditLedger, milli, resellerTree, subAccount } from "../../helpers/resellers.js";
+import { keyOf, sendSms } from "../../helpers/sms.js";
+
+const MESSAGE = "Your OTP is 1234";
+
+describeEachEngine("resellers", (engine) => {
+  const clock = new ManualClock("2026-11-22T06:30:00Z");
+  const gateway = useTestGateway(engine, { clock, roles: ["api"] });
+
+  afterEach(async () => auditLedger(gateway()));
+
+  const tree = (t: TestGateway, balances: { top?: number; mid?: number; leaf?: number } = {}) =>
+    resellerTree(t, clock, {
+      top: { sms: balances.top ?? 1000 },
+      mid: { sms: balances.mid ?? 100 },
+      leaf: { sms: balances.leaf ?? 100 },
+    });
+
+  const send = (t: TestGateway, account: TestAccount) =>
+    sendSms(t, account, { sender_id: "SWBRD", recipient: "9876543210", message: MESSAGE, route: "T" });
+
+  it("charges a send at every level at that level's price, and a cancel refunds every level", async () => {
+    const t = gateway();
+    const { top, mid, leaf } = await tree(t);
+    expect(markedUp(550, 1250)).toBe(619);
+    const quote = await call(t, "GET", "/api/v2/pricing?route=T&recipient=9876543210", { headers: keyOf(leaf) });
+    expect(quote.body.data).toMatchObject({ price: 0.619, card: "parent+12.5%" });
+
+    const sent = await send(t, leaf);
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.body.data.credits).toBe(0.619);
+    expect(await milli(t, leaf.id)).toBe(100_000 - 619);
+    expect(await milli(t, mid.id)).toBe(100_000 - 550);
+    expect(await milli(t, top.id)).toBe(1_000_000 - 500);
+    // The funding was issued, not taken from the parent: a topup noting it.
+    const funding = await t.db.store.db
+      .selectFrom("ledger_entries")
+      .selectAll()
+      .where("account_id", "=", leaf.id)
+      .where("kind", "=", "topup")
+      .executeTakeFirstOrThrow();
+    expect(funding.note).toBe(`from parent ${mid.username}`);
+
+    // A mid-level send is charged at mid and top only; a top-level send at top only.
+    expect((await send(t, mid)).status).toBe(200);
+    expect(await milli(t, mid.id)).toBe(100_000 - 1100);
+    expect(await milli(t, top.id)).toBe(1_000_000 - 1000);
+
+    const scheduled = await call(t, "POST", "/api/v2/sms/schedule", {
+      headers: keyOf(leaf),
+      json: {
+        sender_id: "SWBRD",
+        recipient: "9876543210",
+        message: MESSAGE,
+        route: "T",
+        scheduled_at: "2026-11-23 10:00:00",
+      },
+    });
+    expect(scheduled.status, scheduled.text).toBe(200);
+    expect(await milli(t, leaf.id)).toBe(100_000 - 1238);
+    expect(await milli(t, top.id)).toBe(1_000_000 - 1500);
+    const cancelled = await call(t, "DELETE", `/api/v2/sms/schedule/${scheduled.body.data.broadcast_id}`, {
+      headers: keyOf(leaf),
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body.data.refunded_credits).toBe(0.619);
+    expect(await milli(t, leaf.id)).toBe(100_000 - 619);
+    expect(await milli(t, mid.id)).toBe(100_000 - 1100);
+    expect(await milli(t, top.id)).toBe(1_000_000 - 1000);
+  });
+
+  it("refuses a send when any level lacks credits, in each family's dialect, charging nothing anywhere", async () => {
+    const t = gateway();
+    for (const short of ["leaf", "mid", "top"] as const) {
+      const { top, mid, leaf } = await tree(t, { [short]: 0.001 });
+      const before = [await milli(t, leaf.id), await milli(t, mid.id), await milli(t, top.id)];
+      const v2 = await send(t, leaf);
+      expect(v2.status, `${short}: ${v2.text}`).toBe(402);
+      expect(v2.body.error.code).toBe("insufficient_credits");
+      const old = await legacy(t, "/httpapi/send", sendParams(leaf, { phonenumber: "9876543210" }));
+      expect(old.text, short).toContain("-12");
+      expect([await milli(t, leaf.id), await milli(t, mid.id), await milli(t, top.id)]).toEqual(before);
+    }
+  });
+
+  it("accepts exactly what fits when 50 sends race at the edge of each level's balance", async () => {
+    const t = gateway();
+    // 20 sends fit the short level: leaf 20 × 0.619, mid 20 × 0.55, top 20 × 0.5.
+    for (const [short, balance] of [
+      ["leaf", 12.38],
+      ["mid", 11],
+      ["top", 10],
+    ] as const) {
+      const { top, mid, leaf } = await tree(t, { top: 1000, mid: 1000, leaf: 1000, [short]: balance });
+      const before = [await milli(t, leaf.id), await milli(t, mid.id), await milli(t, top.id)];
+      const answers = await Promise.all(Array.from({ length: 50 }, () => send(t, leaf)));
+      const accepted = answers.filter((a) => a.status === 200).length;
+      expect(accepted, short).toBe(20);
+      expect(answers.filter((a) => a.status === 402)).toHaveLength(30);
+      expect([await milli(t, leaf.id), await milli(t, mid.id), await milli(t, top.id)]).toEqual([
+        before[0]! - 20 * 619,
+        before[1]! - 20 * 550,
+        before[2]! - 20 * 500,
+      ]);
+    }
+  });
+
+  it("shows a parent its own sub-accounts only, and never a sub-account its parent", async () => {
+    const t = gateway();
+    const { top, mid, leaf } = await tree(t);
+    const sibling = await subAccount(t, mid, {}, { sms: 10 });
+    expect((await send(t, leaf)).status).toBe(200);
+
+    const list = (account: TestAccount, path: string) => call(t, "GET", path, { headers: keyOf(account) });
+    const mine = await list(mid, `/api/v2/messages?subaccount=${leaf.username}`);
+    expect(mine.status, mine.text).toBe(200);
+    expect(mine.body.data).toHaveLength(1);
+    expect((await list(mid, `/api/v2/refusals?subaccount=${leaf.username}`)).status).toBe(200);
+    const summary = await list(mid, `/api/v2/messages/summary?subaccount=${leaf.username}`);
+    expect(summary.status, summary.text).toBe(200);
+    expect(summary.body.data.channels.sms.today.sent).toBe(1);
+    const minutes = await list(mid, `/api/v2/messages/per-minute?hours=1&subaccount=${leaf.username}`);
+    expect(minutes.status, minutes.text).toBe(200);
+    const subs = await list(mid, "/api/v2/subaccounts?per_page=1");
+    expect(subs.body.meta).toMatchObject({ total: 2, per_page: 1, last_page: 2 });
+    expect(subs.body.data[0]).toMatchObject({ username: leaf.username, markup_percent: 12.5, price_card: null });
+
+    const probes: [TestAccount, string, string][] = [
+      // A sibling's, the caller's parent's, a grandchild's, an unknown one.
+      [sibling, "GET", `/api/v2/messages?subaccount=${leaf.username}`],
+      [leaf, "GET", `/api/v2/messages?subaccount=${mid.username}`],
+      [leaf, "GET", `/api/v2/refusals?subaccount=${mid.username}`],
+      [leaf, "GET", `/api/v2/messages/summary?subaccount=${mid.username}`],
+      [sibling, "GET", `/api/v2/messages/per-minute?subaccount=${leaf.username}`],
+      [top, "GET", `/api/v2/messages?subaccount=${leaf.username}`],
+      [mid, "GET", "/api/v2/messages?subaccount=nosuch"],
+      [sibling, "POST", `/api/v2/subaccounts/${leaf.username}/keys`],
+      [leaf, "POST", `/api/v2/subaccounts/${mid.username}/keys`],
+      [leaf, "POST", `/api/v2/subaccounts/${mid.username}/credits`],
+      [top, "POST", `/api/v2/subaccounts/${leaf.username}/credits`],
+    ];
+    for (const [caller, method, path] of probes) {
+      const json = path.endsWith("/credits") ? { wallet: "sms", amount: 5 } : method === "POST" ? {} : undefined;
+      const answer = await call(t, method, path, { headers: keyOf(caller), ...(json ? { json } : {}) });
+      expect(answer.status, `${caller.username} ${path}`).toBe(404);
+      expect(answer.body.error.code).toBe("not_found");
+    }
+    expect((await list(leaf, "/api/v2/subaccounts")).body.data).toEqual([]);
+  });
+
+  it("refuses bad sub-account requests and bad parents with clear errors", async () => {
+    const t = gateway();
+    const parent = await buildAccount(t);
+    const post = (json: unknown) => call(t, "POST", "/api/v2/subaccounts", { headers: keyOf(parent), json });
+    for (const [body, field] of [
+      [{ username: "ok_name", password: "longenough", markup_percent: 1.234 }, "markup_percent"],
+      [{ username: "ok_name", password: "longenough", markup_percent: -1 }, "markup_percent"],
+      [{ username: "ok_name", password: "longenough", price_card: "nosuch" }, "price_card"],
+      [{ username: "ok_name", password: "short" }, undefined],
+      [{ username: "ok_name" }, undefined],
+    ] as const) {
+      const answer = await post(body);
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      expect(answer.body.error.code).toBe("invalid_request");
+      if (field) expect(answer.text).toContain(field);
+    }
+    const taken = await post({ username: parent.username, password: "longenough" });
+    expect(taken.status).toBe(409);
+    const funding = (json: unknown) =>
+      call(t, "POST", "/api/v2/subaccounts/nosuch/credits", { headers: keyOf(parent), json });
+    expect((await funding({ wallet: "sms", amount: 1 })).status).toBe(404);
+    const sub = await subAccount(t, parent, {}, {});
+    for (const json of [
+      { wallet: "gold", amount: 1 },
+      { wallet: "sms", amount: 0 },
+      { wallet: "sms", amount: -5 },
+      { wallet: "sms" },
+    ]) {
+      const answer = await call(t, "POST", `/api/v2/subaccounts/${sub.username}/credits`, {
+        headers: keyOf(parent),
+        json,
+      });
+      expect(answer.status, JSON.stringify(json)).toBe(400);
+      expect(answer.body.error.code).toBe("invalid_request");
+    }
+
+    const operator = await buildAccount(t, { role: "operator" });
+    const byOperator = await call(t, "POST", "/api/v2/subaccounts", {
+      headers: keyOf(operator),
+      json: { username: "op_child", password: "longenough" },
+    });
+    expect(byOperator.status, byOperator.text).toBe(403);
+    expect(byOperator.body.error.code).toBe("forbidden");
+    const admin = (json: unknown) =>
+      call(t, "POST", "/admin/api/accounts", { headers: { authorization: `Bearer ${operator.apiKey}` }, json });
+    const unknown = await admin({ username: "child_x", password: "longenough", parent: "nosuch" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toContain('No account named "nosuch" to be the parent');
+    const self = await admin({ username: "child_y", password: "longenough", parent: "CHILD_Y" });
+    expect(self.status).toBe(400);
+    expect(self.body.message).toContain("cannot be its own parent");
+    const ok = await admin({ username: "child_z", password: "longenough", parent: parent.username });
+    expect(ok.status, ok.text).toBe(201);
+    const shown = await operatorCall(t, operator, "GET", "/accounts/child_z");
+    expect(shown.body.data.parent).toBe(parent.username);
+    expect((await operatorCall(t, operator, "GET", `/accounts/${parent.username}`)).body.data.parent).toBeNull();
+  });
+});

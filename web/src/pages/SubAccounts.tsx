@@ -1,0 +1,205 @@
+// A reseller's sub-accounts: list them (paged), create one, fund one's wallet (credits issued,
+// not taken from this account), make one an API key (shown once, here).
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import { data, paged } from "../api.js";
+import { formatNumber, formatTime, walletName } from "../format.js";
+import { useSignedIn } from "../session.js";
+import type { CreatedKey, SubAccount, SubAccountFunding } from "../types.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
+
+const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
+const PER_PAGE = 25;
+
+export default function SubAccounts() {
+  const session = useSignedIn();
+  const queryClient = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [form, setForm] = useState({ username: "", password: "", markup: "" });
+  const [funding, setFunding] = useState({ username: "", wallet: "sms", amount: "" });
+  const list = useQuery({
+    queryKey: ["subaccounts", page],
+    queryFn: () => paged<SubAccount>("/api/v2/subaccounts", { page: String(page), per_page: String(PER_PAGE) }),
+  });
+  const refresh = () => void queryClient.invalidateQueries({ queryKey: ["subaccounts"] });
+  const create = useMutation({
+    mutationFn: () =>
+      data<SubAccount>("/api/v2/subaccounts", {
+        json: {
+          username: form.username.trim(),
+          password: form.password,
+          ...(form.markup.trim() ? { markup_percent: Number(form.markup) } : {}),
+        },
+      }),
+    onSuccess: () => {
+      setForm({ username: "", password: "", markup: "" });
+      refresh();
+    },
+  });
+  const fund = useMutation({
+    mutationFn: () =>
+      data<SubAccountFunding>(`/api/v2/subaccounts/${encodeURIComponent(funding.username)}/credits`, {
+        json: { wallet: funding.wallet, amount: Number(funding.amount) },
+      }),
+    onSuccess: () => {
+      setFunding((f) => ({ ...f, amount: "" }));
+      refresh();
+    },
+  });
+  const newKey = useMutation({
+    mutationFn: (username: string) =>
+      data<CreatedKey>(`/api/v2/subaccounts/${encodeURIComponent(username)}/keys`, { json: {} }),
+  });
+
+  const submitCreate = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  const submitFund = (event: FormEvent) => {
+    event.preventDefault();
+    fund.mutate();
+  };
+
+  return (
+    <>
+      <PageTitle>Sub-accounts</PageTitle>
+      <p>
+        Your customers' accounts. Each send of theirs is charged to them at their price and to you at yours; credits you
+        give them are issued to their wallet, not taken from yours.
+      </p>
+      <form onSubmit={submitCreate} aria-label="Create a sub-account">
+        <Field label="Username" id="sub-username">
+          <input
+            id="sub-username"
+            required
+            maxLength={64}
+            value={form.username}
+            onChange={(event) => setForm({ ...form, username: event.target.value })}
+          />
+        </Field>
+        <Field label="Password" id="sub-password" hint="8 to 256 characters">
+          <input
+            id="sub-password"
+            type="password"
+            required
+            autoComplete="new-password"
+            aria-describedby="sub-password-hint"
+            value={form.password}
+            onChange={(event) => setForm({ ...form, password: event.target.value })}
+          />
+        </Field>
+        <Field label="Markup (%)" id="sub-markup" hint="Added to your price; at most 2 decimals">
+          <input
+            id="sub-markup"
+            inputMode="decimal"
+            aria-describedby="sub-markup-hint"
+            value={form.markup}
+            onChange={(event) => setForm({ ...form, markup: event.target.value })}
+          />
+        </Field>
+        <button type="submit" className="primary" disabled={create.isPending}>
+          Create sub-account
+        </button>
+      </form>
+      <ErrorNotice error={create.error} title="Not created" />
+      {create.data ? <Success>Created {create.data.username}.</Success> : null}
+
+      <form onSubmit={submitFund} aria-label="Give credits to a sub-account">
+        <Field label="Sub-account" id="fund-username">
+          <select
+            id="fund-username"
+            required
+            value={funding.username}
+            onChange={(event) => setFunding({ ...funding, username: event.target.value })}
+          >
+            <option value="">Choose…</option>
+            {(list.data?.data ?? []).map((sub) => (
+              <option key={sub.username} value={sub.username}>
+                {sub.username}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Wallet" id="fund-wallet">
+          <select
+            id="fund-wallet"
+            value={funding.wallet}
+            onChange={(event) => setFunding({ ...funding, wallet: event.target.value })}
+          >
+            {WALLETS.map((wallet) => (
+              <option key={wallet} value={wallet}>
+                {walletName(wallet)}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field label="Credits" id="fund-amount">
+          <input
+            id="fund-amount"
+            inputMode="decimal"
+            required
+            value={funding.amount}
+            onChange={(event) => setFunding({ ...funding, amount: event.target.value })}
+          />
+        </Field>
+        <button type="submit" className="primary" disabled={fund.isPending}>
+          Give credits
+        </button>
+      </form>
+      <ErrorNotice error={fund.error} title="Not given" />
+      {fund.data ? (
+        <Success>
+          {fund.data.username}'s {walletName(fund.data.wallet)} wallet: {formatNumber(fund.data.balance)} credits.
+        </Success>
+      ) : null}
+
+      <ErrorNotice error={newKey.error} title="No key made" />
+      {newKey.data ? (
+        <Success>
+          New key for {newKey.variables} (shown only now; copy it):
+          <code className="secret" data-testid="new-sub-key">
+            {newKey.data.api_key}
+          </code>
+        </Success>
+      ) : null}
+      <ErrorNotice error={list.error} />
+      {list.isPending ? <Busy /> : null}
+      {list.data ? (
+        <div className="table-wrap">
+          <table>
+            <caption>Sub-accounts, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Username</th>
+                <th scope="col">State</th>
+                <th scope="col">Price</th>
+                <th scope="col">SMS credits</th>
+                <th scope="col">Created</th>
+                <th scope="col">API key</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.data.data.map((sub) => (
+                <tr key={sub.username} data-testid={`sub-${sub.username}`}>
+                  <td>{sub.username}</td>
+                  <td>
+                    <StatusBadge status={sub.status} />
+                  </td>
+                  <td>{sub.price_card ?? `your price + ${sub.markup_percent ?? 0} %`}</td>
+                  <td>{formatNumber(sub.balances.sms)}</td>
+                  <td>{formatTime(sub.created_at, session.time_zone)}</td>
+                  <td>
+                    <button type="button" onClick={() => newKey.mutate(sub.username)} disabled={newKey.isPending}>
+                      New key for {sub.username}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <Pager meta={list.data?.meta} onPage={setPage} />
+    </>
+  );
+}
