@@ -93,9 +93,15 @@ function latencyBucket(m: RollupSource): number {
 /** A batch's changes to the rollups, summed per rollup row until written. */
 export class RollupChanges {
   private readonly rows = new Map<string, number[]>();
+  /** Added before this process knew its prefix lengths: counted once write() has read them. */
+  private readonly early: Array<[RollupSource, 1 | -1]> = [];
 
   /** Counts `m` (+1) or takes it out (−1) of every rollup row it is counted in. */
   add(m: RollupSource, sign: 1 | -1): void {
+    if (prefixLengths === undefined) {
+      this.early.push([m, sign]);
+      return;
+    }
     const category = categoryOf(m.status);
     if (category === "") return;
     const q = Math.floor(m.created_at / QUARTER_MS) * QUARTER_MS;
@@ -143,8 +149,11 @@ export class RollupChanges {
    * changed); PostgreSQL: one statement with the rows as arrays.
    */
   async write(store: Store, trx: Db): Promise<void> {
+    if (this.early.length > 0) {
+      if (prefixLengths === undefined) await loadPrefixLengths(trx);
+      for (const [m, sign] of this.early.splice(0)) this.add(m, sign);
+    }
     if (this.rows.size === 0) return;
-    if (prefixLengths === undefined) await loadPrefixLengths(trx);
     const changed = [...this.rows].filter(([, sums]) => sums.some((n) => n !== 0)).sort(([a], [b]) => (a < b ? -1 : 1));
     this.rows.clear();
     if (changed.length === 0) return;
