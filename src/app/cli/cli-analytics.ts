@@ -2,6 +2,8 @@
 // them (every account's messages, or one account's with --account), read from the rollups. Times
 // without a zone, and hours and days, are read in --time-zone (default UTC: the CLI has no account).
 import { type Command, InvalidArgumentError } from "commander";
+import { requireAccount } from "../../domain/accounts/index.js";
+import { deliveryAnswer } from "../analytics-routes.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
@@ -39,8 +41,6 @@ export function addAnalyticsCommands(program: Command): void {
     .option("--json", "print the answer as GET /admin/api/analytics/delivery does")
     .action((opts: DeliveryOptions) =>
       withStore(async (store) => {
-        const { deliveryAnswer } = await import("../analytics-routes.js");
-        const { requireAccount } = await import("../../domain/accounts/index.js");
         const accountId = opts.account ? (await requireAccount(store.db, opts.account)).id : undefined;
         const answer = await deliveryAnswer(
           store.db,
