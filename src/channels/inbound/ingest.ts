@@ -11,7 +11,7 @@ import type { Config } from "../../base/runtime/config.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { InboundMessageRow, KeywordRow } from "../../base/store/schema.js";
 import type { InboundSms } from "../../delivery/dispatch/index.js";
-import { getAccount } from "../../domain/accounts/index.js";
+import { ancestorsOf, getAccount } from "../../domain/accounts/index.js";
 import type { AcceptService, SendOrder } from "../../domain/messages/index.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
@@ -171,6 +171,10 @@ async function sendKeywordReply(
   }
   const info = segmentInfo(text);
   const now = deps.clock.now().getTime();
+  const credits = info.segments * pricePerSegment("transactional");
+  // A sub-account's reply is charged at every level of its tree, at the same fixed price.
+  const upline =
+    account.parent_id === null ? [] : (await ancestorsOf(deps.store.db, account.parent_id)).map((a) => a.id);
   const order: SendOrder = {
     accountId: account.id,
     timeZone: account.time_zone,
@@ -178,6 +182,7 @@ async function sendKeywordReply(
     wallet: "sms",
     status: "queued",
     floodLimit: account.flood_limit,
+    ...(upline.length > 0 ? { upline } : {}),
     drafts: [
       {
         recipient,
@@ -188,7 +193,8 @@ async function sendKeywordReply(
         flash: false,
         route: "transactional",
         lane: laneOf("transactional"),
-        credits: info.segments * pricePerSegment("transactional"),
+        credits,
+        ...(upline.length > 0 ? { upline: upline.map(() => credits) } : {}),
         dueAt: now,
         meta: { inbound_id: inbound.id, keyword_id: inbound.keyword_id },
       },

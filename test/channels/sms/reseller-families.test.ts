@@ -3,7 +3,7 @@
 // the SMPP server, a voice call and an email are each charged at every level of a three-level
 // tree at that level's price, and refused with the family's own "credit not available" answer,
 // nothing charged anywhere, when a level above is short; a message failed before it reached a
-// carrier is refunded at every level. The ledger audit runs after each test.
+// carrier is refunded at every level; a keyword's auto-reply is charged at every level. The ledger audit runs after each test.
 import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { addEmailDomain } from "../../../src/channels/email/domains.js";
@@ -11,10 +11,11 @@ import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { failBeforeCarrier } from "../../../src/domain/messages/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
-import { call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { xmlSend } from "../../helpers/legacy.js";
 import { auditLedger, type Credits, milli, resellerTree } from "../../helpers/resellers.js";
 import { keyOf, sendSms } from "../../helpers/sms.js";
+import { approvedKeyword, assignNumber, inject } from "../inbound/helpers.js";
 import { boundEsme } from "../smpp-server/client.js";
 
 describeEachEngine("reseller sends in every family", (engine) => {
@@ -108,6 +109,23 @@ describeEachEngine("reseller sends in every family", (engine) => {
     expect(mailed.status, mailed.text).toBe(200);
     // Email's price is fixed (1 a recipient) at every level.
     expect(spent(email, await levels(t, tree, "email"))).toEqual([1000, 1000, 1000]);
+  });
+
+  it("charges a keyword's auto-reply at every level at its fixed price", async () => {
+    const t = gateway();
+    const tree = await resellerTree(t, clock);
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    await assignNumber(t, operator, tree.leaf, "+91 92205 01077");
+    await approvedKeyword(t, operator, tree.leaf, {
+      key: "info",
+      response_type: "static",
+      static_message: "Open 9 to 5.",
+    });
+    const before = await levels(t, tree);
+    const matched = await inject(t, operator, { to: "919220501077", from: "+91 98765 43210", message: "info" });
+    expect(matched.status, matched.text).toBe(201);
+    expect(matched.body.data.reply.status).toBe("sent");
+    expect(spent(before, await levels(t, tree))).toEqual([1000, 1000, 1000]);
   });
 
   it("refunds every level for a message failed before it reached a carrier", async () => {
