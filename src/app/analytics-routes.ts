@@ -7,8 +7,8 @@
 // connector, route, prefix, error_code, hour or day (default day; hours and days in the caller's zone).
 import { Type } from "typebox";
 import { GatewayError } from "../base/core/errors.js";
-import { parseInstant } from "../base/core/time.js";
 import { resourceAnswer } from "../base/http/answer-schemas.js";
+import { queryWindow } from "../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
 import type { Db } from "../base/store/store.js";
@@ -40,21 +40,11 @@ export function analyticsRequest(query: Query, timeZone: string, now: number, al
       `Query parameter "group_by" must be one of ${allowed.join(", ")} (got "${query.group_by}").`,
     );
   }
-  const at = (name: "from" | "to"): number | undefined => {
-    const value = query[name]?.trim();
-    if (!value) return undefined;
-    const instant = parseInstant(value, timeZone, name === "to");
-    if (!instant) {
-      throw invalid(
-        name,
-        `Query parameter "${name}" must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (your account's time zone) or 2026-11-22T08:30:00Z (got "${value}").`,
-      );
-    }
-    return instant.getTime();
-  };
-  const to = at("to") ?? now;
-  const from = at("from") ?? to - 30 * DAY_MS;
-  if (from >= to) throw invalid("to", `"to" must be after "from".`);
+  const window = queryWindow((name) => query[name]?.trim(), timeZone);
+  const to = window.to ?? now;
+  const from = window.from ?? to - 30 * DAY_MS;
+  // A `from` alone may still fall after the default `to` (now).
+  if (from >= to) throw invalid("to", 'Query parameter "to" must be after "from".');
   if (to - from > ANALYTICS_MAX_DAYS * DAY_MS) {
     throw invalid("from", `The window from "from" to "to" may be at most ${ANALYTICS_MAX_DAYS} days.`);
   }
