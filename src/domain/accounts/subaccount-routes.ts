@@ -4,15 +4,7 @@
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli, type Wallet } from "../../base/core/credits.js";
-import {
-  Credits,
-  NullableNumber,
-  NullableString,
-  pageAnswer,
-  resourceAnswer,
-  Time,
-  Wallets,
-} from "../../base/http/answer-schemas.js";
+import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
