@@ -24,6 +24,18 @@ export function Success({ children }: { children: ReactNode }) {
   );
 }
 
+/** A key just made: its only showing (the gateway keeps a hash), `owner` named when not the caller's. */
+export function NewKeyNotice({ apiKey, owner, testId }: { apiKey: string; owner?: string; testId: string }) {
+  return (
+    <Success>
+      New key{owner ? ` for ${owner}` : ""} (shown only now; copy it):
+      <code className="secret" data-testid={testId}>
+        {apiKey}
+      </code>
+    </Success>
+  );
+}
+
 export function Busy({ label = "Loading…" }: { label?: string }) {
   return (
     <p className="busy" role="status" aria-live="polite">

@@ -5,7 +5,7 @@ import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
 import type { ApiKey, CreatedKey } from "../types.js";
-import { Busy, ErrorNotice, Field, PageTitle, StatusBadge, Success } from "../ui.js";
+import { Busy, ErrorNotice, Field, NewKeyNotice, PageTitle, StatusBadge } from "../ui.js";
 
 export default function Keys() {
   const session = useSignedIn();
@@ -51,14 +51,7 @@ export default function Keys() {
         </button>
       </form>
       <ErrorNotice error={create.error} title="Not created" />
-      {create.data ? (
-        <Success>
-          New key (shown only now; copy it):
-          <code className="secret" data-testid="new-key">
-            {create.data.api_key}
-          </code>
-        </Success>
-      ) : null}
+      {create.data ? <NewKeyNotice apiKey={create.data.api_key} testId="new-key" /> : null}
       <ErrorNotice error={revoke.error} title="Not revoked" />
       <ErrorNotice error={keys.error} />
       {keys.isPending ? <Busy /> : null}

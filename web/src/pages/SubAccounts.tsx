@@ -6,7 +6,7 @@ import { data, paged } from "../api.js";
 import { formatNumber, formatTime, walletName } from "../format.js";
 import { useSignedIn } from "../session.js";
 import type { CreatedKey, SubAccount, SubAccountFunding } from "../types.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
+import { Busy, ErrorNotice, Field, NewKeyNotice, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
 
 const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
 const PER_PAGE = 25;
@@ -154,14 +154,7 @@ export default function SubAccounts() {
       ) : null}
 
       <ErrorNotice error={newKey.error} title="No key made" />
-      {newKey.data ? (
-        <Success>
-          New key for {newKey.variables} (shown only now; copy it):
-          <code className="secret" data-testid="new-sub-key">
-            {newKey.data.api_key}
-          </code>
-        </Success>
-      ) : null}
+      {newKey.data ? <NewKeyNotice apiKey={newKey.data.api_key} owner={newKey.variables} testId="new-sub-key" /> : null}
       <ErrorNotice error={list.error} />
       {list.isPending ? <Busy /> : null}
       {list.data ? (
