@@ -132,6 +132,12 @@ describeEachEngine("resellers", (engine) => {
     const summary = await list(mid, `/api/v2/messages/summary?subaccount=${leaf.username}`);
     expect(summary.status, summary.text).toBe(200);
     expect(summary.body.data.channels.sms.today.sent).toBe(1);
+    const exported = await list(mid, `/api/v2/messages/export?format=jsonl&subaccount=${leaf.username}`);
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.text.trim().split("\n").map((line) => JSON.parse(line).message_id)).toEqual([
+      mine.body.data[0].message_id,
+    ]);
+    expect((await list(mid, "/api/v2/messages/export?format=jsonl")).text.trim()).toBe("");
     const minutes = await list(mid, `/api/v2/messages/per-minute?hours=1&subaccount=${leaf.username}`);
     expect(minutes.status, minutes.text).toBe(200);
     const subs = await list(mid, "/api/v2/subaccounts?per_page=1");
@@ -145,6 +151,8 @@ describeEachEngine("resellers", (engine) => {
       [leaf, "GET", `/api/v2/refusals?subaccount=${mid.username}`],
       [leaf, "GET", `/api/v2/messages/summary?subaccount=${mid.username}`],
       [sibling, "GET", `/api/v2/messages/per-minute?subaccount=${leaf.username}`],
+      [sibling, "GET", `/api/v2/messages/export?subaccount=${leaf.username}`],
+      [leaf, "GET", `/api/v2/messages/export?subaccount=${mid.username}`],
       [top, "GET", `/api/v2/messages?subaccount=${leaf.username}`],
       [mid, "GET", "/api/v2/messages?subaccount=nosuch"],
       [sibling, "POST", `/api/v2/subaccounts/${leaf.username}/keys`],
