@@ -98,6 +98,11 @@ export class CompiledCard implements AccountPrices {
 
   /** The unit price for `digits` (with country code) on (channel, route) at `now`. */
   price(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice {
+    return this.find(channel, route, digits, now) ?? { price: DEFAULT_PRICE, prefix: "*", route: "*" };
+  }
+
+  /** The row in force for the unit, or undefined when no row prices it (a carrier's cost card). */
+  find(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice | undefined {
     const length = Math.min(digits.length, MAX_PREFIX);
     const leading = this.leading;
     let usable = length;
@@ -111,11 +116,7 @@ export class CompiledCard implements AccountPrices {
     }
     return (
       this.lookUp(`${channel}|${route}`, route, digits, usable, now) ??
-      (route === "*" ? undefined : this.lookUp(`${channel}|*`, "*", digits, usable, now)) ?? {
-        price: DEFAULT_PRICE,
-        prefix: "*",
-        route: "*",
-      }
+      (route === "*" ? undefined : this.lookUp(`${channel}|*`, "*", digits, usable, now))
     );
   }
 

@@ -65,12 +65,14 @@
 //   analytics.ts       delivery analytics: the rollups of a window grouped by account, connector, route,
 //                      prefix, error code, or the caller's hours or days; latency percentiles from their
 //                      histogram; ANALYTICS_PREFIX_DIGITS recorded
+//   connector-receipts.ts  a connector's recent messages and receipts (adaptive routes' scores)
 //   rollups.ts         RollupChanges: what a batch of message writes changes in the rollups, summed per
 //                      rollup row and written once per commit group (every writer of messages calls it)
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
 export * from "./analytics.js";
 export * from "./bulk-expansion.js";
+export * from "./connector-receipts.js";
 export * from "./early-reports.js";
 export * from "./email-steps.js";
 export { floodCount } from "./flood-counter.js";

@@ -55,6 +55,11 @@ export interface Submitted {
   upstreamId: string;
   at: number;
   attempts: number;
+  /** Milli-credits the carrier charges for it (its connector's cost card); null: no cost row. */
+  cost?: number | null;
+  costPrefix?: string | null;
+  /** Why its route chose the connector (least_cost and adaptive routes). */
+  note?: string | null;
 }
 
 /** A claimed message's states: still `queued`, or `dispatching` when an earlier version's worker leased it. */
@@ -135,11 +140,13 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
   const changed = new Set<string>();
   if (store.engine === "sqlite") {
     const update = store.statement(
-      `update messages set ${set}, connector = ?, upstream_id = ?, submitted_at = ?, attempts = ?
+      `update messages set ${set}, connector = ?, upstream_id = ?, submitted_at = ?, attempts = ?,
+              cost = ?, cost_prefix = ?, route_note = ?
         where id = ? and status in (${CLAIMED_SQL})`,
     );
     for (const i of items) {
-      if ((await update.run(trx, [i.connector, i.upstreamId, i.at, i.attempts, i.id])) > 0) changed.add(i.id);
+      const values = [i.connector, i.upstreamId, i.at, i.attempts, i.cost ?? null, i.costPrefix ?? null, i.note ?? null];
+      if ((await update.run(trx, [...values, i.id])) > 0) changed.add(i.id);
     }
     return changed;
   }
@@ -147,12 +154,19 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
   // jsonb object keyed by id. Joined with unnest(…) of the values, the planner, which cannot know
   // that the ids given are exactly the rows `dispatching`, expected two rows of messages and
   // compared every message with every value (16 ms for 500 messages; this way 4 ms).
-  const values = Object.fromEntries(items.map((i) => [i.id, [i.connector, i.upstreamId, i.at, i.attempts]]));
+  const values = Object.fromEntries(
+    items.map((i) => [
+      i.id,
+      [i.connector, i.upstreamId, i.at, i.attempts, i.cost ?? null, i.costPrefix ?? null, i.note ?? null],
+    ]),
+  );
   const rows = await store
     .statement(
       `update messages as m
           set ${set}, connector = v.submits -> m.id ->> 0, upstream_id = v.submits -> m.id ->> 1,
-              submitted_at = (v.submits -> m.id ->> 2)::bigint, attempts = (v.submits -> m.id ->> 3)::int
+              submitted_at = (v.submits -> m.id ->> 2)::bigint, attempts = (v.submits -> m.id ->> 3)::int,
+              cost = (v.submits -> m.id ->> 4)::bigint, cost_prefix = v.submits -> m.id ->> 5,
+              route_note = v.submits -> m.id ->> 6
          from (select ?::jsonb as submits) as v
         where m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})
        returning m.id`,

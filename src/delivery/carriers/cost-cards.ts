@@ -1,0 +1,86 @@
+// Cost cards: what each connector's carrier charges, by (channel, route code, destination prefix),
+// in the price cards' shape and unit (domain/accounts/price-cards.ts parses and checks the rows,
+// price-lookup.ts's CompiledCard looks them up), so that revenue, cost and margin share one unit.
+// A card is a change of the carrier configuration: written whole in one transaction, it bumps the
+// carriers version, and every worker's router reloads it with the routes (registry.ts).
+import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { CompiledCard, type PriceChannel, type PriceRow } from "../../domain/accounts/index.js";
+import { BUILT_IN_CONNECTORS, changeCatalog } from "./catalog.js";
+
+type Deps = { store: Store; clock: Clock };
+
+/** Throws not_found unless `connector` is a configured carrier or a built-in connector. */
+export async function requireCostedConnector(db: Db, connector: string): Promise<void> {
+  if (BUILT_IN_CONNECTORS.has(connector)) return;
+  const found = await db.selectFrom("carriers").select("name").where("name", "=", connector).executeTakeFirst();
+  if (!found) throw new GatewayError("not_found", `No connector named ${connector}: add it before its cost card.`);
+}
+
+/** Writes the rows of `connector`'s card in `trx` (replacing what it had). */
+export async function writeCostRows(store: Store, trx: Db, connector: string, rows: readonly PriceRow[]) {
+  await trx.deleteFrom("cost_card_rows").where("connector", "=", connector).execute();
+  if (rows.length > 0) await store.insertMany(trx, "cost_card_rows", rows.map((row) => ({ connector, ...row })));
+}
+
+/** Replaces the connector's cost card; the routers reload it as any change of the carriers. */
+export async function replaceCostCard(deps: Deps, connector: string, rows: readonly PriceRow[]): Promise<number> {
+  await requireCostedConnector(deps.store.db, connector);
+  await changeCatalog(deps, (trx) => writeCostRows(deps.store, trx, connector, rows));
+  return rows.length;
+}
+
+function toRow(row: {
+  channel: string;
+  route: string;
+  prefix: string;
+  price: number | string;
+  effective_from: number | string | null;
+}): PriceRow {
+  return {
+    channel: row.channel as PriceChannel,
+    route: row.route,
+    prefix: row.prefix,
+    price: Number(row.price),
+    effective_from: row.effective_from === null ? null : Number(row.effective_from),
+  };
+}
+
+/** The connector's cost rows as stored (none: no card). */
+export async function costCardRows(db: Db, connector: string): Promise<PriceRow[]> {
+  const rows = await db
+    .selectFrom("cost_card_rows")
+    .select(["channel", "route", "prefix", "price", "effective_from"])
+    .where("connector", "=", connector)
+    .orderBy("id")
+    .execute();
+  return rows.map(toRow);
+}
+
+/** Every connector's card compiled for look-ups (connectors without rows have none). */
+export async function compiledCostCards(db: Db): Promise<Map<string, CompiledCard>> {
+  const rows = await db
+    .selectFrom("cost_card_rows")
+    .select(["connector", "channel", "route", "prefix", "price", "effective_from"])
+    .orderBy("connector")
+    .orderBy("id")
+    .execute();
+  const byConnector = new Map<string, PriceRow[]>();
+  for (const row of rows) {
+    const list = byConnector.get(row.connector) ?? [];
+    list.push(toRow(row));
+    byConnector.set(row.connector, list);
+  }
+  return new Map([...byConnector].map(([connector, list]) => [connector, new CompiledCard(connector, list)]));
+}
+
+/** How many cost rows each connector has. */
+export async function costCardSizes(db: Db): Promise<Map<string, number>> {
+  const rows = await db
+    .selectFrom("cost_card_rows")
+    .select(["connector", db.fn.countAll<number>().as("n")])
+    .groupBy("connector")
+    .execute();
+  return new Map(rows.map((row) => [row.connector, Number(row.n)]));
+}
