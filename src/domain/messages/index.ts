@@ -65,6 +65,8 @@
 //   analytics.ts       delivery analytics: the rollups of a window grouped by account, connector, route,
 //                      prefix, error code, or the caller's hours or days; latency percentiles from their
 //                      histogram; ANALYTICS_PREFIX_DIGITS recorded
+//   margin.ts          revenue (charged, less refunds), carriers' cost and margin of a window's SMS and
+//                      voice, by account, connector or cost prefix
 //   connector-receipts.ts  a connector's recent messages and receipts (adaptive routes' scores)
 //   rollups.ts         RollupChanges: what a batch of message writes changes in the rollups, summed per
 //                      rollup row and written once per commit group (every writer of messages calls it)
@@ -79,6 +81,7 @@ export { floodCount } from "./flood-counter.js";
 export * from "./idempotency.js";
 export * from "./jobs.js";
 export * from "./listing.js";
+export * from "./margin.js";
 export * from "./lookup.js";
 export * from "./report-transitions.js";
 export * from "./retention.js";
