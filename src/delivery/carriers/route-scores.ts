@@ -17,7 +17,7 @@ import { DEFAULT_SCORING, type RouteScoring, type RoutingRule } from "./definiti
 /** Receipts a connector is judged by (its last, newest weighing most). */
 export const SAMPLE = 500;
 /** A receipt's weight halves every HALF_LIFE newer receipts: a carrier that turns bad (or good) shows within about that many. */
-const HALF_LIFE = 50;
+const HALF_LIFE = 30;
 /** Receipts older than this are not read. */
 const WINDOW_MS = 3_600_000;
 const REFRESH_MS = 5_000;
