@@ -6,6 +6,8 @@ import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
+import { CONNECTOR_NAME } from "../../delivery/carriers/definitions.js";
 import {
   DEFAULT_CARD,
   describePriceRow,
@@ -15,8 +17,6 @@ import {
   priceRowsOf,
   replacePriceCard,
 } from "../../domain/accounts/index.js";
-import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
-import { CONNECTOR_NAME } from "../../delivery/carriers/definitions.js";
 import { CostCard, PriceCard, PriceCardSummary, WrittenCostCard, WrittenPriceCard } from "./price-card-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;

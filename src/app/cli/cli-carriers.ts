@@ -1,11 +1,11 @@
 // CLI commands for carriers: SMS connectors (smpp, http-sms), their routes and health. They call
 // carriers/catalog.ts and config-file.ts, as the operator API and SWITCHBOARD_CARRIERS_FILE do; a
 // running worker picks every change up within two seconds.
+
+import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
-import { readFile } from "node:fs/promises";
-import { describePriceRow, parsePriceCsv } from "../../domain/accounts/index.js";
 import { applyCarriersDocument } from "../../delivery/carriers/carriers-document.js";
 import {
   describeCarrier,
@@ -22,6 +22,7 @@ import {
 } from "../../delivery/carriers/catalog.js";
 import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/config-file.js";
 import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
+import { describePriceRow, parsePriceCsv } from "../../domain/accounts/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 

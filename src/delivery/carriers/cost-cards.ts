@@ -21,7 +21,12 @@ export async function requireCostedConnector(db: Db, connector: string): Promise
 /** Writes the rows of `connector`'s card in `trx` (replacing what it had). */
 export async function writeCostRows(store: Store, trx: Db, connector: string, rows: readonly PriceRow[]) {
   await trx.deleteFrom("cost_card_rows").where("connector", "=", connector).execute();
-  if (rows.length > 0) await store.insertMany(trx, "cost_card_rows", rows.map((row) => ({ connector, ...row })));
+  if (rows.length > 0)
+    await store.insertMany(
+      trx,
+      "cost_card_rows",
+      rows.map((row) => ({ connector, ...row })),
+    );
 }
 
 /** Replaces the connector's cost card; the routers reload it as any change of the carriers. */

@@ -132,7 +132,9 @@ export const RoutingRuleSchema = Type.Object(
     explore_share: Type.Optional(
       share(0, 0.5, "Share of an adaptive route's traffic spread over every connector (default 0.05)."),
     ),
-    floor_share: Type.Optional(share(0, 0.5, "Least share of an adaptive route's traffic each connector gets (default 0.02).")),
+    floor_share: Type.Optional(
+      share(0, 0.5, "Least share of an adaptive route's traffic each connector gets (default 0.02)."),
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,9 +4,10 @@
 // card, weighed by the route's scoring, and turned into shares of the route's traffic.
 // Measured from the database (messages, connector_health), so the thread or process that routes
 // sees receipts whichever one applied them; refreshed every REFRESH_MS and kept between refreshes.
+
+import { internationalDigits } from "../../base/core/indian-mobile.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db } from "../../base/store/store.js";
-import { internationalDigits } from "../../base/core/indian-mobile.js";
 import type { CompiledCard } from "../../domain/accounts/index.js";
 import { recentConnectorOutcomes } from "../../domain/messages/index.js";
 import type { ConnectorScore, RouteScoresSource } from "../dispatch/index.js";
@@ -223,7 +224,12 @@ export class RouteScores implements RouteScoresSource {
 
   private async measure(): Promise<void> {
     try {
-      const views = await measureRouteScores(this.ctx.store.db, this.routes, this.costs, this.ctx.clock.now().getTime());
+      const views = await measureRouteScores(
+        this.ctx.store.db,
+        this.routes,
+        this.costs,
+        this.ctx.clock.now().getTime(),
+      );
       const byRoute = new Map<string, Map<string, RouteScoreView>>();
       for (const view of views) {
         const route = byRoute.get(view.route) ?? new Map();

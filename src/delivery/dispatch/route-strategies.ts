@@ -103,7 +103,10 @@ export function leastCostOrder(
   };
 }
 
-export function adaptiveOrder(up: readonly RouteEntry[], scores: ReadonlyMap<string, ConnectorScore> | undefined): Ordered {
+export function adaptiveOrder(
+  up: readonly RouteEntry[],
+  scores: ReadonlyMap<string, ConnectorScore> | undefined,
+): Ordered {
   const serving = up.filter((entry) => entry.weight > 0);
   if (serving.length === 0) return weightedOrder(up);
   // A connector the scores do not know yet (just added) gets an even share until they do.

@@ -161,7 +161,8 @@ export class Router {
   /** The route's up connectors in the order its strategy tries them, standbys last. */
   private order(route: CompiledRoute, channel: "sms" | "voice", code: string, digits: string): Ordered {
     const up = route.entries.filter((entry) => this.isUp(entry.connector.name));
-    if (route.strategy === "least_cost") return leastCostOrder(up, this.costs, { channel, code, digits, now: this.now() });
+    if (route.strategy === "least_cost")
+      return leastCostOrder(up, this.costs, { channel, code, digits, now: this.now() });
     if (route.strategy === "adaptive") return adaptiveOrder(up, this.scores?.scoresOf(route.key));
     return weightedOrder(up);
   }

@@ -52,7 +52,7 @@ export async function marginRows(
      where created_at >= ${window.from} and created_at < ${window.to} and channel in ('sms', 'voice')
      group by ${key}, upline`.execute(db);
   const rows = new Map<string | null, MarginRow>();
-  for (const row of result.rows as (typeof result.rows[number] & { kept: string | number | null })[]) {
+  for (const row of result.rows as ((typeof result.rows)[number] & { kept: string | number | null })[]) {
     const k = row.key === null ? null : String(row.key);
     const into = rows.get(k) ?? { key: k, messages: 0, revenue: 0, cost: 0, uncosted: 0 };
     into.messages += Number(row.n);

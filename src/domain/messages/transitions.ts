@@ -145,7 +145,15 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
         where id = ? and status in (${CLAIMED_SQL})`,
     );
     for (const i of items) {
-      const values = [i.connector, i.upstreamId, i.at, i.attempts, i.cost ?? null, i.costPrefix ?? null, i.note ?? null];
+      const values = [
+        i.connector,
+        i.upstreamId,
+        i.at,
+        i.attempts,
+        i.cost ?? null,
+        i.costPrefix ?? null,
+        i.note ?? null,
+      ];
       if ((await update.run(trx, [...values, i.id])) > 0) changed.add(i.id);
     }
     return changed;

@@ -17,7 +17,11 @@ export function routingCosts(engine: Engine) {
         .addColumn("price", "bigint", (c) => c.notNull())
         .addColumn("effective_from", "bigint")
         .execute();
-      await db.schema.createIndex("cost_card_rows_by_connector").on("cost_card_rows").columns(["connector", "id"]).execute();
+      await db.schema
+        .createIndex("cost_card_rows_by_connector")
+        .on("cost_card_rows")
+        .columns(["connector", "id"])
+        .execute();
       await db.schema.alterTable("messages").addColumn("cost", "bigint").execute();
       await db.schema.alterTable("messages").addColumn("cost_prefix", "text").execute();
       await db.schema.alterTable("messages").addColumn("route_note", "text").execute();
