@@ -22,9 +22,8 @@ import {
   saveRoute,
   setCarrierEnabled,
 } from "./catalog.js";
-import { compiledCostCards } from "./cost-cards.js";
 import { CONNECTOR_NAME, ROUTE_CODES } from "./definitions.js";
-import { measureRouteScores } from "./route-scores.js";
+import { compiledCostCards, measureRouteScores } from "./route-scores.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;

@@ -6,7 +6,7 @@
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { CompiledCard, type PriceChannel, type PriceRow } from "../../domain/accounts/index.js";
+import type { PriceChannel, PriceRow } from "../../domain/accounts/price-cards.js";
 import { BUILT_IN_CONNECTORS, changeCatalog } from "./catalog.js";
 
 type Deps = { store: Store; clock: Clock };
@@ -36,7 +36,7 @@ export async function replaceCostCard(deps: Deps, connector: string, rows: reado
   return rows.length;
 }
 
-function toRow(row: {
+export function toRow(row: {
   channel: string;
   route: string;
   prefix: string;
@@ -61,23 +61,6 @@ export async function costCardRows(db: Db, connector: string): Promise<PriceRow[
     .orderBy("id")
     .execute();
   return rows.map(toRow);
-}
-
-/** Every connector's card compiled for look-ups (connectors without rows have none). */
-export async function compiledCostCards(db: Db): Promise<Map<string, CompiledCard>> {
-  const rows = await db
-    .selectFrom("cost_card_rows")
-    .select(["connector", "channel", "route", "prefix", "price", "effective_from"])
-    .orderBy("connector")
-    .orderBy("id")
-    .execute();
-  const byConnector = new Map<string, PriceRow[]>();
-  for (const row of rows) {
-    const list = byConnector.get(row.connector) ?? [];
-    list.push(toRow(row));
-    byConnector.set(row.connector, list);
-  }
-  return new Map([...byConnector].map(([connector, list]) => [connector, new CompiledCard(connector, list)]));
 }
 
 /** How many cost rows each connector has. */

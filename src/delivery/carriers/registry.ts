@@ -17,11 +17,10 @@ import {
   type SubmitResult,
 } from "../dispatch/index.js";
 import { CARRIERS_CHANGED, type Carrier, carriersVersion, listCarriers, listRoutes } from "./catalog.js";
-import { compiledCostCards } from "./cost-cards.js";
 import { type CarrierDefinition, smppSessionOptions } from "./definitions.js";
 import { type ConnectorHealth, type HealthOptions, HealthTracker, type NativeHealth } from "./health.js";
 import { HttpSmsConnector } from "./http-sms/index.js";
-import { RouteScores } from "./route-scores.js";
+import { compiledCostCards, RouteScores } from "./route-scores.js";
 import { pruneParts, SmppConnector } from "./smpp/index.js";
 import { CarrierWarnings } from "./warnings.js";
 

@@ -8,11 +8,13 @@
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db } from "../../base/store/store.js";
-import type { CompiledCard } from "../../domain/accounts/index.js";
+import type { PriceRow } from "../../domain/accounts/price-cards.js";
+import { CompiledCard } from "../../domain/accounts/price-lookup.js";
 import { recentConnectorOutcomes } from "../../domain/messages/index.js";
 import type { ConnectorScore, RouteScoresSource } from "../dispatch/index.js";
 import { routeKey } from "../dispatch/index.js";
 import { type ConnectorHealthView, readConnectorHealth } from "./catalog.js";
+import { toRow } from "./cost-cards.js";
 import { DEFAULT_SCORING, type RouteScoring, type RoutingRule } from "./definitions.js";
 
 /** Receipts a connector is judged by (its last, newest weighing most). */
@@ -173,6 +175,23 @@ export async function measureRouteScores(
     );
     return scoreRoute(route, measured);
   });
+}
+
+/** Every connector's cost card compiled for look-ups (connectors without rows have none). */
+export async function compiledCostCards(db: Db): Promise<Map<string, CompiledCard>> {
+  const rows = await db
+    .selectFrom("cost_card_rows")
+    .select(["connector", "channel", "route", "prefix", "price", "effective_from"])
+    .orderBy("connector")
+    .orderBy("id")
+    .execute();
+  const byConnector = new Map<string, PriceRow[]>();
+  for (const row of rows) {
+    const list = byConnector.get(row.connector) ?? [];
+    list.push(toRow(row));
+    byConnector.set(row.connector, list);
+  }
+  return new Map([...byConnector].map(([connector, list]) => [connector, new CompiledCard(connector, list)]));
 }
 
 /** The scores a worker's router reads: measured every REFRESH_MS, or at once by refresh(). */

@@ -65,6 +65,7 @@
 //   analytics.ts       delivery analytics: the rollups of a window grouped by account, connector, route,
 //                      prefix, error code, or the caller's hours or days; latency percentiles from their
 //                      histogram; ANALYTICS_PREFIX_DIGITS recorded
+//   submit-transitions.ts  markSubmitted: a batch's accepted submits, with their cost and routing note
 //   margin.ts          revenue (charged, less refunds), carriers' cost and margin of a window's SMS and
 //                      voice, by account, connector or cost prefix
 //   connector-receipts.ts  a connector's recent messages and receipts (adaptive routes' scores)
@@ -90,6 +91,7 @@ export * from "./rows.js";
 export * from "./send-order.js";
 export * from "./sequence.js";
 export * from "./stats.js";
+export * from "./submit-transitions.js";
 export * from "./timeline.js";
 export * from "./transitions.js";
 export * from "./voice-steps.js";

@@ -109,7 +109,7 @@ describeEachEngine("the carriers file applied", (engine: Engine) => {
           "  - { route: I, prefix: '1', connectors: [{ name: two }] }",
         ].join("\n"),
       );
-      expect(await applyCarriersFile(deps, first, {})).toEqual({ connectors: 2, routes: 2 });
+      expect(await applyCarriersFile(deps, first, {})).toEqual({ connectors: 2, routes: 2, cost_cards: 0 });
       expect((await listCarriers(db.store.db)).map((c) => [c.name, c.source])).toEqual([
         ["one", "file"],
         ["two", "file"],
