@@ -10,6 +10,7 @@ import { type Gateway, startGateway } from "../../src/app/gateway.js";
 import { type Clock, systemClock } from "../../src/base/core/clock.js";
 import { createLogger } from "../../src/base/runtime/logging.js";
 import { FakeSmsc } from "../delivery/carriers/fake-smsc.js";
+import { until } from "../domain/webhooks/receiver.js";
 import { runCli } from "../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
 import { testConfig } from "../helpers/gateway.js";
@@ -68,6 +69,8 @@ describeEachEngine("switchboard doctor", (engine) => {
         }),
       );
     }
+    // Each process writes its first heartbeat just after it started: the doctor must see both.
+    await until(async () => (await db.store.db.selectFrom("process_heartbeats").select("id").execute()).length === 2);
   }, 60_000);
 
   afterAll(async () => {

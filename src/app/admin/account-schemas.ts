@@ -5,6 +5,7 @@
 import { type TInteger, Type } from "typebox";
 import {
   Credits,
+  NullableNumber,
   NullableString,
   NullableTime,
   OneOf,
@@ -50,6 +51,8 @@ export const OperatorAccountDetail = Type.Object({
   price_card: Type.String(),
   /** The reseller account above it; null for an operator's direct customer. */
   parent: NullableString(),
+  /** A sub-account's markup on its parent's price (per cent); null without a parent or a markup. */
+  markup_percent: NullableNumber(),
   registrations: Type.Object({
     sender_ids: Type.Array(Type.Object({ id: Type.Integer(), sender_id: Type.String(), status: Type.String() })),
     dlt_headers: Type.Array(Type.String()),

@@ -11,6 +11,7 @@ import {
   createAccount,
   createTemplate,
   fitsDltHeader,
+  markupBasisPoints,
   type NewAccountInput,
   normalizeDltEntityId,
   normalizeSenderId,
@@ -30,6 +31,8 @@ export interface OnboardingTemplate {
 export interface OnboardingInput extends NewAccountInput {
   /** The parent (reseller) account's username: the new account is its sub-account. */
   parent?: string;
+  /** A sub-account's markup on its parent's price, in per cent (up to 2 decimals); needs `parent`. */
+  markupPercent?: number;
   /** Requests per minute of the first API key. */
   rateLimit?: number;
   senderIds?: readonly string[];
@@ -72,13 +75,21 @@ export async function createAccountWithKey(deps: OperatorDeps, input: Onboarding
   if (input.parent !== undefined && input.role === "operator") {
     throw new GatewayError("invalid_request", "An operator account has no parent.", { field: "parent" });
   }
+  if (input.markupPercent !== undefined && input.parent === undefined) {
+    throw new GatewayError(
+      "invalid_request",
+      "markup_percent is a sub-account's markup on its parent's price: give parent too.",
+      { field: "markup_percent" },
+    );
+  }
+  const markupBp = input.markupPercent === undefined ? undefined : markupBasisPoints(input.markupPercent);
   const parentId =
     input.parent === undefined ? undefined : (await parentFor(store.db, input.parent, input.username)).id;
   let apiKey = "";
   const account = await createAccount(
     store,
     clock,
-    { ...input, ...(parentId ? { parentId } : {}) },
+    { ...input, ...(parentId ? { parentId } : {}), ...(markupBp !== undefined ? { markupBp } : {}) },
     async (trx, created) => {
       const key = await createApiKey(trx, clock, created.id, {
         name: "default",

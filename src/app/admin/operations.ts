@@ -112,6 +112,7 @@ export async function accountDetail(deps: OperatorDeps, username: string) {
     ...describeAccount(account, balances),
     price_card: account.price_card ?? DEFAULT_CARD,
     parent: parent?.username ?? null,
+    markup_percent: account.markup_bp === null ? null : account.markup_bp / 100,
     ...readiness,
   };
 }

@@ -1,13 +1,13 @@
 // CLI commands for accounts and what an account holds: the account itself (onboarding in one
-// command, show with what it lacks to send, set), its API keys, credits, sender IDs and login
-// locks. They call admin/operations.ts and admin/onboarding.ts, as the operator API does.
+// command, show with what it lacks to send, set), its API keys, credits, sender IDs, and (from
+// cli-login-locks.ts) login locks. They call admin/operations.ts and admin/onboarding.ts, as the
+// operator API does.
 import { type Command, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import { listAccounts, parseRouteList, setAccountPriceCard, updateAccount } from "../../domain/accounts/index.js";
-import { clearLoginLocks, listLoginLocks } from "../../domain/auth/index.js";
 import {
   accountDetail,
   accountSummary,
@@ -24,8 +24,10 @@ import {
   setSenderIdStatusFor,
 } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
+import { addLoginLockCommands } from "./cli-login-locks.js";
 import {
   addReviewCommands,
+  decimal,
   onOff,
   positiveNumber,
   print,
@@ -97,6 +99,11 @@ function addAccountsCommands(program: Command): void {
     .option("--flood-limit <n>", "SMS per day (default 0 = no limit)", wholeNumber)
     .option("--operator", "create an operator account")
     .option("--parent <username>", "the reseller account it is a sub-account of (charged with it at its own price)")
+    .option(
+      "--markup <percent>",
+      "with --parent: its price is the parent's plus this per cent (up to 2 decimals)",
+      decimal,
+    )
     .option("--rate-limit <n>", "requests per minute of the first API key (0 = unlimited, default 60)", wholeNumber)
     .option("--json", "print JSON")
     .action((opts) =>
@@ -113,6 +120,7 @@ function addAccountsCommands(program: Command): void {
           password: opts.password,
           ...(opts.operator ? { role: "operator" as const } : {}),
           ...(opts.parent !== undefined ? { parent: opts.parent } : {}),
+          ...(opts.markup !== undefined ? { markupPercent: opts.markup } : {}),
           ...(opts.credits ? { credits: parseCreditList(opts.credits) } : {}),
           ...(opts.rateLimit !== undefined ? { rateLimit: opts.rateLimit } : {}),
           ...(opts.routes !== undefined ? { routes: parseRouteList(opts.routes) } : {}),
@@ -354,38 +362,6 @@ function addSenderIdCommands(program: Command): void {
             "no sender IDs",
           ),
         );
-      }),
-    );
-}
-
-function addLoginLockCommands(program: Command): void {
-  const loginLocks = groupCommand(program, "login-locks");
-  loginLocks
-    .command("list")
-    .description("the login locks in force")
-    .option("--json", "print JSON")
-    .action((opts) =>
-      withStore(async (store) => {
-        const locks = await listLoginLocks(store.db, systemClock.now().getTime());
-        print(locks, opts.json, () =>
-          table(
-            ["USERNAME", "SCOPE", "ADDRESS", "LOCKED UNTIL"],
-            locks.map((l) => [l.username, l.scope, l.address, l.locked_until]),
-            "no login locks",
-          ),
-        );
-      }),
-    );
-  loginLocks
-    .command("clear")
-    .description("clear an account's login locks, or one source address's")
-    .argument("<username>")
-    .option("--address <address>", "only this source address's lock (default: all, and the account's own)")
-    .option("--json", "print JSON")
-    .action((username: string, opts) =>
-      withStore(async (store) => {
-        const result = await clearLoginLocks(store, username, systemClock.now().getTime(), opts.address);
-        print(result, opts.json, () => `cleared ${result.cleared} login lock(s) of ${username}`);
       }),
     );
 }

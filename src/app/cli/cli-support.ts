@@ -15,6 +15,14 @@ export function wholeNumber(value: string): number {
   return Number(value);
 }
 
+/** A number of at least 0, decimals allowed (a percentage). */
+export function decimal(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError("use a number of 0 or more, e.g. 12.5");
+  return n;
+}
+
 export function signedNumber(value: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isFinite(n) || n === 0) {

@@ -1,11 +1,13 @@
-// GET /api/v2/messages/export: the account's messages the list's filters match, every one, as CSV
-// or JSON Lines (base/http/exports.ts), newest first. Each row is the status answer; in CSV its
+// GET /api/v2/messages/export: the account's (or, with `subaccount`, one of its sub-accounts')
+// messages the list's filters match, every one, as CSV or JSON Lines (base/http/exports.ts),
+// newest first. Each row is the status answer; in CSV its
 // `error` is two columns, `error_code` and `error_message`. The operator's export (app/admin)
 // writes the same with each row's account first.
 import { Type } from "typebox";
 import { type ExportColumn, exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { listedAccount } from "../../domain/accounts/index.js";
 import { eachMessage } from "../../domain/messages/index.js";
 import { LIST_PARAMS, listFilter } from "./message-list.js";
 import { deliveryReport } from "./report-format.js";
@@ -51,7 +53,8 @@ export function registerMessageExportRoute(v2: TypedRoutes, ctx: Pick<Runtime, "
         operationId: "exportMessages",
         summary: "Every message the list's filters match, as CSV (format=csv, the default) or JSON Lines",
         tags: ["messages"],
-        querystring: Type.Object(EXPORT_PARAMS),
+        // v2's own, as on the list: a reseller exports one of its sub-accounts' messages.
+        querystring: Type.Object({ ...EXPORT_PARAMS, subaccount: Type.Optional(Type.String({ maxLength: 64 })) }),
         response: {
           200: exportAnswer(
             "CSV with a header row (format=csv), or JSON Lines: a status answer a line (format=jsonl).",
@@ -63,7 +66,8 @@ export function registerMessageExportRoute(v2: TypedRoutes, ctx: Pick<Runtime, "
       const principal = request.principal!;
       const format = exportFormatOf(request.query.format);
       const filter = listFilter(request.query, principal.timeZone);
-      const rows = eachMessage(ctx.store.scanDb(), principal.accountId, filter);
+      const accountId = await listedAccount(ctx.store.db, principal.accountId, request.query.subaccount);
+      const rows = eachMessage(ctx.store.scanDb(), accountId, filter);
       async function* reports() {
         for await (const row of rows) yield deliveryReport(row);
       }

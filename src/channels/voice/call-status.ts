@@ -48,21 +48,21 @@ export function deliveryReportOf(update: CallStatusUpdate): DeliveryReport | und
   };
 }
 
-const keyOf = (update: CallStatusUpdate) => `${update.connector}\u0000${update.callSid}`;
-
 /**
  * Inside one transaction: the final statuses through the message transitions, every status
- * into its call's meta. Answers the messages whose state changed and the calls that exist.
+ * into its call's meta. Answers the messages whose state changed and the updates recorded: each
+ * update for itself, not its call, since one batch can hold a call's `in-progress` (recorded)
+ * and its `completed` (to be applied again while the call still reads `submitted`).
  */
 export async function applyCallStatuses(
   store: Store,
   trx: Db,
   updates: readonly CallStatusUpdate[],
-): Promise<{ changed: ReportedRow[]; found: Set<string> }> {
+): Promise<{ changed: ReportedRow[]; found: Set<CallStatusUpdate> }> {
   const reports = updates.flatMap((update) => deliveryReportOf(update) ?? []);
   const changed = reports.length > 0 ? await applyDeliveryReports(store, trx, reports) : [];
-  const found = new Set<string>();
-  for (const update of updates) if (await recordCallStatus(trx, update)) found.add(keyOf(update));
+  const found = new Set<CallStatusUpdate>();
+  for (const update of updates) if (await recordCallStatus(trx, update)) found.add(update);
   return { changed, found };
 }
 
@@ -153,7 +153,7 @@ export class CallStatusIngester {
     });
     if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
     this.count(changed);
-    return updates.filter((update) => !found.has(keyOf(update)));
+    return updates.filter((update) => !found.has(update));
   }
 
   private async retry(): Promise<void> {

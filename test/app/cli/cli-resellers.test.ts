@@ -1,5 +1,5 @@
-// `accounts create --parent P` on both engines: the sub-account is made under its parent (shown
-// by `accounts show --json`); an unknown parent and the account itself as its parent are refused
+// `accounts create --parent P [--markup %]` on both engines: the sub-account is made under its
+// parent with its markup (shown by `accounts show --json`); a markup without a parent, an unknown parent and the account itself as its parent are refused
 // with the reason, no stack trace, and no account made.
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { cliOk, runCli, STACK_TRACE } from "../../helpers/cli.js";
@@ -22,11 +22,45 @@ describeEachEngine("switchboard CLI: resellers", (engine) => {
   it("creates a sub-account under its parent, and refuses an unknown parent or itself", async () => {
     await cliOk(["accounts", "create", "--username", "reseller", "--password", "cli-password"], env);
     await cliOk(
-      ["accounts", "create", "--username", "shop", "--password", "cli-password", "--parent", "RESELLER"],
+      [
+        "accounts",
+        "create",
+        "--username",
+        "shop",
+        "--password",
+        "cli-password",
+        "--parent",
+        "RESELLER",
+        "--markup",
+        "12.5",
+      ],
       env,
     );
     const shown = JSON.parse(await cliOk(["accounts", "show", "shop", "--json"], env));
-    expect(shown.parent).toBe("reseller");
+    expect(shown).toMatchObject({ parent: "reseller", markup_percent: 12.5 });
+    const noParent = await runCli(
+      ["accounts", "create", "--username", "loner", "--password", "cli-password", "--markup", "5"],
+      env,
+    );
+    expect(noParent.code).not.toBe(0);
+    expect(noParent.stderr).toContain("give parent too");
+    const badMarkup = await runCli(
+      [
+        "accounts",
+        "create",
+        "--username",
+        "loner",
+        "--password",
+        "cli-password",
+        "--parent",
+        "reseller",
+        "--markup",
+        "lots",
+      ],
+      env,
+    );
+    expect(badMarkup.code).not.toBe(0);
+    expect(badMarkup.stderr).toContain("use a number of 0 or more");
 
     for (const [username, parent, reason] of [
       ["orphan", "nosuch", 'No account named "nosuch" to be the parent'],

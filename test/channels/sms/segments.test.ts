@@ -26,18 +26,23 @@ describe("SMS segments", () => {
   it("agrees with sms-segments-calculator on random GSM-7 and mixed texts", () => {
     const random = seededRandom(7);
     const alphabet = [...GSM, ...EXT, ..."नमस्ते😀ü€"];
-    for (let i = 0; i < 3000; i++) {
+    const gsm = [...GSM, ...EXT];
+    const disagreements: unknown[] = [];
+    // 1,000 texts: 3,000 took 12 s alone (the reference's time) and over 30 s amid the suite.
+    for (let i = 0; i < 1000; i++) {
       const length = Math.floor(random() * 400);
-      const pool = random() < 0.7 ? [...GSM, ...EXT] : alphabet;
+      const pool = random() < 0.7 ? gsm : alphabet;
       let text = "";
       for (let j = 0; j < length; j++) text += pool[Math.floor(random() * pool.length)];
       const ours = segmentInfo(text);
       const reference = new SegmentedMessage(text);
-      expect({ text, encoding: ours.encoding, segments: ours.segments }).toEqual({
-        text,
+      const theirs = {
         encoding: reference.encodingName === "GSM-7" ? "gsm7" : "ucs2",
         segments: Math.max(1, reference.segmentsCount),
-      });
+      };
+      if (ours.encoding !== theirs.encoding || ours.segments !== theirs.segments)
+        disagreements.push({ text, ours: { encoding: ours.encoding, segments: ours.segments }, theirs });
     }
+    expect(disagreements).toEqual([]);
   });
 });

@@ -63,10 +63,13 @@ suite("a final call status racing the submit's commit (PostgreSQL)", () => {
         },
       };
       const update = { connector: "sim", callSid: "CA1", status: "completed" as const, at: 2, durationSeconds: 3 };
-      const first = await store.transaction((trx) => applyCallStatuses(racing, trx, [update]));
+      // The same batch records the call's `in-progress`: that must not count `completed` as done
+      // too (it did, by call, and the call stayed `submitted` with `completed` in its meta).
+      const answered = { connector: "sim", callSid: "CA1", status: "in-progress" as const, at: 1 };
+      const first = await store.transaction((trx) => applyCallStatuses(racing, trx, [answered, update]));
       expect(committed).toBe(true);
       expect(first.changed).toEqual([]);
-      expect(first.found.size).toBe(0);
+      expect([...first.found]).toEqual([answered]);
 
       const again = await store.transaction((trx) => applyCallStatuses(store, trx, [update]));
       expect(again.changed.map((row) => [row.id, row.status])).toEqual([[id, "delivered"]]);

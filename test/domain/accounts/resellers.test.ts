@@ -132,6 +132,15 @@ describeEachEngine("resellers", (engine) => {
     const summary = await list(mid, `/api/v2/messages/summary?subaccount=${leaf.username}`);
     expect(summary.status, summary.text).toBe(200);
     expect(summary.body.data.channels.sms.today.sent).toBe(1);
+    const exported = await list(mid, `/api/v2/messages/export?format=jsonl&subaccount=${leaf.username}`);
+    expect(exported.status, exported.text).toBe(200);
+    expect(
+      exported.text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).message_id),
+    ).toEqual([mine.body.data[0].message_id]);
+    expect((await list(mid, "/api/v2/messages/export?format=jsonl")).text.trim()).toBe("");
     const minutes = await list(mid, `/api/v2/messages/per-minute?hours=1&subaccount=${leaf.username}`);
     expect(minutes.status, minutes.text).toBe(200);
     const subs = await list(mid, "/api/v2/subaccounts?per_page=1");
@@ -145,6 +154,8 @@ describeEachEngine("resellers", (engine) => {
       [leaf, "GET", `/api/v2/refusals?subaccount=${mid.username}`],
       [leaf, "GET", `/api/v2/messages/summary?subaccount=${mid.username}`],
       [sibling, "GET", `/api/v2/messages/per-minute?subaccount=${leaf.username}`],
+      [sibling, "GET", `/api/v2/messages/export?subaccount=${leaf.username}`],
+      [leaf, "GET", `/api/v2/messages/export?subaccount=${mid.username}`],
       [top, "GET", `/api/v2/messages?subaccount=${leaf.username}`],
       [mid, "GET", "/api/v2/messages?subaccount=nosuch"],
       [sibling, "POST", `/api/v2/subaccounts/${leaf.username}/keys`],
@@ -212,10 +223,31 @@ describeEachEngine("resellers", (engine) => {
     const self = await admin({ username: "child_y", password: "longenough", parent: "CHILD_Y" });
     expect(self.status).toBe(400);
     expect(self.body.message).toContain("cannot be its own parent");
-    const ok = await admin({ username: "child_z", password: "longenough", parent: parent.username });
+    for (const [json, reason] of [
+      [{ username: "child_m", password: "longenough", markup_percent: 5 }, "give parent too"],
+      [{ username: "child_m", password: "longenough", parent: parent.username, markup_percent: 1.234 }, "2 decimals"],
+      [{ username: "child_m", password: "longenough", parent: parent.username, markup_percent: -1 }, "from 0 to"],
+    ] as const) {
+      const refused = await admin(json);
+      expect(refused.status, refused.text).toBe(400);
+      expect(refused.body.message).toContain(reason);
+    }
+    const none = await call(t, "GET", "/admin/api/accounts/child_m", {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+    });
+    expect(none.status).toBe(404);
+    const ok = await admin({
+      username: "child_z",
+      password: "longenough",
+      parent: parent.username,
+      markup_percent: 7.5,
+    });
     expect(ok.status, ok.text).toBe(201);
     const shown = await operatorCall(t, operator, "GET", "/accounts/child_z");
-    expect(shown.body.data.parent).toBe(parent.username);
-    expect((await operatorCall(t, operator, "GET", `/accounts/${parent.username}`)).body.data.parent).toBeNull();
+    expect(shown.body.data).toMatchObject({ parent: parent.username, markup_percent: 7.5 });
+    expect((await operatorCall(t, operator, "GET", `/accounts/${parent.username}`)).body.data).toMatchObject({
+      parent: null,
+      markup_percent: null,
+    });
   });
 });
