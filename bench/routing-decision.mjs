@@ -5,8 +5,8 @@
 // leaves them (their measurement from the database runs every 5 s, off this path).
 // Usage: npm run build && node bench/routing-decision.mjs [--decisions 500000]
 import { parseArgs } from "node:util";
-import { CompiledCard } from "../dist/domain/accounts/price-lookup.js";
 import { Router } from "../dist/delivery/dispatch/router.js";
+import { CompiledCard } from "../dist/domain/accounts/price-lookup.js";
 import { machine } from "./lib.mjs";
 
 const { values } = parseArgs({ options: { decisions: { type: "string", default: "500000" } } });
@@ -34,7 +34,14 @@ const costs = new Map(
   }),
 );
 const scoresByConnector = new Map(
-  NAMES.map((name, i) => [name, { score: 0.9 - i * 0.01, share: [0.7, 0.2, 0.05, 0.05][i], note: "97.1 % delivered over the last 500, 1.2 s p50, cost 0.011" }]),
+  NAMES.map((name, i) => [
+    name,
+    {
+      score: 0.9 - i * 0.01,
+      share: [0.7, 0.2, 0.05, 0.05][i],
+      note: "97.1 % delivered over the last 500, 1.2 s p50, cost 0.011",
+    },
+  ]),
 );
 const scores = { scoresOf: () => scoresByConnector };
 const messages = Array.from({ length: 10_000 }, () => ({

@@ -22,6 +22,7 @@ import {
 } from "../../delivery/carriers/catalog.js";
 import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/config-file.js";
 import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
+import { describePriceRow, parsePriceCsv } from "../../domain/accounts/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
@@ -139,8 +140,6 @@ export function addCarrierCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        // price-cards.js (with its CSV and date parsers) only for the cost card commands.
-        const { parsePriceCsv } = await import("../../domain/accounts/price-cards.js");
         const rows = parsePriceCsv(await readFile(opts.file, "utf8"));
         const written = await replaceCostCard(deps(store), opts.connector, rows);
         print({ connector: opts.connector, rows: written }, opts.json, () => {
@@ -156,7 +155,6 @@ export function addCarrierCommands(program: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         await requireCostedConnector(store.db, opts.connector);
-        const { describePriceRow } = await import("../../domain/accounts/price-cards.js");
         const rows = (await costCardRows(store.db, opts.connector)).map(describePriceRow);
         print({ connector: opts.connector, rows }, opts.json, () =>
           table(

@@ -3,7 +3,7 @@
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Store } from "../../base/store/store.js";
-import type { PriceRow, PriceRowInput } from "../../domain/accounts/price-cards.js";
+import { type PriceRow, type PriceRowInput, parsePriceCsv, priceRowsOf } from "../../domain/accounts/index.js";
 import {
   BUILT_IN_CONNECTORS,
   type Carrier,
@@ -45,11 +45,9 @@ function checkedRoutes(document: CarriersDocument) {
 }
 
 /** Each connector's cost rows; a bad row throws naming the connector, and the row or line. */
-async function checkedCostCards(document: CarriersDocument): Promise<Map<string, PriceRow[]>> {
+function checkedCostCards(document: CarriersDocument): Map<string, PriceRow[]> {
   const cards = new Map<string, PriceRow[]>();
   if (!document.cost_cards) return cards;
-  // Loaded only for a document with cost cards: the CLI's carriers commands stay small without it.
-  const { parsePriceCsv, priceRowsOf } = await import("../../domain/accounts/price-cards.js");
   for (const [connector, card] of Object.entries(document.cost_cards ?? {})) {
     try {
       if (typeof card === "string") cards.set(connector, parsePriceCsv(card));
@@ -91,7 +89,7 @@ export async function applyCarriersDocument(
   const twice = names.find((name, index) => names.indexOf(name) !== index);
   if (twice) throw new GatewayError("invalid_request", `connectors: ${twice} is defined twice.`);
   const routes = checkedRoutes(document);
-  const costCards = await checkedCostCards(document);
+  const costCards = checkedCostCards(document);
   await changeCatalog(deps, async (trx, now) => {
     for (const definition of definitions) await upsertCarrier(trx, definition, "file" as Carrier["source"], now);
     if (routes) {

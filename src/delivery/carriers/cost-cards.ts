@@ -1,12 +1,12 @@
 // Cost cards: what each connector's carrier charges, by (channel, route code, destination prefix),
-// in the price cards' shape and unit (domain/accounts/price-cards.ts parses and checks the rows,
+// in the price cards' shape and unit (domain/accounts/price-rows.ts parses and checks the rows,
 // price-lookup.ts's CompiledCard looks them up), so that revenue, cost and margin share one unit.
 // A card is a change of the carrier configuration: written whole in one transaction, it bumps the
 // carriers version, and every worker's router reloads it with the routes (registry.ts).
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
-import type { PriceChannel, PriceRow } from "../../domain/accounts/price-cards.js";
+import { type PriceRow, storedPriceRow } from "../../domain/accounts/index.js";
 import { BUILT_IN_CONNECTORS, changeCatalog } from "./catalog.js";
 
 type Deps = { store: Store; clock: Clock };
@@ -36,22 +36,6 @@ export async function replaceCostCard(deps: Deps, connector: string, rows: reado
   return rows.length;
 }
 
-export function toRow(row: {
-  channel: string;
-  route: string;
-  prefix: string;
-  price: number | string;
-  effective_from: number | string | null;
-}): PriceRow {
-  return {
-    channel: row.channel as PriceChannel,
-    route: row.route,
-    prefix: row.prefix,
-    price: Number(row.price),
-    effective_from: row.effective_from === null ? null : Number(row.effective_from),
-  };
-}
-
 /** The connector's cost rows as stored (none: no card). */
 export async function costCardRows(db: Db, connector: string): Promise<PriceRow[]> {
   const rows = await db
@@ -60,7 +44,7 @@ export async function costCardRows(db: Db, connector: string): Promise<PriceRow[
     .where("connector", "=", connector)
     .orderBy("id")
     .execute();
-  return rows.map(toRow);
+  return rows.map(storedPriceRow);
 }
 
 /** How many cost rows each connector has. */

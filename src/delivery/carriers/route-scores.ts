@@ -8,13 +8,11 @@
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db } from "../../base/store/store.js";
-import type { PriceRow } from "../../domain/accounts/price-cards.js";
-import { CompiledCard } from "../../domain/accounts/price-lookup.js";
+import { CompiledCard, type PriceRow, storedPriceRow } from "../../domain/accounts/index.js";
 import { recentConnectorOutcomes } from "../../domain/messages/index.js";
 import type { ConnectorScore, RouteScoresSource } from "../dispatch/index.js";
 import { routeKey } from "../dispatch/index.js";
 import { type ConnectorHealthView, readConnectorHealth } from "./catalog.js";
-import { toRow } from "./cost-cards.js";
 import { DEFAULT_SCORING, type RouteScoring, type RoutingRule } from "./definitions.js";
 
 /** Receipts a connector is judged by (its last, newest weighing most). */
@@ -188,7 +186,7 @@ export async function compiledCostCards(db: Db): Promise<Map<string, CompiledCar
   const byConnector = new Map<string, PriceRow[]>();
   for (const row of rows) {
     const list = byConnector.get(row.connector) ?? [];
-    list.push(toRow(row));
+    list.push(storedPriceRow(row));
     byConnector.set(row.connector, list);
   }
   return new Map([...byConnector].map(([connector, list]) => [connector, new CompiledCard(connector, list)]));

@@ -7,15 +7,8 @@
 // PRICE_CARDS_CHANGED (which PostgreSQL carries to every process) and bumps a version that every
 // process also reads at most every VERSION_CHECK_MS (a CLI import into SQLite from another process).
 import type { Store } from "../../base/store/store.js";
-import {
-  DEFAULT_CARD,
-  DEFAULT_PRICE,
-  PRICE_CARDS_CHANGED,
-  type PriceChannel,
-  type PriceRow,
-  priceCardRows,
-  priceCardsVersion,
-} from "./price-cards.js";
+import { DEFAULT_CARD, DEFAULT_PRICE, PRICE_CARDS_CHANGED, priceCardRows, priceCardsVersion } from "./price-cards.js";
+import type { PriceChannel, PriceRow } from "./price-rows.js";
 import { accountPricing, ancestorsOf, markedUp } from "./resellers.js";
 
 const VERSION_CHECK_MS = 2_000;
