@@ -124,12 +124,14 @@ export function addCarrierCommands(program: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         const applied = await applyCarriersDocument(deps(store), await readCarriersFile(opts.file));
-        print(
-          applied,
-          opts.json,
-          () =>
-            `applied ${applied.connectors} connector(s)${applied.routes === null ? "" : `, ${applied.routes} route(s)`}${applied.cost_cards > 0 ? `, ${applied.cost_cards} cost card(s)` : ""}`,
-        );
+        print(applied, opts.json, () => {
+          const parts = [
+            `${applied.connectors} connector(s)`,
+            ...(applied.routes === null ? [] : [`${applied.routes} route(s)`]),
+            ...(applied.cost_cards > 0 ? [`${applied.cost_cards} cost card(s)`] : []),
+          ];
+          return `applied ${parts.slice(0, -1).join(", ")}${parts.length > 1 ? " and " : ""}${parts.at(-1)}`;
+        });
       }),
     );
   carriers
