@@ -61,6 +61,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   // carriers/ and the SMPP server
   carriers: "delivery/carriers",
   sms_routes: "delivery/carriers",
+  cost_card_rows: "delivery/carriers",
   connector_health: "delivery/carriers",
   message_parts: "delivery/carriers",
   smpp_accounts: "channels/smpp-server",

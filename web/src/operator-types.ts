@@ -45,3 +45,6 @@ export type PriceCardSummary = Static<typeof prices.PriceCardSummary>;
 export type ActiveAlert = Static<typeof alerts.ActiveAlert>;
 export type DeliveryAnalytics = Static<typeof analytics.DeliveryAnalytics>;
 export type DeliveryAnalyticsRow = Static<typeof analytics.DeliveryAnalyticsRow>;
+export type MarginAnalytics = Static<typeof analytics.MarginAnalytics>;
+export type MarginRow = Static<typeof analytics.MarginRow>;
+export type RouteScore = Static<typeof carriers.RouteScore>;

@@ -35,8 +35,11 @@
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)
 //   v2-schemas.ts      their request bodies and answers as schemas
-//   price-cards.ts     price cards: rows checked (API body or CSV, a bad one named by index or line),
-//                      a card replaced whole, listed, shown; an account's card; PRICE_CARDS_CHANGED
+//   price-cards.ts     price cards: a card replaced whole, listed, shown; an account's card;
+//                      PRICE_CARDS_CHANGED
+//   price-rows.ts      the rows of a price card or a carrier's cost card: checked (API body or CSV, a
+//                      bad one named by index or line), read back, described; no luxon (the CLI's
+//                      carriers group loads it)
 //   pricing-route.ts   GET /api/v2/pricing: the account's price of one unit to a number
 //   price-lookup.ts    CompiledCard (own route code before *, then the longest prefix, the row in
 //                      force) and PriceBook, the per-process cache of cards and accounts' prices
@@ -54,6 +57,7 @@ export * from "./ledger-batch.js";
 export * from "./pending-requests.js";
 export * from "./price-cards.js";
 export * from "./price-lookup.js";
+export * from "./price-rows.js";
 export * from "./registrations.js";
 export * from "./resellers.js";
 export * from "./sender-ids.js";
