@@ -3,6 +3,7 @@
 // run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
 
 import type { Clock } from "../../base/core/clock.js";
+import { findUnlistedLink } from "../../base/core/dlt-links.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
@@ -134,6 +135,9 @@ export class SmsPolicy {
         contents.set(message, await this.checkContent(principal, message, input, route, rules));
     }
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
+    if (rules.dltScrubbing && route !== "international" && entityId !== undefined) {
+      await this.checkLinks(principal, entityId, contents.keys());
+    }
     const dueAt = this.dueAt(principal, input);
     const now = this.clock.now().getTime();
     const card = await this.prices.cardFor(principal.accountId);
@@ -345,6 +349,31 @@ export class SmsPolicy {
       );
     }
     return requireDltEntity(choice);
+  }
+
+  /**
+   * DLT links and callback numbers (Indian routes, scrubbing on): every link and phone number in
+   * each text, fixed text and {#var#} values alike, must be on the entity's lists.
+   */
+  private async checkLinks(principal: Principal, entityId: string, texts: Iterable<string>): Promise<void> {
+    const links = await this.accounts.linksFor(principal.accountId, entityId);
+    for (const text of texts) {
+      const offending = findUnlistedLink(text, links);
+      if (!offending) continue;
+      const { username } = principal;
+      if (offending.kind === "url") {
+        throw new GatewayError(
+          "dlt_url_not_whitelisted",
+          `The link ${offending.text} is not white-listed for DLT entity ${entityId} of the account ${username}: operators drop SMS whose links (short links too) are not white-listed. ${askOperatorSentence(registrationFixes.dltUrl(username, entityId, offending.text))}`,
+          { url: offending.text },
+        );
+      }
+      throw new GatewayError(
+        "dlt_callback_not_whitelisted",
+        `The number ${offending.text} is not a white-listed callback number of DLT entity ${entityId} of the account ${username}: operators drop SMS whose numbers are not white-listed. ${askOperatorSentence(registrationFixes.dltCallback(username, entityId, offending.text))}`,
+        { number: offending.text },
+      );
+    }
   }
 
   private dueAt(principal: Principal, input: SmsSendInput): number {
