@@ -112,12 +112,9 @@ export async function listDltLinks(
   kind: DltLinkKind,
   entityId?: string | undefined,
 ): Promise<DltLinkRow[]> {
-  let query = db
-    .selectFrom("dlt_links")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .where("kind", "=", kind);
-  if (entityId !== undefined && entityId.trim() !== "") query = query.where("entity_id", "=", normalizeDltEntityId(entityId));
+  let query = db.selectFrom("dlt_links").selectAll().where("account_id", "=", accountId).where("kind", "=", kind);
+  if (entityId !== undefined && entityId.trim() !== "")
+    query = query.where("entity_id", "=", normalizeDltEntityId(entityId));
   return query.orderBy("entity_id").orderBy("id").execute();
 }
 
@@ -175,13 +172,14 @@ export function pendingDltLinks(kind: DltLinkKind): (db: Db) => PendingRequests 
       .where("kind", "=", kind);
 }
 
-/** A list entry as the APIs answer it (`url` or `number` by its kind). */
+/** A list entry as the APIs answer it: `url` or `number` by its kind, the other null. */
 export function describeDltLink(row: DltLinkRow) {
   return {
     id: Number(row.id),
     entity_id: row.entity_id,
-    [DLT_LINK_FIELD[row.kind]]: row.value,
+    url: row.kind === "url" ? row.value : null,
+    number: row.kind === "callback" ? row.value : null,
     status: row.status,
     created_at: isoUtc(new Date(Number(row.created_at))),
-  } as { id: number; entity_id: string; url?: string; number?: string; status: ApprovalStatus; created_at: string };
+  };
 }

@@ -31,7 +31,15 @@ describe("DLT link white-lists", () => {
   });
 
   it("refuses malformed URLs with invalid_request", () => {
-    for (const bad of ["", "not a url", "example", "ftp://example.com/x", "javascript:alert(1)", "http://", "a b.com"]) {
+    for (const bad of [
+      "",
+      "not a url",
+      "example",
+      "ftp://example.com/x",
+      "javascript:alert(1)",
+      "http://",
+      "a b.com",
+    ]) {
       expect(() => normalizeApprovedUrl(bad), JSON.stringify(bad)).toThrow(
         expect.objectContaining({ code: "invalid_request" }),
       );
