@@ -26,10 +26,11 @@
 //   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing
 //   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB
-//   policy.ts          SmsPolicy.decide: the SMS rules every family shares → a SendOrder (and the
+//   policy.ts          SmsPolicy.decide: the SMS rules every family shares (links and callback numbers
+//                      of the text checked against the entity's lists: base/core/dlt-links.ts) → a SendOrder (and the
 //                      recipients refused one by one) or a GatewayError
-//   account-rules.ts   an account's switches, DLT white-lists, default entity and template index, cached
-//                      on the send path
+//   account-rules.ts   an account's switches, DLT white-lists, default entity, template index and its
+//                      entities' approved links and callback numbers, cached on the send path
 //   dlt-entity.ts      the DLT entity a send carries: named, else its template's, else the account's
 //                      default or only white-listed one; the -31 refusals saying what is missing
 //   dlt-matcher.ts     DLT content scrubbing: TemplateIndex, a trie of templates' leading literal text

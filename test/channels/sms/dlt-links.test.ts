@@ -99,6 +99,8 @@ interface Answer {
   code?: string;
   message?: string;
   status?: number;
+  /** v2's error.url or error.number. */
+  named?: string;
 }
 
 function later(): string {
@@ -130,6 +132,7 @@ async function send(t: TestGateway, account: TestAccount, family: Family, c: Cas
       status: response.status,
       code: response.body.error?.code,
       message: response.body.message ?? response.body.error?.message,
+      named: response.body.error?.url ?? response.body.error?.number,
     };
   }
   const answer =
@@ -205,6 +208,7 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
         else {
           expect(answer.status, what).toBe(422);
           expect(answer.code, what).toBe(c.code);
+          expect(answer.named, what).toBe(c.named);
         }
         expect(answer.message, what).toContain(c.named!);
         // Nothing charged: no debit entry, the same balance (no failures on this simulator: no refunds).
