@@ -33,6 +33,8 @@
 //                      entities' approved links and callback numbers, cached on the send path
 //   dlt-entity.ts      the DLT entity a send carries: named, else its template's, else the account's
 //                      default or only white-listed one; the -31 refusals saying what is missing
+//   dlt-link-check.ts  the rule on a text's links and callback numbers: on the entity's lists, or refused
+//                      (dlt_url_not_whitelisted / dlt_callback_not_whitelisted) naming the first that is not
 //   dlt-matcher.ts     DLT content scrubbing: TemplateIndex, a trie of templates' leading literal text
 //   recipients.ts      Indian mobile numbers: 10 digits starting 6–9, also written +91…, 91…, 0…
 //   sender-approvals.ts   sender-ID approval lookups on the send path, remembered for 2 s

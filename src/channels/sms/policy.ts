@@ -3,7 +3,6 @@
 // run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
 
 import type { Clock } from "../../base/core/clock.js";
-import { findUnlistedLink } from "../../base/core/dlt-links.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
@@ -16,6 +15,7 @@ import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
+import { checkDltLinks } from "./dlt-link-check.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
 
@@ -351,29 +351,10 @@ export class SmsPolicy {
     return requireDltEntity(choice);
   }
 
-  /**
-   * DLT links and callback numbers (Indian routes, scrubbing on): every link and phone number in
-   * each text, fixed text and {#var#} values alike, must be on the entity's lists.
-   */
+  /** DLT links and callback numbers (Indian routes, scrubbing on): on the entity's lists (dlt-link-check.ts). */
   private async checkLinks(principal: Principal, entityId: string, texts: Iterable<string>): Promise<void> {
     const links = await this.accounts.linksFor(principal.accountId, entityId);
-    for (const text of texts) {
-      const offending = findUnlistedLink(text, links);
-      if (!offending) continue;
-      const { username } = principal;
-      if (offending.kind === "url") {
-        throw new GatewayError(
-          "dlt_url_not_whitelisted",
-          `The link ${offending.text} is not white-listed for DLT entity ${entityId} of the account ${username}: operators drop SMS whose links (short links too) are not white-listed. ${askOperatorSentence(registrationFixes.dltUrl(username, entityId, offending.text))}`,
-          { url: offending.text },
-        );
-      }
-      throw new GatewayError(
-        "dlt_callback_not_whitelisted",
-        `The number ${offending.text} is not a white-listed callback number of DLT entity ${entityId} of the account ${username}: operators drop SMS whose numbers are not white-listed. ${askOperatorSentence(registrationFixes.dltCallback(username, entityId, offending.text))}`,
-        { number: offending.text },
-      );
-    }
+    for (const text of texts) checkDltLinks(text, links, principal.username, entityId);
   }
 
   private dueAt(principal: Principal, input: SmsSendInput): number {
