@@ -35,10 +35,9 @@ const DOT_ALIKES = /[\u3002\uFF61\uFE52\u2024\u2027\u30FB\uFF0E]/g;
 
 /** The text as the extractor reads it: look-alikes folded, defanged forms undone. */
 export function foldForLinks(text: string): string {
-  return text
-    .normalize("NFKC")
-    .replace(ZERO_WIDTH, "")
-    .replace(DOT_ALIKES, ".")
+  // NFKC and the look-alikes only where there is something outside ASCII (most SMS have nothing).
+  const ascii = /^[\x00-\x7f]*$/.test(text);
+  return (ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, "."))
     .replace(/\[\.\]|\(\.\)|\{\.\}/g, ".")
     .replace(/\bhxxp(s?)(?=:)/gi, "http$1")
     .replace(/:\/\/\s+/g, "://")
@@ -120,24 +119,39 @@ export function urlApproved(links: EntityLinks, key: string): boolean {
   return false;
 }
 
-/** Every link in the text (not e-mail addresses), with its key. */
-export function findLinks(text: string): FoundLink[] {
+/** A text read once: folded, and linkify's tokens (links and e-mail addresses) in it. */
+interface Scan {
+  folded: string;
+  tokens: { type: string; value: string; start: number; end: number }[];
+}
+
+function scan(text: string): Scan {
   const folded = foldForLinks(text);
-  if (!/[.:]/.test(folded)) return [];
+  return { folded, tokens: /[.:@]/.test(folded) ? linkify.find(folded) : [] };
+}
+
+function linksIn({ tokens }: Scan): FoundLink[] {
   const found: FoundLink[] = [];
-  for (const match of linkify.find(folded, "url")) {
-    const parsed = linkKey(match.value);
-    if (parsed) found.push({ text: match.value, key: parsed.key });
+  for (const token of tokens) {
+    if (token.type !== "url") continue;
+    const parsed = linkKey(token.value);
+    if (parsed) found.push({ text: token.value, key: parsed.key });
   }
   return found;
 }
 
+/** Every link in the text (not e-mail addresses), with its key. */
+export function findLinks(text: string): FoundLink[] {
+  return linksIn(scan(text));
+}
+
 /** The text with its links and e-mail addresses blanked, so their digits are not read as numbers. */
-function withoutLinks(folded: string): string {
-  if (!/[.:@]/.test(folded)) return folded;
+function withoutLinks({ folded, tokens }: Scan): string {
   let out = folded;
-  const matches = linkify.find(folded).sort((a, b) => b.start - a.start);
-  for (const m of matches) out = `${out.slice(0, m.start)} ${out.slice(m.end)}`;
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const token = tokens[i]!;
+    out = `${out.slice(0, token.start)} ${out.slice(token.end)}`;
+  }
   return out;
 }
 
@@ -192,9 +206,15 @@ interface FoundNumber {
 
 /** Every phone number in the text (outside links and e-mail addresses). */
 export function findNumbers(text: string): FoundNumber[] {
-  const folded = foldForLinks(text);
-  if (!/\d{3}/.test(folded.replace(/[\s()-]/g, ""))) return [];
-  const plain = withoutLinks(folded);
+  return numbersIn(scan(text));
+}
+
+/** At least 10 digits close together: the least any number has. */
+const TEN_DIGITS = /(?:\d[\s()+-]{0,2}){10}/;
+
+function numbersIn(scanned: Scan): FoundNumber[] {
+  if (!TEN_DIGITS.test(scanned.folded)) return [];
+  const plain = withoutLinks(scanned);
   const found: FoundNumber[] = [];
   for (const match of plain.matchAll(NUMBER_RUN)) {
     const run = match[0];
@@ -227,10 +247,11 @@ export function findUnlistedLink(
   links: EntityLinks | undefined,
 ): { kind: "url" | "callback"; text: string } | undefined {
   const lists = links ?? emptyEntityLinks();
-  for (const link of findLinks(text)) {
+  const scanned = scan(text);
+  for (const link of linksIn(scanned)) {
     if (!urlApproved(lists, link.key)) return { kind: "url", text: link.text };
   }
-  for (const found of findNumbers(text)) {
+  for (const found of numbersIn(scanned)) {
     if (!lists.callbacks.has(found.number)) return { kind: "callback", text: found.text };
   }
   return undefined;
