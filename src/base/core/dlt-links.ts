@@ -36,7 +36,7 @@ const DOT_ALIKES = /[\u3002\uFF61\uFE52\u2024\u2027\u30FB\uFF0E]/g;
 /** The text as the extractor reads it: look-alikes folded, defanged forms undone. */
 export function foldForLinks(text: string): string {
   // NFKC and the look-alikes only where there is something outside ASCII (most SMS have nothing).
-  const ascii = /^[\x00-\x7f]*$/.test(text);
+  const ascii = !/[^\t\n\r -~]/.test(text);
   return (ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, "."))
     .replace(/\[\.\]|\(\.\)|\{\.\}/g, ".")
     .replace(/\bhxxp(s?)(?=:)/gi, "http$1")
