@@ -6,7 +6,8 @@
 //
 // Links are found by linkifyjs (its TLD list, schemes optional, `www.` optional), after the text
 // is normalised so that it cannot be fooled cheaply: NFKC (full-width letters and dots), other
-// dot look-alikes, zero-width characters, `hxxp`, `[.]`, and a space after `://` or `www.`.
+// dot look-alikes, zero-width characters, `hxxp`, `[.]`, spaces inside `http://`, and a space
+// after `www.`.
 // E-mail addresses are not links: DLT's URL white-list is for URLs, APK and OTT links.
 // A phone number is a 10-digit Indian number (mobile 6-9…, or landline with its STD code
 // written with `0` or `+91`), or a toll-free 1800/1860 number; shorter digit runs never are.
@@ -39,7 +40,8 @@ export function foldForLinks(text: string): string {
   const ascii = !/[^\t\n\r -~]/.test(text);
   return (ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, "."))
     .replace(/\[\.\]|\(\.\)|\{\.\}/g, ".")
-    .replace(/\bhxxp(s?)(?=:)/gi, "http$1")
+    .replace(/\bhxxp(s?)(?=\s*:)/gi, "http$1")
+    .replace(/\b(https?)\s*:\s*\/\s*\/\s*/gi, "$1://")
     .replace(/:\/\/\s+/g, "://")
     .replace(/\bwww\.\s+/gi, "www.");
 }

@@ -83,6 +83,7 @@ describe("DLT link white-lists", () => {
       "Visit hxxps://evil.com/x",
       "Visit evil[.]com/x",
       "Visit https:// evil.com/x",
+      "Visit http : / / evil.com/x",
       "Visit www. evil.com",
       "Visit ev\u200Bil.com/x",
     ]) {
