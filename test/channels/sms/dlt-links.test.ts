@@ -218,6 +218,25 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
     }
   });
 
+  it("refuses an XML batch whose one text has an unlisted link, as a template mismatch refuses it", async () => {
+    const t = gateway();
+    const account = await dltAccount();
+    const debits = await countDebits(t, account);
+    const answer = await xmlSend(
+      t,
+      pushsms(credentials(account), {
+        route: "T",
+        messages: [
+          { pno: "9876543210", msg: TEMPLATES[0]! },
+          { pno: "9876543211", msg: "Your OTP is bit.ly/x9." },
+        ],
+      }),
+    );
+    expect(answer.text).toBe("-8");
+    expect(answer.headers.get("x-error-message")).toContain("bit.ly/x9");
+    expect(await countDebits(t, account)).toBe(debits);
+  });
+
   it("records the refusals in the refusal log with their code", async () => {
     const t = gateway();
     const account = await dltAccount();
