@@ -19,6 +19,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   templates: "domain/accounts",
   dlt_entities: "domain/accounts",
   dlt_headers: "domain/accounts",
+  dlt_links: "domain/accounts",
   dnd_numbers: "domain/accounts",
   price_cards: "domain/accounts",
   price_card_rows: "domain/accounts",

@@ -35,6 +35,7 @@ import {
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
 import { registerCreditRoutes } from "./credit-routes.js";
+import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
@@ -324,4 +325,5 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   registerKeyRoutes(admin, ctx);
   registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
+  registerDltLinkRoutes(admin, ctx);
 }

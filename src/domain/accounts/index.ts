@@ -14,6 +14,9 @@
 //   dlt.ts             DLT entity IDs and headers white-listed per account (an account's request is
 //                      pending until approved); the default entity must be one of them (removing it
 //                      clears the default); DLT_CHANGED signal
+//   dlt-links.ts       per DLT entity, the approved links (exact or prefix) and callback numbers an SMS
+//                      may carry: add (operator: approved; account: pending), remove, list, approve,
+//                      the approved set indexed per entity for the send path
 //   registrations.ts   registrationFixes: the operator's CLI command and API call that add each
 //                      registration (sender ID, DLT header or entity, default entity, template,
 //                      credits), quoted by the refusals and by the account's readiness
@@ -51,6 +54,7 @@ export * from "./accounts.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
 export * from "./dlt.js";
+export * from "./dlt-links.js";
 export * from "./dnd.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";

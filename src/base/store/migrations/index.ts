@@ -38,6 +38,7 @@ import { priceCards } from "./0034_price_cards.js";
 import { deliveryRollups } from "./0035_delivery_rollups.js";
 import { resellers } from "./0036_resellers.js";
 import { routingCosts } from "./0037_routing_costs.js";
+import { dltWhitelists } from "./0038_dlt_whitelists.js";
 
 export { countStoredMessages, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0035_delivery_rollups.js";
 
@@ -81,6 +82,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0035_delivery_rollups": deliveryRollups(engine),
         "0036_resellers": resellers(),
         "0037_routing_costs": routingCosts(engine),
+        "0038_dlt_whitelists": dltWhitelists(engine),
       };
     },
   };
