@@ -378,6 +378,7 @@ describe("carrier state warnings", () => {
       reason,
       sessions: null,
       results: { ok: 0, retryable: 0, failed: 0, deferred: 0 },
+      recent: { submits: 0, refused: 0 },
       last_error: null,
       retry_at: null,
     });

@@ -42,6 +42,11 @@ export const WorkerHealth = Type.Object({
     failed: Type.Integer(),
     deferred: Type.Integer(),
   }),
+  /**
+   * Of its last 500 answered submits (deferred aside), how many the carrier refused: adaptive
+   * routes' refusal share (read as none from a worker of an earlier version).
+   */
+  recent: Type.Object({ submits: Type.Integer(), refused: Type.Integer() }),
   last_error: Type.Unsafe<{ code: string; message: string; at: string } | null>({
     type: ["object", "null"],
     properties: { code: Type.String(), message: Type.String(), at: Time },

@@ -351,6 +351,8 @@ export async function readConnectorHealth(db: Db, now: number): Promise<Connecto
   for (const row of rows) {
     const view = views.get(row.connector) ?? { connector: row.connector, state: "unknown", workers: [] };
     const { connector: _connector, ...detail } = JSON.parse(row.detail) as Record<string, unknown>;
+    // A worker of an earlier version wrote no refusal window: none measured.
+    detail.recent ??= { submits: 0, refused: 0 };
     view.workers.push({
       ...detail,
       worker: row.worker,

@@ -20,6 +20,8 @@ export interface ConnectorHealth {
   reason: string | null;
   sessions: NativeHealth["sessions"] | null;
   results: Record<Outcome, number>;
+  /** Of its last RECENT_SUBMITS answered submits (deferred ones aside), how many the carrier refused. */
+  recent: { submits: number; refused: number };
   last_error: { code: string; message: string; at: string } | null;
   /** While the circuit is open: when traffic is tried again. */
   retry_at: string | null;
@@ -33,10 +35,18 @@ export interface HealthOptions {
   now?: () => number;
 }
 
+/** The submits a connector's recent refusal share is taken over (adaptive routes' window). */
+export const RECENT_SUBMITS = 500;
+
 export class HealthTracker {
   private consecutive = 0;
   private openUntil = 0;
   private readonly counts: Record<Outcome, number> = { ok: 0, retryable: 0, failed: 0, deferred: 0 };
+  /** A ring of the last RECENT_SUBMITS answers: 1 refused, 0 taken. */
+  private readonly recentRing = new Uint8Array(RECENT_SUBMITS);
+  private recentNext = 0;
+  private recentFilled = 0;
+  private recentRefused = 0;
   private lastError: { code: string; message: string; at: number } | null = null;
   /** The circuit opened and no submit has succeeded since. */
   private tripped = false;
@@ -61,6 +71,7 @@ export class HealthTracker {
     for (const result of results) {
       const outcome = outcomeOf(result);
       this.counts[outcome]++;
+      if (outcome !== "deferred") this.remember(result.ok ? 0 : 1);
       if (result.ok) {
         this.consecutive = 0;
         this.openUntil = 0;
@@ -81,6 +92,14 @@ export class HealthTracker {
         this.tripped = true;
       }
     }
+  }
+
+  private remember(refused: 0 | 1): void {
+    if (this.recentFilled === RECENT_SUBMITS) this.recentRefused -= this.recentRing[this.recentNext]!;
+    else this.recentFilled++;
+    this.recentRing[this.recentNext] = refused;
+    this.recentRefused += refused;
+    this.recentNext = (this.recentNext + 1) % RECENT_SUBMITS;
   }
 
   /** Whether a submit succeeded after the circuit had opened (the carrier is back), once. */
@@ -115,6 +134,7 @@ export class HealthTracker {
       reason,
       sessions: native?.sessions ?? null,
       results: { ...this.counts },
+      recent: { submits: this.recentFilled, refused: this.recentRefused },
       last_error: this.lastError ? { ...this.lastError, at: new Date(this.lastError.at).toISOString() } : null,
       retry_at: this.openUntil > this.now() ? new Date(this.openUntil).toISOString() : null,
     };

@@ -36,7 +36,7 @@ export interface RouteScoreView extends ConnectorScore {
   /** Delivered share, the newest receipts weighing most; null before any receipt. */
   delivery_rate: number | null;
   latency_p50_ms: number | null;
-  /** Share of its submits the carrier refused (since each worker started). */
+  /** Share of its last submits the carrier refused (each worker's last RECENT_SUBMITS, summed). */
   refusal_rate: number | null;
   /** Credits a unit for the route's prefix by its cost card; null: no cost row. */
   cost: number | null;
@@ -72,13 +72,14 @@ function measure(rows: Awaited<ReturnType<typeof recentConnectorOutcomes>>, pref
   };
 }
 
+/** The share refused of each serving worker's last submits (a sliding window, as receipts are). */
 function refusalRate(view: ConnectorHealthView | undefined): number | null {
   let refused = 0;
   let total = 0;
   for (const worker of view?.workers ?? []) {
-    const results = worker.results as { ok?: number; retryable?: number; failed?: number } | undefined;
-    refused += (results?.retryable ?? 0) + (results?.failed ?? 0);
-    total += (results?.ok ?? 0) + (results?.retryable ?? 0) + (results?.failed ?? 0);
+    const recent = worker.recent as { submits?: number; refused?: number } | undefined;
+    refused += recent?.refused ?? 0;
+    total += recent?.submits ?? 0;
   }
   return total === 0 ? null : refused / total;
 }

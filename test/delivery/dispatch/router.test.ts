@@ -2,7 +2,7 @@
 // health tracker's circuit breaker, with in-memory connectors.
 import { describe, expect, it } from "vitest";
 import type { RoutingRule } from "../../../src/delivery/carriers/definitions.js";
-import { HealthTracker } from "../../../src/delivery/carriers/health.js";
+import { HealthTracker, RECENT_SUBMITS } from "../../../src/delivery/carriers/health.js";
 import type { Connector, SubmitResult } from "../../../src/delivery/dispatch/connector.js";
 import { type Plan, Router, routeCodeOf } from "../../../src/delivery/dispatch/router.js";
 
@@ -154,6 +154,25 @@ describe("health tracker", () => {
     tracker.observe([ok]);
     tracker.observe([fail()]);
     expect(tracker.isUp()).toBe(true);
+  });
+
+  it("counts the refused share of the last RECENT_SUBMITS answered submits, deferrals aside", () => {
+    const tracker = new HealthTracker("agg", "http-sms");
+    const deferred: SubmitResult = { ok: false, retryable: true, code: "deferred", message: "" };
+    tracker.observe([fail(), fail("rejected", false), ok, deferred]);
+    expect(tracker.snapshot().recent).toEqual({ submits: 3, refused: 2 });
+    // A carrier that refused half of a full window and then recovered: the refusals slide out.
+    tracker.observe(Array.from({ length: RECENT_SUBMITS }, (_, i) => (i % 2 ? ok : fail())));
+    expect(tracker.snapshot().recent).toEqual({ submits: RECENT_SUBMITS, refused: RECENT_SUBMITS / 2 });
+    tracker.observe(Array.from({ length: RECENT_SUBMITS - 10 }, () => ok));
+    expect(tracker.snapshot().recent).toEqual({ submits: RECENT_SUBMITS, refused: 5 });
+    tracker.observe(Array.from({ length: 10 }, () => ok));
+    expect(tracker.snapshot().recent).toEqual({ submits: RECENT_SUBMITS, refused: 0 });
+    // The lifetime counts stay.
+    expect(tracker.snapshot().results).toMatchObject({
+      ok: 1 + RECENT_SUBMITS / 2 + RECENT_SUBMITS,
+      retryable: 1 + RECENT_SUBMITS / 2,
+    });
   });
 
   it("says once that a connector is back when a submit succeeds after its circuit opened, not at a half-open trial", () => {
