@@ -237,7 +237,12 @@ describeEachEngine("console sessions", (engine) => {
     }
     expect((await callAs(t, sessionOfB, "GET", "/api/v2/groups")).body.data).toEqual([]);
     expect((await callAs(t, sessionOfB, "GET", "/api/v2/bulk-jobs")).body.data).toEqual([]);
-    expect((await callAs(t, sessionOfB, "GET", "/api/v2/dlt")).body.data).toEqual({ entities: [], headers: [] });
+    expect((await callAs(t, sessionOfB, "GET", "/api/v2/dlt")).body.data).toEqual({
+      entities: [],
+      headers: [],
+      urls: [],
+      callbacks: [],
+    });
     expect((await callAs(t, sessionOfB, "GET", "/api/v2/voice/caller-ids")).body.data).toEqual([]);
     // A's job and group are untouched.
     const still = await call(t, "GET", `/api/v2/bulk-jobs/${job.body.data.job_id}`, asA);

@@ -178,7 +178,7 @@ describeEachEngine("who may call an http-sms connector's delivery-report URL", (
         /carriers\.json: connectors\[0\]: Invalid http-sms configuration "in-file": dlr needs secret or allowed_ips/,
       );
       await storeAsBefore(t, openDefinition(aggregator.url, "in-file"));
-      expect(await applyCarriersFile(deps, file)).toEqual({ connectors: 1, routes: null });
+      expect(await applyCarriersFile(deps, file)).toEqual({ connectors: 1, routes: null, cost_cards: 0 });
       expect((await report("in-file", "f-1")).status).toBe(200);
       await admin("DELETE", "/carriers/in-file");
     } finally {
