@@ -6,6 +6,7 @@ import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { isVerificationId } from "../../base/core/ids.js";
 import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
+import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { cursorLimit, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -43,6 +44,8 @@ const ListQuery = Type.Object({
 });
 export const VERIFY_LIMIT_DEFAULT = 50;
 export const VERIFY_LIMIT_MAX = 500;
+
+const ok = <T>(data: T) => ({ status: "success" as const, data });
 
 export function describeVerification(row: VerificationRow) {
   return {
@@ -102,7 +105,7 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         summary: "Send a one-time code to a recipient (charged as a send of its channel)",
         tags,
         body: VerifyStartRequest,
-        response: { 200: VerificationStarted },
+        response: { 200: resourceAnswer(VerificationStarted) },
       },
     },
     async (request) => {
@@ -114,12 +117,12 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         expirySeconds: body.expiry_seconds ?? 600,
         locale: body.locale,
       });
-      return {
+      return ok({
         verification_id: row.id,
         status: "pending" as const,
         channel: row.channel as "sms",
         expires_at: isoUtc(new Date(row.expires_at)),
-      };
+      });
     },
   );
 
@@ -131,10 +134,10 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         operationId: "getVerifySettings",
         summary: "The account's verify settings (the operator sets them)",
         tags,
-        response: { 200: VerifySettingsAnswer },
+        response: { 200: resourceAnswer(VerifySettingsAnswer) },
       },
     },
-    async (request) => describeVerifySettings(await verifySettings(ctx.store.db, request.principal!.accountId)),
+    async (request) => ok(describeVerifySettings(await verifySettings(ctx.store.db, request.principal!.accountId))),
   );
 
   v2.get(
@@ -154,7 +157,11 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
       const { filter, cursor, limit } = listFilter(principal.accountId, principal.timeZone, request.query);
       await verifier.expire();
       const page = await listVerifications(ctx.store.db, filter, limit, cursor);
-      return { data: page.rows.map(describeVerification), meta: { limit, next_cursor: page.next ?? null } };
+      return {
+        status: "success" as const,
+        data: page.rows.map(describeVerification),
+        meta: { limit, next_cursor: page.next ?? null },
+      };
     },
   );
 
@@ -167,10 +174,10 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         summary: "One verification",
         tags,
         params: Id,
-        response: { 200: Verification },
+        response: { 200: resourceAnswer(Verification) },
       },
     },
-    async (request) => describeVerification(await verifier.get(request.principal!, knownId(request.params.id))),
+    async (request) => ok(describeVerification(await verifier.get(request.principal!, knownId(request.params.id)))),
   );
 
   v2.post(
@@ -183,10 +190,10 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         tags,
         params: Id,
         body: VerifyCheckRequest,
-        response: { 200: VerificationCheck },
+        response: { 200: resourceAnswer(VerificationCheck) },
       },
     },
-    async (request) => verifier.check(request.principal!, knownId(request.params.id), request.body.code),
+    async (request) => ok(await verifier.check(request.principal!, knownId(request.params.id), request.body.code)),
   );
 
   v2.post(
@@ -199,12 +206,14 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         tags,
         params: Id,
         body: Type.Optional(VerifyResendRequest),
-        response: { 200: Verification },
+        response: { 200: resourceAnswer(Verification) },
       },
     },
     async (request) =>
-      describeVerification(
-        await verifier.resend(request.principal!, knownId(request.params.id), request.body?.channel),
+      ok(
+        describeVerification(
+          await verifier.resend(request.principal!, knownId(request.params.id), request.body?.channel),
+        ),
       ),
   );
 
@@ -217,9 +226,9 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         summary: "Cancel a pending verification",
         tags,
         params: Id,
-        response: { 200: Verification },
+        response: { 200: resourceAnswer(Verification) },
       },
     },
-    async (request) => describeVerification(await verifier.cancel(request.principal!, knownId(request.params.id))),
+    async (request) => ok(describeVerification(await verifier.cancel(request.principal!, knownId(request.params.id)))),
   );
 }

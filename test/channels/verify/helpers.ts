@@ -15,7 +15,10 @@ export const CALLER = "+918047110000";
 
 export function verifyEnv(): { env: Record<string, string>; captureFile: string } {
   const captureFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "verify-")), "capture.jsonl");
-  return { captureFile, env: { ...FAST_SIMULATOR, SIMULATOR_CAPTURE_FILE: captureFile } };
+  return {
+    captureFile,
+    env: { ...FAST_SIMULATOR, SIMULATOR_CAPTURE_FILE: captureFile, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" },
+  };
 }
 
 let numbers = 0;

@@ -20,56 +20,56 @@ describeEachEngine("Verify API", (engine) => {
     const account = await verifyAccount(t);
     const before = await balanceOf(t, account);
     const started = await start(t, account, { recipient: freshNumber() });
-    expect(started.body).toMatchObject({ status: "pending", channel: "sms" });
-    expect(started.body.verification_id).toMatch(/^v[0-9A-Z]{26}$/);
-    expect(Date.parse(started.body.expires_at) - t.clock.now().getTime()).toBe(600_000);
+    expect(started.body.data).toMatchObject({ status: "pending", channel: "sms" });
+    expect(started.body.data.verification_id).toMatch(/^v[0-9A-Z]{26}$/);
+    expect(Date.parse(started.body.data.expires_at) - t.clock.now().getTime()).toBe(600_000);
     expect(await balanceOf(t, account)).toBeLessThan(before);
 
-    const id = started.body.verification_id;
+    const id = started.body.data.verification_id;
     const shown = await verifyCall(t, account, "GET", `/${id}`);
-    const code = await capturedCode(captureFile, shown.body.message_id);
+    const code = await capturedCode(captureFile, shown.body.data.message_id);
     expect(code).toHaveLength(6);
 
     const wrong = await verifyCall(t, account, "POST", `/${id}/check`, {
       code: code === "000000" ? "111111" : "000000",
     });
-    expect(wrong.body).toEqual({ status: "pending", attempts_left: 4 });
+    expect(wrong.body.data).toEqual({ status: "pending", attempts_left: 4 });
     const right = await verifyCall(t, account, "POST", `/${id}/check`, { code });
     expect(right.status, right.text).toBe(200);
-    expect(right.body).toEqual({ status: "approved", attempts_left: 4 });
+    expect(right.body.data).toEqual({ status: "approved", attempts_left: 4 });
     const again = await verifyCall(t, account, "POST", `/${id}/check`, { code });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe("verification_closed");
-    expect((await verifyCall(t, account, "GET", `/${id}`)).body.status).toBe("approved");
+    expect((await verifyCall(t, account, "GET", `/${id}`)).body.data.status).toBe("approved");
   });
 
   it("denies a verification after VERIFY_MAX_ATTEMPTS wrong codes, even for the right one after", async () => {
     const t = gateway();
     const account = await verifyAccount(t);
-    const id = (await start(t, account, { recipient: freshNumber(), code_length: 4 })).body.verification_id;
-    const code = await capturedCode(captureFile, (await verifyCall(t, account, "GET", `/${id}`)).body.message_id);
+    const id = (await start(t, account, { recipient: freshNumber(), code_length: 4 })).body.data.verification_id;
+    const code = await capturedCode(captureFile, (await verifyCall(t, account, "GET", `/${id}`)).body.data.message_id);
     const other = code === "1234" ? "4321" : "1234";
     const left: number[] = [];
     for (let i = 0; i < 5; i++) {
       const answer = await verifyCall(t, account, "POST", `/${id}/check`, { code: other });
-      left.push(answer.body.attempts_left);
-      expect(answer.body.status).toBe(i < 4 ? "pending" : "denied");
+      left.push(answer.body.data.attempts_left);
+      expect(answer.body.data.status).toBe(i < 4 ? "pending" : "denied");
     }
     expect(left).toEqual([4, 3, 2, 1, 0]);
     const late = await verifyCall(t, account, "POST", `/${id}/check`, { code });
-    expect(late.body).toEqual({ status: "denied", attempts_left: 0 });
+    expect(late.body.data).toEqual({ status: "denied", attempts_left: 0 });
   });
 
   it("expires a verification at expiry_seconds", async () => {
     const t = gateway();
     const account = await verifyAccount(t);
-    const id = (await start(t, account, { recipient: freshNumber(), expiry_seconds: 60 })).body.verification_id;
-    const code = await capturedCode(captureFile, (await verifyCall(t, account, "GET", `/${id}`)).body.message_id);
+    const id = (await start(t, account, { recipient: freshNumber(), expiry_seconds: 60 })).body.data.verification_id;
+    const code = await capturedCode(captureFile, (await verifyCall(t, account, "GET", `/${id}`)).body.data.message_id);
     advance(t, 60_000);
     const late = await verifyCall(t, account, "POST", `/${id}/check`, { code });
-    expect(late.body).toEqual({ status: "expired", attempts_left: 0 });
+    expect(late.body.data).toEqual({ status: "expired", attempts_left: 0 });
     const shown = await verifyCall(t, account, "GET", `/${id}`);
-    expect(shown.body.status).toBe("expired");
+    expect(shown.body.data.status).toBe("expired");
     const resend = await verifyCall(t, account, "POST", `/${id}/resend`, {});
     expect(resend.status).toBe(409);
   });
@@ -77,9 +77,9 @@ describeEachEngine("Verify API", (engine) => {
   it("resends after the cooldown by the next channel of the account's order, the same code", async () => {
     const t = gateway();
     const account = await verifyAccount(t, { channels: ["sms", "voice"], caller: true });
-    const id = (await start(t, account, { recipient: freshNumber() })).body.verification_id;
+    const id = (await start(t, account, { recipient: freshNumber() })).body.data.verification_id;
     const first = await verifyCall(t, account, "GET", `/${id}`);
-    const code = await capturedCode(captureFile, first.body.message_id);
+    const code = await capturedCode(captureFile, first.body.data.message_id);
 
     const early = await verifyCall(t, account, "POST", `/${id}/resend`, {});
     expect(early.status).toBe(429);
@@ -89,40 +89,40 @@ describeEachEngine("Verify API", (engine) => {
     advance(t, 30_000);
     const resent = await verifyCall(t, account, "POST", `/${id}/resend`, {});
     expect(resent.status, resent.text).toBe(200);
-    expect(resent.body).toMatchObject({ channel: "voice", channels: ["sms", "voice"], status: "pending" });
-    expect(resent.body.message_id).not.toBe(first.body.message_id);
+    expect(resent.body.data).toMatchObject({ channel: "voice", channels: ["sms", "voice"], status: "pending" });
+    expect(resent.body.data.message_id).not.toBe(first.body.data.message_id);
     // The call's text is stored masked too.
-    const call1 = await call(t, "GET", `/api/v2/messages/${resent.body.message_id}`, { headers: keyOf(account) });
+    const call1 = await call(t, "GET", `/api/v2/messages/${resent.body.data.message_id}`, { headers: keyOf(account) });
     expect(call1.text).not.toContain(code.split("").join(" "));
 
     advance(t, 30_000);
     const named = await verifyCall(t, account, "POST", `/${id}/resend`, { channel: "sms" });
-    expect(named.body.channel).toBe("sms");
-    expect(await capturedCode(captureFile, named.body.message_id)).toBe(code);
+    expect(named.body.data.channel).toBe("sms");
+    expect(await capturedCode(captureFile, named.body.data.message_id)).toBe(code);
     advance(t, 30_000);
     const whatsapp = await verifyCall(t, account, "POST", `/${id}/resend`, { channel: "whatsapp" });
     expect(whatsapp.status).toBe(422);
     expect(whatsapp.body.error.code).toBe("verify_channel_unavailable");
 
-    expect((await verifyCall(t, account, "POST", `/${id}/check`, { code })).body.status).toBe("approved");
+    expect((await verifyCall(t, account, "POST", `/${id}/check`, { code })).body.data.status).toBe("approved");
   });
 
   it("stays on SMS when the order's other channels cannot be used", async () => {
     const t = gateway();
     const account = await verifyAccount(t);
-    const id = (await start(t, account, { recipient: freshNumber() })).body.verification_id;
+    const id = (await start(t, account, { recipient: freshNumber() })).body.data.verification_id;
     advance(t, 30_000);
     const resent = await verifyCall(t, account, "POST", `/${id}/resend`, {});
     expect(resent.status, resent.text).toBe(200);
-    expect(resent.body.channels).toEqual(["sms", "sms"]);
+    expect(resent.body.data.channels).toEqual(["sms", "sms"]);
   });
 
   it("cancels a pending verification; a check of it then answers 409", async () => {
     const t = gateway();
     const account = await verifyAccount(t);
-    const id = (await start(t, account, { recipient: freshNumber() })).body.verification_id;
+    const id = (await start(t, account, { recipient: freshNumber() })).body.data.verification_id;
     const cancelled = await verifyCall(t, account, "POST", `/${id}/cancel`);
-    expect(cancelled.body.status).toBe("cancelled");
+    expect(cancelled.body.data.status).toBe("cancelled");
     const check = await verifyCall(t, account, "POST", `/${id}/check`, { code: "123456" });
     expect(check.status).toBe(409);
     expect((await verifyCall(t, account, "POST", `/${id}/cancel`)).status).toBe(409);
@@ -131,12 +131,12 @@ describeEachEngine("Verify API", (engine) => {
   it("approves exactly one of 20 concurrent checks of the right code", async () => {
     const t = gateway();
     const account = await verifyAccount(t);
-    const id = (await start(t, account, { recipient: freshNumber() })).body.verification_id;
-    const code = await capturedCode(captureFile, (await verifyCall(t, account, "GET", `/${id}`)).body.message_id);
+    const id = (await start(t, account, { recipient: freshNumber() })).body.data.verification_id;
+    const code = await capturedCode(captureFile, (await verifyCall(t, account, "GET", `/${id}`)).body.data.message_id);
     const answers = await Promise.all(
       Array.from({ length: 20 }, () => verifyCall(t, account, "POST", `/${id}/check`, { code })),
     );
-    const approved = answers.filter((a) => a.status === 200 && a.body.status === "approved");
+    const approved = answers.filter((a) => a.status === 200 && a.body.data.status === "approved");
     expect(approved).toHaveLength(1);
     expect(answers.filter((a) => a.status === 409)).toHaveLength(19);
   });
@@ -145,8 +145,8 @@ describeEachEngine("Verify API", (engine) => {
     const t = gateway();
     const account = await verifyAccount(t);
     const recipient = freshNumber();
-    const id = (await start(t, account, { recipient })).body.verification_id;
-    const messageId = (await verifyCall(t, account, "GET", `/${id}`)).body.message_id;
+    const id = (await start(t, account, { recipient })).body.data.verification_id;
+    const messageId = (await verifyCall(t, account, "GET", `/${id}`)).body.data.message_id;
     const code = await capturedCode(captureFile, messageId);
     const masked = MASK_CHAR.repeat(6);
     const status = await call(t, "GET", `/api/v2/sms/status/${messageId}`, { headers: keyOf(account) });
@@ -184,7 +184,7 @@ describeEachEngine("Verify API", (engine) => {
     const account = await verifyAccount(t);
     const recipient = freshNumber();
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await start(t, account, { recipient })).body.verification_id);
+    for (let i = 0; i < 3; i++) ids.push((await start(t, account, { recipient })).body.data.verification_id);
     await verifyCall(t, account, "POST", `/${ids[0]}/cancel`);
     const page1 = await verifyCall(t, account, "GET", `?recipient=${recipient}&limit=2`);
     expect(page1.body.data.map((v: { verification_id: string }) => v.verification_id)).toEqual([ids[2], ids[1]]);
@@ -237,6 +237,47 @@ describeEachEngine("Verify API", (engine) => {
     await start(t, account, { recipient });
   });
 
+  it("writes verification_approved, _denied and _expired events to the URLs set for them", async () => {
+    const t = gateway();
+    const account = await verifyAccount(t);
+    const urls = {
+      verification_approved: "http://127.0.0.1:9/approved",
+      verification_denied: "http://127.0.0.1:9/denied",
+      verification_expired: "http://127.0.0.1:9/expired",
+    };
+    const set = await call(t, "PUT", "/api/v2/webhooks", { headers: keyOf(account), json: urls });
+    expect(set.body.data, set.text).toMatchObject(urls);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      ids.push((await start(t, account, { recipient: freshNumber(), expiry_seconds: 60 })).body.data.verification_id);
+    }
+    const code = await capturedCode(
+      captureFile,
+      (await verifyCall(t, account, "GET", `/${ids[0]}`)).body.data.message_id,
+    );
+    await verifyCall(t, account, "POST", `/${ids[0]}/check`, { code });
+    for (let i = 0; i < 5; i++) await verifyCall(t, account, "POST", `/${ids[1]}/check`, { code: "00000000" });
+    advance(t, 60_000);
+    await verifyCall(t, account, "GET", `/${ids[2]}`);
+    const rows = await t.db.store.db
+      .selectFrom("webhook_deliveries")
+      .select(["event", "order_key", "payload"])
+      .where("account_id", "=", account.id)
+      .where("event", "in", ["verification_approved", "verification_denied", "verification_expired"])
+      .orderBy("id")
+      .execute();
+    expect(rows.map((r) => [r.event, r.order_key])).toEqual([
+      ["verification_approved", ids[0]],
+      ["verification_denied", ids[1]],
+      ["verification_expired", ids[2]],
+    ]);
+    expect(JSON.parse(String(rows[0]!.payload))).toMatchObject({
+      verification_id: ids[0],
+      status: "approved",
+      channel: "sms",
+    });
+  });
+
   it("answers bad inputs with 400, 404 and 422 in the v2 dialect", async () => {
     const t = gateway();
     const account = await verifyAccount(t);
@@ -258,7 +299,7 @@ describeEachEngine("Verify API", (engine) => {
     expect((await verifyCall(t, account, "POST", "/v01ARZ3NDEKTSV4RRFFQ69G5FAV/check", { code: "1234" })).status).toBe(
       404,
     );
-    const id = (await start(t, account, { recipient: freshNumber() })).body.verification_id;
+    const id = (await start(t, account, { recipient: freshNumber() })).body.data.verification_id;
     expect((await verifyCall(t, account, "POST", `/${id}/check`, { code: "12ab" })).status).toBe(400);
     expect((await verifyCall(t, account, "POST", `/${id}/check`, {})).status).toBe(400);
   });
@@ -278,7 +319,7 @@ describeEachEngine("Verify settings", (engine) => {
     });
     expect(put.body.data).toMatchObject({ verify_sender_id: "SWBRD", verify_channels: ["voice", "sms"] });
     const read = await call(t, "GET", "/api/v2/verify/settings", { headers: keyOf(account) });
-    expect(read.body).toEqual({
+    expect(read.body.data).toEqual({
       verify_template_id: "1107000000000000001",
       verify_sender_id: "SWBRD",
       verify_whatsapp_template: null,
