@@ -3,6 +3,7 @@
 // (AES-256-GCM under a key derived from the same secret) for the dispatcher to put in the text
 // it hands the carrier. The message row holds the text masked (docs/decisions/0117).
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { installationSecret } from "../../base/store/installation-secrets.js";
 import type { Store } from "../../base/store/store.js";
 
 const SECRET_KEY = "verify_code_secret";
@@ -10,19 +11,8 @@ const SECRET_KEY = "verify_code_secret";
 export const MASK_CHAR = "\u2022";
 
 /** The verify secret of this installation; created once, shared by every process. */
-export async function verifySecret(store: Store): Promise<Buffer> {
-  const fresh = randomBytes(32).toString("base64url");
-  await store.db
-    .insertInto("settings")
-    .values({ key: SECRET_KEY, value: fresh })
-    .onConflict((oc) => oc.column("key").doNothing())
-    .execute();
-  const row = await store.db
-    .selectFrom("settings")
-    .select("value")
-    .where("key", "=", SECRET_KEY)
-    .executeTakeFirstOrThrow();
-  return Buffer.from(row.value, "base64url");
+export function verifySecret(store: Store): Promise<Buffer> {
+  return installationSecret(store, SECRET_KEY);
 }
 
 export function newCode(length: number): string {

@@ -69,16 +69,14 @@ export const VerificationCheck = Type.Object(
   { title: "VerificationCheck" },
 );
 
-export const VerificationPage = Type.Object(
-  {
-    status: Type.Literal("success"),
-    data: Type.Array(Verification),
-    meta: Type.Object({
-      limit: Type.Integer({ minimum: 1 }),
-      next_cursor: NullableString({ description: "Pass it as cursor for the next page; null on the last one." }),
-    }),
-  },
-);
+export const VerificationPage = Type.Object({
+  status: Type.Literal("success"),
+  data: Type.Array(Verification),
+  meta: Type.Object({
+    limit: Type.Integer({ minimum: 1 }),
+    next_cursor: NullableString({ description: "Pass it as cursor for the next page; null on the last one." }),
+  }),
+});
 
 export const VerifySettingsAnswer = Type.Object(
   {
