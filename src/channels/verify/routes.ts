@@ -155,7 +155,7 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const principal = request.principal!;
       const { filter, cursor, limit } = listFilter(principal.accountId, principal.timeZone, request.query);
-      await verifier.expire();
+      await verifier.expire({ accountId: principal.accountId });
       const page = await listVerifications(ctx.store.db, filter, limit, cursor);
       return {
         status: "success" as const,

@@ -87,18 +87,19 @@ export async function countWrongCode(
     .executeTakeFirst();
 }
 
-/** Ends pending verifications past their expiry (all of them, or one); returns those it ended. */
+/** Ends pending verifications past their expiry (every account's, one account's, or one); returns those it ended. */
 export async function expireDue(
   db: Db,
   now: number,
-  only?: { accountId: number; id: string },
+  only?: { accountId: number; id?: string },
 ): Promise<VerificationRow[]> {
   let query = db
     .updateTable("verifications")
     .set({ status: "expired", done_at: now, code_sealed: null })
     .where("status", "=", "pending")
     .where("expires_at", "<=", now);
-  if (only) query = query.where("id", "=", only.id).where("account_id", "=", only.accountId);
+  if (only) query = query.where("account_id", "=", only.accountId);
+  if (only?.id) query = query.where("id", "=", only.id);
   return query.returningAll().execute();
 }
 

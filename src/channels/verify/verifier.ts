@@ -196,7 +196,7 @@ export class Verifier {
   }
 
   /** Ends what is past its expiry (one verification, or every one: housekeeping), each with its event. */
-  async expire(only?: { accountId: number; id: string }): Promise<number> {
+  async expire(only?: { accountId: number; id?: string }): Promise<number> {
     const now = this.now();
     let ended = 0;
     await this.withEvent(

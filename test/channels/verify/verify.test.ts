@@ -339,3 +339,27 @@ describeEachEngine("Verify settings", (engine) => {
     expect(denied.status).toBe(403);
   });
 });
+
+describeEachEngine("Verify with VERIFY_RESEND_NEW_CODE", (engine) => {
+  const { env, captureFile } = verifyEnv();
+  const gateway = useTestGateway(engine, {
+    clock: new ManualClock("2026-11-22T06:30:00Z"),
+    env: { ...env, VERIFY_RESEND_NEW_CODE: "1" },
+  });
+
+  it("sends a new code on resend; the earlier one no longer approves", async () => {
+    const t = gateway();
+    const account = await verifyAccount(t);
+    const id = (await start(t, account, { recipient: freshNumber(), code_length: 8 })).body.data.verification_id;
+    const first = await capturedCode(captureFile, (await verifyCall(t, account, "GET", `/${id}`)).body.data.message_id);
+    advance(t, 30_000);
+    const resent = await verifyCall(t, account, "POST", `/${id}/resend`, {});
+    const second = await capturedCode(captureFile, resent.body.data.message_id);
+    expect(second).not.toBe(first);
+    expect((await verifyCall(t, account, "POST", `/${id}/check`, { code: first })).body.data).toEqual({
+      status: "pending",
+      attempts_left: 4,
+    });
+    expect((await verifyCall(t, account, "POST", `/${id}/check`, { code: second })).body.data.status).toBe("approved");
+  });
+});
