@@ -25,7 +25,7 @@ let numbers = 0;
 /** A fresh Indian mobile number per call, so the per-recipient limit never joins two tests. */
 export function freshNumber(): string {
   numbers += 1;
-  return `98${String(Date.now() % 1_000_000).padStart(6, "0")}${String(numbers).padStart(2, "0")}`.slice(0, 10);
+  return `9${String((Date.now() % 10_000_000) * 100 + (numbers % 100)).padStart(9, "0")}`;
 }
 
 export async function verifyAccount(
