@@ -23,7 +23,7 @@ import {
   VerifySettingsAnswer,
   VerifyStartRequest,
 } from "./schemas.js";
-import { describeVerifySettings, verifySettings } from "./settings.js";
+import { describeVerifySettings, type VerifyChannel, verifySettings } from "./settings.js";
 import type { Verifier } from "./verifier.js";
 
 type Deps = Pick<Runtime, "store"> & { verifier: Verifier };
@@ -52,8 +52,8 @@ export function describeVerification(row: VerificationRow) {
     verification_id: row.id,
     status: row.status,
     recipient: row.recipient,
-    channel: row.channel as "sms",
-    channels: row.channels.split(",") as "sms"[],
+    channel: row.channel as VerifyChannel,
+    channels: row.channels.split(",") as VerifyChannel[],
     code_length: row.code_length,
     locale: row.locale,
     attempts: Number(row.attempts),
@@ -120,7 +120,7 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
       return ok({
         verification_id: row.id,
         status: "pending" as const,
-        channel: row.channel as "sms",
+        channel: row.channel as VerifyChannel,
         expires_at: isoUtc(new Date(row.expires_at)),
       });
     },

@@ -28,19 +28,30 @@ export async function findVerification(db: Db, accountId: number, id: string): P
 export async function recordSend(
   db: Db,
   id: string,
-  send: { messageId: string; channel: string; channels: string; at: number; code?: { hash: string; sealed: string } },
+  send: { messageId: string; channel: string; channels: string; at: number },
 ): Promise<void> {
   await db
     .updateTable("verifications")
-    .set({
-      message_id: send.messageId,
-      channel: send.channel,
-      channels: send.channels,
-      last_sent_at: send.at,
-      ...(send.code ? { code_hash: send.code.hash, code_sealed: send.code.sealed } : {}),
-    })
+    .set({ message_id: send.messageId, channel: send.channel, channels: send.channels, last_sent_at: send.at })
     .where("id", "=", id)
     .execute();
+}
+
+/** Swaps a pending verification's code `from` → `to`; false when it is no longer pending with `from`. */
+export async function replaceCode(
+  db: Db,
+  id: string,
+  from: { hash: string; sealed: string },
+  to: { hash: string; sealed: string },
+): Promise<boolean> {
+  const result = await db
+    .updateTable("verifications")
+    .set({ code_hash: to.hash, code_sealed: to.sealed })
+    .where("id", "=", id)
+    .where("status", "=", "pending")
+    .where("code_hash", "=", from.hash)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }
 
 /** Moves a pending, unexpired verification whose code is still `codeHash` to approved; false when another did first. */

@@ -19,6 +19,7 @@ import {
   findVerification,
   insertVerification,
   recordSend,
+  replaceCode,
   startsSince,
   type VerificationRow,
 } from "./rows.js";
@@ -134,8 +135,8 @@ export class Verifier {
       if (counted) return { status: counted.status as CheckAnswer["status"], attempts_left: max - counted.attempts };
     }
     // Another check, a resend or the expiry changed it meanwhile: answer what it is now.
-    const now2 = await this.get(principal, id);
-    return this.closedAnswer(now2) ?? { status: "pending", attempts_left: max - now2.attempts };
+    const current = await this.get(principal, id);
+    return this.closedAnswer(current) ?? { status: "pending", attempts_left: max - current.attempts };
   }
 
   /** What a check of a verification that is no longer pending answers (approved and cancelled: 409). */
@@ -166,24 +167,30 @@ export class Verifier {
     if (!channel || !canSendBy(channel, settings)) throw unavailable(channel ?? (row.channel as VerifyChannel));
     const fresh = this.settings.resendNewCode ? newCode(row.code_length) : undefined;
     const code = fresh ?? (row.code_sealed ? this.deps.keeper.unseal(id, row.code_sealed) : undefined);
-    if (code === undefined) throw closed(row);
-    const sent = await sendCode(this.deps, principal, settings, {
-      verificationId: id,
-      recipient: row.recipient,
-      code,
-      channel,
-    });
-    const channels = `${row.channels},${channel}`;
-    const sealed = fresh
+    if (code === undefined || row.code_sealed === null) throw closed(row);
+    const db = this.deps.store.db;
+    // A new code is in place before its message is queued: the dispatcher may claim the message
+    // at once, and must find the new code. A refused send puts the earlier one back.
+    const replaced = fresh
       ? { hash: this.deps.keeper.hash(id, fresh), sealed: this.deps.keeper.seal(id, fresh) }
       : undefined;
-    await recordSend(this.deps.store.db, id, {
-      messageId: sent.messageId,
-      channel,
-      channels,
-      at: now,
-      ...(sealed ? { code: sealed } : {}),
-    });
+    if (replaced && !(await replaceCode(db, id, { hash: row.code_hash, sealed: row.code_sealed }, replaced))) {
+      throw closed(await this.get(principal, id));
+    }
+    let sent: { messageId: string };
+    try {
+      sent = await sendCode(this.deps, principal, settings, {
+        verificationId: id,
+        recipient: row.recipient,
+        code,
+        channel,
+      });
+    } catch (error) {
+      if (replaced) await replaceCode(db, id, replaced, { hash: row.code_hash, sealed: row.code_sealed });
+      throw error;
+    }
+    const channels = `${row.channels},${channel}`;
+    await recordSend(db, id, { messageId: sent.messageId, channel, channels, at: now });
     return { ...row, channel, channels, message_id: sent.messageId, last_sent_at: now };
   }
 

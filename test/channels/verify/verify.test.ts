@@ -199,6 +199,11 @@ describeEachEngine("Verify API", (engine) => {
     const cancelled = await verifyCall(t, account, "GET", `?status=cancelled&recipient=${recipient}`);
     expect(cancelled.body.data).toHaveLength(1);
     expect((await verifyCall(t, account, "GET", "?status=nope")).status).toBe(400);
+    const later = await verifyCall(t, account, "GET", `?recipient=${recipient}&from=2026-11-23T00:00:00Z`);
+    expect(later.body.data).toEqual([]);
+    const earlier = await verifyCall(t, account, "GET", `?recipient=${recipient}&to=2026-11-23T00:00:00Z`);
+    expect(earlier.body.data).toHaveLength(3);
+    expect((await verifyCall(t, account, "GET", "?from=yesterday")).status).toBe(400);
     // Another account sees none of them.
     const stranger = await verifyAccount(t);
     expect((await verifyCall(t, stranger, "GET", `/${ids[1]}`)).status).toBe(404);
