@@ -2,7 +2,7 @@
 // escalation order), cancel, the list, concurrent checks, the code masked everywhere but the
 // carrier's copy, refusals that charge nothing, and bad inputs.
 import fs from "node:fs";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { MASK_CHAR } from "../../../src/channels/verify/codes.js";
 import { describeEachEngine } from "../../helpers/engines.js";
