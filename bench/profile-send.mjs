@@ -4,6 +4,8 @@
 // (Chrome DevTools, speedscope). Usage:
 //   node bench/profile-send.mjs [--family legacy|v2] [--webhooks] [--seconds 15] [--connections 50] [--dir DIR] [--no-profile]
 //     [--levels N]  (sends from a sub-account N levels below the demo account, charged at every level)
+//     [--card ROWS] (the demo account priced by a card of ROWS rows, Indian mobile prefixes of 2-8
+//                    digits and other countries', a tenth with a later effective_from)
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     // Thread CPU figures only, without the profiler's own cost.
     "no-profile": { type: "boolean", default: false },
     levels: { type: "string", default: "0" },
+    card: { type: "string", default: "0" },
   },
 });
 const dir = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-profile-"));
@@ -62,6 +65,12 @@ if (!values["no-profile"]) {
 const server = await startServer("start", env);
 cli(env, "credits", "add", "--account", "demo", "--wallet", "sms", "--amount", "100000000");
 const base = `http://127.0.0.1:${port}`;
+if (Number(values.card) > 0) {
+  const file = path.join(dir, "card.csv");
+  fs.writeFileSync(file, priceCardCsv(Number(values.card)));
+  cli(env, "prices", "import", "--card", "bench", "--file", file);
+  cli(env, "accounts", "set", "--username", "demo", "--price-card", "bench");
+}
 let password = /Demo account[\s\S]*?password:\s+(\S+)/.exec(server.output())?.[1];
 let sender = { username: "demo", key: server.demoKey };
 // A reseller tree below the demo account: each level funded, the last one sends.
@@ -218,6 +227,34 @@ function summarize(file) {
   show(byPackage);
   console.log("-- by function");
   show(byFunction);
+}
+
+/**
+ * A price card of `rows` rows as CSV: Indian mobile prefixes (91 and 2-8 more digits) and other
+ * countries', on every SMS route and `*`, a tenth in force only from 30 days on, and a `*,*` row.
+ */
+function priceCardCsv(rows) {
+  let seed = 11;
+  const random = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+    return seed / 0x7fffffff;
+  };
+  const digits = (n) => Array.from({ length: n }, () => Math.floor(random() * 10)).join("");
+  const countries = ["91", "91", "91", "1", "44", "971", "65", "880"];
+  const routes = ["T", "P", "PS", "I", "*"];
+  const later = new Date(Date.now() + 30 * 86_400_000).toISOString();
+  const lines = ["channel,route,prefix,price,effective_from"];
+  const seen = new Set();
+  while (lines.length < rows) {
+    const prefix = countries[Math.floor(random() * countries.length)] + digits(Math.floor(random() * 7));
+    const route = routes[Math.floor(random() * routes.length)];
+    const from = random() < 0.1 ? later : "";
+    if (seen.has(`${route}|${prefix}|${from}`)) continue;
+    seen.add(`${route}|${prefix}|${from}`);
+    lines.push(`sms,${route},${prefix},${(1 + Math.floor(random() * 2000)) / 1000},${from}`);
+  }
+  lines.push("sms,*,*,1,");
+  return `${lines.join("\n")}\n`;
 }
 
 /** CPU seconds of each thread of a process, by thread id, with its name. */

@@ -5,6 +5,8 @@
 // `from` and `to` as the message list takes them (ISO 8601; a bare date or time in the caller's
 // zone), widened to whole 15 minutes; by default the last 30 days. `group_by`: account,
 // connector, route, prefix, error_code, hour or day (default day; hours and days in the caller's zone).
+//   GET /admin/api/analytics/margin    revenue, carriers' cost and margin of SMS and voice, by
+//                                      account (default), connector or cost prefix
 import { Type } from "typebox";
 import { GatewayError } from "../base/core/errors.js";
 import { resourceAnswer } from "../base/http/answer-schemas.js";
@@ -13,8 +15,16 @@ import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
 import type { Db } from "../base/store/store.js";
 import { usernamesOf } from "../domain/accounts/index.js";
-import { alignedWindow, DELIVERY_GROUPS, type DeliveryGroup, deliveryAnalytics } from "../domain/messages/index.js";
-import { DeliveryAnalytics } from "./analytics-schemas.js";
+import {
+  alignedWindow,
+  DELIVERY_GROUPS,
+  type DeliveryGroup,
+  deliveryAnalytics,
+  MARGIN_GROUPS,
+  type MarginGroup,
+  marginRows,
+} from "../domain/messages/index.js";
+import { DeliveryAnalytics, MarginAnalytics } from "./analytics-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
 
@@ -32,7 +42,7 @@ type Query = { from?: string; to?: string; group_by?: string };
 const invalid = (field: string, message: string) => new GatewayError("invalid_request", message, { field });
 
 /** The window and grouping a query asks for, checked; `allowed` the groupings this caller may ask for. */
-export function analyticsRequest(query: Query, timeZone: string, now: number, allowed: readonly DeliveryGroup[]) {
+export function analyticsRequest(query: Query, timeZone: string, now: number, allowed: readonly string[]) {
   const groupBy = (query.group_by?.trim() || "day") as DeliveryGroup;
   if (!allowed.includes(groupBy)) {
     throw invalid(
@@ -83,7 +93,55 @@ export async function deliveryAnswer(
   };
 }
 
+const credits = (milli: number) => Math.round(milli) / 1000;
+
+/** Revenue, cost and margin of the window's SMS and voice (GET /admin/api/analytics/margin, `prices margin`). */
+export async function marginAnswer(db: Db, query: Query, timeZone: string, now: number) {
+  const request = analyticsRequest({ ...query, group_by: query.group_by ?? "account" }, timeZone, now, MARGIN_GROUPS);
+  const rows = await marginRows(db, { ...request, groupBy: request.groupBy as MarginGroup });
+  const names =
+    request.groupBy === "account"
+      ? await usernamesOf(
+          db,
+          rows.map((row) => Number(row.key)),
+        )
+      : undefined;
+  const total = { messages: 0, revenue: 0, cost: 0 };
+  for (const row of rows) {
+    total.messages += row.messages;
+    total.revenue += row.revenue;
+    total.cost += row.cost;
+  }
+  return {
+    from: new Date(request.from).toISOString(),
+    to: new Date(request.to).toISOString(),
+    group_by: request.groupBy,
+    rows: rows.map((row) => ({
+      key: names && row.key !== null ? (names.get(Number(row.key)) ?? row.key) : row.key,
+      messages: row.messages,
+      revenue: credits(row.revenue),
+      cost: credits(row.cost),
+      margin: credits(row.revenue - row.cost),
+      uncosted: row.uncosted,
+    })),
+    totals: {
+      messages: total.messages,
+      revenue: credits(total.revenue),
+      cost: credits(total.cost),
+      margin: credits(total.revenue - total.cost),
+    },
+  };
+}
+
 export function registerAdminAnalyticsRoutes(admin: TypedRoutes, ctx: Deps): void {
+  admin.get(
+    "/analytics/margin",
+    { schema: { querystring: AnalyticsQuery, response: operatorAnswer(MarginAnalytics) } },
+    async (request) => ({
+      status: "success" as const,
+      data: await marginAnswer(ctx.store.db, request.query, request.principal!.timeZone, ctx.clock.now().getTime()),
+    }),
+  );
   admin.get(
     "/analytics/delivery",
     { schema: { querystring: AnalyticsQuery, response: operatorAnswer(DeliveryAnalytics) } },

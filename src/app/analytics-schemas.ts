@@ -28,3 +28,25 @@ export const DeliveryAnalytics = Type.Object({
   time_zone: Type.String(),
   rows: Type.Array(DeliveryAnalyticsRow),
 });
+
+/** One group's revenue, cost and margin in credits (GET /admin/api/analytics/margin). */
+export const MarginRow = Type.Object({
+  /** The username, connector or cost card prefix; null for none (not submitted, no cost row). */
+  key: Type.Union([Type.String(), Type.Null()]),
+  messages: Count,
+  /** Credits charged (refunds taken off). */
+  revenue: Type.Number(),
+  /** Credits the carriers charge, by their cost cards. */
+  cost: Type.Number(),
+  margin: Type.Number(),
+  /** Submitted messages whose connector had no cost row for them (their cost counts as 0). */
+  uncosted: Count,
+});
+
+export const MarginAnalytics = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  group_by: Type.String(),
+  rows: Type.Array(MarginRow),
+  totals: Type.Object({ messages: Count, revenue: Type.Number(), cost: Type.Number(), margin: Type.Number() }),
+});

@@ -42,6 +42,9 @@ export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">
     read_at: null,
     content_id: null,
     upline: null,
+    cost: null,
+    cost_prefix: null,
+    route_note: null,
     ...changes,
   };
 }

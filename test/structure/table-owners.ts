@@ -19,6 +19,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   templates: "domain/accounts",
   dlt_entities: "domain/accounts",
   dlt_headers: "domain/accounts",
+  dlt_links: "domain/accounts",
   dnd_numbers: "domain/accounts",
   price_cards: "domain/accounts",
   price_card_rows: "domain/accounts",
@@ -63,6 +64,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   // carriers/ and the SMPP server
   carriers: "delivery/carriers",
   sms_routes: "delivery/carriers",
+  cost_card_rows: "delivery/carriers",
   connector_health: "delivery/carriers",
   message_parts: "delivery/carriers",
   smpp_accounts: "channels/smpp-server",

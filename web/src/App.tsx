@@ -43,6 +43,7 @@ const Refusals = lazy(() => import("./pages/Refusals.js"));
 const OperatorRefusals = lazy(() => import("./pages/operator/Refusals.js"));
 const Alerts = lazy(() => import("./pages/operator/Alerts.js"));
 const Analytics = lazy(() => import("./pages/operator/Analytics.js"));
+const Margin = lazy(() => import("./pages/operator/Margin.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
@@ -75,6 +76,7 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/views", title: "Account views", component: AccountViews, nav: true },
   { path: "/operator/alerts", title: "Alerts", component: Alerts, nav: true },
   { path: "/operator/analytics", title: "Analytics", component: Analytics, nav: true },
+  { path: "/operator/margin", title: "Margin", component: Margin, nav: true },
 ];
 
 function NotFound() {

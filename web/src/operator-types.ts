@@ -5,6 +5,7 @@ import type { Static } from "typebox";
 import type * as admin from "../../src/app/admin/account-schemas.js";
 import type * as desk from "../../src/app/admin/desk-schemas.js";
 import type * as prices from "../../src/app/admin/price-card-schemas.js";
+import type * as smsRules from "../../src/app/admin/sms-rule-schemas.js";
 import type * as analytics from "../../src/app/analytics-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
 import type * as alerts from "../../src/delivery/alerts/alert-schemas.js";
@@ -45,3 +46,8 @@ export type PriceCardSummary = Static<typeof prices.PriceCardSummary>;
 export type ActiveAlert = Static<typeof alerts.ActiveAlert>;
 export type DeliveryAnalytics = Static<typeof analytics.DeliveryAnalytics>;
 export type DeliveryAnalyticsRow = Static<typeof analytics.DeliveryAnalyticsRow>;
+export type MarginAnalytics = Static<typeof analytics.MarginAnalytics>;
+export type MarginRow = Static<typeof analytics.MarginRow>;
+export type RouteScore = Static<typeof carriers.RouteScore>;
+/** A white-listed link or callback number of a DLT entity (`url` or `number`, the other null). */
+export type DltLink = Static<typeof smsRules.OperatorDltLink>;

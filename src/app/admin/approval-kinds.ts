@@ -6,6 +6,8 @@ export const APPROVAL_KINDS = [
   "keyword",
   "dlt_entity",
   "dlt_header",
+  "dlt_url",
+  "dlt_callback",
   "email_domain",
   "voice_caller_id",
 ] as const;

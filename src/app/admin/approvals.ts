@@ -1,5 +1,5 @@
 // The operator's one approval queue: everything accounts asked for and nobody decided yet
-// (sender IDs, templates, keywords, DLT entity IDs and headers, email domains, voice caller
+// (sender IDs, templates, keywords, DLT entity IDs, headers, links and callback numbers, email domains, voice caller
 // numbers), across accounts, oldest first. Each kind is decided through its own operator call.
 // The folder that owns a kind's table gives its pending rows (accounts/pending-requests.ts);
 // this file unions them into one statement for the page and one for the counts.
@@ -12,6 +12,7 @@ import {
   type PendingRequests,
   pendingDltEntities,
   pendingDltHeaders,
+  pendingDltLinks,
   pendingSenderIds,
   pendingTemplates,
   requesterName,
@@ -25,6 +26,8 @@ const PENDING: Record<ApprovalKind, (db: Db) => PendingRequests> = {
   keyword: pendingKeywords,
   dlt_entity: pendingDltEntities,
   dlt_header: pendingDltHeaders,
+  dlt_url: pendingDltLinks("url"),
+  dlt_callback: pendingDltLinks("callback"),
   email_domain: pendingEmailDomains,
   voice_caller_id: pendingCallerIds,
 };

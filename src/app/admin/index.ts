@@ -25,8 +25,12 @@
 //   sms-rule-routes.ts the operator API for templates, DLT registrations and the DND registry (a text/csv
 //                      body is handed through as a stream)
 //   sms-rule-schemas.ts  their answers as schemas
+//   dlt-link-routes.ts the operator API and actions (shared with the CLI) for an account's DLT link and
+//                      callback white-lists per entity, and the decision on an account's request
 //   price-card-routes.ts  PUT/GET /admin/api/price-cards/{name}, GET /admin/api/price-cards
 //   price-card-schemas.ts its answers as schemas
+
+export { addDltLinkFor, dltLinksOf, removeDltLinkFor, setDltLinkStatusFor } from "./dlt-link-routes.js";
 export {
   operatorExportRows,
   operatorMessageDetail,

@@ -1,10 +1,13 @@
 // The operator API for price cards: PUT /admin/api/price-cards/{name} replaces a card's rows (a bad
 // row: 400 naming rows[i] and its field, nothing written), GET lists the cards and shows one. An
 // account's card is set with `price_card` on PATCH /admin/api/accounts/{username} (routes.ts).
+// A connector's cost card takes the same rows: PUT and GET /admin/api/carriers/{name}/cost-card.
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
+import { CONNECTOR_NAME } from "../../delivery/carriers/definitions.js";
 import {
   DEFAULT_CARD,
   describePriceRow,
@@ -14,7 +17,7 @@ import {
   priceRowsOf,
   replacePriceCard,
 } from "../../domain/accounts/index.js";
-import { PriceCard, PriceCardSummary, WrittenPriceCard } from "./price-card-schemas.js";
+import { CostCard, PriceCard, PriceCardSummary, WrittenCostCard, WrittenPriceCard } from "./price-card-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
 
@@ -24,6 +27,8 @@ const Row = Type.Object(
   { channel: Field, route: Field, prefix: Field, price: Field, effective_from: Field },
   { additionalProperties: false },
 );
+const Rows = Type.Object({ rows: Type.Array(Row, { maxItems: MAX_CARD_ROWS }) }, { additionalProperties: false });
+const Connector = Type.Object({ name: Type.String({ pattern: CONNECTOR_NAME }) });
 
 export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
   const ok = (data: unknown) => ({ status: "success", data });
@@ -48,7 +53,7 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     {
       schema: {
         params: Name,
-        body: Type.Object({ rows: Type.Array(Row, { maxItems: MAX_CARD_ROWS }) }, { additionalProperties: false }),
+        body: Rows,
         response: operatorAnswer(WrittenPriceCard),
       },
     },
@@ -60,6 +65,31 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
       const rows = priceRowsOf(request.body.rows);
       const written = await replacePriceCard(ctx.store, ctx.clock, name, rows);
       return ok({ name, rows: written });
+    },
+  );
+}
+
+/** A connector's cost card: what its carrier charges, in the price cards' rows. */
+export function registerCostCardRoutes(admin: TypedRoutes, ctx: Deps): void {
+  const ok = (data: unknown) => ({ status: "success", data });
+
+  admin.get(
+    "/carriers/:name/cost-card",
+    { schema: { params: Connector, response: operatorAnswer(CostCard) } },
+    async (request) => {
+      const { name } = request.params;
+      await requireCostedConnector(ctx.store.db, name);
+      return ok({ connector: name, rows: (await costCardRows(ctx.store.db, name)).map(describePriceRow) });
+    },
+  );
+
+  admin.put(
+    "/carriers/:name/cost-card",
+    { schema: { params: Connector, body: Rows, response: operatorAnswer(WrittenCostCard) } },
+    async (request) => {
+      const { name } = request.params;
+      const written = await replaceCostCard(ctx, name, priceRowsOf(request.body.rows));
+      return ok({ connector: name, rows: written });
     },
   );
 }

@@ -24,3 +24,7 @@ export const PriceCard = Type.Object({
 });
 
 export const WrittenPriceCard = Type.Object({ name: Type.String(), rows: Type.Integer() });
+
+export const CostCard = Type.Object({ connector: Type.String(), rows: Type.Array(PriceCardRow) });
+
+export const WrittenCostCard = Type.Object({ connector: Type.String(), rows: Type.Integer() });

@@ -35,11 +35,12 @@ import {
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
 import { registerCreditRoutes } from "./credit-routes.js";
+import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
 import { accountDetail, addSenderIdFor, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
-import { registerPriceCardRoutes } from "./price-card-routes.js";
+import { registerCostCardRoutes, registerPriceCardRoutes } from "./price-card-routes.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
 /** What this file takes from the gateway. */
@@ -320,7 +321,9 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
 
   registerCreditRoutes(admin, ctx);
   registerPriceCardRoutes(admin, ctx);
+  registerCostCardRoutes(admin, ctx);
   registerKeyRoutes(admin, ctx);
   registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
+  registerDltLinkRoutes(admin, ctx);
 }

@@ -2,7 +2,8 @@
 // DLT entity IDs and headers, the DND registry. A template or a registration has the shape the
 // account sees on v2; what the operator adds names the account. Typebox and schema files only.
 import { Type } from "typebox";
-import { DltEntity, DltHeader, Template } from "../../domain/accounts/v2-schemas.js";
+import { NullableString } from "../../base/http/answer-schemas.js";
+import { DltEntity, DltHeader, DltLink, Template } from "../../domain/accounts/v2-schemas.js";
 
 export const OperatorTemplate = Template;
 export const AddedTemplate = Type.Object({ ...Template.properties, account: Type.String() });
@@ -17,6 +18,16 @@ export const RemovedDltEntity = Type.Object({
   removed: Type.Boolean(),
 });
 export const RemovedDltHeader = Type.Object({ account: Type.String(), header: Type.String(), removed: Type.Boolean() });
+
+export const OperatorDltLink = DltLink;
+export const AddedDltLink = Type.Object({ ...DltLink.properties, account: Type.String() });
+export const RemovedDltLink = Type.Object({
+  account: Type.String(),
+  entity_id: Type.String(),
+  url: NullableString(),
+  number: NullableString(),
+  removed: Type.Boolean(),
+});
 
 export const DndImport = Type.Object({
   added: Type.Integer(),

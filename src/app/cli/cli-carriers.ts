@@ -1,11 +1,13 @@
 // CLI commands for carriers: SMS connectors (smpp, http-sms), their routes and health. They call
 // carriers/catalog.ts and config-file.ts, as the operator API and SWITCHBOARD_CARRIERS_FILE do; a
 // running worker picks every change up within two seconds.
+
+import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
+import { applyCarriersDocument } from "../../delivery/carriers/carriers-document.js";
 import {
-  applyCarriersDocument,
   describeCarrier,
   describeRoute,
   listCarriers,
@@ -19,6 +21,8 @@ import {
   setCarrierEnabled,
 } from "../../delivery/carriers/catalog.js";
 import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/config-file.js";
+import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
+import { describePriceRow, parsePriceCsv } from "../../domain/accounts/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
@@ -31,6 +35,17 @@ export function connectorList(value: string): { name: string; weight: number }[]
     if (!match) throw new InvalidArgumentError(`"${item}" is not name or name:weight`);
     return { name: match[1]!, weight: match[2] === undefined ? 1 : Number(match[2]) };
   });
+}
+
+/** `delivery:0.7,latency:0.15,cost:0.15` as an adaptive route's scoring. */
+export function scoringWeights(value: string): Record<string, number> {
+  return Object.fromEntries(
+    value.split(",").map((item) => {
+      const match = /^(delivery|latency|cost):(\d+(?:\.\d+)?)$/.exec(item.trim());
+      if (!match) throw new InvalidArgumentError(`"${item}" is not delivery|latency|cost:weight`);
+      return [match[1]!, Number(match[2])];
+    }),
+  );
 }
 
 export function addCarrierCommands(program: Command): void {
@@ -109,11 +124,46 @@ export function addCarrierCommands(program: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         const applied = await applyCarriersDocument(deps(store), await readCarriersFile(opts.file));
-        print(
-          applied,
-          opts.json,
-          () =>
-            `applied ${applied.connectors} connector(s)${applied.routes === null ? "" : ` and ${applied.routes} route(s)`}`,
+        print(applied, opts.json, () => {
+          const parts = [
+            `${applied.connectors} connector(s)`,
+            ...(applied.routes === null ? [] : [`${applied.routes} route(s)`]),
+            ...(applied.cost_cards > 0 ? [`${applied.cost_cards} cost card(s)`] : []),
+          ];
+          return `applied ${parts.slice(0, -1).join(", ")}${parts.length > 1 ? " and " : ""}${parts.at(-1)}`;
+        });
+      }),
+    );
+  carriers
+    .command("set-cost")
+    .description("replace a connector's cost card with a CSV file (header channel,route,prefix,price[,effective_from])")
+    .requiredOption("--connector <name>", "the connector")
+    .requiredOption("--file <path>", "the CSV file, prices in credits per SMS segment or voice unit")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = parsePriceCsv(await readFile(opts.file, "utf8"));
+        const written = await replaceCostCard(deps(store), opts.connector, rows);
+        print({ connector: opts.connector, rows: written }, opts.json, () => {
+          return `imported ${written} cost rows for ${opts.connector}`;
+        });
+      }),
+    );
+  carriers
+    .command("show-cost")
+    .description("a connector's cost card (credits per SMS segment or voice unit)")
+    .requiredOption("--connector <name>", "the connector")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        await requireCostedConnector(store.db, opts.connector);
+        const rows = (await costCardRows(store.db, opts.connector)).map(describePriceRow);
+        print({ connector: opts.connector, rows }, opts.json, () =>
+          table(
+            ["CHANNEL", "ROUTE", "PREFIX", "COST", "EFFECTIVE FROM"],
+            rows.map((r) => [r.channel, r.route, r.prefix, String(r.price), r.effective_from ?? "always"]),
+            "no cost card: its messages' cost is unknown",
+          ),
         );
       }),
     );
@@ -144,8 +194,13 @@ export function addCarrierCommands(program: Command): void {
         const rows = (await listRoutes(store.db)).map(describeRoute);
         print(rows, opts.json, () =>
           table(
-            ["ROUTE", "PREFIX", "CONNECTORS"],
-            rows.map((r) => [r.route, r.prefix || "(any)", r.connectors.map((c) => `${c.name}:${c.weight}`).join(",")]),
+            ["ROUTE", "PREFIX", "STRATEGY", "CONNECTORS"],
+            rows.map((r) => [
+              r.route,
+              r.prefix || "(any)",
+              r.strategy,
+              r.connectors.map((c) => `${c.name}:${c.weight}`).join(","),
+            ]),
             "no routes: SMS go to the simulator",
           ),
         );
@@ -157,6 +212,8 @@ export function addCarrierCommands(program: Command): void {
     .requiredOption("--route <code>", "T, P, PS, I, V or * (any SMS route)")
     .option("--prefix <digits>", "leading digits with the country code (9198); every number when left out", "")
     .requiredOption("--connectors <list>", "name[:weight],… in failover order; weight 0 is a standby", connectorList)
+    .option("--strategy <strategy>", "weighted (default), least_cost or adaptive")
+    .option("--scoring <weights>", "adaptive: delivery:0.7,latency:0.15,cost:0.15", scoringWeights)
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
@@ -164,6 +221,8 @@ export function addCarrierCommands(program: Command): void {
           route: opts.route,
           prefix: opts.prefix,
           connectors: opts.connectors,
+          ...(opts.strategy ? { strategy: opts.strategy } : {}),
+          ...(opts.scoring ? { scoring: opts.scoring } : {}),
         });
         print(
           describeRoute(route),

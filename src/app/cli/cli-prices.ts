@@ -1,6 +1,7 @@
 // CLI commands for price cards: import a card from CSV (replacing its rows; a bad line refuses the
 // whole file with its line number), show one, list them. An account's card: `accounts set
-// --price-card`. They call domain/accounts/price-cards.ts, as the operator API does.
+// --price-card`. They call domain/accounts/price-cards.ts, as the operator API does. `prices margin`:
+// revenue, carriers' cost and margin as GET /admin/api/analytics/margin answers them (times in UTC).
 import { readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { systemClock } from "../../base/core/clock.js";
@@ -12,6 +13,7 @@ import {
   priceCardRows,
   replacePriceCard,
 } from "../../domain/accounts/index.js";
+import { marginAnswer } from "../analytics-routes.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
@@ -48,6 +50,30 @@ export function addPriceCommands(program: Command): void {
             `no rows: every unit at 1 credit`,
           ),
         );
+      }),
+    );
+  prices
+    .command("margin")
+    .description("revenue, carriers' cost and margin of a window's SMS and voice, in credits")
+    .option("--from <time>", "ISO 8601, inclusive (default: 30 days before --to)")
+    .option("--to <time>", "ISO 8601, exclusive (default: now)")
+    .option("--group-by <group>", "account (default), connector or prefix")
+    .option("--json", "print the answer as GET /admin/api/analytics/margin does")
+    .action((opts: { from?: string; to?: string; groupBy?: string; json?: boolean }) =>
+      withStore(async (store) => {
+        const query = { from: opts.from, to: opts.to, group_by: opts.groupBy };
+        const answer = await marginAnswer(store.db, query, "UTC", Date.now());
+        print({ status: "success", data: answer }, opts.json, () => {
+          const rows = [...answer.rows, { ...answer.totals, key: "(total)", uncosted: 0 }].map((row) => [
+            row.key ?? "(none)",
+            String(row.messages),
+            String(row.revenue),
+            String(row.cost),
+            String(row.margin),
+          ]);
+          const head = `${answer.from} to ${answer.to} by ${answer.group_by}`;
+          return `${head}\n${table([answer.group_by.toUpperCase(), "MESSAGES", "REVENUE", "COST", "MARGIN"], rows, "no messages")}`;
+        });
       }),
     );
   prices

@@ -8,14 +8,17 @@ import type { Store } from "../../base/store/store.js";
 import {
   accountDetail,
   addDltFor,
+  addDltLinkFor,
   addDndNumbers,
   addTemplateFor,
+  dltLinksOf,
   dltRegistrationsOf,
   dndStatusOf,
   dndSummary,
   importDndFor,
   listTemplatesFor,
   removeDltFor,
+  removeDltLinkFor,
   removeDndNumbers,
   setTemplateStatusFor,
 } from "../admin/index.js";
@@ -150,6 +153,7 @@ function addDltCommands(program: Command): void {
         }),
       );
   }
+  addDltLinkCommands(dlt);
   dlt
     .command("list")
     .description("an account's white-listed DLT entity IDs and headers")
@@ -166,6 +170,71 @@ function addDltCommands(program: Command): void {
         );
       }),
     );
+}
+
+/** `dlt urls` and `dlt callbacks`: an entity's white-listed links and callback numbers. */
+function addDltLinkCommands(dlt: Command): void {
+  for (const [group, kind, flag, label] of [
+    ["urls", "url", "--url <url>", "link (URL, APK or OTT link; a prefix ends in / or ?)"],
+    ["callbacks", "callback", "--number <number>", "callback number"],
+  ] as const) {
+    const command = dlt
+      .command(group)
+      .description(`manage the white-listed ${group === "urls" ? "links" : "callback numbers"} of a DLT entity`);
+    const given = (opts: { url?: string; number?: string }) => (kind === "url" ? opts.url : opts.number) ?? "";
+    const shown = (row: { url: string | null; number: string | null }) => row.url ?? row.number ?? "";
+    for (const action of ["add", "remove"] as const) {
+      command
+        .command(action)
+        .description(
+          action === "add"
+            ? `white-list a ${label} for an entity of an account`
+            : `take a ${label} off an entity's list`,
+        )
+        .requiredOption("--account <username>", "the account")
+        .requiredOption("--entity-id <id>", "the DLT entity ID (one of the account's)")
+        .requiredOption(flag, label)
+        .option("--json", "print JSON")
+        .action((opts) =>
+          withStore(async (store) => {
+            if (action === "add") {
+              const added = await addDltLinkFor(deps(store), opts.account, kind, opts.entityId, given(opts));
+              print(
+                added,
+                opts.json,
+                () => `${shown(added)} for ${added.account}, entity ${added.entity_id}: ${added.status}`,
+              );
+            } else {
+              const removed = await removeDltLinkFor(deps(store), opts.account, kind, opts.entityId, given(opts));
+              print(
+                removed,
+                opts.json,
+                () => `removed ${shown(removed)} of ${removed.account}, entity ${removed.entity_id}`,
+              );
+            }
+          }),
+        );
+    }
+    command
+      .command("list")
+      .description(`an account's ${group === "urls" ? "links" : "callback numbers"}, per entity, with their state`)
+      .requiredOption("--account <username>", "the account")
+      .option("--entity-id <id>", "only this entity's")
+      .option("--json", "print JSON")
+      .action((opts) =>
+        withStore(async (store) => {
+          const rows = await dltLinksOf(deps(store), opts.account, kind, opts.entityId);
+          print(rows, opts.json, () =>
+            rows.length === 0
+              ? "none"
+              : table(
+                  ["ID", "ENTITY", kind === "url" ? "URL" : "NUMBER", "STATUS"],
+                  rows.map((row) => [row.id, row.entity_id, shown(row), row.status]),
+                ),
+          );
+        }),
+      );
+  }
 }
 
 function addDndCommands(program: Command): void {

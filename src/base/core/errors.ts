@@ -60,6 +60,16 @@ export const ERROR_CATALOGUE = {
     legacy: -8,
     message: "The message does not match an approved DLT template of the account.",
   },
+  dlt_url_not_whitelisted: {
+    http: 422,
+    legacy: -8,
+    message: "The message carries a link not white-listed for its DLT entity.",
+  },
+  dlt_callback_not_whitelisted: {
+    http: 422,
+    legacy: -8,
+    message: "The message carries a phone number not white-listed as a callback number of its DLT entity.",
+  },
   unicode_not_allowed: {
     http: 422,
     legacy: -40,

@@ -29,6 +29,8 @@ export interface Metrics {
   acceptBatchSize: Histogram;
   passwordChecks: Counter<"outcome">;
   connectorUp: Gauge<"connector" | "type">;
+  routeScore: Gauge<"route" | "connector">;
+  routeShare: Gauge<"route" | "connector">;
   connectorSessions: Gauge<"connector" | "state">;
   connectorResults: Counter<"connector" | "outcome">;
   connectorFailovers: Counter<"from" | "to">;
@@ -108,6 +110,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_password_checks_total",
       help: "Password logins, but for those a remembered password answered, by outcome: verified (the password matched), wrong (it did not, or no such login), refused (locked, or the lock's budget spent: not checked)",
       labelNames: ["outcome"],
+      registers,
+    }),
+    routeScore: new Gauge({
+      name: "switchboard_route_score",
+      help: "An adaptive route's score of a connector (0 to 1), from the delivery, latency and cost it measured",
+      labelNames: ["route", "connector"],
+      registers,
+    }),
+    routeShare: new Gauge({
+      name: "switchboard_route_share",
+      help: "The share of an adaptive route's traffic a connector gets (0 to 1)",
+      labelNames: ["route", "connector"],
       registers,
     }),
     connectorUp: new Gauge({

@@ -133,6 +133,19 @@ export interface DltHeadersTable {
   created_at: number;
 }
 
+/** An approved (or requested) link or callback number of a DLT entity (migration 0038). */
+export interface DltLinksTable {
+  id: Generated<number>;
+  account_id: number;
+  entity_id: string;
+  kind: DltLinkKind;
+  value: string;
+  status: ApprovalStatus;
+  created_at: number;
+}
+
+export type DltLinkKind = "url" | "callback";
+
 export interface DndNumbersTable {
   /** The 10-digit Indian mobile number as an integer. */
   number: number;
@@ -200,6 +213,7 @@ export interface AccountsTables {
   templates: TemplatesTable;
   dlt_entities: DltEntitiesTable;
   dlt_headers: DltHeadersTable;
+  dlt_links: DltLinksTable;
   dnd_numbers: DndNumbersTable;
   console_sessions: ConsoleSessionsTable;
   account_views: AccountViewsTable;

@@ -39,6 +39,22 @@ export interface SmsRoutesTable {
   /** JSON [{ name, weight }] in failover order. */
   connectors: string;
   created_at: number;
+  /** weighted (null: the default), least_cost or adaptive (0037). */
+  strategy: Generated<string | null>;
+  /** JSON { delivery, latency, cost, explore_share, floor_share } of an adaptive route (0037). */
+  scoring: Generated<string | null>;
+}
+
+/** A row of a connector's cost card: what the carrier charges, as a price card's row (0037). */
+export interface CostCardRowsTable {
+  id: Generated<number>;
+  connector: string;
+  channel: string;
+  route: string;
+  prefix: string;
+  /** Milli-credits per SMS segment or voice unit. */
+  price: number;
+  effective_from: number | null;
 }
 
 /** A worker's last look at one connector. */
@@ -108,6 +124,7 @@ export interface CarriersTables {
   message_parts: MessagePartsTable;
   carriers: CarriersTable;
   sms_routes: SmsRoutesTable;
+  cost_card_rows: CostCardRowsTable;
   connector_health: ConnectorHealthTable;
   smpp_accounts: SmppAccountsTable;
   smpp_outbox: SmppOutboxTable;

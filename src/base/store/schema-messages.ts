@@ -65,6 +65,12 @@ export interface MessagesTable {
   content_id: Generated<number | null>;
   /** What each ancestor of a sub-account was charged for this message: "id:milli,…", parent first (0036). */
   upline: Generated<string | null>;
+  /** Milli-credits the carrier charges for it, by its connector's cost card at submit (0037). */
+  cost: Generated<number | null>;
+  /** The cost card's prefix that priced it (`*`: the catch-all row). */
+  cost_prefix: Generated<string | null>;
+  /** Why the route chose its connector (least_cost and adaptive routes). */
+  route_note: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {

@@ -37,6 +37,8 @@ export const STATUS = {
   SB_DLT_HEADER: 0x406,
   SB_DLT_TEMPLATE: 0x407,
   SB_CONTENT: 0x408,
+  SB_DLT_URL: 0x40a,
+  SB_DLT_CALLBACK: 0x40b,
 } as const;
 
 /** Refusal code → command_status. A code not listed answers ESME_RSYSERR. */
@@ -66,6 +68,8 @@ export const REFUSALS: ReadonlyMap<ErrorCode, number> = new Map<ErrorCode, numbe
   ["dlt_header_not_whitelisted", STATUS.SB_DLT_HEADER],
   ["dlt_template_mismatch", STATUS.SB_DLT_TEMPLATE],
   ["content_not_allowed", STATUS.SB_CONTENT],
+  ["dlt_url_not_whitelisted", STATUS.SB_DLT_URL],
+  ["dlt_callback_not_whitelisted", STATUS.SB_DLT_CALLBACK],
 ]);
 
 export function statusOfRefusal(code: ErrorCode): number {

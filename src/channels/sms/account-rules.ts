@@ -1,12 +1,15 @@
 // What the SMS rules need to know about an account, remembered briefly on the send path:
 // its switches (routes, DLT scrubbing, promo sender, international, flood limit), its
-// whitelisted DLT entities and headers, and an index of its approved templates. Template and
+// whitelisted DLT entities and headers, an index of its approved templates, and its DLT
+// entities' approved links and callback numbers. Template and
 // DLT changes signal every process to drop the account's entry at once; switches and
 // whitelists otherwise refresh within TTL_MS.
 
+import type { EntityLinks } from "../../base/core/dlt-links.js";
 import type { Store } from "../../base/store/store.js";
 import {
   accountSendSwitches,
+  approvedDltLinks,
   approvedDltRegistrations,
   approvedTemplates,
   DLT_CHANGED,
@@ -39,12 +42,14 @@ export interface MatchedTemplate {
 export class AccountRulesCache {
   private readonly rules = new Map<number, { value: AccountRules; expires: number }>();
   private readonly templates = new Map<number, { value: Promise<TemplateIndex<MatchedTemplate>>; expires: number }>();
+  private readonly links = new Map<number, { value: Promise<Map<string, EntityLinks>>; expires: number }>();
 
   constructor(private readonly store: Store) {
     const drop = (payload: string) => {
       const accountId = Number(payload);
       this.rules.delete(accountId);
       this.templates.delete(accountId);
+      this.links.delete(accountId);
     };
     store.signals.listen(TEMPLATES_CHANGED, drop);
     store.signals.listen(DLT_CHANGED, drop);
@@ -93,5 +98,19 @@ export class AccountRulesCache {
       value.catch(() => this.templates.delete(accountId));
     }
     return (await hit.value).match(text);
+  }
+
+  /** The entity's approved links and callback numbers (indexed once per account, dropped on DLT_CHANGED). */
+  async linksFor(accountId: number, entityId: string): Promise<EntityLinks | undefined> {
+    const now = Date.now();
+    let hit = this.links.get(accountId);
+    if (!hit || hit.expires <= now) {
+      const value = approvedDltLinks(this.store.db, accountId);
+      if (this.links.size >= MAX_ACCOUNTS) this.links.clear();
+      hit = { value, expires: now + TEMPLATE_TTL_MS };
+      this.links.set(accountId, hit);
+      value.catch(() => this.links.delete(accountId));
+    }
+    return (await hit.value).get(entityId);
   }
 }

@@ -26,12 +26,15 @@
 //   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing
 //   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB
-//   policy.ts          SmsPolicy.decide: the SMS rules every family shares → a SendOrder (and the
+//   policy.ts          SmsPolicy.decide: the SMS rules every family shares (links and callback numbers
+//                      of the text checked against the entity's lists: base/core/dlt-links.ts) → a SendOrder (and the
 //                      recipients refused one by one) or a GatewayError
-//   account-rules.ts   an account's switches, DLT white-lists, default entity and template index, cached
-//                      on the send path
+//   account-rules.ts   an account's switches, DLT white-lists, default entity, template index and its
+//                      entities' approved links and callback numbers, cached on the send path
 //   dlt-entity.ts      the DLT entity a send carries: named, else its template's, else the account's
 //                      default or only white-listed one; the -31 refusals saying what is missing
+//   dlt-link-check.ts  the rule on a text's links and callback numbers: on the entity's lists, or refused
+//                      (dlt_url_not_whitelisted / dlt_callback_not_whitelisted) naming the first that is not
 //   dlt-matcher.ts     DLT content scrubbing: TemplateIndex, a trie of templates' leading literal text
 //   recipients.ts      Indian mobile numbers: 10 digits starting 6–9, also written +91…, 91…, 0…
 //   sender-approvals.ts   sender-ID approval lookups on the send path, remembered for 2 s

@@ -15,6 +15,7 @@ import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
+import { checkDltLinks } from "./dlt-link-check.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
 
@@ -134,6 +135,9 @@ export class SmsPolicy {
         contents.set(message, await this.checkContent(principal, message, input, route, rules));
     }
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
+    if (rules.dltScrubbing && route !== "international" && entityId !== undefined) {
+      await this.checkLinks(principal, entityId, contents.keys());
+    }
     const dueAt = this.dueAt(principal, input);
     const now = this.clock.now().getTime();
     const card = await this.prices.cardFor(principal.accountId);
@@ -345,6 +349,12 @@ export class SmsPolicy {
       );
     }
     return requireDltEntity(choice);
+  }
+
+  /** DLT links and callback numbers (Indian routes, scrubbing on): on the entity's lists (dlt-link-check.ts). */
+  private async checkLinks(principal: Principal, entityId: string, texts: Iterable<string>): Promise<void> {
+    const links = await this.accounts.linksFor(principal.accountId, entityId);
+    for (const text of texts) checkDltLinks(text, links, principal.username, entityId);
   }
 
   private dueAt(principal: Principal, input: SmsSendInput): number {

@@ -1,12 +1,13 @@
 // Operator API for carriers, under /admin/api (mounted by admin/routes.ts behind its operator
-// check): SMS connectors (smpp, http-sms) with their health, and the routes that pick them.
+// check): SMS connectors (smpp, http-sms) with their health, the routes that pick them, and the
+// adaptive routes' scores (GET /routes/scores). Cost cards: app/admin/price-card-routes.ts.
 // Thin adapters over catalog.ts; the workers pick every change up within a second or two.
 
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { Carrier, CarrierRoute, CarrierWithHealth, ConnectorHealth } from "./carrier-schemas.js";
+import { Carrier, CarrierRoute, CarrierWithHealth, ConnectorHealth, RouteScore } from "./carrier-schemas.js";
 import {
   describeCarrier,
   describeRoute,
@@ -22,6 +23,7 @@ import {
   setCarrierEnabled,
 } from "./catalog.js";
 import { CONNECTOR_NAME, ROUTE_CODES } from "./definitions.js";
+import { compiledCostCards, measureRouteScores } from "./route-scores.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -113,6 +115,13 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
   admin.get("/routes", { schema: { response: operatorAnswer(Type.Array(CarrierRoute)) } }, async () =>
     ok((await listRoutes(ctx.store.db)).map(describeRoute)),
   );
+
+  /** The adaptive routes' scores, measured from the database as the workers measure them. */
+  admin.get("/routes/scores", { schema: { response: operatorAnswer(Type.Array(RouteScore)) } }, async () => {
+    const { db } = ctx.store;
+    const [routes, costs] = await Promise.all([listRoutes(db), compiledCostCards(db)]);
+    return ok(await measureRouteScores(db, routes, costs, ctx.clock.now().getTime()));
+  });
 
   admin.put(
     "/routes",

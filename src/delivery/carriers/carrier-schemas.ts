@@ -72,4 +72,25 @@ export const CarrierRoute = Type.Object({
   route: Type.String(),
   prefix: Type.String(),
   connectors: Type.Array(Type.Object({ name: Type.String(), weight: Type.Integer() })),
+  strategy: OneOf(["weighted", "least_cost", "adaptive"]),
+  /** An adaptive route's weights of delivery, latency and cost, and its shares. */
+  scoring: Type.Optional(Type.Object({ delivery: Type.Number(), latency: Type.Number(), cost: Type.Number() })),
+  explore_share: Type.Optional(Type.Number()),
+  floor_share: Type.Optional(Type.Number()),
+});
+
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+
+/** A connector of an adaptive route as scored now (route-scores.ts). */
+export const RouteScore = Type.Object({
+  route: Type.String({ description: "Route code / prefix, * for every number" }),
+  connector: Type.String(),
+  score: Type.Number(),
+  share: Type.Number({ description: "Share of the route's traffic it gets" }),
+  note: Type.String(),
+  receipts: Type.Integer(),
+  delivery_rate: NullableNumber,
+  latency_p50_ms: NullableNumber,
+  refusal_rate: NullableNumber,
+  cost: NullableNumber,
 });

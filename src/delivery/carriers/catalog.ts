@@ -15,6 +15,8 @@ import {
   maskSecrets,
   parseCarrierDefinition,
   parseRoutingRule,
+  type RouteScoring,
+  type RouteStrategy,
   type RoutingRule,
 } from "./definitions.js";
 
@@ -52,7 +54,21 @@ export function describeCarrier(carrier: Carrier) {
 }
 
 export function describeRoute(route: StoredRoute) {
-  return { id: route.id, route: route.route, prefix: route.prefix, connectors: route.connectors };
+  const { scoring } = route;
+  return {
+    id: route.id,
+    route: route.route,
+    prefix: route.prefix,
+    connectors: route.connectors,
+    strategy: route.strategy ?? "weighted",
+    ...(scoring
+      ? {
+          scoring: { delivery: scoring.delivery, latency: scoring.latency, cost: scoring.cost },
+          explore_share: scoring.explore_share,
+          floor_share: scoring.floor_share,
+        }
+      : {}),
+  };
 }
 
 type CarrierRow = {
@@ -105,6 +121,8 @@ export async function listRoutes(db: Db): Promise<StoredRoute[]> {
     route: row.route as RoutingRule["route"],
     prefix: row.prefix,
     connectors: JSON.parse(row.connectors) as RoutingRule["connectors"],
+    strategy: (row.strategy ?? "weighted") as RouteStrategy,
+    ...(row.scoring ? { scoring: JSON.parse(row.scoring) as RouteScoring } : {}),
     created_at: Number(row.created_at),
   }));
 }
@@ -124,11 +142,11 @@ async function bumpVersion(trx: Db, now: number): Promise<void> {
     .execute();
 }
 
-/** Runs a change and tells the workers. */
 /** PostgreSQL advisory lock taken by every change of the catalog (any 64-bit number of our own). */
 const CATALOG_LOCK = 0x5357_4341_5252; // "SWCARR"
 
-async function change<T>(deps: Deps, fn: (trx: Db, now: number) => Promise<T>): Promise<T> {
+/** Runs a change and tells the workers. */
+export async function changeCatalog<T>(deps: Deps, fn: (trx: Db, now: number) => Promise<T>): Promise<T> {
   const now = deps.clock.now().getTime();
   const result = await deps.store.transaction(async (trx) => {
     // One change at a time: each reads before it writes (is the connector there? delete the
@@ -162,7 +180,7 @@ export async function checkedDefinition(db: Db, input: unknown): Promise<Carrier
   }
 }
 
-async function upsertCarrier(trx: Db, definition: CarrierDefinition, source: Carrier["source"], now: number) {
+export async function upsertCarrier(trx: Db, definition: CarrierDefinition, source: Carrier["source"], now: number) {
   const existing = await trx
     .selectFrom("carriers")
     .select(["type"])
@@ -205,13 +223,13 @@ export async function saveCarrier(
   source: Carrier["source"] = "api",
 ): Promise<{ created: boolean; carrier: Carrier }> {
   const definition = await checkedDefinition(deps.store.db, input);
-  const created = await change(deps, (trx, now) => upsertCarrier(trx, definition, source, now));
+  const created = await changeCatalog(deps, (trx, now) => upsertCarrier(trx, definition, source, now));
   return { created, carrier: await requireCarrier(deps.store.db, definition.name) };
 }
 
 export async function setCarrierEnabled(deps: Deps, name: string, enabled: boolean): Promise<Carrier> {
   await requireCarrier(deps.store.db, name);
-  await change(deps, (trx, now) =>
+  await changeCatalog(deps, (trx, now) =>
     trx
       .updateTable("carriers")
       .set({ enabled: enabled ? 1 : 0, updated_at: now })
@@ -229,7 +247,7 @@ export async function removeCarrier(deps: Deps, name: string): Promise<Carrier> 
     const where = users.map((route) => `${route.route}/${route.prefix || "*"}`).join(", ");
     throw new GatewayError("conflict", `The connector ${name} is used by route(s) ${where}; change them first.`);
   }
-  await change(deps, async (trx) => {
+  await changeCatalog(deps, async (trx) => {
     await trx.deleteFrom("carriers").where("name", "=", name).execute();
     await trx.deleteFrom("connector_health").where("connector", "=", name).execute();
   });
@@ -237,7 +255,7 @@ export async function removeCarrier(deps: Deps, name: string): Promise<Carrier> 
 }
 
 /** Connector names a route may list: configured carriers serve SMS; `builtIn` names their channels. */
-async function checkRoute(trx: Db, route: RoutingRule, builtIn: ReadonlyMap<string, string>): Promise<void> {
+export async function checkRoute(trx: Db, route: RoutingRule, builtIn: ReadonlyMap<string, string>): Promise<void> {
   const carriers = new Set((await trx.selectFrom("carriers").select("name").execute()).map((row) => row.name));
   const channel = route.route === "V" ? "voice" : "sms";
   for (const { name } of route.connectors) {
@@ -270,7 +288,7 @@ function parsedRoute(input: unknown): RoutingRule {
 /** Adds the route for (route code, prefix) or replaces its connectors. */
 export async function saveRoute(deps: Deps, input: unknown): Promise<{ created: boolean; route: StoredRoute }> {
   const route = parsedRoute(input);
-  const created = await change(deps, async (trx, now) => {
+  const created = await changeCatalog(deps, async (trx, now) => {
     await checkRoute(trx, route, BUILT_IN_CONNECTORS);
     return upsertRoute(trx, route, now);
   });
@@ -278,18 +296,20 @@ export async function saveRoute(deps: Deps, input: unknown): Promise<{ created: 
   return { created, route: stored };
 }
 
-async function upsertRoute(trx: Db, route: RoutingRule, now: number): Promise<boolean> {
+export async function upsertRoute(trx: Db, route: RoutingRule, now: number): Promise<boolean> {
   const connectors = JSON.stringify(route.connectors);
+  const strategy = route.strategy === undefined || route.strategy === "weighted" ? null : route.strategy;
+  const scoring = route.scoring ? JSON.stringify(route.scoring) : null;
   const updated = await trx
     .updateTable("sms_routes")
-    .set({ connectors })
+    .set({ connectors, strategy, scoring })
     .where("route", "=", route.route)
     .where("prefix", "=", route.prefix)
     .executeTakeFirst();
   if (Number(updated.numUpdatedRows) > 0) return false;
   await trx
     .insertInto("sms_routes")
-    .values({ route: route.route, prefix: route.prefix, connectors, created_at: now })
+    .values({ route: route.route, prefix: route.prefix, connectors, strategy, scoring, created_at: now })
     .execute();
   return true;
 }
@@ -297,63 +317,8 @@ async function upsertRoute(trx: Db, route: RoutingRule, now: number): Promise<bo
 export async function removeRoute(deps: Deps, code: string, prefix: string): Promise<StoredRoute> {
   const route = (await listRoutes(deps.store.db)).find((r) => r.route === code && r.prefix === prefix);
   if (!route) throw new GatewayError("not_found", `No route ${code} with prefix "${prefix}".`);
-  await change(deps, (trx) => trx.deleteFrom("sms_routes").where("id", "=", route.id).execute());
+  await changeCatalog(deps, (trx) => trx.deleteFrom("sms_routes").where("id", "=", route.id).execute());
   return route;
-}
-
-export interface CarriersDocument {
-  connectors?: unknown[];
-  routes?: unknown[];
-}
-
-/**
- * Applies a whole configuration (the carriers file) in one transaction: its connectors are
- * added or replaced by name, and when it has `routes` they replace every route. Connectors it
- * does not name are kept. Everything is checked before anything is written.
- */
-export async function applyCarriersDocument(
-  deps: Deps,
-  document: CarriersDocument,
-): Promise<{ connectors: number; routes: number | null }> {
-  const definitions: CarrierDefinition[] = [];
-  for (const [index, input] of (document.connectors ?? []).entries()) {
-    try {
-      const definition = parseCarrierDefinition(input);
-      checkCallbackAuthentication(definition, (await findCarrier(deps.store.db, definition.name))?.definition);
-      definitions.push(definition);
-    } catch (error) {
-      if (error instanceof CarrierConfigError) {
-        throw new GatewayError("invalid_request", `connectors[${index}]: ${error.message}`);
-      }
-      throw error;
-    }
-  }
-  const names = definitions.map((d) => d.name);
-  const twice = names.find((name, index) => names.indexOf(name) !== index);
-  if (twice) throw new GatewayError("invalid_request", `connectors: ${twice} is defined twice.`);
-  const routes = document.routes?.map((input, index) => {
-    try {
-      return parseRoutingRule(input);
-    } catch (error) {
-      if (error instanceof CarrierConfigError) {
-        throw new GatewayError("invalid_request", `routes[${index}]: ${error.message}`);
-      }
-      throw error;
-    }
-  });
-  await change(deps, async (trx, now) => {
-    for (const definition of definitions) await upsertCarrier(trx, definition, "file", now);
-    if (routes) {
-      await trx.deleteFrom("sms_routes").execute();
-      for (const route of routes) {
-        await checkRoute(trx, route, BUILT_IN_CONNECTORS);
-        if (!(await upsertRoute(trx, route, now))) {
-          throw new GatewayError("invalid_request", `routes: ${route.route}/${route.prefix || "*"} is defined twice.`);
-        }
-      }
-    }
-  });
-  return { connectors: definitions.length, routes: routes?.length ?? null };
 }
 
 /** A health row is current when a worker wrote it within this long (workers write every 5 s). */

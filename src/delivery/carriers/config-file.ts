@@ -6,15 +6,18 @@
 //         system_id: acme, password: ${AIRTEL_SMPP_PASSWORD}, connections: 2, window: 20 }
 //   routes:
 //     - { route: T, prefix: "", connectors: [{ name: airtel-t, weight: 1 }] }
+//   cost_cards:
+//     airtel-t: costs/airtel.csv      # or a list of { channel, route, prefix, price } rows
 //
 // `${NAME}` in any string is replaced by the environment variable NAME (unset: an error), so
-// secrets need not sit in the file. Applied at every start (catalog.ts applyCarriersDocument).
+// secrets need not sit in the file. Applied at every start (carriers-document.ts applyCarriersDocument).
 import fs from "node:fs/promises";
+import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Store } from "../../base/store/store.js";
-import { applyCarriersDocument, type CarriersDocument } from "./catalog.js";
+import { applyCarriersDocument, type CarriersDocument } from "./carriers-document.js";
 
 export class CarriersFileError extends Error {
   override readonly name = "CarriersFileError";
@@ -64,10 +67,10 @@ export async function readCarriersFile(
   env: Record<string, string | undefined> = process.env,
 ): Promise<CarriersDocument> {
   const document = await readObject(file, env);
-  const unknown = Object.keys(document).filter((key) => key !== "connectors" && key !== "routes");
+  const unknown = Object.keys(document).filter((key) => !["connectors", "routes", "cost_cards"].includes(key));
   if (unknown.length > 0) {
     throw new CarriersFileError(
-      `The carriers file ${file} has unknown key(s) ${unknown.join(", ")}; it holds connectors and routes.`,
+      `The carriers file ${file} has unknown key(s) ${unknown.join(", ")}; it holds connectors, routes and cost_cards.`,
     );
   }
   for (const key of ["connectors", "routes"] as const) {
@@ -75,7 +78,28 @@ export async function readCarriersFile(
       throw new CarriersFileError(`In the carriers file ${file}, ${key} must be a list.`);
     }
   }
+  const cards = document.cost_cards;
+  if (cards !== undefined && (typeof cards !== "object" || cards === null || Array.isArray(cards))) {
+    throw new CarriersFileError(
+      `In the carriers file ${file}, cost_cards must map each connector to its rows or to a CSV file.`,
+    );
+  }
+  if (cards) document.cost_cards = await costCardFiles(file, cards as Record<string, unknown>);
   return document as CarriersDocument;
+}
+
+/** A cost card named by its CSV file (relative to the carriers file) is read into its text. */
+async function costCardFiles(file: string, cards: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const read = async ([connector, card]: [string, unknown]) => {
+    if (typeof card !== "string") return [connector, card] as const;
+    const csv = path.resolve(path.dirname(file), card);
+    try {
+      return [connector, await fs.readFile(csv, "utf8")] as const;
+    } catch (error) {
+      throw new CarriersFileError(`Cannot read the cost card of ${connector}, ${csv}: ${(error as Error).message}`);
+    }
+  };
+  return Object.fromEntries(await Promise.all(Object.entries(cards).map(read)));
 }
 
 /** One connector's definition from a JSON or YAML file (the CLI's `carriers add --file`). */
@@ -91,7 +115,7 @@ export async function applyCarriersFile(
   deps: { store: Store; clock: Clock },
   file: string,
   env: Record<string, string | undefined> = process.env,
-): Promise<{ connectors: number; routes: number | null }> {
+): Promise<{ connectors: number; routes: number | null; cost_cards: number }> {
   const document = await readCarriersFile(file, env);
   try {
     return await applyCarriersDocument(deps, document);

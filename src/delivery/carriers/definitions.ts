@@ -113,12 +113,63 @@ export const RoutingRuleSchema = Type.Object(
       ),
       { minItems: 1, maxItems: 16, description: "In failover order." },
     ),
+    strategy: Type.Optional(
+      Type.Union([Type.Literal("weighted"), Type.Literal("least_cost"), Type.Literal("adaptive")], {
+        description:
+          "weighted (default): shared by weight; least_cost: the cheapest by the cost cards, then in cost order; adaptive: by measured delivery, latency and cost.",
+      }),
+    ),
+    scoring: Type.Optional(
+      Type.Object(
+        {
+          delivery: Type.Optional(share(0, 100, "Weight of the delivery rate (default 0.7).")),
+          latency: Type.Optional(share(0, 100, "Weight of accept → receipt latency (default 0.15).")),
+          cost: Type.Optional(share(0, 100, "Weight of the cost (default 0.15).")),
+        },
+        { additionalProperties: false, description: "An adaptive route's weights of what it measures." },
+      ),
+    ),
+    explore_share: Type.Optional(
+      share(0, 0.5, "Share of an adaptive route's traffic spread over every connector (default 0.05)."),
+    ),
+    floor_share: Type.Optional(
+      share(0, 0.5, "Least share of an adaptive route's traffic each connector gets (default 0.02)."),
+    ),
   },
   { additionalProperties: false },
 );
 
-/** A route as checked: `prefix` is "" for every number when it was left out. */
-export type RoutingRule = Omit<Static<typeof RoutingRuleSchema>, "prefix"> & { prefix: string };
+function share(minimum: number, maximum: number, description: string) {
+  return Type.Number({ minimum, maximum, description });
+}
+
+export const ROUTE_STRATEGIES = ["weighted", "least_cost", "adaptive"] as const;
+export type RouteStrategy = (typeof ROUTE_STRATEGIES)[number];
+
+/** An adaptive route's weights and shares, defaults filled in. */
+export interface RouteScoring {
+  delivery: number;
+  latency: number;
+  cost: number;
+  explore_share: number;
+  floor_share: number;
+}
+
+export const DEFAULT_SCORING: Readonly<RouteScoring> = {
+  delivery: 0.7,
+  latency: 0.15,
+  cost: 0.15,
+  explore_share: 0.05,
+  floor_share: 0.02,
+};
+
+/** A route as checked: `prefix` is "" for every number when it was left out; an adaptive route has its scoring. */
+export type RoutingRule = Pick<Static<typeof RoutingRuleSchema>, "route" | "connectors"> & {
+  prefix: string;
+  /** weighted when absent. */
+  strategy?: RouteStrategy;
+  scoring?: RouteScoring;
+};
 
 export class CarrierConfigError extends Error {
   override readonly name = "CarrierConfigError";
@@ -190,11 +241,36 @@ export function parseRoutingRule(input: unknown): RoutingRule {
   if (route.connectors.every((c) => (c.weight ?? 1) === 0)) {
     throw new CarrierConfigError("Invalid route: at least one connector needs a weight above 0.");
   }
-  return {
-    ...route,
+  const strategy = route.strategy ?? "weighted";
+  const { scoring, explore_share, floor_share } = route;
+  if (strategy !== "adaptive" && (scoring || explore_share !== undefined || floor_share !== undefined)) {
+    throw new CarrierConfigError(
+      `Invalid route: scoring, explore_share and floor_share apply to "strategy": "adaptive" routes (this one is ${strategy}).`,
+    );
+  }
+  const checked: RoutingRule = {
+    route: route.route,
     prefix: route.prefix ?? "",
+    strategy,
     connectors: route.connectors.map((c) => ({ name: c.name, weight: c.weight ?? 1 })),
   };
+  if (strategy !== "adaptive") return checked;
+  const weights = { ...DEFAULT_SCORING, ...(scoring ? { delivery: 0, latency: 0, cost: 0, ...scoring } : {}) };
+  if (weights.delivery + weights.latency + weights.cost <= 0) {
+    throw new CarrierConfigError("Invalid route: scoring needs a weight above 0 for delivery, latency or cost.");
+  }
+  const full: RouteScoring = {
+    ...weights,
+    explore_share: explore_share ?? DEFAULT_SCORING.explore_share,
+    floor_share: floor_share ?? DEFAULT_SCORING.floor_share,
+  };
+  const serving = route.connectors.filter((c) => (c.weight ?? 1) > 0).length;
+  if (full.floor_share * serving > 1) {
+    throw new CarrierConfigError(
+      `Invalid route: floor_share ${full.floor_share} for each of ${serving} connectors is more than all the traffic.`,
+    );
+  }
+  return { ...checked, scoring: full };
 }
 
 /** The session options of an SMPP definition. */

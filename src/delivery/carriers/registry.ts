@@ -20,6 +20,7 @@ import { CARRIERS_CHANGED, type Carrier, carriersVersion, listCarriers, listRout
 import { type CarrierDefinition, smppSessionOptions } from "./definitions.js";
 import { type ConnectorHealth, type HealthOptions, HealthTracker, type NativeHealth } from "./health.js";
 import { HttpSmsConnector } from "./http-sms/index.js";
+import { compiledCostCards, RouteScores } from "./route-scores.js";
 import { pruneParts, SmppConnector } from "./smpp/index.js";
 import { CarrierWarnings } from "./warnings.js";
 
@@ -85,6 +86,8 @@ export class CarrierRegistry implements Routing {
   private readonly nativelyDown = new Set<string>();
   private stopped = false;
   private readonly warnings: CarrierWarnings;
+  /** The adaptive routes' scores, measured from the database. */
+  readonly scores: RouteScores;
   /** Base of the http-sms DLR callback URLs: CARRIER_CALLBACK_URL, else the address the server listens on. */
   callbackBase: string;
 
@@ -99,6 +102,7 @@ export class CarrierRegistry implements Routing {
     }
     this.current = new Router(builtIns);
     this.warnings = new CarrierWarnings(ctx.logger);
+    this.scores = new RouteScores(ctx);
     this.callbackBase = ctx.config.carrierCallbackUrl ?? `http://localhost:${ctx.config.port}`;
   }
 
@@ -152,6 +156,7 @@ export class CarrierRegistry implements Routing {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const timer of this.timers) clearInterval(timer);
+    this.scores.stop();
     this.unlisten?.();
     await this.reloading;
     await Promise.all([...this.live.values()].map((live) => live.connector.stop?.()));
@@ -179,7 +184,7 @@ export class CarrierRegistry implements Routing {
     const { db } = this.ctx.store;
     const version = await carriersVersion(db);
     if (version === this.version) return;
-    const [carriers, routes] = await Promise.all([listCarriers(db), listRoutes(db)]);
+    const [carriers, routes, costs] = await Promise.all([listCarriers(db), listRoutes(db), compiledCostCards(db)]);
     const wanted = new Map(carriers.filter((c) => c.enabled).map((c) => [c.name, c]));
     for (const [name, live] of this.live) {
       const carrier = wanted.get(name);
@@ -205,7 +210,8 @@ export class CarrierRegistry implements Routing {
       this.ctx.logger.info({ connector: name, type: carrier.type }, "connector started");
     }
     const connectors = [...this.builtIns, ...[...this.live.values()].map((live) => live.connector)];
-    this.current = new Router(connectors, { routes, isUp: (name) => this.isUp(name) });
+    await this.scores.configure(routes, costs);
+    this.current = new Router(connectors, { routes, costs, scores: this.scores, isUp: (name) => this.isUp(name) });
     this.version = version;
     if (routes.length === 0 && carriers.length > 0) {
       this.ctx.logger.warn("carriers are configured but no SMS route names them: SMS still go to the simulator");

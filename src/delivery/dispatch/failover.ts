@@ -1,6 +1,7 @@
 // A claimed batch handed to the connectors of each message's plan (router.ts): grouped by
 // connector and submitted at once; a message refused retryably goes to its plan's next connector
-// within the batch, and each message's last result is filed (submit-outcomes.ts).
+// within the batch, and each message's last result is filed (submit-outcomes.ts) with, when
+// submitted, its cost by the connector's cost card and why its route chose the connector.
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
@@ -31,11 +32,13 @@ export async function submitAll(claimed: MessageRow[], batch: BatchSubmit): Prom
   const outcomes: Outcomes = { failures: [], retries: [], submitted: [], takenBy: new Map() };
   const router = batch.routing.router();
   const plans = new Map<string, Connector[]>();
+  const notes = new Map<string, (connector: string) => string>();
   let pending: MessageRow[] = [];
   for (const message of claimed) {
     const plan = router.plan(message);
     if (plan.ok) {
       plans.set(message.id, plan.connectors);
+      if (plan.note) notes.set(message.id, plan.note);
       pending.push(message);
     } else if (plan.code === "connectors_down") {
       hold(message, plan, outcomes, now(), holdForMs);
@@ -66,8 +69,17 @@ export async function submitAll(claimed: MessageRow[], batch: BatchSubmit): Prom
             again.push(message);
             return;
           }
-          settle(message, result, connector.name, outcomes, now, maxAttempts);
-          if (result.ok) outcomes.takenBy.set(message.id, connector);
+          if (!result.ok) {
+            settle(message, result, connector.name, outcomes, now, maxAttempts);
+            return;
+          }
+          const cost = router.unitCost(connector.name, message);
+          settle(message, result, connector.name, outcomes, now, maxAttempts, {
+            cost: cost ? cost.price * message.segments : null,
+            costPrefix: cost?.prefix ?? null,
+            note: notes.get(message.id)?.(connector.name) ?? null,
+          });
+          outcomes.takenBy.set(message.id, connector);
         });
       }),
     );

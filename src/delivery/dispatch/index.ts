@@ -21,6 +21,8 @@
 //                      among the connectors that are up, the rest as failover, standbys last); no SMS
 //                      route at all → the simulator; routes but no match → no_route; all down →
 //                      connectors_down; email and WhatsApp → their channel's connector
+//   route-strategies.ts  how a route orders its connectors: weighted (round robin by weight),
+//                      least_cost (by the connectors' cost cards), adaptive (by the shares of its scores)
 //   connector.ts       the Connector interface: submit(batch) → results with a `retryable` flag,
 //                      onReports(sink), onInbound(sink) for connectors that receive SMS,
 //                      reportsDelivery (false: its messages never expire), recordedLate(ids) for
@@ -49,6 +51,7 @@ export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL } from "./dispatc
 export type { Routing } from "./failover.js";
 export { type CarrierUpkeep, type Housekeeping, startHousekeeping } from "./housekeeping.js";
 export { ReportIngester } from "./reports.js";
-export { Router } from "./router.js";
+export type { ConnectorScore, RouteScoresSource } from "./route-strategies.js";
+export { Router, routeKey } from "./router.js";
 export { SimulatorConnector } from "./simulator.js";
 export { retryDelayMs } from "./submit-outcomes.js";

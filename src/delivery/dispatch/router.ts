@@ -6,14 +6,25 @@
 // own route code before *, then the longest matching prefix. Within it, traffic is shared by
 // weight (smooth weighted round robin: 70/30 sends exactly 7 of every 10 to the first) among
 // the connectors that are up; the others of the list follow in list order as failover, and
-// standbys (weight 0) come last. Connectors that are down are left out.
+// standbys (weight 0) come last. Connectors that are down are left out. A least_cost or adaptive
+// route orders them by cost or by measured quality instead (route-strategies.ts).
 //
 // With no SMS route configured, SMS go to the simulator (the developer default); once any SMS
 // route exists, an SMS no route matches fails with no_route (and is refunded). Email and
 // WhatsApp go to their channel's one connector; voice to its connector unless a V route matches.
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import type { MessageRow } from "../../base/store/schema.js";
+import type { CompiledCard, UnitPrice } from "../../domain/accounts/index.js";
 import type { Connector } from "./connector.js";
+import {
+  adaptiveOrder,
+  leastCostOrder,
+  type Ordered,
+  type RouteEntry,
+  type RouteScoresSource,
+  type Strategy,
+  weightedOrder,
+} from "./route-strategies.js";
 
 /** The code a routing rule matches: T, P, PS, I (SMS traffic classes), V (voice), * (any SMS). */
 export type RouteCode = "T" | "P" | "PS" | "I" | "V" | "*";
@@ -23,12 +34,19 @@ export interface RoutingRule {
   route: RouteCode;
   prefix: string;
   connectors: { name: string; weight?: number }[];
+  /** weighted when absent. */
+  strategy?: Strategy;
 }
 
 export type RoutedMessage = Pick<MessageRow, "channel" | "route" | "recipient">;
 
 export type Plan =
-  | { ok: true; connectors: Connector[] }
+  | {
+      ok: true;
+      connectors: Connector[];
+      /** Why the route chose `connector` (least_cost and adaptive routes). */
+      note?: ((connector: string) => string) | null;
+    }
   | { ok: false; retryable: boolean; code: "no_route" | "connectors_down"; message: string };
 
 export interface RouterOptions {
@@ -36,6 +54,16 @@ export interface RouterOptions {
   routes?: readonly RoutingRule[];
   /** Whether a connector takes traffic now (health); every connector is up when absent. */
   isUp?: (name: string) => boolean;
+  /** Each connector's cost card (carriers/cost-cards.ts), by connector name. */
+  costs?: ReadonlyMap<string, CompiledCard>;
+  /** The current scores of adaptive routes. */
+  scores?: RouteScoresSource;
+  now?: () => number;
+}
+
+/** A route's key in scores and metrics: route code / prefix (`*` for every number). */
+export function routeKey(route: { route: string; prefix: string }): string {
+  return `${route.route}/${route.prefix || "*"}`;
 }
 
 const ROUTE_CODES: Record<string, RouteCode> = {
@@ -54,14 +82,21 @@ export function routeCodeOf(message: Pick<MessageRow, "channel" | "route">): Rou
 interface CompiledRoute {
   code: RouteCode;
   prefix: string;
-  entries: { connector: Connector; weight: number; current: number }[];
+  key: string;
+  strategy: Strategy;
+  entries: RouteEntry[];
 }
+
+const NO_COSTS: ReadonlyMap<string, CompiledCard> = new Map();
 
 export class Router {
   private readonly firstOfChannel = new Map<string, Connector>();
   private readonly routes: CompiledRoute[];
   private readonly hasSmsRoutes: boolean;
   private readonly isUp: (name: string) => boolean;
+  private readonly costs: ReadonlyMap<string, CompiledCard>;
+  private readonly scores: RouteScoresSource | undefined;
+  private readonly now: () => number;
 
   constructor(connectors: readonly Connector[], options: RouterOptions = {}) {
     const byName = new Map<string, Connector>();
@@ -70,10 +105,15 @@ export class Router {
       if (!this.firstOfChannel.has(connector.channel)) this.firstOfChannel.set(connector.channel, connector);
     }
     this.isUp = options.isUp ?? (() => true);
+    this.costs = options.costs ?? NO_COSTS;
+    this.scores = options.scores;
+    this.now = options.now ?? Date.now;
     this.routes = (options.routes ?? [])
       .map((route) => ({
         code: route.route,
         prefix: route.prefix,
+        key: routeKey(route),
+        strategy: route.strategy ?? "weighted",
         entries: route.connectors.flatMap((entry) => {
           const connector = byName.get(entry.name);
           return connector ? [{ connector, weight: entry.weight ?? 1, current: 0 }] : [];
@@ -101,8 +141,8 @@ export class Router {
         message: `No route for route code ${code || "(none)"} and number ${number}.`,
       };
     }
-    const connectors = this.order(route);
-    if (connectors.length > 0) return { ok: true, connectors };
+    const { connectors, note } = this.order(route, message.channel, code, number);
+    if (connectors.length > 0) return { ok: true, connectors, note };
     const names = route.entries.map((entry) => entry.connector.name).join(", ");
     return {
       ok: false,
@@ -118,26 +158,20 @@ export class Router {
     return { ok: false, retryable: false, code: "no_route", message: `No connector serves the ${channel} channel.` };
   }
 
-  /** The weighted choice among the route's up connectors, then the rest in list order, standbys last. */
-  private order(route: CompiledRoute): Connector[] {
+  /** The route's up connectors in the order its strategy tries them, standbys last. */
+  private order(route: CompiledRoute, channel: "sms" | "voice", code: string, digits: string): Ordered {
     const up = route.entries.filter((entry) => this.isUp(entry.connector.name));
-    const weighted = up.filter((entry) => entry.weight > 0);
-    if (weighted.length === 0) return up.map((entry) => entry.connector);
-    // Smooth weighted round robin (as nginx's upstream balancer): each pick raises every entry by
-    // its weight and lowers the chosen one by the total, which spreads picks evenly by weight.
-    let total = 0;
-    let best = weighted[0]!;
-    for (const entry of weighted) {
-      entry.current += entry.weight;
-      total += entry.weight;
-      if (entry.current > best.current) best = entry;
-    }
-    best.current -= total;
-    const rest = up.filter((entry) => entry !== best);
-    return [
-      best.connector,
-      ...rest.filter((entry) => entry.weight > 0).map((entry) => entry.connector),
-      ...rest.filter((entry) => entry.weight === 0).map((entry) => entry.connector),
-    ];
+    if (route.strategy === "least_cost")
+      return leastCostOrder(up, this.costs, { channel, code, digits, now: this.now() });
+    if (route.strategy === "adaptive") return adaptiveOrder(up, this.scores?.scoresOf(route.key));
+    return weightedOrder(up);
+  }
+
+  /** What the connector's carrier charges for a unit (SMS segment, voice unit) of the message; undefined: no cost row. */
+  unitCost(connector: string, message: RoutedMessage): UnitPrice | undefined {
+    const card = this.costs.get(connector);
+    if (!card || (message.channel !== "sms" && message.channel !== "voice")) return undefined;
+    const code = routeCodeOf(message) || "*";
+    return card.find(message.channel, code, internationalDigits(message.recipient, message.route), this.now());
   }
 }

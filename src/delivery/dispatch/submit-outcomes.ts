@@ -63,6 +63,8 @@ export function settle(
   outcomes: Outcomes,
   now: () => number,
   maxAttempts: number,
+  /** A submitted message's cost and its route's note. */
+  costed?: Pick<Submitted, "cost" | "costPrefix" | "note">,
 ) {
   if (outcomeOf(result) === "deferred") {
     // Not an attempt: nothing is written, so it keeps its place at the head of the queue and
@@ -79,6 +81,7 @@ export function settle(
       upstreamId: result.upstreamId,
       at: now(),
       attempts: message.attempts,
+      ...costed,
     });
   } else if (result.retryable && message.attempts < maxAttempts) {
     outcomes.retries.push({

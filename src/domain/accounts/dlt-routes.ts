@@ -12,7 +12,8 @@ import {
   listDltHeaders,
   requestDltRegistration,
 } from "./dlt.js";
-import { DltEntity, DltHeader, DltRegistrations } from "./v2-schemas.js";
+import { addDltLink, DLT_LINK_FIELD, describeDltLink, listDltLinks } from "./dlt-links.js";
+import { DltEntity, DltHeader, DltLink, DltRegistrations } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -49,8 +50,21 @@ export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const accountId = request.principal!.accountId;
-      const [entities, headers] = await Promise.all([listDltEntities(db, accountId), listDltHeaders(db, accountId)]);
-      return { status: "success", data: { entities: entities.map(entityView), headers: headers.map(headerView) } };
+      const [entities, headers, urls, callbacks] = await Promise.all([
+        listDltEntities(db, accountId),
+        listDltHeaders(db, accountId),
+        listDltLinks(db, accountId, "url"),
+        listDltLinks(db, accountId, "callback"),
+      ]);
+      return {
+        status: "success",
+        data: {
+          entities: entities.map(entityView),
+          headers: headers.map(headerView),
+          urls: urls.map(describeDltLink),
+          callbacks: callbacks.map(describeDltLink),
+        },
+      };
     },
   );
 
@@ -78,6 +92,45 @@ export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
         const { created, row } = await requestDltRegistration(db, ctx.clock, request.principal!.accountId, kind, value);
         const data = kind === "entity" ? entityView(row as DltEntityRow) : headerView(row as DltHeaderRow);
         return reply.code(created ? 201 : 200).send({ status: "success", data });
+      },
+    );
+  }
+
+  // Links and callback numbers per entity: the account asks, the operator approves (issue 40).
+  for (const [path, kind] of [
+    ["urls", "url"],
+    ["callbacks", "callback"],
+  ] as const) {
+    const field = DLT_LINK_FIELD[kind];
+    v2.post(
+      `/dlt/${path}`,
+      {
+        config: resource,
+        schema: {
+          operationId: kind === "url" ? "requestDltUrl" : "requestDltCallback",
+          summary: `Ask for a ${kind === "url" ? "link (URL, APK or OTT)" : "callback number"} of a DLT entity to be white-listed (pending operator approval)`,
+          tags: ["account"],
+          body: Type.Object(
+            {
+              entity_id: Type.String({ minLength: 1, maxLength: 64 }),
+              [field]: Type.String({ minLength: 1, maxLength: 1000 }),
+            },
+            { additionalProperties: false, title: kind === "url" ? "DltUrlRequest" : "DltCallbackRequest" },
+          ),
+          response: { 200: resourceAnswer(DltLink), 201: resourceAnswer(DltLink) },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as Record<string, string>;
+        const principal = request.principal!;
+        const account = { id: principal.accountId, username: principal.username };
+        const { created, row } = await addDltLink(db, ctx.clock, account, {
+          kind,
+          entityId: body.entity_id ?? "",
+          value: body[field] ?? "",
+          status: "pending",
+        });
+        return reply.code(created ? 201 : 200).send({ status: "success", data: describeDltLink(row) });
       },
     );
   }

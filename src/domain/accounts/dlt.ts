@@ -127,7 +127,7 @@ export async function listDltHeaders(db: Db, accountId: number): Promise<DltHead
   return db.selectFrom("dlt_headers").selectAll().where("account_id", "=", accountId).orderBy("id").execute();
 }
 
-/** True when the entity ID was registered for the account (and is now removed, and no longer its default). */
+/** True when the entity ID was registered for the account (and is now removed with its link lists, and no longer its default). */
 export async function removeDltEntity(db: Db, accountId: number, entityId: string): Promise<boolean> {
   const entity = normalizeDltEntityId(entityId);
   const result = await db
@@ -141,6 +141,7 @@ export async function removeDltEntity(db: Db, accountId: number, entityId: strin
     .where("id", "=", accountId)
     .where("default_dlt_entity_id", "=", entity)
     .execute();
+  await db.deleteFrom("dlt_links").where("account_id", "=", accountId).where("entity_id", "=", entity).execute();
   return Number(result.numDeletedRows) > 0;
 }
 

@@ -14,6 +14,9 @@
 //   dlt.ts             DLT entity IDs and headers white-listed per account (an account's request is
 //                      pending until approved); the default entity must be one of them (removing it
 //                      clears the default); DLT_CHANGED signal
+//   dlt-links.ts       per DLT entity, the approved links (exact or prefix) and callback numbers an SMS
+//                      may carry: add (operator: approved; account: pending), remove, list, approve,
+//                      the approved set indexed per entity for the send path
 //   registrations.ts   registrationFixes: the operator's CLI command and API call that add each
 //                      registration (sender ID, DLT header or entity, default entity, template,
 //                      credits), quoted by the refusals and by the account's readiness
@@ -35,8 +38,11 @@
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)
 //   v2-schemas.ts      their request bodies and answers as schemas
-//   price-cards.ts     price cards: rows checked (API body or CSV, a bad one named by index or line),
-//                      a card replaced whole, listed, shown; an account's card; PRICE_CARDS_CHANGED
+//   price-cards.ts     price cards: a card replaced whole, listed, shown; an account's card;
+//                      PRICE_CARDS_CHANGED
+//   price-rows.ts      the rows of a price card or a carrier's cost card: checked (API body or CSV, a
+//                      bad one named by index or line), read back, described; no luxon (the CLI's
+//                      carriers group loads it)
 //   pricing-route.ts   GET /api/v2/pricing: the account's price of one unit to a number
 //   price-lookup.ts    CompiledCard (own route code before *, then the longest prefix, the row in
 //                      force) and PriceBook, the per-process cache of cards and accounts' prices
@@ -48,12 +54,14 @@ export * from "./accounts.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
 export * from "./dlt.js";
+export * from "./dlt-links.js";
 export * from "./dnd.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
 export * from "./pending-requests.js";
 export * from "./price-cards.js";
 export * from "./price-lookup.js";
+export * from "./price-rows.js";
 export * from "./registrations.js";
 export * from "./resellers.js";
 export * from "./sender-ids.js";

@@ -7,15 +7,8 @@
 // PRICE_CARDS_CHANGED (which PostgreSQL carries to every process) and bumps a version that every
 // process also reads at most every VERSION_CHECK_MS (a CLI import into SQLite from another process).
 import type { Store } from "../../base/store/store.js";
-import {
-  DEFAULT_CARD,
-  DEFAULT_PRICE,
-  PRICE_CARDS_CHANGED,
-  type PriceChannel,
-  type PriceRow,
-  priceCardRows,
-  priceCardsVersion,
-} from "./price-cards.js";
+import { DEFAULT_CARD, DEFAULT_PRICE, PRICE_CARDS_CHANGED, priceCardRows, priceCardsVersion } from "./price-cards.js";
+import type { PriceChannel, PriceRow } from "./price-rows.js";
 import { accountPricing, ancestorsOf, markedUp } from "./resellers.js";
 
 const VERSION_CHECK_MS = 2_000;
@@ -98,6 +91,11 @@ export class CompiledCard implements AccountPrices {
 
   /** The unit price for `digits` (with country code) on (channel, route) at `now`. */
   price(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice {
+    return this.find(channel, route, digits, now) ?? { price: DEFAULT_PRICE, prefix: "*", route: "*" };
+  }
+
+  /** The row in force for the unit, or undefined when no row prices it (a carrier's cost card). */
+  find(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice | undefined {
     const length = Math.min(digits.length, MAX_PREFIX);
     const leading = this.leading;
     let usable = length;
@@ -111,11 +109,7 @@ export class CompiledCard implements AccountPrices {
     }
     return (
       this.lookUp(`${channel}|${route}`, route, digits, usable, now) ??
-      (route === "*" ? undefined : this.lookUp(`${channel}|*`, "*", digits, usable, now)) ?? {
-        price: DEFAULT_PRICE,
-        prefix: "*",
-        route: "*",
-      }
+      (route === "*" ? undefined : this.lookUp(`${channel}|*`, "*", digits, usable, now))
     );
   }
 

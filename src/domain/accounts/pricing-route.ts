@@ -9,8 +9,8 @@ import { parseTrafficClass, trafficClassCode } from "../../base/core/traffic-cla
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import type { PriceChannel } from "./price-cards.js";
 import type { PriceBook } from "./price-lookup.js";
+import type { PriceChannel } from "./price-rows.js";
 import { PriceQuote } from "./v2-schemas.js";
 
 type Deps = Pick<Runtime, "clock"> & { prices: PriceBook };

@@ -60,6 +60,20 @@ export const registrationFixes = {
         : "white-list your DLT entity ID for your account",
     );
   },
+  dltUrl(username: string, entityId: string, url: string): RegistrationFix {
+    return fix(
+      `dlt urls add --account ${shellWord(username)} --entity-id ${shellWord(entityId)} --url ${shellWord(url)}`,
+      `POST ${account(username)}/dlt/urls {"entity_id":${JSON.stringify(entityId)},"url":${JSON.stringify(url)}}`,
+      `white-list the link ${url} for your DLT entity ${entityId} (request it: POST /api/v2/dlt/urls)`,
+    );
+  },
+  dltCallback(username: string, entityId: string, number: string): RegistrationFix {
+    return fix(
+      `dlt callbacks add --account ${shellWord(username)} --entity-id ${shellWord(entityId)} --number ${shellWord(number)}`,
+      `POST ${account(username)}/dlt/callbacks {"entity_id":${JSON.stringify(entityId)},"number":${JSON.stringify(number)}}`,
+      `white-list the callback number ${number} for your DLT entity ${entityId} (request it: POST /api/v2/dlt/callbacks)`,
+    );
+  },
   defaultDltEntity(username: string, entityId?: string): RegistrationFix {
     return fix(
       `accounts set --username ${shellWord(username)} --dlt-entity ${shellValue(entityId, "<ENTITY_ID>")}`,

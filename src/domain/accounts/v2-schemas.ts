@@ -154,8 +154,30 @@ export const DltHeader = Type.Object(
   { title: "DltHeader" },
 );
 
+export const DltLink = Type.Object(
+  {
+    id: Type.Integer(),
+    entity_id: Type.String(),
+    url: NullableString({
+      description:
+        "A link (null for a callback number): host without scheme or www., then the path; / or ? at the end: a prefix",
+    }),
+    number: NullableString({
+      description: "A callback number (null for a link): 10 digits, or a toll-free 1800/1860 number",
+    }),
+    status: DltStatus,
+    created_at: Time,
+  },
+  { title: "DltLink" },
+);
+
 export const DltRegistrations = Type.Object(
-  { entities: Type.Array(DltEntity), headers: Type.Array(DltHeader) },
+  {
+    entities: Type.Array(DltEntity),
+    headers: Type.Array(DltHeader),
+    urls: Type.Array(DltLink),
+    callbacks: Type.Array(DltLink),
+  },
   { title: "DltRegistrations" },
 );
 

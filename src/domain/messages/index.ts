@@ -65,12 +65,17 @@
 //   analytics.ts       delivery analytics: the rollups of a window grouped by account, connector, route,
 //                      prefix, error code, or the caller's hours or days; latency percentiles from their
 //                      histogram; ANALYTICS_PREFIX_DIGITS recorded
+//   submit-transitions.ts  markSubmitted: a batch's accepted submits, with their cost and routing note
+//   margin.ts          revenue (charged, less refunds), carriers' cost and margin of a window's SMS and
+//                      voice, by account, connector or cost prefix
+//   connector-receipts.ts  a connector's recent messages and receipts (adaptive routes' scores)
 //   rollups.ts         RollupChanges: what a batch of message writes changes in the rollups, summed per
 //                      rollup row and written once per commit group (every writer of messages calls it)
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
 export * from "./accept.js";
 export * from "./analytics.js";
 export * from "./bulk-expansion.js";
+export * from "./connector-receipts.js";
 export * from "./early-reports.js";
 export * from "./email-steps.js";
 export { floodCount } from "./flood-counter.js";
@@ -78,6 +83,7 @@ export * from "./idempotency.js";
 export * from "./jobs.js";
 export * from "./listing.js";
 export * from "./lookup.js";
+export * from "./margin.js";
 export * from "./report-transitions.js";
 export * from "./retention.js";
 export { RollupChanges } from "./rollups.js";
@@ -85,6 +91,7 @@ export * from "./rows.js";
 export * from "./send-order.js";
 export * from "./sequence.js";
 export * from "./stats.js";
+export * from "./submit-transitions.js";
 export * from "./timeline.js";
 export * from "./transitions.js";
 export * from "./voice-steps.js";

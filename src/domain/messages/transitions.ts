@@ -49,14 +49,6 @@ export async function claimDueMessages(store: Store, trx: Db, now: number, limit
   return rows;
 }
 
-export interface Submitted {
-  id: string;
-  connector: string;
-  upstreamId: string;
-  at: number;
-  attempts: number;
-}
-
 /** A claimed message's states: still `queued`, or `dispatching` when an earlier version's worker leased it. */
 const CLAIMED_STATUSES: MessageStatus[] = ["dispatching", "queued"];
 
@@ -77,90 +69,7 @@ export async function stillWaiting(store: Store, trx: Db, ids: string[]): Promis
 
 /** CLAIMED_STATUSES in a statement: as parameters, and as literals in a prepared statement's text. */
 const CLAIMED = inList(CLAIMED_STATUSES);
-const CLAIMED_SQL = CLAIMED_STATUSES.map((status) => `'${status}'`).join(", ");
-
-/**
- * Records accepted submits. A submit moves a message in the rollups only from its connector
- * before (none, or a retry's other one) to this one: read from `claimed`, the rows as the
- * dispatcher claimed them, or else from the table before the update.
- * SQLite: one prepared statement per message (no SQL to build); PostgreSQL: one statement for
- * the batch, the values as arrays (one round trip, one plan).
- */
-export async function markSubmitted(
-  store: Store,
-  trx: Db,
-  items: Submitted[],
-  claimed?: readonly (RollupSource & { id: string })[],
-  /** The caller's changes, which it writes last in its transaction; else written here. */
-  into?: RollupChanges,
-): Promise<number> {
-  assertTransition("dispatching", "submitted");
-  assertTransition("queued", "submitted");
-  if (items.length === 0) return 0;
-  const before =
-    claimed ??
-    (await rowsOf(
-      trx,
-      items.map((i) => i.id),
-    ));
-  const changed = await submit(store, trx, items);
-  const rollups = into ?? new RollupChanges();
-  const byId = new Map(before.map((m) => [m.id, m]));
-  for (const item of items) {
-    const before = byId.get(item.id);
-    if (!before || !changed.has(item.id) || before.connector === item.connector) continue;
-    rollups.move(before, { ...before, connector: item.connector });
-  }
-  if (!into) await rollups.write(store, trx);
-  return changed.size;
-}
-
-async function rowsOf(trx: Db, ids: string[]) {
-  const rows = [];
-  for (const part of chunks(ids)) {
-    rows.push(
-      ...(await trx
-        .selectFrom("messages")
-        .select(["id", ...ROLLUP_COLUMNS])
-        .where("id", "in", part)
-        .execute()),
-    );
-  }
-  return rows;
-}
-
-/** markSubmitted's update: the ids it changed. */
-async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<string>> {
-  const set = `status = 'submitted', lease_until = null, error_code = null, error_message = null`;
-  const changed = new Set<string>();
-  if (store.engine === "sqlite") {
-    const update = store.statement(
-      `update messages set ${set}, connector = ?, upstream_id = ?, submitted_at = ?, attempts = ?
-        where id = ? and status in (${CLAIMED_SQL})`,
-    );
-    for (const i of items) {
-      if ((await update.run(trx, [i.connector, i.upstreamId, i.at, i.attempts, i.id])) > 0) changed.add(i.id);
-    }
-    return changed;
-  }
-  // No join: the rows are found by primary key (`m.id = any(…)`) and read their values from one
-  // jsonb object keyed by id. Joined with unnest(…) of the values, the planner, which cannot know
-  // that the ids given are exactly the rows `dispatching`, expected two rows of messages and
-  // compared every message with every value (16 ms for 500 messages; this way 4 ms).
-  const values = Object.fromEntries(items.map((i) => [i.id, [i.connector, i.upstreamId, i.at, i.attempts]]));
-  const rows = await store
-    .statement(
-      `update messages as m
-          set ${set}, connector = v.submits -> m.id ->> 0, upstream_id = v.submits -> m.id ->> 1,
-              submitted_at = (v.submits -> m.id ->> 2)::bigint, attempts = (v.submits -> m.id ->> 3)::int
-         from (select ?::jsonb as submits) as v
-        where m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})
-       returning m.id`,
-    )
-    .all<{ id: string }>(trx, [JSON.stringify(values), items.map((i) => i.id)]);
-  for (const row of rows) changed.add(row.id);
-  return changed;
-}
+export const CLAIMED_SQL = CLAIMED_STATUSES.map((status) => `'${status}'`).join(", ");
 
 export interface Retry {
   id: string;

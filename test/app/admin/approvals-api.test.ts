@@ -49,19 +49,29 @@ describeEachEngine("operator approval queue, account search and system view", (e
     ok(await a("POST", "/api/v2/email/domains", { domain: "shop.example.com" }), 201);
     const caller = ok(await a("POST", "/api/v2/voice/caller-ids", { number: "080 4711 0000" }), 201).data;
     expect(caller).toMatchObject({ number: "+918047110000", status: "pending" });
+    const url = ok(
+      await a("POST", "/api/v2/dlt/urls", { entity_id: "1101160000000000009", url: "https://example.com/app" }),
+      201,
+    ).data;
+    const callback = ok(
+      await a("POST", "/api/v2/dlt/callbacks", { entity_id: "1101160000000000009", number: "1800 123 4567" }),
+      201,
+    ).data;
     // Asking again answers the request as it stands.
     expect((await a("POST", "/api/v2/dlt/entities", { entity_id: "1101160000000000009" })).status).toBe(200);
     expect((await a("POST", "/api/v2/voice/caller-ids", { number: "+91 80 4711 0000" })).status).toBe(200);
     ok(await as(bob)("POST", "/api/v2/sender-id-requests", { sender_id: "BOBCO" }), 201);
 
     const queue = ok(await admin("GET", "/admin/api/approvals"));
-    expect(queue.meta).toEqual({ page: 1, per_page: 100, total: 8, last_page: 1 });
+    expect(queue.meta).toEqual({ page: 1, per_page: 100, total: 10, last_page: 1 });
     expect(queue.waiting).toEqual({
       sender_id: 2,
       template: 1,
       keyword: 1,
       dlt_entity: 1,
       dlt_header: 1,
+      dlt_url: 1,
+      dlt_callback: 1,
       email_domain: 1,
       voice_caller_id: 1,
     });
@@ -73,6 +83,8 @@ describeEachEngine("operator approval queue, account search and system view", (e
       "dlt_header",
       "email_domain",
       "voice_caller_id",
+      "dlt_url",
+      "dlt_callback",
       "sender_id",
     ]);
     expect(queue.data[1]).toMatchObject({
@@ -82,7 +94,12 @@ describeEachEngine("operator approval queue, account search and system view", (e
       value: "otp",
       detail: "Your code is {#var#}",
     });
-    expect(queue.data[7]).toMatchObject({ account: bob.username, value: "BOBCO" });
+    expect(queue.data[7]).toMatchObject({
+      kind: "dlt_url",
+      value: "example.com/app",
+      detail: "entity 1101160000000000009",
+    });
+    expect(queue.data[9]).toMatchObject({ account: bob.username, value: "BOBCO" });
 
     const templates = ok(await admin("GET", "/admin/api/approvals?kind=template"));
     expect(templates.data).toHaveLength(1);
@@ -93,7 +110,7 @@ describeEachEngine("operator approval queue, account search and system view", (e
       "dlt_header",
       "email_domain",
     ]);
-    expect(second.meta).toEqual({ page: 2, per_page: 3, total: 8, last_page: 3 });
+    expect(second.meta).toEqual({ page: 2, per_page: 3, total: 10, last_page: 4 });
 
     // A pending caller number places no call; approved, it does.
     expect(
@@ -108,6 +125,13 @@ describeEachEngine("operator approval queue, account search and system view", (e
       status: "approved",
     });
     ok(await admin("POST", `/admin/api/dlt/headers/${header.id}/reject`));
+    expect(ok(await admin("POST", `/admin/api/dlt/urls/${url.id}/approve`)).data).toMatchObject({
+      url: "example.com/app",
+      status: "approved",
+    });
+    ok(await admin("POST", `/admin/api/dlt/callbacks/${callback.id}/reject`));
+    // A decision names its own kind: a link's id is no callback number's.
+    expect((await admin("POST", `/admin/api/dlt/callbacks/${url.id}/approve`)).status).toBe(404);
     ok(
       await admin("PUT", `/admin/api/accounts/${alice.username}/email/domains/shop.example.com`, {
         status: "approved",
@@ -126,6 +150,8 @@ describeEachEngine("operator approval queue, account search and system view", (e
     const dlt = ok(await a("GET", "/api/v2/dlt")).data;
     expect(dlt.entities).toEqual([expect.objectContaining({ entity_id: "1101160000000000009", status: "approved" })]);
     expect(dlt.headers).toEqual([expect.objectContaining({ header: "ALERTS", status: "rejected" })]);
+    expect(dlt.urls).toEqual([expect.objectContaining({ url: "example.com/app", status: "approved" })]);
+    expect(dlt.callbacks).toEqual([expect.objectContaining({ number: "18001234567", status: "rejected" })]);
     // A rejected request stays rejected when asked again.
     expect((await a("POST", "/api/v2/dlt/headers", { header: "ALERTS" })).body.data.status).toBe("rejected");
     const placed = ok(

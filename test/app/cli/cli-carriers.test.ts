@@ -52,7 +52,7 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
       await cliOk(["routes", "set", "--route", "T", "--prefix", "91", "--connectors", "cli-smsc:3,simulator:0"], env),
     ).toBe("added route T/91\n");
     expect(await cliOk(["routes", "list"], env)).toBe(
-      "ROUTE  PREFIX  CONNECTORS\nT      91      cli-smsc:3,simulator:0\n",
+      "ROUTE  PREFIX  STRATEGY  CONNECTORS\nT      91      weighted  cli-smsc:3,simulator:0\n",
     );
 
     // Refusals say what is wrong, exit 1, and print no stack trace.
@@ -94,7 +94,9 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
     expect(await cliOk(["carriers", "list"], env)).toBe(
       "NAME       TYPE  STATE    SOURCE\nfile-smsc  smpp  enabled  file\n",
     );
-    expect(await cliOk(["routes", "list"], env)).toBe("ROUTE  PREFIX  CONNECTORS\n*      (any)   file-smsc:1\n");
+    expect(await cliOk(["routes", "list"], env)).toBe(
+      "ROUTE  PREFIX  STRATEGY  CONNECTORS\n*      (any)   weighted  file-smsc:1\n",
+    );
     expect(await cliOk(["carriers", "health"], env)).toBe("no worker is running connectors\n");
   });
 });

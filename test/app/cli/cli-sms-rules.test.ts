@@ -137,6 +137,43 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     });
   });
 
+  it("white-lists an entity's links and callback numbers, lists and removes them, refusing bad ones", async () => {
+    const entity = "1101160000000000007";
+    await cliOk(["dlt", "entities", "add", "--account", "rules-user", "--entity-id", entity], env);
+    const base = ["--account", "rules-user", "--entity-id", entity];
+    expect(await cliOk(["dlt", "urls", "add", ...base, "--url", "https://www.Example.com/app/"], env)).toBe(
+      `example.com/app/ for rules-user, entity ${entity}: approved\n`,
+    );
+    expect(await cliOk(["dlt", "callbacks", "add", ...base, "--number", "+91 98765 43210"], env)).toBe(
+      `9876543210 for rules-user, entity ${entity}: approved\n`,
+    );
+    const listed = JSON.parse(await cliOk(["dlt", "urls", "list", "--account", "rules-user", "--json"], env));
+    expect(listed).toEqual([
+      expect.objectContaining({ entity_id: entity, url: "example.com/app/", status: "approved" }),
+    ]);
+    expect(await cliOk(["dlt", "callbacks", "list", ...base], env)).toMatch(/9876543210\s+approved/);
+    for (const [args, message] of [
+      [["dlt", "urls", "add", ...base, "--url", "not a url"], /is not a URL DLT can white-list/],
+      [["dlt", "callbacks", "add", ...base, "--number", "4821"], /is not a callback number/],
+      [
+        ["dlt", "urls", "add", "--account", "rules-user", "--entity-id", "1101999999999999999", "--url", "a.com"],
+        /is not registered for the account rules-user/,
+      ],
+    ] as const) {
+      const result = await runCli([...args], env);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toMatch(STACK_TRACE);
+    }
+    expect(await cliOk(["dlt", "urls", "remove", ...base, "--url", "example.com/app/"], env)).toBe(
+      `removed example.com/app/ of rules-user, entity ${entity}\n`,
+    );
+    expect(await cliOk(["dlt", "urls", "list", "--account", "rules-user"], env)).toBe("none\n");
+    // Removing the entity removes its lists.
+    await cliOk(["dlt", "entities", "remove", "--account", "rules-user", "--entity-id", entity], env);
+    expect(await cliOk(["dlt", "callbacks", "list", "--account", "rules-user"], env)).toBe("none\n");
+  });
+
   it("sets the default DLT entity among several, and clears it", async () => {
     const second = await cliOk(
       ["dlt", "entities", "add", "--account", "rules-user", "--entity-id", "1101160000000000003"],

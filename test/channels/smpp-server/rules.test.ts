@@ -1,9 +1,10 @@
 // The SMS rules over SMPP, on both engines, with the `smpp` package as the ESME: a submit refused
 // by each rule answers the command_status that docs/smpp-server.md's refusal table gives (read
 // from the page, so the page is what is tested), stores and charges nothing; the flood limit
-// and a blocked account; DLT entity and template ids from the client's TLVs under the tags the
-// settings name (0x1500 and 5377 here, not the defaults), else the account's default entity;
-// data_sm through the same path, with its receipt.
+// and a blocked account; DLT links and callback numbers not white-listed (0x40A, 0x40B); DLT
+// entity and template ids from the client's TLVs under the tags the settings name (0x1500 and
+// 5377 here, not the defaults), else the account's default entity; data_sm through the same
+// path, with its receipt.
 import fs from "node:fs";
 import smpp from "smpp";
 import { beforeAll, expect, it } from "vitest";
@@ -79,6 +80,18 @@ const CASES: Case[] = [
     fields: { source_addr: "NOHDR" },
   },
   { name: "no DLT entity", as: "noEntity", code: "dlt_entity_not_whitelisted", fields: {} },
+  {
+    name: "DLT link not white-listed (in a {#var#})",
+    as: "dlt",
+    code: "dlt_url_not_whitelisted",
+    fields: { short_message: "Your OTP is bit.ly/3xYz12." },
+  },
+  {
+    name: "DLT callback number not white-listed",
+    as: "dlt",
+    code: "dlt_callback_not_whitelisted",
+    fields: { short_message: "Your OTP is +91 98111 22233." },
+  },
   {
     name: "DLT entity in the TLV not white-listed",
     as: "dlt",

@@ -109,7 +109,7 @@ describeEachEngine("the carriers file applied", (engine: Engine) => {
           "  - { route: I, prefix: '1', connectors: [{ name: two }] }",
         ].join("\n"),
       );
-      expect(await applyCarriersFile(deps, first, {})).toEqual({ connectors: 2, routes: 2 });
+      expect(await applyCarriersFile(deps, first, {})).toEqual({ connectors: 2, routes: 2, cost_cards: 0 });
       expect((await listCarriers(db.store.db)).map((c) => [c.name, c.source])).toEqual([
         ["one", "file"],
         ["two", "file"],
@@ -120,7 +120,7 @@ describeEachEngine("the carriers file applied", (engine: Engine) => {
           connectors: [{ name: "two", type: "smpp", host: "127.0.0.1", port: 2999, system_id: "a", password: "b" }],
         }),
       );
-      expect(await applyCarriersFile(deps, second, {})).toEqual({ connectors: 1, routes: null });
+      expect(await applyCarriersFile(deps, second, {})).toEqual({ connectors: 1, routes: null, cost_cards: 0 });
       const two = (await listCarriers(db.store.db)).find((c) => c.name === "two")!;
       expect(two.definition).toMatchObject({ port: 2999 });
       expect((await listRoutes(db.store.db)).length).toBe(2);

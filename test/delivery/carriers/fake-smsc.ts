@@ -64,6 +64,9 @@ export class FakeSmsc {
   private readonly held: (() => void)[] = [];
   /** When set, every part answered ok gets its DELIVRD receipt this many ms after its response. */
   receiptAfterMs: number | null = null;
+  /** Share (0 to 1) of those automatic receipts that are UNDELIV, spread evenly; may change while it runs. */
+  failedReceiptShare = 0;
+  private failedReceiptDebt = 0;
   /**
    * Receipts as a real SMSC keeps them: each goes to a bound transceiver or receiver in turn,
    * waits while none is bound, and one whose deliver_sm got no answer before its connection
@@ -134,6 +137,14 @@ export class FakeSmsc {
   /** Whether `n` submits were received and each was answered with a message id. */
   answered(n: number): boolean {
     return this.submits.length === n && this.submits.every((submit) => submit.messageId !== null);
+  }
+
+  /** The next automatic receipt: UNDELIV for failedReceiptShare of them, evenly spread. */
+  private automaticReceipt(): { stat?: string; err?: string } {
+    this.failedReceiptDebt += this.failedReceiptShare;
+    if (this.failedReceiptDebt < 1) return {};
+    this.failedReceiptDebt -= 1;
+    return { stat: "UNDELIV", err: "001" };
   }
 
   /** Sends a delivery receipt for one submitted part on a connection that takes deliveries. */
@@ -368,7 +379,10 @@ export class FakeSmsc {
         const messageId = (this.nextId++).toString(16);
         record.messageId = messageId;
         connection.session.send(pdu.response({ message_id: messageId }));
-        if (this.receiptAfterMs !== null) setTimeout(() => this.sendReceipt(messageId), this.receiptAfterMs);
+        if (this.receiptAfterMs !== null) {
+          const receipt = this.automaticReceipt();
+          setTimeout(() => this.sendReceipt(messageId, receipt), this.receiptAfterMs);
+        }
         return;
       }
       const status =

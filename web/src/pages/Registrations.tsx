@@ -24,6 +24,7 @@ function RegistrationSection({
   load,
   ask,
   hint,
+  extraField,
 }: {
   id: string;
   title: string;
@@ -32,6 +33,8 @@ function RegistrationSection({
   load: () => Promise<Registration[]>;
   ask: (value: string) => Promise<unknown>;
   hint?: string;
+  /** Another field of the request, before the value (the DLT entity of a link). */
+  extraField?: ReactNode;
 }) {
   const session = useSignedIn();
   const queryClient = useQueryClient();
@@ -85,6 +88,7 @@ function RegistrationSection({
       ) : null}
       <Pager meta={pages.meta} onPage={pages.setPage} />
       <form onSubmit={submit} aria-label={`Ask for a ${what}`} className="inline-form">
+        {extraField}
         <Field label={`New ${what}`} id={`${id}-new`} hint={hint}>
           <input
             id={`${id}-new`}
@@ -101,6 +105,52 @@ function RegistrationSection({
       <ErrorNotice error={request.error} title="Not asked" />
       {request.isSuccess ? <Success>Asked; it waits for the operator's approval.</Success> : null}
     </section>
+  );
+}
+
+/** Links and callback numbers are an entity's: the request names one of the account's entities. */
+function DltLinkSection({ kind }: { kind: "urls" | "callbacks" }) {
+  const entities = useQuery({
+    queryKey: ["registrations", "dlt-link-entities"],
+    queryFn: () => data<DltRegistrations>("/api/v2/dlt"),
+  });
+  const [entity, setEntity] = useState("");
+  const ids = (entities.data?.entities ?? []).map((e) => e.entity_id);
+  const chosen = entity || ids[0] || "";
+  const id = `dlt-${kind}`;
+  const extraField = (
+    <Field label="DLT entity" id={`${id}-entity`}>
+      <select id={`${id}-entity`} value={chosen} onChange={(event) => setEntity(event.target.value)}>
+        {ids.map((e) => (
+          <option key={e} value={e}>
+            {e}
+          </option>
+        ))}
+      </select>
+    </Field>
+  );
+  const url = kind === "urls";
+  return (
+    <RegistrationSection
+      id={id}
+      title={url ? "DLT links (URLs, APK and OTT links)" : "DLT callback numbers"}
+      what={url ? "link" : "callback number"}
+      hint={
+        url
+          ? "Every link in an SMS must be approved for its entity; a prefix ends in / or ?"
+          : "Every phone number in an SMS must be approved for its entity"
+      }
+      extraField={extraField}
+      load={async () => {
+        const dlt = await data<DltRegistrations>("/api/v2/dlt");
+        return (url ? dlt.urls : dlt.callbacks).map((l) => ({
+          ...l,
+          value: l.url ?? l.number ?? "",
+          extra: <span className="hint"> entity {l.entity_id}</span>,
+        }));
+      }}
+      ask={(value) => data(`/api/v2/dlt/${kind}`, { json: { entity_id: chosen, [url ? "url" : "number"]: value } })}
+    />
   );
 }
 
@@ -143,6 +193,8 @@ export default function Registrations() {
         }}
         ask={(value) => data("/api/v2/dlt/headers", { json: { header: value } })}
       />
+      <DltLinkSection kind="urls" />
+      <DltLinkSection kind="callbacks" />
       <RegistrationSection
         id="email-domains"
         title="Email sending domains"

@@ -29,6 +29,7 @@ import {
 } from "../../ui.js";
 import { AdjustForm, SupportLinks } from "./account-desk.js";
 import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
+import { DltLinks } from "./dlt-links.js";
 import { DltRegistrations } from "./dlt-registrations.js";
 
 function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
@@ -324,6 +325,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           entities={a.registrations.dlt_entities}
           onChange={refresh}
         />
+        <DltLinks key={a.username} username={a.username} entities={a.registrations.dlt_entities} />
       </section>
       <Ledger username={a.username} />
     </>

@@ -16,6 +16,8 @@ export const KIND_NAMES: Record<ApprovalKind, string> = {
   keyword: "Keyword",
   dlt_entity: "DLT entity ID",
   dlt_header: "DLT header",
+  dlt_url: "DLT link",
+  dlt_callback: "DLT callback number",
   email_domain: "Email domain",
   voice_caller_id: "Caller number",
 };
@@ -34,6 +36,10 @@ export function decisionCall(item: ApprovalItem, approve: boolean): { path: stri
       return { method: "POST", path: `/admin/api/dlt/entities/${item.id}/${action}` };
     case "dlt_header":
       return { method: "POST", path: `/admin/api/dlt/headers/${item.id}/${action}` };
+    case "dlt_url":
+      return { method: "POST", path: `/admin/api/dlt/urls/${item.id}/${action}` };
+    case "dlt_callback":
+      return { method: "POST", path: `/admin/api/dlt/callbacks/${item.id}/${action}` };
     case "voice_caller_id":
       return { method: "POST", path: `/admin/api/voice/caller-ids/${item.id}/${action}` };
     case "email_domain":

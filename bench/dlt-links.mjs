@@ -1,0 +1,53 @@
+// DLT link and callback white-lists (issue 40, item 1): the cost per message of finding every link
+// and phone number in the text and matching each against an entity's lists of 10,000 approved
+// entries (URLs, half of them prefixes, and callback numbers). Messages of four kinds: no link,
+// an approved link, an unlisted short link, a callback number. Reports the median and p99.
+// Usage: node bench/dlt-links.mjs [--entries 10000] [--messages 20000]   (after npm run build)
+import { parseArgs } from "node:util";
+import {
+  emptyEntityLinks,
+  findUnlistedLink,
+  indexUrl,
+  normalizeApprovedUrl,
+  normalizeCallbackNumber,
+} from "../dist/base/core/dlt-links.js";
+import { machine } from "./lib.mjs";
+
+const { values } = parseArgs({
+  options: { entries: { type: "string", default: "10000" }, messages: { type: "string", default: "20000" } },
+});
+const ENTRIES = Number(values.entries);
+const MESSAGES = Number(values.messages);
+
+const links = emptyEntityLinks();
+for (let i = 0; i < ENTRIES; i++) {
+  if (i % 10 === 0) links.callbacks.add(normalizeCallbackNumber(`98${String(10_000_000 + i).slice(-8)}`));
+  else
+    indexUrl(
+      links,
+      normalizeApprovedUrl(i % 2 ? `https://shop${i}.example.com/offers/` : `example${i}.in/app?id=${i}`),
+    );
+}
+const texts = [
+  (i) => `Your OTP is ${100000 + (i % 900000)}. Do not share it with anyone. Rs.1,499.00 due at 10 a.m.`,
+  (i) => `Dear customer, your order ${i} is out. Track: https://shop${(i % 500) * 2 + 1}.example.com/offers/t/${i}`,
+  (i) => `Sale! 20% off everything till Sunday, see bit.ly/x${i} now`,
+  (i) => `Call us at +91 98${String(10_000_000 + (i % 1000) * 10).slice(-8)} for help with order ${i}`,
+];
+const expected = [undefined, undefined, "url", undefined];
+const times = [];
+let correct = 0;
+for (let i = 0; i < MESSAGES; i++) {
+  const kind = i % texts.length;
+  const text = texts[kind](i);
+  const start = process.hrtime.bigint();
+  const found = findUnlistedLink(text, links);
+  times.push(Number(process.hrtime.bigint() - start) / 1000);
+  if (found?.kind === expected[kind]) correct++;
+}
+times.sort((a, b) => a - b);
+const at = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))].toFixed(1);
+console.log(machine());
+console.log(
+  `${ENTRIES} entries, ${MESSAGES} messages: median ${at(0.5)} µs, p90 ${at(0.9)} µs, p99 ${at(0.99)} µs, max ${times.at(-1).toFixed(1)} µs; decisions correct ${correct} / ${MESSAGES}`,
+);

@@ -1,0 +1,134 @@
+// The operator's DLT link and callback white-lists of an account (issue 40, item 1):
+// POST|GET|DELETE /admin/api/accounts/{username}/dlt/urls and …/dlt/callbacks, and the decision
+// on an account's request (POST /admin/api/dlt/urls|callbacks/{id}/approve|reject). The actions
+// are shared with the CLI (dltLinkOperations below), so both behave alike.
+import { Type } from "typebox";
+import { GatewayError } from "../../base/core/errors.js";
+import { IdParams } from "../../base/http/query-params.js";
+import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
+import {
+  addDltLink,
+  DLT_CHANGED,
+  DLT_LINK_FIELD,
+  type DltLinkKind,
+  describeDltLink,
+  listDltLinks,
+  removeDltLink,
+  requireAccount,
+  setDltLinkStatus,
+} from "../../domain/accounts/index.js";
+import type { OperatorDeps } from "./operations.js";
+import { AddedDltLink, OperatorDltLink, RemovedDltLink } from "./sms-rule-schemas.js";
+
+const WHAT: Record<DltLinkKind, string> = { url: "DLT link", callback: "DLT callback number" };
+
+/** Adds a link or number to an entity's list of the account, approved. */
+export async function addDltLinkFor(
+  deps: OperatorDeps,
+  username: string,
+  kind: DltLinkKind,
+  entityId: string,
+  value: string,
+) {
+  const account = await requireAccount(deps.store.db, username);
+  const { row } = await addDltLink(deps.store.db, deps.clock, account, { kind, entityId, value, status: "approved" });
+  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  return { ...describeDltLink(row), account: account.username };
+}
+
+export async function removeDltLinkFor(
+  deps: OperatorDeps,
+  username: string,
+  kind: DltLinkKind,
+  entityId: string,
+  value: string,
+) {
+  const account = await requireAccount(deps.store.db, username);
+  const removed = await removeDltLink(deps.store.db, account, { kind, entityId, value });
+  if (!removed.removed) {
+    throw new GatewayError(
+      "not_found",
+      `${WHAT[kind]} ${removed.value} is not on the list of DLT entity ${removed.entityId} of ${account.username}.`,
+    );
+  }
+  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  return {
+    account: account.username,
+    entity_id: removed.entityId,
+    url: kind === "url" ? removed.value : null,
+    number: kind === "callback" ? removed.value : null,
+    removed: true,
+  };
+}
+
+export async function dltLinksOf(deps: OperatorDeps, username: string, kind: DltLinkKind, entityId?: string) {
+  const account = await requireAccount(deps.store.db, username);
+  return (await listDltLinks(deps.store.db, account.id, kind, entityId)).map(describeDltLink);
+}
+
+export async function setDltLinkStatusFor(deps: OperatorDeps, kind: DltLinkKind, id: number, status: ApprovalStatus) {
+  const row = await setDltLinkStatus(deps.store.db, kind, id, status);
+  if (!row) throw new GatewayError("not_found", `No ${WHAT[kind]} with id ${id}.`);
+  await deps.store.signals.notify(DLT_CHANGED, String(row.account_id));
+  return describeDltLink(row);
+}
+
+/** What this file takes from the gateway. */
+type Deps = Pick<Runtime, "store" | "clock">;
+
+const Username = Type.Object({ username: Type.String() });
+
+export function registerDltLinkRoutes(admin: TypedRoutes, ctx: Deps): void {
+  const deps = { store: ctx.store, clock: ctx.clock };
+  const ok = (data: unknown) => ({ status: "success", data });
+  for (const [path, kind] of [
+    ["urls", "url"],
+    ["callbacks", "callback"],
+  ] as const) {
+    const field = DLT_LINK_FIELD[kind];
+    const Body = Type.Object(
+      { entity_id: Type.String({ maxLength: 64 }), [field]: Type.String({ maxLength: 1000 }) },
+      { additionalProperties: false },
+    );
+    const listedOf = (body: unknown) => (body as Record<string, string>)[field] ?? "";
+    const entityOf = (body: unknown) => (body as Record<string, string>).entity_id ?? "";
+    admin.get(
+      `/accounts/:username/dlt/${path}`,
+      {
+        schema: {
+          params: Username,
+          querystring: Type.Object({ entity_id: Type.Optional(Type.String({ maxLength: 64 })) }),
+          response: operatorAnswer(Type.Array(OperatorDltLink)),
+        },
+      },
+      async (request) => ok(await dltLinksOf(deps, request.params.username, kind, request.query.entity_id)),
+    );
+    admin.post(
+      `/accounts/:username/dlt/${path}`,
+      { schema: { params: Username, body: Body, response: operatorAnswer(AddedDltLink) } },
+      async (request, reply) => {
+        const { username } = request.params;
+        const added = await addDltLinkFor(deps, username, kind, entityOf(request.body), listedOf(request.body));
+        return reply.code(201).send(ok(added));
+      },
+    );
+    admin.delete(
+      `/accounts/:username/dlt/${path}`,
+      { schema: { params: Username, body: Body, response: operatorAnswer(RemovedDltLink) } },
+      async (request) =>
+        ok(await removeDltLinkFor(deps, request.params.username, kind, entityOf(request.body), listedOf(request.body))),
+    );
+    for (const [action, status] of [
+      ["approve", "approved"],
+      ["reject", "rejected"],
+    ] as const) {
+      admin.post(
+        `/dlt/${path}/:id/${action}`,
+        { schema: { params: IdParams, response: operatorAnswer(OperatorDltLink) } },
+        async (request) => ok(await setDltLinkStatusFor(deps, kind, request.params.id, status)),
+      );
+    }
+  }
+}

@@ -1,0 +1,260 @@
+// DLT link and callback-number white-lists (issue 40, item 1): since 1 October 2024 Indian
+// operators drop SMS whose URLs, APK or OTT links, or callback numbers the sender has not
+// white-listed for its DLT entity. This finds every link and phone number in a message's text
+// (fixed text and {#var#} values alike: it reads the whole text) and matches each against the
+// entity's lists, so the gateway refuses before charging what an operator would drop.
+//
+// Links are found by linkifyjs (its TLD list, schemes optional, `www.` optional), after the text
+// is normalised so that it cannot be fooled cheaply: NFKC (full-width letters and dots), other
+// dot look-alikes, zero-width characters, `hxxp`, `[.]`, spaces inside `http://`, and a space
+// after `www.`.
+// E-mail addresses are not links: DLT's URL white-list is for URLs, APK and OTT links.
+// A phone number is a 10-digit Indian number (mobile 6-9…, or landline with its STD code
+// written with `0` or `+91`), or a toll-free 1800/1860 number; shorter digit runs never are.
+import * as linkify from "linkifyjs";
+import { GatewayError } from "./errors.js";
+
+/** Longest approved URL accepted in a list. */
+export const MAX_URL_LENGTH = 500;
+
+/** One entity's approved links and numbers, indexed for the send path. */
+export interface EntityLinks {
+  /** Exact links: canonical key (host + path, bare host as `host/`). */
+  exact: Set<string>;
+  /** Prefix links: canonical key ending in `/` or `?`. */
+  prefixes: Set<string>;
+  /** Callback numbers, canonical (see canonicalNumber). */
+  callbacks: Set<string>;
+}
+
+export function emptyEntityLinks(): EntityLinks {
+  return { exact: new Set(), prefixes: new Set(), callbacks: new Set() };
+}
+
+const ZERO_WIDTH = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
+const DOT_ALIKES = /[\u3002\uFF61\uFE52\u2024\u2027\u30FB\uFF0E]/g;
+
+/** The text as the extractor reads it: look-alikes folded, defanged forms undone. */
+export function foldForLinks(text: string): string {
+  // NFKC and the look-alikes only where there is something outside ASCII (most SMS have nothing).
+  const ascii = !/[^\t\n\r -~]/.test(text);
+  return (ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, "."))
+    .replace(/\[\.\]|\(\.\)|\{\.\}/g, ".")
+    .replace(/\bhxxp(s?)(?=\s*:)/gi, "http$1")
+    .replace(/\b(https?)\s*:\s*\/\s*\/\s*/gi, "$1://")
+    .replace(/:\/\/\s+/g, "://")
+    .replace(/\bwww\.\s+/gi, "www.");
+}
+
+interface FoundLink {
+  /** As written in the (folded) text. */
+  text: string;
+  key: string;
+}
+
+/** The canonical key of a link or list entry: lower-case host without `www.`, then the path as written. */
+function linkKey(raw: string): { display: string; key: string } | undefined {
+  const value = raw.trim();
+  const withoutScheme = value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
+  const cut = withoutScheme.search(/[/?#]/);
+  const hostPart = cut === -1 ? withoutScheme : withoutScheme.slice(0, cut);
+  const rest = cut === -1 ? "" : withoutScheme.slice(cut).replace(/#.*$/, "");
+  if (hostPart === "" || /[\s@]/.test(hostPart)) return undefined;
+  let host: string;
+  try {
+    // Lower-case, IDN to punycode (a look-alike host is another host), port kept.
+    host = new URL(`http://${hostPart}`).host;
+  } catch {
+    return undefined;
+  }
+  host = host.replace(/^www\./, "");
+  const display = `${host}${rest}`;
+  return { display, key: rest === "" ? `${host}/` : display };
+}
+
+function isPrefix(display: string): boolean {
+  return display.endsWith("/") || display.endsWith("?");
+}
+
+/**
+ * An approved URL as the lists store it: host lower-case without scheme or `www.`, path as given.
+ * Ends in `/` or `?`: a prefix (every link under it); else exact.
+ */
+export function normalizeApprovedUrl(raw: string): string {
+  const value = raw.trim();
+  const bad = (why: string) =>
+    new GatewayError(
+      "invalid_request",
+      `"${value.slice(0, 100)}" is not a URL DLT can white-list: ${why}. Give a link such as https://example.com/app or a prefix ending in / or ?.`,
+    );
+  if (value === "") throw bad("it is empty");
+  if (value.length > MAX_URL_LENGTH) throw bad(`it is longer than ${MAX_URL_LENGTH} characters`);
+  if (/\s/.test(value)) throw bad("it contains a space");
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== "http" && scheme !== "https") throw bad(`the scheme ${scheme} is not http(s)`);
+  const folded = foldForLinks(value);
+  // linkify leaves a trailing `?` out of a link (as punctuation); a prefix may end with one.
+  if (!linkify.test(folded.replace(/\?$/, ""), "url")) {
+    throw bad("it is not a link to a host with a known top-level domain");
+  }
+  const parsed = linkKey(folded);
+  if (!parsed || !parsed.display.split("/")[0]!.includes(".")) throw bad("it has no host with a domain");
+  return parsed.display;
+}
+
+/** Adds an approved URL (as normalizeApprovedUrl stored it) to an entity's index. */
+export function indexUrl(links: EntityLinks, stored: string): void {
+  const parsed = linkKey(stored);
+  if (!parsed) return;
+  if (isPrefix(parsed.display)) links.prefixes.add(parsed.display);
+  else links.exact.add(parsed.key);
+}
+
+/** Whether a found link's key is white-listed: exactly, or under a prefix. */
+export function urlApproved(links: EntityLinks, key: string): boolean {
+  if (links.exact.has(key)) return true;
+  if (links.prefixes.size === 0) return false;
+  for (let i = key.indexOf("/"); i !== -1 && i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if ((c === 47 || c === 63) && links.prefixes.has(key.slice(0, i + 1))) return true;
+  }
+  return false;
+}
+
+/** A text read once: folded, and linkify's tokens (links and e-mail addresses) in it. */
+interface Scan {
+  folded: string;
+  tokens: { type: string; value: string; start: number; end: number }[];
+}
+
+function scan(text: string): Scan {
+  const folded = foldForLinks(text);
+  return { folded, tokens: /[.:@]/.test(folded) ? linkify.find(folded) : [] };
+}
+
+function linksIn({ tokens }: Scan): FoundLink[] {
+  const found: FoundLink[] = [];
+  for (const token of tokens) {
+    if (token.type !== "url") continue;
+    const parsed = linkKey(token.value);
+    if (parsed) found.push({ text: token.value, key: parsed.key });
+  }
+  return found;
+}
+
+/** Every link in the text (not e-mail addresses), with its key. */
+export function findLinks(text: string): FoundLink[] {
+  return linksIn(scan(text));
+}
+
+/** The text with its links and e-mail addresses blanked, so their digits are not read as numbers. */
+function withoutLinks({ folded, tokens }: Scan): string {
+  let out = folded;
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const token = tokens[i]!;
+    out = `${out.slice(0, token.start)} ${out.slice(token.end)}`;
+  }
+  return out;
+}
+
+/**
+ * The canonical form of a phone number's digits, or undefined when they are not a number:
+ * a mobile or landline as its 10-digit national number, a toll-free number as written (1800…).
+ */
+export function canonicalNumber(written: string): string | undefined {
+  const plus = written.trim().startsWith("+");
+  const digits = written.replace(/\D/g, "");
+  if (/^18[06]0\d{6,7}$/.test(digits)) return digits;
+  if (digits.length === 10) return /^[6-9]/.test(digits) ? digits : undefined;
+  if (digits.length === 11 && digits.startsWith("0")) {
+    const national = digits.slice(1);
+    return /^18[06]0/.test(national) ? undefined : national;
+  }
+  if (digits.length === 12 && digits.startsWith("91")) {
+    const national = digits.slice(2);
+    // Without `+`, 91 and 10 digits is a number only as a mobile (else a 12-digit reference).
+    return plus || /^[6-9]/.test(national) ? national : undefined;
+  }
+  if (digits.length === 13 && digits.startsWith("091")) return digits.slice(3);
+  return undefined;
+}
+
+/** A callback number as the lists store it; refuses what is not one. */
+export function normalizeCallbackNumber(raw: string): string {
+  const value = raw.trim();
+  if (!/^\+?[\d\s()-]{6,24}$/.test(value)) {
+    throw new GatewayError(
+      "invalid_request",
+      `"${value.slice(0, 40)}" is not a callback number: give a 10-digit Indian number (+91…, 0…) or a toll-free 1800/1860 number.`,
+    );
+  }
+  const canonical = canonicalNumber(value);
+  if (canonical === undefined) {
+    throw new GatewayError(
+      "invalid_request",
+      `"${value}" is not a callback number: give a 10-digit Indian mobile, a landline with its STD code (0…, +91…) or a toll-free 1800/1860 number.`,
+    );
+  }
+  return canonical;
+}
+
+/** Runs of digits with the separators numbers are written with (`+`, spaces, hyphens, brackets). */
+const NUMBER_RUN = /\+?\(?\d(?:[\d]|[ \-()](?=[\d(]))*\d/g;
+
+interface FoundNumber {
+  text: string;
+  number: string;
+}
+
+/** Every phone number in the text (outside links and e-mail addresses). */
+export function findNumbers(text: string): FoundNumber[] {
+  return numbersIn(scan(text));
+}
+
+/** At least 10 digits close together: the least any number has. */
+const TEN_DIGITS = /(?:\d[\s()+-]{0,2}){10}/;
+
+function numbersIn(scanned: Scan): FoundNumber[] {
+  if (!TEN_DIGITS.test(scanned.folded)) return [];
+  const plain = withoutLinks(scanned);
+  const found: FoundNumber[] = [];
+  for (const match of plain.matchAll(NUMBER_RUN)) {
+    const run = match[0];
+    const whole = canonicalNumber(run);
+    if (whole !== undefined) {
+      found.push({ text: run.trim(), number: whole });
+      continue;
+    }
+    // Numbers side by side ("Rs 500 9876543210", "98765 43210 1234"): adjacent pieces joined.
+    const pieces = run.match(/\+?\d+/g) ?? [];
+    for (let i = 0; i < pieces.length; i++) {
+      let joined = "";
+      for (let j = i; j < pieces.length && joined.length <= 14; j++) {
+        joined += pieces[j];
+        const number = canonicalNumber(joined);
+        if (number !== undefined) {
+          found.push({ text: joined, number });
+          i = j;
+          break;
+        }
+      }
+    }
+  }
+  return found;
+}
+
+/** The first link or number in the text that is not on the entity's lists (links first). */
+export function findUnlistedLink(
+  text: string,
+  links: EntityLinks | undefined,
+): { kind: "url" | "callback"; text: string } | undefined {
+  const lists = links ?? emptyEntityLinks();
+  const scanned = scan(text);
+  for (const link of linksIn(scanned)) {
+    if (!urlApproved(lists, link.key)) return { kind: "url", text: link.text };
+  }
+  for (const found of numbersIn(scanned)) {
+    if (!lists.callbacks.has(found.number)) return { kind: "callback", text: found.text };
+  }
+  return undefined;
+}

@@ -1,0 +1,269 @@
+// The scores of adaptive routes: each connector of each adaptive route scored for the route's
+// destination prefix from what the gateway measured (the delivery rate of its last receipts, the
+// median accept → receipt latency, the share of its submits the carrier refused) and from its cost
+// card, weighed by the route's scoring, and turned into shares of the route's traffic.
+// Measured from the database (messages, connector_health), so the thread or process that routes
+// sees receipts whichever one applied them; refreshed every REFRESH_MS and kept between refreshes.
+
+import { internationalDigits } from "../../base/core/indian-mobile.js";
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Db } from "../../base/store/store.js";
+import { CompiledCard, type PriceRow, storedPriceRow } from "../../domain/accounts/index.js";
+import { recentConnectorOutcomes } from "../../domain/messages/index.js";
+import type { ConnectorScore, RouteScoresSource } from "../dispatch/index.js";
+import { routeKey } from "../dispatch/index.js";
+import { type ConnectorHealthView, readConnectorHealth } from "./catalog.js";
+import { DEFAULT_SCORING, type RouteScoring, type RoutingRule } from "./definitions.js";
+
+/** Receipts a connector is judged by (its last, newest weighing most). */
+export const SAMPLE = 500;
+/** A receipt's weight halves every HALF_LIFE newer receipts: a carrier that turns bad (or good) shows within about that many. */
+const HALF_LIFE = 30;
+/** Receipts older than this are not read. */
+const WINDOW_MS = 3_600_000;
+const REFRESH_MS = 5_000;
+/** How sharply shares follow scores: a score 0.02 higher is worth e (2.7) times the share. */
+const TEMPERATURE = 0.02;
+/** What a connector without receipts is taken to deliver (so that it is tried, not preferred). */
+const PRIOR_RATE = 0.9;
+
+/** One connector of an adaptive route as scored. */
+export interface RouteScoreView extends ConnectorScore {
+  route: string;
+  connector: string;
+  /** Receipts measured (delivered + failed) of the last SAMPLE messages. */
+  receipts: number;
+  /** Delivered share, the newest receipts weighing most; null before any receipt. */
+  delivery_rate: number | null;
+  latency_p50_ms: number | null;
+  /** Share of its submits the carrier refused (since each worker started). */
+  refusal_rate: number | null;
+  /** Credits a unit for the route's prefix by its cost card; null: no cost row. */
+  cost: number | null;
+}
+
+interface Measured {
+  receipts: number;
+  rate: number | null;
+  p50: number | null;
+}
+
+function measure(rows: Awaited<ReturnType<typeof recentConnectorOutcomes>>, prefix: string): Measured {
+  let weight = 0;
+  let delivered = 0;
+  let receipts = 0;
+  const latencies: number[] = [];
+  for (const row of rows) {
+    if (row.status !== "delivered" && row.status !== "failed") continue;
+    if (prefix && !internationalDigits(row.recipient, row.route).startsWith(prefix)) continue;
+    const w = 0.5 ** (receipts / HALF_LIFE);
+    receipts++;
+    weight += w;
+    if (row.status === "delivered") {
+      delivered += w;
+      if (row.done_at !== null) latencies.push(row.done_at - row.created_at);
+    }
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    receipts,
+    rate: receipts === 0 ? null : delivered / weight,
+    p50: latencies.length === 0 ? null : latencies[Math.floor((latencies.length - 1) / 2)]!,
+  };
+}
+
+function refusalRate(view: ConnectorHealthView | undefined): number | null {
+  let refused = 0;
+  let total = 0;
+  for (const worker of view?.workers ?? []) {
+    const results = worker.results as { ok?: number; retryable?: number; failed?: number } | undefined;
+    refused += (results?.retryable ?? 0) + (results?.failed ?? 0);
+    total += (results?.ok ?? 0) + (results?.retryable ?? 0) + (results?.failed ?? 0);
+  }
+  return total === 0 ? null : refused / total;
+}
+
+const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
+
+/** Scores one route's connectors from their measurements; shares add up to 1 over the serving ones. */
+export function scoreRoute(
+  route: Pick<RoutingRule, "route" | "prefix" | "connectors"> & { scoring?: RouteScoring | undefined },
+  measured: ReadonlyMap<string, Measured & { refusals: number | null; cost: number | null }>,
+): RouteScoreView[] {
+  const scoring = route.scoring ?? DEFAULT_SCORING;
+  const serving = route.connectors.filter((c) => (c.weight ?? 1) > 0).map((c) => c.name);
+  const latencies = serving.flatMap((name) => measured.get(name)?.p50 ?? []).filter((p) => p > 0);
+  const costs = serving.flatMap((name) => measured.get(name)?.cost ?? []).filter((c) => c > 0);
+  const fastest = latencies.length > 0 ? Math.min(...latencies) : null;
+  const cheapest = costs.length > 0 ? Math.min(...costs) : null;
+  const total = scoring.delivery + scoring.latency + scoring.cost;
+  const views = serving.map((name) => {
+    const m = measured.get(name);
+    const delivery = (m?.rate ?? PRIOR_RATE) * (1 - (m?.refusals ?? 0));
+    const latency = fastest !== null && m?.p50 ? fastest / Math.max(m.p50, 1) : 1;
+    const cost = cheapest !== null && m?.cost ? cheapest / m.cost : 1;
+    const score = (scoring.delivery * delivery + scoring.latency * latency + scoring.cost * cost) / total;
+    const parts = [
+      m?.rate == null ? "no receipts yet" : `${percent(m.rate)} delivered over the last ${m.receipts}`,
+      m?.p50 == null ? null : `${(m.p50 / 1000).toFixed(1)} s p50`,
+      m?.refusals ? `${percent(m.refusals)} refused` : null,
+      m?.cost == null ? "no cost row" : `cost ${m.cost / 1000}`,
+    ];
+    return {
+      route: routeKey(route),
+      connector: name,
+      score,
+      share: 0,
+      note: parts.filter((p) => p !== null).join(", "),
+      receipts: m?.receipts ?? 0,
+      delivery_rate: m?.rate ?? null,
+      latency_p50_ms: m?.p50 ?? null,
+      refusal_rate: m?.refusals ?? null,
+      cost: m?.cost == null ? null : m.cost / 1000,
+    };
+  });
+  shareOut(views, scoring);
+  return views;
+}
+
+/** Shares: a softmax of the scores for (1 − explore_share), explore_share evenly, each at least floor_share. */
+function shareOut(views: RouteScoreView[], scoring: RouteScoring): void {
+  if (views.length === 0) return;
+  const best = Math.max(...views.map((v) => v.score));
+  const exp = views.map((v) => Math.exp((v.score - best) / TEMPERATURE));
+  const sum = exp.reduce((a, b) => a + b, 0);
+  let shares = exp.map((e) => (1 - scoring.explore_share) * (e / sum) + scoring.explore_share / views.length);
+  // Raise the starved to the floor, taking it from the others in proportion.
+  const low = shares.map((s) => s < scoring.floor_share);
+  const raised = low.filter(Boolean).length * scoring.floor_share;
+  const rest = shares.reduce((a, s, i) => a + (low[i] ? 0 : s), 0);
+  if (raised > 0 && rest > 0) shares = shares.map((s, i) => (low[i] ? scoring.floor_share : (s * (1 - raised)) / rest));
+  views.forEach((view, index) => {
+    view.share = shares[index]!;
+  });
+}
+
+/** Every adaptive route's scores, measured now. */
+export async function measureRouteScores(
+  db: Db,
+  routes: readonly RoutingRule[],
+  costs: ReadonlyMap<string, CompiledCard>,
+  now: number,
+): Promise<RouteScoreView[]> {
+  const adaptive = routes.filter((route) => route.strategy === "adaptive");
+  if (adaptive.length === 0) return [];
+  const names = [...new Set(adaptive.flatMap((route) => route.connectors.map((c) => c.name)))];
+  const [outcomes, health] = await Promise.all([
+    Promise.all(names.map((name) => recentConnectorOutcomes(db, name, now - WINDOW_MS, SAMPLE))),
+    readConnectorHealth(db, now),
+  ]);
+  const rowsOf = new Map(names.map((name, index) => [name, outcomes[index]!]));
+  const healthOf = new Map(health.map((view) => [view.connector, view]));
+  return adaptive.flatMap((route) => {
+    const channel = route.route === "V" ? "voice" : "sms";
+    const measured = new Map(
+      route.connectors.map((c) => [
+        c.name,
+        {
+          ...measure(rowsOf.get(c.name) ?? [], route.prefix),
+          refusals: refusalRate(healthOf.get(c.name)),
+          cost: costs.get(c.name)?.find(channel, route.route, route.prefix, now)?.price ?? null,
+        },
+      ]),
+    );
+    return scoreRoute(route, measured);
+  });
+}
+
+/** Every connector's cost card compiled for look-ups (connectors without rows have none). */
+export async function compiledCostCards(db: Db): Promise<Map<string, CompiledCard>> {
+  const rows = await db
+    .selectFrom("cost_card_rows")
+    .select(["connector", "channel", "route", "prefix", "price", "effective_from"])
+    .orderBy("connector")
+    .orderBy("id")
+    .execute();
+  const byConnector = new Map<string, PriceRow[]>();
+  for (const row of rows) {
+    const list = byConnector.get(row.connector) ?? [];
+    list.push(storedPriceRow(row));
+    byConnector.set(row.connector, list);
+  }
+  return new Map([...byConnector].map(([connector, list]) => [connector, new CompiledCard(connector, list)]));
+}
+
+/** The scores a worker's router reads: measured every REFRESH_MS, or at once by refresh(). */
+export class RouteScores implements RouteScoresSource {
+  private byRoute = new Map<string, Map<string, RouteScoreView>>();
+  private views: RouteScoreView[] = [];
+  private routes: readonly RoutingRule[] = [];
+  private costs: ReadonlyMap<string, CompiledCard> = new Map();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly ctx: Pick<Runtime, "store" | "clock" | "metrics" | "logger">) {}
+
+  scoresOf(key: string): ReadonlyMap<string, ConnectorScore> | undefined {
+    return this.byRoute.get(key);
+  }
+
+  current(): readonly RouteScoreView[] {
+    return this.views;
+  }
+
+  /** The routes and costs to score (the registry's, at each reload); scores them at once. */
+  configure(routes: readonly RoutingRule[], costs: ReadonlyMap<string, CompiledCard>): Promise<void> {
+    this.routes = routes;
+    this.costs = costs;
+    const adaptive = routes.some((route) => route.strategy === "adaptive");
+    if (adaptive && !this.timer) {
+      this.timer = setInterval(() => void this.refresh(), REFRESH_MS);
+      this.timer.unref();
+    } else if (!adaptive && this.timer) {
+      this.stop();
+    }
+    return this.refresh();
+  }
+
+  /** Measures again (one measurement at a time; a call during one waits for the next). */
+  async refresh(): Promise<void> {
+    while (this.running) await this.running;
+    this.running = this.measure().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private async measure(): Promise<void> {
+    try {
+      const views = await measureRouteScores(
+        this.ctx.store.db,
+        this.routes,
+        this.costs,
+        this.ctx.clock.now().getTime(),
+      );
+      const byRoute = new Map<string, Map<string, RouteScoreView>>();
+      for (const view of views) {
+        const route = byRoute.get(view.route) ?? new Map();
+        route.set(view.connector, view);
+        byRoute.set(view.route, route);
+      }
+      this.byRoute = byRoute;
+      this.views = views;
+      const { metrics } = this.ctx;
+      metrics.routeScore.reset();
+      metrics.routeShare.reset();
+      for (const view of views) {
+        metrics.routeScore.set({ route: view.route, connector: view.connector }, view.score);
+        metrics.routeShare.set({ route: view.route, connector: view.connector }, view.share);
+      }
+    } catch (error) {
+      this.ctx.logger.warn({ err: error }, "measuring the adaptive routes' scores failed; keeping the last scores");
+    }
+  }
+}

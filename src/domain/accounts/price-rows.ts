@@ -1,0 +1,243 @@
+// The rows of a price card or a carrier's cost card (delivery/carriers/cost-cards.ts): checked one
+// by one (API body) or from CSV text, a bad one named by its index or line and field; read back as
+// stored; described in credits and ISO time. Only csv-parse and base/core: what the CLI's carriers
+// group loads to read a cost card's file (test/app/cli/cli-bundle.test.ts bounds it), so no luxon.
+import { type CsvError, parse } from "csv-parse/sync";
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli, toMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+
+export const PRICE_CHANNELS = ["sms", "voice"] as const;
+export type PriceChannel = (typeof PRICE_CHANNELS)[number];
+const ROUTES: Record<PriceChannel, readonly string[]> = { sms: ["T", "P", "PS", "I", "*"], voice: ["V", "*"] };
+export const PRICE_CSV_HEADER = ["channel", "route", "prefix", "price", "effective_from"] as const;
+const PREFIX = /^\d{1,15}$/;
+/** Rows a card may have (a whole-world card by operator and number range is tens of thousands). */
+export const MAX_CARD_ROWS = 200_000;
+
+/** One row of a card, as stored: price in milli-credits, effective_from in ms (null: always). */
+export interface PriceRow {
+  channel: PriceChannel;
+  /** T, P, PS, I, V or *. */
+  route: string;
+  /** Digits with the country code, or * for every number. */
+  prefix: string;
+  price: number;
+  effective_from: number | null;
+}
+
+/** A row as a person writes it (API body or CSV line): strings or numbers, checked by priceRow. */
+export interface PriceRowInput {
+  channel?: unknown;
+  route?: unknown;
+  prefix?: unknown;
+  price?: unknown;
+  effective_from?: unknown;
+}
+
+/** A row that cannot be: which field, and why. */
+export class PriceRowError extends Error {
+  constructor(
+    readonly field: keyof PriceRowInput,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/** Checks one row; throws PriceRowError naming the field. */
+export function priceRow(input: PriceRowInput): PriceRow {
+  const channel = String(input.channel ?? "")
+    .trim()
+    .toLowerCase();
+  if (!PRICE_CHANNELS.includes(channel as PriceChannel)) {
+    throw new PriceRowError("channel", `channel must be sms or voice (got "${String(input.channel ?? "")}")`);
+  }
+  const route = String(input.route ?? "")
+    .trim()
+    .toUpperCase();
+  const routes = ROUTES[channel as PriceChannel];
+  if (!routes.includes(route)) {
+    throw new PriceRowError(
+      "route",
+      `route of a ${channel} row must be one of ${routes.join(", ")} (got "${String(input.route ?? "")}")`,
+    );
+  }
+  const prefix = String(input.prefix ?? "")
+    .trim()
+    .replace(/^\+/, "");
+  if (prefix !== "*" && !PREFIX.test(prefix)) {
+    throw new PriceRowError(
+      "prefix",
+      `prefix must be 1 to 15 digits with the country code, or * (got "${String(input.prefix ?? "")}")`,
+    );
+  }
+  return {
+    channel: channel as PriceChannel,
+    route,
+    prefix,
+    price: priceOf(input.price),
+    effective_from: effectiveFrom(input.effective_from),
+  };
+}
+
+function priceOf(raw: unknown): number {
+  const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
+  if (!/^\d+(\.\d+)?$/.test(text) && !(typeof raw === "number" && Number.isFinite(raw) && raw >= 0)) {
+    throw new PriceRowError("price", `price must be a number of credits, at least 0 (got "${String(raw ?? "")}")`);
+  }
+  try {
+    return toMilli(Number(text));
+  } catch (error) {
+    throw new PriceRowError("price", error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** A date (midnight UTC) or a date-time; without an offset, UTC. */
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|([+-])(\d{2}):?(\d{2}))?)?$/;
+
+function effectiveFrom(raw: unknown): number | null {
+  if (raw === undefined || raw === null || (typeof raw === "string" && raw.trim() === "")) return null;
+  const at = typeof raw === "string" ? isoInstant(raw.trim()) : undefined;
+  if (at === undefined) {
+    throw new PriceRowError(
+      "effective_from",
+      `effective_from must be an ISO 8601 date or date-time (got "${String(raw)}")`,
+    );
+  }
+  return at;
+}
+
+/** Milliseconds of an ISO 8601 date or date-time (no offset: UTC), or undefined when it is none. */
+export function isoInstant(text: string): number | undefined {
+  const match = ISO_INSTANT.exec(text);
+  if (!match) return undefined;
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map((part) => Number(part ?? 0)) as number[];
+  const ms = Number((match[7] ?? "").padEnd(3, "0"));
+  const [sign, offsetHours, offsetMinutes] = [match[9], Number(match[10] ?? 0), Number(match[11] ?? 0)];
+  if (hour! > 23 || minute! > 59 || second! > 59 || offsetHours > 23 || offsetMinutes > 59) return undefined;
+  const local = Date.UTC(year!, month! - 1, day!, hour, minute, second, ms);
+  // Date.UTC rolls 31 February over into March: a day it moved is not a day.
+  const date = new Date(local);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month! - 1 || date.getUTCDate() !== day)
+    return undefined;
+  const offset = (sign === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000;
+  return local - offset;
+}
+
+/** A card's rows from CSV text; a bad line throws invalid_request with its line number and reason. */
+export function parsePriceCsv(text: string): PriceRow[] {
+  let records: { record: string[]; info: { lines: number } }[];
+  try {
+    records = parse(text, {
+      info: true,
+      skip_empty_lines: true,
+      trim: true,
+      relax_column_count: true,
+      bom: true,
+    }) as unknown as typeof records;
+  } catch (error) {
+    const csv = error as CsvError & { lines?: number };
+    throw new GatewayError("invalid_request", `Line ${csv.lines ?? "?"}: ${csv.message}`, { line: csv.lines });
+  }
+  const [head, ...lines] = records;
+  const header = head?.record.map((h) => h.toLowerCase()) ?? [];
+  const expected = PRICE_CSV_HEADER.slice(0, header.length);
+  if (header.length < 4 || header.length > 5 || header.some((h, i) => h !== expected[i])) {
+    throw new GatewayError(
+      "invalid_request",
+      `Line ${head?.info.lines ?? 1}: the header must be channel,route,prefix,price[,effective_from] (got "${header.join(",")}")`,
+      { line: head?.info.lines ?? 1 },
+    );
+  }
+  if (lines.length > MAX_CARD_ROWS) {
+    throw new GatewayError("invalid_request", `A card has at most ${MAX_CARD_ROWS} rows (got ${lines.length}).`);
+  }
+  const rows: PriceRow[] = [];
+  const seen = new Map<string, number>();
+  for (const { record, info } of lines) {
+    const at = (reason: string, field?: string) =>
+      new GatewayError("invalid_request", `Line ${info.lines}: ${reason}; nothing imported.`, {
+        line: info.lines,
+        ...(field ? { field } : {}),
+      });
+    if (record.length !== header.length) throw at(`${record.length} fields where the header has ${header.length}`);
+    const [channel, route, prefix, price, effective] = record;
+    let row: PriceRow;
+    try {
+      row = priceRow({ channel, route, prefix, price, effective_from: effective });
+    } catch (error) {
+      if (error instanceof PriceRowError) throw at(error.message, error.field);
+      throw error;
+    }
+    const key = rowKey(row);
+    const earlier = seen.get(key);
+    if (earlier !== undefined) throw at(`the same channel, route, prefix and effective_from as line ${earlier}`);
+    seen.set(key, info.lines);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** A card's rows from the operator API's body; a bad row throws invalid_request naming its index and field. */
+export function priceRowsOf(inputs: PriceRowInput[]): PriceRow[] {
+  if (inputs.length > MAX_CARD_ROWS) {
+    throw new GatewayError("invalid_request", `A card has at most ${MAX_CARD_ROWS} rows (got ${inputs.length}).`);
+  }
+  const seen = new Map<string, number>();
+  return inputs.map((input, index) => {
+    let row: PriceRow;
+    try {
+      row = priceRow(input);
+    } catch (error) {
+      if (!(error instanceof PriceRowError)) throw error;
+      throw new GatewayError("invalid_request", `rows[${index}].${error.field}: ${error.message}; nothing written.`, {
+        field: `rows[${index}].${error.field}`,
+        index,
+      });
+    }
+    const earlier = seen.get(rowKey(row));
+    if (earlier !== undefined) {
+      throw new GatewayError(
+        "invalid_request",
+        `rows[${index}]: the same channel, route, prefix and effective_from as rows[${earlier}]; nothing written.`,
+        { field: `rows[${index}]`, index },
+      );
+    }
+    seen.set(rowKey(row), index);
+    return row;
+  });
+}
+
+function rowKey(row: PriceRow): string {
+  return `${row.channel}|${row.route}|${row.prefix}|${row.effective_from ?? ""}`;
+}
+
+/** A row as the operator API and `prices show --json` answer it (credits, ISO time). */
+export function describePriceRow(row: PriceRow) {
+  return {
+    channel: row.channel,
+    route: row.route,
+    prefix: row.prefix,
+    price: fromMilli(row.price),
+    effective_from: row.effective_from === null ? null : isoUtc(new Date(row.effective_from)),
+  };
+}
+
+/** A row as the store gives it back (PostgreSQL's bigints as strings). */
+export function storedPriceRow(row: {
+  channel: string;
+  route: string;
+  prefix: string;
+  price: number | string;
+  effective_from: number | string | null;
+}): PriceRow {
+  return {
+    channel: row.channel as PriceChannel,
+    route: row.route,
+    prefix: row.prefix,
+    price: Number(row.price),
+    effective_from: row.effective_from === null ? null : Number(row.effective_from),
+  };
+}

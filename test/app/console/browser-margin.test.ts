@@ -1,0 +1,123 @@
+// The operator's Margin page in a real browser: after real sends to the simulator, which has a cost
+// card (0.25 credits an SMS), the table shows what GET /admin/api/analytics/margin answers by
+// account and, once picked, by connector, with its totals; the adaptive route's connectors show as
+// GET /admin/api/routes/scores scores them; axe; usable at 390 px (no sideways scroll).
+import { beforeAll, expect, it } from "vitest";
+import {
+  describeInBrowser,
+  expectAccessible,
+  expectNoHorizontalScroll,
+  newPage,
+  noneLoading,
+  signInAs,
+  useBrowser,
+} from "../../helpers/browser.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { sendSms } from "../../helpers/sms.js";
+
+describeInBrowser("console in the browser: margin", () => {
+  const gateway = useTestGateway("sqlite", { env: { SIMULATOR_LATENCY_MS: "50", SIMULATOR_FAILURE_RATE: "0" } });
+  const browser = useBrowser();
+  let operator: TestAccount;
+  let shop: TestAccount;
+  const admin = async (method: string, path: string, body?: unknown) =>
+    call(gateway(), method, `/admin/api${path}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+      ...(body === undefined ? {} : { json: body }),
+    });
+
+  beforeAll(async () => {
+    const t = gateway();
+    operator = await buildAccount(t, { role: "operator", sender: null });
+    shop = await buildAccount(t);
+    const card = await admin("PUT", "/carriers/simulator/cost-card", {
+      rows: [{ channel: "sms", route: "*", prefix: "*", price: 0.25 }],
+    });
+    expect(card.status, card.text).toBe(200);
+    const route = await admin("PUT", "/routes", {
+      route: "T",
+      prefix: "91",
+      strategy: "adaptive",
+      connectors: [{ name: "simulator" }],
+    });
+    expect(route.status, route.text).toBe(201);
+    for (const recipient of ["9876543210", "9876543211", "7012340001"]) {
+      const answer = await sendSms(t, shop, { sender_id: "SWBRD", recipient, message: "Your code is 1234" });
+      expect(answer.status, answer.text).toBe(200);
+    }
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const waiting = await t.db.store.db
+        .selectFrom("messages")
+        .select("id")
+        .where("status", "in", ["queued", "dispatching", "submitted"])
+        .execute();
+      if (waiting.length === 0) break;
+      if (Date.now() > deadline) throw new Error("messages still waiting");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+
+  const cells = (page: import("playwright-core").Page, selector: string) =>
+    page
+      .locator(selector)
+      .evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent ?? "")));
+  type Margin = {
+    rows: Array<{ key: string | null; messages: number; revenue: number; cost: number; margin: number }>;
+    totals: { messages: number; revenue: number; cost: number; margin: number };
+  };
+  const margin = async (groupBy: string) =>
+    (await admin("GET", `/analytics/margin?group_by=${groupBy}`)).body.data as Margin;
+  const asShown = (rows: Margin["rows"]) =>
+    rows.map((row) => [row.key ?? "none", ...[row.messages, row.revenue, row.cost, row.margin].map(String)]);
+
+  it("shows the margin and the adaptive routes' scores the API answers, and fits a phone", async () => {
+    const t = gateway();
+    const byAccount = await margin("account");
+    // 3 SMS at 1 credit each, 0.25 each to the simulator.
+    expect(byAccount.rows).toEqual([expect.objectContaining({ key: shop.username, messages: 3, revenue: 3 })]);
+    expect(byAccount.rows[0]).toMatchObject({ cost: 0.75, margin: 2.25 });
+    const byConnector = await margin("connector");
+    const scores = (await admin("GET", "/routes/scores")).body.data as Array<{ route: string; connector: string }>;
+    expect(scores.map((s) => [s.route, s.connector])).toEqual([["T/91", "simulator"]]);
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      const { page, context, problems } = await newPage(browser(), t.url, viewport);
+      await signInAs(page, operator.username, operator.password);
+      await page.goto("/operator/margin");
+      await page.getByRole("heading", { name: "Margin", exact: true }).waitFor();
+      await page.getByTestId("margin-table").waitFor();
+      await page.getByTestId("route-scores").waitFor();
+      await noneLoading(page);
+      expect((await cells(page, '[data-testid="margin-table"] tbody tr')).map((row) => row.slice(0, 5))).toEqual(
+        asShown(byAccount.rows),
+      );
+      expect((await cells(page, '[data-testid="margin-totals"] tr'))[0]?.slice(0, 6)).toEqual([
+        "Total",
+        "3",
+        "3",
+        "0.75",
+        "2.25",
+        "75.0 %",
+      ]);
+      expect((await cells(page, '[data-testid="route-scores"] tbody tr')).map((row) => row.slice(0, 2))).toEqual([
+        ["T/91", "simulator"],
+      ]);
+      await expectNoHorizontalScroll(page, `margin at ${viewport.width} px`);
+      if (viewport.width === 1280) await expectAccessible(page, "margin page");
+
+      await page.getByLabel("By").selectOption("connector");
+      await page.getByRole("button", { name: "Show" }).click();
+      await page.getByTestId("margin-table").getByRole("columnheader", { name: "Connector" }).waitFor();
+      await noneLoading(page);
+      expect((await cells(page, '[data-testid="margin-table"] tbody tr')).map((row) => row.slice(0, 5))).toEqual(
+        asShown(byConnector.rows),
+      );
+      await expectNoHorizontalScroll(page, `margin by connector at ${viewport.width} px`);
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
+});

@@ -1,0 +1,144 @@
+// Finding links and callback numbers in an SMS's text and matching them against a DLT entity's
+// white-lists (src/base/core/dlt-links.ts): forms with and without scheme or `www.`, prefixes,
+// short links, look-alikes that must not fool it, and what must not be taken for a link or a
+// number (amounts, times, e-mail addresses, OTPs, masked account numbers).
+import { describe, expect, it } from "vitest";
+import {
+  canonicalNumber,
+  emptyEntityLinks,
+  findLinks,
+  findNumbers,
+  findUnlistedLink,
+  indexUrl,
+  normalizeApprovedUrl,
+  normalizeCallbackNumber,
+} from "../../../src/base/core/dlt-links.js";
+
+function lists(urls: string[], numbers: string[] = []) {
+  const links = emptyEntityLinks();
+  for (const url of urls) indexUrl(links, normalizeApprovedUrl(url));
+  for (const number of numbers) links.callbacks.add(normalizeCallbackNumber(number));
+  return links;
+}
+
+describe("DLT link white-lists", () => {
+  it("normalises approved URLs: scheme and www. dropped, host lower-case, path as given", () => {
+    expect(normalizeApprovedUrl("https://www.Example.COM/App")).toBe("example.com/App");
+    expect(normalizeApprovedUrl("example.com")).toBe("example.com");
+    expect(normalizeApprovedUrl("http://example.com/offers/")).toBe("example.com/offers/");
+    expect(normalizeApprovedUrl("example.com/track?")).toBe("example.com/track?");
+    expect(normalizeApprovedUrl("https://example.com/app.apk")).toBe("example.com/app.apk");
+  });
+
+  it("refuses malformed URLs with invalid_request", () => {
+    for (const bad of [
+      "",
+      "not a url",
+      "example",
+      "ftp://example.com/x",
+      "javascript:alert(1)",
+      "http://",
+      "a b.com",
+    ]) {
+      expect(() => normalizeApprovedUrl(bad), JSON.stringify(bad)).toThrow(
+        expect.objectContaining({ code: "invalid_request" }),
+      );
+    }
+    expect(() => normalizeApprovedUrl(`example.com/${"a".repeat(600)}`)).toThrow(/longer than/);
+  });
+
+  it("matches exact links in any written form, and prefixes ending in / or ?", () => {
+    const l = lists(["https://example.com/app", "shop.example.in/offers/", "track.example.com/t?"]);
+    for (const ok of [
+      "Get it at https://example.com/app today",
+      "Get it at http://www.example.com/app",
+      "Get it at EXAMPLE.COM/app",
+      "Get it at www.example.com/app.",
+      "Sale: shop.example.in/offers/diwali/2026 now",
+      "Sale: https://shop.example.in/offers/",
+      "Track: track.example.com/t?id=42",
+    ]) {
+      expect(findUnlistedLink(ok, l), ok).toBeUndefined();
+    }
+    for (const [bad, named] of [
+      ["Get it at https://example.com/app2", "https://example.com/app2"],
+      ["Get it at example.com/App", "example.com/App"],
+      ["Get it at example.com", "example.com"],
+      ["Sale: shop.example.in/offer", "shop.example.in/offer"],
+      ["Short: bit.ly/3xYz12", "bit.ly/3xYz12"],
+      ["Promo http://unlisted.example/app.apk", "http://unlisted.example/app.apk"],
+      ["Chat wa.me/919876543210", "wa.me/919876543210"],
+      ["Track: track.example.com/u?id=1", "track.example.com/u?id=1"],
+    ] as const) {
+      expect(findUnlistedLink(bad, l), bad).toEqual({ kind: "url", text: named });
+    }
+  });
+
+  it("is not fooled by case, full-width dots and letters, hxxp, defanged dots, a space after :// or zero-width characters", () => {
+    const l = lists(["example.com/app"]);
+    for (const sneaky of [
+      "Visit HTTPS://EVIL.COM/x",
+      "Visit ｅｖｉｌ．ｃｏｍ/x",
+      "Visit evil。com/x",
+      "Visit hxxps://evil.com/x",
+      "Visit evil[.]com/x",
+      "Visit https:// evil.com/x",
+      "Visit http : / / evil.com/x",
+      "Visit www. evil.com",
+      "Visit ev\u200Bil.com/x",
+    ]) {
+      expect(findUnlistedLink(sneaky, l)?.kind, sneaky).toBe("url");
+    }
+    // A look-alike host (Cyrillic е) is another host, not the approved one.
+    expect(findUnlistedLink("Visit \u0435xample.com/app", l)?.kind).toBe("url");
+  });
+
+  it("does not take amounts, times, decimals or e-mail addresses for links", () => {
+    for (const text of [
+      "Rs.1,499.00 debited at 10:30 a.m. on 12.11.2026",
+      "Write to care@example.com for help",
+      "Version 2.5.1 is out",
+      "Your OTP is 482913.",
+    ]) {
+      expect(findLinks(text), text).toEqual([]);
+    }
+  });
+});
+
+describe("DLT callback numbers", () => {
+  it("reads Indian mobiles, landlines with STD code and toll-free numbers in their written forms", () => {
+    expect(canonicalNumber("9876543210")).toBe("9876543210");
+    expect(canonicalNumber("+91 98765-43210")).toBe("9876543210");
+    expect(canonicalNumber("09876543210")).toBe("9876543210");
+    expect(canonicalNumber("022 2345 6789")).toBe("2223456789");
+    expect(canonicalNumber("+91 22 2345 6789")).toBe("2223456789");
+    expect(canonicalNumber("1800 123 4567")).toBe("18001234567");
+    expect(canonicalNumber("1860-500-1234")).toBe("18605001234");
+    expect(canonicalNumber("482913")).toBeUndefined();
+    expect(canonicalNumber("2223456789")).toBeUndefined();
+  });
+
+  it("finds numbers in text, never shorter digit runs (codes, amounts, masked accounts)", () => {
+    expect(findNumbers("OTP 482913 for Rs.1,499.00 from A/c XX1234 at 10:30").map((n) => n.number)).toEqual([]);
+    expect(findNumbers("Call 98765 43210 or 1800-123-4567, or 022-2345 6789").map((n) => n.number)).toEqual([
+      "9876543210",
+      "18001234567",
+      "2223456789",
+    ]);
+    expect(findNumbers("Paid Rs 500 9876543210").map((n) => n.number)).toEqual(["9876543210"]);
+    // Digits inside a link belong to the link.
+    expect(findNumbers("wa.me/919876543210")).toEqual([]);
+  });
+
+  it("refuses numbers not on the list, and lets listed ones through whatever their form", () => {
+    const l = lists([], ["+91 98765 43210", "1800-123-4567"]);
+    expect(findUnlistedLink("Call 09876543210 or 1800 123 4567", l)).toBeUndefined();
+    expect(findUnlistedLink("Call 9123456789", l)).toEqual({ kind: "callback", text: "9123456789" });
+  });
+
+  it("refuses malformed callback numbers", () => {
+    for (const bad of ["", "12345", "abc", "2223456789", "98765432101234"]) {
+      expect(() => normalizeCallbackNumber(bad), bad).toThrow(expect.objectContaining({ code: "invalid_request" }));
+    }
+  });
+});

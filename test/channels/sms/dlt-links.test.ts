@@ -1,0 +1,348 @@
+// DLT link and callback white-lists (issue 40, item 1) on every HTTP family from one table: the
+// same text gets the same decision on v2 send, v2 bulk, v2 schedule, legacy and XML, each in its
+// dialect (422 dlt_url_not_whitelisted / dlt_callback_not_whitelisted naming the link, -8), and a
+// refused send stores and charges nothing. The operator's lists (bad inputs refused), the
+// account's request pending until the operator approves it, and the refusal log. SMPP server:
+// test/channels/smpp-server/rules.test.ts's table.
+import { beforeAll, expect, it } from "vitest";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { credentials, legacy, operatorCall, pushsms, xmlSend } from "../../helpers/legacy.js";
+import { balanceOf, FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
+import { until } from "../smpp-server/client.js";
+
+const ENTITY = "1101160000000000041";
+const OTHER_ENTITY = "1101160000000000042";
+
+type Family = "v2" | "bulk" | "schedule" | "legacy" | "xml";
+const FAMILIES: Family[] = ["v2", "bulk", "schedule", "legacy", "xml"];
+
+interface Case {
+  name: string;
+  route: "T" | "P";
+  message: string;
+  /** undefined: accepted. */
+  code?: "dlt_url_not_whitelisted" | "dlt_callback_not_whitelisted";
+  /** What the refusal names. */
+  named?: string;
+}
+
+const TEMPLATES = [
+  "Get the app at https://example.com/app today",
+  "Get the app at {#var#} today",
+  "Your OTP is {#var#}.",
+];
+
+const CASES: Case[] = [
+  { name: "approved link in the template's fixed text", route: "T", message: TEMPLATES[0]! },
+  {
+    name: "approved link in a {#var#}, other written form",
+    route: "T",
+    message: "Get the app at WWW.example.com/app today",
+  },
+  {
+    name: "unlisted APK link",
+    route: "T",
+    message: "Get the app at http://bad.example/app.apk today",
+    code: "dlt_url_not_whitelisted",
+    named: "http://bad.example/app.apk",
+  },
+  {
+    name: "{#var#} value that is a URL",
+    route: "T",
+    message: "Your OTP is https://evil.example/x.",
+    code: "dlt_url_not_whitelisted",
+    named: "https://evil.example/x",
+  },
+  {
+    name: "www. without scheme",
+    route: "T",
+    message: "Get the app at www.evil.com today",
+    code: "dlt_url_not_whitelisted",
+    named: "www.evil.com",
+  },
+  {
+    name: "short link not listed",
+    route: "T",
+    message: "Get the app at bit.ly/3xYz12 today",
+    code: "dlt_url_not_whitelisted",
+    named: "bit.ly/3xYz12",
+  },
+  { name: "under an approved prefix", route: "P", message: "Sale! See https://shop.example.in/offers/diwali?x=1" },
+  {
+    name: "beside an approved prefix",
+    route: "P",
+    message: "Sale! See shop.example.in/offer",
+    code: "dlt_url_not_whitelisted",
+    named: "shop.example.in/offer",
+  },
+  { name: "approved callback number, other written form", route: "P", message: "Sale! Call 1800-123-4567 now" },
+  {
+    name: "callback number not listed",
+    route: "P",
+    message: "Sale! Call +91 98111 22233 now",
+    code: "dlt_callback_not_whitelisted",
+    named: "+91 98111 22233",
+  },
+  { name: "amounts, times and codes are not numbers", route: "P", message: "Sale! Rs.1,499.00 at 10 a.m., code 4821" },
+  {
+    name: "a link approved for another entity",
+    route: "P",
+    message: "Sale! See other.example.com/x",
+    code: "dlt_url_not_whitelisted",
+    named: "other.example.com/x",
+  },
+];
+
+interface Answer {
+  accepted: boolean;
+  code?: string;
+  message?: string;
+  status?: number;
+  /** v2's error.url or error.number. */
+  named?: string;
+}
+
+function later(): string {
+  const d = new Date(Date.now() + 3_600_000);
+  const ist = new Date(d.getTime() + 5.5 * 3_600_000);
+  return ist.toISOString().slice(0, 19).replace("T", " ");
+}
+
+async function send(t: TestGateway, account: TestAccount, family: Family, c: Case): Promise<Answer> {
+  const sender = c.route === "P" ? "PROMOTIONAL" : "SWBRD";
+  const route = c.route === "P" ? "promotional" : "transactional";
+  if (family === "v2" || family === "bulk" || family === "schedule") {
+    const [path, json] =
+      family === "v2"
+        ? ["/api/v2/sms/send", { sender_id: sender, route, recipient: "9876543210", message: c.message }]
+        : family === "bulk"
+          ? [
+              "/api/v2/sms/bulk",
+              { sender_id: sender, route, recipients: ["9876543210", "9876543211"], message: c.message },
+            ]
+          : [
+              "/api/v2/sms/schedule",
+              { sender_id: sender, route, recipient: "9876543210", message: c.message, scheduled_at: later() },
+            ];
+    const response = await call(t, "POST", path, { headers: keyOf(account), json });
+    if (response.status === 200 || response.status === 201 || response.status === 202) return { accepted: true };
+    return {
+      accepted: false,
+      status: response.status,
+      code: response.body.error?.code,
+      message: response.body.message ?? response.body.error?.message,
+      named: response.body.error?.url ?? response.body.error?.number,
+    };
+  }
+  const answer =
+    family === "legacy"
+      ? await legacy(t, "/httpapi/send", {
+          ...credentials(account),
+          sender_id: sender,
+          route: c.route,
+          phonenumber: "9876543210",
+          message: c.message,
+        })
+      : await xmlSend(
+          t,
+          pushsms(credentials(account), {
+            sender,
+            route: c.route,
+            messages: [{ pno: "9876543210", msg: c.message }],
+          }),
+        );
+  expect(answer.status).toBe(200);
+  if (/^\d+_\d{8}_\d+$/.test(answer.text)) return { accepted: true };
+  return { accepted: false, code: answer.text, message: answer.headers.get("x-error-message") ?? "" };
+}
+
+describeEachEngine("DLT link and callback white-lists", (engine) => {
+  const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, LEGACY_THROTTLE_PER_SECOND: "0" } });
+  let operator: TestAccount;
+  const op = (method: string, path: string, json?: unknown) => operatorCall(gateway(), operator, method, path, json);
+  const admin = (method: string, path: string, json?: unknown) =>
+    call(gateway(), method, `/admin/api${path}`, { headers: { authorization: `Bearer ${operator.apiKey}` }, json });
+
+  /** Scrubbing on, header SWBRD, ENTITY the only entity (OTHER_ENTITY pending), the templates, the lists. */
+  async function dltAccount(): Promise<TestAccount> {
+    const account = await buildAccount(gateway(), { dltScrubbing: true, credits: { sms: 1000 } });
+    const u = account.username;
+    await op("POST", `/accounts/${u}/dlt/headers`, { header: "SWBRD" });
+    await op("POST", `/accounts/${u}/dlt/entities`, { entity_id: ENTITY });
+    for (const [i, content] of TEMPLATES.entries()) {
+      await op("POST", `/accounts/${u}/templates`, { name: `t${i}`, content, entity_id: ENTITY, approve: true });
+    }
+    await op("POST", `/accounts/${u}/dlt/urls`, { entity_id: ENTITY, url: "https://example.com/app" });
+    await op("POST", `/accounts/${u}/dlt/urls`, { entity_id: ENTITY, url: "shop.example.in/offers/" });
+    await op("POST", `/accounts/${u}/dlt/callbacks`, { entity_id: ENTITY, number: "1800 123 4567" });
+    return account;
+  }
+
+  beforeAll(async () => {
+    operator = await buildAccount(gateway(), { role: "operator", sender: null });
+  });
+
+  it("decides every case alike on v2, bulk, schedule, legacy and XML; a refusal stores and charges nothing", async () => {
+    const t = gateway();
+    for (const family of FAMILIES) {
+      const account = await dltAccount();
+      // An approved link of another entity of the same account does not count for this one.
+      await op("POST", `/accounts/${account.username}/dlt/entities`, { entity_id: OTHER_ENTITY });
+      await op("POST", `/accounts/${account.username}/dlt/urls`, {
+        entity_id: OTHER_ENTITY,
+        url: "other.example.com/x",
+      });
+      await op("PATCH", `/accounts/${account.username}`, { default_dlt_entity_id: ENTITY });
+      for (const c of CASES) {
+        const before = await balanceOf(t, account);
+        const debits = await countDebits(t, account);
+        const answer = await send(t, account, family, c);
+        const what = `${family}: ${c.name}: ${answer.message ?? ""}`;
+        if (c.code === undefined) {
+          expect(answer.accepted, what).toBe(true);
+          continue;
+        }
+        expect(answer.accepted, what).toBe(false);
+        if (family === "legacy" || family === "xml") expect(answer.code, what).toBe("-8");
+        else {
+          expect(answer.status, what).toBe(422);
+          expect(answer.code, what).toBe(c.code);
+          expect(answer.named, what).toBe(c.named);
+        }
+        expect(answer.message, what).toContain(c.named!);
+        // Nothing charged: no debit entry, the same balance (no failures on this simulator: no refunds).
+        expect(await countDebits(t, account), what).toBe(debits);
+        expect(await balanceOf(t, account), what).toBe(before);
+      }
+    }
+  });
+
+  it("refuses an XML batch whose one text has an unlisted link, as a template mismatch refuses it", async () => {
+    const t = gateway();
+    const account = await dltAccount();
+    const debits = await countDebits(t, account);
+    const answer = await xmlSend(
+      t,
+      pushsms(credentials(account), {
+        route: "T",
+        messages: [
+          { pno: "9876543210", msg: TEMPLATES[0]! },
+          { pno: "9876543211", msg: "Your OTP is bit.ly/x9." },
+        ],
+      }),
+    );
+    expect(answer.text).toBe("-8");
+    expect(answer.headers.get("x-error-message")).toContain("bit.ly/x9");
+    expect(await countDebits(t, account)).toBe(debits);
+  });
+
+  it("records the refusals in the refusal log with their code", async () => {
+    const t = gateway();
+    const account = await dltAccount();
+    const refused = CASES.find((c) => c.code === "dlt_callback_not_whitelisted")!;
+    expect((await send(t, account, "v2", refused)).code).toBe("dlt_callback_not_whitelisted");
+    const found = async () =>
+      (await call(t, "GET", "/api/v2/refusals?code=dlt_callback_not_whitelisted", { headers: keyOf(account) })).body
+        .data as { code: string; answer: string }[];
+    let rows: { code: string; answer: string }[] = [];
+    await until(
+      async () => {
+        rows = await found();
+        return rows.length > 0;
+      },
+      20_000,
+      "the refusal logged",
+    );
+    expect(rows[0]).toMatchObject({ code: "dlt_callback_not_whitelisted", answer: "422 dlt_callback_not_whitelisted" });
+  });
+
+  it("lists, refuses bad input to, and removes from the operator's lists", async () => {
+    const account = await dltAccount();
+    const u = account.username;
+    const listed = await op("GET", `/accounts/${u}/dlt/urls`);
+    expect(listed.body.data.map((l: { url: string }) => l.url)).toEqual(["example.com/app", "shop.example.in/offers/"]);
+    const callbacks = await op("GET", `/accounts/${u}/dlt/callbacks?entity_id=${ENTITY}`);
+    expect(callbacks.body.data).toMatchObject([{ entity_id: ENTITY, number: "18001234567", status: "approved" }]);
+    for (const [path, body, fragment] of [
+      ["urls", { entity_id: ENTITY, url: "not a url" }, "is not a URL"],
+      ["urls", { entity_id: ENTITY, url: "ftp://example.com/x" }, "scheme ftp"],
+      ["urls", { entity_id: ENTITY, url: "" }, "empty"],
+      ["urls", { entity_id: "1101999999999999999", url: "example.com" }, "not registered"],
+      ["urls", { entity_id: "not an entity!", url: "example.com" }, "DLT entity ID"],
+      ["callbacks", { entity_id: ENTITY, number: "12345" }, "not a callback number"],
+      ["callbacks", { entity_id: ENTITY, number: "call me" }, "not a callback number"],
+    ] as const) {
+      const response = await admin("POST", `/accounts/${u}/dlt/${path}`, body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body.error.code).toBe("invalid_request");
+      expect(response.body.message ?? response.body.error.message).toContain(fragment);
+    }
+    expect((await admin("POST", `/accounts/${u}/dlt/urls`, { entity_id: ENTITY })).status).toBe(400);
+    expect((await admin("POST", "/accounts/nosuchuser/dlt/urls", { entity_id: ENTITY, url: "a.com" })).status).toBe(
+      404,
+    );
+    const removed = await op("DELETE", `/accounts/${u}/dlt/urls`, {
+      entity_id: ENTITY,
+      url: "http://www.example.com/app",
+    });
+    expect(removed.body.data).toMatchObject({ entity_id: ENTITY, url: "example.com/app", removed: true });
+    expect(
+      (await admin("DELETE", `/accounts/${u}/dlt/urls`, { entity_id: ENTITY, url: "example.com/app" })).status,
+    ).toBe(404);
+    // Removed: the very next send is refused (caches drop the account at once).
+    const again = await send(gateway(), account, "v2", { name: "", route: "T", message: TEMPLATES[0]! });
+    expect(again.code).toBe("dlt_url_not_whitelisted");
+  });
+
+  it("takes the account's request pending, and lets it count only once the operator approves it", async () => {
+    const t = gateway();
+    const account = await dltAccount();
+    const link = "https://app.example.com/a.apk";
+    const c: Case = { name: "", route: "T", message: `Get the app at ${link} today` };
+    const asked = await call(t, "POST", "/api/v2/dlt/urls", {
+      headers: keyOf(account),
+      json: { entity_id: ENTITY, url: link },
+    });
+    expect(asked.status, asked.text).toBe(201);
+    expect(asked.body.data).toMatchObject({ entity_id: ENTITY, url: "app.example.com/a.apk", status: "pending" });
+    const twice = await call(t, "POST", "/api/v2/dlt/urls", {
+      headers: keyOf(account),
+      json: { entity_id: ENTITY, url: link },
+    });
+    expect(twice.status).toBe(200);
+    const bad = await call(t, "POST", "/api/v2/dlt/callbacks", {
+      headers: keyOf(account),
+      json: { entity_id: ENTITY, number: "4821" },
+    });
+    expect(bad.status).toBe(400);
+    expect((await send(t, account, "v2", c)).code).toBe("dlt_url_not_whitelisted");
+    const queue = await op("GET", "/approvals?kind=dlt_url");
+    const item = queue.body.data.find((i: { account: string }) => i.account === account.username);
+    expect(item).toMatchObject({ kind: "dlt_url", value: "app.example.com/a.apk", detail: `entity ${ENTITY}` });
+    await op("POST", `/dlt/urls/${item.id}/approve`);
+    expect((await send(t, account, "v2", c)).accepted).toBe(true);
+    const mine = await call(t, "GET", "/api/v2/dlt", { headers: keyOf(account) });
+    expect(mine.body.data.urls.map((l: { url: string; status: string }) => [l.url, l.status])).toContainEqual([
+      "app.example.com/a.apk",
+      "approved",
+    ]);
+  });
+
+  it("checks nothing on an account without scrubbing", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    const answer = await send(t, account, "v2", { name: "", route: "T", message: "See bit.ly/x1 or call 9811122233" });
+    expect(answer.accepted).toBe(true);
+  });
+});
+
+async function countDebits(t: TestGateway, account: TestAccount): Promise<number> {
+  const rows = await t.db.store.db
+    .selectFrom("ledger_entries")
+    .select("id")
+    .where("account_id", "=", account.id)
+    .where("kind", "=", "debit")
+    .execute();
+  return rows.length;
+}
