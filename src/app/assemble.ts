@@ -14,6 +14,8 @@ import {
 } from "../channels/email/index.js";
 import { SmppOutbox } from "../channels/smpp-server/index.js";
 import { SmsPolicy } from "../channels/sms/index.js";
+import { CodeKeeper, Verifier, verifySecret } from "../channels/verify/index.js";
+import { VoicePolicy } from "../channels/voice/index.js";
 import { WhatsApp } from "../channels/whatsapp/index.js";
 import { BULK_PARTS_SIGNAL, QUEUED_SIGNAL } from "../delivery/dispatch/index.js";
 import { accountCredentials, PriceBook } from "../domain/accounts/index.js";
@@ -72,6 +74,18 @@ export async function createContext(parts: {
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
   );
   const prices = new PriceBook(store);
+  const smsPolicy = new SmsPolicy(store, clock, prices);
+  const codeKeeper = new CodeKeeper(await verifySecret(store));
+  const verifier = new Verifier({
+    store,
+    clock,
+    config,
+    smsPolicy,
+    voicePolicy: new VoicePolicy(store, clock, config.voice, prices),
+    acceptor,
+    webhooks,
+    keeper: codeKeeper,
+  });
   return {
     config,
     store,
@@ -85,7 +99,9 @@ export async function createContext(parts: {
     }),
     sessions: new Sessions(store, accountCredentials, clock, config),
     prices,
-    smsPolicy: new SmsPolicy(store, clock, prices),
+    smsPolicy,
+    verifier,
+    codeKeeper,
     webhooks,
     whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp, prices }),
     emailTracker,

@@ -4,6 +4,7 @@
 import type { Runtime } from "../base/runtime/runtime.js";
 import type { EmailTracker } from "../channels/email/index.js";
 import type { SmsPolicy } from "../channels/sms/index.js";
+import type { CodeKeeper, Verifier } from "../channels/verify/index.js";
 import type { WhatsApp } from "../channels/whatsapp/index.js";
 import type { PriceBook } from "../domain/accounts/index.js";
 import type { Authenticator, RateLimits, Sessions } from "../domain/auth/index.js";
@@ -30,6 +31,10 @@ export interface AppContext extends Runtime {
   whatsapp: WhatsApp;
   /** Signs and checks the email open pixels and click links. */
   emailTracker: EmailTracker;
+  /** The Verify API's service: one-time codes sent, checked, resent, expired. */
+  verifier: Verifier;
+  /** Hashes, compares and seals verification codes with this installation's verify secret. */
+  codeKeeper: CodeKeeper;
   /** The log of refused sends: taken off the request's path, written in batches (domain/refusals/). */
   refusals: RefusalLog;
 }

@@ -16,7 +16,15 @@ const both = (url: string, family: RefusalFamily) => {
   SEND_ROUTES.set(`GET ${url}`, family);
   SEND_ROUTES.set(`POST ${url}`, family);
 };
-for (const path of ["/sms/send", "/sms/bulk", "/sms/schedule", "/whatsapp/send", "/email/send", "/voice/calls"]) {
+for (const path of [
+  "/sms/send",
+  "/sms/bulk",
+  "/sms/schedule",
+  "/whatsapp/send",
+  "/email/send",
+  "/voice/calls",
+  "/verify",
+]) {
   SEND_ROUTES.set(`POST /api/v2${path}`, "v2");
 }
 SEND_ROUTES.set("GET /api/v2/sms/send", "v2");

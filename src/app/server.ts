@@ -11,6 +11,7 @@ import { registerEmailAdminRoutes, registerEmailRoutes } from "../channels/email
 import { firstInboundNumber, registerInboundAdminRoutes } from "../channels/inbound/index.js";
 import { registerSmppAdminRoutes } from "../channels/smpp-server/index.js";
 import { registerLegacyRoutes } from "../channels/sms/index.js";
+import { registerVerifyAdminRoutes } from "../channels/verify/index.js";
 import { registerVoiceAdminRoutes, registerVoiceRoutes } from "../channels/voice/index.js";
 import { registerMetaWebhookRoutes, registerWhatsAppAdminRoutes } from "../channels/whatsapp/index.js";
 import { registerAlertAdminRoutes } from "../delivery/alerts/index.js";
@@ -161,6 +162,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       registerWhatsAppAdminRoutes(admin, ctx);
       registerEmailAdminRoutes(admin, ctx);
       registerVoiceAdminRoutes(admin, ctx);
+      registerVerifyAdminRoutes(admin, ctx);
       registerCarrierAdminRoutes(admin, ctx);
       registerAlertAdminRoutes(admin, ctx);
       registerSmppAdminRoutes(admin, ctx);

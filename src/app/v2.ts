@@ -8,6 +8,7 @@ import { refuseUnknownQuery } from "../base/http/query-params.js";
 import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../channels/email/index.js";
 import { firstInboundNumber, registerV2InboundRoutes } from "../channels/inbound/index.js";
 import { registerV2SmsRoutes } from "../channels/sms/index.js";
+import { registerV2VerifyRoutes } from "../channels/verify/index.js";
 import { registerV2VoiceRoutes } from "../channels/voice/index.js";
 import { registerV2WhatsAppRoutes } from "../channels/whatsapp/index.js";
 import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
@@ -62,6 +63,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2VoiceRoutes(v2, ctx);
   registerV2RefusalRoutes(v2, ctx);
   registerV2AnalyticsRoutes(v2, ctx);
+  registerV2VerifyRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

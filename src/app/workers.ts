@@ -6,6 +6,7 @@
 import type { Db } from "../base/store/store.js";
 import { emailConnectors, operatorMailer, removeRetiredEmailData, startEmailBounces } from "../channels/email/index.js";
 import { InboundIngester } from "../channels/inbound/index.js";
+import { codeRevealer } from "../channels/verify/index.js";
 import { voiceConnectors } from "../channels/voice/index.js";
 import { startWhatsAppUpkeep } from "../channels/whatsapp/index.js";
 import { startAlertChecks } from "../delivery/alerts/index.js";
@@ -26,6 +27,8 @@ import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../domain/webhooks/sender
 import type { AppContext } from "./context.js";
 
 export type StopFn = () => Promise<void>;
+
+const VERIFY_EXPIRY_MS = 5_000;
 
 export interface Workers {
   dispatcher: Dispatcher;
@@ -71,6 +74,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   const dispatcher = new Dispatcher(ctx, carriers, {
     ...DEFAULT_DISPATCHER_OPTIONS,
     holdForMs: ctx.config.messageValidityHours * 3_600_000,
+    revealBodies: codeRevealer(ctx.store, ctx.codeKeeper),
   });
   dispatcher.start();
   const expander = new BulkExpander(ctx);
@@ -86,6 +90,15 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   const bounces = await startEmailBounces(ctx);
   const mailer = operatorMailer(ctx.config);
   const alerts = startAlertChecks(ctx, mailer?.send, config.alertCheckSeconds * 1000);
+  // Verifications nobody checked end at their expiry (their verification_expired event with it);
+  // a read or check of one ends it at once too.
+  let expiring: Promise<unknown> = Promise.resolve();
+  const verifyExpiry = setInterval(() => {
+    expiring = ctx.verifier
+      .expire()
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, "verification expiry failed"));
+  }, VERIFY_EXPIRY_MS);
+  verifyExpiry.unref();
 
   return {
     dispatcher,
@@ -95,6 +108,8 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     async stop() {
       await housekeeping.stop();
       await alerts.stop();
+      clearInterval(verifyExpiry);
+      await expiring;
       mailer?.close();
       await whatsappUpkeep.stop();
       await bounces?.close();

@@ -59,6 +59,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   inbound_messages: "channels/inbound",
   keywords: "channels/inbound",
   suppressions: "channels/inbound",
+  verifications: "channels/verify",
+  verify_settings: "channels/verify",
   // carriers/ and the SMPP server
   carriers: "delivery/carriers",
   sms_routes: "delivery/carriers",

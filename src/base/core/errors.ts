@@ -104,6 +104,24 @@ export const ERROR_CATALOGUE = {
     message: "The 24-hour window is closed: the recipient has not messaged in 24 hours, so send a template instead.",
   },
   template_not_sendable: { http: 422, message: "The template cannot be sent from the current sender." },
+  // Verify (v2): one-time codes.
+  verification_closed: {
+    http: 409,
+    message: "The verification is already approved or cancelled; start a new one.",
+  },
+  verify_channel_unavailable: {
+    http: 422,
+    message:
+      "The account cannot send verification codes by this channel: its verify settings lack what the channel needs, or the channel is not available for codes.",
+  },
+  verify_resend_too_soon: {
+    http: 429,
+    message: "The code was sent moments ago; Retry-After says when it may be sent again.",
+  },
+  verify_recipient_limited: {
+    http: 429,
+    message: "Too many verifications started to this recipient in the last hour; Retry-After says when to try again.",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -21,6 +21,15 @@ export function newQueueId(now: number = Date.now()): string {
   return `q${ulid(now)}`;
 }
 
+/** A verification's id: `v` + ULID. */
+export function newVerificationId(now: number = Date.now()): string {
+  return `v${ulid(now)}`;
+}
+
+export function isVerificationId(id: string): boolean {
+  return /^v[0-9A-HJKMNP-TV-Z]{26}$/i.test(id);
+}
+
 export function isQueueId(id: string): boolean {
   return /^q[0-9A-HJKMNP-TV-Z]{26}$/i.test(id);
 }

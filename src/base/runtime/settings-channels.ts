@@ -312,4 +312,30 @@ export const CHANNEL_SETTINGS = {
     default: "0x1401",
     parser: vendorTlvTag,
   },
+  VERIFY_MAX_ATTEMPTS: {
+    field: "verify.maxAttempts",
+    description: "Wrong codes a verification takes before it is denied (POST /api/v2/verify/{id}/check).",
+    default: "5",
+    parser: wholeNumber(1, 20),
+  },
+  VERIFY_RESEND_COOLDOWN_SECONDS: {
+    field: "verify.resendCooldownSeconds",
+    description:
+      "Seconds after a verification's last send before it may be sent again (POST /api/v2/verify/{id}/resend); earlier: 429 verify_resend_too_soon with Retry-After.",
+    default: "30",
+    parser: wholeNumber(0, 3600),
+  },
+  VERIFY_RESEND_NEW_CODE: {
+    field: "verify.resendNewCode",
+    description: "1 or true: a resend sends a new code (the earlier one stops working); otherwise the same code again.",
+    default: "0",
+    parser: flag,
+  },
+  VERIFY_STARTS_PER_RECIPIENT_PER_HOUR: {
+    field: "verify.startsPerRecipientPerHour",
+    description:
+      "Verifications an account may start to one recipient in an hour; one more is refused with 429 verify_recipient_limited and Retry-After. 0: no limit.",
+    default: "5",
+    parser: wholeNumber(0, 10000),
+  },
 } as const satisfies Record<string, SettingSpec>;

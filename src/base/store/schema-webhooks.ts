@@ -7,7 +7,16 @@ import type { Generated } from "kysely";
  * account's wallet fell below its alert threshold; `alert`: an operator alert to the operator's
  * alert URL (delivery/alerts, not an account-level URL either).
  */
-export type WebhookEvent = "delivery_report" | "inbound_sms" | "inbound_whatsapp" | "low_balance" | "email" | "alert";
+export type WebhookEvent =
+  | "delivery_report"
+  | "inbound_sms"
+  | "inbound_whatsapp"
+  | "low_balance"
+  | "verification_approved"
+  | "verification_denied"
+  | "verification_expired"
+  | "email"
+  | "alert";
 
 export type WebhookDeliveryStatus = "pending" | "delivering" | "delivered" | "failed";
 

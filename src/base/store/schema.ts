@@ -16,6 +16,7 @@ import type { CarriersTables } from "./schema-carriers.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
 import type { BulkJobsTable, BulkPartsTable, MessagesTable, MessagesTables } from "./schema-messages.js";
 import type { RefusalsTables } from "./schema-refusals.js";
+import type { VerifyTables } from "./schema-verify.js";
 import type { VoiceTables } from "./schema-voice.js";
 import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.js";
 
@@ -25,6 +26,7 @@ export type * from "./schema-carriers.js";
 export type * from "./schema-channels.js";
 export type * from "./schema-messages.js";
 export type * from "./schema-refusals.js";
+export type * from "./schema-verify.js";
 export type * from "./schema-voice.js";
 export type * from "./schema-webhooks.js";
 
@@ -53,7 +55,8 @@ export interface Database
     VoiceTables,
     CarriersTables,
     RefusalsTables,
-    AlertsTables {
+    AlertsTables,
+    VerifyTables {
   settings: SettingsTable;
   process_heartbeats: ProcessHeartbeatsTable;
 }

@@ -3,7 +3,8 @@
 // `settings` table, made on first use): a click redirects only to the URL that was signed for
 // that message, so the endpoint is no open redirect, and an event cannot be forged for
 // another message.
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { installationSecret } from "../../base/store/installation-secrets.js";
 import type { Store } from "../../base/store/store.js";
 
 const SECRET_KEY = "email_tracking_secret";
@@ -12,19 +13,8 @@ export const OPEN_PATH = "/e/o";
 export const CLICK_PATH = "/e/c";
 
 /** The tracking secret of this installation; created once, shared by every process. */
-export async function trackingSecret(store: Store): Promise<Buffer> {
-  const fresh = randomBytes(32).toString("base64url");
-  await store.db
-    .insertInto("settings")
-    .values({ key: SECRET_KEY, value: fresh })
-    .onConflict((oc) => oc.column("key").doNothing())
-    .execute();
-  const row = await store.db
-    .selectFrom("settings")
-    .select("value")
-    .where("key", "=", SECRET_KEY)
-    .executeTakeFirstOrThrow();
-  return Buffer.from(row.value, "base64url");
+export function trackingSecret(store: Store): Promise<Buffer> {
+  return installationSecret(store, SECRET_KEY);
 }
 
 export class EmailTracker {

@@ -41,6 +41,12 @@ export interface DispatcherOptions {
    * (default 48 h; MESSAGE_VALIDITY_HOURS).
    */
   holdForMs?: number;
+  /**
+   * The rows as the connectors get them: a message whose stored text is masked (a verification
+   * code, channels/verify/reveal.ts, handed in by app/) gets its clear text here, only in the
+   * copy handed to the connector.
+   */
+  revealBodies?: (rows: MessageRow[]) => Promise<MessageRow[]>;
 }
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
@@ -199,8 +205,9 @@ export class Dispatcher extends WorkerLoop {
   }
 
   /** Hands the batch to its connectors (failover.ts). */
-  private submitAll(claimed: MessageRow[]): Promise<Outcomes> {
-    return submitAll(claimed, {
+  private async submitAll(claimed: MessageRow[]): Promise<Outcomes> {
+    const rows = this.options.revealBodies ? await this.options.revealBodies(claimed) : claimed;
+    return submitAll(rows, {
       routing: this.routing,
       metrics: this.deps.metrics,
       maxAttempts: this.options.maxAttempts,

@@ -159,6 +159,9 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
     payload = { event, message_id: `q${ulid(now)}`, status: "delivered", delivered_at: at, recipient: "9876543210" };
   } else if (event === "low_balance") {
     payload = lowBalancePayload({ username: "example", wallet: "sms", balance: 99, threshold: 100, at: now });
+  } else if (event.startsWith("verification_")) {
+    const status = event.slice("verification_".length);
+    payload = { event, verification_id: `v${ulid(now)}`, recipient: "9876543210", channel: "sms", status, at };
   } else if (event === "inbound_whatsapp") {
     payload = inboundWhatsAppPayload({
       accountId,

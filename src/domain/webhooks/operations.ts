@@ -27,6 +27,9 @@ function describeSettings(settings: WebhookSettings) {
     inbound_sms: settings.urls.inbound_sms ?? null,
     inbound_whatsapp: settings.urls.inbound_whatsapp ?? null,
     low_balance: settings.urls.low_balance ?? null,
+    verification_approved: settings.urls.verification_approved ?? null,
+    verification_denied: settings.urls.verification_denied ?? null,
+    verification_expired: settings.urls.verification_expired ?? null,
     secret: settings.secret ?? null,
   };
 }

@@ -11,6 +11,9 @@ export const WebhookUrlsRequest = Type.Object(
     inbound_sms: Type.Optional(Url),
     inbound_whatsapp: Type.Optional(Url),
     low_balance: Type.Optional(Url),
+    verification_approved: Type.Optional(Url),
+    verification_denied: Type.Optional(Url),
+    verification_expired: Type.Optional(Url),
   },
   { additionalProperties: false, title: "WebhookUrlsRequest" },
 );
@@ -22,6 +25,16 @@ export const WebhookSettings = Type.Object(
     inbound_whatsapp: NullableString(),
     low_balance: NullableString({
       description: "Where low_balance events go (opt-in): the wallet fell below its alert threshold.",
+    }),
+    verification_approved: NullableString({
+      description: "Where verification_approved events go (opt-in): a verification's code was checked right.",
+    }),
+    verification_denied: NullableString({
+      description:
+        "Where verification_denied events go (opt-in): VERIFY_MAX_ATTEMPTS wrong codes ended a verification.",
+    }),
+    verification_expired: NullableString({
+      description: "Where verification_expired events go (opt-in): a verification ended unchecked at its expiry.",
     }),
     secret: NullableString({ description: "The current signing secret (whsec_…)." }),
   },
@@ -51,7 +64,10 @@ export const WebhookDelivery = Type.Object(
   {
     id: Type.Integer(),
     webhook_id: Type.String({ description: "The webhook-id header: the same on every attempt." }),
-    event: Type.String({ description: "delivery_report, inbound_sms, inbound_whatsapp, low_balance, email or alert." }),
+    event: Type.String({
+      description:
+        "delivery_report, inbound_sms, inbound_whatsapp, low_balance, verification_approved, verification_denied, verification_expired, email or alert.",
+    }),
     url: Type.String(),
     status: Type.String({ description: "pending, delivering, delivered or failed." }),
     attempts: Type.Integer(),

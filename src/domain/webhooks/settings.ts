@@ -12,6 +12,9 @@ export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
   "inbound_sms",
   "inbound_whatsapp",
   "low_balance",
+  "verification_approved",
+  "verification_denied",
+  "verification_expired",
 ];
 /**
  * What a delivery can be: an account-level event, an email notification (to its send's notifyurl),

@@ -42,7 +42,16 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({
       status: "success",
-      data: { delivery_report: null, inbound_sms: null, inbound_whatsapp: null, low_balance: null, secret: null },
+      data: {
+        delivery_report: null,
+        inbound_sms: null,
+        inbound_whatsapp: null,
+        low_balance: null,
+        verification_approved: null,
+        verification_denied: null,
+        verification_expired: null,
+        secret: null,
+      },
     });
 
     const set = await v2("PUT", "/webhooks", {
@@ -64,6 +73,9 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
       inbound_sms: null,
       inbound_whatsapp: null,
       low_balance: null,
+      verification_approved: null,
+      verification_denied: null,
+      verification_expired: null,
       secret,
     });
     expect((await v2("GET", "/webhooks")).body.data).toEqual(removed.body.data);

@@ -39,6 +39,7 @@ import { deliveryRollups } from "./0035_delivery_rollups.js";
 import { resellers } from "./0036_resellers.js";
 import { routingCosts } from "./0037_routing_costs.js";
 import { dltWhitelists } from "./0038_dlt_whitelists.js";
+import { verifications } from "./0039_verifications.js";
 
 export { countStoredMessages, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0035_delivery_rollups.js";
 
@@ -83,6 +84,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0036_resellers": resellers(),
         "0037_routing_costs": routingCosts(engine),
         "0038_dlt_whitelists": dltWhitelists(engine),
+        "0039_verifications": verifications(),
       };
     },
   };

@@ -1,0 +1,52 @@
+// The Verify API's tables (issue 41), as Kysely sees them; `Database` extends this.
+import type { Generated } from "kysely";
+
+export type VerificationStatus = "pending" | "approved" | "denied" | "expired" | "cancelled";
+
+/** One verification: a code sent to a recipient, checked at most VERIFY_MAX_ATTEMPTS times. */
+export interface VerificationsTable {
+  /** `v` + ULID. */
+  id: string;
+  account_id: number;
+  recipient: string;
+  /** The channel of the last send (start or resend). */
+  channel: string;
+  /** Every channel a code went by, in order, comma-separated. */
+  channels: string;
+  status: VerificationStatus;
+  /** HMAC-SHA256 of the code (hex) keyed by the installation's verify secret. */
+  code_hash: string;
+  /**
+   * The code encrypted (AES-256-GCM, same secret) so that the dispatcher can put it in the text
+   * it hands the carrier; erased when the verification is final (docs/decisions/0117).
+   */
+  code_sealed: string | null;
+  code_length: number;
+  locale: string | null;
+  attempts: Generated<number>;
+  /** The message that carries the latest code. */
+  message_id: string | null;
+  created_at: number;
+  expires_at: number;
+  last_sent_at: number;
+  /** When it became approved, denied, expired or cancelled. */
+  done_at: number | null;
+}
+
+/** An account's verify settings, set by the operator. */
+export interface VerifySettingsTable {
+  account_id: number;
+  template_id: string | null;
+  sender_id: string | null;
+  whatsapp_template: string | null;
+  caller_id: string | null;
+  email_from: string | null;
+  /** The escalation order, comma-separated (null: sms,whatsapp,voice). */
+  channels: string | null;
+  updated_at: number;
+}
+
+export interface VerifyTables {
+  verifications: VerificationsTable;
+  verify_settings: VerifySettingsTable;
+}

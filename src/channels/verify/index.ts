@@ -1,0 +1,15 @@
+// The Verify API (issue 41): one-time codes sent by a channel's own send path and checked here.
+//   codes.ts           the code: drawn, HMAC'd, compared in constant time, sealed for the carrier, masked
+//   settings.ts        an account's verify settings (template, sender, caller, escalation order)
+//   rows.ts            the verifications table: each change of state one conditional statement
+//   send-code.ts       a code's send by SMS or voice through SmsPolicy / VoicePolicy and the Acceptor
+//   verifier.ts        Verifier: start, check, resend, cancel, expiry, and their webhook events
+//   reveal.ts          the dispatcher's hook that puts the code back in the text handed to the carrier
+//   routes.ts          /api/v2/verify…                admin-routes.ts  /admin/api/accounts/{username}/verify
+//   schemas.ts         requests and answers
+
+export { registerVerifyAdminRoutes } from "./admin-routes.js";
+export { CodeKeeper, verifySecret } from "./codes.js";
+export { type BodyRevealer, codeRevealer } from "./reveal.js";
+export { registerV2VerifyRoutes } from "./routes.js";
+export { Verifier } from "./verifier.js";
