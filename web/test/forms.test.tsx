@@ -218,6 +218,7 @@ describe("connector throughput", () => {
     reason: null,
     sessions: null,
     results: { ok, retryable: 0, failed, deferred: 0 },
+    recent: { submits: ok + failed, refused: failed },
     last_error: null,
     retry_at: null,
     worker: "w1",

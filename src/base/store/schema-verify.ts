@@ -18,7 +18,7 @@ export interface VerificationsTable {
   code_hash: string;
   /**
    * The code encrypted (AES-256-GCM, same secret) so that the dispatcher can put it in the text
-   * it hands the carrier; erased when the verification is final (docs/decisions/0117).
+   * it hands the carrier; erased when the verification is final (docs/decisions/0116).
    */
   code_sealed: string | null;
   code_length: number;

@@ -1,7 +1,7 @@
 // One-time codes: drawn from the CSPRNG, kept only as an HMAC keyed by this installation's verify
 // secret (in the `settings` table, made on first use), compared in constant time, and sealed
 // (AES-256-GCM under a key derived from the same secret) for the dispatcher to put in the text
-// it hands the carrier. The message row holds the text masked (docs/decisions/0117).
+// it hands the carrier. The message row holds the text masked (docs/decisions/0116).
 import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import { installationSecret } from "../../base/store/installation-secrets.js";
 import type { Store } from "../../base/store/store.js";

@@ -1,5 +1,5 @@
 // The Verify API (issue 41, item 1): `verifications`, one row per code sent to a recipient
-// (the code kept as an HMAC, and sealed until the verification is final, docs/decisions/0117),
+// (the code kept as an HMAC, and sealed until the verification is final, docs/decisions/0116),
 // and `verify_settings`, an account's template, sender, caller and escalation order for codes.
 import type { Kysely } from "kysely";
 
