@@ -4,7 +4,7 @@
 // force by effective_from (the clock moves past a switch); a bad CSV line refused with its number
 // and nothing imported; PUT validation naming rows[i].field; the v2 quote; accounts without a
 // card unchanged (1 credit); a bulk job priced per recipient and refunded at the prices charged.
-import { expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import type { GatewayError } from "../../../src/base/core/errors.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
@@ -12,6 +12,7 @@ import { parsePriceCsv, replacePriceCard } from "../../../src/domain/accounts/in
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { credentials, legacy, operatorCall, sendParams } from "../../helpers/legacy.js";
+import { auditLedger } from "../../helpers/resellers.js";
 import { keyOf, sendSms } from "../../helpers/sms.js";
 import { boundEsme, smppAccount } from "../smpp-server/client.js";
 
@@ -43,6 +44,8 @@ async function milli(t: TestGateway, account: TestAccount, wallet = "sms"): Prom
 describeEachEngine("price cards", (engine) => {
   const clock = new ManualClock("2026-11-22T06:30:00Z");
   const gateway = useTestGateway(engine, { clock, roles: ["api"], env: { SMPP_SERVER_PORT: "auto" } });
+  // Every wallet equals the sum of its ledger entries after each test, at every price.
+  afterEach(async () => auditLedger(gateway()));
   let operator: TestAccount;
   const op = (method: string, path: string, json?: unknown) => operatorCall(gateway(), operator, method, path, json);
 

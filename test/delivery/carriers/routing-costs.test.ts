@@ -9,6 +9,7 @@ import { replaceCostCard } from "../../../src/delivery/carriers/cost-cards.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { auditLedger } from "../../helpers/resellers.js";
 import { sendSms } from "../../helpers/sms.js";
 import { FakeSmsc } from "./fake-smsc.js";
 
@@ -60,6 +61,8 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
 
   afterEach(async () => {
     const t = gateway();
+    // Every wallet equals the sum of its ledger entries, whatever routed where.
+    await auditLedger(t);
     const deps = { store: t.db.store, clock: t.clock };
     for (const route of await listRoutes(t.db.store.db)) await removeRoute(deps, route.route, route.prefix);
     for (const carrier of await listCarriers(t.db.store.db)) {
