@@ -8,6 +8,7 @@ import { type ExportColumn, exportAnswer, exportFormatOf, sendExport } from "../
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { listedAccount } from "../../domain/accounts/index.js";
+import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import { eachMessage } from "../../domain/messages/index.js";
 import { LIST_PARAMS, listFilter } from "./message-list.js";
 import { deliveryReport } from "./report-format.js";
@@ -54,7 +55,7 @@ export function registerMessageExportRoute(v2: TypedRoutes, ctx: Pick<Runtime, "
         summary: "Every message the list's filters match, as CSV (format=csv, the default) or JSON Lines",
         tags: ["messages"],
         // v2's own, as on the list: a reseller exports one of its sub-accounts' messages.
-        querystring: Type.Object({ ...EXPORT_PARAMS, subaccount: Type.Optional(Type.String({ maxLength: 64 })) }),
+        querystring: Type.Object({ ...EXPORT_PARAMS, subaccount: SubAccountParam }),
         response: {
           200: exportAnswer(
             "CSV with a header row (format=csv), or JSON Lines: a status answer a line (format=jsonl).",

@@ -10,6 +10,7 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageStatus } from "../../base/store/schema.js";
 import { listedAccount } from "../../domain/accounts/index.js";
+import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import {
   decodeCursor,
   encodeCursor,
@@ -58,7 +59,7 @@ export const LIST_PARAMS = {
   cursor: text(200),
 };
 /** v2's own: a reseller lists one of its sub-accounts' messages with `subaccount`. */
-const ListQuery = Type.Object({ ...LIST_PARAMS, subaccount: text(64) });
+const ListQuery = Type.Object({ ...LIST_PARAMS, subaccount: SubAccountParam });
 type ListQuery = { [K in keyof typeof ListQuery.properties]?: string };
 
 function invalid(field: string, message: string): GatewayError {

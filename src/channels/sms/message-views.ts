@@ -12,6 +12,7 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import { listedAccount } from "../../domain/accounts/index.js";
+import { SubAccountParam } from "../../domain/accounts/v2-schemas.js";
 import {
   findMessage,
   type MessagePartsReader,
@@ -24,8 +25,6 @@ import { MessageDetail, MessageSummary, PerMinute } from "./v2-schemas.js";
 const resource = { envelope: "status" } as const;
 const PER_MINUTE_HOURS = 24;
 const iso = (ms: number) => isoUtc(new Date(ms));
-/** A reseller reads one of its sub-accounts' traffic with `subaccount`. */
-const SubAccountParam = Type.Optional(Type.String({ maxLength: 64 }));
 
 export function registerMessageViewRoutes(
   v2: TypedRoutes,

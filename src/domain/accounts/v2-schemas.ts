@@ -13,6 +13,9 @@ import {
 
 const ApprovalStatus = Type.String({ description: "pending, approved or rejected." });
 
+/** `?subaccount=` on v2 reads: a reseller reads one of its direct sub-accounts' instead of its own (resellers.ts listedAccount). */
+export const SubAccountParam = Type.Optional(Type.String({ maxLength: 64 }));
+
 export const Template = Type.Object(
   {
     id: Type.Integer(),

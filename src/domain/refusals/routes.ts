@@ -10,6 +10,7 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, RefusalsTable } from "../../base/store/schema.js";
 import { listedAccount, requireAccount, usernamesOf } from "../accounts/index.js";
+import { SubAccountParam } from "../accounts/v2-schemas.js";
 import { OperatorRefusalPage, RefusalPage } from "./refusal-schemas.js";
 import { decodeRefusalCursor, encodeRefusalCursor, listRefusals, type RefusalFilter } from "./rows.js";
 
@@ -29,7 +30,7 @@ export const REFUSAL_PARAMS = {
   cursor: text(100),
 };
 /** v2's own: a reseller lists one of its sub-accounts' refusals with `subaccount`. */
-const ListQuery = Type.Object({ ...REFUSAL_PARAMS, subaccount: text(64) });
+const ListQuery = Type.Object({ ...REFUSAL_PARAMS, subaccount: SubAccountParam });
 const AdminQuery = Type.Object({ ...REFUSAL_PARAMS, account: text(64) });
 export type RefusalQuery = { [K in keyof typeof REFUSAL_PARAMS]?: string };
 
