@@ -11,8 +11,9 @@ import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { balanceOf, sendSms, waitForStatus } from "../../helpers/sms.js";
 import { FakeAggregator } from "./fake-aggregator.js";
-import { FakeSmsc } from "./fake-smsc.js";
+import type { FakeSmsc } from "./fake-smsc.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";
+import { fakeSmsc } from "./smpp-helpers.js";
 
 const ENTITY = "1101234567890123456";
 const TEMPLATE = "1107161234567890123";
@@ -21,13 +22,6 @@ const running: Array<{ stop(): Promise<void> }> = [];
 afterEach(async () => {
   for (const thing of running.splice(0)) await thing.stop();
 });
-
-async function smsc(): Promise<FakeSmsc> {
-  const server = new FakeSmsc();
-  await server.start();
-  running.push(server);
-  return server;
-}
 
 function smppDefinition(name: string, server: FakeSmsc, extra: Record<string, unknown> = {}) {
   return {
@@ -81,7 +75,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
 
   it("sends through an SMPP carrier set up over the operator API and turns its receipts into delivered and failed", async () => {
     const t = gateway();
-    const server = await smsc();
+    const server = await fakeSmsc();
     const created = await admin("POST", "/carriers", smppDefinition("smsc-a", server));
     expect(created.status).toBe(201);
     expect(created.body.data.definition.password).toBe("********");
@@ -157,7 +151,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
 
   it("stores an SMS a handset sent through an SMPP carrier as the inbound SMS of the account owning the number", async () => {
     const t = gateway();
-    const server = await smsc();
+    const server = await fakeSmsc();
     await admin("POST", "/carriers", smppDefinition("mo-smsc", server));
     await applied();
     await until(async () => (await healthOf("mo-smsc")) === "up", 10_000);
@@ -182,7 +176,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
   });
 
   it("shares a route by weight exactly and keeps a standby out until it is needed", async () => {
-    const [a, b, c] = [await smsc(), await smsc(), await smsc()];
+    const [a, b, c] = [await fakeSmsc(), await fakeSmsc(), await fakeSmsc()];
     for (const [name, server] of [
       ["wa", a],
       ["wb", b],
@@ -212,7 +206,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
 
   it("fails a message over to the next connector when the first refuses it with a retryable error, and around one that is down", async () => {
     const t = gateway();
-    const [a, b] = [await smsc(), await smsc()];
+    const [a, b] = [await fakeSmsc(), await fakeSmsc()];
     await admin("POST", "/carriers", smppDefinition("fa", a));
     await admin("POST", "/carriers", smppDefinition("fb", b));
     await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "fa" }, { name: "fb", weight: 0 }] });
@@ -247,7 +241,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
 
   it("sends what waited for a route whose every connector was down as soon as one binds again, not at the end of its back-off", async () => {
     const t = gateway();
-    const server = await smsc();
+    const server = await fakeSmsc();
     await admin("POST", "/carriers", smppDefinition("back", server));
     await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "back" }] });
     await applied();
@@ -285,7 +279,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
     // No routes: the simulator carries SMS (the developer default).
     const viaSimulator = await send(account);
     expect((await waitForStatus(t, account, viaSimulator.body.data.message_id)).status).toMatch(/delivered|failed/);
-    const server = await smsc();
+    const server = await fakeSmsc();
     await admin("POST", "/carriers", smppDefinition("only-98", server));
     await admin("PUT", "/routes", { route: "T", prefix: "9198", connectors: [{ name: "only-98" }] });
     await applied();
@@ -376,7 +370,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
     const aggregator = await new FakeAggregator().start();
     running.push(aggregator);
     aggregator.answer = () => ({ status: 503, text: "busy" });
-    const server = await smsc();
+    const server = await fakeSmsc();
     await admin("POST", "/carriers", {
       name: "agg-503",
       type: "http-sms",
@@ -425,7 +419,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
   });
 
   it("refuses bad connector and route definitions with a 400 that names what is wrong", async () => {
-    const server = await smsc();
+    const server = await fakeSmsc();
     const good = smppDefinition("bad-cases", server);
     const cases: Array<[unknown, RegExp]> = [
       [{ ...good, type: undefined }, /type/],
@@ -527,7 +521,7 @@ describeEachEngine("carriers through the gateway", (engine) => {
 
   it("stops using a disabled connector and picks a changed one up without a restart", async () => {
     const t = gateway();
-    const [a, b] = [await smsc(), await smsc()];
+    const [a, b] = [await fakeSmsc(), await fakeSmsc()];
     await admin("POST", "/carriers", smppDefinition("dis-a", a));
     await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "dis-a" }] });
     await applied();

@@ -11,21 +11,16 @@ import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { auditLedger } from "../../helpers/resellers.js";
 import { sendSms } from "../../helpers/sms.js";
-import { FakeSmsc } from "./fake-smsc.js";
+import type { FakeSmsc } from "./fake-smsc.js";
+import { fakeSmsc } from "./smpp-helpers.js";
 
 const ENTITY = "1101234567890123456";
 const TEMPLATE = "1107161234567890123";
 
-const running: Array<{ stop(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const thing of running.splice(0)) await thing.stop();
-});
-
+/** A fake SMSC stopped after the test (smpp-helpers.ts), sending its receipts 5 ms after a submit. */
 async function smsc(): Promise<FakeSmsc> {
-  const server = new FakeSmsc();
-  await server.start();
+  const server = await fakeSmsc();
   server.receiptAfterMs = 5;
-  running.push(server);
   return server;
 }
 
