@@ -13,6 +13,7 @@ import {
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { waitUntilAllFinal } from "../../helpers/messages.js";
 import { sendSms } from "../../helpers/sms.js";
 
 describeInBrowser("console in the browser: margin", () => {
@@ -45,17 +46,7 @@ describeInBrowser("console in the browser: margin", () => {
       const answer = await sendSms(t, shop, { sender_id: "SWBRD", recipient, message: "Your code is 1234" });
       expect(answer.status, answer.text).toBe(200);
     }
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const waiting = await t.db.store.db
-        .selectFrom("messages")
-        .select("id")
-        .where("status", "in", ["queued", "dispatching", "submitted"])
-        .execute();
-      if (waiting.length === 0) break;
-      if (Date.now() > deadline) throw new Error("messages still waiting");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await waitUntilAllFinal(t.db.store, 20_000);
   });
 
   const cells = (page: import("playwright-core").Page, selector: string) =>
