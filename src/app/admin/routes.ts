@@ -3,6 +3,7 @@
 import { Type } from "typebox";
 import { MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { OneOf } from "../../base/http/answer-schemas.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
 import { IdParams, PageNumber, pageMeta, refuseUnknownQuery } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
@@ -10,6 +11,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import {
   ACCOUNT_STATUSES,
+  DLT_MATCHING_MODES,
   describeAccount,
   MAX_FLOOD_LIMIT,
   MAX_TEMPLATE_CONTENT,
@@ -213,6 +215,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
             get_api_enabled: Type.Optional(Type.Boolean()),
             international_enabled: Type.Optional(Type.Boolean()),
             dlt_scrubbing: Type.Optional(Type.Boolean()),
+            dlt_matching: Type.Optional(OneOf(DLT_MATCHING_MODES)),
             promo_sender_enabled: Type.Optional(Type.Boolean()),
             routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
             unlock: Type.Optional(Type.Boolean()),
@@ -250,6 +253,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         getApiEnabled: body.get_api_enabled,
         internationalEnabled: body.international_enabled,
         dltScrubbing: body.dlt_scrubbing,
+        dltMatching: body.dlt_matching,
         promoSenderEnabled: body.promo_sender_enabled,
         routes: body.routes,
         unlock: body.unlock,

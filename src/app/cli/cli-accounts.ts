@@ -60,7 +60,7 @@ function detailText(detail: Detail): string {
     r.dlt_entity_of_sends === null ? "" : `; a send that names none carries ${r.dlt_entity_of_sends}`;
   return [
     `${detail.username} (id ${detail.id}): ${detail.role}, ${detail.status}, ${detail.time_zone}`,
-    `routes:        ${detail.routes.join(", ")} (DLT scrubbing ${on(detail.dlt_scrubbing)}, promo sender ${on(detail.promo_sender_enabled)}, international ${on(detail.international_enabled)}, flood limit ${detail.flood_limit || "none"})`,
+    `routes:        ${detail.routes.join(", ")} (DLT scrubbing ${on(detail.dlt_scrubbing)}, ${detail.dlt_matching} matching, promo sender ${on(detail.promo_sender_enabled)}, international ${on(detail.international_enabled)}, flood limit ${detail.flood_limit || "none"})`,
     `wallets:       ${Object.entries(detail.balances ?? {})
       .map(([wallet, credits]) => `${wallet} ${credits}`)
       .join(", ")}`,
@@ -182,6 +182,7 @@ function addAccountsCommands(program: Command): void {
     .option("--international <on|off>", "international SMS", onOff)
     .option("--get-api <on|off>", "GET variant of the v2 send", onOff)
     .option("--dlt-scrubbing <on|off>", "transactional content must match an approved template", onOff)
+    .option("--dlt-matching <strict|lenient>", "template whitespace compared as registered, or runs of it as one space")
     .option("--promo-sender <on|off>", "promotional SMS with the account's own sender ID (route PS)", onOff)
     .option("--routes <list>", "SMS routes the account may use, e.g. T,P,PS,I")
     .option("--unlock", "clear the account's login locks")
@@ -212,6 +213,7 @@ function addAccountsCommands(program: Command): void {
           internationalEnabled: opts.international,
           getApiEnabled: opts.getApi,
           dltScrubbing: opts.dltScrubbing,
+          dltMatching: opts.dltMatching,
           promoSenderEnabled: opts.promoSender,
           routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
           unlock: opts.unlock,

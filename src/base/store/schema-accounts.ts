@@ -29,6 +29,8 @@ export interface AccountsTable {
   address_locks_until: Generated<number | null>;
   /** Transactional content must match an approved template (operator switch, on by default). */
   dlt_scrubbing: Generated<number>;
+  /** How templates are matched: `strict` (whitespace as registered) or `lenient` (runs of it as one space); 0042. */
+  dlt_matching: Generated<"strict" | "lenient">;
   promo_sender_enabled: Generated<number>;
   /** Route codes the account may use, comma-separated: T, P, PS, I. */
   routes: Generated<string>;

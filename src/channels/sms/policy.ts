@@ -16,6 +16,7 @@ import { SuppressionList } from "../inbound/index.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
+import { checkDltTemplate } from "./dlt-template-check.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
 
@@ -299,27 +300,13 @@ export class SmsPolicy {
         `The message needs ${info.segments} parts; at most ${MAX_SEGMENTS} are accepted.`,
       );
     }
-    const scrub = rules.dltScrubbing && route === "transactional";
-    // With scrubbing on, every Indian-route message records the template it matches.
-    const template = rules.dltScrubbing ? await this.accounts.matchTemplate(principal.accountId, text) : undefined;
-    if (scrub && !template) {
-      throw new GatewayError(
-        "dlt_template_mismatch",
-        `Transactional content must match an approved template ({#var#} stands for up to 30 characters). ${askOperatorSentence(registrationFixes.template(principal.username))}`,
-      );
-    }
-    if (
-      scrub &&
-      template &&
-      input.dltTemplateId &&
-      template.dltTemplateId &&
-      input.dltTemplateId !== template.dltTemplateId
-    ) {
-      throw new GatewayError(
-        "dlt_template_mismatch",
-        `The message matches template ${template.dltTemplateId}, not the dlt_template_id ${input.dltTemplateId} given.`,
-      );
-    }
+    const template = await checkDltTemplate(this.accounts, rules, {
+      accountId: principal.accountId,
+      username: principal.username,
+      text,
+      route,
+      dltTemplateId: input.dltTemplateId,
+    });
     return { info, template };
   }
 

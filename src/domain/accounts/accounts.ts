@@ -10,7 +10,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
 import { accountCredentialsChanged, hashPassword, unlockLogins } from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
-import { DLT_CHANGED, requireWhitelistedEntity } from "./dlt.js";
+import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
 
 const USERNAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.@-]{2,${USERNAME_MAX_LENGTH - 1}}$`);
@@ -188,6 +188,7 @@ export async function accountSendSwitches(db: Db, accountId: number) {
     .select([
       "routes",
       "dlt_scrubbing",
+      "dlt_matching",
       "promo_sender_enabled",
       "international_enabled",
       "flood_limit",
@@ -283,6 +284,8 @@ export interface AccountChanges {
   internationalEnabled?: boolean;
   /** Transactional content must match an approved template. */
   dltScrubbing?: boolean;
+  /** How templates are matched: whitespace as registered (`strict`), or runs of it as one space (`lenient`). */
+  dltMatching?: string;
   /** May send promotional SMS with its own sender ID (route PS). */
   promoSenderEnabled?: boolean;
   /** SMS routes the account may use: a subset of T, P, PS, I. */
@@ -351,6 +354,7 @@ export async function updateAccount(
   if (changes.getApiEnabled !== undefined) set.get_api_enabled = changes.getApiEnabled ? 1 : 0;
   if (changes.internationalEnabled !== undefined) set.international_enabled = changes.internationalEnabled ? 1 : 0;
   if (changes.dltScrubbing !== undefined) set.dlt_scrubbing = changes.dltScrubbing ? 1 : 0;
+  if (changes.dltMatching !== undefined) set.dlt_matching = dltMatchingMode(changes.dltMatching);
   if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
   // The account's own lock and those of its source addresses: login state auth/ keeps (login-locks.ts).
@@ -368,7 +372,8 @@ export async function updateAccount(
     .returningAll()
     .executeTakeFirstOrThrow();
   await accountCredentialsChanged(store, account.id);
-  if (changes.defaultDltEntityId !== undefined) await store.signals.notify(DLT_CHANGED, String(account.id));
+  const dltChanged = changes.defaultDltEntityId !== undefined || changes.dltMatching !== undefined;
+  if (dltChanged) await store.signals.notify(DLT_CHANGED, String(account.id));
   return updated;
 }
 
@@ -384,6 +389,7 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     get_api_enabled: account.get_api_enabled === 1,
     international_enabled: account.international_enabled === 1,
     dlt_scrubbing: account.dlt_scrubbing === 1,
+    dlt_matching: account.dlt_matching,
     promo_sender_enabled: account.promo_sender_enabled === 1,
     routes: accountRoutes(account),
     default_dlt_entity_id: account.default_dlt_entity_id,

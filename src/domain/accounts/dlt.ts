@@ -5,6 +5,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus, DltEntitiesTable, DltHeadersTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
+import { DLT_MATCHING_MODES, type DltMatching } from "./account-fields.js";
 import { NO_DETAIL, type PendingRequests } from "./pending-requests.js";
 import { registrationFixes } from "./registrations.js";
 
@@ -26,6 +27,13 @@ export function normalizeDltEntityId(entityId: string): string {
 }
 
 /** Whether a sender ID has the form of a DLT header (a 12-digit numeric sender cannot be one). */
+/** How an account's templates are matched (`accounts.dlt_matching`); refuses any other word. */
+export function dltMatchingMode(value: string): DltMatching {
+  const mode = DLT_MATCHING_MODES.find((m) => m === value.trim().toLowerCase());
+  if (!mode) throw new GatewayError("invalid_request", `DLT matching is strict or lenient, not "${value}".`);
+  return mode;
+}
+
 export function fitsDltHeader(sender: string): boolean {
   return HEADER.test(sender.trim());
 }

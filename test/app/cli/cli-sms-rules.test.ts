@@ -235,6 +235,8 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
           "rules-user",
           "--dlt-scrubbing",
           "off",
+          "--dlt-matching",
+          "lenient",
           "--promo-sender",
           "on",
           "--routes",
@@ -250,6 +252,7 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     );
     expect(set).toMatchObject({
       dlt_scrubbing: false,
+      dlt_matching: "lenient",
       promo_sender_enabled: true,
       routes: ["T", "PS", "I"],
       flood_limit: 500,
@@ -257,11 +260,28 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     });
     const back = JSON.parse(
       await cliOk(
-        ["accounts", "set", "--username", "rules-user", "--dlt-scrubbing", "on", "--routes", "T,P", "--json"],
+        [
+          "accounts",
+          "set",
+          "--username",
+          "rules-user",
+          "--dlt-scrubbing",
+          "on",
+          "--dlt-matching",
+          "STRICT",
+          "--routes",
+          "T,P",
+          "--json",
+        ],
         env,
       ),
     );
-    expect(back).toMatchObject({ dlt_scrubbing: true, promo_sender_enabled: true, routes: ["T", "P"] });
+    expect(back).toMatchObject({
+      dlt_scrubbing: true,
+      dlt_matching: "strict",
+      promo_sender_enabled: true,
+      routes: ["T", "P"],
+    });
   });
 
   it("lets a registered template through a running server, and refuses other text", async () => {
@@ -281,6 +301,11 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
 
   // Each case is its own process and changes nothing, so they run side by side.
   it.concurrent.for<[string, string[], RegExp]>([
+    [
+      "a DLT matching other than strict or lenient",
+      ["accounts", "set", "--username", "rules-user", "--dlt-matching", "loose"],
+      /^switchboard: DLT matching is strict or lenient, not "loose"\.$/,
+    ],
     [
       "a template for an unknown account",
       ["templates", "add", "--account", "nobody-here", "--name", "n", "--content", "c"],

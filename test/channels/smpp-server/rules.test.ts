@@ -74,6 +74,12 @@ const CASES: Case[] = [
     fields: { short_message: "Your code is 1234." },
   },
   {
+    name: "DLT template mismatch: whitespace not as registered (strict matching)",
+    as: "dlt",
+    code: "dlt_template_mismatch",
+    fields: { short_message: "Your  OTP is 1234." },
+  },
+  {
     name: "DLT header not white-listed",
     as: "dlt",
     code: "dlt_header_not_whitelisted",

@@ -9,6 +9,7 @@ import { formatNumber, formatTime, plural, walletName } from "../../format.js";
 import {
   ACCOUNT_WALLETS,
   type CreditTopUp,
+  DLT_MATCHING_MODES,
   type LedgerEntry,
   type OperatorAccountDetail,
   ROUTE_CODES,
@@ -102,6 +103,7 @@ function Limits({
     routes: account.routes,
     international_enabled: account.international_enabled,
     dlt_scrubbing: account.dlt_scrubbing,
+    dlt_matching: account.dlt_matching,
     promo_sender_enabled: account.promo_sender_enabled,
     get_api_enabled: account.get_api_enabled,
   });
@@ -141,6 +143,26 @@ function Limits({
             value={draft.time_zone}
             onChange={(event) => setDraft({ ...draft, time_zone: event.target.value })}
           />
+        </Field>
+        <Field
+          label="DLT template matching"
+          id="limit-matching"
+          hint="strict: spaces and line breaks as registered, as operators compare them"
+        >
+          <select
+            id="limit-matching"
+            aria-describedby="limit-matching-hint"
+            value={draft.dlt_matching}
+            onChange={(event) =>
+              setDraft({ ...draft, dlt_matching: event.target.value as OperatorAccountDetail["dlt_matching"] })
+            }
+          >
+            {DLT_MATCHING_MODES.map((mode) => (
+              <option key={mode} value={mode}>
+                {mode}
+              </option>
+            ))}
+          </select>
         </Field>
       </div>
       <fieldset>
