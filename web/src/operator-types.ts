@@ -51,3 +51,5 @@ export type MarginRow = Static<typeof analytics.MarginRow>;
 export type RouteScore = Static<typeof carriers.RouteScore>;
 /** A white-listed link or callback number of a DLT entity (`url` or `number`, the other null). */
 export type DltLink = Static<typeof smsRules.OperatorDltLink>;
+/** A DLT entity's telemarketer chain, the operator's own TM ID last. */
+export type DltChain = Static<typeof smsRules.DltChain>;

@@ -37,6 +37,7 @@ import {
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
 import { registerCreditRoutes } from "./credit-routes.js";
+import { registerDltChainRoutes } from "./dlt-chain-routes.js";
 import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
@@ -46,7 +47,7 @@ import { registerCostCardRoutes, registerPriceCardRoutes } from "./price-card-ro
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock"> & CallerChecks;
+type Deps = Pick<Runtime, "store" | "clock" | "config"> & CallerChecks;
 
 const Username = Type.Object({ username: Type.String() });
 const Credits = Type.Object(
@@ -330,4 +331,5 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
   registerDltLinkRoutes(admin, ctx);
+  registerDltChainRoutes(admin, ctx);
 }

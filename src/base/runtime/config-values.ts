@@ -103,6 +103,14 @@ export const listenPort: Parser<number | "auto"> = {
         : new Refusal("must be auto or a whole number from 0 to 65535"),
 };
 
+/** A DLT telemarketer ID as registered: 1 to 30 letters or digits (usually 19 digits), upper-cased. */
+export const dltTmId: Parser<string> = {
+  parse: (raw) =>
+    /^[A-Za-z0-9]{1,30}$/.test(raw.trim())
+      ? raw.trim().toUpperCase()
+      : new Refusal("must be a DLT telemarketer ID: 1 to 30 letters or digits"),
+};
+
 /** An SMPP vendor-specific TLV tag, hex (0x1400) or decimal. */
 export const vendorTlvTag: Parser<number> = {
   range: "0x1400 to 0x3FFF, hex or decimal",

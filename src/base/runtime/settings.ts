@@ -6,6 +6,7 @@ import os from "node:os";
 import {
   bearerToken,
   databaseUrl,
+  dltTmId,
   flag,
   httpUrl,
   map,
@@ -280,6 +281,19 @@ export const SETTINGS = {
       "Delivery reports kept per connector while no message carries their id yet (an aggregator that calls back before it answers the send); past it the oldest are dropped. Each is kept at most 48 hours.",
     default: "10000",
     parser: wholeNumber(100, 10_000_000),
+  },
+  DLT_TM_ID: {
+    field: "dlt.tmId",
+    description:
+      "The operator's own DLT telemarketer ID: the last of every entity's telemarketer chain (appended when a chain is declared without it). Unset: a chain is taken as declared.",
+    parser: dltTmId,
+  },
+  DLT_CHAIN_REQUIRED: {
+    field: "dlt.chainRequired",
+    description:
+      "1 or true refuses (dlt_chain_missing, legacy -31, SMPP 0x40C) an Indian-route SMS of an account with DLT scrubbing on whose DLT entity has no declared telemarketer chain, as operators drop those since December 2024.",
+    default: "0",
+    parser: flag,
   },
   ...CHANNEL_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;

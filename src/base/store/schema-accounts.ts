@@ -124,6 +124,8 @@ export interface DltEntitiesTable {
   account_id: number;
   entity_id: string;
   status: ApprovalStatus;
+  /** The declared telemarketer IDs, comma-separated, the operator's own last; null: none (0043). */
+  tm_chain: Generated<string | null>;
   created_at: number;
 }
 

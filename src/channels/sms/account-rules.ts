@@ -1,6 +1,6 @@
 // What the SMS rules need to know about an account, remembered briefly on the send path:
 // its switches (routes, DLT scrubbing and matching, promo sender, international, flood limit), its
-// whitelisted DLT entities and headers, an index of its approved templates, and its DLT
+// whitelisted DLT entities (with their telemarketer chains) and headers, an index of its approved templates, and its DLT
 // entities' approved links and callback numbers. Template and
 // DLT changes signal every process to drop the account's entry at once; switches and
 // whitelists otherwise refresh within TTL_MS.
@@ -35,6 +35,8 @@ export interface AccountRules {
   /** The operator's choice among several entities (see dlt-entity.ts for how it is used). */
   defaultEntity: string | null;
   headers: Set<string>;
+  /** The declared telemarketer chain of each approved entity that has one. */
+  chains: Map<string, string[]>;
 }
 
 export interface MatchedTemplate {
@@ -80,6 +82,7 @@ export class AccountRulesCache {
       entities: new Set(dlt.entities),
       defaultEntity: account.default_dlt_entity_id,
       headers: new Set(dlt.headers),
+      chains: dlt.chains,
     };
     if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();
     this.rules.set(accountId, { value, expires: now + TTL_MS });

@@ -35,6 +35,8 @@
 //                      default or only white-listed one; the -31 refusals saying what is missing
 //   dlt-link-check.ts  the rule on a text's links and callback numbers: on the entity's lists, or refused
 //                      (dlt_url_not_whitelisted / dlt_callback_not_whitelisted) naming the first that is not
+//   dlt-chain-check.ts the rule on the telemarketer chain: declared when required (dlt_chain_missing), and
+//                      the one a client sent equal to it (dlt_chain_mismatch)
 //   dlt-matcher.ts     DLT content scrubbing: TemplateIndex, a trie of templates' leading literal text,
 //                      whitespace strict (as registered) or lenient (runs as one space)
 //   dlt-mismatch.ts    where a message stopped matching a template: the refusal's position and expected

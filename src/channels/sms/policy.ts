@@ -14,6 +14,7 @@ import type { Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
+import { checkTmChain } from "./dlt-chain-check.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
 import { checkDltTemplate } from "./dlt-template-check.js";
@@ -48,6 +49,8 @@ export interface SmsSendInput {
   flash?: boolean | undefined;
   dltEntityId?: string | undefined;
   dltTemplateId?: string | undefined;
+  /** The telemarketer chain the client sent (the SMPP server's TLV): checked against the entity's declared one. */
+  dltTmChain?: string | undefined;
   /** `YYYY-MM-DD HH:MM:SS` in the account's time zone. */
   scheduleAt?: string | undefined;
   /** Refuse a schedule more than a minute in the past (the dedicated schedule endpoint). */
@@ -75,6 +78,8 @@ export class SmsPolicy {
     private readonly clock: Clock,
     /** The account's price card prices each recipient's segments (one PriceBook per process). */
     private readonly prices: PriceBook = new PriceBook(store),
+    /** The operator's DLT settings: `chainRequired` refuses an entity without a declared telemarketer chain. */
+    private readonly dlt: { chainRequired: boolean } = { chainRequired: false },
   ) {
     this.senders = new SenderApprovals(store.db);
     this.accounts = new AccountRulesCache(store);
@@ -138,6 +143,11 @@ export class SmsPolicy {
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
     if (rules.dltScrubbing && route !== "international" && entityId !== undefined) {
       await this.checkLinks(principal, entityId, contents.keys());
+      checkTmChain(rules.chains.get(entityId), input.dltTmChain, {
+        entityId,
+        username: principal.username,
+        required: this.dlt.chainRequired,
+      });
     }
     const dueAt = this.dueAt(principal, input);
     const now = this.clock.now().getTime();

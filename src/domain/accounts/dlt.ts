@@ -26,7 +26,6 @@ export function normalizeDltEntityId(entityId: string): string {
   return trimmed.toUpperCase();
 }
 
-/** Whether a sender ID has the form of a DLT header (a 12-digit numeric sender cannot be one). */
 /** How an account's templates are matched (`accounts.dlt_matching`); refuses any other word. */
 export function dltMatchingMode(value: string): DltMatching {
   const mode = DLT_MATCHING_MODES.find((m) => m === value.trim().toLowerCase());
@@ -34,6 +33,7 @@ export function dltMatchingMode(value: string): DltMatching {
   return mode;
 }
 
+/** Whether a sender ID has the form of a DLT header (a 12-digit numeric sender cannot be one). */
 export function fitsDltHeader(sender: string): boolean {
   return HEADER.test(sender.trim());
 }
@@ -189,15 +189,15 @@ export async function isEntityWhitelisted(db: Db, accountId: number, entityId: s
   return row !== undefined;
 }
 
-/** The account's approved entity IDs and headers (what the send path checks a send against). */
+/** The account's approved entity IDs (with their telemarketer chains) and headers, which the send path checks. */
 export async function approvedDltRegistrations(
   db: Db,
   accountId: number,
-): Promise<{ entities: string[]; headers: string[] }> {
+): Promise<{ entities: string[]; headers: string[]; chains: Map<string, string[]> }> {
   const [entities, headers] = await Promise.all([
     db
       .selectFrom("dlt_entities")
-      .select("entity_id")
+      .select(["entity_id", "tm_chain"])
       .where("account_id", "=", accountId)
       .where("status", "=", "approved")
       .execute(),
@@ -208,7 +208,8 @@ export async function approvedDltRegistrations(
       .where("status", "=", "approved")
       .execute(),
   ]);
-  return { entities: entities.map((e) => e.entity_id), headers: headers.map((h) => h.header) };
+  const chains = new Map(entities.flatMap((e) => (e.tm_chain ? [[e.entity_id, e.tm_chain.split(",")] as const] : [])));
+  return { entities: entities.map((e) => e.entity_id), headers: headers.map((h) => h.header), chains };
 }
 
 export async function isHeaderWhitelisted(db: Db, accountId: number, header: string): Promise<boolean> {
@@ -257,6 +258,7 @@ export function describeDltEntity(row: DltEntityRow) {
     id: row.id,
     entity_id: row.entity_id,
     status: row.status,
+    tm_chain: row.tm_chain ? row.tm_chain.split(",") : [],
     created_at: new Date(row.created_at).toISOString(),
   };
 }

@@ -59,6 +59,7 @@ export * from "./accounts.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
 export * from "./dlt.js";
+export * from "./dlt-chains.js";
 export * from "./dlt-links.js";
 export * from "./dnd.js";
 export * from "./ledger.js";

@@ -30,6 +30,7 @@ import {
 } from "../../ui.js";
 import { AdjustForm, SupportLinks } from "./account-desk.js";
 import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
+import { DltChains } from "./dlt-chains.js";
 import { DltLinks } from "./dlt-links.js";
 import { DltRegistrations } from "./dlt-registrations.js";
 
@@ -348,6 +349,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           onChange={refresh}
         />
         <DltLinks key={a.username} username={a.username} entities={a.registrations.dlt_entities} />
+        <DltChains key={`${a.username}:${a.registrations.dlt_entities.join(",")}`} username={a.username} />
       </section>
       <Ledger username={a.username} />
     </>
