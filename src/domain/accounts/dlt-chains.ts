@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { DLT_CHANGED, normalizeDltEntityId } from "./dlt.js";
+import { DLT_CHANGED, normalizeDltEntityId, splitChain } from "./dlt.js";
 
 /** Most telemarketers in one chain (a PE's chain is a handful: aggregators, then the deliverer). */
 export const MAX_TM_CHAIN = 10;
@@ -125,10 +125,6 @@ export async function listTmChains(
     .orderBy("entity_id")
     .execute();
   return rows.map((row) => ({ entity_id: row.entity_id, status: row.status, tm_chain: splitChain(row.tm_chain) }));
-}
-
-export function splitChain(stored: string | null): string[] {
-  return stored ? stored.split(",") : [];
 }
 
 const TTL_MS = 60_000;

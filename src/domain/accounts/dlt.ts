@@ -33,6 +33,11 @@ export function dltMatchingMode(value: string): DltMatching {
   return mode;
 }
 
+/** A stored telemarketer chain (`dlt_entities.tm_chain`, comma-separated) as its IDs; [] for none. */
+export function splitChain(stored: string | null): string[] {
+  return stored ? stored.split(",") : [];
+}
+
 /** Whether a sender ID has the form of a DLT header (a 12-digit numeric sender cannot be one). */
 export function fitsDltHeader(sender: string): boolean {
   return HEADER.test(sender.trim());
@@ -208,7 +213,7 @@ export async function approvedDltRegistrations(
       .where("status", "=", "approved")
       .execute(),
   ]);
-  const chains = new Map(entities.flatMap((e) => (e.tm_chain ? [[e.entity_id, e.tm_chain.split(",")] as const] : [])));
+  const chains = new Map(entities.flatMap((e) => (e.tm_chain ? [[e.entity_id, splitChain(e.tm_chain)] as const] : [])));
   return { entities: entities.map((e) => e.entity_id), headers: headers.map((h) => h.header), chains };
 }
 
@@ -258,7 +263,7 @@ export function describeDltEntity(row: DltEntityRow) {
     id: row.id,
     entity_id: row.entity_id,
     status: row.status,
-    tm_chain: row.tm_chain ? row.tm_chain.split(",") : [],
+    tm_chain: splitChain(row.tm_chain),
     created_at: new Date(row.created_at).toISOString(),
   };
 }

@@ -1,15 +1,7 @@
-// Strict DLT template matching (issue 40, item 3) on every HTTP family from one table: an account
-// created now compares whitespace as registered and refuses what an operator's scrubber would,
-// saying where the text stopped matching (v2 422 dlt_template_mismatch with error.position and
-// error.expected; legacy and XML -8 with the same words in X-Error-Message), charging nothing;
-// the operator switches an account to lenient (API; the CLI in cli-sms-rules.test.ts), and
-// accounts that existed before migration 0042 keep lenient. SMPP server: rules.test.ts's table.
-import { type Kysely, Migrator, sql } from "kysely";
 import { beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../../src/base/runtime/config.js";
-import { migrationProvider } from "../../../src/base/store/migrations/index.js";
 import { openStore } from "../../../src/base/store/store.js";
-import { createEmptyDatabase } from "../../helpers/empty-database.js";
+import { createEmptyDatabase, migrateTo } from "../../helpers/empty-database.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { operatorCall } from "../../helpers/legacy.js";
@@ -188,18 +180,7 @@ describeEachEngine("migration 0042 on accounts that exist before it", (engine) =
     const empty = await createEmptyDatabase(engine);
     const store = await openStore(loadConfig({ DATABASE_URL: empty.url }).database);
     try {
-      const schema =
-        engine === "postgres"
-          ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema
-          : undefined;
-      const migrator = new Migrator({
-        db: store.db as unknown as Kysely<unknown>,
-        provider: migrationProvider(engine),
-        migrationTableName: "schema_migrations",
-        migrationLockTableName: "schema_migrations_lock",
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      });
-      expect((await migrator.migrateTo("0039_verifications")).error).toBeUndefined();
+      await migrateTo(store, engine, "0039_verifications");
       const account = (username: string) => ({
         username,
         password_hash: "x",
