@@ -74,7 +74,10 @@ export async function createContext(parts: {
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
   );
   const prices = new PriceBook(store);
-  const smsPolicy = new SmsPolicy(store, clock, prices);
+  const smsPolicy = new SmsPolicy(store, clock, prices, {
+    hours: config.promoHours,
+    timeZone: config.promoHoursTimeZone,
+  });
   const codeKeeper = new CodeKeeper(await verifySecret(store));
   const verifier = new Verifier({
     store,

@@ -1,11 +1,13 @@
 // What the SMS rules need to know about an account, remembered briefly on the send path:
-// its switches (routes, DLT scrubbing, promo sender, international, flood limit), its
+// its switches (routes, DLT scrubbing, promo sender, international, flood limit, promotional
+// hours), its
 // whitelisted DLT entities and headers, an index of its approved templates, and its DLT
 // entities' approved links and callback numbers. Template and
 // DLT changes signal every process to drop the account's entry at once; switches and
 // whitelists otherwise refresh within TTL_MS.
 
 import type { EntityLinks } from "../../base/core/dlt-links.js";
+import { type DailyWindow, parseDailyWindow } from "../../base/core/promo-hours.js";
 import type { Store } from "../../base/store/store.js";
 import {
   accountSendSwitches,
@@ -31,6 +33,8 @@ export interface AccountRules {
   /** The operator's choice among several entities (see dlt-entity.ts for how it is used). */
   defaultEntity: string | null;
   headers: Set<string>;
+  /** The account's own promotional hours; undefined: the operator's. */
+  promoHours: DailyWindow | undefined;
 }
 
 export interface MatchedTemplate {
@@ -72,6 +76,7 @@ export class AccountRulesCache {
       entities: new Set(dlt.entities),
       defaultEntity: account.default_dlt_entity_id,
       headers: new Set(dlt.headers),
+      promoHours: account.promo_hours === null ? undefined : parseDailyWindow(account.promo_hours),
     };
     if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();
     this.rules.set(accountId, { value, expires: now + TTL_MS });

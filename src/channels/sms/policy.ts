@@ -5,6 +5,7 @@
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
+import { type DailyWindow, releaseAt } from "../../base/core/promo-hours.js";
 import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";
@@ -74,6 +75,11 @@ export class SmsPolicy {
     private readonly clock: Clock,
     /** The account's price card prices each recipient's segments (one PriceBook per process). */
     private readonly prices: PriceBook = new PriceBook(store),
+    /** The operator's promotional hours (PROMO_HOURS), read in the recipients' zone; an account's own replace them. */
+    private readonly promo: { hours: DailyWindow; timeZone: string } = {
+      hours: { start: 9 * 60, end: 21 * 60 },
+      timeZone: "Asia/Kolkata",
+    },
   ) {
     this.senders = new SenderApprovals(store.db);
     this.accounts = new AccountRulesCache(store);
@@ -138,8 +144,11 @@ export class SmsPolicy {
     if (rules.dltScrubbing && route !== "international" && entityId !== undefined) {
       await this.checkLinks(principal, entityId, contents.keys());
     }
-    const dueAt = this.dueAt(principal, input);
     const now = this.clock.now().getTime();
+    // Promotional routes wait for the promotional hours: accepted and charged now, held till the opening.
+    const asked = this.dueAt(principal, input);
+    const promotional = route === "promotional" || route === "promotional_sender";
+    const dueAt = promotional ? releaseAt(rules.promoHours ?? this.promo.hours, this.promo.timeZone, asked) : asked;
     const card = await this.prices.cardFor(principal.accountId);
     const code = trafficClassCode(route);
 
