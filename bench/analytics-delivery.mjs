@@ -20,7 +20,8 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
-import { countStoredMessages, LATENCY_BOUNDS_MS } from "../dist/base/store/migrations/0035_delivery_rollups.js";
+import { LATENCY_BOUNDS_MS } from "../dist/base/store/latency-buckets.js";
+import { countStoredMessages } from "../dist/base/store/migrations/0035_delivery_rollups.js";
 import { cli, cpuSeconds, freshSqliteUrl, machine, startServer } from "./lib.mjs";
 
 const { values } = parseArgs({

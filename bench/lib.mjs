@@ -15,7 +15,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 // Read at each spawn, so that a script may set it after importing this module.
 const bin = () =>
   process.env.BENCH_UNBUNDLED === "1"
-    ? path.join(root, "dist", "app", "cli.js")
+    ? path.join(root, "dist", "app", "cli", "cli.js")
     : path.join(root, "bin", "switchboard.js");
 
 export function freshSqliteUrl() {

@@ -74,7 +74,11 @@ export async function createContext(parts: {
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
   );
   const prices = new PriceBook(store);
-  const smsPolicy = new SmsPolicy(store, clock, prices, { chainRequired: config.dlt.chainRequired });
+  const smsPolicy = new SmsPolicy(store, clock, prices, {
+    hours: config.promoHours,
+    timeZone: config.promoHoursTimeZone,
+    chainRequired: config.dlt.chainRequired,
+  });
   const codeKeeper = new CodeKeeper(await verifySecret(store));
   const verifier = new Verifier({
     store,

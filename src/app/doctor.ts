@@ -7,7 +7,7 @@
 import net from "node:net";
 import { sql } from "kysely";
 import { type Config, ConfigError, loadConfig } from "../base/runtime/config.js";
-import { migrationProvider } from "../base/store/migrations/index.js";
+import { MIGRATION_NAMES } from "../base/store/migrations/index.js";
 import { serverKeepsStatistics } from "../base/store/postgres-statistics.js";
 import { openStore, type Store } from "../base/store/store.js";
 import { connectorHealthRows, enabledCarrierConfigs } from "../delivery/carriers/catalog.js";
@@ -151,7 +151,7 @@ async function databaseChecks(config: Config, add: Add): Promise<Store | undefin
   }
 
   // Migrations: what this version knows against what the database has applied (nothing is run).
-  const known = Object.keys(await migrationProvider(store.engine).getMigrations());
+  const known = MIGRATION_NAMES;
   const applied = await sql<{ name: string }>`select name from schema_migrations`
     .execute(store.db)
     .then((result) => result.rows.map((row) => row.name))

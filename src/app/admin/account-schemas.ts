@@ -32,6 +32,8 @@ export const OperatorAccount = Type.Object({
   promo_sender_enabled: Type.Boolean(),
   routes: Type.Array(Type.String()),
   default_dlt_entity_id: NullableString(),
+  /** The account's promotional hours (HH:MM-HH:MM); null: the operator's PROMO_HOURS. */
+  promo_hours: NullableString(),
   locked_until: NullableTime(),
   created_at: Time,
   balances: Wallets,

@@ -221,6 +221,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
             routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
             unlock: Type.Optional(Type.Boolean()),
             default_dlt_entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+            promo_hours: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
             price_card: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             smpp_password: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             smpp_max_binds: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
@@ -259,6 +260,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         routes: body.routes,
         unlock: body.unlock,
         defaultDltEntityId: body.default_dlt_entity_id,
+        promoHours: body.promo_hours,
       });
       return ok(await accountDetail(deps, username));
     },

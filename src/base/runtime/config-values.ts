@@ -2,6 +2,7 @@
 // value (trimmed, never empty) into what the gateway uses, or answers a Refusal saying what it must be.
 import path from "node:path";
 import ipaddr from "ipaddr.js";
+import { type DailyWindow, parseDailyWindow } from "../core/promo-hours.js";
 import type { DatabaseTarget } from "../store/store.js";
 
 /** Why a value was refused ("must be …", "needs …"); `got` replaces the value quoted back (a password hidden). */
@@ -52,6 +53,25 @@ export function map<T, U>(parser: Parser<T>, convert: (value: T) => U): Parser<U
 }
 
 export const text: Parser<string> = { parse: (raw) => raw };
+
+/** A daily window, `HH:MM-HH:MM` (core/promo-hours.ts). */
+export const dailyWindow: Parser<DailyWindow> = {
+  parse: (raw) =>
+    parseDailyWindow(raw) ??
+    new Refusal("must be a daily window HH:MM-HH:MM, its end after its start, such as 09:00-21:00"),
+};
+
+/** An IANA time zone name. */
+export const timeZone: Parser<string> = {
+  parse: (raw) => {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: raw });
+      return raw;
+    } catch {
+      return new Refusal("must be an IANA time zone name such as Asia/Kolkata");
+    }
+  },
+};
 
 export function wholeNumber(min: number, max: number): Parser<number> {
   return {

@@ -5,6 +5,7 @@
 import os from "node:os";
 import {
   bearerToken,
+  dailyWindow,
   databaseUrl,
   dltTmId,
   flag,
@@ -17,6 +18,7 @@ import {
   redisUrl,
   type SettingSpec,
   text,
+  timeZone,
   wholeNumber,
 } from "./config-values.js";
 import { CHANNEL_SETTINGS } from "./settings-channels.js";
@@ -182,6 +184,19 @@ export const SETTINGS = {
       "How often the worker role evaluates the operator's alerts (low balance, connector down, webhook endpoint failing, delivery rate; GET|PUT /admin/api/alerts): an alert is raised or cleared at most this long after its condition starts or ends.",
     default: "15",
     parser: wholeNumber(1, 3600),
+  },
+  PROMO_HOURS: {
+    field: "promoHours",
+    description:
+      "Promotional SMS (routes P and PS) are delivered only inside this daily window of the recipients' time (PROMO_HOURS_TIME_ZONE), as Indian operators require: a send outside it is accepted, charged and held (status queued, estimated_delivery at the opening) until the window opens, and can be cancelled like a scheduled send. An account's own promo_hours (operator API, CLI, console) replaces it; 00:00-24:00 never holds. Routes T and I are never held.",
+    default: "09:00-21:00",
+    parser: dailyWindow,
+  },
+  PROMO_HOURS_TIME_ZONE: {
+    field: "promoHoursTimeZone",
+    description: "The recipients' time zone in which PROMO_HOURS (and an account's promo_hours) are read.",
+    default: "Asia/Kolkata",
+    parser: timeZone,
   },
   ANALYTICS_PREFIX_DIGITS: {
     field: "analyticsPrefixDigits",

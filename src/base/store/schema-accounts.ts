@@ -42,6 +42,8 @@ export interface AccountsTable {
   parent_id: Generated<number | null>;
   /** A sub-account without a card of its own pays its parent's price plus this, in hundredths of a per cent. */
   markup_bp: Generated<number | null>;
+  /** The account's window for promotional SMS, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
+  promo_hours: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }

@@ -1,11 +1,13 @@
 // What the SMS rules need to know about an account, remembered briefly on the send path:
-// its switches (routes, DLT scrubbing and matching, promo sender, international, flood limit), its
-// whitelisted DLT entities (with their telemarketer chains) and headers, an index of its approved templates, and its DLT
+// its switches (routes, DLT scrubbing and matching, promo sender, international, flood limit,
+// promotional hours), its whitelisted DLT entities (with their telemarketer chains) and headers,
+// an index of its approved templates, and its DLT
 // entities' approved links and callback numbers. Template and
 // DLT changes signal every process to drop the account's entry at once; switches and
 // whitelists otherwise refresh within TTL_MS.
 
 import type { EntityLinks } from "../../base/core/dlt-links.js";
+import { type DailyWindow, parseDailyWindow } from "../../base/core/promo-hours.js";
 import type { Store } from "../../base/store/store.js";
 import {
   accountSendSwitches,
@@ -37,6 +39,8 @@ export interface AccountRules {
   headers: Set<string>;
   /** The declared telemarketer chain of each approved entity that has one. */
   chains: Map<string, string[]>;
+  /** The account's own promotional hours; undefined: the operator's. */
+  promoHours: DailyWindow | undefined;
 }
 
 export interface MatchedTemplate {
@@ -83,6 +87,7 @@ export class AccountRulesCache {
       defaultEntity: account.default_dlt_entity_id,
       headers: new Set(dlt.headers),
       chains: dlt.chains,
+      promoHours: account.promo_hours === null ? undefined : parseDailyWindow(account.promo_hours),
     };
     if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();
     this.rules.set(accountId, { value, expires: now + TTL_MS });

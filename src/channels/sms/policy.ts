@@ -5,6 +5,7 @@
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
+import { type DailyWindow, releaseAt } from "../../base/core/promo-hours.js";
 import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";
@@ -78,8 +79,15 @@ export class SmsPolicy {
     private readonly clock: Clock,
     /** The account's price card prices each recipient's segments (one PriceBook per process). */
     private readonly prices: PriceBook = new PriceBook(store),
-    /** The operator's DLT settings: `chainRequired` refuses an entity without a declared telemarketer chain. */
-    private readonly dlt: { chainRequired: boolean } = { chainRequired: false },
+    /**
+     * The operator's settings: promotional hours (PROMO_HOURS, read in the recipients' zone; an
+     * account's own replace them), and DLT_CHAIN_REQUIRED (an entity without a declared
+     * telemarketer chain is refused).
+     */
+    private readonly operator: { hours: DailyWindow; timeZone: string; chainRequired?: boolean } = {
+      hours: { start: 9 * 60, end: 21 * 60 },
+      timeZone: "Asia/Kolkata",
+    },
   ) {
     this.senders = new SenderApprovals(store.db);
     this.accounts = new AccountRulesCache(store);
@@ -146,11 +154,16 @@ export class SmsPolicy {
       checkTmChain(rules.chains.get(entityId), input.dltTmChain, {
         entityId,
         username: principal.username,
-        required: this.dlt.chainRequired,
+        required: this.operator.chainRequired === true,
       });
     }
-    const dueAt = this.dueAt(principal, input);
     const now = this.clock.now().getTime();
+    // Promotional routes wait for the promotional hours: accepted and charged now, held till the opening.
+    const asked = this.dueAt(principal, input);
+    const promotional = route === "promotional" || route === "promotional_sender";
+    const dueAt = promotional
+      ? releaseAt(rules.promoHours ?? this.operator.hours, this.operator.timeZone, asked)
+      : asked;
     const card = await this.prices.cardFor(principal.accountId);
     const code = trafficClassCode(route);
 

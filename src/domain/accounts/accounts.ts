@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { promoHoursSetting } from "../../base/core/promo-hours.js";
 import { USERNAME_MAX_LENGTH, usernameIs } from "../../base/core/usernames.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
@@ -193,6 +194,7 @@ export async function accountSendSwitches(db: Db, accountId: number) {
       "international_enabled",
       "flood_limit",
       "default_dlt_entity_id",
+      "promo_hours",
     ])
     .where("id", "=", accountId)
     .executeTakeFirstOrThrow();
@@ -241,11 +243,6 @@ export async function hasAnyAccount(db: Db): Promise<boolean> {
   return (await db.selectFrom("accounts").select("id").limit(1).executeTakeFirst()) !== undefined;
 }
 
-/** Sets the default DLT entity ID without updateAccount's check: onboarding has just added the entity in the same transaction. */
-export async function setDefaultDltEntity(db: Db, accountId: number, entityId: string): Promise<void> {
-  await db.updateTable("accounts").set({ default_dlt_entity_id: entityId }).where("id", "=", accountId).execute();
-}
-
 /** Whether the account may send with GET /api/v2/sms/send (off unless the operator turned it on). */
 export async function getApiEnabled(db: Db, accountId: number): Promise<boolean> {
   const account = await db
@@ -284,7 +281,6 @@ export interface AccountChanges {
   internationalEnabled?: boolean;
   /** Transactional content must match an approved template. */
   dltScrubbing?: boolean;
-  /** How templates are matched: whitespace as registered (`strict`), or runs of it as one space (`lenient`). */
   dltMatching?: string;
   /** May send promotional SMS with its own sender ID (route PS). */
   promoSenderEnabled?: boolean;
@@ -294,6 +290,8 @@ export interface AccountChanges {
   unlock?: boolean;
   /** The DLT entity of sends that name none, among several white-listed; null clears it. */
   defaultDltEntityId?: string | null;
+  /** The account's promotional hours, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
+  promoHours?: string | null;
 }
 
 /** Route codes, checked, without repeats, in canonical order (T, P, PS, I). */
@@ -357,6 +355,7 @@ export async function updateAccount(
   if (changes.dltMatching !== undefined) set.dlt_matching = dltMatchingMode(changes.dltMatching);
   if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
+  if (changes.promoHours !== undefined) set.promo_hours = promoHoursSetting(changes.promoHours);
   // The account's own lock and those of its source addresses: login state auth/ keeps (login-locks.ts).
   if (changes.unlock) await unlockLogins(store.db, account.id);
   if (changes.defaultDltEntityId !== undefined) {
@@ -393,6 +392,7 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     promo_sender_enabled: account.promo_sender_enabled === 1,
     routes: accountRoutes(account),
     default_dlt_entity_id: account.default_dlt_entity_id,
+    promo_hours: account.promo_hours,
     locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
     created_at: new Date(account.created_at).toISOString(),
     ...(balances ? { balances } : {}),

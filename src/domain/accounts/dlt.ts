@@ -51,6 +51,11 @@ export function normalizeDltHeader(header: string): string {
   return trimmed.toUpperCase();
 }
 
+/** Sets the default DLT entity ID without updateAccount's check: onboarding has just added the entity in the same transaction. */
+export async function setDefaultDltEntity(db: Db, accountId: number, entityId: string): Promise<void> {
+  await db.updateTable("accounts").set({ default_dlt_entity_id: entityId }).where("id", "=", accountId).execute();
+}
+
 /** White-lists an entity ID for the account; adding one again approves it again. */
 export async function addDltEntity(db: Db, clock: Clock, accountId: number, entityId: string): Promise<DltEntityRow> {
   const entity = normalizeDltEntityId(entityId);

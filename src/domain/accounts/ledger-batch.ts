@@ -1,5 +1,6 @@
 // Ledger operations for many items at once, on the hot paths: debits for a group of sends
-// (one conditional UPDATE per account and wallet, one multi-row insert of entries) and refunds
+// (one conditional UPDATE per account and wallet, at every level of a reseller tree, and one
+// multi-row insert of entries) and refunds
 // for messages that never reached a carrier. The unique (account, kind, ref) index refuses a
 // second debit or refund of the same thing.
 import { sql } from "kysely";
@@ -28,68 +29,47 @@ export interface Debit {
 }
 
 /**
- * Debits a group of items of ONE account and wallet, all or nothing: returns false (and writes
- * nothing) when the balance does not cover the total.
- */
-export async function debitAllOrNothing(
-  store: Pick<Store, "statement" | "insertMany">,
-  trx: Db,
-  clock: Clock,
-  debits: Debit[],
-): Promise<boolean> {
-  const first = debits[0];
-  if (!first) return true;
-  const total = debits.reduce((sum, d) => sum + d.amount, 0);
-  // Credits held for in-flight synchronous sends (WhatsApp) are not spendable.
-  const [row] = await store
-    .statement(
-      "update wallets set balance = balance - ? where account_id = ? and wallet = ? and balance - held >= ? returning balance",
-    )
-    .all<{ balance: number }>(trx, [total, first.accountId, first.wallet, total]);
-  if (!row) return false;
-  let balance = row.balance + total;
-  await store.insertMany(
-    trx,
-    "ledger_entries",
-    debits.map((d) => {
-      balance -= d.amount;
-      return entry(d, "debit", -d.amount, balance, clock);
-    }),
-  );
-  return true;
-}
-
-/**
- * Debits one send at every level of a reseller tree (the sub-account and each ancestor, each
- * its own amount), all or nothing: a level whose balance does not cover its amount puts back
- * what the levels before it took (no entry was written yet) and answers false. Levels are
- * taken bottom-up, the order every such debit locks wallets in.
+ * Debits sends at every level of a reseller tree (the sub-account and each ancestor, each its
+ * own amount), all or nothing. Every send of `sends` charges the same levels (account and
+ * wallet, bottom-up) with its own amounts: one conditional UPDATE per level takes the group's
+ * total there. A level whose balance does not cover it puts back what the levels before it took
+ * (no entry was written yet) and answers false. Levels are taken bottom-up, the order every such
+ * debit locks wallets in.
  */
 export async function debitEveryLevel(
   store: Pick<Store, "statement" | "insertMany">,
   trx: Db,
   clock: Clock,
-  debits: Debit[],
+  sends: Debit[][],
 ): Promise<boolean> {
-  const balances: number[] = [];
+  const levels = sends[0];
+  if (!levels) return true;
+  const totals = levels.map((_, level) => sends.reduce((sum, debits) => sum + debits[level]!.amount, 0));
+  const before: number[] = [];
   const take = store.statement(
     "update wallets set balance = balance - ? where account_id = ? and wallet = ? and balance - held >= ? returning balance",
   );
-  for (const [level, debit] of debits.entries()) {
-    const [row] = await take.all<{ balance: number }>(trx, [debit.amount, debit.accountId, debit.wallet, debit.amount]);
+  for (const [level, debit] of levels.entries()) {
+    const total = totals[level]!;
+    const [row] = await take.all<{ balance: number }>(trx, [total, debit.accountId, debit.wallet, total]);
     if (row) {
-      balances.push(row.balance);
+      before.push(row.balance + total);
       continue;
     }
     const putBack = store.statement("update wallets set balance = balance + ? where account_id = ? and wallet = ?");
-    for (const taken of debits.slice(0, level)) await putBack.run(trx, [taken.amount, taken.accountId, taken.wallet]);
+    for (const [taken, amount] of totals.slice(0, level).entries()) {
+      await putBack.run(trx, [amount, levels[taken]!.accountId, levels[taken]!.wallet]);
+    }
     return false;
   }
-  await store.insertMany(
-    trx,
-    "ledger_entries",
-    debits.map((d, level) => entry(d, "debit", -d.amount, balances[level]!, clock)),
+  // Entries in send order, each level's balance walking down from before the group.
+  const entries = sends.flatMap((debits) =>
+    debits.map((d, level) => {
+      before[level]! -= d.amount;
+      return entry(d, "debit", -d.amount, before[level]!, clock);
+    }),
   );
+  await store.insertMany(trx, "ledger_entries", entries);
   return true;
 }
 

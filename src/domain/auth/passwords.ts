@@ -2,14 +2,22 @@
 // and legacy clients send the password on every request, so a verified pair is remembered
 // for a short time under a keyed hash (never the password itself). The stored password hash is
 // part of that key, so a password changed anywhere (even by another process) misses at once.
+// argon2 (a native addon) is loaded at the first hash or check: a CLI command that only reads
+// never pays for it.
 import { createHmac, randomBytes } from "node:crypto";
-import { hash, verify } from "@node-rs/argon2";
 
-export function hashPassword(password: string): Promise<string> {
-  return hash(password);
+let argon2: Promise<typeof import("@node-rs/argon2")> | undefined;
+const loadArgon2 = () => {
+  argon2 ??= import("@node-rs/argon2");
+  return argon2;
+};
+
+export async function hashPassword(password: string): Promise<string> {
+  return (await loadArgon2()).hash(password);
 }
 
 export async function passwordMatches(passwordHash: string, password: string): Promise<boolean> {
+  const { verify } = await loadArgon2();
   try {
     return await verify(passwordHash, password);
   } catch {
@@ -24,7 +32,7 @@ let dummyHash: Promise<string> | undefined;
  * random bytes (so no password matches it), with the same parameters as real hashes.
  */
 export function dummyPasswordHash(): Promise<string> {
-  dummyHash ??= hash(randomBytes(32).toString("base64url"));
+  dummyHash ??= hashPassword(randomBytes(32).toString("base64url"));
   return dummyHash;
 }
 

@@ -27,6 +27,18 @@ export function debitsAtEveryLevel(own: Debit, order: SendOrder, uplineCredits: 
   return levels.filter((debit) => debit.amount > 0);
 }
 
+/** Sends (their indexes) grouped by the levels they charge: the same accounts and wallets, bottom-up. */
+export function byLevels(levels: ReadonlyMap<number, Debit[]>): Map<string, number[]> {
+  const groups = new Map<string, number[]>();
+  for (const [index, debits] of levels) {
+    const key = debits.map((d) => `${d.accountId}:${d.wallet}`).join("|");
+    const list = groups.get(key) ?? [];
+    list.push(index);
+    groups.set(key, list);
+  }
+  return groups;
+}
+
 /** The refusal of a send some level of whose tree cannot pay for it. */
 export function insufficient(order: SendOrder): GatewayError {
   return new GatewayError(

@@ -8,9 +8,9 @@ import { formatBroadcastId, newQueueId } from "../../base/core/ids.js";
 import { localDay } from "../../base/core/time.js";
 import type { NewBulkPart, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { type Debit, debitAllOrNothing, debitEveryLevel, encodeUpline } from "../accounts/index.js";
+import { type Debit, debitEveryLevel, encodeUpline } from "../accounts/index.js";
 import { bulkParts, recordJob } from "./accept-job.js";
-import { debitsAtEveryLevel, insufficient, uplineTotals } from "./accept-upline.js";
+import { byLevels, debitsAtEveryLevel, insufficient, uplineTotals } from "./accept-upline.js";
 import { countFlood } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
 import { RollupChanges } from "./rollups.js";
@@ -235,15 +235,26 @@ export class Acceptor {
   }
 
   /**
-   * Inside one transaction: claim each send's idempotency key, debit each account once for all
-   * its sends in the group (one by one only when the total does not fit), insert the messages.
+   * Inside one transaction: claim each send's idempotency key, debit each wallet once for all the
+   * group's sends that charge it (at every level of a reseller tree; one by one only when the
+   * total does not fit), insert the messages.
    */
   private async applyGroup(trx: Db, group: Pending[]): Promise<Array<AcceptOutcome | GatewayError>> {
     const outcomes: Array<AcceptOutcome | GatewayError> = new Array(group.length);
     const now = this.clock.now().getTime();
-    const byWallet = new Map<string, number[]>();
-    /** Sub-accounts' sends: charged at every level, one by one after the others. */
-    const chained: number[] = [];
+    /** Each send's debits: its own, then (a sub-account's send) each ancestor's. */
+    const levels = new Map<number, Debit[]>();
+    const debitOf = (index: number): Debit => {
+      const { order, prepared, debitRef } = group[index]!;
+      const count = prepared.accepted;
+      return {
+        accountId: order.accountId,
+        wallet: order.wallet,
+        amount: prepared.credits,
+        ref: debitRef,
+        note: `${order.channel} ${count === 1 ? "message" : `broadcast of ${count}`}`,
+      };
+    };
     for (const [index, pending] of group.entries()) {
       const { order, prepared } = pending;
       const idem = order.idempotency;
@@ -260,27 +271,9 @@ export class Acceptor {
           continue;
         }
       }
-      if (pending.uplineCredits) {
-        chained.push(index);
-        continue;
-      }
-      const key = `${order.accountId}:${order.wallet}`;
-      const list = byWallet.get(key) ?? [];
-      list.push(index);
-      byWallet.set(key, list);
+      const own = debitOf(index);
+      levels.set(index, pending.uplineCredits ? debitsAtEveryLevel(own, order, pending.uplineCredits) : [own]);
     }
-
-    const debitOf = (index: number): Debit => {
-      const { order, prepared, debitRef } = group[index]!;
-      const count = prepared.accepted;
-      return {
-        accountId: order.accountId,
-        wallet: order.wallet,
-        amount: prepared.credits,
-        ref: debitRef,
-        note: `${order.channel} ${count === 1 ? "message" : `broadcast of ${count}`}`,
-      };
-    };
     const rows: NewMessage[] = [];
     const accept = (index: number) => {
       const pending = group[index]!;
@@ -299,55 +292,45 @@ export class Acceptor {
       outcomes[index] = error;
     };
     const day = (index: number) => localDay(new Date(now), group[index]!.order.timeZone);
-    for (const indexes of byWallet.values()) {
+    // Sends grouped by the wallets they charge (a sub-account's send: at every level, bottom-up),
+    // an account's own sends first: the group's total in one conditional UPDATE per wallet, and
+    // send by send (in arrival order) only when the total does not fit.
+    const groups = [...byLevels(levels).values()];
+    groups.sort((a, b) => levels.get(a[0]!)!.length - levels.get(b[0]!)!.length);
+    for (const indexes of groups) {
       const first = group[indexes[0]!]!.order;
-      const limited = (first.floodLimit ?? 0) > 0;
       const total = indexes.reduce((sum, i) => sum + group[i]!.count, 0);
-      // The flood counter is the SMS day's: calls and emails neither count nor are limited by it.
-      const sms = first.channel === "sms";
-      const flood = (day: string, n: number, limit: number) =>
-        sms ? countFlood(this.store, trx, first.accountId, day, n, limit) : Promise.resolve(true);
-      // The common case: no flood limit, or the whole group fits it and the wallet covers it.
-      const counted = await flood(day(indexes[0]!), total, limited ? first.floodLimit! : 0);
-      if (counted && (await debitAllOrNothing(this.store, trx, this.clock, indexes.map(debitOf)))) {
+      const counted = await this.countFlood(trx, first, day(indexes[0]!), total);
+      if (
+        counted &&
+        (await debitEveryLevel(
+          this.store,
+          trx,
+          this.clock,
+          indexes.map((i) => levels.get(i)!),
+        ))
+      ) {
         indexes.forEach(accept);
         continue;
       }
       // Give the group's count back and decide send by send, in arrival order.
-      if (counted) await flood(day(indexes[0]!), -total, 0);
+      if (counted) await this.countFlood(trx, first, day(indexes[0]!), -total);
       for (const index of indexes) {
         const { order, count } = group[index]!;
-        if (!(await flood(day(index), count, order.floodLimit ?? 0))) {
+        if (!(await this.countFlood(trx, order, day(index), count))) {
           await refuse(
             index,
             new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${order.floodLimit} is reached.`),
           );
           continue;
         }
-        if (await debitAllOrNothing(this.store, trx, this.clock, [debitOf(index)])) {
+        if (await debitEveryLevel(this.store, trx, this.clock, [levels.get(index)!])) {
           accept(index);
           continue;
         }
-        await flood(day(index), -count, 0);
+        await this.countFlood(trx, order, day(index), -count);
         await refuse(index, insufficient(order));
       }
-    }
-    for (const index of chained) {
-      const { order, count, uplineCredits } = group[index]!;
-      if (!(await this.countFlood(trx, order, day(index), count))) {
-        await refuse(
-          index,
-          new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${order.floodLimit} is reached.`),
-        );
-        continue;
-      }
-      const levels = debitsAtEveryLevel(debitOf(index), order, uplineCredits!);
-      if (await debitEveryLevel(this.store, trx, this.clock, levels)) {
-        accept(index);
-        continue;
-      }
-      await this.countFlood(trx, order, day(index), -count);
-      await refuse(index, insufficient(order));
     }
     for (const [index, outcome] of outcomes.entries()) {
       if (outcome instanceof GatewayError || outcome?.kind !== "accepted") continue;

@@ -8,7 +8,7 @@
 // prefixes, from the rows that count all accounts (account_id 0). Percentiles come from the histogram.
 import { sql } from "kysely";
 import { DateTime } from "luxon";
-import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/migrations/index.js";
+import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/latency-buckets.js";
 import type { Db } from "../../base/store/store.js";
 import { loadPrefixLengths } from "./rollups.js";
 

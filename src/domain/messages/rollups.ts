@@ -4,7 +4,7 @@
 // commit group or batch, never per message. A message counts in its accept time's buckets under
 // the key it has now, so a change is −1 under the old key and +1 under the new; a deleted message
 // (MESSAGE_RETENTION_DAYS) leaves its counts. Why not triggers: decision 0112.
-import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/migrations/index.js";
+import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/latency-buckets.js";
 import type { Db, Store } from "../../base/store/store.js";
 
 /** What a message's counts depend on: the columns a rollup change reads. */

@@ -8,7 +8,7 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import { countStoredMessages } from "../../../src/base/store/migrations/index.js";
+import { countStoredMessages } from "../../../src/base/store/migrations/0035_delivery_rollups.js";
 import {
   Acceptor,
   applyDeliveryReports,

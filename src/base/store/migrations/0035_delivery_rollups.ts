@@ -13,15 +13,9 @@
 // message's prefix never changes between its counts. Messages already stored are counted here.
 import { type Kysely, sql } from "kysely";
 import type { Engine } from "../engine.js";
+import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../latency-buckets.js";
 
 /** Upper bounds (exclusive, ms) of the latency buckets h00..h34: 100 ms × √2^k; h35 is the rest (≥ 3.6 h). */
-export const LATENCY_BOUNDS_MS: readonly number[] = Array.from({ length: 35 }, (_, k) =>
-  Math.round(100 * 2 ** (k / 2)),
-);
-export const LATENCY_COLUMNS: readonly string[] = Array.from(
-  { length: LATENCY_BOUNDS_MS.length + 1 },
-  (_, k) => `h${String(k).padStart(2, "0")}`,
-);
 const COUNTS = ["sent", "delivered", "failed", "pending"];
 const SUMS = [...COUNTS, ...LATENCY_COLUMNS];
 const ROUTE_CODES: Record<string, string> = {

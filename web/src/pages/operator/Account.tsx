@@ -107,12 +107,17 @@ function Limits({
     dlt_matching: account.dlt_matching,
     promo_sender_enabled: account.promo_sender_enabled,
     get_api_enabled: account.get_api_enabled,
+    promo_hours: account.promo_hours ?? "",
   });
   const save = useMutation({
     mutationFn: () =>
       data<OperatorAccountDetail>(`/admin/api/accounts/${encodeURIComponent(account.username)}`, {
         method: "PATCH",
-        json: { ...draft, flood_limit: Number(draft.flood_limit) },
+        json: {
+          ...draft,
+          flood_limit: Number(draft.flood_limit),
+          promo_hours: draft.promo_hours.trim() === "" ? null : draft.promo_hours.trim(),
+        },
       }),
     onSuccess: onSaved,
   });
@@ -164,6 +169,19 @@ function Limits({
               </option>
             ))}
           </select>
+        </Field>
+        <Field
+          label="Promotional hours"
+          id="limit-promo-hours"
+          hint="HH:MM-HH:MM in the recipients' time; empty = the operator's default (PROMO_HOURS)"
+        >
+          <input
+            id="limit-promo-hours"
+            placeholder="09:00-21:00"
+            aria-describedby="limit-promo-hours-hint"
+            value={draft.promo_hours}
+            onChange={(event) => setDraft({ ...draft, promo_hours: event.target.value })}
+          />
         </Field>
       </div>
       <fieldset>
