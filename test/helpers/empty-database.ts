@@ -86,3 +86,21 @@ export async function migrateTo(store: Store, engine: Engine, name: string): Pro
   const { error } = await migrator.migrateTo(name);
   if (error) throw error;
 }
+
+/** An account row with only the columns every migration since 0001 has: for data written before a migration. */
+export function earlyAccountRow(username: string) {
+  return {
+    username,
+    password_hash: "x",
+    role: "customer" as const,
+    status: "active" as const,
+    time_zone: "Asia/Kolkata",
+    flood_limit: 0,
+    get_api_enabled: 0,
+    international_enabled: 0,
+    failed_logins: 0,
+    locked_until: null,
+    created_at: 0,
+    updated_at: 0,
+  };
+}

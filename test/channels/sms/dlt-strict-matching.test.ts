@@ -1,7 +1,7 @@
 import { beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../../src/base/runtime/config.js";
 import { openStore } from "../../../src/base/store/store.js";
-import { createEmptyDatabase, migrateTo } from "../../helpers/empty-database.js";
+import { createEmptyDatabase, earlyAccountRow, migrateTo } from "../../helpers/empty-database.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { operatorCall } from "../../helpers/legacy.js";
@@ -181,23 +181,9 @@ describeEachEngine("migration 0042 on accounts that exist before it", (engine) =
     const store = await openStore(loadConfig({ DATABASE_URL: empty.url }).database);
     try {
       await migrateTo(store, engine, "0039_verifications");
-      const account = (username: string) => ({
-        username,
-        password_hash: "x",
-        role: "customer" as const,
-        status: "active" as const,
-        time_zone: "Asia/Kolkata",
-        flood_limit: 0,
-        get_api_enabled: 0,
-        international_enabled: 0,
-        failed_logins: 0,
-        locked_until: null,
-        created_at: 0,
-        updated_at: 0,
-      });
-      await store.db.insertInto("accounts").values(account("before")).execute();
+      await store.db.insertInto("accounts").values(earlyAccountRow("before")).execute();
       await store.migrate();
-      await store.db.insertInto("accounts").values(account("after")).execute();
+      await store.db.insertInto("accounts").values(earlyAccountRow("after")).execute();
       const rows = await store.db.selectFrom("accounts").select(["username", "dlt_matching"]).orderBy("id").execute();
       expect(rows).toEqual([
         { username: "before", dlt_matching: "lenient" },

@@ -6,12 +6,12 @@
 // Against Perl's Net::SMPP: smpp-perl-smsc.test.ts.
 import { createHash } from "node:crypto";
 import { afterEach, expect, it } from "vitest";
-import { listCarriers, listRoutes, removeCarrier, removeRoute } from "../../../src/delivery/carriers/catalog.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { operatorCall } from "../../helpers/legacy.js";
 import { sendSms } from "../../helpers/sms.js";
+import { smppDefinition, useCarrierApi } from "./carrier-api.js";
 import { FakeAggregator } from "./fake-aggregator.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";
 import { fakeSmsc } from "./smpp-helpers.js";
@@ -32,29 +32,13 @@ describeEachEngine("DLT telemarketer chain to the carriers", (engine) => {
   const gateway = useTestGateway(engine, {
     env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1", DLT_TM_ID: OPERATOR_TM },
   });
-  let operator: TestAccount | undefined;
-  const admin = async (method: string, path: string, json?: unknown) => {
-    operator ??= await buildAccount(gateway(), { role: "operator" });
-    return call(gateway(), method, `/admin/api${path}`, {
-      headers: { authorization: `Bearer ${operator.apiKey}` },
-      ...(json !== undefined ? { json } : {}),
-    });
-  };
-  const applied = () => gateway().gateway.workers!.carriers.reload();
-
-  afterEach(async () => {
-    const t = gateway();
-    const deps = { store: t.db.store, clock: t.clock };
-    for (const route of await listRoutes(t.db.store.db)) await removeRoute(deps, route.route, route.prefix);
-    for (const carrier of await listCarriers(t.db.store.db)) await removeCarrier(deps, carrier.name);
-    await applied();
-  });
+  const { admin, applied, operatorAccount } = useCarrierApi(gateway);
 
   /** An account with ENTITY (its chain declared: TM, then the operator's) and BARE_ENTITY (none). */
   async function account(): Promise<TestAccount> {
     const made = await buildAccount(gateway(), { credits: { sms: 100 } });
-    await admin("GET", "/accounts"); // the operator exists
-    const op = (method: string, path: string, json?: unknown) => operatorCall(gateway(), operator!, method, path, json);
+    const operator = await operatorAccount();
+    const op = (method: string, path: string, json?: unknown) => operatorCall(gateway(), operator, method, path, json);
     for (const entity_id of [ENTITY, BARE_ENTITY]) {
       await op("POST", `/accounts/${made.username}/dlt/entities`, { entity_id });
     }
@@ -71,17 +55,8 @@ describeEachEngine("DLT telemarketer chain to the carriers", (engine) => {
 
   it("sends the chain in the TLV and the format each SMPP connector names, and none where there is nothing to send", async () => {
     const server = await fakeSmsc();
-    const definition = (name: string, tags: Record<string, unknown> | undefined) => ({
-      name,
-      type: "smpp",
-      host: "127.0.0.1",
-      port: server.port,
-      system_id: server.systemId,
-      password: server.password,
-      reconnect_initial_ms: 50,
-      reconnect_max_ms: 300,
-      ...(tags ? { dlt_tags: tags } : {}),
-    });
+    const definition = (name: string, tags: Record<string, unknown> | undefined) =>
+      smppDefinition(name, server, tags ? { dlt_tags: tags } : {});
     const who = await account();
     const cases: Array<[Record<string, unknown> | undefined, string, Record<number, string>]> = [
       [
@@ -143,7 +118,7 @@ describeEachEngine("DLT telemarketer chain to the carriers", (engine) => {
     expect(aggregator.requests[1]!.query.get("chain")).toBe("");
     expect(aggregator.requests[1]!.query.get("hash")).toBe("");
     // A new chain reaches the next send at once.
-    await operatorCall(gateway(), operator!, "PUT", `/accounts/${who.username}/dlt/chains`, {
+    await operatorCall(gateway(), await operatorAccount(), "PUT", `/accounts/${who.username}/dlt/chains`, {
       entity_id: ENTITY,
       chain: ["1702000000000000012", TM],
     });

@@ -5,7 +5,7 @@ import { sql } from "kysely";
 import { expect, it, vi } from "vitest";
 import { loadConfig } from "../../../src/base/runtime/config.js";
 import { openStore } from "../../../src/base/store/store.js";
-import { createEmptyDatabase, migrateTo } from "../../helpers/empty-database.js";
+import { createEmptyDatabase, earlyAccountRow, migrateTo } from "../../helpers/empty-database.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { legacy, operatorCall } from "../../helpers/legacy.js";
@@ -79,23 +79,7 @@ describeEachEngine("migration 0012 on accounts that differ only in case", (engin
     try {
       await migrateTo(store, engine, BEFORE);
       for (const username of ["demo", "other", "DEMO", "Demo", "Other"]) {
-        await store.db
-          .insertInto("accounts")
-          .values({
-            username,
-            password_hash: "x",
-            role: "customer",
-            status: "active",
-            time_zone: "Asia/Kolkata",
-            flood_limit: 0,
-            get_api_enabled: 0,
-            international_enabled: 0,
-            failed_logins: 0,
-            locked_until: null,
-            created_at: 0,
-            updated_at: 0,
-          })
-          .execute();
+        await store.db.insertInto("accounts").values(earlyAccountRow(username)).execute();
       }
       const warnings: string[] = [];
       const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {
