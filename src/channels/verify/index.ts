@@ -4,12 +4,13 @@
 //   rows.ts            the verifications table: each change of state one conditional statement
 //   send-code.ts       a code's send by SMS or voice through SmsPolicy / VoicePolicy and the Acceptor
 //   verifier.ts        Verifier: start, check, resend, cancel, expiry, and their webhook events
-//   reveal.ts          the dispatcher's hook that puts the code back in the text handed to the carrier
+//   reveal.ts          the dispatcher's hook: the code put back in the text handed to the carrier, or the
+//                      message withheld (failed, refunded) when its verification is final
 //   routes.ts          /api/v2/verify…                admin-routes.ts  /admin/api/accounts/{username}/verify
 //   schemas.ts         requests and answers
 
 export { registerVerifyAdminRoutes } from "./admin-routes.js";
 export { CodeKeeper, verifySecret } from "./codes.js";
-export { type BodyRevealer, codeRevealer } from "./reveal.js";
+export { codeRevealer } from "./reveal.js";
 export { registerV2VerifyRoutes } from "./routes.js";
 export { Verifier } from "./verifier.js";

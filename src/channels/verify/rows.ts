@@ -142,16 +142,18 @@ export async function startsSince(
   return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
 }
 
-/** The sealed codes of verifications still pending, for the texts handed to carriers. */
-export async function sealedCodes(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+/** The verifications named, each with its sealed code (null once final) and status; a missing id is absent. */
+export async function sealedCodes(
+  db: Db,
+  ids: readonly string[],
+): Promise<Map<string, { sealed: string | null; status: VerificationStatus }>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom("verifications")
-    .select(["id", "code_sealed"])
+    .select(["id", "code_sealed", "status"])
     .where("id", "in", [...ids])
-    .where("code_sealed", "is not", null)
     .execute();
-  return new Map(rows.map((row) => [row.id, row.code_sealed!]));
+  return new Map(rows.map((row) => [row.id, { sealed: row.code_sealed, status: row.status }]));
 }
 
 export interface VerificationFilter {
