@@ -76,6 +76,16 @@ export async function createContext(parts: {
   const prices = new PriceBook(store);
   const smsPolicy = new SmsPolicy(store, clock, prices);
   const codeKeeper = new CodeKeeper(await verifySecret(store));
+  const whatsapp = new WhatsApp({
+    store,
+    clock,
+    logger,
+    metrics,
+    webhooks,
+    config: config.whatsapp,
+    prices,
+    captureFile: config.simulatorCaptureFile,
+  });
   const verifier = new Verifier({
     store,
     clock,
@@ -85,6 +95,8 @@ export async function createContext(parts: {
     acceptor,
     webhooks,
     keeper: codeKeeper,
+    whatsapp: whatsapp.sends,
+    prices,
   });
   return {
     config,
@@ -103,7 +115,7 @@ export async function createContext(parts: {
     verifier,
     codeKeeper,
     webhooks,
-    whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp, prices }),
+    whatsapp,
     emailTracker,
     rateLimits,
     acceptor,

@@ -2,7 +2,8 @@
 //   codes.ts           the code: drawn, HMAC'd, compared in constant time, sealed for the carrier, masked
 //   settings.ts        an account's verify settings (template, sender, caller, escalation order)
 //   rows.ts            the verifications table: each change of state one conditional statement
-//   send-code.ts       a code's send by SMS or voice through SmsPolicy / VoicePolicy and the Acceptor
+//   send-code.ts       a code's send by SMS, voice, email (the Acceptor) or WhatsApp (its template send); the
+//                      channels the account can use to reach a recipient
 //   verifier.ts        Verifier: start, check, resend, cancel, expiry, and their webhook events
 //   reveal.ts          the dispatcher's hook: the code put back in the text handed to the carrier, or the
 //                      message withheld (failed, refunded) when its verification is final

@@ -23,7 +23,7 @@ import {
   startsSince,
   type VerificationRow,
 } from "./rows.js";
-import { type CodeSendDeps, canSendBy, sendCode, unavailable } from "./send-code.js";
+import { type CodeSendDeps, isEmailAddress, sendCode, unavailable, usableChannels } from "./send-code.js";
 import { type VerifyChannel, verifySettings } from "./settings.js";
 
 export type VerifierDeps = Pick<Runtime, "store" | "clock" | "config"> &
@@ -57,9 +57,10 @@ export class Verifier {
 
   async start(principal: Principal, input: StartInput): Promise<VerificationRow> {
     const settings = await verifySettings(this.deps.store.db, principal.accountId);
-    const channel = input.channel ?? settings.channels.find((c) => canSendBy(c, settings)) ?? "sms";
-    if (!canSendBy(channel, settings)) throw unavailable(channel);
-    const recipient = normalizeIndianMobile(input.recipient) ?? input.recipient.trim();
+    const recipient = recipientOf(input.recipient);
+    const usable = await usableChannels(this.deps, principal.accountId, settings, recipient);
+    // None usable: the first of the order, whose refusal says why.
+    const channel = input.channel ?? usable[0] ?? (isEmailAddress(recipient) ? "email" : settings.channels[0]) ?? "sms";
     const now = this.now();
     await this.checkRecipientLimit(principal.accountId, recipient, now);
     const id = newVerificationId(now);
@@ -84,7 +85,13 @@ export class Verifier {
     // Written first, so the dispatcher finds the sealed code the moment the message is queued.
     await insertVerification(this.deps.store.db, row);
     try {
-      const sent = await sendCode(this.deps, principal, settings, { verificationId: id, recipient, code, channel });
+      const sent = await sendCode(this.deps, principal, settings, {
+        verificationId: id,
+        recipient,
+        code,
+        channel,
+        locale: input.locale,
+      });
       await recordSend(this.deps.store.db, id, { messageId: sent.messageId, channel, channels: channel, at: now });
       return { ...row, attempts: 0, message_id: sent.messageId };
     } catch (error) {
@@ -158,13 +165,14 @@ export class Verifier {
       });
     }
     const settings = await verifySettings(this.deps.store.db, principal.accountId);
-    const channel =
-      named ??
-      nextChannel(
+    const usable = await usableChannels(this.deps, principal.accountId, settings, row.recipient);
+    const channel = named ?? nextChannel(row.channel as VerifyChannel, usable);
+    if (!channel) {
+      throw unavailable(
         row.channel as VerifyChannel,
-        settings.channels.filter((c) => canSendBy(c, settings)),
+        `no channel of the account's verify_channels reaches ${row.recipient}`,
       );
-    if (!channel || !canSendBy(channel, settings)) throw unavailable(channel ?? (row.channel as VerifyChannel));
+    }
     const fresh = this.settings.resendNewCode ? newCode(row.code_length) : undefined;
     const code = fresh ?? (row.code_sealed ? this.deps.keeper.unseal(id, row.code_sealed) : undefined);
     if (code === undefined || row.code_sealed === null) throw closed(row);
@@ -184,6 +192,7 @@ export class Verifier {
         recipient: row.recipient,
         code,
         channel,
+        locale: row.locale,
       });
     } catch (error) {
       if (replaced) await replaceCode(db, id, replaced, { hash: row.code_hash, sealed: row.code_sealed });
@@ -240,6 +249,13 @@ export class Verifier {
     if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
     return result;
   }
+}
+
+/** An email address in lower case, an Indian mobile as its 10 digits, anything else as given. */
+function recipientOf(raw: string): string {
+  const trimmed = raw.trim();
+  if (isEmailAddress(trimmed)) return trimmed.toLowerCase();
+  return normalizeIndianMobile(trimmed) ?? trimmed;
 }
 
 /** The channel after `current` in the escalation order; the last one again at its end. */

@@ -71,6 +71,7 @@ describeEachEngine("Verify codes no longer valid when dispatched", (engine) => {
       voicePolicy: new VoicePolicy(ctx.store, ctx.clock, ctx.config.voice, ctx.prices),
       acceptor: answerLost,
       keeper: ctx.codeKeeper,
+      whatsapp: ctx.whatsapp.sends,
     });
     const principal = {
       accountId: account.id,
