@@ -31,6 +31,8 @@ export interface VerificationsTable {
   last_sent_at: number;
   /** When it became approved, denied, expired or cancelled. */
   done_at: number | null;
+  /** The recipient's country (ISO 3166, e.g. IN); null for an email address or an unknown number. */
+  country: string | null;
 }
 
 /** An account's verify settings, set by the operator. */

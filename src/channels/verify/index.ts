@@ -4,6 +4,7 @@
 //   rows.ts            the verifications table: each change of state one conditional statement
 //   send-code.ts       a code's send by SMS, voice, email (the Acceptor) or WhatsApp (its template send); the
 //                      channels the account can use to reach a recipient
+//   analytics.ts       conversion per channel and country (started, approved, rate, mean time to approve)
 //   verifier.ts        Verifier: start, check, resend, cancel, expiry, and their webhook events
 //   reveal.ts          the dispatcher's hook: the code put back in the text handed to the carrier, or the
 //                      message withheld (failed, refunded) when its verification is final

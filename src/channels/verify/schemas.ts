@@ -78,6 +78,32 @@ export const VerificationPage = Type.Object({
   }),
 });
 
+const ConversionFields = {
+  started: Type.Integer({ minimum: 0, description: "Verifications started in the window." }),
+  approved: Type.Integer({ minimum: 0, description: "Of them, approved." }),
+  conversion_rate: Type.Number({ minimum: 0, maximum: 1, description: "approved / started (0 when none)." }),
+  avg_seconds_to_approve: Type.Union([Type.Number(), Type.Null()], {
+    description: "Mean seconds from start to approval; null when none was approved.",
+  }),
+};
+
+export const VerifyAnalytics = Type.Object(
+  {
+    from: NullableTime(),
+    to: NullableTime(),
+    total: Type.Object(ConversionFields),
+    by_channel_country: Type.Array(
+      Type.Object({
+        channel: Channel,
+        country: NullableString({ description: "ISO 3166 country of the recipient; null for email addresses." }),
+        ...ConversionFields,
+      }),
+      { description: "Per channel of the last send and recipient country." },
+    ),
+  },
+  { title: "VerifyAnalytics" },
+);
+
 export const VerifySettingsAnswer = Type.Object(
   {
     verify_template_id: NullableString({ description: "The approved DLT template of SMS codes (one {#var#})." }),

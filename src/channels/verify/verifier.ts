@@ -9,6 +9,7 @@ import type { VerificationStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import type { Principal } from "../../domain/auth/index.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
+import { countryOf } from "./analytics.js";
 import { type CodeKeeper, newCode } from "./codes.js";
 import {
   approve,
@@ -81,6 +82,7 @@ export class Verifier {
       expires_at: now + input.expirySeconds * 1000,
       last_sent_at: now,
       done_at: null,
+      country: countryOf(recipient),
     };
     // Written first, so the dispatcher finds the sealed code the moment the message is queued.
     await insertVerification(this.deps.store.db, row);

@@ -10,11 +10,11 @@ import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { addSenderId, creditWallet } from "../../../src/domain/accounts/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
-import { call } from "../../helpers/gateway.js";
+import { call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { auditLedger, milli } from "../../helpers/resellers.js";
 import { keyOf } from "../../helpers/sms.js";
 import { useWhatsAppWorld } from "../whatsapp/helpers.js";
-import { advance, CALLER, freshNumber, start, verifyCall, verifyEnv } from "./helpers.js";
+import { advance, CALLER, capturedCode, freshNumber, start, verifyAccount, verifyCall, verifyEnv } from "./helpers.js";
 
 describeEachEngine("Verify codes by WhatsApp and email", (engine) => {
   const { env } = verifyEnv();
@@ -141,3 +141,63 @@ describeEachEngine("Verify codes by WhatsApp and email", (engine) => {
     await auditLedger(t);
   });
 });
+
+describeEachEngine("Verify conversion analytics", (engine) => {
+  const { env, captureFile } = verifyEnv();
+  const gateway = useTestGateway(engine, { clock: new ManualClock("2026-11-22T06:30:00Z"), env });
+
+  it("counts starts and approvals per channel and country, with the rate and the mean time to approve", async () => {
+    const t = gateway();
+    const account = await verifyAccount(t, { caller: true, credits: 100_000 });
+    const approveAfter = async (body: Record<string, unknown>, seconds: number | null) => {
+      const id = (await start(t, account, body)).body.data.verification_id;
+      if (seconds === null) return;
+      const messageId = (await verifyCall(t, account, "GET", `/${id}`)).body.data.message_id;
+      const code = body.channel === "voice" ? await spokenCode(t, id) : await capturedCode(captureFile, messageId);
+      advance(t, seconds * 1000);
+      expect((await verifyCall(t, account, "POST", `/${id}/check`, { code })).body.data.status).toBe("approved");
+    };
+    await approveAfter({ recipient: freshNumber() }, 10);
+    await approveAfter({ recipient: freshNumber() }, 20);
+    await approveAfter({ recipient: freshNumber() }, null);
+    await approveAfter({ recipient: freshNumber(), channel: "voice" }, 30);
+    const answer = await verifyCall(t, account, "GET", "/analytics");
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.data).toEqual({
+      from: null,
+      to: null,
+      total: { started: 4, approved: 3, conversion_rate: 0.75, avg_seconds_to_approve: 20 },
+      by_channel_country: [
+        {
+          channel: "sms",
+          country: "IN",
+          started: 3,
+          approved: 2,
+          conversion_rate: 0.6667,
+          avg_seconds_to_approve: 15,
+        },
+        { channel: "voice", country: "IN", started: 1, approved: 1, conversion_rate: 1, avg_seconds_to_approve: 30 },
+      ],
+    });
+    const later = await verifyCall(t, account, "GET", "/analytics?from=2026-11-23T00:00:00Z");
+    expect(later.body.data.total).toEqual({
+      started: 0,
+      approved: 0,
+      conversion_rate: 0,
+      avg_seconds_to_approve: null,
+    });
+    expect(later.body.data.by_channel_country).toEqual([]);
+    expect((await verifyCall(t, account, "GET", "/analytics?from=soon")).status).toBe(400);
+    expect((await verifyCall(t, account, "GET", "/analytics?colour=red")).status).toBe(400);
+  });
+});
+
+/** A call's code, from its verification's sealed copy (the voice simulator keeps no capture). */
+async function spokenCode(t: TestGateway, id: string): Promise<string> {
+  const row = await t.db.store.db
+    .selectFrom("verifications")
+    .select("code_sealed")
+    .where("id", "=", id)
+    .executeTakeFirstOrThrow();
+  return t.gateway.ctx.codeKeeper.unseal(id, row.code_sealed!);
+}
