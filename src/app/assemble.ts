@@ -90,6 +90,8 @@ export async function createContext(parts: {
     store,
     clock,
     config,
+    logger,
+    metrics,
     smsPolicy,
     voicePolicy: new VoicePolicy(store, clock, config.voice, prices),
     acceptor,

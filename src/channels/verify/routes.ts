@@ -118,6 +118,7 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         codeLength: body.code_length ?? 6,
         expirySeconds: body.expiry_seconds ?? 600,
         locale: body.locale,
+        clientIp: body.client_ip,
       });
       return ok({
         verification_id: row.id,

@@ -125,18 +125,19 @@ export async function cancelPending(db: Db, accountId: number, id: string, now: 
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Starts to a recipient since `since`, and the oldest of them (for Retry-After). */
+/** Starts since `since` whose `column` is `value` (a recipient, a client address), and the oldest of them (for Retry-After). */
 export async function startsSince(
   db: Db,
   accountId: number,
-  recipient: string,
+  column: "recipient" | "client_ip",
+  value: string,
   since: number,
 ): Promise<{ count: number; oldest: number | null }> {
   const row = await db
     .selectFrom("verifications")
     .select((eb) => [eb.fn.countAll<number>().as("count"), eb.fn.min("created_at").as("oldest")])
     .where("account_id", "=", accountId)
-    .where("recipient", "=", recipient)
+    .where(column, "=", value)
     .where("created_at", ">", since)
     .executeTakeFirstOrThrow();
   return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };

@@ -4,13 +4,13 @@ import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { newVerificationId } from "../../base/core/ids.js";
 import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
-import type { Runtime } from "../../base/runtime/runtime.js";
 import type { VerificationStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import type { Principal } from "../../domain/auth/index.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { countryOf } from "./analytics.js";
 import { type CodeKeeper, newCode } from "./codes.js";
+import { type GuardDeps, guardStart, prefixOf } from "./guards.js";
 import {
   approve,
   cancelPending,
@@ -21,14 +21,12 @@ import {
   insertVerification,
   recordSend,
   replaceCode,
-  startsSince,
   type VerificationRow,
 } from "./rows.js";
 import { type CodeSendDeps, isEmailAddress, sendCode, unavailable, usableChannels } from "./send-code.js";
 import { type VerifyChannel, verifySettings } from "./settings.js";
 
-export type VerifierDeps = Pick<Runtime, "store" | "clock" | "config"> &
-  CodeSendDeps & { webhooks: WebhookOutbox; keeper: CodeKeeper };
+export type VerifierDeps = GuardDeps & CodeSendDeps & { webhooks: WebhookOutbox; keeper: CodeKeeper };
 
 export interface StartInput {
   recipient: string;
@@ -36,14 +34,14 @@ export interface StartInput {
   codeLength: number;
   expirySeconds: number;
   locale?: string | undefined;
+  /** The end user's address, for the per-address limit. */
+  clientIp?: string | undefined;
 }
 
 export interface CheckAnswer {
   status: Extract<VerificationStatus, "approved" | "pending" | "denied" | "expired">;
   attempts_left: number;
 }
-
-const HOUR_MS = 3_600_000;
 
 export class Verifier {
   constructor(private readonly deps: VerifierDeps) {}
@@ -63,7 +61,15 @@ export class Verifier {
     // None usable: the first of the order, whose refusal says why.
     const channel = input.channel ?? usable[0] ?? (isEmailAddress(recipient) ? "email" : settings.channels[0]) ?? "sms";
     const now = this.now();
-    await this.checkRecipientLimit(principal.accountId, recipient, now);
+    const country = countryOf(recipient);
+    const prefix = prefixOf(recipient);
+    const clientIp = input.clientIp?.trim() || null;
+    await guardStart(
+      this.deps,
+      settings,
+      { accountId: principal.accountId, recipient, country, prefix, clientIp },
+      now,
+    );
     const id = newVerificationId(now);
     const code = newCode(input.codeLength);
     const row = {
@@ -82,7 +88,9 @@ export class Verifier {
       expires_at: now + input.expirySeconds * 1000,
       last_sent_at: now,
       done_at: null,
-      country: countryOf(recipient),
+      country,
+      prefix,
+      client_ip: clientIp,
     };
     // Written first, so the dispatcher finds the sealed code the moment the message is queued.
     await insertVerification(this.deps.store.db, row);
@@ -100,19 +108,6 @@ export class Verifier {
       await deleteVerification(this.deps.store.db, id);
       throw error;
     }
-  }
-
-  private async checkRecipientLimit(accountId: number, recipient: string, now: number): Promise<void> {
-    const limit = this.settings.startsPerRecipientPerHour;
-    if (limit === 0) return;
-    const { count, oldest } = await startsSince(this.deps.store.db, accountId, recipient, now - HOUR_MS);
-    if (count < limit) return;
-    const retryAfter = Math.max(1, Math.ceil(((oldest ?? now) + HOUR_MS - now) / 1000));
-    throw new GatewayError(
-      "verify_recipient_limited",
-      `${limit} verifications were started to ${recipient} in the last hour; retry in ${retryAfter} s.`,
-      { retry_after: retryAfter },
-    );
   }
 
   /** The verification, ended first when it is past its expiry. */

@@ -26,6 +26,7 @@ function SettingsFacts({ settings }: { settings: VerifySettings }) {
       {fact("Voice caller ID", settings.verify_caller_id)}
       {fact("Email sender", settings.verify_email_from)}
       {fact("Resend order", settings.verify_channels.map((c) => CHANNEL_NAMES[c] ?? c).join(" → "))}
+      {fact("Countries", settings.verify_countries.join(", "))}
     </dl>
   );
 }

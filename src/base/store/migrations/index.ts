@@ -41,6 +41,7 @@ import { routingCosts } from "./0037_routing_costs.js";
 import { dltWhitelists } from "./0038_dlt_whitelists.js";
 import { verifications } from "./0039_verifications.js";
 import { verifyCountries } from "./0040_verify_countries.js";
+import { verifyGuards } from "./0041_verify_guards.js";
 
 export { countStoredMessages, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0035_delivery_rollups.js";
 
@@ -87,6 +88,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0038_dlt_whitelists": dltWhitelists(engine),
         "0039_verifications": verifications(),
         "0040_verify_countries": verifyCountries(),
+        "0041_verify_guards": verifyGuards(),
       };
     },
   };
