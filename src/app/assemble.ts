@@ -80,15 +80,29 @@ export async function createContext(parts: {
     chainRequired: config.dlt.chainRequired,
   });
   const codeKeeper = new CodeKeeper(await verifySecret(store));
+  const whatsapp = new WhatsApp({
+    store,
+    clock,
+    logger,
+    metrics,
+    webhooks,
+    config: config.whatsapp,
+    prices,
+    captureFile: config.simulatorCaptureFile,
+  });
   const verifier = new Verifier({
     store,
     clock,
     config,
+    logger,
+    metrics,
     smsPolicy,
     voicePolicy: new VoicePolicy(store, clock, config.voice, prices),
     acceptor,
     webhooks,
     keeper: codeKeeper,
+    whatsapp: whatsapp.sends,
+    prices,
   });
   return {
     config,
@@ -107,7 +121,7 @@ export async function createContext(parts: {
     verifier,
     codeKeeper,
     webhooks,
-    whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp, prices }),
+    whatsapp,
     emailTracker,
     rateLimits,
     acceptor,

@@ -61,6 +61,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   suppressions: "channels/inbound",
   verifications: "channels/verify",
   verify_settings: "channels/verify",
+  verify_prefixes: "channels/verify",
   // carriers/ and the SMPP server
   carriers: "delivery/carriers",
   sms_routes: "delivery/carriers",

@@ -40,6 +40,7 @@ const OperatorMessages = lazy(() => import("./pages/operator/Messages.js"));
 const OperatorMessage = lazy(() => import("./pages/operator/Message.js"));
 const AccountViews = lazy(() => import("./pages/operator/Views.js"));
 const Refusals = lazy(() => import("./pages/Refusals.js"));
+const Verify = lazy(() => import("./pages/Verify.js"));
 const OperatorRefusals = lazy(() => import("./pages/operator/Refusals.js"));
 const Alerts = lazy(() => import("./pages/operator/Alerts.js"));
 const Analytics = lazy(() => import("./pages/operator/Analytics.js"));
@@ -58,6 +59,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/registrations", title: "Registrations", component: Registrations, nav: true },
   { path: "/inbound", title: "Inbound", component: Inbound, nav: true },
   { path: "/refusals", title: "Refusals", component: Refusals, nav: true },
+  { path: "/verify", title: "Verify", component: Verify, nav: true },
   { path: "/credits", title: "Credits", component: Credits, nav: true },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true },

@@ -6,6 +6,7 @@ import type { Static } from "typebox";
 import type * as email from "../../src/channels/email/v2-schemas.js";
 import type * as inbound from "../../src/channels/inbound/v2-schemas.js";
 import type * as sms from "../../src/channels/sms/v2-schemas.js";
+import type * as verify from "../../src/channels/verify/schemas.js";
 import type * as voice from "../../src/channels/voice/v2-schemas.js";
 import type * as whatsapp from "../../src/channels/whatsapp/v2-schemas.js";
 import type * as accounts from "../../src/domain/accounts/v2-schemas.js";
@@ -71,3 +72,7 @@ export type PlacedCall = Static<typeof voice.PlacedCall>;
 // The log of refused sends.
 export type Refusal = Static<typeof refusals.Refusal>;
 export type RefusalPage = Static<typeof refusals.RefusalPage>;
+
+// The Verify API: the account's verify settings and the conversion of its codes.
+export type VerifySettings = Static<typeof verify.VerifySettingsAnswer>;
+export type VerifyAnalytics = Static<typeof verify.VerifyAnalytics>;

@@ -132,6 +132,20 @@ export const ERROR_CATALOGUE = {
     http: 429,
     message: "Too many verifications started to this recipient in the last hour; Retry-After says when to try again.",
   },
+  verify_address_limited: {
+    http: 429,
+    message:
+      "Too many verifications started for this end-user address (client_ip) in the last hour; Retry-After says when to try again.",
+  },
+  verify_country_not_allowed: {
+    http: 403,
+    message: "The account may not verify numbers of this country: the operator sets its verify_countries.",
+  },
+  verify_prefix_blocked: {
+    http: 403,
+    message:
+      "Verifications to this number prefix are refused for an hour: too few recent ones were approved (SMS pumping). The operator can allow the prefix.",
+  },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

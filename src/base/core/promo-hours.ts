@@ -1,4 +1,4 @@
-// Promotional hours (issue 40, item 4; decision 0117): Indian operators deliver promotional SMS
+// Promotional hours (issue 40, item 4; decision 0124): Indian operators deliver promotional SMS
 // (routes P and PS) only inside a daily window of the recipient's time, 09:00–21:00 by TRAI's
 // rules. A window is written `HH:MM-HH:MM`, its end after its start (`24:00` ends at midnight;
 // `00:00-24:00` never holds). `releaseAt` answers the first instant at or after `at` inside the

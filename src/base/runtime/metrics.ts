@@ -46,6 +46,8 @@ export interface Metrics {
   refusalsDropped: Counter<"reason">;
   alertActive: Gauge<"alert" | "subject">;
   alertsRaised: Counter<"alert">;
+  verifyRefusals: Counter<"code">;
+  verifyPrefixesBlocked: Counter<string>;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -200,6 +202,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: "switchboard_refusals_recorded_total",
       help: "Refused sends handed to the log of refusals, by family (v2, legacy, xml, email, voice, smpp)",
       labelNames: ["family"],
+      registers,
+    }),
+    verifyRefusals: new Counter({
+      name: "switchboard_verify_refusals_total",
+      help: "Verification starts refused by a guard of the Verify API, by error code: verify_recipient_limited, verify_address_limited, verify_country_not_allowed, verify_prefix_blocked",
+      labelNames: ["code"],
+      registers,
+    }),
+    verifyPrefixesBlocked: new Counter({
+      name: "switchboard_verify_prefixes_blocked_total",
+      help: "Destination prefixes the Verify API's pumping guard blocked for an hour (conversion below VERIFY_PUMPING_MIN_CONVERSION)",
       registers,
     }),
     refusalsDropped: new Counter({

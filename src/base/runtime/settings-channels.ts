@@ -345,4 +345,25 @@ export const CHANNEL_SETTINGS = {
     default: "5",
     parser: wholeNumber(0, 10000),
   },
+  VERIFY_STARTS_PER_ADDRESS_PER_HOUR: {
+    field: "verify.startsPerAddressPerHour",
+    description:
+      "Verifications an account may start for one end-user address (the start's client_ip) in an hour; one more is refused with 429 verify_address_limited and Retry-After. 0: no limit.",
+    default: "10",
+    parser: wholeNumber(0, 100000),
+  },
+  VERIFY_PUMPING_MIN_SAMPLES: {
+    field: "verify.pumpingMinSamples",
+    description:
+      "Verifications an account started to one destination prefix (the first 6 digits with the country code) in the last hour before the pumping guard judges their conversion.",
+    default: "50",
+    parser: wholeNumber(1, 1000000),
+  },
+  VERIFY_PUMPING_MIN_CONVERSION: {
+    field: "verify.pumpingMinConversion",
+    description:
+      "Share of those verifications that must be approved: below it, new ones to the prefix are refused (403 verify_prefix_blocked) for an hour and the operator is alerted; the operator can allow a prefix. 0: no prefix guard.",
+    default: "0.2",
+    parser: ratio,
+  },
 } as const satisfies Record<string, SettingSpec>;

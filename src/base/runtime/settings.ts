@@ -261,7 +261,7 @@ export const SETTINGS = {
   SIMULATOR_CAPTURE_FILE: {
     field: "simulatorCaptureFile",
     description:
-      "Optional file path: the simulated SMS carrier appends every message it receives as one JSON line (what a real carrier would have been sent).",
+      "Optional file path: the simulated SMS carrier and the simulated WhatsApp upstream append every message they receive as one JSON line (what a real carrier would have been sent).",
     parser: text,
   },
   OPT_OUT_WORDS: {

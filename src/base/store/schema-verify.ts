@@ -31,6 +31,12 @@ export interface VerificationsTable {
   last_sent_at: number;
   /** When it became approved, denied, expired or cancelled. */
   done_at: number | null;
+  /** The recipient's country (ISO 3166, e.g. IN); null for an email address or an unknown number. */
+  country: string | null;
+  /** The destination prefix the pumping guard counts (the first 6 digits with the country code); null for email. */
+  prefix: string | null;
+  /** The end user's address, when the start named one (`client_ip`). */
+  client_ip: string | null;
 }
 
 /** An account's verify settings, set by the operator. */
@@ -43,10 +49,27 @@ export interface VerifySettingsTable {
   email_from: string | null;
   /** The escalation order, comma-separated (null: sms,whatsapp,voice). */
   channels: string | null;
+  /** The countries codes may go to, comma-separated ISO 3166 codes (null: IN). */
+  countries: string | null;
   updated_at: number;
+}
+
+/** A destination prefix of an account that the pumping guard blocked, or the operator allowed. */
+export interface VerifyPrefixesTable {
+  account_id: number;
+  prefix: string;
+  blocked_at: number | null;
+  /** New verifications to the prefix are refused until then (verify_prefix_blocked). */
+  blocked_until: number | null;
+  /** Verifications and conversion in the hour that blocked it. */
+  samples: number | null;
+  conversion: number | null;
+  /** Set: the operator allowed the prefix; the guard no longer blocks it. */
+  allowed_at: number | null;
 }
 
 export interface VerifyTables {
   verifications: VerificationsTable;
   verify_settings: VerifySettingsTable;
+  verify_prefixes: VerifyPrefixesTable;
 }

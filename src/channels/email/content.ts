@@ -233,7 +233,7 @@ export async function contentsOfRows(
   }
   return rows.map((row) => {
     const content = row.content_id === null ? undefined : contents.get(row.content_id);
-    if (content) return { content };
+    if (content) return { content: revealedContent(content, row.body) };
     return {
       failure: {
         ok: false,
@@ -243,4 +243,31 @@ export async function contentsOfRows(
       },
     };
   });
+}
+
+const MASK = "\u2022";
+
+/**
+ * A content stored with a masked run (a verification code's digits as `•`, the text also the
+ * row's body) as the connector sends it: when the row it was handed carries a body equal to the
+ * text but for those masked characters (the dispatcher put the code back, channels/verify),
+ * the text is that body and each masked run of the HTML takes the same clear characters.
+ */
+export function revealedContent(content: EmailContent, body: string): EmailContent {
+  const text = content.text;
+  if (text === null || text === body || text.length !== body.length || !text.includes(MASK)) return content;
+  const runs: { masked: string; clear: string }[] = [];
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === MASK) {
+      let end = i;
+      while (text[end] === MASK) end++;
+      runs.push({ masked: text.slice(i, end), clear: body.slice(i, end) });
+      i = end - 1;
+    } else if (text[i] !== body[i]) {
+      return content;
+    }
+  }
+  let html = content.html;
+  for (const run of runs) html = html.replace(run.masked, run.clear);
+  return { ...content, text: body, html };
 }

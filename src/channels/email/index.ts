@@ -9,7 +9,7 @@
 //                      /e/o/{id}/{mac}.gif (pixel) and /e/c/{id}/{mac}?u= (click redirect)
 //   v2-send-route.ts   POST /api/v2/email/send: the JSON fields as the family's parameters, sendEmail,
 //                      the broadcast id in the v2 envelope (no attachments)
-//   send.ts            sendEmail: the parameters checked (1,000 recipients, 10 attachments / 10 MB,
+//   send.ts            sendEmail and emailOrder (the send as the Acceptor takes it): the parameters checked (1,000 recipients, 10 attachments / 10 MB,
 //                      998-character subject, 2 MB HTML, 1,000-character callbackdata, approved
 //                      sender domain), to + cc + bcc de-duplicated, one message per recipient through
 //                      the Acceptor (wallet email, 1 credit each; lane 1 for more than one), the
@@ -27,7 +27,8 @@
 //                      (HTML-escaped in HTML, {{{name}}} as it is; unknown ones stay as written)
 //   content.ts         a send's content, attachments and the DKIM key of its from domain as the
 //                      connectors read them, through EmailContentCache (LRU, 64 contents, 64 MiB,
-//                      60 s; overlapping loads share one query); DKIM key pairs (RSA 2048)
+//                      60 s; overlapping loads share one query); DKIM key pairs (RSA 2048); a content
+//                      stored with a masked code filled from the row the dispatcher revealed (revealedContent)
 //   mime.ts            one recipient's message as nodemailer options: the send's To and Cc (never
 //                      Bcc), our Message-ID, the VERP envelope sender, DKIM; click links rewritten
 //                      at parse5's source offsets, the open pixel before </body>
@@ -71,11 +72,12 @@ import { SmtpConnector } from "./smtp-connector.js";
 import type { EmailTracker } from "./tracking.js";
 
 export { EMAIL_CONTENT, removeRetiredEmailData, writeEmailContent } from "./content-rows.js";
-export { pendingEmailDomains } from "./domains.js";
+export { isApprovedSender, pendingEmailDomains } from "./domains.js";
 export { emailNotifyTargets } from "./notify-targets.js";
 export { type OperatorMail, operatorMailer } from "./operator-mail.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";
 export { EMAIL_SEND_PATHS } from "./routes.js";
+export { emailOrder } from "./send.js";
 export { EmailTracker, trackingSecret } from "./tracking.js";
 export { registerV2EmailSendRoute } from "./v2-send-route.js";
 

@@ -1,14 +1,14 @@
 // What the dispatcher hands the carrier for a message that carries a code: the stored (masked)
 // text with the code put back, from its verification's sealed copy. Only the connector's copy of
-// the row holds it; nothing writes it back. A verification already final has no sealed code and
-// its message goes as stored, masked.
+// the row holds it; nothing writes it back. A message whose verification is final (approved,
+// denied, expired, cancelled) or gone (its start failed after the message was saved) has no code
+// to carry: it is withheld, and the dispatcher fails and refunds it (`verification_closed`).
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
+import type { BodyRevealer, RevealedBatch } from "../../delivery/dispatch/index.js";
 import { type CodeForm, type CodeKeeper, revealCode } from "./codes.js";
 import { sealedCodes } from "./rows.js";
 import type { CodeMeta } from "./send-code.js";
-
-export type BodyRevealer = (rows: MessageRow[]) => Promise<MessageRow[]>;
 
 function codeMeta(row: MessageRow): CodeMeta | undefined {
   if (!row.meta?.includes('"verification_id"')) return undefined;
@@ -21,14 +21,28 @@ export function codeRevealer(store: Pick<Store, "db">, keeper: CodeKeeper): Body
   return async (rows) => {
     const metas = rows.map(codeMeta);
     const ids = [...new Set(metas.flatMap((meta) => (meta ? [meta.verification_id] : [])))];
-    if (ids.length === 0) return rows;
-    const sealed = await sealedCodes(store.db, ids);
-    return rows.map((row, i) => {
+    if (ids.length === 0) return { send: rows, withheld: [] };
+    const found = await sealedCodes(store.db, ids);
+    const batch: RevealedBatch = { send: [], withheld: [] };
+    rows.forEach((row, i) => {
       const meta = metas[i];
-      const code = meta && sealed.get(meta.verification_id);
-      if (!meta || !code) return row;
-      const clear = keeper.unseal(meta.verification_id, code);
-      return { ...row, body: revealCode(row.body, clear, meta.code_offset, meta.code_form as CodeForm) };
+      if (!meta) {
+        batch.send.push(row);
+        return;
+      }
+      const verification = found.get(meta.verification_id);
+      if (!verification?.sealed) {
+        const state = verification ? `is ${verification.status}` : "was never started (its start failed)";
+        batch.withheld.push({
+          id: row.id,
+          code: "verification_closed",
+          message: `The verification ${meta.verification_id} ${state}: its code was not sent, and the message was refunded.`,
+        });
+        return;
+      }
+      const clear = keeper.unseal(meta.verification_id, verification.sealed);
+      batch.send.push({ ...row, body: revealCode(row.body, clear, meta.code_offset, meta.code_form as CodeForm) });
     });
+    return batch;
   };
 }

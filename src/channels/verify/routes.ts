@@ -1,6 +1,6 @@
 // v2's Verify API: POST /api/v2/verify (start), /verify/{id}/check, /resend, /cancel,
-// GET /verify/{id}, GET /verify (filters from, to, status, recipient; newest first, a cursor)
-// and GET /verify/settings. Parse, call the Verifier, answer.
+// GET /verify/{id}, GET /verify (filters from, to, status, recipient; newest first, a cursor),
+// GET /verify/analytics (conversion per channel and country) and GET /verify/settings. Parse, call the Verifier, answer.
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
@@ -11,6 +11,7 @@ import { cursorLimit, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { VerificationStatus } from "../../base/store/schema.js";
+import { verifyConversion } from "./analytics.js";
 import type { VerificationFilter, VerificationRow } from "./rows.js";
 import { listVerifications } from "./rows.js";
 import {
@@ -18,6 +19,7 @@ import {
   VerificationCheck,
   VerificationPage,
   VerificationStarted,
+  VerifyAnalytics,
   VerifyCheckRequest,
   VerifyResendRequest,
   VerifySettingsAnswer,
@@ -116,6 +118,7 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         codeLength: body.code_length ?? 6,
         expirySeconds: body.expiry_seconds ?? 600,
         locale: body.locale,
+        clientIp: body.client_ip,
       });
       return ok({
         verification_id: row.id,
@@ -162,6 +165,32 @@ export function registerV2VerifyRoutes(v2: TypedRoutes, ctx: Deps): void {
         data: page.rows.map(describeVerification),
         meta: { limit, next_cursor: page.next ?? null },
       };
+    },
+  );
+
+  v2.get(
+    "/verify/analytics",
+    {
+      config,
+      schema: {
+        operationId: "getVerifyAnalytics",
+        summary: "Conversion per channel and country: started, approved, rate, time to approve",
+        tags,
+        querystring: Type.Object({ from: text(40), to: text(40) }),
+        response: { 200: resourceAnswer(VerifyAnalytics) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const window = queryWindow((name) => request.query[name]?.trim() || undefined, principal.timeZone);
+      await verifier.expire({ accountId: principal.accountId });
+      const { total, rows } = await verifyConversion(ctx.store.db, principal.accountId, window);
+      return ok({
+        from: window.from === undefined ? null : isoUtc(new Date(window.from)),
+        to: window.to === undefined ? null : isoUtc(new Date(window.to)),
+        total,
+        by_channel_country: rows.map((row) => ({ ...row, channel: row.channel as VerifyChannel })),
+      });
     },
   );
 

@@ -125,33 +125,36 @@ export async function cancelPending(db: Db, accountId: number, id: string, now: 
   return Number(result.numUpdatedRows) === 1;
 }
 
-/** Starts to a recipient since `since`, and the oldest of them (for Retry-After). */
+/** Starts since `since` whose `column` is `value` (a recipient, a client address), and the oldest of them (for Retry-After). */
 export async function startsSince(
   db: Db,
   accountId: number,
-  recipient: string,
+  column: "recipient" | "client_ip",
+  value: string,
   since: number,
 ): Promise<{ count: number; oldest: number | null }> {
   const row = await db
     .selectFrom("verifications")
     .select((eb) => [eb.fn.countAll<number>().as("count"), eb.fn.min("created_at").as("oldest")])
     .where("account_id", "=", accountId)
-    .where("recipient", "=", recipient)
+    .where(column, "=", value)
     .where("created_at", ">", since)
     .executeTakeFirstOrThrow();
   return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
 }
 
-/** The sealed codes of verifications still pending, for the texts handed to carriers. */
-export async function sealedCodes(db: Db, ids: readonly string[]): Promise<Map<string, string>> {
+/** The verifications named, each with its sealed code (null once final) and status; a missing id is absent. */
+export async function sealedCodes(
+  db: Db,
+  ids: readonly string[],
+): Promise<Map<string, { sealed: string | null; status: VerificationStatus }>> {
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom("verifications")
-    .select(["id", "code_sealed"])
+    .select(["id", "code_sealed", "status"])
     .where("id", "in", [...ids])
-    .where("code_sealed", "is not", null)
     .execute();
-  return new Map(rows.map((row) => [row.id, row.code_sealed!]));
+  return new Map(rows.map((row) => [row.id, { sealed: row.code_sealed, status: row.status }]));
 }
 
 export interface VerificationFilter {

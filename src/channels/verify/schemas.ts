@@ -16,6 +16,13 @@ export const VerifyStartRequest = Type.Object(
       Type.Integer({ minimum: 30, maximum: 86_400, description: "How long the code can be checked (600)." }),
     ),
     locale: Type.Optional(Type.String({ minLength: 2, maxLength: 20 })),
+    client_ip: Type.Optional(
+      Type.String({
+        minLength: 2,
+        maxLength: 45,
+        description: "The end user's IP address, for the per-address limit (VERIFY_STARTS_PER_ADDRESS_PER_HOUR).",
+      }),
+    ),
   },
   { additionalProperties: false, title: "VerifyStartRequest" },
 );
@@ -78,6 +85,32 @@ export const VerificationPage = Type.Object({
   }),
 });
 
+const ConversionFields = {
+  started: Type.Integer({ minimum: 0, description: "Verifications started in the window." }),
+  approved: Type.Integer({ minimum: 0, description: "Of them, approved." }),
+  conversion_rate: Type.Number({ minimum: 0, maximum: 1, description: "approved / started (0 when none)." }),
+  avg_seconds_to_approve: Type.Union([Type.Number(), Type.Null()], {
+    description: "Mean seconds from start to approval; null when none was approved.",
+  }),
+};
+
+export const VerifyAnalytics = Type.Object(
+  {
+    from: NullableTime(),
+    to: NullableTime(),
+    total: Type.Object(ConversionFields),
+    by_channel_country: Type.Array(
+      Type.Object({
+        channel: Channel,
+        country: NullableString({ description: "ISO 3166 country of the recipient; null for email addresses." }),
+        ...ConversionFields,
+      }),
+      { description: "Per channel of the last send and recipient country." },
+    ),
+  },
+  { title: "VerifyAnalytics" },
+);
+
 export const VerifySettingsAnswer = Type.Object(
   {
     verify_template_id: NullableString({ description: "The approved DLT template of SMS codes (one {#var#})." }),
@@ -86,6 +119,7 @@ export const VerifySettingsAnswer = Type.Object(
     verify_caller_id: NullableString({ description: "The approved caller number of voice codes." }),
     verify_email_from: NullableString(),
     verify_channels: Type.Array(Channel, { description: "The order resends escalate in." }),
+    verify_countries: Type.Array(Type.String(), { description: "The countries codes may go to (ISO 3166)." }),
   },
   { title: "VerifySettings" },
 );
@@ -101,6 +135,31 @@ export const VerifySettingsRequest = Type.Object(
     verify_channels: Type.Optional(
       Type.Union([Type.Array(Type.String({ maxLength: 20 }), { maxItems: 4 }), Type.Null()]),
     ),
+    verify_countries: Type.Optional(
+      Type.Union([Type.Array(Type.String({ maxLength: 2 }), { maxItems: 250 }), Type.Null()]),
+    ),
   },
   { additionalProperties: false, title: "VerifySettingsRequest" },
+);
+
+export const VerifyPrefix = Type.Object(
+  {
+    prefix: Type.String({ description: "The first 6 digits of the recipients' numbers, with the country code." }),
+    state: OneOf(["blocked", "allowed", "unblocked"] as const),
+    blocked_at: NullableTime(),
+    blocked_until: NullableTime(),
+    samples: Type.Union([Type.Integer(), Type.Null()], { description: "Verifications in the hour that blocked it." }),
+    conversion: Type.Union([Type.Number(), Type.Null()], { description: "Their conversion." }),
+    allowed_at: NullableTime(),
+  },
+  { title: "VerifyPrefix" },
+);
+
+export const VerifyPrefixChange = Type.Object(
+  {
+    allowed: Type.Boolean({
+      description: "true: the guard never blocks the prefix (a block ends); false: it does again.",
+    }),
+  },
+  { additionalProperties: false, title: "VerifyPrefixChange" },
 );

@@ -8,6 +8,7 @@ import type { Db } from "../../base/store/store.js";
 export const VERIFY_CHANNELS = ["sms", "whatsapp", "voice", "email"] as const;
 export type VerifyChannel = (typeof VERIFY_CHANNELS)[number];
 export const DEFAULT_ESCALATION: readonly VerifyChannel[] = ["sms", "whatsapp", "voice"];
+export const DEFAULT_COUNTRIES: readonly string[] = ["IN"];
 
 export interface VerifySettings {
   templateId: string | null;
@@ -19,6 +20,8 @@ export interface VerifySettings {
   channels: readonly VerifyChannel[];
   /** Whether `channels` is the account's own. */
   channelsSet: boolean;
+  /** The countries codes may go to (ISO 3166), default IN. */
+  countries: readonly string[];
 }
 
 /** The fields of PUT /admin/api/accounts/{username}/verify, as the API names them; null clears one. */
@@ -29,6 +32,7 @@ export interface VerifySettingsChange {
   verify_caller_id?: string | null;
   verify_email_from?: string | null;
   verify_channels?: string[] | null;
+  verify_countries?: string[] | null;
 }
 
 export function isVerifyChannel(value: string): value is VerifyChannel {
@@ -46,6 +50,7 @@ export async function verifySettings(db: Db, accountId: number): Promise<VerifyS
     emailFrom: row?.email_from ?? null,
     channels: own ?? DEFAULT_ESCALATION,
     channelsSet: own !== undefined,
+    countries: row?.countries ? row.countries.split(",") : DEFAULT_COUNTRIES,
   };
 }
 
@@ -68,6 +73,24 @@ function checkedChannels(channels: string[]): string {
   return channels.join(",");
 }
 
+function checkedCountries(countries: string[]): string {
+  if (countries.length === 0 || countries.length > 250) {
+    throw new GatewayError("invalid_request", "verify_countries names 1 to 250 countries.", {
+      field: "verify_countries",
+    });
+  }
+  const codes = countries.map((code) => code.trim().toUpperCase());
+  const bad = codes.find((code) => !/^[A-Z]{2}$/.test(code));
+  if (bad !== undefined) {
+    throw new GatewayError(
+      "invalid_request",
+      `verify_countries: "${bad}" is not an ISO 3166 country code of two letters (e.g. IN).`,
+      { field: "verify_countries" },
+    );
+  }
+  return [...new Set(codes)].join(",");
+}
+
 /** Changes the fields named (null clears one); the others stay. */
 export async function changeVerifySettings(
   db: Db,
@@ -83,6 +106,9 @@ export async function changeVerifySettings(
     ...(change.verify_email_from !== undefined ? { email_from: change.verify_email_from } : {}),
     ...(change.verify_channels !== undefined
       ? { channels: change.verify_channels === null ? null : checkedChannels(change.verify_channels) }
+      : {}),
+    ...(change.verify_countries !== undefined
+      ? { countries: change.verify_countries === null ? null : checkedCountries(change.verify_countries) }
       : {}),
     updated_at: clock.now().getTime(),
   };
@@ -103,5 +129,6 @@ export function describeVerifySettings(settings: VerifySettings) {
     verify_caller_id: settings.callerId,
     verify_email_from: settings.emailFrom,
     verify_channels: [...settings.channels],
+    verify_countries: [...settings.countries],
   };
 }

@@ -4,12 +4,13 @@ import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { newVerificationId } from "../../base/core/ids.js";
 import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
-import type { Runtime } from "../../base/runtime/runtime.js";
 import type { VerificationStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import type { Principal } from "../../domain/auth/index.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
+import { countryOf } from "./analytics.js";
 import { type CodeKeeper, newCode } from "./codes.js";
+import { type GuardDeps, guardStart, prefixOf } from "./guards.js";
 import {
   approve,
   cancelPending,
@@ -20,14 +21,12 @@ import {
   insertVerification,
   recordSend,
   replaceCode,
-  startsSince,
   type VerificationRow,
 } from "./rows.js";
-import { type CodeSendDeps, canSendBy, sendCode, unavailable } from "./send-code.js";
+import { type CodeSendDeps, isEmailAddress, sendCode, unavailable, usableChannels } from "./send-code.js";
 import { type VerifyChannel, verifySettings } from "./settings.js";
 
-export type VerifierDeps = Pick<Runtime, "store" | "clock" | "config"> &
-  CodeSendDeps & { webhooks: WebhookOutbox; keeper: CodeKeeper };
+export type VerifierDeps = GuardDeps & CodeSendDeps & { webhooks: WebhookOutbox; keeper: CodeKeeper };
 
 export interface StartInput {
   recipient: string;
@@ -35,14 +34,14 @@ export interface StartInput {
   codeLength: number;
   expirySeconds: number;
   locale?: string | undefined;
+  /** The end user's address, for the per-address limit. */
+  clientIp?: string | undefined;
 }
 
 export interface CheckAnswer {
   status: Extract<VerificationStatus, "approved" | "pending" | "denied" | "expired">;
   attempts_left: number;
 }
-
-const HOUR_MS = 3_600_000;
 
 export class Verifier {
   constructor(private readonly deps: VerifierDeps) {}
@@ -57,11 +56,20 @@ export class Verifier {
 
   async start(principal: Principal, input: StartInput): Promise<VerificationRow> {
     const settings = await verifySettings(this.deps.store.db, principal.accountId);
-    const channel = input.channel ?? settings.channels.find((c) => canSendBy(c, settings)) ?? "sms";
-    if (!canSendBy(channel, settings)) throw unavailable(channel);
-    const recipient = normalizeIndianMobile(input.recipient) ?? input.recipient.trim();
+    const recipient = recipientOf(input.recipient);
+    const usable = await usableChannels(this.deps, principal.accountId, settings, recipient);
+    // None usable: the first of the order, whose refusal says why.
+    const channel = input.channel ?? usable[0] ?? (isEmailAddress(recipient) ? "email" : settings.channels[0]) ?? "sms";
     const now = this.now();
-    await this.checkRecipientLimit(principal.accountId, recipient, now);
+    const country = countryOf(recipient);
+    const prefix = prefixOf(recipient);
+    const clientIp = input.clientIp?.trim() || null;
+    await guardStart(
+      this.deps,
+      settings,
+      { accountId: principal.accountId, recipient, country, prefix, clientIp },
+      now,
+    );
     const id = newVerificationId(now);
     const code = newCode(input.codeLength);
     const row = {
@@ -80,30 +88,26 @@ export class Verifier {
       expires_at: now + input.expirySeconds * 1000,
       last_sent_at: now,
       done_at: null,
+      country,
+      prefix,
+      client_ip: clientIp,
     };
     // Written first, so the dispatcher finds the sealed code the moment the message is queued.
     await insertVerification(this.deps.store.db, row);
     try {
-      const sent = await sendCode(this.deps, principal, settings, { verificationId: id, recipient, code, channel });
+      const sent = await sendCode(this.deps, principal, settings, {
+        verificationId: id,
+        recipient,
+        code,
+        channel,
+        locale: input.locale,
+      });
       await recordSend(this.deps.store.db, id, { messageId: sent.messageId, channel, channels: channel, at: now });
       return { ...row, attempts: 0, message_id: sent.messageId };
     } catch (error) {
       await deleteVerification(this.deps.store.db, id);
       throw error;
     }
-  }
-
-  private async checkRecipientLimit(accountId: number, recipient: string, now: number): Promise<void> {
-    const limit = this.settings.startsPerRecipientPerHour;
-    if (limit === 0) return;
-    const { count, oldest } = await startsSince(this.deps.store.db, accountId, recipient, now - HOUR_MS);
-    if (count < limit) return;
-    const retryAfter = Math.max(1, Math.ceil(((oldest ?? now) + HOUR_MS - now) / 1000));
-    throw new GatewayError(
-      "verify_recipient_limited",
-      `${limit} verifications were started to ${recipient} in the last hour; retry in ${retryAfter} s.`,
-      { retry_after: retryAfter },
-    );
   }
 
   /** The verification, ended first when it is past its expiry. */
@@ -158,13 +162,14 @@ export class Verifier {
       });
     }
     const settings = await verifySettings(this.deps.store.db, principal.accountId);
-    const channel =
-      named ??
-      nextChannel(
+    const usable = await usableChannels(this.deps, principal.accountId, settings, row.recipient);
+    const channel = named ?? nextChannel(row.channel as VerifyChannel, usable);
+    if (!channel) {
+      throw unavailable(
         row.channel as VerifyChannel,
-        settings.channels.filter((c) => canSendBy(c, settings)),
+        `no channel of the account's verify_channels reaches ${row.recipient}`,
       );
-    if (!channel || !canSendBy(channel, settings)) throw unavailable(channel ?? (row.channel as VerifyChannel));
+    }
     const fresh = this.settings.resendNewCode ? newCode(row.code_length) : undefined;
     const code = fresh ?? (row.code_sealed ? this.deps.keeper.unseal(id, row.code_sealed) : undefined);
     if (code === undefined || row.code_sealed === null) throw closed(row);
@@ -184,6 +189,7 @@ export class Verifier {
         recipient: row.recipient,
         code,
         channel,
+        locale: row.locale,
       });
     } catch (error) {
       if (replaced) await replaceCode(db, id, replaced, { hash: row.code_hash, sealed: row.code_sealed });
@@ -240,6 +246,13 @@ export class Verifier {
     if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
     return result;
   }
+}
+
+/** An email address in lower case, an Indian mobile as its 10 digits, anything else as given. */
+function recipientOf(raw: string): string {
+  const trimmed = raw.trim();
+  if (isEmailAddress(trimmed)) return trimmed.toLowerCase();
+  return normalizeIndianMobile(trimmed) ?? trimmed;
 }
 
 /** The channel after `current` in the escalation order; the last one again at its end. */

@@ -6,7 +6,8 @@
 //                      the demo account's WhatsApp setup
 //   send.ts            POST /whatsapp/send: checks in the spec's order, builds Meta's payload, holds the
 //                      credit (T1), calls the upstream, then debits and marks `sent` or releases and
-//                      marks `failed` (T2); Idempotency-Key claimed in T1; a text or media payload
+//                      marks `failed` (T2); Idempotency-Key claimed in T1; a text or media payload;
+//                      sendSecret: a template send whose secret (a verification code) is stored masked
 //   send-request.ts    what a send request may carry, and the checks of its fields (recipient, params,
 //                      control characters, public https media links)
 //   send-template.ts   a template send's payload, checked against what the template was approved with

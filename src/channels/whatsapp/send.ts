@@ -106,7 +106,44 @@ export class WhatsAppSendService {
     }
     const prepared = await this.prepare(settings, sender, to, request);
     const upstream = this.deps.upstreams[settings.connector];
-    return this.deliver(settings, sender, upstream, to, prepared, key ? { key, hash } : undefined);
+    return (await this.deliver(settings, sender, upstream, to, prepared, prepared, key ? { key, hash } : undefined))
+      .result;
+  }
+
+  /**
+   * A send that carries a secret (a verification code) among its template's params: the upstream
+   * gets it, the message row holds it masked (each character `•`) in its body and meta. Answers
+   * the message's queue id too.
+   */
+  async sendSecret(
+    accountId: number,
+    request: WhatsAppSendRequest,
+    secret: string,
+  ): Promise<WhatsAppSendResult & { queueId: string }> {
+    const { store } = this.deps;
+    const settings = await whatsAppSettingsOf(store.db, accountId, this.deps.config.connector);
+    const sender = senderOf(settings);
+    if (!settings.enabled || !sender)
+      throw new GatewayError(settings.enabled ? "no_business_account" : "module_disabled");
+    const to = recipientOf(request.to);
+    const prepared = await this.prepare(settings, sender, to, request);
+    const mask = (text: string) => text.split(secret).join("\u2022".repeat(secret.length));
+    const stored = { ...prepared, body: mask(prepared.body), meta: JSON.parse(mask(JSON.stringify(prepared.meta))) };
+    const { id, result } = await this.deliver(
+      settings,
+      sender,
+      this.deps.upstreams[settings.connector],
+      to,
+      prepared,
+      stored,
+    );
+    return { ...result, queueId: id };
+  }
+
+  /** Whether the account can send WhatsApp messages at all (module on, business account connected). */
+  async ready(accountId: number): Promise<boolean> {
+    const settings = await whatsAppSettingsOf(this.deps.store.db, accountId, this.deps.config.connector);
+    return settings.enabled && senderOf(settings) !== undefined;
   }
 
   private async prepare(
@@ -200,8 +237,10 @@ export class WhatsAppSendService {
     upstream: WhatsAppUpstream,
     to: string,
     prepared: PreparedMessage,
-    idempotency: { key: string; hash: string } | undefined,
-  ): Promise<WhatsAppSendResult> {
+    /** What the message row records: `prepared`, or it with a secret masked. */
+    stored: Pick<PreparedMessage, "body" | "meta">,
+    idempotency?: { key: string; hash: string },
+  ): Promise<{ id: string; result: WhatsAppSendResult }> {
     const { store, clock, config, metrics } = this.deps;
     const accountId = settings.accountId;
     const now = clock.now().getTime();
@@ -243,7 +282,7 @@ export class WhatsAppSendService {
           broadcast_id: String(numericId),
           recipient: to,
           sender: settings.displayPhoneNumber ?? sender.phoneNumberId,
-          body: prepared.body,
+          body: stored.body,
           route: "whatsapp",
           lane: 0,
           wallet: "whatsapp",
@@ -260,7 +299,7 @@ export class WhatsAppSendService {
           lease_until: now + config.timeoutMs + LEASE_MARGIN_MS,
           attempts: 1,
           connector: upstream.name,
-          meta: JSON.stringify({ ...prepared.meta, ...(idempotency ? { idempotency_key: idempotency.key } : {}) }),
+          meta: JSON.stringify({ ...stored.meta, ...(idempotency ? { idempotency_key: idempotency.key } : {}) }),
           created_at: now,
         }),
       );
@@ -315,6 +354,6 @@ export class WhatsAppSendService {
     store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
     metrics.messagesAccepted.inc({ channel: "whatsapp" });
     metrics.messagesDispatched.inc({ channel: "whatsapp", connector: upstream.name });
-    return result;
+    return { id, result };
   }
 }

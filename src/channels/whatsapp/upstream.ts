@@ -2,6 +2,7 @@
 // small interface. Both answer a send synchronously and report statuses later, the cloud through
 // Meta's webhook, the simulator through the same status sink.
 import { randomBytes } from "node:crypto";
+import fs from "node:fs";
 import { GraphClient, GraphError, type GraphOptions, type GraphTemplate } from "./graph.js";
 import type { StatusEvent } from "./meta-webhook.js";
 import type { WhatsAppConnectorName, WhatsAppSender } from "./settings.js";
@@ -125,6 +126,8 @@ export interface SimulatorOptions {
   now: () => number;
   /** Where simulated statuses go (the same path as Meta's webhook). */
   onStatus: (events: StatusEvent[]) => void;
+  /** SIMULATOR_CAPTURE_FILE: each payload taken appended as a JSON line, as the SMS simulator does. */
+  captureFile?: string | undefined;
 }
 
 /**
@@ -155,6 +158,10 @@ export class SimulatedUpstream implements WhatsAppUpstream {
     }
     if (payload.type === "template") this.checkTemplate(payload.template as SimTemplateRef);
     const messageId = `wamid.SIM${randomBytes(12).toString("base64url")}`;
+    if (this.options.captureFile) {
+      const line = { upstream_id: messageId, channel: "whatsapp", recipient: to, payload, at: this.options.now() };
+      fs.appendFileSync(this.options.captureFile, `${JSON.stringify(line)}\n`);
+    }
     const event = (status: StatusEvent["status"], errors: StatusEvent["errors"] = []): StatusEvent => ({
       phoneNumberId: sender.phoneNumberId,
       messageId,

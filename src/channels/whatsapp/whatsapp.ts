@@ -22,6 +22,8 @@ export interface WhatsAppDeps {
   config: WhatsAppConfig;
   /** A sub-account's message is held and charged at every level of its tree (resellers); absent: its own wallet only. */
   prices?: Pick<PriceBook, "cardFor">;
+  /** SIMULATOR_CAPTURE_FILE: the simulated upstream appends what it is given there too. */
+  captureFile?: string | undefined;
 }
 
 /** Everything the WhatsApp routes use, built once per gateway. */
@@ -41,6 +43,7 @@ export class WhatsApp {
       }),
       simulator: new SimulatedUpstream({
         latencyMs: deps.config.simulatorLatencyMs,
+        captureFile: deps.captureFile,
         now: () => deps.clock.now().getTime(),
         onStatus: (statuses) =>
           this.events

@@ -20,4 +20,4 @@
 export { registerAlertAdminRoutes } from "./admin-routes.js";
 export { type AlertMailer, alertPayload, evaluateAlerts, startAlertChecks } from "./evaluate.js";
 export { type AlertDeps, changeAlerts, checkChange, describeAlerts } from "./operations.js";
-export { accountThreshold, setAccountThreshold } from "./settings.js";
+export { accountThreshold, readAlertSettings, setAccountThreshold } from "./settings.js";

@@ -44,10 +44,19 @@ export interface DispatcherOptions {
   /**
    * The rows as the connectors get them: a message whose stored text is masked (a verification
    * code, channels/verify/reveal.ts, handed in by app/) gets its clear text here, only in the
-   * copy handed to the connector.
+   * copy handed to the connector; one whose text can no longer be made (its code is gone) is
+   * withheld, failed and refunded instead of sent.
    */
-  revealBodies?: (rows: MessageRow[]) => Promise<MessageRow[]>;
+  revealBodies?: BodyRevealer;
 }
+
+/** A claimed batch as it goes to the connectors: the rows to send, and those withheld with why. */
+export interface RevealedBatch {
+  send: MessageRow[];
+  withheld: { id: string; code: string; message: string }[];
+}
+
+export type BodyRevealer = (rows: MessageRow[]) => Promise<RevealedBatch>;
 
 export const DEFAULT_DISPATCHER_OPTIONS: DispatcherOptions = {
   batchSize: 500,
@@ -204,15 +213,19 @@ export class Dispatcher extends WorkerLoop {
     return this.deps.clock.now().getTime();
   }
 
-  /** Hands the batch to its connectors (failover.ts). */
+  /** Hands the batch to its connectors (failover.ts); what revealBodies withheld fails, refunded, unsent. */
   private async submitAll(claimed: MessageRow[]): Promise<Outcomes> {
-    const rows = this.options.revealBodies ? await this.options.revealBodies(claimed) : claimed;
-    return submitAll(rows, {
+    const batch = this.options.revealBodies
+      ? await this.options.revealBodies(claimed)
+      : { send: claimed, withheld: [] };
+    const outcomes = await submitAll(batch.send, {
       routing: this.routing,
       metrics: this.deps.metrics,
       maxAttempts: this.options.maxAttempts,
       holdForMs: this.options.holdForMs,
       now: () => this.now(),
     });
+    for (const item of batch.withheld) outcomes.failures.push({ ...item, at: this.now() });
+    return outcomes;
   }
 }

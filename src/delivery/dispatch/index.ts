@@ -6,7 +6,8 @@
 //                      BULK_PARTS_SIGNAL (a committed bulk part), else every 500 ms
 //   dispatcher.ts      claims due messages (500 a round, transactional lane first), submits them
 //                      (failover.ts) and records every outcome in one transaction (on PostgreSQL the
-//                      one that claimed the batch, its row locks the claim); pauses after failed rounds
+//                      one that claimed the batch, its row locks the claim); pauses after failed rounds;
+//                      a message its BodyRevealer withholds (a verification code already void) fails, refunded
 //   failover.ts        a batch to the connectors of each message's plan, from the router (its Routing:
 //                      the carrier registry's current router); a message refused retryably moves to its
 //                      plan's next connector within the batch
@@ -47,7 +48,13 @@ export {
   VOICE_HTTP_CONNECTOR,
   VOICE_SIMULATOR_CONNECTOR,
 } from "./connector.js";
-export { DEFAULT_DISPATCHER_OPTIONS, Dispatcher, QUEUED_SIGNAL } from "./dispatcher.js";
+export {
+  type BodyRevealer,
+  DEFAULT_DISPATCHER_OPTIONS,
+  Dispatcher,
+  QUEUED_SIGNAL,
+  type RevealedBatch,
+} from "./dispatcher.js";
 export type { Routing } from "./failover.js";
 export { type CarrierUpkeep, type Housekeeping, startHousekeeping } from "./housekeeping.js";
 export { ReportIngester } from "./reports.js";

@@ -331,6 +331,7 @@ describeEachEngine("Verify settings", (engine) => {
       verify_caller_id: null,
       verify_email_from: null,
       verify_channels: ["voice", "sms"],
+      verify_countries: ["IN"],
     });
     const bad = await call(t, "PUT", `/admin/api/accounts/${account.username}/verify`, {
       headers: { authorization: `Bearer ${operator.apiKey}` },

@@ -1,5 +1,5 @@
 // Promotional hours (issue 40, item 4): an account's own daily window for promotional SMS
-// (`HH:MM-HH:MM`), null for the operator's PROMO_HOURS (docs/decisions/0117-promotional-hours.md).
+// (`HH:MM-HH:MM`), null for the operator's PROMO_HOURS (docs/decisions/0124-promotional-hours.md).
 import type { Kysely } from "kysely";
 
 export function promoHours() {

@@ -41,6 +41,8 @@ import { resellers } from "./0036_resellers.js";
 import { routingCosts } from "./0037_routing_costs.js";
 import { dltWhitelists } from "./0038_dlt_whitelists.js";
 import { verifications } from "./0039_verifications.js";
+import { verifyCountries } from "./0040_verify_countries.js";
+import { verifyGuards } from "./0041_verify_guards.js";
 import { dltMatching } from "./0042_dlt_matching.js";
 import { dltTmChain } from "./0043_dlt_tm_chain.js";
 import { promoHours } from "./0046_promo_hours.js";
@@ -85,6 +87,8 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0037_routing_costs": routingCosts(engine),
     "0038_dlt_whitelists": dltWhitelists(engine),
     "0039_verifications": verifications(),
+    "0040_verify_countries": verifyCountries(),
+    "0041_verify_guards": verifyGuards(),
     "0042_dlt_matching": dltMatching(),
     "0043_dlt_tm_chain": dltTmChain(),
     "0046_promo_hours": promoHours(),

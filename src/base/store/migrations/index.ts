@@ -47,6 +47,8 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0037_routing_costs",
   "0038_dlt_whitelists",
   "0039_verifications",
+  "0040_verify_countries",
+  "0041_verify_guards",
   "0042_dlt_matching",
   "0043_dlt_tm_chain",
   "0046_promo_hours",
