@@ -40,6 +40,7 @@ import { resellers } from "./0036_resellers.js";
 import { routingCosts } from "./0037_routing_costs.js";
 import { dltWhitelists } from "./0038_dlt_whitelists.js";
 import { verifications } from "./0039_verifications.js";
+import { auditLog } from "./0044_audit_log.js";
 
 export { countStoredMessages, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "./0035_delivery_rollups.js";
 
@@ -85,6 +86,7 @@ export function migrationProvider(engine: Engine): MigrationProvider {
         "0037_routing_costs": routingCosts(engine),
         "0038_dlt_whitelists": dltWhitelists(engine),
         "0039_verifications": verifications(),
+        "0044_audit_log": auditLog(engine),
       };
     },
   };
