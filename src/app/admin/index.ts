@@ -2,6 +2,8 @@
 //
 // Its files (others import this folder through this index only):
 //   operations.ts      the actions themselves, shared by the CLI and the operator API so both behave alike
+//   key-credit-operations.ts  an account's API keys (make, list, revoke) and money (top-up, adjust),
+//                      for the CLI and the operator API alike, each change with its audit entry
 //   onboarding.ts      createAccountWithKey: an account with its first key, approved sender IDs (also
 //                      DLT headers), DLT entities and default, approved templates and credits, in the
 //                      one transaction of accounts.createAccount (a bad field writes nothing)
@@ -31,6 +33,7 @@
 //   price-card-schemas.ts its answers as schemas
 
 export { addDltLinkFor, dltLinksOf, removeDltLinkFor, setDltLinkStatusFor } from "./dlt-link-routes.js";
+export * from "./key-credit-operations.js";
 export {
   operatorExportRows,
   operatorMessageDetail,

@@ -39,7 +39,7 @@ import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
-import { accountDetail, addSenderIdFor, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
+import { accountDetail, addSenderIdFor, changeDeps, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
 import { registerCostCardRoutes, registerPriceCardRoutes } from "./price-card-routes.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
@@ -162,7 +162,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     },
     async (request, reply) => {
       const body = request.body;
-      const created = await createAccountWithKey(deps, {
+      const created = await createAccountWithKey(changeDeps(deps, request), {
         username: body.username,
         password: body.password,
         ...(body.role ? { role: body.role } : {}),
@@ -279,7 +279,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     },
     async (request, reply) => {
       const body = request.body;
-      const created = await addSenderIdFor(deps, {
+      const created = await addSenderIdFor(changeDeps(deps, request), {
         username: request.params.username,
         ...body,
       });
@@ -294,7 +294,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     admin.post(
       `/sender-ids/:id/${action}`,
       { schema: { params: IdParams, response: operatorAnswer(DecidedSenderId) } },
-      async (request) => ok(await setSenderIdStatusFor(deps, request.params.id, status)),
+      async (request) => ok(await setSenderIdStatusFor(changeDeps(deps, request), request.params.id, status)),
     );
   }
 
