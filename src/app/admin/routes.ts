@@ -34,6 +34,7 @@ import {
 } from "./account-schemas.js";
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
+import { accountPriceCardEntry, accountUpdateEntry } from "./change-entries.js";
 import { registerCreditRoutes } from "./credit-routes.js";
 import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
@@ -240,21 +241,31 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         allowedIps: body.smpp_allowed_ips,
       };
       // Checked first: an unknown card changes nothing else.
-      if (body.price_card !== undefined) await setAccountPriceCard(ctx.store, ctx.clock, username, body.price_card);
+      const who = changeDeps(deps, request);
+      if (body.price_card !== undefined) {
+        const entry = accountPriceCardEntry(who, username);
+        await setAccountPriceCard(ctx.store, ctx.clock, username, body.price_card, entry);
+      }
       if (hasSmppChanges(smpp)) await setSmppSettings(ctx.store, ctx.clock, username, smpp);
-      await updateAccount(ctx.store, ctx.clock, username, {
-        status: body.status,
-        password: body.password,
-        timeZone: body.time_zone,
-        floodLimit: body.flood_limit,
-        getApiEnabled: body.get_api_enabled,
-        internationalEnabled: body.international_enabled,
-        dltScrubbing: body.dlt_scrubbing,
-        promoSenderEnabled: body.promo_sender_enabled,
-        routes: body.routes,
-        unlock: body.unlock,
-        defaultDltEntityId: body.default_dlt_entity_id,
-      });
+      await updateAccount(
+        ctx.store,
+        ctx.clock,
+        username,
+        {
+          status: body.status,
+          password: body.password,
+          timeZone: body.time_zone,
+          floodLimit: body.flood_limit,
+          getApiEnabled: body.get_api_enabled,
+          internationalEnabled: body.international_enabled,
+          dltScrubbing: body.dlt_scrubbing,
+          promoSenderEnabled: body.promo_sender_enabled,
+          routes: body.routes,
+          unlock: body.unlock,
+          defaultDltEntityId: body.default_dlt_entity_id,
+        },
+        accountUpdateEntry(who),
+      );
       return ok(await accountDetail(deps, username));
     },
   );

@@ -10,7 +10,9 @@ import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../..
 import { listAccounts, parseRouteList, setAccountPriceCard, updateAccount } from "../../domain/accounts/index.js";
 import {
   accountDetail,
+  accountPriceCardEntry,
   accountSummary,
+  accountUpdateEntry,
   addCredits,
   addSenderIdFor,
   adjustCredits,
@@ -201,21 +203,31 @@ function addAccountsCommands(program: Command): void {
           submitsPerSecond: opts.smppSubmitsPerSecond,
           allowedIps: opts.smppAllowedIps === undefined ? undefined : String(opts.smppAllowedIps).split(","),
         };
-        if (opts.priceCard !== undefined) await setAccountPriceCard(store, systemClock, opts.username, opts.priceCard);
+        const who = cliDeps(store);
+        if (opts.priceCard !== undefined) {
+          const entry = accountPriceCardEntry(who, opts.username);
+          await setAccountPriceCard(store, systemClock, opts.username, opts.priceCard, entry);
+        }
         if (hasSmppChanges(smpp)) await setSmppSettings(store, systemClock, opts.username, smpp);
-        await updateAccount(store, systemClock, opts.username, {
-          status: opts.status,
-          password: opts.password,
-          timeZone: opts.timeZone,
-          floodLimit: opts.floodLimit,
-          internationalEnabled: opts.international,
-          getApiEnabled: opts.getApi,
-          dltScrubbing: opts.dltScrubbing,
-          promoSenderEnabled: opts.promoSender,
-          routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
-          unlock: opts.unlock,
-          defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
-        });
+        await updateAccount(
+          store,
+          systemClock,
+          opts.username,
+          {
+            status: opts.status,
+            password: opts.password,
+            timeZone: opts.timeZone,
+            floodLimit: opts.floodLimit,
+            internationalEnabled: opts.international,
+            getApiEnabled: opts.getApi,
+            dltScrubbing: opts.dltScrubbing,
+            promoSenderEnabled: opts.promoSender,
+            routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
+            unlock: opts.unlock,
+            defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
+          },
+          accountUpdateEntry(who),
+        );
         const detail = await accountDetail(cliDeps(store), opts.username);
         print(detail, opts.json, () => `updated ${detail.username}\n${readinessText(detail)}`);
       }),
