@@ -19,6 +19,7 @@ import {
   AUDIT_PAGE_PARAMS,
   AuditPage,
   type AuditQuery,
+  AuditVerification,
   auditFilterOf,
   auditQuery,
   describeAuditEntry,
@@ -110,13 +111,7 @@ export function registerAdminAuditRoutes(admin: TypedRoutes, ctx: Deps): void {
     "/audit/verify",
     {
       schema: {
-        response: operatorAnswer(
-          Type.Object({
-            entries: Type.Integer(),
-            head: Type.Object({ seq: Type.Integer(), hash: Type.String() }),
-            broken: Type.Union([Type.Object({ seq: Type.Integer(), reason: Type.String() }), Type.Null()]),
-          }),
-        ),
+        response: operatorAnswer(AuditVerification),
       },
     },
     async () => {

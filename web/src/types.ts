@@ -9,6 +9,7 @@ import type * as sms from "../../src/channels/sms/v2-schemas.js";
 import type * as voice from "../../src/channels/voice/v2-schemas.js";
 import type * as whatsapp from "../../src/channels/whatsapp/v2-schemas.js";
 import type * as accounts from "../../src/domain/accounts/v2-schemas.js";
+import type * as audit from "../../src/domain/audit/audit-schemas.js";
 import type * as contacts from "../../src/domain/contacts/v2-schemas.js";
 import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 import type * as webhooks from "../../src/domain/webhooks/schemas.js";
@@ -71,3 +72,7 @@ export type PlacedCall = Static<typeof voice.PlacedCall>;
 // The log of refused sends.
 export type Refusal = Static<typeof refusals.Refusal>;
 export type RefusalPage = Static<typeof refusals.RefusalPage>;
+
+// The audit log.
+export type AuditEntry = Static<typeof audit.AuditEntry>;
+export type AuditPage = Static<typeof audit.AuditPage>;

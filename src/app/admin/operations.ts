@@ -2,7 +2,7 @@
 
 import type { FastifyRequest } from "fastify";
 import type { Clock } from "../../base/core/clock.js";
-import { fromMilli, isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
+import { isWallet, WALLETS, type Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
@@ -11,10 +11,8 @@ import {
   addDltHeader,
   addDnd,
   addSenderId,
-  adjustWallet,
   approvalBefore,
   createTemplate,
-  creditWallet,
   DEFAULT_CARD,
   DLT_CHANGED,
   type DndImportResult,
@@ -47,7 +45,7 @@ import {
   walletCredits,
 } from "../../domain/accounts/index.js";
 import { type Actor, recordChange } from "../../domain/audit/index.js";
-import { actorOf, apiKeyRevoked, createApiKey, listApiKeys, revokeApiKey } from "../../domain/auth/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import { readinessOf } from "./readiness.js";
 
 export interface OperatorDeps {

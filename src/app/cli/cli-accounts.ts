@@ -5,7 +5,6 @@
 import { type Command, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
-import type { Store } from "../../base/store/store.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import { listAccounts, parseRouteList, setAccountPriceCard, updateAccount } from "../../domain/accounts/index.js";
 import {

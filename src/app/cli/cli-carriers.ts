@@ -4,8 +4,6 @@
 
 import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
-import { systemClock } from "../../base/core/clock.js";
-import type { Store } from "../../base/store/store.js";
 import { applyCarriersDocument } from "../../delivery/carriers/carriers-document.js";
 import {
   describeCarrier,

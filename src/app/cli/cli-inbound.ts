@@ -1,9 +1,7 @@
 // CLI commands for inbound SMS: virtual numbers, keyword approval and suppression lists. They
 // call inbound/operations.ts, as the operator API does.
 import { type Command, Option } from "commander";
-import { systemClock } from "../../base/core/clock.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
-import type { Store } from "../../base/store/store.js";
 import {
   addSuppressionsFor,
   assignNumberFor,

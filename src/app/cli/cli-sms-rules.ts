@@ -2,9 +2,7 @@
 // DND registry. They call admin/operations.ts, as the operator API does.
 import fs from "node:fs";
 import { type Command, Option } from "commander";
-import { systemClock } from "../../base/core/clock.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
-import type { Store } from "../../base/store/store.js";
 import {
   accountDetail,
   addDltFor,

@@ -45,5 +45,15 @@ export const AuditPage = Type.Object({
   }),
 });
 
+/** GET /admin/api/audit/verify: entries checked, the head, and the first bad entry (null: intact). */
+export const AuditVerification = Type.Object(
+  {
+    entries: Type.Integer(),
+    head: Type.Object({ seq: Type.Integer(), hash: Type.String() }),
+    broken: Type.Union([Type.Object({ seq: Type.Integer(), reason: Type.String() }), Type.Null()]),
+  },
+  { title: "AuditVerification" },
+);
+
 /** The CSV columns of an export (JSON Lines writes each entry whole). */
 export const AUDIT_EXPORT_COLUMNS = Object.keys(AuditEntry.properties) as (keyof typeof AuditEntry.properties)[];

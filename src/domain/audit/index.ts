@@ -11,7 +11,7 @@
 //   audit-schemas.ts the answers' schemas (AuditEntry, AuditPage) and the export's columns
 // The hash of an entry is base/store/audit-chain.ts's (the migration that made the log uses it too).
 export { type Actor, type AuditChannel, cliActor } from "./actor.js";
-export { AUDIT_EXPORT_COLUMNS, AuditEntry, AuditPage } from "./audit-schemas.js";
+export { AUDIT_EXPORT_COLUMNS, AuditEntry, AuditPage, AuditVerification } from "./audit-schemas.js";
 export {
   AUDIT_FILTER_PARAMS,
   AUDIT_LIMIT_MAX,

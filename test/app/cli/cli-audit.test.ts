@@ -72,7 +72,11 @@ describeEachEngine("switchboard CLI: audit", (engine) => {
       return JSON.parse(result.stdout).broken as { seq: number; reason: string };
     };
 
-    await trx.updateTable("audit_log").set({ after: '{"amount":30000,"balance":60000}' }).where("seq", "=", 4).execute();
+    await trx
+      .updateTable("audit_log")
+      .set({ after: '{"amount":30000,"balance":60000}' })
+      .where("seq", "=", 4)
+      .execute();
     expect(await verify()).toMatchObject({ seq: 4, reason: expect.stringMatching(/^edited/) });
     const text = await runCli(["audit", "verify"], env);
     expect(text.stdout).toMatch(/^audit log BROKEN at entry 4: edited/);
