@@ -1,14 +1,14 @@
 // GET /admin/api/audit: every account's audit log (or one account's), with the account page's
 // filters, cards and export (../Audit.tsx), and the check of the log's hash chain.
 import { useMutation } from "@tanstack/react-query";
-import { request } from "../../api.js";
+import { data } from "../../api.js";
 import type { AuditVerification } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { ErrorNotice, Field, PageTitle } from "../../ui.js";
 import { AuditFilters, AuditList, useAuditFilters } from "../Audit.js";
 
 function ChainCheck() {
-  const check = useMutation({ mutationFn: () => request<AuditVerification>("/admin/api/audit/verify") });
+  const check = useMutation({ mutationFn: () => data<AuditVerification>("/admin/api/audit/verify") });
   const report = check.data;
   return (
     <section aria-label="Hash chain">
