@@ -1,6 +1,7 @@
 // The audit log through the real server, on both engines: each kind of change (a top-up, an
-// account's status, a key made by the account, its webhook URLs, a route) writes one entry with
-// who, from where, what before and after; a change that fails writes none; the operator's list
+// account's status, a key made by the account, its webhook URLs, a route, a template and its
+// approval) writes one entry with who, from where, what before and after; a change that fails
+// writes none; the operator's list
 // filters and pages with a cursor, the account's own list shows only its entries (the
 // operator's without key, session or address); the exports and the chain's check; an account
 // key on the operator's list is refused.
@@ -57,6 +58,15 @@ describeEachEngine("the audit log", (engine) => {
     });
     expect(route.status, route.text).toBe(201);
 
+    const template = await call(t, "POST", `/admin/api/accounts/${shop.username}/templates`, {
+      headers: bearer(operator),
+      json: { name: "otp", content: "Your code is {#var#}" },
+    });
+    expect(template.status, template.text).toBe(201);
+    const templateId = (template.body as { data: { id: number } }).data.id;
+    const approved = await call(t, "POST", `/admin/api/templates/${templateId}/approve`, { headers: bearer(operator) });
+    expect(approved.status, approved.text).toBe(200);
+
     const log = (await entries(t, operator, "/admin/api/audit?limit=20")).data;
     const byAction = (action: string) => log.filter((entry) => entry.action === action);
     expect(byAction("credits.topup")[0]).toMatchObject({
@@ -87,6 +97,16 @@ describeEachEngine("the audit log", (engine) => {
       after: { delivery_report: "http://127.0.0.1:9/dlr" },
     });
     expect(byAction("route.save")[0]).toMatchObject({ account: null, target: "route T/9199" });
+    expect(byAction("template.add")[0]).toMatchObject({
+      target: `template ${templateId}`,
+      after: { status: "pending" },
+    });
+    expect(byAction("template.approve")[0]).toMatchObject({
+      target: `template ${templateId}`,
+      account: shop.username,
+      before: { status: "pending" },
+      after: { status: "approved", content: "Your code is {#var#}" },
+    });
   });
 
   it("writes no entry for a change that fails", async () => {

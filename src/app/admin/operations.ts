@@ -228,7 +228,7 @@ export async function listTemplatesFor(
 export type DltKind = "entity" | "header";
 
 /** The audit entry of an approval's decision: `<thing>.approve` or `.reject`, its status before and the row after. */
-async function recordDecision(
+export async function recordDecision(
   trx: Db,
   deps: ChangeDeps,
   thing: string,

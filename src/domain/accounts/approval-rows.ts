@@ -2,7 +2,7 @@
 // status of a sender ID, template, DLT entity or header by its id, read in the deciding transaction.
 import type { Db } from "../../base/store/store.js";
 
-export type ApprovalTable = "sender_ids" | "templates" | "dlt_entities" | "dlt_headers";
+export type ApprovalTable = "sender_ids" | "templates" | "dlt_entities" | "dlt_headers" | "dlt_links";
 
 export async function approvalBefore(
   db: Db,
@@ -18,5 +18,7 @@ export async function approvalBefore(
       return db.selectFrom("dlt_entities").select(["account_id", "status"]).where("id", "=", id).executeTakeFirst();
     case "dlt_headers":
       return db.selectFrom("dlt_headers").select(["account_id", "status"]).where("id", "=", id).executeTakeFirst();
+    case "dlt_links":
+      return db.selectFrom("dlt_links").select(["account_id", "status"]).where("id", "=", id).executeTakeFirst();
   }
 }
