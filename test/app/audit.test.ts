@@ -1,10 +1,9 @@
 // The audit log through the real server, on both engines: each kind of change (a top-up, an
 // account's status, a key made by the account, its webhook URLs, a route, a template and its
 // approval) writes one entry with who, from where, what before and after; a change that fails
-// writes none; the operator's list
-// filters and pages with a cursor, the account's own list shows only its entries (the
-// operator's without key, session or address); the exports and the chain's check; an account
-// key on the operator's list is refused.
+// writes none; the operator's list filters and pages with a cursor, the account's own list shows
+// only its entries (the operator's without key, session or address); the exports and the chain's
+// check; an account key on the operator's list is refused.
 import { beforeAll, expect, it } from "vitest";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
