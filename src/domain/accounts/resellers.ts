@@ -1,3 +1,7 @@
+// Resellers: an account may have a parent account (any depth). A parent creates, lists, keys and
+// funds its direct sub-accounts; a sub-account's send is charged at every level above it too,
+// each ancestor's share kept on the message as its `upline` ("id:milli,…", parent first) so a
+// refund gives back at every level what was taken (docs/decisions/0113-resellers.md).
 import { fromMilli, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { usernameIs } from "../../base/core/usernames.js";
