@@ -44,6 +44,11 @@ describeEachEngine("the audit log", (engine) => {
       headers: bearer(operator),
       json: { status: "active" },
     });
+    const smpp = await call(t, "PATCH", `/admin/api/accounts/${shop.username}`, {
+      headers: bearer(operator),
+      json: { smpp_password: "smpp-pw1", smpp_allowed_ips: ["10.0.0.0/8"] },
+    });
+    expect(smpp.status, smpp.text).toBe(200);
     const key = await call(t, "POST", "/api/v2/keys", { headers: bearer(shop), json: { name: "ci" } });
     expect(key.status, key.text).toBe(201);
     const hooks = await call(t, "PUT", "/api/v2/webhooks", {
@@ -96,6 +101,11 @@ describeEachEngine("the audit log", (engine) => {
       after: { delivery_report: "http://127.0.0.1:9/dlr" },
     });
     expect(byAction("route.save")[0]).toMatchObject({ account: null, target: "route T/9199" });
+    expect(byAction("account.smpp")[0]).toMatchObject({
+      before: { enabled: false },
+      after: { enabled: true, allowed_ips: ["10.0.0.0/8"], password_changed: true },
+    });
+    expect(JSON.stringify(byAction("account.smpp")[0])).not.toContain("smpp-pw1");
     expect(byAction("template.add")[0]).toMatchObject({
       target: `template ${templateId}`,
       after: { status: "pending" },

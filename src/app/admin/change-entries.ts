@@ -39,6 +39,12 @@ export function accountPriceCardEntry(who: Audited, username: string) {
     });
 }
 
+/** setSmppSettings's hook (never the SMPP password: whether it changed). */
+export function smppSettingsEntry(who: Audited, username: string) {
+  return (trx: Db, accountId: number, before: object, after: object) =>
+    recordChange(trx, who, { action: "account.smpp", target: `account ${username}`, accountId, before, after });
+}
+
 /** replacePriceCard's hook: the card's row count before and the rows after. */
 export function priceCardEntry(who: Audited, card: string, rows: readonly unknown[]) {
   return (trx: Db, rowsBefore: number) =>

@@ -34,7 +34,7 @@ import {
 } from "./account-schemas.js";
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
-import { accountPriceCardEntry, accountUpdateEntry } from "./change-entries.js";
+import { accountPriceCardEntry, accountUpdateEntry, smppSettingsEntry } from "./change-entries.js";
 import { registerCreditRoutes } from "./credit-routes.js";
 import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
@@ -246,7 +246,9 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         const entry = accountPriceCardEntry(who, username);
         await setAccountPriceCard(ctx.store, ctx.clock, username, body.price_card, entry);
       }
-      if (hasSmppChanges(smpp)) await setSmppSettings(ctx.store, ctx.clock, username, smpp);
+      if (hasSmppChanges(smpp)) {
+        await setSmppSettings(ctx.store, ctx.clock, username, smpp, smppSettingsEntry(who, username));
+      }
       await updateAccount(
         ctx.store,
         ctx.clock,

@@ -23,6 +23,7 @@ import {
   revokeKey,
   senderIdsOf,
   setSenderIdStatusFor,
+  smppSettingsEntry,
 } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { addLoginLockCommands } from "./cli-login-locks.js";
@@ -207,7 +208,9 @@ function addAccountsCommands(program: Command): void {
           const entry = accountPriceCardEntry(who, opts.username);
           await setAccountPriceCard(store, systemClock, opts.username, opts.priceCard, entry);
         }
-        if (hasSmppChanges(smpp)) await setSmppSettings(store, systemClock, opts.username, smpp);
+        if (hasSmppChanges(smpp)) {
+          await setSmppSettings(store, systemClock, opts.username, smpp, smppSettingsEntry(who, opts.username));
+        }
         await updateAccount(
           store,
           systemClock,
