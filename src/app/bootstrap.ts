@@ -8,6 +8,7 @@ import type { Store } from "../base/store/store.js";
 import { setUpVoiceDemo } from "../channels/voice/index.js";
 import { setUpWhatsAppDemo } from "../channels/whatsapp/index.js";
 import { addDltEntity, addDltHeader, addSenderId, createTemplate, hasAnyAccount } from "../domain/accounts/index.js";
+import { cliActor } from "../domain/audit/index.js";
 import { createAccountWithKey } from "./admin/index.js";
 
 export const DEMO_SENDER_ID = "SWBRD";
@@ -51,7 +52,8 @@ export async function hasAccounts(store: Store): Promise<boolean> {
 /** Seeds an empty database; returns the credentials, or undefined when accounts already exist. */
 export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<BootstrapCredentials | undefined> {
   if (await hasAccounts(store)) return undefined;
-  const deps = { store, clock };
+  // The first start seeds as the CLI would: the operating-system user and host that started it.
+  const deps = { store, clock, actor: cliActor() };
   try {
     const operatorPassword = password();
     const operator = await createAccountWithKey(deps, {

@@ -24,6 +24,7 @@ import { registerAdminMessageRoutes, registerAdminRoutes } from "./admin/index.j
 import { registerAdminAnalyticsRoutes } from "./analytics-routes.js";
 import { failChangedAnswers } from "./answer-check.js";
 import { registerApiDocs } from "./api-docs.js";
+import { registerAdminAuditRoutes } from "./audit-routes.js";
 import { consolePages, registerSessionRoutes } from "./console/index.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
@@ -168,6 +169,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       registerSmppAdminRoutes(admin, ctx);
       registerSystemRoutes(admin, ctx);
       registerAdminRefusalRoutes(admin, ctx);
+      registerAdminAuditRoutes(admin, ctx);
       // A message's timeline shows its SMPP parts (admin/ reads them through carriers/).
       registerAdminMessageRoutes(admin, { ...ctx, messageParts: partsOfMessage });
       registerAdminAnalyticsRoutes(admin, ctx);

@@ -19,6 +19,7 @@ import { floodCount, messageCount, messagesByStatus } from "../domain/messages/i
 import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
 import { registerV2WebhookRoutes } from "../domain/webhooks/v2-routes.js";
 import { registerV2AnalyticsRoutes } from "./analytics-routes.js";
+import { registerV2AuditRoutes } from "./audit-routes.js";
 import type { AppContext } from "./context.js";
 
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
@@ -62,6 +63,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2EmailSendRoute(v2, ctx);
   registerV2VoiceRoutes(v2, ctx);
   registerV2RefusalRoutes(v2, ctx);
+  registerV2AuditRoutes(v2, ctx);
   registerV2AnalyticsRoutes(v2, ctx);
   registerV2VerifyRoutes(v2, ctx);
 }

@@ -20,6 +20,7 @@ import { addSenderIdFor, createAccountWithKey } from "../../src/app/admin/index.
 import { systemClock } from "../../src/base/core/clock.js";
 import { openStore, type Store } from "../../src/base/store/store.js";
 import { ledgerSum, walletBalance } from "../../src/domain/accounts/index.js";
+import { cliActor } from "../../src/domain/audit/index.js";
 import { setWebhookUrls } from "../../src/domain/webhooks/settings.js";
 import { FakeSmsc } from "../delivery/carriers/fake-smsc.js";
 import { Receiver } from "../domain/webhooks/receiver.js";
@@ -193,7 +194,7 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
   it(
     "keeps every promise through each fault",
     async () => {
-      const deps = { store, clock: systemClock };
+      const deps = { store, clock: systemClock, actor: cliActor() };
       const account = await createAccountWithKey(deps, {
         username: "faults",
         password: "faults-password",

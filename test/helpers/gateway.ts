@@ -13,6 +13,7 @@ import type { Store } from "../../src/base/store/store.js";
 import type { DispatcherOptions } from "../../src/delivery/dispatch/dispatcher.js";
 import { type Connector, Dispatcher, Router } from "../../src/delivery/dispatch/index.js";
 import { addSenderId } from "../../src/domain/accounts/index.js";
+import { cliActor } from "../../src/domain/audit/index.js";
 import type { WebhookOutbox } from "../../src/domain/webhooks/outbox.js";
 import { createTestDatabase, type TestDatabase } from "./engines.js";
 
@@ -133,7 +134,7 @@ export async function buildAccount(
   const username = `user${counter}_${Math.random().toString(36).slice(2, 8)}`;
   const password = `pw-${Math.random().toString(36).slice(2)}`;
   const created = await createAccountWithKey(
-    { store: t.db.store, clock: t.clock },
+    { store: t.db.store, clock: t.clock, actor: cliActor() },
     {
       username,
       password,

@@ -11,8 +11,8 @@ export type Room = (typeof ROOMS)[number];
 export const TIERS: Readonly<Record<Room, readonly (readonly string[])[]>> = {
   // What any server needs: the database, domain primitives, settings and logs, HTTP plumbing, the SMPP codec.
   base: [["store"], ["core"], ["runtime"], ["http", "smpp"]],
-  // The business's records: who calls, accounts and money, contacts, messages, webhooks.
-  domain: [["auth"], ["accounts"], ["messages", "webhooks", "contacts", "refusals"]],
+  // The business's records: the audit log of changes, who calls, accounts and money, contacts, messages, webhooks.
+  domain: [["audit"], ["auth"], ["accounts"], ["messages", "webhooks", "contacts", "refusals"]],
   // Getting messages out: the dispatcher and its simulators, the carriers' connectors, the alerts.
   delivery: [["dispatch"], ["carriers"], ["alerts"]],
   // The API families and protocols, each a thin adapter over the rooms below.

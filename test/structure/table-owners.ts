@@ -6,6 +6,9 @@
 
 /** Table -> the top-level folder of src/ that owns it. Every table of store/schema*.ts has one. */
 export const TABLE_OWNERS: Readonly<Record<string, string>> = {
+  // audit/: the log of changes
+  audit_log: "domain/audit",
+  audit_head: "domain/audit",
   // auth/: who is calling
   api_keys: "domain/auth",
   console_sessions: "domain/auth",

@@ -42,6 +42,8 @@ const AccountViews = lazy(() => import("./pages/operator/Views.js"));
 const Refusals = lazy(() => import("./pages/Refusals.js"));
 const Verify = lazy(() => import("./pages/Verify.js"));
 const OperatorRefusals = lazy(() => import("./pages/operator/Refusals.js"));
+const Audit = lazy(() => import("./pages/Audit.js"));
+const OperatorAudit = lazy(() => import("./pages/operator/Audit.js"));
 const Alerts = lazy(() => import("./pages/operator/Alerts.js"));
 const Analytics = lazy(() => import("./pages/operator/Analytics.js"));
 const Margin = lazy(() => import("./pages/operator/Margin.js"));
@@ -61,6 +63,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/refusals", title: "Refusals", component: Refusals, nav: true },
   { path: "/verify", title: "Verify", component: Verify, nav: true },
   { path: "/credits", title: "Credits", component: Credits, nav: true },
+  { path: "/audit", title: "Audit log", component: Audit, nav: true },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true },
   { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true },
@@ -76,6 +79,7 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/messages", title: "All messages", component: OperatorMessages, nav: true },
   { path: "/operator/messages/:id", title: "Message", component: OperatorMessage },
   { path: "/operator/views", title: "Account views", component: AccountViews, nav: true },
+  { path: "/operator/audit", title: "Audit log", component: OperatorAudit, nav: true },
   { path: "/operator/alerts", title: "Alerts", component: Alerts, nav: true },
   { path: "/operator/analytics", title: "Analytics", component: Analytics, nav: true },
   { path: "/operator/margin", title: "Margin", component: Margin, nav: true },

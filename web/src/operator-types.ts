@@ -10,6 +10,7 @@ import type * as analytics from "../../src/app/analytics-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
 import type * as alerts from "../../src/delivery/alerts/alert-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
+import type * as audit from "../../src/domain/audit/audit-schemas.js";
 import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 
 export { APPROVAL_KINDS, type ApprovalKind } from "../../src/app/admin/approval-kinds.js";
@@ -53,3 +54,4 @@ export type RouteScore = Static<typeof carriers.RouteScore>;
 export type DltLink = Static<typeof smsRules.OperatorDltLink>;
 /** A DLT entity's telemarketer chain, the operator's own TM ID last. */
 export type DltChain = Static<typeof smsRules.DltChain>;
+export type AuditVerification = Static<typeof audit.AuditVerification>;

@@ -10,6 +10,7 @@ import type * as verify from "../../src/channels/verify/schemas.js";
 import type * as voice from "../../src/channels/voice/v2-schemas.js";
 import type * as whatsapp from "../../src/channels/whatsapp/v2-schemas.js";
 import type * as accounts from "../../src/domain/accounts/v2-schemas.js";
+import type * as audit from "../../src/domain/audit/audit-schemas.js";
 import type * as contacts from "../../src/domain/contacts/v2-schemas.js";
 import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 import type * as webhooks from "../../src/domain/webhooks/schemas.js";
@@ -76,3 +77,6 @@ export type RefusalPage = Static<typeof refusals.RefusalPage>;
 // The Verify API: the account's verify settings and the conversion of its codes.
 export type VerifySettings = Static<typeof verify.VerifySettingsAnswer>;
 export type VerifyAnalytics = Static<typeof verify.VerifyAnalytics>;
+// The audit log.
+export type AuditEntry = Static<typeof audit.AuditEntry>;
+export type AuditPage = Static<typeof audit.AuditPage>;

@@ -227,3 +227,29 @@ export function ConfirmButton({
     </div>
   );
 }
+
+/**
+ * Previous and Next of a list read by cursor (GET …?cursor=): `cursors` are the pages' cursors so
+ * far (the last one the page shown), `next` the list's next_cursor.
+ */
+export function CursorPager({
+  cursors,
+  setCursors,
+  next,
+}: {
+  cursors: string[];
+  setCursors: (cursors: string[]) => void;
+  next: string | null;
+}) {
+  return (
+    <nav className="pager" aria-label="Pages">
+      <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
+        Previous
+      </button>
+      <span>Page {cursors.length + 1}</span>
+      <button type="button" disabled={!next} onClick={() => next && setCursors([...cursors, next])}>
+        Next
+      </button>
+    </nav>
+  );
+}

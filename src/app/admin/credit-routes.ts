@@ -13,7 +13,8 @@ import {
 } from "../../domain/accounts/index.js";
 import { CreditTopUp, OperatorLedgerEntry } from "./account-schemas.js";
 import { CreditAdjustment } from "./desk-schemas.js";
-import { addCredits, adjustCredits } from "./operations.js";
+import { addCredits, adjustCredits } from "./key-credit-operations.js";
+import { changeDeps } from "./operations.js";
 
 const Username = Type.Object({ username: Type.String() });
 const ok = (data: unknown) => ({ status: "success", data });
@@ -38,7 +39,7 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
     },
     async (request) => {
       const body = request.body;
-      return ok(await addCredits(deps, { username: request.params.username, ...body }));
+      return ok(await addCredits(changeDeps(deps, request), { username: request.params.username, ...body }));
     },
   );
 
@@ -58,7 +59,8 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
         response: operatorAnswer(CreditAdjustment),
       },
     },
-    async (request) => ok(await adjustCredits(deps, { username: request.params.username, ...request.body })),
+    async (request) =>
+      ok(await adjustCredits(changeDeps(deps, request), { username: request.params.username, ...request.body })),
   );
 
   admin.get(

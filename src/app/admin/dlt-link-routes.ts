@@ -10,6 +10,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import {
   addDltLink,
+  approvalBefore,
   DLT_CHANGED,
   DLT_LINK_FIELD,
   type DltLinkKind,
@@ -19,40 +20,61 @@ import {
   requireAccount,
   setDltLinkStatus,
 } from "../../domain/accounts/index.js";
-import type { OperatorDeps } from "./operations.js";
+import { recordChange } from "../../domain/audit/index.js";
+import { type ChangeDeps, changeDeps, type OperatorDeps, recordDecision } from "./operations.js";
 import { AddedDltLink, OperatorDltLink, RemovedDltLink } from "./sms-rule-schemas.js";
 
 const WHAT: Record<DltLinkKind, string> = { url: "DLT link", callback: "DLT callback number" };
 
 /** Adds a link or number to an entity's list of the account, approved. */
 export async function addDltLinkFor(
-  deps: OperatorDeps,
+  deps: ChangeDeps,
   username: string,
   kind: DltLinkKind,
   entityId: string,
   value: string,
 ) {
   const account = await requireAccount(deps.store.db, username);
-  const { row } = await addDltLink(deps.store.db, deps.clock, account, { kind, entityId, value, status: "approved" });
+  const { row } = await deps.store.transaction(async (trx) => {
+    const added = await addDltLink(trx, deps.clock, account, { kind, entityId, value, status: "approved" });
+    const after = describeDltLink(added.row);
+    await recordChange(trx, deps, {
+      action: `dlt_${kind}.add`,
+      target: `${WHAT[kind]} ${added.row.id}`,
+      accountId: account.id,
+      after,
+    });
+    return added;
+  });
   await deps.store.signals.notify(DLT_CHANGED, String(account.id));
   return { ...describeDltLink(row), account: account.username };
 }
 
 export async function removeDltLinkFor(
-  deps: OperatorDeps,
+  deps: ChangeDeps,
   username: string,
   kind: DltLinkKind,
   entityId: string,
   value: string,
 ) {
   const account = await requireAccount(deps.store.db, username);
-  const removed = await removeDltLink(deps.store.db, account, { kind, entityId, value });
-  if (!removed.removed) {
-    throw new GatewayError(
-      "not_found",
-      `${WHAT[kind]} ${removed.value} is not on the list of DLT entity ${removed.entityId} of ${account.username}.`,
-    );
-  }
+  const removed = await deps.store.transaction(async (trx) => {
+    const removed = await removeDltLink(trx, account, { kind, entityId, value });
+    if (!removed.removed) {
+      throw new GatewayError(
+        "not_found",
+        `${WHAT[kind]} ${removed.value} is not on the list of DLT entity ${removed.entityId} of ${account.username}.`,
+      );
+    }
+    const target = `${WHAT[kind]} ${removed.value} of DLT entity ${removed.entityId}`;
+    await recordChange(trx, deps, {
+      action: `dlt_${kind}.remove`,
+      target,
+      accountId: account.id,
+      before: { value: removed.value },
+    });
+    return removed;
+  });
   await deps.store.signals.notify(DLT_CHANGED, String(account.id));
   return {
     account: account.username,
@@ -68,9 +90,14 @@ export async function dltLinksOf(deps: OperatorDeps, username: string, kind: Dlt
   return (await listDltLinks(deps.store.db, account.id, kind, entityId)).map(describeDltLink);
 }
 
-export async function setDltLinkStatusFor(deps: OperatorDeps, kind: DltLinkKind, id: number, status: ApprovalStatus) {
-  const row = await setDltLinkStatus(deps.store.db, kind, id, status);
-  if (!row) throw new GatewayError("not_found", `No ${WHAT[kind]} with id ${id}.`);
+export async function setDltLinkStatusFor(deps: ChangeDeps, kind: DltLinkKind, id: number, status: ApprovalStatus) {
+  const row = await deps.store.transaction(async (trx) => {
+    const before = await approvalBefore(trx, "dlt_links", id);
+    const row = await setDltLinkStatus(trx, kind, id, status);
+    if (!row || !before) throw new GatewayError("not_found", `No ${WHAT[kind]} with id ${id}.`);
+    await recordDecision(trx, deps, `dlt_${kind}`, `${WHAT[kind]} ${id}`, before, describeDltLink(row));
+    return row;
+  });
   await deps.store.signals.notify(DLT_CHANGED, String(row.account_id));
   return describeDltLink(row);
 }
@@ -110,7 +137,13 @@ export function registerDltLinkRoutes(admin: TypedRoutes, ctx: Deps): void {
       { schema: { params: Username, body: Body, response: operatorAnswer(AddedDltLink) } },
       async (request, reply) => {
         const { username } = request.params;
-        const added = await addDltLinkFor(deps, username, kind, entityOf(request.body), listedOf(request.body));
+        const added = await addDltLinkFor(
+          changeDeps(deps, request),
+          username,
+          kind,
+          entityOf(request.body),
+          listedOf(request.body),
+        );
         return reply.code(201).send(ok(added));
       },
     );
@@ -118,7 +151,15 @@ export function registerDltLinkRoutes(admin: TypedRoutes, ctx: Deps): void {
       `/accounts/:username/dlt/${path}`,
       { schema: { params: Username, body: Body, response: operatorAnswer(RemovedDltLink) } },
       async (request) =>
-        ok(await removeDltLinkFor(deps, request.params.username, kind, entityOf(request.body), listedOf(request.body))),
+        ok(
+          await removeDltLinkFor(
+            changeDeps(deps, request),
+            request.params.username,
+            kind,
+            entityOf(request.body),
+            listedOf(request.body),
+          ),
+        ),
     );
     for (const [action, status] of [
       ["approve", "approved"],
@@ -127,7 +168,7 @@ export function registerDltLinkRoutes(admin: TypedRoutes, ctx: Deps): void {
       admin.post(
         `/dlt/${path}/:id/${action}`,
         { schema: { params: IdParams, response: operatorAnswer(OperatorDltLink) } },
-        async (request) => ok(await setDltLinkStatusFor(deps, kind, request.params.id, status)),
+        async (request) => ok(await setDltLinkStatusFor(changeDeps(deps, request), kind, request.params.id, status)),
       );
     }
   }

@@ -2,6 +2,10 @@
 //
 // Its files (others import this folder through this index only):
 //   operations.ts      the actions themselves, shared by the CLI and the operator API so both behave alike
+//   key-credit-operations.ts  an account's API keys (make, list, revoke) and money (top-up, adjust),
+//                      for the CLI and the operator API alike, each change with its audit entry
+//   change-entries.ts  the audit entries of changes whose transaction a lower folder opens (an account's
+//                      settings and price card, a price card's rows), as hooks those changes run
 //   onboarding.ts      createAccountWithKey: an account with its first key, approved sender IDs (also
 //                      DLT headers), DLT entities and default, approved templates and credits, in the
 //                      one transaction of accounts.createAccount (a bad field writes nothing)
@@ -32,8 +36,10 @@
 //   price-card-routes.ts  PUT/GET /admin/api/price-cards/{name}, GET /admin/api/price-cards
 //   price-card-schemas.ts its answers as schemas
 
+export * from "./change-entries.js";
 export { clearTmChainFor, setTmChainFor, tmChainsOf } from "./dlt-chain-routes.js";
 export { addDltLinkFor, dltLinksOf, removeDltLinkFor, setDltLinkStatusFor } from "./dlt-link-routes.js";
+export * from "./key-credit-operations.js";
 export {
   operatorExportRows,
   operatorMessageDetail,

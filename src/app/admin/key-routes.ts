@@ -6,9 +6,11 @@ import { GatewayError } from "../../base/core/errors.js";
 import { IdParams } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { recordChange } from "../../domain/audit/index.js";
 import { apiKeyRevoked, setApiKeyRateLimit } from "../../domain/auth/index.js";
 import { KeyRateLimit, OperatorApiKey, OperatorCreatedKey, OperatorKeyRevocation } from "./account-schemas.js";
-import { createKeyFor, keysOf, MAX_RATE_LIMIT, parseRateLimit, revokeKey } from "./operations.js";
+import { createKeyFor, keysOf, revokeKey } from "./key-credit-operations.js";
+import { changeDeps, MAX_RATE_LIMIT, parseRateLimit } from "./operations.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -48,7 +50,7 @@ export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
     },
     async (request, reply) => {
       const body = request.body;
-      const key = await createKeyFor(deps, request.params.username, {
+      const key = await createKeyFor(changeDeps(deps, request), request.params.username, {
         ...(body.name ? { name: body.name } : {}),
         ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
       });
@@ -59,7 +61,7 @@ export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
   admin.delete(
     "/keys/:id",
     { schema: { params: IdParams, response: operatorAnswer(OperatorKeyRevocation) } },
-    async (request) => ok(await revokeKey(deps, request.params.id)),
+    async (request) => ok(await revokeKey(changeDeps(deps, request), request.params.id)),
   );
 
   admin.patch(
@@ -74,8 +76,14 @@ export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const { id } = request.params;
       const rateLimit = parseRateLimit(request.body.rate_limit);
-      const keyHash = await setApiKeyRateLimit(ctx.store.db, id, rateLimit);
-      if (!keyHash) throw new GatewayError("not_found", `No API key with id ${id}.`);
+      const acting = changeDeps(deps, request);
+      const { keyHash } = await ctx.store.transaction(async (trx) => {
+        const key = await setApiKeyRateLimit(trx, id, rateLimit);
+        if (!key) throw new GatewayError("not_found", `No API key with id ${id}.`);
+        const change = { action: "key.rate_limit", target: `key ${id}`, accountId: key.accountId };
+        await recordChange(trx, acting, { ...change, after: { rate_limit: rateLimit } });
+        return key;
+      });
       await apiKeyRevoked(ctx.store, keyHash);
       return ok({ id, rate_limit: rateLimit });
     },

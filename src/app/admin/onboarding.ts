@@ -18,8 +18,9 @@ import {
   parentFor,
   setDefaultDltEntity,
 } from "../../domain/accounts/index.js";
+import { recordChange } from "../../domain/audit/index.js";
 import { createApiKey } from "../../domain/auth/index.js";
-import { type OperatorDeps, parseRateLimit } from "./operations.js";
+import { type ChangeDeps, parseRateLimit } from "./operations.js";
 
 export interface OnboardingTemplate {
   content: string;
@@ -65,7 +66,7 @@ function checkedEntities(input: OnboardingInput): { entities: string[]; defaultE
   return { entities, defaultEntity };
 }
 
-export async function createAccountWithKey(deps: OperatorDeps, input: OnboardingInput): Promise<Onboarded> {
+export async function createAccountWithKey(deps: ChangeDeps, input: OnboardingInput): Promise<Onboarded> {
   const rateLimit = input.rateLimit === undefined ? undefined : parseRateLimit(input.rateLimit);
   const senders = [...new Set((input.senderIds ?? []).map(normalizeSenderId))];
   const { entities, defaultEntity } = checkedEntities(input);
@@ -113,6 +114,14 @@ export async function createAccountWithKey(deps: OperatorDeps, input: Onboarding
           approve: true,
         });
       }
+      const { password: _, ...given } = input;
+      const after = { ...given, api_key: { id: key.id, prefix: key.prefix } };
+      await recordChange(trx, deps, {
+        action: "account.create",
+        target: `account ${created.username}`,
+        accountId: created.id,
+        after,
+      });
     },
   );
   return { id: account.id, username: account.username, api_key: apiKey };

@@ -1,18 +1,18 @@
 // Operator actions, shared by the operator API and the CLI so both behave the same.
 
+import type { FastifyRequest } from "fastify";
 import type { Clock } from "../../base/core/clock.js";
-import { fromMilli, isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
+import { isWallet, WALLETS, type Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
-import type { Store } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
 import {
   addDltEntity,
   addDltHeader,
   addDnd,
   addSenderId,
-  adjustWallet,
+  approvalBefore,
   createTemplate,
-  creditWallet,
   DEFAULT_CARD,
   DLT_CHANGED,
   type DndImportResult,
@@ -44,12 +44,21 @@ import {
   usernamesOf,
   walletCredits,
 } from "../../domain/accounts/index.js";
-import { apiKeyRevoked, createApiKey, listApiKeys, revokeApiKey } from "../../domain/auth/index.js";
+import { type Actor, recordChange } from "../../domain/audit/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import { readinessOf } from "./readiness.js";
 
 export interface OperatorDeps {
   store: Store;
   clock: Clock;
+}
+
+/** What an action that changes something takes besides: who is acting, for the audit log. */
+export type ChangeDeps = OperatorDeps & { actor: Actor };
+
+/** The deps of a change made through `request`: its caller is who acts. */
+export function changeDeps(deps: OperatorDeps, request: FastifyRequest): ChangeDeps {
+  return { store: deps.store, clock: deps.clock, actor: actorOf(request) };
 }
 
 /** Parses `sms=1000,whatsapp=50` into opening balances. */
@@ -117,104 +126,18 @@ export async function accountDetail(deps: OperatorDeps, username: string) {
   };
 }
 
-export async function createKeyFor(
-  deps: OperatorDeps,
-  username: string,
-  options: { name?: string; rateLimit?: number },
-) {
-  const account = await requireAccount(deps.store.db, username);
-  const key = await createApiKey(deps.store.db, deps.clock, account.id, {
-    ...(options.name !== undefined ? { name: options.name } : {}),
-    ...(options.rateLimit !== undefined ? { rateLimit: parseRateLimit(options.rateLimit) } : {}),
-  });
-  return { id: key.id, account: account.username, api_key: key.key, prefix: key.prefix, rate_limit: key.rateLimit };
-}
-
-/** An account's API keys as listings show them: never the key, its prefix to tell them apart. */
-export async function keysOf(deps: OperatorDeps, username: string) {
-  const account = await requireAccount(deps.store.db, username);
-  const keys = await listApiKeys(deps.store.db, account.id);
-  return keys.map((k) => ({
-    id: k.id,
-    prefix: k.prefix,
-    name: k.name,
-    rate_limit: k.rate_limit,
-    created_at: new Date(k.created_at).toISOString(),
-    revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
-  }));
-}
-
-export async function revokeKey(deps: OperatorDeps, keyId: number) {
-  const revoked = await revokeApiKey(deps.store.db, deps.clock, keyId);
-  if (!revoked) throw new GatewayError("not_found", `No active API key with id ${keyId}.`);
-  await apiKeyRevoked(deps.store, revoked.keyHash);
-  return { id: keyId, revoked: true };
-}
-
-export async function addCredits(
-  deps: OperatorDeps,
-  input: { username: string; wallet: string; amount: number; note?: string },
-) {
-  const wallet = parseWallet(input.wallet);
-  if (!(Number.isFinite(input.amount) && input.amount > 0)) {
-    throw new GatewayError("invalid_request", "Amount must be a positive number of credits.");
-  }
-  const amount = toMilli(input.amount, "amount");
+export async function addSenderIdFor(deps: ChangeDeps, input: { username: string; sender: string; approve?: boolean }) {
   const account = await requireAccount(deps.store.db, input.username);
-  const balance = await deps.store.transaction((trx) =>
-    creditWallet(trx, deps.clock, {
+  const row = await deps.store.transaction(async (trx) => {
+    const row = await addSenderId(trx, deps.clock, account.id, input.sender, { approve: input.approve ?? false });
+    const after = describeSenderId(row);
+    await recordChange(trx, deps, {
+      action: "sender_id.add",
+      target: `sender ID ${row.id}`,
       accountId: account.id,
-      wallet,
-      amount,
-      kind: "topup",
-      note: input.note ?? "operator top-up",
-    }),
-  );
-  return { account: account.username, wallet, balance: fromMilli(balance) };
-}
-
-/**
- * Corrects a wallet by a signed amount of credits with a reason (the `adjustment` ledger entry):
- * a top-up cannot be undone by a negative top-up. Never takes more than the spendable balance.
- */
-export async function adjustCredits(
-  deps: OperatorDeps,
-  input: { username: string; wallet: string; amount: number; reason: string },
-) {
-  const wallet = parseWallet(input.wallet);
-  if (!Number.isFinite(input.amount) || input.amount === 0) {
-    throw new GatewayError(
-      "invalid_request",
-      "Amount must be a number of credits other than 0, positive or negative.",
-      {
-        field: "amount",
-      },
-    );
-  }
-  const reason = input.reason.trim();
-  if (reason === "") throw new GatewayError("invalid_request", "Say why: a reason is required.", { field: "reason" });
-  const amount = Math.sign(input.amount) * toMilli(Math.abs(input.amount), "amount");
-  const account = await requireAccount(deps.store.db, input.username);
-  const balance = await deps.store.transaction((trx) =>
-    adjustWallet(trx, deps.clock, { accountId: account.id, wallet, amount, note: reason }),
-  );
-  if (balance === undefined) {
-    const holds = (await walletCredits(deps.store.db, account.id))[wallet];
-    throw new GatewayError(
-      wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
-      `The ${wallet} wallet of ${account.username} holds ${holds} credits: it cannot lose ${Math.abs(input.amount)}.`,
-    );
-  }
-  return { account: account.username, wallet, adjusted: input.amount, reason, balance: fromMilli(balance) };
-}
-
-export async function addSenderIdFor(
-  deps: OperatorDeps,
-  input: { username: string; sender: string; approve?: boolean },
-) {
-  const account = await requireAccount(deps.store.db, input.username);
-  const row = await addSenderId(deps.store.db, deps.clock, account.id, input.sender, {
-    approve: input.approve ?? false,
+      after,
+    });
+    return row;
   });
   return { id: row.id, account: account.username, sender_id: row.sender, status: row.status };
 }
@@ -228,7 +151,7 @@ export async function senderIdsOf(deps: OperatorDeps, username: string, status?:
  * Sets a sender ID's status by its id. An id alone picks whichever account owns it: given
  * `username`, one of another account is refused as unknown. The answer names the account.
  */
-export async function setSenderIdStatusFor(deps: OperatorDeps, id: number, status: ApprovalStatus, username?: string) {
+export async function setSenderIdStatusFor(deps: ChangeDeps, id: number, status: ApprovalStatus, username?: string) {
   const db = deps.store.db;
   if (username !== undefined) {
     const account = await requireAccount(db, username);
@@ -236,24 +159,39 @@ export async function setSenderIdStatusFor(deps: OperatorDeps, id: number, statu
       throw new GatewayError("not_found", `No sender ID with id ${id} in account ${account.username}.`);
     }
   }
-  const row = await setSenderIdStatus(db, deps.clock, id, status);
-  if (!row) throw new GatewayError("not_found", `No sender ID with id ${id}.`);
+  const row = await deps.store.transaction(async (trx) => {
+    const before = await approvalBefore(trx, "sender_ids", id);
+    const row = await setSenderIdStatus(trx, deps.clock, id, status);
+    if (!row || !before) throw new GatewayError("not_found", `No sender ID with id ${id}.`);
+    await recordDecision(trx, deps, "sender_id", `sender ID ${id}`, before, describeSenderId(row));
+    return row;
+  });
   return { ...describeSenderId(row), account: (await usernamesOf(db, [row.account_id])).get(row.account_id) };
 }
 
 // The SMS rule set: templates, DLT registrations, the DND registry. Each change of templates or
 // DLT registrations is announced so that caches of them (content scrubbing) drop the account.
 
-export async function addTemplateFor(deps: OperatorDeps, input: { username: string } & NewTemplateInput) {
+export async function addTemplateFor(deps: ChangeDeps, input: { username: string } & NewTemplateInput) {
   const { username, ...template } = input;
   const account = await requireAccount(deps.store.db, username);
-  const row = await createTemplate(deps.store.db, deps.clock, account.id, template);
+  const row = await deps.store.transaction(async (trx) => {
+    const row = await createTemplate(trx, deps.clock, account.id, template);
+    const after = describeTemplate(row);
+    await recordChange(trx, deps, {
+      action: "template.add",
+      target: `template ${row.id}`,
+      accountId: account.id,
+      after,
+    });
+    return row;
+  });
   await deps.store.signals.notify(TEMPLATES_CHANGED, String(account.id));
   return { ...describeTemplate(row), account: account.username };
 }
 
 /** Sets a template's status by its id, as setSenderIdStatusFor does (the account checked when named). */
-export async function setTemplateStatusFor(deps: OperatorDeps, id: number, status: ApprovalStatus, username?: string) {
+export async function setTemplateStatusFor(deps: ChangeDeps, id: number, status: ApprovalStatus, username?: string) {
   const db = deps.store.db;
   if (username !== undefined) {
     const account = await requireAccount(db, username);
@@ -261,8 +199,13 @@ export async function setTemplateStatusFor(deps: OperatorDeps, id: number, statu
       throw new GatewayError("not_found", `No template with id ${id} in account ${account.username}.`);
     }
   }
-  const row = await setTemplateStatus(db, deps.clock, id, status);
-  if (!row) throw new GatewayError("not_found", `No template with id ${id}.`);
+  const row = await deps.store.transaction(async (trx) => {
+    const before = await approvalBefore(trx, "templates", id);
+    const row = await setTemplateStatus(trx, deps.clock, id, status);
+    if (!row || !before) throw new GatewayError("not_found", `No template with id ${id}.`);
+    await recordDecision(trx, deps, "template", `template ${id}`, before, describeTemplate(row));
+    return row;
+  });
   await deps.store.signals.notify(TEMPLATES_CHANGED, String(row.account_id));
   return { ...describeTemplate(row), account: (await usernamesOf(db, [row.account_id])).get(row.account_id) };
 }
@@ -284,24 +227,51 @@ export async function listTemplatesFor(
 
 export type DltKind = "entity" | "header";
 
-export async function addDltFor(deps: OperatorDeps, username: string, kind: DltKind, value: string) {
+/** The audit entry of an approval's decision: `<thing>.approve` or `.reject`, its status before and the row after. */
+export async function recordDecision(
+  trx: Db,
+  deps: ChangeDeps,
+  thing: string,
+  target: string,
+  before: { account_id: number; status: string },
+  after: { status: string },
+) {
+  const action = `${thing}.${after.status === "approved" ? "approve" : after.status === "rejected" ? "reject" : "set_status"}`;
+  await recordChange(trx, deps, {
+    action,
+    target,
+    accountId: before.account_id,
+    before: { status: before.status },
+    after,
+  });
+}
+
+export async function addDltFor(deps: ChangeDeps, username: string, kind: DltKind, value: string) {
   const account = await requireAccount(deps.store.db, username);
-  const described =
-    kind === "entity"
-      ? describeDltEntity(await addDltEntity(deps.store.db, deps.clock, account.id, value))
-      : describeDltHeader(await addDltHeader(deps.store.db, deps.clock, account.id, value));
+  const described = await deps.store.transaction(async (trx) => {
+    const described =
+      kind === "entity"
+        ? describeDltEntity(await addDltEntity(trx, deps.clock, account.id, value))
+        : describeDltHeader(await addDltHeader(trx, deps.clock, account.id, value));
+    const target = `DLT ${kind} ${described.id}`;
+    await recordChange(trx, deps, { action: `dlt_${kind}.add`, target, accountId: account.id, after: described });
+    return described;
+  });
   await deps.store.signals.notify(DLT_CHANGED, String(account.id));
   return { ...described, account: account.username };
 }
 
-export async function removeDltFor(deps: OperatorDeps, username: string, kind: DltKind, value: string) {
+export async function removeDltFor(deps: ChangeDeps, username: string, kind: DltKind, value: string) {
   const account = await requireAccount(deps.store.db, username);
-  const removed =
-    kind === "entity"
-      ? await deps.store.transaction((trx) => removeDltEntity(trx, account.id, value))
-      : await removeDltHeader(deps.store.db, account.id, value);
   const what = kind === "entity" ? "DLT entity ID" : "DLT header";
-  if (!removed) throw new GatewayError("not_found", `${what} "${value}" is not registered for ${account.username}.`);
+  const removed = await deps.store.transaction(async (trx) => {
+    const removed =
+      kind === "entity" ? await removeDltEntity(trx, account.id, value) : await removeDltHeader(trx, account.id, value);
+    if (!removed) throw new GatewayError("not_found", `${what} "${value}" is not registered for ${account.username}.`);
+    const target = `DLT ${kind} ${value.trim().toUpperCase()}`;
+    await recordChange(trx, deps, { action: `dlt_${kind}.remove`, target, accountId: account.id, before: { value } });
+    return removed;
+  });
   await deps.store.signals.notify(DLT_CHANGED, String(account.id));
   return {
     account: account.username,
@@ -310,10 +280,16 @@ export async function removeDltFor(deps: OperatorDeps, username: string, kind: D
   };
 }
 
-export async function setDltStatusFor(deps: OperatorDeps, kind: DltKind, id: number, status: ApprovalStatus) {
-  const row = await setDltStatus(deps.store.db, kind, id, status);
+export async function setDltStatusFor(deps: ChangeDeps, kind: DltKind, id: number, status: ApprovalStatus) {
   const what = kind === "entity" ? "DLT entity ID" : "DLT header";
-  if (!row) throw new GatewayError("not_found", `No ${what} with id ${id}.`);
+  const row = await deps.store.transaction(async (trx) => {
+    const before = await approvalBefore(trx, kind === "entity" ? "dlt_entities" : "dlt_headers", id);
+    const row = await setDltStatus(trx, kind, id, status);
+    if (!row || !before) throw new GatewayError("not_found", `No ${what} with id ${id}.`);
+    const after = "entity_id" in row ? describeDltEntity(row) : describeDltHeader(row);
+    await recordDecision(trx, deps, `dlt_${kind}`, `DLT ${kind} ${id}`, before, after);
+    return row;
+  });
   await deps.store.signals.notify(DLT_CHANGED, String(row.account_id));
   return "entity_id" in row ? describeDltEntity(row) : describeDltHeader(row);
 }

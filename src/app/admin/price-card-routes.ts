@@ -17,6 +17,8 @@ import {
   priceRowsOf,
   replacePriceCard,
 } from "../../domain/accounts/index.js";
+import { priceCardEntry } from "./change-entries.js";
+import { changeDeps } from "./operations.js";
 import { CostCard, PriceCard, PriceCardSummary, WrittenCostCard, WrittenPriceCard } from "./price-card-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -63,7 +65,8 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
         throw new GatewayError("invalid_request", `The card "${DEFAULT_CARD}" is built in (1 credit a unit).`);
       }
       const rows = priceRowsOf(request.body.rows);
-      const written = await replacePriceCard(ctx.store, ctx.clock, name, rows);
+      const entry = priceCardEntry(changeDeps(ctx, request), name, request.body.rows);
+      const written = await replacePriceCard(ctx.store, ctx.clock, name, rows, entry);
       return ok({ name, rows: written });
     },
   );
@@ -88,7 +91,7 @@ export function registerCostCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     { schema: { params: Connector, body: Rows, response: operatorAnswer(WrittenCostCard) } },
     async (request) => {
       const { name } = request.params;
-      const written = await replaceCostCard(ctx, name, priceRowsOf(request.body.rows));
+      const written = await replaceCostCard(changeDeps(ctx, request), name, priceRowsOf(request.body.rows));
       return ok({ connector: name, rows: written });
     },
   );

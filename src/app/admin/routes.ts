@@ -36,13 +36,14 @@ import {
 } from "./account-schemas.js";
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
+import { accountPriceCardEntry, accountUpdateEntry, smppSettingsEntry } from "./change-entries.js";
 import { registerCreditRoutes } from "./credit-routes.js";
 import { registerDltChainRoutes } from "./dlt-chain-routes.js";
 import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
-import { accountDetail, addSenderIdFor, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
+import { accountDetail, addSenderIdFor, changeDeps, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
 import { registerCostCardRoutes, registerPriceCardRoutes } from "./price-card-routes.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
@@ -165,7 +166,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     },
     async (request, reply) => {
       const body = request.body;
-      const created = await createAccountWithKey(deps, {
+      const created = await createAccountWithKey(changeDeps(deps, request), {
         username: body.username,
         password: body.password,
         ...(body.role ? { role: body.role } : {}),
@@ -245,23 +246,35 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         allowedIps: body.smpp_allowed_ips,
       };
       // Checked first: an unknown card changes nothing else.
-      if (body.price_card !== undefined) await setAccountPriceCard(ctx.store, ctx.clock, username, body.price_card);
-      if (hasSmppChanges(smpp)) await setSmppSettings(ctx.store, ctx.clock, username, smpp);
-      await updateAccount(ctx.store, ctx.clock, username, {
-        status: body.status,
-        password: body.password,
-        timeZone: body.time_zone,
-        floodLimit: body.flood_limit,
-        getApiEnabled: body.get_api_enabled,
-        internationalEnabled: body.international_enabled,
-        dltScrubbing: body.dlt_scrubbing,
-        dltMatching: body.dlt_matching,
-        promoSenderEnabled: body.promo_sender_enabled,
-        routes: body.routes,
-        unlock: body.unlock,
-        defaultDltEntityId: body.default_dlt_entity_id,
-        promoHours: body.promo_hours,
-      });
+      const who = changeDeps(deps, request);
+      if (body.price_card !== undefined) {
+        const entry = accountPriceCardEntry(who, username);
+        await setAccountPriceCard(ctx.store, ctx.clock, username, body.price_card, entry);
+      }
+      if (hasSmppChanges(smpp)) {
+        await setSmppSettings(ctx.store, ctx.clock, username, smpp, smppSettingsEntry(who, username));
+      }
+      await updateAccount(
+        ctx.store,
+        ctx.clock,
+        username,
+        {
+          status: body.status,
+          password: body.password,
+          timeZone: body.time_zone,
+          floodLimit: body.flood_limit,
+          getApiEnabled: body.get_api_enabled,
+          internationalEnabled: body.international_enabled,
+          dltScrubbing: body.dlt_scrubbing,
+          dltMatching: body.dlt_matching,
+          promoSenderEnabled: body.promo_sender_enabled,
+          routes: body.routes,
+          unlock: body.unlock,
+          defaultDltEntityId: body.default_dlt_entity_id,
+          promoHours: body.promo_hours,
+        },
+        accountUpdateEntry(who),
+      );
       return ok(await accountDetail(deps, username));
     },
   );
@@ -286,7 +299,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     },
     async (request, reply) => {
       const body = request.body;
-      const created = await addSenderIdFor(deps, {
+      const created = await addSenderIdFor(changeDeps(deps, request), {
         username: request.params.username,
         ...body,
       });
@@ -301,7 +314,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     admin.post(
       `/sender-ids/:id/${action}`,
       { schema: { params: IdParams, response: operatorAnswer(DecidedSenderId) } },
-      async (request) => ok(await setSenderIdStatusFor(deps, request.params.id, status)),
+      async (request) => ok(await setSenderIdStatusFor(changeDeps(deps, request), request.params.id, status)),
     );
   }
 

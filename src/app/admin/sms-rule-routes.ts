@@ -10,6 +10,7 @@ import {
   addDltFor,
   addDndNumbers,
   addTemplateFor,
+  changeDeps,
   type DltKind,
   dltRegistrationsOf,
   dndStatusOf,
@@ -84,7 +85,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
     },
     async (request, reply) => {
       const body = request.body;
-      const created = await addTemplateFor(deps, {
+      const created = await addTemplateFor(changeDeps(deps, request), {
         username: request.params.username,
         name: body.name,
         content: body.content,
@@ -129,7 +130,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
     admin.post(
       `/templates/:id/${action}`,
       { schema: { params: IdParams, response: operatorAnswer(AddedTemplate) } },
-      async (request) => ok(await setTemplateStatusFor(deps, request.params.id, status)),
+      async (request) => ok(await setTemplateStatusFor(changeDeps(deps, request), request.params.id, status)),
     );
   }
 
@@ -152,14 +153,20 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
       `/accounts/:username/dlt/${path}`,
       { schema: { params: Username, body: Body, response: operatorAnswer(Added) } },
       async (request, reply) => {
-        const added = await addDltFor(deps, request.params.username, kind, registered(request.body));
+        const added = await addDltFor(
+          changeDeps(deps, request),
+          request.params.username,
+          kind,
+          registered(request.body),
+        );
         return reply.code(201).send(ok(added));
       },
     );
     admin.delete(
       `/accounts/:username/dlt/${path}`,
       { schema: { params: Username, body: Body, response: operatorAnswer(Removed) } },
-      async (request) => ok(await removeDltFor(deps, request.params.username, kind, registered(request.body))),
+      async (request) =>
+        ok(await removeDltFor(changeDeps(deps, request), request.params.username, kind, registered(request.body))),
     );
     // An account's request (POST /api/v2/dlt/…), decided by its id.
     for (const [action, status] of [
@@ -169,7 +176,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
       admin.post(
         `/dlt/${path}/:id/${action}`,
         { schema: { params: IdParams, response: operatorAnswer(Listed) } },
-        async (request) => ok(await setDltStatusFor(deps, kind, request.params.id, status)),
+        async (request) => ok(await setDltStatusFor(changeDeps(deps, request), kind, request.params.id, status)),
       );
     }
   }

@@ -5,12 +5,13 @@
 import { type Command, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
-import type { Store } from "../../base/store/store.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import { listAccounts, parseRouteList, setAccountPriceCard, updateAccount } from "../../domain/accounts/index.js";
 import {
   accountDetail,
+  accountPriceCardEntry,
   accountSummary,
+  accountUpdateEntry,
   addCredits,
   addSenderIdFor,
   adjustCredits,
@@ -22,11 +23,13 @@ import {
   revokeKey,
   senderIdsOf,
   setSenderIdStatusFor,
+  smppSettingsEntry,
 } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { addLoginLockCommands } from "./cli-login-locks.js";
 import {
   addReviewCommands,
+  cliDeps,
   decimal,
   onOff,
   positiveNumber,
@@ -38,8 +41,6 @@ import {
   wholeNumber,
   withStore,
 } from "./cli-support.js";
-
-const deps = (store: Store) => ({ store, clock: systemClock });
 
 type Detail = Awaited<ReturnType<typeof accountDetail>>;
 
@@ -115,7 +116,7 @@ function addAccountsCommands(program: Command): void {
             `--dlt-template-id is given ${templateIds.length} times for ${templates.length} --template; give one per template, in order`,
           );
         }
-        const created = await createAccountWithKey(deps(store), {
+        const created = await createAccountWithKey(cliDeps(store), {
           username: opts.username,
           password: opts.password,
           ...(opts.operator ? { role: "operator" as const } : {}),
@@ -130,7 +131,7 @@ function addAccountsCommands(program: Command): void {
           dltEntityIds: opts.dltEntity ?? [],
           templates: templates.map((content, index) => ({ content, dltTemplateId: templateIds[index] ?? null })),
         });
-        const { ready, missing } = await accountDetail(deps(store), created.username);
+        const { ready, missing } = await accountDetail(cliDeps(store), created.username);
         print({ ...created, ready, missing }, opts.json, () =>
           [
             `created account ${created.username} (id ${created.id})`,
@@ -147,7 +148,7 @@ function addAccountsCommands(program: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         const all = await Promise.all(
-          (await listAccounts(store.db)).map((a) => accountSummary(deps(store), a.username)),
+          (await listAccounts(store.db)).map((a) => accountSummary(cliDeps(store), a.username)),
         );
         print(all, opts.json, () =>
           table(
@@ -167,7 +168,7 @@ function addAccountsCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((username: string, opts) =>
       withStore(async (store) => {
-        const detail = await accountDetail(deps(store), username);
+        const detail = await accountDetail(cliDeps(store), username);
         print(detail, opts.json, () => detailText(detail));
       }),
     );
@@ -205,24 +206,36 @@ function addAccountsCommands(program: Command): void {
           submitsPerSecond: opts.smppSubmitsPerSecond,
           allowedIps: opts.smppAllowedIps === undefined ? undefined : String(opts.smppAllowedIps).split(","),
         };
-        if (opts.priceCard !== undefined) await setAccountPriceCard(store, systemClock, opts.username, opts.priceCard);
-        if (hasSmppChanges(smpp)) await setSmppSettings(store, systemClock, opts.username, smpp);
-        await updateAccount(store, systemClock, opts.username, {
-          status: opts.status,
-          password: opts.password,
-          timeZone: opts.timeZone,
-          floodLimit: opts.floodLimit,
-          internationalEnabled: opts.international,
-          getApiEnabled: opts.getApi,
-          dltScrubbing: opts.dltScrubbing,
-          dltMatching: opts.dltMatching,
-          promoSenderEnabled: opts.promoSender,
-          routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
-          unlock: opts.unlock,
-          defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
-          promoHours: opts.promoHours === false ? null : opts.promoHours,
-        });
-        const detail = await accountDetail(deps(store), opts.username);
+        const who = cliDeps(store);
+        if (opts.priceCard !== undefined) {
+          const entry = accountPriceCardEntry(who, opts.username);
+          await setAccountPriceCard(store, systemClock, opts.username, opts.priceCard, entry);
+        }
+        if (hasSmppChanges(smpp)) {
+          await setSmppSettings(store, systemClock, opts.username, smpp, smppSettingsEntry(who, opts.username));
+        }
+        await updateAccount(
+          store,
+          systemClock,
+          opts.username,
+          {
+            status: opts.status,
+            password: opts.password,
+            timeZone: opts.timeZone,
+            floodLimit: opts.floodLimit,
+            internationalEnabled: opts.international,
+            getApiEnabled: opts.getApi,
+            dltScrubbing: opts.dltScrubbing,
+            dltMatching: opts.dltMatching,
+            promoSenderEnabled: opts.promoSender,
+            routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
+            unlock: opts.unlock,
+            defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
+            promoHours: opts.promoHours === false ? null : opts.promoHours,
+          },
+          accountUpdateEntry(who),
+        );
+        const detail = await accountDetail(cliDeps(store), opts.username);
         print(detail, opts.json, () => `updated ${detail.username}\n${readinessText(detail)}`);
       }),
     );
@@ -239,7 +252,7 @@ function addKeyCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const key = await createKeyFor(deps(store), opts.account, {
+        const key = await createKeyFor(cliDeps(store), opts.account, {
           ...(opts.name ? { name: opts.name } : {}),
           ...(opts.rateLimit !== undefined ? { rateLimit: parseRateLimit(opts.rateLimit) } : {}),
         });
@@ -253,7 +266,7 @@ function addKeyCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const rows = await keysOf(deps(store), opts.account);
+        const rows = await keysOf(cliDeps(store), opts.account);
         print(rows, opts.json, () =>
           table(
             ["ID", "PREFIX", "NAME", "RATE/MIN", "CREATED", "REVOKED"],
@@ -270,7 +283,7 @@ function addKeyCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const result = await revokeKey(deps(store), opts.id);
+        const result = await revokeKey(cliDeps(store), opts.id);
         print(result, opts.json, () => `revoked key ${opts.id}`);
       }),
     );
@@ -288,7 +301,7 @@ function addCreditCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const result = await addCredits(deps(store), {
+        const result = await addCredits(cliDeps(store), {
           username: opts.account,
           wallet: opts.wallet,
           amount: opts.amount,
@@ -311,7 +324,7 @@ function addCreditCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const result = await adjustCredits(deps(store), {
+        const result = await adjustCredits(cliDeps(store), {
           username: opts.account,
           wallet: opts.wallet,
           amount: opts.amount,
@@ -337,7 +350,7 @@ function addSenderIdCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const result = await addSenderIdFor(deps(store), {
+        const result = await addSenderIdFor(cliDeps(store), {
           username: opts.account,
           sender: opts.sender,
           approve: Boolean(opts.approve),
@@ -348,7 +361,7 @@ function addSenderIdCommands(program: Command): void {
   addReviewCommands(senderIds, {
     noun: "sender ID",
     listedBy: "sender-ids",
-    setStatus: (store, id, status, account) => setSenderIdStatusFor(deps(store), id, status, account),
+    setStatus: (store, id, status, account) => setSenderIdStatusFor(cliDeps(store), id, status, account),
     describe: (row) => `sender ID ${row.sender_id}`,
   });
   senderIds
@@ -359,7 +372,7 @@ function addSenderIdCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const rows = await senderIdsOf(deps(store), opts.account, opts.status as ApprovalStatus | undefined);
+        const rows = await senderIdsOf(cliDeps(store), opts.account, opts.status as ApprovalStatus | undefined);
         print(rows, opts.json, () =>
           table(
             ["ID", "SENDER ID", "STATUS", "CREATED"],

@@ -4,8 +4,6 @@
 
 import { readFile } from "node:fs/promises";
 import { type Command, InvalidArgumentError } from "commander";
-import { systemClock } from "../../base/core/clock.js";
-import type { Store } from "../../base/store/store.js";
 import { applyCarriersDocument } from "../../delivery/carriers/carriers-document.js";
 import {
   describeCarrier,
@@ -24,9 +22,7 @@ import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/co
 import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
 import { describePriceRow, parsePriceCsv } from "../../domain/accounts/index.js";
 import { groupCommand } from "./cli-group-names.js";
-import { print, table, withStore } from "./cli-support.js";
-
-const deps = (store: Store) => ({ store, clock: systemClock });
+import { cliDeps, print, table, withStore } from "./cli-support.js";
 
 /** `a:70,b:30,c:0` (weight 1 when left out) as a route's connector list. */
 export function connectorList(value: string): { name: string; weight: number }[] {
@@ -84,7 +80,7 @@ export function addCarrierCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const { created, carrier } = await saveCarrier(deps(store), await readDefinitionFile(opts.file));
+        const { created, carrier } = await saveCarrier(cliDeps(store), await readDefinitionFile(opts.file));
         const shown = describeCarrier(carrier);
         print(shown, opts.json, () => `${created ? "added" : "replaced"} ${carrier.type} connector ${carrier.name}`);
       }),
@@ -100,7 +96,7 @@ export function addCarrierCommands(program: Command): void {
       .option("--json", "print JSON")
       .action((name: string, opts) =>
         withStore(async (store) => {
-          const carrier = describeCarrier(await setCarrierEnabled(deps(store), name, enabled));
+          const carrier = describeCarrier(await setCarrierEnabled(cliDeps(store), name, enabled));
           print(carrier, opts.json, () => `${name} ${enabled ? "enabled" : "disabled"}`);
         }),
       );
@@ -112,7 +108,7 @@ export function addCarrierCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((name: string, opts) =>
       withStore(async (store) => {
-        const carrier = describeCarrier(await removeCarrier(deps(store), name));
+        const carrier = describeCarrier(await removeCarrier(cliDeps(store), name));
         print(carrier, opts.json, () => `removed ${name}`);
       }),
     );
@@ -123,7 +119,7 @@ export function addCarrierCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const applied = await applyCarriersDocument(deps(store), await readCarriersFile(opts.file));
+        const applied = await applyCarriersDocument(cliDeps(store), await readCarriersFile(opts.file));
         print(applied, opts.json, () => {
           const parts = [
             `${applied.connectors} connector(s)`,
@@ -143,7 +139,7 @@ export function addCarrierCommands(program: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         const rows = parsePriceCsv(await readFile(opts.file, "utf8"));
-        const written = await replaceCostCard(deps(store), opts.connector, rows);
+        const written = await replaceCostCard(cliDeps(store), opts.connector, rows);
         print({ connector: opts.connector, rows: written }, opts.json, () => {
           return `imported ${written} cost rows for ${opts.connector}`;
         });
@@ -217,7 +213,7 @@ export function addCarrierCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const { created, route } = await saveRoute(deps(store), {
+        const { created, route } = await saveRoute(cliDeps(store), {
           route: opts.route,
           prefix: opts.prefix,
           connectors: opts.connectors,
@@ -239,7 +235,7 @@ export function addCarrierCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const route = describeRoute(await removeRoute(deps(store), opts.route, opts.prefix));
+        const route = describeRoute(await removeRoute(cliDeps(store), opts.route, opts.prefix));
         print(route, opts.json, () => `removed route ${route.route}/${route.prefix || "(any)"}`);
       }),
     );

@@ -21,6 +21,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   smpp: "the SMPP server's binds (SMPP_SERVER_PORT)",
   messages: "every account's messages: find one, read its timeline",
   refusals: "the log of refused sends of every family and SMPP",
+  audit: "the audit log of changes by operators and accounts: list, verify its hash chain",
   alerts: "the operator's alerts: low balance, connector down, webhook failing, delivery rate",
   analytics: "delivery rates, volumes and latencies of every account's messages",
   prices: "manage price cards: what a send costs by channel, route and destination prefix",

@@ -47,6 +47,10 @@ export const GROUP_MODULES: readonly GroupModule[] = [
     groups: ["refusals"],
   },
   {
+    load: async () => (await import("./cli-audit.js")).addAuditCommands,
+    groups: ["audit"],
+  },
+  {
     load: async () => (await import("./cli-alerts.js")).addAlertCommands,
     groups: ["alerts"],
   },

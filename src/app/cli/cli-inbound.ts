@@ -1,9 +1,7 @@
 // CLI commands for inbound SMS: virtual numbers, keyword approval and suppression lists. They
 // call inbound/operations.ts, as the operator API does.
 import { type Command, Option } from "commander";
-import { systemClock } from "../../base/core/clock.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
-import type { Store } from "../../base/store/store.js";
 import {
   addSuppressionsFor,
   assignNumberFor,
@@ -14,9 +12,7 @@ import {
   setKeywordStatusFor,
 } from "../../channels/inbound/index.js";
 import { groupCommand } from "./cli-group-names.js";
-import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
-
-const deps = (store: Store) => ({ store, clock: systemClock });
+import { addReviewCommands, allPages, cliDeps, print, table, withStore } from "./cli-support.js";
 
 function addNumberCommands(program: Command): void {
   const numbers = groupCommand(program, "inbound-numbers");
@@ -28,7 +24,7 @@ function addNumberCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const { number, created } = await assignNumberFor(deps(store), opts.account, opts.number);
+        const { number, created } = await assignNumberFor(cliDeps(store), opts.account, opts.number);
         print(
           number,
           opts.json,
@@ -44,7 +40,7 @@ function addNumberCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const removed = await removeNumberFor(deps(store), opts.account, opts.number);
+        const removed = await removeNumberFor(cliDeps(store), opts.account, opts.number);
         print(removed, opts.json, () => `removed ${removed.number} from ${removed.account}`);
       }),
     );
@@ -55,7 +51,7 @@ function addNumberCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const rows = await numbersOf(deps(store), opts.account);
+        const rows = await numbersOf(cliDeps(store), opts.account);
         print(rows, opts.json, () =>
           table(
             ["NUMBER"],
@@ -72,7 +68,7 @@ function addKeywordCommands(program: Command): void {
   addReviewCommands(keywords, {
     noun: "keyword",
     listedBy: "keywords",
-    setStatus: (store, id, status, account) => setKeywordStatusFor(deps(store), id, status, account),
+    setStatus: (store, id, status, account) => setKeywordStatusFor(cliDeps(store), id, status, account),
     describe: (row) => `keyword ${row.id} ${row.key}`,
   });
   keywords
@@ -84,7 +80,7 @@ function addKeywordCommands(program: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         const all = await allPages(async (page, perPage) => {
-          const { keywords: rows, meta } = await keywordsOf(deps(store), opts.account, {
+          const { keywords: rows, meta } = await keywordsOf(cliDeps(store), opts.account, {
             status: opts.status as ApprovalStatus | undefined,
             page,
             perPage,
@@ -112,7 +108,7 @@ function addSuppressionCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((numbers: string[], opts) =>
       withStore(async (store) => {
-        const result = await addSuppressionsFor(deps(store), opts.account, numbers);
+        const result = await addSuppressionsFor(cliDeps(store), opts.account, numbers);
         print(result, opts.json, () => `added ${result.added}, duplicates ${result.duplicates}`);
       }),
     );
@@ -124,7 +120,7 @@ function addSuppressionCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((numbers: string[], opts) =>
       withStore(async (store) => {
-        const result = await removeSuppressionsFor(deps(store), opts.account, numbers);
+        const result = await removeSuppressionsFor(cliDeps(store), opts.account, numbers);
         print(result, opts.json, () => `removed ${result.removed}`);
       }),
     );

@@ -13,9 +13,10 @@ import {
   priceCardRows,
   replacePriceCard,
 } from "../../domain/accounts/index.js";
+import { priceCardEntry } from "../admin/index.js";
 import { marginAnswer } from "../analytics-routes.js";
 import { groupCommand } from "./cli-group-names.js";
-import { print, table, withStore } from "./cli-support.js";
+import { cliDeps, print, table, withStore } from "./cli-support.js";
 
 export function addPriceCommands(program: Command): void {
   const prices = groupCommand(program, "prices");
@@ -29,7 +30,8 @@ export function addPriceCommands(program: Command): void {
       withStore(async (store) => {
         const text = await readFile(opts.file, "utf8");
         const rows = parsePriceCsv(text);
-        const written = await replacePriceCard(store, systemClock, opts.card, rows);
+        const entry = priceCardEntry(cliDeps(store), opts.card, rows);
+        const written = await replacePriceCard(store, systemClock, opts.card, rows, entry);
         print({ name: opts.card, rows: written }, opts.json, () => `imported ${written} rows into ${opts.card}`);
       }),
     );

@@ -27,12 +27,10 @@ import {
   tmChainsOf,
 } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
-import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
+import { addReviewCommands, allPages, cliDeps, print, table, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */
 const SHOWN_INVALID = 20;
-
-const deps = (store: Store) => ({ store, clock: systemClock });
 
 /** Opens the file before the database, so a typo is one clear line instead of a stream error. */
 function openCsv(file: string): NodeJS.ReadableStream {
@@ -64,7 +62,7 @@ function addTemplateCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const created = await addTemplateFor(deps(store), {
+        const created = await addTemplateFor(cliDeps(store), {
           username: opts.account,
           name: opts.name,
           content: opts.content,
@@ -84,7 +82,7 @@ function addTemplateCommands(program: Command): void {
   addReviewCommands(templates, {
     noun: "template",
     listedBy: "templates",
-    setStatus: (store, id, status, account) => setTemplateStatusFor(deps(store), id, status, account),
+    setStatus: (store, id, status, account) => setTemplateStatusFor(cliDeps(store), id, status, account),
     describe: (row) => `template ${row.id} "${row.name}"`,
   });
   templates
@@ -96,7 +94,7 @@ function addTemplateCommands(program: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         const all = await allPages(async (page, perPage) => {
-          const { templates: rows, meta } = await listTemplatesFor(deps(store), opts.account, {
+          const { templates: rows, meta } = await listTemplatesFor(cliDeps(store), opts.account, {
             status: opts.status as ApprovalStatus | undefined,
             page,
             perPage,
@@ -131,10 +129,10 @@ function addDltCommands(program: Command): void {
       .option("--json", "print JSON")
       .action((opts) =>
         withStore(async (store) => {
-          const added = await addDltFor(deps(store), opts.account, kind, given(opts));
+          const added = await addDltFor(cliDeps(store), opts.account, kind, given(opts));
           const value = "entity_id" in added ? added.entity_id : added.header;
           // A second entity leaves sends that name none without one: say so while the operator is here.
-          const { missing } = await accountDetail(deps(store), added.account);
+          const { missing } = await accountDetail(cliDeps(store), added.account);
           const noDefault = missing.find((gap) => gap.what === "default_dlt_entity");
           print(added, opts.json, () =>
             [
@@ -152,7 +150,7 @@ function addDltCommands(program: Command): void {
       .option("--json", "print JSON")
       .action((opts) =>
         withStore(async (store) => {
-          const removed = await removeDltFor(deps(store), opts.account, kind, given(opts));
+          const removed = await removeDltFor(cliDeps(store), opts.account, kind, given(opts));
           print(removed, opts.json, () => `removed ${label} ${given(opts).trim().toUpperCase()} of ${opts.account}`);
         }),
       );
@@ -166,7 +164,7 @@ function addDltCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const registered = await dltRegistrationsOf(deps(store), opts.account);
+        const registered = await dltRegistrationsOf(cliDeps(store), opts.account);
         print(registered, opts.json, () =>
           [
             `entities: ${registered.entities.map((e) => e.entity_id).join(", ") || "none"}`,
@@ -203,14 +201,14 @@ function addDltLinkCommands(dlt: Command): void {
         .action((opts) =>
           withStore(async (store) => {
             if (action === "add") {
-              const added = await addDltLinkFor(deps(store), opts.account, kind, opts.entityId, given(opts));
+              const added = await addDltLinkFor(cliDeps(store), opts.account, kind, opts.entityId, given(opts));
               print(
                 added,
                 opts.json,
                 () => `${shown(added)} for ${added.account}, entity ${added.entity_id}: ${added.status}`,
               );
             } else {
-              const removed = await removeDltLinkFor(deps(store), opts.account, kind, opts.entityId, given(opts));
+              const removed = await removeDltLinkFor(cliDeps(store), opts.account, kind, opts.entityId, given(opts));
               print(
                 removed,
                 opts.json,
@@ -228,7 +226,7 @@ function addDltLinkCommands(dlt: Command): void {
       .option("--json", "print JSON")
       .action((opts) =>
         withStore(async (store) => {
-          const rows = await dltLinksOf(deps(store), opts.account, kind, opts.entityId);
+          const rows = await dltLinksOf(cliDeps(store), opts.account, kind, opts.entityId);
           print(rows, opts.json, () =>
             rows.length === 0
               ? "none"
@@ -302,7 +300,7 @@ function addDndCommands(program: Command): void {
     .action((file: string, opts) => {
       const input = openCsv(file);
       return withStore(async (store) => {
-        const result = await importDndFor(deps(store), input, { replace: Boolean(opts.replace) });
+        const result = await importDndFor(cliDeps(store), input, { replace: Boolean(opts.replace) });
         print(result, opts.json, () => {
           const lines = [`added ${result.added}, duplicates ${result.duplicates}, invalid ${result.invalid_count}`];
           for (const bad of result.invalid.slice(0, SHOWN_INVALID)) lines.push(`  line ${bad.line}: ${bad.value}`);
@@ -318,7 +316,7 @@ function addDndCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((numbers: string[], opts) =>
       withStore(async (store) => {
-        const result = await addDndNumbers(deps(store), numbers);
+        const result = await addDndNumbers(cliDeps(store), numbers);
         print(result, opts.json, () => `added ${result.added}, duplicates ${result.duplicates}`);
       }),
     );
@@ -329,7 +327,7 @@ function addDndCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((numbers: string[], opts) =>
       withStore(async (store) => {
-        const result = await removeDndNumbers(deps(store), numbers);
+        const result = await removeDndNumbers(cliDeps(store), numbers);
         print(result, opts.json, () => `removed ${result.removed}`);
       }),
     );
@@ -340,7 +338,7 @@ function addDndCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((number: string, opts) =>
       withStore(async (store) => {
-        const result = await dndStatusOf(deps(store), number);
+        const result = await dndStatusOf(cliDeps(store), number);
         print(result, opts.json, () => `${result.number}: ${result.dnd ? "in the DND registry" : "not in DND"}`);
       }),
     );
@@ -350,7 +348,7 @@ function addDndCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const result = await dndSummary(deps(store));
+        const result = await dndSummary(cliDeps(store));
         print(result, opts.json, () => String(result.count));
       }),
     );

@@ -1,8 +1,10 @@
 // What every operator command of the CLI shares: option parsers, a store opened on the
 // configured database for the length of one command, and printing as text or JSON.
 import { type Command, InvalidArgumentError } from "commander";
+import { systemClock } from "../../base/core/clock.js";
 import { loadConfig } from "../../base/runtime/config.js";
 import { openStore, type Store, storeOptions } from "../../base/store/store.js";
+import { cliActor } from "../../domain/audit/index.js";
 
 export function onOff(value: string): boolean {
   if (/^(on|true|yes|1)$/i.test(value)) return true;
@@ -137,4 +139,9 @@ export function table(
         .trimEnd(),
     )
     .join("\n");
+}
+
+/** What an operator action takes from the CLI: the store, the system clock, and the CLI as the actor. */
+export function cliDeps(store: Store) {
+  return { store, clock: systemClock, actor: cliActor() };
 }

@@ -124,7 +124,7 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
     const token = sessionTokenOf(request, "view");
     const view = token ? await ctx.sessions.find(token) : undefined;
     if (!view?.viewer) return false;
-    await ctx.sessions.endView(view.id);
+    await ctx.sessions.endView(view.id, { view, address: request.ip });
     return true;
   }
 

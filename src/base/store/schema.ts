@@ -12,6 +12,7 @@ import type {
   TemplatesTable,
 } from "./schema-accounts.js";
 import type { AlertsTables } from "./schema-alerts.js";
+import type { AuditTables } from "./schema-audit.js";
 import type { CarriersTables } from "./schema-carriers.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
 import type { BulkJobsTable, BulkPartsTable, MessagesTable, MessagesTables } from "./schema-messages.js";
@@ -22,6 +23,7 @@ import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.j
 
 export type * from "./schema-accounts.js";
 export type * from "./schema-alerts.js";
+export type * from "./schema-audit.js";
 export type * from "./schema-carriers.js";
 export type * from "./schema-channels.js";
 export type * from "./schema-messages.js";
@@ -56,6 +58,7 @@ export interface Database
     CarriersTables,
     RefusalsTables,
     AlertsTables,
+    AuditTables,
     VerifyTables {
   settings: SettingsTable;
   process_heartbeats: ProcessHeartbeatsTable;

@@ -119,11 +119,25 @@ export async function setSmppSettings(
   clock: Clock,
   username: string,
   changes: SmppSettingsChanges,
+  /** What the caller writes in the same transaction (the audit entry), given the settings before and after. */
+  also?: (trx: Db, accountId: number, before: SmppSettingsView, after: SmppSettingsView) => Promise<void>,
 ): Promise<SmppSettingsView> {
   const account = await requireAccount(store.db, username);
   if (typeof changes.password === "string") assertSmppPassword(changes.password);
   if (changes.maxBinds !== undefined) assertLimit(changes.maxBinds, "max binds", 1000);
   if (changes.submitsPerSecond !== undefined) assertLimit(changes.submitsPerSecond, "submits per second", 100_000);
+  const passwordHash = typeof changes.password === "string" ? await hashPassword(changes.password) : undefined;
+  // Each write below runs in a transaction with `also`, given what it changed.
+  const write = (fn: (trx: Db) => Promise<unknown>) =>
+    store.transaction(async (trx) => {
+      const before = describeSmppSettings(await smppSettingsOf(trx, account.id));
+      await fn(trx);
+      const after = describeSmppSettings(await smppSettingsOf(trx, account.id));
+      await also?.(trx, account.id, before, {
+        ...after,
+        ...(passwordHash !== undefined ? { password_changed: true } : {}),
+      });
+    });
   const allowed =
     changes.allowedIps === undefined
       ? undefined
@@ -132,13 +146,12 @@ export async function setSmppSettings(
         : normalizeAllowedIps(changes.allowedIps).join(",") || null;
   const now = clock.now().getTime();
   if (changes.password === null) {
-    await store.db.deleteFrom("smpp_accounts").where("account_id", "=", account.id).execute();
+    await write((trx) => trx.deleteFrom("smpp_accounts").where("account_id", "=", account.id).execute());
     await accountCredentialsChanged(store, account.id);
     await store.signals.notify(SMPP_ACCOUNTS_CHANGED, String(account.id));
     return describeSmppSettings(undefined);
   }
   const existing = await smppSettingsOf(store.db, account.id);
-  const passwordHash = typeof changes.password === "string" ? await hashPassword(changes.password) : undefined;
   if (!existing) {
     if (passwordHash === undefined) {
       throw new GatewayError(
@@ -146,31 +159,35 @@ export async function setSmppSettings(
         `The account ${account.username} has no SMPP password yet: set one (--smpp-password, smpp_password) with the limits.`,
       );
     }
-    await store.db
-      .insertInto("smpp_accounts")
-      .values({
-        account_id: account.id,
-        password_hash: passwordHash,
-        max_binds: changes.maxBinds ?? DEFAULT_MAX_BINDS,
-        submits_per_second: changes.submitsPerSecond ?? DEFAULT_SUBMITS_PER_SECOND,
-        allowed_ips: allowed ?? null,
-        created_at: now,
-        updated_at: now,
-      })
-      .execute();
+    await write((trx) =>
+      trx
+        .insertInto("smpp_accounts")
+        .values({
+          account_id: account.id,
+          password_hash: passwordHash,
+          max_binds: changes.maxBinds ?? DEFAULT_MAX_BINDS,
+          submits_per_second: changes.submitsPerSecond ?? DEFAULT_SUBMITS_PER_SECOND,
+          allowed_ips: allowed ?? null,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute(),
+    );
     await store.signals.notify(SMPP_ACCOUNTS_CHANGED, String(account.id));
   } else {
-    await store.db
-      .updateTable("smpp_accounts")
-      .set({
-        updated_at: now,
-        ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
-        ...(changes.maxBinds !== undefined ? { max_binds: changes.maxBinds } : {}),
-        ...(changes.submitsPerSecond !== undefined ? { submits_per_second: changes.submitsPerSecond } : {}),
-        ...(allowed !== undefined ? { allowed_ips: allowed } : {}),
-      })
-      .where("account_id", "=", account.id)
-      .execute();
+    await write((trx) =>
+      trx
+        .updateTable("smpp_accounts")
+        .set({
+          updated_at: now,
+          ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
+          ...(changes.maxBinds !== undefined ? { max_binds: changes.maxBinds } : {}),
+          ...(changes.submitsPerSecond !== undefined ? { submits_per_second: changes.submitsPerSecond } : {}),
+          ...(allowed !== undefined ? { allowed_ips: allowed } : {}),
+        })
+        .where("account_id", "=", account.id)
+        .execute(),
+    );
   }
   if (passwordHash !== undefined) await accountCredentialsChanged(store, account.id);
   return describeSmppSettings(await smppSettingsOf(store.db, account.id));

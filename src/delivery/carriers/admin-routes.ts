@@ -3,10 +3,12 @@
 // adaptive routes' scores (GET /routes/scores). Cost cards: app/admin/price-card-routes.ts.
 // Thin adapters over catalog.ts; the workers pick every change up within a second or two.
 
+import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { actorOf } from "../../domain/auth/index.js";
 import { Carrier, CarrierRoute, CarrierWithHealth, ConnectorHealth, RouteScore } from "./carrier-schemas.js";
 import {
   describeCarrier,
@@ -34,6 +36,7 @@ const Definition = Type.Object({ name: Type.Optional(Type.Unknown()) }, { additi
 
 export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   const deps = { store: ctx.store, clock: ctx.clock };
+  const acting = (request: FastifyRequest) => ({ ...deps, actor: actorOf(request) });
   const ok = (data: unknown) => ({ status: "success", data });
   const healthOf = async () => {
     const views = await readConnectorHealth(ctx.store.db, ctx.clock.now().getTime());
@@ -74,7 +77,7 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
           `A connector named ${name} exists; PUT /admin/api/carriers/${name} replaces it.`,
         );
       }
-      const { carrier } = await saveCarrier(deps, request.body);
+      const { carrier } = await saveCarrier(acting(request), request.body);
       return reply.code(201).send(ok(describeCarrier(carrier)));
     },
   );
@@ -88,7 +91,7 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
       if (body.name !== undefined && body.name !== name) {
         throw new GatewayError("invalid_request", `The body names ${String(body.name)}, the path ${name}.`);
       }
-      const { created, carrier } = await saveCarrier(deps, { ...body, name });
+      const { created, carrier } = await saveCarrier(acting(request), { ...body, name });
       return reply.code(created ? 201 : 200).send(ok(describeCarrier(carrier)));
     },
   );
@@ -104,12 +107,12 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
     async (request) => {
       const { enabled } = request.body;
-      return ok(describeCarrier(await setCarrierEnabled(deps, request.params.name, enabled)));
+      return ok(describeCarrier(await setCarrierEnabled(acting(request), request.params.name, enabled)));
     },
   );
 
   admin.delete("/carriers/:name", { schema: { params: Name, response: operatorAnswer(Carrier) } }, async (request) =>
-    ok(describeCarrier(await removeCarrier(deps, request.params.name))),
+    ok(describeCarrier(await removeCarrier(acting(request), request.params.name))),
   );
 
   admin.get("/routes", { schema: { response: operatorAnswer(Type.Array(CarrierRoute)) } }, async () =>
@@ -127,7 +130,7 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     "/routes",
     { schema: { body: Definition, response: operatorAnswer(CarrierRoute) } },
     async (request, reply) => {
-      const { created, route } = await saveRoute(deps, request.body);
+      const { created, route } = await saveRoute(acting(request), request.body);
       return reply.code(created ? 201 : 200).send(ok(describeRoute(route)));
     },
   );
@@ -148,7 +151,7 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
     async (request) => {
       const { route, prefix } = request.query;
-      return ok(describeRoute(await removeRoute(deps, route, prefix ?? "")));
+      return ok(describeRoute(await removeRoute(acting(request), route, prefix ?? "")));
     },
   );
 }

@@ -4,6 +4,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Store } from "../../base/store/store.js";
 import { type PriceRow, type PriceRowInput, parsePriceCsv, priceRowsOf } from "../../domain/accounts/index.js";
+import type { Actor } from "../../domain/audit/index.js";
 import {
   BUILT_IN_CONNECTORS,
   type Carrier,
@@ -22,7 +23,7 @@ import {
   parseRoutingRule,
 } from "./definitions.js";
 
-type Deps = { store: Store; clock: Clock };
+type Deps = { store: Store; clock: Clock; actor?: Actor | undefined };
 
 export interface CarriersDocument {
   connectors?: unknown[];
@@ -90,26 +91,37 @@ export async function applyCarriersDocument(
   if (twice) throw new GatewayError("invalid_request", `connectors: ${twice} is defined twice.`);
   const routes = checkedRoutes(document);
   const costCards = checkedCostCards(document);
-  await changeCatalog(deps, async (trx, now) => {
-    for (const definition of definitions) await upsertCarrier(trx, definition, "file" as Carrier["source"], now);
-    if (routes) {
-      await trx.deleteFrom("sms_routes").execute();
-      for (const route of routes) {
-        await checkRoute(trx, route, BUILT_IN_CONNECTORS);
-        if (!(await upsertRoute(trx, route, now))) {
-          throw new GatewayError("invalid_request", `routes: ${route.route}/${route.prefix || "*"} is defined twice.`);
+  await changeCatalog(
+    deps,
+    async (trx, now) => {
+      for (const definition of definitions) await upsertCarrier(trx, definition, "file" as Carrier["source"], now);
+      if (routes) {
+        await trx.deleteFrom("sms_routes").execute();
+        for (const route of routes) {
+          await checkRoute(trx, route, BUILT_IN_CONNECTORS);
+          if (!(await upsertRoute(trx, route, now))) {
+            throw new GatewayError(
+              "invalid_request",
+              `routes: ${route.route}/${route.prefix || "*"} is defined twice.`,
+            );
+          }
         }
       }
-    }
-    if (costCards.size > 0) {
-      const known = new Set((await trx.selectFrom("carriers").select("name").execute()).map((row) => row.name));
-      for (const [connector, rows] of costCards) {
-        if (!known.has(connector) && !BUILT_IN_CONNECTORS.has(connector)) {
-          throw new GatewayError("invalid_request", `cost_cards: no connector named ${connector}.`);
+      if (costCards.size > 0) {
+        const known = new Set((await trx.selectFrom("carriers").select("name").execute()).map((row) => row.name));
+        for (const [connector, rows] of costCards) {
+          if (!known.has(connector) && !BUILT_IN_CONNECTORS.has(connector)) {
+            throw new GatewayError("invalid_request", `cost_cards: no connector named ${connector}.`);
+          }
+          await writeCostRows(deps.store, trx, connector, rows);
         }
-        await writeCostRows(deps.store, trx, connector, rows);
       }
-    }
-  });
+    },
+    {
+      action: "carriers.apply",
+      target: "carriers document",
+      after: { connectors: names, routes: routes?.length ?? null, cost_cards: [...costCards.keys()] },
+    },
+  );
   return { connectors: definitions.length, routes: routes?.length ?? null, cost_cards: costCards.size };
 }

@@ -6,6 +6,7 @@ import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { type Actor, type Change, recordChange } from "../../domain/audit/index.js";
 import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../dispatch/index.js";
 import {
   CarrierConfigError,
@@ -23,7 +24,8 @@ import {
 export const CARRIERS_CHANGED = "carriers_changed";
 const VERSION_KEY = "carriers_version";
 
-type Deps = { store: Store; clock: Clock };
+/** `actor`: who changes the catalog, for the audit log; without one (the carriers file applied at start) nothing is logged. */
+type Deps = { store: Store; clock: Clock; actor?: Actor | undefined };
 
 export interface Carrier {
   name: string;
@@ -145,8 +147,12 @@ async function bumpVersion(trx: Db, now: number): Promise<void> {
 /** PostgreSQL advisory lock taken by every change of the catalog (any 64-bit number of our own). */
 const CATALOG_LOCK = 0x5357_4341_5252; // "SWCARR"
 
-/** Runs a change and tells the workers. */
-export async function changeCatalog<T>(deps: Deps, fn: (trx: Db, now: number) => Promise<T>): Promise<T> {
+/** Runs a change, with its audit entry when an actor makes it, and tells the workers. */
+export async function changeCatalog<T>(
+  deps: Deps,
+  fn: (trx: Db, now: number) => Promise<T>,
+  change?: Omit<Change, "accountId">,
+): Promise<T> {
   const now = deps.clock.now().getTime();
   const result = await deps.store.transaction(async (trx) => {
     // One change at a time: each reads before it writes (is the connector there? delete the
@@ -156,6 +162,8 @@ export async function changeCatalog<T>(deps: Deps, fn: (trx: Db, now: number) =>
     if (deps.store.engine === "postgres") await sql`select pg_advisory_xact_lock(${CATALOG_LOCK})`.execute(trx);
     const value = await fn(trx, now);
     await bumpVersion(trx, now);
+    const { actor } = deps;
+    if (actor && change) await recordChange(trx, { clock: deps.clock, actor }, { ...change, accountId: null });
     return value;
   });
   await deps.store.signals.notify(CARRIERS_CHANGED).catch(() => undefined);
@@ -223,18 +231,29 @@ export async function saveCarrier(
   source: Carrier["source"] = "api",
 ): Promise<{ created: boolean; carrier: Carrier }> {
   const definition = await checkedDefinition(deps.store.db, input);
-  const created = await changeCatalog(deps, (trx, now) => upsertCarrier(trx, definition, source, now));
+  const before = await findCarrier(deps.store.db, definition.name);
+  const created = await changeCatalog(deps, (trx, now) => upsertCarrier(trx, definition, source, now), {
+    action: "carrier.save",
+    target: `carrier ${definition.name}`,
+    before: before && { type: before.type, definition: maskSecrets(before.definition) },
+    after: { type: definition.type, definition: maskSecrets(definition) },
+  });
   return { created, carrier: await requireCarrier(deps.store.db, definition.name) };
 }
 
 export async function setCarrierEnabled(deps: Deps, name: string, enabled: boolean): Promise<Carrier> {
-  await requireCarrier(deps.store.db, name);
-  await changeCatalog(deps, (trx, now) =>
-    trx
-      .updateTable("carriers")
-      .set({ enabled: enabled ? 1 : 0, updated_at: now })
-      .where("name", "=", name)
-      .execute(),
+  const before = await requireCarrier(deps.store.db, name);
+  const change = { before: { enabled: before.enabled }, after: { enabled } };
+  const set = { enabled: enabled ? 1 : 0 };
+  await changeCatalog(
+    deps,
+    (trx, now) =>
+      trx
+        .updateTable("carriers")
+        .set({ ...set, updated_at: now })
+        .where("name", "=", name)
+        .execute(),
+    { action: enabled ? "carrier.enable" : "carrier.disable", target: `carrier ${name}`, ...change },
   );
   return requireCarrier(deps.store.db, name);
 }
@@ -247,10 +266,14 @@ export async function removeCarrier(deps: Deps, name: string): Promise<Carrier> 
     const where = users.map((route) => `${route.route}/${route.prefix || "*"}`).join(", ");
     throw new GatewayError("conflict", `The connector ${name} is used by route(s) ${where}; change them first.`);
   }
-  await changeCatalog(deps, async (trx) => {
-    await trx.deleteFrom("carriers").where("name", "=", name).execute();
-    await trx.deleteFrom("connector_health").where("connector", "=", name).execute();
-  });
+  await changeCatalog(
+    deps,
+    async (trx) => {
+      await trx.deleteFrom("carriers").where("name", "=", name).execute();
+      await trx.deleteFrom("connector_health").where("connector", "=", name).execute();
+    },
+    { action: "carrier.remove", target: `carrier ${name}`, before: describeCarrier(carrier) },
+  );
   return carrier;
 }
 
@@ -288,10 +311,16 @@ function parsedRoute(input: unknown): RoutingRule {
 /** Adds the route for (route code, prefix) or replaces its connectors. */
 export async function saveRoute(deps: Deps, input: unknown): Promise<{ created: boolean; route: StoredRoute }> {
   const route = parsedRoute(input);
-  const created = await changeCatalog(deps, async (trx, now) => {
-    await checkRoute(trx, route, BUILT_IN_CONNECTORS);
-    return upsertRoute(trx, route, now);
-  });
+  const before = (await listRoutes(deps.store.db)).find((r) => r.route === route.route && r.prefix === route.prefix);
+  const target = `route ${route.route}/${route.prefix || "*"}`;
+  const created = await changeCatalog(
+    deps,
+    async (trx, now) => {
+      await checkRoute(trx, route, BUILT_IN_CONNECTORS);
+      return upsertRoute(trx, route, now);
+    },
+    { action: "route.save", target, before: before && describeRoute(before), after: route },
+  );
   const stored = (await listRoutes(deps.store.db)).find((r) => r.route === route.route && r.prefix === route.prefix)!;
   return { created, route: stored };
 }
@@ -317,7 +346,11 @@ export async function upsertRoute(trx: Db, route: RoutingRule, now: number): Pro
 export async function removeRoute(deps: Deps, code: string, prefix: string): Promise<StoredRoute> {
   const route = (await listRoutes(deps.store.db)).find((r) => r.route === code && r.prefix === prefix);
   if (!route) throw new GatewayError("not_found", `No route ${code} with prefix "${prefix}".`);
-  await changeCatalog(deps, (trx) => trx.deleteFrom("sms_routes").where("id", "=", route.id).execute());
+  await changeCatalog(deps, (trx) => trx.deleteFrom("sms_routes").where("id", "=", route.id).execute(), {
+    action: "route.remove",
+    target: `route ${code}/${prefix || "*"}`,
+    before: describeRoute(route),
+  });
   return route;
 }
 

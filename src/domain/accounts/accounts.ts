@@ -328,6 +328,8 @@ export async function updateAccount(
   clock: Clock,
   username: string,
   changes: AccountChanges,
+  /** What the caller writes in the same transaction (the audit entry), given the account before and after. */
+  also?: (trx: Db, before: Account, after: Account) => Promise<void>,
 ): Promise<Account> {
   const account = await requireAccount(store.db, username);
   const set: Partial<Account> = { updated_at: clock.now().getTime() };
@@ -364,12 +366,16 @@ export async function updateAccount(
         ? null
         : await requireWhitelistedEntity(store.db, account, changes.defaultDltEntityId);
   }
-  const updated = await store.db
-    .updateTable("accounts")
-    .set(set)
-    .where("id", "=", account.id)
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  const updated = await store.transaction(async (trx) => {
+    const updated = await trx
+      .updateTable("accounts")
+      .set(set)
+      .where("id", "=", account.id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await also?.(trx, account, updated);
+    return updated;
+  });
   await accountCredentialsChanged(store, account.id);
   const dltChanged = changes.defaultDltEntityId !== undefined || changes.dltMatching !== undefined;
   if (dltChanged) await store.signals.notify(DLT_CHANGED, String(account.id));

@@ -12,6 +12,8 @@ import { queryInt } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db } from "../../base/store/store.js";
+import { recordChange } from "../audit/index.js";
+import { actorOf } from "../auth/index.js";
 import { findAccountByUsername } from "./accounts.js";
 import { eachLedgerEntry, transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { DEFAULT_CARD } from "./price-cards.js";
@@ -205,14 +207,18 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
         );
       }
       const ref = `transfer_${randomUUID()}`;
-      const balance = await transferCredits(ctx.store, ctx.clock, {
-        fromAccountId: principal.accountId,
-        toAccountId: recipient.id,
-        wallet: "sms",
-        amount,
-        ref,
-        note: description ?? `transfer ${principal.username} -> ${recipient.username}`,
-      }).catch(async (error: unknown) => {
+      const note = description ?? `transfer ${principal.username} -> ${recipient.username}`;
+      const transfer = { fromAccountId: principal.accountId, toAccountId: recipient.id, wallet: "sms" as const };
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const balance = await transferCredits(ctx.store, ctx.clock, { ...transfer, amount, ref, note }, (trx, after) =>
+        recordChange(trx, who, {
+          action: "credits.transfer",
+          target: `sms wallet of ${principal.username} to ${recipient.username}`,
+          accountId: principal.accountId,
+          before: { balance: fromMilli(after + amount) },
+          after: { balance: fromMilli(after), amount: fromMilli(amount), to: recipient.username, ref, note },
+        }),
+      ).catch(async (error: unknown) => {
         if (error instanceof GatewayError && error.code === "insufficient_credits") {
           const available = await walletBalance(db, principal.accountId, "sms");
           throw new GatewayError(

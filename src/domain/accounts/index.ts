@@ -12,6 +12,8 @@
 //   ledger-batch.ts    the hot-path ledger: one conditional debit per account and wallet for a group of
 //                      sends (all or nothing), refunds for many messages at once
 //   sender-ids.ts      sender IDs: normalise, add, approve/reject, list, check approval
+//   approval-rows.ts   approvalBefore: a sender ID's, template's or DLT registration's owner and status
+//                      before a decision (the audit log's `before`)
 //   dlt.ts             DLT entity IDs and headers white-listed per account (an account's request is
 //                      pending until approved); the default entity must be one of them (removing it
 //                      clears the default); DLT_CHANGED signal
@@ -56,6 +58,7 @@
 //   subaccount-routes.ts  /api/v2/subaccounts: a parent's create, list, keys and funding of its sub-accounts
 export { DLT_MATCHING_MODES, type DltMatching } from "./account-fields.js";
 export * from "./accounts.js";
+export { type ApprovalTable, approvalBefore } from "./approval-rows.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
 export * from "./dlt.js";

@@ -7,7 +7,8 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { pathId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { apiKeyRevoked, createApiKey, DEFAULT_RATE_LIMIT, listApiKeys, revokeApiKey } from "../auth/index.js";
+import { type Audited, recordChange } from "../audit/index.js";
+import { actorOf, apiKeyRevoked, createApiKey, DEFAULT_RATE_LIMIT, listApiKeys, revokeApiKey } from "../auth/index.js";
 import { ApiKey, CreatedKey, KeyRevocation } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
@@ -21,7 +22,7 @@ export const KeyRequest = Type.Object(
 );
 
 /** A new key of the account, as POST /api/v2/keys answers it (the key shown this once). */
-export async function newKeyAnswer(ctx: Pick<Runtime, "store" | "clock">, accountId: number, rawName?: string) {
+export async function newKeyAnswer(ctx: Pick<Runtime, "store"> & Audited, accountId: number, rawName?: string) {
   const name = rawName?.trim() || null;
   if (name?.includes("\u0000")) {
     throw new GatewayError("invalid_request", "The name holds a NUL character.", { field: "name" });
@@ -31,7 +32,12 @@ export async function newKeyAnswer(ctx: Pick<Runtime, "store" | "clock">, accoun
   const keys = await listApiKeys(ctx.store.db, accountId);
   const live = keys.filter((key) => key.revoked_at === null);
   const rateLimit = live.length > 0 ? live[live.length - 1]!.rate_limit : DEFAULT_RATE_LIMIT;
-  const key = await createApiKey(ctx.store.db, ctx.clock, accountId, { name, rateLimit });
+  const key = await ctx.store.transaction(async (trx) => {
+    const key = await createApiKey(trx, ctx.clock, accountId, { name, rateLimit });
+    const after = { prefix: key.prefix, name, rate_limit: key.rateLimit };
+    await recordChange(trx, ctx, { action: "key.create", target: `key ${key.id}`, accountId, after });
+    return key;
+  });
   return {
     status: "success" as const,
     data: { id: key.id, api_key: key.key, prefix: key.prefix, name, rate_limit: key.rateLimit },
@@ -85,7 +91,9 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await newKeyAnswer(ctx, request.principal!.accountId, request.body.name)),
+      reply
+        .code(201)
+        .send(await newKeyAnswer({ ...ctx, actor: actorOf(request) }, request.principal!.accountId, request.body.name)),
   );
 
   v2.delete(
@@ -103,10 +111,16 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
     async (request) => {
       const { id } = request.params;
       const numeric = pathId(id);
-      const revoked =
-        numeric === undefined ? undefined : await revokeApiKey(db, ctx.clock, numeric, request.principal!.accountId);
-      // Another account's key is answered exactly as an unknown one.
-      if (!revoked) throw new GatewayError("not_found", `No live API key with id "${id}" in this account.`);
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const revoked = await ctx.store.transaction(async (trx) => {
+        const revoked =
+          numeric === undefined ? undefined : await revokeApiKey(trx, ctx.clock, numeric, request.principal!.accountId);
+        // Another account's key is answered exactly as an unknown one.
+        if (!revoked) throw new GatewayError("not_found", `No live API key with id "${id}" in this account.`);
+        const change = { action: "key.revoke", target: `key ${numeric}`, accountId: revoked.accountId };
+        await recordChange(trx, who, { ...change, before: { revoked: false }, after: { revoked: true } });
+        return revoked;
+      });
       await apiKeyRevoked(ctx.store, revoked.keyHash);
       return { status: "success", data: { id: numeric!, revoked: true } };
     },

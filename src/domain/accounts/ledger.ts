@@ -268,7 +268,13 @@ export interface Transfer {
 }
 
 /** Moves credits between accounts as two entries in one transaction. */
-export async function transferCredits(store: Store, clock: Clock, transfer: Transfer): Promise<number> {
+export async function transferCredits(
+  store: Store,
+  clock: Clock,
+  transfer: Transfer,
+  /** What the caller writes in the same transaction (the audit entry), given the sender's balance after. */
+  also?: (trx: Db, balance: number) => Promise<void>,
+): Promise<number> {
   if (transfer.fromAccountId === transfer.toAccountId) {
     throw new GatewayError("invalid_request", "Credits cannot be transferred to the same account.");
   }
@@ -289,12 +295,15 @@ export async function transferCredits(store: Store, clock: Clock, transfer: Tran
   return store.transaction(async (trx) => {
     // Both wallet rows are locked in account-id order: A→B and B→A at the same moment would
     // otherwise each hold one row and wait for the other (a PostgreSQL deadlock).
+    let after: number;
     if (transfer.fromAccountId < transfer.toAccountId) {
-      const after = await debit(trx);
+      after = await debit(trx);
       await credit(trx);
-      return after;
+    } else {
+      await credit(trx);
+      after = await debit(trx);
     }
-    await credit(trx);
-    return debit(trx);
+    await also?.(trx, after);
+    return after;
   });
 }

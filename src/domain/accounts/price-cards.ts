@@ -43,10 +43,28 @@ export function checkCardName(name: string): string {
 }
 
 /** Replaces the card's rows (creating the card) in one transaction, and tells every process. */
-export async function replacePriceCard(store: Store, clock: Clock, name: string, rows: PriceRow[]): Promise<number> {
+export async function replacePriceCard(
+  store: Store,
+  clock: Clock,
+  name: string,
+  rows: PriceRow[],
+  /** What the caller writes in the same transaction (the audit entry), given how many rows the card had. */
+  also?: (trx: Db, rowsBefore: number) => Promise<void>,
+): Promise<number> {
   const card = checkCardName(name);
   const now = clock.now().getTime();
   await store.transaction(async (trx) => {
+    const before = also
+      ? Number(
+          (
+            await trx
+              .selectFrom("price_card_rows")
+              .select((eb) => eb.fn.countAll<number>().as("n"))
+              .where("card", "=", card)
+              .executeTakeFirstOrThrow()
+          ).n,
+        )
+      : 0;
     await trx
       .insertInto("price_cards")
       .values({ name: card, created_at: now, updated_at: now })
@@ -61,6 +79,7 @@ export async function replacePriceCard(store: Store, clock: Clock, name: string,
       );
     }
     await bumpPriceVersion(trx, now);
+    await also?.(trx, before);
   });
   await store.signals.notify(PRICE_CARDS_CHANGED).catch(() => undefined);
   return rows.length;
@@ -131,7 +150,14 @@ export async function priceCardRows(db: Db, name: string): Promise<PriceRow[] | 
 }
 
 /** Sets the account's card (null or `default`: the built-in one); an unknown card is refused. */
-export async function setAccountPriceCard(store: Store, clock: Clock, username: string, card: string | null) {
+export async function setAccountPriceCard(
+  store: Store,
+  clock: Clock,
+  username: string,
+  card: string | null,
+  /** What the caller writes in the same transaction (the audit entry), given the card before and after. */
+  also?: (trx: Db, accountId: number, before: string, after: string) => Promise<void>,
+) {
   const account = await requireAccount(store.db, username);
   const name = card === null || card.trim() === "" || card.trim() === DEFAULT_CARD ? null : card.trim();
   if (name !== null) {
@@ -150,6 +176,7 @@ export async function setAccountPriceCard(store: Store, clock: Clock, username: 
   await store.transaction(async (trx) => {
     await trx.updateTable("accounts").set({ price_card: name, updated_at: now }).where("id", "=", account.id).execute();
     await bumpPriceVersion(trx, now);
+    await also?.(trx, account.id, account.price_card ?? DEFAULT_CARD, name ?? DEFAULT_CARD);
   });
   await store.signals.notify(PRICE_CARDS_CHANGED).catch(() => undefined);
   return name ?? DEFAULT_CARD;

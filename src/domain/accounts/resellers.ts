@@ -2,13 +2,13 @@
 // funds its direct sub-accounts; a sub-account's send is charged at every level above it too,
 // each ancestor's share kept on the message as its `upline` ("id:milli,…", parent first) so a
 // refund gives back at every level what was taken (docs/decisions/0113-resellers.md).
-import type { Clock } from "../../base/core/clock.js";
-import { toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
+import { fromMilli, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { usernameIs } from "../../base/core/usernames.js";
 import { type PageRequest, pagedRows } from "../../base/store/paging.js";
 import type { Account } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../audit/index.js";
 import { createAccount, findAccountByUsername } from "./accounts.js";
 import { creditWallet } from "./ledger.js";
 import type { Refund } from "./ledger-batch.js";
@@ -95,7 +95,8 @@ export interface NewSubAccount {
 }
 
 /** A parent's new sub-account: a customer with its parent's time zone and routes, wallets at 0. */
-export async function createSubAccount(store: Store, clock: Clock, parent: Account, input: NewSubAccount) {
+export async function createSubAccount(store: Store, who: Audited, parent: Account, input: NewSubAccount) {
+  const { clock } = who;
   if (parent.role !== "customer") {
     throw new GatewayError("forbidden", "Only customer accounts have sub-accounts.");
   }
@@ -112,15 +113,32 @@ export async function createSubAccount(store: Store, clock: Clock, parent: Accou
       });
     }
   }
-  return createAccount(store, clock, {
-    username: input.username,
-    password: input.password,
-    timeZone: parent.time_zone,
-    routes: parent.routes.split(","),
-    parentId: parent.id,
-    ...(input.priceCard !== undefined ? { priceCard: input.priceCard } : {}),
-    ...(markupBp !== undefined ? { markupBp } : {}),
-  });
+  return createAccount(
+    store,
+    clock,
+    {
+      username: input.username,
+      password: input.password,
+      timeZone: parent.time_zone,
+      routes: parent.routes.split(","),
+      parentId: parent.id,
+      ...(input.priceCard !== undefined ? { priceCard: input.priceCard } : {}),
+      ...(markupBp !== undefined ? { markupBp } : {}),
+    },
+    (trx, created) => {
+      const after = {
+        parent: parent.username,
+        price_card: input.priceCard ?? null,
+        markup_percent: input.markupPercent ?? null,
+      };
+      return recordChange(trx, who, {
+        action: "account.create",
+        target: `account ${created.username}`,
+        accountId: created.id,
+        after,
+      });
+    },
+  );
 }
 
 /** The parent's direct sub-account of that name; not_found for any other account (a sibling, itself, its parent). */
@@ -168,9 +186,9 @@ export async function listSubAccounts(db: Db, parentId: number, page: PageReques
 /** Credits issued by a parent into its sub-account's wallet: a `topup` noting the parent, not taken from it. */
 export async function fundSubAccount(
   store: Store,
-  clock: Clock,
+  who: Audited,
   parentUsername: string,
-  sub: Pick<Account, "id">,
+  sub: Pick<Account, "id" | "username">,
   wallet: string,
   amount: number,
 ): Promise<number> {
@@ -182,15 +200,19 @@ export async function fundSubAccount(
   if (!(amount > 0))
     throw new GatewayError("invalid_request", "amount must be a positive number of credits.", { field: "amount" });
   const milli = toMilli(amount, "amount");
-  return store.transaction((trx) =>
-    creditWallet(trx, clock, {
+  const note = `from parent ${parentUsername}`;
+  return store.transaction(async (trx) => {
+    const move = { accountId: sub.id, wallet: wallet as Wallet, amount: milli, kind: "topup" as const, note };
+    const balance = await creditWallet(trx, who.clock, move);
+    await recordChange(trx, who, {
+      action: "credits.topup",
+      target: `${wallet} wallet of ${sub.username}`,
       accountId: sub.id,
-      wallet: wallet as Wallet,
-      amount: milli,
-      kind: "topup",
-      note: `from parent ${parentUsername}`,
-    }),
-  );
+      before: { balance: fromMilli(balance - milli) },
+      after: { balance: fromMilli(balance), amount, note },
+    });
+    return balance;
+  });
 }
 
 /** A message's upline column: each ancestor's charge, parent first. */

@@ -8,6 +8,7 @@ import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { actorOf } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
 import { KeyRequest, newKeyAnswer } from "./key-routes.js";
 import { createSubAccount, fundSubAccount, listSubAccounts, requireSubAccount } from "./resellers.js";
@@ -63,7 +64,7 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
     async (request, reply) => {
       const parent = await parentOf(request.principal!.accountId);
       const body = request.body;
-      const created = await createSubAccount(ctx.store, ctx.clock, parent, {
+      const created = await createSubAccount(ctx.store, { clock: ctx.clock, actor: actorOf(request) }, parent, {
         username: body.username,
         password: body.password,
         ...(body.price_card !== undefined ? { priceCard: body.price_card } : {}),
@@ -111,7 +112,7 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
     },
     async (request, reply) => {
       const sub = await requireSubAccount(db, request.principal!.accountId, request.params.username);
-      return reply.code(201).send(await newKeyAnswer(ctx, sub.id, request.body.name));
+      return reply.code(201).send(await newKeyAnswer({ ...ctx, actor: actorOf(request) }, sub.id, request.body.name));
     },
   );
 
@@ -139,7 +140,14 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
       const principal = request.principal!;
       const sub = await requireSubAccount(db, principal.accountId, request.params.username);
       const { wallet, amount } = request.body;
-      const balance = await fundSubAccount(ctx.store, ctx.clock, principal.username, sub, wallet, amount);
+      const balance = await fundSubAccount(
+        ctx.store,
+        { clock: ctx.clock, actor: actorOf(request) },
+        principal.username,
+        sub,
+        wallet,
+        amount,
+      );
       return {
         status: "success",
         data: { username: sub.username, wallet, amount, balance: fromMilli(balance) },

@@ -74,12 +74,17 @@ export async function revokeApiKey(
   return row ? { accountId: row.account_id, keyHash: row.key_hash } : undefined;
 }
 
-export async function setApiKeyRateLimit(db: Db, keyId: number, rateLimit: number): Promise<string | undefined> {
+/** Sets a key's rate limit; answers the key's hash and account, or undefined for an unknown key. */
+export async function setApiKeyRateLimit(
+  db: Db,
+  keyId: number,
+  rateLimit: number,
+): Promise<{ keyHash: string; accountId: number } | undefined> {
   const row = await db
     .updateTable("api_keys")
     .set({ rate_limit: rateLimit })
     .where("id", "=", keyId)
-    .returning("key_hash")
+    .returning(["key_hash", "account_id"])
     .executeTakeFirst();
-  return row?.key_hash;
+  return row ? { keyHash: row.key_hash, accountId: row.account_id } : undefined;
 }

@@ -2,6 +2,7 @@
 import { parse as parseCookies } from "cookie";
 import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../../base/core/errors.js";
+import type { Actor } from "../audit/index.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { CSRF_HEADER, SESSION_COOKIE, type Session, type Sessions, sameSecret, VIEW_COOKIE } from "./sessions.js";
 
@@ -147,6 +148,26 @@ export async function authenticateV2(request: FastifyRequest, checks: CallerChec
     throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
   }
   return principal;
+}
+
+/**
+ * Who is changing something through an authenticated request, as the audit log records it: the
+ * account, its console session or API key (the operator API's for an operator key on
+ * /admin/api), and the client's address (the forwarded one behind a trusted proxy).
+ */
+export function actorOf(request: FastifyRequest): Actor {
+  const principal = request.principal;
+  if (!principal) throw new Error(`actorOf: ${request.method} ${request.url} is not authenticated`);
+  const session = principal.sessionId;
+  const operatorKey = request.url.startsWith("/admin/") && principal.role === "operator";
+  return {
+    accountId: principal.accountId,
+    username: principal.username,
+    channel: session !== undefined ? "console" : operatorKey ? "operator_api" : "api",
+    credential:
+      session !== undefined ? `session:${session}` : principal.keyId !== undefined ? `key:${principal.keyId}` : null,
+    address: request.ip,
+  };
 }
 
 /** The parameters of a legacy-style request: query and form body merged (body wins). */

@@ -7,6 +7,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { usernameIs } from "../../base/core/usernames.js";
 import type { Store } from "../../base/store/store.js";
+import { type Actor, recordChange } from "../audit/index.js";
 import type { AccountCredentialRows } from "./account-rows.js";
 import type { Principal } from "./authenticator.js";
 
@@ -148,38 +149,70 @@ export class Sessions {
     };
     const started = await this.start(principal, client);
     const now = this.clock.now().getTime();
-    await db
-      .updateTable("console_sessions")
-      .set({ viewer_account_id: viewer.accountId })
-      .where("id", "=", started.session.id)
-      .execute();
-    await db
-      .insertInto("account_views")
-      .values({
-        viewer_account_id: viewer.accountId,
-        account_id: principal.accountId,
-        session_id: started.session.id,
-        address: client.address,
-        user_agent: client.userAgent?.slice(0, 500) ?? null,
-        started_at: now,
-        ended_at: null,
-      })
-      .execute();
+    const userAgent = client.userAgent?.slice(0, 500) ?? null;
+    await this.store.transaction(async (trx) => {
+      await trx
+        .updateTable("console_sessions")
+        .set({ viewer_account_id: viewer.accountId })
+        .where("id", "=", started.session.id)
+        .execute();
+      await trx
+        .insertInto("account_views")
+        .values({
+          viewer_account_id: viewer.accountId,
+          account_id: principal.accountId,
+          session_id: started.session.id,
+          address: client.address,
+          user_agent: userAgent,
+          started_at: now,
+          ended_at: null,
+        })
+        .execute();
+      await recordChange(
+        trx,
+        { clock: this.clock, actor: viewerActor(viewer, client.address) },
+        {
+          action: "account.view",
+          target: `account ${principal.username}`,
+          accountId: principal.accountId,
+          after: { session_id: started.session.id, user_agent: userAgent },
+        },
+      );
+    });
     return {
       token: started.token,
       session: { ...started.session, viewer: { accountId: viewer.accountId, username: viewer.username } },
     };
   }
 
-  /** Ends a view: its session, and the time on its record. */
-  async endView(sessionId: number): Promise<void> {
+  /**
+   * Ends a view: its session, and the time on its record; in the audit log too when its operator
+   * closes it (`closedBy`), not when it expires.
+   */
+  async endView(sessionId: number, closedBy?: { view: Session; address: string }): Promise<void> {
     const now = this.clock.now().getTime();
-    await this.store.db
-      .updateTable("account_views")
-      .set({ ended_at: now })
-      .where("session_id", "=", sessionId)
-      .where("ended_at", "is", null)
-      .execute();
+    await this.store.transaction(async (trx) => {
+      const ended = await trx
+        .updateTable("account_views")
+        .set({ ended_at: now })
+        .where("session_id", "=", sessionId)
+        .where("ended_at", "is", null)
+        .returning("user_agent")
+        .executeTakeFirst();
+      const viewer = closedBy?.view.viewer;
+      if (!ended || !closedBy || !viewer) return;
+      const { view, address } = closedBy;
+      await recordChange(
+        trx,
+        { clock: this.clock, actor: viewerActor(viewer, address) },
+        {
+          action: "account.view_end",
+          target: `account ${view.principal.username}`,
+          accountId: view.principal.accountId,
+          after: { session_id: sessionId, user_agent: ended.user_agent },
+        },
+      );
+    });
     await this.end(sessionId);
   }
 
@@ -290,4 +323,10 @@ export class Sessions {
     const result = await this.store.db.deleteFrom("console_sessions").where("id", "=", sessionId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
+}
+
+/** The operator who opens or closes a view, as the audit log records them. */
+function viewerActor(viewer: { accountId: number; username: string; sessionId?: number }, address: string): Actor {
+  const credential = viewer.sessionId === undefined ? null : `session:${viewer.sessionId}`;
+  return { accountId: viewer.accountId, username: viewer.username, channel: "console", credential, address };
 }

@@ -4,6 +4,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError, isGatewayError } from "../../base/core/errors.js";
 import type { WebhookEvent } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { type Actor, recordChange } from "../audit/index.js";
 import { rotateWebhookSecret, setWebhookUrls, type WebhookSettings, webhookSettings } from "./settings.js";
 import { checkWebhookUrl } from "./url-guard.js";
 
@@ -39,7 +40,12 @@ export async function webhookSettingsOf(deps: WebhookApiDeps, accountId: number)
 }
 
 /** Sets or (null) removes URLs; every URL is checked first, and nothing changes if one is refused. */
-export async function changeWebhookUrls(deps: WebhookApiDeps, accountId: number, changes: WebhookUrlChanges) {
+export async function changeWebhookUrls(
+  deps: WebhookApiDeps,
+  accountId: number,
+  changes: WebhookUrlChanges,
+  actor: Actor,
+) {
   for (const [event, url] of Object.entries(changes)) {
     if (url === null || url === undefined) continue;
     try {
@@ -50,12 +56,25 @@ export async function changeWebhookUrls(deps: WebhookApiDeps, accountId: number,
       throw new GatewayError(error.code, `${event}: ${error.message}`, { ...error.details, field: event });
     }
   }
-  return describeSettings(await setWebhookUrls(deps.store, deps.clock, accountId, changes));
+  const who = { clock: deps.clock, actor };
+  const settings = await setWebhookUrls(deps.store, deps.clock, accountId, changes, (trx, before, after) =>
+    recordChange(trx, who, { action: "webhooks.set", target: "webhook URLs", accountId, before, after }),
+  );
+  return describeSettings(settings);
 }
 
 /** A new current secret; the one it replaces keeps signing until `previous_valid_until`. */
-export async function rotateSecretOf(deps: WebhookApiDeps, accountId: number, iso: (ms: number) => string) {
-  const secret = await rotateWebhookSecret(deps.store, deps.clock, accountId);
+export async function rotateSecretOf(
+  deps: WebhookApiDeps,
+  accountId: number,
+  iso: (ms: number) => string,
+  actor: Actor,
+) {
+  const who = { clock: deps.clock, actor };
+  // The secrets themselves are never written to the log.
+  const secret = await rotateWebhookSecret(deps.store, deps.clock, accountId, undefined, (trx) =>
+    recordChange(trx, who, { action: "webhooks.rotate_secret", target: "webhook signing secret", accountId }),
+  );
   const previous = await deps.store.db
     .selectFrom("webhook_secrets")
     .select((eb) => eb.fn.max("expires_at").as("until"))

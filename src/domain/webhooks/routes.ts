@@ -10,6 +10,7 @@ import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-par
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../../base/store/schema.js";
+import { actorOf } from "../auth/index.js";
 import { DELIVERY_STATUSES, listDeliveries, queueTestEvent, redeliverOne, redeliverRange } from "./deliveries.js";
 import { changeWebhookUrls, type FirstInboundNumber, rotateSecretOf, webhookSettingsOf } from "./operations.js";
 import { Redelivery, WebhookDelivery, WebhookSecret, WebhookSettings, WebhookUrlsRequest } from "./schemas.js";
@@ -108,7 +109,7 @@ export function registerWebhookRoutes(app: TypedRoutes, ctx: WebhookRouteDeps, m
     },
     async (request) => {
       const accountId = await mount.accountOf(request);
-      return ok(await changeWebhookUrls(deps, accountId, request.body));
+      return ok(await changeWebhookUrls(deps, accountId, request.body, actorOf(request)));
     },
   );
 
@@ -124,7 +125,7 @@ export function registerWebhookRoutes(app: TypedRoutes, ctx: WebhookRouteDeps, m
         response: { 200: resourceAnswer(WebhookSecret) },
       },
     },
-    async (request) => ok(await rotateSecretOf(deps, await mount.accountOf(request), iso)),
+    async (request) => ok(await rotateSecretOf(deps, await mount.accountOf(request), iso, actorOf(request))),
   );
 
   app.post(

@@ -61,9 +61,18 @@ export async function setWebhookUrls(
   clock: Clock,
   accountId: number,
   urls: Partial<Record<WebhookEvent, string | null>>,
+  /** What the caller writes in the same transaction (the audit entry), given the URLs before and after. */
+  also?: (trx: Db, before: Record<string, string>, after: Record<string, string>) => Promise<void>,
 ): Promise<WebhookSettings> {
   const now = clock.now().getTime();
+  const urlsOf = async (trx: Db) =>
+    Object.fromEntries(
+      (
+        await trx.selectFrom("webhook_endpoints").select(["event", "url"]).where("account_id", "=", accountId).execute()
+      ).map((row) => [row.event, row.url]),
+    );
   await store.transaction(async (trx) => {
+    const before = also ? await urlsOf(trx) : {};
     for (const [event, url] of Object.entries(urls) as [WebhookEvent, string | null][]) {
       await trx
         .deleteFrom("webhook_endpoints")
@@ -78,6 +87,7 @@ export async function setWebhookUrls(
       }
     }
     await ensureSecret(trx, accountId, now);
+    if (also) await also(trx, before, await urlsOf(trx));
   });
   await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
   return webhookSettings(store, accountId, now);
@@ -110,6 +120,8 @@ export async function rotateWebhookSecret(
   clock: Clock,
   accountId: number,
   graceMs = SECRET_GRACE_MS,
+  /** What the caller writes in the same transaction (the audit entry). */
+  also?: (trx: Db) => Promise<void>,
 ): Promise<string> {
   const now = clock.now().getTime();
   const secret = newWebhookSecret();
@@ -124,6 +136,7 @@ export async function rotateWebhookSecret(
       .insertInto("webhook_secrets")
       .values({ account_id: accountId, secret, created_at: now, expires_at: null })
       .execute();
+    await also?.(trx);
   });
   await store.signals.notify(WEBHOOKS_CHANGED, String(accountId));
   return secret;

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { cliOk, runCli, STACK_TRACE } from "../../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
@@ -16,7 +17,7 @@ describeEachEngine("switchboard CLI: alerts", (engine) => {
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     env = { DATABASE_URL: db.url, SQLITE_SYNCHRONOUS: "NORMAL", SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" };
-    const deps = { store: db.store, clock: systemClock };
+    const deps = { store: db.store, clock: systemClock, actor: cliActor() };
     await createAccountWithKey(deps, { username: "ops", password: "password-123", role: "operator" });
     await createAccountWithKey(deps, { username: "shop", password: "password-123", credits: { sms: 5 } });
   });

@@ -1,7 +1,8 @@
 // "View as this account" (issue 38): an operator signed in to the console opens an account's
 // console read-only. The view is a session of the account carried by its own cookie (sb_view)
 // beside the operator's; it reads what the account reads, changes nothing (403 read_only_view),
-// ends when closed, and every view is recorded: who, which account, when, from where.
+// ends when closed, and every view is recorded: who, which account, when, from where (in the
+// audit log too).
 import { expect, it } from "vitest";
 import { callAs, type SignedIn, signIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
@@ -74,6 +75,17 @@ describeEachEngine("an operator's view of an account", (engine) => {
         ended_at: expect.stringMatching(/Z$/),
       },
     ]);
+    // The audit log holds the view's start and end, by the operator's own console session.
+    const audit = await call(t, "GET", `/admin/api/audit?action=account&account=${acme.username}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+    });
+    const entries = (audit.body.data as Record<string, unknown>[]).filter((entry) => entry.actor === operator.username);
+    expect(entries.map((entry) => entry.action)).toEqual(["account.view_end", "account.view"]);
+    expect(entries[1]).toMatchObject({
+      channel: "console",
+      credential: expect.stringMatching(/^session:/),
+      address: "127.0.0.1",
+    });
   });
 
   it("is for operators only, of accounts that exist", async () => {

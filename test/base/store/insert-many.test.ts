@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { messageRow } from "../../helpers/message-row.js";
 
@@ -25,7 +26,7 @@ describeEachEngine("store insertMany", (engine) => {
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     const account = await createAccountWithKey(
-      { store: db.store, clock: systemClock },
+      { store: db.store, clock: systemClock, actor: cliActor() },
       { username: "many", password: "many-password", credits: { sms: 100 } },
     );
     accountId = account.id;

@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { addDnd } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { waitUntilAllFinal } from "../../helpers/messages.js";
@@ -307,7 +308,7 @@ describeEachEngine("v2 bulk send and bulk jobs", (engine) => {
   it("counts a bulk call as one request against the key's rate limit", async () => {
     const t = gateway();
     const created = await createAccountWithKey(
-      { store: t.db.store, clock: t.clock },
+      { store: t.db.store, clock: t.clock, actor: cliActor() },
       { username: `rl_${Date.now()}`, password: "pw-123456", credits: { sms: 1000 }, rateLimit: 2 },
     );
     await t.db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", created.id).execute();

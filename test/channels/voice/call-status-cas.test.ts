@@ -7,6 +7,7 @@ import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import type { Db } from "../../../src/base/store/store.js";
 import { applyCallStatuses } from "../../../src/channels/voice/call-status.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { createTestDatabase, type TestDatabase } from "../../helpers/engines.js";
 import { messageRow } from "../../helpers/message-row.js";
 
@@ -22,7 +23,7 @@ describe("a call status that keeps losing its compare-and-set", () => {
   it("is not counted as recorded until its meta is written", async () => {
     const { store } = db;
     const account = await createAccountWithKey(
-      { store, clock: systemClock },
+      { store, clock: systemClock, actor: cliActor() },
       { username: "cas", password: "cas-password-1", credits: { voice: 10 }, rateLimit: 0 },
     );
     const id = "q01TESTCAS0000000000000001";

@@ -8,6 +8,7 @@ import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import type { Store } from "../../../src/base/store/store.js";
 import { applyCallStatuses } from "../../../src/channels/voice/call-status.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 import { messageRow } from "../../helpers/message-row.js";
 
@@ -25,7 +26,7 @@ suite("a final call status racing the submit's commit (PostgreSQL)", () => {
   it("leaves the status to be applied again, and the next attempt reports the call", async () => {
     const { store } = db;
     const account = await createAccountWithKey(
-      { store, clock: systemClock },
+      { store, clock: systemClock, actor: cliActor() },
       { username: "race", password: "race-password-1", credits: { voice: 10 }, rateLimit: 0 },
     );
     const id = "q01TESTRACE000000000000001";

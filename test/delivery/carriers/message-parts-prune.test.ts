@@ -10,6 +10,7 @@ import {
   PARTS_RETENTION_MS,
   pruneParts,
 } from "../../../src/delivery/carriers/smpp/finished-parts.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { smsRow } from "./http-sms-helpers.js";
 
@@ -24,7 +25,7 @@ describeEachEngine("message parts pruning", (engine) => {
     db = await createTestDatabase(engine);
     accountId = (
       await createAccountWithKey(
-        { store: db.store, clock: systemClock },
+        { store: db.store, clock: systemClock, actor: cliActor() },
         { username: "prune", password: "prune-password", credits: { sms: 10 } },
       )
     ).id;

@@ -22,6 +22,7 @@ import { applyReceipts } from "../../../src/delivery/carriers/smpp/receipt-match
 import { storeParts } from "../../../src/delivery/carriers/smpp/stored-parts.js";
 import type { InboundSms, SubmitResult } from "../../../src/delivery/dispatch/connector.js";
 import { ReportIngester } from "../../../src/delivery/dispatch/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import {
   applyDeliveryReports,
   claimDueMessages,
@@ -122,7 +123,7 @@ describeEachEngine("smpp connector", (engine) => {
   /** A transactional SMS accepted (stored, charged, queued) for a new account: its id. */
   async function acceptedSms(username: string, recipient: string, body: string, segments: number): Promise<string> {
     const account = await createAccountWithKey(
-      { store: db.store, clock: systemClock },
+      { store: db.store, clock: systemClock, actor: cliActor() },
       { username, password: `${username}-password`, credits: { sms: 100 } },
     );
     return acceptSms(db.store, account.id, { recipient, body, segments });

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addSenderIdFor, createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { ledgerSum, walletBalance } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { type ServerProcess, startServer } from "../../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { waitUntilAllFinal } from "../../helpers/messages.js";
@@ -37,7 +38,7 @@ function crashTest(engine: Parameters<typeof createTestDatabase>[0], threads: st
   });
 
   it("loses no answered send and charges exactly what was stored", async () => {
-    const deps = { store: db.store, clock: systemClock };
+    const deps = { store: db.store, clock: systemClock, actor: cliActor() };
     const account = await createAccountWithKey(deps, {
       username: "crash",
       password: "crash-password",

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addSenderIdFor, createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { ledgerSum, walletBalance } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { type ServerProcess, startServer } from "../../helpers/cli.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 import { waitUntilAllFinal } from "../../helpers/messages.js";
@@ -32,7 +33,7 @@ suite("api + 2 workers on PostgreSQL", () => {
   });
 
   it(`submits each of ${MESSAGES} messages exactly once and charges exactly`, async () => {
-    const deps = { store: db.store, clock: systemClock };
+    const deps = { store: db.store, clock: systemClock, actor: cliActor() };
     const account = await createAccountWithKey(deps, {
       username: "scale",
       password: "scale-password",

@@ -6,6 +6,7 @@ import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import type { Store } from "../../../src/base/store/store.js";
 import { walletBalance } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { Acceptor, type SendOrder } from "../../../src/domain/messages/index.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
@@ -64,7 +65,7 @@ describeEachEngine("accept pipeline", (engine) => {
 
   it("starts the next group before the previous one is durable on SQLite, one at a time on PostgreSQL", async () => {
     const account = await createAccountWithKey(
-      { store: db.store, clock: systemClock },
+      { store: db.store, clock: systemClock, actor: cliActor() },
       { username: "pipeline", password: "pipeline-password", credits: { sms: 10 } },
     );
     const { slow, seen } = slowDisk(db.store);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import type { MessageRow } from "../../../src/base/store/schema.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { claimDueMessages } from "../../../src/domain/messages/index.js";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../helpers/engines.js";
 import { messageRow } from "../../helpers/message-row.js";
@@ -22,7 +23,7 @@ const CLAIMS = 5;
   beforeAll(async () => {
     db = await createTestDatabase("postgres");
     const account = await createAccountWithKey(
-      { store: db.store, clock: systemClock },
+      { store: db.store, clock: systemClock, actor: cliActor() },
       { username: "claims", password: "claims-password", credits: { sms: 100 } },
     );
     // Statistics taken when every message was delivered: "queued" is a value they never saw.

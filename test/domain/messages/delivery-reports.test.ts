@@ -6,6 +6,7 @@ import { createLogger } from "../../../src/app/gateway.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { createMetrics } from "../../../src/base/runtime/metrics.js";
 import { ReportIngester } from "../../../src/delivery/dispatch/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { applyDeliveryReports, claimDueMessages, markSubmitted } from "../../../src/domain/messages/index.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { acceptSms } from "../../helpers/message-row.js";
@@ -16,7 +17,7 @@ describeEachEngine("delivery reports", (engine) => {
   beforeAll(async () => {
     db = await createTestDatabase(engine);
     const account = await createAccountWithKey(
-      { store: db.store, clock: systemClock },
+      { store: db.store, clock: systemClock, actor: cliActor() },
       {
         username: "dlr",
         password: "dlr-password",

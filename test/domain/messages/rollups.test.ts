@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { countStoredMessages } from "../../../src/base/store/migrations/0035_delivery_rollups.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import {
   Acceptor,
   applyDeliveryReports,
@@ -36,7 +37,7 @@ describeEachEngine("delivery rollups kept by the writers of messages", (engine) 
     db = await createTestDatabase(engine);
     for (const username of ["acme", "globex"]) {
       const account = await createAccountWithKey(
-        { store: db.store, clock },
+        { store: db.store, clock, actor: cliActor() },
         { username, password: `${username}-password`, credits: { sms: 1000, international: 1000 } },
       );
       accounts.push(account.id);

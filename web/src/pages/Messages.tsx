@@ -9,7 +9,7 @@ import { formatTime, zoneLabel } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { MessagePage } from "../types.js";
-import { Busy, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
+import { Busy, CursorPager, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
 
 const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
 const CHANNELS = ["", "sms", "whatsapp", "email", "voice"];
@@ -164,19 +164,7 @@ export default function Messages() {
             </table>
           </div>
           {list.data.data.length === 0 ? <p>No messages match.</p> : null}
-          <nav className="pager" aria-label="Pages">
-            <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Previous
-            </button>
-            <span>Page {cursors.length + 1}</span>
-            <button
-              type="button"
-              disabled={!list.data.meta.next_cursor}
-              onClick={() => list.data.meta.next_cursor && setCursors([...cursors, list.data.meta.next_cursor])}
-            >
-              Next
-            </button>
-          </nav>
+          <CursorPager cursors={cursors} setCursors={setCursors} next={list.data.meta.next_cursor} />
         </>
       ) : null}
     </>

@@ -9,7 +9,7 @@ import { formatTime, zoneLabel } from "../format.js";
 import { navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { Refusal, RefusalPage } from "../types.js";
-import { Busy, ErrorNotice, Field, PageTitle } from "../ui.js";
+import { Busy, CursorPager, ErrorNotice, Field, PageTitle } from "../ui.js";
 
 const PAGE = 25;
 const FILTERS = ["from", "to", "code", "recipient"] as const;
@@ -145,19 +145,7 @@ export function RefusalList<R extends Refusal>({
             ))}
           </ul>
           {list.data.data.length === 0 ? <p>No refusals match.</p> : null}
-          <nav className="pager" aria-label="Pages">
-            <button type="button" disabled={cursors.length === 0} onClick={() => setCursors(cursors.slice(0, -1))}>
-              Previous
-            </button>
-            <span>Page {cursors.length + 1}</span>
-            <button
-              type="button"
-              disabled={!list.data.meta.next_cursor}
-              onClick={() => list.data.meta.next_cursor && setCursors([...cursors, list.data.meta.next_cursor])}
-            >
-              Next
-            </button>
-          </nav>
+          <CursorPager cursors={cursors} setCursors={setCursors} next={list.data.meta.next_cursor} />
         </>
       ) : null}
     </>

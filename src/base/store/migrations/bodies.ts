@@ -45,6 +45,7 @@ import { verifyCountries } from "./0040_verify_countries.js";
 import { verifyGuards } from "./0041_verify_guards.js";
 import { dltMatching } from "./0042_dlt_matching.js";
 import { dltTmChain } from "./0043_dlt_tm_chain.js";
+import { auditLog } from "./0044_audit_log.js";
 import { promoHours } from "./0046_promo_hours.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
@@ -91,6 +92,7 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0041_verify_guards": verifyGuards(),
     "0042_dlt_matching": dltMatching(),
     "0043_dlt_tm_chain": dltTmChain(),
+    "0044_audit_log": auditLog(engine),
     "0046_promo_hours": promoHours(),
   };
 }

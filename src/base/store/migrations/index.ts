@@ -51,6 +51,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0041_verify_guards",
   "0042_dlt_matching",
   "0043_dlt_tm_chain",
+  "0044_audit_log",
   "0046_promo_hours",
 ];
 

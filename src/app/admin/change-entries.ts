@@ -1,0 +1,58 @@
+// The audit entries of changes whose transaction a lower folder opens (an account's settings and
+// price card, a price card's rows): each a hook the change runs in its own transaction, shared
+// by the operator API and the CLI.
+import type { Account } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import { describeAccount } from "../../domain/accounts/index.js";
+import { type Audited, recordChange } from "../../domain/audit/index.js";
+
+/** An account's settings as the log keeps them (never the password hash: whether it changed). */
+function accountState(account: Account) {
+  const { id: _, ...state } = describeAccount(account);
+  return state;
+}
+
+/** updateAccount's hook: `account.status` when the status changed, else `account.update`. */
+export function accountUpdateEntry(who: Audited) {
+  return (trx: Db, before: Account, after: Account) =>
+    recordChange(trx, who, {
+      action: before.status !== after.status ? "account.status" : "account.update",
+      target: `account ${after.username}`,
+      accountId: after.id,
+      before: accountState(before),
+      after: {
+        ...accountState(after),
+        ...(before.password_hash !== after.password_hash ? { password_changed: true } : {}),
+      },
+    });
+}
+
+/** setAccountPriceCard's hook. */
+export function accountPriceCardEntry(who: Audited, username: string) {
+  return (trx: Db, accountId: number, before: string, after: string) =>
+    recordChange(trx, who, {
+      action: "account.price_card",
+      target: `account ${username}`,
+      accountId,
+      before: { price_card: before },
+      after: { price_card: after },
+    });
+}
+
+/** setSmppSettings's hook (never the SMPP password: whether it changed). */
+export function smppSettingsEntry(who: Audited, username: string) {
+  return (trx: Db, accountId: number, before: object, after: object) =>
+    recordChange(trx, who, { action: "account.smpp", target: `account ${username}`, accountId, before, after });
+}
+
+/** replacePriceCard's hook: the card's row count before and the rows after. */
+export function priceCardEntry(who: Audited, card: string, rows: readonly unknown[]) {
+  return (trx: Db, rowsBefore: number) =>
+    recordChange(trx, who, {
+      action: "price_card.save",
+      target: `price card ${card}`,
+      accountId: null,
+      before: { rows: rowsBefore },
+      after: { rows },
+    });
+}

@@ -1,0 +1,165 @@
+// The audit log, read (issue 42, item 4; decision 0120):
+//   GET /admin/api/audit          every entry, or one account's with `account`; filters from, to,
+//                                 action, actor, target; newest first with a cursor
+//   GET /admin/api/audit/export   the same entries oldest first, CSV or JSON Lines
+//   GET /admin/api/audit/verify   the chain checked: entries, head, the first bad entry
+//   GET /api/v2/audit, /export    the account's own: changes to it and changes it made; another
+//                                 account's (the operator's) entries without session, key or address
+import type { Selectable } from "kysely";
+import { Type } from "typebox";
+import { exportAnswer, exportFormatOf, sendExport } from "../base/http/exports.js";
+import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
+import type { Runtime } from "../base/runtime/runtime.js";
+import type { AuditLogTable } from "../base/store/schema.js";
+import type { Db } from "../base/store/store.js";
+import { requireAccount, usernamesOf } from "../domain/accounts/index.js";
+import {
+  AUDIT_EXPORT_COLUMNS,
+  AUDIT_FILTER_PARAMS,
+  AUDIT_PAGE_PARAMS,
+  AuditPage,
+  type AuditQuery,
+  AuditVerification,
+  auditFilterOf,
+  auditQuery,
+  describeAuditEntry,
+  eachAuditEntry,
+  encodeAuditCursor,
+  listAudit,
+  verifyAuditChain,
+} from "../domain/audit/index.js";
+
+type Deps = Pick<Runtime, "store">;
+
+const OwnQuery = Type.Object({ ...AUDIT_FILTER_PARAMS, ...AUDIT_PAGE_PARAMS });
+const OwnExportQuery = Type.Object({ ...AUDIT_FILTER_PARAMS, format: Type.Optional(Type.String({ maxLength: 10 })) });
+const account = Type.Optional(Type.String({ maxLength: 64 }));
+const AdminQuery = Type.Object({ ...OwnQuery.properties, account });
+const AdminExportQuery = Type.Object({ ...OwnExportQuery.properties, account });
+
+/** Whose entries a caller reads: every account's (the operator), or one account's as itself (`own`). */
+type Reader = { accountId?: number; own?: boolean };
+
+/** Rows as answers show them: the concerned account's username; on an account's own list, no one else's credential or address. */
+async function described(db: Db, rows: Selectable<AuditLogTable>[], reader: Reader) {
+  const names = await usernamesOf(db, [
+    ...new Set(rows.flatMap((row) => (row.account_id === null ? [] : [Number(row.account_id)]))),
+  ]);
+  return rows.map((row) => {
+    const entry = describeAuditEntry(row, row.account_id === null ? null : (names.get(Number(row.account_id)) ?? null));
+    const foreign = reader.own && Number(row.actor_account_id) !== reader.accountId;
+    return foreign ? { ...entry, credential: null, address: null } : entry;
+  });
+}
+
+/** The account `account` names (a username), for the operator's filter. */
+export async function readerOf(db: Db, account: string | undefined): Promise<Reader> {
+  const name = account?.trim();
+  return name ? { accountId: (await requireAccount(db, name)).id } : {};
+}
+
+/** One page of the log, as GET /admin/api/audit and `audit list` answer it. */
+export async function auditPage(db: Db, query: AuditQuery, timeZone: string, reader: Reader) {
+  const { filter, limit, before } = auditQuery(query, timeZone);
+  if (reader.accountId !== undefined) filter.accountId = reader.accountId;
+  const page = await listAudit(db, filter, limit, before);
+  return {
+    status: "success" as const,
+    data: await described(db, page.rows, reader),
+    meta: { limit, next_cursor: page.next === undefined ? null : encodeAuditCursor(page.next) },
+  };
+}
+
+/** Every entry the filters match, oldest first, described a page at a time. */
+async function* exportRows(db: Db, query: AuditQuery, timeZone: string, reader: Reader) {
+  const filter = auditFilterOf(query, timeZone);
+  if (reader.accountId !== undefined) filter.accountId = reader.accountId;
+  let page: Selectable<AuditLogTable>[] = [];
+  for await (const row of eachAuditEntry(db, filter)) {
+    page.push(row);
+    if (page.length === 500) {
+      yield* await described(db, page, reader);
+      page = [];
+    }
+  }
+  yield* await described(db, page, reader);
+}
+
+export function registerAdminAuditRoutes(admin: TypedRoutes, ctx: Deps): void {
+  const db = ctx.store.db;
+  admin.get("/audit", { schema: { querystring: AdminQuery, response: { "2xx": AuditPage } } }, async (request) =>
+    auditPage(db, request.query, request.principal!.timeZone, await readerOf(db, request.query.account)),
+  );
+  admin.get(
+    "/audit/export",
+    {
+      schema: {
+        querystring: AdminExportQuery,
+        response: { 200: exportAnswer("CSV or JSON Lines: the audit log, oldest first.") },
+      },
+    },
+    async (request, reply) => {
+      const format = exportFormatOf(request.query.format);
+      // Checked before the answer starts: a bad filter is a 400, not a broken download.
+      auditFilterOf(request.query, request.principal!.timeZone);
+      const reader = await readerOf(db, request.query.account);
+      const rows = exportRows(ctx.store.scanDb(), request.query, request.principal!.timeZone, reader);
+      return sendExport(reply, format, "audit", AUDIT_EXPORT_COLUMNS, rows);
+    },
+  );
+  admin.get(
+    "/audit/verify",
+    {
+      schema: {
+        response: operatorAnswer(AuditVerification),
+      },
+    },
+    async () => {
+      const report = await verifyAuditChain(ctx.store.scanDb());
+      return { status: "success", data: { ...report, broken: report.broken ?? null } };
+    },
+  );
+}
+
+export function registerV2AuditRoutes(v2: TypedRoutes, ctx: Deps): void {
+  const db = ctx.store.db;
+  const resource = { envelope: "status" } as const;
+  v2.get(
+    "/audit",
+    {
+      config: resource,
+      schema: {
+        operationId: "listAudit",
+        summary: "The account's audit log: changes to it and changes it made, newest first, with filters and a cursor",
+        tags: ["account"],
+        querystring: OwnQuery,
+        response: { 200: AuditPage },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      return auditPage(db, request.query, principal.timeZone, { accountId: principal.accountId, own: true });
+    },
+  );
+  v2.get(
+    "/audit/export",
+    {
+      config: resource,
+      schema: {
+        operationId: "exportAudit",
+        summary: "The account's audit log, oldest first, as CSV or JSON Lines",
+        tags: ["account"],
+        querystring: OwnExportQuery,
+        response: { 200: exportAnswer("CSV with a header row (format=csv), or JSON Lines (format=jsonl).") },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal!;
+      const format = exportFormatOf(request.query.format);
+      auditFilterOf(request.query, principal.timeZone);
+      const reader = { accountId: principal.accountId, own: true };
+      const rows = exportRows(ctx.store.scanDb(), request.query, principal.timeZone, reader);
+      return sendExport(reply, format, "audit", AUDIT_EXPORT_COLUMNS, rows);
+    },
+  );
+}

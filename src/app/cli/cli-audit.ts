@@ -1,0 +1,82 @@
+// CLI commands of the audit log: `audit list`, every entry (or one account's) newest first with
+// the filters of GET /admin/api/audit, and `audit verify`, the chain checked from its first
+// entry: exit 1 naming the first bad entry. Times without a zone are read in UTC.
+import type { Command } from "commander";
+import { verifyAuditChain } from "../../domain/audit/index.js";
+import { auditPage, readerOf } from "../audit-routes.js";
+import { groupCommand } from "./cli-group-names.js";
+import { print, table, withStore } from "./cli-support.js";
+
+interface ListOptions {
+  account?: string;
+  from?: string;
+  to?: string;
+  action?: string;
+  actor?: string;
+  target?: string;
+  limit?: string;
+  cursor?: string;
+  json?: boolean;
+}
+
+const change = (before: unknown, after: unknown) => {
+  const text = (value: unknown) => (value === null ? "-" : JSON.stringify(value));
+  const words = `${text(before)} → ${text(after)}`;
+  return words.length > 80 ? `${words.slice(0, 79)}…` : words;
+};
+
+export function addAuditCommands(program: Command): void {
+  const audit = groupCommand(program, "audit");
+  audit
+    .command("list")
+    .description("changes made by operators and accounts, newest first")
+    .option("--account <username>", "one account's entries: changes to it and changes it made")
+    .option("--from <time>", "ISO 8601, inclusive (without a zone: UTC)")
+    .option("--to <time>", "ISO 8601, exclusive (without a zone: UTC)")
+    .option("--action <action>", "an action (template.approve) or a thing (template)")
+    .option("--actor <username>", "the acting account's username, or cli")
+    .option("--target <words>", "part of the target, e.g. 'template 12'")
+    .option("--limit <n>", "rows per page, 1 to 500 (default 50)")
+    .option("--cursor <cursor>", "the next page: the cursor the last page printed")
+    .option("--json", "print the answer as GET /admin/api/audit does")
+    .action((opts: ListOptions) =>
+      withStore(async (store) => {
+        const { account, json, ...query } = opts;
+        const page = await auditPage(store.db, query, "UTC", await readerOf(store.db, account));
+        print(page, json, () => {
+          const rows = page.data.map((row) => [
+            row.seq,
+            row.at,
+            row.actor_user ? `${row.actor}/${row.actor_user}` : row.actor,
+            row.channel,
+            row.address,
+            row.action,
+            row.target,
+            change(row.before, row.after),
+          ]);
+          const listing = table(
+            ["SEQ", "AT", "ACTOR", "CHANNEL", "ADDRESS", "ACTION", "TARGET", "BEFORE → AFTER"],
+            rows,
+            "no entries match",
+          );
+          const next = page.meta.next_cursor ? `\nmore: --cursor ${page.meta.next_cursor}` : "";
+          return `${listing}${next}`;
+        });
+      }),
+    );
+  audit
+    .command("verify")
+    .description("check the log's hash chain; exit 1 naming the first deleted, edited or re-ordered entry")
+    .option("--json", "print the report as JSON")
+    .action((opts: { json?: boolean }) =>
+      withStore(async (store) => {
+        const report = await verifyAuditChain(store.db);
+        print(report, opts.json, () =>
+          report.broken
+            ? `audit log BROKEN at entry ${report.broken.seq}: ${report.broken.reason}\n${report.entries} entries before it verified`
+            : `audit log intact: ${report.entries} entries, head ${report.head.seq} ${report.head.hash}`,
+        );
+        if (report.broken) process.exitCode = 1;
+      }),
+    );
+}

@@ -1,0 +1,190 @@
+// The audit log through the real server, on both engines: each kind of change (a top-up, an
+// account's status, a key made by the account, its webhook URLs, a route, a template and its
+// approval) writes one entry with who, from where, what before and after; a change that fails
+// writes none; the operator's list filters and pages with a cursor, the account's own list shows
+// only its entries (the operator's without key, session or address); the exports and the chain's
+// check; an account key on the operator's list is refused.
+import { beforeAll, expect, it } from "vitest";
+import { describeEachEngine } from "../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+
+const bearer = (account: TestAccount) => ({ authorization: `Bearer ${account.apiKey}` });
+
+async function entries(t: TestGateway, who: TestAccount, path: string) {
+  const answer = await call(t, "GET", path, { headers: bearer(who) });
+  expect(answer.status, answer.text).toBe(200);
+  return answer.body as { data: Record<string, unknown>[]; meta: { limit: number; next_cursor: string | null } };
+}
+
+describeEachEngine("the audit log", (engine) => {
+  const gateway = useTestGateway(engine, { env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
+  let operator: TestAccount;
+  let shop: TestAccount;
+  let other: TestAccount;
+
+  beforeAll(async () => {
+    operator = await buildAccount(gateway(), { role: "operator", sender: null });
+    shop = await buildAccount(gateway(), { credits: { sms: 5 } });
+    other = await buildAccount(gateway());
+  });
+
+  it("records each kind of change with who, from where, before and after", async () => {
+    const t = gateway();
+    const topup = await call(t, "POST", `/admin/api/accounts/${shop.username}/credits`, {
+      headers: bearer(operator),
+      json: { wallet: "sms", amount: 10, note: "invoice 7" },
+    });
+    expect(topup.status, topup.text).toBe(200);
+    const status = await call(t, "PATCH", `/admin/api/accounts/${shop.username}`, {
+      headers: bearer(operator),
+      json: { status: "inactive" },
+    });
+    expect(status.status, status.text).toBe(200);
+    await call(t, "PATCH", `/admin/api/accounts/${shop.username}`, {
+      headers: bearer(operator),
+      json: { status: "active" },
+    });
+    const smpp = await call(t, "PATCH", `/admin/api/accounts/${shop.username}`, {
+      headers: bearer(operator),
+      json: { smpp_password: "smpp-pw1", smpp_allowed_ips: ["10.0.0.0/8"] },
+    });
+    expect(smpp.status, smpp.text).toBe(200);
+    const key = await call(t, "POST", "/api/v2/keys", { headers: bearer(shop), json: { name: "ci" } });
+    expect(key.status, key.text).toBe(201);
+    const hooks = await call(t, "PUT", "/api/v2/webhooks", {
+      headers: bearer(shop),
+      json: { delivery_report: "http://127.0.0.1:9/dlr" },
+    });
+    expect(hooks.status, hooks.text).toBe(200);
+    const route = await call(t, "PUT", "/admin/api/routes", {
+      headers: bearer(operator),
+      json: { route: "T", prefix: "9199", connectors: [{ name: "simulator" }] },
+    });
+    expect(route.status, route.text).toBe(201);
+
+    const template = await call(t, "POST", `/admin/api/accounts/${shop.username}/templates`, {
+      headers: bearer(operator),
+      json: { name: "otp", content: "Your code is {#var#}" },
+    });
+    expect(template.status, template.text).toBe(201);
+    const templateId = (template.body as { data: { id: number } }).data.id;
+    const approved = await call(t, "POST", `/admin/api/templates/${templateId}/approve`, { headers: bearer(operator) });
+    expect(approved.status, approved.text).toBe(200);
+
+    const log = (await entries(t, operator, "/admin/api/audit?limit=20")).data;
+    const byAction = (action: string) => log.filter((entry) => entry.action === action);
+    expect(byAction("credits.topup")[0]).toMatchObject({
+      actor: operator.username,
+      channel: "operator_api",
+      credential: expect.stringMatching(/^key:\d+$/),
+      address: expect.any(String),
+      account: shop.username,
+      target: `sms wallet of ${shop.username}`,
+      before: { balance: 5 },
+      after: { balance: 15, amount: 10, note: "invoice 7" },
+    });
+    const [reactivated, deactivated] = byAction("account.status");
+    expect(deactivated).toMatchObject({ before: { status: "active" }, after: { status: "inactive" } });
+    expect(reactivated).toMatchObject({ before: { status: "inactive" }, after: { status: "active" } });
+    expect(byAction("key.create")[0]).toMatchObject({
+      actor: shop.username,
+      channel: "api",
+      account: shop.username,
+      target: `key ${(key.body as { data: { id: number } }).data.id}`,
+      after: { name: "ci" },
+    });
+    expect(JSON.stringify(byAction("key.create")[0])).not.toContain(
+      (key.body as { data: { api_key: string } }).data.api_key,
+    );
+    expect(byAction("webhooks.set")[0]).toMatchObject({
+      before: {},
+      after: { delivery_report: "http://127.0.0.1:9/dlr" },
+    });
+    expect(byAction("route.save")[0]).toMatchObject({ account: null, target: "route T/9199" });
+    expect(byAction("account.smpp")[0]).toMatchObject({
+      before: { enabled: false },
+      after: { enabled: true, allowed_ips: ["10.0.0.0/8"], password_changed: true },
+    });
+    expect(JSON.stringify(byAction("account.smpp")[0])).not.toContain("smpp-pw1");
+    expect(byAction("template.add")[0]).toMatchObject({
+      target: `template ${templateId}`,
+      after: { status: "pending" },
+    });
+    expect(byAction("template.approve")[0]).toMatchObject({
+      target: `template ${templateId}`,
+      account: shop.username,
+      before: { status: "pending" },
+      after: { status: "approved", content: "Your code is {#var#}" },
+    });
+  });
+
+  it("writes no entry for a change that fails", async () => {
+    const t = gateway();
+    const before = (await entries(t, operator, "/admin/api/audit?limit=1")).data[0]!.seq;
+    const refused = await call(t, "POST", `/admin/api/accounts/${shop.username}/credits/adjust`, {
+      headers: bearer(operator),
+      json: { wallet: "sms", amount: -1_000_000, reason: "too much" },
+    });
+    expect(refused.status).toBe(402);
+    const unknown = await call(t, "POST", "/admin/api/templates/999999/approve", { headers: bearer(operator) });
+    expect(unknown.status).toBe(404);
+    expect((await entries(t, operator, "/admin/api/audit?limit=1")).data[0]!.seq).toBe(before);
+  });
+
+  it("filters, pages with a cursor, and shows an account its own entries", async () => {
+    const t = gateway();
+    const topups = await entries(
+      t,
+      operator,
+      `/admin/api/audit?action=credits&actor=${operator.username.toUpperCase()}`,
+    );
+    expect(topups.data.map((entry) => entry.action)).toEqual(["credits.topup"]);
+    const first = await entries(t, operator, `/admin/api/audit?account=${shop.username}&limit=2`);
+    expect(first.data).toHaveLength(2);
+    const second = await entries(
+      t,
+      operator,
+      `/admin/api/audit?account=${shop.username}&limit=2&cursor=${first.meta.next_cursor}`,
+    );
+    expect(Number(second.data[0]!.seq)).toBeLessThan(Number(first.data[1]!.seq));
+    const byTarget = await entries(t, operator, "/admin/api/audit?target=t/9199");
+    expect(byTarget.data.map((entry) => entry.action)).toEqual(["route.save"]);
+
+    const own = await entries(t, shop, "/api/v2/audit?limit=100");
+    expect(new Set(own.data.map((entry) => entry.account))).toEqual(new Set([shop.username]));
+    const operatorsEntry = own.data.find((entry) => entry.action === "credits.topup")!;
+    expect(operatorsEntry).toMatchObject({ actor: operator.username, credential: null, address: null });
+    expect(own.data.find((entry) => entry.action === "key.create")!.credential).toMatch(/^key:/);
+    // Another account sees its own creation only.
+    const others = (await entries(t, other, "/api/v2/audit")).data;
+    expect(others.map((entry) => [entry.action, entry.account])).toEqual([["account.create", other.username]]);
+
+    const refused = await call(t, "GET", "/admin/api/audit", { headers: bearer(shop) });
+    expect(refused.status).toBe(403);
+    const bad = await call(t, "GET", "/api/v2/audit?action=DROP%20TABLE", { headers: bearer(shop) });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain("action");
+    const badCursor = await call(t, "GET", "/admin/api/audit?cursor=zzz", { headers: bearer(operator) });
+    expect(badCursor.status).toBe(400);
+  });
+
+  it("exports as CSV and JSON Lines, and verifies the chain", async () => {
+    const t = gateway();
+    const csv = await call(t, "GET", `/admin/api/audit/export?account=${shop.username}`, { headers: bearer(operator) });
+    expect(csv.status).toBe(200);
+    const lines = csv.text.trim().split("\n");
+    expect(lines[0]).toBe("seq,at,actor,actor_user,channel,credential,address,account,action,target,before,after,hash");
+    expect(lines.length).toBeGreaterThan(5);
+    const jsonl = await call(t, "GET", "/api/v2/audit/export?format=jsonl&action=key", { headers: bearer(shop) });
+    expect(jsonl.status).toBe(200);
+    const rows = jsonl.text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(rows.map((row) => row.action)).toEqual(["key.create"]);
+
+    const verified = await call(t, "GET", "/admin/api/audit/verify", { headers: bearer(operator) });
+    expect(verified.status).toBe(200);
+    expect(verified.body).toMatchObject({ data: { broken: null, entries: expect.any(Number) } });
+  });
+});
