@@ -5,6 +5,7 @@ import type { Clock } from "../base/core/clock.js";
 import type { Config } from "../base/runtime/config.js";
 import type { Metrics } from "../base/runtime/metrics.js";
 import type { Store } from "../base/store/store.js";
+import { Chains } from "../channels/chains/index.js";
 import {
   EMAIL_CONTENT,
   EmailTracker,
@@ -75,13 +76,15 @@ export async function createContext(parts: {
   );
   const prices = new PriceBook(store);
   const smsPolicy = new SmsPolicy(store, clock, prices);
+  const voicePolicy = new VoicePolicy(store, clock, config.voice, prices);
+  const whatsapp = new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp, prices });
   const codeKeeper = new CodeKeeper(await verifySecret(store));
   const verifier = new Verifier({
     store,
     clock,
     config,
     smsPolicy,
-    voicePolicy: new VoicePolicy(store, clock, config.voice, prices),
+    voicePolicy,
     acceptor,
     webhooks,
     keeper: codeKeeper,
@@ -103,7 +106,18 @@ export async function createContext(parts: {
     verifier,
     codeKeeper,
     webhooks,
-    whatsapp: new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp, prices }),
+    whatsapp,
+    chains: new Chains({
+      store,
+      clock,
+      acceptor,
+      smsPolicy,
+      voicePolicy,
+      whatsapp,
+      prices,
+      webhooks,
+      allowPrivateWebhooks: config.allowPrivateWebhooks,
+    }),
     emailTracker,
     rateLimits,
     acceptor,

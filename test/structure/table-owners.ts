@@ -61,6 +61,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   suppressions: "channels/inbound",
   verifications: "channels/verify",
   verify_settings: "channels/verify",
+  send_chains: "channels/chains",
+  chain_steps: "channels/chains",
   // carriers/ and the SMPP server
   carriers: "delivery/carriers",
   sms_routes: "delivery/carriers",

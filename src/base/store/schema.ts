@@ -13,6 +13,7 @@ import type {
 } from "./schema-accounts.js";
 import type { AlertsTables } from "./schema-alerts.js";
 import type { CarriersTables } from "./schema-carriers.js";
+import type { ChainsTables } from "./schema-chains.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
 import type { BulkJobsTable, BulkPartsTable, MessagesTable, MessagesTables } from "./schema-messages.js";
 import type { RefusalsTables } from "./schema-refusals.js";
@@ -23,6 +24,7 @@ import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.j
 export type * from "./schema-accounts.js";
 export type * from "./schema-alerts.js";
 export type * from "./schema-carriers.js";
+export type * from "./schema-chains.js";
 export type * from "./schema-channels.js";
 export type * from "./schema-messages.js";
 export type * from "./schema-refusals.js";
@@ -56,7 +58,8 @@ export interface Database
     CarriersTables,
     RefusalsTables,
     AlertsTables,
-    VerifyTables {
+    VerifyTables,
+    ChainsTables {
   settings: SettingsTable;
   process_heartbeats: ProcessHeartbeatsTable;
 }

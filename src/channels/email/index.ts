@@ -76,8 +76,9 @@ export { emailNotifyTargets } from "./notify-targets.js";
 export { type OperatorMail, operatorMailer } from "./operator-mail.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";
 export { EMAIL_SEND_PATHS } from "./routes.js";
+export { emailSendOrder } from "./send.js";
 export { EmailTracker, trackingSecret } from "./tracking.js";
-export { registerV2EmailSendRoute } from "./v2-send-route.js";
+export { EmailSend, type EmailSendBody, familyParams, registerV2EmailSendRoute } from "./v2-send-route.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger"> & {

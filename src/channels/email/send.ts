@@ -9,7 +9,7 @@ import { parseLocalDateTime } from "../../base/core/time.js";
 import type { Store } from "../../base/store/store.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
 import type { Principal } from "../../domain/auth/index.js";
-import type { AcceptService, MessageDraft } from "../../domain/messages/index.js";
+import type { AcceptService, MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { ensureWebhookSecret } from "../../domain/webhooks/settings.js";
 import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
 import { type Mailbox, parseMailbox, parseMailboxes } from "./addresses.js";
@@ -74,6 +74,18 @@ export async function sendEmail(
   params: Record<string, string>,
   files: UploadedFile[],
 ): Promise<string> {
+  const outcome = await deps.acceptor.accept(await emailSendOrder(deps, principal, params, files));
+  if (outcome.kind !== "accepted") throw new GatewayError("conflict", "The send was not accepted.");
+  return outcome.send.broadcastId;
+}
+
+/** An email send checked and made into the Acceptor's order (a fallback chain's step adds its key). */
+export async function emailSendOrder(
+  deps: Omit<EmailSendDeps, "acceptor">,
+  principal: Principal,
+  params: Record<string, string>,
+  files: UploadedFile[],
+): Promise<SendOrder> {
   const db = deps.store.db;
   // The legacy credentials check does not look at the account's state; the email family answers -7.
   if (principal.status !== "active") {
@@ -181,7 +193,7 @@ export async function sendEmail(
   // The To and Cc headers as written, display names kept ("Asha <asha@example.org>").
   const visible = (kind: RecipientKind) =>
     JSON.stringify(recipients.filter((r) => r.kind === kind).map((r) => formatMailbox(r)));
-  const outcome = await deps.acceptor.accept({
+  return {
     accountId: principal.accountId,
     timeZone: principal.timeZone,
     channel: "email",
@@ -212,9 +224,7 @@ export async function sendEmail(
         })),
       } satisfies EmailContentDraft,
     },
-  });
-  if (outcome.kind !== "accepted") throw new GatewayError("conflict", "The send was not accepted.");
-  return outcome.send.broadcastId;
+  };
 }
 
 /** to, cc and bcc, each address once (the first list naming it wins), at most MAX_RECIPIENTS. */

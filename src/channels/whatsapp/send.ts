@@ -75,6 +75,16 @@ export interface WhatsAppSendDeps {
   prices?: Pick<PriceBook, "cardFor">;
 }
 
+/**
+ * What another service's send adds (a fallback chain's step, channels/chains/): meta for the
+ * message row, and a call with its queue id once the row is stored, before the upstream answers
+ * (so a refused send's failed row is known too).
+ */
+export interface LinkedSend {
+  meta: Record<string, unknown>;
+  stored: (queueId: string) => void;
+}
+
 export class WhatsAppSendService {
   private readonly ids: SequenceAllocator;
 
@@ -86,6 +96,7 @@ export class WhatsAppSendService {
     accountId: number,
     request: WhatsAppSendRequest,
     idempotencyHeader?: string | string[],
+    linked?: LinkedSend,
   ): Promise<WhatsAppSendResult> {
     const { store } = this.deps;
     const settings = await whatsAppSettingsOf(store.db, accountId, this.deps.config.connector);
@@ -106,7 +117,7 @@ export class WhatsAppSendService {
     }
     const prepared = await this.prepare(settings, sender, to, request);
     const upstream = this.deps.upstreams[settings.connector];
-    return this.deliver(settings, sender, upstream, to, prepared, key ? { key, hash } : undefined);
+    return this.deliver(settings, sender, upstream, to, prepared, key ? { key, hash } : undefined, linked);
   }
 
   private async prepare(
@@ -201,6 +212,7 @@ export class WhatsAppSendService {
     to: string,
     prepared: PreparedMessage,
     idempotency: { key: string; hash: string } | undefined,
+    linked: LinkedSend | undefined,
   ): Promise<WhatsAppSendResult> {
     const { store, clock, config, metrics } = this.deps;
     const accountId = settings.accountId;
@@ -260,12 +272,17 @@ export class WhatsAppSendService {
           lease_until: now + config.timeoutMs + LEASE_MARGIN_MS,
           attempts: 1,
           connector: upstream.name,
-          meta: JSON.stringify({ ...prepared.meta, ...(idempotency ? { idempotency_key: idempotency.key } : {}) }),
+          meta: JSON.stringify({
+            ...prepared.meta,
+            ...linked?.meta,
+            ...(idempotency ? { idempotency_key: idempotency.key } : {}),
+          }),
           created_at: now,
         }),
       );
     });
 
+    linked?.stored(id);
     let messageId: string;
     try {
       ({ messageId } = await upstream.send(sender, prepared.payload));

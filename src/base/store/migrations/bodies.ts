@@ -41,6 +41,7 @@ import { resellers } from "./0036_resellers.js";
 import { routingCosts } from "./0037_routing_costs.js";
 import { dltWhitelists } from "./0038_dlt_whitelists.js";
 import { verifications } from "./0039_verifications.js";
+import { sendChains } from "./0045_send_chains.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -82,5 +83,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0037_routing_costs": routingCosts(engine),
     "0038_dlt_whitelists": dltWhitelists(engine),
     "0039_verifications": verifications(),
+    "0045_send_chains": sendChains(),
   };
 }

@@ -47,6 +47,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0037_routing_costs",
   "0038_dlt_whitelists",
   "0039_verifications",
+  "0045_send_chains",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
