@@ -2,10 +2,13 @@
 // goes only when its condition on the one before is met, exactly once, each step charged and
 // refunded as its own message, and chain_completed written after the steps' own events.
 import { expect, it } from "vitest";
+import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { walletBalance } from "../../../src/domain/accounts/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { addSendingDomain } from "../email/helpers.js";
+import { CALLER } from "../voice/helpers.js";
 import { type ChainAccount, chainAccount, chainMessages } from "./helpers.js";
 
 const WHATSAPP_FAILS = "919876500002";
@@ -169,6 +172,36 @@ describeEachEngine("fallback send (POST /api/v2/send)", (engine) => {
     expect(done.outcome).toBe("undelivered");
     expect(done.steps.map((s) => s.status)).toEqual(["failed", "failed"]);
     expect(await walletBalance(t.db.store.db, a.account.id, "sms")).toBe(100_000);
+  });
+
+  it("falls back from a voice call that fails to an email, each through its own channel and wallet", async () => {
+    const t = gateway();
+    const a = await chainAccount(t, { sms: 100, whatsapp: 10, voice: 10, email: 10 });
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock }, a.account.username, CALLER);
+    await addSendingDomain(t.db.store.db, a.account.id, "shop.example.com");
+    // A call to ...0001 fails on the voice simulator.
+    const started = await a.send({
+      recipient: "9876500001",
+      steps: [
+        { channel: "voice", from: CALLER, text: "Your order has shipped." },
+        {
+          channel: "email",
+          to: "asha@example.org",
+          from: "Shop <news@shop.example.com>",
+          subject: "Your order has shipped",
+          html: "<p>Order 1001 is on its way.</p>",
+          after: { on: "not_delivered", within_seconds: 60 },
+        },
+      ],
+    });
+    expect(started.status, started.text).toBe(200);
+    const done = await a.completed(started.body.data.chain_id);
+    expect(done.steps.map((s) => [s.channel, s.to, s.status])).toEqual([
+      ["voice", "9876500001", "failed"],
+      ["email", "asha@example.org", "delivered"],
+    ]);
+    expect(done.outcome).toBe("delivered");
+    expect(await walletBalance(t.db.store.db, a.account.id, "email")).toBe(9_000);
   });
 
   it("refuses bad chains in the v2 dialect, storing and charging nothing", async () => {

@@ -1,5 +1,5 @@
 // An account that can send by WhatsApp (the simulator) and SMS, and its calls to /api/v2/send.
-
+import type { Wallet } from "../../../src/base/core/credits.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { buildAccount, call, type JsonResponse, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { connectSimulatedWhatsApp } from "../whatsapp/helpers.js";
@@ -20,7 +20,10 @@ export interface ChainView {
   steps: Array<{ channel: string; to: string; message_id: string | null; status: string; error: unknown }>;
 }
 
-export async function chainAccount(t: TestGateway, credits = { sms: 100, whatsapp: 10 }): Promise<ChainAccount> {
+export async function chainAccount(
+  t: TestGateway,
+  credits: Partial<Record<Wallet, number>> = { sms: 100, whatsapp: 10 },
+): Promise<ChainAccount> {
   const account = await buildAccount(t, { credits });
   await connectSimulatedWhatsApp(t, account.id);
   const v2 = (method: string, path: string, json?: unknown) =>
