@@ -11,7 +11,13 @@ import { publicStatus } from "../../base/core/message-status.js";
 import type { ChainCondition, MessageStatus } from "../../base/store/schema.js";
 import { getAccount } from "../../domain/accounts/index.js";
 import type { Principal } from "../../domain/auth/index.js";
-import { messageStatuses } from "../../domain/messages/index.js";
+import {
+  claimIdempotencyKey,
+  idempotencyKeyOf,
+  messageStatuses,
+  requestHash,
+  storedAnswer,
+} from "../../domain/messages/index.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { FINAL_STATUSES, reached, verdictOf } from "./conditions.js";
 import {
@@ -23,6 +29,7 @@ import {
   decidedRunningChains,
   extendLease,
   insertChain,
+  type OpenStep,
   recordSend,
   type StepRow,
   skipFrom,
@@ -50,18 +57,40 @@ export class Chains {
     return this.deps.clock.now().getTime();
   }
 
-  /** Checks the steps, stores the chain and sends its first step; the chain as it stands then. */
-  async start(principal: Principal, request: ChainRequest) {
+  /**
+   * Checks the steps, stores the chain and sends its first step; the chain as it stands then. A
+   * request with an Idempotency-Key that started a chain before answers that chain.
+   */
+  async start(principal: Principal, request: ChainRequest, idempotencyHeader?: string | string[]) {
     const plans = planSteps(request.recipient, request.steps);
+    const key = idempotencyKeyOf(idempotencyHeader);
+    const hash = key ? requestHash("send", request) : "";
+    const earlier = async () => {
+      const stored = key ? await storedAnswer(this.deps.store.db, principal.accountId, key, hash) : undefined;
+      return (stored as { chain_id?: string } | undefined)?.chain_id;
+    };
+    const before = await earlier();
+    if (before) return this.get(principal, before);
     const now = this.now();
     const id = newChainId(now);
-    await this.deps.store.transaction((trx) =>
-      insertChain(
-        trx,
-        { id, accountId: principal.accountId, recipient: request.recipient, now, leaseUntil: now + STEP_LEASE_MS },
-        plans,
-      ),
-    );
+    const stored = await this.deps.store.transaction(async (trx) => {
+      if (key) {
+        const response = JSON.stringify({ chain_id: id });
+        if (
+          !(await claimIdempotencyKey(trx, { accountId: principal.accountId, key, requestHash: hash, response, now }))
+        )
+          return false;
+      }
+      const chain = { id, accountId: principal.accountId, recipient: request.recipient, now };
+      await insertChain(trx, { ...chain, leaseUntil: now + STEP_LEASE_MS }, plans);
+      return true;
+    });
+    if (!stored) {
+      // A concurrent request with the same key committed first.
+      const winner = await earlier();
+      if (!winner) throw new GatewayError("conflict", "A request with this Idempotency-Key is in progress.");
+      return this.get(principal, winner);
+    }
     const chain = (await chainById(this.deps.store.db, id))!;
     const [first] = await stepsOf(this.deps.store.db, id);
     await this.send(chain, first!, principal);
@@ -82,11 +111,28 @@ export class Chains {
    */
   async advance(): Promise<number> {
     const now = this.now();
+    const db = this.deps.store.db;
     const chains = new Set<string>();
-    let after: { chain_id: string; position: number } | undefined;
+    let after: OpenStep | undefined;
     for (;;) {
-      const page = await waitingOrStaleSteps(this.deps.store.db, now, PAGE, after);
-      for (const step of page) chains.add(step.chain_id);
+      const page = await waitingOrStaleSteps(db, now, PAGE, after);
+      // One read of the watched messages a page; only chains with something to do go further.
+      const statuses = await messageStatuses(
+        db,
+        page.flatMap((s) => (s.previous_message_id ? [s.previous_message_id] : [])),
+      );
+      for (const step of page) {
+        const previous =
+          step.previous_status === "refused"
+            ? "refused"
+            : step.previous_message_id
+              ? statuses.get(step.previous_message_id)
+              : undefined;
+        const due =
+          step.status === "sending" ||
+          (previous !== undefined && verdictOf(step.after_on ?? "failed", previous, step.due_at, now) !== "wait");
+        if (due) chains.add(step.chain_id);
+      }
       if (page.length < PAGE) break;
       after = page[page.length - 1];
     }

@@ -15,7 +15,7 @@ export function registerV2ChainRoutes(v2: TypedRoutes, ctx: Deps): void {
   v2.post(
     "/send",
     {
-      config,
+      config: { ...config, errors: [409] },
       schema: {
         operationId: "sendWithFallback",
         summary:
@@ -25,7 +25,10 @@ export function registerV2ChainRoutes(v2: TypedRoutes, ctx: Deps): void {
         response: { 200: resourceAnswer(Chain) },
       },
     },
-    async (request) => ({ status: "success", data: await ctx.chains.start(request.principal!, request.body) }),
+    async (request) => ({
+      status: "success",
+      data: await ctx.chains.start(request.principal!, request.body, request.headers["idempotency-key"]),
+    }),
   );
 
   v2.get(

@@ -1,5 +1,7 @@
 // The send_chains and chain_steps tables: each change of a step or chain one conditional
 // statement, so that two workers (PostgreSQL) never both send a step or complete a chain.
+
+import { sql } from "kysely";
 import type { ChainOutcome, ChainStepStatus, ChainStepsTable, SendChainsTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import type { StepPlan } from "./step-fields.js";
@@ -66,31 +68,49 @@ export async function stepsOf(db: Db, chainId: string): Promise<StepRow[]> {
   return db.selectFrom("chain_steps").selectAll().where("chain_id", "=", chainId).orderBy("position").execute();
 }
 
+/** A step the worker looks at, with how the step before it stands. */
+export interface OpenStep extends Pick<StepRow, "chain_id" | "position" | "status" | "after_on" | "due_at"> {
+  previous_status: StepRow["status"] | null;
+  previous_message_id: string | null;
+}
+
 /**
- * Steps the worker has to look at now: waiting ones (their condition may be met, or their
- * deadline passed) and sending ones whose claim's lease ran out (their process stopped mid-send).
+ * Steps the worker has to look at now, a page in (chain, position) order: waiting ones (their
+ * condition may be met, or their deadline passed) and sending ones whose claim's lease ran out
+ * (their process stopped mid-send).
  */
 export async function waitingOrStaleSteps(
   db: Db,
   now: number,
   limit: number,
   after?: Pick<StepRow, "chain_id" | "position">,
-): Promise<Pick<StepRow, "chain_id" | "position">[]> {
+): Promise<OpenStep[]> {
   let query = db
-    .selectFrom("chain_steps")
-    .select(["chain_id", "position"])
+    .selectFrom("chain_steps as s")
+    .leftJoin("chain_steps as p", (join) =>
+      join.onRef("p.chain_id", "=", "s.chain_id").on("p.position", "=", sql<number>`s.position - 1`),
+    )
+    .select([
+      "s.chain_id",
+      "s.position",
+      "s.status",
+      "s.after_on",
+      "s.due_at",
+      "p.status as previous_status",
+      "p.message_id as previous_message_id",
+    ])
     .where((eb) =>
-      eb.or([eb("status", "=", "waiting"), eb.and([eb("status", "=", "sending"), eb("due_at", "<", now)])]),
+      eb.or([eb("s.status", "=", "waiting"), eb.and([eb("s.status", "=", "sending"), eb("s.due_at", "<", now)])]),
     );
   if (after) {
     query = query.where((eb) =>
       eb.or([
-        eb("chain_id", ">", after.chain_id),
-        eb.and([eb("chain_id", "=", after.chain_id), eb("position", ">", after.position)]),
+        eb("s.chain_id", ">", after.chain_id),
+        eb.and([eb("s.chain_id", "=", after.chain_id), eb("s.position", ">", after.position)]),
       ]),
     );
   }
-  return query.orderBy("chain_id").orderBy("position").limit(limit).execute();
+  return query.orderBy("s.chain_id").orderBy("s.position").limit(limit).execute();
 }
 
 /** Running chains none of whose steps is still to be decided: each may be complete once its messages are final. */

@@ -240,6 +240,28 @@ describeEachEngine("fallback send (POST /api/v2/send)", (engine) => {
     expect(await walletBalance(t.db.store.db, a.account.id, "whatsapp")).toBe(10_000);
   });
 
+  it("answers a retry with the same Idempotency-Key with the same chain, sending nothing twice", async () => {
+    const t = gateway();
+    const a = await chainAccount(t);
+    const body = { recipient: WHATSAPP_READ, steps: [whatsapp, { ...sms, after: { on: "not_read" } }] };
+    const post = (json: unknown) =>
+      call(t, "POST", "/api/v2/send", {
+        headers: { authorization: `Bearer ${a.account.apiKey}`, "idempotency-key": "order-1001" },
+        json,
+      });
+    const answers = await Promise.all([post(body), post(body), post(body)]);
+    const ids = new Set(answers.map((answer) => answer.body.data?.chain_id));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
+    expect(ids.size).toBe(1);
+    expect(
+      await t.db.store.db.selectFrom("send_chains").select("id").where("account_id", "=", a.account.id).execute(),
+    ).toHaveLength(1);
+    expect(await walletBalance(t.db.store.db, a.account.id, "whatsapp")).toBe(9_000);
+    const other = await post({ ...body, recipient: WHATSAPP_NEVER_READ });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe("idempotency_conflict");
+  });
+
   it("shows a chain only to its own account", async () => {
     const t = gateway();
     const a = await chainAccount(t);
