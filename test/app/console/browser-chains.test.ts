@@ -2,6 +2,7 @@
 // SMS that went after a failed WhatsApp message names its chain, lists both steps with their
 // conditions and statuses, and links to the WhatsApp step's message. axe on the page.
 import { beforeAll, expect, it } from "vitest";
+import { SMS_STEP, WHATSAPP_STEP } from "../../channels/chains/helpers.js";
 import { connectSimulatedWhatsApp } from "../../channels/whatsapp/helpers.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import {
@@ -39,16 +40,7 @@ describeInBrowser("console in the browser: a fallback send on the message page",
       headers,
       json: {
         recipient: "919876500002",
-        steps: [
-          { channel: "whatsapp", template: "hello_world" },
-          {
-            channel: "sms",
-            to: "9876512345",
-            sender_id: "SWBRD",
-            message: "Your order has shipped.",
-            after: { on: "failed" },
-          },
-        ],
+        steps: [WHATSAPP_STEP, { ...SMS_STEP, to: "9876512345", after: { on: "failed" } }],
       },
     });
     expect(started.status, started.text).toBe(200);

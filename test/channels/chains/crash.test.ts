@@ -9,6 +9,7 @@ import { addSenderId, walletBalance } from "../../../src/domain/accounts/index.j
 import { until } from "../../domain/webhooks/receiver.js";
 import { type ServerProcess, startServer } from "../../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { SMS_STEP, WHATSAPP_STEP } from "./helpers.js";
 
 describeEachEngine("fallback send across a crash", (engine) => {
   let db: TestDatabase;
@@ -57,19 +58,10 @@ describeEachEngine("fallback send across a crash", (engine) => {
     };
     type Step = { message_id: string | null; status: string; decides_at: string | null };
 
-    // ...0001 is delivered and never read: the SMS goes when the 2 s deadline passes.
+    // ...0001 is delivered and never read: the SMS goes when the 6 s deadline passes.
     const started = await v2("POST", "/send", {
       recipient: "919876500001",
-      steps: [
-        { channel: "whatsapp", template: "hello_world" },
-        {
-          channel: "sms",
-          to: "9876512345",
-          sender_id: "SWBRD",
-          message: "Your order has shipped.",
-          after: { on: "not_read", within_seconds: 2 },
-        },
-      ],
+      steps: [WHATSAPP_STEP, { ...SMS_STEP, to: "9876512345", after: { on: "not_read", within_seconds: 6 } }],
     });
     const chainId = started.data.chain_id;
     const deadline = Date.parse(started.data.steps[1]!.decides_at!);

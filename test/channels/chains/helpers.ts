@@ -4,6 +4,10 @@ import { until } from "../../domain/webhooks/receiver.js";
 import { buildAccount, call, type JsonResponse, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { connectSimulatedWhatsApp } from "../whatsapp/helpers.js";
 
+/** A step of each kind the tests send: a simulator template, and an SMS that passes every rule. */
+export const WHATSAPP_STEP = { channel: "whatsapp", template: "hello_world" };
+export const SMS_STEP = { channel: "sms", sender_id: "SWBRD", message: "Your order has shipped." };
+
 export interface ChainAccount {
   account: TestAccount;
   send(json: unknown): Promise<JsonResponse>;
