@@ -75,7 +75,11 @@ export async function createContext(parts: {
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
   );
   const prices = new PriceBook(store);
-  const smsPolicy = new SmsPolicy(store, clock, prices);
+  const smsPolicy = new SmsPolicy(store, clock, prices, {
+    hours: config.promoHours,
+    timeZone: config.promoHoursTimeZone,
+    chainRequired: config.dlt.chainRequired,
+  });
   const voicePolicy = new VoicePolicy(store, clock, config.voice, prices);
   const whatsapp = new WhatsApp({ store, clock, logger, metrics, webhooks, config: config.whatsapp, prices });
   const codeKeeper = new CodeKeeper(await verifySecret(store));

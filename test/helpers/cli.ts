@@ -24,6 +24,8 @@ function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
     LOG_LEVEL: "warn",
     // The SMPP server's default port 2775 would be shared by every test's server: on only where a test asks.
     SMPP_SERVER_PORT: "0",
+    // Promotional SMS go at every hour of the test day (gateway.ts's testConfig says why).
+    PROMO_HOURS: "00:00-24:00",
     ...env,
   };
 }

@@ -5,8 +5,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import BetterSqlite3 from "better-sqlite3";
+import { type Kysely, Migrator, sql } from "kysely";
 import pg from "pg";
 import type { Engine } from "../../src/base/store/engine.js";
+import { migrationProvider } from "../../src/base/store/migrations/index.js";
+import type { Store } from "../../src/base/store/store.js";
 import { TEST_POSTGRES_URL } from "./engines.js";
 
 export interface EmptyDatabase {
@@ -64,5 +67,40 @@ export async function createEmptyDatabase(engine: Engine): Promise<EmptyDatabase
     drop: async () => {
       await query(`drop schema if exists ${name} cascade`);
     },
+  };
+}
+
+/** Brings a store opened on an empty database to the migration `name` (and no further), as `migrate` would. */
+export async function migrateTo(store: Store, engine: Engine, name: string): Promise<void> {
+  const schema =
+    engine === "postgres"
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema
+      : undefined;
+  const migrator = new Migrator({
+    db: store.db as unknown as Kysely<unknown>,
+    provider: migrationProvider(engine),
+    migrationTableName: "schema_migrations",
+    migrationLockTableName: "schema_migrations_lock",
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const { error } = await migrator.migrateTo(name);
+  if (error) throw error;
+}
+
+/** An account row with only the columns every migration since 0001 has: for data written before a migration. */
+export function earlyAccountRow(username: string) {
+  return {
+    username,
+    password_hash: "x",
+    role: "customer" as const,
+    status: "active" as const,
+    time_zone: "Asia/Kolkata",
+    flood_limit: 0,
+    get_api_enabled: 0,
+    international_enabled: 0,
+    failed_logins: 0,
+    locked_until: null,
+    created_at: 0,
+    updated_at: 0,
   };
 }

@@ -57,6 +57,9 @@ export function testConfig(db: TestDatabase, env: Record<string, string> = {}): 
     DATABASE_URL: db.url,
     // The SMPP server listens only in the tests that ask for it (SMPP_SERVER_PORT=auto).
     SMPP_SERVER_PORT: "0",
+    // Tests send promotional SMS at every hour of the day: never held for the promotional hours
+    // but in test/channels/sms/promo-hours.test.ts, which sets its window.
+    PROMO_HOURS: "00:00-24:00",
     ...env,
   });
 }

@@ -61,12 +61,16 @@ export function sendParams(account: TestAccount, changes: Params = {}): Params {
 
 /** Escapes a value for an XML attribute or element. */
 export function xmlEscape(text: string): string {
-  return text
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
+  return (
+    text
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&apos;")
+      // As references: a parser turns a raw line break or tab inside an attribute into a space.
+      .replace(/[\n\r\t]/g, (c) => `&#${c.charCodeAt(0)};`)
+  );
 }
 
 /** A `pushsms` document; `route` is left out when not given. */

@@ -14,7 +14,7 @@ import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 
 export { APPROVAL_KINDS, type ApprovalKind } from "../../src/app/admin/approval-kinds.js";
 export { WALLETS as ACCOUNT_WALLETS } from "../../src/base/core/wallets.js";
-export { ACCOUNT_ROUTES as ROUTE_CODES } from "../../src/domain/accounts/account-fields.js";
+export { ACCOUNT_ROUTES as ROUTE_CODES, DLT_MATCHING_MODES } from "../../src/domain/accounts/account-fields.js";
 
 export type OperatorAccount = Static<typeof admin.OperatorAccount>;
 export type OperatorAccountDetail = Static<typeof admin.OperatorAccountDetail>;
@@ -51,3 +51,5 @@ export type MarginRow = Static<typeof analytics.MarginRow>;
 export type RouteScore = Static<typeof carriers.RouteScore>;
 /** A white-listed link or callback number of a DLT entity (`url` or `number`, the other null). */
 export type DltLink = Static<typeof smsRules.OperatorDltLink>;
+/** A DLT entity's telemarketer chain, the operator's own TM ID last. */
+export type DltChain = Static<typeof smsRules.DltChain>;

@@ -13,7 +13,7 @@ import {
   Time,
   Wallets,
 } from "../../base/http/answer-schemas.js";
-import { ACCOUNT_ROLES, ACCOUNT_STATUSES } from "../../domain/accounts/account-fields.js";
+import { ACCOUNT_ROLES, ACCOUNT_STATUSES, DLT_MATCHING_MODES } from "../../domain/accounts/account-fields.js";
 import { ApiKey, KeyRevocation, SenderIdRequest } from "../../domain/accounts/v2-schemas.js";
 import { APPROVAL_KINDS, type ApprovalKind } from "./approval-kinds.js";
 
@@ -28,9 +28,12 @@ export const OperatorAccount = Type.Object({
   get_api_enabled: Type.Boolean(),
   international_enabled: Type.Boolean(),
   dlt_scrubbing: Type.Boolean(),
+  dlt_matching: OneOf(DLT_MATCHING_MODES),
   promo_sender_enabled: Type.Boolean(),
   routes: Type.Array(Type.String()),
   default_dlt_entity_id: NullableString(),
+  /** The account's promotional hours (HH:MM-HH:MM); null: the operator's PROMO_HOURS. */
+  promo_hours: NullableString(),
   locked_until: NullableTime(),
   created_at: Time,
   balances: Wallets,

@@ -27,9 +27,12 @@
 //   sms-rule-schemas.ts  their answers as schemas
 //   dlt-link-routes.ts the operator API and actions (shared with the CLI) for an account's DLT link and
 //                      callback white-lists per entity, and the decision on an account's request
+//   dlt-chain-routes.ts the operator API and actions (shared with the CLI) for the telemarketer chain of
+//                      each DLT entity of an account
 //   price-card-routes.ts  PUT/GET /admin/api/price-cards/{name}, GET /admin/api/price-cards
 //   price-card-schemas.ts its answers as schemas
 
+export { clearTmChainFor, setTmChainFor, tmChainsOf } from "./dlt-chain-routes.js";
 export { addDltLinkFor, dltLinksOf, removeDltLinkFor, setDltLinkStatusFor } from "./dlt-link-routes.js";
 export {
   operatorExportRows,

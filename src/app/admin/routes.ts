@@ -3,6 +3,7 @@
 import { Type } from "typebox";
 import { MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { OneOf } from "../../base/http/answer-schemas.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
 import { IdParams, PageNumber, pageMeta, refuseUnknownQuery } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
@@ -10,6 +11,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import {
   ACCOUNT_STATUSES,
+  DLT_MATCHING_MODES,
   describeAccount,
   MAX_FLOOD_LIMIT,
   MAX_TEMPLATE_CONTENT,
@@ -35,6 +37,7 @@ import {
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
 import { registerCreditRoutes } from "./credit-routes.js";
+import { registerDltChainRoutes } from "./dlt-chain-routes.js";
 import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
@@ -44,7 +47,7 @@ import { registerCostCardRoutes, registerPriceCardRoutes } from "./price-card-ro
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock"> & CallerChecks;
+type Deps = Pick<Runtime, "store" | "clock" | "config"> & CallerChecks;
 
 const Username = Type.Object({ username: Type.String() });
 const Credits = Type.Object(
@@ -213,10 +216,12 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
             get_api_enabled: Type.Optional(Type.Boolean()),
             international_enabled: Type.Optional(Type.Boolean()),
             dlt_scrubbing: Type.Optional(Type.Boolean()),
+            dlt_matching: Type.Optional(OneOf(DLT_MATCHING_MODES)),
             promo_sender_enabled: Type.Optional(Type.Boolean()),
             routes: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 8 })),
             unlock: Type.Optional(Type.Boolean()),
             default_dlt_entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+            promo_hours: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
             price_card: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             smpp_password: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             smpp_max_binds: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
@@ -250,10 +255,12 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         getApiEnabled: body.get_api_enabled,
         internationalEnabled: body.international_enabled,
         dltScrubbing: body.dlt_scrubbing,
+        dltMatching: body.dlt_matching,
         promoSenderEnabled: body.promo_sender_enabled,
         routes: body.routes,
         unlock: body.unlock,
         defaultDltEntityId: body.default_dlt_entity_id,
+        promoHours: body.promo_hours,
       });
       return ok(await accountDetail(deps, username));
     },
@@ -326,4 +333,5 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   registerLoginLockRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
   registerDltLinkRoutes(admin, ctx);
+  registerDltChainRoutes(admin, ctx);
 }

@@ -1,8 +1,8 @@
 // The operator API's answers about the SMS rule set (sms-rule-routes.ts) as schemas: templates,
-// DLT entity IDs and headers, the DND registry. A template or a registration has the shape the
+// DLT entity IDs and headers, link white-lists and telemarketer chains, the DND registry. A template or a registration has the shape the
 // account sees on v2; what the operator adds names the account. Typebox and schema files only.
 import { Type } from "typebox";
-import { NullableString } from "../../base/http/answer-schemas.js";
+import { NullableString, OneOf } from "../../base/http/answer-schemas.js";
 import { DltEntity, DltHeader, DltLink, Template } from "../../domain/accounts/v2-schemas.js";
 
 export const OperatorTemplate = Template;
@@ -27,6 +27,23 @@ export const RemovedDltLink = Type.Object({
   url: NullableString(),
   number: NullableString(),
   removed: Type.Boolean(),
+});
+
+/** An entity's telemarketer chain (dlt-chain-routes.ts); `status` is the entity's. */
+export const DltChain = Type.Object({
+  entity_id: Type.String(),
+  status: OneOf(["pending", "approved", "rejected"]),
+  tm_chain: Type.Array(Type.String(), { description: "The telemarketer IDs in order, the operator's own last" }),
+});
+export const DeclaredDltChain = Type.Object({
+  account: Type.String(),
+  entity_id: Type.String(),
+  tm_chain: DltChain.properties.tm_chain,
+});
+export const ClearedDltChain = Type.Object({
+  account: Type.String(),
+  entity_id: Type.String(),
+  cleared: Type.Boolean(),
 });
 
 export const DndImport = Type.Object({

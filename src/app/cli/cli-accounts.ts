@@ -60,7 +60,7 @@ function detailText(detail: Detail): string {
     r.dlt_entity_of_sends === null ? "" : `; a send that names none carries ${r.dlt_entity_of_sends}`;
   return [
     `${detail.username} (id ${detail.id}): ${detail.role}, ${detail.status}, ${detail.time_zone}`,
-    `routes:        ${detail.routes.join(", ")} (DLT scrubbing ${on(detail.dlt_scrubbing)}, promo sender ${on(detail.promo_sender_enabled)}, international ${on(detail.international_enabled)}, flood limit ${detail.flood_limit || "none"})`,
+    `routes:        ${detail.routes.join(", ")} (DLT scrubbing ${on(detail.dlt_scrubbing)}, ${detail.dlt_matching} matching, promo sender ${on(detail.promo_sender_enabled)}, international ${on(detail.international_enabled)}, flood limit ${detail.flood_limit || "none"}, promotional hours ${detail.promo_hours ?? "the operator's"})`,
     `wallets:       ${Object.entries(detail.balances ?? {})
       .map(([wallet, credits]) => `${wallet} ${credits}`)
       .join(", ")}`,
@@ -182,11 +182,14 @@ function addAccountsCommands(program: Command): void {
     .option("--international <on|off>", "international SMS", onOff)
     .option("--get-api <on|off>", "GET variant of the v2 send", onOff)
     .option("--dlt-scrubbing <on|off>", "transactional content must match an approved template", onOff)
+    .option("--dlt-matching <strict|lenient>", "template whitespace compared as registered, or runs of it as one space")
     .option("--promo-sender <on|off>", "promotional SMS with the account's own sender ID (route PS)", onOff)
     .option("--routes <list>", "SMS routes the account may use, e.g. T,P,PS,I")
     .option("--unlock", "clear the account's login locks")
     .option("--dlt-entity <id>", "the white-listed DLT entity ID of sends that name none (needed with several)")
     .option("--no-dlt-entity", "clear that default")
+    .option("--promo-hours <window>", "promotional SMS delivered only inside HH:MM-HH:MM (recipients' time)")
+    .option("--no-promo-hours", "back to the operator's PROMO_HOURS")
     .option("--price-card <name>", "the price card its sends are charged by (default: 1 credit a unit)")
     .option("--smpp-password <password>", "the SMPP server password (1 to 8 characters); gives SMPP access")
     .option("--no-smpp", "remove the account's SMPP access")
@@ -212,10 +215,12 @@ function addAccountsCommands(program: Command): void {
           internationalEnabled: opts.international,
           getApiEnabled: opts.getApi,
           dltScrubbing: opts.dltScrubbing,
+          dltMatching: opts.dltMatching,
           promoSenderEnabled: opts.promoSender,
           routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
           unlock: opts.unlock,
           defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
+          promoHours: opts.promoHours === false ? null : opts.promoHours,
         });
         const detail = await accountDetail(deps(store), opts.username);
         print(detail, opts.json, () => `updated ${detail.username}\n${readinessText(detail)}`);

@@ -1,8 +1,9 @@
-// CLI commands for the SMS rule set: content templates, DLT entity IDs and headers, and the
-// DND registry. They call admin/operations.ts, as the operator API does.
+// CLI commands for the SMS rule set: content templates, DLT entity IDs and headers, link
+// white-lists and telemarketer chains, and the DND registry. They call admin/operations.ts, as the operator API does.
 import fs from "node:fs";
 import { type Command, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
+import { loadConfig } from "../../base/runtime/config.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
 import {
@@ -11,6 +12,7 @@ import {
   addDltLinkFor,
   addDndNumbers,
   addTemplateFor,
+  clearTmChainFor,
   dltLinksOf,
   dltRegistrationsOf,
   dndStatusOf,
@@ -21,6 +23,8 @@ import {
   removeDltLinkFor,
   removeDndNumbers,
   setTemplateStatusFor,
+  setTmChainFor,
+  tmChainsOf,
 } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { addReviewCommands, allPages, print, table, withStore } from "./cli-support.js";
@@ -154,6 +158,7 @@ function addDltCommands(program: Command): void {
       );
   }
   addDltLinkCommands(dlt);
+  addDltChainCommands(dlt);
   dlt
     .command("list")
     .description("an account's white-listed DLT entity IDs and headers")
@@ -235,6 +240,55 @@ function addDltLinkCommands(dlt: Command): void {
         }),
       );
   }
+}
+
+/** `dlt chains`: the telemarketer chain of each DLT entity, the operator's own TM ID (DLT_TM_ID) last. */
+function addDltChainCommands(dlt: Command): void {
+  const chains = dlt.command("chains").description("manage the telemarketer chain of each DLT entity");
+  const chainDeps = (store: Store) => ({ store, tmId: loadConfig().dlt.tmId });
+  chains
+    .command("set")
+    .description("declare an entity's telemarketer chain (replacing it); DLT_TM_ID is appended when not last")
+    .requiredOption("--account <username>", "the account")
+    .requiredOption("--entity-id <id>", "the DLT entity ID (one of the account's)")
+    .requiredOption("--chain <ids>", "the telemarketer IDs in order, comma-separated")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const set = await setTmChainFor(chainDeps(store), opts.account, opts.entityId, String(opts.chain).split(","));
+        print(set, opts.json, () => `${set.account}, entity ${set.entity_id}: ${set.tm_chain.join(" > ")}`);
+      }),
+    );
+  chains
+    .command("clear")
+    .description("remove an entity's declared telemarketer chain")
+    .requiredOption("--account <username>", "the account")
+    .requiredOption("--entity-id <id>", "the DLT entity ID")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const cleared = await clearTmChainFor(chainDeps(store), opts.account, opts.entityId);
+        print(cleared, opts.json, () => `cleared the chain of ${cleared.account}, entity ${cleared.entity_id}`);
+      }),
+    );
+  chains
+    .command("list")
+    .description("an account's DLT entities with their telemarketer chains")
+    .requiredOption("--account <username>", "the account")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const rows = await tmChainsOf(chainDeps(store), opts.account);
+        print(rows, opts.json, () =>
+          rows.length === 0
+            ? "none"
+            : table(
+                ["ENTITY", "STATUS", "CHAIN"],
+                rows.map((row) => [row.entity_id, row.status, row.tm_chain.join(" > ") || "(none)"]),
+              ),
+        );
+      }),
+    );
 }
 
 function addDndCommands(program: Command): void {

@@ -70,6 +70,16 @@ export const ERROR_CATALOGUE = {
     legacy: -8,
     message: "The message carries a phone number not white-listed as a callback number of its DLT entity.",
   },
+  dlt_chain_missing: {
+    http: 422,
+    legacy: -31,
+    message: "The send's DLT entity has no declared telemarketer chain, which the operator requires.",
+  },
+  dlt_chain_mismatch: {
+    http: 422,
+    legacy: -31,
+    message: "The telemarketer chain sent is not the one declared for the send's DLT entity.",
+  },
   unicode_not_allowed: {
     http: 422,
     legacy: -40,

@@ -2,6 +2,7 @@
 // value (trimmed, never empty) into what the gateway uses, or answers a Refusal saying what it must be.
 import path from "node:path";
 import ipaddr from "ipaddr.js";
+import { type DailyWindow, parseDailyWindow } from "../core/promo-hours.js";
 import type { DatabaseTarget } from "../store/store.js";
 
 /** Why a value was refused ("must be …", "needs …"); `got` replaces the value quoted back (a password hidden). */
@@ -53,6 +54,25 @@ export function map<T, U>(parser: Parser<T>, convert: (value: T) => U): Parser<U
 
 export const text: Parser<string> = { parse: (raw) => raw };
 
+/** A daily window, `HH:MM-HH:MM` (core/promo-hours.ts). */
+export const dailyWindow: Parser<DailyWindow> = {
+  parse: (raw) =>
+    parseDailyWindow(raw) ??
+    new Refusal("must be a daily window HH:MM-HH:MM, its end after its start, such as 09:00-21:00"),
+};
+
+/** An IANA time zone name. */
+export const timeZone: Parser<string> = {
+  parse: (raw) => {
+    try {
+      new Intl.DateTimeFormat("en", { timeZone: raw });
+      return raw;
+    } catch {
+      return new Refusal("must be an IANA time zone name such as Asia/Kolkata");
+    }
+  },
+};
+
 export function wholeNumber(min: number, max: number): Parser<number> {
   return {
     range: `${min} to ${max}`,
@@ -101,6 +121,14 @@ export const listenPort: Parser<number | "auto"> = {
       : /^\d+$/.test(raw) && Number(raw) <= 65535
         ? Number(raw)
         : new Refusal("must be auto or a whole number from 0 to 65535"),
+};
+
+/** A DLT telemarketer ID as registered: 1 to 30 letters or digits (usually 19 digits), upper-cased. */
+export const dltTmId: Parser<string> = {
+  parse: (raw) =>
+    /^[A-Za-z0-9]{1,30}$/.test(raw.trim())
+      ? raw.trim().toUpperCase()
+      : new Refusal("must be a DLT telemarketer ID: 1 to 30 letters or digits"),
 };
 
 /** An SMPP vendor-specific TLV tag, hex (0x1400) or decimal. */

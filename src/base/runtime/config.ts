@@ -71,8 +71,11 @@ export function loadConfig(env: Env = process.env, cwd = process.cwd()): Config 
   if (smpp.tlsPort !== 0 && (smpp.tlsCertFile === undefined || smpp.tlsKeyFile === undefined)) {
     problems.push("SMPP_SERVER_TLS_PORT needs SMPP_SERVER_TLS_CERT and SMPP_SERVER_TLS_KEY (PEM files).");
   }
-  if (smpp.dltEntityTag === smpp.dltTemplateTag) {
-    problems.push("SMPP_SERVER_DLT_ENTITY_TAG and SMPP_SERVER_DLT_TEMPLATE_TAG must differ.");
+  const tags = [smpp.dltEntityTag, smpp.dltTemplateTag, smpp.dltTmChainTag];
+  if (new Set(tags).size < tags.length) {
+    problems.push(
+      "SMPP_SERVER_DLT_ENTITY_TAG, SMPP_SERVER_DLT_TEMPLATE_TAG and SMPP_SERVER_DLT_TM_CHAIN_TAG must differ.",
+    );
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

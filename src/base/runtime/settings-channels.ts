@@ -312,6 +312,13 @@ export const CHANNEL_SETTINGS = {
     default: "0x1401",
     parser: vendorTlvTag,
   },
+  SMPP_SERVER_DLT_TM_CHAIN_TAG: {
+    field: "smppServer.dltTmChainTag",
+    description:
+      "TLV tag in which SMPP clients may send the DLT telemarketer chain (its IDs PE,TM1,… or their SHA-256 in hex); checked against the entity's declared chain.",
+    default: "0x1402",
+    parser: vendorTlvTag,
+  },
   CHAIN_POLL_MS: {
     field: "chains.pollMs",
     description:

@@ -5,7 +5,9 @@
 import os from "node:os";
 import {
   bearerToken,
+  dailyWindow,
   databaseUrl,
+  dltTmId,
   flag,
   httpUrl,
   map,
@@ -16,6 +18,7 @@ import {
   redisUrl,
   type SettingSpec,
   text,
+  timeZone,
   wholeNumber,
 } from "./config-values.js";
 import { CHANNEL_SETTINGS } from "./settings-channels.js";
@@ -182,6 +185,19 @@ export const SETTINGS = {
     default: "15",
     parser: wholeNumber(1, 3600),
   },
+  PROMO_HOURS: {
+    field: "promoHours",
+    description:
+      "Promotional SMS (routes P and PS) are delivered only inside this daily window of the recipients' time (PROMO_HOURS_TIME_ZONE), as Indian operators require: a send outside it is accepted, charged and held (status queued, estimated_delivery at the opening) until the window opens, and can be cancelled like a scheduled send. An account's own promo_hours (operator API, CLI, console) replaces it; 00:00-24:00 never holds. Routes T and I are never held.",
+    default: "09:00-21:00",
+    parser: dailyWindow,
+  },
+  PROMO_HOURS_TIME_ZONE: {
+    field: "promoHoursTimeZone",
+    description: "The recipients' time zone in which PROMO_HOURS (and an account's promo_hours) are read.",
+    default: "Asia/Kolkata",
+    parser: timeZone,
+  },
   ANALYTICS_PREFIX_DIGITS: {
     field: "analyticsPrefixDigits",
     description:
@@ -280,6 +296,19 @@ export const SETTINGS = {
       "Delivery reports kept per connector while no message carries their id yet (an aggregator that calls back before it answers the send); past it the oldest are dropped. Each is kept at most 48 hours.",
     default: "10000",
     parser: wholeNumber(100, 10_000_000),
+  },
+  DLT_TM_ID: {
+    field: "dlt.tmId",
+    description:
+      "The operator's own DLT telemarketer ID: the last of every entity's telemarketer chain (appended when a chain is declared without it). Unset: a chain is taken as declared.",
+    parser: dltTmId,
+  },
+  DLT_CHAIN_REQUIRED: {
+    field: "dlt.chainRequired",
+    description:
+      "1 or true refuses (dlt_chain_missing, legacy -31, SMPP 0x40C) an Indian-route SMS of an account with DLT scrubbing on whose DLT entity has no declared telemarketer chain, as operators drop those since December 2024.",
+    default: "0",
+    parser: flag,
   },
   ...CHANNEL_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;

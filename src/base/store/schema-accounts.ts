@@ -29,6 +29,8 @@ export interface AccountsTable {
   address_locks_until: Generated<number | null>;
   /** Transactional content must match an approved template (operator switch, on by default). */
   dlt_scrubbing: Generated<number>;
+  /** How templates are matched: `strict` (whitespace as registered) or `lenient` (runs of it as one space); 0042. */
+  dlt_matching: Generated<"strict" | "lenient">;
   promo_sender_enabled: Generated<number>;
   /** Route codes the account may use, comma-separated: T, P, PS, I. */
   routes: Generated<string>;
@@ -40,6 +42,8 @@ export interface AccountsTable {
   parent_id: Generated<number | null>;
   /** A sub-account without a card of its own pays its parent's price plus this, in hundredths of a per cent. */
   markup_bp: Generated<number | null>;
+  /** The account's window for promotional SMS, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
+  promo_hours: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -122,6 +126,8 @@ export interface DltEntitiesTable {
   account_id: number;
   entity_id: string;
   status: ApprovalStatus;
+  /** The declared telemarketer IDs, comma-separated, the operator's own last; null: none (0043). */
+  tm_chain: Generated<string | null>;
   created_at: number;
 }
 

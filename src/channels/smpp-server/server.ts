@@ -83,6 +83,7 @@ export class SmppServer {
       acceptor: deps.acceptor,
       dltEntityTag: deps.config.smppServer.dltEntityTag,
       dltTemplateTag: deps.config.smppServer.dltTemplateTag,
+      dltTmChainTag: deps.config.smppServer.dltTmChainTag,
       heldParts: {
         bytesPerAccount: deps.config.smppServer.heldBytesPerAccount,
         messagesPerAccount: deps.config.smppServer.heldMessagesPerAccount,

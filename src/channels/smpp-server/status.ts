@@ -39,6 +39,8 @@ export const STATUS = {
   SB_CONTENT: 0x408,
   SB_DLT_URL: 0x40a,
   SB_DLT_CALLBACK: 0x40b,
+  SB_DLT_CHAIN: 0x40c,
+  SB_DLT_CHAIN_MISMATCH: 0x40d,
 } as const;
 
 /** Refusal code → command_status. A code not listed answers ESME_RSYSERR. */
@@ -70,6 +72,8 @@ export const REFUSALS: ReadonlyMap<ErrorCode, number> = new Map<ErrorCode, numbe
   ["content_not_allowed", STATUS.SB_CONTENT],
   ["dlt_url_not_whitelisted", STATUS.SB_DLT_URL],
   ["dlt_callback_not_whitelisted", STATUS.SB_DLT_CALLBACK],
+  ["dlt_chain_missing", STATUS.SB_DLT_CHAIN],
+  ["dlt_chain_mismatch", STATUS.SB_DLT_CHAIN_MISMATCH],
 ]);
 
 export function statusOfRefusal(code: ErrorCode): number {

@@ -20,6 +20,8 @@ export interface SubmitterDeps {
   acceptor: AcceptService;
   dltEntityTag: number;
   dltTemplateTag: number;
+  /** The tag of the telemarketer chain a client may send (checked against the entity's declared one). */
+  dltTmChainTag: number;
   heldParts: HeldPartsLimits;
 }
 
@@ -224,6 +226,7 @@ export class Submitter {
       unicode: fields.dataCoding === 8 || (fields.dataCoding !== 0 && !isGsm7(text)),
       dltEntityId: cstringTlv(fields.tlvs.get(this.deps.dltEntityTag)),
       dltTemplateId: cstringTlv(fields.tlvs.get(this.deps.dltTemplateTag)),
+      dltTmChain: cstringTlv(fields.tlvs.get(this.deps.dltTmChainTag)),
     };
     const { order, rejected } = await this.deps.smsPolicy.decide(account.principal, input);
     const registeredDelivery = fields.registeredDelivery & 0x03;

@@ -1,9 +1,14 @@
 // DLT content scrubbing: does a message match one of the account's approved templates?
 // A template is literal text with {#var#} placeholders; each placeholder matches up to 30
-// characters of any text, the rest must match literally, and runs of whitespace in either
-// count as one space. Thousands of templates per account are indexed by their leading
-// literal text in a character trie, so a message is tried only against templates whose
-// leading text it starts with (plus any template that starts with a placeholder).
+// characters of any text, the rest must match literally: whitespace exactly as registered
+// (strict, as operators compare it), or with runs of whitespace in either counted as one space
+// (lenient, the accounts of before issue 40's item 3). Thousands of templates per account are
+// indexed by their leading literal text in a character trie, so a message is tried only against
+// templates whose leading text it starts with (plus any template that starts with a placeholder).
+// When none matches, `explain` says where the closest one stopped matching (dlt-mismatch.ts).
+
+import type { DltMatching } from "../../domain/accounts/index.js";
+import { type Compiled, EXPECTED_QUOTED, furthestMatch, type Mismatch } from "./dlt-mismatch.js";
 
 export const VAR_MAX = 30;
 const VAR = /\{#var#\}/gi;
@@ -12,17 +17,32 @@ export function normalizeWhitespace(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/** The text as the matcher compares it, and where each of its characters was in the original. */
+function prepared(text: string, mode: DltMatching): { text: string; origin: (index: number) => number } {
+  if (mode === "strict") return { text, origin: (index) => index };
+  const kept: number[] = [];
+  let out = "";
+  let space = false;
+  for (let i = 0; i < text.length; i++) {
+    if (/\s/.test(text[i]!)) {
+      space = out.length > 0;
+      continue;
+    }
+    if (space) {
+      out += " ";
+      kept.push(i - 1);
+      space = false;
+    }
+    out += text[i];
+    kept.push(i);
+  }
+  const end = kept.length > 0 ? kept[kept.length - 1]! + 1 : 0;
+  return { text: out, origin: (index) => kept[index] ?? end };
+}
+
 export interface TemplateEntry<T> {
   content: string;
   value: T;
-}
-
-interface Compiled<T> {
-  value: T;
-  /** Literal pieces around the placeholders (normalised); pieces.length = vars + 1. */
-  pieces: string[];
-  /** Longest literal piece: a cheap `includes` check before the full match. */
-  longest: string;
 }
 
 interface TrieNode<T> {
@@ -31,13 +51,28 @@ interface TrieNode<T> {
   templates: Compiled<T>[];
 }
 
-function compile<T>(content: string, value: T): Compiled<T> {
-  const pieces = normalizeWhitespace(content).split(VAR);
-  const longest = pieces.reduce((a, b) => (b.length > a.length ? b : a), "");
-  return { value, pieces, longest };
+/** The text as matched: the hot path's quicker form of `prepared(…).text`. */
+function comparable(text: string, mode: DltMatching): string {
+  return mode === "strict" ? text : normalizeWhitespace(text);
 }
 
-/** Matches `text` (normalised) against literal pieces with bounded placeholders between them. */
+function compile<T>(raw: string, value: T, mode: DltMatching): Compiled<T> {
+  const content = comparable(raw, mode);
+  const pieces: string[] = [];
+  const starts: number[] = [];
+  let from = 0;
+  for (const placeholder of content.matchAll(VAR)) {
+    pieces.push(content.slice(from, placeholder.index));
+    starts.push(from);
+    from = placeholder.index + placeholder[0].length;
+  }
+  pieces.push(content.slice(from));
+  starts.push(from);
+  const longest = pieces.reduce((a, b) => (b.length > a.length ? b : a), "");
+  return { value, content, pieces, starts, longest };
+}
+
+/** Matches `text` against literal pieces with bounded placeholders between them. */
 function matchPieces(text: string, pieces: string[]): boolean {
   const first = pieces[0] ?? "";
   if (!text.startsWith(first)) return false;
@@ -72,18 +107,21 @@ function matchFrom(text: string, position: number, pieces: string[], index: numb
 
 export class TemplateIndex<T> {
   private readonly root: TrieNode<T> = { children: new Map(), templates: [] };
-  private count = 0;
+  private readonly all: Compiled<T>[] = [];
 
-  constructor(entries: Iterable<TemplateEntry<T>> = []) {
+  constructor(
+    entries: Iterable<TemplateEntry<T>> = [],
+    readonly mode: DltMatching = "lenient",
+  ) {
     for (const entry of entries) this.add(entry.content, entry.value);
   }
 
   get size(): number {
-    return this.count;
+    return this.all.length;
   }
 
   add(content: string, value: T): void {
-    const compiled = compile(content, value);
+    const compiled = compile(content, value, this.mode);
     let node = this.root;
     for (const char of compiled.pieces[0] ?? "") {
       let next = node.children.get(char);
@@ -94,19 +132,13 @@ export class TemplateIndex<T> {
       node = next;
     }
     node.templates.push(compiled);
-    this.count++;
+    this.all.push(compiled);
   }
 
   /** The first template the message matches, preferring the longest leading literal text. */
   match(message: string): T | undefined {
-    const text = normalizeWhitespace(message);
-    const candidates: Compiled<T>[][] = [this.root.templates];
-    let node: TrieNode<T> | undefined = this.root;
-    for (const char of text) {
-      node = node.children.get(char);
-      if (!node) break;
-      if (node.templates.length > 0) candidates.push(node.templates);
-    }
+    const text = comparable(message, this.mode);
+    const { candidates } = this.walk(text);
     for (let i = candidates.length - 1; i >= 0; i--) {
       for (const template of candidates[i] ?? []) {
         if (template.longest && !text.includes(template.longest)) continue;
@@ -115,11 +147,65 @@ export class TemplateIndex<T> {
     }
     return undefined;
   }
+
+  /**
+   * Where the closest template stopped matching a message none matches: the one `preferred`
+   * picks when there is one (the template the send named), else the best of those the trie
+   * leads to. Undefined when the account has no template. Only refusals call it.
+   */
+  explain(message: string, preferred?: (value: T) => boolean): Mismatch<T> | undefined {
+    const { text, origin } = prepared(message, this.mode);
+    const named = preferred ? this.all.find((template) => preferred(template.value)) : undefined;
+    let tried: Compiled<T>[];
+    let best: Mismatch<T> | undefined;
+    if (named) tried = [named];
+    else {
+      const { candidates, deepest, depth } = this.walk(text);
+      tried = candidates.flat();
+      // Templates further down the trie all stop where the walk did, at `depth`.
+      const below = firstBelow(deepest);
+      if (below) {
+        const expected = below.content.slice(depth, depth + EXPECTED_QUOTED);
+        best = { value: below.value, position: depth, matched: depth, expected };
+      }
+    }
+    for (const template of tried) {
+      const found = furthestMatch(text, template, VAR_MAX);
+      if (!best || found.matched > best.matched || (found.matched === best.matched && found.position < best.position))
+        best = found;
+    }
+    return best && { ...best, position: origin(best.position) };
+  }
+
+  /** The trie nodes `text` walks through: templates whose leading text it starts with, and where it stops. */
+  private walk(text: string): { candidates: Compiled<T>[][]; deepest: TrieNode<T>; depth: number } {
+    const candidates: Compiled<T>[][] = [this.root.templates];
+    let deepest = this.root;
+    let depth = 0;
+    for (const char of text) {
+      const next = deepest.children.get(char);
+      if (!next) break;
+      deepest = next;
+      depth += char.length;
+      if (next.templates.length > 0) candidates.push(next.templates);
+    }
+    return { candidates, deepest, depth };
+  }
+}
+
+/** A template whose leading text goes on below `node` (the nearest one). */
+function firstBelow<T>(node: TrieNode<T>): Compiled<T> | undefined {
+  let level = [...node.children.values()];
+  while (level.length > 0) {
+    for (const child of level) if (child.templates[0]) return child.templates[0];
+    level = level.flatMap((child) => [...child.children.values()]);
+  }
+  return undefined;
 }
 
 /** The straightforward definition, for tests: the template as an anchored regular expression. */
-export function templateRegExp(content: string): RegExp {
-  const pieces = normalizeWhitespace(content).split(VAR);
+export function templateRegExp(content: string, mode: DltMatching = "lenient"): RegExp {
+  const pieces = comparable(content, mode).split(VAR);
   const escaped = pieces.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${escaped.join(`[\\s\\S]{0,${VAR_MAX}}`)}$`);
 }

@@ -35,7 +35,12 @@
 //                      default or only white-listed one; the -31 refusals saying what is missing
 //   dlt-link-check.ts  the rule on a text's links and callback numbers: on the entity's lists, or refused
 //                      (dlt_url_not_whitelisted / dlt_callback_not_whitelisted) naming the first that is not
-//   dlt-matcher.ts     DLT content scrubbing: TemplateIndex, a trie of templates' leading literal text
+//   dlt-chain-check.ts the rule on the telemarketer chain: declared when required (dlt_chain_missing), and
+//                      the one a client sent equal to it (dlt_chain_mismatch)
+//   dlt-matcher.ts     DLT content scrubbing: TemplateIndex, a trie of templates' leading literal text,
+//                      whitespace strict (as registered) or lenient (runs as one space)
+//   dlt-mismatch.ts    where a message stopped matching a template: the refusal's position and expected
+//   dlt-template-check.ts  the rule on DLT content: the matched template, or dlt_template_mismatch saying where
 //   recipients.ts      Indian mobile numbers: 10 digits starting 6–9, also written +91…, 91…, 0…
 //   sender-approvals.ts   sender-ID approval lookups on the send path, remembered for 2 s
 //   report-format.ts   the v2 delivery report of one message, as the status call answers it

@@ -5,6 +5,7 @@
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
+import { type DailyWindow, releaseAt } from "../../base/core/promo-hours.js";
 import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";
@@ -14,8 +15,10 @@ import type { Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
 import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
+import { checkTmChain } from "./dlt-chain-check.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
+import { checkDltTemplate } from "./dlt-template-check.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
 
@@ -47,6 +50,8 @@ export interface SmsSendInput {
   flash?: boolean | undefined;
   dltEntityId?: string | undefined;
   dltTemplateId?: string | undefined;
+  /** The telemarketer chain the client sent (the SMPP server's TLV): checked against the entity's declared one. */
+  dltTmChain?: string | undefined;
   /** `YYYY-MM-DD HH:MM:SS` in the account's time zone. */
   scheduleAt?: string | undefined;
   /** Refuse a schedule more than a minute in the past (the dedicated schedule endpoint). */
@@ -74,6 +79,15 @@ export class SmsPolicy {
     private readonly clock: Clock,
     /** The account's price card prices each recipient's segments (one PriceBook per process). */
     private readonly prices: PriceBook = new PriceBook(store),
+    /**
+     * The operator's settings: promotional hours (PROMO_HOURS, read in the recipients' zone; an
+     * account's own replace them), and DLT_CHAIN_REQUIRED (an entity without a declared
+     * telemarketer chain is refused).
+     */
+    private readonly operator: { hours: DailyWindow; timeZone: string; chainRequired?: boolean } = {
+      hours: { start: 9 * 60, end: 21 * 60 },
+      timeZone: "Asia/Kolkata",
+    },
   ) {
     this.senders = new SenderApprovals(store.db);
     this.accounts = new AccountRulesCache(store);
@@ -137,9 +151,19 @@ export class SmsPolicy {
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
     if (rules.dltScrubbing && route !== "international" && entityId !== undefined) {
       await this.checkLinks(principal, entityId, contents.keys());
+      checkTmChain(rules.chains.get(entityId), input.dltTmChain, {
+        entityId,
+        username: principal.username,
+        required: this.operator.chainRequired === true,
+      });
     }
-    const dueAt = this.dueAt(principal, input);
     const now = this.clock.now().getTime();
+    // Promotional routes wait for the promotional hours: accepted and charged now, held till the opening.
+    const asked = this.dueAt(principal, input);
+    const promotional = route === "promotional" || route === "promotional_sender";
+    const dueAt = promotional
+      ? releaseAt(rules.promoHours ?? this.operator.hours, this.operator.timeZone, asked)
+      : asked;
     const card = await this.prices.cardFor(principal.accountId);
     const code = trafficClassCode(route);
 
@@ -299,27 +323,13 @@ export class SmsPolicy {
         `The message needs ${info.segments} parts; at most ${MAX_SEGMENTS} are accepted.`,
       );
     }
-    const scrub = rules.dltScrubbing && route === "transactional";
-    // With scrubbing on, every Indian-route message records the template it matches.
-    const template = rules.dltScrubbing ? await this.accounts.matchTemplate(principal.accountId, text) : undefined;
-    if (scrub && !template) {
-      throw new GatewayError(
-        "dlt_template_mismatch",
-        `Transactional content must match an approved template ({#var#} stands for up to 30 characters). ${askOperatorSentence(registrationFixes.template(principal.username))}`,
-      );
-    }
-    if (
-      scrub &&
-      template &&
-      input.dltTemplateId &&
-      template.dltTemplateId &&
-      input.dltTemplateId !== template.dltTemplateId
-    ) {
-      throw new GatewayError(
-        "dlt_template_mismatch",
-        `The message matches template ${template.dltTemplateId}, not the dlt_template_id ${input.dltTemplateId} given.`,
-      );
-    }
+    const template = await checkDltTemplate(this.accounts, rules, {
+      accountId: principal.accountId,
+      username: principal.username,
+      text,
+      route,
+      dltTemplateId: input.dltTemplateId,
+    });
     return { info, template };
   }
 

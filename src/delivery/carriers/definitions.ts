@@ -49,6 +49,18 @@ export const SmppDefinitionSchema = Type.Object(
         {
           entity_id: int(0x1400, 0x3fff, "TLV tag of the DLT entity id (default 0x1400 = 5120)."),
           template_id: int(0x1400, 0x3fff, "TLV tag of the DLT template id (default 0x1401 = 5121)."),
+          tm_chain: Type.Optional(
+            Type.Object(
+              {
+                tag: int(0x1400, 0x3fff, "TLV tag of the DLT telemarketer chain (often 0x1402 = 5122)."),
+                format: Type.Union([Type.Literal("ids"), Type.Literal("hash")], {
+                  description:
+                    "The chain as its IDs, PE,TM1,…,TMn (ids), or the SHA-256 of that text in lower-case hex (hash).",
+                }),
+              },
+              { additionalProperties: false },
+            ),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -195,6 +207,11 @@ export function parseCarrierDefinition(input: unknown): CarrierDefinition {
     if (tags && tags.entity_id === tags.template_id) {
       throw new CarrierConfigError("Invalid smpp connector: dlt_tags.entity_id and template_id must differ.");
     }
+    if (tags?.tm_chain && [tags.entity_id, tags.template_id].includes(tags.tm_chain.tag)) {
+      throw new CarrierConfigError(
+        "Invalid smpp connector: dlt_tags.tm_chain.tag must differ from entity_id and template_id.",
+      );
+    }
     if ((definition.reconnect_initial_ms ?? 1_000) > (definition.reconnect_max_ms ?? 60_000)) {
       throw new CarrierConfigError("Invalid smpp connector: reconnect_initial_ms is above reconnect_max_ms.");
     }
@@ -290,7 +307,8 @@ export function smppSessionOptions(definition: SmppDefinition): SmppSessionOptio
   };
   if (definition.system_type !== undefined) options.systemType = definition.system_type;
   if (definition.dlt_tags) {
-    options.dltTags = { entityId: definition.dlt_tags.entity_id, templateId: definition.dlt_tags.template_id };
+    const { entity_id, template_id, tm_chain } = definition.dlt_tags;
+    options.dltTags = { entityId: entity_id, templateId: template_id, ...(tm_chain ? { tmChain: tm_chain } : {}) };
   }
   if (definition.dlt_format === "cstring") options.dltNulTerminated = true;
   if (definition.service_type !== undefined) options.serviceType = definition.service_type;

@@ -6,6 +6,7 @@
 
 import os from "node:os";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { TmChainBook } from "../../domain/accounts/index.js";
 import { type DeliveryReport, wakeConnectorWaits } from "../../domain/messages/index.js";
 import type { Routing } from "../dispatch/index.js";
 import {
@@ -88,6 +89,8 @@ export class CarrierRegistry implements Routing {
   private readonly warnings: CarrierWarnings;
   /** The adaptive routes' scores, measured from the database. */
   readonly scores: RouteScores;
+  /** The DLT telemarketer chains the connectors carry (one cache for all of them). */
+  private readonly tmChains: TmChainBook;
   /** Base of the http-sms DLR callback URLs: CARRIER_CALLBACK_URL, else the address the server listens on. */
   callbackBase: string;
 
@@ -103,6 +106,7 @@ export class CarrierRegistry implements Routing {
     this.current = new Router(builtIns);
     this.warnings = new CarrierWarnings(ctx.logger);
     this.scores = new RouteScores(ctx);
+    this.tmChains = new TmChainBook(ctx.store);
     this.callbackBase = ctx.config.carrierCallbackUrl ?? `http://localhost:${ctx.config.port}`;
   }
 
@@ -237,6 +241,7 @@ export class CarrierRegistry implements Routing {
         },
         connections: definition.connections ?? 1,
         store: this.ctx.store,
+        tmChains: this.tmChains,
         logger,
       });
     }
@@ -244,6 +249,7 @@ export class CarrierRegistry implements Routing {
     const { type: _type, ...config } = definition;
     return new HttpSmsConnector(config, {
       callbackUrl: () => httpSmsCallbackUrl(this.callbackBase, definition.name),
+      tmChains: this.tmChains,
       logger,
     });
   }

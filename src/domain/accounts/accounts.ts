@@ -3,6 +3,7 @@ import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { promoHoursSetting } from "../../base/core/promo-hours.js";
 import { USERNAME_MAX_LENGTH, usernameIs } from "../../base/core/usernames.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
@@ -10,7 +11,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
 import { accountCredentialsChanged, hashPassword, unlockLogins } from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
-import { DLT_CHANGED, requireWhitelistedEntity } from "./dlt.js";
+import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
 
 const USERNAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.@-]{2,${USERNAME_MAX_LENGTH - 1}}$`);
@@ -188,10 +189,12 @@ export async function accountSendSwitches(db: Db, accountId: number) {
     .select([
       "routes",
       "dlt_scrubbing",
+      "dlt_matching",
       "promo_sender_enabled",
       "international_enabled",
       "flood_limit",
       "default_dlt_entity_id",
+      "promo_hours",
     ])
     .where("id", "=", accountId)
     .executeTakeFirstOrThrow();
@@ -240,11 +243,6 @@ export async function hasAnyAccount(db: Db): Promise<boolean> {
   return (await db.selectFrom("accounts").select("id").limit(1).executeTakeFirst()) !== undefined;
 }
 
-/** Sets the default DLT entity ID without updateAccount's check: onboarding has just added the entity in the same transaction. */
-export async function setDefaultDltEntity(db: Db, accountId: number, entityId: string): Promise<void> {
-  await db.updateTable("accounts").set({ default_dlt_entity_id: entityId }).where("id", "=", accountId).execute();
-}
-
 /** Whether the account may send with GET /api/v2/sms/send (off unless the operator turned it on). */
 export async function getApiEnabled(db: Db, accountId: number): Promise<boolean> {
   const account = await db
@@ -283,6 +281,7 @@ export interface AccountChanges {
   internationalEnabled?: boolean;
   /** Transactional content must match an approved template. */
   dltScrubbing?: boolean;
+  dltMatching?: string;
   /** May send promotional SMS with its own sender ID (route PS). */
   promoSenderEnabled?: boolean;
   /** SMS routes the account may use: a subset of T, P, PS, I. */
@@ -291,6 +290,8 @@ export interface AccountChanges {
   unlock?: boolean;
   /** The DLT entity of sends that name none, among several white-listed; null clears it. */
   defaultDltEntityId?: string | null;
+  /** The account's promotional hours, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
+  promoHours?: string | null;
 }
 
 /** Route codes, checked, without repeats, in canonical order (T, P, PS, I). */
@@ -351,8 +352,10 @@ export async function updateAccount(
   if (changes.getApiEnabled !== undefined) set.get_api_enabled = changes.getApiEnabled ? 1 : 0;
   if (changes.internationalEnabled !== undefined) set.international_enabled = changes.internationalEnabled ? 1 : 0;
   if (changes.dltScrubbing !== undefined) set.dlt_scrubbing = changes.dltScrubbing ? 1 : 0;
+  if (changes.dltMatching !== undefined) set.dlt_matching = dltMatchingMode(changes.dltMatching);
   if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
+  if (changes.promoHours !== undefined) set.promo_hours = promoHoursSetting(changes.promoHours);
   // The account's own lock and those of its source addresses: login state auth/ keeps (login-locks.ts).
   if (changes.unlock) await unlockLogins(store.db, account.id);
   if (changes.defaultDltEntityId !== undefined) {
@@ -368,7 +371,8 @@ export async function updateAccount(
     .returningAll()
     .executeTakeFirstOrThrow();
   await accountCredentialsChanged(store, account.id);
-  if (changes.defaultDltEntityId !== undefined) await store.signals.notify(DLT_CHANGED, String(account.id));
+  const dltChanged = changes.defaultDltEntityId !== undefined || changes.dltMatching !== undefined;
+  if (dltChanged) await store.signals.notify(DLT_CHANGED, String(account.id));
   return updated;
 }
 
@@ -384,9 +388,11 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     get_api_enabled: account.get_api_enabled === 1,
     international_enabled: account.international_enabled === 1,
     dlt_scrubbing: account.dlt_scrubbing === 1,
+    dlt_matching: account.dlt_matching,
     promo_sender_enabled: account.promo_sender_enabled === 1,
     routes: accountRoutes(account),
     default_dlt_entity_id: account.default_dlt_entity_id,
+    promo_hours: account.promo_hours,
     locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
     created_at: new Date(account.created_at).toISOString(),
     ...(balances ? { balances } : {}),

@@ -11,6 +11,7 @@ import {
   listDltEntities,
   listDltHeaders,
   requestDltRegistration,
+  splitChain,
 } from "./dlt.js";
 import { addDltLink, DLT_LINK_FIELD, describeDltLink, listDltLinks } from "./dlt-links.js";
 import { DltEntity, DltHeader, DltLink, DltRegistrations } from "./v2-schemas.js";
@@ -23,6 +24,7 @@ const entityView = (row: DltEntityRow) => ({
   id: Number(row.id),
   entity_id: row.entity_id,
   status: row.status,
+  tm_chain: splitChain(row.tm_chain),
   created_at: isoUtc(new Date(Number(row.created_at))),
 });
 const headerView = (row: DltHeaderRow) => ({

@@ -5,6 +5,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus, DltEntitiesTable, DltHeadersTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
+import { DLT_MATCHING_MODES, type DltMatching } from "./account-fields.js";
 import { NO_DETAIL, type PendingRequests } from "./pending-requests.js";
 import { registrationFixes } from "./registrations.js";
 
@@ -25,6 +26,18 @@ export function normalizeDltEntityId(entityId: string): string {
   return trimmed.toUpperCase();
 }
 
+/** How an account's templates are matched (`accounts.dlt_matching`); refuses any other word. */
+export function dltMatchingMode(value: string): DltMatching {
+  const mode = DLT_MATCHING_MODES.find((m) => m === value.trim().toLowerCase());
+  if (!mode) throw new GatewayError("invalid_request", `DLT matching is strict or lenient, not "${value}".`);
+  return mode;
+}
+
+/** A stored telemarketer chain (`dlt_entities.tm_chain`, comma-separated) as its IDs; [] for none. */
+export function splitChain(stored: string | null): string[] {
+  return stored ? stored.split(",") : [];
+}
+
 /** Whether a sender ID has the form of a DLT header (a 12-digit numeric sender cannot be one). */
 export function fitsDltHeader(sender: string): boolean {
   return HEADER.test(sender.trim());
@@ -36,6 +49,11 @@ export function normalizeDltHeader(header: string): string {
     throw new GatewayError("invalid_request", "A DLT header is 3 to 11 letters or digits (6 letters in India).");
   }
   return trimmed.toUpperCase();
+}
+
+/** Sets the default DLT entity ID without updateAccount's check: onboarding has just added the entity in the same transaction. */
+export async function setDefaultDltEntity(db: Db, accountId: number, entityId: string): Promise<void> {
+  await db.updateTable("accounts").set({ default_dlt_entity_id: entityId }).where("id", "=", accountId).execute();
 }
 
 /** White-lists an entity ID for the account; adding one again approves it again. */
@@ -181,15 +199,15 @@ export async function isEntityWhitelisted(db: Db, accountId: number, entityId: s
   return row !== undefined;
 }
 
-/** The account's approved entity IDs and headers (what the send path checks a send against). */
+/** The account's approved entity IDs (with their telemarketer chains) and headers, which the send path checks. */
 export async function approvedDltRegistrations(
   db: Db,
   accountId: number,
-): Promise<{ entities: string[]; headers: string[] }> {
+): Promise<{ entities: string[]; headers: string[]; chains: Map<string, string[]> }> {
   const [entities, headers] = await Promise.all([
     db
       .selectFrom("dlt_entities")
-      .select("entity_id")
+      .select(["entity_id", "tm_chain"])
       .where("account_id", "=", accountId)
       .where("status", "=", "approved")
       .execute(),
@@ -200,7 +218,8 @@ export async function approvedDltRegistrations(
       .where("status", "=", "approved")
       .execute(),
   ]);
-  return { entities: entities.map((e) => e.entity_id), headers: headers.map((h) => h.header) };
+  const chains = new Map(entities.flatMap((e) => (e.tm_chain ? [[e.entity_id, splitChain(e.tm_chain)] as const] : [])));
+  return { entities: entities.map((e) => e.entity_id), headers: headers.map((h) => h.header), chains };
 }
 
 export async function isHeaderWhitelisted(db: Db, accountId: number, header: string): Promise<boolean> {
@@ -249,6 +268,7 @@ export function describeDltEntity(row: DltEntityRow) {
     id: row.id,
     entity_id: row.entity_id,
     status: row.status,
+    tm_chain: splitChain(row.tm_chain),
     created_at: new Date(row.created_at).toISOString(),
   };
 }

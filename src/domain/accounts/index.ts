@@ -4,7 +4,8 @@
 //   accounts.ts        create (wallets funded through the ledger), find, update, public view; the
 //                      switches the SMS rules read, and the few columns other folders ask for
 //                      (international calls, usernames, statuses, routes)
-//   account-fields.ts  the values of an account's status, role and routes (no imports: the console's too)
+//   account-fields.ts  the values of an account's status, role, routes and DLT matching (no imports: the
+//                      console's too)
 //   credentials.ts     accountCredentials: the select of the account's row that auth/ reads with a
 //                      credential (principal, password hash, login state), handed to it by app/
 //   ledger.ts          credit, conditional debit, transfer, balances, recent entries, ledger sum
@@ -14,6 +15,9 @@
 //   dlt.ts             DLT entity IDs and headers white-listed per account (an account's request is
 //                      pending until approved); the default entity must be one of them (removing it
 //                      clears the default); DLT_CHANGED signal
+//                      (dltMatchingMode checks the account's template matching)
+//   dlt-chains.ts      per DLT entity, the declared telemarketer chain (the operator's TM ID last): set,
+//                      clear, list, the chains indexed per entity for the send path and the carriers
 //   dlt-links.ts       per DLT entity, the approved links (exact or prefix) and callback numbers an SMS
 //                      may carry: add (operator: approved; account: pending), remove, list, approve,
 //                      the approved set indexed per entity for the send path
@@ -50,10 +54,12 @@
 //   resellers.ts       parents and sub-accounts: create, list, fund (a topup noting the parent),
 //                      the markup's rounding, a message's upline (each ancestor's charge) and its refunds
 //   subaccount-routes.ts  /api/v2/subaccounts: a parent's create, list, keys and funding of its sub-accounts
+export { DLT_MATCHING_MODES, type DltMatching } from "./account-fields.js";
 export * from "./accounts.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
 export * from "./dlt.js";
+export * from "./dlt-chains.js";
 export * from "./dlt-links.js";
 export * from "./dnd.js";
 export * from "./ledger.js";

@@ -67,6 +67,13 @@ export const registrationFixes = {
       `white-list the link ${url} for your DLT entity ${entityId} (request it: POST /api/v2/dlt/urls)`,
     );
   },
+  dltChain(username: string, entityId: string): RegistrationFix {
+    return fix(
+      `dlt chains set --account ${shellWord(username)} --entity-id ${shellWord(entityId)} --chain <TM_ID,…>`,
+      `PUT ${account(username)}/dlt/chains {"entity_id":${JSON.stringify(entityId)},"chain":["<TM_ID>",…]}`,
+      `declare the telemarketer chain of your DLT entity ${entityId}`,
+    );
+  },
   dltCallback(username: string, entityId: string, number: string): RegistrationFix {
     return fix(
       `dlt callbacks add --account ${shellWord(username)} --entity-id ${shellWord(entityId)} --number ${shellWord(number)}`,

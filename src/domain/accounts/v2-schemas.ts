@@ -149,7 +149,15 @@ export const KeyRevocation = Type.Object({ id: Type.Integer(), revoked: Type.Boo
 
 const DltStatus = OneOf(["pending", "approved", "rejected"]);
 export const DltEntity = Type.Object(
-  { id: Type.Integer(), entity_id: Type.String(), status: DltStatus, created_at: Time },
+  {
+    id: Type.Integer(),
+    entity_id: Type.String(),
+    status: DltStatus,
+    tm_chain: Type.Array(Type.String(), {
+      description: "The declared telemarketer chain, the operator's own TM ID last; [] when none is declared",
+    }),
+    created_at: Time,
+  },
   { title: "DltEntity" },
 );
 export const DltHeader = Type.Object(

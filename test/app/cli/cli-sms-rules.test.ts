@@ -174,6 +174,41 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     expect(await cliOk(["dlt", "callbacks", "list", "--account", "rules-user"], env)).toBe("none\n");
   });
 
+  it("declares an entity's telemarketer chain (DLT_TM_ID appended), lists and clears it, refusing bad ones", async () => {
+    const entity = "1101160000000000008";
+    const chainEnv = { ...env, DLT_TM_ID: "1702000000000000099" };
+    await cliOk(["dlt", "entities", "add", "--account", "rules-user", "--entity-id", entity], env);
+    const base = ["--account", "rules-user", "--entity-id", entity];
+    expect(await cliOk(["dlt", "chains", "set", ...base, "--chain", "1702000000000000011"], chainEnv)).toBe(
+      `rules-user, entity ${entity}: 1702000000000000011 > 1702000000000000099\n`,
+    );
+    const listed = JSON.parse(await cliOk(["dlt", "chains", "list", "--account", "rules-user", "--json"], env));
+    expect(listed).toContainEqual({
+      entity_id: entity,
+      status: "approved",
+      tm_chain: ["1702000000000000011", "1702000000000000099"],
+    });
+    expect(await cliOk(["dlt", "chains", "list", "--account", "rules-user"], env)).toMatch(
+      new RegExp(`${entity}\\s+approved\\s+1702000000000000011 > 1702000000000000099`),
+    );
+    for (const [args, message] of [
+      [["dlt", "chains", "set", ...base, "--chain", "17-02"], /"17-02" is not a telemarketer ID/],
+      [["dlt", "chains", "set", ...base, "--chain", "1702000000000000099,1702000000000000011"], /comes last/],
+    ] as const) {
+      const result = await runCli([...args], chainEnv);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(message);
+      expect(result.stderr).not.toMatch(STACK_TRACE);
+    }
+    expect(await cliOk(["dlt", "chains", "clear", ...base], env)).toBe(
+      `cleared the chain of rules-user, entity ${entity}\n`,
+    );
+    const again = await runCli(["dlt", "chains", "clear", ...base], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/has no declared telemarketer chain/);
+    await cliOk(["dlt", "entities", "remove", ...base], env);
+  });
+
   it("sets the default DLT entity among several, and clears it", async () => {
     const second = await cliOk(
       ["dlt", "entities", "add", "--account", "rules-user", "--entity-id", "1101160000000000003"],
@@ -235,6 +270,8 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
           "rules-user",
           "--dlt-scrubbing",
           "off",
+          "--dlt-matching",
+          "lenient",
           "--promo-sender",
           "on",
           "--routes",
@@ -250,6 +287,7 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     );
     expect(set).toMatchObject({
       dlt_scrubbing: false,
+      dlt_matching: "lenient",
       promo_sender_enabled: true,
       routes: ["T", "PS", "I"],
       flood_limit: 500,
@@ -257,11 +295,28 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     });
     const back = JSON.parse(
       await cliOk(
-        ["accounts", "set", "--username", "rules-user", "--dlt-scrubbing", "on", "--routes", "T,P", "--json"],
+        [
+          "accounts",
+          "set",
+          "--username",
+          "rules-user",
+          "--dlt-scrubbing",
+          "on",
+          "--dlt-matching",
+          "STRICT",
+          "--routes",
+          "T,P",
+          "--json",
+        ],
         env,
       ),
     );
-    expect(back).toMatchObject({ dlt_scrubbing: true, promo_sender_enabled: true, routes: ["T", "P"] });
+    expect(back).toMatchObject({
+      dlt_scrubbing: true,
+      dlt_matching: "strict",
+      promo_sender_enabled: true,
+      routes: ["T", "P"],
+    });
   });
 
   it("lets a registered template through a running server, and refuses other text", async () => {
@@ -281,6 +336,11 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
 
   // Each case is its own process and changes nothing, so they run side by side.
   it.concurrent.for<[string, string[], RegExp]>([
+    [
+      "a DLT matching other than strict or lenient",
+      ["accounts", "set", "--username", "rules-user", "--dlt-matching", "loose"],
+      /^switchboard: DLT matching is strict or lenient, not "loose"\.$/,
+    ],
     [
       "a template for an unknown account",
       ["templates", "add", "--account", "nobody-here", "--name", "n", "--content", "c"],

@@ -9,7 +9,9 @@
 #   {"command":"bind","mode":"transceiver","system_id":"…","password":"…"}
 #   {"command":"submit","ref":"a","source":"…","destination":"…","short_message":"<hex>",
 #    "data_coding":0,"esm_class":0,"registered_delivery":1,"service_type":"",
-#    "message_payload":"<hex>","sar":[ref,total,seq]}          (the last three optional)
+#    "message_payload":"<hex>","sar":[ref,total,seq],
+#    "tlvs":{"1402":"<hex>"}}                                   (the last four optional; tlvs: vendor
+#                                                                TLVs by hex tag, values in hex)
 #   {"command":"answer","status":0}    how to answer the deliver_sm that follow (default 0)
 #   {"command":"unbind"}
 # stdout: `CONNECTED`, then one JSON object a line: every PDU received ("event":"pdu": its command,
@@ -76,6 +78,11 @@ sub control {
             my ($ref, $total, $seq) = @{ $c->{sar} };
             push @optional, sar_msg_ref_num => pack('n', $ref), sar_total_segments => pack('C', $total),
                 sar_segment_seqnum => pack('C', $seq);
+        }
+        for my $tag (sort keys %{ $c->{tlvs} // {} }) {
+            # Net::SMPP writes a string TLV only under a name it knows: this one names the tag.
+            $Net::SMPP::param_by_name{"vendor_$tag"} = hex($tag);
+            push @optional, "vendor_$tag" => pack('H*', $c->{tlvs}{$tag});
         }
         my $seq = $smpp->submit_sm(
             service_type        => $c->{service_type} // '',

@@ -3,13 +3,15 @@
 // ends of the other tests' wire; here the bytes come from and go to another implementation:
 // wrong password, single and multipart GSM-7 and UCS-2 submits (UDH, SAR, message_payload), a
 // receipt per submit_sm (two for a message sent in two parts), a receipt held while unbound and
-// delivered on rebind, throttling, MO.
+// delivered on rebind, throttling, MO, a DLT telemarketer chain in a vendor TLV (issue 40).
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeGsm7 } from "../../../src/base/smpp/index.js";
 import type { Engine } from "../../../src/base/store/engine.js";
+import { STATUS } from "../../../src/channels/smpp-server/status.js";
 import { perlSmscAvailable } from "../../delivery/carriers/perl-smsc.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { operatorCall } from "../../helpers/legacy.js";
 import { assignNumber } from "../inbound/helpers.js";
 import { type SmppAccount, smppAccount, smppPort, until } from "./client.js";
 import { PerlEsme, receiptOf } from "./perl-esme.js";
@@ -181,6 +183,28 @@ function suite(engine: Engine): void {
     expect(statuses.filter((s) => s === 0).length).toBeGreaterThanOrEqual(1);
     expect(statuses.filter((s) => s === 0).length).toBeLessThanOrEqual(4);
     expect(statuses.filter((s) => s === ESME_RTHROTTLED).length).toBeGreaterThanOrEqual(4);
+  });
+
+  it("takes the DLT telemarketer chain a client sends in its TLV when it is the declared one, 0x40D when not", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { dltScrubbing: true, credits: { sms: 10 } });
+    const op = (method: string, path: string, json: unknown) => operatorCall(t, operator, method, path, json);
+    const entity = "1101160000000000081";
+    await op("POST", `/accounts/${account.username}/dlt/headers`, { header: "SWBRD" });
+    await op("POST", `/accounts/${account.username}/dlt/entities`, { entity_id: entity });
+    await op("POST", `/accounts/${account.username}/templates`, { name: "otp", content: "OTP {#var#}", approve: true });
+    await op("PUT", `/accounts/${account.username}/dlt/chains`, { entity_id: entity, chain: ["1702000000000000011"] });
+    const esme = await bound(t, account, "transmitter");
+    const submit = (ref: string, chain: string) =>
+      esme.submit({
+        ref,
+        source: "SWBRD",
+        destination: "919876543207",
+        short_message: hex(encodeGsm7("OTP 4821")),
+        tlvs: { "1402": hex(Buffer.from(chain, "latin1")) },
+      });
+    expect((await submit("declared", `${entity},1702000000000000011`)).status).toBe(0);
+    expect((await submit("other", `${entity},1702000000000000012`)).status).toBe(STATUS.SB_DLT_CHAIN_MISMATCH);
   });
 
   it("delivers MO messages to the receiver, GSM-7 and UCS-2", async () => {

@@ -44,6 +44,8 @@ export interface PerlSubmit {
   registered_delivery?: number;
   service_type?: string;
   sar?: [reference: number, total: number, sequence: number];
+  /** Vendor TLVs by hex tag ("1402"), each value in hex. */
+  tlvs?: Record<string, string>;
 }
 
 const running = new Set<PerlEsme>();

@@ -1,7 +1,8 @@
 // The SMS rules over SMPP, on both engines, with the `smpp` package as the ESME: a submit refused
 // by each rule answers the command_status that docs/smpp-server.md's refusal table gives (read
 // from the page, so the page is what is tested), stores and charges nothing; the flood limit
-// and a blocked account; DLT links and callback numbers not white-listed (0x40A, 0x40B); DLT
+// and a blocked account; DLT links and callback numbers not white-listed (0x40A, 0x40B), a
+// telemarketer chain other than the declared one (0x40D, under the tag its setting names); DLT
 // entity and template ids from the client's TLVs under the tags the settings name (0x1500 and
 // 5377 here, not the defaults), else the account's default entity; data_sm through the same
 // path, with its receipt.
@@ -26,6 +27,7 @@ smpp.addTLV("template_by_setting", { id: 5377, type: smpp.types.tlv.cstring });
 // A string (read by its length), not a cstring: the package keeps this name for 0x1400 in the
 // whole process, and a cstring read of another test's octets TLV would run past its end.
 smpp.addTLV("entity_default_tag", { id: 0x1400, type: smpp.types.tlv.string });
+smpp.addTLV("tm_chain_by_setting", { id: 0x1502, type: smpp.types.tlv.cstring });
 
 /** docs/smpp-server.md's table of refusals: error code → command_status. */
 function documentedStatuses(): Map<string, number> {
@@ -74,6 +76,12 @@ const CASES: Case[] = [
     fields: { short_message: "Your code is 1234." },
   },
   {
+    name: "DLT template mismatch: whitespace not as registered (strict matching)",
+    as: "dlt",
+    code: "dlt_template_mismatch",
+    fields: { short_message: "Your  OTP is 1234." },
+  },
+  {
     name: "DLT header not white-listed",
     as: "dlt",
     code: "dlt_header_not_whitelisted",
@@ -91,6 +99,12 @@ const CASES: Case[] = [
     as: "dlt",
     code: "dlt_callback_not_whitelisted",
     fields: { short_message: "Your OTP is +91 98111 22233." },
+  },
+  {
+    name: "DLT telemarketer chain in the TLV not the declared one",
+    as: "dlt",
+    code: "dlt_chain_mismatch",
+    fields: { tm_chain_by_setting: `${ENTITY},1702000000000000999` },
   },
   {
     name: "DLT entity in the TLV not white-listed",
@@ -167,6 +181,7 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   unicode_not_allowed: "data_coding decides the alphabet: 0 is GSM-7, text 1 or 3 cannot carry goes as UCS-2",
   invalid_schedule: "schedule_delivery_time is refused by the SMPP layer (long-messages.test.ts)",
   duplicate_recipient: "only the bulk endpoint refuses a repeated number",
+  dlt_chain_missing: "needs DLT_CHAIN_REQUIRED, off here: test/channels/sms/dlt-chains.test.ts",
 };
 
 const BASE = { source_addr: "SWBRD", destination_addr: "9876543210", short_message: "Your OTP is 1234." };
@@ -182,6 +197,7 @@ describeEachEngine("SMPP server: the SMS rules, DLT ids from TLVs, data_sm", (en
       SMPP_SERVER_PORT: "auto",
       SMPP_SERVER_DLT_ENTITY_TAG: "0x1500",
       SMPP_SERVER_DLT_TEMPLATE_TAG: "5377",
+      SMPP_SERVER_DLT_TM_CHAIN_TAG: "0x1502",
       SIMULATOR_LATENCY_MS: "20",
       SIMULATOR_FAILURE_RATE: "0",
     },
@@ -205,6 +221,7 @@ describeEachEngine("SMPP server: the SMS rules, DLT ids from TLVs, data_sm", (en
     for (const account of [dlt, noEntity])
       await op("POST", `/accounts/${account.username}/dlt/headers`, { header: "SWBRD" });
     await op("POST", `/accounts/${dlt.username}/dlt/entities`, { entity_id: ENTITY });
+    await op("PUT", `/accounts/${dlt.username}/dlt/chains`, { entity_id: ENTITY, chain: ["1702000000000000011"] });
     await op("POST", `/accounts/${dlt.username}/sender-ids`, { sender: "NOHDR", approve: true });
     await op("POST", `/accounts/${dlt.username}/templates`, {
       name: "otp",

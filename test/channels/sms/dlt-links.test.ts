@@ -7,15 +7,13 @@
 import { beforeAll, expect, it } from "vitest";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
-import { credentials, legacy, operatorCall, pushsms, xmlSend } from "../../helpers/legacy.js";
+import { credentials, operatorCall, pushsms, xmlSend } from "../../helpers/legacy.js";
 import { balanceOf, FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
+import { countDebits, FAMILIES, type Family, sendOn } from "../../helpers/sms-families.js";
 import { until } from "../smpp-server/client.js";
 
 const ENTITY = "1101160000000000041";
 const OTHER_ENTITY = "1101160000000000042";
-
-type Family = "v2" | "bulk" | "schedule" | "legacy" | "xml";
-const FAMILIES: Family[] = ["v2", "bulk", "schedule", "legacy", "xml"];
 
 interface Case {
   name: string;
@@ -94,67 +92,10 @@ const CASES: Case[] = [
   },
 ];
 
-interface Answer {
-  accepted: boolean;
-  code?: string;
-  message?: string;
-  status?: number;
-  /** v2's error.url or error.number. */
-  named?: string;
-}
-
-function later(): string {
-  const d = new Date(Date.now() + 3_600_000);
-  const ist = new Date(d.getTime() + 5.5 * 3_600_000);
-  return ist.toISOString().slice(0, 19).replace("T", " ");
-}
-
-async function send(t: TestGateway, account: TestAccount, family: Family, c: Case): Promise<Answer> {
-  const sender = c.route === "P" ? "PROMOTIONAL" : "SWBRD";
-  const route = c.route === "P" ? "promotional" : "transactional";
-  if (family === "v2" || family === "bulk" || family === "schedule") {
-    const [path, json] =
-      family === "v2"
-        ? ["/api/v2/sms/send", { sender_id: sender, route, recipient: "9876543210", message: c.message }]
-        : family === "bulk"
-          ? [
-              "/api/v2/sms/bulk",
-              { sender_id: sender, route, recipients: ["9876543210", "9876543211"], message: c.message },
-            ]
-          : [
-              "/api/v2/sms/schedule",
-              { sender_id: sender, route, recipient: "9876543210", message: c.message, scheduled_at: later() },
-            ];
-    const response = await call(t, "POST", path, { headers: keyOf(account), json });
-    if (response.status === 200 || response.status === 201 || response.status === 202) return { accepted: true };
-    return {
-      accepted: false,
-      status: response.status,
-      code: response.body.error?.code,
-      message: response.body.message ?? response.body.error?.message,
-      named: response.body.error?.url ?? response.body.error?.number,
-    };
-  }
-  const answer =
-    family === "legacy"
-      ? await legacy(t, "/httpapi/send", {
-          ...credentials(account),
-          sender_id: sender,
-          route: c.route,
-          phonenumber: "9876543210",
-          message: c.message,
-        })
-      : await xmlSend(
-          t,
-          pushsms(credentials(account), {
-            sender,
-            route: c.route,
-            messages: [{ pno: "9876543210", msg: c.message }],
-          }),
-        );
-  expect(answer.status).toBe(200);
-  if (/^\d+_\d{8}_\d+$/.test(answer.text)) return { accepted: true };
-  return { accepted: false, code: answer.text, message: answer.headers.get("x-error-message") ?? "" };
+/** v2's error.url or error.number. */
+async function send(t: TestGateway, account: TestAccount, family: Family, c: Case) {
+  const answer = await sendOn(t, account, family, c);
+  return { ...answer, named: (answer.error?.url ?? answer.error?.number) as string | undefined };
 }
 
 describeEachEngine("DLT link and callback white-lists", (engine) => {
@@ -336,13 +277,3 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
     expect(answer.accepted).toBe(true);
   });
 });
-
-async function countDebits(t: TestGateway, account: TestAccount): Promise<number> {
-  const rows = await t.db.store.db
-    .selectFrom("ledger_entries")
-    .select("id")
-    .where("account_id", "=", account.id)
-    .where("kind", "=", "debit")
-    .execute();
-  return rows.length;
-}

@@ -5,13 +5,12 @@
 // in /metrics and the operator API, and every bad configuration refused with a 400 naming it.
 import { afterEach, expect, it } from "vitest";
 import { assignInboundNumber } from "../../../src/channels/inbound/numbers.js";
-import { listCarriers, listRoutes, removeCarrier, removeRoute } from "../../../src/delivery/carriers/catalog.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { balanceOf, sendSms, waitForStatus } from "../../helpers/sms.js";
+import { smppDefinition, useCarrierApi } from "./carrier-api.js";
 import { FakeAggregator } from "./fake-aggregator.js";
-import type { FakeSmsc } from "./fake-smsc.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";
 import { fakeSmsc } from "./smpp-helpers.js";
 
@@ -23,42 +22,9 @@ afterEach(async () => {
   for (const thing of running.splice(0)) await thing.stop();
 });
 
-function smppDefinition(name: string, server: FakeSmsc, extra: Record<string, unknown> = {}) {
-  return {
-    name,
-    type: "smpp",
-    host: "127.0.0.1",
-    port: server.port,
-    system_id: server.systemId,
-    password: server.password,
-    reconnect_initial_ms: 50,
-    reconnect_max_ms: 300,
-    ...extra,
-  };
-}
-
 describeEachEngine("carriers through the gateway", (engine) => {
   const gateway = useTestGateway(engine, { env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
-  let operator: TestAccount | undefined;
-
-  const admin = async (method: string, path: string, json?: unknown) => {
-    const t = gateway();
-    operator ??= await buildAccount(t, { role: "operator" });
-    return call(t, method, `/admin/api${path}`, {
-      headers: { authorization: `Bearer ${operator.apiKey}` },
-      ...(json !== undefined ? { json } : {}),
-    });
-  };
-  /** Waits until the worker runs the configuration the API just wrote. */
-  const applied = () => gateway().gateway.workers!.carriers.reload();
-
-  afterEach(async () => {
-    const t = gateway();
-    const deps = { store: t.db.store, clock: t.clock };
-    for (const route of await listRoutes(t.db.store.db)) await removeRoute(deps, route.route, route.prefix);
-    for (const carrier of await listCarriers(t.db.store.db)) await removeCarrier(deps, carrier.name);
-    await applied();
-  });
+  const { admin, applied } = useCarrierApi(gateway);
 
   const customer = (credits = 100) => buildAccount(gateway(), { credits: { sms: credits } });
   const send = (account: TestAccount, fields: Record<string, unknown> = {}) =>

@@ -1,7 +1,9 @@
 // The smpp connector against an SMSC that is not ours (issue 10): Perl's Net::SMPP from Debian's
 // libnet-smpp-perl, over real TCP on 127.0.0.1, on both engines. Our fake SMSC is built on the same
 // `smpp` package as the client, so a shared misreading of the protocol would pass there; here the
-// bytes go through another implementation, and the tests assert what reached it exactly.
+// bytes go through another implementation, and the tests assert what reached it exactly (the DLT
+// TLVs too: entity, template and the telemarketer chain of issue 40).
+import { createHash } from "node:crypto";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Engine } from "../../../src/base/store/engine.js";
 import type { MessageRow } from "../../../src/base/store/schema.js";
@@ -12,6 +14,7 @@ import {
 } from "../../../src/delivery/carriers/smpp/index.js";
 import type { SmppSessionOptions } from "../../../src/delivery/carriers/smpp/session.js";
 import type { InboundSms, SubmitResult } from "../../../src/delivery/dispatch/connector.js";
+import { addDltEntity, createAccount, setTmChain, TmChainBook } from "../../../src/domain/accounts/index.js";
 import type { DeliveryReport } from "../../../src/domain/messages/index.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { smsRow } from "./http-sms-helpers.js";
@@ -180,6 +183,34 @@ function suite(engine: Engine): void {
       { event: "pdu", conn: 1, command: "deliver_sm_resp", seq: receipt?.seq, status: 0 },
     ]);
     expect(await partsOf(message.id)).toMatchObject([{ upstream_id: "a0000001", status: "delivered" }]);
+  });
+
+  it("sends the DLT telemarketer chain in the TLV its dlt_tags name, as the IDs or their SHA-256, and none for an entity without one", async () => {
+    const clock = { now: () => new Date() };
+    const account = await createAccount(db.store, clock, { username: `chain-${serial++}`, password: "a-password-1" });
+    const bare = "1101234567890123499";
+    for (const entity of [ENTITY, bare]) await addDltEntity(db.store.db, clock, account.id, entity);
+    await setTmChain(db.store, account.id, ENTITY, ["1702000000000000011"], "1702000000000000099");
+    const chain = `${ENTITY},1702000000000000011,1702000000000000099`;
+    const smsc = await PerlSmsc.start({ receiptDelayMs: 30 });
+    const tmChains = new TmChainBook(db.store);
+    const ids = await connect(smsc, {
+      tmChains,
+      session: { dltTags: { entityId: 0x1400, templateId: 0x1401, tmChain: { tag: 0x1402, format: "ids" } } },
+    });
+    const hash = await connect(smsc, {
+      tmChains,
+      session: { dltTags: { entityId: 0x1400, templateId: 0x1401, tmChain: { tag: 0x1501, format: "hash" } } },
+    });
+    idOf((await ids.connector.submit([row({ account_id: account.id })]))[0]);
+    idOf((await ids.connector.submit([row({ account_id: account.id, dlt_entity_id: bare })]))[0]);
+    idOf((await hash.connector.submit([row({ account_id: account.id })]))[0]);
+    const submits = await smsc.awaitReceived("submit_sm", 3);
+    expect(submits.map((submit) => submit.tlvs)).toEqual([
+      { "1400": hex(ENTITY), "1401": hex(TEMPLATE), "1402": hex(chain) },
+      { "1400": hex(bare), "1401": hex(TEMPLATE) },
+      { "1400": hex(ENTITY), "1401": hex(TEMPLATE), "1501": hex(createHash("sha256").update(chain).digest("hex")) },
+    ]);
   });
 
   it("sends UCS-2 as UTF-16BE with data_coding 8, a long one in 67-character parts behind their UDH", async () => {

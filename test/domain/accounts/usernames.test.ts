@@ -1,12 +1,11 @@
 // Usernames are unique regardless of case, and every look-up ignores case: a second account
 // `DEMO` beside `demo` would make a login, a transfer or an operator command reach whichever
 // the database returned first.
-import { type Kysely, Migrator, sql } from "kysely";
+import { sql } from "kysely";
 import { expect, it, vi } from "vitest";
 import { loadConfig } from "../../../src/base/runtime/config.js";
-import { migrationProvider } from "../../../src/base/store/migrations/index.js";
 import { openStore } from "../../../src/base/store/store.js";
-import { createEmptyDatabase } from "../../helpers/empty-database.js";
+import { createEmptyDatabase, earlyAccountRow, migrateTo } from "../../helpers/empty-database.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { legacy, operatorCall } from "../../helpers/legacy.js";
@@ -78,36 +77,9 @@ describeEachEngine("migration 0012 on accounts that differ only in case", (engin
     const empty = await createEmptyDatabase(engine);
     const store = await openStore(loadConfig({ DATABASE_URL: empty.url }).database);
     try {
-      const schema =
-        engine === "postgres"
-          ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema
-          : undefined;
-      const migrator = new Migrator({
-        db: store.db as unknown as Kysely<unknown>,
-        provider: migrationProvider(engine),
-        migrationTableName: "schema_migrations",
-        migrationLockTableName: "schema_migrations_lock",
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      });
-      expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+      await migrateTo(store, engine, BEFORE);
       for (const username of ["demo", "other", "DEMO", "Demo", "Other"]) {
-        await store.db
-          .insertInto("accounts")
-          .values({
-            username,
-            password_hash: "x",
-            role: "customer",
-            status: "active",
-            time_zone: "Asia/Kolkata",
-            flood_limit: 0,
-            get_api_enabled: 0,
-            international_enabled: 0,
-            failed_logins: 0,
-            locked_until: null,
-            created_at: 0,
-            updated_at: 0,
-          })
-          .execute();
+        await store.db.insertInto("accounts").values(earlyAccountRow(username)).execute();
       }
       const warnings: string[] = [];
       const stderr = vi.spyOn(process.stderr, "write").mockImplementation((chunk) => {

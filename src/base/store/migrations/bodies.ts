@@ -41,7 +41,10 @@ import { resellers } from "./0036_resellers.js";
 import { routingCosts } from "./0037_routing_costs.js";
 import { dltWhitelists } from "./0038_dlt_whitelists.js";
 import { verifications } from "./0039_verifications.js";
+import { dltMatching } from "./0042_dlt_matching.js";
+import { dltTmChain } from "./0043_dlt_tm_chain.js";
 import { sendChains } from "./0045_send_chains.js";
+import { promoHours } from "./0046_promo_hours.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -83,6 +86,9 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0037_routing_costs": routingCosts(engine),
     "0038_dlt_whitelists": dltWhitelists(engine),
     "0039_verifications": verifications(),
+    "0042_dlt_matching": dltMatching(),
+    "0043_dlt_tm_chain": dltTmChain(),
     "0045_send_chains": sendChains(),
+    "0046_promo_hours": promoHours(),
   };
 }

@@ -47,7 +47,10 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0037_routing_costs",
   "0038_dlt_whitelists",
   "0039_verifications",
+  "0042_dlt_matching",
+  "0043_dlt_tm_chain",
   "0045_send_chains",
+  "0046_promo_hours",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -16,6 +16,8 @@ export const PLACEHOLDERS = [
   "unicode",
   "dlt_entity_id",
   "dlt_template_id",
+  "dlt_tm_chain",
+  "dlt_tm_chain_hash",
   "message_id",
   "callback_url",
 ] as const;

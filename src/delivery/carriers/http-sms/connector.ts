@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import { Pool } from "undici";
 import { REDACTED, scrubSecrets } from "../../../base/runtime/logging.js";
 import type { MessageRow } from "../../../base/store/schema.js";
+import type { TmChainBook } from "../../../domain/accounts/index.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type SubmitResult } from "../../dispatch/index.js";
 import { readAnswer } from "./answer.js";
@@ -31,6 +32,8 @@ export interface HttpSmsConnectorOptions {
   callbackUrl?: string | (() => string);
   /** How long into a batch new requests may start (default START_WINDOW_MS). */
   startWindowMs?: number;
+  /** The DLT telemarketer chains, read when the configuration uses {dlt_tm_chain} or {dlt_tm_chain_hash}. */
+  tmChains?: Pick<TmChainBook, "chainOf">;
   logger?: Logger;
 }
 
@@ -44,6 +47,8 @@ export class HttpSmsConnector implements Connector {
   private reportSink: ((reports: DeliveryReport[]) => void) | undefined;
   /** The connector's own credentials, as an aggregator's answer may echo them back. */
   private readonly credentials: string[];
+  /** Whether a template names the chain: only then is it read. */
+  private readonly usesTmChain: boolean;
 
   /** `config` must have passed parseHttpSmsConfig. */
   constructor(
@@ -62,6 +67,13 @@ export class HttpSmsConnector implements Connector {
     });
     this.bucket = new TokenBucket(config.rate_per_second);
     this.credentials = credentialsOf(config);
+    this.usesTmChain = JSON.stringify(config).includes("{dlt_tm_chain");
+  }
+
+  private tmChainOf(message: MessageRow): Promise<string[] | undefined> | undefined {
+    const { tmChains } = this.options;
+    if (!this.usesTmChain || !tmChains || !message.dlt_entity_id) return undefined;
+    return tmChains.chainOf(message.account_id, message.dlt_entity_id);
   }
 
   /** Reports arrive at the DLR route (dlr.ts), which hands them to `report`. */
@@ -100,11 +112,19 @@ export class HttpSmsConnector implements Connector {
   }
 
   private async send(message: MessageRow): Promise<SubmitResult> {
+    let chain: string[] | undefined;
+    try {
+      chain = await this.tmChainOf(message);
+    } catch (error) {
+      // Without its chain the operator would drop it: tried again once the database answers.
+      const reason = `the DLT telemarketer chain could not be read: ${(error as Error).message}`.slice(0, 300);
+      return { ok: false, retryable: true, code: "dlt_chain_unavailable", message: reason };
+    }
     let request: RenderedRequest;
     try {
       const { callbackUrl = "" } = this.options;
       const callback = typeof callbackUrl === "function" ? callbackUrl() : callbackUrl;
-      request = renderRequest(this.config, placeholderValues(message, callback));
+      request = renderRequest(this.config, placeholderValues(message, callback, chain));
       if (request.origin !== this.origin) throw new RenderError(`The URL's origin changed to ${request.origin}.`);
     } catch (error) {
       return { ok: false, retryable: false, code: "bad_request", message: (error as Error).message };

@@ -2,6 +2,7 @@
 // where it lands (URL and form: percent-encoded; JSON body: JSON-escaped), never pasted raw.
 import { internationalDigits } from "../../../base/core/indian-mobile.js";
 import type { MessageRow } from "../../../base/store/schema.js";
+import { type TmChainFormat, tmChainValue } from "../../../domain/accounts/index.js";
 import { fillTemplate, type HttpSmsConfig, jsonEscape, type Placeholder } from "./config.js";
 
 export interface RenderedRequest {
@@ -14,9 +15,19 @@ export interface RenderedRequest {
   body: string | undefined;
 }
 
-/** The placeholder values of one message: an Indian recipient gets 91, an international one is E.164 digits already. */
-export function placeholderValues(message: MessageRow, callbackUrl: string): Record<Placeholder, string> {
+/**
+ * The placeholder values of one message: an Indian recipient gets 91, an international one is
+ * E.164 digits already; the DLT telemarketer chain (`tmChain`, its entity's) as its IDs
+ * `PE,TM1,…` and as their SHA-256, empty without one.
+ */
+export function placeholderValues(
+  message: MessageRow,
+  callbackUrl: string,
+  tmChain?: readonly string[],
+): Record<Placeholder, string> {
   const digits = internationalDigits(message.recipient, message.route);
+  const entityId = message.dlt_entity_id;
+  const chain = (format: TmChainFormat) => (entityId && tmChain ? tmChainValue(entityId, tmChain, format) : "");
   return {
     to: message.recipient,
     to_e164: `+${digits}`,
@@ -26,6 +37,8 @@ export function placeholderValues(message: MessageRow, callbackUrl: string): Rec
     unicode: message.encoding === "ucs2" ? "1" : "0",
     dlt_entity_id: message.dlt_entity_id ?? "",
     dlt_template_id: message.dlt_template_id ?? "",
+    dlt_tm_chain: chain("ids"),
+    dlt_tm_chain_hash: chain("hash"),
     message_id: message.id,
     callback_url: callbackUrl,
   };

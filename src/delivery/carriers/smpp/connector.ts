@@ -17,6 +17,7 @@ import type { Logger } from "pino";
 import { internationalDigits } from "../../../base/core/indian-mobile.js";
 import type { MessagePartsTable, MessageRow } from "../../../base/store/schema.js";
 import type { Store } from "../../../base/store/store.js";
+import { type TmChainBook, tmChainValue } from "../../../domain/accounts/index.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/index.js";
 import { ConnectorReports } from "./connector-reports.js";
@@ -57,6 +58,8 @@ export interface SmppConnectorOptions {
   receiptRetryMs?: number[];
   logger?: Logger;
   now?: () => number;
+  /** The DLT telemarketer chains, sent when the session's dltTags name a tmChain tag. */
+  tmChains?: Pick<TmChainBook, "chainOf">;
 }
 
 /** The UDH reference of a message: the same on every attempt, so resent parts join the first ones. */
@@ -225,8 +228,25 @@ export class SmppConnector implements Connector {
     return found;
   }
 
+  /** The message's entity's telemarketer chain as the carrier wants it, when it wants one. */
+  private async tmChainOf(message: MessageRow): Promise<string | undefined> {
+    const wanted = this.options.session.dltTags?.tmChain;
+    const entityId = message.dlt_entity_id;
+    if (!wanted || !entityId || !this.options.tmChains) return undefined;
+    const chain = await this.options.tmChains.chainOf(message.account_id, entityId);
+    return chain && tmChainValue(entityId, chain, wanted.format);
+  }
+
   /** Sends a message's parts; once all are taken, `stored` is the write that stores them. */
   private async send(message: MessageRow): Promise<{ result: SubmitResult; stored?: Promise<void> }> {
+    let dltTmChain: string | undefined;
+    try {
+      dltTmChain = await this.tmChainOf(message);
+    } catch (error) {
+      // Without its chain the operator would drop it: tried again once the database answers.
+      const reason = `the DLT telemarketer chain could not be read: ${(error as Error).message}`.slice(0, 300);
+      return { result: { ok: false, retryable: true, code: "dlt_chain_unavailable", message: reason } };
+    }
     let parts: PartResult[];
     try {
       const outcome = await this.pool.submit({
@@ -236,6 +256,7 @@ export class SmppConnector implements Connector {
         text: message.body,
         dltEntityId: message.dlt_entity_id,
         dltTemplateId: message.dlt_template_id,
+        dltTmChain,
         // Hashed only for a message of several parts.
         reference: () => concatenationReference(message.id),
         ucs2: message.encoding === "ucs2",

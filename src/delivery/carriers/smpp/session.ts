@@ -14,6 +14,7 @@ import {
   splitMessage,
   submitSmBody,
 } from "../../../base/smpp/index.js";
+import type { TmChainFormat } from "../../../domain/accounts/index.js";
 import { describeCommandStatus } from "./command-status.js";
 import { InboundAssembler, type InboundSmppMessage, readDeliver } from "./inbound.js";
 import { type BindMode, LinkError, type LinkOptions, SmppLink, statusName } from "./link.js";
@@ -23,6 +24,8 @@ import { ThroughputCap } from "./throughput.js";
 export interface DltTags {
   entityId: number;
   templateId: number;
+  /** Where and how the DLT telemarketer chain goes; no chain TLV without it. */
+  tmChain?: { tag: number; format: TmChainFormat };
 }
 
 export interface SmppSessionOptions extends LinkOptions {
@@ -57,6 +60,8 @@ export interface SubmitRequest {
   text: string;
   dltEntityId?: string | null;
   dltTemplateId?: string | null;
+  /** The telemarketer chain as the tags' tmChain format writes it (connector.ts renders it). */
+  dltTmChain?: string | null;
   /** This submit's DLT tags, when they differ from the session's. */
   tlvTags?: Partial<DltTags>;
   /**
@@ -196,6 +201,7 @@ export class SmppSession {
     const nul = this.options.dltNulTerminated ?? false;
     if (request.dltEntityId) tlvs.push(vendorTlv(tags.entityId, request.dltEntityId, nul));
     if (request.dltTemplateId) tlvs.push(vendorTlv(tags.templateId, request.dltTemplateId, nul));
+    if (request.dltTmChain && tags.tmChain) tlvs.push(vendorTlv(tags.tmChain.tag, request.dltTmChain, nul));
     const parts = await Promise.all(
       split.parts.map((bytes, i) => {
         const udh = split.udh?.[i];

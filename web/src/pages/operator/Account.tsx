@@ -9,6 +9,7 @@ import { formatNumber, formatTime, plural, walletName } from "../../format.js";
 import {
   ACCOUNT_WALLETS,
   type CreditTopUp,
+  DLT_MATCHING_MODES,
   type LedgerEntry,
   type OperatorAccountDetail,
   ROUTE_CODES,
@@ -29,6 +30,7 @@ import {
 } from "../../ui.js";
 import { AdjustForm, SupportLinks } from "./account-desk.js";
 import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
+import { DltChains } from "./dlt-chains.js";
 import { DltLinks } from "./dlt-links.js";
 import { DltRegistrations } from "./dlt-registrations.js";
 
@@ -102,14 +104,20 @@ function Limits({
     routes: account.routes,
     international_enabled: account.international_enabled,
     dlt_scrubbing: account.dlt_scrubbing,
+    dlt_matching: account.dlt_matching,
     promo_sender_enabled: account.promo_sender_enabled,
     get_api_enabled: account.get_api_enabled,
+    promo_hours: account.promo_hours ?? "",
   });
   const save = useMutation({
     mutationFn: () =>
       data<OperatorAccountDetail>(`/admin/api/accounts/${encodeURIComponent(account.username)}`, {
         method: "PATCH",
-        json: { ...draft, flood_limit: Number(draft.flood_limit) },
+        json: {
+          ...draft,
+          flood_limit: Number(draft.flood_limit),
+          promo_hours: draft.promo_hours.trim() === "" ? null : draft.promo_hours.trim(),
+        },
       }),
     onSuccess: onSaved,
   });
@@ -140,6 +148,39 @@ function Limits({
             id="limit-zone"
             value={draft.time_zone}
             onChange={(event) => setDraft({ ...draft, time_zone: event.target.value })}
+          />
+        </Field>
+        <Field
+          label="DLT template matching"
+          id="limit-matching"
+          hint="strict: spaces and line breaks as registered, as operators compare them"
+        >
+          <select
+            id="limit-matching"
+            aria-describedby="limit-matching-hint"
+            value={draft.dlt_matching}
+            onChange={(event) =>
+              setDraft({ ...draft, dlt_matching: event.target.value as OperatorAccountDetail["dlt_matching"] })
+            }
+          >
+            {DLT_MATCHING_MODES.map((mode) => (
+              <option key={mode} value={mode}>
+                {mode}
+              </option>
+            ))}
+          </select>
+        </Field>
+        <Field
+          label="Promotional hours"
+          id="limit-promo-hours"
+          hint="HH:MM-HH:MM in the recipients' time; empty = the operator's default (PROMO_HOURS)"
+        >
+          <input
+            id="limit-promo-hours"
+            placeholder="09:00-21:00"
+            aria-describedby="limit-promo-hours-hint"
+            value={draft.promo_hours}
+            onChange={(event) => setDraft({ ...draft, promo_hours: event.target.value })}
           />
         </Field>
       </div>
@@ -326,6 +367,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           onChange={refresh}
         />
         <DltLinks key={a.username} username={a.username} entities={a.registrations.dlt_entities} />
+        <DltChains key={`${a.username}:${a.registrations.dlt_entities.join(",")}`} username={a.username} />
       </section>
       <Ledger username={a.username} />
     </>

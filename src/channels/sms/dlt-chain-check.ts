@@ -1,0 +1,27 @@
+// The SMS rule on the DLT telemarketer chain (issue 40, item 2; docs/api.md rule 14c): with the
+// operator's DLT_CHAIN_REQUIRED, an entity without a declared chain is refused, as operators drop
+// its SMS; a chain the client sent (the SMPP server's TLV) must be the declared one.
+import { GatewayError } from "../../base/core/errors.js";
+import { askOperatorSentence, registrationFixes, tmChainMatches } from "../../domain/accounts/index.js";
+
+export function checkTmChain(
+  declared: readonly string[] | undefined,
+  sent: string | undefined,
+  send: { entityId: string; username: string; required: boolean },
+): void {
+  const { entityId, username } = send;
+  if (declared === undefined) {
+    if (!send.required) return;
+    throw new GatewayError(
+      "dlt_chain_missing",
+      `DLT entity ${entityId} of the account ${username} has no declared telemarketer chain: operators drop SMS without one. ${askOperatorSentence(registrationFixes.dltChain(username, entityId))}`,
+      { entity_id: entityId },
+    );
+  }
+  if (sent === undefined || tmChainMatches(sent, entityId, declared)) return;
+  throw new GatewayError(
+    "dlt_chain_mismatch",
+    `The telemarketer chain sent (${sent.slice(0, 100)}) is not the one declared for DLT entity ${entityId} of the account ${username}: ${[entityId, ...declared].join(",")}, or its SHA-256.`,
+    { entity_id: entityId },
+  );
+}

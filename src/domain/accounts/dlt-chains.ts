@@ -1,0 +1,171 @@
+// The telemarketer chain of a DLT entity (issue 40, item 2): since December 2024 Indian operators
+// drop SMS whose principal entity has no declared chain of telemarketers (PE → TM → … → the TM
+// that delivers), or whose chain does not match. The operator declares each entity's chain, its
+// own TM ID last; the send path refuses an entity without one when the operator requires it,
+// carriers carry it (as the IDs, `PE,TM1,…`, or their SHA-256), and SMPP clients that send one are
+// checked against it (docs/decisions/0119-dlt-telemarketer-chain.md).
+import { createHash } from "node:crypto";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { DLT_CHANGED, normalizeDltEntityId, splitChain } from "./dlt.js";
+
+/** Most telemarketers in one chain (a PE's chain is a handful: aggregators, then the deliverer). */
+export const MAX_TM_CHAIN = 10;
+
+/** How a chain travels to a carrier: the IDs `PE,TM1,…,TMn`, or the SHA-256 (hex) of that text. */
+export type TmChainFormat = "ids" | "hash";
+export const TM_CHAIN_FORMATS: readonly TmChainFormat[] = ["ids", "hash"];
+
+const TM_ID = /^[A-Za-z0-9]{1,30}$/;
+
+export function normalizeTmId(id: string): string {
+  const trimmed = id.trim();
+  if (!TM_ID.test(trimmed)) {
+    throw new GatewayError(
+      "invalid_request",
+      `"${id}" is not a telemarketer ID: 1 to 30 letters or digits (usually 19 digits).`,
+    );
+  }
+  return trimmed.toUpperCase();
+}
+
+/**
+ * The chain as stored: each ID checked, no repeats, at most MAX_TM_CHAIN, and the operator's own
+ * TM ID (when set) last — appended when the chain given does not end with it.
+ */
+export function normalizeTmChain(ids: readonly string[], operatorTmId: string | undefined): string[] {
+  const chain = ids.flatMap((id) => id.split(",")).map(normalizeTmId);
+  const own = operatorTmId === undefined ? undefined : normalizeTmId(operatorTmId);
+  if (own !== undefined && chain.at(-1) !== own) chain.push(own);
+  if (chain.length === 0) throw new GatewayError("invalid_request", "A telemarketer chain names at least one TM ID.");
+  if (chain.length > MAX_TM_CHAIN) {
+    throw new GatewayError("invalid_request", `A telemarketer chain has at most ${MAX_TM_CHAIN} TM IDs.`);
+  }
+  const repeated = chain.find((id, i) => chain.indexOf(id) !== i);
+  if (repeated !== undefined) {
+    throw new GatewayError(
+      "invalid_request",
+      repeated === own
+        ? `The operator's own TM ID ${own} (DLT_TM_ID) comes last in the chain, once.`
+        : `TM ID ${repeated} appears twice in the chain.`,
+    );
+  }
+  return chain;
+}
+
+/** The chain as a carrier or a client writes it: `PE,TM1,…,TMn`, or its SHA-256 in lower-case hex. */
+export function tmChainValue(entityId: string, chain: readonly string[], format: TmChainFormat): string {
+  const ids = [entityId, ...chain].join(",");
+  return format === "ids" ? ids : createHash("sha256").update(ids).digest("hex");
+}
+
+/**
+ * Whether the chain a client sent is the entity's declared one: as IDs or their hash, with or
+ * without the operator's own TM ID at its end (a client upstream of the operator may not add
+ * it); spaces and case do not count.
+ */
+export function tmChainMatches(sent: string, entityId: string, chain: readonly string[]): boolean {
+  const value = sent.replace(/\s+/g, "").toUpperCase();
+  const upstream = chain.slice(0, -1);
+  const forms = [chain, ...(upstream.length > 0 ? [upstream] : [])].flatMap((ids) =>
+    TM_CHAIN_FORMATS.map((format) => tmChainValue(entityId, ids, format).toUpperCase()),
+  );
+  return forms.includes(value);
+}
+
+/** Declares the entity's chain (replacing any); the entity must be one of the account's. */
+export async function setTmChain(
+  store: Store,
+  accountId: number,
+  entityId: string,
+  ids: readonly string[],
+  operatorTmId: string | undefined,
+): Promise<{ entity_id: string; tm_chain: string[] }> {
+  const entity = normalizeDltEntityId(entityId);
+  const chain = normalizeTmChain(ids, operatorTmId);
+  const updated = await store.db
+    .updateTable("dlt_entities")
+    .set({ tm_chain: chain.join(",") })
+    .where("account_id", "=", accountId)
+    .where("entity_id", "=", entity)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) {
+    throw new GatewayError(
+      "invalid_request",
+      `DLT entity ID ${entity} is not registered for the account; add the entity first.`,
+    );
+  }
+  await store.signals.notify(DLT_CHANGED, String(accountId));
+  return { entity_id: entity, tm_chain: chain };
+}
+
+/** Clears the entity's chain; false when it had none (or the account has no such entity). */
+export async function clearTmChain(store: Store, accountId: number, entityId: string): Promise<boolean> {
+  const updated = await store.db
+    .updateTable("dlt_entities")
+    .set({ tm_chain: null })
+    .where("account_id", "=", accountId)
+    .where("entity_id", "=", normalizeDltEntityId(entityId))
+    .where("tm_chain", "is not", null)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) return false;
+  await store.signals.notify(DLT_CHANGED, String(accountId));
+  return true;
+}
+
+/** Every entity of the account with its chain ([] when none is declared), by entity ID. */
+export async function listTmChains(
+  db: Db,
+  accountId: number,
+): Promise<{ entity_id: string; status: string; tm_chain: string[] }[]> {
+  const rows = await db
+    .selectFrom("dlt_entities")
+    .select(["entity_id", "status", "tm_chain"])
+    .where("account_id", "=", accountId)
+    .orderBy("entity_id")
+    .execute();
+  return rows.map((row) => ({ entity_id: row.entity_id, status: row.status, tm_chain: splitChain(row.tm_chain) }));
+}
+
+const TTL_MS = 60_000;
+const MAX_ACCOUNTS = 10_000;
+
+/**
+ * The chains the carriers carry, per account and entity: one select per account, kept 60 s and
+ * dropped at once on DLT_CHANGED (one book per process's carriers).
+ */
+export class TmChainBook {
+  private readonly accounts = new Map<number, { value: Promise<Map<string, string[]>>; expires: number }>();
+
+  constructor(private readonly store: Pick<Store, "db" | "signals">) {
+    store.signals.listen(DLT_CHANGED, (payload) => this.accounts.delete(Number(payload)));
+  }
+
+  async chainOf(accountId: number, entityId: string): Promise<string[] | undefined> {
+    const now = Date.now();
+    let hit = this.accounts.get(accountId);
+    if (!hit || hit.expires <= now) {
+      const value = approvedTmChains(this.store.db, accountId);
+      if (this.accounts.size >= MAX_ACCOUNTS) this.accounts.clear();
+      const entry = { value, expires: now + TTL_MS };
+      hit = entry;
+      this.accounts.set(accountId, entry);
+      value.catch(() => {
+        if (this.accounts.get(accountId) === entry) this.accounts.delete(accountId);
+      });
+    }
+    return (await hit.value).get(entityId);
+  }
+}
+
+/** The declared chains of the account's approved entities. */
+async function approvedTmChains(db: Db, accountId: number): Promise<Map<string, string[]>> {
+  const rows = await db
+    .selectFrom("dlt_entities")
+    .select(["entity_id", "tm_chain"])
+    .where("account_id", "=", accountId)
+    .where("status", "=", "approved")
+    .where("tm_chain", "is not", null)
+    .execute();
+  return new Map(rows.map((row) => [row.entity_id, splitChain(row.tm_chain)]));
+}
