@@ -5,6 +5,7 @@ import type { Clock } from "../base/core/clock.js";
 import type { Config } from "../base/runtime/config.js";
 import type { Metrics } from "../base/runtime/metrics.js";
 import type { Store } from "../base/store/store.js";
+import { Chains } from "../channels/chains/index.js";
 import {
   EMAIL_CONTENT,
   EmailTracker,
@@ -79,6 +80,7 @@ export async function createContext(parts: {
     timeZone: config.promoHoursTimeZone,
     chainRequired: config.dlt.chainRequired,
   });
+  const voicePolicy = new VoicePolicy(store, clock, config.voice, prices);
   const codeKeeper = new CodeKeeper(await verifySecret(store));
   const whatsapp = new WhatsApp({
     store,
@@ -97,7 +99,7 @@ export async function createContext(parts: {
     logger,
     metrics,
     smsPolicy,
-    voicePolicy: new VoicePolicy(store, clock, config.voice, prices),
+    voicePolicy,
     acceptor,
     webhooks,
     keeper: codeKeeper,
@@ -122,6 +124,17 @@ export async function createContext(parts: {
     codeKeeper,
     webhooks,
     whatsapp,
+    chains: new Chains({
+      store,
+      clock,
+      acceptor,
+      smsPolicy,
+      voicePolicy,
+      whatsapp,
+      prices,
+      webhooks,
+      allowPrivateWebhooks: config.allowPrivateWebhooks,
+    }),
     emailTracker,
     rateLimits,
     acceptor,

@@ -2,6 +2,7 @@
 // feature declares the narrow dependencies it takes, and app/ passes this context to them.
 
 import type { Runtime } from "../base/runtime/runtime.js";
+import type { Chains } from "../channels/chains/index.js";
 import type { EmailTracker } from "../channels/email/index.js";
 import type { SmsPolicy } from "../channels/sms/index.js";
 import type { CodeKeeper, Verifier } from "../channels/verify/index.js";
@@ -33,6 +34,8 @@ export interface AppContext extends Runtime {
   emailTracker: EmailTracker;
   /** The Verify API's service: one-time codes sent, checked, resent, expired. */
   verifier: Verifier;
+  /** Fallback sends (POST /api/v2/send): chains of steps, each a send of its channel. */
+  chains: Chains;
   /** Hashes, compares and seals verification codes with this installation's verify secret. */
   codeKeeper: CodeKeeper;
   /** The log of refused sends: taken off the request's path, written in batches (domain/refusals/). */

@@ -5,6 +5,7 @@ import { GatewayError } from "../base/core/errors.js";
 import { sendJsonError } from "../base/http/http-errors.js";
 import { completeV2Route } from "../base/http/openapi.js";
 import { refuseUnknownQuery } from "../base/http/query-params.js";
+import { registerV2ChainRoutes } from "../channels/chains/index.js";
 import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../channels/email/index.js";
 import { firstInboundNumber, registerV2InboundRoutes } from "../channels/inbound/index.js";
 import { registerV2SmsRoutes } from "../channels/sms/index.js";
@@ -66,6 +67,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2AuditRoutes(v2, ctx);
   registerV2AnalyticsRoutes(v2, ctx);
   registerV2VerifyRoutes(v2, ctx);
+  registerV2ChainRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

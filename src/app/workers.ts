@@ -4,6 +4,7 @@
 // stops after finishing the work in hand.
 
 import type { Db } from "../base/store/store.js";
+import { startChainPasses } from "../channels/chains/index.js";
 import { emailConnectors, operatorMailer, removeRetiredEmailData, startEmailBounces } from "../channels/email/index.js";
 import { InboundIngester } from "../channels/inbound/index.js";
 import { codeRevealer } from "../channels/verify/index.js";
@@ -87,6 +88,8 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   webhooks.start();
   ctx.webhooks.attachSender(webhooks);
   const whatsappUpkeep = startWhatsAppUpkeep(ctx);
+  // Fallback chains: later steps sent when their condition is met, deadlines from stored due times.
+  const chainPasses = startChainPasses(ctx.chains, ctx.logger, config.chains.pollMs);
   const bounces = await startEmailBounces(ctx);
   const mailer = operatorMailer(ctx.config);
   const alerts = startAlertChecks(ctx, mailer?.send, config.alertCheckSeconds * 1000);
@@ -112,6 +115,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
       await expiring;
       mailer?.close();
       await whatsappUpkeep.stop();
+      await chainPasses.stop();
       await bounces?.close();
       ctx.webhooks.detachSender();
       await webhooks.stop();

@@ -16,7 +16,7 @@ export const TIERS: Readonly<Record<Room, readonly (readonly string[])[]>> = {
   // Getting messages out: the dispatcher and its simulators, the carriers' connectors, the alerts.
   delivery: [["dispatch"], ["carriers"], ["alerts"]],
   // The API families and protocols, each a thin adapter over the rooms below.
-  channels: [["voice", "email", "whatsapp", "inbound"], ["sms"], ["smpp-server", "verify"]],
+  channels: [["voice", "email", "whatsapp", "inbound"], ["sms"], ["smpp-server", "verify", "chains"]],
   // The assembly: the operator API, the console's pages, the gateway and its roles, the CLI.
   app: [["admin", "console"], ["app"], ["cli"]],
 };

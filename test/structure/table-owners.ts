@@ -65,6 +65,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   verifications: "channels/verify",
   verify_settings: "channels/verify",
   verify_prefixes: "channels/verify",
+  send_chains: "channels/chains",
+  chain_steps: "channels/chains",
   // carriers/ and the SMPP server
   carriers: "delivery/carriers",
   sms_routes: "delivery/carriers",

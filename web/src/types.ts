@@ -3,6 +3,7 @@
 // on the server fails the console's type check. `import type` only: no schema reaches the bundle;
 // the lists of words below come from files of src/ that import nothing.
 import type { Static } from "typebox";
+import type * as chains from "../../src/channels/chains/schemas.js";
 import type * as email from "../../src/channels/email/v2-schemas.js";
 import type * as inbound from "../../src/channels/inbound/v2-schemas.js";
 import type * as sms from "../../src/channels/sms/v2-schemas.js";
@@ -30,6 +31,7 @@ export type MessagePage = Static<typeof sms.MessagePage>;
 export type MessageSummary = Static<typeof sms.MessageSummary>;
 export type PerMinute = Static<typeof sms.PerMinute>;
 export type MessageDetail = Static<typeof sms.MessageDetail>;
+export type SendChain = Static<typeof chains.Chain>;
 export type BulkAccepted = Static<typeof sms.BulkAccepted>;
 export type BulkPreview = Static<typeof sms.BulkPreview>;
 export type BulkJob = Static<typeof sms.BulkJob>;

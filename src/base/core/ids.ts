@@ -30,6 +30,15 @@ export function isVerificationId(id: string): boolean {
   return /^v[0-9A-HJKMNP-TV-Z]{26}$/i.test(id);
 }
 
+/** A fallback chain's id (POST /api/v2/send): `c` + ULID. */
+export function newChainId(now: number = Date.now()): string {
+  return `c${ulid(now)}`;
+}
+
+export function isChainId(id: string): boolean {
+  return /^c[0-9A-HJKMNP-TV-Z]{26}$/i.test(id);
+}
+
 export function isQueueId(id: string): boolean {
   return /^q[0-9A-HJKMNP-TV-Z]{26}$/i.test(id);
 }

@@ -319,6 +319,13 @@ export const CHANNEL_SETTINGS = {
     default: "0x1402",
     parser: vendorTlvTag,
   },
+  CHAIN_POLL_MS: {
+    field: "chains.pollMs",
+    description:
+      "How often the worker looks at fallback chains (POST /api/v2/send): a step whose condition is met is sent, a deadline passed is acted on, a finished chain is completed.",
+    default: "1000",
+    parser: wholeNumber(50, 60000),
+  },
   VERIFY_MAX_ATTEMPTS: {
     field: "verify.maxAttempts",
     description: "Wrong codes a verification takes before it is denied (POST /api/v2/verify/{id}/check).",

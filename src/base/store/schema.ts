@@ -14,6 +14,7 @@ import type {
 import type { AlertsTables } from "./schema-alerts.js";
 import type { AuditTables } from "./schema-audit.js";
 import type { CarriersTables } from "./schema-carriers.js";
+import type { ChainsTables } from "./schema-chains.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
 import type { BulkJobsTable, BulkPartsTable, MessagesTable, MessagesTables } from "./schema-messages.js";
 import type { RefusalsTables } from "./schema-refusals.js";
@@ -25,6 +26,7 @@ export type * from "./schema-accounts.js";
 export type * from "./schema-alerts.js";
 export type * from "./schema-audit.js";
 export type * from "./schema-carriers.js";
+export type * from "./schema-chains.js";
 export type * from "./schema-channels.js";
 export type * from "./schema-messages.js";
 export type * from "./schema-refusals.js";
@@ -59,7 +61,8 @@ export interface Database
     RefusalsTables,
     AlertsTables,
     AuditTables,
-    VerifyTables {
+    VerifyTables,
+    ChainsTables {
   settings: SettingsTable;
   process_heartbeats: ProcessHeartbeatsTable;
 }

@@ -79,7 +79,7 @@ export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-rout
 export { EMAIL_SEND_PATHS } from "./routes.js";
 export { emailOrder } from "./send.js";
 export { EmailTracker, trackingSecret } from "./tracking.js";
-export { registerV2EmailSendRoute } from "./v2-send-route.js";
+export { EmailSend, type EmailSendBody, familyParams, registerV2EmailSendRoute } from "./v2-send-route.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock" | "logger"> & {

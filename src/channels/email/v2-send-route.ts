@@ -16,7 +16,7 @@ type Deps = Pick<Runtime, "config" | "store" | "clock"> & { acceptor: AcceptServ
 
 const Text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const Placeholder = Type.Union([Type.String({ maxLength: 10_000 }), Type.Number(), Type.Boolean()]);
-const EmailSend = Type.Object(
+export const EmailSend = Type.Object(
   {
     from: Type.String({ maxLength: 1_000 }),
     to: Type.String({ maxLength: 200_000 }),
@@ -36,10 +36,10 @@ const EmailSend = Type.Object(
   },
   { additionalProperties: false, title: "EmailSendRequest" },
 );
-type EmailSendBody = Static<typeof EmailSend>;
+export type EmailSendBody = Static<typeof EmailSend>;
 
 /** The family's parameter names for the JSON fields (sendEmail reads the family's parameters). */
-function familyParams(body: EmailSendBody): Record<string, string> {
+export function familyParams(body: EmailSendBody): Record<string, string> {
   const params: Record<string, string> = {};
   const put = (name: string, value: string | number | boolean | undefined) => {
     if (value !== undefined) params[name] = String(value);

@@ -51,5 +51,6 @@ export { EXPORT_PARAMS, MESSAGE_EXPORT_COLUMNS } from "./message-export.js";
 export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_PARAMS, listFilter, operatorFilter } from "./message-list.js";
 export { SmsPolicy, type SmsSendInput } from "./policy.js";
 export { deliveryReport } from "./report-format.js";
+export { SEND_FIELDS } from "./send-fields.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";
 export { parseXmlSend } from "./xml-send.js";

@@ -5,7 +5,7 @@ import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { type MessagePartsReader, messageHistory } from "../../domain/messages/index.js";
+import { chainLink, type MessagePartsReader, messageHistory } from "../../domain/messages/index.js";
 import { deliveriesOfMessage } from "../../domain/webhooks/deliveries.js";
 import { deliveryReport } from "./report-format.js";
 
@@ -61,5 +61,6 @@ export async function messageDetail(db: Db, row: MessageRow, messageParts: Messa
     parts: history.parts.map((part) => ({ ...part, done_at: part.done_at === null ? null : iso(part.done_at) })),
     timeline: timeline.map((event) => ({ ...event, at: iso(event.at) })),
     webhooks: webhooks.map(inSeconds),
+    chain: chainLink(row),
   };
 }

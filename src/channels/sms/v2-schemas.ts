@@ -273,12 +273,23 @@ export const MessageDetail = Type.Object(
         at: Time,
         event: Type.String({
           description:
-            "accepted, scheduled, submitted, part N of M delivered|failed, delivered, read, failed, cancelled, refunded, webhook",
+            "accepted, chain step, scheduled, submitted, part N of M delivered|failed, delivered, read, failed, cancelled, refunded, webhook",
         }),
         detail: NullableString(),
       }),
     ),
     webhooks: Type.Array(WebhookDelivery),
+    chain: Type.Union(
+      [
+        Type.Object({
+          chain_id: Type.String({ description: "The fallback send it is a step of (GET /api/v2/send/{chain_id})." }),
+          step: Type.Integer({ minimum: 1 }),
+          steps: Type.Integer({ minimum: 1 }),
+        }),
+        Type.Null(),
+      ],
+      { description: "The fallback chain the message is a step of, or null." },
+    ),
   },
   { title: "MessageDetail" },
 );

@@ -36,6 +36,7 @@
 //   admin-schemas.ts   their answers as schemas (typebox only: the console's types too)
 export { registerWhatsAppAdminRoutes } from "./admin-routes.js";
 export { registerMetaWebhookRoutes } from "./meta-routes.js";
+export type { LinkedSend, WhatsAppSendResult } from "./send.js";
 export { startWhatsAppUpkeep } from "./upkeep.js";
-export { registerV2WhatsAppRoutes } from "./v2-routes.js";
+export { registerV2WhatsAppRoutes, WhatsAppSendBody } from "./v2-routes.js";
 export { DEMO_WHATSAPP, setUpWhatsAppDemo, WhatsApp, type WhatsAppDeps } from "./whatsapp.js";

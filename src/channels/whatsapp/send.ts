@@ -75,6 +75,16 @@ export interface WhatsAppSendDeps {
   prices?: Pick<PriceBook, "cardFor">;
 }
 
+/**
+ * What another service's send adds (a fallback chain's step, channels/chains/): meta for the
+ * message row, and a call with its queue id once the row is stored, before the upstream answers
+ * (so a refused send's failed row is known too).
+ */
+export interface LinkedSend {
+  meta: Record<string, unknown>;
+  stored: (queueId: string) => void;
+}
+
 export class WhatsAppSendService {
   private readonly ids: SequenceAllocator;
 
@@ -86,6 +96,7 @@ export class WhatsAppSendService {
     accountId: number,
     request: WhatsAppSendRequest,
     idempotencyHeader?: string | string[],
+    linked?: LinkedSend,
   ): Promise<WhatsAppSendResult> {
     const { store } = this.deps;
     const settings = await whatsAppSettingsOf(store.db, accountId, this.deps.config.connector);
@@ -106,8 +117,8 @@ export class WhatsAppSendService {
     }
     const prepared = await this.prepare(settings, sender, to, request);
     const upstream = this.deps.upstreams[settings.connector];
-    return (await this.deliver(settings, sender, upstream, to, prepared, prepared, key ? { key, hash } : undefined))
-      .result;
+    const idempotency = key ? { key, hash } : undefined;
+    return (await this.deliver(settings, sender, upstream, to, prepared, prepared, idempotency, linked)).result;
   }
 
   /**
@@ -240,6 +251,8 @@ export class WhatsAppSendService {
     /** What the message row records: `prepared`, or it with a secret masked. */
     stored: Pick<PreparedMessage, "body" | "meta">,
     idempotency?: { key: string; hash: string },
+    /** A fallback chain's step: its link in the message's meta, told the message's id once stored. */
+    linked?: LinkedSend,
   ): Promise<{ id: string; result: WhatsAppSendResult }> {
     const { store, clock, config, metrics } = this.deps;
     const accountId = settings.accountId;
@@ -299,12 +312,17 @@ export class WhatsAppSendService {
           lease_until: now + config.timeoutMs + LEASE_MARGIN_MS,
           attempts: 1,
           connector: upstream.name,
-          meta: JSON.stringify({ ...stored.meta, ...(idempotency ? { idempotency_key: idempotency.key } : {}) }),
+          meta: JSON.stringify({
+            ...stored.meta,
+            ...linked?.meta,
+            ...(idempotency ? { idempotency_key: idempotency.key } : {}),
+          }),
           created_at: now,
         }),
       );
     });
 
+    linked?.stored(id);
     let messageId: string;
     try {
       ({ messageId } = await upstream.send(sender, prepared.payload));

@@ -112,3 +112,14 @@ export async function receiptSources(db: Db, ids: readonly string[]) {
     .where("id", "in", ids)
     .execute();
 }
+
+/** The status of each of these messages that exists (a fallback chain watches its steps' messages). */
+export async function messageStatuses(db: Db, ids: readonly string[]): Promise<Map<string, MessageStatus>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("messages")
+    .select(["id", "status"])
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Map(rows.map((row) => [row.id, row.status]));
+}

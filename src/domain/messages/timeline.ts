@@ -31,9 +31,25 @@ export type StoredPart = Pick<MessagePartsTable, "part_index" | "status" | "upst
  */
 export type MessagePartsReader = (db: Db, messageId: string) => Promise<StoredPart[]>;
 
+/** The fallback chain a message is a step of (its meta, written by channels/chains/), or null. */
+export function chainLink(row: Pick<MessageRow, "meta">): { chain_id: string; step: number; steps: number } | null {
+  if (row.meta === null || !row.meta.includes('"chain_id"')) return null;
+  const meta = JSON.parse(row.meta) as { chain_id?: unknown; chain_step?: unknown; chain_steps?: unknown };
+  if (typeof meta.chain_id !== "string") return null;
+  return { chain_id: meta.chain_id, step: Number(meta.chain_step), steps: Number(meta.chain_steps) };
+}
+
 export async function messageHistory(db: Db, row: MessageRow, readParts: MessagePartsReader) {
   const [parts, refundedAt] = await Promise.all([readParts(db, row.id), refundTime(db, row.account_id, row.id)]);
   const events: TimelineEntry[] = [{ at: row.created_at, event: "accepted", detail: null }];
+  const chain = chainLink(row);
+  if (chain) {
+    events.push({
+      at: row.created_at,
+      event: "chain step",
+      detail: `step ${chain.step} of ${chain.steps} of the fallback send ${chain.chain_id}`,
+    });
+  }
   // A held message is queued, unattempted and due later too: not scheduled.
   const held = row.held_since !== null;
   if (

@@ -162,6 +162,15 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
   } else if (event.startsWith("verification_")) {
     const status = event.slice("verification_".length);
     payload = { event, verification_id: `v${ulid(now)}`, recipient: "9876543210", channel: "sms", status, at };
+  } else if (event === "chain_completed") {
+    payload = {
+      event,
+      chain_id: `c${ulid(now)}`,
+      recipient: "919876543210",
+      outcome: "delivered",
+      steps: [{ channel: "whatsapp", message_id: `q${ulid(now)}`, status: "failed" }],
+      at,
+    };
   } else if (event === "inbound_whatsapp") {
     payload = inboundWhatsAppPayload({
       accountId,

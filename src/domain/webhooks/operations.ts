@@ -31,6 +31,7 @@ function describeSettings(settings: WebhookSettings) {
     verification_approved: settings.urls.verification_approved ?? null,
     verification_denied: settings.urls.verification_denied ?? null,
     verification_expired: settings.urls.verification_expired ?? null,
+    chain_completed: settings.urls.chain_completed ?? null,
     secret: settings.secret ?? null,
   };
 }

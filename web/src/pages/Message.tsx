@@ -8,6 +8,7 @@ import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { MessageDetail, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
+import { ChainSection } from "./MessageChain.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
@@ -97,6 +98,15 @@ export function MessageView({ path, back }: { path: string; back: string }) {
           {carrier.vendor_message_id ? <code>{carrier.vendor_message_id}</code> : "none yet"}
         </dd>
       </dl>
+
+      {detail.data.chain ? (
+        <ChainSection
+          link={detail.data.chain}
+          messageId={message.message_id}
+          tz={tz}
+          own={detail.data.account === undefined}
+        />
+      ) : null}
 
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>

@@ -46,6 +46,7 @@ import { verifyGuards } from "./0041_verify_guards.js";
 import { dltMatching } from "./0042_dlt_matching.js";
 import { dltTmChain } from "./0043_dlt_tm_chain.js";
 import { auditLog } from "./0044_audit_log.js";
+import { sendChains } from "./0045_send_chains.js";
 import { promoHours } from "./0046_promo_hours.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
@@ -93,6 +94,7 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0042_dlt_matching": dltMatching(),
     "0043_dlt_tm_chain": dltTmChain(),
     "0044_audit_log": auditLog(engine),
+    "0045_send_chains": sendChains(),
     "0046_promo_hours": promoHours(),
   };
 }

@@ -52,6 +52,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0042_dlt_matching",
   "0043_dlt_tm_chain",
   "0044_audit_log",
+  "0045_send_chains",
   "0046_promo_hours",
 ];
 

@@ -1,0 +1,294 @@
+// Chains: the service behind POST /api/v2/send. A chain's first step goes with the request; the
+// worker's pass (advance) sends each later step when its condition on the step before is met,
+// acts on deadlines from their stored due times (so a restart loses no timer), takes over a send
+// whose process stopped mid-way (its lease ran out), and completes a chain once every message it
+// sent is final, with its chain_completed event in the same transaction.
+import type { Logger } from "pino";
+import { type Clock, isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
+import { isChainId, newChainId } from "../../base/core/ids.js";
+import { publicStatus } from "../../base/core/message-status.js";
+import type { ChainCondition, MessageStatus } from "../../base/store/schema.js";
+import { getAccount } from "../../domain/accounts/index.js";
+import type { Principal } from "../../domain/auth/index.js";
+import {
+  claimIdempotencyKey,
+  idempotencyKeyOf,
+  messageStatuses,
+  requestHash,
+  storedAnswer,
+} from "../../domain/messages/index.js";
+import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
+import { FINAL_STATUSES, reached, verdictOf } from "./conditions.js";
+import {
+  type ChainRow,
+  chainById,
+  chainOf,
+  claimStep,
+  completeChain,
+  decidedRunningChains,
+  extendLease,
+  insertChain,
+  type OpenStep,
+  recordSend,
+  type StepRow,
+  skipFrom,
+  stepsOf,
+  waitingOrStaleSteps,
+} from "./rows.js";
+import { type ChainChannel, planSteps } from "./step-fields.js";
+import { type StepOutcome, type StepSendDeps, sendStep } from "./step-send.js";
+
+export type ChainsDeps = StepSendDeps & { webhooks: WebhookOutbox; clock: Clock };
+
+/** How long a claimed step's send may take before another worker takes it over. */
+export const STEP_LEASE_MS = 60_000;
+const PAGE = 500;
+
+export interface ChainRequest {
+  recipient: string;
+  steps: Array<{ channel: ChainChannel; to?: string; after?: { on: ChainCondition; within_seconds?: number } }>;
+}
+
+export class Chains {
+  constructor(private readonly deps: ChainsDeps) {}
+
+  private now(): number {
+    return this.deps.clock.now().getTime();
+  }
+
+  /**
+   * Checks the steps, stores the chain and sends its first step; the chain as it stands then. A
+   * request with an Idempotency-Key that started a chain before answers that chain.
+   */
+  async start(principal: Principal, request: ChainRequest, idempotencyHeader?: string | string[]) {
+    const plans = planSteps(request.recipient, request.steps);
+    const key = idempotencyKeyOf(idempotencyHeader);
+    const hash = key ? requestHash("send", request) : "";
+    const earlier = async () => {
+      const stored = key ? await storedAnswer(this.deps.store.db, principal.accountId, key, hash) : undefined;
+      return (stored as { chain_id?: string } | undefined)?.chain_id;
+    };
+    const before = await earlier();
+    if (before) return this.get(principal, before);
+    const now = this.now();
+    const id = newChainId(now);
+    const stored = await this.deps.store.transaction(async (trx) => {
+      if (key) {
+        const response = JSON.stringify({ chain_id: id });
+        if (
+          !(await claimIdempotencyKey(trx, { accountId: principal.accountId, key, requestHash: hash, response, now }))
+        )
+          return false;
+      }
+      const chain = { id, accountId: principal.accountId, recipient: request.recipient, now };
+      await insertChain(trx, { ...chain, leaseUntil: now + STEP_LEASE_MS }, plans);
+      return true;
+    });
+    if (!stored) {
+      // A concurrent request with the same key committed first.
+      const winner = await earlier();
+      if (!winner) throw new GatewayError("conflict", "A request with this Idempotency-Key is in progress.");
+      return this.get(principal, winner);
+    }
+    const chain = (await chainById(this.deps.store.db, id))!;
+    const [first] = await stepsOf(this.deps.store.db, id);
+    await this.send(chain, first!, principal);
+    await this.advanceChain(id);
+    return this.get(principal, id);
+  }
+
+  async get(principal: Principal, id: string) {
+    const chain = isChainId(id) ? await chainOf(this.deps.store.db, principal.accountId, id) : undefined;
+    if (!chain) throw new GatewayError("not_found", `No chain ${id.slice(0, 40)} in this account.`);
+    return describeChain(chain, await this.stepsWithStatus(chain.id));
+  }
+
+  /**
+   * The worker's pass: every chain with a waiting step or a send whose lease ran out moves as far
+   * as it can now; chains with nothing left to send complete once their messages are final.
+   * Answers how many chains it looked at.
+   */
+  async advance(): Promise<number> {
+    const now = this.now();
+    const db = this.deps.store.db;
+    const chains = new Set<string>();
+    let after: OpenStep | undefined;
+    for (;;) {
+      const page = await waitingOrStaleSteps(db, now, PAGE, after);
+      // One read of the watched messages a page; only chains with something to do go further.
+      const statuses = await messageStatuses(
+        db,
+        page.flatMap((s) => (s.previous_message_id ? [s.previous_message_id] : [])),
+      );
+      for (const step of page) {
+        const previous =
+          step.previous_status === "refused"
+            ? "refused"
+            : step.previous_message_id
+              ? statuses.get(step.previous_message_id)
+              : undefined;
+        const due =
+          step.status === "sending" ||
+          (previous !== undefined && verdictOf(step.after_on ?? "failed", previous, step.due_at, now) !== "wait");
+        if (due) chains.add(step.chain_id);
+      }
+      if (page.length < PAGE) break;
+      after = page[page.length - 1];
+    }
+    for (const id of chains) await this.advanceChain(id);
+    // Chains whose last message is still on its way; a page a pass, the oldest first.
+    for (const chain of await decidedRunningChains(this.deps.store.db, PAGE)) {
+      chains.add(chain.id);
+      await this.completeIfFinal(chain);
+    }
+    return chains.size;
+  }
+
+  /** Moves one chain: sends or skips its waiting step while its condition is decided. */
+  private async advanceChain(id: string): Promise<void> {
+    const db = this.deps.store.db;
+    for (;;) {
+      const chain = await chainById(db, id);
+      if (chain?.status !== "running") return;
+      const steps = await stepsOf(db, id);
+      const now = this.now();
+      const open = steps.find(
+        (s) => s.status === "waiting" || (s.status === "sending" && s.due_at !== null && s.due_at < now),
+      );
+      if (!open) {
+        await this.completeIfFinal(chain, steps);
+        return;
+      }
+      if (open.status === "waiting") {
+        const previous = steps[open.position - 1]!;
+        const status = previous.status === "refused" ? "refused" : await this.messageStatus(previous);
+        if (status === undefined) return;
+        const verdict = verdictOf(open.after_on ?? "failed", status, open.due_at, now);
+        if (verdict === "wait") return;
+        if (verdict === "skip") {
+          await skipFrom(db, open, now);
+          continue;
+        }
+      }
+      if (!(await claimStep(db, open, now, now + STEP_LEASE_MS))) return;
+      const account = await getAccount(db, chain.account_id);
+      if (!account) return;
+      const principal: Principal = {
+        accountId: account.id,
+        username: account.username,
+        role: account.role,
+        status: account.status,
+        timeZone: account.time_zone,
+      };
+      if (!(await this.send(chain, { ...open, status: "sending" }, principal))) return;
+    }
+  }
+
+  /** Sends a claimed step and records how it went; false when its channel asked to try later. */
+  private async send(chain: ChainRow, step: StepRow, principal: Principal): Promise<boolean> {
+    const outcome: StepOutcome = await sendStep(this.deps, principal, step, chain.step_count);
+    const now = this.now();
+    if ("later" in outcome) {
+      await extendLease(this.deps.store.db, step, now + STEP_LEASE_MS);
+      return false;
+    }
+    await this.deps.store.transaction((trx) => recordSend(trx, step, outcome, now));
+    return true;
+  }
+
+  private async messageStatus(step: StepRow): Promise<MessageStatus | undefined> {
+    if (step.message_id === null) return undefined;
+    return (await messageStatuses(this.deps.store.db, [step.message_id])).get(step.message_id);
+  }
+
+  /** Completes a chain with nothing left to send once each of its messages is final, with its event. */
+  private async completeIfFinal(chain: ChainRow, known?: StepRow[]): Promise<boolean> {
+    const steps = known ?? (await stepsOf(this.deps.store.db, chain.id));
+    if (steps.some((s) => s.status === "pending" || s.status === "waiting" || s.status === "sending")) return false;
+    const statuses = await messageStatuses(
+      this.deps.store.db,
+      steps.flatMap((s) => (s.message_id ? [s.message_id] : [])),
+    );
+    const sent = steps.filter((s) => s.message_id !== null);
+    if (sent.some((s) => !FINAL_STATUSES.includes(statuses.get(s.message_id!) ?? "failed"))) return false;
+    const outcome = sent.some((s) => reached(statuses.get(s.message_id!))) ? "delivered" : "undelivered";
+    const now = this.now();
+    let events = 0;
+    const done = await this.deps.store.transaction(async (trx) => {
+      if (!(await completeChain(trx, chain.id, outcome, now))) return false;
+      const view = describeChain(
+        { ...chain, status: "completed", outcome, completed_at: now },
+        steps.map((s) => ({ ...s, messageStatus: s.message_id ? statuses.get(s.message_id) : undefined })),
+      );
+      events = await this.deps.webhooks.enqueue(trx, chain.account_id, "chain_completed", chain.id, now, {
+        event: "chain_completed",
+        chain_id: chain.id,
+        recipient: chain.recipient,
+        outcome,
+        steps: view.steps.map(({ channel, to, message_id, status }) => ({ channel, to, message_id, status })),
+        at: isoUtc(new Date(now)),
+      });
+      return true;
+    });
+    if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
+    return done;
+  }
+
+  private async stepsWithStatus(chainId: string) {
+    const steps = await stepsOf(this.deps.store.db, chainId);
+    const statuses = await messageStatuses(
+      this.deps.store.db,
+      steps.flatMap((s) => (s.message_id ? [s.message_id] : [])),
+    );
+    return steps.map((s) => ({ ...s, messageStatus: s.message_id ? statuses.get(s.message_id) : undefined }));
+  }
+}
+
+/** The chain as the API answers it (the SendChain schema). */
+export function describeChain(chain: ChainRow, steps: Array<StepRow & { messageStatus: MessageStatus | undefined }>) {
+  const time = (ms: number | null) => (ms === null ? null : isoUtc(new Date(Number(ms))));
+  return {
+    chain_id: chain.id,
+    recipient: chain.recipient,
+    status: chain.status,
+    outcome: chain.outcome,
+    created_at: isoUtc(new Date(Number(chain.created_at))),
+    completed_at: time(chain.completed_at),
+    steps: steps.map((step) => ({
+      channel: step.channel as ChainChannel,
+      to: step.recipient,
+      message_id: step.message_id,
+      status: step.messageStatus ? publicStatus(step.messageStatus) : step.status,
+      after:
+        step.after_on === null
+          ? null
+          : {
+              on: step.after_on,
+              ...(step.within_ms === null ? {} : { within_seconds: Math.round(Number(step.within_ms) / 1000) }),
+            },
+      decides_at: step.status === "waiting" ? time(step.due_at) : null,
+      error: step.error_code === null ? null : { code: step.error_code, message: step.error_message ?? "" },
+    })),
+  };
+}
+
+/** The worker's passes over the chains every `intervalMs`, one at a time; stop() waits for the one running. */
+export function startChainPasses(chains: Chains, logger: Logger, intervalMs: number) {
+  let running: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    running ??= chains
+      .advance()
+      .catch((error: unknown) => logger.warn({ err: error }, "fallback chains' pass failed"))
+      .finally(() => {
+        running = undefined;
+      });
+  }, intervalMs);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,245 @@
+// The send_chains and chain_steps tables: each change of a step or chain one conditional
+// statement, so that two workers (PostgreSQL) never both send a step or complete a chain.
+
+import { sql } from "kysely";
+import type { ChainOutcome, ChainStepStatus, ChainStepsTable, SendChainsTable } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import type { StepPlan } from "./step-fields.js";
+
+export type ChainRow = SendChainsTable;
+export type StepRow = ChainStepsTable;
+
+/** Stores a chain with its first step claimed for sending (lease `leaseUntil`), the others pending. */
+export async function insertChain(
+  db: Db,
+  chain: { id: string; accountId: number; recipient: string; now: number; leaseUntil: number },
+  steps: readonly StepPlan[],
+): Promise<void> {
+  await db
+    .insertInto("send_chains")
+    .values({
+      id: chain.id,
+      account_id: chain.accountId,
+      recipient: chain.recipient,
+      status: "running",
+      outcome: null,
+      step_count: steps.length,
+      created_at: chain.now,
+      completed_at: null,
+    })
+    .execute();
+  await db
+    .insertInto("chain_steps")
+    .values(
+      steps.map((step, position) => ({
+        chain_id: chain.id,
+        position,
+        channel: step.channel,
+        recipient: step.recipient,
+        fields: JSON.stringify(step.fields),
+        after_on: step.after?.on ?? null,
+        within_ms: step.after?.withinMs ?? null,
+        status: (position === 0 ? "sending" : "pending") satisfies ChainStepStatus,
+        due_at: position === 0 ? chain.leaseUntil : null,
+        message_id: null,
+        error_code: null,
+        error_message: null,
+        sent_at: null,
+        decided_at: null,
+      })),
+    )
+    .execute();
+}
+
+export async function chainOf(db: Db, accountId: number, id: string): Promise<ChainRow | undefined> {
+  return db
+    .selectFrom("send_chains")
+    .selectAll()
+    .where("id", "=", id)
+    .where("account_id", "=", accountId)
+    .executeTakeFirst();
+}
+
+export async function chainById(db: Db, id: string): Promise<ChainRow | undefined> {
+  return db.selectFrom("send_chains").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+export async function stepsOf(db: Db, chainId: string): Promise<StepRow[]> {
+  return db.selectFrom("chain_steps").selectAll().where("chain_id", "=", chainId).orderBy("position").execute();
+}
+
+/** A step the worker looks at, with how the step before it stands. */
+export interface OpenStep extends Pick<StepRow, "chain_id" | "position" | "status" | "after_on" | "due_at"> {
+  previous_status: StepRow["status"] | null;
+  previous_message_id: string | null;
+}
+
+/**
+ * Steps the worker has to look at now, a page in (chain, position) order: waiting ones (their
+ * condition may be met, or their deadline passed) and sending ones whose claim's lease ran out
+ * (their process stopped mid-send).
+ */
+export async function waitingOrStaleSteps(
+  db: Db,
+  now: number,
+  limit: number,
+  after?: Pick<StepRow, "chain_id" | "position">,
+): Promise<OpenStep[]> {
+  let query = db
+    .selectFrom("chain_steps as s")
+    .leftJoin("chain_steps as p", (join) =>
+      join.onRef("p.chain_id", "=", "s.chain_id").on("p.position", "=", sql<number>`s.position - 1`),
+    )
+    .select([
+      "s.chain_id",
+      "s.position",
+      "s.status",
+      "s.after_on",
+      "s.due_at",
+      "p.status as previous_status",
+      "p.message_id as previous_message_id",
+    ])
+    .where((eb) =>
+      eb.or([eb("s.status", "=", "waiting"), eb.and([eb("s.status", "=", "sending"), eb("s.due_at", "<", now)])]),
+    );
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb("s.chain_id", ">", after.chain_id),
+        eb.and([eb("s.chain_id", "=", after.chain_id), eb("s.position", ">", after.position)]),
+      ]),
+    );
+  }
+  return query.orderBy("s.chain_id").orderBy("s.position").limit(limit).execute();
+}
+
+/** Running chains none of whose steps is still to be decided: each may be complete once its messages are final. */
+export async function decidedRunningChains(db: Db, limit: number): Promise<ChainRow[]> {
+  return db
+    .selectFrom("send_chains")
+    .selectAll()
+    .where("status", "=", "running")
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("chain_steps")
+            .select("position")
+            .whereRef("chain_steps.chain_id", "=", "send_chains.id")
+            .where("chain_steps.status", "in", ["pending", "waiting", "sending"]),
+        ),
+      ),
+    )
+    .orderBy("id")
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Claims a step for sending until `leaseUntil`: a waiting one, or a sending one whose lease ran
+ * out (`expired`). False when another worker has it.
+ */
+export async function claimStep(
+  db: Db,
+  step: Pick<StepRow, "chain_id" | "position" | "status">,
+  now: number,
+  leaseUntil: number,
+): Promise<boolean> {
+  let query = db
+    .updateTable("chain_steps")
+    .set({ status: "sending", due_at: leaseUntil })
+    .where("chain_id", "=", step.chain_id)
+    .where("position", "=", step.position);
+  query =
+    step.status === "sending"
+      ? query.where("status", "=", "sending").where("due_at", "<", now)
+      : query.where("status", "=", "waiting");
+  const result = await query.executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * A claimed step's send ended: `sent` with its message, or `refused` by its channel. The next
+ * step, if any, starts waiting (its deadline from now).
+ */
+export async function recordSend(
+  db: Db,
+  step: Pick<StepRow, "chain_id" | "position">,
+  result: { messageId: string } | { error: { code: string; message: string } },
+  now: number,
+): Promise<boolean> {
+  const sent = "messageId" in result;
+  const done = await db
+    .updateTable("chain_steps")
+    .set({
+      status: sent ? "sent" : "refused",
+      message_id: sent ? result.messageId : null,
+      error_code: sent ? null : result.error.code,
+      error_message: sent ? null : result.error.message,
+      sent_at: sent ? now : null,
+      decided_at: now,
+      due_at: null,
+    })
+    .where("chain_id", "=", step.chain_id)
+    .where("position", "=", step.position)
+    .where("status", "=", "sending")
+    .executeTakeFirst();
+  if (Number(done.numUpdatedRows) !== 1) return false;
+  const next = await db
+    .selectFrom("chain_steps")
+    .select(["within_ms"])
+    .where("chain_id", "=", step.chain_id)
+    .where("position", "=", step.position + 1)
+    .executeTakeFirst();
+  if (next) {
+    await db
+      .updateTable("chain_steps")
+      .set({ status: "waiting", due_at: next.within_ms === null ? null : now + Number(next.within_ms) })
+      .where("chain_id", "=", step.chain_id)
+      .where("position", "=", step.position + 1)
+      .where("status", "=", "pending")
+      .execute();
+  }
+  return true;
+}
+
+/** Extends a claimed step's lease (its channel asked to try again later). */
+export async function extendLease(db: Db, step: Pick<StepRow, "chain_id" | "position">, leaseUntil: number) {
+  await db
+    .updateTable("chain_steps")
+    .set({ due_at: leaseUntil })
+    .where("chain_id", "=", step.chain_id)
+    .where("position", "=", step.position)
+    .where("status", "=", "sending")
+    .execute();
+}
+
+/** A waiting step whose condition was not met: it and every later step are skipped. False when it was no longer waiting. */
+export async function skipFrom(db: Db, step: Pick<StepRow, "chain_id" | "position">, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable("chain_steps")
+    .set({ status: "skipped", decided_at: now, due_at: null })
+    .where("chain_id", "=", step.chain_id)
+    .where("position", "=", step.position)
+    .where("status", "=", "waiting")
+    .executeTakeFirst();
+  if (Number(result.numUpdatedRows) !== 1) return false;
+  await db
+    .updateTable("chain_steps")
+    .set({ status: "skipped", decided_at: now })
+    .where("chain_id", "=", step.chain_id)
+    .where("position", ">", step.position)
+    .where("status", "=", "pending")
+    .execute();
+  return true;
+}
+
+/** Completes a running chain; false when another worker did first. */
+export async function completeChain(db: Db, id: string, outcome: ChainOutcome, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable("send_chains")
+    .set({ status: "completed", outcome, completed_at: now })
+    .where("id", "=", id)
+    .where("status", "=", "running")
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
