@@ -13,7 +13,7 @@ import {
   writeEmailContent,
 } from "../channels/email/index.js";
 import { SmppOutbox } from "../channels/smpp-server/index.js";
-import { SmsPolicy } from "../channels/sms/index.js";
+import { MAX_SEGMENTS, SmsPolicy } from "../channels/sms/index.js";
 import { CodeKeeper, Verifier, verifySecret } from "../channels/verify/index.js";
 import { VoicePolicy } from "../channels/voice/index.js";
 import { WhatsApp } from "../channels/whatsapp/index.js";
@@ -74,10 +74,16 @@ export async function createContext(parts: {
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
   );
   const prices = new PriceBook(store);
-  const smsPolicy = new SmsPolicy(store, clock, prices, {
-    hours: config.promoHours,
-    timeZone: config.promoHoursTimeZone,
-  });
+  const smsPolicy = new SmsPolicy(
+    store,
+    clock,
+    prices,
+    {
+      hours: config.promoHours,
+      timeZone: config.promoHoursTimeZone,
+    },
+    { base: config.shortLinkBase, days: config.shortLinkDays, maxSegments: MAX_SEGMENTS },
+  );
   const codeKeeper = new CodeKeeper(await verifySecret(store));
   const verifier = new Verifier({
     store,

@@ -15,6 +15,7 @@ export type WebhookEvent =
   | "verification_approved"
   | "verification_denied"
   | "verification_expired"
+  | "link_clicked"
   | "email"
   | "alert";
 

@@ -35,6 +35,8 @@ export interface AccountRules {
   headers: Set<string>;
   /** The account's own promotional hours; undefined: the operator's. */
   promoHours: DailyWindow | undefined;
+  /** Sends shorten their links unless they say otherwise (tracked short links). */
+  shortenUrls: boolean;
 }
 
 export interface MatchedTemplate {
@@ -77,6 +79,7 @@ export class AccountRulesCache {
       defaultEntity: account.default_dlt_entity_id,
       headers: new Set(dlt.headers),
       promoHours: account.promo_hours === null ? undefined : parseDailyWindow(account.promo_hours),
+      shortenUrls: account.shorten_urls === 1,
     };
     if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();
     this.rules.set(accountId, { value, expires: now + TTL_MS });

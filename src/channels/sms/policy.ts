@@ -19,6 +19,7 @@ import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.
 import { checkDltLinks } from "./dlt-link-check.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
+import { type PlannedContent, type ShortLinkSettings, shortenContents } from "./short-link-plan.js";
 
 /** Longest accepted text, in segments (GSM-7: 1,530 characters; UCS-2: 670). */
 export const MAX_SEGMENTS = 10;
@@ -52,6 +53,8 @@ export interface SmsSendInput {
   scheduleAt?: string | undefined;
   /** Refuse a schedule more than a minute in the past (the dedicated schedule endpoint). */
   requireFutureSchedule?: boolean;
+  /** Replace the links of {#var#} values by tracked short links (v2 `shorten_urls`, legacy `shorturl`); undefined: the account's default. */
+  shortenUrls?: boolean | undefined;
 }
 
 export interface SmsDecision {
@@ -60,10 +63,7 @@ export interface SmsDecision {
   rejected: { recipient: string; error: GatewayError }[];
 }
 
-interface Content {
-  info: SegmentInfo;
-  template: MatchedTemplate | undefined;
-}
+type Content = PlannedContent;
 
 export class SmsPolicy {
   private readonly senders: SenderApprovals;
@@ -80,6 +80,7 @@ export class SmsPolicy {
       hours: { start: 9 * 60, end: 21 * 60 },
       timeZone: "Asia/Kolkata",
     },
+    private readonly shortLinks: ShortLinkSettings = { base: undefined, days: 30, maxSegments: MAX_SEGMENTS },
   ) {
     this.senders = new SenderApprovals(store.db);
     this.accounts = new AccountRulesCache(store);
@@ -144,6 +145,9 @@ export class SmsPolicy {
     if (rules.dltScrubbing && route !== "international" && entityId !== undefined) {
       await this.checkLinks(principal, entityId, contents.keys());
     }
+    if (input.shortenUrls ?? rules.shortenUrls) {
+      await shortenContents(contents, this.shortLinks, this.accounts, { principal, entityId, route, rules, input });
+    }
     const now = this.clock.now().getTime();
     // Promotional routes wait for the promotional hours: accepted and charged now, held till the opening.
     const asked = this.dueAt(principal, input);
@@ -154,7 +158,7 @@ export class SmsPolicy {
 
     const chained = card.upline.length > 0;
     const drafts: MessageDraft[] = deliverable.map(({ recipient, message }) => {
-      const { info, template } = contents.get(message)!;
+      const { info, template, shortLinks } = contents.get(message)!;
       const digits = internationalDigits(recipient, route);
       return {
         recipient,
@@ -173,6 +177,7 @@ export class SmsPolicy {
         dltEntityId: entityId ?? null,
         dltTemplateId: template?.dltTemplateId ?? input.dltTemplateId ?? null,
         templateId: template?.id ?? null,
+        ...(shortLinks ? { shortLinks } : {}),
       };
     });
     return {

@@ -75,6 +75,11 @@ export const DeliveryReport = Type.Object(
         { title: "MessageFailure", description: "Why a message failed (docs/api.md, Why a message failed)." },
       ),
     ),
+    clicks: Type.Optional(
+      Type.Integer({
+        description: "Clicks of the message's tracked short links (shorten_urls); absent when it has none.",
+      }),
+    ),
   },
   { title: "DeliveryReport" },
 );

@@ -194,6 +194,7 @@ export async function accountSendSwitches(db: Db, accountId: number) {
       "flood_limit",
       "default_dlt_entity_id",
       "promo_hours",
+      "shorten_urls",
     ])
     .where("id", "=", accountId)
     .executeTakeFirstOrThrow();
@@ -295,6 +296,8 @@ export interface AccountChanges {
   defaultDltEntityId?: string | null;
   /** The account's promotional hours, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
   promoHours?: string | null;
+  /** Sends shorten their links unless they say otherwise (`shorten_urls`). */
+  shortenUrls?: boolean;
 }
 
 /** Route codes, checked, without repeats, in canonical order (T, P, PS, I). */
@@ -358,6 +361,7 @@ export async function updateAccount(
   if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
   if (changes.promoHours !== undefined) set.promo_hours = promoHoursSetting(changes.promoHours);
+  if (changes.shortenUrls !== undefined) set.shorten_urls = changes.shortenUrls ? 1 : 0;
   // The account's own lock and those of its source addresses: login state auth/ keeps (login-locks.ts).
   if (changes.unlock) await unlockLogins(store.db, account.id);
   if (changes.defaultDltEntityId !== undefined) {
@@ -373,7 +377,10 @@ export async function updateAccount(
     .returningAll()
     .executeTakeFirstOrThrow();
   await accountCredentialsChanged(store, account.id);
-  if (changes.defaultDltEntityId !== undefined) await store.signals.notify(DLT_CHANGED, String(account.id));
+  // Read on the send path through a cache that these signals drop at once.
+  if (changes.defaultDltEntityId !== undefined || changes.shortenUrls !== undefined) {
+    await store.signals.notify(DLT_CHANGED, String(account.id));
+  }
   return updated;
 }
 
@@ -393,6 +400,7 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     routes: accountRoutes(account),
     default_dlt_entity_id: account.default_dlt_entity_id,
     promo_hours: account.promo_hours,
+    shorten_urls: account.shorten_urls === 1,
     locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
     created_at: new Date(account.created_at).toISOString(),
     ...(balances ? { balances } : {}),

@@ -30,6 +30,7 @@ function describeSettings(settings: WebhookSettings) {
     verification_approved: settings.urls.verification_approved ?? null,
     verification_denied: settings.urls.verification_denied ?? null,
     verification_expired: settings.urls.verification_expired ?? null,
+    link_clicked: settings.urls.link_clicked ?? null,
     secret: settings.secret ?? null,
   };
 }

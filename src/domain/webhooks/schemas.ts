@@ -14,6 +14,7 @@ export const WebhookUrlsRequest = Type.Object(
     verification_approved: Type.Optional(Url),
     verification_denied: Type.Optional(Url),
     verification_expired: Type.Optional(Url),
+    link_clicked: Type.Optional(Url),
   },
   { additionalProperties: false, title: "WebhookUrlsRequest" },
 );
@@ -35,6 +36,9 @@ export const WebhookSettings = Type.Object(
     }),
     verification_expired: NullableString({
       description: "Where verification_expired events go (opt-in): a verification ended unchecked at its expiry.",
+    }),
+    link_clicked: NullableString({
+      description: "Where link_clicked events go (opt-in): a recipient followed a tracked short link of a message.",
     }),
     secret: NullableString({ description: "The current signing secret (whsec_…)." }),
   },
@@ -66,7 +70,7 @@ export const WebhookDelivery = Type.Object(
     webhook_id: Type.String({ description: "The webhook-id header: the same on every attempt." }),
     event: Type.String({
       description:
-        "delivery_report, inbound_sms, inbound_whatsapp, low_balance, verification_approved, verification_denied, verification_expired, email or alert.",
+        "delivery_report, inbound_sms, inbound_whatsapp, low_balance, verification_approved, verification_denied, verification_expired, link_clicked, email or alert.",
     }),
     url: Type.String(),
     status: Type.String({ description: "pending, delivering, delivered or failed." }),

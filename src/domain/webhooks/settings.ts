@@ -15,6 +15,7 @@ export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
   "verification_approved",
   "verification_denied",
   "verification_expired",
+  "link_clicked",
 ];
 /**
  * What a delivery can be: an account-level event, an email notification (to its send's notifyurl),
