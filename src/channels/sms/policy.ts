@@ -6,7 +6,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import { type DailyWindow, releaseAt } from "../../base/core/promo-hours.js";
-import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
+import { segmentInfo } from "../../base/core/segments.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";
 import type { Store } from "../../base/store/store.js";
@@ -14,7 +14,7 @@ import { askOperatorSentence, dndListed, PriceBook, registrationFixes } from "..
 import type { Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
-import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
+import { type AccountRules, AccountRulesCache } from "./account-rules.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";

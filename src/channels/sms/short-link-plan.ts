@@ -12,7 +12,6 @@ import { askOperatorSentence, registrationFixes } from "../../domain/accounts/in
 import type { Principal } from "../../domain/auth/index.js";
 import { type ShortLinkPlan, shortLinkPlaceholder } from "../../domain/messages/index.js";
 import type { AccountRules, AccountRulesCache, MatchedTemplate } from "./account-rules.js";
-import type { SmsSendInput } from "./policy.js";
 
 /** SHORT_LINK_BASE (undefined: not offered) and SHORT_LINK_DAYS. */
 export interface ShortLinkSettings {
@@ -117,7 +116,7 @@ export async function shortenContents(
     entityId: string | undefined;
     route: TrafficClass;
     rules: Pick<AccountRules, "dltScrubbing">;
-    input: Pick<SmsSendInput, "unicode">;
+    input: { unicode?: boolean | undefined };
   },
 ): Promise<void> {
   const { accountId, username } = send.principal;

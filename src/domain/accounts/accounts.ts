@@ -210,28 +210,6 @@ export async function internationalEnabled(db: Db, accountId: number): Promise<b
   return Number(row?.international_enabled ?? 0) === 1;
 }
 
-/** The username of the account with that id; throws (Kysely's NoResultError) when there is none. */
-export async function accountUsername(db: Db, accountId: number): Promise<string> {
-  const account = await db
-    .selectFrom("accounts")
-    .select("username")
-    .where("id", "=", accountId)
-    .executeTakeFirstOrThrow();
-  return account.username;
-}
-
-/** The usernames of the accounts with these ids that exist. */
-export async function accountUsernames(db: Db, accountIds: readonly number[]): Promise<Map<number, string>> {
-  if (accountIds.length === 0) return new Map();
-  const rows = await db.selectFrom("accounts").select(["id", "username"]).where("id", "in", accountIds).execute();
-  return new Map(rows.map((row) => [Number(row.id), row.username]));
-}
-
-/** The statuses of the accounts with these ids that exist. */
-export async function accountStatuses(db: Db, accountIds: readonly number[]) {
-  return db.selectFrom("accounts").select(["id", "status"]).where("id", "in", accountIds).execute();
-}
-
 /** The account's route codes as stored (comma-separated), or undefined when there is no such account. */
 export async function storedAccountRoutes(db: Db, accountId: number): Promise<string | undefined> {
   const row = await db.selectFrom("accounts").select("routes").where("id", "=", accountId).executeTakeFirst();

@@ -3,7 +3,8 @@
 // Its files (others import this folder through this index only):
 //   accounts.ts        create (wallets funded through the ledger), find, update, public view; the
 //                      switches the SMS rules read, and the few columns other folders ask for
-//                      (international calls, usernames, statuses, routes)
+//                      (international calls, routes)
+//   account-names.ts   accounts' usernames and statuses by id, for lists that show whose a row is
 //   account-fields.ts  the values of an account's status, role and routes (no imports: the console's too)
 //   credentials.ts     accountCredentials: the select of the account's row that auth/ reads with a
 //                      credential (principal, password hash, login state), handed to it by app/
@@ -50,6 +51,7 @@
 //   resellers.ts       parents and sub-accounts: create, list, fund (a topup noting the parent),
 //                      the markup's rounding, a message's upline (each ancestor's charge) and its refunds
 //   subaccount-routes.ts  /api/v2/subaccounts: a parent's create, list, keys and funding of its sub-accounts
+export * from "./account-names.js";
 export * from "./accounts.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";

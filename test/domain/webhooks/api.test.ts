@@ -50,6 +50,7 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
         verification_approved: null,
         verification_denied: null,
         verification_expired: null,
+        link_clicked: null,
         secret: null,
       },
     });
@@ -76,6 +77,7 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
       verification_approved: null,
       verification_denied: null,
       verification_expired: null,
+      link_clicked: null,
       secret,
     });
     expect((await v2("GET", "/webhooks")).body.data).toEqual(removed.body.data);
