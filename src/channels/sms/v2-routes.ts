@@ -12,7 +12,7 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { getApiEnabled, lastLedgerEntry, listSenderIds, walletCredits } from "../../domain/accounts/index.js";
 import type { AcceptedSend, AcceptService, MessagePartsReader } from "../../domain/messages/index.js";
-import { cancelScheduled, findMessages, messagesExist } from "../../domain/messages/index.js";
+import { cancelScheduled, clickThrough, findMessages, messagesExist } from "../../domain/messages/index.js";
 import { registerBulkJobRoutes } from "./bulk-job-routes.js";
 import { registerBulkSendRoute } from "./bulk-send-route.js";
 import { registerMessageExportRoute } from "./message-export.js";
@@ -272,7 +272,12 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
         return {
           success: true,
           message: "Status retrieved",
-          data: { broadcast_id: id, total: rows.length, messages: await deliveryReports(ctx.store.db, rows) },
+          data: {
+            broadcast_id: id,
+            total: rows.length,
+            messages: await deliveryReports(ctx.store.db, rows),
+            clicks: await clickThrough(ctx.store.db, request.principal!.accountId, id),
+          },
         };
       }
       const first = rows[0]!;

@@ -148,3 +148,29 @@ export async function clickList(db: Db, messageId: string) {
     .limit(100)
     .execute();
 }
+
+/**
+ * The click-through of one send or bulk job (its broadcast id): messages that carried tracked
+ * short links, those clicked at least once, clicks in all, and the rate (clicked / with links).
+ */
+export async function clickThrough(db: Db, accountId: number, broadcastId: string) {
+  const row = await db
+    .selectFrom("short_links as l")
+    .innerJoin("messages as m", "m.id", "l.message_id")
+    .select([
+      sql<number>`count(distinct l.message_id)`.as("with_links"),
+      sql<number>`count(distinct case when l.clicks > 0 then l.message_id end)`.as("clicked"),
+      sql<number>`coalesce(sum(l.clicks), 0)`.as("clicks"),
+    ])
+    .where("m.broadcast_id", "=", broadcastId)
+    .where("l.account_id", "=", accountId)
+    .executeTakeFirst();
+  const withLinks = Number(row?.with_links ?? 0);
+  const clicked = Number(row?.clicked ?? 0);
+  return {
+    messages_with_links: withLinks,
+    messages_clicked: clicked,
+    clicks: Number(row?.clicks ?? 0),
+    click_through_rate: withLinks === 0 ? 0 : Math.round((clicked / withLinks) * 10_000) / 10_000,
+  };
+}

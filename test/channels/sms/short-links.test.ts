@@ -132,6 +132,13 @@ describeEachEngine("tracked short links", (engine) => {
     expect(events.map((e) => e.user_agent)).toEqual(["phone/1", "phone/2"]);
 
     expect((await statusOf(t, account, id)).body.data.clicks).toBe(2);
+    const broadcast = await statusOf(t, account, sent.body.data.broadcast_id);
+    expect(broadcast.body.data.clicks).toEqual({
+      messages_with_links: 1,
+      messages_clicked: 1,
+      clicks: 2,
+      click_through_rate: 1,
+    });
     const list = await call(t, "GET", "/api/v2/messages?limit=5", { headers: keyOf(account) });
     expect(list.body.data.find((m: { message_id: string }) => m.message_id === id).clicks).toBe(2);
     const detail = await call(t, "GET", `/api/v2/messages/${id}`, { headers: keyOf(account) });
@@ -174,7 +181,15 @@ describeEachEngine("tracked short links", (engine) => {
     expect(new Set(codes).size).toBe(2);
     for (const row of rows) expect(await captured(row.id)).toBe(row.body);
     expect(rows[0]!.segments).toBe(1);
-    for (const code of codes) expect((await follow(code)).headers.get("location")).toBe(long);
+    const job = () => call(t, "GET", `/api/v2/bulk-jobs/${bulk.body.data.job_id}`, { headers: keyOf(account) });
+    expect((await job()).body.data.clicks).toEqual({
+      messages_with_links: 2,
+      messages_clicked: 0,
+      clicks: 0,
+      click_through_rate: 0,
+    });
+    expect((await follow(codes[0]!)).headers.get("location")).toBe(long);
+    expect((await job()).body.data.clicks).toMatchObject({ messages_clicked: 1, clicks: 1, click_through_rate: 0.5 });
   });
 
   it("shortens on legacy with shorturl=1 and by the account's default, never the template's fixed text", async () => {
