@@ -93,10 +93,7 @@ for (const [name, next] of runs) {
     `${name}: ${Math.round(result.requests.average)} req/s; latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms; ${statuses}; errors ${result.errors}`,
   );
 }
-const redirected = await store.db
-  .selectFrom("link_clicks")
-  .select(sql`count(*)`.as("n"))
-  .executeTakeFirstOrThrow();
+const redirected = await store.db.selectFrom("link_clicks").select(sql`count(*)`.as("n")).executeTakeFirstOrThrow();
 console.log(`clicks recorded: ${Number(redirected.n)}`);
 await store.close();
 server.child.kill("SIGTERM");
