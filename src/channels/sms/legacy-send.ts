@@ -36,7 +36,7 @@ function common(params: Record<string, string>): Omit<SmsSendInput, "message"> {
     scheduleAt: params.schedule,
     dltEntityId: params.dlt_entity_id ?? params.entityid,
     dltTemplateId: params.dlt_template_id ?? params.templateid,
-    shortenUrls: shortUrlParam(params.shorturl),
+    shortenUrls: shortUrlParam(params.shorturl) ?? "account",
   };
 }
 

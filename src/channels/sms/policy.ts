@@ -53,8 +53,8 @@ export interface SmsSendInput {
   scheduleAt?: string | undefined;
   /** Refuse a schedule more than a minute in the past (the dedicated schedule endpoint). */
   requireFutureSchedule?: boolean;
-  /** Replace the links of {#var#} values by tracked short links (v2 `shorten_urls`, legacy `shorturl`); undefined: the account's default. */
-  shortenUrls?: boolean | undefined;
+  /** Tracked short links for the links of {#var#} values (short-link-plan.ts); "account": the account's default. */
+  shortenUrls?: boolean | "account" | undefined;
 }
 
 export interface SmsDecision {
@@ -145,7 +145,7 @@ export class SmsPolicy {
     if (rules.dltScrubbing && route !== "international" && entityId !== undefined) {
       await this.checkLinks(principal, entityId, contents.keys());
     }
-    if (input.shortenUrls ?? rules.shortenUrls) {
+    if (input.shortenUrls === true || (input.shortenUrls === "account" && rules.shortenUrls)) {
       await shortenContents(contents, this.shortLinks, this.accounts, { principal, entityId, route, rules, input });
     }
     const now = this.clock.now().getTime();

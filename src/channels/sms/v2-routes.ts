@@ -93,7 +93,7 @@ function sendInput(body: SendBody, scheduleAt: string | undefined): SmsSendInput
     dltEntityId: body.dlt_entity_id,
     dltTemplateId: body.dlt_template_id,
     scheduleAt,
-    shortenUrls: body.shorten_urls,
+    shortenUrls: body.shorten_urls ?? "account",
   };
 }
 

@@ -14,7 +14,7 @@ import { loadConfig } from "../../../src/base/runtime/config.js";
 import { receiver, until, useReceivers } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
-import { credentials, legacy, operatorCall } from "../../helpers/legacy.js";
+import { credentials, legacy, operatorCall, pushsms, xmlSend } from "../../helpers/legacy.js";
 import { FAST_SIMULATOR, keyOf, statusOf } from "../../helpers/sms.js";
 
 const ENTITY = "1101160000000000071";
@@ -219,6 +219,23 @@ describeEachEngine("tracked short links", (engine) => {
       (await t.db.store.db.selectFrom("messages").select("body").where("id", "=", id).executeTakeFirstOrThrow()).body;
     expect(codesIn(await bodyOf(byDefault.body.data.message_id))).toHaveLength(1);
     expect(await bodyOf(optedOut.body.data.message_id)).toBe(text("D2"));
+    // The XML API never shortens, whatever the account's default.
+    const xml = await xmlSend(
+      t,
+      pushsms(credentials(account), {
+        sender: "SWBRD",
+        route: "T",
+        messages: [{ pno: "9876543211", msg: text("X1") }],
+      }),
+    );
+    expect(xml.text).toMatch(/^\d+_\d{8}_\d+$/);
+    const xmlRow = await t.db.store.db
+      .selectFrom("messages")
+      .select("body")
+      .where("account_id", "=", account.id)
+      .where("recipient", "=", "9876543211")
+      .executeTakeFirstOrThrow();
+    expect(xmlRow.body).toBe(text("X1"));
     // Only the fixed text has a link: nothing to shorten, sent as registered.
     await op("POST", `/accounts/${account.username}/templates`, {
       name: "fixed",
