@@ -47,6 +47,6 @@ export { messageDetail } from "./message-detail.js";
 export { EXPORT_PARAMS, MESSAGE_EXPORT_COLUMNS } from "./message-export.js";
 export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_PARAMS, listFilter, operatorFilter } from "./message-list.js";
 export { MAX_SEGMENTS, SmsPolicy, type SmsSendInput } from "./policy.js";
-export { deliveryReport } from "./report-format.js";
+export { clickCounts, deliveryReport } from "./report-format.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";
 export { parseXmlSend } from "./xml-send.js";
