@@ -300,5 +300,28 @@ describeEachEngine("tracked short links", (engine) => {
     }
     const clicks = await t.db.store.db.selectFrom("link_clicks").select("id").where("code", "=", code!).execute();
     expect(clicks).toHaveLength(1);
+
+    // A storm of bad codes: malformed ones are never read, an unknown one once (then remembered).
+    const db = t.db.store.db;
+    const selectFrom = db.selectFrom.bind(db);
+    let reads = 0;
+    db.selectFrom = ((from: Parameters<typeof selectFrom>[0]) => {
+      if (String(from) === "short_links") reads += 1;
+      return selectFrom(from);
+    }) as typeof db.selectFrom;
+    try {
+      const unknown = "BBBBBBBBBBBB";
+      const answers = await Promise.all([
+        ...Array.from({ length: 100 }, (_, i) => follow(`bad-${i}`)),
+        ...Array.from({ length: 5 }, () => follow(unknown)),
+      ]);
+      expect(answers.every((answer) => answer.status === 404)).toBe(true);
+      for (let i = 0; i < 20; i++) expect((await follow(unknown)).status).toBe(404);
+    } finally {
+      delete (db as { selectFrom?: unknown }).selectFrom;
+    }
+    // The five concurrent first requests for the unknown code may each read it; the 20 after do not.
+    expect(reads).toBeGreaterThanOrEqual(1);
+    expect(reads).toBeLessThanOrEqual(5);
   });
 });
