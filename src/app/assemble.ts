@@ -14,7 +14,7 @@ import {
   writeEmailContent,
 } from "../channels/email/index.js";
 import { SmppOutbox } from "../channels/smpp-server/index.js";
-import { SmsPolicy } from "../channels/sms/index.js";
+import { MAX_SEGMENTS, SmsPolicy } from "../channels/sms/index.js";
 import { CodeKeeper, Verifier, verifySecret } from "../channels/verify/index.js";
 import { VoicePolicy } from "../channels/voice/index.js";
 import { WhatsApp } from "../channels/whatsapp/index.js";
@@ -75,11 +75,17 @@ export async function createContext(parts: {
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
   );
   const prices = new PriceBook(store);
-  const smsPolicy = new SmsPolicy(store, clock, prices, {
-    hours: config.promoHours,
-    timeZone: config.promoHoursTimeZone,
-    chainRequired: config.dlt.chainRequired,
-  });
+  const smsPolicy = new SmsPolicy(
+    store,
+    clock,
+    prices,
+    {
+      hours: config.promoHours,
+      timeZone: config.promoHoursTimeZone,
+      chainRequired: config.dlt.chainRequired,
+    },
+    { base: config.shortLinkBase, days: config.shortLinkDays, maxSegments: MAX_SEGMENTS },
+  );
   const voicePolicy = new VoicePolicy(store, clock, config.voice, prices);
   const codeKeeper = new CodeKeeper(await verifySecret(store));
   const whatsapp = new WhatsApp({

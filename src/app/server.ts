@@ -32,6 +32,7 @@ import { registerOpsRoutes } from "./ops-routes.js";
 import { captureRefusals } from "./refusal-capture.js";
 import { createRequestLog } from "./request-log.js";
 import { compileSerializer } from "./serializers.js";
+import { registerShortLinkRoute } from "./short-link-route.js";
 import { registerSystemRoutes } from "./system-routes.js";
 import { drainUnreadBodies } from "./unread-body.js";
 import { answerClientError, notFound, renderUnrouted } from "./unrouted.js";
@@ -177,6 +178,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     { prefix: "/admin/api" },
   );
   await app.register(async (scope) => registerSessionRoutes(scope, ctx), { prefix: "/console" });
+  registerShortLinkRoute(app, ctx);
   await pages.register(options.consoleDir);
 
   return app;

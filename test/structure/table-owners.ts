@@ -31,6 +31,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   early_reports: "domain/messages",
   bulk_jobs: "domain/messages",
   bulk_parts: "domain/messages",
+  short_links: "domain/messages",
+  link_clicks: "domain/messages",
   idempotency_keys: "domain/messages",
   flood_counters: "domain/messages",
   sequences: "domain/messages",

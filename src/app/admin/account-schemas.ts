@@ -34,6 +34,8 @@ export const OperatorAccount = Type.Object({
   default_dlt_entity_id: NullableString(),
   /** The account's promotional hours (HH:MM-HH:MM); null: the operator's PROMO_HOURS. */
   promo_hours: NullableString(),
+  /** Sends shorten their links (tracked short links) unless they say otherwise. */
+  shorten_urls: Type.Boolean(),
   locked_until: NullableTime(),
   created_at: Time,
   balances: Wallets,

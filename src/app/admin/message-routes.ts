@@ -15,6 +15,7 @@ import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.j
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, Store } from "../../base/store/store.js";
 import {
+  clickCounts,
   deliveryReport,
   EXPORT_PARAMS,
   LIST_LIMIT_DEFAULT,
@@ -99,9 +100,13 @@ export async function operatorMessagePage(
     db,
     page.rows.map((row) => row.account_id),
   );
+  const clicks = await clickCounts(db, page.rows);
   return {
     status: "success" as const,
-    data: page.rows.map((row) => ({ account: names.get(row.account_id) ?? null, ...deliveryReport(row) })),
+    data: page.rows.map((row) => ({
+      account: names.get(row.account_id) ?? null,
+      ...deliveryReport(row, clicks.get(row.id)),
+    })),
     meta: { limit, next_cursor: page.next ? encodeCursor(page.next) : null },
   };
 }

@@ -223,6 +223,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
             unlock: Type.Optional(Type.Boolean()),
             default_dlt_entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             promo_hours: Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()])),
+            shorten_urls: Type.Optional(Type.Boolean()),
             price_card: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             smpp_password: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
             smpp_max_binds: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
@@ -272,6 +273,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           unlock: body.unlock,
           defaultDltEntityId: body.default_dlt_entity_id,
           promoHours: body.promo_hours,
+          shortenUrls: body.shorten_urls,
         },
         accountUpdateEntry(who),
       );

@@ -65,6 +65,11 @@ export const ERROR_CATALOGUE = {
     legacy: -8,
     message: "The message carries a link not white-listed for its DLT entity.",
   },
+  short_links_unavailable: {
+    http: 422,
+    legacy: -8,
+    message: "The send asks for tracked short links, which this gateway does not offer (SHORT_LINK_BASE is not set).",
+  },
   dlt_callback_not_whitelisted: {
     http: 422,
     legacy: -8,

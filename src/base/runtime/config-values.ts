@@ -255,3 +255,65 @@ export const databaseUrl: Parser<DatabaseTarget> = {
     return { engine: "sqlite", file: file === ":memory:" ? file : path.resolve(cwd, file) };
   },
 };
+
+/**
+ * First path segments the API families and the console use: a short-link path under one would
+ * shadow their routes or pages (or they its links), so it is refused at start.
+ */
+export const RESERVED_PATH_SEGMENTS: ReadonlySet<string> = new Set([
+  "api",
+  "admin",
+  "console",
+  "httpapi",
+  "docs",
+  "metrics",
+  "healthz",
+  "readyz",
+  "webhooks",
+  "email",
+  "voice",
+  "carriers",
+  "assets",
+  "bulk",
+  "contacts",
+  "credits",
+  "inbound",
+  "messages",
+  "operator",
+  "refusals",
+  "registrations",
+  "send",
+  "settings",
+  "subaccounts",
+  "templates",
+]);
+
+/** SHORT_LINK_BASE: an http(s) URL with a path of its own (`https://go.example.in/l`), kept without its trailing `/`. */
+export const shortLinkBase: Parser<{ url: string; path: string; host: string }> = {
+  parse: (raw) => {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      return new Refusal("must be an http(s) URL with a path, such as https://go.example.in/l");
+    }
+    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return new Refusal("must be an http or https URL");
+    if (parsed.search !== "" || parsed.hash !== "" || parsed.username !== "") {
+      return new Refusal("must have no query, fragment or user, such as https://go.example.in/l");
+    }
+    const path = parsed.pathname.replace(/\/+$/, "");
+    const first = path.split("/")[1]?.toLowerCase() ?? "";
+    if (path === "") {
+      return new Refusal(
+        "needs a path of its own (https://go.example.in/l): at / its links would collide with the console's pages",
+      );
+    }
+    if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) return new Refusal("must have a plain path (letters, digits, . _ ~ -)");
+    if (RESERVED_PATH_SEGMENTS.has(first)) {
+      return new Refusal(
+        `has the path ${path}, which collides with the console's or the API's routes under /${first}; choose another, such as /l`,
+      );
+    }
+    return { url: `${parsed.origin}${path}`, path, host: parsed.host };
+  },
+};

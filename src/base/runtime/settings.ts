@@ -17,6 +17,7 @@ import {
   ratio,
   redisUrl,
   type SettingSpec,
+  shortLinkBase,
   text,
   timeZone,
   wholeNumber,
@@ -197,6 +198,18 @@ export const SETTINGS = {
     description: "The recipients' time zone in which PROMO_HOURS (and an account's promo_hours) are read.",
     default: "Asia/Kolkata",
     parser: timeZone,
+  },
+  SHORT_LINK_BASE: {
+    field: "shortLinkBase",
+    description:
+      "Tracked short links (`shorten_urls` on v2 sends, `shorturl=1` on legacy, or an account's default): each white-listed link inside a template's {#var#} value is replaced per recipient by this URL, `/` and an unguessable code, which the gateway serves (GET <path>/<code>: 302 to the link, the click recorded and sent as the link_clicked webhook). Your own domain pointing at the gateway, with a path of its own that is not one of the API's or the console's (`https://go.example.in/l`); on Indian routes with DLT scrubbing it must itself be white-listed for the send's entity. Unset: sends that ask to shorten are refused.",
+    parser: shortLinkBase,
+  },
+  SHORT_LINK_DAYS: {
+    field: "shortLinkDays",
+    description: "Days a short link redirects after its message was accepted; then it answers 404.",
+    default: "30",
+    parser: wholeNumber(1, 3650),
   },
   ANALYTICS_PREFIX_DIGITS: {
     field: "analyticsPrefixDigits",

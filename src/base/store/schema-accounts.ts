@@ -44,6 +44,8 @@ export interface AccountsTable {
   markup_bp: Generated<number | null>;
   /** The account's window for promotional SMS, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
   promo_hours: Generated<string | null>;
+  /** Sends shorten their links unless they say otherwise (0047). */
+  shorten_urls: Generated<number>;
   created_at: number;
   updated_at: number;
 }

@@ -152,6 +152,30 @@ export interface BulkPartsTable {
   template_id: number | null;
   due_at: number;
   created_at: number;
+  /** Where the body's links to shorten per recipient are: JSON ShortLinkPlan (0047), null for none. */
+  short_links: Generated<string | null>;
+}
+
+/** A message's tracked short link: SHORT_LINK_BASE/<code> redirects to `url` until `expires_at` (0047). */
+export interface ShortLinksTable {
+  code: string;
+  message_id: string;
+  account_id: number;
+  url: string;
+  clicks: Generated<number>;
+  created_at: number;
+  expires_at: number;
+}
+
+/** One click of a short link; the address as an HMAC with the installation's secret (0047). */
+export interface LinkClicksTable {
+  id: Generated<number>;
+  code: string;
+  message_id: string;
+  account_id: number;
+  at: number;
+  user_agent: string | null;
+  address_hash: string;
 }
 
 /** A delivery report that matched no message yet, kept until one carries its id (0026). */
@@ -173,6 +197,8 @@ export interface MessagesTables {
   flood_counters: FloodCountersTable;
   bulk_jobs: BulkJobsTable;
   bulk_parts: BulkPartsTable;
+  short_links: ShortLinksTable;
+  link_clicks: LinkClicksTable;
   delivery_rollups: DeliveryRollupsTable;
   delivery_rollup_prefix: DeliveryRollupPrefixTable;
 }

@@ -16,6 +16,7 @@ export type WebhookEvent =
   | "verification_denied"
   | "verification_expired"
   | "chain_completed"
+  | "link_clicked"
   | "email"
   | "alert";
 

@@ -41,6 +41,8 @@ export interface AccountRules {
   chains: Map<string, string[]>;
   /** The account's own promotional hours; undefined: the operator's. */
   promoHours: DailyWindow | undefined;
+  /** Sends shorten their links unless they say otherwise (tracked short links). */
+  shortenUrls: boolean;
 }
 
 export interface MatchedTemplate {
@@ -88,6 +90,7 @@ export class AccountRulesCache {
       headers: new Set(dlt.headers),
       chains: dlt.chains,
       promoHours: account.promo_hours === null ? undefined : parseDailyWindow(account.promo_hours),
+      shortenUrls: account.shorten_urls === 1,
     };
     if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();
     this.rules.set(accountId, { value, expires: now + TTL_MS });

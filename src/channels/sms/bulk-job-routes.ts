@@ -11,7 +11,13 @@ import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-par
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { BulkJobRow } from "../../base/store/schema.js";
-import { bulkJobPendingStages, cancelScheduled, findBulkJob, listBulkJobs } from "../../domain/messages/index.js";
+import {
+  bulkJobPendingStages,
+  cancelScheduled,
+  clickThrough,
+  findBulkJob,
+  listBulkJobs,
+} from "../../domain/messages/index.js";
 import { BulkJobCancellation, BulkJobDetail, BulkJobWithSummary } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -109,6 +115,7 @@ export function registerBulkJobRoutes(v2: TypedRoutes, ctx: Deps): void {
           job: describeJob(job),
           delivery_summary: deliverySummary(job),
           pending_stages: await bulkJobPendingStages(db, job),
+          clicks: await clickThrough(db, job.account_id, job.batch_id),
         },
       };
     },

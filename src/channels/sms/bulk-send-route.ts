@@ -114,6 +114,7 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
       dltEntityId: body.dlt_entity_id,
       dltTemplateId: body.dlt_template_id,
       scheduleAt: body.schedule_at,
+      shortenUrls: body.shorten_urls ?? "account",
     };
     const { order, rejected } = await ctx.smsPolicy.decide(principal, input);
     const rejections: Rejection[] = rejected.map(({ recipient, error }) => ({

@@ -43,14 +43,16 @@
 //   dlt-template-check.ts  the rule on DLT content: the matched template, or dlt_template_mismatch saying where
 //   recipients.ts      Indian mobile numbers: 10 digits starting 6–9, also written +91…, 91…, 0…
 //   sender-approvals.ts   sender-ID approval lookups on the send path, remembered for 2 s
-//   report-format.ts   the v2 delivery report of one message, as the status call answers it
+//   report-format.ts   the v2 delivery report of one message, as the status call answers it (with its clicks)
+//   short-link-plan.ts tracked short links: which links of a text are a {#var#}'s, the segments as sent,
+//                      the short links' own domain on the entity's white-list
 export { accountDltEntity } from "./dlt-entity.js";
 export { registerLegacyRoutes } from "./legacy-routes.js";
 export { messageDetail } from "./message-detail.js";
 export { EXPORT_PARAMS, MESSAGE_EXPORT_COLUMNS } from "./message-export.js";
 export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_PARAMS, listFilter, operatorFilter } from "./message-list.js";
-export { SmsPolicy, type SmsSendInput } from "./policy.js";
-export { deliveryReport } from "./report-format.js";
+export { MAX_SEGMENTS, SmsPolicy, type SmsSendInput } from "./policy.js";
+export { clickCounts, deliveryReport } from "./report-format.js";
 export { SEND_FIELDS } from "./send-fields.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";
 export { parseXmlSend } from "./xml-send.js";

@@ -36,5 +36,16 @@ function common(params: Record<string, string>): Omit<SmsSendInput, "message"> {
     scheduleAt: params.schedule,
     dltEntityId: params.dlt_entity_id ?? params.entityid,
     dltTemplateId: params.dlt_template_id ?? params.templateid,
+    shortenUrls: shortUrlParam(params.shorturl) ?? "account",
   };
+}
+
+/** `shorturl=1` shortens the message's links, `0` does not; absent: the account's default. */
+function shortUrlParam(value: string | undefined): boolean | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (value === "1") return true;
+  if (value === "0") return false;
+  throw new GatewayError("invalid_request", `shorturl must be 1 or 0, not "${value.slice(0, 20)}".`, {
+    field: "shorturl",
+  });
 }

@@ -5,9 +5,9 @@ import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { chainLink, type MessagePartsReader, messageHistory } from "../../domain/messages/index.js";
+import { chainLink, clickList, type MessagePartsReader, messageHistory } from "../../domain/messages/index.js";
 import { deliveriesOfMessage } from "../../domain/webhooks/deliveries.js";
-import { deliveryReport } from "./report-format.js";
+import { clickCounts, deliveryReport } from "./report-format.js";
 
 const iso = (ms: number) => isoUtc(new Date(ms));
 
@@ -32,12 +32,18 @@ function inSeconds<
 
 /** The message's detail (the MessageDetail answer). */
 export async function messageDetail(db: Db, row: MessageRow, messageParts: MessagePartsReader) {
-  const [history, webhooks] = await Promise.all([
+  const [history, webhooks, clicks, counted] = await Promise.all([
     messageHistory(db, row, messageParts),
     // Read with milliseconds, so the attempts fall in place among the message's events.
     deliveriesOfMessage(db, row.account_id, row.id, (ms) => new Date(ms).toISOString()),
+    clickList(db, row.id),
+    clickCounts(db, [row]),
   ]);
   const timeline = [...history.events];
+  // Its tracked short links' clicks (the last 100), each with the link and the visitor's browser.
+  for (const click of clicks) {
+    timeline.push({ at: click.at, event: "click", detail: `${click.url} (${click.user_agent ?? "no user agent"})` });
+  }
   for (const delivery of webhooks) {
     const status =
       typeof delivery.payload === "object" && delivery.payload
@@ -55,7 +61,7 @@ export async function messageDetail(db: Db, row: MessageRow, messageParts: Messa
   }
   timeline.sort((a, b) => a.at - b.at);
   return {
-    message: deliveryReport(row),
+    message: deliveryReport(row, counted.get(row.id)),
     cost: { credits: fromMilli(row.credits), wallet: row.wallet, refunded: history.refunded },
     carrier: { connector: row.connector, vendor_message_id: row.upstream_id },
     parts: history.parts.map((part) => ({ ...part, done_at: part.done_at === null ? null : iso(part.done_at) })),

@@ -19,7 +19,7 @@ import {
   type MessageFilter,
   recipientForms,
 } from "../../domain/messages/index.js";
-import { deliveryReport } from "./report-format.js";
+import { deliveryReports } from "./report-format.js";
 import { MessagePage } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -193,7 +193,7 @@ export function registerMessageListRoute(v2: TypedRoutes, ctx: Deps): void {
       const page = await listMessages(ctx.store.db, accountId, filter, limit, after);
       return {
         status: "success",
-        data: page.rows.map(deliveryReport),
+        data: await deliveryReports(ctx.store.db, page.rows),
         meta: { limit, next_cursor: page.next ? encodeCursor(page.next) : null },
       };
     },

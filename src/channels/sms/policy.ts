@@ -6,7 +6,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import { type DailyWindow, releaseAt } from "../../base/core/promo-hours.js";
-import { type SegmentInfo, segmentInfo } from "../../base/core/segments.js";
+import { segmentInfo } from "../../base/core/segments.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";
 import type { Store } from "../../base/store/store.js";
@@ -21,6 +21,7 @@ import { checkDltLinks } from "./dlt-link-check.js";
 import { checkDltTemplate } from "./dlt-template-check.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
+import { type PlannedContent, type ShortLinkSettings, shortenContents } from "./short-link-plan.js";
 
 /** Longest accepted text, in segments (GSM-7: 1,530 characters; UCS-2: 670). */
 export const MAX_SEGMENTS = 10;
@@ -56,6 +57,8 @@ export interface SmsSendInput {
   scheduleAt?: string | undefined;
   /** Refuse a schedule more than a minute in the past (the dedicated schedule endpoint). */
   requireFutureSchedule?: boolean;
+  /** Tracked short links for the links of {#var#} values (short-link-plan.ts); "account": the account's default. */
+  shortenUrls?: boolean | "account" | undefined;
 }
 
 export interface SmsDecision {
@@ -64,10 +67,7 @@ export interface SmsDecision {
   rejected: { recipient: string; error: GatewayError }[];
 }
 
-interface Content {
-  info: SegmentInfo;
-  template: MatchedTemplate | undefined;
-}
+type Content = PlannedContent;
 
 export class SmsPolicy {
   private readonly senders: SenderApprovals;
@@ -88,6 +88,7 @@ export class SmsPolicy {
       hours: { start: 9 * 60, end: 21 * 60 },
       timeZone: "Asia/Kolkata",
     },
+    private readonly shortLinks: ShortLinkSettings = { base: undefined, days: 30, maxSegments: MAX_SEGMENTS },
   ) {
     this.senders = new SenderApprovals(store.db);
     this.accounts = new AccountRulesCache(store);
@@ -157,6 +158,9 @@ export class SmsPolicy {
         required: this.operator.chainRequired === true,
       });
     }
+    if (input.shortenUrls === true || (input.shortenUrls === "account" && rules.shortenUrls)) {
+      await shortenContents(contents, this.shortLinks, this.accounts, { principal, entityId, route, rules, input });
+    }
     const now = this.clock.now().getTime();
     // Promotional routes wait for the promotional hours: accepted and charged now, held till the opening.
     const asked = this.dueAt(principal, input);
@@ -169,7 +173,7 @@ export class SmsPolicy {
 
     const chained = card.upline.length > 0;
     const drafts: MessageDraft[] = deliverable.map(({ recipient, message }) => {
-      const { info, template } = contents.get(message)!;
+      const { info, template, shortLinks } = contents.get(message)!;
       const digits = internationalDigits(recipient, route);
       return {
         recipient,
@@ -188,6 +192,7 @@ export class SmsPolicy {
         dltEntityId: entityId ?? null,
         dltTemplateId: template?.dltTemplateId ?? input.dltTemplateId ?? null,
         templateId: template?.id ?? null,
+        ...(shortLinks ? { shortLinks } : {}),
       };
     });
     return {

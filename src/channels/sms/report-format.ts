@@ -3,9 +3,12 @@ import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { failureReason, publicStatus } from "../../base/core/message-status.js";
 import type { MessageRow } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
+import { clicksOf } from "../../domain/messages/index.js";
 import { callReport } from "../voice/index.js";
 
-export function deliveryReport(row: MessageRow) {
+/** `clicks`: its tracked short links' clicks, when the message has any (clickCounts). */
+export function deliveryReport(row: MessageRow, clicks?: number) {
   // Only a failed (or cancelled) message carries an error: a queued one may still hold the
   // error of an attempt that will be retried.
   const unsuccessful = row.status === "failed" || (row.status === "cancelled" && row.error_code !== null);
@@ -32,5 +35,22 @@ export function deliveryReport(row: MessageRow) {
     // A voice call: its progress (ringing, in-progress), duration and units.
     ...(row.channel === "voice" ? { call: callReport(row) } : {}),
     ...(unsuccessful ? { error: failureReason(row) } : {}),
+    ...(clicks === undefined ? {} : { clicks }),
   };
+}
+
+/** The clicks of the rows' tracked short links, by message id (messages without short links are absent). */
+export async function clickCounts(
+  db: Db,
+  rows: readonly Pick<MessageRow, "id" | "channel">[],
+): Promise<Map<string, number>> {
+  const sms = rows.filter((row) => row.channel === "sms").map((row) => row.id);
+  const found = await clicksOf(db, sms);
+  return new Map([...found].map(([id, counted]) => [id, counted.clicks]));
+}
+
+/** The rows' delivery reports, each with its clicks. */
+export async function deliveryReports(db: Db, rows: readonly MessageRow[]) {
+  const clicks = await clickCounts(db, rows);
+  return rows.map((row) => deliveryReport(row, clicks.get(row.id)));
 }

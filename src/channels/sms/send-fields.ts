@@ -14,6 +14,12 @@ export const SEND_FIELDS = {
   schedule_at: Type.Optional(Type.String({ maxLength: 30 })),
   unicode: Type.Optional(Type.Boolean()),
   flash: Type.Optional(Type.Boolean()),
+  shorten_urls: Type.Optional(
+    Type.Boolean({
+      description:
+        "Replace each link inside a template's {#var#} value by a tracked short link (SHORT_LINK_BASE/<code>), each recipient its own; absent: the account's default.",
+    }),
+  ),
 };
 
 /** The send fields as the handlers read them (the schema has validated them). */
@@ -26,6 +32,7 @@ export interface SendFields {
   schedule_at?: string;
   unicode?: boolean;
   flash?: boolean;
+  shorten_urls?: boolean;
 }
 
 /** What the SMS rules refuse a send without (each with a code of its own, so optional to the schema). */

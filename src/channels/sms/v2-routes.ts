@@ -12,14 +12,14 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { getApiEnabled, lastLedgerEntry, listSenderIds, walletCredits } from "../../domain/accounts/index.js";
 import type { AcceptedSend, AcceptService, MessagePartsReader } from "../../domain/messages/index.js";
-import { cancelScheduled, findMessages, messagesExist } from "../../domain/messages/index.js";
+import { cancelScheduled, clickThrough, findMessages, messagesExist } from "../../domain/messages/index.js";
 import { registerBulkJobRoutes } from "./bulk-job-routes.js";
 import { registerBulkSendRoute } from "./bulk-send-route.js";
 import { registerMessageExportRoute } from "./message-export.js";
 import { registerMessageListRoute } from "./message-list.js";
 import { registerMessageViewRoutes } from "./message-views.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
-import { deliveryReport } from "./report-format.js";
+import { deliveryReport, deliveryReports } from "./report-format.js";
 import { REQUIRED_SEND_FIELDS, SendBody } from "./send-fields.js";
 import { acceptIdempotent } from "./v2-accept.js";
 import { Balance, BroadcastReport, DeliveryReport, ScheduleCancellation, SenderId, SmsAccepted } from "./v2-schemas.js";
@@ -53,6 +53,7 @@ const GetSendQuery = Type.Object({
   ...SendBody.properties,
   unicode: Type.Optional(Type.String({ maxLength: 10 })),
   flash: Type.Optional(Type.String({ maxLength: 10 })),
+  shorten_urls: Type.Optional(Type.String({ maxLength: 10 })),
   api_key: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
@@ -92,6 +93,7 @@ function sendInput(body: SendBody, scheduleAt: string | undefined): SmsSendInput
     dltEntityId: body.dlt_entity_id,
     dltTemplateId: body.dlt_template_id,
     scheduleAt,
+    shortenUrls: body.shorten_urls ?? "account",
   };
 }
 
@@ -158,9 +160,11 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
           "GET access is not enabled for this account: use POST /api/v2/sms/send, or ask the operator to enable it.",
         );
       }
-      const { unicode, flash, api_key: _key, ...rest } = request.query;
+      const { unicode, flash, shorten_urls, api_key: _key, ...rest } = request.query;
+      const shorten = queryBoolean(shorten_urls, "shorten_urls");
       const body: SendBody = {
         ...rest,
+        ...(shorten === undefined ? {} : { shorten_urls: shorten }),
         ...(queryBoolean(unicode, "unicode") === undefined ? {} : { unicode: queryBoolean(unicode, "unicode") }),
         ...(queryBoolean(flash, "flash") === undefined ? {} : { flash: queryBoolean(flash, "flash") }),
       };
@@ -268,11 +272,17 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
         return {
           success: true,
           message: "Status retrieved",
-          data: { broadcast_id: id, total: rows.length, messages: rows.map(deliveryReport) },
+          data: {
+            broadcast_id: id,
+            total: rows.length,
+            messages: await deliveryReports(ctx.store.db, rows),
+            clicks: await clickThrough(ctx.store.db, request.principal!.accountId, id),
+          },
         };
       }
       const first = rows[0]!;
-      return { success: true, message: "Status retrieved", data: deliveryReport(first) };
+      const [report] = await deliveryReports(ctx.store.db, [first]);
+      return { success: true, message: "Status retrieved", data: report };
     },
   );
 

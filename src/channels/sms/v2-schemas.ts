@@ -75,6 +75,11 @@ export const DeliveryReport = Type.Object(
         { title: "MessageFailure", description: "Why a message failed (docs/api.md, Why a message failed)." },
       ),
     ),
+    clicks: Type.Optional(
+      Type.Integer({
+        description: "Clicks of the message's tracked short links (shorten_urls); absent when it has none.",
+      }),
+    ),
   },
   { title: "DeliveryReport" },
 );
@@ -92,8 +97,26 @@ export const MessagePage = Type.Object({
   ),
 });
 
+/** A send's or bulk job's tracked short links (shorten_urls) and how many of their messages were clicked. */
+export const ClickThrough = Type.Object(
+  {
+    messages_with_links: Type.Integer(),
+    messages_clicked: Type.Integer({ description: "Messages whose short links were followed at least once." }),
+    clicks: Type.Integer(),
+    click_through_rate: Type.Number({
+      description: "messages_clicked / messages_with_links (0 to 1; 0 without links).",
+    }),
+  },
+  { title: "ClickThrough" },
+);
+
 export const BroadcastReport = Type.Object(
-  { broadcast_id: Type.String(), total: Type.Integer(), messages: Type.Array(DeliveryReport) },
+  {
+    broadcast_id: Type.String(),
+    total: Type.Integer(),
+    messages: Type.Array(DeliveryReport),
+    clicks: Type.Optional(ClickThrough),
+  },
   { title: "BroadcastReport" },
 );
 
@@ -196,7 +219,7 @@ export const BulkJobWithSummary = Type.Object(
 );
 
 export const BulkJobDetail = Type.Object(
-  { job: BulkJob, delivery_summary: DeliverySummary, pending_stages: PendingStages },
+  { job: BulkJob, delivery_summary: DeliverySummary, pending_stages: PendingStages, clicks: ClickThrough },
   { title: "BulkJobDetail" },
 );
 

@@ -16,6 +16,9 @@ import {
   dueBulkParts,
   expandBulkPart,
   messageRow,
+  type NewShortLink,
+  type ShortLinkPlan,
+  shortenBody,
 } from "../../domain/messages/index.js";
 import { QUEUED_SIGNAL } from "./dispatcher.js";
 
@@ -95,7 +98,7 @@ export class BulkExpander extends WorkerLoop {
     return created;
   }
 
-  private messagesOf(part: BulkPartRow, take: number, now: number): NewMessage[] {
+  private messagesOf(part: BulkPartRow, take: number, now: number): { rows: NewMessage[]; links: NewShortLink[] } {
     let list = this.recipients.get(part.id);
     if (!list) {
       if (this.recipients.size >= MAX_CACHED_PARTS) this.recipients.delete(this.recipients.keys().next().value!);
@@ -103,16 +106,22 @@ export class BulkExpander extends WorkerLoop {
       this.recipients.set(part.id, list);
     }
     const rows: NewMessage[] = [];
+    const links: NewShortLink[] = [];
+    const plan = part.short_links ? (JSON.parse(part.short_links) as ShortLinkPlan) : undefined;
     for (let i = part.next_index; i < part.next_index + take; i++) {
+      const id = newQueueId(now);
+      // Each recipient its own codes, dated from the part's acceptance.
+      const shortened = plan && shortenBody(part.body, plan, { id, accountId: part.account_id, at: part.created_at });
+      if (shortened) links.push(...shortened.links);
       rows.push(
         messageRow({
-          id: newQueueId(now),
+          id,
           account_id: part.account_id,
           channel: part.channel,
           broadcast_id: part.broadcast_id,
           recipient: list[i]!,
           sender: part.sender,
-          body: part.body,
+          body: shortened ? shortened.body : part.body,
           encoding: part.encoding,
           segments: part.segments,
           flash: part.flash,
@@ -132,6 +141,6 @@ export class BulkExpander extends WorkerLoop {
         }),
       );
     }
-    return rows;
+    return { rows, links };
   }
 }

@@ -195,6 +195,7 @@ export async function accountSendSwitches(db: Db, accountId: number) {
       "flood_limit",
       "default_dlt_entity_id",
       "promo_hours",
+      "shorten_urls",
     ])
     .where("id", "=", accountId)
     .executeTakeFirstOrThrow();
@@ -208,28 +209,6 @@ export async function internationalEnabled(db: Db, accountId: number): Promise<b
     .where("id", "=", accountId)
     .executeTakeFirst();
   return Number(row?.international_enabled ?? 0) === 1;
-}
-
-/** The username of the account with that id; throws (Kysely's NoResultError) when there is none. */
-export async function accountUsername(db: Db, accountId: number): Promise<string> {
-  const account = await db
-    .selectFrom("accounts")
-    .select("username")
-    .where("id", "=", accountId)
-    .executeTakeFirstOrThrow();
-  return account.username;
-}
-
-/** The usernames of the accounts with these ids that exist. */
-export async function accountUsernames(db: Db, accountIds: readonly number[]): Promise<Map<number, string>> {
-  if (accountIds.length === 0) return new Map();
-  const rows = await db.selectFrom("accounts").select(["id", "username"]).where("id", "in", accountIds).execute();
-  return new Map(rows.map((row) => [Number(row.id), row.username]));
-}
-
-/** The statuses of the accounts with these ids that exist. */
-export async function accountStatuses(db: Db, accountIds: readonly number[]) {
-  return db.selectFrom("accounts").select(["id", "status"]).where("id", "in", accountIds).execute();
 }
 
 /** The account's route codes as stored (comma-separated), or undefined when there is no such account. */
@@ -292,6 +271,8 @@ export interface AccountChanges {
   defaultDltEntityId?: string | null;
   /** The account's promotional hours, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
   promoHours?: string | null;
+  /** Sends shorten their links unless they say otherwise (`shorten_urls`). */
+  shortenUrls?: boolean;
 }
 
 /** Route codes, checked, without repeats, in canonical order (T, P, PS, I). */
@@ -358,6 +339,7 @@ export async function updateAccount(
   if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
   if (changes.promoHours !== undefined) set.promo_hours = promoHoursSetting(changes.promoHours);
+  if (changes.shortenUrls !== undefined) set.shorten_urls = changes.shortenUrls ? 1 : 0;
   // The account's own lock and those of its source addresses: login state auth/ keeps (login-locks.ts).
   if (changes.unlock) await unlockLogins(store.db, account.id);
   if (changes.defaultDltEntityId !== undefined) {
@@ -377,7 +359,9 @@ export async function updateAccount(
     return updated;
   });
   await accountCredentialsChanged(store, account.id);
-  const dltChanged = changes.defaultDltEntityId !== undefined || changes.dltMatching !== undefined;
+  // Read on the send path through a cache that these signals drop at once.
+  const dltChanged =
+    changes.defaultDltEntityId !== undefined || changes.dltMatching !== undefined || changes.shortenUrls !== undefined;
   if (dltChanged) await store.signals.notify(DLT_CHANGED, String(account.id));
   return updated;
 }
@@ -399,6 +383,7 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     routes: accountRoutes(account),
     default_dlt_entity_id: account.default_dlt_entity_id,
     promo_hours: account.promo_hours,
+    shorten_urls: account.shorten_urls === 1,
     locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
     created_at: new Date(account.created_at).toISOString(),
     ...(balances ? { balances } : {}),

@@ -3,7 +3,8 @@
 // Its files (others import this folder through this index only):
 //   accounts.ts        create (wallets funded through the ledger), find, update, public view; the
 //                      switches the SMS rules read, and the few columns other folders ask for
-//                      (international calls, usernames, statuses, routes)
+//                      (international calls, routes)
+//   account-names.ts   accounts' usernames and statuses by id, for lists that show whose a row is
 //   account-fields.ts  the values of an account's status, role, routes and DLT matching (no imports: the
 //                      console's too)
 //   credentials.ts     accountCredentials: the select of the account's row that auth/ reads with a
@@ -57,6 +58,7 @@
 //                      the markup's rounding, a message's upline (each ancestor's charge) and its refunds
 //   subaccount-routes.ts  /api/v2/subaccounts: a parent's create, list, keys and funding of its sub-accounts
 export { DLT_MATCHING_MODES, type DltMatching } from "./account-fields.js";
+export * from "./account-names.js";
 export * from "./accounts.js";
 export { type ApprovalTable, approvalBefore } from "./approval-rows.js";
 export { accountCredentials } from "./credentials.js";

@@ -136,6 +136,8 @@ function bulkPart(
     dlt_entity_id: first.dltEntityId ?? null,
     dlt_template_id: first.dltTemplateId ?? null,
     template_id: first.templateId ?? null,
+    // Shortened per recipient by the expander, each message its own codes.
+    short_links: first.shortLinks ? JSON.stringify(first.shortLinks) : null,
     // A scheduled part waits here until it is due; the expander then queues its messages.
     due_at: status === "scheduled" ? first.dueAt : Math.min(first.dueAt, now),
     created_at: now,

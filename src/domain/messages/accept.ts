@@ -17,6 +17,7 @@ import { RollupChanges } from "./rollups.js";
 import { messageRow } from "./rows.js";
 import type { AcceptedMessage, AcceptedSend, AcceptOutcome, SendOrder, SharedContentWriter } from "./send-order.js";
 import { SequenceAllocator } from "./sequence.js";
+import { insertShortLinks, type NewShortLink, shortenBody } from "./short-links.js";
 
 interface Pending {
   order: SendOrder;
@@ -27,6 +28,8 @@ interface Pending {
   count: number;
   parts: NewBulkPart[] | undefined;
   rows: NewMessage[];
+  /** The messages' tracked short links (shortenBody), written with them. */
+  links: NewShortLink[];
   /** A sub-account's send: each ancestor's charge for the whole send, parent first. */
   uplineCredits: number[] | undefined;
   enqueuedAt: number;
@@ -93,6 +96,7 @@ export class Acceptor {
     const status = order.status ?? "queued";
     const messages: AcceptedMessage[] = [];
     const rows: NewMessage[] = [];
+    const links: NewShortLink[] = [];
     let credits = 0;
     for (const draft of order.drafts) credits += draft.credits;
     const upline = order.upline && order.upline.length > 0 ? order.upline : undefined;
@@ -104,6 +108,10 @@ export class Acceptor {
       for (const draft of order.drafts) {
         const id = draft.id ?? newQueueId(now.getTime());
         messages.push({ id, recipient: draft.recipient, dueAt: draft.dueAt, status });
+        const shortened = draft.shortLinks
+          ? shortenBody(draft.body, draft.shortLinks, { id, accountId: order.accountId, at: now.getTime() })
+          : undefined;
+        if (shortened) links.push(...shortened.links);
         rows.push(
           messageRow({
             id,
@@ -112,7 +120,7 @@ export class Acceptor {
             broadcast_id: broadcastId,
             recipient: draft.recipient,
             sender: draft.sender,
-            body: draft.body,
+            body: shortened?.body ?? draft.body,
             encoding: draft.encoding,
             segments: draft.segments,
             flash: draft.flash ? 1 : 0,
@@ -149,6 +157,7 @@ export class Acceptor {
         prepared,
         debitRef,
         rows,
+        links,
         uplineCredits,
         count,
         parts,
@@ -275,9 +284,11 @@ export class Acceptor {
       levels.set(index, pending.uplineCredits ? debitsAtEveryLevel(own, order, pending.uplineCredits) : [own]);
     }
     const rows: NewMessage[] = [];
+    const links: NewShortLink[] = [];
     const accept = (index: number) => {
       const pending = group[index]!;
       rows.push(...pending.rows);
+      links.push(...pending.links);
       outcomes[index] = { kind: "accepted", send: pending.prepared };
     };
     const refuse = async (index: number, error: GatewayError) => {
@@ -345,6 +356,7 @@ export class Acceptor {
       }
     }
     await this.store.insertMany(trx, "messages", rows);
+    if (links.length > 0) await insertShortLinks(trx, links);
     // The group's messages summed per rollup row: one upsert per row, not 13 per message.
     const rollups = new RollupChanges();
     for (const row of rows) rollups.add(row, 1);

@@ -5,6 +5,7 @@ import { sql } from "kysely";
 import type { BulkPartRow, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { RollupChanges } from "./rollups.js";
+import { insertShortLinks, type NewShortLink } from "./short-links.js";
 
 /** Up to 100 pending parts due at `now`, oldest first: their ids and accounts. */
 export async function dueBulkParts(db: Db, now: number) {
@@ -37,7 +38,7 @@ export async function bulkPartsById(db: Db, ids: number[]): Promise<BulkPartRow[
 /**
  * Makes the next `take` recipients of `part` messages inside `trx`: advances its next_index
  * (done once it reaches count), only if next_index is still the one read and the part pending,
- * then inserts `messages()`. False, with nothing inserted, when another worker took this chunk
+ * then inserts `messages()` (and their short links). False, with nothing inserted, when another worker took this chunk
  * or the part was cancelled meanwhile: every recipient becomes exactly one message.
  */
 export async function expandBulkPart(
@@ -45,7 +46,7 @@ export async function expandBulkPart(
   trx: Db,
   part: Pick<BulkPartRow, "id" | "next_index" | "count">,
   take: number,
-  messages: () => NewMessage[],
+  messages: () => { rows: NewMessage[]; links: NewShortLink[] },
 ): Promise<boolean> {
   const advanced = await trx
     .updateTable("bulk_parts")
@@ -58,8 +59,9 @@ export async function expandBulkPart(
     .where("status", "=", "pending")
     .executeTakeFirst();
   if (Number(advanced.numUpdatedRows) === 0) return false;
-  const rows = messages();
+  const { rows, links } = messages();
   await store.insertMany(trx, "messages", rows);
+  if (links.length > 0) await insertShortLinks(trx, links);
   const rollups = new RollupChanges();
   for (const row of rows) rollups.add(row, 1);
   await rollups.write(store, trx);

@@ -72,6 +72,7 @@
 //   rollups.ts         RollupChanges: what a batch of message writes changes in the rollups, summed per
 //                      rollup row and written once per commit group (every writer of messages calls it)
 //   sequence.ts        SequenceAllocator: hi/lo blocks of 1,000 numbers from the `sequences` table
+//   short-links.ts     tracked short links: a body's links replaced by SHORT_LINK_BASE/<code>, clicks
 export * from "./accept.js";
 export * from "./analytics.js";
 export * from "./bulk-expansion.js";
@@ -90,6 +91,7 @@ export { RollupChanges } from "./rollups.js";
 export * from "./rows.js";
 export * from "./send-order.js";
 export * from "./sequence.js";
+export * from "./short-links.js";
 export * from "./stats.js";
 export * from "./submit-transitions.js";
 export * from "./timeline.js";

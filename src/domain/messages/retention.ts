@@ -1,7 +1,8 @@
 // MESSAGE_RETENTION_DAYS: messages accepted before the cutoff whose life is over are removed in
-// small batches by housekeeping, with what only they need (their parts, email events, captured
-// mail and content: the owners' removals, handed in). The ledger keeps every entry (a debit
-// names its broadcast, not the message row), so balances and their sums are unchanged.
+// small batches by housekeeping, with what only they need (their tracked short links and clicks,
+// their parts, email events, captured mail and content: the owners' removals, handed in). The
+// ledger keeps every entry (a debit names its broadcast, not the message row), so balances and
+// their sums are unchanged.
 import type { MessageStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 
@@ -33,6 +34,9 @@ export async function pruneRetiredMessages(
     if (rows.length === 0) return 0;
     const ids = rows.map((row) => row.id);
     await trx.deleteFrom("messages").where("id", "in", ids).execute();
+    // Their tracked short links and clicks (this folder's own tables): a retired message's link stops too.
+    await trx.deleteFrom("link_clicks").where("message_id", "in", ids).execute();
+    await trx.deleteFrom("short_links").where("message_id", "in", ids).execute();
     const contentIds = [...new Set(rows.flatMap((row) => (row.content_id === null ? [] : [row.content_id])))];
     await dependents(trx, ids, contentIds);
     return rows.length;

@@ -2,6 +2,7 @@
 import type { Wallet } from "../../base/core/credits.js";
 import type { MessageStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
+import type { ShortLinkPlan } from "./short-links.js";
 
 export interface MessageDraft {
   /** The queue id, when the client was given it before acceptance (an SMPP message sent in parts). */
@@ -24,6 +25,8 @@ export interface MessageDraft {
   /** The approved template the content matched. */
   templateId?: number | null;
   meta?: Record<string, unknown> | null;
+  /** Links of `body` to replace by tracked short links, each message its own codes (short-links.ts). */
+  shortLinks?: ShortLinkPlan;
 }
 
 /** Put the messages of a send into a bulk job: a new one, or one the client is still filling. */

@@ -32,6 +32,7 @@ function describeSettings(settings: WebhookSettings) {
     verification_denied: settings.urls.verification_denied ?? null,
     verification_expired: settings.urls.verification_expired ?? null,
     chain_completed: settings.urls.chain_completed ?? null,
+    link_clicked: settings.urls.link_clicked ?? null,
     secret: settings.secret ?? null,
   };
 }

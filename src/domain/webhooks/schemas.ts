@@ -15,6 +15,7 @@ export const WebhookUrlsRequest = Type.Object(
     verification_denied: Type.Optional(Url),
     verification_expired: Type.Optional(Url),
     chain_completed: Type.Optional(Url),
+    link_clicked: Type.Optional(Url),
   },
   { additionalProperties: false, title: "WebhookUrlsRequest" },
 );
@@ -40,6 +41,9 @@ export const WebhookSettings = Type.Object(
     chain_completed: NullableString({
       description:
         "Where chain_completed events go (opt-in): a fallback send (POST /api/v2/send) ended, after its steps' own events.",
+    }),
+    link_clicked: NullableString({
+      description: "Where link_clicked events go (opt-in): a recipient followed a tracked short link of a message.",
     }),
     secret: NullableString({ description: "The current signing secret (whsec_…)." }),
   },
@@ -71,7 +75,7 @@ export const WebhookDelivery = Type.Object(
     webhook_id: Type.String({ description: "The webhook-id header: the same on every attempt." }),
     event: Type.String({
       description:
-        "delivery_report, inbound_sms, inbound_whatsapp, low_balance, verification_approved, verification_denied, verification_expired, chain_completed, email or alert.",
+        "delivery_report, inbound_sms, inbound_whatsapp, low_balance, verification_approved, verification_denied, verification_expired, chain_completed, link_clicked, email or alert.",
     }),
     url: Type.String(),
     status: Type.String({ description: "pending, delivering, delivered or failed." }),

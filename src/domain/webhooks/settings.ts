@@ -16,6 +16,7 @@ export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
   "verification_denied",
   "verification_expired",
   "chain_completed",
+  "link_clicked",
 ];
 /**
  * What a delivery can be: an account-level event, an email notification (to its send's notifyurl),

@@ -51,6 +51,7 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
         verification_denied: null,
         verification_expired: null,
         chain_completed: null,
+        link_clicked: null,
         secret: null,
       },
     });
@@ -78,6 +79,7 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
       verification_denied: null,
       verification_expired: null,
       chain_completed: null,
+      link_clicked: null,
       secret,
     });
     expect((await v2("GET", "/webhooks")).body.data).toEqual(removed.body.data);

@@ -82,6 +82,14 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
         Not queued yet: recipients the gateway turns into messages as the queue has room. Submitted: handed to a
         carrier, waiting for its report. {plural(job.credits, "credit")} charged.
       </p>
+      {detail.data.clicks.messages_with_links > 0 ? (
+        <p data-testid="job-clicks">
+          Tracked short links: {formatNumber(detail.data.clicks.messages_clicked)} of{" "}
+          {plural(detail.data.clicks.messages_with_links, "message")} clicked (
+          {Math.round(detail.data.clicks.click_through_rate * 1000) / 10}% click-through),{" "}
+          {plural(detail.data.clicks.clicks, "click")} in all.
+        </p>
+      ) : null}
       <p>
         <Link to={`/messages?q=${encodeURIComponent(job.batch_id)}`}>The job's messages</Link> (broadcast id{" "}
         <code>{job.batch_id}</code>)

@@ -83,6 +83,12 @@ export function MessageView({ path, back }: { path: string; back: string }) {
         <dd>{message.route}</dd>
         <dt>Text</dt>
         <dd className="text-cell">{message.message}</dd>
+        {message.clicks === undefined ? null : (
+          <>
+            <dt>Short-link clicks</dt>
+            <dd data-testid="message-clicks">{plural(message.clicks, "click")} (each in the timeline below)</dd>
+          </>
+        )}
         <dt>Encoding and parts</dt>
         <dd>
           {message.encoding}, {plural(message.segments, "part")}

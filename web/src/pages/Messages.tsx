@@ -5,7 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../api.js";
 import { ExportLinks } from "../exports.js";
-import { formatTime, zoneLabel } from "../format.js";
+import { formatTime, plural, zoneLabel } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { MessagePage } from "../types.js";
@@ -157,7 +157,12 @@ export default function Messages() {
                       <StatusBadge status={message.status} />
                       {message.error ? <span className="hint"> {message.error.code}</span> : null}
                     </td>
-                    <td className="text-cell">{message.message}</td>
+                    <td className="text-cell">
+                      {message.message}
+                      {message.clicks === undefined ? null : (
+                        <span className="hint"> {plural(message.clicks, "click")}</span>
+                      )}
+                    </td>
                   </tr>
                 ))}
               </tbody>

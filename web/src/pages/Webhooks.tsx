@@ -69,13 +69,14 @@ export default function Webhooks() {
     queryKey: ["webhooks", "settings"],
     queryFn: () => data<WebhookSettings>("/api/v2/webhooks"),
   });
-  const [urls, setUrls] = useState({ delivery_report: "", inbound_sms: "", low_balance: "" });
+  const [urls, setUrls] = useState({ delivery_report: "", inbound_sms: "", low_balance: "", link_clicked: "" });
   useEffect(() => {
     if (settings.data) {
       setUrls({
         delivery_report: settings.data.delivery_report ?? "",
         inbound_sms: settings.data.inbound_sms ?? "",
         low_balance: settings.data.low_balance ?? "",
+        link_clicked: settings.data.link_clicked ?? "",
       });
     }
   }, [settings.data]);
@@ -87,6 +88,7 @@ export default function Webhooks() {
           delivery_report: urls.delivery_report.trim() || null,
           inbound_sms: urls.inbound_sms.trim() || null,
           low_balance: urls.low_balance.trim() || null,
+          link_clicked: urls.link_clicked.trim() || null,
         },
       }),
     onSuccess: (answer) => queryClient.setQueryData(["webhooks", "settings"], answer),
@@ -139,6 +141,19 @@ export default function Webhooks() {
             value={urls.low_balance}
             aria-describedby="url-low-balance-hint"
             onChange={(event) => setUrls({ ...urls, low_balance: event.target.value })}
+          />
+        </Field>
+        <Field
+          label="Link clicked URL"
+          id="url-link-clicked"
+          hint="Optional; receives link_clicked events when a recipient follows a tracked short link"
+        >
+          <input
+            id="url-link-clicked"
+            type="url"
+            value={urls.link_clicked}
+            aria-describedby="url-link-clicked-hint"
+            onChange={(event) => setUrls({ ...urls, link_clicked: event.target.value })}
           />
         </Field>
         <button type="submit" className="primary" disabled={save.isPending}>

@@ -48,6 +48,7 @@ import { dltTmChain } from "./0043_dlt_tm_chain.js";
 import { auditLog } from "./0044_audit_log.js";
 import { sendChains } from "./0045_send_chains.js";
 import { promoHours } from "./0046_promo_hours.js";
+import { shortLinks } from "./0047_short_links.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -96,5 +97,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0044_audit_log": auditLog(engine),
     "0045_send_chains": sendChains(),
     "0046_promo_hours": promoHours(),
+    "0047_short_links": shortLinks(engine),
   };
 }

@@ -54,6 +54,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0044_audit_log",
   "0045_send_chains",
   "0046_promo_hours",
+  "0047_short_links",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -108,6 +108,7 @@ function Limits({
     promo_sender_enabled: account.promo_sender_enabled,
     get_api_enabled: account.get_api_enabled,
     promo_hours: account.promo_hours ?? "",
+    shorten_urls: account.shorten_urls,
   });
   const save = useMutation({
     mutationFn: () =>
@@ -130,6 +131,7 @@ function Limits({
     ["dlt_scrubbing", "DLT scrubbing (transactional text must match an approved template)"],
     ["promo_sender_enabled", "Promotional SMS with its own sender ID (route PS)"],
     ["get_api_enabled", "The GET variant of the v2 send"],
+    ["shorten_urls", "Tracked short links in every SMS unless a send says otherwise (SHORT_LINK_BASE)"],
   ] as const;
   return (
     <form onSubmit={submit} aria-label="Limits and routes">
