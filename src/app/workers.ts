@@ -10,6 +10,7 @@ import { codeRevealer } from "../channels/verify/index.js";
 import { voiceConnectors } from "../channels/voice/index.js";
 import { startWhatsAppUpkeep } from "../channels/whatsapp/index.js";
 import { startAlertChecks } from "../delivery/alerts/index.js";
+import { reportReasonOptions } from "../delivery/carriers/error-code-book.js";
 import { CarrierRegistry } from "../delivery/carriers/registry.js";
 import { removePartsOf } from "../delivery/carriers/smpp/index.js";
 import {
@@ -56,7 +57,11 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     now: () => ctx.clock.now().getTime(),
   });
   const connectors = [simulator, ...voiceConnectors(ctx), ...emailConnectors(ctx)];
-  const reports = new ReportIngester({ ...ctx, maxEarlyPerConnector: config.earlyReportsMaxPerConnector });
+  const reports = new ReportIngester({
+    ...ctx,
+    maxEarlyPerConnector: config.earlyReportsMaxPerConnector,
+    ...reportReasonOptions(ctx),
+  });
   const inbound = new InboundIngester(ctx);
   const sinks = {
     reports: (batch: DeliveryReport[]) => reports.push(batch),

@@ -30,6 +30,8 @@ export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">
     error_code: null,
     held_since: null,
     error_message: null,
+    error_reason: null,
+    carrier_code: null,
     dlt_entity_id: null,
     dlt_template_id: null,
     meta: null,

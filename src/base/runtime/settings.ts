@@ -15,6 +15,7 @@ import {
   proxyAddresses,
   ratio,
   redisUrl,
+  refundReasons,
   type SettingSpec,
   text,
   timeZone,
@@ -262,6 +263,13 @@ export const SETTINGS = {
     description:
       "Optional file path: the simulated SMS carrier appends every message it receives as one JSON line (what a real carrier would have been sent).",
     parser: text,
+  },
+  REFUND_CARRIER_REASONS: {
+    field: "refundCarrierReasons",
+    description:
+      "The reasons (error catalogue codes; dlt_* for every DLT reason) for which a message its carrier failed with a mapped error code (a connector's error_codes) is refunded at its delivery report, at every level of a reseller's tree; none refunds no carrier failure, as a failure without a mapped reason never is. See docs/decisions/0123-operators-error-codes.md.",
+    default: "none",
+    parser: refundReasons,
   },
   OPT_OUT_WORDS: {
     field: "optOutWords",

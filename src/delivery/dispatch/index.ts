@@ -37,6 +37,7 @@
 //   expiry.ts          messages `submitted` longer than MESSAGE_VALIDITY_HOURS fail as `expired` with
 //                      their webhook (not refunded); connectors that never report delivery are skipped
 export { BULK_PARTS_SIGNAL, BulkExpander, DEFAULT_EXPANDER_OPTIONS } from "./bulk-expander.js";
+export type { CarrierReasons } from "./carrier-reasons.js";
 export {
   type Connector,
   DEFERRED,

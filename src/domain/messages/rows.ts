@@ -49,6 +49,8 @@ export function messageRow(m: MessageFields): NewMessage {
     upstream_id: m.upstream_id ?? null,
     error_code: m.error_code ?? null,
     error_message: m.error_message ?? null,
+    error_reason: m.error_reason ?? null,
+    carrier_code: m.carrier_code ?? null,
     dlt_entity_id: m.dlt_entity_id ?? null,
     dlt_template_id: m.dlt_template_id ?? null,
     meta: m.meta ?? null,

@@ -42,6 +42,7 @@ import { routingCosts } from "./0037_routing_costs.js";
 import { dltWhitelists } from "./0038_dlt_whitelists.js";
 import { verifications } from "./0039_verifications.js";
 import { promoHours } from "./0046_promo_hours.js";
+import { carrierReasons } from "./0048_carrier_reasons.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -84,5 +85,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0038_dlt_whitelists": dltWhitelists(engine),
     "0039_verifications": verifications(),
     "0046_promo_hours": promoHours(),
+    "0048_carrier_reasons": carrierReasons(),
   };
 }

@@ -48,6 +48,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0038_dlt_whitelists",
   "0039_verifications",
   "0046_promo_hours",
+  "0048_carrier_reasons",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
