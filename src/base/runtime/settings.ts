@@ -267,7 +267,7 @@ export const SETTINGS = {
   REFUND_CARRIER_REASONS: {
     field: "refundCarrierReasons",
     description:
-      "The reasons (error catalogue codes; dlt_* for every DLT reason) for which a message its carrier failed with a mapped error code (a connector's error_codes) is refunded at its delivery report, at every level of a reseller's tree; none refunds no carrier failure, as a failure without a mapped reason never is. See docs/decisions/0123-operators-error-codes.md.",
+      "Comma-separated reasons of the error catalogue (dlt_* for every DLT reason) whose carrier failures are refunded: a message its carrier failed with a code that its connector's error_codes map to one of them is refunded when the delivery report comes, at every level of a reseller's tree. none refunds no carrier failure (a failure whose code maps to no reason never is). See docs/decisions/0123-operators-error-codes.md.",
     default: "none",
     parser: refundReasons,
   },

@@ -31,6 +31,8 @@
 //                      inbound messages (generateInbound; recipient 0005 answers a numeric sender STOP)
 //   reports.ts         ReportIngester: applies delivery reports in groups; holds a report that overtakes
 //                      the record of its submit for up to 60 s
+//   carrier-reasons.ts a failed report's carrier code mapped to its reason (the connector's error_codes)
+//                      before it is applied; the refund of the reasons REFUND_CARRIER_REASONS names
 //   housekeeping.ts    every second: releases due scheduled messages, requeues leases earlier versions left, asks the
 //                      simulator again for lost reports, expires unreported messages; once a minute
 //                      of the clock, deletes login failures that no longer count
