@@ -148,6 +148,25 @@ describeEachEngine("operators' error codes", (engine) => {
       .execute();
     expect(new Set(refunds.map((r) => r.ref))).toEqual(new Set([ids[0], ids[1]]));
     expect(refunds).toHaveLength(4);
+
+    // The error breakdown counts a mapped failure under its reason, an unknown one under its code;
+    // the operator's message list finds it by either.
+    const breakdown = await call(t, "GET", "/api/v2/analytics/delivery?group_by=error_code", {
+      headers: keyOf(account),
+    });
+    expect(breakdown.status, breakdown.text).toBe(200);
+    const failedBy = Object.fromEntries(
+      breakdown.body.data.rows.map((row: { key: string; failed: number }) => [row.key, row.failed]),
+    );
+    expect(failedBy).toMatchObject({
+      dlt_template_mismatch: 1,
+      dlt_header_inactive: 1,
+      dlt_consent_missing: 1,
+      UNDELIV: 1,
+    });
+    const listed = await admin("GET", `/messages?account=${account.username}&error_code=dlt_header_inactive`);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.map((row: { message_id: string }) => row.message_id)).toEqual([ids[1]]);
   });
 
   it("maps an http-sms callback's error code, and keeps today's failure for a code no table knows", async () => {
