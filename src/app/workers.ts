@@ -57,10 +57,11 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     now: () => ctx.clock.now().getTime(),
   });
   const connectors = [simulator, ...voiceConnectors(ctx), ...emailConnectors(ctx)];
+  const reasonOptions = reportReasonOptions(ctx);
   const reports = new ReportIngester({
     ...ctx,
     maxEarlyPerConnector: config.earlyReportsMaxPerConnector,
-    ...reportReasonOptions(ctx),
+    ...reasonOptions,
   });
   const inbound = new InboundIngester(ctx);
   const sinks = {
@@ -80,6 +81,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     ...DEFAULT_DISPATCHER_OPTIONS,
     holdForMs: ctx.config.messageValidityHours * 3_600_000,
     revealBodies: codeRevealer(ctx.store, ctx.codeKeeper),
+    reasons: reasonOptions.reasons,
   });
   dispatcher.start();
   const expander = new BulkExpander(ctx);

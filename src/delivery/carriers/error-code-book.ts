@@ -1,8 +1,9 @@
-// The connectors' error_codes tables as the report ingester reads them: from the carriers table,
-// read again when the catalog's version changed, at most once a second.
+// The connectors' error_codes tables as the report ingester and the dispatcher read them: from
+// the carriers table, read again when the catalog's version changed (looked at once a second, and
+// at the next lookup after CARRIERS_CHANGED).
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Store } from "../../base/store/store.js";
-import { carriersVersion, listCarriers } from "./catalog.js";
+import { CARRIERS_CHANGED, carriersVersion, listCarriers } from "./catalog.js";
 import { type ErrorCodeEntry, type ErrorCodeTable, mappedReason } from "./error-codes.js";
 
 const RECHECK_MS = 1_000;
@@ -13,7 +14,12 @@ export class ErrorCodeBook {
   private checkedAt = 0;
   private reading: Promise<void> | undefined;
 
-  constructor(private readonly store: Pick<Store, "db">) {}
+  constructor(private readonly store: Pick<Store, "db" | "signals">) {
+    // A change made through this process or another is read at the next lookup, not a second later.
+    store.signals.listen(CARRIERS_CHANGED, () => {
+      this.checkedAt = 0;
+    });
+  }
 
   /** The reason a failure code of `connector`'s carrier maps to, if any (the default table for a connector not configured). */
   async reasonOf(connector: string, carrierCode: string): Promise<ErrorCodeEntry | undefined> {

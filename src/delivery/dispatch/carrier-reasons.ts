@@ -1,6 +1,6 @@
-// A failed report's carrier code mapped to its reason (the connector's error_codes table, read
-// by the caller's book) before the report is applied, and the reasons the operator refunds.
-import { carrierCodeOf, type DeliveryReport } from "../../domain/messages/index.js";
+// A failed report's carrier code, or a submit refusal's code, mapped to its reason (the
+// connector's error_codes table, read by the caller's book) before it is recorded.
+import { carrierCodeOf, type DeliveryReport, type Failure } from "../../domain/messages/index.js";
 
 /** Where the reasons come from (carriers/error-code-book.ts). */
 export interface CarrierReasons {
@@ -21,5 +21,21 @@ export async function classifyReports(reasons: CarrierReasons | undefined, repor
     report.reason = { reason: mapped.reason, carrierCode };
     const detail = report.message ?? `The carrier reported the message failed (${carrierCode}).`;
     report.message = `${mapped.description} (carrier code ${carrierCode}). ${detail}`;
+  }
+}
+
+/**
+ * The same for refusals of a submit (an SMSC's vendor-specific command_status, an aggregator's
+ * code): a failure whose connector maps its code gets its reason. Refunded as every refusal
+ * before a carrier is, whatever the policy.
+ */
+export async function classifyFailures(reasons: CarrierReasons | undefined, failures: Failure[]): Promise<void> {
+  if (!reasons) return;
+  for (const failure of failures) {
+    if (!failure.connector || failure.reason) continue;
+    const mapped = await reasons.reasonOf(failure.connector, failure.code);
+    if (!mapped) continue;
+    failure.reason = { reason: mapped.reason, carrierCode: failure.code };
+    failure.message = `${mapped.description} (carrier code ${failure.code}). ${failure.message}`;
   }
 }

@@ -10,6 +10,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import { claimDueMessages } from "../../domain/messages/index.js";
 import { type WebhookOutbox, withHandoff } from "../../domain/webhooks/outbox.js";
+import { type CarrierReasons, classifyFailures } from "./carrier-reasons.js";
 import { type Routing, submitAll } from "./failover.js";
 import { Router } from "./router.js";
 import { afterCommit, type Outcomes, recordOutcomes } from "./submit-outcomes.js";
@@ -28,6 +29,8 @@ export interface DispatcherOptions {
    * must not stop it for good.
    */
   unrecordedGiveUpMs?: number;
+  /** The connectors' error_codes: a refused submit's code mapped to its reason. */
+  reasons?: CarrierReasons;
   /**
    * PostgreSQL, after a round that failed: how long the database must have answered again
    * before this worker claims (default 2 s). Another worker may have submits the carriers took
@@ -207,12 +210,14 @@ export class Dispatcher extends WorkerLoop {
   /** Hands the batch to its connectors (failover.ts). */
   private async submitAll(claimed: MessageRow[]): Promise<Outcomes> {
     const rows = this.options.revealBodies ? await this.options.revealBodies(claimed) : claimed;
-    return submitAll(rows, {
+    const outcomes = await submitAll(rows, {
       routing: this.routing,
       metrics: this.deps.metrics,
       maxAttempts: this.options.maxAttempts,
       holdForMs: this.options.holdForMs,
       now: () => this.now(),
     });
+    await classifyFailures(this.options.reasons, outcomes.failures);
+    return outcomes;
   }
 }

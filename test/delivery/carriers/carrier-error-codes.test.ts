@@ -169,6 +169,45 @@ describeEachEngine("operators' error codes", (engine) => {
     expect(listed.body.data.map((row: { message_id: string }) => row.message_id)).toEqual([ids[1]]);
   });
 
+  it("maps an SMSC's vendor-specific refusal of a submit, which is refunded as every refusal before a carrier", async () => {
+    const t = gateway();
+    const smsc = await fakeSmsc();
+    const definition = {
+      name: "dlt-submit",
+      type: "smpp",
+      host: "127.0.0.1",
+      port: smsc.port,
+      system_id: smsc.systemId,
+      password: smsc.password,
+      reconnect_initial_ms: 50,
+      reconnect_max_ms: 300,
+      error_codes: { "0x00000455": { reason: "dlt_header_inactive", description: "Header inactive (SMSC's code)" } },
+    };
+    expect((await admin("POST", "/carriers", definition)).status).toBe(201);
+    await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "dlt-submit" }] });
+    await applied();
+    await until(async () => (await admin("GET", "/carriers/dlt-submit")).body.data.health.state === "up", 10_000);
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    const hooks = await hookedAccount(account);
+    const before = await milli(t, account.id);
+    smsc.next(1, { status: 0x455 }).next(1, { status: 0x456 });
+    const mapped = await send(account, "9876502001");
+    const first = await waitForStatus(t, account, mapped);
+    const unknown = await send(account, "9876502002");
+    const second = await waitForStatus(t, account, unknown);
+    expect(first.error).toMatchObject({
+      code: "0x00000455",
+      reason: "dlt_header_inactive",
+      carrier_code: "0x00000455",
+    });
+    expect(first.error.message).toMatch(/^Header inactive \(SMSC's code\) \(carrier code 0x00000455\)\. /);
+    expect(second.error).toEqual({ code: "0x00000456", message: expect.stringContaining("0x00000456") });
+    await until(() => failedEvent(hooks, mapped) !== undefined);
+    expect(JSON.stringify(failedEvent(hooks, mapped))).toContain('"reason":"dlt_header_inactive"');
+    // Both refused before a carrier took them: both refunded, whatever REFUND_CARRIER_REASONS says.
+    expect(await milli(t, account.id)).toBe(before);
+  });
+
   it("maps an http-sms callback's error code, and keeps today's failure for a code no table knows", async () => {
     const t = gateway();
     const definition = aggregatorDefinition(aggregator.url, "dlt-http", {});
