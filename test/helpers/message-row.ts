@@ -32,6 +32,7 @@ export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">
     error_message: null,
     error_reason: null,
     carrier_code: null,
+    carrier_refunded_at: null,
     dlt_entity_id: null,
     dlt_template_id: null,
     meta: null,

@@ -7,7 +7,10 @@ import type { Db } from "../../base/store/store.js";
 import { refundMany, uplineRefunds } from "../accounts/index.js";
 import { chunks } from "./transitions.js";
 
-/** Refunds the messages `ids` (just failed by their carrier's report, each once) for `reasonOf` their reason. */
+/**
+ * Refunds `failed` (just failed by their carrier's report, each once), noting their reason in the
+ * ledger entry, and marks them refunded (carrier_refunded_at: margin.ts counts no revenue for them).
+ */
 export async function refundCarrierFailures(
   trx: Db,
   clock: Clock,
@@ -37,6 +40,15 @@ export async function refundCarrierFailures(
         ];
       }),
     );
+    await trx
+      .updateTable("messages")
+      .set({ carrier_refunded_at: clock.now().getTime() })
+      .where(
+        "id",
+        "in",
+        rows.map((row) => row.id),
+      )
+      .execute();
     refunded += rows.length;
   }
   return refunded;

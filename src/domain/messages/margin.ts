@@ -35,10 +35,7 @@ export async function marginRows(
   window: { from: number; to: number; groupBy: MarginGroup },
 ): Promise<MarginRow[]> {
   const key = sql.ref(KEYS[window.groupBy]);
-  // A carrier failure with a reason was refunded when REFUND_CARRIER_REASONS named it then: the ledger says.
-  const refunded = sql`(status = 'cancelled' or (status = 'failed' and (submitted_at is null or (error_reason is not null
-    and exists (select 1 from ledger_entries l
-                 where l.account_id = messages.account_id and l.kind = 'refund' and l.ref = messages.id)))))`;
+  const refunded = sql`(status = 'cancelled' or (status = 'failed' and (submitted_at is null or carrier_refunded_at is not null)))`;
   const result = await sql<{
     key: string | number | null;
     upline: string | null;

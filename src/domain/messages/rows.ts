@@ -51,6 +51,7 @@ export function messageRow(m: MessageFields): NewMessage {
     error_message: m.error_message ?? null,
     error_reason: m.error_reason ?? null,
     carrier_code: m.carrier_code ?? null,
+    carrier_refunded_at: m.carrier_refunded_at ?? null,
     dlt_entity_id: m.dlt_entity_id ?? null,
     dlt_template_id: m.dlt_template_id ?? null,
     meta: m.meta ?? null,

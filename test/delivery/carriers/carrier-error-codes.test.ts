@@ -148,6 +148,17 @@ describeEachEngine("operators' error codes", (engine) => {
       .execute();
     expect(new Set(refunds.map((r) => r.ref))).toEqual(new Set([ids[0], ids[1]]));
     expect(refunds).toHaveLength(4);
+    const marked = await t.db.store.db
+      .selectFrom("messages")
+      .select(["id", "carrier_refunded_at"])
+      .where("id", "in", ids)
+      .execute();
+    expect(
+      marked
+        .filter((row) => row.carrier_refunded_at !== null)
+        .map((row) => row.id)
+        .sort(),
+    ).toEqual([ids[0]!, ids[1]!].sort());
 
     // The error breakdown counts a mapped failure under its reason, an unknown one under its code;
     // the operator's message list finds it by either.

@@ -8,6 +8,8 @@ export function carrierReasons() {
     async up(db: Kysely<unknown>): Promise<void> {
       await db.schema.alterTable("messages").addColumn("error_reason", "text").execute();
       await db.schema.alterTable("messages").addColumn("carrier_code", "text").execute();
+      // When a carrier failure was refunded by REFUND_CARRIER_REASONS (margin counts it refunded).
+      await db.schema.alterTable("messages").addColumn("carrier_refunded_at", "bigint").execute();
     },
   };
 }
