@@ -5,6 +5,7 @@
 // are refunded at every level of a reseller's tree and the others not; a code no table knows keeps
 // today's failure; bad tables are refused with a 400 naming the wrong entry.
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { applyCarriersDocument } from "../../../src/delivery/carriers/carriers-document.js";
 import { listCarriers, listRoutes, removeCarrier, removeRoute } from "../../../src/delivery/carriers/catalog.js";
 import { receiver, until, useReceivers } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
@@ -330,5 +331,17 @@ describeEachEngine("operators' error codes", (engine) => {
     );
     const cleared = await admin("PUT", "/carriers/codes/error-codes", { codes: {} });
     expect(cleared.body.data.codes.every((c: { source: string }) => c.source === "default")).toBe(true);
+
+    // The carriers file takes the same table in a connector's definition, and refuses a bad one.
+    const deps = { store: gateway().db.store, clock: gateway().clock };
+    const own = { "E:4001": { reason: "dlt_header_inactive", description: "Header inactive (file)" } };
+    await applyCarriersDocument(deps, { connectors: [{ ...definition, error_codes: own }] });
+    const fromFile = await admin("GET", "/carriers/codes/error-codes");
+    expect(fromFile.body.data.codes).toContainEqual({ code: "E:4001", ...own["E:4001"], source: "connector" });
+    await expect(
+      applyCarriersDocument(deps, {
+        connectors: [{ ...definition, error_codes: { "633": { reason: "dlt_nothing", description: "x" } } }],
+      }),
+    ).rejects.toThrow(/error_codes\.633\.reason must be a code of the error catalogue/);
   });
 });
