@@ -11,6 +11,7 @@ import { codeRevealer } from "../channels/verify/index.js";
 import { voiceConnectors } from "../channels/voice/index.js";
 import { startWhatsAppUpkeep } from "../channels/whatsapp/index.js";
 import { startAlertChecks } from "../delivery/alerts/index.js";
+import { reportReasonOptions } from "../delivery/carriers/error-code-book.js";
 import { CarrierRegistry } from "../delivery/carriers/registry.js";
 import { removePartsOf } from "../delivery/carriers/smpp/index.js";
 import {
@@ -57,7 +58,12 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     now: () => ctx.clock.now().getTime(),
   });
   const connectors = [simulator, ...voiceConnectors(ctx), ...emailConnectors(ctx)];
-  const reports = new ReportIngester({ ...ctx, maxEarlyPerConnector: config.earlyReportsMaxPerConnector });
+  const reasonOptions = reportReasonOptions(ctx);
+  const reports = new ReportIngester({
+    ...ctx,
+    maxEarlyPerConnector: config.earlyReportsMaxPerConnector,
+    ...reasonOptions,
+  });
   const inbound = new InboundIngester(ctx);
   const sinks = {
     reports: (batch: DeliveryReport[]) => reports.push(batch),
@@ -76,6 +82,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     ...DEFAULT_DISPATCHER_OPTIONS,
     holdForMs: ctx.config.messageValidityHours * 3_600_000,
     revealBodies: codeRevealer(ctx.store, ctx.codeKeeper),
+    reasons: reasonOptions.reasons,
   });
   dispatcher.start();
   const expander = new BulkExpander(ctx);

@@ -20,6 +20,7 @@ import {
 } from "../../delivery/carriers/catalog.js";
 import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/config-file.js";
 import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
+import { describeErrorCodes, replaceErrorCodes } from "../../delivery/carriers/error-code-routes.js";
 import { describePriceRow, parsePriceCsv } from "../../domain/accounts/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { cliDeps, print, table, withStore } from "./cli-support.js";
@@ -143,6 +144,41 @@ export function addCarrierCommands(program: Command): void {
         print({ connector: opts.connector, rows: written }, opts.json, () => {
           return `imported ${written} cost rows for ${opts.connector}`;
         });
+      }),
+    );
+  carriers
+    .command("set-error-codes")
+    .description(
+      "replace a connector's own error_codes table (carrier code → reason, description) with a JSON or YAML file",
+    )
+    .requiredOption("--connector <name>", "the connector")
+    .requiredOption(
+      "--file <path>",
+      'the table, e.g. { "633": { "reason": "dlt_template_mismatch", "description": "…" } }',
+    )
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const shown = await replaceErrorCodes(deps(store), opts.connector, await readDefinitionFile(opts.file));
+        const own = shown.codes.filter((c) => c.source === "connector").length;
+        print(shown, opts.json, () => `${opts.connector} maps ${own} code(s) of its own over the default table`);
+      }),
+    );
+  carriers
+    .command("show-error-codes")
+    .description("the carrier codes a connector maps to reasons: its own over the default table")
+    .requiredOption("--connector <name>", "the connector")
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const shown = describeErrorCodes(await requireCarrier(store.db, opts.connector));
+        print(shown, opts.json, () =>
+          table(
+            ["CODE", "REASON", "SOURCE", "DESCRIPTION"],
+            shown.codes.map((c) => [c.code, c.reason, c.source, c.description]),
+            "no codes mapped",
+          ),
+        );
       }),
     );
   carriers

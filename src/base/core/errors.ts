@@ -85,6 +85,28 @@ export const ERROR_CATALOGUE = {
     legacy: -31,
     message: "The telemarketer chain sent is not the one declared for the send's DLT entity.",
   },
+  // Reasons of operators' DLT refusals (issue 40): carriers' codes map to them (delivery/carriers/error-codes.ts).
+  dlt_entity_inactive: { http: 422, legacy: -31, message: "The DLT entity is inactive on the DLT platform." },
+  dlt_entity_blacklisted: { http: 422, legacy: -31, message: "The DLT entity is blacklisted on the DLT platforms." },
+  dlt_telemarketer_rejected: {
+    http: 422,
+    legacy: -31,
+    message: "The DLT platform refused the telemarketer, or its link (PE-TM chain) with the entity.",
+  },
+  dlt_header_inactive: {
+    http: 422,
+    legacy: -32,
+    message: "The DLT header (sender ID) is inactive on the DLT platform.",
+  },
+  dlt_header_blacklisted: { http: 422, legacy: -32, message: "The DLT header (sender ID) is blacklisted." },
+  dlt_template_inactive: { http: 422, legacy: -8, message: "The DLT template is inactive on the DLT platform." },
+  dlt_template_blacklisted: { http: 422, legacy: -8, message: "The DLT template is blacklisted." },
+  dlt_consent_missing: {
+    http: 422,
+    legacy: -11,
+    message: "The recipient has not given the consent the DLT platform requires for this send.",
+  },
+  dlt_scrubbing_failed: { http: 422, legacy: -8, message: "The operator's DLT scrubbing refused the message." },
   unicode_not_allowed: {
     http: 422,
     legacy: -40,

@@ -52,13 +52,22 @@ export function sourcesOf(to: MessageStatus): MessageStatus[] {
  * delivery_report webhook): its stored code and description. Every failure path stores both;
  * a row from before they all did still says that it failed.
  */
-export function failureReason(row: { error_code: string | null; error_message: string | null }): {
+export function failureReason(row: {
+  error_code: string | null;
+  error_message: string | null;
+  error_reason?: string | null;
+  carrier_code?: string | null;
+}): {
   code: string;
   message: string;
+  reason?: string;
+  carrier_code?: string;
 } {
   return {
     code: row.error_code ?? "failed",
     message: row.error_message ?? "The message failed; no reason was given.",
+    // A carrier's code its connector maps (issue 40): the catalogue's reason and the code itself.
+    ...(row.error_reason ? { reason: row.error_reason, carrier_code: row.carrier_code ?? "" } : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 // value (trimmed, never empty) into what the gateway uses, or answers a Refusal saying what it must be.
 import path from "node:path";
 import ipaddr from "ipaddr.js";
+import { ERROR_CATALOGUE } from "../core/errors.js";
 import { type DailyWindow, parseDailyWindow } from "../core/promo-hours.js";
 import type { DatabaseTarget } from "../store/store.js";
 
@@ -235,6 +236,24 @@ export const optOutWords: Parser<ReadonlySet<string>> = {
       return new Refusal("must be comma-separated words of 1 to 30 letters or digits, not START");
     }
     return new Set(words);
+  },
+};
+
+/** `none`, or comma-separated reasons of the error catalogue; `dlt_*` stands for every DLT reason. */
+export const refundReasons: Parser<ReadonlySet<string>> = {
+  parse: (raw) => {
+    if (raw.toLowerCase() === "none") return new Set();
+    const reasons = new Set<string>();
+    for (const word of raw.split(",").map((item) => item.trim().toLowerCase())) {
+      if (word === "dlt_*") {
+        for (const code of Object.keys(ERROR_CATALOGUE)) if (code.startsWith("dlt_")) reasons.add(code);
+      } else if (Object.hasOwn(ERROR_CATALOGUE, word)) reasons.add(word);
+      else
+        return new Refusal(
+          `must be none, or comma-separated reasons of the error catalogue or dlt_* (${word || "an empty item"} is not one)`,
+        );
+    }
+    return reasons;
   },
 };
 

@@ -16,6 +16,7 @@ import {
   proxyAddresses,
   ratio,
   redisUrl,
+  refundReasons,
   type SettingSpec,
   shortLinkBase,
   text,
@@ -276,6 +277,13 @@ export const SETTINGS = {
     description:
       "Optional file path: the simulated SMS carrier and the simulated WhatsApp upstream append every message they receive as one JSON line (what a real carrier would have been sent).",
     parser: text,
+  },
+  REFUND_CARRIER_REASONS: {
+    field: "refundCarrierReasons",
+    description:
+      "Comma-separated reasons of the error catalogue (dlt_* for every DLT reason) whose carrier failures are refunded: a message its carrier failed with a code that its connector's error_codes map to one of them is refunded when the delivery report comes, at every level of a reseller's tree. none refunds no carrier failure (a failure whose code maps to no reason never is). See docs/decisions/0123-operators-error-codes.md.",
+    default: "none",
+    parser: refundReasons,
   },
   OPT_OUT_WORDS: {
     field: "optOutWords",

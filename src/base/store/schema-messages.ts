@@ -44,6 +44,11 @@ export interface MessagesTable {
   upstream_id: string | null;
   error_code: string | null;
   error_message: string | null;
+  /** A carrier's failure code mapped to a reason of the error catalogue, and that code (both or neither). */
+  error_reason: string | null;
+  carrier_code: string | null;
+  /** When its carrier's failure was refunded (REFUND_CARRIER_REASONS); null otherwise. */
+  carrier_refunded_at: number | null;
   /** While held with `connectors_down`: since when (the hold is bounded from then). */
   held_since: number | null;
   dlt_entity_id: string | null;

@@ -71,6 +71,15 @@ export const DeliveryReport = Type.Object(
             description: "Stable: match on it (UNDELIV, rejected, no_route, expired, busy, bounced…).",
           }),
           message: Type.String({ description: "Why, in words; may change." }),
+          reason: Type.Optional(
+            Type.String({
+              description:
+                "Stable, when the carrier's own code maps to one (its connector's error_codes): a code of the error catalogue, e.g. dlt_template_mismatch.",
+            }),
+          ),
+          carrier_code: Type.Optional(
+            Type.String({ description: "The carrier's own failure code that was mapped (e.g. 633), beside reason." }),
+          ),
         },
         { title: "MessageFailure", description: "Why a message failed (docs/api.md, Why a message failed)." },
       ),

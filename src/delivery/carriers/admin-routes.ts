@@ -1,6 +1,7 @@
 // Operator API for carriers, under /admin/api (mounted by admin/routes.ts behind its operator
 // check): SMS connectors (smpp, http-sms) with their health, the routes that pick them, and the
-// adaptive routes' scores (GET /routes/scores). Cost cards: app/admin/price-card-routes.ts.
+// adaptive routes' scores (GET /routes/scores). Cost cards: app/admin/price-card-routes.ts; error
+// codes: error-code-routes.ts.
 // Thin adapters over catalog.ts; the workers pick every change up within a second or two.
 
 import type { FastifyRequest } from "fastify";
@@ -25,6 +26,7 @@ import {
   setCarrierEnabled,
 } from "./catalog.js";
 import { CONNECTOR_NAME, ROUTE_CODES } from "./definitions.js";
+import { registerErrorCodeRoutes } from "./error-code-routes.js";
 import { compiledCostCards, measureRouteScores } from "./route-scores.js";
 
 /** What this file takes from the gateway. */
@@ -114,6 +116,8 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
   admin.delete("/carriers/:name", { schema: { params: Name, response: operatorAnswer(Carrier) } }, async (request) =>
     ok(describeCarrier(await removeCarrier(acting(request), request.params.name))),
   );
+
+  registerErrorCodeRoutes(admin, ctx);
 
   admin.get("/routes", { schema: { response: operatorAnswer(Type.Array(CarrierRoute)) } }, async () =>
     ok((await listRoutes(ctx.store.db)).map(describeRoute)),

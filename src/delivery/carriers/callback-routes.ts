@@ -8,6 +8,7 @@ import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { ReportIngester } from "../dispatch/index.js";
 import { CARRIERS_CHANGED, listCarriers } from "./catalog.js";
 import type { HttpSmsDefinition } from "./definitions.js";
+import { reportReasonOptions } from "./error-code-book.js";
 import type { HttpSmsConfig } from "./http-sms/index.js";
 import { callbackAuthentication, registerHttpSmsDlrRoute } from "./http-sms/index.js";
 import { HTTP_SMS_DLR_PATH } from "./registry.js";
@@ -78,7 +79,11 @@ class ConfiguredConnectors {
 }
 
 export function registerCarrierCallbackRoutes(app: FastifyInstance, ctx: Deps): void {
-  const reports = new ReportIngester({ ...ctx, maxEarlyPerConnector: ctx.config.earlyReportsMaxPerConnector });
+  const reports = new ReportIngester({
+    ...ctx,
+    maxEarlyPerConnector: ctx.config.earlyReportsMaxPerConnector,
+    ...reportReasonOptions(ctx),
+  });
   reports.start();
   const connectors = new ConfiguredConnectors(ctx);
   const unlisten = ctx.store.signals.listen(CARRIERS_CHANGED, () => connectors.changed());

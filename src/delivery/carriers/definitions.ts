@@ -4,6 +4,7 @@
 // plus the checks a schema cannot express. Secrets are masked when a definition is shown.
 import { type Static, type TSchema, Type } from "typebox";
 import { Value } from "typebox/value";
+import { type ErrorCodeTable, ErrorCodeTableError, parseErrorCodes } from "./error-codes.js";
 import {
   callbackAuthentication,
   type HttpSmsConfig,
@@ -80,8 +81,10 @@ export const SmppDefinitionSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export type SmppDefinition = Static<typeof SmppDefinitionSchema>;
-export type HttpSmsDefinition = HttpSmsConfig & { type: "http-sms" };
+/** Every connector may map its carrier's failure codes to reasons (error-codes.ts). */
+type WithErrorCodes = { error_codes?: ErrorCodeTable };
+export type SmppDefinition = Static<typeof SmppDefinitionSchema> & WithErrorCodes;
+export type HttpSmsDefinition = HttpSmsConfig & { type: "http-sms" } & WithErrorCodes;
 export type CarrierDefinition = SmppDefinition | HttpSmsDefinition;
 
 export const ROUTE_CODES = ["T", "P", "PS", "I", "V", "*"] as const;
@@ -196,6 +199,20 @@ function schemaProblems(schema: TSchema, input: unknown): string {
 
 /** Validates a connector definition; the error names the field that is wrong. */
 export function parseCarrierDefinition(input: unknown): CarrierDefinition {
+  if (typeof input !== "object" || input === null || !("error_codes" in input)) return parseConnection(input);
+  const { error_codes, ...connection } = input as Record<string, unknown>;
+  const definition = parseConnection(connection);
+  try {
+    return { ...definition, error_codes: parseErrorCodes(error_codes) };
+  } catch (error) {
+    if (error instanceof ErrorCodeTableError)
+      throw new CarrierConfigError(`Invalid ${definition.type} connector: ${error.message}`);
+    throw error;
+  }
+}
+
+/** A definition but for its error_codes. */
+function parseConnection(input: unknown): CarrierDefinition {
   const type = (input as { type?: unknown } | null)?.type;
   if (type === "smpp") {
     if (!Value.Check(SmppDefinitionSchema, input)) {

@@ -10,6 +10,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import { claimDueMessages } from "../../domain/messages/index.js";
 import { type WebhookOutbox, withHandoff } from "../../domain/webhooks/outbox.js";
+import { type CarrierReasons, classifyFailures } from "./carrier-reasons.js";
 import { type Routing, submitAll } from "./failover.js";
 import { Router } from "./router.js";
 import { afterCommit, type Outcomes, recordOutcomes } from "./submit-outcomes.js";
@@ -28,6 +29,8 @@ export interface DispatcherOptions {
    * must not stop it for good.
    */
   unrecordedGiveUpMs?: number;
+  /** The connectors' error_codes: a refused submit's code mapped to its reason. */
+  reasons?: CarrierReasons;
   /**
    * PostgreSQL, after a round that failed: how long the database must have answered again
    * before this worker claims (default 2 s). Another worker may have submits the carriers took
@@ -225,6 +228,7 @@ export class Dispatcher extends WorkerLoop {
       holdForMs: this.options.holdForMs,
       now: () => this.now(),
     });
+    await classifyFailures(this.options.reasons, outcomes.failures);
     for (const item of batch.withheld) outcomes.failures.push({ ...item, at: this.now() });
     return outcomes;
   }

@@ -32,12 +32,15 @@
 //                      inbound messages (generateInbound; recipient 0005 answers a numeric sender STOP)
 //   reports.ts         ReportIngester: applies delivery reports in groups; holds a report that overtakes
 //                      the record of its submit for up to 60 s
+//   carrier-reasons.ts a failed report's carrier code mapped to its reason (the connector's error_codes)
+//                      before it is applied; the refund of the reasons REFUND_CARRIER_REASONS names
 //   housekeeping.ts    every second: releases due scheduled messages, requeues leases earlier versions left, asks the
 //                      simulator again for lost reports, expires unreported messages; once a minute
 //                      of the clock, deletes login failures that no longer count
 //   expiry.ts          messages `submitted` longer than MESSAGE_VALIDITY_HOURS fail as `expired` with
 //                      their webhook (not refunded); connectors that never report delivery are skipped
 export { BULK_PARTS_SIGNAL, BulkExpander, DEFAULT_EXPANDER_OPTIONS } from "./bulk-expander.js";
+export type { CarrierReasons } from "./carrier-reasons.js";
 export {
   type Connector,
   DEFERRED,

@@ -24,10 +24,12 @@ import {
   hasEarlyReports,
   keepEarlyReports,
   REPORT_CODE_MAX_LENGTH,
+  refundCarrierFailures,
   reportsAhead,
   UPSTREAM_ID_MAX_LENGTH,
 } from "../../domain/messages/index.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox, withHandoff } from "../../domain/webhooks/outbox.js";
+import { type CarrierReasons, classifyReports } from "./carrier-reasons.js";
 import { REPORTED_CHANNELS } from "./submit-outcomes.js";
 
 const RETRY_UNMATCHED_MS = 60_000;
@@ -103,6 +105,10 @@ export class ReportIngester {
       keepEarlyMs?: number;
       /** Stored early reports per connector, the oldest dropped past it (EARLY_REPORTS_MAX_PER_CONNECTOR). */
       maxEarlyPerConnector?: number;
+      /** The connectors' error_codes tables: a failed report's carrier code mapped to its reason. */
+      reasons?: CarrierReasons;
+      /** The reasons whose failures are refunded at their report (REFUND_CARRIER_REASONS). */
+      refundReasons?: ReadonlySet<string>;
     },
   ) {}
 
@@ -197,9 +203,18 @@ export class ReportIngester {
     let events = 0;
     let overLimit = 0;
     // Reports this process's webhook sender has room for go to it straight after the commit.
+    await classifyReports(
+      this.deps.reasons,
+      group.map((w) => w.report),
+    );
     const { rows: changed, ahead } = await withHandoff(store, webhooks, async (trx, handoff) => {
       const reports = group.map((w) => w.report);
       const rows = await applyDeliveryReports(store, trx, reports);
+      const refunds = this.deps.refundReasons;
+      if (refunds && refunds.size > 0) {
+        const refunded = rows.filter((row) => row.status === "failed" && refunds.has(row.error_reason ?? ""));
+        if (refunded.length > 0) await refundCarrierFailures(trx, clock, refunded);
+      }
       // The delivery_report webhooks, in the same transaction as the states they report.
       if (webhooks) {
         events = await webhooks.deliveryReports(

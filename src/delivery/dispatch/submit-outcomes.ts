@@ -93,7 +93,13 @@ export function settle(
       heldSince: null,
     });
   } else {
-    outcomes.failures.push({ id: message.id, code: result.code, message: result.message, at: now() });
+    outcomes.failures.push({
+      id: message.id,
+      code: result.code,
+      message: result.message,
+      at: now(),
+      ...(connector ? { connector } : {}),
+    });
   }
 }
 

@@ -23,6 +23,7 @@
 //                      versions left (and of all dispatching ones at SQLite's start), cancellation of
 //                      scheduled messages with refund; which of a lost claim's messages still wait
 //                      (stillWaiting, for the dispatcher's late record)
+//   carrier-refunds.ts messages a carrier failed, refunded when the policy refunds their reason
 //   report-transitions.ts delivery reports applied, the connectors awaiting reports, and messages
 //                      whose report never came failed as expired
 //                      Also the reads around them: statuses by upstream id (a report that changed
@@ -76,6 +77,7 @@
 export * from "./accept.js";
 export * from "./analytics.js";
 export * from "./bulk-expansion.js";
+export * from "./carrier-refunds.js";
 export * from "./connector-receipts.js";
 export * from "./early-reports.js";
 export * from "./email-steps.js";

@@ -104,14 +104,19 @@ export async function listMessages(
     return pageOf(rows, limit, null);
   }
   const read = scan
-    .select(["id", "created_at", "recipient", "channel", "status", "connector", "error_code", "route"])
+    .select(["id", "created_at", "recipient", "channel", "status", "connector", "error_code", "error_reason", "route"])
     .limit(SCAN_BUDGET);
   let matching = db.selectFrom(read.as("s")).innerJoin("messages as m", "m.id", "s.id").selectAll("m");
   if (recipients) matching = matching.where("s.recipient", "in", [...recipients]);
   if (channels) matching = matching.where("s.channel", "in", [...channels]);
   if (statuses) matching = matching.where("s.status", "in", [...statuses]);
   if (connectors) matching = matching.where("s.connector", "in", [...connectors]);
-  if (errorCodes) matching = matching.where("s.error_code", "in", [...errorCodes]);
+  // A carrier failure's reason is its key in the analytics' error breakdown: either finds it.
+  if (errorCodes) {
+    matching = matching.where((eb) =>
+      eb.or([eb("s.error_code", "in", [...errorCodes]), eb("s.error_reason", "in", [...errorCodes])]),
+    );
+  }
   if (routes) matching = matching.where("s.route", "in", [...routes]);
   const rows = await matching
     .orderBy("s.created_at", "desc")

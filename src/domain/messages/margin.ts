@@ -2,8 +2,9 @@
 // revenue (what its customer was charged: the message's credits, or for a sub-account's message
 // what the top of its tree was charged, the last of `upline`), the carriers' cost (each
 // message's cost at submit, by its connector's cost card) and their difference, grouped by
-// account, connector or the cost card's prefix. A refunded message (cancelled, or failed before
-// it reached a carrier) brings no revenue; one never submitted costs nothing.
+// account, connector or the cost card's prefix. A refunded message (cancelled, failed before it
+// reached a carrier, or failed by its carrier for a reason REFUND_CARRIER_REASONS refunded) brings
+// no revenue; one never submitted costs nothing.
 import { sql } from "kysely";
 import type { Db } from "../../base/store/store.js";
 
@@ -34,7 +35,7 @@ export async function marginRows(
   window: { from: number; to: number; groupBy: MarginGroup },
 ): Promise<MarginRow[]> {
   const key = sql.ref(KEYS[window.groupBy]);
-  const refunded = sql`(status = 'cancelled' or (status = 'failed' and submitted_at is null))`;
+  const refunded = sql`(status = 'cancelled' or (status = 'failed' and (submitted_at is null or carrier_refunded_at is not null)))`;
   const result = await sql<{
     key: string | number | null;
     upline: string | null;

@@ -18,6 +18,10 @@ export interface DeliveryReport {
   /** A failure's code (the carrier's, e.g. UNDELIV) and its description. */
   code?: string | null;
   message?: string | null;
+  /** The carrier's own failure code when `code` is not it (an SMPP receipt's err; code is its stat). */
+  carrierCode?: string | null;
+  /** The reason of the error catalogue the carrier's code maps to (set by the ingester), and the code mapped. */
+  reason?: { reason: string; carrierCode: string } | null;
   /**
    * Set on a report kept because no message carried its id yet (early-reports.ts): when it came.
    * It then applies only to a message that was due by that time (REPORT_CLOCK_SKEW_MS aside).
@@ -55,21 +59,38 @@ export interface ReportedRow {
   /** Null on a delivered message. */
   error_code: string | null;
   error_message: string | null;
+  error_reason: string | null;
+  carrier_code: string | null;
   route: string;
   connector: string | null;
   delivered_at: number | null;
 }
 
 /** A failed report that names no reason still stores one, so every failed message says why. */
-export function reasonOf(report: DeliveryReport): { code: string | null; message: string | null } {
-  if (report.status === "delivered") return { code: null, message: null };
+export function reasonOf(report: DeliveryReport): {
+  code: string | null;
+  message: string | null;
+  reason: string | null;
+  carrierCode: string | null;
+} {
+  if (report.status === "delivered") return { code: null, message: null, reason: null, carrierCode: null };
   return {
     code: report.code ?? "failed",
     message: report.message ?? `The carrier reported the message failed${report.code ? ` (${report.code})` : ""}.`,
+    reason: report.reason?.reason ?? null,
+    carrierCode: report.reason?.carrierCode ?? null,
   };
 }
 
-const REPORTED_COLUMNS = ["id", "job_id", "error_message", ...ROLLUP_COLUMNS].join(", ");
+/** The code a report's carrier gave, which its connector's error_codes table maps. */
+export function carrierCodeOf(report: DeliveryReport): string | undefined {
+  if (report.status !== "failed") return undefined;
+  return report.carrierCode ?? report.code ?? undefined;
+}
+
+const REPORTED_COLUMNS = ["id", "job_id", "error_message", "error_reason", "carrier_code", ...ROLLUP_COLUMNS].join(
+  ", ",
+);
 /** Both final states are reached from `submitted` only. */
 const REPORT_SOURCES = sourcesOf("delivered")
   .map((status) => `'${status}'`)
@@ -88,7 +109,7 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
   // A delivered message keeps no error (a retried attempt's was cleared at its submit).
   if (store.engine === "sqlite") {
     const update = store.statement(
-      `update messages set status = ?, done_at = ?, error_code = ?, error_message = ?
+      `update messages set status = ?, done_at = ?, error_code = ?, error_message = ?, error_reason = ?, carrier_code = ?
         where connector = ? and upstream_id = ? and status in (${REPORT_SOURCES}) and due_at <= ?
        returning ${REPORTED_COLUMNS}`,
     );
@@ -99,6 +120,8 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
         r.at,
         reason.code,
         reason.message,
+        reason.reason,
+        reason.carrierCode,
         r.connector,
         r.upstreamId,
         latestDueOf(r),
@@ -120,6 +143,8 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
         reason.code,
         reason.message,
         latestDueOf(report),
+        reason.reason,
+        reason.carrierCode,
       ];
     }
     const rows = await store
@@ -128,7 +153,9 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
             set status = v.reports #>> array[m.connector, m.upstream_id, '0'],
                 done_at = (v.reports #>> array[m.connector, m.upstream_id, '1'])::bigint,
                 error_code = v.reports #>> array[m.connector, m.upstream_id, '2'],
-                error_message = v.reports #>> array[m.connector, m.upstream_id, '3']
+                error_message = v.reports #>> array[m.connector, m.upstream_id, '3'],
+                error_reason = v.reports #>> array[m.connector, m.upstream_id, '5'],
+                carrier_code = v.reports #>> array[m.connector, m.upstream_id, '6']
            from (select ?::jsonb as reports) as v
           where m.upstream_id = any(?::text[]) and m.connector = any(?::text[])
             and v.reports #> array[m.connector, m.upstream_id] is not null

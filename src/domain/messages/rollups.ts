@@ -16,6 +16,8 @@ export interface RollupSource {
   connector?: string | null;
   status: string;
   error_code?: string | null;
+  /** A carrier failure's mapped reason (0048): counted in the error breakdown instead of its code. */
+  error_reason?: string | null;
   created_at: number;
   delivered_at?: number | null;
   done_at?: number | null;
@@ -110,7 +112,7 @@ export class RollupChanges {
     const connector = m.connector ?? "";
     const route = ROUTE_CODES[m.route] ?? m.route;
     const prefix = prefixOf(m);
-    const error = category === "f" ? (m.error_code ?? "failed") : "";
+    const error = category === "f" ? (m.error_reason ?? m.error_code ?? "failed") : "";
     const column = category === "d" ? 1 : category === "f" ? 2 : 3;
     const histogram = category === "d" ? 4 + latencyBucket(m) : -1;
     const count = (key: string) => {

@@ -121,6 +121,9 @@ export interface Failure {
   code: string;
   message: string;
   at: number;
+  /** The connector that refused it, and the reason its error_codes map the refusal's code to. */
+  connector?: string;
+  reason?: { reason: string; carrierCode: string } | null;
 }
 
 interface ChargedRow extends RollupSource {
@@ -135,6 +138,8 @@ interface ChargedRow extends RollupSource {
   done_at: number;
   error_code: string;
   error_message: string;
+  error_reason: string | null;
+  carrier_code: string | null;
   upline: string | null;
 }
 
@@ -149,14 +154,22 @@ export async function failBeforeCarrier(
 ): Promise<ChargedRow[]> {
   const failed: ChargedRow[] = [];
   for (const part of chunks(items)) {
-    const values = sql.join(part.map((i) => sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint))`));
+    const values = sql.join(
+      part.map(
+        (i) =>
+          sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint), cast(${i.reason?.reason ?? null} as text), cast(${i.reason?.carrierCode ?? null} as text))`,
+      ),
+    );
     const result = await sql<ChargedRow>`
-      with v(mid, v_code, v_message, v_at) as (values ${values})
+      with v(mid, v_code, v_message, v_at, v_reason, v_carrier) as (values ${values})
       update messages
-         set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null
+         set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null,
+             error_reason = v.v_reason, carrier_code = v.v_carrier
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
-      returning id, wallet, credits, job_id, error_message, upline, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(trx);
+      returning id, wallet, credits, job_id, error_message, error_reason, carrier_code, upline, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(
+      trx,
+    );
     failed.push(...result.rows);
   }
   const note = "refund: not delivered to a carrier";

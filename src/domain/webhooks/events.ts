@@ -20,6 +20,9 @@ export interface ReportedMessage {
   /** Why a failed message failed: the payload's `error` (a WhatsApp failure brings its own in `extra`). */
   error_code?: string | null;
   error_message?: string | null;
+  /** A carrier's failure code mapped to a reason of the catalogue, and that code (the payload's error.reason, error.carrier_code). */
+  error_reason?: string | null;
+  carrier_code?: string | null;
 }
 
 export interface InboundEvent {

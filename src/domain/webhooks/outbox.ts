@@ -283,9 +283,16 @@ export class WebhookOutbox {
 }
 
 /** The `error` of a failed message's event, as the status call shows it. */
-function failureOf(message: Pick<ReportedMessage, "status" | "error_code" | "error_message">) {
+function failureOf(
+  message: Pick<ReportedMessage, "status" | "error_code" | "error_message" | "error_reason" | "carrier_code">,
+) {
   if (message.status !== "failed") return {};
   return {
-    error: failureReason({ error_code: message.error_code ?? null, error_message: message.error_message ?? null }),
+    error: failureReason({
+      error_code: message.error_code ?? null,
+      error_message: message.error_message ?? null,
+      error_reason: message.error_reason ?? null,
+      carrier_code: message.carrier_code ?? null,
+    }),
   };
 }

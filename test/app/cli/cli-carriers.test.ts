@@ -99,4 +99,32 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
     );
     expect(await cliOk(["carriers", "health"], env)).toBe("no worker is running connectors\n");
   });
+
+  it("shows and replaces a connector's error codes, refusing a bad table", async () => {
+    const definition = write(
+      "codes.json",
+      JSON.stringify({
+        name: "codes-smsc",
+        type: "smpp",
+        host: "127.0.0.1",
+        port: 2775,
+        system_id: "a",
+        password: "p",
+      }),
+    );
+    await cliOk(["carriers", "add", "--file", definition], env);
+    const table = write("codes.yaml", '"633": { reason: dlt_scrubbing_failed, description: "Scrubbing (ours)" }\n');
+    expect(await cliOk(["carriers", "set-error-codes", "--connector", "codes-smsc", "--file", table], env)).toBe(
+      "codes-smsc maps 1 code(s) of its own over the default table\n",
+    );
+    const shown = await cliOk(["carriers", "show-error-codes", "--connector", "codes-smsc"], env);
+    expect(shown).toMatch(/^633\s+dlt_scrubbing_failed\s+connector\s+Scrubbing \(ours\)$/m);
+    expect(shown).toMatch(/^621\s+dlt_header_inactive\s+default\s+HEADER_INACTIVE/m);
+    const bad = write("bad-codes.json", '{ "633": { "reason": "nope", "description": "x" } }');
+    const refused = await runCli(["carriers", "set-error-codes", "--connector", "codes-smsc", "--file", bad], env);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/error_codes\.633\.reason must be a code of the error catalogue/);
+    expect(refused.stderr).not.toMatch(STACK_TRACE);
+    await cliOk(["carriers", "remove", "codes-smsc"], env);
+  });
 });

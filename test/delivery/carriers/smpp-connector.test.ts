@@ -225,6 +225,7 @@ describeEachEngine("smpp connector", (engine) => {
         status: "failed",
         at: Date.UTC(2026, 10, 22, 14, 31),
         code: "UNDELIV",
+        carrierCode: "034",
         message:
           "The carrier reported UNDELIV (err 034) for part 2 of 3: the carrier could not deliver the message to the handset.",
       },

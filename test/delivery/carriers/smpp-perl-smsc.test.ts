@@ -279,6 +279,7 @@ function suite(engine: Engine): void {
       status: "failed",
       at: Math.max(...longReceipts.map(doneAt)),
       code: "UNDELIV",
+      carrierCode: "034",
       message:
         "The carrier reported UNDELIV (err 034) for part 2 of 3: the carrier could not deliver the message to the handset.",
     });
@@ -288,6 +289,7 @@ function suite(engine: Engine): void {
       status: "failed",
       at: doneAt(receipts[3]!),
       code: "UNDELIV",
+      carrierCode: "034",
       message: "The carrier reported UNDELIV (err 034): the carrier could not deliver the message to the handset.",
     });
     expect((await partsOf(long.id)).map((part) => [part.status, part.error_code])).toEqual([

@@ -52,6 +52,13 @@ export function MessageView({ path, back }: { path: string; back: string }) {
       {message.error ? (
         <div className="notice error" role="note">
           Failed: {message.error.message} <code>{message.error.code}</code>
+          {message.error.reason ? (
+            <>
+              {" "}
+              Reason <code data-testid="message-reason">{message.error.reason}</code>, carrier code{" "}
+              <code>{message.error.carrier_code}</code>
+            </>
+          ) : null}
         </div>
       ) : null}
       <dl className="facts">

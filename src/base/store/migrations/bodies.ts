@@ -49,6 +49,7 @@ import { auditLog } from "./0044_audit_log.js";
 import { sendChains } from "./0045_send_chains.js";
 import { promoHours } from "./0046_promo_hours.js";
 import { shortLinks } from "./0047_short_links.js";
+import { carrierReasons } from "./0048_carrier_reasons.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -98,5 +99,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0045_send_chains": sendChains(),
     "0046_promo_hours": promoHours(),
     "0047_short_links": shortLinks(engine),
+    "0048_carrier_reasons": carrierReasons(),
   };
 }

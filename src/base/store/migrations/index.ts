@@ -55,6 +55,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0045_send_chains",
   "0046_promo_hours",
   "0047_short_links",
+  "0048_carrier_reasons",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -112,6 +112,7 @@ export function reportOf(connector: string, parts: MessagePartsTable[], now: num
     status: "failed",
     at,
     code: stat,
+    ...(err ? { carrierCode: err } : {}),
     message: `The carrier reported ${stat}${err ? ` (err ${err})` : ""}${where}: ${meaningOfStat(stat)}.`,
   };
 }

@@ -208,7 +208,7 @@ export default function Analytics() {
       <Days window={window} timeZone={session.time_zone} />
       <Breakdown title="By connector" groupBy="connector" head="Connector" window={window} />
       <Breakdown title="By account" groupBy="account" head="Account" window={window} />
-      <Breakdown title="By error code" groupBy="error_code" head="Error code" window={window} />
+      <Breakdown title="By error code or reason" groupBy="error_code" head="Error code or reason" window={window} />
       <Breakdown title="By route" groupBy="route" head="Route" window={window} />
     </>
   );

@@ -1,0 +1,48 @@
+// The connectors' error_codes tables as the report ingester and the dispatcher read them: from
+// the carriers table, read again when the catalog's version changed (looked at once a second, and
+// at the next lookup after CARRIERS_CHANGED).
+import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Store } from "../../base/store/store.js";
+import { CARRIERS_CHANGED, carriersVersion, listCarriers } from "./catalog.js";
+import { type ErrorCodeEntry, type ErrorCodeTable, mappedReason } from "./error-codes.js";
+
+const RECHECK_MS = 1_000;
+
+export class ErrorCodeBook {
+  private tables = new Map<string, ErrorCodeTable | undefined>();
+  private version: string | undefined;
+  private checkedAt = 0;
+  private reading: Promise<void> | undefined;
+
+  constructor(private readonly store: Pick<Store, "db" | "signals">) {
+    // A change made through this process or another is read at the next lookup, not a second later.
+    store.signals.listen(CARRIERS_CHANGED, () => {
+      this.checkedAt = 0;
+    });
+  }
+
+  /** The reason a failure code of `connector`'s carrier maps to, if any (the default table for a connector not configured). */
+  async reasonOf(connector: string, carrierCode: string): Promise<ErrorCodeEntry | undefined> {
+    if (Date.now() - this.checkedAt >= RECHECK_MS) {
+      this.reading ??= this.refresh().finally(() => {
+        this.reading = undefined;
+      });
+      await this.reading;
+    }
+    return mappedReason(this.tables.get(connector), carrierCode);
+  }
+
+  private async refresh(): Promise<void> {
+    const version = await carriersVersion(this.store.db);
+    this.checkedAt = Date.now();
+    if (version === this.version) return;
+    const carriers = await listCarriers(this.store.db);
+    this.tables = new Map(carriers.map((carrier) => [carrier.name, carrier.definition.error_codes]));
+    this.version = version;
+  }
+}
+
+/** What a ReportIngester takes to map carriers' codes to reasons and refund as the operator says. */
+export function reportReasonOptions(ctx: Pick<Runtime, "store" | "config">) {
+  return { reasons: new ErrorCodeBook(ctx.store), refundReasons: ctx.config.refundCarrierReasons };
+}
