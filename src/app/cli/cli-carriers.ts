@@ -159,7 +159,7 @@ export function addCarrierCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const shown = await replaceErrorCodes(deps(store), opts.connector, await readDefinitionFile(opts.file));
+        const shown = await replaceErrorCodes(cliDeps(store), opts.connector, await readDefinitionFile(opts.file));
         const own = shown.codes.filter((c) => c.source === "connector").length;
         print(shown, opts.json, () => `${opts.connector} maps ${own} code(s) of its own over the default table`);
       }),
