@@ -2,8 +2,8 @@
 // value (trimmed, never empty) into what the gateway uses, or answers a Refusal saying what it must be.
 import path from "node:path";
 import ipaddr from "ipaddr.js";
+import { type DailyWindow, parseDailyWindow } from "../core/daily-window.js";
 import { ERROR_CATALOGUE } from "../core/errors.js";
-import { type DailyWindow, parseDailyWindow } from "../core/promo-hours.js";
 import type { DatabaseTarget } from "../store/store.js";
 
 /** Why a value was refused ("must be …", "needs …"); `got` replaces the value quoted back (a password hidden). */

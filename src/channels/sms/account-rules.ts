@@ -6,8 +6,8 @@
 // DLT changes signal every process to drop the account's entry at once; switches and
 // whitelists otherwise refresh within TTL_MS.
 
+import { type DailyWindow, parseDailyWindow } from "../../base/core/daily-window.js";
 import type { EntityLinks } from "../../base/core/dlt-links.js";
-import { type DailyWindow, parseDailyWindow } from "../../base/core/promo-hours.js";
 import type { Store } from "../../base/store/store.js";
 import {
   accountSendSwitches,

@@ -3,9 +3,10 @@
 // run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
 
 import type { Clock } from "../../base/core/clock.js";
+import type { DailyWindow } from "../../base/core/daily-window.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
-import { type DailyWindow, releaseAt } from "../../base/core/promo-hours.js";
+import { releaseAt } from "../../base/core/promo-hours.js";
 import { segmentInfo } from "../../base/core/segments.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";

@@ -2,8 +2,8 @@
 import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
+import { promoHoursSetting } from "../../base/core/daily-window.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { promoHoursSetting } from "../../base/core/promo-hours.js";
 import { USERNAME_MAX_LENGTH, usernameIs } from "../../base/core/usernames.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
@@ -360,9 +360,10 @@ export async function updateAccount(
   });
   await accountCredentialsChanged(store, account.id);
   // Read on the send path through a cache that these signals drop at once.
-  const dltChanged =
-    changes.defaultDltEntityId !== undefined || changes.dltMatching !== undefined || changes.shortenUrls !== undefined;
-  if (dltChanged) await store.signals.notify(DLT_CHANGED, String(account.id));
+  const rulesChanged = [changes.defaultDltEntityId, changes.dltMatching, changes.shortenUrls, changes.promoHours].some(
+    (change) => change !== undefined,
+  );
+  if (rulesChanged) await store.signals.notify(DLT_CHANGED, String(account.id));
   return updated;
 }
 
