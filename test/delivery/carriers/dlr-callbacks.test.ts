@@ -166,6 +166,9 @@ describeEachEngine("http-sms delivery-report callbacks from outsiders", (engine)
     // 400 reports show the bound as 1,500 did, in a quarter of the time (1,500 took over 30 s
     // amid the suite on two busy cores).
     const FLOOD = 400;
+    // The counter has no connector label: reports the earlier tests kept are still retried, each
+    // bounded as the flood's are, so the bound covers them too.
+    const earlier = (await gateway().db.store.db.selectFrom("early_reports").select("upstream_id").execute()).length;
     const retried = await metric("switchboard_delivery_report_retries_total");
     const started = Date.now();
     const statuses = await flood(
@@ -181,7 +184,9 @@ describeEachEngine("http-sms delivery-report callbacks from outsiders", (engine)
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     const seconds = (Date.now() - started) / 1000;
     const work = (await metric("switchboard_delivery_report_retries_total")) - retried;
-    expect(work, `${work} retries in ${seconds.toFixed(1)} s`).toBeLessThanOrEqual(FLOOD * Math.log2(seconds * 4 + 1));
+    expect(work, `${work} retries in ${seconds.toFixed(1)} s`).toBeLessThanOrEqual(
+      (FLOOD + earlier) * Math.log2(seconds * 4 + 1),
+    );
   }, 60_000);
 
   it("never applies a report that came before its message was due: ids the aggregator gives again, or guessed", async () => {
