@@ -76,6 +76,16 @@ export async function signInAs(page: Page, username: string, password: string): 
   await page.getByRole("button", { name: "Sign out" }).waitFor();
 }
 
+/** The phone every console page must fit (no sideways scroll at 390 px). */
+export const PHONE = { width: 390, height: 844 };
+
+/** A new page at phone width, signed in as `account` (its username and password). */
+export async function phonePageAs(browser: Browser, baseURL: string, account: { username: string; password: string }) {
+  const opened = await newPage(browser, baseURL, PHONE);
+  await signInAs(opened.page, account.username, account.password);
+  return opened;
+}
+
 const requireFromHere = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(requireFromHere.resolve("axe-core/axe.min.js"), "utf8");
 

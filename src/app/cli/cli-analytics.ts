@@ -2,6 +2,7 @@
 // them (every account's messages, or one account's with --account), read from the rollups. Times
 // without a zone, and hours and days, are read in --time-zone (default UTC: the CLI has no account).
 import { type Command, InvalidArgumentError } from "commander";
+import { isTimeZone } from "../../base/core/time-zone-names.js";
 import { requireAccount } from "../../domain/accounts/index.js";
 import { deliveryAnswer } from "../analytics-routes.js";
 import { groupCommand } from "./cli-group-names.js";
@@ -17,11 +18,7 @@ interface DeliveryOptions {
 }
 
 function timeZone(value: string): string {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: value });
-  } catch {
-    throw new InvalidArgumentError("use an IANA time zone, e.g. Asia/Kolkata or UTC");
-  }
+  if (!isTimeZone(value)) throw new InvalidArgumentError("use an IANA time zone, e.g. Asia/Kolkata or UTC");
   return value;
 }
 

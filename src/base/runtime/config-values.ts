@@ -4,6 +4,7 @@ import path from "node:path";
 import ipaddr from "ipaddr.js";
 import { type DailyWindow, parseDailyWindow } from "../core/daily-window.js";
 import { ERROR_CATALOGUE } from "../core/errors.js";
+import { isTimeZone } from "../core/time-zone-names.js";
 import type { DatabaseTarget } from "../store/store.js";
 
 /** Why a value was refused ("must be …", "needs …"); `got` replaces the value quoted back (a password hidden). */
@@ -64,14 +65,7 @@ export const dailyWindow: Parser<DailyWindow> = {
 
 /** An IANA time zone name. */
 export const timeZone: Parser<string> = {
-  parse: (raw) => {
-    try {
-      new Intl.DateTimeFormat("en", { timeZone: raw });
-      return raw;
-    } catch {
-      return new Refusal("must be an IANA time zone name such as Asia/Kolkata");
-    }
-  },
+  parse: (raw) => (isTimeZone(raw) ? raw : new Refusal("must be an IANA time zone name such as Asia/Kolkata")),
 };
 
 export function wholeNumber(min: number, max: number): Parser<number> {

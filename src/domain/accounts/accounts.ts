@@ -4,6 +4,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
 import { promoHoursSetting } from "../../base/core/daily-window.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { isTimeZone } from "../../base/core/time-zone-names.js";
 import { USERNAME_MAX_LENGTH, usernameIs } from "../../base/core/usernames.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
@@ -50,9 +51,7 @@ export function assertValidPassword(password: string): void {
 }
 
 export function assertValidTimeZone(timeZone: string): void {
-  try {
-    new Intl.DateTimeFormat("en", { timeZone });
-  } catch {
+  if (!isTimeZone(timeZone)) {
     throw new GatewayError(
       "invalid_request",
       `Unknown time zone "${timeZone}"; use an IANA name such as Asia/Kolkata.`,

@@ -7,14 +7,11 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   noneLoading,
-  signInAs,
+  phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
-
-const PHONE = { width: 390, height: 844 };
 
 describeInBrowser("console in the browser: the audit log", () => {
   const gateway = useTestGateway("sqlite");
@@ -39,8 +36,7 @@ describeInBrowser("console in the browser: the audit log", () => {
   });
 
   it("shows the account its entries, filters them, at 390 px", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, shop.username, shop.password);
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
     await page.goto("/audit");
     await page.getByRole("heading", { name: "Audit log" }).waitFor();
     await noneLoading(page);
@@ -66,8 +62,7 @@ describeInBrowser("console in the browser: the audit log", () => {
   }, 120_000);
 
   it("shows the operator every account's, and verifies the chain, at 390 px", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, operator.username, operator.password);
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, operator);
     await page.goto(`/operator/audit?account=${shop.username}&action=credits`);
     await page.getByRole("heading", { name: "Audit log" }).waitFor();
     await noneLoading(page);

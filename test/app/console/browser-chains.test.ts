@@ -9,14 +9,11 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   noneLoading,
-  signInAs,
+  phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
-
-const PHONE = { width: 390, height: 844 };
 
 describeInBrowser("console in the browser: a fallback send on the message page", () => {
   const gateway = useTestGateway("sqlite", {
@@ -51,8 +48,7 @@ describeInBrowser("console in the browser: a fallback send on the message page",
   });
 
   it("shows the chain's steps on the SMS's page, with a link to the WhatsApp message, at 390 px", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, shop.username, shop.password);
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
     await page.goto(`/messages/${chain.steps[1]!.message_id}`);
     await page.getByRole("heading", { name: "Fallback send" }).waitFor();
     await noneLoading(page);

@@ -8,15 +8,13 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   noneLoading,
-  signInAs,
+  phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 const ENTITY = "1101160000000000071";
-const PHONE = { width: 390, height: 844 };
 
 describeInBrowser("console in the browser: DLT telemarketer chains and template matching", () => {
   const gateway = useTestGateway("sqlite", { env: { DLT_TM_ID: "1702000000000000099" } });
@@ -33,8 +31,7 @@ describeInBrowser("console in the browser: DLT telemarketer chains and template 
 
   it("declares and clears an entity's chain, and switches the template matching, at 390 px", async () => {
     const t = gateway();
-    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, operator.username, operator.password);
+    const { page, context, problems } = await phonePageAs(browser(), t.url, operator);
     await page.goto(`/operator/accounts/${shop.username}`);
     const chains = page.getByTestId("dlt-chains");
     await chains.getByText("no chain declared").waitFor();

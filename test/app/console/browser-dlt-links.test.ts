@@ -8,16 +8,14 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   noneLoading,
-  signInAs,
+  phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { keyOf } from "../../helpers/sms.js";
 
 const ENTITY = "1101160000000000051";
-const PHONE = { width: 390, height: 844 };
 
 describeInBrowser("console in the browser: DLT links and callback numbers", () => {
   const gateway = useTestGateway("sqlite");
@@ -41,8 +39,7 @@ describeInBrowser("console in the browser: DLT links and callback numbers", () =
     });
     expect(asked.status, asked.text).toBe(201);
 
-    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, operator.username, operator.password);
+    const { page, context, problems } = await phonePageAs(browser(), t.url, operator);
     await page.goto(`/operator/accounts/${shop.username}`);
     const urls = page.getByTestId("dlt-urls");
     await urls.getByText("app.example.com/get", { exact: true }).waitFor();

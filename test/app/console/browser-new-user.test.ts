@@ -11,12 +11,13 @@ import {
   expectNoHorizontalScroll,
   newPage,
   noneLoading,
+  PHONE,
+  phonePageAs,
   signInAs,
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
-const PHONE = { width: 390, height: 844 };
 const LONG_TEXT =
   "Your order 48213 has shipped and will reach you on Tuesday between 10:00 and 14:00; reply STOP to stop these.";
 
@@ -54,8 +55,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
   }
 
   it("shows the Messages table and the Approvals buttons on a 390 px phone, no page scrolling sideways", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, shop.username, shop.password);
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
     await page.goto("/messages");
     await expect.poll(() => page.locator("table.messages tbody tr").count()).toBe(12);
     await expectNoHorizontalScroll(page, "messages at 390 px");

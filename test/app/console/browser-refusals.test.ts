@@ -7,15 +7,12 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   noneLoading,
-  signInAs,
+  phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { legacy, sendParams } from "../../helpers/legacy.js";
-
-const PHONE = { width: 390, height: 844 };
 
 describeInBrowser("console in the browser: the log of refusals", () => {
   const gateway = useTestGateway("sqlite");
@@ -42,8 +39,7 @@ describeInBrowser("console in the browser: the log of refusals", () => {
   });
 
   it("shows the account its refusals, with the answers given, at 390 px", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, shop.username, shop.password);
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
     await page.goto("/refusals");
     await page.getByRole("heading", { name: "Refusals" }).waitFor();
     await noneLoading(page);
@@ -70,8 +66,7 @@ describeInBrowser("console in the browser: the log of refusals", () => {
   }, 120_000);
 
   it("shows the operator every account's, and the unauthenticated ones, at 390 px", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, operator.username, operator.password);
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, operator);
     await page.goto(`/operator/refusals?account=${shop.username}`);
     await page.getByRole("heading", { name: "Refusals" }).waitFor();
     await noneLoading(page);

@@ -15,14 +15,11 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   noneLoading,
-  signInAs,
+  phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
 import { type TestAccount, useTestGateway } from "../../helpers/gateway.js";
-
-const PHONE = { width: 390, height: 844 };
 
 describeInBrowser("console in the browser: the Verify page", () => {
   const { env, captureFile } = verifyEnv();
@@ -42,8 +39,7 @@ describeInBrowser("console in the browser: the Verify page", () => {
   });
 
   it("shows the settings and the conversion per channel and country at 390 px", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, shop.username, shop.password);
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
     await page.goto("/verify");
     await page.getByRole("heading", { name: "Verify", level: 1 }).waitFor();
     await noneLoading(page);

@@ -1,39 +1,23 @@
 // kill -9 of a real `switchboard start` between a chain's steps: after the restart the next step
 // still goes once, at the due time stored before the crash. And a step whose send was stored but
 // not recorded (the process died in between) is taken over and finds the same message.
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createAccountWithKey } from "../../../src/app/admin/index.js";
+import { expect, it } from "vitest";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { updateWhatsAppSettings } from "../../../src/channels/whatsapp/settings.js";
-import { addSenderId, walletBalance } from "../../../src/domain/accounts/index.js";
-import { cliActor } from "../../../src/domain/audit/index.js";
+import { walletBalance } from "../../../src/domain/accounts/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
-import { type ServerProcess, startServer } from "../../helpers/cli.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import type { ServerProcess } from "../../helpers/cli.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { pipelineAccount, useKilledServers } from "../../helpers/killed-servers.js";
 import { SMS_STEP, WHATSAPP_STEP } from "./helpers.js";
 
 describeEachEngine("fallback send across a crash", (engine) => {
-  let db: TestDatabase;
-  let server: ServerProcess | undefined;
-
-  beforeAll(async () => {
-    db = await createTestDatabase(engine);
-  });
-  afterAll(async () => {
-    await server?.stop("SIGKILL");
-    await db?.drop();
-  });
+  const servers = useKilledServers(engine);
+  let server: ServerProcess;
 
   it("sends the next step exactly once after kill -9, at its stored due time", async () => {
-    const deps = { store: db.store, clock: systemClock, actor: cliActor() };
-    const account = await createAccountWithKey(deps, {
-      username: "chains",
-      password: "chains-password",
-      credits: { sms: 10, whatsapp: 10 },
-      rateLimit: 0,
-    });
-    await db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", account.id).execute();
-    await addSenderId(db.store.db, systemClock, account.id, "SWBRD", { approve: true });
+    const db = servers.db();
+    const account = await pipelineAccount(db, "chains", { sms: 10, whatsapp: 10 });
     await updateWhatsAppSettings(db.store.db, systemClock, account.id, {
       enabled: true,
       phone_number_id: "300000000777",
@@ -48,9 +32,9 @@ describeEachEngine("fallback send across a crash", (engine) => {
       SIMULATOR_FAILURE_RATE: "0",
       CHAIN_POLL_MS: "50",
     };
-    server = await startServer("start", env);
+    server = await servers.start(env);
     const v2 = async (method: string, path: string, json?: unknown) => {
-      const response = await fetch(`${server!.url}/api/v2${path}`, {
+      const response = await fetch(`${server.url}/api/v2${path}`, {
         method,
         headers: { "content-type": "application/json", authorization: `Bearer ${account.api_key}` },
         ...(json === undefined ? {} : { body: JSON.stringify(json) }),
@@ -70,7 +54,7 @@ describeEachEngine("fallback send across a crash", (engine) => {
     expect(Date.now()).toBeLessThan(deadline);
     await server.stop("SIGKILL");
 
-    server = await startServer("start", env);
+    server = await servers.start(env);
     let chain = await v2("GET", `/send/${chainId}`);
     await until(async () => {
       chain = await v2("GET", `/send/${chainId}`);

@@ -5,13 +5,11 @@
 // between a commit and the answers it releases. And on SQLite the worker thread dying alone
 // (SWITCHBOARD_FAULT_WORKER_THREAD_EXIT: right after a commit, before its answers): the process
 // exits with 70 for its supervisor, and the restart recovers as after kill -9.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { addSenderIdFor, createAccountWithKey } from "../../../src/app/admin/index.js";
-import { systemClock } from "../../../src/base/core/clock.js";
+import { describe, expect, it } from "vitest";
+import type { Engine } from "../../../src/base/store/engine.js";
 import { ledgerSum, walletBalance } from "../../../src/domain/accounts/index.js";
-import { cliActor } from "../../../src/domain/audit/index.js";
-import { type ServerProcess, startServer } from "../../helpers/cli.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { pipelineAccount, useKilledServers } from "../../helpers/killed-servers.js";
 import { waitUntilAllFinal } from "../../helpers/messages.js";
 
 const CREDITS = 100_000;
@@ -25,29 +23,12 @@ describeEachEngine("crash during a stream of sends", (engine) => {
   if (engine === "sqlite") describe("worker thread ends alone", () => crashTest(engine, "2", "worker thread ends"));
 });
 
-function crashTest(engine: Parameters<typeof createTestDatabase>[0], threads: string, fault: Fault): void {
-  let db: TestDatabase;
-  let server: ServerProcess | undefined;
-
-  beforeAll(async () => {
-    db = await createTestDatabase(engine);
-  });
-  afterAll(async () => {
-    await server?.stop("SIGKILL");
-    await db?.drop();
-  });
+function crashTest(engine: Engine, threads: string, fault: Fault): void {
+  const servers = useKilledServers(engine);
 
   it("loses no answered send and charges exactly what was stored", async () => {
-    const deps = { store: db.store, clock: systemClock, actor: cliActor() };
-    const account = await createAccountWithKey(deps, {
-      username: "crash",
-      password: "crash-password",
-      credits: { sms: CREDITS },
-      rateLimit: 0,
-    });
-    await addSenderIdFor(deps, { username: "crash", sender: "SWBRD", approve: true });
-    // This tests the pipeline, not the DLT rules.
-    await db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", account.id).execute();
+    const db = servers.db();
+    const account = await pipelineAccount(db, "crash", { sms: CREDITS });
     const env = {
       DATABASE_URL: db.url,
       SIMULATOR_LATENCY_MS: "30",
@@ -55,8 +36,7 @@ function crashTest(engine: Parameters<typeof createTestDatabase>[0], threads: st
       SWITCHBOARD_THREADS: threads,
     };
 
-    server = await startServer(
-      "start",
+    const server = await servers.start(
       fault === "worker thread ends" ? { ...env, SWITCHBOARD_FAULT_WORKER_THREAD_EXIT: "1500" } : env,
     );
     const url = server.url;
@@ -103,7 +83,7 @@ function crashTest(engine: Parameters<typeof createTestDatabase>[0], threads: st
     killed = true;
     await Promise.all(streams);
 
-    server = await startServer("start", env);
+    await servers.start(env);
     await waitUntilAllFinal(db.store);
 
     const stored = await db.store.db.selectFrom("messages").select(["id", "status"]).execute();

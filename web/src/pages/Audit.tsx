@@ -2,71 +2,24 @@
 // actor, target), cursor pages and the export; each entry a card (when, who, from where, what,
 // before → after), so the page reads on a phone. The operator's page (operator/Audit.tsx) uses the
 // same filters, cards and list.
-import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useState } from "react";
-import { request, withQuery } from "../api.js";
+import type { ReactNode } from "react";
 import { ExportLinks } from "../exports.js";
+import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
 import { formatTime, zoneLabel } from "../format.js";
-import { navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { AuditEntry, AuditPage } from "../types.js";
-import { Busy, CursorPager, ErrorNotice, Field, PageTitle } from "../ui.js";
+import type { AuditEntry } from "../types.js";
+import { PageTitle } from "../ui.js";
 
 const PAGE = 25;
-const FILTERS = ["action", "actor", "target", "from", "to"] as const;
-type Filters = Record<(typeof FILTERS)[number] | "account", string>;
 
-/** The filters the URL holds (the page's own query string); empty ones left out. */
-export function useAuditFilters(): Partial<Filters> {
-  const { query } = useLocation();
-  return Object.fromEntries(
-    [...FILTERS, "account"].flatMap((name) => {
-      const value = query.get(name);
-      return value ? [[name, value]] : [];
-    }),
-  );
-}
-
-/** The filter form; Search puts the filters in the URL of `page`. */
-export function AuditFilters({
-  page,
-  filters,
-  children,
-}: {
-  page: string;
-  filters: Partial<Filters>;
-  children?: (draft: Partial<Filters>, set: (draft: Partial<Filters>) => void) => ReactNode;
-}) {
-  const [draft, setDraft] = useState(filters);
-  const apply = (event: FormEvent) => {
-    event.preventDefault();
-    navigate(withQuery(page, draft));
-  };
-  const input = (name: (typeof FILTERS)[number], label: string, type = "text", hint?: string) => (
-    <Field label={label} id={`audit-${name}`} {...(hint ? { hint } : {})}>
-      <input
-        id={`audit-${name}`}
-        type={type}
-        value={draft[name] ?? ""}
-        {...(hint ? { "aria-describedby": `audit-${name}-hint` } : {})}
-        onChange={(event) => setDraft({ ...draft, [name]: event.target.value })}
-      />
-    </Field>
-  );
-  return (
-    <form className="filters" onSubmit={apply} aria-label="Filter the audit log">
-      {children?.(draft, setDraft)}
-      {input("action", "Action", "text", "e.g. credits or template.approve")}
-      {input("actor", "Actor", "search", "A username, or cli")}
-      {input("target", "Target", "search")}
-      {input("from", "From (date)", "date")}
-      {input("to", "To (date)", "date")}
-      <button type="submit" className="primary">
-        Search
-      </button>
-    </form>
-  );
-}
+/** The filters of the account's log; the operator's adds `account` (ACCOUNT_FILTER). */
+export const AUDIT_FILTERS: readonly FilterField[] = [
+  { name: "action", label: "Action", hint: "e.g. credits or template.approve" },
+  { name: "actor", label: "Actor", type: "search", hint: "A username, or cli" },
+  { name: "target", label: "Target", type: "search" },
+  { name: "from", label: "From (date)", type: "date" },
+  { name: "to", label: "To (date)", type: "date" },
+];
 
 const asText = (value: unknown) => (value === null || value === undefined ? "—" : JSON.stringify(value));
 
@@ -116,37 +69,32 @@ export function AuditList({
   accountOf,
 }: {
   path: string;
-  query: Partial<Filters>;
+  query: Filters;
   accountOf?: (entry: AuditEntry) => ReactNode;
 }) {
   const session = useSignedIn();
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const url = withQuery(path, { ...query, limit: PAGE, cursor });
-  const list = useQuery({ queryKey: ["audit", url], queryFn: () => request<AuditPage>(url) });
   return (
     <>
-      <ErrorNotice error={list.error} />
-      {list.isPending ? <Busy /> : null}
-      {list.data ? (
-        <>
-          <p className="hint">Newest first; times in {zoneLabel(session.time_zone)}.</p>
-          <ul className="plain audit-entries" aria-label="Audit entries">
-            {list.data.data.map((entry) => (
-              <AuditCard key={entry.seq} entry={entry} timeZone={session.time_zone} account={accountOf?.(entry)} />
-            ))}
-          </ul>
-          {list.data.data.length === 0 ? <p>No entries match.</p> : null}
-          <CursorPager cursors={cursors} setCursors={setCursors} next={list.data.meta.next_cursor} />
-        </>
-      ) : null}
+      <CursorList<AuditEntry> path={path} query={query} limit={PAGE}>
+        {(entries) => (
+          <>
+            <p className="hint">Newest first; times in {zoneLabel(session.time_zone)}.</p>
+            <ul className="plain audit-entries" aria-label="Audit entries">
+              {entries.map((entry) => (
+                <AuditCard key={entry.seq} entry={entry} timeZone={session.time_zone} account={accountOf?.(entry)} />
+              ))}
+            </ul>
+            {entries.length === 0 ? <p>No entries match.</p> : null}
+          </>
+        )}
+      </CursorList>
       <ExportLinks path={`${path}/export`} filters={query} what="These entries, oldest first" />
     </>
   );
 }
 
 export default function Audit() {
-  const filters = useAuditFilters();
+  const filters = useQueryFilters(AUDIT_FILTERS.map((field) => field.name));
   return (
     <>
       <PageTitle>Audit log</PageTitle>
@@ -154,7 +102,14 @@ export default function Audit() {
         Every change made to your account and by it: keys, webhooks, credits, approvals, its status, with who made it
         and from where.
       </p>
-      <AuditFilters page="/audit" filters={filters} key={JSON.stringify(filters)} />
+      <FilterForm
+        page="/audit"
+        filters={filters}
+        fields={AUDIT_FILTERS}
+        idPrefix="audit"
+        label="Filter the audit log"
+        key={JSON.stringify(filters)}
+      />
       <AuditList path="/api/v2/audit" query={filters} key={JSON.stringify(filters)} />
     </>
   );

@@ -2,70 +2,21 @@
 // error code, recipient) and cursor pages; each refusal a card (what was asked, the answer as
 // its family wrote it, why), so the page reads on a phone without scrolling sideways. The
 // operator's page (operator/Refusals.tsx) uses the same filters and cards.
-import { useQuery } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useState } from "react";
-import { request, withQuery } from "../api.js";
+import type { ReactNode } from "react";
+import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
 import { formatTime, zoneLabel } from "../format.js";
-import { navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
-import type { Refusal, RefusalPage } from "../types.js";
-import { Busy, CursorPager, ErrorNotice, Field, PageTitle } from "../ui.js";
+import type { Refusal } from "../types.js";
+import { PageTitle } from "../ui.js";
 
 const PAGE = 25;
-const FILTERS = ["from", "to", "code", "recipient"] as const;
-type Filters = Record<(typeof FILTERS)[number] | "account", string>;
 
-/** The filters the URL holds (the page's own query string). */
-export function useRefusalFilters(): Filters {
-  const { query } = useLocation();
-  return {
-    from: query.get("from") ?? "",
-    to: query.get("to") ?? "",
-    code: query.get("code") ?? "",
-    recipient: query.get("recipient") ?? "",
-    account: query.get("account") ?? "",
-  };
-}
-
-/** The filter form; Search puts the filters in the URL of `page`. */
-export function RefusalFilters({
-  page,
-  filters,
-  children,
-}: {
-  page: string;
-  filters: Filters;
-  children?: (draft: Filters, set: (draft: Filters) => void) => ReactNode;
-}) {
-  const [draft, setDraft] = useState(filters);
-  const apply = (event: FormEvent) => {
-    event.preventDefault();
-    navigate(withQuery(page, draft));
-  };
-  const input = (name: (typeof FILTERS)[number], label: string, type = "text", hint?: string) => (
-    <Field label={label} id={`refusal-${name}`} {...(hint ? { hint } : {})}>
-      <input
-        id={`refusal-${name}`}
-        type={type}
-        value={draft[name]}
-        {...(hint ? { "aria-describedby": `refusal-${name}-hint` } : {})}
-        onChange={(event) => setDraft({ ...draft, [name]: event.target.value })}
-      />
-    </Field>
-  );
-  return (
-    <form className="filters" onSubmit={apply} aria-label="Filter refusals">
-      {children?.(draft, setDraft)}
-      {input("recipient", "Recipient", "search")}
-      {input("code", "Error code", "text", "e.g. dlt_template_mismatch")}
-      {input("from", "From (date)", "date")}
-      {input("to", "To (date)", "date")}
-      <button type="submit" className="primary">
-        Search
-      </button>
-    </form>
-  );
-}
+export const REFUSAL_FILTERS: readonly FilterField[] = [
+  { name: "recipient", label: "Recipient", type: "search" },
+  { name: "code", label: "Error code", hint: "e.g. dlt_template_mismatch" },
+  { name: "from", label: "From (date)", type: "date" },
+  { name: "to", label: "To (date)", type: "date" },
+];
 
 /** One refusal as a card: when, what was asked, the answer as written, why. */
 function RefusalCard({ refusal, timeZone, account }: { refusal: Refusal; timeZone: string; account?: ReactNode }) {
@@ -116,26 +67,17 @@ export function RefusalList<R extends Refusal>({
   accountOf,
 }: {
   path: string;
-  query: Record<string, string>;
+  query: Filters;
   accountOf?: (refusal: R) => ReactNode;
 }) {
   const session = useSignedIn();
-  const [cursors, setCursors] = useState<string[]>([]);
-  const cursor = cursors[cursors.length - 1];
-  const url = withQuery(path, { ...query, limit: PAGE, cursor });
-  const list = useQuery({
-    queryKey: ["refusals", url],
-    queryFn: () => request<{ data: R[]; meta: RefusalPage["meta"] }>(url),
-  });
   return (
-    <>
-      <ErrorNotice error={list.error} />
-      {list.isPending ? <Busy /> : null}
-      {list.data ? (
+    <CursorList<R> path={path} query={query} limit={PAGE}>
+      {(refusals) => (
         <>
           <p className="hint">Newest first; times in {zoneLabel(session.time_zone)}.</p>
           <ul className="plain refusals" aria-label="Refused sends">
-            {list.data.data.map((refusal) => (
+            {refusals.map((refusal) => (
               <RefusalCard
                 key={refusal.id}
                 refusal={refusal}
@@ -144,17 +86,15 @@ export function RefusalList<R extends Refusal>({
               />
             ))}
           </ul>
-          {list.data.data.length === 0 ? <p>No refusals match.</p> : null}
-          <CursorPager cursors={cursors} setCursors={setCursors} next={list.data.meta.next_cursor} />
+          {refusals.length === 0 ? <p>No refusals match.</p> : null}
         </>
-      ) : null}
-    </>
+      )}
+    </CursorList>
   );
 }
 
 export default function Refusals() {
-  const filters = useRefusalFilters();
-  const { account: _account, ...query } = filters;
+  const filters = useQueryFilters(REFUSAL_FILTERS.map((field) => field.name));
   return (
     <>
       <PageTitle>Refusals</PageTitle>
@@ -162,8 +102,15 @@ export default function Refusals() {
         Sends the gateway refused, from every API and SMPP, with the answer your client got and why. Kept 30 days by
         default.
       </p>
-      <RefusalFilters page="/refusals" filters={filters} key={JSON.stringify(filters)} />
-      <RefusalList path="/api/v2/refusals" query={query} key={JSON.stringify(query)} />
+      <FilterForm
+        page="/refusals"
+        filters={filters}
+        fields={REFUSAL_FILTERS}
+        idPrefix="refusal"
+        label="Filter refusals"
+        key={JSON.stringify(filters)}
+      />
+      <RefusalList path="/api/v2/refusals" query={filters} key={JSON.stringify(filters)} />
     </>
   );
 }

@@ -2,10 +2,16 @@
 // filters, cards and export (../Audit.tsx), and the check of the log's hash chain.
 import { useMutation } from "@tanstack/react-query";
 import { data } from "../../api.js";
+import { FilterForm, useQueryFilters } from "../../filters.js";
 import type { AuditVerification } from "../../operator-types.js";
 import { Link } from "../../router.js";
-import { ErrorNotice, Field, PageTitle } from "../../ui.js";
-import { AuditFilters, AuditList, useAuditFilters } from "../Audit.js";
+import { ErrorNotice, PageTitle } from "../../ui.js";
+import { AUDIT_FILTERS, AuditList } from "../Audit.js";
+
+const FILTERS = [
+  { name: "account", label: "Account", type: "search", hint: "Changes to it and by it" },
+  ...AUDIT_FILTERS,
+] as const;
 
 function ChainCheck() {
   const check = useMutation({ mutationFn: () => data<AuditVerification>("/admin/api/audit/verify") });
@@ -30,25 +36,20 @@ function ChainCheck() {
 }
 
 export default function OperatorAudit() {
-  const filters = useAuditFilters();
+  const filters = useQueryFilters(FILTERS.map((field) => field.name));
   return (
     <>
       <PageTitle>Audit log</PageTitle>
       <p>Every change by operators, accounts and the command line, newest first.</p>
       <ChainCheck />
-      <AuditFilters page="/operator/audit" filters={filters} key={JSON.stringify(filters)}>
-        {(draft, set) => (
-          <Field label="Account" id="audit-account" hint="Changes to it and by it">
-            <input
-              id="audit-account"
-              type="search"
-              value={draft.account ?? ""}
-              aria-describedby="audit-account-hint"
-              onChange={(event) => set({ ...draft, account: event.target.value })}
-            />
-          </Field>
-        )}
-      </AuditFilters>
+      <FilterForm
+        page="/operator/audit"
+        filters={filters}
+        fields={FILTERS}
+        idPrefix="audit"
+        label="Filter the audit log"
+        key={JSON.stringify(filters)}
+      />
       <AuditList
         path="/admin/api/audit"
         query={filters}
