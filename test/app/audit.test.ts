@@ -5,6 +5,7 @@
 // only its entries (the operator's without key, session or address); the exports and the chain's
 // check; an account key on the operator's list is refused.
 import { beforeAll, expect, it } from "vitest";
+import { addDltEntity } from "../../src/domain/accounts/index.js";
 import { describeEachEngine } from "../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
 
@@ -116,6 +117,45 @@ describeEachEngine("the audit log", (engine) => {
       before: { status: "pending" },
       after: { status: "approved", content: "Your code is {#var#}" },
     });
+  });
+
+  it("records a telemarketer chain declared, replaced and cleared, and login locks cleared", async () => {
+    const t = gateway();
+    const entity = "1101160000000000081";
+    const seller = await buildAccount(t);
+    await addDltEntity(t.db.store.db, t.clock, seller.id, entity);
+    const chains = `/admin/api/accounts/${seller.username}/dlt/chains`;
+    for (const chain of [["1702000000000000011"], ["1702000000000000012", "1702000000000000013"]]) {
+      const declared = await call(t, "PUT", chains, { headers: bearer(operator), json: { entity_id: entity, chain } });
+      expect(declared.status, declared.text).toBe(200);
+    }
+    const cleared = await call(t, "DELETE", chains, { headers: bearer(operator), json: { entity_id: entity } });
+    expect(cleared.status, cleared.text).toBe(200);
+    // A clear of no chain changes nothing and records nothing.
+    const again = await call(t, "DELETE", chains, { headers: bearer(operator), json: { entity_id: entity } });
+    expect(again.status).toBe(404);
+    const unlocked = await call(t, "DELETE", `/admin/api/accounts/${seller.username}/login-locks?address=192.0.2.7`, {
+      headers: bearer(operator),
+    });
+    expect(unlocked.status, unlocked.text).toBe(200);
+
+    const log = (await entries(t, operator, `/admin/api/audit?account=${seller.username}&limit=10`)).data;
+    const target = `DLT entity ${entity} of ${seller.username}`;
+    expect(log.slice(0, 4).map((entry) => [entry.action, entry.before, entry.after])).toEqual([
+      ["login_locks.clear", null, { cleared: 0 }],
+      ["dlt_chain.clear", { tm_chain: ["1702000000000000012", "1702000000000000013"] }, null],
+      [
+        "dlt_chain.set",
+        { tm_chain: ["1702000000000000011"] },
+        { tm_chain: ["1702000000000000012", "1702000000000000013"] },
+      ],
+      ["dlt_chain.set", null, { tm_chain: ["1702000000000000011"] }],
+    ]);
+    expect(log[0]).toMatchObject({
+      actor: operator.username,
+      target: `login lock of ${seller.username} from 192.0.2.7`,
+    });
+    expect(log[1]).toMatchObject({ actor: operator.username, channel: "operator_api", target });
   });
 
   it("writes no entry for a change that fails", async () => {

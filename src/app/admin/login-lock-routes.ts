@@ -6,6 +6,7 @@ import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.j
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { clearLoginLocks, listLoginLocks } from "../../domain/auth/index.js";
 import { LoginLock, LoginLocksCleared } from "./account-schemas.js";
+import { changeDeps } from "./operations.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -41,7 +42,7 @@ export function registerLoginLockRoutes(admin: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const { username } = request.params;
       const { address } = request.query;
-      const result = await clearLoginLocks(ctx.store, username, ctx.clock.now().getTime(), address);
+      const result = await clearLoginLocks(ctx.store, changeDeps(ctx, request), username, address);
       return { status: "success", data: result };
     },
   );

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import { clearLoginLocks, listLoginLocks } from "../../domain/auth/index.js";
 import { groupCommand } from "./cli-group-names.js";
-import { print, table, withStore } from "./cli-support.js";
+import { cliDeps, print, table, withStore } from "./cli-support.js";
 
 export function addLoginLockCommands(program: Command): void {
   const loginLocks = groupCommand(program, "login-locks");
@@ -32,7 +32,7 @@ export function addLoginLockCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((username: string, opts) =>
       withStore(async (store) => {
-        const result = await clearLoginLocks(store, username, systemClock.now().getTime(), opts.address);
+        const result = await clearLoginLocks(store, cliDeps(store), username, opts.address);
         print(result, opts.json, () => `cleared ${result.cleared} login lock(s) of ${username}`);
       }),
     );

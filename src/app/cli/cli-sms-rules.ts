@@ -2,7 +2,6 @@
 // white-lists and telemarketer chains, and the DND registry. They call admin/operations.ts, as the operator API does.
 import fs from "node:fs";
 import { type Command, Option } from "commander";
-import { systemClock } from "../../base/core/clock.js";
 import { loadConfig } from "../../base/runtime/config.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
@@ -243,7 +242,7 @@ function addDltLinkCommands(dlt: Command): void {
 /** `dlt chains`: the telemarketer chain of each DLT entity, the operator's own TM ID (DLT_TM_ID) last. */
 function addDltChainCommands(dlt: Command): void {
   const chains = dlt.command("chains").description("manage the telemarketer chain of each DLT entity");
-  const chainDeps = (store: Store) => ({ store, tmId: loadConfig().dlt.tmId });
+  const chainDeps = (store: Store) => ({ ...cliDeps(store), tmId: loadConfig().dlt.tmId });
   chains
     .command("set")
     .description("declare an entity's telemarketer chain (replacing it); DLT_TM_ID is appended when not last")

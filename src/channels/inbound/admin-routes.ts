@@ -10,7 +10,6 @@ import {
   AccountKeyword,
   InboundNumber,
   InjectedInbound,
-  OperatorKeyword,
   RemovedInboundNumber,
   Suppression,
   SuppressionsAdded,

@@ -118,8 +118,6 @@ export class WhatsAppEvents {
     }
     let stored = 0;
     await store.transaction(async (trx) => {
-      // The events' changes to the delivery rollups, written last, once.
-      const rollups = new RollupChanges();
       for (const event of events) {
         const accountId = accounts.get(event.phoneNumberId);
         if (accountId === undefined) {

@@ -75,7 +75,7 @@ export function tmChainMatches(sent: string, entityId: string, chain: readonly s
 
 /** Declares the entity's chain (replacing any); the entity must be one of the account's. */
 export async function setTmChain(
-  store: Store,
+  db: Db,
   accountId: number,
   entityId: string,
   ids: readonly string[],
@@ -83,7 +83,7 @@ export async function setTmChain(
 ): Promise<{ entity_id: string; tm_chain: string[] }> {
   const entity = normalizeDltEntityId(entityId);
   const chain = normalizeTmChain(ids, operatorTmId);
-  const updated = await store.db
+  const updated = await db
     .updateTable("dlt_entities")
     .set({ tm_chain: chain.join(",") })
     .where("account_id", "=", accountId)
@@ -95,22 +95,32 @@ export async function setTmChain(
       `DLT entity ID ${entity} is not registered for the account; add the entity first.`,
     );
   }
-  await store.signals.notify(DLT_CHANGED, String(accountId));
   return { entity_id: entity, tm_chain: chain };
 }
 
-/** Clears the entity's chain; false when it had none (or the account has no such entity). */
-export async function clearTmChain(store: Store, accountId: number, entityId: string): Promise<boolean> {
-  const updated = await store.db
+/** Clears the entity's chain and answers the chain it had; undefined when it had none (or no such entity). */
+export async function clearTmChain(db: Db, accountId: number, entityId: string): Promise<string[] | undefined> {
+  const entity = normalizeDltEntityId(entityId);
+  const before = await tmChainOf(db, accountId, entity);
+  if (before.length === 0) return undefined;
+  await db
     .updateTable("dlt_entities")
     .set({ tm_chain: null })
     .where("account_id", "=", accountId)
+    .where("entity_id", "=", entity)
+    .execute();
+  return before;
+}
+
+/** The entity's declared chain ([] when none, or no such entity). */
+export async function tmChainOf(db: Db, accountId: number, entityId: string): Promise<string[]> {
+  const row = await db
+    .selectFrom("dlt_entities")
+    .select("tm_chain")
+    .where("account_id", "=", accountId)
     .where("entity_id", "=", normalizeDltEntityId(entityId))
-    .where("tm_chain", "is not", null)
     .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) return false;
-  await store.signals.notify(DLT_CHANGED, String(accountId));
-  return true;
+  return splitChain(row?.tm_chain ?? null);
 }
 
 /** Every entity of the account with its chain ([] when none is declared), by entity ID. */

@@ -2,6 +2,7 @@
 // authenticators of this process are told before the call that made the change returns; other
 // processes hear it by PostgreSQL's NOTIFY, or on SQLite by polling the `auth_epoch` setting.
 import type { Store } from "../../base/store/store.js";
+import type { Audited } from "../audit/index.js";
 import { deleteLoginLocks } from "./login-locks.js";
 
 /** What a change reaches: an authenticator's caches (Authenticator.forget's payloads). */
@@ -105,11 +106,11 @@ export async function accountCredentialsChanged(store: Store, accountId: number)
  */
 export async function clearLoginLocks(
   store: Store,
+  who: Audited,
   username: string,
-  now: number,
   address?: string,
 ): Promise<{ cleared: number }> {
-  const { cleared, accountId } = await deleteLoginLocks(store, username, now, address);
+  const { cleared, accountId } = await deleteLoginLocks(store, who, username, address);
   await authChanged(store, `row:${accountId}`);
   return { cleared };
 }

@@ -12,6 +12,7 @@ import { sql } from "kysely";
 import { GatewayError } from "../../base/core/errors.js";
 import { usernameIs } from "../../base/core/usernames.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../audit/index.js";
 
 export interface LoginLockPolicy {
   /** Failures in a row from one address that lock it out of the account; 0 never locks. */
@@ -287,10 +288,11 @@ export async function listLoginLocks(db: Db, now: number): Promise<LoginLock[]> 
  */
 export async function deleteLoginLocks(
   store: Store,
+  who: Audited,
   username: string,
-  now: number,
   address?: string,
 ): Promise<{ cleared: number; accountId: number }> {
+  const now = who.clock.now().getTime();
   return store.transaction(async (trx) => {
     const account = await trx
       .selectFrom("accounts")
@@ -306,6 +308,12 @@ export async function deleteLoginLocks(
       if (account.locked_until !== null && account.locked_until > now) cleared += 1;
       await trx.updateTable("accounts").set(UNLOCKED).where("id", "=", account.id).execute();
     }
+    await recordChange(trx, who, {
+      action: "login_locks.clear",
+      target: address === undefined ? `login locks of ${username}` : `login lock of ${username} from ${address}`,
+      accountId: account.id,
+      after: { cleared },
+    });
     return { cleared, accountId: account.id };
   });
 }

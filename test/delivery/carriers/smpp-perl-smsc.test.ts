@@ -190,7 +190,7 @@ function suite(engine: Engine): void {
     const account = await createAccount(db.store, clock, { username: `chain-${serial++}`, password: "a-password-1" });
     const bare = "1101234567890123499";
     for (const entity of [ENTITY, bare]) await addDltEntity(db.store.db, clock, account.id, entity);
-    await setTmChain(db.store, account.id, ENTITY, ["1702000000000000011"], "1702000000000000099");
+    await setTmChain(db.store.db, account.id, ENTITY, ["1702000000000000011"], "1702000000000000099");
     const chain = `${ENTITY},1702000000000000011,1702000000000000099`;
     const smsc = await PerlSmsc.start({ receiptDelayMs: 30 });
     const tmChains = new TmChainBook(db.store);
