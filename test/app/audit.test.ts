@@ -158,6 +158,48 @@ describeEachEngine("the audit log", (engine) => {
     expect(log[1]).toMatchObject({ actor: operator.username, channel: "operator_api", target });
   });
 
+  it("records inbound numbers, keywords requested and decided, and suppressions", async () => {
+    const t = gateway();
+    const desk = await buildAccount(t);
+    const op = (method: string, path: string, json?: unknown) =>
+      call(t, method, `/admin/api${path}`, { headers: bearer(operator), ...(json === undefined ? {} : { json }) });
+    expect((await op("POST", `/accounts/${desk.username}/inbound-numbers`, { number: "+919000012345" })).status).toBe(
+      201,
+    );
+    // Assigned again: nothing changes, nothing is recorded.
+    expect((await op("POST", `/accounts/${desk.username}/inbound-numbers`, { number: "+919000012345" })).status).toBe(
+      200,
+    );
+    expect((await op("DELETE", `/accounts/${desk.username}/inbound-numbers/919000012345`)).status).toBe(200);
+    const keyword = await call(t, "POST", "/api/v2/keywords", {
+      headers: bearer(desk),
+      json: { key: "OFFER", response_type: "none" },
+    });
+    expect(keyword.status, keyword.text).toBe(201);
+    const keywordId = (keyword.body as { data: { id: number } }).data.id;
+    expect((await op("POST", `/keywords/${keywordId}/approve`)).status).toBe(200);
+    const numbers = ["9876500011", "9876500012"];
+    expect((await op("POST", `/accounts/${desk.username}/suppressions`, { numbers, reason: "complaint" })).status).toBe(
+      200,
+    );
+    expect((await op("DELETE", `/accounts/${desk.username}/suppressions`, { numbers: [numbers[0]] })).status).toBe(200);
+
+    const log = (await entries(t, operator, `/admin/api/audit?account=${desk.username}&limit=10`)).data;
+    expect(log.map((entry) => [entry.action, entry.actor])).toEqual([
+      ["suppressions.remove", operator.username],
+      ["suppressions.add", operator.username],
+      ["keyword.approve", operator.username],
+      ["keyword.request", desk.username],
+      ["inbound_number.remove", operator.username],
+      ["inbound_number.assign", operator.username],
+      ["account.create", "cli"],
+    ]);
+    expect(log[1]).toMatchObject({
+      after: { added: 2, reason: "complaint", numbers: ["9876500011", "9876500012"] },
+    });
+    expect(log[2]).toMatchObject({ before: { status: "pending" }, after: { status: "approved", keyword: "OFFER" } });
+  });
+
   it("writes no entry for a change that fails", async () => {
     const t = gateway();
     const before = (await entries(t, operator, "/admin/api/audit?limit=1")).data[0]!.seq;

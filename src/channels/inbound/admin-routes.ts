@@ -1,11 +1,13 @@
 // Operator API for inbound SMS: virtual numbers, keyword approval, suppression lists, and a
 // test endpoint that injects an inbound message. Thin adapters over operations.ts and ingest.ts.
 
+import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
 import { getAccount } from "../../domain/accounts/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import {
   AccountKeyword,
   InboundNumber,
@@ -19,6 +21,7 @@ import { type InboundDeps, type IngestOutcome, ingestInbound } from "./ingest.js
 import {
   addSuppressionsFor,
   assignNumberFor,
+  type InboundOperatorDeps,
   keywordsOf,
   numbersOf,
   removeNumberFor,
@@ -50,7 +53,8 @@ const Numbers = Type.Object(
 );
 
 export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
-  const deps = { store: ctx.store, clock: ctx.clock };
+  const reader = { store: ctx.store, clock: ctx.clock };
+  const deps = (request: FastifyRequest): InboundOperatorDeps => ({ ...reader, actor: actorOf(request) });
   const ok = (data: unknown) => ({ status: "success", data });
   const username = (params: unknown) => (params as { username: string }).username;
 
@@ -59,7 +63,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
   admin.get(
     "/accounts/:username/inbound-numbers",
     { schema: { params: Username, response: operatorAnswer(Type.Array(InboundNumber)) } },
-    async (request) => ok(await numbersOf(deps, username(request.params))),
+    async (request) => ok(await numbersOf(reader, username(request.params))),
   );
 
   admin.post(
@@ -73,7 +77,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
     async (request, reply) => {
       const { number } = request.body;
-      const assigned = await assignNumberFor(deps, username(request.params), number);
+      const assigned = await assignNumberFor(deps(request), username(request.params), number);
       return reply.code(assigned.created ? 201 : 200).send(ok(assigned.number));
     },
   );
@@ -88,7 +92,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
     async (request) => {
       const { number } = request.params;
-      return ok(await removeNumberFor(deps, username(request.params), number));
+      return ok(await removeNumberFor(deps(request), username(request.params), number));
     },
   );
 
@@ -105,7 +109,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
     async (request) => {
       const query = request.query;
-      const { keywords, meta } = await keywordsOf(deps, username(request.params), {
+      const { keywords, meta } = await keywordsOf(reader, username(request.params), {
         status: query.status,
         page: query.page,
         perPage: query.per_page,
@@ -121,7 +125,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     admin.post(
       `/keywords/:id/${action}`,
       { schema: { params: IdParams, response: operatorAnswer(AccountKeyword) } },
-      async (request) => ok(await setKeywordStatusFor(deps, request.params.id, status)),
+      async (request) => ok(await setKeywordStatusFor(deps(request), request.params.id, status)),
     );
   }
 
@@ -133,7 +137,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     async (request) => {
       const query = request.query;
       const { suppressions, meta } = await suppressionsOf(
-        deps,
+        reader,
         username(request.params),
         query.page ?? 1,
         query.per_page ?? 100,
@@ -148,7 +152,12 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
     async (request) => {
       const body = request.body;
       return ok(
-        await addSuppressionsFor(deps, username(request.params), body.numbers, body.reason?.trim() || "operator"),
+        await addSuppressionsFor(
+          deps(request),
+          username(request.params),
+          body.numbers,
+          body.reason?.trim() || "operator",
+        ),
       );
     },
   );
@@ -165,7 +174,7 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
         response: operatorAnswer(SuppressionsRemoved),
       },
     },
-    async (request) => ok(await removeSuppressionsFor(deps, username(request.params), request.body.numbers)),
+    async (request) => ok(await removeSuppressionsFor(deps(request), username(request.params), request.body.numbers)),
   );
 
   // ---- Test injection -----------------------------------------------------------------------

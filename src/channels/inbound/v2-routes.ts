@@ -10,6 +10,8 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import { APPROVAL_STATUSES } from "../../domain/accounts/index.js";
+import { recordChange } from "../../domain/audit/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import { createKeyword, describeKeyword, getKeyword, listKeywords } from "./keywords.js";
 import { listInbound } from "./messages.js";
 import { InboundMessage, Keyword, KeywordRequest, KeywordWithMessages } from "./v2-schemas.js";
@@ -106,13 +108,27 @@ export function registerV2InboundRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request, reply) => {
       const body = request.body;
-      const row = await createKeyword(
-        db,
-        ctx.clock,
-        request.principal!.accountId,
-        { key: body.key, responseType: body.response_type, staticMessage: body.static_message },
-        ctx.config.optOutWords,
-      );
+      const accountId = request.principal!.accountId;
+      const row = await ctx.store.transaction(async (trx) => {
+        const row = await createKeyword(
+          trx,
+          ctx.clock,
+          accountId,
+          { key: body.key, responseType: body.response_type, staticMessage: body.static_message },
+          ctx.config.optOutWords,
+        );
+        await recordChange(
+          trx,
+          { clock: ctx.clock, actor: actorOf(request) },
+          {
+            action: "keyword.request",
+            target: `keyword ${row.id}`,
+            accountId,
+            after: { keyword: row.key, status: row.status, response_type: row.response_type },
+          },
+        );
+        return row;
+      });
       return reply.code(201).send({ status: "success", data: describeKeyword(row, time) });
     },
   );
