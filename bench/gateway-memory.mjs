@@ -6,6 +6,8 @@
 // idle after start, ≤ 150 MB peak under load.
 // --snapshot writes a heap snapshot of the main thread when idle (--heapsnapshot-signal, SIGUSR2)
 // and lists what holds its heap: the largest constructors by retained-free self size.
+// The CPU per message (utime + stime of the process, all threads, from the load's start until its
+// messages are delivered) is printed beside, to weigh a memory setting against its cost.
 // BENCH_SWITCHBOARD_ENV (URL-encoded) adds settings, e.g. SWITCHBOARD_THREADS=1; BENCH_SERVER_NODE_ARGS
 // adds node flags (bench/lib.mjs).
 // Usage: npm run build && node bench/gateway-memory.mjs [--idle-seconds 5] [--seconds 10] [--snapshot]
@@ -14,7 +16,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cli, freshSqliteUrl, machine, metric, startServer, waitFor } from "./lib.mjs";
+import { cli, cpuSeconds, freshSqliteUrl, machine, metric, startServer, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -51,6 +53,8 @@ report("idle after start");
 if (values.snapshot) await snapshot();
 
 const url = `${base}/httpapi/send?${new URLSearchParams({ username: "demo", password, sender_id: "SWBRD", route: "T", phonenumber: "9876543210", message: "Your OTP is 482913. Do not share it with anyone." })}`;
+const cpuBefore = cpuSeconds(pid);
+const acceptedBefore = await metric(base, "switchboard_messages_accepted_total");
 const wrk = spawn("wrk", [`-t2`, `-c${values.connections}`, `-d${values.seconds}s`, url], { stdio: "ignore" });
 let peakSampled = 0;
 const sampler = setInterval(() => {
@@ -59,10 +63,16 @@ const sampler = setInterval(() => {
 await new Promise((resolve) => wrk.once("exit", resolve));
 clearInterval(sampler);
 const accepted = await metric(base, "switchboard_messages_accepted_total");
-report(`under load (${accepted} accepted in ${values.seconds} s; sampled VmRSS peak ${mb(peakSampled)} MB)`);
+report(
+  `under load (${accepted - acceptedBefore} accepted in ${values.seconds} s; sampled VmRSS peak ${mb(peakSampled)} MB)`,
+);
 await waitFor(async () => (await metric(base, "switchboard_messages_delivered_total")) >= accepted, {
   timeoutMs: 120_000,
 });
+// The CPU of the load's messages, from its start until they are delivered (the gateway's threads).
+console.log(
+  `CPU ${(((cpuSeconds(pid) - cpuBefore) * 1e6) / (accepted - acceptedBefore)).toFixed(0)} µs per message accepted`,
+);
 await sleep(Number(values["idle-seconds"]) * 1000);
 report("idle after the load's messages are delivered");
 

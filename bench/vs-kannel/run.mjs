@@ -444,6 +444,8 @@ password = bench
     stdio: ["ignore", log("bearerbox"), log("bearerbox")],
   });
   children.push(bearerbox);
+  // smsbox gives up at once when bearerbox does not listen yet (it takes longer with a store).
+  await waitForPort(boxes);
   const fakesmsc =
     carrier === "fakesmsc"
       ? await (async () => {
