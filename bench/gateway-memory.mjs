@@ -39,7 +39,9 @@ const env = {
   LOG_LEVEL: "warn",
   LEGACY_THROTTLE_PER_SECOND: "0",
   SIMULATOR_FAILURE_RATE: "0",
-  ...(process.env.BENCH_SWITCHBOARD_ENV ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV)) : {}),
+  ...(process.env.BENCH_SWITCHBOARD_ENV
+    ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
+    : {}),
 };
 const base = `http://127.0.0.1:${port}`;
 const server = await startServer("start", env);

@@ -173,7 +173,8 @@ async function runRound(system, mode, round) {
   // Keeping pace: callbacks posted as fast as 98 % of twice the deliveries, and what is owed at
   // the end of the load no more than one second of them.
   const paceShare = deliveredInLoad > 0 ? callbacksInLoad / (CALLBACKS_PER_MESSAGE * deliveredInLoad) : 0;
-  const backlogSeconds = deliveredPerSecond > 0 ? callbackBacklogAtEnd / (CALLBACKS_PER_MESSAGE * deliveredPerSecond) : 0;
+  const backlogSeconds =
+    deliveredPerSecond > 0 ? callbackBacklogAtEnd / (CALLBACKS_PER_MESSAGE * deliveredPerSecond) : 0;
   return {
     system: system.name,
     mode,
