@@ -7,6 +7,9 @@
 // bench/smpp-connector.mjs read those).
 // Usage: node bench/smsc.mjs [--port 2775] [--system-id bench --password bench] [--receipt-delay-ms 100]
 //        [--deliver-window 100] [--fail-rate 0] [--decimal-receipt-ids] [--receipt-tlvs] [--json]
+//        [--receipts-when-asked]
+// --receipts-when-asked sends a receipt only for a submit_sm whose registered_delivery asks for
+// one (its low two bits set), as an SMSC does; without it every part gets one.
 import net from "node:net";
 import { parseArgs } from "node:util";
 
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     "fail-rate": { type: "string", default: "0" },
     "decimal-receipt-ids": { type: "boolean", default: false },
     "receipt-tlvs": { type: "boolean", default: false },
+    "receipts-when-asked": { type: "boolean", default: false },
     json: { type: "boolean", default: false },
     quiet: { type: "boolean", default: false },
   },
@@ -121,6 +125,14 @@ function receiptBody(receipt) {
   return Buffer.concat(parts);
 }
 
+/** Whether a submit_sm body, read from after its destination_addr, has registered_delivery & 0x03. */
+function asksReceipt(buffer, offset, end) {
+  // esm_class, protocol_id, priority_flag, then schedule_delivery_time and validity_period.
+  const afterSchedule = cstring(buffer, offset + 3, end)[1];
+  const afterValidity = cstring(buffer, afterSchedule, end)[1];
+  return afterValidity < end && (buffer[afterValidity] & 0x03) !== 0;
+}
+
 class Connection {
   constructor(socket) {
     this.socket = socket;
@@ -211,10 +223,11 @@ class Connection {
         at = afterSource;
         const destTon = buffer[at];
         const destNpi = buffer[at + 1];
-        const [destination] = cstring(buffer, at + 2, end);
+        const [destination, afterDestination] = cstring(buffer, at + 2, end);
         stats.submits++;
         const id = (++nextId).toString(16);
         this.out.push(pdu(SUBMIT_SM | RESPONSE, 0, sequence, cstr(id)));
+        if (values["receipts-when-asked"] && !asksReceipt(buffer, afterDestination, end)) return;
         submitted.push({
           systemId: this.systemId,
           id,

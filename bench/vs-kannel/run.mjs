@@ -17,16 +17,30 @@
 // end of the load, CPU µs per accepted message of each system's processes (utime+stime from
 // /proc/<pid>/stat, from the start of the load until its messages are delivered and reported,
 // at most --drain-seconds later), peak RSS (VmHWM), and the load average before the round.
+// --carrier picks what both gateways send to:
+//   fakesmsc  (the default) Kannel's fake SMSC of kannel-extras (not counted), Switchboard its
+//             simulated carrier inside the gateway (counted), as issue 18 measured
+//   smpp      the fair race (issue 43): both submit over SMPP 3.4 to one bench/smsc.mjs on
+//             loopback (--binds transceiver binds of --window each, the same for both), which
+//             answers with hex message ids and, for the parts whose registered_delivery asks for
+//             it, returns the receipt by deliver_sm after --receipt-delay-ms; its CPU per
+//             message is given apart, like nginx's and wrk's
+// --systems may add `kannel-spool`: Kannel with its durable store (store-type = spool, a
+// directory of the run's temporary one), beside `kannel` without a store. Ratios are given
+// against each Kannel that ran. In the dlr mode a round keeps pace when the callbacks posted
+// during the load reach 98 % of twice the messages delivered meanwhile, and the callbacks still
+// owed for the round's messages at the end of the load are at most one second of them.
 // Run it through run.sh (installs Kannel, wrk and nginx with apt, builds, takes the heavy lock).
 // Usage: node bench/vs-kannel/run.mjs [--rounds 3] [--seconds 20] [--connections 50]
-//        [--threads 2] [--modes dlr,plain,v2] [--systems kannel,switchboard] [--json out.json]
+//        [--threads 2] [--modes dlr,plain,v2] [--systems kannel,kannel-spool,switchboard]
+//        [--carrier fakesmsc|smpp] [--binds 4] [--window 50] [--receipt-delay-ms 100] [--json out.json]
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cli, cpuSeconds, freshSqliteUrl, machine, metric, startServer, waitFor } from "../lib.mjs";
+import { cli, cpuSeconds, freshSqliteUrl, machine, metric, startServer, startSmsc, waitFor } from "../lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -37,6 +51,10 @@ const { values } = parseArgs({
     modes: { type: "string", default: "dlr,plain" },
     systems: { type: "string", default: "kannel,switchboard" },
     "drain-seconds": { type: "string", default: "60" },
+    carrier: { type: "string", default: "fakesmsc" },
+    binds: { type: "string", default: "4" },
+    window: { type: "string", default: "50" },
+    "receipt-delay-ms": { type: "string", default: "100" },
     // Load before the rounds, not counted: Node's JIT and both systems' caches warm up.
     "warmup-seconds": { type: "string", default: "5" },
     json: { type: "string" },
@@ -46,6 +64,9 @@ const rounds = Number(values.rounds);
 const seconds = Number(values.seconds);
 const drainSeconds = Number(values["drain-seconds"]);
 const systems = values.systems.split(",");
+const carrier = values.carrier;
+if (carrier !== "fakesmsc" && carrier !== "smpp") throw new Error(`--carrier is fakesmsc or smpp, not ${carrier}`);
+const KEEP_PACE_SHARE = 0.98;
 const CALLBACKS_PER_MESSAGE = 2;
 const TEXT = "Your OTP is 482913. Do not share it with anyone.";
 const RECIPIENT = "9876543210";
@@ -66,18 +87,30 @@ process.on("SIGTERM", () => process.exit(143));
 console.log(`machine: ${machine()}`);
 console.log(`kernel: ${os.release()}; kannel: ${kannelVersion()}; wrk: ${wrkVersion()}`);
 console.log(
+  carrier === "smpp"
+    ? `carrier: one bench/smsc.mjs over SMPP 3.4 for both, ${values.binds} transceiver binds × window ${values.window} each, receipts after ${values["receipt-delay-ms"]} ms`
+    : "carrier: Kannel's fakesmsc, Switchboard's simulated carrier",
+);
+console.log(
   `command: wrk -t${values.threads} -c${values.connections} -d${seconds}s --latency <url>, ${rounds} rounds per system and mode, alternating`,
 );
 
 const results = [];
 const nginx = await startNginx();
+// One SMSC for every system: each binds with its own system_id, and gets its own receipts back.
+const smsc =
+  carrier === "smpp"
+    ? await startSmsc(["--receipt-delay-ms", values["receipt-delay-ms"], "--receipts-when-asked"])
+    : undefined;
 for (const mode of values.modes.split(",")) {
   const modeSystems =
     mode === "v2"
       ? ["switchboard"]
       : systems.filter((name) => mode === "plain" || !(name.startsWith("node-http") || name === "storage-floor"));
   const running = {};
-  if (modeSystems.includes("kannel")) running.kannel = await startKannel(mode);
+  for (const name of ["kannel", "kannel-spool"]) {
+    if (modeSystems.includes(name)) running[name] = await startKannel(mode, name);
+  }
   if (modeSystems.includes("switchboard")) running.switchboard = await startSwitchboard(mode);
   if (modeSystems.includes("node-http")) running["node-http"] = await startNodeHttp("node-http", 1);
   if (modeSystems.includes("node-http-2")) running["node-http-2"] = await startNodeHttp("node-http-2", 2);
@@ -96,6 +129,7 @@ for (const mode of values.modes.split(",")) {
   for (const system of Object.values(running)) await system.stop();
 }
 await nginx.stop();
+smsc?.child.kill("SIGTERM");
 printSummary(results);
 if (values.json) fs.writeFileSync(values.json, JSON.stringify({ machine: machine(), results }, null, 2));
 fs.rmSync(dir, { recursive: true, force: true });
@@ -133,6 +167,14 @@ async function runRound(system, mode, round) {
   const cpuDrained = system.cpu();
   const elapsed = (t1 - t0) / 1000;
   const callbacksInLoad = atEnd.callbacks - before.callbacks;
+  const deliveredInLoad = atEnd.delivered - before.delivered;
+  const deliveredPerSecond = deliveredInLoad / elapsed;
+  const callbackBacklogAtEnd = Math.max(0, expectCallbacks - callbacksInLoad);
+  // Keeping pace: callbacks posted as fast as 98 % of twice the deliveries, and what is owed at
+  // the end of the load no more than one second of them.
+  const paceShare = deliveredInLoad > 0 ? callbacksInLoad / (CALLBACKS_PER_MESSAGE * deliveredInLoad) : 0;
+  const backlogSeconds =
+    deliveredPerSecond > 0 ? callbackBacklogAtEnd / (CALLBACKS_PER_MESSAGE * deliveredPerSecond) : 0;
   return {
     system: system.name,
     mode,
@@ -148,9 +190,12 @@ async function runRound(system, mode, round) {
     socketErrors: wrk.errors,
     p50: wrk.p50,
     p99: wrk.p99,
-    deliveredPerSecond: (atEnd.delivered - before.delivered) / elapsed,
+    deliveredPerSecond,
     callbacksPerSecond: callbacksInLoad / elapsed,
-    callbackBacklogAtEnd: Math.max(0, expectCallbacks - callbacksInLoad),
+    callbackBacklogAtEnd,
+    paceShare,
+    backlogSeconds,
+    keepsPace: mode === "dlr" ? paceShare >= KEEP_PACE_SHARE && backlogSeconds <= 1 : undefined,
     // Grows: callbacks fell behind by more than 2 s worth of them during the load.
     backlogGrows: mode === "dlr" && expectCallbacks - callbacksInLoad > (2 * expectCallbacks) / elapsed,
     drained,
@@ -158,6 +203,7 @@ async function runRound(system, mode, round) {
     cpuUsPerMessage: ((cpuDrained.system - cpu0.system) * 1e6) / accepted,
     cpuUsPerMessageInLoad: ((cpuAtEnd.system - cpu0.system) * 1e6) / accepted,
     receiverCpuUsPerMessage: ((cpuDrained.receiver - cpu0.receiver) * 1e6) / accepted,
+    smscCpuUsPerMessage: ((cpuDrained.smsc - cpu0.smsc) * 1e6) / accepted,
     wrkCpuUsPerMessage: (wrk.cpuSeconds * 1e6) / accepted,
     peakRssMb: system.peakRssMb(),
   };
@@ -174,17 +220,19 @@ function printRound(r) {
     `${r.system.padEnd(11)} ${r.mode} round ${r.round}: load ${r.loadBefore.toFixed(2)} | accepted ${fmt(r.acceptedPerSecond)}/s` +
       ` (refused ${r.refused}, socket errors ${r.socketErrors}) | p50 ${r.p50.toFixed(1)} ms p99 ${r.p99.toFixed(1)} ms` +
       ` | delivered ${fmt(r.deliveredPerSecond)}/s | callbacks ${fmt(r.callbacksPerSecond)}/s, backlog at end ${r.callbackBacklogAtEnd}` +
-      `${r.backlogGrows ? " (GROWS)" : ""}, drained ${r.drained ? `in ${r.drainSeconds.toFixed(1)} s` : "NO"}` +
-      ` | CPU ${r.cpuUsPerMessage.toFixed(0)} µs/msg (during load ${r.cpuUsPerMessageInLoad.toFixed(0)}; nginx ${r.receiverCpuUsPerMessage.toFixed(0)}, wrk ${r.wrkCpuUsPerMessage.toFixed(0)})` +
+      `${r.backlogGrows ? " (GROWS)" : ""}` +
+      `${r.mode === "dlr" ? ` (${(r.paceShare * 100).toFixed(1)} % of 2× delivered, ${r.backlogSeconds.toFixed(2)} s left: ${r.keepsPace ? "keeps pace" : "FALLS BEHIND"})` : ""}` +
+      `, drained ${r.drained ? `in ${r.drainSeconds.toFixed(1)} s` : "NO"}` +
+      ` | CPU ${r.cpuUsPerMessage.toFixed(0)} µs/msg (during load ${r.cpuUsPerMessageInLoad.toFixed(0)}; nginx ${r.receiverCpuUsPerMessage.toFixed(0)}, wrk ${r.wrkCpuUsPerMessage.toFixed(0)}${carrier === "smpp" ? `, SMSC ${r.smscCpuUsPerMessage.toFixed(0)}` : ""})` +
       ` | peak RSS ${r.peakRssMb.toFixed(0)} MB`,
   );
 }
 
 function printSummary(all) {
   console.log(
-    "\n| mode | system | accepted/s median (range) | p50 ms | p99 ms median (range) | delivered/s | callbacks/s | backlog grows | CPU µs/msg median (range) | peak RSS MB |",
+    "\n| mode | system | accepted/s median (range) | p50 ms | p99 ms median (range) | delivered/s | callbacks/s | keeps pace | CPU µs/msg median (range) | SMSC µs/msg | peak RSS MB |",
   );
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   const modes = [...new Set(all.map((r) => r.mode))];
   for (const mode of modes) {
     const medians = {};
@@ -195,28 +243,31 @@ function printSummary(all) {
         `${Math.min(...rs.map((r) => r[key])).toFixed(digits)}–${Math.max(...rs.map((r) => r[key])).toFixed(digits)}`;
       if (name === "storage-floor") {
         console.log(
-          `| ${mode} | storage floor (SQLite only, one thread) | ${fmt(m("acceptedPerSecond"))} (${range("acceptedPerSecond")}) | | | | | | ${m("cpuUsPerMessage").toFixed(0)} (${range("cpuUsPerMessage")}) | |`,
+          `| ${mode} | storage floor (SQLite only, one thread) | ${fmt(m("acceptedPerSecond"))} (${range("acceptedPerSecond")}) | | | | | | ${m("cpuUsPerMessage").toFixed(0)} (${range("cpuUsPerMessage")}) | | |`,
         );
         continue;
       }
       medians[name] = m("acceptedPerSecond");
       console.log(
-        `| ${mode} | ${name} | ${fmt(m("acceptedPerSecond"))} (${range("acceptedPerSecond")}) | ${m("p50").toFixed(1)} | ${m("p99").toFixed(1)} (${range("p99", 1)}) | ${fmt(m("deliveredPerSecond"))} | ${mode === "dlr" ? fmt(m("callbacksPerSecond")) : "–"} | ${mode === "dlr" ? rs.map((r) => (r.backlogGrows ? "yes" : "no")).join(" ") : "–"} | ${m("cpuUsPerMessage").toFixed(0)} (${range("cpuUsPerMessage")}) | ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)} |`,
+        `| ${mode} | ${name} | ${fmt(m("acceptedPerSecond"))} (${range("acceptedPerSecond")}) | ${m("p50").toFixed(1)} | ${m("p99").toFixed(1)} (${range("p99", 1)}) | ${fmt(m("deliveredPerSecond"))} | ${mode === "dlr" ? fmt(m("callbacksPerSecond")) : "–"} | ${mode === "dlr" ? rs.map((r) => (r.keepsPace ? "yes" : "no")).join(" ") : "–"} | ${m("cpuUsPerMessage").toFixed(0)} (${range("cpuUsPerMessage")}) | ${carrier === "smpp" ? m("smscCpuUsPerMessage").toFixed(0) : "–"} | ${Math.max(...rs.map((r) => r.peakRssMb)).toFixed(0)} |`,
       );
     }
-    for (const name of Object.keys(medians)) {
-      if (name === "kannel" || !medians.kannel) continue;
-      // Ratio per round pair too, since load drifts over the run.
-      const pairs = all
-        .filter((r) => r.mode === mode && r.system === name)
-        .map((s) => {
-          const k = all.find((r) => r.mode === mode && r.system === "kannel" && r.round === s.round);
-          return s.acceptedPerSecond / k.acceptedPerSecond;
-        });
-      const label = name === "switchboard" ? "ratio S/K" : `ratio ${name}/K`;
-      console.log(
-        `| ${mode} | ${label} | ${(medians[name] / medians.kannel).toFixed(2)}× (per round ${pairs.map((p) => p.toFixed(2)).join(", ")}) | | | | | | | |`,
-      );
+    for (const reference of ["kannel", "kannel-spool"]) {
+      if (!medians[reference]) continue;
+      for (const name of Object.keys(medians)) {
+        if (name.startsWith("kannel")) continue;
+        // Ratio per round pair too, since load drifts over the run.
+        const pairs = all
+          .filter((r) => r.mode === mode && r.system === name)
+          .map((s) => {
+            const k = all.find((r) => r.mode === mode && r.system === reference && r.round === s.round);
+            return s.acceptedPerSecond / k.acceptedPerSecond;
+          });
+        const label = `ratio ${name === "switchboard" ? "S" : name}/${reference === "kannel" ? "K" : "K-spool"}`;
+        console.log(
+          `| ${mode} | ${label} | ${(medians[name] / medians[reference]).toFixed(2)}× (per round ${pairs.map((p) => p.toFixed(2)).join(", ")}) | | | | | | | | |`,
+        );
+      }
     }
   }
 }
@@ -299,6 +350,7 @@ http {
   server {
     listen 127.0.0.1:${port};
     location /kannel { access_log ${ndir}/kannel.log tiny buffer=64k flush=100ms; return 200 "ok\\n"; }
+    location /kannel-spool { access_log ${ndir}/kannel-spool.log tiny buffer=64k flush=100ms; return 200 "ok\\n"; }
     location /switchboard { access_log ${ndir}/switchboard.log tiny buffer=64k flush=100ms; return 200 "ok\\n"; }
     location / { access_log off; return 404; }
   }
@@ -311,6 +363,7 @@ http {
   await waitForPort(port);
   const counters = {
     kannel: lineCounter(path.join(ndir, "kannel.log")),
+    "kannel-spool": lineCounter(path.join(ndir, "kannel-spool.log")),
     switchboard: lineCounter(path.join(ndir, "switchboard.log")),
   };
   return {
@@ -347,12 +400,20 @@ function lineCounter(file) {
   };
 }
 
+/** CPU seconds of the shared SMSC (0 with fakesmsc: Kannel's is not counted, as in issue 18). */
+function smscCpu() {
+  return smsc ? cpuSeconds(smsc.child.pid) : 0;
+}
+
 // --- Kannel ---------------------------------------------------------------------------------
 
-async function startKannel(mode) {
-  const kdir = path.join(dir, `kannel-${mode}`);
+/** `kannel` keeps no store; `kannel-spool` keeps its durable one (store-type = spool). */
+async function startKannel(mode, name) {
+  const kdir = path.join(dir, `${name}-${mode}`);
   fs.mkdirSync(kdir, { recursive: true });
-  const [admin, boxes, smsc, sendsms] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const [admin, boxes, fakePort, sendsms] = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const spool = name === "kannel-spool";
+  if (spool) fs.mkdirSync(path.join(kdir, "spool"));
   // Log level 2 (warnings): no line per message, like Switchboard's LOG_LEVEL=warn below.
   const conf = `group = core
 admin-port = ${admin}
@@ -364,13 +425,8 @@ box-allow-ip = "127.0.0.1"
 log-file = "${kdir}/bearerbox.log"
 log-level = 2
 dlr-storage = internal
-
-group = smsc
-smsc = fake
-smsc-id = fake
-port = ${smsc}
-connect-allow-ip = "127.0.0.1"
-
+${spool ? `store-type = spool\nstore-location = "${kdir}/spool"\n` : ""}
+${carrier === "smpp" ? smppGroups(name) : `group = smsc\nsmsc = fake\nsmsc-id = fake\nport = ${fakePort}\nconnect-allow-ip = "127.0.0.1"\n`}
 group = smsbox
 bearerbox-host = 127.0.0.1
 bearerbox-port = ${boxes}
@@ -389,11 +445,19 @@ password = bench
     stdio: ["ignore", log("bearerbox"), log("bearerbox")],
   });
   children.push(bearerbox);
-  await waitForPort(smsc);
-  const fakesmsc = spawn(FAKESMSC, ["-H", "127.0.0.1", "-r", String(smsc), "-m", "0", "1 2 text x"], {
-    stdio: ["ignore", "ignore", "ignore"],
-  });
-  children.push(fakesmsc);
+  // smsbox gives up at once when bearerbox does not listen yet (it takes longer with a store).
+  await waitForPort(boxes);
+  const fakesmsc =
+    carrier === "fakesmsc"
+      ? await (async () => {
+          await waitForPort(fakePort);
+          const child = spawn(FAKESMSC, ["-H", "127.0.0.1", "-r", String(fakePort), "-m", "0", "1 2 text x"], {
+            stdio: ["ignore", "ignore", "ignore"],
+          });
+          children.push(child);
+          return child;
+        })()
+      : undefined;
   const smsbox = spawn(path.join(KANNEL_BIN, "smsbox"), ["-v", "2", confFile], {
     stdio: ["ignore", log("smsbox"), log("smsbox")],
   });
@@ -402,14 +466,15 @@ password = bench
   const query = new URLSearchParams({ username: "bench", password: "bench", from: "SWBRD", to: RECIPIENT, text: TEXT });
   if (mode === "dlr") {
     query.set("dlr-mask", "31");
-    query.set("dlr-url", `${nginx.url("kannel")}?id=%I&status=%d`);
+    query.set("dlr-url", `${nginx.url(name)}?id=%I&status=%d`);
   }
   const url = `http://127.0.0.1:${sendsms}/cgi-bin/sendsms?${query}`;
   const status = async () => {
     const text = await (await fetch(`http://127.0.0.1:${admin}/status.txt?password=bench`)).text();
     const m = /SMS: received \d+ \(\d+ queued\), sent (\d+) \((\d+) queued\)/.exec(text);
-    if (!m) throw new Error(`unexpected Kannel status: ${text}`);
-    return { sent: Number(m[1]), queued: Number(m[2]) };
+    const dlr = /DLR: received (\d+)/.exec(text);
+    if (!m || !dlr) throw new Error(`unexpected Kannel status: ${text}`);
+    return { sent: Number(m[1]), queued: Number(m[2]), receipts: Number(dlr[1]) };
   };
   await waitFor(
     async () => {
@@ -420,25 +485,56 @@ password = bench
   );
   await waitFor(async () => (await status()).queued === 0 && (await status()).sent >= 1, { timeoutMs: 20_000 });
   const pids = [bearerbox.pid, smsbox.pid];
+  // Over SMPP a message asking for its receipt is delivered when the receipt comes back. Kannel
+  // counts as DLRs received both the SMSC's receipts and those it makes itself when the SMSC
+  // takes a message (dlr-mask 8), one per message sent: the receipts are the difference.
+  const receipts = carrier === "smpp" && mode === "dlr";
   return {
-    name: "kannel",
+    name,
     request: { url },
     // Accepted: handed to bearerbox (sent to the SMSC or queued for it).
     counters: async () => {
       const s = await status();
-      return { accepted: s.sent + s.queued, delivered: s.sent, callbacks: nginx.callbacks("kannel") };
+      return {
+        accepted: s.sent + s.queued,
+        delivered: receipts ? s.receipts - s.sent : s.sent,
+        callbacks: nginx.callbacks(name),
+      };
     },
     acceptedFrom: (wrk) => wrk.ok,
-    cpu: () => ({ system: pids.reduce((t, pid) => t + treeCpu(pid), 0), receiver: nginx.cpu() }),
+    cpu: () => ({ system: pids.reduce((t, pid) => t + treeCpu(pid), 0), receiver: nginx.cpu(), smsc: smscCpu() }),
     peakRssMb: () => pids.reduce((t, pid) => t + peakRssMb(pid), 0),
     stop: async () => {
       for (const child of [smsbox, fakesmsc, bearerbox]) {
+        if (!child) continue;
         child.kill("SIGTERM");
         await Promise.race([new Promise((r) => child.once("exit", r)), sleep(5000)]);
         child.kill("SIGKILL");
       }
     },
   };
+}
+
+/** Kannel's SMPP binds to the shared SMSC: --binds transceivers, --window submits in flight each. */
+function smppGroups(systemId) {
+  let groups = "";
+  for (let i = 0; i < Number(values.binds); i++) {
+    groups += `group = smsc
+smsc = smpp
+smsc-id = smsc
+host = 127.0.0.1
+port = ${smsc.port}
+transceiver-mode = true
+smsc-username = ${systemId}
+smsc-password = bench
+max-pending-submits = ${values.window}
+system-type = ""
+msg-id-type = 0x03
+enquire-link-interval = 30
+
+`;
+  }
+  return groups;
 }
 
 // --- Switchboard ----------------------------------------------------------------------------
@@ -455,6 +551,7 @@ async function startSwitchboard(mode) {
     SIMULATOR_LATENCY_MS: "200",
     SIMULATOR_FAILURE_RATE: "0",
     SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
+    ...(carrier === "smpp" ? { SWITCHBOARD_CARRIERS_FILE: smppCarriersFile(mode) } : {}),
     ...(process.env.BENCH_SWITCHBOARD_ENV
       ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
       : {}),
@@ -501,7 +598,7 @@ async function startSwitchboard(mode) {
     }),
     // A legacy refusal is HTTP 200 with a negative code: count what the server accepted.
     acceptedFrom: (_wrk, before, atEnd) => atEnd.accepted - before.accepted,
-    cpu: () => ({ system: treeCpu(pid), receiver: nginx.cpu() }),
+    cpu: () => ({ system: treeCpu(pid), receiver: nginx.cpu(), smsc: smscCpu() }),
     peakRssMb: () => treePids(pid).reduce((t, p) => t + peakRssMb(p), 0),
     stop: async () => {
       server.child.kill("SIGTERM");
@@ -509,6 +606,29 @@ async function startSwitchboard(mode) {
       db.cleanup();
     },
   };
+}
+
+/** The carriers file whose only SMS route goes to the shared SMSC, bound as Kannel binds. */
+function smppCarriersFile(mode) {
+  const file = path.join(dir, `carriers-${mode}.json`);
+  const connector = {
+    name: "bench-smsc",
+    type: "smpp",
+    host: "127.0.0.1",
+    port: smsc.port,
+    system_id: "switchboard",
+    password: "bench",
+    connections: Number(values.binds),
+    window: Number(values.window),
+  };
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      connectors: [connector],
+      routes: [{ route: "*", prefix: "", connectors: [{ name: "bench-smsc", weight: 1 }] }],
+    }),
+  );
+  return file;
 }
 
 // --- the storage floor -----------------------------------------------------------------------
@@ -574,7 +694,7 @@ if (cluster.isPrimary && ${processes} > 1) {
       return { accepted: n, delivered: n, callbacks: 0 };
     },
     acceptedFrom: (wrk) => wrk.ok,
-    cpu: () => ({ system: treeCpu(child.pid), receiver: nginx.cpu() }),
+    cpu: () => ({ system: treeCpu(child.pid), receiver: nginx.cpu(), smsc: smscCpu() }),
     peakRssMb: () => treePids(child.pid).reduce((t, p) => t + peakRssMb(p), 0),
     stop: async () => {
       child.kill("SIGKILL");

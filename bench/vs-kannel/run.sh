@@ -3,6 +3,7 @@
 # (Kannel and its fakesmsc, wrk, nginx), builds Switchboard, and runs bench/vs-kannel/run.mjs
 # under the machine's heavy lock (nothing else heavy runs meanwhile). Arguments go to run.mjs.
 # Usage: bench/vs-kannel/run.sh [--rounds 3] [--seconds 20] [--connections 50] [--modes dlr,plain]
+#        [--carrier smpp] [--systems kannel,kannel-spool,switchboard,node-http,storage-floor]
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -8,7 +8,8 @@
 // placed the call, so it fails (and is refunded) instead of ringing the callee twice; a
 // 4xx refusal fails and is refunded.
 import type { Logger } from "pino";
-import { Pool } from "undici";
+import type { Pool } from "undici";
+import { type Outbound, outboundPool } from "../../base/http/outbound-pools.js";
 import { REDACTED, scrubSecrets } from "../../base/runtime/logging.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import { type Connector, type SubmitResult, VOICE_HTTP_CONNECTOR } from "../../delivery/dispatch/index.js";
@@ -49,7 +50,7 @@ export interface VoiceHttpOptions {
 export class VoiceHttpConnector implements Connector {
   readonly name = VOICE_HTTP_CONNECTOR;
   readonly channel = "voice";
-  private readonly pool: Pool;
+  private readonly pool: Outbound<Pool>;
   private readonly path: string;
   private readonly authorization: string;
 
@@ -58,7 +59,7 @@ export class VoiceHttpConnector implements Connector {
     private readonly logger: Logger,
   ) {
     const base = new URL(options.baseUrl);
-    this.pool = new Pool(base.origin, {
+    this.pool = outboundPool(base.origin, {
       connections: options.concurrency,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
@@ -117,7 +118,7 @@ export class VoiceHttpConnector implements Connector {
     let status: number;
     let text: string;
     try {
-      const response = await this.pool.request({
+      const response = await (await this.pool.get()).request({
         method: "POST",
         path: this.path,
         headers: {

@@ -1,7 +1,8 @@
 // Client for Meta's WhatsApp Cloud API (the Graph API): sends messages and lists a business
 // account's templates over one keep-alive pool. A call is never retried here: a POST that timed
 // out may still have reached Meta, and only the caller knows whether sending twice is worse.
-import { Pool } from "undici";
+import type { Pool } from "undici";
+import { type Outbound, outboundPool } from "../../base/http/outbound-pools.js";
 
 export interface GraphOptions {
   /** Where the Graph API is, e.g. https://graph.facebook.com (a local fake in tests); no trailing slash. */
@@ -99,7 +100,7 @@ const INVALID = { kind: "invalid_response" } as const;
 const CONNECT_FAILURES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"]);
 
 export class GraphClient {
-  private readonly pool: Pool;
+  private readonly pool: Outbound<Pool>;
   private readonly origin: string;
   private readonly prefix: string;
 
@@ -107,7 +108,7 @@ export class GraphClient {
     const base = new URL(options.baseUrl);
     this.origin = base.origin;
     this.prefix = `${base.pathname.replace(/\/+$/, "")}/${options.version}`;
-    this.pool = new Pool(this.origin, {
+    this.pool = outboundPool(this.origin, {
       connections: 64,
       pipelining: 1,
       keepAliveTimeout: 30_000,
@@ -189,7 +190,7 @@ export class GraphClient {
     let status: number;
     let raw: string;
     try {
-      const response = await this.pool.request({
+      const response = await (await this.pool.get()).request({
         method,
         path,
         headers: {

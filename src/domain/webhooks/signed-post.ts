@@ -2,7 +2,8 @@
 // account's active secrets, over keep-alive connections whose DNS answers the SSRF guard checks.
 import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
-import { Agent } from "undici";
+import type { Agent } from "undici";
+import { type Outbound, outboundAgent } from "../../base/http/outbound-pools.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { WebhookDeliveryRow } from "../../base/store/schema.js";
 import type { Outcome } from "./sender-queries.js";
@@ -24,7 +25,7 @@ export function signWebhook(key: Buffer, id: string, at: Date, body: string): st
 
 /** The webhook sender's HTTP side: its connections, and each URL's target and account's keys remembered. */
 export class WebhookPoster {
-  private readonly agent: Agent;
+  private readonly agent: Outbound<Agent>;
   /** Each URL checked and parsed, remembered (the same few URLs carry almost every delivery). */
   private readonly targets = new Map<string, { origin: string; path: string }>();
   /** Each account's signers (current secret first), briefly; dropped when its settings change. */
@@ -46,7 +47,7 @@ export class WebhookPoster {
         (error: Error) => callback(error as NodeJS.ErrnoException, "", 0),
       );
     };
-    this.agent = new Agent({
+    this.agent = outboundAgent({
       connections: 64,
       keepAliveTimeout: 30_000,
       pipelining: 1,
@@ -103,7 +104,7 @@ export class WebhookPoster {
       const signers = await this.signersOf(delivery.account_id);
       const at = this.deps.clock.now();
       const signature = signers.map((key) => signWebhook(key, delivery.webhook_id, at, delivery.payload));
-      const response = await this.agent.request({
+      const response = await (await this.agent.get()).request({
         origin,
         path,
         method: "POST",

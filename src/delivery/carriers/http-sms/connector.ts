@@ -8,7 +8,8 @@
 // connection after that fails the message for good (and refunds it) rather than risk a
 // duplicate SMS. A 2xx answer without a readable message id also fails for good.
 import type { Logger } from "pino";
-import { Pool } from "undici";
+import type { Pool } from "undici";
+import { type Outbound, outboundPool } from "../../../base/http/outbound-pools.js";
 import { REDACTED, scrubSecrets } from "../../../base/runtime/logging.js";
 import type { MessageRow } from "../../../base/store/schema.js";
 import type { TmChainBook } from "../../../domain/accounts/index.js";
@@ -41,7 +42,7 @@ export class HttpSmsConnector implements Connector {
   readonly name: string;
   readonly channel = "sms";
   readonly reportsDelivery: boolean;
-  private readonly pool: Pool;
+  private readonly pool: Outbound<Pool>;
   private readonly origin: string;
   private readonly bucket: TokenBucket;
   private reportSink: ((reports: DeliveryReport[]) => void) | undefined;
@@ -58,7 +59,7 @@ export class HttpSmsConnector implements Connector {
     this.name = config.name;
     this.reportsDelivery = config.dlr !== undefined;
     this.origin = new URL(config.url.replace(/\{[a-z0-9_]+\}/g, "x")).origin;
-    this.pool = new Pool(this.origin, {
+    this.pool = outboundPool(this.origin, {
       connections: config.max_connections,
       headersTimeout: config.timeout_ms,
       bodyTimeout: config.timeout_ms,
@@ -129,7 +130,7 @@ export class HttpSmsConnector implements Connector {
     } catch (error) {
       return { ok: false, retryable: false, code: "bad_request", message: (error as Error).message };
     }
-    const outcome = await exchange(this.pool, request, this.config.timeout_ms);
+    const outcome = await exchange(await this.pool.get(), request, this.config.timeout_ms);
     if (outcome.kind === "error") return this.failure(outcome);
     if (outcome.status === 401 || outcome.status === 403) {
       this.options.logger?.error(
