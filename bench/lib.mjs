@@ -31,7 +31,7 @@ export function freshSqliteUrl() {
  * random hex) in that PostgreSQL database. `query` runs named SQL texts and answers their rows by
  * name; `cleanup` removes the file or drops the schema.
  */
-async function freshDatabase(postgresUrl, schemaPrefix) {
+export async function freshDatabase(postgresUrl, schemaPrefix) {
   if (!postgresUrl) {
     const sqlite = freshSqliteUrl();
     const file = sqlite.url.slice("sqlite:".length);
