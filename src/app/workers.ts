@@ -96,7 +96,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   ctx.webhooks.attachSender(webhooks);
   const whatsappUpkeep = startWhatsAppUpkeep(ctx);
   // Fallback chains: later steps sent when their condition is met, deadlines from stored due times.
-  const chainPasses = startChainPasses(ctx.chains, ctx.logger, config.chains.pollMs);
+  const chainPasses = startChainPasses(ctx.chains, ctx.logger, config.chains.pollMs, ctx.clock);
   const bounces = await startEmailBounces(ctx);
   const mailer = operatorMailer(ctx.config);
   const alerts = startAlertChecks(ctx, mailer?.send, config.alertCheckSeconds * 1000);
