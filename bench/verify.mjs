@@ -11,6 +11,7 @@
 //      dispatched and reported, and the start request's median latency.
 // Usage: node bench/verify.mjs [--flows 2000] [--concurrency 50] [--rounds 5] [--starts 1000]
 //        [--history 5000] [--database postgres://…] [--port 18091]
+// (each round restarts the gateway: on a loaded machine set BENCH_START_TIMEOUT_MS=120000)
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
