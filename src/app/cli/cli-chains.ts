@@ -1,9 +1,9 @@
 // CLI commands of fallback chains (POST /api/v2/send): `chains list`, every account's (or one's)
-// newest first, and `chains show`, one chain with its steps and their messages' statuses. They
-// read through chains/listing.ts only, so this group loads none of the channels' send paths.
+// newest first, and `chains show`, one chain with its steps and their messages' statuses (read
+// by chains/listing.ts; the bundle leaves out the send paths this group never calls).
 import { type Command, InvalidArgumentError, Option } from "commander";
 import type { ChainStatus } from "../../base/store/schema.js";
-import { operatorChain, operatorChains } from "../../channels/chains/listing.js";
+import { operatorChain, operatorChains } from "../../channels/chains/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
