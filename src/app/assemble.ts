@@ -140,6 +140,8 @@ export async function createContext(parts: {
       prices,
       webhooks,
       allowPrivateWebhooks: config.allowPrivateWebhooks,
+      metrics,
+      retentionDays: config.messageRetentionDays,
     }),
     emailTracker,
     rateLimits,

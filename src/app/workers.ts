@@ -96,17 +96,19 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   ctx.webhooks.attachSender(webhooks);
   const whatsappUpkeep = startWhatsAppUpkeep(ctx);
   // Fallback chains: later steps sent when their condition is met, deadlines from stored due times.
-  const chainPasses = startChainPasses(ctx.chains, ctx.logger, config.chains.pollMs);
+  const chainPasses = startChainPasses(ctx.chains, ctx.logger, config.chains.pollMs, ctx.clock);
   const bounces = await startEmailBounces(ctx);
   const mailer = operatorMailer(ctx.config);
   const alerts = startAlertChecks(ctx, mailer?.send, config.alertCheckSeconds * 1000);
   // Verifications nobody checked end at their expiry (their verification_expired event with it);
-  // a read or check of one ends it at once too.
+  // a read or check of one ends it at once too. The pumping guard's alerts whose block is over
+  // are cleared in the same pass.
   let expiring: Promise<unknown> = Promise.resolve();
   const verifyExpiry = setInterval(() => {
     expiring = ctx.verifier
       .expire()
-      .catch((error: unknown) => ctx.logger.warn({ err: error }, "verification expiry failed"));
+      .then(() => ctx.verifier.clearEndedAlerts())
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, "verification upkeep failed"));
   }, VERIFY_EXPIRY_MS);
   verifyExpiry.unref();
 

@@ -25,6 +25,7 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   alerts: "the operator's alerts: low balance, connector down, webhook failing, delivery rate",
   analytics: "delivery rates, volumes and latencies of every account's messages",
   prices: "manage price cards: what a send costs by channel, route and destination prefix",
+  chains: "fallback sends (POST /api/v2/send) of every account: list them, show one's steps",
 };
 
 /** A group's top-level command, described as GROUP_DESCRIPTIONS says (its module adds the rest). */

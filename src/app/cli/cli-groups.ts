@@ -62,6 +62,10 @@ export const GROUP_MODULES: readonly GroupModule[] = [
     load: async () => (await import("./cli-prices.js")).addPriceCommands,
     groups: ["prices"],
   },
+  {
+    load: async () => (await import("./cli-chains.js")).addChainCommands,
+    groups: ["chains"],
+  },
 ];
 
 /** The group modules a command line needs: the one its first word names (or `help <group>`), else none. */

@@ -48,6 +48,8 @@ export interface Metrics {
   alertsRaised: Counter<"alert">;
   verifyRefusals: Counter<"code">;
   verifyPrefixesBlocked: Counter<string>;
+  chainsStarted: Counter<string>;
+  chainsCompleted: Counter<"outcome">;
 }
 
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -213,6 +215,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     verifyPrefixesBlocked: new Counter({
       name: "switchboard_verify_prefixes_blocked_total",
       help: "Destination prefixes the Verify API's pumping guard blocked for an hour (conversion below VERIFY_PUMPING_MIN_CONVERSION)",
+      registers,
+    }),
+    chainsStarted: new Counter({
+      name: "switchboard_chains_started_total",
+      help: "Fallback chains started (POST /api/v2/send; a retry answered from its Idempotency-Key is not counted again)",
+      registers,
+    }),
+    chainsCompleted: new Counter({
+      name: "switchboard_chains_completed_total",
+      help: "Fallback chains completed, by outcome: delivered (a step's message reached the recipient) or undelivered",
+      labelNames: ["outcome"],
       registers,
     }),
     refusalsDropped: new Counter({

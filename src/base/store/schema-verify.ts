@@ -66,6 +66,8 @@ export interface VerifyPrefixesTable {
   conversion: number | null;
   /** Set: the operator allowed the prefix; the guard no longer blocks it. */
   allowed_at: number | null;
+  /** When its block's alert was raised; null once cleared (the block ended or the prefix was allowed). */
+  alert_raised_at: number | null;
 }
 
 export interface VerifyTables {

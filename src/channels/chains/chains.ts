@@ -7,7 +7,7 @@ import type { Logger } from "pino";
 import { type Clock, isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { isChainId, newChainId } from "../../base/core/ids.js";
-import { publicStatus } from "../../base/core/message-status.js";
+import type { Metrics } from "../../base/runtime/metrics.js";
 import type { ChainCondition, MessageStatus } from "../../base/store/schema.js";
 import { getAccount } from "../../domain/accounts/index.js";
 import type { Principal } from "../../domain/auth/index.js";
@@ -20,6 +20,8 @@ import {
 } from "../../domain/messages/index.js";
 import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { FINAL_STATUSES, reached, verdictOf } from "./conditions.js";
+import { describeChain, stepsWithStatus } from "./listing.js";
+import { pruneChains } from "./retention.js";
 import {
   type ChainRow,
   chainById,
@@ -39,11 +41,21 @@ import {
 import { type ChainChannel, planSteps } from "./step-fields.js";
 import { type StepOutcome, type StepSendDeps, sendStep } from "./step-send.js";
 
-export type ChainsDeps = StepSendDeps & { webhooks: WebhookOutbox; clock: Clock };
+export type ChainsDeps = StepSendDeps & {
+  webhooks: WebhookOutbox;
+  clock: Clock;
+  metrics: Pick<Metrics, "chainsStarted" | "chainsCompleted">;
+  /** MESSAGE_RETENTION_DAYS: chains started before it are pruned once done with (0: kept). */
+  retentionDays: number;
+};
 
 /** How long a claimed step's send may take before another worker takes it over. */
 export const STEP_LEASE_MS = 60_000;
 const PAGE = 500;
+/** Clock time between two retention rounds, and the chains one removes (in batches). */
+const RETENTION_EVERY_MS = 60_000;
+const RETENTION_BATCH = 500;
+const RETENTION_BATCHES_PER_ROUND = 20;
 
 export interface ChainRequest {
   recipient: string;
@@ -91,6 +103,7 @@ export class Chains {
       if (!winner) throw new GatewayError("conflict", "A request with this Idempotency-Key is in progress.");
       return this.get(principal, winner);
     }
+    this.deps.metrics.chainsStarted.inc();
     const chain = (await chainById(this.deps.store.db, id))!;
     const [first] = await stepsOf(this.deps.store.db, id);
     await this.send(chain, first!, principal);
@@ -101,7 +114,7 @@ export class Chains {
   async get(principal: Principal, id: string) {
     const chain = isChainId(id) ? await chainOf(this.deps.store.db, principal.accountId, id) : undefined;
     if (!chain) throw new GatewayError("not_found", `No chain ${id.slice(0, 40)} in this account.`);
-    return describeChain(chain, await this.stepsWithStatus(chain.id));
+    return describeChain(chain, await stepsWithStatus(this.deps.store.db, chain.id));
   }
 
   /**
@@ -143,6 +156,19 @@ export class Chains {
       await this.completeIfFinal(chain);
     }
     return chains.size;
+  }
+
+  /** MESSAGE_RETENTION_DAYS: removes the chains started before its cutoff that are done with. */
+  async prune(): Promise<number> {
+    if (this.deps.retentionDays <= 0) return 0;
+    const cutoff = this.now() - this.deps.retentionDays * 86_400_000;
+    let removed = 0;
+    for (let i = 0; i < RETENTION_BATCHES_PER_ROUND; i++) {
+      const batch = await pruneChains(this.deps.store, cutoff, RETENTION_BATCH);
+      removed += batch;
+      if (batch < RETENTION_BATCH) break;
+    }
+    return removed;
   }
 
   /** Moves one chain: sends or skips its waiting step while its condition is decided. */
@@ -231,54 +257,29 @@ export class Chains {
       });
       return true;
     });
+    if (done) this.deps.metrics.chainsCompleted.inc({ outcome });
     if (events > 0) await this.deps.store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
     return done;
   }
-
-  private async stepsWithStatus(chainId: string) {
-    const steps = await stepsOf(this.deps.store.db, chainId);
-    const statuses = await messageStatuses(
-      this.deps.store.db,
-      steps.flatMap((s) => (s.message_id ? [s.message_id] : [])),
-    );
-    return steps.map((s) => ({ ...s, messageStatus: s.message_id ? statuses.get(s.message_id) : undefined }));
-  }
 }
 
-/** The chain as the API answers it (the SendChain schema). */
-export function describeChain(chain: ChainRow, steps: Array<StepRow & { messageStatus: MessageStatus | undefined }>) {
-  const time = (ms: number | null) => (ms === null ? null : isoUtc(new Date(Number(ms))));
-  return {
-    chain_id: chain.id,
-    recipient: chain.recipient,
-    status: chain.status,
-    outcome: chain.outcome,
-    created_at: isoUtc(new Date(Number(chain.created_at))),
-    completed_at: time(chain.completed_at),
-    steps: steps.map((step) => ({
-      channel: step.channel as ChainChannel,
-      to: step.recipient,
-      message_id: step.message_id,
-      status: step.messageStatus ? publicStatus(step.messageStatus) : step.status,
-      after:
-        step.after_on === null
-          ? null
-          : {
-              on: step.after_on,
-              ...(step.within_ms === null ? {} : { within_seconds: Math.round(Number(step.within_ms) / 1000) }),
-            },
-      decides_at: step.status === "waiting" ? time(step.due_at) : null,
-      error: step.error_code === null ? null : { code: step.error_code, message: step.error_message ?? "" },
-    })),
-  };
-}
-
-/** The worker's passes over the chains every `intervalMs`, one at a time; stop() waits for the one running. */
-export function startChainPasses(chains: Chains, logger: Logger, intervalMs: number) {
+/**
+ * The worker's passes over the chains every `intervalMs`, one at a time, with a retention round a
+ * minute of `clock` time; stop() waits for the one running.
+ */
+export function startChainPasses(chains: Chains, logger: Logger, intervalMs: number, clock: Clock) {
   let running: Promise<unknown> | undefined;
+  let prunedAt = Number.NEGATIVE_INFINITY;
+  const pass = async () => {
+    await chains.advance();
+    const now = clock.now().getTime();
+    if (now - prunedAt < RETENTION_EVERY_MS) return;
+    prunedAt = now;
+    const removed = await chains.prune();
+    if (removed > 0) logger.info({ removed }, "removed fallback chains past MESSAGE_RETENTION_DAYS");
+  };
   const timer = setInterval(() => {
-    running ??= chains
-      .advance()
+    running ??= pass()
       .catch((error: unknown) => logger.warn({ err: error }, "fallback chains' pass failed"))
       .finally(() => {
         running = undefined;

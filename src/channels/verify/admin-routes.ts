@@ -10,7 +10,7 @@ import { allowVerifyPrefix, PREFIX_DIGITS, verifyPrefixes } from "./guards.js";
 import { VerifyPrefix, VerifyPrefixChange, VerifySettingsAnswer, VerifySettingsRequest } from "./schemas.js";
 import { changeVerifySettings, describeVerifySettings, type VerifySettingsChange, verifySettings } from "./settings.js";
 
-type Deps = Pick<Runtime, "store" | "clock">;
+type Deps = Pick<Runtime, "store" | "clock" | "logger">;
 
 const Username = Type.Object({ username: Type.String({ maxLength: 64 }) });
 
@@ -88,7 +88,7 @@ export function registerVerifyAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
         );
       }
       const now = ctx.clock.now().getTime();
-      await allowVerifyPrefix(ctx.store.db, account.id, prefix, request.body.allowed, now);
+      await allowVerifyPrefix(ctx, account.id, prefix, request.body.allowed, now);
       return { status: "success", data: await verifyPrefixes(ctx.store.db, account.id, now) };
     },
   );

@@ -7,8 +7,8 @@ import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { readAlertSettings } from "../../delivery/alerts/index.js";
-import { queueOperatorAlert } from "../../domain/webhooks/alert-queries.js";
 import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
+import { clearPrefixAlert, queuePrefixAlert } from "./prefix-alerts.js";
 import { startsSince } from "./rows.js";
 import type { VerifySettings } from "./settings.js";
 
@@ -100,6 +100,8 @@ async function checkPrefix(deps: GuardDeps, start: GuardedStart, prefix: string,
   if (row?.allowed_at != null) return;
   if (row?.blocked_until != null && Number(row.blocked_until) > now)
     throw blocked(deps, prefix, Number(row.blocked_until), now);
+  // The block's hour ended before the worker's pass cleared its alert: cleared here, before a new block.
+  if (row?.alert_raised_at != null) await clearPrefixAlert(deps, start.accountId, prefix, now);
   const stats = await store.db
     .selectFrom("verifications")
     .select((eb) => [
@@ -128,7 +130,7 @@ function blocked(deps: GuardDeps, prefix: string, until: number, now: number): G
   );
 }
 
-/** Blocks the prefix for an hour and alerts the operator, once however many starts race here. */
+/** Blocks the prefix for an hour and raises the operator's alert, once however many starts race here. */
 async function block(
   deps: GuardDeps,
   accountId: number,
@@ -138,8 +140,14 @@ async function block(
 ): Promise<void> {
   const { store } = deps;
   const conversion = Math.round(stats.conversion * 10_000) / 10_000;
-  const values = { blocked_at: now, blocked_until: now + HOUR_MS, samples: stats.started, conversion };
-  const { settings, operatorAccountId } = await readAlertSettings(store.db);
+  const values = {
+    blocked_at: now,
+    blocked_until: now + HOUR_MS,
+    samples: stats.started,
+    conversion,
+    alert_raised_at: now,
+  };
+  const alertSettings = await readAlertSettings(store.db);
   const alerted = await store.transaction(async (trx) => {
     const changed = await trx
       .insertInto("verify_prefixes")
@@ -161,24 +169,8 @@ async function block(
     const detail = `account ${accountId}'s verifications to ${prefix}: ${stats.started} in the last hour, ${conversion * 100} % approved; new ones refused for an hour`;
     deps.logger.warn({ account: accountId, prefix, started: stats.started, conversion }, "verify prefix blocked");
     deps.metrics.verifyPrefixesBlocked.inc();
-    if (!settings.url || operatorAccountId === null) return false;
-    await queueOperatorAlert(store, trx, {
-      operatorAccountId,
-      url: settings.url,
-      orderKey: `alert:verify_prefix_blocked:${accountId}:${prefix}`,
-      now,
-      payload: {
-        event: "alert",
-        alert: "verify_prefix_blocked",
-        subject: `account:${accountId} ${prefix}`,
-        state: "raised",
-        value: conversion,
-        detail,
-        since: isoUtc(new Date(now)),
-        at: isoUtc(new Date(now)),
-      },
-    });
-    return true;
+    const alert = { accountId, prefix, state: "raised" as const, value: conversion, detail, since: now };
+    return queuePrefixAlert(deps, trx, alertSettings, alert, now);
   });
   if (alerted) await store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
 }
@@ -208,16 +200,19 @@ export async function verifyPrefixes(db: GuardDeps["store"]["db"], accountId: nu
   }));
 }
 
-/** The operator allows a prefix (the guard never blocks it; a block ends) or guards it again. */
+/**
+ * The operator allows a prefix (the guard never blocks it; a block ends and its alert is cleared)
+ * or guards it again.
+ */
 export async function allowVerifyPrefix(
-  db: GuardDeps["store"]["db"],
+  deps: Pick<GuardDeps, "store" | "logger">,
   accountId: number,
   prefix: string,
   allowed: boolean,
   now: number,
 ): Promise<void> {
   const values = allowed ? { allowed_at: now, blocked_until: null } : { allowed_at: null };
-  await db
+  await deps.store.db
     .insertInto("verify_prefixes")
     .values({
       account_id: accountId,
@@ -226,8 +221,10 @@ export async function allowVerifyPrefix(
       blocked_until: null,
       samples: null,
       conversion: null,
+      alert_raised_at: null,
       ...values,
     })
     .onConflict((oc) => oc.columns(["account_id", "prefix"]).doUpdateSet(values))
     .execute();
+  if (allowed) await clearPrefixAlert(deps, accountId, prefix, now);
 }

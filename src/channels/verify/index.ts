@@ -6,6 +6,7 @@
 //                      channels the account can use to reach a recipient
 //   guards.ts          the pumping and abuse guards of a start: per recipient and address, countries, the
 //                      destination prefix whose conversion fell low (blocked an hour, the operator alerted)
+//   prefix-alerts.ts   that block's operator alert: raised with it, cleared once when it ends or is allowed
 //   analytics.ts       conversion per channel and country (started, approved, rate, mean time to approve)
 //   verifier.ts        Verifier: start, check, resend, cancel, expiry, and their webhook events
 //   reveal.ts          the dispatcher's hook: the code put back in the text handed to the carrier, or the

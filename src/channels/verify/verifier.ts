@@ -11,6 +11,7 @@ import { WEBHOOKS_QUEUED, type WebhookOutbox } from "../../domain/webhooks/outbo
 import { countryOf } from "./analytics.js";
 import { type CodeKeeper, newCode } from "./codes.js";
 import { type GuardDeps, guardStart, prefixOf } from "./guards.js";
+import { clearEndedPrefixAlerts } from "./prefix-alerts.js";
 import {
   approve,
   cancelPending,
@@ -221,6 +222,11 @@ export class Verifier {
       (rows) => rows,
     );
     return ended;
+  }
+
+  /** Clears the pumping guard's alerts whose block is over (ended, or the prefix allowed): the worker's pass. */
+  clearEndedAlerts(): Promise<number> {
+    return clearEndedPrefixAlerts(this.deps, this.now());
   }
 
   /** Runs `change` in a transaction with the webhook events of the rows it ended; wakes the sender after. */

@@ -1,6 +1,6 @@
 // One account for the operator: what it lacks to send, its balances and a top-up, its limits
-// and routes, its price card and low-balance alert, locking it (blocked / active, login locks
-// cleared) and its ledger.
+// and routes, its price card and low-balance alert, its verify settings, locking it (blocked /
+// active, login locks cleared) and its ledger.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
@@ -30,6 +30,7 @@ import {
 } from "../../ui.js";
 import { AdjustForm, SupportLinks } from "./account-desk.js";
 import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
+import { VerifySettingsForm } from "./account-verify.js";
 import { DltChains } from "./dlt-chains.js";
 import { DltLinks } from "./dlt-links.js";
 import { DltRegistrations } from "./dlt-registrations.js";
@@ -349,6 +350,11 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         <PriceCardForm key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
         <h3>Low-balance alert</h3>
         <LowBalanceForm username={a.username} />
+      </section>
+
+      <section aria-labelledby="verify-title">
+        <h2 id="verify-title">Verify</h2>
+        <VerifySettingsForm username={a.username} />
       </section>
 
       <section aria-labelledby="registrations-title">
