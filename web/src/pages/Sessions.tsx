@@ -47,10 +47,10 @@ export default function Sessions() {
             <tbody>
               {sessions.data.map((s) => (
                 <tr key={s.id} data-testid={`session-${s.id}`}>
-                  <td>{s.device ?? "unknown"}</td>
-                  <td>{s.address}</td>
-                  <td>{formatTime(s.last_used_at, session.time_zone)}</td>
-                  <td>{formatTime(s.signed_in_at, session.time_zone)}</td>
+                  <td data-label="Device">{s.device ?? "unknown"}</td>
+                  <td data-label="Address">{s.address}</td>
+                  <td data-label="Last used">{formatTime(s.last_used_at, session.time_zone)}</td>
+                  <td data-label="Signed in">{formatTime(s.signed_in_at, session.time_zone)}</td>
                   <td>
                     {s.current ? (
                       "This session"

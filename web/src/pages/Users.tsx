@@ -16,7 +16,8 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
   const roles: readonly string[] = kind === "staff" ? STAFF_ROLES : ACCOUNT_USER_ROLES;
   const [login, setLogin] = useState("");
   const [email, setEmail] = useState("");
-  const [role, setRole] = useState(roles[1] ?? roles[0] ?? "");
+  // The least a new member may do, unless chosen otherwise.
+  const [role, setRole] = useState(kind === "staff" ? "operator_support" : "support");
   const [password, setPassword] = useState("");
   const [done, setDone] = useState<string>();
   const users = useQuery({ queryKey: [base], queryFn: () => data<User[]>(base) });
@@ -125,8 +126,8 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
             <tbody>
               {users.data.map((user) => (
                 <tr key={user.login} data-testid={`user-${user.login}`}>
-                  <td>{user.login}</td>
-                  <td>{user.email ?? ""}</td>
+                  <td data-label="Login">{user.login}</td>
+                  <td data-label="Email">{user.email ?? ""}</td>
                   <td>
                     <select
                       aria-label={`Role of ${user.login}`}
