@@ -220,6 +220,22 @@ describeEachEngine("users and roles", (engine) => {
     expect(locked.body.error.code).toBe("account_locked");
     await signIn(t, account.username, account.password);
     await signInAs(t, account.username, "ada", "admin-pw-123");
+
+    // The operator sees the lock under `<login> <address>` and clears it.
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const key = { authorization: `Bearer ${operator.apiKey}` };
+    const locks = await call(t, "GET", "/admin/api/login-locks", { headers: key });
+    expect(locks.body.data).toContainEqual(
+      expect.objectContaining({ username: account.username, address: "lockme 127.0.0.1" }),
+    );
+    const cleared = await call(
+      t,
+      "DELETE",
+      `/admin/api/accounts/${account.username}/login-locks?address=${encodeURIComponent("lockme 127.0.0.1")}`,
+      { headers: key },
+    );
+    expect(cleared.status, cleared.text).toBe(200);
+    await signInAs(t, account.username, "lockme", "lockme-pw-1");
   });
 
   it("the operator's staff: added through /admin/api/staff, a support staff reads and changes nothing", async () => {
