@@ -95,6 +95,18 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/staff", title: "Staff", component: Staff, nav: true },
 ];
 
+function RoleRefused() {
+  const { session } = useSession();
+  return (
+    <>
+      <h1 tabIndex={-1}>Not for your role</h1>
+      <ErrorNotice
+        error={new ApiError(403, "insufficient_role", `The role ${session?.user_role ?? ""} cannot use this page.`)}
+      />
+    </>
+  );
+}
+
 function NotFound() {
   return (
     <>
@@ -140,10 +152,12 @@ export function App() {
   if (path === "/invitation") return <Invitation />;
   if (session === undefined) return <Busy label="Loading the console…" />;
   if (session === null) return <SignIn />;
-  const shown = (route: Route) =>
-    route.nav && (!route.needs || route.needs.some((need) => ROLE_CAPABILITIES[session.user_role].includes(need)));
+  const allowed = (route: Route) =>
+    !route.needs || route.needs.some((need) => (ROLE_CAPABILITIES[session.user_role] ?? []).includes(need));
+  const shown = (route: Route) => route.nav && allowed(route);
 
-  const Page = found?.route.component ?? NotFound;
+  // A page the role cannot use, opened by its URL, says so (its calls would be refused anyway).
+  const Page = found ? (allowed(found.route) ? found.route.component : RoleRefused) : NotFound;
   const navGroups =
     session.role === "operator"
       ? [
