@@ -20,12 +20,13 @@ import { registerCarrierCallbackRoutes } from "../delivery/carriers/callback-rou
 import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
 import { registerAdminRefusalRoutes } from "../domain/refusals/index.js";
 import { registerWebhookAdminRoutes } from "../domain/webhooks/admin-routes.js";
+import { labelAccess, type RouteAccess, requireAccess } from "./access.js";
 import { registerAdminMessageRoutes, registerAdminRoutes } from "./admin/index.js";
 import { registerAdminAnalyticsRoutes } from "./analytics-routes.js";
 import { failChangedAnswers } from "./answer-check.js";
 import { registerApiDocs } from "./api-docs.js";
 import { registerAdminAuditRoutes } from "./audit-routes.js";
-import { consolePages, registerSessionRoutes } from "./console/index.js";
+import { consolePages, registerInvitationRoutes, registerSessionRoutes } from "./console/index.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
 import { registerOpsRoutes } from "./ops-routes.js";
@@ -36,6 +37,7 @@ import { registerShortLinkRoute } from "./short-link-route.js";
 import { registerSystemRoutes } from "./system-routes.js";
 import { drainUnreadBodies } from "./unread-body.js";
 import { answerClientError, notFound, renderUnrouted } from "./unrouted.js";
+import { registerStaffRoutes } from "./user-routes.js";
 import { registerV2Family } from "./v2.js";
 
 declare module "fastify" {
@@ -50,6 +52,13 @@ declare module "fastify" {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 export type App = FastifyInstance;
+
+declare module "fastify" {
+  interface FastifyInstance {
+    /** Every v2 and operator route with what it needs of a user's role (access.ts). */
+    routeAccess: RouteAccess[];
+  }
+}
 
 export interface ServerOptions {
   isReady?: () => boolean;
@@ -148,7 +157,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     app.swagger();
   });
 
-  await app.register(async (v2) => registerV2Family(v2, ctx), { prefix: "/api/v2" });
+  app.decorate("routeAccess", []);
+  await app.register(async (v2) => registerV2Family(v2, ctx, app.routeAccess), { prefix: "/api/v2" });
   await registerLegacyRoutes(app, ctx);
   await registerVoiceRoutes(app, ctx);
   await registerMetaWebhookRoutes(app, ctx);
@@ -158,7 +168,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     async (admin) => {
       // The operator API: admin/ owns its hooks (operator key, error dialect) and its routes;
       // each family adds its own operator routes under the same prefix.
+      admin.addHook("onRoute", labelAccess("admin", "/admin/api", app.routeAccess));
       await registerAdminRoutes(admin, ctx);
+      // After registerAdminRoutes' hook, which finds the caller.
+      admin.addHook("preValidation", async (request) => requireAccess(request));
+      registerStaffRoutes(admin, ctx);
       registerInboundAdminRoutes(admin, ctx);
       registerWebhookAdminRoutes(admin, { ...ctx, firstInboundNumber });
       registerWhatsAppAdminRoutes(admin, ctx);
@@ -177,7 +191,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     },
     { prefix: "/admin/api" },
   );
-  await app.register(async (scope) => registerSessionRoutes(scope, ctx), { prefix: "/console" });
+  await app.register(
+    async (scope) => {
+      await registerSessionRoutes(scope, ctx);
+      registerInvitationRoutes(scope, ctx);
+    },
+    { prefix: "/console" },
+  );
   registerShortLinkRoute(app, ctx);
   await pages.register(options.consoleDir);
 

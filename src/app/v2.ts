@@ -19,15 +19,19 @@ import { registerV2ContactRoutes } from "../domain/contacts/index.js";
 import { floodCount, messageCount, messagesByStatus } from "../domain/messages/index.js";
 import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
 import { registerV2WebhookRoutes } from "../domain/webhooks/v2-routes.js";
+import { labelAccess, type RouteAccess, requireAccess } from "./access.js";
 import { registerV2AnalyticsRoutes } from "./analytics-routes.js";
 import { registerV2AuditRoutes } from "./audit-routes.js";
 import type { AppContext } from "./context.js";
+import { registerV2SessionRoutes } from "./session-list-routes.js";
+import { registerV2UserRoutes } from "./user-routes.js";
 
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
 const accountTraffic: AccountTraffic = { messagesByStatus, messageCount, floodCount };
 
-export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, labelled: RouteAccess[]): Promise<void> {
   v2.addHook("onRoute", completeV2Route);
+  v2.addHook("onRoute", labelAccess("v2", "/api/v2", labelled));
   // JSON only: a form or text body is refused with 415 (the catch-all parser's error), never read as fields.
   v2.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
   v2.setErrorHandler((error, request, reply) =>
@@ -36,6 +40,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   v2.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.public) return;
     const principal = await authenticateV2(request, ctx);
+    requireAccess(request);
     const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
     if (query?.properties && !request.routeOptions.config.ignoresUnknownQuery) {
       refuseUnknownQuery(request.query, Object.keys(query.properties));
@@ -68,6 +73,8 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2AnalyticsRoutes(v2, ctx);
   registerV2VerifyRoutes(v2, ctx);
   registerV2ChainRoutes(v2, ctx);
+  registerV2UserRoutes(v2, ctx);
+  registerV2SessionRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

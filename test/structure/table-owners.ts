@@ -14,6 +14,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   console_sessions: "domain/auth",
   login_failures: "domain/auth",
   account_views: "domain/auth",
+  account_users: "domain/auth",
   // accounts/: account holders and their money
   accounts: "domain/accounts",
   wallets: "domain/accounts",

@@ -2,10 +2,12 @@
 // navigation of the account holder or of the operator and the page the URL names.
 import { type ComponentType, lazy, Suspense, useEffect, useRef } from "react";
 import { ApiError } from "./api.js";
+import { Invitation } from "./pages/Invitation.js";
 import { Overview } from "./pages/Overview.js";
 import { SignIn } from "./pages/SignIn.js";
 import { Link, match, navigate, useLocation } from "./router.js";
 import { useSession } from "./session.js";
+import { type Capability, ROLE_CAPABILITIES } from "./types.js";
 import { Busy, ErrorNotice } from "./ui.js";
 import { ViewBanner } from "./view-banner.js";
 
@@ -15,6 +17,8 @@ interface Route {
   component: ComponentType<{ params: Record<string, string> }>;
   /** Shown in the navigation. */
   nav?: boolean;
+  /** Shown to a user whose role has one of these (the API refuses the others' calls all the same). */
+  needs?: readonly Capability[];
 }
 
 const Messages = lazy(() => import("./pages/Messages.js"));
@@ -47,26 +51,31 @@ const OperatorAudit = lazy(() => import("./pages/operator/Audit.js"));
 const Alerts = lazy(() => import("./pages/operator/Alerts.js"));
 const Analytics = lazy(() => import("./pages/operator/Analytics.js"));
 const Margin = lazy(() => import("./pages/operator/Margin.js"));
+const Users = lazy(() => import("./pages/Users.js"));
+const Sessions = lazy(() => import("./pages/Sessions.js"));
+const Staff = lazy(() => import("./pages/operator/Staff.js"));
 
 export const ACCOUNT_ROUTES: Route[] = [
   { path: "/", title: "Overview", component: Overview, nav: true },
-  { path: "/messages", title: "Messages", component: Messages, nav: true },
+  { path: "/messages", title: "Messages", component: Messages, nav: true, needs: ["read"] },
   { path: "/messages/:id", title: "Message", component: MessagePage },
-  { path: "/send", title: "Send", component: Send, nav: true },
-  { path: "/bulk", title: "Bulk", component: Bulk, nav: true },
+  { path: "/send", title: "Send", component: Send, nav: true, needs: ["send"] },
+  { path: "/bulk", title: "Bulk", component: Bulk, nav: true, needs: ["send"] },
   { path: "/bulk/:id", title: "Bulk job", component: BulkJob },
-  { path: "/contacts", title: "Contacts", component: Contacts, nav: true },
+  { path: "/contacts", title: "Contacts", component: Contacts, nav: true, needs: ["read"] },
   { path: "/contacts/:id", title: "Contact group", component: Group },
-  { path: "/templates", title: "Templates", component: Templates, nav: true },
-  { path: "/registrations", title: "Registrations", component: Registrations, nav: true },
-  { path: "/inbound", title: "Inbound", component: Inbound, nav: true },
-  { path: "/refusals", title: "Refusals", component: Refusals, nav: true },
-  { path: "/verify", title: "Verify", component: Verify, nav: true },
-  { path: "/credits", title: "Credits", component: Credits, nav: true },
-  { path: "/audit", title: "Audit log", component: Audit, nav: true },
-  { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
-  { path: "/settings/keys", title: "API keys", component: Keys, nav: true },
-  { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true },
+  { path: "/templates", title: "Templates", component: Templates, nav: true, needs: ["read"] },
+  { path: "/registrations", title: "Registrations", component: Registrations, nav: true, needs: ["read"] },
+  { path: "/inbound", title: "Inbound", component: Inbound, nav: true, needs: ["read"] },
+  { path: "/refusals", title: "Refusals", component: Refusals, nav: true, needs: ["read"] },
+  { path: "/verify", title: "Verify", component: Verify, nav: true, needs: ["read"] },
+  { path: "/credits", title: "Credits", component: Credits, nav: true, needs: ["money"] },
+  { path: "/audit", title: "Audit log", component: Audit, nav: true, needs: ["read"] },
+  { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true, needs: ["develop"] },
+  { path: "/settings/keys", title: "API keys", component: Keys, nav: true, needs: ["develop"] },
+  { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true, needs: ["read"] },
+  { path: "/settings/users", title: "Users", component: Users, nav: true, needs: ["manage"] },
+  { path: "/settings/sessions", title: "Sessions", component: Sessions, nav: true },
 ];
 
 export const OPERATOR_ROUTES: Route[] = [
@@ -83,7 +92,20 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/alerts", title: "Alerts", component: Alerts, nav: true },
   { path: "/operator/analytics", title: "Analytics", component: Analytics, nav: true },
   { path: "/operator/margin", title: "Margin", component: Margin, nav: true },
+  { path: "/operator/staff", title: "Staff", component: Staff, nav: true },
 ];
+
+function RoleRefused() {
+  const { session } = useSession();
+  return (
+    <>
+      <h1 tabIndex={-1}>Not for your role</h1>
+      <ErrorNotice
+        error={new ApiError(403, "insufficient_role", `The role ${session?.user_role ?? ""} cannot use this page.`)}
+      />
+    </>
+  );
+}
 
 function NotFound() {
   return (
@@ -126,17 +148,23 @@ export function App() {
     heading?.focus();
   }, [path]);
 
+  // An invitation's link is opened signed out, or over another's session.
+  if (path === "/invitation") return <Invitation />;
   if (session === undefined) return <Busy label="Loading the console…" />;
   if (session === null) return <SignIn />;
+  const allowed = (route: Route) =>
+    !route.needs || route.needs.some((need) => (ROLE_CAPABILITIES[session.user_role] ?? []).includes(need));
+  const shown = (route: Route) => route.nav && allowed(route);
 
-  const Page = found?.route.component ?? NotFound;
+  // A page the role cannot use, opened by its URL, says so (its calls would be refused anyway).
+  const Page = found ? (allowed(found.route) ? found.route.component : RoleRefused) : NotFound;
   const navGroups =
     session.role === "operator"
       ? [
-          { label: "Operator", routes: OPERATOR_ROUTES.filter((route) => route.nav) },
-          { label: "Account", routes: ACCOUNT_ROUTES.filter((route) => route.nav) },
+          { label: "Operator", routes: OPERATOR_ROUTES.filter(shown) },
+          { label: "Account", routes: ACCOUNT_ROUTES.filter(shown) },
         ]
-      : [{ label: "Main", routes: ACCOUNT_ROUTES.filter((route) => route.nav) }];
+      : [{ label: "Main", routes: ACCOUNT_ROUTES.filter(shown) }];
   return (
     <>
       <a className="skip" href="#main">
@@ -162,8 +190,8 @@ export function App() {
         ))}
         <div className="who">
           <span>
-            {session.username}
-            {session.role === "operator" ? " (operator)" : ""} · {session.time_zone}
+            {session.login === session.username ? session.username : `${session.login} @ ${session.username}`}
+            {session.role === "operator" ? " (operator)" : ""} · {session.user_role} · {session.time_zone}
           </span>
           <button
             type="button"

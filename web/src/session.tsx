@@ -3,10 +3,15 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 import { ApiError, data, setCsrfToken, whenSessionEnds } from "./api.js";
+import type { UserRole } from "./types.js";
 
 export interface SessionInfo {
   username: string;
   role: "customer" | "operator";
+  /** The user signed in: the username for the account's own (owner) login. */
+  login: string;
+  /** Their role (decision 0126): what the console shows them. */
+  user_role: UserRole;
   time_zone: string;
   csrf_token: string;
   expires_at: string;
@@ -21,7 +26,8 @@ interface SessionState {
   session: SessionInfo | null | undefined;
   /** Why the last session ended, told on the sign-in page. */
   endedNotice: string | undefined;
-  signIn(username: string, password: string): Promise<SessionInfo>;
+  /** `login`: one of the account's users; empty, the account's own login. */
+  signIn(username: string, password: string, login?: string): Promise<SessionInfo>;
   signOut(): Promise<void>;
   /** "View as this account": the account's console, read-only, for an operator. */
   openView(username: string): Promise<SessionInfo>;
@@ -64,8 +70,9 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     () => ({
       session,
       endedNotice,
-      async signIn(username, password) {
-        const started = await data<SessionInfo>("/console/session", { json: { username, password } });
+      async signIn(username, password, login) {
+        const json = login ? { username, login, password } : { username, password };
+        const started = await data<SessionInfo>("/console/session", { json });
         setEndedNotice(undefined);
         adopt(started);
         return started;

@@ -12,11 +12,19 @@ import type * as voice from "../../src/channels/voice/v2-schemas.js";
 import type * as whatsapp from "../../src/channels/whatsapp/v2-schemas.js";
 import type * as accounts from "../../src/domain/accounts/v2-schemas.js";
 import type * as audit from "../../src/domain/audit/audit-schemas.js";
+import type * as users from "../../src/domain/auth/user-schemas.js";
 import type * as contacts from "../../src/domain/contacts/v2-schemas.js";
 import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 import type * as webhooks from "../../src/domain/webhooks/schemas.js";
 
 export { WALLETS } from "../../src/base/core/wallets.js";
+export {
+  ACCOUNT_USER_ROLES,
+  type Capability,
+  ROLE_CAPABILITIES,
+  STAFF_ROLES,
+  type UserRole,
+} from "../../src/domain/auth/user-roles.js";
 export {
   TRAFFIC_CHANNELS as CHANNELS,
   type TrafficChannel as Channel,
@@ -82,3 +90,9 @@ export type VerifyAnalytics = Static<typeof verify.VerifyAnalytics>;
 // The audit log.
 export type AuditEntry = Static<typeof audit.AuditEntry>;
 export type AuditPage = Static<typeof audit.AuditPage>;
+
+// Users, staff and sessions (decisions 0126, 0127).
+export type User = Static<typeof users.User>;
+export type CreatedUser = Static<typeof users.CreatedUser>;
+export type ConsoleSession = Static<typeof users.ConsoleSession>;
+export type Invitation = Static<typeof users.Invitation>;

@@ -33,7 +33,7 @@ export function registerLoginLockRoutes(admin: TypedRoutes, ctx: Deps): void {
         summary: "Clear an account's login locks: one source address's (?address=), or all with the account's own",
         params: Type.Object({ username: Type.String() }),
         querystring: Type.Object(
-          { address: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) },
+          { address: Type.Optional(Type.String({ minLength: 1, maxLength: 160 })) },
           { additionalProperties: false },
         ),
         response: operatorAnswer(LoginLocksCleared),

@@ -10,7 +10,14 @@ import { sendJsonError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Authenticator, Sessions } from "../../domain/auth/index.js";
-import { SESSION_COOKIE, type Session, sessionOf, sessionTokenOf, VIEW_COOKIE } from "../../domain/auth/index.js";
+import {
+  ownerRoleOf,
+  SESSION_COOKIE,
+  type Session,
+  sessionOf,
+  sessionTokenOf,
+  VIEW_COOKIE,
+} from "../../domain/auth/index.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config"> & { authenticator: Authenticator; sessions: Sessions };
@@ -18,6 +25,8 @@ type Deps = Pick<Runtime, "config"> & { authenticator: Authenticator; sessions: 
 const SignIn = Type.Object(
   {
     username: Type.String({ minLength: 1, maxLength: 256 }),
+    /** One of the account's users; left out, the owner login (decision 0126). */
+    login: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
     password: Type.String({ minLength: 1, maxLength: 1024 }),
   },
   { additionalProperties: false },
@@ -28,6 +37,8 @@ function sessionView(session: Session) {
   return {
     username: session.principal.username,
     role: session.principal.role,
+    login: session.principal.login ?? session.principal.username,
+    user_role: session.principal.userRole ?? ownerRoleOf(session.principal.role),
     // An operator's read-only view of the account: who looks.
     ...(session.viewer ? { viewer: session.viewer.username, read_only: true } : {}),
     time_zone: session.principal.timeZone,
@@ -63,9 +74,11 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
   scope.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
 
   scope.post("/session", { schema: { body: SignIn, hide: true } }, async (request, reply) => {
-    const { username, password } = request.body;
-    // The same check, lock-out and -16 rule as every password login of the API.
-    const principal = await ctx.authenticator.byPassword(username, password, request.ip);
+    const { username, login, password } = request.body;
+    // The same check, lock-out and -16 rule as every password login of the API; a user's
+    // failures locked per login. A second step (two-factor) would take `identity` from here.
+    const identity = await ctx.authenticator.verifySignIn(username, login, password, request.ip);
+    const principal = identity.principal;
     if (principal.status !== "active")
       throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
     // A new sign-in replaces the browser's session, and closes a view it had open. The view's

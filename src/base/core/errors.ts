@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   account_inactive: { http: 403, legacy: -16, message: "The account is not active." },
   forbidden: { http: 403, message: "This operation is not allowed for this account." },
   operator_only: { http: 403, message: "This endpoint needs an operator API key." },
+  insufficient_role: { http: 403, message: "The signed-in user's role does not allow this." },
   read_only_view: {
     http: 403,
     message:

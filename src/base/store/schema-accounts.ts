@@ -177,6 +177,26 @@ export interface ConsoleSessionsTable {
   expires_at: number;
   /** Set on an operator's read-only view of the account: the operator's account. */
   viewer_account_id: Generated<number | null>;
+  /** The user signed in (account_users); null: the account's owner login (0050). */
+  user_id: Generated<number | null>;
+}
+
+/** A user of an account (0050): its login, role and password, or a pending invitation. */
+export interface AccountUsersTable {
+  id: Generated<number>;
+  account_id: number;
+  /** Lower-cased; unique in the account, and never the account's username (the owner login). */
+  login: string;
+  email: string | null;
+  display_name: string | null;
+  /** argon2; null while the invitation is pending. */
+  password_hash: string | null;
+  user_role: string;
+  /** SHA-256 of the invitation's token; null once accepted (or never invited). */
+  invite_hash: string | null;
+  invite_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 /** An operator's read-only view of an account's console: who, which account, when, from where. */
@@ -224,6 +244,7 @@ export interface AccountsTables {
   dlt_links: DltLinksTable;
   dnd_numbers: DndNumbersTable;
   console_sessions: ConsoleSessionsTable;
+  account_users: AccountUsersTable;
   account_views: AccountViewsTable;
   price_cards: PriceCardsTable;
   price_card_rows: PriceCardRowsTable;

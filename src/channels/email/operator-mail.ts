@@ -1,10 +1,12 @@
-// Mail to the operator (alerts): a plain-text message through the same relay the smtp connector
+// The gateway's own mail (the operator's alerts, users' invitations): a plain-text message through the same relay the smtp connector
 // sends with (SMTP_URL, its TLS setting and time-out), from alerts@ the bounce domain. Without
 // SMTP_URL there is no relay and no operator mail.
 import nodemailer from "nodemailer";
 import type { Config } from "../../base/runtime/config.js";
 
 export interface OperatorMail {
+  /** The sender; alerts@ the bounce domain when left out. */
+  from?: string;
   to: string;
   subject: string;
   text: string;
@@ -29,7 +31,7 @@ export function operatorMailer(
   return {
     async send(mail) {
       await transport.sendMail({
-        from: `Switchboard alerts <alerts@${bounceDomain}>`,
+        from: mail.from ?? `Switchboard alerts <alerts@${bounceDomain}>`,
         to: mail.to,
         subject: mail.subject,
         text: mail.text,

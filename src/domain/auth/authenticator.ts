@@ -7,7 +7,6 @@ import type { Clock } from "../../base/core/clock.js";
 import { EpisodeLog } from "../../base/core/episodes.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { USERNAME_MAX_LENGTH, usernameIs, usernameKey } from "../../base/core/usernames.js";
-import type { AccountRole, AccountStatus } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
 import type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 import { hashApiKey } from "./api-keys.js";
@@ -23,20 +22,11 @@ import {
   settleVerifiedLogin,
 } from "./login-locks.js";
 import { dummyPasswordHash, passwordMatches, VerifiedPairCache } from "./passwords.js";
+import type { Principal, SignInIdentity } from "./principal.js";
+import { ownerRoleOf, type UserRole } from "./user-roles.js";
+import { findUser } from "./users.js";
 
-export interface Principal {
-  accountId: number;
-  username: string;
-  role: AccountRole;
-  status: AccountStatus;
-  timeZone: string;
-  /** Set when the caller used an API key. */
-  keyId?: number;
-  /** Requests per minute allowed for that key; 0 = unlimited. */
-  rateLimit?: number;
-  /** Set when the caller used a console session (auth/sessions.ts). */
-  sessionId?: number;
-}
+export type { Principal, SignInIdentity };
 
 export interface AuthSettings extends LoginLockPolicy {
   passwordCacheSeconds: number;
@@ -169,11 +159,55 @@ export class Authenticator {
     return this.login(systemId, password, address, (account) => smppHashOf(account.account_id));
   }
 
+  /**
+   * A console sign-in (decision 0126): the account's username, and one of its users' login, or
+   * none (or the username itself) for the owner login. A user's failures are counted and locked
+   * per (account, login, address): guessing one user's password locks neither the owner nor the
+   * other users out, and an invited user who has set no password fails like a wrong one. The
+   * identity is what a second step (two-factor) takes on from.
+   */
+  async verifySignIn(
+    username: string,
+    login: string | undefined,
+    password: string,
+    address: string,
+  ): Promise<SignInIdentity> {
+    const asOwner = login === undefined || usernameKey(login.trim()) === usernameKey(username.trim());
+    if (asOwner) {
+      const principal = await this.byPassword(username, password, address);
+      const userRole = ownerRoleOf(principal.role);
+      return { principal, accountId: principal.accountId, login: principal.username, userRole };
+    }
+    let user: Awaited<ReturnType<typeof findUser>>;
+    const principal = await this.login(
+      username,
+      password,
+      `${usernameKey(login.trim())} ${address}`,
+      async (account) => {
+        user = await findUser(this.store.db, account.account_id, login);
+        return user?.password_hash ?? null;
+      },
+      `${username}\n${login}`,
+    );
+    // The check passed: the closure above found the user and their password.
+    const found = user as unknown as NonNullable<typeof user>;
+    const userRole = found.user_role as UserRole;
+    return {
+      principal: { ...principal, login: found.login, userRole, userId: found.id },
+      accountId: principal.accountId,
+      login: found.login,
+      userRole,
+    };
+  }
+
   private async login(
     username: string,
     password: string,
+    /** What failures are counted and locked under: the source address, or `<login> <address>` for a user. */
     address: string,
     storedHashOf: (account: AccountCredentials) => string | null | Promise<string | null>,
+    /** Whose password a remembered pair stands for (the username, or the username and a user's login). */
+    pairKey = username,
   ): Promise<Principal> {
     const account = await this.loginRow(username);
     if (!account) {
@@ -201,7 +235,7 @@ export class Authenticator {
     };
     const hash = storedHash ?? (await dummyPasswordHash());
     const remembered =
-      storedHash !== null && this.pairs.lookup(username, password, hash, Date.now()) === account.account_id;
+      storedHash !== null && this.pairs.lookup(pairKey, password, hash, Date.now()) === account.account_id;
     if (remembered) {
       // Failures count only in a row: a success, remembered or checked, starts the address's count
       // again. Once per address for each read of the login row (a failure anywhere makes every
@@ -218,7 +252,7 @@ export class Authenticator {
       return principal;
     }
     const matches = () => this.verify(hash, password).then((ok) => ok && storedHash !== null);
-    const shared = await this.checks.once(`${this.pairs.keyOf(username, password, hash)} ${address}`, () =>
+    const shared = await this.checks.once(`${this.pairs.keyOf(pairKey, password, hash)} ${address}`, () =>
       this.check(account, address, now, matches),
     );
     // An attempt that took another's wrong outcome is a failure of its own all the same (counted,
@@ -230,7 +264,7 @@ export class Authenticator {
     this.checksCounter?.inc({ outcome: outcome === "locked" ? "refused" : outcome });
     if (outcome === "locked") throw new GatewayError("account_locked", LOCKED);
     if (outcome === "wrong") throw new GatewayError("unauthorized", WRONG_CREDENTIALS);
-    this.pairs.remember(username, password, hash, account.account_id, Date.now());
+    this.pairs.remember(pairKey, password, hash, account.account_id, Date.now());
     return principal;
   }
 

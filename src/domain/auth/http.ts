@@ -167,6 +167,8 @@ export function actorOf(request: FastifyRequest): Actor {
     credential:
       session !== undefined ? `session:${session}` : principal.keyId !== undefined ? `key:${principal.keyId}` : null,
     address: request.ip,
+    // The user signed in (the owner's login is the username); a key acts as the account.
+    ...(principal.login !== undefined ? { user: principal.login } : {}),
   };
 }
 

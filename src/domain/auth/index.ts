@@ -18,6 +18,11 @@
 //   http.ts            where each family finds credentials in a request (v2 placements, legacy params);
 //                      authenticateCaller: the API key, else the console session cookie, whose CSRF
 //                      token a request other than GET/HEAD must repeat
+//   principal.ts       Principal (who is calling: the account, and the user signed in), SignInIdentity
+//   user-roles.ts      the roles of users and staff, the capabilities each has (no imports: the console's too)
+//   users.ts           an account's users: add (with a password, or an invitation), change, remove, accept
+//   user-schemas.ts    the users' and sessions' answers as schemas (typebox only: the console's types)
+//   session-lists.ts   a user's own sessions listed and ended; a user's all ended by an owner
 //   rate-limits.ts     per-API-key request limits (rate-limiter-flexible), counted in Redis when
 //                      REDIS_URL is set, in memory otherwise (and while Redis is down)
 export type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
@@ -28,4 +33,7 @@ export * from "./http.js";
 export * from "./login-locks.js";
 export * from "./passwords.js";
 export * from "./rate-limits.js";
+export * from "./session-lists.js";
 export * from "./sessions.js";
+export * from "./user-roles.js";
+export * from "./users.js";

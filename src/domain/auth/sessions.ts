@@ -9,7 +9,8 @@ import { usernameIs } from "../../base/core/usernames.js";
 import type { Store } from "../../base/store/store.js";
 import { type Actor, recordChange } from "../audit/index.js";
 import type { AccountCredentialRows } from "./account-rows.js";
-import type { Principal } from "./authenticator.js";
+import type { Principal } from "./principal.js";
+import { ownerRoleOf, type UserRole } from "./user-roles.js";
 
 export const SESSION_COOKIE = "sb_session";
 /** An operator's read-only view of an account: while it is set, it stands for the account. */
@@ -100,6 +101,15 @@ export class Sessions {
       .select("a.password_hash")
       .where("a.account_id", "=", principal.accountId)
       .executeTakeFirstOrThrow();
+    // A user's session is ended by a change of the user's password, the owner's by the account's.
+    const user =
+      principal.userId === undefined
+        ? undefined
+        : await db
+            .selectFrom("account_users")
+            .select("password_hash")
+            .where("id", "=", principal.userId)
+            .executeTakeFirstOrThrow();
     const token = randomBytes(32).toString("base64url");
     const csrfToken = randomBytes(32).toString("base64url");
     const expiresAt = now + this.policy.sessionMaxHours * 3_600_000;
@@ -109,7 +119,8 @@ export class Sessions {
         token_hash: sha256(token),
         account_id: principal.accountId,
         csrf_token: csrfToken,
-        credential_stamp: sha256(account.password_hash),
+        credential_stamp: sha256(user?.password_hash ?? account.password_hash),
+        user_id: principal.userId ?? null,
         address: client.address,
         user_agent: client.userAgent?.slice(0, 500) ?? null,
         created_at: now,
@@ -246,7 +257,12 @@ export class Sessions {
     const row = await db
       .selectFrom("console_sessions")
       .innerJoin(this.accounts(db).as("a"), "a.account_id", "console_sessions.account_id")
+      .leftJoin("account_users as u", "u.id", "console_sessions.user_id")
       .select([
+        "console_sessions.user_id",
+        "u.login",
+        "u.user_role",
+        "u.password_hash as user_password_hash",
         "console_sessions.id",
         "console_sessions.csrf_token",
         "console_sessions.credential_stamp",
@@ -266,7 +282,12 @@ export class Sessions {
     const ended =
       row.expires_at <= now ||
       this.idleSince(row.last_seen_at, now) ||
-      !sameSecret(row.credential_stamp, sha256(row.password_hash));
+      // A user removed ends their sessions (they are deleted with the user, this is the guard).
+      (row.user_id !== null && row.user_password_hash === null) ||
+      !sameSecret(
+        row.credential_stamp,
+        sha256(row.user_id === null ? row.password_hash : (row.user_password_hash ?? "")),
+      );
     if (ended) {
       if (row.viewer_account_id !== null) await this.endView(row.id);
       else await this.store.db.deleteFrom("console_sessions").where("id", "=", row.id).execute();
@@ -305,6 +326,9 @@ export class Sessions {
         status: row.status,
         timeZone: row.time_zone,
         sessionId: row.id,
+        ...(row.user_id === null
+          ? { login: row.username, userRole: ownerRoleOf(row.role) }
+          : { login: row.login ?? "", userRole: row.user_role as UserRole, userId: row.user_id }),
       },
       csrfToken: row.csrf_token,
       // This request is a use: the session lasts at least the idle period from now.

@@ -33,6 +33,8 @@ describeEachEngine("console sessions", (engine) => {
     expect(current.body.data).toEqual({
       username: account.username,
       role: "customer",
+      login: account.username,
+      user_role: "owner",
       time_zone: "Asia/Kolkata",
       csrf_token: session.csrf,
       expires_at: "2026-11-22T08:30:00.000Z",

@@ -8,6 +8,7 @@ import { ErrorNotice, Field } from "../ui.js";
 export function SignIn() {
   const { signIn, endedNotice } = useSession();
   const [username, setUsername] = useState("");
+  const [login, setLogin] = useState("");
   const [password, setPassword] = useState("");
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -17,7 +18,7 @@ export function SignIn() {
     setBusy(true);
     setError(undefined);
     try {
-      const session = await signIn(username.trim(), password);
+      const session = await signIn(username.trim(), password, login.trim());
       // The operator starts on the operator's pages, unless a page was asked for by its URL.
       if (session.role === "operator" && window.location.pathname === "/")
         navigate("/operator/accounts", { replace: true });
@@ -30,7 +31,10 @@ export function SignIn() {
   return (
     <main id="main" className="sign-in">
       <h1>Switchboard Console</h1>
-      <p>Sign in with the username and password of your account. Operators use the operator login.</p>
+      <p>
+        Sign in with your account's username, and your own login if the account gave you one. Operators use the operator
+        login.
+      </p>
       {endedNotice && !error ? (
         <p className="notice" role="status">
           {endedNotice}
@@ -46,6 +50,16 @@ export function SignIn() {
             required
             value={username}
             onChange={(event) => setUsername(event.target.value)}
+          />
+        </Field>
+        <Field label="Your login" id="login" hint="Leave empty for the account's own login (its owner)">
+          <input
+            id="login"
+            name="login"
+            autoComplete="off"
+            aria-describedby="login-hint"
+            value={login}
+            onChange={(event) => setLogin(event.target.value)}
           />
         </Field>
         <Field label="Password" id="password">

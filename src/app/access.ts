@@ -1,0 +1,93 @@
+// What each route of v2 and of the operator API needs of the signed-in user's role (issue 42,
+// item 1; decision 0126). One table, read in order: the first rule whose method and path match
+// gives the route's `config.access` when it is registered (a route may set its own), and one hook
+// of each family checks it (requireAccess). An API key has no user: it acts as the account's owner
+// login (`owner`, or `operator_admin` for an operator's key). The matrix test calls every route
+// as every role.
+import type { FastifyRequest, RouteOptions } from "fastify";
+import { GatewayError } from "../base/core/errors.js";
+import { type Capability, ownerRoleOf, roleAllows } from "../domain/auth/index.js";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** What the route needs: any one of these capabilities (user-roles.ts). */
+    access?: readonly Capability[];
+  }
+}
+
+/** A route as labelled: the matrix test calls each one as every role. */
+export interface RouteAccess {
+  method: string;
+  url: string;
+  access: readonly Capability[];
+  /** Opened by an API key only (a GET that changes something): no session reaches its role check. */
+  keyOnly: boolean;
+}
+
+type Rule = [methods: RegExp, path: RegExp, access: readonly Capability[]];
+
+const ANY = /./;
+const READS = /^(GET|HEAD)$/;
+const CHANGES = /^(POST|PUT|PATCH|DELETE)$/;
+
+/** v2, paths after /api/v2. */
+const V2_RULES: Rule[] = [
+  [ANY, /^\/sessions(\/|$)/, ["basic"]],
+  [ANY, /^\/users(\/|$)/, ["manage"]],
+  [READS, /^\/(account|account\/status|balance)$/, ["basic"]],
+  [CHANGES, /^\/account(\/|$)/, ["manage"]],
+  [ANY, /^\/(keys|webhooks|smpp\/binds)(\/|$)/, ["develop"]],
+  [ANY, /^\/subaccounts\/[^/]+\/keys$/, ["develop"]],
+  [ANY, /^\/subaccounts\/[^/]+\/credits$/, ["money"]],
+  [CHANGES, /^\/subaccounts$/, ["manage"]],
+  [ANY, /^\/(credits|pricing)(\/|$)/, ["money"]],
+  // A message export is read by support and billing alike.
+  [READS, /^\/messages\/export$/, ["read", "money"]],
+  [READS, ANY, ["read"]],
+  [CHANGES, ANY, ["send"]],
+];
+
+/** The operator API, paths after /admin/api. */
+const ADMIN_RULES: Rule[] = [
+  [READS, ANY, ["staff_read"]],
+  [CHANGES, /^\/accounts\/[^/]+\/credits(\/|$)/, ["staff_money"]],
+  [CHANGES, /^\/(price-cards|carriers\/[^/]+\/cost-card)(\/|$)/, ["staff_money"]],
+  [CHANGES, ANY, ["staff_admin"]],
+];
+
+function accessIn(rules: Rule[], method: string, path: string): readonly Capability[] {
+  for (const [methods, pattern, access] of rules) if (methods.test(method) && pattern.test(path)) return access;
+  throw new Error(`no access rule for ${method} ${path}`);
+}
+
+/** The access a route of `family` needs, from the table (path relative to the family's prefix). */
+export function accessOf(family: "v2" | "admin", method: string, path: string): readonly Capability[] {
+  return accessIn(family === "v2" ? V2_RULES : ADMIN_RULES, method, path.toLowerCase());
+}
+
+/** An onRoute hook giving each route of the family its access, unless the route states its own. */
+export function labelAccess(family: "v2" | "admin", prefix: string, labelled: RouteAccess[]) {
+  return (route: RouteOptions): void => {
+    if (route.config?.public) return;
+    const method = Array.isArray(route.method) ? String(route.method[0]) : String(route.method);
+    const path = route.url.startsWith(prefix) ? route.url.slice(prefix.length) : route.url;
+    // A GET that changes something (GET send) is a send, whatever its method says.
+    const access = route.config?.access ?? (route.config?.changesState ? ["send"] : accessOf(family, method, path));
+    route.config = { ...route.config, access };
+    if (method !== "HEAD") labelled.push({ method, url: route.url, access, keyOnly: !!route.config.changesState });
+  };
+}
+
+/** Refuses with 403 `insufficient_role` a request whose user's role lacks what the route needs. */
+export function requireAccess(request: FastifyRequest): void {
+  const principal = request.principal;
+  const access = request.routeOptions.config.access;
+  if (!principal || !access) return;
+  const role = principal.userRole ?? ownerRoleOf(principal.role);
+  if (access.some((capability) => roleAllows(role, capability))) return;
+  throw new GatewayError(
+    "insufficient_role",
+    `The role ${role} of ${principal.login ?? principal.username} does not allow ${request.method} ${request.routeOptions.url} (it needs ${access.join(" or ")}).`,
+    { user_role: role },
+  );
+}

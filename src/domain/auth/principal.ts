@@ -1,0 +1,33 @@
+// Who is calling, once their credentials are checked: the account, and the user signed in.
+import type { AccountRole, AccountStatus } from "../../base/store/schema.js";
+import type { UserRole } from "./user-roles.js";
+
+export interface Principal {
+  accountId: number;
+  username: string;
+  role: AccountRole;
+  status: AccountStatus;
+  timeZone: string;
+  /** Set when the caller used an API key. */
+  keyId?: number;
+  /** Requests per minute allowed for that key; 0 = unlimited. */
+  rateLimit?: number;
+  /** Set when the caller used a console session (auth/sessions.ts). */
+  sessionId?: number;
+  /**
+   * The user signed in (a console session): their login (the username for the owner login)
+   * and role. Unset for an API key and a password login, which act as the owner login.
+   */
+  login?: string;
+  userRole?: UserRole;
+  /** account_users' id; unset for the owner login. */
+  userId?: number;
+}
+
+/** Who a console sign-in's password was checked for: the account, and which of its users. */
+export interface SignInIdentity {
+  principal: Principal;
+  accountId: number;
+  login: string;
+  userRole: UserRole;
+}

@@ -1,0 +1,57 @@
+// The roles of an account's users and of the operator's staff (issue 42, item 1; decision 0126).
+// No imports: the console reads these lists too.
+
+/** A customer account's users: `owner` is the account's own username and password. */
+export const ACCOUNT_USER_ROLES = ["owner", "admin", "developer", "support", "billing"] as const;
+/** The users of an operator-role account. */
+export const STAFF_ROLES = ["operator_admin", "operator_support", "operator_finance"] as const;
+
+export type AccountUserRole = (typeof ACCOUNT_USER_ROLES)[number];
+export type StaffRole = (typeof STAFF_ROLES)[number];
+export type UserRole = AccountUserRole | StaffRole;
+
+/**
+ * What a route needs (app/access.ts gives every route one):
+ *   basic    who am I, the balance, one's own sessions: every role
+ *   read     messages, refusals, analytics, templates, sender IDs, the audit log
+ *   send     sends, and what a send is made of (sender IDs, templates, contacts, DLT)
+ *   develop  API keys and webhooks
+ *   money    credits, ledger and their exports
+ *   manage   the account itself: its users, settings and sub-accounts
+ *   staff_read, staff_money, staff_admin   the operator API: read, money (credits, prices, cost cards), the rest
+ */
+export const CAPABILITIES = [
+  "basic",
+  "read",
+  "send",
+  "develop",
+  "money",
+  "manage",
+  "staff_read",
+  "staff_money",
+  "staff_admin",
+] as const;
+export type Capability = (typeof CAPABILITIES)[number];
+
+const ACCOUNT_ALL: readonly Capability[] = ["basic", "read", "send", "develop", "money", "manage"];
+
+/** Each role's capabilities; an operator's staff act on v2 (their own account) as the account role beside them. */
+export const ROLE_CAPABILITIES: Readonly<Record<UserRole, readonly Capability[]>> = {
+  owner: ACCOUNT_ALL,
+  admin: ACCOUNT_ALL,
+  developer: ["basic", "read", "send", "develop"],
+  support: ["basic", "read"],
+  billing: ["basic", "money"],
+  operator_admin: [...ACCOUNT_ALL, "staff_read", "staff_money", "staff_admin"],
+  operator_support: ["basic", "read", "staff_read"],
+  operator_finance: ["basic", "money", "staff_read", "staff_money"],
+};
+
+export function roleAllows(role: UserRole, capability: Capability): boolean {
+  return ROLE_CAPABILITIES[role].includes(capability);
+}
+
+/** The role of an account's own login (its username and password, and its API keys). */
+export function ownerRoleOf(accountRole: "customer" | "operator"): UserRole {
+  return accountRole === "operator" ? "operator_admin" : "owner";
+}
