@@ -14,7 +14,7 @@ import { registerV2VoiceRoutes } from "../channels/voice/index.js";
 import { registerV2WhatsAppRoutes } from "../channels/whatsapp/index.js";
 import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
 import { type AccountTraffic, registerV2AccountRoutes } from "../domain/accounts/index.js";
-import { authenticateV2, type RateLimitOutcome } from "../domain/auth/index.js";
+import { admitCaller, authenticateV2, type RateLimitOutcome } from "../domain/auth/index.js";
 import { registerV2ContactRoutes } from "../domain/contacts/index.js";
 import { floodCount, messageCount, messagesByStatus } from "../domain/messages/index.js";
 import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
@@ -26,6 +26,8 @@ import type { AppContext } from "./context.js";
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
 const accountTraffic: AccountTraffic = { messagesByStatus, messageCount, floodCount };
 
+const WHATSAPP_PREFIX = "/api/v2/whatsapp/";
+
 export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Promise<void> {
   v2.addHook("onRoute", completeV2Route);
   // JSON only: a form or text body is refused with 415 (the catch-all parser's error), never read as fields.
@@ -36,6 +38,8 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   v2.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.public) return;
     const principal = await authenticateV2(request, ctx);
+    // WhatsApp's 403 means "module disabled" to the spec's clients: a key refused here is a 401.
+    admitCaller(request, principal, request.routeOptions.url?.startsWith(WHATSAPP_PREFIX) ? 401 : undefined);
     const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
     if (query?.properties && !request.routeOptions.config.ignoresUnknownQuery) {
       refuseUnknownQuery(request.query, Object.keys(query.properties));

@@ -63,6 +63,7 @@ export * from "./accounts.js";
 export { type ApprovalTable, approvalBefore } from "./approval-rows.js";
 export { accountCredentials } from "./credentials.js";
 export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
+export { KeyRequest, keyLimits } from "./key-routes.js";
 export * from "./dlt.js";
 export * from "./dlt-chains.js";
 export * from "./dlt-links.js";

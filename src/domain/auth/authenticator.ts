@@ -22,9 +22,11 @@ import {
   settleFailedLogin,
   settleVerifiedLogin,
 } from "./login-locks.js";
+import { allowListMatcher, type CredentialLimits, scopeBits } from "./key-scopes.js";
 import { dummyPasswordHash, passwordMatches, VerifiedPairCache } from "./passwords.js";
 
-export interface Principal {
+/** The calling account, and what its credential may do (key-scopes.ts). */
+export interface Principal extends CredentialLimits {
   accountId: number;
   username: string;
   role: AccountRole;
@@ -119,6 +121,8 @@ export class Authenticator {
         "api_keys.id as key_id",
         "api_keys.rate_limit",
         "api_keys.revoked_at",
+        "api_keys.scopes",
+        "api_keys.allowed_ips",
         "a.account_id",
         "a.username",
         "a.role",
@@ -138,6 +142,13 @@ export class Authenticator {
       keyId: row.key_id,
       rateLimit: row.rate_limit,
     };
+    const scopes = scopeBits(row.scopes);
+    if (scopes !== undefined) principal.scopes = scopes;
+    const allowedFrom = allowListMatcher(row.allowed_ips);
+    if (allowedFrom) {
+      principal.allowedFrom = allowedFrom;
+      principal.allowedBy = "key";
+    }
     if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.clear();
     this.keyCache.set(key, { principal, expires: now + KEY_CACHE_MS, hash: keyHash });
     return principal;
@@ -151,7 +162,7 @@ export class Authenticator {
    * not tell whether the username exists.
    */
   async byPassword(username: string, password: string, address: string): Promise<Principal> {
-    return this.login(username, password, address, (account) => account.password_hash);
+    return this.login(username, password, address, (account) => account.password_hash, true);
   }
 
   /**
@@ -174,6 +185,8 @@ export class Authenticator {
     password: string,
     address: string,
     storedHashOf: (account: AccountCredentials) => string | null | Promise<string | null>,
+    /** The account's password_allowed_ips apply (the families' password logins; an SMPP bind has its own list). */
+    passwordLogin = false,
   ): Promise<Principal> {
     const account = await this.loginRow(username);
     if (!account) {
@@ -199,6 +212,11 @@ export class Authenticator {
       status: account.status,
       timeZone: account.time_zone,
     };
+    const allowedFrom = passwordLogin ? allowListMatcher(account.password_allowed_ips) : undefined;
+    if (allowedFrom) {
+      principal.allowedFrom = allowedFrom;
+      principal.allowedBy = "password";
+    }
     const hash = storedHash ?? (await dummyPasswordHash());
     const remembered =
       storedHash !== null && this.pairs.lookup(username, password, hash, Date.now()) === account.account_id;

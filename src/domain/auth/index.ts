@@ -18,6 +18,8 @@
 //   http.ts            where each family finds credentials in a request (v2 placements, legacy params);
 //                      authenticateCaller: the API key, else the console session cookie, whose CSRF
 //                      token a request other than GET/HEAD must repeat
+//   key-scopes.ts      what a credential may do: a key's scopes (send, read, manage, billing) and address
+//                      allow-list, an account's allow-list for password logins; the check a route runs
 //   rate-limits.ts     per-API-key request limits (rate-limiter-flexible), counted in Redis when
 //                      REDIS_URL is set, in memory otherwise (and while Redis is down)
 export type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
@@ -25,6 +27,7 @@ export * from "./api-keys.js";
 export { accountCredentialsChanged, apiKeyRevoked, clearLoginLocks } from "./auth-changes.js";
 export * from "./authenticator.js";
 export * from "./http.js";
+export * from "./key-scopes.js";
 export * from "./login-locks.js";
 export * from "./passwords.js";
 export * from "./rate-limits.js";
