@@ -106,9 +106,16 @@ for (let level = 1; level <= Number(values.levels); level++) {
 if (values.key) {
   const limits =
     values.key === "limited"
-      ? ["--scopes", "send", "--allowed-ips", "203.0.113.0/24,198.51.100.0/24,192.0.2.0/24,2001:db8::/32,10.0.0.0/8,172.16.0.0/12,::1,127.0.0.0/8"]
+      ? [
+          "--scopes",
+          "send",
+          "--allowed-ips",
+          "203.0.113.0/24,198.51.100.0/24,192.0.2.0/24,2001:db8::/32,10.0.0.0/8,172.16.0.0/12,::1,127.0.0.0/8",
+        ]
       : [];
-  const made = JSON.parse(cli(env, "keys", "create", "--account", sender.username, "--rate-limit", "0", ...limits, "--json"));
+  const made = JSON.parse(
+    cli(env, "keys", "create", "--account", sender.username, "--rate-limit", "0", ...limits, "--json"),
+  );
   sender = { ...sender, key: made.api_key, byKey: true };
 }
 if (values.webhooks) {

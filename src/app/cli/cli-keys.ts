@@ -15,7 +15,10 @@ export function addKeyCommands(program: Command): void {
     .option("--name <name>", "a label to tell keys apart")
     .option("--rate-limit <n>", "requests per minute (0 = unlimited, default 60)", wholeNumber)
     .option("--scopes <list>", "what the key may do, comma-separated: send, read, manage, billing (default: all)")
-    .option("--allowed-ips <list>", "addresses and CIDR ranges the key may be used from, comma-separated (default: any)")
+    .option(
+      "--allowed-ips <list>",
+      "addresses and CIDR ranges the key may be used from, comma-separated (default: any)",
+    )
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {

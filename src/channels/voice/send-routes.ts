@@ -9,7 +9,7 @@ import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import { nestsDeeperThan } from "../../base/http/json-depth.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
-import { admitCaller, type Authenticator } from "../../domain/auth/index.js";
+import { type Authenticator, admitCaller } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { VoicePolicy } from "./call-policy.js";
 

@@ -9,7 +9,13 @@ import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
-import { accountCredentialsChanged, allowedIpsOf, allowedIpsToStore, hashPassword, unlockLogins } from "../auth/index.js";
+import {
+  accountCredentialsChanged,
+  allowedIpsOf,
+  allowedIpsToStore,
+  hashPassword,
+  unlockLogins,
+} from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
 import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";

@@ -7,8 +7,8 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { pathId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { type Audited, recordChange } from "../audit/index.js";
 import type { AccountRole } from "../../base/store/schema.js";
+import { type Audited, recordChange } from "../audit/index.js";
 import {
   actorOf,
   allowedIpsOf,

@@ -12,6 +12,7 @@ import type { Store } from "../../base/store/store.js";
 import type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 import { hashApiKey } from "./api-keys.js";
 import { authChanged, listenForAuthChanges } from "./auth-changes.js";
+import { allowListMatcher, type CredentialLimits, scopeBits } from "./key-scopes.js";
 import { type CheckOutcome, PasswordChecks } from "./login-checks.js";
 import {
   accountBudget,
@@ -22,7 +23,6 @@ import {
   settleFailedLogin,
   settleVerifiedLogin,
 } from "./login-locks.js";
-import { allowListMatcher, type CredentialLimits, scopeBits } from "./key-scopes.js";
 import { dummyPasswordHash, passwordMatches, VerifiedPairCache } from "./passwords.js";
 
 /** The calling account, and what its credential may do (key-scopes.ts). */
