@@ -9,13 +9,7 @@ import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
-import {
-  accountCredentialsChanged,
-  allowedIpsOf,
-  allowedIpsToStore,
-  hashPassword,
-  unlockLogins,
-} from "../auth/index.js";
+import { accountCredentialsChanged, allowedIpsToStore, hashPassword, unlockLogins } from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
 import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
@@ -395,7 +389,7 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     default_dlt_entity_id: account.default_dlt_entity_id,
     promo_hours: account.promo_hours,
     shorten_urls: account.shorten_urls === 1,
-    password_allowed_ips: allowedIpsOf(account.password_allowed_ips),
+    password_allowed_ips: account.password_allowed_ips?.split(",") ?? null,
     locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
     created_at: new Date(account.created_at).toISOString(),
     ...(balances ? { balances } : {}),
