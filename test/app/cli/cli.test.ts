@@ -95,7 +95,17 @@ describeEachEngine("switchboard CLI", (engine) => {
     // A key held to scopes and addresses: the balance needs `billing`.
     const scoped = JSON.parse(
       await cliOk(
-        ["keys", "create", "--account", "cli-user", "--scopes", "read,send", "--allowed-ips", "127.0.0.1, ::1", "--json"],
+        [
+          "keys",
+          "create",
+          "--account",
+          "cli-user",
+          "--scopes",
+          "read,send",
+          "--allowed-ips",
+          "127.0.0.1, ::1",
+          "--json",
+        ],
         env,
       ),
     );
