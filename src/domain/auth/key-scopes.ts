@@ -102,14 +102,29 @@ export interface CredentialLimits {
 
 const matchers = new Map<string, (address: string) => boolean>();
 const MATCHERS_MAX = 10_000;
+/** Client addresses answered per allow-list: a key is used from a few, and parsing one costs microseconds. */
+const ADDRESSES_MAX = 256;
 
-/** The allow-list's matcher, parsed once per distinct list (keys and login rows are re-read often). */
+/**
+ * The allow-list's matcher, parsed once per distinct list (keys and login rows are re-read often),
+ * remembering its answer for the addresses it was asked about.
+ */
 export function allowListMatcher(stored: string | null): ((address: string) => boolean) | undefined {
   if (!stored) return undefined;
   let matcher = matchers.get(stored);
   if (!matcher) {
     if (matchers.size >= MATCHERS_MAX) matchers.clear();
-    matcher = addressMatcher(stored.split(","));
+    const inRanges = addressMatcher(stored.split(","));
+    const answers = new Map<string, boolean>();
+    matcher = (address) => {
+      let allowed = answers.get(address);
+      if (allowed === undefined) {
+        allowed = inRanges(address);
+        if (answers.size >= ADDRESSES_MAX) answers.clear();
+        answers.set(address, allowed);
+      }
+      return allowed;
+    };
     matchers.set(stored, matcher);
   }
   return matcher;
