@@ -6,6 +6,8 @@
 //     [--levels N]  (sends from a sub-account N levels below the demo account, charged at every level)
 //     [--card ROWS] (the demo account priced by a card of ROWS rows, Indian mobile prefixes of 2-8
 //                    digits and other countries', a tenth with a later effective_from)
+//     [--key plain|limited] (sends with a new API key of the sender, on legacy too (api_key): plain,
+//                    or limited to the send scope and an allow-list of 8 ranges that takes 127.0.0.1 last)
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -27,6 +29,7 @@ const { values } = parseArgs({
     "no-profile": { type: "boolean", default: false },
     levels: { type: "string", default: "0" },
     card: { type: "string", default: "0" },
+    key: { type: "string", default: "" },
   },
 });
 const dir = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-profile-"));
@@ -100,6 +103,21 @@ for (let level = 1; level <= Number(values.levels); level++) {
   cli(env, "accounts", "set", "--username", username, "--dlt-scrubbing", "off");
   sender = { username, key: created.api_key };
 }
+if (values.key) {
+  const limits =
+    values.key === "limited"
+      ? [
+          "--scopes",
+          "send",
+          "--allowed-ips",
+          "203.0.113.0/24,198.51.100.0/24,192.0.2.0/24,2001:db8::/32,10.0.0.0/8,172.16.0.0/12,::1,127.0.0.0/8",
+        ]
+      : [];
+  const made = JSON.parse(
+    cli(env, "keys", "create", "--account", sender.username, "--rate-limit", "0", ...limits, "--json"),
+  );
+  sender = { ...sender, key: made.api_key, byKey: true };
+}
 if (values.webhooks) {
   const r = await fetch(`${base}/api/v2/webhooks`, {
     method: "PUT",
@@ -117,7 +135,7 @@ const request =
         body: JSON.stringify({ sender_id: "SWBRD", recipient: "9876543210", message: TEXT }),
       }
     : {
-        url: `${base}/httpapi/send?${new URLSearchParams({ username: sender.username, password, sender_id: "SWBRD", route: "T", phonenumber: "9876543210", message: TEXT })}`,
+        url: `${base}/httpapi/send?${new URLSearchParams({ ...(sender.byKey ? { api_key: sender.key } : { username: sender.username, password }), sender_id: "SWBRD", route: "T", phonenumber: "9876543210", message: TEXT })}`,
       };
 const accepted0 = await metric(base, "switchboard_messages_accepted_total");
 const threads0 = threadCpu(server.child.pid);

@@ -32,6 +32,7 @@ import { collectDiscovery } from "./discovery.js";
 import { registerOpsRoutes } from "./ops-routes.js";
 import { captureRefusals } from "./refusal-capture.js";
 import { createRequestLog } from "./request-log.js";
+import { assignRouteScopes } from "./route-scopes.js";
 import { compileSerializer } from "./serializers.js";
 import { registerShortLinkRoute } from "./short-link-route.js";
 import { registerSystemRoutes } from "./system-routes.js";
@@ -94,8 +95,10 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // (login locks, logs) and request.protocol (the cookie's Secure) follow them.
     trustProxy: ctx.config.trustProxy ?? false,
   });
-  // First, so that it sees every API route: the console's pages never take an API path.
+  // First, so that they see every API route: the console's pages never take an API path, and
+  // each keyed route gets the scope a key needs for it (route-scopes.ts).
   const pages = consolePages(app, ctx.logger);
+  assignRouteScopes(app);
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
   app.setSerializerCompiler(compileSerializer);
 

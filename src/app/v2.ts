@@ -14,7 +14,7 @@ import { registerV2VoiceRoutes } from "../channels/voice/index.js";
 import { registerV2WhatsAppRoutes } from "../channels/whatsapp/index.js";
 import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
 import { type AccountTraffic, registerV2AccountRoutes } from "../domain/accounts/index.js";
-import { authenticateV2, type RateLimitOutcome } from "../domain/auth/index.js";
+import { admitCaller, authenticateV2, type RateLimitOutcome } from "../domain/auth/index.js";
 import { registerV2ContactRoutes } from "../domain/contacts/index.js";
 import { floodCount, messageCount, messagesByStatus } from "../domain/messages/index.js";
 import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
@@ -29,6 +29,8 @@ import { registerV2UserRoutes } from "./user-routes.js";
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
 const accountTraffic: AccountTraffic = { messagesByStatus, messageCount, floodCount };
 
+const WHATSAPP_PREFIX = "/api/v2/whatsapp/";
+
 export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, labelled: RouteAccess[]): Promise<void> {
   v2.addHook("onRoute", completeV2Route);
   v2.addHook("onRoute", labelAccess("v2", "/api/v2", labelled));
@@ -40,6 +42,8 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, lab
   v2.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.public) return;
     const principal = await authenticateV2(request, ctx);
+    // WhatsApp's 403 means "module disabled" to the spec's clients: a key refused here is a 401.
+    admitCaller(request, principal, request.routeOptions.url?.startsWith(WHATSAPP_PREFIX) ? 401 : undefined);
     requireAccess(request);
     const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
     if (query?.properties && !request.routeOptions.config.ignoresUnknownQuery) {

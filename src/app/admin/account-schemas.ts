@@ -36,6 +36,8 @@ export const OperatorAccount = Type.Object({
   promo_hours: NullableString(),
   /** Sends shorten their links (tracked short links) unless they say otherwise. */
   shorten_urls: Type.Boolean(),
+  /** Where password logins (legacy, XML, email) may come from; null: anywhere. */
+  password_allowed_ips: Type.Union([Type.Array(Type.String()), Type.Null()]),
   locked_until: NullableTime(),
   created_at: Time,
   balances: Wallets,
@@ -88,6 +90,8 @@ export const OperatorCreatedKey = Type.Object({
   api_key: Type.String(),
   prefix: Type.String(),
   rate_limit: Type.Integer(),
+  scopes: Type.Array(Type.String()),
+  allowed_ips: Type.Union([Type.Array(Type.String()), Type.Null()]),
 });
 
 export const OperatorKeyRevocation = KeyRevocation;

@@ -2,24 +2,53 @@
 // each change is written with its audit entry in one transaction.
 import { fromMilli, toMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { adjustWallet, creditWallet, requireAccount, walletCredits } from "../../domain/accounts/index.js";
+import { adjustWallet, creditWallet, keyLimits, requireAccount, walletCredits } from "../../domain/accounts/index.js";
 import { recordChange } from "../../domain/audit/index.js";
-import { apiKeyRevoked, createApiKey, listApiKeys, revokeApiKey } from "../../domain/auth/index.js";
+import {
+  allowedIpsToStore,
+  apiKeyRevoked,
+  createApiKey,
+  keyScopesToStore,
+  listApiKeys,
+  revokeApiKey,
+} from "../../domain/auth/index.js";
 import { type ChangeDeps, type OperatorDeps, parseRateLimit, parseWallet } from "./operations.js";
 
-export async function createKeyFor(deps: ChangeDeps, username: string, options: { name?: string; rateLimit?: number }) {
+/**
+ * A new key of the account, shown once; `scopes` and `allowedIps` as key-scopes.ts checks them
+ * (every scope, anywhere, when left out). `creatorScopes`: the acting operator key's scope bits,
+ * when it has a list: a key gives at most its own scopes.
+ */
+export async function createKeyFor(
+  deps: ChangeDeps,
+  username: string,
+  options: { name?: string; rateLimit?: number; scopes?: string[]; allowedIps?: string[] | null },
+  creatorScopes?: number,
+) {
   const account = await requireAccount(deps.store.db, username);
   const rateLimit = options.rateLimit !== undefined ? parseRateLimit(options.rateLimit) : undefined;
+  const scopes = keyScopesToStore(options.scopes, account.role, creatorScopes);
+  const allowedIps = allowedIpsToStore(options.allowedIps, "allowed_ips");
+  const limits = keyLimits({ scopes, allowed_ips: allowedIps }, account.role);
   const key = await deps.store.transaction(async (trx) => {
     const key = await createApiKey(trx, deps.clock, account.id, {
       ...(options.name !== undefined ? { name: options.name } : {}),
       ...(rateLimit !== undefined ? { rateLimit } : {}),
+      scopes,
+      allowedIps,
     });
-    const after = { prefix: key.prefix, name: options.name ?? null, rate_limit: key.rateLimit };
+    const after = { prefix: key.prefix, name: options.name ?? null, rate_limit: key.rateLimit, ...limits };
     await recordChange(trx, deps, { action: "key.create", target: `key ${key.id}`, accountId: account.id, after });
     return key;
   });
-  return { id: key.id, account: account.username, api_key: key.key, prefix: key.prefix, rate_limit: key.rateLimit };
+  return {
+    id: key.id,
+    account: account.username,
+    api_key: key.key,
+    prefix: key.prefix,
+    rate_limit: key.rateLimit,
+    ...limits,
+  };
 }
 
 /** An account's API keys as listings show them: never the key, its prefix to tell them apart. */
@@ -31,6 +60,7 @@ export async function keysOf(deps: OperatorDeps, username: string) {
     prefix: k.prefix,
     name: k.name,
     rate_limit: k.rate_limit,
+    ...keyLimits(k, account.role),
     created_at: new Date(k.created_at).toISOString(),
     revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
   }));

@@ -6,6 +6,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { IdParams } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { KeyRequest } from "../../domain/accounts/index.js";
 import { recordChange } from "../../domain/audit/index.js";
 import { apiKeyRevoked, setApiKeyRateLimit } from "../../domain/auth/index.js";
 import { KeyRateLimit, OperatorApiKey, OperatorCreatedKey, OperatorKeyRevocation } from "./account-schemas.js";
@@ -42,6 +43,8 @@ export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
           {
             name: Type.Optional(Type.String({ maxLength: 100 })),
             rate_limit: Type.Optional(RateLimit),
+            scopes: KeyRequest.properties.scopes,
+            allowed_ips: KeyRequest.properties.allowed_ips,
           },
           { additionalProperties: false },
         ),
@@ -50,10 +53,14 @@ export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
     },
     async (request, reply) => {
       const body = request.body;
-      const key = await createKeyFor(changeDeps(deps, request), request.params.username, {
+      const options = {
         ...(body.name ? { name: body.name } : {}),
         ...(body.rate_limit !== undefined ? { rateLimit: body.rate_limit } : {}),
-      });
+        ...(body.scopes !== undefined ? { scopes: body.scopes } : {}),
+        ...(body.allowed_ips !== undefined ? { allowedIps: body.allowed_ips } : {}),
+      };
+      const acting = changeDeps(deps, request);
+      const key = await createKeyFor(acting, request.params.username, options, request.principal!.scopes);
       return reply.code(201).send(ok(key));
     },
   );

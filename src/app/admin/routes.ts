@@ -23,7 +23,7 @@ import {
   walletCredits,
 } from "../../domain/accounts/index.js";
 import type { CallerChecks } from "../../domain/auth/index.js";
-import { authenticateCaller } from "../../domain/auth/index.js";
+import { admitCaller, authenticateCaller } from "../../domain/auth/index.js";
 import {
   AccountView,
   AddedSenderId,
@@ -76,6 +76,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
       "Missing operator API key: send Authorization: Bearer <key>.",
     );
     if (principal.role !== "operator" || principal.status !== "active") throw new GatewayError("operator_only");
+    admitCaller(request, principal);
     // As on the v2 API: a misspelt filter is refused, not ignored.
     const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
     if (query?.properties) refuseUnknownQuery(request.query, Object.keys(query.properties));
@@ -231,6 +232,9 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
             smpp_allowed_ips: Type.Optional(
               Type.Union([Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }), Type.Null()]),
             ),
+            password_allowed_ips: Type.Optional(
+              Type.Union([Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }), Type.Null()]),
+            ),
           },
           { additionalProperties: false },
         ),
@@ -274,6 +278,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           defaultDltEntityId: body.default_dlt_entity_id,
           promoHours: body.promo_hours,
           shortenUrls: body.shorten_urls,
+          passwordAllowedIps: body.password_allowed_ips,
         },
         accountUpdateEntry(who),
       );

@@ -1,6 +1,6 @@
 // CLI commands for accounts and what an account holds: the account itself (onboarding in one
-// command, show with what it lacks to send, set), its API keys, credits, sender IDs, and (from
-// cli-login-locks.ts) login locks. They call admin/operations.ts and admin/onboarding.ts, as the
+// command, show with what it lacks to send, set), credits, sender IDs, and (from cli-keys.ts and
+// cli-login-locks.ts) its API keys and login locks. They call admin/operations.ts and admin/onboarding.ts, as the
 // operator API does.
 import { type Command, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
@@ -16,16 +16,14 @@ import {
   addSenderIdFor,
   adjustCredits,
   createAccountWithKey,
-  createKeyFor,
-  keysOf,
   parseCreditList,
   parseRateLimit,
-  revokeKey,
   senderIdsOf,
   setSenderIdStatusFor,
   smppSettingsEntry,
 } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
+import { addKeyCommands } from "./cli-keys.js";
 import { addLoginLockCommands } from "./cli-login-locks.js";
 import {
   addReviewCommands,
@@ -197,6 +195,7 @@ function addAccountsCommands(program: Command): void {
     .option("--smpp-max-binds <n>", "SMPP binds open at once (0 = no limit, default 4)", wholeNumber)
     .option("--smpp-submits-per-second <n>", "SMPP submits per second (0 = no limit, default 100)", wholeNumber)
     .option("--smpp-allowed-ips <list>", 'addresses or CIDR ranges SMPP binds may come from ("" = anywhere)')
+    .option("--password-allowed-ips <list>", 'addresses or CIDR ranges password logins may come from ("" = anywhere)')
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
@@ -232,59 +231,13 @@ function addAccountsCommands(program: Command): void {
             unlock: opts.unlock,
             defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
             promoHours: opts.promoHours === false ? null : opts.promoHours,
+            passwordAllowedIps:
+              opts.passwordAllowedIps === undefined ? undefined : String(opts.passwordAllowedIps).split(","),
           },
           accountUpdateEntry(who),
         );
         const detail = await accountDetail(cliDeps(store), opts.username);
         print(detail, opts.json, () => `updated ${detail.username}\n${readinessText(detail)}`);
-      }),
-    );
-}
-
-function addKeyCommands(program: Command): void {
-  const keys = groupCommand(program, "keys");
-  keys
-    .command("create")
-    .description("another API key for an account (shown once)")
-    .requiredOption("--account <username>", "the account")
-    .option("--name <name>", "a label to tell keys apart")
-    .option("--rate-limit <n>", "requests per minute (0 = unlimited, default 60)", wholeNumber)
-    .option("--json", "print JSON")
-    .action((opts) =>
-      withStore(async (store) => {
-        const key = await createKeyFor(cliDeps(store), opts.account, {
-          ...(opts.name ? { name: opts.name } : {}),
-          ...(opts.rateLimit !== undefined ? { rateLimit: parseRateLimit(opts.rateLimit) } : {}),
-        });
-        print(key, opts.json, () => `api key ${key.id} for ${key.account}: ${key.api_key}`);
-      }),
-    );
-  keys
-    .command("list")
-    .description("an account's API keys (prefix, name, rate; never the key)")
-    .requiredOption("--account <username>", "the account")
-    .option("--json", "print JSON")
-    .action((opts) =>
-      withStore(async (store) => {
-        const rows = await keysOf(cliDeps(store), opts.account);
-        print(rows, opts.json, () =>
-          table(
-            ["ID", "PREFIX", "NAME", "RATE/MIN", "CREATED", "REVOKED"],
-            rows.map((k) => [k.id, k.prefix, k.name, k.rate_limit || "unlimited", k.created_at, k.revoked_at]),
-            "no API keys",
-          ),
-        );
-      }),
-    );
-  keys
-    .command("revoke")
-    .description("revoke an API key by its id")
-    .requiredOption("--id <id>", "key id", wholeNumber)
-    .option("--json", "print JSON")
-    .action((opts) =>
-      withStore(async (store) => {
-        const result = await revokeKey(cliDeps(store), opts.id);
-        print(result, opts.json, () => `revoked key ${opts.id}`);
       }),
     );
 }

@@ -18,24 +18,58 @@ export function parseAddressRange(entry: string): Range | undefined {
 
 /** Whether `address` (IPv4, IPv6, or IPv4 mapped into IPv6) is in one of `ranges`; false when it is no address. */
 export function addressInRanges(ranges: readonly string[], address: string): boolean {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    // ::ffff:203.0.113.7 (a dual-stack socket's IPv4 client) is 203.0.113.7.
-    parsed = ipaddr.process(address);
-  } catch {
-    return false;
-  }
-  for (const entry of ranges) {
+  return addressMatcher(ranges)(address);
+}
+
+/** At most this many entries in one allow-list (an SMPP bind's, an API key's, an account's password logins'). */
+export const MAX_ALLOWED_ADDRESSES = 100;
+
+/**
+ * An allow-list as given (`203.0.113.7`, `198.51.100.0/24`, `2001:db8::/32`), checked and written
+ * the one way it is stored; `invalid` names the first entry that is no address or range, or the
+ * list's excess.
+ */
+export function normalizeAddressRanges(
+  list: readonly string[],
+): { ranges: string[]; invalid?: undefined } | { invalid: string } {
+  const ranges: string[] = [];
+  for (const raw of list) {
+    const entry = raw.trim();
+    if (entry === "") continue;
     const range = parseAddressRange(entry);
-    if (!range) continue;
-    const [base, bits] = range;
-    const candidate =
-      parsed.kind() === base.kind()
-        ? parsed
-        : parsed.kind() === "ipv4"
-          ? (parsed as ipaddr.IPv4).toIPv4MappedAddress()
-          : undefined;
-    if (candidate?.match(base, bits)) return true;
+    if (!range) return { invalid: `"${entry.slice(0, 60)}" is not an IP address or CIDR range.` };
+    const [address, bits] = range;
+    const full = address.kind() === "ipv6" ? 128 : 32;
+    ranges.push(entry.includes("/") || bits !== full ? `${address.toString()}/${bits}` : address.toString());
   }
-  return false;
+  if (ranges.length > MAX_ALLOWED_ADDRESSES) {
+    return { invalid: `At most ${MAX_ALLOWED_ADDRESSES} allowed addresses or ranges.` };
+  }
+  return { ranges };
+}
+
+/**
+ * `addressInRanges` with the ranges parsed once: what a request's path checks (an API key's
+ * allow-list, remembered with the key), paying only the parse of the client's address.
+ */
+export function addressMatcher(ranges: readonly string[]): (address: string) => boolean {
+  const parsed = ranges.map(parseAddressRange).filter((range): range is Range => range !== undefined);
+  return (address) => {
+    let client: ipaddr.IPv4 | ipaddr.IPv6;
+    try {
+      client = ipaddr.process(address);
+    } catch {
+      return false;
+    }
+    for (const [base, bits] of parsed) {
+      const candidate =
+        client.kind() === base.kind()
+          ? client
+          : client.kind() === "ipv4"
+            ? (client as ipaddr.IPv4).toIPv4MappedAddress()
+            : undefined;
+      if (candidate?.match(base, bits)) return true;
+    }
+    return false;
+  };
 }

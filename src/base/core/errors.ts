@@ -20,6 +20,13 @@ export const ERROR_CATALOGUE = {
   account_locked: { http: 403, legacy: -16, message: "User account locked." },
   account_inactive: { http: 403, legacy: -16, message: "The account is not active." },
   forbidden: { http: 403, message: "This operation is not allowed for this account." },
+  // A key that can do less (issue 42): -7 on the plain-text families, 401 on WhatsApp (app/route-scopes.ts).
+  insufficient_scope: { http: 403, legacy: -7, message: "The API key's scopes do not open this operation." },
+  address_not_allowed: {
+    http: 403,
+    legacy: -7,
+    message: "The credential may not be used from this address: it is not in the credential's allowed addresses.",
+  },
   operator_only: { http: 403, message: "This endpoint needs an operator API key." },
   insufficient_role: { http: 403, message: "The signed-in user's role does not allow this." },
   read_only_view: {

@@ -46,6 +46,8 @@ export interface AccountsTable {
   promo_hours: Generated<string | null>;
   /** Sends shorten their links unless they say otherwise (0047). */
   shorten_urls: Generated<number>;
+  /** Addresses and CIDR ranges password logins (legacy, XML, email) may come from, comma-separated; null: anywhere (0049). */
+  password_allowed_ips: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -93,6 +95,10 @@ export interface ApiKeysTable {
   name: string | null;
   /** Requests per minute; 0 means unlimited. */
   rate_limit: number;
+  /** What the key may do, comma-separated (auth/key-scopes.ts); null: every scope of its account (0049). */
+  scopes: Generated<string | null>;
+  /** Addresses and CIDR ranges the key may be used from, comma-separated; null: anywhere (0049). */
+  allowed_ips: Generated<string | null>;
   created_at: number;
   revoked_at: number | null;
 }

@@ -13,7 +13,7 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
 import type { Authenticator } from "../../domain/auth/index.js";
-import { authenticateLegacy } from "../../domain/auth/index.js";
+import { admitCaller, authenticateLegacy } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { recordEngagement } from "./events.js";
@@ -38,6 +38,8 @@ const AUTH_CODES: ReadonlySet<ErrorCode> = new Set([
   "unauthorized",
   "account_locked",
   "account_inactive",
+  "insufficient_scope",
+  "address_not_allowed",
 ]);
 const VALIDATION_CODES: ReadonlySet<ErrorCode> = new Set([
   "invalid_request",
@@ -80,6 +82,7 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
         request.sendFields = params;
         const principal = await authenticateLegacy(params, ctx.authenticator, request.ip);
         request.principal = principal;
+        admitCaller(request, principal);
         const broadcastId = await sendEmail(
           {
             store: ctx.store,

@@ -13,7 +13,7 @@ import { sendLegacyError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { approvedTemplates, createTemplate, walletBalance } from "../../domain/accounts/index.js";
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
-import { authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
+import { admitCaller, authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
 import { legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
@@ -92,6 +92,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         const params = legacyParams(request);
         const { principal, context } = await authenticate(params, request.ip);
         request.principal = principal;
+        admitCaller(request, principal);
         await throttle(principal);
         const answer = await handler(params, principal, context);
         return reply.type("text/plain; charset=utf-8").send(answer);

@@ -9,7 +9,7 @@ import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import { nestsDeeperThan } from "../../base/http/json-depth.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
-import type { Authenticator } from "../../domain/auth/index.js";
+import { type Authenticator, admitCaller } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { VoicePolicy } from "./call-policy.js";
 
@@ -35,6 +35,8 @@ const VOICE_CODES: Partial<Record<ErrorCode, number>> = {
   unauthorized: -7,
   account_inactive: -7,
   account_locked: -7,
+  insufficient_scope: -7,
+  address_not_allowed: -7,
   missing_sender_id: -4,
   invalid_recipient: -5,
   missing_message: -6,
@@ -93,6 +95,7 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
       if (!key) throw new GatewayError("missing_api_key", "Missing API key (apikey).");
       const principal = await ctx.authenticator.byApiKey(key);
       request.principal = principal;
+      admitCaller(request, principal);
       const order = await policy.decide(principal, { from: params.from, to: params.to, text: params.text });
       const outcome = await ctx.acceptor.accept(order);
       if (outcome.kind !== "accepted") throw new GatewayError("internal_error");

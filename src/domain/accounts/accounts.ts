@@ -10,7 +10,7 @@ import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
-import { accountCredentialsChanged, hashPassword, unlockLogins } from "../auth/index.js";
+import { accountCredentialsChanged, allowedIpsToStore, hashPassword, unlockLogins } from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
 import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
 import { creditWallet } from "./ledger.js";
@@ -272,6 +272,8 @@ export interface AccountChanges {
   promoHours?: string | null;
   /** Sends shorten their links unless they say otherwise (`shorten_urls`). */
   shortenUrls?: boolean;
+  /** Where password logins (legacy, XML, email) may come from: addresses, CIDR ranges; null: anywhere. */
+  passwordAllowedIps?: string[] | null;
 }
 
 /** Route codes, checked, without repeats, in canonical order (T, P, PS, I). */
@@ -339,6 +341,8 @@ export async function updateAccount(
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
   if (changes.promoHours !== undefined) set.promo_hours = promoHoursSetting(changes.promoHours);
   if (changes.shortenUrls !== undefined) set.shorten_urls = changes.shortenUrls ? 1 : 0;
+  const allowedIps = changes.passwordAllowedIps;
+  if (allowedIps !== undefined) set.password_allowed_ips = allowedIpsToStore(allowedIps, "password_allowed_ips");
   // The account's own lock and those of its source addresses: login state auth/ keeps (login-locks.ts).
   if (changes.unlock) await unlockLogins(store.db, account.id);
   if (changes.defaultDltEntityId !== undefined) {
@@ -384,6 +388,7 @@ export function describeAccount(account: Account, balances?: Record<string, numb
     default_dlt_entity_id: account.default_dlt_entity_id,
     promo_hours: account.promo_hours,
     shorten_urls: account.shorten_urls === 1,
+    password_allowed_ips: account.password_allowed_ips?.split(",") ?? null,
     locked_until: account.locked_until === null ? null : new Date(account.locked_until).toISOString(),
     created_at: new Date(account.created_at).toISOString(),
     ...(balances ? { balances } : {}),

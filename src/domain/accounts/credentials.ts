@@ -15,4 +15,5 @@ export const accountCredentials: AccountCredentialRows = (db) =>
       "failed_logins",
       "locked_until",
       "address_locks_until",
+      "password_allowed_ips",
     ]);

@@ -67,6 +67,7 @@ export * from "./dlt.js";
 export * from "./dlt-chains.js";
 export * from "./dlt-links.js";
 export * from "./dnd.js";
+export { KeyRequest, keyLimits } from "./key-routes.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
 export * from "./pending-requests.js";

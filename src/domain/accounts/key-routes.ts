@@ -7,8 +7,21 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { pathId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { AccountRole } from "../../base/store/schema.js";
 import { type Audited, recordChange } from "../audit/index.js";
-import { actorOf, apiKeyRevoked, createApiKey, DEFAULT_RATE_LIMIT, listApiKeys, revokeApiKey } from "../auth/index.js";
+import {
+  actorOf,
+  allowedIpsOf,
+  allowedIpsToStore,
+  apiKeyRevoked,
+  createApiKey,
+  DEFAULT_RATE_LIMIT,
+  KEY_SCOPES,
+  keyScopesToStore,
+  listApiKeys,
+  revokeApiKey,
+  scopeNames,
+} from "../auth/index.js";
 import { ApiKey, CreatedKey, KeyRevocation } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
@@ -17,13 +30,40 @@ const iso = (ms: number) => isoUtc(new Date(ms));
 
 /** The body of POST /api/v2/keys (and of a parent's key for its sub-account). */
 export const KeyRequest = Type.Object(
-  { name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    scopes: Type.Optional(
+      Type.Array(Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope))), {
+        maxItems: KEY_SCOPES.length,
+        description: "What the key may do (docs/api.md, Key scopes); every scope of the account when left out.",
+      }),
+    ),
+    allowed_ips: Type.Optional(
+      Type.Union([Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }), Type.Null()], {
+        description: "Addresses and CIDR ranges (IPv4, IPv6) the key may be used from; anywhere when left out.",
+      }),
+    ),
+  },
   { additionalProperties: false, title: "ApiKeyRequest" },
 );
 
-/** A new key of the account, as POST /api/v2/keys answers it (the key shown this once). */
-export async function newKeyAnswer(ctx: Pick<Runtime, "store"> & Audited, accountId: number, rawName?: string) {
-  const name = rawName?.trim() || null;
+/** The scopes and allow-list of a key row as listings answer them. */
+export function keyLimits(key: { scopes: string | null; allowed_ips: string | null }, role: AccountRole) {
+  return { scopes: scopeNames(key.scopes, role), allowed_ips: allowedIpsOf(key.allowed_ips) };
+}
+
+/**
+ * A new key of the account, as POST /api/v2/keys answers it (the key shown this once). A scoped
+ * key that makes one (`creatorScopes`, its bits) gives at most its own scopes.
+ */
+export async function newKeyAnswer(
+  ctx: Pick<Runtime, "store"> & Audited,
+  account: { id: number; role: AccountRole },
+  asked: { name?: string | undefined; scopes?: string[] | undefined; allowed_ips?: string[] | null | undefined },
+  creatorScopes?: number,
+) {
+  const accountId = account.id;
+  const name = asked.name?.trim() || null;
   if (name?.includes("\u0000")) {
     throw new GatewayError("invalid_request", "The name holds a NUL character.", { field: "name" });
   }
@@ -32,15 +72,25 @@ export async function newKeyAnswer(ctx: Pick<Runtime, "store"> & Audited, accoun
   const keys = await listApiKeys(ctx.store.db, accountId);
   const live = keys.filter((key) => key.revoked_at === null);
   const rateLimit = live.length > 0 ? live[live.length - 1]!.rate_limit : DEFAULT_RATE_LIMIT;
+  const scopes = keyScopesToStore(asked.scopes, account.role, creatorScopes);
+  const allowedIps = allowedIpsToStore(asked.allowed_ips, "allowed_ips");
   const key = await ctx.store.transaction(async (trx) => {
-    const key = await createApiKey(trx, ctx.clock, accountId, { name, rateLimit });
-    const after = { prefix: key.prefix, name, rate_limit: key.rateLimit };
+    const key = await createApiKey(trx, ctx.clock, accountId, { name, rateLimit, scopes, allowedIps });
+    const limits = keyLimits({ scopes, allowed_ips: allowedIps }, account.role);
+    const after = { prefix: key.prefix, name, rate_limit: key.rateLimit, ...limits };
     await recordChange(trx, ctx, { action: "key.create", target: `key ${key.id}`, accountId, after });
     return key;
   });
   return {
     status: "success" as const,
-    data: { id: key.id, api_key: key.key, prefix: key.prefix, name, rate_limit: key.rateLimit },
+    data: {
+      id: key.id,
+      api_key: key.key,
+      prefix: key.prefix,
+      name,
+      rate_limit: key.rateLimit,
+      ...keyLimits({ scopes, allowed_ips: allowedIps }, account.role),
+    },
   };
 }
 
@@ -59,7 +109,8 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       },
     },
     async (request) => {
-      const keys = await listApiKeys(db, request.principal!.accountId);
+      const { accountId, role } = request.principal!;
+      const keys = await listApiKeys(db, accountId);
       return {
         status: "success",
         data: keys.map((key) => ({
@@ -67,6 +118,7 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
           prefix: key.prefix,
           name: key.name,
           rate_limit: key.rate_limit,
+          ...keyLimits(key, role),
           created_at: iso(key.created_at),
           revoked_at: key.revoked_at === null ? null : iso(key.revoked_at),
         })),
@@ -90,10 +142,12 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
         response: { 201: resourceAnswer(CreatedKey) },
       },
     },
-    async (request, reply) =>
-      reply
-        .code(201)
-        .send(await newKeyAnswer({ ...ctx, actor: actorOf(request) }, request.principal!.accountId, request.body.name)),
+    async (request, reply) => {
+      const principal = request.principal!;
+      const account = { id: principal.accountId, role: principal.role };
+      const who = { ...ctx, actor: actorOf(request) };
+      return reply.code(201).send(await newKeyAnswer(who, account, request.body, principal.scopes));
+    },
   );
 
   v2.delete(

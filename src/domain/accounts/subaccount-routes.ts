@@ -112,7 +112,9 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
     },
     async (request, reply) => {
       const sub = await requireSubAccount(db, request.principal!.accountId, request.params.username);
-      return reply.code(201).send(await newKeyAnswer({ ...ctx, actor: actorOf(request) }, sub.id, request.body.name));
+      const who = { ...ctx, actor: actorOf(request) };
+      const answer = await newKeyAnswer(who, sub, request.body, request.principal!.scopes);
+      return reply.code(201).send(answer);
     },
   );
 

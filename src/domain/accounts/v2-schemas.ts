@@ -120,12 +120,21 @@ export const SenderIdRequest = Type.Object(
 
 // ---- API keys (key-routes.ts) ----------------------------------------------------------------
 
+const KeyScopes = Type.Array(Type.String(), {
+  description: "What the key may do: send, read, manage, billing (docs/api.md, Key scopes).",
+});
+const AllowedIps = Type.Union([Type.Array(Type.String()), Type.Null()], {
+  description: "Addresses and CIDR ranges the key may be used from; null: anywhere.",
+});
+
 export const ApiKey = Type.Object(
   {
     id: Type.Integer(),
     prefix: Type.String({ description: "The key's first 10 characters, to tell keys apart." }),
     name: NullableString(),
     rate_limit: Type.Integer({ description: "Requests per minute; 0 = unlimited." }),
+    scopes: KeyScopes,
+    allowed_ips: AllowedIps,
     created_at: Time,
     revoked_at: NullableTime(),
   },
@@ -139,6 +148,8 @@ export const CreatedKey = Type.Object(
     prefix: Type.String(),
     name: NullableString(),
     rate_limit: Type.Integer(),
+    scopes: KeyScopes,
+    allowed_ips: AllowedIps,
   },
   { title: "CreatedApiKey" },
 );

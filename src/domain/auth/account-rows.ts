@@ -16,6 +16,8 @@ export interface AccountCredentials {
   failed_logins: number;
   locked_until: number | null;
   address_locks_until: number | null;
+  /** Where password logins of the legacy, XML and email families may come from (comma-separated); null: anywhere. */
+  password_allowed_ips: string | null;
 }
 
 /** Every account as a select of `AccountCredentials`, without filter or order: a part of auth's statements. */

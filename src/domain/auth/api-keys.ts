@@ -1,5 +1,6 @@
 // API keys: high-entropy random strings, shown once, stored as SHA-256 (argon2 is for
-// passwords; a 256-bit key needs no stretching), several per account, each with its own rate.
+// passwords; a 256-bit key needs no stretching), several per account, each with its own rate,
+// scopes and address allow-list (key-scopes.ts).
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../../base/core/clock.js";
 import type { Db } from "../../base/store/store.js";
@@ -16,6 +17,9 @@ export interface CreatedApiKey {
   key: string;
   prefix: string;
   rateLimit: number;
+  /** As stored: comma-separated, null for every scope of the account. */
+  scopes: string | null;
+  allowedIps: string | null;
 }
 
 export const DEFAULT_RATE_LIMIT = 60;
@@ -24,7 +28,13 @@ export async function createApiKey(
   db: Db,
   clock: Clock,
   accountId: number,
-  options: { name?: string | null; rateLimit?: number } = {},
+  options: {
+    name?: string | null;
+    rateLimit?: number;
+    /** Checked and written by key-scopes.ts (keyScopesToStore, allowedIpsToStore); null: every scope, anywhere. */
+    scopes?: string | null;
+    allowedIps?: string | null;
+  } = {},
 ): Promise<CreatedApiKey> {
   const key = `${KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
   const prefix = key.slice(0, 10);
@@ -37,18 +47,20 @@ export async function createApiKey(
       key_hash: hashApiKey(key),
       name: options.name ?? null,
       rate_limit: rateLimit,
+      scopes: options.scopes ?? null,
+      allowed_ips: options.allowedIps ?? null,
       created_at: clock.now().getTime(),
       revoked_at: null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();
-  return { id: row.id, key, prefix, rateLimit };
+  return { id: row.id, key, prefix, rateLimit, scopes: options.scopes ?? null, allowedIps: options.allowedIps ?? null };
 }
 
 export async function listApiKeys(db: Db, accountId: number) {
   return db
     .selectFrom("api_keys")
-    .select(["id", "prefix", "name", "rate_limit", "created_at", "revoked_at"])
+    .select(["id", "prefix", "name", "rate_limit", "scopes", "allowed_ips", "created_at", "revoked_at"])
     .where("account_id", "=", accountId)
     .orderBy("id")
     .execute();

@@ -11,6 +11,7 @@ import type { Store } from "../../base/store/store.js";
 import type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 import { hashApiKey } from "./api-keys.js";
 import { authChanged, listenForAuthChanges } from "./auth-changes.js";
+import { allowListMatcher, type CredentialLimits, scopeBits } from "./key-scopes.js";
 import { type CheckOutcome, PasswordChecks } from "./login-checks.js";
 import {
   accountBudget,
@@ -109,6 +110,8 @@ export class Authenticator {
         "api_keys.id as key_id",
         "api_keys.rate_limit",
         "api_keys.revoked_at",
+        "api_keys.scopes",
+        "api_keys.allowed_ips",
         "a.account_id",
         "a.username",
         "a.role",
@@ -128,6 +131,13 @@ export class Authenticator {
       keyId: row.key_id,
       rateLimit: row.rate_limit,
     };
+    const scopes = scopeBits(row.scopes);
+    if (scopes !== undefined) principal.scopes = scopes;
+    const allowedFrom = allowListMatcher(row.allowed_ips);
+    if (allowedFrom) {
+      principal.allowedFrom = allowedFrom;
+      principal.allowedBy = "key";
+    }
     if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.clear();
     this.keyCache.set(key, { principal, expires: now + KEY_CACHE_MS, hash: keyHash });
     return principal;
@@ -141,7 +151,7 @@ export class Authenticator {
    * not tell whether the username exists.
    */
   async byPassword(username: string, password: string, address: string): Promise<Principal> {
-    return this.login(username, password, address, (account) => account.password_hash);
+    return this.login(username, password, address, (account) => account.password_hash, username, true);
   }
 
   /**
@@ -208,6 +218,8 @@ export class Authenticator {
     storedHashOf: (account: AccountCredentials) => string | null | Promise<string | null>,
     /** Whose password a remembered pair stands for (the username, or the username and a user's login). */
     pairKey = username,
+    /** The account's password_allowed_ips apply (the families' password logins; an SMPP bind has its own list). */
+    passwordLogin = false,
   ): Promise<Principal> {
     const account = await this.loginRow(username);
     if (!account) {
@@ -233,6 +245,11 @@ export class Authenticator {
       status: account.status,
       timeZone: account.time_zone,
     };
+    const allowedFrom = passwordLogin ? allowListMatcher(account.password_allowed_ips) : undefined;
+    if (allowedFrom) {
+      principal.allowedFrom = allowedFrom;
+      principal.allowedBy = "password";
+    }
     const hash = storedHash ?? (await dummyPasswordHash());
     const remembered =
       storedHash !== null && this.pairs.lookup(pairKey, password, hash, Date.now()) === account.account_id;

@@ -4,6 +4,7 @@ import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Actor } from "../audit/index.js";
 import type { Authenticator, Principal } from "./authenticator.js";
+import { admitCredential, type RouteScope } from "./key-scopes.js";
 import { CSRF_HEADER, SESSION_COOKIE, type Session, type Sessions, sameSecret, VIEW_COOKIE } from "./sessions.js";
 
 declare module "fastify" {
@@ -18,6 +19,8 @@ declare module "fastify" {
      * make a browser send a GET with its cookie, and a GET carries no CSRF token.
      */
     changesState?: boolean;
+    /** The scope an API key needs for this route, set from app/route-scopes.ts's table as routes are added. */
+    keyScope?: RouteScope;
   }
 }
 
@@ -151,6 +154,17 @@ export async function authenticateV2(request: FastifyRequest, checks: CallerChec
 }
 
 /**
+ * Refuses the caller when its credential does not open this route from the client's address (the
+ * forwarded one behind a trusted proxy): a key's scopes and allowed_ips, a password login's
+ * password_allowed_ips. `http` overrides the refusal's status (WhatsApp answers 401).
+ */
+export function admitCaller(request: FastifyRequest, principal: Principal, http?: number): void {
+  if (principal.scopes === undefined && principal.allowedFrom === undefined) return;
+  const route = request.routeOptions;
+  admitCredential(principal, route.config.keyScope, request.ip, `${request.method} ${route.url}`, http);
+}
+
+/**
  * Who is changing something through an authenticated request, as the audit log records it: the
  * account, its console session or API key (the operator API's for an operator key on
  * /admin/api), and the client's address (the forwarded one behind a trusted proxy).
@@ -187,7 +201,8 @@ export function legacyParams(request: FastifyRequest): Record<string, string> {
 
 /**
  * Legacy credentials: `api_key`/`apikey`, or `username`+`password`.
- * Missing user and key: -1; missing password: -2; wrong: -7; locked: -16.
+ * Missing user and key: -1; missing password: -2; wrong: -7; locked: -16. The caller then admits
+ * the principal (admitCaller): a key's scopes and allow-list, a password's allow-list, -7 too.
  */
 export async function authenticateLegacy(
   params: Record<string, string>,

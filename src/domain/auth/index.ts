@@ -23,6 +23,8 @@
 //   users.ts           an account's users: add (with a password, or an invitation), change, remove, accept
 //   user-schemas.ts    the users' and sessions' answers as schemas (typebox only: the console's types)
 //   session-lists.ts   a user's own sessions listed and ended; a user's all ended by an owner
+//   key-scopes.ts      what a credential may do: a key's scopes (send, read, manage, billing) and address
+//                      allow-list, an account's allow-list for password logins; the check a route runs
 //   rate-limits.ts     per-API-key request limits (rate-limiter-flexible), counted in Redis when
 //                      REDIS_URL is set, in memory otherwise (and while Redis is down)
 export type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
@@ -30,6 +32,7 @@ export * from "./api-keys.js";
 export { accountCredentialsChanged, apiKeyRevoked, clearLoginLocks } from "./auth-changes.js";
 export * from "./authenticator.js";
 export * from "./http.js";
+export * from "./key-scopes.js";
 export * from "./login-locks.js";
 export * from "./passwords.js";
 export * from "./rate-limits.js";

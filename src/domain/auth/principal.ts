@@ -1,8 +1,10 @@
 // Who is calling, once their credentials are checked: the account, and the user signed in.
 import type { AccountRole, AccountStatus } from "../../base/store/schema.js";
+import type { CredentialLimits } from "./key-scopes.js";
 import type { UserRole } from "./user-roles.js";
 
-export interface Principal {
+/** The calling account, what its credential may do (key-scopes.ts), and the user signed in. */
+export interface Principal extends CredentialLimits {
   accountId: number;
   username: string;
   role: AccountRole;

@@ -91,6 +91,32 @@ describeEachEngine("switchboard CLI", (engine) => {
     expect(limited).toMatchObject({ account: "cli-user", rate_limit: 7, api_key: expect.stringMatching(/^sb_/) });
     expect(limited.api_key).not.toBe(plain.api_key);
     expect((await balance(limited.api_key)).status).toBe(200);
+    expect(plain).toMatchObject({ scopes: ["send", "read", "manage", "billing"], allowed_ips: null });
+    // A key held to scopes and addresses: the balance needs `billing`.
+    const scoped = JSON.parse(
+      await cliOk(
+        [
+          "keys",
+          "create",
+          "--account",
+          "cli-user",
+          "--scopes",
+          "read,send",
+          "--allowed-ips",
+          "127.0.0.1, ::1",
+          "--json",
+        ],
+        env,
+      ),
+    );
+    expect(scoped).toMatchObject({ scopes: ["send", "read"], allowed_ips: ["127.0.0.1", "::1"] });
+    const refused = await balance(scoped.api_key);
+    expect(refused.status).toBe(403);
+    expect((await bodyOf(refused)).error.code).toBe("insufficient_scope");
+    const bad = await runCli(["keys", "create", "--account", "cli-user", "--scopes", "everything"], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("is not a scope");
+    await cliOk(["keys", "revoke", "--id", String(scoped.id)], env);
   });
 
   it("adds credits to a wallet", async () => {
@@ -150,8 +176,8 @@ describeEachEngine("switchboard CLI", (engine) => {
     );
     expect(json).toEqual([expect.objectContaining({ sender_id: "ABCDEF", status: "approved" })]);
     const keys = (await cliOk(["keys", "list", "--account", "cli-user"], env)).split("\n");
-    expect(keys[0]).toMatch(/^ID\s+PREFIX\s+NAME\s+RATE\/MIN\s+CREATED\s+REVOKED$/);
-    expect(keys[1]).toMatch(/^\d+\s+sb_\S+\s+default\s+60\s+\S+\s+-$/);
+    expect(keys[0]).toMatch(/^ID\s+PREFIX\s+NAME\s+RATE\/MIN\s+SCOPES\s+ALLOWED IPS\s+CREATED\s+REVOKED$/);
+    expect(keys[1]).toMatch(/^\d+\s+sb_\S+\s+default\s+60\s+send,read,manage,billing\s+any\s+\S+\s+-$/);
   });
 
   it("blocks an account, and the running server refuses its key", async () => {

@@ -1,9 +1,17 @@
 // The console's settings pages in a real browser: an API key created (shown once, and it
-// works) and revoked (and it stops working); a webhook URL set, a test event delivered to a
+// works) and revoked (and it stops working); a key limited to scopes and addresses, shown with
+// them and refused outside them, at phone width; a webhook URL set, a test event delivered to a
 // local receiver and replayed from the delivery log. axe on both pages.
 import { beforeAll, expect, it } from "vitest";
 import { receiver, useReceivers } from "../../domain/webhooks/receiver.js";
-import { describeInBrowser, expectAccessible, newPage, signInAs, useBrowser } from "../../helpers/browser.js";
+import {
+  describeInBrowser,
+  expectAccessible,
+  expectNoHorizontalScroll,
+  newPage,
+  signInAs,
+  useBrowser,
+} from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
 describeInBrowser("console in the browser: keys and webhooks", () => {
@@ -38,6 +46,43 @@ describeInBrowser("console in the browser: keys and webhooks", () => {
     await page.reload();
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     expect(await page.content()).not.toContain(key);
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("creates a key limited to scopes and addresses at phone width, lists them, and the key is held to them", async () => {
+    const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
+    await signInAs(page, account.username, account.password);
+    await page.goto("/settings/keys");
+    await page.getByRole("heading", { name: "API keys" }).waitFor();
+    await page.getByLabel("Name of the new key").fill("reports only");
+    await page.getByLabel(/^Send:/).uncheck();
+    await page.getByLabel(/^Manage:/).uncheck();
+    await page.getByLabel(/^Billing:/).uncheck();
+    await page.getByLabel("Allowed addresses").fill("127.0.0.1, 2001:db8::/32");
+    await page.getByRole("button", { name: "Create key" }).click();
+    const key = (await page.getByTestId("new-key").textContent()) ?? "";
+    expect(key).toMatch(/^sb_[\w-]{43}$/);
+    const row = page.getByTestId(`key-${key.slice(0, 10)}`);
+    await expect.poll(() => row.getByTestId("key-scopes").textContent()).toBe("read");
+    expect(await row.getByTestId("key-allowed-ips").textContent()).toBe("127.0.0.1, 2001:db8::/32");
+    // The account's first key keeps every scope and any address.
+    const first = page.locator("tbody tr").first();
+    expect(await first.getByTestId("key-scopes").textContent()).toBe("send, read, manage, billing");
+    expect(await first.getByTestId("key-allowed-ips").textContent()).toBe("any");
+    await expectNoHorizontalScroll(page, "keys page at 390 px");
+    await expectAccessible(page, "keys page with scopes");
+
+    const auth = { authorization: `Bearer ${key}` };
+    expect((await call(gateway(), "GET", "/api/v2/messages", { headers: auth })).status).toBe(200);
+    const refused = await call(gateway(), "GET", "/api/v2/balance", { headers: auth });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("insufficient_scope");
+
+    // A bad address is the server's refusal, shown on the form; no key is made.
+    await page.getByLabel("Allowed addresses").fill("10.0.0.0/40");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByText(/is not an IP address or CIDR range/).waitFor();
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);

@@ -50,6 +50,7 @@ import { sendChains } from "./0045_send_chains.js";
 import { promoHours } from "./0046_promo_hours.js";
 import { shortLinks } from "./0047_short_links.js";
 import { carrierReasons } from "./0048_carrier_reasons.js";
+import { keyScopes } from "./0049_key_scopes.js";
 import { users } from "./0050_users.js";
 import { prefixAlertsChainPruning } from "./0053_prefix_alerts_chain_pruning.js";
 
@@ -102,6 +103,7 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0046_promo_hours": promoHours(),
     "0047_short_links": shortLinks(engine),
     "0048_carrier_reasons": carrierReasons(),
+    "0049_key_scopes": keyScopes(),
     "0050_users": users(engine),
     "0053_prefix_alerts_chain_pruning": prefixAlertsChainPruning(),
   };

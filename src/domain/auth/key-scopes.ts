@@ -1,0 +1,165 @@
+// What a credential may do and where from: an API key's scopes and address allow-list, an
+// account's allow-list for password logins. Which scope each route needs is app/'s table
+// (app/route-scopes.ts), which sets it on the route; the check here is a bit test and, with an
+// allow-list, the parse of one address, so the send path pays next to nothing for it.
+import { addressMatcher, normalizeAddressRanges } from "../../base/core/address-ranges.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { AccountRole } from "../../base/store/schema.js";
+
+/**
+ * `send`: sends of every channel; `read`: messages, reports, lists, settings as they are;
+ * `manage`: changing settings, templates, sender IDs, webhooks, keys, sub-accounts;
+ * `billing`: balances, the ledger, price cards, credits moved.
+ */
+export const KEY_SCOPES = ["send", "read", "manage", "billing"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** What a route needs: one scope, or `all` (a route the table has no row for: only a key with every scope opens it). */
+export type RouteScope = KeyScope | "all";
+
+const BIT: Record<KeyScope, number> = { send: 1, read: 2, manage: 4, billing: 8 };
+const ALL_BITS = 15;
+
+/** The scopes an account of `role` can give its keys: every scope, for customers and operators alike (issue 42). */
+export function scopesOfRole(_role: AccountRole): readonly KeyScope[] {
+  return KEY_SCOPES;
+}
+
+/** A stored scope list as the bits the request path tests; undefined (every scope) for null. */
+export function scopeBits(stored: string | null): number | undefined {
+  if (stored === null) return undefined;
+  let bits = 0;
+  for (const name of stored.split(",")) bits |= BIT[name as KeyScope] ?? 0;
+  return bits;
+}
+
+/** The scopes a key has, by name in KEY_SCOPES order: all of its role's when it was made without a list. */
+export function scopeNames(stored: string | null, role: AccountRole): KeyScope[] {
+  if (stored === null) return [...scopesOfRole(role)];
+  const given = new Set(stored.split(","));
+  return KEY_SCOPES.filter((scope) => given.has(scope));
+}
+
+/**
+ * A new key's scopes as asked (`["send", "read"]`), checked against what its account can have and
+ * stored in one order; null (every scope of the role) when none are asked. A key that makes a key
+ * (`creatorBits`, a scoped key's) gives at most its own scopes, and by default exactly those.
+ */
+export function keyScopesToStore(
+  asked: readonly string[] | undefined,
+  role: AccountRole,
+  creatorBits?: number,
+): string | null {
+  const ofRole = scopesOfRole(role);
+  const unknown = asked?.find((scope) => !ofRole.includes(scope as KeyScope));
+  if (unknown !== undefined) {
+    throw new GatewayError(
+      "invalid_request",
+      `"${unknown.slice(0, 40)}" is not a scope this account's keys can have; use ${ofRole.join(", ")}.`,
+      { field: "scopes" },
+    );
+  }
+  if (asked?.length === 0) {
+    throw new GatewayError("invalid_request", `A key needs at least one scope (${ofRole.join(", ")}).`, {
+      field: "scopes",
+    });
+  }
+  if (creatorBits === undefined) return asked ? ofRole.filter((scope) => asked.includes(scope)).join(",") : null;
+  const mine = ofRole.filter((scope) => creatorBits & BIT[scope]);
+  const beyond = asked?.find((scope) => !mine.includes(scope as KeyScope));
+  if (beyond !== undefined) {
+    throw new GatewayError(
+      "insufficient_scope",
+      `This API key cannot make a key with "${beyond}": a key gives at most its own scopes (${mine.join(", ")}).`,
+      { field: "scopes" },
+    );
+  }
+  return (asked ? mine.filter((scope) => asked.includes(scope)) : mine).join(",");
+}
+
+/** An allow-list as asked, checked and stored comma-separated; null (anywhere) for none or an empty list. */
+export function allowedIpsToStore(asked: readonly string[] | null | undefined, field: string): string | null {
+  if (!asked) return null;
+  const normalized = normalizeAddressRanges(asked);
+  if (normalized.invalid !== undefined) throw new GatewayError("invalid_request", normalized.invalid, { field });
+  return normalized.ranges.length === 0 ? null : normalized.ranges.join(",");
+}
+
+/** A stored allow-list, split; null for anywhere. */
+export function allowedIpsOf(stored: string | null): string[] | null {
+  return stored ? stored.split(",") : null;
+}
+
+/** What a principal's credential may do, as Principal carries it (authenticator.ts). */
+export interface CredentialLimits {
+  /** The key's scope bits; undefined: every scope (a key without a list, a password, a console session). */
+  scopes?: number;
+  /** The credential's allow-list; undefined: anywhere. */
+  allowedFrom?: (address: string) => boolean;
+  /** What that allow-list belongs to, for the refusal's reason. */
+  allowedBy?: "key" | "password";
+}
+
+const matchers = new Map<string, (address: string) => boolean>();
+const MATCHERS_MAX = 10_000;
+/** Client addresses answered per allow-list: a key is used from a few, and parsing one costs microseconds. */
+const ADDRESSES_MAX = 256;
+
+/**
+ * The allow-list's matcher, parsed once per distinct list (keys and login rows are re-read often),
+ * remembering its answer for the addresses it was asked about.
+ */
+export function allowListMatcher(stored: string | null): ((address: string) => boolean) | undefined {
+  if (!stored) return undefined;
+  let matcher = matchers.get(stored);
+  if (!matcher) {
+    if (matchers.size >= MATCHERS_MAX) matchers.clear();
+    const inRanges = addressMatcher(stored.split(","));
+    const answers = new Map<string, boolean>();
+    matcher = (address) => {
+      let allowed = answers.get(address);
+      if (allowed === undefined) {
+        allowed = inRanges(address);
+        if (answers.size >= ADDRESSES_MAX) answers.clear();
+        answers.set(address, allowed);
+      }
+      return allowed;
+    };
+    matchers.set(stored, matcher);
+  }
+  return matcher;
+}
+
+/**
+ * Refuses a caller whose credential does not open `needed` from `address`: `address_not_allowed`
+ * first (the key is in the wrong hands, or the right ones in the wrong place), then
+ * `insufficient_scope`. `http` overrides the status (WhatsApp's 401).
+ */
+export function admitCredential(
+  limits: CredentialLimits,
+  needed: RouteScope | undefined,
+  address: string,
+  operation: string,
+  http?: number,
+): void {
+  const details = http === undefined ? undefined : { http };
+  if (limits.allowedFrom && !limits.allowedFrom(address)) {
+    const whose = limits.allowedBy === "password" ? "Password logins of this account" : "This API key";
+    const list = limits.allowedBy === "password" ? "password_allowed_ips" : "allowed_ips";
+    throw new GatewayError(
+      "address_not_allowed",
+      `${whose} may not be used from ${address}: it is not in the ${list}.`,
+      details,
+    );
+  }
+  const bits = limits.scopes;
+  if (bits === undefined) return;
+  const wanted = needed === undefined || needed === "all" ? ALL_BITS : BIT[needed];
+  if ((bits & wanted) === wanted) return;
+  const has = KEY_SCOPES.filter((scope) => bits & BIT[scope]);
+  throw new GatewayError(
+    "insufficient_scope",
+    `This API key's scopes (${has.join(", ") || "none"}) do not open ${operation}: it needs ${needed === undefined || needed === "all" ? "every scope" : `"${needed}"`}.`,
+    { ...details, needed_scope: needed ?? "all" },
+  );
+}
