@@ -25,7 +25,7 @@ import { registerAdminAnalyticsRoutes } from "./analytics-routes.js";
 import { failChangedAnswers } from "./answer-check.js";
 import { registerApiDocs } from "./api-docs.js";
 import { registerAdminAuditRoutes } from "./audit-routes.js";
-import { consolePages, registerSessionRoutes } from "./console/index.js";
+import { consolePages, registerSessionRoutes, registerTwoFactorRoutes } from "./console/index.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
 import { registerOpsRoutes } from "./ops-routes.js";
@@ -177,7 +177,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     },
     { prefix: "/admin/api" },
   );
-  await app.register(async (scope) => registerSessionRoutes(scope, ctx), { prefix: "/console" });
+  await app.register(
+    async (scope) => {
+      await registerSessionRoutes(scope, ctx);
+      await registerTwoFactorRoutes(scope, ctx);
+    },
+    { prefix: "/console" },
+  );
   registerShortLinkRoute(app, ctx);
   await pages.register(options.consoleDir);
 

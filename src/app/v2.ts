@@ -22,6 +22,7 @@ import { registerV2WebhookRoutes } from "../domain/webhooks/v2-routes.js";
 import { registerV2AnalyticsRoutes } from "./analytics-routes.js";
 import { registerV2AuditRoutes } from "./audit-routes.js";
 import type { AppContext } from "./context.js";
+import { registerV2TwoFactorRoutes } from "./two-factor-routes.js";
 
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
 const accountTraffic: AccountTraffic = { messagesByStatus, messageCount, floodCount };
@@ -68,6 +69,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext): Pr
   registerV2AnalyticsRoutes(v2, ctx);
   registerV2VerifyRoutes(v2, ctx);
   registerV2ChainRoutes(v2, ctx);
+  registerV2TwoFactorRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

@@ -29,6 +29,7 @@ const Registrations = lazy(() => import("./pages/Registrations.js"));
 const Inbound = lazy(() => import("./pages/Inbound.js"));
 const Credits = lazy(() => import("./pages/Credits.js"));
 const Keys = lazy(() => import("./pages/Keys.js"));
+const TwoFactor = lazy(() => import("./pages/TwoFactor.js"));
 const SubAccounts = lazy(() => import("./pages/SubAccounts.js"));
 const Webhooks = lazy(() => import("./pages/Webhooks.js"));
 const OperatorAccounts = lazy(() => import("./pages/operator/Accounts.js"));
@@ -66,6 +67,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/audit", title: "Audit log", component: Audit, nav: true },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true },
+  { path: "/settings/two-factor", title: "Two-factor", component: TwoFactor, nav: true },
   { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true },
 ];
 

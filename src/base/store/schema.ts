@@ -18,6 +18,7 @@ import type { ChainsTables } from "./schema-chains.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
 import type { BulkJobsTable, BulkPartsTable, MessagesTable, MessagesTables } from "./schema-messages.js";
 import type { RefusalsTables } from "./schema-refusals.js";
+import type { TwoFactorTables } from "./schema-two-factor.js";
 import type { VerifyTables } from "./schema-verify.js";
 import type { VoiceTables } from "./schema-voice.js";
 import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.js";
@@ -30,6 +31,7 @@ export type * from "./schema-chains.js";
 export type * from "./schema-channels.js";
 export type * from "./schema-messages.js";
 export type * from "./schema-refusals.js";
+export type * from "./schema-two-factor.js";
 export type * from "./schema-verify.js";
 export type * from "./schema-voice.js";
 export type * from "./schema-webhooks.js";
@@ -62,7 +64,8 @@ export interface Database
     AlertsTables,
     AuditTables,
     VerifyTables,
-    ChainsTables {
+    ChainsTables,
+    TwoFactorTables {
   settings: SettingsTable;
   process_heartbeats: ProcessHeartbeatsTable;
 }
