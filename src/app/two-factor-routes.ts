@@ -12,7 +12,7 @@ import { resourceAnswer } from "../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
 import { actorOf, removeTwoFactor, setTwoFactorRequired, twoFactorRequired } from "../domain/auth/index.js";
-import { TwoFactorPolicy, TwoFactorReset } from "./two-factor-schemas.js";
+import { TwoFactorPolicy, TwoFactorPolicyRequest, TwoFactorReset } from "./two-factor-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock" | "config">;
 
@@ -50,7 +50,7 @@ export function registerV2TwoFactorRoutes(v2: TypedRoutes, ctx: Deps): void {
         operationId: "setTwoFactorPolicy",
         summary: "Requires a second factor of every console login of the account, or stops requiring it",
         tags: ["account"],
-        body: Type.Object({ required: Type.Boolean() }, { additionalProperties: false }),
+        body: TwoFactorPolicyRequest,
         response: { 200: resourceAnswer(TwoFactorPolicy) },
       },
     },

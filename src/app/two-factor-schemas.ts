@@ -13,7 +13,12 @@ export const TwoFactorPolicy = Type.Object(
     }),
     required_by: NullableString({ description: "`account`, `operator_policy` (an operator account), or null." }),
   },
-  { $id: "TwoFactorPolicy" },
+  { title: "TwoFactorPolicy" },
 );
 
-export const TwoFactorReset = Type.Object({ login: Type.String(), reset: Type.Boolean() }, { $id: "TwoFactorReset" });
+export const TwoFactorReset = Type.Object({ login: Type.String(), reset: Type.Boolean() }, { title: "TwoFactorReset" });
+
+export const TwoFactorPolicyRequest = Type.Object(
+  { required: Type.Boolean({ description: "Require a second factor of every console login of the account." }) },
+  { additionalProperties: false, title: "TwoFactorPolicyRequest" },
+);

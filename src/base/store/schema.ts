@@ -13,12 +13,12 @@ import type {
 } from "./schema-accounts.js";
 import type { AlertsTables } from "./schema-alerts.js";
 import type { AuditTables } from "./schema-audit.js";
+import type { TwoFactorTables } from "./schema-auth.js";
 import type { CarriersTables } from "./schema-carriers.js";
 import type { ChainsTables } from "./schema-chains.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
 import type { BulkJobsTable, BulkPartsTable, MessagesTable, MessagesTables } from "./schema-messages.js";
 import type { RefusalsTables } from "./schema-refusals.js";
-import type { TwoFactorTables } from "./schema-two-factor.js";
 import type { VerifyTables } from "./schema-verify.js";
 import type { VoiceTables } from "./schema-voice.js";
 import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.js";
@@ -26,12 +26,12 @@ import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.j
 export type * from "./schema-accounts.js";
 export type * from "./schema-alerts.js";
 export type * from "./schema-audit.js";
+export type * from "./schema-auth.js";
 export type * from "./schema-carriers.js";
 export type * from "./schema-chains.js";
 export type * from "./schema-channels.js";
 export type * from "./schema-messages.js";
 export type * from "./schema-refusals.js";
-export type * from "./schema-two-factor.js";
 export type * from "./schema-verify.js";
 export type * from "./schema-voice.js";
 export type * from "./schema-webhooks.js";

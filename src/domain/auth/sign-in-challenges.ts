@@ -6,9 +6,7 @@
 // passwords; a challenge also ends after a few of them, or when it expires.
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "../../base/store/store.js";
-import type { LoginIdentity } from "./two-factor.js";
-
-export type SecondStep = "totp" | "enrol";
+import type { LoginIdentity, SecondStep } from "./two-factor.js";
 
 /** How long a challenge lasts: a code is typed in a minute; an enrolment (scan, type) takes longer. */
 const CHALLENGE_MS: Record<SecondStep, number> = { totp: 5 * 60_000, enrol: 15 * 60_000 };

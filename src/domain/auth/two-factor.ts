@@ -9,8 +9,10 @@ import { GatewayError } from "../../base/core/errors.js";
 import { usernameKey } from "../../base/core/usernames.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
-import type { SecondStep } from "./sign-in-challenges.js";
 import { isRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpStepOf, totpUri } from "./totp.js";
+
+/** What a sign-in whose password passed does next: give a code, or set up a factor first. */
+export type SecondStep = "totp" | "enrol";
 
 /** Who signs in: the account, and its login (the owner's is the account's username). */
 export interface LoginIdentity {

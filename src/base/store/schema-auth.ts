@@ -1,4 +1,5 @@
-// Two-factor sign-in for the console (auth/two-factor.ts, issue 42 item 2): each login's TOTP
+// auth/'s two-factor tables (auth/two-factor.ts, issue 42 item 2; its older tables are in
+// schema-accounts.ts): each login's TOTP
 // factor, its recovery codes, the accounts that require a factor, and the sign-in challenges
 // between a password that passed and its second step. A login is the account's username (its
 // owner) or one of its users' logins, in the lower-case form usernames are compared in.
