@@ -8,7 +8,6 @@
 // The enrolment routes take a sign-in's `enrol` challenge in place of a session (a login that
 // must enrol before it has one); confirming with it opens the session.
 import type { FastifyRequest } from "fastify";
-import QRCode from "qrcode";
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
@@ -137,6 +136,8 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
     async (request, reply) => {
       const { identity } = await enrollee(request, request.body?.challenge);
       const started = await startEnrolment(ctx.store, now(), identity, identity.login);
+      // Loaded at the first enrolment: no other request, and no CLI command, pays for it.
+      const QRCode = (await import("qrcode")).default;
       const svg = await QRCode.toString(started.otpauth_url, { type: "svg", margin: 1, errorCorrectionLevel: "M" });
       return reply.code(201).send({
         status: "success",
