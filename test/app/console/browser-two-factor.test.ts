@@ -1,7 +1,8 @@
 // Two-factor sign-in in a real browser at phone width (390 px): a customer sets it up on the
 // Two-factor page (QR code shown, "show the secret", a code computed here from that secret,
 // recovery codes shown once), signs out, and signs in again in two steps; an operator without a
-// factor (TWO_FACTOR_OPERATORS=required) sets one up at sign-in and lands on the operator pages.
+// factor (TWO_FACTOR_OPERATORS=required) sets one up at sign-in, lands on the operator pages and
+// resets the customer's factor there.
 // The gateway's clock is a manual one: each code is computed for it, a step after the last used.
 import { beforeAll, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
@@ -13,7 +14,7 @@ import {
   signInAs,
   useBrowser,
 } from "../../helpers/browser.js";
-import { buildAccount, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { totpCode } from "../../helpers/totp.js";
 
 const PHONE = { width: 390, height: 844 };
@@ -100,6 +101,17 @@ describeInBrowser("console in the browser: two-factor sign-in", () => {
     await page.getByRole("button", { name: "I have saved them: continue" }).click();
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     await expect.poll(() => new URL(page.url()).pathname).toBe("/operator/accounts");
+
+    // The customer lost the phone: the operator resets the factor on the account's page.
+    await page.goto(`/operator/accounts/${customer.username}`);
+    await page.getByRole("button", { name: "Reset two-factor sign-in" }).click();
+    await page.getByRole("button", { name: `Confirm: reset ${customer.username}'s two-factor sign-in` }).click();
+    await page.getByText(`Two-factor sign-in of ${customer.username} reset.`).waitFor();
+    await expectNoHorizontalScroll(page, "the operator's account page");
+    const password = await call(gateway(), "POST", "/console/session", {
+      json: { username: customer.username, password: customer.password },
+    });
+    expect(password.status, password.text).toBe(201);
     expect(problems).toEqual([]);
     await context.close();
   }, 90_000);

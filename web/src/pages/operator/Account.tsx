@@ -33,6 +33,7 @@ import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
 import { DltChains } from "./dlt-chains.js";
 import { DltLinks } from "./dlt-links.js";
 import { DltRegistrations } from "./dlt-registrations.js";
+import { TwoFactorReset } from "./two-factor-reset.js";
 
 function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
   const [wallet, setWallet] = useState("sms");
@@ -325,6 +326,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           </button>
         </div>
         <ErrorNotice error={change.error} title="Not changed" />
+        <TwoFactorReset username={a.username} />
       </section>
 
       <section aria-labelledby="balances-title">
