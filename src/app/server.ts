@@ -26,7 +26,12 @@ import { registerAdminAnalyticsRoutes } from "./analytics-routes.js";
 import { failChangedAnswers } from "./answer-check.js";
 import { registerApiDocs } from "./api-docs.js";
 import { registerAdminAuditRoutes } from "./audit-routes.js";
-import { consolePages, registerInvitationRoutes, registerSessionRoutes } from "./console/index.js";
+import {
+  consolePages,
+  registerInvitationRoutes,
+  registerSessionRoutes,
+  registerTwoFactorRoutes,
+} from "./console/index.js";
 import type { AppContext } from "./context.js";
 import { collectDiscovery } from "./discovery.js";
 import { registerOpsRoutes } from "./ops-routes.js";
@@ -198,6 +203,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     async (scope) => {
       await registerSessionRoutes(scope, ctx);
       registerInvitationRoutes(scope, ctx);
+      await registerTwoFactorRoutes(scope, ctx);
     },
     { prefix: "/console" },
   );

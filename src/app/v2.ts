@@ -24,6 +24,7 @@ import { registerV2AnalyticsRoutes } from "./analytics-routes.js";
 import { registerV2AuditRoutes } from "./audit-routes.js";
 import type { AppContext } from "./context.js";
 import { registerV2SessionRoutes } from "./session-list-routes.js";
+import { registerV2TwoFactorRoutes } from "./two-factor-routes.js";
 import { registerV2UserRoutes } from "./user-routes.js";
 
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
@@ -79,6 +80,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, lab
   registerV2ChainRoutes(v2, ctx);
   registerV2UserRoutes(v2, ctx);
   registerV2SessionRoutes(v2, ctx);
+  registerV2TwoFactorRoutes(v2, ctx);
 }
 
 function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): void {

@@ -15,6 +15,10 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   login_failures: "domain/auth",
   account_views: "domain/auth",
   account_users: "domain/auth",
+  two_factors: "domain/auth",
+  two_factor_recovery_codes: "domain/auth",
+  two_factor_policies: "domain/auth",
+  sign_in_challenges: "domain/auth",
   // accounts/: account holders and their money
   accounts: "domain/accounts",
   wallets: "domain/accounts",

@@ -33,6 +33,7 @@ const Registrations = lazy(() => import("./pages/Registrations.js"));
 const Inbound = lazy(() => import("./pages/Inbound.js"));
 const Credits = lazy(() => import("./pages/Credits.js"));
 const Keys = lazy(() => import("./pages/Keys.js"));
+const TwoFactor = lazy(() => import("./pages/TwoFactor.js"));
 const SubAccounts = lazy(() => import("./pages/SubAccounts.js"));
 const Webhooks = lazy(() => import("./pages/Webhooks.js"));
 const OperatorAccounts = lazy(() => import("./pages/operator/Accounts.js"));
@@ -73,6 +74,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/audit", title: "Audit log", component: Audit, nav: true, needs: ["read"] },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true, needs: ["develop"] },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true, needs: ["develop"] },
+  { path: "/settings/two-factor", title: "Two-factor", component: TwoFactor, nav: true },
   { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true, needs: ["read"] },
   { path: "/settings/users", title: "Users", component: Users, nav: true, needs: ["manage"] },
   { path: "/settings/sessions", title: "Sessions", component: Sessions, nav: true },

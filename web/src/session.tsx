@@ -21,13 +21,24 @@ export interface SessionInfo {
   read_only?: boolean;
 }
 
+/** A sign-in whose password passed and that takes a second step: a code, or setting up a factor first. */
+export interface SecondStep {
+  second_step: "totp" | "enrol";
+  challenge: string;
+  expires_at: string;
+}
+
 interface SessionState {
   /** undefined while the first check runs; null when nobody is signed in. */
   session: SessionInfo | null | undefined;
   /** Why the last session ended, told on the sign-in page. */
   endedNotice: string | undefined;
   /** `login`: one of the account's users; empty, the account's own login. */
-  signIn(username: string, password: string, login?: string): Promise<SessionInfo>;
+  signIn(username: string, password: string, login?: string): Promise<SessionInfo | SecondStep>;
+  /** The second step of a sign-in: a code from the app, or a recovery code. */
+  completeSignIn(challenge: string, code: string): Promise<SessionInfo>;
+  /** Takes a session the console opened another way (an enrolment at sign-in). */
+  adoptSession(session: SessionInfo): void;
   signOut(): Promise<void>;
   /** "View as this account": the account's console, read-only, for an operator. */
   openView(username: string): Promise<SessionInfo>;
@@ -72,10 +83,19 @@ export function SessionProvider({ children }: { children: ReactNode }) {
       endedNotice,
       async signIn(username, password, login) {
         const json = login ? { username, login, password } : { username, password };
-        const started = await data<SessionInfo>("/console/session", { json });
+        const started = await data<SessionInfo | SecondStep>("/console/session", { json });
         setEndedNotice(undefined);
+        if (!("second_step" in started)) adopt(started);
+        return started;
+      },
+      async completeSignIn(challenge, code) {
+        const started = await data<SessionInfo>("/console/session/totp", { json: { challenge, code } });
         adopt(started);
         return started;
+      },
+      adoptSession(started) {
+        setEndedNotice(undefined);
+        adopt(started);
       },
       async signOut() {
         try {

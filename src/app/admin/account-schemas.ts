@@ -153,6 +153,13 @@ export const LoginLock = Type.Object({
 
 export const LoginLocksCleared = Type.Object({ cleared: Type.Integer() });
 
+/** A console login's second factor reset by the operator (DELETE /accounts/:username/two-factor). */
+export const TwoFactorResetAnswer = Type.Object({
+  username: Type.String(),
+  login: Type.String(),
+  reset: Type.Boolean(),
+});
+
 /** An operator's read-only view of an account's console (GET /account-views). */
 export const AccountView = Type.Object({
   id: Type.Integer(),

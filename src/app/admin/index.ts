@@ -21,6 +21,7 @@
 //   account-schemas.ts the answers of routes.ts and login-lock-routes.ts as schemas (typebox only: the
 //                      console types its operator pages with them)
 //   login-lock-routes.ts  GET /admin/api/login-locks, DELETE /admin/api/accounts/{username}/login-locks
+//   two-factor-routes.ts  DELETE /admin/api/accounts/{username}/two-factor: resets a console login's factor
 //   message-routes.ts  GET /admin/api/messages (every account's, the v2 list's filters and the
 //                      operator's: account, connector, error_code, route), /messages/export and
 //                      /messages/{id}

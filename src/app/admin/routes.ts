@@ -46,6 +46,7 @@ import { createAccountWithKey } from "./onboarding.js";
 import { accountDetail, addSenderIdFor, changeDeps, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
 import { registerCostCardRoutes, registerPriceCardRoutes } from "./price-card-routes.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
+import { registerTwoFactorResetRoutes } from "./two-factor-routes.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock" | "config"> & CallerChecks;
@@ -351,6 +352,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   registerCostCardRoutes(admin, ctx);
   registerKeyRoutes(admin, ctx);
   registerLoginLockRoutes(admin, ctx);
+  registerTwoFactorResetRoutes(admin, ctx);
   await registerSmsRuleRoutes(admin, ctx);
   registerDltLinkRoutes(admin, ctx);
   registerDltChainRoutes(admin, ctx);

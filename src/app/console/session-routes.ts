@@ -9,18 +9,21 @@ import { GatewayError } from "../../base/core/errors.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import type { Authenticator, Sessions } from "../../domain/auth/index.js";
+import type { Authenticator, Principal, Sessions } from "../../domain/auth/index.js";
 import {
+  issueChallenge,
+  loginIdentityOf,
   ownerRoleOf,
   SESSION_COOKIE,
   type Session,
+  secondStepOf,
   sessionOf,
   sessionTokenOf,
   VIEW_COOKIE,
 } from "../../domain/auth/index.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "config"> & { authenticator: Authenticator; sessions: Sessions };
+type Deps = Pick<Runtime, "config" | "store" | "clock"> & { authenticator: Authenticator; sessions: Sessions };
 
 const SignIn = Type.Object(
   {
@@ -68,6 +71,33 @@ function setSessionCookie(
   );
 }
 
+/**
+ * Opens the browser's console session for a principal whose sign-in is complete: it replaces the
+ * browser's session, and closes a view it had open.
+ */
+export async function openSession(
+  ctx: Deps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  principal: Principal,
+  extra: Record<string, unknown> = {},
+) {
+  // The view's cookie goes too, even when its view had ended already (idle, expired): it would
+  // stand in front of the new session and answer every request 401.
+  const viewToken = sessionTokenOf(request, "view");
+  const view = viewToken ? await ctx.sessions.find(viewToken) : undefined;
+  if (view?.viewer) await ctx.sessions.endView(view.id, { view, address: request.ip });
+  if (viewToken) setSessionCookie(request, reply, "", 0, VIEW_COOKIE);
+  const previous = sessionTokenOf(request, "own");
+  if (previous) await ctx.sessions.endToken(previous);
+  const { token, session } = await ctx.sessions.start(principal, {
+    address: request.ip,
+    userAgent: request.headers["user-agent"],
+  });
+  setSessionCookie(request, reply, token, ctx.config.sessionMaxHours * 3600);
+  return reply.code(201).send({ status: "success", data: { ...sessionView(session), ...extra } });
+}
+
 export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Promise<void> {
   // JSON only, as on v2: a form cannot be posted here from another site.
   scope.removeContentTypeParser(["application/x-www-form-urlencoded", "text/plain"]);
@@ -81,19 +111,27 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
     const principal = identity.principal;
     if (principal.status !== "active")
       throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
-    // A new sign-in replaces the browser's session, and closes a view it had open. The view's
-    // cookie goes too, even when its view had ended already (idle, expired): it would stand in
-    // front of the new session and answer every request 401.
-    await endView(request);
-    if (sessionTokenOf(request, "view")) setSessionCookie(request, reply, "", 0, VIEW_COOKIE);
-    const previous = sessionTokenOf(request, "own");
-    if (previous) await ctx.sessions.endToken(previous);
-    const { token, session } = await ctx.sessions.start(principal, {
-      address: request.ip,
-      userAgent: request.headers["user-agent"],
-    });
-    setSessionCookie(request, reply, token, ctx.config.sessionMaxHours * 3600);
-    return reply.code(201).send({ status: "success", data: sessionView(session) });
+    // A login with a second factor, or one its account or the operator requires, signs in in two steps.
+    const factorLogin = loginIdentityOf(principal);
+    const step = await secondStepOf(
+      ctx.store.db,
+      factorLogin,
+      principal.role,
+      ctx.config.twoFactorOperators === "required",
+    );
+    if (step) {
+      const now = ctx.clock.now().getTime();
+      const challenge = await issueChallenge(ctx.store.db, now, factorLogin, step, request.ip);
+      return reply.code(200).send({
+        status: "success",
+        data: {
+          second_step: step,
+          challenge: challenge.token,
+          expires_at: new Date(challenge.expiresAt).toISOString(),
+        },
+      });
+    }
+    return openSession(ctx, request, reply, principal);
   });
 
   // Every console page load asks this first: a signed-out browser is not a failed login.

@@ -126,6 +126,10 @@ export const ERROR_CATALOGUE = {
   duplicate_recipient: { http: 422, message: "The number appears more than once in this request; it is sent once." },
   recipient_inactive: { http: 422, message: "The recipient account is not active." },
   conflict: { http: 409, message: "The request conflicts with the current state." },
+  wrong_code: {
+    http: 422,
+    message: "The two-factor code is wrong, or was used already: give the one your app shows now.",
+  },
   idempotency_conflict: {
     http: 409,
     message: "This Idempotency-Key was used with a different request body.",

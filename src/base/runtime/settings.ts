@@ -239,6 +239,13 @@ export const SETTINGS = {
     default: "12",
     parser: wholeNumber(1, 8760),
   },
+  TWO_FACTOR_OPERATORS: {
+    field: "twoFactorOperators",
+    description:
+      "required: every console login of an operator account needs a second factor (TOTP); one without is asked to enrol at its next sign-in. optional: only where the account requires it. The operator API's keys are not asked.",
+    default: "required",
+    parser: oneOf(["required", "optional"]),
+  },
   LEGACY_THROTTLE_PER_SECOND: {
     field: "legacyThrottlePerSecond",
     description:

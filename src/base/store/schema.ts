@@ -13,6 +13,7 @@ import type {
 } from "./schema-accounts.js";
 import type { AlertsTables } from "./schema-alerts.js";
 import type { AuditTables } from "./schema-audit.js";
+import type { TwoFactorTables } from "./schema-auth.js";
 import type { CarriersTables } from "./schema-carriers.js";
 import type { ChainsTables } from "./schema-chains.js";
 import type { ChannelsTables, ContactGroupsTable, InboundMessagesTable, KeywordsTable } from "./schema-channels.js";
@@ -25,6 +26,7 @@ import type { WebhookDeliveriesTable, WebhooksTables } from "./schema-webhooks.j
 export type * from "./schema-accounts.js";
 export type * from "./schema-alerts.js";
 export type * from "./schema-audit.js";
+export type * from "./schema-auth.js";
 export type * from "./schema-carriers.js";
 export type * from "./schema-chains.js";
 export type * from "./schema-channels.js";
@@ -62,7 +64,8 @@ export interface Database
     AlertsTables,
     AuditTables,
     VerifyTables,
-    ChainsTables {
+    ChainsTables,
+    TwoFactorTables {
   settings: SettingsTable;
   process_heartbeats: ProcessHeartbeatsTable;
 }

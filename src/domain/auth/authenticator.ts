@@ -37,6 +37,7 @@ export interface AuthSettings extends LoginLockPolicy {
 export type PasswordVerifier = (passwordHash: string, password: string) => Promise<boolean>;
 
 const WRONG_CREDENTIALS = "Authentication failed: wrong username or password.";
+const WRONG_CODE = "Authentication failed: wrong or already used code.";
 const LOCKED = "User account locked after repeated failed logins; try again later.";
 
 const KEY_CACHE_MS = 30_000;
@@ -210,6 +211,65 @@ export class Authenticator {
     };
   }
 
+  /** The account as a principal (a sign-in's second step completes it), or undefined when it is gone. */
+  async principalOf(accountId: number): Promise<Principal | undefined> {
+    const account = await this.accountRow(accountId);
+    return account ? principalOfRow(account) : undefined;
+  }
+
+  /**
+   * The account's principal as `login` (one of its users, decision 0126; the owner login is the
+   * account's own), or undefined when that user is gone: what a sign-in's second step opens.
+   */
+  async asLogin(principal: Principal, login: string): Promise<Principal | undefined> {
+    if (usernameKey(login) === usernameKey(principal.username)) return principal;
+    const user = await findUser(this.store.db, principal.accountId, login);
+    if (!user) return undefined;
+    return { ...principal, login: user.login, userRole: user.user_role as UserRole, userId: user.id };
+  }
+
+  /**
+   * A second factor's code (two-factor.ts) for an account whose password just passed, checked in
+   * the same login locks as a password: a locked login is refused before `matches` runs, and a
+   * wrong code counts as a wrong password from `address` (`unauthorized` then). Answers the account.
+   */
+  async bySecondFactor(
+    accountId: number,
+    address: string,
+    matches: (principal: Principal) => Promise<boolean>,
+  ): Promise<Principal> {
+    const account = await this.accountRow(accountId);
+    if (!account) throw new GatewayError("unauthorized", "The account is gone.");
+    const principal = principalOfRow(account);
+    const now = this.clock.now().getTime();
+    await this.refuseLocked(account, address, now);
+    const outcome = await this.check(account, address, now, () => matches(principal));
+    if (outcome === "locked") throw new GatewayError("account_locked", LOCKED);
+    if (outcome === "wrong") throw new GatewayError("unauthorized", WRONG_CODE);
+    return principal;
+  }
+
+  private async accountRow(accountId: number): Promise<AccountCredentials | undefined> {
+    const db = this.store.db;
+    return db
+      .selectFrom(this.accounts(db).as("a"))
+      .selectAll()
+      .where("a.account_id", "=", accountId)
+      .executeTakeFirst();
+  }
+
+  /** Throws `account_locked` when the account, or `address` on it, is locked out now. */
+  private async refuseLocked(account: AccountCredentials, address: string, now: number): Promise<void> {
+    const addressMayBeLocked = account.address_locks_until !== null && account.address_locks_until > now;
+    if (
+      (account.locked_until !== null && account.locked_until > now) ||
+      (addressMayBeLocked && (await isAddressLocked(this.store.db, account.account_id, address, now)))
+    ) {
+      this.checksCounter?.inc({ outcome: "refused" });
+      throw new GatewayError("account_locked", LOCKED);
+    }
+  }
+
   private async login(
     username: string,
     password: string,
@@ -229,14 +289,7 @@ export class Authenticator {
     }
 
     const now = this.clock.now().getTime();
-    const addressMayBeLocked = account.address_locks_until !== null && account.address_locks_until > now;
-    if (
-      (account.locked_until !== null && account.locked_until > now) ||
-      (addressMayBeLocked && (await isAddressLocked(this.store.db, account.account_id, address, now)))
-    ) {
-      this.checksCounter?.inc({ outcome: "refused" });
-      throw new GatewayError("account_locked", LOCKED);
-    }
+    await this.refuseLocked(account, address, now);
     const storedHash = await storedHashOf(account);
     const principal: Principal = {
       accountId: account.account_id,
@@ -387,4 +440,14 @@ export class Authenticator {
     this.pairs.clear();
     this.loginRows.clear();
   }
+}
+
+function principalOfRow(account: AccountCredentials): Principal {
+  return {
+    accountId: account.account_id,
+    username: account.username,
+    role: account.role,
+    status: account.status,
+    timeZone: account.time_zone,
+  };
 }

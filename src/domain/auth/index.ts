@@ -15,6 +15,12 @@
 //                      many addresses are or its budget is spent; list and clear (operator API, CLI)
 //   sessions.ts        console sessions (console_sessions): start after a password check, find by the
 //                      cookie's token (idle and absolute expiry, ended by a password change), sign-out
+//   totp.ts            RFC 6238 codes (otplib): a login's secret, its otpauth:// URL, a code's time step;
+//                      recovery codes (random, kept as SHA-256)
+//   two-factor.ts      a login's factor (two_factors): enrol, confirm (ten recovery codes), spend a code at
+//                      sign-in (its time step kept: no code twice), disable or reset; the account's policy
+//   sign-in-challenges.ts  the stored, single-use step between a console password and its session
+//                      (`totp`: a code completes it; `enrol`: a factor must be set up first)
 //   http.ts            where each family finds credentials in a request (v2 placements, legacy params);
 //                      authenticateCaller: the API key, else the console session cookie, whose CSRF
 //                      token a request other than GET/HEAD must repeat
@@ -38,5 +44,8 @@ export * from "./passwords.js";
 export * from "./rate-limits.js";
 export * from "./session-lists.js";
 export * from "./sessions.js";
+export * from "./sign-in-challenges.js";
+export { TOTP_PERIOD } from "./totp.js";
+export * from "./two-factor.js";
 export * from "./user-roles.js";
 export * from "./users.js";

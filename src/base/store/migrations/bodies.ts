@@ -52,6 +52,7 @@ import { shortLinks } from "./0047_short_links.js";
 import { carrierReasons } from "./0048_carrier_reasons.js";
 import { keyScopes } from "./0049_key_scopes.js";
 import { users } from "./0050_users.js";
+import { twoFactor } from "./0051_two_factor.js";
 import { prefixAlertsChainPruning } from "./0053_prefix_alerts_chain_pruning.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
@@ -105,6 +106,7 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0048_carrier_reasons": carrierReasons(),
     "0049_key_scopes": keyScopes(),
     "0050_users": users(engine),
+    "0051_two_factor": twoFactor(),
     "0053_prefix_alerts_chain_pruning": prefixAlertsChainPruning(),
   };
 }

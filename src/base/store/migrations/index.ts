@@ -58,6 +58,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0048_carrier_reasons",
   "0049_key_scopes",
   "0050_users",
+  "0051_two_factor",
   "0053_prefix_alerts_chain_pruning",
 ];
 

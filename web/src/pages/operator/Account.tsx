@@ -34,6 +34,7 @@ import { VerifySettingsForm } from "./account-verify.js";
 import { DltChains } from "./dlt-chains.js";
 import { DltLinks } from "./dlt-links.js";
 import { DltRegistrations } from "./dlt-registrations.js";
+import { TwoFactorReset } from "./two-factor-reset.js";
 
 function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
   const [wallet, setWallet] = useState("sms");
@@ -326,6 +327,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           </button>
         </div>
         <ErrorNotice error={change.error} title="Not changed" />
+        <TwoFactorReset username={a.username} />
       </section>
 
       <section aria-labelledby="balances-title">

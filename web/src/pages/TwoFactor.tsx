@@ -1,0 +1,133 @@
+// Two-factor sign-in for the signed-in login: set it up (QR code, secret, a first code, recovery
+// codes shown once) or turn it off with a code; and, for the account, whether every login must
+// have one (PUT /api/v2/two-factor/policy).
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { type FormEvent, useState } from "react";
+import type { Static } from "typebox";
+import type { TwoFactorPolicy } from "../../../src/app/two-factor-schemas.js";
+import { data } from "../api.js";
+import { formatTime } from "../format.js";
+import { useSignedIn } from "../session.js";
+import { EnrolFactor, RecoveryCodes } from "../two-factor.js";
+import { Busy, ErrorNotice, Field, PageTitle, Success } from "../ui.js";
+
+interface FactorState {
+  login: string;
+  enabled: boolean;
+  enabled_at: string | null;
+  recovery_codes_left: number;
+  required: boolean;
+  required_by: "account" | "operator_policy" | null;
+}
+
+type Policy = Static<typeof TwoFactorPolicy>;
+
+export default function TwoFactor() {
+  const session = useSignedIn();
+  const queryClient = useQueryClient();
+  const [enrolling, setEnrolling] = useState(false);
+  const [codes, setCodes] = useState<string[]>();
+  const [code, setCode] = useState("");
+  const state = useQuery({ queryKey: ["two-factor"], queryFn: () => data<FactorState>("/console/two-factor") });
+  const policy = useQuery({
+    queryKey: ["two-factor-policy"],
+    queryFn: () => data<Policy>("/api/v2/two-factor/policy"),
+  });
+  const refresh = () => {
+    void queryClient.invalidateQueries({ queryKey: ["two-factor"] });
+    void queryClient.invalidateQueries({ queryKey: ["two-factor-policy"] });
+  };
+  const turnOff = useMutation({
+    mutationFn: () => data("/console/two-factor", { method: "DELETE", json: { code: code.trim() } }),
+    onSuccess: () => {
+      setCode("");
+      setCodes(undefined);
+      refresh();
+    },
+  });
+  const setRequired = useMutation({
+    mutationFn: (required: boolean) => data<Policy>("/api/v2/two-factor/policy", { method: "PUT", json: { required } }),
+    onSuccess: refresh,
+  });
+
+  const submitOff = (event: FormEvent) => {
+    event.preventDefault();
+    turnOff.mutate();
+  };
+
+  return (
+    <>
+      <PageTitle>Two-factor sign-in</PageTitle>
+      <ErrorNotice error={state.error ?? policy.error} />
+      {state.isPending ? <Busy /> : null}
+      {codes ? <RecoveryCodes codes={codes} /> : null}
+      {state.data ? (
+        state.data.enabled ? (
+          <section aria-labelledby="factor-on">
+            <h2 id="factor-on">On</h2>
+            <p data-testid="two-factor-state">
+              Two-factor sign-in is on for {state.data.login} since{" "}
+              {state.data.enabled_at ? formatTime(state.data.enabled_at, session.time_zone) : ""};{" "}
+              {state.data.recovery_codes_left} recovery codes left.
+            </p>
+            <form onSubmit={submitOff} aria-label="Turn off two-factor sign-in">
+              <Field label="Code from the app, or a recovery code" id="off-code">
+                <input
+                  id="off-code"
+                  autoComplete="one-time-code"
+                  required
+                  maxLength={32}
+                  value={code}
+                  onChange={(event) => setCode(event.target.value)}
+                />
+              </Field>
+              <button type="submit" className="danger" disabled={turnOff.isPending}>
+                Turn off
+              </button>
+            </form>
+            <ErrorNotice error={turnOff.error} title="Still on" />
+          </section>
+        ) : enrolling ? (
+          <EnrolFactor<{ recovery_codes: string[] }>
+            onConfirmed={(confirmed) => {
+              setEnrolling(false);
+              setCodes(confirmed.recovery_codes);
+              refresh();
+            }}
+          />
+        ) : (
+          <section aria-labelledby="factor-off">
+            <h2 id="factor-off">Off</h2>
+            <p data-testid="two-factor-state">
+              {state.data.required
+                ? "Your account requires two-factor sign-in: you will be asked to set it up at your next sign-in."
+                : "Sign-in asks for your password only. Add a code from an authenticator app on your phone."}
+            </p>
+            <button type="button" className="primary" onClick={() => setEnrolling(true)}>
+              Set up two-factor sign-in
+            </button>
+          </section>
+        )
+      ) : null}
+      {policy.data ? (
+        <section aria-labelledby="policy-heading">
+          <h2 id="policy-heading">For the account</h2>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={policy.data.required}
+              disabled={setRequired.isPending || session.read_only === true}
+              onChange={(event) => setRequired.mutate(event.target.checked)}
+            />{" "}
+            Require two-factor sign-in for every login of this account
+          </label>
+          {policy.data.required_by === "operator_policy" ? (
+            <p className="hint">The gateway requires it of every operator login (TWO_FACTOR_OPERATORS).</p>
+          ) : null}
+          {setRequired.isSuccess ? <Success>Saved.</Success> : null}
+          <ErrorNotice error={setRequired.error} title="Not saved" />
+        </section>
+      ) : null}
+    </>
+  );
+}
