@@ -136,7 +136,9 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
     operator = await buildAccount(gateway(), { role: "operator", sender: null });
   });
 
-  it("decides every case alike on v2, bulk, schedule, legacy and XML; a refusal stores and charges nothing", async () => {
+  it("decides every case alike on v2, bulk, schedule, legacy and XML; a refusal stores and charges nothing", {
+    timeout: 120_000,
+  }, async () => {
     const t = gateway();
     for (const family of FAMILIES) {
       const account = await dltAccount();
