@@ -73,28 +73,52 @@ const SECOND_LEVEL = new Set([
   "res",
 ]);
 
-/** A dot with a space or tab on either side (at most three), then a word of letters. */
-const SPACED_DOT = /(?<=[A-Za-z0-9])(?:[ \t]{1,3}\.[ \t]{0,3}|\.[ \t]{1,3})(?=([A-Za-z]{2,63})(?![A-Za-z0-9-]))/g;
-const QUICK = /[ \t]\.|\.[ \t]/;
+const isSpace = (c: number) => c === 32 || c === 9;
+const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+const isLabelChar = (c: number) => isLetter(c) || (c >= 48 && c <= 57) || c === 45;
+const isUpper = (c: number) => c >= 65 && c <= 90;
 
-function joins(text: string, at: number, dot: string, word: string): boolean {
+/**
+ * Whether the spaced dot between `text[labelEnd]` and `text[wordStart]` joins the label before it
+ * and the word `text[wordStart, wordEnd)` after it into one host (the rules above).
+ */
+function joins(text: string, labelEnd: number, wordStart: number, wordEnd: number, spaceBefore: boolean): boolean {
+  // A sentence start, the common case, is ruled out before anything is read into a string.
+  if (isUpper(text.charCodeAt(wordStart)) && !isUpper(text.charCodeAt(wordStart + 1))) return false;
+  const word = text.slice(wordStart, wordEnd);
   const tld = word.toLowerCase();
   if (!TLDS.has(tld)) return false;
-  if (/^[A-Z][a-z]/.test(word)) return false;
-  let start = at;
-  while (start > 0 && /[A-Za-z0-9-]/.test(text[start - 1]!)) start--;
-  const written = text.slice(start, at);
+  let start = labelEnd;
+  while (start > 0 && isLabelChar(text.charCodeAt(start - 1))) start--;
+  const written = text.slice(start, labelEnd);
   // In capitals after a capital label with only a space after the dot: an all-capitals sentence.
-  if (dot.startsWith(".") && /^[A-Z]+$/.test(word) && /^[A-Z0-9-]*[A-Z][A-Z0-9-]*$/.test(written)) return false;
+  if (!spaceBefore && /^[A-Z]+$/.test(word) && /^[A-Z0-9-]*[A-Z][A-Z0-9-]*$/.test(written)) return false;
   const label = written.toLowerCase();
   if (label.length === 1 && text[start - 1] === ".") return false;
   if (!PROSE_WORDS.has(tld)) return true;
-  const rest = text.slice(at + dot.length + word.length);
+  const rest = text.slice(wordEnd);
   return rest.startsWith("/") || /^[\s.!?,;:)]*$/.test(rest) || (tld.length === 2 && SECOND_LEVEL.has(label));
 }
 
 /** The text with each host split by spaces around a dot joined back; prose left as it is. */
 export function joinSpacedHosts(text: string): string {
-  if (!QUICK.test(text)) return text;
-  return text.replace(SPACED_DOT, (dot: string, word: string, at: number) => (joins(text, at, dot, word) ? "." : dot));
+  let out = "";
+  let copied = 0;
+  for (let dot = text.indexOf("."); dot !== -1; dot = text.indexOf(".", dot + 1)) {
+    if (!isSpace(text.charCodeAt(dot - 1)) && !isSpace(text.charCodeAt(dot + 1))) continue;
+    // At most three spaces or tabs on each side, a label character before, letters after.
+    let labelEnd = dot;
+    while (labelEnd > 0 && dot - labelEnd < 3 && isSpace(text.charCodeAt(labelEnd - 1))) labelEnd--;
+    let wordStart = dot + 1;
+    while (wordStart - dot <= 3 && isSpace(text.charCodeAt(wordStart))) wordStart++;
+    if (labelEnd === 0 || !isLabelChar(text.charCodeAt(labelEnd - 1)) || text.charCodeAt(labelEnd - 1) === 45) continue;
+    let wordEnd = wordStart;
+    while (isLetter(text.charCodeAt(wordEnd))) wordEnd++;
+    const length = wordEnd - wordStart;
+    if (length < 2 || length > 63 || isLabelChar(text.charCodeAt(wordEnd))) continue;
+    if (!joins(text, labelEnd, wordStart, wordEnd, labelEnd < dot)) continue;
+    out += `${text.slice(copied, labelEnd)}.`;
+    copied = wordStart;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
