@@ -1,7 +1,8 @@
 // The console in a real browser at 390 px (a phone), for issue 40's item 6: the operator turns on
 // an account's default for tracked short links in "Limits and routes"; the account's send then
 // carries short links, which are followed; the account holder sees the clicks on the message's
-// page, in the message list, and a bulk job's click-through on its page — with axe and no
+// page, in the message list, and a bulk job's click-through on its page; and (item 5) a message
+// an operator failed with a DLT code shows its reason and the carrier's code — with axe and no
 // sideways scroll.
 import { beforeAll, expect, it } from "vitest";
 import { until } from "../../channels/smpp-server/client.js";
@@ -15,7 +16,7 @@ import {
   useBrowser,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
-import { FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
+import { FAST_SIMULATOR, keyOf, waitForStatus } from "../../helpers/sms.js";
 
 const PHONE = { width: 390, height: 844 };
 const TOGGLE = "Tracked short links in every SMS unless a send says otherwise (SHORT_LINK_BASE)";
@@ -115,4 +116,37 @@ describeInBrowser("console in the browser: tracked short links", () => {
     expect(holder.problems).toEqual([]);
     await holder.context.close();
   }, 120_000);
+
+  it("shows a failed message's DLT reason and the carrier's code on its page at 390 px", async () => {
+    const t = gateway();
+    const sent = await call(t, "POST", "/api/v2/sms/send", {
+      headers: keyOf(shop),
+      json: { sender_id: "SWBRD", recipient: "9876543219", message: "Your order has shipped" },
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const id = sent.body.data.message_id as string;
+    await waitForStatus(t, shop, id);
+    // As the receipt `stat:UNDELIV err:633` leaves it (test/delivery/carriers/carrier-error-codes.test.ts).
+    await t.db.store.db
+      .updateTable("messages")
+      .set({
+        status: "failed",
+        error_code: "633",
+        error_message: "Template not matched",
+        error_reason: "dlt_template_mismatch",
+        carrier_code: "633",
+      })
+      .where("id", "=", id)
+      .execute();
+    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
+    await signInAs(page, shop.username, shop.password);
+    await page.goto(`/messages/${id}`);
+    await expect.poll(() => page.getByTestId("message-reason").textContent()).toBe("dlt_template_mismatch");
+    expect(await page.getByRole("note").textContent()).toContain("carrier code 633");
+    await noneLoading(page);
+    await expectNoHorizontalScroll(page, "failed message with its reason");
+    await expectAccessible(page, "failed message with its reason");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 90_000);
 });
