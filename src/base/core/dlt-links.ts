@@ -129,9 +129,16 @@ interface Scan {
   tokens: { type: string; value: string; start: number; end: number }[];
 }
 
+/**
+ * What every link and e-mail address has: a host's dot between a label character and two letters
+ * of its TLD (`a.co`, `пример.рф`), or a scheme's `://`. A text without one (most OTPs: `4821. Do`,
+ * `Rs.1,499.00`, `10 a.m.`) is not handed to linkify.
+ */
+const MAYBE_LINK = /[\p{L}\p{N}_-]\.\p{L}{2}|:\/\//u;
+
 function scan(text: string): Scan {
   const folded = foldForLinks(text);
-  return { folded, tokens: /[.:@]/.test(folded) ? linkify.find(folded) : [] };
+  return { folded, tokens: MAYBE_LINK.test(folded) ? linkify.find(folded) : [] };
 }
 
 function linksIn({ tokens }: Scan): FoundLink[] {
