@@ -6,6 +6,8 @@
 //     [--levels N]  (sends from a sub-account N levels below the demo account, charged at every level)
 //     [--card ROWS] (the demo account priced by a card of ROWS rows, Indian mobile prefixes of 2-8
 //                    digits and other countries', a tenth with a later effective_from)
+//     [--dlt on|off [--dlt-entries N]] (a text with a link and a callback number, the DLT checks of
+//                    issue 40 on with N white-listed entries, or scrubbing off: bench/dlt-setup.mjs)
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -13,6 +15,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { DLT_TEXT, dltEnv, setUpDlt } from "./dlt-setup.mjs";
 import { cli, freshSqliteUrl, metric, startServer } from "./lib.mjs";
 
 const { values } = parseArgs({
@@ -27,11 +30,13 @@ const { values } = parseArgs({
     "no-profile": { type: "boolean", default: false },
     levels: { type: "string", default: "0" },
     card: { type: "string", default: "0" },
+    dlt: { type: "string", default: "" },
+    "dlt-entries": { type: "string", default: "10000" },
   },
 });
 const dir = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-profile-"));
 fs.mkdirSync(dir, { recursive: true });
-const TEXT = "Your OTP is 482913. Do not share it with anyone.";
+const TEXT = values.dlt ? DLT_TEXT : "Your OTP is 482913. Do not share it with anyone.";
 
 let receiverHits = 0;
 const receiver = http.createServer((req, res) => {
@@ -54,6 +59,7 @@ const env = {
   SIMULATOR_LATENCY_MS: "200",
   SIMULATOR_FAILURE_RATE: "0",
   SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
+  ...dltEnv(values.dlt),
   ...(process.env.BENCH_SWITCHBOARD_ENV
     ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
     : {}),
@@ -71,6 +77,7 @@ if (Number(values.card) > 0) {
   cli(env, "prices", "import", "--card", "bench", "--file", file);
   cli(env, "accounts", "set", "--username", "demo", "--price-card", "bench");
 }
+if (values.dlt) await setUpDlt(env, base, values.dlt, Number(values["dlt-entries"]));
 let password = /Demo account[\s\S]*?password:\s+(\S+)/.exec(server.output())?.[1];
 let sender = { username: "demo", key: server.demoKey };
 // A reseller tree below the demo account: each level funded, the last one sends.
