@@ -130,11 +130,11 @@ interface Scan {
 }
 
 /**
- * What every link and e-mail address has: a host's dot between a label character and two letters
- * of its TLD (`a.co`, `пример.рф`), or a scheme's `://`. A text without one (most OTPs: `4821. Do`,
- * `Rs.1,499.00`, `10 a.m.`) is not handed to linkify.
+ * What every link and e-mail address linkify finds has: a host's dot between a label character
+ * and two letters of its TLD (`a.co`, `пример.рф`), a scheme's `://`, or the host `localhost`. A
+ * text without one (most OTPs: `4821. Do`, `Rs.1,499.00`, `10 a.m.`) is not handed to linkify.
  */
-const MAYBE_LINK = /[\p{L}\p{N}_-]\.\p{L}{2}|:\/\//u;
+const MAYBE_LINK = /[\p{L}\p{N}_-]\.\p{L}{2}|:\/\/|localhost/iu;
 
 function scan(text: string): Scan {
   const folded = foldForLinks(text);

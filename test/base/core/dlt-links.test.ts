@@ -90,6 +90,17 @@ describe("DLT link white-lists", () => {
     ]) {
       expect(findUnlistedLink(sneaky, l)?.kind, sneaky).toBe("url");
     }
+    // Hosts without a TLD and IDN hosts are links too (linkify is handed every text that may hold one).
+    for (const [text, link] of [
+      ["Go to localhost:3000/x", "localhost:3000/x"],
+      ["Go to http://10.0.0.1/x", "http://10.0.0.1/x"],
+      ["Go to пример.рф/x", "пример.рф/x"],
+    ]) {
+      expect(
+        findLinks(text).map((f) => f.text),
+        text,
+      ).toEqual([link]);
+    }
     // A look-alike host (Cyrillic е) is another host, not the approved one.
     expect(findUnlistedLink("Visit \u0435xample.com/app", l)?.kind).toBe("url");
   });
