@@ -1,9 +1,10 @@
 // Issue 40: the send rate with the DLT checks of issue 40 on against off. Runs
-// bench/profile-send.mjs (no profiler) with `--dlt on` (strict matching, the telemarketer chain
-// required and declared, 10,000 white-listed links and callback numbers, a text with a link and a
-// number in its values) and `--dlt off` (the same account and text with DLT scrubbing off, so no
-// DLT check applies), alternated round by round (on, off, on, off …), and prints each round and
-// the median ratio on/off of the accepted rate and of the CPU per accepted message. Usage:
+// bench/profile-send.mjs (no profiler) with `--dlt on` and `--dlt off`: the same account, text,
+// settings and white-lists (strict matching, the telemarketer chain required and declared, 10,000
+// white-listed links and callback numbers, a text with a link and a number in its values;
+// bench/dlt-setup.mjs), DLT scrubbing on or off. Alternated round by round (on, off; off, on; …),
+// it prints each round and the median ratio on/off of the accepted rate and of the CPU per
+// accepted message. Usage:
 //   npm run build && node bench/dlt-send.mjs [--rounds 5] [--seconds 10] [--families v2] [--entries 10000]
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";

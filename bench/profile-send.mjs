@@ -59,7 +59,7 @@ const env = {
   SIMULATOR_LATENCY_MS: "200",
   SIMULATOR_FAILURE_RATE: "0",
   SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
-  ...dltEnv(values.dlt),
+  ...(values.dlt ? dltEnv() : {}),
   ...(process.env.BENCH_SWITCHBOARD_ENV
     ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
     : {}),
