@@ -8,6 +8,8 @@
 //                    digits and other countries', a tenth with a later effective_from)
 //     [--key plain|limited] (sends with a new API key of the sender, on legacy too (api_key): plain,
 //                    or limited to the send scope and an allow-list of 8 ranges that takes 127.0.0.1 last)
+//     [--dlt on|off [--dlt-entries N]] (a text with a link and a callback number, the DLT checks of
+//                    issue 40 on with N white-listed entries, or scrubbing off: bench/dlt-setup.mjs)
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -15,6 +17,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { DLT_TEXT, dltEnv, setUpDlt } from "./dlt-setup.mjs";
 import { cli, freshSqliteUrl, metric, startServer } from "./lib.mjs";
 
 const { values } = parseArgs({
@@ -30,11 +33,13 @@ const { values } = parseArgs({
     levels: { type: "string", default: "0" },
     card: { type: "string", default: "0" },
     key: { type: "string", default: "" },
+    dlt: { type: "string", default: "" },
+    "dlt-entries": { type: "string", default: "10000" },
   },
 });
 const dir = values.dir ?? fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-profile-"));
 fs.mkdirSync(dir, { recursive: true });
-const TEXT = "Your OTP is 482913. Do not share it with anyone.";
+const TEXT = values.dlt ? DLT_TEXT : "Your OTP is 482913. Do not share it with anyone.";
 
 let receiverHits = 0;
 const receiver = http.createServer((req, res) => {
@@ -57,6 +62,7 @@ const env = {
   SIMULATOR_LATENCY_MS: "200",
   SIMULATOR_FAILURE_RATE: "0",
   SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
+  ...(values.dlt ? dltEnv() : {}),
   ...(process.env.BENCH_SWITCHBOARD_ENV
     ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
     : {}),
@@ -74,6 +80,7 @@ if (Number(values.card) > 0) {
   cli(env, "prices", "import", "--card", "bench", "--file", file);
   cli(env, "accounts", "set", "--username", "demo", "--price-card", "bench");
 }
+if (values.dlt) await setUpDlt(env, base, values.dlt, Number(values["dlt-entries"]));
 let password = /Demo account[\s\S]*?password:\s+(\S+)/.exec(server.output())?.[1];
 let sender = { username: "demo", key: server.demoKey };
 // A reseller tree below the demo account: each level funded, the last one sends.

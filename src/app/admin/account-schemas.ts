@@ -45,7 +45,16 @@ export const OperatorAccount = Type.Object({
 
 /** A registration the account lacks to send SMS, with the command and the call that add it (readiness.ts). */
 export const MissingRegistration = Type.Object({
-  what: OneOf(["account_status", "sender_id", "dlt_header", "dlt_entity", "default_dlt_entity", "template", "credits"]),
+  what: OneOf([
+    "account_status",
+    "sender_id",
+    "dlt_header",
+    "dlt_entity",
+    "default_dlt_entity",
+    "dlt_chain",
+    "template",
+    "credits",
+  ]),
   message: Type.String(),
   command: Type.String(),
   api: Type.String(),
@@ -64,6 +73,8 @@ export const OperatorAccountDetail = Type.Object({
     sender_ids: Type.Array(Type.Object({ id: Type.Integer(), sender_id: Type.String(), status: Type.String() })),
     dlt_headers: Type.Array(Type.String()),
     dlt_entities: Type.Array(Type.String()),
+    /** The white-listed entities without a declared telemarketer chain (refused while DLT_CHAIN_REQUIRED is on). */
+    dlt_entities_without_chain: Type.Array(Type.String()),
     /** The entity a send that names none carries; null when none would. */
     dlt_entity_of_sends: NullableString(),
     templates: Type.Object({ approved: Type.Integer(), pending: Type.Integer() }),

@@ -51,6 +51,8 @@ import { readinessOf } from "./readiness.js";
 export interface OperatorDeps {
   store: Store;
   clock: Clock;
+  /** The operator's DLT_CHAIN_REQUIRED, for the account view's readiness (off when absent). */
+  dltChainRequired?: boolean;
 }
 
 /** What an action that changes something takes besides: who is acting, for the audit log. */
@@ -114,7 +116,7 @@ export async function accountDetail(deps: OperatorDeps, username: string) {
   const account = await requireAccount(deps.store.db, username);
   const [balances, readiness, parent] = await Promise.all([
     walletCredits(deps.store.db, account.id),
-    readinessOf(deps.store.db, account),
+    readinessOf(deps.store.db, account, { dltChainRequired: deps.dltChainRequired === true }),
     account.parent_id === null ? undefined : getAccount(deps.store.db, account.parent_id),
   ]);
   return {

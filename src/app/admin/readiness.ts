@@ -19,7 +19,15 @@ import {
 
 /** The operator's view of a missing registration: its command and API call (not the account's words). */
 export interface MissingRegistration extends Omit<RegistrationFix, "ask"> {
-  what: "account_status" | "sender_id" | "dlt_header" | "dlt_entity" | "default_dlt_entity" | "template" | "credits";
+  what:
+    | "account_status"
+    | "sender_id"
+    | "dlt_header"
+    | "dlt_entity"
+    | "default_dlt_entity"
+    | "dlt_chain"
+    | "template"
+    | "credits";
   message: string;
 }
 
@@ -27,6 +35,8 @@ export interface Registrations {
   sender_ids: { id: number; sender_id: string; status: string }[];
   dlt_headers: string[];
   dlt_entities: string[];
+  /** The white-listed entities without a declared telemarketer chain. */
+  dlt_entities_without_chain: string[];
   /** The entity a send that names none carries (the default, or the only one); null when none would. */
   dlt_entity_of_sends: string | null;
   templates: { approved: number; pending: number };
@@ -43,7 +53,13 @@ async function templateCounts(db: Db, accountId: number) {
   return { approved: rows.filter((r) => r.status === "approved"), pending: rows.filter((r) => r.status === "pending") };
 }
 
-export async function readinessOf(db: Db, account: Account): Promise<Readiness> {
+/** The operator's settings the readiness depends on. */
+export interface ReadinessSettings {
+  /** DLT_CHAIN_REQUIRED: an entity without a declared chain makes its sends refused. */
+  dltChainRequired?: boolean;
+}
+
+export async function readinessOf(db: Db, account: Account, settings: ReadinessSettings = {}): Promise<Readiness> {
   const [senders, headerRows, entityRows, templates, smsBalance] = await Promise.all([
     listSenderIds(db, account.id),
     listDltHeaders(db, account.id),
@@ -78,6 +94,10 @@ export async function readinessOf(db: Db, account: Account): Promise<Readiness> 
   }
   const headers = new Set(headerRows.filter((h) => h.status === "approved").map((h) => h.header));
   const entities = new Set(entityRows.filter((e) => e.status === "approved").map((e) => e.entity_id));
+  const withoutChain = entityRows
+    .filter((e) => e.status === "approved" && !e.tm_chain)
+    .map((e) => e.entity_id)
+    .sort();
   const entity = accountDltEntity(entities, account.default_dlt_entity_id);
   // The DLT checks apply only while the account scrubs (sms/policy.ts checkDlt, checkContent).
   if (account.dlt_scrubbing === 1) {
@@ -103,6 +123,15 @@ export async function readinessOf(db: Db, account: Account): Promise<Readiness> 
         registrationFixes.defaultDltEntity(username),
       );
     }
+    if (settings.dltChainRequired) {
+      for (const entityId of withoutChain) {
+        gap(
+          "dlt_chain",
+          `DLT entity ${entityId} has no declared telemarketer chain: its sends are refused (-31) while DLT_CHAIN_REQUIRED is on.`,
+          registrationFixes.dltChain(username, entityId),
+        );
+      }
+    }
     if (accountRoutes(account).includes("T") && templates.approved.length === 0) {
       const refused = "transactional (route T) text matches no approved template and is refused (-8)";
       for (const template of templates.pending) {
@@ -124,6 +153,7 @@ export async function readinessOf(db: Db, account: Account): Promise<Readiness> 
       sender_ids: senders.map((s) => ({ id: s.id, sender_id: s.sender, status: s.status })),
       dlt_headers: [...headers],
       dlt_entities: [...entities],
+      dlt_entities_without_chain: withoutChain,
       dlt_entity_of_sends: entity.entityId ?? null,
       templates: { approved: templates.approved.length, pending: templates.pending.length },
     },

@@ -22,6 +22,7 @@ import {
   setSenderIdStatusFor,
   smppSettingsEntry,
 } from "../admin/index.js";
+import { detailText, readinessText } from "./cli-account-text.js";
 import { groupCommand } from "./cli-group-names.js";
 import { addKeyCommands } from "./cli-keys.js";
 import { addLoginLockCommands } from "./cli-login-locks.js";
@@ -39,37 +40,6 @@ import {
   wholeNumber,
   withStore,
 } from "./cli-support.js";
-
-type Detail = Awaited<ReturnType<typeof accountDetail>>;
-
-/** The lines that say whether the account can send, and each command that would make it so. */
-function readinessText(detail: Pick<Detail, "ready" | "missing">): string {
-  if (detail.ready) return "ready to send SMS";
-  return [
-    "not ready to send SMS; missing:",
-    ...detail.missing.flatMap((gap) => [`  - ${gap.message}`, `    ${gap.command}`]),
-  ].join("\n");
-}
-
-function detailText(detail: Detail): string {
-  const on = (value: boolean) => (value ? "on" : "off");
-  const r = detail.registrations;
-  const entities = r.dlt_entities.length === 0 ? "none" : r.dlt_entities.join(", ");
-  const entityOfSends =
-    r.dlt_entity_of_sends === null ? "" : `; a send that names none carries ${r.dlt_entity_of_sends}`;
-  return [
-    `${detail.username} (id ${detail.id}): ${detail.role}, ${detail.status}, ${detail.time_zone}`,
-    `routes:        ${detail.routes.join(", ")} (DLT scrubbing ${on(detail.dlt_scrubbing)}, ${detail.dlt_matching} matching, promo sender ${on(detail.promo_sender_enabled)}, international ${on(detail.international_enabled)}, flood limit ${detail.flood_limit || "none"}, promotional hours ${detail.promo_hours ?? "the operator's"})`,
-    `wallets:       ${Object.entries(detail.balances ?? {})
-      .map(([wallet, credits]) => `${wallet} ${credits}`)
-      .join(", ")}`,
-    `sender IDs:    ${r.sender_ids.map((s) => `${s.sender_id} (${s.status})`).join(", ") || "none"}`,
-    `DLT headers:   ${r.dlt_headers.join(", ") || "none"}`,
-    `DLT entities:  ${entities}${entityOfSends}`,
-    `templates:     ${r.templates.approved} approved, ${r.templates.pending} pending`,
-    readinessText(detail),
-  ].join("\n");
-}
 
 function addAccountsCommands(program: Command): void {
   const accounts = groupCommand(program, "accounts");
@@ -189,6 +159,7 @@ function addAccountsCommands(program: Command): void {
     .option("--no-dlt-entity", "clear that default")
     .option("--promo-hours <window>", "promotional SMS delivered only inside HH:MM-HH:MM (recipients' time)")
     .option("--no-promo-hours", "back to the operator's PROMO_HOURS")
+    .option("--shorten-urls <on|off>", "tracked short links in every SMS unless a send says otherwise", onOff)
     .option("--price-card <name>", "the price card its sends are charged by (default: 1 credit a unit)")
     .option("--smpp-password <password>", "the SMPP server password (1 to 8 characters); gives SMPP access")
     .option("--no-smpp", "remove the account's SMPP access")
@@ -233,6 +204,7 @@ function addAccountsCommands(program: Command): void {
             promoHours: opts.promoHours === false ? null : opts.promoHours,
             passwordAllowedIps:
               opts.passwordAllowedIps === undefined ? undefined : String(opts.passwordAllowedIps).split(","),
+            shortenUrls: opts.shortenUrls,
           },
           accountUpdateEntry(who),
         );

@@ -141,7 +141,10 @@ export function table(
     .join("\n");
 }
 
-/** What an operator action takes from the CLI: the store, the system clock, and the CLI as the actor. */
+/**
+ * What an operator action takes from the CLI: the store, the system clock, the CLI as the actor,
+ * and DLT_CHAIN_REQUIRED (the account view's readiness names entities without a chain when on).
+ */
 export function cliDeps(store: Store) {
-  return { store, clock: systemClock, actor: cliActor() };
+  return { store, clock: systemClock, actor: cliActor(), dltChainRequired: loadConfig().dlt.chainRequired };
 }

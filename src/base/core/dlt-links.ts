@@ -6,12 +6,13 @@
 //
 // Links are found by linkifyjs (its TLD list, schemes optional, `www.` optional), after the text
 // is normalised so that it cannot be fooled cheaply: NFKC (full-width letters and dots), other
-// dot look-alikes, zero-width characters, `hxxp`, `[.]`, spaces inside `http://`, and a space
-// after `www.`.
+// dot look-alikes, zero-width characters, `hxxp`, `[.]`, spaces inside `http://`, a space
+// after `www.`, and a host split by spaces around its dot (dlt-link-spaces.ts).
 // E-mail addresses are not links: DLT's URL white-list is for URLs, APK and OTT links.
 // A phone number is a 10-digit Indian number (mobile 6-9…, or landline with its STD code
 // written with `0` or `+91`), or a toll-free 1800/1860 number; shorter digit runs never are.
 import * as linkify from "linkifyjs";
+import { joinSpacedHosts } from "./dlt-link-spaces.js";
 import { GatewayError } from "./errors.js";
 
 /** Longest approved URL accepted in a list. */
@@ -34,16 +35,17 @@ export function emptyEntityLinks(): EntityLinks {
 const ZERO_WIDTH = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
 const DOT_ALIKES = /[\u3002\uFF61\uFE52\u2024\u2027\u30FB\uFF0E]/g;
 
-/** The text as the extractor reads it: look-alikes folded, defanged forms undone. */
+/** The text as the extractor reads it: look-alikes folded, defanged forms undone, spaced hosts joined. */
 export function foldForLinks(text: string): string {
   // NFKC and the look-alikes only where there is something outside ASCII (most SMS have nothing).
   const ascii = !/[^\t\n\r -~]/.test(text);
-  return (ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, "."))
+  const undone = (ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, "."))
     .replace(/\[\.\]|\(\.\)|\{\.\}/g, ".")
     .replace(/\bhxxp(s?)(?=\s*:)/gi, "http$1")
     .replace(/\b(https?)\s*:\s*\/\s*\/\s*/gi, "$1://")
     .replace(/:\/\/\s+/g, "://")
     .replace(/\bwww\.\s+/gi, "www.");
+  return joinSpacedHosts(undone);
 }
 
 interface FoundLink {
@@ -127,9 +129,16 @@ interface Scan {
   tokens: { type: string; value: string; start: number; end: number }[];
 }
 
+/**
+ * What every link and e-mail address linkify finds has: a host's dot between a label character
+ * and two letters of its TLD (`a.co`, `пример.рф`), a scheme's `://`, or the host `localhost`. A
+ * text without one (most OTPs: `4821. Do`, `Rs.1,499.00`, `10 a.m.`) is not handed to linkify.
+ */
+const MAYBE_LINK = /[\p{L}\p{N}_-]\.\p{L}{2}|:\/\/|localhost/iu;
+
 function scan(text: string): Scan {
   const folded = foldForLinks(text);
-  return { folded, tokens: /[.:@]/.test(folded) ? linkify.find(folded) : [] };
+  return { folded, tokens: MAYBE_LINK.test(folded) ? linkify.find(folded) : [] };
 }
 
 function linksIn({ tokens }: Scan): FoundLink[] {

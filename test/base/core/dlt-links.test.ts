@@ -3,6 +3,7 @@
 // short links, look-alikes that must not fool it, and what must not be taken for a link or a
 // number (amounts, times, e-mail addresses, OTPs, masked account numbers).
 import { describe, expect, it } from "vitest";
+import { joinSpacedHosts, PROSE_WORDS } from "../../../src/base/core/dlt-link-spaces.js";
 import {
   canonicalNumber,
   emptyEntityLinks,
@@ -89,6 +90,17 @@ describe("DLT link white-lists", () => {
     ]) {
       expect(findUnlistedLink(sneaky, l)?.kind, sneaky).toBe("url");
     }
+    // Hosts without a TLD and IDN hosts are links too (linkify is handed every text that may hold one).
+    for (const [text, link] of [
+      ["Go to localhost:3000/x", "localhost:3000/x"],
+      ["Go to http://10.0.0.1/x", "http://10.0.0.1/x"],
+      ["Go to пример.рф/x", "пример.рф/x"],
+    ] as const) {
+      expect(
+        findLinks(text).map((f) => f.text),
+        text,
+      ).toEqual([link]);
+    }
     // A look-alike host (Cyrillic е) is another host, not the approved one.
     expect(findUnlistedLink("Visit \u0435xample.com/app", l)?.kind).toBe("url");
   });
@@ -102,6 +114,82 @@ describe("DLT link white-lists", () => {
     ]) {
       expect(findLinks(text), text).toEqual([]);
     }
+  });
+});
+
+describe("a host split by spaces around its dot", () => {
+  it("is found as the joined link, and refused when not white-listed", () => {
+    const l = lists(["example.com/app", "shop.example.co.in/offers/"]);
+    for (const [text, link] of [
+      ["Visit evil. com today", "evil.com"],
+      ["Visit evil .com/x", "evil.com/x"],
+      ["Visit evil . com", "evil.com"],
+      ["Visit evil  .  com/app", "evil.com/app"],
+      ["Visit www. evil. com", "www.evil.com"],
+      // "www" then "evil", not a TLD: only the host is joined, which is found all the same.
+      ["Visit www .evil .com", "evil.com"],
+      ["Visit https://evil. com/x", "https://evil.com/x"],
+      ["Visit login.evil. com/x", "login.evil.com/x"],
+      ["Visit my-shop. xyz now", "my-shop.xyz"],
+      ["Visit evil. co. in", "evil.co.in"],
+      ["Visit evil.co. in today", "evil.co.in"],
+      ["Visit evil. in", "evil.in"],
+      ["Visit evil. in/app", "evil.in/app"],
+      ["Visit evil. shop/sale", "evil.shop/sale"],
+      ["Visit evil .shop", "evil.shop"],
+      ["Visit evil. COM/x", "evil.COM/x"],
+      ["Visit evil. io!", "evil.io"],
+      ["Visit ｅｖｉｌ． ｃｏｍ", "evil.com"],
+      ["Visit evil[.] com", "evil.com"],
+      ["Visit evil.\tcom", "evil.com"],
+    ] as const) {
+      expect(
+        findLinks(text).map((f) => f.text),
+        text,
+      ).toEqual([link]);
+      expect(findUnlistedLink(text, l), text).toEqual({ kind: "url", text: link });
+    }
+    // White-listed, the same link split by a space passes.
+    expect(findUnlistedLink("Get it at example. com/app now", l)).toBeUndefined();
+    expect(findUnlistedLink("Sale at shop.example. co. in/offers/diwali", l)).toBeUndefined();
+  });
+
+  it("does not make prose a link: sentence ends, abbreviations, amounts, times, all-capitals and Hinglish text", () => {
+    for (const text of [
+      "Job done. Come back soon",
+      "Thanks. In case of any query call us",
+      "Rs. 500 off on Rs. 2,000. Valid till Sunday",
+      "Open 10 a.m. to 6 p.m. daily",
+      "Open 10 a.m. to 6 p.m.",
+      "i.e. in the evening, e.g. com port",
+      "Order no. is 4521",
+      "Order booked. shop now and save",
+      "Paid. to check your balance dial *99#",
+      "Order shipped. you can track it in the app",
+      "Booked. seat 12A, coach B2",
+      "Ticket confirmed. Booking ID 8823",
+      "YOUR A/C XX1234 IS CREDITED. IN CASE OF DISPUTE CALL THE BRANCH",
+      "THANK YOU FOR BANKING WITH US. SBI",
+      "DEAR CUSTOMER, BILL PAID. NET AMOUNT RS. 499",
+      "Payment ho gaya. ki aap balance check kar sakte ho",
+      "Aapka order ship ho gaya hai. pe click karke track kare",
+      "Delivered today. me and my team thank you",
+      "Sale ends today. Shop now. Call us. Win big.",
+      "Version 2. 5 is out. Pvt. Ltd. is registered",
+      "Thank you .Visit again",
+      "Balance is low. recharge now. Plan details. info on request",
+      "Done.\nCom port closed",
+    ]) {
+      expect(findLinks(text), text).toEqual([]);
+      expect(joinSpacedHosts(text), text).toBe(text);
+    }
+  });
+
+  it("keeps its list of everyday words to real TLDs", () => {
+    expect(PROSE_WORDS.has("in")).toBe(true);
+    expect(PROSE_WORDS.has("shop")).toBe(true);
+    expect(PROSE_WORDS.has("com")).toBe(false);
+    expect(PROSE_WORDS.size).toBeGreaterThan(400);
   });
 });
 

@@ -4,7 +4,8 @@
 // XML -31; the SMPP server 0x40C) and charged nothing, and goes once the chain is declared; the
 // operator's API (PUT/GET/DELETE /admin/api/accounts/{u}/dlt/chains) appends DLT_TM_ID and refuses
 // bad chains; an SMPP client's chain TLV is checked against the declared one (0x40D when it
-// differs). The chain on the wire to carriers: test/delivery/carriers/dlt-chain-carriers.test.ts
+// differs); the operator's account view names an entity without a chain among what the account
+// lacks. The chain on the wire to carriers: test/delivery/carriers/dlt-chain-carriers.test.ts
 // and smpp-perl-smsc.test.ts.
 import { createHash } from "node:crypto";
 import smpp from "smpp";
@@ -85,6 +86,24 @@ describeEachEngine("DLT telemarketer chain", (engine) => {
         expect((await sendOn(t, account, family, { route, message })).accepted, what).toBe(true);
       }
     }
+  });
+
+  it("lists an entity without a chain among what the account lacks in the operator's account view", async () => {
+    const account = await dltAccount();
+    const u = account.username;
+    const before = (await op("GET", `/accounts/${u}`)).body.data;
+    expect(before.ready).toBe(false);
+    expect(before.registrations.dlt_entities_without_chain).toEqual([ENTITY]);
+    expect(before.missing).toContainEqual({
+      what: "dlt_chain",
+      message: `DLT entity ${ENTITY} has no declared telemarketer chain: its sends are refused (-31) while DLT_CHAIN_REQUIRED is on.`,
+      command: expect.stringContaining(`dlt chains set --account ${u} --entity-id ${ENTITY}`),
+      api: expect.stringContaining(`/accounts/${u}/dlt/chains`),
+    });
+    await op("PUT", `/accounts/${u}/dlt/chains`, { entity_id: ENTITY, chain: [TM] });
+    const after = (await op("GET", `/accounts/${u}`)).body.data;
+    expect(after.missing.map((gap: { what: string }) => gap.what)).not.toContain("dlt_chain");
+    expect(after.registrations.dlt_entities_without_chain).toEqual([]);
   });
 
   it("declares, lists and clears chains over the operator API, the operator's TM ID last, bad chains refused", async () => {

@@ -60,6 +60,18 @@ const CASES: Case[] = [
     named: "www.evil.com",
   },
   {
+    name: "a link split by spaces around its dot in a {#var#}",
+    route: "T",
+    message: "Get the app at evil. com today",
+    code: "dlt_url_not_whitelisted",
+    named: "evil.com",
+  },
+  {
+    name: "prose with sentence ends, amounts and times is not a link",
+    route: "P",
+    message: "Sale! Done. Come in. Rs. 500 off, 10 a.m. to 6 p.m. Thanks. In case of doubt, visit us. Thank you",
+  },
+  {
     name: "short link not listed",
     route: "T",
     message: "Get the app at bit.ly/3xYz12 today",
@@ -124,7 +136,9 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
     operator = await buildAccount(gateway(), { role: "operator", sender: null });
   });
 
-  it("decides every case alike on v2, bulk, schedule, legacy and XML; a refusal stores and charges nothing", async () => {
+  it("decides every case alike on v2, bulk, schedule, legacy and XML; a refusal stores and charges nothing", {
+    timeout: 120_000,
+  }, async () => {
     const t = gateway();
     for (const family of FAMILIES) {
       const account = await dltAccount();
