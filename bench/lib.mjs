@@ -31,7 +31,7 @@ export function freshSqliteUrl() {
  * random hex) in that PostgreSQL database. `query` runs named SQL texts and answers their rows by
  * name; `cleanup` removes the file or drops the schema.
  */
-async function freshDatabase(postgresUrl, schemaPrefix) {
+export async function freshDatabase(postgresUrl, schemaPrefix) {
   if (!postgresUrl) {
     const sqlite = freshSqliteUrl();
     const file = sqlite.url.slice("sqlite:".length);
@@ -147,7 +147,7 @@ export async function startServer(role, env) {
         return false;
       }
     },
-    { timeoutMs: 30_000, intervalMs: 100 },
+    { timeoutMs: Number(process.env.BENCH_START_TIMEOUT_MS ?? 30_000), intervalMs: 100 },
   );
   const key = /Demo account[\s\S]*?api key:\s+(\S+)/.exec(out)?.[1];
   return { child, demoKey: key, output: () => out };
