@@ -141,7 +141,8 @@ function countSqlite(file) {
   for (const row of rows) {
     const table = row.tbl;
     if (!indexesOf.has(table)) indexesOf.set(table, sqliteIndexes(raw, table));
-    const entry = (result[table] ??= { ins: 0, upd: 0, del: 0, indexes: {} });
+    result[table] ??= { ins: 0, upd: 0, del: 0, indexes: {} };
+    const entry = result[table];
     entry[{ i: "ins", u: "upd", d: "del" }[row.op]]++;
     const old = row.old && JSON.parse(row.old);
     const now = row.new && JSON.parse(row.new);
@@ -172,13 +173,19 @@ async function pgSnapshot(client, schema) {
   return { tables: Object.fromEntries(tables.rows.map((r) => [r.relname, r])), lsn };
 }
 
-async function countPostgres(client, schema, before, after) {
+async function countPostgres(client, schema, walinspect, before, after) {
   const result = {};
   for (const [name, row] of Object.entries(after.tables)) {
     const was = before.tables[name] ?? { n_tup_ins: 0, n_tup_upd: 0, n_tup_hot_upd: 0, n_tup_del: 0 };
     const d = (k) => Number(row[k]) - Number(was[k]);
     if (d("n_tup_ins") + d("n_tup_upd") + d("n_tup_del") === 0) continue;
-    result[name] = { ins: d("n_tup_ins"), upd: d("n_tup_upd"), hot: d("n_tup_hot_upd"), del: d("n_tup_del"), indexes: {} };
+    result[name] = {
+      ins: d("n_tup_ins"),
+      upd: d("n_tup_upd"),
+      hot: d("n_tup_hot_upd"),
+      del: d("n_tup_del"),
+      indexes: {},
+    };
   }
   const rels = await client.query(
     `select c.relfilenode, c.relname, c.relkind, coalesce(t.relname, c.relname) as tbl
@@ -190,7 +197,7 @@ async function countPostgres(client, schema, before, after) {
   const byNode = new Map(rels.rows.map((r) => [String(r.relfilenode), r]));
   const records = await client.query(
     `select xid, resource_manager, record_type, record_length, fpi_length, block_ref
-       from pg_get_wal_records_info($1, $2)`,
+       from ${walinspect}.pg_get_wal_records_info($1, $2)`,
     [before.lsn, after.lsn],
   );
   const xids = new Set();
@@ -204,7 +211,8 @@ async function countPostgres(client, schema, before, after) {
     wal.records++;
     wal.bytes += record.record_length;
     wal.fpi += record.fpi_length;
-    const entry = (result[rel.tbl] ??= { ins: 0, upd: 0, hot: 0, del: 0, indexes: {} });
+    result[rel.tbl] ??= { ins: 0, upd: 0, hot: 0, del: 0, indexes: {} };
+    const entry = result[rel.tbl];
     entry.walBytes = (entry.walBytes ?? 0) + record.record_length;
     if (rel.relkind === "i" && /^INSERT_(LEAF|POST)$/.test(record.record_type)) {
       entry.indexes[rel.relname] = (entry.indexes[rel.relname] ?? 0) + 1;
@@ -226,8 +234,19 @@ async function countPostgres(client, schema, before, after) {
 
 // --- One run. ---
 
+/** One run on a fresh database, removed afterwards whatever happens (a shared server keeps no leftovers). */
 async function run(database, webhooks) {
   const db = await freshDatabase(database, "bench_writes");
+  const children = [];
+  try {
+    return await measure(db, database, webhooks, children);
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");
+    await db.cleanup().catch(() => undefined);
+  }
+}
+
+async function measure(db, database, webhooks, children) {
   const port = String(20000 + Math.floor(Math.random() * 20000));
   const hooks = webhooks ? await receiver() : undefined;
   const env = {
@@ -239,6 +258,7 @@ async function run(database, webhooks) {
     SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
   };
   const server = await startServer("start", env);
+  children.push(server.child);
   const base = `http://127.0.0.1:${port}`;
   if (hooks) {
     const r = await fetch(`${base}/api/v2/webhooks`, {
@@ -254,12 +274,15 @@ async function run(database, webhooks) {
     if (hooks) {
       // Every delivery posted (submitted and delivered events; a count that no longer grows).
       let last = -1;
-      await waitFor(async () => {
-        const now = hooks.received();
-        const done = now > 0 && now === last;
-        last = now;
-        return done;
-      }, { intervalMs: 1500 });
+      await waitFor(
+        async () => {
+          const now = hooks.received();
+          const done = now > 0 && now === last;
+          last = now;
+          return done;
+        },
+        { intervalMs: 1500 },
+      );
     }
   };
   await send(base, server.demoKey, WARM_UP);
@@ -268,6 +291,7 @@ async function run(database, webhooks) {
   let client;
   let schema;
   let before;
+  let walinspect;
   if (file) {
     const raw = new BetterSqlite3(file);
     addTriggers(raw);
@@ -277,6 +301,14 @@ async function run(database, webhooks) {
     client = new pg.Client({ connectionString: db.url });
     await client.connect();
     await client.query(`create extension if not exists pg_walinspect schema ${schema}`);
+    walinspect = (
+      await client.query(
+        "select extnamespace::regnamespace::text as ns from pg_extension where extname = 'pg_walinspect'",
+      )
+    ).rows[0].ns;
+    // The run's WAL kept until it is read (a checkpoint of the shared server would recycle it):
+    // a temporary slot, dropped when this session ends.
+    await client.query("select pg_create_physical_replication_slot($1, true, true)", [schema]);
     // The backends report their counters once idle for a while (PGSTAT_IDLE_INTERVAL, 10 s).
     await new Promise((r) => setTimeout(r, 11_000));
     before = await pgSnapshot(client, schema);
@@ -298,10 +330,9 @@ async function run(database, webhooks) {
     await new Promise((r) => setTimeout(r, 1000));
     const after = await pgSnapshot(client, schema);
     after.lsn = lsnAfter;
-    counted = await countPostgres(client, schema, before, after);
+    counted = await countPostgres(client, schema, walinspect, before, after);
     await client.end();
   }
-  await db.cleanup();
   return { engine: database ? "postgres" : "sqlite", webhooks, messages: N, posted, seconds, ...counted };
 }
 
@@ -312,9 +343,7 @@ function print(result) {
   );
   let rows = 0;
   let entries = 0;
-  const tables = Object.entries(result.tables).sort(
-    ([, a], [, b]) => b.ins + b.upd + b.del - (a.ins + a.upd + a.del),
-  );
+  const tables = Object.entries(result.tables).sort(([, a], [, b]) => b.ins + b.upd + b.del - (a.ins + a.upd + a.del));
   for (const [table, t] of tables) {
     const indexTotal = Object.values(t.indexes).reduce((a, b) => a + b, 0);
     rows += t.ins + t.upd + t.del;

@@ -50,6 +50,7 @@ import { sendChains } from "./0045_send_chains.js";
 import { promoHours } from "./0046_promo_hours.js";
 import { shortLinks } from "./0047_short_links.js";
 import { carrierReasons } from "./0048_carrier_reasons.js";
+import { fewerMessageWrites } from "./0054_fewer_message_writes.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -100,5 +101,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0046_promo_hours": promoHours(),
     "0047_short_links": shortLinks(engine),
     "0048_carrier_reasons": carrierReasons(),
+    "0054_fewer_message_writes": fewerMessageWrites(),
   };
 }

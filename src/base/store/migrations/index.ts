@@ -56,6 +56,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0046_promo_hours",
   "0047_short_links",
   "0048_carrier_reasons",
+  "0054_fewer_message_writes",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
