@@ -1,8 +1,8 @@
-// What a connector's recent receipts came to, for adaptive routes' scores (carriers/route-scores.ts):
+// What a connector's recent messages came to, for adaptive routes' scores (carriers/route-scores.ts):
 // measured from the messages table, so that the process that routes sees the receipts whichever
-// process or thread applied them. Read through messages_by_connector_done (migration 0033), the
-// index the delivery-rate alert reads too; the index by submit time it was read through took
-// writes from every message (migration 0054, docs/decisions/0131-fewer-writes-per-message.md).
+// process or thread applied them. Read through messages_by_connector_submit (migration 0037),
+// partial since 0054: only submitted messages have an entry. By submit time, the gateway's own
+// clock: a receipt's done date is the carrier's, to the minute.
 import type { Db } from "../../base/store/store.js";
 
 export interface ConnectorOutcome {
@@ -19,14 +19,12 @@ export function recentConnectorOutcomesQuery(db: Db, connector: string, since: n
     .selectFrom("messages")
     .select(["recipient", "route", "status", "created_at", "done_at"])
     .where("connector", "=", connector)
-    .where("done_at", "is not", null)
-    .where("done_at", ">=", since)
-    .where("status", "in", ["delivered", "failed"])
-    .orderBy("done_at", "desc")
+    .where("submitted_at", ">=", since)
+    .orderBy("submitted_at", "desc")
     .limit(limit);
 }
 
-/** The connector's last `limit` receipts (delivered or failed) come since `since`, newest first. */
+/** The connector's last `limit` messages submitted since `since`, newest first. */
 export async function recentConnectorOutcomes(
   db: Db,
   connector: string,

@@ -1,8 +1,8 @@
 // The indexes every message writes (docs/decisions/0131-fewer-writes-per-message.md): the
 // messages table carries these and no others, each for a query of its own (an index more is an
 // entry more at every accept and, on PostgreSQL, at every status change), and the adaptive
-// routes' read of a connector's recent receipts goes through the index of final messages
-// (connector, done_at) that the delivery-rate alert reads, not a scan.
+// routes' read of a connector's recent messages goes through the partial index of submitted
+// messages by (connector, submitted_at), not a scan.
 import { CompiledQuery, sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { recentConnectorOutcomesQuery } from "../../../src/domain/messages/connector-receipts.js";
@@ -32,6 +32,7 @@ describeEachEngine("messages' indexes", (engine) => {
       "messages_by_account_created",
       "messages_by_broadcast_created",
       "messages_by_connector_done",
+      "messages_by_connector_submit",
       "messages_by_created",
       "messages_by_upstream",
       "messages_dispatching",
@@ -43,7 +44,19 @@ describeEachEngine("messages' indexes", (engine) => {
     ]);
   });
 
-  it("read a connector's recent receipts through (connector, done_at)", async () => {
+  it("take an entry in (connector, submitted_at) only at the submit, and serve a connector's recent messages", async () => {
+    const definition =
+      engine === "postgres"
+        ? (
+            await sql<{ text: string }>`
+              select indexdef as text from pg_indexes
+               where schemaname = current_schema() and indexname = 'messages_by_connector_submit'`.execute(db.store.db)
+          ).rows[0]?.text
+        : (
+            await sql<{ text: string }>`
+              select sql as text from sqlite_master where name = 'messages_by_connector_submit'`.execute(db.store.db)
+          ).rows[0]?.text;
+    expect(definition).toMatch(/where \(?"?submitted_at"? is not null\)?$/i);
     const query = recentConnectorOutcomesQuery(db.store.db, "smsc-a", 1_700_000_000_000, 500).compile();
     let plan: string;
     if (engine === "postgres") {
@@ -60,7 +73,7 @@ describeEachEngine("messages' indexes", (engine) => {
       );
       plan = rows.map((row) => row.detail).join("\n");
     }
-    expect(plan).toContain("messages_by_connector_done");
+    expect(plan).toContain("messages_by_connector_submit");
     // Newest first from the index itself: no sort of the connector's messages.
     expect(plan).not.toMatch(/Sort|TEMP B-TREE/);
   });
