@@ -77,4 +77,27 @@ describeEachEngine("messages' indexes", (engine) => {
     // Newest first from the index itself: no sort of the connector's messages.
     expect(plan).not.toMatch(/Sort|TEMP B-TREE/);
   });
+
+  it("of the webhook outbox: webhook_id is unique by its making, not by an index, on PostgreSQL", async () => {
+    const names =
+      engine === "postgres"
+        ? (
+            await sql<{ name: string }>`
+              select indexname as name from pg_indexes
+               where schemaname = current_schema() and tablename = 'webhook_deliveries'`.execute(db.store.db)
+          ).rows.map((row) => row.name)
+        : (
+            await sql<{ name: string }>`select name from pragma_index_list('webhook_deliveries')`.execute(db.store.db)
+          ).rows.map((row) => row.name);
+    expect(names.sort()).toEqual(
+      [
+        ...(engine === "postgres" ? ["webhook_deliveries_pkey"] : ["sqlite_autoindex_webhook_deliveries_1"]),
+        "webhook_deliveries_by_account",
+        "webhook_deliveries_by_key",
+        "webhook_deliveries_done",
+        "webhook_deliveries_due",
+        "webhook_deliveries_leased",
+      ].sort(),
+    );
+  });
 });

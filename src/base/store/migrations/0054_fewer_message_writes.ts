@@ -5,11 +5,21 @@
 // partial indexes' WHERE). Partial now, only submitted messages have an entry: its one query
 // (adaptive routes' recent messages of a connector, `submitted_at >= ?`) implies the WHERE on
 // both engines. SQLite: 3 entries a message become 1; PostgreSQL: 3 become 2.
+// PostgreSQL also drops the unique constraint on webhook_deliveries.webhook_id: no query reads by
+// it, the ids are ULIDs made per delivery (delivery-rows.ts), and as no update of a delivery is
+// heap-only its index took an entry at the insert and at each update, 4.5 a message with the
+// delivery-report webhook on. SQLite keeps it: dropping a column's UNIQUE there rebuilds the table.
 import { type Kysely, sql } from "kysely";
+import type { Engine } from "../engine.js";
 
-export function fewerMessageWrites() {
+export function fewerMessageWrites(engine: Engine) {
   return {
     async up(db: Kysely<unknown>): Promise<void> {
+      if (engine === "postgres") {
+        await sql`alter table webhook_deliveries drop constraint if exists webhook_deliveries_webhook_id_key`.execute(
+          db,
+        );
+      }
       await db.schema.dropIndex("messages_by_connector_submit").ifExists().execute();
       await db.schema
         .createIndex("messages_by_connector_submit")

@@ -101,6 +101,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0046_promo_hours": promoHours(),
     "0047_short_links": shortLinks(engine),
     "0048_carrier_reasons": carrierReasons(),
-    "0054_fewer_message_writes": fewerMessageWrites(),
+    "0054_fewer_message_writes": fewerMessageWrites(engine),
   };
 }
