@@ -34,6 +34,9 @@ const CHANGES = /^(POST|PUT|PATCH|DELETE)$/;
 const V2_RULES: Rule[] = [
   [ANY, /^\/sessions(\/|$)/, ["basic"]],
   [ANY, /^\/users(\/|$)/, ["manage"]],
+  // Every login reads whether a factor is required; the policy and a login's reset are an owner's or admin's.
+  [READS, /^\/two-factor\/policy$/, ["basic"]],
+  [CHANGES, /^\/two-factor(\/|$)/, ["manage"]],
   [READS, /^\/(account|account\/status|balance)$/, ["basic"]],
   [CHANGES, /^\/account(\/|$)/, ["manage"]],
   [ANY, /^\/(keys|webhooks|smpp\/binds)(\/|$)/, ["develop"]],

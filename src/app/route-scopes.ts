@@ -134,6 +134,9 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "GET /admin/api/routes/scores",
     "GET /admin/api/smpp/binds",
     "GET /admin/api/system",
+    // A user's own sessions; the account's two-factor policy.
+    "GET /api/v2/sessions",
+    "GET /api/v2/two-factor/policy",
   ],
   manage: [
     // Legacy, XML, email and voice.
@@ -233,6 +236,22 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "POST /admin/api/templates/:id/reject",
     "POST /admin/api/voice/caller-ids/:id/approve",
     "POST /admin/api/voice/caller-ids/:id/reject",
+    // Users, staff and their sessions; two-factor policies and resets (users' keys act as owner).
+    "GET /api/v2/users",
+    "POST /api/v2/users",
+    "PATCH /api/v2/users/:login",
+    "DELETE /api/v2/users/:login",
+    "DELETE /api/v2/users/:login/sessions",
+    "DELETE /api/v2/sessions/:id",
+    "DELETE /api/v2/sessions",
+    "PUT /api/v2/two-factor/policy",
+    "DELETE /api/v2/two-factor/logins/:login",
+    "DELETE /admin/api/accounts/:username/two-factor",
+    "GET /admin/api/staff",
+    "POST /admin/api/staff",
+    "PATCH /admin/api/staff/:login",
+    "DELETE /admin/api/staff/:login",
+    "DELETE /admin/api/staff/:login/sessions",
   ],
   billing: [
     // Legacy, XML, email and voice.

@@ -11,7 +11,13 @@ import { GatewayError } from "../base/core/errors.js";
 import { resourceAnswer } from "../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
-import { actorOf, removeTwoFactor, setTwoFactorRequired, twoFactorRequired } from "../domain/auth/index.js";
+import {
+  actorOf,
+  guardOwnerLogin,
+  removeTwoFactor,
+  setTwoFactorRequired,
+  twoFactorRequired,
+} from "../domain/auth/index.js";
 import { TwoFactorPolicy, TwoFactorPolicyRequest, TwoFactorReset } from "./two-factor-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock" | "config">;
@@ -78,6 +84,7 @@ export function registerV2TwoFactorRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const principal = request.principal!;
       const identity = { accountId: principal.accountId, login: request.params.login };
+      await guardOwnerLogin(db, principal, request.params.login);
       const who = { clock: ctx.clock, actor: actorOf(request) };
       if (!(await removeTwoFactor(ctx.store, who, identity, "two_factor.reset")))
         throw new GatewayError("not_found", `The login "${request.params.login}" has no second factor.`);

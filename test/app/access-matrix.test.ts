@@ -113,6 +113,11 @@ describeEachEngine("role × route matrix", (engine) => {
       ["op:operator_finance", "PUT", "/admin/api/price-cards/zz0", true],
       ["op:operator_finance", "PATCH", "/admin/api/accounts/zz0", false],
       ["op:operator_finance", "POST", "/admin/api/staff", false],
+      // Two-factor: every login reads the policy; the policy and a login's reset are an owner's or admin's.
+      ["acct:support", "GET", "/api/v2/two-factor/policy", true],
+      ["acct:support", "PUT", "/api/v2/two-factor/policy", false],
+      ["acct:developer", "DELETE", "/api/v2/two-factor/logins/zz0", false],
+      ["acct:admin", "PUT", "/api/v2/two-factor/policy", true],
     ];
     for (const [key, method, path, allowed] of cases) {
       expect(await passes(key, method, path), `${key} ${method} ${path}`).toBe(allowed);

@@ -15,6 +15,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Actor } from "../../domain/audit/index.js";
 import {
   type Authenticator,
+  asUserLogin,
   challengeFailed,
   confirmEnrolment,
   findChallenge,
@@ -98,7 +99,7 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
         throw error;
       }
       if (!(await takeChallenge(db, token, now()))) throw new GatewayError("unauthorized", CHALLENGE_GONE);
-      principal = await ctx.authenticator.asLogin(principal, challenge.login);
+      principal = await asUserLogin(db, principal, challenge.login);
       if (!principal) throw new GatewayError("unauthorized", CHALLENGE_GONE);
       if (principal.status !== "active")
         throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
@@ -111,7 +112,7 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
     if (token !== undefined) {
       const challenge = await findChallenge(db, token, "enrol", request.ip, now());
       const account = challenge && (await ctx.authenticator.principalOf(challenge.accountId));
-      const principal = account && challenge && (await ctx.authenticator.asLogin(account, challenge.login));
+      const principal = account && challenge && (await asUserLogin(db, account, challenge.login));
       if (!challenge || !principal) throw new GatewayError("unauthorized", CHALLENGE_GONE);
       return { identity: challenge, principal, actor: loginActor(principal, challenge, request.ip), challenge: token };
     }

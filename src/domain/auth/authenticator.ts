@@ -11,7 +11,8 @@ import type { Store } from "../../base/store/store.js";
 import type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 import { hashApiKey } from "./api-keys.js";
 import { authChanged, listenForAuthChanges } from "./auth-changes.js";
-import { allowListMatcher, type CredentialLimits, scopeBits } from "./key-scopes.js";
+import { keyPrincipal } from "./key-principals.js";
+import { allowListMatcher } from "./key-scopes.js";
 import { type CheckOutcome, PasswordChecks } from "./login-checks.js";
 import {
   accountBudget,
@@ -23,7 +24,7 @@ import {
   settleVerifiedLogin,
 } from "./login-locks.js";
 import { dummyPasswordHash, passwordMatches, VerifiedPairCache } from "./passwords.js";
-import type { Principal, SignInIdentity } from "./principal.js";
+import { type Principal, principalOfAccount, type SignInIdentity } from "./principal.js";
 import { ownerRoleOf, type UserRole } from "./user-roles.js";
 import { findUser } from "./users.js";
 
@@ -103,42 +104,8 @@ export class Authenticator {
     if (cached && cached.expires > now) return cached.principal;
     const keyHash = hashApiKey(key);
 
-    const db = this.store.db;
-    const row = await db
-      .selectFrom("api_keys")
-      .innerJoin(this.accounts(db).as("a"), "a.account_id", "api_keys.account_id")
-      .select([
-        "api_keys.id as key_id",
-        "api_keys.rate_limit",
-        "api_keys.revoked_at",
-        "api_keys.scopes",
-        "api_keys.allowed_ips",
-        "a.account_id",
-        "a.username",
-        "a.role",
-        "a.status",
-        "a.time_zone",
-      ])
-      .where("api_keys.key_hash", "=", keyHash)
-      .executeTakeFirst();
-    if (!row || row.revoked_at !== null) throw new GatewayError("unauthorized");
-
-    const principal: Principal = {
-      accountId: row.account_id,
-      username: row.username,
-      role: row.role,
-      status: row.status,
-      timeZone: row.time_zone,
-      keyId: row.key_id,
-      rateLimit: row.rate_limit,
-    };
-    const scopes = scopeBits(row.scopes);
-    if (scopes !== undefined) principal.scopes = scopes;
-    const allowedFrom = allowListMatcher(row.allowed_ips);
-    if (allowedFrom) {
-      principal.allowedFrom = allowedFrom;
-      principal.allowedBy = "key";
-    }
+    const principal = await keyPrincipal(this.store.db, this.accounts, keyHash);
+    if (!principal) throw new GatewayError("unauthorized");
     if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.clear();
     this.keyCache.set(key, { principal, expires: now + KEY_CACHE_MS, hash: keyHash });
     return principal;
@@ -214,18 +181,7 @@ export class Authenticator {
   /** The account as a principal (a sign-in's second step completes it), or undefined when it is gone. */
   async principalOf(accountId: number): Promise<Principal | undefined> {
     const account = await this.accountRow(accountId);
-    return account ? principalOfRow(account) : undefined;
-  }
-
-  /**
-   * The account's principal as `login` (one of its users, decision 0126; the owner login is the
-   * account's own), or undefined when that user is gone: what a sign-in's second step opens.
-   */
-  async asLogin(principal: Principal, login: string): Promise<Principal | undefined> {
-    if (usernameKey(login) === usernameKey(principal.username)) return principal;
-    const user = await findUser(this.store.db, principal.accountId, login);
-    if (!user) return undefined;
-    return { ...principal, login: user.login, userRole: user.user_role as UserRole, userId: user.id };
+    return account ? principalOfAccount(account) : undefined;
   }
 
   /**
@@ -240,7 +196,7 @@ export class Authenticator {
   ): Promise<Principal> {
     const account = await this.accountRow(accountId);
     if (!account) throw new GatewayError("unauthorized", "The account is gone.");
-    const principal = principalOfRow(account);
+    const principal = principalOfAccount(account);
     const now = this.clock.now().getTime();
     await this.refuseLocked(account, address, now);
     const outcome = await this.check(account, address, now, () => matches(principal));
@@ -440,14 +396,4 @@ export class Authenticator {
     this.pairs.clear();
     this.loginRows.clear();
   }
-}
-
-function principalOfRow(account: AccountCredentials): Principal {
-  return {
-    accountId: account.account_id,
-    username: account.username,
-    role: account.role,
-    status: account.status,
-    timeZone: account.time_zone,
-  };
 }

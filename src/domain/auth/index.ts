@@ -25,6 +25,7 @@
 //                      authenticateCaller: the API key, else the console session cookie, whose CSRF
 //                      token a request other than GET/HEAD must repeat
 //   principal.ts       Principal (who is calling: the account, and the user signed in), SignInIdentity
+//   key-principals.ts  an API key read with its account as the principal it stands for (scopes, allow-list)
 //   user-roles.ts      the roles of users and staff, the capabilities each has (no imports: the console's too)
 //   users.ts           an account's users: add (with a password, or an invitation), change, remove, accept
 //   user-schemas.ts    the users' and sessions' answers as schemas (typebox only: the console's types)

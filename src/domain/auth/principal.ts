@@ -1,5 +1,6 @@
 // Who is calling, once their credentials are checked: the account, and the user signed in.
 import type { AccountRole, AccountStatus } from "../../base/store/schema.js";
+import type { AccountCredentials } from "./account-rows.js";
 import type { CredentialLimits } from "./key-scopes.js";
 import type { UserRole } from "./user-roles.js";
 
@@ -32,4 +33,15 @@ export interface SignInIdentity {
   accountId: number;
   login: string;
   userRole: UserRole;
+}
+
+/** The account of a credential row as a principal (no key, no user: the owner login). */
+export function principalOfAccount(account: AccountCredentials): Principal {
+  return {
+    accountId: account.account_id,
+    username: account.username,
+    role: account.role,
+    status: account.status,
+    timeZone: account.time_zone,
+  };
 }

@@ -11,6 +11,7 @@ import type { AccountRole, AccountUsersTable } from "../../base/store/schema.js"
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import { hashPassword } from "./passwords.js";
+import type { Principal } from "./principal.js";
 import { ACCOUNT_USER_ROLES, STAFF_ROLES, type UserRole } from "./user-roles.js";
 
 const LOGIN = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
@@ -115,6 +116,19 @@ async function requireUser(db: Db, accountId: number, login: string) {
   const row = await findUser(db, accountId, login);
   if (!row) throw new GatewayError("not_found", `No user "${login.slice(0, 64)}" in this account.`);
   return row;
+}
+
+/**
+ * Refuses an `admin` (or any user but an owner) acting on an owner login's factor: the account's
+ * own login (its username) or a user whose role is `owner`. An API key acts as the owner.
+ */
+export async function guardOwnerLogin(db: Db, principal: Principal, login: string): Promise<void> {
+  const role = principal.userRole ?? "owner";
+  if (role === "owner") return;
+  const isOwner =
+    usernameKey(login) === usernameKey(principal.username) ||
+    (await findUser(db, principal.accountId, login))?.user_role === "owner";
+  guardOwnership(role, isOwner ? "owner" : role);
 }
 
 /** Only an owner (or an operator admin) touches an owner: `admin` is all but ownership. */
@@ -286,4 +300,15 @@ export async function acceptInvitation(
     );
     return row;
   });
+}
+
+/**
+ * The account's principal as `login` (one of its users, decision 0126; the owner login is the
+ * account's own), or undefined when that user is gone: what a sign-in's second step opens.
+ */
+export async function asUserLogin(db: Db, principal: Principal, login: string): Promise<Principal | undefined> {
+  if (usernameKey(login) === usernameKey(principal.username)) return principal;
+  const user = await findUser(db, principal.accountId, login);
+  if (!user) return undefined;
+  return { ...principal, login: user.login, userRole: user.user_role as UserRole, userId: user.id };
 }
