@@ -96,7 +96,6 @@ export function openSqlite(file: string, options: StoreOptions): Store {
     return scanner.db;
   };
 
-  const group = groupCommitTransactions(db, syncWal ? { syncWal } : {});
   const inserts = new Map<string, BetterSqlite3.Statement>();
   const prepared = new Map<string, Statement>();
   return {
@@ -118,8 +117,7 @@ export function openSqlite(file: string, options: StoreOptions): Store {
     },
     db,
     signals,
-    transaction: group.transaction,
-    shareUntilCommit: group.shareUntilCommit,
+    transaction: groupCommitTransactions(db, syncWal ? { syncWal } : {}),
     // The caller is inside a transaction on this same (only) connection, so the raw statements
     // run inside it: better-sqlite3 is synchronous and nothing else can interleave.
     async insertMany(_trx, table, rows) {
