@@ -1,7 +1,7 @@
 // An account's SMPP server access, set by the operator: the SMPP password (SMPP 3.4 carries at
 // most 8 characters; stored as an argon2 hash like every password) and the limits of its
 // binds. No row, no binds.
-import ipaddr from "ipaddr.js";
+import { addressInRanges, normalizeAddressRanges } from "../../base/core/address-ranges.js";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { SmppAccountsTable } from "../../base/store/schema.js";
@@ -13,7 +13,6 @@ export const DEFAULT_MAX_BINDS = 4;
 /** Signal sent after an account gained or lost SMPP access (smpp_accounts row added or removed). */
 export const SMPP_ACCOUNTS_CHANGED = "smpp_accounts_changed";
 export const DEFAULT_SUBMITS_PER_SECOND = 100;
-const MAX_ALLOWED_IPS = 100;
 
 export interface SmppSettingsChanges {
   /** A new SMPP password (1 to 8 printable ASCII characters); null removes SMPP access. */
@@ -52,51 +51,17 @@ function assertLimit(value: number, name: string, max: number): void {
   }
 }
 
-/** Addresses and ranges as given (`203.0.113.7`, `198.51.100.0/24`, `2001:db8::/32`), checked. */
+/** Addresses and ranges as given (`203.0.113.7`, `198.51.100.0/24`, `2001:db8::/32`), checked (base/core/address-ranges.ts). */
 export function normalizeAllowedIps(list: readonly string[]): string[] {
-  const out: string[] = [];
-  for (const raw of list) {
-    const entry = raw.trim();
-    if (entry === "") continue;
-    try {
-      if (entry.includes("/")) {
-        const [address, bits] = ipaddr.parseCIDR(entry);
-        out.push(`${address.toString()}/${bits}`);
-      } else {
-        out.push(ipaddr.parse(entry).toString());
-      }
-    } catch {
-      throw new GatewayError("invalid_request", `"${entry.slice(0, 60)}" is not an IP address or CIDR range.`);
-    }
-  }
-  if (out.length > MAX_ALLOWED_IPS) {
-    throw new GatewayError("invalid_request", `At most ${MAX_ALLOWED_IPS} allowed addresses or ranges.`);
-  }
-  return out;
+  const checked = normalizeAddressRanges(list);
+  if (checked.invalid !== undefined) throw new GatewayError("invalid_request", checked.invalid);
+  return checked.ranges;
 }
 
 /** Whether `address` (as the socket reports it, IPv4-mapped or not) is among `allowed`. */
 export function addressAllowed(allowed: string | null, address: string): boolean {
   if (allowed === null || allowed === "") return true;
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.process(address);
-  } catch {
-    return false;
-  }
-  for (const entry of allowed.split(",")) {
-    const [range, bits] = entry.includes("/")
-      ? ipaddr.parseCIDR(entry)
-      : ([ipaddr.parse(entry), entry.includes(":") ? 128 : 32] as const);
-    const candidate =
-      parsed.kind() === range.kind()
-        ? parsed
-        : parsed.kind() === "ipv4" && range.kind() === "ipv6"
-          ? (parsed as ipaddr.IPv4).toIPv4MappedAddress()
-          : undefined;
-    if (candidate?.match(range, bits)) return true;
-  }
-  return false;
+  return addressInRanges(allowed.split(","), address);
 }
 
 export async function smppSettingsOf(db: Db, accountId: number): Promise<SmppAccountsTable | undefined> {
