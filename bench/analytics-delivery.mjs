@@ -278,12 +278,10 @@ const put = db.raw.prepare(
    on conflict (span, dim, bucket, account_id, value) do update set
      ${COLUMNS.map((c) => `${c} = delivery_rollups.${c} + excluded.${c}`).join(", ")}`,
 );
-let rows = 0;
 const flush = db.raw.transaction((map) => {
   for (const [key, sums] of map) {
     const [span, dim, bucket, account, value] = key.split("|");
     put.run(span, dim, Number(bucket), account === "0" ? 0 : Number(account) + 100, value, ...sums);
-    rows++;
   }
 });
 {

@@ -17,7 +17,6 @@ import {
   adjustCredits,
   createAccountWithKey,
   parseCreditList,
-  parseRateLimit,
   senderIdsOf,
   setSenderIdStatusFor,
   smppSettingsEntry,

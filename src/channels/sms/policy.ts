@@ -15,7 +15,7 @@ import { askOperatorSentence, dndListed, PriceBook, registrationFixes } from "..
 import type { Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
-import { type AccountRules, AccountRulesCache, type MatchedTemplate } from "./account-rules.js";
+import { type AccountRules, AccountRulesCache } from "./account-rules.js";
 import { checkTmChain } from "./dlt-chain-check.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
