@@ -5,6 +5,7 @@
 import { addressMatcher, normalizeAddressRanges } from "../../base/core/address-ranges.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { AccountRole } from "../../base/store/schema.js";
+import { type Capability, ROLE_CAPABILITIES, type UserRole } from "./user-roles.js";
 
 /**
  * `send`: sends of every channel; `read`: messages, reports, lists, settings as they are;
@@ -75,6 +76,49 @@ export function keyScopesToStore(
     );
   }
   return (asked ? mine.filter((scope) => asked.includes(scope)) : mine).join(",");
+}
+
+/** The scope each capability of a role stands for: what a key made or edited by that role may have. */
+const SCOPE_OF_CAPABILITY: Partial<Record<Capability, KeyScope>> = {
+  read: "read",
+  staff_read: "read",
+  send: "send",
+  develop: "manage",
+  manage: "manage",
+  staff_admin: "manage",
+  money: "billing",
+  staff_money: "billing",
+};
+
+/** The scopes a user of `role` may give a key (decision 0132): a developer's keys cannot move money. */
+export function scopesOfUserRole(role: UserRole): KeyScope[] {
+  const capabilities = ROLE_CAPABILITIES[role];
+  return KEY_SCOPES.filter((scope) => capabilities.some((c) => SCOPE_OF_CAPABILITY[c] === scope));
+}
+
+/**
+ * The scope bits a caller may give a key it makes or edits: its key's own (a scoped key), within
+ * its user's role; undefined when nothing limits it (an owner's session, a key with every scope).
+ * Asking for a scope beyond the role is refused here (403 insufficient_role, field `scopes`).
+ */
+export function creatorScopeBits(
+  caller: { scopes?: number | undefined; userRole?: UserRole | undefined },
+  asked: readonly string[] | undefined,
+): number | undefined {
+  if (caller.userRole === undefined) return caller.scopes;
+  const ofRole = scopesOfUserRole(caller.userRole);
+  const beyond = asked?.find((scope) => KEY_SCOPES.includes(scope as KeyScope) && !ofRole.includes(scope as KeyScope));
+  if (beyond !== undefined) {
+    throw new GatewayError(
+      "insufficient_role",
+      `The role ${caller.userRole} cannot give a key "${beyond}": its keys have at most ${ofRole.join(", ") || "no scope"}.`,
+      { field: "scopes", user_role: caller.userRole },
+    );
+  }
+  let roleBits = 0;
+  for (const scope of ofRole) roleBits |= BIT[scope];
+  if (caller.scopes === undefined) return roleBits === ALL_BITS ? undefined : roleBits;
+  return caller.scopes & roleBits;
 }
 
 /** An allow-list as asked, checked and stored comma-separated; null (anywhere) for none or an empty list. */
