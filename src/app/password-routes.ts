@@ -35,7 +35,12 @@ const PasswordChange = Type.Object(
 async function checkCurrent(ctx: Deps, request: FastifyRequest, password: string): Promise<void> {
   const p = request.principal!;
   try {
-    await ctx.authenticator.verifySignIn(p.username, p.userId === undefined ? undefined : p.login, password, request.ip);
+    await ctx.authenticator.verifySignIn(
+      p.username,
+      p.userId === undefined ? undefined : p.login,
+      password,
+      request.ip,
+    );
   } catch (error) {
     // 401 would read as "signed out" to the console: this is a wrong field of a form.
     if (error instanceof GatewayError && error.code === "unauthorized") {

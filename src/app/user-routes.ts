@@ -185,8 +185,7 @@ export function registerV2UserRoutes(v2: TypedRoutes, ctx: Deps): void {
       config,
       schema: {
         operationId: "resendInvitation",
-        summary:
-          "Sends an invited user a new invitation link (answered once, and emailed); the old link stops working",
+        summary: "Sends an invited user a new invitation link (answered once, and emailed); the old link stops working",
         tags,
         params: LoginParams,
         response: { 201: resourceAnswer(CreatedUser) },

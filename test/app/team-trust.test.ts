@@ -120,7 +120,10 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
     account.password = "owner-password-2";
     const [entry] = await entries("password.change");
     // The owner login is named by the account's username.
-    expect(entry).toMatchObject({ actor_user: account.username, target: `login ${account.username} of ${account.username}` });
+    expect(entry).toMatchObject({
+      actor_user: account.username,
+      target: `login ${account.username} of ${account.username}`,
+    });
   });
 
   it("sends an invitation again: a new link, mailed; the old one stops working; an active user is refused", async () => {
@@ -144,7 +147,9 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
 
     const oldLink = await call(t, "GET", `/console/invitation?token=${first}`);
     expect(oldLink.status).toBe(404);
-    const accepted = await call(t, "POST", "/console/invitation", { json: { token: second, password: "ivy-password-1" } });
+    const accepted = await call(t, "POST", "/console/invitation", {
+      json: { token: second, password: "ivy-password-1" },
+    });
     expect(accepted.status, accepted.text).toBe(200);
     expect((await call(t, "GET", `/console/invitation?token=${second}`)).status).toBe(404);
 
@@ -224,7 +229,9 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
 
     // Another account's key, an unknown and a revoked one: 404.
     const stranger = await buildAccount(t);
-    expect((await call(t, "PATCH", `/api/v2/keys/${id}`, { headers: asKey(stranger.apiKey), json: { name: "x" } })).status).toBe(404);
+    expect(
+      (await call(t, "PATCH", `/api/v2/keys/${id}`, { headers: asKey(stranger.apiKey), json: { name: "x" } })).status,
+    ).toBe(404);
     expect((await callAs(t, owner, "PATCH", "/api/v2/keys/999999", { json: { name: "x" } })).status).toBe(404);
     await callAs(t, owner, "DELETE", `/api/v2/keys/${id}`);
     expect((await callAs(t, owner, "PATCH", `/api/v2/keys/${id}`, { json: { name: "x" } })).status).toBe(404);
@@ -264,14 +271,21 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
   it("lets the operator change a key's rate, name, scopes and addresses", async () => {
     const keys = await call(t, "GET", `/admin/api/accounts/${account.username}/keys`, { headers: asOperator() });
     const live = keys.body.data.find((k: { revoked_at: string | null }) => k.revoked_at === null);
-    const rate = await call(t, "PATCH", `/admin/api/keys/${live.id}`, { headers: asOperator(), json: { rate_limit: 0 } });
+    const rate = await call(t, "PATCH", `/admin/api/keys/${live.id}`, {
+      headers: asOperator(),
+      json: { rate_limit: 0 },
+    });
     expect(rate.body).toEqual({ status: "success", data: { id: live.id, rate_limit: 0 } });
     const limits = await call(t, "PATCH", `/admin/api/keys/${live.id}`, {
       headers: asOperator(),
       json: { name: "main", scopes: ["send", "read", "manage", "billing"], allowed_ips: ["127.0.0.1"] },
     });
     expect(limits.status, limits.text).toBe(200);
-    expect(limits.body.data).toMatchObject({ id: live.id, name: "main", scopes: ["send", "read", "manage", "billing"] });
+    expect(limits.body.data).toMatchObject({
+      id: live.id,
+      name: "main",
+      scopes: ["send", "read", "manage", "billing"],
+    });
     expect(limits.body.data.allowed_ips).toHaveLength(1);
     const bad = await call(t, "PATCH", `/admin/api/keys/${live.id}`, {
       headers: asOperator(),

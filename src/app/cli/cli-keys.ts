@@ -83,7 +83,10 @@ export function addKeyCommands(program: Command): void {
           ...(opts.rateLimit !== undefined ? { rate_limit: parseRateLimit(opts.rateLimit) } : {}),
         };
         if (Object.keys(changes).length === 0) {
-          throw new GatewayError("invalid_request", "Give at least one of --name, --scopes, --allowed-ips, --rate-limit.");
+          throw new GatewayError(
+            "invalid_request",
+            "Give at least one of --name, --scopes, --allowed-ips, --rate-limit.",
+          );
         }
         const key = await changeKey(cliDeps(store), opts.id, undefined, changes, undefined);
         const limits = `scopes ${key.scopes.join(",")}; from ${key.allowed_ips?.join(",") ?? "any address"}`;

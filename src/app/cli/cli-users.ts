@@ -28,7 +28,10 @@ type AccountOf = (store: Store, opts: { account?: string; operator?: string }) =
 const customerAccount: AccountOf = async (store, opts) => {
   const account = await requireAccount(store.db, opts.account ?? "");
   if (account.role === "operator") {
-    throw new GatewayError("invalid_request", `${account.username} is an operator account: use \`staff\` for its users.`);
+    throw new GatewayError(
+      "invalid_request",
+      `${account.username} is an operator account: use \`staff\` for its users.`,
+    );
   }
   return account;
 };
@@ -87,7 +90,10 @@ function addUserGroup(program: Command, name: "users" | "staff", accountOf: Acco
     name === "users"
       ? command.requiredOption("--account <username>", "the account")
       : command.option("--operator <username>", "the operator account (default: the only one)");
-  const roles = name === "users" ? "owner, admin, developer, support, billing" : "operator_admin, operator_support, operator_finance";
+  const roles =
+    name === "users"
+      ? "owner, admin, developer, support, billing"
+      : "operator_admin, operator_support, operator_finance";
   const consoleUrl = "--console-url <url>";
   const consoleHelp = "the console's address as users reach it, for the link (default http://localhost:PORT)";
 
@@ -106,7 +112,11 @@ function addUserGroup(program: Command, name: "users" | "staff", accountOf: Acco
       }),
     );
 
-  whose(group.command("add").description("add one: with --password ready to sign in, else invited by a link (printed, and emailed)"))
+  whose(
+    group
+      .command("add")
+      .description("add one: with --password ready to sign in, else invited by a link (printed, and emailed)"),
+  )
     .requiredOption("--login <login>", "1-64 letters, digits, . _ @ - (stored lower-cased)")
     .requiredOption("--role <role>", roles)
     .option("--email <address>", "where the invitation is mailed")
@@ -133,7 +143,11 @@ function addUserGroup(program: Command, name: "users" | "staff", accountOf: Acco
       }),
     );
 
-  whose(group.command("set").description("change one's role, email, name or password (a new role or password ends their sessions)"))
+  whose(
+    group
+      .command("set")
+      .description("change one's role, email, name or password (a new role or password ends their sessions)"),
+  )
     .requiredOption("--login <login>", "the user")
     .option("--role <role>", roles)
     .option("--email <address>", "a new email")
@@ -169,7 +183,11 @@ function addUserGroup(program: Command, name: "users" | "staff", accountOf: Acco
       }),
     );
 
-  whose(group.command("invite").description("send an invited user a new link (printed, and emailed); the old one stops working"))
+  whose(
+    group
+      .command("invite")
+      .description("send an invited user a new link (printed, and emailed); the old one stops working"),
+  )
     .requiredOption("--login <login>", "the invited user")
     .option(consoleUrl, consoleHelp)
     .option("--json", "print JSON")

@@ -109,7 +109,12 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
       const account = challenge && (await ctx.authenticator.principalOf(challenge.accountId));
       const principal = account && challenge && (await asUserLogin(db, account, challenge.login));
       if (!challenge || !principal) throw new GatewayError("unauthorized", CHALLENGE_GONE);
-      return { identity: challenge, principal, actor: consoleActor(principal, challenge, request.ip), challenge: token };
+      return {
+        identity: challenge,
+        principal,
+        actor: consoleActor(principal, challenge, request.ip),
+        challenge: token,
+      };
     }
     const session = await sessionOf(request, ctx.sessions, "own");
     if (!session) throw new GatewayError("unauthorized", "Not signed in.");

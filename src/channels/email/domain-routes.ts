@@ -34,12 +34,7 @@ const tags = ["email"];
 const iso = (ms: number) => isoUtc(new Date(ms));
 const ok = (data: unknown) => ({ status: "success", data });
 /** The audit entry of a domain's change: the domain and its status, never its DKIM key. */
-function domainEntry(
-  action: string,
-  row: EmailDomainRow,
-  before?: { status: string },
-  after?: { status: string },
-) {
+function domainEntry(action: string, row: EmailDomainRow, before?: { status: string }, after?: { status: string }) {
   return { action, target: `email domain ${row.domain}`, accountId: row.account_id, before, after };
 }
 

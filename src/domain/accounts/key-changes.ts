@@ -63,7 +63,10 @@ export interface KeyChanges {
 }
 
 /** A key row's fields as the log and the answers show them. */
-function shown(row: { name: string | null; rate_limit: number; scopes: string | null; allowed_ips: string | null }, role: AccountRole) {
+function shown(
+  row: { name: string | null; rate_limit: number; scopes: string | null; allowed_ips: string | null },
+  role: AccountRole,
+) {
   return { name: row.name, rate_limit: row.rate_limit, ...keyLimits(row, role) };
 }
 
@@ -83,10 +86,15 @@ export async function changeKey(
   if (name?.includes("\u0000")) {
     throw new GatewayError("invalid_request", "The name holds a NUL character.", { field: "name" });
   }
-  const allowedIps = changes.allowed_ips === undefined ? undefined : allowedIpsToStore(changes.allowed_ips, "allowed_ips");
+  const allowedIps =
+    changes.allowed_ips === undefined ? undefined : allowedIpsToStore(changes.allowed_ips, "allowed_ips");
   const { after, role, keyHash } = await ctx.store.transaction(async (trx) => {
     const before = keyId === undefined ? undefined : await findLiveApiKey(trx, keyId, accountId);
-    if (!before) throw new GatewayError("not_found", `No live API key with id "${keyId ?? ""}"${accountId === undefined ? "" : " in this account"}.`);
+    if (!before)
+      throw new GatewayError(
+        "not_found",
+        `No live API key with id "${keyId ?? ""}"${accountId === undefined ? "" : " in this account"}.`,
+      );
     const role = (await getAccount(trx, before.account_id))?.role ?? "customer";
     // Scopes as a new key's: within the account's, and the editor's key or role.
     const scopes = changes.scopes === undefined ? undefined : keyScopesToStore(changes.scopes, role, creatorBits);

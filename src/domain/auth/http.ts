@@ -177,7 +177,11 @@ export function loginActor(
   how: { channel: Actor["channel"]; credential: string | null; address: string | null },
 ): Actor {
   const user =
-    login === undefined ? undefined : usernameKey(login) === usernameKey(principal.username) ? principal.username : login;
+    login === undefined
+      ? undefined
+      : usernameKey(login) === usernameKey(principal.username)
+        ? principal.username
+        : login;
   return {
     accountId: principal.accountId,
     username: principal.username,

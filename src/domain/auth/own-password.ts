@@ -25,7 +25,12 @@ export async function changeUserPassword(store: Store, who: Audited, user: OwnLo
       .set({ password_hash: passwordHash, updated_at: who.clock.now().getTime() })
       .where("id", "=", user.userId)
       .execute();
-    const ended = await keepOnlySession(trx, { accountId: user.accountId, userId: user.userId }, user.keep, passwordHash);
+    const ended = await keepOnlySession(
+      trx,
+      { accountId: user.accountId, userId: user.userId },
+      user.keep,
+      passwordHash,
+    );
     await recordChange(trx, who, passwordChangeEntry(user.login, user.username, user.accountId, ended));
     return ended;
   });

@@ -7,8 +7,8 @@ import { hostname, userInfo } from "node:os";
 import { simpleParser } from "mailparser";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { systemClock } from "../../../src/base/core/clock.js";
-import { acceptInvitation, pendingInvitation } from "../../../src/domain/auth/index.js";
 import { cliActor } from "../../../src/domain/audit/index.js";
+import { acceptInvitation, pendingInvitation } from "../../../src/domain/auth/index.js";
 import { BOUNCE_DOMAIN, FakeRelay } from "../../channels/email/helpers.js";
 import { cliOk, runCli, STACK_TRACE } from "../../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
@@ -43,13 +43,28 @@ describeEachEngine("switchboard CLI: users and staff", (engine) => {
   it("adds, lists, changes and removes an account's users", async () => {
     const added = JSON.parse(
       await cliOk(
-        ["users", "add", "--account", "shop", "--login", "Dev", "--role", "developer", "--password", "dev-password-1", "--json"],
+        [
+          "users",
+          "add",
+          "--account",
+          "shop",
+          "--login",
+          "Dev",
+          "--role",
+          "developer",
+          "--password",
+          "dev-password-1",
+          "--json",
+        ],
         env,
       ),
     );
     expect(added).toMatchObject({ login: "dev", user_role: "developer", status: "active" });
     expect(added.invitation).toBeUndefined();
-    const text = await cliOk(["users", "add", "--account", "shop", "--login", "bo", "--role", "billing", "--password", "bo-password-1"], env);
+    const text = await cliOk(
+      ["users", "add", "--account", "shop", "--login", "bo", "--role", "billing", "--password", "bo-password-1"],
+      env,
+    );
     expect(text.trim()).toBe("added bo (billing) to shop");
 
     const listed = await cliOk(["users", "list", "--account", "shop"], env);
@@ -59,12 +74,17 @@ describeEachEngine("switchboard CLI: users and staff", (engine) => {
       await cliOk(["users", "set", "--account", "shop", "--login", "dev", "--role", "support", "--json"], env),
     );
     expect(changed).toMatchObject({ login: "dev", user_role: "support" });
-    expect((await cliOk(["users", "remove", "--account", "shop", "--login", "bo"], env)).trim()).toBe("removed bo from shop");
+    expect((await cliOk(["users", "remove", "--account", "shop", "--login", "bo"], env)).trim()).toBe(
+      "removed bo from shop",
+    );
     const after = JSON.parse(await cliOk(["users", "list", "--account", "shop", "--json"], env));
     expect(after.map((u: { login: string }) => u.login)).toEqual(["dev"]);
 
     for (const [args, message] of [
-      [["users", "add", "--account", "shop", "--login", "x1", "--role", "operator_admin", "--password", "long-enough"], /user_role/],
+      [
+        ["users", "add", "--account", "shop", "--login", "x1", "--role", "operator_admin", "--password", "long-enough"],
+        /user_role/,
+      ],
       [["users", "add", "--account", "nobody", "--login", "x1", "--role", "support"], /nobody/],
       [["users", "set", "--account", "shop", "--login", "dev"], /at least one/],
       [["users", "remove", "--account", "shop", "--login", "ghost"], /ghost/],
@@ -107,7 +127,9 @@ describeEachEngine("switchboard CLI: users and staff", (engine) => {
 
     const mails = relay.received.length;
     const again = await cliOk(["users", "invite", "--account", "shop", "--login", "sue"], env);
-    expect(again).toMatch(/^invitation link for sue \(works once, until \S+Z; emailed\):\nhttp:\/\/localhost:\d+\/invitation\?token=/);
+    expect(again).toMatch(
+      /^invitation link for sue \(works once, until \S+Z; emailed\):\nhttp:\/\/localhost:\d+\/invitation\?token=/,
+    );
     const second = tokenOf(again.trim().split("\n").at(-1)!);
     await expect.poll(() => relay.received.length).toBe(mails + 1);
 
@@ -122,14 +144,20 @@ describeEachEngine("switchboard CLI: users and staff", (engine) => {
 
   it("manages the operator's staff, and records every change as the CLI", async () => {
     const added = JSON.parse(
-      await cliOk(["staff", "add", "--login", "olga", "--role", "operator_finance", "--email", "olga@example.org", "--json"], env),
+      await cliOk(
+        ["staff", "add", "--login", "olga", "--role", "operator_finance", "--email", "olga@example.org", "--json"],
+        env,
+      ),
     );
     expect(added).toMatchObject({ login: "olga", user_role: "operator_finance", status: "invited" });
     const again = JSON.parse(await cliOk(["staff", "invite", "--operator", "ops", "--login", "olga", "--json"], env));
     expect(tokenOf(again.invitation.url)).not.toBe(tokenOf(added.invitation.url));
     const listed = JSON.parse(await cliOk(["staff", "list", "--json"], env));
     expect(listed).toMatchObject([{ login: "olga", user_role: "operator_finance" }]);
-    const refused = await runCli(["staff", "add", "--login", "x2", "--role", "support", "--password", "long-enough"], env);
+    const refused = await runCli(
+      ["staff", "add", "--login", "x2", "--role", "support", "--password", "long-enough"],
+      env,
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/user_role must be one of operator_admin/);
     expect((await runCli(["staff", "list", "--operator", "shop"], env)).stderr).toMatch(/not an operator account/);

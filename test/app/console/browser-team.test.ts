@@ -177,7 +177,9 @@ describeInBrowser("console in the browser: a team's support user, from invitatio
     await form.getByLabel("Allowed addresses of the key").fill("");
     await form.getByRole("button", { name: "Save key" }).click();
     await page.getByText(`Key ${prefix}… changed: it may read, manage, from any address.`).waitFor();
-    await expect.poll(() => page.getByTestId(`key-${prefix}`).getByTestId("key-scopes").textContent()).toBe("read, manage");
+    await expect
+      .poll(() => page.getByTestId(`key-${prefix}`).getByTestId("key-scopes").textContent())
+      .toBe("read, manage");
     await expectNoHorizontalScroll(page, "keys page after a change");
     await expectAccessible(page, "keys page after a change");
 

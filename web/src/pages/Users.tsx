@@ -45,8 +45,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
     },
   });
   const reinvite = useMutation({
-    mutationFn: (who: string) =>
-      data<CreatedUser>(`${base}/${encodeURIComponent(who)}/invitation`, { method: "POST" }),
+    mutationFn: (who: string) => data<CreatedUser>(`${base}/${encodeURIComponent(who)}/invitation`, { method: "POST" }),
     onSuccess: (user) => {
       setShown(user);
       setDone(undefined);

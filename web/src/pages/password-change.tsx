@@ -58,7 +58,11 @@ export function PasswordChange({ login }: { login: string }) {
             onChange={(e) => setNext(e.target.value)}
           />
         </Field>
-        <Field label="New password again" id="password-repeat" hint={mismatch ? "The two new passwords differ" : undefined}>
+        <Field
+          label="New password again"
+          id="password-repeat"
+          hint={mismatch ? "The two new passwords differ" : undefined}
+        >
           <input
             id="password-repeat"
             type="password"
