@@ -23,6 +23,7 @@ export {
   type Capability,
   ROLE_CAPABILITIES,
   STAFF_ROLES,
+  scopesOfUserRole,
   type UserRole,
 } from "../../src/domain/auth/user-roles.js";
 export {

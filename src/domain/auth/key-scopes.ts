@@ -5,15 +5,7 @@
 import { addressMatcher, normalizeAddressRanges } from "../../base/core/address-ranges.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { AccountRole } from "../../base/store/schema.js";
-import { type Capability, ROLE_CAPABILITIES, type UserRole } from "./user-roles.js";
-
-/**
- * `send`: sends of every channel; `read`: messages, reports, lists, settings as they are;
- * `manage`: changing settings, templates, sender IDs, webhooks, keys, sub-accounts;
- * `billing`: balances, the ledger, price cards, credits moved.
- */
-export const KEY_SCOPES = ["send", "read", "manage", "billing"] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
+import { KEY_SCOPES, type KeyScope, scopesOfUserRole, type UserRole } from "./user-roles.js";
 
 /** What a route needs: one scope, or `all` (a route the table has no row for: only a key with every scope opens it). */
 export type RouteScope = KeyScope | "all";
@@ -76,24 +68,6 @@ export function keyScopesToStore(
     );
   }
   return (asked ? mine.filter((scope) => asked.includes(scope)) : mine).join(",");
-}
-
-/** The scope each capability of a role stands for: what a key made or edited by that role may have. */
-const SCOPE_OF_CAPABILITY: Partial<Record<Capability, KeyScope>> = {
-  read: "read",
-  staff_read: "read",
-  send: "send",
-  develop: "manage",
-  manage: "manage",
-  staff_admin: "manage",
-  money: "billing",
-  staff_money: "billing",
-};
-
-/** The scopes a user of `role` may give a key (decision 0132): a developer's keys cannot move money. */
-export function scopesOfUserRole(role: UserRole): KeyScope[] {
-  const capabilities = ROLE_CAPABILITIES[role];
-  return KEY_SCOPES.filter((scope) => capabilities.some((c) => SCOPE_OF_CAPABILITY[c] === scope));
 }
 
 /**

@@ -5,16 +5,16 @@ import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
-import type { ApiKey, CreatedKey } from "../types.js";
+import { type ApiKey, type CreatedKey, scopesOfUserRole } from "../types.js";
 import { Busy, ErrorNotice, Field, NewKeyNotice, PageTitle, StatusBadge, Success } from "../ui.js";
 import { addressList, KeyEdit, SCOPES, ScopeChecks } from "./key-edit.js";
 
-/** The request's body: only what was asked (no scope ticked off, no address: the server's defaults). */
-function keyRequest(name: string, scopes: Set<string>, addresses: string) {
+/** The request's body: only what was asked (no offered scope ticked off, no address: the server's defaults). */
+function keyRequest(name: string, offered: readonly string[], scopes: Set<string>, addresses: string) {
   const allowed = addressList(addresses);
   return {
     ...(name.trim() ? { name } : {}),
-    ...(scopes.size < SCOPES.length ? { scopes: SCOPES.map(([scope]) => scope).filter((s) => scopes.has(s)) } : {}),
+    ...(scopes.size < offered.length ? { scopes: SCOPES.map(([scope]) => scope).filter((s) => scopes.has(s)) } : {}),
     ...(allowed.length > 0 ? { allowed_ips: allowed } : {}),
   };
 }
@@ -23,18 +23,20 @@ export default function Keys() {
   const session = useSignedIn();
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<Set<string>>(() => new Set(SCOPES.map(([scope]) => scope)));
+  // The scopes this role may give a key: a developer's keys never move money.
+  const offered = scopesOfUserRole(session.user_role);
+  const [scopes, setScopes] = useState<Set<string>>(() => new Set(offered));
   const [addresses, setAddresses] = useState("");
   const [confirming, setConfirming] = useState<number>();
   const [editing, setEditing] = useState<number>();
   const [edited, setEdited] = useState<string>();
   const keys = useQuery({ queryKey: ["keys"], queryFn: () => data<ApiKey[]>("/api/v2/keys") });
   const create = useMutation({
-    mutationFn: () => data<CreatedKey>("/api/v2/keys", { json: keyRequest(name, scopes, addresses) }),
+    mutationFn: () => data<CreatedKey>("/api/v2/keys", { json: keyRequest(name, offered, scopes, addresses) }),
     onSuccess: () => {
       setName("");
       setAddresses("");
-      setScopes(new Set(SCOPES.map(([scope]) => scope)));
+      setScopes(new Set(offered));
       void queryClient.invalidateQueries({ queryKey: ["keys"] });
     },
   });
@@ -64,7 +66,7 @@ export default function Keys() {
             onChange={(event) => setName(event.target.value)}
           />
         </Field>
-        <ScopeChecks prefix="scope" scopes={scopes} onChange={setScopes} />
+        <ScopeChecks prefix="scope" offered={offered} scopes={scopes} onChange={setScopes} />
         <Field
           label="Allowed addresses"
           id="key-allowed-ips"
@@ -154,6 +156,7 @@ export default function Keys() {
         <KeyEdit
           key={editing}
           apiKey={keys.data.find((key) => key.id === editing)!}
+          offered={offered}
           onDone={(message) => {
             setEditing(undefined);
             setEdited(message);

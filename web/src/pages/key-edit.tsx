@@ -22,20 +22,25 @@ export function addressList(text: string): string[] {
     .filter((entry) => entry !== "");
 }
 
-/** Ticks one scope per checkbox; `prefix` keeps the ids of two sets on one page apart. */
+/**
+ * Ticks one scope per checkbox, of those the signed-in role may give a key (`offered`: a developer's
+ * keys never have billing); `prefix` keeps the ids of two sets on one page apart.
+ */
 export function ScopeChecks({
   prefix,
+  offered,
   scopes,
   onChange,
 }: {
   prefix: string;
+  offered: readonly string[];
   scopes: Set<string>;
   onChange: (scopes: Set<string>) => void;
 }) {
   return (
     <fieldset className="variables">
       <legend>What the key may do</legend>
-      {SCOPES.map(([scope, label]) => (
+      {SCOPES.filter(([scope]) => offered.includes(scope)).map(([scope, label]) => (
         <div className="check" key={scope}>
           <input
             id={`${prefix}-${scope}`}
@@ -55,7 +60,15 @@ export function ScopeChecks({
   );
 }
 
-export function KeyEdit({ apiKey, onDone }: { apiKey: ApiKey; onDone: (message?: string) => void }) {
+export function KeyEdit({
+  apiKey,
+  offered,
+  onDone,
+}: {
+  apiKey: ApiKey;
+  offered: readonly string[];
+  onDone: (message?: string) => void;
+}) {
   const queryClient = useQueryClient();
   const [name, setName] = useState(apiKey.name ?? "");
   const [scopes, setScopes] = useState<Set<string>>(() => new Set(apiKey.scopes));
@@ -94,7 +107,7 @@ export function KeyEdit({ apiKey, onDone }: { apiKey: ApiKey; onDone: (message?:
       <Field label="Name" id="edit-key-name">
         <input id="edit-key-name" maxLength={100} value={name} onChange={(event) => setName(event.target.value)} />
       </Field>
-      <ScopeChecks prefix="edit-scope" scopes={scopes} onChange={setScopes} />
+      <ScopeChecks prefix="edit-scope" offered={offered} scopes={scopes} onChange={setScopes} />
       <Field
         label="Allowed addresses of the key"
         id="edit-key-allowed-ips"
