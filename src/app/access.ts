@@ -33,6 +33,8 @@ const CHANGES = /^(POST|PUT|PATCH|DELETE)$/;
 /** v2, paths after /api/v2. */
 const V2_RULES: Rule[] = [
   [ANY, /^\/sessions(\/|$)/, ["basic"]],
+  // Every login changes its own password.
+  [ANY, /^\/password$/, ["basic"]],
   [ANY, /^\/users(\/|$)/, ["manage"]],
   // Every login reads whether a factor is required; the policy and a login's reset are an owner's or admin's.
   [READS, /^\/two-factor\/policy$/, ["basic"]],

@@ -156,6 +156,7 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "DELETE /api/v2/groups/:id",
     "POST /api/v2/groups/:id/contacts",
     "POST /api/v2/keys",
+    "PATCH /api/v2/keys/:id",
     "DELETE /api/v2/keys/:id",
     "POST /api/v2/keywords",
     "POST /api/v2/sender-id-requests",
@@ -242,6 +243,7 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "PATCH /api/v2/users/:login",
     "DELETE /api/v2/users/:login",
     "DELETE /api/v2/users/:login/sessions",
+    "POST /api/v2/users/:login/invitation",
     "DELETE /api/v2/sessions/:id",
     "DELETE /api/v2/sessions",
     "PUT /api/v2/two-factor/policy",
@@ -252,6 +254,9 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "PATCH /admin/api/staff/:login",
     "DELETE /admin/api/staff/:login",
     "DELETE /admin/api/staff/:login/sessions",
+    "POST /admin/api/staff/:login/invitation",
+    // A login's own password (the owner login's: the account's).
+    "PUT /api/v2/password",
   ],
   billing: [
     // Legacy, XML, email and voice.

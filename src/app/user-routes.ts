@@ -1,6 +1,8 @@
 // An account's users and the operator's staff (issue 42, item 1; decision 0126):
-//   GET|POST /api/v2/users, PATCH|DELETE /api/v2/users/{login}, DELETE /api/v2/users/{login}/sessions
-//   GET|POST /admin/api/staff, PATCH|DELETE /admin/api/staff/{login}, DELETE .../{login}/sessions
+//   GET|POST /api/v2/users, PATCH|DELETE /api/v2/users/{login}, DELETE /api/v2/users/{login}/sessions,
+//   POST /api/v2/users/{login}/invitation (a new link for an invited user; decision 0132)
+//   GET|POST /admin/api/staff, PATCH|DELETE /admin/api/staff/{login}, DELETE .../{login}/sessions,
+//   POST /admin/api/staff/{login}/invitation
 // Both are one service on the caller's own account (an operator's staff are the users of its
 // operator-role account). A user added without a password gets an invitation: its link is in
 // the answer once, and mailed to the user's email through the gateway's own relay (SMTP_URL).
@@ -11,7 +13,6 @@ import { GatewayError } from "../base/core/errors.js";
 import { resourceAnswer } from "../base/http/answer-schemas.js";
 import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
-import { operatorMailer } from "../channels/email/index.js";
 import {
   actorOf,
   createUser,
@@ -20,9 +21,11 @@ import {
   findUser,
   listUsers,
   ownerRoleOf,
+  reissueInvitation,
   updateUser,
 } from "../domain/auth/index.js";
 import { CreatedUser, SessionsEnded, User, UserList, UserRemoved } from "../domain/auth/user-schemas.js";
+import { invitationMailer, invitationUrl } from "./invitation-mail.js";
 
 type Deps = Pick<Runtime, "store" | "clock" | "config" | "logger">;
 
@@ -49,8 +52,11 @@ const UserChange = Type.Object(
 
 /** The users service as both families use it, on the caller's own account. */
 function usersService(ctx: Deps, onClose: (close: () => void) => void) {
-  const mailer = operatorMailer(ctx.config);
-  if (mailer) onClose(() => mailer.close());
+  const mailer = invitationMailer(ctx.config, (error, account, login) =>
+    // The link is in the answer all the same: the person who invited can hand it over.
+    ctx.logger.warn({ err: error, account, login }, "the invitation email could not be sent"),
+  );
+  onClose(() => mailer.close());
 
   const accountOf = (request: FastifyRequest) => {
     const p = request.principal!;
@@ -60,33 +66,26 @@ function usersService(ctx: Deps, onClose: (close: () => void) => void) {
     const p = request.principal!;
     return { clock: ctx.clock, actor: actorOf(request), role: p.userRole ?? ownerRoleOf(p.role) };
   };
-
-  async function mailInvitation(to: string | null, account: string, login: string, url: string): Promise<boolean> {
-    if (!mailer || !to) return false;
-    try {
-      await mailer.send({
-        from: `Switchboard <accounts@${ctx.config.email.bounceDomain}>`,
-        to,
-        subject: `You are invited to ${account} on Switchboard`,
-        text: `You have been added to the account ${account} as ${login}.\n\nSet your password and sign in here (the link works once, for 7 days):\n${url}\n`,
-      });
-      return true;
-    } catch (error) {
-      // The link is in the answer all the same: the person who invited can hand it over.
-      ctx.logger.warn({ err: error, account, login }, "the invitation email could not be sent");
-      return false;
-    }
+  /** The user with the invitation's link, mailed to them. */
+  async function withLink<U extends { login: string; email: string | null }>(
+    request: FastifyRequest,
+    user: U,
+    invitation: { token: string; expiresAt: number },
+  ) {
+    const url = invitationUrl(`${request.protocol}://${request.host}`, invitation.token);
+    const emailed = await mailer.send(user.email, accountOf(request).username, user.login, url);
+    return { ...user, invitation: { url, expires_at: isoUtc(new Date(invitation.expiresAt)), emailed } };
   }
 
   return {
     list: (request: FastifyRequest) => listUsers(ctx.store.db, request.principal!.accountId),
     async create(request: FastifyRequest, body: Static<typeof NewUser>) {
-      const account = accountOf(request);
-      const { user, invitation } = await createUser(ctx.store, whoOf(request), account, body);
-      if (!invitation) return user;
-      const url = `${request.protocol}://${request.host}/invitation?token=${invitation.token}`;
-      const emailed = await mailInvitation(user.email, account.username, user.login, url);
-      return { ...user, invitation: { url, expires_at: isoUtc(new Date(invitation.expiresAt)), emailed } };
+      const { user, invitation } = await createUser(ctx.store, whoOf(request), accountOf(request), body);
+      return invitation ? withLink(request, user, invitation) : user;
+    },
+    async reinvite(request: FastifyRequest, login: string) {
+      const { user, invitation } = await reissueInvitation(ctx.store, whoOf(request), accountOf(request), login);
+      return withLink(request, user, invitation);
     },
     update: (request: FastifyRequest, login: string, body: Static<typeof UserChange>) =>
       updateUser(ctx.store, whoOf(request), accountOf(request), login, body),
@@ -180,6 +179,20 @@ export function registerV2UserRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => ok(await users.endSessionsOf(request, request.params.login)),
   );
+  v2.post(
+    "/users/:login/invitation",
+    {
+      config,
+      schema: {
+        operationId: "resendInvitation",
+        summary: "Sends an invited user a new invitation link (answered once, and emailed); the old link stops working",
+        tags,
+        params: LoginParams,
+        response: { 201: resourceAnswer(CreatedUser) },
+      },
+    },
+    async (request, reply) => reply.code(201).send(ok(await users.reinvite(request, request.params.login))),
+  );
 }
 
 /** The operator's staff: the users of the operator's own account, with the staff roles. */
@@ -206,5 +219,10 @@ export function registerStaffRoutes(admin: TypedRoutes, ctx: Deps): void {
     "/staff/:login/sessions",
     { schema: { params: LoginParams, response: operatorAnswer(SessionsEnded) } },
     async (request) => ok(await users.endSessionsOf(request, request.params.login)),
+  );
+  admin.post(
+    "/staff/:login/invitation",
+    { schema: { params: LoginParams, response: operatorAnswer(CreatedUser) } },
+    async (request, reply) => reply.code(201).send(ok(await users.reinvite(request, request.params.login))),
   );
 }

@@ -23,6 +23,7 @@ import { labelAccess, type RouteAccess, requireAccess } from "./access.js";
 import { registerV2AnalyticsRoutes } from "./analytics-routes.js";
 import { registerV2AuditRoutes } from "./audit-routes.js";
 import type { AppContext } from "./context.js";
+import { registerV2PasswordRoutes } from "./password-routes.js";
 import { registerV2SessionRoutes } from "./session-list-routes.js";
 import { registerV2TwoFactorRoutes } from "./two-factor-routes.js";
 import { registerV2UserRoutes } from "./user-routes.js";
@@ -80,6 +81,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, lab
   registerV2ChainRoutes(v2, ctx);
   registerV2UserRoutes(v2, ctx);
   registerV2SessionRoutes(v2, ctx);
+  registerV2PasswordRoutes(v2, ctx);
   registerV2TwoFactorRoutes(v2, ctx);
 }
 

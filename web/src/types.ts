@@ -23,6 +23,7 @@ export {
   type Capability,
   ROLE_CAPABILITIES,
   STAFF_ROLES,
+  scopesOfUserRole,
   type UserRole,
 } from "../../src/domain/auth/user-roles.js";
 export {
@@ -94,5 +95,6 @@ export type AuditPage = Static<typeof audit.AuditPage>;
 // Users, staff and sessions (decisions 0126, 0127).
 export type User = Static<typeof users.User>;
 export type CreatedUser = Static<typeof users.CreatedUser>;
+export type PasswordChanged = Static<typeof users.PasswordChanged>;
 export type ConsoleSession = Static<typeof users.ConsoleSession>;
 export type Invitation = Static<typeof users.Invitation>;

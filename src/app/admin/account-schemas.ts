@@ -107,7 +107,14 @@ export const OperatorCreatedKey = Type.Object({
 
 export const OperatorKeyRevocation = KeyRevocation;
 
-export const KeyRateLimit = Type.Object({ id: Type.Integer(), rate_limit: Type.Integer() });
+/** A key changed: its id and the fields the change asked for, as they are now. */
+export const KeyChanged = Type.Object({
+  id: Type.Integer(),
+  rate_limit: Type.Optional(Type.Integer()),
+  name: Type.Optional(NullableString()),
+  scopes: Type.Optional(Type.Array(Type.String())),
+  allowed_ips: Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()])),
+});
 
 export const CreditTopUp = Type.Object({ account: Type.String(), wallet: Type.String(), balance: Credits });
 

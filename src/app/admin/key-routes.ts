@@ -1,15 +1,14 @@
 // The operator's view of an account's API keys, under /admin/api: list them (never the key), make
-// one (shown once), change a key's rate limit, revoke one. Thin adapters over operations.ts.
+// one (shown once), change a key's rate limit, name, scopes or allowed addresses, revoke one. Thin
+// adapters over operations.ts and accounts/key-changes.ts.
 
 import { Type } from "typebox";
-import { GatewayError } from "../../base/core/errors.js";
 import { IdParams } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { KeyRequest } from "../../domain/accounts/index.js";
-import { recordChange } from "../../domain/audit/index.js";
-import { apiKeyRevoked, setApiKeyRateLimit } from "../../domain/auth/index.js";
-import { KeyRateLimit, OperatorApiKey, OperatorCreatedKey, OperatorKeyRevocation } from "./account-schemas.js";
+import { changeKey, KeyChange, KeyRequest } from "../../domain/accounts/index.js";
+import { creatorScopeBits } from "../../domain/auth/index.js";
+import { KeyChanged, OperatorApiKey, OperatorCreatedKey, OperatorKeyRevocation } from "./account-schemas.js";
 import { createKeyFor, keysOf, revokeKey } from "./key-credit-operations.js";
 import { changeDeps, MAX_RATE_LIMIT, parseRateLimit } from "./operations.js";
 
@@ -60,7 +59,8 @@ export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
         ...(body.allowed_ips !== undefined ? { allowedIps: body.allowed_ips } : {}),
       };
       const acting = changeDeps(deps, request);
-      const key = await createKeyFor(acting, request.params.username, options, request.principal!.scopes);
+      const creatorBits = creatorScopeBits(request.principal!, body.scopes);
+      const key = await createKeyFor(acting, request.params.username, options, creatorBits);
       return reply.code(201).send(ok(key));
     },
   );
@@ -75,24 +75,30 @@ export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
     "/keys/:id",
     {
       schema: {
+        summary: "Change a key's rate limit, name, scopes or allowed addresses (each left out is kept)",
         params: IdParams,
-        body: Type.Object({ rate_limit: RateLimit }, { additionalProperties: false }),
-        response: operatorAnswer(KeyRateLimit),
+        body: Type.Object(
+          {
+            rate_limit: Type.Optional(RateLimit),
+            name: KeyChange.properties.name,
+            scopes: KeyChange.properties.scopes,
+            allowed_ips: KeyChange.properties.allowed_ips,
+          },
+          { additionalProperties: false, minProperties: 1 },
+        ),
+        response: operatorAnswer(KeyChanged),
       },
     },
     async (request) => {
       const { id } = request.params;
-      const rateLimit = parseRateLimit(request.body.rate_limit);
-      const acting = changeDeps(deps, request);
-      const { keyHash } = await ctx.store.transaction(async (trx) => {
-        const key = await setApiKeyRateLimit(trx, id, rateLimit);
-        if (!key) throw new GatewayError("not_found", `No API key with id ${id}.`);
-        const change = { action: "key.rate_limit", target: `key ${id}`, accountId: key.accountId };
-        await recordChange(trx, acting, { ...change, after: { rate_limit: rateLimit } });
-        return key;
-      });
-      await apiKeyRevoked(ctx.store, keyHash);
-      return ok({ id, rate_limit: rateLimit });
+      const body = request.body;
+      const rateLimit = body.rate_limit === undefined ? undefined : parseRateLimit(body.rate_limit);
+      const creatorBits = creatorScopeBits(request.principal!, body.scopes);
+      const changes = { ...body, ...(rateLimit !== undefined ? { rate_limit: rateLimit } : {}) };
+      const key = await changeKey(changeDeps(deps, request), id, undefined, changes, creatorBits);
+      // The key's id and the fields asked for, as they are now (in the answer schema's order).
+      const asked = (["rate_limit", "name", "scopes", "allowed_ips"] as const).filter((field) => field in body);
+      return ok({ id: key.id, ...Object.fromEntries(asked.map((field) => [field, key[field]])) });
     },
   );
 }

@@ -16,7 +16,7 @@ import {
 } from "../../delivery/alerts/index.js";
 import { requireAccount } from "../../domain/accounts/index.js";
 import { groupCommand } from "./cli-group-names.js";
-import { onOff, print, table, withStore } from "./cli-support.js";
+import { cliDeps, onOff, print, table, withStore } from "./cli-support.js";
 
 /** `none` clears a URL, an address or a threshold (kept as the word until the change is built). */
 const orNone = (value: string | undefined) => (value === "none" ? null : value);
@@ -128,7 +128,7 @@ export function addAlertCommands(program: Command): void {
       withStore(async (store) => {
         const change = checkChange(changeOf(opts));
         const operator = opts.operator === undefined ? undefined : (await requireAccount(store.db, opts.operator)).id;
-        const shown = await changeAlerts(alertDeps(store), change, operator);
+        const shown = await changeAlerts(alertDeps(store), cliDeps(store), change, operator);
         print(shown, opts.json, () => human(shown));
       }),
     );
@@ -145,12 +145,10 @@ export function addAlertCommands(program: Command): void {
         if (credits !== undefined) {
           const threshold = numberOrNone(credits);
           const change = checkChange({ low_balance: { threshold, wallet: opts.wallet } }).low_balance!;
-          await setAccountThreshold(
-            store,
-            account.id,
-            { wallet: change.wallet ?? "sms", threshold: change.threshold ?? null },
-            systemClock.now().getTime(),
-          );
+          await setAccountThreshold(store, cliDeps(store), account, {
+            wallet: change.wallet ?? "sms",
+            threshold: change.threshold ?? null,
+          });
         }
         const own = await accountThreshold(store.db, account.id);
         const shown = {

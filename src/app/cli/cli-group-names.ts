@@ -9,6 +9,8 @@ export const GROUP_DESCRIPTIONS: Readonly<Record<string, string>> = {
   credits: "manage credits",
   "sender-ids": "manage sender IDs",
   "login-locks": "password logins locked after repeated failures",
+  users: "manage an account's users (console logins with roles) and their invitations",
+  staff: "manage the operator's staff (users of the operator account) and their invitations",
   templates: "manage DLT content templates",
   dlt: "manage DLT entity IDs and headers white-listed per account",
   dnd: "manage the DND registry promotional routes must not reach",

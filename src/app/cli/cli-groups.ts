@@ -19,6 +19,10 @@ export const GROUP_MODULES: readonly GroupModule[] = [
     groups: ["accounts", "keys", "credits", "sender-ids", "login-locks"],
   },
   {
+    load: async () => (await import("./cli-users.js")).addUserCommands,
+    groups: ["users", "staff"],
+  },
+  {
     load: async () => (await import("./cli-sms-rules.js")).addSmsRuleCommands,
     groups: ["templates", "dlt", "dnd"],
   },

@@ -1,7 +1,10 @@
 // CLI commands for an account's API keys: make one (shown once; its scopes and allowed
-// addresses), list them, revoke one. Registered with the account commands; they call
-// admin/key-credit-operations.ts, as the operator API does.
+// addresses), list them, change one's name, scopes, addresses or rate, revoke one. Registered with
+// the account commands; they call admin/key-credit-operations.ts and accounts/key-changes.ts, as
+// the operator API does.
 import type { Command } from "commander";
+import { GatewayError } from "../../base/core/errors.js";
+import { changeKey } from "../../domain/accounts/index.js";
 import { createKeyFor, keysOf, parseRateLimit, revokeKey } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { cliDeps, print, table, wholeNumber, withStore } from "./cli-support.js";
@@ -57,6 +60,37 @@ export function addKeyCommands(program: Command): void {
             "no API keys",
           ),
         );
+      }),
+    );
+  keys
+    .command("set")
+    .description("change a key's name, scopes, allowed addresses or rate (each left out is kept)")
+    .requiredOption("--id <id>", "key id", wholeNumber)
+    .option("--name <name>", "a new label; none removes it")
+    .option("--scopes <list>", "what the key may do, comma-separated: send, read, manage, billing")
+    .option("--allowed-ips <list>", "addresses and CIDR ranges, comma-separated; none: any address")
+    .option("--rate-limit <n>", "requests per minute (0 = unlimited)", wholeNumber)
+    .option("--json", "print JSON")
+    .action((opts) =>
+      withStore(async (store) => {
+        const list = (text: string) => text.split(",").map((item) => item.trim());
+        const changes = {
+          ...(opts.name !== undefined ? { name: opts.name === "none" ? null : opts.name } : {}),
+          ...(opts.scopes !== undefined ? { scopes: list(opts.scopes).filter((scope) => scope !== "") } : {}),
+          ...(opts.allowedIps !== undefined
+            ? { allowed_ips: opts.allowedIps === "none" ? null : list(opts.allowedIps) }
+            : {}),
+          ...(opts.rateLimit !== undefined ? { rate_limit: parseRateLimit(opts.rateLimit) } : {}),
+        };
+        if (Object.keys(changes).length === 0) {
+          throw new GatewayError(
+            "invalid_request",
+            "Give at least one of --name, --scopes, --allowed-ips, --rate-limit.",
+          );
+        }
+        const key = await changeKey(cliDeps(store), opts.id, undefined, changes, undefined);
+        const limits = `scopes ${key.scopes.join(",")}; from ${key.allowed_ips?.join(",") ?? "any address"}`;
+        print(key, opts.json, () => `changed key ${key.id} (${key.prefix}): ${limits}`);
       }),
     );
   keys

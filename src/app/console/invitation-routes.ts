@@ -7,7 +7,7 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { usernamesOf } from "../../domain/accounts/index.js";
-import { acceptInvitation, pendingInvitation } from "../../domain/auth/index.js";
+import { acceptInvitation, loginActor, pendingInvitation } from "../../domain/auth/index.js";
 import { Invitation } from "../../domain/auth/user-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -54,14 +54,12 @@ export function registerInvitationRoutes(scope: TypedRoutes, ctx: Deps): void {
         ctx.store,
         {
           clock: ctx.clock,
-          actor: (user) => ({
-            accountId: user.account_id,
-            username: account,
-            user: user.login,
-            channel: "console",
-            credential: null,
-            address: request.ip,
-          }),
+          actor: (user) =>
+            loginActor({ accountId: user.account_id, username: account }, user.login, {
+              channel: "console",
+              credential: null,
+              address: request.ip,
+            }),
         },
         request.body.token,
         request.body.password,

@@ -20,6 +20,7 @@ import {
   confirmEnrolment,
   findChallenge,
   type LoginIdentity,
+  loginActor,
   loginIdentityOf,
   ownerLogin,
   type Principal,
@@ -49,16 +50,10 @@ interface Enrollee {
   challenge?: string;
 }
 
-function loginActor(principal: Principal, identity: LoginIdentity, address: string, sessionId?: number): Actor {
-  const owner = ownerLogin(principal.accountId, principal.username).login === identity.login;
-  return {
-    accountId: principal.accountId,
-    username: principal.username,
-    ...(owner ? {} : { user: identity.login }),
-    channel: "console",
-    credential: sessionId === undefined ? null : `session:${sessionId}`,
-    address,
-  };
+/** A console login acting on its factor, as the audit log records it (auth's one rule for actor_user). */
+function consoleActor(principal: Principal, identity: LoginIdentity, address: string, sessionId?: number): Actor {
+  const credential = sessionId === undefined ? null : `session:${sessionId}`;
+  return loginActor(principal, identity.login, { channel: "console", credential, address });
 }
 
 export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Promise<void> {
@@ -89,7 +84,7 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
         principal = await ctx.authenticator.bySecondFactor(challenge.accountId, lockedUnder(account), (account) =>
           spendSecondFactor(
             ctx.store,
-            { clock: ctx.clock, actor: loginActor(account, challenge, request.ip) },
+            { clock: ctx.clock, actor: consoleActor(account, challenge, request.ip) },
             challenge,
             code,
           ),
@@ -114,13 +109,18 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
       const account = challenge && (await ctx.authenticator.principalOf(challenge.accountId));
       const principal = account && challenge && (await asUserLogin(db, account, challenge.login));
       if (!challenge || !principal) throw new GatewayError("unauthorized", CHALLENGE_GONE);
-      return { identity: challenge, principal, actor: loginActor(principal, challenge, request.ip), challenge: token };
+      return {
+        identity: challenge,
+        principal,
+        actor: consoleActor(principal, challenge, request.ip),
+        challenge: token,
+      };
     }
     const session = await sessionOf(request, ctx.sessions, "own");
     if (!session) throw new GatewayError("unauthorized", "Not signed in.");
     const { principal } = session;
     const identity = loginIdentityOf(principal);
-    return { identity, principal, actor: loginActor(principal, identity, request.ip, session.id) };
+    return { identity, principal, actor: consoleActor(principal, identity, request.ip, session.id) };
   }
 
   scope.get("/two-factor", { schema: { hide: true } }, async (request) => {

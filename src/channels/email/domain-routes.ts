@@ -1,6 +1,7 @@
 // Sending domains. v2 (the account's API key): the account's domains with their DKIM record, a
 // request for one (pending until an operator approves it), its removal. Operator (/admin/api): an
-// account's domains, one added (approved at once if asked), and the approval or rejection.
+// account's domains, one added (approved at once if asked), and the approval or rejection. Every
+// change is in the audit log, written in the change's transaction (decision 0132).
 
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -8,12 +9,18 @@ import { isoUtc } from "../../base/core/clock.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Db } from "../../base/store/store.js";
 import { APPROVAL_STATUSES, requireAccount } from "../../domain/accounts/index.js";
+import { type Audited, recordChange } from "../../domain/audit/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import { OperatorEmailDomain } from "./admin-schemas.js";
 import {
   addEmailDomain,
   describeEmailDomain,
+  type EmailDomainRow,
+  findDomain,
   listEmailDomains,
+  normalizeDomain,
   removeEmailDomain,
   setEmailDomainStatus,
 } from "./domains.js";
@@ -26,6 +33,21 @@ const resource = { envelope: "status" } as const;
 const tags = ["email"];
 const iso = (ms: number) => isoUtc(new Date(ms));
 const ok = (data: unknown) => ({ status: "success", data });
+/** The audit entry of a domain's change: the domain and its status, never its DKIM key. */
+function domainEntry(action: string, row: EmailDomainRow, before?: { status: string }, after?: { status: string }) {
+  return { action, target: `email domain ${row.domain}`, accountId: row.account_id, before, after };
+}
+
+/** Makes a domain change with its audit entry, in one transaction. */
+function audited(ctx: Deps, who: Audited) {
+  return (change: (trx: Db) => Promise<{ row: EmailDomainRow; entry: ReturnType<typeof domainEntry> }>) =>
+    ctx.store.transaction(async (trx) => {
+      const { row, entry } = await change(trx);
+      await recordChange(trx, who, entry);
+      return row;
+    });
+}
+
 const DomainBody = Type.Object(
   { domain: Type.String({ minLength: 3, maxLength: 253 }) },
   { additionalProperties: false, title: "EmailDomainRequest" },
@@ -62,7 +84,10 @@ export function registerV2EmailDomainRoutes(v2: TypedRoutes, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const row = await addEmailDomain(db, ctx.clock, accountOf(request), request.body.domain);
+      const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
+        const row = await addEmailDomain(trx, ctx.clock, accountOf(request), request.body.domain);
+        return { row, entry: domainEntry("email_domain.request", row, undefined, { status: row.status }) };
+      });
       return reply.code(201).send(ok(describeEmailDomain(row, iso)));
     },
   );
@@ -81,7 +106,10 @@ export function registerV2EmailDomainRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const { domain } = request.params;
-      await removeEmailDomain(db, accountOf(request), domain);
+      await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
+        const row = await removeEmailDomain(trx, accountOf(request), domain);
+        return { row, entry: domainEntry("email_domain.remove", row, { status: row.status }) };
+      });
       return ok({ domain, deleted: true });
     },
   );
@@ -127,8 +155,10 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
     },
     async (request, reply) => {
       const body = request.body;
-      const row = await addEmailDomain(db, ctx.clock, await account(request.params.username), body.domain, {
-        approve: body.approve === true,
+      const accountId = await account(request.params.username);
+      const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
+        const row = await addEmailDomain(trx, ctx.clock, accountId, body.domain, { approve: body.approve === true });
+        return { row, entry: domainEntry("email_domain.add", row, undefined, { status: row.status }) };
       });
       return reply.code(201).send(ok(describeEmailDomain(row, operatorIso)));
     },
@@ -151,12 +181,14 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
     async (request) => {
       const { domain } = request.params;
       const { status } = request.body;
-      return ok(
-        describeEmailDomain(
-          await setEmailDomainStatus(db, ctx.clock, await account(request.params.username), domain, status),
-          operatorIso,
-        ),
-      );
+      const accountId = await account(request.params.username);
+      const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
+        const before = await findDomain(trx, accountId, normalizeDomain(domain));
+        const row = await setEmailDomainStatus(trx, ctx.clock, accountId, domain, status);
+        const action = status === "approved" ? "email_domain.approve" : "email_domain.reject";
+        return { row, entry: domainEntry(action, row, before && { status: before.status }, { status: row.status }) };
+      });
+      return ok(describeEmailDomain(row, operatorIso));
     },
   );
 }

@@ -101,14 +101,17 @@ export async function setEmailDomainStatus(
   return row;
 }
 
-export async function removeEmailDomain(db: Db, accountId: number, raw: string): Promise<void> {
+/** Removes a domain of the account; answers the row removed. */
+export async function removeEmailDomain(db: Db, accountId: number, raw: string): Promise<EmailDomainRow> {
   const domain = normalizeDomain(raw);
-  const result = await db
+  const row = await db
     .deleteFrom("email_domains")
     .where("account_id", "=", accountId)
     .where("domain", "=", domain)
+    .returningAll()
     .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) throw new GatewayError("not_found", `The account has no domain ${domain}.`);
+  if (!row) throw new GatewayError("not_found", `The account has no domain ${domain}.`);
+  return row;
 }
 
 /** Whether the account may send from this address's domain. */

@@ -11,6 +11,7 @@ import { toGatewayError } from "../../base/http/http-errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import { AccountThreshold, AccountThresholdRequest, AlertSettings, AlertSettingsRequest } from "./alert-schemas.js";
 import { changeAlerts, describeAlerts, issueField } from "./operations.js";
 import { type AlertSettingsChange, accountThreshold, setAccountThreshold } from "./settings.js";
@@ -60,7 +61,8 @@ export function registerAlertAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
     async (request) => {
       refuseInvalid(request);
       const change = (request.body ?? {}) as AlertSettingsChange;
-      const data = await changeAlerts(deps, change, request.principal!.accountId);
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const data = await changeAlerts(deps, who, change, request.principal!.accountId);
       return { status: "success", data };
     },
   );
@@ -82,7 +84,7 @@ export function registerAlertAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
       const account = await requireAccount(ctx.store.db, request.params.username);
       const body = request.body as { threshold: number | null; wallet?: Wallet };
       const change = { wallet: body.wallet ?? "sms", threshold: body.threshold };
-      await setAccountThreshold(ctx.store, account.id, change, ctx.clock.now().getTime());
+      await setAccountThreshold(ctx.store, { clock: ctx.clock, actor: actorOf(request) }, account, change);
       const own = await accountThreshold(ctx.store.db, account.id);
       return {
         status: "success",

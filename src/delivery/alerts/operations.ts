@@ -5,6 +5,7 @@ import { Value } from "typebox/value";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError, isGatewayError } from "../../base/core/errors.js";
 import type { Store } from "../../base/store/store.js";
+import type { Audited } from "../../domain/audit/index.js";
 import { activeSecrets, ensureWebhookSecret } from "../../domain/webhooks/settings.js";
 import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
 import { AlertSettingsRequest } from "./alert-schemas.js";
@@ -67,10 +68,15 @@ export async function describeAlerts(deps: AlertDeps) {
 }
 
 /**
- * Applies a change checked whole; `operatorAccountId` (the caller, or the CLI's --operator) signs
+ * Applies a change checked whole, audited as `who`; `operatorAccountId` (the caller, or the CLI's --operator) signs
  * the alert webhooks from now on; undefined keeps the one that set them before.
  */
-export async function changeAlerts(deps: AlertDeps, change: AlertSettingsChange, operatorAccountId?: number) {
+export async function changeAlerts(
+  deps: AlertDeps,
+  who: Audited,
+  change: AlertSettingsChange,
+  operatorAccountId?: number,
+) {
   if (typeof change.url === "string") {
     try {
       checkWebhookUrl(change.url, { allowPrivate: deps.allowPrivate });
@@ -91,6 +97,6 @@ export async function changeAlerts(deps: AlertDeps, change: AlertSettingsChange,
   }
   // The alert webhooks are signed with the operator account's webhook secret.
   if (next.url && operator !== null) await ensureWebhookSecret(deps.store, deps.clock, operator);
-  await writeAlertSettings(deps.store, next, operator, deps.clock.now().getTime());
+  await writeAlertSettings(deps.store, who, next, operator);
   return describeAlerts(deps);
 }

@@ -1,9 +1,10 @@
 // The operator's alert settings (one row of alert_settings, JSON) and each account's low-balance
 // threshold (alert_thresholds): read with their defaults, changed by a partial update that is
-// checked whole before anything is written.
+// checked whole before anything is written, each change with its audit entry in its transaction.
 import { fromMilli, toMilli, type Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../../domain/audit/index.js";
 
 export const ALERT_KINDS = ["low_balance", "connector_down", "webhook_failing", "delivery_rate"] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
@@ -88,18 +89,30 @@ export function applyChange(current: AlertSettings, change: AlertSettingsChange)
   return next;
 }
 
+/** Writes the settings, and their audit entry (`alerts.change`, before → after), in one transaction. */
 export async function writeAlertSettings(
   store: Store,
+  who: Audited,
   settings: AlertSettings,
   operatorAccountId: number | null,
-  now: number,
 ): Promise<void> {
+  const now = who.clock.now().getTime();
   const values = { settings: JSON.stringify(settings), operator_account_id: operatorAccountId, updated_at: now };
-  await store.db
-    .insertInto("alert_settings")
-    .values({ id: 1, ...values })
-    .onConflict((oc) => oc.column("id").doUpdateSet(values))
-    .execute();
+  await store.transaction(async (trx) => {
+    const before = await readAlertSettings(trx);
+    await trx
+      .insertInto("alert_settings")
+      .values({ id: 1, ...values })
+      .onConflict((oc) => oc.column("id").doUpdateSet(values))
+      .execute();
+    await recordChange(trx, who, {
+      action: "alerts.change",
+      target: "alert settings",
+      accountId: null,
+      before: { ...before.settings, operator_account_id: before.operatorAccountId },
+      after: { ...settings, operator_account_id: operatorAccountId },
+    });
+  });
 }
 
 /** An account's own low-balance threshold: wallet and credits. */
@@ -122,21 +135,37 @@ export async function accountThreshold(db: Db, accountId: number): Promise<Accou
   return (await accountThresholds(db)).find((row) => row.account_id === accountId);
 }
 
-/** Sets (or, with null, removes) an account's own threshold. */
+/** Sets (or, with null, removes) an account's own threshold, audited (`alerts.threshold`) in its transaction. */
 export async function setAccountThreshold(
   store: Store,
-  accountId: number,
+  who: Audited,
+  account: { id: number; username: string },
   change: { wallet: Wallet; threshold: number | null },
-  now: number,
 ): Promise<void> {
-  if (change.threshold === null) {
-    await store.db.deleteFrom("alert_thresholds").where("account_id", "=", accountId).execute();
-    return;
-  }
-  const values = { wallet: change.wallet, threshold: toMilli(change.threshold, "threshold"), updated_at: now };
-  await store.db
-    .insertInto("alert_thresholds")
-    .values({ account_id: accountId, ...values })
-    .onConflict((oc) => oc.column("account_id").doUpdateSet(values))
-    .execute();
+  const now = who.clock.now().getTime();
+  const threshold = change.threshold === null ? null : toMilli(change.threshold, "threshold");
+  await store.transaction(async (trx) => {
+    const before = await trx
+      .selectFrom("alert_thresholds")
+      .select(["wallet", "threshold"])
+      .where("account_id", "=", account.id)
+      .executeTakeFirst();
+    if (threshold === null) {
+      await trx.deleteFrom("alert_thresholds").where("account_id", "=", account.id).execute();
+    } else {
+      const values = { wallet: change.wallet, threshold, updated_at: now };
+      await trx
+        .insertInto("alert_thresholds")
+        .values({ account_id: account.id, ...values })
+        .onConflict((oc) => oc.column("account_id").doUpdateSet(values))
+        .execute();
+    }
+    await recordChange(trx, who, {
+      action: "alerts.threshold",
+      target: `low-balance threshold of ${account.username}`,
+      accountId: account.id,
+      before: before ? { wallet: before.wallet, threshold: fromMilli(before.threshold) } : { threshold: null },
+      after: threshold === null ? { threshold: null } : { wallet: change.wallet, threshold: fromMilli(threshold) },
+    });
+  });
 }

@@ -41,7 +41,9 @@
 //   usage.ts           what an account spent in a window of its own days; its current row;
 //                      AccountTraffic, what the routes read of messages/ (handed in by app/); every
 //                      customer's balance in one wallet (the low-balance alert's)
-//   key-routes.ts      GET/POST /api/v2/keys, DELETE /api/v2/keys/{id}: the account's own keys
+//   key-routes.ts      GET/POST /api/v2/keys, PATCH|DELETE /api/v2/keys/{id}: the account's own keys
+//   key-changes.ts     a key's request body, its limits as answered, a key's name, scopes and
+//                      allowed addresses changed after it is made (v2, the operator API, the CLI)
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)
 //   v2-schemas.ts      their request bodies and answers as schemas
@@ -67,7 +69,7 @@ export * from "./dlt.js";
 export * from "./dlt-chains.js";
 export * from "./dlt-links.js";
 export * from "./dnd.js";
-export { KeyRequest, keyLimits } from "./key-routes.js";
+export { changeKey, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
 export * from "./pending-requests.js";

@@ -1,5 +1,5 @@
 // An account's own API keys on v2: list them (never the key itself), create one (shown once),
-// revoke one. The operator's equivalents are under /admin/api (admin/routes.ts).
+// change one's name, scopes and allowed addresses, revoke one. The operator's equivalents are under /admin/api (admin/routes.ts).
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
@@ -11,46 +11,21 @@ import type { AccountRole } from "../../base/store/schema.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import {
   actorOf,
-  allowedIpsOf,
   allowedIpsToStore,
   apiKeyRevoked,
   createApiKey,
+  creatorScopeBits,
   DEFAULT_RATE_LIMIT,
-  KEY_SCOPES,
   keyScopesToStore,
   listApiKeys,
   revokeApiKey,
-  scopeNames,
 } from "../auth/index.js";
+import { changeKey, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
 import { ApiKey, CreatedKey, KeyRevocation } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 
 const iso = (ms: number) => isoUtc(new Date(ms));
-
-/** The body of POST /api/v2/keys (and of a parent's key for its sub-account). */
-export const KeyRequest = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    scopes: Type.Optional(
-      Type.Array(Type.Union(KEY_SCOPES.map((scope) => Type.Literal(scope))), {
-        maxItems: KEY_SCOPES.length,
-        description: "What the key may do (docs/api.md, Key scopes); every scope of the account when left out.",
-      }),
-    ),
-    allowed_ips: Type.Optional(
-      Type.Union([Type.Array(Type.String({ maxLength: 64 }), { maxItems: 100 }), Type.Null()], {
-        description: "Addresses and CIDR ranges (IPv4, IPv6) the key may be used from; anywhere when left out.",
-      }),
-    ),
-  },
-  { additionalProperties: false, title: "ApiKeyRequest" },
-);
-
-/** The scopes and allow-list of a key row as listings answer them. */
-export function keyLimits(key: { scopes: string | null; allowed_ips: string | null }, role: AccountRole) {
-  return { scopes: scopeNames(key.scopes, role), allowed_ips: allowedIpsOf(key.allowed_ips) };
-}
 
 /**
  * A new key of the account, as POST /api/v2/keys answers it (the key shown this once). A scoped
@@ -146,7 +121,31 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       const principal = request.principal!;
       const account = { id: principal.accountId, role: principal.role };
       const who = { ...ctx, actor: actorOf(request) };
-      return reply.code(201).send(await newKeyAnswer(who, account, request.body, principal.scopes));
+      const creatorBits = creatorScopeBits(principal, request.body.scopes);
+      return reply.code(201).send(await newKeyAnswer(who, account, request.body, creatorBits));
+    },
+  );
+
+  v2.patch(
+    "/keys/:id",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "updateApiKey",
+        summary:
+          "Changes a key's name, scopes or allowed addresses (each left out is kept); the new limits apply to its next request",
+        tags: ["account"],
+        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
+        body: KeyChange,
+        response: { 200: resourceAnswer(ApiKey) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const who = { ...ctx, actor: actorOf(request) };
+      const creatorBits = creatorScopeBits(principal, request.body.scopes);
+      const key = await changeKey(who, pathId(request.params.id), principal.accountId, request.body, creatorBits);
+      return { status: "success", data: key };
     },
   );
 

@@ -8,9 +8,10 @@ import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { actorOf } from "../auth/index.js";
+import { actorOf, creatorScopeBits } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
-import { KeyRequest, newKeyAnswer } from "./key-routes.js";
+import { KeyRequest } from "./key-changes.js";
+import { newKeyAnswer } from "./key-routes.js";
 import { createSubAccount, fundSubAccount, listSubAccounts, requireSubAccount } from "./resellers.js";
 import { CreatedKey, SubAccount, SubAccountFunding, SubAccountRequest } from "./v2-schemas.js";
 
@@ -113,7 +114,8 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
     async (request, reply) => {
       const sub = await requireSubAccount(db, request.principal!.accountId, request.params.username);
       const who = { ...ctx, actor: actorOf(request) };
-      const answer = await newKeyAnswer(who, sub, request.body, request.principal!.scopes);
+      const creatorBits = creatorScopeBits(request.principal!, request.body.scopes);
+      const answer = await newKeyAnswer(who, sub, request.body, creatorBits);
       return reply.code(201).send(answer);
     },
   );

@@ -86,17 +86,18 @@ export async function revokeApiKey(
   return row ? { accountId: row.account_id, keyHash: row.key_hash } : undefined;
 }
 
-/** Sets a key's rate limit; answers the key's hash and account, or undefined for an unknown key. */
-export async function setApiKeyRateLimit(
+/** A live key's row by id (of `ownerId`'s keys, when given), or undefined. */
+export async function findLiveApiKey(db: Db, keyId: number, ownerId?: number) {
+  let query = db.selectFrom("api_keys").selectAll().where("id", "=", keyId).where("revoked_at", "is", null);
+  if (ownerId !== undefined) query = query.where("account_id", "=", ownerId);
+  return query.executeTakeFirst();
+}
+
+/** Changes a key's name, scopes, allowed_ips or rate (as key-scopes.ts stores them); answers the row after. */
+export async function updateApiKey(
   db: Db,
   keyId: number,
-  rateLimit: number,
-): Promise<{ keyHash: string; accountId: number } | undefined> {
-  const row = await db
-    .updateTable("api_keys")
-    .set({ rate_limit: rateLimit })
-    .where("id", "=", keyId)
-    .returning(["key_hash", "account_id"])
-    .executeTakeFirst();
-  return row ? { keyHash: row.key_hash, accountId: row.account_id } : undefined;
+  set: { name?: string | null; scopes?: string | null; allowed_ips?: string | null; rate_limit?: number },
+) {
+  return db.updateTable("api_keys").set(set).where("id", "=", keyId).returningAll().executeTakeFirstOrThrow();
 }

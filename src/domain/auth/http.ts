@@ -2,6 +2,7 @@
 import { parse as parseCookies } from "cookie";
 import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../../base/core/errors.js";
+import { usernameKey } from "../../base/core/usernames.js";
 import type { Actor } from "../audit/index.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { admitCredential, type RouteScope } from "./key-scopes.js";
@@ -165,6 +166,33 @@ export function admitCaller(request: FastifyRequest, principal: Principal, http?
 }
 
 /**
+ * The audit log's actor for an account's login (decision 0126), the one rule every caller uses:
+ * `actor_user` is the login that acted, the account's username for its owner login (however
+ * the login was written), a user's login otherwise; left out when no login acted (an API key,
+ * a password login: they act as the account).
+ */
+export function loginActor(
+  principal: { accountId: number; username: string },
+  login: string | undefined,
+  how: { channel: Actor["channel"]; credential: string | null; address: string | null },
+): Actor {
+  const user =
+    login === undefined
+      ? undefined
+      : usernameKey(login) === usernameKey(principal.username)
+        ? principal.username
+        : login;
+  return {
+    accountId: principal.accountId,
+    username: principal.username,
+    ...(user !== undefined ? { user } : {}),
+    channel: how.channel,
+    credential: how.credential,
+    address: how.address,
+  };
+}
+
+/**
  * Who is changing something through an authenticated request, as the audit log records it: the
  * account, its console session or API key (the operator API's for an operator key on
  * /admin/api), and the client's address (the forwarded one behind a trusted proxy).
@@ -174,16 +202,12 @@ export function actorOf(request: FastifyRequest): Actor {
   if (!principal) throw new Error(`actorOf: ${request.method} ${request.url} is not authenticated`);
   const session = principal.sessionId;
   const operatorKey = request.url.startsWith("/admin/") && principal.role === "operator";
-  return {
-    accountId: principal.accountId,
-    username: principal.username,
+  return loginActor(principal, principal.login, {
     channel: session !== undefined ? "console" : operatorKey ? "operator_api" : "api",
     credential:
       session !== undefined ? `session:${session}` : principal.keyId !== undefined ? `key:${principal.keyId}` : null,
     address: request.ip,
-    // The user signed in (the owner's login is the username); a key acts as the account.
-    ...(principal.login !== undefined ? { user: principal.login } : {}),
-  };
+  });
 }
 
 /** The parameters of a legacy-style request: query and form body merged (body wins). */

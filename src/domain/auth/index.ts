@@ -1,7 +1,7 @@
 // auth/: Who is calling.
 //
 // Its files (others import this folder through this index only):
-//   api-keys.ts        create (shown once), hash (SHA-256), list, revoke, set rate
+//   api-keys.ts        create (shown once), hash (SHA-256), list, revoke, change (name, scopes, addresses, rate)
 //   passwords.ts       argon2 hashing; the verified username+password cache (HMAC-keyed); the dummy hash
 //                      an unknown username's password is checked against (same time as a wrong one)
 //   authenticator.ts   credentials → Principal, with the key cache and the login lock-out
@@ -28,6 +28,8 @@
 //   key-principals.ts  an API key read with its account as the principal it stands for (scopes, allow-list)
 //   user-roles.ts      the roles of users and staff, the capabilities each has (no imports: the console's too)
 //   users.ts           an account's users: add (with a password, or an invitation), change, remove, accept
+//   invitations.ts     an invitation sent again: a new single-use link, the old one dead at once
+//   own-password.ts    a user's own password change: other sessions ended, this one kept, audited
 //   user-schemas.ts    the users' and sessions' answers as schemas (typebox only: the console's types)
 //   session-lists.ts   a user's own sessions listed and ended; a user's all ended by an owner
 //   key-scopes.ts      what a credential may do: a key's scopes (send, read, manage, billing) and address
@@ -39,8 +41,10 @@ export * from "./api-keys.js";
 export { accountCredentialsChanged, apiKeyRevoked, clearLoginLocks } from "./auth-changes.js";
 export * from "./authenticator.js";
 export * from "./http.js";
+export * from "./invitations.js";
 export * from "./key-scopes.js";
 export * from "./login-locks.js";
+export * from "./own-password.js";
 export * from "./passwords.js";
 export * from "./rate-limits.js";
 export * from "./session-lists.js";

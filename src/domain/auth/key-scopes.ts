@@ -5,14 +5,7 @@
 import { addressMatcher, normalizeAddressRanges } from "../../base/core/address-ranges.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { AccountRole } from "../../base/store/schema.js";
-
-/**
- * `send`: sends of every channel; `read`: messages, reports, lists, settings as they are;
- * `manage`: changing settings, templates, sender IDs, webhooks, keys, sub-accounts;
- * `billing`: balances, the ledger, price cards, credits moved.
- */
-export const KEY_SCOPES = ["send", "read", "manage", "billing"] as const;
-export type KeyScope = (typeof KEY_SCOPES)[number];
+import { KEY_SCOPES, type KeyScope, scopesOfUserRole, type UserRole } from "./user-roles.js";
 
 /** What a route needs: one scope, or `all` (a route the table has no row for: only a key with every scope opens it). */
 export type RouteScope = KeyScope | "all";
@@ -75,6 +68,31 @@ export function keyScopesToStore(
     );
   }
   return (asked ? mine.filter((scope) => asked.includes(scope)) : mine).join(",");
+}
+
+/**
+ * The scope bits a caller may give a key it makes or edits: its key's own (a scoped key), within
+ * its user's role; undefined when nothing limits it (an owner's session, a key with every scope).
+ * Asking for a scope beyond the role is refused here (403 insufficient_role, field `scopes`).
+ */
+export function creatorScopeBits(
+  caller: { scopes?: number | undefined; userRole?: UserRole | undefined },
+  asked: readonly string[] | undefined,
+): number | undefined {
+  if (caller.userRole === undefined) return caller.scopes;
+  const ofRole = scopesOfUserRole(caller.userRole);
+  const beyond = asked?.find((scope) => KEY_SCOPES.includes(scope as KeyScope) && !ofRole.includes(scope as KeyScope));
+  if (beyond !== undefined) {
+    throw new GatewayError(
+      "insufficient_role",
+      `The role ${caller.userRole} cannot give a key "${beyond}": its keys have at most ${ofRole.join(", ") || "no scope"}.`,
+      { field: "scopes", user_role: caller.userRole },
+    );
+  }
+  let roleBits = 0;
+  for (const scope of ofRole) roleBits |= BIT[scope];
+  if (caller.scopes === undefined) return roleBits === ALL_BITS ? undefined : roleBits;
+  return caller.scopes & roleBits;
 }
 
 /** An allow-list as asked, checked and stored comma-separated; null (anywhere) for none or an empty list. */

@@ -1,9 +1,10 @@
 // The sessions a user can see and end (issue 42, item 5; decision 0127): their own signed-in
 // sessions (device, address, last use), one of them or every other ended; an owner or operator
 // admin ends all of a user's. Every ending is in the audit log.
+import { createHash } from "node:crypto";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
-import type { Store } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 
 /** Whose sessions: an account's owner login (userId null) or one of its users. */
@@ -65,4 +66,30 @@ export async function endSessions(
     }
     return ended;
   });
+}
+
+/**
+ * After `owner` changed their own password (`passwordHash`, as stored): every other session of
+ * theirs is ended, and `keep` (the session the change came with) is stamped with the new
+ * credential, so it stays signed in while the stamp ends any session missed here. Run in the
+ * change's transaction; answers how many ended.
+ */
+export async function keepOnlySession(
+  trx: Db,
+  owner: Omit<SessionOwner, "login">,
+  keep: number | undefined,
+  passwordHash: string,
+): Promise<number> {
+  let query = trx
+    .deleteFrom("console_sessions")
+    .where("account_id", "=", owner.accountId)
+    .where("viewer_account_id", "is", null);
+  query = owner.userId === null ? query.where("user_id", "is", null) : query.where("user_id", "=", owner.userId);
+  if (keep !== undefined) query = query.where("id", "!=", keep);
+  const ended = Number((await query.executeTakeFirst()).numDeletedRows);
+  if (keep !== undefined) {
+    const stamp = createHash("sha256").update(passwordHash).digest("hex");
+    await trx.updateTable("console_sessions").set({ credential_stamp: stamp }).where("id", "=", keep).execute();
+  }
+  return ended;
 }

@@ -1,5 +1,6 @@
-// The roles of an account's users and of the operator's staff (issue 42, item 1; decision 0126).
-// No imports: the console reads these lists too.
+// The roles of an account's users and of the operator's staff (issue 42, item 1; decision 0126),
+// and the key scopes each role may give a key (decision 0132). No imports: the console reads
+// these lists too.
 
 /** A customer account's users: `owner` is the account's own username and password. */
 export const ACCOUNT_USER_ROLES = ["owner", "admin", "developer", "support", "billing"] as const;
@@ -54,4 +55,30 @@ export function roleAllows(role: UserRole, capability: Capability): boolean {
 /** The role of an account's own login (its username and password, and its API keys). */
 export function ownerRoleOf(accountRole: "customer" | "operator"): UserRole {
   return accountRole === "operator" ? "operator_admin" : "owner";
+}
+
+/**
+ * `send`: sends of every channel; `read`: messages, reports, lists, settings as they are;
+ * `manage`: changing settings, templates, sender IDs, webhooks, keys, sub-accounts;
+ * `billing`: balances, the ledger, price cards, credits moved.
+ */
+export const KEY_SCOPES = ["send", "read", "manage", "billing"] as const;
+export type KeyScope = (typeof KEY_SCOPES)[number];
+
+/** The scope each capability of a role stands for: what a key made or edited by that role may have. */
+const SCOPE_OF_CAPABILITY: Partial<Record<Capability, KeyScope>> = {
+  read: "read",
+  staff_read: "read",
+  send: "send",
+  develop: "manage",
+  manage: "manage",
+  staff_admin: "manage",
+  money: "billing",
+  staff_money: "billing",
+};
+
+/** The scopes a user of `role` may give a key (decision 0132): a developer's keys cannot move money. */
+export function scopesOfUserRole(role: UserRole): KeyScope[] {
+  const capabilities = ROLE_CAPABILITIES[role];
+  return KEY_SCOPES.filter((scope) => capabilities.some((c) => SCOPE_OF_CAPABILITY[c] === scope));
 }

@@ -1,5 +1,5 @@
-// The answers of the users, staff and sessions routes as schemas (typebox only: the console types
-// its Users, Staff and Sessions pages with them).
+// The answers of the users, staff, sessions and password routes as schemas (typebox only: the
+// console types its Users, Staff and Sessions pages with them).
 import { Type } from "typebox";
 import { NullableString, NullableTime, OneOf, Time } from "../../base/http/answer-schemas.js";
 
@@ -53,3 +53,13 @@ export const Invitation = Type.Object({
   user_role: Type.String(),
   expires_at: Time,
 });
+
+/** A login's own password changed (PUT /api/v2/password). */
+export const PasswordChanged = Type.Object(
+  {
+    login: Type.String(),
+    /** The login's other console sessions, ended by the change (the one it came with stays). */
+    sessions_ended: Type.Integer(),
+  },
+  { title: "PasswordChanged" },
+);

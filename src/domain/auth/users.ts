@@ -62,10 +62,11 @@ function checkRole(account: UsersAccount, role: string): UserRole {
   return role as UserRole;
 }
 
-function checkPassword(password: string): void {
+/** Refuses a user's password shorter than PASSWORD_MIN_LENGTH, naming `field`. */
+export function checkPassword(password: string, field = "password"): void {
   if (password.length < PASSWORD_MIN_LENGTH) {
-    throw new GatewayError("invalid_request", `password must be at least ${PASSWORD_MIN_LENGTH} characters.`, {
-      field: "password",
+    throw new GatewayError("invalid_request", `${field} must be at least ${PASSWORD_MIN_LENGTH} characters.`, {
+      field,
     });
   }
 }

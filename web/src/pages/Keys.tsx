@@ -1,30 +1,20 @@
 // The account's API keys: create one (shown once, here) with its scopes and the addresses it may
-// be used from, list them with theirs, revoke one.
+// be used from, list them with theirs, change one's name and limits (key-edit.tsx), revoke one.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
-import type { ApiKey, CreatedKey } from "../types.js";
-import { Busy, ErrorNotice, Field, NewKeyNotice, PageTitle, StatusBadge } from "../ui.js";
+import { type ApiKey, type CreatedKey, scopesOfUserRole } from "../types.js";
+import { Busy, ErrorNotice, Field, NewKeyNotice, PageTitle, StatusBadge, Success } from "../ui.js";
+import { addressList, KeyEdit, SCOPES, ScopeChecks } from "./key-edit.js";
 
-/** The scopes, as the server names them, and what each opens (docs/api.md, Key scopes). */
-const SCOPES = [
-  ["send", "Send: every channel's sends, and cancelling one"],
-  ["read", "Read: messages, reports, lists and settings"],
-  ["manage", "Manage: templates, sender IDs, webhooks, keys, sub-accounts"],
-  ["billing", "Billing: balance, credit history, prices, credit transfers"],
-] as const;
-
-/** The request's body: only what was asked (no scope ticked off, no address: the server's defaults). */
-function keyRequest(name: string, scopes: Set<string>, addresses: string) {
-  const allowed = addresses
-    .split(/[\s,]+/)
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
+/** The request's body: only what was asked (no offered scope ticked off, no address: the server's defaults). */
+function keyRequest(name: string, offered: readonly string[], scopes: Set<string>, addresses: string) {
+  const allowed = addressList(addresses);
   return {
     ...(name.trim() ? { name } : {}),
-    ...(scopes.size < SCOPES.length ? { scopes: SCOPES.map(([scope]) => scope).filter((s) => scopes.has(s)) } : {}),
+    ...(scopes.size < offered.length ? { scopes: SCOPES.map(([scope]) => scope).filter((s) => scopes.has(s)) } : {}),
     ...(allowed.length > 0 ? { allowed_ips: allowed } : {}),
   };
 }
@@ -33,16 +23,20 @@ export default function Keys() {
   const session = useSignedIn();
   const queryClient = useQueryClient();
   const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<Set<string>>(() => new Set(SCOPES.map(([scope]) => scope)));
+  // The scopes this role may give a key: a developer's keys never move money.
+  const offered = scopesOfUserRole(session.user_role);
+  const [scopes, setScopes] = useState<Set<string>>(() => new Set(offered));
   const [addresses, setAddresses] = useState("");
   const [confirming, setConfirming] = useState<number>();
+  const [editing, setEditing] = useState<number>();
+  const [edited, setEdited] = useState<string>();
   const keys = useQuery({ queryKey: ["keys"], queryFn: () => data<ApiKey[]>("/api/v2/keys") });
   const create = useMutation({
-    mutationFn: () => data<CreatedKey>("/api/v2/keys", { json: keyRequest(name, scopes, addresses) }),
+    mutationFn: () => data<CreatedKey>("/api/v2/keys", { json: keyRequest(name, offered, scopes, addresses) }),
     onSuccess: () => {
       setName("");
       setAddresses("");
-      setScopes(new Set(SCOPES.map(([scope]) => scope)));
+      setScopes(new Set(offered));
       void queryClient.invalidateQueries({ queryKey: ["keys"] });
     },
   });
@@ -72,25 +66,7 @@ export default function Keys() {
             onChange={(event) => setName(event.target.value)}
           />
         </Field>
-        <fieldset className="variables">
-          <legend>What the key may do</legend>
-          {SCOPES.map(([scope, label]) => (
-            <div className="check" key={scope}>
-              <input
-                id={`scope-${scope}`}
-                type="checkbox"
-                checked={scopes.has(scope)}
-                onChange={(event) => {
-                  const next = new Set(scopes);
-                  if (event.target.checked) next.add(scope);
-                  else next.delete(scope);
-                  setScopes(next);
-                }}
-              />
-              <label htmlFor={`scope-${scope}`}>{label}</label>
-            </div>
-          ))}
-        </fieldset>
+        <ScopeChecks prefix="scope" offered={offered} scopes={scopes} onChange={setScopes} />
         <Field
           label="Allowed addresses"
           id="key-allowed-ips"
@@ -153,9 +129,20 @@ export default function Keys() {
                         </button>
                       </>
                     ) : (
-                      <button type="button" onClick={() => setConfirming(key.id)}>
-                        Revoke {key.prefix}…
-                      </button>
+                      <>
+                        <button
+                          type="button"
+                          onClick={() => {
+                            setEdited(undefined);
+                            setEditing(key.id);
+                          }}
+                        >
+                          Change {key.prefix}…
+                        </button>{" "}
+                        <button type="button" onClick={() => setConfirming(key.id)}>
+                          Revoke {key.prefix}…
+                        </button>
+                      </>
                     )}
                   </td>
                 </tr>
@@ -163,6 +150,18 @@ export default function Keys() {
             </tbody>
           </table>
         </div>
+      ) : null}
+      {edited ? <Success>{edited}</Success> : null}
+      {editing !== undefined && keys.data?.some((key) => key.id === editing) ? (
+        <KeyEdit
+          key={editing}
+          apiKey={keys.data.find((key) => key.id === editing)!}
+          offered={offered}
+          onDone={(message) => {
+            setEditing(undefined);
+            setEdited(message);
+          }}
+        />
       ) : null}
     </>
   );

@@ -1,11 +1,12 @@
-// Your signed-in sessions (/api/v2/sessions): device, address, last use; end one, or every
-// other one (this one stays).
+// Your login: your signed-in sessions (/api/v2/sessions: device, address, last use; end one, or
+// every other one, this one stays) and your password (password-change.tsx).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
 import type { ConsoleSession } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, Success } from "../ui.js";
+import { PasswordChange } from "./password-change.js";
 
 export default function Sessions() {
   const session = useSignedIn();
@@ -66,6 +67,7 @@ export default function Sessions() {
           </table>
         </div>
       ) : null}
+      {session.viewer ? null : <PasswordChange login={session.login} />}
     </>
   );
 }

@@ -1,6 +1,7 @@
 // The account's users (/api/v2/users) or the operator's staff (/admin/api/staff): add one with a
-// password, or invite one (the link shown here once, and emailed); change a role; end a user's
-// sessions; remove one. A new role or password ends the user's sessions.
+// password, or invite one (the link shown here once, and emailed), or send an invited one a new
+// link; change a role; end a user's sessions; remove one. A new role or password ends the user's
+// sessions.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
@@ -20,6 +21,8 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
   const [role, setRole] = useState(kind === "staff" ? "operator_support" : "support");
   const [password, setPassword] = useState("");
   const [done, setDone] = useState<string>();
+  /** The last invitation made here: its link is shown this once. */
+  const [shown, setShown] = useState<CreatedUser>();
   const users = useQuery({ queryKey: [base], queryFn: () => data<User[]>(base) });
   const refresh = () => void queryClient.invalidateQueries({ queryKey: [base] });
   const create = useMutation({
@@ -36,7 +39,16 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
       setLogin("");
       setEmail("");
       setPassword("");
+      setShown(user.invitation ? user : undefined);
       setDone(user.invitation ? undefined : `${user.login} can sign in now.`);
+      refresh();
+    },
+  });
+  const reinvite = useMutation({
+    mutationFn: (who: string) => data<CreatedUser>(`${base}/${encodeURIComponent(who)}/invitation`, { method: "POST" }),
+    onSuccess: (user) => {
+      setShown(user);
+      setDone(undefined);
       refresh();
     },
   });
@@ -59,7 +71,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
     setDone(undefined);
     create.mutate();
   };
-  const invitation = create.data?.invitation;
+  const invitation = shown?.invitation;
 
   return (
     <>
@@ -100,7 +112,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
       {invitation ? (
         <div className="notice" role="status" data-testid="invitation">
           <p>
-            Invitation link for {create.data?.login}, shown only now
+            Invitation link for {shown?.login}, shown only now
             {invitation.emailed ? " (also emailed)" : ""}; it works once, until{" "}
             {formatTime(invitation.expires_at, session.time_zone)}:
           </p>
@@ -109,6 +121,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
       ) : null}
       {done ? <Success>{done}</Success> : null}
       <ErrorNotice error={change.error} title="Not changed" />
+      <ErrorNotice error={reinvite.error} title="Not sent" />
       <ErrorNotice error={users.error} />
       {users.data ? (
         <div className="table-wrap">
@@ -145,6 +158,13 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
                     <StatusBadge status={user.status} />
                   </td>
                   <td className="actions">
+                    {user.status === "invited" ? (
+                      <>
+                        <button type="button" disabled={reinvite.isPending} onClick={() => reinvite.mutate(user.login)}>
+                          Send a new invitation to {user.login}
+                        </button>{" "}
+                      </>
+                    ) : null}
                     <button
                       type="button"
                       onClick={() => change.mutate({ login: user.login, path: "/sessions", method: "DELETE" })}
