@@ -3,9 +3,9 @@
 // and given back to REFUND_CARRIER_REASONS. They call the functions the operator API calls.
 import type { Command } from "commander";
 import { loadConfig } from "../../base/runtime/config.js";
+import type { Store } from "../../base/store/store.js";
 import { changeErrorCode } from "../../delivery/carriers/error-code-routes.js";
 import { changeRefundChoice, describeRefundPolicy } from "../../delivery/carriers/refund-policy.js";
-import type { Store } from "../../base/store/store.js";
 import { cliDeps, print, table, withStore } from "./cli-support.js";
 
 async function showPolicy(store: Store, json: boolean | undefined): Promise<void> {
@@ -48,7 +48,9 @@ export function addCarrierReasonCommands(carriers: Command): void {
     );
   carriers
     .command("show-refunds")
-    .description("whether carrier failures of each reason are refunded: the operator's choice, else REFUND_CARRIER_REASONS")
+    .description(
+      "whether carrier failures of each reason are refunded: the operator's choice, else REFUND_CARRIER_REASONS",
+    )
     .option("--json", "print JSON")
     .action((opts) => withStore((store) => showPolicy(store, opts.json)));
   carriers

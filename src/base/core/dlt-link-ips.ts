@@ -48,7 +48,10 @@ export function isBareIpLink(value: string): boolean {
  * that starts first is the link (`http://1.2.3.4/x` is linkify's; `1.2.3.4/app.ru` is the IP
  * link, not linkify's `app.ru` inside it).
  */
-export function withBareIpLinks<T extends { start: number; end: number }>(tokens: T[], ips: IpToken[]): (T | IpToken)[] {
+export function withBareIpLinks<T extends { start: number; end: number }>(
+  tokens: T[],
+  ips: IpToken[],
+): (T | IpToken)[] {
   if (ips.length === 0) return tokens;
   const all = [...tokens, ...ips].sort((a, b) => a.start - b.start || b.end - a.end);
   const kept: (T | IpToken)[] = [];

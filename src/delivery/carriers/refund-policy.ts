@@ -23,7 +23,9 @@ export async function readRefundChoices(db: Db): Promise<RefundChoices> {
   const row = await db.selectFrom("settings").select("value").where("key", "=", POLICY_KEY).executeTakeFirst();
   if (!row) return {};
   const parsed = JSON.parse(row.value) as Record<string, unknown>;
-  return Object.fromEntries(Object.entries(parsed).filter(([, refund]) => typeof refund === "boolean")) as RefundChoices;
+  return Object.fromEntries(
+    Object.entries(parsed).filter(([, refund]) => typeof refund === "boolean"),
+  ) as RefundChoices;
 }
 
 /** The reasons whose carrier failures are refunded: the default's, with the operator's choices over it. */

@@ -135,9 +135,9 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
     );
     await cliOk(["carriers", "add", "--file", definition], env);
     const set = ["carriers", "set-error-code", "--connector", "one-code", "--code", "E:17"];
-    expect(await cliOk([...set, "--reason", "dlt_entity_blacklisted", "--description", "Entity blacklisted"], env)).toBe(
-      "one-code maps E:17 to dlt_entity_blacklisted\n",
-    );
+    expect(
+      await cliOk([...set, "--reason", "dlt_entity_blacklisted", "--description", "Entity blacklisted"], env),
+    ).toBe("one-code maps E:17 to dlt_entity_blacklisted\n");
     expect(await cliOk(["carriers", "show-error-codes", "--connector", "one-code"], env)).toMatch(
       /^E:17\s+dlt_entity_blacklisted\s+connector\s+Entity blacklisted$/m,
     );

@@ -5,6 +5,8 @@
 // removed, a removal another operator made first refused in words), then receipts refunded as
 // the page said — with axe and no sideways scroll.
 import { beforeAll, expect, it } from "vitest";
+import { until } from "../../channels/smpp-server/client.js";
+import { fakeSmsc } from "../../delivery/carriers/smpp-helpers.js";
 import {
   describeInBrowser,
   expectAccessible,
@@ -17,8 +19,6 @@ import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { milli } from "../../helpers/resellers.js";
 import { sendSms, waitForStatus } from "../../helpers/sms.js";
-import { until } from "../../channels/smpp-server/client.js";
-import { fakeSmsc } from "../../delivery/carriers/smpp-helpers.js";
 
 describeInBrowser("console in the browser: carriers' error codes and refunds", () => {
   const browser = useBrowser();
@@ -154,7 +154,9 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
       expect(await form.getByLabel("Carrier failures for it").inputValue()).toBe("refund");
       await form.getByLabel("Carrier failures for it").selectOption("keep");
       await form.getByRole("button", { name: "Save choice" }).click();
-      await page.getByText("Carrier failures for dlt_template_mismatch are not refunded from the next report on.").waitFor();
+      await page
+        .getByText("Carrier failures for dlt_template_mismatch are not refunded from the next report on.")
+        .waitFor();
       await expect.poll(() => policyOf("dlt_template_mismatch")).toBe("no your choice");
       await expectNoHorizontalScroll(page, "carrier refunds page with choices");
 

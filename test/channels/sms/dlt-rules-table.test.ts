@@ -91,7 +91,10 @@ const ROWS: Row[] = [
   unlistedLink("a bare IP address with a port", "Get the app at 45.67.89.10:8080/x today", "45.67.89.10:8080/x"),
   unlistedLink("an IP address after http://", "Get the app at http://1.2.3.4 today", "http://1.2.3.4"),
   unlistedLink("a bare IP address alone, no port or path", "Get the app at 1.2.3.4 today", "1.2.3.4"),
-  passes("url", "a white-listed IP address prefix", { route: "T", message: "Get the app at 103.21.58.4/offers/d10 today" }),
+  passes("url", "a white-listed IP address prefix", {
+    route: "T",
+    message: "Get the app at 103.21.58.4/offers/d10 today",
+  }),
   passes("url", "amounts, versions, dates and times are not links", {
     route: "P",
     message: "Sale! Rs.1,499.00 off v1.2.3 and v2.0.1.4 till 12.05.2024, 10.30 a.m.",

@@ -28,10 +28,21 @@ describeEachEngine("a carrier's codes one by one, and the refund policy per reas
         .select(["target", "before", "after"])
         .where("action", "=", action)
         .execute()
-    ).map((row) => ({ ...row, before: row.before && JSON.parse(row.before), after: row.after && JSON.parse(row.after) }));
+    ).map((row) => ({
+      ...row,
+      before: row.before && JSON.parse(row.before),
+      after: row.after && JSON.parse(row.after),
+    }));
 
   it("sets and removes one code of a connector, keeps every change made at once, and refuses in words", async () => {
-    const definition = { name: "codes-one", type: "smpp", host: "127.0.0.1", port: 2775, system_id: "a", password: "p" };
+    const definition = {
+      name: "codes-one",
+      type: "smpp",
+      host: "127.0.0.1",
+      port: 2775,
+      system_id: "a",
+      password: "p",
+    };
     expect((await admin("POST", "/carriers", definition)).status).toBe(201);
     const set = await admin("PUT", "/carriers/codes-one/error-codes/E:17", {
       reason: "dlt_entity_blacklisted",
@@ -66,13 +77,49 @@ describeEachEngine("a carrier's codes one by one, and the refund policy per reas
     );
 
     const refusals: [string, string, unknown, number, string][] = [
-      ["PUT", "/carriers/codes-one/error-codes/63%203", { reason: "dlt_template_mismatch", description: "x" }, 400, '"63 3" is not a carrier code'],
-      ["PUT", "/carriers/codes-one/error-codes/633", { reason: "nope", description: "x" }, 400, "reason must be a code of the error catalogue"],
-      ["PUT", "/carriers/codes-one/error-codes/633", { reason: "dlt_template_mismatch" }, 400, "description must be text"],
-      ["PUT", "/carriers/codes-one/error-codes/633", { reason: "dlt_template_mismatch", description: "x", refund: true }, 400, "refund"],
-      ["DELETE", "/carriers/codes-one/error-codes/633", undefined, 404, "does not map the code 633 itself (the default table does"],
+      [
+        "PUT",
+        "/carriers/codes-one/error-codes/63%203",
+        { reason: "dlt_template_mismatch", description: "x" },
+        400,
+        '"63 3" is not a carrier code',
+      ],
+      [
+        "PUT",
+        "/carriers/codes-one/error-codes/633",
+        { reason: "nope", description: "x" },
+        400,
+        "reason must be a code of the error catalogue",
+      ],
+      [
+        "PUT",
+        "/carriers/codes-one/error-codes/633",
+        { reason: "dlt_template_mismatch" },
+        400,
+        "description must be text",
+      ],
+      [
+        "PUT",
+        "/carriers/codes-one/error-codes/633",
+        { reason: "dlt_template_mismatch", description: "x", refund: true },
+        400,
+        "refund",
+      ],
+      [
+        "DELETE",
+        "/carriers/codes-one/error-codes/633",
+        undefined,
+        404,
+        "does not map the code 633 itself (the default table does",
+      ],
       ["DELETE", "/carriers/codes-one/error-codes/E:99", undefined, 404, "does not map the code E:99 itself."],
-      ["PUT", "/carriers/none-such/error-codes/633", { reason: "dlt_template_mismatch", description: "x" }, 404, "No connector named none-such"],
+      [
+        "PUT",
+        "/carriers/none-such/error-codes/633",
+        { reason: "dlt_template_mismatch", description: "x" },
+        404,
+        "No connector named none-such",
+      ],
     ];
     for (const [method, path, body, status, says] of refusals) {
       const answer = await admin(method, path, body);
@@ -121,10 +168,22 @@ describeEachEngine("a carrier's codes one by one, and the refund policy per reas
     expect(row(given, "dlt_chain_missing")).toBeUndefined();
 
     const refusals: [string, string, unknown, number, string][] = [
-      ["PUT", "/refund-policy/dlt_nothing", { refund: true }, 400, '"dlt_nothing" is not a reason of the error catalogue'],
+      [
+        "PUT",
+        "/refund-policy/dlt_nothing",
+        { refund: true },
+        400,
+        '"dlt_nothing" is not a reason of the error catalogue',
+      ],
       ["PUT", "/refund-policy/dlt_header_inactive", { refund: "yes" }, 400, "refund"],
       ["PUT", "/refund-policy/dlt_header_inactive", {}, 400, "refund"],
-      ["DELETE", "/refund-policy/dlt_consent_missing", undefined, 404, "no choice of the operator for dlt_consent_missing to remove"],
+      [
+        "DELETE",
+        "/refund-policy/dlt_consent_missing",
+        undefined,
+        404,
+        "no choice of the operator for dlt_consent_missing to remove",
+      ],
       ["DELETE", "/refund-policy/dlt_nothing", undefined, 400, "is not a reason of the error catalogue"],
     ];
     for (const [method, path, body, status, says] of refusals) {

@@ -6,7 +6,7 @@ import { type FormEvent, useRef, useState } from "react";
 import { data } from "../../api.js";
 import type { ErrorCodeTable } from "../../operator-types.js";
 import { Link } from "../../router.js";
-import { Busy, ConfirmButton, ErrorNotice, Field, PageTitle, Pager, Success, useClientPages } from "../../ui.js";
+import { Busy, ConfirmButton, ErrorNotice, Field, Pager, PageTitle, Success, useClientPages } from "../../ui.js";
 import { ReasonSelect, reasonText } from "./reason-select.js";
 
 type Entry = { reason: string; description: string };
@@ -34,7 +34,9 @@ export default function ErrorCodes({ params }: { params: Record<string, string> 
     onError: () => void queryClient.invalidateQueries({ queryKey: key }),
     onSuccess: (answer, { code, entry }) => {
       queryClient.setQueryData(key, answer);
-      setDone(entry ? `Code ${code} now maps to ${entry.reason}.` : `Code ${code} is no longer mapped by ${name} itself.`);
+      setDone(
+        entry ? `Code ${code} now maps to ${entry.reason}.` : `Code ${code} is no longer mapped by ${name} itself.`,
+      );
       if (entry) setDraft(EMPTY);
     },
   });
@@ -47,9 +49,9 @@ export default function ErrorCodes({ params }: { params: Record<string, string> 
     <>
       <PageTitle>Error codes of {name}</PageTitle>
       <p>
-        What {name}'s carrier means by its failure codes: a code mapped to a reason fails its messages with that
-        reason (<code>error.reason</code>), and the <Link to="/operator/refunds">refund policy</Link> decides whether
-        they are refunded. The connector's own codes win over the default table.{" "}
+        What {name}'s carrier means by its failure codes: a code mapped to a reason fails its messages with that reason
+        (<code>error.reason</code>), and the <Link to="/operator/refunds">refund policy</Link> decides whether they are
+        refunded. The connector's own codes win over the default table.{" "}
         <Link to="/operator/carriers">All carriers</Link>
       </p>
       <ErrorNotice error={table.error} />
