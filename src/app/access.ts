@@ -56,7 +56,7 @@ const V2_RULES: Rule[] = [
 const ADMIN_RULES: Rule[] = [
   [READS, ANY, ["staff_read"]],
   [CHANGES, /^\/accounts\/[^/]+\/credits(\/|$)/, ["staff_money"]],
-  [CHANGES, /^\/(price-cards|carriers\/[^/]+\/cost-card)(\/|$)/, ["staff_money"]],
+  [CHANGES, /^\/(price-cards|carriers\/[^/]+\/cost-card|refund-policy)(\/|$)/, ["staff_money"]],
   [CHANGES, ANY, ["staff_admin"]],
 ];
 

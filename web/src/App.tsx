@@ -40,6 +40,8 @@ const OperatorAccounts = lazy(() => import("./pages/operator/Accounts.js"));
 const OperatorAccount = lazy(() => import("./pages/operator/Account.js"));
 const Approvals = lazy(() => import("./pages/operator/Approvals.js"));
 const Carriers = lazy(() => import("./pages/operator/Carriers.js"));
+const ErrorCodes = lazy(() => import("./pages/operator/ErrorCodes.js"));
+const Refunds = lazy(() => import("./pages/operator/Refunds.js"));
 const System = lazy(() => import("./pages/operator/System.js"));
 const OperatorMessages = lazy(() => import("./pages/operator/Messages.js"));
 const OperatorMessage = lazy(() => import("./pages/operator/Message.js"));
@@ -85,6 +87,8 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/accounts/:username", title: "Account", component: OperatorAccount },
   { path: "/operator/approvals", title: "Approvals", component: Approvals, nav: true },
   { path: "/operator/carriers", title: "Carriers", component: Carriers, nav: true },
+  { path: "/operator/carriers/:name/error-codes", title: "Error codes", component: ErrorCodes },
+  { path: "/operator/refunds", title: "Carrier refunds", component: Refunds, nav: true },
   { path: "/operator/refusals", title: "Refusals", component: OperatorRefusals, nav: true },
   { path: "/operator/system", title: "System", component: System, nav: true },
   { path: "/operator/messages", title: "All messages", component: OperatorMessages, nav: true },

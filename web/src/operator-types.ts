@@ -14,6 +14,8 @@ import type * as audit from "../../src/domain/audit/audit-schemas.js";
 import type * as refusals from "../../src/domain/refusals/refusal-schemas.js";
 
 export { APPROVAL_KINDS, type ApprovalKind } from "../../src/app/admin/approval-kinds.js";
+/** The error catalogue: a carrier's code maps to one of its codes (a reason), refunded or not by the policy. */
+export { ERROR_CATALOGUE } from "../../src/base/core/errors.js";
 export { WALLETS as ACCOUNT_WALLETS } from "../../src/base/core/wallets.js";
 export { ACCOUNT_ROUTES as ROUTE_CODES, DLT_MATCHING_MODES } from "../../src/domain/accounts/account-fields.js";
 
@@ -50,6 +52,10 @@ export type DeliveryAnalyticsRow = Static<typeof analytics.DeliveryAnalyticsRow>
 export type MarginAnalytics = Static<typeof analytics.MarginAnalytics>;
 export type MarginRow = Static<typeof analytics.MarginRow>;
 export type RouteScore = Static<typeof carriers.RouteScore>;
+/** A connector's carrier codes mapped to reasons: its own over the default table. */
+export type ErrorCodeTable = Static<typeof carriers.ErrorCodes>;
+/** Whether carrier failures of each reason are refunded: the operator's choice, else REFUND_CARRIER_REASONS. */
+export type RefundPolicy = Static<typeof carriers.RefundPolicy>;
 /** A white-listed link or callback number of a DLT entity (`url` or `number`, the other null). */
 export type DltLink = Static<typeof smsRules.OperatorDltLink>;
 /** A DLT entity's telemarketer chain, the operator's own TM ID last. */

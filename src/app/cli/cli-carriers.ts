@@ -22,6 +22,7 @@ import { readCarriersFile, readDefinitionFile } from "../../delivery/carriers/co
 import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
 import { describeErrorCodes, replaceErrorCodes } from "../../delivery/carriers/error-code-routes.js";
 import { describePriceRow, parsePriceCsv } from "../../domain/accounts/index.js";
+import { addCarrierReasonCommands } from "./cli-carrier-reasons.js";
 import { groupCommand } from "./cli-group-names.js";
 import { cliDeps, print, table, withStore } from "./cli-support.js";
 
@@ -181,6 +182,7 @@ export function addCarrierCommands(program: Command): void {
         );
       }),
     );
+  addCarrierReasonCommands(carriers);
   carriers
     .command("show-cost")
     .description("a connector's cost card (credits per SMS segment or voice unit)")

@@ -7,11 +7,13 @@
 // Links are found by linkifyjs (its TLD list, schemes optional, `www.` optional), after the text
 // is normalised so that it cannot be fooled cheaply: NFKC (full-width letters and dots), other
 // dot look-alikes, zero-width characters, `hxxp`, `[.]`, spaces inside `http://`, a space
-// after `www.`, and a host split by spaces around its dot (dlt-link-spaces.ts).
+// after `www.`, and a host split by spaces around its dot (dlt-link-spaces.ts). Links to a bare
+// IP address without a scheme, which linkify leaves, are found beside it (dlt-link-ips.ts).
 // E-mail addresses are not links: DLT's URL white-list is for URLs, APK and OTT links.
 // A phone number is a 10-digit Indian number (mobile 6-9…, or landline with its STD code
 // written with `0` or `+91`), or a toll-free 1800/1860 number; shorter digit runs never are.
 import * as linkify from "linkifyjs";
+import { findBareIpLinks, isBareIpLink, withBareIpLinks } from "./dlt-link-ips.js";
 import { joinSpacedHosts } from "./dlt-link-spaces.js";
 import { GatewayError } from "./errors.js";
 
@@ -96,7 +98,7 @@ export function normalizeApprovedUrl(raw: string): string {
   if (scheme !== undefined && scheme !== "http" && scheme !== "https") throw bad(`the scheme ${scheme} is not http(s)`);
   const folded = foldForLinks(value);
   // linkify leaves a trailing `?` out of a link (as punctuation); a prefix may end with one.
-  if (!linkify.test(folded.replace(/\?$/, ""), "url")) {
+  if (!linkify.test(folded.replace(/\?$/, ""), "url") && !isBareIpLink(folded)) {
     throw bad("it is not a link to a host with a known top-level domain");
   }
   const parsed = linkKey(folded);
@@ -146,20 +148,21 @@ const WORD = /\S+/g;
  */
 function scan(text: string): Scan {
   const folded = foldForLinks(text);
-  const tokens: Scan["tokens"] = [];
-  if (!MAYBE_LINK.test(folded)) return { folded, tokens };
-  for (const word of folded.matchAll(WORD)) {
-    if (!MAYBE_LINK.test(word[0])) continue;
-    for (const token of linkify.find(word[0])) {
-      tokens.push({
-        type: token.type,
-        value: token.value,
-        start: token.start + word.index,
-        end: token.end + word.index,
-      });
+  const tokens: { type: string; value: string; start: number; end: number }[] = [];
+  if (MAYBE_LINK.test(folded)) {
+    for (const word of folded.matchAll(WORD)) {
+      if (!MAYBE_LINK.test(word[0])) continue;
+      for (const token of linkify.find(word[0])) {
+        tokens.push({
+          type: token.type,
+          value: token.value,
+          start: token.start + word.index,
+          end: token.end + word.index,
+        });
+      }
     }
   }
-  return { folded, tokens };
+  return { folded, tokens: withBareIpLinks(tokens, findBareIpLinks(folded)) };
 }
 
 function linksIn({ tokens }: Scan): FoundLink[] {

@@ -288,7 +288,7 @@ export const SETTINGS = {
   REFUND_CARRIER_REASONS: {
     field: "refundCarrierReasons",
     description:
-      "Comma-separated reasons of the error catalogue (dlt_* for every DLT reason) whose carrier failures are refunded: a message its carrier failed with a code that its connector's error_codes map to one of them is refunded when the delivery report comes, at every level of a reseller's tree. none refunds no carrier failure (a failure whose code maps to no reason never is). See docs/decisions/0123-operators-error-codes.md.",
+      "Comma-separated reasons of the error catalogue (dlt_* for every DLT reason) whose carrier failures are refunded: a message its carrier failed with a code that its connector's error_codes map to one of them is refunded when the delivery report comes, at every level of a reseller's tree. none refunds no carrier failure (a failure whose code maps to no reason never is). The default: the operator's choice for a reason (operator API /admin/api/refund-policy, the console's Carrier refunds page, carriers set-refund) wins over it. See docs/decisions/0123-operators-error-codes.md and 0133.",
     default: "none",
     parser: refundReasons,
   },

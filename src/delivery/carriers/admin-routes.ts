@@ -1,7 +1,7 @@
 // Operator API for carriers, under /admin/api (mounted by admin/routes.ts behind its operator
 // check): SMS connectors (smpp, http-sms) with their health, the routes that pick them, and the
 // adaptive routes' scores (GET /routes/scores). Cost cards: app/admin/price-card-routes.ts; error
-// codes: error-code-routes.ts.
+// codes: error-code-routes.ts; the refund policy per reason: refund-policy-routes.ts.
 // Thin adapters over catalog.ts; the workers pick every change up within a second or two.
 
 import type { FastifyRequest } from "fastify";
@@ -27,10 +27,11 @@ import {
 } from "./catalog.js";
 import { CONNECTOR_NAME, ROUTE_CODES } from "./definitions.js";
 import { registerErrorCodeRoutes } from "./error-code-routes.js";
+import { registerRefundPolicyRoutes } from "./refund-policy-routes.js";
 import { compiledCostCards, measureRouteScores } from "./route-scores.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock">;
+type Deps = Pick<Runtime, "store" | "clock" | "config">;
 
 const Name = Type.Object({ name: Type.String({ pattern: CONNECTOR_NAME }) });
 // Definitions are checked by catalog.ts, which names the wrong field in the family's dialect.
@@ -118,6 +119,7 @@ export function registerCarrierAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
   );
 
   registerErrorCodeRoutes(admin, ctx);
+  registerRefundPolicyRoutes(admin, ctx);
 
   admin.get("/routes", { schema: { response: operatorAnswer(Type.Array(CarrierRoute)) } }, async () =>
     ok((await listRoutes(ctx.store.db)).map(describeRoute)),

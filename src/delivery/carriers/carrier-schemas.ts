@@ -1,6 +1,7 @@
 // The operator API's answers about carriers (admin-routes.ts) as schemas: connectors with their
 // health as the workers last wrote it, and the routes that pick them. They serialize the answers
-// and type what the console reads; typebox and schema files only.
+// and type what the console reads; typebox and schema files only. Also a connector's error codes
+// and the refund policy per reason (error-code-routes.ts, refund-policy-routes.ts).
 import { Type } from "typebox";
 import { NullableString, NullableTime, OneOf, OpenObject, Time } from "../../base/http/answer-schemas.js";
 
@@ -98,4 +99,31 @@ export const RouteScore = Type.Object({
   latency_p50_ms: NullableNumber,
   refusal_rate: NullableNumber,
   cost: NullableNumber,
+});
+
+/** A connector's carrier codes mapped to reasons (error-code-routes.ts): its own over the default table. */
+export const ErrorCodes = Type.Object({
+  connector: Type.String(),
+  codes: Type.Array(
+    Type.Object({
+      code: Type.String(),
+      reason: Type.String(),
+      description: Type.String(),
+      source: OneOf(["connector", "default"]),
+    }),
+  ),
+});
+
+/** Whether carrier failures of each reason are refunded (refund-policy.ts): the operator's choice, else the default. */
+export const RefundPolicy = Type.Object({
+  /** The reasons REFUND_CARRIER_REASONS refunds (the installation's default). */
+  default_reasons: Type.Array(Type.String()),
+  reasons: Type.Array(
+    Type.Object({
+      reason: Type.String(),
+      refund: Type.Boolean(),
+      source: OneOf(["operator", "default"]),
+      description: Type.String(),
+    }),
+  ),
 });

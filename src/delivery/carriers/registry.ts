@@ -226,8 +226,10 @@ export class CarrierRegistry implements Routing {
     return (this.live.get(name)?.tracker ?? this.builtIn.get(name))?.isUp() ?? true;
   }
 
+  /** What restarts a connector when it changes: its definition but for its error_codes, which the reports' book reads. */
   private keyOf(carrier: Carrier): string {
-    return JSON.stringify(carrier.definition);
+    const { error_codes: _codes, ...connection } = carrier.definition;
+    return JSON.stringify(connection);
   }
 
   private build(definition: CarrierDefinition): Connector {

@@ -107,8 +107,8 @@ export class ReportIngester {
       maxEarlyPerConnector?: number;
       /** The connectors' error_codes tables: a failed report's carrier code mapped to its reason. */
       reasons?: CarrierReasons;
-      /** The reasons whose failures are refunded at their report (REFUND_CARRIER_REASONS). */
-      refundReasons?: ReadonlySet<string>;
+      /** The reasons whose failures are refunded at their report (REFUND_CARRIER_REASONS and the operator's choices). */
+      refunds?: { refundedReasons(): Promise<ReadonlySet<string>> };
     },
   ) {}
 
@@ -207,10 +207,10 @@ export class ReportIngester {
       this.deps.reasons,
       group.map((w) => w.report),
     );
+    const refunds = await this.deps.refunds?.refundedReasons();
     const { rows: changed, ahead } = await withHandoff(store, webhooks, async (trx, handoff) => {
       const reports = group.map((w) => w.report);
       const rows = await applyDeliveryReports(store, trx, reports);
-      const refunds = this.deps.refundReasons;
       if (refunds && refunds.size > 0) {
         const refunded = rows.filter((row) => row.status === "failed" && refunds.has(row.error_reason ?? ""));
         if (refunded.length > 0) await refundCarrierFailures(trx, clock, refunded);

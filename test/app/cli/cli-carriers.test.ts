@@ -127,4 +127,50 @@ describeEachEngine("switchboard CLI: carriers and routes", (engine) => {
     expect(refused.stderr).not.toMatch(STACK_TRACE);
     await cliOk(["carriers", "remove", "codes-smsc"], env);
   });
+
+  it("sets and removes one error code, and chooses and removes a reason's refund, refusing in words", async () => {
+    const definition = write(
+      "one-code.json",
+      JSON.stringify({ name: "one-code", type: "smpp", host: "127.0.0.1", port: 2775, system_id: "a", password: "p" }),
+    );
+    await cliOk(["carriers", "add", "--file", definition], env);
+    const set = ["carriers", "set-error-code", "--connector", "one-code", "--code", "E:17"];
+    expect(
+      await cliOk([...set, "--reason", "dlt_entity_blacklisted", "--description", "Entity blacklisted"], env),
+    ).toBe("one-code maps E:17 to dlt_entity_blacklisted\n");
+    expect(await cliOk(["carriers", "show-error-codes", "--connector", "one-code"], env)).toMatch(
+      /^E:17\s+dlt_entity_blacklisted\s+connector\s+Entity blacklisted$/m,
+    );
+    const badReason = await runCli([...set, "--reason", "nope", "--description", "x"], env);
+    expect(badReason.code).not.toBe(0);
+    expect(badReason.stderr).toMatch(/reason must be a code of the error catalogue/);
+    expect(badReason.stderr).not.toMatch(STACK_TRACE);
+    expect(await cliOk(["carriers", "remove-error-code", "--connector", "one-code", "--code", "E:17"], env)).toBe(
+      "one-code no longer maps E:17 itself\n",
+    );
+    const notOwn = await runCli(["carriers", "remove-error-code", "--connector", "one-code", "--code", "633"], env);
+    expect(notOwn.code).not.toBe(0);
+    expect(notOwn.stderr).toMatch(/does not map the code 633 itself \(the default table does/);
+
+    expect(await cliOk(["carriers", "show-refunds"], env)).toMatch(/^dlt_template_mismatch\s+no\s+default$/m);
+    expect(await cliOk(["carriers", "set-refund", "--reason", "dlt_template_mismatch"], env)).toMatch(
+      /^dlt_template_mismatch\s+yes\s+operator$/m,
+    );
+    expect(await cliOk(["carriers", "set-refund", "--reason", "dlt_header_inactive", "--no-refund"], env)).toMatch(
+      /^dlt_header_inactive\s+no\s+operator$/m,
+    );
+    const policy = JSON.parse(await cliOk(["carriers", "show-refunds", "--json"], env));
+    expect(policy.reasons).toContainEqual(expect.objectContaining({ reason: "dlt_template_mismatch", refund: true }));
+    expect(await cliOk(["carriers", "remove-refund", "--reason", "dlt_template_mismatch"], env)).toMatch(
+      /^dlt_template_mismatch\s+no\s+default$/m,
+    );
+    const again = await runCli(["carriers", "remove-refund", "--reason", "dlt_template_mismatch"], env);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/no choice of the operator for dlt_template_mismatch to remove/);
+    const unknown = await runCli(["carriers", "set-refund", "--reason", "dlt_nothing"], env);
+    expect(unknown.stderr).toMatch(/"dlt_nothing" is not a reason of the error catalogue/);
+    expect(unknown.stderr).not.toMatch(STACK_TRACE);
+    await cliOk(["carriers", "remove-refund", "--reason", "dlt_header_inactive"], env);
+    await cliOk(["carriers", "remove", "one-code"], env);
+  });
 });

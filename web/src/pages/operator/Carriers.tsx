@@ -1,8 +1,10 @@
 // Carriers and routes: every connector with its live health (binds, results, throughput, last
-// error), refreshed every 2 s, enabled and disabled here; the routes that pick them.
+// error), refreshed every 2 s, enabled and disabled here, each linked to its error codes page;
+// the routes that pick them.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { data } from "../../api.js";
 import type { Carrier, CarrierRoute } from "../../operator-types.js";
+import { Link } from "../../router.js";
 import { useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Pager, PageTitle, useClientPages } from "../../ui.js";
 import { HealthCells, HealthHeads, useSamples } from "./health.js";
@@ -88,7 +90,12 @@ export default function Carriers() {
             <tbody>
               {pages.rows.map((carrier) => (
                 <tr key={carrier.name} data-testid={`carrier-${carrier.name}`}>
-                  <th scope="row">{carrier.name}</th>
+                  <th scope="row">
+                    {carrier.name}{" "}
+                    <Link to={`/operator/carriers/${encodeURIComponent(carrier.name)}/error-codes`}>
+                      Error codes of {carrier.name}
+                    </Link>
+                  </th>
                   <td>{carrier.type}</td>
                   <td>
                     {carrier.enabled ? "enabled" : "disabled"}{" "}
