@@ -44,10 +44,13 @@ describeEachEngine("message retention", (engine) => {
   });
   let account: TestAccount;
 
-  const until = async (check: () => Promise<boolean>, what: string) => {
+  const until = async (check: () => Promise<boolean>, what: string, explain?: () => Promise<unknown>) => {
     const deadline = Date.now() + 20_000;
     while (!(await check())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      if (Date.now() > deadline) {
+        const state = explain ? `: ${JSON.stringify(await explain())}` : "";
+        throw new Error(`timed out waiting for ${what}${state}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
@@ -152,7 +155,17 @@ describeEachEngine("message retention", (engine) => {
     // Past 30 days: the retired ones go, with their email data and the finished deliveries.
     clock.advance(2 * DAY);
     await until(async () => (await count(t, "messages")) === 1, "the retired messages removed");
-    await until(async () => (await count(t, "webhook_deliveries")) === 0, "the finished deliveries removed");
+    await until(
+      async () => (await count(t, "webhook_deliveries")) === 0,
+      "the finished deliveries removed",
+      // The deliveries left: which event, in which state, made when and finished when (clock ms).
+      () =>
+        db
+          .selectFrom("webhook_deliveries")
+          .select(["id", "event", "status", "attempts", "created_at", "done_at", "next_attempt_at", "payload"])
+          .execute()
+          .then((rows) => ({ now: clock.now().getTime(), rows })),
+    );
     expect((await db.selectFrom("messages").select("recipient").execute()).map((row) => row.recipient)).toEqual([
       "9876543213",
     ]);
