@@ -515,7 +515,12 @@ describeEachEngine("smpp connector", (engine) => {
     // A process of the same connector (the other worker, or this one started again) sweeps the kept ones.
     const second = await connectTo(smsc, { name, keptSweepMs: 50 });
     await smsc.waitFor(() => second.reports.length === 1, 5_000, "the kept receipt's report");
-    expect(second.reports[0]).toMatchObject({ connector: name, upstreamId: "77bb01", status: "failed", code: "UNDELIV" });
+    expect(second.reports[0]).toMatchObject({
+      connector: name,
+      upstreamId: "77bb01",
+      status: "failed",
+      code: "UNDELIV",
+    });
     expect((await partsOf(message.id)).map((part) => [part.status, part.error_code])).toEqual([
       ["failed", "UNDELIV/034"],
     ]);

@@ -143,12 +143,18 @@ export class ConnectorReports {
     const { store } = this.options;
     const page: KeptReceipt[] = await keptReceipts(store.db, this.name, this.keptCursor, SWEEP_PAGE);
     const last = page.at(-1);
-    this.keptCursor = last && page.length === SWEEP_PAGE ? { receivedAt: last.receivedAt, upstreamId: last.upstreamId } : null;
+    this.keptCursor =
+      last && page.length === SWEEP_PAGE ? { receivedAt: last.receivedAt, upstreamId: last.upstreamId } : null;
     if (page.length === 0) return;
-    const outcomes = await Promise.all(page.map(({ receivedAt: _at, ...receipt }) => this.receiptWrites.add({ ...receipt, kept: true })));
+    const outcomes = await Promise.all(
+      page.map(({ receivedAt: _at, ...receipt }) => this.receiptWrites.add({ ...receipt, kept: true })),
+    );
     const applied = outcomes.filter((outcome) => outcome !== "unknown").length;
     if (applied > 0) {
-      this.options.logger?.info({ connector: this.name, receipts: applied }, "kept SMPP receipts applied (or their part found final)");
+      this.options.logger?.info(
+        { connector: this.name, receipts: applied },
+        "kept SMPP receipts applied (or their part found final)",
+      );
     }
     const keptBefore = this.now() - KEEP_RECEIPT_MS;
     if (page.some((receipt, index) => outcomes[index] === "unknown" && receipt.receivedAt < keptBefore)) {
