@@ -362,6 +362,8 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
         );
       };
       const restarts: Promise<void>[] = [];
+      /** The connections of the workers killed, by connection id: when each closed. */
+      const killedBinds = new Map<number, number>();
       const phase = async (name: string, inject: () => Promise<string>) => {
         const from = Date.now();
         trace(`${name}: injecting`);
@@ -395,6 +397,7 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
           // Kept beside the live workers' logs (explainWebhooks): what it did before it died.
           fs.writeFileSync(path.join(os.tmpdir(), `switchboard-faults-worker-${victim!.pid}.log`), victim!.output());
           await until(() => [...smsc.closed.values()].some((at) => at >= killedAt), 5_000, "the killed bind closed");
+          for (const [connection, at] of smsc.closed) if (at >= killedAt) killedBinds.set(connection, at);
           const inFlight = smsc.submits
             .slice(since)
             .filter((s) => s.messageId === null && (smsc.closed.get(s.connection) ?? 0) >= killedAt).length;
@@ -523,6 +526,35 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
             .where("status", "not in", FINAL as never)
             .limit(5)
             .execute();
+          // What became of each stuck message's parts and of their receipts: which bind each
+          // receipt went to, whether that bind was a killed worker's, and the answer it got.
+          const stuckParts =
+            stuck.length === 0
+              ? []
+              : await store.db
+                  .selectFrom("message_parts")
+                  .select(["message_id", "upstream_id", "status", "created_at"])
+                  .where(
+                    "message_id",
+                    "in",
+                    stuck.map((m) => m.id),
+                  )
+                  .execute();
+          const receiptsOfStuck = stuckParts.map((part) => ({
+            ...part,
+            kept: null as unknown,
+            receipts: smsc.receiptDeliveries
+              .filter((r) => r.id === part.upstream_id)
+              .map((r) => ({ ...r, killedBindClosedAt: killedBinds.get(r.connection) ?? null })),
+          }));
+          for (const part of receiptsOfStuck) {
+            part.kept = await store.db
+              .selectFrom("early_receipts")
+              .selectAll()
+              .where("upstream_id", "=", part.upstream_id)
+              .executeTakeFirst()
+              .catch(() => "no table");
+          }
           const openDeliveries = await store.db
             .selectFrom("webhook_deliveries")
             .select([
@@ -546,6 +578,7 @@ suite("faults under steady load (2 api + 2 worker on PostgreSQL, Redis, SMPP, we
             statuses,
             deliveries,
             stuck,
+            receiptsOfStuck,
             notReceived: answered.filter((s) => !ok.has(`${s.id} delivered`)).length,
             receiptsOutstanding: smsc.receiptsOutstanding,
             submits: smsc.submits.length,

@@ -80,6 +80,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   cost_card_rows: "delivery/carriers",
   connector_health: "delivery/carriers",
   message_parts: "delivery/carriers",
+  early_receipts: "delivery/carriers",
   smpp_accounts: "channels/smpp-server",
   smpp_binds: "channels/smpp-server",
   smpp_outbox: "channels/smpp-server",

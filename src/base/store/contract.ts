@@ -25,6 +25,15 @@ export interface Store {
    */
   transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T>;
   /**
+   * SQLite: the share named `key` of the transaction `trx` is (created by `create` at its first
+   * call), which the group commit merges with the same share of the other transactions of its
+   * group (each once its savepoint is released) and writes once, just before the COMMIT:
+   * counters that every writer of a tick moves (the delivery rollups) are written once per
+   * group instead of once per writer. Undefined where `trx` is no transaction of a group (and
+   * on PostgreSQL, whose transactions are each their own): the caller writes at once.
+   */
+  shareUntilCommit?<T extends CommitShare>(trx: Db, key: string, create: () => T): T | undefined;
+  /**
    * Inserts many rows of one shape (every row has the first row's columns) inside `trx`, the
    * fastest way each engine offers: on SQLite one prepared single-row statement run per row
    * (no SQL to build or parse per row: 100,000 messages in about 0.4 s instead of 1.5 s with
@@ -48,6 +57,14 @@ export interface Store {
   /** True when the database answers a trivial query. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** Work of a transaction that the group commit merges across its group and writes before the COMMIT. */
+export interface CommitShare {
+  /** Adds the same share of another transaction of the group to this one. */
+  merge(other: CommitShare): void;
+  /** Writes the merged share, inside the group's transaction. */
+  write(trx: Db): Promise<void>;
 }
 
 export interface Statement {

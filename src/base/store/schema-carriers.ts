@@ -19,6 +19,20 @@ export interface MessagePartsTable {
   part_count: number | null;
 }
 
+/**
+ * An SMPP receipt that named no stored part when it came (its part another process's, not yet
+ * committed), kept until a part carries its id (0054; smpp/early-receipts.ts).
+ */
+export interface EarlyReceiptsTable {
+  connector: string;
+  upstream_id: string;
+  status: "delivered" | "failed";
+  stat: string;
+  err: string | null;
+  done_at: number | null;
+  received_at: number;
+}
+
 /** An SMS connector an operator configured (issue 10). */
 export interface CarriersTable {
   name: string;
@@ -122,6 +136,7 @@ export interface SmppBindsTable {
 
 export interface CarriersTables {
   message_parts: MessagePartsTable;
+  early_receipts: EarlyReceiptsTable;
   carriers: CarriersTable;
   sms_routes: SmsRoutesTable;
   cost_card_rows: CostCardRowsTable;

@@ -11,7 +11,13 @@
 // durability as FULL (the committed frames are on disk before any caller hears of them), with
 // the fsync of one group overlapping the work of the next. Other statements on the connection
 // (autocommits outside a group) keep synchronous=FULL.
+//
+// Shares (shareUntilCommit): a transaction of the group may hand work that every writer of a
+// tick repeats (the delivery rollups' counters) to a share of its own; once its savepoint is
+// released the share is merged into the group's, which is written once before the COMMIT. A
+// transaction that fails takes its share with it.
 import { CompiledQuery } from "kysely";
+import type { CommitShare } from "./contract.js";
 import type { Db } from "./schema.js";
 
 interface Job {
@@ -42,6 +48,8 @@ export function groupCommitTransactions(db: Db, options: GroupCommitOptions = {}
   let queue: Job[] = [];
   let flushing = false;
   const { syncWal } = options;
+  /** The transaction running now (its connection) and its shares. */
+  let running: { trx: Db; shares: Map<string, CommitShare> } | undefined;
 
   // Groups committed (synchronous=NORMAL) whose callers wait for an fsync of the WAL that
   // started after their COMMIT, in commit order. Up to SYNCS_IN_FLIGHT fsyncs overlap: a group
@@ -92,18 +100,29 @@ export function groupCommitTransactions(db: Db, options: GroupCommitOptions = {}
           if (syncWal) await conn.executeQuery(NORMAL);
           try {
             await conn.executeQuery(BEGIN);
+            const shares = new Map<string, CommitShare>();
             try {
               for (const job of jobs) {
                 await conn.executeQuery(SAVEPOINT);
+                running = { trx: conn, shares: new Map() };
                 try {
-                  settled.push({ ok: true, value: await job.fn(conn) });
+                  const value = await job.fn(conn);
+                  for (const [key, share] of running.shares) {
+                    const group = shares.get(key);
+                    if (group) group.merge(share);
+                    else shares.set(key, share);
+                  }
+                  settled.push({ ok: true, value });
                   await conn.executeQuery(RELEASE);
                 } catch (error) {
                   await conn.executeQuery(ROLLBACK_TO);
                   await conn.executeQuery(RELEASE);
                   settled.push({ ok: false, error });
+                } finally {
+                  running = undefined;
                 }
               }
+              for (const share of shares.values()) await share.write(conn);
               await conn.executeQuery(COMMIT);
             } catch (error) {
               await conn.executeQuery(ROLLBACK).catch(() => undefined);
@@ -133,7 +152,17 @@ export function groupCommitTransactions(db: Db, options: GroupCommitOptions = {}
     flushing = false;
   };
 
-  return function transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
+  function shareUntilCommit<T extends CommitShare>(trx: Db, key: string, create: () => T): T | undefined {
+    if (!running || running.trx !== trx) return undefined;
+    let share = running.shares.get(key);
+    if (!share) {
+      share = create();
+      running.shares.set(key, share);
+    }
+    return share as T;
+  }
+
+  function transaction<T>(fn: (trx: Db) => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       queue.push({ fn, resolve: resolve as (value: unknown) => void, reject });
       if (!flushing) {
@@ -146,5 +175,7 @@ export function groupCommitTransactions(db: Db, options: GroupCommitOptions = {}
         else setTimeout(() => void flush(), 1);
       }
     });
-  };
+  }
+
+  return { transaction, shareUntilCommit };
 }

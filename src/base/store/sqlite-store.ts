@@ -96,6 +96,7 @@ export function openSqlite(file: string, options: StoreOptions): Store {
     return scanner.db;
   };
 
+  const group = groupCommitTransactions(db, syncWal ? { syncWal } : {});
   const inserts = new Map<string, BetterSqlite3.Statement>();
   const prepared = new Map<string, Statement>();
   return {
@@ -117,7 +118,8 @@ export function openSqlite(file: string, options: StoreOptions): Store {
     },
     db,
     signals,
-    transaction: groupCommitTransactions(db, syncWal ? { syncWal } : {}),
+    transaction: group.transaction,
+    shareUntilCommit: group.shareUntilCommit,
     // The caller is inside a transaction on this same (only) connection, so the raw statements
     // run inside it: better-sqlite3 is synchronous and nothing else can interleave.
     async insertMany(_trx, table, rows) {

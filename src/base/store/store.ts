@@ -4,7 +4,7 @@
 import type { DatabaseTarget, Store, StoreOptions } from "./contract.js";
 import { openSqlite } from "./sqlite-store.js";
 
-export type { DatabaseTarget, Signals, Statement, Store, StoreOptions } from "./contract.js";
+export type { CommitShare, DatabaseTarget, Signals, Statement, Store, StoreOptions } from "./contract.js";
 export { storeOptions } from "./contract.js";
 export type { Db } from "./schema.js";
 

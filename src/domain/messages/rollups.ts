@@ -3,9 +3,12 @@
 // which sums them per rollup row in memory and writes one upsert per row it changed, once per
 // commit group or batch, never per message. A message counts in its accept time's buckets under
 // the key it has now, so a change is −1 under the old key and +1 under the new; a deleted message
-// (MESSAGE_RETENTION_DAYS) leaves its counts. Why not triggers: decision 0112.
+// (MESSAGE_RETENTION_DAYS) leaves its counts. Why not triggers: decision 0112. On SQLite the
+// changes of every writer of one group commit (the sends accepted, the submits recorded, the
+// reports applied in a tick) are summed before they are written: the same rows, once a group
+// (decision 0131).
 import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/latency-buckets.js";
-import type { Db, Store } from "../../base/store/store.js";
+import type { CommitShare, Db, Store } from "../../base/store/store.js";
 
 /** What a message's counts depend on: the columns a rollup change reads. */
 export interface RollupSource {
@@ -145,16 +148,39 @@ export class RollupChanges {
     this.add(after, 1);
   }
 
+  /** Adds `other`'s changes to these, and empties it. */
+  absorb(other: RollupChanges): void {
+    for (const [key, sums] of other.rows) {
+      const mine = this.rows.get(key);
+      if (!mine) this.rows.set(key, sums);
+      else for (let i = 0; i < WIDTH; i++) mine[i]! += sums[i]!;
+    }
+    other.rows.clear();
+    this.early.push(...other.early.splice(0));
+  }
+
   /**
    * Writes the rows that changed, in key order (two batches on PostgreSQL then lock shared rows
    * in the same order). SQLite: a prepared upsert per row (without the histogram when none of it
-   * changed); PostgreSQL: one statement with the rows as arrays.
+   * changed), summed with the other writers' of the group commit and written before its COMMIT
+   * when `trx` is one of its transactions; PostgreSQL: one statement with the rows as arrays.
    */
   async write(store: Store, trx: Db): Promise<void> {
     if (this.early.length > 0) {
       if (prefixLengths === undefined) await loadPrefixLengths(trx);
       for (const [m, sign] of this.early.splice(0)) this.add(m, sign);
     }
+    if (this.rows.size === 0) return;
+    const share = store.shareUntilCommit?.(trx, "delivery_rollups", () => new RollupShare(store));
+    if (share) {
+      share.changes.absorb(this);
+      return;
+    }
+    await this.writeNow(store, trx);
+  }
+
+  /** Writes the rows that changed at once (what `write` does outside a group commit). */
+  async writeNow(store: Store, trx: Db): Promise<void> {
     if (this.rows.size === 0) return;
     const changed = [...this.rows].filter(([, sums]) => sums.some((n) => n !== 0)).sort(([a], [b]) => (a < b ? -1 : 1));
     this.rows.clear();
@@ -172,6 +198,18 @@ export class RollupChanges {
     const columns = [0, 1, 2, 3, 4].map((i) => keys.map((key) => key[i]));
     const sums = Array.from({ length: WIDTH }, (_, i) => changed.map(([, row]) => row[i]));
     await store.statement(UPSERT_ARRAYS).run(trx, [...columns, ...sums]);
+  }
+}
+
+/** A group commit's rollup changes: its transactions' summed, written once before its COMMIT. */
+class RollupShare implements CommitShare {
+  readonly changes = new RollupChanges();
+  constructor(private readonly store: Store) {}
+  merge(other: CommitShare): void {
+    this.changes.absorb((other as RollupShare).changes);
+  }
+  write(trx: Db): Promise<void> {
+    return this.changes.writeNow(this.store, trx);
   }
 }
 

@@ -4,6 +4,7 @@
 import Database from "better-sqlite3";
 import { Kysely, SqliteDialect, sql } from "kysely";
 import { afterEach, describe, expect, it } from "vitest";
+import type { CommitShare } from "../../../src/base/store/contract.js";
 import type { Db } from "../../../src/base/store/schema.js";
 import { groupCommitTransactions } from "../../../src/base/store/sqlite-group-commit.js";
 
@@ -25,14 +26,14 @@ function setUp() {
   dbs.push(db);
   const syncs: Sync[] = [];
   const rows = () => (raw.prepare("select count(*) as n from t").get() as { n: number }).n;
-  const transaction = groupCommitTransactions(db, {
+  const { transaction, shareUntilCommit } = groupCommitTransactions(db, {
     syncWal: () =>
       new Promise<void>((resolve, reject) => {
         syncs.push({ rowsAtStart: rows(), finish: (error) => (error ? reject(error) : resolve()) });
       }),
   });
   const insert = (n: number) => transaction((trx) => sql`insert into t (n) values (${n})`.execute(trx).then(() => n));
-  return { syncs, insert, rows };
+  return { raw, syncs, insert, rows, transaction, shareUntilCommit };
 }
 
 const until = async (check: () => boolean) => {
@@ -81,5 +82,39 @@ describe("group commit with the WAL fsynced off the thread", () => {
     await expect(first).rejects.toThrow("EIO");
     syncs[1]!.finish();
     await expect(second).resolves.toBe(2);
+  });
+
+  it("merges the shares of a group's transactions and writes them once before the COMMIT, without a failed one's", async () => {
+    const { raw, syncs, transaction, shareUntilCommit } = setUp();
+    raw.exec("create table sums (n integer)");
+    const writes: number[] = [];
+    class Sum implements CommitShare {
+      total = 0;
+      merge(other: CommitShare) {
+        this.total += (other as Sum).total;
+      }
+      async write(trx: Db) {
+        writes.push(this.total);
+        await sql`insert into sums (n) values (${this.total})`.execute(trx);
+      }
+    }
+    const add = (n: number, fail = false) =>
+      transaction(async (trx) => {
+        const share = shareUntilCommit(trx, "sum", () => new Sum());
+        if (!share) throw new Error("no share inside a transaction of the group");
+        share.total += n;
+        if (fail) throw new Error("refused");
+        return n;
+      });
+    // Outside a transaction of the group there is none: the caller writes at once.
+    expect(shareUntilCommit(raw as unknown as Db, "sum", () => new Sum())).toBeUndefined();
+    const results = [add(1), add(10, true), add(100)];
+    await until(() => syncs.length === 1);
+    syncs[0]!.finish();
+    await expect(results[0]).resolves.toBe(1);
+    await expect(results[1]).rejects.toThrow("refused");
+    await expect(results[2]).resolves.toBe(100);
+    expect(writes).toEqual([101]);
+    expect(raw.prepare("select n from sums").pluck().all()).toEqual([101]);
   });
 });

@@ -31,6 +31,14 @@ export interface RecordedSubmit {
   receivedAt: number;
 }
 
+/** One deliver_sm of a receipt (reliable mode) and the ESME's answer to it. */
+export interface ReceiptDelivery {
+  id: string;
+  connection: number;
+  at: number;
+  answer: number | null;
+}
+
 export interface BindAttempt {
   connection: number;
   mode: string;
@@ -81,6 +89,13 @@ export class FakeSmsc {
   readonly closed = new Map<number, number>();
   /** Receipts sent and answered by the ESME (reliable mode). */
   receiptsAnswered = 0;
+  /**
+   * Each deliver_sm of a receipt sent (reliable mode): the part's id, the connection it went to,
+   * when, and the ESME's command_status (null while unanswered, and for good when the
+   * connection closed first: the receipt is then sent again, another entry).
+   */
+  readonly receiptDeliveries: ReceiptDelivery[] = [];
+  private readonly receiptIds = new WeakMap<object, string>();
   private readonly receiptQueue: Record<string, unknown>[] = [];
   private receiptTurn = 0;
   private receiptPump: NodeJS.Timeout | undefined;
@@ -170,6 +185,7 @@ export class FakeSmsc {
       fields.message_state = options.messageState ?? (stat === "DELIVRD" ? 2 : 5);
     }
     if (this.reliableReceipts) {
+      this.receiptIds.set(fields, messageId);
       this.receiptQueue.push(fields);
       this.pumpReceipts();
       return;
@@ -199,8 +215,16 @@ export class FakeSmsc {
     for (const fields of this.receiptQueue.splice(0)) {
       const target = receivers[this.receiptTurn++ % receivers.length]!;
       target.unanswered.add(fields);
+      const delivery: ReceiptDelivery = {
+        id: this.receiptIds.get(fields) ?? "?",
+        connection: target.id,
+        at: Date.now(),
+        answer: null,
+      };
+      this.receiptDeliveries.push(delivery);
       target.session.send(new smpp.PDU("deliver_sm", fields), (response) => {
         if (!target.unanswered.delete(fields)) return;
+        delivery.answer = response.command_status;
         if (response.command_status === 0) {
           this.receiptsAnswered++;
           return;

@@ -136,6 +136,9 @@ describeEachEngine("smpp connector", (engine) => {
       .where("message_id", "=", messageId)
       .orderBy("part_index")
       .execute();
+  /** The receipts kept in early_receipts for the connector (a part not stored when they came). */
+  const keptOf = (connector: string) =>
+    db.store.db.selectFrom("early_receipts").selectAll().where("connector", "=", connector).execute();
 
   it("submits a short and a 3-part message with their parts, DLT TLVs and data coding, and stores every part", async () => {
     const { smsc, connector } = await started();
@@ -248,6 +251,8 @@ describeEachEngine("smpp connector", (engine) => {
     expect(upstreamId).toBe("5a000");
     await smsc.waitFor(() => first.reports.length === 1, 5_000, "the early receipt's report");
     expect(first.reports[0]).toMatchObject({ upstreamId, status: "delivered" });
+    // Kept in the database when it was answered; forgotten once a look from memory applied it.
+    expect(await keptOf(first.connector.name)).toEqual([]);
 
     const late = row({ body: LONG });
     const lateId = idOf((await first.connector.submit([late]))[0]);
@@ -470,15 +475,58 @@ describeEachEngine("smpp connector", (engine) => {
     expect((await partsOf(message.id)).map((part) => part.status)).toEqual(["delivered"]);
   });
 
-  it("gives up on a receipt for a part it never stored after a few looks, answering it at once", async () => {
+  it("keeps a receipt for a part it never stored, after a few looks, before answering it", async () => {
     const { smsc, connector, reports } = await started({ receiptRetryMs: [20, 20] });
-    smsc.sendReceipt("ffff01");
+    smsc.sendReceipt("ffff01", { stat: "UNDELIV", err: "034" });
     await smsc.waitFor(() => smsc.deliverAnswers.length === 1, 5_000, "the receipt answered");
     expect(smsc.deliverAnswers).toEqual([0]);
     // Bounded wait for what must not happen: a report after the last look (its pauses are 20 ms).
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect(reports).toEqual([]);
+    expect(await keptOf(connector.name)).toEqual([
+      {
+        connector: connector.name,
+        upstream_id: "ffff01",
+        status: "failed",
+        stat: "UNDELIV",
+        err: "034",
+        done_at: expect.anything(),
+        received_at: expect.anything(),
+      },
+    ]);
     expect(await connector.submit([row()])).toMatchObject([{ ok: true }]);
+  });
+
+  it("applies a kept receipt once its part is stored, in another process, when the one that answered it is gone", async () => {
+    // Two workers bound to one SMSC account: the receipt of the other worker's part came here
+    // before that part's write committed. This process answered it (kept) and died before any
+    // look found the part (kill -9: its looks from memory died with it; here, a stop).
+    const smsc = await fakeSmsc();
+    const first = await connectTo(smsc, { receiptRetryMs: [20, 60_000] });
+    smsc.sendReceipt("77bb01", { stat: "UNDELIV", err: "034" });
+    await smsc.waitFor(() => smsc.deliverAnswers.length === 1, 5_000, "the receipt answered");
+    expect(smsc.deliverAnswers).toEqual([0]);
+    const name = first.connector.name;
+    expect((await keptOf(name)).map((kept) => kept.upstream_id)).toEqual(["77bb01"]);
+    await first.connector.stop();
+    // The other worker's write commits now.
+    const message = row();
+    await storeParts(db.store, name, [{ messageId: message.id, upstreamIds: ["77bb01"] }], Date.now());
+    // A process of the same connector (the other worker, or this one started again) sweeps the kept ones.
+    const second = await connectTo(smsc, { name, keptSweepMs: 50 });
+    await smsc.waitFor(() => second.reports.length === 1, 5_000, "the kept receipt's report");
+    expect(second.reports[0]).toMatchObject({
+      connector: name,
+      upstreamId: "77bb01",
+      status: "failed",
+      code: "UNDELIV",
+    });
+    expect((await partsOf(message.id)).map((part) => [part.status, part.error_code])).toEqual([
+      ["failed", "UNDELIV/034"],
+    ]);
+    expect(await keptOf(name)).toEqual([]);
+    // Nothing was sent again by the SMSC: the one answer it had was enough.
+    expect(smsc.deliverAnswers).toEqual([0]);
   });
 
   it("retries a part refused with ESME_RTHROTTLED and keeps the parts' ids in order", async () => {

@@ -54,6 +54,7 @@ import { keyScopes } from "./0049_key_scopes.js";
 import { users } from "./0050_users.js";
 import { twoFactor } from "./0051_two_factor.js";
 import { prefixAlertsChainPruning } from "./0053_prefix_alerts_chain_pruning.js";
+import { fewerMessageWrites } from "./0054_fewer_message_writes.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -108,5 +109,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0050_users": users(engine),
     "0051_two_factor": twoFactor(),
     "0053_prefix_alerts_chain_pruning": prefixAlertsChainPruning(),
+    "0054_fewer_message_writes": fewerMessageWrites(engine),
   };
 }

@@ -60,6 +60,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0050_users",
   "0051_two_factor",
   "0053_prefix_alerts_chain_pruning",
+  "0054_fewer_message_writes",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -1,11 +1,16 @@
 // The smpp connector's side that turns the SMSC's per-part delivery receipts into one delivery
 // report per message. Receipts are applied in groups (receipt-matching.ts), one transaction each,
 // and acknowledged to the SMSC after the commit. A receipt can overtake the commit of its own
-// parts: one that names no stored part is tried again once those writes are done, then a few
-// times later, before it is logged and dropped. Reports lost in a crash are found again at start.
+// parts (this process's, or another's: the SMSC hands a receipt to any bind of the account): one
+// that names no stored part is tried again once this process's writes are done and once more a
+// moment later; still unmatched, it is kept in the database (early-receipts.ts) in the
+// transaction of that look, before the SMSC hears it was taken, then tried again from memory a
+// few times, and every few seconds by whichever process sweeps the kept ones. Reports lost in a
+// crash are found again at start.
 import type { Logger } from "pino";
 import type { Store } from "../../../base/store/store.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
+import { dropOldReceipts, KEEP_RECEIPT_MS, type KeptReceipt, keptReceipts, settleKept } from "./early-receipts.js";
 import { reportsOfFinishedParts, unreportedMessages } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";
 import type { Receipt } from "./receipt.js";
@@ -13,6 +18,16 @@ import { applyReceipts, type ReceiptOutcome, type ReceiptToApply } from "./recei
 
 /** Pauses before looking again for the parts an unmatched receipt names. */
 const DEFAULT_RECEIPT_RETRY_MS = [250, 1_000, 3_000, 10_000, 30_000];
+/** How often the kept receipts of the connector are looked at. */
+const DEFAULT_KEPT_SWEEP_MS = 5_000;
+/** Kept receipts tried per sweep. */
+const SWEEP_PAGE = 500;
+
+/**
+ * A receipt to apply: `keepAt` (when it came) keeps it in early_receipts when it names no stored
+ * part; `kept`: it is kept there, and forgotten once it applies (or finds its part final).
+ */
+type ReceiptWrite = ReceiptToApply & { keepAt?: number; kept?: boolean };
 
 export interface ConnectorReportsOptions {
   /** The connector's name. */
@@ -24,6 +39,8 @@ export interface ConnectorReportsOptions {
   receiptRetryMs?: number[];
   /** Whether the connector is stopped: no receipt is looked up again, the sweep at start ends. */
   isStopped: () => boolean;
+  /** How often the connector's kept receipts are looked at (default 5 s). */
+  keptSweepMs?: number;
 }
 
 export class ConnectorReports {
@@ -32,7 +49,11 @@ export class ConnectorReports {
   private reportSink: ((reports: DeliveryReport[]) => void) | undefined;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private readonly receiptWork = new Set<Promise<unknown>>();
-  private readonly receiptWrites: GroupedWrites<ReceiptToApply, ReceiptOutcome>;
+  private readonly receiptWrites: GroupedWrites<ReceiptWrite, ReceiptOutcome>;
+  private keptTimer: NodeJS.Timeout | undefined;
+  private keptSweep: Promise<void> | undefined;
+  /** Where the next sweep of kept receipts goes on from (a page's last), null from the oldest. */
+  private keptCursor: { receivedAt: number; upstreamId: string } | null = null;
   /**
    * Each message being sent, by the order it started in, until its parts are stored: what a
    * receipt that names no stored part may be waiting for.
@@ -45,9 +66,16 @@ export class ConnectorReports {
     this.now = options.now;
     const { store } = options;
     this.receiptWrites = new GroupedWrites(async (receipts) => {
-      const { outcomes, reports } = await store.transaction((trx) =>
-        applyReceipts(store, trx, this.name, receipts, this.now()),
-      );
+      const { outcomes, reports, dropped } = await store.transaction(async (trx) => {
+        const applied = await applyReceipts(store, trx, this.name, receipts, this.now());
+        return { ...applied, dropped: await settleKept(trx, this.name, receipts, applied.outcomes) };
+      });
+      if (dropped > 0) {
+        options.logger?.warn(
+          { connector: this.name, receipts: dropped },
+          "kept SMPP receipts dropped, oldest first: a connector keeps at most 10,000",
+        );
+      }
       if (reports.length > 0) this.reportSink?.(reports);
       return outcomes;
     });
@@ -76,17 +104,66 @@ export class ConnectorReports {
     );
     this.receiptWork.add(sweep);
     void sweep.finally(() => this.receiptWork.delete(sweep));
+    if (this.keptTimer) clearInterval(this.keptTimer);
+    this.keptTimer = setInterval(() => {
+      if (this.keptSweep || this.stopped) return;
+      this.keptSweep = this.sweepKept()
+        .catch((error: unknown) =>
+          this.options.logger?.warn(
+            { connector: this.name, error: (error as Error).message },
+            "looking at kept SMPP receipts failed",
+          ),
+        )
+        .finally(() => {
+          this.keptSweep = undefined;
+        });
+    }, this.options.keptSweepMs ?? DEFAULT_KEPT_SWEEP_MS);
+    this.keptTimer.unref();
   }
 
-  /** At the connector's stop: no receipt waits for another look-up. */
+  /** At the connector's stop: no receipt waits for another look-up (those kept stay kept). */
   stop(): void {
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
+    if (this.keptTimer) clearInterval(this.keptTimer);
+    this.keptTimer = undefined;
   }
 
-  /** Settles once the look-ups and the sweep under way have ended. */
+  /** Settles once the look-ups and the sweeps under way have ended. */
   async settled(): Promise<void> {
-    await Promise.allSettled([...this.receiptWork]);
+    await Promise.allSettled([...this.receiptWork, this.keptSweep]);
+  }
+
+  /**
+   * A page of the connector's kept receipts, oldest first, applied as they came (those whose part
+   * is stored now apply and are forgotten); those kept longer than KEEP_RECEIPT_MS that still name
+   * no part are dropped. A read when none is kept.
+   */
+  private async sweepKept(): Promise<void> {
+    const { store } = this.options;
+    const page: KeptReceipt[] = await keptReceipts(store.db, this.name, this.keptCursor, SWEEP_PAGE);
+    const last = page.at(-1);
+    this.keptCursor =
+      last && page.length === SWEEP_PAGE ? { receivedAt: last.receivedAt, upstreamId: last.upstreamId } : null;
+    if (page.length === 0) return;
+    const outcomes = await Promise.all(
+      page.map(({ receivedAt: _at, ...receipt }) => this.receiptWrites.add({ ...receipt, kept: true })),
+    );
+    const applied = outcomes.filter((outcome) => outcome !== "unknown").length;
+    if (applied > 0) {
+      this.options.logger?.info(
+        { connector: this.name, receipts: applied },
+        "kept SMPP receipts applied (or their part found final)",
+      );
+    }
+    const keptBefore = this.now() - KEEP_RECEIPT_MS;
+    if (page.some((receipt, index) => outcomes[index] === "unknown" && receipt.receivedAt < keptBefore)) {
+      const dropped = await dropOldReceipts(store.db, this.name, keptBefore);
+      this.options.logger?.warn(
+        { connector: this.name, receipts: dropped },
+        "SMPP receipts kept 72 hours for a part never stored: dropped",
+      );
+    }
   }
 
   /** Settles once the receipts taken are applied. */
@@ -142,27 +219,34 @@ export class ConnectorReports {
    * Applies a receipt. One that names no stored part is looked up again once the messages that
    * were being sent when it came (`sentBefore`: those started before that) have their parts
    * stored, as a part's receipt can come before the other parts of its message are answered;
-   * then a few times later. Until they are stored, only its id as given names its part. On the
-   * first attempt a failure rejects, so the SMSC resends it.
+   * then once more a moment later (its part may be another process's, committing now). Until
+   * they are stored, only its id as given names its part. Still unmatched, that last look keeps
+   * it in early_receipts before the SMSC hears it was taken: from then on it is tried again
+   * from memory a few times, and by the sweep of the kept ones of every process (a crash or a
+   * stop of this one loses nothing). On the first attempt a failure rejects, so the SMSC resends it.
    */
   private async tryReceipt(receipt: Receipt, attempt: number, sentBefore: number | null): Promise<void> {
     const first = attempt === 0;
     const delays = this.options.receiptRetryMs ?? DEFAULT_RECEIPT_RETRY_MS;
+    // Past the first attempt it is kept: applied, it is forgotten in the same transaction.
+    const kept = !first;
     let outcome: ReceiptOutcome;
     try {
-      outcome = await this.receiptWrites.add({ ...receipt, exactOnly: sentBefore !== null });
+      outcome = await this.receiptWrites.add({ ...receipt, exactOnly: sentBefore !== null, kept });
       // Even when they are all stored by now: the look may have run just before the last write.
       if (outcome === "unknown" && sentBefore !== null) {
         await Promise.allSettled([...this.sending].filter(([order]) => order < sentBefore).map(([, stored]) => stored));
-        outcome = await this.receiptWrites.add(receipt);
+        outcome = await this.receiptWrites.add({ ...receipt, kept });
       }
-      // Its parts may be another process's, committing now: one more look before the SMSC hears
-      // that the receipt was taken. Past this point a retry lives only in this process's memory,
-      // and a crash would lose it; unanswered, the SMSC sends it again (to another bind).
-      if (outcome === "unknown" && first && delays[0] !== undefined && !this.stopped) {
-        await new Promise((resolve) => setTimeout(resolve, delays[0]));
-        outcome = await this.receiptWrites.add(receipt);
-        attempt = 1;
+      // Its parts may be another process's, committing now: one more look, which keeps it in
+      // the database when it still names no part, before the SMSC hears that it was taken.
+      if (outcome === "unknown" && first) {
+        const keepAt = this.now();
+        if (delays[0] !== undefined && !this.stopped) {
+          await new Promise((resolve) => setTimeout(resolve, delays[0]));
+          attempt = 1;
+        }
+        outcome = await this.receiptWrites.add({ ...receipt, keepAt });
       }
     } catch (error) {
       if (first) throw error;
@@ -177,7 +261,7 @@ export class ConnectorReports {
     if (delay === undefined || this.stopped) {
       this.options.logger?.warn(
         { connector: this.name, upstreamId: receipt.upstreamId, stat: receipt.stat, attempts: attempt + 1 },
-        "SMPP receipt for a part we have no record of: dropped",
+        "SMPP receipt for a part we have no record of yet: kept, applied once its part is stored",
       );
       return;
     }

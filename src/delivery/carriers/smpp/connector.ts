@@ -56,6 +56,8 @@ export interface SmppConnectorOptions {
   concurrency?: number;
   /** The pauses before each new look-up of an unmatched receipt (default 0.25, 1, 3, 10, 30 s). */
   receiptRetryMs?: number[];
+  /** How often the receipts kept in the database for a part not stored yet are looked at (default 5 s). */
+  keptSweepMs?: number;
   logger?: Logger;
   now?: () => number;
   /** The DLT telemarketer chains, sent when the session's dltTags name a tmChain tag. */
@@ -102,6 +104,7 @@ export class SmppConnector implements Connector {
       now: this.now,
       logger: options.logger,
       receiptRetryMs: options.receiptRetryMs,
+      keptSweepMs: options.keptSweepMs,
       isStopped: () => this.stopped,
     });
     this.pool = new SmppSessionPool(session, options.connections ?? 1);

@@ -5,6 +5,8 @@
 //   connector.ts       the connector the dispatcher calls: parts to the pool, stored once all are taken
 //   connector-reports.ts  its receipts applied in groups (unmatched ones looked up again), one report
 //                      per message; reports lost in a crash found again at start
+//   early-receipts.ts  receipts that named no stored part yet, kept before they are answered and
+//                      applied by whichever process finds the part stored
 //   session.ts         one SMSC account's bind(s): window, throughput cap, throttling retried in order
 //   link.ts            one bound connection: bind, enquire_link, reconnect back-off, request time-outs
 //   pool.ts            several binds to one carrier account; least-loaded choice, receipts from any
