@@ -21,7 +21,7 @@ export interface MessagePartsTable {
 
 /**
  * An SMPP receipt that named no stored part when it came (its part another process's, not yet
- * committed), kept until a part carries its id (0054; smpp/early-receipts.ts).
+ * committed), kept until a part carries its id (0055; smpp/early-receipts.ts).
  */
 export interface EarlyReceiptsTable {
   connector: string;

@@ -9,10 +9,6 @@
 // it, the ids are ULIDs made per delivery (delivery-rows.ts), and as no update of a delivery is
 // heap-only its index took an entry at the insert and at each update, 4.5 a message with the
 // delivery-report webhook on. SQLite keeps it: dropping a column's UNIQUE there rebuilds the table.
-// And early_receipts: an SMPP receipt that names no stored part yet (its part is another
-// process's, not committed when it came) is kept here before the SMSC hears it was taken, and
-// applied by whichever process finds the part stored (smpp/early-receipts.ts); it lived only in
-// the memory of the process that answered it, and a kill -9 of that process lost it.
 import { type Kysely, sql } from "kysely";
 import type { Engine } from "../engine.js";
 
@@ -30,20 +26,6 @@ export function fewerMessageWrites(engine: Engine) {
         .on("messages")
         .columns(["connector", "submitted_at"])
         .where(sql.ref("submitted_at"), "is not", null)
-        .execute();
-      // Compared with message_parts' connector and upstream_id, COLLATE "C" on PostgreSQL (0022).
-      const key = engine === "postgres" ? sql`text collate "C"` : sql`text`;
-      await db.schema
-        .createTable("early_receipts")
-        .ifNotExists()
-        .addColumn("connector", key, (c) => c.notNull())
-        .addColumn("upstream_id", key, (c) => c.notNull())
-        .addColumn("status", "text", (c) => c.notNull())
-        .addColumn("stat", "text", (c) => c.notNull())
-        .addColumn("err", "text")
-        .addColumn("done_at", "bigint")
-        .addColumn("received_at", "bigint", (c) => c.notNull())
-        .addPrimaryKeyConstraint("early_receipts_pkey", ["connector", "upstream_id"])
         .execute();
     },
   };

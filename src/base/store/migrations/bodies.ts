@@ -55,6 +55,7 @@ import { users } from "./0050_users.js";
 import { twoFactor } from "./0051_two_factor.js";
 import { prefixAlertsChainPruning } from "./0053_prefix_alerts_chain_pruning.js";
 import { fewerMessageWrites } from "./0054_fewer_message_writes.js";
+import { earlyReceipts } from "./0055_early_receipts.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -110,5 +111,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0051_two_factor": twoFactor(),
     "0053_prefix_alerts_chain_pruning": prefixAlertsChainPruning(),
     "0054_fewer_message_writes": fewerMessageWrites(engine),
+    "0055_early_receipts": earlyReceipts(engine),
   };
 }

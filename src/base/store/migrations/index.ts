@@ -61,6 +61,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0051_two_factor",
   "0053_prefix_alerts_chain_pruning",
   "0054_fewer_message_writes",
+  "0055_early_receipts",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -1,4 +1,4 @@
-// SMPP receipts kept in `early_receipts` (migration 0054): a receipt that names no stored part
+// SMPP receipts kept in `early_receipts` (migration 0055): a receipt that names no stored part
 // after the connector's short looks (its part is another process's, whose write had not
 // committed: with two workers bound to one SMSC account, the SMSC hands a part's receipt to
 // either bind). It is kept in the transaction that found no part, before the SMSC hears it was
