@@ -40,9 +40,7 @@ for (let round = 0; round < Number(values.blocks); round++) {
 }
 for (const variant of ["plain", "limited"]) {
   const ns = results[variant];
-  console.log(
-    `${variant}: ${median(ns).toFixed(0)} ns CPU per request (range ${range(ns, 0)})`,
-  );
+  console.log(`${variant}: ${median(ns).toFixed(0)} ns CPU per request (range ${range(ns, 0)})`);
 }
 const added = results.limited.map((ns, i) => ns - results.plain[i]);
 console.log(

@@ -12,7 +12,12 @@ import { totpCode } from "../../helpers/totp.js";
 
 describeInBrowser("console in the browser: two-factor sign-in", () => {
   const clock = new ManualClock("2026-11-22T06:30:05Z");
-  const { gateway, operator, phonePage, page: signedOutPage } = useConsole({
+  const {
+    gateway,
+    operator,
+    phonePage,
+    page: signedOutPage,
+  } = useConsole({
     clock,
     env: { TWO_FACTOR_OPERATORS: "required" },
   });

@@ -22,7 +22,12 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
   beforeAll(() => relay.start());
   afterAll(() => relay.stop());
   // The gateway mails through the relay, whose URL is known once it has started.
-  const { gateway, operator, phonePage, page: newPage } = useConsole(() => ({
+  const {
+    gateway,
+    operator,
+    phonePage,
+    page: newPage,
+  } = useConsole(() => ({
     env: { SMTP_URL: relay.url, SMTP_TLS_INSECURE: "1", EMAIL_BOUNCE_DOMAIN: BOUNCE_DOMAIN },
   }));
   let owner: TestAccount;
