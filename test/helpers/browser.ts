@@ -8,7 +8,13 @@ import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { CONSOLE_DIR } from "../../src/app/console/pages.js";
-import { buildAccount, type TestAccount, type TestGateway, type TestGatewayOptions, useTestGateway } from "./gateway.js";
+import {
+  buildAccount,
+  type TestAccount,
+  type TestGateway,
+  type TestGatewayOptions,
+  useTestGateway,
+} from "./gateway.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const required = process.env.SWITCHBOARD_REQUIRE_BROWSER === "1";
