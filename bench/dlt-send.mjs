@@ -8,7 +8,7 @@
 //   npm run build && node bench/dlt-send.mjs [--rounds 5] [--seconds 10] [--families v2] [--entries 10000]
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { machine } from "./lib.mjs";
+import { machine, median, range } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -57,12 +57,6 @@ function runOnce(family, mode) {
   if (!(rate > 0)) throw new Error(`${family} ${mode}: nothing accepted\n${result.stdout}`);
   return { rate, micros };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const range = (xs) => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
 
 console.log(machine());
 for (const family of values.families.split(",")) {

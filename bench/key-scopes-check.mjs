@@ -5,7 +5,7 @@
 // blocks, CPU time per call. Usage: npm run build && node bench/key-scopes-check.mjs [--calls 2000000] [--blocks 10]
 import { parseArgs } from "node:util";
 import { admitCaller, allowListMatcher, scopeBits } from "../dist/domain/auth/index.js";
-import { machine } from "./lib.mjs";
+import { machine, median, range } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: { calls: { type: "string", default: "2000000" }, blocks: { type: "string", default: "10" } },
@@ -38,12 +38,9 @@ for (let round = 0; round < Number(values.blocks); round++) {
   const order = round % 2 === 0 ? ["plain", "limited"] : ["limited", "plain"];
   for (const variant of order) results[variant].push(block(principals[variant], calls));
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 for (const variant of ["plain", "limited"]) {
   const ns = results[variant];
-  console.log(
-    `${variant}: ${median(ns).toFixed(0)} ns CPU per request (range ${Math.min(...ns).toFixed(0)}–${Math.max(...ns).toFixed(0)})`,
-  );
+  console.log(`${variant}: ${median(ns).toFixed(0)} ns CPU per request (range ${range(ns, 0)})`);
 }
 const added = results.limited.map((ns, i) => ns - results.plain[i]);
 console.log(

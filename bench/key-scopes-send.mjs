@@ -6,7 +6,7 @@
 //   npm run build && node bench/key-scopes-send.mjs [--rounds 4] [--seconds 10] [--families v2,legacy]
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { machine } from "./lib.mjs";
+import { machine, median, range } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -36,12 +36,6 @@ function run(family, variant, tries = 3) {
   );
   return { rate, micros };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const range = (xs) => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
 
 console.log(machine());
 for (const family of values.families.split(",")) {

@@ -188,6 +188,17 @@ export async function metric(url, name, labels = "") {
   return total;
 }
 
+/** The middle value (the mean of the two middle ones for an even count). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** "min–max" with `digits` decimals, for a line of figures. */
+export function range(xs, digits = 3) {
+  return `${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}`;
+}
+
 export function machine() {
   return `${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 }

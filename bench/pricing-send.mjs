@@ -7,7 +7,7 @@
 //   npm run build && node bench/pricing-send.mjs [--rounds 3] [--seconds 10] [--families v2,legacy] [--card 50000]
 import { spawnSync } from "node:child_process";
 import { parseArgs } from "node:util";
-import { machine } from "./lib.mjs";
+import { machine, median, range } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -39,12 +39,6 @@ function run(family, variant) {
   return { rate, micros };
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const range = (xs) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
-
 console.log(machine());
 for (const family of values.families.split(",")) {
   const results = new Map(VARIANTS.map((v) => [v.name, []]));
@@ -65,7 +59,7 @@ for (const family of values.families.split(",")) {
     const cpuRatios = rs.map((r, i) => r.micros / base[i].micros);
     console.log(
       `${variant.name} | ${median(rs.map((r) => r.rate))} (${Math.min(...rs.map((r) => r.rate))}–${Math.max(...rs.map((r) => r.rate))})` +
-        ` | ${median(rs.map((r) => r.micros))} | ${median(rateRatios).toFixed(2)} (${range(rateRatios)}) | ${median(cpuRatios).toFixed(2)} (${range(cpuRatios)})`,
+        ` | ${median(rs.map((r) => r.micros))} | ${median(rateRatios).toFixed(2)} (${range(rateRatios, 2)}) | ${median(cpuRatios).toFixed(2)} (${range(cpuRatios, 2)})`,
     );
   }
 }

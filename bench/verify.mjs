@@ -18,7 +18,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import { cpuSeconds, freshDatabase, machine, metric, startServer, waitFor } from "./lib.mjs";
+import { cpuSeconds, freshDatabase, machine, median, metric, range, startServer, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -128,11 +128,6 @@ const codeFor = (recipient) =>
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
-const median = (xs) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    50,
-  );
 
 /** Runs `count` tasks, `concurrency` at a time; answers each one's milliseconds. */
 async function pool(count, concurrency, task) {
@@ -205,7 +200,7 @@ for (const [label, variant] of [
   );
 }
 console.log(
-  `guards' cost per start: CPU +${median(deltas).toFixed(0)} µs (pairs ${Math.min(...deltas).toFixed(0)}–${Math.max(...deltas).toFixed(0)}), ratio ${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)}); start p50 +${median(latencyDeltas).toFixed(0)} µs (${Math.min(...latencyDeltas).toFixed(0)}–${Math.max(...latencyDeltas).toFixed(0)})`,
+  `guards' cost per start: CPU +${median(deltas).toFixed(0)} µs (pairs ${range(deltas, 0)}), ratio ${median(ratios).toFixed(3)} (${range(ratios)}); start p50 +${median(latencyDeltas).toFixed(0)} µs (${range(latencyDeltas, 0)})`,
 );
 console.log(
   `history: ${history} verifications to 919876 in the last hour; ${starts} starts a round at concurrency 8; machine: ${machine()}; database: ${values.database ? "postgres" : "sqlite (WAL, synchronous=FULL)"}`,

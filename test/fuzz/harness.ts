@@ -211,22 +211,26 @@ export async function accountState(t: TestGateway, accountId: number): Promise<R
       .executeTakeFirstOrThrow();
     return Number(row.n);
   };
-  const wallets = await db
-    .selectFrom("wallets")
-    .select(["wallet", "balance", "held"])
-    .where("account_id", "=", accountId)
-    .execute();
-  const contacts = await db
-    .selectFrom("contacts")
-    .innerJoin("contact_groups", "contact_groups.id", "contacts.group_id")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("contact_groups.account_id", "=", accountId)
-    .executeTakeFirstOrThrow();
+  // At once: on PostgreSQL the reads share one round trip (the store pipelines), and every case
+  // reads them twice.
+  const [wallets, contacts, messages, ledger, groups, emailTemplates] = await Promise.all([
+    db.selectFrom("wallets").select(["wallet", "balance", "held"]).where("account_id", "=", accountId).execute(),
+    db
+      .selectFrom("contacts")
+      .innerJoin("contact_groups", "contact_groups.id", "contacts.group_id")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("contact_groups.account_id", "=", accountId)
+      .executeTakeFirstOrThrow(),
+    count("messages"),
+    count("ledger_entries"),
+    count("contact_groups"),
+    count("email_templates"),
+  ]);
   return {
-    messages: await count("messages"),
-    ledger: await count("ledger_entries"),
-    groups: await count("contact_groups"),
-    email_templates: await count("email_templates"),
+    messages,
+    ledger,
+    groups,
+    email_templates: emailTemplates,
     contacts: Number(contacts.n),
     ...Object.fromEntries(
       wallets.flatMap((w) => [

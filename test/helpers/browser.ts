@@ -8,6 +8,13 @@ import { join } from "node:path";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import { CONSOLE_DIR } from "../../src/app/console/pages.js";
+import {
+  buildAccount,
+  type TestAccount,
+  type TestGateway,
+  type TestGatewayOptions,
+  useTestGateway,
+} from "./gateway.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const required = process.env.SWITCHBOARD_REQUIRE_BROWSER === "1";
@@ -84,6 +91,33 @@ export async function phonePageAs(browser: Browser, baseURL: string, account: { 
   const opened = await newPage(browser, baseURL, PHONE);
   await signInAs(opened.page, account.username, account.password);
   return opened;
+}
+
+/**
+ * What a console page's browser tests share: the file's gateway (SQLite, `options` as
+ * useTestGateway takes them), the worker's browser, an operator account (no sender ID), and pages
+ * on the gateway: `phonePage(account)` signed in at 390 px (the operator's when no account is
+ * named), `page(viewport)` signed in as nobody (390 px unless another viewport is given).
+ */
+export function useConsole(options: TestGatewayOptions | (() => TestGatewayOptions) = {}) {
+  const gateway = useTestGateway("sqlite", options);
+  const browser = useBrowser();
+  let operator: TestAccount | undefined;
+  beforeAll(async () => {
+    operator = await buildAccount(gateway(), { role: "operator", sender: null });
+  });
+  const theOperator = (): TestAccount => {
+    if (!operator) throw new Error("the operator account is made in beforeAll");
+    return operator;
+  };
+  return {
+    gateway: (): TestGateway => gateway(),
+    browser,
+    operator: theOperator,
+    phonePage: (account: { username: string; password: string } = theOperator()) =>
+      phonePageAs(browser(), gateway().url, account),
+    page: (viewport = PHONE) => newPage(browser(), gateway().url, viewport),
+  };
 }
 
 const requireFromHere = createRequire(import.meta.url);

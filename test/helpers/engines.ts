@@ -114,6 +114,12 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
  * A database of this test file's own, copied from the run's template, its schema renamed to
  * the database's name (LISTEN channels and search paths stay distinct per file, as when each
  * file had a schema). It is dropped with the run's others at the end (global-setup.ts).
+ *
+ * Its sessions commit without waiting for the WAL's fsync (synchronous_commit off, set on the
+ * database, so the gateway processes a test starts on it do too): what the SQLite test stores
+ * are with synchronous=NORMAL. A commit is still durable when a gateway process is killed, as
+ * the crash tests need; only a crash of the PostgreSQL server could lose the last commits, and
+ * the tests that crash one start a throwaway server of their own (throwaway.ts, fsync off).
  */
 async function copyOfPostgresTemplate(run: string, template: string): Promise<TestDatabase> {
   const name = `${run}_${randomBytes(6).toString("hex")}`;
@@ -121,6 +127,7 @@ async function copyOfPostgresTemplate(run: string, template: string): Promise<Te
   await admin.connect();
   try {
     await admin.query(`create database ${name} template ${template}`);
+    await admin.query(`alter database ${name} set synchronous_commit = off`);
   } finally {
     await admin.end();
   }

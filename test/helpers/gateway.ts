@@ -94,14 +94,20 @@ export async function startTestGateway(
   return { db, gateway, url: gateway.url ?? "", clock, config };
 }
 
-/** A gateway for the whole test file: started before the first test, stopped and dropped after the last. */
+export type TestGatewayOptions = NonNullable<Parameters<typeof startTestGateway>[1]>;
+
+/**
+ * A gateway for the whole test file: started before the first test, stopped and dropped after the
+ * last. `options` may be a function, read when the gateway starts (after the file's earlier
+ * beforeAll hooks: a fake server's URL).
+ */
 export function useTestGateway(
   engine: Engine,
-  options: Parameters<typeof startTestGateway>[1] = {},
+  options: TestGatewayOptions | (() => TestGatewayOptions) = {},
 ): () => TestGateway {
   let current: TestGateway | undefined;
   beforeAll(async () => {
-    current = await startTestGateway(engine, options);
+    current = await startTestGateway(engine, typeof options === "function" ? options() : options);
   });
   afterAll(async () => {
     await current?.gateway.stop();

@@ -10,15 +10,12 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   noneLoading,
-  signInAs,
-  useBrowser,
+  useConsole,
 } from "../../helpers/browser.js";
-import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { FAST_SIMULATOR, keyOf, waitForStatus } from "../../helpers/sms.js";
 
-const PHONE = { width: 390, height: 844 };
 const TOGGLE = "Tracked short links in every SMS unless a send says otherwise (SHORT_LINK_BASE)";
 
 /** The short-link codes of a message, or of every message of a broadcast, once they are written. */
@@ -38,15 +35,13 @@ async function codesOf(t: TestGateway, where: { message?: string; broadcast?: st
 }
 
 describeInBrowser("console in the browser: tracked short links", () => {
-  const gateway = useTestGateway("sqlite", { env: { ...FAST_SIMULATOR, SHORT_LINK_BASE: "https://sb.in/l" } });
-  const browser = useBrowser();
-  let operator: TestAccount;
+  const { gateway, operator, phonePage } = useConsole({
+    env: { ...FAST_SIMULATOR, SHORT_LINK_BASE: "https://sb.in/l" },
+  });
   let shop: TestAccount;
 
   beforeAll(async () => {
-    const t = gateway();
-    operator = await buildAccount(t, { role: "operator", sender: null });
-    shop = await buildAccount(t, { credits: { sms: 100 } });
+    shop = await buildAccount(gateway(), { credits: { sms: 100 } });
   });
 
   const follow = async (code: string) => {
@@ -56,8 +51,7 @@ describeInBrowser("console in the browser: tracked short links", () => {
 
   it("turns the account's default on, and shows the clicks of a send and a bulk job at 390 px", async () => {
     const t = gateway();
-    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, operator.username, operator.password);
+    const { page, context, problems } = await phonePage();
     await page.goto(`/operator/accounts/${shop.username}`);
     const limits = page.getByRole("form", { name: "Limits and routes" });
     const toggle = limits.getByLabel(TOGGLE);
@@ -70,7 +64,7 @@ describeInBrowser("console in the browser: tracked short links", () => {
     await limits.getByRole("button", { name: "Save limits and routes" }).click();
     await limits.getByText("Saved; it applies to the next request.").waitFor();
     const detail = await call(t, "GET", `/admin/api/accounts/${shop.username}`, {
-      headers: { authorization: `Bearer ${operator.apiKey}` },
+      headers: { authorization: `Bearer ${operator().apiKey}` },
     });
     expect(detail.body.data.shorten_urls).toBe(true);
     await context.close();
@@ -93,8 +87,7 @@ describeInBrowser("console in the browser: tracked short links", () => {
     const jobCodes = await codesOf(t, { broadcast: bulk.body.data.batch_id }, 2);
     await follow(jobCodes[0]!);
 
-    const holder = await newPage(browser(), t.url, PHONE);
-    await signInAs(holder.page, shop.username, shop.password);
+    const holder = await phonePage(shop);
     await holder.page.goto(`/messages/${messageId}`);
     await expect.poll(() => holder.page.getByTestId("message-clicks").textContent()).toContain("2 clicks");
     await noneLoading(holder.page);
@@ -138,8 +131,7 @@ describeInBrowser("console in the browser: tracked short links", () => {
       })
       .where("id", "=", id)
       .execute();
-    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, shop.username, shop.password);
+    const { page, context, problems } = await phonePage(shop);
     await page.goto(`/messages/${id}`);
     await expect.poll(() => page.getByTestId("message-reason").textContent()).toBe("dlt_template_mismatch");
     expect(await page.getByRole("note").textContent()).toContain("carrier code 633");

@@ -6,36 +6,31 @@
 // The gateway's clock is a manual one: each code is computed for it, a step after the last used.
 import { beforeAll, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import {
-  describeInBrowser,
-  expectAccessible,
-  expectNoHorizontalScroll,
-  newPage,
-  signInAs,
-  useBrowser,
-} from "../../helpers/browser.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { describeInBrowser, expectAccessible, expectNoHorizontalScroll, useConsole } from "../../helpers/browser.js";
+import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
 import { totpCode } from "../../helpers/totp.js";
-
-const PHONE = { width: 390, height: 844 };
 
 describeInBrowser("console in the browser: two-factor sign-in", () => {
   const clock = new ManualClock("2026-11-22T06:30:05Z");
-  const gateway = useTestGateway("sqlite", { clock, env: { TWO_FACTOR_OPERATORS: "required" } });
-  const browser = useBrowser();
+  const {
+    gateway,
+    operator,
+    phonePage,
+    page: signedOutPage,
+  } = useConsole({
+    clock,
+    env: { TWO_FACTOR_OPERATORS: "required" },
+  });
   let customer: TestAccount;
-  let operator: TestAccount;
 
   beforeAll(async () => {
     customer = await buildAccount(gateway());
-    operator = await buildAccount(gateway(), { role: "operator", sender: null });
   });
 
   const codeNow = (secret: string) => totpCode(secret, clock.now().getTime());
 
   it("sets up a factor, signs out, and signs in with password and code, at 390 px", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, customer.username, customer.password);
+    const { page, context, problems } = await phonePage(customer);
     await page.goto("/settings/two-factor");
     await page.getByRole("heading", { name: "Two-factor sign-in" }).waitFor();
     await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
@@ -84,10 +79,10 @@ describeInBrowser("console in the browser: two-factor sign-in", () => {
   }, 90_000);
 
   it("has an operator without a factor set one up at sign-in, then opens the operator pages", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
+    const { page, context, problems } = await signedOutPage();
     await page.goto("/");
-    await page.getByLabel("Username").fill(operator.username);
-    await page.getByLabel("Password").fill(operator.password);
+    await page.getByLabel("Username").fill(operator().username);
+    await page.getByLabel("Password").fill(operator().password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByText("Your account requires two-factor sign-in").waitFor();
     await page.getByRole("img", { name: "QR code of the two-factor secret" }).waitFor();

@@ -10,38 +10,35 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   signInAs,
-  useBrowser,
+  useConsole,
 } from "../../helpers/browser.js";
-import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
 
-const PHONE = { width: 390, height: 844 };
+const DESKTOP = { width: 1280, height: 900 };
 
 describeInBrowser("console in the browser: users, invitations, sessions, staff", () => {
   const relay = new FakeRelay();
-  const browser = useBrowser();
-  let t: TestGateway;
+  beforeAll(() => relay.start());
+  afterAll(() => relay.stop());
+  // The gateway mails through the relay, whose URL is known once it has started.
+  const {
+    gateway,
+    operator,
+    phonePage,
+    page: newPage,
+  } = useConsole(() => ({
+    env: { SMTP_URL: relay.url, SMTP_TLS_INSECURE: "1", EMAIL_BOUNCE_DOMAIN: BOUNCE_DOMAIN },
+  }));
   let owner: TestAccount;
-  let operator: TestAccount;
   let invitationUrl: string;
 
   beforeAll(async () => {
-    await relay.start();
-    t = await startTestGateway("sqlite", {
-      env: { SMTP_URL: relay.url, SMTP_TLS_INSECURE: "1", EMAIL_BOUNCE_DOMAIN: BOUNCE_DOMAIN },
-    });
-    owner = await buildAccount(t);
-    operator = await buildAccount(t, { role: "operator", sender: null });
-  });
-  afterAll(async () => {
-    await t?.gateway.stop();
-    await t?.db.drop();
-    await relay.stop();
+    owner = await buildAccount(gateway());
   });
 
   it("the owner invites a support user on the Users page: the link shown once and emailed", async () => {
-    const { page, context, problems } = await newPage(browser(), t.url);
+    const { page, context, problems } = await newPage(DESKTOP);
     await signInAs(page, owner.username, owner.password);
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Users" }).click();
     await page.getByRole("heading", { name: "Users" }).waitFor();
@@ -65,7 +62,7 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
   });
 
   it("the invited user accepts on a phone, is signed in as support, and cannot send", async () => {
-    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
+    const { page, context, problems } = await newPage();
     await page.goto(new URL(invitationUrl).pathname + new URL(invitationUrl).search);
     await page.getByText(`You are invited to the account ${owner.username} as sue (support)`).waitFor();
     await expectAccessible(page, "invitation page");
@@ -98,7 +95,7 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
   });
 
   it("the Sessions page lists the user's sessions and ends the others", async () => {
-    const other = await newPage(browser(), t.url);
+    const other = await newPage(DESKTOP);
     await other.page.goto("/");
     await other.page.getByLabel("Username").fill(owner.username);
     await other.page.getByLabel("Your login").fill("sue");
@@ -106,7 +103,7 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
     await other.page.getByRole("button", { name: "Sign in" }).click();
     await other.page.getByRole("button", { name: "Sign out" }).waitFor();
 
-    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
+    const { page, context, problems } = await newPage();
     await page.goto("/");
     await page.getByLabel("Username").fill(owner.username);
     await page.getByLabel("Your login").fill("sue");
@@ -132,8 +129,7 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
   });
 
   it("the operator adds staff on the Staff page; the staff member signs in with their role", async () => {
-    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, operator.username, operator.password);
+    const { page, context, problems } = await phonePage();
     await page.goto("/operator/staff");
     await page.getByRole("heading", { name: "Staff" }).waitFor();
     await page.getByLabel("Login").fill("olga");
@@ -146,8 +142,8 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
     expect(problems).toEqual([]);
     await context.close();
 
-    const signedIn = await call(t, "POST", "/console/session", {
-      json: { username: operator.username, login: "olga", password: "olga-password-1" },
+    const signedIn = await call(gateway(), "POST", "/console/session", {
+      json: { username: operator().username, login: "olga", password: "olga-password-1" },
     });
     expect(signedIn.body.data).toMatchObject({ role: "operator", user_role: "operator_support" });
   });

@@ -8,38 +8,30 @@ import {
   describeInBrowser,
   expectAccessible,
   expectNoHorizontalScroll,
-  newPage,
   noneLoading,
-  signInAs,
-  useBrowser,
+  useConsole,
 } from "../../helpers/browser.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
-
-const PHONE = { width: 390, height: 844 };
+import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
 
 describeInBrowser("console in the browser: an account's verify settings, edited by the operator", () => {
-  const gateway = useTestGateway("sqlite");
-  const browser = useBrowser();
-  let operator: TestAccount;
+  const { gateway, operator, phonePage } = useConsole();
   let shop: TestAccount;
 
   beforeAll(async () => {
     const t = gateway();
-    operator = await buildAccount(t, { role: "operator", sender: null });
     shop = await buildAccount(t);
     await changeVerifySettings(t.db.store.db, t.clock, shop.id, { verify_whatsapp_template: "verify_code" });
   });
 
   async function settingsOf() {
     const answer = await call(gateway(), "GET", `/admin/api/accounts/${shop.username}/verify`, {
-      headers: { authorization: `Bearer ${operator.apiKey}` },
+      headers: { authorization: `Bearer ${operator().apiKey}` },
     });
     return answer.body.data;
   }
 
   it("edits, refuses in words, saves and clears the settings at 390 px", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(page, operator.username, operator.password);
+    const { page, context, problems } = await phonePage();
     await page.goto(`/operator/accounts/${shop.username}`);
     const form = page.getByRole("form", { name: "Verify settings" });
     await form.waitFor();
