@@ -30,6 +30,12 @@ export async function setUpDlt(env, base, mode, entries) {
     DLT_TEMPLATE,
     ...["--entity-id", DLT_ENTITY, "--approve"],
   );
+  if (mode === "pre") {
+    // Only for a build from before issue 40 (9ea122c; docs/benchmarks.md): its DLT checks
+    // (template, header, entity) with scrubbing on. This build would refuse the text's link.
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    return;
+  }
   cli(env, "accounts", "set", "--username", "demo", "--dlt-matching", "strict");
   cli(env, "dlt", "chains", "set", "--account", "demo", "--entity-id", DLT_ENTITY, "--chain", "1702000000000000011");
   const operator = JSON.parse(
