@@ -6,6 +6,7 @@
 // the page said — with axe and no sideways scroll.
 import { beforeAll, expect, it } from "vitest";
 import { until } from "../../channels/smpp-server/client.js";
+import { sendFailedWith, smppDefinition } from "../../delivery/carriers/carrier-api.js";
 import { fakeSmsc } from "../../delivery/carriers/smpp-helpers.js";
 import {
   describeInBrowser,
@@ -18,7 +19,6 @@ import {
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { milli } from "../../helpers/resellers.js";
-import { sendSms, waitForStatus } from "../../helpers/sms.js";
 
 describeInBrowser("console in the browser: carriers' error codes and refunds", () => {
   const browser = useBrowser();
@@ -43,16 +43,7 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
     /** A connector to a fake SMSC that carries route T (each test's own: the SMSC stops after it). */
     async function smscCarrier(t: TestGateway, name: string) {
       const smsc = await fakeSmsc();
-      const created = await admin("POST", "/carriers", {
-        name,
-        type: "smpp",
-        host: "127.0.0.1",
-        port: smsc.port,
-        system_id: smsc.systemId,
-        password: smsc.password,
-        reconnect_initial_ms: 50,
-        reconnect_max_ms: 300,
-      });
+      const created = await admin("POST", "/carriers", smppDefinition(name, smsc));
       expect(created.status, created.text).toBe(201);
       expect((await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name }] })).status).toBeLessThan(
         300,
@@ -60,14 +51,7 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
       await t.gateway.workers!.carriers.reload();
       await until(async () => (await admin("GET", `/carriers/${name}`)).body.data.health.state === "up", 10_000);
       /** A send of the shop that the carrier takes, then fails with `err` in its receipt: its final status. */
-      return async (recipient: string, err: string) => {
-        const sent = await sendSms(t, shop, { sender_id: "SWBRD", recipient, message: "Your OTP is 4321" });
-        expect(sent.status, sent.text).toBe(200);
-        await until(() => smsc.submits.some((s) => s.destination.endsWith(recipient) && s.messageId !== null));
-        const submit = smsc.submits.find((s) => s.destination.endsWith(recipient))!;
-        smsc.sendReceipt(submit.messageId!, { stat: "UNDELIV", err });
-        return waitForStatus(t, shop, sent.body.data.message_id);
-      };
+      return (recipient: string, err: string) => sendFailedWith(t, shop, smsc, recipient, err);
     }
 
     it("maps, changes and removes a connector's codes at 390 px; a receipt then fails with the new reason", async () => {

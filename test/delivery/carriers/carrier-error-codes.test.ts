@@ -12,6 +12,7 @@ import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { auditLedger, milli, subAccount } from "../../helpers/resellers.js";
 import { keyOf, sendSms, waitForStatus } from "../../helpers/sms.js";
+import { smppDefinition } from "./carrier-api.js";
 import { FakeAggregator } from "./fake-aggregator.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";
 import { fakeSmsc } from "./smpp-helpers.js";
@@ -74,17 +75,9 @@ describeEachEngine("operators' error codes", (engine) => {
   it("maps SMPP receipts' err codes to reasons, refunds the reasons the policy names at every level, and leaves unknown codes as they were", async () => {
     const t = gateway();
     const smsc = await fakeSmsc();
-    const definition = {
-      name: "dlt-smpp",
-      type: "smpp",
-      host: "127.0.0.1",
-      port: smsc.port,
-      system_id: smsc.systemId,
-      password: smsc.password,
-      reconnect_initial_ms: 50,
-      reconnect_max_ms: 300,
+    const definition = smppDefinition("dlt-smpp", smsc, {
       error_codes: { "699": { reason: "dlt_consent_missing", description: "Consent scrub failed (operator's own)" } },
-    };
+    });
     expect((await admin("POST", "/carriers", definition)).status).toBe(201);
     expect((await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "dlt-smpp" }] })).status).toBe(
       201,
@@ -184,17 +177,9 @@ describeEachEngine("operators' error codes", (engine) => {
   it("maps an SMSC's vendor-specific refusal of a submit, which is refunded as every refusal before a carrier", async () => {
     const t = gateway();
     const smsc = await fakeSmsc();
-    const definition = {
-      name: "dlt-submit",
-      type: "smpp",
-      host: "127.0.0.1",
-      port: smsc.port,
-      system_id: smsc.systemId,
-      password: smsc.password,
-      reconnect_initial_ms: 50,
-      reconnect_max_ms: 300,
+    const definition = smppDefinition("dlt-submit", smsc, {
       error_codes: { "0x00000455": { reason: "dlt_header_inactive", description: "Header inactive (SMSC's code)" } },
-    };
+    });
     expect((await admin("POST", "/carriers", definition)).status).toBe(201);
     await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "dlt-submit" }] });
     await applied();

@@ -7,7 +7,7 @@ import { until } from "../../channels/smpp-server/client.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { milli } from "../../helpers/resellers.js";
-import { sendSms, waitForStatus } from "../../helpers/sms.js";
+import { sendFailedWith, smppDefinition } from "./carrier-api.js";
 import { fakeSmsc } from "./smpp-helpers.js";
 
 describeEachEngine("a carrier's codes one by one, and the refund policy per reason", (engine) => {
@@ -206,30 +206,13 @@ describeEachEngine("a carrier's codes one by one, and the refund policy per reas
   it("refunds a receipt's failure as the operator's choice says, over REFUND_CARRIER_REASONS", async () => {
     const t = gateway();
     const smsc = await fakeSmsc();
-    const definition = {
-      name: "refunds-smsc",
-      type: "smpp",
-      host: "127.0.0.1",
-      port: smsc.port,
-      system_id: smsc.systemId,
-      password: smsc.password,
-      reconnect_initial_ms: 50,
-      reconnect_max_ms: 300,
-    };
-    expect((await admin("POST", "/carriers", definition)).status).toBe(201);
+    expect((await admin("POST", "/carriers", smppDefinition("refunds-smsc", smsc))).status).toBe(201);
     await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name: "refunds-smsc" }] });
     await t.gateway.workers!.carriers.reload();
     await until(async () => (await admin("GET", "/carriers/refunds-smsc")).body.data.health.state === "up", 10_000);
     // The previous test chose: dlt_header_inactive refunded, dlt_template_mismatch (the default's) not.
     const account = await buildAccount(t, { credits: { sms: 10 } });
-    const failWith = async (recipient: string, err: string) => {
-      const sent = await sendSms(t, account, { sender_id: "SWBRD", recipient, message: "Your OTP is 4321" });
-      expect(sent.status, sent.text).toBe(200);
-      await until(() => smsc.submits.some((s) => s.destination.endsWith(recipient) && s.messageId !== null));
-      const submit = smsc.submits.find((s) => s.destination.endsWith(recipient))!;
-      smsc.sendReceipt(submit.messageId!, { stat: "UNDELIV", err });
-      return waitForStatus(t, account, sent.body.data.message_id);
-    };
+    const failWith = (recipient: string, err: string) => sendFailedWith(t, account, smsc, recipient, err);
     const start = await milli(t, account.id);
     const inactive = await failWith("9876503001", "621");
     expect(inactive.error).toMatchObject({ reason: "dlt_header_inactive", carrier_code: "621" });
