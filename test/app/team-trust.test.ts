@@ -266,6 +266,29 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
     });
     expect(widen.status, widen.text).toBe(403);
     expect(widen.body.error.code).toBe("insufficient_scope");
+
+    // A key holding a scope its editor could not give is not the editor's to change, only to revoke.
+    const owners = await callAs(t, owner, "POST", "/api/v2/keys", { json: { name: "owner's billing" } });
+    expect(owners.body.data.scopes).toContain("billing");
+    const moved = await callAs(t, dana, "PATCH", `/api/v2/keys/${owners.body.data.id}`, {
+      json: { scopes: ["read"], allowed_ips: ["198.51.100.7"] },
+    });
+    expect(moved.status, moved.text).toBe(403);
+    expect(moved.body.error).toMatchObject({ code: "insufficient_role", user_role: "developer" });
+    expect(moved.body.message).toContain('"billing"');
+    const renamed = await callAs(t, dana, "PATCH", `/api/v2/keys/${owners.body.data.id}`, { json: { name: "mine" } });
+    expect(renamed.status, renamed.text).toBe(403);
+    const narrower = await call(t, "PATCH", `/api/v2/keys/${owners.body.data.id}`, {
+      headers: asKey(scoped.body.data.api_key),
+      json: { name: "narrowed by a narrower key" },
+    });
+    expect(narrower.status, narrower.text).toBe(403);
+    expect(narrower.body.error.code).toBe("insufficient_scope");
+    const listed = await callAs(t, owner, "GET", "/api/v2/keys");
+    const still = listed.body.data.find((k: { id: number }) => k.id === owners.body.data.id);
+    expect(still).toMatchObject({ name: "owner's billing", allowed_ips: null, revoked_at: null });
+    expect(still.scopes).toContain("billing");
+    expect((await callAs(t, dana, "DELETE", `/api/v2/keys/${owners.body.data.id}`)).status).toBe(200);
   });
 
   it("lets the operator change a key's rate, name, scopes and addresses", async () => {

@@ -95,7 +95,8 @@ export function registerKeyRoutes(admin: TypedRoutes, ctx: Deps): void {
       const rateLimit = body.rate_limit === undefined ? undefined : parseRateLimit(body.rate_limit);
       const creatorBits = creatorScopeBits(request.principal!, body.scopes);
       const changes = { ...body, ...(rateLimit !== undefined ? { rate_limit: rateLimit } : {}) };
-      const key = await changeKey(changeDeps(deps, request), id, undefined, changes, creatorBits);
+      const editor = { bits: creatorBits, userRole: request.principal!.userRole };
+      const key = await changeKey(changeDeps(deps, request), id, undefined, changes, editor);
       // The key's id and the fields asked for, as they are now (in the answer schema's order).
       const asked = (["rate_limit", "name", "scopes", "allowed_ips"] as const).filter((field) => field in body);
       return ok({ id: key.id, ...Object.fromEntries(asked.map((field) => [field, key[field]])) });

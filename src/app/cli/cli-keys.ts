@@ -88,7 +88,7 @@ export function addKeyCommands(program: Command): void {
             "Give at least one of --name, --scopes, --allowed-ips, --rate-limit.",
           );
         }
-        const key = await changeKey(cliDeps(store), opts.id, undefined, changes, undefined);
+        const key = await changeKey(cliDeps(store), opts.id, undefined, changes, { bits: undefined });
         const limits = `scopes ${key.scopes.join(",")}; from ${key.allowed_ips?.join(",") ?? "any address"}`;
         print(key, opts.json, () => `changed key ${key.id} (${key.prefix}): ${limits}`);
       }),

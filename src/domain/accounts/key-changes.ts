@@ -13,11 +13,13 @@ import {
   allowedIpsOf,
   allowedIpsToStore,
   apiKeyRevoked,
+  assertKeyWithinEditor,
   findLiveApiKey,
   KEY_SCOPES,
   keyScopesToStore,
   scopeNames,
   updateApiKey,
+  type UserRole,
 } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
 
@@ -80,7 +82,7 @@ export async function changeKey(
   keyId: number | undefined,
   accountId: number | undefined,
   changes: KeyChanges,
-  creatorBits: number | undefined,
+  editor: { bits: number | undefined; userRole?: UserRole | undefined },
 ) {
   const name = changes.name === undefined ? undefined : changes.name === null ? null : changes.name.trim() || null;
   if (name?.includes("\u0000")) {
@@ -95,9 +97,10 @@ export async function changeKey(
         "not_found",
         `No live API key with id "${keyId ?? ""}"${accountId === undefined ? "" : " in this account"}.`,
       );
+    assertKeyWithinEditor(before.scopes, editor, before.id);
     const role = (await getAccount(trx, before.account_id))?.role ?? "customer";
     // Scopes as a new key's: within the account's, and the editor's key or role.
-    const scopes = changes.scopes === undefined ? undefined : keyScopesToStore(changes.scopes, role, creatorBits);
+    const scopes = changes.scopes === undefined ? undefined : keyScopesToStore(changes.scopes, role, editor.bits);
     const after = await updateApiKey(trx, before.id, {
       ...(name !== undefined ? { name } : {}),
       ...(scopes !== undefined ? { scopes } : {}),

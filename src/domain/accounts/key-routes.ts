@@ -144,7 +144,8 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       const principal = request.principal!;
       const who = { ...ctx, actor: actorOf(request) };
       const creatorBits = creatorScopeBits(principal, request.body.scopes);
-      const key = await changeKey(who, pathId(request.params.id), principal.accountId, request.body, creatorBits);
+      const editor = { bits: creatorBits, userRole: principal.userRole };
+      const key = await changeKey(who, pathId(request.params.id), principal.accountId, request.body, editor);
       return { status: "success", data: key };
     },
   );

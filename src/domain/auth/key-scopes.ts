@@ -95,6 +95,28 @@ export function creatorScopeBits(
   return caller.scopes & roleBits;
 }
 
+/**
+ * Refuses to change a key holding a scope its editor could not give (a developer changing an
+ * owner's billing key, a read-and-manage key changing a sending one): an edit must not move
+ * powers the editor lacks. Revoking such a key stays open to the editor.
+ */
+export function assertKeyWithinEditor(
+  stored: string | null,
+  editor: { bits: number | undefined; userRole?: UserRole | undefined },
+  keyId: number,
+): void {
+  if (editor.bits === undefined) return;
+  const held = scopeBits(stored) ?? ALL_BITS;
+  const beyond = KEY_SCOPES.filter((scope) => held & BIT[scope] && !(editor.bits! & BIT[scope]));
+  if (beyond.length === 0) return;
+  const who = editor.userRole === undefined ? "this API key" : `the role ${editor.userRole}`;
+  throw new GatewayError(
+    editor.userRole === undefined ? "insufficient_scope" : "insufficient_role",
+    `Key ${keyId} has "${beyond.join('", "')}", which ${who} cannot give, so it cannot change the key (it can still revoke it).`,
+    editor.userRole === undefined ? {} : { user_role: editor.userRole },
+  );
+}
+
 /** An allow-list as asked, checked and stored comma-separated; null (anywhere) for none or an empty list. */
 export function allowedIpsToStore(asked: readonly string[] | null | undefined, field: string): string | null {
   if (!asked) return null;
