@@ -18,8 +18,8 @@ import {
   KEY_SCOPES,
   keyScopesToStore,
   scopeNames,
-  updateApiKey,
   type UserRole,
+  updateApiKey,
 } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
 
