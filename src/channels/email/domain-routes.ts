@@ -14,6 +14,7 @@ import { APPROVAL_STATUSES, requireAccount } from "../../domain/accounts/index.j
 import { type Audited, recordChange } from "../../domain/audit/index.js";
 import { actorOf } from "../../domain/auth/index.js";
 import { OperatorEmailDomain } from "./admin-schemas.js";
+import { newDkimKey } from "./content.js";
 import {
   addEmailDomain,
   describeEmailDomain,
@@ -84,8 +85,10 @@ export function registerV2EmailDomainRoutes(v2: TypedRoutes, ctx: Deps): void {
       },
     },
     async (request, reply) => {
+      normalizeDomain(request.body.domain);
+      const key = await newDkimKey();
       const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
-        const row = await addEmailDomain(trx, ctx.clock, accountOf(request), request.body.domain);
+        const row = await addEmailDomain(trx, ctx.clock, accountOf(request), request.body.domain, { key });
         return { row, entry: domainEntry("email_domain.request", row, undefined, { status: row.status }) };
       });
       return reply.code(201).send(ok(describeEmailDomain(row, iso)));
@@ -156,8 +159,13 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
     async (request, reply) => {
       const body = request.body;
       const accountId = await account(request.params.username);
+      normalizeDomain(body.domain);
+      const key = await newDkimKey();
       const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
-        const row = await addEmailDomain(trx, ctx.clock, accountId, body.domain, { approve: body.approve === true });
+        const row = await addEmailDomain(trx, ctx.clock, accountId, body.domain, {
+          approve: body.approve === true,
+          key,
+        });
         return { row, entry: domainEntry("email_domain.add", row, undefined, { status: row.status }) };
       });
       return reply.code(201).send(ok(describeEmailDomain(row, operatorIso)));

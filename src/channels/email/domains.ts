@@ -7,7 +7,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus, EmailDomainsTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { NO_DETAIL, type PendingRequests } from "../../domain/accounts/index.js";
-import { generateDkimKey } from "./content.js";
+import { type DkimKeyPair, generateDkimKey } from "./content.js";
 
 export type EmailDomainRow = Omit<EmailDomainsTable, "id"> & { id: number };
 
@@ -25,18 +25,21 @@ export function normalizeDomain(raw: string): string {
   return domain;
 }
 
-/** Adds a domain to the account (pending, with a fresh DKIM key); 409 when it has it already. */
+/**
+ * Adds a domain to the account (pending, with a fresh DKIM key); 409 when it has it already. A
+ * route passes the key it made before its transaction (`newDkimKey`); without one it is made here.
+ */
 export async function addEmailDomain(
   db: Db,
   clock: Clock,
   accountId: number,
   raw: string,
-  options: { approve?: boolean } = {},
+  options: { approve?: boolean; key?: DkimKeyPair } = {},
 ): Promise<EmailDomainRow> {
   const domain = normalizeDomain(raw);
   const existing = await findDomain(db, accountId, domain);
   if (existing) throw new GatewayError("conflict", `The account already has the domain ${domain}.`);
-  const key = generateDkimKey();
+  const key = options.key ?? generateDkimKey();
   const now = clock.now().getTime();
   return db
     .insertInto("email_domains")

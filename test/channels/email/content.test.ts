@@ -2,7 +2,12 @@
 // from domain only when that account's domain is approved, the cache in front, and new keys.
 import { createPrivateKey, createPublicKey, sign, verify } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { EmailContentCache, generateDkimKey, loadEmailContents } from "../../../src/channels/email/content.js";
+import {
+  EmailContentCache,
+  generateDkimKey,
+  loadEmailContents,
+  newDkimKey,
+} from "../../../src/channels/email/content.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { addSendingDomain, buildEmailAccount, storeContent } from "./helpers.js";
 
@@ -107,8 +112,11 @@ describeEachEngine("email contents", (engine) => {
   });
 });
 
-it("makes an RSA 2048 DKIM key whose DNS record carries its public half", () => {
-  const key = generateDkimKey();
+it.each([
+  ["on the calling thread", async () => generateDkimKey()],
+  ["on libuv's pool, as routes make it before their transaction", () => newDkimKey()],
+])("makes an RSA 2048 DKIM key whose DNS record carries its public half, %s", async (_how, make) => {
+  const key = await make();
   expect(key.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
   expect(key.publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----\n/);
   const match = /^v=DKIM1; k=rsa; p=([A-Za-z0-9+/=]+)$/.exec(key.dnsTxt);
