@@ -22,6 +22,7 @@
 // the file is made with pages of N bytes before the gateway opens it (as one made before
 // decision 0136, 4096).
 // Usage: node bench/writes-per-message.mjs [--messages 500] [--webhooks off,on] [--database postgres://…] [--page-size N]
+//   [--concurrency 25] (sends under way at once)
 import fs from "node:fs";
 import http from "node:http";
 import { parseArgs } from "node:util";
@@ -36,11 +37,12 @@ const { values } = parseArgs({
     database: { type: "string" },
     json: { type: "boolean", default: false },
     "page-size": { type: "string" },
+    concurrency: { type: "string", default: "25" },
   },
 });
 const N = Number(values.messages);
 const WARM_UP = 50;
-const CONCURRENCY = 25;
+const CONCURRENCY = Number(values.concurrency);
 
 /** A local receiver of webhooks: answers 200 at once, counts what it got. */
 async function receiver() {
