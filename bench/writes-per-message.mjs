@@ -144,7 +144,11 @@ function walByBtree(file) {
   if (wal.length < 32) return result;
   const salts = wal.subarray(16, 24);
   for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
-    if (!wal.subarray(at + 8, at + 16).equals(salts)) break;
+    if (!wal.subarray(at + 8, at + 16).equals(salts)) {
+      // Frames of an earlier generation after the current one's: a checkpoint restarted the WAL
+      // during the count (32 MB written, the triggers' log included), and what came before it is lost.
+      throw new Error("the WAL was restarted during the count: fewer --messages");
+    }
     if (wal.readUInt32BE(at + 4) !== 0) result.commits++;
     const name = owner.get(wal.readUInt32BE(at)) ?? "(free)";
     if (name === "bench_writes") {
