@@ -11,7 +11,13 @@
 // fsync included), the rate one thread reaches and, counted apart, the bytes of WAL a message
 // writes (the pages its group's commits change). With --sequential-ids the upstream ids are
 // in the order of the messages (as SMSCs that number their messages give), for comparison.
-// Usage: node bench/storage-floor.mjs [--seconds 10] [--group 32] [--sequential-ids]
+// The database is the gateway's, with its page size (src/base/store/sqlite-store.ts); with
+// --page-size N the file is made with pages of N bytes before the gateway opens it, as a database
+// made before decision 0136 (4096) is. --by-btree prints the counted WAL's pages per
+// message by the table or index they belong to.
+// The WAL is counted first, once the database holds --count-at messages, then the CPU is timed.
+// Usage: node bench/storage-floor.mjs [--seconds 10] [--group 32] [--sequential-ids] [--page-size N] [--by-btree]
+//   [--count-at 40000]
 import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
@@ -23,10 +29,14 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     group: { type: "string", default: "32" },
     "sequential-ids": { type: "boolean", default: false },
+    "page-size": { type: "string" },
+    "by-btree": { type: "boolean", default: false },
+    "count-at": { type: "string", default: "40000" },
   },
 });
 const seconds = Number(values.seconds);
 const G = Number(values.group);
+const countAt = Number(values["count-at"]);
 
 // 1. Real rows: a few sends through a gateway, delivered by the simulated carrier.
 const db = freshSqliteUrl();
@@ -39,6 +49,13 @@ const env = {
   SIMULATOR_LATENCY_MS: "50",
   SIMULATOR_FAILURE_RATE: "0",
 };
+if (values["page-size"]) {
+  // Made before the gateway opens it: the gateway sets the page size of a new database only.
+  const made = new BetterSqlite3(file);
+  made.pragma(`page_size = ${Number(values["page-size"])}`);
+  made.pragma("journal_mode = WAL");
+  made.close();
+}
 const server = await startServer("start", env);
 const base = `http://127.0.0.1:${port}`;
 for (let i = 0; i < 20; i++) {
@@ -65,7 +82,8 @@ raw.pragma("foreign_keys = ON");
 raw.pragma("cache_size = -65536");
 raw.pragma("temp_store = MEMORY");
 raw.pragma("automatic_index = OFF");
-raw.pragma("wal_autocheckpoint = 8000");
+const pageSize = raw.pragma("page_size", { simple: true });
+raw.pragma(`wal_autocheckpoint = ${Math.round((32 * 1024 * 1024) / pageSize)}`);
 const message = raw.prepare("select * from messages where status = 'delivered' limit 1").get();
 const ledger = raw.prepare("select * from ledger_entries where kind = 'debit' limit 1").get();
 if (!message || !ledger) throw new Error("no delivered message to copy");
@@ -119,8 +137,6 @@ const upstreamId = (id) =>
     : `SIM${createHash("sha1").update(id).digest("hex").slice(0, 20)}`;
 let reportsDue = []; // upstream ids of the group submitted one round before
 
-const started = process.hrtime.bigint();
-const cpu0 = process.cpuUsage();
 let messages = 0;
 let groups = 0;
 let submits = 0;
@@ -154,19 +170,30 @@ function group() {
   messages += G;
   groups++;
 }
-while (process.hrtime.bigint() - started < BigInt(seconds * 1e9)) group();
-const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
-const cpu = process.cpuUsage(cpu0);
-// Counted, not timed: the WAL the same work writes, 100 more groups from an empty WAL that no
+// Counted, not timed: the WAL the same work writes, 100 groups from an empty WAL that no
 // checkpoint restarts (each commit writes every page it changed, whole: the pages a message
-// touches, shared with its group's others).
+// touches, shared with its group's others), once the database holds --count-at messages: what a
+// group writes in the carrier-id index grows with the index (random ids touch one leaf each
+// until the group's ids share leaves), so runs compare at one size, whatever their speed.
+while (messages < countAt) group();
 raw.pragma("wal_checkpoint(TRUNCATE)");
 raw.pragma("wal_autocheckpoint = 0");
-const pageSize = raw.pragma("page_size", { simple: true });
 const counted = { messages, size: fs.fstatSync(walFd).size };
 for (let i = 0; i < 100; i++) group();
 const walBytes = fs.fstatSync(walFd).size - counted.size;
 const walPerMessage = walBytes / (messages - counted.messages);
+const byBtree = values["by-btree"] ? walPagesByBtree(counted.size, messages - counted.messages) : [];
+raw.pragma(`wal_autocheckpoint = ${Math.round((32 * 1024 * 1024) / pageSize)}`);
+raw.pragma("wal_checkpoint(TRUNCATE)");
+
+// Timed: groups for --seconds.
+const timed = { messages, groups };
+const started = process.hrtime.bigint();
+const cpu0 = process.cpuUsage();
+while (process.hrtime.bigint() - started < BigInt(seconds * 1e9)) group();
+const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+const cpu = process.cpuUsage(cpu0);
+const timedMessages = messages - timed.messages;
 raw.close();
 db.cleanup();
 // Every message of the run but the last two groups went through all three steps.
@@ -178,11 +205,35 @@ if (submits < messages - G || reported < messages - 2 * G) {
 
 console.log(`machine: ${machine()}`);
 console.log(
-  `groups of ${G}, ${values["sequential-ids"] ? "sequential" : "hashed (random)"} upstream ids, ${seconds} s: ${messages} messages accepted, ${submits} submitted, ${reported} reported in ${groups} transactions`,
+  `groups of ${G}, ${values["sequential-ids"] ? "sequential" : "hashed (random)"} upstream ids: ${messages} messages accepted, ${submits} submitted, ${reported} reported in ${groups} transactions`,
 );
 console.log(
-  `WAL written: ${Math.round(walPerMessage)} bytes per message (${(walPerMessage / (pageSize + 24)).toFixed(2)} pages of ${pageSize} bytes)`,
+  `WAL written: ${Math.round(walPerMessage)} bytes per message (${(walPerMessage / (pageSize + 24)).toFixed(2)} pages of ${pageSize} bytes), counted over 100 groups from ${counted.messages} messages`,
 );
+for (const line of byBtree) console.log(line);
 console.log(
-  `storage floor: ${(((cpu.user + cpu.system) / messages) | 0).toString()} µs CPU per message (user ${(cpu.user / messages).toFixed(0)}, system ${(cpu.system / messages).toFixed(0)}), ${Math.round(messages / elapsed)} messages/s on one thread`,
+  `storage floor: ${(((cpu.user + cpu.system) / timedMessages) | 0).toString()} µs CPU per message (user ${(cpu.user / timedMessages).toFixed(0)}, system ${(cpu.system / timedMessages).toFixed(0)}), ${Math.round(timedMessages / elapsed)} messages/s on one thread over ${seconds} s`,
 );
+
+/** The WAL's frames after byte `from`, per message, by the table or index their page belongs to (dbstat). */
+function walPagesByBtree(from, perMessages) {
+  const wal = fs.readFileSync(`${file}-wal`);
+  const owner = new Map(
+    raw
+      .prepare("select name, pageno from dbstat")
+      .all()
+      .map((row) => [row.pageno, row.name]),
+  );
+  const pages = new Map();
+  // Past the WAL's 32-byte header: frames of a 24-byte header (the page number first) and a page.
+  for (let at = Math.max(32, from); at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    const name = owner.get(wal.readUInt32BE(at)) ?? "(free)";
+    pages.set(name, (pages.get(name) ?? 0) + 1);
+  }
+  return [...pages]
+    .sort((a, b) => b[1] - a[1])
+    .map(
+      ([name, n]) =>
+        `  ${name.padEnd(34)} ${(n / perMessages).toFixed(3)} pages, ${Math.round((n * (pageSize + 24)) / perMessages)} bytes per message`,
+    );
+}

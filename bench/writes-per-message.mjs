@@ -15,8 +15,15 @@
 // migrated (the log is the engine's own change stream; the triggers' writes are not counted), and
 // each index's entries are derived from the schema (PRAGMA index_list / index_info, the partial
 // indexes' WHERE evaluated by SQLite on the row): an insert adds an entry to each index whose
-// WHERE holds, a delete removes one, an update replaces an entry whose key or WHERE changed.
-// Usage: node bench/writes-per-message.mjs [--messages 500] [--webhooks off,on] [--database postgres://…]
+// WHERE holds, a delete removes one, an update replaces an entry whose key or WHERE changed. And
+// the WAL the gateway wrote: the WAL is truncated when the count starts and read before the
+// gateway stops (no checkpoint restarts it in between: it holds 32 MB), its frames told by the
+// table or index their page belongs to (dbstat), the triggers' log left out. With --page-size N
+// the file is made with pages of N bytes before the gateway opens it (as one made before
+// decision 0136, 4096).
+// Usage: node bench/writes-per-message.mjs [--messages 500] [--webhooks off,on] [--database postgres://…] [--page-size N]
+//   [--concurrency 25] (sends under way at once)
+import fs from "node:fs";
 import http from "node:http";
 import { parseArgs } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
@@ -29,11 +36,13 @@ const { values } = parseArgs({
     webhooks: { type: "string", default: "off,on" },
     database: { type: "string" },
     json: { type: "boolean", default: false },
+    "page-size": { type: "string" },
+    concurrency: { type: "string", default: "25" },
   },
 });
 const N = Number(values.messages);
 const WARM_UP = 50;
-const CONCURRENCY = 25;
+const CONCURRENCY = Number(values.concurrency);
 
 /** A local receiver of webhooks: answers 200 at once, counts what it got. */
 async function receiver() {
@@ -114,6 +123,43 @@ function sqliteIndexes(raw, table) {
       const where = partial ? /\bwhere\b([\s\S]*)$/i.exec(sql)?.[1]?.trim() : undefined;
       return { name, columns: withoutRowid ? columns : [...columns, "rowid"], where };
     });
+}
+
+/**
+ * The frames of the WAL's current generation (those carrying its header's salts), by the table or
+ * index their page belongs to now, the triggers' log apart.
+ */
+function walByBtree(file) {
+  const wal = fs.readFileSync(`${file}-wal`);
+  const raw = new BetterSqlite3(file, { readonly: true });
+  const pageSize = raw.pragma("page_size", { simple: true });
+  const owner = new Map(
+    raw
+      .prepare("select name, pageno from dbstat")
+      .all()
+      .map((row) => [row.pageno, row.name]),
+  );
+  raw.close();
+  const result = { pageSize, frames: 0, bytes: 0, log: 0, commits: 0, byBtree: {} };
+  if (wal.length < 32) return result;
+  const salts = wal.subarray(16, 24);
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    if (!wal.subarray(at + 8, at + 16).equals(salts)) {
+      // Frames of an earlier generation after the current one's: a checkpoint restarted the WAL
+      // during the count (32 MB written, the triggers' log included), and what came before it is lost.
+      throw new Error("the WAL was restarted during the count: fewer --messages");
+    }
+    if (wal.readUInt32BE(at + 4) !== 0) result.commits++;
+    const name = owner.get(wal.readUInt32BE(at)) ?? "(free)";
+    if (name === "bench_writes") {
+      result.log++;
+      continue;
+    }
+    result.frames++;
+    result.bytes += 24 + pageSize;
+    result.byBtree[name] = (result.byBtree[name] ?? 0) + 1;
+  }
+  return result;
 }
 
 function countSqlite(file) {
@@ -257,6 +303,13 @@ async function measure(db, database, webhooks, children) {
     SIMULATOR_FAILURE_RATE: "0",
     SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
   };
+  if (values["page-size"] && !database) {
+    // Made before the gateway opens it: the gateway sets the page size of a new database only.
+    const made = new BetterSqlite3(db.url.slice("sqlite:".length));
+    made.pragma(`page_size = ${Number(values["page-size"])}`);
+    made.pragma("journal_mode = WAL");
+    made.close();
+  }
   const server = await startServer("start", env);
   children.push(server.child);
   const base = `http://127.0.0.1:${port}`;
@@ -295,6 +348,8 @@ async function measure(db, database, webhooks, children) {
   if (file) {
     const raw = new BetterSqlite3(file);
     addTriggers(raw);
+    const [truncated] = raw.pragma("wal_checkpoint(TRUNCATE)");
+    if (truncated.busy) throw new Error("the WAL could not be truncated: a reader held it");
     raw.close();
   } else {
     schema = new URL(db.url).searchParams.get("options").split("search_path=")[1].split(" ")[0];
@@ -319,12 +374,14 @@ async function measure(db, database, webhooks, children) {
   await settled(WARM_UP + N);
   const seconds = (Date.now() - t0) / 1000;
   const lsnAfter = client && (await client.query("select pg_current_wal_lsn() as lsn")).rows[0].lsn;
+  // Read while the gateway runs: the last connection to close checkpoints the WAL and removes it.
+  const sqliteWal = file && walByBtree(file);
   server.child.kill("SIGTERM");
   await new Promise((r) => server.child.once("exit", r));
   const posted = (hooks?.received() ?? 0) - hooksBefore;
   await hooks?.close();
   let counted;
-  if (file) counted = { tables: countSqlite(file) };
+  if (file) counted = { tables: countSqlite(file), sqliteWal };
   else {
     // The gateway's backends reported their counters as they closed.
     await new Promise((r) => setTimeout(r, 1000));
@@ -358,6 +415,17 @@ function print(result) {
     }
   }
   console.log(`  total: row versions ${per(rows)}, index entries ${per(entries)}`);
+  if (result.sqliteWal) {
+    const w = result.sqliteWal;
+    const top = Object.entries(w.byBtree)
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, 6)
+      .map(([name, n]) => `${name} ${per(n * (w.pageSize + 24))}`)
+      .join(", ");
+    console.log(
+      `  WAL: ${per(w.bytes)} B per message (${per(w.frames)} pages of ${w.pageSize} bytes in ${per(w.commits)} commits; the triggers' log apart, ${per(w.log)} pages); most: ${top}`,
+    );
+  }
   if (result.wal) {
     const w = result.wal;
     console.log(

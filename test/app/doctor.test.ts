@@ -6,9 +6,11 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { pageSizeCheck } from "../../src/app/doctor.js";
 import { type Gateway, startGateway } from "../../src/app/gateway.js";
 import { type Clock, systemClock } from "../../src/base/core/clock.js";
 import { createLogger } from "../../src/base/runtime/logging.js";
+import { PAGE_SIZE } from "../../src/base/store/sqlite-store.js";
 import { FakeSmsc } from "../delivery/carriers/fake-smsc.js";
 import { until } from "../domain/webhooks/receiver.js";
 import { runCli } from "../helpers/cli.js";
@@ -94,8 +96,11 @@ describeEachEngine("switchboard doctor", (engine) => {
           ? { status: "ok" }
           : { status: "warn", detail: expect.stringMatching(/nothing vacuums them/) },
       );
+      expect(check(report, "page size")).toBeUndefined();
     } else {
       expect(check(report, "autovacuum")).toBeUndefined();
+      // The test database is a new one: the gateway's page size (decision 0136).
+      expect(check(report, "page size")).toEqual({ name: "page size", status: "ok", detail: `${PAGE_SIZE} bytes` });
     }
     const processes = check(report, "processes");
     expect(processes?.status).toBe("fail");
@@ -117,6 +122,13 @@ describeEachEngine("switchboard doctor", (engine) => {
       detail: expect.stringMatching(/^1 api; largest clock skew [+−]\d+ ms/),
     });
   }, 120_000);
+
+  it("warns about a SQLite database with pages of another size, and says how to rebuild it", () => {
+    expect(pageSizeCheck(PAGE_SIZE)).toEqual(["ok", `${PAGE_SIZE} bytes`]);
+    const [status, detail] = pageSizeCheck(4096);
+    expect(status).toBe("warn");
+    expect(detail).toContain(`pragma page_size = ${PAGE_SIZE}; vacuum`);
+  });
 
   it("fails on a pending migration without running it", async () => {
     const last = await db.store.db

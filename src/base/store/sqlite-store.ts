@@ -13,9 +13,27 @@ import type { Database } from "./schema.js";
 import { groupCommitTransactions } from "./sqlite-group-commit.js";
 import { cachingDatabase } from "./sqlite-statements.js";
 
+/**
+ * The page size of a new database. Each COMMIT writes every page it changed to the WAL, whole: a
+ * group's message rows, the right-hand leaves (and parent) of each time-ordered index, and one
+ * leaf per message of the carrier-id index, whose ids are random. Pages of 2 KiB instead of
+ * SQLite's 4 KiB write about a third less WAL per message (docs/benchmarks.md, issue 43 item 3).
+ */
+export const PAGE_SIZE = 2048;
+/** WAL checkpointed at about this size (wal_autocheckpoint counts pages). */
+const WAL_CHECKPOINT_BYTES = 32 * 1024 * 1024;
+
+/** wal_autocheckpoint for a database with pages of `pageSize` bytes. */
+export function walCheckpointPages(pageSize: number): number {
+  return Math.round(WAL_CHECKPOINT_BYTES / pageSize);
+}
+
 export function openSqlite(file: string, options: StoreOptions): Store {
   if (file !== ":memory:") fs.mkdirSync(path.dirname(file), { recursive: true });
   const raw = new BetterSqlite3(file);
+  // Before anything creates the file: a new database has pages of PAGE_SIZE bytes (an existing
+  // one keeps its own; see docs/decisions/0136-smaller-sqlite-pages.md for converting it).
+  raw.pragma(`page_size = ${PAGE_SIZE}`);
   raw.pragma("journal_mode = WAL");
   raw.pragma(`synchronous = ${options.sqliteSynchronous ?? "FULL"}`);
   raw.pragma("foreign_keys = ON");
@@ -28,8 +46,9 @@ export function openSqlite(file: string, options: StoreOptions): Store {
   // all have real indexes; a planner shortcut must never cost that.
   raw.pragma("automatic_index = OFF");
   // Checkpoint every ~32 MB of WAL instead of 4 MB: the same copying, a fraction of the fsyncs
-  // and of the stalls they cause on the event loop (max latency 673 ms -> 75 ms in bench/).
-  raw.pragma("wal_autocheckpoint = 8000");
+  // and of the stalls they cause on the event loop (max latency 673 ms -> 75 ms in bench/). In
+  // pages of this database's size.
+  raw.pragma(`wal_autocheckpoint = ${walCheckpointPages(raw.pragma("page_size", { simple: true }) as number)}`);
   raw.pragma("journal_size_limit = 67108864");
   const statements = cachingDatabase(raw, process.env.SWITCHBOARD_SQL_PROFILE === "1");
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: statements.database }) });
