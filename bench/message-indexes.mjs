@@ -18,6 +18,7 @@ import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { createAccountWithKey } from "../dist/app/admin/index.js";
 import { systemClock } from "../dist/base/core/clock.js";
+import { cliActor } from "../dist/domain/audit/index.js";
 import { openStore } from "../dist/base/store/store.js";
 import { machine } from "./lib.mjs";
 
@@ -56,7 +57,7 @@ async function round(withIndex) {
     await sql.raw("create index messages_by_broadcast on messages (broadcast_id)").execute(store.db);
   }
   const { id: accountId } = await createAccountWithKey(
-    { store, clock: systemClock },
+    { store, clock: systemClock, actor: cliActor() },
     { username: "bench", password: "bench-password", credits: { sms: 1 } },
   );
   const base = Date.now();

@@ -14,6 +14,7 @@ import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { createAccountWithKey } from "../dist/app/admin/index.js";
 import { systemClock } from "../dist/base/core/clock.js";
+import { cliActor } from "../dist/domain/audit/index.js";
 import { openStore } from "../dist/base/store/store.js";
 import { encodeCursor, listMessages, recipientForms } from "../dist/domain/messages/index.js";
 import { machine } from "./lib.mjs";
@@ -39,7 +40,7 @@ const pg = store.engine === "postgres";
 const accounts = [];
 for (let i = 0; i < 20; i++) {
   const created = await createAccountWithKey(
-    { store, clock: systemClock },
+    { store, clock: systemClock, actor: cliActor() },
     { username: `bench${i}`, password: "bench-password", credits: { sms: 1 } },
   );
   accounts.push(created.id);
