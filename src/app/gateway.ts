@@ -40,6 +40,8 @@ export interface GatewayOptions {
   checkAnswers?: boolean;
   /** Tests: the built console's directory, instead of dist/web. */
   consoleDir?: string;
+  /** Tests: false builds the OpenAPI document at its first request, not at start (server.ts). */
+  openApiAtStart?: boolean;
 }
 
 export interface Gateway {
@@ -133,6 +135,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     isReady: () => !stopping,
     apis: options.roles.includes("api"),
     checkAnswers: options.checkAnswers === true,
+    ...(options.openApiAtStart === false ? { openApiAtStart: false } : {}),
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   const smppConfig = config.smppServer;

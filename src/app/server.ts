@@ -2,7 +2,6 @@
 // API family mounted under its prefixes.
 import { randomUUID } from "node:crypto";
 import formbody from "@fastify/formbody";
-import { TypeBoxValidatorCompiler } from "@fastify/type-provider-typebox";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
 import { sendJsonError } from "../base/http/http-errors.js";
 import { boundJsonNesting } from "../base/http/json-depth.js";
@@ -45,6 +44,7 @@ import { drainUnreadBodies } from "./unread-body.js";
 import { answerClientError, notFound, renderUnrouted } from "./unrouted.js";
 import { registerStaffRoutes } from "./user-routes.js";
 import { registerV2Family } from "./v2.js";
+import { compileValidator } from "./validators.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -74,6 +74,11 @@ export interface ServerOptions {
   checkAnswers?: boolean;
   /** The built console's directory (tests); dist/web otherwise. */
   consoleDir?: string;
+  /**
+   * Tests: false leaves the OpenAPI document to the first request for it, instead of building it
+   * at start (a quarter of a test gateway's start, and few tests ask for it).
+   */
+  openApiAtStart?: boolean;
 }
 
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
@@ -104,7 +109,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // each keyed route gets the scope a key needs for it (route-scopes.ts).
   const pages = consolePages(app, ctx.logger);
   assignRouteScopes(app);
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(compileValidator);
   app.setSerializerCompiler(compileSerializer);
 
   const isReady = options.isReady ?? (() => true);
@@ -161,9 +166,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.get("/api/v2/openapi.json", { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
   // The document is built once and kept; built at start, not by the first request that asks
   // (about 100 ms of one request's event loop, found by bench/fuzz's stall watchdog).
-  app.addHook("onReady", async () => {
-    app.swagger();
-  });
+  if (options.openApiAtStart !== false) {
+    app.addHook("onReady", async () => {
+      app.swagger();
+    });
+  }
 
   app.decorate("routeAccess", []);
   await app.register(async (v2) => registerV2Family(v2, ctx, app.routeAccess), { prefix: "/api/v2" });

@@ -4,13 +4,13 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ROLE_CAPABILITIES, type UserRole } from "../../src/domain/auth/index.js";
 import { callAs, type SignedIn, signIn } from "../helpers/console.js";
-import { describeEachEngine } from "../helpers/engines.js";
+import { describeEnginesTogether } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 
 const ACCOUNT_ROLES = ["admin", "developer", "support", "billing"] as const;
 const STAFF = ["operator_support", "operator_finance"] as const;
 
-describeEachEngine("role × route matrix", (engine) => {
+describeEnginesTogether("role × route matrix", (engine) => {
   let t: TestGateway;
   const sessions = new Map<string, { role: UserRole; session: SignedIn; operator: boolean }>();
 

@@ -4,7 +4,7 @@ import net from "node:net";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { cliOk, runCli, STACK_TRACE, startServer } from "../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
-import { describeEachEngine } from "../helpers/engines.js";
+import { describeEnginesTogether } from "../helpers/engines.js";
 
 // Several processes in a row, each a second or more of Node start-up on two busy cores.
 vi.setConfig({ testTimeout: 120_000 });
@@ -29,7 +29,7 @@ async function balance(url: string, key: string): Promise<number | undefined> {
   return ((await response.json()) as { data?: { balance?: number } }).data?.balance;
 }
 
-describeEachEngine("switchboard start on a busy port", (engine) => {
+describeEnginesTogether("switchboard start on a busy port", (engine) => {
   let empty: EmptyDatabase;
   let occupied: Awaited<ReturnType<typeof busyPort>>;
   beforeAll(async () => {

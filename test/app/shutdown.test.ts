@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { FakeSmsc } from "../delivery/carriers/fake-smsc.js";
 import { DEMO_TEXT, demoKey, type ServerProcess, sendDemoSms, startServer } from "../helpers/cli.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import { createTestDatabase, describeEnginesTogether, type TestDatabase } from "../helpers/engines.js";
 import { RawConnection } from "../helpers/raw-http.js";
 
 function carriersFile(dir: string, smsc: FakeSmsc, responseTimeoutMs: number): string {
@@ -39,7 +39,7 @@ function send(url: string, key: string, n: number): Promise<string> {
   return sendDemoSms(url, key, `98765${43210 + n}`);
 }
 
-describeEachEngine("graceful SIGTERM", (engine) => {
+describeEnginesTogether("graceful SIGTERM", (engine) => {
   let db: TestDatabase;
   let dir: string;
   let smsc: FakeSmsc;

@@ -8,12 +8,12 @@ import { addEmailDomain } from "../../src/channels/email/domains.js";
 import { approveCallerIdFor } from "../../src/channels/voice/index.js";
 import { multipartBody } from "../helpers/raw-http.js";
 import { encodeForm, fieldValue, paramsOf, rawQuery, requestTarget } from "./generators.js";
-import { describeFuzz, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
+import { describeFuzzTogether, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
 
 const EMAIL_PATHS = ["/httpemailapi/v1/send", "/httpemailapiv2/send", "/httpemailapi/send"];
 const CALLER = "+918047110000";
 
-describeFuzz("fuzz: email and voice", (engine) => {
+describeFuzzTogether("fuzz: email and voice", (engine) => {
   const { gateway, property } = useFuzzSuite(engine);
   beforeAll(async () => {
     const t = gateway();

@@ -27,7 +27,12 @@ import { systemClock } from "../../src/base/core/clock.js";
 import { loadConfig } from "../../src/base/runtime/config.js";
 import type { Engine } from "../../src/base/store/engine.js";
 import { openStore } from "../../src/base/store/store.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../helpers/engines.js";
+import {
+  createTestDatabase,
+  describeEachEngine,
+  describeEnginesTogether,
+  type TestDatabase,
+} from "../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, testConfig } from "../helpers/gateway.js";
 import { MiB } from "../helpers/heap.js";
 import { RawConnection as Connection, type RawConnection, type RawResponse } from "../helpers/raw-http.js";
@@ -74,6 +79,12 @@ const external = process.env.FUZZ_SERVER_URL;
 export function describeFuzz(title: string, body: (engine: Engine) => void): void {
   if (external) describe(`${title} [${external}]`, () => body("sqlite"));
   else describeEachEngine(title, body);
+}
+
+/** describeFuzz, the engines' suites at the same time (describeEnginesTogether). */
+export function describeFuzzTogether(title: string, body: (engine: Engine) => void): void {
+  if (external) describe(`${title} [${external}]`, () => body("sqlite"));
+  else describeEnginesTogether(title, body);
 }
 
 /** The gateway process bench/fuzz started, and its database opened beside it. */

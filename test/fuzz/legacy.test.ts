@@ -3,7 +3,7 @@
 // and generated. Every refusal is a negative code in plain text and writes nothing.
 import fc from "fast-check";
 import { encodeForm, fieldValue, mutated, paramsOf, rawQuery, requestTarget } from "./generators.js";
-import { describeFuzz, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
+import { describeFuzzTogether, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
 
 const LEGACY_PATHS = [
   "/api/secure_api/httpapi/send",
@@ -20,7 +20,7 @@ function xmlEscape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-describeFuzz("fuzz: legacy HTTP and XML", (engine) => {
+describeFuzzTogether("fuzz: legacy HTTP and XML", (engine) => {
   const { property } = useFuzzSuite(engine);
 
   property(

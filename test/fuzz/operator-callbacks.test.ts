@@ -14,7 +14,7 @@ import { encodeForm, fieldValue, mutated, paramsOf, percentEncode, rawQuery, req
 import {
   accountState,
   checkAnswer,
-  describeFuzz,
+  describeFuzzTogether,
   FUZZ_APP_SECRET,
   fuzzParameters,
   sendCase,
@@ -180,7 +180,7 @@ function metaSignature(body: string): string {
   return `sha256=${createHmac("sha256", FUZZ_APP_SECRET).update(body).digest("hex")}`;
 }
 
-describeFuzz("fuzz: operator API, WhatsApp callbacks, console sign-in", (engine) => {
+describeFuzzTogether("fuzz: operator API, WhatsApp callbacks, console sign-in", (engine) => {
   const { gateway, property } = useFuzzSuite(engine, { WHATSAPP_APP_SECRET: FUZZ_APP_SECRET });
   let operator: TestAccount;
   beforeAll(async () => {

@@ -4,9 +4,9 @@
 import fc from "fast-check";
 import { beforeAll, expect } from "vitest";
 import { fieldValue, mutated, percentEncode } from "./generators.js";
-import { accountState, describeFuzz, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
+import { accountState, describeFuzzTogether, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
 
-describeFuzz("fuzz: contact uploads", (engine) => {
+describeFuzzTogether("fuzz: contact uploads", (engine) => {
   const { gateway, property } = useFuzzSuite(engine);
   let group = 0;
   beforeAll(async () => {

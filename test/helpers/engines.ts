@@ -167,11 +167,30 @@ async function dropSchema(name: string): Promise<void> {
 
 let warned = false;
 
+const inTurn = process.env.TEST_ENGINES_IN_TURN === "1";
+
 /** Declares a suite once per engine; the callback receives the engine name. */
 export function describeEachEngine(title: string, body: (engine: Engine) => void): void {
-  describe(`${title} [sqlite]`, () => body("sqlite"));
+  declareEngines(title, body, false);
+}
+
+/**
+ * describeEachEngine, the two engines' suites running at the same time, each one's tests in
+ * order (vitest runs concurrent sibling suites together): for a file whose time is mostly
+ * waits (time-outs waited out, processes, the database, a browser) and whose suites share no
+ * state but what each declares inside the body: no fake timers, no process.env, no fixed
+ * ports, no heap measured (the other suite's would count), no module-level variable the
+ * tests write. TEST_ENGINES_IN_TURN=1 runs them one after the other (to compare, or to read
+ * one engine's failure alone).
+ */
+export function describeEnginesTogether(title: string, body: (engine: Engine) => void): void {
+  declareEngines(title, body, !inTurn);
+}
+
+function declareEngines(title: string, body: (engine: Engine) => void, together: boolean): void {
+  const declared = [describe(`${title} [sqlite]`, () => body("sqlite"))];
   if (postgresAvailable) {
-    describe(`${title} [postgres]`, () => body("postgres"));
+    declared.push(describe(`${title} [postgres]`, () => body("postgres")));
   } else {
     if (!warned) {
       warned = true;
@@ -179,4 +198,6 @@ export function describeEachEngine(title: string, body: (engine: Engine) => void
     }
     describe.skip(`${title} [postgres] (skipped: PostgreSQL unreachable)`, () => body("postgres"));
   }
+  // Only the suites: their tests keep the sequential default.
+  if (together) for (const { suite } of declared) if (suite) suite.concurrent = true;
 }

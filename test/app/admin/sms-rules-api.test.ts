@@ -4,7 +4,7 @@ import { beforeAll, expect, it, vi } from "vitest";
 import { startGateway } from "../../../src/app/gateway.js";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { TEMPLATES_CHANGED } from "../../../src/domain/accounts/index.js";
-import { createTestDatabase, describeEachEngine } from "../../helpers/engines.js";
+import { createTestDatabase, describeEnginesTogether } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -32,7 +32,7 @@ const ROUTES: [string, string, unknown?][] = [
   ["DELETE", "/admin/api/dnd", { numbers: ["9876543210"] }],
 ];
 
-describeEachEngine("operator API: templates, DLT, DND", (engine) => {
+describeEnginesTogether("operator API: templates, DLT, DND", (engine) => {
   const gateway = useTestGateway(engine);
   let operator: TestAccount;
 
@@ -391,7 +391,7 @@ describeEachEngine("operator API: templates, DLT, DND", (engine) => {
   });
 });
 
-describeEachEngine("operator API: a DND upload cut off by the client", (engine) => {
+describeEnginesTogether("operator API: a DND upload cut off by the client", (engine) => {
   it("is the client's failure: nothing is logged as a failed request", async () => {
     const db = await createTestDatabase(engine);
     const logged: string[] = [];

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../../helpers/empty-database.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { createTestDatabase, describeEnginesTogether, type TestDatabase } from "../../helpers/engines.js";
 import type { JsonResponse } from "../../helpers/gateway.js";
 
 // Every step spawns a CLI process (a second of Node start-up each); on two busy cores a test
@@ -25,7 +25,7 @@ async function eventually(request: () => Promise<Response>, status: number): Pro
   }
 }
 
-describeEachEngine("switchboard CLI", (engine) => {
+describeEnginesTogether("switchboard CLI", (engine) => {
   let db: TestDatabase;
   let env: Record<string, string>;
   let server: ServerProcess | undefined;
@@ -282,7 +282,7 @@ describeEachEngine("switchboard CLI", (engine) => {
   });
 });
 
-describeEachEngine("switchboard on an empty database", (engine) => {
+describeEnginesTogether("switchboard on an empty database", (engine) => {
   let empty: EmptyDatabase;
   beforeAll(async () => {
     empty = await createEmptyDatabase(engine);

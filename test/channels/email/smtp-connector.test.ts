@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { EmailContentCache } from "../../../src/channels/email/content.js";
 import { SmtpConnector, type SmtpConnectorOptions } from "../../../src/channels/email/smtp-connector.js";
 import type { DeliveryReport } from "../../../src/domain/messages/index.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { createTestDatabase, describeEnginesTogether, type TestDatabase } from "../../helpers/engines.js";
 import {
   addSendingDomain,
   BOUNCE_DOMAIN,
@@ -27,7 +27,7 @@ const HTML = `<html><head><title>Order</title></head><body>
 <p><a href='http://shop.example.com/it"s'>odd quote</a> <a href="mailto:help@shop.example.com">help</a> <a href="#top">top</a></p>
 </body></html>`;
 
-describeEachEngine("smtp connector", (engine) => {
+describeEnginesTogether("smtp connector", (engine) => {
   let t: TestDatabase;
   let relay: FakeRelay;
   let account: number;

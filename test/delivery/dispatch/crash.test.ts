@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import type { Engine } from "../../../src/base/store/engine.js";
 import { ledgerSum, walletBalance } from "../../../src/domain/accounts/index.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { pipelineAccount, useKilledServers } from "../../helpers/killed-servers.js";
 import { waitUntilAllFinal } from "../../helpers/messages.js";
 
@@ -22,7 +22,7 @@ const ANSWERED = 500;
 
 type Fault = "kill -9" | "worker thread ends";
 
-describeEachEngine("crash during a stream of sends", (engine) => {
+describeEnginesTogether("crash during a stream of sends", (engine) => {
   describe.each(["1", "2"])("SWITCHBOARD_THREADS=%s", (threads) => crashTest(engine, threads, "kill -9"));
   // Where the worker thread commits the sends (SQLite). On PostgreSQL it only dispatches, which
   // the fault suite's kill -9 of a worker process mid-submit covers.

@@ -1,12 +1,12 @@
 import { expect, it } from "vitest";
 import { CONTACT_BATCH } from "../../../src/domain/contacts/contacts.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, useTestGateway } from "../../helpers/gateway.js";
 import { contactsOf, createGroup, expectError, postCsv, v2 } from "./helpers.js";
 
 const BOM = "\uFEFF";
 
-describeEachEngine("v2 contacts as CSV", (engine) => {
+describeEnginesTogether("v2 contacts as CSV", (engine) => {
   const gateway = useTestGateway(engine);
 
   it("reads a messy file: BOM, header, quotes, CRLF, blank lines, prefixes, duplicates and bad lines by line number", async () => {

@@ -8,10 +8,10 @@ import { createMetrics } from "../../../src/base/runtime/metrics.js";
 import { ReportIngester } from "../../../src/delivery/dispatch/index.js";
 import { cliActor } from "../../../src/domain/audit/index.js";
 import { applyDeliveryReports, claimDueMessages, markSubmitted } from "../../../src/domain/messages/index.js";
-import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
+import { createTestDatabase, describeEnginesTogether, type TestDatabase } from "../../helpers/engines.js";
 import { acceptSms } from "../../helpers/message-row.js";
 
-describeEachEngine("delivery reports", (engine) => {
+describeEnginesTogether("delivery reports", (engine) => {
   let db: TestDatabase;
   let accountId: number;
   beforeAll(async () => {
