@@ -18,8 +18,8 @@ import { parseArgs } from "node:util";
 import { sql } from "kysely";
 import { createAccountWithKey } from "../dist/app/admin/index.js";
 import { systemClock } from "../dist/base/core/clock.js";
-import { cliActor } from "../dist/domain/audit/index.js";
 import { openStore } from "../dist/base/store/store.js";
+import { cliActor } from "../dist/domain/audit/index.js";
 import { machine } from "./lib.mjs";
 
 const { values } = parseArgs({

@@ -10,8 +10,8 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { createAccountWithKey } from "../dist/app/admin/index.js";
 import { systemClock } from "../dist/base/core/clock.js";
-import { cliActor } from "../dist/domain/audit/index.js";
 import { openStore } from "../dist/base/store/store.js";
+import { cliActor } from "../dist/domain/audit/index.js";
 import { messageRow, RollupChanges } from "../dist/domain/messages/index.js";
 
 const { values } = parseArgs({
@@ -23,7 +23,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-rollup-cost-"));
 const store = await openStore({ engine: "sqlite", file: path.join(dir, "bench.db") }, { sqliteSynchronous: "NORMAL" });
 await store.migrate();
 const account = await createAccountWithKey(
-    { store, clock: systemClock, actor: cliActor() },
+  { store, clock: systemClock, actor: cliActor() },
   { username: "bench", password: "bench-password", credits: { sms: 10 } },
 );
 
