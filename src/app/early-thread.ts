@@ -8,6 +8,7 @@
 // (which the gateway loads next anyway): it must load in an instant.
 import { Worker } from "node:worker_threads";
 import { SETTINGS } from "../base/runtime/settings.js";
+import { holdYoungGeneration } from "../base/runtime/young-generation.js";
 
 let early: Worker | undefined;
 
@@ -25,6 +26,9 @@ export function earlyThreadWanted(
 export function startEarly(args: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
   if (!earlyThreadWanted(args, env)) return;
   early = new Worker(new URL("./worker-thread.js", import.meta.url), { workerData: {} });
+  // Both threads' young generations stay small until the gateway is under load (gateway.ts).
+  // Once the thread runs: starting a worker thread sets V8's flags back to their defaults.
+  early.once("online", holdYoungGeneration);
   // Until the gateway takes it, it keeps nothing alive: a start that fails exits as before.
   early.unref();
   // One that failed or ended before it is taken is not handed out (takeEarly): the gateway
