@@ -7,7 +7,8 @@
 // --snapshot writes a heap snapshot of the main thread when idle (--heapsnapshot-signal, SIGUSR2)
 // and lists what holds its heap: the largest constructors by retained-free self size.
 // The CPU per message (utime + stime of the process, all threads, from the load's start until its
-// messages are delivered) is printed beside, to weigh a memory setting against its cost.
+// messages are delivered) is printed beside, to weigh a memory setting against its cost, and the
+// bytes read per message (rchar: the requests, and the SQLite pages its page caches did not hold).
 // BENCH_SWITCHBOARD_ENV (URL-encoded) adds settings, e.g. SWITCHBOARD_THREADS=1; BENCH_SERVER_NODE_ARGS
 // adds node flags (bench/lib.mjs).
 // Usage: npm run build && node bench/gateway-memory.mjs [--idle-seconds 5] [--seconds 10] [--snapshot]
@@ -56,6 +57,7 @@ if (values.snapshot) await snapshot();
 
 const url = `${base}/httpapi/send?${new URLSearchParams({ username: "demo", password, sender_id: "SWBRD", route: "T", phonenumber: "9876543210", message: "Your OTP is 482913. Do not share it with anyone." })}`;
 const cpuBefore = cpuSeconds(pid);
+const readBefore = bytesRead();
 const acceptedBefore = await metric(base, "switchboard_messages_accepted_total");
 const wrk = spawn("wrk", [`-t2`, `-c${values.connections}`, `-d${values.seconds}s`, url], { stdio: "ignore" });
 let peakSampled = 0;
@@ -73,7 +75,7 @@ await waitFor(async () => (await metric(base, "switchboard_messages_delivered_to
 });
 // The CPU of the load's messages, from its start until they are delivered (the gateway's threads).
 console.log(
-  `CPU ${(((cpuSeconds(pid) - cpuBefore) * 1e6) / (accepted - acceptedBefore)).toFixed(0)} µs per message accepted`,
+  `CPU ${(((cpuSeconds(pid) - cpuBefore) * 1e6) / (accepted - acceptedBefore)).toFixed(0)} µs per message accepted; read ${((bytesRead() - readBefore) / (accepted - acceptedBefore)).toFixed(0)} bytes per message`,
 );
 await sleep(Number(values["idle-seconds"]) * 1000);
 report("idle after the load's messages are delivered");
@@ -88,6 +90,11 @@ function status() {
   const text = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
   return { VmRSS: kb("VmRSS"), VmHWM: kb("VmHWM"), Threads: kb("Threads") };
+}
+
+/** Bytes the process read by system calls (rchar): sockets, and SQLite's pages its caches did not hold. */
+function bytesRead() {
+  return Number(/^rchar:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
 }
 
 function report(label) {

@@ -8,6 +8,7 @@
 // (which the gateway loads next anyway): it must load in an instant.
 import { Worker } from "node:worker_threads";
 import { SETTINGS } from "../base/runtime/settings.js";
+import { holdYoungGeneration } from "../base/runtime/young-generation.js";
 
 let early: Worker | undefined;
 
@@ -21,10 +22,21 @@ export function earlyThreadWanted(
   return (env.SWITCHBOARD_THREADS ?? threadsByDefault) === "2";
 }
 
-/** Starts the worker thread ahead when `args` run `start` with two threads. */
+/** The commands that run a gateway until stopped. */
+const SERVING = new Set(["start", "api", "worker"]);
+
+/**
+ * Starts the worker thread ahead when `args` run `start` with two threads. A gateway's young
+ * generations stay small until it is under load (young-generation.ts; gateway.ts lets them grow).
+ */
 export function startEarly(args: readonly string[], env: NodeJS.ProcessEnv = process.env): void {
-  if (!earlyThreadWanted(args, env)) return;
+  if (!earlyThreadWanted(args, env)) {
+    if (SERVING.has(args[0] ?? "")) holdYoungGeneration();
+    return;
+  }
   early = new Worker(new URL("./worker-thread.js", import.meta.url), { workerData: {} });
+  // Once the thread runs: starting a worker thread sets V8's flags back to their defaults.
+  early.once("online", holdYoungGeneration);
   // Until the gateway takes it, it keeps nothing alive: a start that fails exits as before.
   early.unref();
   // One that failed or ended before it is taken is not handed out (takeEarly): the gateway

@@ -5,6 +5,7 @@ import { type Clock, systemClock } from "../base/core/clock.js";
 import type { Config } from "../base/runtime/config.js";
 import { createLogger } from "../base/runtime/logging.js";
 import { createMetrics } from "../base/runtime/metrics.js";
+import { releaseYoungGenerationUnderLoad } from "../base/runtime/young-generation.js";
 import { acquireWorkerLock } from "../base/store/sqlite-worker-lock.js";
 import { openStore, type Store, storeOptions } from "../base/store/store.js";
 import { SmppServer } from "../channels/smpp-server/index.js";
@@ -159,9 +160,11 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   }
   let stage = "";
   let heartbeat: Heartbeat | undefined;
+  let stopWatchingLoad: () => void = () => undefined;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
+    stopWatchingLoad();
     // SMPP clients are asked to unbind (each answers, or the response time-out passes).
     stage = "smpp: unbinding clients";
     await smpp?.stop();
@@ -212,6 +215,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   if (config.email.trackingUrl === undefined) ctx.emailTracker.setBaseUrl(url);
   if (config.carrierCallbackUrl === undefined && workers) workers.carriers.callbackBase = url;
   thread?.listening(url);
+  // Held small through start-up (early-thread.ts), the threads' young generations grow under load.
+  stopWatchingLoad = releaseYoungGenerationUnderLoad();
 
   return {
     ctx,

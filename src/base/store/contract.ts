@@ -50,7 +50,7 @@ export interface Store {
   /**
    * Where a read of a whole table goes (an export of a million messages): on SQLite a read-only
    * connection of its own with a small page cache, so the scan neither grows the process by the
-   * main connection's 64 MiB cache nor evicts the pages the sends use; on PostgreSQL `db`.
+   * main connection's 8 MiB cache nor evicts the pages the sends use; on PostgreSQL `db`.
    */
   scanDb(): Db;
   migrate(): Promise<void>;

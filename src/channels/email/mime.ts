@@ -2,7 +2,7 @@
 // the send shares (To and Cc, never Bcc), our Message-ID, the VERP envelope sender that makes
 // a bounce name its message, DKIM, and the open pixel and click links of that recipient.
 import type Mail from "nodemailer/lib/mailer/index.js";
-import { type DefaultTreeAdapterMap, parse } from "parse5";
+import type { DefaultTreeAdapterMap } from "parse5";
 import { isQueueId } from "../../base/core/ids.js";
 import type { EmailContent } from "./content.js";
 
@@ -46,16 +46,16 @@ export function normalizeMessageId(raw: string): string | undefined {
 }
 
 /** nodemailer message options for one recipient of a content. */
-export function buildMessage(
+export async function buildMessage(
   content: EmailContent,
   messageId: string,
   recipient: string,
   options: BuildOptions,
-): Mail.Options {
+): Promise<Mail.Options> {
   const { bounceDomain, tracker } = options;
   let html = content.html;
-  if (tracker && content.trackClicks) html = rewriteLinks(html, (url) => tracker.clickUrl(messageId, url));
-  if (tracker && content.trackOpens) html = appendOpenPixel(html, tracker.openPixelUrl(messageId));
+  if (tracker && content.trackClicks) html = await rewriteLinks(html, (url) => tracker.clickUrl(messageId, url));
+  if (tracker && content.trackOpens) html = await appendOpenPixel(html, tracker.openPixelUrl(messageId));
   return {
     from: { name: content.fromName ?? "", address: content.fromAddress },
     ...(content.to.length > 0 ? { to: content.to } : {}),
@@ -106,9 +106,9 @@ function followedUrl(value: string): string {
  * Outlook's conditional ones) are not touched, and quoting and entities are read as a
  * browser reads them.
  */
-export function rewriteLinks(html: string, rewrite: (url: string) => string): string {
+export async function rewriteLinks(html: string, rewrite: (url: string) => string): Promise<string> {
   const edits: { start: number; end: number; text: string }[] = [];
-  walk(parse(html, { sourceCodeLocationInfo: true }), (element) => {
+  walk(await parsed(html), (element) => {
     if (element.tagName !== "a" && element.tagName !== "area") return;
     const href = element.attrs.find((attr) => attr.name === "href" && !attr.prefix);
     const where = element.sourceCodeLocation?.attrs?.href;
@@ -125,13 +125,19 @@ export function rewriteLinks(html: string, rewrite: (url: string) => string): st
 }
 
 /** A 1×1 image before the closing </body>, or at the end when the HTML has none. */
-export function appendOpenPixel(html: string, url: string): string {
+export async function appendOpenPixel(html: string, url: string): Promise<string> {
   const pixel = `<img src="${escapeAttribute(url)}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0">`;
   let closing: number | undefined;
-  walk(parse(html, { sourceCodeLocationInfo: true }), (element) => {
+  walk(await parsed(html), (element) => {
     if (element.tagName === "body") closing = element.sourceCodeLocation?.endTag?.startOffset;
   });
   return closing === undefined ? html + pixel : html.slice(0, closing) + pixel + html.slice(closing);
+}
+
+/** The document with where each part sits in the source; parse5 is loaded by the first tracked email (issue 43). */
+async function parsed(html: string): Promise<Node> {
+  const { parse } = await import("parse5");
+  return parse(html, { sourceCodeLocationInfo: true });
 }
 
 function walk(node: Node, visit: (element: Element) => void): void {

@@ -1,7 +1,6 @@
 // The gateway's own mail (the operator's alerts, users' invitations): a plain-text message through the same relay the smtp connector
 // sends with (SMTP_URL, its TLS setting and time-out), from alerts@ the bounce domain. Without
 // SMTP_URL there is no relay and no operator mail.
-import nodemailer from "nodemailer";
 import type { Config } from "../../base/runtime/config.js";
 
 export interface OperatorMail {
@@ -18,25 +17,28 @@ export function operatorMailer(
 ): { send(mail: OperatorMail): Promise<void>; close(): void } | undefined {
   const { smtpUrl, smtpTimeoutMs, smtpTlsRejectUnauthorized, bounceDomain } = config.email;
   if (!smtpUrl) return undefined;
-  const transport = nodemailer.createTransport({
-    url: smtpUrl,
-    connectionTimeout: smtpTimeoutMs,
-    greetingTimeout: smtpTimeoutMs,
-    socketTimeout: smtpTimeoutMs,
-    tls: { rejectUnauthorized: smtpTlsRejectUnauthorized },
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    logger: false,
-  });
+  // nodemailer is loaded only where there is a relay (issue 43: not by every thread at start).
+  const transport = import("nodemailer").then(({ default: nodemailer }) =>
+    nodemailer.createTransport({
+      url: smtpUrl,
+      connectionTimeout: smtpTimeoutMs,
+      greetingTimeout: smtpTimeoutMs,
+      socketTimeout: smtpTimeoutMs,
+      tls: { rejectUnauthorized: smtpTlsRejectUnauthorized },
+      disableFileAccess: true,
+      disableUrlAccess: true,
+      logger: false,
+    }),
+  );
   return {
     async send(mail) {
-      await transport.sendMail({
+      await (await transport).sendMail({
         from: mail.from ?? `Switchboard alerts <alerts@${bounceDomain}>`,
         to: mail.to,
         subject: mail.subject,
         text: mail.text,
       });
     },
-    close: () => transport.close(),
+    close: () => void transport.then((made) => made.close()),
   };
 }

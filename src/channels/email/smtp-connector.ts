@@ -5,7 +5,7 @@
 //
 // A 5xx to the recipient or to the message is final (failed, refunded); a 4xx, a connection
 // that fails or stalls, and a broken login are tried again by the dispatcher.
-import nodemailer, { type Transporter } from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Logger } from "pino";
 import type { MessageRow } from "../../base/store/schema.js";
 import { type Connector, DEFERRED, type SubmitResult } from "../../delivery/dispatch/index.js";
@@ -50,24 +50,27 @@ interface SmtpError {
 export class SmtpConnector implements Connector {
   readonly name = SMTP_CONNECTOR;
   readonly channel = "email";
-  private readonly transport: Transporter;
+  // nodemailer is loaded by the thread that makes an smtp connector, not by every thread at start.
+  private readonly transport: Promise<Transporter>;
   private sink: ((reports: DeliveryReport[]) => void) | undefined;
   private readonly now: () => number;
 
   constructor(private readonly options: SmtpConnectorOptions) {
     this.now = options.now ?? Date.now;
-    this.transport = nodemailer.createTransport({
-      url: options.url,
-      pool: true,
-      maxConnections: options.poolSize,
-      connectionTimeout: options.timeoutMs,
-      greetingTimeout: options.timeoutMs,
-      socketTimeout: options.timeoutMs,
-      tls: { rejectUnauthorized: options.tlsRejectUnauthorized ?? true },
-      disableFileAccess: true,
-      disableUrlAccess: true,
-      logger: false,
-    });
+    this.transport = import("nodemailer").then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url: options.url,
+        pool: true,
+        maxConnections: options.poolSize,
+        connectionTimeout: options.timeoutMs,
+        greetingTimeout: options.timeoutMs,
+        socketTimeout: options.timeoutMs,
+        tls: { rejectUnauthorized: options.tlsRejectUnauthorized ?? true },
+        disableFileAccess: true,
+        disableUrlAccess: true,
+        logger: false,
+      }),
+    );
   }
 
   onReports(sink: (reports: DeliveryReport[]) => void): void {
@@ -76,7 +79,7 @@ export class SmtpConnector implements Connector {
 
   /** Checks the relay in the background: a relay that is down or refuses the login is logged, not fatal. */
   async start(): Promise<void> {
-    this.transport.verify().then(
+    (await this.transport).verify().then(
       () => this.options.logger.info("the SMTP relay answered and accepted the login"),
       (error: unknown) =>
         this.options.logger.warn(
@@ -87,7 +90,7 @@ export class SmtpConnector implements Connector {
   }
 
   async stop(): Promise<void> {
-    this.transport.close();
+    (await this.transport).close();
   }
 
   async submit(rows: MessageRow[]): Promise<SubmitResult[]> {
@@ -120,8 +123,8 @@ export class SmtpConnector implements Connector {
   private async send(row: MessageRow, content: EmailContent): Promise<SubmitResult> {
     const { bounceDomain, tracker } = this.options;
     try {
-      const message = buildMessage(content, row.id, row.recipient, { bounceDomain, tracker });
-      const info = (await this.transport.sendMail(message)) as { response?: string };
+      const message = await buildMessage(content, row.id, row.recipient, { bounceDomain, tracker });
+      const info = (await (await this.transport).sendMail(message)) as { response?: string };
       return { ok: true, upstreamId: relayQueueId(info.response) ?? `${row.id}@${bounceDomain}` };
     } catch (error) {
       return this.failure(error as SmtpError);

@@ -16,7 +16,7 @@ const track = (url: string) => `https://t.test/c?u=${encodeURIComponent(url)}&m=
 const tracked = (url: string) => `href="${track(url).replace(/&/g, "&amp;")}"`;
 
 describe("click links", () => {
-  it("rewrites http(s) hrefs however they are quoted, cased or escaped, and changes nothing else", () => {
+  it("rewrites http(s) hrefs however they are quoted, cased or escaped, and changes nothing else", async () => {
     const html = [
       `<p>Hi <a href="https://shop.test/a?b=1&amp;c=2" class="btn">double</a>`,
       `<a href='http://shop.test/it"s'>single</a>`,
@@ -35,10 +35,10 @@ describe("click links", () => {
       `<a title="href=http://shop.test/not" data-x="a>b" ${tracked("https://shop.test/real")}>tricky</a>`,
       `<a ${tracked('https://shop.test/a"q')}>entities</a></p>`,
     ].join("\n");
-    expect(rewriteLinks(html, track)).toBe(expected);
+    expect(await rewriteLinks(html, track)).toBe(expected);
   });
 
-  it("leaves mailto:, tel:, anchors, relative and script links, images and commented-out links alone", () => {
+  it("leaves mailto:, tel:, anchors, relative and script links, images and commented-out links alone", async () => {
     const html = [
       `<a href="mailto:help@shop.test?subject=Hi%20there">mail</a>`,
       `<a href="tel:+918047110000">call</a>`,
@@ -48,12 +48,12 @@ describe("click links", () => {
       `<!--[if mso]><v:roundrect href="http://shop.test/vml"></v:roundrect><![endif]-->`,
       `<a name="x">no href</a>`,
     ].join("\n");
-    expect(rewriteLinks(html, track)).toBe(html);
+    expect(await rewriteLinks(html, track)).toBe(html);
   });
 
-  it("keeps its place after non-ASCII text, image maps and template content", () => {
+  it("keeps its place after non-ASCII text, image maps and template content", async () => {
     const html = `<p>Grüße 😀 — <a href="http://shop.test/ü?x=😀">é</a></p><map><area href="https://shop.test/area"></map><template><a href="https://shop.test/tpl">t</a></template>`;
-    expect(rewriteLinks(html, track)).toBe(
+    expect(await rewriteLinks(html, track)).toBe(
       `<p>Grüße 😀 — <a ${tracked("http://shop.test/ü?x=😀")}>é</a></p><map><area ${tracked("https://shop.test/area")}></map><template><a ${tracked("https://shop.test/tpl")}>t</a></template>`,
     );
   });
@@ -63,15 +63,15 @@ describe("open pixel", () => {
   const pixel = (url: string) =>
     `<img src="${url}" width="1" height="1" alt="" style="display:block;width:1px;height:1px;border:0">`;
 
-  it("goes just before the closing body tag, however it is cased", () => {
+  it("goes just before the closing body tag, however it is cased", async () => {
     const html = `<html><body><!-- </body> --><p>x</p></BODY>\n</html>`;
-    expect(appendOpenPixel(html, "https://t.test/o?a=1&b=2")).toBe(
+    expect(await appendOpenPixel(html, "https://t.test/o?a=1&b=2")).toBe(
       `<html><body><!-- </body> --><p>x</p>${pixel("https://t.test/o?a=1&amp;b=2")}</BODY>\n</html>`,
     );
   });
 
-  it("goes at the end of a fragment without a body", () => {
-    expect(appendOpenPixel("<p>Hello</p>", "https://t.test/o")).toBe(`<p>Hello</p>${pixel("https://t.test/o")}`);
+  it("goes at the end of a fragment without a body", async () => {
+    expect(await appendOpenPixel("<p>Hello</p>", "https://t.test/o")).toBe(`<p>Hello</p>${pixel("https://t.test/o")}`);
   });
 });
 
@@ -99,9 +99,9 @@ function content(changes: Partial<EmailContent> = {}): EmailContent {
 describe("buildMessage", () => {
   const id = "q01M81RYKZHJ1FPWR8BQVBV940F";
 
-  it("addresses the visible headers to the send and the envelope to the one recipient", () => {
+  it("addresses the visible headers to the send and the envelope to the one recipient", async () => {
     const date = new Date("2025-01-13T10:00:00Z");
-    const options = buildMessage(content(), id, "dan@example.net", {
+    const options = await buildMessage(content(), id, "dan@example.net", {
       bounceDomain: "b.test",
       tracker: testTracker,
       date,
@@ -127,15 +127,18 @@ describe("buildMessage", () => {
     );
   });
 
-  it("tracks nothing without a tracker or when the send did not ask, signs nothing without a key", () => {
+  it("tracks nothing without a tracker or when the send did not ask, signs nothing without a key", async () => {
     const plain = content({ trackOpens: false, trackClicks: false, dkim: null, to: [], cc: [], replyTo: null });
-    const options = buildMessage(plain, id, "dan@example.net", { bounceDomain: "b.test", tracker: testTracker });
+    const options = await buildMessage(plain, id, "dan@example.net", { bounceDomain: "b.test", tracker: testTracker });
     expect(options.html).toBe(plain.html);
     expect(options).not.toHaveProperty("dkim");
     expect(options).not.toHaveProperty("to");
     expect(options).not.toHaveProperty("cc");
     expect(options).not.toHaveProperty("replyTo");
-    const untracked = buildMessage(content(), id, "dan@example.net", { bounceDomain: "b.test", tracker: undefined });
+    const untracked = await buildMessage(content(), id, "dan@example.net", {
+      bounceDomain: "b.test",
+      tracker: undefined,
+    });
     expect(untracked.html).toBe(content().html);
   });
 });
