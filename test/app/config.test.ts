@@ -27,6 +27,7 @@ describe("loadConfig", () => {
     expect(config.redisUrl).toBeUndefined();
     expect(config.logLevel).toBe("info");
     expect(config.sqliteSynchronous).toBe("FULL");
+    expect(config.sqliteCacheMb).toBe(8);
   });
 
   it("treats empty variables as unset", () => {
@@ -45,6 +46,7 @@ describe("loadConfig", () => {
         REDIS_URL: "redis://127.0.0.1:6379",
         LOG_LEVEL: "debug",
         SQLITE_SYNCHRONOUS: "normal",
+        SQLITE_CACHE_MB: "64",
         LOGIN_LOCK_THRESHOLD: "3",
         MESSAGE_VALIDITY_HOURS: "72",
       },
@@ -56,6 +58,7 @@ describe("loadConfig", () => {
       redisUrl: "redis://127.0.0.1:6379",
       logLevel: "debug",
       sqliteSynchronous: "NORMAL",
+      sqliteCacheMb: 64,
       loginLockThreshold: 3,
       messageValidityHours: 72,
     });
@@ -103,6 +106,7 @@ describe("loadConfig", () => {
     ["REDIS_URL", "http://x", /redis:\/\/127\.0\.0\.1:6379/],
     ["LOG_LEVEL", "loud", /fatal, error, warn, info, debug, trace, silent/],
     ["SQLITE_SYNCHRONOUS", "x", /FULL or NORMAL/],
+    ["SQLITE_CACHE_MB", "0", /whole number from 1 to 4096/],
     ["LOGIN_LOCK_THRESHOLD", "many", /whole number from 0 to 1000/],
     ["SIMULATOR_FAILURE_RATE", "2", /from 0 to 1/],
   ])("refuses %s=%s with a message that names it, quotes the value and says how to fix it", (name, value, fix) => {

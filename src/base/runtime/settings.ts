@@ -97,6 +97,13 @@ export const SETTINGS = {
     default: "FULL",
     parser: oneOf(["FULL", "NORMAL"], { anyCase: true }),
   },
+  SQLITE_CACHE_MB: {
+    field: "sqliteCacheMb",
+    description:
+      "SQLite: the page cache of each connection to the file, in MiB (a start opens two). The pages a send touches stay in 8; more keeps more of a large file's indexes in the process instead of the OS's cache, at that much memory each.",
+    default: "8",
+    parser: wholeNumber(1, 4096),
+  },
   PG_PREPARED_STATEMENTS: {
     field: "pgPreparedStatements",
     description:

@@ -75,6 +75,8 @@ export interface Statement {
 
 export interface StoreOptions {
   sqliteSynchronous?: "FULL" | "NORMAL";
+  /** SQLite: each connection's page cache, MiB (SQLITE_CACHE_MB; 8 when left out). */
+  sqliteCacheMb?: number;
   /** PostgreSQL schema to use instead of `public` (tests give every file its own). */
   pgSchema?: string;
   pgPoolSize?: number;
@@ -96,11 +98,13 @@ export interface StoreOptions {
 /** The store options a process's configuration sets. */
 export function storeOptions(config: {
   sqliteSynchronous: "FULL" | "NORMAL";
+  sqliteCacheMb: number;
   pgPreparedStatements: boolean;
   pgPipeline: boolean;
 }): StoreOptions {
   return {
     sqliteSynchronous: config.sqliteSynchronous,
+    sqliteCacheMb: config.sqliteCacheMb,
     pgPreparedStatements: config.pgPreparedStatements,
     pgPipeline: config.pgPipeline,
   };

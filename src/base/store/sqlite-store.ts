@@ -38,11 +38,11 @@ export function openSqlite(file: string, options: StoreOptions): Store {
   raw.pragma(`synchronous = ${options.sqliteSynchronous ?? "FULL"}`);
   raw.pragma("foreign_keys = ON");
   raw.pragma("busy_timeout = 10000");
-  // 8 MiB of page cache per connection, not 64 (issue 43): a `start` has two connections, and
-  // each filled its cache as the file grew, 100+ MB of the process under load. The pages a send
-  // touches (the tails of the tables and their indexes) stay in it; the rest come back from the
-  // OS's page cache, not the disk (see docs/benchmarks.md for the CPU it costs).
-  raw.pragma("cache_size = -8192");
+  // 8 MiB of page cache per connection by default (SQLITE_CACHE_MB), not 64 (issue 43): a
+  // `start` has two connections, and each filled its cache as the file grew, 100+ MB of the
+  // process under load. The pages a send touches (the tails of the tables and their indexes) stay
+  // in it; the rest come back from the OS's page cache, not the disk (docs/benchmarks.md).
+  raw.pragma(`cache_size = -${(options.sqliteCacheMb ?? 8) * 1024}`);
   raw.pragma("temp_store = MEMORY");
   // No automatic (transient) indexes: faced with a 500-row VALUES join, the planner built one on
   // messages.status per statement instead of using messages_by_upstream, and applying 500

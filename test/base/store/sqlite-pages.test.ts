@@ -34,6 +34,14 @@ describe("SQLite page size", () => {
     expect(walCheckpointPages(PAGE_SIZE) * PAGE_SIZE).toBe(32 * 1024 * 1024);
   });
 
+  it("holds SQLITE_CACHE_MB of page cache per connection, 8 MiB when left out", async () => {
+    const plain = openSqlite(fileIn(), { sqliteSynchronous: "NORMAL" });
+    const larger = openSqlite(fileIn(), { sqliteSynchronous: "NORMAL", sqliteCacheMb: 64 });
+    stores.push(plain, larger);
+    expect(await pragma(plain, "cache_size")).toBe(-8 * 1024);
+    expect(await pragma(larger, "cache_size")).toBe(-64 * 1024);
+  });
+
   it("stays what it was for a database made before, whose WAL is checkpointed at the same size", async () => {
     const file = fileIn();
     const older = new BetterSqlite3(file);
