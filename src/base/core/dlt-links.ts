@@ -306,7 +306,8 @@ export function firstUnlisted(parts: readonly Findings[], links: EntityLinks | u
     for (const link of part.links) if (!urlApproved(lists, link.key)) return { kind: "url", text: link.text };
   }
   for (const part of parts) {
-    for (const found of part.numbers) if (!lists.callbacks.has(found.number)) return { kind: "callback", text: found.text };
+    for (const found of part.numbers)
+      if (!lists.callbacks.has(found.number)) return { kind: "callback", text: found.text };
   }
   return undefined;
 }

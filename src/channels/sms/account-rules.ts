@@ -145,7 +145,10 @@ export class AccountRulesCache {
           ),
       );
       if (this.templates.size >= MAX_ACCOUNTS) this.templates.clear();
-      hit = { ...remembered(value, () => this.templates, accountId, now), mode };
+      hit = Object.assign(
+        remembered(value, () => this.templates, accountId, now),
+        { mode },
+      );
       this.templates.set(accountId, hit);
     }
     return hit.value;

@@ -153,7 +153,8 @@ export class SmsPolicy {
       : undefined;
     const contents = new Map<string, Content>();
     for (const { message } of deliverable) {
-      if (!contents.has(message)) contents.set(message, this.checkContent(principal, message, input, route, dlt, rules));
+      if (!contents.has(message))
+        contents.set(message, this.checkContent(principal, message, input, route, dlt, rules));
     }
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
     if (dlt && route !== "international" && entityId !== undefined) {

@@ -111,8 +111,12 @@ describe("DLT links read by parts of a matched template", () => {
       "x@y.in",
     ];
     const spaces = [" ", " ", " ", "  ", "\n", "\t", ""];
-    const piece = (n: number) => Array.from({ length: n }, () => (random() < 0.5 ? pick(words) : pick(bits)) + pick(spaces)).join("");
-    const value = () => Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick([...words, ...bits]) + pick(spaces)).join("").slice(0, 30);
+    const piece = (n: number) =>
+      Array.from({ length: n }, () => (random() < 0.5 ? pick(words) : pick(bits)) + pick(spaces)).join("");
+    const value = () =>
+      Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick([...words, ...bits]) + pick(spaces))
+        .join("")
+        .slice(0, 30);
     const some = lists(["shop7.example.com/offers/", "example.in/app", "evil.com"], ["1800 123 4567", "9876543210"]);
     let compared = 0;
     for (let n = 0; n < 3000; n++) {
