@@ -82,7 +82,14 @@ const isUpper = (c: number) => c >= 65 && c <= 90;
  * Whether the spaced dot between `text[labelEnd]` and `text[wordStart]` joins the label before it
  * and the word `text[wordStart, wordEnd)` after it into one host (the rules above).
  */
-function joins(text: string, labelEnd: number, wordStart: number, wordEnd: number, spaceBefore: boolean): boolean {
+function joins(
+  text: string,
+  labelEnd: number,
+  wordStart: number,
+  wordEnd: number,
+  spaceBefore: boolean,
+  goesOn: boolean,
+): boolean {
   // A sentence start, the common case, is ruled out before anything is read into a string.
   if (isUpper(text.charCodeAt(wordStart)) && !isUpper(text.charCodeAt(wordStart + 1))) return false;
   const word = text.slice(wordStart, wordEnd);
@@ -97,11 +104,15 @@ function joins(text: string, labelEnd: number, wordStart: number, wordEnd: numbe
   if (label.length === 1 && text[start - 1] === ".") return false;
   if (!PROSE_WORDS.has(tld)) return true;
   const rest = text.slice(wordEnd);
-  return rest.startsWith("/") || /^[\s.!?,;:)]*$/.test(rest) || (tld.length === 2 && SECOND_LEVEL.has(label));
+  const endsText = !goesOn && /^[\s.!?,;:)]*$/.test(rest);
+  return rest.startsWith("/") || endsText || (tld.length === 2 && SECOND_LEVEL.has(label));
 }
 
-/** The text with each host split by spaces around a dot joined back; prose left as it is. */
-export function joinSpacedHosts(text: string): string {
+/**
+ * The text with each host split by spaces around a dot joined back; prose left as it is.
+ * `goesOn`: the text is a part of a longer one that goes on with a letter, so no word of it ends the text.
+ */
+export function joinSpacedHosts(text: string, goesOn = false): string {
   let out = "";
   let copied = 0;
   for (let dot = text.indexOf("."); dot !== -1; dot = text.indexOf(".", dot + 1)) {
@@ -116,7 +127,7 @@ export function joinSpacedHosts(text: string): string {
     while (isLetter(text.charCodeAt(wordEnd))) wordEnd++;
     const length = wordEnd - wordStart;
     if (length < 2 || length > 63 || isLabelChar(text.charCodeAt(wordEnd))) continue;
-    if (!joins(text, labelEnd, wordStart, wordEnd, labelEnd < dot)) continue;
+    if (!joins(text, labelEnd, wordStart, wordEnd, labelEnd < dot, goesOn)) continue;
     out += `${text.slice(copied, labelEnd)}.`;
     copied = wordStart;
   }

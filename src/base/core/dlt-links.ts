@@ -37,20 +37,28 @@ export function emptyEntityLinks(): EntityLinks {
 const ZERO_WIDTH = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
 const DOT_ALIKES = /[\u3002\uFF61\uFE52\u2024\u2027\u30FB\uFF0E]/g;
 
-/** The text as the extractor reads it: look-alikes folded, defanged forms undone, spaced hosts joined. */
-export function foldForLinks(text: string): string {
+/**
+ * The text as the extractor reads it: look-alikes folded, defanged forms undone, spaced hosts
+ * joined. `goesOn`: the text is a part of a longer one that goes on with a letter (dlt-link-parts.ts).
+ */
+export function foldForLinks(text: string, goesOn = false): string {
   // NFKC and the look-alikes only where there is something outside ASCII (most SMS have nothing).
   const ascii = !/[^\t\n\r -~]/.test(text);
-  const undone = (ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, "."))
-    .replace(/\[\.\]|\(\.\)|\{\.\}/g, ".")
-    .replace(/\bhxxp(s?)(?=\s*:)/gi, "http$1")
-    .replace(/\b(https?)\s*:\s*\/\s*\/\s*/gi, "$1://")
-    .replace(/:\/\/\s+/g, "://")
-    .replace(/\bwww\.\s+/gi, "www.");
-  return joinSpacedHosts(undone);
+  let undone = ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, ".");
+  // Each fold needs a `.` or a `:` (and none makes one that was not there): most OTPs skip most.
+  const dot = undone.includes(".");
+  if (dot) undone = undone.replace(/\[\.\]|\(\.\)|\{\.\}/g, ".");
+  if (undone.includes(":")) {
+    undone = undone
+      .replace(/\bhxxp(s?)(?=\s*:)/gi, "http$1")
+      .replace(/\b(https?)\s*:\s*\/\s*\/\s*/gi, "$1://")
+      .replace(/:\/\/\s+/g, "://");
+  }
+  if (!dot) return undone;
+  return joinSpacedHosts(undone.replace(/\bwww\.\s+/gi, "www."), goesOn);
 }
 
-interface FoundLink {
+export interface FoundLink {
   /** As written in the (folded) text. */
   text: string;
   key: string;
@@ -146,8 +154,8 @@ const WORD = /\S+/g;
  * is folded), so its cost follows the links' length, not the message's: an OTP with a link costs
  * a third of what reading the whole text did (bench/dlt-links.mjs).
  */
-function scan(text: string): Scan {
-  const folded = foldForLinks(text);
+function scan(text: string, goesOn = false): Scan {
+  const folded = foldForLinks(text, goesOn);
   const tokens: { type: string; value: string; start: number; end: number }[] = [];
   if (MAYBE_LINK.test(folded)) {
     for (const word of folded.matchAll(WORD)) {
@@ -234,7 +242,7 @@ export function normalizeCallbackNumber(raw: string): string {
 /** Runs of digits with the separators numbers are written with (`+`, spaces, hyphens, brackets). */
 const NUMBER_RUN = /\+?\(?\d(?:[\d]|[ \-()](?=[\d(]))*\d/g;
 
-interface FoundNumber {
+export interface FoundNumber {
   text: string;
   number: string;
 }
@@ -276,18 +284,35 @@ function numbersIn(scanned: Scan): FoundNumber[] {
   return found;
 }
 
-/** The first link or number in the text that is not on the entity's lists (links first). */
-export function findUnlistedLink(
-  text: string,
-  links: EntityLinks | undefined,
-): { kind: "url" | "callback"; text: string } | undefined {
+/** What a text holds: its links, then its phone numbers, each in the order written. */
+export interface Findings {
+  links: FoundLink[];
+  numbers: FoundNumber[];
+}
+
+/** Every link and number of `text` (`goesOn`: a part of a longer text, see foldForLinks). */
+export function findingsIn(text: string, goesOn = false): Findings {
+  const scanned = scan(text, goesOn);
+  return { links: linksIn(scanned), numbers: numbersIn(scanned) };
+}
+
+/** An offending link or number: the first link not on the lists, else the first number. */
+export type Unlisted = { kind: "url" | "callback"; text: string };
+
+/** The first of `parts`' links, then of their numbers, that is not on the entity's lists. */
+export function firstUnlisted(parts: readonly Findings[], links: EntityLinks | undefined): Unlisted | undefined {
   const lists = links ?? emptyEntityLinks();
-  const scanned = scan(text);
-  for (const link of linksIn(scanned)) {
-    if (!urlApproved(lists, link.key)) return { kind: "url", text: link.text };
+  for (const part of parts) {
+    for (const link of part.links) if (!urlApproved(lists, link.key)) return { kind: "url", text: link.text };
   }
-  for (const found of numbersIn(scanned)) {
-    if (!lists.callbacks.has(found.number)) return { kind: "callback", text: found.text };
+  for (const part of parts) {
+    for (const found of part.numbers)
+      if (!lists.callbacks.has(found.number)) return { kind: "callback", text: found.text };
   }
   return undefined;
+}
+
+/** The first link or number in the text that is not on the entity's lists (links first). */
+export function findUnlistedLink(text: string, links: EntityLinks | undefined): Unlisted | undefined {
+  return firstUnlisted([findingsIn(text)], links);
 }

@@ -19,7 +19,6 @@ import {
   TEMPLATES_CHANGED,
 } from "../../domain/accounts/index.js";
 import { TemplateIndex } from "./dlt-matcher.js";
-import type { Mismatch } from "./dlt-mismatch.js";
 
 const TTL_MS = 2_000;
 const TEMPLATE_TTL_MS = 60_000;
@@ -51,13 +50,24 @@ export interface MatchedTemplate {
   entityId: string | null;
 }
 
+/** What the DLT checks of a send read: the account's template index and its entities' lists. */
+export interface DltSnapshot {
+  templates: TemplateIndex<MatchedTemplate>;
+  /** Approved links and callback numbers by DLT entity. */
+  links: Map<string, EntityLinks>;
+}
+
+/** A cached load: the promise, and its value once it has come (read without waiting). */
+interface Loaded<V> {
+  value: Promise<V>;
+  ready?: V;
+  expires: number;
+}
+
 export class AccountRulesCache {
   private readonly rules = new Map<number, { value: AccountRules; expires: number }>();
-  private readonly templates = new Map<
-    number,
-    { value: Promise<TemplateIndex<MatchedTemplate>>; mode: DltMatching; expires: number }
-  >();
-  private readonly links = new Map<number, { value: Promise<Map<string, EntityLinks>>; expires: number }>();
+  private readonly templates = new Map<number, Loaded<TemplateIndex<MatchedTemplate>> & { mode: DltMatching }>();
+  private readonly links = new Map<number, Loaded<Map<string, EntityLinks>>>();
 
   constructor(private readonly store: Store) {
     const drop = (payload: string) => {
@@ -97,20 +107,27 @@ export class AccountRulesCache {
     return value;
   }
 
-  /** The approved template `text` matches, if any (index built once per account and mode, and reused). */
-  async matchTemplate(accountId: number, mode: DltMatching, text: string): Promise<MatchedTemplate | undefined> {
-    return (await this.templateIndex(accountId, mode)).match(text);
+  /**
+   * The account's DLT snapshot when both its parts are loaded and fresh, without waiting (every
+   * send but the first after a change or expiry); undefined: ask `dltSnapshot`.
+   */
+  dltSnapshotNow(accountId: number, mode: DltMatching): DltSnapshot | undefined {
+    const now = Date.now();
+    const templates = this.templates.get(accountId);
+    const links = this.links.get(accountId);
+    if (!templates?.ready || templates.expires <= now || templates.mode !== mode) return undefined;
+    if (!links?.ready || links.expires <= now) return undefined;
+    return { templates: templates.ready, links: links.ready };
   }
 
-  /** Where the closest template (the one with `dltTemplateId` when given) stopped matching `text`. */
-  async explainMismatch(
-    accountId: number,
-    mode: DltMatching,
-    text: string,
-    dltTemplateId: string | undefined,
-  ): Promise<Mismatch<MatchedTemplate> | undefined> {
-    const index = await this.templateIndex(accountId, mode);
-    return index.explain(text, dltTemplateId ? (t) => t.dltTemplateId === dltTemplateId : undefined);
+  async dltSnapshot(accountId: number, mode: DltMatching): Promise<DltSnapshot> {
+    const [templates, links] = await Promise.all([this.templateIndex(accountId, mode), this.linksOf(accountId)]);
+    return { templates, links };
+  }
+
+  /** The approved template `text` matches, if any (short links try their replacements with it). */
+  async matchTemplate(accountId: number, mode: DltMatching, text: string): Promise<MatchedTemplate | undefined> {
+    return (await this.templateIndex(accountId, mode)).match(text);
   }
 
   private templateIndex(accountId: number, mode: DltMatching): Promise<TemplateIndex<MatchedTemplate>> {
@@ -128,27 +145,47 @@ export class AccountRulesCache {
           ),
       );
       if (this.templates.size >= MAX_ACCOUNTS) this.templates.clear();
-      const entry = { value, mode, expires: now + TEMPLATE_TTL_MS };
-      hit = entry;
-      this.templates.set(accountId, entry);
-      value.catch(() => {
-        if (this.templates.get(accountId) === entry) this.templates.delete(accountId);
-      });
+      hit = Object.assign(
+        remembered(value, () => this.templates, accountId, now),
+        { mode },
+      );
+      this.templates.set(accountId, hit);
     }
     return hit.value;
   }
 
   /** The entity's approved links and callback numbers (indexed once per account, dropped on DLT_CHANGED). */
   async linksFor(accountId: number, entityId: string): Promise<EntityLinks | undefined> {
+    return (await this.linksOf(accountId)).get(entityId);
+  }
+
+  private linksOf(accountId: number): Promise<Map<string, EntityLinks>> {
     const now = Date.now();
     let hit = this.links.get(accountId);
     if (!hit || hit.expires <= now) {
-      const value = approvedDltLinks(this.store.db, accountId);
       if (this.links.size >= MAX_ACCOUNTS) this.links.clear();
-      hit = { value, expires: now + TEMPLATE_TTL_MS };
+      hit = remembered(approvedDltLinks(this.store.db, accountId), () => this.links, accountId, now);
       this.links.set(accountId, hit);
-      value.catch(() => this.links.delete(accountId));
     }
-    return (await hit.value).get(entityId);
+    return hit.value;
   }
+}
+
+/** A load entry that keeps its value once it comes, and leaves its map if the load fails. */
+function remembered<V>(
+  value: Promise<V>,
+  map: () => Map<number, Loaded<V>>,
+  accountId: number,
+  now: number,
+): Loaded<V> {
+  const entry: Loaded<V> = { value, expires: now + TEMPLATE_TTL_MS };
+  value.then(
+    (ready) => {
+      entry.ready = ready;
+    },
+    () => {
+      if (map().get(accountId) === entry) map().delete(accountId);
+    },
+  );
+  return entry;
 }

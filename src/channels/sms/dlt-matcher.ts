@@ -7,6 +7,7 @@
 // templates whose leading text it starts with (plus any template that starts with a placeholder).
 // When none matches, `explain` says where the closest one stopped matching (dlt-mismatch.ts).
 
+import { TemplateLinkPlan } from "../../base/core/dlt-link-parts.js";
 import type { DltMatching } from "../../domain/accounts/index.js";
 import { type Compiled, EXPECTED_QUOTED, furthestMatch, type Mismatch } from "./dlt-mismatch.js";
 
@@ -72,12 +73,16 @@ function compile<T>(raw: string, value: T, mode: DltMatching): Compiled<T> {
   return { value, content, pieces, starts, longest };
 }
 
-/** Matches `text` against literal pieces with bounded placeholders between them. */
-function matchPieces(text: string, pieces: string[]): boolean {
+/**
+ * Matches `text` against literal pieces with bounded placeholders between them; on a match,
+ * `starts` holds where each piece starts in `text`.
+ */
+function matchPieces(text: string, pieces: string[], starts: number[]): boolean {
   const first = pieces[0] ?? "";
   if (!text.startsWith(first)) return false;
+  starts[0] = 0;
   if (pieces.length === 1) return text.length === first.length;
-  return matchFrom(text, first.length, pieces, 1, new Set());
+  return matchFrom(text, first.length, pieces, 1, new Set(), starts);
 }
 
 /**
@@ -85,11 +90,19 @@ function matchPieces(text: string, pieces: string[]): boolean {
  * before each piece? `failed` remembers (position, index) pairs already ruled out, so the
  * search is bounded by text length × pieces × VAR_MAX however ambiguous the template.
  */
-function matchFrom(text: string, position: number, pieces: string[], index: number, failed: Set<number>): boolean {
+function matchFrom(
+  text: string,
+  position: number,
+  pieces: string[],
+  index: number,
+  failed: Set<number>,
+  starts: number[],
+): boolean {
   const piece = pieces[index] ?? "";
   const limit = Math.min(text.length, position + VAR_MAX);
   if (index === pieces.length - 1) {
     const start = text.length - piece.length;
+    starts[index] = start;
     return start >= position && start <= limit && text.endsWith(piece);
   }
   const key = position * pieces.length + index;
@@ -98,11 +111,22 @@ function matchFrom(text: string, position: number, pieces: string[], index: numb
   for (let from = position; from <= limit; ) {
     const at = text.indexOf(piece, from);
     if (at === -1 || at > limit) break;
-    if (matchFrom(text, at + piece.length, pieces, index + 1, failed)) return true;
+    starts[index] = at;
+    if (matchFrom(text, at + piece.length, pieces, index + 1, failed, starts)) return true;
     from = at + 1;
   }
   failed.add(key);
   return false;
+}
+
+/** A message matched to a template: where its fixed pieces are, and the template's link plan. */
+export interface TemplateMatch<T> {
+  value: T;
+  /**
+   * Set when the message is compared as sent (strict, or lenient with nothing to collapse):
+   * the template's fixed text cut for the link check, and where each fixed piece starts.
+   */
+  layout?: { plan: TemplateLinkPlan; pieceStarts: number[] };
 }
 
 export class TemplateIndex<T> {
@@ -137,12 +161,22 @@ export class TemplateIndex<T> {
 
   /** The first template the message matches, preferring the longest leading literal text. */
   match(message: string): T | undefined {
+    return this.matchWithLayout(message)?.value;
+  }
+
+  /** As match, with where the template's fixed pieces are in the message (TemplateMatch). */
+  matchWithLayout(message: string): TemplateMatch<T> | undefined {
     const text = comparable(message, this.mode);
     const { candidates } = this.walk(text);
+    const starts: number[] = [];
     for (let i = candidates.length - 1; i >= 0; i--) {
       for (const template of candidates[i] ?? []) {
         if (template.longest && !text.includes(template.longest)) continue;
-        if (matchPieces(text, template.pieces)) return template.value;
+        starts.length = template.pieces.length;
+        if (!matchPieces(text, template.pieces, starts)) continue;
+        if (text !== message) return { value: template.value };
+        template.linkPlan ??= new TemplateLinkPlan(template.pieces);
+        return { value: template.value, layout: { plan: template.linkPlan, pieceStarts: starts } };
       }
     }
     return undefined;

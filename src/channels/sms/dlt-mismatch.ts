@@ -4,6 +4,8 @@
 // A literal piece after a {#var#} that matches nowhere in the placeholder's 30 characters is
 // reported at the placeholder, with the placeholder in `expected`.
 
+import type { TemplateLinkPlan } from "../../base/core/dlt-link-parts.js";
+
 /** A template as the matcher holds it (dlt-matcher.ts compiles it). */
 export interface Compiled<T> {
   value: T;
@@ -15,6 +17,8 @@ export interface Compiled<T> {
   starts: number[];
   /** Longest literal piece: a cheap `includes` check before the full match. */
   longest: string;
+  /** The fixed text cut for the DLT link check (dlt-link-parts.ts), made at the first match. */
+  linkPlan?: TemplateLinkPlan;
 }
 
 export interface Mismatch<T> {

@@ -6,10 +6,10 @@
 import { GatewayError } from "../../base/core/errors.js";
 import type { TrafficClass } from "../../base/core/traffic-class.js";
 import { askOperatorSentence, registrationFixes } from "../../domain/accounts/index.js";
-import type { AccountRules, AccountRulesCache, MatchedTemplate } from "./account-rules.js";
+import type { AccountRules, MatchedTemplate } from "./account-rules.js";
+import type { TemplateIndex, TemplateMatch } from "./dlt-matcher.js";
 
 export interface TemplateCheck {
-  accountId: number;
   username: string;
   text: string;
   route: TrafficClass;
@@ -17,19 +17,23 @@ export interface TemplateCheck {
   dltTemplateId: string | undefined;
 }
 
-/** The approved template the text matches (scrubbing on), or undefined; refuses transactional text that matches none. */
-export async function checkDltTemplate(
-  accounts: AccountRulesCache,
-  rules: AccountRules,
+/**
+ * The approved template the text matches (`templates`: the account's, given when it scrubs), or
+ * undefined; refuses transactional text that matches none.
+ */
+export function checkDltTemplate(
+  templates: TemplateIndex<MatchedTemplate> | undefined,
+  rules: Pick<AccountRules, "dltMatching">,
   send: TemplateCheck,
-): Promise<MatchedTemplate | undefined> {
-  if (!rules.dltScrubbing) return undefined;
-  const { accountId, username, text, dltTemplateId } = send;
-  const template = await accounts.matchTemplate(accountId, rules.dltMatching, text);
-  if (send.route !== "transactional") return template;
+): TemplateMatch<MatchedTemplate> | undefined {
+  if (!templates) return undefined;
+  const { username, text, dltTemplateId } = send;
+  const matched = templates.matchWithLayout(text);
+  if (send.route !== "transactional") return matched;
+  const template = matched?.value;
   if (!template) {
     const fix = askOperatorSentence(registrationFixes.template(username));
-    const mismatch = await accounts.explainMismatch(accountId, rules.dltMatching, text, dltTemplateId);
+    const mismatch = templates.explain(text, dltTemplateId ? (t) => t.dltTemplateId === dltTemplateId : undefined);
     const rule =
       rules.dltMatching === "strict"
         ? "{#var#} stands for up to 30 characters; the rest, spaces and line breaks too, as registered"
@@ -58,5 +62,5 @@ export async function checkDltTemplate(
       `The message matches template ${template.dltTemplateId}, not the dlt_template_id ${dltTemplateId} given.`,
     );
   }
-  return template;
+  return matched;
 }

@@ -15,7 +15,7 @@ import { askOperatorSentence, dndListed, PriceBook, registrationFixes } from "..
 import type { Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
-import { type AccountRules, AccountRulesCache } from "./account-rules.js";
+import { type AccountRules, AccountRulesCache, type DltSnapshot } from "./account-rules.js";
 import { checkTmChain } from "./dlt-chain-check.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
@@ -145,14 +145,20 @@ export class SmsPolicy {
       rejected,
     );
 
+    // One look-up per send for the DLT checks; none at all while the account's snapshot is fresh.
+    const { accountId } = principal;
+    const dlt = rules.dltScrubbing
+      ? (this.accounts.dltSnapshotNow(accountId, rules.dltMatching) ??
+        (await this.accounts.dltSnapshot(accountId, rules.dltMatching)))
+      : undefined;
     const contents = new Map<string, Content>();
     for (const { message } of deliverable) {
       if (!contents.has(message))
-        contents.set(message, await this.checkContent(principal, message, input, route, rules));
+        contents.set(message, this.checkContent(principal, message, input, route, dlt, rules));
     }
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
-    if (rules.dltScrubbing && route !== "international" && entityId !== undefined) {
-      await this.checkLinks(principal, entityId, contents.keys());
+    if (dlt && route !== "international" && entityId !== undefined) {
+      checkDltLinks(contents, dlt.links.get(entityId), principal.username, entityId);
       checkTmChain(rules.chains.get(entityId), input.dltTmChain, {
         entityId,
         username: principal.username,
@@ -309,13 +315,14 @@ export class SmsPolicy {
     return kept;
   }
 
-  private async checkContent(
+  private checkContent(
     principal: Principal,
     text: string,
     input: SmsSendInput,
     route: TrafficClass,
+    dlt: DltSnapshot | undefined,
     rules: AccountRules,
-  ): Promise<Content> {
+  ): Content {
     const info = segmentInfo(text, input.unicode === true);
     if (info.encoding === "ucs2" && input.unicode !== true && input.unicodeIfNeeded !== true) {
       throw new GatewayError(
@@ -329,14 +336,13 @@ export class SmsPolicy {
         `The message needs ${info.segments} parts; at most ${MAX_SEGMENTS} are accepted.`,
       );
     }
-    const template = await checkDltTemplate(this.accounts, rules, {
-      accountId: principal.accountId,
+    const matched = checkDltTemplate(dlt?.templates, rules, {
       username: principal.username,
       text,
       route,
       dltTemplateId: input.dltTemplateId,
     });
-    return { info, template };
+    return { info, template: matched?.value, layout: matched?.layout };
   }
 
   /** DLT on Indian routes when the account scrubs: the header and the entity must be white-listed. */
@@ -365,12 +371,6 @@ export class SmsPolicy {
       );
     }
     return requireDltEntity(choice);
-  }
-
-  /** DLT links and callback numbers (Indian routes, scrubbing on): on the entity's lists (dlt-link-check.ts). */
-  private async checkLinks(principal: Principal, entityId: string, texts: Iterable<string>): Promise<void> {
-    const links = await this.accounts.linksFor(principal.accountId, entityId);
-    for (const text of texts) checkDltLinks(text, links, principal.username, entityId);
   }
 
   private dueAt(principal: Principal, input: SmsSendInput): number {

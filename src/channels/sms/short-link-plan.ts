@@ -12,6 +12,7 @@ import { askOperatorSentence, registrationFixes } from "../../domain/accounts/in
 import type { Principal } from "../../domain/auth/index.js";
 import { type ShortLinkPlan, shortLinkPlaceholder } from "../../domain/messages/index.js";
 import type { AccountRules, AccountRulesCache, MatchedTemplate } from "./account-rules.js";
+import type { TemplateMatch } from "./dlt-matcher.js";
 
 /** SHORT_LINK_BASE (undefined: not offered) and SHORT_LINK_DAYS. */
 export interface ShortLinkSettings {
@@ -25,6 +26,8 @@ export interface ShortLinkSettings {
 export interface PlannedContent {
   info: SegmentInfo;
   template: MatchedTemplate | undefined;
+  /** Where the template's fixed pieces are in the text, for the link check (dlt-link-check.ts). */
+  layout?: TemplateMatch<MatchedTemplate>["layout"] | undefined;
   shortLinks?: ShortLinkPlan;
 }
 
