@@ -136,7 +136,7 @@ export function urlApproved(links: EntityLinks, key: string): boolean {
 /** A text read once: folded, and linkify's tokens (links and e-mail addresses) in it. */
 interface Scan {
   folded: string;
-  tokens: { type: string; value: string; start: number; end: number }[];
+  tokens: WordToken[];
 }
 
 /**
@@ -149,6 +149,32 @@ const MAYBE_LINK = /[\p{L}\p{N}_-]\.\p{L}{2}|:\/\/|localhost/iu;
 /** A run of characters without white space: no link or e-mail address spans one. */
 const WORD = /\S+/g;
 
+type WordToken = { type: string; value: string; start: number; end: number };
+
+/** Words linkify read lately, and what it found in each (offsets within the word). */
+const wordTokens = new Map<string, readonly WordToken[]>();
+/** Enough for the links of the campaigns and OTP templates a gateway sends at once. */
+const WORD_MEMO_SIZE = 1024;
+
+/**
+ * What linkify finds in one word: its links and e-mail addresses, as `linkify.find` gives them
+ * with its default options (the value as written), without building options and hrefs per call.
+ * A word is read once while it stays among the last WORD_MEMO_SIZE read: a link repeats across
+ * a campaign's messages and an OTP template's sends, and linkify costs several µs per link.
+ */
+function linksInWord(word: string): readonly WordToken[] {
+  const known = wordTokens.get(word);
+  if (known) return known;
+  const found: WordToken[] = [];
+  for (const token of linkify.tokenize(word)) {
+    if (!token.isLink) continue;
+    found.push({ type: token.t, value: token.toString(), start: token.startIndex(), end: token.endIndex() });
+  }
+  if (wordTokens.size >= WORD_MEMO_SIZE) wordTokens.clear();
+  wordTokens.set(word, found);
+  return found;
+}
+
 /**
  * linkify reads only the words that may hold a link (a link never spans white space once the text
  * is folded), so its cost follows the links' length, not the message's: an OTP with a link costs
@@ -156,17 +182,12 @@ const WORD = /\S+/g;
  */
 function scan(text: string, goesOn = false): Scan {
   const folded = foldForLinks(text, goesOn);
-  const tokens: { type: string; value: string; start: number; end: number }[] = [];
+  const tokens: WordToken[] = [];
   if (MAYBE_LINK.test(folded)) {
     for (const word of folded.matchAll(WORD)) {
       if (!MAYBE_LINK.test(word[0])) continue;
-      for (const token of linkify.find(word[0])) {
-        tokens.push({
-          type: token.type,
-          value: token.value,
-          start: token.start + word.index,
-          end: token.end + word.index,
-        });
+      for (const token of linksInWord(word[0])) {
+        tokens.push({ ...token, start: token.start + word.index, end: token.end + word.index });
       }
     }
   }

@@ -117,6 +117,21 @@ describe("DLT link white-lists", () => {
   });
 });
 
+describe("links found per word", () => {
+  it("finds the same links in a word read again, at their place in each text, also once 1,024 other words were read", () => {
+    const first = findLinks("Track it at shop7.example.com/offers/42 now");
+    expect(first).toEqual([{ text: "shop7.example.com/offers/42", key: "shop7.example.com/offers/42" }]);
+    // The same word elsewhere in another text, and as an e-mail address beside it.
+    expect(findLinks("Go: shop7.example.com/offers/42, or mail help@example.com")).toEqual(first);
+    for (let i = 0; i < 1100; i++) findLinks(`See s${i}.example.org/x${i}`);
+    expect(findLinks("Track it at shop7.example.com/offers/42 now")).toEqual(first);
+    const text = "OTP 4821. Visit example.in/a and example.in/a?b";
+    const blanked = findNumbers(text);
+    expect(findLinks(text).map((l) => l.text)).toEqual(["example.in/a", "example.in/a?b"]);
+    expect(findNumbers(text)).toEqual(blanked);
+  });
+});
+
 describe("a host split by spaces around its dot", () => {
   it("is found as the joined link, and refused when not white-listed", () => {
     const l = lists(["example.com/app", "shop.example.co.in/offers/"]);
