@@ -64,6 +64,12 @@ export interface FoundLink {
   key: string;
 }
 
+/** Enough for the links of the campaigns and OTP templates a gateway sends at once. */
+const WORD_MEMO_SIZE = 1024;
+
+/** Hosts as written, and as the URL parser gives them without `www.` (null: no host): a link's host repeats. */
+const urlHosts = new Map<string, string | null>();
+
 /** The canonical key of a link or list entry: lower-case host without `www.`, then the path as written. */
 function linkKey(raw: string): { display: string; key: string } | undefined {
   const value = raw.trim();
@@ -72,14 +78,18 @@ function linkKey(raw: string): { display: string; key: string } | undefined {
   const hostPart = cut === -1 ? withoutScheme : withoutScheme.slice(0, cut);
   const rest = cut === -1 ? "" : withoutScheme.slice(cut).replace(/#.*$/, "");
   if (hostPart === "" || /[\s@]/.test(hostPart)) return undefined;
-  let host: string;
-  try {
-    // Lower-case, IDN to punycode (a look-alike host is another host), port kept.
-    host = new URL(`http://${hostPart}`).host;
-  } catch {
-    return undefined;
+  let host = urlHosts.get(hostPart);
+  if (host === undefined) {
+    try {
+      // Lower-case, IDN to punycode (a look-alike host is another host), port kept.
+      host = new URL(`http://${hostPart}`).host.replace(/^www\./, "");
+    } catch {
+      host = null;
+    }
+    if (urlHosts.size >= WORD_MEMO_SIZE) urlHosts.clear();
+    urlHosts.set(hostPart, host);
   }
-  host = host.replace(/^www\./, "");
+  if (host === null) return undefined;
   const display = `${host}${rest}`;
   return { display, key: rest === "" ? `${host}/` : display };
 }
@@ -153,8 +163,6 @@ type WordToken = { type: string; value: string; start: number; end: number };
 
 /** Words linkify read lately, and what it found in each (offsets within the word). */
 const wordTokens = new Map<string, readonly WordToken[]>();
-/** Enough for the links of the campaigns and OTP templates a gateway sends at once. */
-const WORD_MEMO_SIZE = 1024;
 
 /**
  * What linkify finds in one word: its links and e-mail addresses, as `linkify.find` gives them
