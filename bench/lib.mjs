@@ -31,6 +31,18 @@ export function freshSqliteUrl() {
  * random hex) in that PostgreSQL database. `query` runs named SQL texts and answers their rows by
  * name; `cleanup` removes the file or drops the schema.
  */
+/**
+ * Makes the SQLite file of `sqliteUrl` with pages of `pageSize` bytes (WAL mode) before a gateway
+ * opens it: the gateway sets the page size of a new database only, so this stands for a
+ * database made before (`--page-size` of storage-floor and writes-per-message).
+ */
+export function presetPageSize(sqliteUrl, pageSize) {
+  const made = new BetterSqlite3(sqliteUrl.slice("sqlite:".length));
+  made.pragma(`page_size = ${Number(pageSize)}`);
+  made.pragma("journal_mode = WAL");
+  made.close();
+}
+
 export async function freshDatabase(postgresUrl, schemaPrefix) {
   if (!postgresUrl) {
     const sqlite = freshSqliteUrl();

@@ -22,7 +22,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
-import { freshSqliteUrl, machine, metric, startServer, waitFor } from "./lib.mjs";
+import { freshSqliteUrl, machine, metric, presetPageSize, startServer, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -49,13 +49,7 @@ const env = {
   SIMULATOR_LATENCY_MS: "50",
   SIMULATOR_FAILURE_RATE: "0",
 };
-if (values["page-size"]) {
-  // Made before the gateway opens it: the gateway sets the page size of a new database only.
-  const made = new BetterSqlite3(file);
-  made.pragma(`page_size = ${Number(values["page-size"])}`);
-  made.pragma("journal_mode = WAL");
-  made.close();
-}
+if (values["page-size"]) presetPageSize(db.url, values["page-size"]);
 const server = await startServer("start", env);
 const base = `http://127.0.0.1:${port}`;
 for (let i = 0; i < 20; i++) {

@@ -28,7 +28,7 @@ import http from "node:http";
 import { parseArgs } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
-import { freshDatabase, machine, metric, startServer, waitFor } from "./lib.mjs";
+import { freshDatabase, machine, metric, presetPageSize, startServer, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -303,13 +303,7 @@ async function measure(db, database, webhooks, children) {
     SIMULATOR_FAILURE_RATE: "0",
     SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
   };
-  if (values["page-size"] && !database) {
-    // Made before the gateway opens it: the gateway sets the page size of a new database only.
-    const made = new BetterSqlite3(db.url.slice("sqlite:".length));
-    made.pragma(`page_size = ${Number(values["page-size"])}`);
-    made.pragma("journal_mode = WAL");
-    made.close();
-  }
+  if (values["page-size"] && !database) presetPageSize(db.url, values["page-size"]);
   const server = await startServer("start", env);
   children.push(server.child);
   const base = `http://127.0.0.1:${port}`;
