@@ -199,13 +199,16 @@ export class EmailContentCache {
   }
 }
 
+/** What a DKIM key is made as: RSA 2048, both halves PEM. */
+const DKIM_KEY_OPTIONS = {
+  modulusLength: 2048,
+  publicKeyEncoding: { type: "spki", format: "pem" },
+  privateKeyEncoding: { type: "pkcs8", format: "pem" },
+} as const;
+
 /** DKIM key pair for a new sending domain: RSA 2048, PEM private (PKCS#8) and public (SPKI), and the DNS TXT value. */
 export function generateDkimKey(): DkimKeyPair {
-  const { privateKey, publicKey } = generateKeyPairSync("rsa", {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  });
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", DKIM_KEY_OPTIONS);
   return { privateKey, publicKey, dnsTxt: dkimDnsTxt(publicKey) };
 }
 
@@ -216,11 +219,7 @@ const generateKeyPairAsync = promisify(generateKeyPair);
  * pays before its transaction opens, so the writer is never held while the key is made.
  */
 export async function newDkimKey(): Promise<DkimKeyPair> {
-  const { privateKey, publicKey } = await generateKeyPairAsync("rsa", {
-    modulusLength: 2048,
-    publicKeyEncoding: { type: "spki", format: "pem" },
-    privateKeyEncoding: { type: "pkcs8", format: "pem" },
-  });
+  const { privateKey, publicKey } = await generateKeyPairAsync("rsa", DKIM_KEY_OPTIONS);
   return { privateKey, publicKey, dnsTxt: dkimDnsTxt(publicKey) };
 }
 
