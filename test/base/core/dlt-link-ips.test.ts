@@ -3,20 +3,8 @@
 // what only looks like one (amounts, versions, dates, times, longer dotted numbers) is never a link.
 import { describe, expect, it } from "vitest";
 import { findBareIpLinks, isBareIpLink } from "../../../src/base/core/dlt-link-ips.js";
-import {
-  emptyEntityLinks,
-  findLinks,
-  findNumbers,
-  findUnlistedLink,
-  indexUrl,
-  normalizeApprovedUrl,
-} from "../../../src/base/core/dlt-links.js";
-
-function lists(urls: string[]) {
-  const links = emptyEntityLinks();
-  for (const url of urls) indexUrl(links, normalizeApprovedUrl(url));
-  return links;
-}
+import { findLinks, findNumbers, findUnlistedLink, normalizeApprovedUrl } from "../../../src/base/core/dlt-links.js";
+import { entityLists } from "../../helpers/dlt-lists.js";
 
 const linksOf = (text: string) => findLinks(text).map((found) => found.text);
 
@@ -57,7 +45,7 @@ describe("links to a bare IP address", () => {
   });
 
   it("are refused unless white-listed, exactly or under a prefix, in any written form", () => {
-    const l = lists(["103.21.58.4/offers/", "http://45.67.89.10:8080/app", "8.8.4.4"]);
+    const l = entityLists(["103.21.58.4/offers/", "http://45.67.89.10:8080/app", "8.8.4.4"]);
     for (const ok of [
       "Sale at 103.21.58.4/offers/diwali",
       "Sale at https://103.21.58.4/offers/diwali?x=1",

@@ -6,21 +6,13 @@ import { describe, expect, it } from "vitest";
 import { joinSpacedHosts, PROSE_WORDS } from "../../../src/base/core/dlt-link-spaces.js";
 import {
   canonicalNumber,
-  emptyEntityLinks,
   findLinks,
   findNumbers,
   findUnlistedLink,
-  indexUrl,
   normalizeApprovedUrl,
   normalizeCallbackNumber,
 } from "../../../src/base/core/dlt-links.js";
-
-function lists(urls: string[], numbers: string[] = []) {
-  const links = emptyEntityLinks();
-  for (const url of urls) indexUrl(links, normalizeApprovedUrl(url));
-  for (const number of numbers) links.callbacks.add(normalizeCallbackNumber(number));
-  return links;
-}
+import { entityLists } from "../../helpers/dlt-lists.js";
 
 describe("DLT link white-lists", () => {
   it("normalises approved URLs: scheme and www. dropped, host lower-case, path as given", () => {
@@ -49,7 +41,7 @@ describe("DLT link white-lists", () => {
   });
 
   it("matches exact links in any written form, and prefixes ending in / or ?", () => {
-    const l = lists(["https://example.com/app", "shop.example.in/offers/", "track.example.com/t?"]);
+    const l = entityLists(["https://example.com/app", "shop.example.in/offers/", "track.example.com/t?"]);
     for (const ok of [
       "Get it at https://example.com/app today",
       "Get it at http://www.example.com/app",
@@ -76,7 +68,7 @@ describe("DLT link white-lists", () => {
   });
 
   it("is not fooled by case, full-width dots and letters, hxxp, defanged dots, a space after :// or zero-width characters", () => {
-    const l = lists(["example.com/app"]);
+    const l = entityLists(["example.com/app"]);
     for (const sneaky of [
       "Visit HTTPS://EVIL.COM/x",
       "Visit ｅｖｉｌ．ｃｏｍ/x",
@@ -134,7 +126,7 @@ describe("links found per word", () => {
 
 describe("a host split by spaces around its dot", () => {
   it("is found as the joined link, and refused when not white-listed", () => {
-    const l = lists(["example.com/app", "shop.example.co.in/offers/"]);
+    const l = entityLists(["example.com/app", "shop.example.co.in/offers/"]);
     for (const [text, link] of [
       ["Visit evil. com today", "evil.com"],
       ["Visit evil .com/x", "evil.com/x"],
@@ -234,7 +226,7 @@ describe("DLT callback numbers", () => {
   });
 
   it("refuses numbers not on the list, and lets listed ones through whatever their form", () => {
-    const l = lists([], ["+91 98765 43210", "1800-123-4567"]);
+    const l = entityLists([], ["+91 98765 43210", "1800-123-4567"]);
     expect(findUnlistedLink("Call 09876543210 or 1800 123 4567", l)).toBeUndefined();
     expect(findUnlistedLink("Call 9123456789", l)).toEqual({ kind: "callback", text: "9123456789" });
   });

@@ -2,26 +2,13 @@
 // it must answer exactly what reading the whole text answers, for links split between the fixed
 // text and a value, links and numbers inside a value, and links in the fixed text itself.
 import { describe, expect, it } from "vitest";
-import {
-  emptyEntityLinks,
-  findingsIn,
-  findUnlistedLink,
-  indexUrl,
-  normalizeApprovedUrl,
-  normalizeCallbackNumber,
-} from "../../../src/base/core/dlt-links.js";
+import { findingsIn, findUnlistedLink } from "../../../src/base/core/dlt-links.js";
 import { TemplateIndex } from "../../../src/channels/sms/dlt-matcher.js";
+import { entityLists } from "../../helpers/dlt-lists.js";
 import { seededRandom } from "../../helpers/random.js";
 
-function lists(urls: string[], numbers: string[] = []) {
-  const links = emptyEntityLinks();
-  for (const url of urls) indexUrl(links, normalizeApprovedUrl(url));
-  for (const number of numbers) links.callbacks.add(normalizeCallbackNumber(number));
-  return links;
-}
-
 /** The by-parts answer for `text` matched to `template` (strict), beside the whole text's. */
-function byParts(template: string, text: string, links: ReturnType<typeof lists>) {
+function byParts(template: string, text: string, links: ReturnType<typeof entityLists>) {
   const matched = new TemplateIndex([{ content: template, value: 1 }], "strict").matchWithLayout(text);
   if (!matched?.layout) throw new Error(`${JSON.stringify(text)} does not match ${JSON.stringify(template)} as sent`);
   const { plan, pieceStarts } = matched.layout;
@@ -29,7 +16,7 @@ function byParts(template: string, text: string, links: ReturnType<typeof lists>
 }
 
 describe("DLT links read by parts of a matched template", () => {
-  const approved = lists(["shop7.example.com/offers/", "example.in/app"], ["1800 123 4567"]);
+  const approved = entityLists(["shop7.example.com/offers/", "example.in/app"], ["1800 123 4567"]);
 
   it("finds a link split between the fixed text and a value", () => {
     const template = "Track it at shop7.{#var#} or call us";
@@ -75,7 +62,7 @@ describe("DLT links read by parts of a matched template", () => {
     const template = "Sale! See example.in/app for offers, code {#var#}";
     const text = "Sale! See example.in/app for offers, code X9";
     expect(byParts(template, text, approved)).toEqual({ parts: undefined, whole: undefined });
-    const withoutIt = lists(["shop7.example.com/offers/"], ["1800 123 4567"]);
+    const withoutIt = entityLists(["shop7.example.com/offers/"], ["1800 123 4567"]);
     const unlisted = { kind: "url", text: "example.in/app" };
     expect(byParts(template, text, withoutIt)).toEqual({ parts: unlisted, whole: unlisted });
     // The fixed text is read once per template: a second message is answered the same way.
@@ -117,7 +104,10 @@ describe("DLT links read by parts of a matched template", () => {
       Array.from({ length: 1 + Math.floor(random() * 3) }, () => pick([...words, ...bits]) + pick(spaces))
         .join("")
         .slice(0, 30);
-    const some = lists(["shop7.example.com/offers/", "example.in/app", "evil.com"], ["1800 123 4567", "9876543210"]);
+    const some = entityLists(
+      ["shop7.example.com/offers/", "example.in/app", "evil.com"],
+      ["1800 123 4567", "9876543210"],
+    );
     let compared = 0;
     for (let n = 0; n < 3000; n++) {
       const vars = Math.floor(random() * 4);
