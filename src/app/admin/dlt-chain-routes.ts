@@ -9,6 +9,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   clearTmChain,
   DLT_CHANGED,
+  dltChanged,
   listTmChains,
   MAX_TM_CHAIN,
   normalizeDltEntityId,
@@ -40,7 +41,7 @@ export async function setTmChainFor(deps: ChainDeps, username: string, entityId:
     });
     return after;
   });
-  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  await dltChanged(deps.store, DLT_CHANGED, account.id);
   return { account: account.username, ...set };
 }
 
@@ -62,7 +63,7 @@ export async function clearTmChainFor(deps: ChainDeps, username: string, entityI
       before: { tm_chain: before },
     });
   });
-  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  await dltChanged(deps.store, DLT_CHANGED, account.id);
   return { account: account.username, entity_id: entity, cleared: true };
 }
 

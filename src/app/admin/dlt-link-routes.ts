@@ -15,6 +15,7 @@ import {
   DLT_LINK_FIELD,
   type DltLinkKind,
   describeDltLink,
+  dltChanged,
   listDltLinks,
   removeDltLink,
   requireAccount,
@@ -46,7 +47,7 @@ export async function addDltLinkFor(
     });
     return added;
   });
-  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  await dltChanged(deps.store, DLT_CHANGED, account.id);
   return { ...describeDltLink(row), account: account.username };
 }
 
@@ -75,7 +76,7 @@ export async function removeDltLinkFor(
     });
     return removed;
   });
-  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  await dltChanged(deps.store, DLT_CHANGED, account.id);
   return {
     account: account.username,
     entity_id: removed.entityId,
@@ -98,7 +99,7 @@ export async function setDltLinkStatusFor(deps: ChangeDeps, kind: DltLinkKind, i
     await recordDecision(trx, deps, `dlt_${kind}`, `${WHAT[kind]} ${id}`, before, describeDltLink(row));
     return row;
   });
-  await deps.store.signals.notify(DLT_CHANGED, String(row.account_id));
+  await dltChanged(deps.store, DLT_CHANGED, row.account_id);
   return describeDltLink(row);
 }
 

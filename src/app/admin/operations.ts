@@ -21,6 +21,7 @@ import {
   describeDltHeader,
   describeSenderId,
   describeTemplate,
+  dltChanged,
   dndCount,
   getAccount,
   getSenderId,
@@ -188,7 +189,7 @@ export async function addTemplateFor(deps: ChangeDeps, input: { username: string
     });
     return row;
   });
-  await deps.store.signals.notify(TEMPLATES_CHANGED, String(account.id));
+  await dltChanged(deps.store, TEMPLATES_CHANGED, account.id);
   return { ...describeTemplate(row), account: account.username };
 }
 
@@ -208,7 +209,7 @@ export async function setTemplateStatusFor(deps: ChangeDeps, id: number, status:
     await recordDecision(trx, deps, "template", `template ${id}`, before, describeTemplate(row));
     return row;
   });
-  await deps.store.signals.notify(TEMPLATES_CHANGED, String(row.account_id));
+  await dltChanged(deps.store, TEMPLATES_CHANGED, row.account_id);
   return { ...describeTemplate(row), account: (await usernamesOf(db, [row.account_id])).get(row.account_id) };
 }
 
@@ -259,7 +260,7 @@ export async function addDltFor(deps: ChangeDeps, username: string, kind: DltKin
     await recordChange(trx, deps, { action: `dlt_${kind}.add`, target, accountId: account.id, after: described });
     return described;
   });
-  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  await dltChanged(deps.store, DLT_CHANGED, account.id);
   return { ...described, account: account.username };
 }
 
@@ -274,7 +275,7 @@ export async function removeDltFor(deps: ChangeDeps, username: string, kind: Dlt
     await recordChange(trx, deps, { action: `dlt_${kind}.remove`, target, accountId: account.id, before: { value } });
     return removed;
   });
-  await deps.store.signals.notify(DLT_CHANGED, String(account.id));
+  await dltChanged(deps.store, DLT_CHANGED, account.id);
   return {
     account: account.username,
     [kind === "entity" ? "entity_id" : "header"]: value.trim().toUpperCase(),
@@ -292,7 +293,7 @@ export async function setDltStatusFor(deps: ChangeDeps, kind: DltKind, id: numbe
     await recordDecision(trx, deps, `dlt_${kind}`, `DLT ${kind} ${id}`, before, after);
     return row;
   });
-  await deps.store.signals.notify(DLT_CHANGED, String(row.account_id));
+  await dltChanged(deps.store, DLT_CHANGED, row.account_id);
   return "entity_id" in row ? describeDltEntity(row) : describeDltHeader(row);
 }
 

@@ -3,7 +3,8 @@
 // promotional hours), its whitelisted DLT entities (with their telemarketer chains) and headers,
 // an index of its approved templates, and its DLT
 // entities' approved links and callback numbers. Template and
-// DLT changes signal every process to drop the account's entry at once; switches and
+// DLT changes signal every process to drop the account's entry at once (on SQLite, another
+// process's changes move a version read at most every 2 s: dlt-version.ts); switches and
 // whitelists otherwise refresh within TTL_MS.
 
 import { type DailyWindow, parseDailyWindow } from "../../base/core/daily-window.js";
@@ -16,6 +17,7 @@ import {
   approvedTemplates,
   DLT_CHANGED,
   type DltMatching,
+  DltVersionWatch,
   TEMPLATES_CHANGED,
 } from "../../domain/accounts/index.js";
 import { TemplateIndex } from "./dlt-matcher.js";
@@ -68,8 +70,14 @@ export class AccountRulesCache {
   private readonly rules = new Map<number, { value: AccountRules; expires: number }>();
   private readonly templates = new Map<number, Loaded<TemplateIndex<MatchedTemplate>> & { mode: DltMatching }>();
   private readonly links = new Map<number, Loaded<Map<string, EntityLinks>>>();
+  private readonly version: DltVersionWatch;
 
   constructor(private readonly store: Store) {
+    this.version = new DltVersionWatch(store, () => {
+      this.rules.clear();
+      this.templates.clear();
+      this.links.clear();
+    });
     const drop = (payload: string) => {
       const accountId = Number(payload);
       this.rules.delete(accountId);
@@ -81,6 +89,7 @@ export class AccountRulesCache {
   }
 
   async rulesFor(accountId: number): Promise<AccountRules> {
+    await this.version.fresh();
     const now = Date.now();
     const hit = this.rules.get(accountId);
     if (hit && hit.expires > now) return hit.value;
@@ -113,6 +122,7 @@ export class AccountRulesCache {
    */
   dltSnapshotNow(accountId: number, mode: DltMatching): DltSnapshot | undefined {
     const now = Date.now();
+    if (this.version.due(now)) return undefined;
     const templates = this.templates.get(accountId);
     const links = this.links.get(accountId);
     if (!templates?.ready || templates.expires <= now || templates.mode !== mode) return undefined;
@@ -121,6 +131,7 @@ export class AccountRulesCache {
   }
 
   async dltSnapshot(accountId: number, mode: DltMatching): Promise<DltSnapshot> {
+    await this.version.fresh();
     const [templates, links] = await Promise.all([this.templateIndex(accountId, mode), this.linksOf(accountId)]);
     return { templates, links };
   }

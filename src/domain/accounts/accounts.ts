@@ -13,6 +13,7 @@ import { isUniqueViolation } from "../../base/store/unavailable.js";
 import { accountCredentialsChanged, allowedIpsToStore, hashPassword, unlockLogins } from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
 import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
+import { dltChanged } from "./dlt-version.js";
 import { creditWallet } from "./ledger.js";
 
 const USERNAME = new RegExp(`^[A-Za-z0-9][A-Za-z0-9_.@-]{2,${USERNAME_MAX_LENGTH - 1}}$`);
@@ -366,7 +367,7 @@ export async function updateAccount(
   const rulesChanged = [changes.defaultDltEntityId, changes.dltMatching, changes.shortenUrls, changes.promoHours].some(
     (change) => change !== undefined,
   );
-  if (rulesChanged) await store.signals.notify(DLT_CHANGED, String(account.id));
+  if (rulesChanged) await dltChanged(store, DLT_CHANGED, account.id);
   return updated;
 }
 

@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { DLT_CHANGED, normalizeDltEntityId, splitChain } from "./dlt.js";
+import { DltVersionWatch } from "./dlt-version.js";
 
 /** Most telemarketers in one chain (a PE's chain is a handful: aggregators, then the deliverer). */
 export const MAX_TM_CHAIN = 10;
@@ -142,16 +143,20 @@ const MAX_ACCOUNTS = 10_000;
 
 /**
  * The chains the carriers carry, per account and entity: one select per account, kept 60 s and
- * dropped at once on DLT_CHANGED (one book per process's carriers).
+ * dropped at once on DLT_CHANGED, or when another process moved the DLT version (SQLite: the
+ * CLI). One book per process's carriers.
  */
 export class TmChainBook {
   private readonly accounts = new Map<number, { value: Promise<Map<string, string[]>>; expires: number }>();
+  private readonly version: DltVersionWatch;
 
-  constructor(private readonly store: Pick<Store, "db" | "signals">) {
+  constructor(private readonly store: Pick<Store, "db" | "signals" | "engine">) {
     store.signals.listen(DLT_CHANGED, (payload) => this.accounts.delete(Number(payload)));
+    this.version = new DltVersionWatch(store, () => this.accounts.clear());
   }
 
   async chainOf(accountId: number, entityId: string): Promise<string[] | undefined> {
+    await this.version.fresh();
     const now = Date.now();
     let hit = this.accounts.get(accountId);
     if (!hit || hit.expires <= now) {

@@ -21,6 +21,8 @@
 //                      (dltMatchingMode checks the account's template matching)
 //   dlt-chains.ts      per DLT entity, the declared telemarketer chain (the operator's TM ID last): set,
 //                      clear, list, the chains indexed per entity for the send path and the carriers
+//   dlt-version.ts     dltChanged (the signal, and on SQLite the version other processes read) and
+//                      DltVersionWatch, a cache's read of that version at most every 2 s
 //   dlt-links.ts       per DLT entity, the approved links (exact or prefix) and callback numbers an SMS
 //                      may carry: add (operator: approved; account: pending), remove, list, approve,
 //                      the approved set indexed per entity for the send path
@@ -68,6 +70,7 @@ export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
 export * from "./dlt.js";
 export * from "./dlt-chains.js";
 export * from "./dlt-links.js";
+export * from "./dlt-version.js";
 export * from "./dnd.js";
 export { changeKey, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
 export * from "./ledger.js";

@@ -1,0 +1,68 @@
+// How a change of an account's DLT state (templates, entities, headers, links, callback numbers,
+// chains, the switches the SMS rules read) reaches every process's caches: this process's
+// threads hear the signal at once (and PostgreSQL's NOTIFY carries it to every process), but
+// on SQLite another process on the same file (the CLI next to a running gateway) sends no
+// signal. Every change there also moves the `dlt_version` setting, and each cache reads it
+// at most every VERSION_CHECK_MS, forgetting everything when it moved (as auth_epoch does for
+// credentials, auth/auth-changes.ts).
+import type { Store } from "../../base/store/store.js";
+
+const DLT_VERSION_KEY = "dlt_version";
+
+/** At most this long after a change by another process, a SQLite gateway's caches have it. */
+export const DLT_VERSION_CHECK_MS = 2_000;
+
+/**
+ * Tells every process's caches that the account's DLT state changed: `channel` (DLT_CHANGED,
+ * TEMPLATES_CHANGED) with the account's id, and on SQLite the version other processes read.
+ */
+export async function dltChanged(store: Store, channel: string, accountId: number): Promise<void> {
+  if (store.engine === "sqlite") {
+    const value = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
+    await store.db
+      .insertInto("settings")
+      .values({ key: DLT_VERSION_KEY, value })
+      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
+      .execute();
+  }
+  await store.signals.notify(channel, String(accountId));
+}
+
+/**
+ * A cache's watch on the DLT version (SQLite only: on PostgreSQL the signal reaches every
+ * process). `due` says, without waiting, whether a read is owed; `fresh` reads it when owed and
+ * calls `moved` when it changed since the last read.
+ */
+export class DltVersionWatch {
+  private version: string | undefined;
+  private checkedAt = 0;
+  private checking: Promise<void> | undefined;
+
+  constructor(
+    private readonly store: Pick<Store, "db" | "engine">,
+    private readonly moved: () => void,
+  ) {}
+
+  due(now: number): boolean {
+    return this.store.engine === "sqlite" && now - this.checkedAt >= DLT_VERSION_CHECK_MS;
+  }
+
+  async fresh(): Promise<void> {
+    if (!this.due(Date.now())) return;
+    this.checking ??= this.store.db
+      .selectFrom("settings")
+      .select("value")
+      .where("key", "=", DLT_VERSION_KEY)
+      .executeTakeFirst()
+      .then((row) => {
+        const version = row?.value ?? "0";
+        if (this.version !== undefined && version !== this.version) this.moved();
+        this.version = version;
+        this.checkedAt = Date.now();
+      })
+      .finally(() => {
+        this.checking = undefined;
+      });
+    await this.checking;
+  }
+}
