@@ -154,7 +154,7 @@ export class VoiceSimulatorConnector implements Connector {
     const now = this.options.now();
     try {
       const before = now - this.maxCallMs - (this.options.lostCheckMs ?? LOST_CHECK_MS);
-      const rows = await awaitingReport(this.deps.store.db, this.name, before, 500);
+      const rows = await awaitingReport(this.deps.store, this.name, before, 500);
       const walking = new Set(this.steps.map((s) => s.update.callSid));
       for (const row of rows) {
         if (row.upstream_id && !walking.has(row.upstream_id)) this.steps.push(...this.plan(row, row.upstream_id, now));

@@ -90,7 +90,7 @@ export function startHousekeeping(
     }
     if (simulator) {
       const stale = await awaitingReport(
-        deps.store.db,
+        deps.store,
         simulator.name,
         now - simulator.maxLatencyMs - STALE_GRACE_MS,
         5000,

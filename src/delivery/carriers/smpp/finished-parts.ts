@@ -20,7 +20,7 @@ export async function unreportedMessages(
   limit: number,
   now: number,
 ): Promise<{ reports: DeliveryReport[]; next: { submittedAt: number; id: string } | null }> {
-  const page = await awaitingReportPage(store.db, connector, before, after, limit);
+  const page = await awaitingReportPage(store, connector, before, after, limit);
   if (page.length === 0) return { reports: [], next: null };
   const reports = await reportsOfFinishedParts(
     store,
