@@ -221,11 +221,25 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
     const flakyRow = (await messagesOf(account)).reverse().find((row) => row.connector === "ad-flaky")!;
     expect(flakyRow.route_note).toMatch(/adaptive: ad-flaky: [\d.]+ % delivered over the last \d+/);
 
-    // Recovered: the share it gets by exploring shows it, and traffic comes back.
+    // Recovered: the share it gets by exploring shows it, and traffic comes back. The operator
+    // explores more (0.3): with 0.1, 5 % of the traffic took 26 rounds (1,300 SMS per engine)
+    // to bring the flaky SMSC the receipts that outweigh its failed ones. Exploring alone now
+    // gives it 15 %; 35 % needs its score back near the good one's, as 25 % did with 5 %.
     flaky.failedReceiptShare = 0;
+    const explore = await admin("PUT", "/routes", {
+      route: "T",
+      prefix: "91",
+      strategy: "adaptive",
+      scoring: { delivery: 0.8, latency: 0.1, cost: 0.1 },
+      explore_share: 0.3,
+      connectors: [{ name: "ad-flaky" }, { name: "ad-good" }],
+    });
+    expect(explore.status, explore.text).toBe(200);
+    await applied();
+    await scores.refresh();
     let back = 0;
-    for (let i = 0; i < 40 && back < 0.25; i++) back = 1 - (await round());
-    expect(back).toBeGreaterThanOrEqual(0.25);
+    for (let i = 0; i < 40 && back < 0.35; i++) back = 1 - (await round());
+    expect(back).toBeGreaterThanOrEqual(0.35);
     // Up to 50 rounds of 50 SMS over SMPP, each waiting for its receipts: about 25 s alone, past
     // the default 30 s on two busy cores (seen on PostgreSQL amid a run of 20 files).
   }, 90_000);
