@@ -174,14 +174,16 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
     const [good, flaky] = [await smsc(), await smsc()];
     await admin("POST", "/carriers", smppDefinition("ad-good", good));
     await admin("POST", "/carriers", smppDefinition("ad-flaky", flaky));
-    const route = await admin("PUT", "/routes", {
-      route: "T",
-      prefix: "91",
-      strategy: "adaptive",
-      scoring: { delivery: 0.8, latency: 0.1, cost: 0.1 },
-      explore_share: 0.1,
-      connectors: [{ name: "ad-flaky" }, { name: "ad-good" }],
-    });
+    const adaptive = (explore_share: number) =>
+      admin("PUT", "/routes", {
+        route: "T",
+        prefix: "91",
+        strategy: "adaptive",
+        scoring: { delivery: 0.8, latency: 0.1, cost: 0.1 },
+        explore_share,
+        connectors: [{ name: "ad-flaky" }, { name: "ad-good" }],
+      });
+    const route = await adaptive(0.1);
     expect(route.status).toBe(201);
     expect(route.body.data).toMatchObject({ strategy: "adaptive", explore_share: 0.1, floor_share: 0.02 });
     await applied();
@@ -226,14 +228,7 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
     // to bring the flaky SMSC the receipts that outweigh its failed ones. Exploring alone now
     // gives it 15 %; 35 % needs its score back near the good one's, as 25 % did with 5 %.
     flaky.failedReceiptShare = 0;
-    const explore = await admin("PUT", "/routes", {
-      route: "T",
-      prefix: "91",
-      strategy: "adaptive",
-      scoring: { delivery: 0.8, latency: 0.1, cost: 0.1 },
-      explore_share: 0.3,
-      connectors: [{ name: "ad-flaky" }, { name: "ad-good" }],
-    });
+    const explore = await adaptive(0.3);
     expect(explore.status, explore.text).toBe(200);
     await applied();
     await scores.refresh();
