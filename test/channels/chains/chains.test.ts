@@ -1,11 +1,12 @@
 // POST /api/v2/send through the real server with the WhatsApp and SMS simulators: the next step
 // goes only when its condition on the one before is met, exactly once, each step charged and
-// refunded as its own message, and chain_completed written after the steps' own events.
+// refunded as its own message, and chain_completed written after the steps' own events. Most of
+// its time is waits (the simulators' latencies, a step's deadline): the two engines wait together.
 import { expect, it } from "vitest";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { walletBalance } from "../../../src/domain/accounts/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { addSendingDomain } from "../email/helpers.js";
 import { CALLER } from "../voice/helpers.js";
@@ -42,7 +43,7 @@ async function hooks(a: ChainAccount) {
   expect((await a.v2("PUT", "/webhooks", urls)).status).toBe(200);
 }
 
-describeEachEngine("fallback send (POST /api/v2/send)", (engine) => {
+describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
   const gateway = useTestGateway(engine, {
     env: { ...ENV, WHATSAPP_SIMULATOR_LATENCY_MS: "40" },
   });
@@ -282,7 +283,7 @@ describeEachEngine("fallback send (POST /api/v2/send)", (engine) => {
   });
 });
 
-describeEachEngine("fallback send: not_delivered", (engine) => {
+describeEnginesTogether("fallback send: not_delivered", (engine) => {
   // WhatsApp reports delivered only after 4 s here, well past the step's 1 s deadline.
   const gateway = useTestGateway(engine, {
     env: { ...ENV, WHATSAPP_SIMULATOR_LATENCY_MS: "4000" },

@@ -31,11 +31,13 @@ describeEachEngine("sender IDs longer than any", (engine) => {
       expect((await send("S".repeat(21))).body).toBe("-10");
       const before = await settledHeap();
       const answers = new Map<string, number>();
-      for (let i = 0; i < 2_000; i++) {
+      // Each answer remembered under its sender kept about 10 KB: 1,000 of them were 10 MB, well
+      // over the 4 MiB bound (2,000 sends showed it no better, at twice the requests).
+      for (let i = 0; i < 1_000; i++) {
         const { body } = await send(randomBytes(5_000).toString("hex"));
         answers.set(body, (answers.get(body) ?? 0) + 1);
       }
-      expect([...answers]).toEqual([["-10", 2_000]]);
+      expect([...answers]).toEqual([["-10", 1_000]]);
       const grown = (await settledHeap()) - before;
       expect(grown, `the heap grew by ${(grown / MiB).toFixed(1)} MiB`).toBeLessThan(4 * MiB);
     } finally {

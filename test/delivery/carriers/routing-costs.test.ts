@@ -174,14 +174,16 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
     const [good, flaky] = [await smsc(), await smsc()];
     await admin("POST", "/carriers", smppDefinition("ad-good", good));
     await admin("POST", "/carriers", smppDefinition("ad-flaky", flaky));
-    const route = await admin("PUT", "/routes", {
-      route: "T",
-      prefix: "91",
-      strategy: "adaptive",
-      scoring: { delivery: 0.8, latency: 0.1, cost: 0.1 },
-      explore_share: 0.1,
-      connectors: [{ name: "ad-flaky" }, { name: "ad-good" }],
-    });
+    const adaptive = (explore_share: number) =>
+      admin("PUT", "/routes", {
+        route: "T",
+        prefix: "91",
+        strategy: "adaptive",
+        scoring: { delivery: 0.8, latency: 0.1, cost: 0.1 },
+        explore_share,
+        connectors: [{ name: "ad-flaky" }, { name: "ad-good" }],
+      });
+    const route = await adaptive(0.1);
     expect(route.status).toBe(201);
     expect(route.body.data).toMatchObject({ strategy: "adaptive", explore_share: 0.1, floor_share: 0.02 });
     await applied();
@@ -221,11 +223,18 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
     const flakyRow = (await messagesOf(account)).reverse().find((row) => row.connector === "ad-flaky")!;
     expect(flakyRow.route_note).toMatch(/adaptive: ad-flaky: [\d.]+ % delivered over the last \d+/);
 
-    // Recovered: the share it gets by exploring shows it, and traffic comes back.
+    // Recovered: the share it gets by exploring shows it, and traffic comes back. The operator
+    // explores more (0.3): with 0.1, 5 % of the traffic took 26 rounds (1,300 SMS per engine)
+    // to bring the flaky SMSC the receipts that outweigh its failed ones. Exploring alone now
+    // gives it 15 %; 35 % needs its score back near the good one's, as 25 % did with 5 %.
     flaky.failedReceiptShare = 0;
+    const explore = await adaptive(0.3);
+    expect(explore.status, explore.text).toBe(200);
+    await applied();
+    await scores.refresh();
     let back = 0;
-    for (let i = 0; i < 40 && back < 0.25; i++) back = 1 - (await round());
-    expect(back).toBeGreaterThanOrEqual(0.25);
+    for (let i = 0; i < 40 && back < 0.35; i++) back = 1 - (await round());
+    expect(back).toBeGreaterThanOrEqual(0.35);
     // Up to 50 rounds of 50 SMS over SMPP, each waiting for its receipts: about 25 s alone, past
     // the default 30 s on two busy cores (seen on PostgreSQL amid a run of 20 files).
   }, 90_000);
