@@ -164,3 +164,20 @@ export async function noneLoading(page: Page): Promise<void> {
   // refuses; that showed only when a page was still loading at the first look (a slow machine).
   await page.locator("[role=status]", { hasText: "Loading" }).first().waitFor({ state: "detached" });
 }
+
+/**
+ * Opens `path` in the console as its own links do (the History API: no new document), then waits
+ * for the page: its heading shown and nothing loading. Cheaper than page.goto, which loads and
+ * starts the console again (and drops axe); a test of a page opened by its address uses goto.
+ */
+export async function visit(page: Page, path: string): Promise<void> {
+  // The router re-renders on popstate; the task after it runs once React has committed the new
+  // page (or its Suspense fallback, a "Loading…" status that noneLoading waits out).
+  await page.evaluate(`new Promise((resolve) => {
+    history.pushState(null, "", ${JSON.stringify(path)});
+    dispatchEvent(new PopStateEvent("popstate"));
+    setTimeout(resolve, 0);
+  })`);
+  await page.locator("h1").first().waitFor();
+  await noneLoading(page);
+}

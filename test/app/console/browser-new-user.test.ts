@@ -15,6 +15,7 @@ import {
   phonePageAs,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -77,9 +78,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(buttons.length).toBe(3);
     for (const button of buttons) await expectInViewWidth(button, `${await button.textContent()}`);
     for (const path of ["/operator/accounts", "/operator/carriers", "/operator/system"]) {
-      await op.page.goto(path);
-      await op.page.locator("h1").first().waitFor();
-      await op.page.waitForLoadState("networkidle");
+      await visit(op.page, path);
       await expectNoHorizontalScroll(op.page, `${path} at 390 px`);
     }
     expect([...problems, ...op.problems]).toEqual([]);
@@ -104,9 +103,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       await page.emulateMedia({ colorScheme: "dark" });
       await signInAs(page, who.username, who.password);
       for (const path of paths) {
-        await page.goto(path);
-        await page.locator("h1").first().waitFor();
-        await noneLoading(page);
+        await visit(page, path);
         expect(await page.evaluate("getComputedStyle(document.documentElement).backgroundColor")).toBe(
           "rgb(17, 24, 39)",
         );
