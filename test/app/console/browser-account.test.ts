@@ -13,6 +13,7 @@ import {
   newPage,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -108,9 +109,7 @@ describeInBrowser("console in the browser: account holder", () => {
     const { page, context } = await newPage(browser(), gateway().url, { width: 360, height: 740 });
     await signInAs(page, alice.username, alice.password);
     for (const path of ["/", "/messages", "/send", `/messages/${aliceMessage}`]) {
-      await page.goto(path);
-      await page.locator("h1").first().waitFor();
-      await page.waitForLoadState("networkidle");
+      await visit(page, path);
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();

@@ -11,6 +11,7 @@ import {
   noneLoading,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -176,7 +177,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     expect(bobs.body.data.wallets.sms).toBe(12.5);
 
     for (const channel of ["whatsapp", "email", "voice"]) {
-      await page.goto(`/send?channel=${channel}`);
+      await visit(page, `/send?channel=${channel}`);
       await page.getByRole("heading", { name: "Send" }).waitFor();
       await page
         .getByRole("button", { name: /^(Send|Place)/ })
@@ -186,7 +187,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
       await expectAccessible(page, `send page (${channel})`);
     }
     expect(await page.getByText("No approved caller number").count()).toBe(1);
-    await page.goto("/templates");
+    await visit(page, "/templates");
     await page.getByRole("heading", { name: "Templates" }).waitFor();
     await expectAccessible(page, "templates page");
     expect(problems).toEqual([]);
@@ -225,9 +226,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
       "/send?channel=voice",
       "/send?channel=whatsapp",
     ]) {
-      await page.goto(path);
-      await page.locator("h1").first().waitFor();
-      await noneLoading(page);
+      await visit(page, path);
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();

@@ -12,9 +12,9 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
-  noneLoading,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { balanceOf, FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
@@ -260,18 +260,15 @@ describeInBrowser("console in the browser: the operator's desk", () => {
       "/operator/views",
       `/operator/accounts/${shop.username}`,
     ]) {
-      await page.goto(path);
-      await page.locator("h1").first().waitFor();
-      await noneLoading(page);
+      await visit(page, path);
       await expectNoHorizontalScroll(page, path);
     }
     await page.goto(`/operator/accounts/${shop.username}`);
     await page.getByRole("button", { name: "View as this account" }).click();
     await page.getByTestId("view-banner").waitFor();
     for (const path of ["/", "/messages", "/credits"]) {
-      await page.goto(path);
+      await visit(page, path);
       await page.getByTestId("view-banner").waitFor();
-      await noneLoading(page);
       await expectNoHorizontalScroll(page, `${path} in a view`);
     }
     await page.getByTestId("view-banner").getByRole("button", { name: "Close" }).click();

@@ -9,9 +9,9 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
-  noneLoading,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -181,9 +181,7 @@ describeInBrowser("console in the browser: operator", () => {
       "/operator/carriers",
       "/operator/system",
     ]) {
-      await page.goto(path);
-      await page.locator("h1").first().waitFor();
-      await noneLoading(page);
+      await visit(page, path);
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();
