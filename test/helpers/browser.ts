@@ -75,8 +75,13 @@ export async function newPage(browser: Browser, baseURL: string, viewport = { wi
   return { context, page, problems };
 }
 
-export async function signInAs(page: Page, username: string, password: string): Promise<void> {
-  await page.goto("/");
+/**
+ * Signs in through the console's form. The form is opened at `path` (the overview unless
+ * another is named), where the console then shows that page as a bookmark signed out would:
+ * one load of the console instead of the overview's and then the page's.
+ */
+export async function signInAs(page: Page, username: string, password: string, path = "/"): Promise<void> {
+  await page.goto(path);
   await page.getByLabel("Username").fill(username);
   await page.getByLabel("Password").fill(password);
   await page.getByRole("button", { name: "Sign in" }).click();
@@ -86,18 +91,24 @@ export async function signInAs(page: Page, username: string, password: string): 
 /** The phone every console page must fit (no sideways scroll at 390 px). */
 export const PHONE = { width: 390, height: 844 };
 
-/** A new page at phone width, signed in as `account` (its username and password). */
-export async function phonePageAs(browser: Browser, baseURL: string, account: { username: string; password: string }) {
+/** A new page at phone width, signed in as `account` (its username and password) at `path`. */
+export async function phonePageAs(
+  browser: Browser,
+  baseURL: string,
+  account: { username: string; password: string },
+  path = "/",
+) {
   const opened = await newPage(browser, baseURL, PHONE);
-  await signInAs(opened.page, account.username, account.password);
+  await signInAs(opened.page, account.username, account.password, path);
   return opened;
 }
 
 /**
  * What a console page's browser tests share: the file's gateway (SQLite, `options` as
  * useTestGateway takes them), the worker's browser, an operator account (no sender ID), and pages
- * on the gateway: `phonePage(account)` signed in at 390 px (the operator's when no account is
- * named), `page(viewport)` signed in as nobody (390 px unless another viewport is given).
+ * on the gateway: `phonePage(account, path)` signed in at 390 px (the operator's when no account
+ * is named) at `path` (the overview unless named), `page(viewport)` signed in as nobody (390 px
+ * unless another viewport is given).
  */
 export function useConsole(options: TestGatewayOptions | (() => TestGatewayOptions) = {}) {
   const gateway = useTestGateway("sqlite", options);
@@ -114,8 +125,8 @@ export function useConsole(options: TestGatewayOptions | (() => TestGatewayOptio
     gateway: (): TestGateway => gateway(),
     browser,
     operator: theOperator,
-    phonePage: (account: { username: string; password: string } = theOperator()) =>
-      phonePageAs(browser(), gateway().url, account),
+    phonePage: (account: { username: string; password: string } = theOperator(), path = "/") =>
+      phonePageAs(browser(), gateway().url, account, path),
     page: (viewport = PHONE) => newPage(browser(), gateway().url, viewport),
   };
 }

@@ -117,8 +117,7 @@ describeInBrowser("console in the browser: account holder", () => {
 
   it("answers another account's message URL with not found", async () => {
     const { page, context } = await newPage(browser(), gateway().url);
-    await signInAs(page, bob.username, bob.password);
-    await page.goto(`/messages/${aliceMessage}`);
+    await signInAs(page, bob.username, bob.password, `/messages/${aliceMessage}`);
     const alert = page.getByRole("alert");
     await expect.poll(() => alert.textContent()).toContain(`No message with id "${aliceMessage}" in this account.`);
     expect(await alert.locator(".error-code").textContent()).toBe("not_found");

@@ -104,8 +104,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("imports contacts into a new group and lists the lines it refused", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password);
-    await page.goto("/contacts");
+    await signInAs(page, alice.username, alice.password, "/contacts");
     await page.getByLabel("Group name").fill("Retail customers");
     await page.getByRole("button", { name: "Create group" }).click();
     await page.getByRole("heading", { name: /^Contact group \d+$/ }).waitFor();
@@ -132,8 +131,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("cancels a scheduled job and refunds it", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password);
-    await page.goto(`/bulk/${aliceJob}`);
+    await signInAs(page, alice.username, alice.password, `/bulk/${aliceJob}`);
     await page.getByTestId("job-not-queued").waitFor();
     expect(await page.getByTestId("job-not-queued").textContent()).toContain("3");
     await page.getByRole("button", { name: "Cancel the job" }).click();
@@ -147,8 +145,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("asks for registrations, registers a template and a keyword, and transfers credits", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password);
-    await page.goto("/registrations");
+    await signInAs(page, alice.username, alice.password, "/registrations");
     const senders = page.getByTestId("registrations-sender-ids");
     await senders.getByLabel("New sender ID").fill("ALERTS");
     await senders.getByRole("button", { name: "Ask for approval" }).click();

@@ -95,8 +95,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("approves a template from the queue, and the account then sends with it", async () => {
     const customer = await newPage(browser(), gateway().url);
-    await signInAs(customer.page, shop.username, shop.password);
-    await customer.page.goto("/templates");
+    await signInAs(customer.page, shop.username, shop.password, "/templates");
     await customer.page.getByLabel("Template name").fill("otp");
     await customer.page.getByLabel("Content").fill("Your OTP is {#var#}. Do not share it.");
     await customer.page.getByLabel("DLT template ID").fill("1107160000000000042");
@@ -143,8 +142,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("shows carriers with their health and disables and enables one; the system view refreshes itself", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, operator.username, operator.password);
-    await page.goto("/operator/carriers");
+    await signInAs(page, operator.username, operator.password, "/operator/carriers");
     const row = page.getByTestId("carrier-aggregator-one");
     await row.waitFor();
     expect(await row.textContent()).toContain("enabled");
