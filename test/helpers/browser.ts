@@ -192,3 +192,11 @@ export async function visit(page: Page, path: string): Promise<void> {
   await page.locator("h1").first().waitFor();
   await noneLoading(page);
 }
+
+/**
+ * The Send page's approved sender IDs are listed: a send before they arrive goes without one
+ * (missing_sender_id), which a test of another refusal must not race into.
+ */
+export async function sendersListed(page: Page): Promise<void> {
+  await page.getByLabel("Sender ID").locator("option").first().waitFor({ state: "attached" });
+}

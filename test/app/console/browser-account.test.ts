@@ -11,6 +11,7 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
+  sendersListed,
   signInAs,
   useBrowser,
   visit,
@@ -81,6 +82,7 @@ describeInBrowser("console in the browser: account holder", () => {
     expect(await page.getByTestId("counter-segments").textContent()).toBe("2 segments");
     await page.getByLabel("Message").fill("Hello from the console");
     await expectAccessible(page, "send page");
+    await sendersListed(page);
     await page.getByRole("button", { name: "Send SMS" }).click();
     await page.getByTestId("sent-link").click();
 

@@ -13,6 +13,7 @@ import {
   noneLoading,
   PHONE,
   phonePageAs,
+  sendersListed,
   signInAs,
   useBrowser,
   visit,
@@ -336,6 +337,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await signInAs(page, strict.username, strict.password, "/send");
     await page.getByLabel("To").fill("9876543210");
     await page.getByLabel("Message").fill("Your OTP is 1234");
+    await sendersListed(page);
     await page.getByRole("button", { name: "Send SMS" }).click();
     const alert = page.getByRole("alert");
     await expect.poll(() => alert.textContent()).toContain("must match an approved template");

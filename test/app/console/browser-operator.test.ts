@@ -9,6 +9,7 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
+  sendersListed,
   signInAs,
   useBrowser,
   visit,
@@ -107,6 +108,7 @@ describeInBrowser("console in the browser: operator", () => {
     await customer.page.goto("/send");
     await customer.page.getByLabel("To").fill("9876543210");
     await customer.page.getByLabel("Message").fill("Your OTP is 4321. Do not share it.");
+    await sendersListed(customer.page);
     await customer.page.getByRole("button", { name: "Send SMS" }).click();
     const refusal = customer.page.getByRole("alert");
     await expect.poll(() => refusal.locator(".error-code").textContent()).toBe("dlt_template_mismatch");
@@ -129,6 +131,7 @@ describeInBrowser("console in the browser: operator", () => {
     await customer.page.getByLabel("Variable 1").fill("4321");
     expect(await customer.page.getByLabel("Message").inputValue()).toBe("Your OTP is 4321. Do not share it.");
     await customer.page.getByLabel("To").fill("9876543210");
+    await sendersListed(customer.page);
     await customer.page.getByRole("button", { name: "Send SMS" }).click();
     await customer.page.getByTestId("sent-link").click();
     await expect
