@@ -11,8 +11,10 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
+  sendersListed,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -80,6 +82,7 @@ describeInBrowser("console in the browser: account holder", () => {
     expect(await page.getByTestId("counter-segments").textContent()).toBe("2 segments");
     await page.getByLabel("Message").fill("Hello from the console");
     await expectAccessible(page, "send page");
+    await sendersListed(page);
     await page.getByRole("button", { name: "Send SMS" }).click();
     await page.getByTestId("sent-link").click();
 
@@ -108,9 +111,7 @@ describeInBrowser("console in the browser: account holder", () => {
     const { page, context } = await newPage(browser(), gateway().url, { width: 360, height: 740 });
     await signInAs(page, alice.username, alice.password);
     for (const path of ["/", "/messages", "/send", `/messages/${aliceMessage}`]) {
-      await page.goto(path);
-      await page.locator("h1").first().waitFor();
-      await page.waitForLoadState("networkidle");
+      await visit(page, path);
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();
@@ -118,8 +119,7 @@ describeInBrowser("console in the browser: account holder", () => {
 
   it("answers another account's message URL with not found", async () => {
     const { page, context } = await newPage(browser(), gateway().url);
-    await signInAs(page, bob.username, bob.password);
-    await page.goto(`/messages/${aliceMessage}`);
+    await signInAs(page, bob.username, bob.password, `/messages/${aliceMessage}`);
     const alert = page.getByRole("alert");
     await expect.poll(() => alert.textContent()).toContain(`No message with id "${aliceMessage}" in this account.`);
     expect(await alert.locator(".error-code").textContent()).toBe("not_found");

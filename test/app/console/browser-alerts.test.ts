@@ -35,8 +35,7 @@ describeInBrowser("console in the browser: alerts", () => {
 
   it("saves the settings, shows a low-balance alert raised and then cleared, at 390 px", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
-    await signInAs(page, operator.username, operator.password);
-    await page.goto("/operator/alerts");
+    await signInAs(page, operator.username, operator.password, "/operator/alerts");
     await page.getByRole("heading", { name: "Alerts" }).waitFor();
     await noneLoading(page);
     await page.getByTestId("alerts-none").waitFor();
@@ -83,8 +82,7 @@ describeInBrowser("console in the browser: alerts", () => {
     });
     expect(card.status).toBe(200);
     const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
-    await signInAs(page, operator.username, operator.password);
-    await page.goto(`/operator/accounts/${rich.username}`);
+    await signInAs(page, operator.username, operator.password, `/operator/accounts/${rich.username}`);
     await page.getByRole("heading", { name: `Account ${rich.username}` }).waitFor();
     await noneLoading(page);
     await expectAccessible(page, "account page");

@@ -52,8 +52,7 @@ describeInBrowser("console in the browser: delivery analytics", () => {
       { width: 390, height: 844 },
     ]) {
       const { page, context, problems } = await newPage(browser(), t.url, viewport);
-      await signInAs(page, operator.username, operator.password);
-      await page.goto("/operator/analytics");
+      await signInAs(page, operator.username, operator.password, "/operator/analytics");
       await page.getByRole("heading", { name: "Delivery analytics" }).waitFor();
       await page.getByTestId("analytics-error_code").waitFor();
       await noneLoading(page);

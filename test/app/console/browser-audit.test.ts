@@ -36,8 +36,7 @@ describeInBrowser("console in the browser: the audit log", () => {
   });
 
   it("shows the account its entries, filters them, at 390 px", async () => {
-    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
-    await page.goto("/audit");
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop, "/audit");
     await page.getByRole("heading", { name: "Audit log" }).waitFor();
     await noneLoading(page);
     const list = page.getByRole("list", { name: "Audit entries" });
@@ -62,8 +61,12 @@ describeInBrowser("console in the browser: the audit log", () => {
   }, 120_000);
 
   it("shows the operator every account's, and verifies the chain, at 390 px", async () => {
-    const { page, context, problems } = await phonePageAs(browser(), gateway().url, operator);
-    await page.goto(`/operator/audit?account=${shop.username}&action=credits`);
+    const { page, context, problems } = await phonePageAs(
+      browser(),
+      gateway().url,
+      operator,
+      `/operator/audit?account=${shop.username}&action=credits`,
+    );
     await page.getByRole("heading", { name: "Audit log" }).waitFor();
     await noneLoading(page);
     const list = page.getByRole("list", { name: "Audit entries" });

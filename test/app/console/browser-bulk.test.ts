@@ -11,6 +11,7 @@ import {
   noneLoading,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -103,8 +104,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("imports contacts into a new group and lists the lines it refused", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password);
-    await page.goto("/contacts");
+    await signInAs(page, alice.username, alice.password, "/contacts");
     await page.getByLabel("Group name").fill("Retail customers");
     await page.getByRole("button", { name: "Create group" }).click();
     await page.getByRole("heading", { name: /^Contact group \d+$/ }).waitFor();
@@ -131,8 +131,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("cancels a scheduled job and refunds it", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password);
-    await page.goto(`/bulk/${aliceJob}`);
+    await signInAs(page, alice.username, alice.password, `/bulk/${aliceJob}`);
     await page.getByTestId("job-not-queued").waitFor();
     expect(await page.getByTestId("job-not-queued").textContent()).toContain("3");
     await page.getByRole("button", { name: "Cancel the job" }).click();
@@ -146,8 +145,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
 
   it("asks for registrations, registers a template and a keyword, and transfers credits", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, alice.username, alice.password);
-    await page.goto("/registrations");
+    await signInAs(page, alice.username, alice.password, "/registrations");
     const senders = page.getByTestId("registrations-sender-ids");
     await senders.getByLabel("New sender ID").fill("ALERTS");
     await senders.getByRole("button", { name: "Ask for approval" }).click();
@@ -176,7 +174,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     expect(bobs.body.data.wallets.sms).toBe(12.5);
 
     for (const channel of ["whatsapp", "email", "voice"]) {
-      await page.goto(`/send?channel=${channel}`);
+      await visit(page, `/send?channel=${channel}`);
       await page.getByRole("heading", { name: "Send" }).waitFor();
       await page
         .getByRole("button", { name: /^(Send|Place)/ })
@@ -186,7 +184,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
       await expectAccessible(page, `send page (${channel})`);
     }
     expect(await page.getByText("No approved caller number").count()).toBe(1);
-    await page.goto("/templates");
+    await visit(page, "/templates");
     await page.getByRole("heading", { name: "Templates" }).waitFor();
     await expectAccessible(page, "templates page");
     expect(problems).toEqual([]);
@@ -225,9 +223,7 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
       "/send?channel=voice",
       "/send?channel=whatsapp",
     ]) {
-      await page.goto(path);
-      await page.locator("h1").first().waitFor();
-      await noneLoading(page);
+      await visit(page, path);
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();

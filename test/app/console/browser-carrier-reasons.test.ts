@@ -57,8 +57,7 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
     it("maps, changes and removes a connector's codes at 390 px; a receipt then fails with the new reason", async () => {
       const t = gateway();
       const failWith = await smscCarrier(t, "codes-smsc");
-      const { page, context, problems } = await phonePageAs(browser(), t.url, operator);
-      await page.goto("/operator/carriers");
+      const { page, context, problems } = await phonePageAs(browser(), t.url, operator, "/operator/carriers");
       await page.getByRole("link", { name: "Error codes of codes-smsc" }).click();
       await page.getByRole("heading", { name: "Error codes of codes-smsc" }).waitFor();
       const table = page.getByTestId("error-codes");
@@ -113,8 +112,7 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
     it("chooses, changes and removes reasons' refunds at 390 px; receipts are then refunded as it says", async () => {
       const t = gateway();
       const failWith = await smscCarrier(t, "refund-smsc");
-      const { page, context, problems } = await phonePageAs(browser(), t.url, operator);
-      await page.goto("/operator/carriers");
+      const { page, context, problems } = await phonePageAs(browser(), t.url, operator, "/operator/carriers");
       await page.getByRole("link", { name: "Carrier refunds" }).click();
       await page.getByRole("heading", { name: "Carrier refunds" }).waitFor();
       const table = page.getByTestId("refund-policy");

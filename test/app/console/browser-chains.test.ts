@@ -48,8 +48,12 @@ describeInBrowser("console in the browser: a fallback send on the message page",
   });
 
   it("shows the chain's steps on the SMS's page, with a link to the WhatsApp message, at 390 px", async () => {
-    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
-    await page.goto(`/messages/${chain.steps[1]!.message_id}`);
+    const { page, context, problems } = await phonePageAs(
+      browser(),
+      gateway().url,
+      shop,
+      `/messages/${chain.steps[1]!.message_id}`,
+    );
     await page.getByRole("heading", { name: "Fallback send" }).waitFor();
     await noneLoading(page);
     const section = page.getByTestId("chain");

@@ -12,9 +12,9 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
-  noneLoading,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { balanceOf, FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
@@ -124,8 +124,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
 
   it("views an account read-only: the banner, a change refused in words, Close, the view recorded", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, operator.username, operator.password);
-    await page.goto(`/operator/accounts/${other.username}`);
+    await signInAs(page, operator.username, operator.password, `/operator/accounts/${other.username}`);
     await page.getByRole("button", { name: "View as this account" }).click();
     const banner = page.getByTestId("view-banner");
     await banner.waitFor();
@@ -167,8 +166,12 @@ describeInBrowser("console in the browser: the operator's desk", () => {
 
   it("downloads exports with the page's filters: the operator's and the account's messages, and ledgers", async () => {
     const op = await newPage(browser(), gateway().url);
-    await signInAs(op.page, operator.username, operator.password);
-    await op.page.goto(`/operator/messages?account=${shop.username}&status=failed`);
+    await signInAs(
+      op.page,
+      operator.username,
+      operator.password,
+      `/operator/messages?account=${shop.username}&status=failed`,
+    );
     await op.page.getByTestId("operator-messages").locator("tbody tr").first().waitFor();
     const csv = await download(op.page, "CSV");
     expect(csv.file).toBe("messages.csv");
@@ -193,8 +196,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await op.context.close();
 
     const customer = await newPage(browser(), gateway().url);
-    await signInAs(customer.page, shop.username, shop.password);
-    await customer.page.goto("/messages?status=delivered");
+    await signInAs(customer.page, shop.username, shop.password, "/messages?status=delivered");
     await customer.page.getByRole("cell", { name: "9876500011" }).waitFor();
     const own = await download(customer.page, "CSV");
     const ownLines = own.text.trim().split(/\r?\n/);
@@ -217,8 +219,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
   it("corrects a balance down and up with a reason, and says why one the wallet cannot cover is refused", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
     const before = await balanceOf(gateway(), busy);
-    await signInAs(page, operator.username, operator.password);
-    await page.goto(`/operator/accounts/${busy.username}`);
+    await signInAs(page, operator.username, operator.password, `/operator/accounts/${busy.username}`);
     await page.getByLabel("Credits (+ or −)").fill("-5");
     await page.getByLabel("Reason").fill("Charged twice for job 7");
     await page.getByRole("button", { name: "Correct the balance" }).click();
@@ -260,18 +261,15 @@ describeInBrowser("console in the browser: the operator's desk", () => {
       "/operator/views",
       `/operator/accounts/${shop.username}`,
     ]) {
-      await page.goto(path);
-      await page.locator("h1").first().waitFor();
-      await noneLoading(page);
+      await visit(page, path);
       await expectNoHorizontalScroll(page, path);
     }
     await page.goto(`/operator/accounts/${shop.username}`);
     await page.getByRole("button", { name: "View as this account" }).click();
     await page.getByTestId("view-banner").waitFor();
     for (const path of ["/", "/messages", "/credits"]) {
-      await page.goto(path);
+      await visit(page, path);
       await page.getByTestId("view-banner").waitFor();
-      await noneLoading(page);
       await expectNoHorizontalScroll(page, `${path} in a view`);
     }
     await page.getByTestId("view-banner").getByRole("button", { name: "Close" }).click();

@@ -31,8 +31,12 @@ describeInBrowser("console in the browser: DLT telemarketer chains and template 
 
   it("declares and clears an entity's chain, and switches the template matching, at 390 px", async () => {
     const t = gateway();
-    const { page, context, problems } = await phonePageAs(browser(), t.url, operator);
-    await page.goto(`/operator/accounts/${shop.username}`);
+    const { page, context, problems } = await phonePageAs(
+      browser(),
+      t.url,
+      operator,
+      `/operator/accounts/${shop.username}`,
+    );
     const chains = page.getByTestId("dlt-chains");
     await chains.getByText("no chain declared").waitFor();
     await noneLoading(page);

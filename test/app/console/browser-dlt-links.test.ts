@@ -39,8 +39,12 @@ describeInBrowser("console in the browser: DLT links and callback numbers", () =
     });
     expect(asked.status, asked.text).toBe(201);
 
-    const { page, context, problems } = await phonePageAs(browser(), t.url, operator);
-    await page.goto(`/operator/accounts/${shop.username}`);
+    const { page, context, problems } = await phonePageAs(
+      browser(),
+      t.url,
+      operator,
+      `/operator/accounts/${shop.username}`,
+    );
     const urls = page.getByTestId("dlt-urls");
     await urls.getByText("app.example.com/get", { exact: true }).waitFor();
     await noneLoading(page);

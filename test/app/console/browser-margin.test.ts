@@ -76,8 +76,7 @@ describeInBrowser("console in the browser: margin", () => {
       { width: 390, height: 844 },
     ]) {
       const { page, context, problems } = await newPage(browser(), t.url, viewport);
-      await signInAs(page, operator.username, operator.password);
-      await page.goto("/operator/margin");
+      await signInAs(page, operator.username, operator.password, "/operator/margin");
       await page.getByRole("heading", { name: "Margin", exact: true }).waitFor();
       await page.getByTestId("margin-table").waitFor();
       await page.getByTestId("route-scores").waitFor();

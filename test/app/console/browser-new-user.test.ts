@@ -13,8 +13,10 @@ import {
   noneLoading,
   PHONE,
   phonePageAs,
+  sendersListed,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -55,8 +57,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
   }
 
   it("shows the Messages table and the Approvals buttons on a 390 px phone, no page scrolling sideways", async () => {
-    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
-    await page.goto("/messages");
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop, "/messages");
     await expect.poll(() => page.locator("table.messages tbody tr").count()).toBe(12);
     await expectNoHorizontalScroll(page, "messages at 390 px");
     const first = page.locator("table.messages tbody tr").first();
@@ -68,8 +69,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await context.close();
 
     const op = await newPage(browser(), gateway().url, PHONE);
-    await signInAs(op.page, operator.username, operator.password);
-    await op.page.goto("/operator/approvals");
+    await signInAs(op.page, operator.username, operator.password, "/operator/approvals");
     const row = op.page.getByTestId("approvals").locator("tbody tr", { hasText: "SHOPIN" });
     await row.waitFor();
     await expectNoHorizontalScroll(op.page, "approvals at 390 px");
@@ -77,9 +77,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(buttons.length).toBe(3);
     for (const button of buttons) await expectInViewWidth(button, `${await button.textContent()}`);
     for (const path of ["/operator/accounts", "/operator/carriers", "/operator/system"]) {
-      await op.page.goto(path);
-      await op.page.locator("h1").first().waitFor();
-      await op.page.waitForLoadState("networkidle");
+      await visit(op.page, path);
       await expectNoHorizontalScroll(op.page, `${path} at 390 px`);
     }
     expect([...problems, ...op.problems]).toEqual([]);
@@ -104,9 +102,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       await page.emulateMedia({ colorScheme: "dark" });
       await signInAs(page, who.username, who.password);
       for (const path of paths) {
-        await page.goto(path);
-        await page.locator("h1").first().waitFor();
-        await noneLoading(page);
+        await visit(page, path);
         expect(await page.evaluate("getComputedStyle(document.documentElement).backgroundColor")).toBe(
           "rgb(17, 24, 39)",
         );
@@ -241,8 +237,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       (await call(gateway(), "GET", "/api/v2/balance", { headers: { authorization: `Bearer ${buyer.apiKey}` } })).body
         .data.wallets.sms;
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, buyer.username, buyer.password);
-    await page.goto("/bulk");
+    await signInAs(page, buyer.username, buyer.password, "/bulk");
     await page.getByText("Or upload a CSV file as a new group").click();
     await page.getByLabel("CSV file", { exact: true }).setInputFiles({
       name: "three.csv",
@@ -286,8 +281,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await context.close();
 
     const op = await newPage(browser(), gateway().url);
-    await signInAs(op.page, operator.username, operator.password);
-    await op.page.goto(`/operator/accounts/${buyer.username}`);
+    await signInAs(op.page, operator.username, operator.password, `/operator/accounts/${buyer.username}`);
     await op.page.getByRole("button", { name: `Block ${buyer.username}` }).click();
     await op.page.getByText(/can no longer sign in/).waitFor();
     await expectAccessible(op.page, "block confirmation");
@@ -312,8 +306,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     });
     expect(sent.status, sent.text).toBe(200);
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, rejected.username, rejected.password);
-    await page.goto(`/messages/${sent.body.data.message_id}`);
+    await signInAs(page, rejected.username, rejected.password, `/messages/${sent.body.data.message_id}`);
     await expect.poll(() => page.getByTestId("message-status").textContent(), { timeout: 20_000 }).toBe("failed");
     expect(await page.getByTestId("carrier").textContent()).toBe(
       "none took it: it failed before a carrier accepted it (the reason is above)",
@@ -341,10 +334,10 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     const strict = await buildAccount(t, { credits: { sms: 10 }, dltScrubbing: true });
     await addDltEntity(t.db.store.db, t.clock, strict.id, "1101160000000000001");
     const { page, context, problems } = await newPage(browser(), t.url);
-    await signInAs(page, strict.username, strict.password);
-    await page.goto("/send");
+    await signInAs(page, strict.username, strict.password, "/send");
     await page.getByLabel("To").fill("9876543210");
     await page.getByLabel("Message").fill("Your OTP is 1234");
+    await sendersListed(page);
     await page.getByRole("button", { name: "Send SMS" }).click();
     const alert = page.getByRole("alert");
     await expect.poll(() => alert.textContent()).toContain("must match an approved template");
@@ -354,8 +347,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await context.close();
 
     const op = await newPage(browser(), t.url);
-    await signInAs(op.page, operator.username, operator.password);
-    await op.page.goto(`/operator/accounts/${strict.username}`);
+    await signInAs(op.page, operator.username, operator.password, `/operator/accounts/${strict.username}`);
     await expect
       .poll(() => op.page.getByRole("note").textContent())
       .toContain(`switchboard dlt headers add --account ${strict.username} --header SWBRD`);
@@ -378,8 +370,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
       expect(sent.status, sent.text).toBe(200);
     }
     const { page, context, problems } = await newPage(browser(), t.url);
-    await signInAs(page, mixed.username, mixed.password);
-    await page.goto("/messages");
+    await signInAs(page, mixed.username, mixed.password, "/messages");
     const rows = page.locator("table.messages tbody tr");
     await expect.poll(() => rows.count()).toBe(2);
     await expect
@@ -420,8 +411,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(carrier.status, carrier.text).toBe(201);
     try {
       const op = await newPage(browser(), t.url);
-      await signInAs(op.page, operator.username, operator.password);
-      await op.page.goto("/operator/carriers");
+      await signInAs(op.page, operator.username, operator.password, "/operator/carriers");
       const row = op.page.getByTestId("carrier-closed-port");
       await expect.poll(() => row.locator("td").nth(2).textContent(), { timeout: 30_000 }).toMatch(/down/);
       const health = (await row.locator("td").nth(2).textContent()) ?? "";
@@ -446,8 +436,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     });
     expect(template.status, template.text).toBe(201);
     const { page, context, problems } = await newPage(browser(), t.url);
-    await signInAs(page, operator.username, operator.password);
-    await page.goto("/operator/approvals");
+    await signInAs(page, operator.username, operator.password, "/operator/approvals");
     await page.getByRole("button", { name: "Approve NEWHDR and white-list it as a DLT header" }).click();
     await page.getByText(`Sender ID NEWHDR of ${dlt.username} approved and white-listed as a DLT header`).waitFor();
     // The sender is usable on a DLT route: before, an approved sender ID was refused -32 there.

@@ -9,9 +9,10 @@ import {
   expectAccessible,
   expectNoHorizontalScroll,
   newPage,
-  noneLoading,
+  sendersListed,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -95,8 +96,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("approves a template from the queue, and the account then sends with it", async () => {
     const customer = await newPage(browser(), gateway().url);
-    await signInAs(customer.page, shop.username, shop.password);
-    await customer.page.goto("/templates");
+    await signInAs(customer.page, shop.username, shop.password, "/templates");
     await customer.page.getByLabel("Template name").fill("otp");
     await customer.page.getByLabel("Content").fill("Your OTP is {#var#}. Do not share it.");
     await customer.page.getByLabel("DLT template ID").fill("1107160000000000042");
@@ -108,6 +108,7 @@ describeInBrowser("console in the browser: operator", () => {
     await customer.page.goto("/send");
     await customer.page.getByLabel("To").fill("9876543210");
     await customer.page.getByLabel("Message").fill("Your OTP is 4321. Do not share it.");
+    await sendersListed(customer.page);
     await customer.page.getByRole("button", { name: "Send SMS" }).click();
     const refusal = customer.page.getByRole("alert");
     await expect.poll(() => refusal.locator(".error-code").textContent()).toBe("dlt_template_mismatch");
@@ -130,6 +131,7 @@ describeInBrowser("console in the browser: operator", () => {
     await customer.page.getByLabel("Variable 1").fill("4321");
     expect(await customer.page.getByLabel("Message").inputValue()).toBe("Your OTP is 4321. Do not share it.");
     await customer.page.getByLabel("To").fill("9876543210");
+    await sendersListed(customer.page);
     await customer.page.getByRole("button", { name: "Send SMS" }).click();
     await customer.page.getByTestId("sent-link").click();
     await expect
@@ -143,8 +145,7 @@ describeInBrowser("console in the browser: operator", () => {
 
   it("shows carriers with their health and disables and enables one; the system view refreshes itself", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, operator.username, operator.password);
-    await page.goto("/operator/carriers");
+    await signInAs(page, operator.username, operator.password, "/operator/carriers");
     const row = page.getByTestId("carrier-aggregator-one");
     await row.waitFor();
     expect(await row.textContent()).toContain("enabled");
@@ -181,9 +182,7 @@ describeInBrowser("console in the browser: operator", () => {
       "/operator/carriers",
       "/operator/system",
     ]) {
-      await page.goto(path);
-      await page.locator("h1").first().waitFor();
-      await noneLoading(page);
+      await visit(page, path);
       await expectNoHorizontalScroll(page, path);
     }
     await context.close();

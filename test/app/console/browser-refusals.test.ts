@@ -39,8 +39,7 @@ describeInBrowser("console in the browser: the log of refusals", () => {
   });
 
   it("shows the account its refusals, with the answers given, at 390 px", async () => {
-    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
-    await page.goto("/refusals");
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop, "/refusals");
     await page.getByRole("heading", { name: "Refusals" }).waitFor();
     await noneLoading(page);
     const cards = page.getByRole("list", { name: "Refused sends" }).getByRole("listitem");
@@ -66,8 +65,12 @@ describeInBrowser("console in the browser: the log of refusals", () => {
   }, 120_000);
 
   it("shows the operator every account's, and the unauthenticated ones, at 390 px", async () => {
-    const { page, context, problems } = await phonePageAs(browser(), gateway().url, operator);
-    await page.goto(`/operator/refusals?account=${shop.username}`);
+    const { page, context, problems } = await phonePageAs(
+      browser(),
+      gateway().url,
+      operator,
+      `/operator/refusals?account=${shop.username}`,
+    );
     await page.getByRole("heading", { name: "Refusals" }).waitFor();
     await noneLoading(page);
     const list = page.getByRole("list", { name: "Refused sends" });

@@ -52,8 +52,7 @@ describeInBrowser("console in the browser: keys and webhooks", () => {
 
   it("creates a key limited to scopes and addresses at phone width, lists them, and the key is held to them", async () => {
     const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
-    await signInAs(page, account.username, account.password);
-    await page.goto("/settings/keys");
+    await signInAs(page, account.username, account.password, "/settings/keys");
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     await page.getByLabel("Name of the new key").fill("reports only");
     await page.getByLabel(/^Send:/).uncheck();
@@ -90,8 +89,7 @@ describeInBrowser("console in the browser: keys and webhooks", () => {
   it("sets a webhook URL, sends a test event and replays it from the delivery log", async () => {
     const hooks = await receiver();
     const { page, context, problems } = await newPage(browser(), gateway().url);
-    await signInAs(page, account.username, account.password);
-    await page.goto("/settings/webhooks");
+    await signInAs(page, account.username, account.password, "/settings/webhooks");
     await page.getByRole("heading", { name: "Webhooks" }).waitFor();
     await page.getByLabel("Delivery report URL").fill(hooks.url);
     await page.getByRole("button", { name: "Save URLs" }).click();

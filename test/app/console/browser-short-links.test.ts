@@ -51,8 +51,7 @@ describeInBrowser("console in the browser: tracked short links", () => {
 
   it("turns the account's default on, and shows the clicks of a send and a bulk job at 390 px", async () => {
     const t = gateway();
-    const { page, context, problems } = await phonePage();
-    await page.goto(`/operator/accounts/${shop.username}`);
+    const { page, context, problems } = await phonePage(operator(), `/operator/accounts/${shop.username}`);
     const limits = page.getByRole("form", { name: "Limits and routes" });
     const toggle = limits.getByLabel(TOGGLE);
     await toggle.waitFor();
@@ -87,8 +86,7 @@ describeInBrowser("console in the browser: tracked short links", () => {
     const jobCodes = await codesOf(t, { broadcast: bulk.body.data.batch_id }, 2);
     await follow(jobCodes[0]!);
 
-    const holder = await phonePage(shop);
-    await holder.page.goto(`/messages/${messageId}`);
+    const holder = await phonePage(shop, `/messages/${messageId}`);
     await expect.poll(() => holder.page.getByTestId("message-clicks").textContent()).toContain("2 clicks");
     await noneLoading(holder.page);
     await expectNoHorizontalScroll(holder.page, "message page with clicks");
@@ -131,8 +129,7 @@ describeInBrowser("console in the browser: tracked short links", () => {
       })
       .where("id", "=", id)
       .execute();
-    const { page, context, problems } = await phonePage(shop);
-    await page.goto(`/messages/${id}`);
+    const { page, context, problems } = await phonePage(shop, `/messages/${id}`);
     await expect.poll(() => page.getByTestId("message-reason").textContent()).toBe("dlt_template_mismatch");
     expect(await page.getByRole("note").textContent()).toContain("carrier code 633");
     await noneLoading(page);

@@ -21,8 +21,7 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     const t = gateway();
     const reseller = await buildAccount(t, { credits: { sms: 500 } });
     const { page, context, problems } = await newPage(browser(), t.url, { width: 360, height: 800 });
-    await signInAs(page, reseller.username, reseller.password);
-    await page.goto("/subaccounts");
+    await signInAs(page, reseller.username, reseller.password, "/subaccounts");
     await page.getByRole("heading", { name: "Sub-accounts" }).waitFor();
     await page.getByText("Sub-accounts, oldest first").waitFor();
 

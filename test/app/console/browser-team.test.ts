@@ -49,8 +49,7 @@ describeInBrowser("console in the browser: a team's support user, from invitatio
 
   it("the owner invites a support user, then sends the invitation again: the first link stops working", async () => {
     const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, owner.username, owner.password);
-    await page.goto("/settings/users");
+    await signInAs(page, owner.username, owner.password, "/settings/users");
     await page.getByRole("heading", { name: "Users" }).waitFor();
     await page.getByLabel("Login").fill("sam");
     await page.getByLabel("Role", { exact: true }).selectOption("support");
@@ -155,8 +154,7 @@ describeInBrowser("console in the browser: a team's support user, from invitatio
 
   it("the owner narrows a key on the API keys page: refused at its next request", async () => {
     const { page, context, problems } = await newPage(browser(), t.url, PHONE);
-    await signInAs(page, owner.username, owner.password);
-    await page.goto("/settings/keys");
+    await signInAs(page, owner.username, owner.password, "/settings/keys");
     await page.getByRole("heading", { name: "API keys" }).waitFor();
     await page.getByLabel("Name of the new key").fill("reports");
     await page.getByRole("button", { name: "Create key" }).click();

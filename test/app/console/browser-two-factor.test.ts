@@ -30,8 +30,7 @@ describeInBrowser("console in the browser: two-factor sign-in", () => {
   const codeNow = (secret: string) => totpCode(secret, clock.now().getTime());
 
   it("sets up a factor, signs out, and signs in with password and code, at 390 px", async () => {
-    const { page, context, problems } = await phonePage(customer);
-    await page.goto("/settings/two-factor");
+    const { page, context, problems } = await phonePage(customer, "/settings/two-factor");
     await page.getByRole("heading", { name: "Two-factor sign-in" }).waitFor();
     await page.getByRole("button", { name: "Set up two-factor sign-in" }).click();
     const qr = page.getByRole("img", { name: "QR code of the two-factor secret" });

@@ -129,8 +129,7 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
   });
 
   it("the operator adds staff on the Staff page; the staff member signs in with their role", async () => {
-    const { page, context, problems } = await phonePage();
-    await page.goto("/operator/staff");
+    const { page, context, problems } = await phonePage(operator(), "/operator/staff");
     await page.getByRole("heading", { name: "Staff" }).waitFor();
     await page.getByLabel("Login").fill("olga");
     await page.getByLabel("Role", { exact: true }).selectOption("operator_support");

@@ -31,8 +31,7 @@ describeInBrowser("console in the browser: an account's verify settings, edited 
   }
 
   it("edits, refuses in words, saves and clears the settings at 390 px", async () => {
-    const { page, context, problems } = await phonePage();
-    await page.goto(`/operator/accounts/${shop.username}`);
+    const { page, context, problems } = await phonePage(operator(), `/operator/accounts/${shop.username}`);
     const form = page.getByRole("form", { name: "Verify settings" });
     await form.waitFor();
     await noneLoading(page);

@@ -39,8 +39,7 @@ describeInBrowser("console in the browser: the Verify page", () => {
   });
 
   it("shows the settings and the conversion per channel and country at 390 px", async () => {
-    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop);
-    await page.goto("/verify");
+    const { page, context, problems } = await phonePageAs(browser(), gateway().url, shop, "/verify");
     await page.getByRole("heading", { name: "Verify", level: 1 }).waitFor();
     await noneLoading(page);
     const settings = (await page.getByRole("region", { name: "Settings" }).textContent()) ?? "";
