@@ -11,8 +11,8 @@ import { buildAccount, call, type TestAccount, useTestGateway } from "../../help
 import { balanceOf, sendSms, waitForStatus } from "../../helpers/sms.js";
 import { smppDefinition, useCarrierApi } from "./carrier-api.js";
 import { FakeAggregator } from "./fake-aggregator.js";
-import { aggregatorDefinition } from "./http-sms-helpers.js";
 import { FakeSmsc } from "./fake-smsc.js";
+import { aggregatorDefinition } from "./http-sms-helpers.js";
 
 const ENTITY = "1101234567890123456";
 const TEMPLATE = "1107161234567890123";
