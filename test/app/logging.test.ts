@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { setUpWhatsAppDemo } from "../../src/channels/whatsapp/index.js";
 import { CarrierWarnings } from "../../src/delivery/carriers/warnings.js";
 import { type AggregatorAnswer, FakeAggregator } from "../delivery/carriers/fake-aggregator.js";
-import { Receiver, until } from "../domain/webhooks/receiver.js";
+import { suiteReceivers, until } from "../domain/webhooks/receiver.js";
 import { BIN, runCli, startServer } from "../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
 import { describeEnginesTogether } from "../helpers/engines.js";
@@ -27,19 +27,13 @@ const OTP = "Your OTP is 482913. Do not share it with anyone.";
 describeEnginesTogether("the gateway's log", (engine) => {
   const running: TestGateway[] = [];
   const aggregators: FakeAggregator[] = [];
-  const receivers: Receiver[] = [];
-  const receiver = async () => {
-    const r = await new Receiver().start();
-    receivers.push(r);
-    return r;
-  };
+  const receiver = suiteReceivers();
   afterEach(async () => {
     for (const t of running.splice(0)) {
       await t.gateway.stop();
       await t.db.drop();
     }
     for (const aggregator of aggregators.splice(0)) await aggregator.stop();
-    for (const r of receivers.splice(0)) await r.stop();
   });
 
   async function gateway(env: Record<string, string> = {}): Promise<{ t: TestGateway; logs: LogCapture }> {

@@ -4,14 +4,14 @@
 // by a second store on the same database (another process) raise nothing twice; the account's
 // low_balance event reaches its opt-in URL only; bad settings answer 400 naming the field.
 import { simpleParser } from "mailparser";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { createLogger } from "../../../src/app/gateway.js";
 import { createMetrics } from "../../../src/base/runtime/metrics.js";
 import { openStore, type Store } from "../../../src/base/store/store.js";
 import { operatorMailer } from "../../../src/channels/email/index.js";
 import { evaluateAlerts } from "../../../src/delivery/alerts/index.js";
 import { BOUNCE_DOMAIN, closedPort, FakeRelay } from "../../channels/email/helpers.js";
-import { Receiver, until, verify } from "../../domain/webhooks/receiver.js";
+import { Receiver, suiteReceivers, until, verify } from "../../domain/webhooks/receiver.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
@@ -26,15 +26,7 @@ const OPS = "ops@example.org";
 describeEnginesTogether("alerts end to end", (engine) => {
   const relay = new FakeRelay();
   const ops = new Receiver();
-  const started: Receiver[] = [];
-  const receiver = async () => {
-    const r = await new Receiver().start();
-    started.push(r);
-    return r;
-  };
-  afterEach(async () => {
-    for (const r of started.splice(0)) await r.stop();
-  });
+  const receiver = suiteReceivers();
   let t: TestGateway;
   let operator: TestAccount;
   let secret: string;
