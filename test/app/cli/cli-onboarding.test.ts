@@ -3,7 +3,7 @@
 // account lacks, and the commands it prints, run as printed, make it ready.
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../../helpers/cli.js";
-import { createTestDatabase, describeEnginesTogether, type TestDatabase } from "../../helpers/engines.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 // Every step is a process of its own (about a second of Node start-up each on a busy machine).
 vi.setConfig({ testTimeout: 120_000 });
@@ -19,8 +19,7 @@ function shellWords(command: string): string[] {
   return words;
 }
 
-// The engines' suites run at the same time: their time is waits for the gateway and the SMS.
-describeEnginesTogether("switchboard CLI: onboarding in one step", (engine) => {
+describeEachEngine("switchboard CLI: onboarding in one step", (engine) => {
   let db: TestDatabase;
   let env: Record<string, string>;
   let server: ServerProcess | undefined;

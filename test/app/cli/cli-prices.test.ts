@@ -7,12 +7,11 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../../helpers/cli.js";
-import { createTestDatabase, describeEnginesTogether, type TestDatabase } from "../../helpers/engines.js";
+import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 vi.setConfig({ testTimeout: 120_000 });
 
-// The engines' suites run at the same time: their time is waits for the server and its prices.
-describeEnginesTogether("switchboard CLI: price cards", (engine) => {
+describeEachEngine("switchboard CLI: price cards", (engine) => {
   let db: TestDatabase;
   let env: Record<string, string>;
   let dir: string;
