@@ -8,10 +8,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest
 import { setUpWhatsAppDemo } from "../../src/channels/whatsapp/index.js";
 import { CarrierWarnings } from "../../src/delivery/carriers/warnings.js";
 import { type AggregatorAnswer, FakeAggregator } from "../delivery/carriers/fake-aggregator.js";
-import { receiver, until, useReceivers } from "../domain/webhooks/receiver.js";
+import { suiteReceivers, until } from "../domain/webhooks/receiver.js";
 import { BIN, runCli, startServer } from "../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../helpers/empty-database.js";
-import { describeEachEngine } from "../helpers/engines.js";
+import { describeEnginesTogether } from "../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestGateway } from "../helpers/gateway.js";
 import { captureLogs, type LogCapture, type LogLine, WARN } from "../helpers/log-capture.js";
 import { RawConnection } from "../helpers/raw-http.js";
@@ -22,10 +22,12 @@ vi.setConfig({ testTimeout: 60_000 });
 
 const OTP = "Your OTP is 482913. Do not share it with anyone.";
 
-describeEachEngine("the gateway's log", (engine) => {
-  useReceivers();
+// The engines' suites run at the same time, each with the gateways, aggregators and receivers
+// of its own tests, stopped after each of them.
+describeEnginesTogether("the gateway's log", (engine) => {
   const running: TestGateway[] = [];
   const aggregators: FakeAggregator[] = [];
+  const receiver = suiteReceivers();
   afterEach(async () => {
     for (const t of running.splice(0)) {
       await t.gateway.stop();

@@ -1,6 +1,7 @@
 // SIGTERM of a real `switchboard start` process: it answers the request it is in the middle of
 // reading, waits for the carrier's answers to the batch it has submitted and records them, and
-// exits 0; a carrier that never answers is abandoned after SHUTDOWN_TIMEOUT_SECONDS (exit 1).
+// exits 0, its worker thread ending itself (what node writes at a thread's exit is written); a
+// carrier that never answers is abandoned after SHUTDOWN_TIMEOUT_SECONDS (exit 1).
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -56,8 +57,10 @@ describeEnginesTogether("graceful SIGTERM", (engine) => {
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  it("finishes the request in flight and the batch at the carrier, records it, and exits 0", async () => {
+  it("finishes the request in flight and the batch at the carrier, records it, and exits 0; the worker thread ends itself: what node writes at a thread's exit (a --cpu-prof profile) is written", async () => {
     db = await createTestDatabase(engine);
+    // Node writes each thread's CPU profile as the thread ends: only if the worker thread ends itself (checked last).
+    const profiles = fs.mkdtempSync(path.join(dir, "profiles-"));
     smsc = new FakeSmsc();
     await smsc.start();
     // The carrier's answers are held back: the signal arrives while the batch waits for them.
@@ -69,7 +72,7 @@ describeEnginesTogether("graceful SIGTERM", (engine) => {
         SWITCHBOARD_CARRIERS_FILE: carriersFile(dir, smsc, 10_000),
         SHUTDOWN_TIMEOUT_SECONDS: "20",
       },
-      { timeoutMs: 60_000 },
+      { timeoutMs: 60_000, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profiles}`] },
     );
     const key = demoKey(server);
     await smsc.waitFor(() => smsc.boundConnections >= 1, 20_000, "a bind");
@@ -120,18 +123,7 @@ describeEnginesTogether("graceful SIGTERM", (engine) => {
     for (const id of sent) expect(["submitted", "queued"]).toContain(byId.get(id)?.status);
     // The request answered during the shutdown was stored.
     expect(byId.has(late)).toBe(true);
-  }, 120_000);
 
-  it("lets the worker thread end itself: what node writes at a thread's exit (a --cpu-prof profile) is written", async () => {
-    db = await createTestDatabase(engine);
-    const profiles = fs.mkdtempSync(path.join(dir, "profiles-"));
-    server = await startServer(
-      "start",
-      { DATABASE_URL: db.url },
-      { timeoutMs: 60_000, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profiles}`] },
-    );
-    expect(await server.stop("SIGTERM")).toBe(0);
-    server = undefined;
     // One profile per thread: the HTTP thread's and the worker thread's. Terminated at once
     // after its "stopped", the worker thread wrote none ("Failed to stringify CPU profile").
     const written = fs.readdirSync(profiles).filter((file) => file.endsWith(".cpuprofile"));
@@ -139,7 +131,7 @@ describeEnginesTogether("graceful SIGTERM", (engine) => {
     for (const file of written) {
       expect(JSON.parse(fs.readFileSync(path.join(profiles, file), "utf8")).nodes.length).toBeGreaterThan(0);
     }
-  });
+  }, 120_000);
 
   it("gives up on a carrier that never answers after SHUTDOWN_TIMEOUT_SECONDS, exiting 1", async () => {
     db = await createTestDatabase(engine);

@@ -53,6 +53,8 @@ async function runOne({ args, env, cwd }) {
 let queue = Promise.resolve();
 process.on("message", (request) => {
   queue = queue.then(async () => {
+    // The test times the command from here, not from its request: others may be ahead of it.
+    process.send({ id: request.id, started: true });
     const result = await runOne(request);
     process.send({ id: request.id, ...result });
   });

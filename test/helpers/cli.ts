@@ -40,9 +40,16 @@ afterAll(() => {
 const ROLES = new Set(["start", "api", "worker"]);
 const HOST = fileURLToPath(new URL("./cli-host.mjs", import.meta.url));
 
+interface Waiting {
+  /** The host began the command: its time starts. */
+  started(): void;
+  done(result: CliResult): void;
+  failed(error: Error): void;
+}
+
 interface Host {
   child: ChildProcess;
-  waiting: Map<number, (result: CliResult) => void>;
+  waiting: Map<number, Waiting>;
   ready: Promise<void>;
 }
 let host: Host | undefined;
@@ -52,23 +59,27 @@ function cliHost(): Host {
   if (host) return host;
   const child = fork(HOST, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   running.add(child);
-  const waiting = new Map<number, (result: CliResult) => void>();
+  const waiting = new Map<number, Waiting>();
   const current: Host = {
     child,
     waiting,
     ready: new Promise((resolve, reject) => {
       child.once("error", reject);
-      child.on("message", (message: { ready?: boolean; id?: number } & CliResult) => {
+      child.on("message", (message: { ready?: boolean; started?: boolean; id?: number } & CliResult) => {
         if (message.ready) return resolve();
-        const done = waiting.get(message.id ?? 0);
+        const request = waiting.get(message.id ?? 0);
+        if (message.started) return request?.started();
         waiting.delete(message.id ?? 0);
-        done?.({ code: message.code, stdout: message.stdout, stderr: message.stderr });
+        request?.done({ code: message.code, stdout: message.stdout, stderr: message.stderr });
       });
     }),
   };
   child.on("exit", () => {
     running.delete(child);
     if (host === current) host = undefined;
+    // The commands still queued in it never run: they fail now rather than at the test's time-out.
+    for (const request of waiting.values()) request.failed(new Error("the CLI host ended before the command ran"));
+    waiting.clear();
   });
   host = current;
   return current;
@@ -87,15 +98,24 @@ function runInHost(
   const { child, waiting, ready } = cliHost();
   const id = nextRequest++;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      waiting.delete(id);
-      // A command that never ends leaves the host unusable: the next call starts another.
-      child.kill("SIGKILL");
-      reject(new Error(`switchboard ${args.join(" ")} did not finish in time (CLI host).`));
-    }, options.timeoutMs ?? 20_000);
-    waiting.set(id, (result) => {
-      clearTimeout(timer);
-      resolve(result);
+    let timer: NodeJS.Timeout | undefined;
+    waiting.set(id, {
+      started: () => {
+        timer = setTimeout(() => {
+          waiting.delete(id);
+          reject(new Error(`switchboard ${args.join(" ")} did not finish in time (CLI host).`));
+          // A command that never ends leaves the host unusable: the next call starts another.
+          child.kill("SIGKILL");
+        }, options.timeoutMs ?? 20_000);
+      },
+      done: (result) => {
+        clearTimeout(timer);
+        resolve(result);
+      },
+      failed: (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
     });
     ready
       .then(() => child.send({ id, args, env: childEnv(env), ...(options.cwd ? { cwd: options.cwd } : {}) }))

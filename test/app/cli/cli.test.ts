@@ -289,6 +289,8 @@ describeEnginesTogether("switchboard on an empty database", (engine) => {
   });
   afterAll(() => empty.drop());
 
+  // What `start` prints and seeds on an empty database, and that SIGTERM and SIGINT end it with 0,
+  // test/app/first-start.test.ts checks, on the first starts it makes there anyway.
   it("migrate creates the schema, and running it again changes nothing", async () => {
     expect(await empty.tables()).toEqual([]);
     expect(await cliOk(["migrate"], { DATABASE_URL: empty.url })).toBe("migrations applied\n");
@@ -296,63 +298,5 @@ describeEnginesTogether("switchboard on an empty database", (engine) => {
     expect(tables).toEqual(expect.arrayContaining(["accounts", "wallets", "ledger_entries", "api_keys", "sender_ids"]));
     expect(await cliOk(["migrate"], { DATABASE_URL: empty.url })).toBe("migrations applied\n");
     expect(await empty.tables()).toEqual(tables);
-  });
-
-  it("start prints the operator and demo credentials once, serves /healthz, and exits 0 on SIGTERM", async () => {
-    const first = await startServer("start", { DATABASE_URL: empty.url });
-    const banner = first.output();
-    expect(banner).toContain("Switchboard first start");
-    const operatorKey = /Operator[\s\S]*?api key:\s+(sb_\S+)/.exec(banner)?.[1];
-    const demoKey = /Demo account[\s\S]*?api key:\s+(sb_\S+)/.exec(banner)?.[1];
-    expect(banner).toMatch(/Operator[\s\S]*?username: admin\n\s+password: \S{12,}/);
-    expect(banner).toMatch(/Demo account[\s\S]*?username:\s+demo\n\s+password:\s+\S{12,}/);
-    expect(banner).toMatch(/sender id: SWBRD \(approved; DLT header and entity 1101160000000000001 white-listed\)/);
-    expect(banner).toContain(
-      "template:  Your OTP is {#var#}. Do not share it with anyone. (approved, DLT template 1107160000000000001)",
-    );
-    expect(banner).toContain(`curl -s ${first.url}/api/v2/sms/send`);
-    expect(banner).toContain('"message":"Your OTP is 482913. Do not share it with anyone."');
-    expect(banner).toContain(`curl -s ${first.url}/api/v2/balance`);
-    expect(operatorKey).toBeDefined();
-    expect(demoKey).toBeDefined();
-
-    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
-    const balance = await fetch(`${first.url}/api/v2/balance`, { headers: { authorization: `Bearer ${demoKey}` } });
-    expect((await bodyOf(balance)).data.balance).toBe(10_000);
-    const senders = await fetch(`${first.url}/api/v2/sender-ids`, { headers: { "x-api-key": demoKey! } });
-    expect((await bodyOf(senders)).data).toEqual([expect.objectContaining({ sender_id: "SWBRD", status: "approved" })]);
-    // The demo account passes the SMS rules as the banner and the README send: approved
-    // template, white-listed header and entity (taken from the template), transactional route.
-    const send = (message: string) =>
-      fetch(`${first.url}/api/v2/sms/send`, {
-        method: "POST",
-        headers: { authorization: `Bearer ${demoKey}`, "content-type": "application/json" },
-        body: JSON.stringify({ sender_id: "SWBRD", recipient: "9876543210", message }),
-      });
-    const otp = await send("Your OTP is 482913. Do not share it with anyone.");
-    expect(otp.status, await otp.clone().text()).toBe(200);
-    expect((await bodyOf(otp)).data).toMatchObject({ status: "queued", credits: 1 });
-    expect((await send("Hello from Switchboard")).status).toBe(422);
-    const templates = await fetch(`${first.url}/admin/api/accounts/demo/templates`, {
-      headers: { authorization: `Bearer ${operatorKey}` },
-    });
-    expect((await bodyOf(templates)).data).toEqual([
-      expect.objectContaining({
-        name: "otp",
-        status: "approved",
-        dlt_template_id: "1107160000000000001",
-        entity_id: "1101160000000000001",
-        sender_id: "SWBRD",
-      }),
-    ]);
-    const accounts = await fetch(`${first.url}/admin/api/accounts`, {
-      headers: { authorization: `Bearer ${operatorKey}` },
-    });
-    expect(accounts.status).toBe(200);
-    expect(await first.stop("SIGTERM")).toBe(0);
-
-    const second = await startServer("start", { DATABASE_URL: empty.url });
-    expect(second.output()).not.toContain("first start");
-    expect(await second.stop("SIGINT")).toBe(0);
   });
 });

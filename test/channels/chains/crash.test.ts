@@ -7,11 +7,12 @@ import { updateWhatsAppSettings } from "../../../src/channels/whatsapp/settings.
 import { walletBalance } from "../../../src/domain/accounts/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import type { ServerProcess } from "../../helpers/cli.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { pipelineAccount, useKilledServers } from "../../helpers/killed-servers.js";
 import { SMS_STEP, WHATSAPP_STEP } from "./helpers.js";
 
-describeEachEngine("fallback send across a crash", (engine) => {
+// The engines' suites run at the same time: their time is waits for processes and a step's deadline.
+describeEnginesTogether("fallback send across a crash", (engine) => {
   const servers = useKilledServers(engine);
   let server: ServerProcess;
 

@@ -11,21 +11,22 @@ import { openStore, type Store } from "../../../src/base/store/store.js";
 import { operatorMailer } from "../../../src/channels/email/index.js";
 import { evaluateAlerts } from "../../../src/delivery/alerts/index.js";
 import { BOUNCE_DOMAIN, closedPort, FakeRelay } from "../../channels/email/helpers.js";
-import { Receiver, receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { Receiver, suiteReceivers, until, verify } from "../../domain/webhooks/receiver.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { FAST_SIMULATOR, sendSms, waitForStatus } from "../../helpers/sms.js";
 import { FakeSmsc } from "../carriers/fake-smsc.js";
-
-useReceivers();
 
 const ENTITY = "1101234567890123456";
 const TEMPLATE = "1107161234567890123";
 const OPS = "ops@example.org";
 
-describeEachEngine("alerts end to end", (engine) => {
+// The engines' suites run at the same time (their time is waits: alert checks, a webhook's
+// retry); each keeps its own receivers, stopped after each of its tests.
+describeEnginesTogether("alerts end to end", (engine) => {
   const relay = new FakeRelay();
   const ops = new Receiver();
+  const receiver = suiteReceivers();
   let t: TestGateway;
   let operator: TestAccount;
   let secret: string;

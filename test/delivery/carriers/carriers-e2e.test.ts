@@ -6,23 +6,30 @@
 import { afterEach, expect, it } from "vitest";
 import { assignInboundNumber } from "../../../src/channels/inbound/numbers.js";
 import { until } from "../../domain/webhooks/receiver.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { balanceOf, sendSms, waitForStatus } from "../../helpers/sms.js";
 import { smppDefinition, useCarrierApi } from "./carrier-api.js";
 import { FakeAggregator } from "./fake-aggregator.js";
+import { FakeSmsc } from "./fake-smsc.js";
 import { aggregatorDefinition } from "./http-sms-helpers.js";
-import { fakeSmsc } from "./smpp-helpers.js";
 
 const ENTITY = "1101234567890123456";
 const TEMPLATE = "1107161234567890123";
 
-const running: Array<{ stop(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const thing of running.splice(0)) await thing.stop();
-});
-
-describeEachEngine("carriers through the gateway", (engine) => {
+// The engines' suites run at the same time (their time is waits: binds, receipts, back-offs);
+// each stops the SMSCs and aggregators of its own tests after each of them.
+describeEnginesTogether("carriers through the gateway", (engine) => {
+  const running: Array<{ stop(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const thing of running.splice(0).reverse()) await thing.stop();
+  });
+  const fakeSmsc = async () => {
+    const smsc = new FakeSmsc();
+    await smsc.start();
+    running.push(smsc);
+    return smsc;
+  };
   const gateway = useTestGateway(engine, { env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
   const { admin, applied } = useCarrierApi(gateway);
 

@@ -10,7 +10,7 @@ import type { MessageRow } from "../../../src/base/store/schema.js";
 import type { Connector, SubmitResult } from "../../../src/delivery/dispatch/index.js";
 import type { WebhookOutbox } from "../../../src/domain/webhooks/outbox.js";
 import { until } from "../../domain/webhooks/receiver.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, type TestGateway, testDispatcher, useTestGateway } from "../../helpers/gateway.js";
 
 class CountingConnector implements Connector {
@@ -53,7 +53,8 @@ function failingOutbox() {
   return { outbox, state };
 }
 
-describeEachEngine("a batch whose record fails", (engine) => {
+// The engines' suites run at the same time: their time is waits for the dispatcher's pauses.
+describeEnginesTogether("a batch whose record fails", (engine) => {
   // API only: nothing dispatches until the test starts its own dispatcher.
   const gateway = useTestGateway(engine, { roles: ["api"] });
   /** A message sent, and a dispatcher started whose records fail while `state.failing`. */

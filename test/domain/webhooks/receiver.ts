@@ -86,6 +86,23 @@ export function useReceivers(): void {
   });
 }
 
+/**
+ * receiver() for the suite it is called in alone: each started receiver is stopped after the
+ * suite's test that started it, not after another suite's running at the same time
+ * (describeEnginesTogether), as useReceivers() would.
+ */
+export function suiteReceivers(): () => Promise<Receiver> {
+  const mine: Receiver[] = [];
+  afterEach(async () => {
+    for (const r of mine.splice(0)) await r.stop();
+  });
+  return async () => {
+    const r = await new Receiver().start();
+    mine.push(r);
+    return r;
+  };
+}
+
 export async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
