@@ -10,8 +10,11 @@
 // FUZZ_RUNS sets the cases per property (default 200); FUZZ_SEED replays a failure, whose seed
 // and path fast-check prints.
 //
-// Each property's gateway heap is measured after forced collections before and after its cases;
-// a property may bound the growth (the carrier callbacks: 10 MiB).
+// A property may bound its gateway's heap growth (the carrier callbacks: 10 MiB): the heap is
+// measured after forced collections before and after its cases, the measure after one property
+// serving as the next one's before. Forced collections of the test process's whole heap cost
+// up to a second each on a loaded machine, so a property without a bound measures only for
+// bench/fuzz's figures (FUZZ_COUNTS_FILE).
 //
 // bench/fuzz/run.mjs runs the same properties against a gateway process it started: with
 // FUZZ_SERVER_URL and FUZZ_DATABASE_URL set, the cases go to that server (SQLite only), an
@@ -74,6 +77,8 @@ function fuzzTimeout(): number {
 }
 
 const external = process.env.FUZZ_SERVER_URL;
+/** bench/fuzz collects each property's figures, its heap before and after included. */
+const counted = process.env.FUZZ_COUNTS_FILE !== undefined;
 
 /** describeEachEngine, or one suite against the external server of bench/fuzz. */
 export function describeFuzz(title: string, body: (engine: Engine) => void): void {
@@ -184,6 +189,8 @@ export function useFuzzSuite(
   const gateway = useFuzzGateway(engine, env);
   let client: FuzzClient | undefined;
   afterAll(() => client?.close());
+  /** The heap the last property of the suite measured at its end, if it passed: the next one's before. */
+  let heapAtEnd: number | undefined;
   const property = (
     title: string,
     family: string,
@@ -194,18 +201,23 @@ export function useFuzzSuite(
       const t = gateway();
       client ??= new FuzzClient(t);
       const outcomes = new Outcomes(family);
-      outcomes.heapBefore = await outcomes.measureHeap();
+      const measured = options.heapGrowthMax !== undefined || counted;
+      // bench/fuzz measures each property's own before: its figures place each measure in its property.
+      const previous = counted ? undefined : heapAtEnd;
+      heapAtEnd = undefined;
+      if (measured) outcomes.heapBefore = previous ?? (await outcomes.measureHeap());
       const baseline = async () => {
-        outcomes.heapBefore = await outcomes.measureHeap();
+        if (measured) outcomes.heapBefore = await outcomes.measureHeap();
       };
       await body({ t, client, outcomes, baseline });
-      outcomes.heapAfter = await outcomes.measureHeap();
+      if (measured) outcomes.heapAfter = await outcomes.measureHeap();
       outcomes.expectBoth(client);
       expectNoSecretInLogs(t);
       if (options.heapGrowthMax !== undefined) {
         const grown = outcomes.heapAfter - outcomes.heapBefore;
         expect(grown, `the gateway's heap grew by ${(grown / MiB).toFixed(1)} MiB`).toBeLessThan(options.heapGrowthMax);
       }
+      if (measured) heapAtEnd = outcomes.heapAfter;
     });
   };
   return { gateway, property };
