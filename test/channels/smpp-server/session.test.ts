@@ -1,11 +1,11 @@
 // A bind's session over time, on both engines (at the same time: the tests mostly wait), with a
 // window of 5, enquire_link after 1 s of silence, idle after 3 s, answers awaited 600 ms and a
-// deliver_sm sent again 1 s after it went unanswered: at most the window's submits are handled at once and a flood of enquire_link is
-// answered in order while the server holds little of it (connections.test.ts: one that does not
-// read is closed); enquire_link both ways; a client that only answers our
-// enquire_link is unbound when idle, one that does not answer is cut off, one that never binds is
-// closed; a deliver_sm left unanswered is sent again; unbind is answered after the submits in
-// flight.
+// deliver_sm sent again 1 s after it went unanswered: at most the window's submits are handled
+// at once and a flood of enquire_link is answered in order while the server holds little of it
+// (connections.test.ts: one that does not read is closed); enquire_link both ways; a client that
+// only answers our enquire_link is unbound when idle, one that does not answer is cut off, one
+// that never binds is closed; a deliver_sm left unanswered is sent again; unbind is answered
+// after the submits in flight.
 import { expect, it } from "vitest";
 import { encodePdu } from "../../../src/base/smpp/index.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
