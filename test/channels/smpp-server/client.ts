@@ -3,7 +3,7 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
 import type { Engine } from "../../../src/base/store/engine.js";
 import { type SmppSettingsChanges, setSmppSettings } from "../../../src/channels/smpp-server/index.js";
 import {
@@ -43,6 +43,10 @@ export function useSmppTestGateway(engine: Engine, options: TestGatewayOptions =
       open.delete(client);
       client.destroy();
     }
+  });
+  // Its port may be another file's gateway's next: that file's clients are the shared hook's again.
+  afterAll(() => {
+    if (port !== undefined) ownedPorts.delete(port);
   });
   return () => {
     const t = gateway();
