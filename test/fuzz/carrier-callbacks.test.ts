@@ -134,6 +134,23 @@ describeFuzz("fuzz: carrier callbacks", (engine) => {
   const heapGrowthMax = 10 * MiB;
   let bounces: BounceListener | undefined;
   const emailIds: string[] = [];
+  /** Mails `raw` to the bounce listener; the SMTP answer's code (250: taken). */
+  const mail = async (to: string, raw: string) => {
+    const transport = nodemailer.createTransport({
+      host: "127.0.0.1",
+      port: bounces!.port,
+      secure: false,
+      ignoreTLS: true,
+    });
+    try {
+      await transport.sendMail({ envelope: { from: "", to: [to] }, raw });
+      return 250;
+    } catch (error) {
+      return (error as { responseCode?: number }).responseCode ?? 0;
+    } finally {
+      transport.close();
+    }
+  };
   beforeAll(async () => {
     const t = gateway();
     const deps = { store: t.db.store, clock: t.clock };
@@ -163,6 +180,12 @@ describeFuzz("fuzz: carrier callbacks", (engine) => {
           await applyReturnedBounce(ctx, { messageId: bounce.messageId, diagnostic: bounce.diagnostic });
         },
       });
+      // The first DSN loads the mail parser: before the first property measures the heap, as
+      // what its cases leave behind is all a property's growth may count.
+      await mail(
+        `bounces+${emailIds[0]}@${BOUNCE_DOMAIN}`,
+        postfixDsn({ to: "x", recipient: "a@example.org", action: "delayed" }),
+      );
     }
     // A server in another process reads its connectors again within 5 s of a callback.
     const deadline = Date.now() + 15_000;
@@ -358,25 +381,7 @@ describeFuzz("fuzz: carrier callbacks", (engine) => {
   property(
     "takes every generated DSN mailed to the bounce listener or refuses it, never with 451, keeping 1,000 characters of a diagnostic",
     "email bounces",
-    async ({ t, outcomes, baseline }) => {
-      const port = bounces!.port;
-      const mail = async (to: string, raw: string) => {
-        const transport = nodemailer.createTransport({ host: "127.0.0.1", port, secure: false, ignoreTLS: true });
-        try {
-          await transport.sendMail({ envelope: { from: "", to: [to] }, raw });
-          return 250;
-        } catch (error) {
-          return (error as { responseCode?: number }).responseCode ?? 0;
-        } finally {
-          transport.close();
-        }
-      };
-      // The first DSN loads the mail parser: not what the cases leave behind.
-      await mail(
-        `bounces+${emailIds[0]}@${BOUNCE_DOMAIN}`,
-        postfixDsn({ to: "x", recipient: "a@example.org", action: "delayed" }),
-      );
-      await baseline();
+    async ({ t, outcomes }) => {
       const address = fc.oneof(
         { weight: 3, arbitrary: fc.constantFrom(...emailIds).map((id) => `bounces+${id}@${BOUNCE_DOMAIN}`) },
         { weight: 1, arbitrary: mutated(`bounces+q01ABC@${BOUNCE_DOMAIN}`) },

@@ -10,8 +10,11 @@
 // FUZZ_RUNS sets the cases per property (default 200); FUZZ_SEED replays a failure, whose seed
 // and path fast-check prints.
 //
-// Each property's gateway heap is measured after forced collections before and after its cases;
-// a property may bound the growth (the carrier callbacks: 10 MiB).
+// A property may bound its gateway's heap growth (the carrier callbacks: 10 MiB): the heap is
+// measured after forced collections before and after its cases, the measure after one property
+// serving as the next one's before. Forced collections of the test process's whole heap cost
+// up to a second each on a loaded machine, so a property without a bound measures only for
+// bench/fuzz's figures (FUZZ_COUNTS_FILE).
 //
 // bench/fuzz/run.mjs runs the same properties against a gateway process it started: with
 // FUZZ_SERVER_URL and FUZZ_DATABASE_URL set, the cases go to that server (SQLite only), an
@@ -74,6 +77,8 @@ function fuzzTimeout(): number {
 }
 
 const external = process.env.FUZZ_SERVER_URL;
+/** bench/fuzz collects each property's figures, its heap before and after included. */
+const counted = process.env.FUZZ_COUNTS_FILE !== undefined;
 
 /** describeEachEngine, or one suite against the external server of bench/fuzz. */
 export function describeFuzz(title: string, body: (engine: Engine) => void): void {
@@ -159,8 +164,6 @@ export interface FuzzRun {
   t: FuzzGateway;
   client: FuzzClient;
   outcomes: Outcomes;
-  /** Measures the heap the property's growth counts from again: after a warm-up (a first parse loads its module). */
-  baseline: () => Promise<void>;
 }
 
 export interface PropertyOptions {
@@ -184,6 +187,8 @@ export function useFuzzSuite(
   const gateway = useFuzzGateway(engine, env);
   let client: FuzzClient | undefined;
   afterAll(() => client?.close());
+  /** The heap the last property of the suite measured at its end, if it passed: the next one's before. */
+  let heapAtEnd: number | undefined;
   const property = (
     title: string,
     family: string,
@@ -194,18 +199,20 @@ export function useFuzzSuite(
       const t = gateway();
       client ??= new FuzzClient(t);
       const outcomes = new Outcomes(family);
-      outcomes.heapBefore = await outcomes.measureHeap();
-      const baseline = async () => {
-        outcomes.heapBefore = await outcomes.measureHeap();
-      };
-      await body({ t, client, outcomes, baseline });
-      outcomes.heapAfter = await outcomes.measureHeap();
+      const measured = options.heapGrowthMax !== undefined || counted;
+      // bench/fuzz measures each property's own before: its figures place each measure in its property.
+      const previous = counted ? undefined : heapAtEnd;
+      heapAtEnd = undefined;
+      if (measured) outcomes.heapBefore = previous ?? (await outcomes.measureHeap());
+      await body({ t, client, outcomes });
+      if (measured) outcomes.heapAfter = await outcomes.measureHeap();
       outcomes.expectBoth(client);
       expectNoSecretInLogs(t);
       if (options.heapGrowthMax !== undefined) {
         const grown = outcomes.heapAfter - outcomes.heapBefore;
         expect(grown, `the gateway's heap grew by ${(grown / MiB).toFixed(1)} MiB`).toBeLessThan(options.heapGrowthMax);
       }
+      if (measured) heapAtEnd = outcomes.heapAfter;
     });
   };
   return { gateway, property };
@@ -214,35 +221,39 @@ export function useFuzzSuite(
 /** Row counts and balances of an account: equal before and after a refused request. */
 export async function accountState(t: TestGateway, accountId: number): Promise<Record<string, number>> {
   const db = t.db.store.db;
-  const count = async (table: "messages" | "ledger_entries" | "contact_groups" | "email_templates") => {
-    const row = await db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("account_id", "=", accountId)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  };
-  // At once: on PostgreSQL the reads share one round trip (the store pipelines), and every case
-  // reads them twice.
-  const [wallets, contacts, messages, ledger, groups, emailTemplates] = await Promise.all([
+  // Two statements, the counts as subqueries of one: every case reads them twice, and each
+  // statement costs its compilation and a message each way (on PostgreSQL the two share a
+  // round trip: the store pipelines).
+  const [wallets, counts] = await Promise.all([
     db.selectFrom("wallets").select(["wallet", "balance", "held"]).where("account_id", "=", accountId).execute(),
     db
-      .selectFrom("contacts")
-      .innerJoin("contact_groups", "contact_groups.id", "contacts.group_id")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
-      .where("contact_groups.account_id", "=", accountId)
+      .selectNoFrom((eb) => {
+        const count = (table: "messages" | "ledger_entries" | "contact_groups" | "email_templates") =>
+          eb
+            .selectFrom(table)
+            .select((c) => c.fn.countAll<number>().as("n"))
+            .where("account_id", "=", accountId);
+        return [
+          count("messages").as("messages"),
+          count("ledger_entries").as("ledger"),
+          count("contact_groups").as("groups"),
+          count("email_templates").as("email_templates"),
+          eb
+            .selectFrom("contacts")
+            .innerJoin("contact_groups", "contact_groups.id", "contacts.group_id")
+            .select((c) => c.fn.countAll<number>().as("n"))
+            .where("contact_groups.account_id", "=", accountId)
+            .as("contacts"),
+        ];
+      })
       .executeTakeFirstOrThrow(),
-    count("messages"),
-    count("ledger_entries"),
-    count("contact_groups"),
-    count("email_templates"),
   ]);
   return {
-    messages,
-    ledger,
-    groups,
-    email_templates: emailTemplates,
-    contacts: Number(contacts.n),
+    messages: Number(counts.messages),
+    ledger: Number(counts.ledger),
+    groups: Number(counts.groups),
+    email_templates: Number(counts.email_templates),
+    contacts: Number(counts.contacts),
     ...Object.fromEntries(
       wallets.flatMap((w) => [
         [`${w.wallet}`, Number(w.balance)],

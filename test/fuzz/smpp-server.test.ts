@@ -104,7 +104,11 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
     heapBefore = heapAfterGc();
   });
 
-  it("answers every request of valid, mutated and random PDU streams in partial frames, bound or not", async () => {
+  // The streams and the floods run at the same time (it.concurrent, between the first and last
+  // tests, which run alone): the floods' cases are mostly the server's time-outs waited out.
+  it.concurrent("answers every request of valid, mutated and random PDU streams in partial frames, bound or not", async ({
+    expect,
+  }) => {
     const t = gateway();
     await fc.assert(
       fc.asyncProperty(
@@ -143,7 +147,7 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
     );
   }, 300_000);
 
-  it("closes every client that floods without reading, bound or not", async () => {
+  it.concurrent("closes every client that floods without reading, bound or not", async () => {
     const t = gateway();
     const kinds = ["enquire_link", "unknown command", "submits", "unfinished frame"] as const;
     type Kind = (typeof kinds)[number];

@@ -3,15 +3,62 @@
 import type { ConnectionOptions } from "node:tls";
 import type { Pdu, Session } from "smpp";
 import smpp from "smpp";
-import { afterEach } from "vitest";
+import { afterAll, afterEach } from "vitest";
+import type { Engine } from "../../../src/base/store/engine.js";
 import { type SmppSettingsChanges, setSmppSettings } from "../../../src/channels/smpp-server/index.js";
-import { buildAccount, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
+import {
+  buildAccount,
+  type TestAccount,
+  type TestGateway,
+  type TestGatewayOptions,
+  useTestGateway,
+} from "../../helpers/gateway.js";
 
-const open: EsmeClient[] = [];
+/** The clients connected and not yet destroyed, each with the SMPP port it connected to. */
+const open = new Set<EsmeClient>();
+/** The ports of the gateways of useSmppTestGateway: their suites destroy their own clients. */
+const ownedPorts = new Set<number>();
 
 afterEach(() => {
-  for (const client of open.splice(0)) client.destroy();
+  for (const client of open) {
+    if (ownedPorts.has(client.port)) continue;
+    open.delete(client);
+    client.destroy();
+  }
 });
+
+/**
+ * useTestGateway, and after each test of the suite the clients connected to this gateway's
+ * SMPP server are destroyed, and only those: the engines' suites can run at the same time
+ * (describeEnginesTogether) without one's test ending the other's clients.
+ */
+export function useSmppTestGateway(engine: Engine, options: TestGatewayOptions = {}): () => TestGateway {
+  const gateway = useTestGateway(engine, options);
+  let port: number | undefined;
+  afterEach(() => {
+    port ??= smppPort(gateway());
+    ownedPorts.add(port);
+    for (const client of open) {
+      if (client.port !== port) continue;
+      open.delete(client);
+      client.destroy();
+    }
+  });
+  // Its port may be another file's gateway's next: that file's clients are the shared hook's again.
+  afterAll(() => {
+    if (port !== undefined) ownedPorts.delete(port);
+  });
+  return () => {
+    const t = gateway();
+    ownedPorts.add(smppPort(t));
+    return t;
+  };
+}
+
+/** Leaves the clients of another server's `port` to the test that connects them (it ends them itself). */
+export function keepClientsOf(port: number): void {
+  ownedPorts.add(port);
+}
 
 export class EsmeClient {
   readonly delivered: Pdu[] = [];
@@ -25,7 +72,11 @@ export class EsmeClient {
   unbinds = 0;
   closed = false;
 
-  constructor(readonly session: Session) {
+  constructor(
+    readonly session: Session,
+    /** The SMPP server's port it connected to. */
+    readonly port: number,
+  ) {
     session.on("error", () => undefined);
     session.on("close", () => {
       this.closed = true;
@@ -94,8 +145,8 @@ export function connectEsme(port: number, tls?: ConnectionOptions): Promise<Esme
   const options = { host: "127.0.0.1", port, ...(tls ? { tls: true, ...tls } : {}) };
   return new Promise((resolve, reject) => {
     const session = smpp.connect(options, () => {
-      const client = new EsmeClient(session);
-      open.push(client);
+      const client = new EsmeClient(session, port);
+      open.add(client);
       resolve(client);
     });
     session.once("error", reject);

@@ -7,7 +7,7 @@
 // account reaches A's inbound SMS.
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { sendSms, waitForStatus } from "../../helpers/sms.js";
 import { assignNumber } from "../inbound/helpers.js";
@@ -20,7 +20,7 @@ vi.setConfig({ testTimeout: 60_000 });
 const ENTITY = "1101234567890123456";
 const TEMPLATE = "1107161234567890123";
 
-describeEachEngine("gateway A's SMPP connector bound to gateway B's SMPP server", (engine) => {
+describeEnginesTogether("gateway A's SMPP connector bound to gateway B's SMPP server", (engine) => {
   let a: TestGateway;
   let b: TestGateway;
   let operatorA: TestAccount;

@@ -7,12 +7,12 @@ import { startGateway } from "../../../src/app/gateway.js";
 import { createLogger } from "../../../src/base/runtime/logging.js";
 import { openStore } from "../../../src/base/store/store.js";
 import { runCli } from "../../helpers/cli.js";
-import { describeEachEngine } from "../../helpers/engines.js";
-import { buildAccount, call, type TestAccount, testConfig, useTestGateway } from "../../helpers/gateway.js";
-import { boundEsme, connectEsme, smppAccount, until } from "./client.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, testConfig } from "../../helpers/gateway.js";
+import { boundEsme, connectEsme, keepClientsOf, smppAccount, until, useSmppTestGateway } from "./client.js";
 
-describeEachEngine("SMPP server: binds in /metrics, the operator API and the CLI", (engine) => {
-  const gateway = useTestGateway(engine, { env: { SMPP_SERVER_PORT: "auto", SIMULATOR_LATENCY_MS: "20" } });
+describeEnginesTogether("SMPP server: binds in /metrics, the operator API and the CLI", (engine) => {
+  const gateway = useSmppTestGateway(engine, { env: { SMPP_SERVER_PORT: "auto", SIMULATOR_LATENCY_MS: "20" } });
   let operator: TestAccount | undefined;
   const admin = async (method: string, path: string) => {
     const t = gateway();
@@ -148,6 +148,9 @@ describeEachEngine("SMPP server: binds in /metrics, the operator API and the CLI
         store,
         logger: createLogger({ logLevel: "silent" }),
       });
+      // Its client is ended here (disconnected, or by the other process's stop), not by the
+      // other engine's suite running at the same time.
+      keepClientsOf(other.smpp!.ports.port!);
       try {
         const client = await connectEsme(other.smpp!.ports.port!);
         expect((await client.bind("transceiver", account.username, account.smppPassword)).command_status).toBe(0);

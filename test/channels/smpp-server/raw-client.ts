@@ -83,12 +83,20 @@ export class RawClient {
     if (answer.status !== 0) throw new Error(`bind refused: ${answer.status}`);
   }
 
-  async untilClosed(timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!this.closed) {
-      if (Date.now() > deadline) throw new Error("still open");
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+  /** Resolves when the connection closes (its close event); rejects after `timeoutMs`. */
+  untilClosed(timeoutMs = 15_000): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onClose = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.socket.off("close", onClose);
+        reject(new Error("still open"));
+      }, timeoutMs);
+      this.socket.once("close", onClose);
+    });
   }
 
   destroy(): void {

@@ -5,15 +5,15 @@
 // is bound and leave in order when one binds; a row goes only when the client answered ESME_ROK.
 import type { Pdu } from "smpp";
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../../helpers/engines.js";
-import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
+import { buildAccount, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { assignNumber } from "../inbound/helpers.js";
-import { boundEsme, type EsmeClient, smppAccount, until } from "./client.js";
+import { boundEsme, type EsmeClient, smppAccount, until, useSmppTestGateway } from "./client.js";
 
 const ESME_RX_T_APPN = 0x64;
 
-describeEachEngine("SMPP server: delivery receipts and MO", (engine) => {
-  const gateway = useTestGateway(engine, {
+describeEnginesTogether("SMPP server: delivery receipts and MO", (engine) => {
+  const gateway = useSmppTestGateway(engine, {
     env: {
       SMPP_SERVER_PORT: "auto",
       // A refused receipt goes again after 2 s: time for a test to queue more behind it.
