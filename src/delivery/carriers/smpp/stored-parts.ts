@@ -191,12 +191,25 @@ export async function storedPartsOf(
     );
     return byMessage;
   }
+  // By message id alone, the connector compared here: given `connector = ?` as well, SQLite's
+  // planner (no statistics) takes message_parts_by_upstream for it once the list holds ten ids,
+  // and walks every part the connector stored, a read that grew with the table before every
+  // SMPP batch (decision 0137).
   for (const chunk of chunks(messageIds)) {
-    let query = store.db.selectFrom("message_parts").selectAll().where("message_id", "in", chunk);
-    if (connector !== undefined) query = query.where("connector", "=", connector);
-    add(await query.orderBy("message_id").orderBy("part_index").execute());
+    const rows = await partsByMessageQuery(store.db, chunk).execute();
+    add(connector === undefined ? rows : rows.filter((part) => part.connector === connector));
   }
   return byMessage;
+}
+
+/** The parts of `messageIds` (at most CHUNK), by message and part: the primary key's read. */
+export function partsByMessageQuery(db: Db, messageIds: string[]) {
+  return db
+    .selectFrom("message_parts")
+    .selectAll()
+    .where("message_id", "in", messageIds)
+    .orderBy("message_id")
+    .orderBy("part_index");
 }
 
 /** Removes the parts of messages that retention removed, in its transaction. */
