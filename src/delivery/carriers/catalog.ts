@@ -5,6 +5,7 @@
 import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { moveVersion, readVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Actor, type Change, recordChange } from "../../domain/audit/index.js";
 import { VOICE_HTTP_CONNECTOR, VOICE_SIMULATOR_CONNECTOR } from "../dispatch/index.js";
@@ -131,17 +132,11 @@ export async function listRoutes(db: Db): Promise<StoredRoute[]> {
 
 /** The version workers compare to know the configuration changed. */
 export async function carriersVersion(db: Db): Promise<string> {
-  const row = await db.selectFrom("settings").select("value").where("key", "=", VERSION_KEY).executeTakeFirst();
-  return row?.value ?? "0";
+  return readVersion(db, VERSION_KEY);
 }
 
-async function bumpVersion(trx: Db, now: number): Promise<void> {
-  const value = `${now}-${Math.random().toString(36).slice(2, 10)}`;
-  await trx
-    .insertInto("settings")
-    .values({ key: VERSION_KEY, value })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-    .execute();
+function bumpVersion(trx: Db, now: number): Promise<void> {
+  return moveVersion(trx, VERSION_KEY, now);
 }
 
 /** PostgreSQL advisory lock taken by every change of the catalog (any 64-bit number of our own). */

@@ -5,6 +5,8 @@
 // signal. Every change there also moves the `dlt_version` setting, and each cache reads it
 // at most every VERSION_CHECK_MS, forgetting everything when it moved (as auth_epoch does for
 // credentials, auth/auth-changes.ts).
+
+import { moveVersion, readVersion } from "../../base/store/setting-versions.js";
 import type { Store } from "../../base/store/store.js";
 
 const DLT_VERSION_KEY = "dlt_version";
@@ -17,14 +19,7 @@ export const DLT_VERSION_CHECK_MS = 2_000;
  * TEMPLATES_CHANGED) with the account's id, and on SQLite the version other processes read.
  */
 export async function dltChanged(store: Store, channel: string, accountId: number): Promise<void> {
-  if (store.engine === "sqlite") {
-    const value = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
-    await store.db
-      .insertInto("settings")
-      .values({ key: DLT_VERSION_KEY, value })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-      .execute();
-  }
+  if (store.engine === "sqlite") await moveVersion(store.db, DLT_VERSION_KEY);
   await store.signals.notify(channel, String(accountId));
 }
 
@@ -49,13 +44,8 @@ export class DltVersionWatch {
 
   async fresh(): Promise<void> {
     if (!this.due(Date.now())) return;
-    this.checking ??= this.store.db
-      .selectFrom("settings")
-      .select("value")
-      .where("key", "=", DLT_VERSION_KEY)
-      .executeTakeFirst()
-      .then((row) => {
-        const version = row?.value ?? "0";
+    this.checking ??= readVersion(this.store.db, DLT_VERSION_KEY)
+      .then((version) => {
         if (this.version !== undefined && version !== this.version) this.moved();
         this.version = version;
         this.checkedAt = Date.now();

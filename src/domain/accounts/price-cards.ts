@@ -4,9 +4,11 @@
 // checks: a bad row refuses the whole card with its line (CSV) or index (API) and field. Every
 // change bumps a version in `settings` and signals PRICE_CARDS_CHANGED, which price-lookup.ts's
 // caches follow.
+
 import type { Clock } from "../../base/core/clock.js";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { moveVersion, readVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { requireAccount } from "./accounts.js";
 import { type PriceRow, storedPriceRow } from "./price-rows.js";
@@ -87,17 +89,11 @@ export async function replacePriceCard(
 
 /** The version every cache compares: moved by every change of a card or of an account's card. */
 export async function priceCardsVersion(db: Db): Promise<string> {
-  const row = await db.selectFrom("settings").select("value").where("key", "=", VERSION_KEY).executeTakeFirst();
-  return row?.value ?? "0";
+  return readVersion(db, VERSION_KEY);
 }
 
-async function bumpPriceVersion(trx: Db, now: number): Promise<void> {
-  const value = `${now}-${Math.random().toString(36).slice(2, 10)}`;
-  await trx
-    .insertInto("settings")
-    .values({ key: VERSION_KEY, value })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-    .execute();
+function bumpPriceVersion(trx: Db, now: number): Promise<void> {
+  return moveVersion(trx, VERSION_KEY, now);
 }
 
 export interface PriceCardSummary {

@@ -1,6 +1,8 @@
 // How a change of credentials reaches every process's caches (authenticator.ts): the
 // authenticators of this process are told before the call that made the change returns; other
 // processes hear it by PostgreSQL's NOTIFY, or on SQLite by polling the `auth_epoch` setting.
+
+import { moveVersion, readVersion } from "../../base/store/setting-versions.js";
 import type { Store } from "../../base/store/store.js";
 import type { Audited } from "../audit/index.js";
 import { deleteLoginLocks } from "./login-locks.js";
@@ -68,13 +70,8 @@ function watchExternalWrites(store: Store, caches: AuthCaches): NodeJS.Timeout {
   return timer;
 }
 
-async function authEpoch(store: Store): Promise<string> {
-  const row = await store.db
-    .selectFrom("settings")
-    .select("value")
-    .where("key", "=", AUTH_EPOCH_KEY)
-    .executeTakeFirst();
-  return row?.value ?? "0";
+function authEpoch(store: Store): Promise<string> {
+  return readVersion(store.db, AUTH_EPOCH_KEY);
 }
 
 /** Tells every process's caches of `store` to forget what `payload` names (Authenticator.forget). */
@@ -85,12 +82,7 @@ export async function authChanged(store: Store, payload: string): Promise<void> 
   // process drop every verified password: an argon2 check per client after each wrong guess.
   if (store.engine === "sqlite" && !payload.startsWith("row:")) {
     // Other processes on the file poll it (watchExternalWrites); PostgreSQL's NOTIFY reaches them.
-    const value = `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
-    await store.db
-      .insertInto("settings")
-      .values({ key: AUTH_EPOCH_KEY, value })
-      .onConflict((oc) => oc.column("key").doUpdateSet({ value }))
-      .execute();
+    await moveVersion(store.db, AUTH_EPOCH_KEY);
   }
   await store.signals.notify(AUTH_CHANNEL, payload);
 }
