@@ -6,6 +6,7 @@
 import { type Expression, expressionBuilder, type SqlBool, sql } from "kysely";
 import { assertTransition, sourcesOf } from "../../base/core/message-status.js";
 import type { Engine } from "../../base/store/engine.js";
+import { jsonbText } from "../../base/store/jsonb.js";
 import type { Database, MessageRow, MessageStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { countJobOutcomes } from "./jobs.js";
@@ -167,7 +168,7 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
            .join(", ")}`,
       )
       .all<ReportedRow>(trx, [
-        JSON.stringify(byConnector),
+        jsonbText(byConnector),
         [...unique.values()].map((r) => r.upstreamId),
         Object.keys(byConnector),
       ]);

@@ -3,6 +3,7 @@
 // rollups moved from the connector it had before (none, or a retry's other one).
 
 import { assertTransition } from "../../base/core/message-status.js";
+import { jsonbText } from "../../base/store/jsonb.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { ROLLUP_COLUMNS, RollupChanges, type RollupSource } from "./rollups.js";
 import { CLAIMED_SQL, chunks } from "./transitions.js";
@@ -115,7 +116,7 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
         where m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})
        returning m.id`,
     )
-    .all<{ id: string }>(trx, [JSON.stringify(values), items.map((i) => i.id)]);
+    .all<{ id: string }>(trx, [jsonbText(values), items.map((i) => i.id)]);
   for (const row of rows) changed.add(row.id);
   return changed;
 }

@@ -70,6 +70,22 @@ describeEnginesTogether("delivery reports", (engine) => {
     expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 1000 });
   });
 
+  it("takes a carrier id and error text ending in half a surrogate pair (PostgreSQL's jsonb refuses its escape)", async () => {
+    const id = await acceptOne("9833333333");
+    await claimDueMessages(db.store, db.store.db, Date.now(), 10);
+    const upstreamId = "U2\ud800";
+    await db.store.transaction((trx) =>
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId, at: Date.now(), attempts: 1, note: "n\udc00" }]),
+    );
+    const reported = await db.store.transaction((trx) =>
+      applyDeliveryReports(db.store, trx, [
+        { connector: "test", upstreamId, status: "failed", at: 3000, code: "E\ud83d", message: "\\ud800 \udfff" },
+      ]),
+    );
+    expect(reported.map((r) => r.id)).toEqual([id]);
+    expect(await statusOf(id)).toEqual({ status: "failed", done_at: 3000 });
+  });
+
   it("holds a report that arrives before its submit is recorded, then applies it", async () => {
     const id = await acceptOne("9822222222");
     const ingester = new ReportIngester({

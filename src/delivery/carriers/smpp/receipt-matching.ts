@@ -3,6 +3,7 @@
 // makes its last pending part final (delivered when every part was, failed when any failed), so
 // each message is reported once.
 import { sql } from "kysely";
+import { jsonbText } from "../../../base/store/jsonb.js";
 import type { MessagePartsTable } from "../../../base/store/schema.js";
 import type { Db, Store } from "../../../base/store/store.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
@@ -280,5 +281,5 @@ async function finishPartsPg(store: Store, trx: Db, parts: MessagePartsTable[]) 
           and v.states -> p.message_id -> p.part_index::text is not null
        returning p.message_id, p.part_index`,
     )
-    .all<{ message_id: string; part_index: number }>(trx, [JSON.stringify(states), Object.keys(states)]);
+    .all<{ message_id: string; part_index: number }>(trx, [jsonbText(states), Object.keys(states)]);
 }
