@@ -75,7 +75,9 @@ describeEnginesTogether("delivery reports", (engine) => {
     await claimDueMessages(db.store, db.store.db, Date.now(), 10);
     const upstreamId = "U2\ud800";
     await db.store.transaction((trx) =>
-      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId, at: Date.now(), attempts: 1, note: "n\udc00" }]),
+      markSubmitted(db.store, trx, [
+        { id, connector: "test", upstreamId, at: Date.now(), attempts: 1, note: "n\udc00" },
+      ]),
     );
     const reported = await db.store.transaction((trx) =>
       applyDeliveryReports(db.store, trx, [
