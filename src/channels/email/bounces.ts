@@ -101,8 +101,9 @@ export async function parseDsn(
         recipient: typedValue(fields.get("original-recipient") ?? fields.get("final-recipient")) ?? "",
         status,
         action,
+        // Without NULs, which PostgreSQL's text refuses (the DSN is anyone's mail).
         diagnostic:
-          typedValue(fields.get("diagnostic-code"))?.replace(/\s+/g, " ") ||
+          typedValue(fields.get("diagnostic-code"))?.replaceAll("\u0000", "").replace(/\s+/g, " ").trim() ||
           `${status || "unknown status"} (${action})`,
       };
     });

@@ -35,6 +35,17 @@ describe("DSN parser", () => {
     ]);
   });
 
+  it("keeps a diagnostic without its NULs (PostgreSQL's text refuses them), and one of NULs alone as the status", async () => {
+    const id = newQueueId();
+    const parse = (diagnostic: string) =>
+      parseDsn(postfixDsn({ to: verp(id), recipient: "ann@example.org", diagnostic }), {
+        bounceDomain: BOUNCE_DOMAIN,
+        envelopeTo: [verp(id)],
+      });
+    expect((await parse("550\u0000 5.1.1 gone\u0000"))[0]?.diagnostic).toBe("550 5.1.1 gone");
+    expect((await parse("\u0000"))[0]?.diagnostic).toBe("5.1.1 (failed)");
+  });
+
   it("finds the message from the returned headers when the envelope does not name it", async () => {
     const id = newQueueId();
     const other = newQueueId();
