@@ -18,3 +18,43 @@ export async function readVersion(db: Db, key: string): Promise<string> {
   const row = await db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirst();
   return row?.value ?? "0";
 }
+
+/**
+ * A cache's watch on the version under `key`: `due` says, without waiting, whether a read is owed
+ * (every `everyMs`); `fresh` reads it when owed and calls `moved` when it changed since the last
+ * read (the cache forgets what it holds); `recheck` makes the next `fresh` read it.
+ */
+export class VersionWatch {
+  private version: string | undefined;
+  private checkedAt = 0;
+  private checking: Promise<void> | undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly key: string,
+    private readonly everyMs: number,
+    private readonly moved: () => void,
+  ) {}
+
+  due(now: number): boolean {
+    return now - this.checkedAt >= this.everyMs;
+  }
+
+  recheck(): void {
+    this.checkedAt = 0;
+  }
+
+  async fresh(): Promise<void> {
+    if (!this.due(Date.now())) return;
+    this.checking ??= readVersion(this.db, this.key)
+      .then((version) => {
+        if (this.version !== undefined && version !== this.version) this.moved();
+        this.version = version;
+        this.checkedAt = Date.now();
+      })
+      .finally(() => {
+        this.checking = undefined;
+      });
+    await this.checking;
+  }
+}

@@ -6,7 +6,7 @@
 // at most every VERSION_CHECK_MS, forgetting everything when it moved (as auth_epoch does for
 // credentials, auth/auth-changes.ts).
 
-import { moveVersion, readVersion } from "../../base/store/setting-versions.js";
+import { moveVersion, VersionWatch } from "../../base/store/setting-versions.js";
 import type { Store } from "../../base/store/store.js";
 
 const DLT_VERSION_KEY = "dlt_version";
@@ -25,34 +25,17 @@ export async function dltChanged(store: Store, channel: string, accountId: numbe
 
 /**
  * A cache's watch on the DLT version (SQLite only: on PostgreSQL the signal reaches every
- * process). `due` says, without waiting, whether a read is owed; `fresh` reads it when owed and
- * calls `moved` when it changed since the last read.
+ * process, and no read is ever owed).
  */
-export class DltVersionWatch {
-  private version: string | undefined;
-  private checkedAt = 0;
-  private checking: Promise<void> | undefined;
-
+export class DltVersionWatch extends VersionWatch {
   constructor(
     private readonly store: Pick<Store, "db" | "engine">,
-    private readonly moved: () => void,
-  ) {}
-
-  due(now: number): boolean {
-    return this.store.engine === "sqlite" && now - this.checkedAt >= DLT_VERSION_CHECK_MS;
+    moved: () => void,
+  ) {
+    super(store.db, DLT_VERSION_KEY, DLT_VERSION_CHECK_MS, moved);
   }
 
-  async fresh(): Promise<void> {
-    if (!this.due(Date.now())) return;
-    this.checking ??= readVersion(this.store.db, DLT_VERSION_KEY)
-      .then((version) => {
-        if (this.version !== undefined && version !== this.version) this.moved();
-        this.version = version;
-        this.checkedAt = Date.now();
-      })
-      .finally(() => {
-        this.checking = undefined;
-      });
-    await this.checking;
+  override due(now: number): boolean {
+    return this.store.engine === "sqlite" && super.due(now);
   }
 }

@@ -8,13 +8,14 @@
 import type { Clock } from "../../base/core/clock.js";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
-import { moveVersion, readVersion } from "../../base/store/setting-versions.js";
+import { moveVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { requireAccount } from "./accounts.js";
 import { type PriceRow, storedPriceRow } from "./price-rows.js";
 
 export const PRICE_CARDS_CHANGED = "price_cards_changed";
-const VERSION_KEY = "price_cards_version";
+/** The version every price cache compares: moved by every change of a card or of an account's card. */
+export const PRICE_CARDS_VERSION_KEY = "price_cards_version";
 
 /** The built-in card of every account without one: 1 credit per SMS segment and per voice unit. */
 export const DEFAULT_CARD = "default";
@@ -87,13 +88,8 @@ export async function replacePriceCard(
   return rows.length;
 }
 
-/** The version every cache compares: moved by every change of a card or of an account's card. */
-export async function priceCardsVersion(db: Db): Promise<string> {
-  return readVersion(db, VERSION_KEY);
-}
-
 function bumpPriceVersion(trx: Db, now: number): Promise<void> {
-  return moveVersion(trx, VERSION_KEY, now);
+  return moveVersion(trx, PRICE_CARDS_VERSION_KEY, now);
 }
 
 export interface PriceCardSummary {

@@ -6,8 +6,15 @@
 // PriceBook caches the compiled cards and each account's card name; a change signals
 // PRICE_CARDS_CHANGED (which PostgreSQL carries to every process) and bumps a version that every
 // process also reads at most every VERSION_CHECK_MS (a CLI import into SQLite from another process).
+import { VersionWatch } from "../../base/store/setting-versions.js";
 import type { Store } from "../../base/store/store.js";
-import { DEFAULT_CARD, DEFAULT_PRICE, PRICE_CARDS_CHANGED, priceCardRows, priceCardsVersion } from "./price-cards.js";
+import {
+  DEFAULT_CARD,
+  DEFAULT_PRICE,
+  PRICE_CARDS_CHANGED,
+  PRICE_CARDS_VERSION_KEY,
+  priceCardRows,
+} from "./price-cards.js";
 import type { PriceChannel, PriceRow } from "./price-rows.js";
 import { accountPricing, ancestorsOf, markedUp } from "./resellers.js";
 
@@ -183,17 +190,17 @@ class TreePrices implements AccountPrices {
 export class PriceBook {
   private readonly cards = new Map<string, Promise<CompiledCard>>();
   private readonly accountCards = new Map<number, Promise<AccountPrices>>();
-  private version: string | undefined;
-  private checkedAt = 0;
-  private checking: Promise<void> | undefined;
+  /** Read at most every VERSION_CHECK_MS; everything forgotten when it moved. */
+  private readonly version: VersionWatch;
 
   constructor(private readonly store: Store) {
+    this.version = new VersionWatch(store.db, PRICE_CARDS_VERSION_KEY, VERSION_CHECK_MS, () => this.forget());
     store.signals.listen(PRICE_CARDS_CHANGED, () => this.forget());
   }
 
   /** What the account's sends cost: its card, or for a sub-account the prices of its tree. */
   async cardFor(accountId: number): Promise<AccountPrices> {
-    await this.fresh();
+    await this.version.fresh();
     let prices = this.accountCards.get(accountId);
     if (prices === undefined) {
       prices = this.load(accountId);
@@ -235,22 +242,6 @@ export class PriceBook {
   private forget(): void {
     this.cards.clear();
     this.accountCards.clear();
-    this.checkedAt = 0;
-  }
-
-  /** Reads the version at most every VERSION_CHECK_MS; forgets everything when it moved. */
-  private async fresh(): Promise<void> {
-    const now = Date.now();
-    if (now - this.checkedAt < VERSION_CHECK_MS) return;
-    this.checking ??= priceCardsVersion(this.store.db)
-      .then((version) => {
-        if (this.version !== undefined && version !== this.version) this.forget();
-        this.version = version;
-        this.checkedAt = Date.now();
-      })
-      .finally(() => {
-        this.checking = undefined;
-      });
-    await this.checking;
+    this.version.recheck();
   }
 }
