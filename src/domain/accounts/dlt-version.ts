@@ -3,7 +3,7 @@
 // threads hear the signal at once (and PostgreSQL's NOTIFY carries it to every process), but
 // on SQLite another process on the same file (the CLI next to a running gateway) sends no
 // signal. Every change there also moves the `dlt_version` setting, and each cache reads it
-// at most every VERSION_CHECK_MS, forgetting everything when it moved (as auth_epoch does for
+// at most every DLT_VERSION_CHECK_MS, forgetting everything when it moved (as auth_epoch does for
 // credentials, auth/auth-changes.ts).
 
 import { moveVersion, VersionWatch } from "../../base/store/setting-versions.js";
