@@ -10,6 +10,8 @@ import { cli } from "./lib.mjs";
 
 export const DLT_ENTITY = "1101160000000000001"; // the demo account's (src/app/bootstrap.ts)
 export const DLT_TEMPLATE = "Your OTP is {#var#}. Track it at {#var#} or call {#var#}.";
+/** The text's OTP, which bench/profile-send.mjs varies in every request (BENCH_VARY). */
+export const DLT_CODE = "482913";
 export const DLT_TEXT = "Your OTP is 482913. Track it at shop7.example.com/offers/42 or call 1800 123 4567.";
 
 /** Server settings the mode needs (before it starts). */

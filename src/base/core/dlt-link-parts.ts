@@ -1,7 +1,9 @@
 // The DLT link and number check of a text that matched an approved template, read by parts
 // (docs/decisions/0135-dlt-links-read-by-parts.md): the template's fixed text is the same in every
 // message, so what it holds is found once per template and only the parts around the {#var#}
-// values are read per message. The result is the whole text's, exactly (findUnlistedLink).
+// values are read per message, and of those, a part seen lately (an OTP template's link and
+// callback number, the same in every send while the code is not) comes from memory. The result
+// is the whole text's, exactly (findUnlistedLink).
 //
 // The text is cut at white space inside the fixed text with a letter of the fixed text on each
 // side (`Track it`). Nothing the extractor reads spans such a cut: a link is one word once the
@@ -21,6 +23,31 @@ interface ReadPart {
   from: number;
   to: number;
   goesOn: boolean;
+}
+
+/** Enough for the values of the templates a gateway sends at once. */
+const PART_MEMO_SIZE = 1024;
+/** Longer parts are read every time: the memory stays under a megabyte a map. */
+const PART_MEMO_LENGTH = 320;
+
+/** Parts read lately (by `goesOn`), and what each holds: a value's link and number repeat. */
+const partsRead = [new Map<string, Findings>(), new Map<string, Findings>()] as const;
+
+/**
+ * What a part around values holds, read once while it stays among the last PART_MEMO_SIZE read:
+ * an OTP template's link and callback number are the same in every send while its code is not,
+ * so the part holding the code is read per message and the others come from memory.
+ */
+function readPart(part: string, goesOn: boolean): Findings {
+  if (part.length > PART_MEMO_LENGTH) return findingsIn(part, goesOn);
+  const memo = partsRead[goesOn ? 1 : 0];
+  let found = memo.get(part);
+  if (!found) {
+    found = findingsIn(part, goesOn);
+    if (memo.size >= PART_MEMO_SIZE) memo.clear();
+    memo.set(part, found);
+  }
+  return found;
 }
 
 /** A template's fixed text, cut for reading by parts; what its fixed parts hold is found once. */
@@ -70,20 +97,9 @@ export class TemplateLinkPlan {
     const last = this.pieces.length - 1;
     if (holdsValue) parts.push({ from, to: text.length, goesOn: false });
     else fixed(last, this.cuts[last]!.length, false);
-    if (fixedHoldNothing) return [this.valueParts(text, parts)];
-    return parts.map((part) => ("from" in part ? findingsIn(text.slice(part.from, part.to), part.goesOn) : part));
-  }
-
-  /**
-   * What the parts around values hold when the fixed parts hold nothing: the parts joined by a
-   * space between letters (a cut as any other) and read at once, or the whole text when they
-   * are most of it (the same answer, without the copying).
-   */
-  private valueParts(text: string, parts: (Findings | ReadPart)[]): Findings {
-    const read = parts.filter((part): part is ReadPart => "from" in part);
-    const length = read.reduce((sum, part) => sum + part.to - part.from, 0);
-    if (length * 2 > text.length) return findingsIn(text);
-    return findingsIn(read.map((part) => text.slice(part.from, part.to)).join(" "), read.at(-1)?.goesOn ?? false);
+    const read = (part: ReadPart) => readPart(text.slice(part.from, part.to), part.goesOn);
+    if (fixedHoldNothing) return parts.filter((part): part is ReadPart => "from" in part).map(read);
+    return parts.map((part) => ("from" in part ? read(part) : part));
   }
 
   /** The fixed part of piece `i` that ends at its cut `k` (its end when k is past the last cut). */
