@@ -12,7 +12,14 @@
 // one thing a part cannot see by itself, whether the text ends after a word (`Visit evil. in`), is
 // passed on: a part before a cut never ends the text, as a letter follows it. ASCII texts only
 // (NFKC and the look-alike folds change other texts' lengths and white space): others are read whole.
-import { type EntityLinks, type Findings, findingsIn, firstUnlisted, type Unlisted } from "./dlt-links.js";
+import {
+  type EntityLinks,
+  type Findings,
+  findingsIn,
+  firstUnlisted,
+  NOTHING_FOUND,
+  type Unlisted,
+} from "./dlt-links.js";
 
 const ASCII = /^[\t\n\r -~]*$/;
 const isLetter = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
@@ -36,7 +43,9 @@ const partsRead = [new Map<string, Findings>(), new Map<string, Findings>()] as 
 /**
  * What a part around values holds, read once while it stays among the last PART_MEMO_SIZE read:
  * an OTP template's link and callback number are the same in every send while its code is not,
- * so the part holding the code is read per message and the others come from memory.
+ * so the part holding the code is read per message and the others come from memory. Only parts
+ * that hold a link or a number are kept: those cost the most to read, and a part that differs in
+ * every send (the code's) would only churn the memory.
  */
 function readPart(part: string, goesOn: boolean): Findings {
   if (part.length > PART_MEMO_LENGTH) return findingsIn(part, goesOn);
@@ -44,6 +53,7 @@ function readPart(part: string, goesOn: boolean): Findings {
   let found = memo.get(part);
   if (!found) {
     found = findingsIn(part, goesOn);
+    if (found === NOTHING_FOUND) return found;
     if (memo.size >= PART_MEMO_SIZE) memo.clear();
     memo.set(part, found);
   }

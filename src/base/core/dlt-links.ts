@@ -315,14 +315,19 @@ function numbersIn(scanned: Scan): FoundNumber[] {
 
 /** What a text holds: its links, then its phone numbers, each in the order written. */
 export interface Findings {
-  links: FoundLink[];
-  numbers: FoundNumber[];
+  readonly links: readonly FoundLink[];
+  readonly numbers: readonly FoundNumber[];
 }
+
+/** What most texts hold: one answer, not a new one per text. */
+export const NOTHING_FOUND: Findings = Object.freeze({ links: Object.freeze([]), numbers: Object.freeze([]) });
 
 /** Every link and number of `text` (`goesOn`: a part of a longer text, see foldForLinks). */
 export function findingsIn(text: string, goesOn = false): Findings {
   const scanned = scan(text, goesOn);
-  return { links: linksIn(scanned), numbers: numbersIn(scanned) };
+  const links = linksIn(scanned);
+  const numbers = numbersIn(scanned);
+  return links.length === 0 && numbers.length === 0 ? NOTHING_FOUND : { links, numbers };
 }
 
 /** An offending link or number: the first link not on the lists, else the first number. */
