@@ -3,9 +3,10 @@
 // in partial frames, on bound and unbound connections, where every request of a well-framed
 // stream is answered once and the session goes on, a length no PDU has is answered generic_nack
 // and closed; and floods that never read (enquire_link, unknown commands, submits, a frame that
-// never ends), bound or not, all closed by the server. Then the server still binds and submits,
-// the heap after a forced GC is within 10 MB of where it started, and what the account was
-// charged is what was stored. FUZZ_RUNS sets the streams (default 200) and FUZZ_SEED replays.
+// never ends), bound or not, all closed by the server (a server of their own, whose time-outs are
+// shorter). Then both servers still bind and submit, the heap after a forced GC is within 10 MB
+// of where it started, and what each account was charged is what was stored. FUZZ_RUNS sets the
+// streams (default 200) and FUZZ_SEED replays.
 // bench/fuzz/smpp.mjs runs the same kinds of clients against a gateway process.
 import fc from "fast-check";
 import { expect, it } from "vitest";
@@ -53,17 +54,26 @@ async function chargedAndStored(t: TestGateway, accountId: number): Promise<{ ch
 }
 
 describeEachEngine("fuzz: the SMPP server", (engine) => {
-  const gateway = useTestGateway(engine, {
+  const env = {
+    SMPP_SERVER_PORT: "auto",
+    SMPP_SERVER_BIND_TIMEOUT_SECONDS: "3",
+    SMPP_SERVER_IDLE_SECONDS: "2",
+    SMPP_SERVER_RESPONSE_TIMEOUT_MS: "500",
+    SIMULATOR_FAILURE_RATE: "0",
+  };
+  const gateway = useTestGateway(engine, { roles: ["api"], env });
+  /**
+   * The floods' own gateway, whose server closes what is idle or unbound after 1 s instead of
+   * 2 s: each flood case waits those time-outs out, while the streams' sessions (on the other
+   * gateway, at the same time) keep their margin on a busy machine. Both run in this process,
+   * so the heap measured is both servers'.
+   */
+  const floodGateway = useTestGateway(engine, {
     roles: ["api"],
-    env: {
-      SMPP_SERVER_PORT: "auto",
-      SMPP_SERVER_BIND_TIMEOUT_SECONDS: "3",
-      SMPP_SERVER_IDLE_SECONDS: "2",
-      SMPP_SERVER_RESPONSE_TIMEOUT_MS: "500",
-      SIMULATOR_FAILURE_RATE: "0",
-    },
+    env: { ...env, SMPP_SERVER_BIND_TIMEOUT_SECONDS: "1", SMPP_SERVER_IDLE_SECONDS: "1" },
   });
   let account: SmppAccount;
+  let floodAccount: SmppAccount;
   let heapBefore = 0;
   let session: RawClient | undefined;
   let addresses = 0;
@@ -101,6 +111,15 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
     const raw = await bound(t);
     raw.send(encodePdu(SUBMIT_SM, 2, 0, submitBody("SWBRD", "9876543210", "warm-up")));
     expect((await raw.next()).status).toBe(0);
+    // The floods' server too: an account, a bind and a submit before the heap is noted.
+    const f = floodGateway();
+    floodAccount = await smppAccount(f, { maxBinds: 0 }, { credits: { sms: 1_000_000 } });
+    const warm = new RawClient(smppPort(f));
+    await warm.connected();
+    await warm.bind(floodAccount, BIND_TRANSMITTER);
+    warm.send(encodePdu(SUBMIT_SM, 2, 0, submitBody("SWBRD", "9876543210", "warm-up")));
+    expect((await warm.next()).status).toBe(0);
+    warm.destroy();
     heapBefore = heapAfterGc();
   });
 
@@ -148,7 +167,7 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
   }, 300_000);
 
   it.concurrent("closes every client that floods without reading, bound or not", async () => {
-    const t = gateway();
+    const t = floodGateway();
     const kinds = ["enquire_link", "unknown command", "submits", "unfinished frame"] as const;
     type Kind = (typeof kinds)[number];
     const junk = (command: number, count: number) =>
@@ -158,7 +177,7 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
       const raw = onBound ? new RawClient(smppPort(t)) : await unbound(t);
       if (onBound) {
         await raw.connected();
-        await raw.bind(account, BIND_TRANSMITTER);
+        await raw.bind(floodAccount, BIND_TRANSMITTER);
       }
       raw.socket.pause();
       if (kind === "submits") {
@@ -211,11 +230,24 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
     raw.send(encodePdu(SUBMIT_SM, 3, 0, submitBody("SWBRD", "9876543210", "still here")));
     expect((await raw.next()).status).toBe(0);
     raw.destroy();
+    // So does the floods' server.
+    const f = floodGateway();
+    const after = new RawClient(smppPort(f));
+    await after.connected();
+    await after.bind(floodAccount, BIND_TRANSMITTER);
+    after.send(encodePdu(SUBMIT_SM, 3, 0, submitBody("SWBRD", "9876543210", "still here")));
+    expect((await after.next()).status).toBe(0);
+    after.destroy();
     await until(() => t.gateway.smpp!.list().length === 0, 5_000, "every bind closed");
+    await until(() => f.gateway.smpp!.list().length === 0, 5_000, "every bind of the floods' server closed");
     const grown = heapAfterGc() - heapBefore;
     expect(grown, `the heap grew by ${(grown / MiB).toFixed(1)} MB`).toBeLessThan(10 * MiB);
     const { charged, stored } = await chargedAndStored(t, account.id);
     expect(stored).toBeGreaterThan(0);
     expect(charged).toBe(stored);
+    // The floods' submits (and the warm-up's) too.
+    const floods = await chargedAndStored(f, floodAccount.id);
+    expect(floods.stored).toBeGreaterThan(0);
+    expect(floods.charged).toBe(floods.stored);
   }, 30_000);
 });

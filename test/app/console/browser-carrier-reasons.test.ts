@@ -4,10 +4,10 @@
 // the new reason; the carrier refunds page (a reason's refund chosen, another's changed, a choice
 // removed, a removal another operator made first refused in words), then receipts refunded as
 // the page said — with axe and no sideways scroll.
-import { beforeAll, expect, it } from "vitest";
+import { afterEach, beforeAll, expect, it } from "vitest";
 import { until } from "../../channels/smpp-server/client.js";
 import { sendFailedWith, smppDefinition } from "../../delivery/carriers/carrier-api.js";
-import { fakeSmsc } from "../../delivery/carriers/smpp-helpers.js";
+import { FakeSmsc } from "../../delivery/carriers/fake-smsc.js";
 import {
   describeInBrowser,
   expectAccessible,
@@ -16,17 +16,23 @@ import {
   phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { milli } from "../../helpers/resellers.js";
 
 describeInBrowser("console in the browser: carriers' error codes and refunds", () => {
   const browser = useBrowser();
 
-  describeEachEngine("console in the browser: carriers' error codes and refunds", (engine) => {
+  // The engines' suites run at the same time (binds, receipts and the pages' loads are waits),
+  // each with its own gateway, pages and SMSCs, stopped after each of its tests.
+  describeEnginesTogether("console in the browser: carriers' error codes and refunds", (engine) => {
     const gateway = useTestGateway(engine, { env: { REFUND_CARRIER_REASONS: "dlt_template_mismatch" } });
     let operator: TestAccount;
     let shop: TestAccount;
+    const smscs: FakeSmsc[] = [];
+    afterEach(async () => {
+      for (const smsc of smscs.splice(0)) await smsc.stop();
+    });
 
     beforeAll(async () => {
       const t = gateway();
@@ -42,7 +48,9 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
 
     /** A connector to a fake SMSC that carries route T (each test's own: the SMSC stops after it). */
     async function smscCarrier(t: TestGateway, name: string) {
-      const smsc = await fakeSmsc();
+      const smsc = new FakeSmsc();
+      await smsc.start();
+      smscs.push(smsc);
       const created = await admin("POST", "/carriers", smppDefinition(name, smsc));
       expect(created.status, created.text).toBe(201);
       expect((await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name }] })).status).toBeLessThan(
@@ -54,7 +62,10 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
       return (recipient: string, err: string) => sendFailedWith(t, shop, smsc, recipient, err);
     }
 
-    it("maps, changes and removes a connector's codes at 390 px; a receipt then fails with the new reason", async () => {
+    // Each test's own expect: expect.poll needs it while the other engine's suite runs.
+    it("maps, changes and removes a connector's codes at 390 px; a receipt then fails with the new reason", async ({
+      expect,
+    }) => {
       const t = gateway();
       const failWith = await smscCarrier(t, "codes-smsc");
       const { page, context, problems } = await phonePageAs(browser(), t.url, operator, "/operator/carriers");
@@ -109,7 +120,9 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
       expect(unmapped.error).not.toHaveProperty("reason");
     }, 120_000);
 
-    it("chooses, changes and removes reasons' refunds at 390 px; receipts are then refunded as it says", async () => {
+    it("chooses, changes and removes reasons' refunds at 390 px; receipts are then refunded as it says", async ({
+      expect,
+    }) => {
       const t = gateway();
       const failWith = await smscCarrier(t, "refund-smsc");
       const { page, context, problems } = await phonePageAs(browser(), t.url, operator, "/operator/carriers");

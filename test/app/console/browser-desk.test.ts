@@ -52,7 +52,11 @@ describeInBrowser("console in the browser: the operator's desk", () => {
       return sent.body.data.message_id as string;
     };
     // 51 messages: one more than the operator's page shows at first (numbers the simulator delivers).
-    for (let i = 0; i < 51; i++) await send(busy, `98765${String(30000 + i * 10)}`, `Note ${i}`);
+    // Note 0 first (the oldest: the last row), the 50 others at once.
+    await send(busy, "9876530000", "Note 0");
+    await Promise.all(
+      Array.from({ length: 50 }, (_, n) => send(busy, `98765${String(30010 + n * 10)}`, `Note ${n + 1}`)),
+    );
     // The simulator fails a number ending in 0001 (UNDELIV) and delivers one ending in 0011.
     deliveredId = await send(shop, "9876500011", "Your order has shipped");
     failedId = await send(shop, "9876500001", "A message that fails");

@@ -37,14 +37,18 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     const t = gateway();
     operator = await buildAccount(t, { role: "operator", sender: null });
     shop = await buildAccount(t, { credits: { sms: 500 } });
-    for (let i = 0; i < 12; i++) {
-      const sent = await call(t, "POST", "/api/v2/sms/send", {
-        headers: { authorization: `Bearer ${shop.apiKey}` },
-        json: { sender_id: "SWBRD", recipient: `98765${String(i).padStart(5, "0")}`, message: LONG_TEXT },
-      });
-      expect(sent.status, sent.text).toBe(200);
-      messageId = sent.body.data.message_id;
-    }
+    // Twelve sends at once (they are committed together).
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const sent = await call(t, "POST", "/api/v2/sms/send", {
+          headers: { authorization: `Bearer ${shop.apiKey}` },
+          json: { sender_id: "SWBRD", recipient: `98765${String(i).padStart(5, "0")}`, message: LONG_TEXT },
+        });
+        expect(sent.status, sent.text).toBe(200);
+        return sent.body.data.message_id as string;
+      }),
+    );
+    messageId = ids.at(-1)!;
     await addSenderId(t.db.store.db, t.clock, shop.id, "SHOPIN");
   });
 

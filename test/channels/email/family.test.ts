@@ -5,12 +5,10 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { addEmailDomain } from "../../../src/channels/email/domains.js";
-import { receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { suiteReceivers, until, verify } from "../../domain/webhooks/receiver.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { base, emailAccount, storedContent } from "./helpers.js";
-
-useReceivers();
 
 function form(fields: Record<string, string>): string {
   return new URLSearchParams(fields).toString();
@@ -42,8 +40,10 @@ async function captured(t: TestGateway, accountId: number) {
     .execute();
 }
 
-describeEachEngine("email API", (engine) => {
+// The engines' suites run at the same time, each with its own gateway and receivers.
+describeEnginesTogether("email API", (engine) => {
   const gateway = useTestGateway(engine, { env: { SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
+  const receiver = suiteReceivers();
 
   it("accepts on all three paths, GET and POST, and charges 1 credit per de-duplicated recipient", async () => {
     const t = gateway();
@@ -349,7 +349,7 @@ describeEachEngine("email API", (engine) => {
   });
 });
 
-describeEachEngine("email scheduling", (engine) => {
+describeEnginesTogether("email scheduling", (engine) => {
   const clock = new ManualClock("2026-11-22T06:30:00Z");
   const gateway = useTestGateway(engine, { clock });
 

@@ -5,7 +5,7 @@
 // the server holding no more than that of them.
 import { expect, it } from "vitest";
 import { encodePdu } from "../../../src/base/smpp/index.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { smppAccount, smppPort } from "./client.js";
 import { BIND_TRANSMITTER, ENQUIRE_LINK, RawClient } from "./raw-client.js";
@@ -28,7 +28,9 @@ async function answers(raw: RawClient): Promise<boolean> {
   return answer.commandId === 0x80000015 && answer.sequence === 99;
 }
 
-describeEachEngine("SMPP server: connections before and after the bind", (engine) => {
+// The engines' suites run at the same time (the bind timeout is waited out), each on its own
+// gateway and raw sockets.
+describeEnginesTogether("SMPP server: connections before and after the bind", (engine) => {
   const gateway = useTestGateway(engine, {
     env: {
       SMPP_SERVER_PORT: "auto",

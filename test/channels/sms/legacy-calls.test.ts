@@ -3,7 +3,7 @@
 // answering plain text or a JSON array exactly as integrations of the earlier platform read them.
 import { DateTime } from "luxon";
 import { beforeAll, expect, it } from "vitest";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import {
   credentials,
@@ -36,7 +36,9 @@ async function waitForFinal(t: TestGateway, account: TestAccount, broadcastId: s
   throw new Error(`broadcast ${broadcastId} did not reach final states in time`);
 }
 
-describeEachEngine("legacy calls: credits, dlr, templates, addtemplate, accountstatus, mis", (engine) => {
+// The engines' suites run at the same time (the simulator's reports are waits), each on its own
+// gateway.
+describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, accountstatus, mis", (engine) => {
   const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, LEGACY_THROTTLE_PER_SECOND: "0" } });
   let operator: TestAccount;
 

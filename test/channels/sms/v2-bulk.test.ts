@@ -2,7 +2,7 @@ import { expect, it } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { addDnd } from "../../../src/domain/accounts/index.js";
 import { cliActor } from "../../../src/domain/audit/index.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { waitUntilAllFinal } from "../../helpers/messages.js";
 import { balanceOf, FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
@@ -32,7 +32,9 @@ function numbers(count: number, start = 9_100_000_000): string[] {
   return Array.from({ length: count }, (_, i) => String(start + i * 10 + 5));
 }
 
-describeEachEngine("v2 bulk send and bulk jobs", (engine) => {
+// The engines' suites run at the same time (jobs' expansion, dispatch and reports are waits), each
+// on its own gateway.
+describeEnginesTogether("v2 bulk send and bulk jobs", (engine) => {
   const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
 
   it("previews a bulk call: what it would send, refuse and charge, sending and charging nothing", async () => {

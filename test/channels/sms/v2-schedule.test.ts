@@ -2,7 +2,7 @@ import { DateTime } from "luxon";
 import { expect, it } from "vitest";
 import { createLogger, startGateway } from "../../../src/app/gateway.js";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import {
   buildAccount,
   call,
@@ -27,7 +27,9 @@ function cancel(t: TestGateway, account: TestAccount, id: string) {
   return call(t, "DELETE", `/api/v2/sms/schedule/${encodeURIComponent(id)}`, { headers: keyOf(account) });
 }
 
-describeEachEngine("v2 scheduled send and the GET variant of send", (engine) => {
+// The engines' suites run at the same time (a schedule's due time is waited for), each on its
+// own gateway (and clock, after the restart).
+describeEnginesTogether("v2 scheduled send and the GET variant of send", (engine) => {
   const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
   const base = { sender_id: "SWBRD", recipient: "9876543210", message: "Reminder: meeting at 5" };
 
@@ -178,7 +180,7 @@ describeEachEngine("v2 scheduled send and the GET variant of send", (engine) => 
   });
 });
 
-describeEachEngine("scheduled messages survive a restart", (engine) => {
+describeEnginesTogether("scheduled messages survive a restart", (engine) => {
   it("releases messages that fell due while the gateway was down", async () => {
     const clock = new ManualClock("2026-11-22T06:30:00Z");
     const first = await import("../../helpers/gateway.js").then((m) =>

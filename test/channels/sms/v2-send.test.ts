@@ -1,12 +1,14 @@
 import { DateTime } from "luxon";
 import { expect, it } from "vitest";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, useTestGateway } from "../../helpers/gateway.js";
 import { balanceOf, FAST_SIMULATOR, ISO_UTC, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 
 const ZONE = "Asia/Kolkata";
 
-describeEachEngine("v2 SMS send", (engine) => {
+// The engines' suites run at the same time (a schedule's due time and the simulator's reports are
+// waits), each on its own gateway.
+describeEnginesTogether("v2 SMS send", (engine) => {
   const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
 
   it("answers the spec's queue entry, delivers, and charges one credit per segment", async () => {

@@ -1,6 +1,6 @@
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { addSenderId, setSenderIdStatus } from "../../../src/domain/accounts/index.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, type JsonResponse, useTestGateway } from "../../helpers/gateway.js";
 import { balanceOf, FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 
@@ -9,7 +9,9 @@ function expectNotFound(response: JsonResponse) {
   expect(response.body).toMatchObject({ success: false, error: { code: "not_found", legacy_code: -15 } });
 }
 
-describeEachEngine("v2 SMS status", (engine) => {
+// The engines' suites run at the same time (the simulator's reports and a throttled submit's
+// retry are waits), each on its own gateway.
+describeEnginesTogether("v2 SMS status", (engine) => {
   const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
 
   it("finds a message by queue id, broadcast id and vendor id", async () => {
@@ -104,55 +106,54 @@ describeEachEngine("v2 SMS status", (engine) => {
       { kind: "refund", ref: rejectedReport.message_id, amount: 1000 },
     ]);
   });
-});
 
-describeEachEngine("v2 balance and sender IDs", (engine) => {
-  const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
+  // On the same gateway (other accounts: nothing of the tests above is read).
+  describe("v2 balance and sender IDs", () => {
+    it("answers the balance in the spec's shape and follows the ledger", async () => {
+      const t = gateway();
+      const account = await buildAccount(t, { credits: { sms: 12.5 } });
+      const response = await call(t, "GET", "/api/v2/balance", { headers: keyOf(account) });
+      expect(response.status).toBe(200);
+      expect(Object.keys(response.body).sort()).toEqual(["data", "message", "success"]);
+      expect(response.body.success).toBe(true);
+      // The spec's three fields, and `wallets` (issue 16): every wallet of the account.
+      expect(Object.keys(response.body.data).sort()).toEqual(["balance", "currency", "last_updated", "wallets"]);
+      expect(response.body.data).toMatchObject({ balance: 12.5, currency: "credits" });
+      expect(response.body.data.last_updated).toMatch(ISO_UTC);
 
-  it("answers the balance in the spec's shape and follows the ledger", async () => {
-    const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 12.5 } });
-    const response = await call(t, "GET", "/api/v2/balance", { headers: keyOf(account) });
-    expect(response.status).toBe(200);
-    expect(Object.keys(response.body).sort()).toEqual(["data", "message", "success"]);
-    expect(response.body.success).toBe(true);
-    // The spec's three fields, and `wallets` (issue 16): every wallet of the account.
-    expect(Object.keys(response.body.data).sort()).toEqual(["balance", "currency", "last_updated", "wallets"]);
-    expect(response.body.data).toMatchObject({ balance: 12.5, currency: "credits" });
-    expect(response.body.data.last_updated).toMatch(ISO_UTC);
+      await sendSms(t, account, { sender_id: "SWBRD", recipient: "9876543210", message: "a".repeat(200) });
+      expect(await balanceOf(t, account)).toBe(10.5);
+    });
 
-    await sendSms(t, account, { sender_id: "SWBRD", recipient: "9876543210", message: "a".repeat(200) });
-    expect(await balanceOf(t, account)).toBe(10.5);
-  });
+    it("lists the account's sender IDs with their status, filtered by status", async () => {
+      const t = gateway();
+      const account = await buildAccount(t);
+      const other = await buildAccount(t, { sender: "OTHERS" });
+      await addSenderId(t.db.store.db, t.clock, account.id, "PENDNG");
+      const rejected = await addSenderId(t.db.store.db, t.clock, account.id, "REJCTD");
+      await setSenderIdStatus(t.db.store.db, t.clock, rejected.id, "rejected");
 
-  it("lists the account's sender IDs with their status, filtered by status", async () => {
-    const t = gateway();
-    const account = await buildAccount(t);
-    const other = await buildAccount(t, { sender: "OTHERS" });
-    await addSenderId(t.db.store.db, t.clock, account.id, "PENDNG");
-    const rejected = await addSenderId(t.db.store.db, t.clock, account.id, "REJCTD");
-    await setSenderIdStatus(t.db.store.db, t.clock, rejected.id, "rejected");
+      const all = await call(t, "GET", "/api/v2/sender-ids", { headers: keyOf(account) });
+      expect(all.status).toBe(200);
+      expect(all.body).toMatchObject({ success: true, message: expect.any(String) });
+      expect(all.body.data.map((s: { sender_id: string; status: string }) => [s.sender_id, s.status])).toEqual([
+        ["SWBRD", "approved"],
+        ["PENDNG", "pending"],
+        ["REJCTD", "rejected"],
+      ]);
+      for (const item of all.body.data) expect(item.created_at).toMatch(ISO_UTC);
 
-    const all = await call(t, "GET", "/api/v2/sender-ids", { headers: keyOf(account) });
-    expect(all.status).toBe(200);
-    expect(all.body).toMatchObject({ success: true, message: expect.any(String) });
-    expect(all.body.data.map((s: { sender_id: string; status: string }) => [s.sender_id, s.status])).toEqual([
-      ["SWBRD", "approved"],
-      ["PENDNG", "pending"],
-      ["REJCTD", "rejected"],
-    ]);
-    for (const item of all.body.data) expect(item.created_at).toMatch(ISO_UTC);
+      for (const status of ["approved", "pending", "rejected"]) {
+        const filtered = await call(t, "GET", `/api/v2/sender-ids?status=${status}`, { headers: keyOf(account) });
+        expect(filtered.status).toBe(200);
+        expect(filtered.body.data).toEqual(all.body.data.filter((s: { status: string }) => s.status === status));
+      }
+      const bad = await call(t, "GET", "/api/v2/sender-ids?status=bogus", { headers: keyOf(account) });
+      expect(bad.status).toBe(400);
+      expect(bad.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
 
-    for (const status of ["approved", "pending", "rejected"]) {
-      const filtered = await call(t, "GET", `/api/v2/sender-ids?status=${status}`, { headers: keyOf(account) });
-      expect(filtered.status).toBe(200);
-      expect(filtered.body.data).toEqual(all.body.data.filter((s: { status: string }) => s.status === status));
-    }
-    const bad = await call(t, "GET", "/api/v2/sender-ids?status=bogus", { headers: keyOf(account) });
-    expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
-
-    const theirs = await call(t, "GET", "/api/v2/sender-ids", { headers: keyOf(other) });
-    expect(theirs.body.data.map((s: { sender_id: string }) => s.sender_id)).toEqual(["OTHERS"]);
+      const theirs = await call(t, "GET", "/api/v2/sender-ids", { headers: keyOf(other) });
+      expect(theirs.body.data.map((s: { sender_id: string }) => s.sender_id)).toEqual(["OTHERS"]);
+    });
   });
 });

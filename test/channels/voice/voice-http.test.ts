@@ -4,8 +4,8 @@
 // was placed, retries only of what placed no call, forged callbacks refused.
 import { expect, it } from "vitest";
 import { setWebhookUrls } from "../../../src/domain/webhooks/settings.js";
-import { outboxSettled, receiver, until, useReceivers, verify } from "../../domain/webhooks/receiver.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { outboxSettled, suiteReceivers, until, verify } from "../../domain/webhooks/receiver.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import type { TestAccount } from "../../helpers/gateway.js";
 import type { CreateCallRequest } from "./fake-provider.js";
 import {
@@ -21,9 +21,10 @@ import {
   waitForCall,
 } from "./helpers.js";
 
-useReceivers();
-
-describeEachEngine("voice-http connector and status callbacks", (engine) => {
+// The engines' suites run at the same time (a create's time-out, the dispatcher's retries and
+// the held callbacks' are waits), each with its own gateway, provider and receivers.
+describeEnginesTogether("voice-http connector and status callbacks", (engine) => {
+  const receiver = suiteReceivers();
   // Long enough for the provider that calls back before it answers (the last test) to see its
   // callbacks taken on two busy cores: at 400 ms, its create timed out one run in two under load.
   const gateway = useVoiceHttpGateway(engine, { VOICE_HTTP_TIMEOUT_MS: "3000" });

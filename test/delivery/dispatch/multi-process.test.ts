@@ -51,12 +51,15 @@ suite("api + 2 workers on PostgreSQL", () => {
     await db.store.db.updateTable("accounts").set({ dlt_scrubbing: 0 }).where("id", "=", account.id).execute();
 
     const common = { DATABASE_URL: db.url, SIMULATOR_LATENCY_MS: "20", SIMULATOR_FAILURE_RATE: "0" };
-    servers.push(await startServer("api", common));
-    for (const n of [1, 2]) {
-      servers.push(
-        await startServer("worker", { ...common, SIMULATOR_CAPTURE_FILE: path.join(dir, `carrier-${n}.jsonl`) }),
-      );
-    }
+    // Started side by side (each is seconds of Node start-up), all running before the first send.
+    servers.push(
+      ...(await Promise.all([
+        startServer("api", common),
+        ...[1, 2].map((n) =>
+          startServer("worker", { ...common, SIMULATOR_CAPTURE_FILE: path.join(dir, `carrier-${n}.jsonl`) }),
+        ),
+      ])),
+    );
     const api = servers[0]!.url;
 
     const accepted: string[] = [];

@@ -1,12 +1,14 @@
 import { beforeAll, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { hashPassword } from "../../../src/domain/auth/passwords.js";
-import { describeEachEngine } from "../../helpers/engines.js";
+import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 
 const THRESHOLD = 3;
 
-describeEachEngine("password logins, lock-out and account state", (engine) => {
+// The engines' suites run at the same time (a remembered login's 2 s is waited out), each on its
+// own gateway and clock.
+describeEnginesTogether("password logins, lock-out and account state", (engine) => {
   const clock = new ManualClock();
   const gateway = useTestGateway(engine, { clock, env: { LOGIN_LOCK_THRESHOLD: String(THRESHOLD) } });
   let operator: TestAccount;

@@ -1,4 +1,4 @@
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, useTestGateway } from "../../helpers/gateway.js";
 
@@ -81,27 +81,26 @@ describeEachEngine("v2 API key authentication", (engine) => {
     expect(response.status).toBe(403);
     expect(response.body).toMatchObject({ status: "error", error: { code: "operator_only" } });
   });
-});
 
-describeEachEngine("legacy credentials (getcredits)", (engine) => {
-  const gateway = useTestGateway(engine);
-
-  it("answers the balance for username+password, api_key and apikey, and the negative codes otherwise", async () => {
-    const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 42.5 } });
-    const q = (params: Record<string, string>) => call(t, "GET", `/api/getcredits?${new URLSearchParams(params)}`);
-    expect((await q({ username: account.username, password: account.password })).text).toBe("42.5");
-    expect((await q({ api_key: account.apiKey })).text).toBe("42.5");
-    expect((await q({ apikey: account.apiKey })).text).toBe("42.5");
-    expect((await q({})).text).toBe("-1");
-    expect((await q({ username: account.username })).text).toBe("-2");
-    expect((await q({ username: account.username, password: "wrong-password" })).text).toBe("-7");
-    expect((await q({ username: "nobody-here", password: "whatever1" })).text).toBe("-7");
-    expect((await q({ apikey: "sb_wrong" })).text).toBe("-7");
-    const form = await call(t, "POST", "/api/getcredits", {
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({ username: account.username, password: account.password }).toString(),
+  // On the same gateway (other accounts: nothing of the tests above is read).
+  describe("legacy credentials (getcredits)", () => {
+    it("answers the balance for username+password, api_key and apikey, and the negative codes otherwise", async () => {
+      const t = gateway();
+      const account = await buildAccount(t, { credits: { sms: 42.5 } });
+      const q = (params: Record<string, string>) => call(t, "GET", `/api/getcredits?${new URLSearchParams(params)}`);
+      expect((await q({ username: account.username, password: account.password })).text).toBe("42.5");
+      expect((await q({ api_key: account.apiKey })).text).toBe("42.5");
+      expect((await q({ apikey: account.apiKey })).text).toBe("42.5");
+      expect((await q({})).text).toBe("-1");
+      expect((await q({ username: account.username })).text).toBe("-2");
+      expect((await q({ username: account.username, password: "wrong-password" })).text).toBe("-7");
+      expect((await q({ username: "nobody-here", password: "whatever1" })).text).toBe("-7");
+      expect((await q({ apikey: "sb_wrong" })).text).toBe("-7");
+      const form = await call(t, "POST", "/api/getcredits", {
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ username: account.username, password: account.password }).toString(),
+      });
+      expect(form.text).toBe("42.5");
     });
-    expect(form.text).toBe("42.5");
   });
 });

@@ -7,6 +7,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterEach } from "vitest";
 import type { Store } from "../../../src/base/store/store.js";
+import { WEBHOOKS_QUEUED } from "../../../src/domain/webhooks/outbox.js";
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -127,6 +128,36 @@ export async function outboxSettled(store: Store, url: string, timeoutMs = 10_00
       .executeTakeFirst();
     return open === undefined;
   }, timeoutMs);
+}
+
+/**
+ * Once a delivery to `url` has failed an attempt and waits for its retry, moves that retry to now
+ * and wakes the sender, as a clock past the back-off would (the fault suite does the same): for
+ * a test of what the retry brings, not of its schedule, which delivery.test.ts tests. The first
+ * retry is 5 s away by default; the sender then tries at once. Resolves as well when a retry
+ * came meanwhile (a delivery of `url` attempted twice).
+ */
+export async function retryNow(store: Store, url: string, timeoutMs = 10_000): Promise<void> {
+  await until(async () => {
+    const now = Date.now();
+    const moved = await store.db
+      .updateTable("webhook_deliveries")
+      .set({ next_attempt_at: now })
+      .where("url", "=", url)
+      .where("status", "=", "pending")
+      .where("attempts", ">", 0)
+      .where("next_attempt_at", ">", now)
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) > 0) return true;
+    const retried = await store.db
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("url", "=", url)
+      .where("attempts", ">", 1)
+      .executeTakeFirst();
+    return retried !== undefined;
+  }, timeoutMs);
+  await store.signals.notify(WEBHOOKS_QUEUED);
 }
 
 /** Verified by the standardwebhooks package: throws when the signature or timestamp is wrong. */
