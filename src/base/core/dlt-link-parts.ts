@@ -1,5 +1,5 @@
 // The DLT link and number check of a text that matched an approved template, read by parts
-// (docs/decisions/0135-dlt-links-read-by-parts.md): the template's fixed text is the same in every
+// (docs/decisions/0135-dlt-checks-per-send.md): the template's fixed text is the same in every
 // message, so what it holds is found once per template and only the parts around the {#var#}
 // values are read per message, and of those, a part seen lately (an OTP template's link and
 // callback number, the same in every send while the code is not) comes from memory. The result
@@ -84,12 +84,6 @@ export class TemplateLinkPlan {
   findings(text: string, pieceStarts: readonly number[]): Findings[] {
     if (!ASCII.test(text)) return [findingsIn(text)];
     const parts: (Findings | ReadPart)[] = [];
-    let fixedHoldNothing = true;
-    const fixed = (i: number, k: number, goesOn: boolean) => {
-      const found = this.fixedPart(i, k, goesOn);
-      if (found.links.length > 0 || found.numbers.length > 0) fixedHoldNothing = false;
-      parts.push(found);
-    };
     let from = 0;
     let holdsValue = false;
     for (let i = 0; i < this.pieces.length; i++) {
@@ -99,17 +93,15 @@ export class TemplateLinkPlan {
       for (let k = 0; k < cuts.length; k++) {
         const [start, end] = cuts[k]!;
         if (holdsValue) parts.push({ from, to: at + start, goesOn: true });
-        else fixed(i, k, true);
+        else parts.push(this.fixedPart(i, k, true));
         from = at + end;
         holdsValue = false;
       }
     }
     const last = this.pieces.length - 1;
     if (holdsValue) parts.push({ from, to: text.length, goesOn: false });
-    else fixed(last, this.cuts[last]!.length, false);
-    const read = (part: ReadPart) => readPart(text.slice(part.from, part.to), part.goesOn);
-    if (fixedHoldNothing) return parts.filter((part): part is ReadPart => "from" in part).map(read);
-    return parts.map((part) => ("from" in part ? read(part) : part));
+    else parts.push(this.fixedPart(last, this.cuts[last]!.length, false));
+    return parts.map((part) => ("from" in part ? readPart(text.slice(part.from, part.to), part.goesOn) : part));
   }
 
   /** The fixed part of piece `i` that ends at its cut `k` (its end when k is past the last cut). */
