@@ -88,6 +88,16 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
     return raw;
   }
 
+  /** The floods' server binds the floods' account and accepts one submit, on a connection of its own. */
+  async function floodsServerSubmits(sequence: number, text: string): Promise<void> {
+    const client = new RawClient(smppPort(floodGateway()));
+    await client.connected();
+    await client.bind(floodAccount, BIND_TRANSMITTER);
+    client.send(encodePdu(SUBMIT_SM, sequence, 0, submitBody("SWBRD", "9876543210", text)));
+    expect((await client.next()).status).toBe(0);
+    client.destroy();
+  }
+
   /**
    * The bound transmitter session the cases share, bound again when a case ended it or the
    * server unbound it (idle: a case of responses alone is no request).
@@ -112,14 +122,8 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
     raw.send(encodePdu(SUBMIT_SM, 2, 0, submitBody("SWBRD", "9876543210", "warm-up")));
     expect((await raw.next()).status).toBe(0);
     // The floods' server too: an account, a bind and a submit before the heap is noted.
-    const f = floodGateway();
-    floodAccount = await smppAccount(f, { maxBinds: 0 }, { credits: { sms: 1_000_000 } });
-    const warm = new RawClient(smppPort(f));
-    await warm.connected();
-    await warm.bind(floodAccount, BIND_TRANSMITTER);
-    warm.send(encodePdu(SUBMIT_SM, 2, 0, submitBody("SWBRD", "9876543210", "warm-up")));
-    expect((await warm.next()).status).toBe(0);
-    warm.destroy();
+    floodAccount = await smppAccount(floodGateway(), { maxBinds: 0 }, { credits: { sms: 1_000_000 } });
+    await floodsServerSubmits(2, "warm-up");
     heapBefore = heapAfterGc();
   });
 
@@ -232,12 +236,7 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
     raw.destroy();
     // So does the floods' server.
     const f = floodGateway();
-    const after = new RawClient(smppPort(f));
-    await after.connected();
-    await after.bind(floodAccount, BIND_TRANSMITTER);
-    after.send(encodePdu(SUBMIT_SM, 3, 0, submitBody("SWBRD", "9876543210", "still here")));
-    expect((await after.next()).status).toBe(0);
-    after.destroy();
+    await floodsServerSubmits(3, "still here");
     await until(() => t.gateway.smpp!.list().length === 0, 5_000, "every bind closed");
     await until(() => f.gateway.smpp!.list().length === 0, 5_000, "every bind of the floods' server closed");
     const grown = heapAfterGc() - heapBefore;
