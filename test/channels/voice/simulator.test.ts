@@ -182,13 +182,12 @@ describeEachEngine("simulated call provider on its own", (engine) => {
     await voice.start();
     try {
       await until(() => updates.some((u) => u.status === "completed"));
-      expect(updates.filter((u) => u.callSid === "SIMCALOST").map((u) => u.status)).toEqual([
-        "initiated",
-        "ringing",
-        "in-progress",
-        "completed",
-      ]);
-      expect(updates.at(-1)?.durationSeconds).toBe(3);
+      // The ingester here only records, so the row stays submitted and a check after the walk
+      // ends walks it again (a slow machine saw a second "initiated"): the first walk is the one
+      // under test.
+      const walked = updates.filter((u) => u.callSid === "SIMCALOST");
+      expect(walked.slice(0, 4).map((u) => u.status)).toEqual(["initiated", "ringing", "in-progress", "completed"]);
+      expect(walked[3]?.durationSeconds).toBe(3);
     } finally {
       await voice.stop();
     }
