@@ -15,6 +15,7 @@ import { type Connector, Dispatcher, Router } from "../../src/delivery/dispatch/
 import { addSenderId } from "../../src/domain/accounts/index.js";
 import { cliActor } from "../../src/domain/audit/index.js";
 import type { WebhookOutbox } from "../../src/domain/webhooks/outbox.js";
+import { CHEAP_PASSWORD_PREFIX } from "./cheap-hashes.js";
 import { createTestDatabase, type TestDatabase } from "./engines.js";
 
 export interface TestGateway {
@@ -139,11 +140,16 @@ export async function buildAccount(
     role?: "customer" | "operator";
     /** DLT scrubbing is on for real accounts; tests of other things turn it off unless they ask. */
     dltScrubbing?: boolean;
+    /**
+     * The account's password. Unless given, a random one hashed at argon2's least cost
+     * (test/helpers/cheap-hashes.ts); a test that times or races the check gives its own.
+     */
+    password?: string;
   } = {},
 ): Promise<TestAccount> {
   counter += 1;
   const username = `user${counter}_${Math.random().toString(36).slice(2, 8)}`;
-  const password = `pw-${Math.random().toString(36).slice(2)}`;
+  const password = options.password ?? `${CHEAP_PASSWORD_PREFIX}${Math.random().toString(36).slice(2)}`;
   const created = await createAccountWithKey(
     { store: t.db.store, clock: t.clock, actor: cliActor() },
     {

@@ -11,6 +11,7 @@ import { createMetrics } from "../../../src/base/runtime/metrics.js";
 import { accountCredentials } from "../../../src/domain/accounts/index.js";
 import { Authenticator, passwordMatches } from "../../../src/domain/auth/index.js";
 import { connectEsme, type EsmeClient, smppAccount, smppPort } from "../../channels/smpp-server/client.js";
+import { realCostPassword } from "../../helpers/cheap-hashes.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { RawConnection, type RawResponse } from "../../helpers/raw-http.js";
@@ -96,7 +97,7 @@ describeEachEngine("password guesses sent at once", (engine) => {
 
   it("checks at most LOGIN_LOCK_THRESHOLD of a legacy flood from one address; the rest answer -16", async () => {
     const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 7 } });
+    const account = await buildAccount(t, { credits: { sms: 7 }, password: realCostPassword() });
     const before = await checks(t);
     const answers = await guessAtOnce((i) => getcredits(t, "127.0.9.1", account.username, `guess-${i}`));
     expect(count(answers, "-7") + count(answers, "-16")).toBe(GUESSES);
@@ -111,7 +112,7 @@ describeEachEngine("password guesses sent at once", (engine) => {
 
   it("checks at most THRESHOLD × ADDRESSES for one account of guesses from many addresses at once", async () => {
     const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 7 } });
+    const account = await buildAccount(t, { credits: { sms: 7 }, password: realCostPassword() });
     const answers = await guessAtOnce((i) =>
       getcredits(t, `127.0.${10 + Math.floor(i / 200)}.${(i % 200) + 1}`, account.username, `guess-${i}`),
     );
@@ -123,7 +124,7 @@ describeEachEngine("password guesses sent at once", (engine) => {
 
   it("holds on the XML and email families", async () => {
     const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 7, email: 7 } });
+    const account = await buildAccount(t, { credits: { sms: 7, email: 7 }, password: realCostPassword() });
     const xml = await guessAtOnce((i) => xmlSend(t, "127.0.21.1", account.username, `guess-${i}`));
     expect(xml.filter((a) => a.includes("-7")).length).toBeLessThanOrEqual(THRESHOLD);
     expect(xml.filter((a) => a.includes("-7") || a.includes("-16")).length).toBe(GUESSES);
@@ -146,7 +147,7 @@ describeEachEngine("password guesses sent at once", (engine) => {
       [1, "customer"],
       [2, "operator"],
     ] as const) {
-      const account = await buildAccount(t, { role, sender: null });
+      const account = await buildAccount(t, { role, sender: null, password: realCostPassword() });
       const from = `127.0.22.${n}`;
       const answers = await guessAtOnce((i) => consoleSignIn(t, from, account.username, `guess-${i}`));
       expect(count(answers, 401) + count(answers, 403)).toBe(GUESSES);
@@ -175,7 +176,7 @@ describeEachEngine("password guesses sent at once", (engine) => {
 
   it("shares the budget between processes on one database, and one check between identical attempts", async () => {
     const t = gateway();
-    const account = await buildAccount(t, { credits: { sms: 7 } });
+    const account = await buildAccount(t, { credits: { sms: 7 }, password: realCostPassword() });
     let checked = 0;
     const settings = {
       passwordCacheSeconds: 300,
