@@ -34,16 +34,29 @@ if (problem) console.warn(`browser tests skipped: ${problem}`);
 export const describeInBrowser = problem ? describe.skip : describe;
 
 let shared: Browser | undefined;
+let closing: NodeJS.Timeout | undefined;
+/** The suites using the shared browser now (a file may run two at once: describeEnginesTogether). */
+let users = 0;
+
+/**
+ * How long the shared browser outlives a file that used it: the next file of the worker starts
+ * within it when it is a browser file too. An idle headless Chromium still costs 2–3 % of a core,
+ * which over a run's later files (the browser files run early: slowest first) was 15–25 CPU-s.
+ */
+const IDLE_CLOSE_MS = 2_000;
 
 /**
  * One browser for the files of this worker process (vitest runs file after file in it): each
  * file's tests open their own contexts in it, and a file closes those it left open. Launching
- * Chromium per file cost 1–3 s of each. It ends with the process (playwright kills it at exit).
+ * Chromium per file cost 1–3 s of each. It closes once no file has used it for IDLE_CLOSE_MS,
+ * and ends with the process at the latest (playwright kills it at exit).
  */
 export function useBrowser(): () => Browser {
   let browser: Browser | undefined;
   beforeAll(async () => {
     if (problem) return;
+    clearTimeout(closing);
+    users += 1;
     if (!shared?.isConnected()) {
       shared = await chromium.launch({
         executablePath: CHROMIUM_PATH,
@@ -54,8 +67,17 @@ export function useBrowser(): () => Browser {
     browser = shared;
   }, 60_000);
   afterAll(async () => {
+    if (!browser) return;
+    users -= 1;
+    if (users > 0) return;
     // What a failed test left open does not reach the next file.
-    for (const context of browser?.contexts() ?? []) await context.close();
+    for (const context of browser.contexts()) await context.close();
+    const idle = shared;
+    closing = setTimeout(() => {
+      if (shared === idle) shared = undefined;
+      void idle?.close();
+    }, IDLE_CLOSE_MS);
+    closing.unref();
   });
   return () => {
     if (!browser) throw new Error("the browser is not running");
