@@ -5,6 +5,7 @@
 // without reading the database, and a miss is remembered a minute, so guessing costs no storm
 // of reads.
 import type { FastifyInstance, FastifyReply } from "fastify";
+import { BoundedMap } from "../base/core/bounded-map.js";
 import { isoUtc } from "../base/core/clock.js";
 import { installationSecret } from "../base/store/installation-secrets.js";
 import { findShortLink, recordClick, wellFormedCode } from "../domain/messages/index.js";
@@ -26,7 +27,7 @@ export function registerShortLinkRoute(app: FastifyInstance, ctx: AppContext): v
   const base = ctx.config.shortLinkBase;
   if (!base) return;
   let secret: Promise<Buffer> | undefined;
-  const misses = new Map<string, number>();
+  const misses = new BoundedMap<string, number>(MAX_MISSES);
   app.get<{ Params: { code: string } }>(
     `${base.path}/:code`,
     { schema: { hide: true }, config: { public: true }, exposeHeadRoute: false },
@@ -36,7 +37,6 @@ export function registerShortLinkRoute(app: FastifyInstance, ctx: AppContext): v
       if (!wellFormedCode(code) || (misses.get(code) ?? 0) > now) return gone(reply);
       const link = await findShortLink(ctx.store.db, code, now);
       if (!link) {
-        if (misses.size >= MAX_MISSES) misses.clear();
         misses.set(code, now + MISS_TTL_MS);
         return gone(reply);
       }

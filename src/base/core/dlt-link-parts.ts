@@ -12,6 +12,7 @@
 // one thing a part cannot see by itself, whether the text ends after a word (`Visit evil. in`), is
 // passed on: a part before a cut never ends the text, as a letter follows it. ASCII texts only
 // (NFKC and the look-alike folds change other texts' lengths and white space): others are read whole.
+import { BoundedMap } from "./bounded-map.js";
 import {
   type EntityLinks,
   type Findings,
@@ -38,7 +39,10 @@ const PART_MEMO_SIZE = 1024;
 const PART_MEMO_LENGTH = 320;
 
 /** Parts read lately (by `goesOn`), and what each holds: a value's link and number repeat. */
-const partsRead = [new Map<string, Findings>(), new Map<string, Findings>()] as const;
+const partsRead = [
+  new BoundedMap<string, Findings>(PART_MEMO_SIZE),
+  new BoundedMap<string, Findings>(PART_MEMO_SIZE),
+] as const;
 
 /**
  * What a part around values holds, read once while it stays among the last PART_MEMO_SIZE read:
@@ -54,7 +58,6 @@ function readPart(part: string, goesOn: boolean): Findings {
   if (!found) {
     found = findingsIn(part, goesOn);
     if (found === NOTHING_FOUND) return found;
-    if (memo.size >= PART_MEMO_SIZE) memo.clear();
     memo.set(part, found);
   }
   return found;

@@ -13,6 +13,7 @@
 // A phone number is a 10-digit Indian number (mobile 6-9…, or landline with its STD code
 // written with `0` or `+91`), or a toll-free 1800/1860 number; shorter digit runs never are.
 import * as linkify from "linkifyjs";
+import { BoundedMap } from "./bounded-map.js";
 import { findBareIpLinks, isBareIpLink, withBareIpLinks } from "./dlt-link-ips.js";
 import { joinSpacedHosts } from "./dlt-link-spaces.js";
 import { GatewayError } from "./errors.js";
@@ -68,7 +69,7 @@ export interface FoundLink {
 const WORD_MEMO_SIZE = 1024;
 
 /** Hosts as written, and as the URL parser gives them without `www.` (null: no host): a link's host repeats. */
-const urlHosts = new Map<string, string | null>();
+const urlHosts = new BoundedMap<string, string | null>(WORD_MEMO_SIZE);
 
 /** The canonical key of a link or list entry: lower-case host without `www.`, then the path as written. */
 function linkKey(raw: string): { display: string; key: string } | undefined {
@@ -86,7 +87,6 @@ function linkKey(raw: string): { display: string; key: string } | undefined {
     } catch {
       host = null;
     }
-    if (urlHosts.size >= WORD_MEMO_SIZE) urlHosts.clear();
     urlHosts.set(hostPart, host);
   }
   if (host === null) return undefined;
@@ -162,7 +162,7 @@ const WORD = /\S+/g;
 type WordToken = { type: string; value: string; start: number; end: number };
 
 /** Words linkify read lately, and what it found in each (offsets within the word). */
-const wordTokens = new Map<string, readonly WordToken[]>();
+const wordTokens = new BoundedMap<string, readonly WordToken[]>(WORD_MEMO_SIZE);
 
 /**
  * What linkify finds in one word: its links and e-mail addresses, as `linkify.find` gives them
@@ -178,7 +178,6 @@ function linksInWord(word: string): readonly WordToken[] {
     if (!token.isLink) continue;
     found.push({ type: token.t, value: token.toString(), start: token.startIndex(), end: token.endIndex() });
   }
-  if (wordTokens.size >= WORD_MEMO_SIZE) wordTokens.clear();
   wordTokens.set(word, found);
   return found;
 }

@@ -3,6 +3,7 @@
 // 100,000 recipients in a bulk call, so each account's list is remembered: most accounts have
 // none (no query at all), most others a few thousand (one set in memory). Changes signal every
 // process (NOTIFY on PostgreSQL) to drop the account's entry, so a STOP applies to the next send.
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { pagedRows } from "../../base/store/paging.js";
@@ -21,7 +22,7 @@ const MAX_ACCOUNTS = 10_000;
 type Cached = { numbers: ReadonlySet<string> } | { large: true };
 
 export class SuppressionList {
-  private readonly cache = new Map<number, { value: Promise<Cached>; expires: number }>();
+  private readonly cache = new BoundedMap<number, { value: Promise<Cached>; expires: number }>(MAX_ACCOUNTS);
 
   constructor(private readonly store: Store) {
     store.signals.listen(SUPPRESSIONS_CHANGED, (payload) => this.cache.delete(Number(payload)));
@@ -63,7 +64,6 @@ export class SuppressionList {
         (rows): Cached =>
           rows.length > MAX_CACHED ? { large: true } : { numbers: new Set(rows.map((r) => r.number)) },
       );
-    if (this.cache.size >= MAX_ACCOUNTS) this.cache.clear();
     this.cache.set(accountId, { value, expires: now + TTL_MS });
     value.catch(() => this.cache.delete(accountId));
     return value;

@@ -6,7 +6,7 @@
 // DLT changes signal every process to drop the account's entry at once (on SQLite, another
 // process's changes move a version read at most every 2 s: dlt-version.ts); switches and
 // whitelists otherwise refresh within TTL_MS.
-
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import { type DailyWindow, parseDailyWindow } from "../../base/core/daily-window.js";
 import type { EntityLinks } from "../../base/core/dlt-links.js";
 import type { Store } from "../../base/store/store.js";
@@ -67,9 +67,11 @@ interface Loaded<V> {
 }
 
 export class AccountRulesCache {
-  private readonly rules = new Map<number, { value: AccountRules; expires: number }>();
-  private readonly templates = new Map<number, Loaded<TemplateIndex<MatchedTemplate>> & { mode: DltMatching }>();
-  private readonly links = new Map<number, Loaded<Map<string, EntityLinks>>>();
+  private readonly rules = new BoundedMap<number, { value: AccountRules; expires: number }>(MAX_ACCOUNTS);
+  private readonly templates = new BoundedMap<number, Loaded<TemplateIndex<MatchedTemplate>> & { mode: DltMatching }>(
+    MAX_ACCOUNTS,
+  );
+  private readonly links = new BoundedMap<number, Loaded<Map<string, EntityLinks>>>(MAX_ACCOUNTS);
   private readonly version: DltVersionWatch;
 
   constructor(private readonly store: Store) {
@@ -111,7 +113,6 @@ export class AccountRulesCache {
       promoHours: account.promo_hours === null ? undefined : parseDailyWindow(account.promo_hours),
       shortenUrls: account.shorten_urls === 1,
     };
-    if (this.rules.size >= MAX_ACCOUNTS) this.rules.clear();
     this.rules.set(accountId, { value, expires: now + TTL_MS });
     return value;
   }
@@ -155,7 +156,6 @@ export class AccountRulesCache {
             mode,
           ),
       );
-      if (this.templates.size >= MAX_ACCOUNTS) this.templates.clear();
       hit = Object.assign(
         remembered(value, () => this.templates, accountId, now),
         { mode },
@@ -174,7 +174,6 @@ export class AccountRulesCache {
     const now = Date.now();
     let hit = this.links.get(accountId);
     if (!hit || hit.expires <= now) {
-      if (this.links.size >= MAX_ACCOUNTS) this.links.clear();
       hit = remembered(approvedDltLinks(this.store.db, accountId), () => this.links, accountId, now);
       this.links.set(accountId, hit);
     }

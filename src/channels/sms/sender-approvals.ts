@@ -1,7 +1,7 @@
 // Sender-ID approval lookups on the send path, remembered for two seconds: an operator's
 // approval or rejection takes effect within that time, and a busy account costs one query
 // per sender every two seconds instead of one per message.
-
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { senderIdStatus } from "../../domain/accounts/index.js";
@@ -10,7 +10,7 @@ const TTL_MS = 2_000;
 const MAX_ENTRIES = 50_000;
 
 export class SenderApprovals {
-  private readonly cache = new Map<string, { status: ApprovalStatus | undefined; expires: number }>();
+  private readonly cache = new BoundedMap<string, { status: ApprovalStatus | undefined; expires: number }>(MAX_ENTRIES);
 
   constructor(private readonly db: Db) {}
 
@@ -21,7 +21,6 @@ export class SenderApprovals {
     const hit = this.cache.get(key);
     if (hit && hit.expires > now) return hit.status;
     const status = await senderIdStatus(this.db, accountId, normalized);
-    if (this.cache.size >= MAX_ENTRIES) this.cache.clear();
     this.cache.set(key, { status, expires: now + TTL_MS });
     return status;
   }

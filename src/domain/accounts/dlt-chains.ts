@@ -5,6 +5,7 @@
 // carriers carry it (as the IDs, `PE,TM1,…`, or their SHA-256), and SMPP clients that send one are
 // checked against it (docs/decisions/0119-dlt-telemarketer-chain.md).
 import { createHash } from "node:crypto";
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { DLT_CHANGED, normalizeDltEntityId, splitChain } from "./dlt.js";
@@ -147,7 +148,9 @@ const MAX_ACCOUNTS = 10_000;
  * CLI). One book per process's carriers.
  */
 export class TmChainBook {
-  private readonly accounts = new Map<number, { value: Promise<Map<string, string[]>>; expires: number }>();
+  private readonly accounts = new BoundedMap<number, { value: Promise<Map<string, string[]>>; expires: number }>(
+    MAX_ACCOUNTS,
+  );
   private readonly version: DltVersionWatch;
 
   constructor(private readonly store: Pick<Store, "db" | "signals" | "engine">) {
@@ -161,7 +164,6 @@ export class TmChainBook {
     let hit = this.accounts.get(accountId);
     if (!hit || hit.expires <= now) {
       const value = approvedTmChains(this.store.db, accountId);
-      if (this.accounts.size >= MAX_ACCOUNTS) this.accounts.clear();
       const entry = { value, expires: now + TTL_MS };
       hit = entry;
       this.accounts.set(accountId, entry);

@@ -6,6 +6,7 @@
 // PriceBook caches the compiled cards and each account's card name; a change signals
 // PRICE_CARDS_CHANGED (which PostgreSQL carries to every process) and bumps a version that every
 // process also reads at most every VERSION_CHECK_MS (a CLI import into SQLite from another process).
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import { VersionWatch } from "../../base/store/setting-versions.js";
 import type { Store } from "../../base/store/store.js";
 import {
@@ -189,7 +190,7 @@ class TreePrices implements AccountPrices {
 /** Compiled cards and each account's card, shared by every send family of a process. */
 export class PriceBook {
   private readonly cards = new Map<string, Promise<CompiledCard>>();
-  private readonly accountCards = new Map<number, Promise<AccountPrices>>();
+  private readonly accountCards = new BoundedMap<number, Promise<AccountPrices>>(MAX_ACCOUNTS);
   /** Read at most every VERSION_CHECK_MS; everything forgotten when it moved. */
   private readonly version: VersionWatch;
 
@@ -204,7 +205,6 @@ export class PriceBook {
     let prices = this.accountCards.get(accountId);
     if (prices === undefined) {
       prices = this.load(accountId);
-      if (this.accountCards.size >= MAX_ACCOUNTS) this.accountCards.clear();
       this.accountCards.set(accountId, prices);
       prices.catch(() => this.accountCards.delete(accountId));
     }

@@ -3,6 +3,7 @@
 // signals every process (NOTIFY on PostgreSQL) to drop what it remembers at once.
 import type { Logger } from "pino";
 import type { Counter } from "prom-client";
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import type { Clock } from "../../base/core/clock.js";
 import { EpisodeLog } from "../../base/core/episodes.js";
 import { GatewayError } from "../../base/core/errors.js";
@@ -56,9 +57,13 @@ export class Authenticator {
    * Resolved keys by the key as sent, with its hash (what revocations name): the SHA-256 of a
    * key was 3 % of the HTTP thread's CPU under send load, paid on every request of a known key.
    */
-  private readonly keyCache = new Map<string, { principal: Principal; expires: number; hash: string }>();
+  private readonly keyCache = new BoundedMap<string, { principal: Principal; expires: number; hash: string }>(
+    KEY_CACHE_MAX,
+  );
   /** Login rows by username key: a legacy client sends its password with every request. */
-  private readonly loginRows = new Map<string, { row: AccountCredentials | undefined; expires: number }>();
+  private readonly loginRows = new BoundedMap<string, { row: AccountCredentials | undefined; expires: number }>(
+    LOGIN_ROW_MAX,
+  );
   private readonly pairs: VerifiedPairCache;
   private readonly checks = new PasswordChecks();
   private readonly checksCounter: Pick<Counter<"outcome">, "inc"> | undefined;
@@ -106,7 +111,6 @@ export class Authenticator {
 
     const principal = await keyPrincipal(this.store.db, this.accounts, keyHash);
     if (!principal) throw new GatewayError("unauthorized");
-    if (this.keyCache.size >= KEY_CACHE_MAX) this.keyCache.clear();
     this.keyCache.set(key, { principal, expires: now + KEY_CACHE_MS, hash: keyHash });
     return principal;
   }
@@ -346,7 +350,6 @@ export class Authenticator {
       .selectAll()
       .where(usernameIs(username))
       .executeTakeFirst();
-    if (this.loginRows.size >= LOGIN_ROW_MAX) this.loginRows.clear();
     // An unknown username is remembered too: guessing names must not cost a query each.
     this.loginRows.set(key, { row, expires: now + LOGIN_ROW_MS });
     return row;

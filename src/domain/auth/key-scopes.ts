@@ -3,6 +3,7 @@
 // (app/route-scopes.ts), which sets it on the route; the check here is a bit test and, with an
 // allow-list, the parse of one address, so the send path pays next to nothing for it.
 import { addressMatcher, normalizeAddressRanges } from "../../base/core/address-ranges.js";
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { AccountRole } from "../../base/store/schema.js";
 import { KEY_SCOPES, type KeyScope, scopesOfUserRole, type UserRole } from "./user-roles.js";
@@ -140,8 +141,8 @@ export interface CredentialLimits {
   allowedBy?: "key" | "password";
 }
 
-const matchers = new Map<string, (address: string) => boolean>();
 const MATCHERS_MAX = 10_000;
+const matchers = new BoundedMap<string, (address: string) => boolean>(MATCHERS_MAX);
 /** Client addresses answered per allow-list: a key is used from a few, and parsing one costs microseconds. */
 const ADDRESSES_MAX = 256;
 
@@ -153,14 +154,12 @@ export function allowListMatcher(stored: string | null): ((address: string) => b
   if (!stored) return undefined;
   let matcher = matchers.get(stored);
   if (!matcher) {
-    if (matchers.size >= MATCHERS_MAX) matchers.clear();
     const inRanges = addressMatcher(stored.split(","));
-    const answers = new Map<string, boolean>();
+    const answers = new BoundedMap<string, boolean>(ADDRESSES_MAX);
     matcher = (address) => {
       let allowed = answers.get(address);
       if (allowed === undefined) {
         allowed = inRanges(address);
-        if (answers.size >= ADDRESSES_MAX) answers.clear();
         answers.set(address, allowed);
       }
       return allowed;

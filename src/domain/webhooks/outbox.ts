@@ -4,6 +4,7 @@
 // memory per account, dropped on every process when an account's settings change.
 
 import { sql } from "kysely";
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import { isoUtc } from "../../base/core/clock.js";
 import { failureReason } from "../../base/core/message-status.js";
 import type { NewWebhookDelivery, WebhookEvent } from "../../base/store/schema.js";
@@ -45,7 +46,7 @@ export async function withHandoff<T>(
 
 export class WebhookOutbox {
   private direct: DirectSender | undefined;
-  private readonly urls = new Map<number, { value: Promise<Urls>; expires: number }>();
+  private readonly urls = new BoundedMap<number, { value: Promise<Urls>; expires: number }>(MAX_ACCOUNTS);
   /** Further sinks of the same events (see ClientEventSink). */
   readonly sinks: ClientEventSink[] = [];
 
@@ -82,7 +83,6 @@ export class WebhookOutbox {
       .where("account_id", "=", accountId)
       .execute()
       .then((rows) => Object.fromEntries(rows.map((r) => [r.event, r.url])) as Urls);
-    if (this.urls.size >= MAX_ACCOUNTS) this.urls.clear();
     this.urls.set(accountId, { value, expires: now + TTL_MS });
     value.catch(() => this.urls.delete(accountId));
     return value;

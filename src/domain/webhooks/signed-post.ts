@@ -3,6 +3,7 @@
 import { createHmac } from "node:crypto";
 import type { LookupFunction } from "node:net";
 import type { Agent } from "undici";
+import { BoundedMap } from "../../base/core/bounded-map.js";
 import { type Outbound, outboundAgent } from "../../base/http/outbound-pools.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { WebhookDeliveryRow } from "../../base/store/schema.js";
@@ -27,9 +28,9 @@ export function signWebhook(key: Buffer, id: string, at: Date, body: string): st
 export class WebhookPoster {
   private readonly agent: Outbound<Agent>;
   /** Each URL checked and parsed, remembered (the same few URLs carry almost every delivery). */
-  private readonly targets = new Map<string, { origin: string; path: string }>();
+  private readonly targets = new BoundedMap<string, { origin: string; path: string }>(10_000);
   /** Each account's signers (current secret first), briefly; dropped when its settings change. */
-  private readonly signers = new Map<number, { value: Promise<Buffer[]>; expires: number }>();
+  private readonly signers = new BoundedMap<number, { value: Promise<Buffer[]>; expires: number }>(10_000);
 
   constructor(
     private readonly deps: Pick<Runtime, "store" | "clock">,
@@ -75,7 +76,6 @@ export class WebhookPoster {
       checkWebhookUrl(url, { allowPrivate: this.options.allowPrivate });
       const parsed = new URL(url);
       target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
-      if (this.targets.size >= 10_000) this.targets.clear();
       this.targets.set(url, target);
     }
     return target;
@@ -89,7 +89,6 @@ export class WebhookPoster {
     const value = activeSecrets(this.deps.store, accountId, this.deps.clock.now().getTime()).then((secrets) =>
       secrets.map((secret) => Buffer.from(secret.replace(/^whsec_/, ""), "base64")),
     );
-    if (this.signers.size >= 10_000) this.signers.clear();
     this.signers.set(accountId, { value, expires: now + SIGNERS_TTL_MS });
     value.catch(() => this.signers.delete(accountId));
     return value;
