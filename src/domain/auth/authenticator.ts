@@ -51,19 +51,17 @@ const KEY_CACHE_MAX = 50_000;
  */
 const LOGIN_ROW_MS = 2_000;
 const LOGIN_ROW_MAX = 50_000;
+type KnownKey = { principal: Principal; expires: number; hash: string };
+type KnownLogin = { row: AccountCredentials | undefined; expires: number };
 
 export class Authenticator {
   /**
    * Resolved keys by the key as sent, with its hash (what revocations name): the SHA-256 of a
    * key was 3 % of the HTTP thread's CPU under send load, paid on every request of a known key.
    */
-  private readonly keyCache = new BoundedMap<string, { principal: Principal; expires: number; hash: string }>(
-    KEY_CACHE_MAX,
-  );
+  private readonly keyCache = new BoundedMap<string, KnownKey>(KEY_CACHE_MAX);
   /** Login rows by username key: a legacy client sends its password with every request. */
-  private readonly loginRows = new BoundedMap<string, { row: AccountCredentials | undefined; expires: number }>(
-    LOGIN_ROW_MAX,
-  );
+  private readonly loginRows = new BoundedMap<string, KnownLogin>(LOGIN_ROW_MAX);
   private readonly pairs: VerifiedPairCache;
   private readonly checks = new PasswordChecks();
   private readonly checksCounter: Pick<Counter<"outcome">, "inc"> | undefined;
