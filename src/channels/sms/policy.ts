@@ -247,6 +247,7 @@ export class SmsPolicy {
       );
     }
     const approval = await this.senders.status(principal.accountId, sender);
+    if (approval === "approved") return upper;
     const fix = askOperatorSentence(registrationFixes.senderId(principal.username, sender));
     if (approval === undefined) {
       throw new GatewayError(
@@ -254,10 +255,7 @@ export class SmsPolicy {
         `Sender ID "${sender}" is not registered for the account ${principal.username}; request it with POST /api/v2/sender-id-requests. ${fix}`,
       );
     }
-    if (approval !== "approved") {
-      throw new GatewayError("route_not_approved", `Sender ID "${sender}" is ${approval}, not approved. ${fix}`);
-    }
-    return upper;
+    throw new GatewayError("route_not_approved", `Sender ID "${sender}" is ${approval}, not approved. ${fix}`);
   }
 
   /** Promotional routes skip numbers on the DND registry; the send fails only when none is left. */
