@@ -56,7 +56,6 @@ export function useBrowser(): () => Browser {
   beforeAll(async () => {
     if (problem) return;
     clearTimeout(closing);
-    users += 1;
     if (!shared?.isConnected()) {
       shared = await chromium.launch({
         executablePath: CHROMIUM_PATH,
@@ -65,6 +64,8 @@ export function useBrowser(): () => Browser {
       });
     }
     browser = shared;
+    // Counted once it runs: a launch that failed leaves no user to keep it open.
+    users += 1;
   }, 60_000);
   afterAll(async () => {
     if (!browser) return;
