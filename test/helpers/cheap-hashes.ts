@@ -3,8 +3,9 @@
 // one pass) instead of the 19 MiB and two passes every other password gets. A run made 2,190
 // such hashes and 1,137 checks of them, 11 ms of CPU each at the real cost against 1.3 and 0.3 ms
 // at the least: about 34 of its 830 CPU-seconds on 2 cores. A check reads the cost from the
-// hash itself, so the same code checks both. Every other password keeps the real cost: the operator's and the CLI's, the dummy hash an unknown username is checked against,
-// and the accounts of the tests that time or race the check (they pass a password of their own).
+// hash itself, so the same code checks both. Every other password keeps the real cost: the
+// operator's and the CLI's, the dummy hash an unknown username is checked against, and the
+// accounts of the tests that time or race the check (they pass a password of their own).
 import { vi } from "vitest";
 
 export const CHEAP_PASSWORD_PREFIX = "pw-";
