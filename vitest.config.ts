@@ -4,7 +4,11 @@ import SlowestFirstSequencer from "./test/helpers/sequencer.js";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "web/test/**/*.test.tsx"],
-    setupFiles: ["./test/helpers/pg-deprecations.ts", "./test/helpers/cheap-hashes.ts"],
+    setupFiles: [
+      "./test/helpers/pg-deprecations.ts",
+      "./test/helpers/cheap-hashes.ts",
+      "./test/helpers/suite-profile.ts",
+    ],
     // Migrates the databases that each test file's database is copied from, once per run.
     globalSetup: ["./test/helpers/global-setup.ts"],
     // The slowest files first (test/file-durations.json), so the workers finish together.
