@@ -18,7 +18,10 @@ const dir = positionals[0];
 if (!dir) throw new Error("usage: node bench/suite-profile.mjs DIR [--top N]");
 const top = Number(values.top);
 
-/** Names that are not CPU spent by the tests: waiting, and the profiler's own hand-over. */
+/**
+ * V8's frames that are not CPU spent by the tests: waiting, and the profiler's own hand-over. Both
+ * are native (no URL): a JavaScript function named `dispatch` (undici's, say) is the tests' work.
+ */
 const NOT_BUSY = new Set(["(idle)", "dispatch"]);
 
 const short = (url) => url.replace(/.*\/(src|test|web|node_modules|dist)\//, "$1/");
@@ -50,7 +53,7 @@ for (const name of fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")))
     const micros = profile.timeDeltas[i] ?? 0;
     total += micros;
     const frame = nodes.get(id).callFrame;
-    if (NOT_BUSY.has(frame.functionName)) return;
+    if (!frame.url && NOT_BUSY.has(frame.functionName)) return;
     busy += micros;
     add(byFile, file, micros);
     add(byPackage, packageOf(frame), micros);
