@@ -19,18 +19,22 @@ export function dltEnv() {
   return { DLT_CHAIN_REQUIRED: "1", DLT_TM_ID: "1702000000000000099" };
 }
 
-export async function setUpDlt(env, base, mode, entries) {
+/**
+ * Sets up `account` (the demo account unless named; `entity` its DLT entity) for `mode`: "on",
+ * "off" or "pre" (above).
+ */
+export async function setUpDlt(env, base, mode, entries, { account = "demo", entity = DLT_ENTITY } = {}) {
   cli(
     env,
     "templates",
     "add",
     "--account",
-    "demo",
+    account,
     "--name",
     "bench-links",
     "--content",
     DLT_TEMPLATE,
-    ...["--entity-id", DLT_ENTITY, "--approve"],
+    ...["--entity-id", entity, "--approve"],
   );
   if (mode === "pre") {
     // Only for a build from before issue 40 (9ea122c; docs/benchmarks.md): its DLT checks
@@ -38,16 +42,20 @@ export async function setUpDlt(env, base, mode, entries) {
     await new Promise((resolve) => setTimeout(resolve, 5000));
     return;
   }
-  cli(env, "accounts", "set", "--username", "demo", "--dlt-matching", "strict");
-  cli(env, "dlt", "chains", "set", "--account", "demo", "--entity-id", DLT_ENTITY, "--chain", "1702000000000000011");
+  cli(env, "accounts", "set", "--username", account, "--dlt-matching", "strict");
+  cli(env, "dlt", "chains", "set", "--account", account, "--entity-id", entity, "--chain", "1702000000000000011");
   const operator = JSON.parse(
-    cli(env, "accounts", "create", "--username", "bench-op", "--password", "bench-op-password", "--operator", "--json"),
+    cli(
+      env,
+      ...["accounts", "create", "--username", `bench-op-${account}`, "--password", "bench-op-password"],
+      ...["--operator", "--json"],
+    ),
   );
   const post = async (kind, body) => {
-    const r = await fetch(`${base}/admin/api/accounts/demo/dlt/${kind}`, {
+    const r = await fetch(`${base}/admin/api/accounts/${account}/dlt/${kind}`, {
       method: "POST",
       headers: { authorization: `Bearer ${operator.api_key}`, "content-type": "application/json" },
-      body: JSON.stringify({ entity_id: DLT_ENTITY, ...body }),
+      body: JSON.stringify({ entity_id: entity, ...body }),
     });
     if (!r.ok) throw new Error(`${kind} ${JSON.stringify(body)}: ${r.status} ${await r.text()}`);
   };
@@ -59,6 +67,6 @@ export async function setUpDlt(env, base, mode, entries) {
   for (let from = 0; from < entries; from += 20) {
     await Promise.all(Array.from({ length: Math.min(20, entries - from) }, (_, k) => post(...entry(from + k))));
   }
-  if (mode === "off") cli(env, "accounts", "set", "--username", "demo", "--dlt-scrubbing", "off");
+  if (mode === "off") cli(env, "accounts", "set", "--username", account, "--dlt-scrubbing", "off");
   await new Promise((resolve) => setTimeout(resolve, 5000));
 }

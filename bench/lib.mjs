@@ -3,6 +3,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -348,4 +349,31 @@ export async function delayProxy(databaseUrl, ms) {
   url.hostname = "127.0.0.1";
   url.port = String(port);
   return { url: url.href, close: async () => void child.kill() };
+}
+
+/** CPU seconds of each thread of a process, by thread id, with its name. */
+export function threadCpu(pid) {
+  const out = new Map();
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      out.set(tid, { name, cpu: (Number(fields[11]) + Number(fields[12])) / 100 });
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return out;
+}
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
 }

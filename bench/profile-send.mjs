@@ -13,12 +13,11 @@
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DLT_CODE, DLT_TEXT, dltEnv, setUpDlt } from "./dlt-setup.mjs";
-import { cli, freshSqliteUrl, metric, startServer } from "./lib.mjs";
+import { cli, freePort, freshSqliteUrl, metric, startServer, threadCpu } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -302,31 +301,4 @@ function priceCardCsv(rows) {
   }
   lines.push("sms,*,*,1,");
   return `${lines.join("\n")}\n`;
-}
-
-/** CPU seconds of each thread of a process, by thread id, with its name. */
-function threadCpu(pid) {
-  const out = new Map();
-  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      out.set(tid, { name, cpu: (Number(fields[11]) + Number(fields[12])) / 100 });
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return out;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }

@@ -8,10 +8,9 @@
 //   node bench/refusal-flood.mjs [--seconds 10] [--connections 50]
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import { parseArgs } from "node:util";
 import BetterSqlite3 from "better-sqlite3";
-import { freshSqliteUrl, machine, metric, startServer } from "./lib.mjs";
+import { freePort, freshSqliteUrl, machine, metric, startServer } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: { seconds: { type: "string", default: "10" }, connections: { type: "string", default: "50" } },
@@ -145,13 +144,3 @@ server.child.kill("SIGTERM");
 await new Promise((r) => server.child.once("exit", r));
 db.cleanup();
 process.exit(0);
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port: p } = s.address();
-      s.close(() => resolve(p));
-    });
-  });
-}

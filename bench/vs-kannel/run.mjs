@@ -40,7 +40,17 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cli, cpuSeconds, freshSqliteUrl, machine, metric, startServer, startSmsc, waitFor } from "../lib.mjs";
+import {
+  cli,
+  cpuSeconds,
+  freePort,
+  freshSqliteUrl,
+  machine,
+  metric,
+  startServer,
+  startSmsc,
+  waitFor,
+} from "../lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -749,17 +759,6 @@ function peakRssMb(pid) {
   } catch {
     return 0;
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForPort(port) {
