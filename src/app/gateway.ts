@@ -43,6 +43,8 @@ export interface GatewayOptions {
   consoleDir?: string;
   /** Tests: false builds the OpenAPI document at its first request, not at start (server.ts). */
   openApiAtStart?: boolean;
+  /** Tests: compile every route's schemas at start, not at their first use (server.ts). */
+  schemasAtStart?: boolean;
 }
 
 export interface Gateway {
@@ -137,6 +139,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     apis: options.roles.includes("api"),
     checkAnswers: options.checkAnswers === true,
     ...(options.openApiAtStart === false ? { openApiAtStart: false } : {}),
+    ...(options.schemasAtStart ? { schemasAtStart: true } : {}),
     ...(options.consoleDir ? { consoleDir: options.consoleDir } : {}),
   });
   const smppConfig = config.smppServer;

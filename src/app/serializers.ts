@@ -4,19 +4,34 @@
 // Refusals are written as they were built (http-errors.ts), by JSON.stringify: their schemas
 // document them, and their details vary (field, retry_after, an upstream's error), which a
 // schema would write in its own order, unlike the refusals of the routes without one.
+// `compileSerializer` builds at the answer's first use, not at start (decision 0138);
+// `compileSerializerNow` at start (the test that every schema compiles).
 
 import build from "fast-json-stringify";
 import type { FastifySerializerCompiler } from "fastify/types/schema.js";
 
 const compiled = new Map<string, (data: unknown) => string>();
 
-export const compileSerializer: FastifySerializerCompiler<unknown> = ({ schema, httpStatus }) => {
-  if (/^[45]/.test(String(httpStatus))) return JSON.stringify;
+type Serialize = (data: unknown) => string;
+
+function compiledFor(schema: unknown): Serialize {
   const key = JSON.stringify(schema);
   let serialize = compiled.get(key);
   if (!serialize) {
-    serialize = build(schema as Parameters<typeof build>[0]) as (data: unknown) => string;
+    serialize = build(schema as Parameters<typeof build>[0]) as Serialize;
     compiled.set(key, serialize);
   }
   return serialize;
+}
+
+export const compileSerializerNow: FastifySerializerCompiler<unknown> = ({ schema, httpStatus }) =>
+  /^[45]/.test(String(httpStatus)) ? JSON.stringify : compiledFor(schema);
+
+export const compileSerializer: FastifySerializerCompiler<unknown> = ({ schema, httpStatus }) => {
+  if (/^[45]/.test(String(httpStatus))) return JSON.stringify;
+  let serialize: Serialize | undefined;
+  return (data: unknown) => {
+    serialize ??= compiledFor(schema);
+    return serialize(data);
+  };
 };

@@ -37,14 +37,14 @@ import { registerOpsRoutes } from "./ops-routes.js";
 import { captureRefusals } from "./refusal-capture.js";
 import { createRequestLog } from "./request-log.js";
 import { assignRouteScopes } from "./route-scopes.js";
-import { compileSerializer } from "./serializers.js";
+import { compileSerializer, compileSerializerNow } from "./serializers.js";
 import { registerShortLinkRoute } from "./short-link-route.js";
 import { registerSystemRoutes } from "./system-routes.js";
 import { drainUnreadBodies } from "./unread-body.js";
 import { answerClientError, notFound, renderUnrouted } from "./unrouted.js";
 import { registerStaffRoutes } from "./user-routes.js";
 import { registerV2Family } from "./v2.js";
-import { compileValidator } from "./validators.js";
+import { compileValidator, compileValidatorNow } from "./validators.js";
 
 declare module "fastify" {
   interface FastifyContextConfig {
@@ -79,6 +79,11 @@ export interface ServerOptions {
    * at start (a quarter of a test gateway's start, and few tests ask for it).
    */
   openApiAtStart?: boolean;
+  /**
+   * Tests: every route's validators and serializers compiled at start, so a schema that cannot
+   * compile fails the start; otherwise each compiles at its first use (validators.ts).
+   */
+  schemasAtStart?: boolean;
 }
 
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
@@ -109,8 +114,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // each keyed route gets the scope a key needs for it (route-scopes.ts).
   const pages = consolePages(app, ctx.logger);
   assignRouteScopes(app);
-  app.setValidatorCompiler(compileValidator);
-  app.setSerializerCompiler(compileSerializer);
+  app.setValidatorCompiler(options.schemasAtStart ? compileValidatorNow : compileValidator);
+  app.setSerializerCompiler(options.schemasAtStart ? compileSerializerNow : compileSerializer);
 
   const isReady = options.isReady ?? (() => true);
   // The hooks every request runs are plain callbacks: an async hook costs a promise per request.
