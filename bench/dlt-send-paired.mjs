@@ -21,7 +21,18 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import { parseArgs } from "node:util";
 import { DLT_CODE, DLT_TEXT, dltEnv, setUpDlt } from "./dlt-setup.mjs";
-import { cli, freePort, freshSqliteUrl, machine, median, metric, range, startServer, threadCpu } from "./lib.mjs";
+import {
+  cli,
+  freePort,
+  freshSqliteUrl,
+  machine,
+  median,
+  metric,
+  range,
+  sendBenchEnv,
+  startServer,
+  threadCpu,
+} from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -41,16 +52,7 @@ if (values.profile) {
 
 const db = freshSqliteUrl();
 const port = String(await freePort());
-const env = {
-  LEGACY_THROTTLE_PER_SECOND: "0",
-  SQLITE_SYNCHRONOUS: "FULL",
-  DATABASE_URL: db.url,
-  PORT: port,
-  LOG_LEVEL: "warn",
-  SIMULATOR_LATENCY_MS: "200",
-  SIMULATOR_FAILURE_RATE: "0",
-  ...dltEnv(),
-};
+const env = { ...sendBenchEnv(db.url, port), ...dltEnv() };
 const base = `http://127.0.0.1:${port}`;
 const server = await startServer("start", env);
 const PASSWORD = "bench-password";

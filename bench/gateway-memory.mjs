@@ -17,7 +17,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { cli, cpuSeconds, freshSqliteUrl, machine, metric, startServer, waitFor } from "./lib.mjs";
+import { benchEnvOverrides, cli, cpuSeconds, freshSqliteUrl, machine, metric, startServer, waitFor } from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -40,9 +40,7 @@ const env = {
   LOG_LEVEL: "warn",
   LEGACY_THROTTLE_PER_SECOND: "0",
   SIMULATOR_FAILURE_RATE: "0",
-  ...(process.env.BENCH_SWITCHBOARD_ENV
-    ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
-    : {}),
+  ...benchEnvOverrides(),
 };
 const base = `http://127.0.0.1:${port}`;
 const server = await startServer("start", env);

@@ -123,6 +123,30 @@ export async function freshDatabase(postgresUrl, schemaPrefix) {
   };
 }
 
+/**
+ * The settings of a send bench's `switchboard start` on `databaseUrl` and `port`: no legacy
+ * throttle, every commit synced, the simulated carriers answering in 200 ms and never failing,
+ * warnings only in the log.
+ */
+export function sendBenchEnv(databaseUrl, port) {
+  return {
+    LEGACY_THROTTLE_PER_SECOND: "0",
+    SQLITE_SYNCHRONOUS: "FULL",
+    DATABASE_URL: databaseUrl,
+    PORT: port,
+    LOG_LEVEL: "warn",
+    SIMULATOR_LATENCY_MS: "200",
+    SIMULATOR_FAILURE_RATE: "0",
+  };
+}
+
+/** Settings given in BENCH_SWITCHBOARD_ENV (URL-encoded, e.g. SWITCHBOARD_THREADS=1): over a bench's own. */
+export function benchEnvOverrides() {
+  return process.env.BENCH_SWITCHBOARD_ENV
+    ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
+    : {};
+}
+
 export function cli(env, ...args) {
   const result = spawnSync(process.execPath, [bin(), ...args], { env: { ...process.env, ...env }, encoding: "utf8" });
   if (result.status !== 0) throw new Error(`switchboard ${args.join(" ")} failed: ${result.stderr}`);

@@ -17,7 +17,16 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { DLT_CODE, DLT_TEXT, dltEnv, setUpDlt } from "./dlt-setup.mjs";
-import { cli, freePort, freshSqliteUrl, metric, startServer, threadCpu } from "./lib.mjs";
+import {
+  benchEnvOverrides,
+  cli,
+  freePort,
+  freshSqliteUrl,
+  metric,
+  sendBenchEnv,
+  startServer,
+  threadCpu,
+} from "./lib.mjs";
 
 const { values } = parseArgs({
   options: {
@@ -53,18 +62,10 @@ await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
 const db = freshSqliteUrl();
 const port = String(await freePort());
 const env = {
-  LEGACY_THROTTLE_PER_SECOND: "0",
-  SQLITE_SYNCHRONOUS: "FULL",
-  DATABASE_URL: db.url,
-  PORT: port,
-  LOG_LEVEL: "warn",
-  SIMULATOR_LATENCY_MS: "200",
-  SIMULATOR_FAILURE_RATE: "0",
+  ...sendBenchEnv(db.url, port),
   SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
   ...(values.dlt ? dltEnv() : {}),
-  ...(process.env.BENCH_SWITCHBOARD_ENV
-    ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
-    : {}),
+  ...benchEnvOverrides(),
 };
 if (!values["no-profile"]) {
   process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;

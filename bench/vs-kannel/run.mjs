@@ -41,12 +41,14 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
+  benchEnvOverrides,
   cli,
   cpuSeconds,
   freePort,
   freshSqliteUrl,
   machine,
   metric,
+  sendBenchEnv,
   startServer,
   startSmsc,
   waitFor,
@@ -553,18 +555,10 @@ async function startSwitchboard(mode) {
   const db = freshSqliteUrl();
   const port = String(await freePort());
   const env = {
-    LEGACY_THROTTLE_PER_SECOND: "0",
-    SQLITE_SYNCHRONOUS: "FULL",
-    DATABASE_URL: db.url,
-    PORT: port,
-    LOG_LEVEL: "warn",
-    SIMULATOR_LATENCY_MS: "200",
-    SIMULATOR_FAILURE_RATE: "0",
+    ...sendBenchEnv(db.url, port),
     SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1",
     ...(carrier === "smpp" ? { SWITCHBOARD_CARRIERS_FILE: smppCarriersFile(mode) } : {}),
-    ...(process.env.BENCH_SWITCHBOARD_ENV
-      ? Object.fromEntries(new URLSearchParams(process.env.BENCH_SWITCHBOARD_ENV))
-      : {}),
+    ...benchEnvOverrides(),
   };
   const server = await startServer("start", env);
   children.push(server.child);
