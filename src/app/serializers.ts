@@ -10,9 +10,12 @@
 import build from "fast-json-stringify";
 import type { FastifySerializerCompiler } from "fastify/types/schema.js";
 
-const compiled = new Map<string, (data: unknown) => string>();
-
 type Serialize = (data: unknown) => string;
+
+const compiled = new Map<string, Serialize>();
+
+/** Refusals (4xx, 5xx) are written by JSON.stringify, as built (above). */
+const isRefusal = (httpStatus: string | undefined) => /^[45]/.test(String(httpStatus));
 
 function compiledFor(schema: unknown): Serialize {
   const key = JSON.stringify(schema);
@@ -25,10 +28,10 @@ function compiledFor(schema: unknown): Serialize {
 }
 
 export const compileSerializerNow: FastifySerializerCompiler<unknown> = ({ schema, httpStatus }) =>
-  /^[45]/.test(String(httpStatus)) ? JSON.stringify : compiledFor(schema);
+  isRefusal(httpStatus) ? JSON.stringify : compiledFor(schema);
 
 export const compileSerializer: FastifySerializerCompiler<unknown> = ({ schema, httpStatus }) => {
-  if (/^[45]/.test(String(httpStatus))) return JSON.stringify;
+  if (isRefusal(httpStatus)) return JSON.stringify;
   let serialize: Serialize | undefined;
   return (data: unknown) => {
     serialize ??= compiledFor(schema);
