@@ -60,7 +60,7 @@ export class VerifiedPairCache {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
     if (entry.expires <= now) {
-      this.entries.delete(key);
+      this.forgetKey(key, entry.accountId);
       return undefined;
     }
     return entry.accountId;
@@ -77,6 +77,13 @@ export class VerifiedPairCache {
       this.byAccount.set(accountId, keys);
     }
     keys.add(key);
+  }
+
+  private forgetKey(key: string, accountId: number): void {
+    this.entries.delete(key);
+    const keys = this.byAccount.get(accountId);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byAccount.delete(accountId);
   }
 
   forgetAccount(accountId: number): void {
