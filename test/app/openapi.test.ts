@@ -174,7 +174,7 @@ describeEachEngine("the README's v2 requests through the generated client", (eng
     expect(later.bulk).toMatchObject({ total: 3, accepted: 2, rejected_count: 1 });
     expect(later.refusedCodes).toEqual(["invalid_recipient"]);
     expect(later.summary?.total).toBe(2);
-    expect(later.scheduled).toMatchObject({ status: "scheduled" });
+    expect(later.scheduled).toMatchObject({ status: "queued", scheduled_at: expect.any(String) });
     expect(later.cancelled).toMatchObject({ cancelled: 1, refunded_credits: 1 });
 
     const hooks = await webhooksAndWhatsApp(client);

@@ -57,12 +57,17 @@ const GetSendQuery = Type.Object({
   api_key: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
+/**
+ * The send's answer with its due time: `status` stays `queued`, the status of every SMS queue
+ * entry on acceptance (the spec's "queued is the status on acceptance"), as a send with
+ * `schedule_at` answers; the status call then shows `scheduled` until the message is due.
+ */
 export function scheduleAnswer(send: AcceptedSend) {
   const answer = sendAnswer(send);
   return {
     ...answer,
     message: "Message scheduled successfully",
-    data: { ...answer.data, status: "scheduled", scheduled_at: isoUtc(new Date(send.messages[0]!.dueAt)) },
+    data: { ...answer.data, scheduled_at: isoUtc(new Date(send.messages[0]!.dueAt)) },
   };
 }
 

@@ -18,7 +18,7 @@ export const SmsAccepted = Type.Object(
     message_id: Type.String({ description: "q and a 26-character ULID: the id to ask the status with." }),
     queue_id: Type.String({ description: "The same as message_id." }),
     broadcast_id: Type.String({ description: "<account_id>_<yyyymmdd>_<sequence>; the ledger entry's ref." }),
-    status: Type.String({ description: "queued (send), scheduled (schedule)." }),
+    status: Type.String({ description: "queued: the status on acceptance, also of a scheduled send." }),
     estimated_delivery: Time,
     credits: Credits,
     scheduled_at: Type.Optional(Time),

@@ -41,7 +41,8 @@ describeEnginesTogether("v2 scheduled send and the GET variant of send", (engine
     const sent = await schedule(t, account, { ...base, scheduled_at: local(due) });
     expect(sent.status).toBe(200);
     expect(sent.body.success).toBe(true);
-    expect(sent.body.data).toMatchObject({ status: "scheduled", credits: 1 });
+    // Accepted as every queue entry is (the spec: "queued is the status on acceptance"); held as scheduled.
+    expect(sent.body.data).toMatchObject({ status: "queued", credits: 1 });
     expect(Date.parse(sent.body.data.scheduled_at)).toBe(due);
     expect(await balanceOf(t, account)).toBe(9);
     const id = sent.body.data.message_id;
