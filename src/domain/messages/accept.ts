@@ -11,7 +11,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import { type Debit, debitEveryLevel, encodeUpline } from "../accounts/index.js";
 import { bulkParts, recordJob } from "./accept-job.js";
 import { byLevels, debitsAtEveryLevel, insufficient, uplineTotals } from "./accept-upline.js";
-import { countFlood } from "./flood-counter.js";
+import { countFlood, floodLimitReached } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
 import { RollupChanges } from "./rollups.js";
 import { messageRow } from "./rows.js";
@@ -329,10 +329,7 @@ export class Acceptor {
       for (const index of indexes) {
         const { order, count } = group[index]!;
         if (!(await this.countFlood(trx, order, day(index), count))) {
-          await refuse(
-            index,
-            new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${order.floodLimit} is reached.`),
-          );
+          await refuse(index, floodLimitReached(order.floodLimit ?? 0, day(index), order.timeZone, now));
           continue;
         }
         if (await debitEveryLevel(this.store, trx, this.clock, [levels.get(index)!])) {

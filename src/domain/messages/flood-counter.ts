@@ -1,5 +1,7 @@
 // The per-account daily SMS counter behind the flood limit, moved in the Acceptor's transaction
 // and read by the account's credit detail.
+import { GatewayError } from "../../base/core/errors.js";
+import { localDayRange } from "../../base/core/time.js";
 import type { Db, Store } from "../../base/store/store.js";
 
 /**
@@ -40,4 +42,15 @@ export async function floodCount(db: Db, accountId: number, day: string): Promis
     .where("day", "=", day)
     .executeTakeFirst();
   return Number(row?.count ?? 0);
+}
+
+/**
+ * The refusal of a send over the daily limit: a 429 whose Retry-After (`retry_after`) is the
+ * seconds until `day` ends in the account's zone, when its counter starts again from 0.
+ */
+export function floodLimitReached(limit: number, day: string, zone: string, now: number): GatewayError {
+  const dayEnds = localDayRange(day, zone)?.[1].getTime() ?? now + 1000;
+  return new GatewayError("flood_limit_exceeded", `The daily SMS limit of ${limit} is reached.`, {
+    retry_after: Math.max(1, Math.ceil((dayEnds - now) / 1000)),
+  });
 }

@@ -2,6 +2,7 @@
 // same decision, each in its own dialect: the rules live in one place (src/sms/policy.ts), so a
 // family can never be stricter or looser than another. v2's error.legacy_code is exactly what
 // the legacy and XML families answer.
+import { DateTime } from "luxon";
 import { beforeAll, expect, it } from "vitest";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
@@ -190,7 +191,7 @@ const CASES: Case[] = [
 const V2_ROUTE: Record<string, string> = { T: "transactional", P: "promotional" };
 
 interface Answers {
-  v2: { status: number; code: string | undefined; legacy: number | undefined; body: string };
+  v2: { status: number; code: string | undefined; legacy: number | undefined; body: string; retryAfter: string | null };
   legacy: TextResponse;
   xml: TextResponse;
 }
@@ -227,6 +228,7 @@ async function sendEverywhere(t: TestGateway, account: TestAccount, request: Req
       code: v2.body?.error?.code,
       legacy: v2.body?.error?.legacy_code,
       body: v2.text,
+      retryAfter: v2.headers.get("retry-after"),
     },
     legacy: legacyAnswer,
     xml,
@@ -334,6 +336,11 @@ describeEachEngine("the same decision on v2, legacy and XML", (engine) => {
     expect(answers.xml.text).toMatch(/^\d+_\d{8}_\d+$/);
     const over = await sendEverywhere(t, account, VALID);
     expect(over.v2).toMatchObject({ status: 429, code: "flood_limit_exceeded", legacy: -13 });
+    // A 429 says when to retry: when the day ends in the account's zone (Asia/Kolkata) and the count starts again.
+    const midnight = DateTime.now().setZone("Asia/Kolkata").startOf("day").plus({ days: 1 }).toMillis();
+    const seconds = Number(over.v2.retryAfter);
+    expect(Math.abs(seconds - (midnight - Date.now()) / 1000)).toBeLessThan(60);
+    expect(JSON.parse(over.v2.body).error.retry_after).toBe(seconds);
     expect({ status: over.legacy.status, text: over.legacy.text }).toEqual({ status: 200, text: "-13" });
     expect({ status: over.xml.status, text: over.xml.text }).toEqual({ status: 200, text: "-13" });
   });
