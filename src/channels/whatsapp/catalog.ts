@@ -8,8 +8,9 @@ import type { Store } from "../../base/store/store.js";
 import { GraphError } from "./graph.js";
 import type { WhatsAppSender, WhatsAppSettings } from "./settings.js";
 import {
-  LISTED_STATUSES,
   listedTemplates,
+  notApprovedReason,
+  ONCE_APPROVED,
   storeSyncedTemplates,
   templatesNamed,
   type WhatsAppTemplateRow,
@@ -32,7 +33,10 @@ export class TemplateCatalog {
     },
   ) {}
 
-  /** The listing: synced first when stale; a failed sync serves the stored list if there is one. */
+  /**
+   * The account's listing, approved templates only (the spec's list; the operator's listing also
+   * shows paused and disabled ones): synced first when stale; a failed sync serves the stored list if there is one.
+   */
   async list(settings: WhatsAppSettings, sender: WhatsAppSender): Promise<WhatsAppTemplateRow[]> {
     const age = this.ageOf(settings);
     if (age === undefined || age >= this.deps.syncSeconds * 1000) {
@@ -46,7 +50,7 @@ export class TemplateCatalog {
         );
       }
     }
-    return listedTemplates(this.deps.store.db, settings.accountId);
+    return listedTemplates(this.deps.store.db, settings.accountId, ["APPROVED"]);
   }
 
   /** The template a send names: 404 when the business account has no approved one by that name (and language). */
@@ -81,10 +85,13 @@ export class TemplateCatalog {
         { field: "template" },
       );
     }
-    if (!(LISTED_STATUSES as readonly string[]).includes(template.status)) {
+    // Paused and disabled too: the spec's 404 covers any unapproved name; 422 template_not_sendable
+    // is left for an approved template this sender cannot send.
+    const notApproved = notApprovedReason(template.status);
+    if (notApproved !== undefined) {
       throw new GatewayError(
         "template_not_found",
-        `Template not found or not approved: "${name}" (${template.language}) is ${template.status.toLowerCase()}.`,
+        `Template not found or not approved: "${name}" (${template.language}) is ${template.status.toLowerCase()}. ${notApproved}`,
         { field: "template" },
       );
     }
@@ -131,7 +138,7 @@ export class TemplateCatalog {
 function pick(rows: WhatsAppTemplateRow[], language: string | undefined): WhatsAppTemplateRow | undefined {
   if (language !== undefined) return rows.find((r) => r.language.toLowerCase() === language.toLowerCase());
   if (rows.length <= 1) return rows[0];
-  const listed = rows.filter((r) => (LISTED_STATUSES as readonly string[]).includes(r.status));
+  const listed = rows.filter((r) => (ONCE_APPROVED as readonly string[]).includes(r.status));
   const pool = listed.length > 0 ? listed : rows;
   return pool.find((r) => r.language === "en_US") ?? pool.find((r) => r.language === "en") ?? pool[0];
 }

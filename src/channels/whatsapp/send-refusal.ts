@@ -36,20 +36,15 @@ export function refusalOf(error: unknown, timeoutMs: number): Refusal {
         upstreamCode: code,
         templatesStale: false,
       };
-    // The template or its translation is gone upstream: sync again before the next send.
+    // The template or its translation is gone (132001), or paused (132015) or disabled (132016)
+    // upstream since the last sync: no longer approved, as a stored paused one would be; sync again.
     case 132001:
+    case 132015:
+    case 132016:
       return {
         error: new GatewayError("template_not_found", `Template not found or not approved upstream: ${error.message}`, {
           upstream,
         }),
-        upstreamCode: code,
-        templatesStale: true,
-      };
-    // Paused or disabled upstream since the last sync.
-    case 132015:
-    case 132016:
-      return {
-        error: new GatewayError("template_not_sendable", `The template cannot be sent: ${error.message}`, { upstream }),
         upstreamCode: code,
         templatesStale: true,
       };

@@ -8,8 +8,11 @@ import type { GraphComponent, GraphTemplate } from "./graph.js";
 
 export type WhatsAppTemplateRow = Omit<WhatsAppTemplatesTable, "id"> & { id: number };
 
-/** Statuses the listing shows: approved, and once approved but stopped by WhatsApp since. */
-export const LISTED_STATUSES = ["APPROVED", "PAUSED", "DISABLED"] as const;
+/**
+ * Approved, or approved once and stopped by WhatsApp since: what the operator's listing shows,
+ * and the translations a send without a language picks from. Only APPROVED can be sent.
+ */
+export const ONCE_APPROVED = ["APPROVED", "PAUSED", "DISABLED"] as const;
 export const MEDIA_HEADERS = ["IMAGE", "VIDEO", "DOCUMENT"] as const;
 
 const POSITIONAL = /\{\{\s*(\d+)\s*\}\}/g;
@@ -100,17 +103,18 @@ export interface Sendability {
 export function sendabilityOf(row: WhatsAppTemplateRow, sandbox: boolean): Sendability {
   const testOnly = sandbox || row.test_only === 1;
   const shape = shapeOf({ category: row.category, components: JSON.parse(row.components) as GraphComponent[] });
-  let reason: string | null = null;
-  if (row.status === "PAUSED") {
-    reason = "Paused by WhatsApp after low-quality feedback; it cannot be sent until WhatsApp resumes it.";
-  } else if (row.status === "DISABLED") {
-    reason = "Disabled by WhatsApp for low quality; it can no longer be sent.";
-  } else if (row.status !== "APPROVED") {
-    reason = `Not approved (status ${row.status}).`;
-  } else if (shape.unsupported) {
-    reason = shape.unsupported;
-  }
+  const reason = notApprovedReason(row.status) ?? shape.unsupported ?? null;
   return { sendable: reason === null, testOnly, reason, shape };
+}
+
+/** Why a template of this status cannot be sent; undefined when it is approved. */
+export function notApprovedReason(status: string): string | undefined {
+  if (status === "APPROVED") return undefined;
+  if (status === "PAUSED") {
+    return "Paused by WhatsApp after low-quality feedback; it cannot be sent until WhatsApp resumes it.";
+  }
+  if (status === "DISABLED") return "Disabled by WhatsApp for low quality; it can no longer be sent.";
+  return `Not approved (status ${status}).`;
 }
 
 export function describeTemplate(row: WhatsAppTemplateRow, sandbox: boolean) {
@@ -130,12 +134,17 @@ export function describeTemplate(row: WhatsAppTemplateRow, sandbox: boolean) {
   };
 }
 
-export async function listedTemplates(db: Db, accountId: number): Promise<WhatsAppTemplateRow[]> {
+/** The account's stored templates of these statuses, by name and language. */
+export async function listedTemplates(
+  db: Db,
+  accountId: number,
+  statuses: readonly string[],
+): Promise<WhatsAppTemplateRow[]> {
   return db
     .selectFrom("whatsapp_templates")
     .selectAll()
     .where("account_id", "=", accountId)
-    .where("status", "in", [...LISTED_STATUSES])
+    .where("status", "in", [...statuses])
     .orderBy("name")
     .orderBy("language")
     .execute();

@@ -42,15 +42,36 @@ describeEachEngine("WhatsApp errors", (engine) => {
       expectError(await c.v2("GET", "/whatsapp/templates"), 403, "module_disabled");
     });
 
-    it("404 for an unknown template, a missing translation, and one not approved", async () => {
-      const c = await world().connected();
+    it("404 for an unknown template, a missing translation, and one not approved: pending, rejected, paused", async () => {
+      const { t, fake } = world();
+      const c = await world().connected({ credits: 3 });
       expectError(await c.send({ ...TEMPLATE, template: "no_such_template" }), 404, "template_not_found");
       const translation = await c.send({ ...TEMPLATE, language: "ta" });
       expectError(translation, 404, "template_not_found");
       expect(translation.body.message).toContain("en, hi");
-      const pending = await c.send({ to: "919876543210", template: "draft_notice", params: ["x"] });
-      expectError(pending, 404, "template_not_found");
-      expect(pending.body.message).toContain("pending");
+      const before = fake.sends().length;
+      for (const [template, status] of [
+        ["draft_notice", "pending"],
+        ["old_promo", "rejected"],
+        ["flash_sale", "paused"],
+      ]) {
+        const answer = await c.send({ to: "919876543210", template, params: ["x"] });
+        expectError(answer, 404, "template_not_found");
+        expect(answer.body.message).toContain(`is ${status}`);
+      }
+      expect(fake.sends().length).toBe(before);
+
+      // Paused (132015) or disabled (132016) upstream since the last sync: the same 404, nothing charged.
+      for (const code of [132015, 132016]) {
+        fake.scriptNext({
+          status: 400,
+          body: metaErrorBody({ message: `(#${code}) Template is paused`, type: "OAuthException", code }),
+        });
+        const answer = await c.send(TEMPLATE);
+        expectError(answer, 404, "template_not_found");
+        expect(answer.body.error.upstream).toMatchObject({ code, http_status: 400 });
+      }
+      expect(await whatsappWallet(t, c.account.id)).toEqual({ balance: 3, held: 0 });
     });
 
     it("409 when no business account is connected", async () => {
@@ -95,12 +116,9 @@ describeEachEngine("WhatsApp errors", (engine) => {
       expect(await whatsappWallet(t, c.account.id)).toEqual({ balance: 3, held: 0 });
     });
 
-    it("422 template_not_sendable: paused, a variable URL button, test-only to another number", async () => {
+    it("422 template_not_sendable for an approved template: a variable URL button, test-only to another number", async () => {
       const { t } = world();
       const c = await world().connected();
-      const paused = await c.send({ to: "919876543210", template: "flash_sale", params: ["10%"] });
-      expectError(paused, 422, "template_not_sendable");
-      expect(paused.body.message).toContain("Paused");
       const button = await c.send({ to: "919876543210", template: "track_order", params: ["77"] });
       expectError(button, 422, "template_not_sendable");
       expect(button.body.message).toContain("URL button");

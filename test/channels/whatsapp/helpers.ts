@@ -19,7 +19,7 @@ import { type FakeGraph, startFakeGraph } from "./fake-graph.js";
 export const APP_SECRET = "test-app-secret";
 export const VERIFY_TOKEN = "test-verify-token";
 
-/** The business account's templates on the fake: one of each shape, a paused one, a pending one. */
+/** The business account's templates on the fake: one of each shape, a paused, a pending and a rejected one. */
 export const TEMPLATES: GraphTemplate[] = [
   {
     id: "1001",
@@ -94,6 +94,14 @@ export const TEMPLATES: GraphTemplate[] = [
     status: "PENDING",
     category: "UTILITY",
     components: [{ type: "BODY", text: "Pending {{1}}." }],
+  },
+  {
+    id: "1009",
+    name: "old_promo",
+    language: "en",
+    status: "REJECTED",
+    category: "MARKETING",
+    components: [{ type: "BODY", text: "Everything {{1}} off." }],
   },
   {
     id: "1008",

@@ -11,20 +11,19 @@ describeEachEngine("WhatsApp templates", (engine) => {
   const clock = new ManualClock("2026-11-22T06:30:00Z");
   const world = useWhatsAppWorld(engine, { clock, env: { WHATSAPP_TEMPLATE_SYNC_SECONDS: "300" } });
 
-  it("lists the approved (and paused) templates of the business account, read across pages, with their flags", async () => {
+  it("lists only the approved templates of the business account, read across pages, with their flags", async () => {
     const { fake } = world();
     const c = await world().connected();
     const listing = await c.v2("GET", "/whatsapp/templates");
     expect(listing.status).toBe(200);
     expect(listing.body.status).toBe("success");
-    // Eight upstream templates over three pages of three; the pending one is not listed.
+    // Nine upstream templates over three pages of three; the paused, pending and rejected ones are not listed.
     const pages = fake.requests.filter((r) => r.path === `/v21.0/${c.wabaId}/message_templates`);
     expect(pages).toHaveLength(3);
     const byKey = Object.fromEntries(
       (listing.body.data as Array<Record<string, unknown>>).map((t) => [`${t.name}/${t.language}`, t]),
     );
     expect(Object.keys(byKey).sort()).toEqual([
-      "flash_sale/en",
       "hello/en_US",
       "invoice/en",
       "order_shipped/en",
@@ -48,8 +47,6 @@ describeEachEngine("WhatsApp templates", (engine) => {
     expect(byKey["hello/en_US"]).toMatchObject({ header_format: "text", header_param_count: 1, param_count: 0 });
     expect(byKey["invoice/en"]).toMatchObject({ header_format: "document", is_sendable: true });
     expect(byKey["verify_code/en"]).toMatchObject({ category: "AUTHENTICATION", is_sendable: true });
-    expect(byKey["flash_sale/en"]).toMatchObject({ status: "paused", is_sendable: false });
-    expect(byKey["flash_sale/en"]?.send_disabled_reason).toContain("Paused");
     expect(byKey["track_order/en"]).toMatchObject({ is_sendable: false });
     expect(byKey["track_order/en"]?.send_disabled_reason).toContain("URL button");
 
@@ -91,11 +88,11 @@ describeEachEngine("WhatsApp templates", (engine) => {
     const update = (event: string, name = "order_shipped", language = "en") =>
       world().callback(templateStatusCallback({ wabaId: c.wabaId, templateId: "1001", name, language, event }));
     expect((await update("PAUSED")).status).toBe(200);
-    expectError(
-      await c.send({ to: "919876543210", template: "order_shipped", params: ["a", "b"] }),
-      422,
-      "template_not_sendable",
-    );
+    const paused = await c.send({ to: "919876543210", template: "order_shipped", params: ["a", "b"] });
+    expectError(paused, 404, "template_not_found");
+    expect(paused.body.message).toContain("is paused");
+    const listed = (await c.v2("GET", "/whatsapp/templates")).body.data as Array<Record<string, unknown>>;
+    expect(listed.filter((x) => x.name === "order_shipped").map((x) => x.language)).toEqual(["hi"]);
     // The other translation is untouched.
     expect(
       (await c.send({ to: "919876543210", template: "order_shipped", language: "hi", params: ["a", "b"] })).status,
@@ -106,8 +103,8 @@ describeEachEngine("WhatsApp templates", (engine) => {
     expect((await c.send({ to: "919876543210", template: "order_shipped", params: ["a", "b"] })).status).toBe(200);
     expect((await update("DISABLED")).status).toBe(200);
     const disabled = await c.send({ to: "919876543210", template: "order_shipped", params: ["a", "b"] });
-    expectError(disabled, 422, "template_not_sendable");
-    expect(disabled.body.message).toContain("Disabled");
+    expectError(disabled, 404, "template_not_found");
+    expect(disabled.body.message).toContain("is disabled");
 
     const { fake } = world();
     const before = fake.requests.filter((r) => r.path.endsWith("/message_templates")).length;
@@ -147,7 +144,12 @@ describeEachEngine("WhatsApp templates", (engine) => {
     expectError(await admin("PUT", "", { phone_number_id: other.phoneNumberId }), 409, "conflict");
     expectError(await admin("PUT", "", { connector: "smtp" }), 400, "invalid_request");
 
-    expect((await admin("POST", "/templates/sync")).status).toBe(200);
+    // The operator's listing also shows the templates WhatsApp paused or disabled, with the reason.
+    const synced = await admin("POST", "/templates/sync");
+    expect(synced.status).toBe(200);
+    const flash = (synced.body.data as Array<Record<string, unknown>>).find((x) => x.name === "flash_sale");
+    expect(flash).toMatchObject({ status: "paused", is_sendable: false });
+    expect(flash?.send_disabled_reason).toContain("Paused");
     const marked = await admin("PUT", "/templates/order_shipped", { test_only: true });
     expect(marked.body.data).toEqual({ name: "order_shipped", test_only: true, languages: 2 });
     expectError(await admin("PUT", "/templates/nope", { test_only: true }), 404, "not_found");
