@@ -6,6 +6,7 @@ import { isDatabaseUnavailable } from "../store/unavailable.js";
 
 interface ValidationIssue {
   instancePath?: string;
+  schemaPath?: string;
   message?: string;
   params?: Record<string, unknown>;
   keyword?: string;
@@ -30,20 +31,35 @@ function chooseIssue(issues: ValidationIssue[]): ValidationIssue | undefined {
   return { instancePath: at, message: `must be ${types.map(article).join(" or ")}` };
 }
 
-function describeValidation(issues: ValidationIssue[], context: string | undefined): string {
+/** The names an issue lists (TypeBox: `requiredProperties`, `additionalProperties`; Ajv: the singular). */
+function namesOf(issue: ValidationIssue, plural: string, singular: string): string[] {
+  const many = issue.params?.[plural];
+  if (Array.isArray(many)) return many.filter((name): name is string => typeof name === "string");
+  const one = issue.params?.[singular];
+  return typeof one === "string" ? [one] : [];
+}
+
+/** What went wrong, in words, and the field it names (`error.field`); never a schema engine's phrase. */
+function describeValidation(issues: ValidationIssue[], context: string | undefined): { text: string; field?: string } {
   const issue = chooseIssue(issues);
-  if (!issue) return "The request is not valid.";
+  if (!issue) return { text: "The request is not valid." };
   const where = context ?? "body";
-  const field = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
-  if (issue.keyword === "required" && typeof issue.params?.requiredProperty === "string") {
-    const parent = field ? `${field}.` : "";
-    return `Missing required field "${parent}${issue.params.requiredProperty}" in ${where}.`;
+  const path = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
+  const inside = (name: string) => (path ? `${path}.${name}` : name);
+  const missing = issue.keyword === "required" ? namesOf(issue, "requiredProperties", "requiredProperty") : [];
+  if (missing.length > 0) {
+    return { text: `Missing required field "${inside(missing[0]!)}" in ${where}.`, field: inside(missing[0]!) };
   }
-  if (issue.keyword === "additionalProperties" && typeof issue.params?.additionalProperty === "string") {
-    return `Unknown field "${issue.params.additionalProperty}" in ${where}.`;
+  const unknown =
+    issue.keyword === "additionalProperties" ? namesOf(issue, "additionalProperties", "additionalProperty") : [];
+  if (unknown.length > 0)
+    return { text: `Unknown field "${inside(unknown[0]!)}" in ${where}.`, field: inside(unknown[0]!) };
+  // TypeBox tells an undeclared field first as the field failing `additionalProperties: false`.
+  if (issue.keyword === "boolean" && issue.schemaPath?.endsWith("/additionalProperties")) {
+    return { text: `Unknown field "${path}" in ${where}.`, field: path };
   }
-  const subject = field ? `Field "${field}"` : `The ${where}`;
-  return `${subject} ${issue.message ?? "is not valid"}.`;
+  const subject = path ? `Field "${path}"` : `The ${where}`;
+  return { text: `${subject} ${issue.message ?? "is not valid"}.`, ...(path ? { field: path } : {}) };
 }
 
 const PG_CHARACTER_NOT_IN_REPERTOIRE = "22021";
@@ -53,7 +69,8 @@ export function toGatewayError(error: unknown): GatewayError {
   if (isGatewayError(error)) return error;
   const fe = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
   if (fe.validation) {
-    return new GatewayError("invalid_request", describeValidation(fe.validation, fe.validationContext));
+    const { text, field } = describeValidation(fe.validation, fe.validationContext);
+    return new GatewayError("invalid_request", text, field === undefined ? undefined : { field });
   }
   switch (fe.code) {
     case "FST_ERR_CTP_INVALID_JSON_BODY":

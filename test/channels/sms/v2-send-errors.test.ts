@@ -198,6 +198,35 @@ describeEachEngine("v2 SMS send refusals", (engine) => {
     expect(await storedMessages(t, account)).toBe(0);
   });
 
+  it("names the field at fault in words and in error.field, never in a schema engine's phrase", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 5 } });
+    const cases = [
+      {
+        body: { ...VALID, schedule_atx: "2030-01-01 10:00:00" },
+        field: "schedule_atx",
+        says: 'Unknown field "schedule_atx" in body.',
+      },
+      { body: { ...VALID, flash: "yes" }, field: "flash", says: 'Field "flash" must be boolean.' },
+    ];
+    for (const { body, field, says } of cases) {
+      const response = await sendSms(t, account, body);
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.error).toMatchObject({ code: "invalid_request", field });
+      expect(response.body.message).toBe(says);
+    }
+    // A body schema's required field (a group's name), and an unknown one on a resource call.
+    const group = await call(t, "POST", "/api/v2/groups", { headers: keyOf(account), json: { description: "x" } });
+    expect(group.status, group.text).toBe(400);
+    expect(group.body).toMatchObject({ message: 'Missing required field "name" in body.', error: { field: "name" } });
+    const extra = await call(t, "POST", "/api/v2/groups", {
+      headers: keyOf(account),
+      json: { name: "g", colour: "red" },
+    });
+    expect(extra.body).toMatchObject({ message: 'Unknown field "colour" in body.', error: { field: "colour" } });
+    expect(await balanceOf(t, account)).toBe(5);
+  });
+
   it("answers 400 invalid_json for malformed or empty JSON", async () => {
     const t = gateway();
     const account = await buildAccount(t);
