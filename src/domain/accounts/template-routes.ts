@@ -91,7 +91,9 @@ export function registerV2TemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
       const body = request.body;
       const row = await createTemplate(db, ctx.clock, request.principal!.accountId, {
         name: body.name,
-        content: body.content,
+        // The spec requires only the name at creation: without content the template is a draft.
+        content: body.content ?? "",
+        draft: body.content === undefined,
         dltTemplateId: body.dlt_template_id ?? null,
         entityId: body.entity_id ?? null,
       });

@@ -21,7 +21,10 @@ const NUL = "\u0000";
 
 export interface NewTemplateInput {
   name: string;
+  /** Empty only in a `draft`: a template whose text the account has not given yet. */
   content: string;
+  /** The v2 API's draft (the spec requires only the name): empty content allowed, never approved so. */
+  draft?: boolean;
   dltTemplateId?: string | null;
   entityId?: string | null;
   sender?: string | null;
@@ -42,7 +45,8 @@ function checkedInput(input: NewTemplateInput) {
     throw new GatewayError("invalid_request", `A template name is 1 to ${MAX_TEMPLATE_NAME} characters.`);
   }
   const content = input.content;
-  if (content.trim() === "" || content.length > MAX_TEMPLATE_CONTENT || content.includes(NUL)) {
+  const blankAllowed = input.draft === true && content === "";
+  if ((content.trim() === "" && !blankAllowed) || content.length > MAX_TEMPLATE_CONTENT || content.includes(NUL)) {
     throw new GatewayError(
       "invalid_request",
       `Template content is 1 to ${MAX_TEMPLATE_CONTENT} characters and not blank; mark variable parts with {#var#}.`,
@@ -102,6 +106,12 @@ export async function setTemplateStatus(
   status: ApprovalStatus,
 ): Promise<TemplateRow | undefined> {
   assertApprovalStatus(status);
+  if (status === "approved") {
+    const row = await db.selectFrom("templates").select("content").where("id", "=", id).executeTakeFirst();
+    if (row && row.content.trim() === "") {
+      throw new GatewayError("invalid_request", "A template without content (a draft) cannot be approved.");
+    }
+  }
   return db
     .updateTable("templates")
     .set({ status, updated_at: clock.now().getTime() })

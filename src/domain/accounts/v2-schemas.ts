@@ -35,7 +35,13 @@ export const Template = Type.Object(
 export const TemplateRequest = Type.Object(
   {
     name: Type.String({ maxLength: 200 }),
-    content: Type.String({ maxLength: 10_000 }),
+    content: Type.Optional(
+      Type.String({
+        maxLength: 10_000,
+        description:
+          "Placeholders written as {#var#}. Left out: a draft, which cannot be approved until it has content.",
+      }),
+    ),
     dlt_template_id: Type.Optional(Type.Union([Type.String({ maxLength: 60 }), Type.Null()])),
     entity_id: Type.Optional(Type.Union([Type.String({ maxLength: 60 }), Type.Null()])),
   },

@@ -114,7 +114,7 @@ describeEachEngine("v2 account resources", (engine) => {
 
     const bodies = [
       { content: "no name" },
-      { name: "no content" },
+      { name: "empty content", content: "" },
       { name: "", content: "x" },
       { name: "blank", content: "   " },
       { name: "bad dlt", content: "x", dlt_template_id: "not valid!" },
@@ -133,6 +133,27 @@ describeEachEngine("v2 account resources", (engine) => {
     const anonymous = await call(t, "GET", "/api/v2/templates");
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.status).toBe("error");
+  });
+
+  it("creates a draft from the name alone (the spec's one required field), which cannot be approved", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const draft = await post(t, account, "/templates", { name: "Diwali offer" });
+    expect(draft.status, draft.text).toBe(201);
+    expect(draft.body.data).toMatchObject({ name: "Diwali offer", content: "", status: "pending" });
+    const approve = await call(t, "POST", `/admin/api/templates/${draft.body.data.id}/approve`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+    });
+    expect(approve.status, approve.text).toBe(400);
+    expect(approve.body.message).toContain("without content");
+    expect((await get(t, account, `/templates/${draft.body.data.id}`)).body.data.status).toBe("pending");
+    const missingName = await post(t, account, "/templates", { content: "Your OTP is {#var#}" });
+    expect(missingName.status).toBe(400);
+    expect(missingName.body).toMatchObject({
+      message: 'Missing required field "name" in body.',
+      error: { field: "name" },
+    });
   });
 
   it("answers the account status, the credit detail and the one-message report", async () => {
