@@ -18,7 +18,7 @@ import { type AcceptService, listMessagesByOffset, recipientStatus } from "../..
 import { legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
-import { MAX_XML_BYTES, parseXmlSend, type XmlSend } from "./xml-send.js";
+import { MAX_XML_BYTES, parseXmlSend, type XmlSend, xmlCredentials } from "./xml-send.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
@@ -219,7 +219,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     );
   });
 
-  // The XML API: one broadcast for the whole document; the credentials live inside it.
+  // The XML API: one broadcast for the whole document; credentials inside it, or beside it.
   route<XmlSend>(
     ["/xmlapi/send"],
     "Send SMS from an XML document in the form field xmlstring",
@@ -227,10 +227,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       accept(principal, { senderId: doc.senderId, recipients: [], items: doc.messages, route: doc.route ?? "T" }),
     async (params, address) => {
       const doc = parseXmlSend(params.xmlstring);
-      const credentials: Record<string, string> = {};
-      if (doc.username !== undefined) credentials.username = doc.username;
-      if (doc.password !== undefined) credentials.password = doc.password;
-      if (doc.apiKey !== undefined) credentials.api_key = doc.apiKey;
+      const credentials = xmlCredentials(doc, params);
       return { principal: await authenticateLegacy(credentials, ctx.authenticator, address), context: doc };
     },
     // The document arrives in a form field: a body over the form limit is an oversized document,

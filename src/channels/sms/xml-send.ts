@@ -4,7 +4,8 @@
 // Parsed with tag and attribute values kept as text (numbers keep leading zeros and "+"),
 // never with a DOCTYPE (no entity expansion), and only up to MAX_XML_BYTES. Character
 // references (`&#10;`, `&#x20AC;`) are decoded as XML defines them; anything the parser
-// cannot read is malformed (-9), never an internal error.
+// cannot read is malformed (-9), never an internal error. The credentials may instead come
+// beside the document, in the query or form (xmlCredentials).
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { GatewayError } from "../../base/core/errors.js";
 
@@ -90,6 +91,29 @@ function text(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * The credentials of an XML send. The document's own win: when it names any (a non-blank
+ * username, password or API key), only those are read, never mixed with the request's. A
+ * document without any takes `api_key`/`apikey`, or `username` and `password`, from the query
+ * or the form fields beside `xmlstring`, as every legacy call does.
+ */
+export function xmlCredentials(doc: XmlSend, params: Record<string, string>): Record<string, string> {
+  const inside: Record<string, string | undefined> = {
+    username: doc.username,
+    password: doc.password,
+    api_key: doc.apiKey,
+  };
+  const source: Record<string, string | undefined> = Object.values(inside).some((value) => value?.trim())
+    ? inside
+    : params;
+  const credentials: Record<string, string> = {};
+  for (const name of ["username", "password", "api_key", "apikey"]) {
+    const value = source[name];
+    if (value !== undefined) credentials[name] = value;
+  }
+  return credentials;
+}
+
 export function parseXmlSend(xml: string | undefined): XmlSend {
   if (xml === undefined || xml.trim() === "") throw malformed("the xmlstring field is empty");
   if (Buffer.byteLength(xml) > MAX_XML_BYTES) throw malformed(`the document is larger than ${MAX_XML_BYTES} bytes`);
@@ -102,7 +126,10 @@ export function parseXmlSend(xml: string | undefined): XmlSend {
   if (roots.length !== 1 || roots[0] !== "pushsms" || Array.isArray(doc.pushsms)) {
     throw malformed("the document must have one root element, <pushsms>");
   }
-  const root = doc.pushsms as Record<string, unknown> | undefined;
+  // An empty root (`<pushsms/>`) is well formed: it lacks what a send needs, and the send's own
+  // checks name the first missing part (-1 for the credentials). Text in the root is no document.
+  if (typeof doc.pushsms === "string" && doc.pushsms !== "") throw malformed("<pushsms> holds text, not elements");
+  const root = (doc.pushsms === "" ? {} : doc.pushsms) as Record<string, unknown> | undefined;
   if (!root || typeof root !== "object") throw malformed("<pushsms> holds no elements");
   for (const name of SINGLE_ELEMENTS) {
     if (Array.isArray(root[name])) throw malformed(`<${name}> appears more than once`);

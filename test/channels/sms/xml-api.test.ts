@@ -10,6 +10,7 @@ import {
   expectBroadcastId,
   legacy,
   operatorCall,
+  type Params,
   pushsms,
   type TextResponse,
   xmlEscape,
@@ -32,6 +33,8 @@ async function storedOf(t: TestGateway, account: TestAccount) {
 }
 
 const ONE = [{ pno: "9876543210", msg: "hello" }];
+/** A valid document without credentials. */
+const BARE = '<pushsms><senderid>SWBRD</senderid><messages><message pno="9876543210" msg="hi"/></messages></pushsms>';
 
 describeEachEngine("XML API: POST /xmlapi/send", (engine) => {
   const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, LEGACY_THROTTLE_PER_SECOND: "0" } });
@@ -200,7 +203,6 @@ describeEachEngine("XML API: POST /xmlapi/send", (engine) => {
       ],
       ["wrong root", good.replace(/pushsms>/g, "sms>").replace("<pushsms", "<sms")],
       ["root in other case", good.replace(/pushsms/g, "PushSMS")],
-      ["empty root", "<pushsms/>"],
       ["text root", "<pushsms>hello</pushsms>"],
       ["attribute twice", good.replace('pno="9876543210"', 'pno="9876543210" pno="9876543211"')],
       ["reserved element name", good.replace("<messages>", "<__proto__><a>1</a></__proto__><messages>")],
@@ -235,9 +237,6 @@ describeEachEngine("XML API: POST /xmlapi/send", (engine) => {
       ["empty password", `${user}<password></password>`, -2],
     ];
     for (const [name, head, code] of cases) expectCode(await xmlSend(t, inside(head)), code, name);
-    // Credentials in the form next to the document do not count: the document's are the ones.
-    const outside = await legacy(t, "/xmlapi/send", { ...credentials(account), xmlstring: inside("") }, "POST");
-    expectCode(outside, -1, "credentials outside the document");
     expect(await storedOf(t, account)).toEqual([]);
 
     expectBroadcastId(await xmlSend(t, inside(`<apikey>${account.apiKey}</apikey>`)), account, "apikey");
@@ -247,6 +246,98 @@ describeEachEngine("XML API: POST /xmlapi/send", (engine) => {
       account,
       "password",
     );
+  });
+
+  it("takes api_key, apikey or username and password from the query or form when the document has none", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const post = (params: Params, query: Params = {}) =>
+      legacy(
+        t,
+        `/xmlapi/send?${new URLSearchParams(query as Record<string, string>)}`,
+        { ...params, xmlstring: BARE },
+        "POST",
+      );
+    expectBroadcastId(await post({ api_key: account.apiKey }), account, "form api_key");
+    expectBroadcastId(await post({ apikey: account.apiKey }), account, "form apikey");
+    expectBroadcastId(await post(credentials(account)), account, "form username and password");
+    expectBroadcastId(await post({}, { apikey: account.apiKey }), account, "query apikey");
+    expectBroadcastId(await post({}, { api_key: account.apiKey }), account, "query api_key");
+    expectBroadcastId(await post({}, credentials(account)), account, "query username and password");
+    const get = await legacy(t, "/xmlapi/send", { apikey: account.apiKey, xmlstring: BARE });
+    expectBroadcastId(get, account, "GET with the key and the document in the query");
+    // Blank credential elements name no one: the form's are read.
+    const blanks = BARE.replace("<senderid>", "<username></username><password/><senderid>");
+    expectBroadcastId(
+      await legacy(t, "/xmlapi/send", { api_key: account.apiKey, xmlstring: blanks }, "POST"),
+      account,
+      "blank elements",
+    );
+    expect(await storedOf(t, account)).toHaveLength(8);
+
+    const cases: [string, Params, number][] = [
+      ["wrong api_key", { api_key: "sb_not-a-real-key" }, -7],
+      ["wrong apikey", { apikey: "sb_not-a-real-key" }, -7],
+      ["wrong password", { ...credentials(account), password: "not-the-password" }, -7],
+      ["username without a password", { username: account.username }, -2],
+      ["password without a username", { password: account.password }, -1],
+      ["empty api_key", { api_key: "" }, -1],
+      ["none anywhere", {}, -1],
+    ];
+    for (const [name, params, code] of cases) expectCode(await post(params), code, name);
+    expect(await storedOf(t, account)).toHaveLength(8);
+  });
+
+  it("reads only the document's credentials when it has any, whatever the query or form says", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const other = await buildAccount(t);
+    const withHead = (head: string) => BARE.replace("<senderid>", `${head}<senderid>`);
+    const post = (head: string, params: Params) =>
+      legacy(t, "/xmlapi/send", { ...params, xmlstring: withHead(head) }, "POST");
+    const userOf = (who: TestAccount) => `<username>${who.username}</username>`;
+    const passwordOf = (who: TestAccount) => `<password>${xmlEscape(who.password)}</password>`;
+
+    // The document names `other`: the form's key of `account` is not read, and sends nothing.
+    const id = expectBroadcastId(
+      await post(`<apikey>${other.apiKey}</apikey>`, { api_key: account.apiKey }),
+      other,
+      "document key and form key",
+    );
+    expectBroadcastId(await post(userOf(other) + passwordOf(other), credentials(account)), other, "document login");
+    // The document's credentials are never completed or corrected from the form.
+    const cases: [string, string, Params, number][] = [
+      [
+        "wrong password inside, right key beside",
+        `${userOf(account)}<password>nope</password>`,
+        { api_key: account.apiKey },
+        -7,
+      ],
+      ["wrong key inside, right key beside", "<apikey>sb_not-a-real-key</apikey>", { apikey: account.apiKey }, -7],
+      ["username inside, password beside", userOf(account), { password: account.password }, -2],
+      ["password inside, username beside", passwordOf(account), { username: account.username }, -1],
+    ];
+    for (const [name, head, params, code] of cases) expectCode(await post(head, params), code, name);
+    expect(await storedOf(t, account)).toEqual([]);
+    expect((await storedOf(t, other)).map((m) => m.broadcast_id)).toContain(id);
+  });
+
+  it("answers a well-formed empty document with the code of what it lacks, not -9", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    for (const xml of [
+      "<pushsms/>",
+      "<pushsms></pushsms>",
+      '<?xml version="1.0" encoding="UTF-8"?>\n<pushsms>\n</pushsms>',
+      "<pushsms><!-- nothing yet --></pushsms>",
+    ]) {
+      expectCode(await xmlSend(t, xml), -1, xml);
+      // With a key beside it the next thing missing is the sender ID, then the messages.
+      expectCode(await legacy(t, "/xmlapi/send", { api_key: account.apiKey, xmlstring: xml }, "POST"), -4, xml);
+    }
+    const senderOnly = "<pushsms><senderid>SWBRD</senderid></pushsms>";
+    expectCode(await legacy(t, "/xmlapi/send", { api_key: account.apiKey, xmlstring: senderOnly }, "POST"), -6);
+    expect(await storedOf(t, account)).toEqual([]);
   });
 
   it("applies the SMS rules to the document, answering their codes", async () => {
