@@ -45,6 +45,7 @@ describeFuzzTogether("fuzz: legacy HTTP and XML", (engine) => {
         offset: "0",
         template_name: "t1",
         template_message: "Your code is {#var#}",
+        dlt_template_id: "1107160000000000001",
       });
       await fc.assert(
         fc.asyncProperty(

@@ -11,7 +11,7 @@ import { publicStatus } from "../../base/core/message-status.js";
 import { localDayRange } from "../../base/core/time.js";
 import { sendLegacyError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { approvedTemplates, createTemplate, walletBalance } from "../../domain/accounts/index.js";
+import { approvedTemplates, createTemplate, normalizeDltHeader, walletBalance } from "../../domain/accounts/index.js";
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import { admitCaller, authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
@@ -174,15 +174,24 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     both("/addtemplate"),
     "Create a template (pending approval); answers <user_id>_<template_id>",
     async (params, principal) => {
-      if (!params.sender_id?.trim()) throw new GatewayError("missing_sender_id");
-      if (!params.template_message?.trim() || !params.template_name?.trim()) {
-        throw new GatewayError("missing_message", "template_name and template_message are required.");
-      }
+      const sender = params.sender_id?.trim();
+      if (!sender) throw new GatewayError("missing_sender_id");
+      // Every parameter but notes is required; a missing one answers -6, as the template's text does.
+      const required = (name: string) => {
+        const value = params[name];
+        if (!value?.trim()) throw new GatewayError("missing_message", `${name} is required.`);
+        return value;
+      };
+      const name = required("template_name");
+      const content = required("template_message");
+      const dltTemplateId = required("dlt_template_id");
+      // The header's shape first (-8): a malformed one is never looked up.
+      const header = await policy.senders.requireApproved(principal, normalizeDltHeader(sender));
       const row = await createTemplate(ctx.store.db, ctx.clock, principal.accountId, {
-        name: params.template_name,
-        content: params.template_message,
-        dltTemplateId: params.dlt_template_id ?? null,
-        sender: params.sender_id,
+        name,
+        content,
+        dltTemplateId,
+        sender: header,
         notes: params.notes ?? null,
       });
       return `${principal.accountId}_${row.id}`;

@@ -71,7 +71,8 @@ export interface SmsDecision {
 type Content = PlannedContent;
 
 export class SmsPolicy {
-  private readonly senders: SenderApprovals;
+  /** Also read by legacy template creation, which takes only an approved sender ID. */
+  readonly senders: SenderApprovals;
   private readonly accounts: AccountRulesCache;
   private readonly suppressions: SuppressionList;
 
@@ -246,16 +247,7 @@ export class SmsPolicy {
         `Route ${trafficClassCode(route)} needs an alphabetic sender ID (header), not the number ${sender}.`,
       );
     }
-    const approval = await this.senders.status(principal.accountId, sender);
-    if (approval === "approved") return upper;
-    const fix = askOperatorSentence(registrationFixes.senderId(principal.username, sender));
-    if (approval === undefined) {
-      throw new GatewayError(
-        "invalid_sender_id",
-        `Sender ID "${sender}" is not registered for the account ${principal.username}; request it with POST /api/v2/sender-id-requests. ${fix}`,
-      );
-    }
-    throw new GatewayError("route_not_approved", `Sender ID "${sender}" is ${approval}, not approved. ${fix}`);
+    return this.senders.requireApproved(principal, sender);
   }
 
   /** Promotional routes skip numbers on the DND registry; the send fails only when none is left. */

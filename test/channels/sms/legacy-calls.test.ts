@@ -217,14 +217,17 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
     expectText(await legacy(t, "/httpapi/templates", credentials(other)), "[]");
   });
 
-  it("addtemplate refuses missing fields with the legacy codes", async () => {
+  it("addtemplate refuses missing fields and a sender ID the account has not got approved, with the legacy codes", async () => {
     const t = gateway();
     const account = await buildAccount(t);
+    await operatorCall(t, operator, "POST", `/accounts/${account.username}/sender-ids`, { sender: "PENDNG" });
+    const other = await buildAccount(t, { sender: "OTHERS" });
     const valid = {
       ...credentials(account),
       sender_id: "SWBRD",
       template_name: "otp",
       template_message: "Your OTP is {#var#}.",
+      dlt_template_id: "1107160000000000042",
     };
     for (const prefix of PREFIXES) {
       const add = (changes: Params) => legacy(t, `${prefix}/addtemplate`, { ...valid, ...changes });
@@ -233,6 +236,18 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
       expectText(await add({ template_message: undefined }), "-6", prefix);
       expectText(await add({ template_message: "  " }), "-6", prefix);
       expectText(await add({ template_name: undefined }), "-6", prefix);
+      // Every parameter but notes is required: a missing DLT template ID is refused as the name is.
+      const noDltId = await add({ dlt_template_id: undefined });
+      expectText(noDltId, "-6", prefix);
+      expect(noDltId.headers.get("x-error-message")).toContain("dlt_template_id");
+      expectText(await add({ dlt_template_id: "  " }), "-6", prefix);
+      expectText(await add({ dlt_template_id: "not a DLT id!" }), "-8", prefix);
+      // The sender ID must be one the account has, approved: unknown -10, pending -19.
+      expectText(await add({ sender_id: "NOPEX" }), "-10", prefix);
+      expectText(await add({ sender_id: "OTHERS" }), "-10", `${prefix} another account's sender`);
+      expectText(await add({ sender_id: "PROMOTIONAL" }), "-10", prefix);
+      expectText(await add({ sender_id: "PENDNG" }), "-19", prefix);
+      expectText(await add({ sender_id: "AB" }), "-8", `${prefix} not a header`);
       expectText(await add({ username: undefined, password: undefined }), "-1", prefix);
       expectText(await add({ password: undefined }), "-2", prefix);
       expectText(await add({ password: "wrong-one" }), "-7", prefix);
@@ -243,6 +258,19 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
       .where("account_id", "=", account.id)
       .execute();
     expect(rows).toEqual([]);
+
+    // The approved sender in any case, without notes: created, the sender kept as the header.
+    const created = await legacy(t, "/httpapi/addtemplate", { ...valid, sender_id: " swbrd " });
+    expect(created.text).toMatch(new RegExp(`^${account.id}_\\d+$`));
+    const row = await t.db.store.db
+      .selectFrom("templates")
+      .select(["sender", "dlt_template_id", "notes", "status"])
+      .where("account_id", "=", account.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toEqual({ sender: "SWBRD", dlt_template_id: "1107160000000000042", notes: null, status: "pending" });
+    // OTHERS is refused above only because it is another account's: its own account may use it.
+    const theirs = await legacy(t, "/httpapi/addtemplate", { ...valid, ...credentials(other), sender_id: "OTHERS" });
+    expect(theirs.text).toMatch(new RegExp(`^${other.id}_\\d+$`));
   });
 
   it("accountstatus answers active, inactive or blocked; blocked and inactive accounts still get their status", async () => {
