@@ -1,6 +1,7 @@
 // Fuzzing the legacy HTTP SMS family and the XML API: query strings and forms built from valid
 // calls with fields mutated, dropped and added, and raw query strings; XML documents mutated
-// and generated. Every refusal is a negative code in plain text and writes nothing.
+// and generated. Every refusal is a negative code in plain text and writes nothing; the lists
+// (templates, mis) answer a JSON array served as JSON.
 import fc from "fast-check";
 import { encodeForm, fieldValue, mutated, paramsOf, rawQuery, requestTarget } from "./generators.js";
 import { describeFuzzTogether, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";

@@ -43,7 +43,9 @@ function misPage(value: string | undefined, name: string, fallback: number, min:
   });
 }
 
-type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, context: C) => Promise<string>;
+/** A legacy answer: plain text (a code, a broadcast id, a number), or a list served as JSON. */
+type LegacyAnswer = string | { json: unknown[] };
+type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, context: C) => Promise<LegacyAnswer>;
 /** Finds the caller; may hand the handler something it parsed on the way (the XML document). */
 type LegacyAuth<C> = (params: Record<string, string>, address: string) => Promise<{ principal: Principal; context: C }>;
 
@@ -76,7 +78,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
   });
 
   /**
-   * Registers a legacy call at `paths` for GET and POST; the handler returns the plain-text answer.
+   * Registers a legacy call at `paths` for GET and POST; the handler returns the plain-text answer
+   * or a JSON list (templates, mis). Refusals are always a plain-text negative code.
    * `bodyError` renders a request the framework could not read (too large, not a form) in the
    * call's own dialect; without it such a request keeps the server's default answer.
    */
@@ -95,7 +98,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         admitCaller(request, principal);
         await throttle(principal);
         const answer = await handler(params, principal, context);
-        return reply.type("text/plain; charset=utf-8").send(answer);
+        if (typeof answer === "string") return reply.type("text/plain; charset=utf-8").send(answer);
+        return reply.type("application/json; charset=utf-8").send(JSON.stringify(answer.json));
       } catch (error) {
         if (error instanceof GatewayError && error.code === "rate_limited") {
           reply.header("retry-after", String(error.details?.retry_after ?? 1));
@@ -158,8 +162,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
 
   route(both("/templates"), "Approved templates as a JSON array", async (_params, principal) => {
     const rows = await approvedTemplates(ctx.store.db, principal.accountId);
-    return JSON.stringify(
-      rows.map((row) => ({
+    return {
+      json: rows.map((row) => ({
         template_id: `${principal.accountId}_${row.id}`,
         template_name: row.name,
         template_message: row.content,
@@ -167,7 +171,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         sender_id: row.sender,
         status: row.status,
       })),
-    );
+    };
   });
 
   route(
@@ -210,8 +214,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     const offset = misPage(params.offset, "offset", 0, 0, MAX_MIS_OFFSET);
     const sender = params.sender_id?.trim() ? params.sender_id.trim().toUpperCase() : undefined;
     const rows = await listMessagesByOffset(ctx.store.db, principal.accountId, { sender, limit, offset });
-    return JSON.stringify(
-      rows.map((row) => ({
+    return {
+      json: rows.map((row) => ({
         message_id: row.id,
         broadcast_id: row.broadcast_id,
         mobile: row.recipient,
@@ -225,7 +229,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         delivery_time: row.status === "delivered" && row.done_at !== null ? isoUtc(new Date(row.done_at)) : null,
         error_code: row.status === "failed" ? row.error_code : null,
       })),
-    );
+    };
   });
 
   // The XML API: one broadcast for the whole document; credentials inside it, or beside it.

@@ -22,6 +22,16 @@ const ENTITY = "1101160000000000002";
 
 function expectText(response: TextResponse, text: string, what = ""): void {
   expect({ status: response.status, text: response.text }, what).toEqual({ status: 200, text });
+  expect(response.headers.get("content-type"), what).toBe("text/plain; charset=utf-8");
+}
+
+/** A legacy list (templates, mis): a JSON array, served as JSON. */
+function jsonList(response: TextResponse, what = ""): Record<string, unknown>[] {
+  expect(response.status, `${what} ${response.text}`).toBe(200);
+  expect(response.headers.get("content-type"), what).toBe("application/json; charset=utf-8");
+  const list = JSON.parse(response.text);
+  expect(Array.isArray(list), what).toBe(true);
+  return list;
 }
 
 /** Waits until every message of the broadcast is delivered or failed. */
@@ -162,7 +172,8 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
     const account = await buildAccount(t, { dltScrubbing: true });
     await operatorCall(t, operator, "POST", `/accounts/${account.username}/dlt/headers`, { header: "SWBRD" });
     await operatorCall(t, operator, "POST", `/accounts/${account.username}/dlt/entities`, { entity_id: ENTITY });
-    for (const prefix of PREFIXES) expectText(await legacy(t, `${prefix}/templates`, credentials(account)), "[]");
+    for (const prefix of PREFIXES)
+      expect(jsonList(await legacy(t, `${prefix}/templates`, credentials(account)))).toEqual([]);
 
     const created: string[] = [];
     for (const prefix of PREFIXES) {
@@ -181,13 +192,15 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
           method,
         );
         expect(answer.status).toBe(200);
+        expect(answer.headers.get("content-type")).toBe("text/plain; charset=utf-8");
         expect(answer.text).toMatch(new RegExp(`^${account.id}_\\d+$`));
         created.push(answer.text);
       }
     }
     expect(new Set(created).size).toBe(4);
     // Pending: neither listed nor usable for a transactional send.
-    for (const prefix of PREFIXES) expectText(await legacy(t, `${prefix}/templates`, credentials(account)), "[]");
+    for (const prefix of PREFIXES)
+      expect(jsonList(await legacy(t, `${prefix}/templates`, credentials(account)))).toEqual([]);
     const matching = sendParams(account, { message: "Order 42 shipped via GET.", dlt_entity_id: ENTITY });
     expectText(await legacy(t, "/httpapi/send", matching), "-8");
 
@@ -197,8 +210,7 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
     for (const prefix of PREFIXES) {
       for (const method of METHODS) {
         const listed = await legacy(t, `${prefix}/templates`, credentials(account), method);
-        expect(listed.status).toBe(200);
-        expect(JSON.parse(listed.text)).toEqual([
+        expect(jsonList(listed, `${method} ${prefix}`)).toEqual([
           {
             template_id: created[0],
             template_name: "order /httpapi GET",
@@ -214,7 +226,9 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
 
     // Another account sees none of them.
     const other = await buildAccount(t);
-    expectText(await legacy(t, "/httpapi/templates", credentials(other)), "[]");
+    expect(jsonList(await legacy(t, "/httpapi/templates", credentials(other)))).toEqual([]);
+    // A refusal stays a plain-text code.
+    expectText(await legacy(t, "/httpapi/templates", { ...credentials(other), password: "wrong-one" }), "-7");
   });
 
   it("addtemplate refuses missing fields and a sender ID the account has not got approved, with the legacy codes", async () => {
@@ -326,11 +340,8 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
 
     for (const prefix of PREFIXES) {
       for (const method of METHODS) {
-        const mis = async (query: Params) => {
-          const response = await legacy(t, `${prefix}/mis`, { ...credentials(account), ...query }, method);
-          expect(response.status).toBe(200);
-          return JSON.parse(response.text) as Record<string, unknown>[];
-        };
+        const mis = async (query: Params) =>
+          jsonList(await legacy(t, `${prefix}/mis`, { ...credentials(account), ...query }, method));
         const all = await mis({});
         expect(all.map((r) => r.message)).toEqual(["fourth", "third", "second", "first"]);
         expect(all[0]).toMatchObject({
