@@ -31,6 +31,12 @@ const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
 const MAX_MIS_LIMIT = 1000;
 /** Far past any account's messages, and within what both databases take as an offset. */
 const MAX_MIS_OFFSET = 100_000_000;
+/**
+ * The mis report is the SMS API's: its rows carry broadcast ids the delivery report (/dlr) finds.
+ * Voice calls are accepted like SMS (a legacy broadcast id, a phone number) and /dlr finds them;
+ * WhatsApp rows carry a numeric id and email rows an address, so neither belongs here.
+ */
+const MIS_CHANNELS = ["sms", "voice"] as const;
 
 /** A page parameter of mis: digits within [min, max]; `fallback` when absent or empty. */
 function misPage(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
@@ -213,7 +219,12 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     const limit = misPage(params.limit, "limit", 100, 1, MAX_MIS_LIMIT);
     const offset = misPage(params.offset, "offset", 0, 0, MAX_MIS_OFFSET);
     const sender = params.sender_id?.trim() ? params.sender_id.trim().toUpperCase() : undefined;
-    const rows = await listMessagesByOffset(ctx.store.db, principal.accountId, { sender, limit, offset });
+    const rows = await listMessagesByOffset(ctx.store.db, principal.accountId, {
+      channels: MIS_CHANNELS,
+      sender,
+      limit,
+      offset,
+    });
     return {
       json: rows.map((row) => ({
         message_id: row.id,

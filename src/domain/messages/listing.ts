@@ -153,15 +153,19 @@ export async function* eachMessage(
 }
 
 /**
- * The account's messages newest first, `limit` of them after skipping `offset` (the legacy mis
- * call pages by offset), only those from `sender` when given.
+ * The account's messages of `channels` newest first, `limit` of them after skipping `offset`
+ * (the legacy mis call pages by offset), only those from `sender` when given.
  */
 export async function listMessagesByOffset(
   db: Db,
   accountId: number,
-  options: { sender?: string | undefined; limit: number; offset: number },
+  options: { channels: readonly string[]; sender?: string | undefined; limit: number; offset: number },
 ): Promise<MessageRow[]> {
-  let query = db.selectFrom("messages").selectAll().where("account_id", "=", accountId);
+  let query = db
+    .selectFrom("messages")
+    .selectAll()
+    .where("account_id", "=", accountId)
+    .where("channel", "in", [...options.channels]);
   if (options.sender !== undefined) query = query.where("sender", "=", options.sender);
   return query
     .orderBy("created_at", "desc")

@@ -3,6 +3,8 @@
 // answering plain text or a JSON array exactly as integrations of the earlier platform read them.
 import { DateTime } from "luxon";
 import { beforeAll, expect, it } from "vitest";
+import { newQueueId } from "../../../src/base/core/ids.js";
+import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import {
@@ -14,7 +16,9 @@ import {
   sendParams,
   type TextResponse,
 } from "../../helpers/legacy.js";
+import { messageRow } from "../../helpers/message-row.js";
 import { FAST_SIMULATOR, statusOf } from "../../helpers/sms.js";
+import { CALLER, callParams, placeCall } from "../voice/helpers.js";
 
 const PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
 const METHODS = ["GET", "POST"] as const;
@@ -385,5 +389,71 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
       }
     }
     expectText(await legacy(t, "/httpapi/mis", { ...credentials(account), password: "wrong-one" }), "-7");
+  });
+
+  it("mis is the SMS API's report: voice calls in, WhatsApp and email out, every broadcast id one dlr finds", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 100, voice: 100 } });
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock }, account.username, CALLER);
+    const sms = expectBroadcastId(
+      await legacy(t, "/httpapi/send", sendParams(account, { message: "by SMS" })),
+      account,
+    );
+    const voice = await placeCall(t, "GET", callParams(account, { text: "by voice" }));
+    expect(voice.text).toMatch(new RegExp(`^${account.id}_\\d{8}_\\d+$`));
+    // A WhatsApp message and an email as their families store them, newer than both.
+    const now = Date.now();
+    const row = { account_id: account.id, recipient: "919876543210", created_at: now + 1000 };
+    await t.db.store.db
+      .insertInto("messages")
+      .values([
+        messageRow({
+          ...row,
+          id: newQueueId(now),
+          channel: "whatsapp",
+          broadcast_id: "19",
+          sender: "15550001234",
+          body: "by WhatsApp",
+          route: "whatsapp",
+          wallet: "whatsapp",
+        }),
+        messageRow({
+          ...row,
+          id: newQueueId(now),
+          channel: "email",
+          broadcast_id: `${account.id}_20260101_000099`,
+          recipient: "z@example.org",
+          sender: "news@shop.example.com",
+          body: "by email",
+          route: "email",
+          wallet: "email",
+        }),
+      ])
+      .execute();
+
+    for (const prefix of PREFIXES) {
+      const listed = jsonList(await legacy(t, `${prefix}/mis`, credentials(account)), prefix);
+      const byMessage = (rows: Record<string, unknown>[]) =>
+        rows
+          .map((r) => [r.message, r.route, r.broadcast_id, r.mobile])
+          .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
+      expect(byMessage(listed), prefix).toEqual([
+        ["by SMS", "transactional", sms, "9876543210"],
+        ["by voice", "voice", voice.text, "9876543210"],
+      ]);
+      // Paging counts only the report's rows.
+      expect(jsonList(await legacy(t, `${prefix}/mis`, { ...credentials(account), offset: "1" }))).toHaveLength(1);
+      expect(jsonList(await legacy(t, `${prefix}/mis`, { ...credentials(account), offset: "2" }))).toEqual([]);
+      for (const record of listed) {
+        const query = {
+          ...credentials(account),
+          broadcastid: String(record.broadcast_id),
+          phonenumber: String(record.mobile),
+        };
+        expect(["delivered", "submitted", "failed"], String(record.message)).toContain(
+          (await legacy(t, `${prefix}/dlr`, query)).text,
+        );
+      }
+    }
   });
 });
