@@ -40,7 +40,11 @@ function namesOf(issue: ValidationIssue, plural: string, singular: string): stri
 }
 
 /** What went wrong, in words, and the field it names (`error.field`); never a schema engine's phrase. */
-function describeValidation(issues: ValidationIssue[], context: string | undefined): { text: string; field?: string } {
+function describeValidation(
+  issues: ValidationIssue[],
+  context: string | undefined,
+  declared: readonly string[] | undefined,
+): { text: string; field?: string } {
   const issue = chooseIssue(issues);
   if (!issue) return { text: "The request is not valid." };
   const where = context ?? "body";
@@ -50,13 +54,18 @@ function describeValidation(issues: ValidationIssue[], context: string | undefin
   if (missing.length > 0) {
     return { text: `Missing required field "${inside(missing[0]!)}" in ${where}.`, field: inside(missing[0]!) };
   }
-  const unknown =
-    issue.keyword === "additionalProperties" ? namesOf(issue, "additionalProperties", "additionalProperty") : [];
-  if (unknown.length > 0)
-    return { text: `Unknown field "${inside(unknown[0]!)}" in ${where}.`, field: inside(unknown[0]!) };
   // TypeBox tells an undeclared field first as the field failing `additionalProperties: false`.
-  if (issue.keyword === "boolean" && issue.schemaPath?.endsWith("/additionalProperties")) {
-    return { text: `Unknown field "${path}" in ${where}.`, field: path };
+  const undeclared =
+    issue.keyword === "additionalProperties"
+      ? namesOf(issue, "additionalProperties", "additionalProperty").map(inside)[0]
+      : issue.keyword === "boolean" && issue.schemaPath?.endsWith("/additionalProperties")
+        ? path
+        : undefined;
+  if (undeclared !== undefined) {
+    // At the top, the fields the route takes (as an unknown query parameter is answered): a
+    // field of another call (`schedule_at` on /sms/schedule, which takes `scheduled_at`) shows.
+    const takes = !undeclared.includes(".") && declared?.length ? `; this endpoint takes: ${declared.join(", ")}` : "";
+    return { text: `Unknown field "${undeclared}" in ${where}${takes}.`, field: undeclared };
   }
   const subject = path ? `Field "${path}"` : `The ${where}`;
   return { text: `${subject} ${issue.message ?? "is not valid"}.`, ...(path ? { field: path } : {}) };
@@ -65,11 +74,20 @@ function describeValidation(issues: ValidationIssue[], context: string | undefin
 const PG_CHARACTER_NOT_IN_REPERTOIRE = "22021";
 const PG_UNTRANSLATABLE_CHARACTER = "22P05";
 
-export function toGatewayError(error: unknown): GatewayError {
+/** The top-level field names of a route's schema for one part of the request (body, querystring…). */
+function declaredFields(request: FastifyRequest | undefined, context: string | undefined): string[] | undefined {
+  const schema = request?.routeOptions.schema as Record<string, { properties?: object } | undefined> | undefined;
+  const properties = schema?.[context ?? "body"]?.properties;
+  return properties ? Object.keys(properties) : undefined;
+}
+
+/** `request`, when given, lets a refused undeclared field be answered with the fields the route takes. */
+export function toGatewayError(error: unknown, request?: FastifyRequest): GatewayError {
   if (isGatewayError(error)) return error;
   const fe = error as Partial<FastifyError> & { validation?: ValidationIssue[]; validationContext?: string };
   if (fe.validation) {
-    const { text, field } = describeValidation(fe.validation, fe.validationContext);
+    const context = fe.validationContext;
+    const { text, field } = describeValidation(fe.validation, context, declaredFields(request, context));
     return new GatewayError("invalid_request", text, field === undefined ? undefined : { field });
   }
   switch (fe.code) {
@@ -123,7 +141,7 @@ export function jsonErrorAnswer(error: GatewayError, requestId: string, envelope
 
 /** Renders an error as JSON: `{success:false,…}` for SMS calls, `{status:"error",…}` for resource calls. */
 export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw: unknown, envelope: JsonEnvelope) {
-  const error = toGatewayError(raw);
+  const error = toGatewayError(raw, request);
   logIfInternal(request, raw, error);
   const status = statusOf(error);
   if ((status === 429 || status === 503) && error.details?.retry_after !== undefined) {
