@@ -19,6 +19,7 @@ import type { Principal } from "../../domain/auth/index.js";
 import { groupNumbers } from "../../domain/contacts/index.js";
 import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
+import { noRecipient } from "./recipients.js";
 import { REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./send-fields.js";
 import { acceptIdempotent } from "./v2-accept.js";
 import { BulkAccepted, BulkPreview } from "./v2-schemas.js";
@@ -103,7 +104,7 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
       if (numbers.length === 0) throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
       recipients = numbers;
     }
-    if (recipients.length === 0) throw new GatewayError("invalid_recipient", "recipients is empty.");
+    if (recipients.length === 0) throw noRecipient();
     const input: SmsSendInput = {
       senderId: body.sender_id,
       recipients,

@@ -20,7 +20,7 @@ import { checkTmChain } from "./dlt-chain-check.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
 import { checkDltTemplate } from "./dlt-template-check.js";
-import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
+import { invalidRecipient, noRecipient, normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
 import { type PlannedContent, type ShortLinkSettings, shortenContents } from "./short-link-plan.js";
 
@@ -131,12 +131,16 @@ export class SmsPolicy {
     const rejected: SmsDecision["rejected"] = [];
     const valid: { recipient: string; message: string }[] = [];
     for (const item of items) {
+      if (item.recipient.trim() === "") {
+        rejected.push({ recipient: item.recipient, error: noRecipient() });
+        continue;
+      }
       const normalized =
         route === "international" ? normalizeInternational(item.recipient) : normalizeIndianMobile(item.recipient);
       if (normalized) valid.push({ recipient: normalized, message: item.message });
       else rejected.push({ recipient: item.recipient, error: invalidRecipient(item.recipient, route) });
     }
-    if (valid.length === 0) throw rejected[0]?.error ?? new GatewayError("invalid_recipient", "No recipient given.");
+    if (valid.length === 0) throw rejected[0]?.error ?? noRecipient();
 
     const header = await this.checkSender(principal, sender, route);
     const deliverable = await this.withoutOptedOut(
@@ -378,13 +382,4 @@ export class SmsPolicy {
     }
     return Math.max(now, at.getTime());
   }
-}
-
-function invalidRecipient(raw: string, route: TrafficClass): GatewayError {
-  return new GatewayError(
-    "invalid_recipient",
-    route === "international"
-      ? `"${raw}" is not a valid international number with its country code (Indian numbers use routes T, P, PS).`
-      : `"${raw}" is not a 10-digit Indian mobile number.`,
-  );
 }

@@ -224,7 +224,7 @@ describeEnginesTogether("v2 bulk send and bulk jobs", (engine) => {
     const cases: [unknown, number, string][] = [
       [{ ...base }, 400, "invalid_request"],
       [{ ...base, recipients: ["9876543210"], group_id: 1 }, 400, "invalid_request"],
-      [{ ...base, recipients: [] }, 422, "invalid_recipient"],
+      [{ ...base, recipients: [] }, 400, "invalid_recipient"],
       [{ ...base, recipients: ["123", "abc"] }, 422, "invalid_recipient"],
       [{ ...base, recipients: "9876543210" }, 400, "invalid_request"],
       [{ ...base, recipients: [9876543210] }, 400, "invalid_request"],

@@ -35,8 +35,10 @@ const REFUSALS: Refusal[] = [
   { name: "missing message", body: without("message"), status: 400, code: "missing_message", legacy: -6 },
   { name: "empty message", body: { ...VALID, message: "" }, status: 400, code: "missing_message", legacy: -6 },
   { name: "blank message", body: { ...VALID, message: " \n " }, status: 400, code: "missing_message", legacy: -6 },
-  { name: "missing recipient", body: without("recipient"), status: 422, code: "invalid_recipient", legacy: -5 },
-  { name: "empty recipient", body: { ...VALID, recipient: "" }, status: 422, code: "invalid_recipient", legacy: -5 },
+  // No number at all is a missing field (400, as a missing sender ID or message); a wrong one is 422.
+  { name: "missing recipient", body: without("recipient"), status: 400, code: "invalid_recipient", legacy: -5 },
+  { name: "empty recipient", body: { ...VALID, recipient: "" }, status: 400, code: "invalid_recipient", legacy: -5 },
+  { name: "blank recipient", body: { ...VALID, recipient: "  " }, status: 400, code: "invalid_recipient", legacy: -5 },
   ...["987654321", "98765432101", "919876543", "+9198765432", "98765abcde", "phone", "+1 9876543210"].map(
     (recipient) => ({
       name: `recipient "${recipient}"`,
