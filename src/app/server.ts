@@ -11,7 +11,7 @@ import { firstInboundNumber, registerInboundAdminRoutes } from "../channels/inbo
 import { registerSmppAdminRoutes } from "../channels/smpp-server/index.js";
 import { registerLegacyRoutes } from "../channels/sms/index.js";
 import { registerVerifyAdminRoutes } from "../channels/verify/index.js";
-import { registerVoiceAdminRoutes, registerVoiceRoutes } from "../channels/voice/index.js";
+import { registerVoiceAdminRoutes, registerVoiceRoutes, voiceCaller } from "../channels/voice/index.js";
 import { registerMetaWebhookRoutes, registerWhatsAppAdminRoutes } from "../channels/whatsapp/index.js";
 import { registerAlertAdminRoutes } from "../delivery/alerts/index.js";
 import { registerCarrierAdminRoutes } from "../delivery/carriers/admin-routes.js";
@@ -179,7 +179,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   app.decorate("routeAccess", []);
   await app.register(async (v2) => registerV2Family(v2, ctx, app.routeAccess), { prefix: "/api/v2" });
-  await registerLegacyRoutes(app, ctx);
+  // The legacy send's route V places a call as the voice family does.
+  await registerLegacyRoutes(app, { ...ctx, voiceCall: voiceCaller(ctx) });
   await registerVoiceRoutes(app, ctx);
   await registerMetaWebhookRoutes(app, ctx);
   await registerEmailRoutes(app, ctx);

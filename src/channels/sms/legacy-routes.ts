@@ -25,6 +25,8 @@ type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
   acceptor: AcceptService;
   authenticator: Authenticator;
   smsPolicy: SmsPolicy;
+  /** The send's route V: one text-to-speech call (voice/'s, handed in by app/); its broadcast id. */
+  voiceCall?: (principal: Principal, call: { from?: string; to?: string; text?: string }) => Promise<string>;
 };
 
 const LEGACY_PREFIXES = ["/httpapi", "/api/secure_api/httpapi"] as const;
@@ -141,8 +143,27 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     return String(fromMilli(balance));
   });
 
+  /**
+   * Route V: a text-to-speech call of `message` (or `text`) to the one number, from the sender
+   * ID, which is then an approved caller number; charged to the voice wallet, as the voice API
+   * would. A call is placed now: several numbers or a schedule are refused.
+   */
+  const callByVoice = async (params: Record<string, string>, principal: Principal) => {
+    if (!ctx.voiceCall) throw new GatewayError("route_not_approved", "Route V (voice) is not available here.");
+    const numbers = (params.phonenumber ?? params.mobile ?? "").split(",").filter((n) => n.trim() !== "");
+    if (numbers.length > 1) {
+      throw new GatewayError("invalid_recipient", "Route V calls one number at a time; send one phonenumber.");
+    }
+    if (params.schedule)
+      throw new GatewayError("invalid_schedule", "Route V places the call now; it takes no schedule.");
+    const text = params.message || params.text;
+    return ctx.voiceCall(principal, { from: params.sender_id ?? params.senderid, to: numbers[0], text });
+  };
+
   route(both("/send"), "Send SMS; answers the broadcast id or a negative code", async (params, principal) =>
-    accept(principal, legacySendInput(params)),
+    params.route?.trim().toUpperCase() === "V"
+      ? callByVoice(params, principal)
+      : accept(principal, legacySendInput(params)),
   );
 
   route(

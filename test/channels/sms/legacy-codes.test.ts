@@ -107,7 +107,8 @@ const REFUSALS: Refusal[] = [
   { name: "numeric sender on route T", code: -18, params: { sender_id: "123456" } },
   { name: "route P not enabled", code: -19, as: "tOnly", params: { route: "P" } },
   { name: "pending sender ID", code: -19, params: { sender_id: "PENDNG" } },
-  { name: "route V on the SMS API", code: -19, params: { route: "V" } },
+  // Route V is a voice call (test/channels/voice/legacy-route-v.test.ts): SWBRD is no caller number.
+  { name: "route V from a sender that is no caller number", code: -10, params: { route: "V" } },
   { name: "route I, international not enabled", code: -20, params: { route: "I", phonenumber: UK_MOBILE } },
   { name: "route I, no international credit", code: -21, as: "intl", params: { route: "I", phonenumber: UK_MOBILE } },
   { name: "route PS, promo sender not enabled", code: -22, params: { route: "PS" } },
