@@ -15,7 +15,7 @@ import { approvedTemplates, createTemplate, normalizeDltHeader, walletBalance } 
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import { admitCaller, authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
-import { legacySendInput } from "./legacy-send.js";
+import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { MAX_XML_BYTES, parseXmlSend, type XmlSend, xmlCredentials } from "./xml-send.js";
@@ -143,21 +143,10 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     return String(fromMilli(balance));
   });
 
-  /**
-   * Route V: a text-to-speech call of `message` (or `text`) to the one number, from the sender
-   * ID, which is then an approved caller number; charged to the voice wallet, as the voice API
-   * would. A call is placed now: several numbers or a schedule are refused.
-   */
+  /** Route V: a text-to-speech call, charged to the voice wallet as the voice API's would be. */
   const callByVoice = async (params: Record<string, string>, principal: Principal) => {
     if (!ctx.voiceCall) throw new GatewayError("route_not_approved", "Route V (voice) is not available here.");
-    const numbers = (params.phonenumber ?? params.mobile ?? "").split(",").filter((n) => n.trim() !== "");
-    if (numbers.length > 1) {
-      throw new GatewayError("invalid_recipient", "Route V calls one number at a time; send one phonenumber.");
-    }
-    if (params.schedule)
-      throw new GatewayError("invalid_schedule", "Route V places the call now; it takes no schedule.");
-    const text = params.message || params.text;
-    return ctx.voiceCall(principal, { from: params.sender_id ?? params.senderid, to: numbers[0], text });
+    return ctx.voiceCall(principal, legacyCallInput(params));
   };
 
   route(both("/send"), "Send SMS; answers the broadcast id or a negative code", async (params, principal) =>

@@ -1,6 +1,6 @@
 // The legacy send's parameters, translated into the shared SmsSendInput: the adapter decides
 // nothing itself. `message` must be GSM-7 unless `type=2` (then it is UTF-16BE hex); `text`
-// (hybrid mode) takes URL-encoded Unicode as it is.
+// (hybrid mode) takes URL-encoded Unicode as it is. Route V's parameters become a voice call's.
 import { GatewayError } from "../../base/core/errors.js";
 import type { SmsSendInput } from "./policy.js";
 import { decodeUtf16BeHex } from "./ucs2-hex.js";
@@ -23,14 +23,32 @@ export function legacySendInput(params: Record<string, string>): SmsSendInput {
   return { ...base, message };
 }
 
+/** The numbers of `phonenumber` (or `mobile`), comma-separated, blanks left out. */
+function legacyNumbers(params: Record<string, string>): string[] {
+  return (params.phonenumber ?? params.mobile ?? "")
+    .split(",")
+    .map((n) => n.trim())
+    .filter((n) => n !== "");
+}
+
+/**
+ * Route V: the text-to-speech call of `message` (or `text`) to the one number, from the sender
+ * ID (then an approved caller number). A call is placed now: several numbers or a schedule are
+ * refused.
+ */
+export function legacyCallInput(params: Record<string, string>): { from?: string; to?: string; text?: string } {
+  const numbers = legacyNumbers(params);
+  if (numbers.length > 1) {
+    throw new GatewayError("invalid_recipient", "Route V calls one number at a time; send one phonenumber.");
+  }
+  if (params.schedule) throw new GatewayError("invalid_schedule", "Route V places the call now; it takes no schedule.");
+  return { from: params.sender_id ?? params.senderid, to: numbers[0], text: params.message || params.text };
+}
+
 function common(params: Record<string, string>): Omit<SmsSendInput, "message"> {
-  const numbers = params.phonenumber ?? params.mobile ?? "";
   return {
     senderId: params.sender_id ?? params.senderid,
-    recipients: numbers
-      .split(",")
-      .map((n) => n.trim())
-      .filter((n) => n !== ""),
+    recipients: legacyNumbers(params),
     route: params.route ?? "",
     requireRoute: true,
     scheduleAt: params.schedule,
