@@ -22,7 +22,7 @@ import {
   WHATSAPP_CONNECTORS,
   whatsAppSettingsOf,
 } from "./settings.js";
-import { describeTemplate, listedTemplates, ONCE_APPROVED, setTemplateTestOnly } from "./templates.js";
+import { describeTemplate, listedTemplates, setTemplateTestOnly } from "./templates.js";
 import type { WhatsApp } from "./whatsapp.js";
 
 /** What this file takes from the gateway. */
@@ -100,8 +100,10 @@ export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void
       const sender = senderOf(settings);
       if (!sender) throw new GatewayError("no_business_account");
       await ctx.whatsapp.catalog.sync(settings, sender);
-      // Paused and disabled ones too (with the reason), unlike the account's own listing.
-      const rows = await listedTemplates(db, settings.accountId, ONCE_APPROVED);
+      // Every status, with the reason one cannot be sent (pending, rejected with WhatsApp's word,
+      // paused, disabled), unlike the account's own listing of approved ones: what support needs
+      // to answer "why is my template not there?".
+      const rows = await listedTemplates(db, settings.accountId);
       return ok(rows.map((row) => describeTemplate(row, settings.sandbox)));
     },
   );

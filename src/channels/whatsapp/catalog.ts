@@ -87,7 +87,7 @@ export class TemplateCatalog {
     }
     // Paused and disabled too: the spec's 404 covers any unapproved name; 422 template_not_sendable
     // is left for an approved template this sender cannot send.
-    const notApproved = notApprovedReason(template.status);
+    const notApproved = notApprovedReason(template.status, template.reason);
     if (notApproved !== undefined) {
       throw new GatewayError(
         "template_not_found",

@@ -103,17 +103,27 @@ export interface Sendability {
 export function sendabilityOf(row: WhatsAppTemplateRow, sandbox: boolean): Sendability {
   const testOnly = sandbox || row.test_only === 1;
   const shape = shapeOf({ category: row.category, components: JSON.parse(row.components) as GraphComponent[] });
-  const reason = notApprovedReason(row.status) ?? shape.unsupported ?? null;
+  const reason = notApprovedReason(row.status, row.reason) ?? shape.unsupported ?? null;
   return { sendable: reason === null, testOnly, reason, shape };
 }
 
-/** Why a template of this status cannot be sent; undefined when it is approved. */
-export function notApprovedReason(status: string): string | undefined {
+/**
+ * Why a template of this status cannot be sent; undefined when it is approved. `rejectedReason` is
+ * WhatsApp's own word for a rejection (INVALID_FORMAT, TAG_CONTENT_MISMATCH, …), when it gave one.
+ */
+export function notApprovedReason(status: string, rejectedReason?: string | null): string | undefined {
   if (status === "APPROVED") return undefined;
   if (status === "PAUSED") {
     return "Paused by WhatsApp after low-quality feedback; it cannot be sent until WhatsApp resumes it.";
   }
   if (status === "DISABLED") return "Disabled by WhatsApp for low quality; it can no longer be sent.";
+  if (status === "PENDING" || status === "IN_APPEAL") {
+    return "Waiting for WhatsApp's review; it can be sent once WhatsApp approves it.";
+  }
+  if (status === "REJECTED") {
+    const why = rejectedReason ? ` (${rejectedReason})` : "";
+    return `Rejected by WhatsApp${why}; edit it in the business account and submit it again.`;
+  }
   return `Not approved (status ${status}).`;
 }
 
@@ -134,20 +144,15 @@ export function describeTemplate(row: WhatsAppTemplateRow, sandbox: boolean) {
   };
 }
 
-/** The account's stored templates of these statuses, by name and language. */
+/** The account's stored templates of these statuses (every status when none are named), by name and language. */
 export async function listedTemplates(
   db: Db,
   accountId: number,
-  statuses: readonly string[],
+  statuses?: readonly string[],
 ): Promise<WhatsAppTemplateRow[]> {
-  return db
-    .selectFrom("whatsapp_templates")
-    .selectAll()
-    .where("account_id", "=", accountId)
-    .where("status", "in", [...statuses])
-    .orderBy("name")
-    .orderBy("language")
-    .execute();
+  let query = db.selectFrom("whatsapp_templates").selectAll().where("account_id", "=", accountId);
+  if (statuses) query = query.where("status", "in", [...statuses]);
+  return query.orderBy("name").orderBy("language").execute();
 }
 
 /** Every stored translation of a template name (any status). */

@@ -59,6 +59,8 @@ describeEachEngine("WhatsApp errors", (engine) => {
         expectError(answer, 404, "template_not_found");
         expect(answer.body.message).toContain(`is ${status}`);
       }
+      const rejected = await c.send({ to: "919876543210", template: "old_promo", params: ["x"] });
+      expect(rejected.body.message).toContain("Rejected by WhatsApp (TAG_CONTENT_MISMATCH)");
       expect(fake.sends().length).toBe(before);
 
       // Paused (132015) or disabled (132016) upstream since the last sync: the same 404, nothing charged.

@@ -100,6 +100,7 @@ export const TEMPLATES: GraphTemplate[] = [
     name: "old_promo",
     language: "en",
     status: "REJECTED",
+    rejected_reason: "TAG_CONTENT_MISMATCH",
     category: "MARKETING",
     components: [{ type: "BODY", text: "Everything {{1}} off." }],
   },

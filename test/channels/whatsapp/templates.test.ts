@@ -150,6 +150,14 @@ describeEachEngine("WhatsApp templates", (engine) => {
     const flash = (synced.body.data as Array<Record<string, unknown>>).find((x) => x.name === "flash_sale");
     expect(flash).toMatchObject({ status: "paused", is_sendable: false });
     expect(flash?.send_disabled_reason).toContain("Paused");
+    // And the ones still in review or refused, with WhatsApp's reason: support sees why one is missing.
+    const byName = (name: string) => (synced.body.data as Array<Record<string, unknown>>).find((x) => x.name === name);
+    expect(byName("draft_notice")).toMatchObject({ status: "pending", is_sendable: false });
+    expect(byName("draft_notice")?.send_disabled_reason).toContain("Waiting for WhatsApp's review");
+    expect(byName("old_promo")).toMatchObject({ status: "rejected", is_sendable: false });
+    expect(byName("old_promo")?.send_disabled_reason).toBe(
+      "Rejected by WhatsApp (TAG_CONTENT_MISMATCH); edit it in the business account and submit it again.",
+    );
     const marked = await admin("PUT", "/templates/order_shipped", { test_only: true });
     expect(marked.body.data).toEqual({ name: "order_shipped", test_only: true, languages: 2 });
     expectError(await admin("PUT", "/templates/nope", { test_only: true }), 404, "not_found");
