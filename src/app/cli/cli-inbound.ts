@@ -1,7 +1,6 @@
 // CLI commands for inbound SMS: virtual numbers, keyword approval and suppression lists. They
 // call inbound/operations.ts, as the operator API does.
-import { type Command, Option } from "commander";
-import type { ApprovalStatus } from "../../base/store/schema.js";
+import type { Command } from "commander";
 import {
   addSuppressionsFor,
   assignNumberFor,
@@ -12,7 +11,7 @@ import {
   setKeywordStatusFor,
 } from "../../channels/inbound/index.js";
 import { groupCommand } from "./cli-group-names.js";
-import { addReviewCommands, allPages, cliDeps, print, table, withStore } from "./cli-support.js";
+import { addReviewCommands, addReviewedList, cliDeps, print, table, withStore } from "./cli-support.js";
 
 function addNumberCommands(program: Command): void {
   const numbers = groupCommand(program, "inbound-numbers");
@@ -71,31 +70,16 @@ function addKeywordCommands(program: Command): void {
     setStatus: (store, id, status, account) => setKeywordStatusFor(cliDeps(store), id, status, account),
     describe: (row) => `keyword ${row.id} ${row.key}`,
   });
-  keywords
-    .command("list")
-    .description("an account's keywords: id, status, keyword, reply type and text")
-    .requiredOption("--account <username>", "the account")
-    .addOption(new Option("--status <status>", "only these").choices(["pending", "approved", "rejected"]))
-    .option("--json", "print JSON")
-    .action((opts) =>
-      withStore(async (store) => {
-        const all = await allPages(async (page, perPage) => {
-          const { keywords: rows, meta } = await keywordsOf(cliDeps(store), opts.account, {
-            status: opts.status as ApprovalStatus | undefined,
-            page,
-            perPage,
-          });
-          return { rows, meta };
-        });
-        print(all, opts.json, () =>
-          table(
-            ["ID", "STATUS", "KEYWORD", "REPLY", "TEXT"],
-            all.map((k) => [k.id, k.status, k.key, k.response_type, k.static_message]),
-            "no keywords",
-          ),
-        );
-      }),
-    );
+  addReviewedList(keywords, {
+    description: "an account's keywords: id, status, keyword, reply type and text",
+    read: async (store, account, filter) => {
+      const { keywords: rows, meta } = await keywordsOf(cliDeps(store), account, filter);
+      return { rows, meta };
+    },
+    header: ["ID", "STATUS", "KEYWORD", "REPLY", "TEXT"],
+    cells: (k) => [k.id, k.status, k.key, k.response_type, k.static_message],
+    whenEmpty: "no keywords",
+  });
 }
 
 function addSuppressionCommands(program: Command): void {

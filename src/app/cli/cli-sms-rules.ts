@@ -1,9 +1,8 @@
 // CLI commands for the SMS rule set: content templates, DLT entity IDs and headers, link
 // white-lists and telemarketer chains, and the DND registry. They call admin/operations.ts, as the operator API does.
 import fs from "node:fs";
-import { type Command, Option } from "commander";
+import type { Command } from "commander";
 import { loadConfig } from "../../base/runtime/config.js";
-import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
 import {
   accountDetail,
@@ -26,7 +25,7 @@ import {
   tmChainsOf,
 } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
-import { addReviewCommands, allPages, cliDeps, print, table, withStore } from "./cli-support.js";
+import { addReviewCommands, addReviewedList, cliDeps, print, table, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */
 const SHOWN_INVALID = 20;
@@ -84,31 +83,16 @@ function addTemplateCommands(program: Command): void {
     setStatus: (store, id, status, account) => setTemplateStatusFor(cliDeps(store), id, status, account),
     describe: (row) => `template ${row.id} "${row.name}"`,
   });
-  templates
-    .command("list")
-    .description("an account's templates: id, status, DLT template ID, name, content")
-    .requiredOption("--account <username>", "the account")
-    .addOption(new Option("--status <status>", "only these").choices(["pending", "approved", "rejected"]))
-    .option("--json", "print JSON")
-    .action((opts) =>
-      withStore(async (store) => {
-        const all = await allPages(async (page, perPage) => {
-          const { templates: rows, meta } = await listTemplatesFor(cliDeps(store), opts.account, {
-            status: opts.status as ApprovalStatus | undefined,
-            page,
-            perPage,
-          });
-          return { rows, meta };
-        });
-        print(all, opts.json, () =>
-          table(
-            ["ID", "STATUS", "DLT TEMPLATE ID", "NAME", "CONTENT"],
-            all.map((t) => [t.id, t.status, t.dlt_template_id, t.name, t.content]),
-            "no templates",
-          ),
-        );
-      }),
-    );
+  addReviewedList(templates, {
+    description: "an account's templates: id, status, DLT template ID, name, content",
+    read: async (store, account, filter) => {
+      const { templates: rows, meta } = await listTemplatesFor(cliDeps(store), account, filter);
+      return { rows, meta };
+    },
+    header: ["ID", "STATUS", "DLT TEMPLATE ID", "NAME", "CONTENT"],
+    cells: (t) => [t.id, t.status, t.dlt_template_id, t.name, t.content],
+    whenEmpty: "no templates",
+  });
 }
 
 function addDltCommands(program: Command): void {

@@ -1,8 +1,9 @@
 // What every operator command of the CLI shares: option parsers, a store opened on the
 // configured database for the length of one command, and printing as text or JSON.
-import { type Command, InvalidArgumentError } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import { loadConfig } from "../../base/runtime/config.js";
+import type { ApprovalStatus } from "../../base/store/schema.js";
 import { openStore, type Store, storeOptions } from "../../base/store/store.js";
 import { cliActor } from "../../domain/audit/index.js";
 
@@ -101,6 +102,40 @@ export function addReviewCommands<Row extends { account?: string | undefined }>(
         }),
       );
   }
+}
+
+/**
+ * The `list` subcommand of what operators review (templates, keywords): an account's items, every
+ * page, `--status` filtering, printed as a table (or JSON).
+ */
+export function addReviewedList<Row>(
+  group: Command,
+  list: {
+    description: string;
+    read: (
+      store: Store,
+      account: string,
+      filter: { status: ApprovalStatus | undefined; page: number; perPage: number },
+    ) => Promise<{ rows: Row[]; meta: { last_page: number } }>;
+    header: readonly string[];
+    cells: (row: Row) => readonly (string | number | null)[];
+    whenEmpty: string;
+  },
+): void {
+  group
+    .command("list")
+    .description(list.description)
+    .requiredOption("--account <username>", "the account")
+    .addOption(new Option("--status <status>", "only these").choices(["pending", "approved", "rejected"]))
+    .option("--json", "print JSON")
+    .action((opts: { account: string; status?: ApprovalStatus; json?: boolean }) =>
+      withStore(async (store) => {
+        const all = await allPages((page, perPage) =>
+          list.read(store, opts.account, { status: opts.status, page, perPage }),
+        );
+        print(all, opts.json, () => table(list.header, all.map(list.cells), list.whenEmpty));
+      }),
+    );
 }
 
 /** An option given several times (`--template A --template B`) collects every value. */
