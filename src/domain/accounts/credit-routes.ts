@@ -14,7 +14,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db } from "../../base/store/store.js";
 import { recordChange } from "../audit/index.js";
 import { actorOf } from "../auth/index.js";
-import { findAccountByUsername } from "./accounts.js";
+import { findAccountByUsername, getAccount } from "./accounts.js";
 import { eachLedgerEntry, transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { DEFAULT_CARD } from "./price-cards.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
@@ -167,7 +167,7 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
   v2.post(
     "/credits/transfer",
     {
-      config: { ...resource, errors: [402, 404, 422] },
+      config: { ...resource, errors: [402, 403, 404, 422] },
       schema: {
         operationId: "transferCredits",
         summary: "Transfer SMS credits to another user",
@@ -199,6 +199,17 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
         throw new GatewayError("invalid_request", "Credits cannot be transferred to your own account.", {
           field: "recipient_username",
         });
+      }
+      // A sub-account's credits were issued by its parent, not paid for (decision 0139): they may
+      // move to a sibling, whose sends charge the same parents, and nowhere else. Sent to the
+      // parent or out of the tree they would become credits nobody paid the operator for.
+      const sender = await getAccount(db, principal.accountId);
+      if (sender && sender.parent_id !== null && recipient.parent_id !== sender.parent_id) {
+        throw new GatewayError(
+          "forbidden",
+          `A sub-account's credits are issued by its parent account: they can go only to another sub-account of the same parent, and "${recipient.username}" is not one.`,
+          { field: "recipient_username" },
+        );
       }
       if (recipient.status !== "active") {
         throw new GatewayError(

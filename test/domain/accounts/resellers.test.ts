@@ -172,6 +172,43 @@ describeEachEngine("resellers", (engine) => {
     expect((await list(leaf, "/api/v2/subaccounts")).body.data).toEqual([]);
   });
 
+  it("lets a sub-account's issued credits move only to a sibling, never up to a parent or out of the tree", async () => {
+    const t = gateway();
+    const { top, mid, leaf } = await tree(t);
+    const sibling = await subAccount(t, mid, {}, { sms: 10 });
+    const outsider = await buildAccount(t, { credits: 50 });
+    const transfer = (from: TestAccount, to: TestAccount, amount: number) =>
+      call(t, "POST", "/api/v2/credits/transfer", {
+        headers: keyOf(from),
+        json: { recipient_username: to.username, amount },
+      });
+    const before = { top: await milli(t, top.id), mid: await milli(t, mid.id), outsider: await milli(t, outsider.id) };
+    // Issued free by mid, then sent back up, to the top, or to a stranger: each would be credits nobody paid for.
+    for (const [from, to] of [
+      [leaf, mid],
+      [leaf, top],
+      [leaf, outsider],
+      [mid, top],
+      [mid, outsider],
+    ] as const) {
+      const refused = await transfer(from, to, 5);
+      expect(refused.status, `${from.username} -> ${to.username}: ${refused.text}`).toBe(403);
+      expect(refused.body.error).toMatchObject({ code: "forbidden", field: "recipient_username" });
+      expect(refused.body.message).toContain("another sub-account of the same parent");
+    }
+    expect(await milli(t, leaf.id)).toBe(100_000);
+    expect({ top: await milli(t, top.id), mid: await milli(t, mid.id), outsider: await milli(t, outsider.id) }).toEqual(
+      before,
+    );
+    // A sibling's sends charge the same parents: allowed.
+    const sideways = await transfer(leaf, sibling, 5);
+    expect(sideways.status, sideways.text).toBe(200);
+    expect(await milli(t, sibling.id)).toBe(15_000);
+    // A top-level account still transfers to anyone, and paid credits may go down into a tree.
+    expect((await transfer(top, outsider, 1)).status).toBe(200);
+    expect((await transfer(outsider, leaf, 1)).status).toBe(200);
+  });
+
   it("refuses bad sub-account requests and bad parents with clear errors", async () => {
     const t = gateway();
     const parent = await buildAccount(t);
