@@ -221,24 +221,37 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
       const note = description ?? `transfer ${principal.username} -> ${recipient.username}`;
       const transfer = { fromAccountId: principal.accountId, toAccountId: recipient.id, wallet: "sms" as const };
       const who = { clock: ctx.clock, actor: actorOf(request) };
-      const balance = await transferCredits(ctx.store, ctx.clock, { ...transfer, amount, ref, note }, (trx, after) =>
-        recordChange(trx, who, {
+      const moved = fromMilli(amount);
+      const record = async (trx: Db, after: number, received: number) => {
+        await recordChange(trx, who, {
           action: "credits.transfer",
           target: `sms wallet of ${principal.username} to ${recipient.username}`,
           accountId: principal.accountId,
           before: { balance: fromMilli(after + amount) },
-          after: { balance: fromMilli(after), amount: fromMilli(amount), to: recipient.username, ref, note },
-        }),
-      ).catch(async (error: unknown) => {
-        if (error instanceof GatewayError && error.code === "insufficient_credits") {
-          const available = await walletBalance(db, principal.accountId, "sms");
-          throw new GatewayError(
-            "insufficient_credits",
-            `The balance (${fromMilli(available)} credits) does not cover a transfer of ${fromMilli(amount)} credits.`,
-          );
-        }
-        throw error;
-      });
+          after: { balance: fromMilli(after), amount: moved, to: recipient.username, ref, note },
+        });
+        // The receiving wallet changed too: its own entry, so the recipient's log (and the
+        // operator's ?account= view of it) shows where its credits came from.
+        await recordChange(trx, who, {
+          action: "credits.transfer_in",
+          target: `sms wallet of ${recipient.username} from ${principal.username}`,
+          accountId: recipient.id,
+          before: { balance: fromMilli(received - amount) },
+          after: { balance: fromMilli(received), amount: moved, from: principal.username, ref, note },
+        });
+      };
+      const balance = await transferCredits(ctx.store, ctx.clock, { ...transfer, amount, ref, note }, record).catch(
+        async (error: unknown) => {
+          if (error instanceof GatewayError && error.code === "insufficient_credits") {
+            const available = await walletBalance(db, principal.accountId, "sms");
+            throw new GatewayError(
+              "insufficient_credits",
+              `The balance (${fromMilli(available)} credits) does not cover a transfer of ${fromMilli(amount)} credits.`,
+            );
+          }
+          throw error;
+        },
+      );
       return {
         status: "success",
         data: {

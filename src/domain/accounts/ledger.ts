@@ -272,8 +272,8 @@ export async function transferCredits(
   store: Store,
   clock: Clock,
   transfer: Transfer,
-  /** What the caller writes in the same transaction (the audit entry), given the sender's balance after. */
-  also?: (trx: Db, balance: number) => Promise<void>,
+  /** What the caller writes in the same transaction (the audit entries), given both balances after. */
+  also?: (trx: Db, balance: number, recipientBalance: number) => Promise<void>,
 ): Promise<number> {
   if (transfer.fromAccountId === transfer.toAccountId) {
     throw new GatewayError("invalid_request", "Credits cannot be transferred to the same account.");
@@ -296,14 +296,15 @@ export async function transferCredits(
     // Both wallet rows are locked in account-id order: A→B and B→A at the same moment would
     // otherwise each hold one row and wait for the other (a PostgreSQL deadlock).
     let after: number;
+    let received: number;
     if (transfer.fromAccountId < transfer.toAccountId) {
       after = await debit(trx);
-      await credit(trx);
+      received = await credit(trx);
     } else {
-      await credit(trx);
+      received = await credit(trx);
       after = await debit(trx);
     }
-    await also?.(trx, after);
+    await also?.(trx, after, received);
     return after;
   });
 }

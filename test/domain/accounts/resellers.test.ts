@@ -176,7 +176,7 @@ describeEachEngine("resellers", (engine) => {
     const t = gateway();
     const { top, mid, leaf } = await tree(t);
     const sibling = await subAccount(t, mid, {}, { sms: 10 });
-    const outsider = await buildAccount(t, { credits: 50 });
+    const outsider = await buildAccount(t, { credits: { sms: 50 } });
     const transfer = (from: TestAccount, to: TestAccount, amount: number) =>
       call(t, "POST", "/api/v2/credits/transfer", {
         headers: keyOf(from),
@@ -204,6 +204,22 @@ describeEachEngine("resellers", (engine) => {
     const sideways = await transfer(leaf, sibling, 5);
     expect(sideways.status, sideways.text).toBe(200);
     expect(await milli(t, sibling.id)).toBe(15_000);
+    // Both wallets' logs show it: the sender's transfer, the recipient's transfer_in (and the operator's ?account= view).
+    const logOf = async (account: TestAccount) =>
+      (await call(t, "GET", "/api/v2/audit?action=credits", { headers: keyOf(account) })).body.data as Array<
+        Record<string, unknown>
+      >;
+    const received = (await logOf(sibling)).find((entry) => entry.action === "credits.transfer_in");
+    expect(received).toMatchObject({
+      actor: leaf.username,
+      target: `sms wallet of ${sibling.username} from ${leaf.username}`,
+    });
+    const full = await call(t, "GET", `/api/v2/audit?action=credits.transfer_in&limit=1`, { headers: keyOf(sibling) });
+    expect(full.body.data[0]).toMatchObject({
+      before: { balance: 10 },
+      after: { balance: 15, amount: 5, from: leaf.username },
+    });
+    expect((await logOf(leaf)).map((entry) => entry.action)).toContain("credits.transfer");
     // A top-level account still transfers to anyone, and paid credits may go down into a tree.
     expect((await transfer(top, outsider, 1)).status).toBe(200);
     expect((await transfer(outsider, leaf, 1)).status).toBe(200);
