@@ -3,7 +3,7 @@
 // by the operator API and the CLI.
 import type { Account } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { describeAccount } from "../../domain/accounts/index.js";
+import { describeAccount, type PriceRow, priceCardChange } from "../../domain/accounts/index.js";
 import { type Audited, recordChange } from "../../domain/audit/index.js";
 
 /** An account's settings as the log keeps them (never the password hash: whether it changed). */
@@ -45,14 +45,13 @@ export function smppSettingsEntry(who: Audited, username: string) {
     recordChange(trx, who, { action: "account.smpp", target: `account ${username}`, accountId, before, after });
 }
 
-/** replacePriceCard's hook: the card's row count before and the rows after. */
-export function priceCardEntry(who: Audited, card: string, rows: readonly unknown[]) {
-  return (trx: Db, rowsBefore: number) =>
+/** replacePriceCard's hook: the rows added, repriced and removed, in credits (priceCardChange). */
+export function priceCardEntry(who: Audited, card: string, rows: readonly PriceRow[]) {
+  return (trx: Db, rowsBefore: PriceRow[]) =>
     recordChange(trx, who, {
       action: "price_card.save",
       target: `price card ${card}`,
       accountId: null,
-      before: { rows: rowsBefore },
-      after: { rows },
+      ...priceCardChange(rowsBefore, rows),
     });
 }

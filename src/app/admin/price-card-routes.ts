@@ -13,6 +13,8 @@ import {
   describePriceRow,
   listPriceCards,
   MAX_CARD_ROWS,
+  type PriceRow,
+  type PriceRowInput,
   priceCardRows,
   priceRowsOf,
   replacePriceCard,
@@ -24,6 +26,31 @@ import { CostCard, PriceCard, PriceCardSummary, WrittenCostCard, WrittenPriceCar
 type Deps = Pick<Runtime, "store" | "clock">;
 
 const Name = Type.Object({ name: Type.String({ maxLength: 64 }) });
+
+/**
+ * The body's rows, typed as JSON must be (no coercion, as everywhere in the operator API: a price
+ * written "0.25" is refused, not read as a CSV cell would be), then checked by priceRowsOf.
+ */
+function jsonPriceRows(rows: readonly PriceRowInput[]): PriceRow[] {
+  rows.forEach((row, index) => {
+    const wrong = (field: string, kind: string) => {
+      const value = (row as Record<string, unknown>)[field];
+      return new GatewayError(
+        "invalid_request",
+        `rows[${index}].${field} must be ${kind} (got ${JSON.stringify(value)}); nothing written.`,
+        { field: `rows[${index}].${field}`, index },
+      );
+    };
+    if (row.price !== undefined && typeof row.price !== "number") throw wrong("price", "a number of credits");
+    for (const field of ["channel", "route", "prefix"] as const) {
+      if (row[field] !== undefined && typeof row[field] !== "string") throw wrong(field, "a string");
+    }
+    if (row.effective_from != null && typeof row.effective_from !== "string") {
+      throw wrong("effective_from", "an ISO 8601 string or null");
+    }
+  });
+  return priceRowsOf([...rows]);
+}
 const Field = Type.Optional(Type.Unknown());
 const Row = Type.Object(
   { channel: Field, route: Field, prefix: Field, price: Field, effective_from: Field },
@@ -64,8 +91,8 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
       if (name === DEFAULT_CARD) {
         throw new GatewayError("invalid_request", `The card "${DEFAULT_CARD}" is built in (1 credit a unit).`);
       }
-      const rows = priceRowsOf(request.body.rows);
-      const entry = priceCardEntry(changeDeps(ctx, request), name, request.body.rows);
+      const rows = jsonPriceRows(request.body.rows);
+      const entry = priceCardEntry(changeDeps(ctx, request), name, rows);
       const written = await replacePriceCard(ctx.store, ctx.clock, name, rows, entry);
       return ok({ name, rows: written });
     },
@@ -91,7 +118,7 @@ export function registerCostCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     { schema: { params: Connector, body: Rows, response: operatorAnswer(WrittenCostCard) } },
     async (request) => {
       const { name } = request.params;
-      const written = await replaceCostCard(changeDeps(ctx, request), name, priceRowsOf(request.body.rows));
+      const written = await replaceCostCard(changeDeps(ctx, request), name, jsonPriceRows(request.body.rows));
       return ok({ connector: name, rows: written });
     },
   );

@@ -32,7 +32,11 @@ export function addPriceCommands(program: Command): void {
         const rows = parsePriceCsv(text);
         const entry = priceCardEntry(cliDeps(store), opts.card, rows);
         const written = await replacePriceCard(store, systemClock, opts.card, rows, entry);
-        print({ name: opts.card, rows: written }, opts.json, () => `imported ${written} rows into ${opts.card}`);
+        print(
+          { name: opts.card, rows: written },
+          opts.json,
+          () => `imported ${written} ${written === 1 ? "row" : "rows"} into ${opts.card}`,
+        );
       }),
     );
   prices

@@ -6,7 +6,7 @@
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { type PriceRow, storedPriceRow } from "../../domain/accounts/index.js";
+import { type PriceRow, priceCardChange, storedPriceRow } from "../../domain/accounts/index.js";
 import type { Actor } from "../../domain/audit/index.js";
 import { BUILT_IN_CONNECTORS, changeCatalog } from "./catalog.js";
 
@@ -33,9 +33,9 @@ export async function writeCostRows(store: Store, trx: Db, connector: string, ro
 /** Replaces the connector's cost card; the routers reload it as any change of the carriers. */
 export async function replaceCostCard(deps: Deps, connector: string, rows: readonly PriceRow[]): Promise<number> {
   await requireCostedConnector(deps.store.db, connector);
-  const before = (await costCardRows(deps.store.db, connector)).length;
-  const change = { action: "cost_card.save", target: `cost card of ${connector}`, before: { rows: before } };
-  await changeCatalog(deps, (trx) => writeCostRows(deps.store, trx, connector, rows), { ...change, after: { rows } });
+  const before = await costCardRows(deps.store.db, connector);
+  const change = { action: "cost_card.save", target: `cost card of ${connector}`, ...priceCardChange(before, rows) };
+  await changeCatalog(deps, (trx) => writeCostRows(deps.store, trx, connector, rows), change);
   return rows.length;
 }
 

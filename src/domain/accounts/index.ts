@@ -51,6 +51,7 @@
 //   v2-schemas.ts      their request bodies and answers as schemas
 //   price-cards.ts     price cards: a card replaced whole, listed, shown; an account's card;
 //                      PRICE_CARDS_CHANGED
+//   price-changes.ts   what replacing a card changed (rows added, removed, repriced, in credits): its audit entry
 //   price-rows.ts      the rows of a price card or a carrier's cost card: checked (API body or CSV, a
 //                      bad one named by index or line), read back, described; no luxon (the CLI's
 //                      carriers group loads it)
@@ -77,6 +78,7 @@ export * from "./ledger.js";
 export * from "./ledger-batch.js";
 export * from "./pending-requests.js";
 export * from "./price-cards.js";
+export * from "./price-changes.js";
 export * from "./price-lookup.js";
 export * from "./price-rows.js";
 export * from "./registrations.js";

@@ -51,23 +51,22 @@ export async function replacePriceCard(
   clock: Clock,
   name: string,
   rows: PriceRow[],
-  /** What the caller writes in the same transaction (the audit entry), given how many rows the card had. */
-  also?: (trx: Db, rowsBefore: number) => Promise<void>,
+  /** What the caller writes in the same transaction (the audit entry), given the rows the card had. */
+  also?: (trx: Db, rowsBefore: PriceRow[]) => Promise<void>,
 ): Promise<number> {
   const card = checkCardName(name);
   const now = clock.now().getTime();
   await store.transaction(async (trx) => {
     const before = also
-      ? Number(
-          (
-            await trx
-              .selectFrom("price_card_rows")
-              .select((eb) => eb.fn.countAll<number>().as("n"))
-              .where("card", "=", card)
-              .executeTakeFirstOrThrow()
-          ).n,
-        )
-      : 0;
+      ? (
+          await trx
+            .selectFrom("price_card_rows")
+            .select(["channel", "route", "prefix", "price", "effective_from"])
+            .where("card", "=", card)
+            .orderBy("id")
+            .execute()
+        ).map(storedPriceRow)
+      : [];
     await trx
       .insertInto("price_cards")
       .values({ name: card, created_at: now, updated_at: now })

@@ -126,6 +126,9 @@ export function isoInstant(text: string): number | undefined {
   return local - offset;
 }
 
+/** A reason as a clause before "; nothing …": without its own full stop (toMilli's sentences end in one). */
+const clause = (reason: string) => reason.replace(/\.$/, "");
+
 /** A card's rows from CSV text; a bad line throws invalid_request with its line number and reason. */
 export function parsePriceCsv(text: string): PriceRow[] {
   let records: { record: string[]; info: { lines: number } }[];
@@ -158,7 +161,7 @@ export function parsePriceCsv(text: string): PriceRow[] {
   const seen = new Map<string, number>();
   for (const { record, info } of lines) {
     const at = (reason: string, field?: string) =>
-      new GatewayError("invalid_request", `Line ${info.lines}: ${reason}; nothing imported.`, {
+      new GatewayError("invalid_request", `Line ${info.lines}: ${clause(reason)}; nothing imported.`, {
         line: info.lines,
         ...(field ? { field } : {}),
       });
@@ -192,10 +195,14 @@ export function priceRowsOf(inputs: PriceRowInput[]): PriceRow[] {
       row = priceRow(input);
     } catch (error) {
       if (!(error instanceof PriceRowError)) throw error;
-      throw new GatewayError("invalid_request", `rows[${index}].${error.field}: ${error.message}; nothing written.`, {
-        field: `rows[${index}].${error.field}`,
-        index,
-      });
+      throw new GatewayError(
+        "invalid_request",
+        `rows[${index}].${error.field}: ${clause(error.message)}; nothing written.`,
+        {
+          field: `rows[${index}].${error.field}`,
+          index,
+        },
+      );
     }
     const earlier = seen.get(rowKey(row));
     if (earlier !== undefined) {

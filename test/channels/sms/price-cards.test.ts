@@ -285,6 +285,10 @@ describeEachEngine("price cards", (engine) => {
       [[{ ...good, channel: "fax" }], "rows[0].channel"],
       [[{ ...good, effective_from: "tomorrow" }], "rows[0].effective_from"],
       [[good, good], "rows[1]"],
+      // JSON as typed, no coercion (a CSV cell is text; a JSON price is a number).
+      [[{ ...good, price: "0.25" }], "rows[0].price"],
+      [[good, { ...good, prefix: 44 }], "rows[1].prefix"],
+      [[{ ...good, effective_from: 20261201 }], "rows[0].effective_from"],
     ] as const) {
       const bad = await put(rows);
       expect(bad.status, JSON.stringify(rows)).toBe(400);
@@ -293,7 +297,7 @@ describeEachEngine("price cards", (engine) => {
     expect((await put([{ ...good, colour: "red" }])).status).toBe(400);
     expect((await op("GET", "/price-cards/retail")).body.data.rows).toHaveLength(11);
     const written = await op("PUT", "/price-cards/wholesale", {
-      rows: [good, { ...good, prefix: "*", price: "0.5", effective_from: "2026-12-01" }],
+      rows: [good, { ...good, prefix: "*", price: 0.5, effective_from: "2026-12-01" }],
     });
     expect(written.body.data).toEqual({ name: "wholesale", rows: 2 });
     expect((await op("GET", "/price-cards/wholesale")).body.data.rows[1]).toEqual({
@@ -302,6 +306,29 @@ describeEachEngine("price cards", (engine) => {
       prefix: "*",
       price: 0.5,
       effective_from: "2026-12-01T00:00:00Z",
+    });
+    const stringPrice = await put([{ ...good, price: "0.25" }]);
+    expect(stringPrice.body.message).toBe('rows[0].price must be a number of credits (got "0.25"); nothing written.');
+    const tooFine = await put([{ ...good, price: 0.0005 }]);
+    expect(tooFine.body.message).not.toContain(".;");
+
+    // The audit entry says what changed, in credits: added, repriced (with the price it was), removed.
+    await op("PUT", "/price-cards/wholesale", {
+      rows: [
+        { ...good, price: 0.12 },
+        { ...good, prefix: "91", price: 0.2 },
+      ],
+    });
+    const audit = await op("GET", "/audit?action=price_card.save&limit=1");
+    expect(audit.body.data[0]).toMatchObject({
+      target: "price card wholesale",
+      before: { rows: 2 },
+      after: {
+        rows: 2,
+        added: [{ channel: "sms", route: "T", prefix: "91", price: 0.2, effective_from: null }],
+        changed: [{ channel: "sms", route: "T", prefix: "44", price: 0.12, was: 0.1, effective_from: null }],
+        removed: [{ channel: "sms", route: "T", prefix: "*", price: 0.5, effective_from: "2026-12-01T00:00:00Z" }],
+      },
     });
     const builtIn = await call(t, "PUT", "/admin/api/price-cards/default", {
       headers: { authorization: `Bearer ${operator.apiKey}` },

@@ -102,9 +102,15 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
     const [a, b] = [await smsc(), await smsc()];
     expect((await admin("POST", "/carriers", smppDefinition("cost-a", a))).status).toBe(201);
     expect((await admin("POST", "/carriers", smppDefinition("cost-b", b))).status).toBe(201);
+    // A price written as a string is refused (JSON as typed, no coercion), naming the row.
+    const typed = await admin("PUT", "/carriers/cost-a/cost-card", {
+      rows: [{ channel: "sms", route: "*", prefix: "91", price: "0.02" }],
+    });
+    expect(typed.status).toBe(400);
+    expect(typed.body.error.field).toBe("rows[0].price");
     const cardA = await admin("PUT", "/carriers/cost-a/cost-card", {
       rows: [
-        { channel: "sms", route: "*", prefix: "91", price: "0.02" },
+        { channel: "sms", route: "*", prefix: "91", price: 0.02 },
         { channel: "sms", route: "*", prefix: "*", price: 0.5 },
       ],
     });
@@ -112,6 +118,12 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
     expect(cardA.body.data).toEqual({ connector: "cost-a", rows: 2 });
     await admin("PUT", "/carriers/cost-b/cost-card", {
       rows: [{ channel: "sms", route: "T", prefix: "9198", price: 0.011 }],
+    });
+    const costAudit = await admin("GET", "/audit?action=cost_card.save&limit=1");
+    expect(costAudit.body.data[0]).toMatchObject({
+      target: "cost card of cost-b",
+      before: { rows: 0 },
+      after: { rows: 1, added: [{ prefix: "9198", price: 0.011 }], changed: [], removed: [] },
     });
     const shown = await admin("GET", "/carriers/cost-b/cost-card");
     expect(shown.body.data.rows).toEqual([
