@@ -33,17 +33,18 @@ export interface Debit {
  * own amount), all or nothing. Every send of `sends` charges the same levels (account and
  * wallet, bottom-up) with its own amounts: one conditional UPDATE per level takes the group's
  * total there. A level whose balance does not cover it puts back what the levels before it took
- * (no entry was written yet) and answers false. Levels are taken bottom-up, the order every such
- * debit locks wallets in.
+ * (no entry was written yet) and answers that level's index (0: the sub-account's own wallet,
+ * 1: its parent's, …); null when every level paid. Levels are taken bottom-up, the order every
+ * such debit locks wallets in.
  */
 export async function debitEveryLevel(
   store: Pick<Store, "statement" | "insertMany">,
   trx: Db,
   clock: Clock,
   sends: Debit[][],
-): Promise<boolean> {
+): Promise<number | null> {
   const levels = sends[0];
-  if (!levels) return true;
+  if (!levels) return null;
   const totals = levels.map((_, level) => sends.reduce((sum, debits) => sum + debits[level]!.amount, 0));
   const before: number[] = [];
   const take = store.statement(
@@ -60,7 +61,7 @@ export async function debitEveryLevel(
     for (const [taken, amount] of totals.slice(0, level).entries()) {
       await putBack.run(trx, [amount, levels[taken]!.accountId, levels[taken]!.wallet]);
     }
-    return false;
+    return level;
   }
   // Entries in send order, each level's balance walking down from before the group.
   const entries = sends.flatMap((debits) =>
@@ -70,7 +71,7 @@ export async function debitEveryLevel(
     }),
   );
   await store.insertMany(trx, "ledger_entries", entries);
-  return true;
+  return null;
 }
 
 function entry(item: Debit | Refund, kind: "debit" | "refund", amount: number, balanceAfter: number, clock: Clock) {

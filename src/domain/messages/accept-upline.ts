@@ -1,6 +1,7 @@
 // A sub-account's send in the Acceptor: what each ancestor is charged for it (resellers,
 // docs/decisions/0113-resellers.md), and the debits at every level that accept it all or none.
 import { GatewayError } from "../../base/core/errors.js";
+import type { Db } from "../../base/store/store.js";
 import type { Debit } from "../accounts/index.js";
 import type { SendOrder } from "./send-order.js";
 
@@ -39,9 +40,22 @@ export function byLevels(levels: ReadonlyMap<number, Debit[]>): Map<string, numb
   return groups;
 }
 
-/** The refusal of a send some level of whose tree cannot pay for it. */
-export function insufficient(order: SendOrder): GatewayError {
+/**
+ * The refusal of a send some level of whose tree cannot pay for it. When the short wallet is an
+ * ancestor's, the message names it: the sub-account's own balance may well cover the send, and
+ * "Credit not available." alone would send its support to the wrong wallet.
+ */
+export async function insufficient(trx: Db, order: SendOrder, short: Debit | undefined): Promise<GatewayError> {
+  const code = order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits";
+  if (!short || short.accountId === order.accountId) return new GatewayError(code);
+  const owner = await trx
+    .selectFrom("accounts")
+    .select("username")
+    .where("id", "=", short.accountId)
+    .executeTakeFirst();
+  const base = new GatewayError(code).message.replace(/\.$/, "");
   return new GatewayError(
-    order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
+    code,
+    `${base}: "${owner?.username ?? short.accountId}", which pays for this sub-account's sends too, has too few credits in its ${short.wallet} wallet for this one.`,
   );
 }

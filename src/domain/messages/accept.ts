@@ -319,7 +319,7 @@ export class Acceptor {
           trx,
           this.clock,
           indexes.map((i) => levels.get(i)!),
-        ))
+        )) === null
       ) {
         indexes.forEach(accept);
         continue;
@@ -332,12 +332,13 @@ export class Acceptor {
           await refuse(index, floodLimitReached(order.floodLimit ?? 0, day(index), order.timeZone, now));
           continue;
         }
-        if (await debitEveryLevel(this.store, trx, this.clock, [levels.get(index)!])) {
+        const short = await debitEveryLevel(this.store, trx, this.clock, [levels.get(index)!]);
+        if (short === null) {
           accept(index);
           continue;
         }
         await this.countFlood(trx, order, day(index), -count);
-        await refuse(index, insufficient(order));
+        await refuse(index, await insufficient(trx, order, levels.get(index)![short]));
       }
     }
     for (const [index, outcome] of outcomes.entries()) {

@@ -90,6 +90,14 @@ describeEachEngine("resellers", (engine) => {
       const v2 = await send(t, leaf);
       expect(v2.status, `${short}: ${v2.text}`).toBe(402);
       expect(v2.body.error.code).toBe("insufficient_credits");
+      // Which wallet is short: the sub-account's own, or the one above it that pays too.
+      const payer = { leaf, mid, top }[short];
+      if (short === "leaf") expect(v2.body.message).toBe("Credit not available.");
+      else {
+        expect(v2.body.message).toBe(
+          `Credit not available: "${payer.username}", which pays for this sub-account's sends too, has too few credits in its sms wallet for this one.`,
+        );
+      }
       const old = await legacy(t, "/httpapi/send", sendParams(leaf, { phonenumber: "9876543210" }));
       expect(old.text, short).toContain("-12");
       expect([await milli(t, leaf.id), await milli(t, mid.id), await milli(t, top.id)]).toEqual(before);
