@@ -83,6 +83,7 @@ export async function createContext(parts: {
       hours: config.promoHours,
       timeZone: config.promoHoursTimeZone,
       chainRequired: config.dlt.chainRequired,
+      tmId: config.dlt.tmId,
     },
     { base: config.shortLinkBase, days: config.shortLinkDays, maxSegments: MAX_SEGMENTS },
   );

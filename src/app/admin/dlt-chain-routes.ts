@@ -1,6 +1,7 @@
 // The operator's DLT telemarketer chains of an account (issue 40, item 2): GET, PUT and DELETE
 // /admin/api/accounts/{username}/dlt/chains. A chain is declared per entity, the operator's own
-// TM ID (DLT_TM_ID) last. The actions are shared with the CLI (`dlt chains`), so both behave alike.
+// TM ID (DLT_TM_ID) last: shown with the current one last even when declared before it was set
+// (carriedTmChain), as the carriers get it. The actions are shared with the CLI (`dlt chains`).
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
@@ -22,7 +23,7 @@ import { type ChangeDeps, changeDeps, type OperatorDeps } from "./operations.js"
 import { ClearedDltChain, DeclaredDltChain, DltChain } from "./sms-rule-schemas.js";
 
 export interface ChainDeps extends ChangeDeps {
-  /** The operator's own TM ID (DLT_TM_ID), last of every chain. */
+  /** The operator's own TM ID (DLT_TM_ID), last of every chain declared and shown. */
   tmId: string | undefined;
 }
 
@@ -67,16 +68,16 @@ export async function clearTmChainFor(deps: ChainDeps, username: string, entityI
   return { account: account.username, entity_id: entity, cleared: true };
 }
 
-export async function tmChainsOf(deps: Pick<ChainDeps, "store">, username: string) {
+export async function tmChainsOf(deps: Pick<ChainDeps, "store" | "tmId">, username: string) {
   const account = await requireAccount(deps.store.db, username);
-  return listTmChains(deps.store.db, account.id);
+  return listTmChains(deps.store.db, account.id, deps.tmId);
 }
 
 const Username = Type.Object({ username: Type.String() });
 
 export function registerDltChainRoutes(admin: TypedRoutes, ctx: OperatorDeps & Pick<Runtime, "config">): void {
   const deps = (request: FastifyRequest): ChainDeps => ({ ...changeDeps(ctx, request), tmId: ctx.config.dlt.tmId });
-  const readDeps = { store: ctx.store };
+  const readDeps = { store: ctx.store, tmId: ctx.config.dlt.tmId };
   const ok = (data: unknown) => ({ status: "success", data });
   const EntityId = Type.String({ maxLength: 64 });
   admin.get(

@@ -223,13 +223,17 @@ function addDltLinkCommands(dlt: Command): void {
   }
 }
 
-/** `dlt chains`: the telemarketer chain of each DLT entity, the operator's own TM ID (DLT_TM_ID) last. */
+/**
+ * `dlt chains`: the telemarketer chain of each DLT entity, the operator's own TM ID (DLT_TM_ID)
+ * last. The gateway adds its own DLT_TM_ID when it carries a chain, so a chain set here without
+ * it (not in this command's environment) still ends with it; `list` shows this environment's.
+ */
 function addDltChainCommands(dlt: Command): void {
   const chains = dlt.command("chains").description("manage the telemarketer chain of each DLT entity");
   const chainDeps = (store: Store) => ({ ...cliDeps(store), tmId: loadConfig().dlt.tmId });
   chains
     .command("set")
-    .description("declare an entity's telemarketer chain (replacing it); DLT_TM_ID is appended when not last")
+    .description("declare an entity's telemarketer chain (replacing it); DLT_TM_ID comes last when carried")
     .requiredOption("--account <username>", "the account")
     .requiredOption("--entity-id <id>", "the DLT entity ID (one of the account's)")
     .requiredOption("--chain <ids>", "the telemarketer IDs in order, comma-separated")
@@ -237,7 +241,8 @@ function addDltChainCommands(dlt: Command): void {
     .action((opts) =>
       withStore(async (store) => {
         const set = await setTmChainFor(chainDeps(store), opts.account, opts.entityId, String(opts.chain).split(","));
-        print(set, opts.json, () => `${set.account}, entity ${set.entity_id}: ${set.tm_chain.join(" > ")}`);
+        const own = loadConfig().dlt.tmId ? "" : " (DLT_TM_ID is not set here: the gateway adds its own last)";
+        print(set, opts.json, () => `${set.account}, entity ${set.entity_id}: ${set.tm_chain.join(" > ")}${own}`);
       }),
     );
   chains

@@ -1,15 +1,17 @@
 // The SMS rule on the DLT telemarketer chain (issue 40, item 2; docs/api.md rule 14c): with the
 // operator's DLT_CHAIN_REQUIRED, an entity without a declared chain is refused, as operators drop
-// its SMS; a chain the client sent (the SMPP server's TLV) must be the declared one.
+// its SMS; a chain the client sent (the SMPP server's TLV) must be the declared one, with the
+// operator's current TM ID (DLT_TM_ID) last as carriers get it, or without it.
 import { GatewayError } from "../../base/core/errors.js";
-import { askOperatorSentence, registrationFixes, tmChainMatches } from "../../domain/accounts/index.js";
+import { askOperatorSentence, carriedTmChain, registrationFixes, tmChainMatches } from "../../domain/accounts/index.js";
 
 export function checkTmChain(
-  declared: readonly string[] | undefined,
+  stored: readonly string[] | undefined,
   sent: string | undefined,
-  send: { entityId: string; username: string; required: boolean },
+  send: { entityId: string; username: string; required: boolean; tmId?: string | undefined },
 ): void {
   const { entityId, username } = send;
+  const declared = stored && carriedTmChain(stored, send.tmId);
   if (declared === undefined) {
     if (!send.required) return;
     throw new GatewayError(

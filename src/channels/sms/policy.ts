@@ -83,10 +83,10 @@ export class SmsPolicy {
     private readonly prices: PriceBook = new PriceBook(store),
     /**
      * The operator's settings: promotional hours (PROMO_HOURS, read in the recipients' zone; an
-     * account's own replace them), and DLT_CHAIN_REQUIRED (an entity without a declared
-     * telemarketer chain is refused).
+     * account's own replace them), DLT_CHAIN_REQUIRED (an entity without a declared telemarketer
+     * chain is refused) and DLT_TM_ID (last of every chain a client's is checked against).
      */
-    private readonly operator: { hours: DailyWindow; timeZone: string; chainRequired?: boolean } = {
+    private readonly operator: { hours: DailyWindow; timeZone: string; chainRequired?: boolean; tmId?: string } = {
       hours: { start: 9 * 60, end: 21 * 60 },
       timeZone: "Asia/Kolkata",
     },
@@ -168,6 +168,7 @@ export class SmsPolicy {
         entityId,
         username: principal.username,
         required: this.operator.chainRequired === true,
+        tmId: this.operator.tmId,
       });
     }
     if (input.shortenUrls === true || (input.shortenUrls === "account" && rules.shortenUrls)) {

@@ -106,7 +106,7 @@ export class CarrierRegistry implements Routing {
     this.current = new Router(builtIns);
     this.warnings = new CarrierWarnings(ctx.logger);
     this.scores = new RouteScores(ctx);
-    this.tmChains = new TmChainBook(ctx.store);
+    this.tmChains = new TmChainBook(ctx.store, ctx.config.dlt.tmId);
     this.callbackBase = ctx.config.carrierCallbackUrl ?? `http://localhost:${ctx.config.port}`;
   }
 

@@ -55,6 +55,20 @@ export function normalizeTmChain(ids: readonly string[], operatorTmId: string | 
   return chain;
 }
 
+/**
+ * The chain as it travels and as the operator sees it: the declared one with the operator's
+ * current TM ID (DLT_TM_ID) last. A chain is stored as declared, with the TM ID set when it was
+ * declared; one declared before DLT_TM_ID was set (or by a CLI without it) gets it here, and one
+ * that names the current TM ID anywhere but last has it moved there (it comes last, once).
+ * Unset, or no chain declared ([]): the chain as stored. A chain declared under an earlier
+ * DLT_TM_ID keeps that ID, as an upstream TM, until it is declared again.
+ */
+export function carriedTmChain(stored: readonly string[], operatorTmId: string | undefined): string[] {
+  const own = operatorTmId?.trim().toUpperCase();
+  if (!own || stored.length === 0 || stored.at(-1) === own) return [...stored];
+  return [...stored.filter((id) => id !== own), own];
+}
+
 /** The chain as a carrier or a client writes it: `PE,TM1,…,TMn`, or its SHA-256 in lower-case hex. */
 export function tmChainValue(entityId: string, chain: readonly string[], format: TmChainFormat): string {
   const ids = [entityId, ...chain].join(",");
@@ -125,10 +139,11 @@ export async function tmChainOf(db: Db, accountId: number, entityId: string): Pr
   return splitChain(row?.tm_chain ?? null);
 }
 
-/** Every entity of the account with its chain ([] when none is declared), by entity ID. */
+/** Every entity of the account with its chain as carried ([] when none is declared), by entity ID. */
 export async function listTmChains(
   db: Db,
   accountId: number,
+  operatorTmId: string | undefined,
 ): Promise<{ entity_id: string; status: string; tm_chain: string[] }[]> {
   const rows = await db
     .selectFrom("dlt_entities")
@@ -136,7 +151,11 @@ export async function listTmChains(
     .where("account_id", "=", accountId)
     .orderBy("entity_id")
     .execute();
-  return rows.map((row) => ({ entity_id: row.entity_id, status: row.status, tm_chain: splitChain(row.tm_chain) }));
+  return rows.map((row) => ({
+    entity_id: row.entity_id,
+    status: row.status,
+    tm_chain: carriedTmChain(splitChain(row.tm_chain), operatorTmId),
+  }));
 }
 
 const TTL_MS = 60_000;
@@ -145,7 +164,8 @@ const MAX_ACCOUNTS = 10_000;
 /**
  * The chains the carriers carry, per account and entity: one select per account, kept 60 s and
  * dropped at once on DLT_CHANGED, or when another process moved the DLT version (SQLite: the
- * CLI). One book per process's carriers.
+ * CLI). One book per process's carriers; each chain ends with the operator's current TM ID
+ * (`operatorTmId`, DLT_TM_ID), whatever was set when it was declared (carriedTmChain).
  */
 export class TmChainBook {
   private readonly accounts = new BoundedMap<number, { value: Promise<Map<string, string[]>>; expires: number }>(
@@ -153,7 +173,10 @@ export class TmChainBook {
   );
   private readonly version: DltVersionWatch;
 
-  constructor(private readonly store: Pick<Store, "db" | "signals" | "engine">) {
+  constructor(
+    private readonly store: Pick<Store, "db" | "signals" | "engine">,
+    private readonly operatorTmId?: string,
+  ) {
     store.signals.listen(DLT_CHANGED, (payload) => this.accounts.delete(Number(payload)));
     this.version = new DltVersionWatch(store, () => this.accounts.clear());
   }
@@ -163,7 +186,7 @@ export class TmChainBook {
     const now = Date.now();
     let hit = this.accounts.get(accountId);
     if (!hit || hit.expires <= now) {
-      const value = approvedTmChains(this.store.db, accountId);
+      const value = approvedTmChains(this.store.db, accountId, this.operatorTmId);
       const entry = { value, expires: now + TTL_MS };
       hit = entry;
       this.accounts.set(accountId, entry);
@@ -175,8 +198,12 @@ export class TmChainBook {
   }
 }
 
-/** The declared chains of the account's approved entities. */
-async function approvedTmChains(db: Db, accountId: number): Promise<Map<string, string[]>> {
+/** The chains of the account's approved entities, as carried (the operator's TM ID last). */
+async function approvedTmChains(
+  db: Db,
+  accountId: number,
+  operatorTmId: string | undefined,
+): Promise<Map<string, string[]>> {
   const rows = await db
     .selectFrom("dlt_entities")
     .select(["entity_id", "tm_chain"])
@@ -184,5 +211,5 @@ async function approvedTmChains(db: Db, accountId: number): Promise<Map<string, 
     .where("status", "=", "approved")
     .where("tm_chain", "is not", null)
     .execute();
-  return new Map(rows.map((row) => [row.entity_id, splitChain(row.tm_chain)]));
+  return new Map(rows.map((row) => [row.entity_id, carriedTmChain(splitChain(row.tm_chain), operatorTmId)]));
 }

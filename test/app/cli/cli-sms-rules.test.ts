@@ -200,6 +200,17 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
       expect(result.stderr).toMatch(message);
       expect(result.stderr).not.toMatch(STACK_TRACE);
     }
+    // Set where DLT_TM_ID is not: stored as given, shown and carried with the gateway's own last.
+    expect(await cliOk(["dlt", "chains", "set", ...base, "--chain", "1702000000000000012"], env)).toBe(
+      `rules-user, entity ${entity}: 1702000000000000012 (DLT_TM_ID is not set here: the gateway adds its own last)\n`,
+    );
+    expect(
+      JSON.parse(await cliOk(["dlt", "chains", "list", "--account", "rules-user", "--json"], chainEnv)),
+    ).toContainEqual({
+      entity_id: entity,
+      status: "approved",
+      tm_chain: ["1702000000000000012", "1702000000000000099"],
+    });
     expect(await cliOk(["dlt", "chains", "clear", ...base], env)).toBe(
       `cleared the chain of rules-user, entity ${entity}\n`,
     );

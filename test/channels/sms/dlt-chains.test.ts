@@ -5,7 +5,7 @@
 // operator's API (PUT/GET/DELETE /admin/api/accounts/{u}/dlt/chains) appends DLT_TM_ID and refuses
 // bad chains; an SMPP client's chain TLV is checked against the declared one (0x40D when it
 // differs); the operator's account view names an entity without a chain among what the account
-// lacks. The chain on the wire to carriers: test/delivery/carriers/dlt-chain-carriers.test.ts
+// lacks. A chain declared before DLT_TM_ID was set is shown and checked with it last. The chain on the wire to carriers: test/delivery/carriers/dlt-chain-carriers.test.ts
 // and smpp-perl-smsc.test.ts.
 import { createHash } from "node:crypto";
 import smpp from "smpp";
@@ -169,5 +169,35 @@ describeEachEngine("DLT telemarketer chain", (engine) => {
       expect(answer.command_status, sent).toBe(STATUS.SB_DLT_CHAIN_MISMATCH);
     }
     expect(await countDebits(t, account)).toBe(6);
+  });
+
+  it("shows and checks a chain declared before DLT_TM_ID was set with the operator's TM ID last", async () => {
+    const t = gateway();
+    const account = await dltAccount(await smppAccount(t, {}, { dltScrubbing: true, credits: { sms: 100 } }));
+    const u = account.username;
+    // As stored when it was declared without DLT_TM_ID (the operator's, or a CLI's environment).
+    await t.db.store.db
+      .updateTable("dlt_entities")
+      .set({ tm_chain: TM })
+      .where("account_id", "=", account.id)
+      .where("entity_id", "=", ENTITY)
+      .execute();
+    expect((await op("GET", `/accounts/${u}/dlt/chains`)).body.data).toEqual([
+      { entity_id: ENTITY, status: "approved", tm_chain: [TM, OPERATOR_TM] },
+    ]);
+    const client = await boundEsme(t, account, "transmitter");
+    const submit = (sent: string) =>
+      client.submit({
+        source_addr: "SWBRD",
+        destination_addr: "9876543210",
+        short_message: "Your OTP is 1.",
+        tm_chain_default_tag: sent,
+      });
+    const full = `${ENTITY},${TM},${OPERATOR_TM}`;
+    for (const sent of [full, sha256(full), `${ENTITY},${TM}`]) {
+      expect((await submit(sent)).command_status, sent).toBe(0);
+    }
+    expect((await submit(`${ENTITY},${TM},1702000000000000012`)).command_status).toBe(STATUS.SB_DLT_CHAIN_MISMATCH);
+    expect(await countDebits(t, account)).toBe(3);
   });
 });

@@ -3,6 +3,7 @@
 // entity's declared chain in that TLV to our fake SMSC (as the IDs PE,TM1,…, or their SHA-256),
 // none when the entity has no chain or the connector names no tag; an http-sms aggregator gets
 // it through {dlt_tm_chain} and {dlt_tm_chain_hash}; a tag equal to another DLT tag is refused.
+// A chain declared before DLT_TM_ID was set reaches both with the operator's TM ID last.
 // Against Perl's Net::SMPP: smpp-perl-smsc.test.ts.
 import { createHash } from "node:crypto";
 import { afterEach, expect, it } from "vitest";
@@ -44,6 +45,15 @@ describeEachEngine("DLT telemarketer chain to the carriers", (engine) => {
     }
     await op("PUT", `/accounts/${made.username}/dlt/chains`, { entity_id: ENTITY, chain: [TM] });
     return made;
+  }
+  /** As a chain declared while DLT_TM_ID was unset (or by a CLI without it) is stored: without it. */
+  async function declaredBeforeTmId(who: TestAccount, chain: string): Promise<void> {
+    await gateway()
+      .db.store.db.updateTable("dlt_entities")
+      .set({ tm_chain: chain })
+      .where("account_id", "=", who.id)
+      .where("entity_id", "=", ENTITY)
+      .execute();
   }
   const send = (who: TestAccount, entity: string) =>
     sendSms(gateway(), who, {
@@ -95,6 +105,39 @@ describeEachEngine("DLT telemarketer chain to the carriers", (engine) => {
     );
     expect(clash.status).toBe(400);
     expect(clash.body.message ?? clash.body.error.message).toContain("dlt_tags.tm_chain.tag must differ");
+  });
+
+  it("sends a chain declared before DLT_TM_ID was set with the operator's TM ID last, over SMPP and http-sms", async () => {
+    const server = await fakeSmsc();
+    const aggregator = await new FakeAggregator().start();
+    running.push(aggregator);
+    const tags = { entity_id: 0x1400, template_id: 0x1401, tm_chain: { tag: 0x1402, format: "ids" } };
+    expect(
+      (await admin("PUT", "/carriers/smsc-old-chain", smppDefinition("smsc-old-chain", server, { dlt_tags: tags })))
+        .status,
+    ).toBe(201);
+    const http = aggregatorDefinition(aggregator.url, "agg-old-chain", {
+      url: `${aggregator.url}/api/send?to={to}&text={text}&chain={dlt_tm_chain}&hash={dlt_tm_chain_hash}&dlr={callback_url}`,
+    });
+    expect((await admin("PUT", "/carriers/agg-old-chain", http)).status).toBe(201);
+    const who = await account();
+    await declaredBeforeTmId(who, TM);
+    for (const name of ["smsc-old-chain", "agg-old-chain"]) {
+      expect((await admin("PUT", "/routes", { route: "T", prefix: "", connectors: [{ name }] })).status).toBeLessThan(
+        300,
+      );
+      await applied();
+      expect((await send(who, ENTITY)).status).toBe(200);
+    }
+    await until(() => server.submits.length === 1 && aggregator.requests.length === 1, 10_000);
+    expect(server.submits[0]!.tlvs[0x1402]).toBe(CHAIN);
+    expect(aggregator.requests[0]!.query.get("chain")).toBe(CHAIN);
+    expect(aggregator.requests[0]!.query.get("hash")).toBe(sha256(CHAIN));
+    // Stored already ending with it (declared while it was set): carried once, not twice.
+    const other = await account();
+    for (const _ of [1, 2]) expect((await send(other, ENTITY)).status).toBe(200);
+    await until(() => aggregator.requests.length === 3, 10_000);
+    expect(aggregator.requests.slice(1).map((r) => r.query.get("chain"))).toEqual([CHAIN, CHAIN]);
   });
 
   it("fills {dlt_tm_chain} and {dlt_tm_chain_hash} of an http-sms aggregator, empty without a chain", async () => {
