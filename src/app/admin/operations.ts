@@ -13,7 +13,6 @@ import {
   addSenderId,
   approvalBefore,
   createTemplate,
-  DEFAULT_CARD,
   DLT_CHANGED,
   type DndImportResult,
   describeAccount,
@@ -34,6 +33,7 @@ import {
   listTemplates,
   type NewTemplateInput,
   parseDndNumber,
+  pricedBy,
   removeDltEntity,
   removeDltHeader,
   removeDnd,
@@ -122,7 +122,7 @@ export async function accountDetail(deps: OperatorDeps, username: string) {
   ]);
   return {
     ...describeAccount(account, balances),
-    price_card: account.price_card ?? DEFAULT_CARD,
+    price_card: pricedBy(account),
     parent: parent?.username ?? null,
     markup_percent: account.markup_bp === null ? null : account.markup_bp / 100,
     ...readiness,

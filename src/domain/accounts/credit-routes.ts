@@ -16,7 +16,7 @@ import { recordChange } from "../audit/index.js";
 import { actorOf } from "../auth/index.js";
 import { findAccountByUsername, getAccount } from "./accounts.js";
 import { eachLedgerEntry, transferCredits, walletBalance, walletCredits } from "./ledger.js";
-import { DEFAULT_CARD } from "./price-cards.js";
+import { pricedBy } from "./price-cards.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { CreditDay, CreditDetail, CreditTransfer, CreditTransferRequest } from "./v2-schemas.js";
 
@@ -126,7 +126,7 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
         flood_limit: account.flood_limit,
         recent_credits: recent.map(describeLedgerEntry),
         wallets,
-        price_card: account.price_card ?? DEFAULT_CARD,
+        price_card: pricedBy(account),
       },
     };
   });

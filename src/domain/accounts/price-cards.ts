@@ -19,6 +19,15 @@ export const PRICE_CARDS_VERSION_KEY = "price_cards_version";
 
 /** The built-in card of every account without one: 1 credit per SMS segment and per voice unit. */
 export const DEFAULT_CARD = "default";
+
+/**
+ * The card an account's sends are priced by, named as GET /api/v2/pricing names it: its own card;
+ * for a sub-account without one, `parent+<markup>%` (its parent's price marked up); else `default`.
+ */
+export function pricedBy(account: { price_card: string | null; parent_id: number | null; markup_bp: number | null }) {
+  if (account.price_card !== null) return account.price_card;
+  return account.parent_id === null ? DEFAULT_CARD : `parent+${(account.markup_bp ?? 0) / 100}%`;
+}
 /** Milli-credits of a unit no row prices (the `default` card's one price). */
 export const DEFAULT_PRICE = 1000;
 
@@ -107,9 +116,11 @@ export async function listPriceCards(db: Db): Promise<PriceCardSummary[]> {
       .select(["card", db.fn.countAll<number>().as("n")])
       .groupBy("card")
       .execute(),
+    // A sub-account without a card of its own is priced by its parent, not by default.
     db
       .selectFrom("accounts")
       .select(["price_card", db.fn.countAll<number>().as("n")])
+      .where((eb) => eb.or([eb("price_card", "is not", null), eb("parent_id", "is", null)]))
       .groupBy("price_card")
       .execute(),
   ]);

@@ -12,6 +12,7 @@ import {
   noneLoading,
   signInAs,
   useBrowser,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 
@@ -121,6 +122,35 @@ describeInBrowser("console in the browser: alerts", () => {
     await page.getByText("none of its own").waitFor();
     expect((await admin("GET", `/accounts/${rich.username}/low-balance-threshold`)).body.data.threshold).toBeNull();
     await expectAccessible(page, "account page after the changes");
+
+    // A sub-account is priced by its parent until it has a card of its own: the form says so,
+    // offers it first (not the built-in default), and saves it back as no card.
+    const sub = `${rich.username}_sub`;
+    const made = await admin("POST", "/accounts", {
+      username: sub,
+      password: "longenough",
+      parent: rich.username,
+      markup_percent: 10,
+    });
+    expect(made.status, made.text).toBe(201);
+    await visit(page, `/operator/accounts/${sub}`);
+    const select = page.getByLabel("Price card");
+    expect(await select.inputValue()).toBe("parent+10%");
+    await page.getByText(`the parent ${rich.username}'s price plus 10 %`).waitFor();
+    expect(await select.locator("option").allTextContents()).toEqual(["parent+10%", "retail"]);
+    await select.selectOption("retail");
+    await page.getByRole("button", { name: "Set the price card" }).click();
+    await page.getByText("Priced by retail from the next send.").waitFor();
+    await select.selectOption("parent+10%");
+    await page.getByRole("button", { name: "Set the price card" }).click();
+    await page.getByText("Priced by parent+10% from the next send.").waitFor();
+    const stored = await gateway()
+      .db.store.db.selectFrom("accounts")
+      .select("price_card")
+      .where("username", "=", sub)
+      .executeTakeFirstOrThrow();
+    expect(stored.price_card).toBeNull();
+    await expectNoHorizontalScroll(page, "a sub-account's page");
     expect(problems).toEqual([]);
     await context.close();
   }, 60_000);

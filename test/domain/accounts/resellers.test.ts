@@ -38,6 +38,8 @@ describeEachEngine("resellers", (engine) => {
     expect(markedUp(550, 1250)).toBe(619);
     const quote = await call(t, "GET", "/api/v2/pricing?route=T&recipient=9876543210", { headers: keyOf(leaf) });
     expect(quote.body.data).toMatchObject({ price: 0.619, card: "parent+12.5%" });
+    const credits = await call(t, "GET", "/api/v2/credits", { headers: keyOf(leaf) });
+    expect(credits.body.data.price_card).toBe("parent+12.5%");
 
     const sent = await send(t, leaf);
     expect(sent.status, sent.text).toBe(200);
@@ -305,10 +307,23 @@ describeEachEngine("resellers", (engine) => {
     });
     expect(ok.status, ok.text).toBe(201);
     const shown = await operatorCall(t, operator, "GET", "/accounts/child_z");
-    expect(shown.body.data).toMatchObject({ parent: parent.username, markup_percent: 7.5 });
+    // Priced by its parent, and every view says so as the quote does: not the built-in default.
+    expect(shown.body.data).toMatchObject({ parent: parent.username, markup_percent: 7.5, price_card: "parent+7.5%" });
     expect((await operatorCall(t, operator, "GET", `/accounts/${parent.username}`)).body.data).toMatchObject({
       parent: null,
       markup_percent: null,
+      price_card: "default",
     });
+    const cards = (await operatorCall(t, operator, "GET", "/price-cards")).body.data as {
+      name: string;
+      accounts: number;
+    }[];
+    const accounts = await t.db.store.db
+      .selectFrom("accounts")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("parent_id", "is", null)
+      .where("price_card", "is", null)
+      .executeTakeFirstOrThrow();
+    expect(cards.find((card) => card.name === "default")?.accounts).toBe(Number(accounts.n));
   });
 });

@@ -26,6 +26,9 @@ export function PriceCardForm({
   onSaved: (next: OperatorAccountDetail) => void;
 }) {
   const [card, setCard] = useState(account.price_card);
+  // A sub-account without a card of its own is priced by its parent (`parent+<markup>%`): that is
+  // its first choice, saved as no card (null), and the built-in default is not offered.
+  const parentPrice = account.parent === null ? undefined : `parent+${account.markup_percent ?? 0}%`;
   const cards = useQuery({
     queryKey: ["operator", "price-cards"],
     queryFn: () => data<PriceCardSummary[]>("/admin/api/price-cards"),
@@ -34,7 +37,7 @@ export function PriceCardForm({
     mutationFn: () =>
       data<OperatorAccountDetail>(`/admin/api/accounts/${encodeURIComponent(account.username)}`, {
         method: "PATCH",
-        json: { price_card: card },
+        json: { price_card: card === parentPrice ? null : card },
       }),
     onSuccess: onSaved,
   });
@@ -42,7 +45,10 @@ export function PriceCardForm({
     event.preventDefault();
     save.mutate();
   };
-  const names = [DEFAULT_CARD, ...(cards.data ?? []).map((c) => c.name).filter((name) => name !== DEFAULT_CARD)];
+  const names = [
+    parentPrice ?? DEFAULT_CARD,
+    ...(cards.data ?? []).map((c) => c.name).filter((name) => name !== DEFAULT_CARD),
+  ];
   const rowsOf = (name: string) => cards.data?.find((c) => c.name === name)?.rows;
   return (
     <form onSubmit={submit} aria-label="What the account pays" className="columns">
@@ -52,7 +58,9 @@ export function PriceCardForm({
         hint={
           card === DEFAULT_CARD
             ? "default: 1 credit an SMS segment or voice unit"
-            : `${plural(rowsOf(card) ?? 0, "row")}; import cards with switchboard prices import`
+            : card === parentPrice
+              ? `the parent ${account.parent}'s price plus ${account.markup_percent ?? 0} %`
+              : `${plural(rowsOf(card) ?? 0, "row")}; import cards with switchboard prices import`
         }
       >
         <select
