@@ -14,6 +14,7 @@
 //    `e.g. com`).
 // Digits after the dot are never a TLD (`Rs. 500`).
 import { createRequire } from "node:module";
+import type { Edit } from "./dlt-link-fold.js";
 
 const TLDS: ReadonlySet<string> = new Set(createRequire(import.meta.url)("tlds") as string[]);
 
@@ -111,8 +112,9 @@ function joins(
 /**
  * The text with each host split by spaces around a dot joined back; prose left as it is.
  * `goesOn`: the text is a part of a longer one that goes on with a letter, so no word of it ends the text.
+ * `edits`: when given, each join is added to it (dlt-link-fold.ts, for the way back to the text as written).
  */
-export function joinSpacedHosts(text: string, goesOn = false): string {
+export function joinSpacedHosts(text: string, goesOn = false, edits?: Edit[]): string {
   let out = "";
   let copied = 0;
   for (let dot = text.indexOf("."); dot !== -1; dot = text.indexOf(".", dot + 1)) {
@@ -129,6 +131,7 @@ export function joinSpacedHosts(text: string, goesOn = false): string {
     if (length < 2 || length > 63 || isLabelChar(text.charCodeAt(wordEnd))) continue;
     if (!joins(text, labelEnd, wordStart, wordEnd, labelEnd < dot, goesOn)) continue;
     out += `${text.slice(copied, labelEnd)}.`;
+    edits?.push([labelEnd, wordStart, "."]);
     copied = wordStart;
   }
   return copied === 0 ? text : out + text.slice(copied);

@@ -7,15 +7,18 @@
 // Links are found by linkifyjs (its TLD list, schemes optional, `www.` optional), after the text
 // is normalised so that it cannot be fooled cheaply: NFKC (full-width letters and dots), other
 // dot look-alikes, zero-width characters, `hxxp`, `[.]`, spaces inside `http://`, a space
-// after `www.`, and a host split by spaces around its dot (dlt-link-spaces.ts). Links to a bare
-// IP address without a scheme, which linkify leaves, are found beside it (dlt-link-ips.ts).
+// after `www.`, and a host split by spaces around its dot (dlt-link-fold.ts, dlt-link-spaces.ts).
+// Links to a bare IP address without a scheme, and those with a scheme to an IPv6 address or with
+// user info linkify stops at, which linkify leaves, are found beside it (dlt-link-ips.ts). A link's host is the one a browser opens: after
+// the user info's last `@`, before the first `/`, `\`, `?` or `#` (`https://shop.example.in@evil.com`
+// and `https://evil.com\@shop.example.in` go to evil.com); a link whose host cannot be read is refused.
 // E-mail addresses are not links: DLT's URL white-list is for URLs, APK and OTT links.
 // A phone number is a 10-digit Indian number (mobile 6-9…, or landline with its STD code
 // written with `0` or `+91`), or a toll-free 1800/1860 number; shorter digit runs never are.
 import * as linkify from "linkifyjs";
 import { BoundedMap } from "./bounded-map.js";
-import { findBareIpLinks, isBareIpLink, withBareIpLinks } from "./dlt-link-ips.js";
-import { joinSpacedHosts } from "./dlt-link-spaces.js";
+import { foldForLinks, writtenSpans } from "./dlt-link-fold.js";
+import { findBareIpLinks, findSchemeLinks, isBareIpLink, withBareIpLinks } from "./dlt-link-ips.js";
 import { GatewayError } from "./errors.js";
 
 /** Longest approved URL accepted in a list. */
@@ -35,33 +38,11 @@ export function emptyEntityLinks(): EntityLinks {
   return { exact: new Set(), prefixes: new Set(), callbacks: new Set() };
 }
 
-const ZERO_WIDTH = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
-const DOT_ALIKES = /[\u3002\uFF61\uFE52\u2024\u2027\u30FB\uFF0E]/g;
-
-/**
- * The text as the extractor reads it: look-alikes folded, defanged forms undone, spaced hosts
- * joined. `goesOn`: the text is a part of a longer one that goes on with a letter (dlt-link-parts.ts).
- */
-export function foldForLinks(text: string, goesOn = false): string {
-  // NFKC and the look-alikes only where there is something outside ASCII (most SMS have nothing).
-  const ascii = !/[^\t\n\r -~]/.test(text);
-  let undone = ascii ? text : text.normalize("NFKC").replace(ZERO_WIDTH, "").replace(DOT_ALIKES, ".");
-  // Each fold needs a `.` or a `:` (and none makes one that was not there): most OTPs skip most.
-  const dot = undone.includes(".");
-  if (dot) undone = undone.replace(/\[\.\]|\(\.\)|\{\.\}/g, ".");
-  if (undone.includes(":")) {
-    undone = undone
-      .replace(/\bhxxp(s?)(?=\s*:)/gi, "http$1")
-      .replace(/\b(https?)\s*:\s*\/\s*\/\s*/gi, "$1://")
-      .replace(/:\/\/\s+/g, "://");
-  }
-  if (!dot) return undone;
-  return joinSpacedHosts(undone.replace(/\bwww\.\s+/gi, "www."), goesOn);
-}
-
 export interface FoundLink {
-  /** As written in the (folded) text. */
+  /** As read: in the folded text (`http://evil.com`). */
   text: string;
+  /** As written in the text (`hxxp://evil[.]com`): what a refusal names. */
+  written: string;
   key: string;
 }
 
@@ -71,14 +52,20 @@ const WORD_MEMO_SIZE = 1024;
 /** Hosts as written, and as the URL parser gives them without `www.` (null: no host): a link's host repeats. */
 const urlHosts = new BoundedMap<string, string | null>(WORD_MEMO_SIZE);
 
-/** The canonical key of a link or list entry: lower-case host without `www.`, then the path as written. */
-function linkKey(raw: string): { display: string; key: string } | undefined {
+/**
+ * The canonical key of a link or list entry: lower-case host without `www.`, then the path as
+ * written. The host is the one a browser opens (WHATWG URL): the authority ends at the first `/`,
+ * `\` (read as `/`), `?` or `#`, and the host follows its last `@` (`userinfo`: there was one).
+ */
+function linkKey(raw: string): { display: string; key: string; userinfo: boolean } | undefined {
   const value = raw.trim();
   const withoutScheme = value.replace(/^[a-z][a-z0-9+.-]*:\/\//i, "");
-  const cut = withoutScheme.search(/[/?#]/);
-  const hostPart = cut === -1 ? withoutScheme : withoutScheme.slice(0, cut);
-  const rest = cut === -1 ? "" : withoutScheme.slice(cut).replace(/#.*$/, "");
-  if (hostPart === "" || /[\s@]/.test(hostPart)) return undefined;
+  const cut = withoutScheme.search(/[/\\?#]/);
+  const authority = cut === -1 ? withoutScheme : withoutScheme.slice(0, cut);
+  const hostPart = authority.slice(authority.lastIndexOf("@") + 1);
+  let rest = cut === -1 ? "" : withoutScheme.slice(cut).replace(/#.*$/, "");
+  if (rest.includes("\\")) rest = rest.replace(/^[^?]*/, (path) => path.replaceAll("\\", "/"));
+  if (hostPart === "" || /\s/.test(hostPart)) return undefined;
   let host = urlHosts.get(hostPart);
   if (host === undefined) {
     try {
@@ -91,7 +78,7 @@ function linkKey(raw: string): { display: string; key: string } | undefined {
   }
   if (host === null) return undefined;
   const display = `${host}${rest}`;
-  return { display, key: rest === "" ? `${host}/` : display };
+  return { display, key: rest === "" ? `${host}/` : display, userinfo: hostPart.length < authority.length };
 }
 
 function isPrefix(display: string): boolean {
@@ -120,7 +107,9 @@ export function normalizeApprovedUrl(raw: string): string {
     throw bad("it is not a link to a host with a known top-level domain");
   }
   const parsed = linkKey(folded);
-  if (!parsed || !parsed.display.split("/")[0]!.includes(".")) throw bad("it has no host with a domain");
+  if (parsed?.userinfo) throw bad("it has user info before an @ (the host a browser opens follows the @)");
+  const host = parsed?.display.split("/")[0] ?? "";
+  if (!parsed || !(host.includes(".") || host.startsWith("["))) throw bad("it has no host with a domain");
   return parsed.display;
 }
 
@@ -145,6 +134,8 @@ export function urlApproved(links: EntityLinks, key: string): boolean {
 
 /** A text read once: folded, and linkify's tokens (links and e-mail addresses) in it. */
 interface Scan {
+  text: string;
+  goesOn: boolean;
   folded: string;
   tokens: WordToken[];
 }
@@ -198,15 +189,25 @@ function scan(text: string, goesOn = false): Scan {
       }
     }
   }
-  return { folded, tokens: withBareIpLinks(tokens, findBareIpLinks(folded)) };
+  const ips = findBareIpLinks(folded);
+  const schemed = findSchemeLinks(folded);
+  return { text, goesOn, folded, tokens: withBareIpLinks(tokens, schemed.length ? [...ips, ...schemed] : ips) };
 }
 
-function linksIn({ tokens }: Scan): FoundLink[] {
+/** A key no list holds: a link whose host cannot be read is refused, not left out. */
+const UNREADABLE = "\u0000";
+
+function linksIn({ text, goesOn, folded, tokens }: Scan): FoundLink[] {
   const found: FoundLink[] = [];
+  let written: ((start: number, end: number) => string) | undefined;
   for (const token of tokens) {
     if (token.type !== "url") continue;
-    const parsed = linkKey(token.value);
-    if (parsed) found.push({ text: token.value, key: parsed.key });
+    if (folded !== text) written ??= writtenSpans(text, goesOn);
+    found.push({
+      text: token.value,
+      written: written ? written(token.start, token.end) : token.value,
+      key: linkKey(token.value)?.key ?? `${UNREADABLE}${token.value}`,
+    });
   }
   return found;
 }
@@ -329,14 +330,14 @@ export function findingsIn(text: string, goesOn = false): Findings {
   return links.length === 0 && numbers.length === 0 ? NOTHING_FOUND : { links, numbers };
 }
 
-/** An offending link or number: the first link not on the lists, else the first number. */
+/** An offending link or number, as written in the text: the first link not on the lists, else the first number. */
 export type Unlisted = { kind: "url" | "callback"; text: string };
 
 /** The first of `parts`' links, then of their numbers, that is not on the entity's lists. */
 export function firstUnlisted(parts: readonly Findings[], links: EntityLinks | undefined): Unlisted | undefined {
   const lists = links ?? emptyEntityLinks();
   for (const part of parts) {
-    for (const link of part.links) if (!urlApproved(lists, link.key)) return { kind: "url", text: link.text };
+    for (const link of part.links) if (!urlApproved(lists, link.key)) return { kind: "url", text: link.written };
   }
   for (const part of parts) {
     for (const found of part.numbers)

@@ -1,6 +1,7 @@
 // Links to a bare IPv4 address (src/base/core/dlt-link-ips.ts, decision 0133): found with or
 // without a port, path or scheme, alone too, in disguised forms, and refused unless white-listed;
 // what only looks like one (amounts, versions, dates, times, longer dotted numbers) is never a link.
+// Links to an IPv6 address: found with a scheme, and refused unless white-listed.
 import { describe, expect, it } from "vitest";
 import { findBareIpLinks, isBareIpLink } from "../../../src/base/core/dlt-link-ips.js";
 import { findLinks, findNumbers, findUnlistedLink, normalizeApprovedUrl } from "../../../src/base/core/dlt-links.js";
@@ -99,11 +100,56 @@ describe("links to a bare IP address", () => {
     expect(findNumbers("Open 98.76.54.32/9876543210 now")).toEqual([]);
   });
 
+  it("to an IPv6 address are found with a scheme (user info, port, path), refused unless white-listed", () => {
+    for (const [text, link] of [
+      ["Hi see http://[2001:db8::1]/app.apk ok", "http://[2001:db8::1]/app.apk"],
+      ["Hi see https://[2606:4700::1111] ok", "https://[2606:4700::1111]"],
+      ["Hi see (https://[2606:4700::1111]).", "https://[2606:4700::1111]"],
+      ["Open HTTP://[2001:DB8::1]:8443/x?y=1, now", "HTTP://[2001:DB8::1]:8443/x?y=1"],
+      ["Open https://u:pw@[2001:db8::1]/x now", "https://u:pw@[2001:db8::1]/x"],
+      ["Open http://[::ffff:1.2.3.4]/x now", "http://[::ffff:1.2.3.4]/x"],
+      ["Open hxxp://[2001:db8::1]/x.com now", "http://[2001:db8::1]/x.com"],
+    ] as const) {
+      expect(linksOf(text), text).toEqual([link]);
+    }
+    // Without a scheme an IPv6 address is not found (docs/api.md), nor are times and ratios.
+    for (const text of ["Node [2001:db8::1]/x and 2001:db8::1", "At 10:30 [a:b] ratio 1:2"]) {
+      expect(linksOf(text), text).toEqual([]);
+    }
+    expect(findNumbers("Open http://[2001:db8::9876:5432:10]/x now")).toEqual([]);
+    // Approved as an IPv4 link is: with or without a scheme, host in any written form, prefix or exact.
+    const l = entityLists(["http://[2001:DB8:0:0::5]/offers/", "[2606:4700::1111]"]);
+    for (const ok of [
+      "Sale at https://[2001:db8::5]/offers/d10",
+      "Sale at http://[2001:0db8::0005]/offers/",
+      "DNS at https://[2606:4700::1111] ok",
+      "DNS at http://[2606:4700:0::1111]/ ok",
+    ]) {
+      expect(findUnlistedLink(ok, l), ok).toBeUndefined();
+    }
+    for (const [bad, named] of [
+      ["Get http://[2001:db8::1]/app.apk now", "http://[2001:db8::1]/app.apk"],
+      ["Sale at https://[2001:db8::5]/offer", "https://[2001:db8::5]/offer"],
+      ["DNS at https://[2606:4700::1111]/x", "https://[2606:4700::1111]/x"],
+      ["Get https://[2001:db8::5]@evil.com/offers/ now", "https://[2001:db8::5]@evil.com/offers/"],
+    ] as const) {
+      expect(findUnlistedLink(bad, l), bad).toEqual({ kind: "url", text: named });
+    }
+    expect(normalizeApprovedUrl("https://[2001:DB8::5]/offers/")).toBe("[2001:db8::5]/offers/");
+    expect(normalizeApprovedUrl("[2001:db8::5]/offers/")).toBe("[2001:db8::5]/offers/");
+    for (const bad of ["[2001:db8::g]/x", "http://[1:2]/x", "[]/x"]) {
+      expect(() => normalizeApprovedUrl(bad), bad).toThrow(expect.objectContaining({ code: "invalid_request" }));
+    }
+  });
+
   it("isBareIpLink takes a whole link only", () => {
     expect(isBareIpLink("1.2.3.4")).toBe(true);
     expect(isBareIpLink("1.2.3.4:80/x?y=1")).toBe(true);
     expect(isBareIpLink("see 1.2.3.4")).toBe(false);
     expect(isBareIpLink("1.2.3.4 x")).toBe(false);
     expect(isBareIpLink("example.com")).toBe(false);
+    expect(isBareIpLink("https://[2001:db8::1]/x")).toBe(true);
+    expect(isBareIpLink("[2001:db8::1]")).toBe(true);
+    expect(isBareIpLink("see https://[2001:db8::1]")).toBe(false);
   });
 });

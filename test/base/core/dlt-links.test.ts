@@ -97,6 +97,56 @@ describe("DLT link white-lists", () => {
     expect(findUnlistedLink("Visit \u0435xample.com/app", l)?.kind).toBe("url");
   });
 
+  it("reads a link with user info as a browser does: the host after the last @, before a / or \\", () => {
+    const l = entityLists(["shop.example.in/offers/", "example.com/app"]);
+    for (const [text, key] of [
+      ["Hi see https://u@evil.com/x now", "evil.com/x"],
+      ["Log in at https://user:pw@evil.com/login", "evil.com/login"],
+      // The approved host as the user info does not make the link its.
+      ["Sale: http://shop.example.in@evil.com/offers/ now", "evil.com/offers/"],
+      ["Sale: https://shop.example.in/offers/@evil.com@evil.com/x", "shop.example.in/offers/@evil.com@evil.com/x"],
+      ["Sale: https://a@shop.example.in@evil.com/offers/", "evil.com/offers/"],
+      // A browser reads `\\` as `/`: the host is evil.com, whatever follows the @.
+      ["Sale: https://evil.com\\@shop.example.in/offers/", "evil.com/@shop.example.in/offers/"],
+      ["Sale: https://evil.com\\@example.com/app", "evil.com/@example.com/app"],
+      // User info linkify stops at (it sees the e-mail address 80@evil.com, or evil.com/x alone).
+      ["Sale: https://[2606:4700::1111]:80@evil.com/x", "evil.com/x"],
+      ["Sale: https://shop.example.in[x]@evil.com/offers/", "evil.com/offers/"],
+      ["Sale: https://[::1]\\@shop.example.in/offers/", "[::1]/@shop.example.in/offers/"],
+    ] as const) {
+      expect(
+        findLinks(text).map((f) => f.key),
+        text,
+      ).toEqual([key]);
+      expect(findUnlistedLink(text, l)?.kind, text).toBe(key.startsWith("shop.") ? undefined : "url");
+    }
+    // User info on the approved host: the browser opens the approved host.
+    expect(findUnlistedLink("Sale: https://u@shop.example.in/offers/x", l)).toBeUndefined();
+    // A link whose host a browser cannot read is refused, not left out.
+    expect(findUnlistedLink("See https://evil.com%40example.com now", l)).toEqual({
+      kind: "url",
+      text: "https://evil.com%40example.com",
+    });
+    // An approved URL with user info is refused: the host it names is not the one it opens.
+    expect(() => normalizeApprovedUrl("http://shop.example.in@evil.com/")).toThrow(/user info/);
+  });
+
+  it("names a refused link as written, not as read (docs/api.md: error.url)", () => {
+    const l = entityLists(["example.com/app"]);
+    for (const [text, written] of [
+      ["Sale at hxxp://evil[.]com today", "hxxp://evil[.]com"],
+      ["Hi see https://evil.com. now", "https://evil.com. now"],
+      ["Visit HXXPS : / / evil(.)com/x ok", "HXXPS : / / evil(.)com/x"],
+      ["Visit ｅｖｉｌ．ｃｏｍ/x ok", "ｅｖｉｌ．ｃｏｍ/x"],
+      ["Visit ev\u200Bil.com/x", "ev\u200Bil.com/x"],
+      ["नमस्ते evil。com/x देखें", "evil。com/x"],
+      ["Visit e\u0301vil.com/x ok", "e\u0301vil.com/x"],
+      ["See example.com/app and www. evil. com/y", "www. evil. com/y"],
+    ] as const) {
+      expect(findUnlistedLink(text, l), text).toEqual({ kind: "url", text: written });
+    }
+  });
+
   it("does not take amounts, times, decimals or e-mail addresses for links", () => {
     for (const text of [
       "Rs.1,499.00 debited at 10:30 a.m. on 12.11.2026",
@@ -112,7 +162,13 @@ describe("DLT link white-lists", () => {
 describe("links found per word", () => {
   it("finds the same links in a word read again, at their place in each text, also once 1,024 other words were read", () => {
     const first = findLinks("Track it at shop7.example.com/offers/42 now");
-    expect(first).toEqual([{ text: "shop7.example.com/offers/42", key: "shop7.example.com/offers/42" }]);
+    expect(first).toEqual([
+      {
+        text: "shop7.example.com/offers/42",
+        written: "shop7.example.com/offers/42",
+        key: "shop7.example.com/offers/42",
+      },
+    ]);
     // The same word elsewhere in another text, and as an e-mail address beside it.
     expect(findLinks("Go: shop7.example.com/offers/42, or mail help@example.com")).toEqual(first);
     for (let i = 0; i < 1100; i++) findLinks(`See s${i}.example.org/x${i}`);
@@ -125,36 +181,36 @@ describe("links found per word", () => {
 });
 
 describe("a host split by spaces around its dot", () => {
-  it("is found as the joined link, and refused when not white-listed", () => {
+  it("is found as the joined link, and refused naming it as written when not white-listed", () => {
     const l = entityLists(["example.com/app", "shop.example.co.in/offers/"]);
-    for (const [text, link] of [
-      ["Visit evil. com today", "evil.com"],
-      ["Visit evil .com/x", "evil.com/x"],
-      ["Visit evil . com", "evil.com"],
-      ["Visit evil  .  com/app", "evil.com/app"],
-      ["Visit www. evil. com", "www.evil.com"],
+    for (const [text, link, written] of [
+      ["Visit evil. com today", "evil.com", "evil. com"],
+      ["Visit evil .com/x", "evil.com/x", "evil .com/x"],
+      ["Visit evil . com", "evil.com", "evil . com"],
+      ["Visit evil  .  com/app", "evil.com/app", "evil  .  com/app"],
+      ["Visit www. evil. com", "www.evil.com", "www. evil. com"],
       // "www" then "evil", not a TLD: only the host is joined, which is found all the same.
-      ["Visit www .evil .com", "evil.com"],
-      ["Visit https://evil. com/x", "https://evil.com/x"],
-      ["Visit login.evil. com/x", "login.evil.com/x"],
-      ["Visit my-shop. xyz now", "my-shop.xyz"],
-      ["Visit evil. co. in", "evil.co.in"],
-      ["Visit evil.co. in today", "evil.co.in"],
-      ["Visit evil. in", "evil.in"],
-      ["Visit evil. in/app", "evil.in/app"],
-      ["Visit evil. shop/sale", "evil.shop/sale"],
-      ["Visit evil .shop", "evil.shop"],
-      ["Visit evil. COM/x", "evil.COM/x"],
-      ["Visit evil. io!", "evil.io"],
-      ["Visit ｅｖｉｌ． ｃｏｍ", "evil.com"],
-      ["Visit evil[.] com", "evil.com"],
-      ["Visit evil.\tcom", "evil.com"],
+      ["Visit www .evil .com", "evil.com", "evil .com"],
+      ["Visit https://evil. com/x", "https://evil.com/x", "https://evil. com/x"],
+      ["Visit login.evil. com/x", "login.evil.com/x", "login.evil. com/x"],
+      ["Visit my-shop. xyz now", "my-shop.xyz", "my-shop. xyz"],
+      ["Visit evil. co. in", "evil.co.in", "evil. co. in"],
+      ["Visit evil.co. in today", "evil.co.in", "evil.co. in"],
+      ["Visit evil. in", "evil.in", "evil. in"],
+      ["Visit evil. in/app", "evil.in/app", "evil. in/app"],
+      ["Visit evil. shop/sale", "evil.shop/sale", "evil. shop/sale"],
+      ["Visit evil .shop", "evil.shop", "evil .shop"],
+      ["Visit evil. COM/x", "evil.COM/x", "evil. COM/x"],
+      ["Visit evil. io!", "evil.io", "evil. io"],
+      ["Visit ｅｖｉｌ． ｃｏｍ", "evil.com", "ｅｖｉｌ． ｃｏｍ"],
+      ["Visit evil[.] com", "evil.com", "evil[.] com"],
+      ["Visit evil.\tcom", "evil.com", "evil.\tcom"],
     ] as const) {
       expect(
         findLinks(text).map((f) => f.text),
         text,
       ).toEqual([link]);
-      expect(findUnlistedLink(text, l), text).toEqual({ kind: "url", text: link });
+      expect(findUnlistedLink(text, l), text).toEqual({ kind: "url", text: written });
     }
     // White-listed, the same link split by a space passes.
     expect(findUnlistedLink("Get it at example. com/app now", l)).toBeUndefined();

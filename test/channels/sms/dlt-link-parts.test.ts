@@ -30,7 +30,7 @@ describe("DLT links read by parts of a matched template", () => {
       whole: unlisted,
     });
     // A host split by a space around its dot, the dot in the fixed text.
-    const spaced = { kind: "url", text: "evil.com/app" };
+    const spaced = { kind: "url", text: "evil. com/app" };
     expect(byParts("Get it at evil. {#var#} today", "Get it at evil. com/app today", approved)).toEqual({
       parts: spaced,
       whole: spaced,

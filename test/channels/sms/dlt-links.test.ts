@@ -64,7 +64,71 @@ const CASES: Case[] = [
     route: "T",
     message: "Get the app at evil. com today",
     code: "dlt_url_not_whitelisted",
-    named: "evil.com",
+    named: "evil. com",
+  },
+  // Named as written (docs/api.md: error.url), not as read (http://evil.com, evil.com.now).
+  {
+    name: "a defanged link, named as written",
+    route: "P",
+    message: "Sale! See hxxp://evil[.]com today",
+    code: "dlt_url_not_whitelisted",
+    named: "hxxp://evil[.]com",
+  },
+  {
+    name: "a link whose host is joined across a sentence end, named as written",
+    route: "P",
+    message: "Sale! See https://evil.com. now",
+    code: "dlt_url_not_whitelisted",
+    named: "https://evil.com. now",
+  },
+  // User info: the host a browser opens follows the last @ (an approved host before it does not count).
+  {
+    name: "a link with user info",
+    route: "T",
+    message: "Get the app at https://u@evil.com/x today",
+    code: "dlt_url_not_whitelisted",
+    named: "https://u@evil.com/x",
+  },
+  {
+    name: "a link with a user and password",
+    route: "P",
+    message: "Sale! Log in at https://user:pw@evil.com/login",
+    code: "dlt_url_not_whitelisted",
+    named: "https://user:pw@evil.com/login",
+  },
+  {
+    name: "an approved host as the user info of another host",
+    route: "P",
+    message: "Sale! See http://shop.example.in@evil.com/offers/ now",
+    code: "dlt_url_not_whitelisted",
+    named: "http://shop.example.in@evil.com/offers/",
+  },
+  {
+    name: "an approved host after a backslash and @ (a browser opens the host before them)",
+    route: "P",
+    message: "Sale! See https://evil.com\\@shop.example.in/offers/ now",
+    code: "dlt_url_not_whitelisted",
+    named: "https://evil.com\\@shop.example.in/offers/",
+  },
+  // IPv6 addresses with a scheme are links (without one they are not found).
+  {
+    name: "an APK link to an IPv6 address",
+    route: "T",
+    message: "Get the app at http://[2001:db8::1]/app.apk today",
+    code: "dlt_url_not_whitelisted",
+    named: "http://[2001:db8::1]/app.apk",
+  },
+  {
+    name: "an IPv6 address alone, with a scheme",
+    route: "P",
+    message: "Sale! See https://[2606:4700::1111] ok",
+    code: "dlt_url_not_whitelisted",
+    named: "https://[2606:4700::1111]",
+  },
+  {
+    name: "under an approved IPv6 prefix, other written form",
+    route: "P",
+    message: "Sale! See https://[2001:db8:0::5]/offers/d10",
   },
   {
     name: "prose with sentence ends, amounts and times is not a link",
@@ -147,6 +211,10 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
       await op("POST", `/accounts/${account.username}/dlt/urls`, {
         entity_id: OTHER_ENTITY,
         url: "other.example.com/x",
+      });
+      await op("POST", `/accounts/${account.username}/dlt/urls`, {
+        entity_id: ENTITY,
+        url: "http://[2001:DB8::5]/offers/",
       });
       await op("PATCH", `/accounts/${account.username}`, { default_dlt_entity_id: ENTITY });
       for (const c of CASES) {

@@ -78,7 +78,7 @@ const ROWS: Row[] = [
     "http://bad.example/app.apk",
   ),
   unlistedLink("an OTT link that is not white-listed", "Get the app at wa.me/919811122233 today", "wa.me/919811122233"),
-  unlistedLink("a link split by a space around its dot", "Get the app at evil. com today", "evil.com"),
+  unlistedLink("a link split by a space around its dot", "Get the app at evil. com today", "evil. com"),
   passes("url", "a white-listed link, other scheme and case", {
     route: "T",
     message: "Get the app at http://WWW.Example.com/app today",
