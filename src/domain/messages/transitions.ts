@@ -153,18 +153,33 @@ export async function failBeforeCarrier(
   into?: RollupChanges,
 ): Promise<ChargedRow[]> {
   const failed: ChargedRow[] = [];
+  // A carrier's refusal names its connector: the message keeps it (support's "which carrier
+  // refused it", the connector filter and its rollups). Its connector before, for the rollups' move.
+  const connectorBefore = new Map<string, string | null>();
+  for (const part of chunks(items.filter((i) => i.connector !== undefined))) {
+    const rows = await trx
+      .selectFrom("messages")
+      .select(["id", "connector"])
+      .where(
+        "id",
+        "in",
+        part.map((i) => i.id),
+      )
+      .execute();
+    for (const row of rows) connectorBefore.set(row.id, row.connector);
+  }
   for (const part of chunks(items)) {
     const values = sql.join(
       part.map(
         (i) =>
-          sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint), cast(${i.reason?.reason ?? null} as text), cast(${i.reason?.carrierCode ?? null} as text))`,
+          sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint), cast(${i.reason?.reason ?? null} as text), cast(${i.reason?.carrierCode ?? null} as text), cast(${i.connector ?? null} as text))`,
       ),
     );
     const result = await sql<ChargedRow>`
-      with v(mid, v_code, v_message, v_at, v_reason, v_carrier) as (values ${values})
+      with v(mid, v_code, v_message, v_at, v_reason, v_carrier, v_connector) as (values ${values})
       update messages
          set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null,
-             error_reason = v.v_reason, carrier_code = v.v_carrier
+             error_reason = v.v_reason, carrier_code = v.v_carrier, connector = coalesce(v.v_connector, messages.connector)
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
       returning id, wallet, credits, job_id, error_message, error_reason, carrier_code, upline, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(
@@ -187,9 +202,12 @@ export async function failBeforeCarrier(
     failed.map((row) => ({ job_id: row.job_id, status: "failed" })),
     now,
   );
-  // Pending before (queued or dispatching), under the same connector.
+  // Pending before (queued or dispatching), under its connector before (none, or a retry's).
   const rollups = into ?? new RollupChanges();
-  for (const row of failed) rollups.move({ ...row, status: "queued" }, row);
+  for (const row of failed) {
+    const connector = connectorBefore.has(row.id) ? connectorBefore.get(row.id)! : row.connector;
+    rollups.move({ ...row, status: "queued", connector }, row);
+  }
   if (!into) await rollups.write(store, trx);
   return failed;
 }

@@ -73,6 +73,13 @@ describeEachEngine("why a message failed", (engine) => {
 
     expect(errorOf("9876500001")).toEqual({ code: "UNDELIV", message: "Simulated: not delivered to handset." });
     expect(errorOf("9876500002")).toEqual({ code: "rejected", message: "Simulated carrier rejected the message." });
+    // The carrier that refused it at submit stays on the message: support can tell which one did.
+    const refusedBy = await t.db.store.db
+      .selectFrom("messages")
+      .select("connector")
+      .where("id", "=", rejected)
+      .executeTakeFirstOrThrow();
+    expect(refusedBy.connector).toBe("simulator");
     expect(errorOf("9876543210")).toBeUndefined();
     expect(errorOf("9876500004")).toEqual({ code: "busy", message: "The line was busy." });
     expect(errorOf("9876500006")).toEqual({ code: "no-answer", message: "The call was not answered." });

@@ -120,12 +120,21 @@ describeEachEngine("delivery rollups kept by the writers of messages", (engine) 
 
     const claimed = await claimDueMessages(store, store.db, now(), 100);
     expect(claimed).toHaveLength(10);
-    const [retried, failedEarly, ...rest] = claimed;
+    const [retried, failedEarly, refused, ...rest] = claimed;
     await store.transaction(async (trx) => {
       await requeueForRetry(trx, [
         { id: retried!.id, dueAt: now(), code: "throttled", message: "busy", attempts: 1, heldSince: null },
       ]);
       await failBeforeCarrier(store, trx, clock, [{ id: failedEarly!.id, code: "rejected", message: "no", at: now() }]);
+      // A carrier's refusal at submit: the message keeps the connector that refused it.
+      const refusal = { id: refused!.id, code: "rejected", message: "HTTP 404", at: now(), connector: "http-b" };
+      await failBeforeCarrier(store, trx, clock, [refusal]);
+      const kept = await trx
+        .selectFrom("messages")
+        .select("connector")
+        .where("id", "=", refused!.id)
+        .executeTakeFirst();
+      expect(kept?.connector).toBe("http-b");
       // Half with the claimed rows (the dispatcher's way), half read from the table.
       const half = Math.floor(rest.length / 2);
       const submits = rest.map((m, i) => ({
