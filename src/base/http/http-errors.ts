@@ -39,8 +39,19 @@ function namesOf(issue: ValidationIssue, plural: string, singular: string): stri
   return typeof one === "string" ? [one] : [];
 }
 
-/** What went wrong, in words, and the field it names (`error.field`); never a schema engine's phrase. */
-function describeValidation(
+/** A JSON pointer as the docs write a field: `/steps/1/after/on` → `steps[1].after.on`. */
+function fieldPath(pointer: string): string {
+  return pointer
+    .split("/")
+    .filter((part) => part !== "")
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), "");
+}
+
+/**
+ * What went wrong, in words, and the field it names (`error.field`); never a schema engine's
+ * phrase. `context` names the part of the request ("body", "querystring", "sms step").
+ */
+export function describeValidation(
   issues: ValidationIssue[],
   context: string | undefined,
   declared: readonly string[] | undefined,
@@ -48,7 +59,7 @@ function describeValidation(
   const issue = chooseIssue(issues);
   if (!issue) return { text: "The request is not valid." };
   const where = context ?? "body";
-  const path = (issue.instancePath ?? "").replace(/^\//, "").replace(/\//g, ".");
+  const path = fieldPath(issue.instancePath ?? "");
   const inside = (name: string) => (path ? `${path}.${name}` : name);
   const missing = issue.keyword === "required" ? namesOf(issue, "requiredProperties", "requiredProperty") : [];
   if (missing.length > 0) {

@@ -4,6 +4,7 @@
 import { type TObject, type TSchema, Type } from "typebox";
 import { Value } from "typebox/value";
 import { GatewayError } from "../../base/core/errors.js";
+import { describeValidation } from "../../base/http/http-errors.js";
 import type { ChainCondition } from "../../base/store/schema.js";
 import { EmailSend } from "../email/index.js";
 import { SEND_FIELDS } from "../sms/index.js";
@@ -58,15 +59,14 @@ export function planSteps(
   return steps.map((step, index) => {
     const { channel, to, after, ...fields } = step;
     const schema = STEP_FIELDS[channel];
-    const problem = Value.Errors(schema, fields)[0];
-    if (problem) {
-      const field = problem.instancePath.replace(/^\//, "").replace(/\//g, ".");
-      const extra = (problem.params as { additionalProperties?: string[] } | undefined)?.additionalProperties?.[0];
-      const name = extra ?? field;
-      const message = extra
-        ? `${channel} steps take no field "${extra}"`
-        : `${name ? `"${name}" ` : ""}${problem.message}`;
-      throw invalid(index, message, name || undefined);
+    const issues = [...Value.Errors(schema, fields)];
+    if (issues.length > 0) {
+      // In words, as a body's errors are (http-errors.ts), with what this channel's steps take.
+      const { text, field } = describeValidation(issues, `${channel} step`, undefined);
+      const takes = text.startsWith("Unknown field")
+        ? ` ${channel} steps take: ${Object.keys(schema.properties).join(", ")}.`
+        : "";
+      throw invalid(index, `${text}${takes}`, field);
     }
     if (index === 0 && after !== undefined) {
       throw invalid(index, "the first step goes at once; only a later step has an after condition", "after");

@@ -271,7 +271,7 @@ describeEachEngine("WhatsApp errors", (engine) => {
         [{ to: "9".repeat(65), template: "hello" }, 'Field "to" must not have more than 64 characters'],
         [
           { to: "919876543210", template: "order_shipped", params: ["a", { b: 1 }] },
-          'Field "params.1" must be a string or a number',
+          'Field "params[1]" must be a string or a number',
         ],
       ];
       for (const [body, words] of cases) {
