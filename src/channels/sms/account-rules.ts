@@ -50,6 +50,8 @@ export interface MatchedTemplate {
   id: number;
   dltTemplateId: string | null;
   entityId: string | null;
+  /** The DLT header it is registered for (null: any of the account's). */
+  sender: string | null;
 }
 
 /** What the DLT checks of a send read: the account's template index and its entities' lists. */
@@ -151,7 +153,7 @@ export class AccountRulesCache {
           new TemplateIndex(
             rows.map((row) => ({
               content: row.content,
-              value: { id: row.id, dltTemplateId: row.dlt_template_id, entityId: row.entity_id },
+              value: { id: row.id, dltTemplateId: row.dlt_template_id, entityId: row.entity_id, sender: row.sender },
             })),
             mode,
           ),

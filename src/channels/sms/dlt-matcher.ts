@@ -164,22 +164,32 @@ export class TemplateIndex<T> {
     return this.matchWithLayout(message)?.value;
   }
 
-  /** As match, with where the template's fixed pieces are in the message (TemplateMatch). */
-  matchWithLayout(message: string): TemplateMatch<T> | undefined {
+  /**
+   * As match, with where the template's fixed pieces are in the message (TemplateMatch). With
+   * `preferred`, the first matching template it accepts, else the first matching one (the same
+   * text registered for several headers or entities: the send's own).
+   */
+  matchWithLayout(message: string, preferred?: (value: T) => boolean): TemplateMatch<T> | undefined {
     const text = comparable(message, this.mode);
     const { candidates } = this.walk(text);
     const starts: number[] = [];
+    let first: { template: Compiled<T>; starts: number[] } | undefined;
     for (let i = candidates.length - 1; i >= 0; i--) {
       for (const template of candidates[i] ?? []) {
         if (template.longest && !text.includes(template.longest)) continue;
         starts.length = template.pieces.length;
         if (!matchPieces(text, template.pieces, starts)) continue;
-        if (text !== message) return { value: template.value };
-        template.linkPlan ??= new TemplateLinkPlan(template.pieces);
-        return { value: template.value, layout: { plan: template.linkPlan, pieceStarts: starts } };
+        if (!preferred || preferred(template.value)) return this.found(template, starts, text !== message);
+        first ??= { template, starts: [...starts] };
       }
     }
-    return undefined;
+    return first && this.found(first.template, first.starts, text !== message);
+  }
+
+  private found(template: Compiled<T>, starts: number[], collapsed: boolean): TemplateMatch<T> {
+    if (collapsed) return { value: template.value };
+    template.linkPlan ??= new TemplateLinkPlan(template.pieces);
+    return { value: template.value, layout: { plan: template.linkPlan, pieceStarts: starts } };
   }
 
   /**

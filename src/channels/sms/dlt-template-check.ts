@@ -3,6 +3,9 @@
 // whitespace as registered when the account's matching is strict (issue 40, item 3). A refusal
 // says where the text stopped matching the closest template (the one the send named, if any):
 // `error.position` and `error.expected` on v2, the same words in the legacy families' message.
+// A template is registered for a DLT entity and a header: operators drop it sent under another,
+// so a send whose entity or header is not its template's is refused too (checkTemplatePairs), and
+// of templates with the same text the one registered for the send's own is matched.
 import { GatewayError } from "../../base/core/errors.js";
 import type { TrafficClass } from "../../base/core/traffic-class.js";
 import { askOperatorSentence, registrationFixes } from "../../domain/accounts/index.js";
@@ -15,6 +18,9 @@ export interface TemplateCheck {
   route: TrafficClass;
   /** The send's dlt_template_id, if it named one. */
   dltTemplateId: string | undefined;
+  /** The header the send goes from, and the entity it names (any case), preferred among matches. */
+  header?: string | undefined;
+  entityId?: string | undefined;
 }
 
 /**
@@ -28,7 +34,15 @@ export function checkDltTemplate(
 ): TemplateMatch<MatchedTemplate> | undefined {
   if (!templates) return undefined;
   const { username, text, dltTemplateId } = send;
-  const matched = templates.matchWithLayout(text);
+  const entity = send.entityId?.trim().toUpperCase() || undefined;
+  const header = send.header?.toUpperCase();
+  const matched = templates.matchWithLayout(
+    text,
+    (t) =>
+      (!dltTemplateId || t.dltTemplateId === dltTemplateId) &&
+      (!entity || !t.entityId || t.entityId === entity) &&
+      (!header || !t.sender || t.sender === header),
+  );
   if (send.route !== "transactional") return matched;
   const template = matched?.value;
   if (!template) {
@@ -63,4 +77,36 @@ export function checkDltTemplate(
     );
   }
   return matched;
+}
+
+/**
+ * The send's entity and header against the templates its texts matched (DLT scrubbing, Indian
+ * routes, after both are white-listed): a template registered for another entity or header is
+ * refused (dlt_template_mismatch, legacy -8), as operators drop the triple. A template with no
+ * entity or no header fits any; the generic promotional header is the operator's, not checked.
+ */
+export function checkTemplatePairs(
+  templates: Iterable<MatchedTemplate | undefined>,
+  send: { entityId: string; header: string; anyHeader: boolean },
+): void {
+  const header = send.header.toUpperCase();
+  for (const template of templates) {
+    if (!template) continue;
+    const name = template.dltTemplateId ? `template ${template.dltTemplateId}` : `template ${template.id}`;
+    const ids = template.dltTemplateId ? { dlt_template_id: template.dltTemplateId } : {};
+    if (template.entityId && template.entityId !== send.entityId) {
+      throw new GatewayError(
+        "dlt_template_mismatch",
+        `The message matches ${name}, registered for DLT entity ${template.entityId}, not ${send.entityId} this send carries; operators drop a template sent under another entity. Send it with dlt_entity_id ${template.entityId} or none, or register the text as a template of entity ${send.entityId} for the operator to approve.`,
+        { ...ids, template_entity_id: template.entityId, entity_id: send.entityId },
+      );
+    }
+    if (template.sender && !send.anyHeader && template.sender !== header) {
+      throw new GatewayError(
+        "dlt_template_mismatch",
+        `The message matches ${name}, registered for the header ${template.sender}, not ${header} it is sent from; operators drop a template sent from another header. Send it from ${template.sender}, or ask the operator to register the text as a template of header ${header}.`,
+        { ...ids, template_header: template.sender, header },
+      );
+    }
+  }
 }

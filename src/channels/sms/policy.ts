@@ -19,7 +19,7 @@ import { type AccountRules, AccountRulesCache, type DltSnapshot } from "./accoun
 import { checkTmChain } from "./dlt-chain-check.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
-import { checkDltTemplate } from "./dlt-template-check.js";
+import { checkDltTemplate, checkTemplatePairs } from "./dlt-template-check.js";
 import { invalidRecipient, noRecipient, normalizeIndianMobile, normalizeInternational } from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
 import { type PlannedContent, type ShortLinkSettings, shortenContents } from "./short-link-plan.js";
@@ -159,7 +159,7 @@ export class SmsPolicy {
     const contents = new Map<string, Content>();
     for (const { message } of deliverable) {
       if (!contents.has(message))
-        contents.set(message, this.checkContent(principal, message, input, route, dlt, rules));
+        contents.set(message, this.checkContent(principal, message, input, { route, header }, dlt, rules));
     }
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
     if (dlt && route !== "international" && entityId !== undefined) {
@@ -314,7 +314,7 @@ export class SmsPolicy {
     principal: Principal,
     text: string,
     input: SmsSendInput,
-    route: TrafficClass,
+    { route, header }: { route: TrafficClass; header: string },
     dlt: DltSnapshot | undefined,
     rules: AccountRules,
   ): Content {
@@ -336,6 +336,8 @@ export class SmsPolicy {
       text,
       route,
       dltTemplateId: input.dltTemplateId,
+      header,
+      entityId: input.dltEntityId,
     });
     return { info, template: matched?.value, layout: matched?.layout };
   }
@@ -365,7 +367,13 @@ export class SmsPolicy {
         `Header ${header} is not white-listed for DLT on the account ${username}. ${askOperatorSentence(registrationFixes.dltHeader(username, header))}`,
       );
     }
-    return requireDltEntity(choice);
+    const entityId = requireDltEntity(choice);
+    const anyHeader = header === PROMOTIONAL_SENDER;
+    checkTemplatePairs(
+      contents.map((c) => c.template),
+      { entityId, header, anyHeader },
+    );
+    return entityId;
   }
 
   private dueAt(principal: Principal, input: SmsSendInput): number {

@@ -22,6 +22,7 @@ import { FAST_SIMULATOR, keyOf, sendSms, statusOf } from "../../helpers/sms.js";
 const ENTITY = "1101160000000000001";
 /** Entity IDs are letters and digits, white-listed upper-case: a send may give them in any case. */
 const LETTERED_ENTITY = "AcmeEntity01";
+const LETTERED_TEMPLATE = "1107160000000000002";
 const OTP_TEMPLATE = "Your OTP is {#var#}. Do not share it.";
 const OTP_TEXT = "Your OTP is 482913. Do not share it.";
 const UK_MOBILE = "+447911123456";
@@ -188,6 +189,14 @@ describeEachEngine("legacy send: every code of the legacy table", (engine) => {
       entity_id: ENTITY,
       approve: true,
     });
+    // The same text registered under the lettered entity: a template is sent under its own entity.
+    await op("POST", `/accounts/${dlt.username}/templates`, {
+      name: "otp-lettered",
+      content: OTP_TEMPLATE,
+      dlt_template_id: LETTERED_TEMPLATE,
+      entity_id: LETTERED_ENTITY.toUpperCase(),
+      approve: true,
+    });
     await op("PATCH", `/accounts/${blocked.username}`, { status: "blocked" });
     await op("PATCH", `/accounts/${inactive.username}`, { status: "inactive" });
     await op("PATCH", `/accounts/${tOnly.username}`, { routes: ["T"] });
@@ -251,8 +260,12 @@ describeEachEngine("legacy send: every code of the legacy table", (engine) => {
       .execute();
     expect(rows).toHaveLength(9);
     for (const row of rows) {
-      expect(row).toMatchObject({ template_id: expect.any(Number), dlt_template_id: "1107160000000000001" });
-      expect(row.dlt_entity_id).toBe(row.broadcast_id === lettered.text ? LETTERED_ENTITY.toUpperCase() : ENTITY);
+      const isLettered = row.broadcast_id === lettered.text;
+      expect(row).toMatchObject({
+        template_id: expect.any(Number),
+        dlt_template_id: isLettered ? LETTERED_TEMPLATE : "1107160000000000001",
+      });
+      expect(row.dlt_entity_id).toBe(isLettered ? LETTERED_ENTITY.toUpperCase() : ENTITY);
     }
   });
 
