@@ -219,12 +219,25 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
       }
       if (outcome.kind === "invalid") throw new GatewayError("invalid_request", outcome.message, { field: "from" });
       const account = await getAccount(ctx.store.db, outcome.inbound.account_id);
-      return reply.code(outcome.kind === "stored" ? 201 : 200).send(ok(describeOutcome(outcome, account?.username)));
+      // A duplicate answers the stored message: its keyword named too, not only its id.
+      const keywordId = outcome.kind === "stored" ? null : outcome.inbound.keyword_id;
+      const keyword =
+        keywordId === null
+          ? undefined
+          : (await ctx.store.db.selectFrom("keywords").select("key").where("id", "=", keywordId).executeTakeFirst())
+              ?.key;
+      return reply
+        .code(outcome.kind === "stored" ? 201 : 200)
+        .send(ok(describeOutcome(outcome, account?.username, keyword)));
     },
   );
 }
 
-function describeOutcome(outcome: Extract<IngestOutcome, { inbound: unknown }>, account: string | undefined) {
+function describeOutcome(
+  outcome: Extract<IngestOutcome, { inbound: unknown }>,
+  account: string | undefined,
+  storedKeyword: string | undefined,
+) {
   const { inbound } = outcome;
   const stored = outcome.kind === "stored" ? outcome : undefined;
   return {
@@ -236,7 +249,7 @@ function describeOutcome(outcome: Extract<IngestOutcome, { inbound: unknown }>, 
     received_at: new Date(inbound.received_at).toISOString(),
     duplicate: outcome.kind === "duplicate",
     keyword_id: inbound.keyword_id,
-    keyword: stored?.keyword?.key ?? null,
+    keyword: stored?.keyword?.key ?? storedKeyword ?? null,
     reply_message_id: inbound.reply_message_id,
     opt_out: stored?.optOut ?? null,
     reply: !stored

@@ -279,6 +279,9 @@ describeEachEngine("inbound SMS: keywords, replies, opt-out", (engine) => {
       duplicate: true,
       reply_message_id: first.body.data.reply_message_id,
       reply: null,
+      // The stored message as it was: its keyword named, as the first answer named it.
+      keyword_id: first.body.data.keyword_id,
+      keyword: "JOIN",
     });
     const simulated = t.gateway.workers!.simulator;
     await simulated.generateInbound({ to: "9220501006", from: "9876543214", message: "join", upstreamId: "SIM-9" });
