@@ -24,7 +24,7 @@ import { describeErrorCodes, replaceErrorCodes } from "../../delivery/carriers/e
 import { describePriceRow, parsePriceCsv } from "../../domain/accounts/index.js";
 import { addCarrierReasonCommands } from "./cli-carrier-reasons.js";
 import { groupCommand } from "./cli-group-names.js";
-import { cliDeps, print, table, withStore } from "./cli-support.js";
+import { cliDeps, print, refuseEmptyImport, table, withStore } from "./cli-support.js";
 
 /** `a:70,b:30,c:0` (weight 1 when left out) as a route's connector list. */
 export function connectorList(value: string): { name: string; weight: number }[] {
@@ -137,10 +137,12 @@ export function addCarrierCommands(program: Command): void {
     .description("replace a connector's cost card with a CSV file (header channel,route,prefix,price[,effective_from])")
     .requiredOption("--connector <name>", "the connector")
     .requiredOption("--file <path>", "the CSV file, prices in credits per SMS segment or voice unit")
+    .option("--allow-empty", "accept a file with no rows, emptying the cost card")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
         const rows = parsePriceCsv(await readFile(opts.file, "utf8"));
+        refuseEmptyImport(rows, opts.allowEmpty, `the cost card of ${opts.connector}`);
         const written = await replaceCostCard(cliDeps(store), opts.connector, rows);
         print({ connector: opts.connector, rows: written }, opts.json, () => {
           return `imported ${written} cost rows for ${opts.connector}`;

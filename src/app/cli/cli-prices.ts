@@ -16,7 +16,7 @@ import {
 import { priceCardEntry } from "../admin/index.js";
 import { marginAnswer } from "../analytics-routes.js";
 import { groupCommand } from "./cli-group-names.js";
-import { cliDeps, print, table, withStore } from "./cli-support.js";
+import { cliDeps, print, refuseEmptyImport, table, withStore } from "./cli-support.js";
 
 export function addPriceCommands(program: Command): void {
   const prices = groupCommand(program, "prices");
@@ -25,11 +25,17 @@ export function addPriceCommands(program: Command): void {
     .description("replace a price card's rows with a CSV file (header channel,route,prefix,price[,effective_from])")
     .requiredOption("--card <name>", "the card (created if new)")
     .requiredOption("--file <path>", "the CSV file")
+    .option("--allow-empty", "accept a file with no rows, emptying the card")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
         const text = await readFile(opts.file, "utf8");
         const rows = parsePriceCsv(text);
+        refuseEmptyImport(
+          rows,
+          opts.allowEmpty,
+          `the price card ${opts.card} (every account on it back to 1 credit a unit)`,
+        );
         const entry = priceCardEntry(cliDeps(store), opts.card, rows);
         const written = await replacePriceCard(store, systemClock, opts.card, rows, entry);
         print(

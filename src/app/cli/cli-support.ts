@@ -2,6 +2,7 @@
 // configured database for the length of one command, and printing as text or JSON.
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
 import { loadConfig } from "../../base/runtime/config.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import { openStore, type Store, storeOptions } from "../../base/store/store.js";
@@ -136,6 +137,18 @@ export function addReviewedList<Row>(
         print(all, opts.json, () => table(list.header, all.map(list.cells), list.whenEmpty));
       }),
     );
+}
+
+/**
+ * A CSV import with a header and no rows would empty the card it replaces, putting every account
+ * on it back to the default price: refused unless `--allow-empty` says that is the intent.
+ */
+export function refuseEmptyImport(rows: readonly unknown[], allowEmpty: boolean | undefined, card: string): void {
+  if (rows.length > 0 || allowEmpty) return;
+  throw new GatewayError(
+    "invalid_request",
+    `The file has no rows after its header: importing it would empty ${card}. Pass --allow-empty to do that.`,
+  );
 }
 
 /** An option given several times (`--template A --template B`) collects every value. */

@@ -78,6 +78,16 @@ describeEachEngine("switchboard CLI: price cards", (engine) => {
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toContain('No price card named "retail"');
 
+    // A header and no rows would empty the card: refused unless asked for.
+    const headerOnly = csv("header-only.csv", "channel,route,prefix,price\n");
+    const empty = await runCli(["prices", "import", "--card", "retail", "--file", headerOnly], env);
+    expect(empty.code).not.toBe(0);
+    expect(empty.stderr).toContain("no rows after its header");
+    expect(empty.stderr).toContain("--allow-empty");
+    expect(empty.stderr).not.toMatch(STACK_TRACE);
+    expect(await cliOk(["prices", "import", "--card", "retail", "--file", headerOnly, "--allow-empty"], env)).toContain(
+      "imported 0 rows into retail",
+    );
     const file = csv("good.csv", "channel,route,prefix,price\nsms,*,91,0.2\nsms,*,9198,0.25\nsms,*,*,1.5\n");
     expect(await cliOk(["prices", "import", "--card", "retail", "--file", file], env)).toContain(
       "imported 3 rows into retail",
