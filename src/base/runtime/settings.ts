@@ -335,7 +335,7 @@ export const SETTINGS = {
   DLT_TM_ID: {
     field: "dlt.tmId",
     description:
-      "The operator's own DLT telemarketer ID: the last of every entity's telemarketer chain (appended when a chain is declared without it). Unset: a chain is taken as declared.",
+      "The operator's own DLT telemarketer ID: the last of every entity's telemarketer chain as carriers get it, as the operator sees it and as an SMPP client's is checked, whenever the chain was declared (added when the chain does not end with it). Unset: a chain is taken as declared.",
     parser: dltTmId,
   },
   DLT_CHAIN_REQUIRED: {
