@@ -5,13 +5,12 @@
 // link as written (docs/api.md, `error.url`): `hxxp://evil[.]com`, `evil. com`, not the folded
 // `http://evil.com`, which is not in the text. The way back (writtenSpans) is built only for a
 // text that folding changed and that holds a link, by folding it again and recording each change.
-import { joinSpacedHosts } from "./dlt-link-spaces.js";
+import { type Edit, joinSpacedHosts } from "./dlt-link-spaces.js";
+
+export type { Edit };
 
 const ZERO_WIDTH = /[\u00AD\u200B-\u200D\u2060\uFEFF]/g;
 const DOT_ALIKES = /[\u3002\uFF61\uFE52\u2024\u2027\u30FB\uFF0E]/g;
-
-/** One change a fold made to its input: [from, to) became `by`. */
-export type Edit = [from: number, to: number, by: string];
 
 /** `text.replace(pattern, by)` (`$1` in `by`: the first group), each replacement recorded in `edits` when given. */
 function replace(text: string, pattern: RegExp, by: string, edits: Edit[] | undefined): string {

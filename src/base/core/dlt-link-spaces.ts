@@ -14,7 +14,9 @@
 //    `e.g. com`).
 // Digits after the dot are never a TLD (`Rs. 500`).
 import { createRequire } from "node:module";
-import type { Edit } from "./dlt-link-fold.js";
+
+/** One change a fold made to its input: [from, to) became `by`. */
+export type Edit = [from: number, to: number, by: string];
 
 const TLDS: ReadonlySet<string> = new Set(createRequire(import.meta.url)("tlds") as string[]);
 
