@@ -2,7 +2,7 @@
 // docs/decisions/0113-resellers.md), and the debits at every level that accept it all or none.
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db } from "../../base/store/store.js";
-import type { Debit } from "../accounts/index.js";
+import { type Debit, usernamesOf } from "../accounts/index.js";
 import type { SendOrder } from "./send-order.js";
 
 /** Each ancestor's charge for all the drafts, parent first. */
@@ -48,14 +48,10 @@ export function byLevels(levels: ReadonlyMap<number, Debit[]>): Map<string, numb
 export async function insufficient(trx: Db, order: SendOrder, short: Debit | undefined): Promise<GatewayError> {
   const code = order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits";
   if (!short || short.accountId === order.accountId) return new GatewayError(code);
-  const owner = await trx
-    .selectFrom("accounts")
-    .select("username")
-    .where("id", "=", short.accountId)
-    .executeTakeFirst();
+  const owner = (await usernamesOf(trx, [short.accountId])).get(short.accountId);
   const base = new GatewayError(code).message.replace(/\.$/, "");
   return new GatewayError(
     code,
-    `${base}: "${owner?.username ?? short.accountId}", which pays for this sub-account's sends too, has too few credits in its ${short.wallet} wallet for this one.`,
+    `${base}: "${owner ?? short.accountId}", which pays for this sub-account's sends too, has too few credits in its ${short.wallet} wallet for this one.`,
   );
 }
