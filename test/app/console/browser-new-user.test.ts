@@ -312,9 +312,11 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     const { page, context, problems } = await newPage(browser(), gateway().url);
     await signInAs(page, rejected.username, rejected.password, `/messages/${sent.body.data.message_id}`);
     await expect.poll(() => page.getByTestId("message-status").textContent(), { timeout: 20_000 }).toBe("failed");
+    // The carrier that refused it is named (the simulator), with no id of its own.
     expect(await page.getByTestId("carrier").textContent()).toBe(
-      "none took it: it failed before a carrier accepted it (the reason is above)",
+      "simulator, which refused it at submit (the reason is above)",
     );
+    expect(await page.getByTestId("carrier-id").textContent()).toBe("none: the carrier refused it");
     expect(await page.getByRole("note").textContent()).toContain("rejected");
     await expect.poll(() => page.getByTestId("webhook-note").textContent()).toContain("no delivery report URL is set");
 

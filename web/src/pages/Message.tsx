@@ -43,6 +43,8 @@ export function MessageView({ path, back }: { path: string; back: string }) {
   }
   if (!detail.data) return <Busy />;
   const { message, cost, carrier, parts, timeline, webhooks } = detail.data;
+  // A carrier's refusal at submit keeps its connector, with no id of the carrier's.
+  const refusedAtSubmit = message.status === "failed" && carrier.connector !== null && !carrier.vendor_message_id;
   return (
     <>
       <PageTitle>Message to {message.mobile}</PageTitle>
@@ -105,10 +107,22 @@ export function MessageView({ path, back }: { path: string; back: string }) {
           {plural(cost.credits, "credit")} from the {walletName(cost.wallet)} wallet{cost.refunded ? " (refunded)" : ""}
         </dd>
         <dt>Carrier</dt>
-        <dd data-testid="carrier">{carrier.connector ?? carrierlessWords(message.status)}</dd>
+        <dd data-testid="carrier">
+          {carrier.connector === null
+            ? carrierlessWords(message.status)
+            : refusedAtSubmit
+              ? `${carrier.connector}, which refused it at submit (the reason is above)`
+              : carrier.connector}
+        </dd>
         <dt>Carrier's id</dt>
         <dd data-testid="carrier-id">
-          {carrier.vendor_message_id ? <code>{carrier.vendor_message_id}</code> : "none yet"}
+          {carrier.vendor_message_id ? (
+            <code>{carrier.vendor_message_id}</code>
+          ) : refusedAtSubmit ? (
+            "none: the carrier refused it"
+          ) : (
+            "none yet"
+          )}
         </dd>
       </dl>
 
