@@ -23,6 +23,13 @@ function chooseIssue(issues: ValidationIssue[]): ValidationIssue | undefined {
   if (union < 0) return issues[0];
   const at = issues[union]!.instancePath ?? "";
   const branches = issues.slice(0, union).filter((issue) => (issue.instancePath ?? "").startsWith(at));
+  // A choice of literals (a route code, a status): the values it takes, not "must be equal to constant".
+  if (branches.length > 0 && branches.every((issue) => issue.keyword === "const" && issue.instancePath === at)) {
+    return {
+      instancePath: at,
+      message: `must be one of ${branches.map((issue) => String(issue.params?.allowedValue)).join(", ")}`,
+    };
+  }
   const chosen = branches.find((issue) => issue.keyword !== "type");
   if (chosen) return chosen;
   const types = [...new Set(branches.map((issue) => issue.params?.type).filter((t) => typeof t === "string"))];

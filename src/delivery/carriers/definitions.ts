@@ -4,6 +4,7 @@
 // plus the checks a schema cannot express. Secrets are masked when a definition is shown.
 import { type Static, type TSchema, Type } from "typebox";
 import { Value } from "typebox/value";
+import { describeValidation } from "../../base/http/http-errors.js";
 import { type ErrorCodeTable, ErrorCodeTableError, parseErrorCodes } from "./error-codes.js";
 import {
   callbackAuthentication,
@@ -190,11 +191,9 @@ export class CarrierConfigError extends Error {
   override readonly name = "CarrierConfigError";
 }
 
+/** The first problem, in words (as a request body's are answered), without its full stop. */
 function schemaProblems(schema: TSchema, input: unknown): string {
-  return Value.Errors(schema, input)
-    .slice(0, 5)
-    .map((error) => `${error.instancePath || "/"} ${error.message}`)
-    .join("; ");
+  return describeValidation([...Value.Errors(schema, input)], "definition", undefined).text.replace(/\.$/, "");
 }
 
 /** Validates a connector definition; the error names the field that is wrong. */
