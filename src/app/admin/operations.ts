@@ -54,6 +54,8 @@ export interface OperatorDeps {
   clock: Clock;
   /** The operator's DLT_CHAIN_REQUIRED, for the account view's readiness (off when absent). */
   dltChainRequired?: boolean;
+  /** The operator's own TM ID (DLT_TM_ID), shown last of every entity's chain (carriedTmChain). */
+  dltTmId?: string | undefined;
 }
 
 /** What an action that changes something takes besides: who is acting, for the audit log. */
@@ -61,7 +63,7 @@ export type ChangeDeps = OperatorDeps & { actor: Actor };
 
 /** The deps of a change made through `request`: its caller is who acts. */
 export function changeDeps(deps: OperatorDeps, request: FastifyRequest): ChangeDeps {
-  return { store: deps.store, clock: deps.clock, actor: actorOf(request) };
+  return { store: deps.store, clock: deps.clock, dltTmId: deps.dltTmId, actor: actorOf(request) };
 }
 
 /** Parses `sms=1000,whatsapp=50` into opening balances. */
@@ -254,7 +256,7 @@ export async function addDltFor(deps: ChangeDeps, username: string, kind: DltKin
   const described = await deps.store.transaction(async (trx) => {
     const described =
       kind === "entity"
-        ? describeDltEntity(await addDltEntity(trx, deps.clock, account.id, value))
+        ? describeDltEntity(await addDltEntity(trx, deps.clock, account.id, value), deps.dltTmId)
         : describeDltHeader(await addDltHeader(trx, deps.clock, account.id, value));
     const target = `DLT ${kind} ${described.id}`;
     await recordChange(trx, deps, { action: `dlt_${kind}.add`, target, accountId: account.id, after: described });
@@ -289,12 +291,12 @@ export async function setDltStatusFor(deps: ChangeDeps, kind: DltKind, id: numbe
     const before = await approvalBefore(trx, kind === "entity" ? "dlt_entities" : "dlt_headers", id);
     const row = await setDltStatus(trx, kind, id, status);
     if (!row || !before) throw new GatewayError("not_found", `No ${what} with id ${id}.`);
-    const after = "entity_id" in row ? describeDltEntity(row) : describeDltHeader(row);
+    const after = "entity_id" in row ? describeDltEntity(row, deps.dltTmId) : describeDltHeader(row);
     await recordDecision(trx, deps, `dlt_${kind}`, `DLT ${kind} ${id}`, before, after);
     return row;
   });
   await dltChanged(deps.store, DLT_CHANGED, row.account_id);
-  return "entity_id" in row ? describeDltEntity(row) : describeDltHeader(row);
+  return "entity_id" in row ? describeDltEntity(row, deps.dltTmId) : describeDltHeader(row);
 }
 
 export async function dltRegistrationsOf(deps: OperatorDeps, username: string) {
@@ -305,7 +307,7 @@ export async function dltRegistrationsOf(deps: OperatorDeps, username: string) {
   ]);
   return {
     account: account.username,
-    entities: entities.map(describeDltEntity),
+    entities: entities.map((row) => describeDltEntity(row, deps.dltTmId)),
     headers: headers.map(describeDltHeader),
   };
 }

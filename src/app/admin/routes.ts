@@ -58,7 +58,12 @@ const Credits = Type.Object(
 );
 
 export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promise<void> {
-  const deps = { store: ctx.store, clock: ctx.clock, dltChainRequired: ctx.config.dlt.chainRequired };
+  const deps = {
+    store: ctx.store,
+    clock: ctx.clock,
+    dltChainRequired: ctx.config.dlt.chainRequired,
+    dltTmId: ctx.config.dlt.tmId,
+  };
   admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));
   // Every operator answer is written by its schema, the one the console types its pages with; every
   // family's operator routes are added to this scope after this hook.

@@ -39,7 +39,7 @@ import {
 } from "./sms-rule-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock">;
+type Deps = Pick<Runtime, "store" | "clock" | "config">;
 
 const Username = Type.Object({ username: Type.String() });
 const Status = Type.Union([Type.Literal("pending"), Type.Literal("approved"), Type.Literal("rejected")]);
@@ -56,7 +56,7 @@ function isStream(body: unknown): body is NodeJS.ReadableStream {
 }
 
 export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Promise<void> {
-  const deps = { store: ctx.store, clock: ctx.clock };
+  const deps = { store: ctx.store, clock: ctx.clock, dltTmId: ctx.config.dlt.tmId };
   const ok = (data: unknown) => ({ status: "success", data });
 
   // A DND file can have tens of millions of lines: the route reads the request as a stream

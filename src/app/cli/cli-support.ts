@@ -191,8 +191,10 @@ export function table(
 
 /**
  * What an operator action takes from the CLI: the store, the system clock, the CLI as the actor,
- * and DLT_CHAIN_REQUIRED (the account view's readiness names entities without a chain when on).
+ * DLT_CHAIN_REQUIRED (the account view's readiness names entities without a chain when on) and
+ * DLT_TM_ID (last of every chain shown).
  */
 export function cliDeps(store: Store) {
-  return { store, clock: systemClock, actor: cliActor(), dltChainRequired: loadConfig().dlt.chainRequired };
+  const dlt = loadConfig().dlt;
+  return { store, clock: systemClock, actor: cliActor(), dltChainRequired: dlt.chainRequired, dltTmId: dlt.tmId };
 }

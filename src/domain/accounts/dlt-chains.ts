@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { BoundedMap } from "../../base/core/bounded-map.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { DLT_CHANGED, normalizeDltEntityId, splitChain } from "./dlt.js";
+import { carriedTmChain, DLT_CHANGED, normalizeDltEntityId, splitChain } from "./dlt.js";
 import { DltVersionWatch } from "./dlt-version.js";
 
 /** Most telemarketers in one chain (a PE's chain is a handful: aggregators, then the deliverer). */
@@ -53,20 +53,6 @@ export function normalizeTmChain(ids: readonly string[], operatorTmId: string | 
     );
   }
   return chain;
-}
-
-/**
- * The chain as it travels and as the operator sees it: the declared one with the operator's
- * current TM ID (DLT_TM_ID) last. A chain is stored as declared, with the TM ID set when it was
- * declared; one declared before DLT_TM_ID was set (or by a CLI without it) gets it here, and one
- * that names the current TM ID anywhere but last has it moved there (it comes last, once).
- * Unset, or no chain declared ([]): the chain as stored. A chain declared under an earlier
- * DLT_TM_ID keeps that ID, as an upstream TM, until it is declared again.
- */
-export function carriedTmChain(stored: readonly string[], operatorTmId: string | undefined): string[] {
-  const own = operatorTmId?.trim().toUpperCase();
-  if (!own || stored.length === 0 || stored.at(-1) === own) return [...stored];
-  return [...stored.filter((id) => id !== own), own];
 }
 
 /** The chain as a carrier or a client writes it: `PE,TM1,…,TMn`, or its SHA-256 in lower-case hex. */

@@ -6,6 +6,7 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import {
+  carriedTmChain,
   type DltEntityRow,
   type DltHeaderRow,
   listDltEntities,
@@ -17,14 +18,15 @@ import { addDltLink, DLT_LINK_FIELD, describeDltLink, listDltLinks } from "./dlt
 import { DltEntity, DltHeader, DltLink, DltRegistrations } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock">;
+type Deps = Pick<Runtime, "store" | "clock" | "config">;
 
 const resource = { envelope: "status" } as const;
-const entityView = (row: DltEntityRow) => ({
+/** An entity with its chain as the carriers get it: the operator's TM ID (DLT_TM_ID) last. */
+const entityView = (row: DltEntityRow, tmId: string | undefined) => ({
   id: Number(row.id),
   entity_id: row.entity_id,
   status: row.status,
-  tm_chain: splitChain(row.tm_chain),
+  tm_chain: carriedTmChain(splitChain(row.tm_chain), tmId),
   created_at: isoUtc(new Date(Number(row.created_at))),
 });
 const headerView = (row: DltHeaderRow) => ({
@@ -36,6 +38,7 @@ const headerView = (row: DltHeaderRow) => ({
 
 export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
+  const tmId = ctx.config.dlt.tmId;
 
   v2.get(
     "/dlt",
@@ -61,7 +64,7 @@ export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
       return {
         status: "success",
         data: {
-          entities: entities.map(entityView),
+          entities: entities.map((row) => entityView(row, tmId)),
           headers: headers.map(headerView),
           urls: urls.map(describeDltLink),
           callbacks: callbacks.map(describeDltLink),
@@ -92,7 +95,7 @@ export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
       async (request, reply) => {
         const value = request.body[field] ?? "";
         const { created, row } = await requestDltRegistration(db, ctx.clock, request.principal!.accountId, kind, value);
-        const data = kind === "entity" ? entityView(row as DltEntityRow) : headerView(row as DltHeaderRow);
+        const data = kind === "entity" ? entityView(row as DltEntityRow, tmId) : headerView(row as DltHeaderRow);
         return reply.code(created ? 201 : 200).send({ status: "success", data });
       },
     );

@@ -38,6 +38,20 @@ export function splitChain(stored: string | null): string[] {
   return stored ? stored.split(",") : [];
 }
 
+/**
+ * The chain as it travels and as the operator sees it: the declared one with the operator's
+ * current TM ID (DLT_TM_ID) last. A chain is stored as declared, with the TM ID set when it was
+ * declared; one declared before DLT_TM_ID was set (or by a CLI without it) gets it here, and one
+ * that names the current TM ID anywhere but last has it moved there (it comes last, once).
+ * Unset, or no chain declared ([]): the chain as stored. A chain declared under an earlier
+ * DLT_TM_ID keeps that ID, as an upstream TM, until it is declared again.
+ */
+export function carriedTmChain(stored: readonly string[], operatorTmId: string | undefined): string[] {
+  const own = operatorTmId?.trim().toUpperCase();
+  if (!own || stored.length === 0 || stored.at(-1) === own) return [...stored];
+  return [...stored.filter((id) => id !== own), own];
+}
+
 /** Whether a sender ID has the form of a DLT header (a 12-digit numeric sender cannot be one). */
 export function fitsDltHeader(sender: string): boolean {
   return HEADER.test(sender.trim());
@@ -263,12 +277,13 @@ export function pendingDltHeaders(db: Db): PendingRequests {
     .where("status", "=", "pending");
 }
 
-export function describeDltEntity(row: DltEntityRow) {
+/** An entity as the operator sees it: its chain as carried, `operatorTmId` (DLT_TM_ID) last. */
+export function describeDltEntity(row: DltEntityRow, operatorTmId: string | undefined) {
   return {
     id: row.id,
     entity_id: row.entity_id,
     status: row.status,
-    tm_chain: splitChain(row.tm_chain),
+    tm_chain: carriedTmChain(splitChain(row.tm_chain), operatorTmId),
     created_at: new Date(row.created_at).toISOString(),
   };
 }

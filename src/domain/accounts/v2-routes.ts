@@ -22,7 +22,7 @@ import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage
 import { AccountStatus, SenderIdRequest } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store" | "clock"> & { accountTraffic: AccountTraffic; prices: PriceBook };
+type Deps = Pick<Runtime, "store" | "clock" | "config"> & { accountTraffic: AccountTraffic; prices: PriceBook };
 
 const resource = { envelope: "status" } as const;
 const MAX_NOTE = 500;

@@ -185,6 +185,12 @@ describeEachEngine("DLT telemarketer chain", (engine) => {
     expect((await op("GET", `/accounts/${u}/dlt/chains`)).body.data).toEqual([
       { entity_id: ENTITY, status: "approved", tm_chain: [TM, OPERATOR_TM] },
     ]);
+    // The operator's account view and the account's own list show the same chain.
+    expect((await op("GET", `/accounts/${u}/dlt/entities`)).body.data).toMatchObject([
+      { entity_id: ENTITY, tm_chain: [TM, OPERATOR_TM] },
+    ]);
+    const mine = await call(t, "GET", "/api/v2/dlt", { headers: keyOf(account) });
+    expect(mine.body.data.entities).toMatchObject([{ entity_id: ENTITY, tm_chain: [TM, OPERATOR_TM] }]);
     const client = await boundEsme(t, account, "transmitter");
     const submit = (sent: string) =>
       client.submit({
