@@ -119,6 +119,49 @@ describeEachEngine("the audit log", (engine) => {
     });
   });
 
+  it("records a price card put on an account once, and a sub-account's markup under one key either way", async () => {
+    const t = gateway();
+    const seller = await buildAccount(t);
+    const card = await call(t, "PUT", "/admin/api/price-cards/audited", {
+      headers: bearer(operator),
+      json: { rows: [{ channel: "sms", route: "*", prefix: "91", price: 0.25 }] },
+    });
+    expect(card.status, card.text).toBe(200);
+    const priced = await call(t, "PATCH", `/admin/api/accounts/${seller.username}`, {
+      headers: bearer(operator),
+      json: { price_card: "audited" },
+    });
+    expect(priced.status, priced.text).toBe(200);
+    // A change of a setting to what it was writes nothing either.
+    const same = await call(t, "PATCH", `/admin/api/accounts/${seller.username}`, {
+      headers: bearer(operator),
+      json: { status: "active" },
+    });
+    expect(same.status, same.text).toBe(200);
+    const log = (await entries(t, operator, `/admin/api/audit?account=${seller.username}&limit=10`)).data;
+    expect(log.map((entry) => entry.action)).toEqual(["account.price_card", "account.create"]);
+    expect(log[0]).toMatchObject({ before: { price_card: "default" }, after: { price_card: "audited" } });
+
+    const byOperator = await call(t, "POST", "/admin/api/accounts", {
+      headers: bearer(operator),
+      json: { username: `${seller.username}_op`, password: "longenough", parent: seller.username, markup_percent: 10 },
+    });
+    expect(byOperator.status, byOperator.text).toBe(201);
+    const byParent = await call(t, "POST", "/api/v2/subaccounts", {
+      headers: bearer(seller),
+      json: { username: `${seller.username}_v2`, password: "longenough", markup_percent: 10 },
+    });
+    expect(byParent.status, byParent.text).toBe(201);
+    for (const sub of [`${seller.username}_op`, `${seller.username}_v2`]) {
+      const [created] = (await entries(t, operator, `/admin/api/audit?account=${sub}&limit=10`)).data;
+      expect(created, sub).toMatchObject({
+        action: "account.create",
+        after: { parent: seller.username, markup_percent: 10 },
+      });
+      expect(created?.after, sub).not.toHaveProperty("markupPercent");
+    }
+  });
+
   it("records a telemarketer chain declared, replaced and cleared, and login locks cleared", async () => {
     const t = gateway();
     const entity = "1101160000000000081";

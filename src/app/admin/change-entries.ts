@@ -12,19 +12,23 @@ function accountState(account: Account) {
   return state;
 }
 
-/** updateAccount's hook: `account.status` when the status changed, else `account.update`. */
+/**
+ * updateAccount's hook: `account.status` when the status changed, else `account.update`; nothing
+ * when the settings are as they were (a change of price card or SMPP settings alone has its own entry).
+ */
 export function accountUpdateEntry(who: Audited) {
-  return (trx: Db, before: Account, after: Account) =>
-    recordChange(trx, who, {
+  return async (trx: Db, before: Account, after: Account) => {
+    const [was, is] = [accountState(before), accountState(after)];
+    const passwordChanged = before.password_hash !== after.password_hash;
+    if (!passwordChanged && JSON.stringify(was) === JSON.stringify(is)) return;
+    await recordChange(trx, who, {
       action: before.status !== after.status ? "account.status" : "account.update",
       target: `account ${after.username}`,
       accountId: after.id,
-      before: accountState(before),
-      after: {
-        ...accountState(after),
-        ...(before.password_hash !== after.password_hash ? { password_changed: true } : {}),
-      },
+      before: was,
+      after: { ...is, ...(passwordChanged ? { password_changed: true } : {}) },
     });
+  };
 }
 
 /** setAccountPriceCard's hook. */

@@ -114,8 +114,13 @@ export async function createAccountWithKey(deps: ChangeDeps, input: OnboardingIn
           approve: true,
         });
       }
-      const { password: _, ...given } = input;
-      const after = { ...given, api_key: { id: key.id, prefix: key.prefix } };
+      // The markup under the key a sub-account made over v2 records it with (createSubAccount).
+      const { password: _, markupPercent, ...given } = input;
+      const after = {
+        ...given,
+        ...(markupPercent !== undefined ? { markup_percent: markupPercent } : {}),
+        api_key: { id: key.id, prefix: key.prefix },
+      };
       await recordChange(trx, deps, {
         action: "account.create",
         target: `account ${created.username}`,
