@@ -12,6 +12,8 @@ declare module "fastify" {
   interface FastifyContextConfig {
     /** What the route needs: any one of these capabilities (user-roles.ts). */
     access?: readonly Capability[];
+    /** Body fields that a role with one of `access` may change alone, without the route's access (FIELD_RULES). */
+    fieldAccess?: FieldAccess;
   }
 }
 
@@ -25,6 +27,11 @@ export interface RouteAccess {
 }
 
 type Rule = [methods: RegExp, path: RegExp, access: readonly Capability[]];
+
+interface FieldAccess {
+  fields: readonly string[];
+  access: readonly Capability[];
+}
 
 const ANY = /./;
 const READS = /^(GET|HEAD)$/;
@@ -60,6 +67,15 @@ const ADMIN_RULES: Rule[] = [
   [CHANGES, ANY, ["staff_admin"]],
 ];
 
+/**
+ * The operator API's exceptions, by field: a change whose body has these fields and no other
+ * needs only this access. Finance (staff_money) writes the price cards, so it puts one on an
+ * account (PATCH /accounts/{username} with price_card alone); any other field needs staff_admin.
+ */
+const ADMIN_FIELD_RULES: [methods: RegExp, path: RegExp, access: FieldAccess][] = [
+  [/^PATCH$/, /^\/accounts\/[^/]+$/, { fields: ["price_card"], access: ["staff_money"] }],
+];
+
 function accessIn(rules: Rule[], method: string, path: string): readonly Capability[] {
   for (const [methods, pattern, access] of rules) if (methods.test(method) && pattern.test(path)) return access;
   throw new Error(`no access rule for ${method} ${path}`);
@@ -78,7 +94,11 @@ export function labelAccess(family: "v2" | "admin", prefix: string, labelled: Ro
     const path = route.url.startsWith(prefix) ? route.url.slice(prefix.length) : route.url;
     // A GET that changes something (GET send) is a send, whatever its method says.
     const access = route.config?.access ?? (route.config?.changesState ? ["send"] : accessOf(family, method, path));
-    route.config = { ...route.config, access };
+    const fieldAccess =
+      family === "admin"
+        ? ADMIN_FIELD_RULES.find(([methods, pattern]) => methods.test(method) && pattern.test(path.toLowerCase()))?.[2]
+        : undefined;
+    route.config = { ...route.config, access, ...(fieldAccess ? { fieldAccess } : {}) };
     if (method !== "HEAD") labelled.push({ method, url: route.url, access, keyOnly: !!route.config.changesState });
   };
 }
@@ -90,9 +110,20 @@ export function requireAccess(request: FastifyRequest): void {
   if (!principal || !access) return;
   const role = principal.userRole ?? ownerRoleOf(principal.role);
   if (access.some((capability) => roleAllows(role, capability))) return;
+  const byField = request.routeOptions.config.fieldAccess;
+  const fieldsAllowed = byField?.access.some((capability) => roleAllows(role, capability)) === true;
+  if (fieldsAllowed && onlyFields(request.body, byField!.fields)) return;
+  const alone = fieldsAllowed ? `; ${role} may change ${byField!.fields.join(", ")} alone` : "";
   throw new GatewayError(
     "insufficient_role",
-    `The role ${role} of ${principal.login ?? principal.username} does not allow ${request.method} ${request.routeOptions.url} (it needs ${access.join(" or ")}).`,
+    `The role ${role} of ${principal.login ?? principal.username} does not allow ${request.method} ${request.routeOptions.url} (it needs ${access.join(" or ")}${alone}).`,
     { user_role: role },
   );
+}
+
+/** Whether the body is an object with at least one field, each one of `fields`. */
+function onlyFields(body: unknown, fields: readonly string[]): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  const given = Object.keys(body);
+  return given.length > 0 && given.every((field) => fields.includes(field));
 }

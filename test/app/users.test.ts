@@ -238,7 +238,7 @@ describeEachEngine("users and roles", (engine) => {
     await signInAs(t, account.username, "lockme", "lockme-pw-1");
   });
 
-  it("the operator's staff: added through /admin/api/staff, a support staff reads and changes nothing", async () => {
+  it("the operator's staff: added through /admin/api/staff, support reads and changes nothing, finance puts a price card on an account and changes nothing else", async () => {
     const operator = await buildAccount(t, { role: "operator", sender: null });
     const key = { authorization: `Bearer ${operator.apiKey}` };
     const wrongRole = await call(t, "POST", "/admin/api/staff", {
@@ -265,6 +265,11 @@ describeEachEngine("users and roles", (engine) => {
     });
     expect(topUp.status).toBe(403);
     expect(topUp.body.error.code).toBe("insufficient_role");
+    const supportPrices = await callAs(t, olga, "PATCH", `/admin/api/accounts/${account.username}`, {
+      json: { price_card: "default" },
+    });
+    expect(supportPrices.status).toBe(403);
+    expect(supportPrices.body.message).toContain("(it needs staff_admin)");
 
     const promoted = await call(t, "PATCH", "/admin/api/staff/olga", {
       headers: key,
@@ -280,6 +285,32 @@ describeEachEngine("users and roles", (engine) => {
       json: { status: "blocked" },
     });
     expect(blocked.status).toBe(403);
+    expect(blocked.body.message).toContain("it needs staff_admin");
+    // Finance writes price cards and puts one on an account: price_card alone, nothing else.
+    const card = await callAs(t, fin, "PUT", "/admin/api/price-cards/finance", {
+      json: { rows: [{ channel: "sms", route: "*", prefix: "91", price: 0.25 }] },
+    });
+    expect(card.status, card.text).toBe(200);
+    const priced = await callAs(t, fin, "PATCH", `/admin/api/accounts/${account.username}`, {
+      json: { price_card: "finance" },
+    });
+    expect(priced.status, priced.text).toBe(200);
+    expect(priced.body.data.price_card).toBe("finance");
+    const more = await callAs(t, fin, "PATCH", `/admin/api/accounts/${account.username}`, {
+      json: { price_card: "default", status: "blocked" },
+    });
+    expect(more.status).toBe(403);
+    expect(more.body.error).toMatchObject({ code: "insufficient_role" });
+    expect(more.body.message).toContain("it needs staff_admin; operator_finance may change price_card alone");
+    const shown = await call(t, "GET", `/admin/api/accounts/${account.username}`, { headers: key });
+    expect(shown.body.data).toMatchObject({ price_card: "finance", status: "active" });
+    const log = await call(t, "GET", `/admin/api/audit?account=${account.username}&limit=1`, { headers: key });
+    expect(log.body.data[0]).toMatchObject({
+      action: "account.price_card",
+      actor: operator.username,
+      actor_user: "olga",
+      after: { price_card: "finance" },
+    });
     expect((await call(t, "DELETE", "/admin/api/staff/olga", { headers: key })).status).toBe(200);
     expect((await callAs(t, fin, "GET", "/admin/api/accounts")).status).toBe(401);
   });
