@@ -91,7 +91,9 @@ export function parseCreditList(text: string): Partial<Record<Wallet, number>> {
 
 export function parseWallet(value: string): Wallet {
   if (!isWallet(value))
-    throw new GatewayError("invalid_request", `Unknown wallet "${value}"; use ${WALLETS.join(", ")}.`);
+    throw new GatewayError("invalid_request", `Unknown wallet "${value}"; use ${WALLETS.join(", ")}.`, {
+      field: "wallet",
+    });
   return value;
 }
 

@@ -47,7 +47,7 @@ export function assertValidUsername(username: string): void {
 
 export function assertValidPassword(password: string): void {
   if (password.length < 8 || password.length > 256) {
-    throw new GatewayError("invalid_request", "Password must be 8 to 256 characters long.");
+    throw new GatewayError("invalid_request", "Password must be 8 to 256 characters long.", { field: "password" });
   }
 }
 
@@ -56,6 +56,7 @@ export function assertValidTimeZone(timeZone: string): void {
     throw new GatewayError(
       "invalid_request",
       `Unknown time zone "${timeZone}"; use an IANA name such as Asia/Kolkata.`,
+      { field: "time_zone" },
     );
   }
 }
@@ -65,7 +66,9 @@ export const MAX_FLOOD_LIMIT = Number.MAX_SAFE_INTEGER;
 
 export function assertValidFloodLimit(floodLimit: number): void {
   if (!Number.isSafeInteger(floodLimit) || floodLimit < 0 || floodLimit > MAX_FLOOD_LIMIT) {
-    throw new GatewayError("invalid_request", "Flood limit must be a whole number, 0 for no limit.");
+    throw new GatewayError("invalid_request", "Flood limit must be a whole number, 0 for no limit.", {
+      field: "flood_limit",
+    });
   }
 }
 
@@ -74,7 +77,9 @@ function openingBalances(credits: NewAccountInput["credits"] = {}): [Wallet, num
   const opening: [Wallet, number][] = [];
   for (const [wallet, amount] of Object.entries(credits)) {
     if (!isWallet(wallet)) {
-      throw new GatewayError("invalid_request", `Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`);
+      throw new GatewayError("invalid_request", `Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`, {
+        field: `credits.${wallet}`,
+      });
     }
     if (amount === undefined || amount === 0) continue;
     if (!(amount > 0)) throw new GatewayError("invalid_request", `Opening ${wallet} credits must be positive.`);

@@ -160,6 +160,13 @@ describeEachEngine("onboarding through the operator API", (engine) => {
       expect(response.status, `${name}: ${response.text}`).toBe(sender ? 422 : 400);
       expect(response.body.error.code, name).toBe(sender ? "invalid_sender_id" : "invalid_request");
       expect(response.body.message, name).toMatch(message);
+      // The refusals the account's own rules make name their field, as the schema's do.
+      const field = {
+        "an unknown time zone": "time_zone",
+        "an unknown wallet": "credits.gold",
+        "a short password": "password",
+      }[name];
+      if (field) expect(response.body.error.field, name).toBe(field);
       expect(await rowsOf(username), name).toBeUndefined();
       expect((await admin("GET", `/accounts/${username}`)).status, name).toBe(404);
     }

@@ -255,7 +255,12 @@ describeEachEngine("operator API", (engine) => {
       { wallet: "sms" },
       { wallet: "sms", amount: 5, extra: 1 },
     ]) {
-      expectError(await admin("POST", path, body), 400, "invalid_request");
+      const refused = await admin("POST", path, body);
+      expectError(refused, 400, "invalid_request");
+      // Each names its field: the wallet, the amount, the unknown one.
+      expect(refused.body.error.field, JSON.stringify(body)).toBe(
+        body.wallet === "gold" ? "wallet" : "extra" in body ? "extra" : "amount",
+      );
     }
     const ledger = await admin("GET", `/admin/api/accounts/${account.username}/ledger?limit=2`);
     expect(ledger.body.data).toEqual([
