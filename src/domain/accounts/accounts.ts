@@ -45,19 +45,18 @@ export function assertValidUsername(username: string): void {
   }
 }
 
+/** A refused value of an account's, naming its field as the API writes it. */
+const refused = (message: string, field: string) => new GatewayError("invalid_request", message, { field });
+
 export function assertValidPassword(password: string): void {
   if (password.length < 8 || password.length > 256) {
-    throw new GatewayError("invalid_request", "Password must be 8 to 256 characters long.", { field: "password" });
+    throw refused("Password must be 8 to 256 characters long.", "password");
   }
 }
 
 export function assertValidTimeZone(timeZone: string): void {
   if (!isTimeZone(timeZone)) {
-    throw new GatewayError(
-      "invalid_request",
-      `Unknown time zone "${timeZone}"; use an IANA name such as Asia/Kolkata.`,
-      { field: "time_zone" },
-    );
+    throw refused(`Unknown time zone "${timeZone}"; use an IANA name such as Asia/Kolkata.`, "time_zone");
   }
 }
 
@@ -66,9 +65,7 @@ export const MAX_FLOOD_LIMIT = Number.MAX_SAFE_INTEGER;
 
 export function assertValidFloodLimit(floodLimit: number): void {
   if (!Number.isSafeInteger(floodLimit) || floodLimit < 0 || floodLimit > MAX_FLOOD_LIMIT) {
-    throw new GatewayError("invalid_request", "Flood limit must be a whole number, 0 for no limit.", {
-      field: "flood_limit",
-    });
+    throw refused("Flood limit must be a whole number, 0 for no limit.", "flood_limit");
   }
 }
 
@@ -77,9 +74,7 @@ function openingBalances(credits: NewAccountInput["credits"] = {}): [Wallet, num
   const opening: [Wallet, number][] = [];
   for (const [wallet, amount] of Object.entries(credits)) {
     if (!isWallet(wallet)) {
-      throw new GatewayError("invalid_request", `Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`, {
-        field: `credits.${wallet}`,
-      });
+      throw refused(`Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`, `credits.${wallet}`);
     }
     if (amount === undefined || amount === 0) continue;
     if (!(amount > 0)) throw new GatewayError("invalid_request", `Opening ${wallet} credits must be positive.`);
