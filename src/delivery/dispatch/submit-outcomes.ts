@@ -158,7 +158,8 @@ export async function recordOutcomes(
     );
   }
   if (retries.length > 0) await requeueForRetry(trx, retries);
-  const failed = failures.length > 0 ? await failBeforeCarrier(deps.store, trx, deps.clock, failures, rollups) : [];
+  const failed =
+    failures.length > 0 ? await failBeforeCarrier(deps.store, trx, deps.clock, failures, rollups, claimed) : [];
   const events = deps.webhooks ? await reportEvents(deps, trx, claimed, submitted, failed, handoff) : 0;
   await rollups.write(deps.store, trx);
   return { failed, events };

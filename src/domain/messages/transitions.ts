@@ -151,12 +151,18 @@ export async function failBeforeCarrier(
   items: Failure[],
   /** The caller's changes, which it writes last in its transaction; else written here, last. */
   into?: RollupChanges,
+  /** The rows as the dispatcher claimed them (their connector before), as markSubmitted takes them. */
+  claimed?: readonly { id: string; connector: string | null }[],
 ): Promise<ChargedRow[]> {
   const failed: ChargedRow[] = [];
   // A carrier's refusal names its connector: the message keeps it (support's "which carrier
-  // refused it", the connector filter and its rollups). Its connector before, for the rollups' move.
-  const connectorBefore = new Map<string, string | null>();
-  for (const part of chunks(items.filter((i) => i.connector !== undefined))) {
+  // refused it", the connector filter and its rollups). Its connector before, for the rollups'
+  // move: from the claimed rows, else read from the table before the update.
+  const named = items.filter((i) => i.connector !== undefined);
+  const connectorBefore = new Map<string, string | null>(
+    claimed && named.length > 0 ? claimed.map((row) => [row.id, row.connector]) : [],
+  );
+  for (const part of claimed ? [] : chunks(named)) {
     const rows = await trx
       .selectFrom("messages")
       .select(["id", "connector"])

@@ -128,7 +128,8 @@ describeEachEngine("delivery rollups kept by the writers of messages", (engine) 
       await failBeforeCarrier(store, trx, clock, [{ id: failedEarly!.id, code: "rejected", message: "no", at: now() }]);
       // A carrier's refusal at submit: the message keeps the connector that refused it.
       const refusal = { id: refused!.id, code: "rejected", message: "HTTP 404", at: now(), connector: "http-b" };
-      await failBeforeCarrier(store, trx, clock, [refusal]);
+      // With the claimed rows, as the dispatcher passes them (their connector before).
+      await failBeforeCarrier(store, trx, clock, [refusal], undefined, [refused!]);
       const kept = await trx
         .selectFrom("messages")
         .select("connector")
