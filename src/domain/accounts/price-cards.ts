@@ -26,7 +26,12 @@ export const DEFAULT_CARD = "default";
  */
 export function pricedBy(account: { price_card: string | null; parent_id: number | null; markup_bp: number | null }) {
   if (account.price_card !== null) return account.price_card;
-  return account.parent_id === null ? DEFAULT_CARD : `parent+${(account.markup_bp ?? 0) / 100}%`;
+  return account.parent_id === null ? DEFAULT_CARD : parentPrice(account.markup_bp ?? 0);
+}
+
+/** A sub-account's price without a card of its own: its parent's, marked up (`parent+12.5%`). */
+export function parentPrice(markupBp: number): string {
+  return `parent+${markupBp / 100}%`;
 }
 /** Milli-credits of a unit no row prices (the `default` card's one price). */
 export const DEFAULT_PRICE = 1000;

@@ -14,6 +14,7 @@ import {
   DEFAULT_PRICE,
   PRICE_CARDS_CHANGED,
   PRICE_CARDS_VERSION_KEY,
+  parentPrice,
   priceCardRows,
 } from "./price-cards.js";
 import type { PriceChannel, PriceRow } from "./price-rows.js";
@@ -162,7 +163,7 @@ class TreePrices implements AccountPrices {
     private readonly levels: readonly Level[],
   ) {
     const own = levels[levels.length - 1]!;
-    this.name = own.card?.name ?? `parent+${own.markupBp / 100}%`;
+    this.name = own.card?.name ?? parentPrice(own.markupBp);
   }
 
   price(channel: PriceChannel, route: string, digits: string, now: number): UnitPrice {
