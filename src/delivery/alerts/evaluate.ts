@@ -184,11 +184,16 @@ async function mail(deps: Deps, mailer: AlertMailer, to: string, transition: Tra
   }
 }
 
-/** switchboard_alert_active from the database: every process that evaluates shows the same. */
+/**
+ * switchboard_alert_active from the database: every process that evaluates shows the same. Read
+ * first, then reset and set with no await between: a scrape during the read sees the last round's
+ * series, never an empty gauge.
+ */
 async function setGauges(deps: Deps): Promise<void> {
   const gauge = deps.metrics.alertActive;
+  const active = await activeAlerts(deps.store.db);
   gauge.reset();
-  for (const alert of await activeAlerts(deps.store.db)) {
+  for (const alert of active) {
     gauge.inc({ alert: alert.kind, subject: seriesSubject(alert.kind, alert.subject, alert.account_id) });
   }
 }
