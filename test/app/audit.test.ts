@@ -160,6 +160,34 @@ describeEachEngine("the audit log", (engine) => {
       });
       expect(created?.after, sub).not.toHaveProperty("markupPercent");
     }
+
+    // Every field of an onboarding is recorded under the name the operator API takes it by.
+    const onboarded = await call(t, "POST", "/admin/api/accounts", {
+      headers: bearer(operator),
+      json: {
+        username: `${seller.username}_full`,
+        password: "longenough",
+        time_zone: "Asia/Kolkata",
+        flood_limit: 5,
+        rate_limit: 120,
+        sender_ids: ["FULLIN"],
+        dlt_entity_ids: ["1101160000000000091"],
+        templates: [{ content: "Your code is {#var#}", dlt_template_id: "1107160000000000091" }],
+      },
+    });
+    expect(onboarded.status, onboarded.text).toBe(201);
+    const [full] = (await entries(t, operator, `/admin/api/audit?account=${seller.username}_full&limit=1`)).data;
+    expect(full?.after).toMatchObject({
+      username: `${seller.username}_full`,
+      time_zone: "Asia/Kolkata",
+      flood_limit: 5,
+      rate_limit: 120,
+      sender_ids: ["FULLIN"],
+      dlt_entity_ids: ["1101160000000000091"],
+      templates: [{ content: "Your code is {#var#}", dlt_template_id: "1107160000000000091" }],
+    });
+    expect(Object.keys(full?.after ?? {}).filter((key) => /[A-Z]/.test(key))).toEqual([]);
+    expect(full?.after).not.toHaveProperty("password");
   });
 
   it("records a telemarketer chain declared, replaced and cleared, and login locks cleared", async () => {

@@ -66,6 +66,34 @@ function checkedEntities(input: OnboardingInput): { entities: string[]; defaultE
   return { entities, defaultEntity };
 }
 
+/**
+ * What the audit log records of an onboarding: the fields given, under the operator API's names
+ * (the names a sub-account made over v2 is recorded with), never the password.
+ */
+function recordedInput(input: OnboardingInput): Record<string, unknown> {
+  const fields: Record<string, unknown> = {
+    username: input.username,
+    role: input.role,
+    parent: input.parent,
+    markup_percent: input.markupPercent,
+    price_card: input.priceCard,
+    credits: input.credits,
+    rate_limit: input.rateLimit,
+    time_zone: input.timeZone,
+    flood_limit: input.floodLimit,
+    routes: input.routes,
+    sender_ids: input.senderIds,
+    dlt_entity_ids: input.dltEntityIds,
+    default_dlt_entity_id: input.defaultDltEntityId,
+    templates: input.templates?.map((template) => ({
+      content: template.content,
+      ...(template.name !== undefined ? { name: template.name } : {}),
+      dlt_template_id: template.dltTemplateId ?? null,
+    })),
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
 export async function createAccountWithKey(deps: ChangeDeps, input: OnboardingInput): Promise<Onboarded> {
   const rateLimit = input.rateLimit === undefined ? undefined : parseRateLimit(input.rateLimit);
   const senders = [...new Set((input.senderIds ?? []).map(normalizeSenderId))];
@@ -114,18 +142,11 @@ export async function createAccountWithKey(deps: ChangeDeps, input: OnboardingIn
           approve: true,
         });
       }
-      // The markup under the key a sub-account made over v2 records it with (createSubAccount).
-      const { password: _, markupPercent, ...given } = input;
-      const after = {
-        ...given,
-        ...(markupPercent !== undefined ? { markup_percent: markupPercent } : {}),
-        api_key: { id: key.id, prefix: key.prefix },
-      };
       await recordChange(trx, deps, {
         action: "account.create",
         target: `account ${created.username}`,
         accountId: created.id,
-        after,
+        after: { ...recordedInput(input), api_key: { id: key.id, prefix: key.prefix } },
       });
     },
   );
