@@ -3,7 +3,7 @@
 // entities with the default, approved templates and opening credits are written in one
 // transaction, so a bad field anywhere leaves nothing behind.
 
-import { GatewayError } from "../../base/core/errors.js";
+import { GatewayError, refusalAt } from "../../base/core/errors.js";
 import {
   addDltEntity,
   addDltHeader,
@@ -50,17 +50,33 @@ export interface Onboarded {
   api_key: string;
 }
 
+/** `check(value)`, whose refusal names `field` (where the value lies in the request). */
+function checkedAs<T>(field: string, check: () => T): T {
+  try {
+    return check();
+  } catch (error) {
+    throw refusalAt(error, () => field);
+  }
+}
+
+/** Each entry of a list checked, its refusal naming the entry (`sender_ids[1]`), without repeats. */
+function checkedList(field: string, values: readonly string[] | undefined, check: (value: string) => string) {
+  return [...new Set((values ?? []).map((value, index) => checkedAs(`${field}[${index}]`, () => check(value))))];
+}
+
 /** The entity IDs, normalised and without repeats, and the default among them (if any is needed). */
 function checkedEntities(input: OnboardingInput): { entities: string[]; defaultEntity: string | undefined } {
-  const entities = [...new Set((input.dltEntityIds ?? []).map(normalizeDltEntityId))];
-  if (input.defaultDltEntityId === undefined) {
+  const entities = checkedList("dlt_entity_ids", input.dltEntityIds, normalizeDltEntityId);
+  const given = input.defaultDltEntityId;
+  if (given === undefined) {
     return { entities, defaultEntity: entities.length > 1 ? entities[0] : undefined };
   }
-  const defaultEntity = normalizeDltEntityId(input.defaultDltEntityId);
+  const defaultEntity = checkedAs("default_dlt_entity_id", () => normalizeDltEntityId(given));
   if (!entities.includes(defaultEntity)) {
     throw new GatewayError(
       "invalid_request",
       `The default DLT entity ${defaultEntity} must be one of the account's DLT entity IDs (${entities.join(", ") || "none given"}).`,
+      { field: "default_dlt_entity_id" },
     );
   }
   return { entities, defaultEntity };
@@ -96,7 +112,7 @@ function recordedInput(input: OnboardingInput): Record<string, unknown> {
 
 export async function createAccountWithKey(deps: ChangeDeps, input: OnboardingInput): Promise<Onboarded> {
   const rateLimit = input.rateLimit === undefined ? undefined : parseRateLimit(input.rateLimit);
-  const senders = [...new Set((input.senderIds ?? []).map(normalizeSenderId))];
+  const senders = checkedList("sender_ids", input.senderIds, normalizeSenderId);
   const { entities, defaultEntity } = checkedEntities(input);
   // On DLT a template is registered under an entity: the account's.
   const templateEntity = defaultEntity ?? entities[0] ?? null;
@@ -140,6 +156,8 @@ export async function createAccountWithKey(deps: ChangeDeps, input: OnboardingIn
           dltTemplateId: template.dltTemplateId ?? null,
           entityId: templateEntity,
           approve: true,
+        }).catch((error: unknown) => {
+          throw refusalAt(error, (field) => `templates[${index}]${field ? `.${field}` : ""}`);
         });
       }
       await recordChange(trx, deps, {

@@ -214,6 +214,16 @@ export class GatewayError extends Error {
   }
 }
 
+/**
+ * A refusal of a part of a larger request (a list's entry, say), naming where it lies there:
+ * `at` is given the field the part named, if any. Anything else is answered as it was.
+ */
+export function refusalAt(error: unknown, at: (field: string | undefined) => string): unknown {
+  if (!(error instanceof GatewayError)) return error;
+  const field = typeof error.details?.field === "string" ? error.details.field : undefined;
+  return new GatewayError(error.code, error.message, { ...error.details, field: at(field) });
+}
+
 export function isGatewayError(error: unknown): error is GatewayError {
   return error instanceof GatewayError;
 }

@@ -77,7 +77,7 @@ function openingBalances(credits: NewAccountInput["credits"] = {}): [Wallet, num
       throw refused(`Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`, `credits.${wallet}`);
     }
     if (amount === undefined || amount === 0) continue;
-    if (!(amount > 0)) throw new GatewayError("invalid_request", `Opening ${wallet} credits must be positive.`);
+    if (!(amount > 0)) throw refused(`Opening ${wallet} credits must be positive.`, `credits.${wallet}`);
     opening.push([wallet, toMilli(amount, `credits.${wallet}`)]);
   }
   return opening;
@@ -283,15 +283,12 @@ export function normalizeRoutes(routes: readonly string[]): AccountRoute[] {
   for (const route of routes) {
     const code = String(route).trim().toUpperCase();
     if (!(ACCOUNT_ROUTES as readonly string[]).includes(code)) {
-      throw new GatewayError("invalid_request", `Unknown route "${route}"; routes are ${ACCOUNT_ROUTES.join(", ")}.`);
+      throw refused(`Unknown route "${route}"; routes are ${ACCOUNT_ROUTES.join(", ")}.`, "routes");
     }
     wanted.add(code);
   }
   if (wanted.size === 0) {
-    throw new GatewayError(
-      "invalid_request",
-      "Give at least one route (T, P, PS, I); block the account to stop it sending.",
-    );
+    throw refused("Give at least one route (T, P, PS, I); block the account to stop it sending.", "routes");
   }
   return ACCOUNT_ROUTES.filter((code) => wanted.has(code));
 }
@@ -318,7 +315,7 @@ export async function updateAccount(
   const set: Partial<Account> = { updated_at: clock.now().getTime() };
   if (changes.status !== undefined) {
     if (!ACCOUNT_STATUSES.includes(changes.status)) {
-      throw new GatewayError("invalid_request", "Status must be active, inactive or blocked.");
+      throw refused("Status must be active, inactive or blocked.", "status");
     }
     set.status = changes.status;
   }

@@ -21,7 +21,9 @@ const HEADER = /^[A-Za-z0-9]{3,11}$/;
 export function normalizeDltEntityId(entityId: string): string {
   const trimmed = entityId.trim();
   if (!ENTITY_ID.test(trimmed)) {
-    throw new GatewayError("invalid_request", "A DLT entity ID is 1 to 30 letters or digits (usually 19 digits).");
+    throw new GatewayError("invalid_request", "A DLT entity ID is 1 to 30 letters or digits (usually 19 digits).", {
+      field: "entity_id",
+    });
   }
   return trimmed.toUpperCase();
 }

@@ -15,6 +15,7 @@ export function normalizeSenderId(sender: string): string {
     throw new GatewayError(
       "invalid_sender_id",
       "A sender ID is 3 to 11 letters or digits (6 letters in India), or a number of up to 15 digits.",
+      { field: "sender_id" },
     );
   }
   return /^\d+$/.test(trimmed) ? trimmed : trimmed.toUpperCase();

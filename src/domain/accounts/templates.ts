@@ -42,7 +42,9 @@ function optional(value: string | null | undefined): string | null {
 function checkedInput(input: NewTemplateInput) {
   const name = input.name.trim();
   if (name.length < 1 || name.length > MAX_TEMPLATE_NAME || name.includes(NUL)) {
-    throw new GatewayError("invalid_request", `A template name is 1 to ${MAX_TEMPLATE_NAME} characters.`);
+    throw new GatewayError("invalid_request", `A template name is 1 to ${MAX_TEMPLATE_NAME} characters.`, {
+      field: "name",
+    });
   }
   const content = input.content;
   const blankAllowed = input.draft === true && content === "";
@@ -50,17 +52,22 @@ function checkedInput(input: NewTemplateInput) {
     throw new GatewayError(
       "invalid_request",
       `Template content is 1 to ${MAX_TEMPLATE_CONTENT} characters and not blank; mark variable parts with {#var#}.`,
+      { field: "content" },
     );
   }
   const dltTemplateId = optional(input.dltTemplateId);
   if (dltTemplateId !== null && !DLT_TEMPLATE_ID.test(dltTemplateId)) {
-    throw new GatewayError("invalid_request", "A DLT template ID is 1 to 30 letters or digits (usually 19 digits).");
+    throw new GatewayError("invalid_request", "A DLT template ID is 1 to 30 letters or digits (usually 19 digits).", {
+      field: "dlt_template_id",
+    });
   }
   const entityId = optional(input.entityId);
   const sender = optional(input.sender);
   const notes = optional(input.notes);
   if (notes !== null && (notes.length > MAX_NOTES || notes.includes(NUL))) {
-    throw new GatewayError("invalid_request", `Template notes are at most ${MAX_NOTES} characters.`);
+    throw new GatewayError("invalid_request", `Template notes are at most ${MAX_NOTES} characters.`, {
+      field: "notes",
+    });
   }
   return {
     name,

@@ -160,13 +160,22 @@ describeEachEngine("onboarding through the operator API", (engine) => {
       expect(response.status, `${name}: ${response.text}`).toBe(sender ? 422 : 400);
       expect(response.body.error.code, name).toBe(sender ? "invalid_sender_id" : "invalid_request");
       expect(response.body.message, name).toMatch(message);
-      // The refusals the account's own rules make name their field, as the schema's do.
+      // Every refusal names its field as the request writes it, a list's entry by its place.
       const field = {
+        "a bad sender ID": "sender_ids[1]",
+        "a bad entity ID": "dlt_entity_ids[0]",
+        "a default not among the entities": "default_dlt_entity_id",
+        "a blank template": "templates[1].content",
+        "a template with a bad DLT template ID": "templates[0].dlt_template_id",
+        "an unknown route": "routes",
         "an unknown time zone": "time_zone",
         "an unknown wallet": "credits.gold",
+        "a negative flood limit": "flood_limit",
+        "an unknown template field": "templates[0].approve",
+        "an unknown field": "dlt_headers",
         "a short password": "password",
       }[name];
-      if (field) expect(response.body.error.field, name).toBe(field);
+      expect(response.body.error.field, name).toBe(field);
       expect(await rowsOf(username), name).toBeUndefined();
       expect((await admin("GET", `/accounts/${username}`)).status, name).toBe(404);
     }

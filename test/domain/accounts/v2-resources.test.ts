@@ -112,17 +112,22 @@ describeEachEngine("v2 account resources", (engine) => {
     expect(over.body.message).toContain("per_page");
     expect(over.body.message).toContain("100");
 
-    const bodies = [
-      { content: "no name" },
-      { name: "empty content", content: "" },
-      { name: "", content: "x" },
-      { name: "blank", content: "   " },
-      { name: "bad dlt", content: "x", dlt_template_id: "not valid!" },
-      { name: "bad entity", content: "x", entity_id: "###" },
-      { name: "extra", content: "x", approve: true },
-      { name: 5, content: "x" },
+    // Each refusal names the field it is about.
+    const bodies: [Record<string, unknown>, string][] = [
+      [{ content: "no name" }, "name"],
+      [{ name: "empty content", content: "" }, "content"],
+      [{ name: "", content: "x" }, "name"],
+      [{ name: "blank", content: "   " }, "content"],
+      [{ name: "bad dlt", content: "x", dlt_template_id: "not valid!" }, "dlt_template_id"],
+      [{ name: "bad entity", content: "x", entity_id: "###" }, "entity_id"],
+      [{ name: "extra", content: "x", approve: true }, "approve"],
+      [{ name: 5, content: "x" }, "name"],
     ];
-    for (const body of bodies) expectError(await post(t, account, "/templates", body), 400, "invalid_request");
+    for (const [body, field] of bodies) {
+      const refused = await post(t, account, "/templates", body);
+      expectError(refused, 400, "invalid_request");
+      expect(refused.body.error.field, JSON.stringify(body)).toBe(field);
+    }
     const notJson = await call(t, "POST", "/api/v2/templates", {
       headers: { ...keyOf(account), "content-type": "application/json" },
       body: "{nope",
