@@ -139,9 +139,17 @@ export class AccountRulesCache {
     return { templates, links };
   }
 
-  /** The approved template `text` matches, if any (short links try their replacements with it). */
-  async matchTemplate(accountId: number, mode: DltMatching, text: string): Promise<MatchedTemplate | undefined> {
-    return (await this.templateIndex(accountId, mode)).match(text);
+  /**
+   * The approved template `text` matches, if any, the one `preferred` accepts first (short links
+   * try their replacements with it, preferring the send's own template).
+   */
+  async matchTemplate(
+    accountId: number,
+    mode: DltMatching,
+    text: string,
+    preferred?: (template: MatchedTemplate) => boolean,
+  ): Promise<MatchedTemplate | undefined> {
+    return (await this.templateIndex(accountId, mode)).matchWithLayout(text, preferred)?.value;
   }
 
   private templateIndex(accountId: number, mode: DltMatching): Promise<TemplateIndex<MatchedTemplate>> {

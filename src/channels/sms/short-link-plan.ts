@@ -125,7 +125,10 @@ export async function shortenContents(
   const { accountId, username } = send.principal;
   const entityId = send.rules.dltScrubbing && send.route !== "international" ? send.entityId : undefined;
   for (const [text, content] of contents) {
-    const matchTemplate = (candidate: string) => accounts.matchTemplate(accountId, send.rules.dltMatching, candidate);
+    // Of templates with the same text (one per entity or header), the send's own is kept.
+    const own = content.template?.id;
+    const matchTemplate = (candidate: string) =>
+      accounts.matchTemplate(accountId, send.rules.dltMatching, candidate, (template) => template.id === own);
     const shortened = await planShortLinks(text, content.template, matchTemplate, settings);
     if (!shortened) continue;
     if (entityId !== undefined) {

@@ -152,6 +152,36 @@ describeEachEngine("tracked short links", (engine) => {
     expect(stored[0]!.address_hash).not.toContain("127.0.0.1");
   });
 
+  it("shortens under the send's own template where the same text is registered for another header too", async () => {
+    const account = await linkAccount(true);
+    const u = account.username;
+    // One text registered for two headers, the other's first: each send keeps its own.
+    const twin = "Parcel {#var#} is out. Track it at {#var#}";
+    await op("POST", `/accounts/${u}/sender-ids`, { sender: "OTHERH", approve: true });
+    await op("POST", `/accounts/${u}/dlt/headers`, { header: "OTHERH" });
+    for (const sender of ["OTHERH", "SWBRD"]) {
+      const added = await op("POST", `/accounts/${u}/templates`, {
+        name: sender,
+        content: twin,
+        entity_id: ENTITY,
+        sender,
+        approve: true,
+      });
+      expect(added.status, added.text).toBe(201);
+    }
+    for (const sender of ["SWBRD", "OTHERH"]) {
+      const sent = await send(account, {
+        sender_id: sender,
+        message: `Parcel P9 is out. Track it at ${LINK}`,
+        shorten_urls: true,
+      });
+      expect(sent.status, sent.text).toBe(200);
+      const body = await captured(sent.body.data.message_id as string);
+      const [code] = codesIn(body);
+      expect(body, sender).toBe(`Parcel P9 is out. Track it at ${BASE}/${code}`);
+    }
+  });
+
   it("gives each recipient of a bulk send its own code and counts segments after shortening", async () => {
     const t = gateway();
     const account = await linkAccount();
