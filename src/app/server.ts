@@ -3,6 +3,7 @@
 import { randomUUID } from "node:crypto";
 import formbody from "@fastify/formbody";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import { acceptFormData, FORM_BODY_LIMIT } from "../base/http/form-data.js";
 import { sendJsonError } from "../base/http/http-errors.js";
 import { boundJsonNesting } from "../base/http/json-depth.js";
 import { registerOpenApi } from "../base/http/openapi.js";
@@ -153,7 +154,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook("onSend", captureRefusals(ctx.refusals));
 
   boundJsonNesting(app);
-  await app.register(formbody, { bodyLimit: 4 * 1024 * 1024 });
+  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   await registerOpenApi(app);
   await registerApiDocs(app);
 
@@ -179,8 +180,12 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   app.decorate("routeAccess", []);
   await app.register(async (v2) => registerV2Family(v2, ctx, app.routeAccess), { prefix: "/api/v2" });
-  // The legacy send's route V places a call as the voice family does.
-  await registerLegacyRoutes(app, { ...ctx, voiceCall: voiceCaller(ctx) });
+  await app.register(async (forms) => {
+    // Form parameters urlencoded or multipart/form-data (base/http/form-data.ts).
+    await acceptFormData(forms);
+    // The legacy send's route V places a call as the voice family does.
+    await registerLegacyRoutes(forms, { ...ctx, voiceCall: voiceCaller(ctx) });
+  });
   await registerVoiceRoutes(app, ctx);
   await registerMetaWebhookRoutes(app, ctx);
   await registerEmailRoutes(app, ctx);

@@ -19,12 +19,22 @@ function encode(params: Params): string {
   return search.toString();
 }
 
-/** A legacy call: GET with the parameters in the query, or POST with them as a form. */
+/** The parameters as multipart/form-data fields (fetch writes the boundary). */
+function formData(params: Params): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(params)) if (value !== undefined) form.append(name, value);
+  return form;
+}
+
+/**
+ * A legacy call: GET with the parameters in the query, or POST with them as a form (urlencoded,
+ * or multipart/form-data as PHP's cURL posts an array).
+ */
 export async function legacy(
   t: TestGateway,
   path: string,
   params: Params,
-  method: "GET" | "POST" = "GET",
+  method: "GET" | "POST" | "MULTIPART" = "GET",
 ): Promise<TextResponse> {
   const query = encode(params);
   const response =
@@ -32,8 +42,9 @@ export async function legacy(
       ? await fetch(`${t.url}${path}${query ? `?${query}` : ""}`)
       : await fetch(`${t.url}${path}`, {
           method: "POST",
-          headers: { "content-type": "application/x-www-form-urlencoded" },
-          body: query,
+          ...(method === "POST"
+            ? { headers: { "content-type": "application/x-www-form-urlencoded" }, body: query }
+            : { body: formData(params) }),
         });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }

@@ -5,6 +5,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
+import { acceptFormData, isUnreadableForm } from "../../base/http/form-data.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import { nestsDeeperThan } from "../../base/http/json-depth.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -78,7 +79,9 @@ function sendVoiceError(request: FastifyRequest, reply: FastifyReply, raw: unkno
   const error =
     (raw as { code?: string }).code === "FST_ERR_CTP_BODY_TOO_LARGE"
       ? new GatewayError("message_too_long", `The request body is larger than ${MAX_BODY_BYTES} bytes.`)
-      : toGatewayError(raw);
+      : isUnreadableForm(raw)
+        ? new GatewayError("missing_message", `The form cannot be read: ${(raw as Error).message}`)
+        : toGatewayError(raw);
   noteRefusal(request, error);
   const code = voiceCode(error);
   if (code === INTERNAL_ERROR) request.log.error({ err: raw }, "voice call failed");
@@ -137,6 +140,7 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
         if (!Object.hasOwn(params, name)) params[name] = value;
       done(null, params);
     });
+    await acceptFormData(voice, MAX_BODY_BYTES);
     voice.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => done(null, undefined));
 
     const routes = [

@@ -10,7 +10,7 @@ import { keyOf } from "../../helpers/sms.js";
 import { FakeCallProvider } from "./fake-provider.js";
 
 export const CALLER = "+918047110000";
-export const PATHS = ["GET", "FORM", "JSON"] as const;
+export const PATHS = ["GET", "FORM", "MULTIPART", "JSON"] as const;
 export type VoicePath = (typeof PATHS)[number];
 
 /** A simulated provider fast enough for tests. */
@@ -25,7 +25,10 @@ export interface VoiceResponse {
 /** Parameters given as undefined are left out; JSON values may be numbers. */
 export type VoiceParams = Record<string, string | number | undefined>;
 
-/** A call on one of the three paths: GET with a query, POST with a form, POST with JSON. */
+/**
+ * A call on one of the three paths: GET with a query, POST with a form (urlencoded or
+ * multipart/form-data), POST with JSON.
+ */
 export async function placeCall(t: TestGateway, path: VoicePath, params: VoiceParams): Promise<VoiceResponse> {
   const given = Object.entries(params).filter((entry): entry is [string, string | number] => entry[1] !== undefined);
   const form = new URLSearchParams(given.map(([name, value]): [string, string] => [name, String(value)])).toString();
@@ -38,12 +41,20 @@ export async function placeCall(t: TestGateway, path: VoicePath, params: VoicePa
             headers: { "content-type": "application/x-www-form-urlencoded" },
             body: form,
           })
-        : await fetch(`${t.url}/voicecall/v1/jpost/send`, {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(Object.fromEntries(given)),
-          });
+        : path === "MULTIPART"
+          ? await fetch(`${t.url}/voicecall/v1/post/send`, { method: "POST", body: multipartOf(given) })
+          : await fetch(`${t.url}/voicecall/v1/jpost/send`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify(Object.fromEntries(given)),
+            });
   return { status: response.status, contentType: response.headers.get("content-type"), text: await response.text() };
+}
+
+function multipartOf(fields: [string, string | number][]): FormData {
+  const form = new FormData();
+  for (const [name, value] of fields) form.append(name, String(value));
+  return form;
 }
 
 /** A call that passes every rule for `account`; `changes` override. */
