@@ -38,7 +38,9 @@ export function localDay(date: Date, zone: string): string {
 
 /** ISO 8601 with the zone's offset, e.g. 2026-11-22T12:00:00+05:30. */
 export function isoWithOffset(date: Date, zone: string): string {
-  return DateTime.fromJSDate(date, { zone }).toISO({ suppressMilliseconds: true }) ?? date.toISOString();
+  // An offset always, +00:00 in UTC too (luxon's toISO writes Z in a fixed zero-offset zone).
+  const local = DateTime.fromJSDate(date, { zone });
+  return local.isValid ? local.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") : date.toISOString();
 }
 
 const INSTANT =

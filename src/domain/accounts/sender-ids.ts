@@ -1,6 +1,6 @@
 // Sender IDs (SMS headers) an account may send from; the operator approves them.
 import { sql } from "kysely";
-import type { Clock } from "../../base/core/clock.js";
+import { type Clock, isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus, SenderIdRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
@@ -107,4 +107,9 @@ export function describeSenderId(row: SenderIdRow) {
     note: row.note,
     created_at: new Date(row.created_at).toISOString(),
   };
+}
+
+/** A sender ID as the v2 API answers it: its time to the second, as every v2 time (docs/api.md). */
+export function v2SenderId(row: SenderIdRow) {
+  return { ...describeSenderId(row), created_at: isoUtc(new Date(row.created_at)) };
 }

@@ -7,7 +7,7 @@ import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-par
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
-import { APPROVAL_STATUSES, createTemplate, describeTemplate, getTemplate, listTemplates } from "./templates.js";
+import { APPROVAL_STATUSES, createTemplate, getTemplate, listTemplates, v2Template } from "./templates.js";
 import { Template, TemplateRequest } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -50,7 +50,7 @@ export function registerV2TemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
       const paging = pageOf(query, TEMPLATES_PER_PAGE, TEMPLATES_MAX_PER_PAGE);
       const status = approvalStatus(query.status);
       const { rows, total } = await listTemplates(db, request.principal!.accountId, { status, ...paging });
-      return { status: "success", data: rows.map(describeTemplate), meta: pageMeta(paging, total) };
+      return { status: "success", data: rows.map(v2Template), meta: pageMeta(paging, total) };
     },
   );
 
@@ -71,7 +71,7 @@ export function registerV2TemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
       const numeric = pathId(id);
       const row = numeric === undefined ? undefined : await getTemplate(db, request.principal!.accountId, numeric);
       if (!row) throw new GatewayError("not_found", `No template with id "${id}" in this account.`);
-      return { status: "success", data: describeTemplate(row) };
+      return { status: "success", data: v2Template(row) };
     },
   );
 
@@ -97,7 +97,7 @@ export function registerV2TemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
         dltTemplateId: body.dlt_template_id ?? null,
         entityId: body.entity_id ?? null,
       });
-      return reply.code(201).send({ status: "success", data: describeTemplate(row) });
+      return reply.code(201).send({ status: "success", data: v2Template(row) });
     },
   );
 }

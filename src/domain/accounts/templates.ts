@@ -1,7 +1,7 @@
 // Content templates (DLT): the texts an account may send on the transactional route, with
 // {#var#} placeholders. The operator approves them; only approved ones are matched.
 import { sql } from "kysely";
-import type { Clock } from "../../base/core/clock.js";
+import { type Clock, isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { ApprovalStatus, TemplateRow } from "../../base/store/schema.js";
@@ -194,5 +194,14 @@ export function describeTemplate(row: TemplateRow) {
     notes: row.notes,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
+  };
+}
+
+/** A template as the v2 API answers it: its times to the second, as every v2 time (docs/api.md). */
+export function v2Template(row: TemplateRow) {
+  return {
+    ...describeTemplate(row),
+    created_at: isoUtc(new Date(row.created_at)),
+    updated_at: isoUtc(new Date(row.updated_at)),
   };
 }

@@ -15,7 +15,7 @@ import { registerV2KeyRoutes } from "./key-routes.js";
 import { walletBalance } from "./ledger.js";
 import type { PriceBook } from "./price-lookup.js";
 import { registerV2PricingRoute } from "./pricing-route.js";
-import { addSenderId, describeSenderId, listSenderIds, normalizeSenderId } from "./sender-ids.js";
+import { addSenderId, listSenderIds, normalizeSenderId, v2SenderId } from "./sender-ids.js";
 import { registerV2SubAccountRoutes } from "./subaccount-routes.js";
 import { registerV2TemplateRoutes } from "./template-routes.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
@@ -108,7 +108,7 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const rows = await listSenderIds(db, request.principal!.accountId);
-      return { status: "success", data: rows.map(describeSenderId) };
+      return { status: "success", data: rows.map(v2SenderId) };
     },
   );
 
@@ -146,9 +146,9 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
         .where("account_id", "=", accountId)
         .where("sender", "=", sender)
         .executeTakeFirst();
-      if (existing) return reply.code(200).send({ status: "success", data: describeSenderId(existing) });
+      if (existing) return reply.code(200).send({ status: "success", data: v2SenderId(existing) });
       const row = await addSenderId(db, ctx.clock, accountId, sender, { note });
-      return reply.code(201).send({ status: "success", data: describeSenderId(row) });
+      return reply.code(201).send({ status: "success", data: v2SenderId(row) });
     },
   );
 }

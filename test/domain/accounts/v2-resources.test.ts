@@ -12,6 +12,8 @@ import {
 import { FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 
 const ISO_KOLKATA = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30$/;
+/** Every time of a v2 answer: UTC to the second. */
+const ISO_SECONDS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
 
 function get(t: TestGateway, account: TestAccount, path: string): Promise<JsonResponse> {
   return call(t, "GET", `/api/v2${path}`, { headers: keyOf(account) });
@@ -177,11 +179,31 @@ describeEachEngine("v2 account resources", (engine) => {
       },
     });
     expect(Math.abs(Date.parse(fresh.body.data.server_time) - Date.now())).toBeLessThan(60_000);
+    // In UTC too the offset is written, +00:00 (the spec: "ISO 8601 with offset").
+    await t.db.store.db.updateTable("accounts").set({ time_zone: "UTC" }).where("id", "=", account.id).execute();
+    expect((await get(t, account, "/account/status")).body.data.server_time).toMatch(
+      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00$/,
+    );
+    await t.db.store.db
+      .updateTable("accounts")
+      .set({ time_zone: "Asia/Kolkata" })
+      .where("id", "=", account.id)
+      .execute();
 
     const report = await sendOne(t, account);
     expect(report.status).toBe("delivered");
-    await post(t, account, "/templates", { name: "waiting", content: "Hi {#var#}" });
-    await post(t, account, "/sender-id-requests", { sender_id: "NEWHDR" });
+    const template = await post(t, account, "/templates", { name: "waiting", content: "Hi {#var#}" });
+    const request = await post(t, account, "/sender-id-requests", { sender_id: "NEWHDR" });
+    for (const answer of [
+      template.body.data,
+      (await get(t, account, "/templates")).body.data[0],
+      (await get(t, account, `/templates/${template.body.data.id}`)).body.data,
+      request.body.data,
+      (await get(t, account, "/sender-id-requests")).body.data[0],
+    ]) {
+      expect(answer.created_at, JSON.stringify(answer)).toMatch(ISO_SECONDS);
+      if ("updated_at" in answer) expect(answer.updated_at).toMatch(ISO_SECONDS);
+    }
 
     const after = await get(t, account, "/account/status");
     expect(after.body.data).toMatchObject({
