@@ -119,6 +119,30 @@ describeEachEngine("the audit log", (engine) => {
     });
   });
 
+  it("records in account.update only the settings that changed, before and after (audit row 7)", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const changed = await call(t, "PATCH", `/admin/api/accounts/${account.username}`, {
+      headers: bearer(operator),
+      json: { flood_limit: 5000, time_zone: "Asia/Dubai", password: "new-account-password-1" },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    const again = await call(t, "PATCH", `/admin/api/accounts/${account.username}`, {
+      headers: bearer(operator),
+      json: { flood_limit: 0, time_zone: "Asia/Dubai" },
+    });
+    expect(again.status, again.text).toBe(200);
+    const log = (await entries(t, operator, `/admin/api/audit?account=${account.username}&action=account.update`)).data;
+    expect(log.map((entry) => [entry.before, entry.after])).toEqual([
+      [{ flood_limit: 5000 }, { flood_limit: 0 }],
+      [
+        { time_zone: "Asia/Kolkata", flood_limit: 0 },
+        { time_zone: "Asia/Dubai", flood_limit: 5000, password_changed: true },
+      ],
+    ]);
+    expect(JSON.stringify(log)).not.toContain("new-account-password-1");
+  });
+
   it("records a price card put on an account once, and a sub-account's markup under one key either way", async () => {
     const t = gateway();
     const seller = await buildAccount(t);

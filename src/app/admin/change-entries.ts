@@ -12,21 +12,35 @@ function accountState(account: Account) {
   return state;
 }
 
+/** The settings whose values differ, as they were and as they are (keys in the snapshot's order). */
+function changedSettings(was: Record<string, unknown>, is: Record<string, unknown>) {
+  const before: Record<string, unknown> = {};
+  const after: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(was), ...Object.keys(is)])) {
+    if (JSON.stringify(was[key]) === JSON.stringify(is[key])) continue;
+    before[key] = was[key] ?? null;
+    after[key] = is[key] ?? null;
+  }
+  return { before, after };
+}
+
 /**
  * updateAccount's hook: `account.status` when the status changed, else `account.update`; nothing
  * when the settings are as they were (a change of price card or SMPP settings alone has its own entry).
+ * `before` and `after` hold only the settings that changed (an auditor reads the change, not a
+ * snapshot of every setting); a new password is `password_changed: true` in `after`.
  */
 export function accountUpdateEntry(who: Audited) {
   return async (trx: Db, before: Account, after: Account) => {
-    const [was, is] = [accountState(before), accountState(after)];
+    const changed = changedSettings(accountState(before), accountState(after));
     const passwordChanged = before.password_hash !== after.password_hash;
-    if (!passwordChanged && JSON.stringify(was) === JSON.stringify(is)) return;
+    if (!passwordChanged && Object.keys(changed.after).length === 0) return;
     await recordChange(trx, who, {
       action: before.status !== after.status ? "account.status" : "account.update",
       target: `account ${after.username}`,
       accountId: after.id,
-      before: was,
-      after: { ...is, ...(passwordChanged ? { password_changed: true } : {}) },
+      before: changed.before,
+      after: { ...changed.after, ...(passwordChanged ? { password_changed: true } : {}) },
     });
   };
 }

@@ -13,8 +13,33 @@ export const OperatorMessagePage = Type.Object({
   data: Type.Array(OperatorMessage),
 });
 
-/** GET /messages/{id}: the account's detail of one message, and whose it is. */
-export const OperatorMessageDetail = Type.Object({ account: NullableString(), ...MessageDetail.properties });
+/** An SMS's DLT facts as stored at acceptance (message-facts.ts); null for other channels. */
+export const MessageDltFacts = Type.Union([
+  Type.Object({
+    header: Type.String({ description: "The sender ID (DLT header) it was sent from." }),
+    entity_id: NullableString({ description: "The DLT entity (PE) id sent to the carrier." }),
+    template_id: NullableString({ description: "The DLT template id sent to the carrier." }),
+    matched_template: Type.Union([
+      Type.Object({
+        id: Type.Integer(),
+        name: NullableString({ description: "Null when the template was removed since." }),
+        dlt_template_id: NullableString(),
+      }),
+      Type.Null(),
+    ]),
+  }),
+  Type.Null(),
+]);
+
+/** GET /messages/{id}: the account's detail of one message, whose it is, its DLT facts and each level's charge. */
+export const OperatorMessageDetail = Type.Object({
+  account: NullableString(),
+  ...MessageDetail.properties,
+  dlt: MessageDltFacts,
+  charges: Type.Array(Type.Object({ account: NullableString(), credits: Credits }), {
+    description: "What each level was charged: the message's own account first, then its parent and up.",
+  }),
+});
 
 /** POST /accounts/{username}/credits/adjust. */
 export const CreditAdjustment = Type.Object({

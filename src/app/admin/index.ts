@@ -25,6 +25,7 @@
 //   message-routes.ts  GET /admin/api/messages (every account's, the v2 list's filters and the
 //                      operator's: account, connector, error_code, route), /messages/export and
 //                      /messages/{id}
+//   message-facts.ts   what the operator's page of a message adds: its DLT facts, every level's charge
 //   credit-routes.ts   an account's top-ups, corrections (adjust), ledger and its export
 //   desk-schemas.ts    the answers of message-routes.ts and credits adjust as schemas
 //   sms-rule-routes.ts the operator API for templates, DLT registrations and the DND registry (a text/csv

@@ -5,8 +5,9 @@
 //                                  and its `account`
 //   GET /admin/api/messages/export the same messages, every one, as CSV or JSON Lines (the
 //                                  account's export's rows, each with its account)
-//   GET /admin/api/messages/{id}   one message by queue id or the carrier's id: its account and
-//                                  what the account's own GET /api/v2/messages/{id} answers
+//   GET /admin/api/messages/{id}   one message by queue id or the carrier's id: its account,
+//                                  what the account's own GET /api/v2/messages/{id} answers, its
+//                                  DLT facts and every level's charge (message-facts.ts)
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
@@ -37,6 +38,7 @@ import {
   type MessagePartsReader,
 } from "../../domain/messages/index.js";
 import { OperatorMessageDetail, OperatorMessagePage } from "./desk-schemas.js";
+import { operatorMessageFacts } from "./message-facts.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store"> & { messageParts: MessagePartsReader };
@@ -116,7 +118,8 @@ export async function operatorMessageDetail(db: Db, id: string, messageParts: Me
   const row = await findAnyMessage(db, id);
   if (!row) throw new GatewayError("not_found", `No message with id "${id}".`);
   const names = await usernamesOf(db, [row.account_id]);
-  return { account: names.get(row.account_id) ?? null, ...(await messageDetail(db, row, messageParts)) };
+  const [detail, facts] = await Promise.all([messageDetail(db, row, messageParts), operatorMessageFacts(db, row)]);
+  return { account: names.get(row.account_id) ?? null, ...detail, ...facts };
 }
 
 export function registerAdminMessageRoutes(admin: TypedRoutes, ctx: Deps): void {

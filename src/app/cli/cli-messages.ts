@@ -35,6 +35,16 @@ interface ExportOptions extends Omit<ListOptions, "limit" | "cursor" | "json"> {
   json?: boolean;
 }
 
+/** An SMS's DLT facts as `messages show` prints them (none for other channels). */
+function dltLines(dlt: Awaited<ReturnType<typeof operatorMessageDetail>>["dlt"]): string[] {
+  if (!dlt) return [];
+  const matched = dlt.matched_template;
+  return [
+    `dlt       header ${dlt.header}, entity ${dlt.entity_id ?? "-"}, template id ${dlt.template_id ?? "-"}`,
+    `template  ${matched ? `${matched.name ?? "(removed)"} (#${matched.id})` : "none matched"}`,
+  ];
+}
+
 /** The filters both `messages list` and `messages export` take, as options. */
 function withFilterOptions(command: Command): Command {
   return command
@@ -126,7 +136,9 @@ export function addMessageCommands(program: Command): void {
   );
   messages
     .command("show")
-    .description("one message of any account: its account, status, cost, carrier, parts and timeline")
+    .description(
+      "one message of any account: its account, status, cost (every level's), carrier, DLT facts, parts and timeline",
+    )
     .argument("<id>", "its queue id (q…) or the carrier's id")
     .option("--json", "print the answer as GET /admin/api/messages/{id} does")
     .action((id: string, opts: { json?: boolean }) =>
@@ -140,7 +152,11 @@ export function addMessageCommands(program: Command): void {
             `status    ${m.status}${"error" in m && m.error ? ` (${m.error.code}: ${m.error.message})` : ""}`,
             `cost      ${detail.cost.credits} ${detail.cost.wallet} credit(s)${detail.cost.refunded ? ", refunded" : ""}`,
             `carrier   ${detail.carrier.connector ?? "-"}${detail.carrier.vendor_message_id ? `, id ${detail.carrier.vendor_message_id}` : ""}`,
+            ...dltLines(detail.dlt),
           ];
+          if (detail.charges.length > 1) {
+            head.push(`charged   ${detail.charges.map((level) => `${level.account} ${level.credits}`).join(", ")}`);
+          }
           const timeline = table(
             ["AT", "EVENT", "DETAIL"],
             detail.timeline.map((event) => [event.at, event.event, event.detail]),

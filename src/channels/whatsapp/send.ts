@@ -15,7 +15,14 @@ import { newQueueId } from "../../base/core/ids.js";
 import type { WhatsAppConfig } from "../../base/runtime/config.js";
 import type { Metrics } from "../../base/runtime/metrics.js";
 import type { Store } from "../../base/store/store.js";
-import { encodeUpline, holdCredits, type PriceBook, releaseHold, settleHold } from "../../domain/accounts/index.js";
+import {
+  encodeUpline,
+  holdCredits,
+  type PriceBook,
+  releaseHold,
+  settleHold,
+  usernamesOf,
+} from "../../domain/accounts/index.js";
 import {
   claimIdempotencyKey,
   failSendingMessage,
@@ -345,8 +352,10 @@ export class WhatsAppSendService {
     const result: WhatsAppSendResult = { message_id: messageId, id: numericId, to };
     const sentAt = clock.now().getTime();
     await store.transaction(async (trx) => {
+      // The ancestors' entries name the sub-account by its username, as their ledgers read it.
+      const name = upline.length > 0 ? (await usernamesOf(trx, [accountId])).get(accountId) : undefined;
       for (const level of holds) {
-        const note = level === hold ? "WhatsApp message" : `WhatsApp message of sub-account ${accountId}`;
+        const note = level === hold ? "WhatsApp message" : `WhatsApp message of sub-account ${name ?? accountId}`;
         await settleHold(trx, clock, { ...level, kind: "debit", ref: id, note });
       }
       await markWhatsAppSent(trx, id, messageId, sentAt);

@@ -220,6 +220,15 @@ export function encodeUpline(ancestors: readonly number[], credits: readonly num
   return ancestors.map((id, level) => `${id}:${credits[level] ?? 0}`).join(",");
 }
 
+/** A message's upline column read back: each ancestor and its charge in milli-credits, parent first. */
+export function decodeUpline(upline: string | null): { accountId: number; amount: number }[] {
+  if (!upline) return [];
+  return upline.split(",").map((level) => {
+    const [id, milli] = level.split(":");
+    return { accountId: Number(id), amount: Number(milli) };
+  });
+}
+
 /**
  * The refunds at every level above a sub-account of `times` messages charged `upline` each
  * (none for a message of an account without parent).
@@ -229,11 +238,7 @@ export function uplineRefunds(
   refund: Pick<Refund, "wallet" | "ref" | "note">,
   times = 1,
 ): Refund[] {
-  if (!upline) return [];
-  return upline.split(",").map((level) => {
-    const [id, milli] = level.split(":");
-    return { ...refund, accountId: Number(id), amount: Number(milli) * times };
-  });
+  return decodeUpline(upline).map(({ accountId, amount }) => ({ ...refund, accountId, amount: amount * times }));
 }
 
 /**

@@ -14,15 +14,23 @@ export function uplineTotals(upline: readonly number[], drafts: SendOrder["draft
   return totals;
 }
 
-/** The send's debit at every level, its own first then each ancestor's (a level charged nothing is left out). */
-export function debitsAtEveryLevel(own: Debit, order: SendOrder, uplineCredits: readonly number[]): Debit[] {
+/**
+ * The send's debit at every level, its own first then each ancestor's (a level charged nothing is
+ * left out); an ancestor's note names the sub-account by its username, as its ledger reads it.
+ */
+export function debitsAtEveryLevel(
+  own: Debit,
+  order: SendOrder,
+  uplineCredits: readonly number[],
+  subAccount: string,
+): Debit[] {
   const levels = [
     own,
     ...(order.upline ?? []).map((accountId, level) => ({
       ...own,
       accountId,
       amount: uplineCredits[level] ?? 0,
-      note: `${own.note} of sub-account ${order.accountId}`,
+      note: `${own.note} of sub-account ${subAccount}`,
     })),
   ];
   return levels.filter((debit) => debit.amount > 0);

@@ -8,7 +8,7 @@ import { formatBroadcastId, newQueueId } from "../../base/core/ids.js";
 import { localDay } from "../../base/core/time.js";
 import type { NewBulkPart, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { type Debit, debitEveryLevel, encodeUpline } from "../accounts/index.js";
+import { type Debit, debitEveryLevel, encodeUpline, usernamesOf } from "../accounts/index.js";
 import { bulkParts, recordJob } from "./accept-job.js";
 import { byLevels, debitsAtEveryLevel, insufficient, uplineTotals } from "./accept-upline.js";
 import { countFlood, floodLimitReached } from "./flood-counter.js";
@@ -264,6 +264,11 @@ export class Acceptor {
         note: `${order.channel} ${count === 1 ? "message" : `broadcast of ${count}`}`,
       };
     };
+    // A sub-account's debits above it name it, by username (one read, only for a group that has such sends).
+    const subAccounts = await usernamesOf(
+      trx,
+      group.filter((pending) => pending.uplineCredits).map((pending) => pending.order.accountId),
+    );
     for (const [index, pending] of group.entries()) {
       const { order, prepared } = pending;
       const idem = order.idempotency;
@@ -281,7 +286,8 @@ export class Acceptor {
         }
       }
       const own = debitOf(index);
-      levels.set(index, pending.uplineCredits ? debitsAtEveryLevel(own, order, pending.uplineCredits) : [own]);
+      const name = subAccounts.get(order.accountId) ?? String(order.accountId);
+      levels.set(index, pending.uplineCredits ? debitsAtEveryLevel(own, order, pending.uplineCredits, name) : [own]);
     }
     const rows: NewMessage[] = [];
     const links: NewShortLink[] = [];

@@ -33,6 +33,16 @@ describeEachEngine("WhatsApp send by a sub-account", (engine) => {
     for (const account of [leaf.account, mid, top]) {
       expect(await whatsappWallet(t, account.id)).toEqual({ balance: 4, held: 0 });
     }
+    // Each parent's ledger names the sub-account by username (audit row 18), not by its id.
+    for (const parent of [mid, top]) {
+      const debits = await t.db.store.db
+        .selectFrom("ledger_entries")
+        .select("note")
+        .where("account_id", "=", parent.id)
+        .where("kind", "=", "debit")
+        .execute();
+      expect(debits.map((entry) => entry.note)).toEqual([`WhatsApp message of sub-account ${leaf.account.username}`]);
+    }
   });
 
   it("refuses when a level above has no credit, holding and charging nothing anywhere", async () => {
