@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { GatewayError } from "../base/core/errors.js";
 import { sendJsonError } from "../base/http/http-errors.js";
+import { dropNullOptionals } from "../base/http/null-fields.js";
 import { completeV2Route } from "../base/http/openapi.js";
 import { refuseUnknownQuery } from "../base/http/query-params.js";
 import { registerV2ChainRoutes } from "../channels/chains/index.js";
@@ -64,6 +65,8 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, lab
       );
     }
   });
+  // An optional field sent as null is not sent (base/http/null-fields.ts).
+  v2.addHook("preValidation", dropNullOptionals);
   // A message's timeline shows its SMPP parts (sms/ sits below carriers/).
   registerV2SmsRoutes(v2, { ...ctx, messageParts: partsOfMessage });
   registerV2AccountRoutes(v2, { ...ctx, accountTraffic });

@@ -238,6 +238,29 @@ describeEachEngine("v2 SMS send refusals", (engine) => {
     expect(await balanceOf(t, account)).toBe(5);
   });
 
+  it("reads an optional field sent as null as not sent, as SDKs that write every unset property send it", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 5 } });
+    const nulls = { route: null, schedule_at: null, unicode: null, flash: null, dlt_entity_id: null };
+    const sent = await sendSms(t, account, { ...VALID, ...nulls });
+    expect(sent.status, sent.text).toBe(200);
+    expect(sent.body.data.status).toBe("queued");
+    // A field the send needs, sent as null, is missing: its own code.
+    const noSender = await sendSms(t, account, { ...VALID, sender_id: null });
+    expect(noSender.status, noSender.text).toBe(400);
+    expect(noSender.body.error).toMatchObject({ code: "missing_sender_id", legacy_code: -4 });
+    // A resource call's optional field too; its required one is still refused, naming it.
+    const group = await call(t, "POST", "/api/v2/groups", {
+      headers: keyOf(account),
+      json: { name: "nulls", description: null },
+    });
+    expect(group.status, group.text).toBe(201);
+    const unnamed = await call(t, "POST", "/api/v2/groups", { headers: keyOf(account), json: { name: null } });
+    expect(unnamed.status, unnamed.text).toBe(400);
+    expect(unnamed.body.error.field).toBe("name");
+    expect(await balanceOf(t, account)).toBe(4);
+  });
+
   it("answers 400 invalid_json for malformed or empty JSON", async () => {
     const t = gateway();
     const account = await buildAccount(t);
