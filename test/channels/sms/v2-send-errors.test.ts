@@ -308,7 +308,10 @@ describeEachEngine("v2 SMS send refusals", (engine) => {
     ];
     for (const [method, path, json] of requests) {
       const init = json === undefined ? {} : { json };
-      expectRefusal(await call(t, method, path, init), 401, "unauthorized", -7);
+      const anonymous = await call(t, method, path, init);
+      expectRefusal(anonymous, 401, "unauthorized", -7);
+      // RFC 9110: a 401 names the scheme it would take.
+      expect(anonymous.headers.get("www-authenticate"), path).toBe('Bearer realm="switchboard"');
       expectRefusal(
         await call(t, method, path, { ...init, headers: { authorization: "Bearer sb_not-a-key" } }),
         401,
