@@ -15,11 +15,14 @@ export interface Series {
 
 const DARK = "(prefers-color-scheme: dark)";
 
-/** Time labels as the console writes times: "14:00", with "28 Nov 2026" under the first of each day. */
-function timeLabels(timeZone: string) {
+const DAY = 86_400;
+
+/** Time labels as the console writes times: "14:00", with "28 Nov 2026" under the first of each day; a day chart's: the day. */
+function timeLabels(timeZone: string, step: number | undefined) {
   return (_plot: uPlot, splits: number[]) =>
     splits.map((seconds, index) => {
       const day = formatDay(seconds * 1000, timeZone);
+      if (step !== undefined && step >= DAY) return day;
       const clock = formatClock(seconds * 1000, timeZone);
       const previous = index > 0 ? formatDay(splits[index - 1]! * 1000, timeZone) : undefined;
       return day === previous ? clock : `${clock}\n${day}`;
@@ -54,17 +57,50 @@ function useDarkScheme(): boolean {
   return dark;
 }
 
+/**
+ * The x scale: the times given, widened by half a step each side when there is a step (a day chart's
+ * one day is a point in the middle of its day, where uPlot alone spread one time over years).
+ */
+function timeRange(times: number[], step: number | undefined): uPlot.Range.Function {
+  return (_plot, min, max) => {
+    const first = times[0] ?? min;
+    const last = times[times.length - 1] ?? max;
+    const pad = step === undefined ? (first === last ? 1800 : 0) : step / 2;
+    return [first - pad, last + pad];
+  };
+}
+
+/** Counts start at 0 and go a tenth above the largest (or to `top`), so no value sits on the edge or off it. */
+function fromZero(top: number | undefined): uPlot.Range.Function {
+  return (_plot, _min, max) => [0, top ?? (max > 0 ? Math.ceil(max * 1.1) : 1)];
+}
+
+/** A day chart's ticks: each day with data when they fit, else uPlot's own. */
+function daySplits(times: number[]) {
+  return (plot: uPlot, _axis: number, min: number, max: number) => {
+    if (times.length * 90 <= plot.width) return times.filter((time) => time >= min && time <= max);
+    const every = Math.ceil((times.length * 90) / Math.max(1, plot.width));
+    return times.filter((_time, index) => index % every === 0);
+  };
+}
+
 export function TimeChart({
   title,
   times,
   series,
   timeZone,
+  step,
+  yMax,
 }: {
   title: string;
   /** Unix seconds. */
   times: number[];
   series: Series[];
   timeZone: string;
+  /** Seconds between points when each stands for a period (86400: a day each); labels and range follow it. */
+  step?: number;
+  /** The y axis's top when the values have one (a rate in %: 105, room above 100 for its dot). */
+  yMax?: number;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const dark = useDarkScheme();
@@ -84,9 +120,13 @@ export function TimeChart({
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), timeZone),
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true } },
+        scales: { x: { time: true, range: timeRange(times, step) }, y: { range: fromZero(yMax) } },
         axes: [
-          { ...axis, values: timeLabels(timeZone) },
+          {
+            ...axis,
+            values: timeLabels(timeZone, step),
+            ...(step !== undefined && step >= DAY ? { splits: daySplits(times) } : {}),
+          },
           {
             ...axis,
             size: countAxisSize,
@@ -99,9 +139,20 @@ export function TimeChart({
             label: s.label,
             stroke: resolveColor(s.color),
             width: 1.5,
-            points: { show: false },
+            // A lone point (one day of traffic) has no line to draw: its dot is what shows it.
+            points: { show: times.length <= 60 },
           })),
         ],
+        hooks: {
+          // What the chart drew, for tests and for anyone reading the page's markup.
+          draw: [
+            (plot) => {
+              element.dataset.xFrom = new Date((plot.scales.x!.min ?? 0) * 1000).toISOString();
+              element.dataset.xTo = new Date((plot.scales.x!.max ?? 0) * 1000).toISOString();
+              element.dataset.yMax = String(plot.scales.y!.max ?? 0);
+            },
+          ],
+        },
       },
       [times, ...series.map((s) => s.values)],
       element,
@@ -112,12 +163,12 @@ export function TimeChart({
       window.removeEventListener("resize", resize);
       plot.destroy();
     };
-  }, [times, series, timeZone, dark]);
+  }, [times, series, timeZone, dark, step, yMax]);
 
   return (
     <figure className="chart">
       <figcaption>{title}</figcaption>
-      <div ref={box} aria-hidden="true" />
+      <div ref={box} aria-hidden="true" data-testid="time-chart" />
     </figure>
   );
 }

@@ -1,6 +1,7 @@
 // The operator's Delivery analytics page in a real browser: after real sends to the simulator
 // (some delivered, one failed UNDELIV, one rejected), the tables under the pictures show what
-// GET /admin/api/analytics/delivery answers, row for row; axe; usable at 390 px (no sideways scroll).
+// GET /admin/api/analytics/delivery answers, row for row; the day charts span the day of traffic
+// and its count, the bars' labels keep their shape; axe; usable at 390 px (no sideways scroll).
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -77,6 +78,49 @@ describeInBrowser("console in the browser: delivery analytics", () => {
         ["UNDELIV", "none", "rejected"].sort(),
       );
       expect(await cells(page, "analytics-day")).toHaveLength(1);
+      // The day charts span the day of traffic, not years around it, and reach above its count (audit row 8).
+      const [day] = await api("day");
+      const charts = await page.getByTestId("time-chart").evaluateAll((boxes) =>
+        boxes.map((box) => ({
+          xFrom: box.getAttribute("data-x-from") ?? "",
+          xTo: box.getAttribute("data-x-to") ?? "",
+          yMax: box.getAttribute("data-y-max") ?? "",
+        })),
+      );
+      expect(charts).toHaveLength(2);
+      for (const chart of charts) {
+        const [from, to, at] = [Date.parse(chart.xFrom ?? ""), Date.parse(chart.xTo ?? ""), Date.parse(day!.key ?? "")];
+        expect(from, JSON.stringify(chart)).toBeLessThan(at);
+        expect(to, JSON.stringify(chart)).toBeGreaterThan(at);
+        expect(to - from, JSON.stringify(chart)).toBeLessThanOrEqual(2 * 86_400_000);
+      }
+      expect(Number(charts[0]!.yMax)).toBeGreaterThan(day!.sent);
+      // Each bar's label is drawn at its font's own shape: never stretched wider or squeezed flat.
+      const names = await page.locator("table[data-testid^='analytics-'] tbody th").allTextContents();
+      const labels = await page.locator("figure.chart *").evaluateAll(
+        (elements, shown) =>
+          elements
+            .filter((el) => !el.closest("table") && el.children.length === 0 && shown.includes(el.textContent ?? ""))
+            .map((el) => {
+              // The text's own box (a grid cell's element is as wide as its column).
+              const range = el.ownerDocument.createRange();
+              range.selectNodeContents(el);
+              const box = range.getBoundingClientRect();
+              return {
+                text: el.textContent ?? "",
+                width: box.width,
+                height: box.height,
+                font: Number.parseFloat(el.ownerDocument.defaultView?.getComputedStyle(el).fontSize ?? "0"),
+              };
+            }),
+        names,
+      );
+      expect(labels.length).toBeGreaterThanOrEqual(4);
+      for (const label of labels) {
+        expect(label.font, label.text).toBeGreaterThanOrEqual(12);
+        expect(label.width / label.text.length, label.text).toBeLessThanOrEqual(label.font);
+        expect(label.height, label.text).toBeGreaterThanOrEqual(label.font);
+      }
       await expectNoHorizontalScroll(page, `analytics at ${viewport.width} px`);
       if (viewport.width === 1280) await expectAccessible(page, "analytics page");
       expect(problems).toEqual([]);

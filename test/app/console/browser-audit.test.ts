@@ -1,7 +1,8 @@
 // The audit log in a real browser, at phone width (390 px): the account's Audit log page shows the
 // operator's top-up of it and its own new key, filters by action, and offers the exports; the
 // operator's page lists the account's entries under its name and verifies the chain; a customer
-// does not reach the operator's page. axe on both pages.
+// does not reach the operator's page; an account.update entry reads as the settings it changed.
+// axe on both pages.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -44,7 +45,7 @@ describeInBrowser("console in the browser: the audit log", () => {
     const text = (await list.textContent()) ?? "";
     expect(text).toContain("key.create");
     expect(text).toContain(operator.username);
-    expect(text).toContain('"note":"invoice 7"');
+    expect(text).toContain("note: invoice 7");
     expect(await page.getByRole("link", { name: "CSV" }).getAttribute("href")).toBe("/api/v2/audit/export?format=csv");
     await expectNoHorizontalScroll(page, "audit page");
     await expectAccessible(page, "audit page");
@@ -76,6 +77,35 @@ describeInBrowser("console in the browser: the audit log", () => {
     await expect.poll(async () => (await page.getByRole("status").textContent()) ?? "").toMatch(/^Intact: \d+ entries/);
     await expectNoHorizontalScroll(page, "operator audit page");
     await expectAccessible(page, "operator audit page");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("shows an account.update entry as the settings it changed, was → now, at 390 px (audit row 7)", async () => {
+    const t = gateway();
+    const changed = await call(t, "PATCH", `/admin/api/accounts/${shop.username}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+      json: { flood_limit: 5000 },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    const again = await call(t, "PATCH", `/admin/api/accounts/${shop.username}`, {
+      headers: { authorization: `Bearer ${operator.apiKey}` },
+      json: { flood_limit: 0 },
+    });
+    expect(again.status, again.text).toBe(200);
+    const { page, context, problems } = await phonePageAs(
+      browser(),
+      t.url,
+      operator,
+      `/operator/audit?account=${shop.username}&action=account.update`,
+    );
+    await page.getByRole("heading", { name: "Audit log" }).waitFor();
+    await noneLoading(page);
+    const changes = page.getByTestId("audit-changes");
+    await expect.poll(() => changes.count()).toBe(2);
+    expect(await changes.first().innerText()).toBe("flood_limit: 5000 → 0");
+    expect(await changes.nth(1).innerText()).toBe("flood_limit: 0 → 5000");
+    await expectNoHorizontalScroll(page, "operator audit page of account.update");
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

@@ -1,6 +1,7 @@
 // The console's Sub-accounts page in a real browser, at phone width (360 px): a reseller creates
 // a sub-account with a markup, gives it credits (issued, not taken from its own wallet), makes it
-// an API key that works at once, pages the list; the axe check and no sideways scroll.
+// an API key that works at once, pages the list; a support user sees the list without the
+// controls its role would be refused; the axe check and no sideways scroll.
 import { expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -53,6 +54,37 @@ describeInBrowser("console in the browser: sub-accounts", () => {
 
     await expectAccessible(page, "sub-accounts");
     await expectNoHorizontalScroll(page, "sub-accounts");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a support user the list only: no create, credits or key controls it would be refused (audit row 16)", async () => {
+    const t = gateway();
+    const reseller = await buildAccount(t, { credits: { sms: 500 } });
+    const sub = await call(t, "POST", "/api/v2/subaccounts", {
+      headers: { "x-api-key": reseller.apiKey },
+      json: { username: `kid_${Math.random().toString(36).slice(2, 8)}`, password: "kid-password-1" },
+    });
+    expect(sub.status, sub.text).toBe(201);
+    const user = await call(t, "POST", "/api/v2/users", {
+      headers: { "x-api-key": reseller.apiKey },
+      json: { login: "sue", user_role: "support", password: "sue-password-1" },
+    });
+    expect(user.status, user.text).toBe(201);
+    const { page, context, problems } = await newPage(browser(), t.url, { width: 390, height: 844 });
+    await page.goto("/subaccounts");
+    await page.getByLabel("Username").fill(reseller.username);
+    await page.getByLabel("Your login").fill("sue");
+    await page.getByLabel("Password").fill("sue-password-1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("heading", { name: "Sub-accounts" }).waitFor();
+    await page.getByTestId(`sub-${sub.body.data.username}`).waitFor();
+    await page.getByTestId("subaccounts-read-only").waitFor();
+    expect(await page.getByRole("form", { name: "Create a sub-account" }).count()).toBe(0);
+    expect(await page.getByRole("form", { name: "Give credits to a sub-account" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: /Create sub-account|Give credits|New key for/ }).count()).toBe(0);
+    await expectAccessible(page, "sub-accounts of a support user");
+    await expectNoHorizontalScroll(page, "sub-accounts of a support user");
     expect(problems).toEqual([]);
     await context.close();
   });

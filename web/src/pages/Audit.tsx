@@ -1,6 +1,6 @@
 // GET /api/v2/audit: the account's audit log, newest first, with the filters (from, to, action,
 // actor, target), cursor pages and the export; each entry a card (when, who, from where, what,
-// before → after), so the page reads on a phone. The operator's page (operator/Audit.tsx) uses the
+// and each field it changed, was → now), so the page reads on a phone. The operator's page (operator/Audit.tsx) uses the
 // same filters, cards and list.
 import type { ReactNode } from "react";
 import { ExportLinks } from "../exports.js";
@@ -21,7 +21,51 @@ export const AUDIT_FILTERS: readonly FilterField[] = [
   { name: "to", label: "To (date)", type: "date" },
 ];
 
-const asText = (value: unknown) => (value === null || value === undefined ? "—" : JSON.stringify(value));
+const asText = (value: unknown) =>
+  value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * What an entry changed, field by field: each field whose value differs, as it was and as it is
+ * (a field both sides hold alike is left out, so a full snapshot reads as its change alone).
+ */
+function changedFields(before: unknown, after: unknown): { field: string; was?: unknown; now?: unknown }[] {
+  if (!isRecord(before) && !isRecord(after)) return [];
+  const was = isRecord(before) ? before : {};
+  const now = isRecord(after) ? after : {};
+  return [...new Set([...Object.keys(was), ...Object.keys(now)])]
+    .filter((field) => JSON.stringify(was[field]) !== JSON.stringify(now[field]))
+    .map((field) => ({
+      field,
+      ...(field in was ? { was: was[field] } : {}),
+      ...(field in now ? { now: now[field] } : {}),
+    }));
+}
+
+/** The entry's change as a list of fields, "was → now"; the whole before and after when they are not objects. */
+function Changes({ entry }: { entry: AuditEntry }) {
+  const fields = changedFields(entry.before, entry.after);
+  if (fields.length === 0) {
+    return (
+      <code>
+        {asText(entry.before)} → {asText(entry.after)}
+      </code>
+    );
+  }
+  return (
+    <div className="changes" data-testid="audit-changes">
+      {fields.map(({ field, was, now }) => (
+        <p key={field}>
+          <code>{field}</code>: {was !== undefined ? <span className="was">{asText(was)}</span> : null}
+          {was !== undefined && now !== undefined ? " → " : null}
+          {now !== undefined ? <span>{asText(now)}</span> : " (removed)"}
+        </p>
+      ))}
+    </div>
+  );
+}
 
 /** One entry as a card: when, who, how, from where, what, before → after. */
 function AuditCard({ entry, timeZone, account }: { entry: AuditEntry; timeZone: string; account?: ReactNode }) {
@@ -49,13 +93,9 @@ function AuditCard({ entry, timeZone, account }: { entry: AuditEntry; timeZone: 
           {entry.credential ? ` · ${entry.credential}` : ""}
           {entry.address ? ` from ${entry.address}` : ""}
         </dd>
-        <dt>Before</dt>
+        <dt>{entry.before === null ? "Made with" : entry.after === null ? "Removed" : "Changed"}</dt>
         <dd className="text-cell">
-          <code>{asText(entry.before)}</code>
-        </dd>
-        <dt>After</dt>
-        <dd className="text-cell">
-          <code>{asText(entry.after)}</code>
+          <Changes entry={entry} />
         </dd>
       </dl>
     </li>

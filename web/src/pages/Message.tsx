@@ -4,11 +4,13 @@
 import { useQuery } from "@tanstack/react-query";
 import { data } from "../api.js";
 import { formatInstantsIn, formatTime, plural, walletName } from "../format.js";
+import type { OperatorMessageDetail } from "../operator-types.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { MessageDetail, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 import { ChainSection } from "./MessageChain.js";
+import { OperatorMessageFacts } from "./message-facts.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
@@ -25,7 +27,7 @@ export function MessageView({ path, back }: { path: string; back: string }) {
   const session = useSignedIn();
   const detail = useQuery({
     queryKey: ["message", path],
-    queryFn: () => data<MessageDetail & { account?: string | null }>(path),
+    queryFn: () => data<MessageDetail & Partial<Pick<OperatorMessageDetail, "account" | "dlt" | "charges">>>(path),
     refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.message.status) ? 10_000 : 1_000),
   });
   const tz = session.time_zone;
@@ -125,6 +127,10 @@ export function MessageView({ path, back }: { path: string; back: string }) {
           )}
         </dd>
       </dl>
+
+      {detail.data.charges ? (
+        <OperatorMessageFacts dlt={detail.data.dlt ?? null} charges={detail.data.charges} />
+      ) : null}
 
       {detail.data.chain ? (
         <ChainSection

@@ -1,6 +1,6 @@
 // GET /api/v2/messages with its filters, a search by number, message id or broadcast id,
 // and its cursor pagination (Next follows next_cursor; Previous goes back one page). A choice
-// (channel, status, a date) applies at once; the search text when it is searched.
+// (channel, status, a date or a time of day) applies at once; the search text when it is searched.
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../api.js";
@@ -8,6 +8,7 @@ import { ExportLinks } from "../exports.js";
 import { formatTime, plural, zoneLabel } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
+import { BoundFields } from "../time-filter.js";
 import type { MessagePage } from "../types.js";
 import { Busy, CursorPager, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
 
@@ -96,22 +97,20 @@ export default function Messages() {
             ))}
           </select>
         </Field>
-        <Field label="From (date)" id="from">
-          <input
-            id="from"
-            type="date"
-            value={draft.from}
-            onChange={(event) => show({ ...draft, from: event.target.value })}
-          />
-        </Field>
-        <Field label="To (date)" id="to">
-          <input
-            id="to"
-            type="date"
-            value={draft.to}
-            onChange={(event) => show({ ...draft, to: event.target.value })}
-          />
-        </Field>
+        <BoundFields
+          bound="from"
+          id="from"
+          value={draft.from}
+          timeZone={session.time_zone}
+          onChange={(from) => show({ ...draft, from })}
+        />
+        <BoundFields
+          bound="to"
+          id="to"
+          value={draft.to}
+          timeZone={session.time_zone}
+          onChange={(to) => show({ ...draft, to })}
+        />
         <button type="submit" className="primary">
           Search
         </button>

@@ -1,11 +1,19 @@
 // A reseller's sub-accounts: list them (paged), create one, fund one's wallet (credits issued,
-// not taken from this account), make one an API key (shown once, here).
+// not taken from this account), make one an API key (shown once, here). Each form and button is
+// shown only to a role that may use it (the API refuses the others): create needs manage, credits
+// money, keys develop; a support user reads the list.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, paged } from "../api.js";
 import { formatNumber, formatTime, walletName } from "../format.js";
 import { useSignedIn } from "../session.js";
-import type { CreatedKey, SubAccount, SubAccountFunding } from "../types.js";
+import {
+  type Capability,
+  type CreatedKey,
+  ROLE_CAPABILITIES,
+  type SubAccount,
+  type SubAccountFunding,
+} from "../types.js";
 import { Busy, ErrorNotice, Field, NewKeyNotice, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
 
 const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
@@ -13,6 +21,7 @@ const PER_PAGE = 25;
 
 export default function SubAccounts() {
   const session = useSignedIn();
+  const can = (capability: Capability) => (ROLE_CAPABILITIES[session.user_role] ?? []).includes(capability);
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
   const [form, setForm] = useState({ username: "", password: "", markup: "" });
@@ -67,90 +76,104 @@ export default function SubAccounts() {
         Your customers' accounts. Each send of theirs is charged to them at their price and to you at yours; credits you
         give them are issued to their wallet, not taken from yours.
       </p>
-      <form onSubmit={submitCreate} aria-label="Create a sub-account">
-        <Field label="Username" id="sub-username">
-          <input
-            id="sub-username"
-            required
-            maxLength={64}
-            value={form.username}
-            onChange={(event) => setForm({ ...form, username: event.target.value })}
-          />
-        </Field>
-        <Field label="Password" id="sub-password" hint="8 to 256 characters">
-          <input
-            id="sub-password"
-            type="password"
-            required
-            autoComplete="new-password"
-            aria-describedby="sub-password-hint"
-            value={form.password}
-            onChange={(event) => setForm({ ...form, password: event.target.value })}
-          />
-        </Field>
-        <Field label="Markup (%)" id="sub-markup" hint="Added to your price; at most 2 decimals">
-          <input
-            id="sub-markup"
-            inputMode="decimal"
-            aria-describedby="sub-markup-hint"
-            value={form.markup}
-            onChange={(event) => setForm({ ...form, markup: event.target.value })}
-          />
-        </Field>
-        <button type="submit" className="primary" disabled={create.isPending}>
-          Create sub-account
-        </button>
-      </form>
-      <ErrorNotice error={create.error} title="Not created" />
-      {create.data ? <Success>Created {create.data.username}.</Success> : null}
+      {can("manage") || can("money") ? null : (
+        <p className="hint" data-testid="subaccounts-read-only">
+          Your role ({session.user_role}) reads this list; making sub-accounts and giving them credits is for an owner,
+          admin or billing user.
+        </p>
+      )}
+      {can("manage") ? (
+        <>
+          <form onSubmit={submitCreate} aria-label="Create a sub-account">
+            <Field label="Username" id="sub-username">
+              <input
+                id="sub-username"
+                required
+                maxLength={64}
+                value={form.username}
+                onChange={(event) => setForm({ ...form, username: event.target.value })}
+              />
+            </Field>
+            <Field label="Password" id="sub-password" hint="8 to 256 characters">
+              <input
+                id="sub-password"
+                type="password"
+                required
+                autoComplete="new-password"
+                aria-describedby="sub-password-hint"
+                value={form.password}
+                onChange={(event) => setForm({ ...form, password: event.target.value })}
+              />
+            </Field>
+            <Field label="Markup (%)" id="sub-markup" hint="Added to your price; at most 2 decimals">
+              <input
+                id="sub-markup"
+                inputMode="decimal"
+                aria-describedby="sub-markup-hint"
+                value={form.markup}
+                onChange={(event) => setForm({ ...form, markup: event.target.value })}
+              />
+            </Field>
+            <button type="submit" className="primary" disabled={create.isPending}>
+              Create sub-account
+            </button>
+          </form>
+          <ErrorNotice error={create.error} title="Not created" />
+          {create.data ? <Success>Created {create.data.username}.</Success> : null}
+        </>
+      ) : null}
 
-      <form onSubmit={submitFund} aria-label="Give credits to a sub-account">
-        <Field label="Sub-account" id="fund-username">
-          <select
-            id="fund-username"
-            required
-            value={funding.username}
-            onChange={(event) => setFunding({ ...funding, username: event.target.value })}
-          >
-            <option value="">Choose…</option>
-            {(list.data?.data ?? []).map((sub) => (
-              <option key={sub.username} value={sub.username}>
-                {sub.username}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Wallet" id="fund-wallet">
-          <select
-            id="fund-wallet"
-            value={funding.wallet}
-            onChange={(event) => setFunding({ ...funding, wallet: event.target.value })}
-          >
-            {WALLETS.map((wallet) => (
-              <option key={wallet} value={wallet}>
-                {walletName(wallet)}
-              </option>
-            ))}
-          </select>
-        </Field>
-        <Field label="Credits" id="fund-amount">
-          <input
-            id="fund-amount"
-            inputMode="decimal"
-            required
-            value={funding.amount}
-            onChange={(event) => setFunding({ ...funding, amount: event.target.value })}
-          />
-        </Field>
-        <button type="submit" className="primary" disabled={fund.isPending}>
-          Give credits
-        </button>
-      </form>
-      <ErrorNotice error={fund.error} title="Not given" />
-      {fund.data ? (
-        <Success>
-          {fund.data.username}'s {walletName(fund.data.wallet)} wallet: {formatNumber(fund.data.balance)} credits.
-        </Success>
+      {can("money") ? (
+        <>
+          <form onSubmit={submitFund} aria-label="Give credits to a sub-account">
+            <Field label="Sub-account" id="fund-username">
+              <select
+                id="fund-username"
+                required
+                value={funding.username}
+                onChange={(event) => setFunding({ ...funding, username: event.target.value })}
+              >
+                <option value="">Choose…</option>
+                {(list.data?.data ?? []).map((sub) => (
+                  <option key={sub.username} value={sub.username}>
+                    {sub.username}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Wallet" id="fund-wallet">
+              <select
+                id="fund-wallet"
+                value={funding.wallet}
+                onChange={(event) => setFunding({ ...funding, wallet: event.target.value })}
+              >
+                {WALLETS.map((wallet) => (
+                  <option key={wallet} value={wallet}>
+                    {walletName(wallet)}
+                  </option>
+                ))}
+              </select>
+            </Field>
+            <Field label="Credits" id="fund-amount">
+              <input
+                id="fund-amount"
+                inputMode="decimal"
+                required
+                value={funding.amount}
+                onChange={(event) => setFunding({ ...funding, amount: event.target.value })}
+              />
+            </Field>
+            <button type="submit" className="primary" disabled={fund.isPending}>
+              Give credits
+            </button>
+          </form>
+          <ErrorNotice error={fund.error} title="Not given" />
+          {fund.data ? (
+            <Success>
+              {fund.data.username}'s {walletName(fund.data.wallet)} wallet: {formatNumber(fund.data.balance)} credits.
+            </Success>
+          ) : null}
+        </>
       ) : null}
 
       <ErrorNotice error={newKey.error} title="No key made" />
@@ -168,7 +191,7 @@ export default function SubAccounts() {
                 <th scope="col">Price</th>
                 <th scope="col">SMS credits</th>
                 <th scope="col">Created</th>
-                <th scope="col">API key</th>
+                {can("develop") ? <th scope="col">API key</th> : null}
               </tr>
             </thead>
             <tbody>
@@ -181,11 +204,13 @@ export default function SubAccounts() {
                   <td>{sub.price_card ?? `your price + ${sub.markup_percent ?? 0} %`}</td>
                   <td>{formatNumber(sub.balances.sms)}</td>
                   <td>{formatTime(sub.created_at, session.time_zone)}</td>
-                  <td>
-                    <button type="button" onClick={() => newKey.mutate(sub.username)} disabled={newKey.isPending}>
-                      New key for {sub.username}
-                    </button>
-                  </td>
+                  {can("develop") ? (
+                    <td>
+                      <button type="button" onClick={() => newKey.mutate(sub.username)} disabled={newKey.isPending}>
+                        New key for {sub.username}
+                      </button>
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>

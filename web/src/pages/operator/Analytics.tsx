@@ -1,6 +1,6 @@
 // Delivery analytics for the operator (GET /admin/api/analytics/delivery): volume and delivery
 // rate per day, then by connector, account, route and error code, each a picture read at a
-// glance (bars drawn in SVG, the day chart with uPlot) with its numbers in a table under it.
+// glance (bars in HTML, the day charts with uPlot, a point a day) with its numbers in a table under it.
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useMemo, useState } from "react";
 import { data, withQuery } from "../../api.js";
@@ -11,6 +11,8 @@ import { useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Field, PageTitle } from "../../ui.js";
 
 type Window = { from?: string; to?: string };
+
+const DAY_SECONDS = 86_400;
 
 const percent = (rate: number | null) => (rate === null ? "–" : `${(rate * 100).toFixed(1)} %`);
 const ms = (value: number | null) => (value === null ? "–" : `${formatNumber(Math.round(value))} ms`);
@@ -71,36 +73,29 @@ function NumbersTable({
   );
 }
 
-/** Horizontal bars of sent messages, the delivered share darker, the failed share red. */
+/**
+ * Horizontal bars of sent messages: the delivered share green, the failed share red, the rest grey.
+ * HTML, not a stretched SVG: the labels keep their font's shape at any width.
+ */
 function Bars({ rows, label }: { rows: DeliveryAnalyticsRow[]; label: (row: DeliveryAnalyticsRow) => string }) {
   const top = rows.slice(0, 12);
   const most = Math.max(1, ...top.map((row) => row.sent));
-  const height = 22;
+  const share = (count: number) => `${(count / most) * 100}%`;
   return (
-    <svg
-      viewBox={`0 0 100 ${top.length * height}`}
-      preserveAspectRatio="none"
-      width="100%"
-      height={top.length * height}
-      aria-hidden="true"
-      className="bars"
-    >
-      {top.map((row, i) => {
-        const sent = (row.sent / most) * 60;
-        const delivered = (row.delivered / most) * 60;
-        const failed = (row.failed / most) * 60;
-        return (
-          <g key={row.key ?? "none"} transform={`translate(0 ${i * height})`}>
-            <text x="0" y="15" fontSize="10" textLength="36" lengthAdjust="spacingAndGlyphs">
-              {label(row).slice(0, 14)}
-            </text>
-            <rect x="38" y="4" width={sent} height="14" fill="#cbd5e1" />
-            <rect x="38" y="4" width={delivered} height="14" fill="#15803d" />
-            <rect x={38 + delivered} y="4" width={failed} height="14" fill="#b91c1c" />
-          </g>
-        );
-      })}
-    </svg>
+    <ul className="bars" aria-hidden="true" data-testid="bars">
+      {top.map((row) => (
+        <li key={row.key ?? "none"}>
+          <span className="bar-label" title={label(row)}>
+            {label(row)}
+          </span>
+          <span className="bar-track">
+            <span className="delivered" style={{ width: share(row.delivered) }} />
+            <span className="failed" style={{ width: share(row.failed) }} />
+            <span className="other" style={{ width: share(Math.max(0, row.sent - row.delivered - row.failed)) }} />
+          </span>
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -144,16 +139,21 @@ function Days({ window, timeZone }: { window: Window; timeZone: string }) {
     return {
       times,
       volume: [
-        { label: "Sent", values: rows.map((r) => r.sent), className: "sent", color: "#1d4ed8" },
-        { label: "Delivered", values: rows.map((r) => r.delivered), className: "delivered", color: "#15803d" },
-        { label: "Failed", values: rows.map((r) => r.failed), className: "failed", color: "#b91c1c" },
+        { label: "Sent", values: rows.map((r) => r.sent), className: "sent", color: "--chart-sent" },
+        {
+          label: "Delivered",
+          values: rows.map((r) => r.delivered),
+          className: "delivered",
+          color: "--chart-delivered",
+        },
+        { label: "Failed", values: rows.map((r) => r.failed), className: "failed", color: "--chart-failed" },
       ],
       rate: [
         {
           label: "Delivery rate %",
           values: rows.map((r) => (r.delivery_rate === null ? 0 : Math.round(r.delivery_rate * 1000) / 10)),
           className: "rate",
-          color: "#15803d",
+          color: "--chart-delivered",
         },
       ],
     };
@@ -165,8 +165,21 @@ function Days({ window, timeZone }: { window: Window; timeZone: string }) {
       {answer.isPending ? <Busy /> : null}
       {answer.data && answer.data.rows.length > 0 ? (
         <>
-          <TimeChart title="Messages per day" times={charts.times} series={charts.volume} timeZone={timeZone} />
-          <TimeChart title="Delivery rate per day" times={charts.times} series={charts.rate} timeZone={timeZone} />
+          <TimeChart
+            title="Messages per day"
+            times={charts.times}
+            series={charts.volume}
+            timeZone={timeZone}
+            step={DAY_SECONDS}
+          />
+          <TimeChart
+            title="Delivery rate per day"
+            times={charts.times}
+            series={charts.rate}
+            timeZone={timeZone}
+            step={DAY_SECONDS}
+            yMax={105}
+          />
           <NumbersTable
             caption="Per day"
             head="Day"

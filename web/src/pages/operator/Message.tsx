@@ -1,6 +1,6 @@
 // One message of any account for the operator (GET /admin/api/messages/{id}): the account's own
 // message page (status, cost, carrier, parts, the full timeline, webhook deliveries) with the
-// account it belongs to.
+// account it belongs to, its DLT facts and every level's charge (../message-facts.tsx).
 import { MessageView } from "../Message.js";
 
 export default function OperatorMessagePage({ params }: { params: Record<string, string> }) {

@@ -1,8 +1,9 @@
 // Every account's messages for the operator's support desk (GET /admin/api/messages): the account
-// list's filters (an id: the message's, its broadcast's or the carrier's) plus account,
-// connector, error code and route, newest first; "More" follows the cursor and adds the next
-// page below. Each row opens the operator's page of the message. The filters live in the
-// address, so an account's page links here pre-filtered, and the exports take the same filters.
+// list's filters (an id: the message's, its broadcast's or the carrier's, a time of day beside
+// each date) plus account, connector, error code and route, newest first; "More" follows the
+// cursor and adds the next page below. Each row opens the operator's page of the message. The
+// filters live in the address, so an account's page links here pre-filtered, and the exports
+// take the same filters.
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../../api.js";
@@ -11,6 +12,7 @@ import { formatTime, zoneLabel } from "../../format.js";
 import type { OperatorMessagePage } from "../../operator-types.js";
 import { Link, navigate, useLocation } from "../../router.js";
 import { useSignedIn } from "../../session.js";
+import { BoundFields } from "../../time-filter.js";
 import { Busy, ErrorNotice, Field, PageTitle, StatusBadge } from "../../ui.js";
 
 const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
@@ -94,17 +96,20 @@ function MessageSearch({ filters }: { filters: Filters }) {
         {select("status", "Status", STATUSES)}
         {select("channel", "Channel", CHANNELS)}
         {select("route", "Route", ROUTES)}
-        <Field label="From (date)" id="filter-from">
-          <input
-            id="filter-from"
-            type="date"
-            value={draft.from}
-            onChange={(event) => set("from", event.target.value)}
-          />
-        </Field>
-        <Field label="To (date)" id="filter-to">
-          <input id="filter-to" type="date" value={draft.to} onChange={(event) => set("to", event.target.value)} />
-        </Field>
+        <BoundFields
+          bound="from"
+          id="filter-from"
+          value={draft.from}
+          timeZone={session.time_zone}
+          onChange={(value) => set("from", value)}
+        />
+        <BoundFields
+          bound="to"
+          id="filter-to"
+          value={draft.to}
+          timeZone={session.time_zone}
+          onChange={(value) => set("to", value)}
+        />
         <button type="submit" className="primary">
           Search
         </button>

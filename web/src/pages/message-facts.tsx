@@ -1,0 +1,45 @@
+// What the operator's page of a message adds to the account's (GET /admin/api/messages/{id}):
+// the DLT facts it was sent with, as stored at acceptance, and what each level of a reseller
+// tree was charged for it (a sub-account's message: its own charge, then each parent's).
+import { plural } from "../format.js";
+import type { OperatorMessageDetail } from "../operator-types.js";
+
+const orNone = (value: string | null) => (value ? <code>{value}</code> : "none");
+
+export function OperatorMessageFacts({ dlt, charges }: Pick<OperatorMessageDetail, "dlt" | "charges">) {
+  return (
+    <section aria-labelledby="operator-facts-title">
+      <h2 id="operator-facts-title">DLT and charges</h2>
+      <dl className="facts">
+        {dlt ? (
+          <>
+            <dt>DLT header</dt>
+            <dd data-testid="dlt-header">{dlt.header}</dd>
+            <dt>DLT entity id</dt>
+            <dd data-testid="dlt-entity">{orNone(dlt.entity_id)}</dd>
+            <dt>DLT template id sent</dt>
+            <dd data-testid="dlt-template-id">{orNone(dlt.template_id)}</dd>
+            <dt>Matched template</dt>
+            <dd data-testid="dlt-matched" className="text-cell">
+              {dlt.matched_template
+                ? `${dlt.matched_template.name ?? "a template removed since"} (#${dlt.matched_template.id})`
+                : "none: the DLT check matched no template (scrubbing off, or a route that takes any text)"}
+            </dd>
+          </>
+        ) : null}
+        <dt>Charged</dt>
+        <dd data-testid="message-charges">
+          <ul className="plain">
+            {charges.map((level, index) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: the levels are in tree order and never reordered
+              <li key={index}>
+                {level.account ?? "a removed account"}: {plural(level.credits, "credit")}
+                {index === 0 ? (charges.length > 1 ? " (its own)" : "") : index === 1 ? " (its parent)" : " (above)"}
+              </li>
+            ))}
+          </ul>
+        </dd>
+      </dl>
+    </section>
+  );
+}
