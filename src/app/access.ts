@@ -1,9 +1,10 @@
 // What each route of v2 and of the operator API needs of the signed-in user's role (issue 42,
 // item 1; decision 0126). One table, read in order: the first rule whose method and path match
 // gives the route's `config.access` when it is registered (a route may set its own), and one hook
-// of each family checks it (requireAccess). An API key has no user: it acts as the account's owner
-// login (`owner`, or `operator_admin` for an operator's key). The matrix test calls every route
-// as every role.
+// of each family checks it (requireAccess). An API key acts as the user who made it, with their
+// role as it is now (decision 0140); a key of the owner login, the operator or the CLI as the
+// account's owner login (`owner`, or `operator_admin` for an operator's key). The matrix test calls
+// every route as every role.
 import type { FastifyRequest, RouteOptions } from "fastify";
 import { GatewayError } from "../base/core/errors.js";
 import { type Capability, ownerRoleOf, roleAllows } from "../domain/auth/index.js";
@@ -116,7 +117,7 @@ export function requireAccess(request: FastifyRequest): void {
   const alone = fieldsAllowed ? `; ${role} may change ${byField!.fields.join(", ")} alone` : "";
   throw new GatewayError(
     "insufficient_role",
-    `The role ${role} of ${principal.login ?? principal.username} does not allow ${request.method} ${request.routeOptions.url} (it needs ${access.join(" or ")}${alone}).`,
+    `The role ${role} of ${principal.login ?? principal.keyMaker?.login ?? principal.username}${principal.keyMaker ? ` (whose API key this is)` : ""} does not allow ${request.method} ${request.routeOptions.url} (it needs ${access.join(" or ")}${alone}).`,
     { user_role: role },
   );
 }

@@ -239,7 +239,7 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "POST /admin/api/templates/:id/reject",
     "POST /admin/api/voice/caller-ids/:id/approve",
     "POST /admin/api/voice/caller-ids/:id/reject",
-    // Users, staff and their sessions; two-factor policies and resets (users' keys act as owner).
+    // Users, staff and their sessions; two-factor policies and resets (a key acts as its maker, decision 0140).
     "GET /api/v2/users",
     "POST /api/v2/users",
     "PATCH /api/v2/users/:login",

@@ -1,5 +1,6 @@
 // The sessions you can see (issue 42, item 5; decision 0127): GET /api/v2/sessions lists the
-// caller's own console sessions (device, address, last use; an API key sees the owner login's),
+// caller's own console sessions (device, address, last use; an API key sees the owner login's, an
+// operator's read-only view none),
 // DELETE /api/v2/sessions/{id} ends one, DELETE /api/v2/sessions every one but the caller's own.
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -33,7 +34,10 @@ export function registerV2SessionRoutes(v2: TypedRoutes, ctx: Deps): void {
         response: { 200: resourceAnswer(SessionList) },
       },
     },
-    async (request) => ok(await listSessions(ctx.store, ownerOf(request), request.principal!.sessionId)),
+    async (request) =>
+      // An operator's read-only view has no sessions of its own to list, and the account's sign-ins
+      // (where from, which device) are its users' to see, not the view's (decision 0141).
+      ok(request.session?.viewer ? [] : await listSessions(ctx.store, ownerOf(request), request.principal!.sessionId)),
   );
   v2.delete(
     "/sessions/:id",

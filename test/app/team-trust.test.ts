@@ -267,7 +267,7 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
     expect(widen.status, widen.text).toBe(403);
     expect(widen.body.error.code).toBe("insufficient_scope");
 
-    // A key holding a scope its editor could not give is not the editor's to change, only to revoke.
+    // A key holding a scope its editor could not give is not the editor's to change, nor to revoke (decision 0140).
     const owners = await callAs(t, owner, "POST", "/api/v2/keys", { json: { name: "owner's billing" } });
     expect(owners.body.data.scopes).toContain("billing");
     const moved = await callAs(t, dana, "PATCH", `/api/v2/keys/${owners.body.data.id}`, {
@@ -288,7 +288,8 @@ describeEachEngine("teams and trust: own password, invitations again, keys edite
     const still = listed.body.data.find((k: { id: number }) => k.id === owners.body.data.id);
     expect(still).toMatchObject({ name: "owner's billing", allowed_ips: null, revoked_at: null });
     expect(still.scopes).toContain("billing");
-    expect((await callAs(t, dana, "DELETE", `/api/v2/keys/${owners.body.data.id}`)).status).toBe(200);
+    expect((await callAs(t, dana, "DELETE", `/api/v2/keys/${owners.body.data.id}`)).status).toBe(403);
+    expect((await callAs(t, owner, "DELETE", `/api/v2/keys/${owners.body.data.id}`)).status).toBe(200);
   });
 
   it("lets the operator change a key's rate, name, scopes and addresses", async () => {

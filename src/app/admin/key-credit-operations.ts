@@ -61,6 +61,7 @@ export async function keysOf(deps: OperatorDeps, username: string) {
     name: k.name,
     rate_limit: k.rate_limit,
     ...keyLimits(k, account.role),
+    created_by: k.created_by,
     created_at: new Date(k.created_at).toISOString(),
     revoked_at: k.revoked_at === null ? null : new Date(k.revoked_at).toISOString(),
   }));

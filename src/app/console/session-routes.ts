@@ -43,7 +43,7 @@ function sessionView(session: Session) {
     login: session.principal.login ?? session.principal.username,
     user_role: session.principal.userRole ?? ownerRoleOf(session.principal.role),
     // An operator's read-only view of the account: who looks.
-    ...(session.viewer ? { viewer: session.viewer.username, read_only: true } : {}),
+    ...(session.viewer ? { viewer: session.viewer.login, read_only: true } : {}),
     time_zone: session.principal.timeZone,
     csrf_token: session.csrfToken,
     expires_at: new Date(session.expiresAt).toISOString(),

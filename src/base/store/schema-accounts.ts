@@ -99,6 +99,10 @@ export interface ApiKeysTable {
   scopes: Generated<string | null>;
   /** Addresses and CIDR ranges the key may be used from, comma-separated; null: anywhere (0049). */
   allowed_ips: Generated<string | null>;
+  /** The login that made the key, for the listings; null: the operator, the CLI, or before 0056. */
+  created_by: Generated<string | null>;
+  /** The account_users id of its maker, whose role the key acts with; null: the owner login (0056). */
+  created_by_user: Generated<number | null>;
   created_at: number;
   revoked_at: number | null;
 }
@@ -219,6 +223,10 @@ export interface AccountViewsTable {
 
 /** A price card: its rows are in price_card_rows. */
 export interface PriceCardsTable {
+  /** The staff login that opened the view (the operator's username for its own login); null before 0056. */
+  viewer_login: Generated<string | null>;
+  /** That staff user's account_users id; null for the operator's own login. */
+  viewer_user_id: Generated<number | null>;
   name: string;
   created_at: number;
   updated_at: number;

@@ -8,15 +8,21 @@ import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { AccountRole } from "../../base/store/schema.js";
+import type { Db } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import {
   allowedIpsOf,
   allowedIpsToStore,
   apiKeyRevoked,
+  assertKeyWithinCaller,
   assertKeyWithinEditor,
+  creatorScopeBits,
   findLiveApiKey,
   KEY_SCOPES,
+  keyMakerRole,
   keyScopesToStore,
+  ownerRoleOf,
+  type Principal,
   scopeNames,
   type UserRole,
   updateApiKey,
@@ -41,6 +47,29 @@ export const KeyRequest = Type.Object(
   },
   { additionalProperties: false, title: "ApiKeyRequest" },
 );
+
+/**
+ * Refuses a caller of the account (v2) a key that can do something it cannot (decision 0140): a
+ * scope it could not give, or a capability of the key's maker's role it lacks.
+ */
+export async function guardKeyOfCaller(
+  db: Db,
+  key: { id: number; account_id: number; scopes: string | null; created_by_user: number | null },
+  caller: Pick<Principal, "role" | "userRole" | "scopes">,
+  action: "change" | "revoke",
+): Promise<void> {
+  assertKeyWithinEditor(
+    key.scopes,
+    { bits: creatorScopeBits(caller, undefined), userRole: caller.userRole },
+    key.id,
+    action,
+  );
+  const makerRole = await keyMakerRole(db, key, caller.role);
+  // A key whose maker is gone acts no more: any caller may revoke it.
+  if (makerRole === undefined) return;
+  const role = caller.userRole ?? ownerRoleOf(caller.role);
+  assertKeyWithinCaller({ id: key.id, scopes: key.scopes, makerRole }, { role, scopes: caller.scopes }, action);
+}
 
 /** The scopes and allow-list of a key row as listings answer them. */
 export function keyLimits(key: { scopes: string | null; allowed_ips: string | null }, role: AccountRole) {
@@ -82,7 +111,12 @@ export async function changeKey(
   keyId: number | undefined,
   accountId: number | undefined,
   changes: KeyChanges,
-  editor: { bits: number | undefined; userRole?: UserRole | undefined },
+  editor: {
+    bits: number | undefined;
+    userRole?: UserRole | undefined;
+    /** A caller of the account (v2), held to guardKeyOfCaller; the operator and the CLI are not. */
+    caller?: Pick<Principal, "role" | "userRole" | "scopes">;
+  },
 ) {
   const name = changes.name === undefined ? undefined : changes.name === null ? null : changes.name.trim() || null;
   if (name?.includes("\u0000")) {
@@ -98,6 +132,7 @@ export async function changeKey(
         `No live API key with id "${keyId ?? ""}"${accountId === undefined ? "" : " in this account"}.`,
       );
     assertKeyWithinEditor(before.scopes, editor, before.id);
+    if (editor.caller) await guardKeyOfCaller(trx, before, editor.caller, "change");
     const role = (await getAccount(trx, before.account_id))?.role ?? "customer";
     // Scopes as a new key's: within the account's, and the editor's key or role.
     const scopes = changes.scopes === undefined ? undefined : keyScopesToStore(changes.scopes, role, editor.bits);
@@ -127,6 +162,7 @@ export async function changeKey(
     id: after.id,
     prefix: after.prefix,
     ...shown(after, role),
+    created_by: after.created_by,
     created_at: isoUtc(new Date(after.created_at)),
     revoked_at: null,
   };

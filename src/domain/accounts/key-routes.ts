@@ -16,11 +16,14 @@ import {
   createApiKey,
   creatorScopeBits,
   DEFAULT_RATE_LIMIT,
+  findLiveApiKey,
+  type KeyMaker,
+  keyMakerOf,
   keyScopesToStore,
   listApiKeys,
   revokeApiKey,
 } from "../auth/index.js";
-import { changeKey, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
+import { changeKey, guardKeyOfCaller, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
 import { ApiKey, CreatedKey, KeyRevocation } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
@@ -29,13 +32,15 @@ const iso = (ms: number) => isoUtc(new Date(ms));
 
 /**
  * A new key of the account, as POST /api/v2/keys answers it (the key shown this once). A scoped
- * key that makes one (`creatorScopes`, its bits) gives at most its own scopes.
+ * key that makes one (`creatorScopes`, its bits) gives at most its own scopes; `maker` is the user
+ * the key acts as (decision 0140), the owner when left out.
  */
 export async function newKeyAnswer(
   ctx: Pick<Runtime, "store"> & Audited,
   account: { id: number; role: AccountRole },
   asked: { name?: string | undefined; scopes?: string[] | undefined; allowed_ips?: string[] | null | undefined },
   creatorScopes?: number,
+  maker?: KeyMaker,
 ) {
   const accountId = account.id;
   const name = asked.name?.trim() || null;
@@ -50,9 +55,10 @@ export async function newKeyAnswer(
   const scopes = keyScopesToStore(asked.scopes, account.role, creatorScopes);
   const allowedIps = allowedIpsToStore(asked.allowed_ips, "allowed_ips");
   const key = await ctx.store.transaction(async (trx) => {
-    const key = await createApiKey(trx, ctx.clock, accountId, { name, rateLimit, scopes, allowedIps });
+    const made = { name, rateLimit, scopes, allowedIps, ...(maker ? { maker } : {}) };
+    const key = await createApiKey(trx, ctx.clock, accountId, made);
     const limits = keyLimits({ scopes, allowed_ips: allowedIps }, account.role);
-    const after = { prefix: key.prefix, name, rate_limit: key.rateLimit, ...limits };
+    const after = { prefix: key.prefix, name, rate_limit: key.rateLimit, ...limits, created_by: maker?.login ?? null };
     await recordChange(trx, ctx, { action: "key.create", target: `key ${key.id}`, accountId, after });
     return key;
   });
@@ -94,6 +100,7 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
           name: key.name,
           rate_limit: key.rate_limit,
           ...keyLimits(key, role),
+          created_by: key.created_by,
           created_at: iso(key.created_at),
           revoked_at: key.revoked_at === null ? null : iso(key.revoked_at),
         })),
@@ -122,7 +129,8 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       const account = { id: principal.accountId, role: principal.role };
       const who = { ...ctx, actor: actorOf(request) };
       const creatorBits = creatorScopeBits(principal, request.body.scopes);
-      return reply.code(201).send(await newKeyAnswer(who, account, request.body, creatorBits));
+      const maker = keyMakerOf(principal);
+      return reply.code(201).send(await newKeyAnswer(who, account, request.body, creatorBits, maker));
     },
   );
 
@@ -144,7 +152,7 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       const principal = request.principal!;
       const who = { ...ctx, actor: actorOf(request) };
       const creatorBits = creatorScopeBits(principal, request.body.scopes);
-      const editor = { bits: creatorBits, userRole: principal.userRole };
+      const editor = { bits: creatorBits, userRole: principal.userRole, caller: principal };
       const key = await changeKey(who, pathId(request.params.id), principal.accountId, request.body, editor);
       return { status: "success", data: key };
     },
@@ -156,7 +164,8 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       config: { ...resource, errors: [404] },
       schema: {
         operationId: "revokeApiKey",
-        summary: "Revokes one of the account's API keys: it stops working at once",
+        summary:
+          "Revokes one of the account's API keys: it stops working at once (a key that can do more than the caller is refused)",
         tags: ["account"],
         params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
         response: { 200: resourceAnswer(KeyRevocation) },
@@ -166,10 +175,13 @@ export function registerV2KeyRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" 
       const { id } = request.params;
       const numeric = pathId(id);
       const who = { clock: ctx.clock, actor: actorOf(request) };
+      const principal = request.principal!;
       const revoked = await ctx.store.transaction(async (trx) => {
-        const revoked =
-          numeric === undefined ? undefined : await revokeApiKey(trx, ctx.clock, numeric, request.principal!.accountId);
+        const key = numeric === undefined ? undefined : await findLiveApiKey(trx, numeric, principal.accountId);
         // Another account's key is answered exactly as an unknown one.
+        if (!key) throw new GatewayError("not_found", `No live API key with id "${id}" in this account.`);
+        await guardKeyOfCaller(trx, key, principal, "revoke");
+        const revoked = await revokeApiKey(trx, ctx.clock, key.id, principal.accountId);
         if (!revoked) throw new GatewayError("not_found", `No live API key with id "${id}" in this account.`);
         const change = { action: "key.revoke", target: `key ${numeric}`, accountId: revoked.accountId };
         await recordChange(trx, who, { ...change, before: { revoked: false }, after: { revoked: true } });

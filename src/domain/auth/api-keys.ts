@@ -3,7 +3,12 @@
 // scopes and address allow-list (key-scopes.ts).
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../../base/core/clock.js";
+import type { AccountRole } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
+import type { KeyMaker, Principal } from "./principal.js";
+import { ownerRoleOf, type UserRole } from "./user-roles.js";
+
+export type { KeyMaker };
 
 const KEY_PREFIX = "sb_";
 
@@ -34,6 +39,8 @@ export async function createApiKey(
     /** Checked and written by key-scopes.ts (keyScopesToStore, allowedIpsToStore); null: every scope, anywhere. */
     scopes?: string | null;
     allowedIps?: string | null;
+    /** The user who makes it (decision 0140): the key acts with their role; left out, as the owner. */
+    maker?: KeyMaker;
   } = {},
 ): Promise<CreatedApiKey> {
   const key = `${KEY_PREFIX}${randomBytes(32).toString("base64url")}`;
@@ -49,6 +56,8 @@ export async function createApiKey(
       rate_limit: rateLimit,
       scopes: options.scopes ?? null,
       allowed_ips: options.allowedIps ?? null,
+      created_by: options.maker?.login ?? null,
+      created_by_user: options.maker?.userId ?? null,
       created_at: clock.now().getTime(),
       revoked_at: null,
     })
@@ -60,7 +69,7 @@ export async function createApiKey(
 export async function listApiKeys(db: Db, accountId: number) {
   return db
     .selectFrom("api_keys")
-    .select(["id", "prefix", "name", "rate_limit", "scopes", "allowed_ips", "created_at", "revoked_at"])
+    .select(["id", "prefix", "name", "rate_limit", "scopes", "allowed_ips", "created_by", "created_at", "revoked_at"])
     .where("account_id", "=", accountId)
     .orderBy("id")
     .execute();
@@ -86,6 +95,33 @@ export async function revokeApiKey(
   return row ? { accountId: row.account_id, keyHash: row.key_hash } : undefined;
 }
 
+/**
+ * Revokes the live keys `userId` made (decision 0140): run in the transaction that removes the
+ * user. Answers their ids and hashes, for the audit entry and the caches.
+ */
+export async function revokeKeysMadeBy(db: Db, clock: Clock, accountId: number, userId: number) {
+  return db
+    .updateTable("api_keys")
+    .set({ revoked_at: clock.now().getTime() })
+    .where("account_id", "=", accountId)
+    .where("created_by_user", "=", userId)
+    .where("revoked_at", "is", null)
+    .returning(["id", "key_hash"])
+    .execute();
+}
+
+/** The hashes of the live keys `userId` made: what the caches drop when the user's role changes. */
+export async function keyHashesMadeBy(db: Db, accountId: number, userId: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom("api_keys")
+    .select("key_hash")
+    .where("account_id", "=", accountId)
+    .where("created_by_user", "=", userId)
+    .where("revoked_at", "is", null)
+    .execute();
+  return rows.map((row) => row.key_hash);
+}
+
 /** A live key's row by id (of `ownerId`'s keys, when given), or undefined. */
 export async function findLiveApiKey(db: Db, keyId: number, ownerId?: number) {
   let query = db.selectFrom("api_keys").selectAll().where("id", "=", keyId).where("revoked_at", "is", null);
@@ -100,4 +136,35 @@ export async function updateApiKey(
   set: { name?: string | null; scopes?: string | null; allowed_ips?: string | null; rate_limit?: number },
 ) {
   return db.updateTable("api_keys").set(set).where("id", "=", keyId).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Who makes the key a caller asks for (decision 0140): the maker of the calling key, the user
+ * signed in, else the owner login (a key or password acting as the owner).
+ */
+export function keyMakerOf(principal: Principal): KeyMaker {
+  if (principal.keyMaker) return principal.keyMaker;
+  if (principal.userId !== undefined && principal.login !== undefined) {
+    return { login: principal.login, userId: principal.userId };
+  }
+  return { login: principal.login ?? principal.username, userId: null };
+}
+
+/**
+ * The role a key acts with (decision 0140): its maker's as it is now, the owner's for a key of the
+ * owner login; undefined when its maker is gone (the key is in force no more).
+ */
+export async function keyMakerRole(
+  db: Db,
+  key: { account_id: number; created_by_user: number | null },
+  accountRole: AccountRole,
+): Promise<UserRole | undefined> {
+  if (key.created_by_user === null) return ownerRoleOf(accountRole);
+  const maker = await db
+    .selectFrom("account_users")
+    .select("user_role")
+    .where("id", "=", key.created_by_user)
+    .where("account_id", "=", key.account_id)
+    .executeTakeFirst();
+  return maker?.user_role as UserRole | undefined;
 }

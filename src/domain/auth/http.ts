@@ -116,7 +116,7 @@ export async function sessionOf(
     if (session.viewer) {
       throw new GatewayError(
         "read_only_view",
-        `This is ${session.viewer.username}'s read-only view of ${session.principal.username}: it changes nothing. Close the view to act as ${session.viewer.username}.`,
+        `This is ${session.viewer.login}'s read-only view of ${session.principal.username}: it changes nothing. Close the view to act as ${session.viewer.login}.`,
       );
     }
   }

@@ -6,7 +6,15 @@ import { addressMatcher, normalizeAddressRanges } from "../../base/core/address-
 import { BoundedMap } from "../../base/core/bounded-map.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { AccountRole } from "../../base/store/schema.js";
-import { KEY_SCOPES, type KeyScope, scopesOfUserRole, type UserRole } from "./user-roles.js";
+import {
+  type Capability,
+  KEY_SCOPES,
+  type KeyScope,
+  ROLE_CAPABILITIES,
+  scopeOfCapability,
+  scopesOfUserRole,
+  type UserRole,
+} from "./user-roles.js";
 
 /** What a route needs: one scope, or `all` (a route the table has no row for: only a key with every scope opens it). */
 export type RouteScope = KeyScope | "all";
@@ -90,21 +98,61 @@ export function creatorScopeBits(
       { field: "scopes", user_role: caller.userRole },
     );
   }
-  let roleBits = 0;
-  for (const scope of ofRole) roleBits |= BIT[scope];
-  if (caller.scopes === undefined) return roleBits === ALL_BITS ? undefined : roleBits;
-  return caller.scopes & roleBits;
+  return roleScopeBits(caller.userRole, caller.scopes);
 }
 
 /**
- * Refuses to change a key holding a scope its editor could not give (a developer changing an
- * owner's billing key, a read-and-manage key changing a sending one): an edit must not move
- * powers the editor lacks. Revoking such a key stays open to the editor.
+ * Scope bits (undefined: every scope) narrowed to those of a user's role: what a key made by a
+ * user of `role` can do (decision 0140), or what such a user may give a key.
+ */
+export function roleScopeBits(role: UserRole, bits: number | undefined): number | undefined {
+  let roleBits = 0;
+  for (const scope of scopesOfUserRole(role)) roleBits |= BIT[scope];
+  if (roleBits === ALL_BITS) return bits;
+  return (bits ?? ALL_BITS) & roleBits;
+}
+
+/** What a role can do through a credential with these scope bits (undefined: every scope). */
+function capabilitiesWith(role: UserRole, bits: number | undefined): Capability[] {
+  return ROLE_CAPABILITIES[role].filter((capability) => {
+    const scope = scopeOfCapability(capability);
+    return scope === undefined || bits === undefined || (bits & BIT[scope]) !== 0;
+  });
+}
+
+/**
+ * Refuses a caller changing or revoking a key that can do something the caller cannot (decision
+ * 0140): the key acts with its maker's role (`makerRole`, the owner's for a key of the owner
+ * login), within its scopes, and a caller whose own role and credential lack one of those
+ * capabilities (a developer and the owner's key) leaves the key alone. A key that can do no more
+ * than the caller (a developer's key, the owner's send-only key) is the caller's to change or revoke.
+ */
+export function assertKeyWithinCaller(
+  key: { id: number; scopes: string | null; makerRole: UserRole },
+  caller: { role: UserRole; scopes?: number | undefined },
+  action: "change" | "revoke",
+): void {
+  const keyBits = roleScopeBits(key.makerRole, scopeBits(key.scopes));
+  const callerCan = capabilitiesWith(caller.role, caller.scopes);
+  const beyond = capabilitiesWith(key.makerRole, keyBits).filter((capability) => !callerCan.includes(capability));
+  if (beyond.length === 0) return;
+  throw new GatewayError(
+    "insufficient_role",
+    `Key ${key.id} acts as ${key.makerRole} and can ${beyond.join(", ")}, which this ${caller.scopes === undefined ? "login" : "API key"} (${caller.role}) cannot: only a login that can do everything the key can may ${action} it.`,
+    { user_role: caller.role },
+  );
+}
+
+/**
+ * Refuses to change or revoke a key holding a scope its caller could not give (a developer and an
+ * owner's billing key, a read-and-manage key and a sending one): an edit must not move powers the
+ * caller lacks, and a revocation must not cut off what the caller could not have made.
  */
 export function assertKeyWithinEditor(
   stored: string | null,
   editor: { bits: number | undefined; userRole?: UserRole | undefined },
   keyId: number,
+  action: "change" | "revoke" = "change",
 ): void {
   if (editor.bits === undefined) return;
   const held = scopeBits(stored) ?? ALL_BITS;
@@ -113,7 +161,7 @@ export function assertKeyWithinEditor(
   const who = editor.userRole === undefined ? "this API key" : `the role ${editor.userRole}`;
   throw new GatewayError(
     editor.userRole === undefined ? "insufficient_scope" : "insufficient_role",
-    `Key ${keyId} has "${beyond.join('", "')}", which ${who} cannot give, so it cannot change the key (it can still revoke it).`,
+    `Key ${keyId} has "${beyond.join('", "')}", which ${who} cannot give, so it cannot ${action} the key.`,
     editor.userRole === undefined ? {} : { user_role: editor.userRole },
   );
 }

@@ -4,6 +4,12 @@ import type { AccountCredentials } from "./account-rows.js";
 import type { CredentialLimits } from "./key-scopes.js";
 import type { UserRole } from "./user-roles.js";
 
+/** Who made an API key: a login, and its account_users id (null for the owner login, the account's own). */
+export interface KeyMaker {
+  login: string;
+  userId: number | null;
+}
+
 /** The calling account, what its credential may do (key-scopes.ts), and the user signed in. */
 export interface Principal extends CredentialLimits {
   accountId: number;
@@ -15,11 +21,17 @@ export interface Principal extends CredentialLimits {
   keyId?: number;
   /** Requests per minute allowed for that key; 0 = unlimited. */
   rateLimit?: number;
+  /**
+   * The user who made that key (decision 0140), whose role is `userRole`; unset for a key of the
+   * owner login, the operator or the CLI, which acts as the owner.
+   */
+  keyMaker?: KeyMaker;
   /** Set when the caller used a console session (auth/sessions.ts). */
   sessionId?: number;
   /**
    * The user signed in (a console session): their login (the username for the owner login)
-   * and role. Unset for an API key and a password login, which act as the owner login.
+   * and role. Unset for an API key and a password login, which act as the owner login, but for
+   * the role of a key a user made (`keyMaker`).
    */
   login?: string;
   userRole?: UserRole;

@@ -32,8 +32,17 @@ export interface Session {
   idleExpiresAt: number;
   /** When it ends whatever happens (epoch ms). */
   expiresAt: number;
-  /** An operator's read-only view of the account: the operator who opened it. */
-  viewer?: { accountId: number; username: string };
+  /**
+   * An operator's read-only view of the account: the operator who opened it, and the staff login
+   * that did (the operator's username for its own login).
+   */
+  viewer?: Viewer;
+}
+
+export interface Viewer {
+  accountId: number;
+  username: string;
+  login: string;
 }
 
 /**
@@ -160,6 +169,9 @@ export class Sessions {
     };
     const started = await this.start(principal, client);
     const now = this.clock.now().getTime();
+    // The staff login that looks (decision 0141), not only its operator account.
+    const viewerLogin = viewer.login ?? viewer.username;
+    const seen: Viewer = { accountId: viewer.accountId, username: viewer.username, login: viewerLogin };
     const userAgent = client.userAgent?.slice(0, 500) ?? null;
     await this.store.transaction(async (trx) => {
       await trx
@@ -171,6 +183,8 @@ export class Sessions {
         .insertInto("account_views")
         .values({
           viewer_account_id: viewer.accountId,
+          viewer_login: viewerLogin,
+          viewer_user_id: viewer.userId ?? null,
           account_id: principal.accountId,
           session_id: started.session.id,
           address: client.address,
@@ -181,7 +195,7 @@ export class Sessions {
         .execute();
       await recordChange(
         trx,
-        { clock: this.clock, actor: viewerActor(viewer, client.address) },
+        { clock: this.clock, actor: viewerActor({ ...seen, sessionId: viewer.sessionId }, client.address) },
         {
           action: "account.view",
           target: `account ${principal.username}`,
@@ -192,7 +206,7 @@ export class Sessions {
     });
     return {
       token: started.token,
-      session: { ...started.session, viewer: { accountId: viewer.accountId, username: viewer.username } },
+      session: { ...started.session, viewer: seen },
     };
   }
 
@@ -237,7 +251,7 @@ export class Sessions {
       .select([
         "v.id",
         "a.username as account",
-        "o.username as viewer",
+        (eb) => eb.fn.coalesce("v.viewer_login", "o.username").as("viewer"),
         "v.address",
         "v.user_agent",
         "v.started_at",
@@ -306,15 +320,19 @@ export class Sessions {
     if (row.viewer_account_id !== null) {
       const operator = await db
         .selectFrom(this.accounts(db).as("o"))
-        .select(["o.username", "o.role", "o.status"])
+        .leftJoin("account_views as v", (join) => join.on("v.session_id", "=", row.id))
+        .leftJoin("account_users as u", "u.id", "v.viewer_user_id")
+        .select(["o.username", "o.role", "o.status", "v.viewer_login", "v.viewer_user_id", "u.id as user_id"])
         .where("o.account_id", "=", row.viewer_account_id)
         .executeTakeFirst();
-      // A view lasts only while its operator is one.
-      if (operator?.role !== "operator" || operator.status !== "active") {
+      // A view lasts only while its operator is one, and its staff user is still a user.
+      const staffGone = operator?.viewer_user_id != null && operator.user_id === null;
+      if (operator?.role !== "operator" || operator.status !== "active" || staffGone) {
         await this.endView(row.id);
         return undefined;
       }
-      viewer = { accountId: row.viewer_account_id, username: operator.username };
+      const login = operator.viewer_login ?? operator.username;
+      viewer = { accountId: row.viewer_account_id, username: operator.username, login };
     }
     return {
       id: row.id,
@@ -349,8 +367,9 @@ export class Sessions {
   }
 }
 
-/** The operator who opens or closes a view, as the audit log records them. */
-function viewerActor(viewer: { accountId: number; username: string; sessionId?: number }, address: string): Actor {
+/** The operator who opens or closes a view, as the audit log records them: its staff login as actor_user. */
+function viewerActor(viewer: Viewer & { sessionId?: number | undefined }, address: string): Actor {
   const credential = viewer.sessionId === undefined ? null : `session:${viewer.sessionId}`;
-  return { accountId: viewer.accountId, username: viewer.username, channel: "console", credential, address };
+  const { accountId, username, login } = viewer;
+  return { accountId, username, user: login, channel: "console", credential, address };
 }

@@ -77,6 +77,11 @@ const SCOPE_OF_CAPABILITY: Partial<Record<Capability, KeyScope>> = {
   staff_money: "billing",
 };
 
+/** The key scope a capability stands for; undefined for `basic` (every credential has it). */
+export function scopeOfCapability(capability: Capability): KeyScope | undefined {
+  return SCOPE_OF_CAPABILITY[capability];
+}
+
 /** The scopes a user of `role` may give a key (decision 0132): a developer's keys cannot move money. */
 export function scopesOfUserRole(role: UserRole): KeyScope[] {
   const capabilities = ROLE_CAPABILITIES[role];

@@ -1,7 +1,8 @@
 // An account's users (issue 42, item 1; decision 0126): each a login, an optional email and
 // name, a role, and a password, or an invitation whose link sets it. The account's own username
 // and password stay its owner login; a user's login is never that username. Every change is in
-// the audit log, and a change of role or password, or a removal, ends the user's sessions.
+// the audit log, and a change of role or password, or a removal, ends the user's sessions. The
+// keys a user made act with their role as it is now, and are revoked with them (decision 0140).
 import { createHash, randomBytes } from "node:crypto";
 import type { Selectable } from "kysely";
 import { isoUtc } from "../../base/core/clock.js";
@@ -10,6 +11,8 @@ import { usernameKey } from "../../base/core/usernames.js";
 import type { AccountRole, AccountUsersTable } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
+import { keyHashesMadeBy, revokeKeysMadeBy } from "./api-keys.js";
+import { apiKeyRevoked } from "./auth-changes.js";
 import { hashPassword } from "./passwords.js";
 import type { Principal } from "./principal.js";
 import { ACCOUNT_USER_ROLES, STAFF_ROLES, type UserRole } from "./user-roles.js";
@@ -204,7 +207,7 @@ export async function updateUser(
   const email = changes.email === undefined ? undefined : checkEmail(changes.email);
   if (changes.password !== undefined) checkPassword(changes.password);
   const passwordHash = changes.password === undefined ? undefined : await hashPassword(changes.password);
-  return store.transaction(async (trx) => {
+  const { user, keyHashes } = await store.transaction(async (trx) => {
     const before = await requireUser(trx, account.id, login);
     guardOwnership(who.role, before.user_role, role ?? before.user_role);
     const set = {
@@ -239,29 +242,37 @@ export async function updateUser(
       before: shown(before),
       after: shown(after),
     });
-    return describeUser(after);
+    // Their keys act with the new role from their next request: every process drops them.
+    const keyHashes = roleChanged ? await keyHashesMadeBy(trx, account.id, before.id) : [];
+    return { user: describeUser(after), keyHashes };
   });
+  for (const hash of keyHashes) await apiKeyRevoked(store, hash);
+  return user;
 }
 
-/** Removes a user and ends their sessions. */
+/** Removes a user, ends their sessions and revokes the keys they made. */
 export async function deleteUser(
   store: Store,
   who: Audited & { role: UserRole },
   account: UsersAccount,
   login: string,
 ): Promise<void> {
-  await store.transaction(async (trx) => {
+  const revoked = await store.transaction(async (trx) => {
     const before = await requireUser(trx, account.id, login);
     guardOwnership(who.role, before.user_role);
     await trx.deleteFrom("console_sessions").where("user_id", "=", before.id).execute();
+    const revoked = await revokeKeysMadeBy(trx, who.clock, account.id, before.id);
     await trx.deleteFrom("account_users").where("id", "=", before.id).execute();
     await recordChange(trx, who, {
       action: "user.delete",
       target: `user ${before.login} of ${account.username}`,
       accountId: account.id,
       before: { login: before.login, user_role: before.user_role, email: before.email },
+      after: { keys_revoked: revoked.map((key) => key.id) },
     });
+    return revoked;
   });
+  for (const key of revoked) await apiKeyRevoked(store, key.key_hash);
 }
 
 /** The user an invitation's token names while it is pending and unexpired, with the account id. */

@@ -28,6 +28,17 @@ export interface WebhookMount {
   /** How times are written in this family's answers. */
   iso(ms: number): string;
   tags: string[];
+  /**
+   * Whether the caller sees the signing secret whole (decision 0141): only one who may change the
+   * webhooks does; a read-only reader (an operator's view, operator support or finance) sees it
+   * masked, as keys and connector passwords are.
+   */
+  showsSecret(request: FastifyRequest): boolean;
+}
+
+/** A signing secret as a read-only reader sees it: enough to tell secrets apart, never to sign. */
+export function maskedSecret(secret: string | null): string | null {
+  return secret === null ? null : `whsec_…${secret.slice(-4)}`;
 }
 
 const DELIVERIES_PER_PAGE = 25;
@@ -85,13 +96,16 @@ export function registerWebhookRoutes(app: TypedRoutes, ctx: WebhookRouteDeps, m
       config: resource,
       schema: {
         operationId: "getWebhooks",
-        summary: "Webhook URLs per event and the signing secret",
+        summary: "Webhook URLs per event and the signing secret (masked in an operator's read-only view)",
         tags,
         ...params,
         response: { 200: resourceAnswer(WebhookSettings) },
       },
     },
-    async (request) => ok(await webhookSettingsOf(deps, await mount.accountOf(request))),
+    async (request) => {
+      const settings = await webhookSettingsOf(deps, await mount.accountOf(request));
+      return ok(mount.showsSecret(request) ? settings : { ...settings, secret: maskedSecret(settings.secret) });
+    },
   );
 
   app.put(

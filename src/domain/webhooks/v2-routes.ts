@@ -10,5 +10,7 @@ export function registerV2WebhookRoutes(v2: FastifyInstance, ctx: WebhookRouteDe
     accountOf: async (request) => request.principal!.accountId,
     iso: (ms) => isoUtc(new Date(ms)),
     tags: ["webhooks"],
+    // An operator's read-only view reads the settings, not the credential that signs them.
+    showsSecret: (request) => request.session?.viewer === undefined,
   });
 }

@@ -65,10 +65,13 @@ describeInBrowser("console in the browser: keys and webhooks", () => {
     const row = page.getByTestId(`key-${key.slice(0, 10)}`);
     await expect.poll(() => row.getByTestId("key-scopes").textContent()).toBe("read");
     expect(await row.getByTestId("key-allowed-ips").textContent()).toBe("127.0.0.1, 2001:db8::/32");
-    // The account's first key keeps every scope and any address.
+    // Who made it: the owner login, whose role the key acts with (decision 0140).
+    expect(await row.getByTestId("key-created-by").textContent()).toBe(account.username);
+    // The account's first key keeps every scope and any address, and acts as the owner.
     const first = page.locator("tbody tr").first();
     expect(await first.getByTestId("key-scopes").textContent()).toBe("send, read, manage, billing");
     expect(await first.getByTestId("key-allowed-ips").textContent()).toBe("any");
+    expect(await first.getByTestId("key-created-by").textContent()).toBe("not recorded");
     await expectNoHorizontalScroll(page, "keys page at 390 px");
     await expectAccessible(page, "keys page with scopes");
 

@@ -1,5 +1,6 @@
 // The account's API keys: create one (shown once, here) with its scopes and the addresses it may
-// be used from, list them with theirs, change one's name and limits (key-edit.tsx), revoke one.
+// be used from, list them with theirs and who made each (a key acts as its maker, decision 0140),
+// change one's name and limits (key-edit.tsx), revoke one.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
@@ -101,6 +102,7 @@ export default function Keys() {
                 <th scope="col">Requests per minute</th>
                 <th scope="col">Scopes</th>
                 <th scope="col">Allowed addresses</th>
+                <th scope="col">Made by</th>
                 <th scope="col">Created</th>
                 <th scope="col">State</th>
               </tr>
@@ -115,6 +117,13 @@ export default function Keys() {
                   <td>{key.rate_limit === 0 ? "unlimited" : key.rate_limit}</td>
                   <td data-testid="key-scopes">{key.scopes.join(", ")}</td>
                   <td data-testid="key-allowed-ips">{key.allowed_ips ? key.allowed_ips.join(", ") : "any"}</td>
+                  <td data-testid="key-created-by">
+                    {key.created_by ?? (
+                      <span title="Made by the operator, the command line, or before makers were recorded: it acts as the owner">
+                        not recorded
+                      </span>
+                    )}
+                  </td>
                   <td>{formatTime(key.created_at, session.time_zone)}</td>
                   <td>
                     {key.revoked_at ? (

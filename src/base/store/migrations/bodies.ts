@@ -56,6 +56,7 @@ import { twoFactor } from "./0051_two_factor.js";
 import { prefixAlertsChainPruning } from "./0053_prefix_alerts_chain_pruning.js";
 import { fewerMessageWrites } from "./0054_fewer_message_writes.js";
 import { earlyReceipts } from "./0055_early_receipts.js";
+import { keyMakers } from "./0056_key_makers.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -112,5 +113,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0053_prefix_alerts_chain_pruning": prefixAlertsChainPruning(),
     "0054_fewer_message_writes": fewerMessageWrites(engine),
     "0055_early_receipts": earlyReceipts(engine),
+    "0056_key_makers": keyMakers(),
   };
 }

@@ -62,6 +62,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0053_prefix_alerts_chain_pruning",
   "0054_fewer_message_writes",
   "0055_early_receipts",
+  "0056_key_makers",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
