@@ -1,6 +1,7 @@
 // Delivery analytics (issue 38, item 2), read from the rollups messages/ keeps as messages change
 // state (never a scan of the messages table):
-//   GET /admin/api/analytics/delivery  every account's messages (the operator's time zone)
+//   GET /admin/api/analytics/delivery  every account's messages, or one `account`'s (the operator's
+//                                      time zone, or `time_zone`: the filters of `analytics delivery`)
 //   GET /api/v2/analytics/delivery     the account's own (no account or connector grouping)
 // `from` and `to` as the message list takes them (ISO 8601; a bare date or time in the caller's
 // zone), widened to whole 15 minutes; by default the last 30 days. `group_by`: account,
@@ -9,12 +10,13 @@
 //                                      account (default), connector or cost prefix
 import { Type } from "typebox";
 import { GatewayError } from "../base/core/errors.js";
+import { isTimeZone } from "../base/core/time-zone-names.js";
 import { resourceAnswer } from "../base/http/answer-schemas.js";
 import { queryWindow } from "../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
 import type { Db } from "../base/store/store.js";
-import { usernamesOf } from "../domain/accounts/index.js";
+import { requireAccount, usernamesOf } from "../domain/accounts/index.js";
 import {
   alignedWindow,
   DELIVERY_GROUPS,
@@ -38,6 +40,12 @@ export const AnalyticsQuery = Type.Object({
   group_by: Type.Optional(Type.String({ maxLength: 40 })),
 });
 type Query = { from?: string; to?: string; group_by?: string };
+/** The operator's delivery analytics take the CLI's filters too: one account, and the zone to read in. */
+const AdminDeliveryQuery = Type.Object({
+  ...AnalyticsQuery.properties,
+  account: Type.Optional(Type.String({ maxLength: 64 })),
+  time_zone: Type.Optional(Type.String({ maxLength: 64 })),
+});
 
 const invalid = (field: string, message: string) => new GatewayError("invalid_request", message, { field });
 
@@ -144,17 +152,23 @@ export function registerAdminAnalyticsRoutes(admin: TypedRoutes, ctx: Deps): voi
   );
   admin.get(
     "/analytics/delivery",
-    { schema: { querystring: AnalyticsQuery, response: operatorAnswer(DeliveryAnalytics) } },
-    async (request) => ({
-      status: "success" as const,
-      data: await deliveryAnswer(
-        ctx.store.db,
-        undefined,
-        request.query,
-        request.principal!.timeZone,
-        ctx.clock.now().getTime(),
-      ),
-    }),
+    { schema: { querystring: AdminDeliveryQuery, response: operatorAnswer(DeliveryAnalytics) } },
+    async (request) => {
+      const { account, time_zone, ...query } = request.query;
+      const zone = time_zone?.trim() || request.principal!.timeZone;
+      if (!isTimeZone(zone)) {
+        throw invalid(
+          "time_zone",
+          `Query parameter "time_zone" must be an IANA time zone such as Asia/Kolkata or UTC (got "${time_zone}").`,
+        );
+      }
+      const accountId = account?.trim() ? (await requireAccount(ctx.store.db, account.trim())).id : undefined;
+      const now = ctx.clock.now().getTime();
+      return {
+        status: "success" as const,
+        data: await deliveryAnswer(ctx.store.db, accountId, query, zone, now, true),
+      };
+    },
   );
 }
 

@@ -315,6 +315,47 @@ describeEachEngine("delivery analytics", (engine) => {
     }
   });
 
+  it("takes the CLI's filters on the operator's route: one account, and the zone to read in (audit row 13)", async () => {
+    const t = gateway();
+    const env = { DATABASE_URL: t.db.url, SQLITE_SYNCHRONOUS: "NORMAL" };
+    const window = "from=2026-11-28T00:00:00&to=2026-11-30T00:00:00";
+    for (const groupBy of ["account", "connector", "day"]) {
+      const answer = await admin(t, `${window}&group_by=${groupBy}&account=${acme.username}&time_zone=UTC`);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body.data).toMatchObject({ time_zone: "UTC", from: "2026-11-28T00:00:00.000Z" });
+      const cli = JSON.parse(
+        await cliOk(
+          ["analytics", "delivery", "--from", "2026-11-28T00:00:00", "--to", "2026-11-30T00:00:00"].concat([
+            "--group-by",
+            groupBy,
+            "--account",
+            acme.username,
+            "--json",
+          ]),
+          env,
+        ),
+      );
+      expect(answer.body.data, groupBy).toEqual(cli.data);
+      if (groupBy === "day") {
+        // Days of UTC, not of the operator's India.
+        expect(answer.body.data.rows.map((row: { key: string }) => row.key)).toEqual([
+          "2026-11-28T00:00:00.000Z",
+          "2026-11-29T00:00:00.000Z",
+        ]);
+        continue;
+      }
+      const { from, to } = answer.body.data;
+      expect(asCounts(answer.body.data.rows), groupBy).toEqual(
+        await direct(t, acme.id, Date.parse(from), Date.parse(to), groupBy as (typeof GROUPS)[number]),
+      );
+    }
+    const unknown = await admin(t, "account=nobody-here");
+    expect(unknown.status).toBe(404);
+    const zone = await admin(t, "time_zone=Mars/Olympus");
+    expect(zone.status).toBe(400);
+    expect(zone.body.error).toMatchObject({ code: "invalid_request", field: "time_zone" });
+  });
+
   it("refuses bad queries naming the field, and an account key on the operator's route", async () => {
     const t = gateway();
     const cases: Array<[string, string]> = [

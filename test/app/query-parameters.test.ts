@@ -59,6 +59,26 @@ describeEachEngine("v2 query parameters", (engine) => {
     expect((await call(t, "GET", "/api/v2/templates?colour=blue")).status).toBe(401);
   });
 
+  it("refuses a repeated query parameter on every route that takes any, naming it (audit row 19)", async () => {
+    const t = gateway();
+    const document = (await call(t, "GET", "/api/v2/openapi.json")).body as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    let checked = 0;
+    for (const [path, operations] of Object.entries(document.paths)) {
+      const names = (operations.get?.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name);
+      if (names.length === 0) continue;
+      const url = path.replace(/\{[^}]+\}/g, "1");
+      const name = names[names.length - 1]!;
+      const answer = await call(t, "GET", `${url}?${name}=1&${name}=2`, { headers: keyOf(account) });
+      expect(answer.status, path).toBe(400);
+      expect(answer.body.error, path).toMatchObject({ code: "invalid_request", field: name });
+      expect(answer.body.message, path).toBe(`Query parameter "${name}" is given more than once; give it once.`);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(10);
+  });
+
   it("lets the GET send ignore parameters it does not know, as documented", async () => {
     const t = gateway();
     const sender = await buildAccount(t, { credits: { sms: 5 } });

@@ -17,7 +17,8 @@ interface DeliveryOptions {
   json?: boolean;
 }
 
-function timeZone(value: string): string {
+/** The value of a --time-zone option: an IANA zone name. */
+export function timeZone(value: string): string {
   if (!isTimeZone(value)) throw new InvalidArgumentError("use an IANA time zone, e.g. Asia/Kolkata or UTC");
   return value;
 }

@@ -1,13 +1,18 @@
 // CLI commands for the support desk: every account's messages with the operator list's filters
 // (`messages list`) and one message's timeline (`messages show`), as GET /admin/api/messages
-// answers them. Times without a zone are read in UTC (the CLI has no account of its own).
+// answers them. Times without a zone are read in --time-zone; without it, in the --account's zone,
+// else in UTC (the CLI has no account of its own).
 import fs from "node:fs";
 import { pipeline } from "node:stream/promises";
 import type { Command } from "commander";
 import { exportFormatOf, exportStream } from "../../base/http/exports.js";
+import { queryWindow } from "../../base/http/query-params.js";
+import type { Db } from "../../base/store/store.js";
 import { MESSAGE_EXPORT_COLUMNS } from "../../channels/sms/index.js";
 import { partsOfMessage } from "../../delivery/carriers/smpp/index.js";
+import { requireAccount } from "../../domain/accounts/index.js";
 import { operatorExportRows, operatorMessageDetail, operatorMessagePage } from "../admin/index.js";
+import { timeZone } from "./cli-analytics.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
 
@@ -24,6 +29,7 @@ interface ListOptions {
   connector?: string;
   errorCode?: string;
   route?: string;
+  timeZone?: string;
   limit?: string;
   cursor?: string;
   json?: boolean;
@@ -52,8 +58,13 @@ function withFilterOptions(command: Command): Command {
     .option("--channel <list>", "sms, voice, email, whatsapp (comma-separated)")
     .option("--status <list>", "scheduled, queued, submitted, delivered, failed, cancelled, sending, sent, read")
     .option("--recipient <number>", "a number or address, written any way a send takes it")
-    .option("--from <time>", "ISO 8601, inclusive (without a zone: UTC)")
-    .option("--to <time>", "ISO 8601, exclusive (without a zone: UTC)")
+    .option("--from <time>", "ISO 8601, inclusive (without a zone: in --time-zone)")
+    .option("--to <time>", "ISO 8601, exclusive (without a zone: in --time-zone)")
+    .option(
+      "--time-zone <zone>",
+      "the zone of --from and --to without one (default: the --account's zone, else UTC)",
+      timeZone,
+    )
     .option("--broadcast-id <id>", "the messages of one send")
     .option("--job-id <id>", "the messages of one bulk job")
     .option("--id <id>", "any id the status call takes (queue, broadcast or carrier id)")
@@ -62,8 +73,29 @@ function withFilterOptions(command: Command): Command {
     .option("--route <list>", "T, P, PS, I, V, whatsapp or email (comma-separated)");
 }
 
+type FilterOptions = Omit<ListOptions, "limit" | "cursor" | "json">;
+
+/**
+ * The zone --from and --to are read in (--time-zone, else the --account's, else UTC), once they
+ * are checked in the CLI's words: the API's "Query parameter" and "your account's time zone" are
+ * not what a CLI user typed.
+ */
+async function windowZone(db: Db, opts: FilterOptions): Promise<string> {
+  const zone = opts.timeZone ?? (opts.account ? (await requireAccount(db, opts.account)).time_zone : "UTC");
+  const source = opts.timeZone
+    ? "--time-zone"
+    : opts.account
+      ? `${opts.account}'s zone; --time-zone changes it`
+      : "the default; --time-zone changes it";
+  queryWindow((bound) => opts[bound]?.trim() || undefined, zone, {
+    name: (bound) => `--${bound}`,
+    zone: `read in ${zone}, ${source}`,
+  });
+  return zone;
+}
+
 /** Those options as the operator list's query. */
-function filtersOf(opts: Omit<ListOptions, "limit" | "cursor" | "json">) {
+function filtersOf(opts: FilterOptions) {
   return {
     account: opts.account,
     channel: opts.channel,
@@ -95,7 +127,7 @@ export function addMessageCommands(program: Command): void {
         const page = await operatorMessagePage(
           store.db,
           { ...filtersOf(opts), limit: opts.limit, cursor: opts.cursor },
-          "UTC",
+          await windowZone(store.db, opts),
         );
         print(page, opts.json, () => {
           const rows = page.data.map((row) => [
@@ -127,7 +159,7 @@ export function addMessageCommands(program: Command): void {
   ).action((opts: ExportOptions) =>
     withStore(async (store) => {
       const format = opts.json ? "jsonl" : exportFormatOf(opts.format);
-      const rows = operatorExportRows(store, filtersOf(opts), "UTC");
+      const rows = operatorExportRows(store, filtersOf(opts), await windowZone(store.db, opts));
       const output = opts.output ? fs.createWriteStream(opts.output) : process.stdout;
       await pipeline(exportStream(format, ["account", ...MESSAGE_EXPORT_COLUMNS], rows), output, {
         end: opts.output !== undefined,

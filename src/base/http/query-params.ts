@@ -30,6 +30,22 @@ export function refuseUnknownQuery(query: unknown, declared: readonly string[]):
   throw new GatewayError("invalid_request", `Unknown query parameter "${unknown}"; ${takes}.`, { field: unknown });
 }
 
+/**
+ * Refuses a parameter the route takes given more than once (`?limit=1&limit=2`): the query parser
+ * makes it a list, which no route takes, and the schema's "must be string" did not say why.
+ */
+export function refuseRepeatedQuery(query: unknown, declared: readonly string[]): void {
+  if (typeof query !== "object" || query === null) return;
+  const repeated = Object.entries(query).find(
+    ([name, value]) => Array.isArray(value) && (declared.includes(name) || CREDENTIAL_PARAMS.includes(name)),
+  );
+  if (repeated === undefined) return;
+  const [name] = repeated;
+  throw new GatewayError("invalid_request", `Query parameter "${name}" is given more than once; give it once.`, {
+    field: name,
+  });
+}
+
 /** The largest row id a request may name: ids are bigint columns read as JavaScript numbers. */
 export const MAX_ROW_ID = Number.MAX_SAFE_INTEGER;
 /** The last page of a paged list: far past any list, and page × per_page stays an offset both databases take. */
@@ -111,14 +127,25 @@ export function pathId(raw: string): number | undefined {
   return Number.isSafeInteger(id) && id > 0 && id <= MAX_ROW_ID ? id : undefined;
 }
 
+/** How a window's refusal names its bounds and the zone of a time without one. */
+export interface WindowWords {
+  /** `Query parameter "from"` on the APIs, `--from` on the CLI. */
+  name(bound: "from" | "to"): string;
+  /** Where a time without a zone is read: "your account's time zone", "Asia/Kolkata (--time-zone)". */
+  zone: string;
+}
+
+const QUERY_WORDS: WindowWords = { name: (bound) => `Query parameter "${bound}"`, zone: "your account's time zone" };
+
 /**
  * A list's `from` and `to` query values as epoch milliseconds: ISO 8601 dates or date-times in
  * `timeZone` unless they name their own (a date alone as `to` means the end of that day), `to`
- * after `from`. A bad value is a 400 `invalid_request` naming its parameter.
+ * after `from`. A bad value is a 400 `invalid_request` naming its parameter (in `words`, the CLI's own).
  */
 export function queryWindow(
   given: (name: "from" | "to") => string | undefined,
   timeZone: string,
+  words: WindowWords = QUERY_WORDS,
 ): { from?: number; to?: number } {
   const window: { from?: number; to?: number } = {};
   for (const name of ["from", "to"] as const) {
@@ -128,14 +155,15 @@ export function queryWindow(
     if (!at) {
       throw new GatewayError(
         "invalid_request",
-        `Query parameter "${name}" must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (your account's time zone) or 2026-11-22T08:30:00Z (got "${value}").`,
+        `${words.name(name)} must be an ISO 8601 date or date-time, e.g. 2026-11-22, 2026-11-22T14:00:00 (${words.zone}) or 2026-11-22T08:30:00Z (got "${value}").`,
         { field: name },
       );
     }
     window[name] = at.getTime();
   }
   if (window.from !== undefined && window.to !== undefined && window.from >= window.to) {
-    throw new GatewayError("invalid_request", 'Query parameter "to" must be after "from".', { field: "to" });
+    const after = words === QUERY_WORDS ? '"from"' : words.name("from");
+    throw new GatewayError("invalid_request", `${words.name("to")} must be after ${after}.`, { field: "to" });
   }
   return window;
 }

@@ -111,10 +111,15 @@ export async function listMessages(
   if (channels) matching = matching.where("s.channel", "in", [...channels]);
   if (statuses) matching = matching.where("s.status", "in", [...statuses]);
   if (connectors) matching = matching.where("s.connector", "in", [...connectors]);
-  // A carrier failure's reason is its key in the analytics' error breakdown: either finds it.
+  // A carrier failure's reason is its key in the analytics' error breakdown: either finds it, in
+  // any case (`undeliv` finds UNDELIV, as `status` is read in any case).
   if (errorCodes) {
+    const codes = [...new Set(errorCodes.map((code) => code.toLowerCase()))];
     matching = matching.where((eb) =>
-      eb.or([eb("s.error_code", "in", [...errorCodes]), eb("s.error_reason", "in", [...errorCodes])]),
+      eb.or([
+        eb(eb.fn<string>("lower", ["s.error_code"]), "in", codes),
+        eb(eb.fn<string>("lower", ["s.error_reason"]), "in", codes),
+      ]),
     );
   }
   if (routes) matching = matching.where("s.route", "in", [...routes]);

@@ -5,7 +5,7 @@
 // account key is refused. Rows are stored directly, so their connectors, codes and times are known.
 import { beforeAll, expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import { cliOk } from "../../helpers/cli.js";
+import { cliOk, runCli } from "../../helpers/cli.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { messageRow } from "../../helpers/message-row.js";
@@ -182,5 +182,78 @@ describeEachEngine("the operator's messages", (engine) => {
     expect(shown).toContain(`account ${globex.username}`);
     expect(shown).toMatch(/status\s+failed \(UNDELIV: Undeliverable\)/);
     expect(shown).toMatch(/^AT\s+EVENT\s+DETAIL$/m);
+  });
+
+  it("matches error_code in any case, as status is, on the API and the CLI (audit row 11)", async () => {
+    const t = gateway();
+    const day = "from=2026-11-20T00:00:00Z&to=2026-11-21T00:00:00Z";
+    for (const [query, expected] of [
+      ["error_code=undeliv", ["q01GBEX0000000000000000000A"]],
+      ["error_code=Dlt_Template_Mismatch,uNDELIV", ["q01ACME0000000000000000000B", "q01GBEX0000000000000000000A"]],
+    ] as const) {
+      const answer = await admin(t, `/messages?${day}&${query}`);
+      expect(answer.status, answer.text).toBe(200);
+      expect(ids(answer.body), query).toEqual(expected);
+    }
+    const env = { DATABASE_URL: t.db.url, SQLITE_SYNCHRONOUS: "NORMAL" };
+    const listed = await cliOk(
+      ["messages", "list", "--from", "2026-11-20", "--to", "2026-11-21", "--error-code", "undeliv"],
+      env,
+    );
+    expect(listed).toContain("q01GBEX0000000000000000000A");
+  });
+
+  it("refuses a repeated query parameter naming it, not as 'must be string' (audit row 19)", async () => {
+    const t = gateway();
+    for (const [query, field] of [
+      ["limit=1&limit=2", "limit"],
+      ["account=a&account=b", "account"],
+      ["error_code=X&error_code=Y", "error_code"],
+    ] as const) {
+      const answer = await admin(t, `/messages?${query}`);
+      expect(answer.status, query).toBe(400);
+      expect(answer.body.error, query).toMatchObject({ code: "invalid_request", field });
+      expect(answer.body.message, query).toBe(`Query parameter "${field}" is given more than once; give it once.`);
+    }
+  });
+
+  it("reads the CLI's --from and --to in --time-zone, else the --account's zone, else UTC, and says so (audit row 12)", async () => {
+    const t = gateway();
+    const env = { DATABASE_URL: t.db.url, SQLITE_SYNCHRONOUS: "NORMAL" };
+    await t.db.store.db.updateTable("accounts").set({ time_zone: "Asia/Kolkata" }).where("id", "=", acme.id).execute();
+    const list = async (...args: string[]) =>
+      ids(JSON.parse(await cliOk(["messages", "list", ...args, "--json"], env)));
+    // acme's first message was accepted at 10:00 UTC, 15:30 in India; globex's at 10:01 UTC.
+    expect(await list("--account", acme.username, "--from", "2026-11-20T15:30", "--to", "2026-11-20T15:31")).toEqual([
+      "q01ACME0000000000000000000A",
+    ]);
+    expect(
+      await list(
+        "--account",
+        acme.username,
+        "--time-zone",
+        "UTC",
+        "--from",
+        "2026-11-20T10:02",
+        "--to",
+        "2026-11-20T10:03",
+      ),
+    ).toEqual(["q01ACME0000000000000000000B"]);
+    expect(await list("--from", "2026-11-20T10:01", "--to", "2026-11-20T10:02")).toEqual([
+      "q01GBEX0000000000000000000A",
+    ]);
+    expect(await list("--time-zone", "Asia/Kolkata", "--from", "2026-11-20T15:31", "--to", "2026-11-20T15:32")).toEqual(
+      ["q01GBEX0000000000000000000A"],
+    );
+    const bad = await runCli(["messages", "list", "--account", acme.username, "--from", "yesterday"], env);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("--from must be an ISO 8601 date or date-time");
+    expect(bad.stderr).toContain(`read in Asia/Kolkata, ${acme.username}'s zone; --time-zone changes it`);
+    expect(bad.stderr).not.toMatch(/Query parameter|your account's time zone/);
+    const backwards = await runCli(["messages", "list", "--from", "2026-11-21", "--to", "2026-11-20"], env);
+    expect(backwards.stderr).toContain("--to must be after --from.");
+    const zone = await runCli(["messages", "export", "--time-zone", "Mars/Olympus"], env);
+    expect(zone.code).not.toBe(0);
+    expect(zone.stderr).toMatch(/IANA time zone/);
   });
 });
