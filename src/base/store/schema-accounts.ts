@@ -115,6 +115,8 @@ export interface SenderIdsTable {
   sender: string;
   status: ApprovalStatus;
   note: string | null;
+  /** The operator's reason when rejecting it, shown to the account; null otherwise (0057). */
+  rejection_reason: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -129,6 +131,8 @@ export interface TemplatesTable {
   sender: string | null;
   status: ApprovalStatus;
   notes: string | null;
+  /** The operator's reason when rejecting it, shown to the account; null otherwise (0057). */
+  rejection_reason: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }

@@ -70,6 +70,8 @@ export interface WebhookAttemptsTable {
   latency_ms: number;
   error: string | null;
   at: number;
+  /** Where this attempt posted (its delivery follows the account's URL); null before migration 0057: the delivery's url. */
+  url: string | null;
 }
 
 export interface WebhooksTables {

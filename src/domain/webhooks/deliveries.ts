@@ -45,6 +45,8 @@ export function describeDelivery(row: WebhookDeliveryRow, attempts: readonly Att
     payload: JSON.parse(row.payload) as unknown,
     attempts_log: attempts.map((a) => ({
       attempt: a.attempt,
+      // Attempts before migration 0057 went to the delivery's url, which never changed then.
+      url: a.url ?? row.url,
       status_code: a.status_code,
       latency_ms: a.latency_ms,
       error: a.error,
@@ -76,7 +78,7 @@ async function withAttempts(db: Db, rows: WebhookDeliveryRow[], iso: Iso) {
       ? []
       : await db
           .selectFrom("webhook_attempts")
-          .select(["delivery_id", "attempt", "status_code", "latency_ms", "error", "at"])
+          .select(["delivery_id", "attempt", "status_code", "latency_ms", "error", "at", "url"])
           .where(
             "delivery_id",
             "in",

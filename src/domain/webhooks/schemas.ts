@@ -61,6 +61,7 @@ export const WebhookSecret = Type.Object(
 const WebhookAttempt = Type.Object(
   {
     attempt: Type.Integer(),
+    url: Type.String({ description: "Where this attempt posted: a delivery follows the account's current URL." }),
     status_code: NullableInteger(),
     latency_ms: Type.Integer(),
     error: NullableString(),

@@ -4,6 +4,7 @@
 import { sql } from "kysely";
 import type { WebhookDeliveryRow } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { givenUpForRemovedUrls } from "./endpoint-changes.js";
 
 /** Finished deliveries deleted per upkeep round, once past the retention period. */
 const PRUNE_BATCH = 5_000;
@@ -62,7 +63,8 @@ export function unclaimDeliveries(db: Db, ids: readonly number[]): Promise<unkno
  * back. Those held back are passed over before the window is cut: after a receiver failed
  * for a while, thousands of messages have an event in back-off and a later one due, and a
  * window of those alone claimed nothing, ever (found by bench/faults). The UPDATE re-checks
- * `pending`, so two workers never both take one delivery.
+ * `pending`, so two workers never both take one delivery, and gives each the account's current
+ * URL for its event (an email's notifyurl, which is no account URL, stays).
  */
 export async function claimDueDeliveries(
   store: Store,
@@ -101,7 +103,16 @@ export async function claimDueDeliveries(
   return store.transaction((trx) =>
     trx
       .updateTable("webhook_deliveries")
-      .set({ status: "delivering", lease_until: now + claim.leaseMs, attempts: sql`attempts + 1` })
+      .set({
+        status: "delivering",
+        lease_until: now + claim.leaseMs,
+        attempts: sql`attempts + 1`,
+        // The account's URL for the event as it is now: a report written just as the account
+        // changed it may have read the old one from the outbox's cache (endpoint-changes.ts).
+        url: sql`coalesce((select e.url from webhook_endpoints e
+                            where e.account_id = webhook_deliveries.account_id
+                              and e.event = webhook_deliveries.event), webhook_deliveries.url)`,
+      })
       .where("id", "in", ids)
       .where("status", "=", "pending")
       .returningAll()
@@ -110,8 +121,9 @@ export async function claimDueDeliveries(
 }
 
 /**
- * One transaction for a batch of outcomes: an attempt row each, and each delivery's new status
- * (`statuses`, in the batch's order), its last answer and its next attempt (`nextAttemptAt`).
+ * One transaction for a batch of outcomes: an attempt row each (with the URL it posted to), and
+ * each delivery's new status (`statuses`, in the batch's order), its last answer and its next
+ * attempt (`nextAttemptAt`); one to retry whose URL the account removed meanwhile is given up.
  */
 export async function recordOutcomes(
   store: Store,
@@ -131,6 +143,7 @@ export async function recordOutcomes(
         latency_ms: outcome.latencyMs,
         error: outcome.error,
         at: now,
+        url: delivery.url,
       })),
     );
     // One statement per 500 outcomes.
@@ -139,15 +152,23 @@ export async function recordOutcomes(
         const status = statuses[k + index]!;
         const done = status === "pending" ? null : now;
         const next = done ?? nextAttemptAt(delivery);
-        return sql`(cast(${delivery.id} as bigint), ${status}, cast(${outcome.statusCode} as integer), ${outcome.error}, cast(${next} as bigint), cast(${done} as bigint))`;
+        return sql`(cast(${delivery.id} as bigint), ${status}, cast(${outcome.statusCode} as integer), ${outcome.error}, cast(${next} as bigint), cast(${done} as bigint), ${delivery.url})`;
       });
+      // A delivery the account re-pointed while this attempt was under way (its url is no longer
+      // the one posted to) retries at once: the back-off was the old endpoint's.
       await sql`
-        with v(v_id, v_status, v_code, v_error, v_next, v_done) as (values ${sql.join(values)})
+        with v(v_id, v_status, v_code, v_error, v_next, v_done, v_url) as (values ${sql.join(values)})
         update webhook_deliveries
            set status = v.v_status, lease_until = null, last_status = v.v_code, last_error = v.v_error,
-               next_attempt_at = v.v_next, done_at = v.v_done
+               next_attempt_at = case when v.v_done is null and webhook_deliveries.url <> v.v_url
+                                      then cast(${now} as bigint) else v.v_next end,
+               done_at = v.v_done
           from v
          where webhook_deliveries.id = v.v_id and webhook_deliveries.status = 'delivering'`.execute(trx);
+    }
+    const retrying = batch.filter((_, index) => statuses[index] === "pending").map(({ delivery }) => delivery.id);
+    for (let k = 0; k < retrying.length; k += 500) {
+      await givenUpForRemovedUrls(trx, retrying.slice(k, k + 500), now);
     }
   });
 }

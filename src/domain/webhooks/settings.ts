@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import type { Clock } from "../../base/core/clock.js";
 import type { WebhookEvent } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { followEndpointChange } from "./endpoint-changes.js";
 import { WEBHOOKS_CHANGED } from "./outbox.js";
 
 export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
@@ -57,7 +58,10 @@ export async function activeSecrets(store: Store, accountId: number, now: number
   return rows.sort((a, b) => Number(a.expires_at !== null) - Number(b.expires_at !== null)).map((r) => r.secret);
 }
 
-/** Sets (or, with null, removes) URLs per event; makes the account's secret if it has none. */
+/**
+ * Sets (or, with null, removes) URLs per event; makes the account's secret if it has none. The
+ * account's deliveries still open for a changed event follow (endpoint-changes.ts).
+ */
 export async function setWebhookUrls(
   store: Store,
   clock: Clock,
@@ -74,8 +78,10 @@ export async function setWebhookUrls(
       ).map((row) => [row.event, row.url]),
     );
   await store.transaction(async (trx) => {
-    const before = also ? await urlsOf(trx) : {};
+    const before = await urlsOf(trx);
     for (const [event, url] of Object.entries(urls) as [WebhookEvent, string | null][]) {
+      if ((before[event] ?? null) !== (url || null))
+        await followEndpointChange(trx, accountId, event, url || null, now);
       await trx
         .deleteFrom("webhook_endpoints")
         .where("account_id", "=", accountId)

@@ -191,7 +191,14 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     const delivery = listed!.body.data[0];
     expect(delivery).toMatchObject({ id, status: "pending", attempts: 1, last_status: 500, last_error: "HTTP 500" });
     expect(delivery.attempts_log).toEqual([
-      { attempt: 1, status_code: 500, latency_ms: expect.any(Number), error: "HTTP 500", at: expect.any(String) },
+      {
+        attempt: 1,
+        url: delivery.url,
+        status_code: 500,
+        latency_ms: expect.any(Number),
+        error: "HTTP 500",
+        at: expect.any(String),
+      },
     ]);
     expect(delivery.attempts_log[0].at).toMatch(ISO_UTC);
     // The default first retry is 5 s ±20 %.

@@ -57,6 +57,7 @@ import { prefixAlertsChainPruning } from "./0053_prefix_alerts_chain_pruning.js"
 import { fewerMessageWrites } from "./0054_fewer_message_writes.js";
 import { earlyReceipts } from "./0055_early_receipts.js";
 import { keyMakers } from "./0056_key_makers.js";
+import { attemptUrlsRejectionReasons } from "./0057_attempt_urls_rejection_reasons.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -114,5 +115,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0054_fewer_message_writes": fewerMessageWrites(engine),
     "0055_early_receipts": earlyReceipts(engine),
     "0056_key_makers": keyMakers(),
+    "0057_attempt_urls_rejection_reasons": attemptUrlsRejectionReasons(),
   };
 }

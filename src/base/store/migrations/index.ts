@@ -63,6 +63,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0054_fewer_message_writes",
   "0055_early_receipts",
   "0056_key_makers",
+  "0057_attempt_urls_rejection_reasons",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
