@@ -69,6 +69,7 @@ describe("<TemplateFiller>", () => {
     sender_id: null,
     status: "approved",
     notes: null,
+    rejection_reason: null,
     created_at: "2026-11-22T07:53:48Z",
     updated_at: "2026-11-22T07:53:48Z",
   };

@@ -158,7 +158,14 @@ export async function senderIdsOf(deps: OperatorDeps, username: string, status?:
  * Sets a sender ID's status by its id. An id alone picks whichever account owns it: given
  * `username`, one of another account is refused as unknown. The answer names the account.
  */
-export async function setSenderIdStatusFor(deps: ChangeDeps, id: number, status: ApprovalStatus, username?: string) {
+export async function setSenderIdStatusFor(
+  deps: ChangeDeps,
+  id: number,
+  status: ApprovalStatus,
+  username?: string,
+  /** A rejection's reason, shown to the account (rejectionReason). */
+  reason: string | null = null,
+) {
   const db = deps.store.db;
   if (username !== undefined) {
     const account = await requireAccount(db, username);
@@ -168,7 +175,7 @@ export async function setSenderIdStatusFor(deps: ChangeDeps, id: number, status:
   }
   const row = await deps.store.transaction(async (trx) => {
     const before = await approvalBefore(trx, "sender_ids", id);
-    const row = await setSenderIdStatus(trx, deps.clock, id, status);
+    const row = await setSenderIdStatus(trx, deps.clock, id, status, rejectionReason(reason));
     if (!row || !before) throw new GatewayError("not_found", `No sender ID with id ${id}.`);
     await recordDecision(trx, deps, "sender_id", `sender ID ${id}`, before, describeSenderId(row));
     return row;
@@ -198,7 +205,14 @@ export async function addTemplateFor(deps: ChangeDeps, input: { username: string
 }
 
 /** Sets a template's status by its id, as setSenderIdStatusFor does (the account checked when named). */
-export async function setTemplateStatusFor(deps: ChangeDeps, id: number, status: ApprovalStatus, username?: string) {
+export async function setTemplateStatusFor(
+  deps: ChangeDeps,
+  id: number,
+  status: ApprovalStatus,
+  username?: string,
+  /** A rejection's reason, shown to the account (rejectionReason). */
+  reason: string | null = null,
+) {
   const db = deps.store.db;
   if (username !== undefined) {
     const account = await requireAccount(db, username);
@@ -208,7 +222,7 @@ export async function setTemplateStatusFor(deps: ChangeDeps, id: number, status:
   }
   const row = await deps.store.transaction(async (trx) => {
     const before = await approvalBefore(trx, "templates", id);
-    const row = await setTemplateStatus(trx, deps.clock, id, status);
+    const row = await setTemplateStatus(trx, deps.clock, id, status, rejectionReason(reason));
     if (!row || !before) throw new GatewayError("not_found", `No template with id ${id}.`);
     await recordDecision(trx, deps, "template", `template ${id}`, before, describeTemplate(row));
     return row;
@@ -233,6 +247,15 @@ export async function listTemplatesFor(
 }
 
 export type DltKind = "entity" | "header";
+
+/** A rejection's reason as stored: trimmed, null when blank or not given. */
+export function rejectionReason(raw: string | null | undefined): string | null {
+  const reason = raw?.trim() || null;
+  if (reason?.includes("\u0000")) {
+    throw new GatewayError("invalid_request", "The reason cannot contain U+0000.", { field: "reason" });
+  }
+  return reason;
+}
 
 /** The audit entry of an approval's decision: `<thing>.approve` or `.reject`, its status before and the row after. */
 export async function recordDecision(

@@ -33,12 +33,14 @@ import { admitCaller, authenticateCaller } from "../../domain/auth/index.js";
 import {
   AccountView,
   AddedSenderId,
+  ApprovalBody,
   ApprovalQueue,
   DecidedSenderId,
   OnboardedAccount,
   OperatorAccount,
   OperatorAccountDetail,
   OperatorSenderId,
+  RejectionBody,
 } from "./account-schemas.js";
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
@@ -335,8 +337,21 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   ] as const) {
     admin.post(
       `/sender-ids/:id/${action}`,
-      { schema: { params: IdParams, response: operatorAnswer(DecidedSenderId) } },
-      async (request) => ok(await setSenderIdStatusFor(changeDeps(deps, request), request.params.id, status)),
+      {
+        schema: {
+          params: IdParams,
+          body: action === "reject" ? RejectionBody : ApprovalBody,
+          response: operatorAnswer(DecidedSenderId),
+        },
+        // The body is optional: a POST without one decides with no reason.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+      },
+      async (request) => {
+        const reason = (request.body as { reason?: string | null }).reason ?? null;
+        return ok(await setSenderIdStatusFor(changeDeps(deps, request), request.params.id, status, undefined, reason));
+      },
     );
   }
 

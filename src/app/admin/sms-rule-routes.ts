@@ -6,6 +6,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { ApprovalBody, RejectionBody } from "./account-schemas.js";
 import {
   addDltFor,
   addDndNumbers,
@@ -129,8 +130,21 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
   ] as const) {
     admin.post(
       `/templates/:id/${action}`,
-      { schema: { params: IdParams, response: operatorAnswer(AddedTemplate) } },
-      async (request) => ok(await setTemplateStatusFor(changeDeps(deps, request), request.params.id, status)),
+      {
+        schema: {
+          params: IdParams,
+          body: action === "reject" ? RejectionBody : ApprovalBody,
+          response: operatorAnswer(AddedTemplate),
+        },
+        // The body is optional: a POST without one decides with no reason.
+        preValidation: async (request) => {
+          request.body ??= {};
+        },
+      },
+      async (request) => {
+        const reason = (request.body as { reason?: string | null }).reason ?? null;
+        return ok(await setTemplateStatusFor(changeDeps(deps, request), request.params.id, status, undefined, reason));
+      },
     );
   }
 

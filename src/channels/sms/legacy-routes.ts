@@ -11,9 +11,9 @@ import { publicStatus } from "../../base/core/message-status.js";
 import { localDayRange } from "../../base/core/time.js";
 import { sendLegacyError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { approvedTemplates, createTemplate, normalizeDltHeader, walletBalance } from "../../domain/accounts/index.js";
+import { approvedTemplates, normalizeDltHeader, requestTemplate, walletBalance } from "../../domain/accounts/index.js";
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
-import { admitCaller, authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
+import { actorOf, admitCaller, authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
@@ -53,7 +53,13 @@ function misPage(value: string | undefined, name: string, fallback: number, min:
 
 /** A legacy answer: plain text (a code, a broadcast id, a number), or a list served as JSON. */
 type LegacyAnswer = string | { json: unknown[] };
-type LegacyHandler<C> = (params: Record<string, string>, principal: Principal, context: C) => Promise<LegacyAnswer>;
+type LegacyHandler<C> = (
+  params: Record<string, string>,
+  principal: Principal,
+  context: C,
+  /** The request itself, for an audit entry's actor (actorOf). */
+  request: FastifyRequest,
+) => Promise<LegacyAnswer>;
 /** Finds the caller; may hand the handler something it parsed on the way (the XML document). */
 type LegacyAuth<C> = (params: Record<string, string>, address: string) => Promise<{ principal: Principal; context: C }>;
 
@@ -105,7 +111,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         request.principal = principal;
         admitCaller(request, principal);
         await throttle(principal);
-        const answer = await handler(params, principal, context);
+        const answer = await handler(params, principal, context, request);
         if (typeof answer === "string") return reply.type("text/plain; charset=utf-8").send(answer);
         return reply.type("application/json; charset=utf-8").send(JSON.stringify(answer.json));
       } catch (error) {
@@ -193,7 +199,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
   route(
     both("/addtemplate"),
     "Create a template (pending approval); answers <user_id>_<template_id>",
-    async (params, principal) => {
+    async (params, principal, _context, request) => {
       const sender = params.sender_id?.trim();
       if (!sender) throw new GatewayError("missing_sender_id");
       // Every parameter but notes is required; a missing one answers -6, as the template's text does.
@@ -207,7 +213,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       const dltTemplateId = required("dlt_template_id");
       // The header's shape first (-8): a malformed one is never looked up.
       const header = await policy.senders.requireApproved(principal, normalizeDltHeader(sender));
-      const row = await createTemplate(ctx.store.db, ctx.clock, principal.accountId, {
+      const row = await requestTemplate(ctx.store, ctx.clock, principal.accountId, actorOf(request), {
         name,
         content,
         dltTemplateId,

@@ -3,7 +3,8 @@ import { sql } from "kysely";
 import { type Clock, isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus, SenderIdRow } from "../../base/store/schema.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { type Actor, recordChange } from "../audit/index.js";
 import type { PendingRequests } from "./pending-requests.js";
 
 /** Alphanumeric headers of 3 to 11 characters (India uses 6 letters), or a numeric sender of up to 15 digits. */
@@ -50,15 +51,50 @@ export async function addSenderId(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * A sender ID the account asks for (v2 POST /sender-id-requests), pending, written to the audit
+ * log as `sender_id.request` with who asked, as a keyword request is. One asked for before is
+ * answered as it stands (an approved or rejected one stays so), with no entry: nothing changed.
+ */
+export async function requestSenderId(
+  store: Store,
+  clock: Clock,
+  accountId: number,
+  sender: string,
+  note: string | null,
+  actor: Actor,
+): Promise<{ row: SenderIdRow; created: boolean }> {
+  const normalized = normalizeSenderId(sender);
+  return store.transaction(async (trx) => {
+    const existing = await trx
+      .selectFrom("sender_ids")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("sender", "=", normalized)
+      .executeTakeFirst();
+    if (existing) return { row: existing, created: false };
+    const row = await addSenderId(trx, clock, accountId, normalized, { note });
+    const after = { sender_id: row.sender, status: row.status, note: row.note };
+    await recordChange(
+      trx,
+      { clock, actor },
+      { action: "sender_id.request", target: `sender ID ${row.id}`, accountId, after },
+    );
+    return { row, created: true };
+  });
+}
+
+/** A sender ID's status set by the operator; `reason` (a rejection's, shown to the account) is kept only when rejected. */
 export async function setSenderIdStatus(
   db: Db,
   clock: Clock,
   id: number,
   status: ApprovalStatus,
+  reason: string | null = null,
 ): Promise<SenderIdRow | undefined> {
   return db
     .updateTable("sender_ids")
-    .set({ status, updated_at: clock.now().getTime() })
+    .set({ status, rejection_reason: status === "rejected" ? reason : null, updated_at: clock.now().getTime() })
     .where("id", "=", id)
     .returningAll()
     .executeTakeFirst();
@@ -105,6 +141,7 @@ export function describeSenderId(row: SenderIdRow) {
     sender_id: row.sender,
     status: row.status,
     note: row.note,
+    rejection_reason: row.rejection_reason,
     created_at: new Date(row.created_at).toISOString(),
   };
 }

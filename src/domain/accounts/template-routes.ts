@@ -7,7 +7,8 @@ import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-par
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
-import { APPROVAL_STATUSES, createTemplate, getTemplate, listTemplates, v2Template } from "./templates.js";
+import { actorOf } from "../auth/index.js";
+import { APPROVAL_STATUSES, getTemplate, listTemplates, requestTemplate, v2Template } from "./templates.js";
 import { Template, TemplateRequest } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -89,7 +90,7 @@ export function registerV2TemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request, reply) => {
       const body = request.body;
-      const row = await createTemplate(db, ctx.clock, request.principal!.accountId, {
+      const row = await requestTemplate(ctx.store, ctx.clock, request.principal!.accountId, actorOf(request), {
         name: body.name,
         // The spec requires only the name at creation: without content the template is a draft.
         content: body.content ?? "",

@@ -5,7 +5,8 @@ import { type Clock, isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { ApprovalStatus, TemplateRow } from "../../base/store/schema.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { type Actor, recordChange } from "../audit/index.js";
 import { normalizeDltEntityId, normalizeDltHeader } from "./dlt.js";
 import type { PendingRequests } from "./pending-requests.js";
 
@@ -100,17 +101,42 @@ export async function createTemplate(
     .executeTakeFirstOrThrow();
 }
 
+/**
+ * A template the account asks for (v2 POST /templates, the legacy addtemplate): created pending
+ * and written to the audit log as `template.request` with who asked, in one transaction, as a
+ * keyword request is.
+ */
+export async function requestTemplate(
+  store: Store,
+  clock: Clock,
+  accountId: number,
+  actor: Actor,
+  input: NewTemplateInput,
+): Promise<TemplateRow> {
+  return store.transaction(async (trx) => {
+    const row = await createTemplate(trx, clock, accountId, { ...input, approve: false });
+    await recordChange(
+      trx,
+      { clock, actor },
+      { action: "template.request", target: `template ${row.id}`, accountId, after: describeTemplate(row) },
+    );
+    return row;
+  });
+}
+
 export function assertApprovalStatus(status: string): asserts status is ApprovalStatus {
   if (!APPROVAL_STATUSES.includes(status as ApprovalStatus)) {
     throw new GatewayError("invalid_request", "Status must be pending, approved or rejected.");
   }
 }
 
+/** A template's status set by the operator; `reason` (a rejection's, shown to the account) is kept only when rejected. */
 export async function setTemplateStatus(
   db: Db,
   clock: Clock,
   id: number,
   status: ApprovalStatus,
+  reason: string | null = null,
 ): Promise<TemplateRow | undefined> {
   assertApprovalStatus(status);
   if (status === "approved") {
@@ -121,7 +147,7 @@ export async function setTemplateStatus(
   }
   return db
     .updateTable("templates")
-    .set({ status, updated_at: clock.now().getTime() })
+    .set({ status, rejection_reason: status === "rejected" ? reason : null, updated_at: clock.now().getTime() })
     .where("id", "=", id)
     .returningAll()
     .executeTakeFirst();
@@ -192,6 +218,7 @@ export function describeTemplate(row: TemplateRow) {
     sender_id: row.sender,
     status: row.status,
     notes: row.notes,
+    rejection_reason: row.rejection_reason,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
   };

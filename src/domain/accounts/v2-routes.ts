@@ -9,13 +9,14 @@ import { isoWithOffset } from "../../base/core/time.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { actorOf } from "../auth/index.js";
 import { registerV2CreditRoutes } from "./credit-routes.js";
 import { registerV2DltRoutes } from "./dlt-routes.js";
 import { registerV2KeyRoutes } from "./key-routes.js";
 import { walletBalance } from "./ledger.js";
 import type { PriceBook } from "./price-lookup.js";
 import { registerV2PricingRoute } from "./pricing-route.js";
-import { addSenderId, listSenderIds, normalizeSenderId, v2SenderId } from "./sender-ids.js";
+import { listSenderIds, requestSenderId, v2SenderId } from "./sender-ids.js";
 import { registerV2SubAccountRoutes } from "./subaccount-routes.js";
 import { registerV2TemplateRoutes } from "./template-routes.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
@@ -134,21 +135,13 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request, reply) => {
       const accountId = request.principal!.accountId;
       const body = request.body;
-      const sender = normalizeSenderId(body.sender_id);
       const note = body.note?.trim() || null;
       if (note?.includes(NUL)) {
         throw new GatewayError("invalid_request", "The note cannot contain U+0000.", { field: "note" });
       }
       // Asking again answers the current state: an approved or rejected sender ID stays so.
-      const existing = await db
-        .selectFrom("sender_ids")
-        .selectAll()
-        .where("account_id", "=", accountId)
-        .where("sender", "=", sender)
-        .executeTakeFirst();
-      if (existing) return reply.code(200).send({ status: "success", data: v2SenderId(existing) });
-      const row = await addSenderId(db, ctx.clock, accountId, sender, { note });
-      return reply.code(201).send({ status: "success", data: v2SenderId(row) });
+      const asked = await requestSenderId(ctx.store, ctx.clock, accountId, body.sender_id, note, actorOf(request));
+      return reply.code(asked.created ? 201 : 200).send({ status: "success", data: v2SenderId(asked.row) });
     },
   );
 }

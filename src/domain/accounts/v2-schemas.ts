@@ -26,6 +26,9 @@ export const Template = Type.Object(
     sender_id: NullableString(),
     status: ApprovalStatus,
     notes: NullableString(),
+    rejection_reason: NullableString({
+      description: "The operator's reason for rejecting it; null unless rejected with one.",
+    }),
     created_at: Time,
     updated_at: Time,
   },
@@ -120,7 +123,16 @@ export const CreditTransfer = Type.Object(
 );
 
 export const SenderIdRequest = Type.Object(
-  { id: Type.Integer(), sender_id: Type.String(), status: ApprovalStatus, note: NullableString(), created_at: Time },
+  {
+    id: Type.Integer(),
+    sender_id: Type.String(),
+    status: ApprovalStatus,
+    note: NullableString(),
+    rejection_reason: NullableString({
+      description: "The operator's reason for rejecting it; null unless rejected with one.",
+    }),
+    created_at: Time,
+  },
   { title: "SenderIdRequest" },
 );
 

@@ -98,6 +98,7 @@ describeEnginesTogether("operator API: templates, DLT, DND", (engine) => {
       sender_id: "ACMEIN",
       status: "pending",
       notes: "from the DLT portal",
+      rejection_reason: null,
       created_at: expect.stringMatching(/Z$/),
       updated_at: expect.stringMatching(/Z$/),
     });
