@@ -223,14 +223,14 @@ export interface AccountViewsTable {
   user_agent: string | null;
   started_at: number;
   ended_at: number | null;
-}
-
-/** A price card: its rows are in price_card_rows. */
-export interface PriceCardsTable {
   /** The staff login that opened the view (the operator's username for its own login); null before 0056. */
   viewer_login: Generated<string | null>;
   /** That staff user's account_users id; null for the operator's own login. */
   viewer_user_id: Generated<number | null>;
+}
+
+/** A price card: its rows are in price_card_rows. */
+export interface PriceCardsTable {
   name: string;
   created_at: number;
   updated_at: number;

@@ -153,6 +153,10 @@ export const ApiKey = Type.Object(
     rate_limit: Type.Integer({ description: "Requests per minute; 0 = unlimited." }),
     scopes: KeyScopes,
     allowed_ips: AllowedIps,
+    created_by: NullableString({
+      description:
+        "The login that made the key, whose role it acts with (decision 0140); null: made by the operator, the CLI or before keys recorded it, acting as the owner.",
+    }),
     created_at: Time,
     revoked_at: NullableTime(),
   },
@@ -165,10 +169,6 @@ export const CreatedKey = Type.Object(
     api_key: Type.String({ description: "The key: shown this once, never again." }),
     prefix: Type.String(),
     name: NullableString(),
-    created_by: NullableString({
-      description:
-        "The login that made the key, whose role it acts with (decision 0140); null: made by the operator, the CLI or before keys recorded it, acting as the owner.",
-    }),
     rate_limit: Type.Integer(),
     scopes: KeyScopes,
     allowed_ips: AllowedIps,
