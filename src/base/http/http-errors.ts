@@ -165,8 +165,11 @@ export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw:
   if ((status === 429 || status === 503) && error.details?.retry_after !== undefined) {
     reply.header("retry-after", String(error.details.retry_after));
   }
-  // RFC 9110 (15.5.2): a 401 names the scheme the server takes (an API key as a bearer token).
-  if (status === 401) reply.header("www-authenticate", 'Bearer realm="switchboard"');
+  // RFC 9110 (15.5.2): a 401 names the scheme the server takes (an API key as a bearer token),
+  // unless the route named its own (the metrics token's realm).
+  if (status === 401 && !reply.hasHeader("www-authenticate")) {
+    reply.header("www-authenticate", 'Bearer realm="switchboard"');
+  }
   return reply.code(status).send(jsonErrorAnswer(error, request.id, envelope));
 }
 

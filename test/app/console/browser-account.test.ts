@@ -72,7 +72,7 @@ describeInBrowser("console in the browser: account holder", () => {
 
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Send" }).click();
     await page.getByRole("heading", { name: "Send" }).waitFor();
-    await page.getByLabel("To").fill("9876543210");
+    await page.getByLabel("To", { exact: true }).fill("9876543210");
     await page.getByLabel("Message").fill("Hello from the console");
     expect(await page.getByTestId("counter-characters").textContent()).toBe("22 characters");
     expect(await page.getByTestId("counter-encoding").textContent()).toBe("GSM-7");

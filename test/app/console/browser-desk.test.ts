@@ -141,7 +141,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await page.getByRole("link", { name: "Messages", exact: true }).click();
     await page.getByRole("cell", { name: "9876500013" }).waitFor();
     await page.getByRole("link", { name: "Send", exact: true }).click();
-    await page.getByLabel("To").fill("9876543210");
+    await page.getByLabel("To", { exact: true }).fill("9876543210");
     await page.getByLabel("Message").fill("from the operator's view");
     await page.getByRole("button", { name: "Send SMS" }).click();
     const refusal = page.getByRole("alert");

@@ -341,7 +341,7 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     await addDltEntity(t.db.store.db, t.clock, strict.id, "1101160000000000001");
     const { page, context, problems } = await newPage(browser(), t.url);
     await signInAs(page, strict.username, strict.password, "/send");
-    await page.getByLabel("To").fill("9876543210");
+    await page.getByLabel("To", { exact: true }).fill("9876543210");
     await page.getByLabel("Message").fill("Your OTP is 1234");
     await sendersListed(page);
     await page.getByRole("button", { name: "Send SMS" }).click();

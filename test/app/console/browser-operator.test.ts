@@ -106,7 +106,7 @@ describeInBrowser("console in the browser: operator", () => {
 
     // Not approved yet: the send is refused, in words and with its code.
     await customer.page.goto("/send");
-    await customer.page.getByLabel("To").fill("9876543210");
+    await customer.page.getByLabel("To", { exact: true }).fill("9876543210");
     await customer.page.getByLabel("Message").fill("Your OTP is 4321. Do not share it.");
     await sendersListed(customer.page);
     await customer.page.getByRole("button", { name: "Send SMS" }).click();
@@ -130,7 +130,7 @@ describeInBrowser("console in the browser: operator", () => {
     await customer.page.getByLabel("DLT template").selectOption({ label: "otp (1107160000000000042)" });
     await customer.page.getByLabel("Variable 1").fill("4321");
     expect(await customer.page.getByLabel("Message").inputValue()).toBe("Your OTP is 4321. Do not share it.");
-    await customer.page.getByLabel("To").fill("9876543210");
+    await customer.page.getByLabel("To", { exact: true }).fill("9876543210");
     await sendersListed(customer.page);
     await customer.page.getByRole("button", { name: "Send SMS" }).click();
     await customer.page.getByTestId("sent-link").click();
