@@ -5,7 +5,7 @@ import { GatewayError } from "../base/core/errors.js";
 import { sendJsonError } from "../base/http/http-errors.js";
 import { dropNullOptionals } from "../base/http/null-fields.js";
 import { completeV2Route } from "../base/http/openapi.js";
-import { refuseRepeatedQuery, refuseUnknownQuery } from "../base/http/query-params.js";
+import { refuseUndeclaredQuery } from "../base/http/query-params.js";
 import { registerV2ChainRoutes } from "../channels/chains/index.js";
 import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../channels/email/index.js";
 import { firstInboundNumber, registerV2InboundRoutes } from "../channels/inbound/index.js";
@@ -48,11 +48,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, lab
     // WhatsApp's 403 means "module disabled" to the spec's clients: a key refused here is a 401.
     admitCaller(request, principal, request.routeOptions.url?.startsWith(WHATSAPP_PREFIX) ? 401 : undefined);
     requireAccess(request);
-    const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
-    if (query?.properties && !request.routeOptions.config.ignoresUnknownQuery) {
-      refuseUnknownQuery(request.query, Object.keys(query.properties));
-    }
-    if (query?.properties) refuseRepeatedQuery(request.query, Object.keys(query.properties));
+    refuseUndeclaredQuery(request);
     // Every v2 request counts once, whatever it carries (a bulk send of many recipients too).
     if (principal.keyId === undefined || !principal.rateLimit) return;
     const outcome = await ctx.rateLimits.consume(principal.keyId, principal.rateLimit);

@@ -5,13 +5,7 @@ import { MAX_CREDITS, WALLETS } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { OneOf } from "../../base/http/answer-schemas.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
-import {
-  IdParams,
-  PageNumber,
-  pageMeta,
-  refuseRepeatedQuery,
-  refuseUnknownQuery,
-} from "../../base/http/query-params.js";
+import { IdParams, PageNumber, pageMeta, refuseUndeclaredQuery } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
@@ -92,11 +86,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     if (principal.role !== "operator" || principal.status !== "active") throw new GatewayError("operator_only");
     admitCaller(request, principal);
     // As on the v2 API: a misspelt filter is refused, not ignored.
-    const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
-    if (query?.properties) {
-      refuseUnknownQuery(request.query, Object.keys(query.properties));
-      refuseRepeatedQuery(request.query, Object.keys(query.properties));
-    }
+    refuseUndeclaredQuery(request);
   });
   const ok = (data: unknown) => ({ status: "success", data });
 

@@ -2,6 +2,7 @@
 // schemas that hold request bodies, query strings and paths to them, and the readers of
 // hand-parsed query and path values; and a list's `from`/`to` window in the caller's time zone. Every whole number of a request has an upper bound: past
 // it a value (2^63, 1e20) would reach a query PostgreSQL refuses ("bigint out of range").
+import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { GatewayError } from "../core/errors.js";
 import { parseInstant } from "../core/time.js";
@@ -22,7 +23,7 @@ const CREDENTIAL_PARAMS = ["api_key"];
  * words that list what it takes: a misspelt filter would otherwise be ignored and answer the
  * whole list.
  */
-export function refuseUnknownQuery(query: unknown, declared: readonly string[]): void {
+function refuseUnknownQuery(query: unknown, declared: readonly string[]): void {
   if (typeof query !== "object" || query === null) return;
   const unknown = Object.keys(query).find((name) => !declared.includes(name) && !CREDENTIAL_PARAMS.includes(name));
   if (unknown === undefined) return;
@@ -34,7 +35,7 @@ export function refuseUnknownQuery(query: unknown, declared: readonly string[]):
  * Refuses a parameter the route takes given more than once (`?limit=1&limit=2`): the query parser
  * makes it a list, which no route takes, and the schema's "must be string" did not say why.
  */
-export function refuseRepeatedQuery(query: unknown, declared: readonly string[]): void {
+function refuseRepeatedQuery(query: unknown, declared: readonly string[]): void {
   if (typeof query !== "object" || query === null) return;
   const repeated = Object.entries(query).find(
     ([name, value]) => Array.isArray(value) && (declared.includes(name) || CREDENTIAL_PARAMS.includes(name)),
@@ -44,6 +45,18 @@ export function refuseRepeatedQuery(query: unknown, declared: readonly string[])
   throw new GatewayError("invalid_request", `Query parameter "${name}" is given more than once; give it once.`, {
     field: name,
   });
+}
+
+/**
+ * The query checks of a route that declares its query parameters (v2 and the operator API): an
+ * unknown one refused (unless the route ignores them), and a repeated one.
+ */
+export function refuseUndeclaredQuery(request: FastifyRequest): void {
+  const query = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  if (!query?.properties) return;
+  const declared = Object.keys(query.properties);
+  if (!request.routeOptions.config.ignoresUnknownQuery) refuseUnknownQuery(request.query, declared);
+  refuseRepeatedQuery(request.query, declared);
 }
 
 /** The largest row id a request may name: ids are bigint columns read as JavaScript numbers. */
