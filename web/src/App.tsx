@@ -6,8 +6,8 @@ import { Invitation } from "./pages/Invitation.js";
 import { Overview } from "./pages/Overview.js";
 import { SignIn } from "./pages/SignIn.js";
 import { Link, match, navigate, useLocation } from "./router.js";
-import { useSession } from "./session.js";
-import { type Capability, ROLE_CAPABILITIES } from "./types.js";
+import { canDo, useSession } from "./session.js";
+import type { Capability } from "./types.js";
 import { Busy, ErrorNotice } from "./ui.js";
 import { ViewBanner } from "./view-banner.js";
 
@@ -158,8 +158,7 @@ export function App() {
   if (path === "/invitation") return <Invitation />;
   if (session === undefined) return <Busy label="Loading the console…" />;
   if (session === null) return <SignIn />;
-  const allowed = (route: Route) =>
-    !route.needs || route.needs.some((need) => (ROLE_CAPABILITIES[session.user_role] ?? []).includes(need));
+  const allowed = (route: Route) => !route.needs || route.needs.some((need) => canDo(session, need));
   const shown = (route: Route) => route.nav && allowed(route);
 
   // A page the role cannot use, opened by its URL, says so (its calls would be refused anyway).

@@ -3,7 +3,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { createContext, type ReactNode, useCallback, useContext, useEffect, useMemo, useState } from "react";
 import { ApiError, data, setCsrfToken, whenSessionEnds } from "./api.js";
-import type { UserRole } from "./types.js";
+import { type Capability, ROLE_CAPABILITIES, type UserRole } from "./types.js";
 
 export interface SessionInfo {
   username: string;
@@ -136,4 +136,9 @@ export function useSignedIn(): SessionInfo {
   const { session } = useSession();
   if (!session) throw new Error("not signed in");
   return session;
+}
+
+/** Whether the signed-in user's role has `capability` (what the console shows them; the API checks it too). */
+export function canDo(session: Pick<SessionInfo, "user_role">, capability: Capability): boolean {
+  return (ROLE_CAPABILITIES[session.user_role] ?? []).includes(capability);
 }

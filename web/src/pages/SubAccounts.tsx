@@ -6,14 +6,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, paged } from "../api.js";
 import { formatNumber, formatTime, walletName } from "../format.js";
-import { useSignedIn } from "../session.js";
-import {
-  type Capability,
-  type CreatedKey,
-  ROLE_CAPABILITIES,
-  type SubAccount,
-  type SubAccountFunding,
-} from "../types.js";
+import { canDo, useSignedIn } from "../session.js";
+import type { Capability, CreatedKey, SubAccount, SubAccountFunding } from "../types.js";
 import { Busy, ErrorNotice, Field, NewKeyNotice, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
 
 const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
@@ -21,7 +15,7 @@ const PER_PAGE = 25;
 
 export default function SubAccounts() {
   const session = useSignedIn();
-  const can = (capability: Capability) => (ROLE_CAPABILITIES[session.user_role] ?? []).includes(capability);
+  const can = (capability: Capability) => canDo(session, capability);
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
   const [form, setForm] = useState({ username: "", password: "", markup: "" });
