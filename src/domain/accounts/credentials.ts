@@ -16,4 +16,5 @@ export const accountCredentials: AccountCredentialRows = (db) =>
       "locked_until",
       "address_locks_until",
       "password_allowed_ips",
+      "parent_id",
     ]);

@@ -1,5 +1,6 @@
 // /api/v2/subaccounts: a parent (reseller) manages its direct sub-accounts with its own key or
-// console session: creates them, lists them (paged), makes them API keys, issues them credits.
+// console session: creates them, lists them (paged), makes them API keys (which act there with
+// the role of the parent's user who made them: decision 0143), issues them credits.
 // Any other account's name (a sibling, the caller's own parent, an unknown one) is a 404.
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
@@ -8,7 +9,7 @@ import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { actorOf, creatorScopeBits } from "../auth/index.js";
+import { actorOf, creatorScopeBits, parentKeyMakerOf } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
 import { KeyRequest } from "./key-changes.js";
 import { newKeyAnswer } from "./key-routes.js";
@@ -112,10 +113,12 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
       },
     },
     async (request, reply) => {
-      const sub = await requireSubAccount(db, request.principal!.accountId, request.params.username);
+      const principal = request.principal!;
+      const sub = await requireSubAccount(db, principal.accountId, request.params.username);
       const who = { ...ctx, actor: actorOf(request) };
-      const creatorBits = creatorScopeBits(request.principal!, request.body.scopes);
-      const answer = await newKeyAnswer(who, sub, request.body, creatorBits);
+      const creatorBits = creatorScopeBits(principal, request.body.scopes);
+      // The key acts in the sub-account with its maker's role, never above it (decision 0143).
+      const answer = await newKeyAnswer(who, sub, request.body, creatorBits, parentKeyMakerOf(principal));
       return reply.code(201).send(answer);
     },
   );

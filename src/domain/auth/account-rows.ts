@@ -18,6 +18,8 @@ export interface AccountCredentials {
   address_locks_until: number | null;
   /** Where password logins of the legacy, XML and email families may come from (comma-separated); null: anywhere. */
   password_allowed_ips: string | null;
+  /** The account's parent (a reseller), whose users' keys for it act with their role (decision 0143). */
+  parent_id: number | null;
 }
 
 /** Every account as a select of `AccountCredentials`, without filter or order: a part of auth's statements. */

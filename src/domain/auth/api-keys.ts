@@ -3,6 +3,7 @@
 // scopes and address allow-list (key-scopes.ts).
 import { createHash, randomBytes } from "node:crypto";
 import type { Clock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
 import type { AccountRole } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import type { KeyMaker, Principal } from "./principal.js";
@@ -96,26 +97,28 @@ export async function revokeApiKey(
 }
 
 /**
- * Revokes the live keys `userId` made (decision 0140): run in the transaction that removes the
- * user. Answers their ids and hashes, for the audit entry and the caches.
+ * Revokes the live keys `userId` made (decision 0140), in their account and in its sub-accounts
+ * (decision 0143; a user's id is theirs alone): run in the transaction that removes the user.
+ * Answers their ids and hashes, for the audit entry and the caches.
  */
-export async function revokeKeysMadeBy(db: Db, clock: Clock, accountId: number, userId: number) {
+export async function revokeKeysMadeBy(db: Db, clock: Clock, userId: number) {
   return db
     .updateTable("api_keys")
     .set({ revoked_at: clock.now().getTime() })
-    .where("account_id", "=", accountId)
     .where("created_by_user", "=", userId)
     .where("revoked_at", "is", null)
     .returning(["id", "key_hash"])
     .execute();
 }
 
-/** The hashes of the live keys `userId` made: what the caches drop when the user's role changes. */
-export async function keyHashesMadeBy(db: Db, accountId: number, userId: number): Promise<string[]> {
+/**
+ * The hashes of the live keys `userId` made, their sub-accounts' too: what the caches drop when the
+ * user's role changes.
+ */
+export async function keyHashesMadeBy(db: Db, userId: number): Promise<string[]> {
   const rows = await db
     .selectFrom("api_keys")
     .select("key_hash")
-    .where("account_id", "=", accountId)
     .where("created_by_user", "=", userId)
     .where("revoked_at", "is", null)
     .execute();
@@ -151,12 +154,31 @@ export function keyMakerOf(principal: Principal): KeyMaker {
 }
 
 /**
- * The role a key acts with (decision 0140): its maker's as it is now, the owner's for a key of the
- * owner login; undefined when its maker is gone (the key is in force no more).
+ * Who makes the key a parent asks for its sub-account (decision 0143): the parent's user, named
+ * `<parent>/<login>`, whose role the key acts with in the sub-account; the parent's owner login
+ * (the parent's username) makes a key that acts as the sub-account's owner. A key of the parent
+ * made by its own parent's user makes none: that user is two levels up.
+ */
+export function parentKeyMakerOf(principal: Principal): KeyMaker {
+  if (principal.keyMaker?.ofParent) {
+    throw new GatewayError(
+      "forbidden",
+      `This API key was made by ${principal.keyMaker.login}, a user of the parent of ${principal.username}: it makes no keys for ${principal.username}'s sub-accounts.`,
+    );
+  }
+  const maker = keyMakerOf(principal);
+  if (maker.userId === null) return maker;
+  return { login: `${principal.username}/${maker.login}`, userId: maker.userId, ofParent: true };
+}
+
+/**
+ * The role a key acts with (decision 0140): its maker's as it is now (a user of the account, or of
+ * its parent for a key the parent made it: decision 0143), the owner's for a key of the owner
+ * login; undefined when its maker is gone (the key is in force no more).
  */
 export async function keyMakerRole(
   db: Db,
-  key: { account_id: number; created_by_user: number | null },
+  key: { created_by_user: number | null },
   accountRole: AccountRole,
 ): Promise<UserRole | undefined> {
   if (key.created_by_user === null) return ownerRoleOf(accountRole);
@@ -164,7 +186,6 @@ export async function keyMakerRole(
     .selectFrom("account_users")
     .select("user_role")
     .where("id", "=", key.created_by_user)
-    .where("account_id", "=", key.account_id)
     .executeTakeFirst();
   return maker?.user_role as UserRole | undefined;
 }

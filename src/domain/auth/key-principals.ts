@@ -1,7 +1,8 @@
 // An API key as the principal it stands for: its row read with its account's and its maker's in
 // one statement, its scopes and address allow-list (key-scopes.ts) set on it. A key made by one of
 // the account's users acts with that user's role as it is now (decision 0140): its scopes narrowed
-// to the role's, and the role checked by each route as a session's is. The Authenticator caches
+// to the role's, and the role checked by each route as a session's is. So does a key made by a
+// user of the account's parent for its sub-account (decision 0143). The Authenticator caches
 // the answer; a change of the user's role or their removal drops it (users.ts).
 import type { Db } from "../../base/store/store.js";
 import type { AccountCredentialRows } from "./account-rows.js";
@@ -19,7 +20,15 @@ export async function keyPrincipal(
     .selectFrom("api_keys")
     .innerJoin(accounts(db).as("a"), "a.account_id", "api_keys.account_id")
     .leftJoin("account_users as u", (join) =>
-      join.onRef("u.id", "=", "api_keys.created_by_user").onRef("u.account_id", "=", "api_keys.account_id"),
+      join
+        .onRef("u.id", "=", "api_keys.created_by_user")
+        // A user of the key's account, or of its parent (a key it made for its sub-account).
+        .on((eb) =>
+          eb.or([
+            eb("u.account_id", "=", eb.ref("api_keys.account_id")),
+            eb("u.account_id", "=", eb.ref("a.parent_id")),
+          ]),
+        ),
     )
     .select([
       "api_keys.id as key_id",
@@ -27,8 +36,10 @@ export async function keyPrincipal(
       "api_keys.revoked_at",
       "api_keys.scopes",
       "api_keys.allowed_ips",
+      "api_keys.created_by",
       "api_keys.created_by_user",
       "u.login as maker_login",
+      "u.account_id as maker_account",
       "u.user_role as maker_role",
       "a.account_id",
       "a.username",
@@ -55,7 +66,13 @@ export async function keyPrincipal(
   if (row.created_by_user !== null && row.maker_role !== null && row.maker_login !== null) {
     const role = row.maker_role as UserRole;
     principal.userRole = role;
-    principal.keyMaker = { login: row.maker_login, userId: row.created_by_user };
+    if (row.maker_account === row.account_id) {
+      principal.keyMaker = { login: row.maker_login, userId: row.created_by_user };
+    } else {
+      // The parent's user: named as its key was made, `<parent>/<login>`.
+      const login = row.created_by ?? row.maker_login;
+      principal.keyMaker = { login, userId: row.created_by_user, ofParent: true };
+    }
     scopes = roleScopeBits(role, scopes);
   }
   if (scopes !== undefined) principal.scopes = scopes;

@@ -4,10 +4,15 @@ import type { AccountCredentials } from "./account-rows.js";
 import type { CredentialLimits } from "./key-scopes.js";
 import type { UserRole } from "./user-roles.js";
 
-/** Who made an API key: a login, and its account_users id (null for the owner login, the account's own). */
+/**
+ * Who made an API key: a login, and its account_users id (null for the owner login, the account's
+ * own). `ofParent`: a user of the account's parent, who made it a key for its sub-account (decision
+ * 0143); `login` is then `<parent>/<login>`, which has no password in this account.
+ */
 export interface KeyMaker {
   login: string;
   userId: number | null;
+  ofParent?: boolean;
 }
 
 /** The calling account, what its credential may do (key-scopes.ts), and the user signed in. */

@@ -243,7 +243,7 @@ export async function updateUser(
       after: shown(after),
     });
     // Their keys act with the new role from their next request: every process drops them.
-    const keyHashes = roleChanged ? await keyHashesMadeBy(trx, account.id, before.id) : [];
+    const keyHashes = roleChanged ? await keyHashesMadeBy(trx, before.id) : [];
     return { user: describeUser(after), keyHashes };
   });
   for (const hash of keyHashes) await apiKeyRevoked(store, hash);
@@ -261,7 +261,7 @@ export async function deleteUser(
     const before = await requireUser(trx, account.id, login);
     guardOwnership(who.role, before.user_role);
     await trx.deleteFrom("console_sessions").where("user_id", "=", before.id).execute();
-    const revoked = await revokeKeysMadeBy(trx, who.clock, account.id, before.id);
+    const revoked = await revokeKeysMadeBy(trx, who.clock, before.id);
     await trx.deleteFrom("account_users").where("id", "=", before.id).execute();
     await recordChange(trx, who, {
       action: "user.delete",

@@ -1,0 +1,141 @@
+// A sub-account's key made by one of its parent's users acts on the sub-account with that user's
+// role as it is now (decision 0143), through the real server on both engines: a parent
+// developer's key sends but adds no owner, moves no credits, changes no setting; an admin's adds
+// users below owner; a lowered role narrows the key at its next request, a removal revokes it; a
+// key made by the parent's owner login acts as the sub-account's owner, as it did.
+import { beforeAll, expect, it } from "vitest";
+import { callAs, type SignedIn } from "../../helpers/console.js";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { subAccount } from "../../helpers/resellers.js";
+
+describeEachEngine("a parent's user's key for a sub-account", (engine) => {
+  const gateway = useTestGateway(engine);
+  let t: TestGateway;
+  let parent: TestAccount;
+  let sub: TestAccount;
+  let sibling: TestAccount;
+
+  const withKey = (key: string, method: string, path: string, json?: unknown) =>
+    call(t, method, path, { headers: { authorization: `Bearer ${key}` }, ...(json !== undefined ? { json } : {}) });
+
+  async function addUser(account: TestAccount, login: string, role: string): Promise<SignedIn> {
+    const password = `${login}-password-1`;
+    const added = await withKey(account.apiKey, "POST", "/api/v2/users", { login, user_role: role, password });
+    expect(added.status, added.text).toBe(201);
+    const response = await call(t, "POST", "/console/session", {
+      json: { username: account.username, login, password },
+    });
+    expect(response.status, response.text).toBe(201);
+    const setCookie = response.headers.get("set-cookie") ?? "";
+    return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
+  }
+
+  async function subKeyOf(session: SignedIn, name: string) {
+    const made = await callAs(t, session, "POST", `/api/v2/subaccounts/${sub.username}/keys`, { json: { name } });
+    expect(made.status, made.text).toBe(201);
+    return made.body.data as { id: number; api_key: string; scopes: string[] };
+  }
+
+  async function subKeys() {
+    const list = await withKey(sub.apiKey, "GET", "/api/v2/keys");
+    expect(list.status, list.text).toBe(200);
+    return list.body.data as { id: number; created_by: string | null; revoked_at: string | null }[];
+  }
+
+  const addOwner = (key: string, login: string) =>
+    withKey(key, "POST", "/api/v2/users", { login, user_role: "owner", password: `${login}-password-1` });
+
+  beforeAll(async () => {
+    t = gateway();
+    parent = await buildAccount(t, { credits: { sms: 100 } });
+    sub = await subAccount(t, parent);
+    sibling = await subAccount(t, parent);
+  });
+
+  it("a parent developer's key acts in the sub-account as a developer, not as its owner", async () => {
+    const dev = await addUser(parent, "pdev", "developer");
+    const key = await subKeyOf(dev, "from the parent's developer");
+    expect(key.scopes).toEqual(["send", "read", "manage"]);
+
+    const owner = await addOwner(key.api_key, "evil");
+    expect(owner.status, owner.text).toBe(403);
+    expect(owner.body.error).toMatchObject({ code: "insufficient_role", user_role: "developer" });
+    expect(owner.body.message).toContain(`${parent.username}/pdev (whose API key this is)`);
+    const moved = await withKey(key.api_key, "POST", "/api/v2/credits/transfer", {
+      recipient_username: sibling.username,
+      amount: 1,
+    });
+    expect(moved.status, moved.text).toBe(403);
+    const settings = await withKey(key.api_key, "PUT", "/api/v2/two-factor/policy", { required: true });
+    expect(settings.status, settings.text).toBe(403);
+    expect(settings.body.error.code).toBe("insufficient_role");
+    // What a developer does, the key does in the sub-account.
+    const sent = await withKey(key.api_key, "POST", "/api/v2/sms/send", {
+      sender_id: "SWBRD",
+      recipient: "9812349998",
+      message: "from the parent's developer",
+    });
+    expect(sent.status, sent.text).toBe(200);
+    expect((await withKey(key.api_key, "GET", "/api/v2/keys")).status).toBe(200);
+    // A key it makes in the sub-account is the developer's too.
+    const again = await withKey(key.api_key, "POST", "/api/v2/keys", { name: "made by the key" });
+    expect(again.status, again.text).toBe(201);
+    expect((await addOwner(again.body.data.api_key, "evil2")).status).toBe(403);
+
+    const listed = await subKeys();
+    expect(listed.find((k) => k.id === key.id)?.created_by).toBe(`${parent.username}/pdev`);
+    expect(listed.find((k) => k.id === again.body.data.id)?.created_by).toBe(`${parent.username}/pdev`);
+    // The sub-account's owner is above a developer: it revokes the key.
+    expect((await withKey(sub.apiKey, "DELETE", `/api/v2/keys/${again.body.data.id}`)).status).toBe(200);
+
+    // Removed from the parent: every key they made, the sub-account's too, stops at once.
+    const removed = await withKey(parent.apiKey, "DELETE", "/api/v2/users/pdev");
+    expect(removed.status, removed.text).toBe(200);
+    expect((await withKey(key.api_key, "GET", "/api/v2/balance")).status).toBe(401);
+    expect((await subKeys()).find((k) => k.id === key.id)?.revoked_at).not.toBeNull();
+  });
+
+  it("an admin's key adds users below owner until the admin is lowered; the owner login's acts as the owner", async () => {
+    const ann = await addUser(parent, "pann", "admin");
+    const key = await subKeyOf(ann, "from the parent's admin");
+    const sue = await withKey(key.api_key, "POST", "/api/v2/users", {
+      login: "sue",
+      user_role: "support",
+      password: "sue-password-1",
+    });
+    expect(sue.status, sue.text).toBe(201);
+    const owner = await addOwner(key.api_key, "evil3");
+    expect(owner.status, owner.text).toBe(403);
+
+    const lowered = await withKey(parent.apiKey, "PATCH", "/api/v2/users/pann", { user_role: "support" });
+    expect(lowered.status, lowered.text).toBe(200);
+    const refused = await withKey(key.api_key, "POST", "/api/v2/users", {
+      login: "tom",
+      user_role: "support",
+      password: "tom-password-1",
+    });
+    expect(refused.status, refused.text).toBe(403);
+    expect((await withKey(key.api_key, "GET", "/api/v2/messages")).status).toBe(200);
+
+    // The parent's own key (its owner login) makes a key that acts as the sub-account's owner.
+    const made = await withKey(parent.apiKey, "POST", `/api/v2/subaccounts/${sub.username}/keys`, { name: "owner's" });
+    expect(made.status, made.text).toBe(201);
+    const byOwner = await addOwner(made.body.data.api_key, "own2");
+    expect(byOwner.status, byOwner.text).toBe(201);
+    expect((await subKeys()).find((k) => k.id === made.body.data.id)?.created_by).toBe(parent.username);
+  });
+
+  it("a key made by a parent's user makes no keys for the sub-account's own sub-accounts", async () => {
+    const dev = await addUser(parent, "pdev2", "developer");
+    const key = await subKeyOf(dev, "deeper");
+    const leaf = await withKey(sub.apiKey, "POST", "/api/v2/subaccounts", {
+      username: `leaf_${engine}`,
+      password: "leaf-password-1",
+    });
+    expect(leaf.status, leaf.text).toBe(201);
+    const refused = await withKey(key.api_key, "POST", `/api/v2/subaccounts/leaf_${engine}/keys`, {});
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.message).toContain(`${parent.username}/pdev2`);
+  });
+});
