@@ -1,8 +1,10 @@
 // A login's own password change (issue 42; decision 0132): PUT /api/v2/password
 // { current_password, new_password }. The current password is checked as a sign-in checks it (the
 // same login locks: a stolen session cannot guess it); the owner login's is the account's
-// password, a user's their own. Every other session of the login ends, the one the change came
-// with stays; audited (`password.change`) in the change's transaction.
+// password, a user's their own. An API key stands for its maker (decision 0140): a user's key
+// changes that user's password, the owner login's key the account's; a key a parent's user made
+// for a sub-account has no login there and is refused. Every other session of the login ends, the
+// one the change came with stays; audited (`password.change`) in the change's transaction.
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { GatewayError } from "../base/core/errors.js";
@@ -17,6 +19,7 @@ import {
   changeUserPassword,
   checkPassword,
   keepOnlySession,
+  type Principal,
   passwordChangeEntry,
 } from "../domain/auth/index.js";
 import { PasswordChanged } from "../domain/auth/user-schemas.js";
@@ -31,13 +34,34 @@ const PasswordChange = Type.Object(
   { additionalProperties: false, title: "PasswordChange" },
 );
 
-/** Checks the caller's current password through the login locks; a wrong one names its field. */
-async function checkCurrent(ctx: Deps, request: FastifyRequest, password: string): Promise<void> {
+/**
+ * The login whose password the caller changes: the user signed in, the user who made the calling
+ * key, else the owner login (userId undefined). A key a parent's user made is refused.
+ */
+function ownLoginOf(p: Principal): { login: string; userId: number | undefined } {
+  if (p.keyMaker?.ofParent) {
+    throw new GatewayError(
+      "forbidden",
+      `This API key was made by ${p.keyMaker.login}, a user of the parent of ${p.username}, who has no password in ${p.username}: change it with the parent account's own credentials.`,
+    );
+  }
+  if (p.userId !== undefined) return { login: p.login ?? p.username, userId: p.userId };
+  if (p.keyMaker?.userId != null) return { login: p.keyMaker.login, userId: p.keyMaker.userId };
+  return { login: p.login ?? p.username, userId: undefined };
+}
+
+/** Checks the login's current password through the login locks; a wrong one names its field. */
+async function checkCurrent(
+  ctx: Deps,
+  request: FastifyRequest,
+  own: { login: string; userId: number | undefined },
+  password: string,
+): Promise<void> {
   const p = request.principal!;
   try {
     await ctx.authenticator.verifySignIn(
       p.username,
-      p.userId === undefined ? undefined : p.login,
+      own.userId === undefined ? undefined : own.login,
       password,
       request.ip,
     );
@@ -58,7 +82,7 @@ export function registerV2PasswordRoutes(v2: TypedRoutes, ctx: Deps): void {
       schema: {
         operationId: "changePassword",
         summary:
-          "Changes your own password (the owner login's is the account's): the current one is asked; your other sessions end",
+          "Changes your own password (the owner login's is the account's; a user's key changes its maker's): the current one is asked; your other sessions end",
         tags: ["users"],
         body: PasswordChange,
         response: { 200: resourceAnswer(PasswordChanged) },
@@ -67,14 +91,15 @@ export function registerV2PasswordRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const p = request.principal!;
       const { current_password: current, new_password: password } = request.body;
+      const own = ownLoginOf(p);
       checkPassword(password, "new_password");
-      await checkCurrent(ctx, request, current);
+      await checkCurrent(ctx, request, own, current);
       const who = { clock: ctx.clock, actor: actorOf(request) };
       const keep = p.sessionId;
-      const login = p.login ?? p.username;
+      const { login, userId } = own;
       let ended = 0;
-      if (p.userId !== undefined) {
-        const user = { accountId: p.accountId, username: p.username, userId: p.userId, login, keep };
+      if (userId !== undefined) {
+        const user = { accountId: p.accountId, username: p.username, userId, login, keep };
         ended = await changeUserPassword(ctx.store, who, user, password);
       } else {
         await updateAccount(ctx.store, ctx.clock, p.username, { password }, async (trx, _before, after) => {

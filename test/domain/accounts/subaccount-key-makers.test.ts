@@ -2,7 +2,8 @@
 // role as it is now (decision 0143), through the real server on both engines: a parent
 // developer's key sends but adds no owner, moves no credits, changes no setting; an admin's adds
 // users below owner; a lowered role narrows the key at its next request, a removal revokes it; a
-// key made by the parent's owner login acts as the sub-account's owner, as it did.
+// key made by the parent's owner login acts as the sub-account's owner, as it did. A key made by
+// a user changes that user's own password, not the owner login's (PUT /api/v2/password).
 import { beforeAll, expect, it } from "vitest";
 import { callAs, type SignedIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
@@ -137,5 +138,43 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
     const refused = await withKey(key.api_key, "POST", `/api/v2/subaccounts/leaf_${engine}/keys`, {});
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.message).toContain(`${parent.username}/pdev2`);
+  });
+
+  it("a user's key changes that user's own password, never the owner login's", async () => {
+    const dev = await addUser(parent, "pwdev", "developer");
+    const made = await callAs(t, dev, "POST", "/api/v2/keys", { json: { name: "pwdev's" } });
+    expect(made.status, made.text).toBe(201);
+    const key = made.body.data.api_key as string;
+    // Made before the change, which ends every session of pwdev (a key keeps none).
+    const subKey = await subKeyOf(dev, "pwdev's in the sub-account");
+    // The owner's password is not the key's to change, even known.
+    const asOwner = await withKey(key, "PUT", "/api/v2/password", {
+      current_password: parent.password,
+      new_password: "taken-over-1",
+    });
+    expect(asOwner.status, asOwner.text).toBe(400);
+    expect(asOwner.body.error).toMatchObject({ code: "invalid_request", field: "current_password" });
+    const changed = await withKey(key, "PUT", "/api/v2/password", {
+      current_password: "pwdev-password-1",
+      new_password: "pwdev-password-2",
+    });
+    expect(changed.status, changed.text).toBe(200);
+    expect(changed.body.data).toMatchObject({ login: "pwdev" });
+    const signIn = (login: string | undefined, password: string) =>
+      call(t, "POST", "/console/session", {
+        json: { username: parent.username, ...(login ? { login } : {}), password },
+      });
+    expect((await signIn("pwdev", "pwdev-password-2")).status).toBe(201);
+    expect((await signIn(undefined, parent.password)).status).toBe(201);
+    expect((await signIn(undefined, "taken-over-1")).status).toBe(401);
+
+    // A parent's user's key in the sub-account has no login there: refused, saying so.
+    const refused = await withKey(subKey.api_key, "PUT", "/api/v2/password", {
+      current_password: "pwdev-password-2",
+      new_password: "pwdev-password-3",
+    });
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.error.code).toBe("forbidden");
+    expect(refused.body.message).toContain(parent.username);
   });
 });
