@@ -38,7 +38,7 @@ export function addKeyCommands(program: Command): void {
     );
   keys
     .command("list")
-    .description("an account's API keys (prefix, name, rate, scopes, allowed addresses; never the key)")
+    .description("an account's API keys (prefix, name, rate, scopes, allowed addresses, who made each; never the key)")
     .requiredOption("--account <username>", "the account")
     .option("--json", "print JSON")
     .action((opts) =>
@@ -46,7 +46,7 @@ export function addKeyCommands(program: Command): void {
         const rows = await keysOf(cliDeps(store), opts.account);
         print(rows, opts.json, () =>
           table(
-            ["ID", "PREFIX", "NAME", "RATE/MIN", "SCOPES", "ALLOWED IPS", "CREATED", "REVOKED"],
+            ["ID", "PREFIX", "NAME", "RATE/MIN", "SCOPES", "ALLOWED IPS", "CREATED BY", "CREATED", "REVOKED"],
             rows.map((k) => [
               k.id,
               k.prefix,
@@ -54,6 +54,8 @@ export function addKeyCommands(program: Command): void {
               k.rate_limit || "unlimited",
               k.scopes.join(","),
               k.allowed_ips?.join(",") ?? "any",
+              // The login of the user who made it (`<parent>/<login>`: a parent's user); none: the operator or the CLI.
+              k.created_by,
               k.created_at,
               k.revoked_at,
             ]),

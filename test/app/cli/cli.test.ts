@@ -1,5 +1,7 @@
 import fs from "node:fs";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { systemClock } from "../../../src/base/core/clock.js";
+import { createApiKey } from "../../../src/domain/auth/index.js";
 import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../../helpers/cli.js";
 import { createEmptyDatabase, type EmptyDatabase } from "../../helpers/empty-database.js";
 import { createTestDatabase, describeEnginesTogether, type TestDatabase } from "../../helpers/engines.js";
@@ -175,9 +177,40 @@ describeEnginesTogether("switchboard CLI", (engine) => {
       await cliOk(["sender-ids", "list", "--account", "cli-user", "--status", "approved", "--json"], env),
     );
     expect(json).toEqual([expect.objectContaining({ sender_id: "ABCDEF", status: "approved" })]);
+    // A key one of the account's users made names them; the CLI's own names no one.
+    await cliOk(
+      [
+        "users",
+        "add",
+        "--account",
+        "cli-user",
+        "--login",
+        "kdev",
+        "--role",
+        "developer",
+        "--password",
+        "kdev-password-1",
+      ],
+      env,
+    );
+    const user = await db.store.db
+      .selectFrom("account_users")
+      .innerJoin("accounts", "accounts.id", "account_users.account_id")
+      .select(["account_users.id", "accounts.id as account_id"])
+      .where("accounts.username", "=", "cli-user")
+      .where("account_users.login", "=", "kdev")
+      .executeTakeFirstOrThrow();
+    const made = await createApiKey(db.store.db, systemClock, user.account_id, {
+      name: "devkey",
+      maker: { login: "kdev", userId: user.id },
+    });
     const keys = (await cliOk(["keys", "list", "--account", "cli-user"], env)).split("\n");
-    expect(keys[0]).toMatch(/^ID\s+PREFIX\s+NAME\s+RATE\/MIN\s+SCOPES\s+ALLOWED IPS\s+CREATED\s+REVOKED$/);
-    expect(keys[1]).toMatch(/^\d+\s+sb_\S+\s+default\s+60\s+send,read,manage,billing\s+any\s+\S+\s+-$/);
+    expect(keys[0]).toMatch(/^ID\s+PREFIX\s+NAME\s+RATE\/MIN\s+SCOPES\s+ALLOWED IPS\s+CREATED BY\s+CREATED\s+REVOKED$/);
+    expect(keys[1]).toMatch(/^\d+\s+sb_\S+\s+default\s+60\s+send,read,manage,billing\s+any\s+-\s+\S+\s+-$/);
+    expect(keys.find((line) => line.startsWith(`${made.id} `))).toMatch(/\s+devkey\s+60\s+\S+\s+any\s+kdev\s+\S+\s+-$/);
+    const listed = JSON.parse(await cliOk(["keys", "list", "--account", "cli-user", "--json"], env));
+    expect(listed.find((key: { id: number }) => key.id === made.id)).toMatchObject({ created_by: "kdev" });
+    expect(listed[0]).toMatchObject({ created_by: null });
   });
 
   it("blocks an account, and the running server refuses its key", async () => {
