@@ -12,7 +12,7 @@ import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
 import type { AuditLogTable } from "../base/store/schema.js";
 import type { Db } from "../base/store/store.js";
-import { requireAccount, usernamesOf } from "../domain/accounts/index.js";
+import { ancestorsOf, getAccount, requireAccount, usernamesOf } from "../domain/accounts/index.js";
 import {
   AUDIT_EXPORT_COLUMNS,
   AUDIT_FILTER_PARAMS,
@@ -40,16 +40,49 @@ const AdminExportQuery = Type.Object({ ...OwnExportQuery.properties, account });
 /** Whose entries a caller reads: every account's (the operator), or one account's as itself (`own`). */
 type Reader = { accountId?: number; own?: boolean };
 
-/** Rows as answers show them: the concerned account's username; on an account's own list, no one else's credential or address. */
+/**
+ * Rows as answers show them: the concerned account's username; on an account's own list, no one
+ * else's credential or address, and no balance of an account outside its own tree (a transfer's
+ * `credits.transfer_in` to a stranger is a change it made, but the stranger's balance is not its
+ * business).
+ */
 async function described(db: Db, rows: Selectable<AuditLogTable>[], reader: Reader) {
   const names = await usernamesOf(db, [
     ...new Set(rows.flatMap((row) => (row.account_id === null ? [] : [Number(row.account_id)]))),
   ]);
+  const outside =
+    reader.own && reader.accountId !== undefined ? await outsideTree(db, rows, reader.accountId) : new Set();
   return rows.map((row) => {
     const entry = describeAuditEntry(row, row.account_id === null ? null : (names.get(Number(row.account_id)) ?? null));
     const foreign = reader.own && Number(row.actor_account_id) !== reader.accountId;
-    return foreign ? { ...entry, credential: null, address: null } : entry;
+    const stranger = row.account_id !== null && outside.has(Number(row.account_id));
+    return {
+      ...entry,
+      ...(foreign ? { credential: null, address: null } : {}),
+      ...(stranger ? { before: withoutBalance(entry.before), after: withoutBalance(entry.after) } : {}),
+    };
   });
+}
+
+/** The accounts of `rows` other than `readerId` that are not below it (its sub-accounts, theirs). */
+async function outsideTree(db: Db, rows: Selectable<AuditLogTable>[], readerId: number): Promise<Set<number>> {
+  const others = new Set(
+    rows.flatMap((row) =>
+      row.account_id === null || Number(row.account_id) === readerId ? [] : [Number(row.account_id)],
+    ),
+  );
+  const outside = new Set<number>();
+  for (const id of others) {
+    const parent = (await getAccount(db, id))?.parent_id ?? null;
+    if (!(await ancestorsOf(db, parent)).some((ancestor) => ancestor.id === readerId)) outside.add(id);
+  }
+  return outside;
+}
+
+function withoutBalance(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const { balance: _balance, ...rest } = value as Record<string, unknown>;
+  return rest;
 }
 
 /** The account `account` names (a username), for the operator's filter. */

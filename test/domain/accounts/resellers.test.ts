@@ -233,6 +233,30 @@ describeEachEngine("resellers", (engine) => {
     // A top-level account still transfers to anyone, and paid credits may go down into a tree.
     expect((await transfer(top, outsider, 1)).status).toBe(200);
     expect((await transfer(outsider, leaf, 1)).status).toBe(200);
+    // The transfer_in is a change the sender made, but the recipient's balance is not the sender's
+    // to read unless the recipient is below it: the sibling's and the stranger's are left out.
+    const transferIns = async (reader: TestAccount) =>
+      (await call(t, "GET", "/api/v2/audit?action=credits.transfer_in", { headers: keyOf(reader) })).body
+        .data as Array<{ account: string; before: Record<string, unknown>; after: Record<string, unknown> }>;
+    const sent = async (reader: TestAccount, to: TestAccount) =>
+      (await transferIns(reader)).find((e) => e.account === to.username);
+    expect(await sent(leaf, sibling)).toMatchObject({ before: {}, after: { amount: 5, from: leaf.username } });
+    expect((await sent(leaf, sibling))?.after).not.toHaveProperty("balance");
+    expect(await sent(top, outsider)).toMatchObject({ before: {}, after: { amount: 1, from: top.username } });
+    expect((await sent(outsider, leaf))?.after).not.toHaveProperty("balance");
+    // The recipient's own log keeps its balance.
+    expect(await sent(outsider, outsider)).toMatchObject({ after: { amount: 1, from: top.username, balance: 51 } });
+    const exported = await call(t, "GET", "/api/v2/audit/export?format=jsonl&action=credits.transfer_in", {
+      headers: keyOf(top),
+    });
+    expect(exported.text).toContain(outsider.username);
+    expect(exported.text).not.toContain('"balance"');
+    // A parent funding its own sub-account still reads the sub-account's balances.
+    const funded = (await call(t, "GET", "/api/v2/audit?action=credits", { headers: keyOf(mid) })).body.data.filter(
+      (e: { account: string }) => e.account === leaf.username,
+    );
+    expect(funded.length).toBeGreaterThan(0);
+    expect(JSON.stringify(funded)).toContain('"balance"');
   });
 
   it("refuses bad sub-account requests and bad parents with clear errors", async () => {
