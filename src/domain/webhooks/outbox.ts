@@ -1,13 +1,15 @@
 // The webhook outbox: an event becomes a delivery row in the same transaction as the state
 // change it reports, so an event is never lost (the change committed) nor invented (it did
 // not). Only accounts with a URL for the event get rows; which accounts have one is held in
-// memory per account, dropped on every process when an account's settings change.
+// memory per account, dropped on every process when an account's settings change, and checked
+// against the URLs' version before deliveries go straight to this process's sender.
 
 import { sql } from "kysely";
 import { BoundedMap } from "../../base/core/bounded-map.js";
 import { isoUtc } from "../../base/core/clock.js";
 import { failureReason } from "../../base/core/message-status.js";
 import type { NewWebhookDelivery, WebhookEvent } from "../../base/store/schema.js";
+import { readVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { delivery } from "./delivery-rows.js";
 import { EMAIL_STATUS, type EmailNotification, type EmailTargets, emailPayload } from "./email-notifications.js";
@@ -16,6 +18,11 @@ import { type DirectSender, Handoff } from "./handoff.js";
 
 /** Signal sent (payload: the account id) after an account's webhook settings change. */
 export const WEBHOOKS_CHANGED = "webhooks_changed";
+/**
+ * Moved (setting-versions.ts) in the transaction of every change of a webhook URL: the
+ * hand-off's check that the cached URLs are current (WebhookOutbox.urlsMoved).
+ */
+export const WEBHOOK_URLS_VERSION = "webhook_urls_version";
 /** Signal sent after deliveries were written, to wake the sender. */
 export const WEBHOOKS_QUEUED = "webhooks_queued";
 const TTL_MS = 2_000;
@@ -47,6 +54,8 @@ export async function withHandoff<T>(
 export class WebhookOutbox {
   private direct: DirectSender | undefined;
   private readonly urls = new BoundedMap<number, { value: Promise<Urls>; expires: number }>(MAX_ACCOUNTS);
+  /** WEBHOOK_URLS_VERSION as last read: the cached URLs are no older than it. */
+  private urlsVersion: string | undefined;
   /** Further sinks of the same events (see ClientEventSink). */
   readonly sinks: ClientEventSink[] = [];
 
@@ -102,7 +111,6 @@ export class WebhookOutbox {
     now: number,
     handoff?: Handoff,
   ): Promise<number> {
-    const rows: NewWebhookDelivery[] = [];
     const byAccount = new Map<number, ReportedMessage[]>();
     let notified = 0;
     for (const sink of this.sinks) notified += await sink.deliveryReports(trx, messages, now);
@@ -117,22 +125,12 @@ export class WebhookOutbox {
       list.push(message);
       byAccount.set(message.account_id, list);
     }
-    for (const [accountId, list] of byAccount) {
-      const url = (await this.urlsOf(trx, accountId)).delivery_report;
-      if (!url) continue;
-      for (const message of list) {
-        rows.push(
-          delivery(accountId, "delivery_report", message.id, url, now, {
-            event: "delivery_report",
-            message_id: message.messageId ?? message.id,
-            status: message.status,
-            delivered_at: isoUtc(new Date(message.at)),
-            recipient: message.recipient,
-            ...failureOf(message),
-            ...message.extra,
-          }),
-        );
-      }
+    const seen = this.urlsVersion;
+    let rows = await this.reportRows(trx, byAccount, now);
+    // Handed-off deliveries skip the claim, which gives the others the account's current URL:
+    // theirs must not come from a cache older than a URL change another thread or process made.
+    if (handoff && rows.length > 0 && (await this.urlsMoved(trx, seen))) {
+      rows = await this.reportRows(trx, byAccount, now);
     }
     const claimed = handoff ? await this.claimForHandoff(trx, rows, handoff, now) : [];
     // Claimed rows first: a later event of the same message, left pending, gets a higher id
@@ -152,6 +150,46 @@ export class WebhookOutbox {
       claimed.length === 0 ? rows : rows.filter((row) => row.status === "pending"),
     );
     return rows.length - claimed.length + notified;
+  }
+
+  /** One `delivery_report` per message of an account with a URL for it (the cached URLs). */
+  private async reportRows(trx: Db, byAccount: ReadonlyMap<number, ReportedMessage[]>, now: number) {
+    const rows: NewWebhookDelivery[] = [];
+    for (const [accountId, list] of byAccount) {
+      const url = (await this.urlsOf(trx, accountId)).delivery_report;
+      if (!url) continue;
+      for (const message of list) {
+        rows.push(
+          delivery(accountId, "delivery_report", message.id, url, now, {
+            event: "delivery_report",
+            message_id: message.messageId ?? message.id,
+            status: message.status,
+            delivered_at: isoUtc(new Date(message.at)),
+            recipient: message.recipient,
+            ...failureOf(message),
+            ...message.extra,
+          }),
+        );
+      }
+    }
+    return rows;
+  }
+
+  /**
+   * Whether a URL change committed since the cached URLs were read (`seen`: the version they were
+   * read under), by the version the change moved (WEBHOOK_URLS_VERSION), read in the transaction
+   * that writes the deliveries: then the cache is forgotten, wherever the change was made. Its
+   * signal (WEBHOOKS_CHANGED) may not have reached this thread yet; on SQLite another process
+   * sends none.
+   */
+  private async urlsMoved(trx: Db, seen: string | undefined): Promise<boolean> {
+    const current = await readVersion(trx, WEBHOOK_URLS_VERSION);
+    if (current === seen) return false;
+    if (current !== this.urlsVersion) {
+      this.urls.clear();
+      this.urlsVersion = current;
+    }
+    return true;
   }
 
   /**

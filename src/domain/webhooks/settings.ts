@@ -4,9 +4,10 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../../base/core/clock.js";
 import type { WebhookEvent } from "../../base/store/schema.js";
+import { moveVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { followEndpointChange } from "./endpoint-changes.js";
-import { WEBHOOKS_CHANGED } from "./outbox.js";
+import { WEBHOOK_URLS_VERSION, WEBHOOKS_CHANGED } from "./outbox.js";
 
 export const WEBHOOK_EVENTS: readonly WebhookEvent[] = [
   "delivery_report",
@@ -79,9 +80,12 @@ export async function setWebhookUrls(
     );
   await store.transaction(async (trx) => {
     const before = await urlsOf(trx);
+    let changed = false;
     for (const [event, url] of Object.entries(urls) as [WebhookEvent, string | null][]) {
-      if ((before[event] ?? null) !== (url || null))
+      if ((before[event] ?? null) !== (url || null)) {
         await followEndpointChange(trx, accountId, event, url || null, now);
+        changed = true;
+      }
       await trx
         .deleteFrom("webhook_endpoints")
         .where("account_id", "=", accountId)
@@ -94,6 +98,8 @@ export async function setWebhookUrls(
           .execute();
       }
     }
+    // Every process's outbox sees it before it hands a delivery to its sender (outbox.ts).
+    if (changed) await moveVersion(trx, WEBHOOK_URLS_VERSION, now);
     await ensureSecret(trx, accountId, now);
     if (also) await also(trx, before, await urlsOf(trx));
   });

@@ -1,9 +1,12 @@
 // A webhook URL changed or removed (PUT /api/v2/webhooks) takes the account's deliveries still
 // open with it (audit-ops finding 6): a pending one goes to the new URL at once, with the
 // message's later events behind it in order; one under way retries at the new URL; each attempt
-// keeps the URL it used. A removed URL gives its deliveries up, saying why. Through the running
-// gateway and its own sender (5 s before a first retry).
+// keeps the URL it used. A removed URL gives its deliveries up, saying why. A report written just
+// after another process changed the URL, before its signal arrives, goes to the new URL the first
+// time too. Through the running gateway and its own sender (5 s before a first retry).
 import { expect, it } from "vitest";
+import type { Store } from "../../../src/base/store/store.js";
+import { setWebhookUrls } from "../../../src/domain/webhooks/settings.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { FAST_SIMULATOR, keyOf, sendSms, waitForStatus } from "../../helpers/sms.js";
@@ -11,13 +14,23 @@ import { outboxSettled, receiver, until, useReceivers } from "./receiver.js";
 
 useReceivers();
 
+/**
+ * The store as another process sees it: what it commits is there, but its signals do not reach
+ * this one (SQLite sends none between processes; on PostgreSQL a NOTIFY is still on its way).
+ */
+function unheard(store: Store): Store {
+  return Object.assign(Object.create(store) as Store, {
+    signals: { notify: async () => undefined, listen: () => () => undefined },
+  });
+}
+
 interface Delivery {
   id: number;
   url: string;
   status: string;
   attempts: number;
   last_error: string | null;
-  payload: { status: string };
+  payload: { status: string; message_id: string };
   attempts_log: { attempt: number; url: string; status_code: number | null }[];
 }
 
@@ -70,6 +83,32 @@ describeEachEngine("webhook deliveries follow the account's URL", (engine) => {
       [2, fixed.url, 200],
     ]);
     expect(delivered).toMatchObject({ url: fixed.url, status: "delivered", attempts: 1 });
+  });
+
+  it("hands a report written just after another process changed the URL to the new URL, not the cached old one", async () => {
+    const t = gateway();
+    const old = await receiver();
+    const fresh = await receiver();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    await setUrl(t, account, old.url);
+    // A first message's reports fill this process's cache of the account's URLs (kept 2 s).
+    const first = await sendSms(t, account, { sender_id: "SWBRD", recipient: "9876543210", message: "Hello" });
+    await waitForStatus(t, account, first.body.data.message_id);
+    await until(() => old.received.length === 2);
+    // Another process changes it: committed, its signal not heard here.
+    await setWebhookUrls(unheard(t.db.store), t.clock, account.id, { delivery_report: fresh.url });
+    const second = await sendSms(t, account, { sender_id: "SWBRD", recipient: "9876543210", message: "Hello" });
+    await waitForStatus(t, account, second.body.data.message_id);
+    const ofSecond = async () =>
+      (await deliveries(t, account)).filter((d) => d.payload.message_id === second.body.data.message_id);
+    await until(async () => {
+      const done = await ofSecond();
+      return done.length === 2 && done.every((d) => d.status === "delivered");
+    });
+    // Each went out at the new URL, the first attempt too: nothing more reached the old one.
+    for (const d of await ofSecond()) expect(d.attempts_log.map((a) => a.url)).toEqual([fresh.url]);
+    expect(fresh.bodies().map((body) => body.status)).toEqual(["submitted", "delivered"]);
+    expect(old.received).toHaveLength(2);
   });
 
   it("gives up the deliveries of a removed URL, saying why, and posts nothing more there", async () => {
