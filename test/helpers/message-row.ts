@@ -48,6 +48,8 @@ export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">
     cost: null,
     cost_prefix: null,
     route_note: null,
+    dlt_tm_chain: null,
+    dlt_scrub: null,
     ...changes,
   };
 }

@@ -27,6 +27,18 @@ export const MessageDltFacts = Type.Union([
       }),
       Type.Null(),
     ]),
+    tm_chain: NullableString({
+      description:
+        "The telemarketer chain declared for its entity when it was accepted, PE,TM1,…,TMn (the operator's TM ID last), as carriers are handed it; null: none declared, or accepted before the gateway kept it.",
+    }),
+    tm_chain_hash: NullableString({ description: "The SHA-256 (lower-case hex) of tm_chain: the chain's other form." }),
+    scrubbing: Type.Union(
+      [...["matched", "unmatched", "off", "international"].map((outcome) => Type.Literal(outcome)), Type.Null()],
+      {
+        description:
+          "What DLT scrubbing did at acceptance: matched (header and entity white-listed, the text matched an approved template), unmatched (white-listed, no template matched: a route that takes any text), off (the account did not scrub: nothing checked), international (DLT does not cover it); null: accepted before the gateway kept it.",
+      },
+    ),
   }),
   Type.Null(),
 ]);

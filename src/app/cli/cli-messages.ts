@@ -42,14 +42,26 @@ interface ExportOptions extends Omit<ListOptions, "limit" | "cursor" | "json"> {
 }
 
 /** An SMS's DLT facts as `messages show` prints them (none for other channels). */
-function dltLines(dlt: Awaited<ReturnType<typeof operatorMessageDetail>>["dlt"]): string[] {
+type Detail = Awaited<ReturnType<typeof operatorMessageDetail>>;
+
+function dltLines(dlt: Detail["dlt"]): string[] {
   if (!dlt) return [];
   const matched = dlt.matched_template;
   return [
     `dlt       header ${dlt.header}, entity ${dlt.entity_id ?? "-"}, template id ${dlt.template_id ?? "-"}`,
     `template  ${matched ? `${matched.name ?? "(removed)"} (#${matched.id})` : "none matched"}`,
+    `tm chain  ${dlt.tm_chain ? `${dlt.tm_chain} (sha256 ${dlt.tm_chain_hash})` : dlt.scrubbing ? "none declared" : "-"}`,
+    `scrubbing ${dlt.scrubbing ? SCRUBBING[dlt.scrubbing] : "not recorded (accepted before the gateway kept it)"}`,
   ];
 }
+
+/** What each scrubbing outcome means, as `messages show` says it. */
+const SCRUBBING: Record<NonNullable<NonNullable<Detail["dlt"]>["scrubbing"]>, string> = {
+  matched: "matched (header and entity white-listed, text matched an approved template)",
+  unmatched: "unmatched (header and entity white-listed, no template matched: the route takes any text)",
+  off: "off (the account did not scrub: nothing was checked)",
+  international: "international (DLT does not cover it)",
+};
 
 /** The filters both `messages list` and `messages export` take, as options. */
 function withFilterOptions(command: Command): Command {

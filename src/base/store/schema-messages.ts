@@ -76,6 +76,10 @@ export interface MessagesTable {
   cost_prefix: Generated<string | null>;
   /** Why the route chose its connector (least_cost and adaptive routes). */
   route_note: Generated<string | null>;
+  /** An SMS's DLT telemarketer chain as declared for its entity at acceptance, `PE,TM1,…,TMn` (0060). */
+  dlt_tm_chain: Generated<string | null>;
+  /** What DLT scrubbing did at acceptance: matched, unmatched, off or international (0060; null: not recorded). */
+  dlt_scrub: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {
@@ -159,6 +163,9 @@ export interface BulkPartsTable {
   created_at: number;
   /** Where the body's links to shorten per recipient are: JSON ShortLinkPlan (0047), null for none. */
   short_links: Generated<string | null>;
+  /** The messages' dlt_tm_chain and dlt_scrub (0060). */
+  dlt_tm_chain: Generated<string | null>;
+  dlt_scrub: Generated<string | null>;
 }
 
 /** A message's tracked short link: SHORT_LINK_BASE/<code> redirects to `url` until `expires_at` (0047). */

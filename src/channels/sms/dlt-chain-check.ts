@@ -1,9 +1,39 @@
 // The SMS rule on the DLT telemarketer chain (issue 40, item 2; docs/api.md rule 14c): with the
 // operator's DLT_CHAIN_REQUIRED, an entity without a declared chain is refused, as operators drop
 // its SMS; a chain the client sent (the SMPP server's TLV) must be the declared one, with the
-// operator's current TM ID (DLT_TM_ID) last as carriers get it, or without it.
+// operator's current TM ID (DLT_TM_ID) last as carriers get it, or without it. And what an
+// accepted SMS's row keeps of its DLT check (docs/decisions/0145): the chain and the scrubbing.
 import { GatewayError } from "../../base/core/errors.js";
-import { askOperatorSentence, carriedTmChain, registrationFixes, tmChainMatches } from "../../domain/accounts/index.js";
+import type { TrafficClass } from "../../base/core/traffic-class.js";
+import {
+  askOperatorSentence,
+  carriedTmChain,
+  registrationFixes,
+  tmChainMatches,
+  tmChainValue,
+} from "../../domain/accounts/index.js";
+import type { DltScrub } from "../../domain/messages/index.js";
+
+/**
+ * The telemarketer chain declared for the send's entity as carriers are handed it, `PE,TM1,…,TMn`
+ * with the operator's current TM ID last (their SHA-256 form is of this text); null without one.
+ */
+export function carriedChainOf(
+  chains: ReadonlyMap<string, readonly string[]>,
+  entityId: string | undefined,
+  tmId: string | undefined,
+): string | null {
+  const stored = entityId === undefined ? undefined : chains.get(entityId);
+  if (!stored || stored.length === 0) return null;
+  return tmChainValue(entityId!, carriedTmChain(stored, tmId), "ids");
+}
+
+/** What DLT scrubbing did to an accepted SMS (a refused one has no row): see DltScrub. */
+export function scrubOutcome(scrubbing: boolean, route: TrafficClass, matched: boolean): DltScrub {
+  if (!scrubbing) return "off";
+  if (route === "international") return "international";
+  return matched ? "matched" : "unmatched";
+}
 
 export function checkTmChain(
   stored: readonly string[] | undefined,

@@ -16,7 +16,7 @@ import type { Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
 import { type AccountRules, AccountRulesCache, type DltSnapshot } from "./account-rules.js";
-import { checkTmChain } from "./dlt-chain-check.js";
+import { carriedChainOf, checkTmChain, scrubOutcome } from "./dlt-chain-check.js";
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
 import { checkDltTemplate, checkTemplatePairs } from "./dlt-template-check.js";
@@ -185,6 +185,7 @@ export class SmsPolicy {
     const code = trafficClassCode(route);
 
     const chained = card.upline.length > 0;
+    const dltTmChain = carriedChainOf(rules.chains, entityId, this.operator.tmId);
     const drafts: MessageDraft[] = deliverable.map(({ recipient, message }) => {
       const { info, template, shortLinks } = contents.get(message)!;
       const digits = internationalDigits(recipient, route);
@@ -205,6 +206,8 @@ export class SmsPolicy {
         dltEntityId: entityId ?? null,
         dltTemplateId: template?.dltTemplateId ?? input.dltTemplateId ?? null,
         templateId: template?.id ?? null,
+        dltTmChain,
+        dltScrub: scrubOutcome(rules.dltScrubbing, route, template !== undefined),
         ...(shortLinks ? { shortLinks } : {}),
       };
     });

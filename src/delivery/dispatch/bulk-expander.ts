@@ -135,6 +135,8 @@ export class BulkExpander extends WorkerLoop {
           dlt_entity_id: part.dlt_entity_id,
           dlt_template_id: part.dlt_template_id,
           template_id: part.template_id,
+          dlt_tm_chain: part.dlt_tm_chain,
+          dlt_scrub: part.dlt_scrub,
           job_id: part.job_id,
           // Accepted when the part was: end-to-end times and account listings count from then.
           created_at: part.created_at,

@@ -109,7 +109,9 @@ function bulkPart(
       draft.credits !== first.credits ||
       draft.dueAt !== first.dueAt ||
       draft.route !== first.route ||
-      draft.templateId !== first.templateId
+      draft.templateId !== first.templateId ||
+      draft.dltTmChain !== first.dltTmChain ||
+      draft.dltScrub !== first.dltScrub
     ) {
       throw new Error("a bulk job's messages must share everything but the recipient");
     }
@@ -136,6 +138,8 @@ function bulkPart(
     dlt_entity_id: first.dltEntityId ?? null,
     dlt_template_id: first.dltTemplateId ?? null,
     template_id: first.templateId ?? null,
+    dlt_tm_chain: first.dltTmChain ?? null,
+    dlt_scrub: first.dltScrub ?? null,
     // Shortened per recipient by the expander, each message its own codes.
     short_links: first.shortLinks ? JSON.stringify(first.shortLinks) : null,
     // A scheduled part waits here until it is due; the expander then queues its messages.

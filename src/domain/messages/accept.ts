@@ -137,6 +137,8 @@ export class Acceptor {
             job_id: jobId ?? null,
             created_at: now.getTime(),
             upline: upline ? encodeUpline(upline, draft.upline ?? []) : null,
+            dlt_tm_chain: draft.dltTmChain ?? null,
+            dlt_scrub: draft.dltScrub ?? null,
           }),
         );
       }

@@ -62,5 +62,7 @@ export function messageRow(m: MessageFields): NewMessage {
     done_at: m.done_at ?? null,
     content_id: m.content_id ?? null,
     upline: m.upline ?? null,
+    dlt_tm_chain: m.dlt_tm_chain ?? null,
+    dlt_scrub: m.dlt_scrub ?? null,
   };
 }

@@ -4,6 +4,15 @@ import type { MessageStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import type { ShortLinkPlan } from "./short-links.js";
 
+/**
+ * What DLT scrubbing did to an accepted SMS: its header and entity white-listed and its text
+ * matched an approved template (`matched`), or matched none on a route that takes any text
+ * (`unmatched`); the account does not scrub, so nothing was checked (`off`); an international
+ * SMS, which DLT does not cover (`international`). A refusal stores no message.
+ */
+export const DLT_SCRUB_OUTCOMES = ["matched", "unmatched", "off", "international"] as const;
+export type DltScrub = (typeof DLT_SCRUB_OUTCOMES)[number];
+
 export interface MessageDraft {
   /** The queue id, when the client was given it before acceptance (an SMPP message sent in parts). */
   id?: string;
@@ -24,6 +33,10 @@ export interface MessageDraft {
   dltTemplateId?: string | null;
   /** The approved template the content matched. */
   templateId?: number | null;
+  /** An SMS's DLT telemarketer chain as declared for its entity, `PE,TM1,…,TMn` (null: none). */
+  dltTmChain?: string | null;
+  /** What DLT scrubbing did to it (DltScrub). */
+  dltScrub?: DltScrub | null;
   meta?: Record<string, unknown> | null;
   /** Links of `body` to replace by tracked short links, each message its own codes (short-links.ts). */
   shortLinks?: ShortLinkPlan;

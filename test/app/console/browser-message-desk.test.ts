@@ -1,7 +1,9 @@
 // The support desk's message search and message page in a real browser at phone width (390 px):
 // a time of day beside each date narrows the account's and the operator's searches to a minute
 // in the console's zone (audit row 9); the operator's page of a sub-account's message shows its
-// DLT facts and what every level of the tree was charged (rows 10 and 18). No sideways scroll.
+// DLT facts and what every level of the tree was charged (rows 10 and 18), with the telemarketer
+// chain the SMS was accepted with and what the DLT scrubbing did. No sideways scroll.
+import { createHash } from "node:crypto";
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -11,7 +13,7 @@ import {
   phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
-import { buildAccount, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
 import { messageRow } from "../../helpers/message-row.js";
 import { resellerTree } from "../../helpers/resellers.js";
 import { sendSms } from "../../helpers/sms.js";
@@ -100,6 +102,8 @@ describeInBrowser("console in the browser: the message desk", () => {
     await page.getByRole("heading", { name: "DLT and charges" }).waitFor();
     expect(await page.getByTestId("dlt-header").textContent()).toBe("SWBRD");
     expect(await page.getByTestId("dlt-matched").textContent()).toMatch(/^none/);
+    expect(await page.getByTestId("dlt-tm-chain").textContent()).toBe("none declared for its entity");
+    expect(await page.getByTestId("dlt-scrubbing").textContent()).toMatch(/^off: the account did not scrub/);
     const charges = await page.getByTestId("message-charges").locator("li").allInnerTexts();
     expect(charges).toEqual([
       `${leaf.username}: 0.619 credits (its own)`,
@@ -108,6 +112,53 @@ describeInBrowser("console in the browser: the message desk", () => {
     ]);
     await expectNoHorizontalScroll(page, "operator message page");
     await expectAccessible(page, "operator message page");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it("shows the operator the telemarketer chain an SMS was accepted with and what the DLT scrubbing did", async () => {
+    const t = gateway();
+    const entity = "1101160000000000011";
+    const chain = `${entity},1702000000000000011`;
+    const scrubbed = await buildAccount(t, { dltScrubbing: true });
+    const admin = (method: string, path: string, json: unknown) =>
+      call(t, method, `/admin/api/accounts/${scrubbed.username}${path}`, {
+        headers: { authorization: `Bearer ${operator.apiKey}` },
+        json,
+      });
+    for (const [method, path, body] of [
+      ["POST", "/dlt/headers", { header: "SWBRD" }],
+      ["POST", "/dlt/entities", { entity_id: entity }],
+      ["POST", "/templates", { name: "otp", content: "Your OTP is {#var#}.", entity_id: entity, approve: true }],
+      ["PUT", "/dlt/chains", { entity_id: entity, chain: ["1702000000000000011"] }],
+    ] as const) {
+      const made = await admin(method, path, body);
+      expect(made.status, made.text).toBeLessThan(300);
+    }
+    const sent = await sendSms(t, scrubbed, {
+      sender_id: "SWBRD",
+      recipient: "9876543210",
+      message: "Your OTP is 77.",
+    });
+    expect(sent.status, sent.text).toBe(200);
+    const { page, context, problems } = await phonePageAs(
+      browser(),
+      t.url,
+      operator,
+      `/operator/messages/${sent.body.data.message_id}`,
+    );
+    await page.getByRole("heading", { name: "DLT and charges" }).waitFor();
+    const shown = page.getByTestId("dlt-tm-chain");
+    expect(await shown.locator("code").allTextContents()).toEqual([
+      chain,
+      createHash("sha256").update(chain).digest("hex"),
+    ]);
+    expect(await page.getByTestId("dlt-scrubbing").textContent()).toMatch(/^matched: header and entity white-listed/);
+    // The 64-digit hash and the chain wrap inside the phone's width.
+    await expectNoHorizontalScroll(page, "operator message page with a telemarketer chain");
+    const box = await shown.boundingBox();
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    await expectAccessible(page, "operator message page with a telemarketer chain");
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

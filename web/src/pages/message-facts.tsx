@@ -1,10 +1,21 @@
 // What the operator's page of a message adds to the account's (GET /admin/api/messages/{id}):
-// the DLT facts it was sent with, as stored at acceptance, and what each level of a reseller
+// the DLT facts it was sent with, as stored at acceptance (its telemarketer chain and what the
+// scrubbing did among them), and what each level of a reseller
 // tree was charged for it (a sub-account's message: its own charge, then each parent's).
 import { plural } from "../format.js";
 import type { OperatorMessageDetail } from "../operator-types.js";
 
 const orNone = (value: string | null) => (value ? <code>{value}</code> : "none");
+
+type Scrubbing = NonNullable<NonNullable<OperatorMessageDetail["dlt"]>["scrubbing"]>;
+
+/** What each outcome of the DLT scrubbing at acceptance means. */
+const SCRUBBING: Record<Scrubbing, string> = {
+  matched: "matched: header and entity white-listed, the text matched an approved template",
+  unmatched: "unmatched: header and entity white-listed, no template matched (the route takes any text)",
+  off: "off: the account did not scrub, nothing was checked",
+  international: "not applied: DLT does not cover international SMS",
+};
 
 export function OperatorMessageFacts({ dlt, charges }: Pick<OperatorMessageDetail, "dlt" | "charges">) {
   return (
@@ -24,6 +35,24 @@ export function OperatorMessageFacts({ dlt, charges }: Pick<OperatorMessageDetai
               {dlt.matched_template
                 ? `${dlt.matched_template.name ?? "a template removed since"} (#${dlt.matched_template.id})`
                 : "none: the DLT check matched no template (scrubbing off, or a route that takes any text)"}
+            </dd>
+            <dt>Telemarketer chain</dt>
+            <dd data-testid="dlt-tm-chain" className="text-cell">
+              {dlt.tm_chain ? (
+                <>
+                  <code>{dlt.tm_chain}</code>
+                  <br />
+                  SHA-256 <code>{dlt.tm_chain_hash}</code>
+                </>
+              ) : dlt.scrubbing ? (
+                "none declared for its entity"
+              ) : (
+                "not recorded (accepted before the gateway kept it)"
+              )}
+            </dd>
+            <dt>DLT scrubbing</dt>
+            <dd data-testid="dlt-scrubbing" className="text-cell">
+              {dlt.scrubbing ? SCRUBBING[dlt.scrubbing] : "not recorded (accepted before the gateway kept it)"}
             </dd>
           </>
         ) : null}
