@@ -137,14 +137,6 @@ export const AddedSenderId = Type.Object({
   status: Type.String(),
 });
 
-/** The body of an approval (optional): nothing; an unknown field is refused, as in every body. */
-export const ApprovalBody = Type.Object({}, { additionalProperties: false, title: "ApprovalBody" });
-/** The body of a rejection (optional): the reason the account reads on its request. */
-export const RejectionBody = Type.Object(
-  { reason: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])) },
-  { additionalProperties: false, title: "RejectionBody" },
-);
-
 /** A sender ID as listed: the account's own request's shape (v2). */
 export const OperatorSenderId = SenderIdRequest;
 /** A sender ID as decided by its id: the same, and whose it is. */

@@ -14,9 +14,12 @@ import {
   DLT_CHANGED,
   DLT_LINK_FIELD,
   type DltLinkKind,
+  decisionBody,
   describeDltLink,
   dltChanged,
   listDltLinks,
+  reasonOf,
+  rejectionReason,
   removeDltLink,
   requireAccount,
   setDltLinkStatus,
@@ -91,10 +94,17 @@ export async function dltLinksOf(deps: OperatorDeps, username: string, kind: Dlt
   return (await listDltLinks(deps.store.db, account.id, kind, entityId)).map(describeDltLink);
 }
 
-export async function setDltLinkStatusFor(deps: ChangeDeps, kind: DltLinkKind, id: number, status: ApprovalStatus) {
+export async function setDltLinkStatusFor(
+  deps: ChangeDeps,
+  kind: DltLinkKind,
+  id: number,
+  status: ApprovalStatus,
+  /** A rejection's reason, shown to the account (rejectionReason). */
+  reason: string | null = null,
+) {
   const row = await deps.store.transaction(async (trx) => {
     const before = await approvalBefore(trx, "dlt_links", id);
-    const row = await setDltLinkStatus(trx, kind, id, status);
+    const row = await setDltLinkStatus(trx, kind, id, status, rejectionReason(reason));
     if (!row || !before) throw new GatewayError("not_found", `No ${WHAT[kind]} with id ${id}.`);
     await recordDecision(trx, deps, `dlt_${kind}`, `${WHAT[kind]} ${id}`, before, describeDltLink(row));
     return row;
@@ -168,8 +178,14 @@ export function registerDltLinkRoutes(admin: TypedRoutes, ctx: Deps): void {
     ] as const) {
       admin.post(
         `/dlt/${path}/:id/${action}`,
-        { schema: { params: IdParams, response: operatorAnswer(OperatorDltLink) } },
-        async (request) => ok(await setDltLinkStatusFor(changeDeps(deps, request), kind, request.params.id, status)),
+        {
+          schema: { params: IdParams, body: decisionBody(action).body, response: operatorAnswer(OperatorDltLink) },
+          preValidation: decisionBody(action).preValidation,
+        },
+        async (request) => {
+          const reason = reasonOf(request.body);
+          return ok(await setDltLinkStatusFor(changeDeps(deps, request), kind, request.params.id, status, reason));
+        },
       );
     }
   }

@@ -34,6 +34,7 @@ import {
   type NewTemplateInput,
   parseDndNumber,
   pricedBy,
+  rejectionReason,
   removeDltEntity,
   removeDltHeader,
   removeDnd,
@@ -248,15 +249,6 @@ export async function listTemplatesFor(
 
 export type DltKind = "entity" | "header";
 
-/** A rejection's reason as stored: trimmed, null when blank or not given. */
-export function rejectionReason(raw: string | null | undefined): string | null {
-  const reason = raw?.trim() || null;
-  if (reason?.includes("\u0000")) {
-    throw new GatewayError("invalid_request", "The reason cannot contain U+0000.", { field: "reason" });
-  }
-  return reason;
-}
-
 /** The audit entry of an approval's decision: `<thing>.approve` or `.reject`, its status before and the row after. */
 export async function recordDecision(
   trx: Db,
@@ -310,11 +302,18 @@ export async function removeDltFor(deps: ChangeDeps, username: string, kind: Dlt
   };
 }
 
-export async function setDltStatusFor(deps: ChangeDeps, kind: DltKind, id: number, status: ApprovalStatus) {
+export async function setDltStatusFor(
+  deps: ChangeDeps,
+  kind: DltKind,
+  id: number,
+  status: ApprovalStatus,
+  /** A rejection's reason, shown to the account (rejectionReason). */
+  reason: string | null = null,
+) {
   const what = kind === "entity" ? "DLT entity ID" : "DLT header";
   const row = await deps.store.transaction(async (trx) => {
     const before = await approvalBefore(trx, kind === "entity" ? "dlt_entities" : "dlt_headers", id);
-    const row = await setDltStatus(trx, kind, id, status);
+    const row = await setDltStatus(trx, kind, id, status, rejectionReason(reason));
     if (!row || !before) throw new GatewayError("not_found", `No ${what} with id ${id}.`);
     const after = "entity_id" in row ? describeDltEntity(row, deps.dltTmId) : describeDltHeader(row);
     await recordDecision(trx, deps, `dlt_${kind}`, `DLT ${kind} ${id}`, before, after);

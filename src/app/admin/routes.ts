@@ -12,10 +12,12 @@ import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../..
 import {
   ACCOUNT_STATUSES,
   DLT_MATCHING_MODES,
+  decisionBody,
   describeAccount,
   MAX_FLOOD_LIMIT,
   MAX_TEMPLATE_CONTENT,
   MAX_TEMPLATE_NAME,
+  reasonOf,
   requireAccount,
   searchAccounts,
   setAccountPriceCard,
@@ -27,14 +29,12 @@ import { admitCaller, authenticateCaller } from "../../domain/auth/index.js";
 import {
   AccountView,
   AddedSenderId,
-  ApprovalBody,
   ApprovalQueue,
   DecidedSenderId,
   OnboardedAccount,
   OperatorAccount,
   OperatorAccountDetail,
   OperatorSenderId,
-  RejectionBody,
 } from "./account-schemas.js";
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
@@ -328,18 +328,12 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     admin.post(
       `/sender-ids/:id/${action}`,
       {
-        schema: {
-          params: IdParams,
-          body: action === "reject" ? RejectionBody : ApprovalBody,
-          response: operatorAnswer(DecidedSenderId),
-        },
+        schema: { params: IdParams, body: decisionBody(action).body, response: operatorAnswer(DecidedSenderId) },
         // The body is optional: a POST without one decides with no reason.
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
+        preValidation: decisionBody(action).preValidation,
       },
       async (request) => {
-        const reason = (request.body as { reason?: string | null }).reason ?? null;
+        const reason = reasonOf(request.body);
         return ok(await setSenderIdStatusFor(changeDeps(deps, request), request.params.id, status, undefined, reason));
       },
     );

@@ -6,7 +6,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { ApprovalBody, RejectionBody } from "./account-schemas.js";
+import { decisionBody, reasonOf } from "../../domain/accounts/index.js";
 import {
   addDltFor,
   addDndNumbers,
@@ -131,18 +131,12 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
     admin.post(
       `/templates/:id/${action}`,
       {
-        schema: {
-          params: IdParams,
-          body: action === "reject" ? RejectionBody : ApprovalBody,
-          response: operatorAnswer(AddedTemplate),
-        },
+        schema: { params: IdParams, body: decisionBody(action).body, response: operatorAnswer(AddedTemplate) },
         // The body is optional: a POST without one decides with no reason.
-        preValidation: async (request) => {
-          request.body ??= {};
-        },
+        preValidation: decisionBody(action).preValidation,
       },
       async (request) => {
-        const reason = (request.body as { reason?: string | null }).reason ?? null;
+        const reason = reasonOf(request.body);
         return ok(await setTemplateStatusFor(changeDeps(deps, request), request.params.id, status, undefined, reason));
       },
     );
@@ -189,8 +183,12 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
     ] as const) {
       admin.post(
         `/dlt/${path}/:id/${action}`,
-        { schema: { params: IdParams, response: operatorAnswer(Listed) } },
-        async (request) => ok(await setDltStatusFor(changeDeps(deps, request), kind, request.params.id, status)),
+        {
+          schema: { params: IdParams, body: decisionBody(action).body, response: operatorAnswer(Listed) },
+          preValidation: decisionBody(action).preValidation,
+        },
+        async (request) =>
+          ok(await setDltStatusFor(changeDeps(deps, request), kind, request.params.id, status, reasonOf(request.body))),
       );
     }
   }

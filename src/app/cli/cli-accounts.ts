@@ -285,7 +285,8 @@ function addSenderIdCommands(program: Command): void {
   addReviewCommands(senderIds, {
     noun: "sender ID",
     listedBy: "sender-ids",
-    setStatus: (store, id, status, account) => setSenderIdStatusFor(cliDeps(store), id, status, account),
+    setStatus: (store, id, status, account, reason) =>
+      setSenderIdStatusFor(cliDeps(store), id, status, account, reason),
     describe: (row) => `sender ID ${row.sender_id}`,
   });
   senderIds

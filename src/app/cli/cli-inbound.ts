@@ -67,7 +67,7 @@ function addKeywordCommands(program: Command): void {
   addReviewCommands(keywords, {
     noun: "keyword",
     listedBy: "keywords",
-    setStatus: (store, id, status, account) => setKeywordStatusFor(cliDeps(store), id, status, account),
+    setStatus: (store, id, status, account, reason) => setKeywordStatusFor(cliDeps(store), id, status, account, reason),
     describe: (row) => `keyword ${row.id} ${row.key}`,
   });
   addReviewedList(keywords, {

@@ -80,7 +80,8 @@ function addTemplateCommands(program: Command): void {
   addReviewCommands(templates, {
     noun: "template",
     listedBy: "templates",
-    setStatus: (store, id, status, account) => setTemplateStatusFor(cliDeps(store), id, status, account),
+    setStatus: (store, id, status, account, reason) =>
+      setTemplateStatusFor(cliDeps(store), id, status, account, reason),
     describe: (row) => `template ${row.id} "${row.name}"`,
   });
   addReviewedList(templates, {

@@ -71,7 +71,8 @@ export async function allPages<T>(
 
 /**
  * The `approve` and `reject` subcommands of what operators review (sender IDs, templates,
- * keywords): each sets one item's status by its id and prints what it became.
+ * keywords): each sets one item's status by its id and prints what it became; `reject` takes
+ * `--reason <text>`, which the account reads on the item (rejection_reason).
  */
 export function addReviewCommands<Row extends { account?: string | undefined }>(
   group: Command,
@@ -81,7 +82,13 @@ export function addReviewCommands<Row extends { account?: string | undefined }>(
     /** The command that lists them with their ids: "sender-ids". */
     listedBy: string;
     /** Sets the status; given the account the operator named, one of another account is refused. */
-    setStatus: (store: Store, id: number, status: "approved" | "rejected", account?: string) => Promise<Row>;
+    setStatus: (
+      store: Store,
+      id: number,
+      status: "approved" | "rejected",
+      account: string | undefined,
+      reason: string | null,
+    ) => Promise<Row>;
     /** The row in words, after its new status: "sender ID ACMEIN". */
     describe: (row: Row) => string;
   },
@@ -90,16 +97,21 @@ export function addReviewCommands<Row extends { account?: string | undefined }>(
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
-    group
+    const command = group
       .command(action)
       .description(`${action} a ${item.noun} by its id`)
       .requiredOption("--id <id>", `${item.noun} id (${item.listedBy} list shows it)`, wholeNumber)
-      .option("--account <username>", `refuse a ${item.noun} of another account (the id alone picks its owner)`)
+      .option("--account <username>", `refuse a ${item.noun} of another account (the id alone picks its owner)`);
+    if (action === "reject") {
+      command.option("--reason <text>", "why, for the account to read (up to 500 characters)");
+    }
+    command
       .option("--json", "print JSON")
-      .action((opts: { id: number; account?: string; json?: boolean }) =>
+      .action((opts: { id: number; account?: string; reason?: string; json?: boolean }) =>
         withStore(async (store) => {
-          const row = await item.setStatus(store, opts.id, status, opts.account);
-          print(row, opts.json, () => `${status} ${item.describe(row)} of account ${row.account}`);
+          const row = await item.setStatus(store, opts.id, status, opts.account, opts.reason ?? null);
+          const because = opts.reason?.trim() ? ` (${opts.reason.trim()})` : "";
+          print(row, opts.json, () => `${status} ${item.describe(row)} of account ${row.account}${because}`);
         }),
       );
   }

@@ -144,6 +144,8 @@ export interface DltEntitiesTable {
   status: ApprovalStatus;
   /** The declared telemarketer IDs, comma-separated, the operator's own last; null: none (0043). */
   tm_chain: Generated<string | null>;
+  /** The operator's reason when rejecting it, shown to the account; null otherwise (0059). */
+  rejection_reason: Generated<string | null>;
   created_at: number;
 }
 
@@ -152,6 +154,8 @@ export interface DltHeadersTable {
   account_id: number;
   header: string;
   status: ApprovalStatus;
+  /** The operator's reason when rejecting it, shown to the account; null otherwise (0059). */
+  rejection_reason: Generated<string | null>;
   created_at: number;
 }
 
@@ -163,6 +167,8 @@ export interface DltLinksTable {
   kind: DltLinkKind;
   value: string;
   status: ApprovalStatus;
+  /** The operator's reason when rejecting it, shown to the account; null otherwise (0059). */
+  rejection_reason: Generated<string | null>;
   created_at: number;
 }
 

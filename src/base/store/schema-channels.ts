@@ -37,6 +37,8 @@ export interface KeywordsTable {
   response_type: string;
   static_message: string | null;
   status: ApprovalStatus;
+  /** The operator's reason when rejecting it, shown to the account; null otherwise (0059). */
+  rejection_reason: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }
@@ -131,6 +133,8 @@ export interface EmailDomainsTable {
   dkim_private_key: string;
   /** PEM (SPKI); its base64 body is the DNS TXT record's p= value. */
   dkim_public_key: string;
+  /** The operator's reason when rejecting it, shown to the account; null otherwise (0059). */
+  rejection_reason: Generated<string | null>;
   created_at: number;
   updated_at: number;
 }

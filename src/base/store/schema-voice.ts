@@ -9,6 +9,8 @@ export interface VoiceCallerIdsTable {
   number: string;
   /** `pending` when the account asked for it; only an approved number may call. */
   status: Generated<"pending" | "approved" | "rejected">;
+  /** The operator's reason when rejecting it, shown to the account; null otherwise (0059). */
+  rejection_reason: Generated<string | null>;
   created_at: number;
 }
 

@@ -6,11 +6,18 @@
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db } from "../../base/store/store.js";
-import { APPROVAL_STATUSES, requireAccount } from "../../domain/accounts/index.js";
+import {
+  APPROVAL_STATUSES,
+  MAX_REJECTION_REASON,
+  reasonOf,
+  rejectionReason,
+  requireAccount,
+} from "../../domain/accounts/index.js";
 import { type Audited, recordChange } from "../../domain/audit/index.js";
 import { actorOf } from "../../domain/auth/index.js";
 import { OperatorEmailDomain } from "./admin-schemas.js";
@@ -35,7 +42,12 @@ const tags = ["email"];
 const iso = (ms: number) => isoUtc(new Date(ms));
 const ok = (data: unknown) => ({ status: "success", data });
 /** The audit entry of a domain's change: the domain and its status, never its DKIM key. */
-function domainEntry(action: string, row: EmailDomainRow, before?: { status: string }, after?: { status: string }) {
+function domainEntry(
+  action: string,
+  row: EmailDomainRow,
+  before?: { status: string },
+  after?: { status: string; rejection_reason?: string | null },
+) {
   return { action, target: `email domain ${row.domain}`, accountId: row.account_id, before, after };
 }
 
@@ -180,7 +192,11 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
         tags: ["operator"],
         params: Type.Object({ ...Username, domain: Type.String({ maxLength: 253 }) }),
         body: Type.Object(
-          { status: Type.Union(APPROVAL_STATUSES.map((s) => Type.Literal(s))) },
+          {
+            status: Type.Union(APPROVAL_STATUSES.map((s) => Type.Literal(s))),
+            // A rejection's reason, shown to the account (rejection_reason); kept only when rejected.
+            reason: Type.Optional(Type.Union([Type.String({ maxLength: MAX_REJECTION_REASON }), Type.Null()])),
+          },
           { additionalProperties: false },
         ),
         response: operatorAnswer(OperatorEmailDomain),
@@ -189,12 +205,17 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
     async (request) => {
       const { domain } = request.params;
       const { status } = request.body;
+      const reason = rejectionReason(reasonOf(request.body));
+      if (reason !== null && status !== "rejected") {
+        throw new GatewayError("invalid_request", 'A reason goes with "status": "rejected" only.', { field: "reason" });
+      }
       const accountId = await account(request.params.username);
       const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
         const before = await findDomain(trx, accountId, normalizeDomain(domain));
-        const row = await setEmailDomainStatus(trx, ctx.clock, accountId, domain, status);
+        const row = await setEmailDomainStatus(trx, ctx.clock, accountId, domain, status, reason);
         const action = status === "approved" ? "email_domain.approve" : "email_domain.reject";
-        return { row, entry: domainEntry(action, row, before && { status: before.status }, { status: row.status }) };
+        const after = { status: row.status, rejection_reason: row.rejection_reason };
+        return { row, entry: domainEntry(action, row, before && { status: before.status }, after) };
       });
       return ok(describeEmailDomain(row, operatorIso));
     },

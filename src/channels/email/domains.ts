@@ -9,7 +9,10 @@ import type { Db } from "../../base/store/store.js";
 import { NO_DETAIL, type PendingRequests } from "../../domain/accounts/index.js";
 import { type DkimKeyPair, generateDkimKey } from "./content.js";
 
-export type EmailDomainRow = Omit<EmailDomainsTable, "id"> & { id: number };
+export type EmailDomainRow = Omit<EmailDomainsTable, "id" | "rejection_reason"> & {
+  id: number;
+  rejection_reason: string | null;
+};
 
 const DOMAIN = /^(?=.{3,253}$)(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/;
 /** Selector of the DKIM keys this gateway makes: the record goes at `<selector>._domainkey.<domain>`. */
@@ -91,11 +94,13 @@ export async function setEmailDomainStatus(
   accountId: number,
   raw: string,
   status: ApprovalStatus,
+  /** A rejection's reason, shown to the account; kept only when rejected. */
+  reason: string | null = null,
 ): Promise<EmailDomainRow> {
   const domain = normalizeDomain(raw);
   const row = await db
     .updateTable("email_domains")
-    .set({ status, updated_at: clock.now().getTime() })
+    .set({ status, rejection_reason: status === "rejected" ? reason : null, updated_at: clock.now().getTime() })
     .where("account_id", "=", accountId)
     .where("domain", "=", domain)
     .returningAll()
@@ -130,6 +135,7 @@ export function describeEmailDomain(row: EmailDomainRow, iso: (ms: number) => st
   return {
     domain: row.domain,
     status: row.status,
+    rejection_reason: row.rejection_reason,
     dkim: {
       selector: row.dkim_selector,
       record_name: `${row.dkim_selector}._domainkey.${row.domain}`,

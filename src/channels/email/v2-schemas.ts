@@ -7,6 +7,9 @@ export const EmailDomain = Type.Object(
   {
     domain: Type.String(),
     status: Type.String({ description: "pending, approved or rejected." }),
+    rejection_reason: NullableString({
+      description: "The operator's reason for rejecting it; null unless rejected with one.",
+    }),
     dkim: Type.Object(
       {
         selector: Type.String(),

@@ -6,7 +6,7 @@ import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
-import { getAccount } from "../../domain/accounts/index.js";
+import { decisionBody, getAccount, reasonOf } from "../../domain/accounts/index.js";
 import { actorOf } from "../../domain/auth/index.js";
 import {
   AccountKeyword,
@@ -124,8 +124,12 @@ export function registerInboundAdminRoutes(admin: TypedRoutes, ctx: Deps): void 
   ] as const) {
     admin.post(
       `/keywords/:id/${action}`,
-      { schema: { params: IdParams, response: operatorAnswer(AccountKeyword) } },
-      async (request) => ok(await setKeywordStatusFor(deps(request), request.params.id, status)),
+      {
+        schema: { params: IdParams, body: decisionBody(action).body, response: operatorAnswer(AccountKeyword) },
+        preValidation: decisionBody(action).preValidation,
+      },
+      async (request) =>
+        ok(await setKeywordStatusFor(deps(request), request.params.id, status, undefined, reasonOf(request.body))),
     );
   }
 

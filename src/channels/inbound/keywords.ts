@@ -131,15 +131,17 @@ export function pendingKeywords(db: Db): PendingRequests {
     .where("status", "=", "pending");
 }
 
+/** A keyword's status set by the operator; `reason` (a rejection's, shown to the account) is kept only when rejected. */
 export async function setKeywordStatus(
   db: Db,
   clock: Clock,
   id: number,
   status: ApprovalStatus,
+  reason: string | null = null,
 ): Promise<KeywordRow | undefined> {
   return db
     .updateTable("keywords")
-    .set({ status, updated_at: clock.now().getTime() })
+    .set({ status, rejection_reason: status === "rejected" ? reason : null, updated_at: clock.now().getTime() })
     .where("id", "=", id)
     .returningAll()
     .executeTakeFirst();
@@ -164,6 +166,7 @@ export function describeKeyword(row: KeywordRow, time: (ms: number) => string) {
     response_type: row.response_type,
     static_message: row.static_message,
     status: row.status,
+    rejection_reason: row.rejection_reason,
     created_at: time(row.created_at),
     updated_at: time(row.updated_at),
   };

@@ -6,7 +6,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { pageMeta } from "../../base/http/query-params.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Store } from "../../base/store/store.js";
-import { requireAccount, usernamesOf } from "../../domain/accounts/index.js";
+import { rejectionReason, requireAccount, usernamesOf } from "../../domain/accounts/index.js";
 import { type Actor, recordChange } from "../../domain/audit/index.js";
 import { describeKeyword, getKeyword, listKeywords, setKeywordStatus } from "./keywords.js";
 import { assignInboundNumber, listInboundNumbers, normalizePhoneNumber, removeInboundNumber } from "./numbers.js";
@@ -84,8 +84,11 @@ export async function setKeywordStatusFor(
   id: number,
   status: ApprovalStatus,
   username?: string,
+  /** A rejection's reason, shown to the account (rejectionReason). */
+  reason: string | null = null,
 ) {
   const db = deps.store.db;
+  const kept = rejectionReason(reason);
   if (username !== undefined) {
     const account = await requireAccount(db, username);
     if (!(await getKeyword(db, account.id, id))) {
@@ -98,7 +101,7 @@ export async function setKeywordStatusFor(
       .select(["account_id", "status"])
       .where("id", "=", id)
       .executeTakeFirst();
-    const after = await setKeywordStatus(trx, deps.clock, id, status);
+    const after = await setKeywordStatus(trx, deps.clock, id, status, kept);
     if (!before || !after) throw new GatewayError("not_found", `No keyword with id ${id}.`);
     const verb = status === "approved" ? "approve" : status === "rejected" ? "reject" : "set_status";
     await recordChange(trx, deps, {
@@ -106,7 +109,7 @@ export async function setKeywordStatusFor(
       target: `keyword ${id}`,
       accountId: before.account_id,
       before: { status: before.status },
-      after: { status: after.status, keyword: after.key },
+      after: { status: after.status, keyword: after.key, rejection_reason: after.rejection_reason },
     });
     return after;
   });

@@ -9,6 +9,9 @@ const KEYWORD_FIELDS = {
   response_type: Type.String({ description: "static (answer static_message) or none." }),
   static_message: NullableString(),
   status: Type.String({ description: "pending, approved or rejected." }),
+  rejection_reason: NullableString({
+    description: "The operator's reason for rejecting it; null unless rejected with one.",
+  }),
   created_at: Time,
   updated_at: Time,
 };

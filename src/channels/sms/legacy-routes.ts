@@ -213,7 +213,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       const dltTemplateId = required("dlt_template_id");
       // The header's shape first (-8): a malformed one is never looked up.
       const header = await policy.senders.requireApproved(principal, normalizeDltHeader(sender));
-      const row = await requestTemplate(ctx.store, ctx.clock, principal.accountId, actorOf(request), {
+      // The same template asked for again answers the one the account has (its id).
+      const { row } = await requestTemplate(ctx.store, ctx.clock, principal.accountId, actorOf(request), {
         name,
         content,
         dltTemplateId,

@@ -7,6 +7,8 @@ import { Type } from "typebox";
 import { IdParams } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { decisionBody, reasonOf } from "../../domain/accounts/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import { OperatorCallerId, RemovedCallerId } from "./admin-schemas.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor, setCallerIdStatus } from "./caller-ids.js";
 
@@ -62,8 +64,12 @@ export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
   ] as const) {
     admin.post(
       `/voice/caller-ids/:id/${action}`,
-      { schema: { params: IdParams, response: operatorAnswer(OperatorCallerId) } },
-      async (request) => ok(await setCallerIdStatus(deps, request.params.id, status)),
+      {
+        schema: { params: IdParams, body: decisionBody(action).body, response: operatorAnswer(OperatorCallerId) },
+        preValidation: decisionBody(action).preValidation,
+      },
+      async (request) =>
+        ok(await setCallerIdStatus(deps, request.params.id, status, actorOf(request), reasonOf(request.body))),
     );
   }
 }

@@ -6,7 +6,14 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { accountUsername, NO_DETAIL, type PendingRequests, requireAccount } from "../../domain/accounts/index.js";
+import {
+  accountUsername,
+  NO_DETAIL,
+  type PendingRequests,
+  rejectionReason,
+  requireAccount,
+} from "../../domain/accounts/index.js";
+import { type Actor, recordChange } from "../../domain/audit/index.js";
 import { parseCallNumber } from "./numbers.js";
 
 export interface CallerIdView {
@@ -14,6 +21,8 @@ export interface CallerIdView {
   number: string;
   account: string;
   status: ApprovalStatus;
+  /** The operator's reason for rejecting it; null unless rejected with one. */
+  rejection_reason: string | null;
   created_at: string;
 }
 
@@ -87,15 +96,41 @@ export async function requestCallerId(deps: CallerIdDeps, account: { id: number;
   return { created, callerId: view(row, account.username) };
 }
 
-/** Approves or rejects a caller number by its id; 404 when there is none. */
-export async function setCallerIdStatus(deps: CallerIdDeps, id: number, status: ApprovalStatus) {
-  const row = await deps.store.db
-    .updateTable("voice_caller_ids")
-    .set({ status })
-    .where("id", "=", id)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw new GatewayError("not_found", `No caller number with id ${id}.`);
+/**
+ * Approves or rejects a caller number by its id; 404 when there is none. `reason` (a rejection's,
+ * shown to the account) is kept only when rejected. Audited as voice_caller_id.approve or .reject.
+ */
+export async function setCallerIdStatus(
+  deps: CallerIdDeps,
+  id: number,
+  status: ApprovalStatus,
+  actor: Actor,
+  reason: string | null = null,
+) {
+  const kept = status === "rejected" ? rejectionReason(reason) : null;
+  const row = await deps.store.transaction(async (trx) => {
+    const before = await trx.selectFrom("voice_caller_ids").select("status").where("id", "=", id).executeTakeFirst();
+    const row = await trx
+      .updateTable("voice_caller_ids")
+      .set({ status, rejection_reason: kept })
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row || !before) throw new GatewayError("not_found", `No caller number with id ${id}.`);
+    const verb = status === "approved" ? "approve" : status === "rejected" ? "reject" : "set_status";
+    await recordChange(
+      trx,
+      { clock: deps.clock, actor },
+      {
+        action: `voice_caller_id.${verb}`,
+        target: `voice caller ID ${id}`,
+        accountId: row.account_id,
+        before: { status: before.status },
+        after: { number: row.number, status: row.status, rejection_reason: row.rejection_reason },
+      },
+    );
+    return row;
+  });
   return view(row, await accountUsername(deps.store.db, row.account_id));
 }
 
@@ -146,7 +181,7 @@ export async function removeCallerIdFor(deps: CallerIdDeps, username: string, ra
 }
 
 function view(
-  row: { id: number; number: string; status: ApprovalStatus; created_at: number },
+  row: { id: number; number: string; status: ApprovalStatus; rejection_reason: string | null; created_at: number },
   account: string,
 ): CallerIdView {
   return {
@@ -154,6 +189,7 @@ function view(
     number: row.number,
     account,
     status: row.status,
+    rejection_reason: row.rejection_reason,
     created_at: new Date(Number(row.created_at)).toISOString(),
   };
 }

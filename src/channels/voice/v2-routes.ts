@@ -25,6 +25,7 @@ function v2View(callerId: CallerIdView) {
     id: callerId.id,
     number: callerId.number,
     status: callerId.status,
+    rejection_reason: callerId.rejection_reason,
     created_at: isoUtc(new Date(callerId.created_at)),
   };
 }

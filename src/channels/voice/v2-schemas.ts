@@ -1,13 +1,16 @@
 // The v2 voice answers as schemas: they serialize the answers, show them in the OpenAPI document
 // and type what the console reads. Imports only typebox and other schema files.
 import { Type } from "typebox";
-import { OneOf, Time } from "../../base/http/answer-schemas.js";
+import { NullableString, OneOf, Time } from "../../base/http/answer-schemas.js";
 
 export const CallerId = Type.Object(
   {
     id: Type.Integer(),
     number: Type.String(),
     status: OneOf(["pending", "approved", "rejected"]),
+    rejection_reason: NullableString({
+      description: "The operator's reason for rejecting it; null unless rejected with one.",
+    }),
     created_at: Time,
   },
   { title: "VoiceCallerId" },

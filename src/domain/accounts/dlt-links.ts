@@ -118,16 +118,20 @@ export async function listDltLinks(
   return query.orderBy("entity_id").orderBy("id").execute();
 }
 
-/** Approves or rejects one request by its id; undefined when there is none of that kind. */
+/**
+ * Approves or rejects one request by its id; undefined when there is none of that kind. `reason`
+ * (a rejection's, shown to the account) is kept only when rejected.
+ */
 export async function setDltLinkStatus(
   db: Db,
   kind: DltLinkKind,
   id: number,
   status: ApprovalStatus,
+  reason: string | null = null,
 ): Promise<DltLinkRow | undefined> {
   return db
     .updateTable("dlt_links")
-    .set({ status })
+    .set({ status, rejection_reason: status === "rejected" ? reason : null })
     .where("id", "=", id)
     .where("kind", "=", kind)
     .returningAll()
@@ -180,6 +184,7 @@ export function describeDltLink(row: DltLinkRow) {
     url: row.kind === "url" ? row.value : null,
     number: row.kind === "callback" ? row.value : null,
     status: row.status,
+    rejection_reason: row.rejection_reason,
     created_at: isoUtc(new Date(Number(row.created_at))),
   };
 }

@@ -26,6 +26,7 @@ const entityView = (row: DltEntityRow, tmId: string | undefined) => ({
   id: Number(row.id),
   entity_id: row.entity_id,
   status: row.status,
+  rejection_reason: row.rejection_reason,
   tm_chain: carriedTmChain(splitChain(row.tm_chain), tmId),
   created_at: isoUtc(new Date(Number(row.created_at))),
 });
@@ -33,6 +34,7 @@ const headerView = (row: DltHeaderRow) => ({
   id: Number(row.id),
   header: row.header,
   status: row.status,
+  rejection_reason: row.rejection_reason,
   created_at: isoUtc(new Date(Number(row.created_at))),
 });
 

@@ -141,16 +141,21 @@ export async function requestDltRegistration(
   return { created: false, row };
 }
 
-/** Approves or rejects one registration by its id; undefined when there is none. */
+/**
+ * Approves or rejects one registration by its id; undefined when there is none. `reason` (a
+ * rejection's, shown to the account) is kept only when rejected.
+ */
 export async function setDltStatus(
   db: Db,
   kind: "entity" | "header",
   id: number,
   status: ApprovalStatus,
+  reason: string | null = null,
 ): Promise<DltEntityRow | DltHeaderRow | undefined> {
+  const set = { status, rejection_reason: status === "rejected" ? reason : null };
   return kind === "entity"
-    ? db.updateTable("dlt_entities").set({ status }).where("id", "=", id).returningAll().executeTakeFirst()
-    : db.updateTable("dlt_headers").set({ status }).where("id", "=", id).returningAll().executeTakeFirst();
+    ? db.updateTable("dlt_entities").set(set).where("id", "=", id).returningAll().executeTakeFirst()
+    : db.updateTable("dlt_headers").set(set).where("id", "=", id).returningAll().executeTakeFirst();
 }
 
 export async function listDltEntities(db: Db, accountId: number): Promise<DltEntityRow[]> {
@@ -285,11 +290,18 @@ export function describeDltEntity(row: DltEntityRow, operatorTmId: string | unde
     id: row.id,
     entity_id: row.entity_id,
     status: row.status,
+    rejection_reason: row.rejection_reason,
     tm_chain: carriedTmChain(splitChain(row.tm_chain), operatorTmId),
     created_at: new Date(row.created_at).toISOString(),
   };
 }
 
 export function describeDltHeader(row: DltHeaderRow) {
-  return { id: row.id, header: row.header, status: row.status, created_at: new Date(row.created_at).toISOString() };
+  return {
+    id: row.id,
+    header: row.header,
+    status: row.status,
+    rejection_reason: row.rejection_reason,
+    created_at: new Date(row.created_at).toISOString(),
+  };
 }

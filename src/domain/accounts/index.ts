@@ -31,7 +31,7 @@
 //                      credits), quoted by the refusals and by the account's readiness
 //   pending-requests.ts  PendingRequest, the shape in which each owner of a kind of request gives its
 //                      pending rows to the operator's approval queue (admin/approvals.ts); the
-//                      requester's username for it
+//                      requester's username for it; the approve/reject bodies and a rejection's reason
 //   templates.ts       content templates ({#var#}): create, approve/reject, list, the approved set that
 //                      scrubbing matches; TEMPLATES_CHANGED signal
 //   dnd.ts             the DND registry: streamed CSV import (csv-parse, 5,000 numbers per transaction,

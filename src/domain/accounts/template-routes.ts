@@ -85,20 +85,27 @@ export function registerV2TemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
         summary: "Create a template (pending operator approval)",
         tags: ["account"],
         body: TemplateRequest,
-        response: { 201: resourceAnswer(Template) },
+        response: { 200: resourceAnswer(Template), 201: resourceAnswer(Template) },
       },
     },
     async (request, reply) => {
       const body = request.body;
-      const row = await requestTemplate(ctx.store, ctx.clock, request.principal!.accountId, actorOf(request), {
-        name: body.name,
-        // The spec requires only the name at creation: without content the template is a draft.
-        content: body.content ?? "",
-        draft: body.content === undefined,
-        dltTemplateId: body.dlt_template_id ?? null,
-        entityId: body.entity_id ?? null,
-      });
-      return reply.code(201).send({ status: "success", data: v2Template(row) });
+      // Asking again answers the template as it stands (201 only for a new one), as a sender ID.
+      const { row, created } = await requestTemplate(
+        ctx.store,
+        ctx.clock,
+        request.principal!.accountId,
+        actorOf(request),
+        {
+          name: body.name,
+          // The spec requires only the name at creation: without content the template is a draft.
+          content: body.content ?? "",
+          draft: body.content === undefined,
+          dltTemplateId: body.dlt_template_id ?? null,
+          entityId: body.entity_id ?? null,
+        },
+      );
+      return reply.code(created ? 201 : 200).send({ status: "success", data: v2Template(row) });
     },
   );
 }

@@ -104,7 +104,10 @@ export async function createTemplate(
 /**
  * A template the account asks for (v2 POST /templates, the legacy addtemplate): created pending
  * and written to the audit log as `template.request` with who asked, in one transaction, as a
- * keyword request is.
+ * keyword request is. One the account asked for before (the same content, header, DLT template
+ * ID and entity ID; a draft, without content, also the same name) is answered as it stands (an
+ * approved or rejected one stays so, its name and notes unchanged), with no entry: nothing
+ * changed, as a sender-ID request asked again is (decision 0144).
  */
 export async function requestTemplate(
   store: Store,
@@ -112,15 +115,29 @@ export async function requestTemplate(
   accountId: number,
   actor: Actor,
   input: NewTemplateInput,
-): Promise<TemplateRow> {
+): Promise<{ row: TemplateRow; created: boolean }> {
+  const values = checkedInput(input);
   return store.transaction(async (trx) => {
+    const same = (column: "sender" | "dlt_template_id" | "entity_id", value: string | null) =>
+      value === null ? sql<boolean>`${sql.ref(column)} is null` : sql<boolean>`${sql.ref(column)} = ${value}`;
+    let query = trx
+      .selectFrom("templates")
+      .selectAll()
+      .where("account_id", "=", accountId)
+      .where("content", "=", values.content)
+      .where(same("sender", values.sender))
+      .where(same("dlt_template_id", values.dlt_template_id))
+      .where(same("entity_id", values.entity_id));
+    if (values.content === "") query = query.where("name", "=", values.name);
+    const existing = await query.orderBy("id").executeTakeFirst();
+    if (existing) return { row: existing, created: false };
     const row = await createTemplate(trx, clock, accountId, { ...input, approve: false });
     await recordChange(
       trx,
       { clock, actor },
       { action: "template.request", target: `template ${row.id}`, accountId, after: describeTemplate(row) },
     );
-    return row;
+    return { row, created: true };
   });
 }
 

@@ -186,6 +186,9 @@ export const DltEntity = Type.Object(
     id: Type.Integer(),
     entity_id: Type.String(),
     status: DltStatus,
+    rejection_reason: NullableString({
+      description: "The operator's reason for rejecting it; null unless rejected with one.",
+    }),
     tm_chain: Type.Array(Type.String(), {
       description: "The declared telemarketer chain, the operator's own TM ID last; [] when none is declared",
     }),
@@ -194,7 +197,15 @@ export const DltEntity = Type.Object(
   { title: "DltEntity" },
 );
 export const DltHeader = Type.Object(
-  { id: Type.Integer(), header: Type.String(), status: DltStatus, created_at: Time },
+  {
+    id: Type.Integer(),
+    header: Type.String(),
+    status: DltStatus,
+    rejection_reason: NullableString({
+      description: "The operator's reason for rejecting it; null unless rejected with one.",
+    }),
+    created_at: Time,
+  },
   { title: "DltHeader" },
 );
 
@@ -210,6 +221,9 @@ export const DltLink = Type.Object(
       description: "A callback number (null for a link): 10 digits, or a toll-free 1800/1860 number",
     }),
     status: DltStatus,
+    rejection_reason: NullableString({
+      description: "The operator's reason for rejecting it; null unless rejected with one.",
+    }),
     created_at: Time,
   },
   { title: "DltLink" },

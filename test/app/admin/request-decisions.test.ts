@@ -133,4 +133,53 @@ describeEachEngine("requests to the operator and its decisions", (engine) => {
     expect(approved.status, approved.text).toBe(200);
     expect(approved.body.data).toMatchObject({ status: "approved", rejection_reason: null });
   });
+
+  it("answers the same template asked for again as it stands, as a sender ID asked again (decision 0144)", async () => {
+    const t = gateway();
+    const ask = (json: Record<string, unknown>) => call(t, "POST", "/api/v2/templates", { headers: keyOf(shop), json });
+    const first = await ask({ name: "welcome", content: "Welcome {#var#}!", dlt_template_id: "1107160000000000111" });
+    expect(first.status, first.text).toBe(201);
+    // Same content, header and DLT ids under another name: the one it has, unchanged.
+    const again = await ask({ name: "welcome 2", content: "Welcome {#var#}!", dlt_template_id: "1107160000000000111" });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data).toMatchObject({ id: first.body.data.id, name: "welcome", status: "pending" });
+    // Another DLT template ID, or other content: another template.
+    const otherId = await ask({ name: "welcome", content: "Welcome {#var#}!", dlt_template_id: "1107160000000000112" });
+    expect(otherId.status, otherId.text).toBe(201);
+    expect((await ask({ name: "welcome", content: "Welcome {#var#}." })).status).toBe(201);
+    // A rejected one stays rejected, with its reason.
+    expect((await op("POST", `/templates/${first.body.data.id}/reject`, { reason: "Too vague." })).status).toBe(200);
+    const rejected = await ask({
+      name: "welcome",
+      content: "Welcome {#var#}!",
+      dlt_template_id: "1107160000000000111",
+    });
+    expect(rejected.status).toBe(200);
+    expect(rejected.body.data).toMatchObject({ status: "rejected", rejection_reason: "Too vague." });
+    // Drafts are the same only under the same name.
+    expect((await ask({ name: "later" })).status).toBe(201);
+    expect((await ask({ name: "later" })).status).toBe(200);
+    expect((await ask({ name: "later too" })).status).toBe(201);
+    // The legacy addtemplate: the same header and text answer the same id.
+    const legacyAsk = () =>
+      legacy(t, "/httpapi/addtemplate", {
+        ...credentials(shop),
+        sender_id: "SWBRD",
+        template_name: "legacy otp",
+        template_message: "OTP {#var#}",
+        dlt_template_id: "1107160000000000113",
+      });
+    const legacyFirst = (await legacyAsk()).text;
+    expect(legacyFirst).toMatch(new RegExp(`^${shop.id}_\\d+$`));
+    expect((await legacyAsk()).text).toBe(legacyFirst);
+
+    const listed = await call(t, "GET", "/api/v2/templates?per_page=100", { headers: keyOf(shop) });
+    const welcome = listed.body.data.filter((row: { content: string }) => row.content.startsWith("Welcome"));
+    expect(welcome).toHaveLength(3);
+    // Only what was made is in the audit log.
+    const requested = (await audit("template.request")).map((entry) => entry.target);
+    expect(requested).toContain(`template ${first.body.data.id}`);
+    expect(new Set(requested).size).toBe(requested.length);
+    expect(requested.filter((target) => target === `template ${legacyFirst.split("_")[1]}`)).toHaveLength(1);
+  });
 });

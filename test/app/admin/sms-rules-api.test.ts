@@ -209,6 +209,7 @@ describeEnginesTogether("operator API: templates, DLT, DND", (engine) => {
         account: account.username,
         [field]: stored,
         status: "approved",
+        rejection_reason: null,
         // An entity answers its telemarketer chain too (none yet).
         ...(kind === "entities" ? { tm_chain: [] } : {}),
         created_at: expect.stringMatching(/Z$/),

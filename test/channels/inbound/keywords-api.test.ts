@@ -31,6 +31,7 @@ describeEachEngine("v2 keywords and the inbound operator API", (engine) => {
         response_type: "static",
         static_message: "Open 9 to 5, Monday to Friday.",
         status: "pending",
+        rejection_reason: null,
         created_at: expect.stringMatching(ISO_UTC),
         updated_at: expect.stringMatching(ISO_UTC),
       },

@@ -58,6 +58,7 @@ import { fewerMessageWrites } from "./0054_fewer_message_writes.js";
 import { earlyReceipts } from "./0055_early_receipts.js";
 import { keyMakers } from "./0056_key_makers.js";
 import { attemptUrlsRejectionReasons } from "./0057_attempt_urls_rejection_reasons.js";
+import { moreRejectionReasons } from "./0059_more_rejection_reasons.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -116,5 +117,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0055_early_receipts": earlyReceipts(engine),
     "0056_key_makers": keyMakers(),
     "0057_attempt_urls_rejection_reasons": attemptUrlsRejectionReasons(),
+    "0059_more_rejection_reasons": moreRejectionReasons(),
   };
 }

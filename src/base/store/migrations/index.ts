@@ -64,6 +64,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0055_early_receipts",
   "0056_key_makers",
   "0057_attempt_urls_rejection_reasons",
+  "0059_more_rejection_reasons",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
