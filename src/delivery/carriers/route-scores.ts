@@ -2,6 +2,10 @@
 // destination prefix from what the gateway measured (the delivery rate of its last receipts, the
 // median accept → receipt latency, the share of its submits the carrier refused) and from its cost
 // card, weighed by the route's scoring, and turned into shares of the route's traffic.
+// A receipt weighs less the more receipts of its connector and the more messages of its route
+// came after it (decision 0147): a connector the route starves of traffic does not keep its old
+// score, its few new receipts outweigh its old ones. A connector with fewer than MIN_RECEIPTS
+// receipts is on trial: its share stays between TRIAL_SHARE and an even split, whatever it costs.
 // Measured from the database (messages, connector_health), so the thread or process that routes
 // sees receipts whichever one applied them; refreshed every REFRESH_MS and kept between refreshes.
 
@@ -19,6 +23,15 @@ import { DEFAULT_SCORING, type RouteScoring, type RoutingRule } from "./definiti
 export const SAMPLE = 500;
 /** A receipt's weight halves every HALF_LIFE newer receipts: a carrier that turns bad (or good) shows within about that many. */
 const HALF_LIFE = 30;
+/**
+ * And halves every ROUTE_HALF_LIFE messages its route submitted after it, to any connector: the
+ * receipts of a connector that gets 2.5 % of the traffic lose half their weight every 5 of its own.
+ */
+export const ROUTE_HALF_LIFE = 200;
+/** Receipts a connector needs before its score decides its share. */
+export const MIN_RECEIPTS = 20;
+/** Until then its share is at least this (or an even split, if less) and at most an even split. */
+export const TRIAL_SHARE = 0.1;
 /** Receipts older than this are not read. */
 const WINDOW_MS = 3_600_000;
 const REFRESH_MS = 5_000;
@@ -48,15 +61,44 @@ interface Measured {
   p50: number | null;
 }
 
-function measure(rows: Awaited<ReturnType<typeof recentConnectorOutcomes>>, prefix: string): Measured {
+type Outcome = Awaited<ReturnType<typeof recentConnectorOutcomes>>[number];
+
+/** The route's messages submitted after `at`, counted in its submit times sorted ascending. */
+function newerThan(sorted: readonly number[], at: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (sorted[mid]! <= at) low = mid + 1;
+    else high = mid;
+  }
+  return sorted.length - low;
+}
+
+/**
+ * Each connector of a route measured from its recent messages (newest first, as
+ * recentConnectorOutcomes reads them): those to the route's prefix, a receipt weighing
+ * 0.5^(newer receipts of its connector / HALF_LIFE) × 0.5^(newer messages of the route / ROUTE_HALF_LIFE).
+ */
+export function measureRoute(prefix: string, rowsOf: ReadonlyMap<string, readonly Outcome[]>): Map<string, Measured> {
+  const mine = new Map(
+    [...rowsOf].map(([name, rows]) => [
+      name,
+      rows.filter((row) => !prefix || internationalDigits(row.recipient, row.route).startsWith(prefix)),
+    ]),
+  );
+  const submits = [...mine.values()].flatMap((rows) => rows.map((row) => row.submitted_at)).sort((a, b) => a - b);
+  return new Map([...mine].map(([name, rows]) => [name, measure(rows, submits)]));
+}
+
+function measure(rows: readonly Outcome[], submits: readonly number[]): Measured {
   let weight = 0;
   let delivered = 0;
   let receipts = 0;
   const latencies: number[] = [];
   for (const row of rows) {
     if (row.status !== "delivered" && row.status !== "failed") continue;
-    if (prefix && !internationalDigits(row.recipient, row.route).startsWith(prefix)) continue;
-    const w = 0.5 ** (receipts / HALF_LIFE);
+    const w = 0.5 ** (receipts / HALF_LIFE + newerThan(submits, row.submitted_at) / ROUTE_HALF_LIFE);
     receipts++;
     weight += w;
     if (row.status === "delivered") {
@@ -106,6 +148,7 @@ export function scoreRoute(
     const score = (scoring.delivery * delivery + scoring.latency * latency + scoring.cost * cost) / total;
     const parts = [
       m?.rate == null ? "no receipts yet" : `${percent(m.rate)} delivered over the last ${m.receipts}`,
+      (m?.receipts ?? 0) < MIN_RECEIPTS ? `on trial until ${MIN_RECEIPTS} receipts` : null,
       m?.p50 == null ? null : `${(m.p50 / 1000).toFixed(1)} s p50`,
       m?.refusals ? `${percent(m.refusals)} refused` : null,
       m?.cost == null ? "no cost row" : `cost ${m.cost / 1000}`,
@@ -127,13 +170,27 @@ export function scoreRoute(
   return views;
 }
 
-/** Shares: a softmax of the scores for (1 − explore_share), explore_share evenly, each at least floor_share. */
+/**
+ * Shares: a softmax of the scores for (1 − explore_share), explore_share evenly. A connector on
+ * trial (fewer than MIN_RECEIPTS receipts, scored on those or on PRIOR_RATE) keeps that share
+ * only between TRIAL_SHARE and an even split; the measured ones share the rest in proportion; an
+ * even split while all are on trial. Then each at least floor_share.
+ */
 function shareOut(views: RouteScoreView[], scoring: RouteScoring): void {
   if (views.length === 0) return;
+  const even = 1 / views.length;
   const best = Math.max(...views.map((v) => v.score));
   const exp = views.map((v) => Math.exp((v.score - best) / TEMPERATURE));
   const sum = exp.reduce((a, b) => a + b, 0);
-  let shares = exp.map((e) => (1 - scoring.explore_share) * (e / sum) + scoring.explore_share / views.length);
+  let shares = exp.map((e) => (1 - scoring.explore_share) * (e / sum) + scoring.explore_share * even);
+  const trial = views.map((v) => v.receipts < MIN_RECEIPTS);
+  if (trial.every(Boolean)) shares = shares.map(() => even);
+  else if (trial.some(Boolean)) {
+    const clamped = shares.map((s, i) => (trial[i] ? Math.min(Math.max(s, Math.min(TRIAL_SHARE, even)), even) : 0));
+    const left = 1 - clamped.reduce((a, s) => a + s, 0);
+    const measured = shares.reduce((a, s, i) => a + (trial[i] ? 0 : s), 0);
+    shares = shares.map((s, i) => (trial[i] ? clamped[i]! : (s * left) / measured));
+  }
   // Raise the starved to the floor, taking it from the others in proportion.
   const low = shares.map((s) => s < scoring.floor_share);
   const raised = low.filter(Boolean).length * scoring.floor_share;
@@ -162,11 +219,12 @@ export async function measureRouteScores(
   const healthOf = new Map(health.map((view) => [view.connector, view]));
   return adaptive.flatMap((route) => {
     const channel = route.route === "V" ? "voice" : "sms";
+    const of = measureRoute(route.prefix, new Map(route.connectors.map((c) => [c.name, rowsOf.get(c.name) ?? []])));
     const measured = new Map(
       route.connectors.map((c) => [
         c.name,
         {
-          ...measure(rowsOf.get(c.name) ?? [], route.prefix),
+          ...of.get(c.name)!,
           refusals: refusalRate(healthOf.get(c.name)),
           cost: costs.get(c.name)?.find(channel, route.route, route.prefix, now)?.price ?? null,
         },

@@ -10,6 +10,7 @@ export interface ConnectorOutcome {
   route: string;
   status: string;
   created_at: number;
+  submitted_at: number;
   done_at: number | null;
 }
 
@@ -17,7 +18,7 @@ export interface ConnectorOutcome {
 export function recentConnectorOutcomesQuery(db: Db, connector: string, since: number, limit: number) {
   return db
     .selectFrom("messages")
-    .select(["recipient", "route", "status", "created_at", "done_at"])
+    .select(["recipient", "route", "status", "created_at", "submitted_at", "done_at"])
     .where("connector", "=", connector)
     .where("submitted_at", ">=", since)
     .orderBy("submitted_at", "desc")
@@ -35,6 +36,7 @@ export async function recentConnectorOutcomes(
   return rows.map((row) => ({
     ...row,
     created_at: Number(row.created_at),
+    submitted_at: Number(row.submitted_at),
     done_at: row.done_at === null ? null : Number(row.done_at),
   }));
 }
