@@ -1,7 +1,9 @@
 // The operator's Margin page in a real browser: after real sends to the simulator, which has a cost
 // card (0.25 credits an SMS), the table shows what GET /admin/api/analytics/margin answers by
 // account and, once picked, by connector, with its totals; the adaptive route's connectors show as
-// GET /admin/api/routes/scores scores them; axe; usable at 390 px (no sideways scroll).
+// GET /admin/api/routes/scores scores them; axe; usable at 390 px (no sideways scroll), where the
+// totals row is a card with each figure named (audit F5). The Carriers page's routes say their
+// strategy, and an adaptive route's connectors their shares, not weights (audit F6).
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -16,7 +18,10 @@ import { buildAccount, call, type TestAccount, useTestGateway } from "../../help
 import { waitUntilAllFinal } from "../../helpers/messages.js";
 import { sendSms } from "../../helpers/sms.js";
 
-describeInBrowser("console in the browser: margin", () => {
+/** A directory to write the 390 px screenshots to, to look at them (none by default). */
+const SHOTS = process.env.SWITCHBOARD_SHOTS_DIR;
+
+describeInBrowser("console in the browser: margin and routes", () => {
   const gateway = useTestGateway("sqlite", { env: { SIMULATOR_LATENCY_MS: "50", SIMULATOR_FAILURE_RATE: "0" } });
   const browser = useBrowser();
   let operator: TestAccount;
@@ -92,6 +97,16 @@ describeInBrowser("console in the browser: margin", () => {
         "2.25",
         "75.0 %",
       ]);
+      if (viewport.width === 390) {
+        // Each figure of the totals card is named, as the body rows' are.
+        const names = await page
+          .locator('[data-testid="margin-totals"] td')
+          .evaluateAll((tds) =>
+            tds.map((td) => td.ownerDocument.defaultView?.getComputedStyle(td, "::before").content),
+          );
+        expect(names).toEqual(['"Messages"', '"Revenue"', '"Cost"', '"Margin"', '"Margin %"', "none"]);
+        if (SHOTS) await page.screenshot({ path: `${SHOTS}/margin-390.png`, fullPage: true });
+      }
       expect((await cells(page, '[data-testid="route-scores"] tbody tr')).map((row) => row.slice(0, 2))).toEqual([
         ["T/91", "simulator"],
       ]);
@@ -106,6 +121,34 @@ describeInBrowser("console in the browser: margin", () => {
         asShown(byConnector.rows),
       );
       await expectNoHorizontalScroll(page, `margin by connector at ${viewport.width} px`);
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it("lists each route with its strategy, an adaptive route's connectors with their shares, and fits a phone", async () => {
+    const t = gateway();
+    const weighted = await admin("PUT", "/routes", { route: "P", connectors: [{ name: "simulator", weight: 3 }] });
+    expect(weighted.status, weighted.text).toBe(201);
+    const shares = (await admin("GET", "/routes/scores")).body.data as Array<{ share: number }>;
+    const shown = `simulator (share ${(shares[0]!.share * 100).toFixed(1)} %)`;
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
+      const { page, context, problems } = await newPage(browser(), t.url, viewport);
+      await signInAs(page, operator.username, operator.password, "/operator/carriers");
+      await page.getByTestId("routes").waitFor();
+      await page.getByTestId("routes").getByText("(share ").waitFor();
+      await noneLoading(page);
+      expect(await cells(page, '[data-testid="routes"] tbody tr')).toEqual([
+        ["P", "every number", "weighted", "simulator (weight 3)"],
+        ["T", "91", "adaptive (by measured delivery)", shown],
+      ]);
+      await page.getByRole("link", { name: "Margin, adaptive routes" }).waitFor();
+      await expectNoHorizontalScroll(page, `carriers at ${viewport.width} px`);
+      if (viewport.width === 1280) await expectAccessible(page, "carriers page with routes");
+      else if (SHOTS) await page.screenshot({ path: `${SHOTS}/carriers-390.png`, fullPage: true });
       expect(problems).toEqual([]);
       await context.close();
     }

@@ -1,35 +1,65 @@
 // Carriers and routes: every connector with its live health (binds, results, throughput, last
 // error), refreshed every 2 s, enabled and disabled here, each linked to its error codes page;
-// the routes that pick them.
+// the routes that pick them, each with its strategy: a weighted route's weights, a least_cost
+// route's order, an adaptive route's shares as scored now (GET /admin/api/routes/scores; why on
+// the Margin page), its weights being no share.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { data } from "../../api.js";
-import type { Carrier, CarrierRoute } from "../../operator-types.js";
+import type { Carrier, CarrierRoute, RouteScore } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Pager, PageTitle, useClientPages } from "../../ui.js";
 import { HealthCells, HealthHeads, useSamples } from "./health.js";
+
+const STRATEGIES: Record<CarrierRoute["strategy"], string> = {
+  weighted: "weighted",
+  least_cost: "least_cost (cheapest first)",
+  adaptive: "adaptive (by measured delivery)",
+};
+
+/** What a route's connectors get: its weights, its standbys, or for an adaptive route the shares scored now. */
+function connectorsOf(route: CarrierRoute, scores: readonly RouteScore[] | undefined): string {
+  const key = `${route.route}/${route.prefix || "*"}`;
+  return route.connectors
+    .map((c) => {
+      if (c.weight === 0) return `${c.name} (standby)`;
+      if (route.strategy === "weighted") return `${c.name} (weight ${c.weight})`;
+      if (route.strategy === "least_cost") return c.name;
+      const score = scores?.find((s) => s.route === key && s.connector === c.name);
+      return score ? `${c.name} (share ${(score.share * 100).toFixed(1)} %)` : `${c.name} (not scored yet)`;
+    })
+    .join(", ");
+}
 
 function Routes() {
   const routes = useQuery({
     queryKey: ["operator", "routes"],
     queryFn: () => data<CarrierRoute[]>("/admin/api/routes"),
   });
+  const adaptive = routes.data?.some((route) => route.strategy === "adaptive") ?? false;
+  const scores = useQuery({
+    queryKey: ["operator", "route-scores"],
+    queryFn: () => data<RouteScore[]>("/admin/api/routes/scores"),
+    enabled: adaptive,
+  });
   const pages = useClientPages(routes.data, 25);
   return (
     <section aria-labelledby="routes-title">
       <h2 id="routes-title">Routes</h2>
       <ErrorNotice error={routes.error} />
+      <ErrorNotice error={scores.error} title="Adaptive shares not read" />
       {routes.isPending ? <Busy /> : null}
       {routes.data?.length === 0 ? <p>No route: every SMS goes to the simulator.</p> : null}
       {routes.data && routes.data.length > 0 ? (
         <div className="table-wrap">
-          <table>
+          <table data-testid="routes">
             <caption>Routes by route code, then number prefix</caption>
             <thead>
               <tr>
                 <th scope="col">Route</th>
                 <th scope="col">Prefix</th>
-                <th scope="col">Connectors (weight)</th>
+                <th scope="col">Strategy</th>
+                <th scope="col">Connectors</th>
               </tr>
             </thead>
             <tbody>
@@ -37,7 +67,8 @@ function Routes() {
                 <tr key={route.id}>
                   <td>{route.route}</td>
                   <td>{route.prefix || "every number"}</td>
-                  <td>{route.connectors.map((c) => `${c.name} (${c.weight})`).join(", ")}</td>
+                  <td>{STRATEGIES[route.strategy]}</td>
+                  <td>{connectorsOf(route, scores.data)}</td>
                 </tr>
               ))}
             </tbody>
@@ -45,6 +76,12 @@ function Routes() {
         </div>
       ) : null}
       <Pager meta={pages.meta} onPage={pages.setPage} />
+      {adaptive ? (
+        <p className="hint">
+          An adaptive route shares its traffic by each connector's measured delivery, latency and cost, not by weight;
+          the scores and why: <Link to="/operator/margin">Margin, adaptive routes</Link>.
+        </p>
+      ) : null}
     </section>
   );
 }
