@@ -94,6 +94,16 @@ export function StatusBadge({ status, testId }: { status: string; testId?: strin
   );
 }
 
+/** A rejected item's reason from the operator (rejection_reason), under its status; nothing otherwise. */
+export function RejectionReason({ row }: { row: { status: string; rejection_reason?: string | null } }) {
+  if (row.status !== "rejected" || !row.rejection_reason) return null;
+  return (
+    <p className="hint" data-testid="rejection-reason">
+      Reason: {row.rejection_reason}
+    </p>
+  );
+}
+
 export function PageTitle({ children }: { children: ReactNode }) {
   return <h1 tabIndex={-1}>{children}</h1>;
 }

@@ -208,6 +208,23 @@ describe("the approval queue's calls", () => {
       path: "/admin/api/accounts/acme%20shop/email/domains/shop.example.com",
       json: { status: "approved" },
     });
+    // A rejection's reason, trimmed, in its body; none when blank, and never on an approval.
+    expect(decisionCall({ ...item, kind: "keyword" }, false, "  Not yours. ")).toEqual({
+      method: "POST",
+      path: "/admin/api/keywords/4/reject",
+      json: { reason: "Not yours." },
+    });
+    expect(decisionCall({ ...item, kind: "keyword" }, false, "  ")).toEqual({
+      method: "POST",
+      path: "/admin/api/keywords/4/reject",
+    });
+    expect(decisionCall({ ...item, kind: "keyword" }, true, "x")).toEqual({
+      method: "POST",
+      path: "/admin/api/keywords/4/approve",
+    });
+    expect(decisionCall({ ...item, kind: "email_domain" }, false, "No SPF.")).toMatchObject({
+      json: { status: "rejected", reason: "No SPF." },
+    });
   });
 });
 

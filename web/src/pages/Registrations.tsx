@@ -1,18 +1,31 @@
 // What the account registers and the operator approves before it counts: sender IDs, DLT
 // entity IDs and headers, email sending domains (with the DKIM record to publish) and voice
-// caller numbers. Each list with its state, and a request for a new one.
+// caller numbers. Each list with its state (a rejected one with the operator's reason), and a
+// request for a new one.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
 import type { CallerId, DltRegistrations, EmailDomain, SenderIdRequest } from "../types.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success, useClientPages } from "../ui.js";
+import {
+  Busy,
+  ErrorNotice,
+  Field,
+  Pager,
+  PageTitle,
+  RejectionReason,
+  StatusBadge,
+  Success,
+  useClientPages,
+} from "../ui.js";
 
 interface Registration {
   id: number | string;
   value: string;
   status: string;
+  /** The operator's reason, when it was rejected with one. */
+  rejection_reason?: string | null;
   created_at: string;
   extra?: ReactNode;
 }
@@ -78,6 +91,7 @@ function RegistrationSection({
                   </td>
                   <td>
                     <StatusBadge status={row.status} />
+                    <RejectionReason row={row} />
                   </td>
                   <td>{formatTime(row.created_at, session.time_zone)}</td>
                 </tr>
@@ -205,6 +219,7 @@ export default function Registrations() {
             id: d.domain,
             value: d.domain,
             status: d.status,
+            rejection_reason: d.rejection_reason,
             created_at: d.created_at,
             extra: (
               <span className="hint">

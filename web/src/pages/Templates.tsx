@@ -6,7 +6,7 @@ import { data, paged } from "../api.js";
 import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
 import type { Template } from "../types.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, RejectionReason, StatusBadge, Success } from "../ui.js";
 
 export interface TemplateDraft {
   name: string;
@@ -146,6 +146,7 @@ export default function Templates() {
                     <td>{[template.dlt_template_id, template.entity_id].filter(Boolean).join(" / ") || "none"}</td>
                     <td>
                       <StatusBadge status={template.status} />
+                      <RejectionReason row={template} />
                     </td>
                     <td>{formatTime(template.created_at, session.time_zone)}</td>
                   </tr>

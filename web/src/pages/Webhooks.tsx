@@ -1,5 +1,6 @@
 // Webhooks: the URLs per event, the signing secret (rotate), a test event, and the delivery
-// log (status, attempts with their latency, the body) with redelivery of a finished delivery.
+// log (status, attempts with the URL each posted to and its latency, the body) with redelivery of
+// a finished delivery. A delivery follows the account's current URL, so its attempts may differ.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { data, paged } from "../api.js";
@@ -40,8 +41,9 @@ function DeliveryLog() {
             </p>
             <ul>
               {delivery.attempts_log.map((attempt) => (
-                <li key={attempt.attempt}>
-                  Attempt {attempt.attempt}: {attempt.status_code ?? "no answer"} in {attempt.latency_ms} ms
+                <li key={attempt.attempt} data-testid="attempt">
+                  Attempt {attempt.attempt} to <code>{attempt.url}</code>: {attempt.status_code ?? "no answer"} in{" "}
+                  {attempt.latency_ms} ms
                   {attempt.error ? ` (${attempt.error})` : ""}
                 </li>
               ))}

@@ -1,6 +1,7 @@
 // The operator's one approval queue: what accounts asked for, every kind together or one kind,
 // oldest first, each approved or rejected through its own operator call; a sender ID approved
 // with its DLT header in one go, as a DLT route refuses one that is not a white-listed header.
+// Rejecting asks for a reason first (optional), which the account reads on the item.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { data, request, withQuery } from "../../api.js";
@@ -22,33 +23,81 @@ export const KIND_NAMES: Record<ApprovalKind, string> = {
   voice_caller_id: "Caller number",
 };
 
-/** The operator call that decides an item (docs/api.md, "Approval queue"). */
-export function decisionCall(item: ApprovalItem, approve: boolean): { path: string; method: string; json?: unknown } {
+/** The longest reason a rejection keeps (the API's limit). */
+export const MAX_REASON = 500;
+
+/**
+ * The operator call that decides an item (docs/api.md, "Approval queue"); a rejection's reason,
+ * when there is one, goes in its body.
+ */
+export function decisionCall(
+  item: ApprovalItem,
+  approve: boolean,
+  reason = "",
+): { path: string; method: string; json?: unknown } {
   const action = approve ? "approve" : "reject";
+  const why = !approve && reason.trim() ? { json: { reason: reason.trim() } } : {};
+  const post = (path: string) => ({ method: "POST", path: `/admin/api/${path}/${item.id}/${action}`, ...why });
   switch (item.kind) {
     case "sender_id":
-      return { method: "POST", path: `/admin/api/sender-ids/${item.id}/${action}` };
+      return post("sender-ids");
     case "template":
-      return { method: "POST", path: `/admin/api/templates/${item.id}/${action}` };
+      return post("templates");
     case "keyword":
-      return { method: "POST", path: `/admin/api/keywords/${item.id}/${action}` };
+      return post("keywords");
     case "dlt_entity":
-      return { method: "POST", path: `/admin/api/dlt/entities/${item.id}/${action}` };
+      return post("dlt/entities");
     case "dlt_header":
-      return { method: "POST", path: `/admin/api/dlt/headers/${item.id}/${action}` };
+      return post("dlt/headers");
     case "dlt_url":
-      return { method: "POST", path: `/admin/api/dlt/urls/${item.id}/${action}` };
+      return post("dlt/urls");
     case "dlt_callback":
-      return { method: "POST", path: `/admin/api/dlt/callbacks/${item.id}/${action}` };
+      return post("dlt/callbacks");
     case "voice_caller_id":
-      return { method: "POST", path: `/admin/api/voice/caller-ids/${item.id}/${action}` };
+      return post("voice/caller-ids");
     case "email_domain":
       return {
         method: "PUT",
         path: `/admin/api/accounts/${encodeURIComponent(item.account)}/email/domains/${encodeURIComponent(item.value)}`,
-        json: { status: approve ? "approved" : "rejected" },
+        json: { status: approve ? "approved" : "rejected", ...(why.json ?? {}) },
       };
   }
+}
+
+/** The row's own form for a rejection: the reason (optional), then the rejection itself. */
+function RejectForm({
+  item,
+  busy,
+  onReject,
+  onCancel,
+}: {
+  item: ApprovalItem;
+  busy: boolean;
+  onReject: (reason: string) => void;
+  onCancel: () => void;
+}) {
+  const [reason, setReason] = useState("");
+  const id = `reject-reason-${item.kind}-${item.id}`;
+  return (
+    <form
+      className="reject-form"
+      onSubmit={(event) => {
+        event.preventDefault();
+        onReject(reason);
+      }}
+    >
+      <label htmlFor={id}>Reason for rejecting {item.value} (the account reads it; optional)</label>
+      <textarea id={id} rows={2} maxLength={MAX_REASON} value={reason} onChange={(e) => setReason(e.target.value)} />
+      <div className="actions">
+        <button type="submit" className="danger" disabled={busy}>
+          Reject {item.value}
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
 }
 
 export default function Approvals() {
@@ -56,6 +105,8 @@ export default function Approvals() {
   const queryClient = useQueryClient();
   const [kind, setKind] = useState<ApprovalKind | "">("");
   const [page, setPage] = useState(1);
+  /** The item whose rejection form is open (`kind-id`). */
+  const [rejecting, setRejecting] = useState<string | null>(null);
   const queue = useQuery({
     queryKey: ["operator", "approvals", kind, page],
     queryFn: () => request<ApprovalQueue>(withQuery("/admin/api/approvals", { kind, page, per_page: 25 })),
@@ -66,12 +117,14 @@ export default function Approvals() {
       item,
       approve,
       header = false,
+      reason = "",
     }: {
       item: ApprovalItem;
       approve: boolean;
       header?: boolean;
+      reason?: string;
     }) => {
-      const call = decisionCall(item, approve);
+      const call = decisionCall(item, approve, reason);
       await data(call.path, { method: call.method, ...(call.json ? { json: call.json } : { json: {} }) });
       // An approved sender ID sends nothing on DLT routes until it is a white-listed header too (-32).
       if (header) {
@@ -79,9 +132,12 @@ export default function Approvals() {
           json: { header: item.value },
         });
       }
-      return { item, approve, header };
+      return { item, approve, header, reason: reason.trim() };
     },
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["operator", "approvals"] }),
+    onSuccess: () => {
+      setRejecting(null);
+      void queryClient.invalidateQueries({ queryKey: ["operator", "approvals"] });
+    },
   });
   const total = queue.data ? APPROVAL_KINDS.reduce((sum, k) => sum + queue.data.waiting[k], 0) : undefined;
 
@@ -116,7 +172,15 @@ export default function Approvals() {
         <Success>
           {KIND_NAMES[decide.data.item.kind]} {decide.data.item.value} of {decide.data.item.account}{" "}
           {decide.data.approve ? "approved" : "rejected"}
-          {decide.data.header ? " and white-listed as a DLT header of the account" : ""}.
+          {decide.data.header ? " and white-listed as a DLT header of the account" : ""}
+          {decide.data.reason ? (
+            <>
+              {", saying: "}
+              <q data-testid="rejection-reason">{decide.data.reason}</q>
+            </>
+          ) : (
+            "."
+          )}
         </Success>
       ) : null}
       {queue.isPending ? <Busy /> : null}
@@ -166,14 +230,23 @@ export default function Approvals() {
                           Approve {item.value} and white-list it as a DLT header
                         </button>
                       ) : null}
-                      <button
-                        type="button"
-                        className="danger"
-                        disabled={decide.isPending}
-                        onClick={() => decide.mutate({ item, approve: false })}
-                      >
-                        Reject {item.value}
-                      </button>
+                      {rejecting === `${item.kind}-${item.id}` ? (
+                        <RejectForm
+                          item={item}
+                          busy={decide.isPending}
+                          onReject={(reason) => decide.mutate({ item, approve: false, reason })}
+                          onCancel={() => setRejecting(null)}
+                        />
+                      ) : (
+                        <button
+                          type="button"
+                          className="danger"
+                          disabled={decide.isPending}
+                          onClick={() => setRejecting(`${item.kind}-${item.id}`)}
+                        >
+                          Reject {item.value}…
+                        </button>
+                      )}
                     </td>
                   </tr>
                 ))}
