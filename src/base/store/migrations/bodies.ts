@@ -59,6 +59,7 @@ import { earlyReceipts } from "./0055_early_receipts.js";
 import { keyMakers } from "./0056_key_makers.js";
 import { attemptUrlsRejectionReasons } from "./0057_attempt_urls_rejection_reasons.js";
 import { moreRejectionReasons } from "./0059_more_rejection_reasons.js";
+import { messageDltChainScrub } from "./0060_message_dlt_chain_scrub.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -118,5 +119,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0056_key_makers": keyMakers(),
     "0057_attempt_urls_rejection_reasons": attemptUrlsRejectionReasons(),
     "0059_more_rejection_reasons": moreRejectionReasons(),
+    "0060_message_dlt_chain_scrub": messageDltChainScrub(),
   };
 }

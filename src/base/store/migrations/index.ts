@@ -65,6 +65,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0056_key_makers",
   "0057_attempt_urls_rejection_reasons",
   "0059_more_rejection_reasons",
+  "0060_message_dlt_chain_scrub",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
