@@ -11,6 +11,7 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Authenticator, Principal, Sessions } from "../../domain/auth/index.js";
 import {
+  inactiveAccount,
   issueChallenge,
   loginIdentityOf,
   ownerRoleOf,
@@ -109,8 +110,7 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
     // failures locked per login. A second step (two-factor) would take `identity` from here.
     const identity = await ctx.authenticator.verifySignIn(username, login, password, request.ip);
     const principal = identity.principal;
-    if (principal.status !== "active")
-      throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
+    if (principal.status !== "active") throw inactiveAccount(principal);
     // A login with a second factor, or one its account or the operator requires, signs in in two steps.
     const factorLogin = loginIdentityOf(principal);
     const step = await secondStepOf(

@@ -19,6 +19,7 @@ import {
   challengeFailed,
   confirmEnrolment,
   findChallenge,
+  inactiveAccount,
   type LoginIdentity,
   loginActor,
   loginIdentityOf,
@@ -96,8 +97,7 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
       if (!(await takeChallenge(db, token, now()))) throw new GatewayError("unauthorized", CHALLENGE_GONE);
       principal = await asUserLogin(db, principal, challenge.login);
       if (!principal) throw new GatewayError("unauthorized", CHALLENGE_GONE);
-      if (principal.status !== "active")
-        throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
+      if (principal.status !== "active") throw inactiveAccount(principal);
       return openSession(ctx, request, reply, principal);
     },
   );
@@ -179,8 +179,7 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
       if (!challenge) return reply.code(200).send({ status: "success", data: confirmed });
       // Enrolled at sign-in: the challenge has served, and the sign-in is complete.
       if (!(await takeChallenge(db, challenge, now()))) throw new GatewayError("unauthorized", CHALLENGE_GONE);
-      if (principal.status !== "active")
-        throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
+      if (principal.status !== "active") throw inactiveAccount(principal);
       return openSession(ctx, request, reply, principal, confirmed);
     },
   );

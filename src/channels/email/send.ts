@@ -8,7 +8,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import type { Store } from "../../base/store/store.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
-import type { Principal } from "../../domain/auth/index.js";
+import { inactiveAccount, type Principal } from "../../domain/auth/index.js";
 import type { AcceptService, MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { ensureWebhookSecret } from "../../domain/webhooks/settings.js";
 import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
@@ -88,9 +88,7 @@ export async function emailOrder(
 ): Promise<SendOrder> {
   const db = deps.store.db;
   // The legacy credentials check does not look at the account's state; the email family answers -7.
-  if (principal.status !== "active") {
-    throw new GatewayError("account_inactive", `The account is ${principal.status}; it cannot send email.`);
-  }
+  if (principal.status !== "active") throw inactiveAccount(principal, "send email");
   const from = parseMailbox(required(params, "from"), "from");
   const recipients = collectRecipients(params);
 

@@ -12,7 +12,7 @@ import { parseLocalDateTime } from "../../base/core/time.js";
 import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";
 import type { Store } from "../../base/store/store.js";
 import { askOperatorSentence, dndListed, PriceBook, registrationFixes } from "../../domain/accounts/index.js";
-import type { Principal } from "../../domain/auth/index.js";
+import { inactiveAccount, type Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
 import { SuppressionList } from "../inbound/index.js";
 import { type AccountRules, AccountRulesCache, type DltSnapshot } from "./account-rules.js";
@@ -98,9 +98,7 @@ export class SmsPolicy {
   }
 
   async decide(principal: Principal, input: SmsSendInput): Promise<SmsDecision> {
-    if (principal.status !== "active") {
-      throw new GatewayError("account_inactive", `The account is ${principal.status}; it cannot send.`);
-    }
+    if (principal.status !== "active") throw inactiveAccount(principal, "send");
     const sender = input.senderId?.trim();
     if (!sender) throw new GatewayError("missing_sender_id");
     if (sender.includes(NUL)) throw new GatewayError("invalid_sender_id", "A sender ID cannot contain U+0000.");

@@ -7,7 +7,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import type { VoiceConfig } from "../../base/runtime/config.js";
 import type { Store } from "../../base/store/store.js";
 import { internationalEnabled, PriceBook } from "../../domain/accounts/index.js";
-import type { Principal } from "../../domain/auth/index.js";
+import { inactiveAccount, type Principal } from "../../domain/auth/index.js";
 import type { SendOrder } from "../../domain/messages/index.js";
 import { callUnits, MAX_TEXT_CHARS, speechSeconds, textLength } from "./billing.js";
 import type { CallMeta } from "./call-meta.js";
@@ -51,9 +51,7 @@ export class VoicePolicy {
   ) {}
 
   async decide(principal: Principal, input: VoiceCallInput): Promise<SendOrder> {
-    if (principal.status !== "active") {
-      throw new GatewayError("account_inactive", `The account is ${principal.status}; it cannot place calls.`);
-    }
+    if (principal.status !== "active") throw inactiveAccount(principal, "place calls");
     const from = input.from?.trim();
     if (!from) throw new GatewayError("missing_sender_id", "Missing sender (from): give an approved caller number.");
     const to = input.to?.trim();

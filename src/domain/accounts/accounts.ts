@@ -12,6 +12,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
 import { accountCredentialsChanged, allowedIpsToStore, hashPassword, unlockLogins } from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
+import { subAccountsCredentialsChanged } from "./credentials.js";
 import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
 import { dltChanged } from "./dlt-version.js";
 import { creditWallet } from "./ledger.js";
@@ -360,6 +361,8 @@ export async function updateAccount(
     return updated;
   });
   await accountCredentialsChanged(store, account.id);
+  // Its sub-accounts, at any depth, act with its status (decision 0148): their cached credentials drop too.
+  if (updated.status !== account.status) await subAccountsCredentialsChanged(store, account.id);
   // Read on the send path through a cache that these signals drop at once.
   const rulesChanged = [changes.defaultDltEntityId, changes.dltMatching, changes.shortenUrls, changes.promoHours].some(
     (change) => change !== undefined,

@@ -20,6 +20,11 @@ export interface AccountCredentials {
   password_allowed_ips: string | null;
   /** The account's parent (a reseller), whose users' keys for it act with their role (decision 0143). */
   parent_id: number | null;
+  /**
+   * The first status other than active up the account's parents, or null (decision 0148): a blocked
+   * or inactive reseller stops its sub-accounts and theirs as its own status stops it.
+   */
+  parent_status: AccountStatus | null;
 }
 
 /** Every account as a select of `AccountCredentials`, without filter or order: a part of auth's statements. */

@@ -92,6 +92,19 @@ export async function accountCredentialsChanged(store: Store, accountId: number)
   await authChanged(store, `account:${accountId}`);
 }
 
+/** Ids in one signal: PostgreSQL's NOTIFY takes under 8,000 bytes of payload. */
+const IDS_PER_SIGNAL = 500;
+
+/**
+ * The same for many accounts at once (`accounts:<id>,<id>…`, a few signals for a big tree): the
+ * sub-accounts of an account whose status changed, which act with it (decision 0148).
+ */
+export async function accountsCredentialsChanged(store: Store, accountIds: readonly number[]): Promise<void> {
+  for (let start = 0; start < accountIds.length; start += IDS_PER_SIGNAL) {
+    await authChanged(store, `accounts:${accountIds.slice(start, start + IDS_PER_SIGNAL).join(",")}`);
+  }
+}
+
 /**
  * Clears the login locks of an account (login-locks.ts), and tells every process serving
  * logins to read its login row again. Answers how many locks were in force.

@@ -249,13 +249,7 @@ export class Authenticator {
     const now = this.clock.now().getTime();
     await this.refuseLocked(account, address, now);
     const storedHash = await storedHashOf(account);
-    const principal: Principal = {
-      accountId: account.account_id,
-      username: account.username,
-      role: account.role,
-      status: account.status,
-      timeZone: account.time_zone,
-    };
+    const principal = principalOfAccount(account);
     const allowedFrom = passwordLogin ? allowListMatcher(account.password_allowed_ips) : undefined;
     if (allowedFrom) {
       principal.allowedFrom = allowedFrom;
@@ -353,8 +347,10 @@ export class Authenticator {
     return row;
   }
 
-  private forgetLoginRow(accountId: number): void {
-    for (const [key, entry] of this.loginRows) if (entry.row?.account_id === accountId) this.loginRows.delete(key);
+  private forgetLoginRows(accountIds: ReadonlySet<number>): void {
+    for (const [key, entry] of this.loginRows) {
+      if (entry.row && accountIds.has(entry.row.account_id)) this.loginRows.delete(key);
+    }
   }
 
   private reportLock(username: string, address: string, scope: "address" | "account"): void {
@@ -369,8 +365,8 @@ export class Authenticator {
 
   /**
    * Drops cached credentials: `key:<hash>`, `account:<id>` (the account's keys, verified
-   * passwords and login row), `row:<id>` (its login row: counts or locks changed), anything
-   * else drops everything.
+   * passwords and login row), `accounts:<id>,<id>…` (their keys and login rows: a parent's status
+   * changed), `row:<id>` (its login row: counts or locks changed), anything else drops everything.
    */
   forget(payload: string): void {
     const [kind, value] = payload.split(":", 2);
@@ -381,15 +377,16 @@ export class Authenticator {
       return;
     }
     if (kind === "row" && value) {
-      this.forgetLoginRow(Number(value));
+      this.forgetLoginRows(new Set([Number(value)]));
       return;
     }
-    if (kind === "account" && value) {
-      const accountId = Number(value);
-      this.forgetLoginRow(accountId);
-      this.pairs.forgetAccount(accountId);
+    if ((kind === "account" || kind === "accounts") && value) {
+      const ids = new Set(value.split(",").map(Number));
+      this.forgetLoginRows(ids);
+      // A parent's status changed (`accounts:`): the passwords are the same, only the rows differ.
+      if (kind === "account") for (const accountId of ids) this.pairs.forgetAccount(accountId);
       for (const [key, entry] of this.keyCache) {
-        if (entry.principal.accountId === accountId) this.keyCache.delete(key);
+        if (ids.has(entry.principal.accountId)) this.keyCache.delete(key);
       }
       return;
     }

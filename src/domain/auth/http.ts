@@ -6,6 +6,7 @@ import { usernameKey } from "../../base/core/usernames.js";
 import type { Actor } from "../audit/index.js";
 import type { Authenticator, Principal } from "./authenticator.js";
 import { admitCredential, type RouteScope } from "./key-scopes.js";
+import { inactiveAccount } from "./principal.js";
 import { CSRF_HEADER, SESSION_COOKIE, type Session, type Sessions, sameSecret, VIEW_COOKIE } from "./sessions.js";
 
 declare module "fastify" {
@@ -148,9 +149,7 @@ export async function authenticateV2(request: FastifyRequest, checks: CallerChec
     checks,
     "Missing API key: send Authorization: Bearer <key>, X-API-Key: <key>, or api_key in the query or JSON body.",
   );
-  if (principal.status !== "active") {
-    throw new GatewayError("account_inactive", `The account is ${principal.status}.`);
-  }
+  if (principal.status !== "active") throw inactiveAccount(principal);
   return principal;
 }
 

@@ -24,7 +24,8 @@
 //   http.ts            where each family finds credentials in a request (v2 placements, legacy params);
 //                      authenticateCaller: the API key, else the console session cookie, whose CSRF
 //                      token a request other than GET/HEAD must repeat
-//   principal.ts       Principal (who is calling: the account, and the user signed in), SignInIdentity
+//   principal.ts       Principal (who is calling: the account, and the user signed in), SignInIdentity;
+//                      the status it acts with (a parent's blocked one, decision 0148) and its refusal
 //   key-principals.ts  an API key read with its account as the principal it stands for (scopes, allow-list)
 //   user-roles.ts      the roles of users and staff, the capabilities each has (no imports: the console's too)
 //   users.ts           an account's users: add (with a password, or an invitation), change, remove, accept
@@ -38,7 +39,12 @@
 //                      REDIS_URL is set, in memory otherwise (and while Redis is down)
 export type { AccountCredentialRows, AccountCredentials } from "./account-rows.js";
 export * from "./api-keys.js";
-export { accountCredentialsChanged, apiKeyRevoked, clearLoginLocks } from "./auth-changes.js";
+export {
+  accountCredentialsChanged,
+  accountsCredentialsChanged,
+  apiKeyRevoked,
+  clearLoginLocks,
+} from "./auth-changes.js";
 export * from "./authenticator.js";
 export * from "./http.js";
 export * from "./invitations.js";
@@ -46,6 +52,7 @@ export * from "./key-scopes.js";
 export * from "./login-locks.js";
 export * from "./own-password.js";
 export * from "./passwords.js";
+export { inactiveAccount, statusOf } from "./principal.js";
 export * from "./rate-limits.js";
 export * from "./session-lists.js";
 export * from "./sessions.js";

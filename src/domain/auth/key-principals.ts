@@ -7,7 +7,7 @@
 import type { Db } from "../../base/store/store.js";
 import type { AccountCredentialRows } from "./account-rows.js";
 import { allowListMatcher, roleScopeBits, scopeBits } from "./key-scopes.js";
-import type { Principal } from "./principal.js";
+import { type Principal, statusOf } from "./principal.js";
 import type { UserRole } from "./user-roles.js";
 
 /** The principal of the key whose hash is `keyHash`; undefined when no such key is in force. */
@@ -45,6 +45,7 @@ export async function keyPrincipal(
       "a.username",
       "a.role",
       "a.status",
+      "a.parent_status",
       "a.time_zone",
     ])
     .where("api_keys.key_hash", "=", keyHash)
@@ -57,7 +58,7 @@ export async function keyPrincipal(
     accountId: row.account_id,
     username: row.username,
     role: row.role,
-    status: row.status,
+    ...statusOf(row),
     timeZone: row.time_zone,
     keyId: row.key_id,
     rateLimit: row.rate_limit,

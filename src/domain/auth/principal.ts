@@ -1,4 +1,5 @@
 // Who is calling, once their credentials are checked: the account, and the user signed in.
+import { GatewayError } from "../../base/core/errors.js";
 import type { AccountRole, AccountStatus } from "../../base/store/schema.js";
 import type { AccountCredentials } from "./account-rows.js";
 import type { CredentialLimits } from "./key-scopes.js";
@@ -20,7 +21,13 @@ export interface Principal extends CredentialLimits {
   accountId: number;
   username: string;
   role: AccountRole;
+  /**
+   * The account's status as it acts (decision 0148): its own, or, its own being active, the first
+   * status other than active up its parents; `statusOfParent` tells which.
+   */
   status: AccountStatus;
+  /** Set when `status` is a parent's (a reseller's, or one above it), not the account's own. */
+  statusOfParent?: true;
   timeZone: string;
   /** Set when the caller used an API key. */
   keyId?: number;
@@ -53,12 +60,38 @@ export interface SignInIdentity {
 }
 
 /** The account of a credential row as a principal (no key, no user: the owner login). */
-export function principalOfAccount(account: AccountCredentials): Principal {
+export function principalOfAccount(
+  account: Pick<AccountCredentials, "account_id" | "username" | "role" | "status" | "parent_status" | "time_zone">,
+): Principal {
   return {
     accountId: account.account_id,
     username: account.username,
     role: account.role,
-    status: account.status,
+    ...statusOf(account),
     timeZone: account.time_zone,
   };
+}
+
+/** The status an account acts with (decision 0148): its own unless that is active and a parent's is not. */
+export function statusOf(account: {
+  status: AccountStatus;
+  parent_status: AccountStatus | null;
+}): Pick<Principal, "status" | "statusOfParent"> {
+  if (account.status !== "active" || account.parent_status === null || account.parent_status === "active") {
+    return { status: account.status };
+  }
+  return { status: account.parent_status, statusOfParent: true };
+}
+
+/**
+ * The refusal of a caller whose account is not active, `doing` what it cannot (`send`, `place
+ * calls`…): its own status, or that its parent account is (which one is not said: a reseller's
+ * customer may not know its name).
+ */
+export function inactiveAccount(principal: Pick<Principal, "status" | "statusOfParent">, doing?: string): GatewayError {
+  const { status } = principal;
+  const message = principal.statusOfParent
+    ? `A parent account of this account is ${status}${doing ? `; this account cannot ${doing}` : ", which stops this account too"}.`
+    : `The account is ${status}${doing ? `; it cannot ${doing}` : ""}.`;
+  return new GatewayError("account_inactive", message);
 }

@@ -9,7 +9,7 @@ import { usernameIs } from "../../base/core/usernames.js";
 import type { Store } from "../../base/store/store.js";
 import { type Actor, recordChange } from "../audit/index.js";
 import type { AccountCredentialRows } from "./account-rows.js";
-import type { Principal } from "./principal.js";
+import { type Principal, principalOfAccount, statusOf } from "./principal.js";
 import { ownerRoleOf, type UserRole } from "./user-roles.js";
 
 export const SESSION_COOKIE = "sb_session";
@@ -160,13 +160,7 @@ export class Sessions {
       .where(usernameIs(username))
       .executeTakeFirst();
     if (!account) throw new GatewayError("not_found", `No account named "${username}".`);
-    const principal: Principal = {
-      accountId: account.account_id,
-      username: account.username,
-      role: account.role,
-      status: account.status,
-      timeZone: account.time_zone,
-    };
+    const principal = principalOfAccount(account);
     const started = await this.start(principal, client);
     const now = this.clock.now().getTime();
     // The staff login that looks (decision 0141), not only its operator account.
@@ -286,6 +280,7 @@ export class Sessions {
         "a.username",
         "a.role",
         "a.status",
+        "a.parent_status",
         "a.time_zone",
         "a.password_hash",
         "console_sessions.viewer_account_id",
@@ -341,7 +336,7 @@ export class Sessions {
         accountId: row.account_id,
         username: row.username,
         role: row.role,
-        status: row.status,
+        ...statusOf(row),
         timeZone: row.time_zone,
         sessionId: row.id,
         ...(row.user_id === null

@@ -1,7 +1,9 @@
 // A sub-account's WhatsApp message through the fake Graph API, on both engines: held and charged
 // at every level of its tree (1 credit each, the fixed price), and refused with nothing held or
-// charged anywhere when a level above has no credit; the ledger audit at every level after each.
+// charged anywhere when a level above has no credit or is blocked; the ledger audit at every level
+// after each.
 import { afterEach, expect, it } from "vitest";
+import { updateAccount } from "../../../src/domain/accounts/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { auditLedger } from "../../helpers/resellers.js";
@@ -54,5 +56,21 @@ describeEachEngine("WhatsApp send by a sub-account", (engine) => {
     expect(await whatsappWallet(t, leaf.account.id)).toEqual({ balance: 5, held: 0 });
     expect(await whatsappWallet(t, mid.id)).toEqual({ balance: 5, held: 0 });
     expect(await whatsappWallet(t, top.id)).toEqual({ balance: 0, held: 0 });
+  });
+
+  it("refuses a sub-account whose reseller is blocked (decision 0148), holding and charging nothing; reactivated, it sends", async () => {
+    const { t } = world();
+    const { top, mid, leaf } = await tree(t, 5);
+    expect((await leaf.send(send)).status).toBe(200);
+    await updateAccount(t.db.store, t.clock, top.username, { status: "blocked" });
+    const refused = await leaf.send(send);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe("account_inactive");
+    expect(refused.text).toContain("A parent account of this account is blocked");
+    for (const account of [leaf.account, mid, top]) {
+      expect(await whatsappWallet(t, account.id)).toEqual({ balance: 4, held: 0 });
+    }
+    await updateAccount(t.db.store, t.clock, top.username, { status: "active" });
+    expect((await leaf.send(send)).status).toBe(200);
   });
 });
