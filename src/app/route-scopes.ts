@@ -285,6 +285,7 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "GET /admin/api/price-cards",
     "GET /admin/api/price-cards/:name",
     "PUT /admin/api/price-cards/:name",
+    "DELETE /admin/api/price-cards/:name",
   ],
 };
 

@@ -3,7 +3,7 @@
 // by the operator API and the CLI.
 import type { Account } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { describeAccount, type PriceRow, priceCardChange } from "../../domain/accounts/index.js";
+import { describeAccount, type PriceRow, priceCardChangeInTurns } from "../../domain/accounts/index.js";
 import { type Audited, recordChange } from "../../domain/audit/index.js";
 
 /** An account's settings as the log keeps them (never the password hash: whether it changed). */
@@ -63,13 +63,25 @@ export function smppSettingsEntry(who: Audited, username: string) {
     recordChange(trx, who, { action: "account.smpp", target: `account ${username}`, accountId, before, after });
 }
 
-/** replacePriceCard's hook: the rows added, repriced and removed, in credits (priceCardChange). */
+/**
+ * replacePriceCard's hook: the rows added, repriced and removed, in credits (priceCardChange),
+ * worked out before the switch's transaction, which only writes the entry.
+ */
 export function priceCardEntry(who: Audited, card: string, rows: readonly PriceRow[]) {
-  return (trx: Db, rowsBefore: PriceRow[]) =>
+  return async (rowsBefore: PriceRow[]) => {
+    const change = await priceCardChangeInTurns(rowsBefore, rows);
+    return (trx: Db) =>
+      recordChange(trx, who, { action: "price_card.save", target: `price card ${card}`, accountId: null, ...change });
+  };
+}
+
+/** deletePriceCard's hook: the card and how many rows it had. */
+export function priceCardDeleteEntry(who: Audited) {
+  return (trx: Db, card: string, rows: number) =>
     recordChange(trx, who, {
-      action: "price_card.save",
+      action: "price_card.delete",
       target: `price card ${card}`,
       accountId: null,
-      ...priceCardChange(rowsBefore, rows),
+      before: { rows },
     });
 }

@@ -1,5 +1,7 @@
 // The operator API for price cards: PUT /admin/api/price-cards/{name} replaces a card's rows (a bad
-// row: 400 naming rows[i] and its field, nothing written), GET lists the cards and shows one. An
+// row: 400 naming rows[i] and its field, nothing written; no rows only with ?allow_empty=true),
+// written in chunks without holding the API (price-cards.ts); GET lists the cards and shows one;
+// DELETE removes one no account is priced by. Names compare without case, as usernames. An
 // account's card is set with `price_card` on PATCH /admin/api/accounts/{username} (routes.ts).
 // A connector's cost card takes the same rows: PUT and GET /admin/api/carriers/{name}/cost-card.
 import { Type } from "typebox";
@@ -10,28 +12,40 @@ import { costCardRows, replaceCostCard, requireCostedConnector } from "../../del
 import { CONNECTOR_NAME } from "../../delivery/carriers/definitions.js";
 import {
   DEFAULT_CARD,
+  deletePriceCard,
   describePriceRow,
+  findPriceCard,
   listPriceCards,
   MAX_CARD_ROWS,
   type PriceRow,
   type PriceRowInput,
   priceCardRows,
-  priceRowsOf,
+  priceRowsInTurns,
   replacePriceCard,
 } from "../../domain/accounts/index.js";
-import { priceCardEntry } from "./change-entries.js";
+import { priceCardDeleteEntry, priceCardEntry } from "./change-entries.js";
 import { changeDeps } from "./operations.js";
-import { CostCard, PriceCard, PriceCardSummary, WrittenCostCard, WrittenPriceCard } from "./price-card-schemas.js";
+import {
+  CostCard,
+  DeletedPriceCard,
+  PriceCard,
+  PriceCardSummary,
+  WrittenCostCard,
+  WrittenPriceCard,
+} from "./price-card-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
 
 const Name = Type.Object({ name: Type.String({ maxLength: 64 }) });
+const AllowEmpty = Type.Object({
+  allow_empty: Type.Optional(Type.Union([Type.Literal("true"), Type.Literal("false")])),
+});
 
 /**
  * The body's rows, typed as JSON must be (no coercion, as everywhere in the operator API: a price
  * written "0.25" is refused, not read as a CSV cell would be), then checked by priceRowsOf.
  */
-function jsonPriceRows(rows: readonly PriceRowInput[]): PriceRow[] {
+function jsonPriceRows(rows: readonly PriceRowInput[]): Promise<PriceRow[]> {
   rows.forEach((row, index) => {
     const wrong = (field: string, kind: string) => {
       const value = (row as Record<string, unknown>)[field];
@@ -49,7 +63,7 @@ function jsonPriceRows(rows: readonly PriceRowInput[]): PriceRow[] {
       throw wrong("effective_from", "an ISO 8601 string or null");
     }
   });
-  return priceRowsOf([...rows]);
+  return priceRowsInTurns([...rows]);
 }
 const Field = Type.Optional(Type.Unknown());
 const Row = Type.Object(
@@ -71,9 +85,10 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     { schema: { params: Name, response: operatorAnswer(PriceCard) } },
     async (request) => {
       const { name } = request.params;
-      const rows = await priceCardRows(ctx.store.db, name);
+      const card = name === DEFAULT_CARD ? name : (await findPriceCard(ctx.store.db, name))?.name;
+      const rows = card === undefined ? undefined : await priceCardRows(ctx.store.db, card);
       if (!rows) throw new GatewayError("not_found", `No price card named "${name}".`);
-      return ok({ name, rows: rows.map(describePriceRow) });
+      return ok({ name: card, rows: rows.map(describePriceRow) });
     },
   );
 
@@ -82,6 +97,7 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     {
       schema: {
         params: Name,
+        querystring: AllowEmpty,
         body: Rows,
         response: operatorAnswer(WrittenPriceCard),
       },
@@ -91,10 +107,31 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
       if (name === DEFAULT_CARD) {
         throw new GatewayError("invalid_request", `The card "${DEFAULT_CARD}" is built in (1 credit a unit).`);
       }
-      const rows = jsonPriceRows(request.body.rows);
-      const entry = priceCardEntry(changeDeps(ctx, request), name, rows);
-      const written = await replacePriceCard(ctx.store, ctx.clock, name, rows, entry);
-      return ok({ name, rows: written });
+      const rows = await jsonPriceRows(request.body.rows);
+      if (rows.length === 0 && request.query.allow_empty !== "true") {
+        throw new GatewayError(
+          "invalid_request",
+          `No rows: this would empty the price card "${name}" (every account on it back to 1 credit a unit). Add ?allow_empty=true to do that.`,
+          { field: "rows" },
+        );
+      }
+      const card = (await findPriceCard(ctx.store.db, name, { hidden: true }))?.name ?? name.toLowerCase();
+      const entry = priceCardEntry(changeDeps(ctx, request), card, rows);
+      const written = await replacePriceCard(ctx.store, ctx.clock, card, rows, entry);
+      return ok({ name: card, rows: written });
+    },
+  );
+
+  admin.delete(
+    "/price-cards/:name",
+    { schema: { params: Name, response: operatorAnswer(DeletedPriceCard) } },
+    async (request) => {
+      const { name } = request.params;
+      if (name.trim().toLowerCase() === DEFAULT_CARD) {
+        throw new GatewayError("invalid_request", `The card "${DEFAULT_CARD}" is built in (1 credit a unit).`);
+      }
+      const card = await deletePriceCard(ctx.store, ctx.clock, name, priceCardDeleteEntry(changeDeps(ctx, request)));
+      return ok({ name: card, deleted: true });
     },
   );
 }
@@ -118,7 +155,7 @@ export function registerCostCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     { schema: { params: Connector, body: Rows, response: operatorAnswer(WrittenCostCard) } },
     async (request) => {
       const { name } = request.params;
-      const written = await replaceCostCard(changeDeps(ctx, request), name, jsonPriceRows(request.body.rows));
+      const written = await replaceCostCard(changeDeps(ctx, request), name, await jsonPriceRows(request.body.rows));
       return ok({ connector: name, rows: written });
     },
   );

@@ -23,7 +23,12 @@ export const PriceCard = Type.Object({
   rows: Type.Array(PriceCardRow),
 });
 
-export const WrittenPriceCard = Type.Object({ name: Type.String(), rows: Type.Integer() });
+export const WrittenPriceCard = Type.Object({
+  name: Type.String({ description: "The card's name as stored (names compare without case)" }),
+  rows: Type.Integer(),
+});
+
+export const DeletedPriceCard = Type.Object({ name: Type.String(), deleted: Type.Boolean() });
 
 export const CostCard = Type.Object({ connector: Type.String(), rows: Type.Array(PriceCardRow) });
 

@@ -1,5 +1,5 @@
 // CLI commands for price cards: import a card from CSV (replacing its rows; a bad line refuses the
-// whole file with its line number), show one, list them. An account's card: `accounts set
+// whole file with its line number), show one, list them, delete one no account is priced by. An account's card: `accounts set
 // --price-card`. They call domain/accounts/price-cards.ts, as the operator API does. `prices margin`:
 // revenue, carriers' cost and margin as GET /admin/api/analytics/margin answers them (times in UTC).
 import { readFile } from "node:fs/promises";
@@ -7,13 +7,16 @@ import type { Command } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import {
+  DEFAULT_CARD,
+  deletePriceCard,
   describePriceRow,
+  findPriceCard,
   listPriceCards,
   parsePriceCsv,
   priceCardRows,
   replacePriceCard,
 } from "../../domain/accounts/index.js";
-import { priceCardEntry } from "../admin/index.js";
+import { priceCardDeleteEntry, priceCardEntry } from "../admin/index.js";
 import { marginAnswer } from "../analytics-routes.js";
 import { groupCommand } from "./cli-group-names.js";
 import { cliDeps, print, refuseEmptyImport, table, withStore } from "./cli-support.js";
@@ -36,12 +39,13 @@ export function addPriceCommands(program: Command): void {
           opts.allowEmpty,
           `the price card ${opts.card} (every account on it back to 1 credit a unit)`,
         );
-        const entry = priceCardEntry(cliDeps(store), opts.card, rows);
-        const written = await replacePriceCard(store, systemClock, opts.card, rows, entry);
+        const card = (await findPriceCard(store.db, opts.card, { hidden: true }))?.name ?? opts.card.toLowerCase();
+        const entry = priceCardEntry(cliDeps(store), card, rows);
+        const written = await replacePriceCard(store, systemClock, card, rows, entry);
         print(
-          { name: opts.card, rows: written },
+          { name: card, rows: written },
           opts.json,
-          () => `imported ${written} ${written === 1 ? "row" : "rows"} into ${opts.card}`,
+          () => `imported ${written} ${written === 1 ? "row" : "rows"} into ${card}`,
         );
       }),
     );
@@ -52,16 +56,31 @@ export function addPriceCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
-        const rows = await priceCardRows(store.db, opts.card);
+        const card = opts.card === DEFAULT_CARD ? opts.card : (await findPriceCard(store.db, opts.card))?.name;
+        const rows = card === undefined ? undefined : await priceCardRows(store.db, card);
         if (!rows) throw new GatewayError("not_found", `No price card named "${opts.card}".`);
         const described = rows.map(describePriceRow);
-        print({ name: opts.card, rows: described }, opts.json, () =>
+        print({ name: card, rows: described }, opts.json, () =>
           table(
             ["CHANNEL", "ROUTE", "PREFIX", "PRICE", "EFFECTIVE FROM"],
             described.map((r) => [r.channel, r.route, r.prefix, String(r.price), r.effective_from ?? "always"]),
             `no rows: every unit at 1 credit`,
           ),
         );
+      }),
+    );
+  prices
+    .command("delete")
+    .description("delete a price card no account is priced by (its name in any case)")
+    .argument("<name>", "the card")
+    .option("--json", "print JSON")
+    .action((name: string, opts: { json?: boolean }) =>
+      withStore(async (store) => {
+        if (name.trim().toLowerCase() === DEFAULT_CARD) {
+          throw new GatewayError("invalid_request", `The card "${DEFAULT_CARD}" is built in (1 credit a unit).`);
+        }
+        const card = await deletePriceCard(store, systemClock, name, priceCardDeleteEntry(cliDeps(store)));
+        print({ name: card, deleted: true }, opts.json, () => `deleted the price card ${card}`);
       }),
     );
   prices

@@ -240,6 +240,8 @@ export interface PriceCardsTable {
   name: string;
   created_at: number;
   updated_at: number;
+  /** The generation of rows the card answers with; null: no card yet (first upload) or any more (0061). */
+  generation: number | null;
 }
 
 /** One price of a card: milli-credits per SMS segment or voice unit, from effective_from (null: always). */
@@ -253,6 +255,8 @@ export interface PriceCardRowsTable {
   prefix: string;
   price: number;
   effective_from: number | null;
+  /** The upload the row belongs to; only its card's current generation is read (0061). */
+  generation: Generated<number>;
 }
 
 export interface AccountsTables {

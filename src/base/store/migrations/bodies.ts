@@ -60,6 +60,7 @@ import { keyMakers } from "./0056_key_makers.js";
 import { attemptUrlsRejectionReasons } from "./0057_attempt_urls_rejection_reasons.js";
 import { moreRejectionReasons } from "./0059_more_rejection_reasons.js";
 import { messageDltChainScrub } from "./0060_message_dlt_chain_scrub.js";
+import { priceCardGenerations } from "./0061_price_card_generations.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -120,5 +121,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0057_attempt_urls_rejection_reasons": attemptUrlsRejectionReasons(),
     "0059_more_rejection_reasons": moreRejectionReasons(),
     "0060_message_dlt_chain_scrub": messageDltChainScrub(),
+    "0061_price_card_generations": priceCardGenerations(),
   };
 }

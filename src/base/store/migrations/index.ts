@@ -66,6 +66,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0057_attempt_urls_rejection_reasons",
   "0059_more_rejection_reasons",
   "0060_message_dlt_chain_scrub",
+  "0061_price_card_generations",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
