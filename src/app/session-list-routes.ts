@@ -1,6 +1,7 @@
 // The sessions you can see (issue 42, item 5; decision 0127): GET /api/v2/sessions lists the
-// caller's own console sessions (device, address, last use; an API key sees the owner login's, an
-// operator's read-only view none),
+// caller's own console sessions (device, address, last use; an API key sees its maker's, decision
+// 0140: the owner login's for a key the owner, the operator or the CLI made; a parent's user's key
+// and an operator's read-only view none),
 // DELETE /api/v2/sessions/{id} ends one, DELETE /api/v2/sessions every one but the caller's own.
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -14,14 +15,34 @@ import { SessionList, SessionsEnded } from "../domain/auth/user-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
 
-function ownerOf(request: FastifyRequest): SessionOwner {
+/**
+ * Whose sessions the caller sees and ends: the user signed in, the user who made the calling key
+ * (decision 0140: a key stands for its maker, as PUT /api/v2/password reads it), else the owner
+ * login. A key a parent's user made for a sub-account (decision 0143) has no login there: none.
+ */
+function ownerOf(request: FastifyRequest): SessionOwner | undefined {
   const p = request.principal!;
+  if (p.keyMaker?.ofParent) return undefined;
+  if (p.userId === undefined && p.keyMaker?.userId != null) {
+    return { accountId: p.accountId, userId: p.keyMaker.userId, login: p.keyMaker.login };
+  }
   return { accountId: p.accountId, userId: p.userId ?? null, login: p.login ?? p.username };
+}
+
+/** The owner of the caller's sessions, for a change: a parent's user's key is refused, saying why. */
+function ownerToChange(request: FastifyRequest): SessionOwner {
+  const owner = ownerOf(request);
+  if (owner) return owner;
+  const p = request.principal!;
+  throw new GatewayError(
+    "forbidden",
+    `This API key was made by ${p.keyMaker?.login}, a user of the parent of ${p.username}, who has no console sessions in ${p.username}.`,
+  );
 }
 
 export function registerV2SessionRoutes(v2: TypedRoutes, ctx: Deps): void {
   const tags = ["users"];
-  const config = { envelope: "status", errors: [404] } as const;
+  const config = { envelope: "status", errors: [403, 404] } as const;
   const ok = <T>(data: T) => ({ status: "success" as const, data });
   v2.get(
     "/sessions",
@@ -37,7 +58,10 @@ export function registerV2SessionRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) =>
       // An operator's read-only view has no sessions of its own to list, and the account's sign-ins
       // (where from, which device) are its users' to see, not the view's (decision 0141).
-      ok(request.session?.viewer ? [] : await listSessions(ctx.store, ownerOf(request), request.principal!.sessionId)),
+      {
+        const owner = request.session?.viewer ? undefined : ownerOf(request);
+        return ok(owner ? await listSessions(ctx.store, owner, request.principal!.sessionId) : []);
+      },
   );
   v2.delete(
     "/sessions/:id",
@@ -56,7 +80,7 @@ export function registerV2SessionRoutes(v2: TypedRoutes, ctx: Deps): void {
       if (id === undefined)
         throw new GatewayError("not_found", `No session ${request.params.id.slice(0, 30)} of yours.`);
       const who = { clock: ctx.clock, actor: actorOf(request) };
-      return ok({ ended: await endSessions(ctx.store, who, ownerOf(request), { only: id }) });
+      return ok({ ended: await endSessions(ctx.store, who, ownerToChange(request), { only: id }) });
     },
   );
   v2.delete(
@@ -73,7 +97,7 @@ export function registerV2SessionRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const who = { clock: ctx.clock, actor: actorOf(request) };
       const except = request.principal!.sessionId;
-      return ok({ ended: await endSessions(ctx.store, who, ownerOf(request), { except }) });
+      return ok({ ended: await endSessions(ctx.store, who, ownerToChange(request), { except }) });
     },
   );
 }

@@ -3,7 +3,8 @@
 // developer's key sends but adds no owner, moves no credits, changes no setting; an admin's adds
 // users below owner; a lowered role narrows the key at its next request, a removal revokes it; a
 // key made by the parent's owner login acts as the sub-account's owner, as it did. A key made by
-// a user changes that user's own password, not the owner login's (PUT /api/v2/password).
+// a user changes that user's own password, not the owner login's (PUT /api/v2/password), and
+// lists and ends that user's console sessions (GET/DELETE /api/v2/sessions).
 import { beforeAll, expect, it } from "vitest";
 import { callAs, type SignedIn } from "../../helpers/console.js";
 import { describeEachEngine } from "../../helpers/engines.js";
@@ -176,5 +177,42 @@ describeEachEngine("a parent's user's key for a sub-account", (engine) => {
     expect(refused.status, refused.text).toBe(403);
     expect(refused.body.error.code).toBe("forbidden");
     expect(refused.body.message).toContain(parent.username);
+  });
+
+  it("a user's key lists and ends that user's console sessions, never the owner login's", async () => {
+    const dev = await addUser(parent, "sesdev", "developer");
+    const made = await callAs(t, dev, "POST", "/api/v2/keys", { json: { name: "sesdev's" } });
+    expect(made.status, made.text).toBe(201);
+    const key = made.body.data.api_key as string;
+    const subKey = await subKeyOf(dev, "sesdev's in the sub-account");
+    // The owner login signs in too: its session is not the developer's key's to see or end.
+    const owner = await call(t, "POST", "/console/session", {
+      json: { username: parent.username, password: parent.password },
+    });
+    expect(owner.status, owner.text).toBe(201);
+    const ownerCookie = { cookie: (owner.headers.get("set-cookie") ?? "").split(";")[0] ?? "" };
+    const ownSessions = async (headers: Record<string, string>) => {
+      const list = await call(t, "GET", "/api/v2/sessions", { headers });
+      expect(list.status, list.text).toBe(200);
+      return (list.body.data as { id: number }[]).map((session) => session.id);
+    };
+    const devIds = await ownSessions({ cookie: dev.cookie });
+    const ownerIds = await ownSessions(ownerCookie);
+    expect(devIds.length).toBeGreaterThan(0);
+    expect(await ownSessions({ authorization: `Bearer ${key}` })).toEqual(devIds);
+    // Another login's session is not one of the key's: 404, and it stays.
+    const notTheKeys = await withKey(key, "DELETE", `/api/v2/sessions/${ownerIds[0]}`);
+    expect(notTheKeys.status, notTheKeys.text).toBe(404);
+    const ended = await withKey(key, "DELETE", "/api/v2/sessions");
+    expect(ended.status, ended.text).toBe(200);
+    expect(ended.body.data.ended).toBe(devIds.length);
+    expect(await ownSessions(ownerCookie)).toEqual(ownerIds);
+    expect((await call(t, "GET", "/api/v2/sessions", { headers: { cookie: dev.cookie } })).status).toBe(401);
+
+    // A parent's user's key in the sub-account has no sessions there: none listed, none ended.
+    expect(await ownSessions({ authorization: `Bearer ${subKey.api_key}` })).toEqual([]);
+    const refused = await withKey(subKey.api_key, "DELETE", "/api/v2/sessions");
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.error.code).toBe("forbidden");
   });
 });
