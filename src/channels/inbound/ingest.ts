@@ -11,7 +11,7 @@ import type { Config } from "../../base/runtime/config.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { InboundMessageRow, KeywordRow } from "../../base/store/schema.js";
 import type { InboundSms } from "../../delivery/dispatch/index.js";
-import { ancestorsOf, getAccount } from "../../domain/accounts/index.js";
+import { accountStatuses, ancestorsOf, getAccount } from "../../domain/accounts/index.js";
 import type { AcceptService, SendOrder } from "../../domain/messages/index.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
@@ -162,8 +162,10 @@ async function sendKeywordReply(
   text: string,
 ): Promise<Exclude<ReplyOutcome, { status: "none" }>> {
   const account = await getAccount(deps.store.db, inbound.account_id);
-  if (account?.status !== "active") {
-    return { status: "skipped", reason: "account_inactive", message: "the account is not active" };
+  // The status as its credentials read it: a parent that is not active stops its tree (decision 0148).
+  const [effective] = account ? await accountStatuses(deps.store.db, [account.id]) : [];
+  if (!account || effective?.status !== "active") {
+    return { status: "skipped", reason: "account_inactive", message: "the account or a parent account is not active" };
   }
   const recipient = normalizeIndianMobile(inbound.sender);
   if (!recipient) {

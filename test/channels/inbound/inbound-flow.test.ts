@@ -3,6 +3,7 @@ import { BROADCAST_ID } from "../../../src/base/core/ids.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { legacy, sendParams } from "../../helpers/legacy.js";
+import { milli, subAccount } from "../../helpers/resellers.js";
 import { balanceOf, FAST_SIMULATOR, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 import { approvedKeyword, assignNumber, expectError, inject, operatorCall, v2 } from "./helpers.js";
 
@@ -169,6 +170,30 @@ describeEachEngine("inbound SMS: keywords, replies, opt-out", (engine) => {
       ["9876543213", null],
     ]);
     expect(await balanceOf(t, account)).toBe(10);
+  });
+
+  it("skips the reply, charging no level, when a parent account is not active (decision 0148)", async () => {
+    const t = gateway();
+    const parent = await buildAccount(t, { credits: { sms: 1000 } });
+    const sub = await subAccount(t, parent, {}, { sms: 50 });
+    await assignNumber(t, operator, sub, "9220501009");
+    await approvedKeyword(t, operator, sub, { key: "INFO", response_type: "static", static_message: "Hello!" });
+    const blocked = await operatorCall(t, operator, "PATCH", `/admin/api/accounts/${parent.username}`, {
+      status: "blocked",
+    });
+    expect(blocked.status, blocked.text).toBe(200);
+
+    const answer = await inject(t, operator, { to: "9220501009", from: "9876543219", message: "info" });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.body.data).toMatchObject({ keyword: "INFO", reply_message_id: null });
+    expect(answer.body.data.reply).toMatchObject({ status: "skipped", reason: "account_inactive" });
+    // Its balance calls are refused while the parent is blocked: the ledgers, read directly.
+    expect(await milli(t, sub.id)).toBe(50_000);
+    expect(await milli(t, parent.id)).toBe(1_000_000);
+
+    await operatorCall(t, operator, "PATCH", `/admin/api/accounts/${parent.username}`, { status: "active" });
+    const restored = await inject(t, operator, { to: "9220501009", from: "9876543219", message: "info" });
+    expect(restored.body.data.reply_message_id, restored.text).not.toBeNull();
   });
 
   it("STOP puts the sender on the suppression list: promotional sends leave it out, transactional ones do not; START takes it off", async () => {
