@@ -13,7 +13,9 @@ export const DeliveryAnalyticsRow = Type.Object({
   delivered: Count,
   failed: Count,
   pending: Count,
-  /** delivered ÷ (delivered + failed); null when both are 0. */
+  /** Failed before any carrier carried them (refused at submit, refunded): not in sent or failed. */
+  rejected: Count,
+  /** delivered ÷ (delivered + failed): over the messages carried; null when both are 0. */
   delivery_rate: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
   /** Accept → delivery receipt, from a histogram of √2-wide buckets (within about 21 %). */
   latency_p50_ms: Nullable(Type.Number({ minimum: 0 })),

@@ -21,7 +21,7 @@ const ROUTE_CODES: Record<string, string> = {
   voice: "V",
 };
 const GROUPS = ["account", "connector", "route", "prefix", "error_code", "hour", "day"] as const;
-type Counts = { sent: number; delivered: number; failed: number; pending: number };
+type Counts = { sent: number; delivered: number; failed: number; pending: number; rejected: number };
 
 describeEachEngine("delivery analytics", (engine) => {
   // 23:50 in India on 28 November.
@@ -153,7 +153,13 @@ describeEachEngine("delivery analytics", (engine) => {
     for (const m of rows) {
       if (m.status === "cancelled") continue;
       const key = keyOf(m);
-      const c = counts.get(key) ?? { sent: 0, delivered: 0, failed: 0, pending: 0 };
+      const c = counts.get(key) ?? { sent: 0, delivered: 0, failed: 0, pending: 0, rejected: 0 };
+      // Failed before a carrier carried it (the simulator's …0002, refunded): rejected, not sent.
+      if (m.status === "failed" && m.submitted_at === null) {
+        c.rejected += 1;
+        counts.set(key, c);
+        continue;
+      }
       c.sent += 1;
       if (m.status === "delivered" || m.status === "read") c.delivered += 1;
       else if (m.status === "failed") c.failed += 1;
@@ -164,7 +170,12 @@ describeEachEngine("delivery analytics", (engine) => {
   };
 
   const asCounts = (rows: Array<Counts & { key: string | null }>) =>
-    new Map(rows.map((r) => [r.key, { sent: r.sent, delivered: r.delivered, failed: r.failed, pending: r.pending }]));
+    new Map(
+      rows.map((r) => [
+        r.key,
+        { sent: r.sent, delivered: r.delivered, failed: r.failed, pending: r.pending, rejected: r.rejected },
+      ]),
+    );
 
   it("counts what the messages table counts, for every grouping and window, on both routes", async () => {
     const t = gateway();
@@ -206,6 +217,38 @@ describeEachEngine("delivery analytics", (engine) => {
     }
   });
 
+  it("counts a refusal at submit as rejected, not as sent and failed: the rate is over messages carried (audit F9)", async () => {
+    const t = gateway();
+    const refused = await t.db.store.db
+      .selectFrom("messages")
+      .select(["recipient", "status", "submitted_at", "connector", "error_code"])
+      .where("recipient", "like", "%0002")
+      .execute();
+    expect(refused).toHaveLength(2);
+    for (const m of refused) expect(m).toMatchObject({ status: "failed", submitted_at: null, connector: "simulator" });
+    const answer = await admin(t, "from=2026-11-28&to=2026-11-30&group_by=connector");
+    const row = answer.body.data.rows.find((r: { key: string }) => r.key === "simulator");
+    const carried = await t.db.store.db
+      .selectFrom("messages")
+      .select(["status"])
+      .where("connector", "=", "simulator")
+      .where("submitted_at", "is not", null)
+      .execute();
+    const delivered = carried.filter((m) => m.status === "delivered").length;
+    const failed = carried.filter((m) => m.status === "failed").length;
+    expect(row).toMatchObject({ sent: carried.length, delivered, failed, rejected: 2 });
+    expect(row.delivery_rate).toBe(Math.round((delivered / (delivered + failed)) * 1e4) / 1e4);
+    // The refusal's code is in the error breakdown, as a rejection only.
+    const errors = await admin(t, "from=2026-11-28&to=2026-11-30&group_by=error_code");
+    const code = refused[0]!.error_code;
+    expect(errors.body.data.rows.find((r: { key: string }) => r.key === code)).toMatchObject({
+      sent: 0,
+      failed: 0,
+      rejected: 2,
+      delivery_rate: null,
+    });
+  });
+
   it("names an IST account's days by their start, 18:30 UTC the day before", async () => {
     const t = gateway();
     const answer = await own(t, acme, "from=2026-11-28&to=2026-11-29&group_by=day");
@@ -216,16 +259,18 @@ describeEachEngine("delivery analytics", (engine) => {
       group_by: "day",
       time_zone: ZONE,
     });
-    // 28th IST: the four sent at 23:50; 29th: the five at 00:10, three at 06:00 and the one waiting.
+    // 28th IST: the four sent at 23:50; 29th: four of the five at 00:10 (one refused at submit),
+    // three at 06:00 and the one waiting.
     expect(answer.body.data.rows.map((r: { key: string; sent: number }) => [r.key, r.sent])).toEqual([
       ["2026-11-27T18:30:00.000Z", 4],
-      ["2026-11-28T18:30:00.000Z", 9],
+      ["2026-11-28T18:30:00.000Z", 8],
     ]);
+    expect(answer.body.data.rows[1].rejected).toBe(1);
     expect(answer.body.data.rows[1].pending).toBe(1);
     const hours = await own(t, acme, "from=2026-11-28T23:00&to=2026-11-29T01:00&group_by=hour");
     expect(hours.body.data.rows.map((r: { key: string; sent: number }) => [r.key, r.sent])).toEqual([
       ["2026-11-28T17:30:00.000Z", 4],
-      ["2026-11-28T18:30:00.000Z", 5],
+      ["2026-11-28T18:30:00.000Z", 4],
     ]);
   });
 
@@ -300,8 +345,10 @@ describeEachEngine("delivery analytics", (engine) => {
       (await own(t, acme, "from=2026-11-28T00:00:00Z&to=2026-11-30T00:00:00Z")).body.data.rows,
     );
     const text = await cliOk(["analytics", "delivery", ...window, "--group-by", "error_code"], env);
-    expect(text.split("\n")[1]).toMatch(/^ERROR_CODE\s+SENT\s+DELIVERED\s+FAILED\s+PENDING\s+RATE\s+P50\s+P95$/);
-    expect(text).toMatch(/UNDELIV\s+\d+\s+0\s+\d+\s+0\s+0\.0 %/);
+    expect(text.split("\n")[1]).toMatch(
+      /^ERROR_CODE\s+SENT\s+DELIVERED\s+FAILED\s+PENDING\s+REJECTED\s+RATE\s+P50\s+P95$/,
+    );
+    expect(text).toMatch(/UNDELIV\s+\d+\s+0\s+\d+\s+0\s+0\s+0\.0 %/);
     // Bad input: a clear message naming the option, a failing exit, never a stack.
     for (const [args, said] of [
       [["--group-by", "week"], /group_by/],

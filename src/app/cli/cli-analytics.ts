@@ -56,12 +56,13 @@ export function addAnalyticsCommands(program: Command): void {
             row.delivered,
             row.failed,
             row.pending,
+            row.rejected,
             percent(row.delivery_rate),
             ms(row.latency_p50_ms),
             ms(row.latency_p95_ms),
           ]);
           return `${head}\n${table(
-            [answer.group_by.toUpperCase(), "SENT", "DELIVERED", "FAILED", "PENDING", "RATE", "P50", "P95"],
+            [answer.group_by.toUpperCase(), "SENT", "DELIVERED", "FAILED", "PENDING", "REJECTED", "RATE", "P50", "P95"],
             rows,
             "no messages in this window",
           )}`;

@@ -231,6 +231,8 @@ export interface DeliveryRollupsTable {
   delivered: number;
   failed: number;
   pending: number;
+  /** Failed before any carrier carried them (migration 0064): not in sent or failed. */
+  rejected: number;
 }
 
 /** How many leading digits a message's prefix keeps, for messages accepted from `since` on. */

@@ -36,7 +36,9 @@ export interface DeliveryRow {
   delivered: number;
   failed: number;
   pending: number;
-  /** delivered ÷ (delivered + failed), null when both are 0. */
+  /** Failed before any carrier carried them (refused at submit, refunded): not in sent or failed. */
+  rejected: number;
+  /** delivered ÷ (delivered + failed): over the messages carried; null when both are 0. */
   delivery_rate: number | null;
   latency_p50_ms: number | null;
   latency_p95_ms: number | null;
@@ -55,7 +57,8 @@ export function alignedWindow(from: number, to: number): { from: number; to: num
   };
 }
 
-const COUNT_COLUMNS = ["sent", "delivered", "failed", "pending"];
+const COUNT_COLUMNS = ["sent", "delivered", "failed", "pending", "rejected"];
+const COUNTS = COUNT_COLUMNS.length;
 const SUM_COLUMNS = [...COUNT_COLUMNS, ...LATENCY_COLUMNS];
 const SUM_LIST = SUM_COLUMNS.map((column) => `sum(${column}) as ${column}`).join(", ");
 
@@ -88,12 +91,12 @@ export async function deliveryAnalytics(db: Db, query: DeliveryQuery): Promise<D
   const add = (key: string, sums: number[]) => {
     let entry = totals.get(key);
     if (!entry) {
-      entry = { counts: [0, 0, 0, 0], histogram: LATENCY_COLUMNS.map(() => 0) };
+      entry = { counts: COUNT_COLUMNS.map(() => 0), histogram: LATENCY_COLUMNS.map(() => 0) };
       totals.set(key, entry);
     }
-    for (let i = 0; i < 4; i++) entry.counts[i] = (entry.counts[i] ?? 0) + (sums[i] ?? 0);
+    for (let i = 0; i < COUNTS; i++) entry.counts[i] = (entry.counts[i] ?? 0) + (sums[i] ?? 0);
     for (let i = 0; i < entry.histogram.length; i++)
-      entry.histogram[i] = (entry.histogram[i] ?? 0) + (sums[4 + i] ?? 0);
+      entry.histogram[i] = (entry.histogram[i] ?? 0) + (sums[COUNTS + i] ?? 0);
   };
   if (query.groupBy === "hour" || query.groupBy === "day") {
     const toLocal = localBucketStart(query.groupBy, query.timeZone, query.from, query.to);
@@ -119,21 +122,22 @@ export async function deliveryAnalytics(db: Db, query: DeliveryQuery): Promise<D
   }
   const rows: DeliveryRow[] = [];
   for (const [key, { counts, histogram }] of totals) {
-    const [sent = 0, delivered = 0, failed = 0, pending = 0] = counts;
-    if (sent === 0) continue;
+    const [sent = 0, delivered = 0, failed = 0, pending = 0, rejected = 0] = counts;
+    if (sent === 0 && rejected === 0) continue;
     rows.push({
       key: key === "" ? null : key,
       sent,
       delivered,
       failed,
       pending,
+      rejected,
       delivery_rate: delivered + failed === 0 ? null : Math.round((delivered / (delivered + failed)) * 10_000) / 10_000,
       latency_p50_ms: percentile(histogram, 0.5),
       latency_p95_ms: percentile(histogram, 0.95),
     });
   }
   if (query.groupBy === "hour" || query.groupBy === "day") rows.sort((a, b) => Number(a.key) - Number(b.key));
-  else rows.sort((a, b) => b.sent - a.sent || String(a.key).localeCompare(String(b.key)));
+  else rows.sort((a, b) => b.sent - a.sent || b.rejected - a.rejected || String(a.key).localeCompare(String(b.key)));
   return rows;
 }
 

@@ -6,7 +6,8 @@
 // (MESSAGE_RETENTION_DAYS) leaves its counts. Why not triggers: decision 0112. On SQLite the
 // changes of every writer of one group commit (the sends accepted, the submits recorded, the
 // reports applied in a tick) are summed before they are written: the same rows, once a group
-// (decision 0131).
+// (decision 0131). A message that failed before any carrier carried it (`submitted_at` null:
+// refused at submit, refunded) counts as `rejected`, not in sent or failed (migration 0064).
 import { LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from "../../base/store/latency-buckets.js";
 import type { CommitShare, Db, Store } from "../../base/store/store.js";
 
@@ -24,6 +25,8 @@ export interface RollupSource {
   created_at: number;
   delivered_at?: number | null;
   done_at?: number | null;
+  /** Null for a failure before any carrier carried the message: a rejection, not a failure. */
+  submitted_at?: number | null;
 }
 
 /** RollupSource's columns, for a select or a RETURNING. */
@@ -38,6 +41,7 @@ export const ROLLUP_COLUMNS = [
   "created_at",
   "delivered_at",
   "done_at",
+  "submitted_at",
 ] as const;
 
 const QUARTER_MS = 900_000;
@@ -50,8 +54,9 @@ const ROUTE_CODES: Readonly<Record<string, string>> = {
   voice: "V",
 };
 const INDIAN_MOBILE = /^[6-9][0-9]{9}$/;
-/** sent, delivered, failed, pending, then the latency histogram h00..h35. */
-const WIDTH = 4 + LATENCY_COLUMNS.length;
+/** sent, delivered, failed, pending, rejected, then the latency histogram h00..h35. */
+const COUNTS = 5;
+const WIDTH = COUNTS + LATENCY_COLUMNS.length;
 
 /** Prefix lengths in force from each accept time on (delivery_rollup_prefix), newest first; loaded once per process. */
 let prefixLengths: Array<{ since: number; digits: number }> | undefined;
@@ -81,10 +86,14 @@ export function prefixOf(m: Pick<RollupSource, "channel" | "route" | "recipient"
   return full.slice(0, digitsAt(m.created_at));
 }
 
-/** d(elivered), f(ailed), p(ending), or "" for a cancelled message, which counts nowhere. */
-function categoryOf(status: string): "d" | "f" | "p" | "" {
+/**
+ * d(elivered), f(ailed), p(ending), r(ejected: failed before a carrier carried it, counted apart
+ * from sent), or "" for a cancelled message, which counts nowhere.
+ */
+function categoryOf(m: RollupSource): "d" | "f" | "p" | "r" | "" {
+  const status = m.status;
   if (status === "delivered" || status === "read") return "d";
-  if (status === "failed") return "f";
+  if (status === "failed") return m.submitted_at == null ? "r" : "f";
   if (status === "cancelled") return "";
   return "p";
 }
@@ -107,7 +116,7 @@ export class RollupChanges {
       this.early.push([m, sign]);
       return;
     }
-    const category = categoryOf(m.status);
+    const category = categoryOf(m);
     if (category === "") return;
     const q = Math.floor(m.created_at / QUARTER_MS) * QUARTER_MS;
     const d = Math.floor(m.created_at / DAY_MS) * DAY_MS;
@@ -115,16 +124,16 @@ export class RollupChanges {
     const connector = m.connector ?? "";
     const route = ROUTE_CODES[m.route] ?? m.route;
     const prefix = prefixOf(m);
-    const error = category === "f" ? (m.error_reason ?? m.error_code ?? "failed") : "";
-    const column = category === "d" ? 1 : category === "f" ? 2 : 3;
-    const histogram = category === "d" ? 4 + latencyBucket(m) : -1;
+    const error = category === "f" || category === "r" ? (m.error_reason ?? m.error_code ?? "failed") : "";
+    const column = category === "d" ? 1 : category === "f" ? 2 : category === "p" ? 3 : 4;
+    const histogram = category === "d" ? COUNTS + latencyBucket(m) : -1;
     const count = (key: string) => {
       let sums = this.rows.get(key);
       if (!sums) {
         sums = new Array<number>(WIDTH).fill(0);
         this.rows.set(key, sums);
       }
-      sums[0]! += sign;
+      if (category !== "r") sums[0]! += sign;
       sums[column]! += sign;
       if (histogram >= 0) sums[histogram]! += sign;
     };
@@ -187,10 +196,10 @@ export class RollupChanges {
     if (changed.length === 0) return;
     if (store.engine === "sqlite") {
       for (const [key, sums] of changed) {
-        const latency = sums.some((n, i) => i >= 4 && n !== 0);
+        const latency = sums.some((n, i) => i >= COUNTS && n !== 0);
         await store
           .statement(latency ? UPSERT_ALL : UPSERT_COUNTS)
-          .run(trx, [...keyValues(key), ...(latency ? sums : sums.slice(0, 4))]);
+          .run(trx, [...keyValues(key), ...(latency ? sums : sums.slice(0, COUNTS))]);
       }
       return;
     }
@@ -220,7 +229,7 @@ function keyValues(key: string): [string, string, number, number, string] {
 }
 
 const KEY_COLUMNS = "span, dim, bucket, account_id, value";
-const COUNT_COLUMNS = ["sent", "delivered", "failed", "pending"];
+const COUNT_COLUMNS = ["sent", "delivered", "failed", "pending", "rejected"];
 const ALL_COLUMNS = [...COUNT_COLUMNS, ...LATENCY_COLUMNS];
 const onConflict = (columns: readonly string[]) =>
   `on conflict (${KEY_COLUMNS}) do update set ${columns.map((c) => `${c} = delivery_rollups.${c} + excluded.${c}`).join(", ")}`;

@@ -8,7 +8,8 @@ import { sql } from "kysely";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
 import { ManualClock } from "../../../src/base/core/clock.js";
-import { countStoredMessages } from "../../../src/base/store/migrations/0035_delivery_rollups.js";
+import { countStoredMessages as countAsFailed } from "../../../src/base/store/migrations/0035_delivery_rollups.js";
+import { countStoredMessages, moveStoredRejections } from "../../../src/base/store/migrations/0064_rollups_rejected.js";
 import { cliActor } from "../../../src/domain/audit/index.js";
 import {
   Acceptor,
@@ -55,10 +56,11 @@ describeEachEngine("delivery rollups kept by the writers of messages", (engine) 
       .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
   };
   /** What the migration's statement counts from the messages table (rollups emptied first). */
-  const recounted = async () => {
+  /** The rollups counted again from the stored messages (`statements`, by default the writers' rule in SQL). */
+  const recounted = async (statements = [countStoredMessages(engine)]) => {
     const kept = await db.store.db.selectFrom("delivery_rollups").selectAll().execute();
     await db.store.db.deleteFrom("delivery_rollups").execute();
-    await sql.raw(countStoredMessages(engine)).execute(db.store.db);
+    for (const statement of statements) await sql.raw(statement).execute(db.store.db);
     const counted = await rollups();
     await db.store.db.deleteFrom("delivery_rollups").execute();
     for (let i = 0; i < kept.length; i += 100)
@@ -207,6 +209,7 @@ describeEachEngine("delivery rollups kept by the writers of messages", (engine) 
             wallet: "whatsapp",
             credits: 1000,
             status: "sent",
+            submitted_at: now(),
             due_at: now(),
             created_at: now(),
           }),
@@ -223,10 +226,19 @@ describeEachEngine("delivery rollups kept by the writers of messages", (engine) 
     const kept = await rollups();
     expect(kept.length).toBeGreaterThan(50);
     expect(await recounted()).toEqual(kept);
-    const totals = kept.filter((row) => row.span === "d" && row.dim === "");
-    const sum = (column: string) => totals.reduce((n, row) => n + Number(row[column]), 0);
-    // 12 accepted and 2 WhatsApp, one cancelled: 13 sent; one submitted and one scheduled still pending.
-    expect([sum("sent"), sum("delivered"), sum("failed"), sum("pending")]).toEqual([13, 4, 7, 2]);
+    // Migration 0064 on rollups counted by 0035's rule (a rejection as sent and failed): the same.
+    expect(await recounted([countAsFailed(engine), moveStoredRejections(engine)])).toEqual(kept);
+    const sum = (column: string, dim = "", value?: string) =>
+      kept
+        .filter((row) => row.span === "d" && row.dim === dim && (value === undefined || row.value === value))
+        .reduce((n, row) => n + Number(row[column]), 0);
+    // 12 accepted and 2 WhatsApp, one cancelled, two refused before a carrier carried them (rejected,
+    // not sent): 11 sent; one submitted and one scheduled still pending.
+    const counts = ["sent", "delivered", "failed", "pending", "rejected"];
+    expect(counts.map((column) => sum(column))).toEqual([11, 4, 5, 2, 2]);
+    // The carrier that refused one at submit: a rejection, not a message it sent and failed.
+    expect(counts.map((column) => sum(column, "connector", "http-b"))).toEqual([4, 2, 1, 1, 1]);
+    expect(sum("rejected", "error_code", "rejected")).toBe(2);
 
     // A prune of everything retired leaves the rollups as they were.
     clock.advance(40 * 86_400_000);

@@ -61,6 +61,7 @@ import { attemptUrlsRejectionReasons } from "./0057_attempt_urls_rejection_reaso
 import { moreRejectionReasons } from "./0059_more_rejection_reasons.js";
 import { messageDltChainScrub } from "./0060_message_dlt_chain_scrub.js";
 import { priceCardGenerations } from "./0061_price_card_generations.js";
+import { rollupsRejected } from "./0064_rollups_rejected.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -122,5 +123,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0059_more_rejection_reasons": moreRejectionReasons(),
     "0060_message_dlt_chain_scrub": messageDltChainScrub(),
     "0061_price_card_generations": priceCardGenerations(),
+    "0064_rollups_rejected": rollupsRejected(engine),
   };
 }

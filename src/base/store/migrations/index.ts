@@ -67,6 +67,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0059_more_rejection_reasons",
   "0060_message_dlt_chain_scrub",
   "0061_price_card_generations",
+  "0064_rollups_rejected",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
