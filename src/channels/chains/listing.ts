@@ -8,22 +8,34 @@ import { publicStatus } from "../../base/core/message-status.js";
 import type { ChainStatus, MessageStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { accountUsernames, requireAccount } from "../../domain/accounts/index.js";
-import { messageStatuses } from "../../domain/messages/index.js";
+import { messageOutcomes } from "../../domain/messages/index.js";
 import { type ChainRow, chainById, type StepRow, stepsOf } from "./rows.js";
 import type { ChainChannel } from "./step-fields.js";
 
-/** A chain's steps, each with the status of its message (undefined before it is sent, or once removed). */
+/** Why a step's message failed, as its status answer says it. */
+type MessageError = { code: string; message: string; reason?: string; carrier_code?: string };
+
+/**
+ * A chain's steps, each with the status of its message (undefined before it is sent, or once
+ * removed) and, once it failed, its error (a carrier's UNDELIV is on the message, not the step).
+ */
 export async function stepsWithStatus(db: Db, chainId: string) {
   const steps = await stepsOf(db, chainId);
-  const statuses = await messageStatuses(
+  const outcomes = await messageOutcomes(
     db,
     steps.flatMap((s) => (s.message_id ? [s.message_id] : [])),
   );
-  return steps.map((s) => ({ ...s, messageStatus: s.message_id ? statuses.get(s.message_id) : undefined }));
+  return steps.map((s) => {
+    const outcome = s.message_id ? outcomes.get(s.message_id) : undefined;
+    return { ...s, messageStatus: outcome?.status, messageError: outcome?.error ?? null };
+  });
 }
 
 /** The chain as the API answers it (the SendChain schema). */
-export function describeChain(chain: ChainRow, steps: Array<StepRow & { messageStatus: MessageStatus | undefined }>) {
+export function describeChain(
+  chain: ChainRow,
+  steps: Array<StepRow & { messageStatus: MessageStatus | undefined; messageError?: MessageError | null }>,
+) {
   const time = (ms: number | null) => (ms === null ? null : isoUtc(new Date(Number(ms))));
   return {
     chain_id: chain.id,
@@ -45,7 +57,11 @@ export function describeChain(chain: ChainRow, steps: Array<StepRow & { messageS
               ...(step.within_ms === null ? {} : { within_seconds: Math.round(Number(step.within_ms) / 1000) }),
             },
       decides_at: step.status === "waiting" ? time(step.due_at) : null,
-      error: step.error_code === null ? null : { code: step.error_code, message: step.error_message ?? "" },
+      // The step's own refusal, else its message's failure.
+      error:
+        step.error_code === null
+          ? (step.messageError ?? null)
+          : { code: step.error_code, message: step.error_message ?? "" },
     })),
   };
 }

@@ -63,7 +63,21 @@ export const ChainStep = Type.Object(
     }),
     after: Type.Union([ChainAfter, Type.Null()]),
     decides_at: NullableTime(),
-    error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+    error: Type.Union([
+      Type.Object(
+        {
+          code: Type.String(),
+          message: Type.String(),
+          reason: Type.Optional(Type.String()),
+          carrier_code: Type.Optional(Type.String()),
+        },
+        {
+          description:
+            "Why the step was refused, or why its message failed, as the message's status answer says it (its reason and carrier's code when the carrier's code maps to one).",
+        },
+      ),
+      Type.Null(),
+    ]),
   },
   { title: "ChainStep" },
 );

@@ -2,6 +2,7 @@
 // (every message of the broadcast, or its message to one recipient) or the carrier's id. Another
 // account's ids find nothing.
 import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
+import { failureReason } from "../../base/core/message-status.js";
 import type { MessageRow, MessageStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 
@@ -122,4 +123,20 @@ export async function messageStatuses(db: Db, ids: readonly string[]): Promise<M
     .where("id", "in", [...new Set(ids)])
     .execute();
   return new Map(rows.map((row) => [row.id, row.status]));
+}
+
+/** Each of these messages that exists: its status and, once it failed, why, as its status answer says it. */
+export async function messageOutcomes(
+  db: Db,
+  ids: readonly string[],
+): Promise<Map<string, { status: MessageStatus; error: ReturnType<typeof failureReason> | null }>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom("messages")
+    .select(["id", "status", "error_code", "error_message", "error_reason", "carrier_code"])
+    .where("id", "in", [...new Set(ids)])
+    .execute();
+  return new Map(
+    rows.map((row) => [row.id, { status: row.status, error: row.status === "failed" ? failureReason(row) : null }]),
+  );
 }

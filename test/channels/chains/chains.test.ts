@@ -179,6 +179,27 @@ describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
     expect(done.outcome).toBe("undelivered");
     expect(done.steps.map((s) => s.status)).toEqual(["failed", "failed"]);
     expect(await walletBalance(t.db.store.db, a.account.id, "sms")).toBe(100_000);
+    // Each failed step says why, as its message's status answer does (audit F9).
+    for (const step of done.steps) {
+      const message = await a.v2("GET", `/messages/${step.message_id}`);
+      expect(message.body.data.message.error, message.text).toMatchObject({ code: expect.any(String) });
+      expect(step.error).toEqual(message.body.data.message.error);
+    }
+  });
+
+  it("names the carrier's reason on a step whose SMS failed at the carrier (UNDELIV)", async () => {
+    const t = gateway();
+    const a = await chainAccount(t);
+    // SMS to ...0001 is carried and reported UNDELIV by the simulated carrier.
+    const started = await a.send({ recipient: "919876500001", steps: [sms] });
+    expect(started.status, started.text).toBe(200);
+    const done = await a.completed(started.body.data.chain_id);
+    const [step] = done.steps;
+    expect(step?.status).toBe("failed");
+    const message = await a.v2("GET", `/messages/${step?.message_id}`);
+    expect(message.body.data.message.sent_time).not.toBeNull();
+    expect(JSON.stringify(message.body.data.message.error)).toMatch(/UNDELIV/);
+    expect(step?.error).toEqual(message.body.data.message.error);
   });
 
   it("falls back from a voice call that fails to an email, each through its own channel and wallet", async () => {
