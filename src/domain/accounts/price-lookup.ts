@@ -8,7 +8,7 @@
 // process also reads at most every VERSION_CHECK_MS (a CLI import into SQLite from another process).
 import { BoundedMap } from "../../base/core/bounded-map.js";
 import { VersionWatch } from "../../base/store/setting-versions.js";
-import type { Store } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
 import {
   DEFAULT_CARD,
   DEFAULT_PRICE,
@@ -188,6 +188,31 @@ class TreePrices implements AccountPrices {
   }
 }
 
+/**
+ * What an account's sends cost, its cards read with `card`: its own card, or for a sub-account
+ * the prices of its tree (PriceBook's, cached; a sub-account's card checked against its parent's
+ * price, uncached: subaccount-prices.ts).
+ */
+export async function loadAccountPrices(
+  db: Db,
+  accountId: number,
+  card: (name: string) => Promise<CompiledCard>,
+): Promise<AccountPrices> {
+  const row = await accountPricing(db, accountId);
+  if (!row?.parent_id) return card(row?.price_card ?? DEFAULT_CARD);
+  const ancestors = await ancestorsOf(db, row.parent_id);
+  const levels: Level[] = [];
+  // Top first; the top of the tree pays its own card (the default one when it has none).
+  for (const [depth, level] of [...[...ancestors].reverse(), row].entries()) {
+    const own = level.price_card ?? (depth === 0 ? DEFAULT_CARD : undefined);
+    levels.push({ card: own === undefined ? undefined : await card(own), markupBp: level.markup_bp ?? 0 });
+  }
+  return new TreePrices(
+    ancestors.map((a) => a.id),
+    levels,
+  );
+}
+
 /** Compiled cards and each account's card, shared by every send family of a process. */
 export class PriceBook {
   private readonly cards = new Map<string, Promise<CompiledCard>>();
@@ -212,20 +237,8 @@ export class PriceBook {
     return prices;
   }
 
-  private async load(accountId: number): Promise<AccountPrices> {
-    const row = await accountPricing(this.store.db, accountId);
-    if (!row?.parent_id) return this.card(row?.price_card ?? DEFAULT_CARD);
-    const ancestors = await ancestorsOf(this.store.db, row.parent_id);
-    const levels: Level[] = [];
-    // Top first; the top of the tree pays its own card (the default one when it has none).
-    for (const [depth, level] of [...[...ancestors].reverse(), row].entries()) {
-      const own = level.price_card ?? (depth === 0 ? DEFAULT_CARD : undefined);
-      levels.push({ card: own === undefined ? undefined : await this.card(own), markupBp: level.markup_bp ?? 0 });
-    }
-    return new TreePrices(
-      ancestors.map((a) => a.id),
-      levels,
-    );
+  private load(accountId: number): Promise<AccountPrices> {
+    return loadAccountPrices(this.store.db, accountId, (name) => this.card(name));
   }
 
   /** A card by name (`default` or one without rows: every unit at DEFAULT_PRICE). */
