@@ -53,6 +53,8 @@ const V2_RULES: Rule[] = [
   [ANY, /^\/subaccounts\/[^/]+\/keys$/, ["develop"]],
   [ANY, /^\/subaccounts\/[^/]+\/credits$/, ["money"]],
   [CHANGES, /^\/subaccounts$/, ["manage"]],
+  // A sub-account's price or status: as making one.
+  [CHANGES, /^\/subaccounts\/[^/]+$/, ["manage"]],
   [ANY, /^\/(credits|pricing)(\/|$)/, ["money"]],
   // A message export is read by support and billing alike.
   [READS, /^\/messages\/export$/, ["read", "money"]],

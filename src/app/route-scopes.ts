@@ -161,6 +161,7 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "POST /api/v2/keywords",
     "POST /api/v2/sender-id-requests",
     "POST /api/v2/subaccounts",
+    "PATCH /api/v2/subaccounts/:username",
     "POST /api/v2/subaccounts/:username/keys",
     "POST /api/v2/templates",
     "POST /api/v2/voice/caller-ids",

@@ -59,9 +59,12 @@
 //   price-lookup.ts    CompiledCard (own route code before *, then the longest prefix, the row in
 //                      force) and PriceBook, the per-process cache of cards and accounts' prices
 //                      (a sub-account's: its tree's, each level's own card or its parent's marked up)
-//   resellers.ts       parents and sub-accounts: create, list, fund (a topup noting the parent),
-//                      the markup's rounding, a message's upline (each ancestor's charge) and its refunds
-//   subaccount-routes.ts  /api/v2/subaccounts: a parent's create, list, keys and funding of its sub-accounts
+//   resellers.ts       parents and sub-accounts: list, fund (a topup noting the parent), the
+//                      markup's rounding, a message's upline (each ancestor's charge) and its refunds
+//   subaccount-changes.ts  a parent's new sub-account, and its changes of one's price and status
+//   subaccount-prices.ts   a sub-account's card checked against its parent's price at every prefix,
+//                      route and moment either side names (decision 0149)
+//   subaccount-routes.ts  /api/v2/subaccounts: a parent's create, list, change, keys and funding of its sub-accounts
 export { DLT_MATCHING_MODES, type DltMatching } from "./account-fields.js";
 export * from "./account-names.js";
 export * from "./accounts.js";
@@ -84,6 +87,7 @@ export * from "./price-rows.js";
 export * from "./registrations.js";
 export * from "./resellers.js";
 export * from "./sender-ids.js";
+export * from "./subaccount-changes.js";
 export * from "./templates.js";
 export { type AccountTraffic, customerBalances } from "./usage.js";
 export { registerV2AccountRoutes } from "./v2-routes.js";

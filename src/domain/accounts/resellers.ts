@@ -9,10 +9,9 @@ import { type PageRequest, pagedRows } from "../../base/store/paging.js";
 import type { Account } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
-import { createAccount, findAccountByUsername } from "./accounts.js";
+import { findAccountByUsername } from "./accounts.js";
 import { creditWallet } from "./ledger.js";
 import type { Refund } from "./ledger-batch.js";
-import { DEFAULT_CARD } from "./price-cards.js";
 
 /** The largest markup a reseller may set on its sub-accounts, in per cent. */
 export const MAX_MARKUP_PERCENT = 1000;
@@ -87,60 +86,6 @@ function usernameMatches(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 
-export interface NewSubAccount {
-  username: string;
-  password: string;
-  priceCard?: string;
-  markupPercent?: number;
-}
-
-/** A parent's new sub-account: a customer with its parent's time zone and routes, wallets at 0. */
-export async function createSubAccount(store: Store, who: Audited, parent: Account, input: NewSubAccount) {
-  const { clock } = who;
-  if (parent.role !== "customer") {
-    throw new GatewayError("forbidden", "Only customer accounts have sub-accounts.");
-  }
-  const markupBp = input.markupPercent === undefined ? undefined : markupBasisPoints(input.markupPercent);
-  if (input.priceCard !== undefined && input.priceCard !== DEFAULT_CARD) {
-    const found = await store.db
-      .selectFrom("price_cards")
-      .select("name")
-      .where("name", "=", input.priceCard)
-      .executeTakeFirst();
-    if (!found) {
-      throw new GatewayError("invalid_request", `No price card named "${input.priceCard.slice(0, 70)}".`, {
-        field: "price_card",
-      });
-    }
-  }
-  return createAccount(
-    store,
-    clock,
-    {
-      username: input.username,
-      password: input.password,
-      timeZone: parent.time_zone,
-      routes: parent.routes.split(","),
-      parentId: parent.id,
-      ...(input.priceCard !== undefined ? { priceCard: input.priceCard } : {}),
-      ...(markupBp !== undefined ? { markupBp } : {}),
-    },
-    (trx, created) => {
-      const after = {
-        parent: parent.username,
-        price_card: input.priceCard ?? null,
-        markup_percent: input.markupPercent ?? null,
-      };
-      return recordChange(trx, who, {
-        action: "account.create",
-        target: `account ${created.username}`,
-        accountId: created.id,
-        after,
-      });
-    },
-  );
-}
-
 /** The parent's direct sub-account of that name; not_found for any other account (a sibling, itself, its parent). */
 export async function requireSubAccount(db: Db, parentId: number, username: string): Promise<Account> {
   const account = await db
@@ -153,10 +98,12 @@ export async function requireSubAccount(db: Db, parentId: number, username: stri
   return account;
 }
 
-/** A page of the parent's direct sub-accounts, oldest first, with their balances. */
-export async function listSubAccounts(db: Db, parentId: number, page: PageRequest) {
+/** A page of the parent's direct sub-accounts (or the one `onlyId`), oldest first, with their balances. */
+export async function listSubAccounts(db: Db, parentId: number, page: PageRequest, onlyId?: number) {
+  let filtered = db.selectFrom("accounts").where("parent_id", "=", parentId);
+  if (onlyId !== undefined) filtered = filtered.where("id", "=", onlyId);
   const { rows, total } = await pagedRows(
-    db.selectFrom("accounts").where("parent_id", "=", parentId),
+    filtered,
     (q) => q.select(["id", "username", "status", "price_card", "markup_bp", "created_at"]).orderBy("id"),
     page,
   );

@@ -1,6 +1,7 @@
 // /api/v2/subaccounts: a parent (reseller) manages its direct sub-accounts with its own key or
-// console session: creates them, lists them (paged), makes them API keys (which act there with
-// the role of the parent's user who made them: decision 0143), issues them credits.
+// console session: creates them, lists them (paged), changes their price or status (decision
+// 0149), makes them API keys (which act there with the role of the parent's user who made them:
+// decision 0143), issues them credits.
 // Any other account's name (a sibling, the caller's own parent, an unknown one) is a 404.
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
@@ -13,8 +14,9 @@ import { actorOf, creatorScopeBits, parentKeyMakerOf } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
 import { KeyRequest } from "./key-changes.js";
 import { newKeyAnswer } from "./key-routes.js";
-import { createSubAccount, fundSubAccount, listSubAccounts, requireSubAccount } from "./resellers.js";
-import { CreatedKey, SubAccount, SubAccountFunding, SubAccountRequest } from "./v2-schemas.js";
+import { fundSubAccount, listSubAccounts, requireSubAccount } from "./resellers.js";
+import { createSubAccount, updateSubAccount } from "./subaccount-changes.js";
+import { CreatedKey, SubAccount, SubAccountChange, SubAccountFunding, SubAccountRequest } from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 const PER_PAGE = 50;
@@ -93,6 +95,33 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
       const paging = pageOf(request.query, PER_PAGE, MAX_PER_PAGE);
       const { rows, total } = await listSubAccounts(db, request.principal!.accountId, paging);
       return { status: "success", data: rows.map(describe), meta: pageMeta(paging, total) };
+    },
+  );
+
+  v2.patch(
+    "/subaccounts/:username",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "updateSubAccount",
+        summary: "Changes a sub-account's price (a card at or above the caller's prices, or a markup) or status",
+        tags: ["account"],
+        params: Username,
+        body: SubAccountChange,
+        response: { 200: resourceAnswer(SubAccount) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const body = request.body;
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const updated = await updateSubAccount(ctx.store, who, { id: principal.accountId }, request.params.username, {
+        priceCard: body.price_card,
+        markupPercent: body.markup_percent,
+        status: body.status,
+      });
+      const { rows } = await listSubAccounts(db, principal.accountId, { page: 1, perPage: 1 }, updated.id);
+      return { status: "success", data: describe(rows[0]!) };
     },
   );
 

@@ -274,6 +274,23 @@ export const SubAccountRequest = Type.Object(
   { additionalProperties: false, title: "SubAccountRequest" },
 );
 
+export const SubAccountChange = Type.Object(
+  {
+    price_card: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: "Its own card; none may price below yours." }),
+    ),
+    markup_percent: Type.Optional(
+      Type.Number({ minimum: 0, maximum: 1000, description: "Your price marked up (clears its card)." }),
+    ),
+    status: Type.Optional(
+      Type.Union([Type.Literal("active"), Type.Literal("suspended"), Type.Literal("inactive")], {
+        description: "suspended (stored and shown as inactive) stops it and its sub-accounts.",
+      }),
+    ),
+  },
+  { additionalProperties: false, title: "SubAccountChange" },
+);
+
 export const SubAccountFunding = Type.Object(
   { username: Type.String(), wallet: Type.String(), amount: Credits, balance: Credits },
   { title: "SubAccountFunding" },

@@ -1,0 +1,95 @@
+// A card a parent gives its sub-account must not price any unit below what that unit costs the
+// parent (decision 0149, audit F2): else the parent pays the operator more for each such send
+// than its customer is charged. Both sides are priced by the pricing code itself (price-lookup.ts):
+// the candidate card as the sub-account's own, the parent as its sends are priced now (its own
+// card, or its parent's price marked up, up the tree). A price is the same for every number
+// whose longest prefix among the prefixes either side names is the same, and changes only at an
+// effective_from: so every such prefix (and `*`), every route code and the moments from now and
+// each later effective_from of a row at one of its prefixes cover every number and every time.
+import { isoUtc } from "../../base/core/clock.js";
+import { fromMilli } from "../../base/core/credits.js";
+import { GatewayError } from "../../base/core/errors.js";
+import type { Db } from "../../base/store/store.js";
+import { priceCardRows } from "./price-cards.js";
+import { CompiledCard, loadAccountPrices } from "./price-lookup.js";
+import type { PriceChannel, PriceRow } from "./price-rows.js";
+
+/** The route codes a send is priced with, by channel (a card's `*` route is their fallback). */
+const ROUTE_CODES: Record<PriceChannel, readonly string[]> = { sms: ["T", "P", "PS", "I"], voice: ["V"] };
+const PROBES_PER_TURN = 5_000;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Where a candidate card prices a unit below its parent's price. */
+export interface BelowParent {
+  channel: PriceChannel;
+  route: string;
+  /** The prefix compared, `*` for numbers no prefix of either side names. */
+  prefix: string;
+  /** The moment compared: now, or a later effective_from. */
+  at: number;
+  /** Milli-credits. */
+  card: number;
+  parent: number;
+}
+
+/**
+ * The first unit (channel, route code, prefix, moment) the card `rows` prices below what it costs
+ * the account `parentId` at `now`; undefined when none does.
+ */
+export async function belowParent(
+  db: Db,
+  parentId: number,
+  rows: readonly PriceRow[],
+  now: number,
+): Promise<BelowParent | undefined> {
+  // Every card's rows, the candidate's and those of the parent's tree (up to 200,000 each).
+  const seen: (readonly PriceRow[])[] = [rows];
+  const parent = await loadAccountPrices(db, parentId, async (name) => {
+    const cardRows = (await priceCardRows(db, name)) ?? [];
+    seen.push(cardRows);
+    return new CompiledCard(name, cardRows);
+  });
+  const candidate = new CompiledCard("candidate", rows);
+  let probes = 0;
+  for (const channel of ["sms", "voice"] as const) {
+    // By prefix ("" for `*`): the later moments a row of this channel at that prefix starts.
+    const later = new Map<string, Set<number>>([["", new Set()]]);
+    for (const row of seen.flat()) {
+      if (row.channel !== channel) continue;
+      const prefix = row.prefix === "*" ? "" : row.prefix;
+      const moments = later.get(prefix) ?? new Set<number>();
+      later.set(prefix, moments);
+      if (row.effective_from !== null && row.effective_from > now) moments.add(row.effective_from);
+    }
+    for (const prefix of [...later.keys()].sort()) {
+      const moments = new Set([now]);
+      for (let length = 0; length <= prefix.length; length++) {
+        for (const at of later.get(prefix.slice(0, length)) ?? []) moments.add(at);
+      }
+      for (const at of [...moments].sort((a, b) => a - b)) {
+        for (const route of ROUTE_CODES[channel]) {
+          const card = candidate.price(channel, route, prefix, at).price;
+          const cost = parent.price(channel, route, prefix, at).price;
+          if (card < cost) return { channel, route, prefix: prefix || "*", at, card, parent: cost };
+          if (++probes % PROBES_PER_TURN === 0) await nextTurn();
+        }
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Refuses (400 naming price_card) a card that prices some unit below its parent's price. */
+export async function assertNotBelowParent(db: Db, parentId: number, card: string, now: number): Promise<void> {
+  const rows = (await priceCardRows(db, card)) ?? [];
+  const below = await belowParent(db, parentId, rows, now);
+  if (!below) return;
+  const where = below.prefix === "*" ? "numbers no other prefix names (prefix *)" : `prefix ${below.prefix}`;
+  const unit = below.channel === "sms" ? "an SMS segment" : "a voice unit";
+  const when = below.at > now ? ` from ${isoUtc(new Date(below.at))}` : "";
+  throw new GatewayError(
+    "invalid_request",
+    `The price card "${card}" prices ${unit} on route ${below.route} to ${where} at ${fromMilli(below.card)}${when}, below this account's own price there (${fromMilli(below.parent)}): a sub-account's card may not price any destination below what it costs its parent.`,
+    { field: "price_card" },
+  );
+}
