@@ -1,5 +1,6 @@
 // One message: its timeline (accepted, submitted, each part's receipt, delivered or failed
-// with the reason), its cost, the carrier's id and the webhook deliveries it caused, from
+// with the reason), its cost, the carrier's id and the webhook deliveries it caused (each attempt
+// with the URL it posted to: a delivery follows the account's current URL), from
 // GET /api/v2/messages/{id}. Refreshed while the message is not final.
 import { useQuery } from "@tanstack/react-query";
 import { data } from "../api.js";
@@ -200,9 +201,10 @@ export function MessageView({ path, back }: { path: string; back: string }) {
             </p>
             <ul>
               {delivery.attempts_log.map((attempt) => (
-                <li key={attempt.attempt}>
-                  Attempt {attempt.attempt}, {formatTime(attempt.at, tz)}: {attempt.status_code ?? "no answer"} in{" "}
-                  {attempt.latency_ms} ms{attempt.error ? ` (${attempt.error})` : ""}
+                <li key={attempt.attempt} data-testid="attempt">
+                  Attempt {attempt.attempt}, {formatTime(attempt.at, tz)}, to <code>{attempt.url}</code>:{" "}
+                  {attempt.status_code ?? "no answer"} in {attempt.latency_ms} ms
+                  {attempt.error ? ` (${attempt.error})` : ""}
                 </li>
               ))}
             </ul>
