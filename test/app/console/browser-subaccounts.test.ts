@@ -1,7 +1,8 @@
 // The console's Sub-accounts page in a real browser, at phone width (360 px): a reseller creates
 // a sub-account with a markup, gives it credits (issued, not taken from its own wallet), makes it
-// an API key that works at once, pages the list; a support user sees the list without the
-// controls its role would be refused; the axe check and no sideways scroll.
+// an API key that works at once, suspends it (its key refused) and reactivates it, pages the list;
+// a support user sees the list without the controls its role would be refused; the axe check and
+// no sideways scroll.
 import { expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -52,6 +53,15 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     expect(balance.status).toBe(200);
     expect(balance.body.data.balance).toBe(40);
 
+    await page.getByRole("button", { name: `Suspend ${username}` }).click();
+    await page.getByRole("button", { name: `Reactivate ${username}` }).waitFor();
+    expect(await page.getByTestId(`sub-${username}`).textContent()).toMatch(/inactive/i);
+    const refused = await call(t, "GET", "/api/v2/balance", { headers: { "x-api-key": key } });
+    expect(refused.status, refused.text).toBe(403);
+    await page.getByRole("button", { name: `Reactivate ${username}` }).click();
+    await page.getByRole("button", { name: `Suspend ${username}` }).waitFor();
+    expect((await call(t, "GET", "/api/v2/balance", { headers: { "x-api-key": key } })).status).toBe(200);
+
     await expectAccessible(page, "sub-accounts");
     await expectNoHorizontalScroll(page, "sub-accounts");
     expect(problems).toEqual([]);
@@ -82,7 +92,11 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await page.getByTestId("subaccounts-read-only").waitFor();
     expect(await page.getByRole("form", { name: "Create a sub-account" }).count()).toBe(0);
     expect(await page.getByRole("form", { name: "Give credits to a sub-account" }).count()).toBe(0);
-    expect(await page.getByRole("button", { name: /Create sub-account|Give credits|New key for/ }).count()).toBe(0);
+    expect(
+      await page
+        .getByRole("button", { name: /Create sub-account|Give credits|New key for|Suspend|Reactivate/ })
+        .count(),
+    ).toBe(0);
     await expectAccessible(page, "sub-accounts of a support user");
     await expectNoHorizontalScroll(page, "sub-accounts of a support user");
     expect(problems).toEqual([]);

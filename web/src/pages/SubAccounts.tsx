@@ -1,7 +1,8 @@
 // A reseller's sub-accounts: list them (paged), create one, fund one's wallet (credits issued,
-// not taken from this account), make one an API key (shown once, here). Each form and button is
-// shown only to a role that may use it (the API refuses the others): create needs manage, credits
-// money, keys develop; a support user reads the list.
+// not taken from this account), make one an API key (shown once, here), suspend or reactivate one
+// (PATCH: suspended is shown as inactive; one the operator blocked has no button). Each form and
+// button is shown only to a role that may use it (the API refuses the others): create and
+// suspend need manage, credits money, keys develop; a support user reads the list.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, paged } from "../api.js";
@@ -52,6 +53,15 @@ export default function SubAccounts() {
   const newKey = useMutation({
     mutationFn: (username: string) =>
       data<CreatedKey>(`/api/v2/subaccounts/${encodeURIComponent(username)}/keys`, { json: {} }),
+  });
+
+  const setStatus = useMutation({
+    mutationFn: (change: { username: string; status: "active" | "suspended" }) =>
+      data<SubAccount>(`/api/v2/subaccounts/${encodeURIComponent(change.username)}`, {
+        method: "PATCH",
+        json: { status: change.status },
+      }),
+    onSuccess: refresh,
   });
 
   const submitCreate = (event: FormEvent) => {
@@ -170,6 +180,7 @@ export default function SubAccounts() {
         </>
       ) : null}
 
+      <ErrorNotice error={setStatus.error} title="Not changed" />
       <ErrorNotice error={newKey.error} title="No key made" />
       {newKey.data ? <NewKeyNotice apiKey={newKey.data.api_key} owner={newKey.variables} testId="new-sub-key" /> : null}
       <ErrorNotice error={list.error} />
@@ -185,6 +196,7 @@ export default function SubAccounts() {
                 <th scope="col">Price</th>
                 <th scope="col">SMS credits</th>
                 <th scope="col">Created</th>
+                {can("manage") ? <th scope="col">Access</th> : null}
                 {can("develop") ? <th scope="col">API key</th> : null}
               </tr>
             </thead>
@@ -198,6 +210,26 @@ export default function SubAccounts() {
                   <td>{sub.price_card ?? `your price + ${sub.markup_percent ?? 0} %`}</td>
                   <td>{formatNumber(sub.balances.sms)}</td>
                   <td>{formatTime(sub.created_at, session.time_zone)}</td>
+                  {can("manage") ? (
+                    <td>
+                      {sub.status === "blocked" ? (
+                        "Blocked by the operator"
+                      ) : (
+                        <button
+                          type="button"
+                          onClick={() =>
+                            setStatus.mutate({
+                              username: sub.username,
+                              status: sub.status === "active" ? "suspended" : "active",
+                            })
+                          }
+                          disabled={setStatus.isPending}
+                        >
+                          {sub.status === "active" ? "Suspend" : "Reactivate"} {sub.username}
+                        </button>
+                      )}
+                    </td>
+                  ) : null}
                   {can("develop") ? (
                     <td>
                       <button type="button" onClick={() => newKey.mutate(sub.username)} disabled={newKey.isPending}>
