@@ -111,7 +111,11 @@ export default function Carriers() {
       <ErrorNotice error={carriers.error} />
       <ErrorNotice error={toggle.error} title="Not changed" />
       {carriers.isPending ? <Busy /> : null}
-      {carriers.data?.length === 0 ? <p>No carrier is configured: SMS go to the simulator.</p> : null}
+      {carriers.data?.length === 0 ? (
+        <p data-testid="carriers-empty">
+          Only the built-in simulator is configured: SMS go to it, and no real carrier carries them.
+        </p>
+      ) : null}
       {carriers.data && carriers.data.length > 0 ? (
         <div className="table-wrap">
           <table data-testid="carriers">
