@@ -65,14 +65,15 @@ describeInBrowser("console in the browser: delivery analytics", () => {
           groupBy,
         ).toEqual(rows.map((row) => [row.key ?? "none", String(row.sent), String(row.delivered), String(row.failed)]));
       }
-      // 5 sent: 3 delivered, UNDELIV and rejected failed.
-      expect((await cells(page, "analytics-account"))[0]?.slice(0, 6)).toEqual([
+      // 4 sent: 3 delivered, UNDELIV failed; the one refused at submit rejected, not sent (audit F9).
+      expect((await cells(page, "analytics-account"))[0]?.slice(0, 7)).toEqual([
         shop.username,
-        "5",
+        "4",
         "3",
-        "2",
+        "1",
         "0",
-        "60.0 %",
+        "1",
+        "75.0 %",
       ]);
       expect((await cells(page, "analytics-error_code")).map((row) => row[0]).sort()).toEqual(
         ["UNDELIV", "none", "rejected"].sort(),

@@ -49,6 +49,7 @@ function NumbersTable({
             <th scope="col">Delivered</th>
             <th scope="col">Failed</th>
             <th scope="col">Pending</th>
+            <th scope="col">Rejected</th>
             <th scope="col">Delivery rate</th>
             <th scope="col">Latency p50</th>
             <th scope="col">Latency p95</th>
@@ -62,6 +63,7 @@ function NumbersTable({
               <td>{formatNumber(row.delivered)}</td>
               <td>{formatNumber(row.failed)}</td>
               <td>{formatNumber(row.pending)}</td>
+              <td>{formatNumber(row.rejected)}</td>
               <td>{percent(row.delivery_rate)}</td>
               <td>{ms(row.latency_p50_ms)}</td>
               <td>{ms(row.latency_p95_ms)}</td>
