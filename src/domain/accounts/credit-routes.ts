@@ -17,6 +17,7 @@ import { actorOf } from "../auth/index.js";
 import { findAccountByUsername, getAccount } from "./accounts.js";
 import { eachLedgerEntry, transferCredits, walletBalance, walletCredits } from "./ledger.js";
 import { pricedBy } from "./price-cards.js";
+import { shownCardName } from "./resellers.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { CreditDay, CreditDetail, CreditTransfer, CreditTransferRequest } from "./v2-schemas.js";
 
@@ -126,7 +127,8 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
         flood_limit: account.flood_limit,
         recent_credits: recent.map(describeLedgerEntry),
         wallets,
-        price_card: pricedBy(account),
+        // A sub-account is not told its operator's card nor its parent's markup (decision 0150).
+        price_card: shownCardName(account.parent_id !== null, pricedBy(account)),
       },
     };
   });

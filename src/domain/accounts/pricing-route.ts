@@ -11,6 +11,7 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { PriceBook } from "./price-lookup.js";
 import type { PriceChannel } from "./price-rows.js";
+import { shownCardName } from "./resellers.js";
 import { PriceQuote } from "./v2-schemas.js";
 
 type Deps = Pick<Runtime, "clock"> & { prices: PriceBook };
@@ -79,7 +80,8 @@ export function registerV2PricingRoute(v2: TypedRoutes, ctx: Deps): void {
           unit: channel === "sms" ? "sms_segment" : "voice_unit",
           prefix: unit.prefix,
           route,
-          card: card.name,
+          // A sub-account's quote names no card of the operator's nor its parent's markup (decision 0150).
+          card: shownCardName(card.upline.length > 0, card.name),
         },
       };
     },

@@ -13,6 +13,18 @@ import { findAccountByUsername } from "./accounts.js";
 import { creditWallet } from "./ledger.js";
 import type { Refund } from "./ledger-batch.js";
 
+/**
+ * The price card a sub-account is told it has (`card` of GET /api/v2/pricing, `price_card` of GET
+ * /api/v2/credits): never the operator's card name nor its parent's markup, which a white-label
+ * reseller's customer should not see (decision 0150). No card is named so: a name has no space.
+ */
+export const SUB_ACCOUNT_CARD = "your price";
+
+/** The card name an account is shown of its own prices: a sub-account's is SUB_ACCOUNT_CARD. */
+export function shownCardName(hasParent: boolean, name: string): string {
+  return hasParent ? SUB_ACCOUNT_CARD : name;
+}
+
 /** The largest markup a reseller may set on its sub-accounts, in per cent. */
 export const MAX_MARKUP_PERCENT = 1000;
 /** Levels above an account, at most: a guard against a cycle the schema cannot rule out. */

@@ -91,7 +91,8 @@ export const CreditDetail = Type.Object(
     recent_credits: Type.Array(LedgerEntry, { description: "The last 10 ledger entries, newest first." }),
     wallets: Wallets,
     price_card: Type.String({
-      description: "The price card the account's SMS and calls are charged by (default: 1 credit a unit)",
+      description:
+        'The price card the account\'s SMS and calls are charged by (default: 1 credit a unit; a sub-account: "your price")',
     }),
   },
   { title: "CreditDetail" },
@@ -245,7 +246,9 @@ export const PriceQuote = Type.Object(
     unit: Type.Union([Type.Literal("sms_segment"), Type.Literal("voice_unit")]),
     prefix: Type.String({ description: "The prefix of the card's row applied; * for the catch-all row or none" }),
     route: Type.String({ description: "The route code priced (T, P, PS, I or V)" }),
-    card: Type.String({ description: "The account's price card (default: 1 credit a unit)" }),
+    card: Type.String({
+      description: 'The account\'s price card (default: 1 credit a unit; a sub-account: "your price")',
+    }),
   },
   { description: "The price of one SMS segment or voice call unit to the recipient" },
 );

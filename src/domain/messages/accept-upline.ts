@@ -1,8 +1,7 @@
 // A sub-account's send in the Acceptor: what each ancestor is charged for it (resellers,
 // docs/decisions/0113-resellers.md), and the debits at every level that accept it all or none.
 import { GatewayError } from "../../base/core/errors.js";
-import type { Db } from "../../base/store/store.js";
-import { type Debit, usernamesOf } from "../accounts/index.js";
+import type { Debit } from "../accounts/index.js";
 import type { SendOrder } from "./send-order.js";
 
 /** Each ancestor's charge for all the drafts, parent first. */
@@ -49,17 +48,14 @@ export function byLevels(levels: ReadonlyMap<number, Debit[]>): Map<string, numb
 }
 
 /**
- * The refusal of a send some level of whose tree cannot pay for it. When the short wallet is an
- * ancestor's, the message names it: the sub-account's own balance may well cover the send, and
- * "Credit not available." alone would send its support to the wrong wallet.
+ * The refusal of a send some level of whose tree cannot pay for it: the family's plain "credit not
+ * available", whichever level is short. A sub-account is not told that an ancestor pays, nor
+ * which, nor the state of its wallet: a white-label reseller's customer may not know its
+ * reseller, let alone the operator above it (decision 0150). The short ancestor reads it in its
+ * own balance and ledger, the operator in the parent's wallets and its low-balance alerts.
  */
-export async function insufficient(trx: Db, order: SendOrder, short: Debit | undefined): Promise<GatewayError> {
-  const code = order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits";
-  if (!short || short.accountId === order.accountId) return new GatewayError(code);
-  const owner = (await usernamesOf(trx, [short.accountId])).get(short.accountId);
-  const base = new GatewayError(code).message.replace(/\.$/, "");
+export function insufficient(order: Pick<SendOrder, "wallet">): GatewayError {
   return new GatewayError(
-    code,
-    `${base}: "${owner ?? short.accountId}", which pays for this sub-account's sends too, has too few credits in its ${short.wallet} wallet for this one.`,
+    order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
   );
 }

@@ -346,7 +346,7 @@ export class Acceptor {
           continue;
         }
         await this.countFlood(trx, order, day(index), -count);
-        await refuse(index, await insufficient(trx, order, levels.get(index)![short]));
+        await refuse(index, insufficient(order));
       }
     }
     for (const [index, outcome] of outcomes.entries()) {

@@ -37,9 +37,9 @@ describeEachEngine("resellers", (engine) => {
     const { top, mid, leaf } = await tree(t);
     expect(markedUp(550, 1250)).toBe(619);
     const quote = await call(t, "GET", "/api/v2/pricing?route=T&recipient=9876543210", { headers: keyOf(leaf) });
-    expect(quote.body.data).toMatchObject({ price: 0.619, card: "parent+12.5%" });
+    expect(quote.body.data).toMatchObject({ price: 0.619, card: "your price" });
     const credits = await call(t, "GET", "/api/v2/credits", { headers: keyOf(leaf) });
-    expect(credits.body.data.price_card).toBe("parent+12.5%");
+    expect(credits.body.data.price_card).toBe("your price");
 
     const sent = await send(t, leaf);
     expect(sent.status, sent.text).toBe(200);
@@ -92,14 +92,10 @@ describeEachEngine("resellers", (engine) => {
       const v2 = await send(t, leaf);
       expect(v2.status, `${short}: ${v2.text}`).toBe(402);
       expect(v2.body.error.code).toBe("insufficient_credits");
-      // Which wallet is short: the sub-account's own, or the one above it that pays too.
-      const payer = { leaf, mid, top }[short];
-      if (short === "leaf") expect(v2.body.message).toBe("Credit not available.");
-      else {
-        expect(v2.body.message).toBe(
-          `Credit not available: "${payer.username}", which pays for this sub-account's sends too, has too few credits in its sms wallet for this one.`,
-        );
-      }
+      // The same words whichever wallet is short: a sub-account is not told that a parent pays,
+      // nor which, nor its wallet (decision 0150).
+      expect(v2.body.message).toBe("Credit not available.");
+      for (const ancestor of [mid, top]) expect(v2.text).not.toContain(ancestor.username);
       const old = await legacy(t, "/httpapi/send", sendParams(leaf, { phonenumber: "9876543210" }));
       expect(old.text, short).toContain("-12");
       expect([await milli(t, leaf.id), await milli(t, mid.id), await milli(t, top.id)]).toEqual(before);

@@ -114,7 +114,7 @@ describeEachEngine("a parent's price and status for its sub-accounts", (engine) 
     const sub = await subAccount(t, top, { markup_percent: 10 });
     const quote = async () =>
       (await call(t, "GET", "/api/v2/pricing?route=T&recipient=9876543210", { headers: keyOf(sub) })).body.data;
-    expect(await quote()).toMatchObject({ price: 0.77, card: "parent+10%" });
+    expect(await quote()).toMatchObject({ price: 0.77, card: "your price" });
 
     const cheap = await patch(t, top, sub.username, { price_card: "cheap" });
     expect(cheap.status, cheap.text).toBe(400);
@@ -128,10 +128,10 @@ describeEachEngine("a parent's price and status for its sub-accounts", (engine) 
     const carded = await patch(t, top, sub.username, { price_card: "Fine" });
     expect(carded.status, carded.text).toBe(200);
     expect(carded.body.data).toMatchObject({ username: sub.username, price_card: "fine", markup_percent: null });
-    expect(await quote()).toMatchObject({ price: 0.7, card: "fine" });
+    expect(await quote()).toMatchObject({ price: 0.7, card: "your price" });
     const marked = await patch(t, top, sub.username, { markup_percent: 20 });
     expect(marked.body.data).toMatchObject({ price_card: null, markup_percent: 20, status: "active" });
-    expect(await quote()).toMatchObject({ price: 0.84, card: "parent+20%" });
+    expect(await quote()).toMatchObject({ price: 0.84, card: "your price" });
     expect((await patch(t, top, sub.username, { markup_percent: 20 })).status).toBe(200);
 
     const log = await call(t, "GET", "/api/v2/audit?action=subaccount.update", { headers: keyOf(top) });
