@@ -14,7 +14,7 @@ import {
   Wallets,
 } from "../../base/http/answer-schemas.js";
 import { ACCOUNT_ROLES, ACCOUNT_STATUSES, DLT_MATCHING_MODES } from "../../domain/accounts/account-fields.js";
-import { ApiKey, KeyRevocation, SenderIdRequest } from "../../domain/accounts/v2-schemas.js";
+import { ApiKey, DltHeader, KeyRevocation, SenderIdRequest } from "../../domain/accounts/v2-schemas.js";
 import { APPROVAL_KINDS, type ApprovalKind } from "./approval-kinds.js";
 
 /** An account as listed (accounts/accounts.ts describeAccount), with its wallets. */
@@ -139,8 +139,21 @@ export const AddedSenderId = Type.Object({
 
 /** A sender ID as listed: the account's own request's shape (v2). */
 export const OperatorSenderId = SenderIdRequest;
-/** A sender ID as decided by its id: the same, and whose it is. */
-export const DecidedSenderId = Type.Object({ ...SenderIdRequest.properties, account: Type.String() });
+/**
+ * A sender ID as decided by its id: the same, whose it is, and the DLT header its approval
+ * white-listed or found white-listed (null: a rejection, `dlt_header: false`, or not a header).
+ */
+export const DecidedSenderId = Type.Object({
+  ...SenderIdRequest.properties,
+  account: Type.String(),
+  dlt_header: Type.Union([DltHeader, Type.Null()]),
+});
+
+/** The body of a sender ID's approval (optional): `dlt_header: false` leaves the DLT headers as they are. */
+export const SenderIdApproval = Type.Object(
+  { dlt_header: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false, title: "SenderIdApproval" },
+);
 
 export const ApprovalItem = Type.Object({
   kind: OneOf(APPROVAL_KINDS),

@@ -45,6 +45,7 @@ import {
   TEMPLATES_CHANGED,
   usernamesOf,
   walletCredits,
+  whitelistSenderAsHeader,
 } from "../../domain/accounts/index.js";
 import { type Actor, recordChange } from "../../domain/audit/index.js";
 import { actorOf } from "../../domain/auth/index.js";
@@ -158,6 +159,9 @@ export async function senderIdsOf(deps: OperatorDeps, username: string, status?:
 /**
  * Sets a sender ID's status by its id. An id alone picks whichever account owns it: given
  * `username`, one of another account is refused as unknown. The answer names the account.
+ * An approval white-lists the sender ID as the account's DLT header in the same transaction
+ * (audited as `dlt_header.add`) unless `dltHeader` is false (decision 0151); the answer's
+ * `dlt_header` is that header, null when none was white-listed.
  */
 export async function setSenderIdStatusFor(
   deps: ChangeDeps,
@@ -166,6 +170,7 @@ export async function setSenderIdStatusFor(
   username?: string,
   /** A rejection's reason, shown to the account (rejectionReason). */
   reason: string | null = null,
+  dltHeader = true,
 ) {
   const db = deps.store.db;
   if (username !== undefined) {
@@ -174,14 +179,28 @@ export async function setSenderIdStatusFor(
       throw new GatewayError("not_found", `No sender ID with id ${id} in account ${account.username}.`);
     }
   }
-  const row = await deps.store.transaction(async (trx) => {
+  const { row, header } = await deps.store.transaction(async (trx) => {
     const before = await approvalBefore(trx, "sender_ids", id);
     const row = await setSenderIdStatus(trx, deps.clock, id, status, rejectionReason(reason));
     if (!row || !before) throw new GatewayError("not_found", `No sender ID with id ${id}.`);
     await recordDecision(trx, deps, "sender_id", `sender ID ${id}`, before, describeSenderId(row));
-    return row;
+    const header =
+      status === "approved" && dltHeader
+        ? await whitelistSenderAsHeader(trx, deps.clock, row.account_id, row.sender)
+        : undefined;
+    if (header && header.before !== "approved") {
+      const after = { ...describeDltHeader(header.row), with: `sender ID ${id}` };
+      const entry = { target: `DLT header ${header.row.id}`, accountId: row.account_id, after };
+      await recordChange(trx, deps, { action: "dlt_header.add", ...entry, before: { status: header.before } });
+    }
+    return { row, header };
   });
-  return { ...describeSenderId(row), account: (await usernamesOf(db, [row.account_id])).get(row.account_id) };
+  if (header && header.before !== "approved") await dltChanged(deps.store, DLT_CHANGED, row.account_id);
+  return {
+    ...describeSenderId(row),
+    account: (await usernamesOf(db, [row.account_id])).get(row.account_id),
+    dlt_header: header ? describeDltHeader(header.row) : null,
+  };
 }
 
 // The SMS rule set: templates, DLT registrations, the DND registry. Each change of templates or

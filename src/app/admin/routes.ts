@@ -35,6 +35,7 @@ import {
   OperatorAccount,
   OperatorAccountDetail,
   OperatorSenderId,
+  SenderIdApproval,
 } from "./account-schemas.js";
 import { APPROVAL_KINDS } from "./approval-kinds.js";
 import { pendingApprovals } from "./approvals.js";
@@ -325,16 +326,20 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
+    // An approval white-lists the sender ID as a DLT header too, unless `dlt_header: false` (decision 0151).
+    const body = action === "approve" ? SenderIdApproval : decisionBody(action).body;
     admin.post(
       `/sender-ids/:id/${action}`,
       {
-        schema: { params: IdParams, body: decisionBody(action).body, response: operatorAnswer(DecidedSenderId) },
+        schema: { params: IdParams, body, response: operatorAnswer(DecidedSenderId) },
         // The body is optional: a POST without one decides with no reason.
         preValidation: decisionBody(action).preValidation,
       },
       async (request) => {
         const reason = reasonOf(request.body);
-        return ok(await setSenderIdStatusFor(changeDeps(deps, request), request.params.id, status, undefined, reason));
+        const header = (request.body as { dlt_header?: boolean }).dlt_header !== false;
+        const who = changeDeps(deps, request);
+        return ok(await setSenderIdStatusFor(who, request.params.id, status, undefined, reason, header));
       },
     );
   }

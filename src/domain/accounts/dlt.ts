@@ -89,9 +89,34 @@ export async function addDltHeader(db: Db, clock: Clock, accountId: number, head
   return db
     .insertInto("dlt_headers")
     .values({ account_id: accountId, header: normalized, status: "approved", created_at: clock.now().getTime() })
-    .onConflict((oc) => oc.columns(["account_id", "header"]).doUpdateSet({ status: "approved" }))
+    .onConflict((oc) =>
+      oc.columns(["account_id", "header"]).doUpdateSet({ status: "approved", rejection_reason: null }),
+    )
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * White-lists an approved sender ID as the account's DLT header (decision 0151): in India the
+ * operator approves a sender ID because its header is registered on DLT. Undefined when the
+ * sender ID has not the form of a header (a long number); `before` is the header's status before
+ * (null: it was not there), so a caller audits only a change.
+ */
+export async function whitelistSenderAsHeader(
+  db: Db,
+  clock: Clock,
+  accountId: number,
+  sender: string,
+): Promise<{ row: DltHeaderRow; before: ApprovalStatus | null } | undefined> {
+  if (!fitsDltHeader(sender)) return undefined;
+  const header = normalizeDltHeader(sender);
+  const before = await db
+    .selectFrom("dlt_headers")
+    .select("status")
+    .where("account_id", "=", accountId)
+    .where("header", "=", header)
+    .executeTakeFirst();
+  return { row: await addDltHeader(db, clock, accountId, header), before: before?.status ?? null };
 }
 
 /**

@@ -443,7 +443,8 @@ describeInBrowser("console in the browser: what a new user tripped over", () => 
     expect(template.status, template.text).toBe(201);
     const { page, context, problems } = await newPage(browser(), t.url);
     await signInAs(page, operator.username, operator.password, "/operator/approvals");
-    await page.getByRole("button", { name: "Approve NEWHDR and white-list it as a DLT header" }).click();
+    // The one approve button white-lists the sender ID as a DLT header too (decision 0151).
+    await page.getByRole("button", { name: "Approve NEWHDR", exact: true }).click();
     await page.getByText(`Sender ID NEWHDR of ${dlt.username} approved and white-listed as a DLT header`).waitFor();
     // The sender is usable on a DLT route: before, an approved sender ID was refused -32 there.
     const sent = await call(t, "POST", "/api/v2/sms/send", {

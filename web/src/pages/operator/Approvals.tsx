@@ -1,6 +1,7 @@
 // The operator's one approval queue: what accounts asked for, every kind together or one kind,
-// oldest first, each approved or rejected through its own operator call; a sender ID approved
-// with its DLT header in one go, as a DLT route refuses one that is not a white-listed header.
+// oldest first, each approved or rejected through its own operator call; approving a sender ID
+// white-lists it as the account's DLT header too (the operator API's default, decision 0151), as a
+// DLT route refuses one that is not a white-listed header.
 // Rejecting asks for a reason first (optional), which the account reads on the item.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -113,25 +114,14 @@ export default function Approvals() {
     refetchInterval: 10_000,
   });
   const decide = useMutation({
-    mutationFn: async ({
-      item,
-      approve,
-      header = false,
-      reason = "",
-    }: {
-      item: ApprovalItem;
-      approve: boolean;
-      header?: boolean;
-      reason?: string;
-    }) => {
+    mutationFn: async ({ item, approve, reason = "" }: { item: ApprovalItem; approve: boolean; reason?: string }) => {
       const call = decisionCall(item, approve, reason);
-      await data(call.path, { method: call.method, ...(call.json ? { json: call.json } : { json: {} }) });
-      // An approved sender ID sends nothing on DLT routes until it is a white-listed header too (-32).
-      if (header) {
-        await data(`/admin/api/accounts/${encodeURIComponent(item.account)}/dlt/headers`, {
-          json: { header: item.value },
-        });
-      }
+      const decided = await data<{ dlt_header?: unknown }>(call.path, {
+        method: call.method,
+        ...(call.json ? { json: call.json } : { json: {} }),
+      });
+      // A sender ID's approval answers the DLT header it white-listed (null when none).
+      const header = Boolean(decided?.dlt_header);
       return { item, approve, header, reason: reason.trim() };
     },
     onSuccess: () => {
@@ -220,16 +210,6 @@ export default function Approvals() {
                       >
                         Approve {item.value}
                       </button>
-                      {item.kind === "sender_id" && !/^\d+$/.test(item.value) ? (
-                        <button
-                          type="button"
-                          className="primary"
-                          disabled={decide.isPending}
-                          onClick={() => decide.mutate({ item, approve: true, header: true })}
-                        >
-                          Approve {item.value} and white-list it as a DLT header
-                        </button>
-                      ) : null}
                       {rejecting === `${item.kind}-${item.id}` ? (
                         <RejectForm
                           item={item}
