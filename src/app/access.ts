@@ -51,6 +51,8 @@ const V2_RULES: Rule[] = [
   [CHANGES, /^\/account(\/|$)/, ["manage"]],
   [ANY, /^\/(keys|webhooks|smpp\/binds)(\/|$)/, ["develop"]],
   [ANY, /^\/subaccounts\/[^/]+\/keys$/, ["develop"]],
+  // Taking issued credits back from a customer is a change to that customer (decision 0150).
+  [ANY, /^\/subaccounts\/[^/]+\/credits\/reclaim$/, ["manage"]],
   [ANY, /^\/subaccounts\/[^/]+\/credits$/, ["money"]],
   [CHANGES, /^\/subaccounts$/, ["manage"]],
   // A sub-account's price or status: as making one.

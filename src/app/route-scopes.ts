@@ -272,6 +272,7 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "POST /api/v2/credits/transfer",
     "GET /api/v2/pricing",
     "POST /api/v2/subaccounts/:username/credits",
+    "POST /api/v2/subaccounts/:username/credits/reclaim",
     // The operator API.
     "POST /admin/api/accounts/:username/credits",
     "POST /admin/api/accounts/:username/credits/adjust",

@@ -1,7 +1,9 @@
 // Resellers: an account may have a parent account (any depth). A parent creates, lists, keys and
-// funds its direct sub-accounts; a sub-account's send is charged at every level above it too,
-// each ancestor's share kept on the message as its `upline` ("id:milli,…", parent first) so a
-// refund gives back at every level what was taken (docs/decisions/0113-resellers.md).
+// funds its direct sub-accounts, and takes back credits it issued (decision 0150); a sub-account's
+// send is charged at every level above it too, each ancestor's share kept on the message as its
+// `upline` ("id:milli,…", parent first) so a refund gives back at every level what was taken
+// (docs/decisions/0113-resellers.md).
+import { randomUUID } from "node:crypto";
 import { fromMilli, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { usernameIs } from "../../base/core/usernames.js";
@@ -10,7 +12,7 @@ import type { Account } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import { findAccountByUsername } from "./accounts.js";
-import { creditWallet } from "./ledger.js";
+import { adjustWallet, creditWallet } from "./ledger.js";
 import type { Refund } from "./ledger-batch.js";
 
 /**
@@ -151,14 +153,7 @@ export async function fundSubAccount(
   wallet: string,
   amount: number,
 ): Promise<number> {
-  if (!(WALLETS as readonly string[]).includes(wallet)) {
-    throw new GatewayError("invalid_request", `Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`, {
-      field: "wallet",
-    });
-  }
-  if (!(amount > 0))
-    throw new GatewayError("invalid_request", "amount must be a positive number of credits.", { field: "amount" });
-  const milli = toMilli(amount, "amount");
+  const milli = issuedAmount(wallet, amount);
   const note = `from parent ${parentUsername}`;
   return store.transaction(async (trx) => {
     const move = { accountId: sub.id, wallet: wallet as Wallet, amount: milli, kind: "topup" as const, note };
@@ -172,6 +167,65 @@ export async function fundSubAccount(
     });
     return balance;
   });
+}
+
+/**
+ * Credits a parent takes back from its sub-account (issued by mistake): the reverse of
+ * fundSubAccount (decision 0150). Issued credits were not taken from the parent, so they are only
+ * removed from the sub-account's wallet (one `adjustment` entry; the parent's wallet is not
+ * touched), never below its spendable balance: more is 400 naming `amount`, nothing taken.
+ */
+export async function reclaimFromSubAccount(
+  store: Store,
+  who: Audited,
+  parentUsername: string,
+  sub: Pick<Account, "id" | "username">,
+  wallet: string,
+  amount: number,
+): Promise<{ balance: number; ref: string }> {
+  const milli = issuedAmount(wallet, amount);
+  const ref = `reclaim_${randomUUID()}`;
+  const note = `reclaimed by parent ${parentUsername}`;
+  const move = { accountId: sub.id, wallet: wallet as Wallet, amount: -milli, ref, note };
+  const balance = await store.transaction(async (trx) => {
+    const after = await adjustWallet(trx, who.clock, move);
+    if (after === undefined) return undefined;
+    await recordChange(trx, who, {
+      action: "credits.reclaim",
+      target: `${wallet} wallet of ${sub.username}`,
+      accountId: sub.id,
+      before: { balance: fromMilli(after + milli) },
+      after: { balance: fromMilli(after), amount, ref, note },
+    });
+    return after;
+  });
+  if (balance === undefined) {
+    const row = await store.db
+      .selectFrom("wallets")
+      .select(["balance", "held"])
+      .where("account_id", "=", sub.id)
+      .where("wallet", "=", wallet as Wallet)
+      .executeTakeFirst();
+    const spendable = Math.max(0, Number(row?.balance ?? 0) - Number(row?.held ?? 0));
+    throw new GatewayError(
+      "invalid_request",
+      `${sub.username}'s ${wallet} wallet holds ${fromMilli(spendable)} credits that can be taken back, fewer than ${amount}; nothing was taken.`,
+      { field: "amount" },
+    );
+  }
+  return { balance, ref };
+}
+
+/** The wallet and amount of credits issued or taken back, checked: milli-credits. */
+function issuedAmount(wallet: string, amount: number): number {
+  if (!(WALLETS as readonly string[]).includes(wallet)) {
+    throw new GatewayError("invalid_request", `Unknown wallet "${wallet}"; use ${WALLETS.join(", ")}.`, {
+      field: "wallet",
+    });
+  }
+  if (!(amount > 0))
+    throw new GatewayError("invalid_request", "amount must be a positive number of credits.", { field: "amount" });
+  return toMilli(amount, "amount");
 }
 
 /** A message's upline column: each ancestor's charge, parent first. */

@@ -1,7 +1,7 @@
 // /api/v2/subaccounts: a parent (reseller) manages its direct sub-accounts with its own key or
 // console session: creates them, lists them (paged), changes their price or status (decision
 // 0149), makes them API keys (which act there with the role of the parent's user who made them:
-// decision 0143), issues them credits.
+// decision 0143), issues them credits and takes issued credits back (decision 0150).
 // Any other account's name (a sibling, the caller's own parent, an unknown one) is a 404.
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
@@ -14,9 +14,16 @@ import { actorOf, creatorScopeBits, parentKeyMakerOf } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
 import { KeyRequest } from "./key-changes.js";
 import { newKeyAnswer } from "./key-routes.js";
-import { fundSubAccount, listSubAccounts, requireSubAccount } from "./resellers.js";
+import { fundSubAccount, listSubAccounts, reclaimFromSubAccount, requireSubAccount } from "./resellers.js";
 import { createSubAccount, updateSubAccount } from "./subaccount-changes.js";
-import { CreatedKey, SubAccount, SubAccountChange, SubAccountFunding, SubAccountRequest } from "./v2-schemas.js";
+import {
+  CreatedKey,
+  SubAccount,
+  SubAccountChange,
+  SubAccountFunding,
+  SubAccountReclaim,
+  SubAccountRequest,
+} from "./v2-schemas.js";
 
 const resource = { envelope: "status" } as const;
 const PER_PAGE = 50;
@@ -187,6 +194,41 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
       return {
         status: "success",
         data: { username: sub.username, wallet, amount, balance: fromMilli(balance) },
+      };
+    },
+  );
+
+  v2.post(
+    "/subaccounts/:username/credits/reclaim",
+    {
+      config: { ...resource, errors: [404] },
+      schema: {
+        operationId: "reclaimSubAccountCredits",
+        summary:
+          "Takes credits back from a sub-account's wallet (issued by mistake): removed from it, not added to the parent's",
+        tags: ["account"],
+        params: Username,
+        body: Type.Object(
+          {
+            wallet: Type.String({ maxLength: 20 }),
+            amount: Type.Number({
+              description: "Credits, at most three decimals, at most the wallet's spendable balance.",
+            }),
+          },
+          { additionalProperties: false, title: "SubAccountReclaimRequest" },
+        ),
+        response: { 200: resourceAnswer(SubAccountReclaim) },
+      },
+    },
+    async (request) => {
+      const principal = request.principal!;
+      const sub = await requireSubAccount(db, principal.accountId, request.params.username);
+      const { wallet, amount } = request.body;
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const taken = await reclaimFromSubAccount(ctx.store, who, principal.username, sub, wallet, amount);
+      return {
+        status: "success",
+        data: { username: sub.username, wallet, amount, balance: fromMilli(taken.balance), ref: taken.ref },
       };
     },
   );

@@ -298,3 +298,14 @@ export const SubAccountFunding = Type.Object(
   { username: Type.String(), wallet: Type.String(), amount: Credits, balance: Credits },
   { title: "SubAccountFunding" },
 );
+
+export const SubAccountReclaim = Type.Object(
+  {
+    username: Type.String(),
+    wallet: Type.String(),
+    amount: Credits,
+    balance: Credits,
+    ref: Type.String({ description: "The ledger entry's ref (reclaim_…)." }),
+  },
+  { title: "SubAccountReclaim" },
+);
