@@ -284,10 +284,12 @@ function addSenderIdCommands(program: Command): void {
     );
   addReviewCommands(senderIds, {
     noun: "sender ID",
-    listedBy: "sender-ids",
-    setStatus: (store, id, status, account, reason) =>
-      setSenderIdStatusFor(cliDeps(store), id, status, account, reason),
-    describe: (row) => `sender ID ${row.sender_id}`,
+    listedBy: "sender-ids list",
+    setStatus: (store, id, status, account, reason, options) =>
+      setSenderIdStatusFor(cliDeps(store), id, status, account, reason, options.dltHeader !== false),
+    describe: (row) => `sender ID ${row.sender_id}${row.dlt_header ? " and DLT header" : ""}`,
+    // Decision 0151: an approved sender ID is the DLT header registered, unless the operator says not.
+    approveOption: { flags: "--no-dlt-header", description: "leave the account's DLT headers as they are" },
   });
   senderIds
     .command("list")

@@ -66,7 +66,7 @@ function addKeywordCommands(program: Command): void {
   const keywords = groupCommand(program, "keywords");
   addReviewCommands(keywords, {
     noun: "keyword",
-    listedBy: "keywords",
+    listedBy: "keywords list",
     setStatus: (store, id, status, account, reason) => setKeywordStatusFor(cliDeps(store), id, status, account, reason),
     describe: (row) => `keyword ${row.id} ${row.key}`,
   });

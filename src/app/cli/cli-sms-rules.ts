@@ -25,6 +25,7 @@ import {
   tmChainsOf,
 } from "../admin/index.js";
 import { groupCommand } from "./cli-group-names.js";
+import { addRequestReviewCommands } from "./cli-reviews.js";
 import { addReviewCommands, addReviewedList, cliDeps, print, table, withStore } from "./cli-support.js";
 
 /** Invalid lines of an import shown in the text output; --json carries the full list. */
@@ -79,7 +80,7 @@ function addTemplateCommands(program: Command): void {
     );
   addReviewCommands(templates, {
     noun: "template",
-    listedBy: "templates",
+    listedBy: "templates list",
     setStatus: (store, id, status, account, reason) =>
       setTemplateStatusFor(cliDeps(store), id, status, account, reason),
     describe: (row) => `template ${row.id} "${row.name}"`,
@@ -138,6 +139,7 @@ function addDltCommands(program: Command): void {
           print(removed, opts.json, () => `removed ${label} ${given(opts).trim().toUpperCase()} of ${opts.account}`);
         }),
       );
+    addRequestReviewCommands(command, kind);
   }
   addDltLinkCommands(dlt);
   addDltChainCommands(dlt);
@@ -202,6 +204,7 @@ function addDltLinkCommands(dlt: Command): void {
           }),
         );
     }
+    addRequestReviewCommands(command, kind);
     command
       .command("list")
       .description(`an account's ${group === "urls" ? "links" : "callback numbers"}, per entity, with their state`)

@@ -71,15 +71,16 @@ export async function allPages<T>(
 
 /**
  * The `approve` and `reject` subcommands of what operators review (sender IDs, templates,
- * keywords): each sets one item's status by its id and prints what it became; `reject` takes
- * `--reason <text>`, which the account reads on the item (rejection_reason).
+ * keywords, DLT registrations, links and callback numbers, caller numbers): each sets one item's
+ * status by its id and prints what it became; `reject` takes `--reason <text>`, which the account
+ * reads on the item (rejection_reason).
  */
 export function addReviewCommands<Row extends { account?: string | undefined }>(
   group: Command,
   item: {
     /** What it is, in the help: "sender ID". */
     noun: string;
-    /** The command that lists them with their ids: "sender-ids". */
+    /** The command that lists them with their ids: "sender-ids list". */
     listedBy: string;
     /** Sets the status; given the account the operator named, one of another account is refused. */
     setStatus: (
@@ -88,28 +89,37 @@ export function addReviewCommands<Row extends { account?: string | undefined }>(
       status: "approved" | "rejected",
       account: string | undefined,
       reason: string | null,
+      /** The command's options, for `approveOption`'s value. */
+      options: Record<string, unknown>,
     ) => Promise<Row>;
     /** The row in words, after its new status: "sender ID ACMEIN". */
     describe: (row: Row) => string;
+    /** One more option of `approve` (sender IDs: `--no-dlt-header`). */
+    approveOption?: { flags: string; description: string };
+    /** The subcommands to add, when not both (a caller number's `approve` is by number). */
+    actions?: readonly ("approve" | "reject")[];
   },
 ): void {
   for (const [action, status] of [
     ["approve", "approved"],
     ["reject", "rejected"],
   ] as const) {
+    if (item.actions && !item.actions.includes(action)) continue;
     const command = group
       .command(action)
       .description(`${action} a ${item.noun} by its id`)
-      .requiredOption("--id <id>", `${item.noun} id (${item.listedBy} list shows it)`, wholeNumber)
+      .requiredOption("--id <id>", `${item.noun} id (${item.listedBy} shows it)`, wholeNumber)
       .option("--account <username>", `refuse a ${item.noun} of another account (the id alone picks its owner)`);
     if (action === "reject") {
       command.option("--reason <text>", "why, for the account to read (up to 500 characters)");
+    } else if (item.approveOption) {
+      command.option(item.approveOption.flags, item.approveOption.description);
     }
     command
       .option("--json", "print JSON")
       .action((opts: { id: number; account?: string; reason?: string; json?: boolean }) =>
         withStore(async (store) => {
-          const row = await item.setStatus(store, opts.id, status, opts.account, opts.reason ?? null);
+          const row = await item.setStatus(store, opts.id, status, opts.account, opts.reason ?? null, opts);
           const because = opts.reason?.trim() ? ` (${opts.reason.trim()})` : "";
           print(row, opts.json, () => `${status} ${item.describe(row)} of account ${row.account}${because}`);
         }),

@@ -5,6 +5,7 @@ import { systemClock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "../../channels/voice/index.js";
 import { groupCommand } from "./cli-group-names.js";
+import { addRequestReviewCommands } from "./cli-reviews.js";
 import { print, table, withStore } from "./cli-support.js";
 
 const deps = (store: Store) => ({ store, clock: systemClock });
@@ -30,6 +31,7 @@ export function addVoiceCommands(program: Command): void {
         );
       }),
     );
+  addRequestReviewCommands(callerIds, "caller");
   callerIds
     .command("remove")
     .description("withdraw a caller number's approval")

@@ -47,7 +47,13 @@ import { registerStatusCallbackRoute, statusCallbackUrl } from "./status-callbac
 export { registerVoiceAdminRoutes } from "./admin-routes.js";
 export { callReport } from "./call-meta.js";
 export { VoicePolicy } from "./call-policy.js";
-export { approveCallerIdFor, callerIdsOf, pendingCallerIds, removeCallerIdFor } from "./caller-ids.js";
+export {
+  approveCallerIdFor,
+  callerIdsOf,
+  pendingCallerIds,
+  removeCallerIdFor,
+  setCallerIdStatus,
+} from "./caller-ids.js";
 export { VOICE_SEND_PATHS, type VoiceCaller, voiceCaller } from "./send-routes.js";
 export { registerV2VoiceRoutes } from "./v2-routes.js";
 
