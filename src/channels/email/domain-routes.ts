@@ -213,7 +213,9 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
       const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
         const before = await findDomain(trx, accountId, normalizeDomain(domain));
         const row = await setEmailDomainStatus(trx, ctx.clock, accountId, domain, status, reason);
-        const action = status === "approved" ? "email_domain.approve" : "email_domain.reject";
+        // Back to pending (a domain to check again) is neither decision: set_status, as the other kinds name it.
+        const verb = status === "approved" ? "approve" : status === "rejected" ? "reject" : "set_status";
+        const action = `email_domain.${verb}`;
         const after = { status: row.status, rejection_reason: row.rejection_reason };
         return { row, entry: domainEntry(action, row, before && { status: before.status }, after) };
       });

@@ -121,4 +121,23 @@ describeEachEngine("rejection reasons of keywords, DLT requests, caller numbers 
     }
     expect(ok(await op("PUT", email, { status: "approved" })).data.rejection_reason).toBeNull();
   });
+
+  it("audits a domain put back to pending as email_domain.set_status, not as a rejection", async () => {
+    const op = as(operator);
+    ok(await as(shop)("POST", "/api/v2/email/domains", { domain: "news.shop.example" }), 201);
+    const email = `/admin/api/accounts/${shop.username}/email/domains/news.shop.example`;
+    ok(await op("PUT", email, { status: "approved" }));
+    const rejectsBefore = ok(await op("GET", `/admin/api/audit?account=${shop.username}&action=email_domain.reject`));
+    expect(ok(await op("PUT", email, { status: "pending" })).data).toMatchObject({ status: "pending" });
+    const [entry] = ok(
+      await op("GET", `/admin/api/audit?account=${shop.username}&action=email_domain.set_status`),
+    ).data;
+    expect(entry).toMatchObject({
+      target: expect.stringContaining("news.shop.example"),
+      before: { status: "approved" },
+      after: { status: "pending", rejection_reason: null },
+    });
+    const rejectsAfter = ok(await op("GET", `/admin/api/audit?account=${shop.username}&action=email_domain.reject`));
+    expect(rejectsAfter.data).toHaveLength(rejectsBefore.data.length);
+  });
 });
