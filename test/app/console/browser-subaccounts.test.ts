@@ -1,8 +1,9 @@
 // The console's Sub-accounts page in a real browser, at phone width (360 px): a reseller creates
 // a sub-account with a markup, gives it credits (issued, not taken from its own wallet), makes it
 // an API key that works at once, suspends it (its key refused) and reactivates it, pages the list;
-// a support user sees the list without the controls its role would be refused; the axe check and
-// no sideways scroll.
+// takes credits back at 390 px (removed from the sub-account, not added to the reseller; more than
+// it holds is refused in words); a support user sees the list without the controls its role would
+// be refused; the axe check and no sideways scroll.
 import { expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -68,6 +69,49 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await context.close();
   });
 
+  it("takes credits back from a sub-account at 390 px", async () => {
+    const t = gateway();
+    const reseller = await buildAccount(t, { credits: { sms: 500 } });
+    const username = `back_${Math.random().toString(36).slice(2, 8)}`;
+    const headers = { "x-api-key": reseller.apiKey };
+    const made = await call(t, "POST", "/api/v2/subaccounts", {
+      headers,
+      json: { username, password: "back-password-1" },
+    });
+    expect(made.status, made.text).toBe(201);
+    const funded = await call(t, "POST", `/api/v2/subaccounts/${username}/credits`, {
+      headers,
+      json: { wallet: "sms", amount: 40 },
+    });
+    expect(funded.status, funded.text).toBe(200);
+    const { page, context, problems } = await newPage(browser(), t.url, { width: 390, height: 844 });
+    await signInAs(page, reseller.username, reseller.password, "/subaccounts");
+    await page.getByTestId(`sub-${username}`).waitFor();
+
+    await page.getByLabel("Sub-account", { exact: true }).selectOption(username);
+    await page.getByLabel("Credits", { exact: true }).fill("55");
+    await page.getByRole("button", { name: "Take back credits" }).click();
+    await expect
+      .poll(() => page.getByRole("alert").textContent())
+      .toMatch(/Not taken back.*40 credits that can be taken back/s);
+    await page.getByLabel("Credits", { exact: true }).fill("15");
+    await page.getByRole("button", { name: "Take back credits" }).click();
+    await page.getByText(/Took back 15: .*SMS wallet: 25 credits/).waitFor();
+    await expect.poll(() => page.getByTestId(`sub-${username}`).textContent()).toContain("25");
+    expect(await milli(t, reseller.id)).toBe(500_000);
+    const sub = await t.db.store.db
+      .selectFrom("accounts")
+      .select("id")
+      .where("username", "=", username)
+      .executeTakeFirstOrThrow();
+    expect(await milli(t, sub.id)).toBe(25_000);
+
+    await expectAccessible(page, "sub-accounts after taking credits back");
+    await expectNoHorizontalScroll(page, "sub-accounts after taking credits back");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it("shows a support user the list only: no create, credits or key controls it would be refused (audit row 16)", async () => {
     const t = gateway();
     const reseller = await buildAccount(t, { credits: { sms: 500 } });
@@ -94,7 +138,7 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     expect(await page.getByRole("form", { name: "Give credits to a sub-account" }).count()).toBe(0);
     expect(
       await page
-        .getByRole("button", { name: /Create sub-account|Give credits|New key for|Suspend|Reactivate/ })
+        .getByRole("button", { name: /Create sub-account|Give credits|Take back|New key for|Suspend|Reactivate/ })
         .count(),
     ).toBe(0);
     await expectAccessible(page, "sub-accounts of a support user");

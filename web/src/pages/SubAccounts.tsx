@@ -1,10 +1,11 @@
 // A reseller's sub-accounts: list them (paged), create one, fund one's wallet (credits issued,
-// not taken from this account), make one an API key (shown once, here), suspend or reactivate one
-// (PATCH: suspended is shown as inactive; one the operator blocked has no button). Each form and
-// button is shown only to a role that may use it (the API refuses the others): create and
-// suspend need manage, credits money, keys develop; a support user reads the list.
+// not taken from this account) or take issued credits back (removed from it, not added here:
+// decision 0150), make one an API key (shown once, here), suspend or reactivate one (PATCH:
+// suspended is shown as inactive; one the operator blocked has no button). Each form and button is
+// shown only to a role that may use it (the API refuses the others): create, suspend and take back
+// need manage, giving credits money, keys develop; a support user reads the list.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, useState } from "react";
+import { type FormEvent, type MouseEvent, useState } from "react";
 import { data, paged } from "../api.js";
 import { formatNumber, formatTime, walletName } from "../format.js";
 import { canDo, useSignedIn } from "../session.js";
@@ -50,6 +51,16 @@ export default function SubAccounts() {
       refresh();
     },
   });
+  const reclaim = useMutation({
+    mutationFn: () =>
+      data<SubAccountFunding>(`/api/v2/subaccounts/${encodeURIComponent(funding.username)}/credits/reclaim`, {
+        json: { wallet: funding.wallet, amount: Number(funding.amount) },
+      }),
+    onSuccess: () => {
+      setFunding((f) => ({ ...f, amount: "" }));
+      refresh();
+    },
+  });
   const newKey = useMutation({
     mutationFn: (username: string) =>
       data<CreatedKey>(`/api/v2/subaccounts/${encodeURIComponent(username)}/keys`, { json: {} }),
@@ -70,7 +81,13 @@ export default function SubAccounts() {
   };
   const submitFund = (event: FormEvent) => {
     event.preventDefault();
+    reclaim.reset();
     fund.mutate();
+  };
+  const takeBack = (event: MouseEvent<HTMLButtonElement>) => {
+    if (!event.currentTarget.form?.reportValidity()) return;
+    fund.reset();
+    reclaim.mutate();
   };
 
   return (
@@ -78,7 +95,8 @@ export default function SubAccounts() {
       <PageTitle>Sub-accounts</PageTitle>
       <p>
         Your customers' accounts. Each send of theirs is charged to them at their price and to you at yours; credits you
-        give them are issued to their wallet, not taken from yours.
+        give them are issued to their wallet, not taken from yours, and credits you take back leave their wallet without
+        coming into yours.
       </p>
       {can("manage") || can("money") ? null : (
         <p className="hint" data-testid="subaccounts-read-only">
@@ -170,8 +188,20 @@ export default function SubAccounts() {
             <button type="submit" className="primary" disabled={fund.isPending}>
               Give credits
             </button>
+            {can("manage") ? (
+              <button type="button" onClick={takeBack} disabled={reclaim.isPending}>
+                Take back credits
+              </button>
+            ) : null}
           </form>
           <ErrorNotice error={fund.error} title="Not given" />
+          <ErrorNotice error={reclaim.error} title="Not taken back" />
+          {reclaim.data ? (
+            <Success>
+              Took back {formatNumber(reclaim.data.amount)}: {reclaim.data.username}'s {walletName(reclaim.data.wallet)}{" "}
+              wallet: {formatNumber(reclaim.data.balance)} credits.
+            </Success>
+          ) : null}
           {fund.data ? (
             <Success>
               {fund.data.username}'s {walletName(fund.data.wallet)} wallet: {formatNumber(fund.data.balance)} credits.
