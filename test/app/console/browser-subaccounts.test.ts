@@ -54,6 +54,13 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     expect(balance.status).toBe(200);
     expect(balance.body.data.balance).toBe(40);
 
+    // The sub-account's own Credits page names no card of its provider's (decision 0150).
+    const own = await newPage(browser(), t.url, { width: 360, height: 800 });
+    await signInAs(own.page, username, "shop-password-1", "/credits");
+    await own.page.getByText("Your prices are set by your provider").waitFor();
+    expect(await own.page.locator("main").textContent()).not.toMatch(/Price card|parent\+/);
+    await own.context.close();
+
     await page.getByRole("button", { name: `Suspend ${username}` }).click();
     await page.getByRole("button", { name: `Reactivate ${username}` }).waitFor();
     expect(await page.getByTestId(`sub-${username}`).textContent()).toMatch(/inactive/i);

@@ -9,6 +9,9 @@ import { useSignedIn } from "../session.js";
 import { type CreditDay, type CreditsDetail, type CreditTransfer, WALLETS } from "../types.js";
 import { Busy, ErrorNotice, Field, LedgerTable, Pager, PageTitle, Success, useClientPages } from "../ui.js";
 
+/** What a sub-account's credits answer names as its price card (decision 0150). */
+const SUB_ACCOUNT_PRICE = "your price";
+
 export function TransferForm({ onDone }: { onDone: () => void }) {
   const [recipient, setRecipient] = useState("");
   const [amount, setAmount] = useState("");
@@ -111,13 +114,18 @@ export default function Credits() {
             {formatNumber(detail.data.month_used)}. SMS today {formatNumber(detail.data.flood_current)}
             {detail.data.flood_limit > 0 ? ` of ${formatNumber(detail.data.flood_limit)} a day` : " (no daily limit)"}.
           </p>
-          <p>
-            Price card: <strong>{detail.data.price_card}</strong>
-            {detail.data.price_card === "default"
-              ? " (1 credit an SMS segment or call unit)"
-              : ": the price of a number is quoted by GET /api/v2/pricing"}
-            .
-          </p>
+          {detail.data.price_card === SUB_ACCOUNT_PRICE ? (
+            // A sub-account is told its own prices only, never its provider's card (decision 0150).
+            <p>Your prices are set by your provider: the price of a number is quoted by GET /api/v2/pricing.</p>
+          ) : (
+            <p>
+              Price card: <strong>{detail.data.price_card}</strong>
+              {detail.data.price_card === "default"
+                ? " (1 credit an SMS segment or call unit)"
+                : ": the price of a number is quoted by GET /api/v2/pricing"}
+              .
+            </p>
+          )}
           <section aria-labelledby="recent-title">
             <h2 id="recent-title">Recent entries</h2>
             <ExportLinks path="/api/v2/credits/export" what="Export the whole ledger" />
