@@ -101,6 +101,9 @@ export async function createTemplate(
     .executeTakeFirstOrThrow();
 }
 
+/** The class of the PostgreSQL advisory lock of an account's template requests ("SWTP"); the account id is its key. */
+const TEMPLATE_REQUEST_LOCK = 0x5357_5450;
+
 /**
  * A template the account asks for (v2 POST /templates, the legacy addtemplate): created pending
  * and written to the audit log as `template.request` with who asked, in one transaction, as a
@@ -118,6 +121,14 @@ export async function requestTemplate(
 ): Promise<{ row: TemplateRow; created: boolean }> {
   const values = checkedInput(input);
   return store.transaction(async (trx) => {
+    // The check below is a read: two identical requests at once each saw none and made two. On
+    // PostgreSQL a request first takes its account's template lock, held to its commit, so the
+    // next one reads the template the first made; SQLite's write transactions are serial already.
+    if (store.engine === "postgres") {
+      await sql`select pg_advisory_xact_lock(cast(${TEMPLATE_REQUEST_LOCK} as integer), cast(${accountId} as integer))`.execute(
+        trx,
+      );
+    }
     const same = (column: "sender" | "dlt_template_id" | "entity_id", value: string | null) =>
       value === null ? sql<boolean>`${sql.ref(column)} is null` : sql<boolean>`${sql.ref(column)} = ${value}`;
     let query = trx
