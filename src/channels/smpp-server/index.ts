@@ -11,6 +11,7 @@
 //   outgoing-requests.ts a bind's own requests (deliver_sm, enquire_link, unbind) and their answers
 //   submit.ts       submit_sm / data_sm / submit_multi → SmsPolicy and the Acceptor; long messages
 //   held-parts.ts   the parts of long messages waiting for the rest, bounded per account and in total
+//   abandoned.ts    failed receipts for parts answered ESME_ROK whose message never came to be
 //   status.ts       every refusal as a command_status (docs/smpp-server.md prints the table)
 //   refusal-record.ts a refused submit to the log of refusals, its answer as command_status
 //   outbox.ts       receipts and MO written in the transaction of the change they report

@@ -10,7 +10,9 @@ export type OutboxWrite =
   | { op: "claim"; ids: number[]; now: number; leaseUntil: number }
   | { op: "release"; id: number }
   | { op: "retry"; id: number; retryAt: number | null }
-  | { op: "remove"; ids: number[] };
+  | { op: "remove"; ids: number[] }
+  /** Receipts written outside a message's transaction: the failed ones of parts whose message never came to be. */
+  | { op: "insert"; rows: Array<{ account_id: number; message_id: string; payload: string; created_at: number }> };
 
 export interface ClaimedRow {
   id: number;
@@ -44,6 +46,19 @@ export function localOutboxWriter(store: Store): OutboxWriter {
             .set({ lease_until: null, retry_at: write.retryAt })
             .where("id", "=", write.id)
             .execute();
+          return undefined;
+        case "insert":
+          await store.insertMany(
+            trx,
+            "smpp_outbox",
+            write.rows.map((row) => ({
+              ...row,
+              kind: "receipt" as const,
+              lease_until: null,
+              attempts: 0,
+              retry_at: null,
+            })),
+          );
           return undefined;
         case "remove":
           for (let at = 0; at < write.ids.length; at += 500) {

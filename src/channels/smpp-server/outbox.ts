@@ -13,8 +13,15 @@ const TTL_MS = 2_000;
 
 /** What a message submitted over SMPP keeps in messages.meta. */
 export interface SmppMeta {
-  /** `parts`: the submit_sm a message came in, when more than one (each gets its receipt). */
-  smpp: { registered_delivery: number; parts?: number };
+  smpp: {
+    registered_delivery: number;
+    /** Rows written before `receipts`: the submit_sm a long message came in (each got its receipt). */
+    parts?: number;
+    /** A long message: the registered_delivery of each part that asked for a receipt, one receipt each. */
+    receipts?: number[];
+    /** Sent by submit_multi: its receipts name the broadcast id, the id of submit_multi_resp. */
+    multi?: boolean;
+  };
 }
 
 export type OutboxPayload =
@@ -26,7 +33,7 @@ export type OutboxPayload =
       /** The sender ID: the receipt's destination_addr. */
       destination: string;
       text: string;
-      /** message_state: 2 DELIVERED, 3 EXPIRED, 5 UNDELIVERABLE. */
+      /** message_state: 2 DELIVERED, 3 EXPIRED, 5 UNDELIVERABLE, 8 REJECTED. */
       state: number;
     }
   | { kind: "mo"; source: string; destination: string; text: string };
@@ -70,8 +77,9 @@ export function receiptsOwed(meta: string | null, status: string): number {
   if (meta === null || !meta.includes('"smpp"')) return 0;
   try {
     const smpp = (JSON.parse(meta) as Partial<SmppMeta>).smpp;
-    const flag = (smpp?.registered_delivery ?? 0) & 0x03;
-    if (flag !== 1 && !(flag === 2 && status !== "delivered")) return 0;
+    const asks = (flag: number) => flag === 1 || (flag === 2 && status !== "delivered");
+    if (Array.isArray(smpp?.receipts)) return Math.min(255, smpp.receipts.filter((flag) => asks(flag & 0x03)).length);
+    if (!asks((smpp?.registered_delivery ?? 0) & 0x03)) return 0;
     return Math.min(255, Math.max(1, smpp?.parts ?? 1));
   } catch {
     return 0;
@@ -124,14 +132,16 @@ export class SmppOutbox implements ClientEventSink {
       const owed = row ? receiptsOwed(row.meta, message.status) : 0;
       if (!row || owed === 0) continue;
       const { stat, state, err } = statOf(message);
+      // submit_multi answered the broadcast id: its receipts name it (the source_addr tells the recipient).
+      const id = row.broadcast_id && /"multi":true/.test(row.meta ?? "") ? row.broadcast_id : message.id;
       const payload: OutboxPayload = {
         kind: "receipt",
-        id: message.id,
+        id,
         source: message.recipient,
         destination: row.sender,
         state,
         text: receiptText({
-          id: message.id,
+          id,
           delivered: message.status === "delivered",
           stat,
           err,

@@ -13,6 +13,7 @@ import type { AcceptService } from "../../domain/messages/index.js";
 import type { RefusalRecorder } from "../../domain/refusals/index.js";
 import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
 import type { SmsPolicy } from "../sms/index.js";
+import { AbandonedReceipts } from "./abandoned.js";
 import { Bind, type BindHost } from "./bind.js";
 import type { SubmitCommand } from "./client-commands.js";
 import { DeliverPump } from "./deliver-pump.js";
@@ -21,7 +22,7 @@ import { recordRefusal } from "./refusal-record.js";
 import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } from "./registry.js";
 import { addressAllowed, smppSettingsOf } from "./settings.js";
 import { STATUS } from "./status.js";
-import { type BoundAccount, type SubmitResult, Submitter } from "./submit.js";
+import { type BoundAccount, type SubmitResult, type Submitter, submitterOf } from "./submit.js";
 import { UnboundConnections } from "./unbound.js";
 
 export interface SmppServerDeps extends Runtime {
@@ -68,28 +69,20 @@ export class SmppServer {
   private readonly host: BindHost;
   private readonly reports: BindReports;
   private readonly deliveries: DeliverPump;
+  private readonly abandoned: AbandonedReceipts;
   ports: { port?: number; tlsPort?: number } = {};
 
   constructor(private readonly deps: SmppServerDeps) {
     this.reports = new BindReports(deps.store, deps.clock, deps.logger);
+    const writeOutbox = deps.outboxWriter ?? localOutboxWriter(deps.store);
     this.deliveries = new DeliverPump(
       deps,
-      deps.outboxWriter ?? localOutboxWriter(deps.store),
+      writeOutbox,
       (accountId) => this.binds.get(accountId) ?? [],
       () => this.stopping,
     );
-    this.submitter = new Submitter({
-      smsPolicy: deps.smsPolicy,
-      acceptor: deps.acceptor,
-      dltEntityTag: deps.config.smppServer.dltEntityTag,
-      dltTemplateTag: deps.config.smppServer.dltTemplateTag,
-      dltTmChainTag: deps.config.smppServer.dltTmChainTag,
-      heldParts: {
-        bytesPerAccount: deps.config.smppServer.heldBytesPerAccount,
-        messagesPerAccount: deps.config.smppServer.heldMessagesPerAccount,
-        bytesTotal: deps.config.smppServer.heldBytesTotal,
-      },
-    });
+    this.abandoned = new AbandonedReceipts(writeOutbox, deps, (accountId) => this.deliveries.pump(accountId));
+    this.submitter = submitterOf(deps, (message, why) => this.abandoned.add(message, why));
     this.unbound = new UnboundConnections(
       { perAddress: deps.config.smppServer.unboundPerAddress, max: deps.config.smppServer.unboundMax },
       (message, details) => deps.logger.warn(details, message),
@@ -193,6 +186,7 @@ export class SmppServer {
     await Promise.all([...this.all].map((bind) => bind.unbind()));
     await Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     this.submitter.close();
+    await this.abandoned.settled();
     await this.reports
       .clear()
       .catch((error: unknown) => this.deps.logger.warn({ err: error }, "smpp_binds not cleared"));

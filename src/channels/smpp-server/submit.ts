@@ -4,14 +4,16 @@
 // (UDH concatenation or SAR TLVs) joined into one message with one id, the route from
 // service_type, the DLT ids from their TLVs.
 import { RateLimiterMemory } from "rate-limiter-flexible";
+import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { newQueueId } from "../../base/core/ids.js";
 import { isGsm7 } from "../../base/core/segments.js";
+import type { Config } from "../../base/runtime/config.js";
 import { decodeGsm7, decodeUcs2, type SubmitFields, TLV, type UnsuccessfulDestination } from "../../base/smpp/index.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
-import { HeldParts, type HeldPartsLimits } from "./held-parts.js";
+import { type DroppedMessage, type DropReason, HeldParts, type HeldPartsLimits } from "./held-parts.js";
 import type { SmppMeta } from "./outbox.js";
 import { STATUS, statusOfRefusal } from "./status.js";
 
@@ -23,6 +25,14 @@ export interface SubmitterDeps {
   /** The tag of the telemarketer chain a client may send (checked against the entity's declared one). */
   dltTmChainTag: number;
   heldParts: HeldPartsLimits;
+  /** The runtime clock's now, in ms. */
+  now: () => number;
+  /**
+   * Parts answered ESME_ROK whose message will never exist: refused once its last part came
+   * (`status`, the last part's command_status), or dropped before (`reason`). Each part that
+   * asked for a receipt is owed a failed one.
+   */
+  abandoned: (message: DroppedMessage, why: { status: number } | { reason: DropReason }) => void;
 }
 
 /** The bound account, as the bind found it. */
@@ -119,12 +129,36 @@ function sarOf(tlvs: Map<number, Buffer>): Concatenation | null {
   return { reference: ref.readUInt16BE(0), total: total[0]!, sequence: seq[0]! };
 }
 
+/** The server's Submitter, with its settings from the config. */
+export function submitterOf(
+  deps: { smsPolicy: SmsPolicy; acceptor: AcceptService; config: Config; clock: Clock },
+  abandoned: SubmitterDeps["abandoned"],
+): Submitter {
+  const settings = deps.config.smppServer;
+  return new Submitter({
+    smsPolicy: deps.smsPolicy,
+    acceptor: deps.acceptor,
+    dltEntityTag: settings.dltEntityTag,
+    dltTemplateTag: settings.dltTemplateTag,
+    dltTmChainTag: settings.dltTmChainTag,
+    heldParts: {
+      bytesPerAccount: settings.heldBytesPerAccount,
+      messagesPerAccount: settings.heldMessagesPerAccount,
+      bytesTotal: settings.heldBytesTotal,
+    },
+    now: () => deps.clock.now().getTime(),
+    abandoned,
+  });
+}
+
 export class Submitter {
   private readonly held: HeldParts;
   private readonly limiters = new Map<string, RateLimiterMemory>();
 
   constructor(private readonly deps: SubmitterDeps) {
-    this.held = new HeldParts(deps.heldParts, newQueueId);
+    this.held = new HeldParts(deps.heldParts, newQueueId, deps.now, (message, reason) =>
+      deps.abandoned(message, { reason }),
+    );
   }
 
   close(): void {
@@ -158,13 +192,19 @@ export class Submitter {
     if (await this.throttled(account)) {
       return refuse(STATUS.ESME_RTHROTTLED, "over the account's submits per second");
     }
+    const joined: { earlier?: DroppedMessage } = {};
     try {
-      return await this.accept(bind.id, account, fields, multi);
+      return await this.accept(bind.id, account, fields, multi, joined);
     } catch (error) {
-      if (error instanceof SmppRefusal) return refuse(error.status, error.message);
-      if (error instanceof GatewayError) {
-        return { status: statusOfRefusal(error.code), messageId: "", reason: error.message, code: error.code };
-      }
+      const result: SubmitResult | undefined =
+        error instanceof SmppRefusal
+          ? refuse(error.status, error.message)
+          : error instanceof GatewayError
+            ? { status: statusOfRefusal(error.code), messageId: "", reason: error.message, code: error.code }
+            : undefined;
+      // The whole message refused on its last part: the parts answered before it are owed their receipts.
+      if (joined.earlier) this.deps.abandoned(joined.earlier, { status: result?.status ?? STATUS.ESME_RSYSERR });
+      if (result) return result;
       throw error;
     }
   }
@@ -174,6 +214,7 @@ export class Submitter {
     account: BoundAccount,
     fields: SubmitFields,
     multi: boolean,
+    joinedOut: { earlier?: DroppedMessage },
   ): Promise<SubmitResult> {
     if ((fields.esmClass & 0x3c) !== 0) {
       throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, "esm_class marks a receipt or acknowledgement, not a message");
@@ -194,7 +235,9 @@ export class Submitter {
     }
     let text = decodeSubmitText(bytes, fields.dataCoding);
     let id: string | undefined;
-    let parts = 1;
+    const registeredDelivery = fields.registeredDelivery & 0x03;
+    /** A long message: the registered_delivery of each of its parts that asked for a receipt. */
+    let receipts: number[] | undefined;
     if (concatenation && concatenation.total > 1) {
       if (multi) throw new SmppRefusal(STATUS.ESME_RINVESMCLASS, "submit_multi takes whole messages, not parts");
       const { total, sequence } = concatenation;
@@ -204,7 +247,17 @@ export class Submitter {
       // Per bind, as SMPP clients number their references: two clients of one account (or one
       // client's two binds) reusing a reference for the same addresses are two messages.
       const key = [bindId, fields.source, fields.destinations[0], concatenation.reference, total].join("|");
-      const joined = this.held.hold({ key, bindId, accountId: account.principal.accountId, sequence, total, text });
+      const joined = this.held.hold({
+        key,
+        bindId,
+        accountId: account.principal.accountId,
+        sequence,
+        total,
+        text,
+        source: fields.source,
+        destination: fields.destinations[0] ?? "",
+        receipt: registeredDelivery,
+      });
       if (joined.kind === "over_account") {
         throw new SmppRefusal(STATUS.ESME_RTHROTTLED, "the account holds as many parts of long messages as it may");
       }
@@ -213,9 +266,10 @@ export class Submitter {
       }
       // An earlier part is taken under the id the whole message will have.
       if (joined.kind === "held") return { status: 0, messageId: joined.id };
+      joinedOut.earlier = joined.earlier;
       text = joined.text;
       id = joined.id;
-      parts = total;
+      receipts = joined.receipts;
     }
     const input: SmsSendInput = {
       senderId: fields.source,
@@ -229,15 +283,20 @@ export class Submitter {
       dltTmChain: cstringTlv(fields.tlvs.get(this.deps.dltTmChainTag)),
     };
     const { order, rejected } = await this.deps.smsPolicy.decide(account.principal, input);
-    const registeredDelivery = fields.registeredDelivery & 0x03;
     for (const draft of order.drafts) {
       if (id !== undefined) draft.id = id;
-      // A client counts one receipt per submit_sm: a message sent in parts gets one per part.
-      if (registeredDelivery !== 0) {
-        const smpp: SmppMeta["smpp"] = { registered_delivery: registeredDelivery };
-        if (parts > 1) smpp.parts = parts;
-        draft.meta = { smpp };
-      }
+      // A client counts one receipt per submit_sm_resp: a message sent in parts gets one per part
+      // that asked for one (each part's own registered_delivery, a part sent twice counted once).
+      const smpp: SmppMeta["smpp"] | undefined = receipts
+        ? receipts.length === 0
+          ? undefined
+          : { registered_delivery: receipts.includes(1) ? 1 : 2, receipts }
+        : registeredDelivery === 0
+          ? undefined
+          : { registered_delivery: registeredDelivery };
+      // submit_multi: the receipts name the id of submit_multi_resp, the broadcast id.
+      if (smpp && multi) smpp.multi = true;
+      if (smpp) draft.meta = { smpp };
     }
     const outcome = await this.deps.acceptor.accept(order);
     if (outcome.kind !== "accepted") throw new GatewayError("internal_error");

@@ -109,7 +109,7 @@ export async function messagesExist(
 export async function receiptSources(db: Db, ids: readonly string[]) {
   return db
     .selectFrom("messages")
-    .select(["id", "sender", "body", "created_at", "meta"])
+    .select(["id", "sender", "body", "created_at", "meta", "broadcast_id"])
     .where("id", "in", ids)
     .execute();
 }
