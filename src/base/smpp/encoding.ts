@@ -78,6 +78,35 @@ export function decodeGsm7(bytes: Buffer): string {
   return text;
 }
 
+/**
+ * Unpacked septets back to text, strictly (the SMPP server's data_coding 0): a byte above 0x7F
+ * is no septet, and an escape must be followed by a code of the extension table. Throws a
+ * RangeError naming the first such byte instead of reading it as another letter.
+ */
+export function decodeGsm7Strict(bytes: Buffer): string {
+  let text = "";
+  for (let i = 0; i < bytes.length; i++) {
+    const code = bytes[i]!;
+    if (code > 0x7f) {
+      throw new RangeError(`byte 0x${code.toString(16)} at ${i} is not a GSM 03.38 septet (0x00 to 0x7F)`);
+    }
+    if (code === ESCAPE) {
+      const extension = EXTENSION_BY_CODE.get(bytes[i + 1] ?? -1);
+      if (extension === undefined) {
+        const next = bytes[i + 1];
+        throw new RangeError(
+          `escape 0x1b at ${i} ${next === undefined ? "ends the text" : `before 0x${next.toString(16)}, no GSM 03.38 extension`}`,
+        );
+      }
+      text += extension;
+      i++;
+    } else {
+      text += GSM_TABLE[code]!;
+    }
+  }
+  return text;
+}
+
 export function encodeUcs2(text: string): Buffer {
   // UTF-16LE keeps every code unit (lone surrogates too); swapping makes it big-endian.
   return Buffer.from(text, "utf16le").swap16();

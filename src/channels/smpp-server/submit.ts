@@ -9,7 +9,13 @@ import { GatewayError } from "../../base/core/errors.js";
 import { newQueueId } from "../../base/core/ids.js";
 import { isGsm7 } from "../../base/core/segments.js";
 import type { Config } from "../../base/runtime/config.js";
-import { decodeGsm7, decodeUcs2, type SubmitFields, TLV, type UnsuccessfulDestination } from "../../base/smpp/index.js";
+import {
+  decodeGsm7Strict,
+  decodeUcs2,
+  type SubmitFields,
+  TLV,
+  type UnsuccessfulDestination,
+} from "../../base/smpp/index.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
@@ -79,11 +85,20 @@ function cstringTlv(value: Buffer | undefined): string | undefined {
   return text === "" ? undefined : text;
 }
 
-/** The text of a message by its data_coding: 0 GSM 03.38, 1 IA5 (ASCII), 3 Latin-1, 8 UCS-2. */
+/** The text of a message by its data_coding: 0 GSM 03.38 (unpacked septets), 1 IA5 (ASCII), 3 Latin-1, 8 UCS-2. */
 export function decodeSubmitText(bytes: Buffer, dataCoding: number): string {
   switch (dataCoding) {
     case 0:
-      return decodeGsm7(bytes);
+      // Unpacked GSM 03.38 septets (`@` is 0x00): a byte above 0x7F or an unknown escape is
+      // refused, not read as another letter (audit ch M2). Latin-1 or ASCII text goes as 3 or 1.
+      try {
+        return decodeGsm7Strict(bytes);
+      } catch (error) {
+        throw new SmppRefusal(
+          STATUS.ESME_RINVDCS,
+          `data_coding 0 is GSM 03.38 septets: ${(error as Error).message}; send Latin-1 as data_coding 3`,
+        );
+      }
     case 1:
     case 3:
       return bytes.toString("latin1");

@@ -9,6 +9,7 @@ import { segmentInfo } from "../../../src/base/core/segments.js";
 import {
   COMMAND,
   decodeGsm7,
+  decodeGsm7Strict,
   decodeText,
   decodeUcs2,
   encodeGsm7,
@@ -48,6 +49,18 @@ describe("GSM-7", () => {
   it("decodes what it encodes", () => {
     const text = "Hello {name}, €5 off [today] ~ ^_^ | back\\slash ÆØÅ æøå ¿¡ §";
     expect(decodeGsm7(encodeGsm7(text))).toBe(text);
+  });
+
+  it("reads strictly for the SMPP server: a byte above 0x7F or an unknown escape is refused, not rewritten", () => {
+    const text = "Hello {name}, €5 off [today] ~ ^_^ | back\\slash ÆØÅ @$";
+    expect(decodeGsm7Strict(encodeGsm7(text))).toBe(text);
+    // "café" in Latin-1: the lenient reading (the carriers' client) masks 0xE9 into "i".
+    const latin1 = Buffer.from("café", "latin1");
+    expect(decodeGsm7(latin1)).toBe("cafi");
+    expect(() => decodeGsm7Strict(latin1)).toThrow(/byte 0xe9 at 3 is not a GSM 03.38 septet/);
+    expect(() => decodeGsm7Strict(Buffer.from([0x41, 0x1b, 0x41]))).toThrow(/escape 0x1b at 1 before 0x41/);
+    expect(() => decodeGsm7Strict(Buffer.from([0x41, 0x1b]))).toThrow(/escape 0x1b at 1 ends the text/);
+    expect(decodeGsm7Strict(Buffer.from([0x00, 0x02, 0x11]))).toBe("@$_");
   });
 });
 

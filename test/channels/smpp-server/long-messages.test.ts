@@ -136,6 +136,27 @@ describeEachEngine("SMPP server: long messages, data_coding, submit_multi", (eng
     expect(odd.command_status).not.toBe(0);
   });
 
+  it("refuses data_coding 0 bytes that are no GSM 03.38 septet with ESME_RINVDCS, not rewriting them", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const client = await boundEsme(t, account, "transmitter");
+    const submit = (bytes: number[]) =>
+      client.submit({
+        source_addr: "SWBRD",
+        destination_addr: "9876543219",
+        data_coding: 0,
+        short_message: Buffer.from(bytes),
+      });
+    // "café \x80" in Latin-1 was sent as "cafi @"; an escape before a code of no extension as a space.
+    expect((await submit([0x63, 0x61, 0x66, 0xe9, 0x20, 0x80])).command_status).toBe(ESME_RINVDCS);
+    expect((await submit([0x61, 0x1b, 0x41])).command_status).toBe(ESME_RINVDCS);
+    expect(await countMessages(t, account.id)).toBe(0);
+    // Unpacked septets: "@" is 0x00, "$" 0x02, "_" 0x11.
+    const ok = await submit([0x00, 0x02, 0x11]);
+    expect(ok.command_status).toBe(0);
+    expect((await messageRow(t, ok.message_id as string)).body).toBe("@$_");
+  });
+
   it("reads data_coding 3 as Latin-1: GSM text stays GSM-7, the rest goes as UCS-2", async () => {
     const t = gateway();
     const account = await smppAccount(t, {}, { credits: { sms: 10 } });
