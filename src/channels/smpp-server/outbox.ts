@@ -59,10 +59,15 @@ export function receiptText(fields: {
   return `id:${fields.id} sub:001 dlvrd:${fields.delivered ? "001" : "000"} submit date:${receiptDate(fields.submittedAt)} done date:${receiptDate(fields.doneAt)} stat:${fields.stat} err:${fields.err} text:${text}`;
 }
 
+/** Failure codes of a carrier that refused the message for good (docs/api.md's error table). */
+const REJECTIONS = new Set(["rejected", "REJECTD", "bad_request", "unencodable"]);
+
 function statOf(message: ReportedMessage): { stat: string; state: number; err: string } {
   if (message.status === "delivered") return { stat: "DELIVRD", state: 2, err: "000" };
   if (message.error_code === "expired") return { stat: "EXPIRED", state: 3, err: "000" };
   const numeric = /^\d{1,3}$/.test(message.error_code ?? "") ? message.error_code!.padStart(3, "0") : "001";
+  // Refused by the carrier (at submit, or its receipt said REJECTD): REJECTED, as Kannel and Jasmin report it.
+  if (REJECTIONS.has(message.error_code ?? "")) return { stat: "REJECTD", state: 8, err: numeric };
   return { stat: "UNDELIV", state: 5, err: numeric };
 }
 

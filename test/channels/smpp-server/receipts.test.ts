@@ -62,6 +62,19 @@ describeEnginesTogether("SMPP server: delivery receipts and MO", (engine) => {
     }
   });
 
+  it("reports a carrier's rejection at submit as stat:REJECTD, message_state 8", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const client = await boundEsme(t, account, "transceiver");
+    // ...0002: the simulated carrier rejects the submit.
+    const id = await submit(client, "9876500002", "rejected", 1);
+    await untilFinal(t, [id]);
+    const [receipt] = await client.waitDelivered(1);
+    expect(receipt!.receipted_message_id).toBe(id);
+    expect(receipt!.message_state).toBe(8);
+    expect(textOf(receipt!)).toMatch(new RegExp(`^id:${id} sub:001 dlvrd:000 .* stat:REJECTD err:001 text:rejected$`));
+  });
+
   it("keeps receipts while no receiver is bound and sends them in order when one binds", async () => {
     const t = gateway();
     const account = await smppAccount(t, {}, { credits: { sms: 10 } });
