@@ -56,6 +56,17 @@ function commandName(id: number): string {
  * of a PDU still coming are kept as they came and joined once it is whole: joined at every read,
  * a 64 KB PDU sent a byte at a time cost a copy of everything before each byte (4 s of CPU).
  */
+/** A command_length no PDU can have: the stream cannot be followed. Its header was read whole. */
+export class BrokenStream extends Error {
+  constructor(
+    readonly length: number,
+    /** The header's sequence_number, for the generic_nack (SMPP 3.4 echoes the request's). */
+    readonly sequence: number,
+  ) {
+    super(`an SMPP PDU of ${length} bytes: the stream is broken`);
+  }
+}
+
 export class PduReader {
   private pending: Buffer[] = [];
   private pendingLength = 0;
@@ -73,7 +84,7 @@ export class PduReader {
     this.needed = 16;
     while (buffer.length - offset >= 16) {
       const length = buffer.readUInt32BE(offset);
-      if (length < 16 || length > MAX_PDU) throw new Error(`an SMPP PDU of ${length} bytes: the stream is broken`);
+      if (length < 16 || length > MAX_PDU) throw new BrokenStream(length, buffer.readUInt32BE(offset + 12));
       if (buffer.length - offset < length) {
         this.needed = length;
         break;

@@ -50,8 +50,10 @@ describeEachEngine("SMPP server: malformed PDUs", (engine) => {
     const header = Buffer.alloc(16);
     header.writeUInt32BE(8, 0); // shorter than the header itself
     header.writeUInt32BE(0x00000015, 4);
+    header.writeUInt32BE(3, 12);
     raw.send(header);
-    expect(await raw.next()).toMatchObject({ commandId: GENERIC_NACK, status: ESME_RINVCMDLEN });
+    // The header was read whole: the nack carries its sequence_number.
+    expect(await raw.next()).toMatchObject({ commandId: GENERIC_NACK, status: ESME_RINVCMDLEN, sequence: 3 });
     await raw.untilClosed();
   });
 
@@ -67,11 +69,12 @@ describeEachEngine("SMPP server: malformed PDUs", (engine) => {
     const header = Buffer.alloc(16);
     header.writeUInt32BE(0x01000040, 0);
     header.writeUInt32BE(0x00000021, 4);
+    header.writeUInt32BE(7, 12);
     for (const piece of [header, Buffer.alloc(1), Buffer.alloc(47, 0x31)]) {
       raw.send(piece);
       await new Promise((resolve) => setImmediate(resolve));
     }
-    expect(await raw.next()).toMatchObject({ commandId: GENERIC_NACK, status: ESME_RINVCMDLEN });
+    expect(await raw.next()).toMatchObject({ commandId: GENERIC_NACK, status: ESME_RINVCMDLEN, sequence: 7 });
     await raw.untilClosed();
   });
 
