@@ -207,12 +207,10 @@ describeEachEngine("onboarding through the operator API", (engine) => {
     expect(pending.what).toBe("sender_id");
     expect(pending.command).toMatch(/^switchboard sender-ids approve --id \d+$/);
     await admin("POST", pending.api.replace(/^POST \/admin\/api/, ""));
-    const header = (await admin("GET", `/accounts/${username}`)).body.data.missing[0];
-    expect(header).toMatchObject({
-      what: "dlt_header",
-      command: `switchboard dlt headers add --account ${username} --header ACME`,
-    });
-    await admin("POST", `/accounts/${username}/dlt/headers`, { header: "ACME" });
+    // The approval white-lists it as the DLT header too (decision 0151): the entity is next.
+    const next = (await admin("GET", `/accounts/${username}`)).body.data.missing;
+    expect(next.map((m: { what: string }) => m.what)).not.toContain("dlt_header");
+    expect(next[0]).toMatchObject({ what: "dlt_entity" });
     await admin("POST", `/accounts/${username}/dlt/entities`, { entity_id: ENTITY });
     await admin("POST", `/accounts/${username}/dlt/entities`, { entity_id: OTHER_ENTITY });
     expect((await admin("GET", `/accounts/${username}`)).body.data.missing[0]).toMatchObject({

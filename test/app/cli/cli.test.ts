@@ -153,7 +153,8 @@ describeEnginesTogether("switchboard CLI", (engine) => {
     );
     expect(pending).toMatchObject({ sender_id: "REVIEW", status: "pending" });
     expect(await cliOk(["sender-ids", "approve", "--id", String(pending.id)], env)).toBe(
-      "approved sender ID REVIEW of account cli-user\n",
+      // Approving white-lists it as the account's DLT header too (decision 0151).
+      "approved sender ID REVIEW and DLT header of account cli-user\n",
     );
     expect(JSON.parse(await cliOk(["sender-ids", "reject", "--id", String(pending.id), "--json"], env))).toMatchObject({
       sender_id: "REVIEW",
