@@ -20,15 +20,7 @@ export type Abandon = { status: number } | { reason: "expired" | "closed" };
  * (`stat:EXPIRED`, 3, err 000) or its bind gone first (`stat:UNDELIV`, 5, err 000).
  */
 function abandonedReceipts(
-  message: {
-    id: string;
-    accountId: number;
-    source: string;
-    destination: string;
-    text: string;
-    since: number;
-    receipts: number[];
-  },
+  message: DroppedMessage,
   why: Abandon,
   now: number,
 ): Array<{ account_id: number; message_id: string; payload: string; created_at: number }> {
