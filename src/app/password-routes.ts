@@ -19,6 +19,7 @@ import {
   changeUserPassword,
   checkPassword,
   keepOnlySession,
+  loginOf,
   type Principal,
   passwordChangeEntry,
 } from "../domain/auth/index.js";
@@ -39,15 +40,14 @@ const PasswordChange = Type.Object(
  * key, else the owner login (userId undefined). A key a parent's user made is refused.
  */
 function ownLoginOf(p: Principal): { login: string; userId: number | undefined } {
-  if (p.keyMaker?.ofParent) {
+  const own = loginOf(p);
+  if (!own) {
     throw new GatewayError(
       "forbidden",
-      `This API key was made by ${p.keyMaker.login}, a user of the parent of ${p.username}, who has no password in ${p.username}: change it with the parent account's own credentials.`,
+      `This API key was made by ${p.keyMaker?.login}, a user of the parent of ${p.username}, who has no password in ${p.username}: change it with the parent account's own credentials.`,
     );
   }
-  if (p.userId !== undefined) return { login: p.login ?? p.username, userId: p.userId };
-  if (p.keyMaker?.userId != null) return { login: p.keyMaker.login, userId: p.keyMaker.userId };
-  return { login: p.login ?? p.username, userId: undefined };
+  return { login: own.login, userId: own.userId ?? undefined };
 }
 
 /** Checks the login's current password through the login locks; a wrong one names its field. */

@@ -10,7 +10,7 @@ import { resourceAnswer } from "../base/http/answer-schemas.js";
 import { pathId } from "../base/http/query-params.js";
 import type { TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
-import { actorOf, endSessions, listSessions, type SessionOwner } from "../domain/auth/index.js";
+import { actorOf, endSessions, listSessions, loginOf, type SessionOwner } from "../domain/auth/index.js";
 import { SessionList, SessionsEnded } from "../domain/auth/user-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -22,11 +22,8 @@ type Deps = Pick<Runtime, "store" | "clock">;
  */
 function ownerOf(request: FastifyRequest): SessionOwner | undefined {
   const p = request.principal!;
-  if (p.keyMaker?.ofParent) return undefined;
-  if (p.userId === undefined && p.keyMaker?.userId != null) {
-    return { accountId: p.accountId, userId: p.keyMaker.userId, login: p.keyMaker.login };
-  }
-  return { accountId: p.accountId, userId: p.userId ?? null, login: p.login ?? p.username };
+  const own = loginOf(p);
+  return own && { accountId: p.accountId, ...own };
 }
 
 /** The owner of the caller's sessions, for a change: a parent's user's key is refused, saying why. */

@@ -52,7 +52,7 @@ export * from "./key-scopes.js";
 export * from "./login-locks.js";
 export * from "./own-password.js";
 export * from "./passwords.js";
-export { inactiveAccount, statusOf } from "./principal.js";
+export { inactiveAccount, loginOf, statusOf } from "./principal.js";
 export * from "./rate-limits.js";
 export * from "./session-lists.js";
 export * from "./sessions.js";

@@ -51,6 +51,18 @@ export interface Principal extends CredentialLimits {
   userId?: number;
 }
 
+/**
+ * The login a principal stands for, whose password and console sessions are its own: the user
+ * signed in, the user who made its key (decision 0140), else the owner login (`userId` null).
+ * Undefined for a key a parent's user made for a sub-account (decision 0143): no login here.
+ */
+export function loginOf(p: Principal): { login: string; userId: number | null } | undefined {
+  if (p.keyMaker?.ofParent) return undefined;
+  if (p.userId !== undefined) return { login: p.login ?? p.username, userId: p.userId };
+  if (p.keyMaker?.userId != null) return { login: p.keyMaker.login, userId: p.keyMaker.userId };
+  return { login: p.login ?? p.username, userId: null };
+}
+
 /** Who a console sign-in's password was checked for: the account, and which of its users. */
 export interface SignInIdentity {
   principal: Principal;
