@@ -19,7 +19,10 @@ export default defineConfig({
     // checkpoint: vitest's 10 s default cut it short and left them on the server.
     teardownTimeout: 300_000,
     pool: "forks",
-    maxWorkers: 3,
+    // Four files at a time on two cores: the forks wait on sockets, processes and timers most of
+    // a file, and with three the machine's two cores were 81 % busy over a run (process
+    // accounting: 608 CPU-s in 375 s); with four 88 %, the run 342 s (docs/benchmarks.md).
+    maxWorkers: 4,
     isolate: false,
     // Memory tests measure what is live, not what the shared process has yet to collect.
     execArgv: ["--expose-gc"],
