@@ -20,7 +20,7 @@ import {
 /**
  * The headless shell first: the same Blink without the browser's own layers, which ran the 26
  * browser files in 81–85 s against the full browser's 123–132 s, at 86 CPU-seconds of Chromium
- * against 192 (docs/benchmarks.md, "The suite's Chromium").
+ * against 192 (docs/benchmarks.md, issue 37: "Chromium's headless shell and four workers").
  */
 const CHROMIUM_CANDIDATES = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"];
 export const CHROMIUM_PATH =
