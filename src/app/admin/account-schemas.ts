@@ -130,11 +130,23 @@ export const OperatorLedgerEntry = Type.Object({
   created_at: Time,
 });
 
+/**
+ * The body of a sender ID's add: `approve` approves it at once, and white-lists it as the
+ * account's DLT header too unless `dlt_header` is false (decision 0151); `dlt_header` goes with
+ * `approve: true` only (addSenderIdFor).
+ */
+export const SenderIdAddition = Type.Object(
+  { sender: Type.String(), approve: Type.Optional(Type.Boolean()), dlt_header: Type.Optional(Type.Boolean()) },
+  { additionalProperties: false, title: "SenderIdAddition" },
+);
+
+/** A sender ID as added, and the DLT header an add with `approve` white-listed or found so (null: none). */
 export const AddedSenderId = Type.Object({
   id: Type.Integer(),
   account: Type.String(),
   sender_id: Type.String(),
   status: Type.String(),
+  dlt_header: Type.Union([DltHeader, Type.Null()]),
 });
 
 /** A sender ID as listed: the account's own request's shape (v2). */

@@ -4,6 +4,9 @@
 //   operations.ts      the actions themselves, shared by the CLI and the operator API so both behave alike
 //   key-credit-operations.ts  an account's API keys (make, list, revoke) and money (top-up, adjust),
 //                      for the CLI and the operator API alike, each change with its audit entry
+//   sender-id-operations.ts  an account's sender IDs (add, list, approve or reject), for the CLI and
+//                      the operator API alike; each path that leaves one approved white-lists it as
+//                      the account's DLT header too, unless told not to (decision 0151)
 //   change-entries.ts  the audit entries of changes whose transaction a lower folder opens (an account's
 //                      settings and price card, a price card's rows), as hooks those changes run
 //   onboarding.ts      createAccountWithKey: an account with its first key, approved sender IDs (also
@@ -51,3 +54,4 @@ export {
 export * from "./onboarding.js";
 export * from "./operations.js";
 export { registerAdminRoutes } from "./routes.js";
+export * from "./sender-id-operations.js";

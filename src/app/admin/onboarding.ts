@@ -6,17 +6,16 @@
 import { GatewayError, refusalAt } from "../../base/core/errors.js";
 import {
   addDltEntity,
-  addDltHeader,
   addSenderId,
   createAccount,
   createTemplate,
-  fitsDltHeader,
   markupBasisPoints,
   type NewAccountInput,
   normalizeDltEntityId,
   normalizeSenderId,
   parentFor,
   setDefaultDltEntity,
+  whitelistSenderAsHeader,
 } from "../../domain/accounts/index.js";
 import { recordChange } from "../../domain/audit/index.js";
 import { createApiKey } from "../../domain/auth/index.js";
@@ -143,7 +142,8 @@ export async function createAccountWithKey(deps: ChangeDeps, input: OnboardingIn
       apiKey = key.key;
       for (const sender of senders) {
         await addSenderId(trx, clock, created.id, sender, { approve: true });
-        if (fitsDltHeader(sender)) await addDltHeader(trx, clock, created.id, sender);
+        // Decision 0151's white-listing, as every approval of a sender ID does (audited here as account.create).
+        await whitelistSenderAsHeader(trx, clock, created.id, sender);
       }
       for (const entity of entities) await addDltEntity(trx, clock, created.id, entity);
       if (defaultEntity !== undefined) {

@@ -10,7 +10,6 @@ import {
   addDltEntity,
   addDltHeader,
   addDnd,
-  addSenderId,
   approvalBefore,
   createTemplate,
   DLT_CHANGED,
@@ -18,18 +17,15 @@ import {
   describeAccount,
   describeDltEntity,
   describeDltHeader,
-  describeSenderId,
   describeTemplate,
   dltChanged,
   dndCount,
   getAccount,
-  getSenderId,
   getTemplate,
   importDnd,
   isDnd,
   listDltEntities,
   listDltHeaders,
-  listSenderIds,
   listTemplates,
   type NewTemplateInput,
   parseDndNumber,
@@ -40,12 +36,10 @@ import {
   removeDnd,
   requireAccount,
   setDltStatus,
-  setSenderIdStatus,
   setTemplateStatus,
   TEMPLATES_CHANGED,
   usernamesOf,
   walletCredits,
-  whitelistSenderAsHeader,
 } from "../../domain/accounts/index.js";
 import { type Actor, recordChange } from "../../domain/audit/index.js";
 import { actorOf } from "../../domain/auth/index.js";
@@ -132,74 +126,6 @@ export async function accountDetail(deps: OperatorDeps, username: string) {
     parent: parent?.username ?? null,
     markup_percent: account.markup_bp === null ? null : account.markup_bp / 100,
     ...readiness,
-  };
-}
-
-export async function addSenderIdFor(deps: ChangeDeps, input: { username: string; sender: string; approve?: boolean }) {
-  const account = await requireAccount(deps.store.db, input.username);
-  const row = await deps.store.transaction(async (trx) => {
-    const row = await addSenderId(trx, deps.clock, account.id, input.sender, { approve: input.approve ?? false });
-    const after = describeSenderId(row);
-    await recordChange(trx, deps, {
-      action: "sender_id.add",
-      target: `sender ID ${row.id}`,
-      accountId: account.id,
-      after,
-    });
-    return row;
-  });
-  return { id: row.id, account: account.username, sender_id: row.sender, status: row.status };
-}
-
-export async function senderIdsOf(deps: OperatorDeps, username: string, status?: ApprovalStatus) {
-  const account = await requireAccount(deps.store.db, username);
-  return (await listSenderIds(deps.store.db, account.id, status)).map(describeSenderId);
-}
-
-/**
- * Sets a sender ID's status by its id. An id alone picks whichever account owns it: given
- * `username`, one of another account is refused as unknown. The answer names the account.
- * An approval white-lists the sender ID as the account's DLT header in the same transaction
- * (audited as `dlt_header.add`) unless `dltHeader` is false (decision 0151); the answer's
- * `dlt_header` is that header, null when none was white-listed.
- */
-export async function setSenderIdStatusFor(
-  deps: ChangeDeps,
-  id: number,
-  status: ApprovalStatus,
-  username?: string,
-  /** A rejection's reason, shown to the account (rejectionReason). */
-  reason: string | null = null,
-  dltHeader = true,
-) {
-  const db = deps.store.db;
-  if (username !== undefined) {
-    const account = await requireAccount(db, username);
-    if (!(await getSenderId(db, account.id, id))) {
-      throw new GatewayError("not_found", `No sender ID with id ${id} in account ${account.username}.`);
-    }
-  }
-  const { row, header } = await deps.store.transaction(async (trx) => {
-    const before = await approvalBefore(trx, "sender_ids", id);
-    const row = await setSenderIdStatus(trx, deps.clock, id, status, rejectionReason(reason));
-    if (!row || !before) throw new GatewayError("not_found", `No sender ID with id ${id}.`);
-    await recordDecision(trx, deps, "sender_id", `sender ID ${id}`, before, describeSenderId(row));
-    const header =
-      status === "approved" && dltHeader
-        ? await whitelistSenderAsHeader(trx, deps.clock, row.account_id, row.sender)
-        : undefined;
-    if (header && header.before !== "approved") {
-      const after = { ...describeDltHeader(header.row), with: `sender ID ${id}` };
-      const entry = { target: `DLT header ${header.row.id}`, accountId: row.account_id, after };
-      await recordChange(trx, deps, { action: "dlt_header.add", ...entry, before: { status: header.before } });
-    }
-    return { row, header };
-  });
-  if (header && header.before !== "approved") await dltChanged(deps.store, DLT_CHANGED, row.account_id);
-  return {
-    ...describeSenderId(row),
-    account: (await usernamesOf(db, [row.account_id])).get(row.account_id),
-    dlt_header: header ? describeDltHeader(header.row) : null,
   };
 }
 

@@ -35,6 +35,7 @@ import {
   OperatorAccount,
   OperatorAccountDetail,
   OperatorSenderId,
+  SenderIdAddition,
   SenderIdApproval,
 } from "./account-schemas.js";
 import { APPROVAL_KINDS } from "./approval-kinds.js";
@@ -46,8 +47,9 @@ import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
 import { createAccountWithKey } from "./onboarding.js";
-import { accountDetail, addSenderIdFor, changeDeps, senderIdsOf, setSenderIdStatusFor } from "./operations.js";
+import { accountDetail, changeDeps } from "./operations.js";
 import { registerCostCardRoutes, registerPriceCardRoutes } from "./price-card-routes.js";
+import { addSenderIdFor, senderIdsOf, setSenderIdStatusFor } from "./sender-id-operations.js";
 import { registerSmsRuleRoutes } from "./sms-rule-routes.js";
 import { registerTwoFactorResetRoutes } from "./two-factor-routes.js";
 
@@ -303,21 +305,13 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   admin.post(
     "/accounts/:username/sender-ids",
     {
-      schema: {
-        params: Username,
-        body: Type.Object(
-          { sender: Type.String(), approve: Type.Optional(Type.Boolean()) },
-          { additionalProperties: false },
-        ),
-        response: operatorAnswer(AddedSenderId),
-      },
+      schema: { params: Username, body: SenderIdAddition, response: operatorAnswer(AddedSenderId) },
     },
     async (request, reply) => {
-      const body = request.body;
-      const created = await addSenderIdFor(changeDeps(deps, request), {
-        username: request.params.username,
-        ...body,
-      });
+      // Approved at once, it is white-listed as a DLT header too, unless `dlt_header: false` (decision 0151).
+      const { sender, approve, dlt_header: dltHeader } = request.body;
+      const username = request.params.username;
+      const created = await addSenderIdFor(changeDeps(deps, request), { username, sender, approve, dltHeader });
       return reply.code(201).send(ok(created));
     },
   );

@@ -1,9 +1,10 @@
 // CLI commands for accounts and what an account holds: the account itself (onboarding in one
 // command, show with what it lacks to send, set), credits, sender IDs, and (from cli-keys.ts and
-// cli-login-locks.ts) its API keys and login locks. They call admin/operations.ts and admin/onboarding.ts, as the
-// operator API does.
+// cli-login-locks.ts) its API keys and login locks. They call admin/'s actions (operations.ts,
+// sender-id-operations.ts) and admin/onboarding.ts, as the operator API does.
 import { type Command, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
+import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import { listAccounts, parseRouteList, setAccountPriceCard, updateAccount } from "../../domain/accounts/index.js";
@@ -270,16 +271,27 @@ function addSenderIdCommands(program: Command): void {
     .description("add a sender ID to an account, pending unless --approve")
     .requiredOption("--account <username>", "the account")
     .requiredOption("--sender <sender>", "3 to 11 letters or digits, or a number of up to 15 digits")
-    .option("--approve", "approve it at once")
+    .option("--approve", "approve it at once, and white-list it as the account's DLT header")
+    // Decision 0151, as `sender-ids approve`; only with --approve (addSenderIdFor refuses it alone).
+    .option("--no-dlt-header", "with --approve: leave the account's DLT headers as they are")
     .option("--json", "print JSON")
     .action((opts) =>
       withStore(async (store) => {
+        // Commander sets dltHeader true unless --no-dlt-header is given.
+        if (opts.dltHeader === false && !opts.approve) {
+          throw new GatewayError(
+            "invalid_request",
+            "--no-dlt-header goes with --approve: a pending sender ID white-lists no DLT header.",
+          );
+        }
         const result = await addSenderIdFor(cliDeps(store), {
           username: opts.account,
           sender: opts.sender,
           approve: Boolean(opts.approve),
+          dltHeader: opts.dltHeader === false ? false : undefined,
         });
-        print(result, opts.json, () => `sender ID ${result.sender_id} for ${result.account}: ${result.status}`);
+        const what = `sender ID ${result.sender_id}${result.dlt_header ? " and DLT header" : ""}`;
+        print(result, opts.json, () => `${what} for ${result.account}: ${result.status}`);
       }),
     );
   addReviewCommands(senderIds, {

@@ -135,6 +135,7 @@ describeEachEngine("the operator API's answers", (engine) => {
     await admin("GET", "/accounts/acme/ledger");
     await admin("GET", "/accounts/acme/ledger?limit=2");
     const sender = await admin("POST", "/accounts/acme/sender-ids", { sender: "NEWSND" });
+    // Approved at once: white-listed as acme's DLT header too, the answer's dlt_header (decision 0151).
     await admin("POST", "/accounts/acme/sender-ids", { sender: "OKSEND", approve: true });
     const rejected = await admin("POST", "/accounts/acme/sender-ids", { sender: "NOSEND" });
     await admin("POST", `/sender-ids/${sender.data.id}/approve`);
@@ -164,6 +165,7 @@ describeEachEngine("the operator API's answers", (engine) => {
     await admin("GET", "/accounts/acme/templates?status=approved&per_page=1&page=2");
     await admin("POST", "/accounts/acme/dlt/entities", { entity_id: "1101234567890123460" });
     await admin("POST", "/accounts/acme/dlt/headers", { header: "ACMEIN" });
+    // White-listed already by its sender ID's add: answered as it stands.
     await admin("POST", "/accounts/acme/dlt/headers", { header: "OKSEND" });
     const entityAsked = await v2(acme, "POST", "/dlt/entities", { entity_id: "1101234567890123461" });
     const headerAsked = await v2(acme, "POST", "/dlt/headers", { header: "ASKED" });

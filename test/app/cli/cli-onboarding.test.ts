@@ -1,6 +1,7 @@
 // Onboarding through the real executable: one `accounts create` makes an account whose first
 // SMS a running gateway delivers; a bad option writes nothing; `accounts show` lists what an
-// account lacks, and the commands it prints, run as printed, make it ready.
+// account lacks, and the commands it prints, run as printed, make it ready (the sender ID's
+// `--approve` white-lists its DLT header too, decision 0151, unless `--no-dlt-header`).
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { cliOk, runCli, type ServerProcess, STACK_TRACE, startServer } from "../../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
@@ -175,14 +176,33 @@ describeEachEngine("switchboard CLI: onboarding in one step", (engine) => {
       expect(words[0]).toBe("switchboard");
       await cliOk(words.slice(1), env);
     }
+    // `sender-ids add --approve` white-listed BAREHD as the DLT header too (decision 0151), so
+    // the commands as printed leave nothing missing: no second round for the header.
     const after = JSON.parse(await cliOk(["accounts", "show", "bare", "--json"], env));
-    // An approved alphabetic sender on a scrubbing account also needs its DLT header; show says so next.
+    expect(after).toMatchObject({ ready: true, missing: [] });
+    expect(after.registrations.dlt_headers).toEqual(["BAREHD"]);
+  });
+
+  it("leaves the DLT header to add when the printed sender-ids add runs with --no-dlt-header", async () => {
+    await cliOk(["accounts", "create", "--username", "nohead", "--password", "a-long-password"], env);
+    const fix = JSON.parse(await cliOk(["accounts", "show", "nohead", "--json"], env)).missing.find(
+      (gap: { what: string }) => gap.what === "sender_id",
+    );
+    const words = shellWords(fix.command).map((word) => (word === "<SENDER>" ? "NOHEAD" : word));
+    expect(await cliOk([...words.slice(1), "--no-dlt-header"], env)).toBe("sender ID NOHEAD for nohead: approved\n");
+    const after = JSON.parse(await cliOk(["accounts", "show", "nohead", "--json"], env));
+    expect(after.registrations.dlt_headers).toEqual([]);
+    // An approved alphabetic sender on a scrubbing account without its header: show says so, and
+    // its command, run as printed, white-lists it.
     const header = after.missing.find((gap: { what: string }) => gap.what === "dlt_header");
-    expect(header?.command).toBe("switchboard dlt headers add --account bare --header BAREHD");
+    expect(header?.command).toBe("switchboard dlt headers add --account nohead --header NOHEAD");
     await cliOk(shellWords(header.command).slice(1), env);
-    expect(JSON.parse(await cliOk(["accounts", "show", "bare", "--json"], env))).toMatchObject({
-      ready: true,
-      missing: [],
-    });
+    const headers = await db.store.db
+      .selectFrom("dlt_headers")
+      .innerJoin("accounts", "accounts.id", "dlt_headers.account_id")
+      .select(["dlt_headers.header", "dlt_headers.status"])
+      .where("accounts.username", "=", "nohead")
+      .execute();
+    expect(headers).toEqual([{ header: "NOHEAD", status: "approved" }]);
   });
 });

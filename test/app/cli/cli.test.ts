@@ -134,8 +134,18 @@ describeEnginesTogether("switchboard CLI", (engine) => {
 
   it("adds an approved sender ID that the account sees", async () => {
     expect(await cliOk(["sender-ids", "add", "--account", "cli-user", "--sender", "ABCDEF", "--approve"], env)).toBe(
-      "sender ID ABCDEF for cli-user: approved\n",
+      // Approved at once, it is white-listed as the account's DLT header too (decision 0151).
+      "sender ID ABCDEF and DLT header for cli-user: approved\n",
     );
+    // The opt-out goes with --approve: alone it is refused, and nothing is added.
+    const alone = await runCli(
+      ["sender-ids", "add", "--account", "cli-user", "--sender", "NOTYET", "--no-dlt-header"],
+      env,
+    );
+    expect([alone.code, alone.stderr]).toEqual([
+      1,
+      "switchboard: --no-dlt-header goes with --approve: a pending sender ID white-lists no DLT header.\n",
+    ]);
     const response = await fetch(`${(await runningServer()).url}/api/v2/sender-ids`, {
       headers: { "x-api-key": apiKey },
     });

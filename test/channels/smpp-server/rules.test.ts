@@ -222,7 +222,8 @@ describeEachEngine("SMPP server: the SMS rules, DLT ids from TLVs, data_sm", (en
       await op("POST", `/accounts/${account.username}/dlt/headers`, { header: "SWBRD" });
     await op("POST", `/accounts/${dlt.username}/dlt/entities`, { entity_id: ENTITY });
     await op("PUT", `/accounts/${dlt.username}/dlt/chains`, { entity_id: ENTITY, chain: ["1702000000000000011"] });
-    await op("POST", `/accounts/${dlt.username}/sender-ids`, { sender: "NOHDR", approve: true });
+    // Approved without its DLT header (decision 0151's opt-out): sends from it meet -32.
+    await op("POST", `/accounts/${dlt.username}/sender-ids`, { sender: "NOHDR", approve: true, dlt_header: false });
     await op("POST", `/accounts/${dlt.username}/templates`, {
       name: "otp",
       content: "Your OTP is {#var#}.",

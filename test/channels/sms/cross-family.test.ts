@@ -258,7 +258,8 @@ describeEachEngine("the same decision on v2, legacy and XML", (engine) => {
       await op("POST", `/accounts/${account.username}/dlt/headers`, { header: "SWBRD" });
     }
     await op("POST", `/accounts/${dlt.username}/dlt/entities`, { entity_id: ENTITY });
-    await op("POST", `/accounts/${dlt.username}/sender-ids`, { sender: "NOHDR", approve: true });
+    // Approved without its DLT header (decision 0151's opt-out): sends from it meet -32.
+    await op("POST", `/accounts/${dlt.username}/sender-ids`, { sender: "NOHDR", approve: true, dlt_header: false });
     await op("POST", `/accounts/${dlt.username}/templates`, {
       name: "otp",
       content: "Your OTP is {#var#}.",

@@ -191,7 +191,8 @@ describeEachEngine("the DLT entity of a send that names none", (engine) => {
   it("refuses a header that is not white-listed with -32 / 422 and what to ask the operator for", async () => {
     const t = gateway();
     const account = await dltAccount([E1]);
-    await op("POST", `/accounts/${account.username}/sender-ids`, { sender: "NOHDR", approve: true });
+    // Approved without its DLT header (decision 0151's opt-out): sends from it meet -32.
+    await op("POST", `/accounts/${account.username}/sender-ids`, { sender: "NOHDR", approve: true, dlt_header: false });
     for (const family of FAMILIES) {
       const answer = await send(t, account, family, { ...TRANSACTIONAL, sender: "NOHDR" });
       expect(answer.refusal, family).toBe(family === "v2" ? "dlt_header_not_whitelisted" : "-32");

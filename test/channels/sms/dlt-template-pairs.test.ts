@@ -160,7 +160,8 @@ describeEachEngine("DLT template, entity and header sent together", (engine) => 
       ).toBe(true);
     }
     // A header that is not white-listed is still that refusal (-32), not this one.
-    await op("POST", `/accounts/${account.username}/sender-ids`, { sender: "NOHDR", approve: true });
+    // Approved without its DLT header (decision 0151's opt-out): sends from it meet -32.
+    await op("POST", `/accounts/${account.username}/sender-ids`, { sender: "NOHDR", approve: true, dlt_header: false });
     expect((await sendOn(t, account, "legacy", { route: "T", message: TICKET, sender: "NOHDR" })).code).toBe("-32");
     const rows = await sent(t, account);
     expect(rows.filter((row) => row.dlt_template_id === TICKET_TEMPLATE).every((row) => row.sender === "OTHERH")).toBe(

@@ -178,7 +178,8 @@ describeEachEngine("legacy send: every code of the legacy table", (engine) => {
       buildAccount(t, { credits: { sms: 100, international: 0 } }),
     ]);
     await op("POST", `/accounts/${plain.username}/sender-ids`, { sender: "PENDNG" });
-    await op("POST", `/accounts/${dlt.username}/sender-ids`, { sender: "NOHDR", approve: true });
+    // Approved without its DLT header (decision 0151's opt-out): sends from it meet -32.
+    await op("POST", `/accounts/${dlt.username}/sender-ids`, { sender: "NOHDR", approve: true, dlt_header: false });
     await op("POST", `/accounts/${dlt.username}/dlt/headers`, { header: "SWBRD" });
     await op("POST", `/accounts/${dlt.username}/dlt/entities`, { entity_id: ENTITY });
     await op("POST", `/accounts/${dlt.username}/dlt/entities`, { entity_id: LETTERED_ENTITY });
