@@ -1,7 +1,8 @@
 // The CLI decides every kind of request the operator API does (decision 0144): `dlt
 // entities|headers|urls|callbacks approve|reject --id N` and `voice-caller-ids reject --id N`,
 // each `reject` with `--reason` (kept for the account, audited with the CLI as the actor), and
-// `sender-ids approve` white-lists the DLT header unless `--no-dlt-header` (decision 0151).
+// `sender-ids approve` white-lists the DLT header unless `--no-dlt-header` (decision 0151), as
+// `sender-ids add --approve` does.
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { systemClock } from "../../../src/base/core/clock.js";
 import { requestCallerId } from "../../../src/channels/voice/caller-ids.js";
@@ -121,5 +122,30 @@ describeEachEngine("switchboard CLI: deciding DLT requests and caller numbers", 
     const headers = listed.headers.map((h: { header: string }) => h.header);
     expect(headers).toContain("BOTH12");
     expect(headers).not.toContain("ALONE1");
+  });
+
+  it("adds a sender ID approved with its DLT header, audited, or alone with --no-dlt-header", async () => {
+    const add = ["sender-ids", "add", "--account", "review-user", "--approve"];
+    expect(await cliOk([...add, "--sender", "ADDED1"], env)).toBe(
+      "sender ID ADDED1 and DLT header for review-user: approved\n",
+    );
+    const kept = JSON.parse(await cliOk([...add, "--sender", "KEPT12", "--no-dlt-header", "--json"], env));
+    expect(kept).toMatchObject({ sender_id: "KEPT12", status: "approved", dlt_header: null });
+    const headers = await db.store.db
+      .selectFrom("dlt_headers")
+      .select(["id", "header", "status"])
+      .where("account_id", "=", account.id)
+      .where("header", "in", ["ADDED1", "KEPT12"])
+      .execute();
+    expect(headers).toEqual([{ id: expect.any(Number), header: "ADDED1", status: "approved" }]);
+    const entries = (await audit("dlt_header.add")).filter((e) => e.target === `DLT header ${headers[0]!.id}`);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ channel: "cli", account_id: account.id });
+    expect(JSON.parse(entries[0]?.before ?? "null")).toEqual({ status: null });
+    expect(JSON.parse(entries[0]?.after ?? "{}")).toMatchObject({
+      header: "ADDED1",
+      status: "approved",
+      with: expect.stringMatching(/^sender ID \d+$/),
+    });
   });
 });
