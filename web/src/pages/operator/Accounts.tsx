@@ -157,7 +157,12 @@ export function OnboardingForm({ onCreated }: { onCreated?: (created: OnboardedA
           </div>
         ))}
       </fieldset>
-      {input("Sender IDs (approved at once)", "senderIds", {}, "Separated by commas, e.g. ACMECO, ACMEOT")}
+      {input(
+        "Sender IDs (approved at once)",
+        "senderIds",
+        {},
+        "Separated by commas, e.g. ACMECO, ACMEOT; white-listed as DLT headers too",
+      )}
       {input("DLT entity IDs", "entities", {}, "Separated by commas; the first is the default")}
       <Field
         label="Templates (approved at once)"
