@@ -52,9 +52,11 @@
 //   price-cards.ts     price cards: a card replaced whole, listed, shown; an account's card;
 //                      PRICE_CARDS_CHANGED
 //   price-changes.ts   what replacing a card changed (rows added, removed, repriced, in credits): its audit entry
-//   price-rows.ts      the rows of a price card or a carrier's cost card: checked (API body or CSV, a
-//                      bad one named by index or line), read back, described; no luxon (the CLI's
-//                      carriers group loads it)
+//   price-rows.ts      the rows of a price card or a carrier's cost card: checked (an API body's, a
+//                      bad one named by index), read back, described; no luxon (the CLI's carriers
+//                      group loads it)
+//   price-csv.ts       those rows from CSV (`prices import`, the operator API's text/csv PUT), a bad
+//                      line named by its number; whole, or a slice per turn of the event loop
 //   pricing-route.ts   GET /api/v2/pricing: the account's price of one unit to a number
 //   price-lookup.ts    CompiledCard (own route code before *, then the longest prefix, the row in
 //                      force) and PriceBook, the per-process cache of cards and accounts' prices
@@ -82,6 +84,7 @@ export * from "./ledger-batch.js";
 export * from "./pending-requests.js";
 export * from "./price-cards.js";
 export * from "./price-changes.js";
+export * from "./price-csv.js";
 export * from "./price-lookup.js";
 export * from "./price-rows.js";
 export * from "./registrations.js";

@@ -1,8 +1,7 @@
 // The rows of a price card or a carrier's cost card (delivery/carriers/cost-cards.ts): checked one
-// by one (API body) or from CSV text, a bad one named by its index or line and field; read back as
-// stored; described in credits and ISO time. Only csv-parse and base/core: what the CLI's carriers
+// by one (an API body's, a bad one named by its index and field; price-csv.ts reads them from CSV);
+// read back as stored; described in credits and ISO time. Only base/core: what the CLI's carriers
 // group loads to read a cost card's file (test/app/cli/cli-bundle.test.ts bounds it), so no luxon.
-import { type CsvError, parse } from "csv-parse/sync";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli, toMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
@@ -127,61 +126,7 @@ export function isoInstant(text: string): number | undefined {
 }
 
 /** A reason as a clause before "; nothing …": without its own full stop (toMilli's sentences end in one). */
-const clause = (reason: string) => reason.replace(/\.$/, "");
-
-/** A card's rows from CSV text; a bad line throws invalid_request with its line number and reason. */
-export function parsePriceCsv(text: string): PriceRow[] {
-  let records: { record: string[]; info: { lines: number } }[];
-  try {
-    records = parse(text, {
-      info: true,
-      skip_empty_lines: true,
-      trim: true,
-      relax_column_count: true,
-      bom: true,
-    }) as unknown as typeof records;
-  } catch (error) {
-    const csv = error as CsvError & { lines?: number };
-    throw new GatewayError("invalid_request", `Line ${csv.lines ?? "?"}: ${csv.message}`, { line: csv.lines });
-  }
-  const [head, ...lines] = records;
-  const header = head?.record.map((h) => h.toLowerCase()) ?? [];
-  const expected = PRICE_CSV_HEADER.slice(0, header.length);
-  if (header.length < 4 || header.length > 5 || header.some((h, i) => h !== expected[i])) {
-    throw new GatewayError(
-      "invalid_request",
-      `Line ${head?.info.lines ?? 1}: the header must be channel,route,prefix,price[,effective_from] (got "${header.join(",")}")`,
-      { line: head?.info.lines ?? 1 },
-    );
-  }
-  if (lines.length > MAX_CARD_ROWS) {
-    throw new GatewayError("invalid_request", `A card has at most ${MAX_CARD_ROWS} rows (got ${lines.length}).`);
-  }
-  const rows: PriceRow[] = [];
-  const seen = new Map<string, number>();
-  for (const { record, info } of lines) {
-    const at = (reason: string, field?: string) =>
-      new GatewayError("invalid_request", `Line ${info.lines}: ${clause(reason)}; nothing imported.`, {
-        line: info.lines,
-        ...(field ? { field } : {}),
-      });
-    if (record.length !== header.length) throw at(`${record.length} fields where the header has ${header.length}`);
-    const [channel, route, prefix, price, effective] = record;
-    let row: PriceRow;
-    try {
-      row = priceRow({ channel, route, prefix, price, effective_from: effective });
-    } catch (error) {
-      if (error instanceof PriceRowError) throw at(error.message, error.field);
-      throw error;
-    }
-    const key = rowKey(row);
-    const earlier = seen.get(key);
-    if (earlier !== undefined) throw at(`the same channel, route, prefix and effective_from as line ${earlier}`);
-    seen.set(key, info.lines);
-    rows.push(row);
-  }
-  return rows;
-}
+export const reasonClause = (reason: string) => reason.replace(/\.$/, "");
 
 /** A card's rows from the operator API's body; a bad row throws invalid_request naming its index and field. */
 export function priceRowsOf(inputs: PriceRowInput[]): PriceRow[] {
@@ -214,14 +159,14 @@ function* checkRows(inputs: PriceRowInput[], rows: PriceRow[]): Generator<void> 
       if (!(error instanceof PriceRowError)) throw error;
       throw new GatewayError(
         "invalid_request",
-        `rows[${index}].${error.field}: ${clause(error.message)}; nothing written.`,
+        `rows[${index}].${error.field}: ${reasonClause(error.message)}; nothing written.`,
         {
           field: `rows[${index}].${error.field}`,
           index,
         },
       );
     }
-    const earlier = seen.get(rowKey(row));
+    const earlier = seen.get(priceRowKey(row));
     if (earlier !== undefined) {
       throw new GatewayError(
         "invalid_request",
@@ -229,12 +174,13 @@ function* checkRows(inputs: PriceRowInput[], rows: PriceRow[]): Generator<void> 
         { field: `rows[${index}]`, index },
       );
     }
-    seen.set(rowKey(row), index);
+    seen.set(priceRowKey(row), index);
     rows.push(row);
   }
 }
 
-function rowKey(row: PriceRow): string {
+/** What two rows of a card may not share: channel, route, prefix and effective_from. */
+export function priceRowKey(row: PriceRow): string {
   return `${row.channel}|${row.route}|${row.prefix}|${row.effective_from ?? ""}`;
 }
 
