@@ -1,10 +1,11 @@
-// The operator API for price cards: PUT /admin/api/price-cards/{name} replaces a card's rows (a bad
-// row: 400 naming rows[i] and its field, nothing written; no rows only with ?allow_empty=true),
-// written in chunks without holding the API (price-cards.ts); GET lists the cards and shows one;
+// The operator API for price cards: PUT /admin/api/price-cards/{name} replaces a card's rows, sent
+// as JSON (a bad row: 400 naming rows[i] and its field) or as the CSV `prices import` reads (a bad
+// line: 400 naming it), nothing written on a refusal, no rows only with ?allow_empty=true; written
+// in chunks without holding the API (price-cards.ts); GET lists the cards and shows one;
 // DELETE removes one no account is priced by. Names compare without case, as usernames. An
 // account's card is set with `price_card` on PATCH /admin/api/accounts/{username} (routes.ts).
 // A connector's cost card takes the same rows: PUT and GET /admin/api/carriers/{name}/cost-card.
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -19,6 +20,7 @@ import {
   MAX_CARD_ROWS,
   type PriceRow,
   type PriceRowInput,
+  parsePriceCsvInTurns,
   priceCardRows,
   priceRowsInTurns,
   replacePriceCard,
@@ -73,6 +75,20 @@ const Row = Type.Object(
 const Rows = Type.Object({ rows: Type.Array(Row, { maxItems: MAX_CARD_ROWS }) }, { additionalProperties: false });
 const Connector = Type.Object({ name: Type.String({ pattern: CONNECTOR_NAME }) });
 
+const BODY_TYPES =
+  'the rows as JSON (Content-Type: application/json, {"rows": [...]}) or the card as CSV (Content-Type: text/csv, the file `switchboard prices import` reads)';
+const wrongType = () => new GatewayError("invalid_request", `Send ${BODY_TYPES}.`, { http: 415 });
+
+/** A PUT's rows: a text/csv body's lines, or a JSON body's `rows` (each as its content type's schema let it through). */
+async function rowsOfBody(body: unknown): Promise<PriceRow[]> {
+  if (typeof body === "string") return parsePriceCsvInTurns(body);
+  if (body === undefined || body === null) throw new GatewayError("invalid_request", `No body: send ${BODY_TYPES}.`);
+  if (typeof body === "object" && Array.isArray((body as { rows?: unknown }).rows)) {
+    return jsonPriceRows((body as Static<typeof Rows>).rows);
+  }
+  throw wrongType();
+}
+
 export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
   const ok = (data: unknown) => ({ status: "success", data });
 
@@ -92,35 +108,43 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     },
   );
 
-  admin.put(
-    "/price-cards/:name",
-    {
-      schema: {
-        params: Name,
-        querystring: AllowEmpty,
-        body: Rows,
-        response: operatorAnswer(WrittenPriceCard),
+  // The PUT in a scope of its own: a text/csv body is read whole as text (within the server's body
+  // limit, as a JSON one) where the operator API's other CSV routes take it as a stream, and a body
+  // of another type is refused, not read as fields.
+  admin.register(async (upload: TypedRoutes) => {
+    upload.removeContentTypeParser(["text/csv", "text/plain", "application/x-www-form-urlencoded"]);
+    upload.addContentTypeParser("text/csv", { parseAs: "string" }, (_request, body, done) => done(null, body));
+    upload.addContentTypeParser("*", (_request, _payload, done) => done(wrongType(), undefined));
+    upload.put(
+      "/price-cards/:name",
+      {
+        schema: {
+          params: Name,
+          querystring: AllowEmpty,
+          body: { content: { "application/json": { schema: Rows }, "text/csv": { schema: Type.String() } } },
+          response: operatorAnswer(WrittenPriceCard),
+        },
       },
-    },
-    async (request) => {
-      const { name } = request.params;
-      if (name === DEFAULT_CARD) {
-        throw new GatewayError("invalid_request", `The card "${DEFAULT_CARD}" is built in (1 credit a unit).`);
-      }
-      const rows = await jsonPriceRows(request.body.rows);
-      if (rows.length === 0 && request.query.allow_empty !== "true") {
-        throw new GatewayError(
-          "invalid_request",
-          `No rows: this would empty the price card "${name}" (every account on it back to 1 credit a unit). Add ?allow_empty=true to do that.`,
-          { field: "rows" },
-        );
-      }
-      const card = (await findPriceCard(ctx.store.db, name, { hidden: true }))?.name ?? name.toLowerCase();
-      const entry = priceCardEntry(changeDeps(ctx, request), card, rows);
-      const written = await replacePriceCard(ctx.store, ctx.clock, card, rows, entry);
-      return ok({ name: card, rows: written });
-    },
-  );
+      async (request) => {
+        const { name } = request.params;
+        if (name === DEFAULT_CARD) {
+          throw new GatewayError("invalid_request", `The card "${DEFAULT_CARD}" is built in (1 credit a unit).`);
+        }
+        const rows = await rowsOfBody(request.body);
+        if (rows.length === 0 && request.query.allow_empty !== "true") {
+          throw new GatewayError(
+            "invalid_request",
+            `No rows: this would empty the price card "${name}" (every account on it back to 1 credit a unit). Add ?allow_empty=true to do that.`,
+            { field: "rows" },
+          );
+        }
+        const card = (await findPriceCard(ctx.store.db, name, { hidden: true }))?.name ?? name.toLowerCase();
+        const entry = priceCardEntry(changeDeps(ctx, request), card, rows);
+        const written = await replacePriceCard(ctx.store, ctx.clock, card, rows, entry);
+        return ok({ name: card, rows: written });
+      },
+    );
+  });
 
   admin.delete(
     "/price-cards/:name",
