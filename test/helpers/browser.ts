@@ -22,9 +22,9 @@ import {
  * browser files in 81–85 s against the full browser's 123–132 s, at 86 CPU-seconds of Chromium
  * against 192 (docs/benchmarks.md, issue 37: "Chromium's headless shell and four workers").
  */
-const CHROMIUM_CANDIDATES = ["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"];
+const HEADLESS_SHELL = "/usr/bin/chromium-headless-shell";
 export const CHROMIUM_PATH =
-  process.env.CHROMIUM_PATH ?? CHROMIUM_CANDIDATES.find((path) => existsSync(path)) ?? CHROMIUM_CANDIDATES[0];
+  process.env.CHROMIUM_PATH ?? [HEADLESS_SHELL, "/usr/bin/chromium"].find((path) => existsSync(path)) ?? HEADLESS_SHELL;
 const required = process.env.SWITCHBOARD_REQUIRE_BROWSER === "1";
 
 function browserProblem(): string | undefined {
