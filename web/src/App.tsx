@@ -54,6 +54,8 @@ const OperatorAudit = lazy(() => import("./pages/operator/Audit.js"));
 const Alerts = lazy(() => import("./pages/operator/Alerts.js"));
 const Analytics = lazy(() => import("./pages/operator/Analytics.js"));
 const Margin = lazy(() => import("./pages/operator/Margin.js"));
+const PriceCards = lazy(() => import("./pages/operator/PriceCards.js"));
+const PriceCard = lazy(() => import("./pages/operator/PriceCard.js"));
 const Users = lazy(() => import("./pages/Users.js"));
 const Sessions = lazy(() => import("./pages/Sessions.js"));
 const Staff = lazy(() => import("./pages/operator/Staff.js"));
@@ -98,6 +100,8 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/alerts", title: "Alerts", component: Alerts, nav: true },
   { path: "/operator/analytics", title: "Analytics", component: Analytics, nav: true },
   { path: "/operator/margin", title: "Margin", component: Margin, nav: true },
+  { path: "/operator/price-cards", title: "Price cards", component: PriceCards, nav: true, needs: ["staff_read"] },
+  { path: "/operator/price-cards/:name", title: "Price card", component: PriceCard, needs: ["staff_read"] },
   { path: "/operator/staff", title: "Staff", component: Staff, nav: true },
 ];
 

@@ -112,10 +112,11 @@ export function upload<T>(
   file: Blob,
   contentType: string,
   onProgress: (sent: number, total: number) => void,
+  method: "POST" | "PUT" = "POST",
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open("POST", path);
+    xhr.open(method, path);
     xhr.setRequestHeader("accept", "application/json");
     xhr.setRequestHeader("content-type", contentType);
     if (csrfToken) xhr.setRequestHeader("x-csrf-token", csrfToken);

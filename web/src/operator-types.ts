@@ -46,6 +46,11 @@ export type OperatorRefusalPage = Static<typeof refusals.OperatorRefusalPage>;
 export type AlertSettings = Static<typeof alerts.AlertSettings>;
 export type AccountThreshold = Static<typeof alerts.AccountThreshold>;
 export type PriceCardSummary = Static<typeof prices.PriceCardSummary>;
+/** A price card with its rows (prices in credits, effective_from ISO 8601 or null: always). */
+export type PriceCard = Static<typeof prices.PriceCard>;
+export type PriceCardRow = Static<typeof prices.PriceCardRow>;
+export type WrittenPriceCard = Static<typeof prices.WrittenPriceCard>;
+export type DeletedPriceCard = Static<typeof prices.DeletedPriceCard>;
 export type ActiveAlert = Static<typeof alerts.ActiveAlert>;
 export type DeliveryAnalytics = Static<typeof analytics.DeliveryAnalytics>;
 export type DeliveryAnalyticsRow = Static<typeof analytics.DeliveryAnalyticsRow>;

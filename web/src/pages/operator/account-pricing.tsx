@@ -1,7 +1,7 @@
 // The operator's account page, what the account pays and when it is warned: its price card
-// (chosen from the operator's cards, PATCH /admin/api/accounts/{username} `price_card`) and its own
-// low-balance alert threshold (PUT /admin/api/accounts/{username}/low-balance-threshold; none: the
-// operator's default of the Alerts page applies).
+// (chosen from the cards of the Price cards page, PATCH /admin/api/accounts/{username} `price_card`)
+// and its own low-balance alert threshold (PUT /admin/api/accounts/{username}/low-balance-threshold;
+// none: the operator's default of the Alerts page applies).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../../api.js";
@@ -56,11 +56,16 @@ export function PriceCardForm({
         label="Price card"
         id="price-card"
         hint={
-          card === DEFAULT_CARD
-            ? "default: 1 credit an SMS segment or voice unit"
-            : card === parentPrice
-              ? `the parent ${account.parent}'s price plus ${account.markup_percent ?? 0} %`
-              : `${plural(rowsOf(card) ?? 0, "row")}; import cards with switchboard prices import`
+          card === DEFAULT_CARD ? (
+            "default: 1 credit an SMS segment or voice unit"
+          ) : card === parentPrice ? (
+            `the parent ${account.parent}'s price plus ${account.markup_percent ?? 0} %`
+          ) : (
+            <>
+              <Link to={`/operator/price-cards/${encodeURIComponent(card)}`}>{plural(rowsOf(card) ?? 0, "row")}</Link>{" "}
+              (cards are imported on <Link to="/operator/price-cards">Price cards</Link>)
+            </>
+          )
         }
       >
         <select
