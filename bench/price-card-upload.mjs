@@ -2,8 +2,9 @@
 // database (SQLite, or PostgreSQL with --database), writes a card of --rows rows once (so that the
 // timed upload replaces as many rows, with its audit diff), then PUTs it again with every price
 // changed while GET /healthz and the demo account's GET /api/v2/balance are polled one after the
-// other; prints the PUT's time and each probe's worst and median latency during it.
-// Usage: npm run build && node bench/price-card-upload.mjs [--rows 150000] [--rounds 3] [--database postgres://…]
+// other; prints the PUT's time and each probe's worst and median latency during it. --format csv
+// sends the card as the CSV `prices import` reads (Content-Type: text/csv) instead of JSON.
+// Usage: npm run build && node bench/price-card-upload.mjs [--rows 150000] [--rounds 3] [--format json|csv] [--database postgres://…]
 import { parseArgs } from "node:util";
 import { cli, freshDatabase, machine, median, startServer } from "./lib.mjs";
 
@@ -13,6 +14,7 @@ const { values } = parseArgs({
     rounds: { type: "string", default: "3" },
     database: { type: "string" },
     port: { type: "string", default: "18190" },
+    format: { type: "string", default: "json" },
   },
 });
 const ROWS = Number(values.rows);
@@ -40,6 +42,11 @@ function card(round) {
       price: Number(((round % 7) / 10 + 0.1).toFixed(3)),
     });
   }
+  if (values.format === "csv") {
+    return ["channel,route,prefix,price", ...rows.map((r) => `${r.channel},${r.route},${r.prefix},${r.price}`)].join(
+      "\n",
+    );
+  }
   return JSON.stringify({ rows });
 }
 
@@ -47,7 +54,10 @@ const put = async (body) => {
   const started = performance.now();
   const answer = await fetch(`${base}/admin/api/price-cards/bigapi`, {
     method: "PUT",
-    headers: { authorization: `Bearer ${operator.api_key}`, "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${operator.api_key}`,
+      "content-type": values.format === "csv" ? "text/csv" : "application/json",
+    },
     body,
   });
   if (!answer.ok) throw new Error(`PUT answered ${answer.status}: ${await answer.text()}`);
@@ -68,7 +78,7 @@ async function probe(url, headers, done) {
 
 console.log(machine());
 console.log(
-  `${db.url.startsWith("sqlite:") ? "SQLite" : "PostgreSQL"}, ${ROWS} rows, SWITCHBOARD_THREADS=${env.SWITCHBOARD_THREADS}`,
+  `${db.url.startsWith("sqlite:") ? "SQLite" : "PostgreSQL"}, ${ROWS} rows as ${values.format}, SWITCHBOARD_THREADS=${env.SWITCHBOARD_THREADS}`,
 );
 await put(card(0));
 const summary = [];
