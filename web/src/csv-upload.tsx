@@ -11,6 +11,47 @@ const REASONS: Record<string, string> = {
   invalid_name: "the name is too long or has a NUL character",
 };
 
+/** Bytes of a file sent so far, of its size. */
+export interface Sent {
+  loaded: number;
+  total: number;
+}
+
+/** How much of an upload is sent, in words: "40% of 512 KB sent". */
+export function sentWords(sent: Sent): string {
+  return `${formatNumber(Math.round((sent.loaded / Math.max(sent.total, 1)) * 100))}% of ${formatNumber(Math.ceil(sent.total / 1024))} KB sent`;
+}
+
+/**
+ * One file's upload and what came of it: the bytes sent, busy until the answer, the refusal or
+ * the answer. `run(file, send)` starts it; `send` reports progress and answers the result, which
+ * `run` also answers (undefined when refused).
+ */
+export function useFileUpload<T>() {
+  const [sent, setSent] = useState<Sent>();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>();
+  const [result, setResult] = useState<T>();
+  const run = async (file: File, send: (progress: (loaded: number, total: number) => void) => Promise<T>) => {
+    setBusy(true);
+    setError(undefined);
+    setResult(undefined);
+    setSent({ loaded: 0, total: file.size });
+    try {
+      const answer = await send((loaded, total) => setSent({ loaded, total }));
+      setResult(answer);
+      return answer;
+    } catch (caught) {
+      setError(caught);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  const done = sent !== undefined && sent.loaded >= sent.total;
+  return { sent, busy, done, error, result, run };
+}
+
 /** What an upload reported, in words (the per-line errors listed a page at a time). */
 export function UploadReport({ report }: { report: ContactUpload }) {
   const invalid = useClientPages(report.invalid_entries, 20);
@@ -71,35 +112,17 @@ export function CsvUpload({
   onUploaded?: (report: ContactUpload) => void;
 }) {
   const [file, setFile] = useState<File>();
-  const [sent, setSent] = useState<{ loaded: number; total: number }>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [report, setReport] = useState<ContactUpload>();
+  const { sent, busy, done, error, result: report, run } = useFileUpload<ContactUpload>();
 
   const start = async () => {
     if (!file) return;
-    setBusy(true);
-    setError(undefined);
-    setReport(undefined);
-    setSent({ loaded: 0, total: file.size });
-    try {
+    const answer = await run(file, async (progress) => {
       const groupId = await target(file);
-      const answer = await upload<{ data: ContactUpload }>(
-        `/api/v2/groups/${groupId}/contacts`,
-        file,
-        "text/csv",
-        (loaded, total) => setSent({ loaded, total }),
-      );
-      setReport(answer.data);
-      onUploaded?.(answer.data);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+      return (await upload<{ data: ContactUpload }>(`/api/v2/groups/${groupId}/contacts`, file, "text/csv", progress))
+        .data;
+    });
+    if (answer) onUploaded?.(answer);
   };
-
-  const done = sent && sent.loaded >= sent.total;
   return (
     <div className="upload">
       <Field
@@ -121,9 +144,7 @@ export function CsvUpload({
       {sent ? (
         <Progress id={`${id}-progress`} label="Upload" value={sent.loaded} max={sent.total}>
           <span data-testid="upload-progress">
-            {busy && done
-              ? "Sent; the gateway is reading the file…"
-              : `${formatNumber(Math.round((sent.loaded / Math.max(sent.total, 1)) * 100))}% of ${formatNumber(Math.ceil(sent.total / 1024))} KB sent`}
+            {busy && done ? "Sent; the gateway is reading the file…" : sentWords(sent)}
           </span>
         </Progress>
       ) : null}

@@ -4,7 +4,8 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { upload, withQuery } from "../../api.js";
-import { formatNumber, plural } from "../../format.js";
+import { sentWords, useFileUpload } from "../../csv-upload.js";
+import { plural } from "../../format.js";
 import type { WrittenPriceCard } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { ErrorNotice, Field, Progress, Success } from "../../ui.js";
@@ -29,10 +30,14 @@ export function PriceCardImport({
   const [name, setName] = useState(card ?? "");
   const [file, setFile] = useState<File>();
   const [allowEmpty, setAllowEmpty] = useState(false);
-  const [sent, setSent] = useState<{ loaded: number; total: number }>();
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<unknown>();
-  const [written, setWritten] = useState<WrittenPriceCard & { before: number | undefined }>();
+  const {
+    sent,
+    busy,
+    done,
+    error,
+    result: written,
+    run,
+  } = useFileUpload<WrittenPriceCard & { before: number | undefined }>();
   const target = (card ?? name).trim();
   const before = target ? replaces?.(target.toLowerCase()) : undefined;
   const id = card ? "card-replace" : "card-import";
@@ -40,33 +45,19 @@ export function PriceCardImport({
   const submit = async (event: FormEvent) => {
     event.preventDefault();
     if (!file || !target) return;
-    setBusy(true);
-    setError(undefined);
-    setWritten(undefined);
-    setSent({ loaded: 0, total: file.size });
-    try {
-      const path = withQuery(`/admin/api/price-cards/${encodeURIComponent(target)}`, {
-        allow_empty: allowEmpty ? "true" : undefined,
-      });
-      const answer = await upload<{ data: WrittenPriceCard }>(
-        path,
-        file,
-        "text/csv",
-        (loaded, total) => setSent({ loaded, total }),
-        "PUT",
-      );
-      setWritten({ ...answer.data, before });
-      void queryClient.invalidateQueries({ queryKey: ["operator", "price-cards"] });
-      void queryClient.invalidateQueries({ queryKey: ["operator", "price-card", answer.data.name] });
-      onImported?.(answer.data);
-    } catch (caught) {
-      setError(caught);
-    } finally {
-      setBusy(false);
-    }
+    const path = withQuery(`/admin/api/price-cards/${encodeURIComponent(target)}`, {
+      allow_empty: allowEmpty ? "true" : undefined,
+    });
+    const answer = await run(file, async (progress) => ({
+      ...(await upload<{ data: WrittenPriceCard }>(path, file, "text/csv", progress, "PUT")).data,
+      before,
+    }));
+    if (!answer) return;
+    void queryClient.invalidateQueries({ queryKey: ["operator", "price-cards"] });
+    void queryClient.invalidateQueries({ queryKey: ["operator", "price-card", answer.name] });
+    onImported?.(answer);
   };
 
-  const done = sent && sent.loaded >= sent.total;
   return (
     <form onSubmit={(event) => void submit(event)} aria-label={card ? `Replace ${card}` : "Import a price card"}>
       <div className="columns">
@@ -119,9 +110,7 @@ export function PriceCardImport({
       </div>
       {sent && busy ? (
         <Progress id={`${id}-progress`} label="Upload" value={sent.loaded} max={sent.total}>
-          {done
-            ? "Sent; the gateway is checking and writing the rows…"
-            : `${formatNumber(Math.round((sent.loaded / Math.max(sent.total, 1)) * 100))}% of ${formatNumber(Math.ceil(sent.total / 1024))} KB sent`}
+          {done ? "Sent; the gateway is checking and writing the rows…" : sentWords(sent)}
         </Progress>
       ) : null}
       <ErrorNotice error={error} title="Not imported" />
