@@ -9,9 +9,9 @@ import type { PriceCard as Card, PriceCardRow } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { canDo, useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Field, Pager, PageTitle, useClientPages } from "../../ui.js";
+import { DEFAULT_CARD } from "./account-pricing.js";
 import { PriceCardImport } from "./price-card-import.js";
 
-const DEFAULT_CARD = "default";
 const CHANNELS = ["sms", "voice"] as const;
 
 /** The rows on `channel` (all: "") whose prefix starts with `prefix` (a leading + dropped, as the API does). */
@@ -120,7 +120,7 @@ export default function PriceCard({ params }: { params: Record<string, string> }
             A CSV file as <code>switchboard prices import</code> reads it; every row of the card is replaced at once,
             and a bad line refuses the whole file.
           </p>
-          <PriceCardImport card={card.data.name} replaces={() => total} onImported={() => void card.refetch()} />
+          <PriceCardImport card={card.data.name} replaces={() => total} />
         </section>
       ) : null}
     </>

@@ -9,9 +9,8 @@ import type { DeletedPriceCard, PriceCardSummary } from "../../operator-types.js
 import { Link } from "../../router.js";
 import { canDo, useSignedIn } from "../../session.js";
 import { Busy, ConfirmButton, ErrorNotice, Pager, PageTitle, Success, useClientPages } from "../../ui.js";
+import { DEFAULT_CARD } from "./account-pricing.js";
 import { PriceCardImport } from "./price-card-import.js";
-
-const DEFAULT_CARD = "default";
 
 export default function PriceCards() {
   const session = useSignedIn();

@@ -15,7 +15,8 @@ import {
 import { Link } from "../../router.js";
 import { ErrorNotice, Field, Success } from "../../ui.js";
 
-const DEFAULT_CARD = "default";
+/** The built-in card (1 credit a unit), which the Price cards pages show but never change. */
+export const DEFAULT_CARD = "default";
 
 /** The account's price card, picked from the cards the operator has imported. */
 export function PriceCardForm({

@@ -20,11 +20,9 @@ const CARD_NAME = "[A-Za-z0-9][A-Za-z0-9_.\\-]{0,63}";
 export function PriceCardImport({
   card,
   replaces,
-  onImported,
 }: {
   card?: string;
   replaces?: (name: string) => number | undefined;
-  onImported?: (written: WrittenPriceCard) => void;
 }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState(card ?? "");
@@ -54,8 +52,8 @@ export function PriceCardImport({
     }));
     if (!answer) return;
     void queryClient.invalidateQueries({ queryKey: ["operator", "price-cards"] });
-    void queryClient.invalidateQueries({ queryKey: ["operator", "price-card", answer.name] });
-    onImported?.(answer);
+    // Every card page's query, whatever case its address spelled the name in: only the one open refetches.
+    void queryClient.invalidateQueries({ queryKey: ["operator", "price-card"] });
   };
 
   return (
