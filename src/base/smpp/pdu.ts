@@ -51,11 +51,6 @@ function commandName(id: number): string {
   return answered ? `${answered}_resp` : `0x${id.toString(16).padStart(8, "0")}`;
 }
 
-/**
- * Cuts the bytes read from a socket into PDUs; a chunk may hold many, or part of one. The chunks
- * of a PDU still coming are kept as they came and joined once it is whole: joined at every read,
- * a 64 KB PDU sent a byte at a time cost a copy of everything before each byte (4 s of CPU).
- */
 /** A command_length no PDU can have: the stream cannot be followed. Its header was read whole. */
 export class BrokenStream extends Error {
   constructor(
@@ -67,6 +62,11 @@ export class BrokenStream extends Error {
   }
 }
 
+/**
+ * Cuts the bytes read from a socket into PDUs; a chunk may hold many, or part of one. The chunks
+ * of a PDU still coming are kept as they came and joined once it is whole: joined at every read,
+ * a 64 KB PDU sent a byte at a time cost a copy of everything before each byte (4 s of CPU).
+ */
 export class PduReader {
   private pending: Buffer[] = [];
   private pendingLength = 0;

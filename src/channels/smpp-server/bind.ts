@@ -8,7 +8,7 @@
 // read gets its command's error answer.
 import type { Socket } from "node:net";
 import {
-  type BrokenStream,
+  BrokenStream,
   COMMAND,
   cstringBody,
   type DeliverSm,
@@ -141,10 +141,10 @@ export class Bind {
     try {
       pdus = this.reader.push(chunk);
     } catch (error) {
-      // A length no PDU can have: the stream cannot be followed any further. The connection is ended
-      // after the nack (with the header's sequence_number), not cut: cut with the client's next
-      // bytes unread, it would be reset, and the reset could take the nack with it.
-      this.write(encodePdu(COMMAND.generic_nack, (error as BrokenStream).sequence ?? 0, STATUS.ESME_RINVCMDLEN));
+      // A length no PDU can have: the stream cannot be followed. Ended after the nack (the header's
+      // sequence_number), not cut: cut with the client's bytes unread, its reset could take the nack.
+      const sequence = error instanceof BrokenStream ? error.sequence : 0;
+      this.write(encodePdu(COMMAND.generic_nack, sequence, STATUS.ESME_RINVCMDLEN));
       this.host.warn("SMPP client sent a broken stream; closed", { address: this.address, error: String(error) });
       this.output.end();
       this.socket.resume();
