@@ -286,6 +286,7 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "DELETE /admin/api/refund-policy/:reason",
     "GET /admin/api/price-cards",
     "GET /admin/api/price-cards/:name",
+    "GET /admin/api/price-cards/:name/export",
     "PUT /admin/api/price-cards/:name",
     "DELETE /admin/api/price-cards/:name",
   ],

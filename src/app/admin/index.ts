@@ -38,7 +38,8 @@
 //                      callback white-lists per entity, and the decision on an account's request
 //   dlt-chain-routes.ts the operator API and actions (shared with the CLI) for the telemarketer chain of
 //                      each DLT entity of an account
-//   price-card-routes.ts  PUT (JSON rows or text/csv)/GET/DELETE /admin/api/price-cards/{name}, GET /admin/api/price-cards
+//   price-card-routes.ts  PUT (JSON rows or text/csv)/GET (a page)/DELETE /admin/api/price-cards/{name},
+//                      GET /admin/api/price-cards/{name}/export (CSV, JSON Lines), GET /admin/api/price-cards
 //   price-card-schemas.ts its answers as schemas
 
 export * from "./change-entries.js";

@@ -1,12 +1,15 @@
 // The operator API for price cards: PUT /admin/api/price-cards/{name} replaces a card's rows, sent
 // as JSON (a bad row: 400 naming rows[i] and its field) or as the CSV `prices import` reads (a bad
 // line: 400 naming it), nothing written on a refusal, no rows only with ?allow_empty=true; written
-// in chunks without holding the API (price-cards.ts); GET lists the cards and shows one;
-// DELETE removes one no account is priced by. Names compare without case, as usernames. An
+// in chunks without holding the API (price-cards.ts); GET lists the cards and shows a page of one
+// (by channel and prefix start; decision 0154), its export streams every row as the CSV the PUT
+// reads; DELETE removes one no account is priced by. Names compare without case, as usernames. An
 // account's card is set with `price_card` on PATCH /admin/api/accounts/{username} (routes.ts).
 // A connector's cost card takes the same rows: PUT and GET /admin/api/carriers/{name}/cost-card.
 import { type Static, Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
+import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
+import { PageNumber, pageMeta } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { costCardRows, replaceCostCard, requireCostedConnector } from "../../delivery/carriers/cost-cards.js";
@@ -18,10 +21,13 @@ import {
   findPriceCard,
   listPriceCards,
   MAX_CARD_ROWS,
+  PRICE_CHANNELS,
+  PRICE_CSV_HEADER,
   type PriceRow,
   type PriceRowInput,
   parsePriceCsvInTurns,
-  priceCardRows,
+  priceCardExportRows,
+  priceCardPage,
   priceRowsInTurns,
   replacePriceCard,
 } from "../../domain/accounts/index.js";
@@ -30,7 +36,7 @@ import { changeDeps } from "./operations.js";
 import {
   CostCard,
   DeletedPriceCard,
-  PriceCard,
+  PriceCardPage,
   PriceCardSummary,
   WrittenCostCard,
   WrittenPriceCard,
@@ -67,6 +73,20 @@ function jsonPriceRows(rows: readonly PriceRowInput[]): Promise<PriceRow[]> {
   });
   return priceRowsInTurns([...rows]);
 }
+const CardPageQuery = Type.Object({
+  page: Type.Optional(PageNumber()),
+  per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  channel: Type.Optional(Type.Union(PRICE_CHANNELS.map((c) => Type.Literal(c)))),
+  prefix: Type.Optional(Type.String({ maxLength: 20 })),
+});
+const ExportQuery = Type.Object({ format: Type.Optional(Type.String({ maxLength: 10 })) });
+const EXPORT_WORDS =
+  "CSV (the columns PUT text/csv and `prices import` read, so it imports back as it is) or JSON Lines: every row of the card, in the order it was imported.";
+
+async function* describedRows(rows: AsyncIterable<PriceRow>) {
+  for await (const row of rows) yield describePriceRow(row);
+}
+
 const Field = Type.Optional(Type.Unknown());
 const Row = Type.Object(
   { channel: Field, route: Field, prefix: Field, price: Field, effective_from: Field },
@@ -98,13 +118,31 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
 
   admin.get(
     "/price-cards/:name",
-    { schema: { params: Name, response: operatorAnswer(PriceCard) } },
+    { schema: { params: Name, querystring: CardPageQuery, response: { "2xx": PriceCardPage } } },
     async (request) => {
       const { name } = request.params;
+      const { channel, prefix } = request.query;
+      const paging = { page: request.query.page ?? 1, perPage: request.query.per_page ?? 100 };
+      const card = await priceCardPage(ctx.store.db, name, { channel, prefix }, paging);
+      if (!card) throw new GatewayError("not_found", `No price card named "${name}".`);
+      return {
+        status: "success",
+        data: { name: card.name, row_count: card.cardRows, rows: card.rows.map(describePriceRow) },
+        meta: pageMeta(paging, card.total),
+      };
+    },
+  );
+
+  admin.get(
+    "/price-cards/:name/export",
+    { schema: { params: Name, querystring: ExportQuery, response: { 200: exportAnswer(EXPORT_WORDS) } } },
+    async (request, reply) => {
+      const { name } = request.params;
       const card = name === DEFAULT_CARD ? name : (await findPriceCard(ctx.store.db, name))?.name;
-      const rows = card === undefined ? undefined : await priceCardRows(ctx.store.db, card);
-      if (!rows) throw new GatewayError("not_found", `No price card named "${name}".`);
-      return ok({ name: card, rows: rows.map(describePriceRow) });
+      if (card === undefined) throw new GatewayError("not_found", `No price card named "${name}".`);
+      const format = exportFormatOf(request.query.format);
+      const rows = describedRows(priceCardExportRows(ctx.store.scanDb(), card));
+      return sendExport(reply, format, `price-card-${card}`, PRICE_CSV_HEADER, rows);
     },
   );
 

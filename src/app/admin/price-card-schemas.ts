@@ -1,5 +1,6 @@
 // The operator API's answers about price cards (price-card-routes.ts) as schemas. Typebox only.
 import { Type } from "typebox";
+import { PageMeta } from "../../base/http/answer-schemas.js";
 
 const NullableTime = Type.Union([Type.String({ format: "date-time" }), Type.Null()]);
 
@@ -18,10 +19,14 @@ export const PriceCardSummary = Type.Object({
   updated_at: NullableTime,
 });
 
+/** A page of a card's rows (GET /admin/api/price-cards/{name}): `meta` counts the rows the filters match. */
 export const PriceCard = Type.Object({
-  name: Type.String(),
-  rows: Type.Array(PriceCardRow),
+  name: Type.String({ description: "The card's name as stored (names compare without case)" }),
+  row_count: Type.Integer({ description: "Rows of the card, whatever the filters" }),
+  rows: Type.Array(PriceCardRow, { description: "A page of them, by channel, prefix, route and effective_from" }),
 });
+
+export const PriceCardPage = Type.Object({ status: Type.Literal("success"), data: PriceCard, meta: PageMeta });
 
 export const WrittenPriceCard = Type.Object({
   name: Type.String({ description: "The card's name as stored (names compare without case)" }),

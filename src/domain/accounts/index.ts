@@ -51,6 +51,7 @@
 //   v2-schemas.ts      their request bodies and answers as schemas
 //   price-cards.ts     price cards: a card replaced whole, listed, shown; an account's card;
 //                      PRICE_CARDS_CHANGED
+//   price-card-pages.ts  a card a page at a time (by channel, prefix start) and whole, in chunks, for its export
 //   price-changes.ts   what replacing a card changed (rows added, removed, repriced, in credits): its audit entry
 //   price-rows.ts      the rows of a price card or a carrier's cost card: checked (an API body's, a
 //                      bad one named by index), read back, described; no luxon (the CLI's carriers
@@ -82,6 +83,7 @@ export { changeKey, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
 export * from "./pending-requests.js";
+export * from "./price-card-pages.js";
 export * from "./price-cards.js";
 export * from "./price-changes.js";
 export * from "./price-csv.js";

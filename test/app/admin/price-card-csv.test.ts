@@ -33,8 +33,8 @@ describeEachEngine("price cards sent as CSV", (engine) => {
     const written = await send("/CSV-Retail", CARD, "text/csv; charset=utf-8");
     expect([written.status, written.body.data]).toEqual([200, { name: "csv-retail", rows: 3 }]);
     expect((await op("GET", "/price-cards/csv-retail")).body.data.rows).toEqual([
-      { channel: "sms", route: "*", prefix: "9198", price: 0.25, effective_from: null },
       { channel: "sms", route: "I", prefix: "44", price: 0.05, effective_from: "2026-12-01T00:00:00Z" },
+      { channel: "sms", route: "*", prefix: "9198", price: 0.25, effective_from: null },
       { channel: "voice", route: "V", prefix: "*", price: 1.5, effective_from: null },
     ]);
     expect(parsePriceCsv(CARD)).toHaveLength(3);

@@ -67,7 +67,21 @@ describeEachEngine("price cards", (engine) => {
     expect(await replacePriceCard(t.db.store, clock, "retail", parsePriceCsv(CARD))).toBe(11);
     const shown = await op("GET", "/price-cards/retail");
     expect(shown.body.data.rows).toHaveLength(11);
-    expect(shown.body.data.rows[1]).toEqual({
+    // By channel, prefix, route and effective_from (`always` first), whatever the file's order.
+    expect(shown.body.data.rows.map((r: { prefix: string; route: string }) => `${r.prefix}${r.route}`)).toEqual([
+      "**",
+      "1*",
+      "1I",
+      "44*",
+      "44*",
+      "44*",
+      "447*",
+      "91*",
+      "91P",
+      "9198*",
+      "91V",
+    ]);
+    expect(shown.body.data.rows[9]).toEqual({
       channel: "sms",
       route: "*",
       prefix: "9198",
@@ -300,7 +314,7 @@ describeEachEngine("price cards", (engine) => {
       rows: [good, { ...good, prefix: "*", price: 0.5, effective_from: "2026-12-01" }],
     });
     expect(written.body.data).toEqual({ name: "wholesale", rows: 2 });
-    expect((await op("GET", "/price-cards/wholesale")).body.data.rows[1]).toEqual({
+    expect((await op("GET", "/price-cards/wholesale")).body.data.rows[0]).toEqual({
       channel: "sms",
       route: "T",
       prefix: "*",

@@ -62,6 +62,7 @@ import { moreRejectionReasons } from "./0059_more_rejection_reasons.js";
 import { messageDltChainScrub } from "./0060_message_dlt_chain_scrub.js";
 import { priceCardGenerations } from "./0061_price_card_generations.js";
 import { rollupsRejected } from "./0064_rollups_rejected.js";
+import { priceCardRowOrder } from "./0067_price_card_row_order.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -124,5 +125,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0060_message_dlt_chain_scrub": messageDltChainScrub(),
     "0061_price_card_generations": priceCardGenerations(),
     "0064_rollups_rejected": rollupsRejected(engine),
+    "0067_price_card_row_order": priceCardRowOrder(engine),
   };
 }

@@ -68,6 +68,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0060_message_dlt_chain_scrub",
   "0061_price_card_generations",
   "0064_rollups_rejected",
+  "0067_price_card_row_order",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
