@@ -1,10 +1,12 @@
-// The PDU bodies an SMPP server reads (binds, submit_sm, data_sm, submit_multi) and writes
-// (their responses, deliver_sm). Reading is strict, unlike the carrier side's reader: a client's
-// body that ends inside a field, or whose strings miss their NUL, is malformed and answered with
-// an error, never guessed at. Framing (PduReader, encodePdu) is pdu.ts's, shared with the client.
+// The PDU bodies an SMPP server reads (binds, submit_sm, data_sm, submit_multi, query_sm) and
+// writes (their responses, deliver_sm). Reading is strict, unlike the carrier side's reader: a
+// client's body that ends inside a field, or whose strings miss their NUL, is malformed and
+// answered with an error, never guessed at. Framing (PduReader, encodePdu) is pdu.ts's, shared
+// with the client.
 import { BodyWriter } from "./pdu.js";
 
 export const SERVER_COMMAND = {
+  query_sm: 0x00000003,
   submit_multi: 0x00000021,
   unbind_resp: 0x80000006,
   outbind: 0x0000000b,
@@ -184,6 +186,47 @@ export function readDataSm(body: Buffer): SubmitFields {
     shortMessage: Buffer.alloc(0),
     tlvs,
   };
+}
+
+/** query_sm (SMPP 3.4, 4.8.1): the id the SMSC gave and the submit's source address. */
+export interface QuerySm {
+  messageId: string;
+  sourceTon: number;
+  sourceNpi: number;
+  source: string;
+}
+
+export function readQuerySm(body: Buffer): QuerySm {
+  const reader = new StrictReader(body);
+  const messageId = reader.cstring("message_id", 65);
+  const sourceTon = reader.u8("source_addr_ton");
+  const sourceNpi = reader.u8("source_addr_npi");
+  const source = reader.cstring("source_addr", 21);
+  return { messageId, sourceTon, sourceNpi, source };
+}
+
+/** SMPP 3.4's absolute time (7.1.1), `YYMMDDhhmmsstnnp`, in UTC: tenths of a second, offset 00, `+`. */
+export function absoluteTime(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, "0");
+  const date = `${two(d.getUTCFullYear() % 100)}${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}`;
+  const time = `${two(d.getUTCHours())}${two(d.getUTCMinutes())}${two(d.getUTCSeconds())}`;
+  return `${date}${time}${Math.floor(d.getUTCMilliseconds() / 100)}00+`;
+}
+
+/** query_sm_resp (4.8.2): `finalDate` the absolute time of the final state, empty while not final. */
+export function querySmRespBody(fields: {
+  messageId: string;
+  finalDate: string;
+  messageState: number;
+  errorCode: number;
+}): Buffer {
+  return new BodyWriter(fields.messageId.length + fields.finalDate.length + 4)
+    .cstring(fields.messageId, 65, "message_id")
+    .cstring(fields.finalDate, 17, "final_date")
+    .u8(fields.messageState)
+    .u8(fields.errorCode)
+    .done();
 }
 
 /** A response body that is a message_id alone (bind_*_resp carries the system_id the same way). */
