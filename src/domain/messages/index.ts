@@ -36,6 +36,7 @@
 //                      one that was due when they came), dropped when spent or 48 hours old
 //   lookup.ts          an account's messages by queue id, broadcast id or vendor id; a broadcast's
 //                      message to one recipient; what an SMPP client's receipt quotes (receiptSources)
+//                      and its query_sm reads (queriedMessagesQuery)
 //   listing.ts         an account's messages newest first, a page after a (created_at, id) position, with
 //                      filters; number, channel and status checked on at most 10,000 rows read per page;
 //                      the opaque cursor; the stored forms of a number (recipientForms); pages by

@@ -105,6 +105,19 @@ export async function messagesExist(
   return found !== undefined;
 }
 
+/**
+ * What an SMPP client's query_sm reads: the message with this queue id (the primary key), or the
+ * first `limit` messages of a broadcast (submit_multi's id), through (broadcast_id, created_at, id).
+ * By the id alone: with `account_id` in the condition, SQLite's planner (no statistics) takes
+ * (account_id, created_at, id) and walks every message of the account. The caller keeps its
+ * account's rows.
+ */
+export function queriedMessagesQuery(db: Db, target: { queueId: string } | { broadcastId: string }, limit: number) {
+  const query = db.selectFrom("messages").select(["id", "account_id", "sender", "status", "error_code", "done_at"]);
+  if ("queueId" in target) return query.where("id", "=", target.queueId).limit(1);
+  return query.where("broadcast_id", "=", target.broadcastId).orderBy("created_at").orderBy("id").limit(limit);
+}
+
 /** What a receipt to an SMPP client quotes of each message (sender, text, submit time, parts in meta). */
 export async function receiptSources(db: Db, ids: readonly string[]) {
   return db
