@@ -7,6 +7,7 @@
 import type { Db, Store } from "../../base/store/store.js";
 import { receiptSources } from "../../domain/messages/index.js";
 import type { ClientEventSink, InboundEvent, ReportedMessage } from "../../domain/webhooks/events.js";
+import { smppStateOf } from "./message-state.js";
 import { SMPP_ACCOUNTS_CHANGED } from "./settings.js";
 
 const TTL_MS = 2_000;
@@ -57,18 +58,6 @@ export function receiptText(fields: {
 }): string {
   const text = fields.body.slice(0, 20).replace(/[^\x20-\x7e]/g, "?");
   return `id:${fields.id} sub:001 dlvrd:${fields.delivered ? "001" : "000"} submit date:${receiptDate(fields.submittedAt)} done date:${receiptDate(fields.doneAt)} stat:${fields.stat} err:${fields.err} text:${text}`;
-}
-
-/** Failure codes of a carrier that refused the message for good (docs/api.md's error table). */
-const REJECTIONS = new Set(["rejected", "REJECTD", "bad_request", "unencodable"]);
-
-function statOf(message: ReportedMessage): { stat: string; state: number; err: string } {
-  if (message.status === "delivered") return { stat: "DELIVRD", state: 2, err: "000" };
-  if (message.error_code === "expired") return { stat: "EXPIRED", state: 3, err: "000" };
-  const numeric = /^\d{1,3}$/.test(message.error_code ?? "") ? message.error_code!.padStart(3, "0") : "001";
-  // Refused by the carrier (at submit, or its receipt said REJECTD): REJECTED, as Kannel and Jasmin report it.
-  if (REJECTIONS.has(message.error_code ?? "")) return { stat: "REJECTD", state: 8, err: numeric };
-  return { stat: "UNDELIV", state: 5, err: numeric };
 }
 
 /**
@@ -136,7 +125,7 @@ export class SmppOutbox implements ClientEventSink {
       const row = byId.get(message.id);
       const owed = row ? receiptsOwed(row.meta, message.status) : 0;
       if (!row || owed === 0) continue;
-      const { stat, state, err } = statOf(message);
+      const { stat, state, err } = smppStateOf(message);
       // submit_multi answered the broadcast id: its receipts name it (the source_addr tells the recipient).
       const id = row.broadcast_id && /"multi":true/.test(row.meta ?? "") ? row.broadcast_id : message.id;
       const payload: OutboxPayload = {
