@@ -1,11 +1,11 @@
-// One client connection: the bind, then its requests. At most `window` submits are handled at
-// once; the requests read past the window wait in arrival order, and while any wait the socket
-// is paused: a client that floods without waiting is held in TCP instead of in memory. One that
-// does not read our answers is closed past `outputMaxBytes` of them (client-output.ts), one that
-// does not bind within `bindTimeoutMs` whatever it sends. Our requests (deliver_sm, enquire_link,
-// unbind) are numbered and time out in outgoing-requests.ts; answers to them are taken at once.
-// A PDU that cannot be framed ends the connection after a generic_nack; a body that cannot be
-// read gets its command's error answer.
+// One client connection: the bind, then its requests. At most `window` submits and query_sm are
+// handled at once; the requests read past the window wait in arrival order, and while any wait
+// the socket is paused: a client that floods without waiting is held in TCP instead of in
+// memory. One that does not read our answers is closed past `outputMaxBytes` of them
+// (client-output.ts), one that does not bind within `bindTimeoutMs` whatever it sends. Our
+// requests (deliver_sm, enquire_link, unbind) are numbered and time out in outgoing-requests.ts;
+// answers to them are taken at once. A PDU that cannot be framed ends the connection after a
+// generic_nack; a body that cannot be read gets its command's error answer.
 import type { Socket } from "node:net";
 import {
   BrokenStream,
@@ -19,13 +19,12 @@ import {
   PduReader,
   readBind,
   responseId,
-  submitMultiRespBody,
 } from "../../base/smpp/index.js";
-import { BIND_MODES, type BindMode, SUBMITS, type SubmitCommand } from "./client-commands.js";
+import { BIND_MODES, type BindMode, type RequestAnswer, WINDOWED, type WindowedCommand } from "./client-commands.js";
 import { ClientOutput } from "./client-output.js";
 import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
 import { STATUS } from "./status.js";
-import type { BoundAccount, SubmitResult } from "./submit.js";
+import type { BoundAccount } from "./submit.js";
 
 /** Requests started in one turn of the event loop at most: a flood gives the loop back between turns. */
 const REQUESTS_PER_TURN = 1_000;
@@ -40,7 +39,8 @@ export interface BindHost {
   responseTimeoutMs: number;
   systemId: string;
   authenticate(bind: Bind, systemId: string, password: string): Promise<{ status: number; account?: BoundAccount }>;
-  submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult>;
+  /** A submit or query_sm, answered when it resolves. */
+  request(bind: Bind, command: WindowedCommand, body: Buffer): Promise<RequestAnswer>;
   /** Records the bind (the operator's listing); it is answered once this resolves. */
   bound(bind: Bind): Promise<void>;
   /** The connection closed (bound or not), or its bind was refused after authenticate gave it a place. */
@@ -163,7 +163,7 @@ export class Bind {
     let started = 0;
     while (this.waiting.length > 0 && this.state !== "closed") {
       const next = this.waiting[0]!;
-      if (SUBMITS.has(next.commandId) && this.inFlight >= this.host.window) break;
+      if (WINDOWED.has(next.commandId) && this.inFlight >= this.host.window) break;
       if (started++ === REQUESTS_PER_TURN) {
         if (!this.drainScheduled) {
           this.drainScheduled = true;
@@ -188,9 +188,9 @@ export class Bind {
 
   private handle(pdu: Pdu): void {
     this.lastActive = Date.now();
-    const submit = SUBMITS.get(pdu.commandId);
-    if (submit) {
-      this.request(pdu, submit);
+    const windowed = WINDOWED.get(pdu.commandId);
+    if (windowed) {
+      this.request(pdu, windowed);
       return;
     }
     switch (pdu.commandId) {
@@ -254,30 +254,23 @@ export class Bind {
     this.host.ready(this);
   }
 
-  private request(pdu: Pdu, command: SubmitCommand): void {
+  private request(pdu: Pdu, command: WindowedCommand): void {
     if (!this.canTransmit) {
       this.answer(pdu, STATUS.ESME_RINVBNDSTS);
       return;
     }
     this.inFlight++;
-    this.submits++;
+    if (command !== "query_sm") this.submits++;
     this.host
-      .submit(this, command, pdu.body)
-      .catch((error: unknown): SubmitResult => {
-        this.host.warn("SMPP submit failed", { address: this.address, error: String(error) });
-        return { status: STATUS.ESME_RSYSERR, messageId: "", reason: "internal error" };
+      .request(this, command, pdu.body)
+      .catch((error: unknown): RequestAnswer => {
+        this.host.warn(`SMPP ${command} failed`, { address: this.address, error: String(error) });
+        return { status: STATUS.ESME_RSYSERR };
       })
-      .then((result) => {
+      .then((answer) => {
         this.inFlight--;
         this.lastActive = Date.now();
-        // SMPP 3.4 (4.4.2): a refused submit's response has no body.
-        const body =
-          result.status !== STATUS.ESME_ROK
-            ? undefined
-            : command === "submit_multi"
-              ? submitMultiRespBody(result.messageId, "failed" in result ? (result.failed ?? []) : [])
-              : cstringBody(result.messageId);
-        this.write(encodePdu(responseId(pdu.commandId), pdu.sequence, result.status, body));
+        this.write(encodePdu(responseId(pdu.commandId), pdu.sequence, answer.status, answer.body));
         if (this.state === "unbinding") this.finishUnbind();
         else this.drain();
       });
@@ -296,7 +289,9 @@ export class Bind {
     // What the client sent after its unbind is not taken.
     for (const late of this.waiting.splice(0)) {
       if (late.commandId === COMMAND.enquire_link) this.answer(late, STATUS.ESME_ROK);
-      else if (BIND_MODES.has(late.commandId) || SUBMITS.has(late.commandId)) this.answer(late, STATUS.ESME_RINVBNDSTS);
+      else if (BIND_MODES.has(late.commandId) || WINDOWED.has(late.commandId)) {
+        this.answer(late, STATUS.ESME_RINVBNDSTS);
+      }
     }
     this.finishUnbind();
   }

@@ -1,8 +1,16 @@
-// The requests a client connection (bind.ts) takes, by kind: the three binds and the three submits.
+// The requests a client connection (bind.ts) takes, by kind: the three binds, and the requests a
+// transmitter makes within its window (the three submits and query_sm), answered as they are decided.
 import { COMMAND, SERVER_COMMAND } from "../../base/smpp/index.js";
 
 export type BindMode = "transmitter" | "receiver" | "transceiver";
 export type SubmitCommand = "submit_sm" | "data_sm" | "submit_multi";
+export type WindowedCommand = SubmitCommand | "query_sm";
+
+/** A windowed request's answer: its command_status and the body of its `_resp`, if it has one. */
+export interface RequestAnswer {
+  status: number;
+  body?: Buffer;
+}
 
 export const BIND_MODES = new Map<number, BindMode>([
   [COMMAND.bind_transmitter, "transmitter"],
@@ -10,8 +18,9 @@ export const BIND_MODES = new Map<number, BindMode>([
   [COMMAND.bind_transceiver, "transceiver"],
 ]);
 
-export const SUBMITS = new Map<number, SubmitCommand>([
+export const WINDOWED = new Map<number, WindowedCommand>([
   [COMMAND.submit_sm, "submit_sm"],
   [COMMAND.data_sm, "data_sm"],
   [SERVER_COMMAND.submit_multi, "submit_multi"],
+  [SERVER_COMMAND.query_sm, "query_sm"],
 ]);

@@ -115,6 +115,8 @@ function partBytes(text: string): number {
 
 export class HeldParts {
   private readonly messages = new Map<string, HeldMessage>();
+  /** The same messages by the id their parts were answered with (query_sm). */
+  private readonly byId = new Map<string, HeldMessage>();
   private readonly byBind = new Map<string, Set<string>>();
   private readonly byAccount = new Map<number, AccountUse>();
   private bytes = 0;
@@ -161,6 +163,11 @@ export class HeldParts {
     return { kind: "held", id: message.id };
   }
 
+  /** Whether the account's parts answered with `id` wait for the rest here. */
+  holds(accountId: number, id: string): boolean {
+    return this.byId.get(id)?.accountId === accountId;
+  }
+
   /** Frees what a bind holds: its messages can no longer complete once it is gone. */
   release(bindId: string): void {
     for (const key of [...(this.byBind.get(bindId) ?? [])]) this.drop(key, "closed");
@@ -202,6 +209,7 @@ export class HeldParts {
       this.sweeper.unref();
     }
     this.messages.set(part.key, message);
+    this.byId.set(message.id, message);
     const keys = this.byBind.get(part.bindId) ?? new Set<string>();
     keys.add(part.key);
     this.byBind.set(part.bindId, keys);
@@ -213,6 +221,7 @@ export class HeldParts {
     const message = this.messages.get(key);
     if (!message) return;
     this.messages.delete(key);
+    this.byId.delete(message.id);
     const keys = this.byBind.get(message.bindId);
     keys?.delete(key);
     if (keys?.size === 0) this.byBind.delete(message.bindId);

@@ -6,7 +6,6 @@ import net from "node:net";
 import tls from "node:tls";
 import { isGatewayError } from "../../base/core/errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { MalformedPdu, readDataSm, readSubmitMulti, readSubmitSm } from "../../base/smpp/index.js";
 import { accountStatuses, storedAccountRoutes } from "../../domain/accounts/index.js";
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
@@ -15,14 +14,13 @@ import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
 import type { SmsPolicy } from "../sms/index.js";
 import { AbandonedReceipts } from "./abandoned.js";
 import { Bind, type BindHost } from "./bind.js";
-import type { SubmitCommand } from "./client-commands.js";
 import { DeliverPump } from "./deliver-pump.js";
 import { localOutboxWriter, type OutboxWriter } from "./outbox-writes.js";
-import { recordRefusal } from "./refusal-record.js";
 import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } from "./registry.js";
+import { answerRequest } from "./requests.js";
 import { addressAllowed, smppSettingsOf } from "./settings.js";
 import { STATUS } from "./status.js";
-import { type BoundAccount, type SubmitResult, type Submitter, submitterOf } from "./submit.js";
+import { type BoundAccount, type Submitter, submitterOf } from "./submit.js";
 import { UnboundConnections } from "./unbound.js";
 
 export interface SmppServerDeps extends Runtime {
@@ -96,7 +94,8 @@ export class SmppServer {
       responseTimeoutMs: deps.config.smppServer.responseTimeoutMs,
       systemId: "Switchboard",
       authenticate: (bind, systemId, password) => this.authenticate(bind, systemId, password),
-      submit: (bind, command, body) => this.submit(bind, command, body),
+      request: (bind, command, body) =>
+        answerRequest({ ...this.deps, db: this.deps.store.db, submitter: this.submitter }, bind, command, body),
       bound: (bind) => {
         this.unbound.remove(bind);
         this.deps.logger.info(
@@ -336,29 +335,6 @@ export class SmppServer {
         submitsPerSecond: settings.submits_per_second,
       },
     };
-  }
-
-  private async submit(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult> {
-    const result = await this.submitBody(bind, command, body);
-    if (result.status !== STATUS.ESME_ROK) recordRefusal(this.deps.refusals, bind, command, body, result);
-    const label = { [STATUS.ESME_ROK]: "accepted", [STATUS.ESME_RTHROTTLED]: "throttled" }[result.status] ?? "refused";
-    this.deps.metrics.smppSubmits.inc({ account_id: String(bind.account!.principal.accountId), result: label });
-    return result;
-  }
-
-  private async submitBody(bind: Bind, command: SubmitCommand, body: Buffer): Promise<SubmitResult> {
-    let fields: ReturnType<typeof readSubmitSm>;
-    try {
-      fields =
-        command === "submit_sm" ? readSubmitSm(body) : command === "data_sm" ? readDataSm(body) : readSubmitMulti(body);
-    } catch (error) {
-      if (error instanceof MalformedPdu) return { status: error.status, messageId: "", reason: error.message };
-      throw error;
-    }
-    if (command === "submit_multi" && (fields.destinations.length === 0 || fields.destinations.length > 255)) {
-      return { status: STATUS.ESME_RINVNUMDESTS, messageId: "", reason: "no destination" };
-    }
-    return this.submitter.submit(bind, fields, command === "submit_multi");
   }
 
   private pumpAll(): void {

@@ -180,6 +180,11 @@ export class Submitter {
     this.held.close();
   }
 
+  /** Whether the account's parts answered with `id` wait here for the rest of their message. */
+  holds(accountId: number, id: string): boolean {
+    return this.held.holds(accountId, id);
+  }
+
   /** The bind closed: the parts it sent can no longer be joined. */
   release(bindId: string): void {
     this.held.release(bindId);
