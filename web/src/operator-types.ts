@@ -48,6 +48,7 @@ export type AccountThreshold = Static<typeof alerts.AccountThreshold>;
 export type PriceCardSummary = Static<typeof prices.PriceCardSummary>;
 /** A price card with its rows (prices in credits, effective_from ISO 8601 or null: always). */
 export type PriceCard = Static<typeof prices.PriceCard>;
+export type PriceCardPage = Static<typeof prices.PriceCardPage>;
 export type PriceCardRow = Static<typeof prices.PriceCardRow>;
 export type WrittenPriceCard = Static<typeof prices.WrittenPriceCard>;
 export type DeletedPriceCard = Static<typeof prices.DeletedPriceCard>;

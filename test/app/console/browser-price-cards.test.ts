@@ -1,8 +1,10 @@
 // The operator's Price cards page in a real browser: a CSV file imported through the page (sent as
-// text/csv, the rows the API then answers), the card's rows a page at a time and narrowed by
-// prefix; a bad file refused with its line and nothing written; a card an account is on refused
-// deletion with the API's words, deleted once unused; the account page's hint links the page.
+// text/csv, the rows the API then answers), the card's rows a page at a time from the server and
+// narrowed there by prefix, the whole card downloaded as CSV; a bad file refused with its line and
+// nothing written; a card an account is on refused deletion with the API's words, deleted once
+// unused; the account page's hint links the page.
 // Support staff read the cards without the import or delete. axe; no sideways scroll at 390 px.
+import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { beforeAll, expect, it } from "vitest";
 import {
@@ -21,6 +23,12 @@ const SHOTS = process.env.SWITCHBOARD_SHOTS_DIR;
 /** 250 rows: 9100 to 9349, each at 0.1 plus a thousandth per step. */
 const PREFIXES = Array.from({ length: 250 }, (_, i) => String(9100 + i));
 const CARD = ["channel,route,prefix,price", ...PREFIXES.map((p, i) => `sms,*,${p},${(0.1 + i / 1000).toFixed(3)}`)];
+
+/** The query of a request for a page of the card retail (undefined: another request). */
+function cardQuery(url: string): URLSearchParams | undefined {
+  const parsed = new URL(url);
+  return parsed.pathname === "/admin/api/price-cards/retail" ? parsed.searchParams : undefined;
+}
 
 const csv = (name: string, lines: readonly string[]) => ({
   name,
@@ -54,7 +62,7 @@ describeInBrowser("console in the browser: price cards", () => {
     await page.getByLabel("CSV file", { exact: true }).setInputFiles(csv("retail.csv", CARD));
     await page.getByRole("button", { name: "Import the card" }).click();
     await expect.poll(() => page.getByTestId("card-imported").textContent()).toBe("Imported retail: 250 rows now.");
-    const stored = await admin("GET", "/price-cards/retail");
+    const stored = await admin("GET", "/price-cards/retail?per_page=1000");
     expect(stored.body.data.rows).toHaveLength(250);
     expect(stored.body.data.rows[1]).toEqual({
       channel: "sms",
@@ -67,21 +75,57 @@ describeInBrowser("console in the browser: price cards", () => {
     await expect.poll(() => listed.allTextContents()).toEqual(["250", "0", expect.any(String), "Delete retail"]);
     await expectAccessible(page, "price cards page");
 
+    // The page asks the server for one page at a time, never the whole card.
+    const firstPage = page.waitForResponse((response) => cardQuery(response.url())?.get("page") === "1");
     await page.getByRole("link", { name: "The rows of retail" }).click();
     await page.getByRole("heading", { name: "Price card retail" }).waitFor();
+    const first = await (await firstPage).json();
+    expect([first.data.rows.length, first.data.row_count, first.meta]).toEqual([
+      100,
+      250,
+      { page: 1, per_page: 100, total: 250, last_page: 3 },
+    ]);
     await expect.poll(() => page.getByTestId("card-row-count").textContent()).toBe("250 rows");
     expect(await bodyRows(page).count()).toBe(100);
     expect(await bodyRows(page).first().locator("td").allTextContents()).toEqual(["sms", "*", "9100", "0.1", "always"]);
     await page.getByRole("button", { name: "Next" }).click();
     await page.getByText("Page 2 of 3 (250 in all)").waitFor();
     expect(await bodyRows(page).first().locator("td").nth(2).textContent()).toBe("9200");
+    const third = page.waitForRequest((request) => cardQuery(request.url())?.get("page") === "3");
+    await page.getByRole("button", { name: "Next" }).click();
+    await third;
+    await page.getByText("Page 3 of 3 (250 in all)").waitFor();
+    expect(await bodyRows(page).locator("td:nth-child(3)").allTextContents()).toEqual(PREFIXES.slice(200));
+    expect(await page.getByRole("button", { name: "Next" }).isDisabled()).toBe(true);
+    await page.getByRole("button", { name: "Previous" }).click();
+    await page.getByText("Page 2 of 3 (250 in all)").waitFor();
+
+    // The prefix filter is the server's (a leading + dropped), from the first page.
+    const filtered = page.waitForRequest((request) => cardQuery(request.url())?.get("prefix") === "931");
     await page.getByLabel("Prefix starts with").fill("+931");
+    expect(Object.fromEntries(cardQuery((await filtered).url()) ?? [])).toEqual({
+      page: "1",
+      per_page: "100",
+      prefix: "931",
+    });
     await expect.poll(() => page.getByTestId("card-row-count").textContent()).toBe("10 of 250 rows match");
     await page.getByText("Page 1 of 1 (10 in all)").waitFor();
     expect(await bodyRows(page).locator("td:nth-child(3)").allTextContents()).toEqual(
       PREFIXES.filter((p) => p.startsWith("931")),
     );
     await expectAccessible(page, "price card page");
+
+    // Export CSV: every row, in the columns the import reads.
+    const download = page.waitForEvent("download");
+    await page.getByRole("link", { name: "Export CSV" }).click();
+    const exported = await readFile(await (await download).path(), "utf8");
+    expect(exported).toBe(
+      [
+        "channel,route,prefix,price,effective_from",
+        ...PREFIXES.map((p, i) => `sms,*,${p},${Number((0.1 + i / 1000).toFixed(3))},`),
+        "",
+      ].join("\n"),
+    );
 
     // A bad third line: refused with its number, in the API's words; the card keeps its rows.
     const bad = ["channel,route,prefix,price", "sms,*,91,0.2", "sms,*,92,cheap"];
@@ -93,7 +137,7 @@ describeInBrowser("console in the browser: price cards", () => {
       .toBe(
         'Not imported: Line 3: price must be a number of credits, at least 0 (got "cheap"); nothing imported. invalid_request',
       );
-    expect((await admin("GET", "/price-cards/retail")).body.data.rows).toHaveLength(250);
+    expect((await admin("GET", "/price-cards/retail?per_page=1000")).body.data.rows).toHaveLength(250);
 
     // A good one replaces the rows whole, and the page shows the new ones.
     await page.getByLabel("CSV file", { exact: true }).setInputFiles(csv("good.csv", bad.slice(0, 2)));

@@ -1,42 +1,64 @@
 // One price card's rows (GET /admin/api/price-cards/{name}): channel, route, prefix, price and the
-// time each applies from, a page at a time and narrowed by channel and prefix in the browser (a card
-// has up to 200,000 rows, answered whole); for the roles that change prices, its rows replaced by a CSV file.
-import { useQuery } from "@tanstack/react-query";
-import { useMemo, useState } from "react";
-import { data } from "../../api.js";
+// time each applies from, a page at a time from the server, narrowed there by channel and by the
+// start of the prefix (typing waits for a pause before it asks); the whole card as a CSV download
+// (…/export, the file the import reads); for the roles that change prices, its rows replaced by a CSV file.
+import { keepPreviousData, useQuery } from "@tanstack/react-query";
+import { useEffect, useState } from "react";
+import { request, withQuery } from "../../api.js";
+import { exportHref } from "../../exports.js";
 import { formatNumber, formatTime, plural } from "../../format.js";
-import type { PriceCard as Card, PriceCardRow } from "../../operator-types.js";
+import type { PriceCardPage } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { canDo, useSignedIn } from "../../session.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, useClientPages } from "../../ui.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle } from "../../ui.js";
 import { DEFAULT_CARD } from "./account-pricing.js";
 import { PriceCardImport } from "./price-card-import.js";
 
 const CHANNELS = ["sms", "voice"] as const;
+const PER_PAGE = 100;
+/** A prefix filter the API takes: up to 15 digits (none: every row). */
+const PREFIX_START = /^\d{0,15}$/;
+/** How long the prefix field waits after a keystroke before it asks the server. */
+const TYPING_PAUSE_MS = 300;
 
-/** The rows on `channel` (all: "") whose prefix starts with `prefix` (a leading + dropped, as the API does). */
-function narrowed(rows: readonly PriceCardRow[], channel: string, prefix: string): readonly PriceCardRow[] {
-  const start = prefix.trim().replace(/^\+/, "");
-  if (!channel && !start) return rows;
-  return rows.filter((row) => (!channel || row.channel === channel) && row.prefix.startsWith(start));
+/** `value` once it has not changed for `ms`. */
+function useSettled(value: string, ms: number): string {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
 }
 
 export default function PriceCard({ params }: { params: Record<string, string> }) {
   const name = params.name ?? "";
   const session = useSignedIn();
-  const card = useQuery({
-    queryKey: ["operator", "price-card", name],
-    queryFn: () => data<Card>(`/admin/api/price-cards/${encodeURIComponent(name)}`),
-  });
   const [channel, setChannel] = useState("");
-  const [prefix, setPrefix] = useState("");
-  const rows = useMemo(() => narrowed(card.data?.rows ?? [], channel, prefix), [card.data, channel, prefix]);
-  const pages = useClientPages(card.data ? rows : undefined, 100);
-  const total = card.data?.rows.length ?? 0;
-  const builtIn = card.data?.name === DEFAULT_CARD;
+  const [prefixField, setPrefixField] = useState("");
+  const typed = prefixField.trim().replace(/^\+/, "");
+  // Digits only, as the API takes them: anything else narrows nothing and says so beside the field.
+  const typedOk = PREFIX_START.test(typed);
+  const settled = useSettled(typedOk ? typed : "", TYPING_PAUSE_MS);
+  const prefix = typedOk ? settled : "";
+  // The page chosen under the filters of now: other filters start at their first page.
+  const filters = `${channel} ${prefix}`;
+  const [at, setAt] = useState({ filters, page: 1 });
+  const page = at.filters === filters ? at.page : 1;
+  const setPage = (chosen: number) => setAt({ filters, page: chosen });
+  const path = `/admin/api/price-cards/${encodeURIComponent(name)}`;
+  const card = useQuery({
+    queryKey: ["operator", "price-card", name, { channel, prefix, page }],
+    queryFn: () => request<PriceCardPage>(withQuery(path, { page, per_page: PER_PAGE, channel, prefix })),
+    placeholderData: keepPreviousData,
+  });
+  const answer = card.data;
+  const total = answer?.data.row_count ?? 0;
+  const matching = answer?.meta.total ?? 0;
+  const builtIn = answer?.data.name === DEFAULT_CARD;
   return (
     <>
-      <PageTitle>Price card {card.data?.name ?? name}</PageTitle>
+      <PageTitle>Price card {answer?.data.name ?? name}</PageTitle>
       <p>
         Prices in credits per SMS segment or voice unit. A send is priced by the account's route code before{" "}
         <code>*</code>, then the longest prefix of the number, by the row in force at the time; a unit no row prices
@@ -44,21 +66,14 @@ export default function PriceCard({ params }: { params: Record<string, string> }
       </p>
       <ErrorNotice error={card.error} />
       {card.isPending ? <Busy /> : null}
-      {card.data && total === 0 ? (
+      {answer && total === 0 ? (
         <p>{builtIn ? "The built-in card has no rows: 1 credit a unit." : "No rows: every unit at 1 credit."}</p>
       ) : null}
-      {card.data && total > 0 ? (
+      {answer && total > 0 ? (
         <>
           <form className="filters" aria-label="Narrow the rows" onSubmit={(event) => event.preventDefault()}>
             <Field label="Channel" id="card-channel">
-              <select
-                id="card-channel"
-                value={channel}
-                onChange={(event) => {
-                  setChannel(event.target.value);
-                  pages.setPage(1);
-                }}
-              >
+              <select id="card-channel" value={channel} onChange={(event) => setChannel(event.target.value)}>
                 <option value="">Every channel</option>
                 {CHANNELS.map((c) => (
                   <option key={c} value={c}>
@@ -67,27 +82,28 @@ export default function PriceCard({ params }: { params: Record<string, string> }
                 ))}
               </select>
             </Field>
-            <Field label="Prefix starts with" id="card-prefix">
+            <Field
+              label="Prefix starts with"
+              id="card-prefix"
+              hint={typedOk ? undefined : "Digits only, up to 15 (a leading + is dropped)."}
+            >
               <input
                 id="card-prefix"
+                aria-invalid={!typedOk}
+                {...(typedOk ? {} : { "aria-describedby": "card-prefix-hint" })}
                 inputMode="numeric"
-                value={prefix}
+                value={prefixField}
                 placeholder="9198"
-                onChange={(event) => {
-                  setPrefix(event.target.value);
-                  pages.setPage(1);
-                }}
+                onChange={(event) => setPrefixField(event.target.value)}
               />
             </Field>
           </form>
           <p className="hint" data-testid="card-row-count" aria-live="polite">
-            {rows.length === total
-              ? plural(total, "row")
-              : `${formatNumber(rows.length)} of ${plural(total, "row")} match`}
+            {matching === total ? plural(total, "row") : `${formatNumber(matching)} of ${plural(total, "row")} match`}
           </p>
           <div className="table-wrap">
             <table data-testid="price-card-rows">
-              <caption>The rows of {card.data.name}</caption>
+              <caption>The rows of {answer.data.name}, by channel and prefix</caption>
               <thead>
                 <tr>
                   <th scope="col">Channel</th>
@@ -98,7 +114,7 @@ export default function PriceCard({ params }: { params: Record<string, string> }
                 </tr>
               </thead>
               <tbody>
-                {pages.rows.map((row) => (
+                {answer.data.rows.map((row) => (
                   <tr key={`${row.channel} ${row.route} ${row.prefix} ${row.effective_from ?? ""}`}>
                     <td>{row.channel}</td>
                     <td>{row.route}</td>
@@ -110,17 +126,23 @@ export default function PriceCard({ params }: { params: Record<string, string> }
               </tbody>
             </table>
           </div>
-          <Pager meta={pages.meta} onPage={pages.setPage} />
+          <Pager meta={answer.meta} onPage={setPage} />
+          <p className="actions">
+            <a className="button" href={exportHref(`${path}/export`, "csv")} download>
+              Export CSV
+            </a>
+            <span className="hint">Every row of the card, the file the import reads.</span>
+          </p>
         </>
       ) : null}
-      {card.data && !builtIn && canDo(session, "staff_money") ? (
+      {answer && !builtIn && canDo(session, "staff_money") ? (
         <section aria-labelledby="replace-title">
           <h2 id="replace-title">Replace its rows</h2>
           <p className="hint">
             A CSV file as <code>switchboard prices import</code> reads it; every row of the card is replaced at once,
             and a bad line refuses the whole file.
           </p>
-          <PriceCardImport card={card.data.name} replaces={() => total} />
+          <PriceCardImport card={answer.data.name} replaces={() => total} />
         </section>
       ) : null}
     </>
