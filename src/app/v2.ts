@@ -1,6 +1,6 @@
 // The v2 family: API-key auth for every route, then the key's rate limit; errors in the v2 envelope.
 
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../base/core/errors.js";
 import { sendJsonError } from "../base/http/http-errors.js";
 import { dropNullOptionals } from "../base/http/null-fields.js";
@@ -15,7 +15,7 @@ import { registerV2VoiceRoutes } from "../channels/voice/index.js";
 import { registerV2WhatsAppRoutes } from "../channels/whatsapp/index.js";
 import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
 import { type AccountTraffic, registerV2AccountRoutes } from "../domain/accounts/index.js";
-import { admitCaller, authenticateV2, type RateLimitOutcome } from "../domain/auth/index.js";
+import { admitCaller, authenticateV2, credentialBeforeBody, type RateLimitOutcome } from "../domain/auth/index.js";
 import { registerV2ContactRoutes } from "../domain/contacts/index.js";
 import { floodCount, messageCount, messagesByStatus } from "../domain/messages/index.js";
 import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
@@ -42,25 +42,17 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, lab
   v2.setErrorHandler((error, request, reply) =>
     sendJsonError(request, reply, error, request.routeOptions.config.envelope ?? "status"),
   );
+  // A caller whose key is in a header or the query (or whose console session is in a cookie) is
+  // checked before its body is read; one whose key can only be in the JSON body, once it is parsed.
+  v2.addHook("onRequest", async (request, reply) => {
+    if (request.routeOptions.config.public || !credentialBeforeBody(request)) return;
+    await admitV2Caller(request, reply, ctx);
+  });
   v2.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.public) return;
-    const principal = await authenticateV2(request, ctx);
-    // WhatsApp's 403 means "module disabled" to the spec's clients: a key refused here is a 401.
-    admitCaller(request, principal, request.routeOptions.url?.startsWith(WHATSAPP_PREFIX) ? 401 : undefined);
+    if (!request.principal) await admitV2Caller(request, reply, ctx);
     requireAccess(request);
     refuseUndeclaredQuery(request);
-    // Every v2 request counts once, whatever it carries (a bulk send of many recipients too).
-    if (principal.keyId === undefined || !principal.rateLimit) return;
-    const outcome = await ctx.rateLimits.consume(principal.keyId, principal.rateLimit);
-    if (!outcome) return;
-    setRateLimitHeaders(reply, outcome);
-    if (!outcome.allowed) {
-      throw new GatewayError(
-        "rate_limited",
-        `Rate limit of ${outcome.limit} requests per minute exceeded for this API key; retry in ${outcome.resetSeconds} s.`,
-        { retry_after: outcome.resetSeconds },
-      );
-    }
   });
   // An optional field sent as null is not sent (base/http/null-fields.ts).
   v2.addHook("preValidation", dropNullOptionals);
@@ -89,4 +81,23 @@ function setRateLimitHeaders(reply: FastifyReply, outcome: RateLimitOutcome): vo
   reply.header("x-ratelimit-limit", String(outcome.limit));
   reply.header("x-ratelimit-remaining", String(outcome.remaining));
   reply.header("x-ratelimit-reset", String(outcome.resetSeconds));
+}
+
+/** Finds the v2 caller, admits its credential to the route, and counts the request against its key's rate limit. */
+async function admitV2Caller(request: FastifyRequest, reply: FastifyReply, ctx: AppContext): Promise<void> {
+  const principal = await authenticateV2(request, ctx);
+  // WhatsApp's 403 means "module disabled" to the spec's clients: a key refused here is a 401.
+  admitCaller(request, principal, request.routeOptions.url?.startsWith(WHATSAPP_PREFIX) ? 401 : undefined);
+  // Every v2 request counts once, whatever it carries (a bulk send of many recipients too).
+  if (principal.keyId === undefined || !principal.rateLimit) return;
+  const outcome = await ctx.rateLimits.consume(principal.keyId, principal.rateLimit);
+  if (!outcome) return;
+  setRateLimitHeaders(reply, outcome);
+  if (!outcome.allowed) {
+    throw new GatewayError(
+      "rate_limited",
+      `Rate limit of ${outcome.limit} requests per minute exceeded for this API key; retry in ${outcome.resetSeconds} s.`,
+      { retry_after: outcome.resetSeconds },
+    );
+  }
 }

@@ -80,7 +80,10 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
       );
     }
   });
-  admin.addHook("preValidation", async (request) => {
+  // The operator key is checked before the body is read: it is taken from a header or the query
+  // (or the console's session cookie), never from a JSON body, so a caller without one is refused
+  // before the gateway buffers what it sent (up to 16 MiB) or reads its content type.
+  admin.addHook("onRequest", async (request) => {
     const principal = await authenticateCaller(
       request,
       ctx,

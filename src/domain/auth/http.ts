@@ -71,6 +71,19 @@ export function extractV2ApiKey(request: FastifyRequest): string | undefined {
 }
 
 /**
+ * Whether the request carries a credential outside its body (`Authorization: Bearer`, `X-API-Key`,
+ * `api_key` in the query, or a console session cookie): the families check such a caller before
+ * its body is read, so a wrong or missing key costs the gateway no body buffered.
+ */
+export function credentialBeforeBody(request: FastifyRequest): boolean {
+  const authorization = request.headers.authorization;
+  if (authorization && /^Bearer\s+\S+\s*$/i.test(authorization)) return true;
+  if (firstString(request.headers["x-api-key"])?.trim()) return true;
+  if (firstString(asBag(request.query)?.api_key)?.trim()) return true;
+  return sessionTokenOf(request) !== undefined;
+}
+
+/**
  * The session token of the request's cookie, if it carries one: an operator's view of an account
  * (VIEW_COOKIE) while one is open, else the browser's own sign-in; `which` picks one of them.
  */
