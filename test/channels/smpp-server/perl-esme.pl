@@ -12,10 +12,11 @@
 #    "message_payload":"<hex>","sar":[ref,total,seq],
 #    "tlvs":{"1402":"<hex>"}}                                   (the last four optional; tlvs: vendor
 #                                                                TLVs by hex tag, values in hex)
+#   {"command":"query","ref":"q","message_id":"…","source":"…"}   a query_sm
 #   {"command":"answer","status":0}    how to answer the deliver_sm that follow (default 0)
 #   {"command":"unbind"}
 # stdout: `CONNECTED`, then one JSON object a line: every PDU received ("event":"pdu": its command,
-# seq, status, the ref of the submit it answers, its fields and TLVs by hex tag with hex values),
+# seq, status, the ref of the submit or query it answers, its fields and TLVs by hex tag with hex values),
 # every request sent ("event":"sent") and "closed".
 use strict;
 use warnings;
@@ -40,6 +41,7 @@ print "CONNECTED\n";
 
 my %COMMANDS = (
     0x80000000 => 'generic_nack',     0x80000001 => 'bind_receiver_resp', 0x80000002 => 'bind_transmitter_resp',
+    0x80000003 => 'query_sm_resp',
     0x80000004 => 'submit_sm_resp',   0x00000005 => 'deliver_sm',         0x00000006 => 'unbind',
     0x80000006 => 'unbind_resp',      0x80000009 => 'bind_transceiver_resp', 0x00000015 => 'enquire_link',
     0x80000015 => 'enquire_link_resp', 0x80000103 => 'data_sm_resp',
@@ -48,7 +50,7 @@ my $select = IO::Select->new($smpp, \*STDIN);
 my $stdin_buffer = '';
 my $parent = getppid();
 my $deliver_status = 0;
-my %refs;    # seq of a submit => the test's ref
+my %refs;    # seq of a submit or query => the test's ref
 
 sub tlvs_of {
     my ($pdu) = @_;
@@ -96,6 +98,12 @@ sub control {
         $refs{$seq} = $c->{ref};
         return emit({ event => 'sent', command => 'submit_sm', seq => $seq, ref => $c->{ref} });
     }
+    if ($name eq 'query') {
+        my $seq = $smpp->query_sm(message_id => $c->{message_id}, source_addr_ton => 5, source_addr_npi => 0,
+            source_addr => $c->{source} // '');
+        $refs{$seq} = $c->{ref};
+        return emit({ event => 'sent', command => 'query_sm', seq => $seq, ref => $c->{ref} });
+    }
     if ($name eq 'answer') {
         $deliver_status = $c->{status};
         return;
@@ -114,6 +122,9 @@ sub receive {
     if ($command =~ /_resp$/) {
         $entry{message_id} = $pdu->{message_id} if defined $pdu->{message_id};
         $entry{system_id} = $pdu->{system_id} if defined $pdu->{system_id};
+        if ($command eq 'query_sm_resp' && $pdu->{status} == 0) {
+            $entry{$_} = $pdu->{$_} for qw(final_date message_state error_code);
+        }
         $entry{ref} = delete $refs{ $pdu->{seq} } if exists $refs{ $pdu->{seq} };
         emit(\%entry);
         finish('unbound') if $command eq 'unbind_resp';

@@ -2,8 +2,9 @@
 // real TCP on 127.0.0.1, through the real gateway on both engines. The `smpp` package is on both
 // ends of the other tests' wire; here the bytes come from and go to another implementation:
 // wrong password, single and multipart GSM-7 and UCS-2 submits (UDH, SAR, message_payload), a
-// receipt per submit_sm (two for a message sent in two parts), a receipt held while unbound and
-// delivered on rebind, throttling, MO, a DLT telemarketer chain in a vendor TLV (issue 40).
+// receipt per submit_sm (two for a message sent in two parts), query_sm of their ids, a receipt
+// held while unbound and delivered on rebind, throttling, MO, a DLT telemarketer chain in a vendor
+// TLV (issue 40).
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeGsm7 } from "../../../src/base/smpp/index.js";
 import type { Engine } from "../../../src/base/store/engine.js";
@@ -139,6 +140,14 @@ function suite(engine: Engine): void {
       expect(receipt.text).toMatch(new RegExp(`^id:${receipt.receiptedId} sub:001 dlvrd:001 .* stat:DELIVRD err:000`));
     }
     expect(esme.received("deliver_sm").every((event) => (event.esm_class! & 0x04) === 0x04)).toBe(true);
+
+    // query_sm of a message and of a long one (its parts' one id): delivered, with its final_date.
+    for (const id of [single.message_id!, part2.message_id!]) {
+      const answer = await esme.query(`query-${id}`, id, "SWBRD");
+      expect(answer).toMatchObject({ status: 0, message_id: id, message_state: 2, error_code: 0 });
+      expect(answer.final_date).toMatch(/^\d{13}00\+$/);
+    }
+    expect((await esme.query("unknown", `q${"0".repeat(26)}`, "SWBRD")).status).toBe(STATUS.ESME_RQUERYFAIL);
   });
 
   it("holds a receipt while the client is unbound and delivers it when it binds again", async () => {

@@ -1,6 +1,6 @@
 // Runs test/smpp-server/perl-esme.pl, an ESME built on Perl's Net::SMPP, as a child process
-// connected to the gateway's SMPP server: passes it commands (bind, submit, how to answer
-// deliver_sm, unbind), collects the JSON line it writes for every PDU, and kills its process
+// connected to the gateway's SMPP server: passes it commands (bind, submit, query_sm, how to
+// answer deliver_sm, unbind), collects the JSON line it writes for every PDU, and kills its process
 // group when the test ends.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
@@ -15,9 +15,13 @@ export interface EsmeEvent {
   command?: string;
   seq?: number;
   status?: number;
-  /** The test's name for the submit a submit_sm_resp answers. */
+  /** The test's name for the submit or query a submit_sm_resp or query_sm_resp answers. */
   ref?: string;
   message_id?: string;
+  /** A query_sm_resp's fields (ESME_ROK only). */
+  final_date?: string;
+  message_state?: number;
+  error_code?: number;
   /** A bind_*_resp's system_id. */
   system_id?: string;
   source?: string;
@@ -119,6 +123,14 @@ export class PerlEsme {
 
   async answerTo(ref: string): Promise<EsmeEvent> {
     const answer = () => this.received("submit_sm_resp").find((event) => event.ref === ref);
+    await this.waitFor(() => answer() !== undefined, `the answer to ${ref}`);
+    return answer()!;
+  }
+
+  /** Sends a query_sm and answers its query_sm_resp. */
+  async query(ref: string, messageId: string, source: string): Promise<EsmeEvent> {
+    this.control({ command: "query", ref, message_id: messageId, source });
+    const answer = () => this.received("query_sm_resp").find((event) => event.ref === ref);
     await this.waitFor(() => answer() !== undefined, `the answer to ${ref}`);
     return answer()!;
   }
