@@ -148,7 +148,7 @@ describeEachEngine("SMPP server: malformed PDUs", (engine) => {
     expect(await raw.next()).toMatchObject({ commandId: 0x80000009, status: 0 });
     // Requests only (no unbind, which ends the session): the SMPP ones an ESME sends, ones only an
     // SMSC sends, an unknown one.
-    const commands = [0x04, 0x103, 0x21, 0x02, 0x09, 0x15, 0x05, 0x102, 0x12345678];
+    const commands = [0x04, 0x103, 0x21, 0x03, 0x02, 0x09, 0x15, 0x05, 0x102, 0x12345678];
     let sequence = 1;
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...commands), fc.uint8Array({ maxLength: 300 }), async (command, body) => {
