@@ -18,7 +18,7 @@ import { recordRefusal } from "./refusal-record.js";
 import { STATUS } from "./status.js";
 import type { SubmitResult, Submitter } from "./submit.js";
 
-export interface RequestDeps extends Pick<QueryDeps, "db"> {
+export interface RequestDeps extends QueryDeps {
   submitter: Submitter;
   metrics: Pick<Metrics, "smppSubmits">;
   refusals?: RefusalRecorder;
@@ -32,7 +32,7 @@ export async function answerRequest(
 ): Promise<RequestAnswer> {
   const accountId = bind.account!.principal.accountId;
   if (command === "query_sm") {
-    return answerQuery({ db: deps.db, held: (account, id) => deps.submitter.holds(account, id) }, accountId, body);
+    return answerQuery(deps, accountId, body);
   }
   const result = await submit(deps.submitter, bind, command, body);
   if (result.status !== STATUS.ESME_ROK) recordRefusal(deps.refusals, bind, command, body, result);

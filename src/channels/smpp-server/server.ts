@@ -17,7 +17,7 @@ import { Bind, type BindHost } from "./bind.js";
 import { DeliverPump } from "./deliver-pump.js";
 import { localOutboxWriter, type OutboxWriter } from "./outbox-writes.js";
 import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } from "./registry.js";
-import { answerRequest } from "./requests.js";
+import { answerRequest, type RequestDeps } from "./requests.js";
 import { addressAllowed, smppSettingsOf } from "./settings.js";
 import { STATUS } from "./status.js";
 import { type BoundAccount, type Submitter, submitterOf } from "./submit.js";
@@ -81,6 +81,13 @@ export class SmppServer {
     );
     this.abandoned = new AbandonedReceipts(writeOutbox, deps, (accountId) => this.deliveries.pump(accountId));
     this.submitter = submitterOf(deps, (message, why) => this.abandoned.add(message, why));
+    const requests: RequestDeps = {
+      db: deps.store.db,
+      held: (accountId, id) => this.submitter.holds(accountId, id),
+      submitter: this.submitter,
+      metrics: deps.metrics,
+      refusals: deps.refusals,
+    };
     this.unbound = new UnboundConnections(
       { perAddress: deps.config.smppServer.unboundPerAddress, max: deps.config.smppServer.unboundMax },
       (message, details) => deps.logger.warn(details, message),
@@ -94,8 +101,7 @@ export class SmppServer {
       responseTimeoutMs: deps.config.smppServer.responseTimeoutMs,
       systemId: "Switchboard",
       authenticate: (bind, systemId, password) => this.authenticate(bind, systemId, password),
-      request: (bind, command, body) =>
-        answerRequest({ ...this.deps, db: this.deps.store.db, submitter: this.submitter }, bind, command, body),
+      request: (bind, command, body) => answerRequest(requests, bind, command, body),
       bound: (bind) => {
         this.unbound.remove(bind);
         this.deps.logger.info(
