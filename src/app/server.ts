@@ -124,6 +124,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     reply.header("x-request-id", request.id);
     // No browser may read an answer as another type than it says (a JSON error shown as HTML).
     reply.header("x-content-type-options", "nosniff");
+    // A request no route serves is answered before its body is read (the console's pages are GETs).
+    if (request.is404 && request.method !== "GET" && request.method !== "HEAD") {
+      renderUnrouted(request, reply, notFound(request));
+      return;
+    }
     done();
   });
   // Shutting down: the answer to a request in flight on a kept-alive connection is its last,
@@ -158,7 +163,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await registerOpenApi(app);
   await registerApiDocs(app);
 
-  // An unknown path stays a 404 whatever body it carries (its body is parsed before the handler runs).
+  // An unknown path stays a 404 whatever body it carries.
   app.setErrorHandler((error, request, reply) =>
     request.is404 ? renderUnrouted(request, reply, notFound(request)) : sendJsonError(request, reply, error, "status"),
   );

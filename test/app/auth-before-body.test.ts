@@ -1,7 +1,8 @@
 // A caller is checked before its body is read, on both engines: the operator API answers 401 to a
 // request without an operator key (or with a wrong one) while its body is still being sent, and
 // before its content type is looked at; the v2 API does the same for a key in a header or the
-// query, and still reads a key from the JSON body when there is none outside it.
+// query, and still reads a key from the JSON body when there is none outside it; a path no route
+// serves answers 404 before its body too.
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { expect, it } from "vitest";
 import { describeEachEngine } from "../helpers/engines.js";
@@ -109,5 +110,19 @@ describeEachEngine("a caller checked before its body is read", (engine) => {
     expect(balance.status).toBe(201);
     const missing = await call(gateway(), "POST", "/api/v2/groups", { json: { name: "no key" } });
     expect([missing.status, missing.body.error.code]).toEqual([401, "unauthorized"]);
+  });
+  it("a path no route serves answers 404 before its body is read, in its family's dialect", async () => {
+    const url = gateway().url;
+    const json = { "content-type": "application/json" };
+    const admin = await answerBeforeBody(url, "POST", "/admin/api/no-such-thing", json);
+    expect([admin.status, admin.body.error?.code]).toEqual([404, "not_found"]);
+    const sms = await answerBeforeBody(url, "POST", "/api/v2/sms/nowhere", json);
+    expect([sms.status, sms.body.success, sms.body.error?.code]).toEqual([404, false, "not_found"]);
+    // A known path with a method it does not take is no route either.
+    const method = await answerBeforeBody(url, "DELETE", "/api/v2/sms/send", json);
+    expect(method.status).toBe(404);
+    // The connection it came on still serves the next request once the rest is drained.
+    const small = await call(gateway(), "POST", "/admin/api/no-such-thing", { json: { a: 1 } });
+    expect([small.status, small.body.error.code]).toEqual([404, "not_found"]);
   });
 });
