@@ -22,16 +22,30 @@ import { type Connector, outcomeOf, type SubmitResult } from "./connector.js";
 export const REPORTED_CHANNELS: ReadonlySet<string> = new Set(["sms", "voice", "email"]);
 
 const HOLD_FOR_MS = 48 * 3_600_000;
-const CONNECTOR_WAIT_MAX_MS = 10 * 60_000;
+
+/** What a held message waits for: the longest wait between two looks at it, and the words when it runs out. */
+export interface HoldKind {
+  maxWaitMs: number;
+  /** Ends the failure's message: `The message waited 48 h (MESSAGE_VALIDITY_HOURS) <waitsFor>.` */
+  waitsFor: string;
+}
+
+/** No connector of its route up: a connector that binds again wakes it at once (carriers/registry.ts). */
+export const CONNECTOR_WAIT: HoldKind = { maxWaitMs: 10 * 60_000, waitsFor: "for one to be up" };
 
 /**
- * The wait of a message whose route has no connector up, after it has waited `waitedMs`: half
- * that (1 s at least, 10 minutes at most), ±20 %. Growing with the time waited, a held backlog
- * is read again a logarithmic number of times, not once a second; a connector that binds again
- * wakes it at once (carriers/registry.ts).
+ * Its account, or one above it, not active (decision 0155): reactivating it wakes its messages at
+ * once (held-accounts.ts); the look every hour at most is for a wake that was missed.
  */
-export function connectorWaitMs(waitedMs: number): number {
-  return jittered(Math.min(CONNECTOR_WAIT_MAX_MS, Math.max(1000, waitedMs / 2)));
+export const ACCOUNT_WAIT: HoldKind = { maxWaitMs: 60 * 60_000, waitsFor: "for its account to be active again" };
+
+/**
+ * The wait of a held message after it has waited `waitedMs`: half that (1 s at least,
+ * `maxWaitMs` at most), ±20 %. Growing with the time waited, a held backlog is read again a
+ * logarithmic number of times, not once a second.
+ */
+export function holdWaitMs(waitedMs: number, maxWaitMs = CONNECTOR_WAIT.maxWaitMs): number {
+  return jittered(Math.min(maxWaitMs, Math.max(1000, waitedMs / 2)));
 }
 
 /** Back-off before attempt n+1: 1 s, 2 s, 4 s ... capped at 5 minutes, with ±20 % jitter. */
@@ -104,9 +118,10 @@ export function settle(
 }
 
 /**
- * A message no connector of whose route is up (down, or disabled): held, not tried. It waits
- * for one without spending an attempt, up to holdForMs from its hold's start, as a carrier's
- * outage or an operator's maintenance can outlast every retry's back-off; then it fails.
+ * A message held, not tried: no connector of its route is up (down, or disabled), or its account
+ * is not active. It waits without spending an attempt, up to holdForMs from its hold's start (as
+ * a carrier's outage or an operator's maintenance can outlast every retry's back-off); then it
+ * fails, refunded as every failure before a carrier is.
  */
 export function hold(
   message: MessageRow,
@@ -114,14 +129,15 @@ export function hold(
   outcomes: Outcomes,
   now: number,
   holdFor: number | undefined,
+  kind: HoldKind = CONNECTOR_WAIT,
 ) {
-  const heldSince = (message.error_code === "connectors_down" ? message.held_since : null) ?? now;
+  const heldSince = (message.error_code === result.code ? message.held_since : null) ?? now;
   const waited = now - heldSince;
   const holdForMs = holdFor ?? HOLD_FOR_MS;
   if (waited < holdForMs) {
     outcomes.retries.push({
       id: message.id,
-      dueAt: now + connectorWaitMs(waited),
+      dueAt: now + holdWaitMs(waited, kind.maxWaitMs),
       code: result.code,
       message: result.message,
       attempts: message.attempts - 1,
@@ -133,7 +149,7 @@ export function hold(
   outcomes.failures.push({
     id: message.id,
     code: result.code,
-    message: `${result.message} The message waited ${hours} h (MESSAGE_VALIDITY_HOURS) for one to be up.`,
+    message: `${result.message} The message waited ${hours} h (MESSAGE_VALIDITY_HOURS) ${kind.waitsFor}.`,
     at: now,
   });
 }
