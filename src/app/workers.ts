@@ -18,6 +18,7 @@ import {
   BulkExpander,
   DEFAULT_DISPATCHER_OPTIONS,
   Dispatcher,
+  HeldAccounts,
   type Housekeeping,
   type InboundSms,
   ReportIngester,
@@ -39,6 +40,8 @@ export interface Workers {
   carriers: CarrierRegistry;
   /** Its timer's rounds (tests wait for one to have looked at the clock they set). */
   housekeeping: Housekeeping;
+  /** The accounts whose messages are held (tests wait for it to have read a block). */
+  heldAccounts: HeldAccounts;
   stop: StopFn;
 }
 
@@ -78,14 +81,19 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   const carriers = new CarrierRegistry(ctx, connectors, sinks);
   await carriers.start();
 
+  // The accounts that are not active (or below one): their messages held, their bulk parts
+  // unexpanded, until they are active again (decision 0155).
+  const heldAccounts = new HeldAccounts(ctx);
+  await heldAccounts.start();
   const dispatcher = new Dispatcher(ctx, carriers, {
     ...DEFAULT_DISPATCHER_OPTIONS,
+    heldAccounts,
     holdForMs: ctx.config.messageValidityHours * 3_600_000,
     revealBodies: codeRevealer(ctx.store, ctx.codeKeeper),
     reasons: reasonOptions.reasons,
   });
   dispatcher.start();
-  const expander = new BulkExpander(ctx);
+  const expander = new BulkExpander({ ...ctx, heldAccounts });
   expander.start();
   const housekeeping = startHousekeeping(ctx, dispatcher, simulator, carriers, 1_000, retiredMessageData);
   const webhooks = new WebhookSender(ctx, {
@@ -117,6 +125,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
     simulator,
     carriers,
     housekeeping,
+    heldAccounts,
     async stop() {
       await housekeeping.stop();
       await alerts.stop();
@@ -130,6 +139,7 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
       await webhooks.stop();
       await expander.stop();
       await dispatcher.stop();
+      await heldAccounts.stop();
       await carriers.stop();
       for (const connector of connectors) await connector.stop?.();
       await reports.stop();

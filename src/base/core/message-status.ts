@@ -71,6 +71,31 @@ export function failureReason(row: {
   };
 }
 
+/**
+ * The error code of a queued message held because its account, or an account above it, is not
+ * active (decision 0155): held at dispatch, not sent, until the account is active again.
+ */
+export const ACCOUNT_HOLD = "account_inactive";
+
+/** The error code of a queued message held because no connector of its route is up. */
+export const CONNECTORS_HOLD = "connectors_down";
+
+/**
+ * Why a queued message waits, when it is held (its account not active, or no connector of its
+ * route up): its code, the words, and since when; undefined for any other message.
+ */
+export function holdReason(row: {
+  status: MessageStatus;
+  error_code: string | null;
+  error_message: string | null;
+  held_since: number | null;
+}): { code: string; message: string; since: number } | undefined {
+  if (row.status !== "queued" && row.status !== "dispatching") return undefined;
+  if (row.error_code !== ACCOUNT_HOLD && row.error_code !== CONNECTORS_HOLD) return undefined;
+  if (row.held_since === null) return undefined;
+  return { code: row.error_code, message: row.error_message ?? "", since: row.held_since };
+}
+
 /** What clients see: internal `dispatching` is still `queued` to them. */
 export function publicStatus(status: MessageStatus): string {
   return status === "dispatching" ? "queued" : status;

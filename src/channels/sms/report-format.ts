@@ -1,7 +1,7 @@
 // The v2 delivery report of one message, as the spec's "Message delivery report" table shows it.
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
-import { failureReason, publicStatus } from "../../base/core/message-status.js";
+import { failureReason, holdReason, publicStatus } from "../../base/core/message-status.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { clicksOf } from "../../domain/messages/index.js";
@@ -14,6 +14,9 @@ export function deliveryReport(row: MessageRow, clicks?: number) {
   const unsuccessful = row.status === "failed" || (row.status === "cancelled" && row.error_code !== null);
   // WhatsApp records delivery in its own column (a read message was delivered too).
   const deliveredAt = row.delivered_at ?? (row.status === "delivered" ? row.done_at : null);
+  // A queued message that is held says why it waits: its account is not active (decision 0155),
+  // or no connector of its route is up.
+  const held = holdReason(row);
   return {
     message_id: row.id,
     broadcast_id: row.broadcast_id,
@@ -35,6 +38,7 @@ export function deliveryReport(row: MessageRow, clicks?: number) {
     // A voice call: its progress (ringing, in-progress), duration and units.
     ...(row.channel === "voice" ? { call: callReport(row) } : {}),
     ...(unsuccessful ? { error: failureReason(row) } : {}),
+    ...(held ? { held: { code: held.code, message: held.message, since: isoUtc(new Date(held.since)) } } : {}),
     ...(clicks === undefined ? {} : { clicks }),
   };
 }

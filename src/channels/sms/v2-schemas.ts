@@ -84,6 +84,20 @@ export const DeliveryReport = Type.Object(
         { title: "MessageFailure", description: "Why a message failed (docs/api.md, Why a message failed)." },
       ),
     ),
+    held: Type.Optional(
+      Type.Object(
+        {
+          code: Type.String({ description: "Stable: account_inactive or connectors_down." }),
+          message: Type.String({ description: "Why it waits, in words; may change." }),
+          since: Time,
+        },
+        {
+          title: "MessageHold",
+          description:
+            "Only while a queued message is held, not sent: its account (or one above it) is not active, or no connector of its route is up (docs/api.md, Statuses).",
+        },
+      ),
+    ),
     clicks: Type.Optional(
       Type.Integer({
         description: "Clicks of the message's tracked short links (shorten_urls); absent when it has none.",

@@ -20,7 +20,7 @@ import {
   type ShortLinkPlan,
   shortenBody,
 } from "../../domain/messages/index.js";
-import { QUEUED_SIGNAL } from "./dispatcher.js";
+import { type AccountsHeld, QUEUED_SIGNAL } from "./dispatcher.js";
 
 /**
  * Wakes the expander: a send stored as a bulk part was committed. Not the dispatcher's signal,
@@ -30,7 +30,13 @@ import { QUEUED_SIGNAL } from "./dispatcher.js";
  */
 export const BULK_PARTS_SIGNAL = "bulk_parts";
 
-type Deps = Pick<Runtime, "store" | "clock" | "logger">;
+type Deps = Pick<Runtime, "store" | "clock" | "logger"> & {
+  /** Accounts whose parts wait, unexpanded (not active, decision 0155): held-accounts.ts. */
+  heldAccounts?: AccountsHeld;
+};
+
+/** Reads of the due parts a round makes at most while those it finds are of held accounts. */
+const HELD_PART_READS = 4;
 
 export interface ExpanderOptions {
   /** Messages created per part per round. */
@@ -72,7 +78,7 @@ export class BulkExpander extends WorkerLoop {
   async expandOnce(): Promise<number> {
     const { store, clock } = this.deps;
     const now = clock.now().getTime();
-    const due = await dueBulkParts(store.db, now);
+    const due = await this.dueParts(now);
     if (due.length === 0) return 0;
     const room = this.options.maxBacklog - (await countQueuedDue(store.db, now, this.options.maxBacklog));
     if (room <= 0) return 0;
@@ -96,6 +102,23 @@ export class BulkExpander extends WorkerLoop {
     });
     for (const part of parts) if (part.next_index + perPart >= part.count) this.recipients.delete(part.id);
     return created;
+  }
+
+  /**
+   * The due parts of accounts that are not held: when those read are all held accounts' (a
+   * blocked account's campaign in many parts), read again past those accounts, a few times.
+   */
+  private async dueParts(now: number): Promise<Array<{ id: number; account_id: number }>> {
+    const { store, heldAccounts } = this.deps;
+    const except: number[] = [];
+    for (let read = 0; read < HELD_PART_READS; read++) {
+      const due = await dueBulkParts(store.db, now, except);
+      if (!heldAccounts || heldAccounts.size === 0) return due;
+      const free = due.filter((part) => !heldAccounts.has(part.account_id));
+      if (free.length > 0 || due.length === 0) return free;
+      except.push(...new Set(due.map((part) => part.account_id)));
+    }
+    return [];
   }
 
   private messagesOf(part: BulkPartRow, take: number, now: number): { rows: NewMessage[]; links: NewShortLink[] } {

@@ -5,6 +5,7 @@
 // give each message to exactly one of them, and return it at once if its worker dies.
 
 import { sql } from "kysely";
+import { ACCOUNT_HOLD } from "../../base/core/message-status.js";
 import { WorkerLoop } from "../../base/core/worker-loop.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { MessageRow } from "../../base/store/schema.js";
@@ -13,7 +14,7 @@ import { type WebhookOutbox, withHandoff } from "../../domain/webhooks/outbox.js
 import { type CarrierReasons, classifyFailures } from "./carrier-reasons.js";
 import { type Routing, submitAll } from "./failover.js";
 import { Router } from "./router.js";
-import { afterCommit, type Outcomes, recordOutcomes } from "./submit-outcomes.js";
+import { ACCOUNT_WAIT, afterCommit, hold, type Outcomes, recordOutcomes } from "./submit-outcomes.js";
 import { UnrecordedSubmits } from "./unrecorded-submits.js";
 
 export interface DispatcherOptions {
@@ -51,7 +52,25 @@ export interface DispatcherOptions {
    * withheld, failed and refunded instead of sent.
    */
   revealBodies?: BodyRevealer;
+  /**
+   * The accounts whose messages are held, not sent (decision 0155: not active, or below one that
+   * is not): held-accounts.ts, kept in memory, so the batch costs a set look-up per message.
+   */
+  heldAccounts?: AccountsHeld;
 }
+
+/** Which accounts' messages are held at dispatch. */
+export interface AccountsHeld {
+  readonly size: number;
+  has(accountId: number): boolean;
+}
+
+/** Why a message of an account that is not active waits (its error while held, decision 0155). */
+const ACCOUNT_NOT_ACTIVE = {
+  code: ACCOUNT_HOLD,
+  message:
+    "Its account, or an account above it, is not active (blocked or inactive): the message is held, not sent, until the account is active again.",
+};
 
 /** A claimed batch as it goes to the connectors: the rows to send, and those withheld with why. */
 export interface RevealedBatch {
@@ -216,11 +235,15 @@ export class Dispatcher extends WorkerLoop {
     return this.deps.clock.now().getTime();
   }
 
-  /** Hands the batch to its connectors (failover.ts); what revealBodies withheld fails, refunded, unsent. */
+  /**
+   * Hands the batch to its connectors (failover.ts); what revealBodies withheld fails, refunded,
+   * unsent; a message of an account that is not active is held (decision 0155).
+   */
   private async submitAll(claimed: MessageRow[]): Promise<Outcomes> {
-    const batch = this.options.revealBodies
-      ? await this.options.revealBodies(claimed)
-      : { send: claimed, withheld: [] };
+    const accounts = this.options.heldAccounts;
+    const held = accounts && accounts.size > 0 ? claimed.filter((m) => accounts.has(m.account_id)) : [];
+    const ready = held.length > 0 ? claimed.filter((m) => !accounts!.has(m.account_id)) : claimed;
+    const batch = this.options.revealBodies ? await this.options.revealBodies(ready) : { send: ready, withheld: [] };
     const outcomes = await submitAll(batch.send, {
       routing: this.routing,
       metrics: this.deps.metrics,
@@ -230,6 +253,9 @@ export class Dispatcher extends WorkerLoop {
     });
     await classifyFailures(this.options.reasons, outcomes.failures);
     for (const item of batch.withheld) outcomes.failures.push({ ...item, at: this.now() });
+    for (const message of held) {
+      hold(message, ACCOUNT_NOT_ACTIVE, outcomes, this.now(), this.options.holdForMs, ACCOUNT_WAIT);
+    }
     return outcomes;
   }
 }

@@ -3,17 +3,23 @@
 // Its files (others import this folder through this index only):
 //   bulk-expander.ts   BulkExpander: turns bulk-job parts into messages, 1,000 per part per round, one
 //                      part per account per round, only while under 5,000 messages are queued; woken by
-//                      BULK_PARTS_SIGNAL (a committed bulk part), else every 500 ms
+//                      BULK_PARTS_SIGNAL (a committed bulk part), else every 500 ms; not the parts of an
+//                      account that is not active (decision 0155)
 //   dispatcher.ts      claims due messages (500 a round, transactional lane first), submits them
 //                      (failover.ts) and records every outcome in one transaction (on PostgreSQL the
 //                      one that claimed the batch, its row locks the claim); pauses after failed rounds;
-//                      a message its BodyRevealer withholds (a verification code already void) fails, refunded
+//                      a message its BodyRevealer withholds (a verification code already void) fails, refunded;
+//                      a message of an account that is not active is held (account_inactive, decision 0155)
+//   held-accounts.ts   HeldAccounts: the accounts not active or below one (decision 0148), in memory, read
+//                      again on the credential signals and every 30 s; an account active again has its
+//                      held messages made due at once. The dispatcher holds their messages, the
+//                      expander leaves their bulk parts
 //   failover.ts        a batch to the connectors of each message's plan, from the router (its Routing:
 //                      the carrier registry's current router); a message refused retryably moves to its
 //                      plan's next connector within the batch
 //   submit-outcomes.ts each message filed as submitted, retried after a back-off, held while its route
-//                      has no connector up, or failed; the batch's record and its webhook events;
-//                      REPORTED_CHANNELS (sms, voice, email), the channels whose states go out as
+//                      has no connector up or its account is not active, or failed; the batch's record
+//                      and its webhook events; REPORTED_CHANNELS (sms, voice, email), the channels whose states go out as
 //                      delivery_report webhooks (used by the dispatcher and the ReportIngester)
 //   unrecorded-submits.ts  what the carriers took of a batch whose record failed: recorded before the
 //                      next claim, not sent again
@@ -52,6 +58,7 @@ export {
   VOICE_SIMULATOR_CONNECTOR,
 } from "./connector.js";
 export {
+  type AccountsHeld,
   type BodyRevealer,
   DEFAULT_DISPATCHER_OPTIONS,
   Dispatcher,
@@ -59,6 +66,7 @@ export {
   type RevealedBatch,
 } from "./dispatcher.js";
 export type { Routing } from "./failover.js";
+export { HeldAccounts } from "./held-accounts.js";
 export { type CarrierUpkeep, type Housekeeping, startHousekeeping } from "./housekeeping.js";
 export { ReportIngester } from "./reports.js";
 export type { ConnectorScore, RouteScoresSource } from "./route-strategies.js";

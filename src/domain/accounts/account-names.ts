@@ -1,8 +1,9 @@
 // Accounts' usernames and statuses by id, for the lists and answers that show whose a row is.
+import { sql } from "kysely";
 import type { AccountStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { statusOf } from "../auth/index.js";
-import { parentStatus } from "./credentials.js";
+import { MAX_DEPTH, parentStatus } from "./credentials.js";
 
 /** The username of the account with that id; throws (Kysely's NoResultError) when there is none. */
 export async function accountUsername(db: Db, accountId: number): Promise<string> {
@@ -35,4 +36,21 @@ export async function accountStatuses(
     .where("id", "in", accountIds)
     .execute();
   return rows.map((row) => ({ id: row.id, status: statusOf(row).status }));
+}
+
+/**
+ * The ids of every account that acts not active (decision 0148): those whose own status is not
+ * active and every account below one, at any depth. Few rows: the dispatcher holds their messages
+ * (decision 0155) and reads them again only when an account's status may have changed.
+ */
+export async function inactiveAccountIds(db: Db): Promise<number[]> {
+  const { rows } = await sql<{ id: number }>`
+    with recursive down(id, depth) as (
+      select id, 0 from accounts where status <> 'active'
+      union all
+      select a.id, down.depth + 1 from accounts a join down on a.parent_id = down.id
+      where down.depth < ${sql.lit(MAX_DEPTH)}
+    )
+    select distinct id from down`.execute(db);
+  return rows.map((row) => Number(row.id));
 }

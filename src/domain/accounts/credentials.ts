@@ -8,7 +8,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import { type AccountCredentialRows, accountsCredentialsChanged } from "../auth/index.js";
 
 /** Deeper than any tree of resellers: a guard against a cycle of parent_id, which nothing writes. */
-const MAX_DEPTH = 64;
+export const MAX_DEPTH = 64;
 
 /**
  * The nearest parent's (or parent's parent's…) status that is not active, or null: one statement

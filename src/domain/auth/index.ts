@@ -44,6 +44,7 @@ export {
   accountsCredentialsChanged,
   apiKeyRevoked,
   clearLoginLocks,
+  listenForAuthChanges,
 } from "./auth-changes.js";
 export * from "./authenticator.js";
 export * from "./http.js";

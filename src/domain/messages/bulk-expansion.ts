@@ -7,23 +7,19 @@ import type { Db, Store } from "../../base/store/store.js";
 import { RollupChanges } from "./rollups.js";
 import { insertShortLinks, type NewShortLink } from "./short-links.js";
 
-/** Up to 100 pending parts due at `now`, oldest first: their ids and accounts. */
-export async function dueBulkParts(db: Db, now: number) {
-  return (
-    db
-      .selectFrom("bulk_parts")
-      .select(["id", "account_id"])
-      // A literal, not a parameter: SQLite uses the partial index bulk_parts_pending only then.
-      .where("status", "=", sql.lit("pending"))
-      .where("due_at", "<=", now)
-      .orderBy("due_at")
-      .orderBy("id")
-      .limit(100)
-      .execute()
-  );
+/** Up to 100 pending parts due at `now`, oldest first, of accounts other than `exceptAccounts`: their ids and accounts. */
+export async function dueBulkParts(db: Db, now: number, exceptAccounts: readonly number[] = []) {
+  let query = db
+    .selectFrom("bulk_parts")
+    .select(["id", "account_id"])
+    // A literal, not a parameter: SQLite uses the partial index bulk_parts_pending only then.
+    .where("status", "=", sql.lit("pending"))
+    .where("due_at", "<=", now);
+  // Accounts whose parts wait (not active, decision 0155): few, those a first read found.
+  if (exceptAccounts.length > 0) query = query.where("account_id", "not in", exceptAccounts);
+  return query.orderBy("due_at").orderBy("id").limit(100).execute();
 }
 
-/** Messages queued and due at `now`, counted up to `cap` (a bounded read however long the queue). */
 export async function countQueuedDue(db: Db, now: number, cap: number): Promise<number> {
   const backlog = await sql<{ n: number }>`
     select count(*) as n from (select 1 from messages where status = 'queued' and due_at <= ${now}

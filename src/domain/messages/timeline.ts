@@ -1,9 +1,10 @@
 // What happened to one message, in order: accepted, scheduled, held (no connector of its route
-// up), submitted to a carrier, each part's receipt, and how it ended (delivered, read, failed
-// with the reason, cancelled), with its cost and whether it was refunded. The console's message
-// page reads it through GET /api/v2/messages/{id}, which adds the message's webhook deliveries.
+// up, or its account not active), submitted to a carrier, each part's receipt, and how it ended
+// (delivered, read, failed with the reason, cancelled), with its cost and whether it was refunded.
+// The console's message page reads it through GET /api/v2/messages/{id}, which adds the message's
+// webhook deliveries.
 
-import { failureReason } from "../../base/core/message-status.js";
+import { ACCOUNT_HOLD, CONNECTORS_HOLD, failureReason, holdReason } from "../../base/core/message-status.js";
 import type { MessagePartsTable, MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { refundTime } from "../accounts/index.js";
@@ -39,6 +40,24 @@ export function chainLink(row: Pick<MessageRow, "meta">): { chain_id: string; st
   return { chain_id: meta.chain_id, step: Number(meta.chain_step), steps: Number(meta.chain_steps) };
 }
 
+/** Why a held message waits (or waited), and when it is looked at again. */
+function holdDetail(row: MessageRow): string {
+  const waiting = (row.status === "queued" || row.status === "dispatching") && holdReason(row) !== undefined;
+  const next = new Date(row.due_at).toISOString();
+  if (row.error_code === ACCOUNT_HOLD) {
+    return waiting
+      ? `account not active: ${row.error_message ?? ""} Looked at again ${next}, or at once when it is active again.`
+      : "account not active: it waited for its account to be active again.";
+  }
+  if (waiting) {
+    return `${row.error_message ?? "No connector of its route is up."} Looked at again ${next}, or when a connector comes back.`;
+  }
+  if (row.error_code === CONNECTORS_HOLD)
+    return "No connector of its route was up (connectors_down); it waited for one.";
+  // Sent since: the hold's reason is no longer stored.
+  return "It waited for a connector of its route to be up (connectors_down) or for its account to be active again (account_inactive).";
+}
+
 export async function messageHistory(db: Db, row: MessageRow, readParts: MessagePartsReader) {
   const [parts, refundedAt] = await Promise.all([readParts(db, row.id), refundTime(db, row.account_id, row.id)]);
   const events: TimelineEntry[] = [{ at: row.created_at, event: "accepted", detail: null }];
@@ -58,16 +77,7 @@ export async function messageHistory(db: Db, row: MessageRow, readParts: Message
   ) {
     events.push({ at: row.created_at, event: "scheduled", detail: `due ${new Date(row.due_at).toISOString()}` });
   }
-  if (held) {
-    const waiting = row.status === "queued" && row.error_code === "connectors_down";
-    events.push({
-      at: row.held_since!,
-      event: "held",
-      detail: waiting
-        ? `${row.error_message ?? "No connector of its route is up."} Looked at again ${new Date(row.due_at).toISOString()}, or when a connector comes back.`
-        : "No connector of its route was up (connectors_down); it waited for one.",
-    });
-  }
+  if (held) events.push({ at: row.held_since!, event: "held", detail: holdDetail(row) });
   if (row.submitted_at !== null) {
     const carrier = row.connector ? `to ${row.connector}` : "to the carrier";
     const id = row.upstream_id ? `, carrier's id ${row.upstream_id}` : "";

@@ -4,7 +4,7 @@
 import { type RawBuilder, sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import type { Wallet } from "../../base/core/credits.js";
-import { assertTransition } from "../../base/core/message-status.js";
+import { ACCOUNT_HOLD, assertTransition } from "../../base/core/message-status.js";
 import type { MessageRow, MessageStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Refund, refundMany, uplineRefunds } from "../accounts/index.js";
@@ -114,6 +114,30 @@ export async function wakeConnectorWaits(trx: Db, now: number): Promise<number> 
     update messages set due_at = ${now}
      where status = 'queued' and due_at > ${now} and error_code = 'connectors_down'`.execute(trx);
   return Number(result.numAffectedRows ?? 0);
+}
+
+/**
+ * Messages of these accounts held because an account was not active (decision 0155), made due
+ * now: the account is active again. Answers how many.
+ */
+export async function wakeAccountHolds(trx: Db, accountIds: readonly number[], now: number): Promise<number> {
+  let changed = 0;
+  for (const part of chunks([...accountIds])) {
+    // Literal status: SQLite uses the partial index messages_queued only when it is named.
+    const result = await sql`
+      update messages set due_at = ${now}
+       where status = 'queued' and due_at > ${now} and error_code = ${ACCOUNT_HOLD}
+         and account_id in (${sql.join(part)})`.execute(trx);
+    changed += Number(result.numAffectedRows ?? 0);
+  }
+  return changed;
+}
+
+/** The accounts that have messages held because an account was not active (a read of the queue). */
+export async function accountsWithHolds(db: Db): Promise<number[]> {
+  const { rows } = await sql<{ account_id: number }>`
+    select distinct account_id from messages where status = 'queued' and error_code = ${ACCOUNT_HOLD}`.execute(db);
+  return rows.map((row) => Number(row.account_id));
 }
 
 export interface Failure {
