@@ -257,6 +257,8 @@ export interface PriceCardRowsTable {
   effective_from: number | null;
   /** The upload the row belongs to; only its card's current generation is read (0061). */
   generation: Generated<number>;
+  /** The row's place in its generation, from 0, by channel, prefix, route, effective_from (0067). */
+  position: Generated<number>;
 }
 
 export interface AccountsTables {

@@ -52,6 +52,7 @@
 //   price-cards.ts     price cards: a card replaced whole, listed, shown; an account's card;
 //                      PRICE_CARDS_CHANGED
 //   price-card-pages.ts  a card a page at a time (by channel, prefix start) and whole, in chunks, for its export
+//   price-row-order.ts the card's order (channel, prefix, route, effective_from), sorted in turns for an upload
 //   price-changes.ts   what replacing a card changed (rows added, removed, repriced, in credits): its audit entry
 //   price-rows.ts      the rows of a price card or a carrier's cost card: checked (an API body's, a
 //                      bad one named by index), read back, described; no luxon (the CLI's carriers

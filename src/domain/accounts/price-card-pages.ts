@@ -1,13 +1,15 @@
 // A price card read in parts (decision 0154): a page of its rows, narrowed by channel and by the
-// start of the prefix, in the order channel, prefix, route, effective_from (`always` first), read
-// from one index (migration 0067) with its count; and every row, a chunk at a time, for its CSV
-// export. Both read the card's current generation only (price-cards.ts), never part of an upload.
+// start of the prefix, in the order channel, prefix, route, effective_from (`always` first); and
+// every row, a chunk at a time, for its CSV export. An upload stores each row's place in that order
+// (price-row-order.ts, migration 0067), so a filter's rows are one run of places (a run a channel
+// for a prefix alone): its count is its ends, and a page at any depth is read where it starts.
+// Both read one generation of the card (price-cards.ts), never part of an upload.
 import { sql } from "kysely";
 import { GatewayError } from "../../base/core/errors.js";
-import { type PageRequest, pagedRows } from "../../base/store/paging.js";
+import type { PageRequest } from "../../base/store/paging.js";
 import type { Db } from "../../base/store/store.js";
 import { DEFAULT_CARD, findPriceCard } from "./price-cards.js";
-import { type PriceChannel, type PriceRow, storedPriceRow } from "./price-rows.js";
+import { PRICE_CHANNELS, type PriceChannel, type PriceRow, storedPriceRow } from "./price-rows.js";
 
 export interface PriceCardFilter {
   channel?: PriceChannel | undefined;
@@ -29,17 +31,44 @@ const PREFIX_START = /^\d{1,15}$/;
 /** The character after "9": "starts with 91" is ['91', '91:') for a text of digits compared byte by byte. */
 const AFTER_DIGITS = ":";
 
-/** The card's current rows, as a query to narrow further. */
-function cardRows(db: Db, name: string) {
-  return db
-    .selectFrom("price_card_rows")
-    .where("card", "=", name)
-    .where("generation", "=", (eb) => eb.selectFrom("price_cards").select("generation").where("name", "=", name));
+/** A run of places (price_card_rows.position), both ends included. */
+interface Run {
+  first: number;
+  last: number;
 }
 
 /**
+ * The run of places of the rows on `channel` whose prefix starts with `start` (neither: every
+ * row): the rows are stored in that order, so the first and the last in the index's order end it.
+ */
+async function runOf(db: Db, card: string, generation: number, channel?: string, start?: string) {
+  let rows = db
+    .selectFrom("price_card_rows")
+    .select("position")
+    .where("card", "=", card)
+    .where("generation", "=", generation);
+  if (channel !== undefined) rows = rows.where("channel", "=", channel);
+  if (start !== undefined) rows = rows.where("prefix", ">=", start).where("prefix", "<", start + AFTER_DIGITS);
+  const end = (way: "asc" | "desc") => {
+    const ordered =
+      channel === undefined && start === undefined
+        ? rows.orderBy("position", way)
+        : rows
+            .orderBy("channel", way)
+            .orderBy("prefix", way)
+            .orderBy("route", way)
+            .orderBy(sql`effective_from ${sql.raw(way === "asc" ? "asc nulls first" : "desc nulls last")}`);
+    return ordered.limit(1).executeTakeFirst();
+  };
+  const [first, last] = await Promise.all([end("asc"), end("desc")]);
+  return first && last ? { first: Number(first.position), last: Number(last.position) } : undefined;
+}
+
+const size = (run: Run) => run.last - run.first + 1;
+
+/**
  * A page of the card `name` (in any case) matching `filter`, with the counts; undefined for no
- * such card. The built-in `default` has no rows.
+ * such card. The built-in `default` has no rows. Each read is a few index look-ups, at any page.
  */
 export async function priceCardPage(
   db: Db,
@@ -56,56 +85,72 @@ export async function priceCardPage(
     );
   }
   if (name === DEFAULT_CARD) return { name, rows: [], total: 0, cardRows: 0 };
-  const card = (await findPriceCard(db, name))?.name;
-  if (card === undefined) return undefined;
-  let filtered = cardRows(db, card);
-  if (filter.channel !== undefined) filtered = filtered.where("channel", "=", filter.channel);
-  if (start !== undefined) filtered = filtered.where("prefix", ">=", start).where("prefix", "<", start + AFTER_DIGITS);
+  const found = await findPriceCard(db, name);
+  if (found?.generation == null) return undefined;
+  const card = found.name;
+  const generation = Number(found.generation);
   const narrowed = filter.channel !== undefined || start !== undefined;
-  const [{ rows, total }, all] = await Promise.all([
-    pagedRows(
-      filtered,
-      (query) =>
-        query
-          .select(["channel", "route", "prefix", "price", "effective_from"])
-          .orderBy("channel")
-          .orderBy("prefix")
-          .orderBy("route")
-          .orderBy(sql`effective_from asc nulls first`),
-      page,
-    ),
-    narrowed ? countRows(db, card) : undefined,
+  // Without a channel, a prefix's rows are a run on each channel.
+  const channels = filter.channel !== undefined ? [filter.channel] : start !== undefined ? PRICE_CHANNELS : [undefined];
+  const [whole, ...narrowRuns] = await Promise.all([
+    runOf(db, card, generation),
+    ...(narrowed ? channels.map((channel) => runOf(db, card, generation, channel, start)) : []),
   ]);
-  return { name: card, rows: rows.map(storedPriceRow), total, cardRows: all ?? total };
-}
-
-async function countRows(db: Db, card: string): Promise<number> {
-  const row = await cardRows(db, card)
-    .select((eb) => eb.fn.countAll<number | string>().as("n"))
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+  const runs = (narrowed ? narrowRuns : [whole]).filter((run): run is Run => run !== undefined);
+  const total = runs.reduce((sum, run) => sum + size(run), 0);
+  // The page's places: skip (page - 1) × per_page places of the runs, then take per_page.
+  let skip = (page.page - 1) * page.perPage;
+  let wanted = page.perPage;
+  const parts: Run[] = [];
+  for (const run of runs) {
+    if (wanted === 0) break;
+    if (skip >= size(run)) {
+      skip -= size(run);
+      continue;
+    }
+    const first = run.first + skip;
+    const last = Math.min(run.last, first + wanted - 1);
+    parts.push({ first, last });
+    wanted -= last - first + 1;
+    skip = 0;
+  }
+  const read = await Promise.all(
+    parts.map((part) =>
+      db
+        .selectFrom("price_card_rows")
+        .select(["channel", "route", "prefix", "price", "effective_from"])
+        .where("card", "=", card)
+        .where("generation", "=", generation)
+        .where("position", ">=", part.first)
+        .where("position", "<=", part.last)
+        .orderBy("position")
+        .execute(),
+    ),
+  );
+  const rows = read.flat().map(storedPriceRow);
+  return { name: card, rows, total, cardRows: whole ? size(whole) : 0 };
 }
 
 /** Rows read per statement by an export. */
 const EXPORT_CHUNK = 5_000;
 
 /**
- * Every row of the card `name` (as stored; found first by the caller), in the order it was
- * imported, a chunk per statement. A card replaced or deleted while it is read throws conflict
+ * Every row of the card `name` (as stored; found first by the caller), in the pages' order, a
+ * chunk per statement. A card replaced or deleted while it is read throws conflict
  * (its old rows may be gone): an export is the card at one moment or nothing.
  */
 export async function* priceCardExportRows(db: Db, name: string, chunk = EXPORT_CHUNK): AsyncGenerator<PriceRow> {
   if (name === DEFAULT_CARD) return;
   const generation = (await findPriceCard(db, name))?.generation;
   if (generation == null) throw new GatewayError("not_found", `No price card named "${name}".`);
-  for (let after = 0; ; ) {
+  for (let after = -1; ; ) {
     const part = await db
       .selectFrom("price_card_rows")
-      .select(["id", "channel", "route", "prefix", "price", "effective_from"])
+      .select(["position", "channel", "route", "prefix", "price", "effective_from"])
       .where("card", "=", name)
       .where("generation", "=", generation)
-      .where("id", ">", after)
-      .orderBy("id")
+      .where("position", ">", after)
+      .orderBy("position")
       .limit(chunk)
       .execute();
     const still = await db.selectFrom("price_cards").select("generation").where("name", "=", name).executeTakeFirst();
@@ -114,6 +159,6 @@ export async function* priceCardExportRows(db: Db, name: string, chunk = EXPORT_
     }
     for (const row of part) yield storedPriceRow(row);
     if (part.length < chunk) return;
-    after = Number(part[part.length - 1]!.id);
+    after = Number(part[part.length - 1]!.position);
   }
 }

@@ -13,6 +13,7 @@ import type { Database } from "../../base/store/schema.js";
 import { moveVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { requireAccount } from "./accounts.js";
+import { inCardOrder } from "./price-row-order.js";
 import { type PriceRow, storedPriceRow } from "./price-rows.js";
 
 export const PRICE_CARDS_CHANGED = "price_cards_changed";
@@ -116,6 +117,8 @@ export async function replacePriceCard(
   const write = await also?.(rowsBefore);
   // Time-ordered and unique enough (concurrent uploads of one card differ by the random part).
   const generation = started * 1000 + Math.floor(Math.random() * 1000);
+  // Each row with its place in the card's order, which the pages read (price-card-pages.ts).
+  const ordered = await inCardOrder(rows);
   try {
     for (let from = 0; from === 0 || from < rows.length; from += chunk) {
       await store.transaction(async (trx) => {
@@ -124,7 +127,9 @@ export async function replacePriceCard(
           .values({ name: card, created_at: started, updated_at: started, generation: null })
           .onConflict((oc) => oc.column("name").doNothing())
           .execute();
-        const part = rows.slice(from, from + chunk).map((row) => ({ card, generation, ...row }));
+        const part = ordered
+          .slice(from, from + chunk)
+          .map((row, i) => ({ card, generation, position: from + i, ...row }));
         if (part.length > 0) await store.insertMany(trx, "price_card_rows", part);
       });
       await options.afterChunk?.(Math.min(rows.length, from + chunk));

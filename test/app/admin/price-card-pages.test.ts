@@ -23,8 +23,11 @@ function cardRows(): Row[] {
     rows.push({ channel: "sms", route: i % 2 ? "T" : "*", prefix, price: 0.1, effective_from: null });
     if (i < 30) rows.push({ channel: "sms", route: "T", prefix, price: 0.2, effective_from: "2027-01-01T00:00:00Z" });
   }
-  for (let i = 0; i < 19; i++)
-    rows.push({ channel: "voice", route: "V", prefix: String(44 + i), price: 1.5, effective_from: null });
+  // Voice: 44 to 53, then 9110 to 9118 (which an SMS prefix starts with too).
+  for (let i = 0; i < 19; i++) {
+    const prefix = i < 10 ? String(44 + i) : String(9100 + i);
+    rows.push({ channel: "voice", route: "V", prefix, price: 1.5, effective_from: null });
+  }
   rows.push({ channel: "sms", route: "*", prefix: "*", price: 0.5, effective_from: null });
   return rows;
 }
@@ -101,10 +104,22 @@ describeEachEngine("price cards by page and exported", (engine) => {
       "52",
       "53",
     ]);
+    // SMS 9110 to 9119, each with an `always` row and a dated one, then voice 9110 to 9118: a page
+    // across the two channels.
     const prefixed = await op("GET", "/price-cards/paged?prefix=%2B911");
-    // 9110 to 9119, each with an `always` row and a dated one.
-    expect(prefixed.body.meta.total).toBe(20);
-    expect(prefixed.body.data.rows.every((r: Row) => r.prefix.startsWith("911"))).toBe(true);
+    expect(prefixed.body.meta.total).toBe(29);
+    expect(prefixed.body.data.rows).toEqual(inOrder(rows).filter((r) => r.prefix.startsWith("911")));
+    const across = await op("GET", "/price-cards/paged?prefix=911&per_page=12&page=2");
+    expect(across.body.meta).toEqual({ page: 2, per_page: 12, total: 29, last_page: 3 });
+    expect(across.body.data.rows).toEqual(prefixed.body.data.rows.slice(12, 24));
+    expect(across.body.data.rows.map((r: Row) => `${r.channel} ${r.prefix}`).slice(6)).toEqual([
+      "sms 9119",
+      "sms 9119",
+      "voice 9110",
+      "voice 9111",
+      "voice 9112",
+      "voice 9113",
+    ]);
     const both = await op("GET", "/price-cards/paged?channel=voice&prefix=4");
     expect(both.body.data.rows.map((r: Row) => r.prefix)).toEqual(["44", "45", "46", "47", "48", "49"]);
     const sms4 = await op("GET", "/price-cards/paged?channel=sms&prefix=4");
@@ -165,8 +180,8 @@ describeEachEngine("price cards by page and exported", (engine) => {
     expect(exported.headers.get("content-disposition")).toBe('attachment; filename="price-card-paged.csv"');
     const lines = exported.text.trimEnd().split("\n");
     expect(lines[0]).toBe("channel,route,prefix,price,effective_from");
-    // In the order the rows were imported.
-    expect(lines.slice(1, 4)).toEqual(["sms,T,9299,0.1,", "sms,*,9298,0.1,", "sms,T,9297,0.1,"]);
+    // In the pages' order, whatever the order the rows were imported in.
+    expect(lines.slice(1, 4)).toEqual(["sms,*,*,0.5,", "sms,*,9100,0.1,", "sms,T,9100,0.2,2027-01-01T00:00:00Z"]);
     expect(lines).toHaveLength(251);
     expect(lines).toContain("sms,T,9100,0.2,2027-01-01T00:00:00Z");
 
@@ -186,6 +201,6 @@ describeEachEngine("price cards by page and exported", (engine) => {
       .trimEnd()
       .split("\n")
       .map((line) => JSON.parse(line));
-    expect(objects).toEqual(rows);
+    expect(objects).toEqual(inOrder(rows));
   });
 });
