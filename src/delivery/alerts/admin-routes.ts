@@ -12,6 +12,7 @@ import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.j
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
 import { actorOf } from "../../domain/auth/index.js";
+import { maskedSecret, staffReadsSecrets } from "../../domain/webhooks/routes.js";
 import { AccountThreshold, AccountThresholdRequest, AlertSettings, AlertSettingsRequest } from "./alert-schemas.js";
 import { changeAlerts, describeAlerts, issueField } from "./operations.js";
 import { type AlertSettingsChange, accountThreshold, setAccountThreshold } from "./settings.js";
@@ -39,12 +40,20 @@ export function registerAlertAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
     "/alerts",
     {
       schema: {
-        summary: "Alert settings, the signing secret of the alert webhooks, and the alerts active now",
+        summary:
+          "Alert settings, the signing secret of the alert webhooks (masked for staff who may not change them), and the alerts active now",
         tags: ["operator"],
         response: operatorAnswer(AlertSettings),
       },
     },
-    async () => ({ status: "success", data: await describeAlerts(deps) }),
+    async (request) => {
+      // The operator account's webhook secret signs the alerts: whole only to whom may change them (decision 0141).
+      const data = await describeAlerts(deps);
+      return {
+        status: "success",
+        data: staffReadsSecrets(request) ? data : { ...data, secret: maskedSecret(data.secret) },
+      };
+    },
   );
 
   admin.put(

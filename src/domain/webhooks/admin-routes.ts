@@ -5,8 +5,7 @@ import type { FastifyRequest } from "fastify";
 import { type Static, Type } from "typebox";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import { requireAccount } from "../accounts/index.js";
-import { ownerRoleOf, roleAllows } from "../auth/index.js";
-import { registerWebhookRoutes, type WebhookRouteDeps } from "./routes.js";
+import { registerWebhookRoutes, staffReadsSecrets, type WebhookRouteDeps } from "./routes.js";
 
 /** The account the path names; every route of the mount validates its params against it. */
 const AccountParams = Type.Object({ username: Type.String({ maxLength: 64 }) });
@@ -20,9 +19,6 @@ export function registerWebhookAdminRoutes(admin: TypedRoutes, ctx: WebhookRoute
     iso: (ms) => new Date(ms).toISOString(),
     tags: ["operator"],
     // Staff who change nothing of an account (support, finance) read its settings, not its secret.
-    showsSecret: (request) => {
-      const principal = request.principal!;
-      return roleAllows(principal.userRole ?? ownerRoleOf(principal.role), "staff_admin");
-    },
+    showsSecret: staffReadsSecrets,
   });
 }

@@ -10,7 +10,7 @@ import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-par
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { WebhookDeliveryStatus, WebhookEvent } from "../../base/store/schema.js";
-import { actorOf } from "../auth/index.js";
+import { actorOf, ownerRoleOf, roleAllows } from "../auth/index.js";
 import { DELIVERY_STATUSES, listDeliveries, queueTestEvent, redeliverOne, redeliverRange } from "./deliveries.js";
 import { changeWebhookUrls, type FirstInboundNumber, rotateSecretOf, webhookSettingsOf } from "./operations.js";
 import { Redelivery, WebhookDelivery, WebhookSecret, WebhookSettings, WebhookUrlsRequest } from "./schemas.js";
@@ -39,6 +39,16 @@ export interface WebhookMount {
 /** A signing secret as a read-only reader sees it: enough to tell secrets apart, never to sign. */
 export function maskedSecret(secret: string | null): string | null {
   return secret === null ? null : `whsec_…${secret.slice(-4)}`;
+}
+
+/**
+ * Whether an operator API caller reads a signing secret whole (decision 0141): the staff who may
+ * change the operator's settings (staff_admin) do; support and finance, who change none, read it
+ * masked, on an account's webhooks and on the alerts the operator account's secret signs.
+ */
+export function staffReadsSecrets(request: FastifyRequest): boolean {
+  const principal = request.principal!;
+  return roleAllows(principal.userRole ?? ownerRoleOf(principal.role), "staff_admin");
 }
 
 const DELIVERIES_PER_PAGE = 25;
