@@ -2,12 +2,13 @@
 // through a real gateway on a manual clock on both engines: scheduled sends and a scheduled bulk job
 // of a blocked account (and of a sub-account whose reseller is blocked) stay queued, unsent and
 // charged, the operator's answer and timeline saying why; reactivated, they are delivered with
-// nothing charged twice. Held past MESSAGE_VALIDITY_HOURS, they fail refunded at every level. A
+// nothing charged twice; a scheduled email likewise. Held past MESSAGE_VALIDITY_HOURS, they fail refunded at every level. A
 // worker in another process hears a block and a reactivation.
 import { expect, it, vi } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { openStore } from "../../../src/base/store/store.js";
 import { HeldAccounts } from "../../../src/delivery/dispatch/index.js";
+import { base, emailAccount } from "../../channels/email/helpers.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
@@ -197,6 +198,28 @@ describeEachEngine("messages of an account that is not active", (engine) => {
     expect(events).toEqual(expect.arrayContaining(["held", "submitted", "delivered"]));
     expect(events).not.toContain("refunded");
     await auditLedger(t);
+  });
+
+  it("holds a blocked account's scheduled email, and sends it once the account is active", async () => {
+    const t = gateway();
+    const account = await emailAccount(t, 5);
+    const sent = await call(t, "POST", "/api/v2/email/send", {
+      headers: keyOf(account),
+      json: { ...base(account), api_key: undefined, send_at: inAnHour() },
+    });
+    expect(sent.status, sent.text).toBe(201);
+    const charged = await milli(t, account.id, "email");
+    expect(charged).toBe(4_000);
+    await setStatus(t, account, "blocked");
+    await advance(HOUR + 1000, async () =>
+      (await rowsOf(t, [account.id])).every((row) => row.error_code === "account_inactive"),
+    );
+    const [row] = await rowsOf(t, [account.id]);
+    expect(row).toMatchObject({ status: "queued", attempts: 0, submitted_at: null });
+    expect(await milli(t, account.id, "email")).toBe(charged);
+    await setStatus(t, account, "active");
+    await until(async () => (await rowsOf(t, [account.id])).every((one) => one.submitted_at !== null), 20_000);
+    expect(await milli(t, account.id, "email")).toBe(charged);
   });
 
   it("is heard by a worker in another process, block and reactivation", async () => {
