@@ -23,7 +23,11 @@ export async function insertWhatsAppMessage(store: Store, trx: Db, row: NewMessa
   await rollups.write(store, trx);
 }
 
-/** Fails a message still `sending`; false when it is not (the send ended another way). */
+/**
+ * Fails a message still `sending`; false when it is not (the send ended another way). Its hold
+ * is released, never debited, so the row says it cost nothing, at every level (decision 0160):
+ * its credits and upline were the amounts held, which the caller read before.
+ */
 export async function failSendingMessage(
   store: Store,
   trx: Db,
@@ -37,6 +41,8 @@ export async function failSendingMessage(
         status: "failed",
         error_code: failure.code,
         error_message: failure.message,
+        credits: 0,
+        upline: null,
         lease_until: null,
         done_at: failure.at,
       })
