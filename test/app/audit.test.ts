@@ -229,6 +229,11 @@ describeEachEngine("the audit log", (engine) => {
     // A clear of no chain changes nothing and records nothing.
     const again = await call(t, "DELETE", chains, { headers: bearer(operator), json: { entity_id: entity } });
     expect(again.status).toBe(404);
+    const lockedUntil = t.clock.now().getTime() + 600_000;
+    await t.db.store.db
+      .insertInto("login_failures")
+      .values({ account_id: seller.id, address: "192.0.2.7", failures: 0, locked_until: lockedUntil, updated_at: 1 })
+      .execute();
     const unlocked = await call(t, "DELETE", `/admin/api/accounts/${seller.username}/login-locks?address=192.0.2.7`, {
       headers: bearer(operator),
     });
@@ -237,7 +242,20 @@ describeEachEngine("the audit log", (engine) => {
     const log = (await entries(t, operator, `/admin/api/audit?account=${seller.username}&limit=10`)).data;
     const target = `DLT entity ${entity} of ${seller.username}`;
     expect(log.slice(0, 4).map((entry) => [entry.action, entry.before, entry.after])).toEqual([
-      ["login_locks.clear", null, { cleared: 0 }],
+      [
+        "login_locks.clear",
+        {
+          locks: [
+            {
+              login: seller.username,
+              scope: "address",
+              address: "192.0.2.7",
+              locked_until: new Date(lockedUntil).toISOString(),
+            },
+          ],
+        },
+        { cleared: 1 },
+      ],
       ["dlt_chain.clear", { tm_chain: ["1702000000000000012", "1702000000000000013"] }, null],
       [
         "dlt_chain.set",

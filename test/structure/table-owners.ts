@@ -43,6 +43,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   sequences: "domain/messages",
   // refusals/: the log of refused sends
   refusals: "domain/refusals",
+  refusal_recipients: "domain/refusals",
   delivery_rollups: "domain/messages",
   delivery_rollup_prefix: "domain/messages",
   // webhooks/
@@ -105,7 +106,7 @@ export const SHARED_TABLES: readonly string[] = ["settings"];
  */
 export const TABLE_ALLOWED: Readonly<Record<string, string>> = {
   "src/domain/auth/login-locks.ts -> accounts":
-    "failed_logins, locked_until and address_locks_until are auth's login state, kept on the account's row so that a login reads one row (accounts/ accountCredentials): once the account is created only this file writes them (accounts/' unlock calls unlockLogins), beside login_failures in the statements of one failed login; the operator lists and clears locks by username",
+    "failed_logins, locked_until and address_locks_until are auth's login state, kept on the account's row so that a login reads one row (accounts/ accountCredentials): once the account is created only this file writes them (the operator's unlock too: deleteLoginLocks), beside login_failures in the statements of one failed login; the operator lists and clears locks by username",
   "src/channels/email/notify-targets.ts -> messages":
     "an email's notification needs its message's fields (account, recipient, broadcast, error) and its send's notify_url and callback_data, reached only through messages.content_id: one join, read in every transaction that reports emails (the dispatcher's submits, receipts, expiry, bounces) and on each open and click, where the owners' two statements would be two round trips",
 };

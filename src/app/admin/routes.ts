@@ -25,7 +25,7 @@ import {
   walletCredits,
 } from "../../domain/accounts/index.js";
 import type { CallerChecks } from "../../domain/auth/index.js";
-import { admitCaller, authenticateCaller } from "../../domain/auth/index.js";
+import { admitCaller, authenticateCaller, clearLoginLocks } from "../../domain/auth/index.js";
 import {
   AccountView,
   AddedSenderId,
@@ -287,7 +287,6 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           dltMatching: body.dlt_matching,
           promoSenderEnabled: body.promo_sender_enabled,
           routes: body.routes,
-          unlock: body.unlock,
           defaultDltEntityId: body.default_dlt_entity_id,
           promoHours: body.promo_hours,
           shortenUrls: body.shorten_urls,
@@ -295,6 +294,8 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
         },
         accountUpdateEntry(who),
       );
+      // Once the settings are taken: its own change, audited as login_locks.clear (as DELETE …/login-locks).
+      if (body.unlock) await clearLoginLocks(ctx.store, who, username);
       return ok(await accountDetail(deps, username));
     },
   );

@@ -8,6 +8,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import { listAccounts, parseRouteList, setAccountPriceCard, updateAccount } from "../../domain/accounts/index.js";
+import { clearLoginLocks } from "../../domain/auth/index.js";
 import {
   accountDetail,
   accountPriceCardEntry,
@@ -199,7 +200,6 @@ function addAccountsCommands(program: Command): void {
             dltMatching: opts.dltMatching,
             promoSenderEnabled: opts.promoSender,
             routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
-            unlock: opts.unlock,
             defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
             promoHours: opts.promoHours === false ? null : opts.promoHours,
             passwordAllowedIps:
@@ -208,6 +208,8 @@ function addAccountsCommands(program: Command): void {
           },
           accountUpdateEntry(who),
         );
+        // Once the settings are taken: its own change, audited as login_locks.clear (as `login-locks clear`).
+        if (opts.unlock) await clearLoginLocks(store, who, opts.username);
         const detail = await accountDetail(cliDeps(store), opts.username);
         print(detail, opts.json, () => `updated ${detail.username}\n${readinessText(detail)}`);
       }),

@@ -10,7 +10,7 @@ import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
-import { accountCredentialsChanged, allowedIpsToStore, hashPassword, unlockLogins } from "../auth/index.js";
+import { accountCredentialsChanged, allowedIpsToStore, hashPassword } from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
 import { subAccountsCredentialsChanged } from "./credentials.js";
 import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
@@ -266,8 +266,6 @@ export interface AccountChanges {
   promoSenderEnabled?: boolean;
   /** SMS routes the account may use: a subset of T, P, PS, I. */
   routes?: string[];
-  /** Clears a login lock. */
-  unlock?: boolean;
   /** The DLT entity of sends that name none, among several white-listed; null clears it. */
   defaultDltEntityId?: string | null;
   /** The account's promotional hours, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
@@ -342,8 +340,6 @@ export async function updateAccount(
   if (changes.shortenUrls !== undefined) set.shorten_urls = changes.shortenUrls ? 1 : 0;
   const allowedIps = changes.passwordAllowedIps;
   if (allowedIps !== undefined) set.password_allowed_ips = allowedIpsToStore(allowedIps, "password_allowed_ips");
-  // The account's own lock and those of its source addresses: login state auth/ keeps (login-locks.ts).
-  if (changes.unlock) await unlockLogins(store.db, account.id);
   if (changes.defaultDltEntityId !== undefined) {
     set.default_dlt_entity_id =
       changes.defaultDltEntityId === null

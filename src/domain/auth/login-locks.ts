@@ -226,12 +226,6 @@ export async function forgetAddressFailures(db: Db, accountId: number, address: 
 /** The account's login state with no failure counted and no lock in force. */
 const UNLOCKED = { failed_logins: 0, failed_logins_at: null, locked_until: null, address_locks_until: null } as const;
 
-/** Lifts every lock of the account, its own and its addresses', and forgets its failed logins (accounts/' unlock). */
-export async function unlockLogins(db: Db, accountId: number): Promise<void> {
-  await db.deleteFrom("login_failures").where("account_id", "=", accountId).execute();
-  await db.updateTable("accounts").set(UNLOCKED).where("id", "=", accountId).execute();
-}
-
 /**
  * Deletes the rows that no longer count (housekeeping): a count older than the lock period
  * starts again anyway, so a row last updated before then whose lock, if any, has ended is
@@ -282,9 +276,30 @@ export async function listLoginLocks(db: Db, now: number): Promise<LoginLock[]> 
   ];
 }
 
+/** A lock as the audit log names it: the login it kept out (a team user's, else the account's), from where, until when. */
+export interface LiftedLock {
+  login: string;
+  scope: "account" | "address";
+  address: string | null;
+  locked_until: string;
+}
+
+/** An address lock's row: a team user's is kept as `<login> <address>` (authenticator.ts), the owner's as the address. */
+function addressLock(username: string, key: string, lockedUntil: number): LiftedLock {
+  const space = key.indexOf(" ");
+  return {
+    login: space < 0 ? username : key.slice(0, space),
+    scope: "address",
+    address: space < 0 ? key : key.slice(space + 1),
+    locked_until: new Date(lockedUntil).toISOString(),
+  };
+}
+
 /**
  * Clears the locks of an account: one address's, or (without `address`) all of them with the
- * account's own lock and counts. Answers how many locks were in force.
+ * account's own lock and counts. Answers how many locks were in force. Audited as
+ * `login_locks.clear` with the locks lifted in `before`; a clear that lifts no lock (only
+ * counts of failures below a lock, if any) writes no entry.
  */
 export async function deleteLoginLocks(
   store: Store,
@@ -296,24 +311,36 @@ export async function deleteLoginLocks(
   return store.transaction(async (trx) => {
     const account = await trx
       .selectFrom("accounts")
-      .select(["id", "locked_until"])
+      .select(["id", "username", "locked_until"])
       .where(usernameIs(username))
       .executeTakeFirst();
     if (!account) throw new GatewayError("not_found", `No account ${username}.`);
     let query = trx.deleteFrom("login_failures").where("account_id", "=", account.id);
     if (address !== undefined) query = query.where("address", "=", address);
-    const removed = await query.returning("locked_until").execute();
-    let cleared = removed.filter((row) => row.locked_until !== null && row.locked_until > now).length;
+    const removed = await query.returning(["address", "locked_until"]).execute();
+    const locks = removed
+      .filter((row) => row.locked_until !== null && Number(row.locked_until) > now)
+      .map((row) => addressLock(account.username, row.address, Number(row.locked_until)))
+      .sort((a, b) => `${a.login} ${a.address}`.localeCompare(`${b.login} ${b.address}`));
     if (address === undefined) {
-      if (account.locked_until !== null && account.locked_until > now) cleared += 1;
+      if (account.locked_until !== null && Number(account.locked_until) > now) {
+        const until = new Date(Number(account.locked_until)).toISOString();
+        locks.unshift({ login: account.username, scope: "account", address: null, locked_until: until });
+      }
       await trx.updateTable("accounts").set(UNLOCKED).where("id", "=", account.id).execute();
     }
-    await recordChange(trx, who, {
-      action: "login_locks.clear",
-      target: address === undefined ? `login locks of ${username}` : `login lock of ${username} from ${address}`,
-      accountId: account.id,
-      after: { cleared },
-    });
-    return { cleared, accountId: account.id };
+    if (locks.length > 0) {
+      await recordChange(trx, who, {
+        action: "login_locks.clear",
+        target:
+          address === undefined
+            ? `login locks of ${account.username}`
+            : `login lock of ${account.username} from ${address}`,
+        accountId: account.id,
+        before: { locks },
+        after: { cleared: locks.length },
+      });
+    }
+    return { cleared: locks.length, accountId: account.id };
   });
 }

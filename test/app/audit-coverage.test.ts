@@ -1,0 +1,126 @@
+// Changes that an earlier audit found missing from the audit log (docs/notes: audit-support F1,
+// F3, F6, F7, F9, F17), through the real server on both engines: each writes one entry naming
+// who acted, what, before and after; a call that changes nothing writes none.
+import { beforeAll, expect, it } from "vitest";
+import { describeEachEngine } from "../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+
+const bearer = (account: TestAccount) => ({ authorization: `Bearer ${account.apiKey}` });
+
+type Entry = Record<string, unknown>;
+
+describeEachEngine("audit entries of operator and account changes", (engine) => {
+  const gateway = useTestGateway(engine, { env: { LOGIN_LOCK_THRESHOLD: "2", LOGIN_LOCK_ADDRESSES: "0" } });
+  let operator: TestAccount;
+
+  beforeAll(async () => {
+    operator = await buildAccount(gateway(), { role: "operator", sender: null });
+  });
+
+  const op = (method: string, path: string, json?: unknown) =>
+    call(gateway(), method, `/admin/api${path}`, {
+      headers: bearer(operator),
+      ...(json === undefined ? {} : { json }),
+    });
+
+  /** The entries after `seq`, oldest first. */
+  async function entriesAfter(seq: number, query = ""): Promise<Entry[]> {
+    const answer = await op("GET", `/audit?limit=100${query}`);
+    expect(answer.status, answer.text).toBe(200);
+    return (answer.body.data as Entry[]).filter((entry) => Number(entry.seq) > seq).reverse();
+  }
+
+  async function head(): Promise<number> {
+    const answer = await op("GET", "/audit?limit=1");
+    return Number((answer.body.data as Entry[])[0]?.seq ?? 0);
+  }
+
+  const lockedOut = async (t: TestGateway, account: TestAccount) => {
+    for (const attempt of [1, 2]) {
+      await call(t, "GET", `/api/getcredits?username=${account.username}&password=wrong${attempt}`);
+    }
+    const refused = await call(t, "GET", `/api/getcredits?username=${account.username}&password=${account.password}`);
+    expect(refused.text).toBe("-16");
+  };
+
+  it("records login locks lifted by PATCH {unlock}, naming each lock; a clear of none writes nothing", async () => {
+    const t = gateway();
+    const shop = await buildAccount(t);
+    await lockedOut(t, shop);
+    const until = t.clock.now().getTime() + 600_000;
+    // A team user's lock (kept as "<login> <address>") and the account's own.
+    await t.db.store.db
+      .insertInto("login_failures")
+      .values({ account_id: shop.id, address: "sue 192.0.2.9", failures: 0, locked_until: until, updated_at: 1 })
+      .execute();
+    await t.db.store.db.updateTable("accounts").set({ locked_until: until }).where("id", "=", shop.id).execute();
+    const seq = await head();
+
+    const unlocked = await op("PATCH", `/accounts/${shop.username}`, { unlock: true });
+    expect(unlocked.status, unlocked.text).toBe(200);
+    const credits = await call(t, "GET", `/api/getcredits?username=${shop.username}&password=${shop.password}`);
+    expect(credits.text).not.toBe("-16");
+    const [entry, ...rest] = await entriesAfter(seq);
+    expect(rest).toEqual([]);
+    const iso = new Date(until).toISOString();
+    expect(entry).toMatchObject({
+      action: "login_locks.clear",
+      actor: operator.username,
+      channel: "operator_api",
+      account: shop.username,
+      target: `login locks of ${shop.username}`,
+      before: {
+        locks: [
+          { login: shop.username, scope: "account", address: null, locked_until: iso },
+          { login: "sue", scope: "address", address: "192.0.2.9", locked_until: iso },
+          { login: shop.username, scope: "address", address: "127.0.0.1", locked_until: expect.any(String) },
+        ],
+      },
+      after: { cleared: 3 },
+    });
+
+    // Nothing locked: no entry, from either route.
+    expect((await op("PATCH", `/accounts/${shop.username}`, { unlock: true })).status).toBe(200);
+    expect((await op("DELETE", `/accounts/${shop.username}/login-locks`)).status).toBe(200);
+    expect(await entriesAfter(seq)).toHaveLength(1);
+
+    // PATCH with a setting and unlock: the setting's entry and the clear's.
+    await lockedOut(t, shop);
+    const both = await op("PATCH", `/accounts/${shop.username}`, { unlock: true, flood_limit: 7 });
+    expect(both.status, both.text).toBe(200);
+    expect((await entriesAfter(seq)).slice(1).map((e) => [e.action, e.before, e.after])).toEqual([
+      ["account.update", { flood_limit: 0 }, { flood_limit: 7 }],
+      [
+        "login_locks.clear",
+        { locks: [{ login: shop.username, scope: "address", address: "127.0.0.1", locked_until: expect.any(String) }] },
+        { cleared: 1 },
+      ],
+    ]);
+
+    // A refused change lifts no lock and writes nothing.
+    await lockedOut(t, shop);
+    const mark = await head();
+    const bad = await op("PATCH", `/accounts/${shop.username}`, { unlock: true, time_zone: "Mars/Olympus" });
+    expect(bad.status).toBe(400);
+    expect(await entriesAfter(mark)).toEqual([]);
+    const still = await call(t, "GET", `/api/getcredits?username=${shop.username}&password=${shop.password}`);
+    expect(still.text).toBe("-16");
+  });
+
+  it("names the locks DELETE …/login-locks lifts", async () => {
+    const t = gateway();
+    const shop = await buildAccount(t);
+    await lockedOut(t, shop);
+    const seq = await head();
+    const cleared = await op("DELETE", `/accounts/${shop.username}/login-locks?address=127.0.0.1`);
+    expect(cleared.body.data).toMatchObject({ cleared: 1 });
+    expect(await entriesAfter(seq)).toMatchObject([
+      {
+        action: "login_locks.clear",
+        target: `login lock of ${shop.username} from 127.0.0.1`,
+        before: { locks: [{ login: shop.username, scope: "address", address: "127.0.0.1" }] },
+        after: { cleared: 1 },
+      },
+    ]);
+  });
+});
