@@ -83,6 +83,8 @@ export class CarrierRegistry implements Routing {
   private unlisten: (() => void) | undefined;
   private lastStates = "";
   private lastWrite = 0;
+  /** Connectors of the catalog switched off by the operator (not running, so not in `live`). */
+  private disabled = new Set<string>();
   /** Connectors down by their own account (no bind), not by their circuit breaker. */
   private readonly nativelyDown = new Set<string>();
   private stopped = false;
@@ -215,7 +217,14 @@ export class CarrierRegistry implements Routing {
     }
     const connectors = [...this.builtIns, ...[...this.live.values()].map((live) => live.connector)];
     await this.scores.configure(routes, costs);
-    this.current = new Router(connectors, { routes, costs, scores: this.scores, isUp: (name) => this.isUp(name) });
+    this.disabled = new Set(carriers.filter((c) => !c.enabled).map((c) => c.name));
+    this.current = new Router(connectors, {
+      routes,
+      costs,
+      scores: this.scores,
+      isUp: (name) => this.isUp(name),
+      whyNotUp: (name) => this.whyNotUp(name),
+    });
     this.version = version;
     if (routes.length === 0 && carriers.length > 0) {
       this.ctx.logger.warn("carriers are configured but no SMS route names them: SMS still go to the simulator");
@@ -224,6 +233,15 @@ export class CarrierRegistry implements Routing {
 
   private isUp(name: string): boolean {
     return (this.live.get(name)?.tracker ?? this.builtIn.get(name))?.isUp() ?? true;
+  }
+
+  /** Why a connector a route names takes no traffic, in the words of a held message. */
+  private whyNotUp(name: string): string {
+    const tracker = this.live.get(name)?.tracker ?? this.builtIn.get(name);
+    if (!tracker) return this.disabled.has(name) ? "disabled" : "not running";
+    const health = tracker.snapshot();
+    const reason = health.reason ? ` (${health.reason})` : "";
+    return health.retry_at ? `circuit open until ${health.retry_at}${reason}` : `${health.state}${reason}`;
   }
 
   /** What restarts a connector when it changes: its definition but for its error_codes, which the reports' book reads. */

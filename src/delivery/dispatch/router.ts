@@ -54,6 +54,11 @@ export interface RouterOptions {
   routes?: readonly RoutingRule[];
   /** Whether a connector takes traffic now (health); every connector is up when absent. */
   isUp?: (name: string) => boolean;
+  /**
+   * Why a connector a route names takes no traffic (`disabled`, `down (not bound)`, `circuit open
+   * until …`), for the words of a message held because none does; `down` when absent.
+   */
+  whyNotUp?: (name: string) => string;
   /** Each connector's cost card (carriers/cost-cards.ts), by connector name. */
   costs?: ReadonlyMap<string, CompiledCard>;
   /** The current scores of adaptive routes. */
@@ -85,6 +90,8 @@ interface CompiledRoute {
   key: string;
   strategy: Strategy;
   entries: RouteEntry[];
+  /** Every connector the route lists, running or not (a disabled one has no entry). */
+  names: string[];
 }
 
 const NO_COSTS: ReadonlyMap<string, CompiledCard> = new Map();
@@ -94,6 +101,7 @@ export class Router {
   private readonly routes: CompiledRoute[];
   private readonly hasSmsRoutes: boolean;
   private readonly isUp: (name: string) => boolean;
+  private readonly whyNotUp: (name: string) => string;
   private readonly costs: ReadonlyMap<string, CompiledCard>;
   private readonly scores: RouteScoresSource | undefined;
   private readonly now: () => number;
@@ -105,6 +113,7 @@ export class Router {
       if (!this.firstOfChannel.has(connector.channel)) this.firstOfChannel.set(connector.channel, connector);
     }
     this.isUp = options.isUp ?? (() => true);
+    this.whyNotUp = options.whyNotUp ?? (() => "down");
     this.costs = options.costs ?? NO_COSTS;
     this.scores = options.scores;
     this.now = options.now ?? Date.now;
@@ -118,6 +127,7 @@ export class Router {
           const connector = byName.get(entry.name);
           return connector ? [{ connector, weight: entry.weight ?? 1, current: 0 }] : [];
         }),
+        names: route.connectors.map((entry) => entry.name),
       }))
       // Own route code before *, then the longest prefix first: the first match wins.
       .sort((a, b) => Number(a.code === "*") - Number(b.code === "*") || b.prefix.length - a.prefix.length);
@@ -143,12 +153,13 @@ export class Router {
     }
     const { connectors, note } = this.order(route, message.channel, code, number);
     if (connectors.length > 0) return { ok: true, connectors, note };
-    const names = route.entries.map((entry) => entry.connector.name).join(", ");
+    // Each connector the route lists and why it takes no traffic, so support knows which carrier to look at.
+    const states = route.names.map((name) => `${name} ${this.whyNotUp(name)}`).join("; ");
     return {
       ok: false,
       retryable: true,
       code: "connectors_down",
-      message: `Every connector of the route ${route.code}/${route.prefix || "*"} is down (${names}).`,
+      message: `No connector of the route ${route.code}/${route.prefix || "*"} is up: ${states || "it lists none"}.`,
     };
   }
 

@@ -52,8 +52,9 @@ function holdDetail(row: MessageRow): string {
   if (waiting) {
     return `${row.error_message ?? "No connector of its route is up."} Looked at again ${next}, or when a connector comes back.`;
   }
+  // Failed while held: the stored words still name each connector of the route and its state.
   if (row.error_code === CONNECTORS_HOLD)
-    return "No connector of its route was up (connectors_down); it waited for one.";
+    return `No connector of its route was up (connectors_down); it waited for one.${row.error_message ? ` ${row.error_message}` : ""}`;
   // Sent since: the hold's reason is no longer stored.
   return "It waited for a connector of its route to be up (connectors_down) or for its account to be active again (account_inactive).";
 }

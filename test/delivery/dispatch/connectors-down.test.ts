@@ -86,7 +86,7 @@ describeEachEngine("a route with no connector up", (engine) => {
         expect(row).toMatchObject({ status: "queued", attempts: 0 });
         heldSince ??= row.held_since;
         expect(row.held_since).toBe(heldSince);
-        expect(row.error_message).toContain("Every connector of the route T/* is down (carrier)");
+        expect(row.error_message).toBe("No connector of the route T/* is up: carrier down.");
         // As if its wait had passed.
         await t.db.store.db.updateTable("messages").set({ due_at: Date.now() }).where("id", "=", id).execute();
       }
@@ -99,7 +99,7 @@ describeEachEngine("a route with no connector up", (engine) => {
       const timeline = view.body.data.timeline as { event: string; detail: string | null }[];
       expect(timeline.map((e) => e.event)).toEqual(["accepted", "held"]);
       expect(timeline[1]!.detail).toMatch(
-        /is down \(carrier\)\. Looked at again \d{4}-.*, or when a connector comes back\.$/,
+        /is up: carrier down\. Looked at again \d{4}-.*, or when a connector comes back\.$/,
       );
       up = true;
       await until(async () => (await rowOf(t, id)).status === "submitted");
