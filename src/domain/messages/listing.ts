@@ -48,17 +48,22 @@ export interface MessagePage {
 /**
  * The stored forms of a number or address as a client may write it: an Indian mobile is kept as
  * its 10 digits (SMS, voice) and with 91 (WhatsApp); another number as digits with its country
- * code (SMS, WhatsApp) or in E.164 with + (voice); an email address with its domain in lower case.
+ * code (SMS, WhatsApp) or in E.164 with + (voice). An email address is one recipient whatever
+ * the case of its letters (a send de-duplicates `Bob@` and `bob@`): its forms are in lower case,
+ * and the list compares each stored address lower-cased by the engine, which SQLite does for
+ * A to Z only and PostgreSQL for every letter; so both forms, A to Z lowered and every letter.
  */
 export function recipientForms(raw: string): string[] {
   const text = raw.trim();
-  const at = text.lastIndexOf("@");
-  if (at > 0) return [...new Set([text, text.slice(0, at) + text.slice(at).toLowerCase()])];
+  // An address in lower case, matched against each stored one lower-cased (its forms below).
+  if (text.lastIndexOf("@") > 0) return [...new Set([asciiLower(text), text.toLowerCase()])];
   const mobile = normalizeIndianMobile(text);
   if (mobile) return [mobile, `91${mobile}`];
   const digits = text.replace(/[\s().-]/g, "").replace(/^(\+|00)/, "");
   return /^\d{3,20}$/.test(digits) ? [digits, `+${digits}`] : [text];
 }
+
+const asciiLower = (text: string) => text.replace(/[A-Z]/g, (letter) => letter.toLowerCase());
 
 /**
  * A page of the messages of `accountId`, or of every account (the operator's list, read from the
@@ -107,7 +112,16 @@ export async function listMessages(
     .select(["id", "created_at", "recipient", "channel", "status", "connector", "error_code", "error_reason", "route"])
     .limit(SCAN_BUDGET);
   let matching = db.selectFrom(read.as("s")).innerJoin("messages as m", "m.id", "s.id").selectAll("m");
-  if (recipients) matching = matching.where("s.recipient", "in", [...recipients]);
+  if (recipients) {
+    const addresses = recipients.filter((form) => form.includes("@"));
+    const numbers = recipients.filter((form) => !form.includes("@"));
+    matching = matching.where((eb) =>
+      eb.or([
+        ...(numbers.length > 0 ? [eb("s.recipient", "in", numbers)] : []),
+        ...(addresses.length > 0 ? [eb(eb.fn<string>("lower", ["s.recipient"]), "in", addresses)] : []),
+      ]),
+    );
+  }
   if (channels) matching = matching.where("s.channel", "in", [...channels]);
   if (statuses) matching = matching.where("s.status", "in", [...statuses]);
   if (connectors) matching = matching.where("s.connector", "in", [...connectors]);
