@@ -4,7 +4,7 @@
 // GET /api/v2/messages/{id}. Refreshed while the message is not final.
 import { useQuery } from "@tanstack/react-query";
 import { data } from "../api.js";
-import { formatInstantsIn, formatTime, plural, walletName } from "../format.js";
+import { formatInstantsIn, formatTime, plural, walletName, zoneLabel } from "../format.js";
 import type { OperatorMessageDetail } from "../operator-types.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
@@ -12,6 +12,7 @@ import type { MessageDetail, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 import { ChainSection } from "./MessageChain.js";
 import { OperatorMessageFacts } from "./message-facts.js";
+import { useMessageZone } from "./message-zone.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
@@ -31,7 +32,7 @@ export function MessageView({ path, back }: { path: string; back: string }) {
     queryFn: () => data<MessageDetail & Partial<Pick<OperatorMessageDetail, "account" | "dlt" | "charges">>>(path),
     refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.message.status) ? 10_000 : 1_000),
   });
-  const tz = session.time_zone;
+  const { zone: tz, note: zoneNote } = useMessageZone(detail.data?.account, session.time_zone);
 
   if (detail.error) {
     return (
@@ -144,6 +145,7 @@ export function MessageView({ path, back }: { path: string; back: string }) {
 
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Timeline</h2>
+        {zoneNote}
         <ol className="timeline" data-testid="timeline">
           {timeline.map((event, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: the timeline is ordered and never reordered
@@ -165,7 +167,7 @@ export function MessageView({ path, back }: { path: string; back: string }) {
                   <th scope="col">Part</th>
                   <th scope="col">Status</th>
                   <th scope="col">Carrier's id</th>
-                  <th scope="col">Receipt</th>
+                  <th scope="col">Receipt ({zoneLabel(tz)})</th>
                 </tr>
               </thead>
               <tbody>
