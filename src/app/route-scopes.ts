@@ -74,6 +74,7 @@ export const ROUTE_SCOPES: Record<KeyScope, readonly string[]> = {
     "GET /api/v2/send/:chain_id",
     "GET /api/v2/sender-id-requests",
     "GET /api/v2/sender-ids",
+    "GET /api/v2/smpp/binds",
     "GET /api/v2/sms/status/:id",
     "GET /api/v2/subaccounts",
     "GET /api/v2/templates",

@@ -9,6 +9,7 @@ import { refuseUndeclaredQuery } from "../base/http/query-params.js";
 import { registerV2ChainRoutes } from "../channels/chains/index.js";
 import { registerV2EmailRoutes, registerV2EmailSendRoute } from "../channels/email/index.js";
 import { firstInboundNumber, registerV2InboundRoutes } from "../channels/inbound/index.js";
+import { registerV2SmppRoutes } from "../channels/smpp-server/index.js";
 import { registerV2SmsRoutes } from "../channels/sms/index.js";
 import { registerV2VerifyRoutes } from "../channels/verify/index.js";
 import { registerV2VoiceRoutes } from "../channels/voice/index.js";
@@ -62,6 +63,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, lab
   registerV2ContactRoutes(v2, ctx);
   registerV2InboundRoutes(v2, ctx);
   registerV2WebhookRoutes(v2, { ...ctx, firstInboundNumber });
+  registerV2SmppRoutes(v2, ctx);
   registerV2WhatsAppRoutes(v2, ctx);
   registerV2EmailRoutes(v2, ctx);
   registerV2EmailSendRoute(v2, ctx);

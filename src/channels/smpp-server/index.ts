@@ -22,6 +22,8 @@
 //   registry.ts     every process's binds in smpp_binds: listing and disconnecting them
 //   admin-routes.ts the operator API over the registry
 //   admin-schemas.ts  its answers as schemas (typebox only: the console's types too)
+//   v2-routes.ts    the account's own binds and SMPP access on v2 (a reseller's sub-accounts' too)
+//   v2-schemas.ts   its answer as schemas (the console's types too)
 //   settings.ts     an account's SMPP password and limits
 export { registerSmppAdminRoutes } from "./admin-routes.js";
 export { SmppOutbox } from "./outbox.js";
@@ -37,3 +39,4 @@ export {
   smppSettingsOf,
 } from "./settings.js";
 export { REFUSALS, STATUS } from "./status.js";
+export { registerV2SmppRoutes } from "./v2-routes.js";
