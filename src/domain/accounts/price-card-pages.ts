@@ -4,7 +4,6 @@
 // (price-row-order.ts, migration 0067), so a filter's rows are one run of places (a run a channel
 // for a prefix alone): its count is its ends, and a page at any depth is read where it starts.
 // Both read one generation of the card (price-cards.ts), never part of an upload.
-import { sql } from "kysely";
 import { GatewayError } from "../../base/core/errors.js";
 import type { PageRequest } from "../../base/store/paging.js";
 import type { Db } from "../../base/store/store.js";
@@ -53,11 +52,7 @@ async function runOf(db: Db, card: string, generation: number, channel?: string,
     const ordered =
       channel === undefined && start === undefined
         ? rows.orderBy("position", way)
-        : rows
-            .orderBy("channel", way)
-            .orderBy("prefix", way)
-            .orderBy("route", way)
-            .orderBy(sql`effective_from ${sql.raw(way === "asc" ? "asc nulls first" : "desc nulls last")}`);
+        : rows.orderBy("channel", way).orderBy("prefix", way).orderBy("position", way);
     return ordered.limit(1).executeTakeFirst();
   };
   const [first, last] = await Promise.all([end("asc"), end("desc")]);

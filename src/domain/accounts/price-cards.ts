@@ -184,19 +184,19 @@ async function removeRows(store: Store, card: string, which: RowFilter): Promise
 /** The rows of one generation of a card, read a chunk at a time. */
 async function generationRows(db: Db, card: string, generation: number, chunk: number): Promise<PriceRow[]> {
   const rows: PriceRow[] = [];
-  for (let after = 0; ; ) {
+  for (let after = -1; ; ) {
     const part = await db
       .selectFrom("price_card_rows")
-      .select(["id", "channel", "route", "prefix", "price", "effective_from"])
+      .select(["position", "channel", "route", "prefix", "price", "effective_from"])
       .where("card", "=", card)
       .where("generation", "=", generation)
-      .where("id", ">", after)
-      .orderBy("id")
+      .where("position", ">", after)
+      .orderBy("position")
       .limit(chunk)
       .execute();
     for (const row of part) rows.push(storedPriceRow(row));
     if (part.length < chunk) return rows;
-    after = Number(part[part.length - 1]!.id);
+    after = Number(part[part.length - 1]!.position);
     await nextTurn();
   }
 }
@@ -352,7 +352,7 @@ export async function priceCardRows(db: Db, name: string): Promise<PriceRow[] | 
     )
     .select(["r.channel", "r.route", "r.prefix", "r.price", "r.effective_from"])
     .where("c.name", "=", name)
-    .orderBy("r.id")
+    .orderBy("r.position")
     .execute();
   if (rows.length > 0) return rows.map(storedPriceRow);
   const card = await db

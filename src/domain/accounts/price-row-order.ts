@@ -22,13 +22,13 @@ function since(a: number | null, b: number | null): number {
   return b === null ? 1 : a - b;
 }
 
-/** Rows sorted per turn of the event loop: runs of this many, then merged a pair per turn. */
+/** Rows sorted, or merged, per turn of the event loop. */
 const RUN = 5_000;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * `rows` in the card's order, sorted a few milliseconds per turn of the event loop (sorting
- * 200,000 rows at once holds the thread for about 100 ms).
+ * 200,000 rows at once holds the thread for about 100 ms): runs of RUN rows, then merged in pairs.
  */
 export async function inCardOrder(rows: readonly PriceRow[]): Promise<PriceRow[]> {
   let runs: PriceRow[][] = [];
@@ -38,21 +38,23 @@ export async function inCardOrder(rows: readonly PriceRow[]): Promise<PriceRow[]
   }
   while (runs.length > 1) {
     const merged: PriceRow[][] = [];
-    for (let i = 0; i < runs.length; i += 2) {
-      merged.push(i + 1 < runs.length ? merge(runs[i]!, runs[i + 1]!) : runs[i]!);
-      await nextTurn();
-    }
+    for (let i = 0; i < runs.length; i += 2)
+      merged.push(i + 1 < runs.length ? await merge(runs[i]!, runs[i + 1]!) : runs[i]!);
     runs = merged;
   }
   return runs[0] ?? [];
 }
 
-function merge(a: PriceRow[], b: PriceRow[]): PriceRow[] {
+/** Two sorted runs as one (the first's row first of two equal ones), RUN rows a turn. */
+async function merge(a: PriceRow[], b: PriceRow[]): Promise<PriceRow[]> {
   const out: PriceRow[] = [];
   let i = 0;
   let j = 0;
-  while (i < a.length && j < b.length) out.push(compareInCard(a[i]!, b[j]!) <= 0 ? a[i++]! : b[j++]!);
-  while (i < a.length) out.push(a[i++]!);
-  while (j < b.length) out.push(b[j++]!);
+  while (i < a.length || j < b.length) {
+    for (let n = 0; n < RUN && (i < a.length || j < b.length); n++) {
+      out.push(j >= b.length || (i < a.length && compareInCard(a[i]!, b[j]!) <= 0) ? a[i++]! : b[j++]!);
+    }
+    await nextTurn();
+  }
   return out;
 }
