@@ -2,6 +2,7 @@
 // (`smpp` or `http-sms`) and a route (route code + number prefix → connectors with weights).
 // TypeBox schemas, so the operator API, the CLI and the carriers file take the same shapes,
 // plus the checks a schema cannot express. Secrets are masked when a definition is shown.
+import { DateTime } from "luxon";
 import { type Static, type TSchema, Type } from "typebox";
 import { Value } from "typebox/value";
 import { describeValidation } from "../../base/http/http-errors.js";
@@ -78,6 +79,14 @@ export const SmppDefinitionSchema = Type.Object(
     destination_ton: Type.Optional(int(0, 6, "TON of the number (default 1, international).")),
     destination_npi: Type.Optional(int(0, 18, "NPI of the number (default 1, E.164).")),
     registered_delivery: Type.Optional(int(0, 255, "registered_delivery of each part (default 1: every receipt).")),
+    receipt_time_zone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          "The zone the SMSC writes its receipts' done dates in: an IANA name (Asia/Kolkata) or an offset (UTC+5:30); default UTC.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -231,6 +240,12 @@ function parseConnection(input: unknown): CarrierDefinition {
     if ((definition.reconnect_initial_ms ?? 1_000) > (definition.reconnect_max_ms ?? 60_000)) {
       throw new CarrierConfigError("Invalid smpp connector: reconnect_initial_ms is above reconnect_max_ms.");
     }
+    const zone = definition.receipt_time_zone;
+    if (zone !== undefined && !DateTime.now().setZone(zone).isValid) {
+      throw new CarrierConfigError(
+        `Invalid smpp connector: receipt_time_zone "${zone}" is not a time zone; give an IANA name (Asia/Kolkata) or an offset (UTC+5:30).`,
+      );
+    }
     return definition;
   }
   if (type === "http-sms") {
@@ -333,6 +348,7 @@ export function smppSessionOptions(definition: SmppDefinition): SmppSessionOptio
   if (definition.destination_ton !== undefined) options.destinationTon = definition.destination_ton;
   if (definition.destination_npi !== undefined) options.destinationNpi = definition.destination_npi;
   if (definition.registered_delivery !== undefined) options.registeredDelivery = definition.registered_delivery;
+  if (definition.receipt_time_zone !== undefined) options.receiptTimeZone = definition.receipt_time_zone;
   return options;
 }
 

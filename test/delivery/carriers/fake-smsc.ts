@@ -165,13 +165,13 @@ export class FakeSmsc {
   /** Sends a delivery receipt for one submitted part on a connection that takes deliveries. */
   sendReceipt(
     messageId: string,
-    options: { stat?: string; err?: string; withTlvs?: boolean; messageState?: number } = {},
+    options: { stat?: string; err?: string; withTlvs?: boolean; messageState?: number; done?: string } = {},
   ): void {
     // A receipt for a submit not answered yet (no id) is a test that did not wait for the answer.
     if (typeof messageId !== "string")
       throw new Error("sendReceipt: the submit has no message id yet; wait until it is answered");
     const stat = options.stat ?? "DELIVRD";
-    const done = "2611221431";
+    const done = options.done ?? "2611221431";
     const text = `id:${messageId} sub:001 dlvrd:${stat === "DELIVRD" ? "001" : "000"} submit date:2611221430 done date:${done} stat:${stat} err:${options.err ?? "000"} text:`;
     const fields: Record<string, unknown> = {
       source_addr: "919800000001",

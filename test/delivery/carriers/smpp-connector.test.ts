@@ -2,6 +2,7 @@
 // submit sends (parts, DLT TLVs, data coding, destination) and gets back, the parts stored in
 // message_parts, receipts per part turned into one report per message (in any order, before the
 // parts are stored, after a restart), throttling, a dropped connection, MO messages.
+import { DateTime } from "luxon";
 import smpp from "smpp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccountWithKey } from "../../../src/app/admin/index.js";
@@ -211,6 +212,35 @@ describeEachEngine("smpp connector", (engine) => {
     expect((await partsOf(message.id)).map((part) => part.status)).toEqual(["delivered", "delivered", "delivered"]);
   });
 
+  it("reads a receipt's done date in the connector's receipt_time_zone, and never past the receipt", async () => {
+    const hour = 3_600_000;
+    const submittedAt = Math.floor(Date.now() / 1000) * 1000 - 2 * hour;
+    // 12 digits, as an SMSC in India writes IST to the second.
+    const inIst = (at: number) => DateTime.fromMillis(at, { zone: "Asia/Kolkata" }).toFormat("yyMMddHHmmss");
+    const doneAt = submittedAt + hour;
+    const reportFor = async (started: Started, upstreamId: string, done: string) => {
+      const message = row();
+      await storeParts(
+        db.store,
+        started.connector.name,
+        [{ messageId: message.id, upstreamIds: [upstreamId] }],
+        submittedAt,
+      );
+      started.smsc.sendReceipt(upstreamId, { done });
+      await started.smsc.waitFor(() => started.reports.length === 1, 5_000, "the report");
+      return started.reports[0]!.at;
+    };
+    const ist = await started({ session: { receiptTimeZone: "Asia/Kolkata" } });
+    expect(await reportFor(ist, "9a01", inIst(doneAt))).toBe(doneAt);
+    // Read as UTC, the same words are 5 h 30 min later than they mean: in the future, so the
+    // receipt's own arrival is taken instead.
+    const before = Date.now();
+    const utc = await started();
+    const read = await reportFor(utc, "9a02", inIst(doneAt));
+    expect(read).toBeGreaterThanOrEqual(before);
+    expect(read).toBeLessThanOrEqual(Date.now());
+  });
+
   it("reports a message with one failed part as failed, once, with the receipt's stat and err", async () => {
     const { smsc, connector, reports } = await started();
     const message = row({ body: LONG });
@@ -348,6 +378,7 @@ describeEachEngine("smpp connector", (engine) => {
     const message = row();
     const other = row();
     const connector = `group-${serial++}`;
+    const stored = Date.now() - 60_000;
     await storeParts(
       db.store,
       connector,
@@ -355,14 +386,14 @@ describeEachEngine("smpp connector", (engine) => {
         { messageId: message.id, upstreamIds: ["c1", "c2"] },
         { messageId: other.id, upstreamIds: ["c3"] },
       ],
-      Date.now(),
+      stored,
     );
     const receipt = (upstreamId: string, stat = "DELIVRD"): Receipt => ({
       upstreamId,
       status: stat === "DELIVRD" ? "delivered" : "failed",
       stat,
       err: null,
-      doneAt: 1_000,
+      doneAt: stored + 1_000,
     });
     const group = [receipt("c2"), receipt("c1"), receipt("c2"), receipt("c9"), receipt("C3", "UNDELIV")];
     const { outcomes, reports } = await db.store.transaction((trx) =>
@@ -370,12 +401,12 @@ describeEachEngine("smpp connector", (engine) => {
     );
     expect(outcomes).toEqual(["applied", "applied", "duplicate", "unknown", "applied"]);
     expect(reports).toEqual([
-      { connector, upstreamId: "c1", status: "delivered", at: 1_000 },
+      { connector, upstreamId: "c1", status: "delivered", at: stored + 1_000 },
       {
         connector,
         upstreamId: "c3",
         status: "failed",
-        at: 1_000,
+        at: stored + 1_000,
         code: "UNDELIV",
         message: "The carrier reported UNDELIV: the carrier could not deliver the message to the handset.",
       },

@@ -1,7 +1,9 @@
 // Delivery receipt text and TLVs as SMSCs send them: the standard layout, other cases and
 // spacing, missing fields, TLVs that override the text, and ids written in decimal.
 import { describe, expect, it } from "vitest";
+import { parseCarrierDefinition, smppSessionOptions } from "../../../src/delivery/carriers/definitions.js";
 import {
+  doneAtOf,
   messageStatusFromParts,
   parseReceipt,
   parseReceiptDate,
@@ -69,6 +71,24 @@ describe("parseReceiptDate", () => {
     expect(parseReceiptDate("26022812")).toBeNull();
     expect(parseReceiptDate(null)).toBeNull();
   });
+
+  it("reads the wall clock of the connector's zone, by name or by offset", () => {
+    expect(parseReceiptDate("2602281200", "Asia/Kolkata")).toBe(Date.UTC(2026, 1, 28, 6, 30));
+    expect(parseReceiptDate("260228120059", "UTC+5:30")).toBe(Date.UTC(2026, 1, 28, 6, 30, 59));
+    expect(parseReceiptDate("2607010200", "America/New_York")).toBe(Date.UTC(2026, 6, 1, 6, 0));
+    expect(parseReceiptDate("2602301200", "Asia/Kolkata")).toBeNull();
+    expect(parseReceipt({ text: standard }, "Asia/Kolkata")?.doneAt).toBe(Date.UTC(2026, 10, 22, 9, 1));
+  });
+
+  it("keeps a part's done time no later than its receipt", () => {
+    expect(doneAtOf(1_500, 1_000, 2_000)).toBe(1_500);
+    expect(doneAtOf(9_000, 1_000, 2_000)).toBe(2_000);
+    expect(doneAtOf(null, 1_000, 2_000)).toBe(2_000);
+    // Before the submit it is kept as written (a done date to the minute).
+    expect(doneAtOf(500, 1_000, 2_000)).toBe(500);
+    // A receipt stamped before the submit's own clock (another process's): no later than the submit.
+    expect(doneAtOf(9_000, 3_000, 2_000)).toBe(3_000);
+  });
 });
 
 describe("receiptIdMatches", () => {
@@ -88,5 +108,32 @@ describe("messageStatusFromParts", () => {
     expect(messageStatusFromParts(["delivered", null])).toBeNull();
     expect(messageStatusFromParts(["delivered", "other"])).toBeNull();
     expect(messageStatusFromParts([])).toBeNull();
+  });
+});
+
+describe("receipt_time_zone", () => {
+  const connector = (zone?: string) => ({
+    name: "smsc-in",
+    type: "smpp",
+    host: "127.0.0.1",
+    port: 2775,
+    system_id: "sw",
+    password: "pw",
+    ...(zone === undefined ? {} : { receipt_time_zone: zone }),
+  });
+
+  it("is an IANA zone or an offset, handed to the session; UTC when not given", () => {
+    for (const zone of ["Asia/Kolkata", "UTC+5:30"]) {
+      const definition = parseCarrierDefinition(connector(zone));
+      expect(definition.type === "smpp" && smppSessionOptions(definition).receiptTimeZone).toBe(zone);
+    }
+    const plain = parseCarrierDefinition(connector());
+    expect(plain.type === "smpp" && smppSessionOptions(plain).receiptTimeZone).toBeUndefined();
+  });
+
+  it("refuses a zone that is none, naming the field", () => {
+    for (const zone of ["Asia/Bangalore", "+05:30", ""]) {
+      expect(() => parseCarrierDefinition(connector(zone)), zone).toThrow(/receipt_time_zone/);
+    }
   });
 });

@@ -8,7 +8,7 @@ import type { MessagePartsTable } from "../../../base/store/schema.js";
 import type { Db, Store } from "../../../base/store/store.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { reportOf } from "./finished-parts.js";
-import { type Receipt, receiptIdMatches } from "./receipt.js";
+import { doneAtOf, type Receipt, receiptIdMatches } from "./receipt.js";
 import { chunks } from "./stored-parts.js";
 
 export type ReceiptOutcome = "applied" | "duplicate" | "unknown";
@@ -212,7 +212,7 @@ export async function applyReceipts(
       continue;
     }
     part.status = receipt.status === "delivered" ? "delivered" : "failed";
-    part.done_at = receipt.doneAt ?? now;
+    part.done_at = doneAtOf(receipt.doneAt, part.created_at, now);
     part.error_code = part.status === "failed" ? `${receipt.stat}${receipt.err ? `/${receipt.err}` : ""}` : null;
     changed.set(part, outcomes.length);
     outcomes.push("applied");

@@ -2,6 +2,7 @@
 // `id:… sub:… dlvrd:… submit date:YYMMDDhhmm done date:YYMMDDhhmm stat:DELIVRD err:000 text:…`
 // (SMPP 3.4 appendix B, which SMSCs follow loosely), and the receipted_message_id (0x001E) and
 // message_state (0x0427) TLVs, which win when present.
+import { DateTime } from "luxon";
 
 export type ReceiptStatus = "delivered" | "failed" | "other";
 
@@ -13,7 +14,7 @@ export interface Receipt {
   stat: string;
   /** The carrier's error code (`err:`), or null. */
   err: string | null;
-  /** Epoch ms of `done date` read as UTC, or null when absent or unreadable. */
+  /** Epoch ms of `done date` read in the connector's receipt time zone (UTC unless set), or null when absent or unreadable. */
   doneAt: number | null;
 }
 
@@ -70,14 +71,35 @@ function field(head: string, name: "id" | "stat" | "err" | "done date"): string 
   return FIELDS.get(name)!.exec(head)?.[1] ?? null;
 }
 
-/** YYMMDDhhmm[ss] as UTC; SMSCs rarely say their zone. */
-export function parseReceiptDate(value: string | null): number | null {
+/**
+ * YYMMDDhhmm[ss] as a wall-clock time in `zone` (an IANA name or a fixed offset such as
+ * `UTC+5:30`, checked when the connector is read): SMSCs do not say their zone, so the connector's
+ * `receipt_time_zone` does (UTC unless set).
+ */
+export function parseReceiptDate(value: string | null, zone = "UTC"): number | null {
   const match = value ? /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})?$/.exec(value) : null;
   if (!match) return null;
   const [, yy, mo, dd, hh, mi, ss] = match.map((digits) => Number(digits ?? 0));
   const at = Date.UTC(2000 + yy!, mo! - 1, dd!, hh!, mi!, ss);
   const check = new Date(at);
-  return check.getUTCMonth() === mo! - 1 && check.getUTCDate() === dd && hh! < 24 && mi! < 60 ? at : null;
+  const real = check.getUTCMonth() === mo! - 1 && check.getUTCDate() === dd && hh! < 24 && mi! < 60;
+  if (!real) return null;
+  if (zone === "UTC") return at;
+  const local = DateTime.fromObject(
+    { year: 2000 + yy!, month: mo!, day: dd!, hour: hh!, minute: mi!, second: ss! },
+    { zone },
+  );
+  return local.isValid ? local.toMillis() : null;
+}
+
+/**
+ * When a part was done, from its receipt's `done date` (null: none): never after the receipt came
+ * (an SMSC whose zone is not set, or whose clock is ahead), nor after the submit's own time when
+ * the receipt's clock is behind it. A done date before the submit is kept as written: adaptive
+ * routes read accept-to-receipt latencies from it, and one that reads negative is left out there.
+ */
+export function doneAtOf(doneAt: number | null, submittedAt: number, receivedAt: number): number {
+  return Math.min(doneAt ?? receivedAt, Math.max(receivedAt, submittedAt));
 }
 
 export function statusOfStat(stat: string): ReceiptStatus {
@@ -85,7 +107,7 @@ export function statusOfStat(stat: string): ReceiptStatus {
 }
 
 /** Reads a receipt, or null when neither the text nor the TLVs name the message it is about. */
-export function parseReceipt(fields: ReceiptFields): Receipt | null {
+export function parseReceipt(fields: ReceiptFields, zone = "UTC"): Receipt | null {
   const text = Buffer.isBuffer(fields.text) ? fields.text.toString("latin1") : (fields.text ?? "");
   // `text:` quotes the message, which may itself contain "id:" or "stat:".
   const head = text.split(/(?:^|\s)text:/i)[0] ?? "";
@@ -98,7 +120,7 @@ export function parseReceipt(fields: ReceiptFields): Receipt | null {
     status: statusOfStat(stat),
     stat,
     err: field(head, "err"),
-    doneAt: parseReceiptDate(field(head, "done date")),
+    doneAt: parseReceiptDate(field(head, "done date"), zone),
   };
 }
 

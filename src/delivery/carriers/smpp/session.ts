@@ -52,6 +52,8 @@ export interface SmppSessionOptions extends LinkOptions {
   destinationNpi?: number;
   /** registered_delivery of each part (default 1: a receipt on success or failure). */
   registeredDelivery?: number;
+  /** The zone receipts' done dates are written in (default UTC). */
+  receiptTimeZone?: string;
 }
 
 export interface SubmitRequest {
@@ -353,7 +355,7 @@ export class SmppSession {
   private async receive(pdu: Pdu): Promise<number> {
     const deliver = readDeliver(pdu);
     if (deliver.receipt) {
-      const receipt = parseReceipt(deliver.receipt);
+      const receipt = parseReceipt(deliver.receipt, this.options.receiptTimeZone);
       if (!receipt) {
         this.options.log?.("warn", "SMPP receipt without a message id", { text: deliver.receipt.text });
         return 0;
