@@ -123,4 +123,66 @@ describeEachEngine("audit entries of operator and account changes", (engine) => 
       },
     ]);
   });
+
+  it("records DND numbers added, removed and imported (a replace with what it emptied); a call that changes nothing writes nothing", async () => {
+    const t = gateway();
+    const csv = (text: string, query = "") =>
+      call(t, "POST", `/admin/api/dnd/import${query}`, {
+        headers: { ...bearer(operator), "content-type": "text/csv" },
+        body: text,
+      });
+    const seq = await head();
+    const added = await op("POST", "/dnd", { numbers: ["9811100099", "+91 98111 00098"] });
+    expect(added.body.data).toMatchObject({ added: 2 });
+    expect((await op("POST", "/dnd", { numbers: ["9811100099"] })).body.data).toMatchObject({ added: 0 });
+    const removed = await op("DELETE", "/dnd", { numbers: ["9811100099", "9811100097"] });
+    expect(removed.body.data).toMatchObject({ removed: 1 });
+    expect((await op("DELETE", "/dnd", { numbers: ["9811100099"] })).body.data).toMatchObject({ removed: 0 });
+    const numbers = Array.from({ length: 25 }, (_, i) => String(9_811_200_000 + i));
+    const imported = await csv(`number\n${numbers.join("\n")}\n9811100098\nnot-a-number\n`);
+    expect(imported.status, imported.text).toBe(200);
+    expect(await csv("number\n9811100098\n")).toMatchObject({ status: 200 });
+    const emptied = await csv("number\n", "?replace=true");
+    expect(emptied.status, emptied.text).toBe(200);
+    expect((await csv("number\n", "?replace=true")).status).toBe(200);
+    const bad = await op("POST", "/dnd", { numbers: ["12"] });
+    expect(bad.status).toBe(400);
+
+    const log = await entriesAfter(seq);
+    for (const entry of log) {
+      expect(entry).toMatchObject({ actor: operator.username, channel: "operator_api", target: "DND registry" });
+      expect(entry.account).toBeNull();
+    }
+    const sorted = [...numbers, "9811100098"].sort();
+    expect(log.map((entry) => [entry.action, entry.before, entry.after])).toEqual([
+      ["dnd.add", null, { added: 2, numbers: ["9811100099", "9811100098"] }],
+      ["dnd.remove", { removed: 1, numbers: ["9811100099"] }, null],
+      ["dnd.import", null, { replace: false, added: 25, duplicates: 1, invalid: 1, numbers: numbers.slice(0, 20) }],
+      [
+        "dnd.import",
+        { count: 26, numbers: sorted.slice(0, 20) },
+        { replace: true, added: 0, duplicates: 0, invalid: 0, numbers: [] },
+      ],
+    ]);
+  });
+
+  it("records an import that stopped on a malformed line with the batches it wrote", async () => {
+    const t = gateway();
+    // Far enough into the file that batches are written before the parser reaches the bad line.
+    const numbers = Array.from({ length: 30_000 }, (_, i) => String(9_700_000_000 + i));
+    const seq = await head();
+    const stopped = await call(t, "POST", "/admin/api/dnd/import", {
+      headers: { ...bearer(operator), "content-type": "text/csv" },
+      body: `${numbers.join("\n")}\n"9811,unclosed\n`,
+    });
+    expect(stopped.status, stopped.text).toBe(400);
+    const written = Number(/(\d+) numbers were added/.exec(stopped.text)?.[1]);
+    expect(written).toBeGreaterThan(0);
+    expect(await entriesAfter(seq)).toMatchObject([
+      {
+        action: "dnd.import",
+        after: { replace: false, added: written, duplicates: 0, numbers: numbers.slice(0, 20), stopped: true },
+      },
+    ]);
+  });
 });

@@ -291,19 +291,19 @@ export function describeDndImport(result: DndImportResult) {
 }
 
 export async function importDndFor(
-  deps: OperatorDeps,
+  deps: ChangeDeps,
   input: NodeJS.ReadableStream | string,
   options: { replace?: boolean } = {},
 ) {
-  return describeDndImport(await importDnd(deps.store, input, options));
+  return describeDndImport(await importDnd(deps.store, deps, input, options));
 }
 
-export async function addDndNumbers(deps: OperatorDeps, numbers: string[]) {
-  return addDnd(deps.store, numbers);
+export async function addDndNumbers(deps: ChangeDeps, numbers: string[]) {
+  return addDnd(deps.store, deps, numbers);
 }
 
-export async function removeDndNumbers(deps: OperatorDeps, numbers: string[]) {
-  return { removed: await removeDnd(deps.store.db, numbers) };
+export async function removeDndNumbers(deps: ChangeDeps, numbers: string[]) {
+  return { removed: await removeDnd(deps.store, deps, numbers) };
 }
 
 export async function dndStatusOf(deps: OperatorDeps, number: string) {

@@ -210,7 +210,7 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
       }
       const { replace } = request.query;
       try {
-        return ok(await importDndFor(deps, body, { replace: replace === true }));
+        return ok(await importDndFor(changeDeps(deps, request), body, { replace: replace === true }));
       } catch (error) {
         // A client that hangs up mid-upload is not a server failure (nor worth a 500 in the logs).
         if (request.raw.readableAborted) {
@@ -238,10 +238,10 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
   );
 
   admin.post("/dnd", { schema: { body: Numbers, response: operatorAnswer(DndAdded) } }, async (request) =>
-    ok(await addDndNumbers(deps, request.body.numbers)),
+    ok(await addDndNumbers(changeDeps(deps, request), request.body.numbers)),
   );
 
   admin.delete("/dnd", { schema: { body: Numbers, response: operatorAnswer(DndRemoved) } }, async (request) =>
-    ok(await removeDndNumbers(deps, request.body.numbers)),
+    ok(await removeDndNumbers(changeDeps(deps, request), request.body.numbers)),
   );
 }

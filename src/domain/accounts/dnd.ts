@@ -1,6 +1,8 @@
 // The DND (do-not-disturb) registry: Indian mobile numbers that promotional routes must not
 // reach. Operators import it as CSV, often tens of millions of lines, so the import streams:
-// it holds one batch of numbers at a time, and a lookup is one primary-key probe.
+// it holds one batch of numbers at a time, and a lookup is one primary-key probe. Each call that
+// changes it is one audit entry (`dnd.add`, `dnd.remove`, `dnd.import`) naming how many numbers
+// and the first DND_NUMBERS_NAMED of them (decision 0157).
 import { Readable } from "node:stream";
 import { sql } from "kysely";
 import { CsvLines, csvLineGuard, csvLineParser } from "../../base/core/csv-lines.js";
@@ -8,6 +10,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
 import type { Engine } from "../../base/store/engine.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../audit/index.js";
 
 /** Numbers written per transaction: large enough to amortise a commit, small enough not to stall other writers. */
 export const DND_BATCH = 5_000;
@@ -15,6 +18,9 @@ export const DND_BATCH = 5_000;
 export const MAX_REPORTED_INVALID = 1_000;
 /** A longer line is not a phone number: cut it in the report. */
 const MAX_REPORTED_VALUE = 64;
+/** Numbers an audit entry names; the rest are only counted. */
+export const DND_NUMBERS_NAMED = 20;
+const DND_TARGET = "DND registry";
 
 export interface DndImportResult {
   added: number;
@@ -34,6 +40,14 @@ export async function isDnd(db: Db, mobile: string): Promise<boolean> {
     .where("number", "=", Number(mobile))
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/** An import's batches written so far; `replaced`: what a `replace` import emptied, when it held any. */
+interface ImportTotals {
+  added: number;
+  duplicates: number;
+  numbers: string[];
+  replaced?: { count: number; numbers: string[] };
 }
 
 /** Which of these 10-digit numbers are on the DND registry (one indexed query per 500). */
@@ -94,49 +108,96 @@ export function dndKeys(mobiles: readonly string[]): number[] {
   return keys;
 }
 
-/** Inserts numbers, skipping those already there; answers how many were new. */
-async function insertKeys(trx: Db, engine: Engine, keys: number[]): Promise<number> {
+/**
+ * Inserts numbers, skipping those already there; answers how many were new and, while fewer than
+ * `naming` are wanted, which (in the order given).
+ */
+async function insertKeys(trx: Db, engine: Engine, keys: number[], naming: number) {
   // One statement with one parameter per batch, whatever its size: SQLite reads a JSON array,
   // PostgreSQL an int8 array. Both engines cache one plan instead of one per batch length.
-  const result =
+  const rows =
     engine === "sqlite"
-      ? await sql`insert into dnd_numbers (number) select value from json_each(${JSON.stringify(keys)}) where true on conflict do nothing`.execute(
-          trx,
-        )
-      : await sql`insert into dnd_numbers (number) select unnest(${keys}::bigint[]) on conflict do nothing`.execute(
-          trx,
-        );
-  return Number(result.numAffectedRows ?? 0);
+      ? sql`insert into dnd_numbers (number) select value from json_each(${JSON.stringify(keys)}) where true on conflict do nothing`
+      : sql`insert into dnd_numbers (number) select unnest(${keys}::bigint[]) on conflict do nothing`;
+  if (naming <= 0) return { added: Number((await rows.execute(trx)).numAffectedRows ?? 0), named: [] };
+  const returned = await sql<{ number: number | string }>`${rows} returning number`.execute(trx);
+  return { added: returned.rows.length, named: inOrder(keys, returned.rows, naming) };
 }
 
-async function clearRegistry(trx: Db, engine: Engine): Promise<void> {
+/** The first `naming` of `keys` that `rows` hold, in the order of `keys`, as the registry reports them. */
+function inOrder(keys: readonly number[], rows: readonly { number: number | string }[], naming: number): string[] {
+  const hit = new Set(rows.map((row) => Number(row.number)));
+  return keys
+    .filter((key) => hit.has(key))
+    .slice(0, naming)
+    .map(String);
+}
+
+/** Empties the registry; answers what it held, as the audit entry names it. */
+async function clearRegistry(trx: Db, engine: Engine) {
+  const count = await dndCount(trx);
+  const first = await trx
+    .selectFrom("dnd_numbers")
+    .select("number")
+    .orderBy("number")
+    .limit(DND_NUMBERS_NAMED)
+    .execute();
   // TRUNCATE frees a large PostgreSQL table at once; SQLite's unqualified DELETE is its truncate.
   if (engine === "postgres") await sql`truncate dnd_numbers`.execute(trx);
   else await trx.deleteFrom("dnd_numbers").execute();
+  return { count, numbers: first.map((row) => String(row.number)) };
 }
 
-export async function addDnd(store: Store, mobiles: readonly string[]): Promise<{ added: number; duplicates: number }> {
+/** Adds numbers in one transaction with its audit entry (none when every number was there already). */
+export async function addDnd(
+  store: Store,
+  who: Audited,
+  mobiles: readonly string[],
+): Promise<{ added: number; duplicates: number }> {
   const keys = dndKeys(mobiles);
-  let added = 0;
-  for (let i = 0; i < keys.length; i += DND_BATCH) {
-    const chunk = keys.slice(i, i + DND_BATCH);
-    added += await store.transaction((trx) => insertKeys(trx, store.engine, chunk));
-  }
+  const added = await store.transaction(async (trx) => {
+    let added = 0;
+    const named: string[] = [];
+    for (let i = 0; i < keys.length; i += DND_BATCH) {
+      const batch = await insertKeys(trx, store.engine, keys.slice(i, i + DND_BATCH), DND_NUMBERS_NAMED - named.length);
+      added += batch.added;
+      named.push(...batch.named);
+    }
+    if (added > 0) {
+      await recordChange(trx, who, {
+        action: "dnd.add",
+        target: DND_TARGET,
+        accountId: null,
+        after: { added, numbers: named },
+      });
+    }
+    return added;
+  });
   return { added, duplicates: keys.length - added };
 }
 
-/** Removes numbers from the registry; answers how many were in it. */
-export async function removeDnd(db: Db, mobiles: string[]): Promise<number> {
+/** Removes numbers from the registry with its audit entry (none when no number was in it); answers how many were in it. */
+export async function removeDnd(store: Store, who: Audited, mobiles: string[]): Promise<number> {
   const keys = dndKeys(mobiles);
-  let removed = 0;
-  for (let i = 0; i < keys.length; i += DND_BATCH) {
-    const result = await db
-      .deleteFrom("dnd_numbers")
-      .where("number", "in", keys.slice(i, i + DND_BATCH))
-      .executeTakeFirst();
-    removed += Number(result.numDeletedRows);
-  }
-  return removed;
+  return store.transaction(async (trx) => {
+    let removed = 0;
+    const named: string[] = [];
+    for (let i = 0; i < keys.length; i += DND_BATCH) {
+      const batch = keys.slice(i, i + DND_BATCH);
+      const rows = await trx.deleteFrom("dnd_numbers").where("number", "in", batch).returning("number").execute();
+      removed += rows.length;
+      named.push(...inOrder(batch, rows, DND_NUMBERS_NAMED - named.length));
+    }
+    if (removed > 0) {
+      await recordChange(trx, who, {
+        action: "dnd.remove",
+        target: DND_TARGET,
+        accountId: null,
+        before: { removed, numbers: named },
+      });
+    }
+    return removed;
+  });
 }
 
 /**
@@ -145,28 +206,58 @@ export async function removeDnd(db: Db, mobiles: string[]): Promise<number> {
  * without digits is taken as a header; blank lines are skipped. `replace` empties the registry
  * in the transaction of the first batch. Batches already written stay when the import stops
  * on a malformed line (an unclosed quote): import the corrected file again, since numbers
- * already there count as duplicates.
+ * already there count as duplicates. The audit entry (`dnd.import`, none when nothing changed)
+ * is written in the transaction of the last batch, or, when the import stops, with
+ * `stopped: true` once the batches written are known.
  */
 export async function importDnd(
   store: Store,
+  who: Audited,
   input: NodeJS.ReadableStream | string,
   options: { replace?: boolean } = {},
 ): Promise<DndImportResult> {
   const result: DndImportResult = { added: 0, duplicates: 0, invalid: [], invalidCount: 0 };
-  let pendingClear = options.replace === true;
+  const replace = options.replace === true;
+  let pendingClear = replace;
+  /** What the batches written so far did, as the audit entry says it. */
+  let done: ImportTotals = { added: 0, duplicates: 0, numbers: [] };
   let batch: number[] = [];
 
-  const flush = async () => {
-    const keys = batch;
-    const clear = pendingClear;
-    batch = [];
-    pendingClear = false;
-    const added = await store.transaction(async (trx) => {
-      if (clear) await clearRegistry(trx, store.engine);
-      return keys.length > 0 ? insertKeys(trx, store.engine, keys) : 0;
+  const recordImport = (trx: Db, totals: ImportTotals, stopped: boolean) =>
+    recordChange(trx, who, {
+      action: "dnd.import",
+      target: DND_TARGET,
+      accountId: null,
+      ...(totals.replaced ? { before: totals.replaced } : {}),
+      after: {
+        replace,
+        added: totals.added,
+        duplicates: totals.duplicates,
+        invalid: result.invalidCount,
+        numbers: totals.numbers,
+        ...(stopped ? { stopped: true } : {}),
+      },
     });
-    result.added += added;
-    result.duplicates += keys.length - added;
+  const changed = (totals: ImportTotals) => totals.added > 0 || totals.replaced !== undefined;
+
+  const flush = async (keys: number[], last: boolean) => {
+    const clear = pendingClear;
+    pendingClear = false;
+    done = await store.transaction(async (trx) => {
+      const emptied = clear ? await clearRegistry(trx, store.engine) : undefined;
+      const naming = DND_NUMBERS_NAMED - done.numbers.length;
+      const written = keys.length > 0 ? await insertKeys(trx, store.engine, keys, naming) : { added: 0, named: [] };
+      const totals: ImportTotals = {
+        added: done.added + written.added,
+        duplicates: done.duplicates + keys.length - written.added,
+        numbers: [...done.numbers, ...written.named],
+        ...(emptied && emptied.count > 0 ? { replaced: emptied } : done.replaced ? { replaced: done.replaced } : {}),
+      };
+      if (last && changed(totals)) await recordImport(trx, totals, false);
+      return totals;
+    });
+    result.added = done.added;
+    result.duplicates = done.duplicates;
   };
 
   const parser = csvLineParser();
@@ -190,7 +281,12 @@ export async function importDnd(
       seenRecord = true;
       if (mobile) {
         batch.push(Number(mobile));
-        if (batch.length >= DND_BATCH) await flush();
+        // A full batch waits for the next number: the last batch carries the audit entry.
+        if (batch.length > DND_BATCH) {
+          const full = batch.slice(0, DND_BATCH);
+          batch = batch.slice(DND_BATCH);
+          await flush(full, false);
+        }
       } else if (!(first && /^[^\d]+$/.test(value))) {
         result.invalidCount += 1;
         if (result.invalid.length < MAX_REPORTED_INVALID) {
@@ -199,6 +295,7 @@ export async function importDnd(
       }
     }
   } catch (error) {
+    await recordStop();
     const malformed = lines.malformed(error);
     if (!malformed) throw error;
     throw new GatewayError(
@@ -212,6 +309,17 @@ export async function importDnd(
     guard.destroy();
     parser.destroy();
   }
-  if (batch.length > 0 || pendingClear) await flush();
+  try {
+    if (batch.length > 0 || pendingClear || changed(done)) await flush(batch, true);
+  } catch (error) {
+    await recordStop();
+    throw error;
+  }
   return result;
+
+  /** An import that stopped part-way: the batches already written are recorded (the stop's own error is the one thrown). */
+  async function recordStop() {
+    if (!changed(done)) return;
+    await store.transaction((trx) => recordImport(trx, done, true)).catch(() => undefined);
+  }
 }

@@ -40,7 +40,7 @@ describeEnginesTogether("v2 bulk send and bulk jobs", (engine) => {
   it("previews a bulk call: what it would send, refuse and charge, sending and charging nothing", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 100 } });
-    await addDnd(t.db.store, ["9811111111"]);
+    await addDnd(t.db.store, { clock: t.clock, actor: cliActor() }, ["9811111111"]);
     const body = {
       sender_id: "PROMOTIONAL",
       route: "promotional",
@@ -87,7 +87,7 @@ describeEnginesTogether("v2 bulk send and bulk jobs", (engine) => {
   it("accepts a job, refuses bad, DND and repeated numbers one by one, and charges only what it stores", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 100 } });
-    await addDnd(t.db.store, ["9811111111"]);
+    await addDnd(t.db.store, { clock: t.clock, actor: cliActor() }, ["9811111111"]);
     const sent = await bulk(t, account, {
       sender_id: "PROMOTIONAL",
       route: "promotional",

@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
+import { systemClock } from "../../../src/base/core/clock.js";
 import { isGatewayError } from "../../../src/base/core/errors.js";
 import {
   addDnd,
@@ -10,6 +11,7 @@ import {
   MAX_REPORTED_INVALID,
   removeDnd,
 } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
 /** `count` distinct valid numbers, 10,000 lines per chunk, so the file never exists whole in memory. */
@@ -24,6 +26,9 @@ function* numberLines(count: number, onChunk: () => void): Generator<string> {
     }
   }
 }
+
+/** Who changes the registry in these tests: the CLI. */
+const who = { clock: systemClock, actor: cliActor() };
 
 describeEachEngine("DND registry", (engine) => {
   let db: TestDatabase;
@@ -50,7 +55,7 @@ describeEachEngine("DND registry", (engine) => {
       ",,",
       "",
     ].join("\r\n");
-    const result = await importDnd(db.store, csv);
+    const result = await importDnd(db.store, who, csv);
     expect(result).toEqual({ added: 7, duplicates: 0, invalid: [], invalidCount: 0 });
     for (const n of ["9876543210", "9876543211", "9876543212", "9876543213", "9876543214", "9876543215"]) {
       expect(await isDnd(db.store.db, n), n).toBe(true);
@@ -61,7 +66,7 @@ describeEachEngine("DND registry", (engine) => {
   });
 
   it("counts repeats and numbers already registered as duplicates, and lists bad lines by line number", async () => {
-    await addDnd(db.store, ["9876543210"]);
+    await addDnd(db.store, who, ["9876543210"]);
     const csv = [
       "9876543210", // already registered
       "8765432109",
@@ -75,7 +80,7 @@ describeEachEngine("DND registry", (engine) => {
       "7654321098",
       "not a number at all, really",
     ].join("\n");
-    const result = await importDnd(db.store, csv);
+    const result = await importDnd(db.store, who, csv);
     expect(result).toEqual({
       added: 2,
       duplicates: 2,
@@ -93,14 +98,14 @@ describeEachEngine("DND registry", (engine) => {
   });
 
   it("takes only a first line without digits as a header", async () => {
-    const header = await importDnd(db.store, "phone\n9876543210\nphone\n");
+    const header = await importDnd(db.store, who, "phone\n9876543210\nphone\n");
     expect(header.invalid).toEqual([{ line: 3, value: "phone" }]);
-    const noHeader = await importDnd(db.store, "98765x\n9876543211\n");
+    const noHeader = await importDnd(db.store, who, "98765x\n9876543211\n");
     expect(noHeader).toMatchObject({ added: 1, invalid: [{ line: 1, value: "98765x" }] });
   });
 
   it("keeps line numbers right after a quoted value that spans lines", async () => {
-    const result = await importDnd(db.store, '"98765\n4321x",y\nbad\n9876543211\n');
+    const result = await importDnd(db.store, who, '"98765\n4321x",y\nbad\n9876543211\n');
     expect(result.invalid).toEqual([
       { line: 1, value: "98765\n4321x" },
       { line: 3, value: "bad" },
@@ -111,7 +116,7 @@ describeEachEngine("DND registry", (engine) => {
   it("lists at most 1,000 bad lines but counts them all, and still imports the good ones", async () => {
     const lines: string[] = [];
     for (let i = 0; i < 1500; i++) lines.push(`bad-${i}`, String(7_000_000_000 + i));
-    const result = await importDnd(db.store, lines.join("\n"));
+    const result = await importDnd(db.store, who, lines.join("\n"));
     expect(result.invalidCount).toBe(1500);
     expect(result.invalid).toHaveLength(MAX_REPORTED_INVALID);
     expect(result.invalid[999]).toEqual({ line: 1999, value: "bad-999" });
@@ -119,19 +124,19 @@ describeEachEngine("DND registry", (engine) => {
   });
 
   it("replaces the registry when asked, also with a file of no valid numbers", async () => {
-    await addDnd(db.store, ["9876543210", "9876543211"]);
-    const replaced = await importDnd(db.store, "number\n9876543211\n9876543212\n", { replace: true });
+    await addDnd(db.store, who, ["9876543210", "9876543211"]);
+    const replaced = await importDnd(db.store, who, "number\n9876543211\n9876543212\n", { replace: true });
     expect(replaced).toMatchObject({ added: 2, duplicates: 0 });
     expect(await isDnd(db.store.db, "9876543210")).toBe(false);
     expect(await dndCount(db.store.db)).toBe(2);
 
-    const emptied = await importDnd(db.store, "number\n", { replace: true });
+    const emptied = await importDnd(db.store, who, "number\n", { replace: true });
     expect(emptied).toMatchObject({ added: 0, duplicates: 0 });
     expect(await dndCount(db.store.db)).toBe(0);
   });
 
   it("reads a stray quote inside or after a value as part of the value", async () => {
-    const result = await importDnd(db.store, '9876543210\n"9876543211"x\n98765"43212\n');
+    const result = await importDnd(db.store, who, '9876543210\n"9876543211"x\n98765"43212\n');
     expect(result).toMatchObject({
       added: 1,
       invalid: [
@@ -148,7 +153,7 @@ describeEachEngine("DND registry", (engine) => {
     const chunks = Array.from({ length: Math.ceil(lines.length / 1000) }, (_, i) =>
       lines.slice(i * 1000, (i + 1) * 1000).join("\n"),
     ).map((chunk, i, all) => (i < all.length - 1 ? `${chunk}\n` : chunk));
-    const error = await importDnd(db.store, Readable.from(chunks)).catch((e: unknown) => e);
+    const error = await importDnd(db.store, who, Readable.from(chunks)).catch((e: unknown) => e);
     expect(isGatewayError(error) && error.code).toBe("invalid_request");
     const message = (error as Error).message;
     expect(message).toMatch(/^The CSV is malformed at line 15002: a quote opens a value and is never closed\. /);
@@ -160,24 +165,24 @@ describeEachEngine("DND registry", (engine) => {
 
   it("bounds what an unclosed quote can swallow", async () => {
     const tail = Array.from({ length: 20_000 }, (_, i) => String(8_000_000_000 + i)).join("\n");
-    const error = await importDnd(db.store, `9876543210\n"9876543211\n${tail}`).catch((e: unknown) => e);
+    const error = await importDnd(db.store, who, `9876543210\n"9876543211\n${tail}`).catch((e: unknown) => e);
     expect(isGatewayError(error) && error.code).toBe("invalid_request");
     expect((error as Error).message).toMatch(/malformed at line 2: a quote/);
   });
 
   it("adds and removes numbers by hand, refusing the whole list when one is not a mobile number", async () => {
-    expect(await addDnd(db.store, ["9876543210", "+919876543211", "9876543210"])).toEqual({
+    expect(await addDnd(db.store, who, ["9876543210", "+919876543211", "9876543210"])).toEqual({
       added: 2,
       duplicates: 1,
     });
-    const refused = await addDnd(db.store, ["9876543212", "12345"]).catch((e: unknown) => e);
+    const refused = await addDnd(db.store, who, ["9876543212", "12345"]).catch((e: unknown) => e);
     expect(isGatewayError(refused) && refused.code).toBe("invalid_request");
     expect(await isDnd(db.store.db, "9876543212")).toBe(false);
-    expect(await removeDnd(db.store.db, ["09876543210", "9876543299"])).toBe(1);
+    expect(await removeDnd(db.store, who, ["09876543210", "9876543299"])).toBe(1);
     expect(await isDnd(db.store.db, "9876543210")).toBe(false);
     expect(await isDnd(db.store.db, "9876543211")).toBe(true);
     expect(await isDnd(db.store.db, "not-a-number")).toBe(false);
-    await expect(removeDnd(db.store.db, ["x"])).rejects.toThrow(/Not a 10-digit/);
+    await expect(removeDnd(db.store, who, ["x"])).rejects.toThrow(/Not a 10-digit/);
   });
 
   // A registry of millions: the import streams with one batch in memory at a time. 200,000 lines
@@ -200,7 +205,7 @@ describeEachEngine("DND registry", (engine) => {
       peak = Math.max(peak, process.memoryUsage().heapUsed);
     };
     const started = performance.now();
-    const result = await importDnd(db.store, Readable.from(numberLines(lines, sample)));
+    const result = await importDnd(db.store, who, Readable.from(numberLines(lines, sample)));
     const seconds = (performance.now() - started) / 1000;
     expect(result).toEqual({ added: lines, duplicates: 0, invalid: [], invalidCount: 0 });
     expect(await dndCount(db.store.db)).toBe(lines);
