@@ -93,10 +93,7 @@ await timed("/admin/api/price-cards/big/export");
 // The statements of a page 2,000 and of a prefix's run (price-card-pages.ts), as the server sends them.
 const generation = "(select generation from price_cards where name = 'big')";
 const rows = `from price_card_rows where card = 'big' and generation = ${generation}`;
-const inOrder = (way) =>
-  way === "asc"
-    ? "order by channel, prefix, route, effective_from asc nulls first"
-    : "order by channel desc, prefix desc, route desc, effective_from desc nulls last";
+const inOrder = (way) => `order by channel ${way}, prefix ${way}, position ${way}`;
 const statements = {
   run_end: `select position ${rows} order by position desc limit 1`,
   page_2000: `select channel, route, prefix, price, effective_from ${rows} and position >= ${ROWS - 100} and position <= ${ROWS - 1} order by position`,
