@@ -36,6 +36,7 @@ const Keys = lazy(() => import("./pages/Keys.js"));
 const TwoFactor = lazy(() => import("./pages/TwoFactor.js"));
 const SubAccounts = lazy(() => import("./pages/SubAccounts.js"));
 const Webhooks = lazy(() => import("./pages/Webhooks.js"));
+const Smpp = lazy(() => import("./pages/Smpp.js"));
 const OperatorAccounts = lazy(() => import("./pages/operator/Accounts.js"));
 const OperatorAccount = lazy(() => import("./pages/operator/Account.js"));
 const Approvals = lazy(() => import("./pages/operator/Approvals.js"));
@@ -78,6 +79,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/audit", title: "Audit log", component: Audit, nav: true, needs: ["read"] },
   { path: "/settings/webhooks", title: "Webhooks", component: Webhooks, nav: true, needs: ["develop"] },
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true, needs: ["develop"] },
+  { path: "/settings/smpp", title: "SMPP", component: Smpp, nav: true, needs: ["develop"] },
   { path: "/settings/two-factor", title: "Two-factor", component: TwoFactor, nav: true },
   { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true, needs: ["read"] },
   { path: "/settings/users", title: "Users", component: Users, nav: true, needs: ["manage"] },

@@ -8,6 +8,7 @@ import type * as prices from "../../src/app/admin/price-card-schemas.js";
 import type * as smsRules from "../../src/app/admin/sms-rule-schemas.js";
 import type * as analytics from "../../src/app/analytics-schemas.js";
 import type * as system from "../../src/app/system-schemas.js";
+import type * as smpp from "../../src/channels/smpp-server/admin-schemas.js";
 import type * as alerts from "../../src/delivery/alerts/alert-schemas.js";
 import type * as carriers from "../../src/delivery/carriers/carrier-schemas.js";
 import type * as audit from "../../src/domain/audit/audit-schemas.js";
@@ -43,6 +44,8 @@ export type OperatorMessageDetail = Static<typeof desk.OperatorMessageDetail>;
 export type CreditAdjustment = Static<typeof desk.CreditAdjustment>;
 export type AccountView = Static<typeof admin.AccountView>;
 export type OperatorRefusalPage = Static<typeof refusals.OperatorRefusalPage>;
+/** A bind of the SMPP server, in any process (GET /admin/api/smpp/binds). */
+export type SmppBind = Static<typeof smpp.SmppBind>;
 export type AlertSettings = Static<typeof alerts.AlertSettings>;
 export type AccountThreshold = Static<typeof alerts.AccountThreshold>;
 export type PriceCardSummary = Static<typeof prices.PriceCardSummary>;

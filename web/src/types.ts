@@ -6,6 +6,7 @@ import type { Static } from "typebox";
 import type * as chains from "../../src/channels/chains/schemas.js";
 import type * as email from "../../src/channels/email/v2-schemas.js";
 import type * as inbound from "../../src/channels/inbound/v2-schemas.js";
+import type * as smpp from "../../src/channels/smpp-server/v2-schemas.js";
 import type * as sms from "../../src/channels/sms/v2-schemas.js";
 import type * as verify from "../../src/channels/verify/schemas.js";
 import type * as voice from "../../src/channels/voice/v2-schemas.js";
@@ -84,6 +85,9 @@ export type PlacedCall = Static<typeof voice.PlacedCall>;
 // The log of refused sends.
 export type Refusal = Static<typeof refusals.Refusal>;
 export type RefusalPage = Static<typeof refusals.RefusalPage>;
+/** The account's SMPP access and its binds open now (GET /api/v2/smpp/binds). */
+export type AccountSmppBinds = Static<typeof smpp.AccountSmppBinds>;
+export type AccountSmppBind = Static<typeof smpp.AccountSmppBind>;
 
 // The Verify API: the account's verify settings and the conversion of its codes.
 export type VerifySettings = Static<typeof verify.VerifySettingsAnswer>;

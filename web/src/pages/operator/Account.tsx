@@ -1,6 +1,6 @@
 // One account for the operator: what it lacks to send, its balances and a top-up, its limits
 // and routes, its price card and low-balance alert, its verify settings, locking it (blocked /
-// active, login locks cleared) and its ledger.
+// active, login locks cleared), its SMPP binds now (account-smpp.tsx) and its ledger.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
@@ -30,6 +30,7 @@ import {
 } from "../../ui.js";
 import { AdjustForm, SupportLinks } from "./account-desk.js";
 import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
+import { AccountBinds } from "./account-smpp.js";
 import { VerifySettingsForm } from "./account-verify.js";
 import { DltChains } from "./dlt-chains.js";
 import { DltLinks } from "./dlt-links.js";
@@ -305,6 +306,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
       )}
 
       <SupportLinks username={a.username} />
+      <AccountBinds username={a.username} timeZone={a.time_zone} />
 
       <section aria-labelledby="lock-title">
         <h2 id="lock-title">Lock and unlock</h2>

@@ -1,0 +1,106 @@
+// The console's SMPP binds in a real browser, at 1280 and 390 px, over real binds: the account's
+// SMPP page (its access and the clients bound now, updated as one unbinds) and the operator's
+// account page (the same binds with the process holding each, times in the account's zone).
+import { expect, it } from "vitest";
+import { boundEsme, smppAccount } from "../../channels/smpp-server/client.js";
+import {
+  describeInBrowser,
+  expectAccessible,
+  expectNoHorizontalScroll,
+  newPage,
+  PHONE,
+  signInAs,
+  useConsole,
+} from "../../helpers/browser.js";
+import { buildAccount } from "../../helpers/gateway.js";
+
+const WIDE = { width: 1280, height: 900 };
+
+describeInBrowser("console in the browser: SMPP binds", () => {
+  const { gateway, browser, operator } = useConsole({ env: { SMPP_SERVER_PORT: "auto" } });
+
+  it("shows the account its access and the clients bound now, and drops one that unbinds", async () => {
+    const t = gateway();
+    const acme = await smppAccount(t, { maxBinds: 3 });
+    const transmitter = await boundEsme(t, acme, "transmitter");
+    await boundEsme(t, acme, "receiver");
+    const answer = await transmitter.submit({
+      source_addr: "SWBRD",
+      destination_addr: "9876543210",
+      short_message: "x",
+    });
+    expect(answer.command_status).toBe(0);
+    for (const [viewport, width] of [
+      [WIDE, 1280],
+      [PHONE, 390],
+    ] as const) {
+      const { page, context, problems } = await newPage(browser(), t.url, viewport);
+      await signInAs(page, acme.username, acme.password, "/settings/smpp");
+      await page.getByRole("heading", { name: "SMPP", level: 1 }).waitFor();
+      const rows = page.getByTestId("bind");
+      await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(2);
+      expect(await rows.nth(0).textContent()).toMatch(/^transmitter127\.0\.0\.1:\d+/);
+      expect(await rows.nth(1).textContent()).toMatch(/^receiver127\.0\.0\.1:\d+/);
+      // The account's zone (Asia/Kolkata) is named where its times are.
+      expect(await page.getByRole("columnheader", { name: /Bound since/ }).textContent()).toBe(
+        "Bound since (GMT+5:30)",
+      );
+      expect(await page.getByTestId("smpp-access").textContent()).toContain("3 at most");
+      await expectNoHorizontalScroll(page, `the SMPP page at ${width} px`);
+      await expectAccessible(page, `the SMPP page at ${width} px`);
+      await page.screenshot({ path: `/tmp/sb-smpp-${width}.png`, fullPage: true });
+      expect(problems).toEqual([]);
+      if (width === 390) {
+        await transmitter.request("unbind");
+        await expect.poll(() => rows.count(), { timeout: 20_000 }).toBe(1);
+        expect(await rows.nth(0).textContent()).toMatch(/^receiver/);
+      }
+      await context.close();
+    }
+  }, 90_000);
+
+  it("tells an account without SMPP access so", async () => {
+    const t = gateway();
+    const plain = await buildAccount(t);
+    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
+    await signInAs(page, plain.username, plain.password, "/settings/smpp");
+    await page.getByTestId("smpp-off").waitFor();
+    expect(await page.getByTestId("no-binds").textContent()).toMatch(/^No SMPP client is bound now/);
+    await expectNoHorizontalScroll(page, "the SMPP page without access at 390 px");
+    await expectAccessible(page, "the SMPP page without access");
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
+
+  it("shows the operator an account's binds, in the account's zone, with each one's process", async () => {
+    const t = gateway();
+    const london = await smppAccount(t);
+    await t.db.store.db
+      .updateTable("accounts")
+      .set({ time_zone: "Europe/London" })
+      .where("id", "=", london.id)
+      .execute();
+    await boundEsme(t, london, "transceiver");
+    for (const [viewport, width] of [
+      [WIDE, 1280],
+      [PHONE, 390],
+    ] as const) {
+      const { page, context, problems } = await newPage(browser(), t.url, viewport);
+      await signInAs(page, operator().username, operator().password, `/operator/accounts/${london.username}`);
+      const section = page.getByRole("region", { name: "SMPP binds" });
+      await section.getByTestId("bind").waitFor({ timeout: 20_000 });
+      const row = await section.getByTestId("bind").textContent();
+      expect(row).toMatch(/^transceiver127\.0\.0\.1:\d+/);
+      expect(row).toContain(`pid ${process.pid}`);
+      expect(await section.getByRole("columnheader", { name: /Bound since/ }).textContent()).toMatch(
+        /^Bound since \((GMT|UTC)\)$/,
+      );
+      expect(await section.textContent()).toContain("Times in the account's zone (Europe/London)");
+      await expectNoHorizontalScroll(page, `the operator's account page at ${width} px`);
+      await expectAccessible(page, `the operator's account page at ${width} px`);
+      await section.screenshot({ path: `/tmp/sb-operator-smpp-${width}.png` });
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+  }, 90_000);
+});
