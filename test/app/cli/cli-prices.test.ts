@@ -93,7 +93,9 @@ describeEachEngine("switchboard CLI: price cards", (engine) => {
       "imported 3 rows into retail",
     );
     const shown = JSON.parse(await cliOk(["prices", "show", "--card", "retail", "--json"], env));
-    expect(shown.rows[1]).toEqual({ channel: "sms", route: "*", prefix: "9198", price: 0.25, effective_from: null });
+    // In the API's order (channel, prefix, route, effective_from), whatever the file's.
+    expect(shown.rows.map((r: { prefix: string }) => r.prefix)).toEqual(["*", "91", "9198"]);
+    expect(shown.rows[2]).toEqual({ channel: "sms", route: "*", prefix: "9198", price: 0.25, effective_from: null });
     const unknown = await runCli(["accounts", "set", "--username", "priced", "--price-card", "nosuch"], env);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('No price card named "nosuch"');
