@@ -79,14 +79,8 @@ export const SmppDefinitionSchema = Type.Object(
     destination_ton: Type.Optional(int(0, 6, "TON of the number (default 1, international).")),
     destination_npi: Type.Optional(int(0, 18, "NPI of the number (default 1, E.164).")),
     registered_delivery: Type.Optional(int(0, 255, "registered_delivery of each part (default 1: every receipt).")),
-    receipt_time_zone: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        description:
-          "The zone the SMSC writes its receipts' done dates in: an IANA name (Asia/Kolkata) or an offset (UTC+5:30); default UTC.",
-      }),
-    ),
+    // The zone the SMSC writes its receipts' done dates in: IANA (Asia/Kolkata) or UTC+5:30; default UTC.
+    receipt_time_zone: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
   { additionalProperties: false },
 );
@@ -243,7 +237,7 @@ function parseConnection(input: unknown): CarrierDefinition {
     const zone = definition.receipt_time_zone;
     if (zone !== undefined && !DateTime.now().setZone(zone).isValid) {
       throw new CarrierConfigError(
-        `Invalid smpp connector: receipt_time_zone "${zone}" is not a time zone; give an IANA name (Asia/Kolkata) or an offset (UTC+5:30).`,
+        `Invalid smpp connector: receipt_time_zone "${zone}" is not a time zone (Asia/Kolkata, UTC+5:30).`,
       );
     }
     return definition;
