@@ -3,12 +3,18 @@
 // the log who was refused and, only if the log's caps take it, what was asked: the recipients,
 // sender and text read from the request's own fields by name (never another field: credentials
 // are never read), and the answer as the family wrote it (`422 dlt_template_mismatch`, or the
-// plain-text body `-32` of the legacy, XML, email and voice families).
+// plain-text body `-32` of the legacy, XML, email and voice families). An accepted send's
+// recipients left out (request.leftOut) are handed over the same way, a row each.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { EMAIL_SEND_PATHS } from "../channels/email/index.js";
 import { parseXmlSend } from "../channels/sms/index.js";
 import { VOICE_SEND_PATHS } from "../channels/voice/index.js";
-import { REFUSAL_RECIPIENTS, type RefusalFamily, type RefusalRecorder } from "../domain/refusals/index.js";
+import {
+  type LeftOut,
+  REFUSAL_RECIPIENTS,
+  type RefusalFamily,
+  type RefusalRecorder,
+} from "../domain/refusals/index.js";
 
 /** The send routes of each family, by `METHOD url` as registered. */
 const SEND_ROUTES = new Map<string, RefusalFamily>();
@@ -109,6 +115,40 @@ function asked(family: RefusalFamily, request: FastifyRequest) {
   };
 }
 
+/** An accepted send's left-out recipients: the send's facts once, its answer as the family wrote it. */
+function recordLeftOut(
+  log: RefusalRecorder,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  leftOut: LeftOut,
+): void {
+  const family = SEND_ROUTES.get(`${request.method} ${request.routeOptions.url ?? ""}`);
+  const principal = request.principal;
+  if (!family || !principal) return;
+  const what = asked(family, request);
+  const status = reply.statusCode;
+  const plain = String(reply.getHeader("content-type") ?? "").startsWith("text/plain");
+  const body = plain && typeof payload === "string" ? payload.trim().slice(0, 40) : "";
+  log.recordLeftOut(
+    { family, accountId: principal.accountId, address: request.ip },
+    {
+      broadcastId: leftOut.broadcastId,
+      jobId: leftOut.jobId,
+      operation: `${request.method} ${request.routeOptions.url}`,
+      sender: what.sender,
+      text: what.text,
+      httpStatus: status,
+      answer: body || String(status),
+      requestId: request.id,
+      // A JSON answer lists each with its code (v2 bulk); a plain-text one is the broadcast id for all.
+      recipients: plain
+        ? leftOut.recipients
+        : leftOut.recipients.map((left) => ({ ...left, answer: `${status} ${left.code}` })),
+    },
+  );
+}
+
 /** The onSend hook: records a refused send's answer. */
 export function captureRefusals(log: RefusalRecorder) {
   return (
@@ -118,6 +158,8 @@ export function captureRefusals(log: RefusalRecorder) {
     done: (error: null, payload: unknown) => void,
   ) => {
     const refusal = request.refusal;
+    const leftOut = request.leftOut;
+    if (leftOut && !refusal && reply.statusCode < 300) recordLeftOut(log, request, reply, payload, leftOut);
     if (refusal) {
       const family = SEND_ROUTES.get(`${request.method} ${request.routeOptions.url ?? ""}`);
       if (family) {

@@ -25,8 +25,24 @@ export interface RefusalsTable {
   request_id: string;
   address: string;
   created_at: number;
+  /**
+   * The row's one recipient as the message list stores the number (recipientKey), so a number
+   * written any way finds it; null when the row names none or several (refusal_recipients).
+   */
+  recipient_key: string | null;
+  /** A recipient left out of an accepted send: the broadcast (a bulk job's batch) it was left out of. */
+  broadcast_id: string | null;
+  /** … and the bulk job, when the send was one. */
+  job_id: number | null;
+}
+
+/** The recipients' keys of a refused send that named several (one row each). */
+export interface RefusalRecipientsTable {
+  recipient_key: string;
+  refusal_id: number;
 }
 
 export interface RefusalsTables {
   refusals: RefusalsTable;
+  refusal_recipients: RefusalRecipientsTable;
 }

@@ -4,16 +4,11 @@
 // as SMPP writes it (0x00000407) with the status's name.
 import { randomUUID } from "node:crypto";
 import { readDataSm, readSubmitMulti, readSubmitSm, TLV } from "../../base/smpp/index.js";
-import type { RefusalRecorder } from "../../domain/refusals/index.js";
+import type { LeftOutRecipient, RefusalRecorder } from "../../domain/refusals/index.js";
 import type { Bind } from "./bind.js";
 import type { SubmitCommand } from "./client-commands.js";
-import { STATUS } from "./status.js";
+import { smppStatusText } from "./status.js";
 import { decodeSubmitText, type SubmitResult } from "./submit.js";
-
-const NAMES = new Map<number, string>(Object.entries(STATUS).map(([name, status]) => [status, name]));
-
-/** The status as written: eight hex digits. */
-const hex = (status: number) => `0x${status.toString(16).toUpperCase().padStart(8, "0")}`;
 
 function fieldsOf(command: SubmitCommand, body: Buffer) {
   try {
@@ -45,18 +40,53 @@ export function recordRefusal(
         text = undefined;
       }
     }
-    const name = NAMES.get(result.status) ?? "ESME_RUNKNOWNERR";
+    const answer = smppStatusText(result.status);
     return {
       operation: command,
       recipients: fields?.destinations ?? [],
       sender: fields?.source,
       text,
       httpStatus: null,
-      code: result.code ?? name,
-      answer: `${hex(result.status)} ${name}`,
+      code: result.code ?? answer.slice(answer.indexOf(" ") + 1),
+      answer,
       reason: result.reason,
       // SMPP has no request id: one of ours, as every refusal has one.
-      requestId: `smpp-${bind.id}-${randomUUID().slice(0, 8)}`,
+      requestId: requestIdOf(bind),
     };
   });
+}
+
+const requestIdOf = (bind: Bind) => `smpp-${bind.id}-${randomUUID().slice(0, 8)}`;
+
+/** An accepted submit_multi's destinations left out (each in its unsuccess_sme too), a row each. */
+export function recordLeftOut(
+  log: RefusalRecorder | undefined,
+  bind: Bind,
+  body: Buffer,
+  result: { messageId: string; leftOut?: LeftOutRecipient[] },
+): void {
+  const accountId = bind.account?.principal.accountId;
+  if (!log || !result.leftOut || accountId === undefined) return;
+  const fields = fieldsOf("submit_multi", body);
+  let text: string | undefined;
+  try {
+    text = fields
+      ? decodeSubmitText(fields.tlvs.get(TLV.message_payload) ?? fields.shortMessage, fields.dataCoding)
+      : undefined;
+  } catch {
+    text = undefined;
+  }
+  log.recordLeftOut(
+    { family: "smpp", accountId, address: bind.address },
+    {
+      broadcastId: result.messageId,
+      operation: "submit_multi",
+      sender: fields?.source,
+      text,
+      httpStatus: null,
+      answer: smppStatusText(0),
+      requestId: requestIdOf(bind),
+      recipients: result.leftOut,
+    },
+  );
 }

@@ -14,7 +14,7 @@ import type { RefusalRecorder } from "../../domain/refusals/index.js";
 import type { Bind } from "./bind.js";
 import type { RequestAnswer, SubmitCommand, WindowedCommand } from "./client-commands.js";
 import { answerQuery, type QueryDeps } from "./query.js";
-import { recordRefusal } from "./refusal-record.js";
+import { recordLeftOut, recordRefusal } from "./refusal-record.js";
 import { STATUS } from "./status.js";
 import type { SubmitResult, Submitter } from "./submit.js";
 
@@ -36,6 +36,7 @@ export async function answerRequest(
   }
   const result = await submit(deps.submitter, bind, command, body);
   if (result.status !== STATUS.ESME_ROK) recordRefusal(deps.refusals, bind, command, body, result);
+  else if ("leftOut" in result) recordLeftOut(deps.refusals, bind, body, result);
   const label = { [STATUS.ESME_ROK]: "accepted", [STATUS.ESME_RTHROTTLED]: "throttled" }[result.status] ?? "refused";
   deps.metrics.smppSubmits.inc({ account_id: String(accountId), result: label });
   // SMPP 3.4 (4.4.2): a refused submit's response has no body.

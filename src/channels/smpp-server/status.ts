@@ -81,3 +81,10 @@ export const REFUSALS: ReadonlyMap<ErrorCode, number> = new Map<ErrorCode, numbe
 export function statusOfRefusal(code: ErrorCode): number {
   return REFUSALS.get(code) ?? STATUS.ESME_RSYSERR;
 }
+
+const NAMES = new Map<number, string>(Object.entries(STATUS).map(([name, status]) => [status, name]));
+
+/** A command_status as the log of refusals writes it: eight hex digits and its name (`0x00000407 SB_DLT_TEMPLATE`). */
+export function smppStatusText(status: number): string {
+  return `0x${status.toString(16).toUpperCase().padStart(8, "0")} ${NAMES.get(status) ?? "ESME_RUNKNOWNERR"}`;
+}

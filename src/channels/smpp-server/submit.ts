@@ -18,10 +18,11 @@ import {
 } from "../../base/smpp/index.js";
 import type { Principal } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
+import { type LeftOutRecipient, leftOutOf } from "../../domain/refusals/index.js";
 import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
 import { type DroppedMessage, type DropReason, HeldParts, type HeldPartsLimits } from "./held-parts.js";
 import type { SmppMeta } from "./outbox.js";
-import { STATUS, statusOfRefusal } from "./status.js";
+import { STATUS, smppStatusText, statusOfRefusal } from "./status.js";
 
 export interface SubmitterDeps {
   smsPolicy: SmsPolicy;
@@ -56,7 +57,7 @@ export interface SubmittingBind {
 }
 
 export type SubmitResult =
-  | { status: 0; messageId: string; failed?: UnsuccessfulDestination[] }
+  | { status: 0; messageId: string; failed?: UnsuccessfulDestination[]; leftOut?: LeftOutRecipient[] }
   | { status: number; messageId: ""; reason: string; code?: string };
 
 interface Concatenation {
@@ -321,10 +322,17 @@ export class Submitter {
     const outcome = await this.deps.acceptor.accept(order);
     if (outcome.kind !== "accepted") throw new GatewayError("internal_error");
     if (!multi) return { status: 0, messageId: outcome.send.messages[0]!.id };
+    const failed = rejected.map(({ recipient, error }) => ({
+      address: recipient,
+      status: statusOfRefusal(error.code),
+    }));
     return {
       status: 0,
       messageId: outcome.send.broadcastId,
-      failed: rejected.map(({ recipient, error }) => ({ address: recipient, status: statusOfRefusal(error.code) })),
+      failed,
+      ...(rejected.length === 0
+        ? {}
+        : { leftOut: leftOutOf(rejected, (error) => smppStatusText(statusOfRefusal(error.code))) }),
     };
   }
 }

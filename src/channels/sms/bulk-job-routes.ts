@@ -38,6 +38,7 @@ function describeJob(job: BulkJobRow) {
     group_id: job.group_id,
     total: job.total,
     rejected: job.rejected,
+    rejected_url: `/api/v2/refusals?job_id=${job.id}`,
     credits: fromMilli(job.credits),
     scheduled_at: job.scheduled_at === null ? null : isoUtc(new Date(job.scheduled_at)),
     created_at: isoUtc(new Date(job.created_at)),

@@ -157,6 +157,8 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const principal = request.principal!;
       const body = (request.body ?? {}) as BulkBody;
+      /** Every recipient left out (the answer lists the first 1,000): to the log of refusals once accepted. */
+      let leftOut: Rejection[] = [];
       return acceptIdempotent(
         ctx,
         request,
@@ -173,6 +175,7 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
             }
           }
           const { order, rejections, recipients } = await checkBulk(principal, body);
+          leftOut = rejections;
           const first = order.drafts[0]!;
           const job: JobRequest = append
             ? { kind: "append", id: append.id, batchId: append.batch_id, rejected: rejections.length }
@@ -195,6 +198,14 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
           return { order, context };
         },
         bulkAnswer,
+        (send) => {
+          if (leftOut.length === 0) return;
+          request.leftOut = {
+            broadcastId: send.broadcastId,
+            jobId: send.jobId,
+            recipients: leftOut.map(({ recipient, error }) => ({ recipient, code: error.code, reason: error.message })),
+          };
+        },
       );
     },
   );

@@ -15,6 +15,7 @@ import { approvedTemplates, normalizeDltHeader, requestTemplate, walletBalance }
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import { actorOf, admitCaller, authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
+import { leftOutOf } from "../../domain/refusals/index.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
@@ -137,11 +138,14 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
   }
   const both = (path: string) => LEGACY_PREFIXES.map((prefix) => `${prefix}${path}`);
 
-  const accept = async (principal: Principal, input: Parameters<SmsPolicy["decide"]>[1]) => {
-    const { order } = await policy.decide(principal, input);
+  /** The broadcast id; the numbers left out (DND, invalid, …) go to the log of refusals, the answer unchanged. */
+  const accept = async (request: FastifyRequest, principal: Principal, input: Parameters<SmsPolicy["decide"]>[1]) => {
+    const { order, rejected } = await policy.decide(principal, input);
     const outcome = await ctx.acceptor.accept(order);
     if (outcome.kind !== "accepted") throw new GatewayError("internal_error");
-    return outcome.send.broadcastId;
+    const broadcastId = outcome.send.broadcastId;
+    if (rejected.length > 0) request.leftOut = { broadcastId, recipients: leftOutOf(rejected) };
+    return broadcastId;
   };
 
   route(["/api/getcredits"], "SMS credit balance as a plain number", async (_params, principal) => {
@@ -155,10 +159,13 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     return ctx.voiceCall(principal, legacyCallInput(params));
   };
 
-  route(both("/send"), "Send SMS; answers the broadcast id or a negative code", async (params, principal) =>
-    params.route?.trim().toUpperCase() === "V"
-      ? callByVoice(params, principal)
-      : accept(principal, legacySendInput(params)),
+  route(
+    both("/send"),
+    "Send SMS; answers the broadcast id or a negative code",
+    async (params, principal, _context, request) =>
+      params.route?.trim().toUpperCase() === "V"
+        ? callByVoice(params, principal)
+        : accept(request, principal, legacySendInput(params)),
   );
 
   route(
@@ -264,8 +271,13 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
   route<XmlSend>(
     ["/xmlapi/send"],
     "Send SMS from an XML document in the form field xmlstring",
-    async (_params, principal, doc) =>
-      accept(principal, { senderId: doc.senderId, recipients: [], items: doc.messages, route: doc.route ?? "T" }),
+    async (_params, principal, doc, request) =>
+      accept(request, principal, {
+        senderId: doc.senderId,
+        recipients: [],
+        items: doc.messages,
+        route: doc.route ?? "T",
+      }),
     async (params, address) => {
       const doc = parseXmlSend(params.xmlstring);
       const credentials = xmlCredentials(doc, params);

@@ -21,7 +21,8 @@ export interface PreparedSend<C> {
 /**
  * Accepts the send `prepare` makes and answers `answer(send, context)`. A request with an
  * Idempotency-Key that was accepted before is not prepared again (its checks may answer
- * otherwise now): its stored send and context make the same answer.
+ * otherwise now): its stored send and context make the same answer. `accepted` runs only when
+ * this request's send was accepted (not for a retry's stored answer).
  */
 export async function acceptIdempotent<T, C>(
   ctx: Deps,
@@ -31,6 +32,7 @@ export async function acceptIdempotent<T, C>(
   body: unknown,
   prepare: () => Promise<PreparedSend<C>>,
   answer: (send: AcceptedSend, context: C) => T,
+  accepted?: (send: AcceptedSend) => void,
 ): Promise<T | unknown> {
   const key = idempotencyKeyOf(request.headers["idempotency-key"]);
   const hash = key ? requestHash(route, body) : "";
@@ -46,7 +48,10 @@ export async function acceptIdempotent<T, C>(
   const { order, context } = await prepare();
   if (key) order.idempotency = { key, requestHash: hash, context };
   const outcome = await ctx.acceptor.accept(order);
-  if (outcome.kind === "accepted") return answer(outcome.send, context);
+  if (outcome.kind === "accepted") {
+    accepted?.(outcome.send);
+    return answer(outcome.send, context);
+  }
   // A concurrent request with the same key committed first: answer what it answered.
   const stored = await replay();
   if (stored === undefined) {

@@ -210,6 +210,10 @@ export const BulkJob = Type.Object(
     group_id: NullableInteger(),
     total: Type.Integer(),
     rejected: Type.Integer(),
+    rejected_url: Type.String({
+      description:
+        "The rejected numbers with their reasons: the log of refusals of this job (`/api/v2/refusals?job_id=…`), a row per number.",
+    }),
     credits: Credits,
     scheduled_at: NullableTime(),
     created_at: Time,

@@ -4,12 +4,19 @@
 // capped per account and minute, kept REFUSAL_LOG_DAYS.
 //
 // Its files (others import this folder through this index only):
-//   refusal-log.ts      RefusalLog: record() checks the caps and buffers; the buffer is written in
+//   refusal-log.ts      RefusalLog: record() checks the caps and buffers; recordLeftOut() a row per
+//                       recipient an accepted send went on without; the buffer is written in
 //                       batches by the writer handed in; what is dropped is counted
-//   rows.ts             the table: batch insert, the newest-first list with a cursor, prune by age
+//   left-out.ts         LeftOut, what a family sets on the request (request.leftOut) for the hook
+//   rows.ts             the table: batch insert (recipients keyed), the newest-first list with a
+//                       cursor (by recipient or broadcast through their indexes), prune by age
 //   routes.ts           GET /api/v2/refusals and GET /admin/api/refusals, their query and rows
 //   refusal-schemas.ts  the answers' schemas (Refusal, RefusalPage, OperatorRefusalPage)
+export { type LeftOut, leftOutOf } from "./left-out.js";
 export {
+  LEFT_OUT_PER_ACCOUNT_PER_HOUR,
+  type LeftOutRecipient,
+  type LeftOutSend,
   type NewRefusal,
   REFUSAL_RECIPIENTS,
   REFUSAL_TEXT_CHARS,
@@ -29,4 +36,4 @@ export {
   registerAdminRefusalRoutes,
   registerV2RefusalRoutes,
 } from "./routes.js";
-export { insertRefusals, listRefusals, pruneRefusals, type RefusalFilter } from "./rows.js";
+export { insertRefusals, listRefusals, pruneRefusals, type RefusalFilter, recipientKey } from "./rows.js";

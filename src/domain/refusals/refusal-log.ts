@@ -5,7 +5,10 @@
 // this store. Bounded three ways, each counted in switchboard_refusals_dropped_total when it
 // drops: REFUSAL_LOG_PER_ACCOUNT_PER_MINUTE per account (per source address when the caller is
 // unknown), UNAUTHENTICATED_PER_MINUTE_FACTOR × that for all unknown callers together (so
-// rotating addresses cannot grow the table either), and MAX_BUFFERED rows waiting.
+// rotating addresses cannot grow the table either), and MAX_BUFFERED rows waiting. The recipients
+// an accepted send went on without (recordLeftOut, a row each) have their own bounds, sized for
+// one campaign rather than for retries: LEFT_OUT_PER_ACCOUNT_PER_HOUR rows of an account an hour
+// and MAX_BUFFERED_LEFT_OUT waiting.
 import type { Insertable } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import type { Metrics } from "../../base/runtime/metrics.js";
@@ -41,9 +44,33 @@ export interface RefusalDetails {
   requestId: string;
 }
 
+/** A recipient an accepted send went on without: its number as asked, and why (the refusal it alone would get). */
+export interface LeftOutRecipient {
+  recipient: string;
+  code: string;
+  reason: string;
+  /** What the family said of it: `dnd_blocked` in a bulk answer, `0x0000000B` in submit_multi_resp; else the send's answer. */
+  answer?: string;
+}
+
+/** An accepted send's recipients left out (DND, opted out, invalid, twice), one refusal row each. */
+export interface LeftOutSend {
+  broadcastId: string;
+  jobId?: number | undefined;
+  operation: string;
+  sender?: string | undefined;
+  text?: string | undefined;
+  httpStatus: number | null;
+  /** The send's answer as the family wrote it (the broadcast id, `200 dnd_blocked`). */
+  answer: string;
+  requestId: string;
+  recipients: readonly LeftOutRecipient[];
+}
+
 /** What record() takes: the log, or nothing (a process that serves no sends). */
 export interface RefusalRecorder {
   record(head: RefusalHead, details: () => RefusalDetails): void;
+  recordLeftOut(head: RefusalHead & { accountId: number }, send: LeftOutSend): void;
 }
 
 /** The first recipients kept of a send to many (all are counted). */
@@ -54,6 +81,9 @@ const MAX_BUFFERED = 10_000;
 const FLUSH_MS = 250;
 const FLUSH_ROWS = 500;
 const UNAUTHENTICATED_PER_MINUTE_FACTOR = 10;
+/** Left-out recipients written an hour per account: two bulk calls of 100,000 left out whole. */
+export const LEFT_OUT_PER_ACCOUNT_PER_HOUR = 200_000;
+const MAX_BUFFERED_LEFT_OUT = 200_000;
 
 export interface RefusalLogDeps {
   clock: Clock;
@@ -67,6 +97,10 @@ const cut = (value: string | undefined, chars: number): string | null =>
 
 export class RefusalLog implements RefusalRecorder {
   private buffer: NewRefusal[] = [];
+  /** Rows of the buffer that are left-out recipients (bounded apart from the refusals). */
+  private leftOutBuffered = 0;
+  private hour = -1;
+  private readonly leftOutCounts = new Map<number, number>();
   private minute = -1;
   /** Refusals taken this minute per account (`a<id>`) or unknown caller's address (`ip<address>`). */
   private readonly counts = new Map<string, number>();
@@ -101,7 +135,7 @@ export class RefusalLog implements RefusalRecorder {
       this.drop("unauthenticated");
       return;
     }
-    if (this.buffer.length >= MAX_BUFFERED) {
+    if (this.buffer.length - this.leftOutBuffered >= MAX_BUFFERED) {
       this.drop("buffer_full");
       return;
     }
@@ -134,8 +168,69 @@ export class RefusalLog implements RefusalRecorder {
       request_id: asked.requestId.slice(0, 100),
       address: head.address.slice(0, 100),
       created_at: now,
+      recipient_key: null,
+      broadcast_id: null,
+      job_id: null,
     });
     metrics.refusalsRecorded.inc({ family: head.family });
+    this.schedule();
+  }
+
+  /**
+   * Buffers a row per recipient left out of an accepted send, as many as the account's hourly
+   * budget and the buffer take (the rest counted as dropped); the rows share the send's strings.
+   */
+  recordLeftOut(head: RefusalHead & { accountId: number }, send: LeftOutSend): void {
+    const { config, metrics } = this.deps;
+    if (config.refusalLogDays === 0 || send.recipients.length === 0) return;
+    const now = this.deps.clock.now().getTime();
+    const hour = Math.floor(now / 3_600_000);
+    if (hour !== this.hour) {
+      this.hour = hour;
+      this.leftOutCounts.clear();
+    }
+    const taken = this.leftOutCounts.get(head.accountId) ?? 0;
+    const room = Math.min(LEFT_OUT_PER_ACCOUNT_PER_HOUR - taken, MAX_BUFFERED_LEFT_OUT - this.leftOutBuffered);
+    const take = Math.max(0, Math.min(room, send.recipients.length));
+    if (take < send.recipients.length) {
+      const reason =
+        LEFT_OUT_PER_ACCOUNT_PER_HOUR - taken < send.recipients.length ? "left_out_per_hour" : "buffer_full";
+      metrics.refusalsDropped.inc({ reason }, send.recipients.length - take);
+    }
+    if (take === 0) return;
+    this.leftOutCounts.set(head.accountId, taken + take);
+    const common = {
+      account_id: head.accountId,
+      family: head.family,
+      operation: send.operation.slice(0, 200),
+      recipient_count: 1,
+      sender: cut(send.sender, 64),
+      text: cut(send.text, REFUSAL_TEXT_CHARS),
+      http_status: send.httpStatus,
+      answer: send.answer.slice(0, 100),
+      request_id: send.requestId.slice(0, 100),
+      address: head.address.slice(0, 100),
+      created_at: now,
+      recipient_key: null,
+      broadcast_id: send.broadcastId.slice(0, 100),
+      job_id: send.jobId ?? null,
+    };
+    for (let i = 0; i < take; i++) {
+      const left = send.recipients[i]!;
+      this.buffer.push({
+        ...common,
+        recipients: left.recipient.slice(0, 320).replaceAll(",", " ") || null,
+        code: left.code.slice(0, 64),
+        reason: left.reason.slice(0, 500),
+        ...(left.answer === undefined ? {} : { answer: left.answer.slice(0, 100) }),
+      });
+    }
+    this.leftOutBuffered += take;
+    metrics.refusalsRecorded.inc({ family: head.family }, take);
+    this.schedule();
+  }
+
+  private schedule(): void {
     if (this.buffer.length >= FLUSH_ROWS && !this.soon) {
       // Once per full batch, not once per refusal past it.
       this.soon = true;
@@ -154,6 +249,7 @@ export class RefusalLog implements RefusalRecorder {
     if (this.buffer.length === 0) return;
     const rows = this.buffer;
     this.buffer = [];
+    this.leftOutBuffered = 0;
     this.writing = this.writer(rows)
       .catch((error: unknown) => {
         this.deps.logger.warn({ err: error, rows: rows.length }, "refusals could not be written; dropped");

@@ -11,7 +11,9 @@ export const Refusal = Type.Object(
     operation: Type.String({
       description: "What was called: `POST /api/v2/sms/send`, `GET /httpapi/send`, `submit_sm`.",
     }),
-    recipients: Type.Array(Type.String(), { description: "The first 10 recipients asked for, as given." }),
+    recipients: Type.Array(Type.String(), {
+      description: "The first 10 recipients asked for, as given; a left-out recipient's row names it alone.",
+    }),
     recipient_count: Type.Integer({ description: "How many recipients the send named." }),
     sender: NullableString(),
     text: NullableString({ description: "The message text, cut at 160 characters." }),
@@ -25,6 +27,11 @@ export const Refusal = Type.Object(
     reason: Type.String(),
     request_id: Type.String(),
     address: Type.String({ description: "The client's address." }),
+    broadcast_id: NullableString({
+      description:
+        "A recipient left out of an accepted send (DND, opted out, invalid, given twice): the broadcast (a bulk job's batch_id) it was left out of; null when the whole send was refused.",
+    }),
+    job_id: NullableInteger({ description: "… and its bulk job, when the send was one." }),
   },
   { title: "Refusal" },
 );

@@ -1,6 +1,6 @@
 // The log of refusals, read: GET /api/v2/refusals (the account's own) and GET /admin/api/refusals
 // (every account's, or one's with `account`; `account=-` for the unauthenticated ones), with the
-// filters from, to, code, recipient, newest first, a cursor (limit or per_page).
+// filters from, to, code, recipient, broadcast_id, job_id, newest first, a cursor (limit or per_page).
 
 import type { Selectable } from "kysely";
 import { Type } from "typebox";
@@ -11,6 +11,7 @@ import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Db, RefusalsTable } from "../../base/store/schema.js";
 import { listedAccount, requireAccount, usernamesOf } from "../accounts/index.js";
 import { SubAccountParam } from "../accounts/v2-schemas.js";
+import { findBulkJob } from "../messages/index.js";
 import { OperatorRefusalPage, RefusalPage } from "./refusal-schemas.js";
 import { decodeRefusalCursor, encodeRefusalCursor, listRefusals, type RefusalFilter } from "./rows.js";
 
@@ -25,6 +26,8 @@ export const REFUSAL_PARAMS = {
   to: text(40),
   code: text(64),
   recipient: text(320),
+  broadcast_id: text(100),
+  job_id: text(20),
   limit: text(10),
   per_page: text(10),
   cursor: text(100),
@@ -59,6 +62,15 @@ export function refusalQuery(query: RefusalQuery, timeZone: string) {
   }
   const recipient = given("recipient");
   if (recipient !== undefined) filter.recipient = recipient;
+  const broadcast = given("broadcast_id");
+  if (broadcast !== undefined) filter.broadcastId = broadcast;
+  const job = given("job_id");
+  if (job !== undefined) {
+    if (!/^[1-9]\d{0,15}$/.test(job) || !Number.isSafeInteger(Number(job))) {
+      throw invalid("job_id", `Query parameter "job_id" must be a bulk job's id, a whole number (got "${job}").`);
+    }
+    filter.jobId = Number(job);
+  }
   const limit = cursorLimit(query, REFUSALS_LIMIT_DEFAULT, REFUSALS_LIMIT_MAX);
   let before: number | undefined;
   const cursor = given("cursor");
@@ -88,7 +100,23 @@ export function describeRefusal(row: Selectable<RefusalsTable>) {
     reason: row.reason,
     request_id: row.request_id,
     address: row.address,
+    broadcast_id: row.broadcast_id,
+    job_id: row.job_id === null ? null : Number(row.job_id),
   };
+}
+
+/**
+ * A bulk job's left-out recipients carry its batch id, which the broadcast index finds: the
+ * job's own (of the account) narrows a job_id filter to it; an unknown job lists nothing.
+ */
+async function narrowToJob(db: Db, filter: RefusalFilter, accountId: number | null | undefined) {
+  if (filter.jobId === undefined) return;
+  if (typeof accountId !== "number") {
+    throw invalid("job_id", 'Query parameter "job_id" needs "account" (a bulk job is one account\'s).');
+  }
+  const job = await findBulkJob(db, accountId, filter.jobId);
+  filter.broadcastId =
+    filter.broadcastId === undefined || filter.broadcastId === job?.batch_id ? (job?.batch_id ?? "") : "";
 }
 
 /** One page, each row with its account's username (the operator's answer). */
@@ -97,6 +125,7 @@ export async function operatorRefusalPage(db: Db, query: RefusalQuery & { accoun
   const account = query.account?.trim();
   if (account === "-") filter.accountId = null;
   else if (account) filter.accountId = (await requireAccount(db, account)).id;
+  await narrowToJob(db, filter, filter.accountId);
   const page = await listRefusals(db, filter, limit, before);
   const names = await usernamesOf(
     db,
@@ -129,6 +158,7 @@ export function registerV2RefusalRoutes(v2: TypedRoutes, ctx: Deps): void {
       const principal = request.principal!;
       const { filter, limit, before } = refusalQuery(request.query, principal.timeZone);
       filter.accountId = await listedAccount(ctx.store.db, principal.accountId, request.query.subaccount);
+      await narrowToJob(ctx.store.db, filter, filter.accountId);
       const page = await listRefusals(ctx.store.db, filter, limit, before);
       return {
         status: "success",

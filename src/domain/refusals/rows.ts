@@ -1,8 +1,25 @@
 // The refusals table: the batch insert the log's writer runs, the newest-first list both routes
 // and the CLI read (a cursor of the row id), and the prune by age housekeeping runs.
-import { sql } from "kysely";
 import type { Db, Store } from "../../base/store/store.js";
+import { recipientForms } from "../messages/index.js";
 import type { NewRefusal } from "./refusal-log.js";
+
+/**
+ * The key a recipient is stored under: the last of the message list's stored forms (an Indian
+ * mobile with 91, another number with +, an address with its domain in lower case), which every
+ * way of writing the same number has among its forms.
+ */
+export function recipientKey(raw: string): string {
+  const forms = recipientForms(raw);
+  return forms[forms.length - 1]!.slice(0, 320);
+}
+
+/** What a recipient filter looks for: the key of each form, and the text as asked (rows written before 0068). */
+export function recipientKeys(raw: string): string[] {
+  const text = raw.trim();
+  const bare = text.replace(/^\+/, "");
+  return [...new Set([...recipientForms(text), text, bare, /^\d+$/.test(bare) ? `+${bare}` : bare])];
+}
 
 export interface RefusalFilter {
   /** One account's; null: the unauthenticated ones; undefined: everyone's. */
@@ -12,17 +29,40 @@ export interface RefusalFilter {
   /** Epoch ms, exclusive. */
   to?: number;
   code?: string;
-  /** One recipient as asked (with or without a leading +). */
+  /** One recipient, written any way (recipientKeys). */
   recipient?: string;
+  /** The broadcast (or bulk job's batch) recipients were left out of. */
+  broadcastId?: string;
+  jobId?: number;
 }
 
-/** Writes a batch of refusals in one transaction. */
+/**
+ * Writes a batch of refusals in one transaction, in their order (ids follow time): the rows
+ * naming at most one recipient, each keyed (recipient_key), in one insert; a row naming several
+ * (a whole send refused, rare) alone, its recipients' keys into refusal_recipients.
+ */
 export async function insertRefusals(store: Pick<Store, "transaction" | "insertMany">, rows: NewRefusal[]) {
   if (rows.length === 0) return;
-  await store.transaction((trx) => store.insertMany(trx, "refusals", rows));
+  await store.transaction(async (trx) => {
+    let run: NewRefusal[] = [];
+    for (const row of rows) {
+      const keys = row.recipients ? [...new Set(row.recipients.split(",").map(recipientKey))] : [];
+      if (keys.length <= 1) {
+        run.push({ ...row, recipient_key: keys[0] ?? null });
+        continue;
+      }
+      await store.insertMany(trx, "refusals", run);
+      run = [];
+      const several = { ...row, recipient_key: null };
+      const { id } = await trx.insertInto("refusals").values(several).returning("id").executeTakeFirstOrThrow();
+      await trx
+        .insertInto("refusal_recipients")
+        .values(keys.map((key) => ({ recipient_key: key, refusal_id: Number(id) })))
+        .execute();
+    }
+    await store.insertMany(trx, "refusals", run);
+  });
 }
-
-const likeText = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** Rows a page reads at most before its filters (code, recipient, times) are applied. */
 export const REFUSAL_SCAN = 10_000;
@@ -34,12 +74,14 @@ export const REFUSAL_SCAN = 10_000;
  * short page with a cursor instead of scanning a long log in one request.
  */
 export async function listRefusals(db: Db, filter: RefusalFilter, limit: number, before?: number) {
+  if (filter.recipient !== undefined || filter.broadcastId !== undefined) {
+    return listIndexed(db, filter, limit, before);
+  }
   let window = db.selectFrom("refusals").select("id");
   if (filter.accountId === null) window = window.where("account_id", "is", null);
   else if (filter.accountId !== undefined) window = window.where("account_id", "=", filter.accountId);
   if (before !== undefined) window = window.where("id", "<", before);
-  const filtered =
-    filter.from !== undefined || filter.to !== undefined || filter.code !== undefined || filter.recipient !== undefined;
+  const filtered = filter.from !== undefined || filter.to !== undefined || filter.code !== undefined;
   const scanned = filtered
     ? (await window.orderBy("id", "desc").limit(REFUSAL_SCAN).execute()).map((row) => Number(row.id))
     : [];
@@ -57,17 +99,6 @@ export async function listRefusals(db: Db, filter: RefusalFilter, limit: number,
   if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
   if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
   if (filter.code !== undefined) query = query.where("code", "=", filter.code);
-  if (filter.recipient !== undefined) {
-    const bare = filter.recipient.replace(/^\+/, "");
-    const forms = [...new Set([filter.recipient, bare, /^\d+$/.test(bare) ? `+${bare}` : bare])];
-    query = query.where((eb) =>
-      eb.or(
-        forms.map(
-          (form) => sql<boolean>`(',' || ${eb.ref("recipients")} || ',') like ${`%,${likeText(form)},%`} escape '\\'`,
-        ),
-      ),
-    );
-  }
   const rows = await query
     .orderBy("id", "desc")
     .limit(limit + 1)
@@ -76,6 +107,42 @@ export async function listRefusals(db: Db, filter: RefusalFilter, limit: number,
   // The window was full: older rows are left to read, from the window's oldest on.
   const next = filtered && scanned.length === REFUSAL_SCAN ? scanned[scanned.length - 1] : undefined;
   return { rows, next };
+}
+
+/**
+ * A page of the refusals of one recipient or one broadcast, read through their index
+ * (refusals_by_recipient, refusal_recipients, refusals_by_broadcast): a number's refusals are
+ * few, a broadcast's left-out recipients as many as it left out, and neither scans the log.
+ */
+async function listIndexed(db: Db, filter: RefusalFilter, limit: number, before?: number) {
+  const rows = await indexedRefusalsQuery(db, filter, limit + 1, before).execute();
+  if (rows.length > limit) return { rows: rows.slice(0, limit), next: Number(rows[limit - 1]!.id) };
+  return { rows, next: undefined };
+}
+
+/** The statement of listIndexed (its plans are checked on both engines). */
+export function indexedRefusalsQuery(db: Db, filter: RefusalFilter, rows: number, before?: number) {
+  let query = db.selectFrom("refusals").selectAll();
+  if (filter.recipient !== undefined) {
+    const keys = recipientKeys(filter.recipient);
+    // The ids of both indexes, one list: an OR of the two would read the log by id on PostgreSQL.
+    query = query.where("id", "in", (eb) =>
+      eb
+        .selectFrom("refusals as keyed")
+        .select("keyed.id")
+        .where("keyed.recipient_key", "in", keys)
+        .unionAll(eb.selectFrom("refusal_recipients").select("refusal_id as id").where("recipient_key", "in", keys)),
+    );
+  }
+  if (filter.broadcastId !== undefined) query = query.where("broadcast_id", "=", filter.broadcastId);
+  if (filter.jobId !== undefined) query = query.where("job_id", "=", filter.jobId);
+  if (filter.accountId === null) query = query.where("account_id", "is", null);
+  else if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
+  if (before !== undefined) query = query.where("id", "<", before);
+  if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
+  if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
+  if (filter.code !== undefined) query = query.where("code", "=", filter.code);
+  return query.orderBy("id", "desc").limit(rows);
 }
 
 /** Removes up to `batch` refusals written before `cutoff`, the oldest first; answers how many went. */
@@ -89,6 +156,14 @@ export async function pruneRefusals(store: Pick<Store, "transaction">, cutoff: n
       .limit(batch)
       .execute();
     if (old.length === 0) return 0;
+    await trx
+      .deleteFrom("refusal_recipients")
+      .where(
+        "refusal_id",
+        "in",
+        old.map((row) => row.id),
+      )
+      .execute();
     await trx
       .deleteFrom("refusals")
       .where(

@@ -63,6 +63,7 @@ import { messageDltChainScrub } from "./0060_message_dlt_chain_scrub.js";
 import { priceCardGenerations } from "./0061_price_card_generations.js";
 import { rollupsRejected } from "./0064_rollups_rejected.js";
 import { priceCardRowOrder } from "./0067_price_card_row_order.js";
+import { refusalRecipients } from "./0068_refusal_recipients.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -126,5 +127,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0061_price_card_generations": priceCardGenerations(),
     "0064_rollups_rejected": rollupsRejected(engine),
     "0067_price_card_row_order": priceCardRowOrder(engine),
+    "0068_refusal_recipients": refusalRecipients(),
   };
 }

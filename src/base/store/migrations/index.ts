@@ -69,6 +69,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0061_price_card_generations",
   "0064_rollups_rejected",
   "0067_price_card_row_order",
+  "0068_refusal_recipients",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
