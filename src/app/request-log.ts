@@ -13,8 +13,11 @@ const AUTH_FAILURES_QUIET_MS = 5 * 60_000;
 
 declare module "fastify" {
   interface FastifyRequest {
-    /** What the request was refused with (catalogue code, the HTTP status that code stands for, and why). */
-    refusal?: { code: string; status: number; message?: string };
+    /**
+     * What the request was refused with (catalogue code, the HTTP status that code stands for, and
+     * why; `upline`: the level of a reseller tree that was short, never answered, GatewayError.upline).
+     */
+    refusal?: { code: string; status: number; message?: string; upline?: { reason: string; level: number } };
   }
   interface FastifyContextConfig {
     /**

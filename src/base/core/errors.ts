@@ -191,6 +191,11 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 
 export class GatewayError extends Error {
   readonly spec: ErrorSpec;
+  /**
+   * Why, in words for the operator and the refused account's parents only, never in the answer:
+   * which level of a reseller tree is short (decision 0158). The log of refusals keeps it.
+   */
+  upline?: { reason: string; level: number };
 
   constructor(
     readonly code: ErrorCode,

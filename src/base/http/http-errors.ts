@@ -212,7 +212,12 @@ declare module "fastify" {
 
 /** Records what the request was refused with (its log line names it; see request-log.ts). */
 export function noteRefusal(request: FastifyRequest, error: GatewayError): void {
-  request.refusal = { code: error.code, status: statusOf(error), message: error.message };
+  request.refusal = {
+    code: error.code,
+    status: statusOf(error),
+    message: error.message,
+    ...(error.upline ? { upline: error.upline } : {}),
+  };
 }
 
 function logIfInternal(request: FastifyRequest, raw: unknown, error: GatewayError) {

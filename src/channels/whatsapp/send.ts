@@ -34,6 +34,7 @@ import {
   PENDING_ANSWER,
   requestHash,
   SequenceAllocator,
+  shortAbove,
   storedAnswer,
   storeIdempotentAnswer,
 } from "../../domain/messages/index.js";
@@ -287,10 +288,14 @@ export class WhatsAppSendService {
       // A level short of the credit throws: the transaction takes back the holds before it.
       for (const level of holds) {
         if (await holdCredits(trx, level)) continue;
-        throw new GatewayError(
+        const error = new GatewayError(
           "insufficient_credits",
           "Insufficient credits: 1 WhatsApp credit is needed per message.",
         );
+        // An ancestor short: said in the log of refusals to the operator and that ancestor only (decision 0158).
+        const above = await shortAbove(trx, upline, level);
+        if (above) error.upline = above;
+        throw error;
       }
       await insertWhatsAppMessage(
         this.deps.store,

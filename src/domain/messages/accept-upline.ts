@@ -1,7 +1,9 @@
 // A sub-account's send in the Acceptor: what each ancestor is charged for it (resellers,
 // docs/decisions/0113-resellers.md), and the debits at every level that accept it all or none.
+import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
-import type { Debit } from "../accounts/index.js";
+import type { Db } from "../../base/store/store.js";
+import { accountUsername, type Debit, walletBalance } from "../accounts/index.js";
 import type { SendOrder } from "./send-order.js";
 
 /** Each ancestor's charge for all the drafts, parent first. */
@@ -58,4 +60,34 @@ export function insufficient(order: Pick<SendOrder, "wallet">): GatewayError {
   return new GatewayError(
     order.wallet === "international" ? "insufficient_international_credits" : "insufficient_credits",
   );
+}
+
+/**
+ * Which account above a sub-account was short and by how much, in the words the operator and that
+ * account's line read in the log of refusals (decision 0158): its place (the parent, or how many
+ * levels above), its username, what its wallet holds and what the send needed. Undefined when the
+ * short account is not an ancestor (the account's own wallet). Read on a refusal's path only.
+ */
+export async function shortAbove(
+  db: Db,
+  upline: readonly number[] | undefined,
+  short: Pick<Debit, "accountId" | "wallet" | "amount">,
+): Promise<{ level: number; reason: string } | undefined> {
+  const level = (upline ?? []).indexOf(short.accountId) + 1;
+  if (level === 0) return undefined;
+  const username = await accountUsername(db, short.accountId);
+  const balance = await walletBalance(db, short.accountId, short.wallet);
+  const who = level === 1 ? "the parent account" : `the account ${level} levels above,`;
+  return {
+    level,
+    reason: `Credit not available at ${who} ${username}: its ${short.wallet} wallet holds ${fromMilli(balance)}, the send needs ${fromMilli(short.amount)}.`,
+  };
+}
+
+/** `insufficient` for a send a level of whose tree was short, with that level's words for the log. */
+export async function insufficientAt(db: Db, order: Pick<SendOrder, "wallet" | "upline">, short: Debit) {
+  const error = insufficient(order);
+  const upline = await shortAbove(db, order.upline, short);
+  if (upline) error.upline = upline;
+  return error;
 }

@@ -10,7 +10,7 @@ import type { NewBulkPart, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Debit, debitEveryLevel, encodeUpline, usernamesOf } from "../accounts/index.js";
 import { bulkParts, recordJob } from "./accept-job.js";
-import { byLevels, debitsAtEveryLevel, insufficient, uplineTotals } from "./accept-upline.js";
+import { byLevels, debitsAtEveryLevel, insufficient, insufficientAt, uplineTotals } from "./accept-upline.js";
 import { countFlood, floodLimitReached } from "./flood-counter.js";
 import { claimIdempotencyKey, storedSendResponse } from "./idempotency.js";
 import { RollupChanges } from "./rollups.js";
@@ -346,7 +346,8 @@ export class Acceptor {
           continue;
         }
         await this.countFlood(trx, order, day(index), -count);
-        await refuse(index, insufficient(order));
+        const shortDebit = levels.get(index)![short];
+        await refuse(index, shortDebit ? await insufficientAt(trx, order, shortDebit) : insufficient(order));
       }
     }
     for (const [index, outcome] of outcomes.entries()) {
