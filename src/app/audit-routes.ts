@@ -1,6 +1,6 @@
 // The audit log, read (issue 42, item 4; decision 0120):
 //   GET /admin/api/audit          every entry, or one account's with `account`; filters from, to,
-//                                 action, actor, target; newest first with a cursor
+//                                 action, actor, actor_user, target; newest first with a cursor
 //   GET /admin/api/audit/export   the same entries oldest first, CSV or JSON Lines
 //   GET /admin/api/audit/verify   the chain checked: entries, head, the first bad entry
 //   GET /api/v2/audit, /export    the account's own: changes to it and changes it made; another

@@ -13,6 +13,7 @@ interface ListOptions {
   to?: string;
   action?: string;
   actor?: string;
+  actorUser?: string;
   target?: string;
   limit?: string;
   cursor?: string;
@@ -35,14 +36,20 @@ export function addAuditCommands(program: Command): void {
     .option("--to <time>", "ISO 8601, exclusive (without a zone: UTC)")
     .option("--action <action>", "an action (template.approve) or a thing (template)")
     .option("--actor <username>", "the acting account's username, or cli")
+    .option("--actor-user <login>", "the login that acted: a staff member, a team user, the owner login")
     .option("--target <words>", "part of the target, e.g. 'template 12'")
     .option("--limit <n>", "rows per page, 1 to 500 (default 50)")
     .option("--cursor <cursor>", "the next page: the cursor the last page printed")
     .option("--json", "print the answer as GET /admin/api/audit does")
     .action((opts: ListOptions) =>
       withStore(async (store) => {
-        const { account, json, ...query } = opts;
-        const page = await auditPage(store.db, query, "UTC", await readerOf(store.db, account));
+        const { account, json, actorUser, ...query } = opts;
+        const page = await auditPage(
+          store.db,
+          { ...query, actor_user: actorUser },
+          "UTC",
+          await readerOf(store.db, account),
+        );
         print(page, json, () => {
           const rows = page.data.map((row) => [
             row.seq,

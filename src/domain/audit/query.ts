@@ -1,5 +1,5 @@
 // The query of the audit lists and exports (GET /api/v2/audit, GET /admin/api/audit, their
-// /export, `audit list`): the filters from, to, action, actor, target, and the cursor page.
+// /export, `audit list`): the filters from, to, action, actor, actor_user, target, and the cursor page.
 // A bad value is a 400 naming its parameter.
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
@@ -15,6 +15,7 @@ export const AUDIT_FILTER_PARAMS = {
   to: text(40),
   action: text(64),
   actor: text(64),
+  actor_user: text(64),
   target: text(200),
 };
 export const AUDIT_PAGE_PARAMS = { limit: text(10), per_page: text(10), cursor: text(100) };
@@ -46,6 +47,8 @@ export function auditFilterOf(query: AuditQuery, timeZone: string): AuditFilter 
   }
   const actor = given("actor");
   if (actor !== undefined) filter.actor = actor;
+  const actorUser = given("actor_user");
+  if (actorUser !== undefined) filter.actorUser = actorUser;
   const target = given("target");
   if (target !== undefined) filter.target = target;
   return filter;

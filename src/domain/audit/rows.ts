@@ -16,6 +16,8 @@ export interface AuditFilter {
   action?: string;
   /** The acting account's username, or `cli`. */
   actor?: string;
+  /** The login that acted (a staff member, a team user, the owner login), any case (decision 0126). */
+  actorUser?: string;
   /** Part of the target's words (`template 12`, `acme`). */
   target?: string;
 }
@@ -45,6 +47,10 @@ function filtered(db: Db, filter: AuditFilter) {
   }
   const { actor } = filter;
   if (actor !== undefined) query = query.where((eb) => eb(eb.fn("lower", [eb.ref("actor")]), "=", actor.toLowerCase()));
+  const { actorUser } = filter;
+  if (actorUser !== undefined) {
+    query = query.where((eb) => eb(eb.fn("lower", [eb.ref("actor_user")]), "=", actorUser.toLowerCase()));
+  }
   if (filter.target !== undefined) {
     const words = `%${likeText(filter.target.toLowerCase())}%`;
     query = query.where((eb) => sql<boolean>`lower(${eb.ref("target")}) like ${words} escape '\\'`);

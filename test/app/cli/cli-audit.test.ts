@@ -39,6 +39,11 @@ describeEachEngine("switchboard CLI: audit", (engine) => {
       before: { balance: 30 },
       after: { balance: 60, amount: 30 },
     });
+    // The CLI's own entries name no login: a login filter leaves them out.
+    const byLogin = JSON.parse(
+      await cliOk(["audit", "list", "--action", "credits", "--actor-user", "olga", "--json"], env),
+    );
+    expect(byLogin.data).toEqual([]);
     const text = await cliOk(["audit", "list", "--account", "shop", "--limit", "2"], env);
     expect(text).toMatch(/^SEQ\s+AT\s+ACTOR/);
     expect(text).toContain("credits.topup");

@@ -1,5 +1,6 @@
 // The audit log in a real browser, at phone width (390 px): the account's Audit log page shows the
-// operator's top-up of it and its own new key, filters by action, and offers the exports; the
+// operator's top-up of it and its own new key, filters by action and by the login that acted
+// (a team user's password change), and offers the exports; the
 // operator's page lists the account's entries under its name and verifies the chain; a customer
 // does not reach the operator's page; an account.update entry reads as the settings it changed.
 // axe on both pages.
@@ -12,7 +13,18 @@ import {
   phonePageAs,
   useBrowser,
 } from "../../helpers/browser.js";
-import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
+import { callAs, type SignedIn } from "../../helpers/console.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+
+async function signInUser(t: TestGateway, username: string, login: string, password: string): Promise<SignedIn> {
+  const response = await call(t, "POST", "/console/session", { json: { username, login, password } });
+  expect(response.status, response.text).toBe(201);
+  return {
+    cookie: (response.headers.get("set-cookie") ?? "").split(";")[0] ?? "",
+    csrf: response.body.data.csrf_token,
+    setCookie: "",
+  };
+}
 
 describeInBrowser("console in the browser: the audit log", () => {
   const gateway = useTestGateway("sqlite");
@@ -34,6 +46,16 @@ describeInBrowser("console in the browser: the audit log", () => {
       json: { name: "ci" },
     });
     expect(key.status, key.text).toBe(201);
+    const user = await call(t, "POST", "/api/v2/users", {
+      headers: { authorization: `Bearer ${shop.apiKey}` },
+      json: { login: "pat", user_role: "support", password: "pat-password-1" },
+    });
+    expect(user.status, user.text).toBe(201);
+    const pat = await signInUser(t, shop.username, "pat", "pat-password-1");
+    const changed = await callAs(t, pat, "PUT", "/api/v2/password", {
+      json: { current_password: "pat-password-1", new_password: "pat-password-2" },
+    });
+    expect(changed.status, changed.text).toBe(200);
   });
 
   it("shows the account its entries, filters them, at 390 px", async () => {
@@ -55,13 +77,22 @@ describeInBrowser("console in the browser: the audit log", () => {
     await expect.poll(() => list.getByRole("listitem").count()).toBe(1);
     expect(await list.textContent()).toContain("key.create");
 
+    await page.getByLabel("Action").fill("");
+    await page.getByLabel("Login").fill("PAT");
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => list.getByRole("listitem").count()).toBe(1);
+    expect(await list.textContent()).toContain("password.change");
+    expect(await page.getByRole("link", { name: "CSV" }).getAttribute("href")).toBe(
+      "/api/v2/audit/export?actor_user=PAT&format=csv",
+    );
+
     await page.goto("/operator/audit");
     await page.getByRole("heading", { name: "Not found" }).waitFor();
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);
 
-  it("shows the operator every account's, and verifies the chain, at 390 px", async () => {
+  it("shows the operator every account's, verifies the chain, filters by login, at 390 px", async () => {
     const { page, context, problems } = await phonePageAs(
       browser(),
       gateway().url,
@@ -77,6 +108,11 @@ describeInBrowser("console in the browser: the audit log", () => {
     await expect.poll(async () => (await page.getByRole("status").textContent()) ?? "").toMatch(/^Intact: \d+ entries/);
     await expectNoHorizontalScroll(page, "operator audit page");
     await expectAccessible(page, "operator audit page");
+    await page.goto("/operator/audit?actor_user=pat");
+    await noneLoading(page);
+    expect(await page.getByLabel("Login").inputValue()).toBe("pat");
+    await expect.poll(() => list.getByRole("listitem").count()).toBe(1);
+    expect(await list.textContent()).toContain("password.change");
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

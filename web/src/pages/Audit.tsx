@@ -1,5 +1,5 @@
 // GET /api/v2/audit: the account's audit log, newest first, with the filters (from, to, action,
-// actor, target), cursor pages and the export; each entry a card (when, who, from where, what,
+// actor, actor_user, target), cursor pages and the export; each entry a card (when, who, from where, what,
 // and each field it changed, was → now), so the page reads on a phone. The operator's page (operator/Audit.tsx) uses the
 // same filters, cards and list.
 import type { ReactNode } from "react";
@@ -16,6 +16,7 @@ const PAGE = 25;
 export const AUDIT_FILTERS: readonly FilterField[] = [
   { name: "action", label: "Action", hint: "e.g. credits or template.approve" },
   { name: "actor", label: "Actor", type: "search", hint: "A username, or cli" },
+  { name: "actor_user", label: "Login", type: "search", hint: "The staff member or team user who acted" },
   { name: "target", label: "Target", type: "search" },
   { name: "from", label: "From (date)", type: "date" },
   { name: "to", label: "To (date)", type: "date" },
@@ -148,9 +149,9 @@ export default function Audit() {
         fields={AUDIT_FILTERS}
         idPrefix="audit"
         label="Filter the audit log"
-        key={JSON.stringify(filters)}
+        key={`form ${JSON.stringify(filters)}`}
       />
-      <AuditList path="/api/v2/audit" query={filters} key={JSON.stringify(filters)} />
+      <AuditList path="/api/v2/audit" query={filters} key={`list ${JSON.stringify(filters)}`} />
     </>
   );
 }

@@ -48,12 +48,12 @@ export default function OperatorAudit() {
         fields={FILTERS}
         idPrefix="audit"
         label="Filter the audit log"
-        key={JSON.stringify(filters)}
+        key={`form ${JSON.stringify(filters)}`}
       />
       <AuditList
         path="/admin/api/audit"
         query={filters}
-        key={JSON.stringify(filters)}
+        key={`list ${JSON.stringify(filters)}`}
         accountOf={(entry) =>
           entry.account ? (
             <Link to={`/operator/accounts/${encodeURIComponent(entry.account)}`}>{entry.account}</Link>

@@ -1,0 +1,121 @@
+// The audit log filtered by the login that acted (audit F8): `actor_user` on GET /admin/api/audit,
+// GET /api/v2/audit and both exports, on both engines through the real server. A staff member's
+// and a team user's changes are told apart from their account's other changes (same `actor`),
+// in any case; an API key's (no login) are never matched; a bad value is a 400 naming it.
+import { beforeAll, expect, it } from "vitest";
+import type { SignedIn } from "../helpers/console.js";
+import { callAs, signIn } from "../helpers/console.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../helpers/gateway.js";
+
+async function signInAs(t: TestGateway, username: string, login: string, password: string): Promise<SignedIn> {
+  const response = await call(t, "POST", "/console/session", { json: { username, login, password } });
+  expect(response.status, response.text).toBe(201);
+  const setCookie = response.headers.get("set-cookie") ?? "";
+  return { cookie: setCookie.split(";")[0] ?? "", csrf: response.body.data.csrf_token, setCookie };
+}
+
+describeEachEngine("audit log by actor_user", (engine) => {
+  const gateway = useTestGateway(engine);
+  let t: TestGateway;
+  let operator: TestAccount;
+  let shop: TestAccount;
+  let opKey: Record<string, string>;
+  let shopKey: Record<string, string>;
+
+  beforeAll(async () => {
+    t = gateway();
+    operator = await buildAccount(t, { role: "operator", sender: null });
+    shop = await buildAccount(t, { credits: { sms: 5 } });
+    opKey = { authorization: `Bearer ${operator.apiKey}` };
+    shopKey = { authorization: `Bearer ${shop.apiKey}` };
+    // A staff member of the operator tops the shop up; the operator's key does too.
+    const staff = await call(t, "POST", "/admin/api/staff", {
+      headers: opKey,
+      json: { login: "olga", user_role: "operator_finance", password: "olga-pw-123" },
+    });
+    expect(staff.status, staff.text).toBe(201);
+    const olga = await signInAs(t, operator.username, "olga", "olga-pw-123");
+    for (const amount of [5, 7]) {
+      const paid = await callAs(t, olga, "POST", `/admin/api/accounts/${shop.username}/credits`, {
+        json: { wallet: "sms", amount },
+      });
+      expect(paid.status, paid.text).toBe(200);
+    }
+    const byKey = await call(t, "POST", `/admin/api/accounts/${shop.username}/credits`, {
+      headers: opKey,
+      json: { wallet: "sms", amount: 3 },
+    });
+    expect(byKey.status, byKey.text).toBe(200);
+    // A team user of the shop changes its password; the owner login makes a key in the console.
+    const user = await call(t, "POST", "/api/v2/users", {
+      headers: shopKey,
+      json: { login: "pat", user_role: "support", password: "pat-password-1" },
+    });
+    expect(user.status, user.text).toBe(201);
+    const pat = await signInAs(t, shop.username, "pat", "pat-password-1");
+    const changed = await callAs(t, pat, "PUT", "/api/v2/password", {
+      json: { current_password: "pat-password-1", new_password: "pat-password-2" },
+    });
+    expect(changed.status, changed.text).toBe(200);
+    const owner = await signIn(t, shop.username, shop.password);
+    expect((await callAs(t, owner, "POST", "/api/v2/keys", { json: { name: "ci" } })).status).toBe(201);
+  });
+
+  const actions = (rows: Array<{ action: string; actor_user: string | null }>) =>
+    rows.map((row) => `${row.action}/${row.actor_user}`);
+
+  it("the operator's list and export find a staff member's changes alone, in any case", async () => {
+    for (const login of ["olga", "OLGA"]) {
+      const page = await call(t, "GET", `/admin/api/audit?actor_user=${login}`, { headers: opKey });
+      expect(page.status, page.text).toBe(200);
+      expect(actions(page.body.data)).toEqual(["credits.topup/olga", "credits.topup/olga"]);
+      expect(page.body.data.every((row: { actor: string }) => row.actor === operator.username)).toBe(true);
+    }
+    // With the other filters: one account's, an action, a cursor page.
+    const first = await call(t, "GET", `/admin/api/audit?actor_user=olga&account=${shop.username}&limit=1`, {
+      headers: opKey,
+    });
+    expect(first.body.data).toHaveLength(1);
+    const next = await call(
+      t,
+      "GET",
+      `/admin/api/audit?actor_user=olga&account=${shop.username}&limit=1&cursor=${first.body.meta.next_cursor}`,
+      { headers: opKey },
+    );
+    expect(next.body.data).toHaveLength(1);
+    expect(next.body.data[0].seq).toBeLessThan(first.body.data[0].seq);
+    const csv = await call(t, "GET", "/admin/api/audit/export?format=csv&actor_user=olga", { headers: opKey });
+    expect(csv.status).toBe(200);
+    expect(csv.text.trim().split("\n")).toHaveLength(3);
+    const pat = await call(t, "GET", "/admin/api/audit/export?format=jsonl&actor_user=Pat", { headers: opKey });
+    expect(
+      pat.text
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).action),
+    ).toEqual(["password.change"]);
+    const nobody = await call(t, "GET", "/admin/api/audit?actor_user=ivy", { headers: opKey });
+    expect(nobody.body.data).toEqual([]);
+  });
+
+  it("an account's list and export find its team user's and its owner login's changes", async () => {
+    const pat = await call(t, "GET", "/api/v2/audit?actor_user=pat", { headers: shopKey });
+    expect(pat.status, pat.text).toBe(200);
+    expect(actions(pat.body.data)).toEqual(["password.change/pat"]);
+    const own = await call(t, "GET", `/api/v2/audit?actor_user=${shop.username.toUpperCase()}`, { headers: shopKey });
+    expect(actions(own.body.data)).toEqual([`key.create/${shop.username}`]);
+    // The operator's staff member acted on this account: its own list shows the entries too.
+    const olga = await call(t, "GET", "/api/v2/audit/export?format=jsonl&actor_user=olga", { headers: shopKey });
+    expect(olga.status).toBe(200);
+    expect(olga.text.trim().split("\n")).toHaveLength(2);
+  });
+
+  it("answers a bad actor_user 400 naming it, in each family's words", async () => {
+    const long = await call(t, "GET", `/admin/api/audit?actor_user=${"a".repeat(65)}`, { headers: opKey });
+    expect(long.status).toBe(400);
+    const nul = await call(t, "GET", "/api/v2/audit?actor_user=a%00b", { headers: shopKey });
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toMatchObject({ code: "invalid_request", field: "actor_user" });
+  });
+});
