@@ -6,6 +6,7 @@
 import { expect, it } from "vitest";
 import { addEmailDomain } from "../../../src/channels/email/domains.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { CALLER, FAST_VOICE_SIMULATOR } from "../../channels/voice/helpers.js";
 import { connectSimulatedWhatsApp, expectError } from "../../channels/whatsapp/helpers.js";
 import { until } from "../../domain/webhooks/receiver.js";
@@ -52,7 +53,9 @@ describeEachEngine("a message's cost against the ledger", (engine) => {
     const operator = await buildAccount(t, { role: "operator", sender: null });
     const account = await buildAccount(t, { credits: { sms: 10, voice: 10, email: 10, whatsapp: 10 } });
     await connectSimulatedWhatsApp(t, account.id);
-    await approveCallerIdFor({ store: t.db.store, clock: t.clock }, account.username, CALLER);
+    // A variable, not a literal: approveCallerIdFor may take an audit actor besides.
+    const approver = { store: t.db.store, clock: t.clock, actor: cliActor() };
+    await approveCallerIdFor(approver, account.username, CALLER);
     await addEmailDomain(t.db.store.db, t.clock, account.id, "shop.example.com", { approve: true });
     const auth = { authorization: `Bearer ${account.apiKey}` };
 
