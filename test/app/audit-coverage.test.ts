@@ -185,4 +185,58 @@ describeEachEngine("audit entries of operator and account changes", (engine) => 
       },
     ]);
   });
+
+  it("records caller numbers asked for by the account, approved, added and removed by the operator", async () => {
+    const t = gateway();
+    const shop = await buildAccount(t);
+    const seq = await head();
+    const ask = () =>
+      call(t, "POST", "/api/v2/voice/caller-ids", { headers: bearer(shop), json: { number: "080 4711 0002" } });
+    expect((await ask()).status).toBe(201);
+    expect((await ask()).status).toBe(200);
+    const callers = `/accounts/${shop.username}/voice/caller-ids`;
+    expect((await op("POST", callers, { number: "+918047110002" })).status).toBe(200);
+    expect((await op("POST", callers, { number: "080 4711 0002" })).status).toBe(200);
+    const added = await op("POST", callers, { number: "+918047110003" });
+    expect(added.status, added.text).toBe(201);
+    expect((await op("DELETE", `${callers}/%2B918047110003`)).status).toBe(200);
+    expect((await op("DELETE", `${callers}/%2B918047110003`)).status).toBe(404);
+    expect((await op("POST", callers, { number: "12" })).status).toBe(400);
+
+    const log = await entriesAfter(seq);
+    const first = (log[0]?.target as string).replace(/^voice caller ID /, "");
+    const second = String(added.body.data.id);
+    const pending = { number: "+918047110002", status: "pending", rejection_reason: null };
+    const approved = (number: string) => ({ number, status: "approved", rejection_reason: null });
+    expect(
+      log.map((entry) => [entry.action, entry.actor, entry.channel, entry.target, entry.before, entry.after]),
+    ).toEqual([
+      ["voice_caller_id.request", shop.username, "api", `voice caller ID ${first}`, null, pending],
+      [
+        "voice_caller_id.approve",
+        operator.username,
+        "operator_api",
+        `voice caller ID ${first}`,
+        { status: "pending" },
+        approved("+918047110002"),
+      ],
+      [
+        "voice_caller_id.add",
+        operator.username,
+        "operator_api",
+        `voice caller ID ${second}`,
+        null,
+        approved("+918047110003"),
+      ],
+      [
+        "voice_caller_id.remove",
+        operator.username,
+        "operator_api",
+        `voice caller ID ${second}`,
+        approved("+918047110003"),
+        null,
+      ],
+    ]);
+    for (const entry of log) expect(entry.account).toBe(shop.username);
+  });
 });

@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { beforeAll } from "vitest";
 import { addEmailDomain } from "../../src/channels/email/domains.js";
 import { approveCallerIdFor } from "../../src/channels/voice/index.js";
+import { cliActor } from "../../src/domain/audit/index.js";
 import { multipartBody } from "../helpers/raw-http.js";
 import { encodeForm, fieldValue, paramsOf, rawQuery, requestTarget } from "./generators.js";
 import { describeFuzzTogether, fuzzParameters, sendCase, useFuzzSuite } from "./harness.js";
@@ -18,7 +19,7 @@ describeFuzzTogether("fuzz: email and voice", (engine) => {
   beforeAll(async () => {
     const t = gateway();
     await addEmailDomain(t.db.store.db, t.clock, t.account.id, "shop.example.com", { approve: true });
-    await approveCallerIdFor({ store: t.db.store, clock: t.clock }, t.account.username, CALLER);
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock, actor: cliActor() }, t.account.username, CALLER);
   });
 
   property(

@@ -4,11 +4,12 @@ import type { Command } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
 import { approveCallerIdFor, callerIdsOf, removeCallerIdFor } from "../../channels/voice/index.js";
+import { cliActor } from "../../domain/audit/index.js";
 import { groupCommand } from "./cli-group-names.js";
 import { addRequestReviewCommands } from "./cli-reviews.js";
 import { print, table, withStore } from "./cli-support.js";
 
-const deps = (store: Store) => ({ store, clock: systemClock });
+const deps = (store: Store) => ({ store, clock: systemClock, actor: cliActor() });
 
 export function addVoiceCommands(program: Command): void {
   const callerIds = groupCommand(program, "voice-caller-ids");

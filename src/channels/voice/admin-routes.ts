@@ -39,7 +39,8 @@ export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
     },
     async (request, reply) => {
       const { number } = request.body;
-      const { created, callerId } = await approveCallerIdFor(deps, username(request.params), number);
+      const who = { ...deps, actor: actorOf(request) };
+      const { created, callerId } = await approveCallerIdFor(who, username(request.params), number);
       return reply.code(created ? 201 : 200).send(ok(callerId));
     },
   );
@@ -54,7 +55,7 @@ export function registerVoiceAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const { number } = request.params;
-      return ok(await removeCallerIdFor(deps, username(request.params), number));
+      return ok(await removeCallerIdFor({ ...deps, actor: actorOf(request) }, username(request.params), number));
     },
   );
 

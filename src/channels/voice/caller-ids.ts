@@ -55,44 +55,83 @@ export async function isApprovedCaller(db: Db, accountId: number, e164: string):
   return row !== undefined;
 }
 
-/**
- * Adds a caller number to an account: approved when the operator adds it (one the account asked
- * for is approved; one approved already keeps its first approval), `pending` when the account
- * asks for it (asking again answers it as it is). `created` says whether this call added it.
- */
-async function addCallerId(db: Db, clock: Clock, accountId: number, number: string, status: ApprovalStatus) {
-  const inserted = await db
-    .insertInto("voice_caller_ids")
-    .values({ account_id: accountId, number, status, created_at: clock.now().getTime() })
-    .onConflict((oc) => oc.columns(["account_id", "number"]).doNothing())
-    .returning("id")
-    .executeTakeFirst();
-  if (!inserted && status === "approved") {
-    await db
-      .updateTable("voice_caller_ids")
-      .set({ status: "approved" })
-      .where("account_id", "=", accountId)
-      .where("number", "=", number)
-      .execute();
-  }
-  const row = await db
+/** Who changes caller numbers, for the audit log. */
+export type CallerIdChangeDeps = CallerIdDeps & { actor: Actor };
+
+type CallerIdRow = Awaited<ReturnType<typeof callerIdRow>>;
+
+function callerIdRow(db: Db, accountId: number, number: string) {
+  return db
     .selectFrom("voice_caller_ids")
     .selectAll()
     .where("account_id", "=", accountId)
     .where("number", "=", number)
-    .executeTakeFirstOrThrow();
-  return { created: inserted !== undefined, row };
+    .executeTakeFirst();
 }
 
-export async function approveCallerIdFor(deps: CallerIdDeps, username: string, raw: string) {
+/** A caller number as its audit entries hold it. */
+const entryState = (row: CallerIdRow & object) => ({
+  number: row.number,
+  status: row.status,
+  rejection_reason: row.rejection_reason,
+});
+
+/**
+ * Adds a caller number to an account, with its audit entry in the same transaction: approved when
+ * the operator adds it (`voice_caller_id.add`; one the account asked for, or one rejected, is
+ * approved: `voice_caller_id.approve`; one approved already keeps its first approval and writes
+ * nothing), `pending` when the account asks for it (`voice_caller_id.request`; asking again
+ * answers it as it is and writes nothing). `created` says whether this call added it.
+ */
+async function addCallerId(
+  deps: CallerIdChangeDeps,
+  account: { id: number; username: string },
+  number: string,
+  status: ApprovalStatus,
+) {
+  return deps.store.transaction(async (trx) => {
+    const before = await callerIdRow(trx, account.id, number);
+    if (before && (status === "pending" || before.status === "approved")) return { created: false, row: before };
+    const row = before
+      ? await trx
+          .updateTable("voice_caller_ids")
+          .set({ status: "approved", rejection_reason: null })
+          .where("id", "=", before.id)
+          .returningAll()
+          .executeTakeFirstOrThrow()
+      : await trx
+          .insertInto("voice_caller_ids")
+          .values({ account_id: account.id, number, status, created_at: deps.clock.now().getTime() })
+          .onConflict((oc) => oc.columns(["account_id", "number"]).doNothing())
+          .returningAll()
+          .executeTakeFirst();
+    // Added by another request between the read and the insert (PostgreSQL): that one is recorded.
+    if (!row) return { created: false, row: (await callerIdRow(trx, account.id, number))! };
+    const action = before ? "approve" : status === "approved" ? "add" : "request";
+    await recordChange(trx, deps, {
+      action: `voice_caller_id.${action}`,
+      target: `voice caller ID ${row.id}`,
+      accountId: account.id,
+      ...(before ? { before: { status: before.status } } : {}),
+      after: entryState(row),
+    });
+    return { created: before === undefined, row };
+  });
+}
+
+export async function approveCallerIdFor(deps: CallerIdChangeDeps, username: string, raw: string) {
   const account = await requireAccount(deps.store.db, username);
-  const { created, row } = await addCallerId(deps.store.db, deps.clock, account.id, parseCallerNumber(raw), "approved");
+  const { created, row } = await addCallerId(deps, account, parseCallerNumber(raw), "approved");
   return { created, callerId: view(row, account.username) };
 }
 
 /** The account's own request for a caller number: pending until the operator approves it. */
-export async function requestCallerId(deps: CallerIdDeps, account: { id: number; username: string }, raw: string) {
-  const { created, row } = await addCallerId(deps.store.db, deps.clock, account.id, parseCallerNumber(raw), "pending");
+export async function requestCallerId(
+  deps: CallerIdChangeDeps,
+  account: { id: number; username: string },
+  raw: string,
+) {
+  const { created, row } = await addCallerId(deps, account, parseCallerNumber(raw), "pending");
   return { created, callerId: view(row, account.username) };
 }
 
@@ -166,17 +205,26 @@ export async function callerIdsOfAccount(
   return rows.map((row) => view(row, account.username));
 }
 
-export async function removeCallerIdFor(deps: CallerIdDeps, username: string, raw: string) {
+/** Withdraws a caller number, audited as `voice_caller_id.remove` in the same transaction; 404 when there is none. */
+export async function removeCallerIdFor(deps: CallerIdChangeDeps, username: string, raw: string) {
   const account = await requireAccount(deps.store.db, username);
   const number = parseCallerNumber(raw);
-  const result = await deps.store.db
-    .deleteFrom("voice_caller_ids")
-    .where("account_id", "=", account.id)
-    .where("number", "=", number)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0) {
-    throw new GatewayError("not_found", `The account ${account.username} has no caller number ${number}.`);
-  }
+  await deps.store.transaction(async (trx) => {
+    const removed = await trx
+      .deleteFrom("voice_caller_ids")
+      .where("account_id", "=", account.id)
+      .where("number", "=", number)
+      .returningAll()
+      .executeTakeFirst();
+    if (!removed)
+      throw new GatewayError("not_found", `The account ${account.username} has no caller number ${number}.`);
+    await recordChange(trx, deps, {
+      action: "voice_caller_id.remove",
+      target: `voice caller ID ${removed.id}`,
+      accountId: account.id,
+      before: entryState(removed),
+    });
+  });
   return { account: account.username, number, removed: true };
 }
 

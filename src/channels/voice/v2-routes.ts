@@ -10,6 +10,7 @@ import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { VoicePolicy } from "./call-policy.js";
 import { type CallerIdView, callerIdsOfAccount, requestCallerId } from "./caller-ids.js";
@@ -72,7 +73,8 @@ export function registerV2VoiceRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request, reply) => {
       const { number } = request.body;
-      const { created, callerId } = await requestCallerId(deps, accountOf(request), number);
+      const who = { ...deps, actor: actorOf(request) };
+      const { created, callerId } = await requestCallerId(who, accountOf(request), number);
       return reply.code(created ? 201 : 200).send({ status: "success", data: v2View(callerId) });
     },
   );

@@ -13,6 +13,7 @@ import {
   requestDltRegistration,
   requireAccount,
 } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { cliOk, runCli } from "../../helpers/cli.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 
@@ -96,7 +97,11 @@ describeEachEngine("switchboard CLI: deciding DLT requests and caller numbers", 
     );
     expect(tooLong.stderr).toContain("The reason must be at most 500 characters (got 501).");
 
-    const { callerId } = await requestCallerId({ store: db.store, clock: systemClock }, account, "080 4711 0144");
+    const { callerId } = await requestCallerId(
+      { store: db.store, clock: systemClock, actor: cliActor() },
+      account,
+      "080 4711 0144",
+    );
     const rejected = JSON.parse(
       await cliOk(["voice-caller-ids", "reject", "--id", String(callerId.id), "--reason", "Not yours.", "--json"], env),
     );

@@ -5,6 +5,7 @@
 import { expect, it } from "vitest";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { walletBalance } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
@@ -205,7 +206,7 @@ describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
   it("falls back from a voice call that fails to an email, each through its own channel and wallet", async () => {
     const t = gateway();
     const a = await chainAccount(t, { sms: 100, whatsapp: 10, voice: 10, email: 10 });
-    await approveCallerIdFor({ store: t.db.store, clock: t.clock }, a.account.username, CALLER);
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock, actor: cliActor() }, a.account.username, CALLER);
     await addSendingDomain(t.db.store.db, a.account.id, "shop.example.com");
     // A call to ...0001 fails on the voice simulator.
     const started = await a.send({

@@ -5,6 +5,7 @@ import { DateTime } from "luxon";
 import { beforeAll, expect, it } from "vitest";
 import { newQueueId } from "../../../src/base/core/ids.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import {
@@ -396,7 +397,7 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
   it("mis is the SMS API's report: voice calls in, WhatsApp and email out, every broadcast id one dlr finds", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 100, voice: 100 } });
-    await approveCallerIdFor({ store: t.db.store, clock: t.clock }, account.username, CALLER);
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock, actor: cliActor() }, account.username, CALLER);
     const sms = expectBroadcastId(
       await legacy(t, "/httpapi/send", sendParams(account, { message: "by SMS" })),
       account,

@@ -9,6 +9,7 @@ import { ManualClock } from "../../../src/base/core/clock.js";
 import type { GatewayError } from "../../../src/base/core/errors.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { parsePriceCsv, replacePriceCard } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { credentials, legacy, operatorCall, sendParams } from "../../helpers/legacy.js";
@@ -161,7 +162,7 @@ describeEachEngine("price cards", (engine) => {
   it("charges a voice call by the card's price per unit (route V)", async () => {
     const t = gateway();
     const account = await cardAccount();
-    await approveCallerIdFor({ store: t.db.store, clock }, account.username, "+918047110000");
+    await approveCallerIdFor({ store: t.db.store, clock, actor: cliActor() }, account.username, "+918047110000");
     const before = await milli(t, account, "voice");
     const placed = await call(t, "POST", "/api/v2/voice/calls", {
       headers: keyOf(account),

@@ -9,6 +9,7 @@ import { ManualClock } from "../../../src/base/core/clock.js";
 import { addEmailDomain } from "../../../src/channels/email/domains.js";
 import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { failBeforeCarrier } from "../../../src/domain/messages/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
@@ -84,7 +85,7 @@ describeEachEngine("reseller sends in every family", (engine) => {
   it("charges a voice call and an email at every level", async () => {
     const t = gateway();
     const tree = await resellerTree(t, clock, { top: full, mid: full, leaf: full });
-    await approveCallerIdFor({ store: t.db.store, clock }, tree.leaf.username, "+918047110000");
+    await approveCallerIdFor({ store: t.db.store, clock, actor: cliActor() }, tree.leaf.username, "+918047110000");
     const voice = await levels(t, tree, "voice");
     const placed = await call(t, "POST", "/api/v2/voice/calls", {
       headers: keyOf(tree.leaf),

@@ -8,6 +8,7 @@ import { MASK_CHAR } from "../../../src/channels/verify/codes.js";
 import { changeVerifySettings } from "../../../src/channels/verify/settings.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { addSenderId, creditWallet } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
@@ -30,7 +31,8 @@ describeEachEngine("Verify codes by WhatsApp and email", (engine) => {
     }
     await addEmailDomain(t.db.store.db, t.clock, account.id, "shop.example.com", { approve: true });
     await addSenderId(t.db.store.db, t.clock, account.id, "SWBRD", { approve: true });
-    if (options.caller) await approveCallerIdFor({ store: t.db.store, clock: t.clock }, account.username, CALLER);
+    if (options.caller)
+      await approveCallerIdFor({ store: t.db.store, clock: t.clock, actor: cliActor() }, account.username, CALLER);
     await changeVerifySettings(t.db.store.db, t.clock, account.id, {
       verify_sender_id: "SWBRD",
       verify_email_from: "otp@shop.example.com",

@@ -7,6 +7,7 @@ import { expect } from "vitest";
 import type { ManualClock } from "../../../src/base/core/clock.js";
 import { changeVerifySettings } from "../../../src/channels/verify/settings.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { buildAccount, call, type JsonResponse, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { FAST_SIMULATOR, keyOf } from "../../helpers/sms.js";
@@ -43,7 +44,8 @@ export async function verifyAccount(
     credits: { sms: options.credits ?? 1000, voice: 1000 },
     dltScrubbing: options.dltScrubbing ?? false,
   });
-  if (options.caller) await approveCallerIdFor({ store: t.db.store, clock: t.clock }, account.username, CALLER);
+  if (options.caller)
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock, actor: cliActor() }, account.username, CALLER);
   await changeVerifySettings(t.db.store.db, t.clock, account.id, {
     verify_sender_id: "SWBRD",
     ...(options.caller ? { verify_caller_id: CALLER } : {}),

@@ -5,6 +5,7 @@ import { fromMilli } from "../../../src/base/core/credits.js";
 import type { Engine } from "../../../src/base/store/engine.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { walletBalance } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { buildAccount, call, startTestGateway, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { keyOf } from "../../helpers/sms.js";
 import { FakeCallProvider } from "./fake-provider.js";
@@ -76,7 +77,8 @@ export async function buildVoiceAccount(
 ): Promise<TestAccount> {
   const account = await buildAccount(t, { credits: { sms: 100, voice: options.voice ?? 100 }, sender: null });
   const caller = options.caller === undefined ? CALLER : options.caller;
-  if (caller) await approveCallerIdFor({ store: t.db.store, clock: t.clock }, account.username, caller);
+  if (caller)
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock, actor: cliActor() }, account.username, caller);
   return account;
 }
 

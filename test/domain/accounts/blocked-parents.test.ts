@@ -12,6 +12,7 @@ import { addEmailDomain } from "../../../src/channels/email/domains.js";
 import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { accountCredentials } from "../../../src/domain/accounts/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { Authenticator } from "../../../src/domain/auth/index.js";
 import { base, postEmail } from "../../channels/email/helpers.js";
 import {
@@ -49,7 +50,7 @@ describeEachEngine("a blocked reseller stops its tree", (engine) => {
     const smppPassword = `s${Math.random().toString(36).slice(2, 9)}`;
     await setSmppSettings(t.db.store, t.clock, tree.leaf.username, { password: smppPassword, submitsPerSecond: 0 });
     await addEmailDomain(t.db.store.db, t.clock, tree.leaf.id, "shop.example.com", { approve: true });
-    await approveCallerIdFor({ store: t.db.store, clock: t.clock }, tree.leaf.username, CALLER);
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock, actor: cliActor() }, tree.leaf.username, CALLER);
     const leaf: SmppAccount = { ...tree.leaf, smppPassword };
     const setStatus = (status: string) =>
       operatorCall(t, operator, "PATCH", `/accounts/${tree.top.username}`, { status });

@@ -4,6 +4,7 @@
 import { expect, it } from "vitest";
 import { addEmailDomain } from "../../../src/channels/email/domains.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { postEmail } from "../../channels/email/helpers.js";
 import { CALLER, callParams, FAST_VOICE_SIMULATOR, placeCall } from "../../channels/voice/helpers.js";
 import { connectSimulatedWhatsApp } from "../../channels/whatsapp/helpers.js";
@@ -28,7 +29,7 @@ describeEachEngine("why a message failed", (engine) => {
     const t = gateway();
     const hooks = await receiver();
     const account = await buildAccount(t, { credits: { sms: 10, voice: 10, email: 10, whatsapp: 10 } });
-    await approveCallerIdFor({ store: t.db.store, clock: t.clock }, account.username, CALLER);
+    await approveCallerIdFor({ store: t.db.store, clock: t.clock, actor: cliActor() }, account.username, CALLER);
     await addEmailDomain(t.db.store.db, t.clock, account.id, "shop.example.com", { approve: true });
     await connectSimulatedWhatsApp(t, account.id);
     const set = await call(t, "PUT", "/api/v2/webhooks", {

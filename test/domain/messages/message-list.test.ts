@@ -6,6 +6,7 @@ import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { addEmailDomain } from "../../../src/channels/email/domains.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
+import { cliActor } from "../../../src/domain/audit/index.js";
 import { SCAN_BUDGET } from "../../../src/domain/messages/index.js";
 import { postEmail } from "../../channels/email/helpers.js";
 import { CALLER, callParams, placeCall } from "../../channels/voice/helpers.js";
@@ -70,7 +71,7 @@ describeEachEngine("GET /api/v2/messages", (engine) => {
   it("lists every channel's messages, newest first, each row as the status call answers it", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 10, voice: 10, email: 10, whatsapp: 10 } });
-    const deps = { store: t.db.store, clock: t.clock };
+    const deps = { store: t.db.store, clock: t.clock, actor: cliActor() };
     await approveCallerIdFor(deps, account.username, CALLER);
     await addEmailDomain(t.db.store.db, t.clock, account.id, "shop.example.com", { approve: true });
     await connectSimulatedWhatsApp(t, account.id);
