@@ -239,4 +239,68 @@ describeEachEngine("audit entries of operator and account changes", (engine) => 
     ]);
     for (const entry of log) expect(entry.account).toBe(shop.username);
   });
+
+  it("records a verify prefix allowed and guarded again, and verify settings changed", async () => {
+    const t = gateway();
+    const shop = await buildAccount(t);
+    const blockedUntil = t.clock.now().getTime() + 3_600_000;
+    await t.db.store.db
+      .insertInto("verify_prefixes")
+      .values({
+        account_id: shop.id,
+        prefix: "919876",
+        blocked_at: t.clock.now().getTime(),
+        blocked_until: blockedUntil,
+        samples: 40,
+        conversion: 0.1,
+        alert_raised_at: null,
+        allowed_at: null,
+      })
+      .execute();
+    const seq = await head();
+    const prefix = (digits: string, allowed: boolean) =>
+      op("PUT", `/accounts/${shop.username}/verify/prefixes/${digits}`, { allowed });
+    expect((await prefix("919876", true)).status).toBe(200);
+    expect((await prefix("919876", true)).status).toBe(200);
+    expect((await prefix("919876", false)).status).toBe(200);
+    expect((await prefix("919876", false)).status).toBe(200);
+    expect((await prefix("447700", true)).status).toBe(200);
+    expect((await prefix("91-98", true)).status).toBe(400);
+    const settings = { verify_sender_id: "SWBRD", verify_channels: ["sms", "voice"] };
+    const put = await op("PUT", `/accounts/${shop.username}/verify`, settings);
+    expect(put.status, put.text).toBe(200);
+    expect((await op("PUT", `/accounts/${shop.username}/verify`, settings)).status).toBe(200);
+    expect((await op("PUT", `/accounts/${shop.username}/verify`, { verify_channels: ["bogus"] })).status).toBe(400);
+
+    const log = await entriesAfter(seq);
+    for (const entry of log) {
+      expect(entry).toMatchObject({ actor: operator.username, channel: "operator_api", account: shop.username });
+    }
+    expect(log.map((entry) => [entry.action, entry.target, entry.before, entry.after])).toEqual([
+      [
+        "verify_prefix.allow",
+        `verify prefix 919876 of ${shop.username}`,
+        { state: "blocked", blocked_until: new Date(blockedUntil).toISOString().replace(/\.\d{3}Z$/, "Z") },
+        { state: "allowed" },
+      ],
+      [
+        "verify_prefix.guard",
+        `verify prefix 919876 of ${shop.username}`,
+        { state: "allowed", blocked_until: null },
+        { state: "unblocked" },
+      ],
+      [
+        "verify_prefix.allow",
+        `verify prefix 447700 of ${shop.username}`,
+        { state: "unblocked", blocked_until: null },
+        { state: "allowed" },
+      ],
+      [
+        "verify_settings.change",
+        `verify settings of ${shop.username}`,
+        { verify_sender_id: null, verify_channels: ["sms", "whatsapp", "voice"] },
+        { verify_sender_id: "SWBRD", verify_channels: ["sms", "voice"] },
+      ],
+    ]);
+  });
 });

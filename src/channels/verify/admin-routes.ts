@@ -6,9 +6,15 @@ import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import { allowVerifyPrefix, PREFIX_DIGITS, verifyPrefixes } from "./guards.js";
 import { VerifyPrefix, VerifyPrefixChange, VerifySettingsAnswer, VerifySettingsRequest } from "./schemas.js";
-import { changeVerifySettings, describeVerifySettings, type VerifySettingsChange, verifySettings } from "./settings.js";
+import {
+  changeVerifySettingsFor,
+  describeVerifySettings,
+  type VerifySettingsChange,
+  verifySettings,
+} from "./settings.js";
 
 type Deps = Pick<Runtime, "store" | "clock" | "logger">;
 
@@ -45,7 +51,8 @@ export function registerVerifyAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const account = await requireAccount(ctx.store.db, request.params.username);
       const change = (request.body ?? {}) as VerifySettingsChange;
-      const settings = await changeVerifySettings(ctx.store.db, ctx.clock, account.id, change);
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const settings = await changeVerifySettingsFor(ctx.store, who, account, change);
       return { status: "success", data: describeVerifySettings(settings) };
     },
   );
@@ -87,9 +94,14 @@ export function registerVerifyAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
           { field: "prefix" },
         );
       }
-      const now = ctx.clock.now().getTime();
-      await allowVerifyPrefix(ctx, account.id, prefix, request.body.allowed, now);
-      return { status: "success", data: await verifyPrefixes(ctx.store.db, account.id, now) };
+      await allowVerifyPrefix(
+        ctx,
+        { clock: ctx.clock, actor: actorOf(request) },
+        account,
+        prefix,
+        request.body.allowed,
+      );
+      return { status: "success", data: await verifyPrefixes(ctx.store.db, account.id, ctx.clock.now().getTime()) };
     },
   );
 }

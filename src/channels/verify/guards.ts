@@ -7,6 +7,7 @@ import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { readAlertSettings } from "../../delivery/alerts/index.js";
+import { type Audited, recordChange } from "../../domain/audit/index.js";
 import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
 import { clearPrefixAlert, queuePrefixAlert } from "./prefix-alerts.js";
 import { startsSince } from "./rows.js";
@@ -175,6 +176,12 @@ async function block(
   if (alerted) await store.signals.notify(WEBHOOKS_QUEUED).catch(() => undefined);
 }
 
+/** A prefix's state as the operator API shows it: allowed by the operator, blocked now, or neither. */
+function prefixState(row: { allowed_at: number | null; blocked_until: number | null } | undefined, now: number) {
+  if (row?.allowed_at != null) return "allowed" as const;
+  return row?.blocked_until != null && Number(row.blocked_until) > now ? ("blocked" as const) : ("unblocked" as const);
+}
+
 /** The account's blocked and allowed prefixes, as the operator API shows them. */
 export async function verifyPrefixes(db: GuardDeps["store"]["db"], accountId: number, now: number) {
   const rows = await db
@@ -186,12 +193,7 @@ export async function verifyPrefixes(db: GuardDeps["store"]["db"], accountId: nu
   const time = (at: number | null) => (at === null ? null : isoUtc(new Date(Number(at))));
   return rows.map((row) => ({
     prefix: row.prefix,
-    state:
-      row.allowed_at !== null
-        ? ("allowed" as const)
-        : row.blocked_until !== null && Number(row.blocked_until) > now
-          ? ("blocked" as const)
-          : ("unblocked" as const),
+    state: prefixState(row, now),
     blocked_at: time(row.blocked_at),
     blocked_until: time(row.blocked_until),
     samples: row.samples === null ? null : Number(row.samples),
@@ -202,29 +204,50 @@ export async function verifyPrefixes(db: GuardDeps["store"]["db"], accountId: nu
 
 /**
  * The operator allows a prefix (the guard never blocks it; a block ends and its alert is cleared)
- * or guards it again.
+ * or guards it again, audited in the same transaction as `verify_prefix.allow` or
+ * `verify_prefix.guard` with its state before and after. A prefix already so changes nothing
+ * and writes nothing (an allowed prefix keeps its first `allowed_at`).
  */
 export async function allowVerifyPrefix(
   deps: Pick<GuardDeps, "store" | "logger">,
-  accountId: number,
+  who: Audited,
+  account: { id: number; username: string },
   prefix: string,
   allowed: boolean,
-  now: number,
 ): Promise<void> {
+  const now = who.clock.now().getTime();
   const values = allowed ? { allowed_at: now, blocked_until: null } : { allowed_at: null };
-  await deps.store.db
-    .insertInto("verify_prefixes")
-    .values({
-      account_id: accountId,
-      prefix,
-      blocked_at: null,
-      blocked_until: null,
-      samples: null,
-      conversion: null,
-      alert_raised_at: null,
-      ...values,
-    })
-    .onConflict((oc) => oc.columns(["account_id", "prefix"]).doUpdateSet(values))
-    .execute();
-  if (allowed) await clearPrefixAlert(deps, accountId, prefix, now);
+  const changed = await deps.store.transaction(async (trx) => {
+    const row = await trx
+      .selectFrom("verify_prefixes")
+      .select(["allowed_at", "blocked_until"])
+      .where("account_id", "=", account.id)
+      .where("prefix", "=", prefix)
+      .executeTakeFirst();
+    if ((row?.allowed_at != null) === allowed) return false;
+    const blockedUntil = row?.blocked_until == null ? null : isoUtc(new Date(Number(row.blocked_until)));
+    await trx
+      .insertInto("verify_prefixes")
+      .values({
+        account_id: account.id,
+        prefix,
+        blocked_at: null,
+        blocked_until: null,
+        samples: null,
+        conversion: null,
+        alert_raised_at: null,
+        ...values,
+      })
+      .onConflict((oc) => oc.columns(["account_id", "prefix"]).doUpdateSet(values))
+      .execute();
+    await recordChange(trx, who, {
+      action: allowed ? "verify_prefix.allow" : "verify_prefix.guard",
+      target: `verify prefix ${prefix} of ${account.username}`,
+      accountId: account.id,
+      before: { state: prefixState(row, now), blocked_until: blockedUntil },
+      after: { state: allowed ? "allowed" : "unblocked" },
+    });
+    return true;
+  });
+  if (changed && allowed) await clearPrefixAlert(deps, account.id, prefix, now);
 }

@@ -3,7 +3,8 @@
 // the escalation order of resends.
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../../domain/audit/index.js";
 
 export const VERIFY_CHANNELS = ["sms", "whatsapp", "voice", "email"] as const;
 export type VerifyChannel = (typeof VERIFY_CHANNELS)[number];
@@ -131,4 +132,33 @@ export function describeVerifySettings(settings: VerifySettings) {
     verify_channels: [...settings.channels],
     verify_countries: [...settings.countries],
   };
+}
+
+/**
+ * The operator's change (PUT /admin/api/accounts/{username}/verify), audited in the same
+ * transaction as `verify_settings.change` with the fields that changed, as they were and are; a
+ * change to what they already were writes nothing.
+ */
+export async function changeVerifySettingsFor(
+  store: Store,
+  who: Audited,
+  account: { id: number; username: string },
+  change: VerifySettingsChange,
+): Promise<VerifySettings> {
+  return store.transaction(async (trx) => {
+    const was: Record<string, unknown> = describeVerifySettings(await verifySettings(trx, account.id));
+    const settings = await changeVerifySettings(trx, who.clock, account.id, change);
+    const is: Record<string, unknown> = describeVerifySettings(settings);
+    const fields = Object.keys(is).filter((key) => JSON.stringify(was[key]) !== JSON.stringify(is[key]));
+    if (fields.length > 0) {
+      await recordChange(trx, who, {
+        action: "verify_settings.change",
+        target: `verify settings of ${account.username}`,
+        accountId: account.id,
+        before: Object.fromEntries(fields.map((key) => [key, was[key]])),
+        after: Object.fromEntries(fields.map((key) => [key, is[key]])),
+      });
+    }
+    return settings;
+  });
 }
