@@ -1,13 +1,14 @@
 // Where the HTTP families' refusals reach the log of refusals: an onSend hook that, for a send
 // route whose answer is a refusal (request.refusal, set wherever a family renders one), hands
 // the log who was refused and, only if the log's caps take it, what was asked: the recipients,
-// sender and text read from the request's own fields by name (never another field: credentials
-// are never read), and the answer as the family wrote it (`422 dlt_template_mismatch`, or the
-// plain-text body `-32` of the legacy, XML, email and voice families). An accepted send's
-// recipients left out (request.leftOut) are handed over the same way, a row each.
+// sender and text read from the request's own fields by name (never another field), the username
+// of a password login (legacy, XML, email; never a password or key), and the answer as the
+// family wrote it (`422 dlt_template_mismatch`, or the plain-text body `-32` of the legacy, XML,
+// email and voice families). An accepted send's recipients left out (request.leftOut) are
+// handed over the same way, a row each.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { EMAIL_SEND_PATHS } from "../channels/email/index.js";
-import { parseXmlSend } from "../channels/sms/index.js";
+import { parseXmlSend, xmlCredentials } from "../channels/sms/index.js";
 import { VOICE_SEND_PATHS } from "../channels/voice/index.js";
 import {
   type LeftOut,
@@ -83,18 +84,37 @@ function recipientsOf(value: unknown): { list: string[]; count: number } {
   return { list: list.slice(0, REFUSAL_RECIPIENTS), count: value.trim() === "" ? 0 : count + 1 };
 }
 
-/** What an XML send asked, from its document (not its credentials); nothing when it cannot be read. */
+/** The families whose sends may log in with a username and password. */
+const PASSWORD_FAMILIES: ReadonlySet<RefusalFamily> = new Set(["legacy", "xml", "email"]);
+
+/** The username of a password login (none when an API key is given, which wins): never the password. */
+function loginName(credentials: Record<string, unknown>): string | undefined {
+  const key = [credentials.api_key, credentials.apikey].some((value) => textOf(value)?.trim());
+  return key ? undefined : textOf(credentials.username)?.trim() || undefined;
+}
+
+/** The credential fields beside the send (query or form), by name in any case: read for the username only. */
+function credentialFields(sources: Fields[]): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const name of ["username", "api_key", "apikey"]) out[name] = textOf(field(sources, [name]));
+  return out;
+}
+
+/** What an XML send asked, from its document (its credentials only for the username); nothing when it cannot be read. */
 function xmlAsked(sources: Fields[]) {
   const xml = textOf(field(sources, ["xmlstring"]));
+  const beside = credentialFields(sources);
   try {
     const doc = parseXmlSend(xml);
+    const credentials = xmlCredentials(doc, beside as Record<string, string>);
     return {
       recipients: doc.messages.map((m) => m.recipient),
       sender: doc.senderId,
       text: doc.messages[0]?.message,
+      username: loginName(credentials),
     };
   } catch {
-    return { recipients: [], sender: undefined, text: undefined };
+    return { recipients: [], sender: undefined, text: undefined, username: loginName(beside) };
   }
 }
 
@@ -112,6 +132,7 @@ function asked(family: RefusalFamily, request: FastifyRequest) {
     count,
     sender: textOf(field(sources, SENDER_FIELDS)),
     text: textOf(field(sources, TEXT_FIELDS)),
+    username: PASSWORD_FAMILIES.has(family) ? loginName(credentialFields(sources)) : undefined,
   };
 }
 
@@ -175,6 +196,7 @@ export function captureRefusals(log: RefusalRecorder) {
             recipientCount: what.count,
             sender: what.sender,
             text: what.text,
+            username: what.username,
             httpStatus: status,
             code: refusal.code,
             answer: plain && body !== "" ? (status === 200 ? body : `${status} ${body}`) : `${status} ${refusal.code}`,

@@ -12,6 +12,7 @@ interface ListOptions {
   to?: string;
   code?: string;
   recipient?: string;
+  username?: string;
   limit?: string;
   cursor?: string;
   json?: boolean;
@@ -27,6 +28,7 @@ export function addRefusalCommands(program: Command): void {
     .option("--to <time>", "ISO 8601, exclusive (without a zone: UTC)")
     .option("--code <code>", "the error code, e.g. dlt_template_mismatch")
     .option("--recipient <number>", "a recipient as asked (with or without +)")
+    .option("--username <username>", "the username a password login named (a wrong password's refusals too)")
     .option("--limit <n>", "rows per page, 1 to 500 (default 50)")
     .option("--cursor <cursor>", "the next page: the cursor the last page printed")
     .option("--json", "print the answer as GET /admin/api/refusals does")
@@ -40,6 +42,7 @@ export function addRefusalCommands(program: Command): void {
             to: opts.to,
             code: opts.code,
             recipient: opts.recipient,
+            username: opts.username,
             limit: opts.limit,
             cursor: opts.cursor,
           },
@@ -48,7 +51,7 @@ export function addRefusalCommands(program: Command): void {
         print(page, opts.json, () => {
           const rows = page.data.map((row) => [
             row.at,
-            row.account ?? "-",
+            row.account ?? (row.username ? `- (${row.username})` : "-"),
             row.family,
             row.operation,
             row.recipients.join(",") || null,

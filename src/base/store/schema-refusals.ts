@@ -34,6 +34,8 @@ export interface RefusalsTable {
   broadcast_id: string | null;
   /** … and the bulk job, when the send was one. */
   job_id: number | null;
+  /** The username a password login named (legacy, XML, email; never its password), as asked (0069). */
+  username: string | null;
 }
 
 /** The recipients' keys of a refused send that named several (one row each). */

@@ -55,4 +55,4 @@ export { MAX_SEGMENTS, SmsPolicy, type SmsSendInput } from "./policy.js";
 export { clickCounts, deliveryReport } from "./report-format.js";
 export { SEND_FIELDS } from "./send-fields.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";
-export { parseXmlSend } from "./xml-send.js";
+export { parseXmlSend, xmlCredentials } from "./xml-send.js";

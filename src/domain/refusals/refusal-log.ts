@@ -37,6 +37,8 @@ export interface RefusalDetails {
   recipientCount?: number;
   sender?: string | undefined;
   text?: string | undefined;
+  /** The username the request logged in with (a password login), so a refused login is found by it. */
+  username?: string | undefined;
   httpStatus: number | null;
   code: string;
   answer: string;
@@ -161,6 +163,7 @@ export class RefusalLog implements RefusalRecorder {
       recipient_count: Math.max(asked.recipientCount ?? 0, asked.recipients.length),
       sender: cut(asked.sender, 64),
       text: cut(asked.text, REFUSAL_TEXT_CHARS),
+      username: cut(asked.username, 64),
       http_status: asked.httpStatus,
       code: asked.code.slice(0, 64),
       answer: asked.answer.slice(0, 100),

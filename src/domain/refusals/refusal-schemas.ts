@@ -50,6 +50,10 @@ export const RefusalPage = Type.Object({
 export const OperatorRefusal = Type.Object(
   {
     account: NullableString({ description: "The account's username; null when the caller was not authenticated." }),
+    username: NullableString({
+      description:
+        "The username a password login named (legacy, XML, email), whether or not it signed in; null for a key or none.",
+    }),
     ...Refusal.properties,
   },
   { title: "OperatorRefusal" },

@@ -1,6 +1,7 @@
 // The log of refusals, read: GET /api/v2/refusals (the account's own) and GET /admin/api/refusals
 // (every account's, or one's with `account`; `account=-` for the unauthenticated ones), with the
-// filters from, to, code, recipient, broadcast_id, job_id, newest first, a cursor (limit or per_page).
+// filters from, to, code, recipient, broadcast_id, job_id (the operator's: username too), newest
+// first, a cursor (limit or per_page).
 
 import type { Selectable } from "kysely";
 import { Type } from "typebox";
@@ -34,7 +35,8 @@ export const REFUSAL_PARAMS = {
 };
 /** v2's own: a reseller lists one of its sub-accounts' refusals with `subaccount`. */
 const ListQuery = Type.Object({ ...REFUSAL_PARAMS, subaccount: SubAccountParam });
-const AdminQuery = Type.Object({ ...REFUSAL_PARAMS, account: text(64) });
+/** The operator's own: one account's (`-`: the unauthenticated), and the username a password login named. */
+const AdminQuery = Type.Object({ ...REFUSAL_PARAMS, account: text(64), username: text(64) });
 export type RefusalQuery = { [K in keyof typeof REFUSAL_PARAMS]?: string };
 
 function invalid(field: string, message: string): GatewayError {
@@ -120,8 +122,15 @@ async function narrowToJob(db: Db, filter: RefusalFilter, accountId: number | nu
 }
 
 /** One page, each row with its account's username (the operator's answer). */
-export async function operatorRefusalPage(db: Db, query: RefusalQuery & { account?: string }, timeZone: string) {
+export async function operatorRefusalPage(
+  db: Db,
+  query: RefusalQuery & { account?: string; username?: string },
+  timeZone: string,
+) {
   const { filter, limit, before } = refusalQuery(query, timeZone);
+  const username = query.username?.trim();
+  if (username?.includes("\u0000")) throw invalid("username", 'Query parameter "username" holds a NUL character.');
+  if (username) filter.username = username;
   const account = query.account?.trim();
   if (account === "-") filter.accountId = null;
   else if (account) filter.accountId = (await requireAccount(db, account)).id;
@@ -135,6 +144,7 @@ export async function operatorRefusalPage(db: Db, query: RefusalQuery & { accoun
     status: "success" as const,
     data: page.rows.map((row) => ({
       account: row.account_id === null ? null : (names.get(Number(row.account_id)) ?? null),
+      username: row.username,
       ...describeRefusal(row),
     })),
     meta: { limit, next_cursor: page.next === undefined ? null : encodeRefusalCursor(page.next) },

@@ -1,5 +1,8 @@
 // The refusals table: the batch insert the log's writer runs, the newest-first list both routes
 // and the CLI read (a cursor of the row id), and the prune by age housekeeping runs.
+import type { Selectable, SelectQueryBuilder } from "kysely";
+import { usernameKey } from "../../base/core/usernames.js";
+import type { Database, RefusalsTable } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { recipientForms } from "../messages/index.js";
 import type { NewRefusal } from "./refusal-log.js";
@@ -31,6 +34,8 @@ export interface RefusalFilter {
   code?: string;
   /** One recipient, written any way (recipientKeys). */
   recipient?: string;
+  /** The username a password login named, any case (the operator's filter). */
+  username?: string;
   /** The broadcast (or bulk job's batch) recipients were left out of. */
   broadcastId?: string;
   jobId?: number;
@@ -81,7 +86,8 @@ export async function listRefusals(db: Db, filter: RefusalFilter, limit: number,
   if (filter.accountId === null) window = window.where("account_id", "is", null);
   else if (filter.accountId !== undefined) window = window.where("account_id", "=", filter.accountId);
   if (before !== undefined) window = window.where("id", "<", before);
-  const filtered = filter.from !== undefined || filter.to !== undefined || filter.code !== undefined;
+  const filtered =
+    filter.from !== undefined || filter.to !== undefined || filter.code !== undefined || filter.username !== undefined;
   const scanned = filtered
     ? (await window.orderBy("id", "desc").limit(REFUSAL_SCAN).execute()).map((row) => Number(row.id))
     : [];
@@ -99,6 +105,7 @@ export async function listRefusals(db: Db, filter: RefusalFilter, limit: number,
   if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
   if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
   if (filter.code !== undefined) query = query.where("code", "=", filter.code);
+  if (filter.username !== undefined) query = whereUsername(query, filter.username);
   const rows = await query
     .orderBy("id", "desc")
     .limit(limit + 1)
@@ -142,7 +149,16 @@ export function indexedRefusalsQuery(db: Db, filter: RefusalFilter, rows: number
   if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
   if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
   if (filter.code !== undefined) query = query.where("code", "=", filter.code);
+  if (filter.username !== undefined) query = whereUsername(query, filter.username);
   return query.orderBy("id", "desc").limit(rows);
+}
+
+/** Rows whose login named `username`, case aside as logins are (A to Z). */
+function whereUsername<Q extends SelectQueryBuilder<Database, "refusals", Selectable<RefusalsTable>>>(
+  query: Q,
+  username: string,
+): Q {
+  return query.where((eb) => eb(eb.fn<string>("lower", ["username"]), "=", usernameKey(username))) as Q;
 }
 
 /** Removes up to `batch` refusals written before `cutoff`, the oldest first; answers how many went. */

@@ -64,6 +64,7 @@ import { priceCardGenerations } from "./0061_price_card_generations.js";
 import { rollupsRejected } from "./0064_rollups_rejected.js";
 import { priceCardRowOrder } from "./0067_price_card_row_order.js";
 import { refusalRecipients } from "./0068_refusal_recipients.js";
+import { refusalUsername } from "./0069_refusal_username.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -128,5 +129,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0064_rollups_rejected": rollupsRejected(engine),
     "0067_price_card_row_order": priceCardRowOrder(engine),
     "0068_refusal_recipients": refusalRecipients(),
+    "0069_refusal_username": refusalUsername(),
   };
 }

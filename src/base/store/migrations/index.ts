@@ -70,6 +70,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0064_rollups_rejected",
   "0067_price_card_row_order",
   "0068_refusal_recipients",
+  "0069_refusal_username",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
