@@ -303,4 +303,66 @@ describeEachEngine("audit entries of operator and account changes", (engine) => 
       ],
     ]);
   });
+
+  it("records an account's WhatsApp connection changed (never its token) and a template marked test-only", async () => {
+    const t = gateway();
+    const shop = await buildAccount(t);
+    const other = await buildAccount(t);
+    const whatsapp = (account: TestAccount, json: unknown) => op("PUT", `/accounts/${account.username}/whatsapp`, json);
+    const seq = await head();
+    const phone = String(400_000_000_000 + shop.id);
+    const connection = {
+      enabled: true,
+      connector: "simulator",
+      phone_number_id: phone,
+      waba_id: "400000000001",
+      access_token: "EAAB-first-token",
+    };
+    expect((await whatsapp(shop, connection)).status).toBe(200);
+    expect((await whatsapp(shop, connection)).status).toBe(200);
+    expect((await whatsapp(shop, { test_numbers: ["919876543210", "+91 98765 00001"] })).status).toBe(200);
+    expect((await whatsapp(shop, { access_token: "EAAB-new-token" })).status).toBe(200);
+    expect((await whatsapp(other, { phone_number_id: phone })).status).toBe(409);
+    expect((await whatsapp(shop, { test_numbers: ["12"] })).status).toBe(400);
+    const synced = await op("POST", `/accounts/${shop.username}/whatsapp/templates/sync`);
+    expect(synced.status, synced.text).toBe(200);
+    const name = (synced.body.data as { name: string }[])[0]!.name;
+    const mark = (testOnly: boolean) =>
+      op("PUT", `/accounts/${shop.username}/whatsapp/templates/${name}`, { test_only: testOnly });
+    expect((await mark(true)).status).toBe(200);
+    expect((await mark(true)).status).toBe(200);
+    expect((await op("PUT", `/accounts/${shop.username}/whatsapp/templates/nope`, { test_only: true })).status).toBe(
+      404,
+    );
+
+    const log = await entriesAfter(seq);
+    expect(JSON.stringify(log)).not.toMatch(/EAAB/);
+    for (const entry of log) {
+      expect(entry).toMatchObject({ actor: operator.username, channel: "operator_api", account: shop.username });
+    }
+    const target = `WhatsApp settings of ${shop.username}`;
+    expect(log.map((entry) => [entry.action, entry.target, entry.before, entry.after])).toEqual([
+      [
+        "whatsapp.update",
+        target,
+        { enabled: false, connector: null, phone_number_id: null, waba_id: null, access_token_set: false },
+        {
+          enabled: true,
+          connector: "simulator",
+          phone_number_id: phone,
+          waba_id: "400000000001",
+          access_token_set: true,
+          access_token_changed: true,
+        },
+      ],
+      ["whatsapp.update", target, { test_numbers: [] }, { test_numbers: ["919876543210", "919876500001"] }],
+      ["whatsapp.update", target, {}, { access_token_changed: true }],
+      [
+        "whatsapp_template.test_only",
+        `WhatsApp template ${name} of ${shop.username}`,
+        { test_only: false, languages: expect.any(Number) },
+        { test_only: true, languages: expect.any(Number) },
+      ],
+    ]);
+  });
 });

@@ -9,6 +9,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
+import { actorOf } from "../../domain/auth/index.js";
 import {
   OperatorWhatsAppSettings,
   OperatorWhatsAppTemplate,
@@ -18,11 +19,11 @@ import {
 import {
   describeWhatsAppSettings,
   senderOf,
-  updateWhatsAppSettings,
+  updateWhatsAppSettingsFor,
   WHATSAPP_CONNECTORS,
   whatsAppSettingsOf,
 } from "./settings.js";
-import { describeTemplate, listedTemplates, setTemplateTestOnly } from "./templates.js";
+import { describeTemplate, listedTemplates, setTemplateTestOnlyFor } from "./templates.js";
 import type { WhatsApp } from "./whatsapp.js";
 
 /** What this file takes from the gateway. */
@@ -79,9 +80,10 @@ export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void
       },
     },
     async (request) => {
-      const accountId = await accountOf(request.params.username);
-      await updateWhatsAppSettings(db, ctx.clock, accountId, request.body);
-      return ok(describeWhatsAppSettings(await settingsOf(accountId), iso));
+      const account = await requireAccount(db, request.params.username);
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      await updateWhatsAppSettingsFor(ctx.store, who, account, request.body, ctx.config.whatsapp.connector);
+      return ok(describeWhatsAppSettings(await settingsOf(account.id), iso));
     },
   );
 
@@ -120,9 +122,10 @@ export function registerWhatsAppAdminRoutes(admin: TypedRoutes, ctx: Deps): void
       },
     },
     async (request) => {
-      const accountId = await accountOf(request.params.username);
+      const account = await requireAccount(db, request.params.username);
       const { name } = request.params;
-      const changed = await setTemplateTestOnly(db, accountId, name, request.body.test_only);
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const changed = await setTemplateTestOnlyFor(ctx.store, who, account, name, request.body.test_only);
       if (changed === 0) throw new GatewayError("not_found", `No synced template "${name}" in this account.`);
       return ok({ name, test_only: request.body.test_only, languages: changed });
     },

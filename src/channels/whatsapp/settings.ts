@@ -4,7 +4,8 @@ import type { Clock } from "../../base/core/clock.js";
 import { parseE164 } from "../../base/core/e164.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { WhatsAppAccountsTable } from "../../base/store/schema.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../../domain/audit/index.js";
 
 export const WHATSAPP_CONNECTORS = ["simulator", "whatsapp-cloud"] as const;
 export type WhatsAppConnectorName = (typeof WHATSAPP_CONNECTORS)[number];
@@ -178,4 +179,52 @@ export function describeWhatsAppSettings(settings: WhatsAppSettings, iso: (ms: n
     test_numbers: settings.testNumbers,
     templates_synced_at: settings.templatesSyncedAt === null ? null : iso(settings.templatesSyncedAt),
   };
+}
+
+/** The settings as the audit log keeps them: the connector the account names (null: the default), never the access token. */
+function auditedSettings(settings: WhatsAppSettings): Record<string, unknown> {
+  return {
+    enabled: settings.enabled,
+    connector: settings.connectorIsOwn ? settings.connector : null,
+    phone_number_id: settings.phoneNumberId,
+    display_phone_number: settings.displayPhoneNumber,
+    waba_id: settings.wabaId,
+    access_token_set: settings.accessToken !== null,
+    sandbox: settings.sandbox,
+    test_numbers: settings.testNumbers,
+  };
+}
+
+/**
+ * The operator's change (PUT /admin/api/accounts/{username}/whatsapp), audited in the same
+ * transaction as `whatsapp.update` with the settings that changed, as they were and are; a new
+ * access token is `access_token_changed: true` in `after`, never the token. A change to what they
+ * already were writes nothing.
+ */
+export async function updateWhatsAppSettingsFor(
+  store: Store,
+  who: Audited,
+  account: { id: number; username: string },
+  change: WhatsAppSettingsChange,
+  defaultConnector: WhatsAppConnectorName,
+): Promise<void> {
+  await store.transaction(async (trx) => {
+    const was = await whatsAppSettingsOf(trx, account.id, defaultConnector);
+    await updateWhatsAppSettings(trx, who.clock, account.id, change);
+    const is = await whatsAppSettingsOf(trx, account.id, defaultConnector);
+    const [before, after] = [auditedSettings(was), auditedSettings(is)];
+    const fields = Object.keys(after).filter((key) => JSON.stringify(before[key]) !== JSON.stringify(after[key]));
+    const tokenChanged = was.accessToken !== is.accessToken;
+    if (fields.length === 0 && !tokenChanged) return;
+    await recordChange(trx, who, {
+      action: "whatsapp.update",
+      target: `WhatsApp settings of ${account.username}`,
+      accountId: account.id,
+      before: Object.fromEntries(fields.map((key) => [key, before[key]])),
+      after: {
+        ...Object.fromEntries(fields.map((key) => [key, after[key]])),
+        ...(tokenChanged ? { access_token_changed: true } : {}),
+      },
+    });
+  });
 }

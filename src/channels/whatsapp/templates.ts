@@ -4,6 +4,7 @@
 import type { Clock } from "../../base/core/clock.js";
 import type { WhatsAppTemplatesTable } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../../domain/audit/index.js";
 import type { GraphComponent, GraphTemplate } from "./graph.js";
 
 export type WhatsAppTemplateRow = Omit<WhatsAppTemplatesTable, "id"> & { id: number };
@@ -252,4 +253,37 @@ export async function setTemplateTestOnly(db: Db, accountId: number, name: strin
     .where("name", "=", name)
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/**
+ * The operator's mark (PUT …/whatsapp/templates/{name}), audited in the same transaction as
+ * `whatsapp_template.test_only` when a language's mark changed. Answers the languages of the name.
+ */
+export async function setTemplateTestOnlyFor(
+  store: Store,
+  who: Audited,
+  account: { id: number; username: string },
+  name: string,
+  testOnly: boolean,
+): Promise<number> {
+  return store.transaction(async (trx) => {
+    const marks = await trx
+      .selectFrom("whatsapp_templates")
+      .select("test_only")
+      .where("account_id", "=", account.id)
+      .where("name", "=", name)
+      .execute();
+    const languages = await setTemplateTestOnly(trx, account.id, name, testOnly);
+    const changed = marks.filter((row) => (row.test_only === 1) !== testOnly).length;
+    if (changed > 0) {
+      await recordChange(trx, who, {
+        action: "whatsapp_template.test_only",
+        target: `WhatsApp template ${name} of ${account.username}`,
+        accountId: account.id,
+        before: { test_only: !testOnly, languages: changed },
+        after: { test_only: testOnly, languages: changed },
+      });
+    }
+    return languages;
+  });
 }
