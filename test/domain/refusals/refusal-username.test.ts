@@ -1,10 +1,11 @@
 // A send refused for a wrong password keeps the username it named (audit F15), on both engines
 // through the real server: the legacy, XML and email families' -7 rows carry `username` (never
 // the password) with no account, and the operator finds them with `username=` in any case, with
-// `account=-` too; a key's refusal names none; a bad
+// `account=-` too, and `refusals list --username`; a key's refusal names none; a bad
 // value is a 400 naming it.
 import { beforeAll, expect, it } from "vitest";
 import { until } from "../../domain/webhooks/receiver.js";
+import { cliOk } from "../../helpers/cli.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { legacy, pushsms, sendParams, xmlSend } from "../../helpers/legacy.js";
@@ -65,6 +66,14 @@ describeEachEngine("refusals by the username a login named", (engine) => {
     expect(keyRow).toBeDefined();
     expect((await operatorList("username=someone-else")).body.data).toEqual([]);
   });
+
+  it("`refusals list --username` reads the same rows", async () => {
+    const env = { DATABASE_URL: t.db.url, SQLITE_SYNCHRONOUS: "NORMAL" };
+    const listed = JSON.parse(await cliOk(["refusals", "list", "--username", retail.username, "--json"], env));
+    expect(listed.data.map((row: { family: string }) => row.family)).toEqual(["legacy", "email", "xml", "legacy"]);
+    const text = await cliOk(["refusals", "list", "--account", "-", "--username", retail.username], env);
+    expect(text).toContain(`- (${retail.username.toUpperCase()})`);
+  }, 120_000);
 
   it("answers a bad username 400 naming it", async () => {
     const long = await operatorList(`username=${"u".repeat(65)}`);
