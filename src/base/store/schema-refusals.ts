@@ -36,6 +36,12 @@ export interface RefusalsTable {
   job_id: number | null;
   /** The username a password login named (legacy, XML, email; never its password), as asked (0069). */
   username: string | null;
+  /**
+   * A level above the account was the short one (decision 0158): the words naming it, which the
+   * operator and that level's line read as `reason`, and how far above it is (1: the parent).
+   */
+  upline_reason: string | null;
+  upline_level: number | null;
 }
 
 /** The recipients' keys of a refused send that named several (one row each). */

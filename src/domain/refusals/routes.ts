@@ -85,8 +85,17 @@ export function refusalQuery(query: RefusalQuery, timeZone: string) {
   return { filter, limit, before };
 }
 
-/** A row as both routes answer it. */
-export function describeRefusal(row: Selectable<RefusalsTable>) {
+/** The reader may know every level above the refused account: the operator. */
+export const EVERY_LEVEL = Number.POSITIVE_INFINITY;
+
+/**
+ * A row as both routes answer it. `levelsKnown`: how many levels above the refused account the
+ * reader may know (0: the account itself, 1: its parent, EVERY_LEVEL: the operator); a refusal a
+ * level within them was short for reads that level's words, any other the words answered
+ * (decision 0158: a white-label sub-account is not told a parent pays, nor which).
+ */
+export function describeRefusal(row: Selectable<RefusalsTable>, levelsKnown = 0) {
+  const known = row.upline_reason !== null && row.upline_level !== null && row.upline_level <= levelsKnown;
   return {
     id: Number(row.id),
     at: new Date(Number(row.created_at)).toISOString(),
@@ -99,7 +108,7 @@ export function describeRefusal(row: Selectable<RefusalsTable>) {
     http_status: row.http_status,
     code: row.code,
     answer: row.answer,
-    reason: row.reason,
+    reason: known ? row.upline_reason! : row.reason,
     request_id: row.request_id,
     address: row.address,
     broadcast_id: row.broadcast_id,
@@ -145,7 +154,7 @@ export async function operatorRefusalPage(
     data: page.rows.map((row) => ({
       account: row.account_id === null ? null : (names.get(Number(row.account_id)) ?? null),
       username: row.username,
-      ...describeRefusal(row),
+      ...describeRefusal(row, EVERY_LEVEL),
     })),
     meta: { limit, next_cursor: page.next === undefined ? null : encodeRefusalCursor(page.next) },
   };
@@ -170,9 +179,11 @@ export function registerV2RefusalRoutes(v2: TypedRoutes, ctx: Deps): void {
       filter.accountId = await listedAccount(ctx.store.db, principal.accountId, request.query.subaccount);
       await narrowToJob(ctx.store.db, filter, filter.accountId);
       const page = await listRefusals(ctx.store.db, filter, limit, before);
+      // A parent reading its sub-account's refusals knows its own level (decision 0158).
+      const levelsKnown = filter.accountId === principal.accountId ? 0 : 1;
       return {
         status: "success",
-        data: page.rows.map(describeRefusal),
+        data: page.rows.map((row) => describeRefusal(row, levelsKnown)),
         meta: { limit, next_cursor: page.next === undefined ? null : encodeRefusalCursor(page.next) },
       };
     },

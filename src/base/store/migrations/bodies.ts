@@ -65,6 +65,7 @@ import { rollupsRejected } from "./0064_rollups_rejected.js";
 import { priceCardRowOrder } from "./0067_price_card_row_order.js";
 import { refusalRecipients } from "./0068_refusal_recipients.js";
 import { refusalUsername } from "./0069_refusal_username.js";
+import { refusalUpline } from "./0070_refusal_upline.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -130,5 +131,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0067_price_card_row_order": priceCardRowOrder(engine),
     "0068_refusal_recipients": refusalRecipients(),
     "0069_refusal_username": refusalUsername(),
+    "0070_refusal_upline": refusalUpline(),
   };
 }

@@ -71,6 +71,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0067_price_card_row_order",
   "0068_refusal_recipients",
   "0069_refusal_username",
+  "0070_refusal_upline",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
