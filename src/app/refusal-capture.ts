@@ -163,9 +163,8 @@ function recordLeftOut(
       answer: body || String(status),
       requestId: request.id,
       // A JSON answer lists each with its code (v2 bulk); a plain-text one is the broadcast id for all.
-      recipients: plain
-        ? leftOut.recipients
-        : leftOut.recipients.map((left) => ({ ...left, answer: `${status} ${left.code}` })),
+      answerNamesCode: !plain,
+      recipients: leftOut.recipients,
     },
   );
 }

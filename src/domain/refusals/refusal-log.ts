@@ -63,8 +63,9 @@ export interface LeftOutSend {
   sender?: string | undefined;
   text?: string | undefined;
   httpStatus: number | null;
-  /** The send's answer as the family wrote it (the broadcast id, `200 dnd_blocked`). */
+  /** The send's answer as the family wrote it (the broadcast id; `200`, followed by each one's code when `answerNamesCode`). */
   answer: string;
+  answerNamesCode?: boolean;
   requestId: string;
   recipients: readonly LeftOutRecipient[];
 }
@@ -202,30 +203,43 @@ export class RefusalLog implements RefusalRecorder {
     }
     if (take === 0) return;
     this.leftOutCounts.set(head.accountId, taken + take);
-    const common = {
-      account_id: head.accountId,
-      family: head.family,
-      operation: send.operation.slice(0, 200),
-      recipient_count: 1,
-      sender: cut(send.sender, 64),
-      text: cut(send.text, REFUSAL_TEXT_CHARS),
-      http_status: send.httpStatus,
-      answer: send.answer.slice(0, 100),
-      request_id: send.requestId.slice(0, 100),
-      address: head.address.slice(0, 100),
-      created_at: now,
-      recipient_key: null,
-      broadcast_id: send.broadcastId.slice(0, 100),
-      job_id: send.jobId ?? null,
-    };
+    const operation = send.operation.slice(0, 200);
+    const sender = cut(send.sender, 64);
+    const text = cut(send.text, REFUSAL_TEXT_CHARS);
+    const answer = send.answer.slice(0, 100);
+    const requestId = send.requestId.slice(0, 100);
+    const address = head.address.slice(0, 100);
+    const broadcastId = send.broadcastId.slice(0, 100);
+    const jobId = send.jobId ?? null;
+    // One literal of the same shape per row: a campaign's 30,000 cost milliseconds, not a spread each.
     for (let i = 0; i < take; i++) {
       const left = send.recipients[i]!;
+      const recipient = left.recipient.length > 320 ? left.recipient.slice(0, 320) : left.recipient;
       this.buffer.push({
-        ...common,
-        recipients: left.recipient.slice(0, 320).replaceAll(",", " ") || null,
-        code: left.code.slice(0, 64),
-        reason: left.reason.slice(0, 500),
-        ...(left.answer === undefined ? {} : { answer: left.answer.slice(0, 100) }),
+        account_id: head.accountId,
+        family: head.family,
+        operation,
+        recipients: recipient.includes(",") ? recipient.replaceAll(",", " ") : recipient || null,
+        recipient_count: 1,
+        sender,
+        text,
+        // The account is known: a left-out number's row needs no login name to be found.
+        username: null,
+        http_status: send.httpStatus,
+        code: left.code.length > 64 ? left.code.slice(0, 64) : left.code,
+        answer:
+          left.answer !== undefined
+            ? left.answer.slice(0, 100)
+            : send.answerNamesCode
+              ? `${answer} ${left.code}`.slice(0, 100)
+              : answer,
+        reason: left.reason.length > 500 ? left.reason.slice(0, 500) : left.reason,
+        request_id: requestId,
+        address,
+        created_at: now,
+        recipient_key: null,
+        broadcast_id: broadcastId,
+        job_id: jobId,
       });
     }
     this.leftOutBuffered += take;
