@@ -365,4 +365,46 @@ describeEachEngine("audit entries of operator and account changes", (engine) => 
       ],
     ]);
   });
+
+  it("records the account's own requests for DLT registrations, once each", async () => {
+    const t = gateway();
+    const shop = await buildAccount(t);
+    const ask = (path: string, json: unknown) =>
+      call(t, "POST", `/api/v2/dlt/${path}`, { headers: bearer(shop), json });
+    const seq = await head();
+    const entity = await ask("entities", { entity_id: "1101160000000000077" });
+    expect(entity.status, entity.text).toBe(201);
+    expect((await ask("entities", { entity_id: "1101160000000000077" })).status).toBe(200);
+    const header = await ask("headers", { header: "SHOPIN" });
+    expect(header.status, header.text).toBe(201);
+    const url = await ask("urls", { entity_id: "1101160000000000077", url: "https://shop.example.com/o" });
+    expect(url.status, url.text).toBe(201);
+    expect((await ask("headers", { header: "" })).status).toBe(400);
+
+    const log = await entriesAfter(seq);
+    expect(
+      log.slice(0, 2).map((entry) => [entry.action, entry.actor, entry.channel, entry.target, entry.after]),
+    ).toEqual([
+      [
+        "dlt_entity.request",
+        shop.username,
+        "api",
+        `DLT entity ${entity.body.data.id}`,
+        expect.objectContaining({ entity_id: "1101160000000000077", status: "pending" }),
+      ],
+      [
+        "dlt_header.request",
+        shop.username,
+        "api",
+        `DLT header ${header.body.data.id}`,
+        expect.objectContaining({ header: "SHOPIN", status: "pending" }),
+      ],
+    ]);
+    expect(log[2]).toMatchObject({
+      action: "dlt_url.request",
+      target: `DLT link ${url.body.data.id}`,
+      after: { url: "shop.example.com/o", status: "pending" },
+    });
+    expect(log).toHaveLength(3);
+  });
 });

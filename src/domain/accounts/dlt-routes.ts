@@ -5,6 +5,8 @@ import { isoUtc } from "../../base/core/clock.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { recordChange } from "../audit/index.js";
+import { actorOf } from "../auth/index.js";
 import {
   carriedTmChain,
   type DltEntityRow,
@@ -96,8 +98,18 @@ export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
       },
       async (request, reply) => {
         const value = request.body[field] ?? "";
-        const { created, row } = await requestDltRegistration(db, ctx.clock, request.principal!.accountId, kind, value);
-        const data = kind === "entity" ? entityView(row as DltEntityRow, tmId) : headerView(row as DltHeaderRow);
+        const accountId = request.principal!.accountId;
+        const who = { clock: ctx.clock, actor: actorOf(request) };
+        // Audited as the account's other requests (sender_id.request): asking again writes nothing.
+        const { created, data } = await ctx.store.transaction(async (trx) => {
+          const { created, row } = await requestDltRegistration(trx, ctx.clock, accountId, kind, value);
+          const data = kind === "entity" ? entityView(row as DltEntityRow, tmId) : headerView(row as DltHeaderRow);
+          if (created) {
+            const target = `DLT ${kind} ${data.id}`;
+            await recordChange(trx, who, { action: `dlt_${kind}.request`, target, accountId, after: data });
+          }
+          return { created, data };
+        });
         return reply.code(created ? 201 : 200).send({ status: "success", data });
       },
     );
@@ -131,11 +143,23 @@ export function registerV2DltRoutes(v2: TypedRoutes, ctx: Deps): void {
         const body = request.body as Record<string, string>;
         const principal = request.principal!;
         const account = { id: principal.accountId, username: principal.username };
-        const { created, row } = await addDltLink(db, ctx.clock, account, {
-          kind,
-          entityId: body.entity_id ?? "",
-          value: body[field] ?? "",
-          status: "pending",
+        const who = { clock: ctx.clock, actor: actorOf(request) };
+        const { created, row } = await ctx.store.transaction(async (trx) => {
+          const added = await addDltLink(trx, ctx.clock, account, {
+            kind,
+            entityId: body.entity_id ?? "",
+            value: body[field] ?? "",
+            status: "pending",
+          });
+          if (added.created) {
+            await recordChange(trx, who, {
+              action: `dlt_${kind}.request`,
+              target: `${kind === "url" ? "DLT link" : "DLT callback number"} ${added.row.id}`,
+              accountId: account.id,
+              after: describeDltLink(added.row),
+            });
+          }
+          return added;
         });
         return reply.code(created ? 201 : 200).send({ status: "success", data: describeDltLink(row) });
       },
