@@ -10,7 +10,13 @@ import { CompiledQuery } from "kysely";
 import { expect, it } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { createMetrics } from "../../../src/base/runtime/metrics.js";
-import { LEFT_OUT_PER_ACCOUNT_PER_HOUR, type NewRefusal, RefusalLog } from "../../../src/domain/refusals/index.js";
+import {
+  insertRefusals,
+  LEFT_OUT_PER_ACCOUNT_PER_HOUR,
+  type NewRefusal,
+  pruneRefusals,
+  RefusalLog,
+} from "../../../src/domain/refusals/index.js";
 import { indexedRefusalsQuery } from "../../../src/domain/refusals/rows.js";
 import { boundEsme, smppAccount, until, useSmppTestGateway } from "../../channels/smpp-server/client.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
@@ -188,6 +194,60 @@ describeEnginesTogether("recipients left out of a send, in the log of refusals",
     // Another account's job, and one that is not, list nothing.
     expect(await refusals(t, await buildAccount(t), `job_id=${jobId}`)).toEqual([]);
     expect(await refusals(t, account, "job_id=999999")).toEqual([]);
+  });
+
+  it("a bulk job to a contact group: its DND contacts listed by the job", async () => {
+    const t = gateway();
+    await withDnd(t, ["9811300001", "9811300002"]);
+    const account = await buildAccount(t, { credits: { sms: 50 } });
+    const group = await call(t, "POST", "/api/v2/groups", { headers: bearer(account), json: { name: "Diwali" } });
+    expect(group.status, group.text).toBe(201);
+    const groupId = group.body.data.id as number;
+    const added = await call(t, "POST", `/api/v2/groups/${groupId}/contacts`, {
+      headers: bearer(account),
+      json: ["9811300001", "+91 98113 00002", "9876300003"],
+    });
+    expect(added.status, added.text).toBeLessThan(300);
+    const send = await call(t, "POST", "/api/v2/sms/bulk", {
+      headers: bearer(account),
+      json: { sender_id: "PROMOTIONAL", route: "promotional", message: "Group sale", group_id: groupId },
+    });
+    expect(send.status, send.text).toBe(200);
+    expect(send.body.data).toMatchObject({ total: 3, accepted: 1, rejected_count: 2 });
+    await written(t, account.id, 2);
+    const rows = await refusals(t, account, `job_id=${send.body.data.job_id}`);
+    expect(rows.map((row) => row.recipients).sort()).toEqual([["9811300001"], ["9811300002"]]);
+    expect(rows.every((row) => row.code === "dnd_blocked" && row.text === "Group sale")).toBe(true);
+  });
+
+  it("prunes a refused send to several with its numbers' keys", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    await insertRefusals(t.db.store, [
+      {
+        account_id: account.id,
+        family: "legacy",
+        operation: "GET /httpapi/send",
+        recipients: "9811400001,9811400002",
+        recipient_count: 2,
+        sender: "SWBRD",
+        text: "old",
+        http_status: 200,
+        code: "dnd_blocked",
+        answer: "-11",
+        reason: "DND",
+        request_id: "old-1",
+        address: "10.0.0.1",
+        created_at: Date.parse("2026-01-01T00:00:00Z"),
+      },
+    ]);
+    expect(await refusals(t, account, "recipient=919811400002")).toHaveLength(1);
+    const keys = () =>
+      t.db.store.db.selectFrom("refusal_recipients").selectAll().where("recipient_key", "like", "9198114%").execute();
+    expect(await keys()).toHaveLength(2);
+    await pruneRefusals(t.db.store, Date.parse("2026-02-01T00:00:00Z"), 100);
+    expect(await keys()).toEqual([]);
+    expect(await refusals(t, account, "recipient=919811400002")).toEqual([]);
   });
 
   it("SMPP submit_multi: the destinations left out, as in its unsuccess_sme", async () => {
