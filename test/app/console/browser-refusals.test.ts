@@ -1,7 +1,7 @@
 // The log of refusals in a real browser, at phone width (390 px): the account's Refusals page
 // shows its refused sends with the answer each family gave (a v2 422 and a legacy -5), filters by
 // error code; the operator's page lists them under the account's name and finds the
-// unauthenticated ones; a customer does not reach the operator's page. axe on both pages.
+// unauthenticated ones, and by the username a wrong password named; a customer does not reach the operator's page. axe on both pages.
 import { beforeAll, expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -35,6 +35,8 @@ describeInBrowser("console in the browser: the log of refusals", () => {
       json: { sender_id: "SWBRD", recipient: "9876543210", message: "who" },
     });
     expect(unknown.status).toBe(401);
+    const wrongPassword = { ...sendParams(shop), username: shop.username.toUpperCase(), password: "not-it" };
+    expect((await legacy(t, "/httpapi/send", wrongPassword)).text).toBe("-7");
     await t.gateway.ctx.refusals.flush();
   });
 
@@ -83,6 +85,12 @@ describeInBrowser("console in the browser: the log of refusals", () => {
     await page.getByRole("button", { name: "Search" }).click();
     await expect.poll(async () => (await list.textContent()) ?? "").toContain("401 unauthorized");
     expect(await list.textContent()).toContain("not authenticated");
+
+    await page.getByRole("searchbox", { name: "Username" }).fill(shop.username);
+    await page.getByRole("button", { name: "Search" }).click();
+    await expect.poll(() => list.getByRole("listitem").count()).toBe(1);
+    expect(await list.textContent()).toContain(`not authenticated as ${shop.username.toUpperCase()}`);
+    expect(await list.textContent()).toContain("-7");
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

@@ -108,9 +108,9 @@ export default function Refusals() {
         fields={REFUSAL_FILTERS}
         idPrefix="refusal"
         label="Filter refusals"
-        key={JSON.stringify(filters)}
+        key={`form ${JSON.stringify(filters)}`}
       />
-      <RefusalList path="/api/v2/refusals" query={filters} key={JSON.stringify(filters)} />
+      <RefusalList path="/api/v2/refusals" query={filters} key={`list ${JSON.stringify(filters)}`} />
     </>
   );
 }

@@ -1,5 +1,6 @@
 // GET /admin/api/refusals: every account's refused sends (or one account's; "-" for requests
-// without valid credentials), with the account page's filters and cards (../Refusals.tsx).
+// without valid credentials), with the account page's filters and cards (../Refusals.tsx), and
+// the username a password login named (a wrong password's refusal is found by it).
 
 import { FilterForm, useQueryFilters } from "../../filters.js";
 import type { OperatorRefusalPage } from "../../operator-types.js";
@@ -9,6 +10,7 @@ import { REFUSAL_FILTERS, RefusalList } from "../Refusals.js";
 
 const FILTERS = [
   { name: "account", label: "Account", type: "search", hint: "A username, or - for unauthenticated" },
+  { name: "username", label: "Username", type: "search", hint: "The one a password login named, signed in or not" },
   ...REFUSAL_FILTERS,
 ] as const;
 
@@ -26,15 +28,17 @@ export default function OperatorRefusals() {
         fields={FILTERS}
         idPrefix="refusal"
         label="Filter refusals"
-        key={JSON.stringify(filters)}
+        key={`form ${JSON.stringify(filters)}`}
       />
       <RefusalList<Row>
         path="/admin/api/refusals"
         query={filters}
-        key={JSON.stringify(filters)}
+        key={`list ${JSON.stringify(filters)}`}
         accountOf={(row) =>
           row.account ? (
             <Link to={`/operator/accounts/${encodeURIComponent(row.account)}`}>{row.account}</Link>
+          ) : row.username ? (
+            `— (not authenticated as ${row.username})`
           ) : (
             "— (not authenticated)"
           )
