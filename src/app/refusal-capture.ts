@@ -201,6 +201,7 @@ export function captureRefusals(log: RefusalRecorder) {
             answer: plain && body !== "" ? (status === 200 ? body : `${status} ${body}`) : `${status} ${refusal.code}`,
             reason: refusal.message ?? refusal.code,
             requestId: request.id,
+            upline: refusal.upline,
           };
         });
       }

@@ -44,6 +44,8 @@ export interface RefusalDetails {
   answer: string;
   reason: string;
   requestId: string;
+  /** A level above the account was the short one: its words and how far above (decision 0158). */
+  upline?: { reason: string; level: number } | undefined;
 }
 
 /** A recipient an accepted send went on without: its number as asked, and why (the refusal it alone would get). */
@@ -175,6 +177,8 @@ export class RefusalLog implements RefusalRecorder {
       recipient_key: null,
       broadcast_id: null,
       job_id: null,
+      upline_reason: asked.upline ? asked.upline.reason.slice(0, 500) : null,
+      upline_level: asked.upline?.level ?? null,
     });
     metrics.refusalsRecorded.inc({ family: head.family });
     this.schedule();
@@ -240,6 +244,9 @@ export class RefusalLog implements RefusalRecorder {
         recipient_key: null,
         broadcast_id: broadcastId,
         job_id: jobId,
+        // Every row has every column: SQLite's batch insert names the first row's.
+        upline_reason: null,
+        upline_level: null,
       });
     }
     this.leftOutBuffered += take;

@@ -5,7 +5,7 @@
 import { afterEach, expect, it } from "vitest";
 import { updateAccount } from "../../../src/domain/accounts/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
-import { buildAccount, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { auditLedger } from "../../helpers/resellers.js";
 import { useWhatsAppWorld, whatsappWallet } from "./helpers.js";
 
@@ -56,6 +56,15 @@ describeEachEngine("WhatsApp send by a sub-account", (engine) => {
     expect(await whatsappWallet(t, leaf.account.id)).toEqual({ balance: 5, held: 0 });
     expect(await whatsappWallet(t, mid.id)).toEqual({ balance: 5, held: 0 });
     expect(await whatsappWallet(t, top.id)).toEqual({ balance: 0, held: 0 });
+    // The log of refusals names the short account to the operator only (decision 0158).
+    await t.gateway.ctx.refusals.flush();
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const reasonFor = async (path: string, account: TestAccount) =>
+      (await call(t, "GET", path, { headers: { authorization: `Bearer ${account.apiKey}` } })).body.data[0]?.reason;
+    expect(await reasonFor(`/admin/api/refusals?account=${leaf.account.username}`, operator)).toBe(
+      `Credit not available at the account 2 levels above, ${top.username}: its whatsapp wallet holds 0, the send needs 1.`,
+    );
+    expect(await reasonFor("/api/v2/refusals", leaf.account)).toBe(answer.body.message);
   });
 
   it("refuses a sub-account whose reseller is blocked (decision 0148), holding and charging nothing; reactivated, it sends", async () => {

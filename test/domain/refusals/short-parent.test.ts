@@ -1,0 +1,85 @@
+// A sub-account's send refused because an account above it is short (audit F12, decision 0158),
+// through the real server on both engines: the sub-account is answered, and reads in its log of
+// refusals, only "Credit not available." (white label, decision 0150); the short parent reads in
+// its sub-account's refusals which account is short and by how much; the operator reads it for
+// any level; a parent does not learn of an account above it that is short.
+import { expect, it } from "vitest";
+import { describeEachEngine } from "../../helpers/engines.js";
+import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { legacy, sendParams } from "../../helpers/legacy.js";
+import { resellerTree } from "../../helpers/resellers.js";
+
+const PLAIN = "Credit not available.";
+
+describeEachEngine("a refusal a parent is short for", (engine) => {
+  const gateway = useTestGateway(engine);
+  const bearer = (account: TestAccount) => ({ authorization: `Bearer ${account.apiKey}` });
+
+  async function reasons(t: TestGateway, path: string, headers: Record<string, string>) {
+    await t.gateway.ctx.refusals.flush();
+    const answer = await call(t, "GET", path, { headers });
+    expect(answer.status, answer.text).toBe(200);
+    return (answer.body.data as { code: string; reason: string }[]).map((r) => [r.code, r.reason]);
+  }
+
+  const send = (t: TestGateway, account: TestAccount) =>
+    call(t, "POST", "/api/v2/sms/send", {
+      headers: bearer(account),
+      json: { sender_id: "SWBRD", recipient: "9876530099", message: "Code 2", route: "transactional" },
+    });
+
+  it("names the short parent to the operator and the parent, never to the sub-account", async () => {
+    const t = gateway();
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    // mid is short: leaf's send needs its parent's credits too.
+    const { mid, leaf } = await resellerTree(t, t.clock, { mid: {}, leaf: { sms: 20 } });
+
+    const refused = await send(t, leaf);
+    expect(refused.status, refused.text).toBe(402);
+    expect(refused.body).toMatchObject({ message: PLAIN, error: { code: "insufficient_credits" } });
+    expect(refused.text).not.toContain(mid.username);
+    const plainText = await legacy(t, "/httpapi/send", sendParams(leaf, { phonenumber: "9876530099" }));
+    expect(plainText.text.trim()).toBe("-12");
+
+    const why = `Credit not available at the parent account ${mid.username}: its sms wallet holds 0, the send needs 0.55.`;
+    // The sub-account: the plain words, for both families.
+    expect(await reasons(t, "/api/v2/refusals", bearer(leaf))).toEqual([
+      ["insufficient_credits", PLAIN],
+      ["insufficient_credits", PLAIN],
+    ]);
+    // The short parent, on its sub-account's refusals.
+    expect(await reasons(t, `/api/v2/refusals?subaccount=${leaf.username}`, bearer(mid))).toEqual([
+      ["insufficient_credits", why],
+      ["insufficient_credits", why],
+    ]);
+    // The operator.
+    expect(await reasons(t, `/admin/api/refusals?account=${leaf.username}`, bearer(operator))).toEqual([
+      ["insufficient_credits", why],
+      ["insufficient_credits", why],
+    ]);
+  });
+
+  it("tells a parent nothing of a short account above it; the operator reads which", async () => {
+    const t = gateway();
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const { top, mid, leaf } = await resellerTree(t, t.clock, { top: {} });
+
+    expect((await send(t, leaf)).status).toBe(402);
+    expect(await reasons(t, "/api/v2/refusals", bearer(leaf))).toEqual([["insufficient_credits", PLAIN]]);
+    expect(await reasons(t, `/api/v2/refusals?subaccount=${leaf.username}`, bearer(mid))).toEqual([
+      ["insufficient_credits", PLAIN],
+    ]);
+    expect(await reasons(t, `/admin/api/refusals?account=${leaf.username}`, bearer(operator))).toEqual([
+      [
+        "insufficient_credits",
+        `Credit not available at the account 2 levels above, ${top.username}: its sms wallet holds 0, the send needs 0.5.`,
+      ],
+    ]);
+    // The sub-account's own wallet short: the same words for everyone, as before.
+    const own = await resellerTree(t, t.clock, { leaf: {} });
+    expect((await send(t, own.leaf)).status).toBe(402);
+    expect(await reasons(t, `/admin/api/refusals?account=${own.leaf.username}`, bearer(operator))).toEqual([
+      ["insufficient_credits", PLAIN],
+    ]);
+  });
+});
