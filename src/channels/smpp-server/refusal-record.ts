@@ -52,6 +52,7 @@ export function recordRefusal(
       reason: result.reason,
       // SMPP has no request id: one of ours, as every refusal has one.
       requestId: requestIdOf(bind),
+      upline: result.upline,
     };
   });
 }

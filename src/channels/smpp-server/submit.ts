@@ -58,7 +58,14 @@ export interface SubmittingBind {
 
 export type SubmitResult =
   | { status: 0; messageId: string; failed?: UnsuccessfulDestination[]; leftOut?: LeftOutRecipient[] }
-  | { status: number; messageId: ""; reason: string; code?: string };
+  | {
+      status: number;
+      messageId: "";
+      reason: string;
+      code?: string;
+      /** An account above the bound one was short: for the log of refusals only (decision 0158). */
+      upline?: { reason: string; level: number };
+    };
 
 interface Concatenation {
   reference: number;
@@ -221,7 +228,13 @@ export class Submitter {
         error instanceof SmppRefusal
           ? refuse(error.status, error.message)
           : error instanceof GatewayError
-            ? { status: statusOfRefusal(error.code), messageId: "", reason: error.message, code: error.code }
+            ? {
+                status: statusOfRefusal(error.code),
+                messageId: "",
+                reason: error.message,
+                code: error.code,
+                ...(error.upline ? { upline: error.upline } : {}),
+              }
             : undefined;
       // The whole message refused on its last part: the parts answered before it are owed their receipts.
       if (joined.earlier) this.deps.abandoned(joined.earlier, { status: result?.status ?? STATUS.ESME_RSYSERR });

@@ -1,9 +1,12 @@
 // A sub-account's send refused because an account above it is short (audit F12, decision 0158),
-// through the real server on both engines: the sub-account is answered, and reads in its log of
-// refusals, only "Credit not available." (white label, decision 0150); the short parent reads in
-// its sub-account's refusals which account is short and by how much; the operator reads it for
-// any level; a parent does not learn of an account above it that is short.
+// through the real server on both engines (v2, legacy and SMPP sends): the sub-account is
+// answered, and reads in its log of refusals, only "Credit not available." (white label, decision
+// 0150); the short parent reads in its sub-account's refusals which account is short and by how
+// much; the operator reads it for any level; a parent does not learn of an account above it that
+// is short.
 import { expect, it } from "vitest";
+import { setSmppSettings } from "../../../src/channels/smpp-server/index.js";
+import { boundEsme } from "../../channels/smpp-server/client.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { legacy, sendParams } from "../../helpers/legacy.js";
@@ -12,7 +15,7 @@ import { resellerTree } from "../../helpers/resellers.js";
 const PLAIN = "Credit not available.";
 
 describeEachEngine("a refusal a parent is short for", (engine) => {
-  const gateway = useTestGateway(engine);
+  const gateway = useTestGateway(engine, { env: { SMPP_SERVER_PORT: "auto" } });
   const bearer = (account: TestAccount) => ({ authorization: `Bearer ${account.apiKey}` });
 
   async function reasons(t: TestGateway, path: string, headers: Record<string, string>) {
@@ -40,23 +43,27 @@ describeEachEngine("a refusal a parent is short for", (engine) => {
     expect(refused.text).not.toContain(mid.username);
     const plainText = await legacy(t, "/httpapi/send", sendParams(leaf, { phonenumber: "9876530099" }));
     expect(plainText.text.trim()).toBe("-12");
+    await setSmppSettings(t.db.store, t.clock, leaf.username, { password: "smpp-pw1", submitsPerSecond: 0 });
+    const esme = await boundEsme(t, { ...leaf, smppPassword: "smpp-pw1" });
+    const submitted = await esme.submit({
+      source_addr: "SWBRD",
+      destination_addr: "9876530099",
+      short_message: "Code 4",
+    });
+    esme.destroy();
+    expect(submitted.command_status).not.toBe(0);
 
     const why = `Credit not available at the parent account ${mid.username}: its sms wallet holds 0, the send needs 0.55.`;
     // The sub-account: the plain words, for both families.
-    expect(await reasons(t, "/api/v2/refusals", bearer(leaf))).toEqual([
-      ["insufficient_credits", PLAIN],
-      ["insufficient_credits", PLAIN],
-    ]);
+    expect(await reasons(t, "/api/v2/refusals", bearer(leaf))).toEqual(Array(3).fill(["insufficient_credits", PLAIN]));
     // The short parent, on its sub-account's refusals.
-    expect(await reasons(t, `/api/v2/refusals?subaccount=${leaf.username}`, bearer(mid))).toEqual([
-      ["insufficient_credits", why],
-      ["insufficient_credits", why],
-    ]);
+    expect(await reasons(t, `/api/v2/refusals?subaccount=${leaf.username}`, bearer(mid))).toEqual(
+      Array(3).fill(["insufficient_credits", why]),
+    );
     // The operator.
-    expect(await reasons(t, `/admin/api/refusals?account=${leaf.username}`, bearer(operator))).toEqual([
-      ["insufficient_credits", why],
-      ["insufficient_credits", why],
-    ]);
+    expect(await reasons(t, `/admin/api/refusals?account=${leaf.username}`, bearer(operator))).toEqual(
+      Array(3).fill(["insufficient_credits", why]),
+    );
   });
 
   it("tells a parent nothing of a short account above it; the operator reads which", async () => {
