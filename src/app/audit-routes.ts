@@ -25,6 +25,7 @@ import {
   describeAuditEntry,
   eachAuditEntry,
   encodeAuditCursor,
+  hashedFields,
   listAudit,
   verifyAuditChain,
 } from "../domain/audit/index.js";
@@ -107,16 +108,25 @@ export async function auditPage(db: Db, query: AuditQuery, timeZone: string, rea
 async function* exportRows(db: Db, query: AuditQuery, timeZone: string, reader: Reader) {
   const filter = auditFilterOf(query, timeZone);
   if (reader.accountId !== undefined) filter.accountId = reader.accountId;
-  let page: Selectable<AuditLogTable>[] = [];
+  // The operator's export carries what each hash covers (decision 0162); an account's own does
+  // not: it covers fields its lines leave out (others' credentials, balances outside its tree).
+  const page = async (rows: Selectable<AuditLogTable>[]) => {
+    const entries = await described(db, rows, reader);
+    return reader.own ? entries : entries.map((entry, i) => ({ ...entry, ...hashedFields(rows[i]!) }));
+  };
+  let rows: Selectable<AuditLogTable>[] = [];
   for await (const row of eachAuditEntry(db, filter)) {
-    page.push(row);
-    if (page.length === 500) {
-      yield* await described(db, page, reader);
-      page = [];
+    rows.push(row);
+    if (rows.length === 500) {
+      yield* await page(rows);
+      rows = [];
     }
   }
-  yield* await described(db, page, reader);
+  yield* await page(rows);
 }
+
+/** The operator's export columns: an entry's, then what its hash covers. */
+const CHECKABLE_COLUMNS = [...AUDIT_EXPORT_COLUMNS, "prev_hash", "hashed"];
 
 export function registerAdminAuditRoutes(admin: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
@@ -137,7 +147,7 @@ export function registerAdminAuditRoutes(admin: TypedRoutes, ctx: Deps): void {
       auditFilterOf(request.query, request.principal!.timeZone);
       const reader = await readerOf(db, request.query.account);
       const rows = exportRows(ctx.store.scanDb(), request.query, request.principal!.timeZone, reader);
-      return sendExport(reply, format, "audit", AUDIT_EXPORT_COLUMNS, rows);
+      return sendExport(reply, format, "audit", CHECKABLE_COLUMNS, rows);
     },
   );
   admin.get(

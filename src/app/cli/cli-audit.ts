@@ -1,8 +1,10 @@
 // CLI commands of the audit log: `audit list`, every entry (or one account's) newest first with
 // the filters of GET /admin/api/audit, and `audit verify`, the chain checked from its first
-// entry: exit 1 naming the first bad entry. Times without a zone are read in UTC.
+// entry: exit 1 naming the first bad entry (or, with --file, an operator's JSON Lines export
+// checked without the database). Times without a zone are read in UTC.
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { verifyAuditChain } from "../../domain/audit/index.js";
+import { checkAuditExport, verifyAuditChain } from "../../domain/audit/index.js";
 import { auditPage, readerOf } from "../audit-routes.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
@@ -74,9 +76,11 @@ export function addAuditCommands(program: Command): void {
   audit
     .command("verify")
     .description("check the log's hash chain; exit 1 naming the first deleted, edited or re-ordered entry")
+    .option("--file <export.jsonl>", "check an operator's JSON Lines export instead, without the database")
     .option("--json", "print the report as JSON")
-    .action((opts: { json?: boolean }) =>
-      withStore(async (store) => {
+    .action((opts: { json?: boolean; file?: string }) => {
+      if (opts.file !== undefined) return verifyExport(opts.file, opts.json);
+      return withStore(async (store) => {
         const report = await verifyAuditChain(store.db);
         print(report, opts.json, () =>
           report.broken
@@ -84,6 +88,22 @@ export function addAuditCommands(program: Command): void {
             : `audit log intact: ${report.entries} entries, head ${report.head.seq} ${report.head.hash}`,
         );
         if (report.broken) process.exitCode = 1;
-      }),
-    );
+      });
+    });
+}
+
+/** `audit verify --file`: each line against its hash, each against the one before it. */
+function verifyExport(file: string, json: boolean | undefined): void {
+  const report = checkAuditExport(readFileSync(file, "utf8").split("\n"));
+  const gaps = report.gaps.map((gap) => (gap.from === gap.to ? `${gap.from}` : `${gap.from}-${gap.to}`));
+  print(report, json, () => {
+    if (report.broken) {
+      return `export BROKEN at entry ${report.broken.seq}: ${report.broken.reason}\n${report.entries} entries before it verified`;
+    }
+    const last = report.last ? `, last ${report.last.seq} ${report.last.hash}` : "";
+    const missing =
+      gaps.length === 0 ? "" : `\nentries not in the file (a filtered export, or taken out): ${gaps.join(", ")}`;
+    return `export intact: ${report.entries} entries${last}${missing}`;
+  });
+  if (report.broken) process.exitCode = 1;
 }

@@ -6,12 +6,14 @@
 //   actor.ts         Actor: who made a change (account, channel, session or key, address); cliActor
 //   record.ts        recordChange: the append, in the change's own transaction, behind the chain's head lock
 //   verify.ts        verifyAuditChain: the walk that names the first entry that fails
+//   export-check.ts  checkAuditExport: an operator's JSON Lines export checked without the database
 //   rows.ts          the newest-first page with a cursor, every entry for an export, a row described
 //   query.ts         the lists' query: from, to, action, actor, target, limit, cursor
 //   audit-schemas.ts the answers' schemas (AuditEntry, AuditPage) and the export's columns
 // The hash of an entry is base/store/audit-chain.ts's (the migration that made the log uses it too).
 export { type Actor, type AuditChannel, cliActor } from "./actor.js";
 export { AUDIT_EXPORT_COLUMNS, AuditEntry, AuditPage, AuditVerification } from "./audit-schemas.js";
+export { checkAuditExport, type ExportReport } from "./export-check.js";
 export {
   AUDIT_FILTER_PARAMS,
   AUDIT_LIMIT_MAX,
@@ -26,6 +28,7 @@ export {
   describeAuditEntry,
   eachAuditEntry,
   encodeAuditCursor,
+  hashedFields,
   listAudit,
 } from "./rows.js";
 export { type ChainBreak, type ChainReport, verifyAuditChain } from "./verify.js";

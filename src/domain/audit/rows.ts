@@ -2,6 +2,7 @@
 // entry's number), every matching entry oldest first for an export, and a row as answers show it.
 import { type Selectable, sql } from "kysely";
 import { isoUtc } from "../../base/core/clock.js";
+import { auditContent, canonicalJson } from "../../base/store/audit-chain.js";
 import type { AuditLogTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 
@@ -100,6 +101,14 @@ export function describeAuditEntry(row: AuditRow, account: string | null) {
     after: parsed(row.after),
     hash: row.hash,
   };
+}
+
+/**
+ * What an operator's export adds to an entry so that it can be checked without the database
+ * (checkAuditExport): the previous entry's hash and the text the entry's hash covers.
+ */
+export function hashedFields(row: AuditRow): { prev_hash: string; hashed: string } {
+  return { prev_hash: row.prev_hash, hashed: canonicalJson(auditContent(row)) };
 }
 
 /** A cursor: the last entry's number of a page, opaque to the caller. */
