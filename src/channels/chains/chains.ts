@@ -9,7 +9,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { isChainId, newChainId } from "../../base/core/ids.js";
 import type { Metrics } from "../../base/runtime/metrics.js";
 import type { ChainCondition, MessageStatus } from "../../base/store/schema.js";
-import { getAccount } from "../../domain/accounts/index.js";
+import { accountStatuses, getAccount } from "../../domain/accounts/index.js";
 import type { Principal } from "../../domain/auth/index.js";
 import {
   claimIdempotencyKey,
@@ -200,11 +200,14 @@ export class Chains {
       if (!(await claimStep(db, open, now, now + STEP_LEASE_MS))) return;
       const account = await getAccount(db, chain.account_id);
       if (!account) return;
+      // The status it acts with now: a parent blocked since the chain started stops it too (decision 0148).
+      const acting = (await accountStatuses(db, [account.id]))[0]?.status ?? account.status;
       const principal: Principal = {
         accountId: account.id,
         username: account.username,
         role: account.role,
-        status: account.status,
+        status: acting,
+        ...(acting !== account.status ? { statusOfParent: true } : {}),
         timeZone: account.time_zone,
       };
       if (!(await this.send(chain, { ...open, status: "sending" }, principal))) return;

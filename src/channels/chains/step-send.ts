@@ -6,7 +6,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Store } from "../../base/store/store.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
-import type { Principal } from "../../domain/auth/index.js";
+import { inactiveAccount, type Principal } from "../../domain/auth/index.js";
 import {
   type AcceptService,
   findWhatsAppMessage,
@@ -52,6 +52,8 @@ export async function sendStep(
   const meta = chainMeta(step, stepCount);
   const fields = JSON.parse(step.fields) as Record<string, unknown>;
   try {
+    // Every channel refuses an account that is not active (WhatsApp's send relies on the caller's check).
+    if (principal.status !== "active") throw inactiveAccount(principal, "send");
     if (step.channel === "whatsapp") return await sendWhatsApp(deps, principal, step, fields, key, meta);
     const hash = requestHash("chain.step", { chain: step.chain_id, step: step.position });
     const earlier = await storedMessage(deps, principal, key, hash);

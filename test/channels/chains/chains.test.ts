@@ -8,7 +8,7 @@ import { walletBalance } from "../../../src/domain/accounts/index.js";
 import { cliActor } from "../../../src/domain/audit/index.js";
 import { until } from "../../domain/webhooks/receiver.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
-import { call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
+import { buildAccount, call, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { addSendingDomain } from "../email/helpers.js";
 import { CALLER } from "../voice/helpers.js";
 import {
@@ -169,6 +169,33 @@ describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
       .where("id", "=", messages[1]!.id)
       .executeTakeFirstOrThrow();
     expect(Number(sentAt.created_at)).toBeGreaterThanOrEqual(before + 1000);
+  });
+
+  it("sends no later step, WhatsApp included, once a parent of the account is blocked", async () => {
+    const t = gateway();
+    const a = await chainAccount(t);
+    const reseller = await buildAccount(t, { credits: { sms: 100, whatsapp: 10 } });
+    await t.db.store.db
+      .updateTable("accounts")
+      .set({ parent_id: reseller.id })
+      .where("id", "=", a.account.id)
+      .execute();
+    const started = await a.send({
+      recipient: WHATSAPP_NEVER_READ,
+      steps: [whatsapp, { ...whatsapp, to: WHATSAPP_READ, after: { on: "not_read", within_seconds: 1 } }],
+    });
+    expect(started.status, started.text).toBe(200);
+    expect(started.body.data.steps[1].status).toBe("waiting");
+    // The operator blocks the reseller while the second step waits for its deadline.
+    await t.db.store.db.updateTable("accounts").set({ status: "blocked" }).where("id", "=", reseller.id).execute();
+    const done = await a.completed(started.body.data.chain_id);
+    expect(done.steps.map((s) => s.status)).toEqual(["delivered", "refused"]);
+    expect(done.steps[1]!.error).toMatchObject({ code: "account_inactive" });
+    expect(String((done.steps[1]!.error as { message: string }).message)).toMatch(
+      /A parent account of this account is blocked/,
+    );
+    // One WhatsApp message only: the first step's.
+    expect((await chainMessages(t, done.chain_id)).map((m) => m.recipient)).toEqual([WHATSAPP_NEVER_READ]);
   });
 
   it("refunds a step's SMS as its own message, and ends undelivered when no step got through", async () => {
