@@ -368,7 +368,9 @@ describeEachEngine("the audit log", (engine) => {
     const csv = await call(t, "GET", `/admin/api/audit/export?account=${shop.username}`, { headers: bearer(operator) });
     expect(csv.status).toBe(200);
     const lines = csv.text.trim().split("\n");
-    expect(lines[0]).toBe("seq,at,actor,actor_user,channel,credential,address,account,action,target,before,after,hash,prev_hash,hashed");
+    expect(lines[0]).toBe(
+      "seq,at,actor,actor_user,channel,credential,address,account,action,target,before,after,hash,prev_hash,hashed",
+    );
     expect(lines.length).toBeGreaterThan(5);
     const jsonl = await call(t, "GET", "/api/v2/audit/export?format=jsonl&action=key", { headers: bearer(shop) });
     expect(jsonl.status).toBe(200);
