@@ -8,7 +8,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import type { PageRequest } from "../../base/store/paging.js";
 import type { Db } from "../../base/store/store.js";
 import { DEFAULT_CARD, findPriceCard } from "./price-cards.js";
-import { PRICE_CHANNELS, type PriceChannel, type PriceRow, storedPriceRow } from "./price-rows.js";
+import { generationChunk, PRICE_CHANNELS, type PriceChannel, type PriceRow, storedPriceRow } from "./price-rows.js";
 
 export interface PriceCardFilter {
   channel?: PriceChannel | undefined;
@@ -139,15 +139,7 @@ export async function* priceCardExportRows(db: Db, name: string, chunk = EXPORT_
   const generation = (await findPriceCard(db, name))?.generation;
   if (generation == null) throw new GatewayError("not_found", `No price card named "${name}".`);
   for (let after = -1; ; ) {
-    const part = await db
-      .selectFrom("price_card_rows")
-      .select(["position", "channel", "route", "prefix", "price", "effective_from"])
-      .where("card", "=", name)
-      .where("generation", "=", generation)
-      .where("position", ">", after)
-      .orderBy("position")
-      .limit(chunk)
-      .execute();
+    const part = await generationChunk(db, name, generation, after, chunk);
     const still = await db.selectFrom("price_cards").select("generation").where("name", "=", name).executeTakeFirst();
     if (Number(still?.generation ?? Number.NaN) !== Number(generation)) {
       throw new GatewayError("conflict", `The price card "${name}" changed while it was exported; export it again.`);

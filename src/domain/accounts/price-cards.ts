@@ -14,7 +14,7 @@ import { moveVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { requireAccount } from "./accounts.js";
 import { inCardOrder } from "./price-row-order.js";
-import { type PriceRow, storedPriceRow } from "./price-rows.js";
+import { generationChunk, type PriceRow, storedPriceRow } from "./price-rows.js";
 
 export const PRICE_CARDS_CHANGED = "price_cards_changed";
 /** The version every price cache compares: moved by every change of a card or of an account's card. */
@@ -185,15 +185,7 @@ async function removeRows(store: Store, card: string, which: RowFilter): Promise
 async function generationRows(db: Db, card: string, generation: number, chunk: number): Promise<PriceRow[]> {
   const rows: PriceRow[] = [];
   for (let after = -1; ; ) {
-    const part = await db
-      .selectFrom("price_card_rows")
-      .select(["position", "channel", "route", "prefix", "price", "effective_from"])
-      .where("card", "=", card)
-      .where("generation", "=", generation)
-      .where("position", ">", after)
-      .orderBy("position")
-      .limit(chunk)
-      .execute();
+    const part = await generationChunk(db, card, generation, after, chunk);
     for (const row of part) rows.push(storedPriceRow(row));
     if (part.length < chunk) return rows;
     after = Number(part[part.length - 1]!.position);

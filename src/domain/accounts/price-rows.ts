@@ -5,6 +5,7 @@
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli, toMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
+import type { Db } from "../../base/store/store.js";
 
 export const PRICE_CHANNELS = ["sms", "voice"] as const;
 export type PriceChannel = (typeof PRICE_CHANNELS)[number];
@@ -210,4 +211,17 @@ export function storedPriceRow(row: {
     price: Number(row.price),
     effective_from: row.effective_from === null ? null : Number(row.effective_from),
   };
+}
+
+/** Up to `chunk` stored rows of one generation of a card, by place, after the place `after` (-1: from the first). */
+export function generationChunk(db: Db, card: string, generation: number, after: number, chunk: number) {
+  return db
+    .selectFrom("price_card_rows")
+    .select(["position", "channel", "route", "prefix", "price", "effective_from"])
+    .where("card", "=", card)
+    .where("generation", "=", generation)
+    .where("position", ">", after)
+    .orderBy("position")
+    .limit(chunk)
+    .execute();
 }

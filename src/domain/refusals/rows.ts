@@ -102,11 +102,7 @@ export async function listRefusals(db: Db, filter: RefusalFilter, limit: number,
     else if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
     if (before !== undefined) query = query.where("id", "<", before);
   }
-  if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
-  if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
-  if (filter.code !== undefined) query = query.where("code", "=", filter.code);
-  if (filter.username !== undefined) query = whereUsername(query, filter.username);
-  const rows = await query
+  const rows = await narrowed(query, filter)
     .orderBy("id", "desc")
     .limit(limit + 1)
     .execute();
@@ -146,11 +142,19 @@ export function indexedRefusalsQuery(db: Db, filter: RefusalFilter, rows: number
   if (filter.accountId === null) query = query.where("account_id", "is", null);
   else if (filter.accountId !== undefined) query = query.where("account_id", "=", filter.accountId);
   if (before !== undefined) query = query.where("id", "<", before);
-  if (filter.from !== undefined) query = query.where("created_at", ">=", filter.from);
-  if (filter.to !== undefined) query = query.where("created_at", "<", filter.to);
-  if (filter.code !== undefined) query = query.where("code", "=", filter.code);
-  if (filter.username !== undefined) query = whereUsername(query, filter.username);
-  return query.orderBy("id", "desc").limit(rows);
+  return narrowed(query, filter).orderBy("id", "desc").limit(rows);
+}
+
+type RefusalQuery = SelectQueryBuilder<Database, "refusals", Selectable<RefusalsTable>>;
+
+/** The filters both reads apply to the rows they found: the dates, the code and the username. */
+function narrowed(query: RefusalQuery, filter: RefusalFilter): RefusalQuery {
+  let narrow = query;
+  if (filter.from !== undefined) narrow = narrow.where("created_at", ">=", filter.from);
+  if (filter.to !== undefined) narrow = narrow.where("created_at", "<", filter.to);
+  if (filter.code !== undefined) narrow = narrow.where("code", "=", filter.code);
+  if (filter.username !== undefined) narrow = whereUsername(narrow, filter.username);
+  return narrow;
 }
 
 /** Rows whose login named `username`, case aside as logins are (A to Z). */
