@@ -11,6 +11,7 @@ import {
   recentLedgerEntries,
   requireAccount,
 } from "../../domain/accounts/index.js";
+import { refundedBroadcasts } from "../../domain/messages/index.js";
 import { CreditTopUp, OperatorLedgerEntry } from "./account-schemas.js";
 import { CreditAdjustment } from "./desk-schemas.js";
 import { addCredits, adjustCredits } from "./key-credit-operations.js";
@@ -108,7 +109,7 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
         format,
         `${account.username}-ledger`,
         LEDGER_EXPORT_COLUMNS,
-        ledgerExportRows(ctx.store.scanDb(), account.id),
+        ledgerExportRows(ctx.store.scanDb(), account.id, { refundedBroadcasts }),
       );
     },
   );

@@ -1,6 +1,7 @@
 // v2 credits of the account: the detail (wallets, today's and the month's use, the flood counter,
 // recent ledger entries), the daily history in the account's days, and transfers to another user.
 import { randomUUID } from "node:crypto";
+import type { Selectable } from "kysely";
 import { Type } from "typebox";
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli, toMilli } from "../../base/core/credits.js";
@@ -11,6 +12,7 @@ import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/export
 import { queryInt } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { LedgerEntriesTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { recordChange } from "../audit/index.js";
 import { actorOf } from "../auth/index.js";
@@ -38,15 +40,40 @@ export const LEDGER_EXPORT_COLUMNS = [
   "balance_after",
   "kind",
   "ref",
+  "charged_ref",
   "note",
   "created_at",
 ] as const;
 
-/** Every ledger entry of an account as export rows (credits as numbers, times in ISO 8601 UTC). */
-export async function* ledgerExportRows(db: Db, accountId: number) {
+/**
+ * Every ledger entry of an account as export rows (credits as numbers, times in ISO 8601 UTC); a
+ * refund's `charged_ref` is the broadcast whose debit it gave back (the ref of that debit, or its
+ * start before a `/` for a job's extension), so an export alone joins the two (audit F16).
+ */
+export async function* ledgerExportRows(
+  db: Db,
+  accountId: number,
+  traffic: Pick<AccountTraffic, "refundedBroadcasts">,
+) {
+  type LedgerRow = Selectable<LedgerEntriesTable>;
+  const pageOf = async (rows: LedgerRow[]) => {
+    const refunds = rows.flatMap((row) => (row.kind === "refund" && row.ref !== null ? [row.ref] : []));
+    const charged = refunds.length > 0 ? await traffic.refundedBroadcasts(db, refunds) : new Map<string, string>();
+    return rows.map((row) => ({
+      ...describeLedgerEntry(row),
+      ref: row.ref,
+      charged_ref: row.ref === null ? null : (charged.get(row.ref) ?? null),
+    }));
+  };
+  let rows: LedgerRow[] = [];
   for await (const row of eachLedgerEntry(db, accountId)) {
-    yield { ...describeLedgerEntry(row), ref: row.ref };
+    rows.push(row);
+    if (rows.length === 500) {
+      yield* await pageOf(rows);
+      rows = [];
+    }
   }
+  yield* await pageOf(rows);
 }
 
 function describeLedgerEntry(row: {
@@ -86,7 +113,7 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request, reply) => {
       const format = exportFormatOf(request.query.format);
-      const rows = ledgerExportRows(ctx.store.scanDb(), request.principal!.accountId);
+      const rows = ledgerExportRows(ctx.store.scanDb(), request.principal!.accountId, ctx.accountTraffic);
       return sendExport(reply, format, "credits", LEDGER_EXPORT_COLUMNS, rows);
     },
   );

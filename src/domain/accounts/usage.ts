@@ -18,6 +18,8 @@ export interface AccountTraffic {
   messageCount(db: Db, accountId: number, from: number, until: number): Promise<number>;
   /** The account's flood counter for one of its days (as localDay writes it). */
   floodCount(db: Db, accountId: number, day: string): Promise<number>;
+  /** The broadcast each refund ref (a message's queue id, `bulk_part:N`) gave back: a ledger export's `charged_ref`. */
+  refundedBroadcasts(db: Db, refs: readonly string[]): Promise<Map<string, string>>;
 }
 
 /** Wallets whose spending counts as "credits used" for SMS (debits net of refunds). */

@@ -153,3 +153,29 @@ export async function messageOutcomes(
     rows.map((row) => [row.id, { status: row.status, error: row.status === "failed" ? failureReason(row) : null }]),
   );
 }
+
+const BULK_PART_REF = /^bulk_part:(\d{1,15})$/;
+
+/**
+ * The broadcast each refund ref gave back (audit F16): a refund's ref is the message it refunded
+ * (its queue id) or `bulk_part:N` (a bulk job's unsent part), a debit's the broadcast it charged.
+ * Answers ref → broadcast id for the refs that name a message or a part (a parent's refund names
+ * its sub-account's message, so any account's).
+ */
+export async function refundedBroadcasts(db: Db, refs: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  const messageIds = refs.filter((ref) => isQueueId(ref));
+  const partIds = refs.flatMap((ref) => {
+    const match = BULK_PART_REF.exec(ref);
+    return match ? [Number(match[1])] : [];
+  });
+  if (messageIds.length > 0) {
+    const rows = await db.selectFrom("messages").select(["id", "broadcast_id"]).where("id", "in", messageIds).execute();
+    for (const row of rows) if (row.broadcast_id) found.set(row.id, row.broadcast_id);
+  }
+  if (partIds.length > 0) {
+    const rows = await db.selectFrom("bulk_parts").select(["id", "broadcast_id"]).where("id", "in", partIds).execute();
+    for (const row of rows) found.set(`bulk_part:${Number(row.id)}`, row.broadcast_id);
+  }
+  return found;
+}

@@ -155,7 +155,7 @@ describeEachEngine("message and ledger exports", (engine) => {
     });
     expect(spent.status, spent.text).toBe(200);
     const text = await (await get(t, "/api/v2/credits/export", acme)).text();
-    expect(text.split("\n")[0]).toBe("id,wallet,amount,balance_after,kind,ref,note,created_at");
+    expect(text.split("\n")[0]).toBe("id,wallet,amount,balance_after,kind,ref,charged_ref,note,created_at");
     const records = parse(text, { columns: true }) as Array<Record<string, string>>;
     expect(records.map((r) => [r.wallet, r.kind, r.amount, r.balance_after])).toEqual([
       ["sms", "topup", "10", "10"],
