@@ -115,8 +115,10 @@ export async function replacePriceCard(
   );
   const rowsBefore = also && live !== null ? await generationRows(store.db, card, live, chunk) : [];
   const write = await also?.(rowsBefore);
-  // Time-ordered and unique enough (concurrent uploads of one card differ by the random part).
-  const generation = started * 1000 + Math.floor(Math.random() * 1000);
+  // Time-ordered and unique enough (concurrent uploads of one card differ by the random part); never
+  // the live one, whose rows go once the switch is made (a clock that stood still, one millisecond).
+  let generation = started * 1000 + Math.floor(Math.random() * 1000);
+  while (live !== null && generation === Number(live)) generation = started * 1000 + Math.floor(Math.random() * 1000);
   // Each row with its place in the card's order, which the pages read (price-card-pages.ts).
   const ordered = await inCardOrder(rows);
   try {

@@ -4,7 +4,7 @@
 // sees; a later upload removes a dead one's rows; a card changed meanwhile answers 409. Names
 // compare without case (audit F4), and a delete refuses a card an account is priced by.
 import { sql } from "kysely";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { ManualClock } from "../../../src/base/core/clock.js";
 import { isGatewayError } from "../../../src/base/core/errors.js";
 import { loadConfig } from "../../../src/base/runtime/config.js";
@@ -79,6 +79,23 @@ describeEachEngine("price cards written in chunks", (engine) => {
     expect(await priceNow()).toBe(200);
     // The old generation is gone once the new one answers.
     expect(await stored("big")).toBe(1200);
+  });
+
+  it("never writes a card again under its live generation, whose rows go at the switch (a clock that stands still)", async () => {
+    const { store } = db;
+    // The same millisecond and the same random part: the generation the card has now.
+    const real = Math.random;
+    let calls = 0;
+    const random = vi.spyOn(Math, "random").mockImplementation(() => (calls++ < 100 ? 0.5 : real()));
+    try {
+      await replacePriceCard(store, clock, "still", rows(3, 100));
+      await replacePriceCard(store, clock, "still", rows(3, 300));
+    } finally {
+      random.mockRestore();
+    }
+    const card = await priceCardRows(store.db, "still");
+    expect([card!.length, ...prices(card)]).toEqual([3, 300]);
+    expect(await stored("still")).toBe(3);
   });
 
   it("leaves the old card and no written rows when a late chunk fails", async () => {
