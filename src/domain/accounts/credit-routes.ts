@@ -62,7 +62,7 @@ export async function* ledgerExportRows(
     return rows.map((row) => ({
       ...describeLedgerEntry(row),
       ref: row.ref,
-      charged_ref: row.ref === null ? null : (charged.get(row.ref) ?? null),
+      charged_ref: row.kind === "refund" && row.ref !== null ? (charged.get(row.ref) ?? null) : null,
     }));
   };
   let rows: LedgerRow[] = [];

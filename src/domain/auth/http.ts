@@ -47,22 +47,32 @@ function firstString(value: unknown): string | undefined {
   return undefined;
 }
 
-/**
- * The v2 key, from (in order) `Authorization: Bearer`, `X-API-Key`, `api_key` in the query,
- * `api_key` in a JSON body. The body field is removed so schemas never see it.
- */
-export function extractV2ApiKey(request: FastifyRequest): string | undefined {
+/** The key of `Authorization: Bearer` or `X-API-Key`, or undefined. */
+function headerKey(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (match?.[1]) return match[1];
   }
-  const header = firstString(request.headers["x-api-key"]);
-  if (header?.trim()) return header.trim();
+  return firstString(request.headers["x-api-key"])?.trim() || undefined;
+}
+
+/** The query's `api_key`, or undefined (left in the query). */
+function queryKey(query: Bag | undefined): string | undefined {
+  return firstString(query?.api_key)?.trim() || undefined;
+}
+
+/**
+ * The v2 key, from (in order) `Authorization: Bearer`, `X-API-Key`, `api_key` in the query,
+ * `api_key` in a JSON body. The body field is removed so schemas never see it.
+ */
+export function extractV2ApiKey(request: FastifyRequest): string | undefined {
+  const header = headerKey(request);
+  if (header) return header;
   const query = asBag(request.query);
-  const fromQuery = firstString(query?.api_key);
+  const fromQuery = queryKey(query);
   if (query && "api_key" in query) delete query.api_key;
-  if (fromQuery?.trim()) return fromQuery.trim();
+  if (fromQuery) return fromQuery;
   const body = asBag(request.body);
   const fromBody = firstString(body?.api_key);
   if (body && "api_key" in body) delete body.api_key;
@@ -76,11 +86,11 @@ export function extractV2ApiKey(request: FastifyRequest): string | undefined {
  * its body is read, so a wrong or missing key costs the gateway no body buffered.
  */
 export function credentialBeforeBody(request: FastifyRequest): boolean {
-  const authorization = request.headers.authorization;
-  if (authorization && /^Bearer\s+\S+\s*$/i.test(authorization)) return true;
-  if (firstString(request.headers["x-api-key"])?.trim()) return true;
-  if (firstString(asBag(request.query)?.api_key)?.trim()) return true;
-  return sessionTokenOf(request) !== undefined;
+  return (
+    headerKey(request) !== undefined ||
+    queryKey(asBag(request.query)) !== undefined ||
+    sessionTokenOf(request) !== undefined
+  );
 }
 
 /**
