@@ -10,6 +10,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import { EMAIL_SEND_PATHS } from "../channels/email/index.js";
 import { parseXmlSend, xmlCredentials } from "../channels/sms/index.js";
 import { VOICE_SEND_PATHS } from "../channels/voice/index.js";
+import { legacyLogin } from "../domain/auth/index.js";
 import {
   type LeftOut,
   REFUSAL_RECIPIENTS,
@@ -87,16 +88,30 @@ function recipientsOf(value: unknown): { list: string[]; count: number } {
 /** The families whose sends may log in with a username and password. */
 const PASSWORD_FAMILIES: ReadonlySet<RefusalFamily> = new Set(["legacy", "xml", "email"]);
 
-/** The username of a password login (none when an API key is given, which wins): never the password. */
+const CREDENTIAL_FIELDS = ["username", "api_key", "apikey"];
+
+/** The username of a password login, as the family reads its credentials (none when a key wins): never the password. */
 function loginName(credentials: Record<string, unknown>): string | undefined {
-  const key = [credentials.api_key, credentials.apikey].some((value) => textOf(value)?.trim());
-  return key ? undefined : textOf(credentials.username)?.trim() || undefined;
+  const texts: Record<string, string | undefined> = {};
+  for (const name of CREDENTIAL_FIELDS) texts[name] = textOf(credentials[name]);
+  const login = legacyLogin(texts);
+  return "username" in login ? login.username : undefined;
 }
 
-/** The credential fields beside the send (query or form), by name in any case: read for the username only. */
+/**
+ * The credential fields beside the send (query or form), by name in any case, read as the family's
+ * legacyParams reads them (an empty value is kept: an empty api_key is no key): for the username only.
+ */
 function credentialFields(sources: Fields[]): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
-  for (const name of ["username", "api_key", "apikey"]) out[name] = textOf(field(sources, [name]));
+  for (const source of sources) {
+    for (const [name, value] of Object.entries(source)) {
+      const lower = name.toLowerCase();
+      if (!CREDENTIAL_FIELDS.includes(lower) || lower in out) continue;
+      const text = textOf(Array.isArray(value) ? value[0] : value);
+      if (text !== undefined) out[lower] = text;
+    }
+  }
   return out;
 }
 

@@ -246,6 +246,18 @@ export function legacyParams(request: FastifyRequest): Record<string, string> {
 }
 
 /**
+ * Which login legacy credentials name: the key (`api_key`, else `apikey`) when one is given, which
+ * wins; else the username (trimmed; undefined when empty). The log of refusals reads the username
+ * through this too, so it names the login the family itself tried.
+ */
+export function legacyLogin(
+  params: Readonly<Record<string, string | undefined>>,
+): { key: string } | { username?: string } {
+  const key = (params.api_key ?? params.apikey)?.trim();
+  return key ? { key } : { username: params.username?.trim() || undefined };
+}
+
+/**
  * Legacy credentials: `api_key`/`apikey`, or `username`+`password`.
  * Missing user and key: -1; missing password: -2; wrong: -7; locked: -16. The caller then admits
  * the principal (admitCaller): a key's scopes and allow-list, a password's allow-list, -7 too.
@@ -256,9 +268,9 @@ export async function authenticateLegacy(
   /** The caller's address: failed logins lock it out before they lock the account. */
   address: string,
 ): Promise<Principal> {
-  const key = (params.api_key ?? params.apikey)?.trim();
-  if (key) return authenticator.byApiKey(key);
-  const username = params.username?.trim();
+  const login = legacyLogin(params);
+  if ("key" in login) return authenticator.byApiKey(login.key);
+  const { username } = login;
   if (!username) throw new GatewayError("missing_api_key");
   const password = params.password;
   if (!password) throw new GatewayError("missing_password");

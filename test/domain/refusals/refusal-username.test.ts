@@ -82,4 +82,18 @@ describeEachEngine("refusals by the username a login named", (engine) => {
     expect(nul.status).toBe(400);
     expect(nul.body.error).toMatchObject({ code: "invalid_request", field: "username" });
   });
+  it("names the username the family tried when an empty api_key lets the password login through", async () => {
+    // The legacy family reads `api_key` before `apikey`: an empty api_key is no key, so this is a
+    // password login under `username` whatever apikey says, and its row names that username.
+    const tried = `${retail.username}-EMPTYKEY`;
+    const sent = await legacy(t, "/httpapi/send", {
+      ...sendParams(retail, { username: tried, password: "nope-not-it" }),
+      api_key: "",
+      apikey: "sb_not_a_key",
+    });
+    expect(sent.text).toBe("-7");
+    await until(async () => (await operatorList(`username=${tried}`)).body.data.length === 1);
+    const [row] = (await operatorList(`username=${tried}`)).body.data;
+    expect(row).toMatchObject({ family: "legacy", account: null, answer: "-7", username: tried });
+  });
 });
