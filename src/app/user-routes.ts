@@ -9,7 +9,6 @@
 import type { FastifyRequest } from "fastify";
 import { type Static, Type } from "typebox";
 import { isoUtc } from "../base/core/clock.js";
-import { GatewayError } from "../base/core/errors.js";
 import { resourceAnswer } from "../base/http/answer-schemas.js";
 import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
@@ -17,8 +16,7 @@ import {
   actorOf,
   createUser,
   deleteUser,
-  endSessions,
-  findUser,
+  endUserSessions,
   listUsers,
   ownerRoleOf,
   reissueInvitation,
@@ -94,11 +92,7 @@ function usersService(ctx: Deps, onClose: (close: () => void) => void) {
       return { login: login.toLowerCase(), removed: true };
     },
     async endSessionsOf(request: FastifyRequest, login: string) {
-      const account = accountOf(request);
-      const user = await findUser(ctx.store.db, account.id, login);
-      if (!user) throw new GatewayError("not_found", `No user "${login.slice(0, 64)}" in this account.`);
-      const owner = { accountId: account.id, userId: user.id, login: user.login };
-      return { ended: await endSessions(ctx.store, whoOf(request), owner, {}) };
+      return { ended: await endUserSessions(ctx.store, whoOf(request), accountOf(request), login) };
     },
   };
 }

@@ -205,6 +205,33 @@ describeEachEngine("users and roles", (engine) => {
     expect(roleChanges.body.data[0]).toMatchObject({ actor_user: account.username, before: { user_role: "billing" } });
   });
 
+  it("ends an owner's sessions only by an owner: an admin is refused as for every owner-directed action", async () => {
+    await addUser({ login: "boss2", user_role: "owner", password: "boss2-pw-123" });
+    await addUser({ login: "adm2", user_role: "admin", password: "adm2-pw-123" });
+    const boss = await signInAs(t, account.username, "boss2", "boss2-pw-123");
+    const adm = await signInAs(t, account.username, "adm2", "adm2-pw-123");
+    const refused = await callAs(t, adm, "DELETE", "/api/v2/users/BOSS2/sessions");
+    expect(refused.status, refused.text).toBe(403);
+    expect(refused.body.error.code).toBe("insufficient_role");
+    expect(refused.body.message).toBe("Only the account's owner makes, changes or removes an owner.");
+    expect((await callAs(t, boss, "GET", "/console/session")).status).toBe(200);
+    // An admin's key acts as the admin (decision 0140): refused alike.
+    const made = await callAs(t, adm, "POST", "/api/v2/keys", { json: { name: "adm2 key" } });
+    expect(made.status, made.text).toBe(201);
+    const byKey = await call(t, "DELETE", "/api/v2/users/boss2/sessions", {
+      headers: { authorization: `Bearer ${made.body.data.api_key}` },
+    });
+    expect(byKey.status, byKey.text).toBe(403);
+    // An unknown login is still 404, not a hint of the role.
+    expect((await callAs(t, adm, "DELETE", "/api/v2/users/nobody/sessions")).status).toBe(404);
+    // The admin ends their own sessions; the owner ends another owner's.
+    expect((await callAs(t, adm, "DELETE", "/api/v2/users/adm2/sessions")).body.data).toEqual({ ended: 1 });
+    expect((await callAs(t, owner, "DELETE", "/api/v2/users/boss2/sessions")).body.data).toEqual({ ended: 1 });
+    expect((await callAs(t, boss, "GET", "/console/session")).status).toBe(401);
+    const audit = await callAs(t, owner, "GET", "/api/v2/audit?action=session.end");
+    expect(audit.body.data[0]).toMatchObject({ target: "sessions of boss2", actor_user: account.username });
+  });
+
   it("locks a user's login after failures without locking the owner or other users", async () => {
     await addUser({ login: "lockme", user_role: "support", password: "lockme-pw-1" });
     for (let i = 0; i < 3; i++) {

@@ -15,6 +15,7 @@ import { keyHashesMadeBy, revokeKeysMadeBy } from "./api-keys.js";
 import { apiKeyRevoked } from "./auth-changes.js";
 import { hashPassword } from "./passwords.js";
 import type { Principal } from "./principal.js";
+import { endSessions } from "./session-lists.js";
 import { ACCOUNT_USER_ROLES, STAFF_ROLES, type UserRole } from "./user-roles.js";
 
 const LOGIN = /^[a-z0-9][a-z0-9._@-]{0,63}$/;
@@ -248,6 +249,22 @@ export async function updateUser(
   });
   for (const hash of keyHashes) await apiKeyRevoked(store, hash);
   return user;
+}
+
+/**
+ * Ends every console session of one of the account's users: an owner's only by an owner, as
+ * every other action aimed at an owner (an admin could otherwise keep the owners signed out).
+ */
+export async function endUserSessions(
+  store: Store,
+  who: Audited & { role: UserRole },
+  account: UsersAccount,
+  login: string,
+): Promise<number> {
+  const user = await findUser(store.db, account.id, login);
+  if (!user) throw new GatewayError("not_found", `No user "${login.slice(0, 64)}" in this account.`);
+  guardOwnership(who.role, user.user_role);
+  return endSessions(store, who, { accountId: account.id, userId: user.id, login: user.login }, {});
 }
 
 /** Removes a user, ends their sessions and revokes the keys they made. */
