@@ -12,7 +12,7 @@ import type {
   WebhookEvent,
 } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { newWebhookId, queuedDelivery } from "./delivery-rows.js";
+import { newTestWebhookId, queuedDelivery, redeliveryWebhookId } from "./delivery-rows.js";
 import { inboundWhatsAppPayload, lowBalancePayload } from "./events.js";
 import type { WebhookApiDeps } from "./operations.js";
 import { WEBHOOKS_QUEUED } from "./outbox.js";
@@ -187,7 +187,7 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
     const number = await deps.firstInboundNumber(db, accountId);
     payload = { event, from: "9876543210", to: number ?? "0000000000", message: "Test", received_at: at };
   }
-  const webhookId = newWebhookId(now).replace(/^msg_/, "msg_test_");
+  const webhookId = newTestWebhookId(now);
   const row = await insertOne(
     deps,
     queuedDelivery(
@@ -203,6 +203,7 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
 /**
  * A new delivery of the same event to the account's current URL for it, with a new webhook-id:
  * receivers deduplicate by webhook-id, and a manual redelivery is meant to be processed again.
+ * A test event's redelivery is still marked `msg_test_` (its payload names no message).
  */
 export async function redeliverOne(deps: WebhookApiDeps, accountId: number, id: number, iso: Iso) {
   const db = deps.store.db;
@@ -225,7 +226,12 @@ export async function redeliverOne(deps: WebhookApiDeps, accountId: number, id: 
   const now = deps.clock.now().getTime();
   const row = await insertOne(
     deps,
-    queuedDelivery({ ...original, redelivery_of: original.id }, url, newWebhookId(now), now),
+    queuedDelivery(
+      { ...original, redelivery_of: original.id },
+      url,
+      redeliveryWebhookId(original.webhook_id, now),
+      now,
+    ),
   );
   return describeDelivery(row, [], iso);
 }
@@ -260,7 +266,7 @@ export async function redeliverRange(deps: WebhookApiDeps, accountId: number, ra
   const result = await deps.store.transaction(async (trx) => {
     const originals = await trx
       .selectFrom("webhook_deliveries")
-      .select(["id", "account_id", "event", "order_key", "payload", "created_at", "url"])
+      .select(["id", "account_id", "event", "order_key", "payload", "created_at", "url", "webhook_id"])
       .where("account_id", "=", accountId)
       .where("status", "in", statuses)
       .where("event", "in", events)
@@ -274,11 +280,11 @@ export async function redeliverRange(deps: WebhookApiDeps, accountId: number, ra
     await deps.store.insertMany(
       trx,
       "webhook_deliveries",
-      taken.map(({ url, ...o }) =>
+      taken.map(({ url, webhook_id, ...o }) =>
         queuedDelivery(
           { ...o, redelivery_of: o.id },
           o.event === "email" ? url : (urls.get(o.event) ?? ""),
-          newWebhookId(now),
+          redeliveryWebhookId(webhook_id, now),
           now,
         ),
       ),

@@ -8,6 +8,18 @@ export function newWebhookId(now: number): string {
   return `msg_${ulid(now)}`;
 }
 
+const TEST_PREFIX = "msg_test_";
+
+/** A test event's webhook-id: its prefix is what tells a receiver the event is a sample. */
+export function newTestWebhookId(now: number): string {
+  return `${TEST_PREFIX}${ulid(now)}`;
+}
+
+/** A redelivery's webhook-id: a new one, still marked as a test's when it repeats a test event. */
+export function redeliveryWebhookId(original: string, now: number): string {
+  return original.startsWith(TEST_PREFIX) ? newTestWebhookId(now) : newWebhookId(now);
+}
+
 export function delivery(
   accountId: number,
   event: WebhookEvent,

@@ -1,5 +1,6 @@
 import { expect, it } from "vitest";
 import { createLogger } from "../../../src/app/gateway.js";
+import { delivery } from "../../../src/domain/webhooks/delivery-rows.js";
 import { DEFAULT_SENDER_OPTIONS, WebhookSender } from "../../../src/domain/webhooks/sender.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import {
@@ -358,6 +359,56 @@ describeEachEngine("webhook deliveries API with a fast sender", (engine) => {
 
     await v2("PUT", "/webhooks", { delivery_report: null });
     expectError(await v2("POST", `/webhooks/deliveries/${original.id}/redeliver`), 409, "conflict");
+  });
+
+  it("keeps a test event's msg_test_ mark on its redeliveries, one or by range; a message's event gets none", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const account = await buildAccount(t);
+    const v2 = api(t, account);
+    await v2("PUT", "/webhooks", { delivery_report: hook.url });
+    const sample = (await v2("POST", "/webhooks/test")).body.data;
+    // A delivery report the outbox wrote for a real message, already delivered.
+    const report = delivery(account.id, "delivery_report", "q01M81622NET1B1XB4AS15D2RM4", hook.url, Date.now(), {
+      event: "delivery_report",
+      message_id: "q01M81622NET1B1XB4AS15D2RM4",
+      status: "delivered",
+      delivered_at: "2026-11-22T08:30:43Z",
+      recipient: "9876543210",
+    });
+    const real = await t.db.store.db
+      .insertInto("webhook_deliveries")
+      .values({ ...report, status: "delivered", attempts: 1, done_at: Date.now() })
+      .returning(["id", "webhook_id"])
+      .executeTakeFirstOrThrow();
+    expect(real.webhook_id).toMatch(/^msg_[0-9A-Z]{26}$/);
+    await withSender(t, {}, () => until(() => hook.received.length >= 1));
+
+    const again = (await v2("POST", `/webhooks/deliveries/${sample.id}/redeliver`)).body.data;
+    expect(again.webhook_id).toMatch(/^msg_test_[0-9A-Z]{26}$/);
+    expect(again.webhook_id).not.toBe(sample.webhook_id);
+    expect((await v2("POST", `/webhooks/deliveries/${real.id}/redeliver`)).body.data.webhook_id).toMatch(
+      /^msg_[0-9A-Z]{26}$/,
+    );
+    await withSender(t, {}, () => until(() => hook.received.length >= 3));
+    expect(hook.received.map((r) => String(r.headers["webhook-id"]).startsWith("msg_test_"))).toEqual([
+      true,
+      true,
+      false,
+    ]);
+
+    const range = await v2("POST", "/webhooks/deliveries/redeliver", {
+      from: "2000-01-01T00:00:00Z",
+      to: "2100-01-01T00:00:00Z",
+      status: "delivered",
+    });
+    expect(range.body.data.count).toBe(4);
+    const copies = (await v2("GET", "/webhooks/deliveries?per_page=4")).body.data as {
+      webhook_id: string;
+      redelivery_of: number;
+    }[];
+    const marked = (of: number) => copies.find((d) => d.redelivery_of === of)!.webhook_id.startsWith("msg_test_");
+    expect([sample.id, again.id, real.id].map(marked)).toEqual([true, true, false]);
   });
 
   it("redelivers the failed deliveries of a time range, in one call", async () => {
