@@ -19,7 +19,7 @@ import type { Principal } from "../../domain/auth/index.js";
 import { groupNumbers } from "../../domain/contacts/index.js";
 import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
-import { noRecipient } from "./recipients.js";
+import { noRecipient, withoutRepeats } from "./recipients.js";
 import { REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./send-fields.js";
 import { acceptIdempotent } from "./v2-accept.js";
 import { BulkAccepted, BulkPreview } from "./v2-schemas.js";
@@ -118,7 +118,9 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
       shortenUrls: body.shorten_urls ?? "account",
     };
     const { order, rejected } = await ctx.smsPolicy.decide(principal, input);
-    const rejections: Rejection[] = rejected.map(({ recipient, error }) => ({
+    const { kept, repeats } = withoutRepeats(order.drafts);
+    order.drafts = kept;
+    const rejections: Rejection[] = [...rejected, ...repeats].map(({ recipient, error }) => ({
       recipient,
       error: {
         code: error.code,
@@ -126,19 +128,6 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
         ...(error.legacyCode === undefined ? {} : { legacy_code: error.legacyCode }),
       },
     }));
-    // A number given twice is sent once: the later copies are refused, not charged.
-    const seen = new Set<string>();
-    order.drafts = order.drafts.filter((draft) => {
-      if (!seen.has(draft.recipient)) {
-        seen.add(draft.recipient);
-        return true;
-      }
-      rejections.push({
-        recipient: draft.recipient,
-        error: { code: "duplicate_recipient", message: `${draft.recipient} is already in this request.` },
-      });
-      return false;
-    });
     return { order, rejections, recipients };
   }
 

@@ -41,7 +41,8 @@
 //                      whitespace strict (as registered) or lenient (runs as one space)
 //   dlt-mismatch.ts    where a message stopped matching a template: the refusal's position and expected
 //   dlt-template-check.ts  the rule on DLT content: the matched template, or dlt_template_mismatch saying where
-//   recipients.ts      Indian mobile numbers: 10 digits starting 6–9, also written +91…, 91…, 0…
+//   recipients.ts      Indian mobile numbers: 10 digits starting 6–9, also written +91…, 91…, 0…; a
+//                      number given twice sent once (withoutRepeats: bulk, legacy, XML)
 //   sender-approvals.ts   sender-ID approval lookups on the send path, remembered for 2 s
 //   report-format.ts   the v2 delivery report of one message, as the status call answers it (with its clicks)
 //   short-link-plan.ts tracked short links: which links of a text are a {#var#}'s, the segments as sent,

@@ -18,7 +18,7 @@ import { type AcceptService, listMessagesByOffset, recipientStatus } from "../..
 import { leftOutOf } from "../../domain/refusals/index.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
-import { normalizeIndianMobile, normalizeInternational } from "./recipients.js";
+import { normalizeIndianMobile, normalizeInternational, withoutRepeats } from "./recipients.js";
 import { MAX_XML_BYTES, parseXmlSend, type XmlSend, xmlCredentials } from "./xml-send.js";
 
 /** What this file takes from the gateway. */
@@ -138,13 +138,19 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
   }
   const both = (path: string) => LEGACY_PREFIXES.map((prefix) => `${prefix}${path}`);
 
-  /** The broadcast id; the numbers left out (DND, invalid, …) go to the log of refusals, the answer unchanged. */
+  /**
+   * The broadcast id; the numbers left out (DND, invalid, given twice, …) go to the log of
+   * refusals, the answer unchanged. A repeated number is sent and charged once.
+   */
   const accept = async (request: FastifyRequest, principal: Principal, input: Parameters<SmsPolicy["decide"]>[1]) => {
     const { order, rejected } = await policy.decide(principal, input);
+    const { kept, repeats } = withoutRepeats(order.drafts);
+    order.drafts = kept;
     const outcome = await ctx.acceptor.accept(order);
     if (outcome.kind !== "accepted") throw new GatewayError("internal_error");
     const broadcastId = outcome.send.broadcastId;
-    if (rejected.length > 0) request.leftOut = { broadcastId, recipients: leftOutOf(rejected) };
+    const leftOut = [...rejected, ...repeats];
+    if (leftOut.length > 0) request.leftOut = { broadcastId, recipients: leftOutOf(leftOut) };
     return broadcastId;
   };
 

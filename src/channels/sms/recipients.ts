@@ -1,5 +1,5 @@
 // Recipient numbers of an SMS send: Indian mobiles (from core/) and international numbers for route I,
-// and the refusals of a number that is missing or not one.
+// the refusals of a number that is missing or not one, and of one given twice.
 import { parseE164 } from "../../base/core/e164.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { TrafficClass } from "../../base/core/traffic-class.js";
@@ -32,4 +32,32 @@ export function invalidRecipient(raw: string, route: TrafficClass): GatewayError
  */
 export function noRecipient(): GatewayError {
   return new GatewayError("invalid_recipient", "No recipient given.", { http: 400, field: "recipient" });
+}
+
+/**
+ * A number given twice in one send is sent once (v2 bulk, the legacy comma list, the XML API):
+ * each later message with the number and text of an earlier one is left out, refused
+ * `duplicate_recipient`, never charged. Numbers compare as the policy normalised them, so
+ * `+91 98765 43210` repeats `9876543210`; the XML API's same number with another text is another message.
+ */
+export function withoutRepeats<D extends { recipient: string; body: string }>(
+  drafts: readonly D[],
+): { kept: D[]; repeats: { recipient: string; error: GatewayError }[] } {
+  const seen = new Set<string>();
+  const kept: D[] = [];
+  const repeats: { recipient: string; error: GatewayError }[] = [];
+  for (const draft of drafts) {
+    // A normalised number holds no line break, so the pair is told apart unambiguously.
+    const key = `${draft.recipient}\n${draft.body}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      kept.push(draft);
+      continue;
+    }
+    repeats.push({
+      recipient: draft.recipient,
+      error: new GatewayError("duplicate_recipient", `${draft.recipient} is already in this request.`),
+    });
+  }
+  return { kept, repeats };
 }
