@@ -1,5 +1,6 @@
 // v2 email templates (the account's API key): stored subjects and bodies with {{name}}
-// placeholders, listed a page at a time, read, created, changed and deleted.
+// placeholders, listed a page at a time, read, created, changed and deleted; each change is in the
+// audit log, written in the change's transaction (email_template.create, .update, .delete).
 
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
@@ -9,6 +10,7 @@ import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf, pathId } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { actorOf } from "../../domain/auth/index.js";
 import {
   createEmailTemplate,
   deleteEmailTemplate,
@@ -44,6 +46,7 @@ function templateId(raw: string): number {
 export function registerV2EmailTemplateRoutes(v2: TypedRoutes, ctx: Deps): void {
   const db = ctx.store.db;
   const accountOf = (request: FastifyRequest) => request.principal!.accountId;
+  const auditedBy = (request: FastifyRequest) => ({ clock: ctx.clock, actor: actorOf(request) });
 
   v2.get(
     "/email/templates",
@@ -77,7 +80,7 @@ export function registerV2EmailTemplateRoutes(v2: TypedRoutes, ctx: Deps): void 
       },
     },
     async (request, reply) => {
-      const row = await createEmailTemplate(db, ctx.clock, accountOf(request), request.body);
+      const row = await createEmailTemplate(ctx.store, auditedBy(request), accountOf(request), request.body);
       return reply.code(201).send(ok(describeEmailTemplate(row, iso)));
     },
   );
@@ -126,9 +129,8 @@ export function registerV2EmailTemplateRoutes(v2: TypedRoutes, ctx: Deps): void 
     },
     async (request) => {
       const id = templateId(request.params.id);
-      return ok(
-        describeEmailTemplate(await updateEmailTemplate(db, ctx.clock, accountOf(request), id, request.body), iso),
-      );
+      const row = await updateEmailTemplate(ctx.store, auditedBy(request), accountOf(request), id, request.body);
+      return ok(describeEmailTemplate(row, iso));
     },
   );
 
@@ -146,7 +148,7 @@ export function registerV2EmailTemplateRoutes(v2: TypedRoutes, ctx: Deps): void 
     },
     async (request) => {
       const id = templateId(request.params.id);
-      await deleteEmailTemplate(db, accountOf(request), id);
+      await deleteEmailTemplate(ctx.store, auditedBy(request), accountOf(request), id);
       return ok({ id, deleted: true });
     },
   );

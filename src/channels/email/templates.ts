@@ -1,11 +1,11 @@
 // Stored email templates: subject, HTML and text with {{placeholders}}, filled from a send's
 // `defaultplaceholders` (a JSON object). In HTML a {{value}} is HTML-escaped and a
 // {{{value}}} is inserted as it is; subject and text take values as they are.
-import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { EmailTemplatesTable } from "../../base/store/schema.js";
-import type { Db } from "../../base/store/store.js";
+import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../../domain/audit/index.js";
 
 export type EmailTemplateRow = Omit<EmailTemplatesTable, "id"> & { id: number };
 
@@ -19,54 +19,117 @@ export interface EmailTemplateFields {
   text?: string | null;
 }
 
+/** The audit entry's view of a template: its name and subject, and the bodies' lengths, never the bodies. */
+function auditView(row: EmailTemplateRow) {
+  return { name: row.name, subject: row.subject, html_length: row.html.length, text_length: row.text?.length ?? 0 };
+}
+
+const target = (id: number) => `email template ${id}`;
+
+/** PostgreSQL text cannot hold U+0000: refused on both engines alike, naming the field. */
+function refuseNul(fields: Partial<EmailTemplateFields>): void {
+  for (const [field, value] of Object.entries(fields)) {
+    if (typeof value === "string" && value.includes("\u0000")) {
+      throw new GatewayError("invalid_request", `The template's ${field} holds a NUL character (U+0000).`, { field });
+    }
+  }
+}
+
+/** Stores a template with its audit entry (`email_template.create`), in one transaction. */
 export async function createEmailTemplate(
-  db: Db,
-  clock: Clock,
+  store: Store,
+  who: Audited,
   accountId: number,
   fields: EmailTemplateFields,
 ): Promise<EmailTemplateRow> {
-  const now = clock.now().getTime();
-  return db
-    .insertInto("email_templates")
-    .values({
-      account_id: accountId,
-      name: fields.name,
-      subject: fields.subject,
-      html: fields.html,
-      text: fields.text ?? null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
+  refuseNul(fields);
+  const now = who.clock.now().getTime();
+  return store.transaction(async (trx) => {
+    const row = await trx
+      .insertInto("email_templates")
+      .values({
+        account_id: accountId,
+        name: fields.name,
+        subject: fields.subject,
+        html: fields.html,
+        text: fields.text ?? null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await recordChange(trx, who, {
+      action: "email_template.create",
+      target: target(row.id),
+      accountId,
+      after: auditView(row),
+    });
+    return row;
+  });
 }
 
+/**
+ * Changes a template with its audit entry (`email_template.update`): the name and subject as they
+ * were and are, a new body as `html_changed` / `text_changed`. A change to what it was writes none.
+ */
 export async function updateEmailTemplate(
-  db: Db,
-  clock: Clock,
+  store: Store,
+  who: Audited,
   accountId: number,
   id: number,
   fields: Partial<EmailTemplateFields>,
 ): Promise<EmailTemplateRow> {
-  const row = await db
-    .updateTable("email_templates")
-    .set({ ...fields, updated_at: clock.now().getTime() })
-    .where("account_id", "=", accountId)
-    .where("id", "=", id)
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) throw new GatewayError("not_found", `No email template ${id} in this account.`);
-  return row;
+  refuseNul(fields);
+  return store.transaction(async (trx) => {
+    const before = await getEmailTemplate(trx, accountId, id);
+    if (!before) throw new GatewayError("not_found", `No email template ${id} in this account.`);
+    const row = await trx
+      .updateTable("email_templates")
+      .set({ ...fields, updated_at: who.clock.now().getTime() })
+      .where("account_id", "=", accountId)
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    const was: Record<string, string> = {};
+    const is: Record<string, string | boolean> = {};
+    for (const field of ["name", "subject"] as const) {
+      if (row[field] !== before[field]) {
+        was[field] = before[field];
+        is[field] = row[field];
+      }
+    }
+    if (row.html !== before.html) is.html_changed = true;
+    if (row.text !== before.text) is.text_changed = true;
+    if (Object.keys(is).length > 0) {
+      await recordChange(trx, who, {
+        action: "email_template.update",
+        target: target(id),
+        accountId,
+        ...(Object.keys(was).length > 0 ? { before: was } : {}),
+        after: is,
+      });
+    }
+    return row;
+  });
 }
 
-export async function deleteEmailTemplate(db: Db, accountId: number, id: number): Promise<void> {
-  const result = await db
-    .deleteFrom("email_templates")
-    .where("account_id", "=", accountId)
-    .where("id", "=", id)
-    .executeTakeFirst();
-  if (Number(result.numDeletedRows) === 0)
-    throw new GatewayError("not_found", `No email template ${id} in this account.`);
+/** Deletes a template with its audit entry (`email_template.delete`), in one transaction. */
+export async function deleteEmailTemplate(store: Store, who: Audited, accountId: number, id: number): Promise<void> {
+  await store.transaction(async (trx) => {
+    const row = await trx
+      .deleteFrom("email_templates")
+      .where("account_id", "=", accountId)
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new GatewayError("not_found", `No email template ${id} in this account.`);
+    await recordChange(trx, who, {
+      action: "email_template.delete",
+      target: target(id),
+      accountId,
+      before: auditView(row),
+    });
+  });
 }
 
 export async function getEmailTemplate(db: Db, accountId: number, id: number): Promise<EmailTemplateRow | undefined> {
