@@ -3,13 +3,14 @@
 // was added, repeated or refused.
 
 import { sql } from "kysely";
-import { type Clock, isoUtc } from "../../base/core/clock.js";
+import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
 import type { Engine } from "../../base/store/engine.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { groupExists, groupNotFound } from "./groups.js";
+import { type Audited, recordChange } from "../audit/index.js";
+import { groupExists, groupNotFound, groupTarget } from "./groups.js";
 
 /** Contacts written per transaction: amortises a commit without holding the write lock for long. */
 export const CONTACT_BATCH = 5_000;
@@ -116,15 +117,18 @@ function contactName(raw: string | null | undefined): string | null | undefined 
 /**
  * Adds the entries to the group, CONTACT_BATCH per transaction, reading them as they come (a
  * CSV stream is never held whole). An existing contact keeps its name. Chunks already written
- * stay when the source fails part-way; the error then says how many were added.
+ * stay when the source fails part-way; the error then says how many were added. One audit entry
+ * per call (`action`: contacts.add for a JSON list, contacts.import for a CSV) with the counts,
+ * none when nothing was added: written in the transaction of the last chunk, or, when the upload
+ * stops part-way after adding some, with `stopped: true` once the chunks written are known.
  */
 export async function addContacts(
   store: Store,
-  clock: Clock,
-  accountId: number,
-  groupId: number,
+  who: Audited,
+  upload: { accountId: number; groupId: number; action: "contacts.add" | "contacts.import" },
   entries: Iterable<ContactEntry> | AsyncIterable<ContactEntry>,
 ): Promise<ContactImportReport> {
+  const { accountId, groupId } = upload;
   const report: ContactImportReport = {
     received: 0,
     added: 0,
@@ -134,6 +138,7 @@ export async function addContacts(
     invalidEntries: [],
   };
   let chunk: Pending[] = [];
+  let groupName = "";
 
   const duplicate = (entry: Pending) => {
     report.duplicates += 1;
@@ -142,12 +147,27 @@ export async function addContacts(
     }
   };
 
-  const flush = async () => {
-    const pending = chunk;
-    chunk = [];
+  const recordUpload = (trx: Db, totals: { added: number; duplicates: number }, stopped: boolean) =>
+    recordChange(trx, who, {
+      action: upload.action,
+      target: groupTarget(groupId),
+      accountId,
+      after: {
+        group: groupName,
+        received: report.received,
+        added: totals.added,
+        duplicates: totals.duplicates,
+        invalid: report.invalid,
+        ...(stopped ? { stopped: true } : {}),
+      },
+    });
+
+  const flush = async (pending: Pending[], last: boolean) => {
     const first = new Map<string, Pending>();
     for (const entry of pending) if (!first.has(entry.number)) first.set(entry.number, entry);
-    const now = clock.now().getTime();
+    const added = (inserted: Set<string>) =>
+      pending.filter((entry) => first.get(entry.number) === entry && inserted.has(entry.number));
+    const now = who.clock.now().getTime();
     const inserted = await store.transaction(async (trx) => {
       // The group row is touched first: a group deleted meanwhile stops the upload with 404 instead
       // of a foreign-key failure, and on PostgreSQL the row lock holds off a delete until the commit.
@@ -156,12 +176,19 @@ export async function addContacts(
         .set({ updated_at: now })
         .where("id", "=", groupId)
         .where("account_id", "=", accountId)
+        .returning("name")
         .executeTakeFirst();
-      if (Number(touched.numUpdatedRows) === 0) throw groupNotFound(groupId);
-      return insertChunk(trx, store.engine, groupId, [...first.values()], now);
+      if (!touched) throw groupNotFound(groupId);
+      groupName = touched.name;
+      const inserted = await insertChunk(trx, store.engine, groupId, [...first.values()], now);
+      const fresh = added(inserted).length;
+      const totals = { added: report.added + fresh, duplicates: report.duplicates + pending.length - fresh };
+      if (last && totals.added > 0) await recordUpload(trx, totals, false);
+      return inserted;
     });
+    const fresh = new Set(added(inserted));
     for (const entry of pending) {
-      if (first.get(entry.number) === entry && inserted.has(entry.number)) report.added += 1;
+      if (fresh.has(entry)) report.added += 1;
       else duplicate(entry);
     }
   };
@@ -180,9 +207,15 @@ export async function addContacts(
         continue;
       }
       chunk.push({ at: entry.at, number, name });
-      if (chunk.length >= CONTACT_BATCH) await flush();
+      // A full chunk waits for the next contact: the last chunk carries the audit entry.
+      if (chunk.length > CONTACT_BATCH) {
+        const full = chunk.slice(0, CONTACT_BATCH);
+        chunk = chunk.slice(CONTACT_BATCH);
+        await flush(full, false);
+      }
     }
   } catch (error) {
+    await recordStop();
     if (error instanceof GatewayError && error.code === "invalid_request" && report.added > 0) {
       throw new GatewayError(
         error.code,
@@ -193,6 +226,18 @@ export async function addContacts(
     }
     throw error;
   }
-  if (chunk.length > 0) await flush();
+  try {
+    if (chunk.length > 0) await flush(chunk, true);
+  } catch (error) {
+    await recordStop();
+    throw error;
+  }
   return report;
+
+  /** An upload that stopped part-way: the chunks already written are recorded (the stop's own error is the one thrown). */
+  async function recordStop() {
+    if (report.added === 0) return;
+    const totals = { added: report.added, duplicates: report.duplicates };
+    await store.transaction((trx) => recordUpload(trx, totals, true)).catch(() => undefined);
+  }
 }

@@ -1,13 +1,15 @@
 // Contact groups: named lists of an account's mobile numbers, which a bulk send can target.
 // Another account's group reads as unknown everywhere, exactly like an id that does not exist.
+// A group made or deleted is in the audit log (contact_group.create, .delete), in its transaction.
 
 import type { SelectQueryBuilder } from "kysely";
-import { type Clock, isoUtc } from "../../base/core/clock.js";
+import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { pathId } from "../../base/http/query-params.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { ContactGroupRow, Database } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { type Audited, recordChange } from "../audit/index.js";
 
 export const MAX_GROUP_NAME = 100;
 export const MAX_GROUP_DESCRIPTION = 500;
@@ -69,10 +71,13 @@ export async function listGroups(
   return { rows: rows.map(counted), total };
 }
 
-/** Creates a group; a name the account already uses is a conflict (409), whatever its contacts. */
+/** The audit log's name for a group: its id (a name can be used again once the group is gone). */
+export const groupTarget = (id: number) => `contact group ${id}`;
+
+/** Creates a group with its audit entry; a name the account already uses is a conflict (409), whatever its contacts. */
 export async function createGroup(
-  db: Db,
-  clock: Clock,
+  store: Store,
+  who: Audited,
   accountId: number,
   input: { name: string; description?: string | null | undefined },
 ): Promise<GroupWithCount> {
@@ -88,27 +93,36 @@ export async function createGroup(
       field: "description",
     });
   }
-  const now = clock.now().getTime();
-  // ON CONFLICT instead of a look-up first: two requests racing for one name get one group and one 409.
-  const row = await db
-    .insertInto("contact_groups")
-    .values({ account_id: accountId, name, description, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.columns(["account_id", "name"]).doNothing())
-    .returningAll()
-    .executeTakeFirst();
-  if (!row) {
-    throw new GatewayError("conflict", `The account already has a group named "${name}".`, { field: "name" });
-  }
+  const now = who.clock.now().getTime();
+  const row = await store.transaction(async (trx) => {
+    // ON CONFLICT instead of a look-up first: two requests racing for one name get one group and one 409.
+    const row = await trx
+      .insertInto("contact_groups")
+      .values({ account_id: accountId, name, description, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.columns(["account_id", "name"]).doNothing())
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) {
+      throw new GatewayError("conflict", `The account already has a group named "${name}".`, { field: "name" });
+    }
+    await recordChange(trx, who, {
+      action: "contact_group.create",
+      target: groupTarget(row.id),
+      accountId,
+      after: { name, description },
+    });
+    return row;
+  });
   return { ...row, contacts: 0 };
 }
 
 /**
- * Deletes a group and its contacts in one transaction; answers the group and how many contacts
- * went with it, or undefined when the account has no such group.
+ * Deletes a group and its contacts in one transaction with its audit entry; answers the group and
+ * how many contacts went with it, or undefined when the account has no such group.
  */
 export async function deleteGroup(
   store: Store,
-  clock: Clock,
+  who: Audited,
   accountId: number,
   groupId: number,
 ): Promise<{ group: ContactGroupRow; contacts: number } | undefined> {
@@ -117,7 +131,7 @@ export async function deleteGroup(
     // Locks the row (PostgreSQL), so an upload to this group waits and then finds it gone.
     const group = await trx
       .updateTable("contact_groups")
-      .set({ updated_at: clock.now().getTime() })
+      .set({ updated_at: who.clock.now().getTime() })
       .where("id", "=", groupId)
       .where("account_id", "=", accountId)
       .returningAll()
@@ -126,7 +140,14 @@ export async function deleteGroup(
     // The foreign key cascades too; deleting them first gives the exact count.
     const contacts = await trx.deleteFrom("contacts").where("group_id", "=", groupId).executeTakeFirst();
     await trx.deleteFrom("contact_groups").where("id", "=", groupId).execute();
-    return { group, contacts: Number(contacts.numDeletedRows) };
+    const deleted = Number(contacts.numDeletedRows);
+    await recordChange(trx, who, {
+      action: "contact_group.delete",
+      target: groupTarget(groupId),
+      accountId,
+      before: { name: group.name, description: group.description, contacts: deleted },
+    });
+    return { group, contacts: deleted };
   });
 }
 

@@ -1,10 +1,10 @@
 // Contact groups and their contacts: the public face for the routes and for bulk sends to a group.
 //
 // Its files (others import this folder through this index only):
-//   groups.ts          create, list, delete groups; another account's group reads as unknown
+//   groups.ts          groups created and deleted (audited), listed; another account's group reads as unknown
 //   contacts.ts        a group's contacts a page at a time; its numbers for a bulk send (groupNumbers);
 //                      adding them from any source in chunks of 5,000 per transaction with exact
-//                      added / duplicate / invalid counts
+//                      added / duplicate / invalid counts, one audit entry per upload in its last chunk
 //   csv.ts             contacts read from a CSV stream one record at a time, with line numbers
 //                      (csv-parse; header detection, BOM, quotes, `;` or tab)
 //   v2-routes.ts       GET/POST /api/v2/groups, DELETE /api/v2/groups/{id}, GET …/contacts

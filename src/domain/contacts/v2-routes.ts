@@ -1,11 +1,13 @@
 // v2 contact groups and their contacts: list, create and delete groups, list a group's contacts
-// a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope.
+// a page at a time; adding contacts is in v2-upload.ts. Answers use the `status` envelope. Each
+// change is in the audit log (groups.ts, contacts.ts).
 
 import { Type } from "typebox";
 import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { actorOf } from "../auth/index.js";
 import { describeContact, listContacts } from "./contacts.js";
 import {
   createGroup,
@@ -76,7 +78,8 @@ export function registerV2ContactRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request, reply) => {
       const body = request.body;
-      const group = await createGroup(db, ctx.clock, request.principal!.accountId, body);
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const group = await createGroup(ctx.store, who, request.principal!.accountId, body);
       return reply.code(201).send({ status: "success", data: describeGroup(group) });
     },
   );
@@ -95,7 +98,8 @@ export function registerV2ContactRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const groupId = parseGroupId(request.params.id);
-      const deleted = await deleteGroup(ctx.store, ctx.clock, request.principal!.accountId, groupId);
+      const who = { clock: ctx.clock, actor: actorOf(request) };
+      const deleted = await deleteGroup(ctx.store, who, request.principal!.accountId, groupId);
       if (!deleted) throw groupNotFound(groupId);
       return {
         status: "success",

@@ -7,6 +7,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import { actorOf } from "../auth/index.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
 import { csvContacts } from "./csv.js";
 import { groupExists, groupNotFound, parseGroupId } from "./groups.js";
@@ -123,7 +124,8 @@ export function registerV2ContactUpload(v2: TypedRoutes, ctx: Deps): void {
         if (!(await groupExists(ctx.store.db, accountId, groupId))) throw groupNotFound(groupId);
         // Not a stream: a JSON body, which the route's application/json schema checked.
         const entries = jsonEntries(body as JsonContacts);
-        const report = await addContacts(ctx.store, ctx.clock, accountId, groupId, entries);
+        const who = { clock: ctx.clock, actor: actorOf(request) };
+        const report = await addContacts(ctx.store, who, { accountId, groupId, action: "contacts.add" }, entries);
         return { status: "success", data: describeReport(groupId, report, "index") };
       },
     );
@@ -143,7 +145,8 @@ async function uploadCsv(
     if (Number(request.headers["content-length"] ?? 0) > maxBytes) throw tooLarge(maxBytes)();
     if (!(await groupExists(ctx.store.db, accountId, groupId))) throw groupNotFound(groupId);
     const entries = csvContacts(body, { maxBytes, tooLarge: tooLarge(maxBytes) });
-    const report = await addContacts(ctx.store, ctx.clock, accountId, groupId, entries);
+    const who = { clock: ctx.clock, actor: actorOf(request) };
+    const report = await addContacts(ctx.store, who, { accountId, groupId, action: "contacts.import" }, entries);
     return { status: "success", data: describeReport(groupId, report, "line") };
   } catch (error) {
     // A client that hangs up mid-upload is not a server failure (nor worth a 500 in the logs).
