@@ -1,12 +1,16 @@
 // The XML API's `xmlstring` document:
 //   <pushsms><username/><password/><senderid/><route/>?
 //     <messages><message pno="9876543210" msg="text"/>…</messages></pushsms>
-// Parsed with tag and attribute values kept as text (numbers keep leading zeros and "+"),
-// never with a DOCTYPE (no entity expansion), and only up to MAX_XML_BYTES. Character
-// references (`&#10;`, `&#x20AC;`) are decoded as XML defines them; anything the parser
-// cannot read is malformed (-9), never an internal error. The credentials may instead come
-// beside the document, in the query or form (xmlCredentials).
-import { XMLParser, XMLValidator } from "fast-xml-parser";
+// Only a well-formed XML 1.0 document is read: saxes, a strict parser, checks it first (a bare
+// `&` or `<` in an attribute, an entity other than the five predefined ones and character
+// references are malformed, as expat and libxml2 find them). Then it is parsed with tag and
+// attribute values kept as text (numbers keep leading zeros and "+"), never with a DOCTYPE (no
+// entity expansion), and only up to MAX_XML_BYTES. Character references (`&#10;`, `&#x20AC;`)
+// are decoded as XML defines them; anything the parsers cannot read is malformed (-9), never an
+// internal error. The credentials may instead come beside the document, in the query or form
+// (xmlCredentials).
+import { XMLParser } from "fast-xml-parser";
+import { SaxesParser } from "saxes";
 import { GatewayError } from "../../base/core/errors.js";
 
 export const MAX_XML_BYTES = 2 * 1024 * 1024;
@@ -42,7 +46,7 @@ function isXmlChar(cp: number): boolean {
 /**
  * The five predefined entities and character references, in one pass (so `&amp;#10;` stays
  * the text `&#10;`). The parser's own decoder leaves character references undecoded unless
- * HTML entities are switched on. Other names (`&nbsp;`) are left as they are.
+ * HTML entities are switched on. No other name gets here: wellFormedness refuses them.
  */
 function decodeReferences(text: string): string {
   if (!text.includes("&")) return text;
@@ -72,7 +76,21 @@ const parser = new XMLParser({
   isArray: (name) => name === "message",
 });
 
-/** The parser also refuses what passes validation: reserved names (`__proto__`), deep nesting. */
+/**
+ * Why the document is not well-formed XML, or undefined when it is. fast-xml-parser's own
+ * validator lets a bare `&` or `<` in an attribute value and undeclared entities through.
+ */
+function wellFormedness(xml: string): string | undefined {
+  try {
+    new SaxesParser({ position: true }).write(xml).close();
+    return undefined;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : "the document is not well-formed";
+    return message.replace(/^(\d+):(\d+): /, "line $1, column $2: ").replace(/\.$/, "");
+  }
+}
+
+/** The parser also refuses what is well-formed: reserved names (`__proto__`), deep nesting. */
 function parse(xml: string): Record<string, unknown> {
   try {
     return parser.parse(xml) as Record<string, unknown>;
@@ -118,10 +136,9 @@ export function parseXmlSend(xml: string | undefined): XmlSend {
   if (xml === undefined || xml.trim() === "") throw malformed("the xmlstring field is empty");
   if (Buffer.byteLength(xml) > MAX_XML_BYTES) throw malformed(`the document is larger than ${MAX_XML_BYTES} bytes`);
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw malformed("DOCTYPE and entity declarations are not accepted");
-  const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw malformed(valid.err.msg.replace(/\.$/, ""));
+  const notWellFormed = wellFormedness(xml);
+  if (notWellFormed !== undefined) throw malformed(notWellFormed);
   const doc = parse(xml);
-  // The validator lets several top-level elements through; a document has exactly one.
   const roots = Object.keys(doc).filter((name) => !name.startsWith("?"));
   if (roots.length !== 1 || roots[0] !== "pushsms" || Array.isArray(doc.pushsms)) {
     throw malformed("the document must have one root element, <pushsms>");
