@@ -6,7 +6,7 @@
 //   pdu.ts             cutting a byte stream into PDUs (PduReader), encodePdu, command ids; the bodies
 //                      an ESME writes and reads (bind, submit_sm, submit_sm_resp, deliver_sm)
 //   server-pdu.ts      the bodies an SMSC reads strictly (binds, submit_sm, data_sm, submit_multi,
-//                      query_sm) and writes (their responses, deliver_sm), TLV tags
+//                      query_sm, cancel_sm) and writes (their responses, deliver_sm), TLV tags
 //   encoding.ts        GSM-7 / UCS-2 bytes and the split of long text into UDH-concatenated parts
 export * from "./encoding.js";
 export * from "./pdu.js";

@@ -1,4 +1,4 @@
-// The PDU bodies an SMPP server reads (binds, submit_sm, data_sm, submit_multi, query_sm) and
+// The PDU bodies an SMPP server reads (binds, submit_sm, data_sm, submit_multi, query_sm, cancel_sm) and
 // writes (their responses, deliver_sm). Reading is strict, unlike the carrier side's reader: a
 // client's body that ends inside a field, or whose strings miss their NUL, is malformed and
 // answered with an error, never guessed at. Framing (PduReader, encodePdu) is pdu.ts's, shared
@@ -7,6 +7,7 @@ import { BodyWriter } from "./pdu.js";
 
 export const SERVER_COMMAND = {
   query_sm: 0x00000003,
+  cancel_sm: 0x00000008,
   submit_multi: 0x00000021,
   unbind_resp: 0x80000006,
   outbind: 0x0000000b,
@@ -60,8 +61,8 @@ class StrictReader {
     return value;
   }
 
-  tlvs(): Map<number, Buffer> {
-    const tlvs = new Map<number, Buffer>();
+  tlvs(): Tlvs {
+    const tlvs = new Tlvs();
     while (this.offset < this.body.length) {
       if (this.offset + 4 > this.body.length) throw new MalformedPdu(ESME_RINVTLVSTREAM, "a TLV header is cut short");
       const tag = this.body.readUInt16BE(this.offset);
@@ -70,11 +71,17 @@ class StrictReader {
       if (this.offset + length > this.body.length) {
         throw new MalformedPdu(ESME_RINVTLVSTREAM, `TLV 0x${tag.toString(16)} is longer than the body`);
       }
+      if (tlvs.has(tag)) tlvs.repeated.add(tag);
       tlvs.set(tag, this.body.subarray(this.offset, this.offset + length));
       this.offset += length;
     }
     return tlvs;
   }
+}
+
+/** A body's TLVs by tag, the last value of each; `repeated` names the tags that came more than once. */
+export class Tlvs extends Map<number, Buffer> {
+  readonly repeated = new Set<number>();
 }
 
 export interface BindRequest {
@@ -107,7 +114,7 @@ export interface SubmitFields {
   dataCoding: number;
   scheduleDeliveryTime: string;
   shortMessage: Buffer;
-  tlvs: Map<number, Buffer>;
+  tlvs: Tlvs;
 }
 
 export function readSubmitSm(body: Buffer): SubmitFields {
@@ -203,6 +210,27 @@ export function readQuerySm(body: Buffer): QuerySm {
   const sourceNpi = reader.u8("source_addr_npi");
   const source = reader.cstring("source_addr", 21);
   return { messageId, sourceTon, sourceNpi, source };
+}
+
+/** cancel_sm (SMPP 3.4, 4.9.1): one message by its id, or the source's pending messages to a destination. */
+export interface CancelSm {
+  serviceType: string;
+  messageId: string;
+  source: string;
+  destination: string;
+}
+
+export function readCancelSm(body: Buffer): CancelSm {
+  const reader = new StrictReader(body);
+  const serviceType = reader.cstring("service_type", 6);
+  const messageId = reader.cstring("message_id", 65);
+  reader.u8("source_addr_ton");
+  reader.u8("source_addr_npi");
+  const source = reader.cstring("source_addr", 21);
+  reader.u8("dest_addr_ton");
+  reader.u8("dest_addr_npi");
+  const destination = reader.cstring("destination_addr", 21);
+  return { serviceType, messageId, source, destination };
 }
 
 /** SMPP 3.4's absolute time (7.1.1), `YYMMDDhhmmsstnnp`, in UTC: tenths of a second, offset 00, `+`. */

@@ -1,4 +1,4 @@
-// One client connection: the bind, then its requests. At most `window` submits and query_sm are
+// One client connection: the bind, then its requests. At most `window` submits and queries are
 // handled at once; the requests read past the window wait in arrival order, and while any wait
 // the socket is paused: a client that floods without waiting is held in TCP instead of in
 // memory. One that does not read our answers is closed past `outputMaxBytes` of them
@@ -39,7 +39,7 @@ export interface BindHost {
   responseTimeoutMs: number;
   systemId: string;
   authenticate(bind: Bind, systemId: string, password: string): Promise<{ status: number; account?: BoundAccount }>;
-  /** A submit or query_sm, answered when it resolves. */
+  /** A submit, query_sm or cancel_sm, answered when it resolves (requests.ts counts the submits). */
   request(bind: Bind, command: WindowedCommand, body: Buffer): Promise<RequestAnswer>;
   /** Records the bind (the operator's listing); it is answered once this resolves. */
   bound(bind: Bind): Promise<void>;
@@ -260,7 +260,6 @@ export class Bind {
       return;
     }
     this.inFlight++;
-    if (command !== "query_sm") this.submits++;
     this.host
       .request(this, command, pdu.body)
       .catch((error: unknown): RequestAnswer => {

@@ -6,12 +6,13 @@
 //   deliver-pump.ts the deliver_sm each account is owed, sent over its receiving binds in order
 //   unbound.ts      connections not bound yet, limited per address and in all
 //   bind.ts         one connection: bind, window and back-pressure, bind timeout, keep-alive, unbind
-//   client-commands.ts the requests a connection takes, by kind (binds; submits and query_sm, windowed)
+//   client-commands.ts the requests a connection takes, by kind (binds; submits, query_sm, cancel_sm, windowed)
 //   client-output.ts what the server writes to a client, one write a turn, closed past the unread bound
 //   outgoing-requests.ts a bind's own requests (deliver_sm, enquire_link, unbind) and their answers
-//   requests.ts     a bind's windowed requests answered: submits (counted, refusals logged), query_sm
+//   requests.ts     a bind's windowed requests answered: submits (counted, refusals logged), query_sm, cancel_sm
 //   submit.ts       submit_sm / data_sm / submit_multi → SmsPolicy and the Acceptor; long messages
 //   query.ts        query_sm: the state of a message by the id a submit answered, the account's only
+//   cancel.ts       cancel_sm: a held (scheduled) message cancelled and refunded, by id or by addresses
 //   message-state.ts a message's status as message_state, stat: and err:, for receipts and query_sm
 //   held-parts.ts   the parts of long messages waiting for the rest, bounded per account and in total
 //   abandoned.ts    failed receipts for parts answered ESME_ROK whose message never came to be

@@ -34,7 +34,7 @@ export type OutboxPayload =
       /** The sender ID: the receipt's destination_addr. */
       destination: string;
       text: string;
-      /** message_state: 2 DELIVERED, 3 EXPIRED, 5 UNDELIVERABLE, 8 REJECTED. */
+      /** message_state: 2 DELIVERED, 3 EXPIRED, 4 DELETED, 5 UNDELIVERABLE, 8 REJECTED. */
       state: number;
     }
   | { kind: "mo"; source: string; destination: string; text: string };
@@ -62,12 +62,13 @@ export function receiptText(fields: {
 
 /**
  * How many receipts a message reaching `status` owes its client: none but for a final state
- * (registered_delivery 1: delivered or failed; 2: failed only), then one per submit_sm it came
- * in, since clients count a receipt per submit_sm_resp. `submitted` is reported to webhooks
- * too, but SMPP 3.4 has no receipt for "handed to the carrier".
+ * (registered_delivery 1: delivered, failed or cancelled; 2: all but delivered), then one per
+ * submit_sm it came in, since clients count a receipt per submit_sm_resp. `submitted` is
+ * reported to webhooks too, but SMPP 3.4 has no receipt for "handed to the carrier". A
+ * cancelled message was not delivered: its receipt says DELETED (decision 0164).
  */
 export function receiptsOwed(meta: string | null, status: string): number {
-  if (status !== "delivered" && status !== "failed") return 0;
+  if (status !== "delivered" && status !== "failed" && status !== "cancelled") return 0;
   if (meta === null || !meta.includes('"smpp"')) return 0;
   try {
     const smpp = (JSON.parse(meta) as Partial<SmppMeta>).smpp;
@@ -114,51 +115,7 @@ export class SmppOutbox implements ClientEventSink {
     if (messages.length === 0) return 0;
     const accounts = await this.smppAccounts(trx);
     const candidates = messages.filter((m) => accounts.has(m.account_id) && m.channel !== "email");
-    if (candidates.length === 0) return 0;
-    const rows = await receiptSources(
-      trx,
-      candidates.map((m) => m.id),
-    );
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const outbox = [];
-    for (const message of candidates) {
-      const row = byId.get(message.id);
-      const owed = row ? receiptsOwed(row.meta, message.status) : 0;
-      if (!row || owed === 0) continue;
-      const { stat, state, err } = smppStateOf(message);
-      // submit_multi answered the broadcast id: its receipts name it (the source_addr tells the recipient).
-      const id = row.broadcast_id && /"multi":true/.test(row.meta ?? "") ? row.broadcast_id : message.id;
-      const payload: OutboxPayload = {
-        kind: "receipt",
-        id,
-        source: message.recipient,
-        destination: row.sender,
-        state,
-        text: receiptText({
-          id,
-          delivered: message.status === "delivered",
-          stat,
-          err,
-          submittedAt: row.created_at,
-          doneAt: message.at,
-          body: row.body,
-        }),
-      };
-      for (let i = 0; i < owed; i++) {
-        outbox.push({
-          account_id: message.account_id,
-          kind: "receipt" as const,
-          message_id: message.id,
-          payload: JSON.stringify(payload),
-          lease_until: null,
-          attempts: 0,
-          created_at: now,
-          retry_at: null,
-        });
-      }
-    }
-    await this.store.insertMany(trx, "smpp_outbox", outbox);
-    return outbox.length;
+    return writeReceipts(this.store, trx, candidates, now);
   }
 
   async inboundSms(trx: Db, event: InboundEvent, _orderKey: string, now: number): Promise<number> {
@@ -178,4 +135,62 @@ export class SmppOutbox implements ClientEventSink {
     ]);
     return 1;
   }
+}
+
+/**
+ * The receipts `messages` (SMS of accounts with SMPP access, in their new state) owe their
+ * clients, written to smpp_outbox in `trx`: by the sink above, and by cancel_sm for the
+ * messages it cancelled (no webhook reports a cancel). Answers how many rows it wrote.
+ */
+export async function writeReceipts(
+  store: Store,
+  trx: Db,
+  messages: readonly ReportedMessage[],
+  now: number,
+): Promise<number> {
+  if (messages.length === 0) return 0;
+  const rows = await receiptSources(
+    trx,
+    messages.map((m) => m.id),
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const outbox = [];
+  for (const message of messages) {
+    const row = byId.get(message.id);
+    const owed = row ? receiptsOwed(row.meta, message.status) : 0;
+    if (!row || owed === 0) continue;
+    const { stat, state, err } = smppStateOf(message);
+    // submit_multi answered the broadcast id: its receipts name it (the source_addr tells the recipient).
+    const id = row.broadcast_id && /"multi":true/.test(row.meta ?? "") ? row.broadcast_id : message.id;
+    const payload: OutboxPayload = {
+      kind: "receipt",
+      id,
+      source: message.recipient,
+      destination: row.sender,
+      state,
+      text: receiptText({
+        id,
+        delivered: message.status === "delivered",
+        stat,
+        err,
+        submittedAt: row.created_at,
+        doneAt: message.at,
+        body: row.body,
+      }),
+    };
+    for (let i = 0; i < owed; i++) {
+      outbox.push({
+        account_id: message.account_id,
+        kind: "receipt" as const,
+        message_id: message.id,
+        payload: JSON.stringify(payload),
+        lease_until: null,
+        attempts: 0,
+        created_at: now,
+        retry_at: null,
+      });
+    }
+  }
+  await store.insertMany(trx, "smpp_outbox", outbox);
+  return outbox.length;
 }

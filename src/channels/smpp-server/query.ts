@@ -11,7 +11,15 @@ import { MESSAGE_STATE, type SmppState, smppStateOf } from "./message-state.js";
 import { STATUS } from "./status.js";
 
 /** submit_multi takes at most 255 destinations: a broadcast of more was not given over SMPP. */
-const MULTI_MAX = 255;
+export const MULTI_MAX = 255;
+
+export type MessageTarget = { queueId: string } | { broadcastId: string };
+
+/** What an id a submit answered names: a message (a queue id, any case) or a broadcast; undefined for neither form. */
+export function messageTarget(id: string): MessageTarget | undefined {
+  if (isQueueId(id)) return { queueId: `q${id.slice(1).toUpperCase()}` };
+  return BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
+}
 
 export interface QueryDeps {
   db: Db;
@@ -19,8 +27,8 @@ export interface QueryDeps {
   held: (accountId: number, id: string) => boolean;
 }
 
-/** The source_addr a query names and the sender stored, alike but for case and spaces (the rules trim it). */
-function sameSender(stored: string, asked: string): boolean {
+/** The source_addr a query or cancel names and the sender stored, alike but for case and spaces (the rules trim it). */
+export function sameSender(stored: string, asked: string): boolean {
   return stored.trim().toUpperCase() === asked.trim().toUpperCase();
 }
 
@@ -47,12 +55,7 @@ export async function answerQuery(deps: QueryDeps, accountId: number, body: Buff
     if (error instanceof MalformedPdu) return { status: error.status };
     throw error;
   }
-  const id = query.messageId;
-  const target: { queueId: string } | { broadcastId: string } | undefined = isQueueId(id)
-    ? { queueId: `q${id.slice(1).toUpperCase()}` }
-    : BROADCAST_ID.test(id)
-      ? { broadcastId: id }
-      : undefined;
+  const target = messageTarget(query.messageId);
   if (!target) return { status: STATUS.ESME_RINVMSGID };
   const read = await queriedMessagesQuery(deps.db, target, MULTI_MAX + 1).execute();
   const rows = read.filter((row) => Number(row.account_id) === accountId);

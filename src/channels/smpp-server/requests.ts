@@ -1,6 +1,6 @@
 // The requests a bound client makes within its window, answered (bind.ts hands them over):
 // submit_sm, data_sm and submit_multi read, submitted (submit.ts), counted and, when refused,
-// logged (refusal-record.ts); query_sm (query.ts).
+// logged (refusal-record.ts); query_sm (query.ts); cancel_sm (cancel.ts).
 import type { Metrics } from "../../base/runtime/metrics.js";
 import {
   cstringBody,
@@ -12,13 +12,14 @@ import {
 } from "../../base/smpp/index.js";
 import type { RefusalRecorder } from "../../domain/refusals/index.js";
 import type { Bind } from "./bind.js";
-import type { RequestAnswer, SubmitCommand, WindowedCommand } from "./client-commands.js";
-import { answerQuery, type QueryDeps } from "./query.js";
+import { answerCancel, type CancelDeps } from "./cancel.js";
+import { isSubmit, type RequestAnswer, type SubmitCommand, type WindowedCommand } from "./client-commands.js";
+import { answerQuery } from "./query.js";
 import { recordLeftOut, recordRefusal } from "./refusal-record.js";
 import { STATUS } from "./status.js";
 import type { SubmitResult, Submitter } from "./submit.js";
 
-export interface RequestDeps extends QueryDeps {
+export interface RequestDeps extends CancelDeps {
   submitter: Submitter;
   metrics: Pick<Metrics, "smppSubmits">;
   refusals?: RefusalRecorder;
@@ -31,9 +32,10 @@ export async function answerRequest(
   body: Buffer,
 ): Promise<RequestAnswer> {
   const accountId = bind.account!.principal.accountId;
-  if (command === "query_sm") {
-    return answerQuery(deps, accountId, body);
+  if (!isSubmit(command)) {
+    return command === "query_sm" ? answerQuery(deps, accountId, body) : answerCancel(deps, accountId, body);
   }
+  bind.submits++;
   const result = await submit(deps.submitter, bind, command, body);
   if (result.status !== STATUS.ESME_ROK) recordRefusal(deps.refusals, bind, command, body, result);
   else if ("leftOut" in result) recordLeftOut(deps.refusals, bind, body, result);

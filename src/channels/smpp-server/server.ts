@@ -83,6 +83,9 @@ export class SmppServer {
     this.submitter = submitterOf(deps, (message, why) => this.abandoned.add(message, why));
     const requests: RequestDeps = {
       db: deps.store.db,
+      store: deps.store,
+      clock: deps.clock,
+      pump: (accountId) => this.deliveries.pump(accountId),
       held: (accountId, id) => this.submitter.holds(accountId, id),
       submitter: this.submitter,
       metrics: deps.metrics,
