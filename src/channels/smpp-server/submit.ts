@@ -93,6 +93,22 @@ function cstringTlv(value: Buffer | undefined): string | undefined {
   return text === "" ? undefined : text;
 }
 
+/**
+ * The telemarketer chain a client sent: undefined without the TLV, "" for an empty one (an
+ * invalid chain, not "no chain"). Sent twice, the carrier and the gateway could each read another
+ * one: refused (dlt_chain_mismatch, 0x40D).
+ */
+function chainTlv(tlvs: SubmitFields["tlvs"], tag: number): string | undefined {
+  if (tlvs.repeated.has(tag)) {
+    throw new GatewayError(
+      "dlt_chain_mismatch",
+      `The telemarketer chain TLV 0x${tag.toString(16)} came more than once: send the chain once.`,
+    );
+  }
+  const value = tlvs.get(tag);
+  return value?.toString("latin1").replace(/\0+$/, "");
+}
+
 /** The text of a message by its data_coding: 0 GSM 03.38 (unpacked septets), 1 IA5 (ASCII), 3 Latin-1, 8 UCS-2. */
 export function decodeSubmitText(bytes: Buffer, dataCoding: number): string {
   switch (dataCoding) {
@@ -314,7 +330,7 @@ export class Submitter {
       unicode: fields.dataCoding === 8 || (fields.dataCoding !== 0 && !isGsm7(text)),
       dltEntityId: cstringTlv(fields.tlvs.get(this.deps.dltEntityTag)),
       dltTemplateId: cstringTlv(fields.tlvs.get(this.deps.dltTemplateTag)),
-      dltTmChain: cstringTlv(fields.tlvs.get(this.deps.dltTmChainTag)),
+      dltTmChain: chainTlv(fields.tlvs, this.deps.dltTmChainTag),
     };
     const { order, rejected } = await this.deps.smsPolicy.decide(account.principal, input);
     for (const draft of order.drafts) {

@@ -1,7 +1,7 @@
 // The SMS rule on the DLT telemarketer chain (issue 40, item 2; docs/api.md rule 14c): with the
 // operator's DLT_CHAIN_REQUIRED, an entity without a declared chain is refused, as operators drop
 // its SMS; a chain the client sent (the SMPP server's TLV) must be the declared one, with the
-// operator's current TM ID (DLT_TM_ID) last as carriers get it, or without it. And what an
+// operator's current TM ID (DLT_TM_ID) last as carriers get it, or without that ID only. And what an
 // accepted SMS's row keeps of its DLT check (docs/decisions/0145): the chain and the scrubbing.
 import { GatewayError } from "../../base/core/errors.js";
 import type { TrafficClass } from "../../base/core/traffic-class.js";
@@ -50,10 +50,11 @@ export function checkTmChain(
       { entity_id: entityId },
     );
   }
-  if (sent === undefined || tmChainMatches(sent, entityId, declared)) return;
+  if (sent === undefined || tmChainMatches(sent, entityId, declared, send.tmId)) return;
+  const shown = sent.trim() === "" ? "empty" : sent.slice(0, 100);
   throw new GatewayError(
     "dlt_chain_mismatch",
-    `The telemarketer chain sent (${sent.slice(0, 100)}) is not the one declared for DLT entity ${entityId} of the account ${username}: ${[entityId, ...declared].join(",")}, or its SHA-256.`,
+    `The telemarketer chain sent (${shown}) is not the one declared for DLT entity ${entityId} of the account ${username}: ${[entityId, ...declared].join(",")}, or its SHA-256.`,
     { entity_id: entityId },
   );
 }

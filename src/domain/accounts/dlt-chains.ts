@@ -62,14 +62,23 @@ export function tmChainValue(entityId: string, chain: readonly string[], format:
 }
 
 /**
- * Whether the chain a client sent is the entity's declared one: as IDs or their hash, with or
- * without the operator's own TM ID at its end (a client upstream of the operator may not add
- * it); spaces and case do not count.
+ * Whether the chain a client sent is the entity's declared one, as carried (`chain`: the
+ * operator's TM ID last when DLT_TM_ID is set): as IDs or their hash; spaces and case do not
+ * count. Only the operator's own TM ID may be left out at the end (a client upstream of the
+ * operator may not know it, decision 0119); without DLT_TM_ID every declared ID is required. An
+ * empty chain is never the declared one.
  */
-export function tmChainMatches(sent: string, entityId: string, chain: readonly string[]): boolean {
+export function tmChainMatches(
+  sent: string,
+  entityId: string,
+  chain: readonly string[],
+  operatorTmId: string | undefined,
+): boolean {
   const value = sent.replace(/\s+/g, "").toUpperCase();
-  const upstream = chain.slice(0, -1);
-  const forms = [chain, ...(upstream.length > 0 ? [upstream] : [])].flatMap((ids) =>
+  if (value === "") return false;
+  const own = operatorTmId?.trim().toUpperCase();
+  const upstream = own && chain.length > 1 && chain.at(-1) === own ? [chain.slice(0, -1)] : [];
+  const forms = [chain, ...upstream].flatMap((ids) =>
     TM_CHAIN_FORMATS.map((format) => tmChainValue(entityId, ids, format).toUpperCase()),
   );
   return forms.includes(value);
