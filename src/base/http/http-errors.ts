@@ -177,9 +177,31 @@ export function sendJsonError(request: FastifyRequest, reply: FastifyReply, raw:
 const LEGACY_CLIENT_ERROR = -8;
 const LEGACY_INTERNAL_ERROR = -14;
 
-/** A message as a header value: printable ASCII only (no header can be split), bounded. */
+const HEADER_TEXT_MAX = 500;
+
+/**
+ * A message as a header value: printable ASCII only (no header can be split, and a header
+ * carries Latin-1 at most), at most 500 characters. Every other character is written as a JSON
+ * string writes it, `\uXXXX` (UTF-16 units: one outside the BMP is two), so it is named, not
+ * lost; an escape is never cut in two. A printable ASCII message is sent as it is.
+ */
 function headerText(message: string): string {
-  return message.replace(/[^\x20-\x7e]/g, "?").slice(0, 500);
+  let out = "";
+  for (const character of message) {
+    const piece = /^[\x20-\x7e]$/.test(character) ? character : escaped(character);
+    if (out.length + piece.length > HEADER_TEXT_MAX) break;
+    out += piece;
+  }
+  return out;
+}
+
+/** A character as a JSON string escapes it: `\uXXXX` for each of its UTF-16 units. */
+function escaped(character: string): string {
+  let out = "";
+  for (let i = 0; i < character.length; i += 1) {
+    out += `\\u${character.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;
+  }
+  return out;
 }
 
 /**

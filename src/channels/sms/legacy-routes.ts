@@ -19,7 +19,7 @@ import { leftOutOf } from "../../domain/refusals/index.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational, withoutRepeats } from "./recipients.js";
-import { MAX_XML_BYTES, parseXmlSend, type XmlSend, xmlCredentials } from "./xml-send.js";
+import { MAX_XML_BYTES, parseXmlSend, XML_UNICODE_REMEDY, type XmlSend, xmlCredentials } from "./xml-send.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
@@ -283,6 +283,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         recipients: [],
         items: doc.messages,
         route: doc.route ?? "T",
+        unicodeRemedy: XML_UNICODE_REMEDY,
       }),
     async (params, address) => {
       const doc = parseXmlSend(params.xmlstring);

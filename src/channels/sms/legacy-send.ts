@@ -55,6 +55,7 @@ function common(params: Record<string, string>): Omit<SmsSendInput, "message"> {
     dltEntityId: params.dlt_entity_id ?? params.entityid,
     dltTemplateId: params.dlt_template_id ?? params.templateid,
     shortenUrls: shortUrlParam(params.shorturl) ?? "account",
+    unicodeRemedy: "send it in the text parameter (URL-encoded Unicode), or in message as UTF-16BE hex with type=2",
   };
 }
 

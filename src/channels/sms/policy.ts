@@ -49,6 +49,8 @@ export interface SmsSendInput {
   unicode?: boolean | undefined;
   /** Encode as UCS-2 only if the text needs it (legacy `text`, hybrid mode). */
   unicodeIfNeeded?: boolean | undefined;
+  /** How this family sends Unicode, told when a text outside GSM-7 is refused; else "send it as Unicode". */
+  unicodeRemedy?: string | undefined;
   flash?: boolean | undefined;
   dltEntityId?: string | undefined;
   dltTemplateId?: string | undefined;
@@ -323,7 +325,7 @@ export class SmsPolicy {
     if (info.encoding === "ucs2" && input.unicode !== true && input.unicodeIfNeeded !== true) {
       throw new GatewayError(
         "unicode_not_allowed",
-        `The message has characters outside GSM-7 (${info.nonGsm.slice(0, 5).join(" ")}); send it as Unicode.`,
+        `The message has characters outside GSM-7 (${info.nonGsm.slice(0, 5).join(" ")}); ${input.unicodeRemedy ?? "send it as Unicode"}.`,
       );
     }
     if (info.segments > MAX_SEGMENTS) {

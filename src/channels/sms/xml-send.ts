@@ -15,6 +15,13 @@ import { GatewayError } from "../../base/core/errors.js";
 
 export const MAX_XML_BYTES = 2 * 1024 * 1024;
 
+/**
+ * The spec gives a <message> only `pno` and `msg`, no Unicode marker: the XML API sends GSM-7
+ * text only, and a refused text is told where Unicode goes instead.
+ */
+export const XML_UNICODE_REMEDY =
+  "the XML API sends GSM-7 text only (a <message> has no Unicode marker): send this text through /httpapi/send with the text parameter (or type=2), or /api/v2/sms/send with unicode: true";
+
 export interface XmlSend {
   username?: string;
   password?: string;
