@@ -16,7 +16,16 @@ import { releaseDueScheduled } from "../../../src/domain/messages/index.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import type { TestGateway } from "../../helpers/gateway.js";
 import { auditLedger, milli, resellerTree } from "../../helpers/resellers.js";
-import { boundEsme, connectEsme, type EsmeClient, smppAccount, smppPort, until, useSmppTestGateway } from "./client.js";
+import {
+  boundEsme,
+  connectEsme,
+  type EsmeClient,
+  holdPromotional,
+  smppAccount,
+  smppPort,
+  until,
+  useSmppTestGateway,
+} from "./client.js";
 import { cstrings, RawClient } from "./raw-client.js";
 
 const ESME_RINVCMDLEN = 0x02;
@@ -216,17 +225,6 @@ describeEnginesTogether("SMPP server: cancel_sm", (engine) => {
     await auditLedger(t);
   });
 });
-
-/** The account's promotional hours: one minute half a day away, so its promotional submits are held. */
-async function holdPromotional(t: TestGateway, accountId: number): Promise<void> {
-  const kolkata = new Date(Date.now() + 330 * 60_000);
-  const hour = String((kolkata.getUTCHours() + 12) % 24).padStart(2, "0");
-  await t.db.store.db
-    .updateTable("accounts")
-    .set({ promo_hours: `${hour}:00-${hour}:01` })
-    .where("id", "=", accountId)
-    .execute();
-}
 
 /** The held messages' time has come (their promotional hours opened): due now, still scheduled. */
 async function comeDue(t: TestGateway, ids: string[]): Promise<void> {

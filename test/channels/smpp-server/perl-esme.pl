@@ -13,10 +13,12 @@
 #    "tlvs":{"1402":"<hex>"}}                                   (the last four optional; tlvs: vendor
 #                                                                TLVs by hex tag, values in hex)
 #   {"command":"query","ref":"q","message_id":"…","source":"…"}   a query_sm
+#   {"command":"cancel","ref":"c","message_id":"…","source":"…","destination":"…","service_type":"…"}
+#                                                                 a cancel_sm (the last two optional)
 #   {"command":"answer","status":0}    how to answer the deliver_sm that follow (default 0)
 #   {"command":"unbind"}
 # stdout: `CONNECTED`, then one JSON object a line: every PDU received ("event":"pdu": its command,
-# seq, status, the ref of the submit or query it answers, its fields and TLVs by hex tag with hex values),
+# seq, status, the ref of the submit, query or cancel it answers, its fields and TLVs by hex tag with hex values),
 # every request sent ("event":"sent") and "closed".
 use strict;
 use warnings;
@@ -41,7 +43,7 @@ print "CONNECTED\n";
 
 my %COMMANDS = (
     0x80000000 => 'generic_nack',     0x80000001 => 'bind_receiver_resp', 0x80000002 => 'bind_transmitter_resp',
-    0x80000003 => 'query_sm_resp',
+    0x80000003 => 'query_sm_resp',    0x80000008 => 'cancel_sm_resp',
     0x80000004 => 'submit_sm_resp',   0x00000005 => 'deliver_sm',         0x00000006 => 'unbind',
     0x80000006 => 'unbind_resp',      0x80000009 => 'bind_transceiver_resp', 0x00000015 => 'enquire_link',
     0x80000015 => 'enquire_link_resp', 0x80000103 => 'data_sm_resp',
@@ -50,7 +52,7 @@ my $select = IO::Select->new($smpp, \*STDIN);
 my $stdin_buffer = '';
 my $parent = getppid();
 my $deliver_status = 0;
-my %refs;    # seq of a submit or query => the test's ref
+my %refs;    # seq of a submit, query or cancel => the test's ref
 
 sub tlvs_of {
     my ($pdu) = @_;
@@ -103,6 +105,13 @@ sub control {
             source_addr => $c->{source} // '');
         $refs{$seq} = $c->{ref};
         return emit({ event => 'sent', command => 'query_sm', seq => $seq, ref => $c->{ref} });
+    }
+    if ($name eq 'cancel') {
+        my $seq = $smpp->cancel_sm(service_type => $c->{service_type} // '', message_id => $c->{message_id} // '',
+            source_addr_ton => 5, source_addr_npi => 0, source_addr => $c->{source} // '',
+            dest_addr_ton => 1, dest_addr_npi => 1, destination_addr => $c->{destination} // '');
+        $refs{$seq} = $c->{ref};
+        return emit({ event => 'sent', command => 'cancel_sm', seq => $seq, ref => $c->{ref} });
     }
     if ($name eq 'answer') {
         $deliver_status = $c->{status};

@@ -4,7 +4,8 @@
 // wrong password, single and multipart GSM-7 and UCS-2 submits (UDH, SAR, message_payload), a
 // receipt per submit_sm (two for a message sent in two parts), query_sm of their ids, a receipt
 // held while unbound and delivered on rebind, throttling, MO, a DLT telemarketer chain in a vendor
-// TLV (issue 40).
+// TLV (issue 40); cancel_sm of a held message (its DELETED receipt and query_sm), twice, and of
+// an unknown id.
 import { beforeAll, describe, expect, it } from "vitest";
 import { encodeGsm7 } from "../../../src/base/smpp/index.js";
 import type { Engine } from "../../../src/base/store/engine.js";
@@ -14,7 +15,7 @@ import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { operatorCall } from "../../helpers/legacy.js";
 import { assignNumber } from "../inbound/helpers.js";
-import { type SmppAccount, smppAccount, smppPort, until } from "./client.js";
+import { holdPromotional, type SmppAccount, smppAccount, smppPort, until } from "./client.js";
 import { PerlEsme, receiptOf } from "./perl-esme.js";
 
 const ESME_RINVPASWD = 0x0e;
@@ -50,6 +51,18 @@ function suite(engine: Engine): void {
     expect(await esme.bind(mode, account.username, account.smppPassword)).toBe(0);
     return esme;
   }
+
+  const balance = async (t: TestGateway, accountId: number) =>
+    Number(
+      (
+        await t.db.store.db
+          .selectFrom("wallets")
+          .select("balance")
+          .where("account_id", "=", accountId)
+          .where("wallet", "=", "sms")
+          .executeTakeFirstOrThrow()
+      ).balance,
+    );
 
   const messageRow = (t: TestGateway, id: string) =>
     t.db.store.db
@@ -148,6 +161,38 @@ function suite(engine: Engine): void {
       expect(answer.final_date).toMatch(/^\d{13}00\+$/);
     }
     expect((await esme.query("unknown", `q${"0".repeat(26)}`, "SWBRD")).status).toBe(STATUS.ESME_RQUERYFAIL);
+  });
+
+  it("cancels a held message with cancel_sm: a DELETED receipt, query_sm DELETED, a second cancel refused", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    await holdPromotional(t, account.id);
+    const esme = await bound(t, account, "transceiver");
+    const before = await balance(t, account.id);
+    const submitted = await esme.submit({
+      ref: "held",
+      source: "SWBRD",
+      destination: "9876543240",
+      service_type: "P",
+      registered_delivery: 1,
+      short_message: hex(encodeGsm7("until the morning")),
+    });
+    expect(submitted.status).toBe(0);
+    const id = submitted.message_id!;
+    expect(await balance(t, account.id)).toBeLessThan(before);
+    expect((await esme.cancel("cancel", { message_id: id, source: "SWBRD" })).status).toBe(STATUS.ESME_ROK);
+    expect(await balance(t, account.id)).toBe(before);
+    const [receipt] = await esme.delivered(1);
+    expect(receiptOf(receipt!)).toMatchObject({ receiptedId: id, state: 4 });
+    expect(receiptOf(receipt!).text).toMatch(new RegExp(`^id:${id} .* stat:DELETED err:000 `));
+    expect(await esme.query("after", id, "SWBRD")).toMatchObject({ status: 0, message_state: 4 });
+    expect((await esme.cancel("again", { message_id: id, source: "SWBRD" })).status).toBe(STATUS.ESME_RCANCELFAIL);
+    const unknown = await esme.cancel("unknown", { message_id: `q${"0".repeat(26)}`, source: "SWBRD" });
+    expect(unknown.status).toBe(STATUS.ESME_RINVMSGID);
+    // By addresses: nothing held from SWBRD to that number any more.
+    const byAddress = await esme.cancel("addresses", { message_id: "", source: "SWBRD", destination: "9876543240" });
+    expect(byAddress.status).toBe(STATUS.ESME_RCANCELFAIL);
+    expect(await balance(t, account.id)).toBe(before);
   });
 
   it("holds a receipt while the client is unbound and delivers it when it binds again", async () => {

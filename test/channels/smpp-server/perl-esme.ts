@@ -1,5 +1,5 @@
 // Runs test/smpp-server/perl-esme.pl, an ESME built on Perl's Net::SMPP, as a child process
-// connected to the gateway's SMPP server: passes it commands (bind, submit, query_sm, how to
+// connected to the gateway's SMPP server: passes it commands (bind, submit, query_sm, cancel_sm, how to
 // answer deliver_sm, unbind), collects the JSON line it writes for every PDU, and kills its process
 // group when the test ends.
 import { type ChildProcess, spawn } from "node:child_process";
@@ -15,7 +15,7 @@ export interface EsmeEvent {
   command?: string;
   seq?: number;
   status?: number;
-  /** The test's name for the submit or query a submit_sm_resp or query_sm_resp answers. */
+  /** The test's name for the submit, query or cancel a submit_sm_resp, query_sm_resp or cancel_sm_resp answers. */
   ref?: string;
   message_id?: string;
   /** A query_sm_resp's fields (ESME_ROK only). */
@@ -131,6 +131,17 @@ export class PerlEsme {
   async query(ref: string, messageId: string, source: string): Promise<EsmeEvent> {
     this.control({ command: "query", ref, message_id: messageId, source });
     const answer = () => this.received("query_sm_resp").find((event) => event.ref === ref);
+    await this.waitFor(() => answer() !== undefined, `the answer to ${ref}`);
+    return answer()!;
+  }
+
+  /** Sends a cancel_sm (by id, or by addresses with an empty id) and answers its cancel_sm_resp. */
+  async cancel(
+    ref: string,
+    fields: { message_id: string; source: string; destination?: string; service_type?: string },
+  ): Promise<EsmeEvent> {
+    this.control({ command: "cancel", ref, ...fields });
+    const answer = () => this.received("cancel_sm_resp").find((event) => event.ref === ref);
     await this.waitFor(() => answer() !== undefined, `the answer to ${ref}`);
     return answer()!;
   }
