@@ -83,8 +83,25 @@ function legacyThrottle(ctx: Deps) {
   };
 }
 
+/** A body this family does not read: refused in its own dialect (-8; -9 on XML), never read as no body. */
+function unreadBody(contentType: string | undefined): GatewayError {
+  return new GatewayError(
+    "invalid_request",
+    `${contentType ? `A ${contentType.slice(0, 100)} body` : "A body without a Content-Type"} is not read here: send the parameters in the query string or as a form (application/x-www-form-urlencoded or multipart/form-data); a JSON object (application/json) is read too.`,
+    { http: 415 },
+  );
+}
+
 export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Promise<void> {
   const throttle = legacyThrottle(ctx);
+  // Forms are this family's bodies, and a JSON object, which clients have relied on; any other
+  // body (text/plain too, which Fastify would read as a string no parameter comes from) is
+  // refused. An empty body of any type is no body: the query's parameters count.
+  app.removeContentTypeParser("text/plain");
+  app.addContentTypeParser("*", { parseAs: "buffer" }, (request, body, done) => {
+    if ((body as Buffer).length === 0) done(null, undefined);
+    else done(unreadBody(request.headers["content-type"]), undefined);
+  });
   const policy = ctx.smsPolicy;
 
   const defaultAuth: LegacyAuth<undefined> = async (params, address) => ({
