@@ -1,6 +1,7 @@
 // Maps whatever went wrong in a request to a GatewayError, and renders it in each family's
 // dialect. Fastify's own errors (bad JSON, schema validation, body too large) become catalogue codes.
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { Settings } from "typebox/system";
 import { GatewayError, isGatewayError } from "../core/errors.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 
@@ -12,24 +13,52 @@ interface ValidationIssue {
   keyword?: string;
 }
 
+// A union's own issue (`anyOf`) comes after all its branches' issues, two for a literal (its type,
+// its value). TypeBox stops at 8 issues by default, which cut a choice of 4 or more literals
+// before it (a webhook event was told "must be equal to constant", naming no value).
+Settings.Set({ maxErrors: 256 });
+
 /**
- * The issue to tell. A value that fails a union (`anyOf`) fails every branch, and Ajv lists the
- * branches' failures first: the first is the first branch's type ("must be string") even when
- * the value's type chose another branch (a number too large). Tell the chosen branch's failure,
- * or, when the type matched no branch, the types the field takes.
+ * The values a choice of literals takes (a route code, an event; `null` when a branch is null),
+ * when every branch of the union at `at` is one; undefined otherwise.
+ */
+function literalChoices(branches: ValidationIssue[], at: string): string[] | undefined {
+  const byBranch = new Map<string, ValidationIssue[]>();
+  for (const issue of branches) {
+    if (issue.instancePath !== at) return undefined;
+    const branch = issue.schemaPath ?? "";
+    byBranch.set(branch, [...(byBranch.get(branch) ?? []), issue]);
+  }
+  const values: string[] = [];
+  for (const issues of byBranch.values()) {
+    const literal = issues.find((issue) => issue.keyword === "const");
+    if (literal) values.push(String(literal.params?.allowedValue));
+    else if (issues.every((issue) => issue.keyword === "type" && issue.params?.type === "null")) values.push("null");
+    else return undefined;
+  }
+  return values.length > 0 ? values : undefined;
+}
+
+/** One literal outside a union: the value it must be, not "must be equal to constant". */
+function literalIssue(issue: ValidationIssue | undefined): ValidationIssue | undefined {
+  if (issue?.keyword !== "const" || /\/anyOf\/\d+$/.test(issue.schemaPath ?? "")) return issue;
+  return { ...issue, message: `must be ${String(issue.params?.allowedValue)}` };
+}
+
+/**
+ * The issue to tell. A value that fails a union (`anyOf`) fails every branch, and the validator
+ * lists the branches' failures first: the first is the first branch's type ("must be string")
+ * even when the value's type chose another branch (a number too large). Tell the chosen
+ * branch's failure, or, when the type matched no branch, the types the field takes.
  */
 function chooseIssue(issues: ValidationIssue[]): ValidationIssue | undefined {
   const union = issues.findIndex((issue) => issue.keyword === "anyOf");
-  if (union < 0) return issues[0];
+  if (union < 0) return literalIssue(issues[0]);
   const at = issues[union]!.instancePath ?? "";
   const branches = issues.slice(0, union).filter((issue) => (issue.instancePath ?? "").startsWith(at));
-  // A choice of literals (a route code, a status): the values it takes, not "must be equal to constant".
-  if (branches.length > 0 && branches.every((issue) => issue.keyword === "const" && issue.instancePath === at)) {
-    return {
-      instancePath: at,
-      message: `must be one of ${branches.map((issue) => String(issue.params?.allowedValue)).join(", ")}`,
-    };
-  }
+  // A choice of literals (a route code, an event): the values it takes, whatever the value's type.
+  const choices = literalChoices(branches, at);
+  if (choices) return { instancePath: at, message: `must be one of ${choices.join(", ")}` };
   const chosen = branches.find((issue) => issue.keyword !== "type");
   if (chosen) return chosen;
   const types = [...new Set(branches.map((issue) => issue.params?.type).filter((t) => typeof t === "string"))];

@@ -121,7 +121,16 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     expectError(await v2("POST", "/webhooks/test", {}), 409, "conflict");
     const { secret } = (await v2("PUT", "/webhooks", { delivery_report: hook.url })).body.data;
     expectError(await v2("POST", "/webhooks/test", { event: "inbound_sms" }), 409, "conflict");
-    expectError(await v2("POST", "/webhooks/test", { event: "email" }), 400, "invalid_request");
+    // A value outside the choice, of any type, is told the events the call takes.
+    for (const event of ["email", "bogus", 5, true]) {
+      const refused = await v2("POST", "/webhooks/test", { event });
+      expectError(refused, 400, "invalid_request");
+      expect(refused.body.error.field).toBe("event");
+      expect(refused.body.message).toBe(
+        'Field "event" must be one of delivery_report, inbound_sms, inbound_whatsapp, low_balance, ' +
+          "verification_approved, verification_denied, verification_expired, chain_completed, link_clicked.",
+      );
+    }
 
     const queued = await v2("POST", "/webhooks/test", {});
     expect(queued.status).toBe(202);
