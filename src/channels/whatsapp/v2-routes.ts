@@ -137,6 +137,14 @@ export function registerV2WhatsAppRoutes(v2: TypedRoutes, ctx: Deps): void {
   );
 }
 
+/**
+ * WhatsApp's error code as the webhook gives it, a number; null for a failure WhatsApp gave no
+ * code for (a send that timed out or never reached it), whose `message` says what happened.
+ */
+function whatsAppCode(stored: string | null): number | null {
+  return stored !== null && /^\d{1,9}$/.test(stored) ? Number(stored) : null;
+}
+
 export function describeWhatsAppMessage(row: MessageRow) {
   const meta = JSON.parse(row.meta ?? "{}") as { type?: string; template?: string; language?: string };
   const failed = row.status === "failed";
@@ -149,7 +157,7 @@ export function describeWhatsAppMessage(row: MessageRow) {
     language: meta.language ?? null,
     // `sending` is the moment between holding the credit and WhatsApp's answer.
     status: row.status,
-    error: failed ? { code: row.error_code, message: row.error_message } : null,
+    error: failed ? { code: whatsAppCode(row.error_code), message: row.error_message } : null,
     created_at: time(row.created_at),
     sent_at: time(row.submitted_at),
     delivered_at: time(row.delivered_at),

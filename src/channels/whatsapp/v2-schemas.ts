@@ -38,9 +38,14 @@ export const WhatsAppMessage = Type.Object(
     template: NullableString(),
     language: NullableString(),
     status: Type.String({ description: "sending, sent, delivered, read or failed." }),
-    error: Type.Unsafe<{ code: string | null; message: string | null } | null>({
+    error: Type.Unsafe<{ code: number | null; message: string | null } | null>({
       type: ["object", "null"],
-      properties: { code: NullableString(), message: NullableString() },
+      properties: {
+        code: Type.Union([Type.Integer(), Type.Null()], {
+          description: "WhatsApp's error code, as in the webhook; null when WhatsApp gave none.",
+        }),
+        message: NullableString(),
+      },
       required: ["code", "message"],
       description: "Why the message failed; null otherwise.",
     }),

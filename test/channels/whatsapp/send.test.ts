@@ -271,7 +271,7 @@ describeEachEngine("WhatsApp send", (engine) => {
       const after = (await c.v2("GET", `/whatsapp/status/${sent.id}`)).body.data;
       expect(after.status).toBe("failed");
       expect(after.error).toEqual({
-        code: "131050",
+        code: 131050,
         message: "User stopped marketing messages (The user opted out.)",
       });
       expect(after.failed_at).toMatch(/Z$/);
@@ -283,6 +283,8 @@ describeEachEngine("WhatsApp send", (engine) => {
         message_id: sent.message_id,
         error: { code: 131050, title: "User stopped marketing messages", details: "The user opted out." },
       });
+      // The webhook and the status call give the code as the same value, of the same type.
+      expect((failed!.error as { code: unknown }).code).toBe(after.error.code);
       expect(hook.bodies().map((b) => b.status)).toEqual(["sent", "delivered", "failed"]);
     });
 

@@ -69,7 +69,7 @@ describeEachEngine("WhatsApp simulator", (engine) => {
     );
     const unread = (await v2("POST", "/whatsapp/send", { to: "919876500001", template: "hello_world" })).body.data;
     await until(async () => (await v2("GET", `/whatsapp/status/${fails.id}`)).body.data.status === "failed", 5000);
-    expect((await v2("GET", `/whatsapp/status/${fails.id}`)).body.data.error).toMatchObject({ code: "131026" });
+    expect((await v2("GET", `/whatsapp/status/${fails.id}`)).body.data.error).toMatchObject({ code: 131026 });
     await until(async () => (await v2("GET", `/whatsapp/status/${unread.id}`)).body.data.status === "delivered", 5000);
     // The simulator reads a message one step (40 ms here) after delivering it: five steps later,
     // 0001 is still unread. A bounded wait for something that must not happen.
@@ -166,6 +166,12 @@ describeEachEngine("WhatsApp demo and upkeep", (engine) => {
       .where("id", "=", id)
       .executeTakeFirstOrThrow();
     expect(row).toEqual({ status: "failed", error_code: "upstream_unknown" });
+    // WhatsApp gave no code for it: the status call says so with null, and why in the message.
+    await connectSimulatedWhatsApp(t, account.id);
+    const status = await call(t, "GET", "/api/v2/whatsapp/status/987654", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
+    expect(status.body.data).toMatchObject({ status: "failed", error: { code: null, message: expect.any(String) } });
     const key = await t.db.store.db
       .selectFrom("idempotency_keys")
       .select("key")
