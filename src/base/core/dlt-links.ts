@@ -217,12 +217,16 @@ export function findLinks(text: string): FoundLink[] {
   return linksIn(scan(text));
 }
 
-/** The text with its links and e-mail addresses blanked, so their digits are not read as numbers. */
+/**
+ * The text with its links and e-mail addresses blanked, so their digits are not read as numbers:
+ * each character a space, so that offsets stay those of the folded text and no number is joined
+ * across a link.
+ */
 function withoutLinks({ folded, tokens }: Scan): string {
   let out = folded;
   for (let i = tokens.length - 1; i >= 0; i--) {
     const token = tokens[i]!;
-    out = `${out.slice(0, token.start)} ${out.slice(token.end)}`;
+    out = `${out.slice(0, token.start)}${" ".repeat(token.end - token.start)}${out.slice(token.end)}`;
   }
   return out;
 }
@@ -232,7 +236,7 @@ function withoutLinks({ folded, tokens }: Scan): string {
  * a mobile or landline as its 10-digit national number, a toll-free number as written (1800…).
  */
 export function canonicalNumber(written: string): string | undefined {
-  const plus = written.trim().startsWith("+");
+  const plus = /^[\s(]*\+/.test(written);
   const digits = written.replace(/\D/g, "");
   if (/^18[06]0\d{6,7}$/.test(digits)) return digits;
   if (digits.length === 10) return /^[6-9]/.test(digits) ? digits : undefined;
@@ -252,7 +256,7 @@ export function canonicalNumber(written: string): string | undefined {
 /** A callback number as the lists store it; refuses what is not one. */
 export function normalizeCallbackNumber(raw: string): string {
   const value = raw.trim();
-  if (!/^\+?[\d\s()-]{6,24}$/.test(value)) {
+  if (!CALLBACK_LIST_ENTRY.test(value)) {
     throw new GatewayError(
       "invalid_request",
       `"${value.slice(0, 40)}" is not a callback number: give a 10-digit Indian number (+91…, 0…) or a toll-free 1800/1860 number.`,
@@ -268,8 +272,29 @@ export function normalizeCallbackNumber(raw: string): string {
   return canonical;
 }
 
-/** Runs of digits with the separators numbers are written with (`+`, spaces, hyphens, brackets). */
-const NUMBER_RUN = /\+?\(?\d(?:[\d]|[ \-()](?=[\d(]))*\d/g;
+/**
+ * What may stand between the digits of a written number (docs/api.md rule 14b): spaces (any
+ * Unicode space, the non-breaking ones too) and tabs, hyphens and dashes (`-`, U+2010 to U+2015,
+ * the minus sign U+2212, the small and full-width hyphen-minus), dots, slashes and round brackets.
+ * NFKC (dlt-link-fold.ts) has already made most look-alikes of these (and full-width digits) ASCII.
+ */
+const SEPARATOR = String.raw`[\p{Zs}\t./()\-\u2010-\u2015\u2212\uFE58\uFE63\uFF0D]`;
+
+/**
+ * Runs of digits, each piece joined to the next by one to three separators (`) `, ` - `, ` (`),
+ * `+` and `(` allowed before a piece: `+91 (98765) 43210`, `(+91) 98765.43210`, `98765/43210`.
+ */
+const NUMBER_RUN = new RegExp(String.raw`[+(]{0,2}\d+(?:${SEPARATOR}{1,3}\+?\d+)*`, "gu");
+
+/**
+ * Dates (`9.6.2024`, `12/05/24`, `2024-05-12`): never part of a number, so that a date beside a
+ * time or another number (`on 9.6.2024 10.30`) is not read as one.
+ */
+const DATE =
+  /(?<![\d./-])(?:(?:0?[1-9]|[12]\d|3[01])([./-])(?:0?[1-9]|1[0-2])\1(?:\d{4}|\d{2})|\d{4}([./-])(?:0?[1-9]|1[0-2])\2(?:0?[1-9]|[12]\d|3[01]))(?![\d./-]?\d)/g;
+
+/** An approved callback number as given to the lists: digits and the same separators. */
+const CALLBACK_LIST_ENTRY = new RegExp(String.raw`^(?:\+|\d|${SEPARATOR}){6,24}$`, "u");
 
 export interface FoundNumber {
   text: string;
@@ -282,17 +307,20 @@ export function findNumbers(text: string): FoundNumber[] {
 }
 
 /** At least 10 digits close together: the least any number has. */
-const TEN_DIGITS = /(?:\d[\s()+-]{0,2}){10}/;
+const TEN_DIGITS = new RegExp(String.raw`(?:\d(?:\+|${SEPARATOR}){0,4}){10}`, "u");
 
 function numbersIn(scanned: Scan): FoundNumber[] {
   if (!TEN_DIGITS.test(scanned.folded)) return [];
-  const plain = withoutLinks(scanned);
+  const plain = withoutLinks(scanned).replace(DATE, (date) => " ".repeat(date.length));
   const found: FoundNumber[] = [];
+  let written: ((start: number, end: number) => string) | undefined;
   for (const match of plain.matchAll(NUMBER_RUN)) {
     const run = match[0];
     const whole = canonicalNumber(run);
     if (whole !== undefined) {
-      found.push({ text: run.trim(), number: whole });
+      // Named as written (a non-breaking hyphen stays one), as a link is.
+      if (scanned.folded !== scanned.text) written ??= writtenSpans(scanned.text, scanned.goesOn);
+      found.push({ text: written ? written(match.index, match.index + run.length) : run, number: whole });
       continue;
     }
     // Numbers side by side ("Rs 500 9876543210", "98765 43210 1234"): adjacent pieces joined.

@@ -281,6 +281,42 @@ describe("DLT callback numbers", () => {
     expect(findNumbers("wa.me/919876543210")).toEqual([]);
   });
 
+  it("reads brackets, dots, slashes and Unicode dashes and spaces inside a number; dates never join one", () => {
+    const found = (text: string) => findNumbers(text).map((n) => [n.text, n.number]);
+    for (const written of [
+      "(98765) 43211",
+      "+91 (98765) 43211",
+      "(+91) 98765 43211",
+      "(987) 654-3211",
+      "98765.43211",
+      "98765/43211",
+      "98765\u201143211",
+      "98765\u00a043211",
+      "98765 \u2013 43211",
+      "98765\u221243211",
+      "98.76.54.32.11",
+    ]) {
+      expect(found(`Call ${written} now`), written).toEqual([[written, "9876543211"]]);
+    }
+    expect(found("Call +91 (22) 2345-6789 or 1800.123.4567")).toEqual([
+      ["+91 (22) 2345-6789", "2223456789"],
+      ["1800.123.4567", "18001234567"],
+    ]);
+    for (const text of [
+      "Due 12.05.2024, 12/05/2024 and 12-05-2024 at 10.30",
+      "on 9.6.2024 10.30",
+      "Valid 01/06/2024 - 30/06/2024",
+      "From 2024-05-12 to 2024/06/30",
+      "OTP 482193. Rs.1,499.00, Rs 98,765.43",
+      "Ref 12345-67890, (12345) 67890",
+      "Card 4111 1111 1111 1111",
+    ]) {
+      expect(found(text), text).toEqual([]);
+    }
+    // Digits either side of a link are not joined across it.
+    expect(found("98765 bit.ly/x 43211")).toEqual([]);
+  });
+
   it("refuses numbers not on the list, and lets listed ones through whatever their form", () => {
     const l = entityLists([], ["+91 98765 43210", "1800-123-4567"]);
     expect(findUnlistedLink("Call 09876543210 or 1800 123 4567", l)).toBeUndefined();

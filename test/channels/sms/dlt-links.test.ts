@@ -159,6 +159,26 @@ const CASES: Case[] = [
     named: "+91 98111 22233",
   },
   { name: "amounts, times and codes are not numbers", route: "P", message: "Sale! Rs.1,499.00 at 10 a.m., code 4821" },
+  // Brackets, dots and slashes inside a number (docs/api.md rule 14b), named as written.
+  ...["(98765) 43211", "+91 (98765) 43211", "(987) 654-3211", "(+91) 98765 43211", "98765.43211", "98765/43211"].map(
+    (number): Case => ({
+      name: `callback number written ${number}`,
+      route: "P",
+      message: `Sale! Call ${number} now`,
+      code: "dlt_callback_not_whitelisted",
+      named: number,
+    }),
+  ),
+  {
+    name: "approved callback number written with dots and brackets",
+    route: "P",
+    message: "Sale! Call (1800) 123.4567",
+  },
+  {
+    name: "dates, a time, amounts and a code beside each other are not numbers",
+    route: "P",
+    message: "Sale! 9.6.2024 10.30 to 30/06/2024 - 2024-07-01, Rs 98,765.43, code 482193",
+  },
   {
     name: "a link approved for another entity",
     route: "P",
@@ -350,6 +370,25 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
       "app.example.com/a.apk",
       "approved",
     ]);
+  });
+
+  it("finds a number written with Unicode dashes and spaces, named as written", async () => {
+    const t = gateway();
+    const account = await dltAccount();
+    for (const number of ["98765\u201143211", "98765\u00a043211", "98765 \u2013 43211", "+91\u202f98765\u201243211"]) {
+      const response = await call(t, "POST", "/api/v2/sms/send", {
+        headers: keyOf(account),
+        json: {
+          sender_id: "PROMOTIONAL",
+          route: "promotional",
+          recipient: "9876543210",
+          unicode: true,
+          message: `Sale! Call ${number} now`,
+        },
+      });
+      expect(response.status, response.text).toBe(422);
+      expect(response.body.error).toMatchObject({ code: "dlt_callback_not_whitelisted", number });
+    }
   });
 
   it("checks nothing on an account without scrubbing", async () => {
