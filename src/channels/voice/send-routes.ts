@@ -1,7 +1,8 @@
 // The voice family: GET /voicecall/v1/send (query), POST /voicecall/v1/post/send (form) and
 // POST /voicecall/v1/jpost/send (JSON), with apikey, from, to and text. The answer is plain
 // text: the broadcast id, or a code of the spec's short set (-1, -4, -5, -6, -7, -10, -12,
-// -14), always with HTTP 200. A body the gateway cannot read counts as no body.
+// -14), always with HTTP 200. Each POST path reads a form or JSON by its Content-Type (clients
+// mix the two up); a body the gateway cannot read counts as no body.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, GatewayError } from "../../base/core/errors.js";

@@ -206,6 +206,21 @@ describeEachEngine("voice send: the short code set on every path", (engine) => {
     expect(await post("/voicecall/v1/post/send", "application/x-www-form-urlencoded", huge)).toEqual([200, "-6"]);
   });
 
+  it("reads a form or a JSON object on either POST path, whichever the Content-Type names", async () => {
+    const t = gateway();
+    const params = callParams(f.caller) as Record<string, string>;
+    const post = async (path: string, type: string, body: string) => {
+      const response = await fetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": type }, body });
+      return { status: response.status, headers: response.headers, text: await response.text() };
+    };
+    const form = new URLSearchParams(params).toString();
+    expectBroadcastId(await post("/voicecall/v1/jpost/send", "application/x-www-form-urlencoded", form), f.caller);
+    expectBroadcastId(await post("/voicecall/v1/post/send", "application/json", JSON.stringify(params)), f.caller);
+    // A refusal is the bare code, as documented: the reason is in the log of refusals.
+    const refused = await post("/voicecall/v1/post/send", "application/json", JSON.stringify({ ...params, to: "" }));
+    expect([refused.text, refused.headers.get("x-error-message")]).toEqual(["-5", null]);
+  });
+
   it("accepts a call on every path, charges one credit per started 30 s of estimated speech", async () => {
     const t = gateway();
     const account = await buildVoiceAccount(t, { voice: 20 });
