@@ -47,7 +47,7 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
     await page.getByLabel("Email").fill("sue@example.org");
     await page.getByRole("button", { name: "Invite" }).click();
     const notice = page.getByTestId("invitation");
-    await expect.poll(() => notice.textContent()).toMatch(/also emailed/);
+    await expect.poll(() => notice.textContent()).toMatch(/Invitation emailed to sue at sue@example.org/);
     const shown = (await notice.locator("code").textContent()) ?? "";
     expect(shown).toMatch(/\/invitation\?token=[\w-]{43}$/);
     await expect.poll(() => page.getByTestId("user-sue").textContent()).toContain("invited");

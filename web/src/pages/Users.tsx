@@ -1,7 +1,8 @@
 // The account's users (/api/v2/users) or the operator's staff (/admin/api/staff): add one with a
-// password, or invite one (the link shown here once, and emailed), or send an invited one a new
-// link; change a role; end a user's sessions; remove one. A new role or password ends the user's
-// sessions.
+// password, or invite one (the link shown here once, and emailed where the gateway has a mail
+// relay: the page says which), or send an invited one a new link; change a role, end a user's
+// sessions, remove one, each confirmed first. A new role or password ends the user's sessions.
+// Only an owner makes, changes or removes an owner: an admin is not offered the role.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
@@ -9,6 +10,124 @@ import { formatTime } from "../format.js";
 import { useSignedIn } from "../session.js";
 import { ACCOUNT_USER_ROLES, type CreatedUser, STAFF_ROLES, type User } from "../types.js";
 import { ConfirmButton, ErrorNotice, Field, PageTitle, StatusBadge, Success } from "../ui.js";
+
+/** The link of an invitation just made, shown this once, and whether it was emailed. */
+function InvitationNotice({ user, timeZone }: { user: CreatedUser; timeZone: string }) {
+  const invitation = user.invitation;
+  if (!invitation) return null;
+  const until = formatTime(invitation.expires_at, timeZone);
+  return (
+    <div className="notice" role="status" data-testid="invitation">
+      {invitation.emailed ? (
+        <p>
+          Invitation emailed to {user.login} at {user.email}. The link is shown only now too; it works once, until{" "}
+          {until}:
+        </p>
+      ) : (
+        <p>
+          <strong>Not emailed</strong>
+          {user.email
+            ? ` (the gateway has no mail relay set up, or it refused the mail to ${user.email})`
+            : " (no email address given)"}
+          : copy this link and send it to {user.login} yourself. It is shown only now, and works once, until {until}:
+        </p>
+      )}
+      <code className="secret">{invitation.url}</code>
+    </div>
+  );
+}
+
+/** Whether `role` is one the signed-in user may give or take: only an owner makes or changes an owner. */
+function mayHandle(myRole: string, role: string): boolean {
+  return role !== "owner" || myRole === "owner";
+}
+
+/** One user's row: the role chosen, then applied by a confirmed button (it ends their sessions). */
+function UserRow({
+  user,
+  roles,
+  myRole,
+  busy,
+  onChange,
+  onReinvite,
+}: {
+  user: User;
+  roles: readonly string[];
+  myRole: string;
+  busy: boolean;
+  onChange: (args: ChangeArgs) => void;
+  onReinvite: () => void;
+}) {
+  const [role, setRole] = useState(user.user_role);
+  const locked = !mayHandle(myRole, user.user_role);
+  const offered = roles.filter((r) => mayHandle(myRole, r));
+  return (
+    <tr data-testid={`user-${user.login}`}>
+      <td data-label="Login">{user.login}</td>
+      <td data-label="Email">{user.email ?? ""}</td>
+      <td data-label="Role">
+        {locked ? (
+          user.user_role
+        ) : (
+          <select aria-label={`Role of ${user.login}`} value={role} onChange={(e) => setRole(e.target.value)}>
+            {offered.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        )}
+      </td>
+      <td>
+        <StatusBadge status={user.status} />
+      </td>
+      <td className="actions">
+        {locked ? (
+          <span className="hint">Only an owner changes an owner.</span>
+        ) : (
+          <>
+            {user.status === "invited" ? (
+              <>
+                <button type="button" disabled={busy} onClick={onReinvite}>
+                  Send a new invitation to {user.login}
+                </button>{" "}
+              </>
+            ) : null}
+            {role !== user.user_role ? (
+              <ConfirmButton
+                label={`Make ${user.login} ${role}`}
+                confirmLabel={`Confirm: make ${user.login} ${role}`}
+                warning={`${user.login} becomes ${role}: their sessions end now, and from their next request they and the API keys they made may do only what ${role} may.`}
+                disabled={busy}
+                onConfirm={() => onChange({ login: user.login, method: "PATCH", json: { user_role: role } })}
+              />
+            ) : null}{" "}
+            <ConfirmButton
+              label={`End sessions of ${user.login}`}
+              confirmLabel={`Confirm: sign ${user.login} out`}
+              warning={`${user.login} is signed out of every browser now; they can sign in again.`}
+              disabled={busy}
+              onConfirm={() => onChange({ login: user.login, path: "/sessions", method: "DELETE" })}
+            />{" "}
+            <ConfirmButton
+              danger
+              label={`Remove ${user.login}`}
+              confirmLabel={`Confirm: remove ${user.login}`}
+              warning={`${user.login} can no longer sign in; their sessions end now and the API keys they made are revoked.`}
+              disabled={busy}
+              onConfirm={() => onChange({ login: user.login, method: "DELETE" })}
+            />
+          </>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+interface ChangeArgs {
+  login: string;
+  path?: string;
+  method: "PATCH" | "DELETE";
+  json?: { user_role: string };
+}
 
 export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
   const session = useSignedIn();
@@ -24,7 +143,11 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
   /** The last invitation made here: its link is shown this once. */
   const [shown, setShown] = useState<CreatedUser>();
   const users = useQuery({ queryKey: [base], queryFn: () => data<User[]>(base) });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: [base] });
+  /** After a success: the list read again, and the notices of earlier failures gone. */
+  const succeeded = () => {
+    for (const mutation of [create, reinvite, change]) mutation.reset();
+    void queryClient.invalidateQueries({ queryKey: [base] });
+  };
   const create = useMutation({
     mutationFn: () =>
       data<CreatedUser>(base, {
@@ -41,7 +164,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
       setPassword("");
       setShown(user.invitation ? user : undefined);
       setDone(user.invitation ? undefined : `${user.login} can sign in now.`);
-      refresh();
+      succeeded();
     },
   });
   const reinvite = useMutation({
@@ -49,20 +172,24 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
     onSuccess: (user) => {
       setShown(user);
       setDone(undefined);
-      refresh();
+      succeeded();
     },
   });
   const change = useMutation({
-    mutationFn: (args: { login: string; path?: string; method: "PATCH" | "DELETE"; json?: unknown }) =>
+    mutationFn: (args: ChangeArgs) =>
       data(`${base}/${encodeURIComponent(args.login)}${args.path ?? ""}`, {
         method: args.method,
         ...(args.json ? { json: args.json } : {}),
       }),
     onSuccess: (_, args) => {
       setDone(
-        args.method === "PATCH" ? `${args.login}'s role changed; their sessions ended.` : `Done for ${args.login}.`,
+        args.json
+          ? `${args.login} is ${args.json.user_role} now; their sessions ended.`
+          : args.path
+            ? `${args.login} is signed out everywhere.`
+            : `${args.login} is removed.`,
       );
-      refresh();
+      succeeded();
     },
   });
 
@@ -71,7 +198,6 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
     setDone(undefined);
     create.mutate();
   };
-  const invitation = shown?.invitation;
 
   return (
     <>
@@ -87,13 +213,25 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
         </Field>
         <Field label="Role" id="user-role">
           <select id="user-role" value={role} onChange={(e) => setRole(e.target.value)}>
-            {roles.map((r) => (
-              <option key={r}>{r}</option>
-            ))}
+            {roles
+              .filter((r) => mayHandle(session.user_role, r))
+              .map((r) => (
+                <option key={r}>{r}</option>
+              ))}
           </select>
         </Field>
-        <Field label="Email" id="user-email" hint="Where the invitation is sent">
-          <input id="user-email" type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+        <Field
+          label="Email"
+          id="user-email"
+          hint="An invitation is emailed here if the gateway has a mail relay; otherwise you copy its link from this page"
+        >
+          <input
+            id="user-email"
+            type="email"
+            aria-describedby="user-email-hint"
+            value={email}
+            onChange={(e) => setEmail(e.target.value)}
+          />
         </Field>
         <Field label="Password" id="user-password" hint="Leave empty to invite by link instead">
           <input
@@ -109,16 +247,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
         </button>
       </form>
       <ErrorNotice error={create.error} title="Not added" />
-      {invitation ? (
-        <div className="notice" role="status" data-testid="invitation">
-          <p>
-            Invitation link for {shown?.login}, shown only now
-            {invitation.emailed ? " (also emailed)" : ""}; it works once, until{" "}
-            {formatTime(invitation.expires_at, session.time_zone)}:
-          </p>
-          <code className="secret">{invitation.url}</code>
-        </div>
-      ) : null}
+      {shown ? <InvitationNotice user={shown} timeZone={session.time_zone} /> : null}
       {done ? <Success>{done}</Success> : null}
       <ErrorNotice error={change.error} title="Not changed" />
       <ErrorNotice error={reinvite.error} title="Not sent" />
@@ -138,48 +267,15 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
             </thead>
             <tbody>
               {users.data.map((user) => (
-                <tr key={user.login} data-testid={`user-${user.login}`}>
-                  <td data-label="Login">{user.login}</td>
-                  <td data-label="Email">{user.email ?? ""}</td>
-                  <td>
-                    <select
-                      aria-label={`Role of ${user.login}`}
-                      value={user.user_role}
-                      onChange={(e) =>
-                        change.mutate({ login: user.login, method: "PATCH", json: { user_role: e.target.value } })
-                      }
-                    >
-                      {roles.map((r) => (
-                        <option key={r}>{r}</option>
-                      ))}
-                    </select>
-                  </td>
-                  <td>
-                    <StatusBadge status={user.status} />
-                  </td>
-                  <td className="actions">
-                    {user.status === "invited" ? (
-                      <>
-                        <button type="button" disabled={reinvite.isPending} onClick={() => reinvite.mutate(user.login)}>
-                          Send a new invitation to {user.login}
-                        </button>{" "}
-                      </>
-                    ) : null}
-                    <button
-                      type="button"
-                      onClick={() => change.mutate({ login: user.login, path: "/sessions", method: "DELETE" })}
-                    >
-                      End sessions of {user.login}
-                    </button>{" "}
-                    <ConfirmButton
-                      danger
-                      label={`Remove ${user.login}`}
-                      confirmLabel={`Confirm: remove ${user.login}`}
-                      warning={`${user.login} can no longer sign in; their sessions end now.`}
-                      onConfirm={() => change.mutate({ login: user.login, method: "DELETE" })}
-                    />
-                  </td>
-                </tr>
+                <UserRow
+                  key={`${user.login}:${user.user_role}`}
+                  user={user}
+                  roles={roles}
+                  myRole={session.user_role}
+                  busy={change.isPending || reinvite.isPending}
+                  onChange={(args) => change.mutate(args)}
+                  onReinvite={() => reinvite.mutate(user.login)}
+                />
               ))}
             </tbody>
           </table>
