@@ -8,6 +8,8 @@
 //   server-pdu.ts      the bodies an SMSC reads strictly (binds, submit_sm, data_sm, submit_multi,
 //                      query_sm, cancel_sm) and writes (their responses, deliver_sm), TLV tags
 //   encoding.ts        GSM-7 / UCS-2 bytes and the split of long text into UDH-concatenated parts
+//   message-state.ts   message_state values and their receipt `stat:` words, for both roles
 export * from "./encoding.js";
+export * from "./message-state.js";
 export * from "./pdu.js";
 export * from "./server-pdu.js";

@@ -3,11 +3,18 @@
 // message's id) or in submit_multi_resp (a broadcast id). Only the bound account's messages are
 // found, so another account's id is answered as an unknown one is; docs/decisions/0153.
 import { BROADCAST_ID, isQueueId } from "../../base/core/ids.js";
-import { absoluteTime, MalformedPdu, type QuerySm, querySmRespBody, readQuerySm } from "../../base/smpp/index.js";
+import {
+  absoluteTime,
+  MalformedPdu,
+  MESSAGE_STATE,
+  type QuerySm,
+  querySmRespBody,
+  readQuerySm,
+} from "../../base/smpp/index.js";
 import type { Db } from "../../base/store/store.js";
 import { queriedMessagesQuery } from "../../domain/messages/index.js";
 import type { RequestAnswer } from "./client-commands.js";
-import { MESSAGE_STATE, type SmppState, smppStateOf } from "./message-state.js";
+import { type SmppState, smppStateOf } from "./message-state.js";
 import { STATUS } from "./status.js";
 
 /** submit_multi takes at most 255 destinations: a broadcast of more was not given over SMPP. */

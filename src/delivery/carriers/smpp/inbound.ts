@@ -1,12 +1,8 @@
 // What the SMSC delivers: a deliver_sm (or data_sm) is either a delivery receipt (esm_class
 // message type bits set) or an MO message, which may come in concatenated parts that are
 // reassembled here before they reach the inbound sink.
-import { decodeGsm7, decodeUcs2, type Pdu, readDeliverSm } from "../../../base/smpp/index.js";
+import { decodeGsm7, decodeUcs2, type Pdu, readDeliverSm, TLV } from "../../../base/smpp/index.js";
 import type { ReceiptFields } from "./receipt.js";
-
-const MESSAGE_PAYLOAD = 0x0424;
-const RECEIPTED_MESSAGE_ID = 0x001e;
-const MESSAGE_STATE = 0x0427;
 
 export interface InboundSmppMessage {
   /** The handset that sent it. */
@@ -69,14 +65,14 @@ function concatenationOf(udh: Buffer[]): Concatenation | null {
 
 export function readDeliver(pdu: Pdu): { receipt: ReceiptFields | null; message: DeliverPart } {
   const fields = readDeliverSm(pdu);
-  const bytes = fields.tlvs.get(MESSAGE_PAYLOAD) ?? fields.shortMessage;
+  const bytes = fields.tlvs.get(TLV.message_payload) ?? fields.shortMessage;
   const { esmClass, dataCoding } = fields;
   const { udh, text } = splitUdh(bytes, (esmClass & 0x40) !== 0);
   // Bits 2–5 of esm_class: 0x04 SMSC delivery receipt, 0x08/0x10 acknowledgements, 0x20 intermediate notification.
   if ((esmClass & 0x3c) !== 0) {
     // Receipt text is ASCII whatever the data_coding says (ids may hold "_" or "@", which GSM-7 reads otherwise).
-    const receiptedId = fields.tlvs.get(RECEIPTED_MESSAGE_ID);
-    const state = fields.tlvs.get(MESSAGE_STATE);
+    const receiptedId = fields.tlvs.get(TLV.receipted_message_id);
+    const state = fields.tlvs.get(TLV.message_state);
     const receipt: ReceiptFields = {
       text: (dataCoding & 0x0f) === 8 ? decodeUcs2(text) : text.toString("latin1"),
       receiptedMessageId: receiptedId ? receiptedId.toString("latin1").replace(/\0.*$/s, "") : undefined,

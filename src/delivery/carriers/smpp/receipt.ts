@@ -3,6 +3,7 @@
 // (SMPP 3.4 appendix B, which SMSCs follow loosely), and the receipted_message_id (0x001E) and
 // message_state (0x0427) TLVs, which win when present.
 import { DateTime } from "luxon";
+import { statOfMessageState } from "../../../base/smpp/index.js";
 
 export type ReceiptStatus = "delivered" | "failed" | "other";
 
@@ -50,18 +51,6 @@ const STAT_MEANINGS: Record<string, string> = {
 export function meaningOfStat(stat: string): string {
   return STAT_MEANINGS[stat.toUpperCase()] ?? "the carrier did not deliver the message";
 }
-
-/** message_state values (SMPP 3.4 §5.3.2.35) as their stat words. */
-const MESSAGE_STATES: Record<number, string> = {
-  1: "ENROUTE",
-  2: "DELIVRD",
-  3: "EXPIRED",
-  4: "DELETED",
-  5: "UNDELIV",
-  6: "ACCEPTD",
-  7: "UNKNOWN",
-  8: "REJECTD",
-};
 
 const FIELDS = new Map(
   ["id", "stat", "err", "done date"].map((name) => [name, new RegExp(`(?:^|\\s)${name}:\\s*(\\S+)`, "i")]),
@@ -113,7 +102,7 @@ export function parseReceipt(fields: ReceiptFields, zone = "UTC"): Receipt | nul
   const head = text.split(/(?:^|\s)text:/i)[0] ?? "";
   const upstreamId = fields.receiptedMessageId?.trim() || field(head, "id");
   if (!upstreamId) return null;
-  const fromState = fields.messageState !== undefined ? MESSAGE_STATES[fields.messageState] : undefined;
+  const fromState = fields.messageState !== undefined ? statOfMessageState(fields.messageState) : undefined;
   const stat = (fromState ?? field(head, "stat") ?? "UNKNOWN").toUpperCase();
   return {
     upstreamId,
