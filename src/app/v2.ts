@@ -18,7 +18,7 @@ import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
 import { type AccountTraffic, registerV2AccountRoutes } from "../domain/accounts/index.js";
 import { admitCaller, authenticateV2, credentialBeforeBody, type RateLimitOutcome } from "../domain/auth/index.js";
 import { registerV2ContactRoutes } from "../domain/contacts/index.js";
-import { floodCount, messageCount, messagesByStatus, refundedBroadcasts } from "../domain/messages/index.js";
+import { floodCount, messageCount, refundedBroadcasts, smsSent } from "../domain/messages/index.js";
 import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
 import { registerV2WebhookRoutes } from "../domain/webhooks/v2-routes.js";
 import { labelAccess, type RouteAccess, requireAccess } from "./access.js";
@@ -31,7 +31,7 @@ import { registerV2TwoFactorRoutes } from "./two-factor-routes.js";
 import { registerV2UserRoutes } from "./user-routes.js";
 
 /** What the account routes count of messages/ tables (accounts/ sits below messages/ and cannot import it). */
-const accountTraffic: AccountTraffic = { messagesByStatus, messageCount, floodCount, refundedBroadcasts };
+const accountTraffic: AccountTraffic = { smsSent, messageCount, floodCount, refundedBroadcasts };
 
 const WHATSAPP_PREFIX = "/api/v2/whatsapp/";
 

@@ -12,8 +12,17 @@ import { getAccount } from "./accounts.js";
  * folder sits above this one, so app/ hands its functions in.
  */
 export interface AccountTraffic {
-  /** Messages the account accepted in [from, until), by their status now. */
-  messagesByStatus(db: Db, accountId: number, from: number, until: number): Promise<Map<string, number>>;
+  /**
+   * The account's SMS accepted in [from, until) that went out or are on their way (not still
+   * scheduled, not cancelled): how many, how many are delivered and failed by now, and what they
+   * cost in milli-credits net of refunds. One set of messages for every figure.
+   */
+  smsSent(
+    db: Db,
+    accountId: number,
+    from: number,
+    until: number,
+  ): Promise<{ sent: number; delivered: number; failed: number; credits: number }>;
   /** Messages the account accepted in [from, until). */
   messageCount(db: Db, accountId: number, from: number, until: number): Promise<number>;
   /** The account's flood counter for one of its days (as localDay writes it). */

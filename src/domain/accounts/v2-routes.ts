@@ -19,7 +19,7 @@ import { registerV2PricingRoute } from "./pricing-route.js";
 import { listSenderIds, requestSenderId, v2SenderId } from "./sender-ids.js";
 import { registerV2SubAccountRoutes } from "./subaccount-routes.js";
 import { registerV2TemplateRoutes } from "./template-routes.js";
-import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
+import { type AccountTraffic, currentAccount, today } from "./usage.js";
 import { AccountStatus, SenderIdRequest } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -55,10 +55,9 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
       const account = await currentAccount(db, principal.accountId);
       const zone = account.time_zone;
       const { from, until } = today(ctx.clock, zone);
-      const [balance, byStatus, used, pendingTemplates, pendingSenders] = await Promise.all([
+      const [balance, sent, pendingTemplates, pendingSenders] = await Promise.all([
         walletBalance(db, account.id, "sms"),
-        ctx.accountTraffic.messagesByStatus(db, account.id, from, until),
-        creditsUsed(db, account.id, from, until),
+        ctx.accountTraffic.smsSent(db, account.id, from, until),
         db
           .selectFrom("templates")
           .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -72,16 +71,16 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
           .where("status", "=", "pending")
           .executeTakeFirstOrThrow(),
       ]);
-      const totalSent = [...byStatus.values()].reduce((sum, n) => sum + n, 0);
       return {
         status: "success",
         data: {
           credit_balance: fromMilli(balance),
+          // One set of messages for every figure: today's SMS that went out or are on their way.
           today: {
-            total_sent: totalSent,
-            delivered: byStatus.get("delivered") ?? 0,
-            failed: byStatus.get("failed") ?? 0,
-            credits_used: fromMilli(used),
+            total_sent: sent.sent,
+            delivered: sent.delivered,
+            failed: sent.failed,
+            credits_used: fromMilli(sent.credits),
           },
           pending: { templates: Number(pendingTemplates.n), sender_ids: Number(pendingSenders.n) },
           account_status: account.status,

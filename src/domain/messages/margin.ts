@@ -24,6 +24,9 @@ export interface MarginRow {
 
 const KEYS: Record<MarginGroup, string> = { account: "account_id", connector: "connector", prefix: "cost_prefix" };
 
+/** A message whose charge was given back: cancelled, failed before a carrier, or refunded for its carrier's reason. */
+export const REFUNDED_MESSAGE = sql<boolean>`(status = 'cancelled' or (status = 'failed' and (submitted_at is null or carrier_refunded_at is not null)))`;
+
 /** What the top of a reseller tree was charged: the last of "id:milli,…". */
 function rootCharge(upline: string): number {
   const last = upline.slice(upline.lastIndexOf(",") + 1);
@@ -35,7 +38,7 @@ export async function marginRows(
   window: { from: number; to: number; groupBy: MarginGroup },
 ): Promise<MarginRow[]> {
   const key = sql.ref(KEYS[window.groupBy]);
-  const refunded = sql`(status = 'cancelled' or (status = 'failed' and (submitted_at is null or carrier_refunded_at is not null)))`;
+  const refunded = REFUNDED_MESSAGE;
   const result = await sql<{
     key: string | number | null;
     upline: string | null;

@@ -1,12 +1,12 @@
 // What the console's overview shows of an account's traffic: per channel, the messages
 // accepted today and in the last 7 days (the account's days) with how many were delivered
 // and failed, and messages per minute over the last hours; and for the account routes, the
-// messages of a window counted, by status or in all. All read the messages the account
-// accepted in the period through messages_by_account_time (account, created_at).
+// messages of a window counted, and the SMS it sent with what they cost. All read the messages
+// the account accepted in the period through messages_by_account_time (account, created_at).
 import { sql } from "kysely";
 import { DateTime } from "luxon";
-import type { MessageStatus } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
+import { REFUNDED_MESSAGE } from "./margin.js";
 import { TRAFFIC_CHANNELS, type TrafficChannel } from "./traffic-channels.js";
 
 export interface TrafficCounts {
@@ -94,22 +94,39 @@ export async function messagesPerMinute(db: Db, accountId: number, now: Date, ho
   return { from, to, minutes: [...byMinute.values()].sort((a, b) => a.at - b.at) };
 }
 
-/** Messages the account accepted in [from, until), counted by their status now. */
-export async function messagesByStatus(
-  db: Db,
-  accountId: number,
-  from: number,
-  until: number,
-): Promise<Map<MessageStatus, number>> {
-  const rows = await db
+/** An account's SMS sent in a window: one set of messages for every figure. */
+export interface SmsSent {
+  /** SMS accepted in the window that went out or are on their way: not still scheduled, not cancelled. */
+  sent: number;
+  /** Of them, delivered and failed by now. */
+  delivered: number;
+  failed: number;
+  /** What they cost, in milli-credits, net of refunds: a refunded one costs nothing. */
+  credits: number;
+}
+
+/** The account's SMS (its international ones too) accepted in [from, until), as SmsSent counts them. */
+export async function smsSent(db: Db, accountId: number, from: number, until: number): Promise<SmsSent> {
+  const row = await db
     .selectFrom("messages")
-    .select(["status", (eb) => eb.fn.countAll<number>().as("n")])
+    .select((eb) => [
+      eb.fn.countAll<number>().as("sent"),
+      sql<number>`coalesce(sum(case when status = 'delivered' then 1 else 0 end), 0)`.as("delivered"),
+      sql<number>`coalesce(sum(case when status = 'failed' then 1 else 0 end), 0)`.as("failed"),
+      sql<number>`coalesce(sum(case when ${REFUNDED_MESSAGE} then 0 else credits end), 0)`.as("credits"),
+    ])
     .where("account_id", "=", accountId)
     .where("created_at", ">=", from)
     .where("created_at", "<", until)
-    .groupBy("status")
-    .execute();
-  return new Map(rows.map((row) => [row.status, Number(row.n)]));
+    .where("channel", "=", "sms")
+    .where("status", "not in", ["scheduled", "cancelled"])
+    .executeTakeFirstOrThrow();
+  return {
+    sent: Number(row.sent),
+    delivered: Number(row.delivered),
+    failed: Number(row.failed),
+    credits: Number(row.credits),
+  };
 }
 
 /** Messages the account accepted in [from, until). */

@@ -1,4 +1,6 @@
+import { DateTime } from "luxon";
 import { expect, it } from "vitest";
+import { newQueueId } from "../../../src/base/core/ids.js";
 import { setSenderIdStatus, setTemplateStatus, updateAccount } from "../../../src/domain/accounts/index.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import {
@@ -9,6 +11,7 @@ import {
   type TestGateway,
   useTestGateway,
 } from "../../helpers/gateway.js";
+import { messageRow } from "../../helpers/message-row.js";
 import { FAST_SIMULATOR, ISO_UTC, keyOf, sendSms, statusOf, waitForStatus } from "../../helpers/sms.js";
 
 const ISO_KOLKATA = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+05:30$/;
@@ -246,6 +249,38 @@ describeEachEngine("v2 account resources", (engine) => {
     for (const id of ["q01ARZ3NDEKTSV4RRFFQ69G5FAV", "nope", encodeURIComponent("nope\u0000")]) {
       expectError(await get(t, account, `/reports/${id}`), 404, "not_found");
     }
+  });
+
+  it("counts today's SMS that went out, their outcomes and what they cost as one set", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 100, whatsapp: 5 } });
+    expect((await sendOne(t, account)).status).toBe("delivered");
+    // Held for two hours from now, and another held then cancelled: neither went out.
+    const later = DateTime.fromMillis(Date.now() + 2 * 3_600_000, { zone: "Asia/Kolkata" }).toFormat(
+      "yyyy-MM-dd HH:mm:ss",
+    );
+    const held = { sender_id: "SWBRD", recipient: "9876543210", message: "see you later", schedule_at: later };
+    expect((await sendSms(t, account, held)).status).toBe(200);
+    const cancelled = (await sendSms(t, account, held)).body.data.message_id;
+    const cancel = await call(t, "DELETE", `/api/v2/sms/schedule/${cancelled}`, { headers: keyOf(account) });
+    expect(cancel.status, cancel.text).toBe(200);
+    // A WhatsApp message read, an SMS failed before any carrier (refunded) and a 2-part SMS its
+    // carrier failed (charged), as their writers leave them.
+    const now = t.clock.now().getTime();
+    const row = (changes: Parameters<typeof messageRow>[0]) =>
+      messageRow({ account_id: account.id, created_at: now, done_at: now, ...changes });
+    await t.db.store.db
+      .insertInto("messages")
+      .values([
+        row({ id: newQueueId(now), channel: "whatsapp", wallet: "whatsapp", status: "read", submitted_at: now }),
+        row({ id: newQueueId(now), status: "failed", error_code: "no_route" }),
+        row({ id: newQueueId(now), status: "failed", segments: 2, credits: 2000, submitted_at: now }),
+      ])
+      .execute();
+
+    const status = await get(t, account, "/account/status");
+    expect(status.status).toBe(200);
+    expect(status.body.data.today).toEqual({ total_sent: 3, delivered: 1, failed: 2, credits_used: 3 });
   });
 
   it("gives one entry per account-local day of credit history, 1 to 90 days", async () => {
