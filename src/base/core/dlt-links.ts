@@ -4,7 +4,7 @@
 // (fixed text and {#var#} values alike: it reads the whole text) and matches each against the
 // entity's lists, so the gateway refuses before charging what an operator would drop.
 //
-// Links are found by linkifyjs (its TLD list, schemes optional, `www.` optional), after the text
+// Links are found by linkifyjs (its TLD list, TLDs in punycode too, schemes optional, `www.` optional), after the text
 // is normalised so that it cannot be fooled cheaply: NFKC (full-width letters and dots), other
 // dot look-alikes, zero-width characters, `hxxp`, `[.]`, spaces inside `http://`, a space
 // after `www.`, and a host split by spaces around its dot (dlt-link-fold.ts, dlt-link-spaces.ts).
@@ -15,11 +15,15 @@
 // E-mail addresses are not links: DLT's URL white-list is for URLs, APK and OTT links.
 // A phone number is a 10-digit Indian number (mobile 6-9…, or landline with its STD code
 // written with `0` or `+91`), or a toll-free 1800/1860 number; shorter digit runs never are.
+import { domainToASCII, domainToUnicode } from "node:url";
 import * as linkify from "linkifyjs";
 import { BoundedMap } from "./bounded-map.js";
 import { foldForLinks, writtenSpans } from "./dlt-link-fold.js";
 import { findBareIpLinks, findSchemeLinks, isBareIpLink, withBareIpLinks } from "./dlt-link-ips.js";
+import { findPunycodeTlds } from "./dlt-link-punycode.js";
 import { GatewayError } from "./errors.js";
+
+findPunycodeTlds();
 
 /** Longest approved URL accepted in a list. */
 export const MAX_URL_LENGTH = 500;
@@ -69,8 +73,12 @@ function linkKey(raw: string): { display: string; key: string; userinfo: boolean
   let host = urlHosts.get(hostPart);
   if (host === undefined) {
     try {
-      // Lower-case, IDN to punycode (a look-alike host is another host), port kept.
-      host = new URL(`http://${hostPart}`).host.replace(/^www\./, "");
+      // Lower-case, IDN to punycode (a look-alike host is another host), port kept. A host is
+      // compared in one form: to Unicode and back, so `пример.рф` and `xn--e1afmkfd.xn--p1ai`
+      // are one host however written (in the text or the lists); "" is a host neither reads.
+      const url = new URL(`http://${hostPart}`);
+      const ascii = url.hostname.startsWith("[") ? url.hostname : domainToASCII(domainToUnicode(url.hostname));
+      host = ascii === "" ? null : `${ascii}${url.port === "" ? "" : `:${url.port}`}`.replace(/^www\./, "");
     } catch {
       host = null;
     }

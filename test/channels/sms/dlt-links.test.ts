@@ -143,6 +143,28 @@ const CASES: Case[] = [
     named: "bit.ly/3xYz12",
   },
   { name: "under an approved prefix", route: "P", message: "Sale! See https://shop.example.in/offers/diwali?x=1" },
+  // TLDs in punycode are links (phones link them), and IDN hosts match in either form.
+  ...["evil.xn--p1ai", "xn--e1afmkfd.xn--p1ai", "xn--e1afmkfd.xn--p1ai/x", "https://EVIL.XN--P1AI/app.apk"].map(
+    (link): Case => ({
+      name: `a link with a punycode TLD: ${link}`,
+      route: "P",
+      message: `Sale! See ${link} now`,
+      code: "dlt_url_not_whitelisted",
+      named: link,
+    }),
+  ),
+  {
+    name: "an IDN host approved in Unicode, written in punycode",
+    route: "P",
+    message: "Sale! See xn--e1afmkfd.xn--p1ai/offers/a now",
+  },
+  {
+    name: "a punycode label that is not valid punycode",
+    route: "P",
+    message: "Sale! See evil.xn--zz now",
+    code: "dlt_url_not_whitelisted",
+    named: "evil.xn--zz",
+  },
   {
     name: "beside an approved prefix",
     route: "P",
@@ -236,6 +258,7 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
         entity_id: ENTITY,
         url: "http://[2001:DB8::5]/offers/",
       });
+      await op("POST", `/accounts/${account.username}/dlt/urls`, { entity_id: ENTITY, url: "пример.рф/offers/" });
       await op("PATCH", `/accounts/${account.username}`, { default_dlt_entity_id: ENTITY });
       for (const c of CASES) {
         const before = await balanceOf(t, account);
@@ -389,6 +412,29 @@ describeEachEngine("DLT link and callback white-lists", (engine) => {
       expect(response.status, response.text).toBe(422);
       expect(response.body.error).toMatchObject({ code: "dlt_callback_not_whitelisted", number });
     }
+  });
+
+  it("matches an IDN host approved in punycode when written in Unicode, and lists it in punycode", async () => {
+    const t = gateway();
+    const account = await dltAccount();
+    const u = account.username;
+    const approved = await op("POST", `/accounts/${u}/dlt/urls`, {
+      entity_id: ENTITY,
+      url: "XN--E1AFMKFD.XN--P1AI/app",
+    });
+    expect(approved.body.data).toMatchObject({ url: "xn--e1afmkfd.xn--p1ai/app" });
+    const send = (message: string) =>
+      call(t, "POST", "/api/v2/sms/send", {
+        headers: keyOf(account),
+        json: { sender_id: "PROMOTIONAL", route: "promotional", recipient: "9876543210", unicode: true, message },
+      });
+    expect((await send("Sale! See пример.рф/app now")).status).toBe(200);
+    expect((await send("Sale! See https://ПРИМЕР.РФ/app now")).status).toBe(200);
+    const other = await send("Sale! See пример.рф/other now");
+    expect(other.status, other.text).toBe(422);
+    expect(other.body.error).toMatchObject({ code: "dlt_url_not_whitelisted", url: "пример.рф/other" });
+    const tld = await send("Sale! See evil.рф now");
+    expect(tld.body.error).toMatchObject({ code: "dlt_url_not_whitelisted", url: "evil.рф" });
   });
 
   it("checks nothing on an account without scrubbing", async () => {
