@@ -72,6 +72,15 @@ export function priceRow(input: PriceRowInput): PriceRow {
       `prefix must be 1 to 15 digits with the country code, or * (got "${String(input.prefix ?? "")}")`,
     );
   }
+  // Numbers are priced in international form (919876543210): a trunk or dialling prefix (0, 00)
+  // never matches one, and no country code starts with 0.
+  if (prefix.startsWith("0")) {
+    const international = prefix.replace(/^0+/, "");
+    throw new PriceRowError(
+      "prefix",
+      `prefix must start with the country code, never with 0 (got "${String(input.prefix)}"${international ? `: write ${international}` : ""})`,
+    );
+  }
   return {
     channel: channel as PriceChannel,
     route,
