@@ -12,7 +12,7 @@ import { operatorAnswer, type TypedRoutes } from "../base/http/typed-routes.js";
 import type { Runtime } from "../base/runtime/runtime.js";
 import type { AuditLogTable } from "../base/store/schema.js";
 import type { Db } from "../base/store/store.js";
-import { ancestorsOf, getAccount, requireAccount, usernamesOf } from "../domain/accounts/index.js";
+import { ancestorsOf, getAccount, requireAccount, SUB_ACCOUNT_CARD, usernamesOf } from "../domain/accounts/index.js";
 import {
   AUDIT_EXPORT_COLUMNS,
   AUDIT_FILTER_PARAMS,
@@ -51,18 +51,33 @@ async function described(db: Db, rows: Selectable<AuditLogTable>[], reader: Read
   const names = await usernamesOf(db, [
     ...new Set(rows.flatMap((row) => (row.account_id === null ? [] : [Number(row.account_id)]))),
   ]);
-  const outside =
-    reader.own && reader.accountId !== undefined ? await outsideTree(db, rows, reader.accountId) : new Set();
+  const own = reader.own ? reader.accountId : undefined;
+  const outside = own !== undefined ? await outsideTree(db, rows, own) : new Set();
+  // A sub-account reads its own price as `your price` (decision 0150), in its log too (decision 0166).
+  const whiteLabel = own !== undefined && ((await getAccount(db, own))?.parent_id ?? null) !== null;
   return rows.map((row) => {
     const entry = describeAuditEntry(row, row.account_id === null ? null : (names.get(Number(row.account_id)) ?? null));
     const foreign = reader.own && Number(row.actor_account_id) !== reader.accountId;
     const stranger = row.account_id !== null && outside.has(Number(row.account_id));
+    const priced = whiteLabel && Number(row.account_id) === own;
     return {
       ...entry,
       ...(foreign ? { credential: null, address: null } : {}),
       ...(stranger ? { before: withoutBalance(entry.before), after: withoutBalance(entry.after) } : {}),
+      ...(priced ? { before: asOwnPrice(entry.before), after: asOwnPrice(entry.after) } : {}),
     };
   });
+}
+
+/**
+ * An entry's side as a sub-account may read it: its card (or its parent's price marked up) as
+ * `your price`, never the card's name, the markup or the parent's name.
+ */
+function asOwnPrice(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) return value;
+  const { price_card, markup_percent, parent: _parent, ...rest } = value as Record<string, unknown>;
+  const priced = price_card !== undefined || markup_percent !== undefined;
+  return priced ? { ...rest, price_card: SUB_ACCOUNT_CARD } : rest;
 }
 
 /** The accounts of `rows` other than `readerId` that are not below it (its sub-accounts, theirs). */

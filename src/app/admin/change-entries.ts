@@ -3,7 +3,7 @@
 // by the operator API and the CLI.
 import type { Account } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { describeAccount, type PriceRow, priceCardChangeInTurns } from "../../domain/accounts/index.js";
+import { describeAccount, type PricedBy, type PriceRow, priceCardChangeInTurns } from "../../domain/accounts/index.js";
 import { type Audited, recordChange } from "../../domain/audit/index.js";
 
 /** An account's settings as the log keeps them (never the password hash: whether it changed). */
@@ -45,15 +45,18 @@ export function accountUpdateEntry(who: Audited) {
   };
 }
 
-/** setAccountPriceCard's hook. */
+/**
+ * setAccountPriceCard's hook: what the account was and is priced by, as its detail names it
+ * (`parent+50%` → `tcard`), and a sub-account's markup when it changed too.
+ */
 export function accountPriceCardEntry(who: Audited, username: string) {
-  return (trx: Db, accountId: number, before: string, after: string) =>
+  return (trx: Db, accountId: number, before: PricedBy, after: PricedBy) =>
     recordChange(trx, who, {
       action: "account.price_card",
       target: `account ${username}`,
       accountId,
-      before: { price_card: before },
-      after: { price_card: after },
+      before,
+      after,
     });
 }
 

@@ -161,7 +161,8 @@ function addAccountsCommands(program: Command): void {
     .option("--promo-hours <window>", "promotional SMS delivered only inside HH:MM-HH:MM (recipients' time)")
     .option("--no-promo-hours", "back to the operator's PROMO_HOURS")
     .option("--shorten-urls <on|off>", "tracked short links in every SMS unless a send says otherwise", onOff)
-    .option("--price-card <name>", "the price card its sends are charged by (default: 1 credit a unit)")
+    .option("--price-card <name>", "the price card its sends are charged by (default: the built-in 1 credit a unit)")
+    .option("--no-price-card", "no card of its own (a sub-account: its parent's price marked up)")
     .option("--smpp-password <password>", "the SMPP server password (1 to 8 characters); gives SMPP access")
     .option("--no-smpp", "remove the account's SMPP access")
     .option("--smpp-max-binds <n>", "SMPP binds open at once (0 = no limit, default 4)", wholeNumber)
@@ -180,7 +181,8 @@ function addAccountsCommands(program: Command): void {
         const who = cliDeps(store);
         if (opts.priceCard !== undefined) {
           const entry = accountPriceCardEntry(who, opts.username);
-          await setAccountPriceCard(store, systemClock, opts.username, opts.priceCard, entry);
+          const card = opts.priceCard === false ? null : opts.priceCard;
+          await setAccountPriceCard(store, systemClock, opts.username, card, entry);
         }
         if (hasSmppChanges(smpp)) {
           await setSmppSettings(store, systemClock, opts.username, smpp, smppSettingsEntry(who, opts.username));

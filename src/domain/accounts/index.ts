@@ -49,7 +49,7 @@
 //   dlt-routes.ts      GET /api/v2/dlt, POST /api/v2/dlt/entities|headers: the account's DLT
 //                      registrations and its requests for them (pending until approved)
 //   v2-schemas.ts      their request bodies and answers as schemas
-//   price-cards.ts     price cards: a card replaced whole, listed, shown; an account's card;
+//   price-cards.ts     price cards: a card replaced whole, listed, shown; what an account is priced by;
 //                      PRICE_CARDS_CHANGED
 //   price-card-pages.ts  a card a page at a time (by channel, prefix start) and whole, in chunks, for its export
 //   price-row-order.ts the card's order (channel, prefix, route, effective_from), sorted in turns for an upload
@@ -57,6 +57,8 @@
 //   price-rows.ts      the rows of a price card or a carrier's cost card: checked (an API body's, a
 //                      bad one named by index), read back, described; no luxon (the CLI's carriers
 //                      group loads it)
+//   price-setting.ts   the operator's choice of an account's card (a sub-account's held to its
+//                      parent's price, its markup cleared) and the change's before and after
 //   price-csv.ts       those rows from CSV (`prices import`, the operator API's text/csv PUT), a bad
 //                      line named by its number; whole, or a slice per turn of the event loop
 //   pricing-route.ts   GET /api/v2/pricing: the account's price of one unit to a number
@@ -90,6 +92,7 @@ export * from "./price-changes.js";
 export * from "./price-csv.js";
 export * from "./price-lookup.js";
 export * from "./price-rows.js";
+export * from "./price-setting.js";
 export * from "./registrations.js";
 export * from "./resellers.js";
 export * from "./sender-ids.js";

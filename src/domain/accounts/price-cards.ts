@@ -12,7 +12,6 @@ import { GatewayError } from "../../base/core/errors.js";
 import type { Database } from "../../base/store/schema.js";
 import { moveVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
-import { requireAccount } from "./accounts.js";
 import { inCardOrder } from "./price-row-order.js";
 import { generationChunk, type PriceRow, storedPriceRow } from "./price-rows.js";
 
@@ -356,35 +355,6 @@ export async function priceCardRows(db: Db, name: string): Promise<PriceRow[] | 
     .where("generation", "is not", null)
     .executeTakeFirst();
   return card ? [] : undefined;
-}
-
-/** Sets the account's card (null or `default`: the built-in one); an unknown card is refused. */
-export async function setAccountPriceCard(
-  store: Store,
-  clock: Clock,
-  username: string,
-  card: string | null,
-  /** What the caller writes in the same transaction (the audit entry), given the card before and after. */
-  also?: (trx: Db, accountId: number, before: string, after: string) => Promise<void>,
-) {
-  const account = await requireAccount(store.db, username);
-  const given = card === null || card.trim() === "" || card.trim() === DEFAULT_CARD ? null : card.trim();
-  // Named in any case; stored as the card is named.
-  const name = given === null ? null : ((await findPriceCard(store.db, given))?.name ?? unknownCard(given));
-  const now = clock.now().getTime();
-  await store.transaction(async (trx) => {
-    await trx.updateTable("accounts").set({ price_card: name, updated_at: now }).where("id", "=", account.id).execute();
-    await bumpPriceVersion(trx, now);
-    await also?.(trx, account.id, account.price_card ?? DEFAULT_CARD, name ?? DEFAULT_CARD);
-  });
-  await store.signals.notify(PRICE_CARDS_CHANGED).catch(() => undefined);
-  return name ?? DEFAULT_CARD;
-}
-
-function unknownCard(name: string): never {
-  throw new GatewayError("not_found", `No price card named "${name.slice(0, 70)}": import it first (prices import).`, {
-    field: "price_card",
-  });
 }
 
 /** The account's card name (`default` when it has none). */

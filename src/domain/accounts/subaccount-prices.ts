@@ -79,8 +79,17 @@ export async function belowParent(
   return undefined;
 }
 
-/** Refuses (400 naming price_card) a card that prices some unit below its parent's price. */
-export async function assertNotBelowParent(db: Db, parentId: number, card: string, now: number): Promise<void> {
+/**
+ * Refuses (400 naming price_card) a card that prices some unit below its parent's price; the
+ * parent is "this account" to a parent choosing, or named (`parent`) to the operator.
+ */
+export async function assertNotBelowParent(
+  db: Db,
+  parentId: number,
+  card: string,
+  now: number,
+  parent?: string,
+): Promise<void> {
   const rows = (await priceCardRows(db, card)) ?? [];
   const below = await belowParent(db, parentId, rows, now);
   if (!below) return;
@@ -89,7 +98,7 @@ export async function assertNotBelowParent(db: Db, parentId: number, card: strin
   const when = below.at > now ? ` from ${isoUtc(new Date(below.at))}` : "";
   throw new GatewayError(
     "invalid_request",
-    `The price card "${card}" prices ${unit} on route ${below.route} to ${where} at ${fromMilli(below.card)}${when}, below this account's own price there (${fromMilli(below.parent)}): a sub-account's card may not price any destination below what it costs its parent.`,
+    `The price card "${card}" prices ${unit} on route ${below.route} to ${where} at ${fromMilli(below.card)}${when}, below ${parent === undefined ? "this account's own" : `its parent ${parent}'s`} price there (${fromMilli(below.parent)}): a sub-account's card may not price any destination below what it costs its parent.`,
     { field: "price_card" },
   );
 }
