@@ -124,7 +124,8 @@ describeInBrowser("console in the browser: alerts", () => {
     await expectAccessible(page, "account page after the changes");
 
     // A sub-account is priced by its parent until it has a card of its own: the form says so,
-    // offers it first (not the built-in default), and saves it back as no card.
+    // offers it first (then the built-in default, decision 0166), and saves it back as no card; a
+    // card clears its markup.
     const sub = `${rich.username}_sub`;
     const made = await admin("POST", "/accounts", {
       username: sub,
@@ -137,13 +138,13 @@ describeInBrowser("console in the browser: alerts", () => {
     const select = page.getByLabel("Price card");
     expect(await select.inputValue()).toBe("parent+10%");
     await page.getByText(`the parent ${rich.username}'s price plus 10 %`).waitFor();
-    expect(await select.locator("option").allTextContents()).toEqual(["parent+10%", "retail"]);
+    expect(await select.locator("option").allTextContents()).toEqual(["parent+10%", "default", "retail"]);
     await select.selectOption("retail");
     await page.getByRole("button", { name: "Set the price card" }).click();
     await page.getByText("Priced by retail from the next send.").waitFor();
-    await select.selectOption("parent+10%");
+    await select.selectOption("parent+0%");
     await page.getByRole("button", { name: "Set the price card" }).click();
-    await page.getByText("Priced by parent+10% from the next send.").waitFor();
+    await page.getByText("Priced by parent+0% from the next send.").waitFor();
     const stored = await gateway()
       .db.store.db.selectFrom("accounts")
       .select("price_card")

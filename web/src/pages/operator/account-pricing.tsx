@@ -28,7 +28,8 @@ export function PriceCardForm({
 }) {
   const [card, setCard] = useState(account.price_card);
   // A sub-account without a card of its own is priced by its parent (`parent+<markup>%`): that is
-  // its first choice, saved as no card (null), and the built-in default is not offered.
+  // its first choice, saved as no card (null); the built-in default (1 credit a unit) is a card it
+  // may be put on too, held like any other to its parent's price (decision 0166).
   const parentPrice = account.parent === null ? undefined : `parent+${account.markup_percent ?? 0}%`;
   const cards = useQuery({
     queryKey: ["operator", "price-cards"],
@@ -40,14 +41,18 @@ export function PriceCardForm({
         method: "PATCH",
         json: { price_card: card === parentPrice ? null : card },
       }),
-    onSuccess: onSaved,
+    onSuccess: (next) => {
+      setCard(next.price_card);
+      onSaved(next);
+    },
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate();
   };
   const names = [
-    parentPrice ?? DEFAULT_CARD,
+    ...(parentPrice === undefined ? [] : [parentPrice]),
+    DEFAULT_CARD,
     ...(cards.data ?? []).map((c) => c.name).filter((name) => name !== DEFAULT_CARD),
   ];
   const rowsOf = (name: string) => cards.data?.find((c) => c.name === name)?.rows;
