@@ -19,7 +19,7 @@ import {
 import type { Principal } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
 import { type LeftOutRecipient, leftOutOf } from "../../domain/refusals/index.js";
-import type { SmsPolicy, SmsSendInput } from "../sms/index.js";
+import { type SmsPolicy, type SmsSendInput, withoutRepeats } from "../sms/index.js";
 import { type DroppedMessage, type DropReason, HeldParts, type HeldPartsLimits } from "./held-parts.js";
 import type { SmppMeta } from "./outbox.js";
 import { STATUS, smppStatusText, statusOfRefusal } from "./status.js";
@@ -332,7 +332,12 @@ export class Submitter {
       dltTemplateId: cstringTlv(fields.tlvs.get(this.deps.dltTemplateTag)),
       dltTmChain: chainTlv(fields.tlvs, this.deps.dltTmChainTag),
     };
-    const { order, rejected } = await this.deps.smsPolicy.decide(account.principal, input);
+    const decided = await this.deps.smsPolicy.decide(account.principal, input);
+    const { order } = decided;
+    // submit_multi: a destination given twice (in any of its forms) is sent and charged once.
+    const { kept, repeats } = withoutRepeats(order.drafts);
+    order.drafts = kept;
+    const rejected = [...decided.rejected, ...repeats];
     for (const draft of order.drafts) {
       if (id !== undefined) draft.id = id;
       // A client counts one receipt per submit_sm_resp: a message sent in parts gets one per part

@@ -42,7 +42,7 @@
 //   dlt-mismatch.ts    where a message stopped matching a template: the refusal's position and expected
 //   dlt-template-check.ts  the rule on DLT content: the matched template, or dlt_template_mismatch saying where
 //   recipients.ts      Indian mobile numbers: 10 digits starting 6–9, also written +91…, 91…, 0…; a
-//                      number given twice sent once (withoutRepeats: bulk, legacy, XML)
+//                      number given twice sent once (withoutRepeats: bulk, legacy, XML, SMPP submit_multi)
 //   sender-approvals.ts   sender-ID approval lookups on the send path, remembered for 2 s
 //   report-format.ts   the v2 delivery report of one message, as the status call answers it (with its clicks)
 //   short-link-plan.ts tracked short links: which links of a text are a {#var#}'s, the segments as sent,
@@ -53,6 +53,7 @@ export { messageDetail } from "./message-detail.js";
 export { EXPORT_PARAMS, MESSAGE_EXPORT_COLUMNS } from "./message-export.js";
 export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_PARAMS, listFilter, operatorFilter } from "./message-list.js";
 export { MAX_SEGMENTS, SmsPolicy, type SmsSendInput } from "./policy.js";
+export { withoutRepeats } from "./recipients.js";
 export { clickCounts, deliveryReport } from "./report-format.js";
 export { SEND_FIELDS } from "./send-fields.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";

@@ -180,7 +180,7 @@ const ELSEWHERE: Partial<Record<ErrorCode, string>> = {
   rate_limited: "SMPP's own limit answers ESME_RTHROTTLED (bind-submit.test.ts, session.test.ts)",
   unicode_not_allowed: "data_coding decides the alphabet: 0 is GSM-7, text 1 or 3 cannot carry goes as UCS-2",
   invalid_schedule: "schedule_delivery_time is refused by the SMPP layer (long-messages.test.ts)",
-  duplicate_recipient: "only the bulk endpoint refuses a repeated number",
+  duplicate_recipient: "a repeated submit_multi destination: test/domain/refusals/left-out.test.ts",
   dlt_chain_missing: "needs DLT_CHAIN_REQUIRED, off here: test/channels/sms/dlt-chains.test.ts",
 };
 

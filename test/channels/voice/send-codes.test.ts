@@ -211,7 +211,12 @@ describeEachEngine("voice send: the short code set on every path", (engine) => {
     const params = callParams(f.caller) as Record<string, string>;
     const post = async (path: string, type: string, body: string) => {
       const response = await fetch(`${t.url}${path}`, { method: "POST", headers: { "content-type": type }, body });
-      return { status: response.status, headers: response.headers, text: await response.text() };
+      return {
+        status: response.status,
+        contentType: response.headers.get("content-type"),
+        headers: response.headers,
+        text: await response.text(),
+      };
     };
     const form = new URLSearchParams(params).toString();
     expectBroadcastId(await post("/voicecall/v1/jpost/send", "application/x-www-form-urlencoded", form), f.caller);

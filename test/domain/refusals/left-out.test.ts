@@ -250,7 +250,7 @@ describeEnginesTogether("recipients left out of a send, in the log of refusals",
     expect(await refusals(t, account, "recipient=919811400002")).toEqual([]);
   });
 
-  it("SMPP submit_multi: the destinations left out, as in its unsuccess_sme", async () => {
+  it("SMPP submit_multi: the destinations left out, as in its unsuccess_sme (a repeat sent once)", async () => {
     const t = gateway();
     await withDnd(t, ["9811100097"]);
     const account = await smppAccount(t, {}, { credits: { sms: 10 } });
@@ -262,19 +262,29 @@ describeEnginesTogether("recipients left out of a send, in the log of refusals",
         { dest_addr_ton: 0, dest_addr_npi: 1, destination_addr: "9876543274" },
         { dest_addr_ton: 0, dest_addr_npi: 1, destination_addr: "9811100097" },
         { dest_addr_ton: 0, dest_addr_npi: 1, destination_addr: "98765" },
+        // The first destination again, written another way: sent and charged once.
+        { dest_addr_ton: 1, dest_addr_npi: 1, destination_addr: "919876543274" },
       ],
       short_message: "to three",
     });
     client.destroy();
     expect(answer.command_status).toBe(0);
+    expect(answer.unsuccess_sme).toHaveLength(3);
     const broadcastId = answer.message_id as string;
-    await written(t, account.id, 2);
+    await written(t, account.id, 3);
     const rows = await refusals(t, account, `broadcast_id=${broadcastId}`);
     expect(rows.map((row) => [row.recipients, row.code, row.answer])).toEqual([
+      [["9876543274"], "duplicate_recipient", "0x0000000B ESME_RINVDSTADR"],
       [["9811100097"], "dnd_blocked", "0x00000401 SB_DND"],
       [["98765"], "invalid_recipient", "0x0000000B ESME_RINVDSTADR"],
     ]);
-    expect(rows[0]).toMatchObject({
+    const sent = await t.db.store.db
+      .selectFrom("messages")
+      .select("recipient")
+      .where("account_id", "=", account.id)
+      .execute();
+    expect(sent).toEqual([{ recipient: "9876543274" }]);
+    expect(rows[1]).toMatchObject({
       family: "smpp",
       operation: "submit_multi",
       sender: "PROMOTIONAL",
