@@ -94,6 +94,48 @@ describeEachEngine("v2 query parameters", (engine) => {
     expect(answer.status, answer.text).toBe(200);
   });
 
+  it("refuses an offset beyond ±23:59 in from and to on every list that takes them, v2 and operator", async () => {
+    const t = gateway();
+    const document = (await call(t, "GET", "/api/v2/openapi.json")).body as {
+      paths: Record<string, Record<string, Operation>>;
+    };
+    const v2Lists = Object.entries(document.paths)
+      .filter(([, operations]) => operations.get?.parameters?.some((p) => p.in === "query" && p.name === "from"))
+      .map(([path]) => path);
+    expect(v2Lists).toEqual(
+      expect.arrayContaining(["/api/v2/messages", "/api/v2/audit", "/api/v2/analytics/delivery", "/api/v2/refusals"]),
+    );
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const lists: [string, TestAccount][] = [
+      ...v2Lists.map((path): [string, TestAccount] => [path, account]),
+      ...[
+        "/admin/api/messages",
+        "/admin/api/messages/export",
+        "/admin/api/audit",
+        "/admin/api/audit/export",
+        "/admin/api/analytics/delivery",
+        "/admin/api/analytics/margin",
+        "/admin/api/refusals",
+      ].map((path): [string, TestAccount] => [path, operator]),
+    ];
+    for (const [path, caller] of lists) {
+      const headers = keyOf(caller);
+      // The largest offsets there are: the window is read, not refused.
+      const edge = `from=${encodeURIComponent("2026-12-01T00:00:00+23:59")}&to=${encodeURIComponent("2026-12-02T00:00:00-23:59")}`;
+      const fine = await call(t, "GET", `${path}?${edge}`, { headers });
+      expect(fine.status, `${path} ${fine.text}`).toBe(200);
+      for (const bound of ["from", "to"]) {
+        for (const offset of ["+25:00", "+99:99", "-24:00", "+05:60", "+2500"]) {
+          const value = encodeURIComponent(`2026-12-01T00:00:00${offset}`);
+          const refused = await call(t, "GET", `${path}?${bound}=${value}`, { headers });
+          expect(refused.status, `${path} ${bound}=${offset}`).toBe(400);
+          expect(refused.body.error, path).toMatchObject({ code: "invalid_request", field: bound });
+          expect(refused.body.message, path).toContain(`"${bound}" must be an ISO 8601 date or date-time`);
+        }
+      }
+    }
+  });
+
   it("pages the spec's lists with per_page: templates 25 up to 100, a group's contacts 50 up to 200", async () => {
     const t = gateway();
     const headers = keyOf(account);

@@ -58,24 +58,30 @@ async function accountIdOf(db: Db, username: string | undefined): Promise<number
   return username?.trim() ? (await requireAccount(db, username.trim())).id : undefined;
 }
 
-/** The operator's export: the account export's rows (status answers), each with its account, newest first. */
-export async function* operatorExportRows(
+/**
+ * The operator's export: the account export's rows (status answers), each with its account, newest
+ * first. The filters are read before it answers: a bad one is refused before the first row.
+ */
+export async function operatorExportRows(
   store: Pick<Store, "db" | "scanDb">,
   query: { [K in keyof typeof AdminExportQuery.properties]?: string },
   timeZone: string,
-) {
+): Promise<AsyncGenerator<Record<string, unknown>>> {
   const filter = { ...listFilter(query, timeZone), ...operatorFilter(query) };
-  const names = new Map<number, string>();
   const accountId = await accountIdOf(store.db, query.account);
-  for await (const row of eachMessage(store.scanDb(), accountId, filter)) {
-    if (!names.has(row.account_id)) {
-      for (const [id, name] of await usernamesOf(store.db, [row.account_id])) names.set(id, name);
+  async function* rows() {
+    const names = new Map<number, string>();
+    for await (const row of eachMessage(store.scanDb(), accountId, filter)) {
+      if (!names.has(row.account_id)) {
+        for (const [id, name] of await usernamesOf(store.db, [row.account_id])) names.set(id, name);
+      }
+      // The account first, in the answer's own object: no copy of the report (see base/http/exports.ts).
+      const report: Record<string, unknown> = deliveryReport(row);
+      report.account = names.get(row.account_id) ?? null;
+      yield report;
     }
-    // The account first, in the answer's own object: no copy of the report (see base/http/exports.ts).
-    const report: Record<string, unknown> = deliveryReport(row);
-    report.account = names.get(row.account_id) ?? null;
-    yield report;
   }
+  return rows();
 }
 
 /** A page of every account's messages (or one account's), as the operator's list answers it. */
@@ -141,7 +147,7 @@ export function registerAdminMessageRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
     async (request, reply) => {
       const format = exportFormatOf(request.query.format);
-      const rows = operatorExportRows(ctx.store, request.query, request.principal!.timeZone);
+      const rows = await operatorExportRows(ctx.store, request.query, request.principal!.timeZone);
       return sendExport(reply, format, "messages", ["account", ...MESSAGE_EXPORT_COLUMNS], rows);
     },
   );

@@ -171,7 +171,7 @@ export function addMessageCommands(program: Command): void {
   ).action((opts: ExportOptions) =>
     withStore(async (store) => {
       const format = opts.json ? "jsonl" : exportFormatOf(opts.format);
-      const rows = operatorExportRows(store, filtersOf(opts), await windowZone(store.db, opts));
+      const rows = await operatorExportRows(store, filtersOf(opts), await windowZone(store.db, opts));
       const output = opts.output ? fs.createWriteStream(opts.output) : process.stdout;
       await pipeline(exportStream(format, ["account", ...MESSAGE_EXPORT_COLUMNS], rows), output, {
         end: opts.output !== undefined,

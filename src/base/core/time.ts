@@ -43,14 +43,16 @@ export function isoWithOffset(date: Date, zone: string): string {
   return local.isValid ? local.toFormat("yyyy-MM-dd'T'HH:mm:ssZZ") : date.toISOString();
 }
 
+// An offset's hours 00-23 and minutes 00-59, as RFC 3339 has them: luxon reads +25:00 or +99:99
+// as a shift of a day or more, which moved a list's window where nobody asked.
 const INSTANT =
-  /^\d{4}-\d{2}-\d{2}(?:[T ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+  /^\d{4}-\d{2}-\d{2}(?:[T ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,3})?)?(?:Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?$/i;
 
 /**
  * An instant written in ISO 8601 (`2026-11-22T08:30:00Z`, `…+05:30`), or without a zone in
  * `zone` (`2026-11-22 14:00`, `2026-11-22T14:00:00`); a bare date is the start of that day in
  * `zone`, or with `endOfDay` the start of the next (so a range `to` a date includes the day).
- * Undefined when it is not a real time.
+ * Undefined when it is not a real time (an offset beyond ±23:59 included).
  */
 export function parseInstant(text: string, zone: string, endOfDay = false): Date | undefined {
   const trimmed = text.trim();
