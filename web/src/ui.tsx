@@ -3,7 +3,7 @@
 import { type ReactNode, useState } from "react";
 import { describeError, type PageMeta } from "./api.js";
 import { formatNumber, formatTime } from "./format.js";
-import type { CreditEntry } from "./types.js";
+import { ACCOUNT_USER_ROLES, type Capability, type CreditEntry, ROLE_CAPABILITIES } from "./types.js";
 
 export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
   if (!error) return null;
@@ -13,6 +13,19 @@ export function ErrorNotice({ error, title }: { error: unknown; title?: string }
       {title ? <strong>{title}: </strong> : null}
       <span className="error-message">{message}</span> <code className="error-code">{code}</code>
     </div>
+  );
+}
+
+/**
+ * In place of a form the signed-in role may not use: who may (the roles the server's table gives
+ * `capability`), so a read-only user is not offered a form the API would refuse.
+ */
+export function RoleNote({ role, what, capability }: { role: string; what: string; capability: Capability }) {
+  const may = ACCOUNT_USER_ROLES.filter((r) => ROLE_CAPABILITIES[r].includes(capability));
+  return (
+    <p className="hint" data-testid="role-note">
+      Your role ({role}) reads this page; {what} is for {may.slice(0, -1).join(", ")} or {may.at(-1)} users.
+    </p>
   );
 }
 

@@ -5,9 +5,9 @@ import { type FormEvent, useState } from "react";
 import { data, paged } from "../api.js";
 import { formatNumber, formatTime } from "../format.js";
 import { Link, navigate } from "../router.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import type { ContactGroup } from "../types.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle } from "../ui.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, RoleNote } from "../ui.js";
 
 export function NewGroupForm({ onCreated }: { onCreated: (group: ContactGroup) => void }) {
   const [name, setName] = useState("");
@@ -56,6 +56,7 @@ export function NewGroupForm({ onCreated }: { onCreated: (group: ContactGroup) =
 
 export default function Contacts() {
   const session = useSignedIn();
+  const sends = canDo(session, "send");
   const queryClient = useQueryClient();
   const [page, setPage] = useState(1);
   const [confirming, setConfirming] = useState<number>();
@@ -86,7 +87,7 @@ export default function Contacts() {
                   <th scope="col">Group</th>
                   <th scope="col">Contacts</th>
                   <th scope="col">Created</th>
-                  <th scope="col">Delete</th>
+                  {sends ? <th scope="col">Delete</th> : null}
                 </tr>
               </thead>
               <tbody>
@@ -98,22 +99,24 @@ export default function Contacts() {
                     </td>
                     <td>{formatNumber(group.contacts)}</td>
                     <td>{formatTime(group.created_at, session.time_zone)}</td>
-                    <td>
-                      {confirming === group.id ? (
-                        <>
-                          <button type="button" className="danger" onClick={() => remove.mutate(group.id)}>
-                            Confirm: delete {group.name} and its contacts
-                          </button>{" "}
-                          <button type="button" onClick={() => setConfirming(undefined)}>
-                            Keep it
+                    {sends ? (
+                      <td>
+                        {confirming === group.id ? (
+                          <>
+                            <button type="button" className="danger" onClick={() => remove.mutate(group.id)}>
+                              Confirm: delete {group.name} and its contacts
+                            </button>{" "}
+                            <button type="button" onClick={() => setConfirming(undefined)}>
+                              Keep it
+                            </button>
+                          </>
+                        ) : (
+                          <button type="button" onClick={() => setConfirming(group.id)}>
+                            Delete {group.name}
                           </button>
-                        </>
-                      ) : (
-                        <button type="button" onClick={() => setConfirming(group.id)}>
-                          Delete {group.name}
-                        </button>
-                      )}
-                    </td>
+                        )}
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>
@@ -125,12 +128,16 @@ export default function Contacts() {
       ) : null}
       <section aria-labelledby="new-group-title">
         <h2 id="new-group-title">New group</h2>
-        <NewGroupForm
-          onCreated={(group) => {
-            void queryClient.invalidateQueries({ queryKey: ["groups"] });
-            navigate(`/contacts/${group.id}`);
-          }}
-        />
+        {sends ? (
+          <NewGroupForm
+            onCreated={(group) => {
+              void queryClient.invalidateQueries({ queryKey: ["groups"] });
+              navigate(`/contacts/${group.id}`);
+            }}
+          />
+        ) : (
+          <RoleNote role={session.user_role} what="making groups and uploading contacts" capability="send" />
+        )}
       </section>
     </>
   );

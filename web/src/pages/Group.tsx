@@ -6,7 +6,7 @@ import { paged } from "../api.js";
 import { CsvUpload } from "../csv-upload.js";
 import { formatNumber, formatTime } from "../format.js";
 import { Link } from "../router.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import type { Contact } from "../types.js";
 import { Busy, ErrorNotice, Pager, PageTitle } from "../ui.js";
 
@@ -24,10 +24,10 @@ export default function Group({ params }: { params: Record<string, string> }) {
       <PageTitle>Contact group {id}</PageTitle>
       <p>
         <Link to="/contacts">All groups</Link> ·{" "}
-        <Link to={`/bulk?group=${encodeURIComponent(id)}`}>Send to this group</Link>
+        {canDo(session, "send") ? <Link to={`/bulk?group=${encodeURIComponent(id)}`}>Send to this group</Link> : null}
       </p>
       <ErrorNotice error={contacts.error} />
-      {contacts.data ? (
+      {contacts.data && canDo(session, "send") ? (
         <section aria-labelledby="upload-title">
           <h2 id="upload-title">Add contacts from a CSV file</h2>
           <CsvUpload

@@ -5,9 +5,9 @@ import { type FormEvent, useState } from "react";
 import { data, paged } from "../api.js";
 import { formatTime } from "../format.js";
 import { Link } from "../router.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import type { InboundMessage, Keyword } from "../types.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, RoleNote, StatusBadge, Success } from "../ui.js";
 
 export function KeywordForm({ onCreated }: { onCreated: () => void }) {
   const [key, setKey] = useState("");
@@ -123,7 +123,11 @@ function Keywords() {
         </>
       ) : null}
       <h3>New keyword</h3>
-      <KeywordForm onCreated={() => void queryClient.invalidateQueries({ queryKey: ["keywords"] })} />
+      {canDo(session, "send") ? (
+        <KeywordForm onCreated={() => void queryClient.invalidateQueries({ queryKey: ["keywords"] })} />
+      ) : (
+        <RoleNote role={session.user_role} what="registering a keyword" capability="send" />
+      )}
     </section>
   );
 }

@@ -1,12 +1,13 @@
 // The account's overview: every wallet's balance, today's and the last 7 days' traffic per
-// channel, and messages per minute over the last 24 hours (refreshed every minute).
+// channel, and messages per minute over the last 24 hours (refreshed every minute). The traffic
+// is shown to a role that reads messages; every role sees the balances.
 import { useQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { data } from "../api.js";
 import { TimeChart } from "../Chart.js";
 import { formatNumber, formatTime, plural, walletName } from "../format.js";
 import { Link } from "../router.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import { type Balance, CHANNELS, type MessageSummary, type PerMinute, WALLETS } from "../types.js";
 import { Busy, ErrorNotice, PageTitle } from "../ui.js";
 
@@ -63,6 +64,7 @@ function PerMinuteChart({ timeZone }: { timeZone: string }) {
 
 export function Overview() {
   const session = useSignedIn();
+  const reads = canDo(session, "read");
   const balance = useQuery({
     queryKey: ["balance"],
     queryFn: () => data<Balance>("/api/v2/balance"),
@@ -72,6 +74,7 @@ export function Overview() {
     queryKey: ["messages", "summary"],
     queryFn: () => data<MessageSummary>("/api/v2/messages/summary"),
     refetchInterval: 30_000,
+    enabled: reads,
   });
 
   return (
@@ -95,57 +98,77 @@ export function Overview() {
         ) : null}
       </section>
 
-      <section aria-labelledby="traffic-title">
-        <h2 id="traffic-title">Traffic</h2>
-        <ErrorNotice error={summary.error} />
-        {summary.data ? (
-          <div className="table-wrap">
-            <table>
-              <caption>
-                Messages accepted today (since {formatTime(summary.data.today_from, session.time_zone)}) and in the last
-                7 days, by channel
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Channel</th>
-                  <th scope="col">Sent today</th>
-                  <th scope="col">Delivered today</th>
-                  <th scope="col">Failed today</th>
-                  <th scope="col">Sent, 7 days</th>
-                  <th scope="col">Delivered, 7 days</th>
-                  <th scope="col">Failed, 7 days</th>
-                </tr>
-              </thead>
-              <tbody>
-                {CHANNELS.map((channel) => {
-                  const row = summary.data.channels[channel];
-                  return (
-                    <tr key={channel} data-testid={`traffic-${channel}`}>
-                      <th scope="row">{walletName(channel)}</th>
-                      <td>{formatNumber(row.today.sent)}</td>
-                      <td>{formatNumber(row.today.delivered)}</td>
-                      <td>{formatNumber(row.today.failed)}</td>
-                      <td>{formatNumber(row.last_7_days.sent)}</td>
-                      <td>{formatNumber(row.last_7_days.delivered)}</td>
-                      <td>{formatNumber(row.last_7_days.failed)}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-        ) : summary.isPending ? (
-          <Busy />
-        ) : null}
-      </section>
-
-      <section aria-labelledby="chart-title">
-        <h2 id="chart-title">Last 24 hours</h2>
-        <PerMinuteChart timeZone={session.time_zone} />
+      {reads ? null : (
         <p>
-          <Link to="/messages">See every message</Link> · <Link to="/send">Send an SMS</Link>
+          {canDo(session, "money") ? (
+            <>
+              <Link to="/credits">Credits</Link>: the daily use, the ledger and its export.{" "}
+            </>
+          ) : null}
+          Your role ({session.user_role}) does not read messages, so their traffic is not shown here.
         </p>
-      </section>
+      )}
+      {reads ? (
+        <section aria-labelledby="traffic-title">
+          <h2 id="traffic-title">Traffic</h2>
+          <ErrorNotice error={summary.error} />
+          {summary.data ? (
+            <div className="table-wrap">
+              <table>
+                <caption>
+                  Messages accepted today (since {formatTime(summary.data.today_from, session.time_zone)}) and in the
+                  last 7 days, by channel
+                </caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Channel</th>
+                    <th scope="col">Sent today</th>
+                    <th scope="col">Delivered today</th>
+                    <th scope="col">Failed today</th>
+                    <th scope="col">Sent, 7 days</th>
+                    <th scope="col">Delivered, 7 days</th>
+                    <th scope="col">Failed, 7 days</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {CHANNELS.map((channel) => {
+                    const row = summary.data.channels[channel];
+                    return (
+                      <tr key={channel} data-testid={`traffic-${channel}`}>
+                        <th scope="row">{walletName(channel)}</th>
+                        <td>{formatNumber(row.today.sent)}</td>
+                        <td>{formatNumber(row.today.delivered)}</td>
+                        <td>{formatNumber(row.today.failed)}</td>
+                        <td>{formatNumber(row.last_7_days.sent)}</td>
+                        <td>{formatNumber(row.last_7_days.delivered)}</td>
+                        <td>{formatNumber(row.last_7_days.failed)}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          ) : summary.isPending ? (
+            <Busy />
+          ) : null}
+        </section>
+      ) : null}
+
+      {reads ? (
+        <section aria-labelledby="chart-title">
+          <h2 id="chart-title">Last 24 hours</h2>
+          <PerMinuteChart timeZone={session.time_zone} />
+          <p>
+            <Link to="/messages">See every message</Link>
+            {canDo(session, "send") ? (
+              <>
+                {" "}
+                · <Link to="/send">Send an SMS</Link>
+              </>
+            ) : null}
+          </p>
+        </section>
+      ) : null}
     </>
   );
 }

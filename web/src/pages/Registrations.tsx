@@ -6,7 +6,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type ReactNode, useState } from "react";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import type { CallerId, DltRegistrations, EmailDomain, SenderIdRequest } from "../types.js";
 import {
   Busy,
@@ -15,6 +15,7 @@ import {
   Pager,
   PageTitle,
   RejectionReason,
+  RoleNote,
   StatusBadge,
   Success,
   useClientPages,
@@ -101,21 +102,23 @@ function RegistrationSection({
         </div>
       ) : null}
       <Pager meta={pages.meta} onPage={pages.setPage} />
-      <form onSubmit={submit} aria-label={`Ask for a ${what}`} className="inline-form">
-        {extraField}
-        <Field label={`New ${what}`} id={`${id}-new`} hint={hint}>
-          <input
-            id={`${id}-new`}
-            required
-            value={value}
-            {...(hint ? { "aria-describedby": `${id}-new-hint` } : {})}
-            onChange={(event) => setValue(event.target.value)}
-          />
-        </Field>
-        <button type="submit" disabled={request.isPending}>
-          Ask for approval
-        </button>
-      </form>
+      {canDo(session, "send") ? (
+        <form onSubmit={submit} aria-label={`Ask for a ${what}`} className="inline-form">
+          {extraField}
+          <Field label={`New ${what}`} id={`${id}-new`} hint={hint}>
+            <input
+              id={`${id}-new`}
+              required
+              value={value}
+              {...(hint ? { "aria-describedby": `${id}-new-hint` } : {})}
+              onChange={(event) => setValue(event.target.value)}
+            />
+          </Field>
+          <button type="submit" disabled={request.isPending}>
+            Ask for approval
+          </button>
+        </form>
+      ) : null}
       <ErrorNotice error={request.error} title="Not asked" />
       {request.isSuccess ? <Success>Asked; it waits for the operator's approval.</Success> : null}
     </section>
@@ -169,12 +172,16 @@ function DltLinkSection({ kind }: { kind: "urls" | "callbacks" }) {
 }
 
 export default function Registrations() {
+  const session = useSignedIn();
   return (
     <>
       <PageTitle>Registrations</PageTitle>
       <p>
         Each waits as <em>pending</em> until the operator approves it; only approved ones count for sends.
       </p>
+      {canDo(session, "send") ? null : (
+        <RoleNote role={session.user_role} what="asking for a registration" capability="send" />
+      )}
       <RegistrationSection
         id="sender-ids"
         title="Sender IDs"

@@ -4,9 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, paged } from "../api.js";
 import { formatTime } from "../format.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import type { Template } from "../types.js";
-import { Busy, ErrorNotice, Field, Pager, PageTitle, RejectionReason, StatusBadge, Success } from "../ui.js";
+import { Busy, ErrorNotice, Field, Pager, PageTitle, RejectionReason, RoleNote, StatusBadge, Success } from "../ui.js";
 
 export interface TemplateDraft {
   name: string;
@@ -160,7 +160,11 @@ export default function Templates() {
       ) : null}
       <section aria-labelledby="new-template-title">
         <h2 id="new-template-title">New template</h2>
-        <TemplateForm onCreated={() => void queryClient.invalidateQueries({ queryKey: ["templates"] })} />
+        {canDo(session, "send") ? (
+          <TemplateForm onCreated={() => void queryClient.invalidateQueries({ queryKey: ["templates"] })} />
+        ) : (
+          <RoleNote role={session.user_role} what="registering a template" capability="send" />
+        )}
       </section>
     </>
   );
