@@ -54,6 +54,8 @@ const V2_RULES: Rule[] = [
   // Taking issued credits back from a customer is a change to that customer (decision 0150).
   [ANY, /^\/subaccounts\/[^/]+\/credits\/reclaim$/, ["manage"]],
   [ANY, /^\/subaccounts\/[^/]+\/credits$/, ["money"]],
+  // Billing issues credits to its customers, so it reads which customers there are (and their wallets).
+  [READS, /^\/subaccounts$/, ["read", "money"]],
   [CHANGES, /^\/subaccounts$/, ["manage"]],
   // A sub-account's price or status: as making one.
   [CHANGES, /^\/subaccounts\/[^/]+$/, ["manage"]],

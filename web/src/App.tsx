@@ -81,7 +81,7 @@ export const ACCOUNT_ROUTES: Route[] = [
   { path: "/settings/keys", title: "API keys", component: Keys, nav: true, needs: ["develop"] },
   { path: "/settings/smpp", title: "SMPP", component: Smpp, nav: true, needs: ["develop"] },
   { path: "/settings/two-factor", title: "Two-factor", component: TwoFactor, nav: true },
-  { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true, needs: ["read"] },
+  { path: "/subaccounts", title: "Sub-accounts", component: SubAccounts, nav: true, needs: ["read", "money"] },
   { path: "/settings/users", title: "Users", component: Users, nav: true, needs: ["manage"] },
   { path: "/settings/sessions", title: "Sessions", component: Sessions, nav: true },
 ];

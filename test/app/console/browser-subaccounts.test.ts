@@ -3,7 +3,10 @@
 // an API key that works at once, suspends it (its key refused) and reactivates it, pages the list;
 // takes credits back at 390 px (removed from the sub-account, not added to the reseller; more than
 // it holds is refused in words); a support user sees the list without the controls its role would
-// be refused; the axe check and no sideways scroll.
+// be refused, and opens a sub-account's messages from its row; a billing user gives credits (the
+// list read under its role) but is offered no taking back; suspending and taking back ask for a
+// confirmation first, and a success clears an earlier failure's notice (console audit C11, C12,
+// C13); the axe check and no sideways scroll.
 import { expect, it } from "vitest";
 import {
   describeInBrowser,
@@ -44,8 +47,15 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await page.getByLabel("Credits", { exact: true }).fill("40");
     await page.getByRole("button", { name: "Give credits" }).click();
     await page.getByText(/SMS wallet: 40 credits/).waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
     await expect.poll(() => page.getByTestId(`sub-${username}`).textContent()).toContain("40");
     expect(await milli(t, reseller.id)).toBe(500_000);
+    // Every wallet given credits is in the list, not only SMS.
+    await page.getByLabel("Wallet", { exact: true }).selectOption("whatsapp");
+    await page.getByLabel("Credits", { exact: true }).fill("7");
+    await page.getByRole("button", { name: "Give credits" }).click();
+    await page.getByText(/WhatsApp wallet: 7 credits/).waitFor();
+    await expect.poll(() => page.getByTestId(`credits-${username}`).textContent()).toBe("SMS 40 · WhatsApp 7");
 
     await page.getByRole("button", { name: `New key for ${username}` }).click();
     const key = (await page.getByTestId("new-sub-key").textContent()) ?? "";
@@ -62,6 +72,9 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await own.context.close();
 
     await page.getByRole("button", { name: `Suspend ${username}` }).click();
+    await page.getByText(`${username} and its own sub-accounts can send nothing until you reactivate it.`).waitFor();
+    expect((await call(t, "GET", "/api/v2/balance", { headers: { "x-api-key": key } })).status).toBe(200);
+    await page.getByRole("button", { name: `Confirm: suspend ${username}` }).click();
     await page.getByRole("button", { name: `Reactivate ${username}` }).waitFor();
     expect(await page.getByTestId(`sub-${username}`).textContent()).toMatch(/inactive/i);
     const refused = await call(t, "GET", "/api/v2/balance", { headers: { "x-api-key": key } });
@@ -98,11 +111,26 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await page.getByLabel("Sub-account", { exact: true }).selectOption(username);
     await page.getByLabel("Credits", { exact: true }).fill("55");
     await page.getByRole("button", { name: "Take back credits" }).click();
+    await page.getByRole("button", { name: `Confirm: take 55 back from ${username}` }).click();
     await expect
       .poll(() => page.getByRole("alert").textContent())
       .toMatch(/Not taken back.*40 credits that can be taken back/s);
     await page.getByLabel("Credits", { exact: true }).fill("15");
     await page.getByRole("button", { name: "Take back credits" }).click();
+    expect(await page.getByTestId("take-back-confirm").textContent()).toContain(
+      `15 credits leave ${username}'s SMS wallet now`,
+    );
+    await expectNoHorizontalScroll(page, "sub-accounts, confirming a take-back");
+    const subId = async () =>
+      (
+        await t.db.store.db
+          .selectFrom("accounts")
+          .select("id")
+          .where("username", "=", username)
+          .executeTakeFirstOrThrow()
+      ).id;
+    expect(await milli(t, await subId())).toBe(40_000);
+    await page.getByRole("button", { name: `Confirm: take 15 back from ${username}` }).click();
     await page.getByText(/Took back 15: .*SMS wallet: 25 credits/).waitFor();
     await expect.poll(() => page.getByTestId(`sub-${username}`).textContent()).toContain("25");
     expect(await milli(t, reseller.id)).toBe(500_000);
@@ -148,8 +176,52 @@ describeInBrowser("console in the browser: sub-accounts", () => {
         .getByRole("button", { name: /Create sub-account|Give credits|Take back|New key for|Suspend|Reactivate/ })
         .count(),
     ).toBe(0);
+    // The sub-account's name opens its messages (GET /api/v2/messages?subaccount=).
+    await page.getByRole("link", { name: sub.body.data.username }).click();
+    await page.getByRole("heading", { name: `Messages of ${sub.body.data.username}` }).waitFor();
+    await page.getByText("No messages match.").waitFor();
+    expect(await page.getByRole("alert").count()).toBe(0);
+    await expectNoHorizontalScroll(page, "a sub-account's messages");
+    await page.goBack();
+    await page.getByTestId(`sub-${sub.body.data.username}`).waitFor();
     await expectAccessible(page, "sub-accounts of a support user");
     await expectNoHorizontalScroll(page, "sub-accounts of a support user");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("a billing user reads the list and gives credits, with no taking back (console audit C11)", async () => {
+    const t = gateway();
+    const reseller = await buildAccount(t, { credits: { sms: 500 } });
+    const username = `paid_${Math.random().toString(36).slice(2, 8)}`;
+    const headers = { "x-api-key": reseller.apiKey };
+    const made = await call(t, "POST", "/api/v2/subaccounts", {
+      headers,
+      json: { username, password: "paid-password-1" },
+    });
+    expect(made.status, made.text).toBe(201);
+    const user = await call(t, "POST", "/api/v2/users", {
+      headers,
+      json: { login: "bill", user_role: "billing", password: "bill-password-1" },
+    });
+    expect(user.status, user.text).toBe(201);
+    const { page, context, problems } = await newPage(browser(), t.url, { width: 390, height: 844 });
+    await page.goto("/");
+    await page.getByLabel("Username").fill(reseller.username);
+    await page.getByLabel("Your login").fill("bill");
+    await page.getByLabel("Password").fill("bill-password-1");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sub-accounts" }).click();
+    await page.getByTestId(`sub-${username}`).waitFor();
+    expect(await page.getByRole("form", { name: "Create a sub-account" }).count()).toBe(0);
+    expect(await page.getByRole("button", { name: /Take back|Suspend|New key for/ }).count()).toBe(0);
+    await page.getByLabel("Sub-account", { exact: true }).selectOption(username);
+    await page.getByLabel("Credits", { exact: true }).fill("30");
+    await page.getByRole("button", { name: "Give credits" }).click();
+    await page.getByText(`${username}'s SMS wallet: 30 credits.`).waitFor();
+    await expect.poll(() => page.getByTestId(`credits-${username}`).textContent()).toBe("SMS 30");
+    await expectAccessible(page, "sub-accounts of a billing user");
+    await expectNoHorizontalScroll(page, "sub-accounts of a billing user");
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -148,6 +148,14 @@ describeEachEngine("a parent takes back credits it issued", (engine) => {
       json: { wallet: "sms", amount: 1 },
     });
     expect(issued.status, issued.text).toBe(200);
+    // Billing reads the list it issues to (console audit C11); changing a sub-account stays manage's.
+    const listed = await callAs(t, billing, "GET", "/api/v2/subaccounts");
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.map((s: { username: string }) => s.username)).toContain(sub.username);
+    const suspended = await callAs(t, billing, "PATCH", `/api/v2/subaccounts/${sub.username}`, {
+      json: { status: "suspended" },
+    });
+    expect(suspended.status, suspended.text).toBe(403);
     for (const session of [billing, await signedIn("dev", "developer")]) {
       const refused = await callAs(t, session, "POST", path, { json: { wallet: "sms", amount: 1 } });
       expect(refused.status, refused.text).toBe(403);

@@ -1,6 +1,7 @@
 // GET /api/v2/messages with its filters, a search by number, message id or broadcast id,
 // and its cursor pagination (Next follows next_cursor; Previous goes back one page). A choice
 // (channel, status, a date or a time of day) applies at once; the search text when it is searched.
+// ?subaccount= (a reseller's link from Sub-accounts) lists that sub-account's messages instead.
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../api.js";
@@ -35,6 +36,7 @@ export default function Messages() {
     q: query.get("q") ?? "",
     from: query.get("from") ?? "",
     to: query.get("to") ?? "",
+    subaccount: query.get("subaccount") ?? "",
   };
   const [draft, setDraft] = useState(filters);
   const [cursors, setCursors] = useState<string[]>([]);
@@ -45,6 +47,7 @@ export default function Messages() {
     status: filters.status,
     from: filters.from,
     to: filters.to,
+    subaccount: filters.subaccount,
     limit: PAGE,
     cursor,
     ...searchFilter(filters.q),
@@ -64,7 +67,21 @@ export default function Messages() {
 
   return (
     <>
-      <PageTitle>Messages</PageTitle>
+      <PageTitle>{filters.subaccount ? `Messages of ${filters.subaccount}` : "Messages"}</PageTitle>
+      {filters.subaccount ? (
+        <p data-testid="subaccount-filter">
+          Your sub-account {filters.subaccount}'s messages · <Link to="/subaccounts">Sub-accounts</Link> ·{" "}
+          <a
+            href="/messages"
+            onClick={(event) => {
+              event.preventDefault();
+              show({ ...draft, subaccount: "" });
+            }}
+          >
+            Your own messages
+          </a>
+        </p>
+      ) : null}
       <form className="filters" onSubmit={apply} aria-label="Filter messages">
         <Field label="Search" id="search" hint="A number, an email address, a message id or a broadcast id">
           <input
@@ -122,6 +139,7 @@ export default function Messages() {
           status: filters.status,
           from: filters.from,
           to: filters.to,
+          subaccount: filters.subaccount,
           ...searchFilter(filters.q),
         }}
         what="Export these messages"
@@ -146,9 +164,13 @@ export default function Messages() {
                 {list.data.data.map((message) => (
                   <tr key={message.message_id}>
                     <td>
-                      <Link to={`/messages/${message.message_id}`}>
-                        {formatTime(message.created_at, session.time_zone)}
-                      </Link>
+                      {filters.subaccount ? (
+                        formatTime(message.created_at, session.time_zone)
+                      ) : (
+                        <Link to={`/messages/${message.message_id}`}>
+                          {formatTime(message.created_at, session.time_zone)}
+                        </Link>
+                      )}
                     </td>
                     <td>{message.mobile}</td>
                     <td>{message.channel}</td>

@@ -3,16 +3,35 @@
 // decision 0150), make one an API key (shown once, here), suspend or reactivate one (PATCH:
 // suspended is shown as inactive; one the operator blocked has no button). Each form and button is
 // shown only to a role that may use it (the API refuses the others): create, suspend and take back
-// need manage, giving credits money, keys develop; a support user reads the list.
+// need manage, giving credits money, keys develop; a support user reads the list. Suspending and
+// taking back are confirmed first; a success clears the notices of earlier failures.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type MouseEvent, useState } from "react";
-import { data, paged } from "../api.js";
+import { data, paged, withQuery } from "../api.js";
 import { formatNumber, formatTime, walletName } from "../format.js";
+import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { Capability, CreatedKey, SubAccount, SubAccountFunding } from "../types.js";
-import { Busy, ErrorNotice, Field, NewKeyNotice, Pager, PageTitle, StatusBadge, Success } from "../ui.js";
+import {
+  Busy,
+  ConfirmButton,
+  ErrorNotice,
+  Field,
+  NewKeyNotice,
+  Pager,
+  PageTitle,
+  StatusBadge,
+  Success,
+} from "../ui.js";
 
 const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
+
+/** A sub-account's wallets: SMS always, the others where they hold credits. */
+function walletsOf(sub: SubAccount): string {
+  return WALLETS.filter((wallet) => wallet === "sms" || sub.balances[wallet] !== 0)
+    .map((wallet) => `${walletName(wallet)} ${formatNumber(sub.balances[wallet])}`)
+    .join(" · ");
+}
 const PER_PAGE = 25;
 
 export default function SubAccounts() {
@@ -22,11 +41,17 @@ export default function SubAccounts() {
   const [page, setPage] = useState(1);
   const [form, setForm] = useState({ username: "", password: "", markup: "" });
   const [funding, setFunding] = useState({ username: "", wallet: "sms", amount: "" });
+  /** "Take back credits" was pressed: what will be taken waits for its confirmation. */
+  const [takingBack, setTakingBack] = useState(false);
   const list = useQuery({
     queryKey: ["subaccounts", page],
     queryFn: () => paged<SubAccount>("/api/v2/subaccounts", { page: String(page), per_page: String(PER_PAGE) }),
   });
-  const refresh = () => void queryClient.invalidateQueries({ queryKey: ["subaccounts"] });
+  /** After a success: the list read again, and the notices of earlier failures gone. */
+  const refresh = () => {
+    for (const mutation of [create, fund, reclaim, setStatus, newKey]) if (mutation.isError) mutation.reset();
+    void queryClient.invalidateQueries({ queryKey: ["subaccounts"] });
+  };
   const create = useMutation({
     mutationFn: () =>
       data<SubAccount>("/api/v2/subaccounts", {
@@ -64,6 +89,7 @@ export default function SubAccounts() {
   const newKey = useMutation({
     mutationFn: (username: string) =>
       data<CreatedKey>(`/api/v2/subaccounts/${encodeURIComponent(username)}/keys`, { json: {} }),
+    onSuccess: refresh,
   });
 
   const setStatus = useMutation({
@@ -81,13 +107,13 @@ export default function SubAccounts() {
   };
   const submitFund = (event: FormEvent) => {
     event.preventDefault();
+    setTakingBack(false);
     reclaim.reset();
     fund.mutate();
   };
   const takeBack = (event: MouseEvent<HTMLButtonElement>) => {
     if (!event.currentTarget.form?.reportValidity()) return;
-    fund.reset();
-    reclaim.mutate();
+    setTakingBack(true);
   };
 
   return (
@@ -189,11 +215,35 @@ export default function SubAccounts() {
               Give credits
             </button>
             {can("manage") ? (
-              <button type="button" onClick={takeBack} disabled={reclaim.isPending}>
+              <button type="button" onClick={takeBack} disabled={reclaim.isPending || takingBack}>
                 Take back credits
               </button>
             ) : null}
           </form>
+          {takingBack ? (
+            <div className="notice" data-testid="take-back-confirm">
+              <p>
+                {formatNumber(Number(funding.amount))} credits leave {funding.username}'s {walletName(funding.wallet)}{" "}
+                wallet now; they do not come back into yours.
+              </p>
+              <div className="actions">
+                <button
+                  type="button"
+                  className="danger"
+                  onClick={() => {
+                    setTakingBack(false);
+                    fund.reset();
+                    reclaim.mutate();
+                  }}
+                >
+                  Confirm: take {formatNumber(Number(funding.amount))} back from {funding.username}
+                </button>
+                <button type="button" onClick={() => setTakingBack(false)}>
+                  Keep them there
+                </button>
+              </div>
+            </div>
+          ) : null}
           <ErrorNotice error={fund.error} title="Not given" />
           <ErrorNotice error={reclaim.error} title="Not taken back" />
           {reclaim.data ? (
@@ -224,7 +274,7 @@ export default function SubAccounts() {
                 <th scope="col">Username</th>
                 <th scope="col">State</th>
                 <th scope="col">Price</th>
-                <th scope="col">SMS credits</th>
+                <th scope="col">Credits</th>
                 <th scope="col">Created</th>
                 {can("manage") ? <th scope="col">Access</th> : null}
                 {can("develop") ? <th scope="col">API key</th> : null}
@@ -233,29 +283,39 @@ export default function SubAccounts() {
             <tbody>
               {list.data.data.map((sub) => (
                 <tr key={sub.username} data-testid={`sub-${sub.username}`}>
-                  <td>{sub.username}</td>
+                  <td>
+                    {can("read") ? (
+                      <Link to={withQuery("/messages", { subaccount: sub.username })}>{sub.username}</Link>
+                    ) : (
+                      sub.username
+                    )}
+                  </td>
                   <td>
                     <StatusBadge status={sub.status} />
                   </td>
                   <td>{sub.price_card ?? `your price + ${sub.markup_percent ?? 0} %`}</td>
-                  <td>{formatNumber(sub.balances.sms)}</td>
+                  <td data-testid={`credits-${sub.username}`}>{walletsOf(sub)}</td>
                   <td>{formatTime(sub.created_at, session.time_zone)}</td>
                   {can("manage") ? (
                     <td>
                       {sub.status === "blocked" ? (
                         "Blocked by the operator"
+                      ) : sub.status === "active" ? (
+                        <ConfirmButton
+                          danger
+                          label={`Suspend ${sub.username}`}
+                          confirmLabel={`Confirm: suspend ${sub.username}`}
+                          warning={`${sub.username} and its own sub-accounts can send nothing until you reactivate it.`}
+                          disabled={setStatus.isPending}
+                          onConfirm={() => setStatus.mutate({ username: sub.username, status: "suspended" })}
+                        />
                       ) : (
                         <button
                           type="button"
-                          onClick={() =>
-                            setStatus.mutate({
-                              username: sub.username,
-                              status: sub.status === "active" ? "suspended" : "active",
-                            })
-                          }
+                          onClick={() => setStatus.mutate({ username: sub.username, status: "active" })}
                           disabled={setStatus.isPending}
                         >
-                          {sub.status === "active" ? "Suspend" : "Reactivate"} {sub.username}
+                          Reactivate {sub.username}
                         </button>
                       )}
                     </td>
