@@ -64,8 +64,10 @@ export async function setAccountPriceCard(
 async function askedPricing(db: Db, account: Account, given: string, now: number): Promise<Pricing> {
   const parentId = account.parent_id;
   if (given === "") {
-    // No card: an account without parent is on the built-in card, a sub-account on its parent's price.
-    return { price_card: null, markup_bp: parentId === null ? account.markup_bp : (account.markup_bp ?? 0) };
+    // No card: an account without parent is on the built-in card, a sub-account on its parent's
+    // price with the markup it has (0, stored, when a card had cleared it).
+    const leavesCard = parentId !== null && account.price_card !== null;
+    return { price_card: null, markup_bp: leavesCard ? (account.markup_bp ?? 0) : account.markup_bp };
   }
   const isDefault = given.toLowerCase() === DEFAULT_CARD;
   // Named in any case; stored as the card is named.

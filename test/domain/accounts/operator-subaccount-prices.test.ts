@@ -146,6 +146,17 @@ describeEachEngine("the operator's price for a sub-account", (engine) => {
       expect(answer.body.data).toMatchObject({ price_card: "default", markup_percent: null });
     }
     expect(await priceLog(t, operator, alone.username)).toEqual([]);
+    // A sub-account made without a markup is on its parent's price already: null changes nothing.
+    const bare = `${top.username}_bare`;
+    const made = await admin(t, operator, "POST", "/accounts", {
+      username: bare,
+      password: "longenough",
+      parent: top.username,
+    });
+    expect(made.status, made.text).toBe(201);
+    const unchanged = await admin(t, operator, "PATCH", `/accounts/${bare}`, { price_card: null });
+    expect(unchanged.body.data).toMatchObject({ price_card: "parent+0%", markup_percent: null });
+    expect(await priceLog(t, operator, bare)).toEqual([]);
   });
 
   it("shows a sub-account its own price changes without card names or markup; the parent and operator read them whole", async () => {
