@@ -94,8 +94,15 @@ export const RouteScore = Type.Object({
   score: Type.Number(),
   share: Type.Number({ description: "Share of the route's traffic it gets" }),
   note: Type.String(),
-  receipts: Type.Integer(),
-  delivery_rate: NullableNumber,
+  receipts: Type.Integer({
+    description: "Receipts measured (delivered + failed) of its last 500 messages to the route's prefix",
+  }),
+  receipts_delivered: Type.Integer({
+    description: "Of them, delivered: the plain ratio is receipts_delivered / receipts",
+  }),
+  delivery_rate: Type.Union([Type.Number(), Type.Null()], {
+    description: "Delivered share weighted to recent receipts (the score's figure); null before any receipt",
+  }),
   latency_p50_ms: NullableNumber,
   refusal_rate: NullableNumber,
   cost: NullableNumber,

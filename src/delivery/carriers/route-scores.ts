@@ -46,7 +46,9 @@ export interface RouteScoreView extends ConnectorScore {
   connector: string;
   /** Receipts measured (delivered + failed) of the last SAMPLE messages. */
   receipts: number;
-  /** Delivered share, the newest receipts weighing most; null before any receipt. */
+  /** Of them, delivered: the plain ratio is receipts_delivered / receipts, as delivery analytics counts. */
+  receipts_delivered: number;
+  /** Delivered share weighted to recent receipts (the newest weigh most): what the score uses; null before any receipt. */
   delivery_rate: number | null;
   latency_p50_ms: number | null;
   /** Share of its last submits the carrier refused (each worker's last RECENT_SUBMITS, summed). */
@@ -57,6 +59,9 @@ export interface RouteScoreView extends ConnectorScore {
 
 interface Measured {
   receipts: number;
+  /** Receipts delivered, unweighted. */
+  delivered: number;
+  /** Delivered share weighted to recent receipts. */
   rate: number | null;
   p50: number | null;
 }
@@ -95,6 +100,7 @@ function measure(rows: readonly Outcome[], submits: readonly number[]): Measured
   let weight = 0;
   let delivered = 0;
   let receipts = 0;
+  let deliveredReceipts = 0;
   const latencies: number[] = [];
   for (const row of rows) {
     if (row.status !== "delivered" && row.status !== "failed") continue;
@@ -103,12 +109,14 @@ function measure(rows: readonly Outcome[], submits: readonly number[]): Measured
     weight += w;
     if (row.status === "delivered") {
       delivered += w;
+      deliveredReceipts++;
       if (row.done_at !== null) latencies.push(row.done_at - row.created_at);
     }
   }
   latencies.sort((a, b) => a - b);
   return {
     receipts,
+    delivered: deliveredReceipts,
     rate: receipts === 0 ? null : delivered / weight,
     p50: latencies.length === 0 ? null : latencies[Math.floor((latencies.length - 1) / 2)]!,
   };
@@ -146,8 +154,12 @@ export function scoreRoute(
     const latency = fastest !== null && m?.p50 ? fastest / Math.max(m.p50, 1) : 1;
     const cost = cheapest !== null && m?.cost ? cheapest / m.cost : 1;
     const score = (scoring.delivery * delivery + scoring.latency * latency + scoring.cost * cost) / total;
+    // The score's figure is weighted to recent receipts; the plain count beside it is what an
+    // operator can check against delivery analytics.
     const parts = [
-      m?.rate == null ? "no receipts yet" : `${percent(m.rate)} delivered over the last ${m.receipts}`,
+      m?.rate == null
+        ? "no receipts yet"
+        : `${percent(m.rate)} delivered weighted to recent receipts (${m.delivered} of the last ${m.receipts})`,
       (m?.receipts ?? 0) < MIN_RECEIPTS ? `on trial until ${MIN_RECEIPTS} receipts` : null,
       m?.p50 == null ? null : `${(m.p50 / 1000).toFixed(1)} s p50`,
       m?.refusals ? `${percent(m.refusals)} refused` : null,
@@ -160,6 +172,7 @@ export function scoreRoute(
       share: 0,
       note: parts.filter((p) => p !== null).join(", "),
       receipts: m?.receipts ?? 0,
+      receipts_delivered: m?.delivered ?? 0,
       delivery_rate: m?.rate ?? null,
       latency_p50_ms: m?.p50 ?? null,
       refusal_rate: m?.refusals ?? null,

@@ -23,7 +23,7 @@ export interface ConnectorScore {
   score: number;
   /** Share of the route's traffic it gets (the shares of a route's connectors add up to 1). */
   share: number;
-  /** Why, in words: "97 % delivered over the last 500, 1.2 s p50, cost 0.11". */
+  /** Why, in words: "97.1 % delivered weighted to recent receipts (480 of the last 500), 1.2 s p50, cost 0.11". */
   note: string;
 }
 

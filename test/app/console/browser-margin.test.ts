@@ -74,8 +74,20 @@ describeInBrowser("console in the browser: margin and routes", () => {
     expect(byAccount.rows).toEqual([expect.objectContaining({ key: shop.username, messages: 3, revenue: 3 })]);
     expect(byAccount.rows[0]).toMatchObject({ cost: 0.75, margin: 2.25 });
     const byConnector = await margin("connector");
-    const scores = (await admin("GET", "/routes/scores")).body.data as Array<{ route: string; connector: string }>;
+    const scores = (await admin("GET", "/routes/scores")).body.data as Array<{
+      route: string;
+      connector: string;
+      delivery_rate: number;
+      receipts: number;
+      receipts_delivered: number;
+    }>;
     expect(scores.map((s) => [s.route, s.connector])).toEqual([["T/91", "simulator"]]);
+    // The weighted rate under a header that says so, and the plain count of the same receipts beside it.
+    const shownPercent = (rate: number) => `${(rate * 100).toFixed(1)} %`;
+    const score = scores[0]!;
+    // 7012340001 is one the simulator fails (…0001).
+    expect(score).toMatchObject({ receipts: 3, receipts_delivered: 2 });
+    const scoreRow = ["T/91", "simulator", shownPercent(score.delivery_rate), `2 of 3 (${shownPercent(2 / 3)})`];
     for (const viewport of [
       { width: 1280, height: 900 },
       { width: 390, height: 844 },
@@ -107,8 +119,12 @@ describeInBrowser("console in the browser: margin and routes", () => {
         expect(names).toEqual(['"Messages"', '"Revenue"', '"Cost"', '"Margin"', '"Margin %"', "none"]);
         if (SHOTS) await page.screenshot({ path: `${SHOTS}/margin-390.png`, fullPage: true });
       }
-      expect((await cells(page, '[data-testid="route-scores"] tbody tr')).map((row) => row.slice(0, 2))).toEqual([
-        ["T/91", "simulator"],
+      expect(
+        (await cells(page, '[data-testid="route-scores"] tbody tr')).map((row) => [row[0], row[1], row[4], row[5]]),
+      ).toEqual([scoreRow]);
+      expect((await cells(page, '[data-testid="route-scores"] thead tr'))[0]?.slice(4, 6)).toEqual([
+        "Delivered, weighted to recent",
+        "Delivered of receipts",
       ]);
       await expectNoHorizontalScroll(page, `margin at ${viewport.width} px`);
       if (viewport.width === 1280) await expectAccessible(page, "margin page");

@@ -233,7 +233,9 @@ describeEachEngine("routing by cost and measured quality", (engine) => {
     const metrics = await call(t, "GET", "/metrics");
     expect(metrics.text).toMatch(/switchboard_route_share\{route="T\/91",connector="ad-good"\} 0\.9/);
     const flakyRow = (await messagesOf(account)).reverse().find((row) => row.connector === "ad-flaky")!;
-    expect(flakyRow.route_note).toMatch(/adaptive: ad-flaky: [\d.]+ % delivered over the last \d+/);
+    expect(flakyRow.route_note).toMatch(
+      /adaptive: ad-flaky: [\d.]+ % delivered weighted to recent receipts \(\d+ of the last \d+\)/,
+    );
 
     // Recovered: the share it gets by exploring shows it, and traffic comes back. The operator
     // explores more (0.3): with 0.1, 5 % of the traffic took 26 rounds (1,300 SMS per engine)

@@ -20,6 +20,11 @@ type Request = { from?: string; to?: string; group_by: Group };
 
 const percent = (rate: number | null) => (rate === null ? "–" : `${(rate * 100).toFixed(1)} %`);
 const ms = (value: number | null) => (value === null ? "–" : `${formatNumber(Math.round(value))} ms`);
+/** The plain count beside the weighted rate: what delivery analytics shows for the same receipts. */
+const ofReceipts = (row: RouteScore) =>
+  row.receipts === 0
+    ? "–"
+    : `${formatNumber(row.receipts_delivered)} of ${formatNumber(row.receipts)} (${percent(row.receipts_delivered / row.receipts)})`;
 /** What share of the revenue the margin is. */
 const marginShare = (margin: number, revenue: number) => (revenue === 0 ? "–" : percent(margin / revenue));
 
@@ -102,18 +107,21 @@ function RouteScores() {
       {answer.data && answer.data.length > 0 ? (
         <div className="table-wrap">
           <table data-testid="route-scores">
-            <caption>Each connector as scored now, and its share of the route's traffic</caption>
+            <caption>
+              Each connector as scored now, and its share of the route's traffic. The score reads the delivered share
+              weighted to recent receipts; beside it, the plain count of its last receipts.
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Route</th>
                 <th scope="col">Connector</th>
                 <th scope="col">Score</th>
                 <th scope="col">Share</th>
-                <th scope="col">Delivered</th>
+                <th scope="col">Delivered, weighted to recent</th>
+                <th scope="col">Delivered of receipts</th>
                 <th scope="col">Latency p50</th>
                 <th scope="col">Refused</th>
                 <th scope="col">Cost</th>
-                <th scope="col">Receipts</th>
                 <th scope="col">Why</th>
               </tr>
             </thead>
@@ -125,10 +133,10 @@ function RouteScores() {
                   <td>{row.score.toFixed(3)}</td>
                   <td>{percent(row.share)}</td>
                   <td>{percent(row.delivery_rate)}</td>
+                  <td>{ofReceipts(row)}</td>
                   <td>{ms(row.latency_p50_ms)}</td>
                   <td>{percent(row.refusal_rate)}</td>
                   <td>{row.cost === null ? "–" : formatNumber(row.cost)}</td>
-                  <td>{formatNumber(row.receipts)}</td>
                   <td>{row.note}</td>
                 </tr>
               ))}
