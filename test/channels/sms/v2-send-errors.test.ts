@@ -80,6 +80,15 @@ const REFUSALS: Refusal[] = [
     legacy: -8,
   },
   { name: "unknown route", body: { ...VALID, route: "bulk" }, status: 422, code: "invalid_route", legacy: -17 },
+  // A known route that is not an SMS route: refused as a route the account may not use (rule 5).
+  {
+    name: "route V (voice)",
+    body: { ...VALID, route: "V" },
+    status: 403,
+    code: "route_not_approved",
+    legacy: -19,
+    mentions: "voice",
+  },
   {
     name: "recipient as a number",
     body: { ...VALID, recipient: 9876543210 },
