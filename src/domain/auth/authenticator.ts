@@ -20,12 +20,15 @@ import {
   forgetAddressFailures,
   isAddressLocked,
   type LoginLockPolicy,
+  reportLoginLock,
   reserveLoginAttempt,
   settleFailedLogin,
+  settlePassedFirstStep,
   settleVerifiedLogin,
 } from "./login-locks.js";
 import { dummyPasswordHash, passwordMatches, VerifiedPairCache } from "./passwords.js";
 import { type Principal, principalOfAccount, type SignInIdentity } from "./principal.js";
+import { hasTwoFactor } from "./two-factor.js";
 import { ownerRoleOf, type UserRole } from "./user-roles.js";
 import { findUser } from "./users.js";
 
@@ -41,7 +44,6 @@ export type PasswordVerifier = (passwordHash: string, password: string) => Promi
 const WRONG_CREDENTIALS = "Authentication failed: wrong username or password.";
 const WRONG_CODE = "Authentication failed: wrong or already used code.";
 const LOCKED = "User account locked after repeated failed logins; try again later.";
-
 const KEY_CACHE_MS = 30_000;
 const KEY_CACHE_MAX = 50_000;
 /**
@@ -53,6 +55,9 @@ const LOGIN_ROW_MS = 2_000;
 const LOGIN_ROW_MAX = 50_000;
 type KnownKey = { principal: Principal; expires: number; hash: string };
 type KnownLogin = { row: AccountCredentials | undefined; expires: number };
+
+/** Whether a second step (a two-factor code) follows a password that passed: the address's count then stays. */
+type SecondStep = (account: AccountCredentials) => Promise<boolean>;
 
 export class Authenticator {
   /**
@@ -120,8 +125,8 @@ export class Authenticator {
    * An unknown username costs an argon2 check like a wrong password, so the answer's time does
    * not tell whether the username exists.
    */
-  async byPassword(username: string, password: string, address: string): Promise<Principal> {
-    return this.login(username, password, address, (account) => account.password_hash, username, true);
+  async byPassword(username: string, password: string, address: string, next?: SecondStep): Promise<Principal> {
+    return this.login(username, password, address, (account) => account.password_hash, username, next, true);
   }
 
   /**
@@ -144,7 +149,8 @@ export class Authenticator {
    * none (or the username itself) for the owner login. A user's failures are counted and locked
    * per (account, login, address): guessing one user's password locks neither the owner nor the
    * other users out, and an invited user who has set no password fails like a wrong one. The
-   * identity is what a second step (two-factor) takes on from.
+   * identity is what a second step (two-factor) takes on from; a login with a factor goes on to a
+   * code, and only the code starts the address's count again (decision 0169).
    */
   async verifySignIn(
     username: string,
@@ -153,8 +159,10 @@ export class Authenticator {
     address: string,
   ): Promise<SignInIdentity> {
     const asOwner = login === undefined || usernameKey(login.trim()) === usernameKey(username.trim());
+    const secondStep: SecondStep = (a) =>
+      hasTwoFactor(this.store.db, { accountId: a.account_id, login: asOwner ? a.username : login.trim() });
     if (asOwner) {
-      const principal = await this.byPassword(username, password, address);
+      const principal = await this.byPassword(username, password, address, secondStep);
       const userRole = ownerRoleOf(principal.role);
       return { principal, accountId: principal.accountId, login: principal.username, userRole };
     }
@@ -168,6 +176,7 @@ export class Authenticator {
         return user?.password_hash ?? null;
       },
       `${username}\n${login}`,
+      secondStep,
     );
     // The check passed: the closure above found the user and their password.
     const found = user as unknown as NonNullable<typeof user>;
@@ -236,6 +245,7 @@ export class Authenticator {
     storedHashOf: (account: AccountCredentials) => string | null | Promise<string | null>,
     /** Whose password a remembered pair stands for (the username, or the username and a user's login). */
     pairKey = username,
+    secondStep?: SecondStep,
     /** The account's password_allowed_ips apply (the families' password logins; an SMPP bind has its own list). */
     passwordLogin = false,
   ): Promise<Principal> {
@@ -258,12 +268,13 @@ export class Authenticator {
     const hash = storedHash ?? (await dummyPasswordHash());
     const remembered =
       storedHash !== null && this.pairs.lookup(pairKey, password, hash, Date.now()) === account.account_id;
+    const keepsCount = secondStep ? await secondStep(account) : false;
     if (remembered) {
       // Failures count only in a row: a success, remembered or checked, starts the address's count
       // again. Once per address for each read of the login row (a failure anywhere makes every
       // process read it again), not on every request.
       let cleared = this.addressesCleared.get(account);
-      if (account.failed_logins > 0 && !cleared?.has(address)) {
+      if (!keepsCount && account.failed_logins > 0 && !cleared?.has(address)) {
         await forgetAddressFailures(this.store.db, account.account_id, address, now);
         if (!cleared) {
           cleared = new Set();
@@ -275,7 +286,7 @@ export class Authenticator {
     }
     const matches = () => this.verify(hash, password).then((ok) => ok && storedHash !== null);
     const shared = await this.checks.once(`${this.pairs.keyOf(pairKey, password, hash)} ${address}`, () =>
-      this.check(account, address, now, matches),
+      this.check(account, address, now, matches, keepsCount),
     );
     // An attempt that took another's wrong outcome is a failure of its own all the same (counted,
     // and refused once the budget is spent), only without running argon2 again.
@@ -300,6 +311,7 @@ export class Authenticator {
     address: string,
     now: number,
     matches: () => Promise<boolean>,
+    keepsCount = false,
   ): Promise<CheckOutcome> {
     const release = this.checks.take(
       account.account_id,
@@ -313,14 +325,15 @@ export class Authenticator {
       const reservation = await reserveLoginAttempt(this.store, this.settings, account.account_id, address, now);
       if (!reservation.granted) return "locked";
       if (await matches()) {
-        await settleVerifiedLogin(db, account.account_id, address, now);
+        if (keepsCount) await settlePassedFirstStep(db, account.account_id, address, now);
+        else await settleVerifiedLogin(db, account.account_id, address, now);
         if (account.failed_logins > 0) await authChanged(this.store, `row:${account.account_id}`);
         return "verified";
       }
       const locked = await settleFailedLogin(db, this.settings, reservation, account.account_id, address, now);
       // Every process reads the row again: its count, and any lock just set.
       await authChanged(this.store, `row:${account.account_id}`);
-      if (locked) this.reportLock(account.username, address, locked);
+      if (locked) reportLoginLock(this.locks, this.settings, { username: account.username, address, scope: locked });
       return "wrong";
     } finally {
       release();
@@ -351,16 +364,6 @@ export class Authenticator {
     for (const [key, entry] of this.loginRows) {
       if (entry.row && accountIds.has(entry.row.account_id)) this.loginRows.delete(key);
     }
-  }
-
-  private reportLock(username: string, address: string, scope: "address" | "account"): void {
-    const { loginLockThreshold, loginLockMinutes, loginLockAddresses } = this.settings;
-    const fields = { account: username, ip: address, scope, locked_minutes: loginLockMinutes };
-    const message =
-      scope === "address"
-        ? `login to account ${username} from ${address} locked for ${loginLockMinutes} minutes after ${loginLockThreshold} failed logins in a row (clear: login-locks)`
-        : `account ${username} locked for ${loginLockMinutes} minutes: ${loginLockAddresses} addresses failed to log in to it (clear: login-locks)`;
-    this.locks?.occurred(`${scope} ${username} ${scope === "address" ? address : ""}`, message, fields);
   }
 
   /**

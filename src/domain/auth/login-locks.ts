@@ -9,6 +9,7 @@
 // (failed_logins, locked_until, address_locks_until) is auth's, kept on the account's row so that
 // a login reads one row; after the account is created only this file writes it.
 import { sql } from "kysely";
+import type { EpisodeLog } from "../../base/core/episodes.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { usernameIs } from "../../base/core/usernames.js";
 import type { Db, Store } from "../../base/store/store.js";
@@ -180,6 +181,22 @@ export async function settleFailedLogin(
   return addressLocks ? "address" : undefined;
 }
 
+/** Tells the operator, once per episode, who is being guessed at: a lock just set. */
+export function reportLoginLock(
+  episodes: Pick<EpisodeLog, "occurred"> | undefined,
+  policy: LoginLockPolicy,
+  lock: { username: string; address: string; scope: "address" | "account" },
+): void {
+  const { username, address, scope } = lock;
+  const { loginLockThreshold, loginLockMinutes, loginLockAddresses } = policy;
+  const fields = { account: username, ip: address, scope, locked_minutes: loginLockMinutes };
+  const message =
+    scope === "address"
+      ? `login to account ${username} from ${address} locked for ${loginLockMinutes} minutes after ${loginLockThreshold} failed logins in a row (clear: login-locks)`
+      : `account ${username} locked for ${loginLockMinutes} minutes: ${loginLockAddresses} addresses failed to log in to it (clear: login-locks)`;
+  episodes?.occurred(`${scope} ${username} ${scope === "address" ? address : ""}`, message, fields);
+}
+
 /** Whether LOGIN_LOCK_ADDRESSES addresses are locked out of the account at once. */
 async function addressesLocked(db: Db, policy: LoginLockPolicy, accountId: number, now: number): Promise<boolean> {
   if (policy.loginLockAddresses === 0) return false;
@@ -208,6 +225,27 @@ export async function settleVerifiedLogin(db: Db, accountId: number, address: st
     .where("id", "=", accountId)
     .execute();
   await forgetAddressFailures(db, accountId, address, now);
+}
+
+/**
+ * A reserved check passed, but the sign-in goes on to a second step (a two-factor code): both
+ * reservations are given back and the address's count stays as it was. Wrong codes are counted
+ * under the same address as wrong passwords; the password that each new challenge needs must not
+ * wipe them, or a guesser with the password never reaches the address's lock (decision 0169).
+ */
+export async function settlePassedFirstStep(db: Db, accountId: number, address: string, now: number): Promise<void> {
+  await db
+    .updateTable("accounts")
+    .set({ failed_logins: sql<number>`case when failed_logins > 0 then failed_logins - 1 else 0 end` })
+    .where("id", "=", accountId)
+    .execute();
+  await db
+    .updateTable("login_failures")
+    .set({ failures: sql<number>`case when failures > 0 then failures - 1 else 0 end` })
+    .where("account_id", "=", accountId)
+    .where("address", "=", address)
+    .where((eb) => eb.or([eb("locked_until", "is", null), eb("locked_until", "<=", now)]))
+    .execute();
 }
 
 /**
