@@ -16,6 +16,20 @@ import { useMessageZone } from "./message-zone.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
+/** A call's outcome as the voice carrier reported it: its status, how long it lasted, the units charged. */
+function callWords(call: MessageDetail["message"]["call"]): string {
+  if (!call?.status) return "not placed yet";
+  return [
+    call.status,
+    call.duration_seconds === null || call.duration_seconds === undefined
+      ? ""
+      : `${plural(call.duration_seconds, "second")} long`,
+    call.units === null || call.units === undefined ? "" : plural(call.units, "unit"),
+  ]
+    .filter(Boolean)
+    .join(", ");
+}
+
 export default function MessagePage({ params }: { params: Record<string, string> }) {
   const id = params.id ?? "";
   return <MessageView path={`/api/v2/messages/${encodeURIComponent(id)}`} back="/messages" />;
@@ -102,10 +116,17 @@ export function MessageView({ path, back }: { path: string; back: string }) {
             <dd data-testid="message-clicks">{plural(message.clicks, "click")} (each in the timeline below)</dd>
           </>
         )}
-        <dt>Encoding and parts</dt>
-        <dd>
-          {message.encoding}, {plural(message.segments, "part")}
-        </dd>
+        {message.channel === "voice" ? (
+          <>
+            <dt>Call</dt>
+            <dd data-testid="message-call">{callWords(message.call)}</dd>
+          </>
+        ) : (
+          <>
+            <dt>Encoding and parts</dt>
+            <dd>{[message.encoding, plural(message.segments, "part")].filter(Boolean).join(", ")}</dd>
+          </>
+        )}
         <dt>Cost</dt>
         <dd data-testid="message-cost">
           {plural(cost.credits, "credit")} from the {walletName(cost.wallet)} wallet{cost.refunded ? " (refunded)" : ""}

@@ -1,8 +1,9 @@
-// The sends of the other channels: a WhatsApp template with its {{n}} values, an email from an
-// approved domain, and a text-to-speech call from an approved caller number.
+// The sends of the other channels: a WhatsApp template with its {{n}} values (and its header's:
+// a text header's values, a media header's link), an email from an approved domain, and a
+// text-to-speech call from an approved caller number. An account without WhatsApp is told so.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { data } from "../api.js";
+import { ApiError, data } from "../api.js";
 import { plural } from "../format.js";
 import { Link } from "../router.js";
 import type { CallerId, EmailSendAnswer, PlacedCall, WhatsAppSent, WhatsAppTemplate } from "../types.js";
@@ -13,12 +14,18 @@ export function WhatsAppForm() {
   const [to, setTo] = useState("");
   const [templateKey, setTemplateKey] = useState("");
   const [params, setParams] = useState<string[]>([]);
+  const [headerParams, setHeaderParams] = useState<string[]>([]);
+  const [headerUrl, setHeaderUrl] = useState("");
   const templates = useQuery({
     queryKey: ["whatsapp", "templates"],
     queryFn: () => data<WhatsAppTemplate[]>("/api/v2/whatsapp/templates"),
   });
   const sendable = (templates.data ?? []).filter((t) => t.is_sendable);
   const template = sendable.find((t) => `${t.name}|${t.language}` === templateKey) ?? sendable[0];
+  /** image, video or document: the template's header is that media, whose link each send gives. */
+  const headerMedia = ["image", "video", "document"].includes(template?.header_format ?? "")
+    ? template?.header_format
+    : undefined;
   const send = useMutation({
     mutationFn: () =>
       data<WhatsAppSent>("/api/v2/whatsapp/send", {
@@ -27,6 +34,10 @@ export function WhatsAppForm() {
           template: template?.name,
           language: template?.language,
           params: Array.from({ length: template?.param_count ?? 0 }, (_, i) => params[i] ?? ""),
+          ...(template?.header_param_count
+            ? { header_params: Array.from({ length: template.header_param_count }, (_, i) => headerParams[i] ?? "") }
+            : {}),
+          ...(headerMedia ? { header_media_url: headerUrl.trim() } : {}),
         },
       }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ["messages"] }),
@@ -35,6 +46,16 @@ export function WhatsAppForm() {
     event.preventDefault();
     send.mutate();
   };
+  if (templates.error instanceof ApiError && templates.error.code === "module_disabled") {
+    return (
+      <div className="notice" data-testid="whatsapp-disabled">
+        <p>
+          WhatsApp is not turned on for this account, so nothing can be sent on it yet. Ask your provider (the gateway's
+          operator) to enable it; credits in the WhatsApp wallet stay there until then.
+        </p>
+      </div>
+    );
+  }
   return (
     <form onSubmit={submit} aria-label="Send a WhatsApp template">
       <Field label="To (WhatsApp number)" id="wa-to" hint="With the country code, e.g. +91 98765 43210">
@@ -55,6 +76,8 @@ export function WhatsAppForm() {
           onChange={(event) => {
             setTemplateKey(event.target.value);
             setParams([]);
+            setHeaderParams([]);
+            setHeaderUrl("");
           }}
         >
           {sendable.map((t) => (
@@ -67,6 +90,43 @@ export function WhatsAppForm() {
       {template ? (
         <>
           <p className="hint">{template.body}</p>
+          {headerMedia ? (
+            <Field
+              label={`Link to the header ${headerMedia}`}
+              id="wa-header-url"
+              hint={`The template shows this ${headerMedia} above its text: a public https:// link to it`}
+            >
+              <input
+                id="wa-header-url"
+                type="url"
+                required
+                inputMode="url"
+                aria-describedby="wa-header-url-hint"
+                value={headerUrl}
+                onChange={(event) => setHeaderUrl(event.target.value)}
+              />
+            </Field>
+          ) : null}
+          {Array.from({ length: template.header_param_count }, (_, i) => (
+            <Field
+              // biome-ignore lint/suspicious/noArrayIndexKey: the values are positional, {{1}} to {{n}}
+              key={i}
+              label={`Header value of {{${i + 1}}}`}
+              id={`wa-header-param-${i}`}
+            >
+              <input
+                id={`wa-header-param-${i}`}
+                required
+                maxLength={1024}
+                value={headerParams[i] ?? ""}
+                onChange={(event) => {
+                  const next = [...headerParams];
+                  next[i] = event.target.value;
+                  setHeaderParams(next);
+                }}
+              />
+            </Field>
+          ))}
           {Array.from({ length: template.param_count }, (_, i) => (
             <Field
               // biome-ignore lint/suspicious/noArrayIndexKey: the values are positional, {{1}} to {{n}}
