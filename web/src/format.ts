@@ -53,6 +53,26 @@ export function formatNumber(value: number | null | undefined): string {
   return value === null || value === undefined ? "" : numberFormat.format(value);
 }
 
+/** Now on the zone's wall clock as a datetime-local input writes it ("2026-12-01T18:30"). */
+export function wallClockNow(timeZone: string, now = new Date()): string {
+  // Sweden writes dates as ISO 8601 does: "2026-12-01 18:30".
+  const text = new Intl.DateTimeFormat("sv-SE", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+  }).format(now);
+  return text.replace(" ", "T");
+}
+
+/** A datetime-local value ("2026-12-01T18:30", a wall clock of no zone) written as the console writes times. */
+export function formatWallClock(local: string): string {
+  return formatTime(`${local}:00Z`, "UTC");
+}
+
 /** Short abbreviation of the zone ("IST", "UTC", "GMT+5:30") for table headers. */
 export function zoneLabel(timeZone: string): string {
   const parts = new Intl.DateTimeFormat("en-US", { timeZone, timeZoneName: "short" }).formatToParts(new Date());

@@ -1,6 +1,8 @@
 // The console's account pages in a real browser: a 10,000-line CSV uploaded with its progress
 // bar and run as a bulk job to completion with its progress visible; a contact upload with the
-// lines it refused; a job cancelled; registrations, templates, inbound, credits and the other
+// lines it refused; a scheduled job's time in its confirmation (a past one said to go now), on its
+// page and in the list, and the job cancelled reading "cancelled" and refunded (console audit C3,
+// C4); registrations, templates, inbound, credits and the other
 // sends; another account's job and group answer not found. axe and 360 px on every page.
 import { beforeAll, expect, it } from "vitest";
 import {
@@ -129,16 +131,50 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     await context.close();
   }, 60_000);
 
-  it("cancels a scheduled job and refunds it", async () => {
-    const { page, context, problems } = await newPage(browser(), gateway().url);
+  it("says when a scheduled job goes: in its confirmation, a past time as now", async () => {
+    const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
+    await signInAs(page, alice.username, alice.password, `/bulk?group=${aliceGroup}`);
+    await page.getByLabel("Message", { exact: true }).fill("The sale starts at nine");
+    await page.getByLabel("Send at (optional)").fill("2099-01-01T09:00");
+    await page.getByRole("button", { name: "Start bulk job…" }).click();
+    const when = page.getByTestId("preview-when");
+    await expect.poll(() => when.textContent()).toMatch(/^Scheduled for 01 Jan 2099, 09:00:00 \(.+\)$/);
+    await page.getByRole("button", { name: "Confirm: schedule to 3 recipients for 3 credits" }).waitFor();
+    await expectNoHorizontalScroll(page, "bulk confirmation, scheduled");
+    await page.getByRole("button", { name: "Change something" }).click();
+    await page.getByLabel("Send at (optional)").fill("2020-01-01T09:00");
+    await page.getByRole("button", { name: "Start bulk job…" }).click();
+    await expect.poll(() => when.textContent()).toMatch(/^Sent now: 01 Jan 2020, 09:00:00 \(.+\) has passed$/);
+    await page.getByRole("button", { name: "Confirm: send to 3 recipients for 3 credits" }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows a scheduled job's time, then cancels it: cancelled and refunded, on its page and in the list", async () => {
+    const { page, context, problems } = await newPage(browser(), gateway().url, { width: 390, height: 844 });
     await signInAs(page, alice.username, alice.password, `/bulk/${aliceJob}`);
     await page.getByTestId("job-not-queued").waitFor();
     expect(await page.getByTestId("job-not-queued").textContent()).toContain("3");
+    expect(await page.getByTestId("job-status").textContent()).toBe("scheduled");
+    expect(await page.getByTestId("job-send-at").textContent()).toMatch(/scheduled for 01 Jan 2099, \d\d:\d\d:00/);
+    await visit(page, "/bulk");
+    const row = page.getByTestId(`job-row-${aliceJob}`);
+    expect(await row.textContent()).toMatch(/scheduled\s+scheduled for 01 Jan 2099/);
+    await visit(page, `/bulk/${aliceJob}`);
     await page.getByRole("button", { name: "Cancel the job" }).click();
     await page.getByRole("button", { name: "Confirm: cancel what is not queued yet" }).click();
     await page.getByText("3 messages cancelled, 3 credits refunded.").waitFor();
-    await expect.poll(() => page.getByTestId("job-status").textContent()).toBe("completed");
+    await page.reload();
+    await expect.poll(() => page.getByTestId("job-status").textContent()).toBe("cancelled");
     expect(await page.getByTestId("job-cancelled").textContent()).toContain("3");
+    expect(await page.getByTestId("job-cost").textContent()).toBe(
+      "3 credits charged; the 3 cancelled messages were refunded (the ledger on Credits lists each refund).",
+    );
+    expect(await page.getByTestId("job-send-at").count()).toBe(0);
+    await visit(page, "/bulk");
+    await expect.poll(() => row.locator("td").allTextContents()).toEqual(expect.arrayContaining(["cancelled", "3"]));
+    expect((await row.locator("td").allTextContents()).slice(1)).toEqual(["cancelled", "3", "0", "0", "3"]);
+    await expectNoHorizontalScroll(page, "bulk jobs list");
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -169,6 +205,13 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     await page.getByRole("button", { name: "Transfer" }).click();
     await page.getByText(`2.5 credits sent to ${bob.username}`).waitFor();
     await expect.poll(() => page.getByTestId("credits-sms").textContent()).not.toContain("20,000");
+    // The flood counter is its own sentence, saying what it counts (console audit C8).
+    expect(await page.getByTestId("credits-used").textContent()).toMatch(
+      /^SMS credits used today [\d,.]+, this month [\d,.]+\.$/,
+    );
+    expect(await page.getByTestId("daily-limit").textContent()).toMatch(
+      /^No daily SMS limit; [\d,]+ counted toward one today \(every SMS accepted today, those cancelled and refunded since included\)\.$/,
+    );
     await expectAccessible(page, "credits page");
     const bobs = await api(bob, "GET", "/api/v2/balance");
     expect(bobs.body.data.wallets.sms).toBe(12.5);
@@ -176,8 +219,10 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     for (const channel of ["whatsapp", "email", "voice"]) {
       await visit(page, `/send?channel=${channel}`);
       await page.getByRole("heading", { name: "Send" }).waitFor();
+      // An account without WhatsApp is told so, with no send button (console audit C7).
       await page
         .getByRole("button", { name: /^(Send|Place)/ })
+        .or(page.getByTestId("whatsapp-disabled"))
         .first()
         .waitFor();
       await noneLoading(page);

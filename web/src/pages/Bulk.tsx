@@ -4,8 +4,9 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useEffect, useState } from "react";
 import { data, paged } from "../api.js";
+import { bulkJobState, scheduledWords } from "../bulk-state.js";
 import { CsvUpload } from "../csv-upload.js";
-import { formatNumber, formatTime, plural, walletName } from "../format.js";
+import { formatNumber, formatTime, formatWallClock, plural, wallClockNow, walletName, zoneLabel } from "../format.js";
 import { Link, navigate, useLocation } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { BulkAccepted, BulkJobWithSummary, BulkPreview, ContactGroup, SenderId } from "../types.js";
@@ -32,25 +33,30 @@ function Jobs() {
               <caption>Bulk jobs, newest first</caption>
               <thead>
                 <tr>
-                  <th scope="col">Started</th>
+                  <th scope="col">Created</th>
                   <th scope="col">Status</th>
                   <th scope="col">Messages</th>
                   <th scope="col">Delivered</th>
                   <th scope="col">Failed</th>
+                  <th scope="col">Cancelled</th>
                 </tr>
               </thead>
               <tbody>
                 {jobs.data.data.map((job) => (
-                  <tr key={job.id}>
+                  <tr key={job.id} data-testid={`job-row-${job.id}`}>
                     <td>
                       <Link to={`/bulk/${job.id}`}>{formatTime(job.created_at, session.time_zone)}</Link>
                     </td>
                     <td>
-                      <StatusBadge status={job.status} />
+                      <StatusBadge status={bulkJobState(job, job.delivery_summary)} />
+                      {scheduledWords(job, session.time_zone) ? (
+                        <span className="hint"> {scheduledWords(job, session.time_zone)}</span>
+                      ) : null}
                     </td>
                     <td>{formatNumber(job.total)}</td>
                     <td>{formatNumber(job.delivery_summary.delivered)}</td>
                     <td>{formatNumber(job.delivery_summary.failed)}</td>
+                    <td>{formatNumber(job.delivery_summary.cancelled)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -199,6 +205,14 @@ export default function Bulk() {
             starting={start.isPending}
             onStart={() => start.mutate()}
             onBack={() => preview.reset()}
+            sendAt={
+              scheduleAt
+                ? {
+                    label: `${formatWallClock(scheduleAt)} (${zoneLabel(session.time_zone)})`,
+                    past: scheduleAt <= wallClockNow(session.time_zone),
+                  }
+                : undefined
+            }
           />
         ) : null}
         <ErrorNotice error={start.error} title="Not started" />
@@ -214,17 +228,27 @@ function BulkConfirmation({
   starting,
   onStart,
   onBack,
+  sendAt,
 }: {
   preview: BulkPreview;
   starting: boolean;
   onStart: () => void;
   onBack: () => void;
+  /** The "Send at" asked for, and whether it has passed (the gateway then sends at once). */
+  sendAt: { label: string; past: boolean } | undefined;
 }) {
   const short = preview.credits > preview.balance;
   return (
     <section className="notice" aria-labelledby="confirm-title" data-testid="bulk-preview">
       <h3 id="confirm-title">Check before sending</h3>
       <ul>
+        <li data-testid="preview-when">
+          {!sendAt
+            ? "Sent now"
+            : sendAt.past
+              ? `Sent now: ${sendAt.label} has passed`
+              : `Scheduled for ${sendAt.label}`}
+        </li>
         <li data-testid="preview-recipients">
           {plural(preview.accepted, "recipient")} of {formatNumber(preview.total)}
           {preview.rejected_count > 0 ? ` (${formatNumber(preview.rejected_count)} refused)` : ""}
@@ -252,7 +276,8 @@ function BulkConfirmation({
       {short ? <p className="warn">The wallet holds too little: the gateway would refuse this job.</p> : null}
       <div className="actions">
         <button type="button" className="primary" disabled={starting || preview.accepted === 0} onClick={onStart}>
-          Confirm: send to {plural(preview.accepted, "recipient")} for {plural(preview.credits, "credit")}
+          Confirm: {sendAt && !sendAt.past ? "schedule" : "send"} to {plural(preview.accepted, "recipient")} for{" "}
+          {plural(preview.credits, "credit")}
         </button>
         <button type="button" onClick={onBack}>
           Change something

@@ -3,6 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { data } from "../api.js";
+import { bulkJobState, scheduledWords } from "../bulk-state.js";
 import { formatNumber, formatTime, plural } from "../format.js";
 import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
@@ -50,9 +51,10 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
     <>
       <PageTitle>Bulk job {job.id}</PageTitle>
       <p>
-        <StatusBadge status={job.status} testId="job-status" /> · from {job.sender_id} · {job.route} · started{" "}
-        {formatTime(job.created_at, tz)}
-        {job.completed_at ? ` · completed ${formatTime(job.completed_at, tz)}` : ""}
+        <StatusBadge status={bulkJobState(job, summary)} testId="job-status" /> · from {job.sender_id} · {job.route} ·
+        created {formatTime(job.created_at, tz)}
+        {scheduledWords(job, tz) ? <strong data-testid="job-send-at"> · {scheduledWords(job, tz)}</strong> : null}
+        {job.completed_at ? ` · ended ${formatTime(job.completed_at, tz)}` : ""}
       </p>
       <Progress id="job-progress" label="Progress" value={done} max={summary.total}>
         <span data-testid="job-progress-words">
@@ -80,7 +82,14 @@ export default function BulkJobPage({ params }: { params: Record<string, string>
       </ul>
       <p className="hint">
         Not queued yet: recipients the gateway turns into messages as the queue has room. Submitted: handed to a
-        carrier, waiting for its report. {plural(job.credits, "credit")} charged.
+        carrier, waiting for its report.{" "}
+        <span data-testid="job-cost">
+          {plural(job.credits, "credit")} charged
+          {summary.cancelled > 0
+            ? `; the ${plural(summary.cancelled, "cancelled message")} ${summary.cancelled === 1 ? "was" : "were"} refunded (the ledger on Credits lists each refund)`
+            : ""}
+          .
+        </span>
       </p>
       {detail.data.clicks.messages_with_links > 0 ? (
         <p data-testid="job-clicks">

@@ -109,10 +109,15 @@ export default function Credits() {
               </li>
             ))}
           </ul>
-          <p>
+          <p data-testid="credits-used">
             SMS credits used today {formatNumber(detail.data.today_used)}, this month{" "}
-            {formatNumber(detail.data.month_used)}. SMS today {formatNumber(detail.data.flood_current)}
-            {detail.data.flood_limit > 0 ? ` of ${formatNumber(detail.data.flood_limit)} a day` : " (no daily limit)"}.
+            {formatNumber(detail.data.month_used)}.
+          </p>
+          <p className="hint" data-testid="daily-limit">
+            {detail.data.flood_limit > 0
+              ? `Daily SMS limit: ${formatNumber(detail.data.flood_current)} of ${formatNumber(detail.data.flood_limit)} counted today`
+              : `No daily SMS limit; ${formatNumber(detail.data.flood_current)} counted toward one today`}{" "}
+            (every SMS accepted today, those cancelled and refunded since included).
           </p>
           {detail.data.price_card === SUB_ACCOUNT_PRICE ? (
             // A sub-account is told its own prices only, never its provider's card (decision 0150).
