@@ -67,7 +67,7 @@ describeInBrowser("console in the browser: the audit log", () => {
     const text = (await list.textContent()) ?? "";
     expect(text).toContain("key.create");
     expect(text).toContain(operator.username);
-    expect(text).toContain("note: invoice 7");
+    expect(text).toContain("Note: invoice 7");
     expect(await page.getByRole("link", { name: "CSV" }).getAttribute("href")).toBe("/api/v2/audit/export?format=csv");
     await expectNoHorizontalScroll(page, "audit page");
     await expectAccessible(page, "audit page");
@@ -139,8 +139,8 @@ describeInBrowser("console in the browser: the audit log", () => {
     await noneLoading(page);
     const changes = page.getByTestId("audit-changes");
     await expect.poll(() => changes.count()).toBe(2);
-    expect(await changes.first().innerText()).toBe("flood_limit: 5000 → 0");
-    expect(await changes.nth(1).innerText()).toBe("flood_limit: 0 → 5000");
+    expect(await changes.first().innerText()).toBe("Flood limit: 5000 → 0");
+    expect(await changes.nth(1).innerText()).toBe("Flood limit: 0 → 5000");
     await expectNoHorizontalScroll(page, "operator audit page of account.update");
     expect(problems).toEqual([]);
     await context.close();

@@ -5,7 +5,7 @@
 import type { ReactNode } from "react";
 import { ExportLinks } from "../exports.js";
 import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
-import { formatTime, zoneLabel } from "../format.js";
+import { formatInstantsIn, formatTime, zoneLabel } from "../format.js";
 import { useSignedIn } from "../session.js";
 import type { AuditEntry } from "../types.js";
 import { PageTitle } from "../ui.js";
@@ -22,8 +22,18 @@ export const AUDIT_FILTERS: readonly FilterField[] = [
   { name: "to", label: "To (date)", type: "date" },
 ];
 
-const asText = (value: unknown) =>
-  value === null || value === undefined ? "—" : typeof value === "string" ? value : JSON.stringify(value);
+/** A value as the page writes it: its instants in the page's zone, an empty list as "none". */
+function asText(value: unknown, timeZone: string): string {
+  if (value === null || value === undefined) return "—";
+  if (Array.isArray(value) && value.length === 0) return "none";
+  return formatInstantsIn(typeof value === "string" ? value : JSON.stringify(value), timeZone);
+}
+
+/** A field's name as a label: "created_at" → "Created at". */
+const fieldLabel = (field: string) => {
+  const words = field.replace(/_/g, " ");
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -46,12 +56,12 @@ function changedFields(before: unknown, after: unknown): { field: string; was?: 
 }
 
 /** The entry's change as a list of fields, "was → now"; the whole before and after when they are not objects. */
-function Changes({ entry }: { entry: AuditEntry }) {
+export function Changes({ entry, timeZone }: { entry: Pick<AuditEntry, "before" | "after">; timeZone: string }) {
   const fields = changedFields(entry.before, entry.after);
   if (fields.length === 0) {
     return (
       <code>
-        {asText(entry.before)} → {asText(entry.after)}
+        {asText(entry.before, timeZone)} → {asText(entry.after, timeZone)}
       </code>
     );
   }
@@ -59,9 +69,10 @@ function Changes({ entry }: { entry: AuditEntry }) {
     <div className="changes" data-testid="audit-changes">
       {fields.map(({ field, was, now }) => (
         <p key={field}>
-          <code>{field}</code>: {was !== undefined ? <span className="was">{asText(was)}</span> : null}
+          <span className="field-name">{fieldLabel(field)}</span>:{" "}
+          {was !== undefined ? <span className="was">{asText(was, timeZone)}</span> : null}
           {was !== undefined && now !== undefined ? " → " : null}
-          {now !== undefined ? <span>{asText(now)}</span> : " (removed)"}
+          {now !== undefined ? <span>{asText(now, timeZone)}</span> : " (removed)"}
         </p>
       ))}
     </div>
@@ -96,7 +107,7 @@ function AuditCard({ entry, timeZone, account }: { entry: AuditEntry; timeZone: 
         </dd>
         <dt>{entry.before === null ? "Made with" : entry.after === null ? "Removed" : "Changed"}</dt>
         <dd className="text-cell">
-          <Changes entry={entry} />
+          <Changes entry={entry} timeZone={timeZone} />
         </dd>
       </dl>
     </li>
