@@ -12,6 +12,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import type { Database } from "../../base/store/schema.js";
 import { moveVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
+import { isUniqueViolation } from "../../base/store/unavailable.js";
 import { inCardOrder } from "./price-row-order.js";
 import { generationChunk, type PriceRow, storedPriceRow } from "./price-rows.js";
 
@@ -78,6 +79,9 @@ export interface ReplaceOptions {
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Generations an upload draws before it gives up (each a 1 in 1,000 collision with another upload). */
+const MAX_DRAWS = 5;
+
 /**
  * Replaces the card's rows (creating the card) and tells every process. The rows are written
  * under a new generation a chunk per transaction with a turn of the event loop between them, so a
@@ -114,25 +118,44 @@ export async function replacePriceCard(
   );
   const rowsBefore = also && live !== null ? await generationRows(store.db, card, live, chunk) : [];
   const write = await also?.(rowsBefore);
-  // Time-ordered and unique enough (concurrent uploads of one card differ by the random part); never
-  // the live one, whose rows go once the switch is made (a clock that stood still, one millisecond).
-  let generation = started * 1000 + Math.floor(Math.random() * 1000);
-  while (live !== null && generation === Number(live)) generation = started * 1000 + Math.floor(Math.random() * 1000);
+  // Time-ordered; never the live one, whose rows go once the switch is made (a clock that stood
+  // still, one millisecond). Two uploads of the card may draw the same: the one whose first place
+  // is written owns it (a place is unique, migration 0071), the other draws again.
+  const draw = () => {
+    let drawn = started * 1000 + Math.floor(Math.random() * 1000);
+    while (live !== null && drawn === Number(live)) drawn = started * 1000 + Math.floor(Math.random() * 1000);
+    return drawn;
+  };
+  let generation = draw();
+  let owned = false;
+  let draws = 1;
   // Each row with its place in the card's order, which the pages read (price-card-pages.ts).
   const ordered = await inCardOrder(rows);
   try {
     for (let from = 0; from === 0 || from < rows.length; from += chunk) {
-      await store.transaction(async (trx) => {
-        await trx
-          .insertInto("price_cards")
-          .values({ name: card, created_at: started, updated_at: started, generation: null })
-          .onConflict((oc) => oc.column("name").doNothing())
-          .execute();
-        const part = ordered
-          .slice(from, from + chunk)
-          .map((row, i) => ({ card, generation, position: from + i, ...row }));
-        if (part.length > 0) await store.insertMany(trx, "price_card_rows", part);
-      });
+      try {
+        await store.transaction(async (trx) => {
+          await trx
+            .insertInto("price_cards")
+            .values({ name: card, created_at: started, updated_at: started, generation: null })
+            .onConflict((oc) => oc.column("name").doNothing())
+            .execute();
+          const part = ordered
+            .slice(from, from + chunk)
+            .map((row, i) => ({ card, generation, position: from + i, ...row }));
+          if (part.length > 0) await store.insertMany(trx, "price_card_rows", part);
+        });
+      } catch (error) {
+        // Another upload of the card wrote its first places under this generation: nothing of
+        // this one is written, so it draws again and starts over.
+        if (!owned && isUniqueViolation(error) && draws++ < MAX_DRAWS) {
+          generation = draw();
+          from -= chunk;
+          continue;
+        }
+        throw error;
+      }
+      owned = true;
       await options.afterChunk?.(Math.min(rows.length, from + chunk));
       await nextTurn();
     }
@@ -154,7 +177,8 @@ export async function replacePriceCard(
       await write?.(trx);
     });
   } catch (error) {
-    await removeRows(store, card, (eb) => eb("generation", "=", generation)).catch(() => undefined);
+    // Only this upload's own rows: a generation it never owned is another upload's.
+    if (owned) await removeRows(store, card, (eb) => eb("generation", "=", generation)).catch(() => undefined);
     throw error;
   }
   await store.signals.notify(PRICE_CARDS_CHANGED).catch(() => undefined);

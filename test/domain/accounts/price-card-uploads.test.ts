@@ -98,6 +98,37 @@ describeEachEngine("price cards written in chunks", (engine) => {
     expect(await stored("still")).toBe(3);
   });
 
+  it("lets one of two uploads that drew the same generation own it: the other draws again (migration 0071)", async () => {
+    const { store } = db;
+    // Both uploads in the same millisecond with the same random part, the second while the
+    // first is between its chunks: before places were unique, both wrote under one generation,
+    // the second switched to a card mixing both, and the first's clean-up then emptied it.
+    const real = Math.random;
+    let calls = 0;
+    const random = vi.spyOn(Math, "random").mockImplementation(() => (calls++ < 2 ? 0.5 : real()));
+    let second: Promise<number> | undefined;
+    try {
+      const first = replacePriceCard(store, clock, "twins", rows(600, 100), undefined, {
+        chunkRows: 200,
+        afterChunk: async (written) => {
+          if (written === 200) {
+            second = replacePriceCard(store, clock, "twins", rows(600, 300), undefined, { chunkRows: 200 });
+            await second;
+          }
+        },
+      });
+      const refused = await first.catch((error) => error);
+      expect(isGatewayError(refused) && refused.code).toBe("conflict");
+      expect(await second).toBe(600);
+    } finally {
+      random.mockRestore();
+    }
+    expect(calls).toBeGreaterThanOrEqual(3);
+    const card = await priceCardRows(store.db, "twins");
+    expect([card!.length, ...prices(card)]).toEqual([600, 300]);
+    expect(await stored("twins")).toBe(600);
+  });
+
   it("leaves the old card and no written rows when a late chunk fails", async () => {
     const { store } = db;
     await replacePriceCard(store, clock, "late", rows(600, 100));

@@ -66,6 +66,7 @@ import { priceCardRowOrder } from "./0067_price_card_row_order.js";
 import { refusalRecipients } from "./0068_refusal_recipients.js";
 import { refusalUsername } from "./0069_refusal_username.js";
 import { refusalUpline } from "./0070_refusal_upline.js";
+import { priceCardPlacesUnique } from "./0071_price_card_places_unique.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -132,5 +133,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0068_refusal_recipients": refusalRecipients(),
     "0069_refusal_username": refusalUsername(),
     "0070_refusal_upline": refusalUpline(),
+    "0071_price_card_places_unique": priceCardPlacesUnique(),
   };
 }

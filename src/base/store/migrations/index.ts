@@ -72,6 +72,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0068_refusal_recipients",
   "0069_refusal_username",
   "0070_refusal_upline",
+  "0071_price_card_places_unique",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
