@@ -78,6 +78,13 @@ describeInBrowser("console in the browser: pages as a support and a billing user
     expect(await main.textContent()).toContain("Your role (billing) does not read messages");
     await main.getByRole("link", { name: "Credits" }).click();
     await page.getByRole("heading", { name: "Credits", exact: true }).waitFor();
+    // Billing has no Messages page but may export the messages (console audit C11).
+    const exported = page
+      .locator(".export-links", { hasText: "Export every message" })
+      .getByRole("link", { name: "CSV" });
+    const href = (await exported.getAttribute("href")) ?? "";
+    expect(href).toBe("/api/v2/messages/export?format=csv");
+    expect((await page.request.get(href)).status()).toBe(200);
     await visit(page, "/");
     await expectAccessible(page, "overview as billing");
     await expectNoHorizontalScroll(page, "overview as billing");

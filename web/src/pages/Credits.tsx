@@ -5,7 +5,7 @@ import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
 import { ExportLinks } from "../exports.js";
 import { formatNumber, plural, walletName } from "../format.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import { type CreditDay, type CreditsDetail, type CreditTransfer, WALLETS } from "../types.js";
 import { Busy, ErrorNotice, Field, LedgerTable, Pager, PageTitle, Success, useClientPages } from "../ui.js";
 
@@ -134,6 +134,10 @@ export default function Credits() {
           <section aria-labelledby="recent-title">
             <h2 id="recent-title">Recent entries</h2>
             <ExportLinks path="/api/v2/credits/export" what="Export the whole ledger" />
+            {canDo(session, "read") ? null : (
+              // A billing user has no Messages page, but may export them (access.ts: read or money).
+              <ExportLinks path="/api/v2/messages/export" what="Export every message" />
+            )}
             <LedgerTable
               entries={recent.rows}
               caption="The last 10 ledger entries, newest first"
