@@ -285,7 +285,15 @@ export class FuzzClient {
     // A generous bound for one answer on a loaded 2-core machine (a hung connection takes
     // ~66 s); bench/fuzz's watchdog sets 1 s.
     const started = performance.now();
-    const answer = await this.connection.request(method, path, { ...options, timeoutMs: ANSWER_MS });
+    let answer: RawResponse;
+    try {
+      answer = await this.connection.request(method, path, { ...options, timeoutMs: ANSWER_MS });
+    } catch (error) {
+      // An answer still on its way would be read as the next case's (fast-check replays cases on
+      // this client while it shrinks): a case that got no answer leaves no connection behind.
+      this.close();
+      throw error;
+    }
     const tookMs = performance.now() - started;
     this.slowestMs = Math.max(this.slowestMs, tookMs);
     if (tookMs > ANSWER_MS) throw new Error(`${method} ${path.slice(0, 200)} took ${tookMs.toFixed(0)} ms`);
