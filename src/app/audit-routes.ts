@@ -53,7 +53,7 @@ async function described(db: Db, rows: Selectable<AuditLogTable>[], reader: Read
   ]);
   const own = reader.own ? reader.accountId : undefined;
   const outside = own !== undefined ? await outsideTree(db, rows, own) : new Set();
-  // A sub-account reads its own price as `your price` (decision 0150), in its log too (decision 0166).
+  // A sub-account reads its own price as `your price` (decision 0150), in its log too (decision 0165).
   const whiteLabel = own !== undefined && ((await getAccount(db, own))?.parent_id ?? null) !== null;
   return rows.map((row) => {
     const entry = describeAuditEntry(row, row.account_id === null ? null : (names.get(Number(row.account_id)) ?? null));

@@ -1,7 +1,7 @@
 // The operator's choice of an account's price (PATCH /admin/api/accounts/{username} `price_card`,
 // `accounts set --price-card`): a card by name, `default` the built-in one, or none. A
 // sub-account's card is held to its parent's price as a parent's choice is (decision 0149) and
-// replaces its markup; none puts it back on its parent's price with its markup (decision 0166).
+// replaces its markup; none puts it back on its parent's price with its markup (decision 0165).
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Account } from "../../base/store/schema.js";

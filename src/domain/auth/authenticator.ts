@@ -150,7 +150,7 @@ export class Authenticator {
    * per (account, login, address): guessing one user's password locks neither the owner nor the
    * other users out, and an invited user who has set no password fails like a wrong one. The
    * identity is what a second step (two-factor) takes on from; a login with a factor goes on to a
-   * code, and only the code starts the address's count again (decision 0169).
+   * code, and only the code starts the address's count again (decision 0167).
    */
   async verifySignIn(
     username: string,

@@ -231,7 +231,7 @@ export async function settleVerifiedLogin(db: Db, accountId: number, address: st
  * A reserved check passed, but the sign-in goes on to a second step (a two-factor code): both
  * reservations are given back and the address's count stays as it was. Wrong codes are counted
  * under the same address as wrong passwords; the password that each new challenge needs must not
- * wipe them, or a guesser with the password never reaches the address's lock (decision 0169).
+ * wipe them, or a guesser with the password never reaches the address's lock (decision 0167).
  */
 export async function settlePassedFirstStep(db: Db, accountId: number, address: string, now: number): Promise<void> {
   await db

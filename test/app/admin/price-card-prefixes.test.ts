@@ -1,4 +1,4 @@
-// A price card's prefix in the form numbers are priced in (operator audit O3, decision 0166), on
+// A price card's prefix in the form numbers are priced in (operator audit O3, decision 0165), on
 // both engines: numbers are matched in international form (91…), so a row whose prefix starts with
 // 0 (a trunk 0, the dialling 00, also behind a `+`) could never price one; the upload is refused
 // naming the line (CSV) or the row (JSON) and the international form, and nothing is written,

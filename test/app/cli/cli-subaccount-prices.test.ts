@@ -1,4 +1,4 @@
-// The operator's price for a sub-account from the command line, on both engines (decision 0166,
+// The operator's price for a sub-account from the command line, on both engines (decision 0165,
 // operator audit O1, O3, O9): `accounts set --price-card` holds a sub-account's card to its
 // parent's price (refused with the unit, nothing changed, no stack trace) and clears its markup;
 // `--no-price-card` puts it back on its parent's price; `audit list` records what it was and is

@@ -1,5 +1,5 @@
 // The operator's Price section of a sub-account's page in a real browser (operator audit O5,
-// decision 0166): a sub-account its reseller put on the built-in `default` card shows `default`
+// decision 0165): a sub-account its reseller put on the built-in `default` card shows `default`
 // (1 credit a unit), not its parent's price; the operator puts it back on its parent's price and
 // on `default` again; a card below the parent's price is refused with the API's words and
 // nothing changed; the sub-account's own Audit page names no card nor markup. At 390 px and

@@ -124,7 +124,7 @@ describeInBrowser("console in the browser: alerts", () => {
     await expectAccessible(page, "account page after the changes");
 
     // A sub-account is priced by its parent until it has a card of its own: the form says so,
-    // offers it first (then the built-in default, decision 0166), and saves it back as no card; a
+    // offers it first (then the built-in default, decision 0165), and saves it back as no card; a
     // card clears its markup.
     const sub = `${rich.username}_sub`;
     const made = await admin("POST", "/accounts", {

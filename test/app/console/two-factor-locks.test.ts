@@ -1,4 +1,4 @@
-// Wrong two-factor codes in the login locks (audit S4, decision 0169), through the real server on
+// Wrong two-factor codes in the login locks (audit S4, decision 0167), through the real server on
 // both engines, each address a client of its own behind TRUST_PROXY: a guesser who has a user's
 // password reaches the lock of its own address (`<login> <address>`) after LOGIN_LOCK_THRESHOLD
 // wrong codes across challenges, since the password each new challenge needs no longer starts

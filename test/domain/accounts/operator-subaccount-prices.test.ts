@@ -1,4 +1,4 @@
-// The operator's price for a sub-account, through the real server on both engines (decision 0166,
+// The operator's price for a sub-account, through the real server on both engines (decision 0165,
 // operator audit O1, O2, O6, O9): PATCH /admin/api/accounts/{username} `price_card` on a
 // sub-account is held to its parent's price as the parent's own choice is (400 naming price_card
 // and the first unit below, nothing changed) and clears its markup; `default` is the built-in card

@@ -29,7 +29,7 @@ export function PriceCardForm({
   const [card, setCard] = useState(account.price_card);
   // A sub-account without a card of its own is priced by its parent (`parent+<markup>%`): that is
   // its first choice, saved as no card (null); the built-in default (1 credit a unit) is a card it
-  // may be put on too, held like any other to its parent's price (decision 0166).
+  // may be put on too, held like any other to its parent's price (decision 0165).
   const parentPrice = account.parent === null ? undefined : `parent+${account.markup_percent ?? 0}%`;
   const cards = useQuery({
     queryKey: ["operator", "price-cards"],
