@@ -104,6 +104,14 @@ export function readBind(body: Buffer): BindRequest {
   return { systemId, password, systemType, interfaceVersion };
 }
 
+/** An address's TON and NPI (read, not kept) and the address: up to 21 octets, 65 in data_sm. */
+function address(reader: StrictReader, which: "source" | "destination", octets = 21): string {
+  const prefix = which === "source" ? "source_addr" : "dest_addr";
+  reader.u8(`${prefix}_ton`);
+  reader.u8(`${prefix}_npi`);
+  return reader.cstring(`${which}_addr`, octets);
+}
+
 /** What every submit carries, whichever command it came in. */
 export interface SubmitFields {
   serviceType: string;
@@ -120,29 +128,21 @@ export interface SubmitFields {
 export function readSubmitSm(body: Buffer): SubmitFields {
   const reader = new StrictReader(body);
   const serviceType = reader.cstring("service_type", 6);
-  reader.u8("source_addr_ton");
-  reader.u8("source_addr_npi");
-  const source = reader.cstring("source_addr", 21);
-  reader.u8("dest_addr_ton");
-  reader.u8("dest_addr_npi");
-  const destination = reader.cstring("destination_addr", 21);
+  const source = address(reader, "source");
+  const destination = address(reader, "destination");
   return { serviceType, source, destinations: [destination], ...readMessageFields(reader) };
 }
 
 export function readSubmitMulti(body: Buffer): SubmitFields {
   const reader = new StrictReader(body);
   const serviceType = reader.cstring("service_type", 6);
-  reader.u8("source_addr_ton");
-  reader.u8("source_addr_npi");
-  const source = reader.cstring("source_addr", 21);
+  const source = address(reader, "source");
   const count = reader.u8("number_of_dests");
   const destinations: string[] = [];
   for (let i = 0; i < count; i++) {
     const flag = reader.u8("dest_flag");
     if (flag === 1) {
-      reader.u8("dest_addr_ton");
-      reader.u8("dest_addr_npi");
-      destinations.push(reader.cstring("destination_addr", 21));
+      destinations.push(address(reader, "destination"));
     } else if (flag === 2) {
       // A distribution list is the SMSC's; Switchboard keeps none, so the name is a refused destination.
       destinations.push(`dl:${reader.cstring("dl_name", 21)}`);
@@ -172,12 +172,8 @@ function readMessageFields(reader: StrictReader) {
 export function readDataSm(body: Buffer): SubmitFields {
   const reader = new StrictReader(body);
   const serviceType = reader.cstring("service_type", 6);
-  reader.u8("source_addr_ton");
-  reader.u8("source_addr_npi");
-  const source = reader.cstring("source_addr", 65);
-  reader.u8("dest_addr_ton");
-  reader.u8("dest_addr_npi");
-  const destination = reader.cstring("destination_addr", 65);
+  const source = address(reader, "source", 65);
+  const destination = address(reader, "destination", 65);
   const esmClass = reader.u8("esm_class");
   const registeredDelivery = reader.u8("registered_delivery");
   const dataCoding = reader.u8("data_coding");
@@ -224,12 +220,8 @@ export function readCancelSm(body: Buffer): CancelSm {
   const reader = new StrictReader(body);
   const serviceType = reader.cstring("service_type", 6);
   const messageId = reader.cstring("message_id", 65);
-  reader.u8("source_addr_ton");
-  reader.u8("source_addr_npi");
-  const source = reader.cstring("source_addr", 21);
-  reader.u8("dest_addr_ton");
-  reader.u8("dest_addr_npi");
-  const destination = reader.cstring("destination_addr", 21);
+  const source = address(reader, "source");
+  const destination = address(reader, "destination");
   return { serviceType, messageId, source, destination };
 }
 
