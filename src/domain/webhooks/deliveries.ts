@@ -173,6 +173,15 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
       steps: [{ channel: "whatsapp", message_id: `q${ulid(now)}`, status: "failed" }],
       at,
     };
+  } else if (event === "link_clicked") {
+    payload = {
+      event,
+      message_id: `q${ulid(now)}`,
+      url: "https://example.com/",
+      short_url: "https://example.com/l/test",
+      clicked_at: at,
+      user_agent: null,
+    };
   } else if (event === "inbound_whatsapp") {
     payload = inboundWhatsAppPayload({
       accountId,

@@ -161,6 +161,21 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     expect((await v2("POST", "/webhooks/test", { event: "inbound_sms" })).status).toBe(202);
     await until(() => hook.received.length >= 3);
     expect(verify(secret, hook.received[2]!)).toMatchObject({ event: "inbound_sms", to: "9000000002" });
+
+    // link_clicked's sample has that event's fields (it had inbound_sms's).
+    await v2("PUT", "/webhooks", { link_clicked: hook.url });
+    expect((await v2("POST", "/webhooks/test", { event: "link_clicked" })).status).toBe(202);
+    await until(() => hook.received.length >= 4);
+    const clicked = verify(secret, hook.received[3]!) as Record<string, unknown>;
+    expect(Object.keys(clicked).sort()).toEqual([
+      "clicked_at",
+      "event",
+      "message_id",
+      "short_url",
+      "url",
+      "user_agent",
+    ]);
+    expect(clicked).toMatchObject({ event: "link_clicked", clicked_at: expect.stringMatching(ISO_UTC) });
   });
 
   it("rotates the secret: deliveries verify with the new and, for 24 hours, the old one", async () => {
