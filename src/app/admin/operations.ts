@@ -27,6 +27,7 @@ import {
   listDltEntities,
   listDltHeaders,
   listTemplates,
+  markupPercent,
   type NewTemplateInput,
   parseDndNumber,
   pricedBy,
@@ -124,7 +125,7 @@ export async function accountDetail(deps: OperatorDeps, username: string) {
     ...describeAccount(account, balances),
     price_card: pricedBy(account),
     parent: parent?.username ?? null,
-    markup_percent: account.markup_bp === null ? null : account.markup_bp / 100,
+    markup_percent: markupPercent(account.markup_bp),
     ...readiness,
   };
 }

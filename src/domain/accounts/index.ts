@@ -58,7 +58,8 @@
 //                      bad one named by index), read back, described; no luxon (the CLI's carriers
 //                      group loads it)
 //   price-setting.ts   the operator's choice of an account's card (a sub-account's held to its
-//                      parent's price, its markup cleared) and the change's before and after
+//                      parent's price, its markup cleared) and the change's before and after; a
+//                      card by the name given (cardNamed, the reseller's choice too)
 //   price-csv.ts       those rows from CSV (`prices import`, the operator API's text/csv PUT), a bad
 //                      line named by its number; whole, or a slice per turn of the event loop
 //   pricing-route.ts   GET /api/v2/pricing: the account's price of one unit to a number

@@ -34,7 +34,12 @@ export function pricedBy(account: { price_card: string | null; parent_id: number
 
 /** A sub-account's price without a card of its own: its parent's, marked up (`parent+12.5%`). */
 export function parentPrice(markupBp: number): string {
-  return `parent+${markupBp / 100}%`;
+  return `parent+${markupPercent(markupBp)}%`;
+}
+
+/** A markup in basis points as answers and audit entries show it, in per cent (null: none). */
+export function markupPercent<T extends number | null>(markupBp: T): T {
+  return (markupBp === null ? null : markupBp / 100) as T;
 }
 /** Milli-credits of a unit no row prices (the `default` card's one price). */
 export const DEFAULT_PRICE = 1000;
@@ -122,8 +127,9 @@ export async function replacePriceCard(
   // still, one millisecond). Two uploads of the card may draw the same: the one whose first place
   // is written owns it (a place is unique, migration 0071), the other draws again.
   const draw = () => {
-    let drawn = started * 1000 + Math.floor(Math.random() * 1000);
-    while (live !== null && drawn === Number(live)) drawn = started * 1000 + Math.floor(Math.random() * 1000);
+    let drawn: number;
+    do drawn = started * 1000 + Math.floor(Math.random() * 1000);
+    while (live !== null && drawn === Number(live));
     return drawn;
   };
   let generation = draw();

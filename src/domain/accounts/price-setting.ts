@@ -8,7 +8,14 @@ import type { Account } from "../../base/store/schema.js";
 import { moveVersion } from "../../base/store/setting-versions.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { getAccount, requireAccount } from "./accounts.js";
-import { DEFAULT_CARD, findPriceCard, PRICE_CARDS_CHANGED, PRICE_CARDS_VERSION_KEY, pricedBy } from "./price-cards.js";
+import {
+  DEFAULT_CARD,
+  findPriceCard,
+  markupPercent,
+  PRICE_CARDS_CHANGED,
+  PRICE_CARDS_VERSION_KEY,
+  pricedBy,
+} from "./price-cards.js";
 import { assertNotBelowParent } from "./subaccount-prices.js";
 
 /** What an account is priced by, as its detail and its audit entry name it. */
@@ -40,7 +47,6 @@ export async function setAccountPriceCard(
   const next = await askedPricing(store.db, account, card?.trim() ?? "", now);
   if (next.price_card === account.price_card && next.markup_bp === account.markup_bp) return pricedBy(account);
   const after = { ...account, ...next };
-  const percent = (bp: number | null) => (bp === null ? null : bp / 100);
   const markupChanged = next.markup_bp !== account.markup_bp;
   await store.transaction(async (trx) => {
     await trx
@@ -52,12 +58,20 @@ export async function setAccountPriceCard(
     await also?.(
       trx,
       account.id,
-      { price_card: pricedBy(account), ...(markupChanged ? { markup_percent: percent(account.markup_bp) } : {}) },
-      { price_card: pricedBy(after), ...(markupChanged ? { markup_percent: percent(next.markup_bp) } : {}) },
+      { price_card: pricedBy(account), ...(markupChanged ? { markup_percent: markupPercent(account.markup_bp) } : {}) },
+      { price_card: pricedBy(after), ...(markupChanged ? { markup_percent: markupPercent(next.markup_bp) } : {}) },
     );
   });
   await store.signals.notify(PRICE_CARDS_CHANGED).catch(() => undefined);
   return pricedBy(after);
+}
+
+/**
+ * The card an account may be put on, by a name given in any case: `default` (the built-in card),
+ * or an operator's card as it is named; undefined when there is none by that name.
+ */
+export async function cardNamed(db: Db, given: string): Promise<string | undefined> {
+  return given.trim().toLowerCase() === DEFAULT_CARD ? DEFAULT_CARD : (await findPriceCard(db, given))?.name;
 }
 
 /** The stored pricing `given` asks for, checked. */
@@ -69,10 +83,8 @@ async function askedPricing(db: Db, account: Account, given: string, now: number
     const leavesCard = parentId !== null && account.price_card !== null;
     return { price_card: null, markup_bp: leavesCard ? (account.markup_bp ?? 0) : account.markup_bp };
   }
-  const isDefault = given.toLowerCase() === DEFAULT_CARD;
-  // Named in any case; stored as the card is named.
-  const name = isDefault ? DEFAULT_CARD : ((await findPriceCard(db, given))?.name ?? unknownCard(given));
-  if (parentId === null) return { price_card: isDefault ? null : name, markup_bp: account.markup_bp };
+  const name = (await cardNamed(db, given)) ?? unknownCard(given);
+  if (parentId === null) return { price_card: name === DEFAULT_CARD ? null : name, markup_bp: account.markup_bp };
   await assertNotBelowParent(db, parentId, name, now, (await getAccount(db, parentId))?.username);
   return { price_card: name, markup_bp: null };
 }

@@ -13,7 +13,8 @@ import { type Audited, recordChange } from "../audit/index.js";
 import { accountCredentialsChanged } from "../auth/index.js";
 import { createAccount } from "./accounts.js";
 import { subAccountsCredentialsChanged } from "./credentials.js";
-import { DEFAULT_CARD, findPriceCard, PRICE_CARDS_CHANGED, PRICE_CARDS_VERSION_KEY } from "./price-cards.js";
+import { markupPercent, PRICE_CARDS_CHANGED, PRICE_CARDS_VERSION_KEY } from "./price-cards.js";
+import { cardNamed } from "./price-setting.js";
 import { markupBasisPoints, requireSubAccount } from "./resellers.js";
 import { assertNotBelowParent } from "./subaccount-prices.js";
 
@@ -51,7 +52,7 @@ async function askedPricing(
   if (input.markupPercent !== undefined) return { price_card: null, markup_bp: markupBasisPoints(input.markupPercent) };
   if (input.priceCard === undefined) return undefined;
   const given = input.priceCard.trim();
-  const name = given.toLowerCase() === DEFAULT_CARD ? DEFAULT_CARD : (await findPriceCard(db, given))?.name;
+  const name = await cardNamed(db, given);
   if (name === undefined) {
     throw new GatewayError("invalid_request", `No price card named "${given.slice(0, 70)}".`, { field: "price_card" });
   }
@@ -140,8 +141,8 @@ export async function updateSubAccount(
       after.price_card = pricing.price_card;
     }
     if (pricing.markup_bp !== sub.markup_bp) {
-      before.markup_percent = sub.markup_bp === null ? null : sub.markup_bp / 100;
-      after.markup_percent = pricing.markup_bp === null ? null : pricing.markup_bp / 100;
+      before.markup_percent = markupPercent(sub.markup_bp);
+      after.markup_percent = markupPercent(pricing.markup_bp);
     }
   }
   if (status !== undefined && status !== sub.status) {

@@ -14,6 +14,7 @@ import { actorOf, creatorScopeBits, parentKeyMakerOf } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
 import { KeyRequest } from "./key-changes.js";
 import { newKeyAnswer } from "./key-routes.js";
+import { markupPercent } from "./price-cards.js";
 import { fundSubAccount, listSubAccounts, reclaimFromSubAccount, requireSubAccount } from "./resellers.js";
 import { createSubAccount, updateSubAccount } from "./subaccount-changes.js";
 import {
@@ -43,7 +44,7 @@ function describe(row: {
     username: row.username,
     status: row.status,
     price_card: row.price_card,
-    markup_percent: row.markup_bp === null ? null : row.markup_bp / 100,
+    markup_percent: markupPercent(row.markup_bp),
     balances: Object.fromEntries(Object.entries(row.balances).map(([w, milli]) => [w, fromMilli(milli)])) as Record<
       Wallet,
       number
