@@ -165,10 +165,9 @@ export async function addContacts(
   const flush = async (pending: Pending[], last: boolean) => {
     const first = new Map<string, Pending>();
     for (const entry of pending) if (!first.has(entry.number)) first.set(entry.number, entry);
-    const added = (inserted: Set<string>) =>
-      pending.filter((entry) => first.get(entry.number) === entry && inserted.has(entry.number));
     const now = who.clock.now().getTime();
-    const inserted = await store.transaction(async (trx) => {
+    // The entries this chunk added: each number's first entry, when its row was new.
+    const fresh = await store.transaction(async (trx) => {
       // The group row is touched first: a group deleted meanwhile stops the upload with 404 instead
       // of a foreign-key failure, and on PostgreSQL the row lock holds off a delete until the commit.
       const touched = await trx
@@ -181,12 +180,11 @@ export async function addContacts(
       if (!touched) throw groupNotFound(groupId);
       groupName = touched.name;
       const inserted = await insertChunk(trx, store.engine, groupId, [...first.values()], now);
-      const fresh = added(inserted).length;
-      const totals = { added: report.added + fresh, duplicates: report.duplicates + pending.length - fresh };
+      const added = new Set(pending.filter((entry) => first.get(entry.number) === entry && inserted.has(entry.number)));
+      const totals = { added: report.added + added.size, duplicates: report.duplicates + pending.length - added.size };
       if (last && totals.added > 0) await recordUpload(trx, totals, false);
-      return inserted;
+      return added;
     });
-    const fresh = new Set(added(inserted));
     for (const entry of pending) {
       if (fresh.has(entry)) report.added += 1;
       else duplicate(entry);
