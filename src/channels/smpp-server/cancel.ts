@@ -17,6 +17,7 @@ import {
   type ListPosition,
   listMessages,
   queriedMessagesQuery,
+  recipientForms,
   SCAN_BUDGET,
 } from "../../domain/messages/index.js";
 import type { RequestAnswer } from "./client-commands.js";
@@ -100,11 +101,9 @@ async function byAddresses(db: Db, accountId: number, cancel: CancelSm): Promise
     if (error instanceof GatewayError) return STATUS.ESME_RINVSERTYP;
     throw error;
   }
-  // The recipient as the rules stored it: an Indian mobile's 10 digits, an international number's E.164 digits.
-  const recipients = [normalizeIndianMobile(cancel.destination), parseE164(cancel.destination)?.digits].filter(
-    (recipient): recipient is string => recipient !== undefined,
-  );
-  if (recipients.length === 0) return STATUS.ESME_RINVDSTADR;
+  // A number (an Indian mobile, or international), found in the forms the list stores it in.
+  if (!normalizeIndianMobile(cancel.destination) && !parseE164(cancel.destination)) return STATUS.ESME_RINVDSTADR;
+  const recipients = recipientForms(cancel.destination);
   // The account's messages newest first, a scan budget at a time (the v2 list's read, its index).
   const found: MessageTarget[] = [];
   let after: ListPosition | undefined;
