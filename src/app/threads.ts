@@ -28,7 +28,7 @@ export type ToWorker =
   | { type: "stop" };
 
 export type SerializedError =
-  | { code: string; message: string; details?: Record<string, unknown> }
+  | { code: string; message: string; details?: Record<string, unknown>; upline?: GatewayError["upline"] }
   | { message: string };
 
 /** What crosses back. */
@@ -203,12 +203,20 @@ export function threadAcceptor(thread: Promise<WorkerThread>): AcceptService {
 
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof GatewayError) {
-    return { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
+    return {
+      code: error.code,
+      message: error.message,
+      ...(error.details ? { details: error.details } : {}),
+      // Which level of a reseller tree was short (decision 0158): the log of refusals keeps it.
+      ...(error.upline ? { upline: error.upline } : {}),
+    };
   }
   return { message: error instanceof Error ? error.message : String(error) };
 }
 
 function deserializeError(error: SerializedError): Error {
-  if ("code" in error) return new GatewayError(error.code as GatewayError["code"], error.message, error.details);
-  return new Error(error.message);
+  if (!("code" in error)) return new Error(error.message);
+  const gatewayError = new GatewayError(error.code as GatewayError["code"], error.message, error.details);
+  if (error.upline) gatewayError.upline = error.upline;
+  return gatewayError;
 }
