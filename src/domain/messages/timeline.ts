@@ -84,8 +84,9 @@ export async function messageHistory(db: Db, row: MessageRow, readParts: Message
     const id = row.upstream_id ? `, carrier's id ${row.upstream_id}` : "";
     const tries = row.attempts > 1 ? ` after ${row.attempts} attempts` : "";
     const cost = row.cost === null ? "" : `, cost ${Number(row.cost) / 1000} (prefix ${row.cost_prefix ?? "*"})`;
-    events.push({ at: row.submitted_at, event: "submitted", detail: `${carrier}${id}${tries}${cost}` });
+    // The route is chosen before the submit: at the same instant, routed is listed first.
     if (row.route_note) events.push({ at: row.submitted_at, event: "routed", detail: row.route_note });
+    events.push({ at: row.submitted_at, event: "submitted", detail: `${carrier}${id}${tries}${cost}` });
   }
   for (const part of parts) {
     if (part.done_at === null || parts.length < 2) continue;
