@@ -3,7 +3,7 @@
 // read back as stored; described in credits and ISO time. Only base/core: what the CLI's carriers
 // group loads to read a cost card's file (test/app/cli/cli-bundle.test.ts bounds it), so no luxon.
 import { isoUtc } from "../../base/core/clock.js";
-import { fromMilli, toMilli } from "../../base/core/credits.js";
+import { CREDIT_DECIMALS, fromMilli, MAX_CREDITS, toMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Db } from "../../base/store/store.js";
 
@@ -95,10 +95,17 @@ function priceOf(raw: unknown): number {
   if (!/^\d+(\.\d+)?$/.test(text) && !(typeof raw === "number" && Number.isFinite(raw) && raw >= 0)) {
     throw new PriceRowError("price", `price must be a number of credits, at least 0 (got "${String(raw ?? "")}")`);
   }
+  const credits = Number(text);
   try {
-    return toMilli(Number(text));
-  } catch (error) {
-    throw new PriceRowError("price", error instanceof Error ? error.message : String(error));
+    return toMilli(credits);
+  } catch {
+    // Said of the column, with the value as written (toMilli's own words name neither, and echo
+    // the number read: 99999999999999999 as 100000000000000000).
+    const reason =
+      !Number.isFinite(credits) || credits > MAX_CREDITS
+        ? `at most ${MAX_CREDITS} credits`
+        : `a number of credits with at most ${CREDIT_DECIMALS} decimals (0.001 is the smallest step the ledger keeps)`;
+    throw new PriceRowError("price", `price must be ${reason} (got "${text}")`);
   }
 }
 

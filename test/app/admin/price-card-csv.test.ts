@@ -80,6 +80,39 @@ describeEachEngine("price cards sent as CSV", (engine) => {
     );
   });
 
+  it("names the price column and echoes the price as written when it is too fine or too large", async () => {
+    const cases: [string, number, string][] = [
+      [
+        "channel,route,prefix,price\nsms,*,91,0.2\nsms,T,9198,0.12345\n",
+        3,
+        'Line 3: price must be a number of credits with at most 3 decimals (0.001 is the smallest step the ledger keeps) (got "0.12345"); nothing imported.',
+      ],
+      [
+        "channel,route,prefix,price\nsms,T,9198,99999999999999999\n",
+        2,
+        'Line 2: price must be at most 1000000000 credits (got "99999999999999999"); nothing imported.',
+      ],
+    ];
+    for (const [body, line, message] of cases) {
+      const refused = await send("/csv-fine", body);
+      expect([refused.status, refused.body.message, refused.body.error.line, refused.body.error.field]).toEqual([
+        400,
+        message,
+        line,
+        "price",
+      ]);
+    }
+    const json = await call(gateway(), "PUT", "/admin/api/price-cards/csv-fine", {
+      headers: auth(),
+      json: { rows: [{ channel: "sms", route: "T", prefix: "91", price: 0.12345 }] },
+    });
+    expect([json.status, json.body.error.field, json.body.message]).toEqual([
+      400,
+      "rows[0].price",
+      'rows[0].price: price must be a number of credits with at most 3 decimals (0.001 is the smallest step the ledger keeps) (got "0.12345"); nothing written.',
+    ]);
+  });
+
   it("refuses a header alone unless allow_empty=true, and the built-in card", async () => {
     const empty = await send("/csv-retail", "channel,route,prefix,price\n");
     expect([empty.status, empty.body.error.field]).toEqual([400, "rows"]);
