@@ -5,7 +5,7 @@
 // of a password login (legacy, XML, email; never a password or key), and the answer as the
 // family wrote it (`422 dlt_template_mismatch`, or the plain-text body `-32` of the legacy, XML,
 // email and voice families). An accepted send's recipients left out (request.leftOut) are
-// handed over the same way, a row each.
+// handed over the same way, a row each, with the same username.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { EMAIL_SEND_PATHS } from "../channels/email/index.js";
 import { parseXmlSend, xmlCredentials } from "../channels/sms/index.js";
@@ -174,6 +174,7 @@ function recordLeftOut(
       operation: `${request.method} ${request.routeOptions.url}`,
       sender: what.sender,
       text: what.text,
+      username: what.username,
       httpStatus: status,
       answer: body || String(status),
       requestId: request.id,

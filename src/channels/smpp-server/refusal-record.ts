@@ -1,7 +1,8 @@
 // A refused submit_sm, data_sm or submit_multi, to the log of refusals: the account, the
 // client's address, what it asked (destinations, source, text decoded by its data_coding; read
 // again from the PDU only when the log's caps take it) and the command_status answered, written
-// as SMPP writes it (0x00000407) with the status's name.
+// as SMPP writes it (0x00000407) with the status's name; the bind's system_id as the username its
+// login named, on a refused submit's row and on each destination a submit_multi left out.
 import { randomUUID } from "node:crypto";
 import { readDataSm, readSubmitMulti, readSubmitSm, TLV } from "../../base/smpp/index.js";
 import type { LeftOutRecipient, RefusalRecorder } from "../../domain/refusals/index.js";
@@ -46,6 +47,7 @@ export function recordRefusal(
       recipients: fields?.destinations ?? [],
       sender: fields?.source,
       text,
+      username: bind.account?.systemId,
       httpStatus: null,
       code: result.code ?? answer.slice(answer.indexOf(" ") + 1),
       answer,
@@ -84,6 +86,7 @@ export function recordLeftOut(
       operation: "submit_multi",
       sender: fields?.source,
       text,
+      username: bind.account?.systemId,
       httpStatus: null,
       answer: smppStatusText(0),
       requestId: requestIdOf(bind),

@@ -340,6 +340,7 @@ export class SmppServer {
       status: STATUS.ESME_ROK,
       account: {
         principal,
+        systemId,
         defaultRoute: ROUTE_ORDER.find((code) => routes.includes(code)) ?? "T",
         submitsPerSecond: settings.submits_per_second,
       },

@@ -45,6 +45,8 @@ export interface SubmitterDeps {
 /** The bound account, as the bind found it. */
 export interface BoundAccount {
   principal: Principal;
+  /** The system_id the bind logged in with, as sent (the log of refusals names the login by it). */
+  systemId: string;
   /** The route of a submit whose service_type is empty: the account's first (T, P, PS, I order). */
   defaultRoute: string;
   submitsPerSecond: number;

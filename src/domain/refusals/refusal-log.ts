@@ -37,7 +37,10 @@ export interface RefusalDetails {
   recipientCount?: number;
   sender?: string | undefined;
   text?: string | undefined;
-  /** The username the request logged in with (a password login), so a refused login is found by it. */
+  /**
+   * The username the request logged in with (a password login; SMPP: the bind's system_id), so a
+   * refused login is found by it.
+   */
   username?: string | undefined;
   httpStatus: number | null;
   code: string;
@@ -64,6 +67,8 @@ export interface LeftOutSend {
   operation: string;
   sender?: string | undefined;
   text?: string | undefined;
+  /** The username the send logged in with, as RefusalDetails.username: each row keeps it. */
+  username?: string | undefined;
   httpStatus: number | null;
   /** The send's answer as the family wrote it (the broadcast id; `200`, followed by each one's code when `answerNamesCode`). */
   answer: string;
@@ -210,6 +215,7 @@ export class RefusalLog implements RefusalRecorder {
     const operation = send.operation.slice(0, 200);
     const sender = cut(send.sender, 64);
     const text = cut(send.text, REFUSAL_TEXT_CHARS);
+    const username = cut(send.username, 64);
     const answer = send.answer.slice(0, 100);
     const requestId = send.requestId.slice(0, 100);
     const address = head.address.slice(0, 100);
@@ -227,8 +233,8 @@ export class RefusalLog implements RefusalRecorder {
         recipient_count: 1,
         sender,
         text,
-        // The account is known: a left-out number's row needs no login name to be found.
-        username: null,
+        // The login name too, as a refused send's row keeps it: the operator's username= finds both.
+        username,
         http_status: send.httpStatus,
         code: left.code.length > 64 ? left.code.slice(0, 64) : left.code,
         answer:

@@ -52,7 +52,7 @@ export const OperatorRefusal = Type.Object(
     account: NullableString({ description: "The account's username; null when the caller was not authenticated." }),
     username: NullableString({
       description:
-        "The username a password login named (legacy, XML, email), whether or not it signed in; null for a key or none.",
+        "The username a password login named (legacy, XML, email; SMPP: the bind's system_id), whether or not it signed in, on a refused send's row and on each number a send left out; null for a key or none.",
     }),
     ...Refusal.properties,
   },
