@@ -165,6 +165,63 @@ describeEachEngine("validation edges", (engine) => {
     expect(JSON.parse(bulk.body).error.code).toBe("insufficient_credits");
   });
 
+  it("refuses a lone surrogate escape in a JSON body, and takes a whole pair, on both engines alike", async () => {
+    const t = gateway();
+    const before = await balanceOf(t, account);
+    const raw = (body: string) =>
+      call(t, "POST", "/api/v2/sms/send", {
+        headers: { ...keyOf(account), "content-type": "application/json" },
+        body,
+      });
+    // Half a pair: neither engine can store it as sent (SQLite kept three U+FFFD, PostgreSQL one).
+    const lone = await raw(
+      '{"sender_id":"SWBRD","recipient":"9876543210","route":"P","unicode":true,"message":"a\\ud83db"}',
+    );
+    expect(lone.status, lone.text).toBe(400);
+    expect(lone.body).toMatchObject({ success: false, error: { code: "invalid_request", field: "message" } });
+    expect(lone.body.message).toContain("not valid Unicode");
+    const inBulk = await call(t, "POST", "/api/v2/sms/bulk", {
+      headers: { ...keyOf(account), "content-type": "application/json" },
+      body: '{"sender_id":"SWBRD","recipients":["9876543210","\\udc00"],"message":"Your OTP is 482913."}',
+    });
+    expect(inBulk.body.error).toMatchObject({ code: "invalid_request", field: "recipients" });
+    expect(inBulk.body.message).toContain("recipients[1]");
+    expect(await balanceOf(t, account)).toBe(before);
+    // A whole pair, escaped, is the emoji it writes.
+    const pair = await raw(
+      '{"sender_id":"SWBRD","recipient":"9876543210","route":"P","unicode":true,"message":"a\\ud83d\\ude00b"}',
+    );
+    expect(pair.status, pair.text).toBe(200);
+    const status = await call(t, "GET", `/api/v2/sms/status/${pair.body.data.message_id}`, { headers: keyOf(account) });
+    expect(status.body.data.message).toBe("a\u{1F600}b");
+  });
+
+  it("names the field and the character a bulk send's empty list and a NUL in a name are refused for", async () => {
+    const t = gateway();
+    const empty = await call(t, "POST", "/api/v2/sms/bulk", {
+      headers: keyOf(account),
+      json: { sender_id: "SWBRD", recipients: [], message: "x" },
+    });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error).toMatchObject({ code: "invalid_recipient", field: "recipients" });
+    const template = await call(t, "POST", "/api/v2/templates", {
+      headers: keyOf(account),
+      json: { name: "x\u0000y", content: "c" },
+    });
+    expect(template.body).toMatchObject({
+      message: "A template name cannot contain U+0000.",
+      error: { field: "name" },
+    });
+    const group = await call(t, "POST", "/api/v2/groups", {
+      headers: keyOf(account),
+      json: { name: "g", description: "d\u0000" },
+    });
+    expect(group.body).toMatchObject({
+      message: "A group description cannot contain U+0000.",
+      error: { field: "description" },
+    });
+  });
+
   it("answers 404 for an unknown path or method whatever body it carries", async () => {
     const t = gateway();
     const unknown = await call(t, "POST", "/api/v2/no-such-thing", {

@@ -1,9 +1,11 @@
 // JSON nesting, bounded before the parse. JSON.parse of a body of brackets only
 // (`[[[[…]]]]`, 8 million deep within the 16 MiB body limit) held the event loop for 4–6 s, and
 // a body is parsed before its request is authenticated (the API key may be in it): anyone could
-// stall every tenant. No call of the gateway nests deeper than a few levels.
+// stall every tenant. No call of the gateway nests deeper than a few levels. A string that is
+// not well-formed Unicode (a lone surrogate escape) is refused after the parse.
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.js";
+import { loneSurrogateAt } from "../core/text-checks.js";
 
 export const MAX_JSON_DEPTH = 64;
 /** Below this size JSON.parse takes about a millisecond at most whatever the nesting: no scan. */
@@ -55,6 +57,25 @@ export function boundJsonNesting(app: FastifyInstance): void {
       return;
     }
     // Fastify's parser (secure-json-parse) reads a Buffer as UTF-8 text.
-    parse(request, body as unknown as string, done);
+    parse(request, body as unknown as string, (error, value) => {
+      // Only an escape writes a lone surrogate: bytes that are not UTF-8 are read as U+FFFD.
+      const at = error || !mayEscapeSurrogate(body as Buffer) ? undefined : loneSurrogateAt(value);
+      if (at) done(notUnicode(at), undefined);
+      else done(error, value);
+    });
   });
+}
+
+/** True when `body` holds a `\ud…` or `\uD…` escape, as every escaped surrogate is written. */
+function mayEscapeSurrogate(body: Buffer): boolean {
+  return body.includes("\\ud") || body.includes("\\uD");
+}
+
+function notUnicode(at: string): GatewayError {
+  const field = /^[^.[]+/.exec(at)?.[0] ?? at;
+  return new GatewayError(
+    "invalid_request",
+    `The JSON body's ${at} is not valid Unicode: a \\uD800 to \\uDFFF escape stands without its other half of a surrogate pair.`,
+    { field },
+  );
 }

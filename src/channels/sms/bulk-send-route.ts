@@ -104,7 +104,7 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
       if (numbers.length === 0) throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
       recipients = numbers;
     }
-    if (recipients.length === 0) throw noRecipient();
+    if (recipients.length === 0) throw noRecipient("recipients");
     const input: SmsSendInput = {
       senderId: body.sender_id,
       recipients,

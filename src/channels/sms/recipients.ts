@@ -30,8 +30,8 @@ export function invalidRecipient(raw: string, route: TrafficClass): GatewayError
  * No number at all (left out, or blank): a missing required field, so 400 on v2 as a missing
  * sender ID or message is (the same code and -5 elsewhere).
  */
-export function noRecipient(): GatewayError {
-  return new GatewayError("invalid_recipient", "No recipient given.", { http: 400, field: "recipient" });
+export function noRecipient(field: "recipient" | "recipients" = "recipient"): GatewayError {
+  return new GatewayError("invalid_recipient", "No recipient given.", { http: 400, field });
 }
 
 /**

@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import { type Clock, isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { refuseNul } from "../../base/core/text-checks.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { ApprovalStatus, TemplateRow } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
@@ -18,7 +19,6 @@ export const MAX_TEMPLATE_CONTENT = 2000;
 const MAX_NOTES = 500;
 const DLT_TEMPLATE_ID = /^[A-Za-z0-9]{1,30}$/;
 /** PostgreSQL text cannot hold U+0000, and no real template has it. */
-const NUL = "\u0000";
 
 export interface NewTemplateInput {
   name: string;
@@ -42,14 +42,16 @@ function optional(value: string | null | undefined): string | null {
 
 function checkedInput(input: NewTemplateInput) {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > MAX_TEMPLATE_NAME || name.includes(NUL)) {
+  refuseNul(name, "A template name", "name");
+  if (name.length < 1 || name.length > MAX_TEMPLATE_NAME) {
     throw new GatewayError("invalid_request", `A template name is 1 to ${MAX_TEMPLATE_NAME} characters.`, {
       field: "name",
     });
   }
   const content = input.content;
   const blankAllowed = input.draft === true && content === "";
-  if ((content.trim() === "" && !blankAllowed) || content.length > MAX_TEMPLATE_CONTENT || content.includes(NUL)) {
+  refuseNul(content, "Template content", "content");
+  if ((content.trim() === "" && !blankAllowed) || content.length > MAX_TEMPLATE_CONTENT) {
     throw new GatewayError(
       "invalid_request",
       `Template content is 1 to ${MAX_TEMPLATE_CONTENT} characters and not blank; mark variable parts with {#var#}.`,
@@ -65,7 +67,8 @@ function checkedInput(input: NewTemplateInput) {
   const entityId = optional(input.entityId);
   const sender = optional(input.sender);
   const notes = optional(input.notes);
-  if (notes !== null && (notes.length > MAX_NOTES || notes.includes(NUL))) {
+  refuseNul(notes, "Template notes", "notes");
+  if (notes !== null && notes.length > MAX_NOTES) {
     throw new GatewayError("invalid_request", `Template notes are at most ${MAX_NOTES} characters.`, {
       field: "notes",
     });

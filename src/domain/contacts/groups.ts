@@ -5,6 +5,7 @@
 import type { SelectQueryBuilder } from "kysely";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { refuseNul } from "../../base/core/text-checks.js";
 import { pathId } from "../../base/http/query-params.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { ContactGroupRow, Database } from "../../base/store/schema.js";
@@ -14,7 +15,6 @@ import { type Audited, recordChange } from "../audit/index.js";
 export const MAX_GROUP_NAME = 100;
 export const MAX_GROUP_DESCRIPTION = 500;
 /** PostgreSQL text cannot hold U+0000. */
-const NUL = "\u0000";
 
 export type GroupWithCount = ContactGroupRow & { contacts: number };
 
@@ -82,13 +82,15 @@ export async function createGroup(
   input: { name: string; description?: string | null | undefined },
 ): Promise<GroupWithCount> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > MAX_GROUP_NAME || name.includes(NUL)) {
+  refuseNul(name, "A group name", "name");
+  if (name.length < 1 || name.length > MAX_GROUP_NAME) {
     throw new GatewayError("invalid_request", `A group name is 1 to ${MAX_GROUP_NAME} characters, not blank.`, {
       field: "name",
     });
   }
   const description = input.description?.trim() || null;
-  if (description !== null && (description.length > MAX_GROUP_DESCRIPTION || description.includes(NUL))) {
+  refuseNul(description, "A group description", "description");
+  if (description !== null && description.length > MAX_GROUP_DESCRIPTION) {
     throw new GatewayError("invalid_request", `A group description is at most ${MAX_GROUP_DESCRIPTION} characters.`, {
       field: "description",
     });
