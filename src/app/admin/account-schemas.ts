@@ -16,6 +16,7 @@ import {
 import { ACCOUNT_ROLES, ACCOUNT_STATUSES, DLT_MATCHING_MODES } from "../../domain/accounts/account-fields.js";
 import { ApiKey, DltHeader, KeyRevocation, SenderIdRequest } from "../../domain/accounts/v2-schemas.js";
 import { APPROVAL_KINDS, type ApprovalKind } from "./approval-kinds.js";
+import { SubAccountBelowParent } from "./price-card-schemas.js";
 
 /** An account as listed (accounts/accounts.ts describeAccount), with its wallets. */
 export const OperatorAccount = Type.Object({
@@ -69,6 +70,10 @@ export const OperatorAccountDetail = Type.Object({
   parent: NullableString(),
   /** A sub-account's markup on its parent's price (per cent); null without a parent or a markup. */
   markup_percent: NullableNumber(),
+  /** Its own card's units below its parent's price (a card changed since it was given); null when none. */
+  below_parent: Type.Union([SubAccountBelowParent, Type.Null()]),
+  /** The sub-accounts below it whose own card prices a unit below their parent's price (decision 0168). */
+  subaccounts_below_parent: Type.Array(SubAccountBelowParent),
   registrations: Type.Object({
     sender_ids: Type.Array(Type.Object({ id: Type.Integer(), sender_id: Type.String(), status: Type.String() })),
     dlt_headers: Type.Array(Type.String()),

@@ -38,6 +38,7 @@ import {
   requireAccount,
   setDltStatus,
   setTemplateStatus,
+  subAccountsBelowParent,
   TEMPLATES_CHANGED,
   usernamesOf,
   walletCredits,
@@ -116,16 +117,22 @@ export async function accountSummary(deps: OperatorDeps, username: string) {
 /** One account as `accounts show` and the operator API show it: its registrations, and what it lacks to send. */
 export async function accountDetail(deps: OperatorDeps, username: string) {
   const account = await requireAccount(deps.store.db, username);
-  const [balances, readiness, parent] = await Promise.all([
+  const now = deps.clock.now().getTime();
+  const [balances, readiness, parent, own, below] = await Promise.all([
     walletCredits(deps.store.db, account.id),
     readinessOf(deps.store.db, account, { dltChainRequired: deps.dltChainRequired === true }),
     account.parent_id === null ? undefined : getAccount(deps.store.db, account.parent_id),
+    subAccountsBelowParent(deps.store.db, now, { ids: [account.id] }),
+    subAccountsBelowParent(deps.store.db, now, { under: account.id }),
   ]);
   return {
     ...describeAccount(account, balances),
     price_card: pricedBy(account),
     parent: parent?.username ?? null,
     markup_percent: markupPercent(account.markup_bp),
+    // Decision 0168: its own card below its parent's price, and the sub-accounts below it whose is.
+    below_parent: own[0] ?? null,
+    subaccounts_below_parent: below,
     ...readiness,
   };
 }

@@ -30,6 +30,7 @@ import {
   priceCardPage,
   priceRowsInTurns,
   replacePriceCard,
+  subAccountsBelowParent,
 } from "../../domain/accounts/index.js";
 import { priceCardDeleteEntry, priceCardEntry } from "./change-entries.js";
 import { changeDeps } from "./operations.js";
@@ -179,7 +180,9 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
         const card = (await findPriceCard(ctx.store.db, name, { hidden: true }))?.name ?? name.toLowerCase();
         const entry = priceCardEntry(changeDeps(ctx, request), card, rows);
         const written = await replacePriceCard(ctx.store, ctx.clock, card, rows, entry);
-        return ok({ name: card, rows: written });
+        // Saved even so (a reseller's cost may rise): the sub-accounts it leaves below their parent named (decision 0168).
+        const below = await subAccountsBelowParent(ctx.store.db, ctx.clock.now().getTime(), { card });
+        return ok({ name: card, rows: written, below_parent: below });
       },
     );
   });

@@ -28,9 +28,32 @@ export const PriceCard = Type.Object({
 
 export const PriceCardPage = Type.Object({ status: Type.Literal("success"), data: PriceCard, meta: PageMeta });
 
+/** A unit a sub-account's card prices below its parent's price (decision 0168). */
+export const BelowUnit = Type.Object({
+  channel: Type.String(),
+  route: Type.String({ description: "T, P, PS, I or V" }),
+  prefix: Type.String({ description: "The prefix compared, * for numbers no prefix names" }),
+  from: NullableTime,
+  price: Type.Number({ description: "The sub-account's price (credits)" }),
+  parent_price: Type.Number({ description: "Its parent's price of the same unit (credits)" }),
+});
+
+/** A sub-account whose own card prices some unit below its parent's price. */
+export const SubAccountBelowParent = Type.Object({
+  username: Type.String(),
+  parent: Type.String(),
+  price_card: Type.String({ description: "The sub-account's own card" }),
+  units_below: Type.Integer({ description: "Units (channel, route, prefix, moment) priced below" }),
+  units: Type.Array(BelowUnit, { description: "The first five of them" }),
+  message: Type.String(),
+});
+
 export const WrittenPriceCard = Type.Object({
   name: Type.String({ description: "The card's name as stored (names compare without case)" }),
   rows: Type.Integer(),
+  below_parent: Type.Array(SubAccountBelowParent, {
+    description: "Sub-accounts the card, as saved, leaves priced below their parent's price (saved anyway)",
+  }),
 });
 
 export const DeletedPriceCard = Type.Object({ name: Type.String(), deleted: Type.Boolean() });

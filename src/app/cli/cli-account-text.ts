@@ -36,6 +36,10 @@ export function detailText(detail: Detail): string {
     `DLT entities:  ${entities}${entityOfSends}`,
     `DLT chains:    ${chains}`,
     `templates:     ${r.templates.approved} approved, ${r.templates.pending} pending`,
+    // Decision 0168: a card changed since it was given may leave a sub-account below its parent.
+    ...[...(detail.below_parent ? [detail.below_parent] : []), ...detail.subaccounts_below_parent].map(
+      (below) => `warning:       ${below.message}`,
+    ),
     readinessText(detail),
   ].join("\n");
 }

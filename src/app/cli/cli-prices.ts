@@ -15,6 +15,8 @@ import {
   parsePriceCsv,
   priceCardRows,
   replacePriceCard,
+  type SubAccountBelow,
+  subAccountsBelowParent,
 } from "../../domain/accounts/index.js";
 import { priceCardDeleteEntry, priceCardEntry } from "../admin/index.js";
 import { marginAnswer } from "../analytics-routes.js";
@@ -42,10 +44,10 @@ export function addPriceCommands(program: Command): void {
         const card = (await findPriceCard(store.db, opts.card, { hidden: true }))?.name ?? opts.card.toLowerCase();
         const entry = priceCardEntry(cliDeps(store), card, rows);
         const written = await replacePriceCard(store, systemClock, card, rows, entry);
-        print(
-          { name: card, rows: written },
-          opts.json,
-          () => `imported ${written} ${written === 1 ? "row" : "rows"} into ${card}`,
+        // Imported even so: the sub-accounts it leaves below their parent's price named (decision 0168).
+        const below = await subAccountsBelowParent(store.db, Date.now(), { card });
+        print({ name: card, rows: written, below_parent: below }, opts.json, () =>
+          [`imported ${written} ${written === 1 ? "row" : "rows"} into ${card}`, ...belowParentLines(below)].join("\n"),
         );
       }),
     );
@@ -123,4 +125,15 @@ export function addPriceCommands(program: Command): void {
         );
       }),
     );
+}
+
+/** The warning lines of sub-accounts priced below their parent (none: no lines). */
+export function belowParentLines(below: readonly SubAccountBelow[]): string[] {
+  if (below.length === 0) return [];
+  const n = below.length;
+  return [
+    `warning: ${n} ${n === 1 ? "sub-account is" : "sub-accounts are"} now priced below ${n === 1 ? "its" : "their"} parent:`,
+    ...below.map((sub) => `  - ${sub.message}`),
+    "  Raise their cards (prices import) or put them on a markup (accounts set --no-price-card).",
+  ];
 }

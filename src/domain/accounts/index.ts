@@ -71,6 +71,8 @@
 //   subaccount-changes.ts  a parent's new sub-account, and its changes of one's price and status
 //   subaccount-prices.ts   a sub-account's card checked against its parent's price at every prefix,
 //                      route and moment either side names (decision 0149)
+//   subaccounts-below.ts  the sub-accounts whose own card prices a unit below their parent's price
+//                      (a change of a card or of a parent's price may leave them so: decision 0168)
 //   subaccount-routes.ts  /api/v2/subaccounts: a parent's create, list, change, keys and funding of its sub-accounts
 export { DLT_MATCHING_MODES, type DltMatching } from "./account-fields.js";
 export * from "./account-names.js";
@@ -98,6 +100,7 @@ export * from "./registrations.js";
 export * from "./resellers.js";
 export * from "./sender-ids.js";
 export * from "./subaccount-changes.js";
+export * from "./subaccounts-below.js";
 export * from "./templates.js";
 export { type AccountTraffic, customerBalances } from "./usage.js";
 export { registerV2AccountRoutes } from "./v2-routes.js";

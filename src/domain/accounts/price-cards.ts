@@ -350,7 +350,13 @@ export async function listPriceCards(db: Db): Promise<PriceCardSummary[]> {
       .execute(),
   ]);
   const rowsOf = new Map(rowCounts.map((r) => [r.card, Number(r.n)]));
-  const accountsOf = new Map(accountCounts.map((r) => [r.price_card ?? DEFAULT_CARD, Number(r.n)]));
+  // Accounts without a card and those given `default` by name (a sub-account's) are two groups
+  // of the count, both on the built-in card: added, not one written over the other.
+  const accountsOf = new Map<string, number>();
+  for (const r of accountCounts) {
+    const card = r.price_card ?? DEFAULT_CARD;
+    accountsOf.set(card, (accountsOf.get(card) ?? 0) + Number(r.n));
+  }
   return [
     { name: DEFAULT_CARD, rows: 0, accounts: accountsOf.get(DEFAULT_CARD) ?? 0, updated_at: null },
     ...cards.map((card) => ({

@@ -32,6 +32,21 @@ export interface BelowParent {
   parent: number;
 }
 
+/** Cards read once for several comparisons (a sweep over many sub-accounts): rows and compiled, by name. */
+export type CardCache = Map<string, Promise<{ rows: readonly PriceRow[]; card: CompiledCard }>>;
+
+function cachedCard(db: Db, cards: CardCache, name: string) {
+  let hit = cards.get(name);
+  if (!hit) {
+    hit = priceCardRows(db, name).then((found) => {
+      const rows = found ?? [];
+      return { rows, card: new CompiledCard(name, rows) };
+    });
+    cards.set(name, hit);
+  }
+  return hit;
+}
+
 /**
  * The first unit (channel, route code, prefix, moment) the card `rows` prices below what it costs
  * the account `parentId` at `now`; undefined when none does.
@@ -42,14 +57,32 @@ export async function belowParent(
   rows: readonly PriceRow[],
   now: number,
 ): Promise<BelowParent | undefined> {
+  return (await unitsBelowParent(db, parentId, rows, now, { stopAtFirst: true })).units[0];
+}
+
+/**
+ * The units the card `rows` prices below the parent's price: the first `keep` of them, in the
+ * order compared, and how many there are (every one compared unless `stopAtFirst`).
+ */
+export async function unitsBelowParent(
+  db: Db,
+  parentId: number,
+  rows: readonly PriceRow[],
+  now: number,
+  options: { stopAtFirst?: boolean; keep?: number; cards?: CardCache } = {},
+): Promise<{ units: BelowParent[]; count: number }> {
+  const cards = options.cards ?? new Map();
+  const keep = options.stopAtFirst ? 1 : (options.keep ?? 1);
   // Every card's rows, the candidate's and those of the parent's tree (up to 200,000 each).
   const seen: (readonly PriceRow[])[] = [rows];
   const parent = await loadAccountPrices(db, parentId, async (name) => {
-    const cardRows = (await priceCardRows(db, name)) ?? [];
-    seen.push(cardRows);
-    return new CompiledCard(name, cardRows);
+    const read = await cachedCard(db, cards, name);
+    seen.push(read.rows);
+    return read.card;
   });
   const candidate = new CompiledCard("candidate", rows);
+  const units: BelowParent[] = [];
+  let count = 0;
   let probes = 0;
   for (const channel of ["sms", "voice"] as const) {
     // By prefix ("" for `*`): the later moments a row of this channel at that prefix starts.
@@ -70,13 +103,37 @@ export async function belowParent(
         for (const route of ROUTE_CODES[channel]) {
           const card = candidate.price(channel, route, prefix, at).price;
           const cost = parent.price(channel, route, prefix, at).price;
-          if (card < cost) return { channel, route, prefix: prefix || "*", at, card, parent: cost };
+          if (card < cost) {
+            count++;
+            if (units.length < keep) units.push({ channel, route, prefix: prefix || "*", at, card, parent: cost });
+            if (options.stopAtFirst) return { units, count };
+          }
           if (++probes % PROBES_PER_TURN === 0) await nextTurn();
         }
       }
     }
   }
-  return undefined;
+  return { units, count };
+}
+
+/** A unit below as answers show it: in credits, `from` null for now. */
+export function describeBelowUnit(unit: BelowParent, now: number) {
+  return {
+    channel: unit.channel,
+    route: unit.route,
+    prefix: unit.prefix,
+    from: unit.at > now ? isoUtc(new Date(unit.at)) : null,
+    price: fromMilli(unit.card),
+    parent_price: fromMilli(unit.parent),
+  };
+}
+
+/** "an SMS segment on route T to prefix 9198 at 0.25" (and " from <time>" for a later moment). */
+export function belowUnitWords(unit: BelowParent, now: number): string {
+  const where = unit.prefix === "*" ? "numbers no other prefix names (prefix *)" : `prefix ${unit.prefix}`;
+  const what = unit.channel === "sms" ? "an SMS segment" : "a voice unit";
+  const when = unit.at > now ? ` from ${isoUtc(new Date(unit.at))}` : "";
+  return `${what} on route ${unit.route} to ${where} at ${fromMilli(unit.card)}${when}`;
 }
 
 /**
@@ -93,12 +150,9 @@ export async function assertNotBelowParent(
   const rows = (await priceCardRows(db, card)) ?? [];
   const below = await belowParent(db, parentId, rows, now);
   if (!below) return;
-  const where = below.prefix === "*" ? "numbers no other prefix names (prefix *)" : `prefix ${below.prefix}`;
-  const unit = below.channel === "sms" ? "an SMS segment" : "a voice unit";
-  const when = below.at > now ? ` from ${isoUtc(new Date(below.at))}` : "";
   throw new GatewayError(
     "invalid_request",
-    `The price card "${card}" prices ${unit} on route ${below.route} to ${where} at ${fromMilli(below.card)}${when}, below ${parent === undefined ? "this account's own" : `its parent ${parent}'s`} price there (${fromMilli(below.parent)}): a sub-account's card may not price any destination below what it costs its parent.`,
+    `The price card "${card}" prices ${belowUnitWords(below, now)}, below ${parent === undefined ? "this account's own" : `its parent ${parent}'s`} price there (${fromMilli(below.parent)}): a sub-account's card may not price any destination below what it costs its parent.`,
     { field: "price_card" },
   );
 }

@@ -10,6 +10,7 @@ import { pageAnswer, resourceAnswer } from "../../base/http/answer-schemas.js";
 import { PAGE_PARAMS, pageMeta, pageOf } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
+import type { Db } from "../../base/store/store.js";
 import { actorOf, creatorScopeBits, parentKeyMakerOf } from "../auth/index.js";
 import { getAccount } from "./accounts.js";
 import { KeyRequest } from "./key-changes.js";
@@ -17,6 +18,7 @@ import { newKeyAnswer } from "./key-routes.js";
 import { markupPercent } from "./price-cards.js";
 import { fundSubAccount, listSubAccounts, reclaimFromSubAccount, requireSubAccount } from "./resellers.js";
 import { createSubAccount, updateSubAccount } from "./subaccount-changes.js";
+import { type SubAccountBelow, subAccountsBelowParent } from "./subaccounts-below.js";
 import {
   CreatedKey,
   SubAccount,
@@ -32,14 +34,19 @@ const MAX_PER_PAGE = 200;
 
 const Username = Type.Object({ username: Type.String({ minLength: 1, maxLength: 64 }) });
 
-function describe(row: {
-  username: string;
-  status: string;
-  price_card: string | null;
-  markup_bp: number | null;
-  created_at: number;
-  balances: Record<Wallet, number>;
-}) {
+type Below = Pick<SubAccountBelow, "units_below" | "units" | "message">;
+
+function describe(
+  row: {
+    username: string;
+    status: string;
+    price_card: string | null;
+    markup_bp: number | null;
+    created_at: number;
+    balances: Record<Wallet, number>;
+  },
+  below?: Below,
+) {
   return {
     username: row.username,
     status: row.status,
@@ -50,7 +57,15 @@ function describe(row: {
       number
     >,
     created_at: isoUtc(new Date(row.created_at)),
+    below_parent: below ? { units_below: below.units_below, units: below.units, message: below.message } : null,
   };
+}
+
+/** The listed sub-accounts whose own card prices a unit below the caller's price, by username (decision 0168). */
+async function belowOf(db: Db, now: number, rows: readonly { id: number; price_card: string | null }[]) {
+  const ids = rows.filter((row) => row.price_card !== null).map((row) => row.id);
+  const below = await subAccountsBelowParent(db, now, { ids });
+  return new Map(below.map((sub) => [sub.username, sub]));
 }
 
 export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "store" | "clock">): void {
@@ -102,7 +117,9 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
     async (request) => {
       const paging = pageOf(request.query, PER_PAGE, MAX_PER_PAGE);
       const { rows, total } = await listSubAccounts(db, request.principal!.accountId, paging);
-      return { status: "success", data: rows.map(describe), meta: pageMeta(paging, total) };
+      const below = await belowOf(db, ctx.clock.now().getTime(), rows);
+      const data = rows.map((row) => describe(row, below.get(row.username)));
+      return { status: "success", data, meta: pageMeta(paging, total) };
     },
   );
 
@@ -129,7 +146,8 @@ export function registerV2SubAccountRoutes(v2: TypedRoutes, ctx: Pick<Runtime, "
         status: body.status,
       });
       const { rows } = await listSubAccounts(db, principal.accountId, { page: 1, perPage: 1 }, updated.id);
-      return { status: "success", data: describe(rows[0]!) };
+      const below = await belowOf(db, ctx.clock.now().getTime(), rows);
+      return { status: "success", data: describe(rows[0]!, below.get(rows[0]!.username)) };
     },
   );
 

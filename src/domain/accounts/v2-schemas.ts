@@ -263,6 +263,35 @@ export const SubAccount = Type.Object(
     markup_percent: NullableNumber({ description: "Added to the parent's price when it has no card of its own." }),
     balances: Wallets,
     created_at: Time,
+    below_parent: Type.Union(
+      [
+        Type.Object(
+          {
+            units_below: Type.Integer({ description: "Units (channel, route, prefix, moment) priced below yours" }),
+            units: Type.Array(
+              Type.Object({
+                channel: Type.String(),
+                route: Type.String(),
+                prefix: Type.String({ description: "* for numbers no prefix names" }),
+                from: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
+                  description: "null: now; else the moment a later row starts",
+                }),
+                price: Type.Number({ description: "The sub-account's price (credits)" }),
+                parent_price: Type.Number({ description: "Your price of the same unit (credits)" }),
+              }),
+              { description: "The first five of them" },
+            ),
+            message: Type.String(),
+          },
+          { title: "SubAccountBelowParent" },
+        ),
+        Type.Null(),
+      ],
+      {
+        description:
+          "Its own card prices some unit below your price (a card changed since it was given): you pay more for such a send than it is charged. null: none.",
+      },
+    ),
   },
   { title: "SubAccount" },
 );

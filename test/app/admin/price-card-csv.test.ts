@@ -31,7 +31,7 @@ describeEachEngine("price cards sent as CSV", (engine) => {
   it("imports the rows the CLI's parser reads, in any case of the name, audited", async () => {
     operator = await buildAccount(gateway(), { role: "operator" });
     const written = await send("/CSV-Retail", CARD, "text/csv; charset=utf-8");
-    expect([written.status, written.body.data]).toEqual([200, { name: "csv-retail", rows: 3 }]);
+    expect([written.status, written.body.data]).toEqual([200, { name: "csv-retail", rows: 3, below_parent: [] }]);
     expect((await op("GET", "/price-cards/csv-retail")).body.data.rows).toEqual([
       { channel: "sms", route: "I", prefix: "44", price: 0.05, effective_from: "2026-12-01T00:00:00Z" },
       { channel: "sms", route: "*", prefix: "9198", price: 0.25, effective_from: null },
@@ -42,6 +42,7 @@ describeEachEngine("price cards sent as CSV", (engine) => {
     expect((await send("/csv-retail", "channel,route,prefix,price\nsms,*,9198,0.3\n")).body.data).toEqual({
       name: "csv-retail",
       rows: 1,
+      below_parent: [],
     });
     const audit = await op("GET", "/audit?action=price_card.save&limit=1");
     expect(audit.body.data[0]).toMatchObject({
@@ -120,6 +121,7 @@ describeEachEngine("price cards sent as CSV", (engine) => {
     expect((await send("/csv-retail?allow_empty=true", "channel,route,prefix,price\n")).body.data).toEqual({
       name: "csv-retail",
       rows: 0,
+      below_parent: [],
     });
     expect((await send("/default", "channel,route,prefix,price\nsms,*,91,0.2")).status).toBe(400);
   });
@@ -138,7 +140,11 @@ describeEachEngine("price cards sent as CSV", (engine) => {
     expect((await call(gateway(), "GET", "/admin/api/price-cards/typed", { headers: auth() })).status).toBe(404);
 
     const row = { channel: "sms", route: "*", prefix: "91", price: 0.2 };
-    expect((await op("PUT", "/price-cards/typed", { rows: [row] })).body.data).toEqual({ name: "typed", rows: 1 });
+    expect((await op("PUT", "/price-cards/typed", { rows: [row] })).body.data).toEqual({
+      name: "typed",
+      rows: 1,
+      below_parent: [],
+    });
     const json = (body: unknown) =>
       call(gateway(), "PUT", "/admin/api/price-cards/typed", { headers: auth(), json: body });
     const stringPrice = await json({ rows: [{ ...row, price: "0.2" }] });

@@ -26,10 +26,11 @@ describeEachEngine("price cards: names in any case, empty uploads, delete", (eng
     expect((await op("PUT", "/price-cards/India-Retail", { rows: [ROW] })).body.data).toEqual({
       name: "india-retail",
       rows: 1,
+      below_parent: [],
     });
     expect(
       (await op("PUT", "/price-cards/INDIA-RETAIL", { rows: [ROW, { ...ROW, prefix: "9198" }] })).body.data,
-    ).toEqual({ name: "india-retail", rows: 2 });
+    ).toEqual({ name: "india-retail", rows: 2, below_parent: [] });
     const names = (await op("GET", "/price-cards")).body.data.map((c: { name: string }) => c.name);
     expect(names).toEqual(["default", "india-retail"]);
     expect((await op("GET", "/price-cards/India-RETAIL")).body.data).toMatchObject({ name: "india-retail" });
@@ -44,7 +45,7 @@ describeEachEngine("price cards: names in any case, empty uploads, delete", (eng
     expect(refused.body.message).toContain("?allow_empty=true");
     expect((await op("GET", "/price-cards/india-retail")).body.data.rows).toHaveLength(2);
     const emptied = await op("PUT", "/price-cards/india-retail?allow_empty=true", { rows: [] });
-    expect(emptied.body.data).toEqual({ name: "india-retail", rows: 0 });
+    expect(emptied.body.data).toEqual({ name: "india-retail", rows: 0, below_parent: [] });
     expect((await raw("PUT", "/price-cards/x?allow_empty=yes", { rows: [] })).status).toBe(400);
   });
 

@@ -56,7 +56,11 @@ describeEachEngine("price cards by page and exported", (engine) => {
   beforeAll(async () => {
     operator = await buildAccount(gateway(), { role: "operator" });
     expect(rows).toHaveLength(250);
-    expect((await op("PUT", "/price-cards/Paged", { rows })).body.data).toEqual({ name: "paged", rows: 250 });
+    expect((await op("PUT", "/price-cards/Paged", { rows })).body.data).toEqual({
+      name: "paged",
+      rows: 250,
+      below_parent: [],
+    });
   });
 
   it("answers a page at a time with meta, in the card's order", async () => {
@@ -190,7 +194,7 @@ describeEachEngine("price cards by page and exported", (engine) => {
       headers: { "content-type": "text/csv" },
       body: exported.text,
     });
-    expect([copy.status, copy.body.data]).toEqual([200, { name: "copy", rows: 250 }]);
+    expect([copy.status, copy.body.data]).toEqual([200, { name: "copy", rows: 250, below_parent: [] }]);
     const copied = await op("GET", "/price-cards/copy?per_page=1000");
     expect(copied.body.data.rows).toEqual((await op("GET", "/price-cards/paged?per_page=1000")).body.data.rows);
     expect((await raw("/price-cards/copy/export")).text).toBe(exported.text);

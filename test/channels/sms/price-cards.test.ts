@@ -314,7 +314,7 @@ describeEachEngine("price cards", (engine) => {
     const written = await op("PUT", "/price-cards/wholesale", {
       rows: [good, { ...good, prefix: "*", price: 0.5, effective_from: "2026-12-01" }],
     });
-    expect(written.body.data).toEqual({ name: "wholesale", rows: 2 });
+    expect(written.body.data).toEqual({ name: "wholesale", rows: 2, below_parent: [] });
     expect((await op("GET", "/price-cards/wholesale")).body.data.rows[0]).toEqual({
       channel: "sms",
       route: "T",
