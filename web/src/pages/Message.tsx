@@ -37,9 +37,11 @@ export default function MessagePage({ params }: { params: Record<string, string>
 
 /**
  * One message from `path` (the account's route, or the operator's, whose answer names the account
- * too), with a link `back` to the list it came from.
+ * too), with a link `back` to the list it came from. The operator's (`operator`) does not read
+ * /api/v2/webhooks: those are the operator's own settings, not the message's account's, and
+ * operator_support may not read them (a 403 in the browser's console).
  */
-export function MessageView({ path, back }: { path: string; back: string }) {
+export function MessageView({ path, back, operator = false }: { path: string; back: string; operator?: boolean }) {
   const session = useSignedIn();
   const detail = useQuery({
     queryKey: ["message", path],
@@ -212,7 +214,13 @@ export function MessageView({ path, back }: { path: string; back: string }) {
 
       <section aria-labelledby="webhooks-title">
         <h2 id="webhooks-title">Webhook deliveries</h2>
-        {webhooks.length === 0 ? <NoWebhookNote status={message.status} /> : null}
+        {webhooks.length === 0 ? (
+          operator ? (
+            <p data-testid="webhook-note">None for this message.</p>
+          ) : (
+            <NoWebhookNote status={message.status} />
+          )
+        ) : null}
         {webhooks.map((delivery) => (
           <details key={delivery.id} className="delivery">
             <summary>
