@@ -3,6 +3,7 @@
 import { type ReactNode, useState } from "react";
 import { describeError, type PageMeta } from "./api.js";
 import { formatNumber, formatTime } from "./format.js";
+import { Link } from "./router.js";
 import { ACCOUNT_USER_ROLES, type Capability, type CreditEntry, ROLE_CAPABILITIES } from "./types.js";
 
 export function ErrorNotice({ error, title }: { error: unknown; title?: string }) {
@@ -158,15 +159,21 @@ export function Progress({
 }
 
 /** Ledger entries in the order given: when (in `timeZone`), wallet, kind, amount, balance after, note. */
+/** A message's queue id (`q` + ULID): a ledger entry's `ref` that names one message (a refund's, a WhatsApp debit's). */
+const MESSAGE_ID = /^q[0-9A-HJKMNP-TV-Z]{26}$/i;
+
 export function LedgerTable({
   entries,
   caption,
   timeZone,
+  messagePath,
 }: {
-  /** The operator's entries carry `ref`, shown when an entry has no note. */
+  /** The operator's entries carry `ref`: shown in a Ref column when `messagePath` is given, else when an entry has no note. */
   entries: readonly (CreditEntry & { ref?: string | null })[];
   caption: string;
   timeZone: string;
+  /** Where a message's page is (`/operator/messages/`): the Ref column, a message id linked to its page. */
+  messagePath?: string;
 }) {
   return (
     <div className="table-wrap">
@@ -179,6 +186,7 @@ export function LedgerTable({
             <th scope="col">Kind</th>
             <th scope="col">Amount</th>
             <th scope="col">Balance after</th>
+            {messagePath === undefined ? null : <th scope="col">Ref</th>}
             <th scope="col">Note</th>
           </tr>
         </thead>
@@ -190,7 +198,18 @@ export function LedgerTable({
               <td>{entry.kind}</td>
               <td>{formatNumber(entry.amount)}</td>
               <td>{formatNumber(entry.balance_after)}</td>
-              <td className="text-cell">{entry.note ?? entry.ref ?? ""}</td>
+              {messagePath === undefined ? null : (
+                <td className="text-cell">
+                  {entry.ref && MESSAGE_ID.test(entry.ref) ? (
+                    <Link to={`${messagePath}${encodeURIComponent(entry.ref)}`}>{entry.ref}</Link>
+                  ) : (
+                    (entry.ref ?? "")
+                  )}
+                </td>
+              )}
+              <td className="text-cell">
+                {messagePath === undefined ? (entry.note ?? entry.ref ?? "") : (entry.note ?? "")}
+              </td>
             </tr>
           ))}
         </tbody>

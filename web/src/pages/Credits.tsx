@@ -1,5 +1,6 @@
-// Credits: every wallet, what was used today and this month, the daily history, the ledger's
-// recent entries, and a transfer of SMS credits to another account.
+// Credits: every wallet, what was used today and this month, the daily history (messages of
+// every channel, SMS credits), the ledger's last 10 entries (the export holds every one), and a
+// transfer of SMS credits to another account.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
@@ -8,6 +9,9 @@ import { formatNumber, plural, walletName } from "../format.js";
 import { canDo, useSignedIn } from "../session.js";
 import { type CreditDay, type CreditsDetail, type CreditTransfer, WALLETS } from "../types.js";
 import { Busy, ErrorNotice, Field, LedgerTable, Pager, PageTitle, Success, useClientPages } from "../ui.js";
+
+/** How many ledger entries GET /api/v2/credits answers (`recent_credits`): the last ones, not a page. */
+const RECENT_ENTRIES = 10;
 
 /** What a sub-account's credits answer names as its price card (decision 0150). */
 const SUB_ACCOUNT_PRICE = "your price";
@@ -89,7 +93,7 @@ export default function Credits() {
     queryFn: () => data<CreditDay[]>("/api/v2/credits/history?days=90"),
   });
   const days = useClientPages(history.data ? [...history.data].reverse() : undefined, 15);
-  const recent = useClientPages(detail.data?.recent_credits, 10);
+  const recent = detail.data?.recent_credits ?? [];
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: ["credits"] });
     void queryClient.invalidateQueries({ queryKey: ["balance"] });
@@ -133,31 +137,45 @@ export default function Credits() {
           )}
           <section aria-labelledby="recent-title">
             <h2 id="recent-title">Recent entries</h2>
+            <p data-testid="recent-count">
+              {recent.length < RECENT_ENTRIES
+                ? `Every entry of the ledger (${recent.length}), newest first.`
+                : `The last ${RECENT_ENTRIES} entries of the ledger, newest first; the export holds every one.`}
+            </p>
             <ExportLinks path="/api/v2/credits/export" what="Export the whole ledger" />
             {canDo(session, "read") ? null : (
               // A billing user has no Messages page, but may export them (access.ts: read or money).
               <ExportLinks path="/api/v2/messages/export" what="Export every message" />
             )}
             <LedgerTable
-              entries={recent.rows}
-              caption="The last 10 ledger entries, newest first"
+              entries={recent}
+              caption={
+                recent.length < RECENT_ENTRIES
+                  ? "Every ledger entry, newest first"
+                  : `The last ${RECENT_ENTRIES} ledger entries, newest first`
+              }
               timeZone={session.time_zone}
             />
-            <Pager meta={recent.meta} onPage={recent.setPage} />
           </section>
         </>
       ) : null}
       <section aria-labelledby="history-title">
         <h2 id="history-title">Daily use</h2>
+        <p className="hint">
+          Messages: those of every channel (SMS, WhatsApp, email, voice) accepted that day. SMS credits: the SMS and
+          international wallets' debits that day, refunds taken off (the other wallets are in the ledger).
+        </p>
         <ErrorNotice error={history.error} />
         <div className="table-wrap">
           <table data-testid="credit-history">
-            <caption>SMS credits used per day ({session.time_zone}), newest first, last 90 days</caption>
+            <caption>
+              Messages of every channel and SMS credits used, per day ({session.time_zone}), newest first, last 90 days
+            </caption>
             <thead>
               <tr>
                 <th scope="col">Day</th>
-                <th scope="col">Messages</th>
-                <th scope="col">Credits used</th>
+                <th scope="col">Messages, every channel</th>
+                <th scope="col">SMS credits used</th>
               </tr>
             </thead>
             <tbody>

@@ -248,7 +248,12 @@ function Ledger({ username }: { username: string }) {
         path={`/admin/api/accounts/${encodeURIComponent(username)}/ledger/export`}
         what={`Export the whole ledger of ${username}`}
       />
-      <LedgerTable entries={pages.rows} caption="The last 500 entries, newest first" timeZone={session.time_zone} />
+      <LedgerTable
+        entries={pages.rows}
+        caption="The last 500 entries, newest first"
+        timeZone={session.time_zone}
+        messagePath="/operator/messages/"
+      />
       <Pager meta={pages.meta} onPage={pages.setPage} />
     </section>
   );
