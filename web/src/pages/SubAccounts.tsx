@@ -4,10 +4,13 @@
 // suspended is shown as inactive; one the operator blocked has no button). Each form and button is
 // shown only to a role that may use it (the API refuses the others): create, suspend and take back
 // need manage, giving credits money, keys develop; a support user reads the list. Suspending and
-// taking back are confirmed first; a success clears the notices of earlier failures.
+// taking back are confirmed first; a success clears the notices of earlier failures. An owner or
+// admin changes a sub-account's card or markup (subaccount-price.tsx, confirmed); a sub-account whose
+// card is below this account's price (a card changed since: decision 0168) is marked and named.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type MouseEvent, useState } from "react";
 import { data, paged, withQuery } from "../api.js";
+import { BelowParentNotice } from "../below-parent.js";
 import { formatNumber, formatTime, walletName } from "../format.js";
 import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
@@ -23,6 +26,7 @@ import {
   StatusBadge,
   Success,
 } from "../ui.js";
+import { priceWords, SubAccountPriceForm } from "./subaccount-price.js";
 
 const WALLETS = ["sms", "international", "whatsapp", "email", "voice"] as const;
 
@@ -260,11 +264,22 @@ export default function SubAccounts() {
         </>
       ) : null}
 
+      {can("manage") && list.data ? <SubAccountPriceForm subs={list.data.data} onChanged={refresh} /> : null}
+
       <ErrorNotice error={setStatus.error} title="Not changed" />
       <ErrorNotice error={newKey.error} title="No key made" />
       {newKey.data ? <NewKeyNotice apiKey={newKey.data.api_key} owner={newKey.variables} testId="new-sub-key" /> : null}
       <ErrorNotice error={list.error} />
       {list.isPending ? <Busy /> : null}
+      {list.data ? (
+        <BelowParentNotice
+          below={list.data.data.flatMap((sub) =>
+            sub.below_parent ? [{ username: sub.username, message: sub.below_parent.message }] : [],
+          )}
+          testId="subaccounts-below-parent"
+          advice="You pay more for each such send than the sub-account is charged: raise its card, or put it on a markup."
+        />
+      ) : null}
       {list.data ? (
         <div className="table-wrap">
           <table>
@@ -293,7 +308,17 @@ export default function SubAccounts() {
                   <td>
                     <StatusBadge status={sub.status} />
                   </td>
-                  <td>{sub.price_card ?? `your price + ${sub.markup_percent ?? 0} %`}</td>
+                  <td data-testid={`price-${sub.username}`}>
+                    {priceWords(sub)}
+                    {sub.below_parent ? (
+                      <>
+                        {" "}
+                        <span className="badge status-failed" title={sub.below_parent.message}>
+                          below your price
+                        </span>
+                      </>
+                    ) : null}
+                  </td>
                   <td data-testid={`credits-${sub.username}`}>{walletsOf(sub)}</td>
                   <td>{formatTime(sub.created_at, session.time_zone)}</td>
                   {can("manage") ? (

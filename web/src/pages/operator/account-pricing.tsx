@@ -5,6 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../../api.js";
+import { BelowParentNotice } from "../../below-parent.js";
 import { plural, walletName } from "../../format.js";
 import {
   ACCOUNT_WALLETS,
@@ -94,6 +95,11 @@ export function PriceCardForm({
       </div>
       <ErrorNotice error={cards.error ?? save.error} title="Not saved" />
       {save.isSuccess ? <Success>Priced by {save.data.price_card} from the next send.</Success> : null}
+      <BelowParentNotice
+        below={[...(account.below_parent ? [account.below_parent] : []), ...account.subaccounts_below_parent]}
+        testId="account-below-parent"
+        advice="Raise the sub-account's card, or put it back on its parent's price with a markup (choose parent+…%)."
+      />
     </form>
   );
 }

@@ -4,6 +4,7 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { upload, withQuery } from "../../api.js";
+import { BelowParentNotice } from "../../below-parent.js";
 import { sentWords, useFileUpload } from "../../csv-upload.js";
 import { plural } from "../../format.js";
 import type { WrittenPriceCard } from "../../operator-types.js";
@@ -122,6 +123,13 @@ export function PriceCardImport({
             <Link to={`/operator/price-cards/${encodeURIComponent(written.name)}`}>The rows of {written.name}</Link>
           )}
         </Success>
+      ) : null}
+      {written ? (
+        <BelowParentNotice
+          below={written.below_parent}
+          testId="card-below-parent"
+          advice="The card is saved. Raise their cards, or put them on a markup (the account's page), so their parents stop paying more than they are charged."
+        />
       ) : null}
     </form>
   );
