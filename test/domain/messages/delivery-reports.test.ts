@@ -28,6 +28,9 @@ describeEnginesTogether("delivery reports", (engine) => {
   });
   afterAll(async () => db?.drop());
 
+  // Submits are recorded at this time, before the reports' (1000 and after): a report after its
+  // submit keeps its own time; one before it is dated at the submit (the early report below).
+  const SUBMITTED_AT = 500;
   const acceptOne = (recipient: string) => acceptSms(db.store, accountId, { recipient });
 
   async function statusOf(id: string) {
@@ -53,7 +56,7 @@ describeEnginesTogether("delivery reports", (engine) => {
     const [claimed] = await claimDueMessages(db.store, db.store.db, Date.now(), 10);
     expect(claimed?.id).toBe(id);
     await db.store.transaction((trx) =>
-      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "U1", at: Date.now(), attempts: 1 }]),
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "U1", at: SUBMITTED_AT, attempts: 1 }]),
     );
 
     const first = await db.store.transaction((trx) =>
@@ -76,7 +79,7 @@ describeEnginesTogether("delivery reports", (engine) => {
     const upstreamId = "U2\ud800";
     await db.store.transaction((trx) =>
       markSubmitted(db.store, trx, [
-        { id, connector: "test", upstreamId, at: Date.now(), attempts: 1, note: "n\udc00" },
+        { id, connector: "test", upstreamId, at: SUBMITTED_AT, attempts: 1, note: "n\udc00" },
       ]),
     );
     const reported = await db.store.transaction((trx) =>
@@ -103,14 +106,16 @@ describeEnginesTogether("delivery reports", (engine) => {
     expect((await statusOf(id)).status).toBe("queued");
 
     await claimDueMessages(db.store, db.store.db, Date.now(), 10);
+    const submittedAt = Date.now();
     await db.store.transaction((trx) =>
-      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "EARLY", at: Date.now(), attempts: 1 }]),
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "EARLY", at: submittedAt, attempts: 1 }]),
     );
     const deadline = Date.now() + 5000;
     while ((await statusOf(id)).status !== "delivered" && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     await ingester.stop();
-    expect(await statusOf(id)).toEqual({ status: "delivered", done_at: 5000 });
+    // Reported (at 5000) before its submit was recorded: dated at the submit, never before it.
+    expect(await statusOf(id)).toEqual({ status: "delivered", done_at: submittedAt });
   });
   it("counts the retry window from the database's first answer: a report that came while it was away longer than the window is applied once its submit is recorded", async () => {
     const id = await acceptOne("9876500055");
@@ -143,7 +148,7 @@ describeEnginesTogether("delivery reports", (engine) => {
       expect((await statusOf(id)).status).toBe("queued");
       await claimDueMessages(db.store, db.store.db, Date.now(), 10);
       await db.store.transaction((trx) =>
-        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AWAY-2", at: Date.now(), attempts: 1 }]),
+        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AWAY-2", at: SUBMITTED_AT, attempts: 1 }]),
       );
       const deadline = Date.now() + 5000;
       while ((await statusOf(id)).status !== "delivered" && Date.now() < deadline)
@@ -181,7 +186,7 @@ describeEnginesTogether("delivery reports", (engine) => {
     await first.stop();
     await claimDueMessages(db.store, db.store.db, Date.now(), 10);
     await db.store.transaction((trx) =>
-      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AHEAD-1", at: Date.now(), attempts: 1 }]),
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "AHEAD-1", at: SUBMITTED_AT, attempts: 1 }]),
     );
     // No ingester runs: recording the submit alone does not apply the stored report.
     expect((await statusOf(id)).status).toBe("submitted");
@@ -217,7 +222,7 @@ describeEnginesTogether("delivery reports", (engine) => {
       expect(await kept()).toEqual(["test/LATE-1/delivered"]);
       await claimDueMessages(db.store, db.store.db, Date.now(), 10);
       await db.store.transaction((trx) =>
-        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "LATE-1", at: Date.now(), attempts: 1 }]),
+        markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "LATE-1", at: SUBMITTED_AT, attempts: 1 }]),
       );
       expect(await until(async () => (await statusOf(id)).status === "delivered")).toBe(true);
       expect(await until(async () => (await kept()).length === 0)).toBe(true);
@@ -230,7 +235,7 @@ describeEnginesTogether("delivery reports", (engine) => {
     const id = await acceptOne("9876500088");
     await claimDueMessages(db.store, db.store.db, Date.now(), 10);
     await db.store.transaction((trx) =>
-      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "DUP-1", at: Date.now(), attempts: 1 }]),
+      markSubmitted(db.store, trx, [{ id, connector: "test", upstreamId: "DUP-1", at: SUBMITTED_AT, attempts: 1 }]),
     );
     const one = ingester({ sweepMs: 100, keepEarlyMs: 1_500 });
     one.start();
@@ -261,7 +266,7 @@ describeEnginesTogether("delivery reports", (engine) => {
       });
       const record = db.store.transaction(async (trx) => {
         await markSubmitted(db.store, trx, [
-          { id, connector: "test", upstreamId: "RACE-1", at: Date.now(), attempts: 1 },
+          { id, connector: "test", upstreamId: "RACE-1", at: SUBMITTED_AT, attempts: 1 },
         ]);
         await recordMayCommit;
       });
