@@ -5,7 +5,7 @@
 // (by channel and prefix start; decision 0154), its export streams every row as the CSV the PUT
 // reads; DELETE removes one no account is priced by. Names compare without case, as usernames. An
 // account's card is set with `price_card` on PATCH /admin/api/accounts/{username} (routes.ts).
-// A connector's cost card takes the same rows: PUT and GET /admin/api/carriers/{name}/cost-card.
+// A connector's cost card takes the same rows, as JSON or CSV: PUT and GET /admin/api/carriers/{name}/cost-card.
 import { type Static, Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
@@ -98,17 +98,35 @@ const Connector = Type.Object({ name: Type.String({ pattern: CONNECTOR_NAME }) }
 
 const BODY_TYPES =
   'the rows as JSON (Content-Type: application/json, {"rows": [...]}) or the card as CSV (Content-Type: text/csv, the file `switchboard prices import` reads)';
-const wrongType = () => new GatewayError("invalid_request", `Send ${BODY_TYPES}.`, { http: 415 });
+const COST_BODY_TYPES =
+  'the rows as JSON (Content-Type: application/json, {"rows": [...]}) or the cost card as CSV (Content-Type: text/csv, the file `switchboard carriers set-cost` reads)';
+const wrongType = (types = BODY_TYPES) => new GatewayError("invalid_request", `Send ${types}.`, { http: 415 });
 
 /** A PUT's rows: a text/csv body's lines, or a JSON body's `rows` (each as its content type's schema let it through). */
-async function rowsOfBody(body: unknown): Promise<PriceRow[]> {
+async function rowsOfBody(body: unknown, types = BODY_TYPES): Promise<PriceRow[]> {
   if (typeof body === "string") return parsePriceCsvInTurns(body);
-  if (body === undefined || body === null) throw new GatewayError("invalid_request", `No body: send ${BODY_TYPES}.`);
+  if (body === undefined || body === null) throw new GatewayError("invalid_request", `No body: send ${types}.`);
   if (typeof body === "object" && Array.isArray((body as { rows?: unknown }).rows)) {
     return jsonPriceRows((body as Static<typeof Rows>).rows);
   }
-  throw wrongType();
+  throw wrongType(types);
 }
+
+/**
+ * The routes of a card's PUT, in a scope of their own: a text/csv body is read whole as text
+ * (within the server's body limit, as a JSON one) where the operator API's other CSV routes take it
+ * as a stream, and a body of another type is refused (415 naming `types`), not read as fields.
+ */
+function cardUploads(admin: TypedRoutes, types: string, routes: (upload: TypedRoutes) => void): void {
+  admin.register(async (upload: TypedRoutes) => {
+    upload.removeContentTypeParser(["text/csv", "text/plain", "application/x-www-form-urlencoded"]);
+    upload.addContentTypeParser("text/csv", { parseAs: "string" }, (_request, body, done) => done(null, body));
+    upload.addContentTypeParser("*", (_request, _payload, done) => done(wrongType(types), undefined));
+    routes(upload);
+  });
+}
+
+const CardBody = { content: { "application/json": { schema: Rows }, "text/csv": { schema: Type.String() } } };
 
 export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
   const ok = (data: unknown) => ({ status: "success", data });
@@ -147,20 +165,14 @@ export function registerPriceCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     },
   );
 
-  // The PUT in a scope of its own: a text/csv body is read whole as text (within the server's body
-  // limit, as a JSON one) where the operator API's other CSV routes take it as a stream, and a body
-  // of another type is refused, not read as fields.
-  admin.register(async (upload: TypedRoutes) => {
-    upload.removeContentTypeParser(["text/csv", "text/plain", "application/x-www-form-urlencoded"]);
-    upload.addContentTypeParser("text/csv", { parseAs: "string" }, (_request, body, done) => done(null, body));
-    upload.addContentTypeParser("*", (_request, _payload, done) => done(wrongType(), undefined));
+  cardUploads(admin, BODY_TYPES, (upload) => {
     upload.put(
       "/price-cards/:name",
       {
         schema: {
           params: Name,
           querystring: AllowEmpty,
-          body: { content: { "application/json": { schema: Rows }, "text/csv": { schema: Type.String() } } },
+          body: CardBody,
           response: operatorAnswer(WrittenPriceCard),
         },
       },
@@ -215,13 +227,17 @@ export function registerCostCardRoutes(admin: TypedRoutes, ctx: Deps): void {
     },
   );
 
-  admin.put(
-    "/carriers/:name/cost-card",
-    { schema: { params: Connector, body: Rows, response: operatorAnswer(WrittenCostCard) } },
-    async (request) => {
-      const { name } = request.params;
-      const written = await replaceCostCard(changeDeps(ctx, request), name, await jsonPriceRows(request.body.rows));
-      return ok({ connector: name, rows: written });
-    },
-  );
+  // The same rows as JSON or as the CSV `carriers set-cost` reads (the price cards' columns).
+  cardUploads(admin, COST_BODY_TYPES, (upload) => {
+    upload.put(
+      "/carriers/:name/cost-card",
+      { schema: { params: Connector, body: CardBody, response: operatorAnswer(WrittenCostCard) } },
+      async (request) => {
+        const { name } = request.params;
+        const rows = await rowsOfBody(request.body, COST_BODY_TYPES);
+        const written = await replaceCostCard(changeDeps(ctx, request), name, rows);
+        return ok({ connector: name, rows: written });
+      },
+    );
+  });
 }
