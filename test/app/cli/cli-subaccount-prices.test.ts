@@ -87,4 +87,51 @@ describeEachEngine("switchboard CLI: a sub-account's price card", (engine) => {
     const kept = JSON.parse(await cliOk(["prices", "show", "--card", "fine", "--json"], env));
     expect(kept.rows.map((r: { prefix: string }) => r.prefix)).toEqual(["*", "*"]);
   });
+  it("imports a raised card and warns of the sub-accounts it leaves below their parent (decision 0168)", async () => {
+    const card = (name: string, rows: string, extra: string[] = []) =>
+      runCli(
+        [
+          "prices",
+          "import",
+          "--card",
+          name,
+          "--file",
+          file(`${name}.csv`, `channel,route,prefix,price\n${rows}\n`),
+          ...extra,
+        ],
+        env,
+      );
+    expect((await card("whole", "sms,*,*,0.1\nsms,T,9198,0.15")).code).toBe(0);
+    expect((await card("shopcard", "sms,*,*,0.3\nsms,T,9198,0.25")).code).toBe(0);
+    await cliOk(["accounts", "create", "--username", "whole-seller", "--password", "cli-password"], env);
+    await cliOk(["accounts", "set", "--username", "whole-seller", "--price-card", "whole"], env);
+    await cliOk(
+      ["accounts", "create", "--username", "shop2", "--password", "cli-password", "--parent", "whole-seller"],
+      env,
+    );
+    await cliOk(["accounts", "set", "--username", "shop2", "--price-card", "shopcard"], env);
+
+    const raised = await card("whole", "sms,*,*,0.1\nsms,T,9198,0.4");
+    expect(raised.code).toBe(0);
+    expect(raised.stdout.trimEnd().split("\n")).toEqual([
+      "imported 2 rows into whole",
+      "warning: 1 sub-account is now priced below its parent:",
+      `  - The sub-account shop2's card "shopcard" prices an SMS segment on route T to prefix 9198 at 0.25, below its parent whole-seller's price there (0.4): whole-seller pays more for each such send than shop2 is charged.`,
+      "  Raise their cards (prices import) or put them on a markup (accounts set --no-price-card).",
+    ]);
+    const json = JSON.parse((await card("whole", "sms,*,*,0.1\nsms,T,9198,0.4", ["--json"])).stdout);
+    expect(
+      json.below_parent.map((b: { username: string; units_below: number }) => [b.username, b.units_below]),
+    ).toEqual([["shop2", 1]]);
+    expect(await cliOk(["accounts", "show", "whole-seller"], env)).toContain(
+      `warning:       The sub-account shop2's card "shopcard" prices an SMS segment on route T to prefix 9198 at 0.25`,
+    );
+    // A price too fine names its column and echoes it as written.
+    const fine = await card("whole", "sms,*,*,0.1\nsms,T,9198,0.12345");
+    expect(fine.code).not.toBe(0);
+    expect(fine.stderr).toContain(
+      'Line 3: price must be a number of credits with at most 3 decimals (0.001 is the smallest step the ledger keeps) (got "0.12345"); nothing imported.',
+    );
+    expect(fine.stderr).not.toMatch(STACK_TRACE);
+  });
 });
