@@ -25,6 +25,7 @@ import { Acceptor, requeueAllDispatching } from "../domain/messages/index.js";
 import { insertRefusals, RefusalLog, type RefusalWriter } from "../domain/refusals/index.js";
 import { WebhookOutbox } from "../domain/webhooks/outbox.js";
 import type { AppContext } from "./context.js";
+import { recordServedSettings } from "./served-settings.js";
 
 /** The Acceptor of a process or thread, feeding its metrics and waking the dispatcher (and the bulk expander for new parts). */
 export function createAcceptor(store: Store, clock: Clock, metrics: Metrics, logger: Logger): Acceptor {
@@ -75,6 +76,10 @@ export async function createContext(parts: {
     config.email.trackingUrl ?? `http://localhost:${config.port}`,
   );
   const prices = new PriceBook(store);
+  // The DLT settings sends are judged by, for the CLI's account views (decision 0169).
+  await recordServedSettings(store.db, config.dlt, clock.now()).catch((error: unknown) =>
+    logger.warn({ err: error }, "could not record the DLT settings for the CLI"),
+  );
   const smsPolicy = new SmsPolicy(
     store,
     clock,

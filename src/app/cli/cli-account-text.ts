@@ -1,19 +1,67 @@
 // How `accounts show`, `create` and `set` print an account: its settings, registrations, and what
 // it lacks to send SMS with the command that adds each.
+import type { Store } from "../../base/store/store.js";
 import type { accountDetail } from "../admin/index.js";
+import { servedSettings } from "../served-settings.js";
+import { cliDeps } from "./cli-support.js";
 
 type Detail = Awaited<ReturnType<typeof accountDetail>>;
 
-/** The lines that say whether the account can send, and each command that would make it so. */
-export function readinessText(detail: Pick<Detail, "ready" | "missing">): string {
-  if (detail.ready) return "ready to send SMS";
+/** What the readiness was judged by: DLT_CHAIN_REQUIRED, the server's as it recorded it at its start, or this shell's. */
+export interface ReadinessBasis {
+  dlt_chain_required: boolean;
+  /** `server`: as the last API process to start recorded it; `environment`: this shell's (none recorded). */
+  from: "server" | "environment";
+  /** When that server started; null from the environment. */
+  server_started_at: string | null;
+}
+
+/**
+ * The operator deps of an account view, with the DLT settings the server runs with when one has
+ * recorded them (decision 0169): the CLI's own environment may not be the server's, and the
+ * readiness must not contradict what the server answers. Without a record, this shell's, said so.
+ */
+export async function accountViewDeps(store: Store) {
+  const deps = cliDeps(store);
+  const served = await servedSettings(store.db);
+  if (!served) {
+    const basis: ReadinessBasis = {
+      dlt_chain_required: deps.dltChainRequired,
+      from: "environment",
+      server_started_at: null,
+    };
+    return { deps, basis };
+  }
+  const basis: ReadinessBasis = {
+    dlt_chain_required: served.dltChainRequired,
+    from: "server",
+    server_started_at: served.at,
+  };
+  return { deps: { ...deps, dltChainRequired: served.dltChainRequired, dltTmId: served.dltTmId }, basis };
+}
+
+/**
+ * The lines that say whether the account can send, and each command that would make it so; with
+ * `basis`, first the line that says what it was judged by.
+ */
+export function readinessText(detail: Pick<Detail, "ready" | "missing">, basis?: ReadinessBasis): string {
+  const judged = basis === undefined ? [] : [`readiness ${basisWords(basis)}:`];
+  if (detail.ready) return [...judged, "ready to send SMS"].join("\n");
   return [
+    ...judged,
     "not ready to send SMS; missing:",
     ...detail.missing.flatMap((gap) => [`  - ${gap.message}`, `    ${gap.command}`]),
   ].join("\n");
 }
 
-export function detailText(detail: Detail): string {
+function basisWords(basis: ReadinessBasis): string {
+  const chain = `DLT_CHAIN_REQUIRED ${basis.dlt_chain_required ? "on" : "off"}`;
+  return basis.from === "server"
+    ? `judged with ${chain}, as the server started at ${basis.server_started_at} runs`
+    : `judged with ${chain} from this shell's environment: no server has recorded its own`;
+}
+
+export function detailText(detail: Detail, basis?: ReadinessBasis): string {
   const on = (value: boolean) => (value ? "on" : "off");
   const r = detail.registrations;
   const entities = r.dlt_entities.length === 0 ? "none" : r.dlt_entities.join(", ");
@@ -40,6 +88,6 @@ export function detailText(detail: Detail): string {
     ...[...(detail.below_parent ? [detail.below_parent] : []), ...detail.subaccounts_below_parent].map(
       (below) => `warning:       ${below.message}`,
     ),
-    readinessText(detail),
+    readinessText(detail, basis),
   ].join("\n");
 }

@@ -23,7 +23,7 @@ import {
   setSenderIdStatusFor,
   smppSettingsEntry,
 } from "../admin/index.js";
-import { detailText, readinessText } from "./cli-account-text.js";
+import { accountViewDeps, detailText, readinessText } from "./cli-account-text.js";
 import { groupCommand } from "./cli-group-names.js";
 import { addKeyCommands } from "./cli-keys.js";
 import { addLoginLockCommands } from "./cli-login-locks.js";
@@ -100,12 +100,13 @@ function addAccountsCommands(program: Command): void {
           dltEntityIds: opts.dltEntity ?? [],
           templates: templates.map((content, index) => ({ content, dltTemplateId: templateIds[index] ?? null })),
         });
-        const { ready, missing } = await accountDetail(cliDeps(store), created.username);
-        print({ ...created, ready, missing }, opts.json, () =>
+        const view = await accountViewDeps(store);
+        const { ready, missing } = await accountDetail(view.deps, created.username);
+        print({ ...created, ready, missing, readiness_judged_by: view.basis }, opts.json, () =>
           [
             `created account ${created.username} (id ${created.id})`,
             `api key: ${created.api_key}   (shown once; keep it)`,
-            ...(opts.operator ? [] : [readinessText({ ready, missing })]),
+            ...(opts.operator ? [] : [readinessText({ ready, missing }, view.basis)]),
           ].join("\n"),
         );
       }),
@@ -137,8 +138,9 @@ function addAccountsCommands(program: Command): void {
     .option("--json", "print JSON")
     .action((username: string, opts) =>
       withStore(async (store) => {
-        const detail = await accountDetail(cliDeps(store), username);
-        print(detail, opts.json, () => detailText(detail));
+        const view = await accountViewDeps(store);
+        const detail = await accountDetail(view.deps, username);
+        print(detail, opts.json, () => detailText(detail, view.basis));
       }),
     );
   accounts
@@ -212,8 +214,9 @@ function addAccountsCommands(program: Command): void {
         );
         // Once the settings are taken: its own change, audited as login_locks.clear (as `login-locks clear`).
         if (opts.unlock) await clearLoginLocks(store, who, opts.username);
-        const detail = await accountDetail(cliDeps(store), opts.username);
-        print(detail, opts.json, () => `updated ${detail.username}\n${readinessText(detail)}`);
+        const view = await accountViewDeps(store);
+        const detail = await accountDetail(view.deps, opts.username);
+        print(detail, opts.json, () => `updated ${detail.username}\n${readinessText(detail, view.basis)}`);
       }),
     );
 }

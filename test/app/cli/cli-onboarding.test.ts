@@ -72,6 +72,8 @@ describeEachEngine("switchboard CLI: onboarding in one step", (engine) => {
       api_key: expect.stringMatching(/^sb_/),
       ready: true,
       missing: [],
+      // What the readiness was judged by: DLT_CHAIN_REQUIRED off (decision 0169).
+      readiness_judged_by: expect.objectContaining({ dlt_chain_required: false }),
     });
     const shown = await cliOk(["accounts", "show", "acme"], env);
     expect(shown).toContain("sender IDs:    ACME (approved)");
