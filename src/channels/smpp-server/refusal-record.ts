@@ -23,6 +23,17 @@ function fieldsOf(command: SubmitCommand, body: Buffer) {
   }
 }
 
+/**
+ * The text a submit carried, for the log: half a surrogate pair alone (refused ESME_RINVDCS)
+ * written as U+FFFD, as both engines then store it alike.
+ */
+function loggedText(fields: NonNullable<ReturnType<typeof fieldsOf>>): string {
+  return decodeSubmitText(
+    fields.tlvs.get(TLV.message_payload) ?? fields.shortMessage,
+    fields.dataCoding,
+  ).toWellFormed();
+}
+
 export function recordRefusal(
   log: RefusalRecorder | undefined,
   bind: Bind,
@@ -36,7 +47,7 @@ export function recordRefusal(
     let text: string | undefined;
     if (fields) {
       try {
-        text = decodeSubmitText(fields.tlvs.get(TLV.message_payload) ?? fields.shortMessage, fields.dataCoding);
+        text = loggedText(fields);
       } catch {
         text = undefined;
       }
@@ -73,9 +84,7 @@ export function recordLeftOut(
   const fields = fieldsOf("submit_multi", body);
   let text: string | undefined;
   try {
-    text = fields
-      ? decodeSubmitText(fields.tlvs.get(TLV.message_payload) ?? fields.shortMessage, fields.dataCoding)
-      : undefined;
+    text = fields ? loggedText(fields) : undefined;
   } catch {
     text = undefined;
   }

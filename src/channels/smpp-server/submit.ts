@@ -323,6 +323,16 @@ export class Submitter {
       id = joined.id;
       receipts = joined.receipts;
     }
+    // UCS-2 keeps each code unit, so that a pair cut between two parts is joined again; the
+    // whole text must then be well-formed. Half a pair alone has no UTF-8 form: each engine would
+    // store it mangled its own way, and v2 refuses it (400 invalid_request). Before the rules:
+    // nothing is charged.
+    if (!text.isWellFormed()) {
+      throw new SmppRefusal(
+        STATUS.ESME_RINVDCS,
+        "the UCS-2 text is not valid Unicode: a code unit 0xD800 to 0xDFFF stands without its other half of a surrogate pair",
+      );
+    }
     const input: SmsSendInput = {
       senderId: fields.source,
       recipients: fields.destinations,
