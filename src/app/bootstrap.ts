@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto";
 import type { Clock } from "../base/core/clock.js";
 import { isGatewayError } from "../base/core/errors.js";
+import type { VoiceConfig } from "../base/runtime/config.js";
 import type { Store } from "../base/store/store.js";
 import { setUpVoiceDemo } from "../channels/voice/index.js";
 import { setUpWhatsAppDemo } from "../channels/whatsapp/index.js";
@@ -49,8 +50,15 @@ export async function hasAccounts(store: Store): Promise<boolean> {
   return hasAnyAccount(store.db);
 }
 
-/** Seeds an empty database; returns the credentials, or undefined when accounts already exist. */
-export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<BootstrapCredentials | undefined> {
+/**
+ * Seeds an empty database; returns the credentials, or undefined when accounts already exist.
+ * `voice` is the server's voice settings: the banner says where calls go (the simulator when absent).
+ */
+export async function bootstrapIfEmpty(
+  store: Store,
+  clock: Clock,
+  voice?: Pick<VoiceConfig, "connector" | "httpUrl">,
+): Promise<BootstrapCredentials | undefined> {
   if (await hasAccounts(store)) return undefined;
   // The first start seeds as the CLI would: the operating-system user and host that started it.
   const deps = { store, clock, actor: cliActor() };
@@ -80,7 +88,7 @@ export async function bootstrapIfEmpty(store: Store, clock: Clock): Promise<Boot
     });
     const channels = [
       ...(await setUpWhatsAppDemo(store, clock, demo.id)),
-      ...(await setUpVoiceDemo(store, clock, demo.id)),
+      ...(await setUpVoiceDemo(store, clock, demo.id, voice)),
     ];
     return {
       operator: { username: operator.username, password: operatorPassword, api_key: operator.api_key },

@@ -211,7 +211,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     );
   }
   // Seeded only once listening: credentials printed by a start that then failed would be lost.
-  const bootstrapped = options.bootstrap ? await bootstrapIfEmpty(store, clock) : undefined;
+  const bootstrapped = options.bootstrap ? await bootstrapIfEmpty(store, clock, config.voice) : undefined;
   // Without a public URL, tracking links name the address this server actually listens on.
   const role = options.roles.length > 1 ? "start" : (options.roles[0] ?? "start");
   heartbeat = startHeartbeat(ctx, { role, url, version: packageVersion() });

@@ -31,6 +31,7 @@
 
 import type { FastifyInstance } from "fastify";
 import type { Clock } from "../../base/core/clock.js";
+import type { VoiceConfig } from "../../base/runtime/config.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { Store } from "../../base/store/store.js";
 import type { Connector } from "../../delivery/dispatch/index.js";
@@ -110,15 +111,38 @@ export async function registerVoiceRoutes(app: FastifyInstance, ctx: Deps & { pr
   registerStatusCallbackRoute(app, ctx, ingester);
 }
 
-/** First start: approves a caller number for the demo account; returns lines for the credentials banner. */
-export async function setUpVoiceDemo(store: Store, clock: Clock, accountId: number): Promise<string[]> {
+/** Where calls go, in the banner's words: the simulator, or the provider VOICE_CONNECTOR=voice-http names. */
+function voiceDestination(voice: Pick<VoiceConfig, "connector" | "httpUrl"> | undefined): string {
+  if (voice?.connector === "voice-http") {
+    return `calls go to the call provider at ${voice.httpUrl} (VOICE_CONNECTOR=voice-http; real calls, charged by the provider)`;
+  }
+  return "calls go to the simulated provider (VOICE_CONNECTOR=simulator; nothing is dialled)";
+}
+
+/**
+ * First start: approves a caller number for the demo account; returns lines for the credentials
+ * banner, which say where calls go (`voice`: the server's settings; the simulator when absent).
+ */
+export async function setUpVoiceDemo(
+  store: Store,
+  clock: Clock,
+  accountId: number,
+  voice?: Pick<VoiceConfig, "connector" | "httpUrl">,
+): Promise<string[]> {
   await store.db
     .insertInto("voice_caller_ids")
     .values({ account_id: accountId, number: DEMO_CALLER_ID, created_at: clock.now().getTime() })
     .onConflict((oc) => oc.columns(["account_id", "number"]).doNothing())
     .execute();
+  const provider =
+    voice?.connector === "voice-http"
+      ? [
+          `           the provider calls only from numbers it gives you: switchboard voice-caller-ids approve --account demo --number <yours>`,
+        ]
+      : [];
   return [
-    `voice:     caller number ${DEMO_CALLER_ID} approved; calls go to the simulated provider`,
+    `voice:     caller number ${DEMO_CALLER_ID} approved; ${voiceDestination(voice)}`,
+    ...provider,
     `           GET /voicecall/v1/send?apikey=<api key>&from=%2B918047110000&to=9876543210&text=Hello+from+Switchboard`,
   ];
 }
