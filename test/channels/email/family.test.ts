@@ -71,6 +71,11 @@ describeEnginesTogether("email API", (engine) => {
       "ravi@example.org",
     ]);
     for (const mail of mails) expect(mail.raw).not.toMatch(/^bcc:/im);
+    // multipart/alternative, the plain text first and the HTML last (RFC 2046: the preferred one last), as docs/api.md says.
+    const raw = mails[0]!.raw;
+    expect(raw).toMatch(/^Content-Type: multipart\/alternative;/im);
+    expect(raw.search(/^Content-Type: text\/plain/im)).toBeGreaterThan(-1);
+    expect(raw.search(/^Content-Type: text\/plain/im)).toBeLessThan(raw.search(/^Content-Type: text\/html/im));
     // The operator reads the simulator's inbox over the API.
     const operator = await buildAccount(t, { role: "operator", sender: null });
     const inbox = await call(t, "GET", `/admin/api/email/inbox?account=${account.username}&limit=2`, {
@@ -170,6 +175,8 @@ describeEnginesTogether("email API", (engine) => {
       const causes: Array<[string, Record<string, string>]> = [
         ["missing from", without("from")],
         ["missing to", without("to")],
+        // docs/api.md, Known limits: a send to bcc alone is refused; put the list's own address in to.
+        ["bcc only", { ...without("to"), to: "", bcc: "asha@example.org" }],
         ["missing subject", without("subject")],
         ["missing html", without("html")],
         ["blank html", { ...ok, html: "   " }],

@@ -47,6 +47,8 @@ describeEachEngine("v2 email send", (engine) => {
     const cases: [unknown, number, string, string?][] = [
       [{ ...base, from: "news@elsewhere.example" }, 400, "invalid_request", "from"],
       [{ ...base, html: " " }, 400, "invalid_request", "html"],
+      // A send to bcc alone is refused (docs/api.md, Known limits).
+      [{ ...base, to: "", bcc: "asha@example.org" }, 400, "invalid_request", "to"],
       [{ ...base, template_id: 999 }, 400, "invalid_request", "templateid"],
       [{ ...base, send_at: "tomorrow" }, 400, "invalid_request", "sendat"],
       [{ ...base, attachment: "x" }, 400, "invalid_request"],
