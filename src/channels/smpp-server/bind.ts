@@ -1,8 +1,9 @@
 // One client connection: the bind, then its requests. At most `window` submits and queries are
-// handled at once; the requests read past the window wait in arrival order, and while any wait
-// the socket is paused: a client that floods without waiting is held in TCP instead of in
-// memory. One that does not read our answers is closed past `outputMaxBytes` of them
-// (client-output.ts), one that does not bind within `bindTimeoutMs` whatever it sends. Our
+// handled at once; the requests read past the window (or behind a bind not yet answered) wait in
+// arrival order, and while any wait the socket is paused: a client that floods without waiting
+// is held in TCP instead of in memory. One that does not read our answers is closed past
+// `outputMaxBytes` of them (client-output.ts), one that does not bind within `bindTimeoutMs`
+// whatever it sends. What it sent after its unbind is answered, not taken, before unbind_resp. Our
 // requests (deliver_sm, enquire_link, unbind) are numbered and time out in outgoing-requests.ts;
 // answers to them are taken at once. A PDU that cannot be framed ends the connection after a
 // generic_nack; a body that cannot be read gets its command's error answer.
@@ -20,6 +21,7 @@ import {
   readBind,
   responseId,
 } from "../../base/smpp/index.js";
+import type { BindHost } from "./bind-host.js";
 import { BIND_MODES, type BindMode, type RequestAnswer, WINDOWED, type WindowedCommand } from "./client-commands.js";
 import { ClientOutput } from "./client-output.js";
 import { OutgoingRequests, type RequestOutcome } from "./outgoing-requests.js";
@@ -28,27 +30,6 @@ import type { BoundAccount } from "./submit.js";
 
 /** Requests started in one turn of the event loop at most: a flood gives the loop back between turns. */
 const REQUESTS_PER_TURN = 1_000;
-
-/** What a bind asks of the server it belongs to. */
-export interface BindHost {
-  window: number;
-  bindTimeoutMs: number;
-  outputMaxBytes: number;
-  enquireLinkMs: number;
-  idleMs: number;
-  responseTimeoutMs: number;
-  systemId: string;
-  authenticate(bind: Bind, systemId: string, password: string): Promise<{ status: number; account?: BoundAccount }>;
-  /** A submit, query_sm or cancel_sm, answered when it resolves (requests.ts counts the submits). */
-  request(bind: Bind, command: WindowedCommand, body: Buffer): Promise<RequestAnswer>;
-  /** Records the bind (the operator's listing); it is answered once this resolves. */
-  bound(bind: Bind): Promise<void>;
-  /** The connection closed (bound or not), or its bind was refused after authenticate gave it a place. */
-  closed(bind: Bind): void;
-  /** A deliver_sm slot came free. */
-  ready(bind: Bind): void;
-  warn(message: string, details: Record<string, unknown>): void;
-}
 
 export class Bind {
   readonly address: string;
@@ -62,6 +43,8 @@ export class Bind {
   /** Requests read but not started: past the window, or behind one that is. */
   private readonly waiting: Pdu[] = [];
   private inFlight = 0;
+  /** A bind being checked: the requests read after it wait for its answer, in order. */
+  private bindPending = false;
   private paused = false;
   private drainScheduled = false;
   /** Reads paused (paused now, or since the server's enquire_link went): its answer may wait unread. */
@@ -78,7 +61,7 @@ export class Bind {
   constructor(
     readonly id: string,
     private readonly socket: Socket,
-    private readonly host: BindHost,
+    private readonly host: BindHost<Bind>,
     readonly tls: boolean,
   ) {
     this.address = socket.remoteAddress ?? "";
@@ -162,6 +145,7 @@ export class Bind {
   private drain(): void {
     let started = 0;
     while (this.waiting.length > 0 && this.state !== "closed") {
+      if (this.bindPending) break;
       const next = this.waiting[0]!;
       if (WINDOWED.has(next.commandId) && this.inFlight >= this.host.window) break;
       if (started++ === REQUESTS_PER_TURN) {
@@ -226,6 +210,15 @@ export class Bind {
     }
     this.state = "binding";
     this.mode = mode;
+    this.bindPending = true;
+    await this.bindAs(pdu, request).finally(() => {
+      this.bindPending = false;
+    });
+    // What the client sent behind its bind is handled now, as the bind left the session.
+    this.drain();
+  }
+
+  private async bindAs(pdu: Pdu, request: ReturnType<typeof readBind>): Promise<void> {
     const outcome = await this.host.authenticate(this, request.systemId, request.password).catch((error: unknown) => {
       this.host.warn("SMPP bind failed", { address: this.address, error: String(error) });
       return { status: STATUS.ESME_RBINDFAIL, account: undefined };
@@ -275,9 +268,19 @@ export class Bind {
       });
   }
 
-  /** The client's unbind: its submits in flight are answered first, then unbind_resp, then the connection ends. */
+  /**
+   * The client's unbind: what it sent after the unbind (read with it) is answered, in order, but
+   * not taken; its submits in flight are answered; then unbind_resp, then the connection ends.
+   */
   private unbindAsked(pdu: Pdu): void {
-    if (this.state !== "bound") {
+    if (this.state === "unbinding") {
+      // A second unbind while the first waits for the submits in flight.
+      this.answer(pdu, STATUS.ESME_RINVBNDSTS);
+      return;
+    }
+    const bound = this.state === "bound";
+    for (const late of this.waiting.splice(0)) this.answerLate(late);
+    if (!bound) {
       this.answer(pdu, STATUS.ESME_ROK);
       this.output.end();
       this.closed();
@@ -285,14 +288,15 @@ export class Bind {
     }
     this.state = "unbinding";
     this.unbindRequest = pdu;
-    // What the client sent after its unbind is not taken.
-    for (const late of this.waiting.splice(0)) {
-      if (late.commandId === COMMAND.enquire_link) this.answer(late, STATUS.ESME_ROK);
-      else if (BIND_MODES.has(late.commandId) || WINDOWED.has(late.commandId)) {
-        this.answer(late, STATUS.ESME_RINVBNDSTS);
-      }
-    }
     this.finishUnbind();
+  }
+
+  /** A request sent after the client's unbind: answered, not taken (an enquire_link ESME_ROK). */
+  private answerLate(pdu: Pdu): void {
+    if (pdu.commandId === COMMAND.enquire_link) this.answer(pdu, STATUS.ESME_ROK);
+    else if (BIND_MODES.has(pdu.commandId) || WINDOWED.has(pdu.commandId) || pdu.commandId === COMMAND.unbind) {
+      this.answer(pdu, STATUS.ESME_RINVBNDSTS);
+    } else this.write(encodePdu(COMMAND.generic_nack, pdu.sequence, STATUS.ESME_RINVCMDID));
   }
 
   private finishUnbind(): void {

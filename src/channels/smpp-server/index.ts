@@ -6,6 +6,7 @@
 //   deliver-pump.ts the deliver_sm each account is owed, sent over its receiving binds in order
 //   unbound.ts      connections not bound yet, limited per address and in all
 //   bind.ts         one connection: bind, window and back-pressure, bind timeout, keep-alive, unbind
+//   bind-host.ts    what a connection asks of its server: settings, authentication, its requests handled
 //   client-commands.ts the requests a connection takes, by kind (binds; submits, query_sm, cancel_sm, windowed)
 //   client-output.ts what the server writes to a client, one write a turn, closed past the unread bound
 //   outgoing-requests.ts a bind's own requests (deliver_sm, enquire_link, unbind) and their answers

@@ -13,7 +13,8 @@ import type { RefusalRecorder } from "../../domain/refusals/index.js";
 import { WEBHOOKS_QUEUED } from "../../domain/webhooks/outbox.js";
 import type { SmsPolicy } from "../sms/index.js";
 import { AbandonedReceipts } from "./abandoned.js";
-import { Bind, type BindHost } from "./bind.js";
+import { Bind } from "./bind.js";
+import type { BindHost } from "./bind-host.js";
 import { DeliverPump } from "./deliver-pump.js";
 import { localOutboxWriter, type OutboxWriter } from "./outbox-writes.js";
 import { BIND_REPORT_MS, BindReports, type ReportedBind, SMPP_BIND_DISCONNECT } from "./registry.js";
@@ -64,7 +65,7 @@ export class SmppServer {
   private poller: NodeJS.Timeout | undefined;
   private reporter: NodeJS.Timeout | undefined;
   private stopping = false;
-  private readonly host: BindHost;
+  private readonly host: BindHost<Bind>;
   private readonly reports: BindReports;
   private readonly deliveries: DeliverPump;
   private readonly abandoned: AbandonedReceipts;

@@ -11,10 +11,12 @@ import { encodePdu } from "../../../src/base/smpp/index.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { call, type TestGateway } from "../../helpers/gateway.js";
 import { boundEsme, smppAccount, smppPort, until, useSmppTestGateway } from "./client.js";
-import { BIND_TRANSMITTER, ENQUIRE_LINK, RawClient, SUBMIT_SM, submitBody, UNBIND } from "./raw-client.js";
+import { BIND_TRANSMITTER, bindBody, ENQUIRE_LINK, RawClient, SUBMIT_SM, submitBody, UNBIND } from "./raw-client.js";
 
 const WINDOW = 5;
 const ESME_RTHROTTLED = 0x58;
+const ESME_RINVBNDSTS = 0x04;
+const ESME_RINVCMDID = 0x03;
 
 describeEnginesTogether("SMPP server: window, keep-alive, idle, time-outs, unbind", (engine) => {
   const gateway = useSmppTestGateway(engine, {
@@ -242,6 +244,69 @@ describeEnginesTogether("SMPP server: window, keep-alive, idle, time-outs, unbin
       .where("account_id", "=", account.id)
       .execute();
     expect(bodies.map((b) => b.body).sort()).toEqual(["one", "three", "two"]);
+  });
+
+  it("answers the requests read with an unbind, in order, before unbind_resp, when nothing is in flight", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    /** The answers until the connection closes, as [command_id, sequence_number, command_status]. */
+    const answersOf = async (raw: RawClient) => {
+      const answers: number[][] = [];
+      for (;;) {
+        const answer = await raw.next(5_000).catch(() => undefined);
+        if (!answer) return answers;
+        answers.push([answer.commandId, answer.sequence, answer.status]);
+      }
+    };
+    const late = (from: number) => [
+      encodePdu(UNBIND, from),
+      encodePdu(ENQUIRE_LINK, from + 1),
+      encodePdu(SUBMIT_SM, from + 2, 0, submitBody("SWBRD", "9876543274", "late")),
+      encodePdu(BIND_TRANSMITTER, from + 3, 0, bindBody(account)),
+      encodePdu(0x00000099, from + 4),
+    ];
+    const lateAnswers = (from: number) => [
+      [0x80000015, from + 1, 0],
+      [0x80000004, from + 2, ESME_RINVBNDSTS],
+      [0x80000002, from + 3, ESME_RINVBNDSTS],
+      [0x80000000, from + 4, ESME_RINVCMDID],
+      [0x80000006, from, 0],
+    ];
+    // Bound, then one write: the unbind and what the client sent after it arrive in one read.
+    const bound = new RawClient(smppPort(t));
+    await bound.connected();
+    await bound.bind(account, BIND_TRANSMITTER);
+    bound.send(Buffer.concat(late(21)));
+    expect(await answersOf(bound)).toEqual(lateAnswers(21));
+    expect(bound.closed).toBe(true);
+    // The bind in the same write: answered first, then the rest as above.
+    const pipelined = new RawClient(smppPort(t));
+    await pipelined.connected();
+    pipelined.send(Buffer.concat([encodePdu(BIND_TRANSMITTER, 1, 0, bindBody(account)), ...late(31)]));
+    expect(await answersOf(pipelined)).toEqual([[0x80000002, 1, 0], ...lateAnswers(31)]);
+    // Never bound: the same answers.
+    const unbound = new RawClient(smppPort(t));
+    await unbound.connected();
+    unbound.send(Buffer.concat(late(41)));
+    expect(await answersOf(unbound)).toEqual(lateAnswers(41));
+    const rows = await t.db.store.db.selectFrom("messages").select("id").where("account_id", "=", account.id).execute();
+    expect(rows).toEqual([]);
+  });
+
+  it("answers a submit sent behind its bind in one write as the bound session does", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const raw = new RawClient(smppPort(t));
+    await raw.connected();
+    raw.send(
+      Buffer.concat([
+        encodePdu(BIND_TRANSMITTER, 1, 0, bindBody(account)),
+        encodePdu(SUBMIT_SM, 2, 0, submitBody("SWBRD", "9876543275", "right behind")),
+      ]),
+    );
+    expect(await raw.next()).toMatchObject({ commandId: 0x80000002, sequence: 1, status: 0 });
+    expect(await raw.next()).toMatchObject({ commandId: 0x80000004, sequence: 2, status: 0 });
+    raw.destroy();
   });
 
   it("throttles past the account's submits per second without holding the window", async () => {
