@@ -126,14 +126,19 @@ export class DeliverPump {
   }
 }
 
-/** The deliver_sm of an outbox row: a receipt (esm_class 0x04, with its TLVs) or an MO message. */
+/**
+ * The deliver_sm of an outbox row: a receipt (esm_class 0x04, with its TLVs) or an MO message.
+ * A receipt's text is printable ASCII (receiptText), as SMSCs write receipts and clients parse
+ * them, so it says data_coding 1 (IA5/ASCII): labelled 0 (GSM 03.38 here), a strict reader saw
+ * `_` as `§` and `@` as `¡`. An MO message is GSM 03.38 (0) or UCS-2 (8).
+ */
 export function deliverSmOf(payload: OutboxPayload): DeliverSm {
   if (payload.kind === "receipt") {
     return {
       source: payload.source,
       destination: payload.destination,
       esmClass: 0x04,
-      dataCoding: 0,
+      dataCoding: 1,
       message: Buffer.from(payload.text, "latin1"),
       tlvs: [
         [TLV.receipted_message_id, Buffer.from(`${payload.id}\0`, "latin1")],

@@ -182,7 +182,7 @@ describeEachEngine("SMPP server: receipts of completed long messages and of subm
     const receipts = await client.waitDelivered(2);
     expect(receipts.map((pdu) => pdu.receipted_message_id)).toEqual([broadcastId, broadcastId]);
     expect(receipts.map((pdu) => pdu.source_addr).sort()).toEqual(["9876543272", "9876543273"]);
-    // The text's bytes are ASCII: the package reads data_coding 0 as GSM 03.38, where 0x5f ("_") is "§".
+    // The text's bytes are ASCII (data_coding 1): the package reads 1 as GSM 03.38 too, where 0x5f ("_") is "§".
     for (const pdu of receipts) {
       expect(textOf(pdu).replace(/§/g, "_")).toMatch(new RegExp(`^id:${broadcastId} .* stat:DELIVRD `));
     }

@@ -153,6 +153,8 @@ function suite(engine: Engine): void {
       expect(receipt.text).toMatch(new RegExp(`^id:${receipt.receiptedId} sub:001 dlvrd:001 .* stat:DELIVRD err:000`));
     }
     expect(esme.received("deliver_sm").every((event) => (event.esm_class! & 0x04) === 0x04)).toBe(true);
+    // Receipts' text is ASCII and says so (data_coding 1, IA5), which Net::SMPP takes as it took 0.
+    expect(esme.received("deliver_sm").map((event) => event.data_coding)).toEqual([1, 1, 1, 1, 1, 1]);
 
     // query_sm of a message and of a long one (its parts' one id): delivered, with its final_date.
     for (const id of [single.message_id!, part2.message_id!]) {

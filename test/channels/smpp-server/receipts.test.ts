@@ -1,14 +1,17 @@
 // Delivery receipts and MO messages over the SMPP server on both engines, with the `smpp` npm
 // package as the ESME: a submit_sm with registered_delivery gets one deliver_sm receipt when the
-// message reaches its final state (none for "submitted"), in the standard text with
-// receipted_message_id and message_state; receipts and MO wait in smpp_outbox while no receiver
-// is bound and leave in order when one binds; a row goes only when the client answered ESME_ROK.
+// message reaches its final state (none for "submitted"), in the standard text (ASCII, labelled
+// data_coding 1) with receipted_message_id and message_state; receipts and MO wait in smpp_outbox
+// while no receiver is bound and leave in order when one binds; a row goes only when the client
+// answered ESME_ROK.
 import type { Pdu } from "smpp";
 import { beforeAll, expect, it } from "vitest";
+import { encodePdu, readDeliverSm, readMessageId } from "../../../src/base/smpp/index.js";
 import { describeEnginesTogether } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway } from "../../helpers/gateway.js";
 import { assignNumber } from "../inbound/helpers.js";
-import { boundEsme, type EsmeClient, smppAccount, until, useSmppTestGateway } from "./client.js";
+import { boundEsme, type EsmeClient, smppAccount, smppPort, until, useSmppTestGateway } from "./client.js";
+import { BIND_TRANSCEIVER, RawClient, SUBMIT_SM, submitBody } from "./raw-client.js";
 
 const ESME_RX_T_APPN = 0x64;
 
@@ -158,6 +161,31 @@ describeEnginesTogether("SMPP server: delivery receipts and MO", (engine) => {
     expect(client.accepted.map((pdu) => pdu.receipted_message_id)).toEqual(queued.map((row) => row.message_id));
     await until(async () => (await outboxIds(t, account.id)).length === 0);
   }, 60_000);
+
+  it("labels a receipt's text data_coding 1 (ASCII), its bytes ASCII: @ and _ as 0x40 and 0x5f", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    const raw = new RawClient(smppPort(t));
+    await raw.connected();
+    await raw.bind(account, BIND_TRANSCEIVER);
+    // "a@b_c" in GSM 03.38 septets (data_coding 0): 61 00 62 11 63.
+    raw.send(encodePdu(SUBMIT_SM, 2, 0, submitBody("SWBRD", "9876543213", "a\u0000b\u0011c", 1)));
+    const answer = await raw.next();
+    expect(answer).toMatchObject({ commandId: 0x80000004, status: 0 });
+    const id = readMessageId(answer.body);
+    let receipt = await raw.next(20_000);
+    while (receipt.commandId !== 0x00000005) receipt = await raw.next(20_000);
+    raw.send(encodePdu(0x80000005, receipt.sequence, 0, Buffer.from([0])));
+    const fields = readDeliverSm(receipt);
+    expect(fields.esmClass).toBe(0x04);
+    // What the bytes are: IA5/ASCII, so a client reading data_coding strictly reads "a@b_c", not "a¡b§c".
+    expect(fields.dataCoding).toBe(1);
+    const text = fields.shortMessage.toString("latin1");
+    expect(text).toMatch(new RegExp(`^id:${id} sub:001 dlvrd:001 .* stat:DELIVRD err:000 text:a@b_c$`));
+    expect(fields.shortMessage.subarray(-5)).toEqual(Buffer.from([0x61, 0x40, 0x62, 0x5f, 0x63]));
+    expect(fields.tlvs.get(0x001e)?.toString("latin1")).toBe(`${id}\0`);
+    raw.destroy();
+  });
 
   it("delivers an MO message to the account's receiver, GSM-7 and UCS-2, held while none is bound", async () => {
     const t = gateway();
