@@ -100,3 +100,15 @@ export function holdReason(row: {
 export function publicStatus(status: MessageStatus): string {
   return status === "dispatching" ? "queued" : status;
 }
+
+/**
+ * When a final message is shown to have ended: its report's time (`done_at`), but never before
+ * its submit. A report that came while the carrier was still answering the submit keeps its own
+ * time in the store (the routing's latency reads it), and is shown at the submit, so a status's
+ * time never runs before the one it follows (delivery_time before sent_time, a webhook's
+ * delivered_at before its submitted event's).
+ */
+export function shownEndAt(row: { done_at: number | null; submitted_at: number | null }): number | null {
+  if (row.done_at === null) return null;
+  return row.submitted_at === null ? row.done_at : Math.max(Number(row.done_at), Number(row.submitted_at));
+}

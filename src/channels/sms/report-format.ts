@@ -1,7 +1,7 @@
 // The v2 delivery report of one message, as the spec's "Message delivery report" table shows it.
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
-import { failureReason, holdReason, publicStatus } from "../../base/core/message-status.js";
+import { failureReason, holdReason, publicStatus, shownEndAt } from "../../base/core/message-status.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { clicksOf } from "../../domain/messages/index.js";
@@ -13,7 +13,7 @@ export function deliveryReport(row: MessageRow, clicks?: number) {
   // error of an attempt that will be retried.
   const unsuccessful = row.status === "failed" || (row.status === "cancelled" && row.error_code !== null);
   // WhatsApp records delivery in its own column (a read message was delivered too).
-  const deliveredAt = row.delivered_at ?? (row.status === "delivered" ? row.done_at : null);
+  const deliveredAt = row.delivered_at ?? (row.status === "delivered" ? shownEndAt(row) : null);
   // A queued message that is held says why it waits: its account is not active (decision 0155),
   // or no connector of its route is up.
   const held = holdReason(row);

@@ -13,6 +13,7 @@ import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { shownEndAt } from "../../base/core/message-status.js";
 import type { Metrics } from "../../base/runtime/metrics.js";
 import type { Store } from "../../base/store/store.js";
 import {
@@ -219,7 +220,7 @@ export class ReportIngester {
       if (webhooks) {
         events = await webhooks.deliveryReports(
           trx,
-          rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: row.done_at })),
+          rows.filter((row) => REPORTED_CHANNELS.has(row.channel)).map((row) => ({ ...row, at: shownEndAt(row)! })),
           clock.now().getTime(),
           handoff,
         );

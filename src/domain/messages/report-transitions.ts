@@ -66,6 +66,7 @@ export interface ReportedRow {
   route: string;
   connector: string | null;
   delivered_at: number | null;
+  submitted_at: number | null;
 }
 
 /** A failed report that names no reason still stores one, so every failed message says why. */
@@ -108,12 +109,10 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
   const unique = new Map<string, DeliveryReport>();
   for (const report of reports) unique.set(`${report.connector}\u0000${report.upstreamId}`, report);
   const changed: ReportedRow[] = [];
-  // A delivered message keeps no error (a retried attempt's was cleared at its submit). A report
-  // that came while its submit was being answered (applied once the submit is recorded) is dated
-  // no earlier than the submit: a status's time never runs before the one it follows.
+  // A delivered message keeps no error (a retried attempt's was cleared at its submit).
   if (store.engine === "sqlite") {
     const update = store.statement(
-      `update messages set status = ?, done_at = max(?, coalesce(submitted_at, 0)), error_code = ?, error_message = ?, error_reason = ?, carrier_code = ?
+      `update messages set status = ?, done_at = ?, error_code = ?, error_message = ?, error_reason = ?, carrier_code = ?
         where connector = ? and upstream_id = ? and status in (${REPORT_SOURCES}) and due_at <= ?
        returning ${REPORTED_COLUMNS}`,
     );
@@ -155,7 +154,7 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
       .statement(
         `update messages as m
             set status = v.reports #>> array[m.connector, m.upstream_id, '0'],
-                done_at = greatest((v.reports #>> array[m.connector, m.upstream_id, '1'])::bigint, m.submitted_at),
+                done_at = (v.reports #>> array[m.connector, m.upstream_id, '1'])::bigint,
                 error_code = v.reports #>> array[m.connector, m.upstream_id, '2'],
                 error_message = v.reports #>> array[m.connector, m.upstream_id, '3'],
                 error_reason = v.reports #>> array[m.connector, m.upstream_id, '5'],

@@ -4,7 +4,13 @@
 // The console's message page reads it through GET /api/v2/messages/{id}, which adds the message's
 // webhook deliveries.
 
-import { ACCOUNT_HOLD, CONNECTORS_HOLD, failureReason, holdReason } from "../../base/core/message-status.js";
+import {
+  ACCOUNT_HOLD,
+  CONNECTORS_HOLD,
+  failureReason,
+  holdReason,
+  shownEndAt,
+} from "../../base/core/message-status.js";
 import type { MessagePartsTable, MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import { refundTime } from "../accounts/index.js";
@@ -98,13 +104,13 @@ export async function messageHistory(db: Db, row: MessageRow, readParts: Message
     });
   }
   if (row.delivered_at !== null || (row.status === "delivered" && row.done_at !== null)) {
-    events.push({ at: (row.delivered_at ?? row.done_at)!, event: "delivered", detail: null });
+    events.push({ at: (row.delivered_at ?? shownEndAt(row))!, event: "delivered", detail: null });
   }
   if (row.read_at !== null) events.push({ at: row.read_at, event: "read", detail: null });
   if ((row.status === "failed" || row.status === "cancelled") && row.done_at !== null) {
     const reason = row.status === "failed" || row.error_code !== null ? failureReason(row) : undefined;
     events.push({
-      at: row.done_at,
+      at: shownEndAt(row)!,
       event: row.status,
       detail: reason ? `${reason.code}: ${reason.message}` : null,
     });

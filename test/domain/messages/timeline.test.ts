@@ -1,7 +1,9 @@
 // A message's timeline on both engines: events of the same instant are listed in the order they
 // happen, the route chosen before the submit (routed, then submitted), then the carrier's
 // receipt; and the order holds whatever the instants are (a later event is never listed first).
+// A report that came while the carrier was still answering the submit is shown at the submit.
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { deliveryReport } from "../../../src/channels/sms/report-format.js";
 import { messageHistory } from "../../../src/domain/messages/timeline.js";
 import { createTestDatabase, describeEachEngine, type TestDatabase } from "../../helpers/engines.js";
 import { messageRow } from "../../helpers/message-row.js";
@@ -54,5 +56,31 @@ describeEachEngine("a message's timeline", (engine) => {
       ["submitted", 200],
       ["delivered", 5000],
     ]);
+  });
+
+  it("shows a report that came before its submit was recorded at the submit, never before it", async () => {
+    const at = Date.parse("2026-12-01T10:00:00Z");
+    const row = messageRow({
+      id: "q01HKSTIMELINE00000000000AC",
+      status: "delivered",
+      created_at: at,
+      submitted_at: at + 2000,
+      delivered_at: null,
+      // The carrier's receipt, dated while it was still answering the submit.
+      done_at: at + 500,
+      connector: "sim-a",
+      upstream_id: "sim-3",
+    });
+    const { events } = await messageHistory(db.store.db, row, noParts);
+    expect(events.map((e) => [e.event, e.at])).toEqual([
+      ["accepted", at],
+      ["submitted", at + 2000],
+      ["delivered", at + 2000],
+    ]);
+    const report = deliveryReport(row);
+    expect(report.delivery_time).toBe(report.sent_time);
+    expect(report.delivery_time).toBe("2026-12-01T10:00:02Z");
+    const failed = await messageHistory(db.store.db, { ...row, status: "failed", error_code: "UNDELIV" }, noParts);
+    expect(failed.events.at(-1)).toMatchObject({ event: "failed", at: at + 2000 });
   });
 });
