@@ -62,6 +62,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   email_attachments: "channels/email",
   email_events: "channels/email",
   email_captured: "channels/email",
+  email_suppressions: "channels/email",
   whatsapp_accounts: "channels/whatsapp",
   whatsapp_templates: "channels/whatsapp",
   whatsapp_sessions: "channels/whatsapp",

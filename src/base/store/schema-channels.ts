@@ -165,6 +165,8 @@ export interface EmailContentsTable {
   cc_list: string;
   track_opens: number;
   track_clicks: number;
+  /** 1: the messages carry List-Unsubscribe and the send leaves out suppressed addresses; 0: transactional. */
+  list_unsubscribe: Generated<number>;
   notify_url: string | null;
   callback_data: string | null;
   created_at: number;
@@ -179,7 +181,7 @@ export interface EmailAttachmentsTable {
   data: Buffer;
 }
 
-export type EmailEventKind = "opened" | "clicked" | "bounced";
+export type EmailEventKind = "opened" | "clicked" | "bounced" | "unsubscribed";
 
 export interface EmailEventsTable {
   id: Generated<number>;
@@ -189,6 +191,17 @@ export interface EmailEventsTable {
   /** The clicked URL, or the bounce's diagnostic. */
   detail: string | null;
   at: number;
+}
+
+/** An account's email suppression list: addresses (lower case) its list mail leaves out. */
+export interface EmailSuppressionsTable {
+  account_id: number;
+  address: string;
+  /** What put it there: "list-unsubscribe" (the recipient's one-click unsubscribe). */
+  reason: string;
+  /** The message whose unsubscribe link did it. */
+  message_id: string | null;
+  created_at: number;
 }
 
 export interface EmailCapturedTable {
@@ -220,4 +233,5 @@ export interface ChannelsTables {
   email_attachments: EmailAttachmentsTable;
   email_events: EmailEventsTable;
   email_captured: EmailCapturedTable;
+  email_suppressions: EmailSuppressionsTable;
 }

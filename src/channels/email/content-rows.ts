@@ -19,6 +19,7 @@ export interface EmailContentDraft {
   cc_list: string;
   track_opens: number;
   track_clicks: number;
+  list_unsubscribe: number;
   notify_url: string | null;
   callback_data: string | null;
   created_at: number;

@@ -35,6 +35,8 @@ export interface EmailContent {
   cc: string[];
   trackOpens: boolean;
   trackClicks: boolean;
+  /** List mail: each message carries List-Unsubscribe (false: transactional, without it). */
+  listUnsubscribe: boolean;
   attachments: EmailAttachment[];
   /** The approved sending domain's DKIM key (the from address's domain), null when none. */
   dkim: DkimKey | null;
@@ -90,6 +92,7 @@ export async function loadEmailContents(db: Db, ids: readonly number[]): Promise
       cc: addressList(row.cc_list),
       trackOpens: row.track_opens === 1,
       trackClicks: row.track_clicks === 1,
+      listUnsubscribe: row.list_unsubscribe === 1,
       attachments: attachments
         .filter((a) => a.content_id === row.id)
         .map((a) => ({ filename: a.filename, contentType: a.content_type, content: Buffer.from(a.data) })),

@@ -7,6 +7,11 @@
 //                      boundary checked; no HEAD), legacy credentials,
 //                      GatewayError code → -7, -11 or -14 as plain text; the tracking endpoints
 //                      /e/o/{id}/{mac}.gif (pixel) and /e/c/{id}/{mac}?u= (click redirect)
+//   unsubscribe-routes.ts  one-click unsubscribe (RFC 8058): /e/u/{id}/{mac}, public, GET a page,
+//                      POST unsubscribes (any body); v2 /email/suppressions; the operator's list
+//                      and DELETE of an address (audited email_suppression.remove)
+//   suppressions.ts    the account's email suppression list: the send path's check, the
+//                      unsubscribe (row, `unsubscribed` event and notification in one transaction)
 //   v2-send-route.ts   POST /api/v2/email/send: the JSON fields as the family's parameters, sendEmail,
 //                      the broadcast id in the v2 envelope (no attachments)
 //   send.ts            sendEmail and emailOrder (the send as the Acceptor takes it): the parameters checked (1,000 recipients, 10 attachments / 10 MB,
@@ -30,9 +35,10 @@
 //                      60 s; overlapping loads share one query); DKIM key pairs (RSA 2048); a content
 //                      stored with a masked code filled from the row the dispatcher revealed (revealedContent)
 //   mime.ts            one recipient's message as nodemailer options: the send's To and Cc (never
-//                      Bcc), our Message-ID, the VERP envelope sender, DKIM; click links rewritten
-//                      at parse5's source offsets, the open pixel before </body>
-//   tracking.ts        EmailTracker: pixel and click URLs carrying an HMAC under the installation's
+//                      Bcc), our Message-ID, the VERP envelope sender, DKIM (List-Unsubscribe-Post
+//                      signed too); List-Unsubscribe for list mail; click links rewritten at
+//                      parse5's source offsets, the open pixel before </body>
+//   tracking.ts        EmailTracker: pixel, click and unsubscribe URLs carrying an HMAC under the installation's
 //                      secret (`settings` table, made on first use), and their checks
 //   smtp-connector.ts  SmtpConnector: a nodemailer pool to SMTP_URL (STARTTLS when offered), one
 //                      transaction per recipient; 5xx final (refunded), 4xx, connection and login

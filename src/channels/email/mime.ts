@@ -1,6 +1,7 @@
 // One recipient's message of a send, as nodemailer options: the headers every recipient of
 // the send shares (To and Cc, never Bcc), our Message-ID, the VERP envelope sender that makes
-// a bounce name its message, DKIM, and the open pixel and click links of that recipient.
+// a bounce name its message, DKIM, and the open pixel, click links and one-click unsubscribe
+// (List-Unsubscribe, List-Unsubscribe-Post; RFC 8058) of that recipient.
 import type Mail from "nodemailer/lib/mailer/index.js";
 import type { DefaultTreeAdapterMap } from "parse5";
 import { isQueueId } from "../../base/core/ids.js";
@@ -9,6 +10,24 @@ import type { EmailContent } from "./content.js";
 export interface Tracker {
   openPixelUrl(messageId: string): string;
   clickUrl(messageId: string, url: string): string;
+  /** The signed one-click unsubscribe URL; without it no List-Unsubscribe header is added. */
+  unsubscribeUrl?(messageId: string): string;
+}
+
+/** The headers DKIM signs: nodemailer's list and List-Unsubscribe-Post, which RFC 8058 wants signed too. */
+const DKIM_HEADERS =
+  "From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:" +
+  "Content-ID:Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:" +
+  "In-Reply-To:References:List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:" +
+  "List-Owner:List-Archive";
+
+/** RFC 8058's headers for a recipient's message of a send that has them (list mail). */
+function unsubscribeHeaders(content: EmailContent, messageId: string, tracker: Tracker | undefined) {
+  if (!content.listUnsubscribe || !tracker?.unsubscribeUrl) return {};
+  return {
+    "List-Unsubscribe": `<${tracker.unsubscribeUrl(messageId)}>`,
+    "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+  };
 }
 
 export interface BuildOptions {
@@ -71,7 +90,7 @@ export async function buildMessage(
     })),
     messageId: `<${messageId}@${bounceDomain}>`,
     date: options.date ?? new Date(),
-    headers: { "X-Switchboard-Message-Id": messageId },
+    headers: { "X-Switchboard-Message-Id": messageId, ...unsubscribeHeaders(content, messageId, tracker) },
     envelope: { from: bounceAddress(messageId, bounceDomain), to: [recipient] },
     ...(content.dkim
       ? {
@@ -79,6 +98,7 @@ export async function buildMessage(
             domainName: content.dkim.domainName,
             keySelector: content.dkim.keySelector,
             privateKey: content.dkim.privateKey,
+            headerFieldNames: DKIM_HEADERS,
           },
         }
       : {}),

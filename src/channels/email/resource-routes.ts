@@ -17,6 +17,7 @@ import { CapturedEmail, CapturedEmailSource } from "./admin-schemas.js";
 import { registerEmailDomainAdminRoutes, registerV2EmailDomainRoutes } from "./domain-routes.js";
 import { getCaptured, listCaptured } from "./simulator.js";
 import { registerV2EmailTemplateRoutes } from "./template-routes.js";
+import { registerEmailSuppressionAdminRoutes, registerV2EmailSuppressionRoutes } from "./unsubscribe-routes.js";
 import { EmailSendStatus } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -52,6 +53,7 @@ export function registerV2EmailRoutes(v2: TypedRoutes, ctx: Deps): void {
       return ok({ broadcast_id: broadcastId, recipients });
     },
   );
+  registerV2EmailSuppressionRoutes(v2, ctx);
 }
 
 async function sendStatus(db: Db, accountId: number, broadcastId: string) {
@@ -141,4 +143,5 @@ export function registerEmailAdminRoutes(admin: TypedRoutes, ctx: Deps): void {
       return ok({ ...row, created_at: operatorIso(row.created_at) });
     },
   );
+  registerEmailSuppressionAdminRoutes(admin, ctx);
 }

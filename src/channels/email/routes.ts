@@ -2,7 +2,8 @@
 // /httpemailapi/send, GET and POST (query, form, or multipart with `attachment` files). The
 // answer is plain text with HTTP 200: the broadcast id, or -7 (authentication failed), -11
 // (validation failed: missing or bad field, unapproved sender, not enough email credits) or
-// -14 (internal error). Also the tracking endpoints the pixel and the links point at.
+// -14 (internal error). Also the tracking endpoints the pixel and the links point at, and the
+// one-click unsubscribe (unsubscribe-routes.ts).
 
 import multipart from "@fastify/multipart";
 import type { FastifyReply, FastifyRequest } from "fastify";
@@ -15,11 +16,13 @@ import type { PriceBook } from "../../domain/accounts/index.js";
 import type { Authenticator } from "../../domain/auth/index.js";
 import { admitCaller, authenticateLegacy } from "../../domain/auth/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
+import { leftOutOf } from "../../domain/refusals/index.js";
 import type { WebhookOutbox } from "../../domain/webhooks/outbox.js";
 import { recordEngagement } from "./events.js";
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, sendEmail, type UploadedFile } from "./send.js";
 import type { EmailTracker } from "./tracking.js";
 import { CLICK_PATH, OPEN_PATH } from "./tracking.js";
+import { registerUnsubscribeRoutes } from "./unsubscribe-routes.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "config" | "store" | "clock"> & {
@@ -46,6 +49,7 @@ const VALIDATION_CODES: ReadonlySet<ErrorCode> = new Set([
   "invalid_json",
   "insufficient_credits",
   "invalid_recipient",
+  "recipient_opted_out",
 ]);
 
 /** The email answer for an error: -7, -11, or -14 for anything unexpected. */
@@ -83,7 +87,7 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
         const principal = await authenticateLegacy(params, ctx.authenticator, request.ip);
         request.principal = principal;
         admitCaller(request, principal);
-        const broadcastId = await sendEmail(
+        const { broadcastId, leftOut } = await sendEmail(
           {
             store: ctx.store,
             clock: ctx.clock,
@@ -95,6 +99,7 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
           params,
           files,
         );
+        if (leftOut.length > 0) request.leftOut = { broadcastId, recipients: leftOutOf(leftOut) };
         return answer(reply, broadcastId);
       } catch (error) {
         return refuse(request, reply, error);
@@ -141,6 +146,8 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
     );
     return reply.header("cache-control", "no-store").redirect(url, 302);
   });
+
+  await registerUnsubscribeRoutes(app, ctx);
 }
 
 async function readRequest(

@@ -1,6 +1,7 @@
 // An email send: its parameters checked (the family answers -11 for any of these), the
-// content stored once and one message per recipient (to + cc + bcc, de-duplicated), charged 1
-// email credit each, all in the Acceptor's transaction. The answer is the broadcast id.
+// content stored once and one message per recipient (to + cc + bcc, de-duplicated, less the
+// addresses on the account's email suppression list unless the send is transactional), charged
+// 1 email credit each, all in the Acceptor's transaction. The answer is the broadcast id.
 
 import type { Clock } from "../../base/core/clock.js";
 import { MILLI } from "../../base/core/credits.js";
@@ -15,6 +16,7 @@ import { checkWebhookUrl } from "../../domain/webhooks/url-guard.js";
 import { type Mailbox, parseMailbox, parseMailboxes } from "./addresses.js";
 import { EMAIL_CONTENT, type EmailContentDraft } from "./content-rows.js";
 import { isApprovedSender } from "./domains.js";
+import { suppressedAmong } from "./suppressions.js";
 import { fill, getEmailTemplate, parsePlaceholders } from "./templates.js";
 
 export const MAX_RECIPIENTS = 1_000;
@@ -51,9 +53,9 @@ interface Recipient {
 const TRUE = new Set(["true", "1", "yes", "on"]);
 const FALSE = new Set(["false", "0", "no", "off", ""]);
 
-function flag(params: Record<string, string>, name: string): boolean {
+function flag(params: Record<string, string>, name: string, absent = false): boolean {
   const raw = params[name]?.trim().toLowerCase();
-  if (raw === undefined) return false;
+  if (raw === undefined) return absent;
   if (TRUE.has(raw)) return true;
   if (FALSE.has(raw)) return false;
   throw new GatewayError("invalid_request", `${name} must be true or false.`, { field: name });
@@ -67,16 +69,26 @@ function required(params: Record<string, string>, name: string): string {
   return value;
 }
 
-/** Sends one email to its recipients; resolves with the broadcast id once it is stored and charged. */
+/** A recipient the send went on without: on the account's email suppression list. */
+export interface LeftOutAddress {
+  recipient: string;
+  error: GatewayError;
+}
+
+/**
+ * Sends one email to its recipients; resolves with the broadcast id once it is stored and
+ * charged, and the suppressed recipients it left out (for the log of refusals).
+ */
 export async function sendEmail(
   deps: EmailSendDeps,
   principal: Principal,
   params: Record<string, string>,
   files: UploadedFile[],
-): Promise<string> {
-  const outcome = await deps.acceptor.accept(await emailOrder(deps, principal, params, files));
+): Promise<{ broadcastId: string; leftOut: LeftOutAddress[] }> {
+  const { order, leftOut } = await checkedEmail(deps, principal, params, files);
+  const outcome = await deps.acceptor.accept(order);
   if (outcome.kind !== "accepted") throw new GatewayError("conflict", "The send was not accepted.");
-  return outcome.send.broadcastId;
+  return { broadcastId: outcome.send.broadcastId, leftOut };
 }
 
 /** One email's send, checked and priced, as the Acceptor takes it (the family's refusals thrown). */
@@ -86,11 +98,20 @@ export async function emailOrder(
   params: Record<string, string>,
   files: UploadedFile[],
 ): Promise<SendOrder> {
+  return (await checkedEmail(deps, principal, params, files)).order;
+}
+
+async function checkedEmail(
+  deps: Omit<EmailSendDeps, "acceptor">,
+  principal: Principal,
+  params: Record<string, string>,
+  files: UploadedFile[],
+): Promise<{ order: SendOrder; leftOut: LeftOutAddress[] }> {
   const db = deps.store.db;
   // The legacy credentials check does not look at the account's state; the email family answers -7.
   if (principal.status !== "active") throw inactiveAccount(principal, "send email");
   const from = parseMailbox(required(params, "from"), "from");
-  const recipients = collectRecipients(params);
+  const everyone = collectRecipients(params);
 
   const templateRaw = params.templateid?.trim();
   let subject = params.subject;
@@ -130,6 +151,8 @@ export async function emailOrder(
   const replyTo = params.replyto?.trim() ? parseMailbox(params.replyto, "replyto") : undefined;
   const trackOpens = flag(params, "trackopens");
   const trackClicks = flag(params, "trackclicks");
+  // List mail (the default) carries List-Unsubscribe and skips the suppressed; 0 is transactional.
+  const listUnsubscribe = flag(params, "unsubscribe", true);
   const notifyUrl = params.notifyurl?.trim() ? params.notifyurl.trim() : undefined;
   if (notifyUrl) {
     try {
@@ -168,11 +191,15 @@ export async function emailOrder(
     );
   }
 
+  const { kept: recipients, leftOut } = listUnsubscribe
+    ? await withoutSuppressed(db, principal.accountId, everyone)
+    : { kept: everyone, leftOut: [] };
+
   // Notifications are signed with the account's webhook secret: make one if it has none yet.
   if (notifyUrl) await ensureWebhookSecret(deps.store, deps.clock, principal.accountId);
 
   // Many recipients are a campaign: they wait behind one-to-one mail of other accounts.
-  const lane = recipients.length > 1 ? 1 : 0;
+  const lane = everyone.length > 1 ? 1 : 0;
   const { upline } = await deps.prices.cardFor(principal.accountId);
   const drafts: MessageDraft[] = recipients.map((r) => ({
     recipient: r.address,
@@ -188,10 +215,10 @@ export async function emailOrder(
     dueAt,
     meta: { kind: r.kind },
   }));
-  // The To and Cc headers as written, display names kept ("Asha <asha@example.org>").
+  // The To and Cc headers as written (a suppressed address too), display names kept ("Asha <asha@example.org>").
   const visible = (kind: RecipientKind) =>
-    JSON.stringify(recipients.filter((r) => r.kind === kind).map((r) => formatMailbox(r)));
-  return {
+    JSON.stringify(everyone.filter((r) => r.kind === kind).map((r) => formatMailbox(r)));
+  const order: SendOrder = {
     accountId: principal.accountId,
     timeZone: principal.timeZone,
     channel: "email",
@@ -212,6 +239,7 @@ export async function emailOrder(
         cc_list: visible("cc"),
         track_opens: trackOpens ? 1 : 0,
         track_clicks: trackClicks ? 1 : 0,
+        list_unsubscribe: listUnsubscribe ? 1 : 0,
         notify_url: notifyUrl ?? null,
         callback_data: callbackData ?? null,
         created_at: now,
@@ -223,6 +251,39 @@ export async function emailOrder(
       } satisfies EmailContentDraft,
     },
   };
+  return { order, leftOut };
+}
+
+/**
+ * The recipients not on the account's email suppression list, and those left out; when none is
+ * left the send is refused as the last one's opt-out.
+ */
+async function withoutSuppressed(
+  db: Store["db"],
+  accountId: number,
+  recipients: Recipient[],
+): Promise<{ kept: Recipient[]; leftOut: LeftOutAddress[] }> {
+  const listed = await suppressedAmong(
+    db,
+    accountId,
+    recipients.map((r) => r.address),
+  );
+  if (listed.size === 0) return { kept: recipients, leftOut: [] };
+  const leftOut: LeftOutAddress[] = [];
+  const kept = recipients.filter((r) => {
+    if (!listed.has(r.address.toLowerCase())) return true;
+    leftOut.push({
+      recipient: r.address,
+      error: new GatewayError(
+        "recipient_opted_out",
+        `${r.address} unsubscribed from this account's email (List-Unsubscribe); only a transactional send, without List-Unsubscribe, reaches it.`,
+        { field: "to" },
+      ),
+    });
+    return false;
+  });
+  if (kept.length === 0) throw leftOut[leftOut.length - 1]!.error;
+  return { kept, leftOut };
 }
 
 /** to, cc and bcc, each address once (the first list naming it wins), at most MAX_RECIPIENTS. */

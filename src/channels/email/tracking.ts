@@ -1,8 +1,8 @@
-// Open and click tracking. The pixel and every rewritten link carry the recipient's message id
-// and an HMAC of what they stand for, keyed by this installation's secret (kept in the
-// `settings` table, made on first use): a click redirects only to the URL that was signed for
-// that message, so the endpoint is no open redirect, and an event cannot be forged for
-// another message.
+// Open and click tracking, and the one-click unsubscribe link. The pixel, every rewritten link
+// and the List-Unsubscribe URL carry the recipient's message id and an HMAC of what they stand
+// for, keyed by this installation's secret (kept in the `settings` table, made on first use): a
+// click redirects only to the URL that was signed for that message, so the endpoint is no open
+// redirect, and an event (or an unsubscribe) cannot be forged for another message.
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { installationSecret } from "../../base/store/installation-secrets.js";
 import type { Store } from "../../base/store/store.js";
@@ -11,6 +11,7 @@ const SECRET_KEY = "email_tracking_secret";
 const MAC_BYTES = 16;
 export const OPEN_PATH = "/e/o";
 export const CLICK_PATH = "/e/c";
+export const UNSUBSCRIBE_PATH = "/e/u";
 
 /** The tracking secret of this installation; created once, shared by every process. */
 export function trackingSecret(store: Store): Promise<Buffer> {
@@ -40,12 +41,21 @@ export class EmailTracker {
     return `${this.base}${CLICK_PATH}/${messageId}/${this.mac(`c\n${messageId}\n${url}`)}?u=${encodeURIComponent(url)}`;
   }
 
+  /** The one-click unsubscribe URL of a recipient's message (RFC 8058): GET shows a page, POST unsubscribes. */
+  unsubscribeUrl(messageId: string): string {
+    return `${this.base}${UNSUBSCRIBE_PATH}/${messageId}/${this.mac(`u\n${messageId}`)}`;
+  }
+
   verifyOpen(messageId: string, mac: string): boolean {
     return this.check(`o\n${messageId}`, mac);
   }
 
   verifyClick(messageId: string, url: string, mac: string): boolean {
     return this.check(`c\n${messageId}\n${url}`, mac);
+  }
+
+  verifyUnsubscribe(messageId: string, mac: string): boolean {
+    return this.check(`u\n${messageId}`, mac);
   }
 
   private mac(data: string): string {

@@ -8,6 +8,7 @@ import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
 import type { AcceptService } from "../../domain/messages/index.js";
+import { leftOutOf } from "../../domain/refusals/index.js";
 import { MAX_CALLBACK_DATA, MAX_SUBJECT, sendEmail } from "./send.js";
 import { EmailSendAnswer } from "./v2-schemas.js";
 
@@ -30,6 +31,7 @@ export const EmailSend = Type.Object(
     placeholders: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Placeholder)),
     track_opens: Type.Optional(Type.Boolean()),
     track_clicks: Type.Optional(Type.Boolean()),
+    list_unsubscribe: Type.Optional(Type.Boolean()),
     send_at: Text(30),
     notify_url: Text(2_048),
     callback_data: Text(MAX_CALLBACK_DATA * 4),
@@ -56,6 +58,7 @@ export function familyParams(body: EmailSendBody): Record<string, string> {
   if (body.placeholders) params.defaultplaceholders = JSON.stringify(body.placeholders);
   put("trackopens", body.track_opens);
   put("trackclicks", body.track_clicks);
+  put("unsubscribe", body.list_unsubscribe);
   put("sendat", body.send_at);
   put("notifyurl", body.notify_url);
   put("callbackdata", body.callback_data);
@@ -78,7 +81,7 @@ export function registerV2EmailSendRoute(v2: TypedRoutes, ctx: Deps): void {
       },
     },
     async (request, reply) => {
-      const broadcastId = await sendEmail(
+      const { broadcastId, leftOut } = await sendEmail(
         {
           store: ctx.store,
           clock: ctx.clock,
@@ -90,6 +93,7 @@ export function registerV2EmailSendRoute(v2: TypedRoutes, ctx: Deps): void {
         familyParams(request.body),
         [],
       );
+      if (leftOut.length > 0) request.leftOut = { broadcastId, recipients: leftOutOf(leftOut) };
       return reply.code(201).send({ status: "success", data: { broadcast_id: broadcastId } });
     },
   );

@@ -158,6 +158,8 @@ async function orderFor(
       subject: EMAIL_SUBJECT,
       html: `<p>${text.masked}</p>`,
       text: text.masked,
+      // A code is transactional: no List-Unsubscribe, and it reaches an address that unsubscribed from list mail.
+      unsubscribe: "0",
     },
     [],
   );

@@ -31,11 +31,11 @@ export async function bounceEmail(store: Store, trx: Db, messageId: string, diag
   );
 }
 
-/** The email an open or click names, with its account; undefined when the id is not an email. */
+/** The email an open, click or unsubscribe names, with its account, recipient and content; undefined when the id is not an email. */
 export async function findEmailMessage(db: Db, messageId: string) {
   return db
     .selectFrom("messages")
-    .select(["id", "account_id"])
+    .select(["id", "account_id", "recipient", "content_id"])
     .where("id", "=", messageId)
     .where("channel", "=", "email")
     .executeTakeFirst();

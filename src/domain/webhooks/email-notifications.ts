@@ -3,9 +3,9 @@
 import { isoUtc } from "../../base/core/clock.js";
 import type { Db } from "../../base/store/store.js";
 
-/** What an email recipient's notification says (sent, delivered, bounced, opened, clicked). */
+/** What an email recipient's notification says (sent, delivered, bounced, opened, clicked, unsubscribed). */
 export interface EmailNotification {
-  status: "sent" | "delivered" | "bounced" | "opened" | "clicked";
+  status: "sent" | "delivered" | "bounced" | "opened" | "clicked" | "unsubscribed";
   at: number;
   /** The clicked URL. */
   url?: string;

@@ -90,6 +90,7 @@ function content(changes: Partial<EmailContent> = {}): EmailContent {
     cc: ["cat@example.org"],
     trackOpens: true,
     trackClicks: true,
+    listUnsubscribe: true,
     attachments: [{ filename: "a.bin", contentType: "application/octet-stream", content: Buffer.from([0, 1, 2]) }],
     dkim: { domainName: "shop.example.com", keySelector: "s1", privateKey: "PEM" },
     ...changes,

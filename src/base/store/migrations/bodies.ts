@@ -67,6 +67,7 @@ import { refusalRecipients } from "./0068_refusal_recipients.js";
 import { refusalUsername } from "./0069_refusal_username.js";
 import { refusalUpline } from "./0070_refusal_upline.js";
 import { priceCardPlacesUnique } from "./0071_price_card_places_unique.js";
+import { emailUnsubscribe } from "./0074_email_unsubscribe.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -134,5 +135,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0069_refusal_username": refusalUsername(),
     "0070_refusal_upline": refusalUpline(),
     "0071_price_card_places_unique": priceCardPlacesUnique(),
+    "0074_email_unsubscribe": emailUnsubscribe(),
   };
 }

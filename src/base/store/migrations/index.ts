@@ -73,6 +73,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0069_refusal_username",
   "0070_refusal_upline",
   "0071_price_card_places_unique",
+  "0074_email_unsubscribe",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
