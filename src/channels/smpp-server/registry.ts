@@ -3,9 +3,11 @@
 // submit count and rate), so the operator API and the CLI of any process, or a CLI on another
 // machine, list the binds of all processes. A disconnect is a request written on the row (and
 // signalled): the process holding the bind sees it and unbinds the client. Rows a process did
-// not refresh for a while (it died) are left out of listings and deleted.
+// not refresh for a while (it died) are left out of listings and deleted. The rows are also
+// what an account's `smpp_max_binds` is counted on, over every process (claim).
 import { randomBytes } from "node:crypto";
 import os from "node:os";
+import { sql } from "kysely";
 import type { Logger } from "pino";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
@@ -19,6 +21,8 @@ export const BIND_REPORT_MS = 5_000;
 const LIVE_MS = 3 * BIND_REPORT_MS;
 /** ... and deleted after this. */
 const FORGET_MS = 60_000;
+/** PostgreSQL advisory lock (with the account id) held while a bind counts its account's binds. */
+const BIND_COUNT_LOCK = 0x5357_5342; // "SWSB"
 /** Signal: an operator asked for a bind to be closed (payload: its id). */
 export const SMPP_BIND_DISCONNECT = "smpp_bind_disconnect";
 
@@ -132,28 +136,86 @@ export class BindReports {
     return `${this.processId}-${this.count}`;
   }
 
-  /** Writes the bind's row; resolves once written (or failed, which is logged). */
+  /**
+   * Takes one of the account's `maxBinds` places (0: no limit) over every process: in one
+   * transaction, counts the account's live rows (a dead process's count until they are LIVE_MS
+   * old) and writes the bind's row if they are fewer. Two binds at once on two processes
+   * count one after the other: on PostgreSQL each first takes the account's advisory lock, held
+   * to its commit; SQLite's write transactions are serial already. False: all in use, no row.
+   */
+  async claim(bind: ReportedBind, maxBinds: number): Promise<boolean> {
+    if (maxBinds <= 0) {
+      await this.added(bind);
+      return true;
+    }
+    const now = this.clock.now().getTime();
+    const claimed = this.store.transaction(async (trx) => {
+      if (this.store.engine === "postgres") {
+        await sql`select pg_advisory_xact_lock(cast(${BIND_COUNT_LOCK} as integer), cast(${bind.accountId} as integer))`.execute(
+          trx,
+        );
+      }
+      const counted = await trx
+        .selectFrom("smpp_binds")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("account_id", "=", bind.accountId)
+        .where("seen_at", ">=", now - LIVE_MS)
+        .executeTakeFirstOrThrow();
+      if (Number(counted.n) >= maxBinds) return false;
+      await trx.insertInto("smpp_binds").values(this.rowOf(bind, now)).execute();
+      return true;
+    });
+    // A close while it is counted deletes the row after it (removed).
+    const settled = claimed.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.inserted.set(bind.id, settled);
+    this.lastReport.set(bind.id, { submits: bind.submits, at: now });
+    try {
+      if (await claimed) return true;
+    } catch (error) {
+      this.forget(bind.id, settled);
+      throw error;
+    }
+    this.forget(bind.id, settled);
+    return false;
+  }
+
+  private forget(id: string, insert: Promise<void>): void {
+    if (this.inserted.get(id) !== insert) return;
+    this.inserted.delete(id);
+    this.lastReport.delete(id);
+  }
+
+  private rowOf(bind: ReportedBind, now: number) {
+    return {
+      id: bind.id,
+      process_id: this.processId,
+      host: this.host,
+      pid: process.pid,
+      account_id: bind.accountId,
+      mode: bind.mode,
+      address: bind.address,
+      port: bind.port,
+      tls: bind.tls ? 1 : 0,
+      bound_at: bind.boundAt,
+      submits: bind.submits,
+      submit_rate: 0,
+      seen_at: now,
+      disconnect_requested_at: null,
+    };
+  }
+
+  /** Writes the bind's row, unless claim wrote it; resolves once written (or failed, which is logged). */
   added(bind: ReportedBind): Promise<void> {
+    const claimed = this.inserted.get(bind.id);
+    if (claimed) return claimed;
     const now = this.clock.now().getTime();
     this.lastReport.set(bind.id, { submits: bind.submits, at: now });
     const insert = this.store.db
       .insertInto("smpp_binds")
-      .values({
-        id: bind.id,
-        process_id: this.processId,
-        host: this.host,
-        pid: process.pid,
-        account_id: bind.accountId,
-        mode: bind.mode,
-        address: bind.address,
-        port: bind.port,
-        tls: bind.tls ? 1 : 0,
-        bound_at: bind.boundAt,
-        submits: bind.submits,
-        submit_rate: 0,
-        seen_at: now,
-        disconnect_requested_at: null,
-      })
+      .values(this.rowOf(bind, now))
       .execute()
       .then(() => undefined)
       .catch((error: unknown) => this.logger.warn({ err: error, bind: bind.id }, "SMPP bind not recorded"));

@@ -125,7 +125,8 @@ export class SmppServer {
         const set = this.binds.get(accountId);
         set?.delete(bind);
         if (set?.size === 0) this.binds.delete(accountId);
-        if (!this.reported.delete(bind)) return;
+        // Bound, or refused or closed after its place was taken (authenticate): its row goes.
+        if (!this.reported.delete(bind)) return this.reports.removed(bind.id);
         this.deps.metrics.smppBinds.dec(bindLabels(bind));
         this.reports.removed(bind.id);
         this.deps.logger.info(
@@ -336,6 +337,14 @@ export class SmppServer {
     if (settings.max_binds > 0 && set.size >= settings.max_binds) return { status: STATUS.ESME_RBINDFAIL };
     set.add(bind);
     this.binds.set(principal.accountId, set);
+    // The limit is the account's over every process: counted on smpp_binds (registry.ts).
+    const claimed = this.reports.claim({ ...reportOf(bind), accountId: principal.accountId }, settings.max_binds);
+    if (!(await claimed.catch(() => null))) {
+      set.delete(bind);
+      if (set.size === 0 && this.binds.get(principal.accountId) === set) this.binds.delete(principal.accountId);
+      // A failed count throws (bindAs logs it and answers ESME_RBINDFAIL too).
+      if ((await claimed) === false) return { status: STATUS.ESME_RBINDFAIL };
+    }
     const routes = stored.split(",").map((r) => r.trim().toUpperCase());
     return {
       status: STATUS.ESME_ROK,
@@ -360,7 +369,7 @@ function bindLabels(bind: Bind): { account_id: string; mode: string } {
 function reportOf(bind: Bind): ReportedBind {
   return {
     id: bind.id,
-    accountId: bind.account!.principal.accountId,
+    accountId: bind.account?.principal.accountId ?? 0,
     mode: bind.mode!,
     address: bind.address,
     port: bind.port,
