@@ -62,9 +62,14 @@ export class EmailTracker {
     return createHmac("sha256", this.secret).update(data).digest().subarray(0, MAC_BYTES).toString("base64url");
   }
 
+  /**
+   * The MAC as it was written, compared as text: decoding the given one first would take other
+   * spellings of it (Node's base64url decoder skips characters outside the alphabet, `=` and
+   * `%00` among them, reads `+` as `-`, and ignores the last character's spare bits).
+   */
   private check(data: string, given: string): boolean {
-    const expected = Buffer.from(this.mac(data), "base64url");
-    const actual = Buffer.from(given, "base64url");
+    const expected = Buffer.from(this.mac(data), "latin1");
+    const actual = Buffer.from(given, "latin1");
     return actual.length === expected.length && timingSafeEqual(actual, expected);
   }
 }
