@@ -2,10 +2,10 @@
 // its switches (routes, DLT scrubbing and matching, promo sender, international, flood limit,
 // promotional hours), its whitelisted DLT entities (with their telemarketer chains) and headers,
 // an index of its approved templates, and its DLT
-// entities' approved links and callback numbers. Template and
-// DLT changes signal every process to drop the account's entry at once (on SQLite, another
-// process's changes move a version read at most every 2 s: dlt-version.ts); switches and
-// whitelists otherwise refresh within TTL_MS.
+// entities' approved links and callback numbers. Template and DLT changes, and changes of the
+// account's switches (accounts.ts updateAccount), signal every process to drop the account's
+// entry at once (on SQLite, another process's changes move a version read at most every 2 s:
+// dlt-version.ts); TTL_MS stays as the fallback of a signal missed (a lost connection).
 import { BoundedMap } from "../../base/core/bounded-map.js";
 import { type DailyWindow, parseDailyWindow } from "../../base/core/daily-window.js";
 import type { EntityLinks } from "../../base/core/dlt-links.js";

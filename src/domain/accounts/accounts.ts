@@ -302,6 +302,12 @@ export function accountRoutes(account: Pick<Account, "routes">): AccountRoute[] 
   return ACCOUNT_ROUTES.filter((code) => account.routes.split(",").includes(code));
 }
 
+/** The changes of what accountSendSwitches reads (the send path's cached account rules). */
+const SEND_SWITCHES: ReadonlyArray<keyof AccountChanges> = [
+  ...(["routes", "floodLimit", "internationalEnabled", "dltScrubbing", "promoSenderEnabled"] as const),
+  ...(["defaultDltEntityId", "dltMatching", "shortenUrls", "promoHours"] as const),
+];
+
 export async function updateAccount(
   store: Store,
   clock: Clock,
@@ -359,10 +365,8 @@ export async function updateAccount(
   await accountCredentialsChanged(store, account.id);
   // Its sub-accounts, at any depth, act with its status (decision 0148): their cached credentials drop too.
   if (updated.status !== account.status) await subAccountsCredentialsChanged(store, account.id);
-  // Read on the send path through a cache that these signals drop at once.
-  const rulesChanged = [changes.defaultDltEntityId, changes.dltMatching, changes.shortenUrls, changes.promoHours].some(
-    (change) => change !== undefined,
-  );
+  // Read on the send path through a cache (sms/account-rules.ts) that this drops in every process.
+  const rulesChanged = SEND_SWITCHES.some((key) => changes[key] !== undefined);
   if (rulesChanged) await dltChanged(store, DLT_CHANGED, account.id);
   return updated;
 }
