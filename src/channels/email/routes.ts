@@ -68,6 +68,16 @@ const TrackingParams = Type.Object({ id: Type.String(), mac: Type.String() });
 const ClickQuery = Type.Object({ u: Type.Optional(Type.Unknown()) });
 /** A non-empty boundary parameter (quoted or not): without one, nothing in the body can be read. */
 const MULTIPART_BOUNDARY = /;\s*boundary=("[^"]+"|[^\s";]+)/i;
+/**
+ * The largest multipart body: the attachments' 10 MB together plus 4 MiB for the fields and the
+ * multipart framing (the form limit of the other families). A Content-Length over it is refused
+ * before a byte of the body is read.
+ */
+export const MAX_MULTIPART_BYTES = MAX_ATTACHMENT_BYTES + 4 * 1024 * 1024;
+/** After a refusal of a body too large to read, how long the connection lingers (so the answer reaches the client) before it is cut. */
+const CUT_AFTER_MS = 500;
+/** A refusal of a body too large (or of unknown length) to read: the connection is cut after the answer. */
+const unreadable = new WeakSet<GatewayError>();
 
 export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Promise<void> {
   await app.register(async (scope) => {
@@ -102,6 +112,7 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
         if (leftOut.length > 0) request.leftOut = { broadcastId, recipients: leftOutOf(leftOut) };
         return answer(reply, broadcastId);
       } catch (error) {
+        if (error instanceof GatewayError && unreadable.has(error)) cutAfterAnswer(request, reply);
         return refuse(request, reply, error);
       }
     };
@@ -168,6 +179,15 @@ async function readRequest(
     take(request.body);
     return { params, files: [] };
   }
+  // The multipart reader reads the socket itself, past Fastify's body limit: the length is
+  // checked before a byte is read, and a body without one (chunked) is not read at all.
+  const length = request.headers["content-length"];
+  if (length === undefined) {
+    throw tooLargeToRead("A multipart/form-data body needs a Content-Length.");
+  }
+  if (Number(length) > MAX_MULTIPART_BYTES) {
+    throw tooLargeToRead(`A multipart/form-data body is at most ${MAX_MULTIPART_BYTES} bytes.`);
+  }
   const boundary = MULTIPART_BOUNDARY.exec(request.headers["content-type"] ?? "")?.[1]?.replace(/^"|"$/g, "");
   if (!boundary) throw new GatewayError("invalid_request", "A multipart body needs a boundary in its Content-Type.");
   // The multipart reader takes a body cut short (or with no part at all) as a complete one.
@@ -177,24 +197,49 @@ async function readRequest(
     if (!closed()) throw new GatewayError("invalid_request", "The multipart body ends before its closing boundary.");
     return { params, files };
   } catch (error) {
+    // Stop parsing what is left: the refusal is decided (the rest is drained after the answer).
+    request.raw.unpipe();
     // Everything the multipart reader throws (no boundary, a cut part, a limit) is about the body.
     if (error instanceof GatewayError) throw error;
     throw new GatewayError("invalid_request", `The multipart body cannot be read: ${(error as Error).message}`);
   }
 }
 
+function tooLargeToRead(message: string): GatewayError {
+  const error = new GatewayError("invalid_request", message);
+  unreadable.add(error);
+  return error;
+}
+
+/**
+ * After the answer to a body refused unread (no length, or over the limit), the connection is
+ * cut: it cannot carry another request before the body's end, which may be gigabytes away. It
+ * lingers a moment first, so that closing on unread bytes does not reset the answer away.
+ */
+function cutAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  const socket = request.raw.socket;
+  reply.raw.once("finish", () => setTimeout(() => socket.destroy(), CUT_AFTER_MS).unref());
+}
+
 /** Whether `marker` went by in the stream so far (across chunk edges). */
 function watchFor(stream: NodeJS.ReadableStream, marker: string): () => boolean {
   const wanted = Buffer.from(marker);
+  // The last marker-length-1 bytes seen: only a marker across the edge needs them.
   let carry = Buffer.alloc(0);
   let seen = false;
   const look = (chunk: Buffer) => {
-    const window = Buffer.concat([carry, chunk]);
-    if (window.includes(wanted)) {
+    // The chunk is searched where it is: copying it (or all the bytes so far) into one buffer
+    // at every chunk would cost a body's length again for each.
+    const edge = Buffer.concat([carry, chunk.subarray(0, wanted.length - 1)]);
+    if (edge.includes(wanted) || chunk.includes(wanted)) {
       seen = true;
       stream.off("data", look);
     }
-    carry = window.subarray(Math.max(0, window.length - wanted.length + 1));
+    const tail = chunk.subarray(Math.max(0, chunk.length - wanted.length + 1));
+    carry =
+      tail.length >= wanted.length - 1
+        ? Buffer.from(tail)
+        : Buffer.concat([carry, tail]).subarray(-(wanted.length - 1));
   };
   stream.on("data", look);
   return () => {
@@ -217,6 +262,14 @@ async function readParts(request: FastifyRequest, params: Record<string, string>
       params[part.fieldname.toLowerCase()] = String(part.value);
       continue;
     }
+    // A file over the limit stops the reading where it passes it, not at the file's end.
+    part.file.once("limit", () =>
+      part.file.destroy(
+        new GatewayError("invalid_request", `An attachment is larger than ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB.`, {
+          field: "attachment",
+        }),
+      ),
+    );
     const content = await part.toBuffer();
     // An empty file input (no file chosen) is no attachment.
     if (part.filename === "" && content.length === 0) continue;

@@ -15,7 +15,7 @@
 //   graph.ts           GraphClient: Meta's messages edge and template listing (paged) over an undici
 //                      pool with a deadline per request; GraphError from Meta's error bodies
 //   upstream.ts        WhatsAppUpstream: CloudUpstream (graph.ts) and SimulatedUpstream (demo templates,
-//                      statuses on timers, magic numbers)
+//                      statuses on timers, magic numbers: simulatedStatuses)
 //   meta-webhook.ts    X-Hub-Signature-256 check; a callback read into statuses, inbound messages and
 //                      template updates, every field type-checked, what cannot be read counted
 //   meta-routes.ts     GET/POST /webhooks/whatsapp (verify token, raw-body signature check)
@@ -28,7 +28,10 @@
 //                      can send it (sendabilityOf), storage of a sync
 //   settings.ts        an account's module switch, connector, business account and test numbers
 //   window.ts          the 24-hour customer service window (whatsapp_sessions)
-//   upkeep.ts          fails `sending` rows past their lease and releases their holds (worker role)
+//   upkeep.ts          fails `sending` rows past their lease and releases their holds, and reports the
+//                      simulator's lost statuses; at the start and every 5 s (worker role)
+//   lost-statuses.ts   the simulator's messages a stopped process left `sent` (or `delivered`): their
+//                      statuses reported by its rules at their due times, through WhatsAppEvents
 //   v2-routes.ts       /api/v2/whatsapp: send, templates, status/{id}, account
 //   v2-schemas.ts      the answers' schemas (WhatsAppSent, WhatsAppMessage, …)
 //   admin-routes.ts    /admin/api/accounts/{username}/whatsapp: settings, template sync and test-only

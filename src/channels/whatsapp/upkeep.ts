@@ -1,11 +1,15 @@
 // A WhatsApp send whose process died between holding the credit and hearing the upstream
 // leaves a `sending` row past its lease. Upkeep fails it and releases the hold: the client
 // never got an answer, so nothing is charged (if WhatsApp did deliver it, that one is on us).
+// The simulator's messages a stopped process left `sent` get their statuses (lost-statuses.ts).
+// Both at the start and every few seconds after.
 import type { Logger } from "pino";
 import type { Clock } from "../../base/core/clock.js";
 import type { Store } from "../../base/store/store.js";
 import { releaseHold, uplineRefunds } from "../../domain/accounts/index.js";
 import { failSendingMessage, forgetPendingKey, staleWhatsAppSends } from "../../domain/messages/index.js";
+import { LostSimulatedStatuses } from "./lost-statuses.js";
+import type { WhatsApp } from "./whatsapp.js";
 
 const BATCH = 500;
 
@@ -31,13 +35,25 @@ export async function releaseStaleSends(store: Store, clock: Clock): Promise<num
   return released;
 }
 
-export function startWhatsAppUpkeep(deps: { store: Store; clock: Clock; logger: Logger }, intervalMs = 5_000) {
+export function startWhatsAppUpkeep(
+  deps: { store: Store; clock: Clock; logger: Logger; whatsapp: Pick<WhatsApp, "events" | "deps"> },
+  intervalMs = 5_000,
+) {
+  const lost = new LostSimulatedStatuses({
+    store: deps.store,
+    clock: deps.clock,
+    events: deps.whatsapp.events,
+    latencyMs: deps.whatsapp.deps.config.simulatorLatencyMs,
+  });
+  const runOnce = async () => {
+    const released = await releaseStaleSends(deps.store, deps.clock);
+    if (released > 0) deps.logger.warn({ count: released }, "released WhatsApp sends whose process stopped mid-call");
+    const found = await lost.runOnce();
+    if (found > 0) deps.logger.warn({ count: found }, "reported simulated WhatsApp statuses a stopped process left");
+  };
   let running: Promise<void> | undefined;
   const tick = () => {
-    running ??= releaseStaleSends(deps.store, deps.clock)
-      .then((count) => {
-        if (count > 0) deps.logger.warn({ count }, "released WhatsApp sends whose process stopped mid-call");
-      })
+    running ??= runOnce()
       .catch((error: unknown) => deps.logger.error({ err: error }, "WhatsApp upkeep failed"))
       .finally(() => {
         running = undefined;
@@ -45,8 +61,8 @@ export function startWhatsAppUpkeep(deps: { store: Store; clock: Clock; logger: 
   };
   const timer = setInterval(tick, intervalMs);
   timer.unref?.();
+  tick();
   return {
-    runOnce: () => releaseStaleSends(deps.store, deps.clock),
     async stop() {
       clearInterval(timer);
       await running;

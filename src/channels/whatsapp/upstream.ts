@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import { GraphClient, GraphError, type GraphOptions, type GraphTemplate } from "./graph.js";
-import type { StatusEvent } from "./meta-webhook.js";
+import type { MetaError, StatusEvent } from "./meta-webhook.js";
 import type { WhatsAppConnectorName, WhatsAppSender } from "./settings.js";
 import { shapeOf } from "./templates.js";
 
@@ -120,6 +120,33 @@ export const SIMULATED_TEMPLATES: GraphTemplate[] = [
   },
 ];
 
+/** The simulator's connector name, stored on its messages. */
+export const SIMULATED_UPSTREAM = "whatsapp-simulator";
+
+/** A status the simulator reports `after` ms after a send it took. */
+export interface SimulatedStatus {
+  status: "delivered" | "read" | "failed";
+  after: number;
+  errors: MetaError[];
+}
+
+const UNDELIVERABLE: MetaError = {
+  code: 131026,
+  title: "Message undeliverable",
+  message: "Message undeliverable",
+  details: "The recipient's phone number is not a WhatsApp phone number (simulated).",
+};
+
+/**
+ * What follows `sent` for a message to `to`, `step` ms apart: its magic numbers' rules, which the
+ * walk of messages a stopped process left behind (lost-statuses.ts) follows too.
+ */
+export function simulatedStatuses(to: string, step: number): SimulatedStatus[] {
+  if (to.endsWith("0002")) return [{ status: "failed", after: step, errors: [UNDELIVERABLE] }];
+  const delivered: SimulatedStatus = { status: "delivered", after: step, errors: [] };
+  return to.endsWith("0001") ? [delivered] : [delivered, { status: "read", after: 2 * step, errors: [] }];
+}
+
 export interface SimulatorOptions {
   /** Milliseconds between sent, delivered and read. */
   latencyMs: number;
@@ -133,10 +160,11 @@ export interface SimulatorOptions {
 /**
  * A business account that needs no network. Recipients ending in 0002 fail after sending
  * (131026, undeliverable), 0003 are refused by the upstream at once (HTTP 500, 131000), 0001
- * are delivered but never read; the rest go sent → delivered → read.
+ * are delivered but never read; the rest go sent → delivered → read. The statuses wait on timers
+ * of this process; those a stopped process never reported, upkeep reports (lost-statuses.ts).
  */
 export class SimulatedUpstream implements WhatsAppUpstream {
-  readonly name = "whatsapp-simulator";
+  readonly name = SIMULATED_UPSTREAM;
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
 
@@ -170,22 +198,9 @@ export class SimulatedUpstream implements WhatsAppUpstream {
       recipientId: to,
       errors,
     });
-    const step = this.options.latencyMs;
     this.later(0, () => event("sent"));
-    if (to.endsWith("0002")) {
-      this.later(step, () =>
-        event("failed", [
-          {
-            code: 131026,
-            title: "Message undeliverable",
-            message: "Message undeliverable",
-            details: "The recipient's phone number is not a WhatsApp phone number (simulated).",
-          },
-        ]),
-      );
-    } else {
-      this.later(step, () => event("delivered"));
-      if (!to.endsWith("0001")) this.later(2 * step, () => event("read"));
+    for (const next of simulatedStatuses(to, this.options.latencyMs)) {
+      this.later(next.after, () => event(next.status, next.errors));
     }
     return { messageId };
   }

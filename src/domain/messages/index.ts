@@ -64,7 +64,8 @@
 //                      compare-and-set
 //   whatsapp-steps.ts  the WhatsApp channel's own steps: the row written `sending` before the upstream
 //                      call, then sent or failed; Meta's delivered, read and failed; stale sends failed;
-//                      a message by numeric or upstream id
+//                      sends left sent or delivered (the simulator's lost statuses); a message by
+//                      numeric or upstream id
 //   analytics.ts       delivery analytics: the rollups of a window grouped by account, connector, route,
 //                      prefix, error code, or the caller's hours or days; latency percentiles from their
 //                      histogram; ANALYTICS_PREFIX_DIGITS recorded

@@ -1,6 +1,7 @@
 // The WhatsApp channel's own steps on its messages: a send is written `sending` before the upstream
 // call and then moved to `sent` or failed; Meta's statuses move it on (`read` after delivered, or
-// standing in for a delivery not yet reported); a `sending` message whose process died is failed.
+// standing in for a delivery not yet reported); a `sending` message whose process died is failed,
+// and the simulator's messages whose process stopped before their statuses are found again.
 import { sql } from "kysely";
 import type { MessageRow, MessageStatus, NewMessage } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
@@ -72,6 +73,36 @@ export async function staleWhatsAppSends(db: Db, now: number, limit: number) {
     .where("lease_until", "<", now)
     .limit(limit)
     .execute();
+}
+
+/** Where a read of unfinished WhatsApp sends starts: after this (submitted_at, id); a null id, after every id at that time. */
+export interface SentCursor {
+  submittedAt: number;
+  id: string | null;
+}
+
+/**
+ * Up to `limit` of `connector`'s messages sent after `after` and at or before `before` that are
+ * still `sent` or `delivered`, in (submitted_at, id) order: the simulator's messages whose
+ * process stopped before their statuses (channels/whatsapp/lost-statuses.ts). A range of
+ * messages_by_connector_submit from `after` on, so a read costs the messages sent since the last
+ * one, not every message the connector ever sent (named on SQLite, as awaitingReportQuery does).
+ */
+export async function unfinishedWhatsAppSends(
+  store: Pick<Store, "db" | "engine">,
+  read: { connector: string; after: SentCursor; before: number; limit: number },
+) {
+  const { after } = read;
+  const query = sql<Pick<MessageRow, "id" | "recipient" | "status" | "upstream_id" | "submitted_at">>`
+    select id, recipient, status, upstream_id, submitted_at
+      from messages${sql.raw(store.engine === "sqlite" ? " indexed by messages_by_connector_submit" : "")}
+     where connector = ${read.connector}
+       and submitted_at >= ${after.submittedAt} and submitted_at <= ${read.before}
+       and ${after.id === null ? sql`submitted_at > ${after.submittedAt}` : sql`(submitted_at > ${after.submittedAt} or id > ${after.id})`}
+       and status in ('sent', 'delivered')
+     order by submitted_at, id
+     limit ${read.limit}`;
+  return (await query.execute(store.db)).rows;
 }
 
 /** The WhatsApp message that Meta's id names, if any. */
