@@ -109,7 +109,8 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     await signInAs(page, alice.username, alice.password, "/contacts");
     await page.getByLabel("Group name").fill("Retail customers");
     await page.getByRole("button", { name: "Create group" }).click();
-    await page.getByRole("heading", { name: /^Contact group \d+$/ }).waitFor();
+    // The heading names the group, not its number (console audit 7).
+    await page.getByRole("heading", { name: "Contact group Retail customers", exact: true }).waitFor();
     await page
       .getByLabel("CSV file", { exact: true })
       .setInputFiles(csv(["number,name", "9876543210,Asha", "12345,Bad", "9876543211,Ravi", "98765,Short"]));
@@ -203,6 +204,8 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     await page.getByLabel("To account (username)").fill(bob.username);
     await page.getByLabel("SMS credits", { exact: true }).fill("2.5");
     await page.getByRole("button", { name: "Transfer" }).click();
+    // A transfer waits for its confirmation, naming what moves (console audit 2).
+    await page.getByRole("button", { name: `Confirm: send 2.5 credits to ${bob.username}` }).click();
     await page.getByText(`2.5 credits sent to ${bob.username}`).waitFor();
     await expect.poll(() => page.getByTestId("credits-sms").textContent()).not.toContain("20,000");
     // The flood counter is its own sentence, saying what it counts (console audit C8).

@@ -227,6 +227,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await page.getByLabel("Credits (+ or −)").fill("-5");
     await page.getByLabel("Reason").fill("Charged twice for job 7");
     await page.getByRole("button", { name: "Correct the balance" }).click();
+    await page.getByRole("button", { name: /^Confirm: (take|add) / }).click();
     const done = page.getByRole("status").filter({ hasText: "now holds" });
     await expect.poll(() => done.textContent()).toContain(`Took away 5 credits (Charged twice for job 7)`);
     expect(await done.textContent()).toContain(`now holds ${before - 5}`);
@@ -238,6 +239,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await page.getByLabel("Credits (+ or −)").fill("-100000");
     await page.getByLabel("Reason").fill("Too much");
     await page.getByRole("button", { name: "Correct the balance" }).click();
+    await page.getByRole("button", { name: /^Confirm: (take|add) / }).click();
     const refusal = page.getByRole("alert");
     await expect.poll(() => refusal.locator(".error-code").textContent()).toBe("insufficient_credits");
     expect(await refusal.textContent()).toContain(`holds ${before - 5} credits: it cannot lose 100000`);
@@ -245,6 +247,7 @@ describeInBrowser("console in the browser: the operator's desk", () => {
 
     await page.getByLabel("Credits (+ or −)").fill("2.5");
     await page.getByRole("button", { name: "Correct the balance" }).click();
+    await page.getByRole("button", { name: /^Confirm: (take|add) / }).click();
     await expect.poll(() => done.textContent()).toContain("Added 2.5 credits (Too much)");
     expect(await balanceOf(gateway(), busy)).toBe(before - 2.5);
     await expectAccessible(page, "operator account page with the desk");

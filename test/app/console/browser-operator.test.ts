@@ -70,6 +70,8 @@ describeInBrowser("console in the browser: operator", () => {
     await page.getByRole("heading", { name: "Account newshop" }).waitFor();
     await page.getByLabel("Credits to add").fill("10.5");
     await page.getByRole("button", { name: "Add credits" }).click();
+    // A top-up waits for its confirmation (console audit 2).
+    await page.getByRole("button", { name: "Confirm: add 10.5 credits to newshop" }).click();
     await expect.poll(() => page.getByTestId("operator-wallet-sms").textContent()).toContain("35.5");
     // The ledger shows the top-up, newest first, with the balance it left.
     const ledger = page.getByRole("table", { name: "The last 500 entries, newest first" });

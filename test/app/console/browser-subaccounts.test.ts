@@ -43,9 +43,11 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await page.getByLabel("Sub-account", { exact: true }).selectOption(username);
     await page.getByLabel("Credits", { exact: true }).fill("-3");
     await page.getByRole("button", { name: "Give credits" }).click();
+    await page.getByRole("button", { name: /^Confirm: give / }).click();
     await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/Not given/);
     await page.getByLabel("Credits", { exact: true }).fill("40");
     await page.getByRole("button", { name: "Give credits" }).click();
+    await page.getByRole("button", { name: /^Confirm: give / }).click();
     await page.getByText(/SMS wallet: 40 credits/).waitFor();
     expect(await page.getByRole("alert").count()).toBe(0);
     await expect.poll(() => page.getByTestId(`sub-${username}`).textContent()).toContain("40");
@@ -54,6 +56,7 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await page.getByLabel("Wallet", { exact: true }).selectOption("whatsapp");
     await page.getByLabel("Credits", { exact: true }).fill("7");
     await page.getByRole("button", { name: "Give credits" }).click();
+    await page.getByRole("button", { name: /^Confirm: give / }).click();
     await page.getByText(/WhatsApp wallet: 7 credits/).waitFor();
     await expect.poll(() => page.getByTestId(`credits-${username}`).textContent()).toBe("SMS 40 · WhatsApp 7");
 
@@ -218,6 +221,7 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await page.getByLabel("Sub-account", { exact: true }).selectOption(username);
     await page.getByLabel("Credits", { exact: true }).fill("30");
     await page.getByRole("button", { name: "Give credits" }).click();
+    await page.getByRole("button", { name: /^Confirm: give / }).click();
     await page.getByText(`${username}'s SMS wallet: 30 credits.`).waitFor();
     await expect.poll(() => page.getByTestId(`credits-${username}`).textContent()).toBe("SMS 30");
     await expectAccessible(page, "sub-accounts of a billing user");

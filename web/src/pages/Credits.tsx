@@ -4,6 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
+import { ConfirmStep } from "../confirm-step.js";
 import { ExportLinks } from "../exports.js";
 import { formatNumber, plural, walletName } from "../format.js";
 import { canDo, useSignedIn } from "../session.js";
@@ -20,6 +21,8 @@ export function TransferForm({ onDone }: { onDone: () => void }) {
   const [recipient, setRecipient] = useState("");
   const [amount, setAmount] = useState("");
   const [description, setDescription] = useState("");
+  /** "Transfer" was pressed: the credits move once it is confirmed. */
+  const [asking, setAsking] = useState(false);
   const transfer = useMutation({
     mutationFn: () =>
       data<CreditTransfer>("/api/v2/credits/transfer", {
@@ -37,8 +40,10 @@ export function TransferForm({ onDone }: { onDone: () => void }) {
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    transfer.mutate();
+    transfer.reset();
+    setAsking(true);
   };
+  const credits = plural(Number(amount), "credit");
   return (
     <form onSubmit={submit} aria-label="Transfer SMS credits">
       <div className="columns">
@@ -70,9 +75,21 @@ export function TransferForm({ onDone }: { onDone: () => void }) {
           />
         </Field>
       </div>
-      <button type="submit" className="primary" disabled={transfer.isPending}>
+      <button type="submit" className="primary" disabled={transfer.isPending || asking}>
         Transfer
       </button>
+      {asking ? (
+        <ConfirmStep
+          testId="transfer-confirm"
+          warning={`${credits} leave your SMS wallet for ${recipient.trim()} now.`}
+          confirmLabel={`Confirm: send ${credits} to ${recipient.trim()}`}
+          onConfirm={() => {
+            setAsking(false);
+            transfer.mutate();
+          }}
+          onKeep={() => setAsking(false)}
+        />
+      ) : null}
       <ErrorNotice error={transfer.error} title="Not transferred" />
       {transfer.data ? (
         <Success>

@@ -7,7 +7,7 @@ import { CsvUpload } from "../csv-upload.js";
 import { formatNumber, formatTime } from "../format.js";
 import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
-import type { Contact } from "../types.js";
+import type { Contact, ContactGroup } from "../types.js";
 import { Busy, ErrorNotice, Pager, PageTitle } from "../ui.js";
 
 export default function Group({ params }: { params: Record<string, string> }) {
@@ -19,9 +19,20 @@ export default function Group({ params }: { params: Record<string, string> }) {
     queryKey: ["groups", id, "contacts", page],
     queryFn: () => paged<Contact>(`/api/v2/groups/${encodeURIComponent(id)}/contacts`, { page, per_page: 50 }),
   });
+  // There is no GET of one group: its name is found in the list, a page of 100 at a time.
+  const group = useQuery({
+    queryKey: ["groups", id, "name"],
+    queryFn: async () => {
+      for (let page = 1; ; page++) {
+        const answer = await paged<ContactGroup>("/api/v2/groups", { page, per_page: 100 });
+        const found = answer.data.find((g) => String(g.id) === id);
+        if (found || page >= answer.meta.last_page) return found ?? null;
+      }
+    },
+  });
   return (
     <>
-      <PageTitle>Contact group {id}</PageTitle>
+      <PageTitle>{group.data ? `Contact group ${group.data.name}` : "Contact group"}</PageTitle>
       <p>
         <Link to="/contacts">All groups</Link> ·{" "}
         {canDo(session, "send") ? <Link to={`/bulk?group=${encodeURIComponent(id)}`}>Send to this group</Link> : null}

@@ -11,7 +11,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, type MouseEvent, useState } from "react";
 import { data, paged, withQuery } from "../api.js";
 import { BelowParentNotice } from "../below-parent.js";
-import { formatNumber, formatTime, walletName } from "../format.js";
+import { ConfirmStep } from "../confirm-step.js";
+import { formatNumber, formatTime, plural, walletName } from "../format.js";
 import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { Capability, CreatedKey, SubAccount, SubAccountFunding } from "../types.js";
@@ -47,6 +48,8 @@ export default function SubAccounts() {
   const [funding, setFunding] = useState({ username: "", wallet: "sms", amount: "" });
   /** "Take back credits" was pressed: what will be taken waits for its confirmation. */
   const [takingBack, setTakingBack] = useState(false);
+  /** "Give credits" was pressed: the gift waits for its confirmation, as a take-back does. */
+  const [giving, setGiving] = useState(false);
   const list = useQuery({
     queryKey: ["subaccounts", page],
     queryFn: () => paged<SubAccount>("/api/v2/subaccounts", { page: String(page), per_page: String(PER_PAGE) }),
@@ -113,10 +116,12 @@ export default function SubAccounts() {
     event.preventDefault();
     setTakingBack(false);
     reclaim.reset();
-    fund.mutate();
+    fund.reset();
+    setGiving(true);
   };
   const takeBack = (event: MouseEvent<HTMLButtonElement>) => {
     if (!event.currentTarget.form?.reportValidity()) return;
+    setGiving(false);
     setTakingBack(true);
   };
 
@@ -215,7 +220,7 @@ export default function SubAccounts() {
                 onChange={(event) => setFunding({ ...funding, amount: event.target.value })}
               />
             </Field>
-            <button type="submit" className="primary" disabled={fund.isPending}>
+            <button type="submit" className="primary" disabled={fund.isPending || giving}>
               Give credits
             </button>
             {can("manage") ? (
@@ -224,6 +229,19 @@ export default function SubAccounts() {
               </button>
             ) : null}
           </form>
+          {giving ? (
+            <ConfirmStep
+              testId="give-confirm"
+              warning={`${plural(Number(funding.amount), "credit")} are issued to ${funding.username}'s ${walletName(funding.wallet)} wallet now.`}
+              confirmLabel={`Confirm: give ${plural(Number(funding.amount), "credit")} to ${funding.username}`}
+              keepLabel="Give nothing"
+              onConfirm={() => {
+                setGiving(false);
+                fund.mutate();
+              }}
+              onKeep={() => setGiving(false)}
+            />
+          ) : null}
           {takingBack ? (
             <div className="notice" data-testid="take-back-confirm">
               <p>

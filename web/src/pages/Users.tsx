@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import { ACCOUNT_USER_ROLES, type CreatedUser, STAFF_ROLES, type User } from "../types.js";
 import { ConfirmButton, ErrorNotice, Field, PageTitle, StatusBadge, Success } from "../ui.js";
 
@@ -50,7 +50,10 @@ function UserRow({
   busy,
   onChange,
   onReinvite,
+  reads = false,
 }: {
+  /** The signed-in staff reads the list only (operator_support, operator_finance): no control. */
+  reads?: boolean;
   user: User;
   roles: readonly string[];
   myRole: string;
@@ -59,7 +62,7 @@ function UserRow({
   onReinvite: () => void;
 }) {
   const [role, setRole] = useState(user.user_role);
-  const locked = !mayHandle(myRole, user.user_role);
+  const locked = reads || !mayHandle(myRole, user.user_role);
   const offered = roles.filter((r) => mayHandle(myRole, r));
   return (
     <tr data-testid={`user-${user.login}`}>
@@ -79,45 +82,47 @@ function UserRow({
       <td>
         <StatusBadge status={user.status} />
       </td>
-      <td className="actions">
-        {locked ? (
-          <span className="hint">Only an owner changes an owner.</span>
-        ) : (
-          <>
-            {user.status === "invited" ? (
-              <>
-                <button type="button" disabled={busy} onClick={onReinvite}>
-                  Send a new invitation to {user.login}
-                </button>{" "}
-              </>
-            ) : null}
-            {role !== user.user_role ? (
+      {reads ? null : (
+        <td className="actions">
+          {locked ? (
+            <span className="hint">Only an owner changes an owner.</span>
+          ) : (
+            <>
+              {user.status === "invited" ? (
+                <>
+                  <button type="button" disabled={busy} onClick={onReinvite}>
+                    Send a new invitation to {user.login}
+                  </button>{" "}
+                </>
+              ) : null}
+              {role !== user.user_role ? (
+                <ConfirmButton
+                  label={`Make ${user.login} ${role}`}
+                  confirmLabel={`Confirm: make ${user.login} ${role}`}
+                  warning={`${user.login} becomes ${role}: their sessions end now, and from their next request they and the API keys they made may do only what ${role} may.`}
+                  disabled={busy}
+                  onConfirm={() => onChange({ login: user.login, method: "PATCH", json: { user_role: role } })}
+                />
+              ) : null}{" "}
               <ConfirmButton
-                label={`Make ${user.login} ${role}`}
-                confirmLabel={`Confirm: make ${user.login} ${role}`}
-                warning={`${user.login} becomes ${role}: their sessions end now, and from their next request they and the API keys they made may do only what ${role} may.`}
+                label={`End sessions of ${user.login}`}
+                confirmLabel={`Confirm: sign ${user.login} out`}
+                warning={`${user.login} is signed out of every browser now; they can sign in again.`}
                 disabled={busy}
-                onConfirm={() => onChange({ login: user.login, method: "PATCH", json: { user_role: role } })}
+                onConfirm={() => onChange({ login: user.login, path: "/sessions", method: "DELETE" })}
+              />{" "}
+              <ConfirmButton
+                danger
+                label={`Remove ${user.login}`}
+                confirmLabel={`Confirm: remove ${user.login}`}
+                warning={`${user.login} can no longer sign in; their sessions end now and the API keys they made are revoked.`}
+                disabled={busy}
+                onConfirm={() => onChange({ login: user.login, method: "DELETE" })}
               />
-            ) : null}{" "}
-            <ConfirmButton
-              label={`End sessions of ${user.login}`}
-              confirmLabel={`Confirm: sign ${user.login} out`}
-              warning={`${user.login} is signed out of every browser now; they can sign in again.`}
-              disabled={busy}
-              onConfirm={() => onChange({ login: user.login, path: "/sessions", method: "DELETE" })}
-            />{" "}
-            <ConfirmButton
-              danger
-              label={`Remove ${user.login}`}
-              confirmLabel={`Confirm: remove ${user.login}`}
-              warning={`${user.login} can no longer sign in; their sessions end now and the API keys they made are revoked.`}
-              disabled={busy}
-              onConfirm={() => onChange({ login: user.login, method: "DELETE" })}
-            />
-          </>
-        )}
-      </td>
+            </>
+          )}
+        </td>
+      )}
     </tr>
   );
 }
@@ -131,6 +136,8 @@ interface ChangeArgs {
 
 export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
   const session = useSignedIn();
+  /** Staff other than operator_admin read the staff list; the API refuses them every change. */
+  const reads = kind === "staff" && !canDo(session, "staff_admin");
   const queryClient = useQueryClient();
   const base = kind === "staff" ? "/admin/api/staff" : "/api/v2/users";
   const roles: readonly string[] = kind === "staff" ? STAFF_ROLES : ACCOUNT_USER_ROLES;
@@ -207,45 +214,47 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
           ? "The operator's staff: operator_admin changes everything, operator_support reads everything, operator_finance handles credits, prices and the ledger."
           : "The account's users. Your account's own username and password stay its owner login."}
       </p>
-      <form onSubmit={submit} aria-label={kind === "staff" ? "Add staff" : "Add a user"}>
-        <Field label="Login" id="user-login">
-          <input id="user-login" required maxLength={64} value={login} onChange={(e) => setLogin(e.target.value)} />
-        </Field>
-        <Field label="Role" id="user-role">
-          <select id="user-role" value={role} onChange={(e) => setRole(e.target.value)}>
-            {roles
-              .filter((r) => mayHandle(session.user_role, r))
-              .map((r) => (
-                <option key={r}>{r}</option>
-              ))}
-          </select>
-        </Field>
-        <Field
-          label="Email"
-          id="user-email"
-          hint="An invitation is emailed here if the gateway has a mail relay; otherwise you copy its link from this page"
-        >
-          <input
+      {reads ? null : (
+        <form onSubmit={submit} aria-label={kind === "staff" ? "Add staff" : "Add a user"}>
+          <Field label="Login" id="user-login">
+            <input id="user-login" required maxLength={64} value={login} onChange={(e) => setLogin(e.target.value)} />
+          </Field>
+          <Field label="Role" id="user-role">
+            <select id="user-role" value={role} onChange={(e) => setRole(e.target.value)}>
+              {roles
+                .filter((r) => mayHandle(session.user_role, r))
+                .map((r) => (
+                  <option key={r}>{r}</option>
+                ))}
+            </select>
+          </Field>
+          <Field
+            label="Email"
             id="user-email"
-            type="email"
-            aria-describedby="user-email-hint"
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </Field>
-        <Field label="Password" id="user-password" hint="Leave empty to invite by link instead">
-          <input
-            id="user-password"
-            type="password"
-            autoComplete="new-password"
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </Field>
-        <button type="submit" className="primary" disabled={create.isPending}>
-          {password ? "Add" : "Invite"}
-        </button>
-      </form>
+            hint="An invitation is emailed here if the gateway has a mail relay; otherwise you copy its link from this page"
+          >
+            <input
+              id="user-email"
+              type="email"
+              aria-describedby="user-email-hint"
+              value={email}
+              onChange={(e) => setEmail(e.target.value)}
+            />
+          </Field>
+          <Field label="Password" id="user-password" hint="Leave empty to invite by link instead">
+            <input
+              id="user-password"
+              type="password"
+              autoComplete="new-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+            />
+          </Field>
+          <button type="submit" className="primary" disabled={create.isPending}>
+            {password ? "Add" : "Invite"}
+          </button>
+        </form>
+      )}
       <ErrorNotice error={create.error} title="Not added" />
       {shown ? <InvitationNotice user={shown} timeZone={session.time_zone} /> : null}
       {done ? <Success>{done}</Success> : null}
@@ -262,7 +271,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
                 <th scope="col">Email</th>
                 <th scope="col">Role</th>
                 <th scope="col">State</th>
-                <th scope="col">Actions</th>
+                {reads ? null : <th scope="col">Actions</th>}
               </tr>
             </thead>
             <tbody>
@@ -275,6 +284,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
                   busy={change.isPending || reinvite.isPending}
                   onChange={(args) => change.mutate(args)}
                   onReinvite={() => reinvite.mutate(user.login)}
+                  reads={reads}
                 />
               ))}
             </tbody>

@@ -5,10 +5,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
 import { ExportLinks } from "../../exports.js";
-import { formatNumber, formatTime, plural, walletName } from "../../format.js";
+import { formatNumber, formatTime, walletName } from "../../format.js";
 import {
   ACCOUNT_WALLETS,
-  type CreditTopUp,
   DLT_MATCHING_MODES,
   type LedgerEntry,
   type OperatorAccountDetail,
@@ -16,6 +15,7 @@ import {
 } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { useSignedIn } from "../../session.js";
+import { StaffOnly, StaffReadOnly } from "../../staff-gate.js";
 import {
   Busy,
   ConfirmButton,
@@ -28,7 +28,7 @@ import {
   Success,
   useClientPages,
 } from "../../ui.js";
-import { AdjustForm, SupportLinks } from "./account-desk.js";
+import { AdjustForm, SupportLinks, TopUp } from "./account-desk.js";
 import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
 import { AccountBinds } from "./account-smpp.js";
 import { VerifySettingsForm } from "./account-verify.js";
@@ -36,63 +36,6 @@ import { DltChains } from "./dlt-chains.js";
 import { DltLinks } from "./dlt-links.js";
 import { DltRegistrations } from "./dlt-registrations.js";
 import { TwoFactorReset } from "./two-factor-reset.js";
-
-function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
-  const [wallet, setWallet] = useState("sms");
-  const [amount, setAmount] = useState("");
-  const [note, setNote] = useState("");
-  const topUp = useMutation({
-    mutationFn: () =>
-      data<CreditTopUp>(`/admin/api/accounts/${encodeURIComponent(username)}/credits`, {
-        json: { wallet, amount: Number(amount), ...(note.trim() ? { note: note.trim() } : {}) },
-      }),
-    onSuccess: () => {
-      setAmount("");
-      setNote("");
-      onDone();
-    },
-  });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    topUp.mutate();
-  };
-  return (
-    <form onSubmit={submit} aria-label="Top up credits" className="columns">
-      <Field label="Wallet" id="topup-wallet">
-        <select id="topup-wallet" value={wallet} onChange={(event) => setWallet(event.target.value)}>
-          {ACCOUNT_WALLETS.map((w) => (
-            <option key={w} value={w}>
-              {w}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Credits to add" id="topup-amount">
-        <input
-          id="topup-amount"
-          inputMode="decimal"
-          required
-          value={amount}
-          onChange={(event) => setAmount(event.target.value)}
-        />
-      </Field>
-      <Field label="Note" id="topup-note">
-        <input id="topup-note" maxLength={500} value={note} onChange={(event) => setNote(event.target.value)} />
-      </Field>
-      <div>
-        <button type="submit" className="primary" disabled={topUp.isPending}>
-          Add credits
-        </button>
-      </div>
-      <ErrorNotice error={topUp.error} title="Not added" />
-      {topUp.data ? (
-        <Success>
-          The {walletName(topUp.data.wallet)} wallet now holds {plural(topUp.data.balance, "credit")}.
-        </Success>
-      ) : null}
-    </form>
-  );
-}
 
 function Limits({
   account,
@@ -315,26 +258,28 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
 
       <section aria-labelledby="lock-title">
         <h2 id="lock-title">Lock and unlock</h2>
-        <div className="actions">
-          {a.status === "active" ? (
-            <ConfirmButton
-              danger
-              label={`Block ${a.username}`}
-              confirmLabel={`Confirm: block ${a.username}`}
-              warning={`${a.username} can no longer sign in, and every key of it is refused until the account is activated again.`}
-              onConfirm={() => change.mutate({ status: "blocked" })}
-            />
-          ) : (
-            <button type="button" onClick={() => change.mutate({ status: "active" })}>
-              Activate {a.username}
+        <StaffOnly capability="staff_admin">
+          <div className="actions">
+            {a.status === "active" ? (
+              <ConfirmButton
+                danger
+                label={`Block ${a.username}`}
+                confirmLabel={`Confirm: block ${a.username}`}
+                warning={`${a.username} can no longer sign in, and every key of it is refused until the account is activated again.`}
+                onConfirm={() => change.mutate({ status: "blocked" })}
+              />
+            ) : (
+              <button type="button" onClick={() => change.mutate({ status: "active" })}>
+                Activate {a.username}
+              </button>
+            )}
+            <button type="button" onClick={() => change.mutate({ unlock: true })}>
+              Clear sign-in locks
             </button>
-          )}
-          <button type="button" onClick={() => change.mutate({ unlock: true })}>
-            Clear sign-in locks
-          </button>
-        </div>
-        <ErrorNotice error={change.error} title="Not changed" />
-        <TwoFactorReset username={a.username} />
+          </div>
+          <ErrorNotice error={change.error} title="Not changed" />
+          <TwoFactorReset username={a.username} />
+        </StaffOnly>
       </section>
 
       <section aria-labelledby="balances-title">
@@ -347,23 +292,33 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
             </li>
           ))}
         </ul>
-        <TopUp username={a.username} onDone={refresh} />
-        <h3>Correct a balance</h3>
-        <AdjustForm username={a.username} onDone={refresh} />
+        <StaffOnly capability="staff_money">
+          <TopUp username={a.username} onDone={refresh} />
+          <h3>Correct a balance</h3>
+          <AdjustForm username={a.username} onDone={refresh} />
+        </StaffOnly>
       </section>
 
       <section aria-labelledby="limits-title">
         <h2 id="limits-title">Limits and routes</h2>
-        <Limits key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
+        <StaffReadOnly capability="staff_admin" what="changing the limits and routes">
+          <Limits key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
+        </StaffReadOnly>
         <h3>Price</h3>
-        <PriceCardForm key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
+        <StaffReadOnly capability="staff_money" what="changing the price">
+          <PriceCardForm key={a.username} account={a} onSaved={(next) => queryClient.setQueryData(key, next)} />
+        </StaffReadOnly>
         <h3>Low-balance alert</h3>
-        <LowBalanceForm username={a.username} />
+        <StaffReadOnly capability="staff_admin" what="changing the alert">
+          <LowBalanceForm username={a.username} />
+        </StaffReadOnly>
       </section>
 
       <section aria-labelledby="verify-title">
         <h2 id="verify-title">Verify</h2>
-        <VerifySettingsForm username={a.username} />
+        <StaffReadOnly capability="staff_admin" what="changing the verify settings">
+          <VerifySettingsForm username={a.username} />
+        </StaffReadOnly>
       </section>
 
       <section aria-labelledby="registrations-title">
@@ -377,14 +332,16 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
             <Link to="/operator/approvals">approval queue</Link>)
           </dd>
         </dl>
-        <DltRegistrations
-          username={a.username}
-          headers={a.registrations.dlt_headers}
-          entities={a.registrations.dlt_entities}
-          onChange={refresh}
-        />
-        <DltLinks key={a.username} username={a.username} entities={a.registrations.dlt_entities} />
-        <DltChains key={`${a.username}:${a.registrations.dlt_entities.join(",")}`} username={a.username} />
+        <StaffReadOnly capability="staff_admin" what="changing the DLT registrations">
+          <DltRegistrations
+            username={a.username}
+            headers={a.registrations.dlt_headers}
+            entities={a.registrations.dlt_entities}
+            onChange={refresh}
+          />
+          <DltLinks key={a.username} username={a.username} entities={a.registrations.dlt_entities} />
+          <DltChains key={`${a.username}:${a.registrations.dlt_entities.join(",")}`} username={a.username} />
+        </StaffReadOnly>
       </section>
       <Ledger username={a.username} />
     </>

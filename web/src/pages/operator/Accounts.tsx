@@ -6,7 +6,7 @@ import { paged, request } from "../../api.js";
 import { formatNumber, formatTime } from "../../format.js";
 import { type OnboardedAccount, type OperatorAccount, ROUTE_CODES } from "../../operator-types.js";
 import { Link } from "../../router.js";
-import { useSignedIn } from "../../session.js";
+import { canDo, useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Field, Pager, PageTitle, StatusBadge, Success } from "../../ui.js";
 
 /** Comma- or line-separated values of a text field, trimmed, blanks dropped. */
@@ -280,10 +280,14 @@ export default function Accounts() {
           <Pager meta={accounts.data.meta} onPage={setPage} />
         </>
       ) : null}
-      <section aria-labelledby="onboard-title">
-        <h2 id="onboard-title">New account</h2>
-        <OnboardingForm onCreated={() => void queryClient.invalidateQueries({ queryKey: ["operator", "accounts"] })} />
-      </section>
+      {canDo(session, "staff_admin") ? (
+        <section aria-labelledby="onboard-title">
+          <h2 id="onboard-title">New account</h2>
+          <OnboardingForm
+            onCreated={() => void queryClient.invalidateQueries({ queryKey: ["operator", "accounts"] })}
+          />
+        </section>
+      ) : null}
     </>
   );
 }

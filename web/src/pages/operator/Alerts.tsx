@@ -7,6 +7,7 @@ import { data } from "../../api.js";
 import { formatTime } from "../../format.js";
 import type { AlertSettings } from "../../operator-types.js";
 import { useSignedIn } from "../../session.js";
+import { StaffReadOnly } from "../../staff-gate.js";
 import { Busy, ErrorNotice, Field, PageTitle, Success } from "../../ui.js";
 
 type Kind = "low_balance" | "connector_down" | "webhook_failing" | "delivery_rate";
@@ -125,83 +126,85 @@ export default function Alerts() {
       </section>
       <section aria-labelledby="settings-title">
         <h2 id="settings-title">Settings</h2>
-        <form onSubmit={submit} aria-label="Alert settings">
-          <Field
-            label="Alert URL"
-            id="alert-url"
-            hint="Every raise and clear is POSTed here, signed like every webhook"
-          >
-            <input
+        <StaffReadOnly capability="staff_admin" what="changing the alert settings">
+          <form onSubmit={submit} aria-label="Alert settings">
+            <Field
+              label="Alert URL"
               id="alert-url"
-              type="url"
-              value={text.url}
-              aria-describedby="alert-url-hint"
-              onChange={(event) => set("url")(event.target.value)}
-            />
-          </Field>
-          <Field
-            label="Alert email"
-            id="alert-email"
-            hint={loaded.email_configured ? "Every raise and clear is mailed here" : "Not sent: SMTP_URL is not set"}
-          >
-            <input
-              id="alert-email"
-              type="email"
-              value={text.email}
-              aria-describedby="alert-email-hint"
-              onChange={(event) => set("email")(event.target.value)}
-            />
-          </Field>
-          {Object.entries(NAMES).map(([kind, name]) => (
-            <div className="check" key={kind}>
+              hint="Every raise and clear is POSTed here, signed like every webhook"
+            >
               <input
-                id={`alert-on-${kind}`}
-                type="checkbox"
-                checked={on[kind] ?? false}
-                onChange={(event) => setOn({ ...on, [kind]: event.target.checked })}
+                id="alert-url"
+                type="url"
+                value={text.url}
+                aria-describedby="alert-url-hint"
+                onChange={(event) => set("url")(event.target.value)}
               />
-              <label htmlFor={`alert-on-${kind}`}>{name}</label>
-            </div>
-          ))}
-          <NumberField
-            id="alert-threshold"
-            label="Low balance threshold (credits)"
-            value={text.threshold}
-            hint={`For accounts without their own; empty: only those (${loaded.low_balance.wallet} wallet)`}
-            onChange={set("threshold")}
-          />
-          <NumberField
-            id="alert-seconds"
-            label="Connector down for (seconds)"
-            value={text.seconds}
-            hint="Raised once a connector has been down this long"
-            onChange={set("seconds")}
-          />
-          <NumberField
-            id="alert-minutes"
-            label="Webhook failing for (minutes)"
-            value={text.minutes}
-            hint="Raised once an endpoint's deliveries have failed this long"
-            onChange={set("minutes")}
-          />
-          <NumberField
-            id="alert-messages"
-            label="Delivery rate over the last (messages)"
-            value={text.messages}
-            hint="A connector's last final messages"
-            onChange={set("messages")}
-          />
-          <NumberField
-            id="alert-percent"
-            label="Delivery rate below (%)"
-            value={text.percent}
-            hint="Raised when fewer of them were delivered"
-            onChange={set("percent")}
-          />
-          <button type="submit" className="primary" disabled={save.isPending}>
-            Save alert settings
-          </button>
-        </form>
+            </Field>
+            <Field
+              label="Alert email"
+              id="alert-email"
+              hint={loaded.email_configured ? "Every raise and clear is mailed here" : "Not sent: SMTP_URL is not set"}
+            >
+              <input
+                id="alert-email"
+                type="email"
+                value={text.email}
+                aria-describedby="alert-email-hint"
+                onChange={(event) => set("email")(event.target.value)}
+              />
+            </Field>
+            {Object.entries(NAMES).map(([kind, name]) => (
+              <div className="check" key={kind}>
+                <input
+                  id={`alert-on-${kind}`}
+                  type="checkbox"
+                  checked={on[kind] ?? false}
+                  onChange={(event) => setOn({ ...on, [kind]: event.target.checked })}
+                />
+                <label htmlFor={`alert-on-${kind}`}>{name}</label>
+              </div>
+            ))}
+            <NumberField
+              id="alert-threshold"
+              label="Low balance threshold (credits)"
+              value={text.threshold}
+              hint={`For accounts without their own; empty: only those (${loaded.low_balance.wallet} wallet)`}
+              onChange={set("threshold")}
+            />
+            <NumberField
+              id="alert-seconds"
+              label="Connector down for (seconds)"
+              value={text.seconds}
+              hint="Raised once a connector has been down this long"
+              onChange={set("seconds")}
+            />
+            <NumberField
+              id="alert-minutes"
+              label="Webhook failing for (minutes)"
+              value={text.minutes}
+              hint="Raised once an endpoint's deliveries have failed this long"
+              onChange={set("minutes")}
+            />
+            <NumberField
+              id="alert-messages"
+              label="Delivery rate over the last (messages)"
+              value={text.messages}
+              hint="A connector's last final messages"
+              onChange={set("messages")}
+            />
+            <NumberField
+              id="alert-percent"
+              label="Delivery rate below (%)"
+              value={text.percent}
+              hint="Raised when fewer of them were delivered"
+              onChange={set("percent")}
+            />
+            <button type="submit" className="primary" disabled={save.isPending}>
+              Save alert settings
+            </button>
+          </form>
+        </StaffReadOnly>
         <ErrorNotice error={save.error} title="Not saved" />
         {save.isSuccess ? <Success>Saved.</Success> : null}
         {loaded.secret ? (

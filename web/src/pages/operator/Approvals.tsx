@@ -9,7 +9,7 @@ import { data, request, withQuery } from "../../api.js";
 import { formatTime } from "../../format.js";
 import { APPROVAL_KINDS, type ApprovalItem, type ApprovalKind, type ApprovalQueue } from "../../operator-types.js";
 import { Link } from "../../router.js";
-import { useSignedIn } from "../../session.js";
+import { canDo, useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Field, Pager, PageTitle, Success } from "../../ui.js";
 
 export const KIND_NAMES: Record<ApprovalKind, string> = {
@@ -103,6 +103,8 @@ function RejectForm({
 
 export default function Approvals() {
   const session = useSignedIn();
+  /** operator_admin decides; the other staff read the queue (the API refuses them the calls). */
+  const decides = canDo(session, "staff_admin");
   const queryClient = useQueryClient();
   const [kind, setKind] = useState<ApprovalKind | "">("");
   const [page, setPage] = useState(1);
@@ -186,7 +188,7 @@ export default function Approvals() {
                   <th scope="col">Account</th>
                   <th scope="col">Value</th>
                   <th scope="col">Detail</th>
-                  <th scope="col">Decision</th>
+                  {decides ? <th scope="col">Decision</th> : null}
                 </tr>
               </thead>
               <tbody>
@@ -201,33 +203,35 @@ export default function Approvals() {
                       <code>{item.value}</code>
                     </td>
                     <td className="text-cell">{item.detail ?? ""}</td>
-                    <td className="actions">
-                      <button
-                        type="button"
-                        className="primary"
-                        disabled={decide.isPending}
-                        onClick={() => decide.mutate({ item, approve: true })}
-                      >
-                        Approve {item.value}
-                      </button>
-                      {rejecting === `${item.kind}-${item.id}` ? (
-                        <RejectForm
-                          item={item}
-                          busy={decide.isPending}
-                          onReject={(reason) => decide.mutate({ item, approve: false, reason })}
-                          onCancel={() => setRejecting(null)}
-                        />
-                      ) : (
+                    {decides ? (
+                      <td className="actions">
                         <button
                           type="button"
-                          className="danger"
+                          className="primary"
                           disabled={decide.isPending}
-                          onClick={() => setRejecting(`${item.kind}-${item.id}`)}
+                          onClick={() => decide.mutate({ item, approve: true })}
                         >
-                          Reject {item.value}…
+                          Approve {item.value}
                         </button>
-                      )}
-                    </td>
+                        {rejecting === `${item.kind}-${item.id}` ? (
+                          <RejectForm
+                            item={item}
+                            busy={decide.isPending}
+                            onReject={(reason) => decide.mutate({ item, approve: false, reason })}
+                            onCancel={() => setRejecting(null)}
+                          />
+                        ) : (
+                          <button
+                            type="button"
+                            className="danger"
+                            disabled={decide.isPending}
+                            onClick={() => setRejecting(`${item.kind}-${item.id}`)}
+                          >
+                            Reject {item.value}…
+                          </button>
+                        )}
+                      </td>
+                    ) : null}
                   </tr>
                 ))}
               </tbody>

@@ -7,6 +7,7 @@ import { type FormEvent, useRef, useState } from "react";
 import { data } from "../../api.js";
 import type { RefundPolicy } from "../../operator-types.js";
 import { Link } from "../../router.js";
+import { StaffReadOnly, useCan } from "../../staff-gate.js";
 import { Busy, ConfirmButton, ErrorNotice, Field, PageTitle, Success } from "../../ui.js";
 import { ReasonSelect, reasonText } from "./reason-select.js";
 
@@ -15,6 +16,8 @@ type Change = { reason: string; refund?: boolean };
 const KEY = ["operator", "refund-policy"];
 
 export default function Refunds() {
+  /** Finance and the admin change the policy (staff_money); support reads it. */
+  const changes = useCan("staff_money");
   const queryClient = useQueryClient();
   const policy = useQuery({ queryKey: KEY, queryFn: () => data<RefundPolicy>("/admin/api/refund-policy") });
   const [reason, setReason] = useState("dlt_template_mismatch");
@@ -55,28 +58,30 @@ export default function Refunds() {
       </p>
       <ErrorNotice error={policy.error} />
       {policy.isPending ? <Busy /> : null}
-      <form className="columns" onSubmit={save} aria-label="Choose a reason's refund">
-        <div ref={reasonField}>
-          <Field label="Reason" id="refund-reason" hint={reasonText(reason)}>
-            <ReasonSelect id="refund-reason" value={reason} onChange={setReason} />
+      <StaffReadOnly capability="staff_money" what="changing a reason's refund">
+        <form className="columns" onSubmit={save} aria-label="Choose a reason's refund">
+          <div ref={reasonField}>
+            <Field label="Reason" id="refund-reason" hint={reasonText(reason)}>
+              <ReasonSelect id="refund-reason" value={reason} onChange={setReason} />
+            </Field>
+          </div>
+          <Field label="Carrier failures for it" id="refund-choice">
+            <select
+              id="refund-choice"
+              value={refund ? "refund" : "keep"}
+              onChange={(event) => setRefund(event.target.value === "refund")}
+            >
+              <option value="refund">are refunded</option>
+              <option value="keep">are not refunded</option>
+            </select>
           </Field>
-        </div>
-        <Field label="Carrier failures for it" id="refund-choice">
-          <select
-            id="refund-choice"
-            value={refund ? "refund" : "keep"}
-            onChange={(event) => setRefund(event.target.value === "refund")}
-          >
-            <option value="refund">are refunded</option>
-            <option value="keep">are not refunded</option>
-          </select>
-        </Field>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={change.isPending}>
-            Save choice
-          </button>
-        </div>
-      </form>
+          <div className="actions">
+            <button type="submit" className="primary" disabled={change.isPending}>
+              Save choice
+            </button>
+          </div>
+        </form>
+      </StaffReadOnly>
       <ErrorNotice error={change.error} title="Not changed" />
       {done ? <Success>{done}</Success> : null}
       {policy.data ? (
@@ -88,7 +93,7 @@ export default function Refunds() {
                 <th scope="col">Reason</th>
                 <th scope="col">Refunded</th>
                 <th scope="col">Decided by</th>
-                <th scope="col">Change</th>
+                {changes ? <th scope="col">Change</th> : null}
               </tr>
             </thead>
             <tbody>
@@ -99,28 +104,30 @@ export default function Refunds() {
                   </th>
                   <td>{row.refund ? "yes" : "no"}</td>
                   <td>{row.source === "operator" ? "your choice" : "REFUND_CARRIER_REASONS"}</td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      onClick={() => {
-                        setReason(row.reason);
-                        setRefund(row.refund);
-                        reasonField.current?.querySelector("select")?.focus();
-                      }}
-                    >
-                      Edit {row.reason}
-                    </button>
-                    {row.source === "operator" ? (
-                      <ConfirmButton
-                        danger
-                        label={`Remove the choice for ${row.reason}`}
-                        confirmLabel={`Confirm: remove the choice for ${row.reason}`}
-                        warning={`${row.reason} is then ${defaults.includes(row.reason) ? "refunded" : "not refunded"}, as REFUND_CARRIER_REASONS says.`}
-                        disabled={change.isPending}
-                        onConfirm={() => change.mutate({ reason: row.reason })}
-                      />
-                    ) : null}
-                  </td>
+                  {changes ? (
+                    <td className="actions">
+                      <button
+                        type="button"
+                        onClick={() => {
+                          setReason(row.reason);
+                          setRefund(row.refund);
+                          reasonField.current?.querySelector("select")?.focus();
+                        }}
+                      >
+                        Edit {row.reason}
+                      </button>
+                      {row.source === "operator" ? (
+                        <ConfirmButton
+                          danger
+                          label={`Remove the choice for ${row.reason}`}
+                          confirmLabel={`Confirm: remove the choice for ${row.reason}`}
+                          warning={`${row.reason} is then ${defaults.includes(row.reason) ? "refunded" : "not refunded"}, as REFUND_CARRIER_REASONS says.`}
+                          disabled={change.isPending}
+                          onConfirm={() => change.mutate({ reason: row.reason })}
+                        />
+                      ) : null}
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>

@@ -1,12 +1,13 @@
 // The support desk's part of the operator's account page: the account's messages (the operator's
 // Messages page, pre-filtered), "View as this account" (its console, read-only, recorded), a
 // correction of a wallet (± credits with a reason, written as an `adjustment` in the ledger) and
-// the recent views of the account.
+// the recent views of the account; and a top-up. Both money forms ask for a confirmation first.
 import { useMutation } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
-import { formatNumber } from "../../format.js";
-import { ACCOUNT_WALLETS, type CreditAdjustment } from "../../operator-types.js";
+import { ConfirmStep } from "../../confirm-step.js";
+import { formatNumber, plural, walletName } from "../../format.js";
+import { ACCOUNT_WALLETS, type CreditAdjustment, type CreditTopUp } from "../../operator-types.js";
 import { Link, navigate } from "../../router.js";
 import { useSession } from "../../session.js";
 import { ErrorNotice, Field, Success } from "../../ui.js";
@@ -47,6 +48,7 @@ export function AdjustForm({ username, onDone }: { username: string; onDone: () 
   const [wallet, setWallet] = useState("sms");
   const [amount, setAmount] = useState("");
   const [reason, setReason] = useState("");
+  const [asking, setAsking] = useState(false);
   const adjust = useMutation({
     mutationFn: () =>
       data<CreditAdjustment>(`/admin/api/accounts/${encodeURIComponent(username)}/credits/adjust`, {
@@ -60,8 +62,10 @@ export function AdjustForm({ username, onDone }: { username: string; onDone: () 
   });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    adjust.mutate();
+    adjust.reset();
+    setAsking(true);
   };
+  const change = Number(amount);
   const done = adjust.data;
   return (
     <form onSubmit={submit} aria-label="Correct a balance" className="columns">
@@ -95,16 +99,100 @@ export function AdjustForm({ username, onDone }: { username: string; onDone: () 
         />
       </Field>
       <div>
-        <button type="submit" className="primary" disabled={adjust.isPending}>
+        <button type="submit" className="primary" disabled={adjust.isPending || asking}>
           Correct the balance
         </button>
       </div>
+      {asking ? (
+        <ConfirmStep
+          testId="adjust-confirm"
+          warning={`The ${wallet} wallet of ${username} is corrected now, written in its ledger as: ${reason.trim()}`}
+          confirmLabel={`Confirm: ${change < 0 ? "take" : "add"} ${plural(Math.abs(change), "credit")} ${change < 0 ? "from" : "to"} ${username}`}
+          onConfirm={() => {
+            setAsking(false);
+            adjust.mutate();
+          }}
+          onKeep={() => setAsking(false)}
+        />
+      ) : null}
       <ErrorNotice error={adjust.error} title="Not corrected" />
       {done ? (
         <Success>
           {done.adjusted > 0 ? "Added" : "Took away"} {formatNumber(Math.abs(done.adjusted))}{" "}
           {Math.abs(done.adjusted) === 1 ? "credit" : "credits"} ({done.reason}): the {done.wallet} wallet of{" "}
           {done.account} now holds {formatNumber(done.balance)}.
+        </Success>
+      ) : null}
+    </form>
+  );
+}
+
+/** POST /admin/api/accounts/{username}/credits: credits added to a wallet, once confirmed. */
+export function TopUp({ username, onDone }: { username: string; onDone: () => void }) {
+  const [wallet, setWallet] = useState("sms");
+  const [amount, setAmount] = useState("");
+  const [note, setNote] = useState("");
+  const [asking, setAsking] = useState(false);
+  const topUp = useMutation({
+    mutationFn: () =>
+      data<CreditTopUp>(`/admin/api/accounts/${encodeURIComponent(username)}/credits`, {
+        json: { wallet, amount: Number(amount), ...(note.trim() ? { note: note.trim() } : {}) },
+      }),
+    onSuccess: () => {
+      setAmount("");
+      setNote("");
+      onDone();
+    },
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    topUp.reset();
+    setAsking(true);
+  };
+  return (
+    <form onSubmit={submit} aria-label="Top up credits" className="columns">
+      <Field label="Wallet" id="topup-wallet">
+        <select id="topup-wallet" value={wallet} onChange={(event) => setWallet(event.target.value)}>
+          {ACCOUNT_WALLETS.map((w) => (
+            <option key={w} value={w}>
+              {w}
+            </option>
+          ))}
+        </select>
+      </Field>
+      <Field label="Credits to add" id="topup-amount">
+        <input
+          id="topup-amount"
+          inputMode="decimal"
+          required
+          value={amount}
+          onChange={(event) => setAmount(event.target.value)}
+        />
+      </Field>
+      <Field label="Note" id="topup-note">
+        <input id="topup-note" maxLength={500} value={note} onChange={(event) => setNote(event.target.value)} />
+      </Field>
+      <div>
+        <button type="submit" className="primary" disabled={topUp.isPending || asking}>
+          Add credits
+        </button>
+      </div>
+      {asking ? (
+        <ConfirmStep
+          testId="topup-confirm"
+          warning={`${plural(Number(amount), "credit")} are added to the ${walletName(wallet)} wallet of ${username} now.`}
+          confirmLabel={`Confirm: add ${plural(Number(amount), "credit")} to ${username}`}
+          onConfirm={() => {
+            setAsking(false);
+            topUp.mutate();
+          }}
+          onKeep={() => setAsking(false)}
+        />
+      ) : null}
+      <ErrorNotice error={topUp.error} title="Not added" />
+      {topUp.data ? (
+        <Success>
+          The {walletName(topUp.data.wallet)} wallet now holds {plural(topUp.data.balance, "credit")}.
         </Success>
       ) : null}
     </form>
