@@ -1,7 +1,12 @@
 // What a read-only or a billing user is offered, at phone width (console audit C2, C10): a support
 // user reads Contacts, Templates, Registrations and Inbound without the forms the API would refuse
 // (a note says whose they are); a billing user's Overview shows the balances and a link to Credits,
-// with no traffic it may not read and no error.
+// with no traffic it may not read and no error. Then (console audit 3-6): support, billing and
+// developer are not offered the account-wide two-factor requirement (disabled, with who may); a
+// developer is offered no Change or Revoke of a key with scopes beyond its role's, and a revoke's
+// error goes at the next success; a support user's message page asks nothing of the webhook
+// settings (developer only); a billing user opening a message's or a group's URL is told the page
+// is not for its role, as on their lists.
 
 import type { Page } from "playwright-core";
 import { beforeAll, expect, it } from "vitest";
@@ -13,6 +18,7 @@ import {
   visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
+import { sendSms } from "../../helpers/sms.js";
 
 describeInBrowser("console in the browser: pages as a support and a billing user", () => {
   const { gateway, page: newPage } = useConsole();
@@ -23,6 +29,7 @@ describeInBrowser("console in the browser: pages as a support and a billing user
     for (const [login, user_role] of [
       ["sue", "support"],
       ["bill", "billing"],
+      ["dev", "developer"],
     ]) {
       const added = await call(gateway(), "POST", "/api/v2/users", {
         headers: { authorization: `Bearer ${owner.apiKey}` },
@@ -90,5 +97,82 @@ describeInBrowser("console in the browser: pages as a support and a billing user
     await expectNoHorizontalScroll(page, "overview as billing");
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it("support, billing and developer see the account's two-factor requirement disabled, saying who sets it", async () => {
+    for (const login of ["sue", "bill", "dev"]) {
+      const { page, context, problems } = await newPage();
+      await signInAsUser(page, login);
+      await visit(page, "/settings/two-factor");
+      const box = page.getByRole("checkbox", { name: "Require two-factor sign-in for every login of this account" });
+      await box.waitFor();
+      expect(await box.isDisabled(), login).toBe(true);
+      expect(await page.getByTestId("role-note").textContent(), login).toContain("is for owner or admin users");
+      await expectNoHorizontalScroll(page, `two-factor as ${login}`);
+      expect(problems, login).toEqual([]);
+      await context.close();
+    }
+  });
+
+  it("a developer is offered no Change or Revoke of a key that moves money; a revoke's error goes at a success", async () => {
+    const billingKey = await call(gateway(), "POST", "/api/v2/keys", {
+      headers: { authorization: `Bearer ${owner.apiKey}` },
+      json: { name: "money", scopes: ["billing"] },
+    });
+    expect(billingKey.status, billingKey.text).toBeLessThan(300);
+    const prefix = billingKey.body.data.prefix as string;
+    const { page, context, problems } = await newPage();
+    await signInAsUser(page, "dev");
+    await visit(page, "/settings/keys");
+    const row = page.locator("tr", { hasText: prefix });
+    await row.getByTestId("key-not-yours").waitFor();
+    expect(await row.getByRole("button").count()).toBe(0);
+    // Its own key: a refused revoke's notice goes once a key is made.
+    await page.getByLabel("Name of the new key").fill("mine");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await page.getByTestId("new-key").waitFor();
+    await page.route("**/api/v2/keys/*", (route) =>
+      route.fulfill({
+        status: 409,
+        contentType: "application/json",
+        body: JSON.stringify({ success: false, message: "Busy.", error: { code: "conflict" } }),
+      }),
+    );
+    const mine = page.locator("tr", { hasText: "mine" });
+    await mine.getByRole("button", { name: /^Revoke / }).click();
+    await mine.getByRole("button", { name: /^Confirm: revoke / }).click();
+    await page.getByRole("alert").filter({ hasText: "Not revoked" }).waitFor();
+    await page.unroute("**/api/v2/keys/*");
+    await page.getByLabel("Name of the new key").fill("another");
+    await page.getByRole("button", { name: "Create key" }).click();
+    await expect.poll(() => page.getByRole("alert").filter({ hasText: "Not revoked" }).count()).toBe(0);
+    await expectNoHorizontalScroll(page, "keys as developer");
+    expect(problems.filter((p) => !p.includes("409"))).toEqual([]);
+    await context.close();
+  });
+
+  it("a support user's message page does not read the webhook settings; billing may not open a message or a group", async () => {
+    const sent = await sendSms(gateway(), owner, { sender_id: "SWBRD", recipient: "9876543110", message: "hi" });
+    expect(sent.status, sent.text).toBe(200);
+    const id = sent.body.data.message_id as string;
+    const support = await newPage();
+    const asked: string[] = [];
+    support.page.on("request", (request) => asked.push(new URL(request.url()).pathname));
+    await signInAsUser(support.page, "sue");
+    await visit(support.page, `/messages/${id}`);
+    expect(await support.page.getByTestId("webhook-note").textContent()).toBe("None for this message.");
+    expect(asked.filter((path) => path.startsWith("/api/v2/webhooks"))).toEqual([]);
+    expect(support.problems).toEqual([]);
+    await support.context.close();
+
+    const billing = await newPage();
+    await signInAsUser(billing.page, "bill");
+    for (const path of [`/messages/${id}`, "/contacts/1"]) {
+      await visit(billing.page, path);
+      expect(await billing.page.locator("h1").textContent(), path).toBe("Not for your role");
+      await expectNoHorizontalScroll(billing.page, `${path} as billing`);
+    }
+    expect(billing.problems).toEqual([]);
+    await billing.context.close();
   });
 });

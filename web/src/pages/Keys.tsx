@@ -35,6 +35,7 @@ export default function Keys() {
   const create = useMutation({
     mutationFn: () => data<CreatedKey>("/api/v2/keys", { json: keyRequest(name, offered, scopes, addresses) }),
     onSuccess: () => {
+      revoke.reset();
       setName("");
       setAddresses("");
       setScopes(new Set(offered));
@@ -44,6 +45,7 @@ export default function Keys() {
   const revoke = useMutation({
     mutationFn: (id: number) => data(`/api/v2/keys/${id}`, { method: "DELETE" }),
     onSuccess: () => {
+      create.reset();
       setConfirming(undefined);
       void queryClient.invalidateQueries({ queryKey: ["keys"] });
     },
@@ -128,6 +130,10 @@ export default function Keys() {
                   <td>
                     {key.revoked_at ? (
                       <StatusBadge status="revoked" />
+                    ) : !key.scopes.every((scope) => (offered as readonly string[]).includes(scope)) ? (
+                      <span className="hint" data-testid="key-not-yours">
+                        Its scopes ({key.scopes.join(", ")}) go beyond your role's; an owner or admin changes it.
+                      </span>
                     ) : confirming === key.id ? (
                       <>
                         <button type="button" className="danger" onClick={() => revoke.mutate(key.id)}>
@@ -167,6 +173,7 @@ export default function Keys() {
           apiKey={keys.data.find((key) => key.id === editing)!}
           offered={offered}
           onDone={(message) => {
+            revoke.reset();
             setEditing(undefined);
             setEdited(message);
           }}

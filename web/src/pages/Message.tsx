@@ -7,7 +7,7 @@ import { data } from "../api.js";
 import { formatInstantsIn, formatTime, plural, walletName, zoneLabel } from "../format.js";
 import type { OperatorMessageDetail } from "../operator-types.js";
 import { Link } from "../router.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import type { MessageDetail, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
 import { ChainSection } from "./MessageChain.js";
@@ -215,7 +215,8 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
       <section aria-labelledby="webhooks-title">
         <h2 id="webhooks-title">Webhook deliveries</h2>
         {webhooks.length === 0 ? (
-          operator ? (
+          // The webhook settings are read with `develop`: a role without it is told only what is so.
+          operator || !canDo(session, "develop") ? (
             <p data-testid="webhook-note">None for this message.</p>
           ) : (
             <NoWebhookNote status={message.status} />

@@ -7,9 +7,9 @@ import type { Static } from "typebox";
 import type { TwoFactorPolicy } from "../../../src/app/two-factor-schemas.js";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
-import { useSignedIn } from "../session.js";
+import { canDo, useSignedIn } from "../session.js";
 import { EnrolFactor, RecoveryCodes } from "../two-factor.js";
-import { Busy, ErrorNotice, Field, PageTitle, Success } from "../ui.js";
+import { Busy, ErrorNotice, Field, PageTitle, RoleNote, Success } from "../ui.js";
 
 interface FactorState {
   login: string;
@@ -116,11 +116,14 @@ export default function TwoFactor() {
             <input
               type="checkbox"
               checked={policy.data.required}
-              disabled={setRequired.isPending || session.read_only === true}
+              disabled={setRequired.isPending || session.read_only === true || !canDo(session, "manage")}
               onChange={(event) => setRequired.mutate(event.target.checked)}
             />{" "}
             Require two-factor sign-in for every login of this account
           </label>
+          {canDo(session, "manage") ? null : (
+            <RoleNote role={session.user_role} what="requiring it for every login" capability="manage" />
+          )}
           {policy.data.required_by === "operator_policy" ? (
             <p className="hint">The gateway requires it of every operator login (TWO_FACTOR_OPERATORS).</p>
           ) : null}
