@@ -2,7 +2,8 @@
 // API family mounted under its prefixes.
 import { randomUUID } from "node:crypto";
 import formbody from "@fastify/formbody";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
+import { GatewayError } from "../base/core/errors.js";
 import { acceptFormData, FORM_BODY_LIMIT } from "../base/http/form-data.js";
 import { sendJsonError } from "../base/http/http-errors.js";
 import { boundJsonNesting } from "../base/http/json-depth.js";
@@ -26,6 +27,7 @@ import { registerAdminAnalyticsRoutes } from "./analytics-routes.js";
 import { failChangedAnswers } from "./answer-check.js";
 import { registerApiDocs } from "./api-docs.js";
 import { registerAdminAuditRoutes } from "./audit-routes.js";
+import { limitConnections } from "./connection-limits.js";
 import {
   consolePages,
   registerInvitationRoutes,
@@ -57,6 +59,21 @@ declare module "fastify" {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** Content-Encoding values that leave a body as it is. */
+const IDENTITY = /^\s*(identity)?\s*$/i;
+
+function hasBody(request: FastifyRequest): boolean {
+  const length = request.headers["content-length"];
+  return request.headers["transfer-encoding"] !== undefined || (length !== undefined && length !== "0");
+}
+
+function unsupportedEncoding(encoding: string): GatewayError {
+  return new GatewayError(
+    "invalid_request",
+    `Content-Encoding ${encoding.slice(0, 50)} is not accepted: send the body uncompressed (no Content-Encoding, or identity).`,
+    { http: 415 },
+  );
+}
 
 export type App = FastifyInstance;
 
@@ -88,6 +105,10 @@ export interface ServerOptions {
 }
 
 export async function buildServer(ctx: AppContext, options: ServerOptions = {}): Promise<App> {
+  // A whole request (headers and body) and its headers have this long to arrive: a client
+  // trickling bytes holds a connection no longer (answered 408 by answerClientError).
+  const requestTimeout = ctx.config.http.requestTimeoutSeconds * 1000;
+  const headersTimeout = Math.min(ctx.config.http.headersTimeoutSeconds * 1000, requestTimeout);
   const app = Fastify({
     loggerInstance: ctx.logger as FastifyBaseLogger,
     // Fastify's two lines per request are replaced by one of ours (request-log.ts).
@@ -102,6 +123,10 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // Long ids reach the route schema (and its error in the family's dialect) instead of a bare 414.
     routerOptions: { ignoreTrailingSlash: true, caseSensitive: false, maxParamLength: 1000 },
     keepAliveTimeout: 65_000,
+    requestTimeout,
+    // Node looks for late requests every connectionsCheckingInterval (30 s unless told): often
+    // enough that a timeout is kept to within a quarter of itself (at most 5 s late).
+    http: { headersTimeout, connectionsCheckingInterval: Math.min(5_000, Math.max(250, headersTimeout / 4)) },
     // Errors before routing (a badly encoded URL, a path too long) answer in the family's dialect too.
     frameworkErrors: (error, request, reply) => renderUnrouted(request, reply, error),
     // A request Node's parser refuses (a control character in a header) is answered in the
@@ -111,6 +136,11 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
     // (login locks, logs) and request.protocol (the cookie's Secure) follow them.
     trustProxy: ctx.config.trustProxy ?? false,
   });
+  limitConnections(
+    app.server,
+    { perAddress: ctx.config.http.connectionsPerAddress, max: ctx.config.http.connectionsMax },
+    ctx.logger,
+  );
   // First, so that they see every API route: the console's pages never take an API path, and
   // each keyed route gets the scope a key needs for it (route-scopes.ts).
   const pages = consolePages(app, ctx.logger);
@@ -129,6 +159,13 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
       renderUnrouted(request, reply, notFound(request));
       return;
     }
+    // A compressed body is not decoded: refused in the route's family's dialect, never read as
+    // if it were plain (a gzip CSV read as one invalid row).
+    const encoding = request.headers["content-encoding"];
+    if (encoding !== undefined && !IDENTITY.test(encoding) && hasBody(request)) {
+      done(unsupportedEncoding(encoding));
+      return;
+    }
     done();
   });
   // Shutting down: the answer to a request in flight on a kept-alive connection is its last,
@@ -139,7 +176,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   });
   drainUnreadBodies(app);
   if (options.checkAnswers) failChangedAnswers(app);
-  const logRequest = createRequestLog(ctx.logger);
+  const logRequest = createRequestLog(ctx.logger, ctx.config.shortLinkBase?.path);
   const durations = new Map<string, { observe(seconds: number): void }>();
   app.addHook("onResponse", (request, reply, done) => {
     const route = request.routeOptions.url ?? "unmatched";

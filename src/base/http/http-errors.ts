@@ -149,6 +149,11 @@ export function toGatewayError(error: unknown, request?: FastifyRequest): Gatewa
     case "FST_ERR_CTP_INVALID_TYPE":
       return new GatewayError("invalid_request", fe.message);
   }
+  // The client went away before its body arrived whole (Node's "aborted", ECONNRESET): no one
+  // reads the answer, and it is neither the database nor the gateway failing.
+  if (clientWentAway(error)) {
+    return new GatewayError("invalid_request", "The client closed the connection before its request arrived whole.");
+  }
   // PostgreSQL refuses text it cannot store: a NUL (U+0000) that reached a query from a path,
   // a query string or a body is bad input, whichever route let it through.
   if (fe.code === PG_CHARACTER_NOT_IN_REPERTOIRE || fe.code === PG_UNTRANSLATABLE_CHARACTER) {
@@ -271,8 +276,19 @@ export function noteRefusal(request: FastifyRequest, error: GatewayError): void 
   };
 }
 
+/** Node's error for a request whose connection closed before its body was read to the end. */
+function clientWentAway(error: unknown): boolean {
+  const fe = error as { code?: unknown; message?: unknown } | null;
+  return fe?.code === "ECONNRESET" && fe.message === "aborted";
+}
+
 function logIfInternal(request: FastifyRequest, raw: unknown, error: GatewayError) {
   noteRefusal(request, error);
+  // A client that goes away mid-body is an everyday event, not an error with a stack.
+  if (clientWentAway(raw)) {
+    request.log.info({ code: "ECONNRESET" }, "request aborted: the client closed the connection mid-request");
+    return;
+  }
   if (error.code === "internal_error" || statusOf(error) >= 500) {
     request.log.error({ err: raw }, "request failed");
   }

@@ -22,22 +22,24 @@ const SECRET_NAMES = [
   "token",
   "app_secret",
   "client_secret",
+  // An http-sms connector's delivery-report secret, sent in a query string by mistake.
+  "x-dlr-secret",
 ];
 
 const SECRET_FIELD = new Set(SECRET_NAMES);
 
 const SECRET_PARAMETER = new RegExp(
-  `([?&;\\s"']|^)(${SECRET_NAMES.map((name) => name.replace("-", "\\-")).join("|")})=([^&;\\s"']*)`,
+  `([?&;\\s"']|^)(${SECRET_NAMES.map((name) => name.replaceAll("-", "\\-")).join("|")})=([^&;\\s"']*)`,
   "gi",
 );
 const SECRET_ELEMENT = new RegExp(
   // Up to the next tag, not to the closing one: a broken document (the fuzz suite sends them) keeps it hidden too.
-  `<(${SECRET_NAMES.map((name) => name.replace("-", "\\-")).join("|")})>(?:<!\\[CDATA\\[[\\s\\S]*?(?:\\]\\]>|$)|[^<]*)`,
+  `<(${SECRET_NAMES.map((name) => name.replaceAll("-", "\\-")).join("|")})>(?:<!\\[CDATA\\[[\\s\\S]*?(?:\\]\\]>|$)|[^<]*)`,
   "gi",
 );
 /** A JSON member named like a credential, in text that holds JSON (an upstream's answer, a body). */
 const SECRET_MEMBER = new RegExp(
-  `"(${SECRET_NAMES.map((name) => name.replace("-", "\\-")).join("|")})"(\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"?`,
+  `"(${SECRET_NAMES.map((name) => name.replaceAll("-", "\\-")).join("|")})"(\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"?`,
   "gi",
 );
 const URL_PASSWORD = /([a-z][a-z0-9+.-]*:\/\/[^\s:/@]+):[^\s@/]+@/gi;

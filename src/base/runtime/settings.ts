@@ -24,6 +24,7 @@ import {
   wholeNumber,
 } from "./config-values.js";
 import { CHANNEL_SETTINGS } from "./settings-channels.js";
+import { HTTP_SETTINGS } from "./settings-http.js";
 
 const MiB = 1024 * 1024;
 
@@ -46,6 +47,7 @@ export const SETTINGS = {
       "Optional comma-separated addresses or CIDR ranges of the reverse proxies in front of the HTTP port (e.g. 127.0.0.1,10.0.0.0/8; or loopback, linklocal, uniquelocal). A request from one of them is taken to come from the client that X-Forwarded-For names (login locks, logs) over the scheme X-Forwarded-Proto names (https: the console's cookie is Secure); from any other address those headers are ignored. Unset: no proxy is trusted. SMPP is not affected. See docs/deployment.md.",
     parser: proxyAddresses,
   },
+  ...HTTP_SETTINGS,
   DATABASE_URL: {
     field: "database",
     description:

@@ -25,8 +25,12 @@ export interface RefusalHead {
   family: RefusalFamily;
   /** null: the caller was not authenticated (wrong or missing credentials). */
   accountId: number | null;
-  address: string;
+  /** The client's address; undefined once its connection is gone (a client that reset mid-body). */
+  address: string | undefined;
 }
+
+/** The address stored, and the rate bucket, of a refusal whose client's address is no longer known. */
+export const UNKNOWN_ADDRESS = "unknown";
 
 /** What was asked and answered; built only when the refusal is to be written. */
 export interface RefusalDetails {
@@ -135,7 +139,7 @@ export class RefusalLog implements RefusalRecorder {
       this.unauthenticated = 0;
     }
     const cap = config.refusalLogPerAccountPerMinute;
-    const key = head.accountId === null ? `ip${head.address}` : `a${head.accountId}`;
+    const key = head.accountId === null ? `ip${head.address ?? UNKNOWN_ADDRESS}` : `a${head.accountId}`;
     const taken = this.counts.get(key) ?? 0;
     if (taken >= cap) {
       this.drop("per_minute");
@@ -177,7 +181,7 @@ export class RefusalLog implements RefusalRecorder {
       answer: asked.answer.slice(0, 100),
       reason: asked.reason.slice(0, 500),
       request_id: asked.requestId.slice(0, 100),
-      address: head.address.slice(0, 100),
+      address: (head.address ?? UNKNOWN_ADDRESS).slice(0, 100),
       created_at: now,
       recipient_key: null,
       broadcast_id: null,
@@ -218,7 +222,7 @@ export class RefusalLog implements RefusalRecorder {
     const username = cut(send.username, 64);
     const answer = send.answer.slice(0, 100);
     const requestId = send.requestId.slice(0, 100);
-    const address = head.address.slice(0, 100);
+    const address = (head.address ?? UNKNOWN_ADDRESS).slice(0, 100);
     const broadcastId = send.broadcastId.slice(0, 100);
     const jobId = send.jobId ?? null;
     // One literal of the same shape per row: a campaign's 30,000 cost milliseconds, not a spread each.
