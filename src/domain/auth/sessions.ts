@@ -160,6 +160,9 @@ export class Sessions {
       .where(usernameIs(username))
       .executeTakeFirst();
     if (!account) throw new GatewayError("not_found", `No account named "${username}".`);
+    // A view reads as the account's owner login: of an operator account that is operator_admin,
+    // which would lift a staff role above itself. Views are of customer accounts only.
+    if (account.role === "operator") throw viewOfOperator(account.username);
     const principal = principalOfAccount(account);
     const started = await this.start(principal, client);
     const now = this.clock.now().getTime();
@@ -320,9 +323,10 @@ export class Sessions {
         .select(["o.username", "o.role", "o.status", "v.viewer_login", "v.viewer_user_id", "u.id as user_id"])
         .where("o.account_id", "=", row.viewer_account_id)
         .executeTakeFirst();
-      // A view lasts only while its operator is one, and its staff user is still a user.
+      // A view lasts only while its operator is one, and its staff user is still a user; a view
+      // of an operator account (opened before they were refused) ends too.
       const staffGone = operator?.viewer_user_id != null && operator.user_id === null;
-      if (operator?.role !== "operator" || operator.status !== "active" || staffGone) {
+      if (operator?.role !== "operator" || operator.status !== "active" || staffGone || row.role === "operator") {
         await this.endView(row.id);
         return undefined;
       }
@@ -360,6 +364,14 @@ export class Sessions {
     const result = await this.store.db.deleteFrom("console_sessions").where("id", "=", sessionId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   }
+}
+
+/** The refusal of a view of an operator account (the viewer's own, or another operator's). */
+function viewOfOperator(username: string): GatewayError {
+  return new GatewayError(
+    "forbidden",
+    `${username} is an operator account: a view is of a customer account. Staff read the operator's own account as their own role, signed in to it.`,
+  );
 }
 
 /** The operator who opens or closes a view, as the audit log records them: its staff login as actor_user. */
