@@ -12,6 +12,7 @@ import {
   type HttpSmsConfig,
   HttpSmsConfigError,
   parseHttpSmsConfig,
+  weakCallbackCheck,
 } from "./http-sms/index.js";
 import type { SmppSessionOptions } from "./smpp/index.js";
 
@@ -257,14 +258,15 @@ function parseConnection(input: unknown): CarrierDefinition {
 }
 
 /**
- * An http-sms connector's delivery-report callbacks say who may call them (dlr.secret,
- * dlr.allowed_ips), or opt out with dlr.unauthenticated: true: anyone who reaches an open
- * callback URL can fail or deliver the connector's messages. A connector stored before this rule
- * without either (`legacy`) keeps working when it is saved again as it was, and is warned about
- * at every start (callback-routes.ts).
+ * An http-sms connector's callbacks say who may call them (dlr.secret, dlr.allowed_ips; one that
+ * protects nothing is refused, dlr-checks.ts), or opt out with dlr.unauthenticated: true. One stored
+ * before without either (`legacy`), or with that same weak check, may be saved again as it was.
  */
 export function checkCallbackAuthentication(definition: CarrierDefinition, stored: CarrierDefinition | undefined) {
-  if (definition.type !== "http-sms" || callbackAuthentication(definition) !== "legacy") return;
+  if (definition.type !== "http-sms") return;
+  const weak = weakCallbackCheck(definition, stored);
+  if (weak) throw new CarrierConfigError(`Invalid http-sms configuration "${definition.name}": ${weak}`);
+  if (callbackAuthentication(definition) !== "legacy") return;
   if (stored?.type === "http-sms" && callbackAuthentication(stored) === "legacy") return;
   throw new CarrierConfigError(
     `Invalid http-sms configuration "${definition.name}": dlr needs secret or allowed_ips, so that only the aggregator can report its messages (or dlr.unauthenticated: true to take reports from anyone who reaches the callback URL).`,

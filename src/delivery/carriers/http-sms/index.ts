@@ -2,6 +2,7 @@
 //
 // Its files (others import this folder through this index only):
 //   config.ts          one aggregator's configuration (TypeBox schema) and its checks
+//   dlr-checks.ts      whether a delivery-report check protects anything (checked when stored)
 //   connector.ts       sends each SMS as one HTTP request over a keep-alive pool, rate-capped
 //   request.ts         a message rendered into the aggregator's request, each value encoded for its place
 //   exchange.ts        one request with a deadline, telling whether it reached a socket (safe resend)
@@ -17,3 +18,4 @@ export {
 } from "./config.js";
 export { HttpSmsConnector } from "./connector.js";
 export { type DlrRequest, parseDlr, registerHttpSmsDlrRoute } from "./dlr.js";
+export { weakCallbackCheck } from "./dlr-checks.js";
