@@ -2,7 +2,8 @@
 // operator_finance were offered every operator_admin control (Approve/Reject, Block, Clear sign-in
 // locks, Reset two-factor, Add credits, Correct the balance, Save limits and routes, Save verify
 // settings, Remove a DLT entity, Create account, Invite/Remove/End sessions of staff, the refund
-// policy's Save choice and Edit, Save alert settings), each refused 403 when pressed. Now support
+// policy's Save choice and Edit, Save alert settings; a carrier's Disable and its code mapping),
+// each refused 403 when pressed. Now support
 // is offered none of them (the settings forms stay readable, disabled, with who changes them);
 // finance keeps what the API lets it do (top-up, correction, the price, the refund policy) and no
 // other; operator_admin keeps them all.
@@ -12,7 +13,7 @@ import { describeInBrowser, expectNoHorizontalScroll, noneLoading, useConsole, v
 import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
 
 const ADMIN_ONLY =
-  /^(Approve |Reject |Block |Activate |Clear sign-in locks|Reset two-factor|Save limits and routes|Save verify settings|Remove |Add DLT|Create account|Invite|Add$|End sessions of|Save alert settings|Make )/;
+  /^(Approve |Reject |Block |Activate |Clear sign-in locks|Reset two-factor|Save limits and routes|Save verify settings|Remove |Add DLT|Create account|Invite|Add$|End sessions of|Save alert settings|Set the threshold|Make |Disable |Enable |Save code)/;
 const MONEY = /^(Add credits|Correct the balance|Save choice|Edit |Save price)/;
 
 describeInBrowser("console in the browser: operator staff see only the controls their role may use", () => {
@@ -31,6 +32,21 @@ describeInBrowser("console in the browser: operator staff see only the controls 
       json: { entity_id: "1101000000000000001" },
     });
     expect(entity.status, entity.text).toBeLessThan(300);
+    const carrier = await call(gateway(), "POST", "/admin/api/carriers", {
+      headers: { authorization: `Bearer ${operator().apiKey}` },
+      json: {
+        name: "aggregator-one",
+        type: "http-sms",
+        method: "GET",
+        url: "http://127.0.0.1:9/send?to={to}&text={text}",
+        auth: { type: "none" },
+        response: { type: "json", id_path: "id" },
+        timeout_ms: 2_000,
+        max_connections: 2,
+        rate_per_second: 10,
+      },
+    });
+    expect(carrier.status, carrier.text).toBeLessThan(300);
     for (const [login, user_role] of [
       ["opsup", "operator_support"],
       ["opfin", "operator_finance"],
@@ -50,6 +66,8 @@ describeInBrowser("console in the browser: operator staff see only the controls 
     "/operator/staff",
     "/operator/refunds",
     "/operator/alerts",
+    "/operator/carriers",
+    "/operator/carriers/aggregator-one/error-codes",
   ];
 
   /** The names of the enabled buttons in the page's main part, on each page. */
@@ -72,6 +90,7 @@ describeInBrowser("console in the browser: operator staff see only the controls 
       await noneLoading(page);
       if (path === "/operator/approvals") await page.getByTestId("approvals").locator("tbody tr").first().waitFor();
       if (path.includes(shop.username)) await page.getByText("Save verify settings").waitFor();
+      if (path.startsWith("/operator/carriers")) await page.locator("main tbody tr").first().waitFor();
       const buttons = page.locator("main button:enabled");
       for (const text of await buttons.allTextContents()) names.push(text.trim());
       await expectNoHorizontalScroll(page, `${path} as ${login ?? "operator_admin"}`);
@@ -98,6 +117,10 @@ describeInBrowser("console in the browser: operator staff see only the controls 
     expect(names.filter((n) => ADMIN_ONLY.test(n))).toEqual([]);
     for (const control of ["Add credits", "Correct the balance", "Save choice"]) expect(names).toContain(control);
     expect(refused).toEqual([]);
+    // A carrier's codes are mapped by operator_admin: finance reads them without Edit.
+    await visit(page, "/operator/carriers/aggregator-one/error-codes");
+    await noneLoading(page);
+    expect(await page.locator("main button:enabled", { hasText: /^Edit / }).count()).toBe(0);
     await page.context().close();
   }, 90_000);
 
@@ -117,6 +140,7 @@ describeInBrowser("console in the browser: operator staff see only the controls 
       "End sessions of opsup",
       "Save choice",
       "Save alert settings",
+      "Disable aggregator-one",
     ])
       expect(names, control).toContain(control);
     await page.context().close();

@@ -7,7 +7,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { data } from "../../api.js";
 import type { Carrier, CarrierRoute, RouteScore } from "../../operator-types.js";
 import { Link } from "../../router.js";
-import { useSignedIn } from "../../session.js";
+import { canDo, useSignedIn } from "../../session.js";
 import { Busy, ErrorNotice, Pager, PageTitle, useClientPages } from "../../ui.js";
 import { HealthCells, HealthHeads, useSamples } from "./health.js";
 
@@ -140,9 +140,11 @@ export default function Carriers() {
                   <td>{carrier.type}</td>
                   <td>
                     {carrier.enabled ? "enabled" : "disabled"}{" "}
-                    <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(carrier)}>
-                      {carrier.enabled ? `Disable ${carrier.name}` : `Enable ${carrier.name}`}
-                    </button>
+                    {canDo(session, "staff_admin") ? (
+                      <button type="button" disabled={toggle.isPending} onClick={() => toggle.mutate(carrier)}>
+                        {carrier.enabled ? `Disable ${carrier.name}` : `Enable ${carrier.name}`}
+                      </button>
+                    ) : null}
                   </td>
                   <HealthCells
                     connector={carrier.name}

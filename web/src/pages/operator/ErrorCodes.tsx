@@ -6,6 +6,7 @@ import { type FormEvent, useRef, useState } from "react";
 import { data } from "../../api.js";
 import type { ErrorCodeTable } from "../../operator-types.js";
 import { Link } from "../../router.js";
+import { StaffReadOnly, useCan } from "../../staff-gate.js";
 import { Busy, ConfirmButton, ErrorNotice, Field, Pager, PageTitle, Success, useClientPages } from "../../ui.js";
 import { ReasonSelect, reasonText } from "./reason-select.js";
 
@@ -16,6 +17,7 @@ const EMPTY = { code: "", reason: "dlt_template_mismatch", description: "" };
 
 export default function ErrorCodes({ params }: { params: Record<string, string> }) {
   const name = params.name ?? "";
+  const changes = useCan("staff_admin");
   const base = `/admin/api/carriers/${encodeURIComponent(name)}/error-codes`;
   const key = ["operator", "error-codes", name];
   const queryClient = useQueryClient();
@@ -56,33 +58,35 @@ export default function ErrorCodes({ params }: { params: Record<string, string> 
       </p>
       <ErrorNotice error={table.error} />
       {table.isPending ? <Busy /> : null}
-      <form className="columns" onSubmit={save} aria-label="Map a carrier code">
-        <Field label="Carrier code" id="code-code" hint="As the carrier sends it: 633, 0x00000455, E:4001.">
-          <input
-            id="code-code"
-            ref={codeField}
-            value={draft.code}
-            aria-describedby="code-code-hint"
-            onChange={(event) => setDraft({ ...draft, code: event.target.value })}
-          />
-        </Field>
-        <Field label="Reason" id="code-reason" hint={reasonText(draft.reason)}>
-          <ReasonSelect id="code-reason" value={draft.reason} onChange={(reason) => setDraft({ ...draft, reason })} />
-        </Field>
-        <Field label="Description" id="code-description">
-          <input
-            id="code-description"
-            value={draft.description}
-            placeholder="Template not matched (this carrier)"
-            onChange={(event) => setDraft({ ...draft, description: event.target.value })}
-          />
-        </Field>
-        <div className="actions">
-          <button type="submit" className="primary" disabled={!draft.code.trim() || change.isPending}>
-            Save code
-          </button>
-        </div>
-      </form>
+      <StaffReadOnly capability="staff_admin" what="mapping a carrier's codes">
+        <form className="columns" onSubmit={save} aria-label="Map a carrier code">
+          <Field label="Carrier code" id="code-code" hint="As the carrier sends it: 633, 0x00000455, E:4001.">
+            <input
+              id="code-code"
+              ref={codeField}
+              value={draft.code}
+              aria-describedby="code-code-hint"
+              onChange={(event) => setDraft({ ...draft, code: event.target.value })}
+            />
+          </Field>
+          <Field label="Reason" id="code-reason" hint={reasonText(draft.reason)}>
+            <ReasonSelect id="code-reason" value={draft.reason} onChange={(reason) => setDraft({ ...draft, reason })} />
+          </Field>
+          <Field label="Description" id="code-description">
+            <input
+              id="code-description"
+              value={draft.description}
+              placeholder="Template not matched (this carrier)"
+              onChange={(event) => setDraft({ ...draft, description: event.target.value })}
+            />
+          </Field>
+          <div className="actions">
+            <button type="submit" className="primary" disabled={!draft.code.trim() || change.isPending}>
+              Save code
+            </button>
+          </div>
+        </form>
+      </StaffReadOnly>
       <ErrorNotice error={change.error} title="Not changed" />
       {done ? <Success>{done}</Success> : null}
       {table.data ? (
@@ -95,7 +99,7 @@ export default function ErrorCodes({ params }: { params: Record<string, string> 
                 <th scope="col">Reason</th>
                 <th scope="col">Description</th>
                 <th scope="col">From</th>
-                <th scope="col">Change</th>
+                {changes ? <th scope="col">Change</th> : null}
               </tr>
             </thead>
             <tbody>
@@ -105,27 +109,29 @@ export default function ErrorCodes({ params }: { params: Record<string, string> 
                   <td>{row.reason}</td>
                   <td>{row.description}</td>
                   <td>{row.source === "connector" ? `${name}'s own` : "default table"}</td>
-                  <td className="actions">
-                    <button
-                      type="button"
-                      onClick={() => {
-                        setDraft({ code: row.code, reason: row.reason, description: row.description });
-                        codeField.current?.focus();
-                      }}
-                    >
-                      Edit {row.code}
-                    </button>
-                    {row.source === "connector" ? (
-                      <ConfirmButton
-                        danger
-                        label={`Remove ${row.code}`}
-                        confirmLabel={`Confirm: remove ${row.code}`}
-                        warning={`${name} no longer maps ${row.code} itself; the default table's entry, if any, applies again.`}
-                        disabled={change.isPending}
-                        onConfirm={() => change.mutate({ code: row.code })}
-                      />
-                    ) : null}
-                  </td>
+                  {changes ? (
+                    <td className="actions">
+                      <button
+                        type="button"
+                        onClick={() => {
+                          setDraft({ code: row.code, reason: row.reason, description: row.description });
+                          codeField.current?.focus();
+                        }}
+                      >
+                        Edit {row.code}
+                      </button>
+                      {row.source === "connector" ? (
+                        <ConfirmButton
+                          danger
+                          label={`Remove ${row.code}`}
+                          confirmLabel={`Confirm: remove ${row.code}`}
+                          warning={`${name} no longer maps ${row.code} itself; the default table's entry, if any, applies again.`}
+                          disabled={change.isPending}
+                          onConfirm={() => change.mutate({ code: row.code })}
+                        />
+                      ) : null}
+                    </td>
+                  ) : null}
                 </tr>
               ))}
             </tbody>
