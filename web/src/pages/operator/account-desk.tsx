@@ -71,11 +71,7 @@ export function AdjustForm({ username, onDone }: { username: string; onDone: () 
     <form onSubmit={submit} aria-label="Correct a balance" className="columns">
       <Field label="Wallet to correct" id="adjust-wallet">
         <select id="adjust-wallet" value={wallet} onChange={(event) => setWallet(event.target.value)}>
-          {ACCOUNT_WALLETS.map((w) => (
-            <option key={w} value={w}>
-              {w}
-            </option>
-          ))}
+          <WalletOptions />
         </select>
       </Field>
       <Field label="Credits (+ or −)" id="adjust-amount" hint="-50 takes 50 away; 12.5 adds 12.5">
@@ -153,11 +149,7 @@ export function TopUp({ username, onDone }: { username: string; onDone: () => vo
     <form onSubmit={submit} aria-label="Top up credits" className="columns">
       <Field label="Wallet" id="topup-wallet">
         <select id="topup-wallet" value={wallet} onChange={(event) => setWallet(event.target.value)}>
-          {ACCOUNT_WALLETS.map((w) => (
-            <option key={w} value={w}>
-              {w}
-            </option>
-          ))}
+          <WalletOptions />
         </select>
       </Field>
       <Field label="Credits to add" id="topup-amount">
@@ -197,4 +189,13 @@ export function TopUp({ username, onDone }: { username: string; onDone: () => vo
       ) : null}
     </form>
   );
+}
+
+/** The account's wallets, as the options of a select. */
+export function WalletOptions() {
+  return ACCOUNT_WALLETS.map((w) => (
+    <option key={w} value={w}>
+      {w}
+    </option>
+  ));
 }

@@ -7,14 +7,10 @@ import { type FormEvent, useState } from "react";
 import { data } from "../../api.js";
 import { BelowParentNotice } from "../../below-parent.js";
 import { plural, walletName } from "../../format.js";
-import {
-  ACCOUNT_WALLETS,
-  type AccountThreshold,
-  type OperatorAccountDetail,
-  type PriceCardSummary,
-} from "../../operator-types.js";
+import type { AccountThreshold, OperatorAccountDetail, PriceCardSummary } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { ErrorNotice, Field, Success } from "../../ui.js";
+import { WalletOptions } from "./account-desk.js";
 
 /** The built-in card (1 credit a unit), which the Price cards pages show but never change. */
 export const DEFAULT_CARD = "default";
@@ -140,11 +136,7 @@ export function LowBalanceForm({ username }: { username: string }) {
           value={shown.wallet}
           onChange={(event) => setDraft({ ...shown, wallet: event.target.value })}
         >
-          {ACCOUNT_WALLETS.map((w) => (
-            <option key={w} value={w}>
-              {w}
-            </option>
-          ))}
+          <WalletOptions />
         </select>
       </Field>
       <Field
