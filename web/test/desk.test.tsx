@@ -10,7 +10,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { setCsrfToken } from "../src/api.js";
 import { ExportLinks, exportHref } from "../src/exports.js";
 import { AdjustForm } from "../src/pages/operator/account-desk.js";
-import { byLabel, type Rendered, render, type } from "./render.js";
+import { byLabel, confirm, type Rendered, render, type } from "./render.js";
 
 let server: Server;
 const received: { url: string; body: unknown }[] = [];
@@ -44,7 +44,7 @@ afterEach(() => {
   received.length = 0;
 });
 
-async function adjustWith(amount: string, reason: string) {
+async function adjustWith(amount: string, reason: string, asked: string) {
   const client = new QueryClient({ defaultOptions: { mutations: { retry: false } } });
   let done = 0;
   rendered = await render(
@@ -56,6 +56,9 @@ async function adjustWith(amount: string, reason: string) {
   await type(byLabel(container, "Credits (+ or −)"), amount);
   await type(byLabel(container, "Reason"), reason);
   await act(async () => container.querySelector("form")!.requestSubmit());
+  // The submit only asks: nothing is sent until the Confirm button naming the change is pressed.
+  expect(received).toEqual([]);
+  await confirm(container, asked);
   for (let i = 0; i < 100 && !container.querySelector("[role=status], [role=alert]"); i++) {
     await act(async () => new Promise((resolve) => setTimeout(resolve, 10)));
   }
@@ -70,7 +73,7 @@ it("sends a signed amount and the reason, and shows the balance it left", async 
       data: { account: "acme co", wallet: "sms", adjusted: -5, reason: "Charged twice", balance: 95 },
     },
   };
-  const { container, done } = await adjustWith("−5", "  Charged twice ");
+  const { container, done } = await adjustWith("−5", "  Charged twice ", "take 5 credits from acme co");
   expect(received).toEqual([
     {
       url: "/admin/api/accounts/acme%20co/credits/adjust",
@@ -92,7 +95,7 @@ it("shows a refusal in words with its code", async () => {
       error: { code: "insufficient_credits" },
     },
   };
-  const { container, done } = await adjustWith("-50", "Too much");
+  const { container, done } = await adjustWith("-50", "Too much", "take 50 credits from acme co");
   const alert = container.querySelector("[role=alert]");
   expect(alert?.textContent).toContain("Not corrected: The sms wallet of acme co holds 3 credits: it cannot lose 50.");
   expect(alert?.querySelector(".error-code")?.textContent).toBe("insufficient_credits");

@@ -15,7 +15,7 @@ import { EMPTY_ONBOARDING, listOf, OnboardingForm, onboardingBody } from "../src
 import { decisionCall } from "../src/pages/operator/Approvals.js";
 import { templateBody } from "../src/pages/Templates.js";
 import { connectorRate, type Samples } from "../src/throughput.js";
-import { byLabel, type Rendered, render, type } from "./render.js";
+import { byLabel, confirm, type Rendered, render, type } from "./render.js";
 
 interface Received {
   method: string;
@@ -173,6 +173,8 @@ describe("the account's forms", () => {
     await type(byLabel(container, "To account (username)"), " bob ");
     await type(byLabel(container, "SMS credits"), "2.5");
     await submit(container.querySelector("form")!);
+    expect(received).toEqual([]);
+    await confirm(container, "send 2.5 credits to bob");
     await until(() => container.textContent?.includes("97.5 left") ?? false);
     expect(received[0]).toMatchObject({
       url: "/api/v2/credits/transfer",

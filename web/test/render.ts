@@ -50,3 +50,11 @@ export function byLabel<T extends HTMLElement = HTMLInputElement>(container: HTM
   }
   throw new Error(`no field labelled "${label}"`);
 }
+
+/** Presses the "Confirm: …" button a money action asks with (confirm-step.tsx), naming `what`. */
+export async function confirm(container: HTMLElement, what: string): Promise<void> {
+  const button = [...container.querySelectorAll("button")].find((b) => b.textContent?.startsWith("Confirm:"));
+  if (!button) throw new Error("no Confirm button");
+  if (button.textContent !== `Confirm: ${what}`) throw new Error(`the Confirm button reads "${button.textContent}"`);
+  await act(async () => button.click());
+}
