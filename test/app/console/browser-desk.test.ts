@@ -165,6 +165,11 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await expect.poll(() => views.locator("tbody").textContent()).toContain(other.username);
     await expectAccessible(page, "account views page");
     expect(problems).toEqual([]);
+    // An operator account offers no view: the server refuses one (its staff sign in with their roles).
+    await page.goto(`${gateway().url}/operator/accounts/${operator.username}`);
+    await page.getByRole("heading", { name: "Support" }).waitFor();
+    expect(await page.getByRole("button", { name: "View as this account" }).count()).toBe(0);
+    await page.getByText("An operator account is not viewed").waitFor();
     await context.close();
   }, 60_000);
 

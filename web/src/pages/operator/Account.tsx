@@ -253,7 +253,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         </div>
       )}
 
-      <SupportLinks username={a.username} />
+      <SupportLinks username={a.username} viewable={a.role !== "operator"} />
       <AccountBinds username={a.username} timeZone={a.time_zone} />
 
       <section aria-labelledby="lock-title">

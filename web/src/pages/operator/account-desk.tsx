@@ -13,8 +13,11 @@ import { useSession } from "../../session.js";
 import { ErrorNotice, Field, Success } from "../../ui.js";
 import { ViewsTable } from "./Views.js";
 
-/** Links to the account's messages, and "View as this account". */
-export function SupportLinks({ username }: { username: string }) {
+/**
+ * Links to the account's messages, and "View as this account" for a customer's: an operator
+ * account is not viewed (its staff are signed in to it with their own role; the server refuses).
+ */
+export function SupportLinks({ username, viewable }: { username: string; viewable: boolean }) {
   const { openView } = useSession();
   const view = useMutation({
     mutationFn: () => openView(username),
@@ -27,12 +30,16 @@ export function SupportLinks({ username }: { username: string }) {
         <Link className="button" to={withQuery("/operator/messages", { account: username })}>
           Messages of {username}
         </Link>
-        <button type="button" onClick={() => view.mutate()} disabled={view.isPending}>
-          View as this account
-        </button>
+        {viewable && (
+          <button type="button" onClick={() => view.mutate()} disabled={view.isPending}>
+            View as this account
+          </button>
+        )}
       </div>
       <p className="hint">
-        The view opens the account's console read-only: it changes nothing, and it is recorded (who, when, from where).
+        {viewable
+          ? "The view opens the account's console read-only: it changes nothing, and it is recorded (who, when, from where)."
+          : "An operator account is not viewed: its staff sign in to it with their own roles."}
       </p>
       <ErrorNotice error={view.error} title="Not opened" />
       <details>
