@@ -9,16 +9,14 @@ export function refuseNul(value: string | null | undefined, what: string, field:
   if (value?.includes(NUL)) throw new GatewayError("invalid_request", `${what} cannot contain U+0000.`, { field });
 }
 
-/** Half of a UTF-16 surrogate pair standing alone (a `\ud83d` escape in JSON without its other half). */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /**
  * The path (`message`, `recipients[2]`) of the first string in a parsed JSON value, key or
- * value, that is not well-formed Unicode, or undefined. Such a string has no UTF-8 form: each
+ * value, that is not well-formed Unicode (half a surrogate pair alone, a `\ud83d` escape without
+ * its other half), or undefined. Such a string has no UTF-8 form: each
  * engine would store it replaced in its own way, so it is refused, not sent mangled.
  */
 export function loneSurrogateAt(value: unknown, path = ""): string | undefined {
-  if (typeof value === "string") return LONE_SURROGATE.test(value) ? path || "(body)" : undefined;
+  if (typeof value === "string") return value.isWellFormed() ? undefined : path || "(body)";
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
       const found = loneSurrogateAt(value[index], `${path}[${index}]`);
@@ -29,7 +27,7 @@ export function loneSurrogateAt(value: unknown, path = ""): string | undefined {
   if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) {
       const at = path ? `${path}.${key}` : key;
-      if (LONE_SURROGATE.test(key)) return at;
+      if (!key.isWellFormed()) return at;
       const found = loneSurrogateAt(item, at);
       if (found) return found;
     }
