@@ -10,7 +10,7 @@ export interface Actor {
   accountId: number | null;
   /** That account's username; `cli` for the CLI. */
   username: string;
-  /** The account's user who acted, once accounts have users (issue 42, item 1). */
+  /** The login that acted: a session's, or the one that made the API key that acted (decision 0174). */
   user?: string;
   channel: AuditChannel;
   /** `session:<id>`, `key:<id>`, or for the CLI `<os user>@<host>`. */

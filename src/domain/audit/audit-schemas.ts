@@ -13,7 +13,10 @@ export const AuditEntry = Type.Object(
     seq: Type.Integer({ description: "The entry's place in the chain, from 1 without gaps." }),
     at: Time,
     actor: Type.String({ description: "The account whose credentials made the change; `cli` for the CLI." }),
-    actor_user: NullableString({ description: "The account's user who acted, once accounts have users." }),
+    actor_user: NullableString({
+      description:
+        "The login that acted: a session's, or the maker of the API key that acted (null for a key that records none).",
+    }),
     channel: OneOf(["console", "api", "operator_api", "cli"] as const, {
       description: "console (a signed-in session), api (an account's API key), operator_api (an operator key), cli.",
     }),

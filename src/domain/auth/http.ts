@@ -68,16 +68,23 @@ function queryKey(query: Bag | undefined): string | undefined {
  */
 export function extractV2ApiKey(request: FastifyRequest): string | undefined {
   const header = headerKey(request);
-  if (header) return header;
   const query = asBag(request.query);
   const fromQuery = queryKey(query);
-  if (query && "api_key" in query) delete query.api_key;
-  if (fromQuery) return fromQuery;
-  const body = asBag(request.body);
-  const fromBody = firstString(body?.api_key);
-  if (body && "api_key" in body) delete body.api_key;
-  if (fromBody?.trim()) return fromBody.trim();
-  return undefined;
+  const fromBody = firstString(asBag(request.body)?.api_key)?.trim();
+  dropKeyFields(request);
+  return header ?? fromQuery ?? (fromBody || undefined);
+}
+
+/**
+ * Removes the `api_key` parameter from the query and the JSON body, wherever the key was taken
+ * from: a client that sends its key in a header and in the body as well (SDKs that always put it
+ * in the body) is not refused for an unknown field. A caller judged before its body was read
+ * (a header key) has it removed once the body is parsed.
+ */
+export function dropKeyFields(request: FastifyRequest): void {
+  for (const bag of [asBag(request.query), asBag(request.body)]) {
+    if (bag && "api_key" in bag) delete bag.api_key;
+  }
 }
 
 /**
@@ -190,8 +197,8 @@ export function admitCaller(request: FastifyRequest, principal: Principal, http?
 /**
  * The audit log's actor for an account's login (decision 0126), the one rule every caller uses:
  * `actor_user` is the login that acted, the account's username for its owner login (however
- * the login was written), a user's login otherwise; left out when no login acted (an API key,
- * a password login: they act as the account).
+ * the login was written), a user's login otherwise; left out when no login acted (a password
+ * login, a key that records no maker: they act as the account).
  */
 export function loginActor(
   principal: { accountId: number; username: string },
@@ -217,14 +224,15 @@ export function loginActor(
 /**
  * Who is changing something through an authenticated request, as the audit log records it: the
  * account, its console session or API key (the operator API's for an operator key on
- * /admin/api), and the client's address (the forwarded one behind a trusted proxy).
+ * /admin/api), and the client's address (the forwarded one behind a trusted proxy). A key's
+ * login is the one that made it (decision 0174).
  */
 export function actorOf(request: FastifyRequest): Actor {
   const principal = request.principal;
   if (!principal) throw new Error(`actorOf: ${request.method} ${request.url} is not authenticated`);
   const session = principal.sessionId;
   const operatorKey = request.url.startsWith("/admin/") && principal.role === "operator";
-  return loginActor(principal, principal.login, {
+  return loginActor(principal, principal.login ?? principal.keyMadeBy, {
     channel: session !== undefined ? "console" : operatorKey ? "operator_api" : "api",
     credential:
       session !== undefined ? `session:${session}` : principal.keyId !== undefined ? `key:${principal.keyId}` : null,

@@ -63,6 +63,7 @@ export async function keyPrincipal(
     keyId: row.key_id,
     rateLimit: row.rate_limit,
   };
+  if (row.created_by !== null) principal.keyMadeBy = row.created_by;
   let scopes = scopeBits(row.scopes);
   if (row.created_by_user !== null && row.maker_role !== null && row.maker_login !== null) {
     const role = row.maker_role as UserRole;

@@ -38,6 +38,12 @@ export interface Principal extends CredentialLimits {
    * owner login, the operator or the CLI, which acts as the owner.
    */
   keyMaker?: KeyMaker;
+  /**
+   * The login the key records as its maker (`api_keys.created_by`, as its listings show it), the
+   * audit log's `actor_user` for what the key does (decision 0174); unset for a key that records
+   * none (made before migration 0056, or by the operator or the CLI).
+   */
+  keyMadeBy?: string;
   /** Set when the caller used a console session (auth/sessions.ts). */
   sessionId?: number;
   /**
