@@ -1,8 +1,9 @@
 // cancel_sm (SMPP 3.4, 4.9): a message the client was given the id of (a queue id, or
 // submit_multi's broadcast id), or every pending message of the account from a source_addr to a
 // destination_addr (and service_type), cancelled and refunded at every level as the v2 cancel of a
-// scheduled message is (cancelScheduled). Only a scheduled message is cancelled: a queued one is
-// the dispatcher's, which may be handing it to a carrier with nothing in its row saying so.
+// scheduled message is (cancelScheduled). A scheduled message is cancelled, and a queued one not
+// due yet (waiting for a retry, its connectors or its account); a due one is the dispatcher's, which
+// may be handing it to a carrier with nothing in its row saying so (decision 0176).
 // A cancelled message that asked for a receipt gets `stat:DELETED` (decision 0164).
 import type { Clock } from "../../base/core/clock.js";
 import { parseE164 } from "../../base/core/e164.js";
@@ -48,7 +49,7 @@ export async function answerCancel(deps: CancelDeps, accountId: number, body: Bu
   const cancelled = await deps.store.transaction(async (trx) => {
     const messages: Array<{ id: string; account_id: number; recipient: string; status: string; at: number }> = [];
     for (const target of targets) {
-      const { ids } = await cancelScheduled(deps.store, trx, deps.clock, accountId, target);
+      const { ids } = await cancelScheduled(deps.store, trx, deps.clock, accountId, target, { waiting: true });
       if (ids.length === 0) continue;
       const cancelledIds = new Set(ids);
       const { rows } = await findMessages(trx, accountId, "queueId" in target ? target.queueId : target.broadcastId);
@@ -88,10 +89,10 @@ async function byId(deps: CancelDeps, accountId: number, cancel: CancelSm): Prom
   if (cancel.source !== "" && !rows.every((row) => sameSender(row.sender, cancel.source))) {
     return STATUS.ESME_RINVMSGID;
   }
-  return rows.some((row) => row.status === "scheduled") ? [target] : [];
+  return rows.some((row) => row.status === "scheduled" || row.status === "queued") ? [target] : [];
 }
 
-/** Every scheduled message of the account from source_addr to destination_addr (on service_type's route, if given). */
+/** Every scheduled or queued message of the account from source_addr to destination_addr (on service_type's route, if given). */
 async function byAddresses(db: Db, accountId: number, cancel: CancelSm): Promise<MessageTarget[] | number> {
   if (cancel.source.trim() === "") return STATUS.ESME_RINVSRCADR;
   let route: TrafficClass | undefined;
@@ -111,7 +112,7 @@ async function byAddresses(db: Db, accountId: number, cancel: CancelSm): Promise
     const page = await listMessages(
       db,
       accountId,
-      { channels: ["sms"], statuses: ["scheduled"], recipients },
+      { channels: ["sms"], statuses: ["scheduled", "queued"], recipients },
       SCAN_BUDGET,
       after,
     );

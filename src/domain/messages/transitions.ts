@@ -255,7 +255,9 @@ export interface Cancellation {
  * Cancels the scheduled messages of an account that are not released yet (one message by
  * queue id, or everything still scheduled of a broadcast or bulk job, including the parts the
  * expander has not turned into messages) and refunds them. A message already queued or sent
- * is left alone.
+ * is left alone, but with `waiting` a queued one not due yet (a retry's wait, its connectors
+ * down, its account held) is cancelled too: the dispatcher claims only due messages, so none
+ * it holds, or sent without recording it yet, is among them (decision 0176).
  */
 export async function cancelScheduled(
   store: Store,
@@ -270,15 +272,22 @@ export async function cancelScheduled(
      * pending, so none of them can become a message afterwards).
      */
     unexpanded?: boolean;
+    /** Queued messages not due yet are cancelled too. */
+    waiting?: boolean;
   } = {},
 ): Promise<Cancellation> {
   assertTransition("scheduled", "cancelled");
+  assertTransition("queued", "cancelled");
   const now = clock.now().getTime();
   let update = trx
     .updateTable("messages")
     .set({ status: "cancelled", done_at: now, error_code: "cancelled", error_message: "Cancelled by the client." })
     .where("account_id", "=", accountId)
-    .where("status", "=", "scheduled");
+    .where((eb) =>
+      options.waiting
+        ? eb.or([eb("status", "=", "scheduled"), eb.and([eb("status", "=", "queued"), eb("due_at", ">", now)])])
+        : eb("status", "=", "scheduled"),
+    );
   update =
     "queueId" in target
       ? update.where("id", "=", target.queueId)

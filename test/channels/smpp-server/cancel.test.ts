@@ -4,8 +4,9 @@
 // of a reseller tree once, with a DELETED receipt and query_sm answering DELETED; by source and
 // destination (service_type narrowing), the account's only. Refused: unknown and another
 // account's ids, a wrong source_addr, a sent or released message, a second cancel, malformed
-// bodies. A cancel racing the release to the queue either cancels and refunds, or leaves the
-// message to be sent, never both.
+// bodies. A queued message not due yet (a retry's or its connectors' wait) is cancelled too, a
+// due one is the dispatcher's. A cancel racing the release to the queue, or the dispatcher as a
+// queued message comes due, either cancels and refunds, or leaves the message to be sent, never both.
 import type { Pdu } from "smpp";
 import { expect, it } from "vitest";
 import { encodePdu } from "../../../src/base/smpp/index.js";
@@ -140,6 +141,72 @@ describeEnginesTogether("SMPP server: cancel_sm", (engine) => {
     expect(await refundsOf(t, account.id)).toEqual([]);
   });
 
+  it("cancels a queued message not due yet (waiting for a retry or its connectors): refunded once, DELETED", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 10 } });
+    await holdPromotional(t, account.id);
+    const client = await boundEsme(t, account, "transceiver");
+    const before = await milli(t, account.id);
+    const waiting = await submit(client, "9876543218", { registered_delivery: 1 });
+    const byAddress = await submit(client, "9876543219");
+    await waitInQueue(t, [waiting, byAddress], Date.now() + 3_600_000);
+
+    expect((await cancel(client, { message_id: waiting })).command_status).toBe(0);
+    expect(
+      (await cancel(client, { message_id: "", source_addr: "SWBRD", destination_addr: "9876543219" })).command_status,
+    ).toBe(0);
+    expect([await status(t, waiting), await status(t, byAddress)]).toEqual(["cancelled", "cancelled"]);
+    expect((await refundsOf(t, account.id)).sort()).toEqual([waiting, byAddress].sort());
+    expect(await milli(t, account.id)).toBe(before);
+    const [receipt] = await client.waitDelivered(1);
+    expect(receipt).toMatchObject({ receipted_message_id: waiting, message_state: DELETED });
+    // Nothing left to cancel, nothing refunded twice.
+    expect((await cancel(client, { message_id: waiting })).command_status).toBe(ESME_RCANCELFAIL);
+    expect(await milli(t, account.id)).toBe(before);
+    await auditLedger(t);
+  });
+
+  it("never both sends and refunds a queued message whose cancel races the dispatcher as it comes due", async () => {
+    const t = gateway();
+    const account = await smppAccount(t, {}, { credits: { sms: 20 } });
+    await holdPromotional(t, account.id);
+    const client = await boundEsme(t, account, "transmitter");
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push(await submit(client, `98765432${40 + i}`));
+    // Due now (the dispatcher's), due one after the other while the cancels come, or in an hour.
+    const start = Date.now() + 60;
+    const dueAt = (i: number) => (i < 2 ? Date.now() : i >= 6 ? start + 3_600_000 : start + 15 * i);
+    await Promise.all(ids.map((id, i) => waitInQueue(t, [id], dueAt(i))));
+    const answers = await Promise.all(
+      ids.map(async (id) => {
+        await t.db.store.signals.notify(QUEUED_SIGNAL);
+        return cancel(client, { message_id: id });
+      }),
+    );
+    expect(answers.map((answer) => answer.command_status)).toEqual(
+      expect.arrayContaining([ESME_RCANCELFAIL, ESME_RCANCELFAIL, 0, 0]),
+    );
+    expect([answers[0]!.command_status, answers[7]!.command_status]).toEqual([ESME_RCANCELFAIL, 0]);
+    const refunded = new Set(await refundsOf(t, account.id));
+    for (const [i, id] of ids.entries()) {
+      const ok = answers[i]!.command_status === 0;
+      expect(ok || answers[i]!.command_status === ESME_RCANCELFAIL).toBe(true);
+      expect(refunded.has(id), id).toBe(ok);
+      if (ok) expect(await status(t, id)).toBe("cancelled");
+      else {
+        await until(
+          async () => {
+            await t.db.store.signals.notify(QUEUED_SIGNAL);
+            return (await status(t, id)) === "delivered";
+          },
+          20_000,
+          `${id} delivered`,
+        );
+      }
+    }
+    await auditLedger(t);
+  });
+
   it("cancels by source_addr and destination_addr every held message of the account, service_type narrowing", async () => {
     const t = gateway();
     const account = await smppAccount(t, {}, { credits: { sms: 20 } });
@@ -229,6 +296,15 @@ describeEnginesTogether("SMPP server: cancel_sm", (engine) => {
 /** The held messages' time has come (their promotional hours opened): due now, still scheduled. */
 async function comeDue(t: TestGateway, ids: string[]): Promise<void> {
   await t.db.store.db.updateTable("messages").set({ due_at: Date.now() }).where("id", "in", ids).execute();
+}
+
+/** The messages queued, due at `dueAt`, as a retry or a wait for their connectors leaves them. */
+async function waitInQueue(t: TestGateway, ids: string[], dueAt: number): Promise<void> {
+  await t.db.store.db
+    .updateTable("messages")
+    .set({ status: "queued", due_at: dueAt, error_code: "connectors_down", error_message: "waiting" })
+    .where("id", "in", ids)
+    .execute();
 }
 
 /** Housekeeping's release of the scheduled messages that are due, and the dispatcher woken as it wakes it. */
