@@ -16,7 +16,13 @@ import { registerV2VoiceRoutes } from "../channels/voice/index.js";
 import { registerV2WhatsAppRoutes } from "../channels/whatsapp/index.js";
 import { partsOfMessage } from "../delivery/carriers/smpp/index.js";
 import { type AccountTraffic, registerV2AccountRoutes } from "../domain/accounts/index.js";
-import { admitCaller, authenticateV2, credentialBeforeBody, type RateLimitOutcome } from "../domain/auth/index.js";
+import {
+  admitCaller,
+  authenticateV2,
+  credentialBeforeBody,
+  dropKeyFields,
+  type RateLimitOutcome,
+} from "../domain/auth/index.js";
 import { registerV2ContactRoutes } from "../domain/contacts/index.js";
 import { floodCount, messageCount, refundedBroadcasts, smsSent } from "../domain/messages/index.js";
 import { registerV2RefusalRoutes } from "../domain/refusals/index.js";
@@ -52,6 +58,7 @@ export async function registerV2Family(v2: FastifyInstance, ctx: AppContext, lab
   v2.addHook("preValidation", async (request, reply) => {
     if (request.routeOptions.config.public) return;
     if (!request.principal) await admitV2Caller(request, reply, ctx);
+    else dropKeyFields(request);
     requireAccess(request);
     refuseUndeclaredQuery(request);
   });

@@ -68,16 +68,23 @@ function queryKey(query: Bag | undefined): string | undefined {
  */
 export function extractV2ApiKey(request: FastifyRequest): string | undefined {
   const header = headerKey(request);
-  if (header) return header;
   const query = asBag(request.query);
   const fromQuery = queryKey(query);
-  if (query && "api_key" in query) delete query.api_key;
-  if (fromQuery) return fromQuery;
-  const body = asBag(request.body);
-  const fromBody = firstString(body?.api_key);
-  if (body && "api_key" in body) delete body.api_key;
-  if (fromBody?.trim()) return fromBody.trim();
-  return undefined;
+  const fromBody = firstString(asBag(request.body)?.api_key)?.trim();
+  dropKeyFields(request);
+  return header ?? fromQuery ?? (fromBody || undefined);
+}
+
+/**
+ * Removes the `api_key` parameter from the query and the JSON body, wherever the key was taken
+ * from: a client that sends its key in a header and in the body as well (SDKs that always put it
+ * in the body) is not refused for an unknown field. A caller judged before its body was read
+ * (a header key) has it removed once the body is parsed.
+ */
+export function dropKeyFields(request: FastifyRequest): void {
+  for (const bag of [asBag(request.query), asBag(request.body)]) {
+    if (bag && "api_key" in bag) delete bag.api_key;
+  }
 }
 
 /**

@@ -31,6 +31,25 @@ describeEachEngine("v2 API key authentication", (engine) => {
     expect(response.body.success).toBe(true);
   });
 
+  it("removes api_key from a JSON body sent beside a header or query key", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    // SDKs that always put the key in the body and send a header too: the header's key is used and
+    // the body's field is not an unknown field (it was refused with 400 invalid_request before).
+    const send = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      json: { api_key: account.apiKey, sender_id: "SWBRD", recipient: "9876543210", message: "hello" },
+    });
+    expect(send.status).toBe(200);
+    expect(send.body.success).toBe(true);
+    const withQuery = await call(t, "POST", `/api/v2/sms/send?api_key=${encodeURIComponent(account.apiKey)}`, {
+      json: { api_key: "sb_not-this-one", sender_id: "SWBRD", recipient: "9876543210", message: "hello" },
+    });
+    expect(withQuery.status).toBe(200);
+    const balance = await call(t, "GET", "/api/v2/balance", { headers: { "x-api-key": account.apiKey } });
+    expect(balance.body.data.balance).toBe(8);
+  });
+
   it("answers 401 in the v2 envelope for a missing, wrong or revoked key", async () => {
     const t = gateway();
     const missing = await call(t, "GET", "/api/v2/balance");
