@@ -93,7 +93,8 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
   /** The recipients of a bulk call, each checked as a send would be: the order and what it refuses. */
   async function checkBulk(principal: Principal, body: BulkBody) {
     if ((body.recipients === undefined) === (body.group_id === undefined)) {
-      throw new GatewayError("invalid_request", "Give either recipients (an array of numbers) or group_id, not both.", {
+      const which = body.recipients === undefined ? ": the request has neither" : ", not both";
+      throw new GatewayError("invalid_request", `Give recipients (an array of numbers) or group_id${which}.`, {
         field: "recipients",
       });
     }

@@ -76,7 +76,13 @@ describeEnginesTogether("v2 bulk send and bulk jobs", (engine) => {
       json: { sender_id: "PROMOTIONAL", message: "Hi" },
     });
     expect(neither.status).toBe(400);
-    expect(neither.body).toMatchObject({ success: false, error: { code: "invalid_request" } });
+    expect(neither.body).toMatchObject({ success: false, error: { code: "invalid_request", field: "recipients" } });
+    expect(neither.body.message).toBe("Give recipients (an array of numbers) or group_id: the request has neither.");
+    const both = await call(t, "POST", "/api/v2/sms/bulk/preview", {
+      headers: keyOf(account),
+      json: { sender_id: "PROMOTIONAL", message: "Hi", recipients: ["9876543210"], group_id: 1 },
+    });
+    expect(both.body.message).toBe("Give recipients (an array of numbers) or group_id, not both.");
     const group = await call(t, "POST", "/api/v2/sms/bulk/preview", {
       headers: keyOf(account),
       json: { sender_id: "PROMOTIONAL", message: "Hi", group_id: 999 },
