@@ -38,6 +38,9 @@ describeEachEngine("SMPP server: malformed PDUs", (engine) => {
     expect(await raw.next()).toMatchObject({ commandId: 0x80000009, status: 0, sequence: 9 });
     raw.send(encodePdu(0x00000099, 10));
     expect(await raw.next()).toMatchObject({ commandId: GENERIC_NACK, status: ESME_RINVCMDID, sequence: 10 });
+    // replace_sm is not supported (docs/smpp-server.md): cancel_sm and a new submit instead.
+    raw.send(encodePdu(0x00000007, 12, 0, Buffer.from("q1\0\x05\x00SWBRD\0\0\0\x00\x00\x02hi", "latin1")));
+    expect(await raw.next()).toMatchObject({ commandId: GENERIC_NACK, status: ESME_RINVCMDID, sequence: 12 });
     raw.send(encodePdu(0x00000015, 11));
     expect(await raw.next()).toMatchObject({ commandId: 0x80000015, status: 0, sequence: 11 });
     raw.destroy();
