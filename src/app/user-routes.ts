@@ -23,7 +23,7 @@ import {
   updateUser,
 } from "../domain/auth/index.js";
 import { CreatedUser, SessionsEnded, User, UserList, UserRemoved } from "../domain/auth/user-schemas.js";
-import { invitationMailer, invitationUrl } from "./invitation-mail.js";
+import { consoleBaseFor, invitationMailer, invitationUrl } from "./invitation-mail.js";
 
 type Deps = Pick<Runtime, "store" | "clock" | "config" | "logger">;
 
@@ -64,13 +64,14 @@ function usersService(ctx: Deps, onClose: (close: () => void) => void) {
     const p = request.principal!;
     return { clock: ctx.clock, actor: actorOf(request), role: p.userRole ?? ownerRoleOf(p.role) };
   };
-  /** The user with the invitation's link, mailed to them. */
+  /** The user with the invitation's link (from `base`, consoleBaseFor's), mailed to them. */
   async function withLink<U extends { login: string; email: string | null }>(
     request: FastifyRequest,
+    base: string,
     user: U,
     invitation: { token: string; expiresAt: number },
   ) {
-    const url = invitationUrl(`${request.protocol}://${request.host}`, invitation.token);
+    const url = invitationUrl(base, invitation.token);
     const emailed = await mailer.send(user.email, accountOf(request).username, user.login, url);
     return { ...user, invitation: { url, expires_at: isoUtc(new Date(invitation.expiresAt)), emailed } };
   }
@@ -78,12 +79,15 @@ function usersService(ctx: Deps, onClose: (close: () => void) => void) {
   return {
     list: (request: FastifyRequest) => listUsers(ctx.store.db, request.principal!.accountId),
     async create(request: FastifyRequest, body: Static<typeof NewUser>) {
+      // Checked before the user is added: an invitation is one without a password.
+      const base = body.password === undefined ? consoleBaseFor(ctx.config, request) : "";
       const { user, invitation } = await createUser(ctx.store, whoOf(request), accountOf(request), body);
-      return invitation ? withLink(request, user, invitation) : user;
+      return invitation ? withLink(request, base, user, invitation) : user;
     },
     async reinvite(request: FastifyRequest, login: string) {
+      const base = consoleBaseFor(ctx.config, request);
       const { user, invitation } = await reissueInvitation(ctx.store, whoOf(request), accountOf(request), login);
-      return withLink(request, user, invitation);
+      return withLink(request, base, user, invitation);
     },
     update: (request: FastifyRequest, login: string, body: Static<typeof UserChange>) =>
       updateUser(ctx.store, whoOf(request), accountOf(request), login, body),

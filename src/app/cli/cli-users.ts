@@ -69,7 +69,7 @@ async function linkOf(
   consoleUrl: string | undefined,
 ) {
   const config = loadConfig();
-  const url = invitationUrl(consoleUrl ?? `http://localhost:${config.port}`, invitation.token);
+  const url = invitationUrl(consoleUrl ?? config.publicUrl ?? `http://localhost:${config.port}`, invitation.token);
   const mailer = invitationMailer(config, (error) =>
     process.stderr.write(`the invitation email could not be sent: ${(error as Error).message}\n`),
   );

@@ -1,8 +1,15 @@
-// The HTTP port's limits on connections and on how long a request may take to arrive, in the
-// shape of settings.ts, which lists them after PORT, HOST and TRUST_PROXY.
-import { type SettingSpec, wholeNumber } from "./config-values.js";
+// The console's public address and the HTTP port's limits on connections and on how long a
+// request may take to arrive, in the shape of settings.ts, which lists them after PORT, HOST and
+// TRUST_PROXY.
+import { httpUrl, type SettingSpec, wholeNumber } from "./config-values.js";
 
 export const HTTP_SETTINGS = {
+  PUBLIC_URL: {
+    field: "publicUrl",
+    description:
+      "Public base URL of the console as its users reach it, e.g. https://console.example.com: the links the gateway mails (a user's or staff member's invitation) start with it. Unset: a link is built only for a request made to a loopback address or to HOST itself; any other Host header is refused, since the client writes it. Set it behind a reverse proxy. See docs/deployment.md.",
+    parser: httpUrl,
+  },
   HTTP_CONNECTIONS_PER_ADDRESS: {
     field: "http.connectionsPerAddress",
     description:
