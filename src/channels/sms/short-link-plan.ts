@@ -37,12 +37,18 @@ export interface ShortenedContent {
   sent: string;
 }
 
-/** The http(s) links of `text` where they are written (linkifyjs; schemes and `www.` optional). */
+/**
+ * The http(s) links of `text` where they are written (linkifyjs; schemes and `www.` optional).
+ * A host right after a `/` is left alone: linkify finds `example.com/x` inside a scheme-relative
+ * `//example.com/x` (or `a//b.com`, `https:/x.com`), and shortening that part alone would send
+ * `//` and the short link run together.
+ */
 function linkSpans(text: string): { start: number; end: number }[] {
   if (!/[.:]/.test(text)) return [];
   return linkify
     .find(text)
     .filter((token) => token.type === "url" && /^(https?:\/\/)?[^\s@]+$/i.test(token.value))
+    .filter((token) => text[token.start - 1] !== "/")
     .map((token) => ({ start: token.start, end: token.end }));
 }
 
