@@ -3,7 +3,8 @@
 // for, keyed by this installation's secret (kept in the `settings` table, made on first use): a
 // click redirects only to the URL that was signed for that message, so the endpoint is no open
 // redirect, and an event (or an unsubscribe) cannot be forged for another message.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { sameBytes } from "../../base/core/same-bytes.js";
 import { installationSecret } from "../../base/store/installation-secrets.js";
 import type { Store } from "../../base/store/store.js";
 
@@ -65,11 +66,10 @@ export class EmailTracker {
   /**
    * The MAC as it was written, compared as text: decoding the given one first would take other
    * spellings of it (Node's base64url decoder skips characters outside the alphabet, `=` and
-   * `%00` among them, reads `+` as `-`, and ignores the last character's spare bits).
+   * `%00` among them, reads `+` as `-`, and ignores the last character's spare bits); as UTF-8,
+   * so no character outside ASCII stands for an ASCII one (latin1 read "š" as "a").
    */
   private check(data: string, given: string): boolean {
-    const expected = Buffer.from(this.mac(data), "latin1");
-    const actual = Buffer.from(given, "latin1");
-    return actual.length === expected.length && timingSafeEqual(actual, expected);
+    return sameBytes(given, this.mac(data));
   }
 }

@@ -2,7 +2,8 @@
 // secret (in the `settings` table, made on first use), compared in constant time, and sealed
 // (AES-256-GCM under a key derived from the same secret) for the dispatcher to put in the text
 // it hands the carrier. The message row holds the text masked (docs/decisions/0116).
-import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
+import { createCipheriv, createDecipheriv, createHmac, randomBytes, randomInt } from "node:crypto";
+import { sameBytes } from "../../base/core/same-bytes.js";
 import { installationSecret } from "../../base/store/installation-secrets.js";
 import type { Store } from "../../base/store/store.js";
 
@@ -33,9 +34,7 @@ export class CodeKeeper {
 
   /** Whether `given` is the code whose hash is `expected`, in constant time. */
   matches(verificationId: string, given: string, expected: string): boolean {
-    const actual = Buffer.from(this.hash(verificationId, given), "hex");
-    const wanted = Buffer.from(expected, "hex");
-    return actual.length === wanted.length && timingSafeEqual(actual, wanted);
+    return sameBytes(Buffer.from(this.hash(verificationId, given), "hex"), Buffer.from(expected, "hex"));
   }
 
   seal(verificationId: string, code: string): string {

@@ -1,7 +1,8 @@
 // X-Twilio-Signature: base64 HMAC-SHA1, keyed by the auth token, of the full URL the provider
 // requested followed by every POST parameter, sorted by name, as name+value (a repeated name
 // contributes each of its values, sorted).
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac } from "node:crypto";
+import { sameBytes } from "../../base/core/same-bytes.js";
 
 export type FormParams = Record<string, string | readonly string[] | undefined>;
 
@@ -23,7 +24,5 @@ export function validTwilioSignature(
   params: FormParams,
 ): boolean {
   if (!signature) return false;
-  const expected = Buffer.from(twilioSignature(authToken, url, params));
-  const given = Buffer.from(signature);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return sameBytes(signature, twilioSignature(authToken, url, params));
 }
