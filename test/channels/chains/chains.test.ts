@@ -1,8 +1,12 @@
 // POST /api/v2/send through the real server with the WhatsApp and SMS simulators: the next step
 // goes only when its condition on the one before is met, exactly once, each step charged and
 // refunded as its own message, and chain_completed written after the steps' own events. Most of
-// its time is waits (the simulators' latencies, a step's deadline): the two engines wait together.
+// its time is waits (the simulators' latencies): the two engines wait together. A step's deadline
+// is clock time, a minute away: the gateway's clock runs with the real one, and a test moves it
+// a minute on when it wants the deadline passed, so a slow machine never passes one before the
+// test has looked at the step waiting for it.
 import { expect, it } from "vitest";
+import type { Clock } from "../../../src/base/core/clock.js";
 import { approveCallerIdFor } from "../../../src/channels/voice/index.js";
 import { walletBalance } from "../../../src/domain/accounts/index.js";
 import { cliActor } from "../../../src/domain/audit/index.js";
@@ -23,6 +27,18 @@ const WHATSAPP_FAILS = "919876500002";
 const WHATSAPP_REFUSED = "919876500003";
 const WHATSAPP_NEVER_READ = "919876500001";
 const WHATSAPP_READ = "919876543210";
+/** The real time, plus however far a test moved it on. */
+class MovableClock implements Clock {
+  private ahead = 0;
+  now(): Date {
+    return new Date(Date.now() + this.ahead);
+  }
+  advance(ms: number): void {
+    this.ahead += ms;
+  }
+}
+const DEADLINE_S = 60;
+
 const ENV = {
   SIMULATOR_LATENCY_MS: "20",
   SIMULATOR_FAILURE_RATE: "0",
@@ -45,7 +61,9 @@ async function hooks(a: ChainAccount) {
 }
 
 describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
+  const clock = new MovableClock();
   const gateway = useTestGateway(engine, {
+    clock,
     env: { ...ENV, WHATSAPP_SIMULATOR_LATENCY_MS: "40" },
   });
 
@@ -136,7 +154,7 @@ describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
     const a = await chainAccount(t);
     const started = await a.send({
       recipient: WHATSAPP_READ,
-      steps: [whatsapp, { ...sms, after: { on: "not_read", within_seconds: 30 } }],
+      steps: [whatsapp, { ...sms, after: { on: "not_read", within_seconds: DEADLINE_S } }],
     });
     const done = await a.completed(started.body.data.chain_id);
     expect(done.outcome).toBe("delivered");
@@ -151,15 +169,26 @@ describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
   it("sends the SMS at the deadline when the WhatsApp message is delivered but not read", async () => {
     const t = gateway();
     const a = await chainAccount(t);
-    const before = Date.now();
+    const before = clock.now().getTime();
     const started = await a.send({
       recipient: WHATSAPP_NEVER_READ,
-      steps: [whatsapp, { ...sms, to: "9876512347", after: { on: "not_read", within_seconds: 1 } }],
+      steps: [whatsapp, { ...sms, to: "9876512347", after: { on: "not_read", within_seconds: DEADLINE_S } }],
     });
+    const after = clock.now().getTime();
+    const chainId = started.body.data.chain_id;
     const waiting = started.body.data.steps[1];
     expect(waiting.status).toBe("waiting");
-    expect(Date.parse(waiting.decides_at)).toBeGreaterThanOrEqual(before + 1000 - 999);
-    const done = await a.completed(started.body.data.chain_id);
+    // decides_at is written to the second.
+    expect(Date.parse(waiting.decides_at)).toBeGreaterThanOrEqual(before + DEADLINE_S * 1000 - 999);
+    expect(Date.parse(waiting.decides_at)).toBeLessThanOrEqual(after + DEADLINE_S * 1000);
+    // Delivered, not read: the SMS still waits for its deadline.
+    await until(
+      async () => (await a.chain(chainId)).body.data.steps[0].status === "delivered",
+      Number.POSITIVE_INFINITY,
+    );
+    expect((await a.chain(chainId)).body.data.steps[1]).toMatchObject({ status: "waiting", message_id: null });
+    clock.advance(DEADLINE_S * 1000);
+    const done = await a.completed(chainId);
     expect(done.steps.map((s) => s.status)).toEqual(["delivered", "delivered"]);
     const messages = await chainMessages(t, done.chain_id);
     expect(messages).toHaveLength(2);
@@ -168,7 +197,7 @@ describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
       .select("created_at")
       .where("id", "=", messages[1]!.id)
       .executeTakeFirstOrThrow();
-    expect(Number(sentAt.created_at)).toBeGreaterThanOrEqual(before + 1000);
+    expect(Number(sentAt.created_at)).toBeGreaterThanOrEqual(before + DEADLINE_S * 1000);
   });
 
   it("sends no later step, WhatsApp included, once a parent of the account is blocked", async () => {
@@ -182,12 +211,13 @@ describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
       .execute();
     const started = await a.send({
       recipient: WHATSAPP_NEVER_READ,
-      steps: [whatsapp, { ...whatsapp, to: WHATSAPP_READ, after: { on: "not_read", within_seconds: 1 } }],
+      steps: [whatsapp, { ...whatsapp, to: WHATSAPP_READ, after: { on: "not_read", within_seconds: DEADLINE_S } }],
     });
     expect(started.status, started.text).toBe(200);
     expect(started.body.data.steps[1].status).toBe("waiting");
     // The operator blocks the reseller while the second step waits for its deadline.
     await t.db.store.db.updateTable("accounts").set({ status: "blocked" }).where("id", "=", reseller.id).execute();
+    clock.advance(DEADLINE_S * 1000);
     const done = await a.completed(started.body.data.chain_id);
     expect(done.steps.map((s) => s.status)).toEqual(["delivered", "refused"]);
     expect(done.steps[1]!.error).toMatchObject({ code: "account_inactive" });
@@ -341,29 +371,58 @@ describeEnginesTogether("fallback send (POST /api/v2/send)", (engine) => {
 });
 
 describeEnginesTogether("fallback send: not_delivered", (engine) => {
-  // WhatsApp reports delivered only after 4 s here, well past the step's 1 s deadline.
+  // The simulator would report WhatsApp's delivery only after ten minutes: the test reports it
+  // itself, once the step's deadline has passed and the SMS has gone.
+  const clock = new MovableClock();
   const gateway = useTestGateway(engine, {
-    env: { ...ENV, WHATSAPP_SIMULATOR_LATENCY_MS: "4000" },
+    clock,
+    env: { ...ENV, WHATSAPP_SIMULATOR_LATENCY_MS: "600000" },
   });
 
   it("sends the SMS once the deadline passes with the WhatsApp message undelivered", async () => {
     const t = gateway();
     const a = await chainAccount(t);
-    const before = Date.now();
+    const before = clock.now().getTime();
     const started = await a.send({
       recipient: WHATSAPP_READ,
-      steps: [whatsapp, { ...sms, after: { on: "not_delivered", within_seconds: 1 } }],
+      steps: [whatsapp, { ...sms, after: { on: "not_delivered", within_seconds: DEADLINE_S } }],
     });
+    const chainId = started.body.data.chain_id;
     expect(started.body.data.steps[1].status).toBe("waiting");
+    clock.advance(DEADLINE_S * 1000);
     let messageId: string | null = null;
     await until(async () => {
-      messageId = (await a.chain(started.body.data.chain_id)).body.data.steps[1].message_id;
+      messageId = (await a.chain(chainId)).body.data.steps[1].message_id;
       return messageId !== null;
-    });
-    expect(Date.now()).toBeGreaterThanOrEqual(before + 1000);
-    const whatsappStatus = (await a.chain(started.body.data.chain_id)).body.data.steps[0].status;
-    expect(whatsappStatus).toBe("sent");
-    const done = await a.completed(started.body.data.chain_id);
+    }, Number.POSITIVE_INFINITY);
+    const [first, second] = await chainMessages(t, chainId);
+    const sentAt = await t.db.store.db
+      .selectFrom("messages")
+      .select("created_at")
+      .where("id", "=", second!.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(sentAt.created_at)).toBeGreaterThanOrEqual(before + DEADLINE_S * 1000);
+    expect((await a.chain(chainId)).body.data.steps[0].status).toBe("sent");
+    // WhatsApp's delivery report arrives after the SMS went.
+    const { upstream_id } = await t.db.store.db
+      .selectFrom("messages")
+      .select("upstream_id")
+      .where("id", "=", first!.id)
+      .executeTakeFirstOrThrow();
+    await t.gateway.ctx.whatsapp.events.applyStatuses(
+      [
+        {
+          phoneNumberId: String(300_000_000_000 + a.account.id),
+          messageId: upstream_id!,
+          status: "delivered",
+          at: clock.now().getTime(),
+          recipientId: WHATSAPP_READ,
+          errors: [],
+        },
+      ],
+      0,
+    );
+    const done = await a.completed(chainId);
     // The chain ends once both messages are final: WhatsApp's delivered counts, a read may follow.
     expect(done.steps.map((s) => s.status)).toEqual(["delivered", "delivered"]);
     expect(await chainMessages(t, done.chain_id)).toHaveLength(2);

@@ -13,8 +13,8 @@ export interface ChainAccount {
   send(json: unknown): Promise<JsonResponse>;
   chain(id: string): Promise<JsonResponse>;
   v2(method: string, path: string, json?: unknown): Promise<JsonResponse>;
-  /** Resolves with the chain once it is completed. */
-  completed(id: string, timeoutMs?: number): Promise<ChainView>;
+  /** Resolves with the chain once it is completed (the test's own timeout is the only limit). */
+  completed(id: string): Promise<ChainView>;
 }
 
 export interface ChainView {
@@ -41,24 +41,29 @@ export async function chainAccount(
     v2,
     send: (json) => v2("POST", "/send", json),
     chain,
-    async completed(id, timeoutMs = 10_000) {
+    async completed(id) {
       let view: ChainView | undefined;
+      // A loaded machine may take longer than until()'s usual 10 s; the test's timeout says when to stop.
       await until(async () => {
         view = (await chain(id)).body.data as ChainView;
         return view.status === "completed";
-      }, timeoutMs);
+      }, Number.POSITIVE_INFINITY);
       return view!;
     },
   };
 }
 
-/** The chain's messages in the account, as the messages table holds them. */
+/**
+ * The chain's messages in the account, as the messages table holds them, in the order of their
+ * steps (on a manual clock, two steps' messages may be created at the same time).
+ */
 export async function chainMessages(t: TestGateway, chainId: string) {
   const rows = await t.db.store.db
     .selectFrom("messages")
-    .select(["id", "channel", "recipient", "status", "meta"])
-    .where("meta", "like", `%${chainId}%`)
-    .orderBy("created_at")
+    .innerJoin("chain_steps", "chain_steps.message_id", "messages.id")
+    .select(["messages.id", "messages.channel", "messages.recipient", "messages.status", "messages.meta"])
+    .where("chain_steps.chain_id", "=", chainId)
+    .orderBy("chain_steps.position")
     .execute();
   return rows;
 }
