@@ -4,6 +4,7 @@
 // page and is refused a send; the Sessions page lists their sessions and ends the others; the
 // operator adds staff on the Staff page. Each page passes axe and does not scroll sideways.
 import { simpleParser } from "mailparser";
+import type { Locator } from "playwright-core";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { BOUNCE_DOMAIN, FakeRelay } from "../../channels/email/helpers.js";
 import {
@@ -12,10 +13,29 @@ import {
   expectNoHorizontalScroll,
   signInAs,
   useConsole,
+  visit,
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
 
 const DESKTOP = { width: 1280, height: 900 };
+const SHOTS = process.env.SWITCHBOARD_SHOTS_DIR;
+
+/**
+ * The names shown before a card's values at phone width, each where it can be seen: in the room the
+ * card leaves before its value (a second card style on these tables had put them past the screen's
+ * left edge).
+ */
+async function namesOnCard(row: Locator): Promise<string[]> {
+  return row.locator("td").evaluateAll((tds) =>
+    tds.map((td) => {
+      const view = td.ownerDocument.defaultView;
+      const name = view?.getComputedStyle(td, "::before");
+      const room =
+        Number.parseFloat(view?.getComputedStyle(td).paddingLeft ?? "0") + Number.parseFloat(name?.marginLeft ?? "0");
+      return room >= 0 && name?.content.startsWith('"') ? JSON.parse(name.content) : `hidden: ${name?.content}`;
+    }),
+  );
+}
 
 describeInBrowser("console in the browser: users, invitations, sessions, staff", () => {
   const relay = new FakeRelay();
@@ -125,6 +145,25 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
     expect(balance.status()).toBe(401);
     expect(problems).toEqual([]);
     await other.context.close();
+    await context.close();
+  });
+
+  it("names each value of a user's card at 390 px, as every other card list of the console does", async () => {
+    const added = await call(gateway(), "POST", "/api/v2/users", {
+      headers: { authorization: `Bearer ${owner.apiKey}` },
+      json: { login: "una", user_role: "developer", email: "una@example.org", password: "una-password-1" },
+    });
+    expect(added.status).toBe(201);
+    const { page, context, problems } = await phonePage(owner, "/settings/users");
+    const card = page.getByTestId("user-una");
+    await card.waitFor();
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/users-390.png`, fullPage: true });
+    expect(await namesOnCard(card)).toEqual(["Login", "Email", "Role", "State", "Actions"]);
+    await expectNoHorizontalScroll(page, "users page at 390 px");
+    await visit(page, "/settings/sessions");
+    const session = page.locator("tbody tr").first();
+    expect(await namesOnCard(session)).toEqual(["Device", "Address", "Last used", "Signed in", "End"]);
+    expect(problems).toEqual([]);
     await context.close();
   });
 

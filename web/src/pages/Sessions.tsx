@@ -34,7 +34,7 @@ export default function Sessions() {
       {sessions.isPending ? <Busy /> : null}
       {sessions.data ? (
         <div className="table-wrap">
-          <table className="stack-narrow">
+          <table>
             <caption>Your sessions, last used first</caption>
             <thead>
               <tr>
@@ -48,10 +48,10 @@ export default function Sessions() {
             <tbody>
               {sessions.data.map((s) => (
                 <tr key={s.id} data-testid={`session-${s.id}`}>
-                  <td data-label="Device">{s.device ?? "unknown"}</td>
-                  <td data-label="Address">{s.address}</td>
-                  <td data-label="Last used">{formatTime(s.last_used_at, session.time_zone)}</td>
-                  <td data-label="Signed in">{formatTime(s.signed_in_at, session.time_zone)}</td>
+                  <td>{s.device ?? "unknown"}</td>
+                  <td>{s.address}</td>
+                  <td>{formatTime(s.last_used_at, session.time_zone)}</td>
+                  <td>{formatTime(s.signed_in_at, session.time_zone)}</td>
                   <td>
                     {s.current ? (
                       "This session"

@@ -66,9 +66,9 @@ function UserRow({
   const offered = roles.filter((r) => mayHandle(myRole, r));
   return (
     <tr data-testid={`user-${user.login}`}>
-      <td data-label="Login">{user.login}</td>
-      <td data-label="Email">{user.email ?? ""}</td>
-      <td data-label="Role">
+      <td>{user.login}</td>
+      <td>{user.email ?? ""}</td>
+      <td>
         {locked ? (
           user.user_role
         ) : (
@@ -263,7 +263,7 @@ export function UserAdmin({ kind }: { kind: "account" | "staff" }) {
       <ErrorNotice error={users.error} />
       {users.data ? (
         <div className="table-wrap">
-          <table className="stack-narrow">
+          <table>
             <caption>{kind === "staff" ? "Staff" : "Users of the account"}</caption>
             <thead>
               <tr>

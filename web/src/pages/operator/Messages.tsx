@@ -120,7 +120,7 @@ function MessageSearch({ filters }: { filters: Filters }) {
       {list.data ? (
         <>
           <div className="table-wrap">
-            <table className="messages stack-narrow" data-testid="operator-messages">
+            <table className="messages" data-testid="operator-messages">
               <caption>Messages, newest first ({rows.length} shown)</caption>
               <thead>
                 <tr>
@@ -135,21 +135,19 @@ function MessageSearch({ filters }: { filters: Filters }) {
               <tbody>
                 {rows.map((message) => (
                   <tr key={message.message_id}>
-                    <td data-label="Accepted">
+                    <td>
                       <Link to={`/operator/messages/${message.message_id}`}>
                         {formatTime(message.created_at, session.time_zone)}
                       </Link>
                     </td>
-                    <td data-label="Account">{message.account ?? ""}</td>
-                    <td data-label="To">{message.mobile}</td>
-                    <td data-label="Route">{message.route}</td>
-                    <td data-label="Status">
+                    <td>{message.account ?? ""}</td>
+                    <td>{message.mobile}</td>
+                    <td>{message.route}</td>
+                    <td>
                       <StatusBadge status={message.status} />
                       {message.error ? <span className="hint"> {message.error.code}</span> : null}
                     </td>
-                    <td className="text-cell" data-label="Text">
-                      {message.message}
-                    </td>
+                    <td className="text-cell">{message.message}</td>
                   </tr>
                 ))}
               </tbody>

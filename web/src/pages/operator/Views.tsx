@@ -23,7 +23,7 @@ export function ViewsTable({ account, caption }: { account?: string; caption: st
       {views.isPending ? <Busy /> : null}
       {views.data ? (
         <div className="table-wrap">
-          <table className="stack-narrow" data-testid="account-views">
+          <table data-testid="account-views">
             <caption>{caption}</caption>
             <thead>
               <tr>
@@ -37,13 +37,13 @@ export function ViewsTable({ account, caption }: { account?: string; caption: st
             <tbody>
               {pages.rows.map((view) => (
                 <tr key={view.id}>
-                  <td data-label="Opened">{formatTime(view.started_at, tz)}</td>
-                  <td data-label="Account">
+                  <td>{formatTime(view.started_at, tz)}</td>
+                  <td>
                     <Link to={`/operator/accounts/${encodeURIComponent(view.account)}`}>{view.account}</Link>
                   </td>
-                  <td data-label="Operator">{view.viewer}</td>
-                  <td data-label="From">{view.address}</td>
-                  <td data-label="Closed">{view.ended_at ? formatTime(view.ended_at, tz) : "still open"}</td>
+                  <td>{view.viewer}</td>
+                  <td>{view.address}</td>
+                  <td>{view.ended_at ? formatTime(view.ended_at, tz) : "still open"}</td>
                 </tr>
               ))}
             </tbody>
