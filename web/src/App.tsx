@@ -1,11 +1,12 @@
-// The app shell: the sign-in page when nobody is signed in, otherwise a header with the
-// navigation of the account holder or of the operator and the page the URL names.
+// The app shell: the sign-in page when nobody is signed in, otherwise the header (console-header.tsx)
+// with the navigation of the account holder or of the operator, and the page the URL names.
 import { type ComponentType, lazy, Suspense, useEffect, useRef } from "react";
 import { ApiError } from "./api.js";
+import { ConsoleHeader, type NavGroup } from "./console-header.js";
 import { Invitation } from "./pages/Invitation.js";
 import { Overview } from "./pages/Overview.js";
 import { SignIn } from "./pages/SignIn.js";
-import { Link, match, navigate, useLocation } from "./router.js";
+import { match, useLocation } from "./router.js";
 import { canDo, useSession } from "./session.js";
 import type { Capability } from "./types.js";
 import { Busy, ErrorNotice } from "./ui.js";
@@ -129,7 +130,7 @@ function NotFound() {
 }
 
 export function App() {
-  const { session, signOut } = useSession();
+  const { session } = useSession();
   const { path } = useLocation();
   const main = useRef<HTMLElement>(null);
 
@@ -169,51 +170,23 @@ export function App() {
 
   // A page the role cannot use, opened by its URL, says so (its calls would be refused anyway).
   const Page = found ? (allowed(found.route) ? found.route.component : RoleRefused) : NotFound;
+  const group = (label: string, routes: Route[]): NavGroup => ({
+    label,
+    links: routes
+      .filter(shown)
+      .map((route) => ({ path: route.path, title: route.title, current: found?.route === route })),
+  });
   const navGroups =
     session.role === "operator"
-      ? [
-          { label: "Operator", routes: OPERATOR_ROUTES.filter(shown) },
-          { label: "Account", routes: ACCOUNT_ROUTES.filter(shown) },
-        ]
-      : [{ label: "Main", routes: ACCOUNT_ROUTES.filter(shown) }];
+      ? [group("Operator", OPERATOR_ROUTES), group("Account", ACCOUNT_ROUTES)]
+      : [group("Main", ACCOUNT_ROUTES)];
   return (
     <>
       <a className="skip" href="#main">
         Skip to content
       </a>
       <ViewBanner session={session} />
-      <header className="top">
-        <Link to={session.role === "operator" ? "/operator/accounts" : "/"} className="brand">
-          Switchboard
-        </Link>
-        {navGroups.map((group) => (
-          <nav aria-label={group.label} key={group.label}>
-            <ul>
-              {group.routes.map((route) => (
-                <li key={route.path}>
-                  <Link to={route.path} aria-current={found?.route === route ? "page" : undefined}>
-                    {route.title}
-                  </Link>
-                </li>
-              ))}
-            </ul>
-          </nav>
-        ))}
-        <div className="who">
-          <span>
-            {session.login === session.username ? session.username : `${session.login} @ ${session.username}`}
-            {session.role === "operator" ? " (operator)" : ""} · {session.user_role} · {session.time_zone}
-          </span>
-          <button
-            type="button"
-            onClick={() => {
-              void signOut().then(() => navigate("/", { replace: true }));
-            }}
-          >
-            Sign out
-          </button>
-        </div>
-      </header>
+      <ConsoleHeader session={session} groups={navGroups} />
       <main id="main" ref={main}>
         <Suspense fallback={<Busy />}>
           <Page params={found?.params ?? {}} />

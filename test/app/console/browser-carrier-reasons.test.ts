@@ -126,6 +126,7 @@ describeInBrowser("console in the browser: carriers' error codes and refunds", (
       const t = gateway();
       const failWith = await smscCarrier(t, "refund-smsc");
       const { page, context, problems } = await phonePageAs(browser(), t.url, operator, "/operator/carriers");
+      await page.getByRole("button", { name: "Menu" }).click();
       await page.getByRole("link", { name: "Carrier refunds" }).click();
       await page.getByRole("heading", { name: "Carrier refunds" }).waitFor();
       const table = page.getByTestId("refund-policy");

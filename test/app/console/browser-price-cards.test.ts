@@ -210,6 +210,7 @@ describeInBrowser("console in the browser: price cards", () => {
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("heading", { name: "Price cards" }).waitFor();
     await page.getByTestId("price-card-retail").waitFor();
+    await page.getByRole("button", { name: "Menu" }).click();
     await page.getByRole("navigation", { name: "Operator" }).getByRole("link", { name: "Price cards" }).waitFor();
     expect(await page.getByRole("button", { name: /Delete|Import/ }).count()).toBe(0);
     await page.getByText("Your role reads the price cards").waitFor();

@@ -214,6 +214,7 @@ describeInBrowser("console in the browser: sub-accounts", () => {
     await page.getByLabel("Your login").fill("bill");
     await page.getByLabel("Password").fill("bill-password-1");
     await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "Menu" }).click();
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Sub-accounts" }).click();
     await page.getByTestId(`sub-${username}`).waitFor();
     expect(await page.getByRole("form", { name: "Create a sub-account" }).count()).toBe(0);

@@ -111,6 +111,7 @@ describeInBrowser("console in the browser: a team's support user, from invitatio
     expect(await page.locator(".who").textContent()).toContain(`sam @ ${owner.username}`);
 
     // Support reads messages; there is no Send page, and the API refuses a send.
+    await page.getByRole("button", { name: "Menu" }).click();
     const nav = page.getByRole("navigation", { name: "Main" });
     expect(await nav.getByRole("link", { name: "Send", exact: true }).count()).toBe(0);
     await nav.getByRole("link", { name: "Messages", exact: true }).click();

@@ -91,6 +91,7 @@ describeInBrowser("console in the browser: users, invitations, sessions, staff",
     await page.getByRole("button", { name: "Set password and sign in" }).click();
     await page.getByRole("button", { name: "Sign out" }).waitFor();
     expect(await page.locator(".who").textContent()).toContain(`sue @ ${owner.username}`);
+    await page.getByRole("button", { name: "Menu" }).click();
     const nav = page.getByRole("navigation", { name: "Main" });
     await nav.getByRole("link", { name: "Messages" }).waitFor();
     expect(await nav.getByRole("link", { name: "Send", exact: true }).count()).toBe(0);
