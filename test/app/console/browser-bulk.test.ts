@@ -222,10 +222,12 @@ describeInBrowser("console in the browser: bulk, contacts and account pages", ()
     for (const channel of ["whatsapp", "email", "voice"]) {
       await visit(page, `/send?channel=${channel}`);
       await page.getByRole("heading", { name: "Send" }).waitFor();
-      // An account without WhatsApp is told so, with no send button (console audit C7).
+      // An account without WhatsApp, or without an approved email domain, is told so, with no send
+      // button (console audit C7).
       await page
         .getByRole("button", { name: /^(Send|Place)/ })
         .or(page.getByTestId("whatsapp-disabled"))
+        .or(page.getByTestId("email-no-domain"))
         .first()
         .waitFor();
       await noneLoading(page);

@@ -15,8 +15,10 @@ import {
 } from "../../helpers/browser.js";
 import { buildAccount, call, type TestAccount } from "../../helpers/gateway.js";
 
+const SHOTS = process.env.SWITCHBOARD_SHOTS_DIR;
+
 describeInBrowser("console in the browser: WhatsApp header media, WhatsApp off, a call's page", () => {
-  const { gateway, phonePage } = useConsole({ env: FAST_VOICE_SIMULATOR });
+  const { gateway, operator, phonePage } = useConsole({ env: FAST_VOICE_SIMULATOR });
   let connected: TestAccount;
   let off: TestAccount;
 
@@ -90,6 +92,44 @@ describeInBrowser("console in the browser: WhatsApp header media, WhatsApp off, 
       .toMatch(/^completed, \d+ seconds? long, \d+ units?$/);
     expect(await page.getByText("Encoding and parts").count()).toBe(0);
     await expectNoHorizontalScroll(page, "a call's page");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("tells an account with no approved sending domain so, with the way to add one, and offers no send", async () => {
+    const mailer = await buildAccount(gateway(), { credits: { email: 10 }, sender: null });
+    const asOperator = { authorization: `Bearer ${operator().apiKey}` };
+    const asked = await call(gateway(), "POST", "/api/v2/email/domains", {
+      headers: { authorization: `Bearer ${mailer.apiKey}` },
+      json: { domain: "news.example.com" },
+    });
+    expect(asked.status).toBe(201);
+    const { page, context, problems } = await phonePage(mailer, "/send?channel=email");
+    const notice = page.getByTestId("email-no-domain");
+    await notice.waitFor();
+    expect(await notice.textContent()).toContain("no approved sending domain");
+    expect(await notice.textContent()).toContain("news.example.com is waiting for the operator's approval");
+    expect(await page.getByRole("button", { name: "Send email" }).count()).toBe(0);
+    await expectAccessible(page, "email send without a domain");
+    await expectNoHorizontalScroll(page, "email send without a domain");
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/send-email-no-domain-390.png`, fullPage: true });
+    await notice.getByRole("link", { name: /Email sending domains/ }).click();
+    await page.getByRole("heading", { name: "Email sending domains" }).waitFor();
+
+    const approved = await call(
+      gateway(),
+      "PUT",
+      `/admin/api/accounts/${mailer.username}/email/domains/news.example.com`,
+      {
+        headers: asOperator,
+        json: { status: "approved" },
+      },
+    );
+    expect(approved.status).toBe(200);
+    await page.goto("/send?channel=email");
+    await page.getByRole("button", { name: "Send email" }).waitFor();
+    expect(await page.locator("#email-from-hint").textContent()).toContain("news.example.com");
+    expect(await notice.count()).toBe(0);
     expect(problems).toEqual([]);
     await context.close();
   });

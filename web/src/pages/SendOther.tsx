@@ -1,12 +1,13 @@
 // The sends of the other channels: a WhatsApp template with its {{n}} values (and its header's:
 // a text header's values, a media header's link), an email from an approved domain, and a
-// text-to-speech call from an approved caller number. An account without WhatsApp is told so.
+// text-to-speech call from an approved caller number. An account without WhatsApp, or without an
+// approved sending domain, is told so instead of offered a send that would be refused.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { ApiError, data } from "../api.js";
 import { plural } from "../format.js";
 import { Link } from "../router.js";
-import type { CallerId, EmailSendAnswer, PlacedCall, WhatsAppSent, WhatsAppTemplate } from "../types.js";
+import type { CallerId, EmailDomain, EmailSendAnswer, PlacedCall, WhatsAppSent, WhatsAppTemplate } from "../types.js";
 import { ErrorNotice, Field, Success } from "../ui.js";
 
 export function WhatsAppForm() {
@@ -164,7 +165,21 @@ export function WhatsAppForm() {
   );
 }
 
+/**
+ * An account's sending domains as the email form needs them: mail is sent only from an approved one
+ * (the API refuses any other `from`), so without one the form is not offered.
+ */
+function useSendingDomains() {
+  const domains = useQuery({
+    queryKey: ["email", "domains"],
+    queryFn: () => data<EmailDomain[]>("/api/v2/email/domains"),
+  });
+  const named = (status: string) => (domains.data ?? []).filter((d) => d.status === status).map((d) => d.domain);
+  return { loaded: domains.data !== undefined, approved: named("approved"), pending: named("pending") };
+}
+
 export function EmailForm() {
+  const domains = useSendingDomains();
   const [draft, setDraft] = useState({ from: "", to: "", cc: "", subject: "", html: "" });
   const set = (change: Partial<typeof draft>) => setDraft((current) => ({ ...current, ...change }));
   const send = useMutation({
@@ -183,13 +198,31 @@ export function EmailForm() {
     event.preventDefault();
     send.mutate();
   };
+  if (domains.loaded && domains.approved.length === 0) {
+    const waiting = domains.pending.length > 0;
+    return (
+      <div className="notice" data-testid="email-no-domain">
+        <p>
+          This account has no approved sending domain, so no email can be sent yet: mail goes out only from an address
+          of a domain the operator has approved.
+          {waiting
+            ? ` ${domains.pending.join(", ")} ${domains.pending.length === 1 ? "is" : "are"} waiting for the operator's approval.`
+            : ""}
+        </p>
+        <p>
+          <Link to="/registrations">{waiting ? "See" : "Add a domain in"} Registrations › Email sending domains</Link>,
+          and publish its DKIM record there.
+        </p>
+      </div>
+    );
+  }
+  const first = domains.approved[0];
+  const fromHint = first
+    ? `An address of an approved sending domain (${domains.approved.join(", ")}), e.g. Shop <news@${first}>`
+    : "An address of an approved sending domain, e.g. Shop <news@shop.example.com>";
   return (
     <form onSubmit={submit} aria-label="Send an email">
-      <Field
-        label="From"
-        id="email-from"
-        hint="An address of an approved sending domain, e.g. Shop <news@shop.example.com>"
-      >
+      <Field label="From" id="email-from" hint={fromHint}>
         <input
           id="email-from"
           required
