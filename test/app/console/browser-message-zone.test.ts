@@ -15,6 +15,7 @@ import { buildAccount } from "../../helpers/gateway.js";
 import { messageRow } from "../../helpers/message-row.js";
 
 const WIDE = { width: 1280, height: 900 };
+const SHOTS = process.env.SWITCHBOARD_SHOTS_DIR;
 /** 23:47:35 UTC: 23:47 in London in winter, 05:17 the next day in Kolkata. */
 const ACCEPTED = Date.UTC(2026, 10, 30, 23, 47, 35);
 
@@ -55,7 +56,7 @@ describeInBrowser("console in the browser: a message page's time zone", () => {
     ] as const) {
       const own = await newPage(browser(), t.url, viewport);
       await signInAs(own.page, london.username, london.password, `/messages/${id}`);
-      const ownNote = own.page.getByTestId("message-zone");
+      const ownNote = own.page.getByTestId("times-zone");
       await ownNote.waitFor();
       expect(await ownNote.textContent()).toBe("Times in Europe/London (GMT). ");
       expect(await accepted(own.page)).toBe("30 Nov 2026, 23:47:35");
@@ -66,7 +67,7 @@ describeInBrowser("console in the browser: a message page's time zone", () => {
 
       const desk = await newPage(browser(), t.url, viewport);
       await signInAs(desk.page, operator().username, operator().password, `/operator/messages/${id}`);
-      const note = desk.page.getByTestId("message-zone");
+      const note = desk.page.getByTestId("times-zone");
       await expect.poll(() => note.textContent(), { timeout: 20_000 }).toContain("the account's zone");
       expect(await note.textContent()).toBe(
         "Times in the account's zone, Europe/London (GMT), as its console shows them; yours is Asia/Kolkata (GMT+5:30). Show your times",
@@ -88,4 +89,28 @@ describeInBrowser("console in the browser: a message page's time zone", () => {
       await desk.context.close();
     }
   }, 90_000);
+
+  it("shows the operator an account's page in the account's zone, its creation time too, with the zone named", async () => {
+    const t = gateway();
+    const london = await buildAccount(t);
+    await t.db.store.db
+      .updateTable("accounts")
+      .set({ time_zone: "Europe/London", created_at: ACCEPTED })
+      .where("id", "=", london.id)
+      .execute();
+    const { page, context, problems } = await newPage(browser(), t.url, PHONE);
+    await signInAs(page, operator().username, operator().password, `/operator/accounts/${london.username}`);
+    const created = page.locator("main p", { hasText: ", created " });
+    await expect.poll(() => created.textContent(), { timeout: 20_000 }).toContain("created 30 Nov 2026, 23:47:35");
+    const note = page.getByTestId("times-zone");
+    expect(await note.textContent()).toBe(
+      "Times in the account's zone, Europe/London (GMT), as its console shows them; yours is Asia/Kolkata (GMT+5:30). Show your times",
+    );
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/operator-account-zone-390.png` });
+    await page.getByRole("button", { name: "Show your times" }).click();
+    await expect.poll(() => created.textContent()).toContain("created 01 Dec 2026, 05:17:35");
+    await expectNoHorizontalScroll(page, "the operator's account page at 390 px");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
 });

@@ -95,7 +95,7 @@ describeInBrowser("console in the browser: SMPP binds", () => {
       expect(await section.getByRole("columnheader", { name: /Bound since/ }).textContent()).toMatch(
         /^Bound since \((GMT|UTC)\)$/,
       );
-      expect(await section.textContent()).toContain("Times in the account's zone (Europe/London)");
+      expect(await page.getByTestId("times-zone").textContent()).toContain("the account's zone, Europe/London");
       await expectNoHorizontalScroll(page, `the operator's account page at ${width} px`);
       await expectAccessible(page, `the operator's account page at ${width} px`);
       await section.screenshot({ path: `/tmp/sb-operator-smpp-${width}.png` });

@@ -10,9 +10,9 @@ import { Link } from "../router.js";
 import { canDo, useSignedIn } from "../session.js";
 import type { MessageDetail, WebhookSettings } from "../types.js";
 import { Busy, ErrorNotice, PageTitle, StatusBadge } from "../ui.js";
+import { useAccountZone } from "./account-zone.js";
 import { ChainSection } from "./MessageChain.js";
 import { OperatorMessageFacts } from "./message-facts.js";
-import { useMessageZone } from "./message-zone.js";
 
 const FINAL = new Set(["delivered", "failed", "cancelled", "read"]);
 
@@ -48,7 +48,7 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
     queryFn: () => data<MessageDetail & Partial<Pick<OperatorMessageDetail, "account" | "dlt" | "charges">>>(path),
     refetchInterval: (query) => (query.state.data && FINAL.has(query.state.data.message.status) ? 10_000 : 1_000),
   });
-  const { zone: tz, note: zoneNote } = useMessageZone(detail.data?.account, session.time_zone);
+  const { zone: tz, note: zoneNote } = useAccountZone(detail.data?.account, session.time_zone);
 
   if (detail.error) {
     return (

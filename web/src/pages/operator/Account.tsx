@@ -28,6 +28,7 @@ import {
   Success,
   useClientPages,
 } from "../../ui.js";
+import { useAccountZone } from "../account-zone.js";
 import { AdjustForm, SupportLinks, TopUp } from "./account-desk.js";
 import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
 import { AccountBinds } from "./account-smpp.js";
@@ -174,8 +175,7 @@ function Limits({
   );
 }
 
-function Ledger({ username }: { username: string }) {
-  const session = useSignedIn();
+function Ledger({ username, timeZone }: { username: string; timeZone: string }) {
   const ledger = useQuery({
     queryKey: ["operator", "ledger", username],
     queryFn: () =>
@@ -194,7 +194,7 @@ function Ledger({ username }: { username: string }) {
       <LedgerTable
         entries={pages.rows}
         caption="The last 500 entries, newest first"
-        timeZone={session.time_zone}
+        timeZone={timeZone}
         messagePath="/operator/messages/"
       />
       <Pager meta={pages.meta} onPage={pages.setPage} />
@@ -209,6 +209,8 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
   const queryClient = useQueryClient();
   const key = ["operator", "account", username];
   const account = useQuery({ queryKey: key, queryFn: () => data<OperatorAccountDetail>(path) });
+  // Its times in its own zone, as its console shows them, with the zone named (decision 0161).
+  const { zone, note: zoneNote } = useAccountZone(username, session.time_zone);
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: key });
     void queryClient.invalidateQueries({ queryKey: ["operator", "ledger", username] });
@@ -235,9 +237,10 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
     <>
       <PageTitle>Account {a.username}</PageTitle>
       <p>
-        <StatusBadge status={a.status} /> {a.role}, created {formatTime(a.created_at, session.time_zone)}
-        {a.locked_until ? `; sign-in locked until ${formatTime(a.locked_until, session.time_zone)}` : ""}
+        <StatusBadge status={a.status} /> {a.role}, created {formatTime(a.created_at, zone)}
+        {a.locked_until ? `; sign-in locked until ${formatTime(a.locked_until, zone)}` : ""}
       </p>
+      {zoneNote}
       {a.ready ? (
         <Success>Ready to send SMS.</Success>
       ) : (
@@ -254,7 +257,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
       )}
 
       <SupportLinks username={a.username} viewable={a.role !== "operator"} />
-      <AccountBinds username={a.username} timeZone={a.time_zone} />
+      <AccountBinds username={a.username} timeZone={zone} />
 
       <section aria-labelledby="lock-title">
         <h2 id="lock-title">Lock and unlock</h2>
@@ -343,7 +346,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
           <DltChains key={`${a.username}:${a.registrations.dlt_entities.join(",")}`} username={a.username} />
         </StaffReadOnly>
       </section>
-      <Ledger username={a.username} />
+      <Ledger username={a.username} timeZone={zone} />
     </>
   );
 }

@@ -1,6 +1,6 @@
 // The operator's account page, its SMPP part: the account's clients bound to the SMPP server now
-// in any process (GET /admin/api/smpp/binds?username=), refreshed every 5 s, with times in the
-// account's zone: what the customer on the phone reads on its own console.
+// in any process (GET /admin/api/smpp/binds?username=), refreshed every 5 s, with times in the zone
+// the page names (the account's unless the operator chose their own: account-zone.tsx).
 import { useQuery } from "@tanstack/react-query";
 import { data, withQuery } from "../../api.js";
 import type { SmppBind } from "../../operator-types.js";
@@ -20,8 +20,8 @@ export function AccountBinds({ username, timeZone }: { username: string; timeZon
       {binds.isPending ? <Busy /> : null}
       {binds.data ? <BindsTable binds={binds.data} timeZone={timeZone} /> : null}
       <p className="hint">
-        Times in the account's zone ({timeZone}). Its SMPP password and limits:{" "}
-        <code>PATCH /admin/api/accounts/{username}</code> (<code>smpp_password</code>, <code>smpp_max_binds</code>, …).
+        Its SMPP password and limits: <code>PATCH /admin/api/accounts/{username}</code> (<code>smpp_password</code>,{" "}
+        <code>smpp_max_binds</code>, …).
       </p>
     </section>
   );

@@ -1,7 +1,7 @@
-// The zone a message page writes its times in, named on the page. The account's own page: its
-// zone (the session's). The operator's page of an account's message: the account's zone, as the
-// customer's console shows the same message (a support person on the phone reads the customer's
-// times), with a switch to the operator's own (decision 0161).
+// The zone a page about one account writes its times in, named on the page. The account's own
+// message page: its zone (the session's). The operator's pages of an account and of its message:
+// the account's zone, as the customer's console shows them (a support person on the phone reads the
+// customer's times), with a switch to the operator's own (decision 0161).
 import { useQuery } from "@tanstack/react-query";
 import { useState } from "react";
 import { data } from "../api.js";
@@ -11,11 +11,11 @@ import type { OperatorAccountDetail } from "../operator-types.js";
 const named = (zone: string) => `${zone} (${zoneLabel(zone)})`;
 
 /**
- * `account`: the message's account on the operator's page (null once removed), undefined on the
+ * `account`: the account on the operator's page (a message's: null once removed), undefined on the
  * account's own; `own`: the signed-in account's zone. Answers the zone to write times in and the
  * line that names it.
  */
-export function useMessageZone(account: string | null | undefined, own: string) {
+export function useAccountZone(account: string | null | undefined, own: string) {
   const [mine, setMine] = useState(false);
   const theirs = useQuery({
     queryKey: ["operator", "account", account ?? ""],
@@ -32,7 +32,7 @@ export function useMessageZone(account: string | null | undefined, own: string) 
   else words = `Times in the account's zone, ${named(accountZone)}, as its console shows them; yours is ${named(own)}.`;
   const switchable = accountZone !== undefined && accountZone !== own;
   const note = (
-    <p className="hint" data-testid="message-zone">
+    <p className="hint" data-testid="times-zone">
       {words}{" "}
       {switchable ? (
         <button type="button" onClick={() => setMine(!mine)}>
