@@ -214,16 +214,26 @@ export class Chains {
     }
   }
 
-  /** Sends a claimed step and records how it went; false when its channel asked to try later. */
+  /**
+   * Sends a claimed step and records how it went, then each step after a refused one, which the
+   * record claims for this caller; false when a channel asked to try later.
+   */
   private async send(chain: ChainRow, step: StepRow, principal: Principal): Promise<boolean> {
-    const outcome: StepOutcome = await sendStep(this.deps, principal, step, chain.step_count);
-    const now = this.now();
-    if ("later" in outcome) {
-      await extendLease(this.deps.store.db, step, now + STEP_LEASE_MS);
-      return false;
+    for (let current = step; ; ) {
+      const outcome: StepOutcome = await sendStep(this.deps, principal, current, chain.step_count);
+      const now = this.now();
+      if ("later" in outcome) {
+        await extendLease(this.deps.store.db, current, now + STEP_LEASE_MS);
+        return false;
+      }
+      const recorded = await this.deps.store.transaction((trx) =>
+        recordSend(trx, current, outcome, now, now + STEP_LEASE_MS),
+      );
+      if (recorded !== "next_claimed") return true;
+      const next = (await stepsOf(this.deps.store.db, chain.id))[current.position + 1];
+      if (!next) return true;
+      current = next;
     }
-    await this.deps.store.transaction((trx) => recordSend(trx, step, outcome, now));
-    return true;
   }
 
   private async messageStatus(step: StepRow): Promise<MessageStatus | undefined> {

@@ -161,12 +161,20 @@ export async function claimStep(
  * A claimed step's send ended: `sent` with its message, or `refused` by its channel. The next
  * step, if any, starts waiting (its deadline from now).
  */
+/**
+ * Records a claimed step's send and opens the step after it: "waiting" for its condition, or, when
+ * this step was refused (a refused step is failed: the next goes at once, conditions.ts), claimed
+ * for the caller until `leaseUntil` ("next_claimed"), so that the request or worker that saw the
+ * refusal sends it, never a worker's pass in between (a chain's start answers with that step's
+ * message). False when the step was no longer this caller's.
+ */
 export async function recordSend(
   db: Db,
   step: Pick<StepRow, "chain_id" | "position">,
   result: { messageId: string } | { error: { code: string; message: string } },
   now: number,
-): Promise<boolean> {
+  leaseUntil: number,
+): Promise<false | "recorded" | "next_claimed"> {
   const sent = "messageId" in result;
   const done = await db
     .updateTable("chain_steps")
@@ -190,16 +198,18 @@ export async function recordSend(
     .where("chain_id", "=", step.chain_id)
     .where("position", "=", step.position + 1)
     .executeTakeFirst();
-  if (next) {
-    await db
-      .updateTable("chain_steps")
-      .set({ status: "waiting", due_at: next.within_ms === null ? null : now + Number(next.within_ms) })
-      .where("chain_id", "=", step.chain_id)
-      .where("position", "=", step.position + 1)
-      .where("status", "=", "pending")
-      .execute();
-  }
-  return true;
+  if (!next) return "recorded";
+  const opened = sent
+    ? { status: "waiting" as const, due_at: next.within_ms === null ? null : now + Number(next.within_ms) }
+    : { status: "sending" as const, due_at: leaseUntil };
+  const result2 = await db
+    .updateTable("chain_steps")
+    .set(opened)
+    .where("chain_id", "=", step.chain_id)
+    .where("position", "=", step.position + 1)
+    .where("status", "=", "pending")
+    .executeTakeFirst();
+  return !sent && Number(result2.numUpdatedRows) === 1 ? "next_claimed" : "recorded";
 }
 
 /** Extends a claimed step's lease (its channel asked to try again later). */
