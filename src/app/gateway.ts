@@ -20,6 +20,7 @@ import { discardEarly } from "./early-thread.js";
 import { type Heartbeat, startHeartbeat } from "./heartbeat.js";
 import { listenFailure } from "./listen-failure.js";
 import { type App, buildServer } from "./server.js";
+import { startWarnings } from "./start-warnings.js";
 import { startWorkerThread, threadAcceptor, type WorkerThread } from "./threads.js";
 import { packageVersion } from "./version.js";
 import { startWorkers, type Workers } from "./workers.js";
@@ -118,6 +119,8 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     refusalWriter:
       threadStarting && store.engine === "sqlite" ? async (rows) => (await threadStarting).refusals(rows) : undefined,
   });
+
+  for (const line of startWarnings(config, options.roles)) logger.warn(line);
 
   let stopping = false;
   let workers: Workers | undefined;

@@ -6,16 +6,21 @@ import { createHash } from "node:crypto";
 import { fromMilli } from "../../base/core/credits.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
+import { headerAtCarrier } from "../../delivery/carriers/promotional-header.js";
 import { decodeUpline, getTemplate, usernamesOf } from "../../domain/accounts/index.js";
 import type { DltScrub } from "../../domain/messages/index.js";
 
-/** The DLT facts of an SMS (null for the other channels, which DLT does not cover). */
-async function dltFacts(db: Db, row: MessageRow) {
+/**
+ * The DLT facts of an SMS (null for the other channels, which DLT does not cover); its header is
+ * the one a carrier got: the generic PROMOTIONAL sent to one is PROMOTIONAL_HEADER (`promotionalHeader`).
+ */
+async function dltFacts(db: Db, row: MessageRow, promotionalHeader: string | undefined) {
   if (row.channel !== "sms") return null;
   const template = row.template_id === null ? undefined : await getTemplate(db, row.account_id, row.template_id);
   const chain = row.dlt_tm_chain;
   return {
-    header: row.sender,
+    header:
+      row.connector && row.connector !== "simulator" ? headerAtCarrier(row.sender, promotionalHeader) : row.sender,
     entity_id: row.dlt_entity_id,
     template_id: row.dlt_template_id,
     matched_template:
@@ -39,7 +44,7 @@ async function chargesOf(db: Db, row: MessageRow) {
   return levels.map((level) => ({ account: names.get(level.accountId) ?? null, credits: fromMilli(level.amount) }));
 }
 
-export async function operatorMessageFacts(db: Db, row: MessageRow) {
-  const [dlt, charges] = await Promise.all([dltFacts(db, row), chargesOf(db, row)]);
+export async function operatorMessageFacts(db: Db, row: MessageRow, promotionalHeader?: string) {
+  const [dlt, charges] = await Promise.all([dltFacts(db, row, promotionalHeader), chargesOf(db, row)]);
   return { dlt, charges };
 }

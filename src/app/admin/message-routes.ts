@@ -41,7 +41,7 @@ import { OperatorMessageDetail, OperatorMessagePage } from "./desk-schemas.js";
 import { operatorMessageFacts } from "./message-facts.js";
 
 /** What this file takes from the gateway. */
-type Deps = Pick<Runtime, "store"> & { messageParts: MessagePartsReader };
+type Deps = Pick<Runtime, "store" | "config"> & { messageParts: MessagePartsReader };
 
 const text = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 const OPERATOR_PARAMS = {
@@ -120,11 +120,20 @@ export async function operatorMessagePage(
 }
 
 /** One message of any account as the operator reads it: its account and its detail. */
-export async function operatorMessageDetail(db: Db, id: string, messageParts: MessagePartsReader) {
+export async function operatorMessageDetail(
+  db: Db,
+  id: string,
+  messageParts: MessagePartsReader,
+  /** PROMOTIONAL_HEADER: the header a carrier got for the generic sender PROMOTIONAL. */
+  promotionalHeader?: string,
+) {
   const row = await findAnyMessage(db, id);
   if (!row) throw new GatewayError("not_found", `No message with id "${id}".`);
   const names = await usernamesOf(db, [row.account_id]);
-  const [detail, facts] = await Promise.all([messageDetail(db, row, messageParts), operatorMessageFacts(db, row)]);
+  const [detail, facts] = await Promise.all([
+    messageDetail(db, row, messageParts),
+    operatorMessageFacts(db, row, promotionalHeader),
+  ]);
   return { account: names.get(row.account_id) ?? null, ...detail, ...facts };
 }
 
@@ -161,7 +170,7 @@ export function registerAdminMessageRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
     async (request) => ({
       status: "success",
-      data: await operatorMessageDetail(db, request.params.id, ctx.messageParts),
+      data: await operatorMessageDetail(db, request.params.id, ctx.messageParts, ctx.config.dlt.promotionalHeader),
     }),
   );
 }

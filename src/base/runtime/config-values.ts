@@ -126,6 +126,11 @@ export const dltTmId: Parser<string> = {
       : new Refusal("must be a DLT telemarketer ID: 1 to 30 letters or digits"),
 };
 
+/** A DLT promotional header: 6 digits, as DLT registers headers for promotional SMS. */
+export const promotionalHeader: Parser<string> = {
+  parse: (raw) => (/^\d{6}$/.test(raw) ? raw : new Refusal("must be a DLT promotional header: 6 digits")),
+};
+
 /** An SMPP vendor-specific TLV tag, hex (0x1400) or decimal. */
 export const vendorTlvTag: Parser<number> = {
   range: "0x1400 to 0x3FFF, hex or decimal",

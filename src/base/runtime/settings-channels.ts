@@ -1,5 +1,5 @@
-// The settings of the channels beside SMS (WhatsApp, voice, email) and of the SMPP server, in the
-// shape of settings.ts, which lists them after the gateway's own.
+// The settings of the channels beside SMS (WhatsApp, voice, email), of the SMPP server and of the
+// SMS carriers' promotional header, in the shape of settings.ts, which lists them after the gateway's own.
 import {
   flag,
   graphVersion,
@@ -8,6 +8,7 @@ import {
   listenPort,
   map,
   oneOf,
+  promotionalHeader,
   ratio,
   type SettingSpec,
   smtpUrl,
@@ -17,6 +18,12 @@ import {
 } from "./config-values.js";
 
 export const CHANNEL_SETTINGS = {
+  PROMOTIONAL_HEADER: {
+    field: "dlt.promotionalHeader",
+    description:
+      "The operator's registered DLT promotional header (6 digits) that SMS carriers get as the sender of the generic sender ID PROMOTIONAL (route P); messages keep PROMOTIONAL in their answers. Unset: such messages go to the simulated carrier as PROMOTIONAL, and on a real carrier, which drops that header, they fail (dlt_header_not_whitelisted) and are refunded.",
+    parser: promotionalHeader,
+  },
   WHATSAPP_CONNECTOR: {
     field: "whatsapp.connector",
     description:

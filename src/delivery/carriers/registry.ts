@@ -262,6 +262,7 @@ export class CarrierRegistry implements Routing {
         connections: definition.connections ?? 1,
         store: this.ctx.store,
         tmChains: this.tmChains,
+        promotionalHeader: this.ctx.config.dlt.promotionalHeader,
         logger,
       });
     }
@@ -270,6 +271,7 @@ export class CarrierRegistry implements Routing {
     return new HttpSmsConnector(config, {
       callbackUrl: () => httpSmsCallbackUrl(this.callbackBase, definition.name),
       tmChains: this.tmChains,
+      promotionalHeader: this.ctx.config.dlt.promotionalHeader,
       logger,
     });
   }

@@ -15,6 +15,7 @@ import type { MessageRow } from "../../../base/store/schema.js";
 import type { TmChainBook } from "../../../domain/accounts/index.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type SubmitResult } from "../../dispatch/index.js";
+import { carrierSource } from "../promotional-header.js";
 import { readAnswer } from "./answer.js";
 import type { HttpSmsConfig } from "./config.js";
 import { type Exchange, exchange } from "./exchange.js";
@@ -35,6 +36,8 @@ export interface HttpSmsConnectorOptions {
   startWindowMs?: number;
   /** The DLT telemarketer chains, read when the configuration uses {dlt_tm_chain} or {dlt_tm_chain_hash}. */
   tmChains?: Pick<TmChainBook, "chainOf">;
+  /** PROMOTIONAL_HEADER: the {from} of the generic sender PROMOTIONAL (promotional-header.ts). */
+  promotionalHeader?: string | undefined;
   logger?: Logger;
 }
 
@@ -113,6 +116,8 @@ export class HttpSmsConnector implements Connector {
   }
 
   private async send(message: MessageRow): Promise<SubmitResult> {
+    const source = carrierSource(message, this.options.promotionalHeader);
+    if (!source.ok) return source.result;
     let chain: string[] | undefined;
     try {
       chain = await this.tmChainOf(message);
@@ -125,7 +130,7 @@ export class HttpSmsConnector implements Connector {
     try {
       const { callbackUrl = "" } = this.options;
       const callback = typeof callbackUrl === "function" ? callbackUrl() : callbackUrl;
-      request = renderRequest(this.config, placeholderValues(message, callback, chain));
+      request = renderRequest(this.config, placeholderValues({ ...message, sender: source.source }, callback, chain));
       if (request.origin !== this.origin) throw new RenderError(`The URL's origin changed to ${request.origin}.`);
     } catch (error) {
       return { ok: false, retryable: false, code: "bad_request", message: (error as Error).message };

@@ -20,6 +20,7 @@ import type { Store } from "../../../base/store/store.js";
 import { type TmChainBook, tmChainValue } from "../../../domain/accounts/index.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/index.js";
+import { carrierSource } from "../promotional-header.js";
 import { ConnectorReports } from "./connector-reports.js";
 import { reportsOfParts } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";
@@ -62,6 +63,8 @@ export interface SmppConnectorOptions {
   now?: () => number;
   /** The DLT telemarketer chains, sent when the session's dltTags name a tmChain tag. */
   tmChains?: Pick<TmChainBook, "chainOf">;
+  /** PROMOTIONAL_HEADER: the source address of the generic sender PROMOTIONAL (promotional-header.ts). */
+  promotionalHeader?: string | undefined;
 }
 
 /** The UDH reference of a message: the same on every attempt, so resent parts join the first ones. */
@@ -242,6 +245,8 @@ export class SmppConnector implements Connector {
 
   /** Sends a message's parts; once all are taken, `stored` is the write that stores them. */
   private async send(message: MessageRow): Promise<{ result: SubmitResult; stored?: Promise<void> }> {
+    const source = carrierSource(message, this.options.promotionalHeader);
+    if (!source.ok) return { result: source.result };
     let dltTmChain: string | undefined;
     try {
       dltTmChain = await this.tmChainOf(message);
@@ -253,7 +258,7 @@ export class SmppConnector implements Connector {
     let parts: PartResult[];
     try {
       const outcome = await this.pool.submit({
-        source: message.sender,
+        source: source.source,
         // With its country code: an Indian number gets 91, an international one has its own already.
         destination: internationalDigits(message.recipient, message.route),
         text: message.body,

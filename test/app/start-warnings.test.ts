@@ -1,0 +1,40 @@
+// What a start warns about once (src/app/start-warnings.ts), through a real start on both engines:
+// PROMOTIONAL_HEADER unset (the generic sender PROMOTIONAL, which real carriers drop).
+import { expect, it } from "vitest";
+import type { Role } from "../../src/app/gateway.js";
+import { startGateway } from "../../src/app/gateway.js";
+import { systemClock } from "../../src/base/core/clock.js";
+import { describeEachEngine } from "../helpers/engines.js";
+import { testConfig, useTestGateway } from "../helpers/gateway.js";
+import { captureLogs, WARN } from "../helpers/log-capture.js";
+
+describeEachEngine("start-up warnings", (engine) => {
+  const gateway = useTestGateway(engine, { roles: ["api"] });
+
+  async function warningsOf(env: Record<string, string>, roles: Role[]) {
+    const logs = captureLogs();
+    const started = await startGateway({
+      config: testConfig(gateway().db, env),
+      roles,
+      clock: systemClock,
+      store: gateway().db.store,
+      logger: logs.logger,
+    });
+    await started.stop();
+    return logs.lines.filter((line) => line.level === WARN).map((line) => line.msg);
+  }
+
+  it("says once that PROMOTIONAL_HEADER is unset where the worker runs, and not once it is set", async () => {
+    const unset = await warningsOf({}, ["api", "worker"]);
+    expect(unset.filter((msg) => msg.startsWith("PROMOTIONAL_HEADER is unset"))).toHaveLength(1);
+    expect((await warningsOf({}, ["api"])).some((msg) => msg.startsWith("PROMOTIONAL_HEADER"))).toBe(false);
+    const set = await warningsOf({ PROMOTIONAL_HEADER: "512345" }, ["api", "worker"]);
+    expect(set.some((msg) => msg.startsWith("PROMOTIONAL_HEADER"))).toBe(false);
+  });
+
+  it("refuses a PROMOTIONAL_HEADER that is not 6 digits", () => {
+    for (const bad of ["12345", "1234567", "AB1234"]) {
+      expect(() => testConfig(gateway().db, { PROMOTIONAL_HEADER: bad })).toThrow(/PROMOTIONAL_HEADER.*6 digits/);
+    }
+  });
+});
