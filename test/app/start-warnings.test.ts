@@ -1,5 +1,6 @@
 // What a start warns about once (src/app/start-warnings.ts), through a real start on both engines:
-// PROMOTIONAL_HEADER unset (the generic sender PROMOTIONAL, which real carriers drop).
+// PROMOTIONAL_HEADER unset (the generic sender PROMOTIONAL, which real carriers drop), and
+// DLT_CHAIN_REQUIRED off (sends without a declared PE-TM chain, which operators drop).
 import { expect, it } from "vitest";
 import type { Role } from "../../src/app/gateway.js";
 import { startGateway } from "../../src/app/gateway.js";
@@ -30,6 +31,14 @@ describeEachEngine("start-up warnings", (engine) => {
     expect((await warningsOf({}, ["api"])).some((msg) => msg.startsWith("PROMOTIONAL_HEADER"))).toBe(false);
     const set = await warningsOf({ PROMOTIONAL_HEADER: "512345" }, ["api", "worker"]);
     expect(set.some((msg) => msg.startsWith("PROMOTIONAL_HEADER"))).toBe(false);
+  });
+
+  it("says once that DLT_CHAIN_REQUIRED is off and not once it is on", async () => {
+    const off = await warningsOf({}, ["api", "worker"]);
+    expect(off.filter((msg) => msg.startsWith("DLT_CHAIN_REQUIRED is off"))).toHaveLength(1);
+    expect(off.find((msg) => msg.startsWith("DLT_CHAIN_REQUIRED"))).toContain("set DLT_CHAIN_REQUIRED=1");
+    const on = await warningsOf({ DLT_CHAIN_REQUIRED: "1" }, ["api"]);
+    expect(on.some((msg) => msg.startsWith("DLT_CHAIN_REQUIRED"))).toBe(false);
   });
 
   it("refuses a PROMOTIONAL_HEADER that is not 6 digits", () => {
