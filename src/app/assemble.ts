@@ -89,6 +89,7 @@ export async function createContext(parts: {
       timeZone: config.promoHoursTimeZone,
       chainRequired: config.dlt.chainRequired,
       tmId: config.dlt.tmId,
+      templatesAllRoutes: config.dlt.templatesAllRoutes,
     },
     { base: config.shortLinkBase, days: config.shortLinkDays, maxSegments: MAX_SEGMENTS },
   );

@@ -7,7 +7,6 @@ import {
   bearerToken,
   dailyWindow,
   databaseUrl,
-  dltTmId,
   flag,
   httpUrl,
   map,
@@ -24,6 +23,7 @@ import {
   wholeNumber,
 } from "./config-values.js";
 import { CHANNEL_SETTINGS } from "./settings-channels.js";
+import { DLT_SETTINGS } from "./settings-dlt.js";
 import { HTTP_SETTINGS } from "./settings-http.js";
 
 const MiB = 1024 * 1024;
@@ -334,19 +334,7 @@ export const SETTINGS = {
     default: "10000",
     parser: wholeNumber(100, 10_000_000),
   },
-  DLT_TM_ID: {
-    field: "dlt.tmId",
-    description:
-      "The operator's own DLT telemarketer ID: the last of every entity's telemarketer chain as carriers get it, as the operator sees it and as an SMPP client's is checked, whenever the chain was declared (added when the chain does not end with it). Unset: a chain is taken as declared.",
-    parser: dltTmId,
-  },
-  DLT_CHAIN_REQUIRED: {
-    field: "dlt.chainRequired",
-    description:
-      "1 or true refuses (dlt_chain_missing, legacy -31, SMPP 0x40C) an Indian-route SMS of an account with DLT scrubbing on whose DLT entity has no declared telemarketer chain, as operators drop those since December 2024.",
-    default: "0",
-    parser: flag,
-  },
+  ...DLT_SETTINGS,
   ...CHANNEL_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;
 

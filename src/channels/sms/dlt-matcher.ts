@@ -160,6 +160,11 @@ export class TemplateIndex<T> {
   }
 
   /** The first template the message matches, preferring the longest leading literal text. */
+  /** Whether any template's value passes `test` (a dlt_template_id the send named is the account's). */
+  some(test: (value: T) => boolean): boolean {
+    return this.all.some((template) => test(template.value));
+  }
+
   match(message: string): T | undefined {
     return this.matchWithLayout(message)?.value;
   }

@@ -21,11 +21,24 @@ export interface TemplateCheck {
   /** The header the send goes from, and the entity it names (any case), preferred among matches. */
   header?: string | undefined;
   entityId?: string | undefined;
+  /** DLT_TEMPLATES_ALL_ROUTES: promotional text (P, PS) must match a template too. */
+  allRoutes?: boolean | undefined;
+}
+
+/** Whether the text must match an approved template: transactional text, any text naming one, and promotional text under DLT_TEMPLATES_ALL_ROUTES. */
+function templateRequired(send: TemplateCheck): string | undefined {
+  if (send.route === "transactional") return "Transactional content";
+  if (send.dltTemplateId) return `Content sent with dlt_template_id ${send.dltTemplateId}`;
+  if (send.allRoutes && (send.route === "promotional" || send.route === "promotional_sender")) {
+    return "Promotional content (the operator's DLT_TEMPLATES_ALL_ROUTES)";
+  }
+  return undefined;
 }
 
 /**
  * The approved template the text matches (`templates`: the account's, given when it scrubs), or
- * undefined; refuses transactional text that matches none.
+ * undefined; refuses text that matches none where one is required (templateRequired): a
+ * dlt_template_id given is checked on every route, never passed on unchecked.
  */
 export function checkDltTemplate(
   templates: TemplateIndex<MatchedTemplate> | undefined,
@@ -43,26 +56,32 @@ export function checkDltTemplate(
       (!entity || !t.entityId || t.entityId === entity) &&
       (!header || !t.sender || t.sender === header),
   );
-  if (send.route !== "transactional") return matched;
+  const required = templateRequired(send);
+  if (!required) return matched;
   const template = matched?.value;
+  const fix = askOperatorSentence(registrationFixes.template(username));
+  const named = dltTemplateId ? (t: MatchedTemplate) => t.dltTemplateId === dltTemplateId : undefined;
   if (!template) {
-    const fix = askOperatorSentence(registrationFixes.template(username));
-    const mismatch = templates.explain(text, dltTemplateId ? (t) => t.dltTemplateId === dltTemplateId : undefined);
+    if (named && !templates.some(named)) {
+      throw new GatewayError(
+        "dlt_template_mismatch",
+        `The dlt_template_id ${dltTemplateId} is not an approved template of the account ${username}. ${fix}`,
+        { dlt_template_id: dltTemplateId },
+      );
+    }
+    const mismatch = templates.explain(text, named);
     const rule =
       rules.dltMatching === "strict"
         ? "{#var#} stands for up to 30 characters; the rest, spaces and line breaks too, as registered"
         : "{#var#} stands for up to 30 characters";
     if (!mismatch) {
-      throw new GatewayError(
-        "dlt_template_mismatch",
-        `Transactional content must match an approved template (${rule}). ${fix}`,
-      );
+      throw new GatewayError("dlt_template_mismatch", `${required} must match an approved template (${rule}). ${fix}`);
     }
     const closest = mismatch.value.dltTemplateId ? `template ${mismatch.value.dltTemplateId}` : "the closest template";
     const expected = mismatch.expected === "" ? "the end of the text" : JSON.stringify(mismatch.expected);
     throw new GatewayError(
       "dlt_template_mismatch",
-      `Transactional content must match an approved template (${rule}): the text stops matching ${closest} at character ${mismatch.position}, where it expects ${expected}. ${fix}`,
+      `${required} must match an approved template (${rule}): the text stops matching ${closest} at character ${mismatch.position}, where it expects ${expected}. ${fix}`,
       {
         position: mismatch.position,
         expected: mismatch.expected,
@@ -70,6 +89,7 @@ export function checkDltTemplate(
       },
     );
   }
+  // A template registered without its DLT id carries the one given, as it always has.
   if (dltTemplateId && template.dltTemplateId && dltTemplateId !== template.dltTemplateId) {
     throw new GatewayError(
       "dlt_template_mismatch",

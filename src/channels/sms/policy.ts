@@ -20,7 +20,13 @@ import { carriedChainOf, checkTmChain, scrubOutcome } from "./dlt-chain-check.js
 import { chosenDltEntity, namedDltEntity, requireDltEntity } from "./dlt-entity.js";
 import { checkDltLinks } from "./dlt-link-check.js";
 import { checkDltTemplate, checkTemplatePairs } from "./dlt-template-check.js";
-import { invalidRecipient, noRecipient, normalizeIndianMobile, normalizeInternational } from "./recipients.js";
+import {
+  invalidRecipient,
+  leaveOut,
+  noRecipient,
+  normalizeIndianMobile,
+  normalizeInternational,
+} from "./recipients.js";
 import { SenderApprovals } from "./sender-approvals.js";
 import { type PlannedContent, type ShortLinkSettings, shortenContents } from "./short-link-plan.js";
 
@@ -71,6 +77,15 @@ export interface SmsDecision {
 }
 
 type Content = PlannedContent;
+type Item = { recipient: string; message: string };
+
+export interface OperatorSmsSettings {
+  hours: DailyWindow;
+  timeZone: string;
+  chainRequired?: boolean;
+  tmId?: string;
+  templatesAllRoutes?: boolean;
+}
 
 export class SmsPolicy {
   /** Also read by legacy template creation, which takes only an approved sender ID. */
@@ -86,9 +101,10 @@ export class SmsPolicy {
     /**
      * The operator's settings: promotional hours (PROMO_HOURS, read in the recipients' zone; an
      * account's own replace them), DLT_CHAIN_REQUIRED (an entity without a declared telemarketer
-     * chain is refused) and DLT_TM_ID (last of every chain a client's is checked against).
+     * chain is refused), DLT_TM_ID (last of every chain a client's is checked against) and
+     * DLT_TEMPLATES_ALL_ROUTES (promotional text must match a template too).
      */
-    private readonly operator: { hours: DailyWindow; timeZone: string; chainRequired?: boolean; tmId?: string } = {
+    private readonly operator: OperatorSmsSettings = {
       hours: { start: 9 * 60, end: 21 * 60 },
       timeZone: "Asia/Kolkata",
     },
@@ -259,58 +275,33 @@ export class SmsPolicy {
   }
 
   /** Promotional routes skip numbers on the DND registry; the send fails only when none is left. */
-  private async withoutDnd(
-    items: { recipient: string; message: string }[],
-    route: TrafficClass,
-    rejected: SmsDecision["rejected"],
-  ): Promise<{ recipient: string; message: string }[]> {
+  private async withoutDnd(items: Item[], route: TrafficClass, rejected: SmsDecision["rejected"]): Promise<Item[]> {
     if (route !== "promotional" && route !== "promotional_sender") return items;
     const listed = await dndListed(
       this.store.db,
       items.map((i) => i.recipient),
     );
-    if (listed.size === 0) return items;
-    const kept = items.filter((item) => {
-      if (!listed.has(item.recipient)) return true;
-      rejected.push({
-        recipient: item.recipient,
-        error: new GatewayError(
-          "dnd_blocked",
-          `${item.recipient} is on the DND registry; promotional SMS is not allowed.`,
-        ),
-      });
-      return false;
+    return leaveOut(items, listed, rejected, (recipient) => {
+      return new GatewayError("dnd_blocked", `${recipient} is on the DND registry; promotional SMS is not allowed.`);
     });
-    if (kept.length === 0) throw rejected[rejected.length - 1]!.error;
-    return kept;
   }
 
   /** Promotional routes skip numbers that sent the account STOP; the send fails only when none is left. */
   private async withoutOptedOut(
     accountId: number,
-    items: { recipient: string; message: string }[],
+    items: Item[],
     route: TrafficClass,
     rejected: SmsDecision["rejected"],
-  ): Promise<{ recipient: string; message: string }[]> {
+  ): Promise<Item[]> {
     if (route !== "promotional" && route !== "promotional_sender") return items;
     const listed = await this.suppressions.among(
       accountId,
       items.map((i) => i.recipient),
     );
-    if (listed.size === 0) return items;
-    const kept = items.filter((item) => {
-      if (!listed.has(item.recipient)) return true;
-      rejected.push({
-        recipient: item.recipient,
-        error: new GatewayError(
-          "recipient_opted_out",
-          `${item.recipient} opted out (STOP) of this account's promotional SMS.`,
-        ),
-      });
-      return false;
+    return leaveOut(items, listed, rejected, (recipient) => {
+      const why = `${recipient} opted out (STOP) of this account's promotional SMS.`;
+      return new GatewayError("recipient_opted_out", why);
     });
-    if (kept.length === 0) throw rejected[rejected.length - 1]!.error;
-    return kept;
   }
 
   private checkContent(
@@ -341,6 +332,7 @@ export class SmsPolicy {
       dltTemplateId: input.dltTemplateId,
       header,
       entityId: input.dltEntityId,
+      allRoutes: this.operator.templatesAllRoutes,
     });
     return { info, template: matched?.value, layout: matched?.layout };
   }

@@ -61,3 +61,20 @@ export function withoutRepeats<D extends { recipient: string; body: string }>(
   }
   return { kept, repeats };
 }
+
+/** Leaves the listed recipients out, each refused with `why`'s error; the send fails only when none is left. */
+export function leaveOut<I extends { recipient: string }>(
+  items: I[],
+  listed: ReadonlySet<string>,
+  rejected: { recipient: string; error: GatewayError }[],
+  why: (recipient: string) => GatewayError,
+): I[] {
+  if (listed.size === 0) return items;
+  const kept = items.filter((item) => {
+    if (!listed.has(item.recipient)) return true;
+    rejected.push({ recipient: item.recipient, error: why(item.recipient) });
+    return false;
+  });
+  if (kept.length === 0) throw rejected[rejected.length - 1]!.error;
+  return kept;
+}
