@@ -289,6 +289,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
           routes: body.routes,
           defaultDltEntityId: body.default_dlt_entity_id,
           promoHours: body.promo_hours,
+          promoHoursLimit: ctx.config.promoHours,
           shortenUrls: body.shorten_urls,
           passwordAllowedIps: body.password_allowed_ips,
         },

@@ -5,6 +5,7 @@
 import { type Command, Option } from "commander";
 import { systemClock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { loadConfig } from "../../base/runtime/config.js";
 import type { ApprovalStatus } from "../../base/store/schema.js";
 import { hasSmppChanges, type SmppSettingsChanges, setSmppSettings } from "../../channels/smpp-server/index.js";
 import { listAccounts, parseRouteList, setAccountPriceCard, updateAccount } from "../../domain/accounts/index.js";
@@ -206,6 +207,7 @@ function addAccountsCommands(program: Command): void {
             routes: opts.routes === undefined ? undefined : parseRouteList(opts.routes),
             defaultDltEntityId: opts.dltEntity === false ? null : opts.dltEntity,
             promoHours: opts.promoHours === false ? null : opts.promoHours,
+            promoHoursLimit: loadConfig().promoHours,
             passwordAllowedIps:
               opts.passwordAllowedIps === undefined ? undefined : String(opts.passwordAllowedIps).split(","),
             shortenUrls: opts.shortenUrls,

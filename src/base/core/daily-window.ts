@@ -29,15 +29,39 @@ export function formatDailyWindow(window: DailyWindow): string {
   return `${hhmm(window.start)}-${hhmm(window.end)}`;
 }
 
-/** An account's promo_hours as stored (`09:00-21:00`), or null for the operator's; a bad window is refused. */
-export function promoHoursSetting(value: string | null): string | null {
+/**
+ * An account's promo_hours as stored (`09:00-21:00`), or null for the operator's; a bad window is
+ * refused, and so is one not inside the operator's PROMO_HOURS (`operator`, when given): an
+ * account's window only narrows the operator's, for consent hours narrower than the law's.
+ */
+export function promoHoursSetting(value: string | null, operator?: DailyWindow): string | null {
   if (value === null) return null;
   const window = parseDailyWindow(value);
   if (!window) {
     throw new GatewayError(
       "invalid_request",
       `promo_hours "${value}" is not a daily window HH:MM-HH:MM whose end comes after its start, such as 09:00-21:00 (00:00-24:00: never held; null: the operator's hours).`,
+      { field: "promo_hours" },
+    );
+  }
+  if (operator && (window.start < operator.start || window.end > operator.end)) {
+    throw new GatewayError(
+      "invalid_request",
+      `promo_hours "${value}" is not inside the operator's promotional window ${formatDailyWindow(operator)} (PROMO_HOURS): an account's window may only narrow it. Give a window inside it, or null for the operator's.`,
+      { field: "promo_hours", operator_window: formatDailyWindow(operator) },
     );
   }
   return formatDailyWindow(window);
+}
+
+/**
+ * The window an account's promotional sends wait for: its own narrowed to the operator's (one
+ * stored wider before windows were checked is cut to the operator's), the operator's when it has
+ * none or the two do not meet.
+ */
+export function accountPromoWindow(account: DailyWindow | undefined, operator: DailyWindow): DailyWindow {
+  if (!account) return operator;
+  const start = Math.max(account.start, operator.start);
+  const end = Math.min(account.end, operator.end);
+  return end > start ? { start, end } : operator;
 }

@@ -199,7 +199,7 @@ export const SETTINGS = {
   PROMO_HOURS: {
     field: "promoHours",
     description:
-      "Promotional SMS (routes P and PS) are delivered only inside this daily window of the recipients' time (PROMO_HOURS_TIME_ZONE), as Indian operators require: a send outside it is accepted, charged and held (status queued, estimated_delivery at the opening) until the window opens, and can be cancelled like a scheduled send. An account's own promo_hours (operator API, CLI, console) replaces it; 00:00-24:00 never holds. Routes T and I are never held.",
+      "Promotional SMS (routes P and PS) are delivered only inside this daily window of the recipients' time (PROMO_HOURS_TIME_ZONE), as Indian operators require: a send outside it is accepted, charged and held (status queued, estimated_delivery at the opening) until the window opens, and can be cancelled like a scheduled send. An account's own promo_hours (operator API, CLI, console) narrows it (one not inside it is refused); 00:00-24:00 never holds. Routes T and I are never held.",
     default: "09:00-21:00",
     parser: dailyWindow,
   },

@@ -3,7 +3,7 @@
 // run in a fixed order, so the same bad request gets the same code on v2, legacy and XML.
 
 import type { Clock } from "../../base/core/clock.js";
-import type { DailyWindow } from "../../base/core/daily-window.js";
+import { accountPromoWindow, type DailyWindow } from "../../base/core/daily-window.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { internationalDigits } from "../../base/core/indian-mobile.js";
 import { releaseAt } from "../../base/core/promo-hours.js";
@@ -195,7 +195,7 @@ export class SmsPolicy {
     const asked = this.dueAt(principal, input);
     const promotional = route === "promotional" || route === "promotional_sender";
     const dueAt = promotional
-      ? releaseAt(rules.promoHours ?? this.operator.hours, this.operator.timeZone, asked)
+      ? releaseAt(accountPromoWindow(rules.promoHours, this.operator.hours), this.operator.timeZone, asked)
       : asked;
     const card = await this.prices.cardFor(principal.accountId);
     const code = trafficClassCode(route);

@@ -2,7 +2,7 @@
 import { sql } from "kysely";
 import type { Clock } from "../../base/core/clock.js";
 import { isWallet, toMilli, WALLETS, type Wallet } from "../../base/core/credits.js";
-import { promoHoursSetting } from "../../base/core/daily-window.js";
+import { type DailyWindow, promoHoursSetting } from "../../base/core/daily-window.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { isTimeZone } from "../../base/core/time-zone-names.js";
 import { USERNAME_MAX_LENGTH, usernameIs } from "../../base/core/usernames.js";
@@ -270,6 +270,8 @@ export interface AccountChanges {
   defaultDltEntityId?: string | null;
   /** The account's promotional hours, `HH:MM-HH:MM`; null: the operator's PROMO_HOURS. */
   promoHours?: string | null;
+  /** The operator's PROMO_HOURS, which a changed promoHours must lie inside (one stored wider before it was checked may be sent back unchanged: the console's form sends every field). */
+  promoHoursLimit?: DailyWindow;
   /** Sends shorten their links unless they say otherwise (`shorten_urls`). */
   shortenUrls?: boolean;
   /** Where password logins (legacy, XML, email) may come from: addresses, CIDR ranges; null: anywhere. */
@@ -342,7 +344,8 @@ export async function updateAccount(
   if (changes.dltMatching !== undefined) set.dlt_matching = dltMatchingMode(changes.dltMatching);
   if (changes.promoSenderEnabled !== undefined) set.promo_sender_enabled = changes.promoSenderEnabled ? 1 : 0;
   if (changes.routes !== undefined) set.routes = normalizeRoutes(changes.routes).join(",");
-  if (changes.promoHours !== undefined) set.promo_hours = promoHoursSetting(changes.promoHours);
+  const promoLimit = changes.promoHours === account.promo_hours ? undefined : changes.promoHoursLimit;
+  if (changes.promoHours !== undefined) set.promo_hours = promoHoursSetting(changes.promoHours, promoLimit);
   if (changes.shortenUrls !== undefined) set.shorten_urls = changes.shortenUrls ? 1 : 0;
   const allowedIps = changes.passwordAllowedIps;
   if (allowedIps !== undefined) set.password_allowed_ips = allowedIpsToStore(allowedIps, "password_allowed_ips");

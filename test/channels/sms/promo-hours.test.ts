@@ -119,27 +119,49 @@ describeEachEngine("promotional hours", (engine) => {
     expect(await balanceOf(t, account)).toBe(before);
   });
 
-  it("follows the account's own window, set and cleared by the operator, and refuses a bad one", async () => {
+  it("follows the account's own window inside the operator's, set and cleared by the operator, and refuses a bad one", async () => {
     const operator = await buildAccount(t, { role: "operator", sender: null });
-    const patch = (promo_hours: unknown) =>
+    const patch = (json: Record<string, unknown>) =>
       call(t, "PATCH", `/admin/api/accounts/${account.username}`, {
         headers: { authorization: `Bearer ${operator.apiKey}` },
-        json: { promo_hours },
+        json,
       });
     for (const bad of ["21:00-09:00", "9-21", "09:00-24:30", 42]) {
-      const refused = await patch(bad);
+      const refused = await patch({ promo_hours: bad });
       expect(refused.status, String(bad)).toBe(400);
       expect(refused.body.error.code, String(bad)).toBe("invalid_request");
     }
-    // 22:00-23:00 includes 22:30: sent at once.
-    const set = await patch("22:00-23:00");
+    // An account's window only narrows the operator's 09:00-21:00 (decision 0124).
+    for (const wider of ["06:00-23:30", "22:00-23:00", "08:59-20:00", "00:00-24:00"]) {
+      const refused = await patch({ promo_hours: wider });
+      expect(refused.status, wider).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: "invalid_request", field: "promo_hours" });
+      expect(refused.body.message).toContain(
+        `promo_hours "${wider}" is not inside the operator's promotional window 09:00-21:00`,
+      );
+    }
+    const set = await patch({ promo_hours: "10:00-20:00" });
     expect(set.status, set.text).toBe(200);
-    expect(set.body.data.promo_hours).toBe("22:00-23:00");
-    // The change drops the account's remembered rules at once: the next send is not held.
-    const sent = await v2("promotional");
-    expect(sent.status, sent.text).toBe(200);
-    expect(await dueOf(sent.body.data.message_id)).toBe(clock.now().getTime());
-    const cleared = await patch(null);
+    expect(set.body.data.promo_hours).toBe("10:00-20:00");
+    // The change drops the account's remembered rules at once: the next send waits for 10:00.
+    const narrowed = await v2("promotional");
+    expect(narrowed.status, narrowed.text).toBe(200);
+    expect(await dueOf(narrowed.body.data.message_id)).toBe(at("2026-11-23T10:00:00"));
+    await call(t, "DELETE", `/api/v2/sms/schedule/${narrowed.body.data.message_id}`, { headers: keyOf(account) });
+    // A wider window stored before windows were checked is cut to the operator's at send time.
+    await t.db.store.db
+      .updateTable("accounts")
+      .set({ promo_hours: "06:00-23:30" })
+      .where("id", "=", account.id)
+      .execute();
+    // Sent back unchanged (the console's form sends every field), it is kept; the change drops the cached rules.
+    const kept = await patch({ promo_hours: "06:00-23:30", flood_limit: 0 });
+    expect(kept.status, kept.text).toBe(200);
+    expect(kept.body.data.promo_hours).toBe("06:00-23:30");
+    const wide = await v2("promotional");
+    expect(wide.status, wide.text).toBe(200);
+    expect(await dueOf(wide.body.data.message_id)).toBe(opening);
+    const cleared = await patch({ promo_hours: null });
     expect(cleared.body.data.promo_hours).toBeNull();
   });
 
