@@ -6,7 +6,7 @@
 import type { Db } from "../base/store/store.js";
 import { startChainPasses } from "../channels/chains/index.js";
 import { emailConnectors, operatorMailer, removeRetiredEmailData, startEmailBounces } from "../channels/email/index.js";
-import { InboundIngester } from "../channels/inbound/index.js";
+import { InboundIngester, SuppressionList } from "../channels/inbound/index.js";
 import { codeRevealer } from "../channels/verify/index.js";
 import { voiceConnectors } from "../channels/voice/index.js";
 import { startWhatsAppUpkeep } from "../channels/whatsapp/index.js";
@@ -21,6 +21,7 @@ import {
   HeldAccounts,
   type Housekeeping,
   type InboundSms,
+  promotionalRelease,
   ReportIngester,
   SimulatorConnector,
   startHousekeeping,
@@ -85,12 +86,19 @@ export async function startWorkers(ctx: AppContext): Promise<Workers> {
   // unexpanded, until they are active again (decision 0155).
   const heldAccounts = new HeldAccounts(ctx);
   await heldAccounts.start();
+  const suppressions = new SuppressionList(ctx.store);
   const dispatcher = new Dispatcher(ctx, carriers, {
     ...DEFAULT_DISPATCHER_OPTIONS,
     heldAccounts,
     holdForMs: ctx.config.messageValidityHours * 3_600_000,
     revealBodies: codeRevealer(ctx.store, ctx.codeKeeper),
     reasons: reasonOptions.reasons,
+    // Promotional SMS released late: the promotional hours, DND and opt-outs checked again.
+    promotionalRelease: promotionalRelease(ctx.store.db, {
+      hours: config.promoHours,
+      timeZone: config.promoHoursTimeZone,
+      optedOut: (accountId, numbers) => suppressions.among(accountId, numbers),
+    }),
   });
   dispatcher.start();
   const expander = new BulkExpander({ ...ctx, heldAccounts });

@@ -6,12 +6,14 @@
 //       │          │  ▲          │  │        ▲        └► failed
 //       ▼          ▼  └──────────┘  └► failed (rejected before the carrier: refunded)
 //   cancelled  cancelled  (retry)   queued ───┘ (SQLite: one dispatcher, no lease needed)
+// A claimed promotional message whose promotional hours closed is scheduled again (queued or
+// dispatching ─► scheduled; delivery/dispatch/promotional-release.ts).
 import type { MessageStatus } from "../store/schema.js";
 
 const NEXT: Record<MessageStatus, readonly MessageStatus[]> = {
   scheduled: ["queued", "cancelled"],
-  queued: ["dispatching", "submitted", "cancelled", "failed"],
-  dispatching: ["submitted", "queued", "failed"],
+  queued: ["dispatching", "submitted", "cancelled", "failed", "scheduled"],
+  dispatching: ["submitted", "queued", "failed", "scheduled"],
   submitted: ["delivered", "failed"],
   delivered: [],
   failed: [],

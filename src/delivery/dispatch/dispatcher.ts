@@ -13,6 +13,7 @@ import { claimDueMessages } from "../../domain/messages/index.js";
 import { type WebhookOutbox, withHandoff } from "../../domain/webhooks/outbox.js";
 import { type CarrierReasons, classifyFailures } from "./carrier-reasons.js";
 import { type Routing, submitAll } from "./failover.js";
+import type { PromotionalRelease } from "./promotional-release.js";
 import { Router } from "./router.js";
 import { ACCOUNT_WAIT, afterCommit, hold, type Outcomes, recordOutcomes } from "./submit-outcomes.js";
 import { UnrecordedSubmits } from "./unrecorded-submits.js";
@@ -57,6 +58,11 @@ export interface DispatcherOptions {
    * is not): held-accounts.ts, kept in memory, so the batch costs a set look-up per message.
    */
   heldAccounts?: AccountsHeld;
+  /**
+   * Promotional messages taken a while after their acceptance, checked again before they are sent
+   * (promotional-release.ts): hours closed, scheduled again; DND or opted out since, failed.
+   */
+  promotionalRelease?: PromotionalRelease;
 }
 
 /** Which accounts' messages are held at dispatch. */
@@ -242,7 +248,11 @@ export class Dispatcher extends WorkerLoop {
   private async submitAll(claimed: MessageRow[]): Promise<Outcomes> {
     const accounts = this.options.heldAccounts;
     const held = accounts && accounts.size > 0 ? claimed.filter((m) => accounts.has(m.account_id)) : [];
-    const ready = held.length > 0 ? claimed.filter((m) => !accounts!.has(m.account_id)) : claimed;
+    const free = held.length > 0 ? claimed.filter((m) => !accounts!.has(m.account_id)) : claimed;
+    const released = this.options.promotionalRelease
+      ? await this.options.promotionalRelease(free, this.now())
+      : undefined;
+    const ready = released ? released.send : free;
     const batch = this.options.revealBodies ? await this.options.revealBodies(ready) : { send: ready, withheld: [] };
     const outcomes = await submitAll(batch.send, {
       routing: this.routing,
@@ -253,6 +263,8 @@ export class Dispatcher extends WorkerLoop {
     });
     await classifyFailures(this.options.reasons, outcomes.failures);
     for (const item of batch.withheld) outcomes.failures.push({ ...item, at: this.now() });
+    for (const item of released?.refused ?? []) outcomes.failures.push({ ...item, at: this.now() });
+    if (released && released.scheduledAgain.length > 0) outcomes.scheduledAgain = released.scheduledAgain;
     for (const message of held) {
       hold(message, ACCOUNT_NOT_ACTIVE, outcomes, this.now(), this.options.holdForMs, ACCOUNT_WAIT);
     }

@@ -21,6 +21,8 @@
 //                      has no connector up or its account is not active, or failed; the batch's record
 //                      and its webhook events; REPORTED_CHANNELS (sms, voice, email), the channels whose states go out as
 //                      delivery_report webhooks (used by the dispatcher and the ReportIngester)
+//   promotional-release.ts  a promotional SMS taken over a minute after its acceptance checked again
+//                      (decision 0181): hours closed → scheduled again; DND or opted out since → failed, refunded
 //   unrecorded-submits.ts  what the carriers took of a batch whose record failed: recorded before the
 //                      next claim, not sent again
 //   router.ts          message → the connectors to try, in order: SMS and voice by the operator's routes
@@ -68,6 +70,7 @@ export {
 export type { Routing } from "./failover.js";
 export { HeldAccounts } from "./held-accounts.js";
 export { type CarrierUpkeep, type Housekeeping, startHousekeeping } from "./housekeeping.js";
+export { type PromotionalRelease, promotionalRelease, RELEASE_GRACE_MS } from "./promotional-release.js";
 export { ReportIngester } from "./reports.js";
 export type { ConnectorScore, RouteScoresSource } from "./route-strategies.js";
 export { Router, routeKey } from "./router.js";

@@ -12,6 +12,7 @@ import {
   markSubmitted,
   RollupChanges,
   requeueForRetry,
+  scheduleAgain,
 } from "../../domain/messages/index.js";
 import type { ReportedMessage } from "../../domain/webhooks/events.js";
 import type { Handoff } from "../../domain/webhooks/handoff.js";
@@ -61,6 +62,8 @@ export interface Outcomes {
   failures: Failure[];
   /** The connector that took each submitted message. */
   takenBy: Map<string, Connector>;
+  /** Promotional messages whose promotional hours closed, scheduled again for the opening. */
+  scheduledAgain?: { id: string; dueAt: number }[];
 }
 
 /** What recording a batch's outcomes writes to and counts in. */
@@ -174,6 +177,7 @@ export async function recordOutcomes(
     );
   }
   if (retries.length > 0) await requeueForRetry(trx, retries);
+  if (outcomes.scheduledAgain?.length) await scheduleAgain(trx, outcomes.scheduledAgain);
   const failed =
     failures.length > 0 ? await failBeforeCarrier(deps.store, trx, deps.clock, failures, rollups, claimed) : [];
   const events = deps.webhooks ? await reportEvents(deps, trx, claimed, submitted, failed, handoff) : 0;

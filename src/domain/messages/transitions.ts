@@ -103,6 +103,22 @@ export async function requeueForRetry(trx: Db, items: Retry[]): Promise<number> 
   return changed;
 }
 
+/** Claimed promotional messages whose promotional hours closed: scheduled again for the opening (due `dueAt`). */
+export async function scheduleAgain(trx: Db, items: { id: string; dueAt: number }[]): Promise<number> {
+  assertTransition("queued", "scheduled");
+  let changed = 0;
+  for (const part of chunks(items)) {
+    const values = sql.join(part.map((i) => sql`(${i.id}, cast(${i.dueAt} as bigint))`));
+    const result = await sql`
+      with v(mid, v_due) as (values ${values})
+      update messages set status = 'scheduled', due_at = v.v_due, lease_until = null
+        from v
+       where messages.id = v.mid and messages.status in (${CLAIMED})`.execute(trx);
+    changed += Number(result.numAffectedRows ?? 0);
+  }
+  return changed;
+}
+
 /**
  * Messages queued again because every connector of their route was down (`connectors_down`),
  * made due now: a connector came back, and they should not sit out the rest of a wait that
