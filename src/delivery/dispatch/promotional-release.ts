@@ -4,7 +4,7 @@
 // closed (more than a minute ago): scheduled again for their opening; its number was put on the
 // DND registry, or sent the account STOP, meanwhile: failed (dnd_blocked, recipient_opted_out)
 // and refunded. A message sent within a minute of its acceptance is not looked at.
-import { type DailyWindow, parseDailyWindow } from "../../base/core/daily-window.js";
+import { accountPromoWindow, type DailyWindow, parseDailyWindow } from "../../base/core/daily-window.js";
 import { releaseAt } from "../../base/core/promo-hours.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
@@ -43,7 +43,8 @@ export function promotionalRelease(db: Db, rules: ReleaseRules): PromotionalRele
     const closedUntil = new Map<number, number | undefined>();
     for (const accountId of new Set(late.map((m) => m.account_id))) {
       const own = (await getAccount(db, accountId))?.promo_hours;
-      const window = (own ? parseDailyWindow(own) : undefined) ?? rules.hours;
+      // As at acceptance: the account's own window inside the operator's (a wider one stored before).
+      const window = accountPromoWindow(own ? parseDailyWindow(own) : undefined, rules.hours);
       const graced = now - RELEASE_GRACE_MS;
       const closed = releaseAt(window, rules.timeZone, graced) > graced;
       closedUntil.set(accountId, closed ? releaseAt(window, rules.timeZone, now) : undefined);
