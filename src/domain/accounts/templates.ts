@@ -34,6 +34,10 @@ export interface NewTemplateInput {
   approve?: boolean;
 }
 
+/** A placeholder, in any case as the matcher reads it (channels/sms/dlt-matcher.ts), and what fixed text must hold besides. */
+const PLACEHOLDER = /\{#var#\}/gi;
+const FIXED_TEXT = /[\p{L}\p{N}]/u;
+
 /** An optional text field: blank means absent. */
 function optional(value: string | null | undefined): string | null {
   const trimmed = value?.trim();
@@ -55,6 +59,13 @@ function checkedInput(input: NewTemplateInput) {
     throw new GatewayError(
       "invalid_request",
       `Template content is 1 to ${MAX_TEMPLATE_CONTENT} characters and not blank; mark variable parts with {#var#}.`,
+      { field: "content" },
+    );
+  }
+  if (content !== "" && !FIXED_TEXT.test(content.replace(PLACEHOLDER, ""))) {
+    throw new GatewayError(
+      "invalid_request",
+      `Template content needs fixed text (letters or digits) besides its {#var#} parts: DLT rejects a template that is only variables, since any text would match it.`,
       { field: "content" },
     );
   }
