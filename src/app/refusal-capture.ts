@@ -126,10 +126,11 @@ function xmlAsked(sources: Fields[]) {
       recipients: doc.messages.map((m) => m.recipient),
       sender: doc.senderId,
       text: doc.messages[0]?.message,
+      texts: doc.messages.map((m) => m.message),
       username: loginName(credentials),
     };
   } catch {
-    return { recipients: [], sender: undefined, text: undefined, username: loginName(beside) };
+    return { recipients: [], sender: undefined, text: undefined, texts: [], username: loginName(beside) };
   }
 }
 
@@ -149,6 +150,15 @@ function asked(family: RefusalFamily, request: FastifyRequest) {
     text: textOf(field(sources, TEXT_FIELDS)),
     username: PASSWORD_FAMILIES.has(family) ? loginName(credentialFields(sources)) : undefined,
   };
+}
+
+/** Of a document of several messages refused for one (GatewayError.item), only that one's number and text. */
+function refusedItem<A extends { recipients: string[]; count: number; text: string | undefined }>(
+  what: A & { texts?: string[] },
+  item: { position: number; recipient: string } | undefined,
+): A {
+  if (!item) return what;
+  return { ...what, recipients: [item.recipient], count: 1, text: what.texts?.[item.position - 1] ?? what.text };
 }
 
 /** An accepted send's left-out recipients: the send's facts once, its answer as the family wrote it. */
@@ -201,7 +211,7 @@ export function captureRefusals(log: RefusalRecorder) {
       if (family) {
         const principal = request.principal;
         log.record({ family, accountId: principal ? principal.accountId : null, address: request.ip }, () => {
-          const what = asked(family, request);
+          const what = refusedItem(asked(family, request), refusal.item);
           const status = reply.statusCode;
           const plain = String(reply.getHeader("content-type") ?? "").startsWith("text/plain");
           const body = typeof payload === "string" ? payload.trim().slice(0, 40) : "";

@@ -32,9 +32,16 @@ declare module "fastify" {
   interface FastifyRequest {
     /**
      * What the request was refused with (catalogue code, the HTTP status that code stands for, and
-     * why; `upline`: the level of a reseller tree that was short, never answered, GatewayError.upline).
+     * why; `upline`: the level of a reseller tree that was short, never answered, GatewayError.upline;
+     * `item`: the message of an XML document refused, GatewayError.item).
      */
-    refusal?: { code: string; status: number; message?: string; upline?: { reason: string; level: number } };
+    refusal?: {
+      code: string;
+      status: number;
+      message?: string;
+      upline?: { reason: string; level: number };
+      item?: { position: number; recipient: string };
+    };
   }
   interface FastifyContextConfig {
     /**

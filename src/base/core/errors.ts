@@ -196,6 +196,8 @@ export class GatewayError extends Error {
    * which level of a reseller tree is short (decision 0158). The log of refusals keeps it.
    */
   upline?: { reason: string; level: number };
+  /** The message of a several-message document (XML) it refuses: 1-based, and its number; the log of refusals keeps only that number. */
+  item?: { position: number; recipient: string };
 
   constructor(
     readonly code: ErrorCode,

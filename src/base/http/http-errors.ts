@@ -273,6 +273,7 @@ export function noteRefusal(request: FastifyRequest, error: GatewayError): void 
     status: statusOf(error),
     message: error.message,
     ...(error.upline ? { upline: error.upline } : {}),
+    ...(error.item ? { item: error.item } : {}),
   };
 }
 

@@ -23,6 +23,7 @@ import { checkDltTemplate, checkTemplatePairs } from "./dlt-template-check.js";
 import {
   invalidRecipient,
   leaveOut,
+  namingItem,
   noRecipient,
   normalizeIndianMobile,
   normalizeInternational,
@@ -174,12 +175,22 @@ export class SmsPolicy {
       : undefined;
     const contents = new Map<string, Content>();
     for (const { message } of deliverable) {
-      if (!contents.has(message))
+      if (contents.has(message)) continue;
+      try {
         contents.set(message, this.checkContent(principal, message, input, { route, header }, dlt, rules));
+      } catch (error) {
+        throw namingItem(error, input.items, message, rejected);
+      }
     }
     const entityId = this.checkDlt(principal.username, header, route, rules, input, [...contents.values()]);
     if (dlt && route !== "international" && entityId !== undefined) {
-      checkDltLinks(contents, dlt.links.get(entityId), principal.username, entityId);
+      for (const entry of contents) {
+        try {
+          checkDltLinks([entry], dlt.links.get(entityId), principal.username, entityId);
+        } catch (error) {
+          throw namingItem(error, input.items, entry[0], rejected);
+        }
+      }
       checkTmChain(rules.chains.get(entityId), input.dltTmChain, {
         entityId,
         username: principal.username,

@@ -78,3 +78,29 @@ export function leaveOut<I extends { recipient: string }>(
   if (kept.length === 0) throw rejected[rejected.length - 1]!.error;
   return kept;
 }
+
+/**
+ * A refusal of one text of a document of several messages (XML), naming the first message that
+ * holds it and was not left out: its position (1-based) and number, in the message and in
+ * GatewayError.item, the only number the log of refusals keeps. Any other error as it is.
+ */
+export function namingItem(
+  error: unknown,
+  items: { recipient: string; message: string }[] | undefined,
+  text: string,
+  leftOut: { recipient: string }[],
+): unknown {
+  if (!(error instanceof GatewayError) || !items || items.length < 2) return error;
+  const out = new Set(leftOut.map((r) => r.recipient));
+  const index = items.findIndex((item) => item.message === text && !out.has(item.recipient));
+  const item = items[index];
+  if (!item) return error;
+  const named = new GatewayError(
+    error.code,
+    `Message ${index + 1} (pno ${item.recipient}): ${error.message}`,
+    error.details,
+  );
+  named.item = { position: index + 1, recipient: item.recipient };
+  if (error.upline) named.upline = error.upline;
+  return named;
+}
