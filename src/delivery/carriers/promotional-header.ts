@@ -2,7 +2,7 @@
 // promotional SMS only from a registered 6-digit numeric header, so the operator's own one
 // (PROMOTIONAL_HEADER) is the source address; the message keeps `PROMOTIONAL` for the client's
 // reads. Unset, a real carrier would drop the message after it was charged: it fails, refunded,
-// before it is sent (decision 0180).
+// before it is sent (decision 0177).
 import type { MessageRow } from "../../base/store/schema.js";
 import type { SubmitResult } from "../dispatch/index.js";
 

@@ -22,7 +22,7 @@
 //                      and its webhook events; REPORTED_CHANNELS (sms, voice, email), the channels whose states go out as
 //                      delivery_report webhooks (used by the dispatcher and the ReportIngester)
 //   promotional-release.ts  a promotional SMS taken over a minute after its acceptance checked again
-//                      (decision 0181): hours closed → scheduled again; DND or opted out since → failed, refunded
+//                      (decision 0178): hours closed → scheduled again; DND or opted out since → failed, refunded
 //   unrecorded-submits.ts  what the carriers took of a batch whose record failed: recorded before the
 //                      next claim, not sent again
 //   router.ts          message → the connectors to try, in order: SMS and voice by the operator's routes

@@ -1,6 +1,6 @@
 // A promotional SMS (routes P and PS) taken by the dispatcher a while after it was accepted (held
 // for the promotional hours, scheduled, or queued behind a backlog) is checked again before it is
-// sent, as its acceptance's checks may no longer hold (decision 0181): the promotional hours have
+// sent, as its acceptance's checks may no longer hold (decision 0178): the promotional hours have
 // closed (more than a minute ago): scheduled again for their opening; its number was put on the
 // DND registry, or sent the account STOP, meanwhile: failed (dnd_blocked, recipient_opted_out)
 // and refunded. A message sent within a minute of its acceptance is not looked at.

@@ -1,4 +1,4 @@
-// The generic promotional sender at real carriers (decision 0180), through the real server on both
+// The generic promotional sender at real carriers (decision 0177), through the real server on both
 // engines: with PROMOTIONAL_HEADER set, an SMPP carrier gets it as the source address (the TON of a
 // short number) and an http-sms aggregator as {from}; the client still reads PROMOTIONAL and the
 // operator's view shows the header used. Unset, a real carrier is not handed PROMOTIONAL, which it

@@ -1,5 +1,5 @@
 // A promotional SMS checked again when the dispatcher takes it a while after its acceptance
-// (decision 0181), through the real server on both engines with a manual clock: a number put on
+// (decision 0178), through the real server on both engines with a manual clock: a number put on
 // the DND registry or the account's suppression list while the message was held fails it at
 // release (dnd_blocked, recipient_opted_out), refunded once, one failed delivery_report; a send
 // scheduled just before 21:00 IST and released after the promotional hours closed is scheduled
