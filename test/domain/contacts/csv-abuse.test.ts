@@ -17,9 +17,14 @@ vi.setConfig({ testTimeout: 60_000 });
 /**
  * Far above a healthy loop's delay on a loaded machine, below the seconds a parse held it (8 s;
  * /healthz waited 3.4 s). 1,000 ms was passed once by the OS's scheduling alone: 1,080 ms for 10
- * MiB of commas at load 22 on the two cores, a loop that was not blocked but not given a core.
+ * MiB of commas at load 22 on the two cores, a loop that was not blocked but not given a core;
+ * and 2,500 ms once (2,980 ms, a whole run at load 20 that took three times its usual time). So
+ * the bound grows with the work's own time on the machine: a parse that holds the loop holds it
+ * for nearly all of the work (the upload is a small part), a loop that is only starved of a core
+ * stalls for a part of it.
  */
-const STALL_BOUND_MS = 2_500;
+const STALL_FLOOR_MS = 2_500;
+const stallBound = (workMs: number) => Math.max(STALL_FLOOR_MS, 0.6 * workMs);
 
 /** Runs `work` while timing the event loop and a /healthz call every 20 ms; the worst of each in ms. */
 async function whileWatching<T>(t: TestGateway, work: () => Promise<T>) {
@@ -36,9 +41,11 @@ async function whileWatching<T>(t: TestGateway, work: () => Promise<T>) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();
+  const started = performance.now();
   try {
     const result = await work();
-    return { result, maxDelayMs: delay.max / 1e6, slowestHealthMs: slowestHealth };
+    const bound = stallBound(performance.now() - started);
+    return { result, maxDelayMs: delay.max / 1e6, slowestHealthMs: slowestHealth, bound };
   } finally {
     running = false;
     await probe;
@@ -69,8 +76,8 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
     expect(watched.result.body.message).toMatch(/line 1\b/);
     // Generous bounds (the 2 cores are shared with other test processes): before the fix the
     // loop stalled for seconds.
-    expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
-    expect(watched.slowestHealthMs).toBeLessThan(STALL_BOUND_MS);
+    expect(watched.maxDelayMs).toBeLessThan(watched.bound);
+    expect(watched.slowestHealthMs).toBeLessThan(watched.bound);
     expect(await contactsOf(t, account, group)).toEqual([]);
   });
 
@@ -118,7 +125,7 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
     const watched = await whileWatching(t, () => postCsv(t, account, group, line.repeat(lines)));
     expect(watched.result.status, watched.result.text).toBe(200);
     expect(watched.result.body.data).toMatchObject({ received: lines, added: 1, duplicates: lines - 1 });
-    expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
+    expect(watched.maxDelayMs).toBeLessThan(watched.bound);
   });
 
   // The DND import (operator API) reads its CSV through the same guard.
@@ -141,8 +148,8 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
       expect(JSON.parse(watched.result.body).message).toMatch(
         /malformed at line 1: the line has more than 1000 fields/,
       );
-      expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
-      expect(watched.slowestHealthMs).toBeLessThan(STALL_BOUND_MS);
+      expect(watched.maxDelayMs).toBeLessThan(watched.bound);
+      expect(watched.slowestHealthMs).toBeLessThan(watched.bound);
       const next = await connection.request("GET", "/healthz");
       expect(next.status).toBe(200);
     } finally {
@@ -159,6 +166,6 @@ describeEachEngine("contacts CSV uploads built to hurt", (engine) => {
     const watched = await whileWatching(t, () => postCsv(t, account, group, `number,name\n${lines.join("\n")}\n`));
     expect(watched.result.status, watched.result.text).toBe(200);
     expect(watched.result.body.data).toMatchObject({ received: 10_000, added: 10_000, invalid: 0, duplicates: 0 });
-    expect(watched.maxDelayMs).toBeLessThan(STALL_BOUND_MS);
+    expect(watched.maxDelayMs).toBeLessThan(watched.bound);
   });
 });
