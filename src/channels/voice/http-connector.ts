@@ -45,6 +45,8 @@ export interface VoiceHttpOptions {
   say: SayOptions;
   /** How long into a batch new requests may start (default START_WINDOW_MS). */
   startWindowMs?: number;
+  /** The clock the start window is read on (tests). */
+  now?: () => number;
 }
 
 export class VoiceHttpConnector implements Connector {
@@ -80,13 +82,14 @@ export class VoiceHttpConnector implements Connector {
 
   async submit(messages: MessageRow[]): Promise<SubmitResult[]> {
     const results: SubmitResult[] = new Array(messages.length);
-    const started = Date.now();
+    const now = this.options.now ?? Date.now;
+    const started = now();
     let next = 0;
     const lane = async () => {
       while (next < messages.length) {
         const index = next++;
         results[index] =
-          Date.now() - started > (this.options.startWindowMs ?? START_WINDOW_MS)
+          now() - started > (this.options.startWindowMs ?? START_WINDOW_MS)
             ? { ok: false, retryable: true, code: "deferred", message: "Not placed in this round; queued again." }
             : this.hideCredentials(await this.placeCall(messages[index]!));
       }

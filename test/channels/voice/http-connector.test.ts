@@ -141,17 +141,19 @@ describe("voice-http connector", () => {
   });
 
   it("starts no request after the start window and gives those messages back to the queue", async () => {
-    // A provider that takes 150 ms a call: with one lane and a 200 ms window, two calls start.
+    // A provider whose calls take 150 ms of the connector's clock: with one lane and a 200 ms
+    // window, two calls start. The clock moves only with the calls (a real 150 ms wait lost the
+    // second call's start to a loaded machine once: it began after 200 ms of real time).
+    let clock = 0;
     const delayed = http.createServer((req, res) => {
       req.resume();
-      setTimeout(() => {
-        res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ sid: `CA${Date.now()}` }));
-      }, 150);
+      clock += 150;
+      res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify({ sid: `CA${clock}` }));
     });
     await new Promise<void>((resolve) => delayed.listen(0, "127.0.0.1", resolve));
     try {
       const base = `http://127.0.0.1:${(delayed.address() as AddressInfo).port}`;
-      const results = await connector({ baseUrl: base, concurrency: 1, startWindowMs: 200 }).submit(
+      const results = await connector({ baseUrl: base, concurrency: 1, startWindowMs: 200, now: () => clock }).submit(
         Array.from({ length: 5 }, (_, n) => callRow(`987650040${n}`, n)),
       );
       expect(results.map((r) => (r.ok ? "placed" : r.code))).toEqual([
