@@ -11,6 +11,7 @@ import { segmentInfo } from "../../base/core/segments.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import { laneOf, parseTrafficClass, type TrafficClass, trafficClassCode } from "../../base/core/traffic-class.js";
 import type { Store } from "../../base/store/store.js";
+import { GENERIC_PROMOTIONAL_SENDER as PROMOTIONAL_SENDER } from "../../delivery/carriers/promotional-header.js";
 import { askOperatorSentence, dndListed, PriceBook, registrationFixes } from "../../domain/accounts/index.js";
 import { inactiveAccount, type Principal } from "../../domain/auth/index.js";
 import type { MessageDraft, SendOrder } from "../../domain/messages/index.js";
@@ -36,9 +37,6 @@ export const MAX_SEGMENTS = 10;
 
 /** The longest sender ID any family takes (v2's schema says the same). */
 export const SENDER_ID_MAX_LENGTH = 20;
-
-/** The sender ID that means "the operator's generic promotional header" on route P. */
-export const PROMOTIONAL_SENDER = "PROMOTIONAL";
 
 /** U+0000 is in no real SMS field, and PostgreSQL text cannot store it. */
 const NUL = "\u0000";

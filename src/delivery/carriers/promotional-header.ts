@@ -6,7 +6,7 @@
 import type { MessageRow } from "../../base/store/schema.js";
 import type { SubmitResult } from "../dispatch/index.js";
 
-/** The sender ID that means "the operator's generic promotional header" (channels/sms/policy.ts's). */
+/** The sender ID that means "the operator's generic promotional header" on route P (channels/sms/policy.ts takes it on no other). */
 export const GENERIC_PROMOTIONAL_SENDER = "PROMOTIONAL";
 
 /** The header a message goes out from at a carrier, given the operator's PROMOTIONAL_HEADER. */
