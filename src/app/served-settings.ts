@@ -1,5 +1,6 @@
 // The settings a server runs with that the CLI's account views depend on: DLT_CHAIN_REQUIRED
-// decides whether an entity without a declared chain makes an account not ready, DLT_TM_ID ends
+// decides whether an entity without a declared chain makes an account not ready,
+// DLT_TEMPLATES_ALL_ROUTES whether a promotional account without a template is, DLT_TM_ID ends
 // every chain shown. The CLI runs with its own environment, often not the server's, so each API
 // process records its own in `settings` when it starts (assemble.ts) and the CLI's `accounts`
 // commands judge by what was recorded, saying so; with nothing recorded, by their own environment,
@@ -11,6 +12,8 @@ const KEY = "served_dlt_settings";
 /** What the last API process to start recorded. */
 export interface ServedSettings {
   dltChainRequired: boolean;
+  /** False when a server recorded before the setting existed. */
+  dltTemplatesAllRoutes: boolean;
   dltTmId: string | undefined;
   /** When it started (ISO 8601). */
   at: string;
@@ -19,10 +22,15 @@ export interface ServedSettings {
 /** Records the settings this API process runs with (the last to start wins). */
 export async function recordServedSettings(
   db: Db,
-  dlt: { chainRequired: boolean; tmId?: string | undefined },
+  dlt: { chainRequired: boolean; templatesAllRoutes: boolean; tmId?: string | undefined },
   now: Date,
 ): Promise<void> {
-  const value = JSON.stringify({ dltChainRequired: dlt.chainRequired, dltTmId: dlt.tmId, at: now.toISOString() });
+  const value = JSON.stringify({
+    dltChainRequired: dlt.chainRequired,
+    dltTemplatesAllRoutes: dlt.templatesAllRoutes,
+    dltTmId: dlt.tmId,
+    at: now.toISOString(),
+  });
   await db
     .insertInto("settings")
     .values({ key: KEY, value })
@@ -37,7 +45,12 @@ export async function servedSettings(db: Db): Promise<ServedSettings | undefined
   try {
     const parsed = JSON.parse(row.value) as Partial<ServedSettings>;
     if (typeof parsed.dltChainRequired !== "boolean" || typeof parsed.at !== "string") return undefined;
-    return { dltChainRequired: parsed.dltChainRequired, dltTmId: parsed.dltTmId ?? undefined, at: parsed.at };
+    return {
+      dltChainRequired: parsed.dltChainRequired,
+      dltTemplatesAllRoutes: parsed.dltTemplatesAllRoutes === true,
+      dltTmId: parsed.dltTmId ?? undefined,
+      at: parsed.at,
+    };
   } catch {
     return undefined;
   }

@@ -52,6 +52,8 @@ export interface OperatorDeps {
   clock: Clock;
   /** The operator's DLT_CHAIN_REQUIRED, for the account view's readiness (off when absent). */
   dltChainRequired?: boolean;
+  /** The operator's DLT_TEMPLATES_ALL_ROUTES, for the account view's readiness (off when absent). */
+  dltTemplatesAllRoutes?: boolean;
   /** The operator's own TM ID (DLT_TM_ID), shown last of every entity's chain (carriedTmChain). */
   dltTmId?: string | undefined;
 }
@@ -120,7 +122,10 @@ export async function accountDetail(deps: OperatorDeps, username: string) {
   const now = deps.clock.now().getTime();
   const [balances, readiness, parent, own, below] = await Promise.all([
     walletCredits(deps.store.db, account.id),
-    readinessOf(deps.store.db, account, { dltChainRequired: deps.dltChainRequired === true }),
+    readinessOf(deps.store.db, account, {
+      dltChainRequired: deps.dltChainRequired === true,
+      dltTemplatesAllRoutes: deps.dltTemplatesAllRoutes === true,
+    }),
     account.parent_id === null ? undefined : getAccount(deps.store.db, account.parent_id),
     subAccountsBelowParent(deps.store.db, now, { ids: [account.id] }),
     subAccountsBelowParent(deps.store.db, now, { under: account.id }),

@@ -57,6 +57,19 @@ async function templateCounts(db: Db, accountId: number) {
 export interface ReadinessSettings {
   /** DLT_CHAIN_REQUIRED: an entity without a declared chain makes its sends refused. */
   dltChainRequired?: boolean;
+  /** DLT_TEMPLATES_ALL_ROUTES: promotional text (routes P, PS) must match an approved template too. */
+  dltTemplatesAllRoutes?: boolean;
+}
+
+/** The account's routes whose text must match an approved template, and how a refusal names them. */
+function templatedRoutes(account: Account, settings: ReadinessSettings): string | undefined {
+  const routes = accountRoutes(account);
+  const promotional = settings.dltTemplatesAllRoutes === true && (routes.includes("P") || routes.includes("PS"));
+  if (routes.includes("T") && promotional)
+    return "transactional and promotional (routes T, P, PS; DLT_TEMPLATES_ALL_ROUTES on) text";
+  if (routes.includes("T")) return "transactional (route T) text";
+  if (promotional) return "promotional (routes P, PS; DLT_TEMPLATES_ALL_ROUTES on) text";
+  return undefined;
 }
 
 export async function readinessOf(db: Db, account: Account, settings: ReadinessSettings = {}): Promise<Readiness> {
@@ -132,8 +145,9 @@ export async function readinessOf(db: Db, account: Account, settings: ReadinessS
         );
       }
     }
-    if (accountRoutes(account).includes("T") && templates.approved.length === 0) {
-      const refused = "transactional (route T) text matches no approved template and is refused (-8)";
+    const templated = templatedRoutes(account, settings);
+    if (templated !== undefined && templates.approved.length === 0) {
+      const refused = `${templated} matches no approved template and is refused (-8)`;
       for (const template of templates.pending) {
         gap(
           "template",

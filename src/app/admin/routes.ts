@@ -67,6 +67,7 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     store: ctx.store,
     clock: ctx.clock,
     dltChainRequired: ctx.config.dlt.chainRequired,
+    dltTemplatesAllRoutes: ctx.config.dlt.templatesAllRoutes,
     dltTmId: ctx.config.dlt.tmId,
   };
   admin.setErrorHandler((error, request, reply) => sendJsonError(request, reply, error, "status"));

@@ -7,9 +7,10 @@ import { cliDeps } from "./cli-support.js";
 
 type Detail = Awaited<ReturnType<typeof accountDetail>>;
 
-/** What the readiness was judged by: DLT_CHAIN_REQUIRED, the server's as it recorded it at its start, or this shell's. */
+/** What the readiness was judged by: the DLT settings, the server's as it recorded them at its start, or this shell's. */
 export interface ReadinessBasis {
   dlt_chain_required: boolean;
+  dlt_templates_all_routes: boolean;
   /** `server`: as the last API process to start recorded it; `environment`: this shell's (none recorded). */
   from: "server" | "environment";
   /** When that server started; null from the environment. */
@@ -27,6 +28,7 @@ export async function accountViewDeps(store: Store) {
   if (!served) {
     const basis: ReadinessBasis = {
       dlt_chain_required: deps.dltChainRequired,
+      dlt_templates_all_routes: deps.dltTemplatesAllRoutes,
       from: "environment",
       server_started_at: null,
     };
@@ -34,10 +36,16 @@ export async function accountViewDeps(store: Store) {
   }
   const basis: ReadinessBasis = {
     dlt_chain_required: served.dltChainRequired,
+    dlt_templates_all_routes: served.dltTemplatesAllRoutes,
     from: "server",
     server_started_at: served.at,
   };
-  return { deps: { ...deps, dltChainRequired: served.dltChainRequired, dltTmId: served.dltTmId }, basis };
+  const dlt = {
+    dltChainRequired: served.dltChainRequired,
+    dltTemplatesAllRoutes: served.dltTemplatesAllRoutes,
+    dltTmId: served.dltTmId,
+  };
+  return { deps: { ...deps, ...dlt }, basis };
 }
 
 /**
@@ -55,7 +63,8 @@ export function readinessText(detail: Pick<Detail, "ready" | "missing">, basis?:
 }
 
 function basisWords(basis: ReadinessBasis): string {
-  const chain = `DLT_CHAIN_REQUIRED ${basis.dlt_chain_required ? "on" : "off"}`;
+  const on = (value: boolean) => (value ? "on" : "off");
+  const chain = `DLT_CHAIN_REQUIRED ${on(basis.dlt_chain_required)} and DLT_TEMPLATES_ALL_ROUTES ${on(basis.dlt_templates_all_routes)}`;
   return basis.from === "server"
     ? `judged with ${chain}, as the server started at ${basis.server_started_at} runs`
     : `judged with ${chain} from this shell's environment: no server has recorded its own`;

@@ -213,10 +213,18 @@ export function table(
 
 /**
  * What an operator action takes from the CLI: the store, the system clock, the CLI as the actor,
- * DLT_CHAIN_REQUIRED (the account view's readiness names entities without a chain when on) and
- * DLT_TM_ID (last of every chain shown).
+ * DLT_CHAIN_REQUIRED (the account view's readiness names entities without a chain when on),
+ * DLT_TEMPLATES_ALL_ROUTES (it asks promotional accounts for a template when on) and DLT_TM_ID
+ * (last of every chain shown).
  */
 export function cliDeps(store: Store) {
   const dlt = loadConfig().dlt;
-  return { store, clock: systemClock, actor: cliActor(), dltChainRequired: dlt.chainRequired, dltTmId: dlt.tmId };
+  return {
+    store,
+    clock: systemClock,
+    actor: cliActor(),
+    dltChainRequired: dlt.chainRequired,
+    dltTemplatesAllRoutes: dlt.templatesAllRoutes,
+    dltTmId: dlt.tmId,
+  };
 }
