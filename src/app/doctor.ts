@@ -14,6 +14,7 @@ import { openStore, type Store } from "../base/store/store.js";
 import { connectorHealthRows, enabledCarrierConfigs } from "../delivery/carriers/catalog.js";
 import { readCarriersFile } from "../delivery/carriers/config-file.js";
 import { databaseNowSql, HEARTBEAT_INTERVAL_MS } from "./heartbeat.js";
+import { startWarnings } from "./start-warnings.js";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 
@@ -107,6 +108,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
     ? `Redis ${hidePassword(config.redisUrl)}${config.redisRequired ? " (required)" : ""}`
     : "no Redis";
   add("configuration", "ok", `${where}; ${redis}; carriers file ${config.carriersFile ?? "none"}`);
+  indiaCheck(config, add);
 
   const store = await databaseChecks(config, add);
   try {
@@ -119,6 +121,18 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
 }
 
 type Add = (name: string, status: CheckStatus, detail: string) => void;
+
+/**
+ * The DLT settings whose defaults let through SMS that Indian operators drop: what a start warns
+ * of (start-warnings.ts), for every role, and DLT_TEMPLATES_ALL_ROUTES as it stands. Never fails:
+ * a gateway that sends no Indian traffic needs none of them.
+ */
+function indiaCheck(config: Config, add: Add): void {
+  const warnings = startWarnings(config, ["api", "worker"]);
+  const templates = `DLT_TEMPLATES_ALL_ROUTES ${config.dlt.templatesAllRoutes ? "on: promotional SMS need an approved template too" : "off: promotional SMS need a template only when a send names one"}`;
+  if (warnings.length > 0) add("india", "warn", [...warnings, templates].join("\n"));
+  else add("india", "ok", `PROMOTIONAL_HEADER ${config.dlt.promotionalHeader}; DLT_CHAIN_REQUIRED on; ${templates}`);
+}
 
 /**
  * A SQLite database's page size against the one new databases get: an older database keeps its

@@ -123,6 +123,26 @@ describeEachEngine("switchboard doctor", (engine) => {
     });
   }, 120_000);
 
+  it("warns of the DLT settings Indian operators' rules need, until they are set", async () => {
+    const unset = check((await doctor()).report, "india");
+    expect(unset?.status).toBe("warn");
+    expect(unset?.detail.split("\n")).toEqual([
+      expect.stringMatching(/^PROMOTIONAL_HEADER is unset: /),
+      expect.stringMatching(/^DLT_CHAIN_REQUIRED is off: /),
+      "DLT_TEMPLATES_ALL_ROUTES off: promotional SMS need a template only when a send names one",
+    ]);
+    const set = { PROMOTIONAL_HEADER: "123456", DLT_CHAIN_REQUIRED: "1", DLT_TEMPLATES_ALL_ROUTES: "1" };
+    const { code, report } = await doctor(set);
+    expect(check(report, "india")).toEqual({
+      name: "india",
+      status: "ok",
+      detail:
+        "PROMOTIONAL_HEADER 123456; DLT_CHAIN_REQUIRED on; DLT_TEMPLATES_ALL_ROUTES on: promotional SMS need an approved template too",
+    });
+    // A warning never fails the doctor: a gateway without Indian traffic needs none of them.
+    expect(code === 0 || report.checks.some((c) => c.status === "fail")).toBe(true);
+  }, 120_000);
+
   it("warns about a SQLite database with pages of another size, and says how to rebuild it", () => {
     expect(pageSizeCheck(PAGE_SIZE)).toEqual(["ok", `${PAGE_SIZE} bytes`]);
     const [status, detail] = pageSizeCheck(4096);
