@@ -1,6 +1,7 @@
 // The settings a server runs with that the CLI's account views depend on: DLT_CHAIN_REQUIRED
 // decides whether an entity without a declared chain makes an account not ready,
-// DLT_TEMPLATES_ALL_ROUTES whether a promotional account without a template is, DLT_TM_ID ends
+// DLT_TEMPLATES_ALL_ROUTES whether a promotional account without a template is,
+// PROMOTIONAL_HEADER what a message from the generic sender PROMOTIONAL went out as, DLT_TM_ID ends
 // every chain shown. The CLI runs with its own environment, often not the server's, so each API
 // process records its own in `settings` when it starts (assemble.ts) and the CLI's `accounts`
 // commands judge by what was recorded, saying so; with nothing recorded, by their own environment,
@@ -14,6 +15,7 @@ export interface ServedSettings {
   dltChainRequired: boolean;
   /** False when a server recorded before the setting existed. */
   dltTemplatesAllRoutes: boolean;
+  promotionalHeader: string | undefined;
   dltTmId: string | undefined;
   /** When it started (ISO 8601). */
   at: string;
@@ -22,12 +24,18 @@ export interface ServedSettings {
 /** Records the settings this API process runs with (the last to start wins). */
 export async function recordServedSettings(
   db: Db,
-  dlt: { chainRequired: boolean; templatesAllRoutes: boolean; tmId?: string | undefined },
+  dlt: {
+    chainRequired: boolean;
+    templatesAllRoutes: boolean;
+    promotionalHeader?: string | undefined;
+    tmId?: string | undefined;
+  },
   now: Date,
 ): Promise<void> {
   const value = JSON.stringify({
     dltChainRequired: dlt.chainRequired,
     dltTemplatesAllRoutes: dlt.templatesAllRoutes,
+    promotionalHeader: dlt.promotionalHeader,
     dltTmId: dlt.tmId,
     at: now.toISOString(),
   });
@@ -48,6 +56,7 @@ export async function servedSettings(db: Db): Promise<ServedSettings | undefined
     return {
       dltChainRequired: parsed.dltChainRequired,
       dltTemplatesAllRoutes: parsed.dltTemplatesAllRoutes === true,
+      promotionalHeader: parsed.promotionalHeader ?? undefined,
       dltTmId: parsed.dltTmId ?? undefined,
       at: parsed.at,
     };

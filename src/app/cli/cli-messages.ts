@@ -7,11 +7,13 @@ import { pipeline } from "node:stream/promises";
 import type { Command } from "commander";
 import { exportFormatOf, exportStream } from "../../base/http/exports.js";
 import { queryWindow } from "../../base/http/query-params.js";
+import { loadConfig } from "../../base/runtime/config.js";
 import type { Db } from "../../base/store/store.js";
 import { MESSAGE_EXPORT_COLUMNS } from "../../channels/sms/index.js";
 import { partsOfMessage } from "../../delivery/carriers/smpp/index.js";
 import { requireAccount } from "../../domain/accounts/index.js";
 import { operatorExportRows, operatorMessageDetail, operatorMessagePage } from "../admin/index.js";
+import { servedSettings } from "../served-settings.js";
 import { timeZone } from "./cli-analytics.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
@@ -187,7 +189,10 @@ export function addMessageCommands(program: Command): void {
     .option("--json", "print the answer as GET /admin/api/messages/{id} does")
     .action((id: string, opts: { json?: boolean }) =>
       withStore(async (store) => {
-        const detail = await operatorMessageDetail(store.db, id, partsOfMessage);
+        // The header a carrier got for the generic sender PROMOTIONAL: the server's, as recorded at its start.
+        const served = await servedSettings(store.db);
+        const header = served ? served.promotionalHeader : loadConfig().dlt.promotionalHeader;
+        const detail = await operatorMessageDetail(store.db, id, partsOfMessage, header);
         print(detail, opts.json, () => {
           const m = detail.message;
           const head = [

@@ -1,10 +1,11 @@
 // The generic promotional sender at real carriers (decision 0177), through the real server on both
 // engines: with PROMOTIONAL_HEADER set, an SMPP carrier gets it as the source address (the TON of a
 // short number) and an http-sms aggregator as {from}; the client still reads PROMOTIONAL and the
-// operator's view shows the header used. Unset, a real carrier is not handed PROMOTIONAL, which it
+// operator's view and the CLI's `messages show` show the header used. Unset, a real carrier is not handed PROMOTIONAL, which it
 // would drop: the message fails dlt_header_not_whitelisted, refunded.
 import { afterEach, describe, expect, it } from "vitest";
 import { until } from "../../domain/webhooks/receiver.js";
+import { cliOk } from "../../helpers/cli.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, useTestGateway } from "../../helpers/gateway.js";
 import { balanceOf, sendSms, waitForStatus } from "../../helpers/sms.js";
@@ -56,6 +57,12 @@ describeEachEngine("the generic PROMOTIONAL sender at carriers", (engine) => {
       const view = await admin("GET", `/messages/${ids[0]}`);
       expect(view.body.data.dlt.header).toBe(HEADER);
       expect(view.body.data.message.sender_id).toBe("PROMOTIONAL");
+      // The CLI, in a shell without PROMOTIONAL_HEADER, shows the header the server sends.
+      const shown = await cliOk(["messages", "show", ids[0]!], {
+        DATABASE_URL: gateway().db.url,
+        SQLITE_SYNCHRONOUS: "NORMAL",
+      });
+      expect(shown).toContain(`dlt       header ${HEADER},`);
     });
   });
 
