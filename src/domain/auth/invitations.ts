@@ -1,22 +1,31 @@
 // An invitation sent again (issue 42; decision 0132): a user still invited (no password yet)
 // gets a new single-use link, valid INVITATION_DAYS from now; the old link's hash is replaced
-// in the same write, so it stops working at once. Audited as `user.invite_resend`.
+// in the same write, so it stops working at once. Audited as `user.invite_resend`. An invited
+// owner's link only by an owner: whoever holds the link sets the owner's password (an admin
+// would make itself an owner), so an admin is refused as for every other action on an owner.
 import { createHash, randomBytes } from "node:crypto";
 import { GatewayError } from "../../base/core/errors.js";
 import type { Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
-import { describeUser, findUser, INVITATION_DAYS, type UsersAccount } from "./users.js";
+import type { UserRole } from "./user-roles.js";
+import { describeUser, findUser, guardOwnership, INVITATION_DAYS, type UsersAccount } from "./users.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 
 /** A new link for an invited user; the token is answered once (kept only as its SHA-256). */
-export async function reissueInvitation(store: Store, who: Audited, account: UsersAccount, login: string) {
+export async function reissueInvitation(
+  store: Store,
+  who: Audited & { role: UserRole },
+  account: UsersAccount,
+  login: string,
+) {
   const token = randomBytes(32).toString("base64url");
   const now = who.clock.now().getTime();
   const expiresAt = now + INVITATION_DAYS * 86_400_000;
   const row = await store.transaction(async (trx) => {
     const user = await findUser(trx, account.id, login);
     if (!user) throw new GatewayError("not_found", `No user "${login.slice(0, 64)}" in this account.`);
+    guardOwnership(who.role, user.user_role);
     if (user.password_hash !== null) {
       throw new GatewayError(
         "conflict",

@@ -137,7 +137,7 @@ export async function guardOwnerLogin(db: Db, principal: Principal, login: strin
 }
 
 /** Only an owner (or an operator admin) touches an owner: `admin` is all but ownership. */
-function guardOwnership(actorRole: UserRole, ...roles: string[]): void {
+export function guardOwnership(actorRole: UserRole, ...roles: string[]): void {
   if (actorRole !== "owner" && roles.includes("owner")) {
     throw new GatewayError("insufficient_role", "Only the account's owner makes, changes or removes an owner.");
   }
