@@ -61,7 +61,31 @@ for (const name of fs.readdirSync(dir).filter((f) => f.endsWith(".cpuprofile")))
   });
 }
 
+// The kernel's count of each file's CPU (suite-profile.ts's <pid>-<file>.cpu.json): the worker's
+// threads and the children it reaped, not inflated by waiting for a core as the samples are.
+const cpuByFile = new Map();
+for (const name of fs.readdirSync(dir).filter((f) => f.endsWith(".cpu.json"))) {
+  const file = name
+    .replace(/^\d+-/, "")
+    .replace(/\.cpu\.json$/, "")
+    .replaceAll("__", "/");
+  const { self, children } = JSON.parse(fs.readFileSync(path.join(dir, name), "utf8"));
+  add(cpuByFile, file, self + children);
+}
+
 const seconds = (micros) => (micros / 1e6).toFixed(1).padStart(7);
+if (cpuByFile.size > 0) {
+  const cpu = [...cpuByFile.values()].reduce((sum, value) => sum + value, 0);
+  console.log(
+    `${cpu.toFixed(1).padStart(7)} CPU-s (worker threads and reaped children) in ${cpuByFile.size} test files`,
+  );
+  console.log(`\n-- by test file, CPU-s`);
+  for (const [key, value] of [...cpuByFile].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(`${value.toFixed(1).padStart(7)} s ${((100 * value) / cpu).toFixed(1).padStart(5)} %  ${key}`);
+  }
+  console.log("");
+}
+if (byFile.size === 0) process.exit(0);
 console.log(`${seconds(busy)} s busy of ${seconds(total).trim()} s sampled, in ${byFile.size} test files`);
 for (const [title, map] of [
   ["test file", byFile],
