@@ -174,8 +174,16 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
     const t = floodGateway();
     const kinds = ["enquire_link", "unknown command", "submits", "unfinished frame"] as const;
     type Kind = (typeof kinds)[number];
-    const junk = (command: number, count: number) =>
-      Buffer.concat(Array.from({ length: count }, (_, i) => encodePdu(command, i + 1)));
+    /** 4,096 PDUs of `command`, built once: a flood wrote the same bytes every 10 ms, encoded anew each time. */
+    const junks = new Map<number, Buffer>();
+    const junk = (command: number) => {
+      let bytes = junks.get(command);
+      if (!bytes) {
+        bytes = Buffer.concat(Array.from({ length: 4_096 }, (_, i) => encodePdu(command, i + 1)));
+        junks.set(command, bytes);
+      }
+      return bytes;
+    };
     /** Writes the flood, never reading; then a byte now and then of a frame that never ends, whose write fails once closed. */
     async function flood(kind: Kind, raw: RawClient): Promise<RawClient> {
       raw.socket.pause();
@@ -196,8 +204,7 @@ describeEachEngine("fuzz: the SMPP server", (engine) => {
         if (raw.closed) {
           clearInterval(writer);
         } else if (kind === "enquire_link" || kind === "unknown command") {
-          if (raw.socket.writableLength < MiB)
-            raw.send(junk(kind === "enquire_link" ? ENQUIRE_LINK : 0x12345678, 4_096));
+          if (raw.socket.writableLength < MiB) raw.send(junk(kind === "enquire_link" ? ENQUIRE_LINK : 0x12345678));
         } else {
           raw.send(trickled < header.length ? header.subarray(trickled, trickled + 1) : Buffer.from([trickled & 0xff]));
           trickled++;
