@@ -17,10 +17,17 @@ async function run(roles: readonly Role[], seed: boolean): Promise<void> {
   // it is running, and an unhandled SIGTERM would kill it without a clean shutdown.
   let gateway: Gateway | undefined;
   let signalled: string | undefined;
+  let shuttingDown = false;
   const shutdown = (signal: string) => {
     signalled = signal;
     const stopping = gateway;
     if (!stopping) return;
+    // A second signal (a HUP after the TERM) changes nothing: the first one's bound holds.
+    if (shuttingDown) {
+      stopping.ctx.logger.info({ signal }, "already shutting down");
+      return;
+    }
+    shuttingDown = true;
     const { logger } = stopping.ctx;
     const started = Date.now();
     logger.info({ signal, timeout_s: config.shutdownTimeoutSeconds }, "shutting down: finishing work in flight");
@@ -45,8 +52,11 @@ async function run(roles: readonly Role[], seed: boolean): Promise<void> {
         process.exit(1);
       });
   };
-  process.once("SIGINT", () => shutdown("SIGINT"));
-  process.once("SIGTERM", () => shutdown("SIGTERM"));
+  // SIGHUP too (docs/deployment.md, Signals): a closed terminal or a `kill -HUP` meant as
+  // "reload" would otherwise end the process at once, dropping requests in flight. Nothing of a
+  // running gateway is read again on a signal (account and carrier changes reach every process
+  // through the database), so HUP stops it as TERM does, and the supervisor starts it again.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(signal, () => shutdown(signal));
 
   const started = await startGateway({ config, roles, bootstrap: seed });
   gateway = started;

@@ -71,7 +71,7 @@ export const SETTINGS = {
   SHUTDOWN_TIMEOUT_SECONDS: {
     field: "shutdownTimeoutSeconds",
     description:
-      "Seconds a SIGTERM (or SIGINT) waits for requests in flight, the dispatcher's batch in hand, webhook posts and carrier answers before the process exits anyway with code 1 (what it had claimed is claimable again when its connection closes); keep a supervisor's stop timeout above it.",
+      "Seconds a SIGTERM (or SIGINT, or SIGHUP) waits for requests in flight, the dispatcher's batch in hand, webhook posts and carrier answers before the process exits anyway with code 1 (what it had claimed is claimable again when its connection closes); keep a supervisor's stop timeout above it.",
     default: "30",
     parser: wholeNumber(1, 3600),
   },
