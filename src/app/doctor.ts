@@ -7,7 +7,7 @@
 import net from "node:net";
 import { sql } from "kysely";
 import { type Config, ConfigError, loadConfig } from "../base/runtime/config.js";
-import { MIGRATION_NAMES } from "../base/store/migrations/index.js";
+import { MIGRATION_NAMES, newerSchemaMessage, unknownMigrations } from "../base/store/migrations/index.js";
 import { serverKeepsStatistics } from "../base/store/postgres-statistics.js";
 import { PAGE_SIZE } from "../base/store/sqlite-store.js";
 import { openStore, type Store } from "../base/store/store.js";
@@ -184,15 +184,12 @@ async function databaseChecks(config: Config, add: Add): Promise<Store | undefin
     .then((result) => result.rows.map((row) => row.name))
     .catch(() => undefined);
   const pending = known.filter((name) => !applied?.includes(name));
-  const unknown = (applied ?? []).filter((name) => !known.includes(name));
+  const unknown = unknownMigrations(applied ?? []);
   if (applied === undefined) {
     add("migrations", "fail", "the database has no Switchboard schema: run `switchboard migrate`");
   } else if (unknown.length > 0) {
-    add(
-      "migrations",
-      "fail",
-      `the database has ${unknown.length} migration(s) this version does not know (${unknown.join(", ")}): a newer Switchboard migrated it; upgrade this machine`,
-    );
+    // The words every process of this version refuses to start with (decision 0181).
+    add("migrations", "fail", newerSchemaMessage(unknown));
   } else if (pending.length > 0) {
     add(
       "migrations",

@@ -85,7 +85,25 @@ export function migrationProvider(engine: Engine): MigrationProvider {
   };
 }
 
-/** Brings the database to the latest migration; nothing to do (one read) when it is there. */
+/** The applied migrations this version does not know: a newer version's, in the order given. */
+export function unknownMigrations(applied: Iterable<string>): string[] {
+  const known = new Set(MIGRATION_NAMES);
+  return [...applied].filter((name) => !known.has(name));
+}
+
+/** What a process of this version says, and doctor, about a database a newer version migrated. */
+export function newerSchemaMessage(unknown: readonly string[]): string {
+  return (
+    `This database was migrated by a newer Switchboard: it has ${unknown.length} migration(s) this version ` +
+    `does not know (${unknown.join(", ")}). Upgrade Switchboard on this machine to the version that ` +
+    "migrated it, or a later one, and start it again; this version does not run on it (decision 0181)."
+  );
+}
+
+/**
+ * Brings the database to the latest migration; nothing to do (one read) when it is there.
+ * Refuses, changing nothing, a database that holds a migration this version does not know.
+ */
 export async function runMigrations(db: Db, engine: Engine): Promise<void> {
   // Without an explicit schema Kysely looks for its bookkeeping tables in every schema, and
   // another schema's tables would make it skip creating ours.
@@ -98,6 +116,10 @@ export async function runMigrations(db: Db, engine: Engine): Promise<void> {
     .execute(db)
     .then((result) => new Set(result.rows.map((row) => row.name)))
     .catch(() => new Set<string>());
+  // A newer Switchboard migrated this database: this version would write rows without what its
+  // migrations added (decision 0181), so no process of it starts, and `migrate` refuses too.
+  const unknown = unknownMigrations(applied);
+  if (unknown.length > 0) throw new Error(newerSchemaMessage(unknown));
   if (MIGRATION_NAMES.every((name) => applied.has(name))) return;
   const migrator = new Migrator({
     db,
