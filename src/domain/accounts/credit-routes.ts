@@ -229,6 +229,15 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
           field: "recipient_username",
         });
       }
+      // The operator's account sells credits; it takes none back by a transfer, which would be a
+      // refund without the operator's ledger saying so (its credits are not a customer's to use).
+      if (recipient.role === "operator") {
+        throw new GatewayError(
+          "forbidden",
+          `"${recipient.username}" is the operator's account, which takes no transfer: credits go only to customer accounts.`,
+          { field: "recipient_username" },
+        );
+      }
       // A sub-account's credits were issued by its parent, not paid for (decision 0139): they may
       // move to a sibling, whose sends charge the same parents, and nowhere else. Sent to the
       // parent or out of the tree they would become credits nobody paid the operator for.

@@ -353,6 +353,12 @@ describeEachEngine("v2 account resources", (engine) => {
     expectError(unknown, 404, "not_found");
     expect(unknown.body.message).toContain("nobody_here_at_all");
 
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const toOperator = await transfer({ recipient_username: operator.username, amount: 1 });
+    expectError(toOperator, 403, "forbidden");
+    expect(toOperator.body.message).toContain("operator's account");
+    expect((await get(t, sender, "/credits")).body.data.balance).toBe(74.5);
+
     const inactive = await buildAccount(t);
     await updateAccount(t.db.store, t.clock, inactive.username, { status: "inactive" });
     const toInactive = await transfer({ recipient_username: inactive.username, amount: 1 });
