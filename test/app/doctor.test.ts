@@ -68,6 +68,7 @@ describeEachEngine("switchboard doctor", (engine) => {
           clock,
           store: db.store,
           logger: createLogger({ logLevel: "silent" }),
+          openApiAtStart: false,
         }),
       );
     }

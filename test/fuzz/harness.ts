@@ -147,6 +147,8 @@ function useFuzzGateway(engine: Engine, env: Record<string, string> = {}): () =>
       clock: systemClock,
       store: db.store,
       logger: createLogger({ logLevel: "info" }, sink),
+      // Built by the first request for it (the v2 family's property reads it), as in startTestGateway.
+      openApiAtStart: false,
     });
     const base: TestGateway = { db, gateway, url: gateway.url ?? "", clock: systemClock, config };
     const account = await fundedAccount(base);

@@ -413,6 +413,7 @@ describeEnginesTogether("operator API: a DND upload cut off by the client", (eng
       clock: systemClock,
       store: db.store,
       logger,
+      openApiAtStart: false,
     });
     try {
       const t = { db, gateway, url: gateway.url ?? "", clock: systemClock, config: testConfig(db) };

@@ -333,6 +333,7 @@ describeEachEngine("console sessions' idle expiry, over two API processes", (eng
       clock,
       store: otherStore,
       logger: createLogger({ logLevel: "silent" }),
+      openApiAtStart: false,
     });
     b = { ...t, gateway: other, url: other.url ?? "" };
   });

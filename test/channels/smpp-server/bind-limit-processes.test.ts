@@ -27,6 +27,7 @@ describeEnginesTogether("SMPP server: smpp_max_binds over every api process", (e
         roles: ["api"],
         store,
         logger: createLogger({ logLevel: "silent" }),
+        openApiAtStart: false,
       });
       const port = other.smpp!.ports.port!;
       keepClientsOf(port);

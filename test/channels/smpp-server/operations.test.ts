@@ -147,6 +147,7 @@ describeEnginesTogether("SMPP server: binds in /metrics, the operator API and th
         roles: ["api"],
         store,
         logger: createLogger({ logLevel: "silent" }),
+        openApiAtStart: false,
       });
       // Its client is ended here (disconnected, or by the other process's stop), not by the
       // other engine's suite running at the same time.

@@ -152,6 +152,7 @@ describeEachEngine("who may call an http-sms connector's delivery-report URL", (
         clock: systemClock,
         store: t.db.store,
         logger: logs.logger,
+        openApiAtStart: false,
       });
       const warned = logs.matching(/delivery-report callbacks are taken from anyone who reaches the URL/);
       expect(warned.map((line) => [line.level, line.connector])).toEqual([[WARN, "before"]]);

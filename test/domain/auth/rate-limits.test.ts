@@ -169,6 +169,7 @@ async function apiGateway(db: TestDatabase, redisUrl: string, prefix: string): P
     store: db.store,
     logger: createLogger({ logLevel: "silent" }),
     rateLimitKeyPrefix: prefix,
+    openApiAtStart: false,
   });
   gateways.push(gateway);
   return { db, gateway, url: gateway.url, clock: systemClock, config };
