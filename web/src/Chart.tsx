@@ -125,6 +125,8 @@ export function TimeChart({
           {
             ...axis,
             values: timeLabels(timeZone, step),
+            // Room for a day under its time ("30 Nov 2026", about 75 px): at 50 px two days' labels overlapped at 390 px.
+            space: 80,
             ...(step !== undefined && step >= DAY ? { splits: daySplits(times) } : {}),
           },
           {
