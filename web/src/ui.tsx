@@ -227,7 +227,8 @@ export function ConfirmButton({
   danger = false,
   disabled = false,
 }: {
-  label: string;
+  /** The button's text; a long name in it may be visually hidden (the row shows it) and still name the button. */
+  label: ReactNode;
   confirmLabel: string;
   warning: ReactNode;
   onConfirm: () => void;

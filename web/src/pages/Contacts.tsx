@@ -104,7 +104,8 @@ export default function Contacts() {
                         {confirming === group.id ? (
                           <>
                             <button type="button" className="danger" onClick={() => remove.mutate(group.id)}>
-                              Confirm: delete {group.name} and its contacts
+                              Confirm: delete <span className="visually-hidden">{group.name}</span>
+                              <span aria-hidden="true">this group</span> and its contacts
                             </button>{" "}
                             <button type="button" onClick={() => setConfirming(undefined)}>
                               Keep it
@@ -112,7 +113,7 @@ export default function Contacts() {
                           </>
                         ) : (
                           <button type="button" onClick={() => setConfirming(group.id)}>
-                            Delete {group.name}
+                            Delete<span className="visually-hidden"> {group.name}</span>
                           </button>
                         )}
                       </td>

@@ -2,7 +2,9 @@
 // oldest first, each approved or rejected through its own operator call; approving a sender ID
 // white-lists it as the account's DLT header too (the operator API's default, decision 0151), as a
 // DLT route refuses one that is not a white-listed header.
-// Rejecting asks for a reason first (optional), which the account reads on the item.
+// Rejecting asks for a reason first (optional), which the account reads on the item. The buttons
+// read "Approve" and "Reject" on screen (the row shows the value; a long template name made them
+// taller than the screen at 390 px) and name the value to a screen reader.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { data, request, withQuery } from "../../api.js";
@@ -91,7 +93,7 @@ function RejectForm({
       <textarea id={id} rows={2} maxLength={MAX_REASON} value={reason} onChange={(e) => setReason(e.target.value)} />
       <div className="actions">
         <button type="submit" className="danger" disabled={busy}>
-          Reject {item.value}
+          Reject<span className="visually-hidden"> {item.value}</span>
         </button>
         <button type="button" onClick={onCancel}>
           Cancel
@@ -211,7 +213,7 @@ export default function Approvals() {
                           disabled={decide.isPending}
                           onClick={() => decide.mutate({ item, approve: true })}
                         >
-                          Approve {item.value}
+                          Approve<span className="visually-hidden"> {item.value}</span>
                         </button>
                         {rejecting === `${item.kind}-${item.id}` ? (
                           <RejectForm
@@ -227,7 +229,7 @@ export default function Approvals() {
                             disabled={decide.isPending}
                             onClick={() => setRejecting(`${item.kind}-${item.id}`)}
                           >
-                            Reject {item.value}…
+                            Reject<span className="visually-hidden"> {item.value}</span>…
                           </button>
                         )}
                       </td>

@@ -114,7 +114,7 @@ export default function Refunds() {
                           reasonField.current?.querySelector("select")?.focus();
                         }}
                       >
-                        Edit {row.reason}
+                        Edit<span className="visually-hidden"> {row.reason}</span>
                       </button>
                       {row.source === "operator" ? (
                         <ConfirmButton
