@@ -85,6 +85,7 @@ export function EnrolFactor<T extends { recovery_codes: string[] }>({
                 inputMode="numeric"
                 autoComplete="one-time-code"
                 pattern="[0-9 ]{6,7}"
+                title="The six digits the app shows, e.g. 123456"
                 required
                 value={code}
                 onChange={(event) => setCode(event.target.value)}

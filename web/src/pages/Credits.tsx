@@ -61,6 +61,8 @@ export function TransferForm({ onDone }: { onDone: () => void }) {
             id="transfer-amount"
             required
             inputMode="decimal"
+            pattern="\d+(\.\d{1,3})?"
+            title="A number of SMS credits, up to 3 decimals, e.g. 500 or 12.5"
             aria-describedby="transfer-amount-hint"
             value={amount}
             onChange={(event) => setAmount(event.target.value)}

@@ -141,6 +141,7 @@ export default function SubAccounts() {
       )}
       {can("manage") ? (
         <>
+          <h2>New sub-account</h2>
           <form onSubmit={submitCreate} aria-label="Create a sub-account">
             <Field label="Username" id="sub-username">
               <input
@@ -182,6 +183,7 @@ export default function SubAccounts() {
 
       {can("money") ? (
         <>
+          <h2>Credits</h2>
           <form onSubmit={submitFund} aria-label="Give credits to a sub-account">
             <Field label="Sub-account" id="fund-username">
               <select
@@ -216,18 +218,22 @@ export default function SubAccounts() {
                 id="fund-amount"
                 inputMode="decimal"
                 required
+                pattern="\d+(\.\d+)?"
+                title="A number of credits, e.g. 500 or 12.5"
                 value={funding.amount}
                 onChange={(event) => setFunding({ ...funding, amount: event.target.value })}
               />
             </Field>
-            <button type="submit" className="primary" disabled={fund.isPending || giving}>
-              Give credits
-            </button>
-            {can("manage") ? (
-              <button type="button" onClick={takeBack} disabled={reclaim.isPending || takingBack}>
-                Take back credits
+            <div className="actions">
+              <button type="submit" className="primary" disabled={fund.isPending || giving}>
+                Give credits
               </button>
-            ) : null}
+              {can("manage") ? (
+                <button type="button" onClick={takeBack} disabled={reclaim.isPending || takingBack}>
+                  Take back credits
+                </button>
+              ) : null}
+            </div>
           </form>
           {giving ? (
             <ConfirmStep
@@ -346,7 +352,11 @@ export default function SubAccounts() {
                       ) : sub.status === "active" ? (
                         <ConfirmButton
                           danger
-                          label={`Suspend ${sub.username}`}
+                          label={
+                            <>
+                              Suspend<span className="visually-hidden"> {sub.username}</span>
+                            </>
+                          }
                           confirmLabel={`Confirm: suspend ${sub.username}`}
                           warning={`${sub.username} and its own sub-accounts can send nothing until you reactivate it.`}
                           disabled={setStatus.isPending}
@@ -358,7 +368,7 @@ export default function SubAccounts() {
                           onClick={() => setStatus.mutate({ username: sub.username, status: "active" })}
                           disabled={setStatus.isPending}
                         >
-                          Reactivate {sub.username}
+                          Reactivate<span className="visually-hidden"> {sub.username}</span>
                         </button>
                       )}
                     </td>
@@ -366,7 +376,7 @@ export default function SubAccounts() {
                   {can("develop") ? (
                     <td>
                       <button type="button" onClick={() => newKey.mutate(sub.username)} disabled={newKey.isPending}>
-                        New key for {sub.username}
+                        New key<span className="visually-hidden"> for {sub.username}</span>
                       </button>
                     </td>
                   ) : null}

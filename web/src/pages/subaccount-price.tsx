@@ -40,6 +40,7 @@ export function SubAccountPriceForm({ subs, onChanged }: { subs: readonly SubAcc
   };
   return (
     <>
+      <h2>Price</h2>
       <form onSubmit={submit} aria-label="Change a sub-account's price">
         <Field label="Sub-account to price" id="price-username">
           <select
@@ -80,6 +81,7 @@ export function SubAccountPriceForm({ subs, onChanged }: { subs: readonly SubAcc
               inputMode="decimal"
               required
               pattern="\d{1,4}(\.\d{1,2})?"
+              title="A percentage from 0 to 1000 with at most 2 decimals, e.g. 12.5"
               aria-describedby="price-markup-hint"
               value={change.value}
               onChange={(event) => {

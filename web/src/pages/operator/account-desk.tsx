@@ -86,6 +86,8 @@ export function AdjustForm({ username, onDone }: { username: string; onDone: () 
           id="adjust-amount"
           inputMode="decimal"
           required
+          pattern="-?\d+(\.\d+)?"
+          title="A number of credits, e.g. -50 or 12.5"
           aria-describedby="adjust-amount-hint"
           value={amount}
           onChange={(event) => setAmount(event.target.value.replace("−", "-"))}
@@ -164,6 +166,8 @@ export function TopUp({ username, onDone }: { username: string; onDone: () => vo
           id="topup-amount"
           inputMode="decimal"
           required
+          pattern="\d+(\.\d+)?"
+          title="A number of credits, e.g. 500 or 12.5"
           value={amount}
           onChange={(event) => setAmount(event.target.value)}
         />

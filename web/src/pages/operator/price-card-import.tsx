@@ -74,6 +74,7 @@ export function PriceCardImport({
               id="card-name"
               required
               pattern={CARD_NAME}
+              title="Up to 64 letters, digits, . _ or -, starting with a letter or digit (no spaces)"
               aria-describedby="card-name-hint"
               value={name}
               onChange={(event) => setName(event.target.value)}
