@@ -1,5 +1,5 @@
 // The ordered list of migrations, which both engines run, and the run itself.
-import { type Migration, type MigrationProvider, Migrator, sql } from "kysely";
+import { type Migration, type MigrationProvider, type MigrationResultSet, Migrator, sql } from "kysely";
 import type { Engine } from "../engine.js";
 import type { Db } from "../schema.js";
 
@@ -128,9 +128,29 @@ export async function runMigrations(db: Db, engine: Engine): Promise<void> {
     migrationLockTableName: "schema_migrations_lock",
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = engine === "sqlite" ? await migrateSqlite(db, migrator) : await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
   if (!error && !failed) return;
   const cause = error instanceof Error ? error.message : String(error ?? "");
   throw new Error(`Database migration ${failed?.migrationName ?? ""} failed: ${cause}`.trim());
+}
+
+/**
+ * SQLite's migrations in one write transaction taken before Kysely reads which are applied: its
+ * SQLite adapter takes no lock and runs each migration by itself, so two processes starting on a
+ * new file (a `start` and an operator's first command) both ran the migrations, and the second
+ * failed on a column the first had added. `begin immediate` makes the second wait (busy_timeout)
+ * and then find them applied; a failure leaves the file as it was. The store's one connection
+ * runs nothing else while a process migrates.
+ */
+async function migrateSqlite(db: Db, migrator: Migrator): Promise<MigrationResultSet> {
+  await sql`begin immediate`.execute(db);
+  try {
+    const outcome = await migrator.migrateToLatest();
+    await sql.raw(outcome.error ? "rollback" : "commit").execute(db);
+    return outcome;
+  } catch (error) {
+    await sql`rollback`.execute(db).catch(() => undefined);
+    throw error;
+  }
 }
