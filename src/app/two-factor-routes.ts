@@ -3,8 +3,9 @@
 //                                           factor: the account's setting, and for an operator account
 //                                           the gateway's (TWO_FACTOR_OPERATORS)
 //   PUT  /api/v2/two-factor/policy          {required}: the account's setting (audited)
-//   DELETE /api/v2/two-factor/logins/:login an owner resets a login's factor: it signs in with its
-//                                           password alone, or enrols again where a factor is required
+//   DELETE /api/v2/two-factor/logins/:login an owner resets a login's factor: its sessions end, and it
+//                                           signs in with its password alone, or enrols again where a
+//                                           factor is required
 // The operator's reset of any account's login is /admin/api/accounts/:username/two-factor (admin/).
 import { Type } from "typebox";
 import { GatewayError } from "../base/core/errors.js";
@@ -15,6 +16,7 @@ import {
   actorOf,
   guardOwnerLogin,
   removeTwoFactor,
+  sessionUserOf,
   setTwoFactorRequired,
   twoFactorRequired,
 } from "../domain/auth/index.js";
@@ -86,7 +88,10 @@ export function registerV2TwoFactorRoutes(v2: TypedRoutes, ctx: Deps): void {
       const identity = { accountId: principal.accountId, login: request.params.login };
       await guardOwnerLogin(db, principal, request.params.login);
       const who = { clock: ctx.clock, actor: actorOf(request) };
-      if (!(await removeTwoFactor(ctx.store, who, identity, "two_factor.reset")))
+      // The login's sessions end with its factor (the caller's own stays).
+      const userId = await sessionUserOf(db, principal, request.params.login);
+      const sessions = userId === undefined ? undefined : { userId, keep: principal.sessionId };
+      if (!(await removeTwoFactor(ctx.store, who, identity, "two_factor.reset", sessions)))
         throw new GatewayError("not_found", `The login "${request.params.login}" has no second factor.`);
       return { status: "success", data: { login: request.params.login, reset: true } };
     },

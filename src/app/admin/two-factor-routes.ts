@@ -1,11 +1,12 @@
 // The operator resets a console login's second factor (a lost phone), audited: the login signs in
-// with its password alone, or enrols again where a factor is required (auth/two-factor.ts).
+// with its password alone, or enrols again where a factor is required (auth/two-factor.ts); its
+// console sessions end.
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
-import { actorOf, ownerLogin, removeTwoFactor } from "../../domain/auth/index.js";
+import { actorOf, ownerLogin, removeTwoFactor, sessionUserOf } from "../../domain/auth/index.js";
 import { TwoFactorResetAnswer } from "./account-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -30,7 +31,11 @@ export function registerTwoFactorResetRoutes(admin: TypedRoutes, ctx: Deps): voi
         ? { accountId: account.id, login: request.query.login }
         : ownerLogin(account.id, account.username);
       const who = { clock: ctx.clock, actor: actorOf(request) };
-      if (!(await removeTwoFactor(ctx.store, who, identity, "two_factor.reset")))
+      // The login's sessions end with its factor (the caller's own stays).
+      const owner = { accountId: account.id, username: account.username };
+      const userId = await sessionUserOf(ctx.store.db, owner, identity.login);
+      const sessions = userId === undefined ? undefined : { userId, keep: request.principal?.sessionId };
+      if (!(await removeTwoFactor(ctx.store, who, identity, "two_factor.reset", sessions)))
         throw new GatewayError(
           "not_found",
           `The login "${identity.login}" of ${account.username} has no second factor.`,

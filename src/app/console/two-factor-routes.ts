@@ -3,7 +3,8 @@
 //                                      code, counted by the login locks like a password
 //   GET    /console/two-factor         the signed-in login's factor and its account's policy
 //   POST   /console/two-factor         starts an enrolment: secret, otpauth:// URL, QR code (SVG)
-//   POST   /console/two-factor/confirm {code}: the factor is on; its ten recovery codes, shown once
+//   POST   /console/two-factor/confirm {code}: the factor is on; its ten recovery codes, shown once;
+//                                      the login's other sessions end
 //   DELETE /console/two-factor         {code}: turns it off
 // The enrolment routes take a sign-in's `enrol` challenge in place of a session (a login that
 // must enrol before it has one); confirming with it opens the session.
@@ -170,7 +171,15 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
       const { identity, principal, actor, challenge } = await enrollee(request, request.body.challenge);
       let confirmed: { recovery_codes: string[] };
       try {
-        confirmed = await confirmEnrolment(ctx.store, { clock: ctx.clock, actor }, identity, request.body.code);
+        // Turned on, it ends the login's other sessions; at sign-in (a challenge) every one.
+        const sessions = { userId: principal.userId ?? null, keep: challenge ? undefined : principal.sessionId };
+        confirmed = await confirmEnrolment(
+          ctx.store,
+          { clock: ctx.clock, actor },
+          identity,
+          request.body.code,
+          sessions,
+        );
       } catch (error) {
         if (challenge && error instanceof GatewayError && error.code === "wrong_code")
           await challengeFailed(db, challenge);

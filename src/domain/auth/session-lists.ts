@@ -80,16 +80,30 @@ export async function keepOnlySession(
   keep: number | undefined,
   passwordHash: string,
 ): Promise<number> {
+  const ended = await endLoginSessions(trx, owner, keep);
+  if (keep !== undefined) {
+    const stamp = createHash("sha256").update(passwordHash).digest("hex");
+    await trx.updateTable("console_sessions").set({ credential_stamp: stamp }).where("id", "=", keep).execute();
+  }
+  return ended;
+}
+
+/**
+ * Ends every console session of `owner` but `keep` (the one the change came with, if any), in the
+ * caller's transaction, unrecorded (the change's own audit entry counts them): a change of the
+ * login's credentials (its password, its second factor turned on or reset). An operator's views
+ * of the account are the operator's and stay. Answers how many ended.
+ */
+export async function endLoginSessions(
+  trx: Db,
+  owner: Omit<SessionOwner, "login">,
+  keep: number | undefined,
+): Promise<number> {
   let query = trx
     .deleteFrom("console_sessions")
     .where("account_id", "=", owner.accountId)
     .where("viewer_account_id", "is", null);
   query = owner.userId === null ? query.where("user_id", "is", null) : query.where("user_id", "=", owner.userId);
   if (keep !== undefined) query = query.where("id", "!=", keep);
-  const ended = Number((await query.executeTakeFirst()).numDeletedRows);
-  if (keep !== undefined) {
-    const stamp = createHash("sha256").update(passwordHash).digest("hex");
-    await trx.updateTable("console_sessions").set({ credential_stamp: stamp }).where("id", "=", keep).execute();
-  }
-  return ended;
+  return Number((await query.executeTakeFirst()).numDeletedRows);
 }

@@ -9,6 +9,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { usernameKey } from "../../base/core/usernames.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
+import { endLoginSessions } from "./session-lists.js";
 import { isRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpStepOf, totpUri } from "./totp.js";
 
 /** What a sign-in whose password passed does next: give a code, or set up a factor first. */
@@ -37,6 +38,15 @@ export interface TwoFactorState {
   enabled_at: string | null;
   /** Recovery codes not used yet. */
   recovery_codes_left: number;
+}
+
+/**
+ * The login's console sessions, for a change of its factor that ends them: whose they are (null
+ * for the account's own login, else the user's id) and the one the change came with, which stays.
+ */
+export interface LoginSessions {
+  userId: number | null;
+  keep?: number | undefined;
 }
 
 const forLogin = (identity: LoginIdentity) => ({ account_id: identity.accountId, login: usernameKey(identity.login) });
@@ -104,13 +114,16 @@ export async function startEnrolment(store: Store, now: number, identity: LoginI
 
 /**
  * Confirms an enrolment with a code of its secret (`wrong_code` otherwise): the factor is on from
- * now, and its ten recovery codes are answered, the only time they are shown.
+ * now, and its ten recovery codes are answered, the only time they are shown. Every other console
+ * session of the login ends (`sessions`; the one it came with stays): each was opened without the
+ * factor, and one may be a stranger's the login is turning the factor on against.
  */
 export async function confirmEnrolment(
   store: Store,
   who: Audited,
   identity: LoginIdentity,
   code: string,
+  sessions: LoginSessions,
 ): Promise<{ recovery_codes: string[] }> {
   const now = who.clock.now().getTime();
   const codes = newRecoveryCodes();
@@ -131,11 +144,16 @@ export async function confirmEnrolment(
       .insertInto("two_factor_recovery_codes")
       .values(codes.map((c) => ({ ...forLogin(identity), code_hash: recoveryCodeHash(c), used_at: null })))
       .execute();
+    const ended = await endLoginSessions(
+      trx,
+      { accountId: identity.accountId, userId: sessions.userId },
+      sessions.keep,
+    );
     await recordChange(trx, who, {
       action: "two_factor.enrol",
       target: `login ${forLogin(identity).login}`,
       accountId: identity.accountId,
-      after: { login: forLogin(identity).login, recovery_codes: codes.length },
+      after: { login: forLogin(identity).login, recovery_codes: codes.length, sessions_ended: ended },
     });
   });
   return { recovery_codes: codes };
@@ -187,14 +205,17 @@ export async function spendSecondFactor(store: Store, who: Audited, identity: Lo
 
 /**
  * Removes the login's factor and its recovery codes: `two_factor.disable` by the login itself
- * (with a code, checked by the caller), `two_factor.reset` by an owner or an operator. Answers
- * whether there was one (an enrolment not confirmed counts, unrecorded).
+ * (with a code, checked by the caller), `two_factor.reset` by an owner or an operator. A reset
+ * also ends the login's console sessions (`sessions`; the caller's own stays): it is asked for
+ * a lost or stolen phone, which is often signed in to the console too. Answers whether there
+ * was one (an enrolment not confirmed counts, unrecorded, and ends nothing).
  */
 export async function removeTwoFactor(
   store: Store,
   who: Audited,
   identity: LoginIdentity,
   action: "two_factor.disable" | "two_factor.reset",
+  sessions?: LoginSessions,
 ): Promise<boolean> {
   return store.transaction(async (trx) => {
     const removed = await trx
@@ -204,11 +225,15 @@ export async function removeTwoFactor(
       .executeTakeFirst();
     await trx.deleteFrom("two_factor_recovery_codes").where(isLogin(identity)).execute();
     if (removed?.confirmed_at == null) return removed !== undefined;
+    const ended = sessions
+      ? await endLoginSessions(trx, { accountId: identity.accountId, userId: sessions.userId }, sessions.keep)
+      : undefined;
     await recordChange(trx, who, {
       action,
       target: `login ${forLogin(identity).login}`,
       accountId: identity.accountId,
       before: { login: forLogin(identity).login, enabled_at: new Date(Number(removed.confirmed_at)).toISOString() },
+      ...(ended === undefined ? {} : { after: { sessions_ended: ended } }),
     });
     return true;
   });

@@ -117,6 +117,19 @@ export async function findUser(db: Db, accountId: number, login: string) {
     .executeTakeFirst();
 }
 
+/**
+ * Whose console sessions a login's are: null for the account's own login (its username), the
+ * user's id for one of its users, undefined for no such login.
+ */
+export async function sessionUserOf(
+  db: Db,
+  account: { accountId: number; username: string },
+  login: string,
+): Promise<number | null | undefined> {
+  if (usernameKey(login.trim()) === usernameKey(account.username)) return null;
+  return (await findUser(db, account.accountId, login))?.id;
+}
+
 async function requireUser(db: Db, accountId: number, login: string) {
   const row = await findUser(db, accountId, login);
   if (!row) throw new GatewayError("not_found", `No user "${login.slice(0, 64)}" in this account.`);
