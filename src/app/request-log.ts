@@ -61,7 +61,9 @@ export function createRequestLog(logger: Pick<Logger, "warn" | "info" | "isLevel
     const refusal = request.refusal;
     // Unknown only for a connection gone before its address was read.
     const ip = request.ip ?? "unknown";
-    const level = status >= 500 ? "error" : OPERATIONS.has(route) ? "debug" : "info";
+    // A probe is a debug line even when it answers 503: a load balancer probing every 2 s would
+    // fill the error log for a whole outage, which the outage's own warning already reports.
+    const level = OPERATIONS.has(route) ? "debug" : status >= 500 ? "error" : "info";
     // 401 in the catalogue: the legacy families answer it as HTTP 200 with -1, -2 or -7.
     if ((refusal?.status ?? status) === 401 && !request.routeOptions.config.asksWhoIsSignedIn) {
       authFailures.occurred(

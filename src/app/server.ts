@@ -5,7 +5,7 @@ import formbody from "@fastify/formbody";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
 import { GatewayError } from "../base/core/errors.js";
 import { acceptFormData, FORM_BODY_LIMIT } from "../base/http/form-data.js";
-import { sendJsonError } from "../base/http/http-errors.js";
+import { flushRequestErrors, sendJsonError } from "../base/http/http-errors.js";
 import { boundJsonNesting } from "../base/http/json-depth.js";
 import { registerOpenApi } from "../base/http/openapi.js";
 import { registerEmailAdminRoutes, registerEmailRoutes } from "../channels/email/index.js";
@@ -204,6 +204,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.setErrorHandler((error, request, reply) =>
     request.is404 ? renderUnrouted(request, reply, notFound(request)) : sendJsonError(request, reply, error, "status"),
   );
+  // What the count of identical failed requests still holds is written as the server closes.
+  app.addHook("onClose", async () => flushRequestErrors(app.log));
   app.setNotFoundHandler((request, reply) => {
     if (!pages.answer(request, reply)) return renderUnrouted(request, reply, notFound(request));
   });

@@ -3,6 +3,7 @@
 // the idle interval. A wake-up that arrives during a round is kept, so it is never lost.
 import type { Logger } from "pino";
 import type { Signals } from "../store/store.js";
+import { RepeatedErrors } from "./repeated-errors.js";
 
 export interface WorkerLoopOptions {
   /** Shown in the log when a round fails. */
@@ -20,8 +21,12 @@ export abstract class WorkerLoop {
   private wakeUp: (() => void) | undefined;
   private pendingWake = false;
   private unsubscribe: (() => void) | undefined;
+  /** A round that fails the same way each time (the database away) is logged once, then counted. */
+  private readonly failures: RepeatedErrors;
 
-  protected constructor(private readonly loopOptions: WorkerLoopOptions) {}
+  protected constructor(private readonly loopOptions: WorkerLoopOptions) {
+    this.failures = new RepeatedErrors(loopOptions.logger);
+  }
 
   /** One round of work; true when it should run again at once. */
   protected abstract round(): Promise<boolean>;
@@ -43,6 +48,7 @@ export abstract class WorkerLoop {
     this.unsubscribe?.();
     this.wake();
     await this.loop;
+    this.failures.flush();
   }
 
   wake(): void {
@@ -57,7 +63,7 @@ export abstract class WorkerLoop {
       try {
         again = await this.round();
       } catch (error) {
-        this.loopOptions.logger.error({ err: error }, `${this.loopOptions.name} round failed`);
+        this.failures.log("error", error, `${this.loopOptions.name} round failed`);
       }
       if (again || this.pendingWake || !this.running) continue;
       await this.sleep(this.loopOptions.idleMs);

@@ -3,6 +3,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { Settings } from "typebox/system";
 import { GatewayError, isGatewayError } from "../core/errors.js";
+import { RepeatedErrors } from "../core/repeated-errors.js";
 import { isDatabaseUnavailable } from "../store/unavailable.js";
 
 interface ValidationIssue {
@@ -291,6 +292,20 @@ function logIfInternal(request: FastifyRequest, raw: unknown, error: GatewayErro
     return;
   }
   if (error.code === "internal_error" || statusOf(error) >= 500) {
-    request.log.error({ err: raw }, "request failed");
+    // During an outage every request fails the same way: one line with the stack, then counts.
+    let repeated = repeatedByLogger.get(request.server.log);
+    if (!repeated) {
+      repeated = new RepeatedErrors(request.server.log);
+      repeatedByLogger.set(request.server.log, repeated);
+    }
+    repeated.log("error", raw, "request failed", {}, request.log);
   }
+}
+
+/** Each server's count of identical failed requests, by its logger (a test builds many servers in one process). */
+const repeatedByLogger = new WeakMap<object, RepeatedErrors>();
+
+/** Writes the count of failed requests a server still holds (its close). */
+export function flushRequestErrors(logger: object): void {
+  repeatedByLogger.get(logger)?.flush();
 }

@@ -5,6 +5,7 @@
 // API (which may run in another process).
 
 import os from "node:os";
+import { RepeatedErrors } from "../../base/core/repeated-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { TmChainBook } from "../../domain/accounts/index.js";
 import { type DeliveryReport, wakeConnectorWaits } from "../../domain/messages/index.js";
@@ -79,6 +80,7 @@ export class CarrierRegistry implements Routing {
   private current: Router;
   private version: string | null = null;
   private reloading: Promise<void> = Promise.resolve();
+  private reloadFailures: RepeatedErrors | undefined;
   private timers: NodeJS.Timeout[] = [];
   private unlisten: (() => void) | undefined;
   private lastStates = "";
@@ -179,7 +181,9 @@ export class CarrierRegistry implements Routing {
     const next = this.reloading
       .then(() => this.reloadNow())
       .catch((error: unknown) => {
-        this.ctx.logger.error({ err: error }, "reloading the carrier configuration failed; keeping the current one");
+        // Polled every 2 s: the database away would write a stack every time; once, then counts.
+        this.reloadFailures ??= new RepeatedErrors(this.ctx.logger);
+        this.reloadFailures.log("error", error, "reloading the carrier configuration failed; keeping the current one");
       });
     this.reloading = next;
     return next;

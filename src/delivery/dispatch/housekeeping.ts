@@ -6,6 +6,7 @@
 // (REFUSAL_LOG_DAYS) old refusals. On a PostgreSQL server without autovacuum it also keeps the planner's
 // statistics of the tables that changed (store/postgres-statistics.ts).
 
+import { RepeatedErrors } from "../../base/core/repeated-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { analyzeChangedTables, serverKeepsStatistics } from "../../base/store/postgres-statistics.js";
 import { pruneLoginFailures } from "../../domain/auth/index.js";
@@ -146,10 +147,12 @@ export function startHousekeeping(
     rounds++;
   };
 
+  // The database away fails every round the same way: one line with the stack, then counts.
+  const failures = new RepeatedErrors(deps.logger);
   const timer = setInterval(() => {
     if (running) return;
     running = runOnce()
-      .catch((error: unknown) => deps.logger.error({ err: error }, "housekeeping round failed"))
+      .catch((error: unknown) => failures.log("error", error, "housekeeping round failed"))
       .finally(() => {
         running = undefined;
         ended++;
@@ -170,6 +173,7 @@ export function startHousekeeping(
     async stop() {
       clearInterval(timer);
       await running;
+      failures.flush();
     },
   };
 }

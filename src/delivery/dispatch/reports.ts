@@ -14,6 +14,7 @@ import type { Logger } from "pino";
 import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { shownEndAt } from "../../base/core/message-status.js";
+import { RepeatedErrors } from "../../base/core/repeated-errors.js";
 import type { Metrics } from "../../base/runtime/metrics.js";
 import type { Store } from "../../base/store/store.js";
 import {
@@ -90,6 +91,8 @@ export class ReportIngester {
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
   private unmatched: Waiting[] = [];
+  /** The database away fails every group the same way: one line with the stack, then counts. */
+  private failures: RepeatedErrors | undefined;
 
   constructor(
     private readonly deps: {
@@ -171,6 +174,7 @@ export class ReportIngester {
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await this.sweeping;
     await this.idle;
+    this.failures?.flush();
   }
 
   private kick(): void {
@@ -299,7 +303,8 @@ export class ReportIngester {
       );
       if (given) return;
     } else {
-      logger.error({ err: error, reports: group.length }, "applying delivery reports failed; retrying");
+      this.failures ??= new RepeatedErrors(logger);
+      this.failures.log("error", error, "applying delivery reports failed; retrying", { reports: group.length });
     }
     const now = Date.now();
     for (const { settle: _settled, ...waiting } of group) {

@@ -33,7 +33,10 @@ export interface LinkOptions {
   reconnectInitialMs?: number;
   reconnectMaxMs?: number;
   random?: () => number;
-  log?: (level: "info" | "warn", message: string, details?: Record<string, unknown>) => void;
+  log?: (level: "debug" | "info" | "warn", message: string, details?: Record<string, unknown>) => void;
+  /** While reconnecting, how often a warning sums up the attempts since the last one (default 60 s). */
+  reconnectSummaryMs?: number;
+  now?: () => number;
 }
 
 /** A request that got no response: the SMSC may or may not have acted on it. */
@@ -74,6 +77,8 @@ export class SmppLink {
   private sequence = 0;
   private readonly pending = new Map<number, Pending>();
   private failures = 0;
+  /** The outage being reconnected through: since when, and the attempts since its last warning. */
+  private outage: { since: number; warnedAt: number; attempts: number } | null = null;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private enquireTimer: NodeJS.Timeout | null = null;
   private boundWaiters: Array<() => void> = [];
@@ -218,12 +223,20 @@ export class SmppLink {
         socket.destroy();
         return;
       }
+      const outage = this.outage;
       this.failures = 0;
+      this.outage = null;
       this.binds++;
       this.lastError = null;
       this.setBound(true);
       this.scheduleEnquireLink();
-      this.options.log?.("info", "SMPP bound", { mode: this.mode, smsc: this.where() });
+      this.options.log?.("info", "SMPP bound", {
+        mode: this.mode,
+        smsc: this.where(),
+        ...(outage
+          ? { reconnect_attempts: outage.attempts, down_seconds: Math.round((this.now() - outage.since) / 1000) }
+          : {}),
+      });
     } catch (error) {
       this.lastError = `bind: ${(error as Error).message}`;
       socket.destroy();
@@ -297,13 +310,39 @@ export class SmppLink {
     const delay =
       Math.min(cap, initial * 2 ** Math.min(this.failures, 20)) * (0.5 + 0.5 * (this.options.random ?? Math.random)());
     this.failures++;
-    this.options.log?.("warn", "SMPP connection lost, reconnecting", {
-      mode: this.mode,
-      smsc: this.where(),
-      delayMs: Math.round(delay),
-      reason: this.lastError,
-    });
+    this.logReconnect(delay);
     this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  /**
+   * The first loss of an outage is a warning; the attempts that fail after it are debug lines,
+   * and a warning every `reconnectSummaryMs` sums them up (an SMSC down for an hour writes a
+   * line a minute, not one per attempt). The bind that ends it says how long it lasted.
+   */
+  private logReconnect(delay: number): void {
+    const now = this.now();
+    const details = { mode: this.mode, smsc: this.where(), delayMs: Math.round(delay), reason: this.lastError };
+    if (!this.outage) {
+      this.outage = { since: now, warnedAt: now, attempts: 0 };
+      this.options.log?.("warn", "SMPP connection lost, reconnecting", details);
+      return;
+    }
+    this.outage.attempts++;
+    if (now - this.outage.warnedAt < (this.options.reconnectSummaryMs ?? 60_000)) {
+      this.options.log?.("debug", "SMPP reconnect failed, trying again", details);
+      return;
+    }
+    const since = new Date(this.outage.since).toISOString();
+    this.options.log?.("warn", `SMPP still reconnecting: ${this.outage.attempts} attempts failed since ${since}`, {
+      ...details,
+      attempts: this.outage.attempts,
+      since,
+    });
+    this.outage.warnedAt = now;
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
   }
 
   /** enquire_link after `enquireLinkSeconds` without traffic; no answer means a dead link. */
