@@ -7,7 +7,8 @@
 //                                      the login's other sessions end
 //   DELETE /console/two-factor         {code}: turns it off
 // The enrolment routes take a sign-in's `enrol` challenge in place of a session (a login that
-// must enrol before it has one); confirming with it opens the session.
+// must enrol before it has one); confirming with it opens the session. While the browser has an
+// operator's view of an account open, the factor routes answer 403 `read_only_view`.
 import type { FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
@@ -29,6 +30,7 @@ import {
   removeTwoFactor,
   type Sessions,
   sessionOf,
+  sessionTokenOf,
   spendSecondFactor,
   startEnrolment,
   takeChallenge,
@@ -116,6 +118,16 @@ export async function registerTwoFactorRoutes(scope: TypedRoutes, ctx: Deps): Pr
         actor: consoleActor(principal, challenge, request.ip),
         challenge: token,
       };
+    }
+    // Not in an operator's view of an account: the page would read as the account's, the factor is
+    // the staff login's own (set up, or turned off, with the view closed).
+    const viewToken = sessionTokenOf(request, "view");
+    const view = viewToken ? await ctx.sessions.find(viewToken) : undefined;
+    if (view?.viewer) {
+      throw new GatewayError(
+        "read_only_view",
+        `This is ${view.viewer.login}'s read-only view of ${view.principal.username}: your own second factor is not set up or turned off in it. Close the view first.`,
+      );
     }
     const session = await sessionOf(request, ctx.sessions, "own");
     if (!session) throw new GatewayError("unauthorized", "Not signed in.");

@@ -28,7 +28,14 @@ export default function TwoFactor() {
   const [enrolling, setEnrolling] = useState(false);
   const [codes, setCodes] = useState<string[]>();
   const [code, setCode] = useState("");
-  const state = useQuery({ queryKey: ["two-factor"], queryFn: () => data<FactorState>("/console/two-factor") });
+  // An operator's view of an account shows the account's policy only: the staff login's own factor
+  // is not set up in a view (the server answers 403 read_only_view).
+  const viewing = session.read_only === true;
+  const state = useQuery({
+    queryKey: ["two-factor"],
+    queryFn: () => data<FactorState>("/console/two-factor"),
+    enabled: !viewing,
+  });
   const policy = useQuery({
     queryKey: ["two-factor-policy"],
     queryFn: () => data<Policy>("/api/v2/two-factor/policy"),
@@ -59,7 +66,13 @@ export default function TwoFactor() {
     <>
       <PageTitle>Two-factor sign-in</PageTitle>
       <ErrorNotice error={state.error ?? policy.error} />
-      {state.isPending ? <Busy /> : null}
+      {viewing ? (
+        <p className="hint" data-testid="two-factor-state">
+          This is a read-only view of {session.username}: your own two-factor sign-in is set up with the view closed.
+        </p>
+      ) : state.isPending ? (
+        <Busy />
+      ) : null}
       {codes ? <RecoveryCodes codes={codes} /> : null}
       {state.data ? (
         state.data.enabled ? (
