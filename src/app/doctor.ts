@@ -7,6 +7,7 @@
 import net from "node:net";
 import { sql } from "kysely";
 import { type Config, ConfigError, loadConfig } from "../base/runtime/config.js";
+import { carriersFileVariables, environmentWarnings } from "../base/runtime/setting-names.js";
 import { MIGRATION_NAMES, newerSchemaMessage, unknownMigrations } from "../base/store/migrations/index.js";
 import { serverKeepsStatistics } from "../base/store/postgres-statistics.js";
 import { PAGE_SIZE } from "../base/store/sqlite-store.js";
@@ -108,6 +109,7 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
     ? `Redis ${hidePassword(config.redisUrl)}${config.redisRequired ? " (required)" : ""}`
     : "no Redis";
   add("configuration", "ok", `${where}; ${redis}; carriers file ${config.carriersFile ?? "none"}`);
+  environmentCheck(env, config, add);
   indiaCheck(config, add);
 
   const store = await databaseChecks(config, add);
@@ -121,6 +123,13 @@ export async function runDoctor(env: NodeJS.ProcessEnv = process.env): Promise<D
 }
 
 type Add = (name: string, status: CheckStatus, detail: string) => void;
+
+/** Names that look like a setting but are not one, and an empty guard: what each start warns of too. */
+function environmentCheck(env: NodeJS.ProcessEnv, config: Config, add: Add): void {
+  const warnings = environmentWarnings(env, carriersFileVariables(config.carriersFile));
+  if (warnings.length > 0) add("environment", "warn", warnings.join("\n"));
+  else add("environment", "ok", "every variable named like a setting is one");
+}
 
 /**
  * The DLT settings whose defaults let through SMS that Indian operators drop: what a start warns

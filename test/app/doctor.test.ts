@@ -144,6 +144,28 @@ describeEachEngine("switchboard doctor", (engine) => {
     expect(code === 0 || report.checks.some((c) => c.status === "fail")).toBe(true);
   }, 120_000);
 
+  it("warns of a misspelt or unknown setting, with the one meant, and of an empty METRICS_TOKEN (decision 0182)", async () => {
+    expect(check((await doctor()).report, "environment")).toEqual({
+      name: "environment",
+      status: "ok",
+      detail: "every variable named like a setting is one",
+    });
+    const { report } = await doctor({
+      METRIC_TOKEN: "x",
+      REDIS_REQUIERD: "1",
+      SWITCHBORD_PORT: "1",
+      METRICS_TOKEN: "",
+    });
+    const environment = check(report, "environment");
+    expect(environment?.status).toBe("warn");
+    expect(environment?.detail.split("\n")).toEqual([
+      expect.stringMatching(/^METRICS_TOKEN is set but empty, which counts as unset: \/metrics answers whoever/),
+      expect.stringMatching(/^METRIC_TOKEN is not a setting: did you mean METRICS_TOKEN\?/),
+      expect.stringMatching(/^REDIS_REQUIERD is not a setting: did you mean REDIS_REQUIRED\?/),
+      expect.stringMatching(/^SWITCHBORD_PORT looks like a Switchboard setting .*did you mean PORT\?$/),
+    ]);
+  }, 120_000);
+
   it("warns about a SQLite database with pages of another size, and says how to rebuild it", () => {
     expect(pageSizeCheck(PAGE_SIZE)).toEqual(["ok", `${PAGE_SIZE} bytes`]);
     const [status, detail] = pageSizeCheck(4096);

@@ -7,10 +7,11 @@ import { runCommandLine } from "./cli-run.js";
 
 async function run(roles: readonly Role[], seed: boolean): Promise<void> {
   // Loaded here, not above: an operator command never starts the gateway.
-  const [{ loadConfig }, { credentialsBanner }, { startGateway }] = await Promise.all([
+  const [{ loadConfig }, { credentialsBanner }, { startGateway }, names] = await Promise.all([
     import("../../base/runtime/config.js"),
     import("../bootstrap.js"),
     import("../gateway.js"),
+    import("../../base/runtime/setting-names.js"),
   ]);
   const config = loadConfig();
   // Signals are handled from the start: a supervisor may stop the gateway the moment it says
@@ -64,6 +65,10 @@ async function run(roles: readonly Role[], seed: boolean): Promise<void> {
   if (started.bootstrapped) {
     const baseUrl = (started.url ?? `http://127.0.0.1:${config.port}`).replace("0.0.0.0", "127.0.0.1");
     process.stdout.write(credentialsBanner(started.bootstrapped, baseUrl));
+  }
+  // Misspelt settings and empty guards (decision 0182): said once, as `doctor` says them.
+  for (const line of names.environmentWarnings(process.env, names.carriersFileVariables(config.carriersFile))) {
+    ctx.logger.warn(line);
   }
   ctx.logger.info({ roles, url: started.url, engine: ctx.store.engine, ...smppPorts(started) }, "switchboard running");
   if (signalled) shutdown(signalled);
