@@ -8,7 +8,7 @@
 // handed over the same way, a row each, with the same username.
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { EMAIL_SEND_PATHS } from "../channels/email/index.js";
-import { parseXmlSend, xmlCredentials } from "../channels/sms/index.js";
+import { type XmlSend, xmlCredentials } from "../channels/sms/index.js";
 import { VOICE_SEND_PATHS } from "../channels/voice/index.js";
 import { legacyLogin } from "../domain/auth/index.js";
 import {
@@ -115,23 +115,22 @@ function credentialFields(sources: Fields[]): Record<string, string | undefined>
   return out;
 }
 
-/** What an XML send asked, from its document (its credentials only for the username); nothing when it cannot be read. */
-function xmlAsked(sources: Fields[]) {
-  const xml = textOf(field(sources, ["xmlstring"]));
+/**
+ * What an XML send asked, from its document as the route parsed it (its credentials only for the
+ * username); nothing when it could not be read. Never parsed again here: a refused document
+ * would cost its parse twice.
+ */
+function xmlAsked(sources: Fields[], doc: XmlSend | undefined) {
   const beside = credentialFields(sources);
-  try {
-    const doc = parseXmlSend(xml);
-    const credentials = xmlCredentials(doc, beside as Record<string, string>);
-    return {
-      recipients: doc.messages.map((m) => m.recipient),
-      sender: doc.senderId,
-      text: doc.messages[0]?.message,
-      texts: doc.messages.map((m) => m.message),
-      username: loginName(credentials),
-    };
-  } catch {
-    return { recipients: [], sender: undefined, text: undefined, texts: [], username: loginName(beside) };
-  }
+  if (!doc) return { recipients: [], sender: undefined, text: undefined, texts: [], username: loginName(beside) };
+  const credentials = xmlCredentials(doc, beside as Record<string, string>);
+  return {
+    recipients: doc.messages.map((m) => m.recipient),
+    sender: doc.senderId,
+    text: doc.messages[0]?.message,
+    texts: doc.messages.map((m) => m.message),
+    username: loginName(credentials),
+  };
 }
 
 function asked(family: RefusalFamily, request: FastifyRequest) {
@@ -139,7 +138,7 @@ function asked(family: RefusalFamily, request: FastifyRequest) {
     (s): s is Fields => s !== undefined,
   );
   if (family === "xml") {
-    const doc = xmlAsked(sources);
+    const doc = xmlAsked(sources, request.xmlSend);
     return { ...doc, count: doc.recipients.length };
   }
   const { list, count } = recipientsOf(field(sources, RECIPIENT_FIELDS));

@@ -25,7 +25,9 @@
 //   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes) and GET /api/getcredits
 //   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing
-//   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB
+//   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB,
+//                      a chunk a turn of the event loop
+//   xml-scan.ts        the XML document's bounds (elements, depth, attributes), checked before the parse
 //   policy.ts          SmsPolicy.decide: the SMS rules every family shares (links and callback numbers
 //                      of the text checked against the entity's lists: base/core/dlt-links.ts) → a SendOrder (and the
 //                      recipients refused one by one) or a GatewayError
@@ -57,4 +59,4 @@ export { withoutRepeats } from "./recipients.js";
 export { clickCounts, deliveryReport } from "./report-format.js";
 export { SEND_FIELDS } from "./send-fields.js";
 export { registerV2SmsRoutes } from "./v2-routes.js";
-export { parseXmlSend, xmlCredentials } from "./xml-send.js";
+export { parseXmlSend, type XmlSend, xmlCredentials } from "./xml-send.js";

@@ -62,7 +62,18 @@ type LegacyHandler<C> = (
   request: FastifyRequest,
 ) => Promise<LegacyAnswer>;
 /** Finds the caller; may hand the handler something it parsed on the way (the XML document). */
-type LegacyAuth<C> = (params: Record<string, string>, address: string) => Promise<{ principal: Principal; context: C }>;
+type LegacyAuth<C> = (
+  params: Record<string, string>,
+  address: string,
+  request: FastifyRequest,
+) => Promise<{ principal: Principal; context: C }>;
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** An XML send's document, once parsed: the log of refusals reads it (app/refusal-capture.ts). */
+    xmlSend?: XmlSend;
+  }
+}
 
 /** The legacy throttle: per account and second, separate from the v2 key rate. */
 function legacyThrottle(ctx: Deps) {
@@ -125,7 +136,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const params = legacyParams(request);
-        const { principal, context } = await authenticate(params, request.ip);
+        const { principal, context } = await authenticate(params, request.ip, request);
         request.principal = principal;
         admitCaller(request, principal);
         await throttle(principal);
@@ -302,8 +313,9 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         route: doc.route ?? "T",
         unicodeRemedy: XML_UNICODE_REMEDY,
       }),
-    async (params, address) => {
-      const doc = parseXmlSend(params.xmlstring);
+    async (params, address, request) => {
+      const doc = await parseXmlSend(params.xmlstring);
+      request.xmlSend = doc;
       const credentials = xmlCredentials(doc, params);
       return { principal: await authenticateLegacy(credentials, ctx.authenticator, address), context: doc };
     },

@@ -1,19 +1,23 @@
 // The XML API's `xmlstring` document:
 //   <pushsms><username/><password/><senderid/><route/>?
 //     <messages><message pno="9876543210" msg="text"/>…</messages></pushsms>
-// Only a well-formed XML 1.0 document is read: saxes, a strict parser, checks it first (a bare
-// `&` or `<` in an attribute, an entity other than the five predefined ones and character
-// references are malformed, as expat and libxml2 find them). Then it is parsed with tag and
-// attribute values kept as text (numbers keep leading zeros and "+"), never with a DOCTYPE (no
-// entity expansion), and only up to MAX_XML_BYTES. Character references (`&#10;`, `&#x20AC;`)
-// are decoded as XML defines them; anything the parsers cannot read is malformed (-9), never an
-// internal error. The credentials may instead come beside the document, in the query or form
-// (xmlCredentials).
-import { XMLParser } from "fast-xml-parser";
-import { SaxesParser } from "saxes";
+// Only a well-formed XML 1.0 document is read, in one pass of saxes, a strict parser, with tag
+// and attribute values kept as text (numbers keep leading zeros and "+"), never with a DOCTYPE
+// (no entity expansion), only up to MAX_XML_BYTES and within the bounds of xml-scan.ts, checked
+// first. Character references (`&#10;`, `&#x20AC;`) are decoded as XML defines them; anything
+// the parser cannot read is malformed (-9), never an internal error. The credentials may instead
+// come beside the document, in the query or form (xmlCredentials).
+import { setImmediate as nextTurn } from "node:timers/promises";
+import { SaxesParser, type SaxesTagPlain } from "saxes";
 import { GatewayError } from "../../base/core/errors.js";
+import { keepAttributeWhitespace, MAX_XML_MESSAGES, xmlOverBounds } from "./xml-scan.js";
 
 export const MAX_XML_BYTES = 2 * 1024 * 1024;
+/**
+ * Characters the parser reads in one turn of the event loop: at its slowest (`&amp;` after
+ * `&amp;`, about 0.4 µs a character) some 7 ms of work, then other requests are served.
+ */
+const CHUNK_CHARS = 16 * 1024;
 
 /**
  * The spec gives a <message> only `pno` and `msg`, no Unicode marker: the XML API sends GSM-7
@@ -35,86 +39,109 @@ function malformed(why: string): GatewayError {
   return new GatewayError("malformed_xml", `Malformed XML received: ${why}.`);
 }
 
-const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };
-const REFERENCE = /&(?:(amp|lt|gt|quot|apos)|#([0-9]{1,8})|#x([0-9a-fA-F]{1,8}));/g;
+/** Names a JavaScript object must not take (fast-xml-parser, read before, refused them too). */
+const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"]);
 
-/** Whether XML 1.0 allows the code point in a document (its `Char` production). */
-function isXmlChar(cp: number): boolean {
-  return (
-    cp === 0x9 ||
-    cp === 0xa ||
-    cp === 0xd ||
-    (cp >= 0x20 && cp <= 0xd7ff) ||
-    (cp >= 0xe000 && cp <= 0xfffd) ||
-    (cp >= 0x10000 && cp <= 0x10ffff)
-  );
+/** An element of the document as far as a send reads it: attributes, text, whether it holds elements. */
+interface Element {
+  name: string;
+  attributes: Record<string, string>;
+  hasAttributes: boolean;
+  hasElements: boolean;
+  text: string;
 }
 
 /**
- * The five predefined entities and character references, in one pass (so `&amp;#10;` stays
- * the text `&#10;`). The parser's own decoder leaves character references undecoded unless
- * HTML entities are switched on. No other name gets here: wellFormedness refuses them.
+ * Its text; as the document tree read it before: an element with attributes or elements but no
+ * text has none (undefined), an empty one the empty text.
  */
-function decodeReferences(text: string): string {
-  if (!text.includes("&")) return text;
-  return text.replace(REFERENCE, (_whole, name: string | undefined, decimal: string | undefined, hex?: string) => {
-    if (name) return PREDEFINED[name]!;
-    const cp = decimal !== undefined ? Number.parseInt(decimal, 10) : Number.parseInt(hex!, 16);
-    if (!isXmlChar(cp)) throw malformed(`&#${decimal ?? `x${hex}`}; is not a character XML allows`);
-    return String.fromCodePoint(cp);
-  });
+function textOf(element: Element | undefined): string | undefined {
+  if (!element) return undefined;
+  if (element.text === "" && (element.hasAttributes || element.hasElements)) return undefined;
+  return element.text;
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: "@",
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  processEntities: true,
-  entityDecoder: {
-    decode: decodeReferences,
-    // No DOCTYPE gets this far, so there are never entities of the document's own.
-    setExternalEntities: () => undefined,
-    addInputEntities: () => undefined,
-    reset: () => undefined,
-    setXmlVersion: () => undefined,
-  },
-  isArray: (name) => name === "message",
-});
+/** The parts of a pushsms document a send reads, collected while the parser reads it. */
+class Collector {
+  private readonly stack: Element[] = [];
+  readonly fields = new Map<string, Element>();
+  readonly messages: Element[] = [];
+  root: Element | undefined;
 
-/**
- * Why the document is not well-formed XML, or undefined when it is. fast-xml-parser's own
- * validator lets a bare `&` or `<` in an attribute value and undeclared entities through.
- */
-function wellFormedness(xml: string): string | undefined {
-  try {
-    new SaxesParser({ position: true }).write(xml).close();
-    return undefined;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : "the document is not well-formed";
-    return message.replace(/^(\d+):(\d+): /, "line $1, column $2: ").replace(/\.$/, "");
+  open(tag: SaxesTagPlain): void {
+    if (RESERVED_NAMES.has(tag.name)) throw malformed(`<${tag.name}> is a reserved name`);
+    const names = Object.keys(tag.attributes);
+    for (const name of names) if (RESERVED_NAMES.has(name)) throw malformed(`${name} is a reserved attribute name`);
+    const parent = this.stack.at(-1);
+    if (parent) parent.hasElements = true;
+    const element: Element = {
+      name: tag.name,
+      attributes: tag.attributes as Record<string, string>,
+      hasAttributes: names.length > 0,
+      hasElements: false,
+      text: "",
+    };
+    const depth = this.stack.push(element);
+    if (depth === 1) {
+      if (tag.name !== "pushsms") throw malformed("the document must have one root element, <pushsms>");
+      this.root = element;
+    } else if (depth === 2) {
+      if (SINGLE_ELEMENTS.includes(tag.name) && this.fields.has(tag.name)) {
+        throw malformed(`<${tag.name}> appears more than once`);
+      }
+      if (!this.fields.has(tag.name)) this.fields.set(tag.name, element);
+    } else if (depth === 3 && tag.name === "message" && parent === this.fields.get("messages")) {
+      if (this.messages.length === MAX_XML_MESSAGES) {
+        throw malformed(`the document has more than ${MAX_XML_MESSAGES} messages`);
+      }
+      this.messages.push(element);
+    }
+  }
+
+  close(): void {
+    this.stack.pop();
+  }
+
+  /** Text and CDATA of the root, its children and the messages; deeper text is never read. */
+  text(text: string): void {
+    const depth = this.stack.length;
+    if (depth >= 1 && depth <= 3) this.stack[depth - 1]!.text += text;
   }
 }
 
-/** The parser also refuses what is well-formed: reserved names (`__proto__`), deep nesting. */
-function parse(xml: string): Record<string, unknown> {
+/**
+ * Parses the document with saxes, a strict XML 1.0 parser: a bare `&` or `<` in an attribute,
+ * an entity other than the five predefined ones, or a character reference to a character XML
+ * does not allow is malformed, as expat and libxml2 find them. It reads CHUNK_CHARS a turn.
+ */
+async function collect(xml: string): Promise<Collector> {
+  const collector = new Collector();
+  const parser = new SaxesParser({ position: true });
+  parser.on("opentag", (tag) => collector.open(tag as SaxesTagPlain));
+  parser.on("closetag", () => collector.close());
+  // As the document tree read it before: each run of text trimmed, CDATA as it is.
+  parser.on("text", (text) => collector.text(text.trim()));
+  parser.on("cdata", (text) => collector.text(text));
   try {
-    return parser.parse(xml) as Record<string, unknown>;
+    for (let at = 0; at < xml.length; ) {
+      let end = Math.min(at + CHUNK_CHARS, xml.length);
+      // Never between the two halves of a surrogate pair.
+      if (end < xml.length && (xml.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      parser.write(xml.slice(at, end));
+      at = end;
+      if (at < xml.length) await nextTurn();
+    }
+    parser.close();
   } catch (error) {
     if (error instanceof GatewayError) throw error;
-    throw malformed(error instanceof Error ? error.message.replace(/\.$/, "") : "the parser refused it");
+    const message = error instanceof Error ? error.message : "the document is not well-formed";
+    throw malformed(message.replace(/^(\d+):(\d+): /, "line $1, column $2: ").replace(/\.$/, ""));
   }
+  return collector;
 }
 
 /** Elements of <pushsms> that may appear once: two usernames or two sender IDs are ambiguous. */
 const SINGLE_ELEMENTS = ["username", "password", "apikey", "api_key", "senderid", "sender_id", "route", "messages"];
-
-function text(value: unknown): string | undefined {
-  if (typeof value === "string") return value;
-  if (value && typeof value === "object" && "#text" in value) return String((value as { "#text": unknown })["#text"]);
-  return undefined;
-}
 
 /**
  * The credentials of an XML send. The document's own win: when it names any (a non-blank
@@ -139,38 +166,30 @@ export function xmlCredentials(doc: XmlSend, params: Record<string, string>): Re
   return credentials;
 }
 
-export function parseXmlSend(xml: string | undefined): XmlSend {
+/** The document's send; malformed (-9) when it cannot be read or passes a bound. Parsed a chunk a turn. */
+export async function parseXmlSend(xml: string | undefined): Promise<XmlSend> {
   if (xml === undefined || xml.trim() === "") throw malformed("the xmlstring field is empty");
   if (Buffer.byteLength(xml) > MAX_XML_BYTES) throw malformed(`the document is larger than ${MAX_XML_BYTES} bytes`);
   if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw malformed("DOCTYPE and entity declarations are not accepted");
-  const notWellFormed = wellFormedness(xml);
-  if (notWellFormed !== undefined) throw malformed(notWellFormed);
-  const doc = parse(xml);
-  const roots = Object.keys(doc).filter((name) => !name.startsWith("?"));
-  if (roots.length !== 1 || roots[0] !== "pushsms" || Array.isArray(doc.pushsms)) {
-    throw malformed("the document must have one root element, <pushsms>");
-  }
+  const over = xmlOverBounds(xml);
+  if (over !== undefined) throw malformed(over);
+  const { root, fields, messages } = await collect(keepAttributeWhitespace(xml));
+  if (!root) throw malformed("the document must have one root element, <pushsms>");
   // An empty root (`<pushsms/>`) is well formed: it lacks what a send needs, and the send's own
   // checks name the first missing part (-1 for the credentials). Text in the root is no document.
-  if (typeof doc.pushsms === "string" && doc.pushsms !== "") throw malformed("<pushsms> holds text, not elements");
-  const root = (doc.pushsms === "" ? {} : doc.pushsms) as Record<string, unknown> | undefined;
-  if (!root || typeof root !== "object") throw malformed("<pushsms> holds no elements");
-  for (const name of SINGLE_ELEMENTS) {
-    if (Array.isArray(root[name])) throw malformed(`<${name}> appears more than once`);
+  if (!root.hasElements && !root.hasAttributes && root.text !== "") {
+    throw malformed("<pushsms> holds text, not elements");
   }
-  const messagesNode = root.messages as Record<string, unknown> | undefined;
-  const list = (messagesNode && typeof messagesNode === "object" ? messagesNode.message : undefined) as
-    | Record<string, unknown>[]
-    | undefined;
+  const field = (name: string) => textOf(fields.get(name));
   return {
-    username: text(root.username),
-    password: text(root.password),
-    apiKey: text(root.apikey) ?? text(root.api_key),
-    senderId: text(root.senderid) ?? text(root.sender_id),
-    route: text(root.route),
-    messages: (list ?? []).map((m) => ({
-      recipient: String(m["@pno"] ?? ""),
-      message: String(m["@msg"] ?? text(m) ?? ""),
+    username: field("username"),
+    password: field("password"),
+    apiKey: field("apikey") ?? field("api_key"),
+    senderId: field("senderid") ?? field("sender_id"),
+    route: field("route"),
+    messages: messages.map((m) => ({
+      recipient: (m.attributes.pno ?? "").trim(),
+      message: m.attributes.msg !== undefined ? m.attributes.msg.trim() : (textOf(m) ?? ""),
     })),
   };
 }
