@@ -50,6 +50,16 @@ export function buildProgram(run: RunRoles, loaded: ReadonlyMap<(typeof GROUP_MO
     });
 
   program
+    .command("backup")
+    .description("copy the SQLite database to <file> while the gateway runs (PostgreSQL: says to use pg_dump)")
+    .argument("<file>", "the copy to write; must not exist yet")
+    .option("--json", "print what was written as JSON")
+    .action(async (file: string, options: { json?: boolean }) => {
+      const { backupCommand } = await import("./cli-backup.js");
+      await backupCommand(file, options);
+    });
+
+  program
     .command("doctor")
     .description(
       "check the configuration, database (migrations, clock), running processes, Redis and carriers; exit 1 on a failure",
