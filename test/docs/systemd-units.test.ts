@@ -1,21 +1,24 @@
 // The systemd units of deploy/systemd as systemd reads them: two API instances on one machine,
 // set up as docs/deployment.md says, get settings that let both start (their own HTTP and SMPP
 // ports), and the units' comments say what the processes do.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/base/runtime/config.js";
 
 const read = (file: string) => fs.readFileSync(new URL(`../../${file}`, import.meta.url), "utf8");
 
-/** A unit's [Service] settings, in order (EnvironmentFile may come more than once). */
-function serviceLines(unit: string): Array<[string, string]> {
+/** A unit's [Service] settings (or another section's), in order (EnvironmentFile may come more than once). */
+function serviceLines(unit: string, wanted = "[Service]"): Array<[string, string]> {
   const lines: Array<[string, string]> = [];
   let section = "";
   for (const raw of unit.split("\n")) {
     const line = raw.trim();
     if (line.startsWith("#") || line === "") continue;
     if (line.startsWith("[")) section = line;
-    else if (section === "[Service]") {
+    else if (section === wanted) {
       const at = line.indexOf("=");
       lines.push([line.slice(0, at), line.slice(at + 1)]);
     }
@@ -89,5 +92,66 @@ describe("deploy/systemd units", () => {
     const worker = read("deploy/systemd/switchboard-worker@.service");
     expect(worker).not.toMatch(/lease/i);
     expect(worker).toContain("claimable by the other workers at once");
+  });
+
+  it("tries the migrate unit again until it succeeds, and starts api and worker after it", () => {
+    const migrate = read("deploy/systemd/switchboard-migrate.service");
+    const service = new Map(serviceLines(migrate));
+    expect(service.get("Type")).toBe("oneshot");
+    // A oneshot may restart on failure (systemd 244+); `always` is refused for a oneshot.
+    expect(service.get("Restart")).toBe("on-failure");
+    expect(Number(service.get("RestartSec"))).toBeGreaterThan(0);
+    // No start limit: a start limit would fail it for good, and every unit requiring it.
+    expect(new Map(serviceLines(migrate, "[Unit]")).get("StartLimitIntervalSec")).toBe("0");
+    for (const unit of ["switchboard-api@.service", "switchboard-worker@.service"]) {
+      const lines = serviceLines(read(`deploy/systemd/${unit}`), "[Unit]");
+      const values = (key: string) => lines.filter(([k]) => k === key).flatMap(([, v]) => v.split(/\s+/));
+      expect(values("After"), unit).toContain("switchboard-migrate.service");
+      expect(values("Requires"), unit).toContain("switchboard-migrate.service");
+    }
+    // The docs' upgrade restarts the migrate unit.
+    expect(read("docs/deployment.md")).toContain("sudo systemctl restart switchboard-migrate");
+  });
+
+  it("ships an env file that names no file the steps do not create, and lists the proxy and metrics settings", () => {
+    const text = read("deploy/systemd/switchboard.env");
+    const env = envFile(text);
+    // Every setting it sets is valid as shipped (no file it names must exist at load).
+    expect(() => loadConfig(env)).not.toThrow();
+    expect(env.SWITCHBOARD_CARRIERS_FILE).toBeUndefined();
+    for (const name of ["SWITCHBOARD_CARRIERS_FILE", "PUBLIC_URL", "VOICE_CALLBACK_URL", "METRICS_TOKEN"]) {
+      expect(text, name).toMatch(new RegExp(`^# ${name}=`, "m"));
+    }
+  });
+
+  it("passes systemd-analyze verify, where systemd is installed", (context) => {
+    const analyze = spawnSync("systemd-analyze", ["--version"]);
+    if (analyze.error || analyze.status !== 0) return context.skip();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "switchboard-units-"));
+    try {
+      // The units as shipped, with this machine's node (verify checks the executable exists).
+      for (const unit of ["switchboard-migrate.service", "switchboard-api@.service", "switchboard-worker@.service"]) {
+        fs.writeFileSync(
+          path.join(dir, unit),
+          read(`deploy/systemd/${unit}`).replaceAll("/usr/bin/node", process.execPath),
+        );
+      }
+      const instances = [
+        "switchboard-migrate.service",
+        "switchboard-api@8080.service",
+        "switchboard-worker@9100.service",
+      ];
+      const result = spawnSync(
+        "systemd-analyze",
+        ["verify", "--man=no", ...instances.map((name) => path.join(dir, name))],
+        {
+          encoding: "utf8",
+        },
+      );
+      expect(`${result.stdout}${result.stderr}`.trim()).toBe("");
+      expect(result.status).toBe(0);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
