@@ -5,7 +5,7 @@
 // this file unions them into one statement for the page and one for the counts.
 
 import type { Db } from "../../base/store/store.js";
-import { pendingEmailDomains } from "../../channels/email/index.js";
+import { domainHolders, pendingEmailDomains } from "../../channels/email/index.js";
 import { pendingKeywords } from "../../channels/inbound/index.js";
 import { pendingCallerIds } from "../../channels/voice/index.js";
 import {
@@ -16,6 +16,7 @@ import {
   pendingSenderIds,
   pendingTemplates,
   requesterName,
+  usernamesOf,
 } from "../../domain/accounts/index.js";
 import { APPROVAL_KINDS, type ApprovalKind } from "./approval-kinds.js";
 
@@ -48,7 +49,15 @@ export async function pendingApprovals(
   const [rows, counts] = await Promise.all([
     db
       .selectFrom(union(db, kinds).as("q"))
-      .select((eb) => ["q.kind", "q.id", requesterName(eb.ref("q.account_id")), "q.value", "q.detail", "q.created_at"])
+      .select((eb) => [
+        "q.kind",
+        "q.id",
+        "q.account_id",
+        requesterName(eb.ref("q.account_id")),
+        "q.value",
+        "q.detail",
+        "q.created_at",
+      ])
       .orderBy("q.created_at")
       .orderBy("q.kind")
       .orderBy("q.id")
@@ -64,13 +73,26 @@ export async function pendingApprovals(
   const waiting = Object.fromEntries(APPROVAL_KINDS.map((kind) => [kind, 0])) as Record<ApprovalKind, number>;
   for (const row of counts) waiting[row.kind as ApprovalKind] = Number(row.n);
   const total = kinds.reduce((sum, kind) => sum + waiting[kind], 0);
+  // A sending domain another account holds (decision 0179): the operator reads which, here.
+  const claims = new Map<number, string>();
+  for (const row of rows) {
+    if (row.kind !== "email_domain") continue;
+    const holders = await domainHolders(db, row.value, Number(row.account_id));
+    if (holders.length === 0) continue;
+    const names = await usernamesOf(
+      db,
+      holders.map((holder) => holder.account_id),
+    );
+    const list = holders.map((holder) => `${names.get(holder.account_id) ?? holder.account_id} (${holder.status})`);
+    claims.set(Number(row.id), `Also held by ${list.join(", ")}: approving needs "confirm_shared": true.`);
+  }
   return {
     items: rows.map((row) => ({
       kind: row.kind as ApprovalKind,
       id: Number(row.id),
       account: row.account,
       value: row.value,
-      detail: row.detail,
+      detail: claims.get(Number(row.id)) ?? row.detail,
       created_at: new Date(Number(row.created_at)).toISOString(),
     })),
     waiting,

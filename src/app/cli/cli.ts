@@ -64,7 +64,8 @@ async function run(roles: readonly Role[], seed: boolean): Promise<void> {
   const { ctx } = started;
   if (started.bootstrapped) {
     const baseUrl = (started.url ?? `http://127.0.0.1:${config.port}`).replace("0.0.0.0", "127.0.0.1");
-    process.stdout.write(credentialsBanner(started.bootstrapped, baseUrl));
+    const { showFirstStartBanner } = await import("./first-start-banner.js");
+    showFirstStartBanner(credentialsBanner(started.bootstrapped, baseUrl), config, ctx.logger);
   }
   // Misspelt settings and empty guards (decision 0182): said once, as `doctor` says them.
   for (const line of names.environmentWarnings(process.env, names.carriersFileVariables(config.carriersFile))) {

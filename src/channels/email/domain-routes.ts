@@ -17,6 +17,7 @@ import {
   reasonOf,
   rejectionReason,
   requireAccount,
+  usernamesOf,
 } from "../../domain/accounts/index.js";
 import { type Audited, recordChange } from "../../domain/audit/index.js";
 import { actorOf } from "../../domain/auth/index.js";
@@ -25,6 +26,7 @@ import { newDkimKey } from "./content.js";
 import {
   addEmailDomain,
   describeEmailDomain,
+  domainHolders,
   type EmailDomainRow,
   findDomain,
   listEmailDomains,
@@ -38,6 +40,25 @@ import { EmailDomain, EmailDomainDeletion } from "./v2-schemas.js";
 type Deps = Pick<Runtime, "store" | "clock">;
 
 const resource = { envelope: "status" } as const;
+
+/**
+ * Refuses approving a domain another account holds approved or pending (decision 0179): DKIM-signed
+ * mail of one account's domain sent by another. The operator confirms with "confirm_shared": true.
+ */
+async function refuseShared(db: Db, accountId: number, domain: string): Promise<void> {
+  const holders = await domainHolders(db, domain, accountId);
+  if (holders.length === 0) return;
+  const names = await usernamesOf(
+    db,
+    holders.map((holder) => holder.account_id),
+  );
+  const list = holders.map((holder) => `${names.get(holder.account_id) ?? holder.account_id} (${holder.status})`);
+  throw new GatewayError(
+    "conflict",
+    `${domain} is held by another account too: ${list.join(", ")}. Approve it only if both send for it, with "confirm_shared": true.`,
+    { field: "confirm_shared" },
+  );
+}
 const tags = ["email"];
 const iso = (ms: number) => isoUtc(new Date(ms));
 const ok = (data: unknown) => ({ status: "success", data });
@@ -196,6 +217,8 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
             status: Type.Union(APPROVAL_STATUSES.map((s) => Type.Literal(s))),
             // A rejection's reason, shown to the account (rejection_reason); kept only when rejected.
             reason: Type.Optional(Type.Union([Type.String({ maxLength: MAX_REJECTION_REASON }), Type.Null()])),
+            // Approves a domain another account holds too (decision 0179).
+            confirm_shared: Type.Optional(Type.Boolean()),
           },
           { additionalProperties: false },
         ),
@@ -212,6 +235,9 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
       const accountId = await account(request.params.username);
       const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
         const before = await findDomain(trx, accountId, normalizeDomain(domain));
+        if (status === "approved" && before?.status !== "approved" && request.body.confirm_shared !== true) {
+          await refuseShared(trx, accountId, normalizeDomain(domain));
+        }
         const row = await setEmailDomainStatus(trx, ctx.clock, accountId, domain, status, reason);
         // Back to pending (a domain to check again) is neither decision: set_status, as the other kinds name it.
         const verb = status === "approved" ? "approve" : status === "rejected" ? "reject" : "set_status";

@@ -88,6 +88,25 @@ export function pendingEmailDomains(db: Db): PendingRequests {
     .where("status", "=", "pending");
 }
 
+/**
+ * The other accounts that hold the domain approved or pending (decision 0179): a second account's
+ * request is shown to the operator with them, and is approved only when the operator confirms.
+ */
+export async function domainHolders(
+  db: Db,
+  domain: string,
+  exceptAccountId: number,
+): Promise<Array<{ account_id: number; status: ApprovalStatus }>> {
+  return db
+    .selectFrom("email_domains")
+    .select(["account_id", "status"])
+    .where("domain", "=", domain)
+    .where("account_id", "!=", exceptAccountId)
+    .where("status", "in", ["approved", "pending"])
+    .orderBy("account_id")
+    .execute();
+}
+
 export async function setEmailDomainStatus(
   db: Db,
   clock: Clock,
