@@ -6,7 +6,10 @@
 // intervals (the record usually lands within milliseconds; a flood of reports for ids no message
 // will ever carry must not keep the database busy). After that, or when the process that held
 // it died, a sweep every few seconds in each process applies the stored ones whose message is
-// now submitted; a stored report that no message carries after 48 hours is dropped. A group
+// now submitted; a stored report that no message carries after 48 hours is dropped. Of two
+// reports of one id (DELIVERED then FAILED), the first the gateway took applies: the stored one,
+// which is the first of its id, goes before any other of it, from memory or fresh, in whichever
+// process applies it (reports kept in memory retry on their own clocks). A group
 // whose transaction fails while the database answers holds a report the database refuses: it is
 // split until that report is alone, so that it fails no other.
 import { sql } from "kysely";
@@ -22,9 +25,11 @@ import {
   type DeliveryReport,
   dropSpentEarlyReports,
   earlyReportsDue,
+  firstReportsFirst,
   forgetEarlyReports,
   hasEarlyReports,
   keepEarlyReports,
+  keptReportsOf,
   REPORT_CODE_MAX_LENGTH,
   refundCarrierFailures,
   reportsAhead,
@@ -215,7 +220,12 @@ export class ReportIngester {
     const refunds = await this.deps.refunds?.refundedReasons();
     const { rows: changed, ahead } = await withHandoff(store, webhooks, async (trx, handoff) => {
       const reports = group.map((w) => w.report);
-      const rows = await applyDeliveryReports(store, trx, reports);
+      // The first report of an id the gateway took applies, whichever process took it: the kept
+      // one (early_reports holds the first of an id) before any other of its id (firstReportsFirst).
+      const kept = await keptReportsOf(trx, reports);
+      const { first, later, fromTable } = firstReportsFirst(reports, kept);
+      await classifyReports(this.deps.reasons, fromTable);
+      const rows = await applyDeliveryReports(store, trx, first, later);
       if (refunds && refunds.size > 0) {
         const refunded = rows.filter((row) => row.status === "failed" && refunds.has(row.error_reason ?? ""));
         if (refunded.length > 0) await refundCarrierFailures(trx, clock, refunded);
@@ -250,7 +260,9 @@ export class ReportIngester {
       // Kept ones that applied now (or met a message already past `submitted`, or one due only
       // after they came) are done.
       const aheadKeys = new Set(found.ahead.map(keyOf));
-      const done = group.filter((w) => w.stored && !aheadKeys.has(keyOf(w.report))).map((w) => w.report);
+      const done = [...group.filter((w) => w.stored).map((w) => w.report), ...fromTable].filter(
+        (report) => !aheadKeys.has(keyOf(report)),
+      );
       if (done.length > 0) await forgetEarlyReports(trx, done);
       if (found.beforeDue.length > 0) {
         metrics.earlyReportsDropped.inc({ reason: "before_due" }, found.beforeDue.length);

@@ -10,6 +10,7 @@ import { sql } from "kysely";
 import type { Db } from "../../base/store/store.js";
 import {
   type DeliveryReport,
+  type LaterReport,
   latestDueOf,
   REPORT_CLOCK_SKEW_MS,
   reasonOf,
@@ -125,6 +126,82 @@ export async function keepEarlyReports(
     dropped += Number(result.numDeletedRows);
   }
   return dropped;
+}
+
+/** A report's key as one string. */
+export function reportKeyOf(key: ReportKey): string {
+  return `${key.connector}\u0000${key.upstreamId}`;
+}
+
+/**
+ * The kept report of each id of `keys` that has one: the first report of that id the gateway
+ * took, from whichever process (keepEarlyReports keeps no other), as of when it came.
+ */
+export async function keptReportsOf(trx: Db, keys: ReportKey[]): Promise<Map<string, DeliveryReport>> {
+  const kept = new Map<string, DeliveryReport>();
+  for (const [connector, list] of byConnector(keys)) {
+    for (const part of chunks([...new Set(list.map((key) => key.upstreamId))])) {
+      const rows = await trx
+        .selectFrom("early_reports")
+        .select(["connector", "upstream_id", "status", "at", "error_code", "error_message", "received_at"])
+        .where("connector", "=", connector)
+        .where("upstream_id", "in", part)
+        .execute();
+      for (const row of rows) {
+        const report: DeliveryReport = {
+          connector: row.connector,
+          upstreamId: row.upstream_id,
+          status: row.status,
+          at: Number(row.at),
+          code: row.error_code,
+          message: row.error_message,
+          keptSince: Number(row.received_at),
+        };
+        kept.set(reportKeyOf(report), report);
+      }
+    }
+  }
+  return kept;
+}
+
+/** Whether `report` is the one kept as `kept` (the same status, time and code). */
+function isKept(report: DeliveryReport, kept: DeliveryReport): boolean {
+  return report.status === kept.status && report.at === kept.at && reasonOf(report).code === kept.code;
+}
+
+/**
+ * Orders reports so that the first of an id the gateway took applies before any other of it,
+ * whichever process took each: for an id with a kept report, that one goes `first` (the copy in
+ * `reports` when they hold it: it has what the table does not, the carrier's own code; otherwise
+ * the table's, listed in `fromTable` too); for an id without, its first in `reports`. Where the
+ * first is a kept one, the others of its id go `later`, in the order they came, each applied only
+ * to a message due after the first came (REPORT_CLOCK_SKEW_MS aside): one the first was not about
+ * (the carrier gave its id to another message before). Where it is not, they would change nothing.
+ */
+export function firstReportsFirst(
+  reports: DeliveryReport[],
+  kept: ReadonlyMap<string, DeliveryReport>,
+): { first: DeliveryReport[]; later: LaterReport[]; fromTable: DeliveryReport[] } {
+  const chosen = new Map<string, DeliveryReport>();
+  for (const report of reports) {
+    const key = reportKeyOf(report);
+    const keptOne = kept.get(key);
+    if (keptOne ? isKept(report, keptOne) && !chosen.has(key) : !chosen.has(key)) chosen.set(key, report);
+  }
+  const fromTable: DeliveryReport[] = [];
+  for (const [key, keptOne] of kept) {
+    if (chosen.has(key)) continue;
+    chosen.set(key, keptOne);
+    fromTable.push(keptOne);
+  }
+  const first = new Set(chosen.values());
+  const later: LaterReport[] = [];
+  for (const report of reports) {
+    const firstOne = chosen.get(reportKeyOf(report))!;
+    if (first.has(report) || firstOne.keptSince === undefined) continue;
+    later.push({ ...report, dueAfter: latestDueOf(firstOne) });
+  }
+  return { first: [...first], later, fromTable };
 }
 
 /** Forgets kept reports that have been applied. */

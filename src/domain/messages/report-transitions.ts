@@ -101,19 +101,49 @@ const REPORT_SOURCES = sourcesOf("delivered")
 
 /**
  * Applies carrier delivery reports; reports for unknown or already final messages change
- * nothing, and a kept report changes no message that was due after it came (latestDueOf).
+ * nothing, and a kept report changes no message that was due after it came (latestDueOf). Of
+ * several reports of one id the first applies; a `later` one (early-reports.ts firstReportsFirst)
+ * changes only a message due after `dueAfter`: one the first of its id could never apply to (it
+ * came before that message was due). On PostgreSQL a submit may commit between the two passes:
+ * the bound, not the order, keeps a later report from the message its first report was about.
  * SQLite: a prepared statement per report; PostgreSQL: one statement per batch with the reports
  * as arrays.
  */
-export async function applyDeliveryReports(store: Store, trx: Db, reports: DeliveryReport[]): Promise<ReportedRow[]> {
-  const unique = new Map<string, DeliveryReport>();
-  for (const report of reports) unique.set(`${report.connector}\u0000${report.upstreamId}`, report);
+export async function applyDeliveryReports(
+  store: Store,
+  trx: Db,
+  reports: DeliveryReport[],
+  later: LaterReport[] = [],
+): Promise<ReportedRow[]> {
+  const changed = await updateReported(store, trx, reports);
+  if (later.length > 0) changed.push(...(await updateReported(store, trx, later, true)));
+  const all = [...reports, ...later];
+  await countJobOutcomes(trx, changed, Math.max(...all.map((r) => r.at), 0));
+  await countReported(store, trx, changed);
+  return changed;
+}
+
+/** A report that came after the first of its id: applied only to a message due after `dueAfter`. */
+export type LaterReport = DeliveryReport & { dueAfter: number };
+
+/** One pass of applyDeliveryReports: of several reports of one id, the first (as it came) applies. */
+async function updateReported(
+  store: Store,
+  trx: Db,
+  reports: (DeliveryReport & { dueAfter?: number })[],
+  bounded = false,
+): Promise<ReportedRow[]> {
+  const unique = new Map<string, DeliveryReport & { dueAfter?: number }>();
+  for (const report of reports) {
+    const key = `${report.connector}\u0000${report.upstreamId}`;
+    if (!unique.has(key)) unique.set(key, report);
+  }
   const changed: ReportedRow[] = [];
   // A delivered message keeps no error (a retried attempt's was cleared at its submit).
   if (store.engine === "sqlite") {
     const update = store.statement(
       `update messages set status = ?, done_at = ?, error_code = ?, error_message = ?, error_reason = ?, carrier_code = ?
-        where connector = ? and upstream_id = ? and status in (${REPORT_SOURCES}) and due_at <= ?
+        where connector = ? and upstream_id = ? and status in (${REPORT_SOURCES}) and due_at <= ?${bounded ? " and due_at > ?" : ""}
        returning ${REPORTED_COLUMNS}`,
     );
     for (const r of unique.values()) {
@@ -128,6 +158,7 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
         r.connector,
         r.upstreamId,
         latestDueOf(r),
+        ...(bounded ? [r.dueAfter ?? Number.MAX_SAFE_INTEGER] : []),
       ]);
       for (const row of rows) changed.push(row);
     }
@@ -148,6 +179,7 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
         latestDueOf(report),
         reason.reason,
         reason.carrierCode,
+        report.dueAfter ?? Number.MAX_SAFE_INTEGER,
       ];
     }
     const rows = await store
@@ -163,7 +195,12 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
           where m.upstream_id = any(?::text[]) and m.connector = any(?::text[])
             and v.reports #> array[m.connector, m.upstream_id] is not null
             and m.status in (${REPORT_SOURCES})
-            and m.due_at <= (v.reports #>> array[m.connector, m.upstream_id, '4'])::bigint
+            and m.due_at <= (v.reports #>> array[m.connector, m.upstream_id, '4'])::bigint${
+              bounded
+                ? `
+            and m.due_at > (v.reports #>> array[m.connector, m.upstream_id, '7'])::bigint`
+                : ""
+            }
          returning ${REPORTED_COLUMNS.split(", ")
            .map((column) => `m.${column}`)
            .join(", ")}`,
@@ -175,8 +212,6 @@ export async function applyDeliveryReports(store: Store, trx: Db, reports: Deliv
       ]);
     for (const row of rows) changed.push(row);
   }
-  await countJobOutcomes(trx, changed, Math.max(...reports.map((r) => r.at), 0));
-  await countReported(store, trx, changed);
   return changed;
 }
 
