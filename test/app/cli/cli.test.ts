@@ -74,7 +74,12 @@ describeEnginesTogether("switchboard CLI", (engine) => {
       ready: false,
       missing: expect.any(Array),
       // No server has started on this database yet: judged by the CLI's own settings (decision 0169).
-      readiness_judged_by: { from: "environment", dlt_chain_required: false, server_started_at: null },
+      readiness_judged_by: {
+        from: "environment",
+        dlt_chain_required: false,
+        dlt_templates_all_routes: false,
+        server_started_at: null,
+      },
     });
     expect(Object.keys(created)).toEqual(["id", "username", "api_key", "ready", "missing", "readiness_judged_by"]);
     apiKey = created.api_key;

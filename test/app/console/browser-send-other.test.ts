@@ -115,6 +115,13 @@ describeInBrowser("console in the browser: WhatsApp header media, WhatsApp off, 
     if (SHOTS) await page.screenshot({ path: `${SHOTS}/send-email-no-domain-390.png`, fullPage: true });
     await notice.getByRole("link", { name: /Email sending domains/ }).click();
     await page.getByRole("heading", { name: "Email sending domains" }).waitFor();
+    // The link opens the page at its section, not at the top (five sections above it at 390 px).
+    expect(new URL(page.url()).hash).toBe("#email-domains");
+    const top = () => page.locator("#email-domains").evaluate((e) => e.getBoundingClientRect().top);
+    const height = Number(await page.evaluate("window.innerHeight"));
+    await expect.poll(top).toBeGreaterThanOrEqual(0);
+    expect(await top()).toBeLessThan(height / 2);
+    expect(await page.evaluate("window.scrollY")).toBeGreaterThan(0);
 
     const approved = await call(
       gateway(),

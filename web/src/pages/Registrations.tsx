@@ -3,7 +3,7 @@
 // caller numbers. Each list with its state (a rejected one with the operator's reason), and a
 // request for a new one.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useState } from "react";
+import { type FormEvent, type ReactNode, useEffect, useState } from "react";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { canDo, useSignedIn } from "../session.js";
@@ -67,7 +67,7 @@ function RegistrationSection({
     request.mutate();
   };
   return (
-    <section aria-labelledby={`${id}-title`} data-testid={`registrations-${id}`}>
+    <section id={id} aria-labelledby={`${id}-title`} data-testid={`registrations-${id}`}>
       <h2 id={`${id}-title`}>{title}</h2>
       <ErrorNotice error={list.error} />
       {list.isPending ? <Busy /> : null}
@@ -173,6 +173,12 @@ function DltLinkSection({ kind }: { kind: "urls" | "callbacks" }) {
 
 export default function Registrations() {
   const session = useSignedIn();
+  // A link to one section (/registrations#email-domains, from Send › Email) opens at it; the
+  // browser's scroll anchoring keeps it there while the lists above it load.
+  useEffect(() => {
+    const target = window.location.hash.slice(1);
+    if (target) document.getElementById(target)?.scrollIntoView({ block: "start" });
+  }, []);
   return (
     <>
       <PageTitle>Registrations</PageTitle>

@@ -210,8 +210,10 @@ export function EmailForm() {
             : ""}
         </p>
         <p>
-          <Link to="/registrations">{waiting ? "See" : "Add a domain in"} Registrations › Email sending domains</Link>,
-          and publish its DKIM record there.
+          <Link to="/registrations#email-domains">
+            {waiting ? "See" : "Add a domain in"} Registrations › Email sending domains
+          </Link>
+          , and publish its DKIM record there.
         </p>
       </div>
     );
