@@ -197,7 +197,7 @@ async function databaseChecks(config: Config, add: Add): Promise<Store | undefin
   if (applied === undefined) {
     add("migrations", "fail", "the database has no Switchboard schema: run `switchboard migrate`");
   } else if (unknown.length > 0) {
-    // The words every process of this version refuses to start with (decision 0181).
+    // The words every process of this version refuses to start with (decision 0180).
     add("migrations", "fail", newerSchemaMessage(unknown));
   } else if (pending.length > 0) {
     add(

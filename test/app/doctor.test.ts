@@ -144,7 +144,7 @@ describeEachEngine("switchboard doctor", (engine) => {
     expect(code === 0 || report.checks.some((c) => c.status === "fail")).toBe(true);
   }, 120_000);
 
-  it("warns of a misspelt or unknown setting, with the one meant, and of an empty METRICS_TOKEN (decision 0182)", async () => {
+  it("warns of a misspelt or unknown setting, with the one meant, and of an empty METRICS_TOKEN (decision 0181)", async () => {
     expect(check((await doctor()).report, "environment")).toEqual({
       name: "environment",
       status: "ok",

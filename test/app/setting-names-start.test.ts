@@ -1,6 +1,6 @@
 // A real `switchboard start` with a misspelt setting, an unknown SWITCHBOARD_ name and an empty
 // METRICS_TOKEN: it starts, and says each once, at warn, before "switchboard running" (decision
-// 0182). The test suite's own variables and the carriers file's ${NAME}s are not warned of.
+// 0181). The test suite's own variables and the carriers file's ${NAME}s are not warned of.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

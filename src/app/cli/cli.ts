@@ -67,7 +67,7 @@ async function run(roles: readonly Role[], seed: boolean): Promise<void> {
     const { showFirstStartBanner } = await import("./first-start-banner.js");
     showFirstStartBanner(credentialsBanner(started.bootstrapped, baseUrl), config, ctx.logger);
   }
-  // Misspelt settings and empty guards (decision 0182): said once, as `doctor` says them.
+  // Misspelt settings and empty guards (decision 0181): said once, as `doctor` says them.
   for (const line of names.environmentWarnings(process.env, names.carriersFileVariables(config.carriersFile))) {
     ctx.logger.warn(line);
   }

@@ -1,7 +1,7 @@
 // Environment variables that look like a setting but are not one (METRIC_TOKEN, SWITCHBORD_PORT,
 // REDIS_REQUIERD), and a guard set to nothing (METRICS_TOKEN=): what `start` warns of once and
 // `doctor` reports as a warning (check "environment"). A misspelt name is ignored, so the setting
-// it meant keeps its default; a warning, not a refusal (docs/decisions/0182-…).
+// it meant keeps its default; a warning, not a refusal (docs/decisions/0181-…).
 import fs from "node:fs";
 import { SETTINGS, type SettingName } from "./settings.js";
 

@@ -1,4 +1,4 @@
-// A database migrated by a newer Switchboard (decision 0181): `start`, `api`, `worker` and
+// A database migrated by a newer Switchboard (decision 0180): `start`, `api`, `worker` and
 // `migrate` of this version refuse it, exit 1 and name the migrations they do not know, and
 // change nothing; `doctor` says the same. A process already running when the newer version
 // migrates is not stopped (the rolling upgrade): only a start is refused.

@@ -96,7 +96,7 @@ export function newerSchemaMessage(unknown: readonly string[]): string {
   return (
     `This database was migrated by a newer Switchboard: it has ${unknown.length} migration(s) this version ` +
     `does not know (${unknown.join(", ")}). Upgrade Switchboard on this machine to the version that ` +
-    "migrated it, or a later one, and start it again; this version does not run on it (decision 0181)."
+    "migrated it, or a later one, and start it again; this version does not run on it (decision 0180)."
   );
 }
 
@@ -117,7 +117,7 @@ export async function runMigrations(db: Db, engine: Engine): Promise<void> {
     .then((result) => new Set(result.rows.map((row) => row.name)))
     .catch(() => new Set<string>());
   // A newer Switchboard migrated this database: this version would write rows without what its
-  // migrations added (decision 0181), so no process of it starts, and `migrate` refuses too.
+  // migrations added (decision 0180), so no process of it starts, and `migrate` refuses too.
   const unknown = unknownMigrations(applied);
   if (unknown.length > 0) throw new Error(newerSchemaMessage(unknown));
   if (MIGRATION_NAMES.every((name) => applied.has(name))) return;
