@@ -32,7 +32,8 @@ export function exportFormatOf(value: string | undefined): ExportFormat {
   return format as ExportFormat;
 }
 
-const FORMULA_START = /^[=+\-@\t\r]/;
+// OWASP's CSV injection list: a cell a spreadsheet may run begins with = + - @, a tab, CR or LF.
+const FORMULA_START = /^[=+\-@\t\r\n]/;
 /** Rows written to the client in one piece: fewer, larger writes than one a row. */
 const CHUNK_ROWS = 200;
 

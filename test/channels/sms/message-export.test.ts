@@ -49,6 +49,7 @@ describeEachEngine("message and ledger exports", (engine) => {
     "+91 is India",
     "-5 off",
     "@home",
+    "\n=1+1",
   ];
 
   const get = (t: TestGateway, url: string, account: TestAccount) =>
@@ -84,6 +85,7 @@ describeEachEngine("message and ledger exports", (engine) => {
     const records = parse(text, { columns: true }) as Array<Record<string, string>>;
     // Newest first, only this account's.
     expect(records.map((r) => r.message)).toEqual([
+      "'\n=1+1",
       "'@home",
       "'-5 off",
       "'+91 is India",
@@ -140,7 +142,7 @@ describeEachEngine("message and ledger exports", (engine) => {
       .split("\n")
       .map((line) => JSON.parse(line));
     expect(exported).toHaveLength(texts.length);
-    expect(exported[0]).toMatchObject({ account: acme.username, message: "@home" });
+    expect(exported[0]).toMatchObject({ account: acme.username, message: "\n=1+1" });
     const stdout = await cliOk(["messages", "export", "--account", other.username, "--from", "2026-11-20"], env);
     expect(parse(stdout, { columns: true })).toEqual([
       expect.objectContaining({ account: other.username, message_id: "q01EXPOTHER000000000000000" }),
