@@ -20,7 +20,6 @@ const STALL_MS = 100;
  */
 const REFUSED_CPU_MS = 200;
 
-
 /** `unit` repeated between `head` and `tail` up to just under the document limit. */
 function filled(head: string, unit: string, tail: string, size = MAX_XML_BYTES - 64): string {
   return head + unit.repeat(Math.floor((size - head.length - tail.length) / unit.length)) + tail;
