@@ -7,6 +7,7 @@
 // gave another message before (aggregators reuse ids, some count from 1 again every day) or one
 // guessed ahead, and would otherwise fail or deliver the next message given that id.
 import { sql } from "kysely";
+import type { EarlyReportsTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import {
   type DeliveryReport,
@@ -148,15 +149,7 @@ export async function keptReportsOf(trx: Db, keys: ReportKey[]): Promise<Map<str
         .where("upstream_id", "in", part)
         .execute();
       for (const row of rows) {
-        const report: DeliveryReport = {
-          connector: row.connector,
-          upstreamId: row.upstream_id,
-          status: row.status,
-          at: Number(row.at),
-          code: row.error_code,
-          message: row.error_message,
-          keptSince: Number(row.received_at),
-        };
+        const report = reportOfRow(row);
         kept.set(reportKeyOf(report), report);
       }
     }
@@ -233,7 +226,12 @@ export async function earlyReportsDue(db: Db, limit: number): Promise<DeliveryRe
     .select(["e.connector", "e.upstream_id", "e.status", "e.at", "e.error_code", "e.error_message", "e.received_at"])
     .limit(limit)
     .execute();
-  return rows.map((row) => ({
+  return rows.map(reportOfRow);
+}
+
+/** A kept row as the report it was, dated when it was kept. */
+function reportOfRow(row: EarlyReportsTable): DeliveryReport {
+  return {
     connector: row.connector,
     upstreamId: row.upstream_id,
     status: row.status,
@@ -241,7 +239,7 @@ export async function earlyReportsDue(db: Db, limit: number): Promise<DeliveryRe
     code: row.error_code,
     message: row.error_message,
     keptSince: Number(row.received_at),
-  }));
+  };
 }
 
 /**

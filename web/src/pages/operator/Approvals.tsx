@@ -4,7 +4,7 @@
 // DLT route refuses one that is not a white-listed header.
 // Rejecting asks for a reason first (optional), which the account reads on the item. The buttons
 // read "Approve" and "Reject" on screen (the row shows the value; a long template name made them
-// taller than the screen at 390 px) and name the value to a screen reader.
+// taller than the screen at 390 px) and name the value to a screen reader (aria-label: a visually hidden span was read with a space before the "…").
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { data, request, withQuery } from "../../api.js";
@@ -92,8 +92,8 @@ function RejectForm({
       <label htmlFor={id}>Reason for rejecting {item.value} (the account reads it; optional)</label>
       <textarea id={id} rows={2} maxLength={MAX_REASON} value={reason} onChange={(e) => setReason(e.target.value)} />
       <div className="actions">
-        <button type="submit" className="danger" disabled={busy}>
-          Reject<span className="visually-hidden"> {item.value}</span>
+        <button type="submit" className="danger" disabled={busy} aria-label={`Reject ${item.value}`}>
+          Reject
         </button>
         <button type="button" onClick={onCancel}>
           Cancel
@@ -212,8 +212,9 @@ export default function Approvals() {
                           className="primary"
                           disabled={decide.isPending}
                           onClick={() => decide.mutate({ item, approve: true })}
+                          aria-label={`Approve ${item.value}`}
                         >
-                          Approve<span className="visually-hidden"> {item.value}</span>
+                          Approve
                         </button>
                         {rejecting === `${item.kind}-${item.id}` ? (
                           <RejectForm
@@ -228,8 +229,9 @@ export default function Approvals() {
                             className="danger"
                             disabled={decide.isPending}
                             onClick={() => setRejecting(`${item.kind}-${item.id}`)}
+                            aria-label={`Reject ${item.value}…`}
                           >
-                            Reject<span className="visually-hidden"> {item.value}</span>…
+                            Reject…
                           </button>
                         )}
                       </td>
