@@ -92,7 +92,11 @@ describeInBrowser("console in the browser: operator staff see only the controls 
       if (path.includes(shop.username)) await page.getByText("Save verify settings").waitFor();
       if (path.startsWith("/operator/carriers")) await page.locator("main tbody tr").first().waitFor();
       const buttons = page.locator("main button:enabled");
-      for (const text of await buttons.allTextContents()) names.push(text.trim());
+      // A button's name as a screen reader reads it: its aria-label where it has one (Approvals'
+      // "Approve ship" shows "Approve"), else its text.
+      const read = (els: Array<{ getAttribute(name: string): string | null; textContent: string | null }>) =>
+        els.map((e) => e.getAttribute("aria-label") ?? e.textContent ?? "");
+      for (const text of await buttons.evaluateAll(read)) names.push(text.trim());
       await expectNoHorizontalScroll(page, `${path} as ${login ?? "operator_admin"}`);
     }
     expect(problems, login).toEqual([]);
