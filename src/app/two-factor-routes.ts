@@ -15,8 +15,7 @@ import type { Runtime } from "../base/runtime/runtime.js";
 import {
   actorOf,
   guardOwnerLogin,
-  removeTwoFactor,
-  sessionUserOf,
+  resetTwoFactor,
   setTwoFactorRequired,
   twoFactorRequired,
 } from "../domain/auth/index.js";
@@ -89,9 +88,7 @@ export function registerV2TwoFactorRoutes(v2: TypedRoutes, ctx: Deps): void {
       await guardOwnerLogin(db, principal, request.params.login);
       const who = { clock: ctx.clock, actor: actorOf(request) };
       // The login's sessions end with its factor (the caller's own stays).
-      const userId = await sessionUserOf(db, principal, request.params.login);
-      const sessions = userId === undefined ? undefined : { userId, keep: principal.sessionId };
-      if (!(await removeTwoFactor(ctx.store, who, identity, "two_factor.reset", sessions)))
+      if (!(await resetTwoFactor(ctx.store, who, identity, principal, principal.sessionId)))
         throw new GatewayError("not_found", `The login "${request.params.login}" has no second factor.`);
       return { status: "success", data: { login: request.params.login, reset: true } };
     },

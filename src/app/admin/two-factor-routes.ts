@@ -6,7 +6,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { requireAccount } from "../../domain/accounts/index.js";
-import { actorOf, ownerLogin, removeTwoFactor, sessionUserOf } from "../../domain/auth/index.js";
+import { actorOf, ownerLogin, resetTwoFactor } from "../../domain/auth/index.js";
 import { TwoFactorResetAnswer } from "./account-schemas.js";
 
 type Deps = Pick<Runtime, "store" | "clock">;
@@ -33,9 +33,7 @@ export function registerTwoFactorResetRoutes(admin: TypedRoutes, ctx: Deps): voi
       const who = { clock: ctx.clock, actor: actorOf(request) };
       // The login's sessions end with its factor (the caller's own stays).
       const owner = { accountId: account.id, username: account.username };
-      const userId = await sessionUserOf(ctx.store.db, owner, identity.login);
-      const sessions = userId === undefined ? undefined : { userId, keep: request.principal?.sessionId };
-      if (!(await removeTwoFactor(ctx.store, who, identity, "two_factor.reset", sessions)))
+      if (!(await resetTwoFactor(ctx.store, who, identity, owner, request.principal?.sessionId)))
         throw new GatewayError(
           "not_found",
           `The login "${identity.login}" of ${account.username} has no second factor.`,

@@ -11,6 +11,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import { endLoginSessions } from "./session-lists.js";
 import { isRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpStepOf, totpUri } from "./totp.js";
+import { sessionUserOf } from "./users.js";
 
 /** What a sign-in whose password passed does next: give a code, or set up a factor first. */
 export type SecondStep = "totp" | "enrol";
@@ -237,6 +238,23 @@ export async function removeTwoFactor(
     });
     return true;
   });
+}
+
+/**
+ * An owner's or the operator's reset of a login's factor (a lost phone): removed, audited as
+ * `two_factor.reset`, and the login's console sessions ended but `keep` (the caller's own).
+ * False when the login has no factor.
+ */
+export async function resetTwoFactor(
+  store: Store,
+  who: Audited,
+  identity: LoginIdentity,
+  account: { accountId: number; username: string },
+  keep: number | undefined,
+): Promise<boolean> {
+  const userId = await sessionUserOf(store.db, account, identity.login);
+  const sessions = userId === undefined ? undefined : { userId, keep };
+  return removeTwoFactor(store, who, identity, "two_factor.reset", sessions);
 }
 
 /** Whether the account requires a factor of every login: its own setting, or (operators) the gateway's. */
