@@ -113,6 +113,18 @@ describe("deploy/systemd units", () => {
     expect(read("docs/deployment.md")).toContain("sudo systemctl restart switchboard-migrate");
   });
 
+  it("gives the api and worker units a state directory, where a first start's credentials file can be written", () => {
+    // ProtectSystem=strict leaves the file system read-only but for the database's own place;
+    // a first start on PostgreSQL (no SQLite file to write beside) writes to $STATE_DIRECTORY.
+    for (const unit of ["switchboard-api@.service", "switchboard-worker@.service"]) {
+      const service = new Map(serviceLines(read(`deploy/systemd/${unit}`)));
+      expect(service.get("ProtectSystem"), unit).toBe("strict");
+      expect(service.get("StateDirectory"), unit).toBe("switchboard");
+      expect(service.get("StateDirectoryMode"), unit).toBe("0700");
+    }
+    expect(read("docs/deployment.md")).toContain("`StateDirectory=switchboard`");
+  });
+
   it("ships an env file that names no file the steps do not create, and lists the proxy and metrics settings", () => {
     const text = read("deploy/systemd/switchboard.env");
     const env = envFile(text);
