@@ -39,7 +39,7 @@ function malformed(why: string): GatewayError {
   return new GatewayError("malformed_xml", `Malformed XML received: ${why}.`);
 }
 
-/** Names a JavaScript object must not take (fast-xml-parser, read before, refused them too). */
+/** Names a JavaScript object must not take. */
 const RESERVED_NAMES = new Set(["__proto__", "constructor", "prototype"]);
 
 /** An element of the document as far as a send reads it: attributes, text, whether it holds elements. */
