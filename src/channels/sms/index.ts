@@ -22,7 +22,8 @@
 //   send-fields.ts     the v2 send fields, defined once for send, schedule, the GET variant and bulk
 //   v2-schemas.ts      the SMS answers' schemas (SmsAccepted, DeliveryReport, BulkJob, Balance, the
 //                      message views, …), shared with the console: typebox only
-//   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes) and GET /api/getcredits
+//   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes; an account not active -16 on
+//                      every call but accountstatus) and GET /api/getcredits
 //   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing
 //   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB,

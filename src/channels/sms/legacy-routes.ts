@@ -13,7 +13,7 @@ import { sendLegacyError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { approvedTemplates, normalizeDltHeader, requestTemplate, walletBalance } from "../../domain/accounts/index.js";
 import type { Authenticator, Principal } from "../../domain/auth/index.js";
-import { actorOf, admitCaller, authenticateLegacy, legacyParams } from "../../domain/auth/index.js";
+import { actorOf, admitCaller, authenticateLegacy, inactiveAccount, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
 import { leftOutOf } from "../../domain/refusals/index.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
@@ -123,6 +123,9 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
   /**
    * Registers a legacy call at `paths` for GET and POST; the handler returns the plain-text answer
    * or a JSON list (templates, mis). Refusals are always a plain-text negative code.
+   * An account that is not active (its own status or a parent's, decision 0148) is refused here,
+   * -16 as the send's rules refuse it, before the handler runs (`doing` names what it cannot do in
+   * X-Error-Message); only `anyStatus` (accountstatus, whose answer is that status) answers it.
    * `bodyError` renders a request the framework could not read (too large, not a form) in the
    * call's own dialect; without it such a request keeps the server's default answer.
    */
@@ -130,15 +133,22 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     paths: readonly string[],
     summary: string,
     handler: LegacyHandler<C>,
-    authenticate: LegacyAuth<C> = defaultAuth as unknown as LegacyAuth<C>,
-    bodyError?: (error: unknown) => GatewayError,
+    options: {
+      authenticate?: LegacyAuth<C>;
+      bodyError?: (error: unknown) => GatewayError;
+      anyStatus?: true;
+      doing?: string;
+    } = {},
   ) {
+    const authenticate = options.authenticate ?? (defaultAuth as unknown as LegacyAuth<C>);
+    const { bodyError } = options;
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
         const params = legacyParams(request);
         const { principal, context } = await authenticate(params, request.ip, request);
         request.principal = principal;
         admitCaller(request, principal);
+        if (principal.status !== "active" && !options.anyStatus) throw inactiveAccount(principal, options.doing);
         await throttle(principal);
         const answer = await handler(params, principal, context, request);
         if (typeof answer === "string") return reply.type("text/plain; charset=utf-8").send(answer);
@@ -200,6 +210,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       params.route?.trim().toUpperCase() === "V"
         ? callByVoice(params, principal)
         : accept(request, principal, legacySendInput(params)),
+    { doing: "send" },
   );
 
   route(
@@ -270,6 +281,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     both("/accountstatus"),
     "Account status: active, inactive or blocked",
     async (_params, principal) => principal.status,
+    { anyStatus: true },
   );
 
   route(both("/mis"), "Message records, newest first, as a JSON array", async (params, principal) => {
@@ -313,20 +325,23 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         route: doc.route ?? "T",
         unicodeRemedy: XML_UNICODE_REMEDY,
       }),
-    async (params, address, request) => {
-      const doc = await parseXmlSend(params.xmlstring);
-      request.xmlSend = doc;
-      const credentials = xmlCredentials(doc, params);
-      return { principal: await authenticateLegacy(credentials, ctx.authenticator, address), context: doc };
+    {
+      doing: "send",
+      authenticate: async (params, address, request) => {
+        const doc = await parseXmlSend(params.xmlstring);
+        request.xmlSend = doc;
+        const credentials = xmlCredentials(doc, params);
+        return { principal: await authenticateLegacy(credentials, ctx.authenticator, address), context: doc };
+      },
+      // The document arrives in a form field: a body over the form limit is an oversized document,
+      // and a body that is not a form (raw text/xml) carries no xmlstring.
+      bodyError: (error) =>
+        new GatewayError(
+          "malformed_xml",
+          (error as { code?: string }).code === "FST_ERR_CTP_BODY_TOO_LARGE"
+            ? `Malformed XML received: the document is larger than ${MAX_XML_BYTES} bytes.`
+            : "Malformed XML received: send the document in the form field xmlstring (application/x-www-form-urlencoded).",
+        ),
     },
-    // The document arrives in a form field: a body over the form limit is an oversized document,
-    // and a body that is not a form (raw text/xml) carries no xmlstring.
-    (error) =>
-      new GatewayError(
-        "malformed_xml",
-        (error as { code?: string }).code === "FST_ERR_CTP_BODY_TOO_LARGE"
-          ? `Malformed XML received: the document is larger than ${MAX_XML_BYTES} bytes.`
-          : "Malformed XML received: send the document in the form field xmlstring (application/x-www-form-urlencoded).",
-      ),
   );
 }
