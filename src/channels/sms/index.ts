@@ -24,7 +24,7 @@
 //                      message views, …), shared with the console: typebox only
 //   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes; an account not active -16 on
 //                      every call but accountstatus) and GET /api/getcredits
-//   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`)
+//   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`; at most 100,000 numbers)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing
 //   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB,
 //                      a chunk a turn of the event loop

@@ -23,12 +23,29 @@ export function legacySendInput(params: Record<string, string>): SmsSendInput {
   return { ...base, message };
 }
 
-/** The numbers of `phonenumber` (or `mobile`), comma-separated, blanks left out. */
+/**
+ * Numbers one legacy send may name: the v2 bulk call's recipients per call (bulk-send-route.ts,
+ * its `recipients` maxItems; the v2 send takes one). A larger campaign is sent in several requests.
+ */
+export const MAX_LEGACY_NUMBERS = 100_000;
+
+/**
+ * The numbers of `phonenumber` (or `mobile`), comma-separated, blanks left out. More than
+ * MAX_LEGACY_NUMBERS (counted as given, repeats too) refuse the whole request, -5.
+ */
 function legacyNumbers(params: Record<string, string>): string[] {
-  return (params.phonenumber ?? params.mobile ?? "")
+  const numbers = (params.phonenumber ?? params.mobile ?? "")
     .split(",")
     .map((n) => n.trim())
     .filter((n) => n !== "");
+  if (numbers.length > MAX_LEGACY_NUMBERS) {
+    throw new GatewayError(
+      "invalid_recipient",
+      `At most ${MAX_LEGACY_NUMBERS} numbers per request (phonenumber has ${numbers.length}); send the rest in another request.`,
+      { field: "phonenumber" },
+    );
+  }
+  return numbers;
 }
 
 /**
