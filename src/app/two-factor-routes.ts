@@ -2,7 +2,8 @@
 //   GET  /api/v2/two-factor/policy          whether every console login of the account must have a
 //                                           factor: the account's setting, and for an operator account
 //                                           the gateway's (TWO_FACTOR_OPERATORS)
-//   PUT  /api/v2/two-factor/policy          {required}: the account's setting (audited)
+//   PUT  /api/v2/two-factor/policy          {required}: the account's setting (audited); an admin
+//                                           turns it on, only an owner off (decision 0182)
 //   DELETE /api/v2/two-factor/logins/:login an owner resets a login's factor: its sessions end, and it
 //                                           signs in with its password alone, or enrols again where a
 //                                           factor is required
@@ -15,6 +16,7 @@ import type { Runtime } from "../base/runtime/runtime.js";
 import {
   actorOf,
   guardOwnerLogin,
+  ownerRoleOf,
   resetTwoFactor,
   setTwoFactorRequired,
   twoFactorRequired,
@@ -63,7 +65,9 @@ export function registerV2TwoFactorRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const principal = request.principal!;
-      const who = { clock: ctx.clock, actor: actorOf(request) };
+      // Only an owner turns it off (decision 0182): the caller's role, a key's its maker's.
+      const role = principal.userRole ?? ownerRoleOf(principal.role);
+      const who = { clock: ctx.clock, actor: actorOf(request), role };
       await setTwoFactorRequired(ctx.store, who, principal.accountId, request.body.required);
       return { status: "success", data: await policyOf(principal.accountId, principal.role) };
     },

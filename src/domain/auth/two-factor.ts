@@ -11,6 +11,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import { endLoginSessions } from "./session-lists.js";
 import { isRecoveryCode, newRecoveryCodes, newTotpSecret, recoveryCodeHash, totpStepOf, totpUri } from "./totp.js";
+import { mayStopRequiringTwoFactor, type UserRole } from "./user-roles.js";
 import { sessionUserOf } from "./users.js";
 
 /** What a sign-in whose password passed does next: give a code, or set up a factor first. */
@@ -292,15 +293,36 @@ export async function secondStepOf(
   return policy.required ? "enrol" : undefined;
 }
 
-/** Sets the account's "require two-factor for every login", recorded. */
-export async function setTwoFactorRequired(store: Store, who: Audited, accountId: number, required: boolean) {
+/**
+ * Sets the account's "require two-factor for every login", recorded (`two_factor.policy`). Only
+ * an owner (`mayStopRequiringTwoFactor`) turns it off: an admin's or any other role's `false`
+ * while it is on is 403 `insufficient_role` and changes nothing (decision 0182); while it is off
+ * it is no change. `who.role` is the caller's role (an API key's, its maker's; the owner's else).
+ */
+export async function setTwoFactorRequired(
+  store: Store,
+  who: Audited & { role: UserRole },
+  accountId: number,
+  required: boolean,
+) {
   const now = who.clock.now().getTime();
+  const weakens = !required && !mayStopRequiringTwoFactor(who.role);
   await store.transaction(async (trx) => {
     const before = await trx
       .selectFrom("two_factor_policies")
       .select("required")
       .where("account_id", "=", accountId)
       .executeTakeFirst();
+    const wasOn = before?.required === 1;
+    if (weakens) {
+      // Nothing is written: a concurrent owner's "on" is never overwritten by an admin's "off".
+      if (!wasOn) return;
+      throw new GatewayError(
+        "insufficient_role",
+        `Only the account's owner stops requiring two-factor sign-in; the role ${who.role} may require it, not turn it off.`,
+        { field: "required", user_role: who.role },
+      );
+    }
     const value = required ? 1 : 0;
     await trx
       .insertInto("two_factor_policies")
@@ -312,7 +334,7 @@ export async function setTwoFactorRequired(store: Store, who: Audited, accountId
       action: "two_factor.policy",
       target: "two-factor policy",
       accountId,
-      before: { required: before?.required === 1 },
+      before: { required: wasOn },
       after: { required },
     });
   });

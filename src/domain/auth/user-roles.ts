@@ -52,6 +52,14 @@ export function roleAllows(role: UserRole, capability: Capability): boolean {
   return ROLE_CAPABILITIES[role].includes(capability);
 }
 
+/**
+ * Who may stop requiring a second factor of every login of the account (decision 0182): its owners
+ * (an operator account's `operator_admin`). An admin may require it, not stop requiring it.
+ */
+export function mayStopRequiringTwoFactor(role: UserRole): boolean {
+  return role === "owner" || role === "operator_admin";
+}
+
 /** The role of an account's own login (its username and password, and its API keys). */
 export function ownerRoleOf(accountRole: "customer" | "operator"): UserRole {
   return accountRole === "operator" ? "operator_admin" : "owner";

@@ -1,10 +1,11 @@
 // Two-factor sign-in for the signed-in login: set it up (QR code, secret, a first code, recovery
 // codes shown once) or turn it off with a code; and, for the account, whether every login must
-// have one (PUT /api/v2/two-factor/policy).
+// have one (PUT /api/v2/two-factor/policy; an admin turns it on, only an owner off).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import type { Static } from "typebox";
 import type { TwoFactorPolicy } from "../../../src/app/two-factor-schemas.js";
+import { mayStopRequiringTwoFactor } from "../../../src/domain/auth/user-roles.js";
 import { data } from "../api.js";
 import { formatTime } from "../format.js";
 import { canDo, useSignedIn } from "../session.js";
@@ -56,6 +57,13 @@ export default function TwoFactor() {
     mutationFn: (required: boolean) => data<Policy>("/api/v2/two-factor/policy", { method: "PUT", json: { required } }),
     onSuccess: refresh,
   });
+
+  // On, the setting is the owner's to turn off (decision 0182): an admin's box is shown, not changed.
+  const ownersOnly =
+    policy.data?.required === true &&
+    canDo(session, "manage") &&
+    session.read_only !== true &&
+    !mayStopRequiringTwoFactor(session.user_role);
 
   const submitOff = (event: FormEvent) => {
     event.preventDefault();
@@ -129,7 +137,8 @@ export default function TwoFactor() {
             <input
               type="checkbox"
               checked={policy.data.required}
-              disabled={setRequired.isPending || session.read_only === true || !canDo(session, "manage")}
+              disabled={setRequired.isPending || session.read_only === true || !canDo(session, "manage") || ownersOnly}
+              aria-describedby={ownersOnly ? "policy-owners-only" : undefined}
               onChange={(event) => setRequired.mutate(event.target.checked)}
             />{" "}
             Require two-factor sign-in for every login of this account
@@ -137,6 +146,11 @@ export default function TwoFactor() {
           {canDo(session, "manage") ? null : (
             <RoleNote role={session.user_role} what="requiring it for every login" capability="manage" />
           )}
+          {ownersOnly ? (
+            <p className="hint" id="policy-owners-only" data-testid="policy-owners-only">
+              Only the account's owner can stop requiring it: your role ({session.user_role}) can turn it on, not off.
+            </p>
+          ) : null}
           {policy.data.required_by === "operator_policy" ? (
             <p className="hint">The gateway requires it of every operator login (TWO_FACTOR_OPERATORS).</p>
           ) : null}
