@@ -19,7 +19,7 @@ import type { Principal } from "../../domain/auth/index.js";
 import { groupNumbers } from "../../domain/contacts/index.js";
 import { type AcceptedSend, type AcceptService, findBulkJob, type JobRequest } from "../../domain/messages/index.js";
 import type { SmsPolicy, SmsSendInput } from "./policy.js";
-import { noRecipient, withoutRepeats } from "./recipients.js";
+import { MAX_RECIPIENTS_PER_REQUEST, noRecipient, withoutRepeats } from "./recipients.js";
 import { REQUIRED_SEND_FIELDS, SEND_FIELDS, type SendFields } from "./send-fields.js";
 import { acceptIdempotent } from "./v2-accept.js";
 import { BulkAccepted, BulkPreview } from "./v2-schemas.js";
@@ -27,8 +27,6 @@ import { BulkAccepted, BulkPreview } from "./v2-schemas.js";
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock"> & { acceptor: AcceptService; smsPolicy: SmsPolicy };
 
-/** Recipients in one bulk call; a larger campaign is sent in several calls into one job. */
-const MAX_BULK_RECIPIENTS = 100_000;
 /** Contacts of a group sent in one call (checked, charged and stored in one transaction). */
 const MAX_GROUP_RECIPIENTS = 1_000_000;
 /** Refused recipients listed in an answer (the count is always exact). */
@@ -42,7 +40,7 @@ const BulkBody = requiredInDocument(
       ...SEND_FIELDS,
       recipients: Type.Optional(
         Type.Array(Type.String({ maxLength: 20 }), {
-          maxItems: MAX_BULK_RECIPIENTS,
+          maxItems: MAX_RECIPIENTS_PER_REQUEST,
           description: "The numbers to send to; or group_id instead.",
         }),
       ),
@@ -139,7 +137,7 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
       schema: {
         operationId: "sendBulkSms",
         response: { 200: smsAnswer(BulkAccepted) },
-        summary: `Send one text to many recipients (up to ${MAX_BULK_RECIPIENTS} per call, or a contact group) as a bulk job`,
+        summary: `Send one text to many recipients (up to ${MAX_RECIPIENTS_PER_REQUEST} per call, or a contact group) as a bulk job`,
         tags: ["sms"],
         body: BulkBody,
       },

@@ -3,6 +3,7 @@
 // (hybrid mode) takes URL-encoded Unicode as it is. Route V's parameters become a voice call's.
 import { GatewayError } from "../../base/core/errors.js";
 import type { SmsSendInput } from "./policy.js";
+import { MAX_RECIPIENTS_PER_REQUEST } from "./recipients.js";
 import { decodeUtf16BeHex } from "./ucs2-hex.js";
 
 export function legacySendInput(params: Record<string, string>): SmsSendInput {
@@ -24,24 +25,18 @@ export function legacySendInput(params: Record<string, string>): SmsSendInput {
 }
 
 /**
- * Numbers one legacy send may name: the v2 bulk call's recipients per call (bulk-send-route.ts,
- * its `recipients` maxItems; the v2 send takes one). A larger campaign is sent in several requests.
- */
-export const MAX_LEGACY_NUMBERS = 100_000;
-
-/**
  * The numbers of `phonenumber` (or `mobile`), comma-separated, blanks left out. More than
- * MAX_LEGACY_NUMBERS (counted as given, repeats too) refuse the whole request, -5.
+ * MAX_RECIPIENTS_PER_REQUEST (counted as given, repeats too) refuse the whole request, -5.
  */
 function legacyNumbers(params: Record<string, string>): string[] {
   const numbers = (params.phonenumber ?? params.mobile ?? "")
     .split(",")
     .map((n) => n.trim())
     .filter((n) => n !== "");
-  if (numbers.length > MAX_LEGACY_NUMBERS) {
+  if (numbers.length > MAX_RECIPIENTS_PER_REQUEST) {
     throw new GatewayError(
       "invalid_recipient",
-      `At most ${MAX_LEGACY_NUMBERS} numbers per request (phonenumber has ${numbers.length}); send the rest in another request.`,
+      `At most ${MAX_RECIPIENTS_PER_REQUEST} numbers per request (phonenumber has ${numbers.length}); send the rest in another request.`,
       { field: "phonenumber" },
     );
   }

@@ -7,6 +7,12 @@ import type { TrafficClass } from "../../base/core/traffic-class.js";
 export { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
 
 /**
+ * Recipients one request may name: the v2 bulk call's `recipients` (a larger campaign is sent in
+ * several calls into one job) and the legacy send's numbers, alike (the v2 send takes one).
+ */
+export const MAX_RECIPIENTS_PER_REQUEST = 100_000;
+
+/**
  * An international number for route I: digits with the country code (a leading + or 00 is
  * fine), valid for its country by libphonenumber's full metadata, and not Indian (Indian
  * numbers go on the domestic routes). Answered in E.164 without the +.

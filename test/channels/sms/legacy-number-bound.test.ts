@@ -3,7 +3,7 @@
 // request is refused whole with -5, nothing stored and nothing charged. Through the real server,
 // a POST form as a client sends a long list (a query string of this size is no request).
 import { beforeAll, expect, it } from "vitest";
-import { MAX_LEGACY_NUMBERS } from "../../../src/channels/sms/legacy-send.js";
+import { MAX_RECIPIENTS_PER_REQUEST } from "../../../src/channels/sms/recipients.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
 import { expectBroadcastId, legacy, sendParams, type TextResponse } from "../../helpers/legacy.js";
@@ -49,7 +49,7 @@ describeEachEngine("legacy send: at most 100,000 numbers a request", (engine) =>
   }
 
   it("is the v2 bulk call's recipients per call", async () => {
-    expect(MAX_LEGACY_NUMBERS).toBe(BOUND);
+    expect(MAX_RECIPIENTS_PER_REQUEST).toBe(BOUND);
     const t = gateway();
     const document = await call(t, "GET", "/api/v2/openapi.json");
     expect(document.status).toBe(200);
