@@ -179,6 +179,10 @@ export const ApprovalItem = Type.Object({
   value: Type.String(),
   detail: NullableString(),
   created_at: Time,
+  /** An email domain's other holders, approved or pending (decision 0179): its approval needs confirm_shared. */
+  shared_with: Type.Optional(
+    Type.Array(Type.Object({ account: Type.String(), status: OneOf(["approved", "pending"] as const) })),
+  ),
 });
 
 /** GET /approvals: a page of the queue, and how many of each kind wait. */

@@ -5,7 +5,7 @@
 // this file unions them into one statement for the page and one for the counts.
 
 import type { Db } from "../../base/store/store.js";
-import { domainHolders, pendingEmailDomains } from "../../channels/email/index.js";
+import { type DomainHolder, holderList, pendingEmailDomains, sharedWith } from "../../channels/email/index.js";
 import { pendingKeywords } from "../../channels/inbound/index.js";
 import { pendingCallerIds } from "../../channels/voice/index.js";
 import {
@@ -16,7 +16,6 @@ import {
   pendingSenderIds,
   pendingTemplates,
   requesterName,
-  usernamesOf,
 } from "../../domain/accounts/index.js";
 import { APPROVAL_KINDS, type ApprovalKind } from "./approval-kinds.js";
 
@@ -73,27 +72,24 @@ export async function pendingApprovals(
   const waiting = Object.fromEntries(APPROVAL_KINDS.map((kind) => [kind, 0])) as Record<ApprovalKind, number>;
   for (const row of counts) waiting[row.kind as ApprovalKind] = Number(row.n);
   const total = kinds.reduce((sum, kind) => sum + waiting[kind], 0);
-  // A sending domain another account holds (decision 0179): the operator reads which, here.
-  const claims = new Map<number, string>();
+  // A sending domain another account holds (decision 0179): the operator reads which, here, and
+  // the console asks for the confirmation its approval needs.
+  const shares = new Map<number, DomainHolder[]>();
   for (const row of rows) {
-    if (row.kind !== "email_domain") continue;
-    const holders = await domainHolders(db, row.value, Number(row.account_id));
-    if (holders.length === 0) continue;
-    const names = await usernamesOf(
-      db,
-      holders.map((holder) => holder.account_id),
-    );
-    const list = holders.map((holder) => `${names.get(holder.account_id) ?? holder.account_id} (${holder.status})`);
-    claims.set(Number(row.id), `Also held by ${list.join(", ")}: approving needs "confirm_shared": true.`);
+    if (row.kind === "email_domain")
+      shares.set(Number(row.id), await sharedWith(db, row.value, Number(row.account_id)));
   }
+  const claim = (holders: DomainHolder[] | undefined) =>
+    holders?.length ? `Also held by ${holderList(holders)}: approving needs "confirm_shared": true.` : undefined;
   return {
     items: rows.map((row) => ({
       kind: row.kind as ApprovalKind,
       id: Number(row.id),
       account: row.account,
       value: row.value,
-      detail: claims.get(Number(row.id)) ?? row.detail,
+      detail: claim(shares.get(Number(row.id))) ?? row.detail,
       created_at: new Date(Number(row.created_at)).toISOString(),
+      ...(row.kind === "email_domain" ? { shared_with: shares.get(Number(row.id)) ?? [] } : {}),
     })),
     waiting,
     total,

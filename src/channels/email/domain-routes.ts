@@ -17,7 +17,6 @@ import {
   reasonOf,
   rejectionReason,
   requireAccount,
-  usernamesOf,
 } from "../../domain/accounts/index.js";
 import { type Audited, recordChange } from "../../domain/audit/index.js";
 import { actorOf } from "../../domain/auth/index.js";
@@ -26,11 +25,11 @@ import { newDkimKey } from "./content.js";
 import {
   addEmailDomain,
   describeEmailDomain,
-  domainHolders,
   type EmailDomainRow,
   findDomain,
   listEmailDomains,
   normalizeDomain,
+  refuseUnconfirmedShare,
   removeEmailDomain,
   setEmailDomainStatus,
 } from "./domains.js";
@@ -41,24 +40,6 @@ type Deps = Pick<Runtime, "store" | "clock">;
 
 const resource = { envelope: "status" } as const;
 
-/**
- * Refuses approving a domain another account holds approved or pending (decision 0179): DKIM-signed
- * mail of one account's domain sent by another. The operator confirms with "confirm_shared": true.
- */
-async function refuseShared(db: Db, accountId: number, domain: string): Promise<void> {
-  const holders = await domainHolders(db, domain, accountId);
-  if (holders.length === 0) return;
-  const names = await usernamesOf(
-    db,
-    holders.map((holder) => holder.account_id),
-  );
-  const list = holders.map((holder) => `${names.get(holder.account_id) ?? holder.account_id} (${holder.status})`);
-  throw new GatewayError(
-    "conflict",
-    `${domain} is held by another account too: ${list.join(", ")}. Approve it only if both send for it, with "confirm_shared": true.`,
-    { field: "confirm_shared" },
-  );
-}
 const tags = ["email"];
 const iso = (ms: number) => isoUtc(new Date(ms));
 const ok = (data: unknown) => ({ status: "success", data });
@@ -183,7 +164,12 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
         tags: ["operator"],
         params: Type.Object(Username),
         body: Type.Object(
-          { domain: Type.String({ minLength: 3, maxLength: 253 }), approve: Type.Optional(Type.Boolean()) },
+          {
+            domain: Type.String({ minLength: 3, maxLength: 253 }),
+            approve: Type.Optional(Type.Boolean()),
+            // Approves a domain another account holds too (decision 0179); beside approve: true only.
+            confirm_shared: Type.Optional(Type.Boolean()),
+          },
           { additionalProperties: false },
         ),
         response: operatorAnswer(OperatorEmailDomain),
@@ -193,12 +179,22 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
       const body = request.body;
       const accountId = await account(request.params.username);
       normalizeDomain(body.domain);
+      if (body.confirm_shared !== undefined && body.approve !== true) {
+        throw new GatewayError(
+          "invalid_request",
+          "confirm_shared goes with approve: true; a domain added pending is confirmed when it is approved.",
+          { field: "confirm_shared" },
+        );
+      }
       const key = await newDkimKey();
       const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
         const row = await addEmailDomain(trx, ctx.clock, accountId, body.domain, {
           approve: body.approve === true,
           key,
         });
+        // Added approved is an approval: the same check as the PUT's (the refusal rolls the add back).
+        if (row.status === "approved")
+          await refuseUnconfirmedShare(trx, accountId, row.domain, body.confirm_shared === true);
         return { row, entry: domainEntry("email_domain.add", row, undefined, { status: row.status }) };
       });
       return reply.code(201).send(ok(describeEmailDomain(row, operatorIso)));
@@ -235,8 +231,9 @@ export function registerEmailDomainAdminRoutes(admin: TypedRoutes, ctx: Deps): v
       const accountId = await account(request.params.username);
       const row = await audited(ctx, { clock: ctx.clock, actor: actorOf(request) })(async (trx) => {
         const before = await findDomain(trx, accountId, normalizeDomain(domain));
-        if (status === "approved" && before?.status !== "approved" && request.body.confirm_shared !== true) {
-          await refuseShared(trx, accountId, normalizeDomain(domain));
+        // Approving (again) one it holds approved already needs nothing; one it lacks is the 404 below.
+        if (status === "approved" && before && before.status !== "approved") {
+          await refuseUnconfirmedShare(trx, accountId, normalizeDomain(domain), request.body.confirm_shared === true);
         }
         const row = await setEmailDomainStatus(trx, ctx.clock, accountId, domain, status, reason);
         // Back to pending (a domain to check again) is neither decision: set_status, as the other kinds name it.

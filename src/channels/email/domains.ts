@@ -6,7 +6,7 @@ import type { Clock } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ApprovalStatus, EmailDomainsTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { NO_DETAIL, type PendingRequests } from "../../domain/accounts/index.js";
+import { NO_DETAIL, type PendingRequests, usernamesOf } from "../../domain/accounts/index.js";
 import { type DkimKeyPair, generateDkimKey } from "./content.js";
 
 export type EmailDomainRow = Omit<EmailDomainsTable, "id" | "rejection_reason"> & {
@@ -88,6 +88,9 @@ export function pendingEmailDomains(db: Db): PendingRequests {
     .where("status", "=", "pending");
 }
 
+/** Another account holding a domain, by its username (decision 0179). */
+export type DomainHolder = { account: string; status: "approved" | "pending" };
+
 /**
  * The other accounts that hold the domain approved or pending (decision 0179): a second account's
  * request is shown to the operator with them, and is approved only when the operator confirms.
@@ -96,8 +99,8 @@ export async function domainHolders(
   db: Db,
   domain: string,
   exceptAccountId: number,
-): Promise<Array<{ account_id: number; status: ApprovalStatus }>> {
-  return db
+): Promise<Array<{ account_id: number; status: DomainHolder["status"] }>> {
+  const holders = await db
     .selectFrom("email_domains")
     .select(["account_id", "status"])
     .where("domain", "=", domain)
@@ -105,6 +108,47 @@ export async function domainHolders(
     .where("status", "in", ["approved", "pending"])
     .orderBy("account_id")
     .execute();
+  return holders.map((holder) => ({ account_id: holder.account_id, status: holder.status as DomainHolder["status"] }));
+}
+
+/** The other accounts holding the domain approved or pending, by username: the approval queue's `shared_with`. */
+export async function sharedWith(db: Db, domain: string, exceptAccountId: number): Promise<DomainHolder[]> {
+  const holders = await domainHolders(db, domain, exceptAccountId);
+  if (holders.length === 0) return [];
+  const names = await usernamesOf(
+    db,
+    holders.map((holder) => holder.account_id),
+  );
+  return holders.map((holder) => ({
+    account: names.get(holder.account_id) ?? String(holder.account_id),
+    status: holder.status,
+  }));
+}
+
+/** The holders as a sentence names them: `bob (approved), carol (pending)`. */
+export const holderList = (holders: readonly DomainHolder[]) =>
+  holders.map((holder) => `${holder.account} (${holder.status})`).join(", ");
+
+/**
+ * The one check of every approval of a sending domain (decision 0179): refused (409 conflict,
+ * field confirm_shared) while another account holds the domain approved or pending, unless the
+ * operator confirmed the share ("confirm_shared": true). DKIM-signed mail of one account's domain
+ * sent by another is otherwise what the approval lets through; the gateway checks no DNS.
+ */
+export async function refuseUnconfirmedShare(
+  db: Db,
+  accountId: number,
+  domain: string,
+  confirmed: boolean,
+): Promise<void> {
+  if (confirmed) return;
+  const holders = await sharedWith(db, domain, accountId);
+  if (holders.length === 0) return;
+  throw new GatewayError(
+    "conflict",
+    `${domain} is held by another account too: ${holderList(holders)}. Approve it only if both send for it, with "confirm_shared": true.`,
+    { field: "confirm_shared" },
+  );
 }
 
 export async function setEmailDomainStatus(

@@ -78,7 +78,7 @@ import { SmtpConnector } from "./smtp-connector.js";
 import type { EmailTracker } from "./tracking.js";
 
 export { EMAIL_CONTENT, removeRetiredEmailData, writeEmailContent } from "./content-rows.js";
-export { domainHolders, isApprovedSender, pendingEmailDomains } from "./domains.js";
+export { type DomainHolder, holderList, isApprovedSender, pendingEmailDomains, sharedWith } from "./domains.js";
 export { emailNotifyTargets } from "./notify-targets.js";
 export { type OperatorMail, operatorMailer } from "./operator-mail.js";
 export { registerEmailAdminRoutes, registerV2EmailRoutes } from "./resource-routes.js";
