@@ -12,7 +12,7 @@ import type { WorkerHealth } from "../src/operator-types.js";
 import { TransferForm } from "../src/pages/Credits.js";
 import { KeywordForm } from "../src/pages/Inbound.js";
 import { EMPTY_ONBOARDING, listOf, OnboardingForm, onboardingBody } from "../src/pages/operator/Accounts.js";
-import { decisionCall } from "../src/pages/operator/Approvals.js";
+import { decisionCall, holdersOf } from "../src/pages/operator/Approvals.js";
 import { templateBody } from "../src/pages/Templates.js";
 import { connectorRate, type Samples } from "../src/throughput.js";
 import { byLabel, confirm, type Rendered, render, type } from "./render.js";
@@ -227,6 +227,32 @@ describe("the approval queue's calls", () => {
     expect(decisionCall({ ...item, kind: "email_domain" }, false, "No SPF.")).toMatchObject({
       json: { status: "rejected", reason: "No SPF." },
     });
+    // A shared domain's approval carries confirm_shared only once confirmed, and never a rejection.
+    expect(decisionCall({ ...item, kind: "email_domain" }, true, "", true)).toEqual({
+      method: "PUT",
+      path: "/admin/api/accounts/acme%20shop/email/domains/shop.example.com",
+      json: { status: "approved", confirm_shared: true },
+    });
+    expect(decisionCall({ ...item, kind: "email_domain" }, false, "", true)).toMatchObject({
+      json: { status: "rejected" },
+    });
+    expect(decisionCall({ ...item, kind: "email_domain" }, false, "", true).json).not.toHaveProperty("confirm_shared");
+  });
+
+  it("names a shared email domain's other holders", () => {
+    const item = { id: 4, account: "acme", value: "shop.example.com", detail: null, created_at: "" };
+    expect(holdersOf({ ...item, kind: "template" })).toBe("");
+    expect(holdersOf({ ...item, kind: "email_domain", shared_with: [] })).toBe("");
+    expect(
+      holdersOf({
+        ...item,
+        kind: "email_domain",
+        shared_with: [
+          { account: "bob", status: "approved" },
+          { account: "carol", status: "pending" },
+        ],
+      }),
+    ).toBe("bob (approved), carol (pending)");
   });
 });
 

@@ -5,6 +5,9 @@
 // Rejecting asks for a reason first (optional), which the account reads on the item. The buttons
 // read "Approve" and "Reject" on screen (the row shows the value; a long template name made them
 // taller than the screen at 390 px) and name the value to a screen reader (aria-label: a visually hidden span was read with a space before the "…").
+// An email domain another account holds (its shared_with, decision 0179) names the holders in the
+// row, and its "Approve…" opens a confirmation that names them again; only that form's button sends
+// "confirm_shared": true, without which the API refuses the approval.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { data, request, withQuery } from "../../api.js";
@@ -29,14 +32,21 @@ export const KIND_NAMES: Record<ApprovalKind, string> = {
 /** The longest reason a rejection keeps (the API's limit). */
 export const MAX_REASON = 500;
 
+/** The other accounts holding an email domain approved or pending (none for the other kinds). */
+export function holdersOf(item: ApprovalItem): string {
+  return (item.shared_with ?? []).map((holder) => `${holder.account} (${holder.status})`).join(", ");
+}
+
 /**
  * The operator call that decides an item (docs/api.md, "Approval queue"); a rejection's reason,
- * when there is one, goes in its body.
+ * when there is one, goes in its body; an email domain's approval confirmed as shared (once the
+ * operator confirmed it) carries confirm_shared.
  */
 export function decisionCall(
   item: ApprovalItem,
   approve: boolean,
   reason = "",
+  confirmShared = false,
 ): { path: string; method: string; json?: unknown } {
   const action = approve ? "approve" : "reject";
   const why = !approve && reason.trim() ? { json: { reason: reason.trim() } } : {};
@@ -62,7 +72,11 @@ export function decisionCall(
       return {
         method: "PUT",
         path: `/admin/api/accounts/${encodeURIComponent(item.account)}/email/domains/${encodeURIComponent(item.value)}`,
-        json: { status: approve ? "approved" : "rejected", ...(why.json ?? {}) },
+        json: {
+          status: approve ? "approved" : "rejected",
+          ...(why.json ?? {}),
+          ...(approve && confirmShared ? { confirm_shared: true } : {}),
+        },
       };
   }
 }
@@ -103,6 +117,44 @@ function RejectForm({
   );
 }
 
+/** The confirmation a shared email domain's approval needs: who else holds it, then the approval. */
+function ConfirmShareForm({
+  item,
+  busy,
+  onApprove,
+  onCancel,
+}: {
+  item: ApprovalItem;
+  busy: boolean;
+  onApprove: () => void;
+  onCancel: () => void;
+}) {
+  const id = `confirm-share-${item.id}`;
+  return (
+    <form
+      className="reject-form"
+      aria-labelledby={id}
+      onSubmit={(event) => {
+        event.preventDefault();
+        onApprove();
+      }}
+    >
+      <p id={id} data-testid="confirm-share">
+        <strong>{item.value}</strong> is held by another account too: {holdersOf(item)}. Approved, {item.account} sends
+        mail signed as {item.value} as well: approve it only if both send for it.
+      </p>
+      <div className="actions">
+        <button type="submit" className="primary" disabled={busy} aria-label={`Approve shared ${item.value}`}>
+          Approve shared
+        </button>
+        <button type="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export default function Approvals() {
   const session = useSignedIn();
   /** operator_admin decides; the other staff read the queue (the API refuses them the calls). */
@@ -112,26 +164,41 @@ export default function Approvals() {
   const [page, setPage] = useState(1);
   /** The item whose rejection form is open (`kind-id`). */
   const [rejecting, setRejecting] = useState<string | null>(null);
+  /** The shared email domain whose confirmation is open (`kind-id`). */
+  const [confirming, setConfirming] = useState<string | null>(null);
   const queue = useQuery({
     queryKey: ["operator", "approvals", kind, page],
     queryFn: () => request<ApprovalQueue>(withQuery("/admin/api/approvals", { kind, page, per_page: 25 })),
     refetchInterval: 10_000,
   });
   const decide = useMutation({
-    mutationFn: async ({ item, approve, reason = "" }: { item: ApprovalItem; approve: boolean; reason?: string }) => {
-      const call = decisionCall(item, approve, reason);
+    mutationFn: async ({
+      item,
+      approve,
+      reason = "",
+      shared = false,
+    }: {
+      item: ApprovalItem;
+      approve: boolean;
+      reason?: string;
+      shared?: boolean;
+    }) => {
+      const call = decisionCall(item, approve, reason, shared);
       const decided = await data<{ dlt_header?: unknown }>(call.path, {
         method: call.method,
         ...(call.json ? { json: call.json } : { json: {} }),
       });
       // A sender ID's approval answers the DLT header it white-listed (null when none).
       const header = Boolean(decided?.dlt_header);
-      return { item, approve, header, reason: reason.trim() };
+      return { item, approve, header, reason: reason.trim(), shared: shared ? holdersOf(item) : "" };
     },
     onSuccess: () => {
       setRejecting(null);
+      setConfirming(null);
       void queryClient.invalidateQueries({ queryKey: ["operator", "approvals"] });
     },
+    // Refused (a domain another account took since the page loaded, say): the queue read again shows why.
+    onError: () => void queryClient.invalidateQueries({ queryKey: ["operator", "approvals"] }),
   });
   const total = queue.data ? APPROVAL_KINDS.reduce((sum, k) => sum + queue.data.waiting[k], 0) : undefined;
 
@@ -166,6 +233,7 @@ export default function Approvals() {
         <Success>
           {KIND_NAMES[decide.data.item.kind]} {decide.data.item.value} of {decide.data.item.account}{" "}
           {decide.data.approve ? "approved" : "rejected"}
+          {decide.data.shared ? `, shared with ${decide.data.shared}` : ""}
           {decide.data.header ? " and white-listed as a DLT header of the account" : ""}
           {decide.data.reason ? (
             <>
@@ -204,18 +272,43 @@ export default function Approvals() {
                     <td>
                       <code>{item.value}</code>
                     </td>
-                    <td className="text-cell">{item.detail ?? ""}</td>
+                    <td className="text-cell">
+                      {holdersOf(item) ? (
+                        <span data-testid="shared-with">Also held by {holdersOf(item)}.</span>
+                      ) : (
+                        (item.detail ?? "")
+                      )}
+                    </td>
                     {decides ? (
                       <td className="actions">
-                        <button
-                          type="button"
-                          className="primary"
-                          disabled={decide.isPending}
-                          onClick={() => decide.mutate({ item, approve: true })}
-                          aria-label={`Approve ${item.value}`}
-                        >
-                          Approve
-                        </button>
+                        {confirming === `${item.kind}-${item.id}` ? (
+                          <ConfirmShareForm
+                            item={item}
+                            busy={decide.isPending}
+                            onApprove={() => decide.mutate({ item, approve: true, shared: true })}
+                            onCancel={() => setConfirming(null)}
+                          />
+                        ) : holdersOf(item) ? (
+                          <button
+                            type="button"
+                            className="primary"
+                            disabled={decide.isPending}
+                            onClick={() => setConfirming(`${item.kind}-${item.id}`)}
+                            aria-label={`Approve ${item.value}…`}
+                          >
+                            Approve…
+                          </button>
+                        ) : (
+                          <button
+                            type="button"
+                            className="primary"
+                            disabled={decide.isPending}
+                            onClick={() => decide.mutate({ item, approve: true })}
+                            aria-label={`Approve ${item.value}`}
+                          >
+                            Approve
+                          </button>
+                        )}
                         {rejecting === `${item.kind}-${item.id}` ? (
                           <RejectForm
                             item={item}
