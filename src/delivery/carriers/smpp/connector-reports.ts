@@ -2,15 +2,25 @@
 // report per message. Receipts are applied in groups (receipt-matching.ts), one transaction each,
 // and acknowledged to the SMSC after the commit. A receipt can overtake the commit of its own
 // parts (this process's, or another's: the SMSC hands a receipt to any bind of the account): one
-// that names no stored part is tried again once this process's writes are done and once more a
-// moment later; still unmatched, it is kept in the database (early-receipts.ts) in the
-// transaction of that look, before the SMSC hears it was taken, then tried again from memory a
-// few times, and every few seconds by whichever process sweeps the kept ones. Reports lost in a
-// crash are found again at start.
+// that names no stored part is kept in the database (early-receipts.ts) in the transaction of
+// that first look, tried again once this process's writes are done and once more a moment
+// later, and only then answered; then tried again from memory a few times, and every few
+// seconds by whichever process sweeps the kept ones. Of two receipts of one id that both came
+// early (DELIVRD, then UNDELIV), the first the gateway took applies, in every process: each group
+// applies the kept one of its ids first (early-receipts.ts firstReceiptsFirst). Reports lost in
+// a crash are found again at start.
 import type { Logger } from "pino";
 import type { Store } from "../../../base/store/store.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
-import { dropOldReceipts, KEEP_RECEIPT_MS, type KeptReceipt, keptReceipts, settleKept } from "./early-receipts.js";
+import {
+  dropOldReceipts,
+  firstReceiptsFirst,
+  KEEP_RECEIPT_MS,
+  type KeptReceipt,
+  keptReceipts,
+  keptReceiptsOf,
+  settleKept,
+} from "./early-receipts.js";
 import { reportsOfFinishedParts, unreportedMessages } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";
 import type { Receipt } from "./receipt.js";
@@ -67,8 +77,18 @@ export class ConnectorReports {
     const { store } = options;
     this.receiptWrites = new GroupedWrites(async (receipts) => {
       const { outcomes, reports, dropped } = await store.transaction(async (trx) => {
-        const applied = await applyReceipts(store, trx, this.name, receipts, this.now());
-        return { ...applied, dropped: await settleKept(trx, this.name, receipts, applied.outcomes) };
+        // The first receipt of an id the gateway took applies, whichever process took it: the
+        // kept one (early_receipts holds the first of an id) before any other of its id.
+        const kept = await keptReceiptsOf(
+          store,
+          trx,
+          this.name,
+          receipts.map((receipt) => receipt.upstreamId),
+        );
+        const { ordered, index } = firstReceiptsFirst(this.name, receipts, kept);
+        const applied = await applyReceipts(store, trx, this.name, ordered, this.now());
+        const dropped = await settleKept(trx, this.name, ordered, applied.outcomes);
+        return { reports: applied.reports, outcomes: index.map((i) => applied.outcomes[i]!), dropped };
       });
       if (dropped > 0) {
         options.logger?.warn(
@@ -220,33 +240,40 @@ export class ConnectorReports {
    * were being sent when it came (`sentBefore`: those started before that) have their parts
    * stored, as a part's receipt can come before the other parts of its message are answered;
    * then once more a moment later (its part may be another process's, committing now). Until
-   * they are stored, only its id as given names its part. Still unmatched, that last look keeps
-   * it in early_receipts before the SMSC hears it was taken: from then on it is tried again
-   * from memory a few times, and by the sweep of the kept ones of every process (a crash or a
-   * stop of this one loses nothing). On the first attempt a failure rejects, so the SMSC resends it.
+   * they are stored, only its id as given names its part. The first look that finds no part
+   * keeps it in early_receipts (as the first of its id, unless one came before it), so that a
+   * later receipt of its id, in any process, applies only after it; still unmatched after the
+   * last look, it is answered, then tried again from memory a few times, and by the sweep of the
+   * kept ones of every process (a crash or a stop of this one loses nothing). On the first
+   * attempt a failure rejects, so the SMSC resends it.
    */
   private async tryReceipt(receipt: Receipt, attempt: number, sentBefore: number | null): Promise<void> {
     const first = attempt === 0;
     const delays = this.options.receiptRetryMs ?? DEFAULT_RECEIPT_RETRY_MS;
-    // Past the first attempt it is kept: applied, it is forgotten in the same transaction.
-    const kept = !first;
+    // The first look that finds no part keeps it (the first of its id the gateway took goes
+    // before any later one, early-receipts.ts firstReceiptsFirst); from then on it is kept:
+    // applied, it is forgotten in the same transaction.
+    const kept = { kept: true };
     let outcome: ReceiptOutcome;
     try {
-      outcome = await this.receiptWrites.add({ ...receipt, exactOnly: sentBefore !== null, kept });
+      outcome = await this.receiptWrites.add({
+        ...receipt,
+        exactOnly: sentBefore !== null,
+        ...(first ? { keepAt: this.now() } : kept),
+      });
       // Even when they are all stored by now: the look may have run just before the last write.
       if (outcome === "unknown" && sentBefore !== null) {
         await Promise.allSettled([...this.sending].filter(([order]) => order < sentBefore).map(([, stored]) => stored));
-        outcome = await this.receiptWrites.add({ ...receipt, kept });
+        outcome = await this.receiptWrites.add({ ...receipt, ...kept });
       }
-      // Its parts may be another process's, committing now: one more look, which keeps it in
-      // the database when it still names no part, before the SMSC hears that it was taken.
+      // Its parts may be another process's, committing now: one more look before the SMSC
+      // hears that it was taken.
       if (outcome === "unknown" && first) {
-        const keepAt = this.now();
         if (delays[0] !== undefined && !this.stopped) {
           await new Promise((resolve) => setTimeout(resolve, delays[0]));
           attempt = 1;
         }
-        outcome = await this.receiptWrites.add({ ...receipt, keepAt });
+        outcome = await this.receiptWrites.add({ ...receipt, ...kept });
       }
     } catch (error) {
       if (first) throw error;
