@@ -1,6 +1,6 @@
 // The contacts of a group: listing them a page at a time, reading its numbers for a bulk send, and
-// adding them from any source (a JSON list, a streamed CSV) in chunks, with an exact report of what
-// was added, repeated or refused.
+// adding them from any source (a JSON list, a streamed CSV) whole or not at all, with an exact
+// report of what was added, repeated or refused.
 
 import { sql } from "kysely";
 import { isoUtc } from "../../base/core/clock.js";
@@ -11,8 +11,9 @@ import { pagedRows } from "../../base/store/paging.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import { groupExists, groupNotFound, groupTarget } from "./groups.js";
+import { memoryStaging, type Pending, type Staging } from "./staging.js";
 
-/** Contacts written per transaction: amortises a commit without holding the write lock for long. */
+/** Contacts written per statement of an upload's one transaction. */
 export const CONTACT_BATCH = 5_000;
 /** Entries listed in each of an upload's `invalid` and `duplicate` lists; the counts cover all. */
 export const MAX_REPORTED_ENTRIES = 1_000;
@@ -39,12 +40,6 @@ export interface ContactImportReport {
   invalid: number;
   duplicateEntries: { at: number; number: string }[];
   invalidEntries: { at: number; value: string; reason: InvalidReason }[];
-}
-
-interface Pending {
-  at: number;
-  number: string;
-  name: string | null;
 }
 
 export interface ContactRow {
@@ -114,21 +109,28 @@ function contactName(raw: string | null | undefined): string | null | undefined 
   return name.length > MAX_CONTACT_NAME || name.includes(NUL) ? undefined : name;
 }
 
+/** A refusal of the source (malformed, too large, cut off): nothing was written, and the answer says so. */
+function nothingAdded(error: unknown): unknown {
+  if (!(error instanceof GatewayError) || error.httpStatus >= 500) return error;
+  return new GatewayError(error.code, `${error.message} No contact was added.`, { ...error.details, added: 0 });
+}
+
 /**
- * Adds the entries to the group, CONTACT_BATCH per transaction, reading them as they come (a
- * CSV stream is never held whole). An existing contact keeps its name. Chunks already written
- * stay when the source fails part-way; the error then says how many were added. One audit entry
- * per call (`action`: contacts.add for a JSON list, contacts.import for a CSV) with the counts,
- * none when nothing was added: written in the transaction of the last chunk, or, when the upload
- * stops part-way after adding some, with `stopped: true` once the chunks written are known.
+ * Adds the entries to the group, whole or not at all. The source is read to its end first (a CSV
+ * stream into a staging file, never held whole), counting the invalid entries; only then are the
+ * valid ones written, in one transaction (CONTACT_BATCH per statement) with the upload's audit
+ * entry (`action`: contacts.add for a JSON list, contacts.import for a CSV; none when nothing was
+ * added). A source that fails part-way (a malformed line, a body over the limit, a client that
+ * stalls or hangs up) writes nothing, and its error says so (`added: 0`). A source without a
+ * single entry is refused. An existing contact keeps its name.
  */
 export async function addContacts(
   store: Store,
   who: Audited,
   upload: { accountId: number; groupId: number; action: "contacts.add" | "contacts.import" },
   entries: Iterable<ContactEntry> | AsyncIterable<ContactEntry>,
+  staging: Staging = memoryStaging(),
 ): Promise<ContactImportReport> {
-  const { accountId, groupId } = upload;
   const report: ContactImportReport = {
     received: 0,
     added: 0,
@@ -137,105 +139,95 @@ export async function addContacts(
     duplicateEntries: [],
     invalidEntries: [],
   };
-  let chunk: Pending[] = [];
-  let groupName = "";
-
-  const duplicate = (entry: Pending) => {
-    report.duplicates += 1;
-    if (report.duplicateEntries.length < MAX_REPORTED_ENTRIES) {
-      report.duplicateEntries.push({ at: entry.at, number: entry.number });
+  try {
+    try {
+      for await (const entry of entries) {
+        report.received += 1;
+        const number = normalizeIndianMobile(entry.value);
+        const name = contactName(entry.name);
+        if (!number || name === undefined) {
+          report.invalid += 1;
+          if (report.invalidEntries.length < MAX_REPORTED_ENTRIES) {
+            const reason = number ? "invalid_name" : "invalid_number";
+            report.invalidEntries.push({ at: entry.at, value: entry.value.slice(0, MAX_REPORTED_VALUE), reason });
+          }
+          continue;
+        }
+        const staged = staging.add({ at: entry.at, number, name });
+        if (staged) await staged;
+      }
+    } catch (error) {
+      throw nothingAdded(error);
     }
-  };
+    if (report.received === 0) {
+      throw new GatewayError(
+        "invalid_request",
+        "The upload has no contacts: the file is empty, or holds only a header and blank lines.",
+      );
+    }
+    if (report.received > report.invalid) {
+      const written = await store.transaction((trx) => importStaged(trx, store.engine, who, upload, report, staging));
+      report.added = written.added;
+      report.duplicates = written.duplicates;
+      report.duplicateEntries = written.duplicateEntries;
+    }
+    return report;
+  } finally {
+    await staging.discard();
+  }
+}
 
-  const recordUpload = (trx: Db, totals: { added: number; duplicates: number }, stopped: boolean) =>
-    recordChange(trx, who, {
+/** The staged contacts written in the transaction `trx`, with the upload's audit entry when it added any. */
+async function importStaged(
+  trx: Db,
+  engine: Engine,
+  who: Audited,
+  upload: { accountId: number; groupId: number; action: "contacts.add" | "contacts.import" },
+  read: { received: number; invalid: number },
+  staging: Staging,
+) {
+  const { accountId, groupId } = upload;
+  const now = who.clock.now().getTime();
+  // The group row is touched first: a group deleted meanwhile stops the upload with 404 instead of
+  // a foreign-key failure, and on PostgreSQL the row lock holds off a delete until the commit.
+  const touched = await trx
+    .updateTable("contact_groups")
+    .set({ updated_at: now })
+    .where("id", "=", groupId)
+    .where("account_id", "=", accountId)
+    .returning("name")
+    .executeTakeFirst();
+  if (!touched) throw groupNotFound(groupId);
+  const written = { added: 0, duplicates: 0, duplicateEntries: [] as { at: number; number: string }[] };
+  for await (const pending of staging.chunks(CONTACT_BATCH)) {
+    const first = new Map<string, Pending>();
+    for (const entry of pending) if (!first.has(entry.number)) first.set(entry.number, entry);
+    // Rows this transaction wrote in an earlier chunk count as already there.
+    const inserted = await insertChunk(trx, engine, groupId, [...first.values()], now);
+    for (const entry of pending) {
+      if (first.get(entry.number) === entry && inserted.has(entry.number)) {
+        written.added += 1;
+        continue;
+      }
+      written.duplicates += 1;
+      if (written.duplicateEntries.length < MAX_REPORTED_ENTRIES) {
+        written.duplicateEntries.push({ at: entry.at, number: entry.number });
+      }
+    }
+  }
+  if (written.added > 0) {
+    await recordChange(trx, who, {
       action: upload.action,
       target: groupTarget(groupId),
       accountId,
       after: {
-        group: groupName,
-        received: report.received,
-        added: totals.added,
-        duplicates: totals.duplicates,
-        invalid: report.invalid,
-        ...(stopped ? { stopped: true } : {}),
+        group: touched.name,
+        received: read.received,
+        added: written.added,
+        duplicates: written.duplicates,
+        invalid: read.invalid,
       },
     });
-
-  const flush = async (pending: Pending[], last: boolean) => {
-    const first = new Map<string, Pending>();
-    for (const entry of pending) if (!first.has(entry.number)) first.set(entry.number, entry);
-    const now = who.clock.now().getTime();
-    // The entries this chunk added: each number's first entry, when its row was new.
-    const fresh = await store.transaction(async (trx) => {
-      // The group row is touched first: a group deleted meanwhile stops the upload with 404 instead
-      // of a foreign-key failure, and on PostgreSQL the row lock holds off a delete until the commit.
-      const touched = await trx
-        .updateTable("contact_groups")
-        .set({ updated_at: now })
-        .where("id", "=", groupId)
-        .where("account_id", "=", accountId)
-        .returning("name")
-        .executeTakeFirst();
-      if (!touched) throw groupNotFound(groupId);
-      groupName = touched.name;
-      const inserted = await insertChunk(trx, store.engine, groupId, [...first.values()], now);
-      const added = new Set(pending.filter((entry) => first.get(entry.number) === entry && inserted.has(entry.number)));
-      const totals = { added: report.added + added.size, duplicates: report.duplicates + pending.length - added.size };
-      if (last && totals.added > 0) await recordUpload(trx, totals, false);
-      return added;
-    });
-    for (const entry of pending) {
-      if (fresh.has(entry)) report.added += 1;
-      else duplicate(entry);
-    }
-  };
-
-  try {
-    for await (const entry of entries) {
-      report.received += 1;
-      const number = normalizeIndianMobile(entry.value);
-      const name = contactName(entry.name);
-      if (!number || name === undefined) {
-        report.invalid += 1;
-        if (report.invalidEntries.length < MAX_REPORTED_ENTRIES) {
-          const reason = number ? "invalid_name" : "invalid_number";
-          report.invalidEntries.push({ at: entry.at, value: entry.value.slice(0, MAX_REPORTED_VALUE), reason });
-        }
-        continue;
-      }
-      chunk.push({ at: entry.at, number, name });
-      // A full chunk waits for the next contact: the last chunk carries the audit entry.
-      if (chunk.length > CONTACT_BATCH) {
-        const full = chunk.slice(0, CONTACT_BATCH);
-        chunk = chunk.slice(CONTACT_BATCH);
-        await flush(full, false);
-      }
-    }
-  } catch (error) {
-    await recordStop();
-    if (error instanceof GatewayError && error.code === "invalid_request" && report.added > 0) {
-      throw new GatewayError(
-        error.code,
-        `${error.message} ${report.added} contacts were added before the upload stopped; upload the corrected ` +
-          "file again (contacts already in the group count as duplicates).",
-        { ...error.details, added: report.added },
-      );
-    }
-    throw error;
   }
-  try {
-    if (chunk.length > 0) await flush(chunk, true);
-  } catch (error) {
-    await recordStop();
-    throw error;
-  }
-  return report;
-
-  /** An upload that stopped part-way: the chunks already written are recorded (the stop's own error is the one thrown). */
-  async function recordStop() {
-    if (report.added === 0) return;
-    const totals = { added: report.added, duplicates: report.duplicates };
-    await store.transaction((trx) => recordUpload(trx, totals, true)).catch(() => undefined);
-  }
+  return written;
 }

@@ -57,10 +57,22 @@ export async function* csvContacts(
     if (bytes > options.maxBytes) parser.destroy(options.tooLarge());
   };
   const fail = (error: unknown) => parser.destroy(error instanceof Error ? error : new Error(String(error)));
+  // A request cut off (its client gone, or the request timeout) may close without an error, or
+  // before this reads it at all: either stops the read instead of leaving it waiting for ever.
+  let ended = false;
+  const end = () => {
+    ended = true;
+  };
+  const closed = () => {
+    if (!ended) fail(new Error("The CSV stream closed before its end."));
+  };
   source.on("data", count);
+  source.on("end", end);
   source.on("error", fail);
+  source.on("close", closed);
   guard.on("error", fail);
-  source.pipe(guard).pipe(parser);
+  if ((source as Readable).destroyed) closed();
+  else source.pipe(guard).pipe(parser);
 
   const lines = new CsvLines();
   let columns: Columns | undefined;
@@ -85,7 +97,9 @@ export async function* csvContacts(
     });
   } finally {
     source.off("data", count);
+    source.off("end", end);
     source.off("error", fail);
+    source.off("close", closed);
     source.unpipe(guard);
     guard.destroy();
     parser.destroy();

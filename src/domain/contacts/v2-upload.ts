@@ -1,5 +1,6 @@
 // `POST /api/v2/groups/{id}/contacts`: contacts as a JSON list, or as a CSV body read as a
-// stream (hundreds of thousands of lines in one upload, memory bounded by a chunk).
+// stream (hundreds of thousands of lines in one upload, staged in a temporary file, not memory),
+// written whole or not at all.
 
 import type { FastifyRequest } from "fastify";
 import { type Static, Type } from "typebox";
@@ -11,6 +12,7 @@ import { actorOf } from "../auth/index.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
 import { csvContacts } from "./csv.js";
 import { groupExists, groupNotFound, parseGroupId } from "./groups.js";
+import { fileStaging } from "./staging.js";
 import { ContactImport } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -101,8 +103,9 @@ export function registerV2ContactUpload(v2: TypedRoutes, ctx: Deps): void {
             `JSON: an array (or \`{ "contacts": [...] }\`) of up to ${MAX_JSON_CONTACTS} numbers or ` +
             `\`{ "number", "name" }\` objects. CSV (\`text/csv\`): number, then name (up to ${MAX_CONTACT_NAME} ` +
             "characters); an optional header line; lines up to 16 KiB and 1,000 fields; up to " +
-            `${ctx.config.contactsUploadMaxBytes / 1024 / 1024} MiB (CONTACTS_UPLOAD_MAX_MB). Duplicates and invalid entries are reported ` +
-            "with their line (CSV) or index (JSON).",
+            `${ctx.config.contactsUploadMaxBytes / 1024 / 1024} MiB (CONTACTS_UPLOAD_MAX_MB). Whole or not at all: the file is ` +
+            "read to its end before a contact is written, then written in one transaction; a refused or cut-off upload " +
+            "adds none (`error.added`: 0). Duplicates and invalid entries are reported with their line (CSV) or index (JSON).",
           tags: ["contacts"],
           params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 30 }) }),
           body: {
@@ -144,14 +147,22 @@ async function uploadCsv(
   try {
     if (Number(request.headers["content-length"] ?? 0) > maxBytes) throw tooLarge(maxBytes)();
     if (!(await groupExists(ctx.store.db, accountId, groupId))) throw groupNotFound(groupId);
+    // The body is read to its end (into a staging file) before a contact is written: the request
+    // timeout, which applies until the body has arrived, never cuts an import part-way.
     const entries = csvContacts(body, { maxBytes, tooLarge: tooLarge(maxBytes) });
     const who = { clock: ctx.clock, actor: actorOf(request) };
-    const report = await addContacts(ctx.store, who, { accountId, groupId, action: "contacts.import" }, entries);
+    const upload = { accountId, groupId, action: "contacts.import" } as const;
+    const report = await addContacts(ctx.store, who, upload, entries, await fileStaging());
     return { status: "success", data: describeReport(groupId, report, "line") };
   } catch (error) {
-    // A client that hangs up mid-upload is not a server failure (nor worth a 500 in the logs).
+    // A client that hangs up mid-upload (or is cut off by the request timeout) is not a server
+    // failure (nor worth a 500 in the logs); nothing of its file was written.
     if (raw.readableAborted) {
-      throw new GatewayError("invalid_request", "The CSV upload ended before the end of the file; upload it again.");
+      throw new GatewayError(
+        "invalid_request",
+        "The CSV upload ended before the end of the file; no contact was added. Upload it again.",
+        { added: 0 },
+      );
     }
     throw error;
   }

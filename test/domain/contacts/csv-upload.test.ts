@@ -101,11 +101,9 @@ describeEnginesTogether("v2 contacts as CSV", (engine) => {
       invalid_entries: [{ line: 1, value: "12345", reason: "invalid_number" }],
     });
 
-    const empty = await postCsv(t, account, noHeader, "");
-    expect(empty.status, empty.text).toBe(200);
-    expect(empty.body.data).toMatchObject({ received: 0, added: 0, duplicates: 0, invalid: 0 });
-    const headerOnly = await postCsv(t, account, noHeader, `${BOM}number,name\r\n`);
-    expect(headerOnly.body.data).toMatchObject({ received: 0, added: 0 });
+    // A file without a single entry is refused (upload-whole.test.ts).
+    expectError(await postCsv(t, account, noHeader, ""), 400, "invalid_request");
+    expectError(await postCsv(t, account, noHeader, `${BOM}number,name\r\n`), 400, "invalid_request");
   });
 
   it("streams a chunked upload; duplicates across chunks count exactly and the lists stop at 1,000", async () => {
@@ -132,7 +130,7 @@ describeEnginesTogether("v2 contacts as CSV", (engine) => {
     expect(page.body.meta.total).toBe(10_000);
   });
 
-  it("stops at an unclosed quote with its line number, keeping the chunks already written", async () => {
+  it("stops at an unclosed quote with its line number, adding none of the file", async () => {
     const t = gateway();
     const account = await buildAccount(t);
     const group = await createGroup(t, account, "Broken");
@@ -146,13 +144,13 @@ describeEnginesTogether("v2 contacts as CSV", (engine) => {
     const large = await postCsv(t, account, group, `${good.join("\n")}\n"oops,no close\n9876543219\n`);
     expectError(large, 400, "invalid_request");
     expect(large.body.message).toContain(`line ${CONTACT_BATCH + 101}`);
-    expect(large.body.message).toContain(`${CONTACT_BATCH} contacts were added`);
-    expect(large.body.error.added).toBe(CONTACT_BATCH);
+    expect(large.body.message).toContain("No contact was added");
+    expect(large.body.error.added).toBe(0);
     const page = await v2(t, account, "GET", `/groups/${group}/contacts?per_page=1`);
-    expect(page.body.meta.total).toBe(CONTACT_BATCH);
+    expect(page.body.meta.total).toBe(0);
 
     const again = await postCsv(t, account, group, `${good.join("\n")}\n`);
-    expect(again.body.data).toMatchObject({ added: 100, duplicates: CONTACT_BATCH });
+    expect(again.body.data).toMatchObject({ added: CONTACT_BATCH + 100, duplicates: 0 });
   });
 
   it("refuses CSV to unknown groups and other accounts' groups with 404, and without a valid key with 401", async () => {
