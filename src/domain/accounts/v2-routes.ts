@@ -9,7 +9,7 @@ import { isoWithOffset } from "../../base/core/time.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
-import { actorOf } from "../auth/index.js";
+import { actorOf, inactiveAccount } from "../auth/index.js";
 import { registerV2CreditRoutes } from "./credit-routes.js";
 import { registerV2DltRoutes } from "./dlt-routes.js";
 import { registerV2KeyRoutes } from "./key-routes.js";
@@ -42,7 +42,9 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
   v2.get(
     "/account/status",
     {
-      config: resource,
+      // The one v2 call a blocked or inactive account (or one under such a parent) is answered:
+      // its answer says so (auth/http.ts, anyAccountStatus).
+      config: { ...resource, anyAccountStatus: true },
       schema: {
         operationId: "getAccountStatus",
         summary: "Account status: balance, today's traffic, pending items",
@@ -83,7 +85,9 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
             credits_used: fromMilli(sent.credits),
           },
           pending: { templates: Number(pendingTemplates.n), sender_ids: Number(pendingSenders.n) },
-          account_status: account.status,
+          // The status the account acts with: its own, or a parent's that stops it (decision 0148).
+          account_status: principal.status,
+          send_disabled_reason: principal.status === "active" ? null : inactiveAccount(principal, "send").message,
           // Whole seconds: `2026-11-22T15:07:28+05:30`.
           server_time: isoWithOffset(new Date(Math.floor(ctx.clock.now().getTime() / 1000) * 1000), zone),
         },

@@ -61,7 +61,14 @@ export const AccountStatus = Type.Object(
       credits_used: Credits,
     }),
     pending: Type.Object({ templates: Type.Integer(), sender_ids: Type.Integer() }),
-    account_status: Type.String({ description: "active, inactive or blocked." }),
+    account_status: Type.String({
+      description:
+        "active, inactive or blocked: the status the account acts with, its own or a parent account's that stops it.",
+    }),
+    send_disabled_reason: NullableString({
+      description:
+        "Why the account cannot send (every v2 call but this one answers 403 account_inactive); null when active.",
+    }),
     server_time: Type.String({ format: "date-time", description: "In the account's time zone, with its offset." }),
   },
   { title: "AccountStatus" },

@@ -23,6 +23,12 @@ declare module "fastify" {
     changesState?: boolean;
     /** The scope an API key needs for this route, set from app/route-scopes.ts's table as routes are added. */
     keyScope?: RouteScope;
+    /**
+     * A v2 route that answers a caller whose account is not active (blocked, inactive, or under
+     * such a parent, decision 0148): the account status, whose answer is that status. Every other
+     * v2 route refuses it (403 account_inactive) in authenticateV2.
+     */
+    anyAccountStatus?: true;
   }
 }
 
@@ -179,7 +185,9 @@ export async function authenticateV2(request: FastifyRequest, checks: CallerChec
     checks,
     "Missing API key: send Authorization: Bearer <key>, X-API-Key: <key>, or api_key in the query or JSON body.",
   );
-  if (principal.status !== "active") throw inactiveAccount(principal);
+  if (principal.status !== "active" && !request.routeOptions.config.anyAccountStatus) {
+    throw inactiveAccount(principal);
+  }
   return principal;
 }
 

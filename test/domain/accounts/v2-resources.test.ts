@@ -178,6 +178,7 @@ describeEachEngine("v2 account resources", (engine) => {
         today: { total_sent: 0, delivered: 0, failed: 0, credits_used: 0 },
         pending: { templates: 0, sender_ids: 0 },
         account_status: "active",
+        send_disabled_reason: null,
         server_time: expect.stringMatching(ISO_KOLKATA),
       },
     });
