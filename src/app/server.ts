@@ -4,10 +4,12 @@ import { randomUUID } from "node:crypto";
 import formbody from "@fastify/formbody";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
 import { GatewayError } from "../base/core/errors.js";
+import { readAbsentBodyAsEmpty } from "../base/http/absent-body.js";
 import { acceptFormData, FORM_BODY_LIMIT } from "../base/http/form-data.js";
 import { flushRequestErrors, sendJsonError } from "../base/http/http-errors.js";
 import { boundJsonNesting } from "../base/http/json-depth.js";
 import { registerOpenApi } from "../base/http/openapi.js";
+import { dropCacheBuster } from "../base/http/query-params.js";
 import { registerEmailAdminRoutes, registerEmailRoutes } from "../channels/email/index.js";
 import { firstInboundNumber, registerInboundAdminRoutes } from "../channels/inbound/index.js";
 import { registerSmppAdminRoutes } from "../channels/smpp-server/index.js";
@@ -152,6 +154,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   // The hooks every request runs are plain callbacks: an async hook costs a promise per request.
   app.addHook("onRequest", (request, reply, done) => {
     reply.header("x-request-id", request.id);
+    // `?_=<timestamp>` (jQuery's cache-buster) is ignored on every GET, before any route checks its query.
+    dropCacheBuster(request);
     // No browser may read an answer as another type than it says (a JSON error shown as HTML).
     reply.header("x-content-type-options", "nosniff");
     // A request no route serves is answered before its body is read (the console's pages are GETs).
@@ -196,6 +200,7 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   app.addHook("onSend", captureRefusals(ctx.refusals));
 
   boundJsonNesting(app);
+  readAbsentBodyAsEmpty(app);
   await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
   await registerOpenApi(app);
   await registerApiDocs(app);

@@ -91,17 +91,20 @@ describeEachEngine("operations endpoints and API documents", (engine) => {
     expect(resource.body).toMatchObject({ status: "error", error: { code: "not_found" } });
   });
 
-  it("answers malformed JSON with 400 invalid_json, never 500", async () => {
+  it("answers malformed JSON with 400 invalid_json, never 500, and an empty body with the missing field", async () => {
     const t = gateway();
     const operator = await buildAccount(t, { role: "operator", sender: null });
-    for (const body of ['{"username": "x",', "", "[1, 2"]) {
-      const response = await call(t, "POST", "/admin/api/accounts", {
-        headers: { authorization: `Bearer ${operator.apiKey}`, "content-type": "application/json" },
-        body,
-      });
+    const headers = { authorization: `Bearer ${operator.apiKey}`, "content-type": "application/json" };
+    for (const body of ['{"username": "x",', "[1, 2"]) {
+      const response = await call(t, "POST", "/admin/api/accounts", { headers, body });
       expect(response.status).toBe(400);
       expect(response.body).toMatchObject({ status: "error", error: { code: "invalid_json" } });
     }
+    // An empty body is no body (test/base/http/client-habits.test.ts): read as {}, so a field is missing.
+    const empty = await call(t, "POST", "/admin/api/accounts", { headers, body: "" });
+    expect(empty.status, empty.text).toBe(400);
+    expect(empty.body).toMatchObject({ status: "error", error: { code: "invalid_request" } });
+    expect(empty.body.message).toMatch(/^Missing required field "\w+" in body\.$/);
   });
 
   it("echoes a caller's x-request-id, makes one up otherwise, and quotes it in errors", async () => {

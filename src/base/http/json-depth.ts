@@ -2,7 +2,10 @@
 // (`[[[[…]]]]`, 8 million deep within the 16 MiB body limit) held the event loop for 4–6 s, and
 // a body is parsed before its request is authenticated (the API key may be in it): anyone could
 // stall every tenant. No call of the gateway nests deeper than a few levels. A string that is
-// not well-formed Unicode (a lone surrogate escape) is refused after the parse.
+// not well-formed Unicode (a lone surrogate escape) is refused after the parse. An empty body
+// (or one of whitespace only) is no body, whatever its Content-Type says: clients that set
+// `Content-Type: application/json` on every request (requests.Session, axios and Guzzle
+// defaults, Postman) send it on a DELETE too, which Fastify's parser refused as invalid JSON.
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.js";
 import { loneSurrogateAt } from "../core/text-checks.js";
@@ -43,15 +46,26 @@ export function tooDeep(): GatewayError {
   return new GatewayError("invalid_request", `The JSON body nests arrays or objects more than ${MAX_JSON_DEPTH} deep.`);
 }
 
+/** True when `body` holds nothing but JSON whitespace (space, tab, line feed, carriage return), or nothing. */
+export function isBlank(body: Buffer): boolean {
+  for (const c of body) if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return false;
+  return true;
+}
+
 /**
  * Replaces the server's JSON parser with Fastify's own behind the nesting check, with the
- * server's settings for `__proto__` and `constructor` keys.
+ * server's settings for `__proto__` and `constructor` keys. A blank body is no body (undefined):
+ * a route without a body runs, one with a body schema answers what is missing (absent-body.ts).
  */
 export function boundJsonNesting(app: FastifyInstance): void {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig;
   const parse = app.getDefaultJsonParser(onProtoPoisoning ?? "error", onConstructorPoisoning ?? "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    if (isBlank(body as Buffer)) {
+      done(null, undefined);
+      return;
+    }
     if (nestsDeeperThan(body)) {
       done(tooDeep(), undefined);
       return;

@@ -15,6 +15,23 @@ declare module "fastify" {
   }
 }
 
+/**
+ * The cache-buster jQuery (`cache: false`) and many HTTP clients add to a GET: `?_=<timestamp>`.
+ * Decision 0024's addendum: the one unknown name accepted, on every GET (and HEAD) of every family.
+ */
+export const CACHE_BUSTER = "_";
+
+/**
+ * Drops the cache-buster from a GET's or HEAD's query before anything reads or checks it (the
+ * server's first onRequest hook), so no route refuses it as unknown or sees it at all. Any
+ * other name a route does not take is still refused (refuseUndeclaredQuery), a typo included.
+ */
+export function dropCacheBuster(request: FastifyRequest): void {
+  if (request.method !== "GET" && request.method !== "HEAD") return;
+  const query = request.query as Record<string, unknown> | null;
+  if (typeof query === "object" && query !== null && Object.hasOwn(query, CACHE_BUSTER)) delete query[CACHE_BUSTER];
+}
+
 /** Query parameters every v2 route takes beside its own: the API key may ride in the query. */
 const CREDENTIAL_PARAMS = ["api_key"];
 

@@ -270,15 +270,16 @@ describeEachEngine("v2 SMS send refusals", (engine) => {
     expect(await balanceOf(t, account)).toBe(4);
   });
 
-  it("answers 400 invalid_json for malformed or empty JSON", async () => {
+  it("answers 400 invalid_json for malformed JSON, and an empty body as no body: the first missing field", async () => {
     const t = gateway();
     const account = await buildAccount(t);
-    for (const body of ['{"sender_id": "SWBRD", ', "{sender_id: 'SWBRD'}", "", "undefined"]) {
-      const response = await call(t, "POST", "/api/v2/sms/send", {
-        headers: { ...keyOf(account), "content-type": "application/json" },
-        body,
-      });
-      expectRefusal(response, 400, "invalid_json");
+    const headers = { ...keyOf(account), "content-type": "application/json" };
+    for (const body of ['{"sender_id": "SWBRD", ', "{sender_id: 'SWBRD'}", "undefined"]) {
+      expectRefusal(await call(t, "POST", "/api/v2/sms/send", { headers, body }), 400, "invalid_json");
+    }
+    // Clients that send the JSON type on every request (test/base/http/client-habits.test.ts).
+    for (const body of ["", "  \n"]) {
+      expectRefusal(await call(t, "POST", "/api/v2/sms/send", { headers, body }), 400, "missing_sender_id", -4);
     }
   });
 
