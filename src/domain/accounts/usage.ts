@@ -14,15 +14,15 @@ import { getAccount } from "./accounts.js";
 export interface AccountTraffic {
   /**
    * The account's SMS accepted in [from, until) that went out or are on their way (not still
-   * scheduled, not cancelled): how many, how many are delivered and failed by now, and what they
-   * cost in milli-credits net of refunds. One set of messages for every figure.
+   * scheduled, not cancelled): how many, and how many are delivered and failed by now. What they
+   * cost is not counted here: credits used are the ledger's (creditsUsed).
    */
   smsSent(
     db: Db,
     accountId: number,
     from: number,
     until: number,
-  ): Promise<{ sent: number; delivered: number; failed: number; credits: number }>;
+  ): Promise<{ sent: number; delivered: number; failed: number }>;
   /** Messages the account accepted in [from, until). */
   messageCount(db: Db, accountId: number, from: number, until: number): Promise<number>;
   /** The account's flood counter for one of its days (as localDay writes it). */
@@ -47,7 +47,12 @@ export function today(clock: Clock, zone: string) {
   return { start: local, from: local.toMillis(), until: local.plus({ days: 1 }).toMillis() };
 }
 
-/** Milli-credits spent in [from, until): debits minus refunds on the SMS wallets. */
+/**
+ * Milli-credits used in [from, until): the debits of the SMS wallets (sms, international) made
+ * then, net of the refunds made then, as the ledger holds them, whatever the messages' state
+ * (held, scheduled, sent, failed). The one figure of "credits used": the account status's
+ * `today.credits_used`, the credit detail's `today_used` and `month_used`, the history's days.
+ */
 export async function creditsUsed(db: Db, accountId: number, from: number, until: number): Promise<number> {
   const row = await db
     .selectFrom("ledger_entries")

@@ -19,7 +19,7 @@ import { registerV2PricingRoute } from "./pricing-route.js";
 import { listSenderIds, requestSenderId, v2SenderId } from "./sender-ids.js";
 import { registerV2SubAccountRoutes } from "./subaccount-routes.js";
 import { registerV2TemplateRoutes } from "./template-routes.js";
-import { type AccountTraffic, currentAccount, today } from "./usage.js";
+import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
 import { AccountStatus, SenderIdRequest } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -57,9 +57,10 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
       const account = await currentAccount(db, principal.accountId);
       const zone = account.time_zone;
       const { from, until } = today(ctx.clock, zone);
-      const [balance, sent, pendingTemplates, pendingSenders] = await Promise.all([
+      const [balance, sent, used, pendingTemplates, pendingSenders] = await Promise.all([
         walletBalance(db, account.id, "sms"),
         ctx.accountTraffic.smsSent(db, account.id, from, until),
+        creditsUsed(db, account.id, from, until),
         db
           .selectFrom("templates")
           .select((eb) => eb.fn.countAll<number>().as("n"))
@@ -77,12 +78,13 @@ export function registerV2AccountRoutes(v2: TypedRoutes, ctx: Deps): void {
         status: "success",
         data: {
           credit_balance: fromMilli(balance),
-          // One set of messages for every figure: today's SMS that went out or are on their way.
+          // The counts are today's SMS that went out or are on their way; credits_used is the
+          // ledger's, as the credit detail's today_used (creditsUsed).
           today: {
             total_sent: sent.sent,
             delivered: sent.delivered,
             failed: sent.failed,
-            credits_used: fromMilli(sent.credits),
+            credits_used: fromMilli(used),
           },
           pending: { templates: Number(pendingTemplates.n), sender_ids: Number(pendingSenders.n) },
           // The status the account acts with: its own, or a parent's that stops it (decision 0148).

@@ -6,7 +6,6 @@
 import { sql } from "kysely";
 import { DateTime } from "luxon";
 import type { Db } from "../../base/store/store.js";
-import { REFUNDED_MESSAGE } from "./margin.js";
 import { TRAFFIC_CHANNELS, type TrafficChannel } from "./traffic-channels.js";
 
 export interface TrafficCounts {
@@ -101,8 +100,6 @@ export interface SmsSent {
   /** Of them, delivered and failed by now. */
   delivered: number;
   failed: number;
-  /** What they cost, in milli-credits, net of refunds: a refunded one costs nothing. */
-  credits: number;
 }
 
 /** The account's SMS (its international ones too) accepted in [from, until), as SmsSent counts them. */
@@ -113,7 +110,6 @@ export async function smsSent(db: Db, accountId: number, from: number, until: nu
       eb.fn.countAll<number>().as("sent"),
       sql<number>`coalesce(sum(case when status = 'delivered' then 1 else 0 end), 0)`.as("delivered"),
       sql<number>`coalesce(sum(case when status = 'failed' then 1 else 0 end), 0)`.as("failed"),
-      sql<number>`coalesce(sum(case when ${REFUNDED_MESSAGE} then 0 else credits end), 0)`.as("credits"),
     ])
     .where("account_id", "=", accountId)
     .where("created_at", ">=", from)
@@ -125,7 +121,6 @@ export async function smsSent(db: Db, accountId: number, from: number, until: nu
     sent: Number(row.sent),
     delivered: Number(row.delivered),
     failed: Number(row.failed),
-    credits: Number(row.credits),
   };
 }
 
