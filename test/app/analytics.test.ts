@@ -75,6 +75,12 @@ describeEachEngine("delivery analytics", (engine) => {
       .set({ time_zone: ZONE })
       .where("id", "in", [operator.id, acme.id])
       .execute();
+    // Their promotional sends come from their own sender ID SWBRD: promo sender (decision 0183).
+    await t.db.store.db
+      .updateTable("accounts")
+      .set({ promo_sender_enabled: 1 })
+      .where("id", "in", [acme.id, globex.id])
+      .execute();
     // 23:50 IST on the 28th: delivered 3 s on.
     await send(t, acme, ["9876543210", "9812345678", "7012345678", "6000000001"]);
     await send(t, globex, ["9876500000", "8123450002"], "promotional");

@@ -47,7 +47,7 @@ describeEnginesTogether("metrics of what waits", (engine) => {
     // on a clock that does not move, so both messages wait in the queue.
     const transactional = await sendSms(t, account, { sender_id: "SWBRD", recipient: "9876500003", message: "a" });
     const promotional = await sendSms(t, account, {
-      sender_id: "SWBRD",
+      sender_id: "PROMOTIONAL",
       recipient: "9876510003",
       message: "b",
       route: "promotional",

@@ -32,6 +32,8 @@
 //   policy.ts          SmsPolicy.decide: the SMS rules every family shares (links and callback numbers
 //                      of the text checked against the entity's lists: base/core/dlt-links.ts) → a SendOrder (and the
 //                      recipients refused one by one) or a GatewayError
+//   route-gate.ts      rule 5: the route enabled for the account (PS, and P from an own sender ID,
+//                      need promo sender: decision 0183)
 //   account-rules.ts   an account's switches, DLT white-lists, default entity, template index and its
 //                      entities' approved links and callback numbers, cached on the send path
 //   dlt-entity.ts      the DLT entity a send carries: named, else its template's, else the account's

@@ -29,6 +29,7 @@ import {
   normalizeIndianMobile,
   normalizeInternational,
 } from "./recipients.js";
+import { checkRouteEnabled, numericSender } from "./route-gate.js";
 import { SenderApprovals } from "./sender-approvals.js";
 import { type PlannedContent, type ShortLinkSettings, shortenContents } from "./short-link-plan.js";
 
@@ -141,7 +142,7 @@ export class SmsPolicy {
     }
     const route = parseTrafficClass(input.route);
     const rules = await this.accounts.rulesFor(principal.accountId);
-    this.checkRouteEnabled(route, rules);
+    checkRouteEnabled(route, rules, sender);
 
     const rejected: SmsDecision["rejected"] = [];
     const valid: { recipient: string; message: string }[] = [];
@@ -251,20 +252,6 @@ export class SmsPolicy {
     };
   }
 
-  private checkRouteEnabled(route: TrafficClass, rules: AccountRules): void {
-    if (route === "international") {
-      if (!rules.internationalEnabled) throw new GatewayError("international_disabled");
-      return;
-    }
-    if (route === "promotional_sender") {
-      if (!rules.promoSenderEnabled) throw new GatewayError("promo_sender_disabled");
-      return;
-    }
-    if (!rules.routes.has(trafficClassCode(route))) {
-      throw new GatewayError("route_not_approved", `Route ${trafficClassCode(route)} is not enabled for this account.`);
-    }
-  }
-
   /** Returns the header to send from. */
   private async checkSender(principal: Principal, sender: string, route: TrafficClass): Promise<string> {
     const upper = sender.toUpperCase();
@@ -274,7 +261,7 @@ export class SmsPolicy {
       }
       return PROMOTIONAL_SENDER;
     }
-    if ((route === "transactional" || route === "promotional_sender") && /^\d+$/.test(sender)) {
+    if ((route === "transactional" || route === "promotional_sender") && numericSender(sender)) {
       throw new GatewayError(
         "route_sender_mismatch",
         `Route ${trafficClassCode(route)} needs an alphabetic sender ID (header), not the number ${sender}.`,

@@ -292,7 +292,12 @@ describeEachEngine("the operator API's answers", (engine) => {
     await admin("GET", "/carriers/spare-smsc");
     await admin("GET", "/carriers");
     await admin("GET", "/carriers/health");
-    await v2(acme, "POST", "/sms/send", { recipient: "9876543219", sender_id: "ACMEIN", message: "Sale!", route: "P" });
+    await v2(acme, "POST", "/sms/send", {
+      recipient: "9876543219",
+      sender_id: "PROMOTIONAL",
+      message: "Sale!",
+      route: "P",
+    });
 
     // ---- System view ----------------------------------------------------------------------
     await until(async () => (await look("/system")).queues.some((q: { held: number }) => q.held > 0), 15_000);

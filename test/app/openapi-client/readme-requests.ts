@@ -46,7 +46,7 @@ export async function firstSteps(client: V2Client, key: string) {
 export async function bulkAndSchedule(client: V2Client, scheduledAt: string) {
   const bulk = await client.POST("/api/v2/sms/bulk", {
     body: {
-      sender_id: "SWBRD",
+      sender_id: "PROMOTIONAL",
       route: "promotional",
       dlt_entity_id: "1101160000000000001",
       message: "Diwali sale: 20% off everything until Sunday.",

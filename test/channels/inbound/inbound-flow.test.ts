@@ -31,7 +31,12 @@ async function metric(t: TestGateway, line: string): Promise<number> {
 }
 
 function promo(t: TestGateway, account: TestAccount, recipient: string) {
-  return sendSms(t, account, { sender_id: "SWBRD", recipient, message: "Sale: 20% off today", route: "promotional" });
+  return sendSms(t, account, {
+    sender_id: "PROMOTIONAL",
+    recipient,
+    message: "Sale: 20% off today",
+    route: "promotional",
+  });
 }
 
 describeEachEngine("inbound SMS: keywords, replies, opt-out", (engine) => {

@@ -199,15 +199,16 @@ export async function until(
 
 /**
  * The account's promotional hours: one minute half a day away, so its promotional submits are
- * held as scheduled messages (what cancel_sm cancels). Set before the account's first submit:
- * the rules are read once and kept.
+ * held as scheduled messages (what cancel_sm cancels); and promo sender on, so they may come from
+ * its own sender ID SWBRD (decision 0183). Set before the account's first submit: the rules are
+ * read once and kept.
  */
 export async function holdPromotional(t: TestGateway, accountId: number): Promise<void> {
   const kolkata = new Date(Date.now() + 330 * 60_000);
   const hour = String((kolkata.getUTCHours() + 12) % 24).padStart(2, "0");
   await t.db.store.db
     .updateTable("accounts")
-    .set({ promo_hours: `${hour}:00-${hour}:01` })
+    .set({ promo_hours: `${hour}:00-${hour}:01`, promo_sender_enabled: 1 })
     .where("id", "=", accountId)
     .execute();
 }

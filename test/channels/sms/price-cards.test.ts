@@ -108,6 +108,8 @@ describeEachEngine("price cards", (engine) => {
   it("charges the card's prices on v2, the legacy GET API and the SMPP server", async () => {
     const t = gateway();
     const account = await cardAccount();
+    // Route P from its own sender ID SWBRD needs promo sender (decision 0183).
+    await op("PATCH", `/accounts/${account.username}`, { promo_sender_enabled: true });
     const charged = async (send: () => Promise<unknown>, wallet = "sms") => {
       const before = await milli(t, account, wallet);
       await send();

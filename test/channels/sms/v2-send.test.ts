@@ -117,6 +117,8 @@ describeEnginesTogether("v2 SMS send", (engine) => {
   it("accepts flash and promotional sends and stores them as asked", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 10 } });
+    // Promotional from its own sender ID needs promo sender (decision 0183).
+    await t.db.store.db.updateTable("accounts").set({ promo_sender_enabled: 1 }).where("id", "=", account.id).execute();
     const flash = await sendSms(t, account, {
       sender_id: "swbrd",
       recipient: "9876543210",

@@ -35,7 +35,12 @@ describeEachEngine("deferred messages", (engine) => {
     for (let i = 0; i < 40; i++) {
       const sent = await call(t, "POST", "/api/v2/sms/send", {
         headers: { authorization: `Bearer ${account.apiKey}` },
-        json: { sender_id: "SWBRD", recipient: `96${10_006_000 + i}`, message: `turn ${i}`, route: "promotional" },
+        json: {
+          sender_id: "PROMOTIONAL",
+          recipient: `96${10_006_000 + i}`,
+          message: `turn ${i}`,
+          route: "promotional",
+        },
       });
       expect(sent.status).toBe(200);
       ids.push(sent.body.data.message_id);

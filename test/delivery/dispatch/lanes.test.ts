@@ -23,6 +23,8 @@ describeEachEngine("priority lanes", (engine) => {
   it("dispatches a transactional message ahead of an earlier promotional backlog", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 1000 } });
+    // Promotional from its own sender ID SWBRD needs promo sender (decision 0183).
+    await t.db.store.db.updateTable("accounts").set({ promo_sender_enabled: 1 }).where("id", "=", account.id).execute();
     const headers = { authorization: `Bearer ${account.apiKey}` };
     const send = (route: string, i: number) =>
       call(t, "POST", "/api/v2/sms/send", {
