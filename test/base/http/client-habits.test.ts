@@ -211,6 +211,26 @@ describeEachEngine("client habits: empty JSON bodies and the cache-buster", (eng
     expect(checked).toBeGreaterThan(10);
   });
 
+  it("leaves ?_= out of the GET send's Idempotency-Key comparison: a retry with a new cache-buster is the same request", async () => {
+    const t = gateway();
+    const sender = await buildAccount(t, { credits: { sms: 5 } });
+    await t.db.store.db.updateTable("accounts").set({ get_api_enabled: 1 }).where("id", "=", sender.id).execute();
+    const query = (extra: Record<string, string>) =>
+      new URLSearchParams({ sender_id: "SWBRD", recipient: "9876543210", message: "Hello", ...extra });
+    const headers = { ...keyOf(sender), "idempotency-key": "habits-get-send" };
+    const first = await call(t, "GET", `/api/v2/sms/send?${query({ _: "1701388800000" })}`, { headers });
+    expect(first.status, first.text).toBe(200);
+    const retry = await call(t, "GET", `/api/v2/sms/send?${query({ _: "1701388805000" })}`, { headers });
+    expect(retry.status, retry.text).toBe(200);
+    expect(retry.body.data.message_id).toBe(first.body.data.message_id);
+    // Another unknown parameter is still part of the request, as documented.
+    const other = await call(t, "GET", `/api/v2/sms/send?${query({ tag: "b" })}`, { headers });
+    expect(other.status, other.text).toBe(409);
+    expect(other.body.error.code).toBe("idempotency_conflict");
+    const wallet = await call(t, "GET", "/api/v2/balance", { headers: keyOf(sender) });
+    expect(wallet.body.data.balance).toBe(4);
+  });
+
   it("ignores ?_= on the operator API's and the legacy family's GETs, and still refuses the operator API's unknown names", async () => {
     const t = gateway();
     const admin = { authorization: `Bearer ${operator.apiKey}` };
