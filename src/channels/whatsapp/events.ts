@@ -230,6 +230,7 @@ function reportOf(message: MovedMessage, event: StatusEvent): ReportedMessage {
     status: event.status,
     at: event.at,
     messageId: message.upstream_id ?? message.id,
+    broadcast_id: message.broadcast_id,
     extra: {
       channel: "whatsapp",
       id: Number(message.broadcast_id),

@@ -377,6 +377,7 @@ export class WhatsAppSendService {
             status: "sent",
             at: sentAt,
             messageId,
+            broadcast_id: String(numericId),
             extra: { channel: "whatsapp", id: numericId },
           },
         ],

@@ -223,6 +223,8 @@ async function reportEvents(
         status: "submitted",
         at: item.at,
         channel: message.channel,
+        broadcast_id: message.broadcast_id,
+        job_id: message.job_id,
       });
     }
   }

@@ -26,7 +26,7 @@ export async function bounceEmail(store: Store, trx: Db, messageId: string, diag
       .where("channel", "=", "email")
       // Email's own step: a bounce may follow the relay's acceptance (delivered).
       .where("status", "in", ["submitted", "delivered"])
-      .returning(["id", "account_id", "recipient", "error_code", "error_message"])
+      .returning(["id", "account_id", "recipient", "broadcast_id", "error_code", "error_message"])
       .executeTakeFirst(),
   );
 }

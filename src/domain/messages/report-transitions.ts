@@ -55,6 +55,7 @@ export interface ReportedRow {
   channel: string;
   status: MessageStatus;
   created_at: number;
+  broadcast_id: string;
   job_id: number | null;
   recipient: string;
   done_at: number;
@@ -91,9 +92,15 @@ export function carrierCodeOf(report: DeliveryReport): string | undefined {
   return report.carrierCode ?? report.code ?? undefined;
 }
 
-const REPORTED_COLUMNS = ["id", "job_id", "error_message", "error_reason", "carrier_code", ...ROLLUP_COLUMNS].join(
-  ", ",
-);
+const REPORTED_COLUMNS = [
+  "id",
+  "broadcast_id",
+  "job_id",
+  "error_message",
+  "error_reason",
+  "carrier_code",
+  ...ROLLUP_COLUMNS,
+].join(", ");
 /** Both final states are reached from `submitted` only. */
 const REPORT_SOURCES = sourcesOf("delivered")
   .map((status) => `'${status}'`)

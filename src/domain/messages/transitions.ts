@@ -173,6 +173,7 @@ interface ChargedRow extends RollupSource {
   credits: number;
   channel: string;
   created_at: number;
+  broadcast_id: string;
   job_id: number | null;
   recipient: string;
   done_at: number;
@@ -228,7 +229,7 @@ export async function failBeforeCarrier(
              error_reason = v.v_reason, carrier_code = v.v_carrier, connector = coalesce(v.v_connector, messages.connector)
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
-      returning id, wallet, credits, job_id, error_message, error_reason, carrier_code, upline, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(
+      returning id, wallet, credits, broadcast_id, job_id, error_message, error_reason, carrier_code, upline, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(
       trx,
     );
     failed.push(...result.rows);

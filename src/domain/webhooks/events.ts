@@ -11,6 +11,13 @@ export interface ReportedMessage {
   status: string;
   /** When it reached that state (epoch ms). */
   at: number;
+  /**
+   * The broadcast id of its send, the id a legacy, XML or voice send answered: the payload's
+   * broadcast_id. Every writer of delivery reports gives it (optional for the SMPP receipts' own callers).
+   */
+  broadcast_id?: string;
+  /** The v2 bulk job it belongs to, if any (the payload's job_id, left out when null). */
+  job_id?: number | null;
   /** The id the client knows it by, when not the queue id (WhatsApp: the upstream wamid). */
   messageId?: string;
   /** Channel-specific fields added to the payload (WhatsApp: channel, id, error). */

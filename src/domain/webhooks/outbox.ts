@@ -168,6 +168,9 @@ export class WebhookOutbox {
             recipient: message.recipient,
             ...failureOf(message),
             ...message.extra,
+            // Added after the spec's fields: the id a legacy, XML, voice or bulk send answered.
+            ...(message.broadcast_id === undefined ? {} : { broadcast_id: message.broadcast_id }),
+            ...(message.job_id == null ? {} : { job_id: message.job_id }),
           }),
         );
       }

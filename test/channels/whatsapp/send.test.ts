@@ -232,6 +232,7 @@ describeEachEngine("WhatsApp send", (engine) => {
       await outboxSettled(t.db.store, hook.url);
       const events = hook.received.map((r) => verify(secret, r) as Record<string, unknown>);
       expect(events.map((e) => e.status)).toEqual(["sent", "read"]);
+      expect(events.map((e) => e.broadcast_id)).toEqual([String(sent.id), String(sent.id)]);
       expect(events[1]).toEqual({
         event: "delivery_report",
         message_id: sent.message_id,
@@ -240,6 +241,7 @@ describeEachEngine("WhatsApp send", (engine) => {
         recipient: "919876543210",
         channel: "whatsapp",
         id: sent.id,
+        broadcast_id: String(sent.id),
       });
       expect(await whatsappWallet(t, c.account.id)).toEqual({ balance: 9, held: 0 });
     });

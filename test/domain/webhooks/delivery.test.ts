@@ -41,7 +41,7 @@ function roundsOf(sender: WebhookSender): () => Promise<void> {
 describeEachEngine("webhooks through the running gateway", (engine) => {
   const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
 
-  it("posts submitted then delivered for an SMS, signed, with exactly the spec's fields", async () => {
+  it("posts submitted then delivered for an SMS, signed, with the spec's fields in order, then broadcast_id", async () => {
     const t = gateway();
     const hook = await receiver();
     const account = await buildAccount(t, { credits: { sms: 10 } });
@@ -55,8 +55,9 @@ describeEachEngine("webhooks through the running gateway", (engine) => {
       expect(request.headers["content-type"]).toBe("application/json");
       expect(verify(secret!, request)).toEqual(hook.bodies()[index]);
       const body = hook.bodies()[index]!;
-      expect(Object.keys(body).sort()).toEqual(["delivered_at", "event", "message_id", "recipient", "status"]);
+      expect(Object.keys(body)).toEqual(["event", "message_id", "status", "delivered_at", "recipient", "broadcast_id"]);
       expect(body).toMatchObject({ event: "delivery_report", message_id: id, recipient: "9876543210" });
+      expect(body.broadcast_id).toBe((await waitForStatus(t, account, id)).broadcast_id);
       expect(body.delivered_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     }
     expect(new Set(hook.received.map((r) => r.headers["webhook-id"])).size).toBe(2);
