@@ -92,6 +92,10 @@ describeEachEngine("messages without a delivery report", (engine) => {
     for (const event of hooks.bodies().filter((b) => b.status === "failed")) {
       expect(lost).toContain(event.message_id);
       expect(event.error).toMatchObject({ code: "expired" });
+      // Its send's broadcast, and the bulk job of the two bulk messages.
+      const single = event.message_id === silent.body.data.message_id;
+      expect(event.broadcast_id).toBe(single ? silent.body.data.broadcast_id : bulk.body.data.batch_id);
+      expect(event.job_id).toBe(single ? undefined : bulk.body.data.job_id);
     }
     const metrics = await call(t, "GET", "/metrics");
     expect(metrics.text).toContain('switchboard_messages_failed_total{channel="sms",stage="expired"} 3');
