@@ -3,7 +3,9 @@
 // (`job_id`): added after the spec's fields, which keep their order. Through the running gateway:
 // the sends over HTTP, the simulated carrier's reports, the webhooks to a local receiver, signed.
 import { expect, it } from "vitest";
+import { applyReturnedBounce } from "../../../src/channels/email/events.js";
 import { setWebhookUrls } from "../../../src/domain/webhooks/settings.js";
+import { base, emailAccount, postEmail } from "../../channels/email/helpers.js";
 import { buildVoiceAccount, callParams, FAST_VOICE_SIMULATOR, placeCall } from "../../channels/voice/helpers.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
@@ -185,6 +187,41 @@ describeEachEngine("delivery_report webhooks name the broadcast and the bulk job
     for (const event of events) {
       expect(Object.keys(event)).toEqual([...SPEC_FIELDS, "broadcast_id"]);
       expect(event).toMatchObject({ recipient: "9876500011", broadcast_id: broadcastId });
+    }
+  });
+
+  it("an email send without notifyurl: its delivery_report events name the send, a returned bounce's too", async () => {
+    const t = gateway();
+    const hook = await receiver();
+    const a = await emailAccount(t);
+    const { secret } = await setWebhookUrls(t.db.store, t.clock, a.id, { delivery_report: hook.url });
+    // nobody+bounce: the simulated relay refuses it (failed, never submitted).
+    const answer = await postEmail(t, { ...base(a), to: "asha@example.org, nobody+bounce@example.org" });
+    expect(answer.text).toMatch(/^\d+_\d{8}_\d+$/);
+    const broadcastId = answer.text;
+    await until(() => hook.received.length >= 3, 15_000);
+    const asha = (await messagesOf(t, broadcastId)).get("asha@example.org")!;
+    // A DSN that came back later for the delivered one (as the bounce listener hands it over).
+    expect(await applyReturnedBounce(t.gateway.ctx, { messageId: asha, diagnostic: "550 5.1.1 user unknown" })).toBe(
+      true,
+    );
+    await settled(t, hook, 4);
+    const events = verified(hook, secret!);
+    expect(events.map((event) => [event.recipient, event.status]).sort()).toEqual(
+      [
+        ["asha@example.org", "delivered"],
+        ["asha@example.org", "failed"],
+        ["asha@example.org", "submitted"],
+        ["nobody+bounce@example.org", "failed"],
+      ].sort(),
+    );
+    for (const event of events) {
+      expect(Object.keys(event)).toEqual([
+        ...SPEC_FIELDS,
+        ...(event.status === "failed" ? ["error"] : []),
+        "broadcast_id",
+      ]);
+      expect(event.broadcast_id).toBe(broadcastId);
     }
   });
 });
