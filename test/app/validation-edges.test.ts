@@ -175,7 +175,7 @@ describeEachEngine("validation edges", (engine) => {
       });
     // Half a pair: neither engine can store it as sent (SQLite kept three U+FFFD, PostgreSQL one).
     const lone = await raw(
-      '{"sender_id":"SWBRD","recipient":"9876543210","route":"P","unicode":true,"message":"a\\ud83db"}',
+      '{"sender_id":"PROMOTIONAL","recipient":"9876543210","route":"P","unicode":true,"message":"a\\ud83db"}',
     );
     expect(lone.status, lone.text).toBe(400);
     expect(lone.body).toMatchObject({ success: false, error: { code: "invalid_request", field: "message" } });
@@ -189,7 +189,7 @@ describeEachEngine("validation edges", (engine) => {
     expect(await balanceOf(t, account)).toBe(before);
     // A whole pair, escaped, is the emoji it writes.
     const pair = await raw(
-      '{"sender_id":"SWBRD","recipient":"9876543210","route":"P","unicode":true,"message":"a\\ud83d\\ude00b"}',
+      '{"sender_id":"PROMOTIONAL","recipient":"9876543210","route":"P","unicode":true,"message":"a\\ud83d\\ude00b"}',
     );
     expect(pair.status, pair.text).toBe(200);
     const status = await call(t, "GET", `/api/v2/sms/status/${pair.body.data.message_id}`, { headers: keyOf(account) });
