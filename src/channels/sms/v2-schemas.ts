@@ -305,7 +305,8 @@ export const MessageDetail = Type.Object(
       credits: Credits,
       wallet: Type.String(),
       refunded: Type.Boolean({
-        description: "The credits went back to the wallet (failed before a carrier, cancelled).",
+        description:
+          "The credits went back to the wallet (failed before a carrier, cancelled, or failed by its carrier for a reason the operator refunds).",
       }),
     }),
     carrier: Type.Object({ connector: NullableString(), vendor_message_id: NullableString() }),

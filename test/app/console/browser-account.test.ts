@@ -103,6 +103,12 @@ describeInBrowser("console in the browser: account holder", () => {
     await expect.poll(() => page.locator("table.messages tbody tr").count()).toBe(1);
     expect(await page.locator("table.messages tbody").textContent()).toContain("UNDELIV");
     await expectAccessible(page, "messages page");
+    // The failed message says why its credit was kept.
+    await page.locator("table.messages tbody tr").getByRole("link").first().click();
+    await page.getByRole("heading", { name: "Message to 9876500001" }).waitFor();
+    await expect
+      .poll(() => page.getByTestId("message-cost").textContent(), { timeout: 20_000 })
+      .toBe("1 credit from the SMS wallet (not refunded: its carrier took it before it failed)");
     expect(problems).toEqual([]);
     await context.close();
   }, 120_000);

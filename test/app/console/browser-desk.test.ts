@@ -110,6 +110,10 @@ describeInBrowser("console in the browser: the operator's desk", () => {
     await expect.poll(() => timeline.textContent()).toMatch(/accepted.*failed/s);
     expect(await page.getByRole("alert").count()).toBe(0);
     expect(await page.getByRole("note").textContent()).toContain("UNDELIV");
+    // Why the charge stayed, and where the operator decides it.
+    expect(await page.getByTestId("message-cost").textContent()).toBe(
+      "1 credit from the SMS wallet (not refunded: its carrier took it before it failed; Carrier refunds sets which carriers' failures are refunded)",
+    );
     await expectAccessible(page, "operator message page");
     await page.getByRole("link", { name: "Back to the messages" }).click();
     await page.getByRole("heading", { name: "All messages" }).waitFor();

@@ -30,6 +30,26 @@ function callWords(call: MessageDetail["message"]["call"]): string {
     .join(", ");
 }
 
+/**
+ * Whether its credits came back, and when not for a failed message, why: the first question a
+ * support person is asked about one. A failure after the carrier took the message keeps its
+ * charge unless the operator refunds that failure's reason (Carrier refunds).
+ */
+function refundWords(
+  message: MessageDetail["message"],
+  refunded: boolean,
+  carrierTookIt: boolean,
+  operator: boolean,
+): string {
+  if (refunded) return " (refunded)";
+  if (message.status !== "failed" || !carrierTookIt) return "";
+  const why =
+    message.error?.code === "expired"
+      ? "its carrier took it, and no delivery report came before it expired"
+      : "its carrier took it before it failed";
+  return ` (not refunded: ${why}${operator ? "; Carrier refunds sets which carriers' failures are refunded" : ""})`;
+}
+
 export default function MessagePage({ params }: { params: Record<string, string> }) {
   const id = params.id ?? "";
   return <MessageView path={`/api/v2/messages/${encodeURIComponent(id)}`} back="/messages" />;
@@ -131,7 +151,8 @@ export function MessageView({ path, back, operator = false }: { path: string; ba
         )}
         <dt>Cost</dt>
         <dd data-testid="message-cost">
-          {plural(cost.credits, "credit")} from the {walletName(cost.wallet)} wallet{cost.refunded ? " (refunded)" : ""}
+          {plural(cost.credits, "credit")} from the {walletName(cost.wallet)} wallet
+          {refundWords(message, cost.refunded, carrier.vendor_message_id !== null, operator)}
         </dd>
         <dt>Carrier</dt>
         <dd data-testid="carrier">
