@@ -77,6 +77,15 @@ export function checkDltTemplate(
     if (!mismatch) {
       throw new GatewayError("dlt_template_mismatch", `${required} must match an approved template (${rule}). ${fix}`);
     }
+    // Nothing in common with any of several templates: naming one would send the client after an
+    // unrelated template (the first of those tied at the first character).
+    if (!named && mismatch.matched === 0 && mismatch.position === 0 && templates.size > 1) {
+      throw new GatewayError(
+        "dlt_template_mismatch",
+        `${required} must match an approved template (${rule}): the text matches none of the account's ${templates.size} approved templates, not even at its first character. ${fix}`,
+        { position: 0 },
+      );
+    }
     const closest = mismatch.value.dltTemplateId ? `template ${mismatch.value.dltTemplateId}` : "the closest template";
     const expected = mismatch.expected === "" ? "the end of the text" : JSON.stringify(mismatch.expected);
     throw new GatewayError(

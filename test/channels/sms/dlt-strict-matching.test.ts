@@ -153,6 +153,31 @@ describeEachEngine("Strict DLT template matching", (engine) => {
     expect(response.body.error.code).toBe("invalid_request");
   });
 
+  it("names no template when the text has nothing in common with any of several", async () => {
+    const t = gateway();
+    const account = await dltAccount();
+    const response = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      json: { sender_id: "SWBRD", recipient: "9876543210", message: "Hello there, a text of no template" },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.error).toEqual({
+      code: "dlt_template_mismatch",
+      legacy_code: -8,
+      position: 0,
+      request_id: expect.any(String),
+    });
+    expect(response.body.message).toContain(
+      "the text matches none of the account's 2 approved templates, not even at its first character.",
+    );
+    // One letter in common is a closest template again, named with what it expects.
+    const near = await call(t, "POST", "/api/v2/sms/send", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      json: { sender_id: "SWBRD", recipient: "9876543210", message: "Yes, a text of no template" },
+    });
+    expect(near.body.error).toMatchObject({ position: 1, expected: "our OTP is {#var#}. Do not share it with" });
+  });
+
   it("explains against the template a send names with dlt_template_id", async () => {
     const t = gateway();
     const account = await dltAccount();
