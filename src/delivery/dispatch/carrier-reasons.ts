@@ -9,7 +9,9 @@ export interface CarrierReasons {
 
 /**
  * Sets each failed report's reason when its carrier code maps to one; its message then says the
- * reason's description first. A code that maps to nothing leaves the report as it was.
+ * reason's description first, once: a report kept in early_reports was kept with that message
+ * and is classified again when it applies from there. A code that maps to nothing leaves the
+ * report as it was.
  */
 export async function classifyReports(reasons: CarrierReasons | undefined, reports: DeliveryReport[]): Promise<void> {
   if (!reasons) return;
@@ -20,7 +22,8 @@ export async function classifyReports(reasons: CarrierReasons | undefined, repor
     if (!mapped) continue;
     report.reason = { reason: mapped.reason, carrierCode };
     const detail = report.message ?? `The carrier reported the message failed (${carrierCode}).`;
-    report.message = `${mapped.description} (carrier code ${carrierCode}). ${detail}`;
+    const said = `${mapped.description} (carrier code ${carrierCode}). `;
+    report.message = detail.startsWith(said) ? detail : `${said}${detail}`;
   }
 }
 

@@ -96,7 +96,7 @@ export async function keepEarlyReports(
               upstream_id: r.upstreamId,
               status: r.status,
               at: r.at,
-              error_code: reason.code,
+              error_code: keptCodeOf(r),
               error_message: reason.message,
               received_at: r.keptSince ?? now,
             };
@@ -229,6 +229,33 @@ export async function earlyReportsDue(db: Db, limit: number): Promise<DeliveryRe
   return rows.map(reportOfRow);
 }
 
+/**
+ * A failed report's code as kept (error_code): its code, or, when the carrier's own code is apart
+ * from it (an SMPP receipt's err, the code being its stat), both as JSON, {"code", "carrier_code"},
+ * so that the kept report maps to the same reason (the error_codes tables map the carrier's code)
+ * as the report applied on time. A code that starts with "{" is kept as JSON too: each reads back
+ * as it was (codeOfKept).
+ */
+function keptCodeOf(report: DeliveryReport): string | null {
+  const { code } = reasonOf(report);
+  if (code === null) return null;
+  const carrierCode = report.carrierCode ?? null;
+  if ((carrierCode === null || carrierCode === code) && !code.startsWith("{")) return code;
+  return JSON.stringify({ code, carrier_code: carrierCode === code ? null : carrierCode });
+}
+
+/** The code and the carrier's own code of a kept error_code (keptCodeOf). */
+function codeOfKept(kept: string | null): { code: string | null; carrierCode?: string } {
+  if (kept === null || !kept.startsWith("{")) return { code: kept };
+  try {
+    const { code, carrier_code: carrierCode } = JSON.parse(kept) as { code?: unknown; carrier_code?: unknown };
+    if (typeof code === "string") return { code, ...(typeof carrierCode === "string" ? { carrierCode } : {}) };
+  } catch {
+    // Kept before codes were kept so: as it is.
+  }
+  return { code: kept };
+}
+
 /** A kept row as the report it was, dated when it was kept. */
 function reportOfRow(row: EarlyReportsTable): DeliveryReport {
   return {
@@ -236,7 +263,7 @@ function reportOfRow(row: EarlyReportsTable): DeliveryReport {
     upstreamId: row.upstream_id,
     status: row.status,
     at: Number(row.at),
-    code: row.error_code,
+    ...codeOfKept(row.error_code),
     message: row.error_message,
     keptSince: Number(row.received_at),
   };
