@@ -32,6 +32,12 @@ const DEFAULT_RECEIPT_RETRY_MS = [250, 1_000, 3_000, 10_000, 30_000];
 const DEFAULT_KEPT_SWEEP_MS = 5_000;
 /** Kept receipts tried per sweep. */
 const SWEEP_PAGE = 500;
+/**
+ * A kept receipt younger than this is matched by the sweep under its id as given only: its part
+ * may be another process's, whose submit is still being answered or stored (that process looks
+ * again from memory, converted readings too, once its sends are stored).
+ */
+const SWEEP_EXACT_MS = 60_000;
 
 /**
  * A receipt to apply: `keepAt` (when it came) keeps it in early_receipts when it names no stored
@@ -65,10 +71,10 @@ export class ConnectorReports {
   /** Where the next sweep of kept receipts goes on from (a page's last), null from the oldest. */
   private keptCursor: { receivedAt: number; upstreamId: string } | null = null;
   /**
-   * Each message being sent, by the order it started in, until its parts are stored: what a
-   * receipt that names no stored part may be waiting for.
+   * Each message being sent, by the order it started in, until its parts are stored (and when it
+   * started): what a receipt that names no stored part may be waiting for.
    */
-  private readonly sending = new Map<number, Promise<unknown>>();
+  private readonly sending = new Map<number, { stored: Promise<unknown>; since: number }>();
   private started = 0;
 
   constructor(private readonly options: ConnectorReportsOptions) {
@@ -158,6 +164,12 @@ export class ConnectorReports {
    * A page of the connector's kept receipts, oldest first, applied as they came (those whose part
    * is stored now apply and are forgotten); those kept longer than KEEP_RECEIPT_MS that still name
    * no part are dropped. A read when none is kept.
+   *
+   * A kept receipt may be for a message still being sent, its parts not stored: only its id as
+   * given names its part (exactOnly), as on its first look, while a send of this process that
+   * started before it came is not stored, and, for another process's sends, until it is
+   * SWEEP_EXACT_MS old. Otherwise a digits-only id ("1000") would be read as hex too and apply to
+   * an older part stored as "3e8", while its own is stored a moment later.
    */
   private async sweepKept(): Promise<void> {
     const { store } = this.options;
@@ -166,10 +178,24 @@ export class ConnectorReports {
     this.keptCursor =
       last && page.length === SWEEP_PAGE ? { receivedAt: last.receivedAt, upstreamId: last.upstreamId } : null;
     if (page.length === 0) return;
+    // Read after the page: a send that started before a receipt of it came is still here unless stored.
+    let oldestSending = Number.POSITIVE_INFINITY;
+    for (const { since } of this.sending.values()) oldestSending = Math.min(oldestSending, since);
+    const youngSince = this.now() - SWEEP_EXACT_MS;
     const outcomes = await Promise.all(
-      page.map(({ receivedAt: _at, ...receipt }) => this.receiptWrites.add({ ...receipt, kept: true })),
+      page.map(({ receivedAt, ...receipt }) =>
+        this.receiptWrites.add({
+          ...receipt,
+          kept: true,
+          exactOnly: oldestSending <= receivedAt || receivedAt > youngSince,
+        }),
+      ),
     );
     const applied = outcomes.filter((outcome) => outcome !== "unknown").length;
+    this.options.logger?.debug(
+      { connector: this.name, receipts: page.length, applied },
+      "kept SMPP receipts looked at",
+    );
     if (applied > 0) {
       this.options.logger?.info(
         { connector: this.name, receipts: applied },
@@ -194,7 +220,7 @@ export class ConnectorReports {
   /** A message starts being sent; `stored` settles once its parts are stored (or given up). */
   sendStarted(stored: Promise<unknown>): void {
     const order = this.started++;
-    this.sending.set(order, stored);
+    this.sending.set(order, { stored, since: this.now() });
     void stored.finally(() => this.sending.delete(order));
   }
 
@@ -263,7 +289,9 @@ export class ConnectorReports {
       });
       // Even when they are all stored by now: the look may have run just before the last write.
       if (outcome === "unknown" && sentBefore !== null) {
-        await Promise.allSettled([...this.sending].filter(([order]) => order < sentBefore).map(([, stored]) => stored));
+        await Promise.allSettled(
+          [...this.sending].filter(([order]) => order < sentBefore).map(([, sending]) => sending.stored),
+        );
         outcome = await this.receiptWrites.add({ ...receipt, ...kept });
       }
       // Its parts may be another process's, committing now: one more look before the SMSC
