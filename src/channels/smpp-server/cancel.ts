@@ -21,6 +21,7 @@ import {
   recipientForms,
   SCAN_BUDGET,
 } from "../../domain/messages/index.js";
+import type { ReportedMessage } from "../../domain/webhooks/events.js";
 import type { RequestAnswer } from "./client-commands.js";
 import { writeReceipts } from "./outbox.js";
 import { type MessageTarget, MULTI_MAX, messageTarget, type QueryDeps, sameSender } from "./query.js";
@@ -47,7 +48,7 @@ export async function answerCancel(deps: CancelDeps, accountId: number, body: Bu
   if (targets.length === 0) return { status: STATUS.ESME_RCANCELFAIL };
   const now = deps.clock.now().getTime();
   const cancelled = await deps.store.transaction(async (trx) => {
-    const messages: Array<{ id: string; account_id: number; recipient: string; status: string; at: number }> = [];
+    const messages: ReportedMessage[] = [];
     for (const target of targets) {
       const { ids } = await cancelScheduled(deps.store, trx, deps.clock, accountId, target, { waiting: true });
       if (ids.length === 0) continue;
@@ -58,6 +59,8 @@ export async function answerCancel(deps: CancelDeps, accountId: number, body: Bu
           id: row.id,
           account_id: accountId,
           recipient: row.recipient,
+          broadcast_id: row.broadcast_id,
+          job_id: row.job_id,
           status: "cancelled",
           at: Number(row.done_at ?? now),
         });

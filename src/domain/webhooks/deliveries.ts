@@ -3,6 +3,8 @@
 import { monotonicFactory } from "ulid";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { formatBroadcastId } from "../../base/core/ids.js";
+import { localDay } from "../../base/core/time.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type {
   NewWebhookDelivery,
@@ -146,9 +148,10 @@ async function insertOne(deps: WebhookApiDeps, row: NewWebhookDelivery): Promise
 }
 
 /**
- * Queues a sample event to the account's URL for it. The payload has exactly the spec's fields
- * (a receiver that validates the shape strictly accepts it); what marks it as a test is its
- * `webhook-id` (`msg_test_…`) and a message id that names no message.
+ * Queues a sample event to the account's URL for it, shaped as a real one: the spec's fields in
+ * their order, then what a real event adds after them (a delivery_report's broadcast_id, a
+ * well-formed id of the account's that names no broadcast: sequence 000000). What marks it as a
+ * test is its `webhook-id` (`msg_test_…`) and ids that name nothing.
  */
 export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, event: WebhookEvent, iso: Iso) {
   const db = deps.store.db;
@@ -158,7 +161,14 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
   const at = isoUtc(new Date(now));
   let payload: Record<string, unknown>;
   if (event === "delivery_report") {
-    payload = { event, message_id: `q${ulid(now)}`, status: "delivered", delivered_at: at, recipient: "9876543210" };
+    payload = {
+      event,
+      message_id: `q${ulid(now)}`,
+      status: "delivered",
+      delivered_at: at,
+      recipient: "9876543210",
+      broadcast_id: sampleBroadcastId(accountId, now),
+    };
   } else if (event === "low_balance") {
     payload = lowBalancePayload({ username: "example", wallet: "sms", balance: 99, threshold: 100, at: now });
   } else if (event.startsWith("verification_")) {
@@ -207,6 +217,11 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
     ),
   );
   return describeDelivery(row, [], iso);
+}
+
+/** A broadcast id of the account's, in its shape and dated today (UTC), that names none (sequences start at 1). */
+function sampleBroadcastId(accountId: number, now: number): string {
+  return formatBroadcastId(accountId, localDay(new Date(now), "UTC"), 0);
 }
 
 /**

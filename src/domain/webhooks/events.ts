@@ -13,9 +13,9 @@ export interface ReportedMessage {
   at: number;
   /**
    * The broadcast id of its send, the id a legacy, XML or voice send answered: the payload's
-   * broadcast_id. Every writer of delivery reports gives it (optional for the SMPP receipts' own callers).
+   * broadcast_id. Every writer of delivery reports gives it, cancel_sm's receipts too.
    */
-  broadcast_id?: string;
+  broadcast_id: string;
   /** The v2 bulk job it belongs to, if any (the payload's job_id, left out when null). */
   job_id?: number | null;
   /** The id the client knows it by, when not the queue id (WhatsApp: the upstream wamid). */

@@ -169,7 +169,7 @@ export class WebhookOutbox {
             ...failureOf(message),
             ...message.extra,
             // Added after the spec's fields: the id a legacy, XML, voice or bulk send answered.
-            ...(message.broadcast_id === undefined ? {} : { broadcast_id: message.broadcast_id }),
+            broadcast_id: message.broadcast_id,
             ...(message.job_id == null ? {} : { job_id: message.job_id }),
           }),
         );

@@ -31,7 +31,8 @@ function expectError(response: JsonResponse, status: number, code: string) {
   });
 }
 
-const DELIVERY_REPORT_FIELDS = ["delivered_at", "event", "message_id", "recipient", "status"];
+/** The spec's fields in its order, then what a real delivery_report adds after them (broadcast-ids.test.ts). */
+const DELIVERY_REPORT_FIELDS = ["event", "message_id", "status", "delivered_at", "recipient", "broadcast_id"];
 
 describeEachEngine("webhook API with the gateway's own sender", (engine) => {
   const gateway = useTestGateway(engine, { env: { ...FAST_SIMULATOR, SWITCHBOARD_ALLOW_PRIVATE_WEBHOOKS: "1" } });
@@ -113,7 +114,7 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     });
   });
 
-  it("sends a signed test event with exactly the spec's fields, and 409 without a URL for it", async () => {
+  it("sends a signed test event shaped as a real one (the spec's fields, then a sample broadcast_id), and 409 without a URL for it", async () => {
     const t = gateway();
     const hook = await receiver();
     const account = await buildAccount(t);
@@ -140,8 +141,12 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     const [request] = hook.received;
     expect(request!.headers["webhook-id"]).toBe(queued.body.data.webhook_id);
     const body = verify(secret, request!) as Record<string, unknown>;
-    expect(Object.keys(body).sort()).toEqual(DELIVERY_REPORT_FIELDS);
+    // Shaped as a real one: a client builds its matching on the test (decision 0186).
+    expect(Object.keys(body)).toEqual(DELIVERY_REPORT_FIELDS);
     expect(body).toEqual(queued.body.data.payload);
+    // The account's broadcast id shape, today, sequence 000000: it names no broadcast.
+    expect(body.broadcast_id).toMatch(new RegExp(`^${account.id}_\\d{8}_000000$`));
+    expect((await v2("GET", `/sms/status/${body.broadcast_id}`)).status).toBe(404);
     expect(body.delivered_at).toMatch(ISO_UTC);
 
     await v2("PUT", "/webhooks", { inbound_sms: hook.url });

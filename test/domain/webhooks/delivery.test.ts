@@ -118,7 +118,14 @@ describeEachEngine("webhook sender", (engine) => {
     await t.db.store.transaction((trx) =>
       outbox.deliveryReports(
         trx,
-        ids.map((id) => ({ id, account_id: accountId, recipient: "9876543210", status: "delivered", at: Date.now() })),
+        ids.map((id) => ({
+          id,
+          account_id: accountId,
+          recipient: "9876543210",
+          broadcast_id: "1_20260101_000001",
+          status: "delivered",
+          at: Date.now(),
+        })),
         Date.now(),
       ),
     );
@@ -183,7 +190,16 @@ describeEachEngine("webhook sender", (engine) => {
     await t.db.store.transaction((trx) =>
       outbox.deliveryReports(
         trx,
-        [{ id: "q1", account_id: account.id, recipient: "9876543210", status: "delivered", at: created }],
+        [
+          {
+            id: "q1",
+            account_id: account.id,
+            recipient: "9876543210",
+            broadcast_id: "1_20260101_000001",
+            status: "delivered",
+            at: created,
+          },
+        ],
         created,
       ),
     );
@@ -234,7 +250,16 @@ describeEachEngine("webhook sender", (engine) => {
     await t.db.store.transaction((trx) =>
       outbox.deliveryReports(
         trx,
-        [{ id: "qclock", account_id: account.id, recipient: "9876543210", status: "delivered", at: created }],
+        [
+          {
+            id: "qclock",
+            account_id: account.id,
+            recipient: "9876543210",
+            broadcast_id: "1_20260101_000001",
+            status: "delivered",
+            at: created,
+          },
+        ],
         created,
       ),
     );
@@ -297,7 +322,14 @@ describeEachEngine("webhook sender", (engine) => {
       await t.db.store.transaction((trx) =>
         outbox.deliveryReports(
           trx,
-          ["qA", "qB"].map((id) => ({ id, account_id: account.id, recipient: "9876543210", status, at: Date.now() })),
+          ["qA", "qB"].map((id) => ({
+            id,
+            account_id: account.id,
+            recipient: "9876543210",
+            broadcast_id: "1_20260101_000001",
+            status,
+            at: Date.now(),
+          })),
           Date.now(),
         ),
       );
@@ -360,7 +392,14 @@ describeEachEngine("webhook sender", (engine) => {
       await t.db.store.transaction((trx) =>
         outbox.deliveryReports(
           trx,
-          messages.map((id) => ({ id, account_id: account.id, recipient: "9876543210", status, at: Date.now() })),
+          messages.map((id) => ({
+            id,
+            account_id: account.id,
+            recipient: "9876543210",
+            broadcast_id: "1_20260101_000001",
+            status,
+            at: Date.now(),
+          })),
           Date.now(),
         ),
       );
@@ -617,6 +656,7 @@ describeEachEngine("webhook sender", (engine) => {
         id,
         account_id: account.id,
         recipient: "9876543210",
+        broadcast_id: "1_20260101_000001",
         status: "delivered" as const,
         at: Date.now(),
       });
@@ -741,7 +781,16 @@ describeEachEngine("webhook sender", (engine) => {
     await t.db.store.transaction((trx) =>
       outbox.deliveryReports(
         trx,
-        [{ id: "s1", account_id: account.id, recipient: "9876543210", status: "delivered", at: Date.now() }],
+        [
+          {
+            id: "s1",
+            account_id: account.id,
+            recipient: "9876543210",
+            broadcast_id: "1_20260101_000001",
+            status: "delivered",
+            at: Date.now(),
+          },
+        ],
         Date.now(),
         handoff,
       ),
