@@ -136,6 +136,15 @@ export async function setSmppSettings(
           created_at: now,
           updated_at: now,
         })
+        // Another call gave the account its first password since the read above (two saves at
+        // once): this one's changes are applied over it, as when the row had been there.
+        .onConflict((oc) =>
+          oc.column("account_id").doUpdateSet({
+            updated_at: now,
+            password_hash: passwordHash,
+            ...limitChanges(changes, allowed),
+          }),
+        )
         .execute(),
     );
     await store.signals.notify(SMPP_ACCOUNTS_CHANGED, String(account.id));
@@ -146,9 +155,7 @@ export async function setSmppSettings(
         .set({
           updated_at: now,
           ...(passwordHash !== undefined ? { password_hash: passwordHash } : {}),
-          ...(changes.maxBinds !== undefined ? { max_binds: changes.maxBinds } : {}),
-          ...(changes.submitsPerSecond !== undefined ? { submits_per_second: changes.submitsPerSecond } : {}),
-          ...(allowed !== undefined ? { allowed_ips: allowed } : {}),
+          ...limitChanges(changes, allowed),
         })
         .where("account_id", "=", account.id)
         .execute(),
@@ -156,4 +163,13 @@ export async function setSmppSettings(
   }
   if (passwordHash !== undefined) await accountCredentialsChanged(store, account.id);
   return describeSmppSettings(await smppSettingsOf(store.db, account.id));
+}
+
+/** The limits and addresses a change sets, as columns (those it leaves out are kept). */
+function limitChanges(changes: SmppSettingsChanges, allowed: string | null | undefined) {
+  return {
+    ...(changes.maxBinds !== undefined ? { max_binds: changes.maxBinds } : {}),
+    ...(changes.submitsPerSecond !== undefined ? { submits_per_second: changes.submitsPerSecond } : {}),
+    ...(allowed !== undefined ? { allowed_ips: allowed } : {}),
+  };
 }
