@@ -4,8 +4,12 @@
 
 /** Node's socket errors when the server is not there or the connection broke. */
 const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
-/** SQLSTATE: admin_shutdown, crash_shutdown, cannot_connect_now (starting up or shutting down). */
-const SHUTDOWN_STATES = new Set(["57P01", "57P02", "57P03"]);
+/**
+ * SQLSTATE: admin_shutdown, crash_shutdown, cannot_connect_now (starting up or shutting down),
+ * and too_many_connections (53300: every connection the server or the role allows is taken, by
+ * other processes on a shared server; the pool's next connection is refused until one ends).
+ */
+const SHUTDOWN_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
 /** What node-postgres throws when a connection ends under a query, or is used after that. */
 const PG_CONNECTION_LOST =
   /^Connection terminated|connection error and is not queryable|timeout exceeded when trying to connect/;
