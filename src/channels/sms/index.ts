@@ -23,7 +23,8 @@
 //   v2-schemas.ts      the SMS answers' schemas (SmsAccepted, DeliveryReport, BulkJob, Balance, the
 //                      message views, …), shared with the console: typebox only
 //   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes; an account not active -16 on
-//                      every call but accountstatus) and GET /api/getcredits
+//                      every call but accountstatus; HEAD as GET on reads, 405 on sends) and GET /api/getcredits
+//   legacy-encoding.ts percent-escapes read as UTF-8: a parameter that is not refused -8 (-9 xmlstring); the form reader
 //   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`; at most 100,000 numbers)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing
 //   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB,

@@ -9,6 +9,7 @@ import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { publicStatus } from "../../base/core/message-status.js";
 import { localDayRange } from "../../base/core/time.js";
+import { FORM_BODY_LIMIT } from "../../base/http/form-data.js";
 import { sendLegacyError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { approvedTemplates, normalizeDltHeader, requestTemplate, walletBalance } from "../../domain/accounts/index.js";
@@ -16,6 +17,7 @@ import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import { actorOf, admitCaller, authenticateLegacy, inactiveAccount, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
 import { leftOutOf } from "../../domain/refusals/index.js";
+import { notUtf8, notUtf8Parameter, parseForm, queryOf } from "./legacy-encoding.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational, withoutRepeats } from "./recipients.js";
@@ -72,7 +74,22 @@ declare module "fastify" {
   interface FastifyRequest {
     /** An XML send's document, once parsed: the log of refusals reads it (app/refusal-capture.ts). */
     xmlSend?: XmlSend;
+    /** A legacy form's first parameter whose escapes are not UTF-8 (legacy-encoding.ts). */
+    formNotUtf8?: string;
   }
+}
+
+/**
+ * A HEAD on a call that sends or writes: 405 with Allow, before anything is read, authenticated
+ * or counted. The legacy dialect's plain text, the reason in X-Error-Message (a HEAD has no body).
+ */
+function headNotAllowed(_request: FastifyRequest, reply: FastifyReply) {
+  return reply
+    .code(405)
+    .header("allow", "GET, POST")
+    .header("x-error-message", "HEAD runs nothing here: this call sends or writes. Use GET or POST.")
+    .type("text/plain; charset=utf-8")
+    .send("HEAD runs nothing here: this call sends or writes. Use GET or POST.");
 }
 
 /** The legacy throttle: per account and second, separate from the v2 key rate. */
@@ -109,6 +126,16 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
   // body (text/plain too, which Fastify would read as a string no parameter comes from) is
   // refused. An empty body of any type is no body: the query's parameters count.
   app.removeContentTypeParser("text/plain");
+  // An urlencoded form is read here, so that a value whose escapes are not UTF-8 is known and refused.
+  app.removeContentTypeParser("application/x-www-form-urlencoded");
+  app.addContentTypeParser(
+    "application/x-www-form-urlencoded",
+    { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
+    (request, body, done) => {
+      request.formNotUtf8 = notUtf8Parameter(body as string);
+      done(null, parseForm(body as string));
+    },
+  );
   app.addContentTypeParser("*", { parseAs: "buffer" }, (request, body, done) => {
     if ((body as Buffer).length === 0) done(null, undefined);
     else done(unreadBody(request.headers["content-type"]), undefined);
@@ -138,6 +165,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       bodyError?: (error: unknown) => GatewayError;
       anyStatus?: true;
       doing?: string;
+      /** The call sends or writes: a HEAD must not run it, and answers 405 (decision 0186). */
+      unsafe?: true;
     } = {},
   ) {
     const authenticate = options.authenticate ?? (defaultAuth as unknown as LegacyAuth<C>);
@@ -149,6 +178,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         request.principal = principal;
         admitCaller(request, principal);
         if (principal.status !== "active" && !options.anyStatus) throw inactiveAccount(principal, options.doing);
+        const notUtf8Name = notUtf8Parameter(queryOf(request.raw.url)) ?? request.formNotUtf8;
+        if (notUtf8Name !== undefined) throw notUtf8(notUtf8Name);
         await throttle(principal);
         const answer = await handler(params, principal, context, request);
         if (typeof answer === "string") return reply.type("text/plain; charset=utf-8").send(answer);
@@ -161,10 +192,12 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       }
     };
     for (const url of paths) {
+      // A HEAD (a link checker, a monitor) answers as the GET would, without a body, where the call
+      // only reads; where it sends or writes, the HEAD runs nothing: 405 (decision 0186).
+      if (options.unsafe) app.route({ method: "HEAD", url, config: { public: true }, handler: headNotAllowed });
       app.route({
-        method: ["GET", "POST"],
+        method: options.unsafe ? ["GET", "POST"] : ["GET", "HEAD", "POST"],
         url,
-        // A HEAD (a link checker, a monitor) must not send or change anything.
         exposeHeadRoute: false,
         schema: { summary, hide: true },
         handler: handle,
@@ -210,7 +243,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       params.route?.trim().toUpperCase() === "V"
         ? callByVoice(params, principal)
         : accept(request, principal, legacySendInput(params)),
-    { doing: "send" },
+    { doing: "send", unsafe: true },
   );
 
   route(
@@ -275,6 +308,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       });
       return `${principal.accountId}_${row.id}`;
     },
+    { unsafe: true },
   );
 
   route(
@@ -327,6 +361,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       }),
     {
       doing: "send",
+      unsafe: true,
       authenticate: async (params, address, request) => {
         const doc = await parseXmlSend(params.xmlstring);
         request.xmlSend = doc;

@@ -125,7 +125,9 @@ export class SmsPolicy {
       throw new GatewayError("invalid_sender_id", `A sender ID has at most ${SENDER_ID_MAX_LENGTH} characters.`);
     }
     const items = input.items ?? input.recipients.map((recipient) => ({ recipient, message: input.message ?? "" }));
-    if (items.length === 0 && (input.message ?? "").trim() === "") throw new GatewayError("missing_message");
+    // No number at all is a missing parameter, checked in the spec's table order: -4, -5, -6 (decision
+    // 0186). Whether a number is valid waits for the route (rule 6).
+    if (items.every((item) => item.recipient.trim() === "")) throw noRecipient();
     for (const item of items) {
       if (item.message.trim() === "") throw new GatewayError("missing_message");
       if (item.message.includes(NUL))

@@ -86,8 +86,10 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
     const account = await buildAccount(t);
     const query = new URLSearchParams(sendParams(account, { phonenumber: "9876543210" }) as Record<string, string>);
     for (const path of ["/httpapi/send", "/api/secure_api/httpapi/send"]) {
+      // 405, Allow: GET, POST (decision 0186; legacy-conformance.test.ts).
       const head = await fetch(`${t.url}${path}?${query}`, { method: "HEAD" });
-      expect(head.status).toBe(404);
+      expect(head.status).toBe(405);
+      expect(head.headers.get("allow")).toBe("GET, POST");
     }
     await t.db.store.db.updateTable("accounts").set({ get_api_enabled: 1 }).where("id", "=", account.id).execute();
     const v2 = new URLSearchParams({
