@@ -36,8 +36,10 @@ describeEnginesTogether("v2 scheduled send and the GET variant of send", (engine
   it("reads scheduled_at in the account's zone, holds the message, and releases it on time", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 10 } });
-    // Whole seconds: the field has no fraction. At least 1.5 s ahead.
-    const due = Math.ceil((Date.now() + 1500) / 1000) * 1000;
+    // Whole seconds: the field has no fraction. At least 4 s ahead: on a loaded machine the
+    // account's set-up and the send itself can take seconds, and a due time reached before the
+    // send is read is refused as past (a failure seen at load 11-17 with 1.5 s).
+    const due = Math.ceil((Date.now() + 4000) / 1000) * 1000;
     const sent = await schedule(t, account, { ...base, scheduled_at: local(due) });
     expect(sent.status).toBe(200);
     expect(sent.body.success).toBe(true);
@@ -54,7 +56,7 @@ describeEnginesTogether("v2 scheduled send and the GET variant of send", (engine
       .executeTakeFirstOrThrow();
     expect(row.due_at).toBe(due);
 
-    const report = await waitForStatus(t, account, id, { timeoutMs: 10_000 });
+    const report = await waitForStatus(t, account, id, { timeoutMs: 20_000 });
     expect(report.status).toBe("delivered");
     expect(Date.parse(report.sent_time)).toBeGreaterThanOrEqual(due - 1000);
     const submitted = await t.db.store.db
@@ -63,8 +65,9 @@ describeEnginesTogether("v2 scheduled send and the GET variant of send", (engine
       .where("id", "=", id)
       .executeTakeFirstOrThrow();
     expect(submitted.submitted_at!).toBeGreaterThanOrEqual(due);
-    // Housekeeping runs every second: released within about a second of the due time.
-    expect(submitted.submitted_at! - due).toBeLessThan(2500);
+    // Housekeeping runs every second: released at its first tick after the due time (a few
+    // seconds at most on a loaded machine; a release that waited for anything else takes longer).
+    expect(submitted.submitted_at! - due).toBeLessThan(5000);
   });
 
   it("refuses a missing, malformed or past scheduled_at", async () => {
