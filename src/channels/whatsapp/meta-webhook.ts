@@ -263,13 +263,22 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** A non-empty string of at most `max` characters, or undefined. */
+/**
+ * A non-empty string of at most `max` characters without U+0000, or undefined. Meta sends no
+ * NUL; PostgreSQL's text cannot store one, so on it one NUL answered the whole callback 400 (and
+ * Meta delivered it again, the items beside it with it) while SQLite stored it: its item is
+ * unreadable on both.
+ */
 function text(value: unknown, max: number): string | undefined {
-  return typeof value === "string" && value !== "" && value.length <= max ? value : undefined;
+  return typeof value === "string" && value !== "" && value.length <= max && !value.includes("\u0000")
+    ? value
+    : undefined;
 }
 
-/** A description: a non-empty string, cut at PROSE_MAX characters. */
+/** A description: a non-empty string, its NULs left out, cut at PROSE_MAX characters. */
 function prose(value: unknown): string | undefined {
-  if (typeof value !== "string" || value === "") return undefined;
-  return value.length > PROSE_MAX ? `${value.slice(0, PROSE_MAX - 1)}…` : value;
+  if (typeof value !== "string") return undefined;
+  const words = value.replaceAll("\u0000", "");
+  if (words === "") return undefined;
+  return words.length > PROSE_MAX ? `${words.slice(0, PROSE_MAX - 1)}…` : words;
 }
