@@ -2,6 +2,7 @@
 // is given (api, worker), with the worker thread of a `start`; stop() ends them in order.
 import type { Logger } from "pino";
 import { type Clock, systemClock } from "../base/core/clock.js";
+import { stagingDirectory, sweepStaging } from "../base/core/staging.js";
 import type { Config } from "../base/runtime/config.js";
 import { createLogger } from "../base/runtime/logging.js";
 import { createMetrics } from "../base/runtime/metrics.js";
@@ -74,6 +75,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     );
   }
   const logger = options.logger ?? createLogger(config);
+  // Uploads' staging files that a process killed mid-upload left (kill -9, a crash).
+  const swept = await sweepStaging();
+  if (swept > 0)
+    logger.warn({ removed: swept, directory: stagingDirectory() }, "removed staging files left by a stopped process");
   const store = options.store ?? (await openStore(config.database, storeOptions(config)));
   await store.migrate();
   const clock = options.clock ?? systemClock;

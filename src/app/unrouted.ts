@@ -15,6 +15,7 @@ import {
   statusOf,
   toGatewayError,
 } from "../base/http/http-errors.js";
+import { timeoutRefusalOf } from "../base/http/timeout-refusal.js";
 
 const LEGACY_PATH = /^\/(httpapi|api\/secure_api|xmlapi|api\/getcredits|voicecall|httpemailapi)/i;
 const SMS_CALL_PATH = /^\/api\/v2\/(sms|balance|sender-ids)/i;
@@ -58,17 +59,17 @@ export function answerClientError(error: ConnectionError, socket: Socket): void 
     400,
     "The request is not valid HTTP: a malformed request line or header.",
   ];
+  // A route reading a long body may have named its own answer to the timeout (timeout-refusal.ts).
+  const own = error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? timeoutRefusalOf(socket) : undefined;
   // Node hands the bytes it refused as a Buffer (Fastify's type describes their JSON form).
-  const path = pathOf(error.rawPacket as unknown as Buffer | undefined);
+  const path = own?.path ?? pathOf(error.rawPacket as unknown as Buffer | undefined);
+  const refusal = own
+    ? new GatewayError(own.error.code, own.error.message, { ...own.error.details, http: status })
+    : new GatewayError("invalid_request", message, { http: status });
   const requestId = randomUUID();
   const [type, body] = LEGACY_PATH.test(path)
-    ? ["text/plain; charset=utf-8", message]
-    : [
-        "application/json; charset=utf-8",
-        JSON.stringify(
-          jsonErrorAnswer(new GatewayError("invalid_request", message, { http: status }), requestId, envelopeOf(path)),
-        ),
-      ];
+    ? ["text/plain; charset=utf-8", refusal.message]
+    : ["application/json; charset=utf-8", JSON.stringify(jsonErrorAnswer(refusal, requestId, envelopeOf(path)))];
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${type}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +

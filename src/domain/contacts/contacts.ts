@@ -6,12 +6,12 @@ import { sql } from "kysely";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
+import { memoryStaging, type Pending, type Staging } from "../../base/core/staging.js";
 import type { Engine } from "../../base/store/engine.js";
 import { pagedRows } from "../../base/store/paging.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import { groupExists, groupNotFound, groupTarget } from "./groups.js";
-import { memoryStaging, type Pending, type Staging } from "./staging.js";
 
 /** Contacts written per statement of an upload's one transaction. */
 export const CONTACT_BATCH = 5_000;

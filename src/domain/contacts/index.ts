@@ -6,8 +6,7 @@
 //                      adding them from any source whole or not at all: the source read to its end
 //                      first, then one transaction (5,000 a statement) with exact added / duplicate /
 //                      invalid counts and the upload's audit entry
-//   staging.ts         an upload's valid contacts held until its source is read whole: in memory
-//                      (JSON), in a temporary file (CSV)
+//                      (staged by base/core/staging.ts: in memory for JSON, in a file for a CSV)
 //   csv.ts             contacts read from a CSV stream one record at a time, with line numbers
 //                      (csv-parse; header detection, BOM, quotes, `;` or tab)
 //   v2-routes.ts       GET/POST /api/v2/groups, DELETE /api/v2/groups/{id}, GET …/contacts

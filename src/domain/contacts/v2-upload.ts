@@ -5,14 +5,15 @@
 import type { FastifyRequest } from "fastify";
 import { type Static, Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
+import { fileStaging } from "../../base/core/staging.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
+import { refuseTimeoutWith } from "../../base/http/timeout-refusal.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { actorOf } from "../auth/index.js";
 import { addContacts, type ContactEntry, type ContactImportReport, MAX_CONTACT_NAME } from "./contacts.js";
 import { csvContacts } from "./csv.js";
 import { groupExists, groupNotFound, parseGroupId } from "./groups.js";
-import { fileStaging } from "./staging.js";
 import { ContactImport } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
@@ -144,6 +145,14 @@ async function uploadCsv(
 ) {
   const raw = request.raw;
   const maxBytes = ctx.config.contactsUploadMaxBytes;
+  // The request timeout is answered on the socket, outside this route: in its words.
+  const timedOut = new GatewayError(
+    "invalid_request",
+    `The request did not arrive in time: the CSV did not arrive whole within ${ctx.config.http.requestTimeoutSeconds} s ` +
+      "(HTTP_REQUEST_TIMEOUT_SECONDS). No contact was added.",
+    { added: 0 },
+  );
+  const timeoutAnswered = refuseTimeoutWith(raw, timedOut);
   try {
     if (Number(request.headers["content-length"] ?? 0) > maxBytes) throw tooLarge(maxBytes)();
     if (!(await groupExists(ctx.store.db, accountId, groupId))) throw groupNotFound(groupId);
@@ -165,5 +174,7 @@ async function uploadCsv(
       );
     }
     throw error;
+  } finally {
+    timeoutAnswered();
   }
 }

@@ -4,10 +4,11 @@
 // transaction, after the request timeout no longer applies. Every refusal imports nothing and says so.
 import { once } from "node:events";
 import { watch } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
+import { stagingDirectory } from "../../../src/base/core/staging.js";
 import { CONTACT_BATCH } from "../../../src/domain/contacts/contacts.js";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, type TestAccount, type TestGateway, useTestGateway } from "../../helpers/gateway.js";
@@ -51,18 +52,20 @@ afterAll(async () => {
 });
 
 /**
- * Resolves once the temporary directory holds an upload's staging directory (`present`) or
- * nothing (every staging file removed); fails after 10 s.
+ * Resolves once the gateway's staging directory (made in the temporary directory) holds an
+ * upload's staging file (`present`) or none (every staging file removed); fails after 10 s.
  */
 async function staging(present: boolean): Promise<void> {
-  const watcher = watch(temporary);
+  const directory = stagingDirectory();
+  await mkdir(directory, { recursive: true, mode: 0o700 });
+  const watcher = watch(directory);
   const deadline = AbortSignal.timeout(10_000);
   try {
     for (;;) {
       const changed = once(watcher, "change", { signal: deadline });
       // Left unawaited when the directory is already as asked.
       changed.catch(() => undefined);
-      const staged = (await readdir(temporary)).filter((name) => name.startsWith("switchboard-contacts-"));
+      const staged = (await readdir(directory)).filter((name) => name.endsWith(".staged"));
       if (staged.length > 0 === present) return;
       await changed;
     }
@@ -95,8 +98,11 @@ describeEachEngine("a contacts CSV upload, whole or not at all", (engine) => {
       const kept = await total(t, account, group);
       console.info(`[${engine}] stalled upload: ${answer.status} after ${seconds.toFixed(2)} s, ${kept} contacts kept`);
       expect(answer.status).toBe(408);
-      // In the v2 family's dialect, as every refusal of the route.
-      expect(JSON.parse(answer.body)).toMatchObject({ status: "error", error: { code: "invalid_request" } });
+      // In the v2 family's dialect, and saying what every refusal of the route says: nothing added.
+      const refusal = JSON.parse(answer.body);
+      expect(refusal).toMatchObject({ status: "error", error: { code: "invalid_request", added: 0 } });
+      expect(refusal.message).toContain("HTTP_REQUEST_TIMEOUT_SECONDS");
+      expect(refusal.message).toContain("No contact was added");
       expect(kept).toBe(0);
       // The staging file of the cut-off upload is removed.
       await staging(false);
