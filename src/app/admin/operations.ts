@@ -306,7 +306,7 @@ export function describeDndImport(result: DndImportResult) {
 export async function importDndFor(
   deps: ChangeDeps,
   input: NodeJS.ReadableStream | string,
-  options: { replace?: boolean } = {},
+  options: { replace?: boolean; maxBytes?: number; tooLarge?: () => Error } = {},
 ) {
   return describeDndImport(await importDnd(deps.store, deps, input, options));
 }

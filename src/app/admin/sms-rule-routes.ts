@@ -4,6 +4,7 @@
 import { type TSchema, Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
 import { IdParams, PageNumber } from "../../base/http/query-params.js";
+import { refuseTimeoutWith } from "../../base/http/timeout-refusal.js";
 import { operatorAnswer, operatorPage, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import { decisionBody, reasonOf } from "../../domain/accounts/index.js";
@@ -209,17 +210,43 @@ export async function registerSmsRuleRoutes(admin: TypedRoutes, ctx: Deps): Prom
         });
       }
       const { replace } = request.query;
+      const maxBytes = ctx.config.dndImportMaxBytes;
+      const tooLarge = () =>
+        new GatewayError(
+          "invalid_request",
+          `The CSV is larger than ${maxBytes / 1024 / 1024} MiB (DND_IMPORT_MAX_MB); split it, or import it with the CLI (switchboard dnd import).`,
+          { http: 413 },
+        );
+      // The request timeout is answered on the socket, outside this route: in its words.
+      const timeoutAnswered = refuseTimeoutWith(
+        request.raw,
+        new GatewayError(
+          "invalid_request",
+          `The request did not arrive in time: the CSV did not arrive whole within ${ctx.config.http.requestTimeoutSeconds} s ` +
+            "(HTTP_REQUEST_TIMEOUT_SECONDS). No number was added.",
+          { added: 0 },
+        ),
+      );
       try {
-        return ok(await importDndFor(changeDeps(deps, request), body, { replace: replace === true }));
+        if (Number(request.headers["content-length"] ?? 0) > maxBytes) {
+          const refused = tooLarge();
+          throw new GatewayError(refused.code, `${refused.message} No number was added.`, { http: 413, added: 0 });
+        }
+        return ok(
+          await importDndFor(changeDeps(deps, request), body, { replace: replace === true, maxBytes, tooLarge }),
+        );
       } catch (error) {
         // A client that hangs up mid-upload is not a server failure (nor worth a 500 in the logs).
         if (request.raw.readableAborted) {
           throw new GatewayError(
             "invalid_request",
-            "The CSV upload ended before the end of the file; import the whole file again.",
+            "The CSV upload ended before the end of the file; no number was added. Import the whole file again.",
+            { added: 0 },
           );
         }
         throw error;
+      } finally {
+        timeoutAnswered();
       }
     },
   );

@@ -269,6 +269,13 @@ export const SETTINGS = {
     default: "64",
     parser: map(wholeNumber(1, 1024), (mebibytes) => mebibytes * MiB),
   },
+  DND_IMPORT_MAX_MB: {
+    field: "dndImportMaxBytes",
+    description:
+      "Largest DND registry CSV import over the operator API, in MiB (a bare number is 11 bytes a line: 128 MiB is about 12 million numbers); the CLI's import has no limit. An import is written in one transaction, which on SQLite holds other writes for its length (decision 0185).",
+    default: "128",
+    parser: map(wholeNumber(1, 16384), (mebibytes) => mebibytes * MiB),
+  },
   SIMULATOR_SEED: {
     field: "simulatorSeed",
     description: "Seed of the simulated carriers; the same seed replays the same outcomes.",

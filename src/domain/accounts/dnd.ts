@@ -1,6 +1,7 @@
 // The DND (do-not-disturb) registry: Indian mobile numbers that promotional routes must not
-// reach. Operators import it as CSV, often tens of millions of lines, so the import streams:
-// it holds one batch of numbers at a time, and a lookup is one primary-key probe. Each call that
+// reach. Operators import it as CSV, often tens of millions of lines, so the import streams into
+// a staging file and then writes it whole, one batch of numbers in memory at a time; a lookup is
+// one primary-key probe. Each call that
 // changes it is one audit entry (`dnd.add`, `dnd.remove`, `dnd.import`) naming how many numbers
 // and the first DND_NUMBERS_NAMED of them (decision 0157).
 import { Readable } from "node:stream";
@@ -8,11 +9,12 @@ import { sql } from "kysely";
 import { CsvLines, csvLineGuard, csvLineParser } from "../../base/core/csv-lines.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
+import { fileStaging } from "../../base/core/staging.js";
 import type { Engine } from "../../base/store/engine.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 
-/** Numbers written per transaction: large enough to amortise a commit, small enough not to stall other writers. */
+/** Numbers written per statement of an import's one transaction, and of an add or remove. */
 export const DND_BATCH = 5_000;
 /** Invalid lines listed in an import's answer; the rest are only counted. */
 export const MAX_REPORTED_INVALID = 1_000;
@@ -42,7 +44,7 @@ export async function isDnd(db: Db, mobile: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** An import's batches written so far; `replaced`: what a `replace` import emptied, when it held any. */
+/** What an import wrote; `replaced`: what a `replace` import emptied, when it held any. */
 interface ImportTotals {
   added: number;
   duplicates: number;
@@ -200,126 +202,150 @@ export async function removeDnd(store: Store, who: Audited, mobiles: string[]): 
   });
 }
 
+/** A refusal of the file (malformed, too large, cut off): nothing was written, and the answer says so. */
+function nothingAdded(error: unknown): unknown {
+  if (!(error instanceof GatewayError) || error.httpStatus >= 500) return error;
+  return new GatewayError(error.code, `${error.message} No number was added.`, { ...error.details, added: 0 });
+}
+
 /**
  * Imports CSV whose first column is a mobile number (`9876543210`, `+91…`, `91…`, `0…`; other
- * columns are ignored). `input` is a stream of the file, or its whole text. A first line
- * without digits is taken as a header; blank lines are skipped. `replace` empties the registry
- * in the transaction of the first batch. Batches already written stay when the import stops
- * on a malformed line (an unclosed quote): import the corrected file again, since numbers
- * already there count as duplicates. The audit entry (`dnd.import`, none when nothing changed)
- * is written in the transaction of the last batch, or, when the import stops, with
- * `stopped: true` once the batches written are known.
+ * columns are ignored), whole or not at all. `input` is a stream of the file, or its whole text.
+ * A first line without digits is taken as a header; blank lines are skipped. The file is read to
+ * its end first, its numbers into a staging file (never held in memory); only then are they
+ * written, in one transaction (DND_BATCH a statement) with the audit entry (`dnd.import`, none
+ * when nothing changed); `replace` empties the registry in that transaction. A file that fails
+ * part-way (an unclosed quote, a line too long, over `maxBytes`, a client that stalls or hangs
+ * up) writes nothing, and its error says so (`added: 0`).
  */
 export async function importDnd(
   store: Store,
   who: Audited,
   input: NodeJS.ReadableStream | string,
-  options: { replace?: boolean } = {},
+  options: { replace?: boolean; maxBytes?: number; tooLarge?: () => Error } = {},
 ): Promise<DndImportResult> {
   const result: DndImportResult = { added: 0, duplicates: 0, invalid: [], invalidCount: 0 };
   const replace = options.replace === true;
-  let pendingClear = replace;
-  /** What the batches written so far did, as the audit entry says it. */
-  let done: ImportTotals = { added: 0, duplicates: 0, numbers: [] };
-  let batch: number[] = [];
-
-  const recordImport = (trx: Db, totals: ImportTotals, stopped: boolean) =>
-    recordChange(trx, who, {
-      action: "dnd.import",
-      target: DND_TARGET,
-      accountId: null,
-      ...(totals.replaced ? { before: totals.replaced } : {}),
-      after: {
-        replace,
-        added: totals.added,
-        duplicates: totals.duplicates,
-        invalid: result.invalidCount,
-        numbers: totals.numbers,
-        ...(stopped ? { stopped: true } : {}),
-      },
+  const staging = await fileStaging();
+  try {
+    let staged = 0;
+    try {
+      for await (const entry of dndLines(input, options)) {
+        const mobile = normalizeIndianMobile(entry.value);
+        if (mobile) {
+          staged += 1;
+          const wait = staging.add({ at: entry.at, number: mobile, name: null });
+          if (wait) await wait;
+        } else if (!(entry.first && /^[^\d]+$/.test(entry.value))) {
+          result.invalidCount += 1;
+          if (result.invalid.length < MAX_REPORTED_INVALID) {
+            result.invalid.push({ line: entry.at, value: entry.value.slice(0, MAX_REPORTED_VALUE) });
+          }
+        }
+      }
+    } catch (error) {
+      throw nothingAdded(error);
+    }
+    if (staged === 0 && !replace) return result;
+    const totals = await store.transaction(async (trx) => {
+      const emptied = replace ? await clearRegistry(trx, store.engine) : undefined;
+      const written: ImportTotals = { added: 0, duplicates: 0, numbers: [] };
+      if (emptied && emptied.count > 0) written.replaced = emptied;
+      for await (const chunk of staging.chunks(DND_BATCH)) {
+        const keys = chunk.map((entry) => Number(entry.number));
+        const batch = await insertKeys(trx, store.engine, keys, DND_NUMBERS_NAMED - written.numbers.length);
+        written.added += batch.added;
+        written.duplicates += keys.length - batch.added;
+        written.numbers.push(...batch.named);
+      }
+      if (written.added > 0 || written.replaced) {
+        await recordChange(trx, who, {
+          action: "dnd.import",
+          target: DND_TARGET,
+          accountId: null,
+          ...(written.replaced ? { before: written.replaced } : {}),
+          after: {
+            replace,
+            added: written.added,
+            duplicates: written.duplicates,
+            invalid: result.invalidCount,
+            numbers: written.numbers,
+          },
+        });
+      }
+      return written;
     });
-  const changed = (totals: ImportTotals) => totals.added > 0 || totals.replaced !== undefined;
+    result.added = totals.added;
+    result.duplicates = totals.duplicates;
+    return result;
+  } finally {
+    await staging.discard();
+  }
+}
 
-  const flush = async (keys: number[], last: boolean) => {
-    const clear = pendingClear;
-    pendingClear = false;
-    done = await store.transaction(async (trx) => {
-      const emptied = clear ? await clearRegistry(trx, store.engine) : undefined;
-      const naming = DND_NUMBERS_NAMED - done.numbers.length;
-      const written = keys.length > 0 ? await insertKeys(trx, store.engine, keys, naming) : { added: 0, named: [] };
-      const totals: ImportTotals = {
-        added: done.added + written.added,
-        duplicates: done.duplicates + keys.length - written.added,
-        numbers: [...done.numbers, ...written.named],
-        ...(emptied && emptied.count > 0 ? { replaced: emptied } : done.replaced ? { replaced: done.replaced } : {}),
-      };
-      if (last && changed(totals)) await recordImport(trx, totals, false);
-      return totals;
-    });
-    result.added = done.added;
-    result.duplicates = done.duplicates;
-  };
-
+/**
+ * The first field of each record of a CSV, with its line and whether it is the file's first
+ * record (blank lines skipped). A body over `maxBytes` stops with `tooLarge()`, an unclosed quote
+ * or a line too long with 400 and its line, a stream that closes before its end with an error.
+ * The source is never destroyed, so the request can still be answered.
+ */
+async function* dndLines(
+  input: NodeJS.ReadableStream | string,
+  options: { maxBytes?: number; tooLarge?: () => Error },
+): AsyncGenerator<{ at: number; value: string; first: boolean }> {
   const parser = csvLineParser();
   const lines = new CsvLines();
-  let seenRecord = false;
   const source = typeof input === "string" ? Readable.from([input]) : input;
   // Piped by hand rather than with pipeline(), which destroys the source on an error: a line
   // the guard stops would take the request (and its answer) down with it.
   const guard = csvLineGuard();
   const fail = (error: unknown) => parser.destroy(error instanceof Error ? error : new Error(String(error)));
+  let bytes = 0;
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  const count = (chunk: Buffer | string) => {
+    bytes += chunk.length;
+    if (bytes > maxBytes) fail(options.tooLarge?.() ?? new Error("The CSV is too large."));
+  };
+  // A request cut off (its client gone, or the request timeout) may close without an error, or
+  // before this reads it at all: either stops the read instead of leaving it waiting for ever.
+  let ended = false;
+  const end = () => {
+    ended = true;
+  };
+  const closed = () => {
+    if (!ended) fail(new Error("The CSV stream closed before its end."));
+  };
+  source.on("data", count);
+  source.on("end", end);
   source.on("error", fail);
+  source.on("close", closed);
   guard.on("error", fail);
-  source.pipe(guard).pipe(parser);
+  if ((source as Readable).destroyed) closed();
+  else source.pipe(guard).pipe(parser);
+  let first = true;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
-      const start = lines.next(record);
+      const at = lines.next(record);
       const value = (record[0] ?? "").trim();
       if (value === "" && record.every((field) => field.trim() === "")) continue;
-      const mobile = normalizeIndianMobile(value);
-      const first = !seenRecord;
-      seenRecord = true;
-      if (mobile) {
-        batch.push(Number(mobile));
-        // A full batch waits for the next number: the last batch carries the audit entry.
-        if (batch.length > DND_BATCH) {
-          const full = batch.slice(0, DND_BATCH);
-          batch = batch.slice(DND_BATCH);
-          await flush(full, false);
-        }
-      } else if (!(first && /^[^\d]+$/.test(value))) {
-        result.invalidCount += 1;
-        if (result.invalid.length < MAX_REPORTED_INVALID) {
-          result.invalid.push({ line: start, value: value.slice(0, MAX_REPORTED_VALUE) });
-        }
-      }
+      yield { at, value, first };
+      first = false;
     }
   } catch (error) {
-    await recordStop();
     const malformed = lines.malformed(error);
     if (!malformed) throw error;
     throw new GatewayError(
       "invalid_request",
-      `The CSV is malformed at line ${malformed.line}: ${malformed.what}. ${result.added} numbers were added before the import ` +
-        "stopped; fix the line and import the file again (numbers already there count as duplicates).",
+      `The CSV is malformed at line ${malformed.line}: ${malformed.what}; fix the line and import the file again.`,
+      { line: malformed.line },
     );
   } finally {
+    source.off("data", count);
+    source.off("end", end);
     source.off("error", fail);
+    source.off("close", closed);
     source.unpipe(guard);
     guard.destroy();
     parser.destroy();
-  }
-  try {
-    if (batch.length > 0 || pendingClear || changed(done)) await flush(batch, true);
-  } catch (error) {
-    await recordStop();
-    throw error;
-  }
-  return result;
-
-  /** An import that stopped part-way: the batches already written are recorded (the stop's own error is the one thrown). */
-  async function recordStop() {
-    if (!changed(done)) return;
-    await store.transaction((trx) => recordImport(trx, done, true)).catch(() => undefined);
   }
 }

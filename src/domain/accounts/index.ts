@@ -34,8 +34,9 @@
 //                      requester's username for it; the approve/reject bodies and a rejection's reason
 //   templates.ts       content templates ({#var#}): create, approve/reject, list, the approved set that
 //                      scrubbing matches; TEMPLATES_CHANGED signal
-//   dnd.ts             the DND registry: streamed CSV import (csv-parse, 5,000 numbers per transaction,
-//                      bounded memory), add, remove, count, one primary-key probe per lookup
+//   dnd.ts             the DND registry: streamed CSV import, whole or not at all (staged to a file,
+//                      then one transaction, 5,000 numbers a statement), add, remove, count, one
+//                      primary-key probe per lookup
 //   v2-routes.ts       v2 account resources: account status, sender-ID requests; registers the others
 //   template-routes.ts GET/POST /api/v2/templates, GET /api/v2/templates/{id}
 //   credit-routes.ts   GET /api/v2/credits, /credits/history, /credits/export (every ledger entry,
