@@ -435,12 +435,12 @@ describeEachEngine("switchboard CLI: templates, DLT, DND, SMS switches", (engine
     expect(result.stdout).toBe("");
   });
 
-  it("stops a DND import at an unclosed quote with the line number", async () => {
+  it("stops a DND import at an unclosed quote with the line number, adding none of the file", async () => {
     const file = csvFile("broken.csv", '9876543230\n9876543231\n"9876543232\n9876543233\n');
     const result = await runCli(["dnd", "import", file], env);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /^switchboard: The CSV is malformed at line 3: a quote opens a value and is never closed\./,
+      /^switchboard: The CSV is malformed at line 3: a quote opens a value and is never closed; .* No number was added\./,
     );
     expect(result.stderr).not.toMatch(STACK_TRACE);
   });
