@@ -1,8 +1,8 @@
 // The settings a server runs with that the CLI's account views depend on: DLT_CHAIN_REQUIRED
 // decides whether an entity without a declared chain makes an account not ready,
 // DLT_TEMPLATES_ALL_ROUTES whether a promotional account without a template is,
-// PROMOTIONAL_HEADER what a message from the generic sender PROMOTIONAL went out as, DLT_TM_ID ends
-// every chain shown. The CLI runs with its own environment, often not the server's, so each API
+// PROMOTIONAL_HEADER what the generic sender PROMOTIONAL goes out as now (a sent message's header
+// is kept with it, decision 0187: its view reads that, not this), DLT_TM_ID ends every chain shown. The CLI runs with its own environment, often not the server's, so each API
 // process records its own in `settings` when it starts (assemble.ts) and the CLI's `accounts`
 // commands judge by what was recorded, saying so; with nothing recorded, by their own environment,
 // saying that (decision 0169).

@@ -50,6 +50,7 @@ export function messageRow(changes: Partial<MessageRow> & Pick<MessageRow, "id">
     route_note: null,
     dlt_tm_chain: null,
     dlt_scrub: null,
+    carrier_source: null,
     ...changes,
   };
 }

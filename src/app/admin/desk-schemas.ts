@@ -16,7 +16,10 @@ export const OperatorMessagePage = Type.Object({
 /** An SMS's DLT facts as stored at acceptance (message-facts.ts); null for other channels. */
 export const MessageDltFacts = Type.Union([
   Type.Object({
-    header: Type.String({ description: "The sender ID (DLT header) it was sent from." }),
+    header: NullableString({
+      description:
+        "The source address (DLT header) a carrier got, as recorded at its submit: its sender ID, or for the generic PROMOTIONAL the PROMOTIONAL_HEADER it was sent as then (not today's). Null: not known, a PROMOTIONAL message handed to a real carrier with nothing recorded (sent before migration 0075, or refused before a carrier got it).",
+    }),
     entity_id: NullableString({ description: "The DLT entity (PE) id sent to the carrier." }),
     template_id: NullableString({ description: "The DLT template id sent to the carrier." }),
     matched_template: Type.Union([

@@ -6,21 +6,31 @@ import { createHash } from "node:crypto";
 import { fromMilli } from "../../base/core/credits.js";
 import type { MessageRow } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
-import { headerAtCarrier } from "../../delivery/carriers/promotional-header.js";
+import { GENERIC_PROMOTIONAL_SENDER } from "../../delivery/carriers/promotional-header.js";
 import { decodeUpline, getTemplate, usernamesOf } from "../../domain/accounts/index.js";
 import type { DltScrub } from "../../domain/messages/index.js";
 
 /**
- * The DLT facts of an SMS (null for the other channels, which DLT does not cover); its header is
- * the one a carrier got: the generic PROMOTIONAL sent to one is PROMOTIONAL_HEADER (`promotionalHeader`).
+ * The source address (DLT header) a carrier got for `row`, as recorded at its submit (decision
+ * 0187), never what today's PROMOTIONAL_HEADER would make of it: the one kept when it was not its
+ * sender (the generic PROMOTIONAL sent as the operator's header), else its sender, which no
+ * connector changes. Null when not known: PROMOTIONAL handed to a real carrier with nothing
+ * recorded (sent before migration 0075, or refused before any carrier got it).
  */
-async function dltFacts(db: Db, row: MessageRow, promotionalHeader: string | undefined) {
+export function headerSent(row: Pick<MessageRow, "sender" | "connector" | "carrier_source">): string | null {
+  if (row.carrier_source !== null) return row.carrier_source;
+  // Not handed to a connector yet, or to the simulator, which takes the sender as it is.
+  if (row.sender !== GENERIC_PROMOTIONAL_SENDER || !row.connector || row.connector === "simulator") return row.sender;
+  return null;
+}
+
+/** The DLT facts of an SMS (null for the other channels, which DLT does not cover). */
+async function dltFacts(db: Db, row: MessageRow) {
   if (row.channel !== "sms") return null;
   const template = row.template_id === null ? undefined : await getTemplate(db, row.account_id, row.template_id);
   const chain = row.dlt_tm_chain;
   return {
-    header:
-      row.connector && row.connector !== "simulator" ? headerAtCarrier(row.sender, promotionalHeader) : row.sender,
+    header: headerSent(row),
     entity_id: row.dlt_entity_id,
     template_id: row.dlt_template_id,
     matched_template:
@@ -44,7 +54,7 @@ async function chargesOf(db: Db, row: MessageRow) {
   return levels.map((level) => ({ account: names.get(level.accountId) ?? null, credits: fromMilli(level.amount) }));
 }
 
-export async function operatorMessageFacts(db: Db, row: MessageRow, promotionalHeader?: string) {
-  const [dlt, charges] = await Promise.all([dltFacts(db, row, promotionalHeader), chargesOf(db, row)]);
+export async function operatorMessageFacts(db: Db, row: MessageRow) {
+  const [dlt, charges] = await Promise.all([dltFacts(db, row), chargesOf(db, row)]);
   return { dlt, charges };
 }

@@ -120,20 +120,11 @@ export async function operatorMessagePage(
 }
 
 /** One message of any account as the operator reads it: its account and its detail. */
-export async function operatorMessageDetail(
-  db: Db,
-  id: string,
-  messageParts: MessagePartsReader,
-  /** PROMOTIONAL_HEADER: the header a carrier got for the generic sender PROMOTIONAL. */
-  promotionalHeader?: string,
-) {
+export async function operatorMessageDetail(db: Db, id: string, messageParts: MessagePartsReader) {
   const row = await findAnyMessage(db, id);
   if (!row) throw new GatewayError("not_found", `No message with id "${id}".`);
   const names = await usernamesOf(db, [row.account_id]);
-  const [detail, facts] = await Promise.all([
-    messageDetail(db, row, messageParts),
-    operatorMessageFacts(db, row, promotionalHeader),
-  ]);
+  const [detail, facts] = await Promise.all([messageDetail(db, row, messageParts), operatorMessageFacts(db, row)]);
   return { account: names.get(row.account_id) ?? null, ...detail, ...facts };
 }
 
@@ -170,7 +161,7 @@ export function registerAdminMessageRoutes(admin: TypedRoutes, ctx: Deps): void 
     },
     async (request) => ({
       status: "success",
-      data: await operatorMessageDetail(db, request.params.id, ctx.messageParts, ctx.config.dlt.promotionalHeader),
+      data: await operatorMessageDetail(db, request.params.id, ctx.messageParts),
     }),
   );
 }

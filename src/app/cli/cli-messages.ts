@@ -7,13 +7,11 @@ import { pipeline } from "node:stream/promises";
 import type { Command } from "commander";
 import { exportFormatOf, exportStream } from "../../base/http/exports.js";
 import { queryWindow } from "../../base/http/query-params.js";
-import { loadConfig } from "../../base/runtime/config.js";
 import type { Db } from "../../base/store/store.js";
 import { MESSAGE_EXPORT_COLUMNS } from "../../channels/sms/index.js";
 import { partsOfMessage } from "../../delivery/carriers/smpp/index.js";
 import { requireAccount } from "../../domain/accounts/index.js";
 import { operatorExportRows, operatorMessageDetail, operatorMessagePage } from "../admin/index.js";
-import { servedSettings } from "../served-settings.js";
 import { timeZone } from "./cli-analytics.js";
 import { groupCommand } from "./cli-group-names.js";
 import { print, table, withStore } from "./cli-support.js";
@@ -50,12 +48,16 @@ function dltLines(dlt: Detail["dlt"]): string[] {
   if (!dlt) return [];
   const matched = dlt.matched_template;
   return [
-    `dlt       header ${dlt.header}, entity ${dlt.entity_id ?? "-"}, template id ${dlt.template_id ?? "-"}`,
+    `dlt       header ${dlt.header ?? UNKNOWN_HEADER}, entity ${dlt.entity_id ?? "-"}, template id ${dlt.template_id ?? "-"}`,
     `template  ${matched ? `${matched.name ?? "(removed)"} (#${matched.id})` : "none matched"}`,
     `tm chain  ${dlt.tm_chain ? `${dlt.tm_chain} (sha256 ${dlt.tm_chain_hash})` : dlt.scrubbing ? "none declared" : "-"}`,
     `scrubbing ${dlt.scrubbing ? SCRUBBING[dlt.scrubbing] : "not recorded (accepted before the gateway kept it)"}`,
   ];
 }
+
+/** A PROMOTIONAL message whose header at the carrier was not recorded (decision 0187). */
+const UNKNOWN_HEADER =
+  "unknown (not recorded: sent from PROMOTIONAL before migration 0075 kept it, or refused before a carrier got it)";
 
 /** What each scrubbing outcome means, as `messages show` says it. */
 const SCRUBBING: Record<NonNullable<NonNullable<Detail["dlt"]>["scrubbing"]>, string> = {
@@ -189,10 +191,8 @@ export function addMessageCommands(program: Command): void {
     .option("--json", "print the answer as GET /admin/api/messages/{id} does")
     .action((id: string, opts: { json?: boolean }) =>
       withStore(async (store) => {
-        // The header a carrier got for the generic sender PROMOTIONAL: the server's, as recorded at its start.
-        const served = await servedSettings(store.db);
-        const header = served ? served.promotionalHeader : loadConfig().dlt.promotionalHeader;
-        const detail = await operatorMessageDetail(store.db, id, partsOfMessage, header);
+        // The header a carrier got is the one recorded at its submit (decision 0187), not a setting's.
+        const detail = await operatorMessageDetail(store.db, id, partsOfMessage);
         print(detail, opts.json, () => {
           const m = detail.message;
           const head = [

@@ -80,6 +80,11 @@ export interface MessagesTable {
   dlt_tm_chain: Generated<string | null>;
   /** What DLT scrubbing did at acceptance: matched, unmatched, off or international (0060; null: not recorded). */
   dlt_scrub: Generated<string | null>;
+  /**
+   * The source address its carrier got when not its sender (PROMOTIONAL sent as PROMOTIONAL_HEADER),
+   * written with the submit or the carrier's refusal (0075; null: its sender, or not recorded).
+   */
+  carrier_source: Generated<string | null>;
 }
 
 export interface IdempotencyKeysTable {

@@ -33,3 +33,12 @@ export function carrierSource(
     },
   };
 }
+
+/**
+ * `result` with the source address the carrier got when it is not the message's sender, for the
+ * dispatcher to record with the submit or the refusal (decision 0187): the operator's view then
+ * says the header of that moment, not what today's PROMOTIONAL_HEADER would be.
+ */
+export function withCarrierSource(result: SubmitResult, sender: string, source: string): SubmitResult {
+  return source === sender ? result : { ...result, source };
+}

@@ -4,10 +4,14 @@
 import type { MessageRow } from "../../base/store/schema.js";
 import type { DeliveryReport } from "../../domain/messages/index.js";
 
+/**
+ * `source`: the source address the carrier got when it is not the message's sender (the generic
+ * PROMOTIONAL sent as PROMOTIONAL_HEADER), recorded with the submit or the refusal (decision 0187).
+ */
 export type SubmitResult =
-  | { ok: true; upstreamId: string }
+  | { ok: true; upstreamId: string; source?: string }
   /** `retryable`: the dispatcher backs off and tries again; otherwise the message fails (and is refunded). */
-  | { ok: false; retryable: boolean; code: string; message: string };
+  | { ok: false; retryable: boolean; code: string; message: string; source?: string };
 
 /**
  * What a connector answers for a message it did not start within its batch's start window: it

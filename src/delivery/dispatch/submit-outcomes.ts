@@ -99,6 +99,7 @@ export function settle(
       at: now(),
       attempts: message.attempts,
       ...costed,
+      ...(result.source === undefined ? {} : { source: result.source }),
     });
   } else if (result.retryable && message.attempts < maxAttempts) {
     outcomes.retries.push({
@@ -116,6 +117,7 @@ export function settle(
       message: result.message,
       at: now(),
       ...(connector ? { connector } : {}),
+      ...(result.source === undefined ? {} : { source: result.source }),
     });
   }
 }

@@ -19,6 +19,8 @@ export interface Submitted {
   costPrefix?: string | null;
   /** Why its route chose the connector (least_cost and adaptive routes). */
   note?: string | null;
+  /** The source address the carrier got when not the message's sender (decision 0187). */
+  source?: string | null;
 }
 
 /**
@@ -78,7 +80,7 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
   if (store.engine === "sqlite") {
     const update = store.statement(
       `update messages set ${set}, connector = ?, upstream_id = ?, submitted_at = ?, attempts = ?,
-              cost = ?, cost_prefix = ?, route_note = ?
+              cost = ?, cost_prefix = ?, route_note = ?, carrier_source = ?
         where id = ? and status in (${CLAIMED_SQL})`,
     );
     for (const i of items) {
@@ -90,6 +92,7 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
         i.cost ?? null,
         i.costPrefix ?? null,
         i.note ?? null,
+        i.source ?? null,
       ];
       if ((await update.run(trx, [...values, i.id])) > 0) changed.add(i.id);
     }
@@ -102,7 +105,16 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
   const values = Object.fromEntries(
     items.map((i) => [
       i.id,
-      [i.connector, i.upstreamId, i.at, i.attempts, i.cost ?? null, i.costPrefix ?? null, i.note ?? null],
+      [
+        i.connector,
+        i.upstreamId,
+        i.at,
+        i.attempts,
+        i.cost ?? null,
+        i.costPrefix ?? null,
+        i.note ?? null,
+        i.source ?? null,
+      ],
     ]),
   );
   const rows = await store
@@ -111,7 +123,7 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
           set ${set}, connector = v.submits -> m.id ->> 0, upstream_id = v.submits -> m.id ->> 1,
               submitted_at = (v.submits -> m.id ->> 2)::bigint, attempts = (v.submits -> m.id ->> 3)::int,
               cost = (v.submits -> m.id ->> 4)::bigint, cost_prefix = v.submits -> m.id ->> 5,
-              route_note = v.submits -> m.id ->> 6
+              route_note = v.submits -> m.id ->> 6, carrier_source = v.submits -> m.id ->> 7
          from (select ?::jsonb as submits) as v
         where m.id = any(?::text[]) and m.status in (${CLAIMED_SQL})
        returning m.id`,

@@ -164,6 +164,8 @@ export interface Failure {
   /** The connector that refused it, and the reason its error_codes map the refusal's code to. */
   connector?: string;
   reason?: { reason: string; carrierCode: string } | null;
+  /** The source address the refusing carrier got when not the message's sender (decision 0187). */
+  source?: string;
 }
 
 interface ChargedRow extends RollupSource {
@@ -219,14 +221,15 @@ export async function failBeforeCarrier(
     const values = sql.join(
       part.map(
         (i) =>
-          sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint), cast(${i.reason?.reason ?? null} as text), cast(${i.reason?.carrierCode ?? null} as text), cast(${i.connector ?? null} as text))`,
+          sql`(${i.id}, ${i.code}, ${i.message}, cast(${i.at} as bigint), cast(${i.reason?.reason ?? null} as text), cast(${i.reason?.carrierCode ?? null} as text), cast(${i.connector ?? null} as text), cast(${i.source ?? null} as text))`,
       ),
     );
     const result = await sql<ChargedRow>`
-      with v(mid, v_code, v_message, v_at, v_reason, v_carrier, v_connector) as (values ${values})
+      with v(mid, v_code, v_message, v_at, v_reason, v_carrier, v_connector, v_source) as (values ${values})
       update messages
          set status = 'failed', error_code = v.v_code, error_message = v.v_message, done_at = v.v_at, lease_until = null,
-             error_reason = v.v_reason, carrier_code = v.v_carrier, connector = coalesce(v.v_connector, messages.connector)
+             error_reason = v.v_reason, carrier_code = v.v_carrier, connector = coalesce(v.v_connector, messages.connector),
+             carrier_source = coalesce(v.v_source, messages.carrier_source)
         from v
        where messages.id = v.mid and messages.status in (${CLAIMED})
       returning id, wallet, credits, broadcast_id, job_id, error_message, error_reason, carrier_code, upline, ${sql.raw(ROLLUP_COLUMNS.join(", "))}`.execute(

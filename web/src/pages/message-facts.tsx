@@ -25,7 +25,10 @@ export function OperatorMessageFacts({ dlt, charges }: Pick<OperatorMessageDetai
         {dlt ? (
           <>
             <dt>DLT header</dt>
-            <dd data-testid="dlt-header">{dlt.header}</dd>
+            <dd data-testid="dlt-header" className="text-cell">
+              {dlt.header ??
+                "unknown: not recorded (sent from PROMOTIONAL before migration 0075 kept the header a carrier got, or refused before a carrier got it)"}
+            </dd>
             <dt>DLT entity id</dt>
             <dd data-testid="dlt-entity">{orNone(dlt.entity_id)}</dd>
             <dt>DLT template id sent</dt>

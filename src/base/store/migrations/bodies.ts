@@ -68,6 +68,7 @@ import { refusalUsername } from "./0069_refusal_username.js";
 import { refusalUpline } from "./0070_refusal_upline.js";
 import { priceCardPlacesUnique } from "./0071_price_card_places_unique.js";
 import { emailUnsubscribe } from "./0074_email_unsubscribe.js";
+import { messageCarrierSource } from "./0075_message_carrier_source.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -136,5 +137,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0070_refusal_upline": refusalUpline(),
     "0071_price_card_places_unique": priceCardPlacesUnique(),
     "0074_email_unsubscribe": emailUnsubscribe(),
+    "0075_message_carrier_source": messageCarrierSource(),
   };
 }

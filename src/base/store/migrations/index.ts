@@ -74,6 +74,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0070_refusal_upline",
   "0071_price_card_places_unique",
   "0074_email_unsubscribe",
+  "0075_message_carrier_source",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {

@@ -15,7 +15,7 @@ import type { MessageRow } from "../../../base/store/schema.js";
 import type { TmChainBook } from "../../../domain/accounts/index.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type SubmitResult } from "../../dispatch/index.js";
-import { carrierSource } from "../promotional-header.js";
+import { carrierSource, withCarrierSource } from "../promotional-header.js";
 import { readAnswer } from "./answer.js";
 import type { HttpSmsConfig } from "./config.js";
 import { type Exchange, exchange } from "./exchange.js";
@@ -143,7 +143,8 @@ export class HttpSmsConnector implements Connector {
         "the SMS aggregator refused the gateway's credentials; check the connector's auth",
       );
     }
-    return readAnswer(this.config, outcome.status, outcome.text);
+    // The aggregator answered: it got {from}, kept with the answer when not the sender.
+    return withCarrierSource(readAnswer(this.config, outcome.status, outcome.text), message.sender, source.source);
   }
 
   /**

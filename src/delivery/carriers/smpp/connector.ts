@@ -20,7 +20,7 @@ import type { Store } from "../../../base/store/store.js";
 import { type TmChainBook, tmChainValue } from "../../../domain/accounts/index.js";
 import type { DeliveryReport } from "../../../domain/messages/index.js";
 import { type Connector, DEFERRED, type InboundSms, type SubmitResult } from "../../dispatch/index.js";
-import { carrierSource } from "../promotional-header.js";
+import { carrierSource, withCarrierSource } from "../promotional-header.js";
 import { ConnectorReports } from "./connector-reports.js";
 import { reportsOfParts } from "./finished-parts.js";
 import { GroupedWrites } from "./grouped-writes.js";
@@ -277,6 +277,8 @@ export class SmppConnector implements Connector {
     }
     const ids: string[] = [];
     let retryable: SubmitResult | null = null;
+    // The SMSC answered: it got the source address, kept with its answer when not the sender.
+    const sent = (result: SubmitResult) => withCarrierSource(result, message.sender, source.source);
     for (const [index, part] of parts.entries()) {
       if ("messageId" in part) {
         ids.push(part.messageId);
@@ -284,12 +286,12 @@ export class SmppConnector implements Connector {
       }
       const where = parts.length > 1 ? ` (part ${index + 1} of ${parts.length})` : "";
       const failure = { ok: false as const, code: part.error, message: `${part.message}${where}`.slice(0, 300) };
-      if (!part.retryable) return { result: { ...failure, retryable: false } };
+      if (!part.retryable) return { result: sent({ ...failure, retryable: false }) };
       retryable ??= { ...failure, retryable: true };
     }
-    if (retryable) return { result: retryable };
+    if (retryable) return { result: sent(retryable) };
     return {
-      result: { ok: true, upstreamId: ids[0]! },
+      result: sent({ ok: true, upstreamId: ids[0]! }),
       stored: this.storeParts({ messageId: message.id, upstreamIds: ids, sentAt: this.now() }),
     };
   }
