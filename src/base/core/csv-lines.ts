@@ -1,6 +1,6 @@
 // Reading CSV uploads line by line with exact line numbers (the DND import, contact uploads):
 // the parser settings, the line a record starts on, and where a malformed record is.
-import { Transform, type TransformCallback } from "node:stream";
+import { Readable, Transform, type TransformCallback } from "node:stream";
 import { type Parser, parse } from "csv-parse";
 
 /**
@@ -136,4 +136,52 @@ export class CsvLines {
     const what = UNCLOSED_QUOTE.has(csv.code) ? "a quote opens a value and is never closed" : String(csv.message);
     return { line, what };
   }
+}
+
+/**
+ * A csvLineParser() reading `input` through csvLineGuard(): source → guard → parser. A body over
+ * `maxBytes` stops the parser with `tooLarge()`; a source that errs, or closes before its end (a
+ * client gone, the request timeout), stops it with an error. Piped by hand rather than with
+ * pipeline(), which destroys the source on an error: a line the guard stops would take the
+ * request (and its answer) down with it. The source is never destroyed; `close()` (in a
+ * `finally`) takes this off it and ends the guard and the parser.
+ */
+export function guardedCsvParser(
+  input: NodeJS.ReadableStream | string,
+  options: { maxBytes?: number | undefined; tooLarge?: (() => Error) | undefined },
+): { parser: Parser; close: () => void } {
+  const parser = csvLineParser();
+  const guard = csvLineGuard();
+  const source = typeof input === "string" ? Readable.from([input]) : input;
+  const fail = (error: unknown) => parser.destroy(error instanceof Error ? error : new Error(String(error)));
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+  let bytes = 0;
+  let ended = false;
+  const count = (chunk: Buffer | string) => {
+    bytes += chunk.length;
+    if (bytes > maxBytes) fail(options.tooLarge?.() ?? new Error("The CSV is too large."));
+  };
+  const end = () => {
+    ended = true;
+  };
+  const closed = () => {
+    if (!ended) fail(new Error("The CSV stream closed before its end."));
+  };
+  source.on("data", count);
+  source.on("end", end);
+  source.on("error", fail);
+  source.on("close", closed);
+  guard.on("error", fail);
+  if ((source as Readable).destroyed) closed();
+  else source.pipe(guard).pipe(parser);
+  const close = () => {
+    source.off("data", count);
+    source.off("end", end);
+    source.off("error", fail);
+    source.off("close", closed);
+    source.unpipe(guard);
+    guard.destroy();
+    parser.destroy();
+  };
+  return { parser, close };
 }

@@ -4,9 +4,8 @@
 // one primary-key probe. Each call that
 // changes it is one audit entry (`dnd.add`, `dnd.remove`, `dnd.import`) naming how many numbers
 // and the first DND_NUMBERS_NAMED of them (decision 0157).
-import { Readable } from "node:stream";
 import { sql } from "kysely";
-import { CsvLines, csvLineGuard, csvLineParser } from "../../base/core/csv-lines.js";
+import { CsvLines, guardedCsvParser } from "../../base/core/csv-lines.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { normalizeIndianMobile } from "../../base/core/indian-mobile.js";
 import { fileStaging } from "../../base/core/staging.js";
@@ -293,35 +292,8 @@ async function* dndLines(
   input: NodeJS.ReadableStream | string,
   options: { maxBytes?: number; tooLarge?: () => Error },
 ): AsyncGenerator<{ at: number; value: string; first: boolean }> {
-  const parser = csvLineParser();
+  const { parser, close } = guardedCsvParser(input, options);
   const lines = new CsvLines();
-  const source = typeof input === "string" ? Readable.from([input]) : input;
-  // Piped by hand rather than with pipeline(), which destroys the source on an error: a line
-  // the guard stops would take the request (and its answer) down with it.
-  const guard = csvLineGuard();
-  const fail = (error: unknown) => parser.destroy(error instanceof Error ? error : new Error(String(error)));
-  let bytes = 0;
-  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-  const count = (chunk: Buffer | string) => {
-    bytes += chunk.length;
-    if (bytes > maxBytes) fail(options.tooLarge?.() ?? new Error("The CSV is too large."));
-  };
-  // A request cut off (its client gone, or the request timeout) may close without an error, or
-  // before this reads it at all: either stops the read instead of leaving it waiting for ever.
-  let ended = false;
-  const end = () => {
-    ended = true;
-  };
-  const closed = () => {
-    if (!ended) fail(new Error("The CSV stream closed before its end."));
-  };
-  source.on("data", count);
-  source.on("end", end);
-  source.on("error", fail);
-  source.on("close", closed);
-  guard.on("error", fail);
-  if ((source as Readable).destroyed) closed();
-  else source.pipe(guard).pipe(parser);
   let first = true;
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
@@ -340,12 +312,6 @@ async function* dndLines(
       { line: malformed.line },
     );
   } finally {
-    source.off("data", count);
-    source.off("end", end);
-    source.off("error", fail);
-    source.off("close", closed);
-    source.unpipe(guard);
-    guard.destroy();
-    parser.destroy();
+    close();
   }
 }

@@ -1,7 +1,6 @@
 // Reads contacts from a CSV stream one record at a time (an upload can have hundreds of
 // thousands of lines), with the line number of each, as the DND import does.
-import { Readable } from "node:stream";
-import { CsvLines, csvLineGuard, csvLineParser } from "../../base/core/csv-lines.js";
+import { CsvLines, guardedCsvParser } from "../../base/core/csv-lines.js";
 import { GatewayError } from "../../base/core/errors.js";
 import type { ContactEntry } from "./contacts.js";
 
@@ -48,32 +47,7 @@ export async function* csvContacts(
   input: NodeJS.ReadableStream | string,
   options: { maxBytes: number; tooLarge: () => Error },
 ): AsyncGenerator<ContactEntry> {
-  const parser = csvLineParser();
-  const guard = csvLineGuard();
-  const source = typeof input === "string" ? Readable.from([input]) : input;
-  let bytes = 0;
-  const count = (chunk: Buffer | string) => {
-    bytes += chunk.length;
-    if (bytes > options.maxBytes) parser.destroy(options.tooLarge());
-  };
-  const fail = (error: unknown) => parser.destroy(error instanceof Error ? error : new Error(String(error)));
-  // A request cut off (its client gone, or the request timeout) may close without an error, or
-  // before this reads it at all: either stops the read instead of leaving it waiting for ever.
-  let ended = false;
-  const end = () => {
-    ended = true;
-  };
-  const closed = () => {
-    if (!ended) fail(new Error("The CSV stream closed before its end."));
-  };
-  source.on("data", count);
-  source.on("end", end);
-  source.on("error", fail);
-  source.on("close", closed);
-  guard.on("error", fail);
-  if ((source as Readable).destroyed) closed();
-  else source.pipe(guard).pipe(parser);
-
+  const { parser, close } = guardedCsvParser(input, options);
   const lines = new CsvLines();
   let columns: Columns | undefined;
   try {
@@ -96,12 +70,6 @@ export async function* csvContacts(
       line: malformed.line,
     });
   } finally {
-    source.off("data", count);
-    source.off("end", end);
-    source.off("error", fail);
-    source.off("close", closed);
-    source.unpipe(guard);
-    guard.destroy();
-    parser.destroy();
+    close();
   }
 }
