@@ -73,6 +73,20 @@ async function rowsOf(trx: Db, ids: string[]) {
   return rows;
 }
 
+/** A submit's values, in the order both engines' updates set them (connector … carrier_source). */
+function submitValues(i: Submitted) {
+  return [
+    i.connector,
+    i.upstreamId,
+    i.at,
+    i.attempts,
+    i.cost ?? null,
+    i.costPrefix ?? null,
+    i.note ?? null,
+    i.source ?? null,
+  ];
+}
+
 /** markSubmitted's update: the ids it changed. */
 async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<string>> {
   const set = `status = 'submitted', lease_until = null, error_code = null, error_message = null`;
@@ -84,17 +98,7 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
         where id = ? and status in (${CLAIMED_SQL})`,
     );
     for (const i of items) {
-      const values = [
-        i.connector,
-        i.upstreamId,
-        i.at,
-        i.attempts,
-        i.cost ?? null,
-        i.costPrefix ?? null,
-        i.note ?? null,
-        i.source ?? null,
-      ];
-      if ((await update.run(trx, [...values, i.id])) > 0) changed.add(i.id);
+      if ((await update.run(trx, [...submitValues(i), i.id])) > 0) changed.add(i.id);
     }
     return changed;
   }
@@ -102,21 +106,7 @@ async function submit(store: Store, trx: Db, items: Submitted[]): Promise<Set<st
   // jsonb object keyed by id. Joined with unnest(…) of the values, the planner, which cannot know
   // that the ids given are exactly the rows `dispatching`, expected two rows of messages and
   // compared every message with every value (16 ms for 500 messages; this way 4 ms).
-  const values = Object.fromEntries(
-    items.map((i) => [
-      i.id,
-      [
-        i.connector,
-        i.upstreamId,
-        i.at,
-        i.attempts,
-        i.cost ?? null,
-        i.costPrefix ?? null,
-        i.note ?? null,
-        i.source ?? null,
-      ],
-    ]),
-  );
+  const values = Object.fromEntries(items.map((i) => [i.id, submitValues(i)]));
   const rows = await store
     .statement(
       `update messages as m
