@@ -12,8 +12,16 @@ import { buildAccount, type TestGateway, useTestGateway } from "../../helpers/ga
 
 vi.setConfig({ testTimeout: 120_000 });
 
-/** The fuzz run's bound (bench/fuzz/run.mjs): a longer stall of the loop's own work fails. */
+/** The fuzz run's bound (bench/fuzz/run.mjs): a longer gap of the loop's own work is a stall. */
 const STALL_MS = 100;
+/**
+ * The longest own stall a call may make: what these documents held the loop before their
+ * bounds was 530 ms (2 MiB of `&amp;`) to 2.2 s (190,000 attributes). A stall of 114 ms was
+ * seen once with the bounds in place, on a slow machine at load 8 (CI, 1 December 2026): a
+ * full collection of this process's heap (the test's 2 MiB documents with it) is its own CPU
+ * work too, and is not the parse.
+ */
+const OWN_STALL_MAX_MS = 300;
 /**
  * CPU a refused document may cost beyond its baseline: 1–30 ms now, the rest is a loaded
  * machine's noise; before the bounds 270–2,300 ms.
@@ -149,7 +157,7 @@ describeEachEngine("XML API: the work a document makes the server do is bounded"
     expect(cost.text).toBe("-9");
     expect(cost.error).toMatch(why);
     expect(cost.extraCpuMs).toBeLessThan(REFUSED_CPU_MS);
-    expect(cost.ownStallMs).toBe(0);
+    expect(cost.ownStallMs).toBeLessThan(OWN_STALL_MAX_MS);
   });
 
   it("reads the costliest documents within the bounds a part a turn: wrong credentials inside (-7)", async () => {
@@ -165,8 +173,9 @@ describeEachEngine("XML API: the work a document makes the server do is bounded"
       const cost = await costOf(t, xml);
       expect(cost.text).toBe("-7");
       // Its CPU is not bounded here: 50–110 ms of work, but 370 ms measured once on a machine at
-      // load 25. A parse that holds the loop (530 ms for 2 MiB of `&amp;` before) is an own stall.
-      expect(cost.ownStallMs).toBe(0);
+      // load 25. A parse that holds the loop (530 ms for 2 MiB of `&amp;` before) is an own stall
+      // over the bound.
+      expect(cost.ownStallMs).toBeLessThan(OWN_STALL_MAX_MS);
     }
   });
 
