@@ -12,6 +12,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { processRunning } from "../../src/base/store/processes.js";
 import { openStore } from "../../src/base/store/store.js";
 
 const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -80,15 +81,6 @@ const DROPS_AT_ONCE = 10;
 /** A run's databases are named `sb_r<pid of its vitest>_<8 hex>_…`: `<pid>` tells whether it still runs. */
 const RUN_NAME = /^sb_r(\d+)_[0-9a-f]{8}_/;
 
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * The run's own databases, and those of runs on this machine that ended without dropping theirs
  * (killed, or cut short by vitest's teardownTimeout): a leftover run's hundred-odd databases
@@ -106,7 +98,7 @@ async function dropRunDatabases(run: string): Promise<void> {
       .filter((name) => {
         if (name.startsWith(`${run}_`)) return true;
         const pid = RUN_NAME.exec(name)?.[1];
-        return local && pid !== undefined && !running(Number(pid));
+        return local && pid !== undefined && !processRunning(Number(pid));
       });
     // Several at once: each DROP DATABASE waits for a checkpoint, and one checkpoint serves all
     // waiting; but a few at a time, or a run's hundred databases take every connection the

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { finished } from "node:stream/promises";
+import { processRunning } from "../store/processes.js";
 
 /** A valid entry waiting for the import: its line (CSV) or index (JSON), number as stored, name. */
 export interface Pending {
@@ -70,16 +71,6 @@ async function ownedDirectory(): Promise<string> {
   return dir;
 }
 
-/** Whether a process of this id runs (EPERM: it does, as another user). */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Removes the staging files that processes no longer running left (killed mid-upload: kill -9, a
  * crash, a power cut), and those of an earlier run under this process's own id (a container's
@@ -97,7 +88,7 @@ export async function sweepStaging(): Promise<number> {
     const match = STAGED.exec(name);
     if (!match) continue;
     const pid = Number(match[1]);
-    const stale = pid === process.pid ? match[2] !== INSTANCE : !running(pid);
+    const stale = pid === process.pid ? match[2] !== INSTANCE : !processRunning(pid);
     if (!stale) continue;
     await rm(join(stagingDirectory(), name), { force: true });
     removed += 1;

@@ -3,15 +3,7 @@
 // the same messages again. A lock file holds the owner's pid; a dead owner's lock (kill -9,
 // power loss) is taken over.
 import fs from "node:fs";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
+import { processRunning } from "./processes.js";
 
 /** Takes the lock for `databaseFile`; returns its release function, or throws when a live process holds it. */
 export function acquireWorkerLock(databaseFile: string): () => void {
@@ -30,7 +22,7 @@ export function acquireWorkerLock(databaseFile: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const owner = Number(fs.readFileSync(lockPath, "utf8").trim());
-      if (owner && owner !== process.pid && alive(owner)) {
+      if (owner && owner !== process.pid && processRunning(owner)) {
         throw new Error(
           `Another switchboard process (pid ${owner}) is already dispatching from ${databaseFile}. SQLite allows one; stop it, or use PostgreSQL to run several workers.`,
         );
