@@ -1,11 +1,12 @@
 // The settings a server runs with that the CLI's account views depend on: DLT_CHAIN_REQUIRED
 // decides whether an entity without a declared chain makes an account not ready,
-// DLT_TEMPLATES_ALL_ROUTES whether a promotional account without a template is,
-// PROMOTIONAL_HEADER what the generic sender PROMOTIONAL goes out as now (a sent message's header
-// is kept with it, decision 0187: its view reads that, not this), DLT_TM_ID ends every chain shown. The CLI runs with its own environment, often not the server's, so each API
+// DLT_TEMPLATES_ALL_ROUTES whether a promotional account without a template is, DLT_TM_ID ends
+// every chain shown. The CLI runs with its own environment, often not the server's, so each API
 // process records its own in `settings` when it starts (assemble.ts) and the CLI's `accounts`
 // commands judge by what was recorded, saying so; with nothing recorded, by their own environment,
-// saying that (decision 0169).
+// saying that (decision 0169). PROMOTIONAL_HEADER is not recorded: a sent message keeps the header
+// its carrier got (decision 0187), which its views read; a row an older server wrote may still
+// hold it, and it is ignored.
 import type { Db } from "../base/store/store.js";
 
 const KEY = "served_dlt_settings";
@@ -15,7 +16,6 @@ export interface ServedSettings {
   dltChainRequired: boolean;
   /** False when a server recorded before the setting existed. */
   dltTemplatesAllRoutes: boolean;
-  promotionalHeader: string | undefined;
   dltTmId: string | undefined;
   /** When it started (ISO 8601). */
   at: string;
@@ -27,7 +27,6 @@ export async function recordServedSettings(
   dlt: {
     chainRequired: boolean;
     templatesAllRoutes: boolean;
-    promotionalHeader?: string | undefined;
     tmId?: string | undefined;
   },
   now: Date,
@@ -35,7 +34,6 @@ export async function recordServedSettings(
   const value = JSON.stringify({
     dltChainRequired: dlt.chainRequired,
     dltTemplatesAllRoutes: dlt.templatesAllRoutes,
-    promotionalHeader: dlt.promotionalHeader,
     dltTmId: dlt.tmId,
     at: now.toISOString(),
   });
@@ -56,7 +54,6 @@ export async function servedSettings(db: Db): Promise<ServedSettings | undefined
     return {
       dltChainRequired: parsed.dltChainRequired,
       dltTemplatesAllRoutes: parsed.dltTemplatesAllRoutes === true,
-      promotionalHeader: parsed.promotionalHeader ?? undefined,
       dltTmId: parsed.dltTmId ?? undefined,
       at: parsed.at,
     };
