@@ -11,6 +11,7 @@ import { acquireWorkerLock } from "../base/store/sqlite-worker-lock.js";
 import { openStore, type Store, storeOptions } from "../base/store/store.js";
 import { SmppServer } from "../channels/smpp-server/index.js";
 import { applyCarriersFile } from "../delivery/carriers/config-file.js";
+import { dropStoppedImports } from "../domain/accounts/index.js";
 import { closeRateLimitRedis, connectRateLimitRedis } from "../domain/auth/index.js";
 import { recordPrefixDigits } from "../domain/messages/index.js";
 import { createAcceptor, createContext, releaseAllLeases } from "./assemble.js";
@@ -81,6 +82,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     logger.warn({ removed: swept, directory: stagingDirectory() }, "removed staging files left by a stopped process");
   const store = options.store ?? (await openStore(config.database, storeOptions(config)));
   await store.migrate();
+  // A large SQLite DND import that a stopped process was writing beside the registry.
+  const stoppedImports = await dropStoppedImports(store);
+  if (stoppedImports > 0)
+    logger.warn({ dropped: stoppedImports }, "dropped a DND import a stopped process left unfinished");
   const clock = options.clock ?? systemClock;
   await recordPrefixDigits(store.db, config.analyticsPrefixDigits, clock.now().getTime());
   const metrics = createMetrics();

@@ -12,6 +12,9 @@ import { fileStaging } from "../../base/core/staging.js";
 import type { Engine } from "../../base/store/engine.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
+import { DND_SWAP_FROM, registryOf, swapInImport } from "./dnd-swap.js";
+
+export { dropStoppedImports } from "./dnd-swap.js";
 
 /** Numbers written per statement of an import's one transaction, and of an add or remove. */
 export const DND_BATCH = 5_000;
@@ -113,13 +116,14 @@ export function dndKeys(mobiles: readonly string[]): number[] {
  * Inserts numbers, skipping those already there; answers how many were new and, while fewer than
  * `naming` are wanted, which (in the order given).
  */
-async function insertKeys(trx: Db, engine: Engine, keys: number[], naming: number) {
+async function insertKeys(trx: Db, engine: Engine, keys: number[], naming: number, table = "dnd_numbers") {
   // One statement with one parameter per batch, whatever its size: SQLite reads a JSON array,
   // PostgreSQL an int8 array. Both engines cache one plan instead of one per batch length.
+  const into = sql.table(table);
   const rows =
     engine === "sqlite"
-      ? sql`insert into dnd_numbers (number) select value from json_each(${JSON.stringify(keys)}) where true on conflict do nothing`
-      : sql`insert into dnd_numbers (number) select unnest(${keys}::bigint[]) on conflict do nothing`;
+      ? sql`insert into ${into} (number) select value from json_each(${JSON.stringify(keys)}) where true on conflict do nothing`
+      : sql`insert into ${into} (number) select unnest(${keys}::bigint[]) on conflict do nothing`;
   if (naming <= 0) return { added: Number((await rows.execute(trx)).numAffectedRows ?? 0), named: [] };
   const returned = await sql<{ number: number | string }>`${rows} returning number`.execute(trx);
   return { added: returned.rows.length, named: inOrder(keys, returned.rows, naming) };
@@ -136,17 +140,11 @@ function inOrder(keys: readonly number[], rows: readonly { number: number | stri
 
 /** Empties the registry; answers what it held, as the audit entry names it. */
 async function clearRegistry(trx: Db, engine: Engine) {
-  const count = await dndCount(trx);
-  const first = await trx
-    .selectFrom("dnd_numbers")
-    .select("number")
-    .orderBy("number")
-    .limit(DND_NUMBERS_NAMED)
-    .execute();
+  const held = await registryOf(trx, DND_NUMBERS_NAMED);
   // TRUNCATE frees a large PostgreSQL table at once; SQLite's unqualified DELETE is its truncate.
   if (engine === "postgres") await sql`truncate dnd_numbers`.execute(trx);
   else await trx.deleteFrom("dnd_numbers").execute();
-  return { count, numbers: first.map((row) => String(row.number)) };
+  return held;
 }
 
 /** Adds numbers in one transaction with its audit entry (none when every number was there already). */
@@ -246,34 +244,51 @@ export async function importDnd(
       throw nothingAdded(error);
     }
     if (staged === 0 && !replace) return result;
-    const totals = await store.transaction(async (trx) => {
-      const emptied = replace ? await clearRegistry(trx, store.engine) : undefined;
+    const audit = (trx: Db, written: ImportTotals) =>
+      recordChange(trx, who, {
+        action: "dnd.import",
+        target: DND_TARGET,
+        accountId: null,
+        ...(written.replaced ? { before: written.replaced } : {}),
+        after: {
+          replace,
+          added: written.added,
+          duplicates: written.duplicates,
+          invalid: result.invalidCount,
+          numbers: written.numbers,
+        },
+      });
+    /** Writes the staged numbers, each batch through `batch` (a transaction of its own, or the one the import is). */
+    const writeStaged = async (batch: <T>(write: (trx: Db) => Promise<T>) => Promise<T>, table?: string) => {
       const written: ImportTotals = { added: 0, duplicates: 0, numbers: [] };
-      if (emptied && emptied.count > 0) written.replaced = emptied;
       for await (const chunk of staging.chunks(DND_BATCH)) {
         const keys = chunk.map((entry) => Number(entry.number));
-        const batch = await insertKeys(trx, store.engine, keys, DND_NUMBERS_NAMED - written.numbers.length);
-        written.added += batch.added;
-        written.duplicates += keys.length - batch.added;
-        written.numbers.push(...batch.named);
-      }
-      if (written.added > 0 || written.replaced) {
-        await recordChange(trx, who, {
-          action: "dnd.import",
-          target: DND_TARGET,
-          accountId: null,
-          ...(written.replaced ? { before: written.replaced } : {}),
-          after: {
-            replace,
-            added: written.added,
-            duplicates: written.duplicates,
-            invalid: result.invalidCount,
-            numbers: written.numbers,
-          },
-        });
+        const naming = DND_NUMBERS_NAMED - written.numbers.length;
+        const inserted = await batch((trx) => insertKeys(trx, store.engine, keys, naming, table));
+        written.added += inserted.added;
+        written.duplicates += keys.length - inserted.added;
+        written.numbers.push(...inserted.named);
       }
       return written;
-    });
+    };
+    const totals =
+      store.engine === "sqlite" && staged >= DND_SWAP_FROM
+        ? await swapInImport(
+            store,
+            { replace, named: DND_NUMBERS_NAMED },
+            (writer) => writeStaged(writer.batch, writer.table),
+            async (trx, written, replaced) => {
+              if (replaced && replaced.count > 0) written.replaced = replaced;
+              if (written.added > 0 || written.replaced) await audit(trx, written);
+            },
+          )
+        : await store.transaction(async (trx) => {
+            const emptied = replace ? await clearRegistry(trx, store.engine) : undefined;
+            const written = await writeStaged((write) => write(trx));
+            if (emptied && emptied.count > 0) written.replaced = emptied;
+            if (written.added > 0 || written.replaced) await audit(trx, written);
+            return written;
+          });
     result.added = totals.added;
     result.duplicates = totals.duplicates;
     return result;

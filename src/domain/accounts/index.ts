@@ -37,6 +37,8 @@
 //   dnd.ts             the DND registry: streamed CSV import, whole or not at all (staged to a file,
 //                      then one transaction, 5,000 numbers a statement), add, remove, count, one
 //                      primary-key probe per lookup
+//   dnd-swap.ts        a large import on SQLite: written beside the registry in short transactions
+//                      (triggers mirror the adds and removes made meanwhile), then swapped in
 //   v2-routes.ts       v2 account resources: account status, sender-ID requests; registers the others
 //   template-routes.ts GET/POST /api/v2/templates, GET /api/v2/templates/{id}
 //   credit-routes.ts   GET /api/v2/credits, /credits/history, /credits/export (every ledger entry,
