@@ -25,6 +25,8 @@
 //                      console types its operator pages with them)
 //   login-lock-routes.ts  GET /admin/api/login-locks, DELETE /admin/api/accounts/{username}/login-locks
 //   two-factor-routes.ts  DELETE /admin/api/accounts/{username}/two-factor: resets a console login's factor
+//   nul-text.ts        refuseNulText: no path parameter, query value or JSON field of an operator route
+//                      holds U+0000 (the two engines stored and refused it differently), named in a 400
 //   message-routes.ts  GET /admin/api/messages (every account's, the v2 list's filters and the
 //                      operator's: account, connector, error_code, route), /messages/export and
 //                      /messages/{id}

@@ -46,6 +46,7 @@ import { registerDltChainRoutes } from "./dlt-chain-routes.js";
 import { registerDltLinkRoutes } from "./dlt-link-routes.js";
 import { RateLimit, registerKeyRoutes } from "./key-routes.js";
 import { registerLoginLockRoutes } from "./login-lock-routes.js";
+import { refuseNulText } from "./nul-text.js";
 import { createAccountWithKey } from "./onboarding.js";
 import { accountDetail, changeDeps } from "./operations.js";
 import { registerCostCardRoutes, registerPriceCardRoutes } from "./price-card-routes.js";
@@ -57,6 +58,8 @@ import { registerTwoFactorResetRoutes } from "./two-factor-routes.js";
 type Deps = Pick<Runtime, "store" | "clock" | "config"> & CallerChecks;
 
 const Username = Type.Object({ username: Type.String() });
+/** The query string of an operator route that takes no parameters (an operator key may still ride in it). */
+const NoQuery = Type.Object({});
 const Credits = Type.Object(
   Object.fromEntries(WALLETS.map((w) => [w, Type.Optional(Type.Number({ minimum: 0, maximum: MAX_CREDITS }))])),
   { additionalProperties: false },
@@ -74,6 +77,9 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
   // Every operator answer is written by its schema, the one the console types its pages with; every
   // family's operator routes are added to this scope after this hook.
   admin.addHook("onRoute", (route) => {
+    // A route that declares no query string takes none: `?x=1` is refused naming it (decision 0024's
+    // addendum of 2026-12-02), as a misspelt filter is, not ignored. `_` never reaches a route.
+    if (route.schema?.querystring === undefined) route.schema = { ...route.schema, querystring: NoQuery };
     if (route.method === "HEAD") return;
     if (!Object.keys(route.schema?.response ?? {}).some((status) => status.startsWith("2"))) {
       throw new Error(
@@ -95,6 +101,9 @@ export async function registerAdminRoutes(admin: TypedRoutes, ctx: Deps): Promis
     // As on the v2 API: a misspelt filter is refused, not ignored.
     refuseUndeclaredQuery(request);
   });
+  // Once the body is read and the caller's access checked: no text of any operator route holds a NUL
+  // (decision 0024, addendum), as PostgreSQL takes none and SQLite would store it.
+  admin.addHook("preHandler", async (request) => refuseNulText(request));
   const ok = (data: unknown) => ({ status: "success", data });
 
   admin.get(

@@ -10,7 +10,7 @@ import { pagedRows } from "../../base/store/paging.js";
 import type { Account, AccountRole, AccountStatus } from "../../base/store/schema.js";
 import type { Db, Store } from "../../base/store/store.js";
 import { isUniqueViolation } from "../../base/store/unavailable.js";
-import { accountCredentialsChanged, allowedIpsToStore, hashPassword } from "../auth/index.js";
+import { accountCredentialsChanged, allowedIpsToStore, hashPassword, refusePasswordControls } from "../auth/index.js";
 import { ACCOUNT_ROUTES, ACCOUNT_STATUSES, type AccountRoute } from "./account-fields.js";
 import { subAccountsCredentialsChanged } from "./credentials.js";
 import { DLT_CHANGED, dltMatchingMode, requireWhitelistedEntity } from "./dlt.js";
@@ -50,9 +50,9 @@ export function assertValidUsername(username: string): void {
 const refused = (message: string, field: string) => new GatewayError("invalid_request", message, { field });
 
 export function assertValidPassword(password: string): void {
-  if (password.length < 8 || password.length > 256) {
-    throw refused("Password must be 8 to 256 characters long.", "password");
-  }
+  const tooLong = password.length > 256;
+  if (password.length < 8 || tooLong) throw refused("Password must be 8 to 256 characters long.", "password");
+  refusePasswordControls(password);
 }
 
 export function assertValidTimeZone(timeZone: string): void {

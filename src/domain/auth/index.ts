@@ -3,7 +3,8 @@
 // Its files (others import this folder through this index only):
 //   api-keys.ts        create (shown once), hash (SHA-256), list, revoke, change (name, scopes, addresses, rate)
 //   passwords.ts       argon2 hashing; the verified username+password cache (HMAC-keyed); the dummy hash
-//                      an unknown username's password is checked against (same time as a wrong one)
+//                      an unknown username's password is checked against (same time as a wrong one);
+//                      refusePasswordControls, the control characters no password set may hold
 //   authenticator.ts   credentials → Principal, with the key cache and the login lock-out
 //   auth-changes.ts    how a change of credentials reaches every process's caches (signal, SQLite epoch)
 //   login-checks.ts    password checks running in this process: shared by identical attempts, bounded

@@ -5,6 +5,7 @@
 // argon2 (a native addon) is loaded at the first hash or check: a CLI command that only reads
 // never pays for it.
 import { createHmac, randomBytes } from "node:crypto";
+import { GatewayError } from "../../base/core/errors.js";
 
 let argon2: Promise<typeof import("@node-rs/argon2")> | undefined;
 const loadArgon2 = () => {
@@ -23,6 +24,26 @@ export async function passwordMatches(passwordHash: string, password: string): P
   } catch {
     return false;
   }
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * Refuses a password holding a C0 control character (U+0000 to U+001F) or DEL, naming `field`
+ * (decision 0024, addendum): no keyboard types one, a form or a terminal shows none, PostgreSQL takes no
+ * NUL, and the verified-pair cache joins username and password with a NUL. Every path that sets a
+ * password checks it (accounts, users, invitations, the own-password change); signing in does not.
+ */
+export function refusePasswordControls(password: string, field = "password"): void {
+  const found = CONTROL.exec(password);
+  if (!found) return;
+  const code = `U+${found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`;
+  throw new GatewayError(
+    "invalid_request",
+    `${field} cannot contain control characters (U+0000 to U+001F, U+007F); it holds ${code}.`,
+    { field },
+  );
 }
 
 let dummyHash: Promise<string> | undefined;

@@ -13,7 +13,7 @@ import type { Db, Store } from "../../base/store/store.js";
 import { type Audited, recordChange } from "../audit/index.js";
 import { keyHashesMadeBy, revokeKeysMadeBy } from "./api-keys.js";
 import { apiKeyRevoked } from "./auth-changes.js";
-import { hashPassword } from "./passwords.js";
+import { hashPassword, refusePasswordControls } from "./passwords.js";
 import type { Principal } from "./principal.js";
 import { endSessions } from "./session-lists.js";
 import { ACCOUNT_USER_ROLES, STAFF_ROLES, type UserRole } from "./user-roles.js";
@@ -66,8 +66,9 @@ function checkRole(account: UsersAccount, role: string): UserRole {
   return role as UserRole;
 }
 
-/** Refuses a user's password shorter than PASSWORD_MIN_LENGTH, naming `field`. */
+/** Refuses a user's password shorter than PASSWORD_MIN_LENGTH or holding a control character, naming `field`. */
 export function checkPassword(password: string, field = "password"): void {
+  refusePasswordControls(password, field);
   if (password.length < PASSWORD_MIN_LENGTH) {
     throw new GatewayError("invalid_request", `${field} must be at least ${PASSWORD_MIN_LENGTH} characters.`, {
       field,
