@@ -202,6 +202,9 @@ export interface EarlyReportsTable {
   status: "delivered" | "failed";
   at: number;
   error_code: string | null;
+  /** The carrier's own failure code, which the error_codes tables map (0076); null on a delivered report. */
+  carrier_code: string | null;
+  /** The carrier's own message, unclassified (0076). */
   error_message: string | null;
   received_at: number;
 }

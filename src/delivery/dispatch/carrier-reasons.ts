@@ -8,23 +8,33 @@ export interface CarrierReasons {
 }
 
 /**
- * Sets each failed report's reason when its carrier code maps to one; its message then says the
- * reason's description first, once: a report kept in early_reports was kept with that message
- * and is classified again when it applies from there. A code that maps to nothing leaves the
- * report as it was.
+ * Each report as it applies: a failed one whose carrier code maps to a reason gets that reason,
+ * and its message says the reason's description first; a code that maps to nothing leaves the
+ * report as it was. Copies: the report as the carrier gave it is what early_reports keeps, and it
+ * is classified when it applies from there as on time (docs/decisions/0188).
  */
-export async function classifyReports(reasons: CarrierReasons | undefined, reports: DeliveryReport[]): Promise<void> {
-  if (!reasons) return;
+export async function classifyReports<T extends DeliveryReport>(
+  reasons: CarrierReasons | undefined,
+  reports: T[],
+): Promise<T[]> {
+  if (!reasons) return reports;
+  const classified: T[] = [];
   for (const report of reports) {
     const carrierCode = carrierCodeOf(report);
-    if (carrierCode === undefined || report.reason) continue;
-    const mapped = await reasons.reasonOf(report.connector, carrierCode);
-    if (!mapped) continue;
-    report.reason = { reason: mapped.reason, carrierCode };
+    const mapped =
+      carrierCode !== undefined && !report.reason && (await reasons.reasonOf(report.connector, carrierCode));
+    if (!mapped) {
+      classified.push(report);
+      continue;
+    }
     const detail = report.message ?? `The carrier reported the message failed (${carrierCode}).`;
-    const said = `${mapped.description} (carrier code ${carrierCode}). `;
-    report.message = detail.startsWith(said) ? detail : `${said}${detail}`;
+    classified.push({
+      ...report,
+      reason: { reason: mapped.reason, carrierCode },
+      message: `${mapped.description} (carrier code ${carrierCode}). ${detail}`,
+    });
   }
+  return classified;
 }
 
 /**

@@ -212,20 +212,25 @@ export class ReportIngester {
     const { store, webhooks, clock, metrics, logger } = this.deps;
     let events = 0;
     let overLimit = 0;
-    // Reports this process's webhook sender has room for go to it straight after the commit.
-    await classifyReports(
-      this.deps.reasons,
-      group.map((w) => w.report),
-    );
+    // Each report as it applies (its reason, and the message that says it), classified each time
+    // it is applied: the report as the carrier gave it is what early_reports keeps.
+    const reports = group.map((w) => w.report);
+    const classified = await classifyReports(this.deps.reasons, reports);
     const refunds = await this.deps.refunds?.refundedReasons();
+    // Reports this process's webhook sender has room for go to it straight after the commit.
     const { rows: changed, ahead } = await withHandoff(store, webhooks, async (trx, handoff) => {
-      const reports = group.map((w) => w.report);
       // The first report of an id the gateway took applies, whichever process took it: the kept
       // one (early_reports holds the first of an id) before any other of its id (firstReportsFirst).
       const kept = await keptReportsOf(trx, reports);
-      const { first, later, fromTable } = firstReportsFirst(reports, kept);
-      await classifyReports(this.deps.reasons, fromTable);
-      const rows = await applyDeliveryReports(store, trx, first, later);
+      const { first, later, fromTable } = firstReportsFirst(classified, kept);
+      const tableClassified = await classifyReports(this.deps.reasons, fromTable);
+      const asApplied = new Map(fromTable.map((report, i) => [report, tableClassified[i]!]));
+      const rows = await applyDeliveryReports(
+        store,
+        trx,
+        first.map((report) => asApplied.get(report) ?? report),
+        later,
+      );
       if (refunds && refunds.size > 0) {
         const refunded = rows.filter((row) => row.status === "failed" && refunds.has(row.error_reason ?? ""));
         if (refunded.length > 0) await refundCarrierFailures(trx, clock, refunded);

@@ -7,9 +7,11 @@
 // gave another message before (aggregators reuse ids, some count from 1 again every day) or one
 // guessed ahead, and would otherwise fail or deliver the next message given that id.
 import { sql } from "kysely";
+import { type KeptReportForm, keptReportOfOldForm } from "../../base/store/kept-report-form.js";
 import type { EarlyReportsTable } from "../../base/store/schema.js";
 import type { Db } from "../../base/store/store.js";
 import {
+  carrierCodeOf,
   type DeliveryReport,
   type LaterReport,
   latestDueOf,
@@ -73,7 +75,8 @@ function byConnector<T extends ReportKey>(items: T[]): Map<string, T[]> {
 
 /**
  * Keeps reports that matched no message yet (in the transaction that found none, so before the
- * carrier hears they were taken), each as of its `keptSince`: the first report of an id is kept.
+ * carrier hears they were taken), each as of its `keptSince`: the first report of an id is kept,
+ * as the carrier gave it (unclassified: keptFormOf).
  * A connector keeps at most `maxPerConnector`: past it, its oldest are dropped. Answers how many
  * were dropped.
  */
@@ -89,18 +92,14 @@ export async function keepEarlyReports(
       await trx
         .insertInto("early_reports")
         .values(
-          part.map((r) => {
-            const reason = reasonOf(r);
-            return {
-              connector: r.connector,
-              upstream_id: r.upstreamId,
-              status: r.status,
-              at: r.at,
-              error_code: keptCodeOf(r),
-              error_message: reason.message,
-              received_at: r.keptSince ?? now,
-            };
-          }),
+          part.map((r) => ({
+            connector: r.connector,
+            upstream_id: r.upstreamId,
+            status: r.status,
+            at: r.at,
+            ...keptFormOf(r),
+            received_at: r.keptSince ?? now,
+          })),
         )
         .onConflict((oc) => oc.columns(["connector", "upstream_id"]).doNothing())
         .execute();
@@ -144,7 +143,7 @@ export async function keptReportsOf(trx: Db, keys: ReportKey[]): Promise<Map<str
     for (const part of chunks([...new Set(list.map((key) => key.upstreamId))])) {
       const rows = await trx
         .selectFrom("early_reports")
-        .select(["connector", "upstream_id", "status", "at", "error_code", "error_message", "received_at"])
+        .select(KEPT_COLUMNS)
         .where("connector", "=", connector)
         .where("upstream_id", "in", part)
         .execute();
@@ -159,14 +158,14 @@ export async function keptReportsOf(trx: Db, keys: ReportKey[]): Promise<Map<str
 
 /** Whether `report` is the one kept as `kept` (the same status, time and code). */
 function isKept(report: DeliveryReport, kept: DeliveryReport): boolean {
-  return report.status === kept.status && report.at === kept.at && reasonOf(report).code === kept.code;
+  return report.status === kept.status && report.at === kept.at && reasonOf(report).code === reasonOf(kept).code;
 }
 
 /**
  * Orders reports so that the first of an id the gateway took applies before any other of it,
  * whichever process took each: for an id with a kept report, that one goes `first` (the copy in
- * `reports` when they hold it: it has what the table does not, the carrier's own code; otherwise
- * the table's, listed in `fromTable` too); for an id without, its first in `reports`. Where the
+ * `reports` when they hold it; otherwise the table's, listed in `fromTable` too); for an id
+ * without, its first in `reports`. Where the
  * first is a kept one, the others of its id go `later`, in the order they came, each applied only
  * to a message due after the first came (REPORT_CLOCK_SKEW_MS aside): one the first was not about
  * (the carrier gave its id to another message before). Where it is not, they would change nothing.
@@ -223,48 +222,54 @@ export async function earlyReportsDue(db: Db, limit: number): Promise<DeliveryRe
     )
     .where("m.status", "=", sql.lit("submitted"))
     .where((eb) => eb("m.due_at", "<=", sql<number>`e.received_at + ${sql.lit(REPORT_CLOCK_SKEW_MS)}`))
-    .select(["e.connector", "e.upstream_id", "e.status", "e.at", "e.error_code", "e.error_message", "e.received_at"])
+    .select(KEPT_COLUMNS.map((column) => `e.${column}` as const))
     .limit(limit)
     .execute();
   return rows.map(reportOfRow);
 }
 
+/** A kept report's columns, as reportOfRow reads them. */
+const KEPT_COLUMNS = [
+  "connector",
+  "upstream_id",
+  "status",
+  "at",
+  "error_code",
+  "carrier_code",
+  "error_message",
+  "received_at",
+] as const;
+
 /**
- * A failed report's code as kept (error_code): its code, or, when the carrier's own code is apart
- * from it (an SMPP receipt's err, the code being its stat), both as JSON, {"code", "carrier_code"},
- * so that the kept report maps to the same reason (the error_codes tables map the carrier's code)
- * as the report applied on time. A code that starts with "{" is kept as JSON too: each reads back
- * as it was (codeOfKept).
+ * A report's failure as kept (0076, docs/decisions/0188): its code, the carrier's own code (the
+ * one the error_codes tables map: an SMPP receipt's err, the code being its stat; else the code)
+ * and the carrier's own message, unclassified, so that it is classified when it applies exactly
+ * as the same report on time is. A delivered report keeps none.
  */
-function keptCodeOf(report: DeliveryReport): string | null {
-  const { code } = reasonOf(report);
-  if (code === null) return null;
-  const carrierCode = report.carrierCode ?? null;
-  if ((carrierCode === null || carrierCode === code) && !code.startsWith("{")) return code;
-  return JSON.stringify({ code, carrier_code: carrierCode === code ? null : carrierCode });
+function keptFormOf(report: DeliveryReport): KeptReportForm {
+  if (report.status !== "failed") return { error_code: null, carrier_code: null, error_message: null };
+  return {
+    error_code: report.code ?? null,
+    carrier_code: carrierCodeOf(report) ?? null,
+    error_message: report.message ?? null,
+  };
 }
 
-/** The code and the carrier's own code of a kept error_code (keptCodeOf). */
-function codeOfKept(kept: string | null): { code: string | null; carrierCode?: string } {
-  if (kept === null || !kept.startsWith("{")) return { code: kept };
-  try {
-    const { code, carrier_code: carrierCode } = JSON.parse(kept) as { code?: unknown; carrier_code?: unknown };
-    if (typeof code === "string") return { code, ...(typeof carrierCode === "string" ? { carrierCode } : {}) };
-  } catch {
-    // Kept before codes were kept so: as it is.
-  }
-  return { code: kept };
-}
-
-/** A kept row as the report it was, dated when it was kept. */
+/**
+ * A kept row as the report it was, dated when it was kept. A failed row without carrier_code was
+ * written by an older version (a process still running during a rolling upgrade: the migration
+ * converted those kept before it), in the form it wrote: read as this one keeps it.
+ */
 function reportOfRow(row: EarlyReportsTable): DeliveryReport {
+  const form = row.status === "failed" && row.carrier_code === null ? keptReportOfOldForm(row) : row;
   return {
     connector: row.connector,
     upstreamId: row.upstream_id,
     status: row.status,
     at: Number(row.at),
-    ...codeOfKept(row.error_code),
-    message: row.error_message,
+    code: form.error_code,
+    ...(form.carrier_code !== null ? { carrierCode: form.carrier_code } : {}),
+    message: form.error_message,
     keptSince: Number(row.received_at),
   };
 }

@@ -241,9 +241,13 @@ describeEachEngine("SMPP receipts and reports kept before their part was stored"
     };
     const report = reportOf(CONNECTOR, [part as never], Date.now())!;
     await gone.pushAndWait([report]);
-    expect(await store.db.selectFrom("early_reports").select("upstream_id").execute()).toEqual([
-      { upstream_id: "7c0003" },
-    ]);
+    // Kept as the carrier said it (decision 0188): the code, the err apart, the message unclassified.
+    expect(
+      await store.db
+        .selectFrom("early_reports")
+        .select(["upstream_id", "error_code", "carrier_code", "error_message"])
+        .execute(),
+    ).toEqual([{ upstream_id: "7c0003", error_code: "UNDELIV", carrier_code: "633", error_message: report.message }]);
     fromTable.held.answer("7c0003");
     expect(await outcome(fromTable.messageId)).toEqual(expected);
     expect(await store.db.selectFrom("early_reports").selectAll().execute()).toEqual([]);

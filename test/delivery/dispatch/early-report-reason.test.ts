@@ -164,9 +164,13 @@ describeEachEngine("a failed report kept in early_reports", (engine) => {
     } finally {
       await second.stop();
     }
-    expect(await first.db.store.db.selectFrom("early_reports").select("upstream_id").execute()).toEqual([
-      { upstream_id: fromTable.held.id },
-    ]);
+    // Kept as the carrier said it (decision 0188): its reason's description is said when it applies.
+    const keptRows = await first.db.store.db
+      .selectFrom("early_reports")
+      .select(["upstream_id", "error_code", "carrier_code", "error_message"])
+      .execute();
+    expect(keptRows).toMatchObject([{ upstream_id: fromTable.held.id, error_code: "633", carrier_code: "633" }]);
+    expect(keptRows[0]!.error_message ?? "").not.toContain("carrier code");
     fromTable.held.answer();
     expect(await outcome(fromTable.messageId)).toEqual(expected);
     expect(await first.db.store.db.selectFrom("early_reports").selectAll().execute()).toEqual([]);

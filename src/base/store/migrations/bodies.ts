@@ -69,6 +69,7 @@ import { refusalUpline } from "./0070_refusal_upline.js";
 import { priceCardPlacesUnique } from "./0071_price_card_places_unique.js";
 import { emailUnsubscribe } from "./0074_email_unsubscribe.js";
 import { messageCarrierSource } from "./0075_message_carrier_source.js";
+import { earlyReportCarrierCode } from "./0076_early_report_carrier_code.js";
 
 export function migrationBodies(engine: Engine): Record<string, Migration> {
   return {
@@ -138,5 +139,6 @@ export function migrationBodies(engine: Engine): Record<string, Migration> {
     "0071_price_card_places_unique": priceCardPlacesUnique(),
     "0074_email_unsubscribe": emailUnsubscribe(),
     "0075_message_carrier_source": messageCarrierSource(),
+    "0076_early_report_carrier_code": earlyReportCarrierCode(),
   };
 }

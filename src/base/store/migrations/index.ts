@@ -75,6 +75,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   "0071_price_card_places_unique",
   "0074_email_unsubscribe",
   "0075_message_carrier_source",
+  "0076_early_report_carrier_code",
 ];
 
 export function migrationProvider(engine: Engine): MigrationProvider {
