@@ -44,6 +44,7 @@ const Approvals = lazy(() => import("./pages/operator/Approvals.js"));
 const Carriers = lazy(() => import("./pages/operator/Carriers.js"));
 const ErrorCodes = lazy(() => import("./pages/operator/ErrorCodes.js"));
 const Refunds = lazy(() => import("./pages/operator/Refunds.js"));
+const Dnd = lazy(() => import("./pages/operator/Dnd.js"));
 const System = lazy(() => import("./pages/operator/System.js"));
 const OperatorMessages = lazy(() => import("./pages/operator/Messages.js"));
 const OperatorMessage = lazy(() => import("./pages/operator/Message.js"));
@@ -95,6 +96,7 @@ export const OPERATOR_ROUTES: Route[] = [
   { path: "/operator/carriers/:name/error-codes", title: "Error codes", component: ErrorCodes },
   { path: "/operator/refunds", title: "Carrier refunds", component: Refunds, nav: true },
   { path: "/operator/refusals", title: "Refusals", component: OperatorRefusals, nav: true },
+  { path: "/operator/dnd", title: "DND registry", component: Dnd, nav: true, needs: ["staff_read"] },
   { path: "/operator/system", title: "System", component: System, nav: true },
   { path: "/operator/messages", title: "All messages", component: OperatorMessages, nav: true },
   { path: "/operator/messages/:id", title: "Message", component: OperatorMessage },

@@ -69,4 +69,6 @@ export type RefundPolicy = Static<typeof carriers.RefundPolicy>;
 export type DltLink = Static<typeof smsRules.OperatorDltLink>;
 /** A DLT entity's telemarketer chain, the operator's own TM ID last. */
 export type DltChain = Static<typeof smsRules.DltChain>;
+/** What a DND import wrote, and the lines it refused. */
+export type DndImport = Static<typeof smsRules.DndImport>;
 export type AuditVerification = Static<typeof audit.AuditVerification>;
