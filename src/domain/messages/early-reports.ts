@@ -258,7 +258,8 @@ function keptFormOf(report: DeliveryReport): KeptReportForm {
 /**
  * A kept row as the report it was, dated when it was kept. A failed row without carrier_code was
  * written by an older version (a process still running during a rolling upgrade: the migration
- * converted those kept before it), in the form it wrote: read as this one keeps it.
+ * converted those kept before it), in the form it wrote: read as this one keeps it. (A report
+ * with no code at all has none either, and reads the same so.)
  */
 function reportOfRow(row: EarlyReportsTable): DeliveryReport {
   const form = row.status === "failed" && row.carrier_code === null ? keptReportOfOldForm(row) : row;
