@@ -1,14 +1,17 @@
-// Answers to requests that reach no route: an unknown path, a URL Fastify cannot route, and a
+// Answers to requests that reach no route: an unknown path, a path asked with a method it does
+// not take (405 with Allow, from the server's route table), a URL Fastify cannot route, and a
 // request Node's HTTP parser refuses before Fastify sees it (a control character in a header).
 // Each is answered in the dialect of the family its path names: on the legacy paths the HTTP
 // status with a plain-text explanation (no negative code: the URL or the request is what is
-// wrong), elsewhere the JSON envelope (`success` under the v2 SMS calls, `status` otherwise).
+// wrong) and the same text in X-Error-Message (a HEAD has no body), elsewhere the JSON envelope
+// (`success` under the v2 SMS calls, `status` otherwise).
 import { randomUUID } from "node:crypto";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { ConnectionError, FastifyReply, FastifyRequest } from "fastify";
 import { GatewayError } from "../base/core/errors.js";
 import {
+  headerText,
   type JsonEnvelope,
   jsonErrorAnswer,
   sendJsonError,
@@ -24,15 +27,52 @@ function envelopeOf(path: string): JsonEnvelope {
   return SMS_CALL_PATH.test(path) ? "success" : "status";
 }
 
+/** The methods a route can be asked with; OPTIONS and the rest have no route anywhere. */
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/**
+ * The methods `path` is served with, from the server's route table (every family's routes, so no
+ * list to keep): empty when no route has the path. A GET registered without its HEAD (a call that
+ * sends: decision 0186) lists GET only.
+ */
+export function methodsOf(request: FastifyRequest, path: string): string[] {
+  return METHODS.filter((method) => request.server.findRoute({ method, url: path }) !== null);
+}
+
+/**
+ * What a request that reached no route is refused with: 405 naming the path's methods (its Allow
+ * header) when the path exists, else 404. A HEAD of a GET that sends or writes runs nothing.
+ */
 export function notFound(request: FastifyRequest): GatewayError {
-  return new GatewayError("not_found", `No endpoint ${request.method} ${request.url.split("?")[0]}.`);
+  const path = request.url.split("?")[0] ?? "";
+  let allowed: string[] = [];
+  try {
+    allowed = methodsOf(request, path);
+  } catch {
+    // A path the router cannot read (a bad escape) has no route: 404.
+  }
+  if (allowed.length === 0) return new GatewayError("not_found", `No endpoint ${request.method} ${path}.`);
+  const allow = allowed.join(", ");
+  const message =
+    request.method === "HEAD" && allowed.includes("GET")
+      ? `HEAD runs nothing here: a GET of ${path} sends or writes, so it has no HEAD. Use ${allowed.join(" or ")}.`
+      : `${request.method} is not taken on ${path}: it takes ${allow}.`;
+  return new GatewayError("method_not_allowed", message, { allow });
 }
 
 /** An error outside any route (unknown path, unparsable URL), in the dialect of the path's family. */
 export function renderUnrouted(request: FastifyRequest, reply: FastifyReply, raw: unknown) {
+  const error = toGatewayError(raw);
+  // RFC 9110 15.5.6: a 405 names the methods the path takes.
+  if (error.code === "method_not_allowed" && typeof error.details?.allow === "string") {
+    reply.header("allow", error.details.allow);
+  }
   if (LEGACY_PATH.test(request.url)) {
-    const error = toGatewayError(raw);
-    return reply.code(statusOf(error)).type("text/plain; charset=utf-8").send(error.message);
+    return reply
+      .code(statusOf(error))
+      .header("x-error-message", headerText(error.message))
+      .type("text/plain; charset=utf-8")
+      .send(error.message);
   }
   return sendJsonError(request, reply, raw, envelopeOf(request.url));
 }

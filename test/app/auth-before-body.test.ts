@@ -118,9 +118,10 @@ describeEachEngine("a caller checked before its body is read", (engine) => {
     expect([admin.status, admin.body.error?.code]).toEqual([404, "not_found"]);
     const sms = await answerBeforeBody(url, "POST", "/api/v2/sms/nowhere", json);
     expect([sms.status, sms.body.success, sms.body.error?.code]).toEqual([404, false, "not_found"]);
-    // A known path with a method it does not take is no route either.
+    // A known path with a method it does not take is no route either: 405 naming its methods
+    // (decision 0186's addendum), before the body too.
     const method = await answerBeforeBody(url, "DELETE", "/api/v2/sms/send", json);
-    expect(method.status).toBe(404);
+    expect(method.status).toBe(405);
     // The connection it came on still serves the next request once the rest is drained.
     const small = await call(gateway(), "POST", "/admin/api/no-such-thing", { json: { a: 1 } });
     expect([small.status, small.body.error.code]).toEqual([404, "not_found"]);

@@ -222,7 +222,7 @@ describeEachEngine("validation edges", (engine) => {
     });
   });
 
-  it("answers 404 for an unknown path or method whatever body it carries", async () => {
+  it("answers 404 for an unknown path, 405 for a method the path does not take, whatever body it carries", async () => {
     const t = gateway();
     const unknown = await call(t, "POST", "/api/v2/no-such-thing", {
       headers: { ...keyOf(account), "content-type": "garbage" },
@@ -234,8 +234,9 @@ describeEachEngine("validation edges", (engine) => {
       headers: { ...keyOf(account), "content-type": "text/xml" },
       body: "<x/>",
     });
-    expect(method.status).toBe(404);
-    expect(method.body).toMatchObject({ success: false, error: { code: "not_found" } });
+    // A path that exists answers a method it does not take 405, Allow naming its methods (decision 0186's addendum).
+    expect([method.status, method.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
+    expect(method.body).toMatchObject({ success: false, error: { code: "method_not_allowed" } });
   });
 
   it("refuses credit amounts finer than the ledger keeps, on the transfer, the operator top-up and onboarding", async () => {

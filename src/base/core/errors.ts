@@ -14,6 +14,8 @@ export interface ErrorSpec {
 export const ERROR_CATALOGUE = {
   invalid_request: { http: 400, message: "The request is not valid." },
   invalid_json: { http: 400, message: "The request body is not valid JSON." },
+  // A path that exists, asked with a method it does not take (decision 0186's addendum): Allow names its methods.
+  method_not_allowed: { http: 405, message: "This path does not take this method." },
   missing_api_key: { http: 401, legacy: -1, message: "Missing user ID or API key." },
   missing_password: { http: 401, legacy: -2, message: "Missing password." },
   unauthorized: { http: 401, legacy: -7, message: "Authentication failed: missing or invalid API key." },

@@ -220,7 +220,7 @@ const HEADER_TEXT_MAX = 500;
  * string writes it, `\uXXXX` (UTF-16 units: one outside the BMP is two), so it is named, not
  * lost; an escape is never cut in two. A printable ASCII message is sent as it is.
  */
-function headerText(message: string): string {
+export function headerText(message: string): string {
   let out = "";
   for (const character of message) {
     const piece = /^[\x20-\x7e]$/.test(character) ? character : escaped(character);

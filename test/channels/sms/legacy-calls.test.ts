@@ -98,7 +98,8 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
       recipient: "9876543210",
       message: "Hi",
     });
-    expect((await fetch(`${t.url}/api/v2/sms/send?${v2}`, { method: "HEAD" })).status).toBe(404);
+    // 405 as well, Allow: GET, POST (decision 0186's addendum; test/app/method-answers.test.ts).
+    expect((await fetch(`${t.url}/api/v2/sms/send?${v2}`, { method: "HEAD" })).status).toBe(405);
     const rows = await t.db.store.db.selectFrom("messages").select("id").where("account_id", "=", account.id).execute();
     expect(rows).toHaveLength(0);
     // The GET itself still sends.

@@ -183,7 +183,9 @@ describeEachEngine("voice send: the short code set on every path", (engine) => {
       t.db.store.db.selectFrom("messages").select("id").where("account_id", "=", f.caller.id).execute();
     const before = (await calls()).length;
     const head = await fetch(`${t.url}/voicecall/v1/send?${query}`, { method: "HEAD" });
-    expect(head.status).toBe(404);
+    // 405, Allow: GET (decision 0186's addendum; test/app/method-answers.test.ts).
+    expect(head.status).toBe(405);
+    expect(head.headers.get("allow")).toBe("GET");
     expect(await calls()).toHaveLength(before);
   });
 
