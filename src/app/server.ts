@@ -1,10 +1,10 @@
 // Assembles the HTTP server: shared plumbing (ids, logs, errors, docs, metrics) and each
 // API family mounted under its prefixes.
 import { randomUUID } from "node:crypto";
-import formbody from "@fastify/formbody";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest, LogController } from "fastify";
 import { GatewayError } from "../base/core/errors.js";
 import { readAbsentBodyAsEmpty } from "../base/http/absent-body.js";
+import { acceptUrlencoded } from "../base/http/body-text.js";
 import { acceptFormData, FORM_BODY_LIMIT } from "../base/http/form-data.js";
 import { flushRequestErrors, sendJsonError } from "../base/http/http-errors.js";
 import { boundJsonNesting } from "../base/http/json-depth.js";
@@ -201,7 +201,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
 
   boundJsonNesting(app);
   readAbsentBodyAsEmpty(app);
-  await app.register(formbody, { bodyLimit: FORM_BODY_LIMIT });
+  // Urlencoded forms read from their bytes in their declared charset, never as U+FFFD (body-text.ts).
+  acceptUrlencoded(app, FORM_BODY_LIMIT);
   await registerOpenApi(app);
   await registerApiDocs(app);
 
@@ -231,7 +232,8 @@ export async function buildServer(ctx: AppContext, options: ServerOptions = {}):
   await app.register(async (v2) => registerV2Family(v2, ctx, app.routeAccess), { prefix: "/api/v2" });
   await app.register(async (forms) => {
     // Form parameters urlencoded or multipart/form-data (base/http/form-data.ts).
-    await acceptFormData(forms);
+    // A text field that is not UTF-8 is refused -8 by the call, after its caller is known (formNotUtf8).
+    await acceptFormData(forms, FORM_BODY_LIMIT, { notUtf8: () => undefined });
     // The legacy send's route V places a call as the voice family does.
     await registerLegacyRoutes(forms, { ...ctx, voiceCall: voiceCaller(ctx) });
   });

@@ -2,13 +2,15 @@
 // (`[[[[…]]]]`, 8 million deep within the 16 MiB body limit) held the event loop for 4–6 s, and
 // a body is parsed before its request is authenticated (the API key may be in it): anyone could
 // stall every tenant. No call of the gateway nests deeper than a few levels. A string that is
-// not well-formed Unicode (a lone surrogate escape) is refused after the parse. An empty body
+// not well-formed Unicode (a lone surrogate escape) is refused after the parse, bytes that are not
+// UTF-8 before it (body-text.ts). An empty body
 // (or one of whitespace only) is no body, whatever its Content-Type says: clients that set
 // `Content-Type: application/json` on every request (requests.Session, axios and Guzzle
 // defaults, Postman) send it on a DELETE too, which Fastify's parser refused as invalid JSON.
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.js";
 import { loneSurrogateAt } from "../core/text-checks.js";
+import { declaredCharset, notUtf8At, notUtf8Text } from "./body-text.js";
 
 export const MAX_JSON_DEPTH = 64;
 /** Below this size JSON.parse takes about a millisecond at most whatever the nesting: no scan. */
@@ -70,9 +72,15 @@ export function boundJsonNesting(app: FastifyInstance): void {
       done(tooDeep(), undefined);
       return;
     }
+    // JSON is UTF-8 (RFC 8259 8.1): a byte that is not is refused, never read as U+FFFD.
+    const bad = notUtf8At(body as Buffer);
+    if (bad >= 0) {
+      done(notUtf8Text("The JSON body", undefined, bad, declaredCharset(request.headers["content-type"])), undefined);
+      return;
+    }
     // Fastify's parser (secure-json-parse) reads a Buffer as UTF-8 text.
     parse(request, body as unknown as string, (error, value) => {
-      // Only an escape writes a lone surrogate: bytes that are not UTF-8 are read as U+FFFD.
+      // Only an escape writes a lone surrogate (bytes that are not UTF-8 were refused above).
       const at = error || !mayEscapeSurrogate(body as Buffer) ? undefined : loneSurrogateAt(value);
       if (at) done(notUnicode(at), undefined);
       else done(error, value);

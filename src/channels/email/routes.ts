@@ -126,7 +126,14 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
         handler: handle,
         // A body the server could not read (too large, not a form) is a validation failure.
         errorHandler: (error: unknown, request: FastifyRequest, reply: FastifyReply) =>
-          refuse(request, reply, isInternal(error) ? error : new GatewayError("invalid_request", String(error))),
+          refuse(
+            request,
+            reply,
+            // A refusal of the body's own (text not UTF-8: base/http/body-text.ts) keeps its reason.
+            isInternal(error) || error instanceof GatewayError
+              ? error
+              : new GatewayError("invalid_request", String(error)),
+          ),
       });
     }
   });

@@ -28,7 +28,7 @@ function escapesAreUtf8(text: string): boolean {
   }
 }
 
-/** The name of the first parameter of an urlencoded string whose escapes are not UTF-8; undefined when none. */
+/** The name of the first parameter of a query string whose escapes are not UTF-8; undefined when none (a form: base/http/body-text.ts). */
 export function notUtf8Parameter(encoded: string): string | undefined {
   if (!HIGH_ESCAPE.test(encoded)) return undefined;
   for (const pair of encoded.split("&")) {
@@ -42,18 +42,6 @@ export function notUtf8Parameter(encoded: string): string | undefined {
 export function queryOf(url: string | undefined): string {
   const at = url?.indexOf("?") ?? -1;
   return at < 0 ? "" : url!.slice(at + 1);
-}
-
-/** An urlencoded form as @fastify/formbody reads it (a repeated name: its values in order), null-prototype. */
-export function parseForm(text: string): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = Object.create(null);
-  for (const [name, value] of new URLSearchParams(text)) {
-    const had = out[name];
-    if (had === undefined) out[name] = value;
-    else if (Array.isArray(had)) had.push(value);
-    else out[name] = [had, value];
-  }
-  return out;
 }
 
 /** The refusal of a parameter `notUtf8Parameter` named, in the legacy dialect. */

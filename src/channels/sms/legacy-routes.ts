@@ -9,6 +9,7 @@ import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { publicStatus } from "../../base/core/message-status.js";
 import { localDayRange } from "../../base/core/time.js";
+import { declaredCharset, formCharset, readUrlencoded } from "../../base/http/body-text.js";
 import { FORM_BODY_LIMIT } from "../../base/http/form-data.js";
 import { sendLegacyError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -17,7 +18,7 @@ import type { Authenticator, Principal } from "../../domain/auth/index.js";
 import { actorOf, admitCaller, authenticateLegacy, inactiveAccount, legacyParams } from "../../domain/auth/index.js";
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
 import { leftOutOf } from "../../domain/refusals/index.js";
-import { notUtf8, notUtf8Parameter, parseForm, queryOf } from "./legacy-encoding.js";
+import { notUtf8, notUtf8Parameter, queryOf } from "./legacy-encoding.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational, withoutRepeats } from "./recipients.js";
@@ -74,22 +75,7 @@ declare module "fastify" {
   interface FastifyRequest {
     /** An XML send's document, once parsed: the log of refusals reads it (app/refusal-capture.ts). */
     xmlSend?: XmlSend;
-    /** A legacy form's first parameter whose escapes are not UTF-8 (legacy-encoding.ts). */
-    formNotUtf8?: string;
   }
-}
-
-/**
- * A HEAD on a call that sends or writes: 405 with Allow, before anything is read, authenticated
- * or counted. The legacy dialect's plain text, the reason in X-Error-Message (a HEAD has no body).
- */
-function headNotAllowed(_request: FastifyRequest, reply: FastifyReply) {
-  return reply
-    .code(405)
-    .header("allow", "GET, POST")
-    .header("x-error-message", "HEAD runs nothing here: this call sends or writes. Use GET or POST.")
-    .type("text/plain; charset=utf-8")
-    .send("HEAD runs nothing here: this call sends or writes. Use GET or POST.");
 }
 
 /** The legacy throttle: per account and second, separate from the v2 key rate. */
@@ -130,10 +116,19 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
   app.removeContentTypeParser("application/x-www-form-urlencoded");
   app.addContentTypeParser(
     "application/x-www-form-urlencoded",
-    { parseAs: "string", bodyLimit: FORM_BODY_LIMIT },
+    { parseAs: "buffer", bodyLimit: FORM_BODY_LIMIT },
     (request, body, done) => {
-      request.formNotUtf8 = notUtf8Parameter(body as string);
-      done(null, parseForm(body as string));
+      // Its bytes, raw or escaped, in the charset it declares (UTF-8 unless ISO-8859-1 or Windows-1252).
+      try {
+        const { form, notUtf8 } = readUrlencoded(
+          body as Buffer,
+          formCharset(declaredCharset(request.headers["content-type"])),
+        );
+        request.formNotUtf8 = notUtf8;
+        done(null, form);
+      } catch (error) {
+        done(error as Error, undefined);
+      }
     },
   );
   app.addContentTypeParser("*", { parseAs: "buffer" }, (request, body, done) => {
@@ -193,8 +188,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     };
     for (const url of paths) {
       // A HEAD (a link checker, a monitor) answers as the GET would, without a body, where the call
-      // only reads; where it sends or writes, the HEAD runs nothing: 405 (decision 0186).
-      if (options.unsafe) app.route({ method: "HEAD", url, config: { public: true }, handler: headNotAllowed });
+      // only reads; where it sends or writes it has no route, and runs nothing: 405 with Allow
+      // (decision 0186, app/unrouted.ts).
       app.route({
         method: options.unsafe ? ["GET", "POST"] : ["GET", "HEAD", "POST"],
         url,

@@ -6,6 +6,14 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
+import {
+  declaredCharset,
+  formCharset,
+  notUtf8At,
+  notUtf8Parameter,
+  notUtf8Text,
+  readUrlencoded,
+} from "../../base/http/body-text.js";
 import { acceptFormData, isUnreadableForm } from "../../base/http/form-data.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import { nestsDeeperThan } from "../../base/http/json-depth.js";
@@ -123,25 +131,46 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
     // This family's own body readers: an unreadable or unexpected body is no body, so the
     // answer is the code of what is then missing, never a JSON error page.
     voice.removeAllContentTypeParsers();
-    voice.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    // A body whose text is not UTF-8 (as declared) is refused -6, its text unreadable, never read
+    // with U+FFFD in place of its bytes (decision 0186's addendum, base/http/body-text.ts).
+    voice.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
       // Nested past any call's shape: no body, like unreadable JSON (and never a long parse).
-      if (nestsDeeperThan(body as string)) {
+      if (nestsDeeperThan(body as Buffer)) {
         done(null, undefined);
         return;
       }
+      const bad = notUtf8At(body as Buffer);
+      if (bad >= 0) {
+        const { message } = notUtf8Text(
+          "The JSON body",
+          undefined,
+          bad,
+          declaredCharset(request.headers["content-type"]),
+        );
+        done(new GatewayError("missing_message", message), undefined);
+        return;
+      }
       try {
-        done(null, JSON.parse(body as string));
+        done(null, JSON.parse((body as Buffer).toString("utf8")));
       } catch {
         done(null, undefined);
       }
     });
-    voice.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) => {
-      const params: Params = Object.create(null);
-      for (const [name, value] of new URLSearchParams(body as string))
-        if (!Object.hasOwn(params, name)) params[name] = value;
-      done(null, params);
+    voice.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, (request, body, done) => {
+      try {
+        const read = readUrlencoded(body as Buffer, formCharset(declaredCharset(request.headers["content-type"])));
+        if (read.notUtf8 !== undefined) throw notUtf8Parameter(read.notUtf8);
+        const params: Params = Object.create(null);
+        for (const [name, value] of Object.entries(read.form)) params[name] = Array.isArray(value) ? value[0]! : value;
+        done(null, params);
+      } catch (error) {
+        // The text cannot be read: -6, the reason in the log of refusals.
+        done(new GatewayError("missing_message", (error as Error).message), undefined);
+      }
     });
-    await acceptFormData(voice, MAX_BODY_BYTES);
+    await acceptFormData(voice, MAX_BODY_BYTES, {
+      notUtf8: (name) => new GatewayError("missing_message", notUtf8Parameter(name).message),
+    });
     voice.addContentTypeParser("*", { parseAs: "buffer" }, (_request, _body, done) => done(null, undefined));
 
     const routes = [
