@@ -52,9 +52,52 @@ export function useFileUpload<T>() {
   return { sent, busy, done, error, result, run };
 }
 
+/** A line a file's upload refused: where, what it held and, when the gateway says, why. */
+export interface RefusedLine {
+  line: number;
+  value: string;
+  why?: string;
+}
+
+/** The lines an upload refused, 20 a page; `total` counts them all when the answer listed only the first. */
+export function RefusedLines({ rows, total, testId }: { rows: readonly RefusedLine[]; total: number; testId: string }) {
+  const pages = useClientPages(rows, 20);
+  const why = rows.some((row) => row.why !== undefined);
+  return (
+    <>
+      <div className="table-wrap">
+        <table data-testid={testId}>
+          <caption>
+            Refused lines
+            {total > rows.length ? ` (the first ${formatNumber(rows.length)})` : ""}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Line</th>
+              <th scope="col">Value</th>
+              {why ? <th scope="col">Why</th> : null}
+            </tr>
+          </thead>
+          <tbody>
+            {pages.rows.map((row) => (
+              <tr key={`${row.line}-${row.value}`}>
+                <td>{formatNumber(row.line)}</td>
+                <td>
+                  <code>{row.value}</code>
+                </td>
+                {why ? <td>{row.why}</td> : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <Pager meta={pages.meta} onPage={pages.setPage} />
+    </>
+  );
+}
+
 /** What an upload reported, in words (the per-line errors listed a page at a time). */
 export function UploadReport({ report }: { report: ContactUpload }) {
-  const invalid = useClientPages(report.invalid_entries, 20);
   return (
     <div data-testid="upload-report">
       <Success>
@@ -62,35 +105,15 @@ export function UploadReport({ report }: { report: ContactUpload }) {
         {plural(report.duplicates, "duplicate")}, {formatNumber(report.invalid)} refused.
       </Success>
       {report.invalid > 0 ? (
-        <>
-          <div className="table-wrap">
-            <table data-testid="upload-errors">
-              <caption>
-                Refused lines
-                {report.invalid > report.invalid_entries.length ? ` (the first ${report.invalid_entries.length})` : ""}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Line</th>
-                  <th scope="col">Value</th>
-                  <th scope="col">Why</th>
-                </tr>
-              </thead>
-              <tbody>
-                {invalid.rows.map((entry) => (
-                  <tr key={`${"line" in entry ? entry.line : entry.index}-${entry.value}`}>
-                    <td>{"line" in entry ? entry.line : entry.index + 1}</td>
-                    <td>
-                      <code>{entry.value}</code>
-                    </td>
-                    <td>{REASONS[entry.reason] ?? entry.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager meta={invalid.meta} onPage={invalid.setPage} />
-        </>
+        <RefusedLines
+          testId="upload-errors"
+          total={report.invalid}
+          rows={report.invalid_entries.map((entry) => ({
+            line: "line" in entry ? entry.line : entry.index + 1,
+            value: entry.value,
+            why: REASONS[entry.reason] ?? entry.reason,
+          }))}
+        />
       ) : null}
     </div>
   );

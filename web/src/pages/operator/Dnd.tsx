@@ -5,22 +5,12 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, upload } from "../../api.js";
-import { sentWords, useFileUpload } from "../../csv-upload.js";
+import { RefusedLines, sentWords, useFileUpload } from "../../csv-upload.js";
 import { formatNumber, plural } from "../../format.js";
 import type { DndImport } from "../../operator-types.js";
 import { Link } from "../../router.js";
 import { StaffReadOnly } from "../../staff-gate.js";
-import {
-  Busy,
-  ConfirmButton,
-  ErrorNotice,
-  Field,
-  Pager,
-  PageTitle,
-  Progress,
-  Success,
-  useClientPages,
-} from "../../ui.js";
+import { Busy, ConfirmButton, ErrorNotice, Field, PageTitle, Progress, Success } from "../../ui.js";
 
 const KEY = ["operator", "dnd"];
 
@@ -222,7 +212,6 @@ function Import({ onChanged }: { onChanged: () => void }) {
 }
 
 function ImportReport({ report }: { report: DndImport & { replaced: boolean } }) {
-  const invalid = useClientPages(report.invalid, 20);
   return (
     <div data-testid="dnd-import-report">
       <Success>
@@ -231,33 +220,7 @@ function ImportReport({ report }: { report: DndImport & { replaced: boolean } })
         {plural(report.invalid_count, "line")} refused.
       </Success>
       {report.invalid_count > 0 ? (
-        <>
-          <div className="table-wrap">
-            <table data-testid="dnd-import-errors">
-              <caption>
-                Refused lines
-                {report.invalid_count > report.invalid.length
-                  ? ` (the first ${formatNumber(report.invalid.length)})`
-                  : ""}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Line</th>
-                  <th scope="col">Value</th>
-                </tr>
-              </thead>
-              <tbody>
-                {invalid.rows.map((entry) => (
-                  <tr key={entry.line}>
-                    <td>{formatNumber(entry.line)}</td>
-                    <td>{entry.value}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager meta={invalid.meta} onPage={invalid.setPage} />
-        </>
+        <RefusedLines testId="dnd-import-errors" total={report.invalid_count} rows={report.invalid} />
       ) : null}
     </div>
   );
