@@ -7,6 +7,7 @@
 // Windows-1252 there: 0x80-0x9F are €, curly quotes and the rest, not C1 controls no text
 // holds). Any other charset is refused: the gateway does not guess.
 import { isUtf8 } from "node:buffer";
+import { createRequire } from "node:module";
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.js";
 
@@ -14,16 +15,8 @@ export type FormCharset = "utf-8" | "windows-1252";
 
 const CHARSET = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i;
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
-// Windows-1252's 0x80-0x9F (WHATWG Encoding; the five it leaves undefined stay the C1 control).
-// Written out: Node 20's TextDecoder("windows-1252") reads those bytes as ISO-8859-1.
-const WINDOWS_1252_HIGH =
-  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
-  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
-
-function decodeWindows1252(bytes: Uint8Array): string {
-  const latin1 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-  return latin1.replace(/[\u0080-\u009f]/g, (c) => WINDOWS_1252_HIGH[c.charCodeAt(0) - 0x80]!);
-}
+/** iconv-lite, loaded by the first form declared Windows-1252 or ISO-8859-1 (its tables are not wanted in every thread). */
+let iconv: typeof import("iconv-lite") | undefined;
 
 /** The charset a Content-Type (or a form's `_charset_` value) names, undefined when it names none. */
 export function declaredCharset(contentType: string | undefined): string | undefined {
@@ -76,7 +69,11 @@ export function notUtf8At(bytes: Uint8Array): number {
 
 /** `bytes` as text in `charset`; undefined when the charset is UTF-8 and the bytes are not. */
 export function decodeText(bytes: Uint8Array, charset: FormCharset): string | undefined {
-  if (charset === "windows-1252") return decodeWindows1252(bytes);
+  // iconv-lite's table: Node 20's TextDecoder("windows-1252") reads 0x80-0x9F as ISO-8859-1's C1 controls.
+  if (charset === "windows-1252") {
+    iconv ??= createRequire(import.meta.url)("iconv-lite") as typeof import("iconv-lite");
+    return iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), "win1252");
+  }
   if (!isUtf8(bytes)) return undefined;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
 }
@@ -132,7 +129,7 @@ function unescapeBytes(bytes: Buffer, from: number, to: number): Buffer {
 }
 
 export interface UrlencodedForm {
-  /** The form as @fastify/formbody makes it (a repeated name: its values in order), null-prototype. */
+  /** The form by name (a repeated name: its values in order), null-prototype. */
   form: Record<string, string | string[]>;
   /** The first parameter whose bytes (raw or percent-escaped) are not UTF-8, when the charset is UTF-8. */
   notUtf8?: string;
@@ -173,7 +170,7 @@ export function readUrlencoded(body: Buffer, charset: FormCharset): UrlencodedFo
 }
 
 /**
- * The server's urlencoded reader (in place of @fastify/formbody's): read from the body's bytes in
+ * The server's urlencoded reader: read from the body's bytes in
  * its declared charset; a parameter that is not UTF-8 is refused, 400 naming it.
  */
 export function acceptUrlencoded(app: FastifyInstance, bodyLimit: number): void {

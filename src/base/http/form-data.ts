@@ -1,7 +1,7 @@
 // "Form parameters" in either encoding. The legacy, XML and voice families read form fields;
 // a client that posts them as multipart/form-data (PHP's cURL given an array, Postman's
 // form-data) must be read as one that posts them urlencoded. The text fields become the body,
-// as @fastify/formbody makes it; a file part is refused (only the email family takes files).
+// as an urlencoded form is read (body-text.ts); a file part is refused (only the email family takes files).
 // A text field's bytes are read in its charset (its part's Content-Type, else the form's
 // `_charset_` field, RFC 7578 4.6, else UTF-8); one that is not UTF-8 is named, never read as
 // U+FFFD (decision 0186's addendum). The multipart reader puts U+FFFD for such bytes, so the
@@ -20,7 +20,7 @@ declare module "fastify" {
   }
 }
 
-/** The largest form body, in either encoding (@fastify/formbody's limit for urlencoded ones). */
+/** The largest form body, in either encoding (the urlencoded reader takes the same). */
 export const FORM_BODY_LIMIT = 4 * 1024 * 1024;
 
 const MULTIPART = /^multipart\/form-data\b/i;
