@@ -210,7 +210,9 @@ describeFuzzTogether("fuzz: operator API, WhatsApp callbacks, console sign-in", 
         fc.asyncProperty(
           fc.constantFrom(...OPERATOR_ROUTES),
           fc.array(mutated("nobody"), { minLength: 2, maxLength: 2 }),
+          // No query too: a route that declares none refuses any name (decision 0024's addenda).
           fc.oneof(
+            fc.constant(""),
             paramsOf({ page: "1", per_page: "10", limit: "5", status: "pending", q: "a" }).map(encodeForm),
             rawQuery,
           ),
