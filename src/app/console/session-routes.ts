@@ -6,6 +6,7 @@ import { serialize } from "cookie";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
+import { refuseNul } from "../../base/core/text-checks.js";
 import { sendJsonError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -106,6 +107,9 @@ export async function registerSessionRoutes(scope: TypedRoutes, ctx: Deps): Prom
 
   scope.post("/session", { schema: { body: SignIn, hide: true } }, async (request, reply) => {
     const { username, login, password } = request.body;
+    // No name holds a NUL, and PostgreSQL's text cannot: the same 400 on both engines, not 401 on one.
+    refuseNul(username, "A username", "username");
+    refuseNul(login, "A login", "login");
     // The same check, lock-out and -16 rule as every password login of the API; a user's
     // failures locked per login. A second step (two-factor) would take `identity` from here.
     const identity = await ctx.authenticator.verifySignIn(username, login, password, request.ip);

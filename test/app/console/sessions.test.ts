@@ -90,6 +90,16 @@ describeEachEngine("console sessions", (engine) => {
     const missing = await call(t, "POST", "/console/session", { json: { username: operator.username } });
     expect(missing.status).toBe(400);
     expect(missing.body.message).toContain("password");
+    // A NUL no name holds: the same 400 naming the field on both engines (PostgreSQL's text refuses
+    // it: an unnamed 400 there, where SQLite answered 401).
+    for (const [field, json] of [
+      ["username", { username: `${operator.username}\u0000`, password: "x" }],
+      ["login", { username: operator.username, login: "a\u0000", password: "x" }],
+    ] as const) {
+      const nul = await call(t, "POST", "/console/session", { json });
+      expect(nul.status, nul.text).toBe(400);
+      expect(nul.body.error).toMatchObject({ code: "invalid_request", field });
+    }
   });
 
   it("needs the session's CSRF token on every state-changing request, and charges nothing without it", async () => {
