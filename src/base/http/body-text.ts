@@ -8,7 +8,7 @@
 // holds). Any other charset is refused: the gateway does not guess.
 import { isUtf8 } from "node:buffer";
 import { createRequire } from "node:module";
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { GatewayError } from "../core/errors.js";
 
 export type FormCharset = "utf-8" | "windows-1252";
@@ -41,7 +41,7 @@ export function formCharset(label: string | undefined): FormCharset {
 }
 
 /** The offset of the first byte of `bytes` that is not part of a well-formed UTF-8 sequence, or -1. */
-export function notUtf8At(bytes: Uint8Array): number {
+function notUtf8At(bytes: Uint8Array): number {
   if (isUtf8(bytes)) return -1;
   let at = 0;
   while (at < bytes.length) {
@@ -140,7 +140,7 @@ export interface UrlencodedForm {
  * `charset`, so raw bytes and escapes are read alike. A parameter that is not UTF-8 (in a UTF-8
  * form) is named, and kept as its bytes would be shown replaced: the caller refuses it.
  */
-export function readUrlencoded(body: Buffer, charset: FormCharset): UrlencodedForm {
+function readUrlencoded(body: Buffer, charset: FormCharset): UrlencodedForm {
   const form: Record<string, string | string[]> = Object.create(null);
   let notUtf8: string | undefined;
   let start = 0;
@@ -169,6 +169,18 @@ export function readUrlencoded(body: Buffer, charset: FormCharset): UrlencodedFo
   return notUtf8 === undefined ? { form } : { form, notUtf8 };
 }
 
+/** A request's urlencoded body, read in the charset its Content-Type declares (a charset not read is refused). */
+export function urlencodedBodyOf(request: FastifyRequest, body: Buffer): UrlencodedForm {
+  return readUrlencoded(body, formCharset(declaredCharset(request.headers["content-type"])));
+}
+
+/** The refusal of a JSON body whose bytes are not UTF-8, naming the first bad byte; undefined when they are. */
+export function jsonBodyNotUtf8(request: FastifyRequest, body: Buffer): GatewayError | undefined {
+  const bad = notUtf8At(body);
+  if (bad < 0) return undefined;
+  return notUtf8Text("The JSON body", undefined, bad, declaredCharset(request.headers["content-type"]));
+}
+
 /**
  * The server's urlencoded reader: read from the body's bytes in
  * its declared charset; a parameter that is not UTF-8 is refused, 400 naming it.
@@ -179,10 +191,7 @@ export function acceptUrlencoded(app: FastifyInstance, bodyLimit: number): void 
     { parseAs: "buffer", bodyLimit },
     (request, body, done) => {
       try {
-        const { form, notUtf8 } = readUrlencoded(
-          body as Buffer,
-          formCharset(declaredCharset(request.headers["content-type"])),
-        );
+        const { form, notUtf8 } = urlencodedBodyOf(request, body as Buffer);
         if (notUtf8 === undefined) done(null, form);
         else done(notUtf8Parameter(notUtf8), undefined);
       } catch (error) {

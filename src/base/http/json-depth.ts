@@ -10,7 +10,7 @@
 import type { FastifyInstance } from "fastify";
 import { GatewayError } from "../core/errors.js";
 import { loneSurrogateAt } from "../core/text-checks.js";
-import { declaredCharset, notUtf8At, notUtf8Text } from "./body-text.js";
+import { jsonBodyNotUtf8 } from "./body-text.js";
 
 export const MAX_JSON_DEPTH = 64;
 /** Below this size JSON.parse takes about a millisecond at most whatever the nesting: no scan. */
@@ -73,9 +73,9 @@ export function boundJsonNesting(app: FastifyInstance): void {
       return;
     }
     // JSON is UTF-8 (RFC 8259 8.1): a byte that is not is refused, never read as U+FFFD.
-    const bad = notUtf8At(body as Buffer);
-    if (bad >= 0) {
-      done(notUtf8Text("The JSON body", undefined, bad, declaredCharset(request.headers["content-type"])), undefined);
+    const notUtf8 = jsonBodyNotUtf8(request, body as Buffer);
+    if (notUtf8) {
+      done(notUtf8, undefined);
       return;
     }
     // Fastify's parser (secure-json-parse) reads a Buffer as UTF-8 text.

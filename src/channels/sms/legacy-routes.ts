@@ -9,7 +9,7 @@ import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { publicStatus } from "../../base/core/message-status.js";
 import { localDayRange } from "../../base/core/time.js";
-import { declaredCharset, formCharset, readUrlencoded } from "../../base/http/body-text.js";
+import { urlencodedBodyOf } from "../../base/http/body-text.js";
 import { FORM_BODY_LIMIT } from "../../base/http/form-data.js";
 import { sendLegacyError } from "../../base/http/http-errors.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -120,10 +120,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     (request, body, done) => {
       // Its bytes, raw or escaped, in the charset it declares (UTF-8 unless ISO-8859-1 or Windows-1252).
       try {
-        const { form, notUtf8 } = readUrlencoded(
-          body as Buffer,
-          formCharset(declaredCharset(request.headers["content-type"])),
-        );
+        const { form, notUtf8 } = urlencodedBodyOf(request, body as Buffer);
         request.formNotUtf8 = notUtf8;
         done(null, form);
       } catch (error) {

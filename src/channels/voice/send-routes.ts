@@ -6,14 +6,7 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
-import {
-  declaredCharset,
-  formCharset,
-  notUtf8At,
-  notUtf8Parameter,
-  notUtf8Text,
-  readUrlencoded,
-} from "../../base/http/body-text.js";
+import { jsonBodyNotUtf8, notUtf8Parameter, urlencodedBodyOf } from "../../base/http/body-text.js";
 import { acceptFormData, isUnreadableForm } from "../../base/http/form-data.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import { nestsDeeperThan } from "../../base/http/json-depth.js";
@@ -139,15 +132,9 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
         done(null, undefined);
         return;
       }
-      const bad = notUtf8At(body as Buffer);
-      if (bad >= 0) {
-        const { message } = notUtf8Text(
-          "The JSON body",
-          undefined,
-          bad,
-          declaredCharset(request.headers["content-type"]),
-        );
-        done(new GatewayError("missing_message", message), undefined);
+      const notUtf8 = jsonBodyNotUtf8(request, body as Buffer);
+      if (notUtf8) {
+        done(new GatewayError("missing_message", notUtf8.message), undefined);
         return;
       }
       try {
@@ -158,7 +145,7 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
     });
     voice.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "buffer" }, (request, body, done) => {
       try {
-        const read = readUrlencoded(body as Buffer, formCharset(declaredCharset(request.headers["content-type"])));
+        const read = urlencodedBodyOf(request, body as Buffer);
         if (read.notUtf8 !== undefined) throw notUtf8Parameter(read.notUtf8);
         const params: Params = Object.create(null);
         for (const [name, value] of Object.entries(read.form)) params[name] = Array.isArray(value) ? value[0]! : value;
