@@ -4,7 +4,7 @@
 // most 10,000 entries), in a staging file for a CSV (never held whole in memory). Staging files
 // live in a directory of the gateway's own, and a start removes those a killed process left.
 
-import { randomBytes, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createReadStream, createWriteStream } from "node:fs";
 import { lstat, mkdir, readdir, rm } from "node:fs/promises";
@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { finished } from "node:stream/promises";
-import { processRunning } from "../store/processes.js";
+import { ownerStopped, PROCESS_INSTANCE } from "../store/processes.js";
 
 /** A valid entry waiting for the import: its line (CSV) or index (JSON), number as stored, name. */
 export interface Pending {
@@ -48,8 +48,6 @@ export function memoryStaging(): Staging {
 /** Lines written to the file at once: fewer, larger writes. */
 const WRITE_AT = 64 * 1024;
 
-/** This process's gateway code, loaded once: a staging file's name carries it beside the pid. */
-const INSTANCE = randomBytes(6).toString("hex");
 const STAGED = /^(\d+)-([0-9a-f]+)-[0-9a-f-]+\.staged$/;
 
 /**
@@ -87,9 +85,7 @@ export async function sweepStaging(): Promise<number> {
   for (const name of names) {
     const match = STAGED.exec(name);
     if (!match) continue;
-    const pid = Number(match[1]);
-    const stale = pid === process.pid ? match[2] !== INSTANCE : !processRunning(pid);
-    if (!stale) continue;
+    if (!ownerStopped(Number(match[1]), match[2] ?? "")) continue;
     await rm(join(stagingDirectory(), name), { force: true });
     removed += 1;
   }
@@ -102,7 +98,7 @@ export async function sweepStaging(): Promise<number> {
  * file of bare numbers.
  */
 export async function fileStaging(): Promise<Staging> {
-  const path = join(await ownedDirectory(), `${process.pid}-${INSTANCE}-${randomUUID()}.staged`);
+  const path = join(await ownedDirectory(), `${process.pid}-${PROCESS_INSTANCE}-${randomUUID()}.staged`);
   const out = createWriteStream(path, { flags: "wx", mode: 0o600 });
   let failure: Error | undefined;
   out.on("error", (error) => {

@@ -7,10 +7,9 @@
 // drops its side table and changes nothing. A merge import first copies the registry into the
 // side table (in transactions of COPY_BATCH); triggers on the registry mirror into it every add
 // and remove made meanwhile (the API, the CLI, another process), so none is lost by the swap.
-import { randomBytes } from "node:crypto";
 import { sql } from "kysely";
 import { GatewayError } from "../../base/core/errors.js";
-import { processRunning } from "../../base/store/processes.js";
+import { ownerStopped, PROCESS_INSTANCE } from "../../base/store/processes.js";
 import type { Db, Store } from "../../base/store/store.js";
 
 /** Staged numbers from which a SQLite import is swapped in rather than written in one transaction. */
@@ -20,7 +19,6 @@ const COPY_BATCH = 50_000;
 const SIDE_PREFIX = "dnd_import_";
 /** A side table's name: the pid of the process writing it and this process's load (a pid reused after a crash differs in it). */
 const SIDE_NAME = /^dnd_import_(\d+)_([0-9a-f]{12})$/;
-const INSTANCE = randomBytes(6).toString("hex");
 /** Side tables this process is writing now. */
 const writing = new Set<string>();
 
@@ -41,8 +39,8 @@ function beingWritten(side: string): boolean {
   const parsed = SIDE_NAME.exec(side);
   if (!parsed) return false;
   const pid = Number(parsed[1]);
-  if (pid === process.pid) return parsed[2] === INSTANCE && writing.has(side);
-  return processRunning(pid);
+  if (ownerStopped(pid, parsed[2] ?? "")) return false;
+  return pid !== process.pid || writing.has(side);
 }
 
 /** The side tables in the database now, each with whether it is being written. */
@@ -70,7 +68,7 @@ export async function dropStoppedImports(store: Store): Promise<number> {
  * drops what a stopped import left (kill -9, a crash); refuses while another import is written.
  */
 async function claimSide(store: Store): Promise<string> {
-  const side = `${SIDE_PREFIX}${process.pid}_${INSTANCE}`;
+  const side = `${SIDE_PREFIX}${process.pid}_${PROCESS_INSTANCE}`;
   await store.transaction(async (trx) => {
     for (const other of await sideTables(trx)) {
       if (other.live) {
