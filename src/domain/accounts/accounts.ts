@@ -50,8 +50,8 @@ export function assertValidUsername(username: string): void {
 const refused = (message: string, field: string) => new GatewayError("invalid_request", message, { field });
 
 export function assertValidPassword(password: string): void {
-  const tooLong = password.length > 256;
-  if (password.length < 8 || tooLong) throw refused("Password must be 8 to 256 characters long.", "password");
+  if (password.length < 8 || password.length > 256)
+    throw refused("Password must be 8 to 256 characters long.", "password");
   refusePasswordControls(password);
 }
 

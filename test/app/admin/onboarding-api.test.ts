@@ -152,6 +152,7 @@ describeEachEngine("onboarding through the operator API", (engine) => {
       ["an unknown template field", { templates: [{ content: "Hi {#var#}", approve: false }] }, /approve/],
       ["an unknown field", { dlt_headers: ["ACME"] }, /dlt_headers/],
       ["a short password", { password: "short" }, /Password/],
+      ["a password of 257 characters", { password: "p".repeat(257) }, /8 to 256 characters/],
     ];
     for (const [name, change, message] of cases) {
       const username = fresh();
@@ -174,6 +175,7 @@ describeEachEngine("onboarding through the operator API", (engine) => {
         "an unknown template field": "templates[0].approve",
         "an unknown field": "dlt_headers",
         "a short password": "password",
+        "a password of 257 characters": "password",
       }[name];
       expect(response.body.error.field, name).toBe(field);
       expect(await rowsOf(username), name).toBeUndefined();
