@@ -61,6 +61,8 @@ export class TemplateCatalog {
     language: string | undefined,
   ): Promise<WhatsAppTemplateRow> {
     if (name === "") throw new GatewayError("invalid_request", 'Field "template" is empty.', { field: "template" });
+    // No template name holds U+0000, which PostgreSQL refuses in a query: unknown, as on SQLite.
+    if (name.includes("\u0000")) throw unknownTemplate(name, undefined, []);
     const db = this.deps.store.db;
     let rows: WhatsAppTemplateRow[] = [];
     const age = this.ageOf(settings);
@@ -76,15 +78,7 @@ export class TemplateCatalog {
       rows = await templatesNamed(db, settings.accountId, name);
     }
     const template = pick(rows, language);
-    if (!template) {
-      const translation = language ? ` in language ${language}` : "";
-      const others = language && rows.length > 0 ? ` (it exists in ${rows.map((r) => r.language).join(", ")})` : "";
-      throw new GatewayError(
-        "template_not_found",
-        `Template not found or not approved: the business account has no template "${name}"${translation}${others}.`,
-        { field: "template" },
-      );
-    }
+    if (!template) throw unknownTemplate(name, language, rows);
     // Paused and disabled too: the spec's 404 covers any unapproved name; 422 template_not_sendable
     // is left for an approved template this sender cannot send.
     const notApproved = notApprovedReason(template.status, template.reason);
@@ -141,6 +135,16 @@ function pick(rows: WhatsAppTemplateRow[], language: string | undefined): WhatsA
   const listed = rows.filter((r) => (ONCE_APPROVED as readonly string[]).includes(r.status));
   const pool = listed.length > 0 ? listed : rows;
   return pool.find((r) => r.language === "en_US") ?? pool.find((r) => r.language === "en") ?? pool[0];
+}
+
+function unknownTemplate(name: string, language: string | undefined, rows: WhatsAppTemplateRow[]): GatewayError {
+  const translation = language ? ` in language ${language}` : "";
+  const others = language && rows.length > 0 ? ` (it exists in ${rows.map((r) => r.language).join(", ")})` : "";
+  return new GatewayError(
+    "template_not_found",
+    `Template not found or not approved: the business account has no template "${name}"${translation}${others}.`,
+    { field: "template" },
+  );
 }
 
 function syncError(error: unknown): GatewayError {

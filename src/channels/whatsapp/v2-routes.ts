@@ -109,7 +109,10 @@ export function registerV2WhatsAppRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const { id } = request.params;
-      const row = await findWhatsAppMessage(ctx.store.db, request.principal!.accountId, id);
+      // No id holds U+0000, which PostgreSQL refuses in a query: not found, as on SQLite.
+      const row = id.includes("\u0000")
+        ? undefined
+        : await findWhatsAppMessage(ctx.store.db, request.principal!.accountId, id);
       if (!row) throw new GatewayError("not_found", `No WhatsApp message ${id} in this account.`);
       return { status: "success", data: describeWhatsAppMessage(row) };
     },

@@ -76,6 +76,19 @@ describeEachEngine("WhatsApp errors", (engine) => {
       expect(await whatsappWallet(t, c.account.id)).toEqual({ balance: 3, held: 0 });
     });
 
+    it("404 for a template name or a status id holding U+0000, as for any unknown one", async () => {
+      const { t, fake } = world();
+      const c = await world().connected({ credits: 1 });
+      const before = fake.sends().length;
+      const answer = await c.send({ ...TEMPLATE, template: "order_shipped\u0000" });
+      expectError(answer, 404, "template_not_found");
+      expect(answer.body.error.field).toBe("template");
+      expectError(await c.v2("GET", "/whatsapp/status/%00"), 404, "not_found");
+      expectError(await c.v2("GET", "/whatsapp/status/wamid.%00"), 404, "not_found");
+      expect(fake.sends().length).toBe(before);
+      expect(await whatsappWallet(t, c.account.id)).toEqual({ balance: 1, held: 0 });
+    });
+
     it("409 when no business account is connected", async () => {
       const { t } = world();
       const c = await world().connected();
