@@ -15,7 +15,7 @@ import type { Db } from "../../base/store/store.js";
 import { CompiledCard, type PriceRow, storedPriceRow } from "../../domain/accounts/index.js";
 import { recentConnectorOutcomes } from "../../domain/messages/index.js";
 import type { ConnectorScore, RouteScoresSource } from "../dispatch/index.js";
-import { routeKey } from "../dispatch/index.js";
+import { routeCodeOf, routeKey } from "../dispatch/index.js";
 import { type ConnectorHealthView, readConnectorHealth } from "./catalog.js";
 import { DEFAULT_SCORING, type RouteScoring, type RoutingRule } from "./definitions.js";
 
@@ -81,17 +81,28 @@ function newerThan(sorted: readonly number[], at: number): number {
 }
 
 /**
+ * Whether the route takes such a message: of its route code (any under `*`), to its prefix. A
+ * connector shared by an I route and a T route is judged on each by that route's own messages,
+ * not by the other's (a carrier good in India may not be abroad). V routes name voice connectors,
+ * which carry calls only.
+ */
+function takes(route: Pick<RoutingRule, "route" | "prefix">, row: Outcome): boolean {
+  if (route.route !== "*" && route.route !== "V" && routeCodeOf({ channel: "sms", route: row.route }) !== route.route) {
+    return false;
+  }
+  return !route.prefix || internationalDigits(row.recipient, row.route).startsWith(route.prefix);
+}
+
+/**
  * Each connector of a route measured from its recent messages (newest first, as
- * recentConnectorOutcomes reads them): those to the route's prefix, a receipt weighing
+ * recentConnectorOutcomes reads them): those the route takes, a receipt weighing
  * 0.5^(newer receipts of its connector / HALF_LIFE) × 0.5^(newer messages of the route / ROUTE_HALF_LIFE).
  */
-export function measureRoute(prefix: string, rowsOf: ReadonlyMap<string, readonly Outcome[]>): Map<string, Measured> {
-  const mine = new Map(
-    [...rowsOf].map(([name, rows]) => [
-      name,
-      rows.filter((row) => !prefix || internationalDigits(row.recipient, row.route).startsWith(prefix)),
-    ]),
-  );
+export function measureRoute(
+  route: Pick<RoutingRule, "route" | "prefix">,
+  rowsOf: ReadonlyMap<string, readonly Outcome[]>,
+): Map<string, Measured> {
+  const mine = new Map([...rowsOf].map(([name, rows]) => [name, rows.filter((row) => takes(route, row))]));
   const submits = [...mine.values()].flatMap((rows) => rows.map((row) => row.submitted_at)).sort((a, b) => a - b);
   return new Map([...mine].map(([name, rows]) => [name, measure(rows, submits)]));
 }
@@ -232,7 +243,7 @@ export async function measureRouteScores(
   const healthOf = new Map(health.map((view) => [view.connector, view]));
   return adaptive.flatMap((route) => {
     const channel = route.route === "V" ? "voice" : "sms";
-    const of = measureRoute(route.prefix, new Map(route.connectors.map((c) => [c.name, rowsOf.get(c.name) ?? []])));
+    const of = measureRoute(route, new Map(route.connectors.map((c) => [c.name, rowsOf.get(c.name) ?? []])));
     const measured = new Map(
       route.connectors.map((c) => [
         c.name,

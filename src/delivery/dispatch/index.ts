@@ -73,6 +73,6 @@ export { type CarrierUpkeep, type Housekeeping, startHousekeeping } from "./hous
 export { type PromotionalRelease, promotionalRelease, RELEASE_GRACE_MS } from "./promotional-release.js";
 export { ReportIngester } from "./reports.js";
 export type { ConnectorScore, RouteScoresSource } from "./route-strategies.js";
-export { Router, routeKey } from "./router.js";
+export { Router, routeCodeOf, routeKey } from "./router.js";
 export { SimulatorConnector } from "./simulator.js";
 export { retryDelayMs } from "./submit-outcomes.js";

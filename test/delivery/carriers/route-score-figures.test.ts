@@ -1,6 +1,7 @@
 // An adaptive route's delivery figures through the real server (audit O7): the score's rate is
 // weighted to recent receipts, and the answer and its note say so, with the plain count of the
-// same receipts beside it, the count delivery analytics shows for the connector.
+// same receipts beside it, the count delivery analytics shows for the connector. A connector on
+// an I route and a T route is scored on each by that route's own messages.
 import { expect, it } from "vitest";
 import { describeEachEngine } from "../../helpers/engines.js";
 import { buildAccount, call, type TestAccount, useTestGateway } from "../../helpers/gateway.js";
@@ -46,5 +47,51 @@ describeEachEngine("adaptive route figures", (engine) => {
     );
     const analytics = (await admin("/analytics/delivery?group_by=connector")).body.data.rows;
     expect(analytics).toEqual([expect.objectContaining({ key: "simulator", delivered: 12, failed: 8 })]);
+  });
+});
+
+describeEachEngine("adaptive routes sharing a connector", (engine) => {
+  const gateway = useTestGateway(engine, { env: FAST_SIMULATOR });
+
+  it("scores an I route's connector by its international messages, not by the T route's", async () => {
+    const t = gateway();
+    const operator = await buildAccount(t, { role: "operator", sender: null });
+    const admin = (path: string, method = "GET", json?: unknown) =>
+      call(t, method, `/admin/api${path}`, {
+        headers: { authorization: `Bearer ${operator.apiKey}` },
+        ...(json === undefined ? {} : { json }),
+      });
+    for (const [code, prefix] of [
+      ["T", "91"],
+      ["I", undefined],
+    ] as const) {
+      const route = await admin("/routes", "PUT", {
+        route: code,
+        ...(prefix ? { prefix } : {}),
+        strategy: "adaptive",
+        connectors: [{ name: "simulator" }],
+      });
+      expect(route.status, route.text).toBe(201);
+    }
+    const shop: TestAccount = await buildAccount(t, { credits: { sms: 100, international: 100 } });
+    const opened = await admin(`/accounts/${shop.username}`, "PATCH", {
+      international_enabled: true,
+      routes: ["T", "I"],
+    });
+    expect(opened.status, opened.text).toBe(200);
+    const send = async (body: Record<string, unknown>) => {
+      const answer = await sendSms(t, shop, { sender_id: "SWBRD", message: "Your code is 1234", ...body });
+      expect(answer.status, answer.text).toBe(200);
+    };
+    // 6 Indian numbers the simulator fails (ending 0001), 4 international ones it delivers.
+    for (let i = 0; i < 6; i++) await send({ recipient: `98765${i}0001` });
+    for (let i = 0; i < 4; i++) await send({ recipient: `+4479111234${i}0`, route: "I" });
+    await waitUntilAllFinal(t.db.store, 20_000);
+
+    const scores = (await admin("/routes/scores")).body.data;
+    expect(scores).toEqual([
+      expect.objectContaining({ route: "I/*", receipts: 4, receipts_delivered: 4, delivery_rate: 1 }),
+      expect.objectContaining({ route: "T/91", receipts: 6, receipts_delivered: 0, delivery_rate: 0 }),
+    ]);
   });
 });
