@@ -25,6 +25,7 @@
 //   legacy-routes.ts   legacyRoute() (GET+POST, plain text, negative codes; an account not active -16 on
 //                      every call but accountstatus; HEAD as GET on reads, 405 on sends) and GET /api/getcredits
 //   legacy-encoding.ts percent-escapes read as UTF-8: a parameter that is not refused -8 (-9 xmlstring); the form reader
+//   legacy-json.ts     a JSON body's numbers and booleans read as form text ({"type": 2}); one past 2^53 -8
 //   legacy-send.ts     the legacy send's parameters → SmsSendInput (`type=2`, `text`; at most 100,000 numbers)
 //   ucs2-hex.ts        `type=2` messages: UTF-16BE hex decoded, never throwing
 //   xml-send.ts        the XML API's `xmlstring` document, parsed as text, no DOCTYPE, at most 2 MiB,

@@ -19,6 +19,7 @@ import { actorOf, admitCaller, authenticateLegacy, inactiveAccount, legacyParams
 import { type AcceptService, listMessagesByOffset, recipientStatus } from "../../domain/messages/index.js";
 import { leftOutOf } from "../../domain/refusals/index.js";
 import { notUtf8, notUtf8Parameter, queryOf } from "./legacy-encoding.js";
+import { inexactNumber, jsonScalarsAsText } from "./legacy-json.js";
 import { legacyCallInput, legacySendInput } from "./legacy-send.js";
 import type { SmsPolicy } from "./policy.js";
 import { normalizeIndianMobile, normalizeInternational, withoutRepeats } from "./recipients.js";
@@ -165,6 +166,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     const { bodyError } = options;
     const handle = async (request: FastifyRequest, reply: FastifyReply) => {
       try {
+        const json = jsonScalarsAsText(request.body);
+        request.body = json.body;
         const params = legacyParams(request);
         const { principal, context } = await authenticate(params, request.ip, request);
         request.principal = principal;
@@ -172,6 +175,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
         if (principal.status !== "active" && !options.anyStatus) throw inactiveAccount(principal, options.doing);
         const notUtf8Name = notUtf8Parameter(queryOf(request.raw.url)) ?? request.formNotUtf8;
         if (notUtf8Name !== undefined) throw notUtf8(notUtf8Name);
+        if (json.inexact !== undefined) throw inexactNumber(json.inexact);
         await throttle(principal);
         const answer = await handler(params, principal, context, request);
         if (typeof answer === "string") return reply.type("text/plain; charset=utf-8").send(answer);

@@ -72,6 +72,42 @@ describeEachEngine("legacy family: the body types it takes", (engine) => {
     expect(await stored(t, account)).toBe(3);
   });
 
+  it("reads a JSON object's numbers and booleans as the text a form carries", async () => {
+    const t = gateway();
+    const account = await buildAccount(t, { credits: { sms: 10 } });
+    const json = (path: string, body: Record<string, unknown>) =>
+      post(t, path, "application/json", JSON.stringify(body));
+    const params = sendParams(account);
+    // {"type": 2} is type=2: the hex is the text's UTF-16BE, never sent as its digits.
+    const hex = Buffer.from("नमस्ते", "utf16le").swap16().toString("hex");
+    expectBroadcastId(await json("/httpapi/send", { ...params, message: hex, type: 2 }), account, "type 2");
+    // A number written as a JSON number is a number given (it answered -5, no recipient).
+    expectBroadcastId(
+      await json("/httpapi/send", { ...params, phonenumber: 9876543211, message: "Hello" }),
+      account,
+      "phonenumber",
+    );
+    const bodies = await t.db.store.db
+      .selectFrom("messages")
+      .select(["body", "recipient"])
+      .where("account_id", "=", account.id)
+      .orderBy("id")
+      .execute();
+    expect(bodies).toEqual([
+      { body: "नमस्ते", recipient: "9876543210" },
+      { body: "Hello", recipient: "9876543211" },
+    ]);
+    // {"limit": 1} pages as limit=1 does (it was dropped: the default 100 rows).
+    const page = await json("/httpapi/mis", { ...credentials(account), limit: 1 });
+    expect(JSON.parse(page.text)).toHaveLength(1);
+    // A DLT ID written as a number JSON.parse has rounded is refused, not read as another ID.
+    const written = `${JSON.stringify(params).slice(0, -1)},"dlt_template_id":1107160000000000001}`;
+    const rounded = await post(t, "/httpapi/send", "application/json", written);
+    expect(rounded.text).toBe("-8");
+    expect(rounded.headers.get("x-error-message")).toContain('"dlt_template_id" is a JSON number too large');
+    expect(await stored(t, account)).toBe(2);
+  });
+
   it("the XML API answers -9 for a body that is not a form, naming the field", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 10 } });
