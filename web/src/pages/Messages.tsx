@@ -2,6 +2,7 @@
 // and its cursor pagination (Next follows next_cursor; Previous goes back one page). A choice
 // (channel, status, a date or a time of day) applies at once; the search text when it is searched.
 // ?subaccount= (a reseller's link from Sub-accounts) lists that sub-account's messages instead.
+// A search by number links to the refusals to that number (a refused send is not a message).
 import { useQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../api.js";
@@ -12,6 +13,7 @@ import { useSignedIn } from "../session.js";
 import { BoundFields } from "../time-filter.js";
 import type { MessagePage } from "../types.js";
 import { Busy, CursorPager, ErrorNotice, Field, PageTitle, StatusBadge } from "../ui.js";
+import { RefusedSendsNote } from "./Refusals.js";
 
 const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
 const CHANNELS = ["", "sms", "whatsapp", "email", "voice"];
@@ -38,6 +40,7 @@ export default function Messages() {
     to: query.get("to") ?? "",
     subaccount: query.get("subaccount") ?? "",
   };
+  const searched = searchFilter(filters.q);
   const [draft, setDraft] = useState(filters);
   const [cursors, setCursors] = useState<string[]>([]);
   const cursor = cursors[cursors.length - 1];
@@ -50,7 +53,7 @@ export default function Messages() {
     subaccount: filters.subaccount,
     limit: PAGE,
     cursor,
-    ...searchFilter(filters.q),
+    ...searched,
   });
   const list = useQuery({ queryKey: ["messages", "list", path], queryFn: () => request<MessagePage>(path) });
 
@@ -140,7 +143,7 @@ export default function Messages() {
           from: filters.from,
           to: filters.to,
           subaccount: filters.subaccount,
-          ...searchFilter(filters.q),
+          ...searched,
         }}
         what="Export these messages"
       />
@@ -189,7 +192,15 @@ export default function Messages() {
               </tbody>
             </table>
           </div>
-          {list.data.data.length === 0 ? <p>No messages match.</p> : null}
+          {searched.recipient && !filters.subaccount ? (
+            <RefusedSendsNote
+              recipient={searched.recipient}
+              found={list.data.data.length > 0}
+              refusals={withQuery("/refusals", { recipient: searched.recipient })}
+            />
+          ) : list.data.data.length === 0 ? (
+            <p>No messages match.</p>
+          ) : null}
           <CursorPager cursors={cursors} setCursors={setCursors} next={list.data.meta.next_cursor} />
         </>
       ) : null}

@@ -5,6 +5,7 @@
 import type { ReactNode } from "react";
 import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
 import { formatTime, zoneLabel } from "../format.js";
+import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { Refusal } from "../types.js";
 import { PageTitle } from "../ui.js";
@@ -34,7 +35,9 @@ function RefusalCard({ refusal, timeZone, account }: { refusal: Refusal; timeZon
         ) : null}
         <dt>Answer</dt>
         <dd>
-          <code>{refusal.answer}</code> <span className="hint">{refusal.code}</span>
+          <code>{refusal.answer}</code>
+          {/* v2 answers carry the code already ("422 dnd_blocked"); a legacy one (-11) does not. */}
+          {refusal.answer.includes(refusal.code) ? null : <span className="hint"> {refusal.code}</span>}
         </dd>
         <dt>Why</dt>
         <dd className="text-cell">{refusal.reason}</dd>
@@ -57,6 +60,27 @@ function RefusalCard({ refusal, timeZone, account }: { refusal: Refusal; timeZon
         </dd>
       </dl>
     </li>
+  );
+}
+
+/**
+ * Under a message search by number (the account's or the operator's): a send the gateway refused
+ * never became a message, so a support person who finds none is pointed at the refusals to it.
+ */
+export function RefusedSendsNote({
+  recipient,
+  found,
+  refusals,
+}: {
+  recipient: string;
+  found: boolean;
+  refusals: string;
+}) {
+  return (
+    <p data-testid="refused-sends">
+      {found ? "" : "No messages match. "}A send the gateway refused (DND, DLT, credits, a bad number…) is not a
+      message: <Link to={refusals}>refused sends to {recipient}</Link>.
+    </p>
   );
 }
 

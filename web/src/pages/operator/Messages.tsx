@@ -3,7 +3,7 @@
 // each date) plus account, connector, error code and route, newest first; "More" follows the
 // cursor and adds the next page below. Each row opens the operator's page of the message. The
 // filters live in the address, so an account's page links here pre-filtered, and the exports
-// take the same filters.
+// take the same filters. A search by recipient links to the refusals to it.
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { request, withQuery } from "../../api.js";
@@ -14,6 +14,7 @@ import { Link, navigate, useLocation } from "../../router.js";
 import { useSignedIn } from "../../session.js";
 import { BoundFields } from "../../time-filter.js";
 import { Busy, ErrorNotice, Field, PageTitle, StatusBadge } from "../../ui.js";
+import { RefusedSendsNote } from "../Refusals.js";
 
 const STATUSES = ["", "scheduled", "queued", "submitted", "delivered", "failed", "cancelled", "sent", "read"];
 const CHANNELS = ["", "sms", "whatsapp", "email", "voice"];
@@ -153,7 +154,18 @@ function MessageSearch({ filters }: { filters: Filters }) {
               </tbody>
             </table>
           </div>
-          {rows.length === 0 ? <p>No messages match.</p> : null}
+          {filters.recipient.trim() ? (
+            <RefusedSendsNote
+              recipient={filters.recipient.trim()}
+              found={rows.length > 0}
+              refusals={withQuery("/operator/refusals", {
+                recipient: filters.recipient.trim(),
+                account: filters.account.trim(),
+              })}
+            />
+          ) : rows.length === 0 ? (
+            <p>No messages match.</p>
+          ) : null}
           {list.hasNextPage ? (
             <button type="button" onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
               {list.isFetchingNextPage ? "Loading more…" : "More"}
