@@ -103,7 +103,8 @@ export function registerBulkSendRoute(v2: TypedRoutes, ctx: Deps): void {
       if (numbers.length === 0) throw new GatewayError("invalid_recipient", `Contact group ${body.group_id} is empty.`);
       recipients = numbers;
     }
-    if (recipients.length === 0) throw noRecipient("recipients");
+    // None, or only blank ones: the policy's missing number would name the send's `recipient`.
+    if (recipients.every((recipient) => recipient.trim() === "")) throw noRecipient("recipients");
     const input: SmsSendInput = {
       senderId: body.sender_id,
       recipients,

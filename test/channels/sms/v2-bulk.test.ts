@@ -251,6 +251,13 @@ describeEnginesTogether("v2 bulk send and bulk jobs", (engine) => {
       expect(answer.body.success, JSON.stringify(body)).toBe(false);
       expect(answer.body.error.code, JSON.stringify(body)).toBe(code);
     }
+    // Only blank numbers: none given, named as the body's field (the bulk body has no `recipient`).
+    for (const path of ["/api/v2/sms/bulk", "/api/v2/sms/bulk/preview"]) {
+      const json = { ...base, recipients: ["", "  "] };
+      const blank = await call(t, "POST", path, { headers: keyOf(account), json });
+      expect(blank.status).toBe(400);
+      expect(blank.body.error).toMatchObject({ code: "invalid_recipient", field: "recipients" });
+    }
     const tooMany = await bulk(t, account, { ...base, recipients: numbers(100_001) });
     expect(tooMany.status).toBe(400);
     const bad = await call(t, "POST", "/api/v2/sms/bulk", {
