@@ -34,7 +34,7 @@ export function parsePriceCsv(text: string): PriceRow[] {
   try {
     records = parse(text, CSV_OPTIONS) as unknown as CsvRecord[];
   } catch (error) {
-    throw malformed(error);
+    throw malformed(error, text);
   }
   for (const record of records) file.add(record);
   return file.rows();
@@ -47,7 +47,7 @@ export async function parsePriceCsvInTurns(text: string): Promise<PriceRow[]> {
   try {
     for await (const record of source.pipe(parseStream(CSV_OPTIONS))) file.add(record as CsvRecord);
   } catch (error) {
-    throw error instanceof GatewayError ? error : malformed(error);
+    throw error instanceof GatewayError ? error : malformed(error, text);
   } finally {
     source.destroy();
   }
@@ -61,10 +61,42 @@ async function* slicesInTurns(bytes: Buffer): AsyncGenerator<Buffer> {
   }
 }
 
-/** What csv-parse could not read (an unclosed quote, say), with the line it stopped at. */
-function malformed(error: unknown): GatewayError {
+/**
+ * What csv-parse could not read, in words, at the line to fix: a quote never closed is named by
+ * the line it opens on (csv-parse names the file's last line, thousands of lines on).
+ */
+function malformed(error: unknown, text: string): GatewayError {
   const csv = error as CsvError & { lines?: number };
-  return new GatewayError("invalid_request", `Line ${csv.lines ?? "?"}: ${csv.message}`, { line: csv.lines });
+  let line = csv.lines;
+  let reason: string;
+  switch (csv.code) {
+    case "CSV_QUOTE_NOT_CLOSED":
+      line = unclosedQuoteLine(text) ?? line;
+      reason = 'a value opens a quote (") that is never closed';
+      break;
+    case "CSV_INVALID_CLOSING_QUOTE":
+      reason = 'a quoted value goes on after its closing quote (a quote inside a quoted value is written twice: "")';
+      break;
+    case "INVALID_OPENING_QUOTE":
+      reason =
+        'a quote (") inside a value that does not start with one (quote the whole value, and write the quote twice: "")';
+      break;
+    default:
+      reason = csv.message;
+  }
+  return new GatewayError("invalid_request", `Line ${line ?? "?"}: ${reason}; nothing imported.`, { line });
+}
+
+/** The line of the quote still open at the end of the text (a doubled quote inside one closes and reopens it). */
+function unclosedQuoteLine(text: string): number | undefined {
+  let line = 1;
+  let openedAt: number | undefined;
+  for (let at = 0; at < text.length; at++) {
+    const char = text[at];
+    if (char === '"') openedAt = openedAt === undefined ? line : undefined;
+    else if (char === "\n" || (char === "\r" && text[at + 1] !== "\n")) line++;
+  }
+  return openedAt;
 }
 
 /** The records of one file in order: the header, then each line checked into a row. */
@@ -114,9 +146,14 @@ function checkedHeader(record: string[], line: number): string[] {
   const header = record.map((h) => h.toLowerCase());
   const expected = PRICE_CSV_HEADER.slice(0, header.length);
   if (header.length < 4 || header.length > 5 || header.some((h, i) => h !== expected[i])) {
+    // A spreadsheet set to another locale saves its "CSV" with semicolons (or tabs): say so.
+    const separator = header.length === 1 ? [";", "\t"].find((s) => header[0]!.includes(s)) : undefined;
+    const hint = separator
+      ? `; the file is separated by ${separator === ";" ? "semicolons" : "tabs"}, save it with commas`
+      : "";
     throw new GatewayError(
       "invalid_request",
-      `Line ${line}: the header must be channel,route,prefix,price[,effective_from] (got "${header.join(",")}")`,
+      `Line ${line}: the header must be channel,route,prefix,price[,effective_from] (got "${header.join(",")}")${hint}`,
       { line },
     );
   }

@@ -81,6 +81,39 @@ describeEachEngine("price cards sent as CSV", (engine) => {
     );
   });
 
+  it("names a stray quote's own line in words, not the last line the parser reached", async () => {
+    const rows = Array.from({ length: 3000 }, (_, i) => `sms,I,${100000 + i},0.1`);
+    const unclosed = ["channel,route,prefix,price", ...rows.slice(0, 2), 'sms,I,"44,0.1', ...rows.slice(2)].join(
+      "\r\n",
+    );
+    const cases: [string, number, RegExp][] = [
+      [unclosed, 4, /^Line 4: a value opens a quote \("\) that is never closed; nothing imported\.$/],
+      [
+        'channel,route,prefix,price\nsms,I,"44"x,0.1\nsms,I,45,0.1',
+        2,
+        /^Line 2: a quoted value goes on after its closing quote/,
+      ],
+      [
+        'channel,route,prefix,price\nsms,I,45,0.1\nsms,I,4"4,0.1',
+        3,
+        /^Line 3: a quote \("\) inside a value that does not start/,
+      ],
+      [
+        "channel;route;prefix;price\nsms;T;91;0.1",
+        1,
+        /^Line 1: .*; the file is separated by semicolons, save it with commas$/,
+      ],
+    ];
+    for (const [body, line, message] of cases) {
+      const refused = await send("/quotes", body);
+      expect([refused.status, refused.body.error.line], refused.text).toEqual([400, line]);
+      expect(refused.body.message).toMatch(message);
+      // The CLI's parser reads the file whole, and says the same.
+      expect(() => parsePriceCsv(body)).toThrow(message);
+    }
+    expect((await call(gateway(), "GET", "/admin/api/price-cards/quotes", { headers: auth() })).status).toBe(404);
+  });
+
   it("names the price column and echoes the price as written when it is too fine or too large", async () => {
     const cases: [string, number, string][] = [
       [
