@@ -1,5 +1,6 @@
 // Addresses and CIDR ranges an operator allows (`203.0.113.7`, `198.51.100.0/24`, `2001:db8::/32`),
 // and whether a client's address, as the socket or a trusted proxy gives it, is among them.
+import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
@@ -72,4 +73,20 @@ export function addressMatcher(ranges: readonly string[]): (address: string) => 
     }
     return false;
   };
+}
+
+/**
+ * The key an end user's address is counted under (a per-address limit): an IPv4 address as
+ * written (`::ffff:203.0.113.7` is `203.0.113.7`); an IPv6 address by its /64, the block one
+ * subscriber holds, so rotating within it does not escape the count. Undefined when `text` is no
+ * address.
+ */
+export function addressLimitKey(text: string): string | undefined {
+  const written = text.trim();
+  // isIP takes an address as written today: not inet_aton's `1.2.3` or `0x7f.1`, which ipaddr.js reads.
+  if (isIP(written) === 0) return undefined;
+  const address = ipaddr.process(written);
+  if (address.kind() === "ipv4") return address.toString();
+  const parts = (address as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
 }

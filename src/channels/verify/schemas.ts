@@ -20,7 +20,8 @@ export const VerifyStartRequest = Type.Object(
       Type.String({
         minLength: 2,
         maxLength: 45,
-        description: "The end user's IP address, for the per-address limit (VERIFY_STARTS_PER_ADDRESS_PER_HOUR).",
+        description:
+          "The end user's IP address (IPv4, or IPv6 counted by its /64), for the per-address limit (VERIFY_STARTS_PER_ADDRESS_PER_HOUR).",
       }),
     ),
   },

@@ -1,5 +1,6 @@
 // The Verify API's service: start, check, resend, cancel and expiry of verifications, over the
 // rows of rows.ts and the sends of send-code.ts. v2's routes are its only adapter so far.
+import { addressLimitKey } from "../../base/core/address-ranges.js";
 import { isoUtc } from "../../base/core/clock.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { newVerificationId } from "../../base/core/ids.js";
@@ -64,7 +65,7 @@ export class Verifier {
     const now = this.now();
     const country = countryOf(recipient);
     const prefix = prefixOf(recipient);
-    const clientIp = input.clientIp?.trim() || null;
+    const clientIp = clientAddressKey(input.clientIp);
     await guardStart(
       this.deps,
       settings,
@@ -259,6 +260,18 @@ function recipientOf(raw: string): string {
   const trimmed = raw.trim();
   if (isEmailAddress(trimmed)) return trimmed.toLowerCase();
   return normalizeIndianMobile(trimmed) ?? trimmed;
+}
+
+/** The start's `client_ip` as the per-address limit counts it (addressLimitKey); refused when it is no IP address. */
+function clientAddressKey(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  const key = addressLimitKey(raw);
+  if (key === undefined) {
+    throw new GatewayError("invalid_request", `client_ip "${raw.slice(0, 45)}" is not an IP address.`, {
+      field: "client_ip",
+    });
+  }
+  return key;
 }
 
 /** The channel after `current` in the escalation order; the last one again at its end. */

@@ -137,6 +137,44 @@ describeEachEngine("Verify pumping and abuse guards", (engine) => {
     await start(t, account, { recipient: freshNumber(), client_ip: "203.0.113.7" });
   });
 
+  it("counts an address however it is written, an IPv6 address by its /64, and refuses what is no address", async () => {
+    const t = gateway();
+    const account = await verifyAccount(t);
+    // The same IPv4 address, mapped into IPv6 and padded; then four addresses of one IPv6 /64.
+    for (const ip of ["198.51.100.9", "::ffff:198.51.100.9", " 198.51.100.9 "]) {
+      await start(t, account, { recipient: freshNumber(), client_ip: ip });
+    }
+    const mapped = await verifyCall(t, account, "POST", "", {
+      recipient: freshNumber(),
+      client_ip: "::FFFF:c633:6409",
+    });
+    expect(mapped.status, mapped.text).toBe(429);
+    expect(mapped.body.error.code).toBe("verify_address_limited");
+    for (const ip of ["2001:db8:5:6::1", "2001:DB8:5:6:ffff::2", "2001:0db8:0005:0006:0:0:0:3"]) {
+      await start(t, account, { recipient: freshNumber(), client_ip: ip });
+    }
+    const rotated = await verifyCall(t, account, "POST", "", {
+      recipient: freshNumber(),
+      client_ip: "2001:db8:5:6:a:b:c:d",
+    });
+    expect(rotated.status, rotated.text).toBe(429);
+    // Another /64 is another subscriber.
+    await start(t, account, { recipient: freshNumber(), client_ip: "2001:db8:5:7::1" });
+    for (const ip of ["not-an-ip", "203.0.113.256", "2001:db8::/64", "1.2.3"]) {
+      const refused = await verifyCall(t, account, "POST", "", { recipient: freshNumber(), client_ip: ip });
+      expect(refused.status, `${ip}: ${refused.text}`).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: "invalid_request", field: "client_ip" });
+      expect(refused.body.message).toContain("is not an IP address");
+    }
+    // A refused start leaves nothing: no verification, no message, no charge.
+    const started = await t.db.store.db
+      .selectFrom("verifications")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("account_id", "=", account.id)
+      .executeTakeFirstOrThrow();
+    expect(Number(started.n)).toBe(7);
+  });
+
   it("calls on resend when the SMS was never delivered (verify_channels sms → voice)", async () => {
     const t = gateway();
     const account = await verifyAccount(t, { channels: ["sms", "voice"], caller: true });
