@@ -102,6 +102,11 @@ function sendInput(body: SendBody, scheduleAt: string | undefined): SmsSendInput
   };
 }
 
+/** A queue id as stored: its ULID is Crockford base 32, read in either case (as `/messages/{id}` reads it). */
+function storedId(id: string): string {
+  return isQueueId(id) ? `q${id.slice(1).toUpperCase()}` : id;
+}
+
 /** Query-string booleans of the GET variant: true/false, 1/0, yes/no. */
 function queryBoolean(value: string | undefined, name: string): boolean | undefined {
   if (value === undefined || value === "") return undefined;
@@ -228,7 +233,11 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     async (request) => {
       const { id } = request.params;
       const accountId = request.principal!.accountId;
-      const target = isQueueId(id) ? { queueId: id } : BROADCAST_ID.test(id) ? { broadcastId: id } : undefined;
+      const target = isQueueId(id)
+        ? { queueId: storedId(id) }
+        : BROADCAST_ID.test(id)
+          ? { broadcastId: id }
+          : undefined;
       const exists = target && (await messagesExist(ctx.store.db, accountId, target));
       if (!target || !exists)
         throw new GatewayError("not_found", `No scheduled message with id "${id}" in this account.`);
@@ -271,7 +280,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const { id } = request.params;
-      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, id);
+      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, storedId(id));
       if (rows.length === 0) throw new GatewayError("not_found", `No message with id "${id}" in this account.`);
       if (kind === "broadcast") {
         return {
@@ -366,7 +375,7 @@ export function registerV2SmsRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const { messageId } = request.params;
-      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, messageId);
+      const { kind, rows } = await findMessages(ctx.store.db, request.principal!.accountId, storedId(messageId));
       const row = kind === "broadcast" ? undefined : rows[0];
       if (!row) throw new GatewayError("not_found", `No message with id "${messageId}" in this account.`);
       return { status: "success", data: deliveryReport(row) };

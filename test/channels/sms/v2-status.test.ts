@@ -65,6 +65,34 @@ describeEnginesTogether("v2 SMS status", (engine) => {
     for (const id of unknown) expectNotFound(await statusOf(t, owner, id));
   });
 
+  it("reads a queue id in either case, as GET /api/v2/messages/{id} does: status, report and cancel", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const stranger = await buildAccount(t);
+    const sent = await sendSms(t, account, { sender_id: "SWBRD", recipient: "9876543210", message: "any case" });
+    const id: string = sent.body.data.message_id;
+    for (const written of [id.toLowerCase(), `Q${id.slice(1).toLowerCase()}`]) {
+      const status = await statusOf(t, account, written);
+      expect(status.status, written).toBe(200);
+      expect(status.body.data.message_id).toBe(id);
+      const report = await call(t, "GET", `/api/v2/reports/${written}`, { headers: keyOf(account) });
+      expect(report.status, written).toBe(200);
+      expect(report.body.data.message_id).toBe(id);
+      expectNotFound(await statusOf(t, stranger, written));
+    }
+    const later = await call(t, "POST", "/api/v2/sms/schedule", {
+      headers: keyOf(account),
+      json: { sender_id: "SWBRD", recipient: "9876543210", message: "later", scheduled_at: "2099-01-01 10:00:00" },
+    });
+    expect(later.status).toBe(200);
+    const laterId: string = later.body.data.message_id;
+    const cancel = await call(t, "DELETE", `/api/v2/sms/schedule/${laterId.toLowerCase()}`, {
+      headers: keyOf(account),
+    });
+    expect(cancel.status).toBe(200);
+    expect(cancel.body.data).toMatchObject({ cancelled: 1, message_ids: [laterId] });
+  });
+
   it("refunds a send the carrier rejects, but not one it fails after submission", async () => {
     const t = gateway();
     const account = await buildAccount(t, { credits: { sms: 10 } });
