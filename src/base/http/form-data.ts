@@ -24,6 +24,8 @@ declare module "fastify" {
 export const FORM_BODY_LIMIT = 4 * 1024 * 1024;
 
 const MULTIPART = /^multipart\/form-data\b/i;
+/** A non-empty boundary parameter, quoted or not (the email family's reader checks it too). */
+export const MULTIPART_BOUNDARY = /;\s*boundary=("[^"]+"|[^\s";]+)/i;
 
 /**
  * Registers the multipart reader for the routes of `scope` (Fastify's encapsulation keeps it
@@ -53,6 +55,14 @@ export async function acceptFormData(
       );
     }
     if (Number(length) > limit) throw fastifyError("FST_ERR_CTP_BODY_TOO_LARGE", 413, "Request body is too large");
+    // Without a boundary nothing in the body can be read: the reader's own refusal was an unexpected error (-14).
+    if (!MULTIPART_BOUNDARY.test(request.headers["content-type"] ?? "")) {
+      throw fastifyError(
+        "FST_ERR_MULTIPART_NO_BOUNDARY",
+        400,
+        "A multipart/form-data body needs a boundary in its Content-Type (multipart/form-data; boundary=…).",
+      );
+    }
   });
   // The body's bytes, kept while the reader reads them (a second listener: both see every chunk).
   const bodies = new WeakMap<FastifyRequest, Buffer[]>();

@@ -9,6 +9,7 @@ import multipart from "@fastify/multipart";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
+import { MULTIPART_BOUNDARY } from "../../base/http/form-data.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
@@ -66,8 +67,6 @@ const MESSAGE_ID = /^q[0-9A-HJKMNP-TV-Z]{26}$/;
 const TrackingParams = Type.Object({ id: Type.String(), mac: Type.String() });
 /** The link's target as the query parser gives it (a name sent twice is a list): only a string can be the signed one. */
 const ClickQuery = Type.Object({ u: Type.Optional(Type.Unknown()) });
-/** A non-empty boundary parameter (quoted or not): without one, nothing in the body can be read. */
-const MULTIPART_BOUNDARY = /;\s*boundary=("[^"]+"|[^\s";]+)/i;
 /**
  * The largest multipart body: the attachments' 10 MB together plus 4 MiB for the fields and the
  * multipart framing (the form limit of the other families). A Content-Length over it is refused

@@ -101,6 +101,29 @@ describeEachEngine("form parameters as multipart/form-data", (engine) => {
     expectCode(await postMultipart(t, "/voicecall/v1/post/send", call, { files: file }), "-6", "voice, a file part");
     expectCode(await postMultipart(t, "/voicecall/v1/post/send", call, { chunked: true }), "-6", "voice, no length");
     expect(await balance(t, account)).toBe(100);
+    // A multipart Content-Type without a boundary (or an empty one): nothing can be read (it was -14).
+    for (const type of ["multipart/form-data", "multipart/form-data; boundary="]) {
+      const query = new URLSearchParams({ ...credentials(account), apikey: account.apiKey }).toString();
+      for (const [path, code] of [
+        ["/httpapi/send", "-8"],
+        ["/api/getcredits", "-8"],
+        ["/httpapi/dlr", "-8"],
+        ["/xmlapi/send", "-9"],
+        ["/voicecall/v1/post/send", "-6"],
+        ["/voicecall/v1/jpost/send", "-6"],
+      ] as const) {
+        const response = await fetch(`${t.url}${path}?${query}`, {
+          method: "POST",
+          headers: { "content-type": type },
+          body: "sender_id=SWBRD",
+        });
+        const answer = { status: response.status, type: response.headers.get("content-type") ?? undefined };
+        expectCode({ ...answer, text: await response.text() }, code, `${path}, ${type}`);
+        if (!path.startsWith("/voicecall") && path !== "/xmlapi/send") {
+          expect(response.headers.get("x-error-message"), path).toContain("boundary");
+        }
+      }
+    }
     // The v2 family still reads JSON only.
     const v2 = await postMultipart(t, "/api/v2/sms/send", {
       sender_id: "SWBRD",
