@@ -180,7 +180,10 @@ export async function queueTestEvent(deps: WebhookApiDeps, accountId: number, ev
       chain_id: `c${ulid(now)}`,
       recipient: "919876543210",
       outcome: "delivered",
-      steps: [{ channel: "whatsapp", message_id: `q${ulid(now)}`, status: "failed" }],
+      steps: [
+        { channel: "whatsapp", to: "919876543210", message_id: `q${ulid(now)}`, status: "failed" },
+        { channel: "sms", to: "9876543210", message_id: `q${ulid(now)}`, status: "delivered" },
+      ],
       at,
     };
   } else if (event === "link_clicked") {

@@ -181,6 +181,17 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
       "user_agent",
     ]);
     expect(clicked).toMatchObject({ event: "link_clicked", clicked_at: expect.stringMatching(ISO_UTC) });
+
+    // chain_completed's sample: each step with a real step's fields, `to` included, and an
+    // outcome its steps bear out (delivered: some step's message was delivered).
+    await v2("PUT", "/webhooks", { chain_completed: hook.url });
+    expect((await v2("POST", "/webhooks/test", { event: "chain_completed" })).status).toBe(202);
+    await until(() => hook.received.length >= 5);
+    const chain = verify(secret, hook.received[4]!) as { outcome: string; steps: Record<string, unknown>[] };
+    expect(Object.keys(chain)).toEqual(["event", "chain_id", "recipient", "outcome", "steps", "at"]);
+    for (const step of chain.steps) expect(Object.keys(step)).toEqual(["channel", "to", "message_id", "status"]);
+    expect(chain.outcome).toBe("delivered");
+    expect(chain.steps.map((step) => step.status)).toContain("delivered");
   });
 
   it("rotates the secret: deliveries verify with the new and, for 24 hours, the old one", async () => {
