@@ -56,6 +56,7 @@ export type CreditsDetail = Static<typeof accounts.CreditDetail>;
 /** A ledger entry as the account sees it (GET /api/v2/credits' recent_credits). */
 export type CreditEntry = Static<typeof accounts.LedgerEntry>;
 export type CreditDay = Static<typeof accounts.CreditDay>;
+export type LedgerTotals = Static<typeof accounts.LedgerTotals>;
 export type CreditTransfer = Static<typeof accounts.CreditTransfer>;
 export type SenderIdRequest = Static<typeof accounts.SenderIdRequest>;
 export type ApiKey = Static<typeof accounts.ApiKey>;

@@ -1,16 +1,21 @@
 // The operator API for an account's money: top-ups, corrections and the ledger, which an export
-// writes whole (CSV or JSON Lines, as the account's own GET /api/v2/credits/export).
+// writes whole (CSV or JSON Lines, as the account's own GET /api/v2/credits/export), and its totals
+// over a window (as GET /api/v2/credits/totals).
 import { Type } from "typebox";
 import { fromMilli, MAX_CREDITS } from "../../base/core/credits.js";
 import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
+import { queryWindow } from "../../base/http/query-params.js";
 import { operatorAnswer, type TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import {
   LEDGER_EXPORT_COLUMNS,
+  LedgerWindowQuery,
   ledgerExportRows,
+  ledgerTotals,
   recentLedgerEntries,
   requireAccount,
 } from "../../domain/accounts/index.js";
+import { LedgerTotals } from "../../domain/accounts/v2-schemas.js";
 import { refundedBroadcasts } from "../../domain/messages/index.js";
 import { CreditTopUp, OperatorLedgerEntry } from "./account-schemas.js";
 import { CreditAdjustment } from "./desk-schemas.js";
@@ -89,6 +94,23 @@ export function registerCreditRoutes(admin: TypedRoutes, ctx: Pick<Runtime, "sto
           created_at: new Date(r.created_at).toISOString(),
         })),
       );
+    },
+  );
+
+  admin.get(
+    "/accounts/:username/ledger/totals",
+    {
+      schema: {
+        params: Username,
+        querystring: LedgerWindowQuery,
+        response: operatorAnswer(Type.Array(LedgerTotals)),
+      },
+    },
+    async (request) => {
+      const account = await requireAccount(ctx.store.db, request.params.username);
+      // Dates are the account's days, as its own console reads them.
+      const window = queryWindow((name) => request.query[name]?.trim() || undefined, account.time_zone);
+      return ok(await ledgerTotals(ctx.store.db, account.id, window));
     },
   );
 

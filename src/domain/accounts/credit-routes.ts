@@ -1,5 +1,6 @@
 // v2 credits of the account: the detail (wallets, today's and the month's use, the flood counter,
-// recent ledger entries), the daily history in the account's days, and transfers to another user.
+// recent ledger entries), the daily history in the account's days, the ledger's totals over a
+// window, and transfers to another user.
 import { randomUUID } from "node:crypto";
 import type { Selectable } from "kysely";
 import { Type } from "typebox";
@@ -9,7 +10,7 @@ import { GatewayError } from "../../base/core/errors.js";
 import { localDay } from "../../base/core/time.js";
 import { resourceAnswer } from "../../base/http/answer-schemas.js";
 import { exportAnswer, exportFormatOf, sendExport } from "../../base/http/exports.js";
-import { queryInt } from "../../base/http/query-params.js";
+import { queryInt, queryWindow } from "../../base/http/query-params.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
 import type { Runtime } from "../../base/runtime/runtime.js";
 import type { LedgerEntriesTable } from "../../base/store/schema.js";
@@ -18,10 +19,11 @@ import { recordChange } from "../audit/index.js";
 import { actorOf } from "../auth/index.js";
 import { findAccountByUsername, getAccount } from "./accounts.js";
 import { eachLedgerEntry, transferCredits, walletBalance, walletCredits } from "./ledger.js";
+import { ledgerTotals } from "./ledger-totals.js";
 import { pricedBy } from "./price-cards.js";
 import { shownCardName } from "./resellers.js";
 import { type AccountTraffic, creditsUsed, currentAccount, today } from "./usage.js";
-import { CreditDay, CreditDetail, CreditTransfer, CreditTransferRequest } from "./v2-schemas.js";
+import { CreditDay, CreditDetail, CreditTransfer, CreditTransferRequest, LedgerTotals } from "./v2-schemas.js";
 
 /** What this file takes from the gateway. */
 type Deps = Pick<Runtime, "store" | "clock"> & { accountTraffic: AccountTraffic };
@@ -31,6 +33,12 @@ const HISTORY_DAYS = 30;
 const HISTORY_MAX_DAYS = 90;
 const RECENT_CREDITS = 10;
 const NUL = "\u0000";
+
+/** The window of the ledger's totals: dates or date-times, in the account's zone unless they name one. */
+export const LedgerWindowQuery = Type.Object({
+  from: Type.Optional(Type.String({ maxLength: 40 })),
+  to: Type.Optional(Type.String({ maxLength: 40 })),
+});
 
 /** The ledger export's CSV columns. */
 export const LEDGER_EXPORT_COLUMNS = [
@@ -190,6 +198,25 @@ export function registerV2CreditRoutes(v2: TypedRoutes, ctx: Deps): void {
         entries.push({ date: dayStart.toFormat("yyyy-MM-dd"), credits_used: fromMilli(used), messages });
       }
       return { status: "success", data: entries };
+    },
+  );
+
+  v2.get(
+    "/credits/totals",
+    {
+      config: resource,
+      schema: {
+        operationId: "getCreditTotals",
+        summary: "Every wallet's ledger added up over a window: opening, each kind's credits, closing",
+        tags: ["account"],
+        querystring: LedgerWindowQuery,
+        response: { 200: resourceAnswer(Type.Array(LedgerTotals)) },
+      },
+    },
+    async (request) => {
+      const account = await currentAccount(db, request.principal!.accountId);
+      const window = queryWindow((name) => request.query[name]?.trim() || undefined, account.time_zone);
+      return { status: "success", data: await ledgerTotals(db, account.id, window) };
     },
   );
 

@@ -10,6 +10,7 @@
 //   credentials.ts     accountCredentials: the select of the account's row that auth/ reads with a
 //                      credential (principal, password hash, login state), handed to it by app/
 //   ledger.ts          credit, conditional debit, transfer, balances, recent entries, ledger sum
+//   ledger-totals.ts   a ledger added up over a window, per wallet: opening, each kind, closing, balance
 //   ledger-batch.ts    the hot-path ledger: one conditional debit per account and wallet for a group of
 //                      sends (all or nothing), refunds for many messages at once
 //   sender-ids.ts      sender IDs: normalise, add, approve/reject, list, check approval
@@ -41,7 +42,7 @@
 //                      (triggers mirror the adds and removes made meanwhile), then swapped in
 //   v2-routes.ts       v2 account resources: account status, sender-ID requests; registers the others
 //   template-routes.ts GET/POST /api/v2/templates, GET /api/v2/templates/{id}
-//   credit-routes.ts   GET /api/v2/credits, /credits/history, /credits/export (every ledger entry,
+//   credit-routes.ts   GET /api/v2/credits, /credits/history, /credits/totals, /credits/export (every ledger entry,
 //                      CSV or JSON Lines; the operator's export of an account's too), POST /credits/transfer
 //   usage.ts           what an account spent in a window of its own days; its current row;
 //                      AccountTraffic, what the routes read of messages/ (handed in by app/); every
@@ -82,7 +83,7 @@ export * from "./account-names.js";
 export * from "./accounts.js";
 export { type ApprovalTable, approvalBefore } from "./approval-rows.js";
 export { accountCredentials } from "./credentials.js";
-export { LEDGER_EXPORT_COLUMNS, ledgerExportRows } from "./credit-routes.js";
+export { LEDGER_EXPORT_COLUMNS, LedgerWindowQuery, ledgerExportRows } from "./credit-routes.js";
 export * from "./dlt.js";
 export * from "./dlt-chains.js";
 export * from "./dlt-links.js";
@@ -91,6 +92,7 @@ export * from "./dnd.js";
 export { changeKey, KeyChange, KeyRequest, keyLimits } from "./key-changes.js";
 export * from "./ledger.js";
 export * from "./ledger-batch.js";
+export * from "./ledger-totals.js";
 export * from "./pending-requests.js";
 export * from "./price-card-pages.js";
 export * from "./price-cards.js";

@@ -110,6 +110,24 @@ export const CreditDay = Type.Object(
   { title: "CreditDay" },
 );
 
+/** A wallet's ledger over a window (GET /api/v2/credits/totals, and the operator's of an account). */
+export const LedgerTotals = Type.Object(
+  {
+    wallet: Type.String({ description: "sms, international, whatsapp, email or voice." }),
+    opening: Type.Number({ description: "The sum of the wallet's entries before the window: its balance then." }),
+    topup: Type.Number(),
+    debit: Type.Number({ description: "Negative, as the entries." }),
+    refund: Type.Number(),
+    transfer_in: Type.Number(),
+    transfer_out: Type.Number({ description: "Negative, as the entries." }),
+    adjustment: Type.Number({ description: "Net: corrections either way." }),
+    closing: Type.Number({ description: "opening plus every entry of the window: the balance at its end." }),
+    entries: Type.Integer({ description: "Ledger entries in the window." }),
+    balance: Type.Number({ description: "The wallet's balance now; equal to closing when the window has no end." }),
+  },
+  { title: "LedgerTotals" },
+);
+
 export const CreditTransferRequest = Type.Object(
   {
     recipient_username: Type.String({ minLength: 1, maxLength: 64 }),

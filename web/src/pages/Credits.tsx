@@ -1,6 +1,6 @@
 // Credits: every wallet, what was used today and this month, the daily history (messages of
-// every channel, SMS credits), the ledger's last 10 entries (the export holds every one), and a
-// transfer of SMS credits to another account.
+// every channel, SMS credits), the ledger's last 10 entries (the export holds every one), its
+// totals over dates (ledger-totals.tsx), and a transfer of SMS credits to another account.
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data } from "../api.js";
@@ -10,6 +10,7 @@ import { formatNumber, plural, walletName } from "../format.js";
 import { canDo, useSignedIn } from "../session.js";
 import { type CreditDay, type CreditsDetail, type CreditTransfer, WALLETS } from "../types.js";
 import { Busy, ErrorNotice, Field, LedgerTable, Pager, PageTitle, Success, useClientPages } from "../ui.js";
+import { LedgerTotalsSection } from "./ledger-totals.js";
 
 /** How many ledger entries GET /api/v2/credits answers (`recent_credits`): the last ones, not a page. */
 const RECENT_ENTRIES = 10;
@@ -116,6 +117,7 @@ export default function Credits() {
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: ["credits"] });
     void queryClient.invalidateQueries({ queryKey: ["balance"] });
+    void queryClient.invalidateQueries({ queryKey: ["ledger-totals"] });
   };
   return (
     <>
@@ -178,6 +180,7 @@ export default function Credits() {
           </section>
         </>
       ) : null}
+      <LedgerTotalsSection path="/api/v2/credits/totals" timeZone={session.time_zone} />
       <section aria-labelledby="history-title">
         <h2 id="history-title">Daily use</h2>
         <p className="hint">

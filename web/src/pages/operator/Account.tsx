@@ -1,6 +1,7 @@
 // One account for the operator: what it lacks to send, its balances and a top-up, its limits
 // and routes, its price card and low-balance alert, its verify settings, locking it (blocked /
-// active, login locks cleared), its SMPP binds now (account-smpp.tsx) and its ledger.
+// active, login locks cleared), its SMPP binds now (account-smpp.tsx), its ledger and the ledger's
+// totals over dates (../ledger-totals.tsx).
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { data, withQuery } from "../../api.js";
@@ -29,6 +30,7 @@ import {
   useClientPages,
 } from "../../ui.js";
 import { useAccountZone } from "../account-zone.js";
+import { LedgerTotalsSection } from "../ledger-totals.js";
 import { AdjustForm, SupportLinks, TopUp } from "./account-desk.js";
 import { LowBalanceForm, PriceCardForm } from "./account-pricing.js";
 import { AccountBinds } from "./account-smpp.js";
@@ -214,6 +216,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
   const refresh = () => {
     void queryClient.invalidateQueries({ queryKey: key });
     void queryClient.invalidateQueries({ queryKey: ["operator", "ledger", username] });
+    void queryClient.invalidateQueries({ queryKey: ["ledger-totals"] });
   };
   const change = useMutation({
     mutationFn: (json: Record<string, unknown>) => data<OperatorAccountDetail>(path, { method: "PATCH", json }),
@@ -347,6 +350,7 @@ export default function OperatorAccountPage({ params }: { params: Record<string,
         </StaffReadOnly>
       </section>
       <Ledger username={a.username} timeZone={zone} />
+      <LedgerTotalsSection path={`${path}/ledger/totals`} timeZone={zone} />
     </>
   );
 }
