@@ -6,6 +6,8 @@
 // whose longest prefix among the prefixes either side names is the same, and changes only at an
 // effective_from: so every such prefix (and `*`), every route code and the moments from now and
 // each later effective_from of a row at one of its prefixes cover every number and every time.
+// Routes T, P and PS carry Indian mobiles only (91, 6 to 9, 9 digits): they are compared where one
+// can go, never at 44 (a card written with route I rows abroad was refused for route T to 44).
 import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
@@ -16,7 +18,20 @@ import type { PriceChannel, PriceRow } from "./price-rows.js";
 
 /** The route codes a send is priced with, by channel (a card's `*` route is their fallback). */
 const ROUTE_CODES: Record<PriceChannel, readonly string[]> = { sms: ["T", "P", "PS", "I"], voice: ["V"] };
+/** Route codes whose numbers are Indian mobiles, 91 and then 6 to 9 (internationalDigits). */
+const INDIAN_ROUTES = new Set(["T", "P", "PS"]);
+/** Prefixes some Indian mobile (91, 6 to 9, then 9 digits) starts with. */
+const INDIAN_MOBILE_PREFIX = /^9(1([6-9]\d{0,9})?)?$/;
 const PROBES_PER_TURN = 5_000;
+
+/**
+ * Whether some Indian mobile's longest prefix among `named` can be `prefix` ("" for `*`: none
+ * names it). `*` is out of reach once 9 or 91, or each of 916 to 919, is named.
+ */
+function indianMobileReaches(prefix: string, named: ReadonlySet<string>): boolean {
+  if (prefix !== "") return INDIAN_MOBILE_PREFIX.test(prefix);
+  return !(named.has("9") || named.has("91") || ["6", "7", "8", "9"].every((digit) => named.has(`91${digit}`)));
+}
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Where a candidate card prices a unit below its parent's price. */
@@ -94,6 +109,7 @@ export async function unitsBelowParent(
       later.set(prefix, moments);
       if (row.effective_from !== null && row.effective_from > now) moments.add(row.effective_from);
     }
+    const named = new Set(later.keys());
     for (const prefix of [...later.keys()].sort()) {
       const moments = new Set([now]);
       for (let length = 0; length <= prefix.length; length++) {
@@ -101,6 +117,7 @@ export async function unitsBelowParent(
       }
       for (const at of [...moments].sort((a, b) => a - b)) {
         for (const route of ROUTE_CODES[channel]) {
+          if (INDIAN_ROUTES.has(route) && !indianMobileReaches(prefix, named)) continue;
           const card = candidate.price(channel, route, prefix, at).price;
           const cost = parent.price(channel, route, prefix, at).price;
           if (card < cost) {

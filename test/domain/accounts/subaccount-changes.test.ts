@@ -23,6 +23,11 @@ const CARDS: Record<string, string> = {
   "no-voice": "sms,*,*,0.8",
   later: "sms,*,*,0.8\nvoice,*,*,3\nsms,P,91,0.3,2027-01-01T00:00:00Z",
   fine: "sms,*,*,0.8\nsms,T,9198,0.7\nvoice,*,*,3",
+  // A parent priced 0.12 in India and 0.75 to 44…, on any route; its sub-accounts' cards written
+  // with route I rows for abroad: a T, P or PS number is always 91 and an Indian mobile.
+  "cost-abroad": "sms,*,*,0.12\nsms,*,44,0.75",
+  "retail-abroad": "sms,*,*,0.2\nsms,I,44,0.9",
+  "cheap-abroad": "sms,T,91,0.5\nsms,*,*,0.1",
 };
 
 describeEachEngine("a parent's price and status for its sub-accounts", (engine) => {
@@ -106,6 +111,22 @@ describeEachEngine("a parent's price and status for its sub-accounts", (engine) 
     );
     expect((await create(t, mid, { markup_percent: 0 })).status).toBe(201);
     expect((await create(t, top, { price_card: "fine" })).status).toBe(201);
+  });
+
+  it("compares routes T, P and PS only where an Indian mobile can go", async () => {
+    const t = gateway();
+    await reseller(t);
+    const top = await buildAccount(t, { credits: { sms: 1000 } });
+    await setAccountPriceCard(t.db.store, clock, top.username, "cost-abroad");
+    // Route T to 44… (0.2 by the card's * row, 0.75 the parent's) is no destination: accepted.
+    const made = await create(t, top, { price_card: "retail-abroad" });
+    expect(made.status, made.text).toBe(201);
+    // The first unit named below is one a send can reach (not route T to numbers 91 does not cover).
+    const refused = await create(t, top, { price_card: "cheap-abroad" });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.message).toContain(
+      "prices an SMS segment on route I to numbers no other prefix names (prefix *) at 0.1, below this account's own price there (0.12)",
+    );
   });
 
   it("changes a sub-account's price with the same checks, audited with only what changed", async () => {
