@@ -48,7 +48,8 @@ export function registerV2EmailRoutes(v2: TypedRoutes, ctx: Deps): void {
     },
     async (request) => {
       const { broadcastId } = request.params;
-      const recipients = await sendStatus(db, accountOf(request), broadcastId);
+      // No broadcast id holds a NUL (PostgreSQL's text cannot): 404 on both engines, as the SMS status.
+      const recipients = broadcastId.includes("\u0000") ? [] : await sendStatus(db, accountOf(request), broadcastId);
       if (recipients.length === 0) throw new GatewayError("not_found", `No email send ${broadcastId} in this account.`);
       return ok({ broadcast_id: broadcastId, recipients });
     },

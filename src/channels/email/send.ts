@@ -6,6 +6,7 @@
 import type { Clock } from "../../base/core/clock.js";
 import { MILLI } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
+import { refuseNul } from "../../base/core/text-checks.js";
 import { parseLocalDateTime } from "../../base/core/time.js";
 import type { Store } from "../../base/store/store.js";
 import type { PriceBook } from "../../domain/accounts/index.js";
@@ -139,6 +140,10 @@ async function checkedEmail(
   subject = fill(subject, values, false).replace(/[\r\n]+/g, " ");
   html = fill(html, values, true);
   text = text?.trim() ? fill(text, values, false) : undefined;
+  // PostgreSQL's text cannot hold a NUL, and no mail should: refused on both engines, naming the field.
+  refuseNul(subject, "The subject", "subject");
+  refuseNul(html, "The html", "html");
+  refuseNul(text, "The text", "text");
   if ([...subject].length > MAX_SUBJECT) {
     throw new GatewayError("invalid_request", `subject is longer than ${MAX_SUBJECT} characters.`, {
       field: "subject",
@@ -163,6 +168,7 @@ async function checkedEmail(
     }
   }
   const callbackData = params.callbackdata;
+  refuseNul(callbackData, "The callbackdata", "callbackdata");
   if (callbackData !== undefined && callbackData.length > MAX_CALLBACK_DATA) {
     throw new GatewayError("invalid_request", `callbackdata is longer than ${MAX_CALLBACK_DATA} characters.`, {
       field: "callbackdata",

@@ -8,6 +8,7 @@ import { isoUtc } from "../../base/core/clock.js";
 import { fromMilli } from "../../base/core/credits.js";
 import { GatewayError } from "../../base/core/errors.js";
 import { publicStatus } from "../../base/core/message-status.js";
+import { refuseNul } from "../../base/core/text-checks.js";
 import { localDayRange } from "../../base/core/time.js";
 import { urlencodedBodyOf } from "../../base/http/body-text.js";
 import { FORM_BODY_LIMIT } from "../../base/http/form-data.js";
@@ -249,7 +250,8 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
       const broadcastId = params.broadcastid?.trim();
       const raw = params.phonenumber?.trim() ?? "";
       const mobile = normalizeIndianMobile(raw) ?? normalizeInternational(raw);
-      if (!broadcastId || !mobile) throw new GatewayError("not_found");
+      // No broadcast id holds a NUL (PostgreSQL's text cannot): not found on both engines, as on v2.
+      if (!broadcastId || broadcastId.includes("\u0000") || !mobile) throw new GatewayError("not_found");
       let window: { from: number; until: number } | undefined;
       if (params.date) {
         const range = localDayRange(params.date.trim(), principal.timeZone);
@@ -319,6 +321,7 @@ export async function registerLegacyRoutes(app: FastifyInstance, ctx: Deps): Pro
     const limit = misPage(params.limit, "limit", 100, 1, MAX_MIS_LIMIT);
     const offset = misPage(params.offset, "offset", 0, 0, MAX_MIS_OFFSET);
     const sender = params.sender_id?.trim() ? params.sender_id.trim().toUpperCase() : undefined;
+    refuseNul(sender, "Parameter sender_id", "sender_id");
     const rows = await listMessagesByOffset(ctx.store.db, principal.accountId, {
       channels: MIS_CHANNELS,
       sender,

@@ -2,6 +2,7 @@
 import { parse as parseCookies } from "cookie";
 import type { FastifyRequest } from "fastify";
 import { GatewayError } from "../../base/core/errors.js";
+import { refuseNul } from "../../base/core/text-checks.js";
 import { usernameKey } from "../../base/core/usernames.js";
 import type { Actor } from "../audit/index.js";
 import type { Authenticator, Principal } from "./authenticator.js";
@@ -288,6 +289,9 @@ export async function authenticateLegacy(
   if ("key" in login) return authenticator.byApiKey(login.key);
   const { username } = login;
   if (!username) throw new GatewayError("missing_api_key");
+  // No username holds a NUL, and PostgreSQL's text cannot: the same refusal on both engines, before
+  // the password check (as the console's sign-in), not -7 on one and an unnamed refusal on the other.
+  refuseNul(username, "A username", "username");
   const password = params.password;
   if (!password) throw new GatewayError("missing_password");
   return authenticator.byPassword(username, password, address);

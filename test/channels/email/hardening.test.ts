@@ -129,6 +129,63 @@ describeEachEngine("email API hardening", (engine) => {
     expect(await sentCount(t, account)).toEqual({ messages: 0, balance: 20_000 });
   });
 
+  // SQLite stored and sent a NUL in these; PostgreSQL refused the write (-11 unnamed). Both refuse it now.
+  it.each([
+    ["subject", "Your\u0000 order"],
+    ["html", "<p>Hello\u0000</p>"],
+    ["text", "Hello\u0000"],
+    ["callbackdata", "campaign\u0000"],
+    ["defaultplaceholders", '{"x":"\\u0000"}'],
+  ])("refuses a NUL in %s with -11 on both engines, naming the field", async (field, value) => {
+    const t = gateway();
+    const account = await emailAccount(t);
+    const fields = { ...base(account), subject: "Your order {{x}}", [field]: value };
+    const answer = await call(t, "POST", SEND, {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
+    expect(answer.text).toBe("-11");
+    expect(await sentCount(t, account)).toEqual({ messages: 0, balance: 20_000 });
+    const v2 = await call(t, "POST", "/api/v2/email/send", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+      json: {
+        from: fields.from,
+        to: fields.to,
+        subject: fields.subject,
+        html: fields.html,
+        ...(field === "text" ? { text: value } : {}),
+        ...(field === "callbackdata" ? { callback_data: value } : {}),
+        ...(field === "defaultplaceholders" ? { placeholders: { x: "\u0000" } } : {}),
+      },
+    });
+    expect(v2.status).toBe(400);
+    expect(v2.body.error.field).toBe(
+      field === "callbackdata" ? "callbackdata" : field === "defaultplaceholders" ? "subject" : field,
+    );
+  });
+
+  it("answers a username or a status id with a NUL the same on both engines", async () => {
+    const t = gateway();
+    const account = await emailAccount(t);
+    const { api_key: _key, ...fields } = base(account);
+    const answer = await call(t, "POST", SEND, {
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        ...fields,
+        username: `${account.username}\u0000`,
+        password: account.password,
+      }).toString(),
+    });
+    // SQLite answered -7, PostgreSQL -11: refused before the password check, as the console's sign-in.
+    expect(answer.text).toBe("-11");
+    const status = await call(t, "GET", "/api/v2/email/status/2_%00", {
+      headers: { authorization: `Bearer ${account.apiKey}` },
+    });
+    // SQLite answered 404, PostgreSQL 400: no send has such an id, as the SMS status answers.
+    expect(status.status).toBe(404);
+    expect(status.body.error.code).toBe("not_found");
+  });
+
   it("refuses an attachment part without a file name instead of dropping it", async () => {
     const t = gateway();
     const account = await emailAccount(t);

@@ -153,6 +153,32 @@ describeEnginesTogether("legacy calls: credits, dlr, templates, addtemplate, acc
     }
   });
 
+  // SQLite answered -15, [] and -7 here; PostgreSQL -8 unnamed (its text cannot hold a NUL).
+  it("a NUL in a broadcast id, a sender_id or a username answers the same on both engines", async () => {
+    const t = gateway();
+    const account = await buildAccount(t);
+    const id = expectBroadcastId(await legacy(t, "/httpapi/send", sendParams(account)), account);
+    for (const method of METHODS) {
+      const dlr = await legacy(
+        t,
+        "/httpapi/dlr",
+        { ...credentials(account), broadcastid: `${id}\u0000`, phonenumber: "9876543210" },
+        method,
+      );
+      expectText(dlr, "-15", `dlr ${method}`);
+      const mis = await legacy(t, "/httpapi/mis", { ...credentials(account), sender_id: "SW\u0000" }, method);
+      expectText(mis, "-8", `mis ${method}`);
+      expect(mis.headers.get("x-error-message"), method).toContain("sender_id");
+      // Refused before the password check, as the console's sign-in refuses it.
+      const login = { username: `${account.username}\u0000`, password: account.password };
+      const credits = await legacy(t, "/api/getcredits", login, method);
+      expectText(credits, "-8", `getcredits ${method}`);
+      expect(credits.headers.get("x-error-message"), method).toContain("username");
+      const xml = await legacy(t, "/xmlapi/send", { ...login, xmlstring: "<pushsms/>" }, method);
+      expectText(xml, "-8", `xml ${method}`);
+    }
+  });
+
   it("dlr with date=YYYYMMDD reads the day in the account's time zone", async () => {
     const t = gateway();
     const account = await buildAccount(t);
