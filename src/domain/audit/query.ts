@@ -1,5 +1,6 @@
 // The query of the audit lists and exports (GET /api/v2/audit, GET /admin/api/audit, their
-// /export, `audit list`): the filters from, to, action, actor, actor_user, target, and the cursor page.
+// /export, `audit list`): the filters from, to, action, actor, actor_user, credential, target, and
+// the cursor page.
 // A bad value is a 400 naming its parameter.
 import { Type } from "typebox";
 import { GatewayError } from "../../base/core/errors.js";
@@ -16,6 +17,7 @@ export const AUDIT_FILTER_PARAMS = {
   action: text(64),
   actor: text(64),
   actor_user: text(64),
+  credential: text(200),
   target: text(200),
 };
 export const AUDIT_PAGE_PARAMS = { limit: text(10), per_page: text(10), cursor: text(100) };
@@ -49,6 +51,11 @@ export function auditFilterOf(query: AuditQuery, timeZone: string): AuditFilter 
   if (actor !== undefined) filter.actor = actor;
   const actorUser = given("actor_user");
   if (actorUser !== undefined) filter.actorUser = actorUser;
+  const credential = given("credential");
+  if (credential !== undefined) {
+    // key:12, session:<id>, or the CLI's user@host: as the entries name it, a key's number alone too.
+    filter.credential = /^\d+$/.test(credential) ? `key:${credential}` : credential;
+  }
   const target = given("target");
   if (target !== undefined) filter.target = target;
   return filter;

@@ -19,6 +19,8 @@ export interface AuditFilter {
   actor?: string;
   /** The login that acted (a staff member, a team user, the owner login), any case (decision 0126). */
   actorUser?: string;
+  /** How the change came in, as the entries name it: `key:12` (an API key), `session:<id>`, `user@host` (the CLI). */
+  credential?: string;
   /** Part of the target's words (`template 12`, `acme`). */
   target?: string;
 }
@@ -52,6 +54,7 @@ function filtered(db: Db, filter: AuditFilter) {
   if (actorUser !== undefined) {
     query = query.where((eb) => eb(eb.fn("lower", [eb.ref("actor_user")]), "=", actorUser.toLowerCase()));
   }
+  if (filter.credential !== undefined) query = query.where("credential", "=", filter.credential);
   if (filter.target !== undefined) {
     const words = `%${likeText(filter.target.toLowerCase())}%`;
     query = query.where((eb) => sql<boolean>`lower(${eb.ref("target")}) like ${words} escape '\\'`);

@@ -1,11 +1,14 @@
 // GET /api/v2/audit: the account's audit log, newest first, with the filters (from, to, action,
-// actor, actor_user, target), cursor pages and the export; each entry a card (when, who, from where, what,
-// and each field it changed, was → now), so the page reads on a phone. The operator's page (operator/Audit.tsx) uses the
+// actor, actor_user, credential, target), cursor pages and the export; each entry a card (when, who,
+// from where, what, and each field it changed, was → now), so the page reads on a phone; an entry's
+// credential (the API key or session that acted) lists everything it did. The operator's page (operator/Audit.tsx) uses the
 // same filters, cards and list.
 import type { ReactNode } from "react";
+import { withQuery } from "../api.js";
 import { ExportLinks } from "../exports.js";
 import { CursorList, type FilterField, FilterForm, type Filters, useQueryFilters } from "../filters.js";
 import { formatInstantsIn, formatTime, zoneLabel } from "../format.js";
+import { Link } from "../router.js";
 import { useSignedIn } from "../session.js";
 import type { AuditEntry } from "../types.js";
 import { PageTitle } from "../ui.js";
@@ -17,6 +20,12 @@ export const AUDIT_FILTERS: readonly FilterField[] = [
   { name: "action", label: "Action", hint: "e.g. credits or template.approve" },
   { name: "actor", label: "Actor", type: "search", hint: "A username, or cli" },
   { name: "actor_user", label: "Login", type: "search", hint: "The staff member or team user who acted" },
+  {
+    name: "credential",
+    label: "Credential",
+    type: "search",
+    hint: "What acted: key:12 (an API key), session:… (a console sign-in) or user@host (the command line)",
+  },
   { name: "target", label: "Target", type: "search" },
   { name: "from", label: "From (date)", type: "date" },
   { name: "to", label: "To (date)", type: "date" },
@@ -80,7 +89,18 @@ export function Changes({ entry, timeZone }: { entry: Pick<AuditEntry, "before" 
 }
 
 /** One entry as a card: when, who, how, from where, what, before → after. */
-function AuditCard({ entry, timeZone, account }: { entry: AuditEntry; timeZone: string; account?: ReactNode }) {
+function AuditCard({
+  entry,
+  timeZone,
+  account,
+  byCredential,
+}: {
+  entry: AuditEntry;
+  timeZone: string;
+  account?: ReactNode;
+  /** The log filtered by a credential (everything a key did). */
+  byCredential: (credential: string) => string;
+}) {
   const who = entry.actor_user ? `${entry.actor} (${entry.actor_user})` : entry.actor;
   return (
     <li className="card audit-entry">
@@ -102,7 +122,16 @@ function AuditCard({ entry, timeZone, account }: { entry: AuditEntry; timeZone: 
         <dt>Who</dt>
         <dd className="text-cell">
           {who} · {entry.channel}
-          {entry.credential ? ` · ${entry.credential}` : ""}
+          {entry.credential ? (
+            <>
+              {" · "}
+              <Link to={byCredential(entry.credential)} title="Everything this credential did">
+                {entry.credential}
+              </Link>
+            </>
+          ) : (
+            ""
+          )}
           {entry.address ? ` from ${entry.address}` : ""}
         </dd>
         <dt>{entry.before === null ? "Made with" : entry.after === null ? "Removed" : "Changed"}</dt>
@@ -117,10 +146,13 @@ function AuditCard({ entry, timeZone, account }: { entry: AuditEntry; timeZone: 
 /** A page of entries from `path` (the v2 or the operator's list), with Previous and Next. */
 export function AuditList({
   path,
+  page,
   query,
   accountOf,
 }: {
   path: string;
+  /** The console page of this list (its filters in the address). */
+  page: string;
   query: Filters;
   accountOf?: (entry: AuditEntry) => ReactNode;
 }) {
@@ -133,7 +165,13 @@ export function AuditList({
             <p className="hint">Newest first; times in {zoneLabel(session.time_zone)}.</p>
             <ul className="plain audit-entries" aria-label="Audit entries">
               {entries.map((entry) => (
-                <AuditCard key={entry.seq} entry={entry} timeZone={session.time_zone} account={accountOf?.(entry)} />
+                <AuditCard
+                  key={entry.seq}
+                  entry={entry}
+                  timeZone={session.time_zone}
+                  account={accountOf?.(entry)}
+                  byCredential={(credential) => withQuery(page, { ...query, credential })}
+                />
               ))}
             </ul>
             {entries.length === 0 ? <p>No entries match.</p> : null}
@@ -162,7 +200,7 @@ export default function Audit() {
         label="Filter the audit log"
         key={`form ${JSON.stringify(filters)}`}
       />
-      <AuditList path="/api/v2/audit" query={filters} key={`list ${JSON.stringify(filters)}`} />
+      <AuditList path="/api/v2/audit" page="/audit" query={filters} key={`list ${JSON.stringify(filters)}`} />
     </>
   );
 }

@@ -52,6 +52,7 @@ export default function OperatorAudit() {
       />
       <AuditList
         path="/admin/api/audit"
+        page="/operator/audit"
         query={filters}
         key={`list ${JSON.stringify(filters)}`}
         accountOf={(entry) =>
