@@ -57,25 +57,25 @@ export function recipientOf(raw: string | number): string {
   return parsed.digits;
 }
 
+/** A list's texts (params, header_params), each refusal naming its entry (`params[1]`), as the schema's do. */
 export function texts(values: ReadonlyArray<string | number>, field: string): string[] {
   return values.map((value, index) => {
     const text = String(value);
+    const entry = `${field}[${index}]`;
     if (text.trim() === "") {
-      throw new GatewayError("invalid_request", `${field}[${index}] is empty.`, { field });
+      throw new GatewayError("invalid_request", `${entry} is empty.`, { field: entry });
     }
     // WhatsApp refuses parameters with line breaks, tabs or more than four spaces in a row.
     if (/[\n\r\t]| {5}/.test(text)) {
       throw new GatewayError(
         "invalid_request",
-        `${field}[${index}] contains a line break, a tab or more than four spaces in a row, which WhatsApp refuses in parameters.`,
-        { field },
+        `${entry} contains a line break, a tab or more than four spaces in a row, which WhatsApp refuses in parameters.`,
+        { field: entry },
       );
     }
-    refuseControls(text, `${field}[${index}]`, field, CONTROLS);
+    refuseControls(text, entry, entry, CONTROLS);
     if ([...text].length > MAX_PARAM) {
-      throw new GatewayError("invalid_request", `${field}[${index}] is longer than ${MAX_PARAM} characters.`, {
-        field,
-      });
+      throw new GatewayError("invalid_request", `${entry} is longer than ${MAX_PARAM} characters.`, { field: entry });
     }
     return text;
   });

@@ -293,6 +293,19 @@ describeEachEngine("WhatsApp errors", (engine) => {
         expect(answer.body.error.code).toBe("invalid_request");
         expect(answer.body.message, JSON.stringify(body)).toContain(words);
       }
+      // An entry's own refusal names the entry, as the schema's does (`params[1]`), not the whole list.
+      const entries: Array<[unknown, string]> = [
+        [{ to: "919876543210", template: "order_shipped", params: ["a", ""] }, "params[1]"],
+        [{ to: "919876543210", template: "order_shipped", params: ["a", "line\nbreak"] }, "params[1]"],
+        [{ to: "919876543210", template: "order_shipped", params: ["a\u0000", "b"] }, "params[0]"],
+        [{ to: "919876543210", template: "order_shipped", params: ["a", "x".repeat(1025)] }, "params[1]"],
+        [{ to: "919876543210", template: "hello", header_params: ["A\u0000"] }, "header_params[0]"],
+      ];
+      for (const [body, field] of entries) {
+        const answer = await c.send(body);
+        expectError(answer, 400, "invalid_request");
+        expect(answer.body.error.field, JSON.stringify(body)).toBe(field);
+      }
       const notJson = await c.v2("POST", "/whatsapp/send", undefined, { "content-type": "application/json" });
       expect(notJson.status).toBe(400);
       expect(fake.sends().length).toBe(before);
