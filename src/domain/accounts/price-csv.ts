@@ -14,6 +14,7 @@ import {
   PriceRowError,
   priceRow,
   priceRowKey,
+  quoted,
   reasonClause,
 } from "./price-rows.js";
 
@@ -148,12 +149,15 @@ function checkedHeader(record: string[], line: number): string[] {
   if (header.length < 4 || header.length > 5 || header.some((h, i) => h !== expected[i])) {
     // A spreadsheet set to another locale saves its "CSV" with semicolons (or tabs): say so.
     const separator = header.length === 1 ? [";", "\t"].find((s) => header[0]!.includes(s)) : undefined;
-    const hint = separator
-      ? `; the file is separated by ${separator === ";" ? "semicolons" : "tabs"}, save it with commas`
-      : "";
+    // An .xlsx workbook is a ZIP file: "PK", 3, 4 (lower-cased with the header).
+    const hint = header[0]?.startsWith("pk\u0003\u0004")
+      ? "; this is an Excel workbook or a ZIP file, not CSV: save the sheet as CSV"
+      : separator
+        ? `; the file is separated by ${separator === ";" ? "semicolons" : "tabs"}, save it with commas`
+        : "";
     throw new GatewayError(
       "invalid_request",
-      `Line ${line}: the header must be channel,route,prefix,price[,effective_from] (got "${header.join(",")}")${hint}`,
+      `Line ${line}: the header must be channel,route,prefix,price[,effective_from] (got ${quoted(header.join(","))})${hint}`,
       { line },
     );
   }

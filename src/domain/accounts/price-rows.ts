@@ -45,13 +45,22 @@ export class PriceRowError extends Error {
   }
 }
 
+/** Characters of a value a refusal quotes whole: a binary file's first "line" runs to megabytes. */
+const QUOTED_MAX = 60;
+
+/** A value as a refusal quotes it: whole, or its start and its length. */
+export function quoted(value: unknown): string {
+  const text = String(value ?? "");
+  return text.length <= QUOTED_MAX ? `"${text}"` : `"${text.slice(0, QUOTED_MAX)}…", ${text.length} characters`;
+}
+
 /** Checks one row; throws PriceRowError naming the field. */
 export function priceRow(input: PriceRowInput): PriceRow {
   const channel = String(input.channel ?? "")
     .trim()
     .toLowerCase();
   if (!PRICE_CHANNELS.includes(channel as PriceChannel)) {
-    throw new PriceRowError("channel", `channel must be sms or voice (got "${String(input.channel ?? "")}")`);
+    throw new PriceRowError("channel", `channel must be sms or voice (got ${quoted(input.channel)})`);
   }
   const route = String(input.route ?? "")
     .trim()
@@ -60,7 +69,7 @@ export function priceRow(input: PriceRowInput): PriceRow {
   if (!routes.includes(route)) {
     throw new PriceRowError(
       "route",
-      `route of a ${channel} row must be one of ${routes.join(", ")} (got "${String(input.route ?? "")}")`,
+      `route of a ${channel} row must be one of ${routes.join(", ")} (got ${quoted(input.route)})`,
     );
   }
   const prefix = String(input.prefix ?? "")
@@ -69,7 +78,7 @@ export function priceRow(input: PriceRowInput): PriceRow {
   if (prefix !== "*" && !PREFIX.test(prefix)) {
     throw new PriceRowError(
       "prefix",
-      `prefix must be 1 to 15 digits with the country code, or * (got "${String(input.prefix ?? "")}")`,
+      `prefix must be 1 to 15 digits with the country code, or * (got ${quoted(input.prefix)})`,
     );
   }
   // Numbers are priced in international form (919876543210): a trunk or dialling prefix (0, 00)
@@ -78,7 +87,7 @@ export function priceRow(input: PriceRowInput): PriceRow {
     const international = prefix.replace(/^0+/, "");
     throw new PriceRowError(
       "prefix",
-      `prefix must start with the country code, never with 0 (got "${String(input.prefix)}"${international ? `: write ${international}` : ""})`,
+      `prefix must start with the country code, never with 0 (got ${quoted(input.prefix)}${international ? `: write ${international}` : ""})`,
     );
   }
   return {
@@ -93,7 +102,7 @@ export function priceRow(input: PriceRowInput): PriceRow {
 function priceOf(raw: unknown): number {
   const text = typeof raw === "number" ? String(raw) : typeof raw === "string" ? raw.trim() : "";
   if (!/^\d+(\.\d+)?$/.test(text) && !(typeof raw === "number" && Number.isFinite(raw) && raw >= 0)) {
-    throw new PriceRowError("price", `price must be a number of credits, at least 0 (got "${String(raw ?? "")}")`);
+    throw new PriceRowError("price", `price must be a number of credits, at least 0 (got ${quoted(raw)})`);
   }
   const credits = Number(text);
   try {
@@ -105,7 +114,7 @@ function priceOf(raw: unknown): number {
       !Number.isFinite(credits) || credits > MAX_CREDITS
         ? `at most ${MAX_CREDITS} credits`
         : `a number of credits with at most ${CREDIT_DECIMALS} decimals (0.001 is the smallest step the ledger keeps)`;
-    throw new PriceRowError("price", `price must be ${reason} (got "${text}")`);
+    throw new PriceRowError("price", `price must be ${reason} (got ${quoted(text)})`);
   }
 }
 
@@ -119,7 +128,7 @@ function effectiveFrom(raw: unknown): number | null {
   if (at === undefined) {
     throw new PriceRowError(
       "effective_from",
-      `effective_from must be an ISO 8601 date or date-time (got "${String(raw)}")`,
+      `effective_from must be an ISO 8601 date or date-time (got ${quoted(raw)})`,
     );
   }
   return at;

@@ -114,6 +114,23 @@ describeEachEngine("price cards sent as CSV", (engine) => {
     expect((await call(gateway(), "GET", "/admin/api/price-cards/quotes", { headers: auth() })).status).toBe(404);
   });
 
+  it("quotes the start of a huge value, and says an Excel workbook is no CSV", async () => {
+    const huge = await send("/huge", `channel,route,prefix,price\nsms,T,91,${"x".repeat(3_000_000)}`);
+    expect([huge.status, huge.body.error.field], huge.text.slice(0, 300)).toEqual([400, "price"]);
+    expect(huge.body.message).toBe(
+      `Line 2: price must be a number of credits, at least 0 (got "${"x".repeat(60)}…", 3000000 characters); nothing imported.`,
+    );
+    // An .xlsx file is a ZIP archive: its first "line" is binary, up to the first newline byte.
+    const workbook = `PK\u0003\u0004\u0014\u0000\u0006\u0000${"\u0001".repeat(5000)}\nmore`;
+    const excel = await send("/huge", workbook);
+    expect([excel.status, excel.body.error.line], excel.text.slice(0, 300)).toEqual([400, 1]);
+    expect(excel.body.message).toMatch(
+      /^Line 1: the header must be .*, 50\d\d characters\); this is an Excel workbook/,
+    );
+    expect(excel.text.length).toBeLessThan(1000);
+    expect((await call(gateway(), "GET", "/admin/api/price-cards/huge", { headers: auth() })).status).toBe(404);
+  });
+
   it("names the price column and echoes the price as written when it is too fine or too large", async () => {
     const cases: [string, number, string][] = [
       [
