@@ -260,6 +260,21 @@ describeEachEngine("body encoding: text that is not UTF-8 is refused, a declared
       const answer = await post(t, path, type, body);
       expect({ what, status: answer.status, text: answer.text }).toEqual({ what, status: 200, text: code });
     }
+    // The query too, as the legacy family's: `caf%E9` was spoken and mailed as its escapes, and charged.
+    const queries: [string, string, string][] = [
+      ["voice GET", `/voicecall/v1/send?${urlencoded({ ...callParams(voice), text: undefined })}&text=caf%E9`, "-6"],
+      ["email GET", `/httpemailapi/v1/send?${mail}&subject=caf%E9`, "-11"],
+      ["email POST, the query's", `/httpemailapi/v1/send?subject=caf%E9`, "-11"],
+    ];
+    for (const [what, target, code] of queries) {
+      const answer = await fetch(
+        `${t.url}${target}`,
+        what.includes("POST")
+          ? { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: mail }
+          : {},
+      );
+      expect({ what, status: answer.status, text: await answer.text() }).toEqual({ what, status: 200, text: code });
+    }
     expect(await walletBalances(t.db.store.db, email.id)).toEqual(emailBefore);
     expect(await walletBalances(t.db.store.db, voice.id)).toEqual(voiceBefore);
     const declared = await post(

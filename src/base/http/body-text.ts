@@ -15,6 +15,8 @@ export type FormCharset = "utf-8" | "windows-1252";
 
 const CHARSET = /;\s*charset\s*=\s*("?)([^";\s]+)\1/i;
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+/** An escape of a byte outside ASCII: only these can make a query other than UTF-8. */
+const HIGH_ESCAPE = /%[89a-f][0-9a-f]/i;
 /** iconv-lite, loaded by the first form declared Windows-1252 or ISO-8859-1 (its tables are not wanted in every thread). */
 let iconv: typeof import("iconv-lite") | undefined;
 
@@ -169,6 +171,17 @@ function readUrlencoded(body: Buffer, charset: FormCharset): UrlencodedForm {
   return notUtf8 === undefined ? { form } : { form, notUtf8 };
 }
 
+/**
+ * The first parameter of a request target's query whose escapes are not UTF-8 (ISO-8859-1's
+ * `caf%E9`), undefined when none. A query has no charset: it is UTF-8 (WHATWG URL), and is read as
+ * a UTF-8 form is. Node's parser takes only ASCII in a request target, so its characters are its bytes.
+ */
+export function queryNotUtf8(url: string | undefined): string | undefined {
+  const at = url?.indexOf("?") ?? -1;
+  if (at < 0 || !HIGH_ESCAPE.test(url!)) return undefined;
+  return readUrlencoded(Buffer.from(url!.slice(at + 1), "latin1"), "utf-8").notUtf8;
+}
+
 /** A request's urlencoded body, read in the charset its Content-Type declares (a charset not read is refused). */
 export function urlencodedBodyOf(request: FastifyRequest, body: Buffer): UrlencodedForm {
   return readUrlencoded(body, formCharset(declaredCharset(request.headers["content-type"])));
@@ -198,6 +211,15 @@ export function acceptUrlencoded(app: FastifyInstance, bodyLimit: number): void 
         done(error as Error, undefined);
       }
     },
+  );
+}
+
+/** The refusal of a query parameter `queryNotUtf8` named (400 naming it; each family answers it in its code). */
+export function notUtf8Query(name: string): GatewayError {
+  return new GatewayError(
+    "invalid_request",
+    `The query's parameter ${JSON.stringify(name.slice(0, 40))} is not UTF-8 once percent-decoded (ISO-8859-1 or Windows-1252 bytes?): percent-encode the UTF-8 bytes of the text (é is %C3%A9, not %E9). Nothing was sent or changed.`,
+    { field: name },
   );
 }
 

@@ -9,6 +9,7 @@ import multipart from "@fastify/multipart";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { Type } from "typebox";
 import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
+import { notUtf8Query, queryNotUtf8 } from "../../base/http/body-text.js";
 import { MULTIPART_BOUNDARY } from "../../base/http/form-data.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import type { TypedRoutes } from "../../base/http/typed-routes.js";
@@ -96,6 +97,10 @@ export async function registerEmailFamilyRoutes(app: TypedRoutes, ctx: Deps): Pr
         const principal = await authenticateLegacy(params, ctx.authenticator, request.ip);
         request.principal = principal;
         admitCaller(request, principal);
+        // A query escape that is not UTF-8 (`caf%E9`) was mailed as its escapes: -11, as such a form is
+        // (after an account that is not active, whose -7 the send's checks answer first).
+        const notUtf8 = principal.status === "active" ? queryNotUtf8(request.raw.url) : undefined;
+        if (notUtf8 !== undefined) throw notUtf8Query(notUtf8);
         const { broadcastId, leftOut } = await sendEmail(
           {
             store: ctx.store,

@@ -6,7 +6,13 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { type ErrorCode, GatewayError } from "../../base/core/errors.js";
-import { jsonBodyNotUtf8, notUtf8Parameter, urlencodedBodyOf } from "../../base/http/body-text.js";
+import {
+  jsonBodyNotUtf8,
+  notUtf8Parameter,
+  notUtf8Query,
+  queryNotUtf8,
+  urlencodedBodyOf,
+} from "../../base/http/body-text.js";
 import { acceptFormData, isUnreadableForm } from "../../base/http/form-data.js";
 import { noteRefusal, toGatewayError } from "../../base/http/http-errors.js";
 import { nestsDeeperThan } from "../../base/http/json-depth.js";
@@ -114,6 +120,10 @@ export async function registerVoiceSendRoutes(app: FastifyInstance, ctx: Deps): 
       const principal = await ctx.authenticator.byApiKey(key);
       request.principal = principal;
       admitCaller(request, principal);
+      // A query escape that is not UTF-8 (`caf%E9`) was spoken as its escapes: -6, its text unreadable
+      // (after an account that is not active, whose -7 the call's checks answer first).
+      const notUtf8 = principal.status === "active" ? queryNotUtf8(request.raw.url) : undefined;
+      if (notUtf8 !== undefined) throw new GatewayError("missing_message", notUtf8Query(notUtf8).message);
       return answer(reply, await placeCall(principal, { from: params.from, to: params.to, text: params.text }));
     } catch (error) {
       return sendVoiceError(request, reply, error);
