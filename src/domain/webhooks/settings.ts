@@ -128,7 +128,11 @@ async function ensureSecret(trx: Db, accountId: number, now: number): Promise<bo
   return true;
 }
 
-/** A new current secret; the old one keeps signing for `graceMs`. Answers the new secret. */
+/**
+ * A new current secret; the old one keeps signing for `graceMs`, and one rotated out before it stops
+ * now: a delivery carries two signatures at most, as the API promises (three rotations in a day
+ * signed with four, and the header grew with each). Answers the new secret.
+ */
 export async function rotateWebhookSecret(
   store: Store,
   clock: Clock,
@@ -140,6 +144,12 @@ export async function rotateWebhookSecret(
   const now = clock.now().getTime();
   const secret = newWebhookSecret();
   await store.transaction(async (trx) => {
+    await trx
+      .updateTable("webhook_secrets")
+      .set({ expires_at: now })
+      .where("account_id", "=", accountId)
+      .where("expires_at", ">", now)
+      .execute();
     await trx
       .updateTable("webhook_secrets")
       .set({ expires_at: now + graceMs })

@@ -215,6 +215,18 @@ describeEachEngine("webhook API with the gateway's own sender", (engine) => {
     expect(String(request.headers["webhook-signature"]).split(" ")).toHaveLength(2);
     expect(verify(fresh, request)).toBeTruthy();
     expect(verify(old, request)).toBeTruthy();
+
+    // Rotated again within the day: the new and the one just rotated out sign, the first no more.
+    const third = (await v2("POST", "/webhooks/rotate-secret")).body.data.secret as string;
+    const fourth = (await v2("POST", "/webhooks/rotate-secret")).body.data.secret as string;
+    await v2("POST", "/webhooks/test");
+    await until(() => hook.received.length >= 2);
+    const after = hook.received[1]!;
+    expect(String(after.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    expect(verify(fourth, after)).toBeTruthy();
+    expect(verify(third, after)).toBeTruthy();
+    expect(() => verify(fresh, after)).toThrow();
+    expect(() => verify(old, after)).toThrow();
   });
 
   it("lists a failed first attempt, still pending with the next attempt in the future", async () => {
